@@ -1,0 +1,1 @@
+"""The estimator core: pure Python + pydantic, no Qt (checked by import-linter)."""

@@ -1,0 +1,102 @@
+"""Derived architecture numbers: defaults filled in, and a shape inferred for size-only models."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .specs import MLASpec, ModelSpec, MoESpec
+
+
+@dataclass(frozen=True)
+class Arch:
+    """A model with every size resolved (no ``None``), as the formulas need it."""
+
+    spec: ModelSpec
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    vocab: int
+    inferred: bool  # True when the shape was guessed from the parameter count alone
+
+    @property
+    def q_dim(self) -> int:
+        """Width of the query projection output (heads x head_dim; MLA: heads x qk dims)."""
+        mla = self.spec.mla
+        if mla is not None:
+            return self.heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
+        return self.heads * self.head_dim
+
+    @property
+    def kv_dim(self) -> int:
+        return self.kv_heads * self.head_dim
+
+    @property
+    def attn_out_dim(self) -> int:
+        """Width of the attention output that feeds the output projection."""
+        mla = self.spec.mla
+        return self.heads * (mla.v_head_dim if mla else self.head_dim)
+
+    @property
+    def moe(self) -> MoESpec | None:
+        return self.spec.moe
+
+    @property
+    def mla(self) -> MLASpec | None:
+        return self.spec.mla
+
+    @property
+    def dense_layers(self) -> int:
+        moe = self.spec.moe
+        return self.layers if moe is None else min(moe.dense_layers, self.layers)
+
+    @property
+    def moe_layers(self) -> int:
+        return self.layers - self.dense_layers
+
+
+def _infer_shape(parameters: int) -> tuple[int, int, int, int]:
+    """A Llama-like shape for a model known only by size: (layers, hidden, heads, ffn).
+
+    Uses N ≈ 12·L·h² (Kaplan et al. 2020, arXiv 2001.08361 §2.1) with the aspect ratio
+    h/L ≈ 128 of GPT-3-era models (Brown et al. 2020, Table 2.1), head_dim 128.
+    """
+    hidden = max(128, round((parameters * 128 / 12) ** (1 / 3) / 128) * 128)
+    layers = max(1, round(parameters / (12 * hidden * hidden)))
+    heads = max(1, hidden // 128)
+    return layers, hidden, heads, 4 * hidden
+
+
+@lru_cache(maxsize=256)
+def resolve(spec: ModelSpec) -> Arch:
+    """Fill every default of an architecture (the spec itself must already be validated)."""
+    if spec.layers is None:
+        layers, hidden, heads, ffn = _infer_shape(spec.parameters or 1)
+        return Arch(spec, layers, hidden, heads, heads, hidden // heads, ffn, 32000, True)
+    hidden = spec.hidden_size or 1
+    heads = spec.attention_heads or 1
+    head_dim = spec.head_dim or max(1, hidden // heads)
+    ffn = spec.ffn_hidden_size or 4 * hidden
+    return Arch(
+        spec,
+        spec.layers,
+        hidden,
+        heads,
+        spec.kv_heads or heads,
+        head_dim,
+        ffn,
+        spec.vocab_size or 32000,
+        False,
+    )
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def log2_ceil(n: int) -> int:
+    return max(0, math.ceil(math.log2(max(1, n))))

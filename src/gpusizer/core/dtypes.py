@@ -1,0 +1,88 @@
+"""Data types and quantisation formats with their real storage cost.
+
+Bytes per element include the format's scales and zero points, so a 4-bit format costs more
+than 0.5 B. Sources are given per entry; ``bits`` is the effective bits per stored value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DType:
+    """A storage format: ``bytes_per_value`` (B, scales included), whether tensor cores compute in it."""
+
+    id: str
+    label: str
+    bits: float
+    quantized: bool
+    compute_dtype: str  # the dtype matmuls run in when weights are stored this way
+    source: str
+
+    @property
+    def bytes_per_value(self) -> float:
+        return self.bits / 8.0
+
+
+def _q(id_: str, label: str, bits: float, source: str, compute: str = "bf16") -> DType:
+    return DType(id_, label, bits, True, compute, source)
+
+
+_IEEE = "IEEE 754 / NVIDIA Hopper tuning guide: element sizes"
+DTYPES: dict[str, DType] = {
+    d.id: d
+    for d in (
+        DType("fp32", "FP32", 32, False, "fp32", _IEEE),
+        DType("tf32", "TF32 (stored as FP32)", 32, False, "tf32", _IEEE),
+        DType("bf16", "BF16", 16, False, "bf16", _IEEE),
+        DType("fp16", "FP16", 16, False, "fp16", _IEEE),
+        DType("fp8", "FP8 (E4M3/E5M2)", 8, False, "fp8", "arXiv 2209.05433 (FP8 formats)"),
+        DType("int8", "INT8", 8, False, "int8", _IEEE),
+        # Plain int4 is exactly 4 bits per weight (contract: scenario-format.md).
+        DType("int4", "INT4 (4 bits, no scales)", 4, True, "int8", "scenario-format.md"),
+        # NF4 with blocksize 64 and fp32 absmax per block: 4 + 32/64 = 4.5 bits.
+        # Dettmers et al. 2023 (QLoRA, arXiv 2305.14314), section 3.
+        _q("nf4", "NF4 (double quantised)", 4 + 8 / 64 + 32 / (64 * 256),
+           "QLoRA arXiv 2305.14314 §3: 8-bit absmax per 64, fp32 second-level scale per 256 blocks"),
+        _q("nf4_single", "NF4 (fp32 absmax per 64)", 4 + 32 / 64,
+           "QLoRA arXiv 2305.14314 §3, without double quantisation"),
+        _q("fp4", "FP4 (bitsandbytes, absmax per 64)", 4 + 32 / 64,
+           "bitsandbytes Linear4bit, blocksize 64, fp32 absmax"),
+        # GPTQ/AWQ int4, group 128: fp16 scale + packed 4-bit zero point per group.
+        _q("gptq_int4", "GPTQ INT4 g128", 4 + (16 + 4) / 128,
+           "GPTQ arXiv 2210.17323; AutoGPTQ qzeros/scales layout, group_size 128"),
+        _q("awq_int4", "AWQ INT4 g128", 4 + (16 + 4) / 128,
+           "AWQ arXiv 2306.00978; AutoAWQ GEMM layout, group_size 128"),
+        _q("gptq_int8", "GPTQ INT8 g128", 8 + (16 + 8) / 128,
+           "AutoGPTQ 8-bit, group_size 128"),
+        # GGUF: Q8_0 stores 32 int8 + one fp16 scale (34 B / 32 values = 8.5 bits).
+        _q("gguf_q8_0", "GGUF Q8_0", 34 * 8 / 32, "ggml-common.h block_q8_0"),
+        # Q4_K is 4.5 bpw, Q6_K 6.5625 bpw; Q4_K_M mixes them (attn_v, ffn_down half in Q6_K):
+        # llama.cpp reports 4.89 bpw for Llama 3 8B Q4_K_M.
+        _q("gguf_q4_k_m", "GGUF Q4_K_M", 4.89, "llama.cpp quantize README, Q4_K_M row"),
+        _q("gguf_q5_k_m", "GGUF Q5_K_M", 5.70, "llama.cpp quantize README, Q5_K_M row"),
+        _q("gguf_q4_0", "GGUF Q4_0", 18 * 8 / 32, "ggml-common.h block_q4_0 (fp16 scale per 32)"),
+        # OCP MX: 32 FP4 values share one 8-bit E8M0 scale.
+        _q("mxfp4", "MXFP4", 4 + 8 / 32, "OCP Microscaling Formats v1.0, §5", compute="fp4"),
+        # NVFP4: 16 FP4 values share one FP8 E4M3 scale (+ one fp32 per tensor, negligible).
+        _q("nvfp4", "NVFP4", 4 + 8 / 16, "NVIDIA Blackwell NVFP4 blog (2025)", compute="fp4"),
+    )
+}
+
+# What each scenario field accepts (all of DTYPES for weights and KV cache).
+TRAINING_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
+STATE_DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8")
+
+
+def dtype(id_: str) -> DType:
+    """Look up a format by id; raise KeyError with the allowed ids."""
+    try:
+        return DTYPES[id_]
+    except KeyError:
+        raise KeyError(f"unknown data type {id_!r}; allowed: {', '.join(DTYPES)}") from None
+
+
+def nbytes(id_: str) -> float:
+    """Bytes per stored value of a format, scales and zero points included."""
+    return DTYPES[id_].bits / 8.0

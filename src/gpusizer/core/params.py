@@ -1,0 +1,186 @@
+"""Exact parameter counts from the architecture: total, active per token, embedding, per layer.
+
+Counts follow the Hugging Face implementations of each family (``modeling_*.py`` in
+transformers): gated MLPs have three matrices (Llama: gate, up, down), GQA shrinks k/v to
+``kv_heads x head_dim``, MLA uses the latent projections of DeepSeek-V2 (arXiv 2405.04434 §2.1),
+MoE layers hold a router plus experts (Mixtral, arXiv 2401.04088 §2). Checked against the
+measured counts in ``shared/calibration/hf-measured.json`` (exact to the parameter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .architecture import Arch, resolve
+from .specs import ModelSpec
+
+
+@dataclass(frozen=True)
+class LayerParams:
+    """Parameters of one decoder layer, by part (counts, not bytes)."""
+
+    attention: int  # projections, their biases, q/k norms, MLA latent norms
+    mlp: int  # dense MLP, or shared experts + router for MoE layers
+    experts: int  # routed experts (all of them)
+    active_experts: int  # routed experts used per token
+    norms: int
+
+    @property
+    def total(self) -> int:
+        return self.attention + self.mlp + self.experts + self.norms
+
+    @property
+    def active(self) -> int:
+        return self.attention + self.mlp + self.active_experts + self.norms
+
+
+@dataclass(frozen=True)
+class ParamCounts:
+    """Parameter counts of a model (counts; multiply by bytes per value for memory)."""
+
+    total: int
+    active: int  # used per token (MoE: routed experts_per_token only)
+    embedding: int  # input token embedding
+    position_embedding: int
+    lm_head: int  # 0 when tied to the input embedding
+    final_norm: int
+    dense_layer: LayerParams
+    moe_layer: LayerParams | None
+    dense_layers: int
+    moe_layers: int
+    linear: int  # weights of matmuls (what autocast copies), lm_head included
+    tensors: int  # number of parameter tensors (AdamW keeps a 4-byte step per tensor)
+
+    @property
+    def layers_total(self) -> int:
+        moe = self.moe_layer.total * self.moe_layers if self.moe_layer else 0
+        return self.dense_layer.total * self.dense_layers + moe
+
+    @property
+    def largest_layer(self) -> int:
+        """Biggest single layer (ZeRO-3 gathers one at a time; DeepSpeed memory docs)."""
+        sizes = [self.dense_layer.total if self.dense_layers else 0, self.embedding]
+        if self.moe_layer and self.moe_layers:
+            sizes.append(self.moe_layer.total)
+        if self.lm_head:
+            sizes.append(self.lm_head)
+        return max(sizes)
+
+    @property
+    def expert_params(self) -> int:
+        return self.moe_layer.experts * self.moe_layers if self.moe_layer else 0
+
+
+def norm_params(arch: Arch, width: int) -> int:
+    """RMSNorm has a weight; LayerNorm a weight and a bias (PyTorch nn.LayerNorm)."""
+    return width * (2 if arch.spec.norm == "layernorm" else 1)
+
+
+def mlp_params(arch: Arch, ffn: int) -> int:
+    """Gated (SwiGLU/GeGLU: gate, up, down; Shazeer 2020, arXiv 2002.05202) or plain (fc, proj)."""
+    h, spec = arch.hidden, arch.spec
+    mats = 3 if spec.mlp == "gated" else 2
+    bias = ((mats - 1) * ffn + h) if spec.mlp_bias else 0
+    return mats * h * ffn + bias
+
+
+def attention_params(arch: Arch) -> int:
+    """Projections of one attention block, with biases and q/k norms where the family has them."""
+    spec, h = arch.spec, arch.hidden
+    mla = spec.mla
+    if mla is not None:
+        qk_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim
+        if mla.q_lora_rank:
+            q = h * mla.q_lora_rank + mla.q_lora_rank + mla.q_lora_rank * arch.heads * qk_head
+        else:
+            q = h * arch.heads * qk_head
+        kv = h * (mla.kv_lora_rank + mla.qk_rope_head_dim) + mla.kv_lora_rank
+        kv += mla.kv_lora_rank * arch.heads * (mla.qk_nope_head_dim + mla.v_head_dim)
+        return q + kv + arch.heads * mla.v_head_dim * h
+    q, kv = arch.q_dim, arch.kv_dim
+    n = h * q + 2 * h * kv + q * h
+    if spec.qkv_bias:
+        n += q + 2 * kv
+    if spec.attention_output_bias:
+        n += h
+    if spec.qk_norm == "head":
+        n += 2 * norm_params(arch, arch.head_dim)
+    elif spec.qk_norm == "full":
+        n += norm_params(arch, q) + norm_params(arch, kv)
+    return n
+
+
+def _shared_ffn(arch: Arch) -> int:
+    moe = arch.moe
+    assert moe is not None
+    return moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts
+
+
+def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
+    attn = attention_params(arch)
+    norms = arch.spec.norms_per_layer * norm_params(arch, arch.hidden)
+    moe = arch.moe
+    if not moe_layer or moe is None:
+        return LayerParams(attn, mlp_params(arch, arch.ffn), 0, 0, norms)
+    router = arch.hidden * moe.experts + (moe.experts if moe.router_bias else 0)
+    shared = mlp_params(arch, _shared_ffn(arch)) if moe.shared_experts else 0
+    if moe.shared_expert_gate:
+        shared += arch.hidden
+    expert = mlp_params(arch, moe.expert_ffn_hidden_size)
+    return LayerParams(attn, router + shared, moe.experts * expert,
+                       moe.experts_per_token * expert, norms)
+
+
+def _tensor_count(arch: Arch, counts_moe: bool) -> int:
+    spec = arch.spec
+    attn = (5 if spec.mla.q_lora_rank else 3) + 2 if spec.mla else (2 if spec.fused_qkv else 4)
+    attn += (1 if spec.fused_qkv else 3) * spec.qkv_bias + spec.attention_output_bias
+    attn += 2 * (spec.qk_norm != "none")
+    norm_t = 2 if spec.norm == "layernorm" else 1
+    mlp = (3 if spec.mlp == "gated" else 2) * (1 + spec.mlp_bias)
+    per_layer = attn + spec.norms_per_layer * norm_t
+    moe = arch.moe
+    n = arch.dense_layers * (per_layer + mlp)
+    if counts_moe and moe is not None:
+        n += arch.moe_layers * (per_layer + 1 + moe.router_bias + moe.experts * mlp
+                                + (mlp if moe.shared_experts else 0))
+    n += 1 + (spec.position_embeddings > 0) + (0 if spec.tied_embeddings else 1)
+    return n + norm_t * spec.final_norm
+
+
+@lru_cache(maxsize=256)
+def count_parameters(spec: ModelSpec) -> ParamCounts:
+    """Count every parameter of the architecture (tied embeddings counted once)."""
+    arch = resolve(spec)
+    h, v = arch.hidden, arch.vocab
+    dense = _layer(arch, False)
+    moe = _layer(arch, True) if arch.moe else None
+    embedding = v * h
+    position = spec.position_embeddings * h
+    lm_head = 0 if spec.tied_embeddings else v * h + (v if spec.lm_head_bias else 0)
+    final = norm_params(arch, h) if spec.final_norm else 0
+    layers = dense.total * arch.dense_layers + (moe.total * arch.moe_layers if moe else 0)
+    active_layers = dense.active * arch.dense_layers + (moe.active * arch.moe_layers if moe else 0)
+    total = embedding + position + layers + final + lm_head
+    if arch.inferred:  # size-only model: keep the user's count exact, shape is a guess
+        total = spec.parameters or total
+        active_layers = total - embedding - lm_head
+    linear_layer = dense.attention + dense.mlp
+    linear = linear_layer * arch.dense_layers + (
+        (moe.attention + moe.mlp + moe.experts) * arch.moe_layers if moe else 0
+    ) + v * h
+    return ParamCounts(
+        total=total,
+        active=embedding + position + active_layers + final + lm_head,
+        embedding=embedding,
+        position_embedding=position,
+        lm_head=lm_head,
+        final_norm=final,
+        dense_layer=dense,
+        moe_layer=moe,
+        dense_layers=arch.dense_layers,
+        moe_layers=arch.moe_layers,
+        linear=linear,
+        tensors=_tensor_count(arch, True),
+    )

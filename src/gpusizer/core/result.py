@@ -1,0 +1,85 @@
+"""What the estimator returns: frozen dataclasses, rendered by the report, the CLI and the GUI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .specs import GPUSpec, Scenario
+
+COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "temporary",
+              "overhead")
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Per-GPU bytes by component (the heaviest GPU). ``total`` is the real peak, which is not
+    the sum of the parts when activations are freed before the optimizer step."""
+
+    weights: int = 0
+    gradients: int = 0
+    optimizer: int = 0
+    activations: int = 0
+    kv_cache: int = 0
+    temporary: int = 0
+    overhead: int = 0
+    total: int = 0
+    peak_phase: str = "forward"
+    # Which components are alive at the peak (the charts show it when total < sum).
+    alive_at_peak: tuple[str, ...] = COMPONENTS
+
+    def as_dict(self) -> dict[str, int]:
+        return {c: getattr(self, c) for c in (*COMPONENTS, "total")}
+
+    @property
+    def sum_of_parts(self) -> int:
+        return sum(getattr(self, c) for c in COMPONENTS)
+
+
+@dataclass(frozen=True)
+class Compute:
+    """FLOPs and time (see compute.py / roofline.py for the models and their sources)."""
+
+    flops_per_token: float = 0.0
+    total_flops: float = 0.0
+    time_seconds: float = 0.0
+    mfu: float = 0.4
+    prefill_seconds: float = 0.0
+    decode_seconds_per_token: float = 0.0
+    tokens_per_second: float = 0.0
+    gpu_hours: float = 0.0
+    cost: float | None = None
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The answer for one scenario."""
+
+    scenario: Scenario
+    gpu: GPUSpec
+    parameters_total: int
+    parameters_active: int
+    parameters_embedding: int
+    parameters_trainable: int
+    memory: Memory
+    gpus: int
+    compute: Compute = field(default_factory=Compute)
+    assumptions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def capacity_bytes(self) -> int:
+        return self.gpu.capacity_bytes
+
+    @property
+    def headroom_bytes(self) -> int:
+        """Capacity minus the peak; negative when it does not fit."""
+        return self.capacity_bytes - self.memory.total
+
+    @property
+    def fits(self) -> bool:
+        return self.headroom_bytes >= 0
+
+    @property
+    def dominant(self) -> str:
+        parts = {c: getattr(self.memory, c) for c in COMPONENTS}
+        return max(parts, key=lambda c: parts[c])

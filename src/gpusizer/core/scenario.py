@@ -1,0 +1,84 @@
+"""Turn user input (a dict from a file, the CLI or a script) into a validated :class:`Scenario`.
+
+Every failure is a :class:`ScenarioError` naming the field (``model.layers``) and what is
+allowed; unknown fields are refused (a typo must not pass silently: scenario-format.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import ScenarioError
+from .presets import gpu_presets, model_presets
+from .specs import Scenario
+from .validate import check_scenario
+
+_SIZE_ONLY_KEYS = {"name", "parameters", "preset", "source_url", "family"}
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc if not str(p).startswith("function-"))
+
+
+def _pydantic_message(err: dict[str, Any]) -> str:
+    kind, msg = err["type"], err["msg"]
+    if kind == "extra_forbidden":
+        return "unknown field (check the spelling; see scenario-format.md)"
+    if kind == "missing":
+        return "required field is missing"
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, "):]
+    got = err.get("input")
+    if kind.startswith(("literal_", "greater", "less", "int_", "float_", "bool_", "string_")):
+        return f"{msg}; got {got!r}"
+    return msg
+
+
+def _expand_model(block: Any) -> Any:
+    """A ``{"preset": id, ...overrides}`` block becomes the preset's fields plus the overrides."""
+    if not isinstance(block, dict) or "preset" not in block:
+        return block
+    name = block["preset"]
+    presets = model_presets()
+    if not isinstance(name, str) or name not in presets:
+        raise ScenarioError(
+            "model.preset",
+            f"unknown preset {name!r}; run `gpusizer-cli presets` for the list "
+            f"(e.g. {', '.join(list(presets)[:4])})",
+        )
+    data = {k: v for k, v in presets[name].items() if k not in ("id", "aliases", "notes")}
+    data.update(block)
+    return data
+
+
+def _check_gpu(hardware: Any) -> None:
+    if not isinstance(hardware, dict):
+        return
+    gpu = hardware.get("gpu")
+    if isinstance(gpu, str) and gpu not in gpu_presets():
+        ids = ", ".join(sorted(gpu_presets())[:6])
+        raise ScenarioError(
+            "hardware.gpu",
+            f"unknown GPU {gpu!r}; run `gpusizer-cli gpus` for the list (e.g. {ids}, ...)",
+        )
+
+
+def parse_scenario(data: Any) -> Scenario:
+    """Validate a scenario dict (contract: scenario-format.md) or raise ScenarioError."""
+    if isinstance(data, Scenario):
+        return data
+    if not isinstance(data, dict):
+        raise ScenarioError("", "a scenario must be a JSON object")
+    data = dict(data)
+    if "model" in data:
+        data["model"] = _expand_model(data["model"])
+    _check_gpu(data.get("hardware"))
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ScenarioError(_loc(err["loc"]), _pydantic_message(err)) from None
+    check_scenario(scenario)
+    return scenario

@@ -1,0 +1,260 @@
+"""The scenario: everything a user chose, as frozen pydantic models.
+
+Field names are the public contract (``shared/docs/scenario-format.md``): add, never rename.
+Validation of single fields lives here; rules that tie fields together (TP divides heads...)
+live in :mod:`gpusizer.core.validate`, so that both raise :class:`ScenarioError` naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
+
+PosInt = Annotated[int, Field(ge=1)]
+NonNegInt = Annotated[int, Field(ge=0)]
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False)
+
+
+def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
+    if value is None:
+        return value
+    ids = allowed or tuple(DTYPES)
+    if value not in ids:
+        raise ValueError(f"must be one of {', '.join(ids)}; got {value!r}")
+    return value
+
+
+class MoESpec(_Spec):
+    """Mixture of experts: routed experts, shared experts and leading dense layers."""
+
+    experts: PosInt
+    experts_per_token: PosInt
+    expert_ffn_hidden_size: PosInt
+    shared_experts: NonNegInt = 0
+    shared_expert_ffn_hidden_size: PosInt | None = None  # default: expert_ffn_hidden_size
+    dense_layers: NonNegInt = 0  # the first N layers keep a dense MLP (DeepSeek V3: 3)
+    router_bias: bool = False  # per-expert score-correction bias (DeepSeek V3)
+    shared_expert_gate: bool = False  # sigmoid gate on the shared expert (Qwen2-MoE)
+
+
+class MLASpec(_Spec):
+    """Multi-head latent attention (DeepSeek V2/V3, arXiv 2405.04434 §2.1)."""
+
+    q_lora_rank: PosInt | None = None  # None: plain q projection (DeepSeek V2 Lite)
+    kv_lora_rank: PosInt
+    qk_nope_head_dim: PosInt
+    qk_rope_head_dim: PosInt
+    v_head_dim: PosInt
+
+
+class ModelSpec(_Spec):
+    """A transformer architecture, or a model known only by its parameter count."""
+
+    name: str = "custom"
+    preset: str | None = None  # the preset this block was expanded from, if any
+    family: str = "llama"
+    parameters: PosInt | None = None  # only for models known by size alone
+    layers: PosInt | None = None
+    hidden_size: PosInt | None = None
+    attention_heads: PosInt | None = None
+    kv_heads: PosInt | None = None  # default: attention_heads (MHA)
+    head_dim: PosInt | None = None  # default: hidden_size / attention_heads
+    ffn_hidden_size: PosInt | None = None
+    mlp: Literal["gated", "plain"] = "gated"
+    activation: str = "silu"
+    vocab_size: PosInt | None = None
+    tied_embeddings: bool = False
+    position_embeddings: NonNegInt = 0  # learned absolute positions (GPT-2: 1024)
+    max_context: PosInt | None = None
+    norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
+    norms_per_layer: Annotated[int, Field(ge=0, le=8)] = 2
+    final_norm: bool = True
+    qk_norm: Literal["none", "head", "full"] = "none"
+    qkv_bias: bool = False
+    attention_output_bias: bool = False
+    mlp_bias: bool = False
+    lm_head_bias: bool = False
+    fused_qkv: bool = False  # one query_key_value matrix (GPT-2, Falcon, Phi-3): LoRA sees one module
+    fused_gate_up: bool = False  # one gate_up matrix (Phi-3)
+    parallel_attention: bool = False  # attention and MLP read the same input (Falcon, GPT-J)
+    dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    sliding_window: PosInt | None = None
+    sliding_window_layers: NonNegInt = 0  # how many layers use the window (the rest are global)
+    mla: MLASpec | None = None
+    moe: MoESpec | None = None
+    source_url: str | None = None
+
+    @property
+    def is_size_only(self) -> bool:
+        return self.layers is None and self.parameters is not None
+
+
+WorkloadKind = Literal["pretraining", "full_finetune", "lora", "qlora", "inference"]
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
+
+
+class WorkloadSpec(_Spec):
+    """What is done with the model: train, fine-tune or serve, and at what size."""
+
+    kind: WorkloadKind = "pretraining"
+    sequence_length: PosInt = 2048
+    micro_batch_size: PosInt = 1
+    global_batch_size: PosInt | None = None  # default: micro_batch_size x data parallel
+    training_tokens: Annotated[float, Field(gt=0)] | None = None
+    lora_rank: PosInt = 16
+    lora_targets: tuple[str, ...] = ("q", "k", "v", "o", "gate", "up", "down")
+    batch_size: PosInt = 1
+    prompt_tokens: PosInt = 1024
+    generated_tokens: NonNegInt = 256
+
+    @field_validator("lora_targets")
+    @classmethod
+    def _targets(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [t for t in v if t not in LORA_TARGETS]
+        if bad:
+            raise ValueError(f"unknown target {bad[0]!r}; allowed: {', '.join(LORA_TARGETS)}")
+        return tuple(dict.fromkeys(v))
+
+    @property
+    def is_training(self) -> bool:
+        return self.kind != "inference"
+
+
+OPTIMIZERS = ("adamw", "adamw_8bit", "adafactor", "sgd", "sgd_momentum", "lion")
+
+
+class PrecisionSpec(_Spec):
+    """Data type of each kind of tensor (ids from :mod:`gpusizer.core.dtypes`)."""
+
+    weights: str = "bf16"
+    activations: str = "bf16"
+    gradients: str = "bf16"
+    master_weights: str | None = "fp32"
+    optimizer: str = "adamw"
+    optimizer_states: str = "fp32"
+    kv_cache: str = "bf16"
+    adapters: str = "fp32"  # PEFT keeps LoRA weights in fp32 (autocast_adapter_dtype=True)
+
+    @field_validator("weights", "kv_cache")
+    @classmethod
+    def _any(cls, v: str) -> str | None:
+        return _check_dtype(v)
+
+    @field_validator("activations", "gradients", "adapters")
+    @classmethod
+    def _train(cls, v: str) -> str | None:
+        return _check_dtype(v, TRAINING_DTYPES)
+
+    @field_validator("master_weights")
+    @classmethod
+    def _master(cls, v: str | None) -> str | None:
+        return _check_dtype(v, ("fp32", "bf16", "fp16"))
+
+    @field_validator("optimizer_states")
+    @classmethod
+    def _states(cls, v: str) -> str | None:
+        return _check_dtype(v, STATE_DTYPES)
+
+    @field_validator("optimizer")
+    @classmethod
+    def _opt(cls, v: str) -> str:
+        if v not in OPTIMIZERS:
+            raise ValueError(f"must be one of {', '.join(OPTIMIZERS)}; got {v!r}")
+        return v
+
+
+class ParallelismSpec(_Spec):
+    """How the work is split across GPUs, and what is recomputed."""
+
+    tensor: PosInt = 1
+    pipeline: PosInt = 1
+    virtual_stages: PosInt = 1
+    data: PosInt = 1
+    context: PosInt = 1
+    expert: PosInt = 1
+    zero_stage: Annotated[int, Field(ge=0, le=3)] = 0
+    sequence_parallel: bool = False
+    recompute: Literal["none", "selective", "full"] = "none"
+    attention: Literal["eager", "flash"] = "flash"
+    offload_optimizer: bool = False
+    offload_parameters: bool = False
+
+    @property
+    def gpus(self) -> int:
+        return self.tensor * self.pipeline * self.data * self.context
+
+
+FRAMEWORKS = ("huggingface", "megatron", "deepspeed", "fsdp", "vllm", "llama.cpp")
+Framework = Literal["huggingface", "megatron", "deepspeed", "fsdp", "vllm", "llama.cpp"]
+
+
+class GPUSpec(_Spec):
+    """One accelerator. Catalog entries are files in ``gpusizer/presets/gpus/``.
+
+    ``memory_bytes`` is the physical capacity; ``usable_memory_bytes`` what the driver exposes
+    (nvidia-smi total), which is what must hold the peak.
+    """
+
+    id: str = "custom-gpu"
+    name: str = "Custom GPU"
+    vendor: str = "custom"
+    memory_gb_as_sold: float = 80.0
+    memory_bytes: PosInt = 80 * 2**30
+    usable_memory_bytes: PosInt | None = None
+    hbm_bandwidth_gb_per_s: Annotated[float, Field(gt=0)] = 3350.0
+    dense_tflops: dict[str, float] = Field(default_factory=lambda: {"bf16": 989.0})
+    interconnect_gb_per_s: Annotated[float, Field(ge=0)] = 450.0  # per direction, per GPU
+    gpus_per_node: PosInt = 8
+    tdp_watts: Annotated[float, Field(ge=0)] | None = None
+    price_per_hour: Annotated[float, Field(ge=0)] | None = None
+    source_url: str | None = None
+
+    @property
+    def capacity_bytes(self) -> int:
+        return self.usable_memory_bytes or self.memory_bytes
+
+
+class HardwareSpec(_Spec):
+    """The GPU (catalog id or inline spec) and the node shape."""
+
+    gpu: str | GPUSpec = "h100-sxm-80gb"
+    gpus_per_node: PosInt = 8
+    allow_cross_node_tensor_parallel: bool = False
+
+
+class OverheadSpec(_Spec):
+    """Memory outside tensors. ``None`` takes the framework's default (see overhead.py)."""
+
+    cuda_context_bytes: NonNegInt | None = None
+    workspace_bytes: NonNegInt | None = None
+    allocator_fraction: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+
+
+class ComputeSpec(_Spec):
+    """Efficiency factors for time estimates: explicit settings, shown to the user."""
+
+    mfu: Annotated[float, Field(gt=0.0, le=1.0)] = 0.4
+    flops_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.7
+    bandwidth_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.8
+    interconnect_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.7
+
+
+class Scenario(_Spec):
+    """One complete, validated scenario (a ``*.gpusizer.json`` file)."""
+
+    format: Literal["gpusizer.scenario/1"] = "gpusizer.scenario/1"
+    name: str = ""
+    model: ModelSpec = Field(default_factory=ModelSpec)
+    workload: WorkloadSpec = Field(default_factory=WorkloadSpec)
+    precision: PrecisionSpec = Field(default_factory=PrecisionSpec)
+    parallelism: ParallelismSpec = Field(default_factory=ParallelismSpec)
+    framework: Framework = "huggingface"
+    hardware: HardwareSpec = Field(default_factory=HardwareSpec)
+    overhead: OverheadSpec = Field(default_factory=OverheadSpec)
+    compute: ComputeSpec = Field(default_factory=ComputeSpec)
