@@ -1,0 +1,39 @@
+"""GPU Sizer: how much GPU memory, and how many of which GPU, a model needs, and why.
+
+The public, Qt-free API (contract: shared/docs/scenario-format.md)::
+
+    gpusizer.estimate_report(scenario: dict) -> dict
+    gpusizer.import_hf_config(config: dict | str | Path) -> dict
+    gpusizer.plan(scenario: dict) -> list[dict]
+    gpusizer.ScenarioError
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._version import __version__
+from .core.errors import ScenarioError
+
+__all__ = ["ScenarioError", "__version__", "estimate_report", "import_hf_config", "plan"]
+
+
+def estimate_report(scenario: dict[str, Any]) -> dict[str, Any]:
+    """Validate and estimate a scenario; exactly what ``gpusizer-cli estimate --json`` prints."""
+    from .core.report import estimate_report as _report
+
+    return _report(scenario)
+
+
+def import_hf_config(config: Any) -> dict[str, Any]:
+    """A Hugging Face ``config.json`` (dict, JSON text or path) -> a scenario ``model`` block."""
+    from .io.hf_config import import_hf_config as _import
+
+    return _import(config)
+
+
+def plan(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    """Sizing options for a scenario, cheapest first (see core/solver.py)."""
+    from .core.solver import plan as _plan
+
+    return _plan(scenario)

@@ -1,0 +1,213 @@
+"""Activation memory: what the forward pass keeps for the backward pass, per layer and on top.
+
+Two framework profiles:
+
+* ``huggingface``: the tensors PyTorch autograd really saves in transformers' modelling code
+  (checked to the byte against ``shared/calibration/hf-measured.json``): RMSNorm upcasts its input
+  to fp32 and keeps it with the fp32 rsqrt; every Linear keeps its input; eager attention keeps
+  q, k, v (k/v repeated to all heads) and the fp32 softmax plus its low-precision copy; the fused
+  (sdpa/flash) kernel keeps q, k, v (GQA native), the output and an fp32 log-sum-exp; a gated MLP
+  keeps gate, act(gate), up and their product; the loss keeps the fp32 log-softmax of the logits.
+* ``megatron`` (and the other large-scale profiles): Korthikanti et al. 2022, "Reducing Activation
+  Recomputation in Large Transformer Models", arXiv 2205.05198, §4 (eq. 1-2, Table 2), generalised
+  to GQA, gated MLPs and fused attention; it reduces to ``sbh(34 + 5as/h)`` for GPT.
+
+Units: bytes. ``b`` micro-batch, ``s`` sequence per rank, ``p`` activation bytes per value,
+``r`` residual-stream bytes (4 under autocast with fp32 weights, else ``p``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .architecture import Arch
+
+
+@dataclass(frozen=True)
+class ActContext:
+    """Everything the per-layer formulas need besides the architecture."""
+
+    b: int
+    s: int
+    p: float  # bytes of the compute dtype
+    r: float  # bytes of the residual stream / norm outputs
+    tp: int = 1
+    sp: bool = False
+    recompute: str = "none"
+    eager: bool = False
+    # LoRA: which projections keep their inputs (frozen Linear layers keep none); None = all
+    targets: frozenset[str] | None = None
+    adapter_bytes: float = 0.0  # bytes of LoRA adapters (PEFT casts inputs to this dtype)
+    lora_rank: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.b * self.s
+
+
+def _norm(arch: Arch, c: ActContext, width: int, keep_output: bool) -> float:
+    """Bytes an RMSNorm/LayerNorm keeps (transformers' LlamaRMSNorm / GemmaRMSNorm / nn.LayerNorm)."""
+    t = c.tokens
+    if arch.spec.norm == "layernorm":  # native_layer_norm keeps input, fp32 mean and rstd
+        return c.r * t * width + 8 * t
+    if arch.spec.family.startswith("gemma"):  # output = x.float() * rsqrt * (1 + w).float()
+        return 8 * t * width + 4 * t
+    # x.to(fp32) and rsqrt are kept; the normalised copy is kept by weight * x.to(input dtype)
+    # unless the weight is frozen (LoRA), where only the input gradient is needed.
+    return 4 * t * width + 4 * t + (c.r * t * width if keep_output else 0)
+
+
+def _adapter_extra(c: ActContext, modules: tuple[str, ...], width: int, tokens: float) -> float:
+    """What LoRA adapters keep on top of a shared input: PEFT casts the input to the adapter
+    dtype per module (``_cast_input_dtype``) and lora_B keeps the rank-r intermediate."""
+    if c.targets is None:
+        return 0.0
+    kept = [m for m in modules if m in c.targets]
+    cast = c.adapter_bytes * tokens * width if c.adapter_bytes != c.p else 0.0
+    return len(kept) * (cast + c.adapter_bytes * tokens * c.lora_rank)
+
+
+def _block_inputs(c: ActContext, modules: tuple[str, ...], width: int, tokens: float) -> float:
+    """Linear layers reading one input keep it once; frozen ones keep none (LoRA: only the
+    adapters of targeted modules need it)."""
+    if c.targets is None:
+        return c.p * tokens * width
+    shared = c.adapter_bytes == c.p and any(m in c.targets for m in modules)
+    return (c.p * tokens * width if shared else 0.0) + _adapter_extra(c, modules, width, tokens)
+
+
+def _attention_core(arch: Arch, c: ActContext) -> float:
+    """q, k, v and what the attention kernel keeps (eager scores or fused log-sum-exp)."""
+    t, b, s, p = c.tokens, c.b, c.s, c.p
+    heads = arch.heads
+    q = p * t * arch.q_dim
+    if arch.mla is not None:  # HF DeepSeek: k and v are decompressed per head
+        mla = arch.mla
+        k = p * t * heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
+        v = p * t * heads * mla.v_head_dim
+    else:
+        kv_width = arch.q_dim if c.eager else arch.kv_dim  # eager repeats k/v to every head
+        k = v = p * t * kv_width
+    out = p * t * arch.attn_out_dim
+    if c.eager and c.recompute != "selective":
+        scores = b * heads * s * s * (4 + (p if p < 4 else 0))
+        if arch.spec.dropout > 0:
+            scores += b * heads * s * s * (1 + p)
+        return q + k + v + scores  # the output is a new contiguous copy kept by o_proj
+    return q + k + v + out + 4 * b * heads * s
+
+
+def _mla_latents(arch: Arch, c: ActContext) -> float:
+    mla, t = arch.mla, c.tokens
+    if mla is None:
+        return 0.0
+    q_lora = mla.q_lora_rank or 0
+    return (c.p * t * (q_lora + mla.kv_lora_rank)
+            + (_norm(arch, c, q_lora, True) if q_lora else 0)
+            + _norm(arch, c, mla.kv_lora_rank, True))
+
+
+def _mlp(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
+    """Gated: gate, act(gate), up (kept by the activation and the product) and the product (the
+    down input). Plain: fc1 output and the down input (GELU); the python tanh-GELU of GPT-2
+    (``gelu_new``) keeps four ffn-wide tensors of its own."""
+    kept = 3 if arch.spec.mlp == "gated" else (4 if arch.spec.activation == "gelu_new" else 1)
+    return (c.p * tokens * ffn * kept + _block_inputs(c, ("down",), ffn, tokens)
+            + _block_inputs(c, ("gate", "up"), arch.hidden, tokens))
+
+
+def _moe(arch: Arch, c: ActContext) -> float:
+    """Routed experts: fp32 router softmax, gathered token copies, expert MLPs, weighted outputs."""
+    moe, t = arch.moe, c.tokens
+    assert moe is not None
+    routed = t * moe.experts_per_token
+    kept = 4 * t * moe.experts + 8 * routed + c.p * routed * arch.hidden  # softmax, top-k, outputs
+    kept += c.p * t * arch.hidden if c.targets is None else 0  # the router keeps its input
+    kept += _mlp(arch, c, moe.expert_ffn_hidden_size, routed)
+    if moe.shared_experts:
+        ffn = moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts
+        kept += _mlp(arch, c, ffn, t)
+    return kept
+
+
+def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
+    """Bytes one decoder layer keeps under transformers + PyTorch autograd (see module doc)."""
+    t, h, spec = c.tokens, arch.hidden, arch.spec
+    if c.recompute == "full":  # gradient checkpointing keeps only the layer input
+        return c.r * t * h
+    keep_norm_out = c.targets is None
+    total = _norm(arch, c, h, keep_norm_out) + _block_inputs(c, ("q", "k", "v"), h, t)
+    total += _attention_core(arch, c) + _mla_latents(arch, c)
+    if c.eager and c.recompute != "selective":
+        total += _block_inputs(c, ("o",), arch.attn_out_dim, t)
+    else:  # the fused kernel's output is the o_proj input: kept already
+        total += _adapter_extra(c, ("o",), arch.attn_out_dim, t)
+    if not spec.parallel_attention:
+        total += _norm(arch, c, h, keep_norm_out)
+    if spec.norms_per_layer > 2:  # post-norms (Gemma 2/3): input, rsqrt; output feeds the add
+        total += (spec.norms_per_layer - 2) * _norm(arch, c, h, False)
+    if spec.qk_norm != "none":
+        width = (arch.head_dim * (arch.heads + arch.kv_heads) if spec.qk_norm == "head"
+                 else arch.q_dim + arch.kv_dim)
+        total += _norm(arch, c, width, True)
+    if spec.dropout > 0:
+        total += 2 * t * h  # residual dropout masks (bool)
+    if moe_layer and arch.moe is not None:
+        return total + _moe(arch, c)
+    return total + _mlp(arch, c, arch.ffn, t)
+
+
+def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> float:
+    """Outside the layers: token ids, RoPE tables, final norm, LM-head input, fp32 log-softmax."""
+    t, h = c.tokens, arch.hidden
+    total = 0.0
+    if first:
+        total += 0 if frozen else 8 * t  # embedding keeps the ids to scatter its gradient
+        if arch.spec.position_embeddings and not frozen:
+            total += 8 * c.s
+        elif not arch.spec.position_embeddings and c.recompute != "full":
+            total += 2 * c.s * arch.head_dim * c.r  # RoPE cos/sin, shared by every layer
+        if arch.spec.dropout > 0:
+            total += t * h
+    if last:
+        if arch.spec.final_norm:
+            total += _norm(arch, c, h, c.targets is None)
+        lm_in = c.targets is None or "lm_head" in c.targets
+        total += c.p * t * h if lm_in else 0
+        total += 4 * t * arch.vocab + 8 * t  # fp32 log_softmax output + shifted labels
+    return total
+
+
+def megatron_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
+    """Korthikanti et al. 2022 eq. (1)-(2), Table 2, generalised; bytes per layer per GPU."""
+    s, b, h, p, t = c.s, c.b, arch.hidden, c.p, c.tp
+    sbh = s * b * h
+    if c.recompute == "full":
+        return p * sbh / (t if c.sp else 1)
+    mask = 1 if arch.spec.dropout > 0 else 0
+    replicated = (4 * p + 2 * mask) * sbh  # 2 LayerNorm inputs, QKV and MLP inputs, 2 masks
+    sharded = p * s * b * (arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
+    if moe_layer and arch.moe is not None:
+        moe = arch.moe
+        routed = moe.experts_per_token * (3 if arch.spec.mlp == "gated" else 2)
+        sharded += p * s * b * moe.expert_ffn_hidden_size * routed + 4 * s * b * moe.experts
+    else:
+        sharded += p * s * b * arch.ffn * (3 if arch.spec.mlp == "gated" else 2)
+    if c.eager and c.recompute != "selective":
+        sharded += arch.heads * s * s * b * (2 * p + mask)  # 5as²b at p = 2 with dropout
+    else:
+        sharded += 4 * arch.heads * s * b  # fused kernel: fp32 log-sum-exp only
+    return replicated / (t if c.sp else 1) + sharded / t
+
+
+def megatron_top(arch: Arch, c: ActContext, first: bool, last: bool) -> float:
+    """Korthikanti §4.3: embedding dropout mask (first stage); final LayerNorm, output-layer
+    input and fp32 cross-entropy logits (last stage), vocabulary-parallel over TP."""
+    sbh = c.s * c.b * arch.hidden
+    div = c.tp if c.sp else 1
+    total = 0.0
+    if first and arch.spec.dropout > 0:
+        total += sbh / div
+    if last:
+        total += 2 * c.p * sbh / div + 4 * c.s * c.b * arch.vocab / c.tp
+    return total

@@ -1,0 +1,87 @@
+"""Per-GPU inference memory: weights, KV cache, the largest live activations, runtime buffers.
+
+KV cache per token and layer: 2 · kv_heads · head_dim · bytes (K and V; GQA, Ainslie et al.
+2023 arXiv 2305.13245). Sliding-window layers keep at most the window (Mistral, arXiv
+2310.06825 §2; transformers' DynamicSlidingWindowLayer keeps window − 1 tokens). MLA caches the
+compressed latent plus the shared RoPE key, (kv_lora_rank + qk_rope_head_dim) values per token
+and layer (DeepSeek-V2, arXiv 2405.04434 §2.1.2) in vLLM/SGLang/Megatron; transformers' DeepSeek
+code caches the decompressed per-head K and V instead.
+"""
+
+from __future__ import annotations
+
+from .architecture import Arch, ceil_div
+from .dtypes import DTYPES, nbytes
+from .params import ParamCounts
+from .result import COMPONENTS, Memory
+from .sharding import stage_params
+from .specs import Scenario
+
+
+def kv_bytes_per_token_layer(arch: Arch, framework: str, kv_dtype: str, tp: int = 1) -> float:
+    """K+V bytes one token adds to one layer's cache on one GPU (TP splits KV heads; a head is
+    replicated when TP exceeds the KV heads, Megatron/vLLM)."""
+    b = nbytes(kv_dtype)
+    mla = arch.mla
+    if mla is not None:
+        if framework == "huggingface":
+            per_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim
+            return arch.heads * per_head * b / tp
+        return (mla.kv_lora_rank + mla.qk_rope_head_dim) * b  # the latent is replicated over TP
+    heads = max(1, ceil_div(arch.kv_heads, tp))
+    return 2 * heads * arch.head_dim * b
+
+
+def kv_cache_bytes(arch: Arch, framework: str, kv_dtype: str, batch: int, tokens: int,
+                   tp: int = 1, layers: int | None = None) -> float:
+    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` layers."""
+    layers = arch.layers if layers is None else layers
+    per = kv_bytes_per_token_layer(arch, framework, kv_dtype, tp)
+    spec = arch.spec
+    local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
+    window_tokens = tokens
+    if spec.sliding_window:
+        window = spec.sliding_window - (1 if framework == "huggingface" else 0)
+        window_tokens = min(tokens, window)
+    return batch * per * ((layers - local) * tokens + local * window_tokens)
+
+
+def _prefill_activations(s: Scenario, arch: Arch) -> tuple[float, float]:
+    """(largest live activations inside a layer, logits buffer) during prefill, bytes.
+
+    Without autograd nothing is kept between layers: the peak is the residual stream and the
+    normalised input plus the widest intermediate (MLP: gate, up and their product; eager
+    attention: the fp32 scores and their copy). vLLM prefills in chunks of at most 8192 tokens
+    (``max_num_batched_tokens``); transformers prefills the whole prompt. Logits are computed
+    for the last position only during generation (fp32 upcast included)."""
+    w, par = s.workload, s.parallelism
+    pb = nbytes(s.precision.activations)
+    tokens = w.batch_size * w.prompt_tokens
+    if s.framework in ("vllm", "llama.cpp"):
+        tokens = min(tokens, 8192 if s.framework == "vllm" else 2048 * w.batch_size)
+    stream = 2 * pb * tokens * arch.hidden
+    ffn = arch.moe.expert_ffn_hidden_size * arch.moe.experts_per_token if arch.moe else arch.ffn
+    mlp = pb * tokens * ffn * (3 if arch.spec.mlp == "gated" else 2) / par.tensor
+    attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / par.tensor
+    if par.attention == "eager" and s.framework == "huggingface":
+        attn += w.batch_size * arch.heads * w.prompt_tokens ** 2 * (4 + pb) / par.tensor
+    logits = w.batch_size * arch.vocab * (pb + 4) / par.tensor
+    return stream + max(mlp, attn), logits
+
+
+def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
+    """Memory of the heaviest GPU serving the scenario; returns (memory, tensor peak)."""
+    par, prec, w = s.parallelism, s.precision, s.workload
+    sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
+    wid = prec.weights
+    other_b = nbytes(prec.activations) if DTYPES[wid].quantized else nbytes(wid)
+    weights = sp.matrices * nbytes(wid) + sp.other * other_b
+    tokens = w.prompt_tokens + w.generated_tokens
+    kv = kv_cache_bytes(arch, s.framework, prec.kv_cache, w.batch_size, tokens, par.tensor,
+                        ceil_div(arch.layers, par.pipeline))
+    acts, logits = _prefill_activations(s, arch)
+    total = weights + kv + acts + logits
+    mem = Memory(weights=int(weights), kv_cache=int(kv), activations=int(acts),
+                 temporary=int(logits), total=int(total), peak_phase="prefill",
+                 alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")))
+    return mem, int(total)

@@ -1,0 +1,70 @@
+"""Trainable parameters of LoRA adapters (Hu et al. 2021, arXiv 2106.09685 §4.1).
+
+A targeted ``d_in x d_out`` Linear gains ``A: r x d_in`` and ``B: d_out x r``, so
+``r·(d_in + d_out)`` trainable parameters; the base weight is frozen. Routed experts each get
+their own adapters (PEFT on per-expert Linear modules).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .architecture import Arch, resolve
+from .specs import ModelSpec
+
+
+def _attention_shapes(arch: Arch) -> dict[str, list[tuple[int, int]]]:
+    h, mla = arch.hidden, arch.mla
+    if mla is None:
+        return {"q": [(h, arch.q_dim)], "k": [(h, arch.kv_dim)], "v": [(h, arch.kv_dim)],
+                "o": [(arch.attn_out_dim, h)]}
+    q_lora = mla.q_lora_rank
+    q = [(h, q_lora), (q_lora, arch.q_dim)] if q_lora else [(h, arch.q_dim)]
+    return {
+        "q": q,
+        "k": [(h, mla.kv_lora_rank + mla.qk_rope_head_dim)],
+        "v": [(mla.kv_lora_rank, arch.heads * (mla.qk_nope_head_dim + mla.v_head_dim))],
+        "o": [(arch.attn_out_dim, h)],
+    }
+
+
+def _mlp_shapes(arch: Arch, ffn: int) -> dict[str, list[tuple[int, int]]]:
+    h = arch.hidden
+    if arch.spec.mlp == "gated":
+        return {"gate": [(h, ffn)], "up": [(h, ffn)], "down": [(ffn, h)]}
+    return {"up": [(h, ffn)], "down": [(ffn, h)]}  # plain MLP: fc1 is "up", fc2 is "down"
+
+
+def _adapter(shapes: dict[str, list[tuple[int, int]]], targets: tuple[str, ...], rank: int
+             ) -> tuple[int, int]:
+    params = tensors = 0
+    for t in targets:
+        for d_in, d_out in shapes.get(t, []):
+            params += rank * (d_in + d_out)
+            tensors += 2
+    return params, tensors
+
+
+@lru_cache(maxsize=256)
+def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
+    """(trainable parameters in the whole model, per dense layer, parameter tensors)."""
+    arch = resolve(spec)
+    attn, attn_t = _adapter(_attention_shapes(arch), targets, rank)
+    dense, dense_t = _adapter(_mlp_shapes(arch, arch.ffn), targets, rank)
+    total = (attn + dense) * arch.dense_layers
+    tensors = (attn_t + dense_t) * arch.dense_layers
+    moe = arch.moe
+    if moe is not None and arch.moe_layers:
+        exp, exp_t = _adapter(_mlp_shapes(arch, moe.expert_ffn_hidden_size), targets, rank)
+        per = attn + exp * moe.experts
+        per_t = attn_t + exp_t * moe.experts
+        if moe.shared_experts:
+            ffn = moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts
+            sh, sh_t = _adapter(_mlp_shapes(arch, ffn), targets, rank)
+            per, per_t = per + sh, per_t + sh_t
+        total += per * arch.moe_layers
+        tensors += per_t * arch.moe_layers
+    if "lm_head" in targets:
+        total += rank * (arch.hidden + arch.vocab)
+        tensors += 2
+    return total, attn + dense, tensors

@@ -1,0 +1,71 @@
+"""Which parameters one GPU holds under tensor, pipeline and expert parallelism.
+
+Megatron-LM layout (Shoeybi et al. 2019, arXiv 1909.08053 §3; Narayanan et al. 2021,
+arXiv 2104.04473 §2): attention and MLP matrices split over TP, norms replicated, the vocabulary
+split over TP, layers split over PP stages with the embedding on the first stage and the final
+norm and LM head on the last (both hold the embedding when tied), experts split over EP.
+ZeRO/FSDP sharding over data-parallel ranks is applied by the caller (training.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .architecture import Arch, ceil_div
+from .params import ParamCounts
+
+
+@dataclass(frozen=True)
+class StageParams:
+    """Parameter counts on one GPU of one pipeline stage (after TP/EP, before ZeRO)."""
+
+    matrices: float  # layer projections (what quantisation formats compress)
+    other: float  # norms, embeddings, LM head (kept in 16-bit by quantisation formats)
+    experts: float  # routed-expert share of ``matrices``
+    dense_layers: int
+    moe_layers: int
+    first: bool
+    last: bool
+    largest_layer: float  # biggest layer on this GPU (ZeRO-3 gathers one at a time)
+
+    @property
+    def total(self) -> float:
+        return self.matrices + self.other
+
+    @property
+    def layers(self) -> int:
+        return self.dense_layers + self.moe_layers
+
+
+def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
+    """(dense, MoE) layers on the first or last stage; leading dense layers sit on the first."""
+    per_stage = ceil_div(arch.layers, pp)
+    start = 0 if first else max(0, arch.layers - per_stage)
+    end = min(arch.layers, start + per_stage)
+    dense = max(0, min(end, arch.dense_layers) - start)
+    return dense, (end - start) - dense
+
+
+def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool
+                 ) -> StageParams:
+    """Parameters on one GPU of the first (``first=True``) or the last pipeline stage."""
+    last = (not first) or pp == 1
+    first = first or pp == 1
+    dense_n, moe_n = _stage_layers(arch, pp, first if pp > 1 else True)
+    d, m = counts.dense_layer, counts.moe_layer
+    matrices = dense_n * (d.attention + d.mlp) / tp
+    norms = dense_n * d.norms
+    experts = 0.0
+    largest = (d.attention + d.mlp) / tp + d.norms if dense_n else 0.0
+    if m is not None and moe_n:
+        experts = moe_n * m.experts / (tp * ep)
+        matrices += moe_n * (m.attention + m.mlp) / tp + experts
+        norms += moe_n * m.norms
+        largest = max(largest, (m.attention + m.mlp) / tp + m.experts / (tp * ep) + m.norms)
+    other = norms
+    if first:
+        other += (counts.embedding + counts.position_embedding) / tp
+    if last:
+        head = counts.lm_head or (counts.embedding if pp > 1 else 0)
+        other += head / tp + counts.final_norm
+    return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest)

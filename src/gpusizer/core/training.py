@@ -1,0 +1,187 @@
+"""Per-GPU training memory: weights, gradients, optimizer, activations, temporaries, the peak.
+
+Model states follow Rajbhandari et al. 2020 (ZeRO, arXiv 1910.02054 §3, Figure 1): with Ψ
+parameters, DP ranks N_d and K optimizer bytes, per GPU 2Ψ+2Ψ+KΨ (baseline), 2Ψ+2Ψ+KΨ/N_d
+(stage 1), 2Ψ+(2+K)Ψ/N_d (stage 2), (2+2+K)Ψ/N_d (stage 3). The ``megatron`` profile keeps an
+fp32 gradient buffer (Megatron-LM ``main_grad``; Korthikanti et al. 2022 Figure 1: 18 B/param;
+distributed optimizer 6 + 12/DP). The peak follows the phases of one step (forward, backward,
+optimizer step): activations are freed before the step, the step needs scratch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .activations import ActContext, hf_layer, hf_top, megatron_layer, megatron_top
+from .architecture import Arch
+from .dtypes import DTYPES, nbytes
+from .params import ParamCounts
+from .result import COMPONENTS, Memory
+from .sharding import StageParams, stage_params
+from .specs import Scenario
+
+# Optimizer states per trainable parameter, in units of the state dtype (Adam: m and v,
+# Kingma & Ba 2014; Lion: one momentum, Chen et al. 2023 arXiv 2302.06675; SGD momentum: one).
+STATES = {"adamw": 2, "adamw_8bit": 2, "adafactor": 0, "sgd": 0, "sgd_momentum": 1, "lion": 1}
+HF_FAMILY = ("huggingface", "deepspeed", "fsdp")
+
+
+@dataclass(frozen=True)
+class Layout:
+    tp: int
+    pp: int
+    dp_shard: int  # ranks that share ZeRO/FSDP shards (data x context)
+    in_flight: float  # micro-batches whose activations the heaviest stage holds
+    accumulate: bool  # gradients outlive one micro-batch
+
+
+def layout(s: Scenario) -> Layout:
+    """In-flight micro-batches under 1F1B: min(PP, micro-batches); interleaving multiplies by
+    1 + (p-1)/(p·v) (Korthikanti et al. 2022 §4.2.3)."""
+    p, w = s.parallelism, s.workload
+    micro = max(1, (w.global_batch_size or w.micro_batch_size * p.data * p.pipeline)
+                // (w.micro_batch_size * p.data))
+    in_flight = float(min(p.pipeline, micro))
+    if p.virtual_stages > 1 and p.pipeline > 1:
+        in_flight *= 1 + (p.pipeline - 1) / (p.pipeline * p.virtual_stages)
+    return Layout(p.tensor, p.pipeline, p.data * p.context, in_flight, micro > 1)
+
+
+def optimizer_bytes_per_param(s: Scenario, hidden: int) -> float:
+    """State bytes per trainable parameter. 8-bit Adam: 1 B per state plus an fp32 absmax per
+    2048 (bitsandbytes blockwise, Dettmers et al. 2021 arXiv 2110.02861). Adafactor: factored
+    second moment, rows + columns per matrix ≈ 2/h per parameter in fp32, no first moment
+    (Shazeer & Stern 2018, arXiv 1804.04235 §3, HF default beta1=None)."""
+    prec = s.precision
+    if prec.optimizer == "adamw_8bit":
+        return 2 * (1 + 4 / 2048)
+    if prec.optimizer == "adafactor":
+        return 4 * 2 / hidden
+    return STATES[prec.optimizer] * nbytes(prec.optimizer_states)
+
+
+def _weight_bytes(s: Scenario, sp: StageParams, lora_params: float) -> float:
+    """Quantisation formats (NF4, GPTQ, AWQ, MX/NV FP4) compress the layer matrices; norms,
+    embeddings and LM head stay in 16-bit (bitsandbytes skips lm_head; AutoGPTQ/AWQ likewise)."""
+    prec = s.precision
+    wid = "nf4" if s.workload.kind == "qlora" and not DTYPES[prec.weights].quantized else prec.weights
+    wb = nbytes(wid)
+    other_b = nbytes(prec.activations) if DTYPES[wid].quantized else wb
+    return sp.matrices * wb + sp.other * other_b + lora_params * nbytes(prec.adapters)
+
+
+def _trainable(s: Scenario, sp: StageParams, lora: tuple[int, int, int], arch: Arch
+               ) -> tuple[float, float, int]:
+    """(trainable params on this GPU, their bytes per value, trainable tensors on this GPU)."""
+    kind = s.workload.kind
+    if kind in ("lora", "qlora"):
+        share = sp.layers / arch.layers
+        return lora[0] * share / s.parallelism.tensor, nbytes(s.precision.adapters), \
+            int(lora[2] * share)
+    return sp.total, nbytes(s.precision.weights), 0
+
+
+def _activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, counts: ParamCounts
+                 ) -> float:
+    p, w, prec = s.parallelism, s.workload, s.precision
+    pb, wb = nbytes(prec.activations), nbytes(prec.weights)
+    autocast = s.framework in HF_FAMILY and wb > pb and not DTYPES[prec.weights].quantized
+    lora = w.kind in ("lora", "qlora")
+    ctx = ActContext(
+        b=w.micro_batch_size, s=w.sequence_length // p.context, p=pb,
+        r=4.0 if autocast else pb, tp=p.tensor, sp=p.sequence_parallel, recompute=p.recompute,
+        eager=p.attention == "eager", targets=frozenset(w.lora_targets) if lora else None,
+        adapter_bytes=nbytes(prec.adapters) if lora else 0.0, lora_rank=w.lora_rank,
+    )
+    if s.framework == "megatron":
+        per = sp.dense_layers * megatron_layer(arch, ctx, False)
+        per += sp.moe_layers * megatron_layer(arch, ctx, True)
+        top = megatron_top(arch, ctx, sp.first, sp.last)
+    else:
+        per = sp.dense_layers * hf_layer(arch, ctx, False) + sp.moe_layers * hf_layer(arch, ctx, True)
+        per /= p.tensor
+        top = hf_top(arch, ctx, sp.first, sp.last, lora)
+        if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast
+            top += pb * sp.matrices + (pb * counts.lm_head / p.tensor if sp.last else 0)
+    return (per + top) * lay.in_flight
+
+
+def _logit_bytes(s: Scenario, arch: Arch, sp: StageParams) -> tuple[float, float]:
+    """(forward, backward) transient bytes of the logits on the last stage: transformers
+    materialises them in the compute dtype and upcasts to fp32 (6·T·V in bf16); backward of the
+    loss allocates the fp32 gradient and its upcast (8·T·V, measured). Megatron: vocab-parallel
+    fused cross entropy, fp32 gradient of the local logits (4·T·V/t)."""
+    if not sp.last:
+        return 0.0, 0.0
+    w, p = s.workload, s.parallelism
+    tv = w.micro_batch_size * (w.sequence_length // p.context) * arch.vocab / p.tensor
+    if s.framework == "megatron":
+        return 0.0, 4 * tv
+    pb = nbytes(s.precision.activations)
+    return tv * (pb + (4 if pb < 4 else 0)), 8 * tv
+
+
+def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int],
+                 first: bool) -> tuple[Memory, int]:
+    """Memory of one GPU on the first or last pipeline stage; returns (memory, tensor peak)."""
+    par, prec = s.parallelism, s.precision
+    lay = layout(s)
+    sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
+    trainable, train_b, lora_tensors = _trainable(s, sp, lora, arch)
+    lora_local = trainable if s.workload.kind in ("lora", "qlora") else 0.0
+    shard = lay.dp_shard
+    weights = _weight_bytes(s, sp, lora_local)
+    if par.zero_stage >= 3 or par.offload_parameters:
+        weights = 0.0 if par.offload_parameters else weights / shard
+    grad_b = train_b
+    if s.framework == "megatron" and prec.master_weights:
+        grad_b = 4.0  # fp32 main_grad buffer
+    elif s.framework not in HF_FAMILY:
+        grad_b = nbytes(prec.gradients)
+    grads = trainable * grad_b / (shard if par.zero_stage >= 2 else 1)
+    master = nbytes(prec.master_weights) if prec.master_weights else 0.0
+    if master == train_b or s.workload.kind in ("lora", "qlora"):
+        master = 0.0
+    opt = trainable * (optimizer_bytes_per_param(s, arch.hidden) + master)
+    if s.framework in HF_FAMILY and prec.optimizer in ("adamw", "lion", "sgd_momentum"):
+        opt += 4 * (lora_tensors or counts.tensors * sp.layers / arch.layers)  # step counters
+    if par.zero_stage >= 1:
+        opt /= shard
+    if par.offload_optimizer:
+        opt = 0.0
+    acts = _activations(s, arch, sp, lay, counts)
+    return _peak(s, arch, sp, lay, weights, grads, opt, acts, trainable, train_b)
+
+
+def _peak(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float, grads: float,
+          opt: float, acts: float, trainable: float, train_b: float) -> tuple[Memory, int]:
+    par, fw = s.parallelism, s.framework
+    fwd_t, bwd_t = _logit_bytes(s, arch, sp)
+    persistent = 0.0
+    if fw == "huggingface" and par.data > 1 and par.zero_stage == 0:
+        persistent = grads  # DDP gradient buckets (gradient_as_bucket_view=False, PyTorch docs)
+    gathered = 0.0
+    if par.zero_stage >= 3:  # DeepSpeed docs: 4 x largest layer (16-bit params + grads)
+        gathered = sp.largest_layer * (2 * nbytes(s.precision.weights) + train_b)
+    scratch = 0.0
+    if fw in ("huggingface", "fsdp") and not par.offload_optimizer:
+        scratch = trainable * train_b / (lay.dp_shard if par.zero_stage >= 1 else 1)
+    kept_grads = grads if (lay.accumulate or fw == "megatron") else 0.0
+    base = weights + opt + persistent
+    phases = {
+        "forward": base + kept_grads + acts + fwd_t + gathered,
+        "backward": base + max(kept_grads + acts + bwd_t, grads) + gathered,
+        "optimizer_step": base + grads + scratch,
+    }
+    phase = max(phases, key=lambda k: phases[k])
+    temporary = {"forward": fwd_t + gathered, "backward": bwd_t + gathered,
+                 "optimizer_step": scratch}[phase] + persistent
+    alive = set(COMPONENTS) - ({"activations"} if phase == "optimizer_step" else set())
+    if phase != "optimizer_step" and not kept_grads and phases[phase] - base < grads + 1:
+        alive.discard("gradients")
+    if phase == "forward" and not kept_grads:
+        alive.discard("gradients")
+    mem = Memory(weights=int(weights), gradients=int(grads), optimizer=int(opt),
+                 activations=int(acts), temporary=int(temporary), total=int(phases[phase]),
+                 peak_phase=phase, alive_at_peak=tuple(c for c in COMPONENTS if c in alive))
+    return mem, int(phases[phase])
