@@ -1,0 +1,1 @@
+"""Files in and out: scenario files, config.json/safetensors import, exports. No Qt."""

@@ -1,0 +1,34 @@
+"""The readable table ``gpusizer-cli estimate`` prints without ``--json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.result import COMPONENTS
+from .units import to_unit
+
+
+def _row(label: str, n: float) -> str:
+    return f"  {label:<13}{to_unit(n, 'GiB'):>12,.2f} GiB{to_unit(n, 'GB'):>12,.2f} GB"
+
+
+def text_report(rep: dict[str, Any]) -> str:
+    """Components in GiB and GB, the peak and its phase, fits or not, headroom."""
+    s, p, g = rep["scenario"], rep["parameters"], rep["gpu"]
+    lines = [
+        f"{s['model']['name']} · {s['workload']['kind']} · {s['framework']} · "
+        f"{rep['cluster']['gpus']} x {g['name']}",
+        f"  parameters   {p['total'] / 1e9:,.3f} B total, {p['active'] / 1e9:,.3f} B active, "
+        f"{p['trainable'] / 1e9:,.3f} B trainable",
+        "",
+        f"  {'per GPU':<13}{'GiB':>16}{'GB':>15}",
+    ]
+    lines += [_row(c, rep["per_gpu"][c]) for c in COMPONENTS]
+    lines.append(_row("peak", rep["per_gpu"]["total"]) + f"   ({rep['peak_phase']})")
+    lines.append(_row("capacity", g["memory_bytes"]))
+    head = rep["headroom_bytes"]
+    verdict = "fits" if rep["fits"] else "does NOT fit"
+    lines.append(f"  {verdict}: headroom {to_unit(head, 'GiB'):,.2f} GiB ({to_unit(head, 'GB'):,.2f} GB)")
+    if rep.get("assumptions"):
+        lines += ["", "  assumes: " + "; ".join(rep["assumptions"])]
+    return "\n".join(lines)
