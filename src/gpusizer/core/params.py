@@ -133,19 +133,26 @@ def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
 
 
 def _tensor_count(arch: Arch, counts_moe: bool) -> int:
+    """Parameter tensors as transformers holds them (AdamW keeps one ``step`` per tensor).
+
+    Fused projections are one tensor (GPT-2/Falcon ``query_key_value``, Phi-3 ``gate_up_proj``);
+    transformers 5 stores a layer's routed experts as two 3-D tensors (``gate_up_proj``,
+    ``down_proj``), as the calibration file's ``n_expert_modules`` shows.
+    """
     spec = arch.spec
     attn = (5 if spec.mla.q_lora_rank else 3) + 2 if spec.mla else (2 if spec.fused_qkv else 4)
     attn += (1 if spec.fused_qkv else 3) * spec.qkv_bias + spec.attention_output_bias
-    attn += 2 * (spec.qk_norm != "none")
     norm_t = 2 if spec.norm == "layernorm" else 1
-    mlp = (3 if spec.mlp == "gated" else 2) * (1 + spec.mlp_bias)
+    attn += 2 * norm_t * (spec.qk_norm != "none")
+    mats = 2 if spec.mlp == "plain" or spec.fused_gate_up else 3
+    mlp = mats * (1 + spec.mlp_bias)
     per_layer = attn + spec.norms_per_layer * norm_t
     moe = arch.moe
     n = arch.dense_layers * (per_layer + mlp)
     if counts_moe and moe is not None:
-        n += arch.moe_layers * (per_layer + 1 + moe.router_bias + moe.experts * mlp
-                                + (mlp if moe.shared_experts else 0))
-    n += 1 + (spec.position_embeddings > 0) + (0 if spec.tied_embeddings else 1)
+        shared = (mlp if moe.shared_experts else 0) + moe.shared_expert_gate
+        n += arch.moe_layers * (per_layer + 1 + moe.router_bias + 2 * (1 + spec.mlp_bias) + shared)
+    n += 1 + (spec.position_embeddings > 0) + (0 if spec.tied_embeddings else 1 + spec.lm_head_bias)
     return n + norm_t * spec.final_norm
 
 

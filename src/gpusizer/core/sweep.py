@@ -1,0 +1,94 @@
+"""Sweeps: per-GPU memory against one knob, and where out-of-memory begins.
+
+Each point is a full estimate of the scenario with one field changed (no re-validation of the
+unchanged fields), so a sweep shows exactly what the estimate would show at that value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .errors import ScenarioError
+from .estimate import estimate
+from .result import COMPONENTS
+from .scenario import parse_scenario
+from .specs import Scenario
+from .validate import check_scenario
+
+AXES = ("sequence_length", "batch_size", "gpus")
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """``values`` of the axis and, per value, each component and the peak (bytes, per GPU)."""
+
+    axis: str
+    values: tuple[int, ...]
+    components: dict[str, tuple[int, ...]]
+    totals: tuple[int, ...]
+    capacity_bytes: int
+    valid: tuple[bool, ...]  # False where the layout is invalid at that value (shown as a gap)
+
+    @property
+    def largest_fitting(self) -> int | None:
+        """The largest axis value whose peak fits (None if none does)."""
+        best = None
+        for v, t, ok in zip(self.values, self.totals, self.valid, strict=True):
+            if ok and t <= self.capacity_bytes:
+                best = v
+        return best
+
+    @property
+    def oom_at(self) -> int | None:
+        """The first axis value that does not fit."""
+        for v, t, ok in zip(self.values, self.totals, self.valid, strict=True):
+            if ok and t > self.capacity_bytes:
+                return v
+        return None
+
+
+def _vary(s: Scenario, axis: str, value: int) -> Scenario:
+    """The scenario with one knob set; training and inference read different fields."""
+    w, p = s.workload, s.parallelism
+    if axis == "sequence_length":
+        field = "sequence_length" if w.is_training else "prompt_tokens"
+        return s.model_copy(update={"workload": w.model_copy(update={field: value})})
+    if axis == "batch_size":
+        field = "micro_batch_size" if w.is_training else "batch_size"
+        upd: dict[str, object] = {field: value}
+        if w.is_training and w.global_batch_size is not None:
+            upd["global_batch_size"] = None
+        return s.model_copy(update={"workload": w.model_copy(update=upd)})
+    if axis == "gpus":  # more data-parallel ranks (what ZeRO/FSDP shard over)
+        return s.model_copy(update={"parallelism": p.model_copy(update={"data": value})})
+    raise ScenarioError("axis", f"must be one of {', '.join(AXES)}; got {axis!r}")
+
+
+def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepResult:
+    """Estimate the scenario at each value of ``axis`` (``sequence_length``, ``batch_size``,
+    ``gpus``); invalid layouts at some values are marked, not raised."""
+    base = parse_scenario(scenario)
+    comps: dict[str, list[int]] = {c: [] for c in COMPONENTS}
+    totals: list[int] = []
+    valid: list[bool] = []
+    capacity = estimate(base).capacity_bytes
+    for v in values:
+        s = _vary(base, axis, int(v))
+        try:
+            if axis == "gpus" or s.parallelism.context > 1:
+                check_scenario(s)
+            mem = estimate(s).memory
+        except ScenarioError:
+            valid.append(False)
+            totals.append(0)
+            for c in COMPONENTS:
+                comps[c].append(0)
+            continue
+        valid.append(True)
+        totals.append(mem.total)
+        for c in COMPONENTS:
+            comps[c].append(getattr(mem, c))
+    return SweepResult(axis, tuple(int(v) for v in values),
+                       {c: tuple(x) for c, x in comps.items()}, tuple(totals), capacity,
+                       tuple(valid))
