@@ -62,6 +62,17 @@ def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     return tuple(out)
 
 
+def memory_only(s: Scenario) -> Memory:
+    """Per-GPU memory of a validated scenario, without compute or assumptions (sweeps)."""
+    arch = resolve(s.model)
+    counts = count_parameters(s.model)
+    if s.workload.is_training:
+        mem, peak = _training(s, arch, counts)
+    else:
+        mem, peak = inference_memory(s, arch, counts)
+    return _with_overhead(s, mem, peak)
+
+
 def estimate(scenario: Scenario | dict) -> Estimate:
     """Estimate the per-GPU memory and compute of a scenario (dict input is validated)."""
     s = parse_scenario(scenario)

@@ -10,6 +10,10 @@ code caches the decompressed per-head K and V instead.
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from .architecture import Arch, ceil_div
 from .dtypes import DTYPES, nbytes
 from .params import ParamCounts
@@ -32,9 +36,10 @@ def kv_bytes_per_token_layer(arch: Arch, framework: str, kv_dtype: str, tp: int 
     return 2 * heads * arch.head_dim * b
 
 
-def kv_cache_bytes(arch: Arch, framework: str, kv_dtype: str, batch: int, tokens: int,
-                   tp: int = 1, layers: int | None = None) -> float:
-    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` layers."""
+def kv_cache_bytes(arch: Arch, framework: str, kv_dtype: str, batch: Any, tokens: Any,
+                   tp: int = 1, layers: int | None = None) -> Any:
+    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` layers
+    (scalars, or numpy arrays for sweeps)."""
     layers = arch.layers if layers is None else layers
     per = kv_bytes_per_token_layer(arch, framework, kv_dtype, tp)
     spec = arch.spec
@@ -42,11 +47,11 @@ def kv_cache_bytes(arch: Arch, framework: str, kv_dtype: str, batch: int, tokens
     window_tokens = tokens
     if spec.sliding_window:
         window = spec.sliding_window - (1 if framework == "huggingface" else 0)
-        window_tokens = min(tokens, window)
+        window_tokens = np.minimum(tokens, window)
     return batch * per * ((layers - local) * tokens + local * window_tokens)
 
 
-def _prefill_activations(s: Scenario, arch: Arch) -> tuple[float, float]:
+def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tuple[Any, Any]:
     """(largest live activations inside a layer, logits buffer) during prefill, bytes.
 
     Without autograd nothing is kept between layers: the peak is the residual stream and the
@@ -54,32 +59,41 @@ def _prefill_activations(s: Scenario, arch: Arch) -> tuple[float, float]:
     attention: the fp32 scores and their copy). vLLM prefills in chunks of at most 8192 tokens
     (``max_num_batched_tokens``); transformers prefills the whole prompt. Logits are computed
     for the last position only during generation (fp32 upcast included)."""
-    w, par = s.workload, s.parallelism
+    par = s.parallelism
     pb = nbytes(s.precision.activations)
-    tokens = w.batch_size * w.prompt_tokens
+    tokens = batch * prompt
     if s.framework in ("vllm", "llama.cpp"):
-        tokens = min(tokens, 8192 if s.framework == "vllm" else 2048 * w.batch_size)
+        tokens = np.minimum(tokens, 8192 if s.framework == "vllm" else 2048 * batch)
     stream = 2 * pb * tokens * arch.hidden
     ffn = arch.moe.expert_ffn_hidden_size * arch.moe.experts_per_token if arch.moe else arch.ffn
     mlp = pb * tokens * ffn * (3 if arch.spec.mlp == "gated" else 2) / par.tensor
     attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / par.tensor
     if par.attention == "eager" and s.framework == "huggingface":
-        attn += w.batch_size * arch.heads * w.prompt_tokens ** 2 * (4 + pb) / par.tensor
-    logits = w.batch_size * arch.vocab * (pb + 4) / par.tensor
-    return stream + max(mlp, attn), logits
+        attn = attn + batch * arch.heads * prompt ** 2 * (4 + pb) / par.tensor
+    logits = batch * arch.vocab * (pb + 4) / par.tensor
+    return stream + np.maximum(mlp, attn), logits
 
 
-def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
-    """Memory of the heaviest GPU serving the scenario; returns (memory, tensor peak)."""
+def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
+                         ) -> tuple[float, Any, Any, Any]:
+    """(weights, KV cache, activations, logits) bytes on the heaviest GPU; ``batch`` and
+    ``prompt`` may be numpy arrays (sweeps)."""
     par, prec, w = s.parallelism, s.precision, s.workload
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
     wid = prec.weights
     other_b = nbytes(prec.activations) if DTYPES[wid].quantized else nbytes(wid)
     weights = sp.matrices * nbytes(wid) + sp.other * other_b
-    tokens = w.prompt_tokens + w.generated_tokens
-    kv = kv_cache_bytes(arch, s.framework, prec.kv_cache, w.batch_size, tokens, par.tensor,
-                        ceil_div(arch.layers, par.pipeline))
-    acts, logits = _prefill_activations(s, arch)
+    kv = kv_cache_bytes(arch, s.framework, prec.kv_cache, batch, prompt + w.generated_tokens,
+                        par.tensor, ceil_div(arch.layers, par.pipeline))
+    acts, logits = _prefill_activations(s, arch, batch, prompt)
+    return weights, kv, acts, logits
+
+
+def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
+    """Memory of the heaviest GPU serving the scenario; returns (memory, tensor peak)."""
+    w = s.workload
+    weights, kv, acts, logits = inference_components(s, arch, counts, w.batch_size,
+                                                     w.prompt_tokens)
     total = weights + kv + acts + logits
     mem = Memory(weights=int(weights), kv_cache=int(kv), activations=int(acts),
                  temporary=int(logits), total=int(total), peak_phase="prefill",

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import ScenarioError
-from .estimate import estimate
+from .estimate import estimate, memory_only
 from .result import COMPONENTS
 from .scenario import parse_scenario
 from .specs import Scenario
+from .sweep_fast import inference_sweep, training_sweep
 from .validate import check_scenario
 
 AXES = ("sequence_length", "batch_size", "gpus")
@@ -69,16 +70,25 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
     """Estimate the scenario at each value of ``axis`` (``sequence_length``, ``batch_size``,
     ``gpus``); invalid layouts at some values are marked, not raised."""
     base = parse_scenario(scenario)
+    capacity = estimate(base).capacity_bytes
+    if axis in ("sequence_length", "batch_size"):
+        fast = (training_sweep(base, lambda sc, v: _vary(sc, axis, v), values)
+                if base.workload.is_training else inference_sweep(base, axis, values))
+        if fast is not None:
+            comps_np, totals_np = fast
+            return SweepResult(axis, tuple(int(v) for v in values),
+                               {c: tuple(int(x) for x in a) for c, a in comps_np.items()},
+                               tuple(int(t) for t in totals_np), capacity,
+                               (True,) * len(values))
     comps: dict[str, list[int]] = {c: [] for c in COMPONENTS}
     totals: list[int] = []
     valid: list[bool] = []
-    capacity = estimate(base).capacity_bytes
     for v in values:
         s = _vary(base, axis, int(v))
         try:
             if axis == "gpus" or s.parallelism.context > 1:
                 check_scenario(s)
-            mem = estimate(s).memory
+            mem = memory_only(s)
         except ScenarioError:
             valid.append(False)
             totals.append(0)

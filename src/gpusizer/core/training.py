@@ -94,11 +94,12 @@ def _activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, counts: 
         adapter_bytes=nbytes(prec.adapters) if lora else 0.0, lora_rank=w.lora_rank,
     )
     if s.framework == "megatron":
-        per = sp.dense_layers * megatron_layer(arch, ctx, False)
-        per += sp.moe_layers * megatron_layer(arch, ctx, True)
+        per = sp.dense_layers * megatron_layer(arch, ctx, False) if sp.dense_layers else 0.0
+        per += sp.moe_layers * megatron_layer(arch, ctx, True) if sp.moe_layers else 0.0
         top = megatron_top(arch, ctx, sp.first, sp.last)
     else:
-        per = sp.dense_layers * hf_layer(arch, ctx, False) + sp.moe_layers * hf_layer(arch, ctx, True)
+        per = sp.dense_layers * hf_layer(arch, ctx, False) if sp.dense_layers else 0.0
+        per += sp.moe_layers * hf_layer(arch, ctx, True) if sp.moe_layers else 0.0
         per /= p.tensor
         top = hf_top(arch, ctx, sp.first, sp.last, lora)
         if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast
@@ -124,6 +125,12 @@ def _logit_bytes(s: Scenario, arch: Arch, sp: StageParams) -> tuple[float, float
 def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int],
                  first: bool) -> tuple[Memory, int]:
     """Memory of one GPU on the first or last pipeline stage; returns (memory, tensor peak)."""
+    return memory_from_phases(s, stage_phases(s, arch, counts, lora, first))
+
+
+def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int],
+                 first: bool) -> Phases:
+    """Bytes alive in each phase on one GPU of the first or last pipeline stage."""
     par, prec = s.parallelism, s.precision
     lay = layout(s)
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
@@ -150,11 +157,32 @@ def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
     if par.offload_optimizer:
         opt = 0.0
     acts = _activations(s, arch, sp, lay, counts)
-    return _peak(s, arch, sp, lay, weights, grads, opt, acts, trainable, train_b)
+    return _phases(s, arch, sp, lay, weights, grads, opt, acts, trainable, train_b)
 
 
-def _peak(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float, grads: float,
-          opt: float, acts: float, trainable: float, train_b: float) -> tuple[Memory, int]:
+@dataclass(frozen=True)
+class Phases:
+    """Bytes alive in each phase of one training step on one GPU (tensors only).
+
+    Every entry is a polynomial of degree <= 2 in the sequence length and <= 1 in the batch,
+    which lets sweeps evaluate thousands of points exactly (sweep.py)."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    totals: dict[str, float]  # phase -> bytes alive
+    temporaries: dict[str, float]  # phase -> short-lived bytes alive (part of the total)
+
+
+PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "backward",
+               "optimizer_step": "optimizer_step"}
+
+
+def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float, grads: float,
+            opt: float, acts: float, trainable: float, train_b: float) -> Phases:
+    """Forward end (logits live), backward start (loss gradient live), backward end (all
+    gradients, activations freed) and the optimizer step (foreach scratch)."""
     par, fw = s.parallelism, s.framework
     fwd_t, bwd_t = _logit_bytes(s, arch, sp)
     persistent = 0.0
@@ -166,22 +194,30 @@ def _peak(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float,
     scratch = 0.0
     if fw in ("huggingface", "fsdp") and not par.offload_optimizer:
         scratch = trainable * train_b / (lay.dp_shard if par.zero_stage >= 1 else 1)
-    kept_grads = grads if (lay.accumulate or fw == "megatron") else 0.0
-    base = weights + opt + persistent
-    phases = {
-        "forward": base + kept_grads + acts + fwd_t + gathered,
-        "backward": base + max(kept_grads + acts + bwd_t, grads) + gathered,
-        "optimizer_step": base + grads + scratch,
-    }
-    phase = max(phases, key=lambda k: phases[k])
-    temporary = {"forward": fwd_t + gathered, "backward": bwd_t + gathered,
-                 "optimizer_step": scratch}[phase] + persistent
-    alive = set(COMPONENTS) - ({"activations"} if phase == "optimizer_step" else set())
-    if phase != "optimizer_step" and not kept_grads and phases[phase] - base < grads + 1:
-        alive.discard("gradients")
-    if phase == "forward" and not kept_grads:
-        alive.discard("gradients")
-    mem = Memory(weights=int(weights), gradients=int(grads), optimizer=int(opt),
-                 activations=int(acts), temporary=int(temporary), total=int(phases[phase]),
-                 peak_phase=phase, alive_at_peak=tuple(c for c in COMPONENTS if c in alive))
-    return mem, int(phases[phase])
+    kept = grads if (lay.accumulate or fw == "megatron") else 0.0
+    base = weights + opt
+    temps = {"forward": fwd_t + gathered + persistent, "backward": bwd_t + gathered + persistent,
+             "backward_end": gathered + persistent, "optimizer_step": scratch + persistent}
+    totals = {"forward": base + kept + acts + temps["forward"],
+              "backward": base + kept + acts + temps["backward"],
+              "backward_end": base + grads + temps["backward_end"],
+              "optimizer_step": base + grads + temps["optimizer_step"]}
+    return Phases(weights, grads, opt, acts, totals, temps)
+
+
+def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
+    gone = {"forward": set() if gradients_kept else {"gradients"},
+            "backward": set() if gradients_kept else {"gradients"},
+            "backward_end": {"activations"}, "optimizer_step": {"activations"}}[phase]
+    return tuple(c for c in COMPONENTS if c not in gone)
+
+
+def memory_from_phases(s: Scenario, ph: Phases) -> tuple[Memory, int]:
+    """The peak phase and what is alive then; returns (memory, tensor peak)."""
+    phase = max(ph.totals, key=lambda k: ph.totals[k])
+    kept = layout(s).accumulate or s.framework == "megatron"
+    mem = Memory(weights=int(ph.weights), gradients=int(ph.gradients), optimizer=int(ph.optimizer),
+                 activations=int(ph.activations), temporary=int(ph.temporaries[phase]),
+                 total=int(ph.totals[phase]), peak_phase=PHASE_LABEL[phase],
+                 alive_at_peak=_alive(phase, kept))
+    return mem, int(ph.totals[phase])
