@@ -40,7 +40,7 @@ DTYPES: dict[str, DType] = {
         DType("fp8", "FP8 (E4M3/E5M2)", 8, False, "fp8", "arXiv 2209.05433 (FP8 formats)"),
         DType("int8", "INT8", 8, False, "int8", _IEEE),
         # Plain int4 is exactly 4 bits per weight (contract: scenario-format.md).
-        DType("int4", "INT4 (4 bits, no scales)", 4, True, "int8", "scenario-format.md"),
+        DType("int4", "INT4 (4 bits, no scales)", 4, False, "int8", "scenario-format.md"),
         # NF4 with blocksize 64 and fp32 absmax per block: 4 + 32/64 = 4.5 bits.
         # Dettmers et al. 2023 (QLoRA, arXiv 2305.14314), section 3.
         _q("nf4", "NF4 (double quantised)", 4 + 8 / 64 + 32 / (64 * 256),

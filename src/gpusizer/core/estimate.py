@@ -39,7 +39,10 @@ def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int
 
 
 def _with_overhead(s: Scenario, mem: Memory, peak: int) -> Memory:
-    over = overhead_bytes(s.framework, s.overhead, peak, s.parallelism.gpus)
+    p = s.parallelism
+    # Inference replicas (DP) never talk to each other; only TP/PP ranks need NCCL buffers.
+    talking = p.gpus if s.workload.is_training else p.tensor * p.pipeline
+    over = overhead_bytes(s.framework, s.overhead, peak, talking)
     return Memory(**{**mem.__dict__, "overhead": over, "total": peak + over})
 
 

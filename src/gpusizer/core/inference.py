@@ -94,8 +94,9 @@ def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memo
     w = s.workload
     weights, kv, acts, logits = inference_components(s, arch, counts, w.batch_size,
                                                      w.prompt_tokens)
-    total = weights + kv + acts + logits
-    mem = Memory(weights=int(weights), kv_cache=int(kv), activations=int(acts),
-                 temporary=int(logits), total=int(total), peak_phase="prefill",
+    parts = [int(weights), int(kv), int(acts), int(logits)]
+    total = sum(parts)
+    mem = Memory(weights=parts[0], kv_cache=parts[1], activations=parts[2],
+                 temporary=parts[3], total=total, peak_phase="prefill",
                  alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")))
     return mem, int(total)

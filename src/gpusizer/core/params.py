@@ -163,6 +163,11 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
     h, v = arch.hidden, arch.vocab
     dense = _layer(arch, False)
     moe = _layer(arch, True) if arch.moe else None
+    if arch.inferred and spec.parameters:  # size-only: spread the user's exact count over layers
+        rest = spec.parameters - v * h * (1 if spec.tied_embeddings else 2) - norm_params(arch, h)
+        per = max(0, rest // arch.layers)
+        attn = per // 3
+        dense = LayerParams(attn, per - attn - dense.norms, 0, 0, dense.norms)
     embedding = v * h
     position = spec.position_embeddings * h
     lm_head = 0 if spec.tied_embeddings else v * h + (v if spec.lm_head_bias else 0)
@@ -179,7 +184,7 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
     ) + v * h
     return ParamCounts(
         total=total,
-        active=embedding + position + active_layers + final + lm_head,
+        active=total if arch.inferred else embedding + position + active_layers + final + lm_head,
         embedding=embedding,
         position_embedding=position,
         lm_head=lm_head,

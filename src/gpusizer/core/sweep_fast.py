@@ -104,6 +104,7 @@ def inference_sweep(s: Scenario, axis: str, values: Sequence[int]
     fraction = s.overhead.allocator_fraction
     if fraction is None:
         fraction = FRAMEWORK_OVERHEAD[s.framework].allocator_fraction
-    comps["overhead"] = overhead_bytes(s.framework, s.overhead, 0, s.parallelism.gpus) + np.floor(
+    talking = s.parallelism.tensor * s.parallelism.pipeline
+    comps["overhead"] = overhead_bytes(s.framework, s.overhead, 0, talking) + np.floor(
         fraction * peak)
     return comps, peak + comps["overhead"]

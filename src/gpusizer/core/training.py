@@ -104,7 +104,9 @@ def _activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, counts: 
         top = hf_top(arch, ctx, sp.first, sp.last, lora)
         if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast
             top += pb * sp.matrices + (pb * counts.lm_head / p.tensor if sp.last else 0)
-    return (per + top) * lay.in_flight
+    # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
+    # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
+    return (per + top) * (lay.in_flight if sp.first else 1.0)
 
 
 def _logit_bytes(s: Scenario, arch: Arch, sp: StageParams) -> tuple[float, float]:
@@ -140,11 +142,12 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
     weights = _weight_bytes(s, sp, lora_local)
     if par.zero_stage >= 3 or par.offload_parameters:
         weights = 0.0 if par.offload_parameters else weights / shard
-    grad_b = train_b
-    if s.framework == "megatron" and prec.master_weights:
-        grad_b = 4.0  # fp32 main_grad buffer
-    elif s.framework not in HF_FAMILY:
-        grad_b = nbytes(prec.gradients)
+    grad_b = train_b  # PyTorch keeps .grad in the parameter's dtype (huggingface, LoRA)
+    if s.workload.kind not in ("lora", "qlora") and s.framework != "huggingface":
+        # Megatron's main_grad buffer is fp32 whenever fp32 master weights are kept; DeepSpeed
+        # and FSDP reduce gradients in the dtype the scenario names (fp32 partition: 18 B/param).
+        fp32_main = s.framework == "megatron" and prec.master_weights
+        grad_b = 4.0 if fp32_main else nbytes(prec.gradients)
     grads = trainable * grad_b / (shard if par.zero_stage >= 2 else 1)
     master = nbytes(prec.master_weights) if prec.master_weights else 0.0
     if master == train_b or s.workload.kind in ("lora", "qlora"):
@@ -216,8 +219,10 @@ def memory_from_phases(s: Scenario, ph: Phases) -> tuple[Memory, int]:
     """The peak phase and what is alive then; returns (memory, tensor peak)."""
     phase = max(ph.totals, key=lambda k: ph.totals[k])
     kept = layout(s).accumulate or s.framework == "megatron"
-    mem = Memory(weights=int(ph.weights), gradients=int(ph.gradients), optimizer=int(ph.optimizer),
-                 activations=int(ph.activations), temporary=int(ph.temporaries[phase]),
-                 total=int(ph.totals[phase]), peak_phase=PHASE_LABEL[phase],
+    parts = [int(x) for x in (ph.weights, ph.gradients, ph.optimizer, ph.activations,
+                              ph.temporaries[phase])]
+    total = min(int(ph.totals[phase]), sum(parts))  # rounding never lifts it above the parts
+    mem = Memory(weights=parts[0], gradients=parts[1], optimizer=parts[2], activations=parts[3],
+                 temporary=parts[4], total=total, peak_phase=PHASE_LABEL[phase],
                  alive_at_peak=_alive(phase, kept))
-    return mem, int(ph.totals[phase])
+    return mem, total
