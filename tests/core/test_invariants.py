@@ -95,7 +95,9 @@ def test_longer_sequences_never_lower_memory(s: dict) -> None:
 @FAST
 @given(scenarios)
 def test_more_data_parallel_ranks_never_raise_zero3_memory(s: dict) -> None:
-    s = _with(s, "parallelism", zero_stage=3)
+    # From 2 ranks up: going from 1 GPU to 2 adds NCCL buffers (overhead.py), which a tiny
+    # model's halved states may not repay; among data-parallel layouts more ranks never cost.
+    s = _with(s, "parallelism", zero_stage=3, data=max(2, s["parallelism"]["data"]))
     rep = _report(s)
     if rep is None:
         return

@@ -1,23 +1,193 @@
-"""Compute and time (placeholder until the roofline issue lands; contract fields only).
+"""Compute and time: training FLOPs and duration, inference latency and throughput.
 
-Training: 6·N·D FLOPs (Kaplan et al. 2020, arXiv 2001.08361 §2.1). Inference: 2·N per token.
+Training: FLOPs per token from core/flops.py (6·N plus attention, recompute and LoRA included;
+Kaplan et al. 2020 arXiv 2001.08361 §2.1, Narayanan et al. 2021 arXiv 2104.04473 §5.1,
+Korthikanti et al. 2022 arXiv 2205.05198 §5), times ``workload.training_tokens``. Time =
+executed FLOPs / (GPUs × dense peak of the activation dtype × ``compute.mfu``). The setting is
+applied to the FLOPs the GPUs execute (recompute included): Korthikanti et al. Table 4 shows
+hardware utilisation staying level while recompute lowers model FLOPs utilisation, so
+recompute costs time here; ``model_flops_utilization`` reports the resulting MFU in PaLM's
+sense (model FLOPs only; Chowdhery et al. 2022 arXiv 2204.02311 Appendix B).
+
+Inference: time to first token, time per output token and throughput from the roofline
+(core/roofline.py); ~2·N FLOPs per generated token plus attention over the cache.
+
+Chart helpers: :func:`roofline_points` (the report's ``roofline`` block for any scenario),
+:func:`decode_step_time` and :func:`throughput_curve` (tokens/s against batch size).
 """
 
 from __future__ import annotations
 
+from .architecture import Arch, resolve
+from .flops import (
+    attention_flops_per_token,
+    decode_attention_flops,
+    matmul_params,
+    training_flops_per_token,
+)
+from .lora import lora_trainable
 from .params import ParamCounts
+from .presets import gpu_spec
 from .result import Compute
+from .roofline import RooflineModel, peak_tflops, roofline_model, step_ops
+from .scenario import parse_scenario
 from .specs import GPUSpec, Scenario
 
 
-def compute_estimate(s: Scenario, counts: ParamCounts, gpu: GPUSpec, gpus: int) -> Compute:
-    n = counts.active
+def _cost(gpu: GPUSpec, gpu_hours: float) -> float | None:
+    return gpu_hours * gpu.price_per_hour if gpu.price_per_hour is not None else None
+
+
+def _training(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int
+              ) -> Compute:
+    w, mfu = s.workload, s.compute.mfu
+    adapters = lora_trainable(s.model, w.lora_rank, w.lora_targets)[0] \
+        if w.kind in ("lora", "qlora") else 0
+    f = training_flops_per_token(s, arch, counts, adapters)
+    dtype, tflops = peak_tflops(gpu, s.precision.activations)
+    peak = tflops * 1e12
+    tokens = w.training_tokens or 0.0
+    total = f.executed * tokens
+    seconds = total / (peak * gpus * mfu) if peak and tokens else 0.0
+    hours = seconds * gpus / 3600
+    return Compute(
+        flops_per_token=f.executed, total_flops=total, time_seconds=seconds, mfu=mfu,
+        gpu_hours=hours, cost=_cost(gpu, hours) if tokens else None,
+        model_flops=f.model * tokens, attention_flops_per_token=3 * f.attention_forward,
+        model_flops_utilization=mfu * f.model / f.executed, compute_dtype=dtype,
+        peak_flops_per_s=peak,
+    )
+
+
+def serving(model: RooflineModel, batch: int, prompt: int, generated: int, replicas: int = 1,
+            gpus: int = 1) -> dict[str, float]:
+    """Latency and throughput of ``batch`` requests served together (static batch): time to
+    first token, time per output token at the mean context prompt + generated/2, and output
+    tokens per second over the whole request (prefill included), total and per GPU;
+    ``decode_tokens_per_second`` counts decode steps only."""
+    prefill = model.prefill_seconds(batch, prompt)
+    decode = model.decode_seconds(batch, prompt + generated / 2) if generated else 0.0
+    total = prefill + generated * decode
+    tps = batch * generated * replicas / total if generated and total else 0.0
+    return {"batch_size": batch, "prefill_seconds": prefill, "decode_seconds_per_token": decode,
+            "request_seconds": total, "tokens_per_second": tps,
+            "tokens_per_second_per_gpu": tps / max(1, gpus),
+            "decode_tokens_per_second": batch * replicas / decode if decode else 0.0}
+
+
+def _inference(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int
+               ) -> Compute:
+    w, p = s.workload, s.parallelism
+    batch, prompt, generated = w.batch_size, w.prompt_tokens, w.generated_tokens
+    model = roofline_model(s, gpu)
+    context = prompt + generated / 2
+    prefill = model.prefill_seconds(batch, prompt)
+    decode = model.decode_seconds(batch, context) if generated else 0.0
+    seconds = prefill + generated * decode
+    tps = batch * generated * p.data / seconds if generated else 0.0
+    m2 = 2.0 * matmul_params(counts)
+    per_token = m2 + decode_attention_flops(arch, context)
+    prefill_flops = prompt * (m2 + attention_flops_per_token(arch, prompt,
+                                                             p.attention == "flash"))
+    hours = seconds * gpus / 3600
+    return Compute(
+        flops_per_token=per_token, mfu=s.compute.mfu, time_seconds=seconds,
+        total_flops=batch * p.data * (prefill_flops + generated * per_token),
+        prefill_seconds=prefill, decode_seconds_per_token=decode, tokens_per_second=tps,
+        gpu_hours=hours, cost=_cost(gpu, hours), compute_dtype=model.dtype,
+        peak_flops_per_s=model.peaks["mm"], tokens_per_second_per_gpu=tps / gpus,
+        decode_tokens_per_second=batch * p.data / decode if decode else 0.0,
+    )
+
+
+def compute_estimate(s: Scenario, counts: ParamCounts, gpu: GPUSpec, gpus: int,
+                     arch: Arch | None = None) -> Compute:
+    """The report's ``compute`` block for a validated scenario (``arch``: resolve(s.model))."""
+    arch = arch or resolve(s.model)
+    if s.workload.is_training:
+        return _training(s, arch, counts, gpu, gpus)
+    return _inference(s, arch, counts, gpu, gpus)
+
+
+def _phase_points(model: RooflineModel, phase: str, batch: int, new: float, ctx: float
+                  ) -> list[dict[str, object]]:
+    """One point per operation and one for the whole step (all-reduces in its seconds)."""
+    bw = model.bandwidth * model.bandwidth_efficiency
+    points: list[dict[str, object]] = []
+    total_f = total_b = seconds = 0.0
+    for op in step_ops(model.shape, batch, new, ctx, phase == "decode"):
+        name, flops, moved, kind = op
+        t_c, t_m = model.op_seconds(op)
+        intensity = flops / moved if moved else 0.0
+        points.append({
+            "name": name, "phase": phase, "flops": flops, "bytes": moved, "intensity": intensity,
+            "attainable_flops_per_s": min(model.peaks[kind] * model.flops_efficiency,
+                                          intensity * bw),
+            "bound": "compute" if t_c >= t_m else "memory", "seconds": max(t_c, t_m)})
+        total_f, total_b, seconds = total_f + flops, total_b + moved, seconds + max(t_c, t_m)
+    comm = model.allreduce_seconds(batch * new)
+    intensity = total_f / total_b if total_b else 0.0
+    roof = model.peaks["mm"] * model.flops_efficiency
+    points.append({
+        "name": "step", "phase": phase, "flops": total_f, "bytes": total_b,
+        "intensity": intensity, "attainable_flops_per_s": min(roof, intensity * bw),
+        "bound": "compute" if intensity * bw >= roof else "memory",
+        "seconds": seconds + comm, "allreduce_seconds": comm})
+    return points
+
+
+def roofline_block(model: RooflineModel, batch: int, prompt: int, generated: int
+                   ) -> dict[str, object]:
+    """The report's ``roofline`` block: the GPU's roofs for the dtype used and the points of
+    every operation and whole step, prefill (batch × prompt) and one decode step."""
+    peak, bw = model.peaks["mm"], model.bandwidth
+    context = prompt + generated / 2
+    return {
+        "dtype": model.dtype, "peak_flops_per_s": peak, "bandwidth_bytes_per_s": bw,
+        "ridge_intensity": peak / bw,
+        "flops_efficiency": model.flops_efficiency,
+        "bandwidth_efficiency": model.bandwidth_efficiency,
+        "interconnect_efficiency": model.interconnect_efficiency,
+        "effective_ridge_intensity": peak * model.flops_efficiency
+        / (bw * model.bandwidth_efficiency),
+        "batch_size": batch, "prompt_tokens": prompt, "decode_context": context,
+        "points": [*_phase_points(model, "prefill", batch, prompt, prompt),
+                   *_phase_points(model, "decode", batch, 1, context)],
+    }
+
+
+def scenario_model(scenario: Scenario | dict[str, object]) -> tuple[Scenario, RooflineModel]:
+    """Validate a scenario and build its roofline on its GPU (catalog, user or inline)."""
+    s = parse_scenario(scenario)
+    gpu = s.hardware.gpu
+    return s, roofline_model(s, gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu))
+
+
+def roofline_points(scenario: Scenario | dict[str, object]) -> dict[str, object]:
+    """The roofline block of any scenario (training ones use their inference fields)."""
+    s, model = scenario_model(scenario)
     w = s.workload
-    peak = gpu.dense_tflops.get("bf16", 0.0) * 1e12
-    if w.is_training:
-        tokens = w.training_tokens or 0.0
-        flops = 6.0 * n * tokens
-        t = flops / (peak * gpus * s.compute.mfu) if peak else 0.0
-        return Compute(flops_per_token=6.0 * n, total_flops=flops, time_seconds=t,
-                       mfu=s.compute.mfu, gpu_hours=t * gpus / 3600)
-    return Compute(flops_per_token=2.0 * n, mfu=s.compute.mfu)
+    return roofline_block(model, w.batch_size, w.prompt_tokens, w.generated_tokens)
+
+
+def decode_step_time(scenario: Scenario | dict[str, object] | RooflineModel, batch_size: int,
+                     context: float | None = None) -> float:
+    """Seconds of one decode step (default context: prompt + generated/2). Pass a
+    :class:`RooflineModel` (``scenario_model(s)[1]``) to sweep batch sizes without re-parsing."""
+    if isinstance(scenario, RooflineModel):
+        if context is None:
+            raise ValueError("context is required with a RooflineModel")
+        return scenario.decode_seconds(batch_size, context)
+    s, model = scenario_model(scenario)
+    w = s.workload
+    ctx = w.prompt_tokens + w.generated_tokens / 2 if context is None else context
+    return model.decode_seconds(batch_size, ctx)
+
+
+def throughput_curve(scenario: Scenario | dict[str, object], batch_sizes: list[int]
+                     ) -> list[dict[str, float]]:
+    """:func:`serving` for each batch size (the chart of tokens/s against batch size)."""
+    s, model = scenario_model(scenario)
+    w, p = s.workload, s.parallelism
+    return [serving(model, b, w.prompt_tokens, w.generated_tokens, p.data, p.gpus)
+            for b in batch_sizes]

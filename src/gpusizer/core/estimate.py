@@ -94,6 +94,6 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     return Estimate(
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable, memory=mem,
-        gpus=gpus, compute=compute_estimate(s, counts, gpu, gpus),
+        gpus=gpus, compute=compute_estimate(s, counts, gpu, gpus, arch),
         assumptions=_assumptions(s, arch),
     )

@@ -48,6 +48,14 @@ class Compute:
     tokens_per_second: float = 0.0
     gpu_hours: float = 0.0
     cost: float | None = None
+    # Additive (compute.py): FLOPs without recompute, the resulting MFU, the peak used.
+    model_flops: float = 0.0
+    model_flops_utilization: float = 0.0
+    attention_flops_per_token: float = 0.0
+    compute_dtype: str = ""
+    peak_flops_per_s: float = 0.0
+    tokens_per_second_per_gpu: float = 0.0
+    decode_tokens_per_second: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ allowed; unknown fields are refused (a typo must not pass silently: scenario-for
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import ValidationError
@@ -65,13 +66,39 @@ def _check_gpu(hardware: Any) -> None:
         )
 
 
+_VALIDATED: dict[str, Scenario] = {}  # canonical JSON -> frozen Scenario (immutable: safe to share)
+_CACHE_SIZE = 512
+
+
+def clear_cache() -> None:
+    """Forget validated scenarios (call after the user's GPU list changes)."""
+    _VALIDATED.clear()
+
+
 def parse_scenario(data: Any) -> Scenario:
-    """Validate a scenario dict (contract: scenario-format.md) or raise ScenarioError."""
+    """Validate a scenario dict (contract: scenario-format.md) or raise ScenarioError.
+
+    Scenarios are frozen, so a dict seen before returns the same validated object; scripts and
+    sweeps that re-estimate one scenario skip re-validation."""
     if isinstance(data, Scenario):
         return data
     if not isinstance(data, dict):
         raise ScenarioError("", "a scenario must be a JSON object")
-    data = dict(data)
+    try:
+        key: str | None = json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError):
+        key = None  # not JSON-able: validation below names the bad field
+    if key is not None and key in _VALIDATED:
+        return _VALIDATED[key]
+    scenario = _validate(dict(data))
+    if key is not None:
+        if len(_VALIDATED) >= _CACHE_SIZE:
+            _VALIDATED.clear()
+        _VALIDATED[key] = scenario
+    return scenario
+
+
+def _validate(data: dict[str, Any]) -> Scenario:
     if "model" in data:
         data["model"] = _expand_model(data["model"])
     _check_gpu(data.get("hardware"))

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from .architecture import resolve
+from .inference import inference_components
 from .lora import lora_trainable
 from .overhead import FRAMEWORK_OVERHEAD, overhead_bytes
 from .params import count_parameters
 from .result import COMPONENTS
 from .specs import Scenario
-from .inference import inference_components
 from .training import Phases, stage_phases
 
 PHASES = ("forward", "backward", "backward_end", "optimizer_step")

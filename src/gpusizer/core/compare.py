@@ -1,0 +1,125 @@
+"""Training vs inference for one model: the same weights, very different memory.
+
+For the scenario's model, each variant (pre-training, full fine-tune, LoRA, QLoRA, inference at
+FP16, FP8 and INT4) is estimated as if the whole job sat on one GPU of unlimited size: the
+parallelism is reset to a single GPU, precisions are the recipe's defaults, and the workload
+sizes (sequence length, micro-batch, LoRA rank, prompt and generated tokens) are the user's.
+The bar of a variant is its peak in bytes; the GPUs it needs is ``ceil(peak / capacity)``, a
+capacity equivalent (the seed articles' "81 H100s"), not a training plan.
+
+The seed story for Llama 3.1 405B (shared/seeds/000, shared/docs/reference-figures.md): model
+states at 16 B/param ≈ 6.49 TB; checkpoint weights 810 / 405 / 203 GB at FP16 / FP8 / INT4;
+an 8x H100 node has 640 GB.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .dtypes import nbytes
+from .errors import ScenarioError
+from .estimate import estimate
+from .result import COMPONENTS, Estimate
+from .scenario import parse_scenario
+from .specs import ParallelismSpec, PrecisionSpec, Scenario
+
+# (key, label, workload kind, weight dtype); the order is the chart's, left to right.
+VARIANTS: tuple[tuple[str, str, str, str], ...] = (
+    ("pretraining", "Pre-training", "pretraining", "bf16"),
+    ("full_finetune", "Full fine-tune", "full_finetune", "bf16"),
+    ("lora", "LoRA", "lora", "bf16"),
+    ("qlora", "QLoRA", "qlora", "nf4"),
+    ("inference_fp16", "Inference FP16", "inference", "fp16"),
+    ("inference_fp8", "Inference FP8", "inference", "fp8"),
+    ("inference_int4", "Inference INT4", "inference", "int4"),
+)
+_TRAINING_FRAMEWORKS = ("huggingface", "megatron", "deepspeed", "fsdp")
+
+
+@dataclass(frozen=True)
+class CompareBar:
+    """One variant, whole job on one GPU. Byte figures are integers in bytes."""
+
+    key: str
+    label: str
+    kind: str
+    weights_dtype: str
+    parts: dict[str, int]  # every component, as the estimate reports it
+    at_peak: dict[str, int]  # the components alive at the peak (what the bar stacks)
+    total: int  # the peak (bytes)
+    model_states: int  # weights + gradients + optimizer (bytes)
+    nominal_weights: int  # parameters x bytes per value of the weight dtype (checkpoint arithmetic)
+    gpus_needed: int  # ceil(total / capacity of one chosen GPU)
+    peak_phase: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """All variants of one model against the chosen GPU."""
+
+    model_name: str
+    parameters: int
+    gpu_name: str
+    capacity_bytes: int  # usable bytes of one GPU
+    memory_as_sold_gb: float  # the datasheet figure of one GPU (80 for an H100)
+    gpus_per_node: int
+    bars: tuple[CompareBar, ...]
+
+    @property
+    def node_capacity_bytes(self) -> int:
+        """Usable bytes of one node (gpus_per_node x capacity)."""
+        return self.capacity_bytes * self.gpus_per_node
+
+
+def variant_scenario(base: Scenario, kind: str, weights: str) -> Scenario:
+    """The base scenario as one variant: one GPU, default precisions with ``weights``."""
+    framework = base.framework
+    if kind != "inference" and framework not in _TRAINING_FRAMEWORKS:
+        framework = "huggingface"  # vLLM / llama.cpp only serve; train the HF way
+    par = ParallelismSpec(recompute=base.parallelism.recompute,
+                          attention=base.parallelism.attention)
+    # Reset global_batch_size: with one GPU it would mean gradient accumulation the user
+    # chose for a cluster, not for this single-GPU comparison.
+    work = base.workload.model_copy(update={"kind": kind, "global_batch_size": None})
+    return base.model_copy(update={
+        "workload": work, "parallelism": par, "framework": framework,
+        "precision": PrecisionSpec(weights=weights),
+    })
+
+
+def _bar(key: str, label: str, est: Estimate) -> CompareBar:
+    mem = est.memory
+    parts = {c: int(getattr(mem, c)) for c in COMPONENTS}
+    at_peak = {c: parts[c] for c in COMPONENTS if c in mem.alive_at_peak}
+    s = est.scenario
+    nominal = est.parameters_total * nbytes(s.precision.weights)
+    return CompareBar(
+        key=key, label=label, kind=s.workload.kind, weights_dtype=s.precision.weights,
+        parts=parts, at_peak=at_peak, total=int(mem.total),
+        model_states=parts["weights"] + parts["gradients"] + parts["optimizer"],
+        nominal_weights=int(round(nominal)),
+        gpus_needed=max(1, math.ceil(mem.total / est.capacity_bytes)),
+        peak_phase=mem.peak_phase,
+    )
+
+
+def compare(scenario: Scenario | dict) -> Comparison:
+    """Estimate every variant of the scenario's model (see the module docstring)."""
+    base = parse_scenario(scenario)
+    bars, ests = [], []
+    for key, label, kind, weights in VARIANTS:
+        try:
+            est = estimate(variant_scenario(base, kind, weights))
+        except ScenarioError:
+            continue  # a variant the model cannot run (kept out rather than failing the chart)
+        bars.append(_bar(key, label, est))
+        ests.append(est)
+    if not ests:
+        raise ScenarioError("model", "no training or inference variant can be estimated")
+    one = ests[0]
+    return Comparison(
+        model_name=base.model.name, parameters=one.parameters_total, gpu_name=one.gpu.name,
+        capacity_bytes=one.capacity_bytes, memory_as_sold_gb=one.gpu.memory_gb_as_sold,
+        gpus_per_node=base.hardware.gpus_per_node, bars=tuple(bars),
+    )

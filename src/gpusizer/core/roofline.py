@@ -1,0 +1,305 @@
+"""Inference roofline: FLOPs, bytes, intensity and bound of each operation, prefill and decode.
+
+An operation takes max(FLOPs / (peak · flops_efficiency), bytes / (bandwidth ·
+bandwidth_efficiency)) (the roofline model: Williams, Waterman & Patterson 2009, CACM 52(4));
+a step is the sum of its operations, kernels not overlapping (LLM-Viewer: Yuan et al. 2024,
+arXiv 2402.16363 §2.2). Per GPU of one tensor-parallel group; pipeline stages run one after
+the other, so a token's time is the sum over all layers.
+
+- Peak: ``GPUSpec.dense_tflops`` of the dtype the matmuls run in: FP8/INT8/FP4 weights run on
+  their own tensor cores where the GPU has them (H100: FP8 = 2× BF16, NVIDIA H100 whitepaper);
+  weight-only formats (GPTQ/AWQ/NF4/GGUF, plain int4) dequantise to the 16-bit activation dtype
+  (Marlin, Frantar et al. 2024 arXiv 2408.11743). Attention runs in the activation dtype; norms
+  on the non-tensor FP32 units.
+- Bytes: weights in their stored format (scales included, core/dtypes.py), norms and the LM
+  head in 16-bit under weight-only formats (as core/inference.py); KV cache written for new
+  tokens and read for the context (GQA/MLA sizes from core/inference.py); activations read and
+  written once per operation; gated-MLP intermediates (gate, up, product) written and read.
+- Prefill attention is causal with skipped masked blocks (FlashAttention-2, arXiv 2307.08691);
+  a decode step attends to the whole cache (FlashDecoding). MLA decodes in the compressed latent
+  (weight absorption, DeepSeek-V2 arXiv 2405.04434 §2.1.2; vLLM/SGLang); transformers does not.
+- MoE: each token runs its top-k experts; a step reads the distinct experts chosen, expected
+  E·(1 − (1 − k/E)^tokens) under uniform routing (occupancy of E bins by tokens·k draws).
+- The LM head computes logits for the last position of each sequence only (vLLM; transformers
+  ``logits_to_keep``), in fp32.
+- Tensor parallelism: 2 all-reduces of the hidden state per layer (Megatron-LM, Shoeybi et al.
+  2019 arXiv 1909.08053 §3), ring time 2·(t−1)/t · bytes / interconnect (Patarasuk & Yuan 2009;
+  NCCL docs "Performance": busBw = algBw · 2(n−1)/n). Latency and kernel launches are not
+  modelled, so small batches on many GPUs are optimistic.
+
+The report block and the chart helpers (``roofline_points``, ``decode_step_time``,
+``throughput_curve``) are in core/compute.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .architecture import Arch, ceil_div, resolve
+from .dtypes import DTYPES, nbytes
+from .flops import local_layers, mean_causal_context
+from .inference import kv_bytes_per_token_layer
+from .params import count_parameters
+from .specs import GPUSpec, ModelSpec, Scenario
+
+_FALLBACK = {"fp16": ("bf16",), "bf16": ("fp16",), "tf32": ("fp32",), "fp4": ("fp8",)}
+_LOW_PRECISION = ("fp8", "int8", "fp4")  # formats with their own tensor-core rate
+
+Op = tuple[str, float, float, str]  # name, FLOPs, bytes, peak kind ("mm", "act", "vec")
+
+
+def peak_tflops(gpu: GPUSpec, dtype: str) -> tuple[str, float]:
+    """(dtype whose peak applies, dense TFLOPS); falls back to the 16-bit peak."""
+    table = gpu.dense_tflops
+    for d in (dtype, *_FALLBACK.get(dtype, ()), "bf16", "fp16"):
+        if d in table:
+            return d, table[d]
+    return dtype, max(table.values(), default=0.0)
+
+
+def matmul_dtype(weights: str, activations: str, gpu: GPUSpec) -> str:
+    """The dtype matmuls run in: FP8/INT8/FP4 weights on their own tensor cores when the GPU
+    has them; everything else (weight-only int4 included) in the activation dtype."""
+    compute = DTYPES[weights].compute_dtype
+    if weights != "int4" and compute in _LOW_PRECISION and compute in gpu.dense_tflops:
+        return compute
+    return activations
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Per-GPU sizes of one layer (parameters, activation widths) and the bytes per value."""
+
+    layers: int
+    local: int  # sliding-window layers
+    window: int
+    dense_layers: int
+    moe_layers: int
+    hidden: int
+    norms: int  # norm applications per step, final norm included
+    qkv_w: float  # parameters per GPU and layer
+    qkv_out: float  # activation width written per token
+    out_w: float
+    out_in: float
+    heads: float
+    prefill_dims: tuple[int, int]  # (query-key, value) head widths
+    decode_dims: tuple[int, int]
+    kv_tok: float  # cache bytes per token and layer
+    mlp_w: float
+    mlp_act: float  # intermediate values written + read per token
+    shared_w: float  # router + shared experts
+    expert_w: float  # one routed expert
+    experts: int
+    top_k: int
+    moe_act: float
+    head_w: float
+    vocab: float
+    wb: float  # bytes per matrix weight
+    ob: float  # bytes per other weight (norms, LM head)
+    ab: float  # bytes per activation
+    tp: int
+    ep: int
+
+
+def _attention_widths(arch: Arch, framework: str, tp: int
+                      ) -> tuple[float, tuple[int, int], tuple[int, int]]:
+    """(q/k/v activation width per token, prefill head dims, decode head dims) on one GPU."""
+    mla = arch.mla
+    if mla is None:
+        dims = (arch.head_dim, arch.head_dim)
+        return arch.q_dim / tp + 2 * ceil_div(arch.kv_heads, tp) * arch.head_dim, dims, dims
+    std = (mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim)
+    latent = (mla.kv_lora_rank + mla.qk_rope_head_dim, mla.kv_lora_rank)
+    width = (arch.q_dim + arch.heads * (mla.qk_nope_head_dim + mla.v_head_dim)) / tp
+    return width, std, std if framework == "huggingface" else latent
+
+
+def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
+    """(experts, top-k, intermediate values per token of routed + shared experts on one GPU)."""
+    moe = arch.moe
+    if moe is None:
+        return 0, 0, 0.0
+    shared = (moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size
+              * moe.shared_experts) if moe.shared_experts else 0
+    ffn = moe.experts_per_token * moe.expert_ffn_hidden_size + shared
+    return moe.experts, moe.experts_per_token, inter * ffn / tp
+
+
+@lru_cache(maxsize=128)
+def shape(spec: ModelSpec, framework: str, tp: int, ep: int, weights: str, activations: str,
+          kv: str) -> Shape:
+    """The per-GPU shape of a model under TP/EP with these dtypes (cached)."""
+    arch, counts = resolve(spec), count_parameters(spec)
+    d, m = counts.dense_layer, counts.moe_layer
+    qkv_out, prefill_dims, decode_dims = _attention_widths(arch, framework, tp)
+    out_w = arch.attn_out_dim * arch.hidden / tp
+    inter = 6 if spec.mlp == "gated" else 4  # gate and up written and read, product w + r
+    experts, top_k, moe_act = _moe_widths(arch, inter, tp)
+    quantized = DTYPES[weights].quantized
+    return Shape(
+        layers=arch.layers, local=local_layers(arch), window=spec.sliding_window or 0,
+        dense_layers=counts.dense_layers, moe_layers=counts.moe_layers, hidden=arch.hidden,
+        norms=arch.layers * spec.norms_per_layer + (1 if spec.final_norm else 0),
+        qkv_w=d.attention / tp - out_w, qkv_out=qkv_out, out_w=out_w,
+        out_in=arch.attn_out_dim / tp, heads=arch.heads / tp, prefill_dims=prefill_dims,
+        decode_dims=decode_dims, kv_tok=kv_bytes_per_token_layer(arch, framework, kv, tp),
+        mlp_w=d.mlp / tp, mlp_act=inter * arch.ffn / tp, shared_w=m.mlp / tp if m else 0.0,
+        expert_w=m.experts / experts / tp if m and experts else 0.0, experts=experts,
+        top_k=top_k, moe_act=moe_act, head_w=arch.vocab * arch.hidden / tp,
+        vocab=arch.vocab / tp, wb=nbytes(weights),
+        ob=nbytes(activations) if quantized else nbytes(weights), ab=nbytes(activations),
+        tp=tp, ep=ep,
+    )
+
+
+Linear = tuple[str, str, float, float, float]  # name, kind, FLOPs/token, bytes/step, bytes/token
+
+
+def linear_ops(sh: Shape) -> tuple[Linear, ...]:
+    """Operations whose cost is linear in the tokens of a step: norms, projections, dense MLP.
+
+    Bytes per step are the weights; bytes per token the activations read and written and the
+    K/V written to the cache."""
+    h, ab, layers, d = sh.hidden, sh.ab, sh.layers, sh.dense_layers
+    ops: list[Linear] = [
+        ("norms", "vec", 4.0 * h * sh.norms, sh.norms * h * sh.ob, sh.norms * 2 * h * ab),
+        ("qkv", "mm", 2.0 * sh.qkv_w * layers, layers * sh.qkv_w * sh.wb,
+         layers * ((h + sh.qkv_out) * ab + sh.kv_tok)),
+        ("out_proj", "mm", 2.0 * sh.out_w * layers, layers * sh.out_w * sh.wb,
+         layers * (sh.out_in + h) * ab),
+    ]
+    if d:
+        ops.append(("mlp", "mm", 2.0 * sh.mlp_w * d, d * sh.mlp_w * sh.wb,
+                    d * (2 * h + sh.mlp_act) * ab))
+    return tuple(ops)
+
+
+def _attention_op(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -> Op:
+    """Scores and values over the cache (decode) or the causal prompt (prefill), all layers."""
+    full, local = sh.layers - sh.local, sh.local
+    if decode:
+        mean = read = full * ctx + (local * min(ctx, sh.window) if local else 0.0)
+        dqk, dv = sh.decode_dims
+    else:
+        win = local * mean_causal_context(ctx, sh.window) if local else 0.0
+        mean, read = full * mean_causal_context(ctx) + win, sh.layers * ctx
+        dqk, dv = sh.prefill_dims
+    n = batch * new
+    flops = 2.0 * n * sh.heads * (dqk + dv) * mean
+    moved = batch * read * sh.kv_tok + n * sh.layers * sh.heads * (dqk + dv) * sh.ab
+    return ("attention", flops, moved, "act")
+
+
+def nonlinear_ops(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -> list[Op]:
+    """Attention (depends on the context), routed experts (distinct experts read depend on
+    the tokens), LM head (logits for the last position of each sequence)."""
+    n, h = batch * new, sh.hidden
+    ops = [_attention_op(sh, batch, new, ctx, decode)]
+    if sh.moe_layers:
+        e, k, m = sh.experts, sh.top_k, sh.moe_layers
+        distinct = e * (1.0 - (1.0 - k / e) ** n)
+        flops = 2.0 * n * (sh.shared_w + k * sh.expert_w / sh.ep) * m
+        weights = (sh.shared_w + distinct * sh.expert_w / sh.ep) * sh.wb
+        ops.append(("experts", flops, m * (weights + n * (2 * h + sh.moe_act) * sh.ab), "mm"))
+    ops.append(("lm_head", 2.0 * batch * sh.head_w,
+                sh.head_w * sh.ob + batch * (h * sh.ab + sh.vocab * 4), "head"))
+    return ops
+
+
+def step_ops(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -> list[Op]:
+    """The operations of one step: ``batch`` sequences, ``new`` tokens each, ``ctx`` context
+    (the prompt for prefill, the cached tokens attended for decode)."""
+    n = batch * new
+    ops = [(name, f * n, b0 + b1 * n, kind) for name, kind, f, b0, b1 in linear_ops(sh)]
+    return [*ops, *nonlinear_ops(sh, batch, new, ctx, decode)]
+
+
+class RooflineModel:
+    """A scenario's model on its GPU: fast step times for any batch and context.
+
+    ``peaks`` are raw FLOP/s by operation kind ("mm": matmuls, "act": attention in the
+    activation dtype, "vec": norms, "head": LM head); ``bandwidth`` and ``interconnect`` raw
+    bytes/s; the efficiency factors (scenario ``compute`` block) scale them."""
+
+    __slots__ = ("_comm", "_inv", "_inv_bw", "_linear", "bandwidth", "bandwidth_efficiency",
+                 "dtype", "flops_efficiency", "interconnect", "interconnect_efficiency", "peaks",
+                 "shape")
+
+    def __init__(self, shape: Shape, dtype: str, peaks: dict[str, float], bandwidth: float,
+                 interconnect: float, efficiencies: tuple[float, float, float] = (0.7, 0.8, 0.7)
+                 ) -> None:
+        self.shape, self.dtype, self.peaks = shape, dtype, peaks
+        self.bandwidth, self.interconnect = bandwidth, interconnect
+        fe, be, ie = efficiencies
+        self.flops_efficiency, self.bandwidth_efficiency, self.interconnect_efficiency = fe, be, ie
+        inv = self._inv = {k: 1.0 / (v * fe) if v else 0.0 for k, v in peaks.items()}
+        inv_bw = self._inv_bw = 1.0 / (bandwidth * be)
+        # seconds per token: compute, memory fixed per step, memory per token
+        self._linear = tuple((f * inv[kind], b0 * inv_bw, b1 * inv_bw)
+                             for _, kind, f, b0, b1 in linear_ops(shape))
+        t, link = shape.tp, interconnect * ie
+        # ring all-reduce seconds per token: 2 per layer x 2(t-1)/t x hidden x bytes / link
+        self._comm = 0.0 if t == 1 or link <= 0 else \
+            2 * shape.layers * 2 * (t - 1) / t * shape.hidden * shape.ab / link
+
+    def op_seconds(self, op: Op) -> tuple[float, float]:
+        """(compute time, memory time) of one operation under the efficiency factors."""
+        return op[1] * self._inv[op[3]], op[2] * self._inv_bw
+
+    def allreduce_seconds(self, tokens: float) -> float:
+        """Two ring all-reduces of the hidden state per layer for ``tokens`` (0 without TP)."""
+        return self._comm * tokens
+
+    def step_seconds(self, batch: int, new: float, ctx: float, decode: bool) -> float:
+        """Seconds of one step: each operation at its roof, summed, plus the all-reduces."""
+        n = batch * new
+        total = self._comm * n
+        for c, m0, m1 in self._linear:
+            t_c, t_m = c * n, m0 + m1 * n
+            total += t_c if t_c > t_m else t_m
+        inv, inv_bw = self._inv, self._inv_bw
+        for _, flops, moved, kind in nonlinear_ops(self.shape, batch, new, ctx, decode):
+            t_c, t_m = flops * inv[kind], moved * inv_bw
+            total += t_c if t_c > t_m else t_m
+        return total
+
+    def prefill_seconds(self, batch: int, prompt: float) -> float:
+        """Time to first token: the whole prompt of every sequence in one pass."""
+        return self.step_seconds(batch, prompt, prompt, False)
+
+    def decode_seconds(self, batch: int, context: float) -> float:
+        """One output token for each of ``batch`` sequences holding ``context`` tokens."""
+        return self.step_seconds(batch, 1, context, True)
+
+
+def _build(s: Scenario, gpu: GPUSpec) -> RooflineModel:
+    p, prec, c = s.parallelism, s.precision, s.compute
+    sh = shape(s.model, s.framework, p.tensor, p.expert, prec.weights, prec.activations,
+               prec.kv_cache)
+    mm, mm_tflops = peak_tflops(gpu, matmul_dtype(prec.weights, prec.activations, gpu))
+    act = peak_tflops(gpu, prec.activations)[1] * 1e12
+    vec = gpu.dense_tflops.get("fp32", act / 16e12) * 1e12
+    head = act if DTYPES[prec.weights].quantized else mm_tflops * 1e12
+    return RooflineModel(
+        sh, mm, {"mm": mm_tflops * 1e12, "act": act, "vec": vec, "head": head},
+        gpu.hbm_bandwidth_gb_per_s * 1e9, gpu.interconnect_gb_per_s * 1e9,
+        (c.flops_efficiency, c.bandwidth_efficiency, c.interconnect_efficiency))
+
+
+_MODELS: dict[tuple[object, ...], RooflineModel] = {}
+
+
+def roofline_model(s: Scenario, gpu: GPUSpec) -> RooflineModel:
+    """The roofline of a validated scenario on a GPU (cached on what it depends on)."""
+    p, prec, c = s.parallelism, s.precision, s.compute
+    key = (s.model, s.framework, p.tensor, p.expert, prec.weights, prec.activations,
+           prec.kv_cache, gpu.hbm_bandwidth_gb_per_s, gpu.interconnect_gb_per_s,
+           tuple(gpu.dense_tflops.items()), c.flops_efficiency, c.bandwidth_efficiency,
+           c.interconnect_efficiency)
+    model = _MODELS.get(key)
+    if model is None:
+        if len(_MODELS) >= 256:
+            _MODELS.clear()
+        model = _MODELS[key] = _build(s, gpu)
+    return model

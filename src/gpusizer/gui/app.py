@@ -1,0 +1,158 @@
+"""``gpusizer``: the desktop app.
+
+    gpusizer                      open the window (on the last scenario)
+    gpusizer FILE.gpusizer.json   open it on that scenario
+    gpusizer --screenshot OUT.png [--scenario FILE] [--tab memory|compare|roofline|sweep]
+                                  render the window to a PNG and exit 0
+
+Qt and the estimator are imported inside :func:`main`, so ``--help`` and ``--version`` answer
+at once and nothing heavy loads before the window needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._version import __version__
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
+
+log = logging.getLogger("gpusizer")
+TABS = ("memory", "compare", "roofline", "sweep")
+EXIT_BAD_INPUT = 2
+
+
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="gpusizer", description="GPU Sizer: how much GPU memory, "
+                                "and how many of which GPU, a model needs.")
+    p.add_argument("file", nargs="?", help="a scenario file (*.gpusizer.json) to open")
+    p.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG, exit")
+    p.add_argument("--scenario", metavar="FILE", help="scenario for --screenshot")
+    p.add_argument("--tab", choices=TABS, default="memory", help="chart tab to show")
+    p.add_argument("--size", default="1440x900", help="window size for --screenshot (WxH)")
+    p.add_argument("--version", action="version", version=f"gpusizer {__version__}")
+    return p.parse_args(argv)
+
+
+def _headless_default() -> None:
+    """Without a display, render offscreen instead of aborting (Qt exits 134 otherwise)."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) \
+            and sys.platform.startswith("linux"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def make_app() -> QApplication:
+    """The QApplication with name, icon, style; warns when no font is found."""
+    from PySide6.QtGui import QFontInfo
+    from PySide6.QtWidgets import QApplication
+
+    from .icon import app_icon
+    from .style import apply_style
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "gpusizer"])
+    app.setApplicationName("GPU Sizer")
+    app.setOrganizationName("gpusizer")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("gpusizer")
+    apply_style(app)  # type: ignore[arg-type]
+    app.setWindowIcon(app_icon())
+    if not QFontInfo(app.font()).family():  # type: ignore[attr-defined]
+        log.warning("no font found: text will not render (install fonts-dejavu-core)")
+    return app  # type: ignore[return-value]
+
+
+def _point_user_gpus_at_settings() -> None:
+    from ..core.presets import USER_GPUS_ENV
+    from .settings import open_settings, settings_dir
+
+    os.environ.setdefault(USER_GPUS_ENV, str(settings_dir(open_settings()) / "user-gpus.json"))
+
+
+def _close(app: QApplication, window: MainWindow | None) -> None:
+    """Delete the window before the QApplication goes (pitfall 1 of qt-headless.md)."""
+    from PySide6.QtCore import QEvent
+
+    if window is not None:
+        window.deleteLater()
+        app.sendPostedEvents(None, QEvent.DeferredDelete)  # type: ignore[arg-type]
+
+
+def _load(path: str) -> Any:
+    from ..io.scenario_file import load_scenario
+
+    return load_scenario(path)
+
+
+def screenshot(args: argparse.Namespace) -> int:
+    """Render the main window to ``args.screenshot`` and return the exit code."""
+    from PySide6.QtCore import QTimer
+
+    from ..core.errors import ScenarioError
+    from .main_window import MainWindow
+
+    try:
+        scenario = _load(args.scenario) if args.scenario else None
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except (ScenarioError, ValueError) as exc:
+        print(f"gpusizer: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    app = make_app()
+    window = MainWindow(scenario, restore=False)
+    window.resize(width, height)
+    window.tabs.select(args.tab)
+    window.show()
+    result = {"code": 1}
+
+    def shoot() -> None:
+        app.processEvents()
+        ok = window.grab().save(args.screenshot)
+        if not ok:
+            print(f"gpusizer: cannot write {args.screenshot}", file=sys.stderr)
+        result["code"] = 0 if ok else 1
+        app.quit()
+
+    QTimer.singleShot(0, shoot)
+    app.exec()
+    _close(app, window)
+    return result["code"]
+
+
+def interactive(args: argparse.Namespace) -> int:
+    from PySide6.QtCore import QTimer
+
+    from . import excepthook
+    from .main_window import MainWindow
+
+    _point_user_gpus_at_settings()
+    app = make_app()
+    window = MainWindow()
+    excepthook.install(window.notify)
+    window.show()
+    if args.file:
+        QTimer.singleShot(0, lambda: window.files.open_any(args.file))
+    code = app.exec()
+    excepthook.set_notifier(None)
+    _close(app, window)
+    return int(code)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``gpusizer`` entry point; returns the process exit code."""
+    args = _parse(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.screenshot:
+        _headless_default()
+        return screenshot(args)
+    return interactive(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,164 @@
+"""The memory breakdown as a table (component, size in the chosen unit, share) and the key
+figures beside it (parameters, cluster memory, compute)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
+
+from ..core.result import COMPONENTS, Estimate
+from ..io.units import fmt_bytes, to_unit
+from .colors import COMPONENT_LABELS, component_qcolor
+from .glossary import COMPONENT_TIPS
+
+_RIGHT = Qt.AlignRight | Qt.AlignVCenter
+
+
+def _swatch(component: str) -> QIcon:
+    pix = QPixmap(12, 12)
+    pix.fill(component_qcolor(component))
+    return QIcon(pix)
+
+
+class BreakdownTable(QTableWidget):
+    """One row per component, then the peak; components freed before the peak are greyed."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(len(COMPONENTS) + 1, 3, parent)
+        self.setObjectName("table_breakdown")
+        self.unit = "GiB"
+        self._est: Estimate | None = None
+        self.setHorizontalHeaderLabels(["Component", "GiB", "Share"])
+        self.verticalHeader().hide()
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setFocusPolicy(Qt.NoFocus)
+        self.setShowGrid(False)
+        self.setAlternatingRowColors(True)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        for col in (1, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        self.verticalHeader().setDefaultSectionSize(24)
+        for row, c in enumerate(COMPONENTS):
+            label = COMPONENT_LABELS[c]
+            item = QTableWidgetItem(_swatch(c), label[:1].upper() + label[1:])
+            item.setToolTip(COMPONENT_TIPS[c])
+            self.setItem(row, 0, item)
+        peak = QTableWidgetItem("Peak per GPU")
+        font = QFont(peak.font())
+        font.setBold(True)
+        peak.setFont(font)
+        self.setItem(len(COMPONENTS), 0, peak)
+
+    def set_units(self, unit: str) -> None:
+        self.unit = unit
+        self.horizontalHeaderItem(1).setText(unit)
+        if self._est is not None:
+            self.set_estimate(self._est)
+
+    def _cell(self, row: int, col: int, text: str, grey: bool = False, bold: bool = False,
+              tip: str = "") -> None:
+        item = QTableWidgetItem(text)
+        item.setTextAlignment(_RIGHT)
+        if grey:
+            item.setForeground(QBrush(QColor("#8a8a8a")))
+        if bold:
+            font = QFont(item.font())
+            font.setBold(True)
+            item.setFont(font)
+        item.setToolTip(tip)
+        self.setItem(row, col, item)
+
+    def set_estimate(self, est: Estimate) -> None:
+        self._est = est
+        mem = est.memory
+        parts = mem.sum_of_parts or 1
+        for row, c in enumerate(COMPONENTS):
+            value = getattr(mem, c)
+            freed = c not in mem.alive_at_peak and value > 0
+            tip = f"freed before the peak ({mem.peak_phase})" if freed else ""
+            self._cell(row, 1, f"{to_unit(value, self.unit):,.2f}", grey=freed or not value,
+                       tip=tip)
+            self._cell(row, 2, f"{100 * value / parts:.1f}%", grey=freed or not value, tip=tip)
+        last = len(COMPONENTS)
+        self._cell(last, 1, f"{to_unit(mem.total, self.unit):,.2f}", bold=True)
+        used = 100 * mem.total / max(est.capacity_bytes, 1)
+        self._cell(last, 2, f"{used:.0f}% of GPU", bold=True,
+                   tip=f"of {fmt_bytes(est.capacity_bytes, self.unit)} usable")
+
+
+def _count(n: float) -> str:
+    for div, suffix in ((1e12, " T"), (1e9, " B"), (1e6, " M"), (1e3, " k")):
+        if abs(n) >= div:
+            return f"{n / div:,.2f}{suffix}"
+    return f"{n:,.0f}"
+
+
+def _duration(seconds: float) -> str:
+    for div, suffix in ((86400, " days"), (3600, " h"), (60, " min"), (1, " s")):
+        if seconds >= div:
+            return f"{seconds / div:,.1f}{suffix}"
+    return f"{seconds * 1000:,.1f} ms"
+
+
+class FiguresView(QWidget):
+    """Key figures of the estimate as label rows (selectable, so they can be copied)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("figures")
+        self.unit = "GiB"
+        self._est: Estimate | None = None
+        self.form = QFormLayout(self)
+        self.form.setContentsMargins(8, 4, 8, 4)
+        self.form.setVerticalSpacing(5)
+        self.form.setLabelAlignment(Qt.AlignRight)
+        self.values: dict[str, QLabel] = {}
+
+    def set_units(self, unit: str) -> None:
+        self.unit = unit
+        if self._est is not None:
+            self.set_estimate(self._est)
+
+    def _rows(self, est: Estimate) -> list[tuple[str, str]]:
+        c, s, u = est.compute, est.scenario, self.unit
+        rows = [("Parameters", f"{_count(est.parameters_total)} total, "
+                               f"{_count(est.parameters_active)} active"),
+                ("Cluster memory", f"{fmt_bytes(est.memory.total * est.gpus, u)} on "
+                                   f"{est.gpus:,} GPU{'s' if est.gpus != 1 else ''}"),
+                ("FLOPs per token", _count(c.flops_per_token))]
+        if s.workload.is_training:
+            rows.insert(1, ("Trainable", _count(est.parameters_trainable)))
+            if c.time_seconds:
+                rows.append(("Training time", f"{_duration(c.time_seconds)} at "
+                                              f"{c.mfu:.0%} MFU ({c.gpu_hours:,.0f} GPU-hours)"))
+        else:
+            rows += [("Prefill", _duration(c.prefill_seconds)),
+                     ("Per token", _duration(c.decode_seconds_per_token)),
+                     ("Throughput", f"{c.tokens_per_second:,.0f} tokens/s")]
+        return rows
+
+    def set_estimate(self, est: Estimate) -> None:
+        self._est = est
+        rows = self._rows(est)
+        if [r[0] for r in rows] != list(self.values):
+            while self.form.rowCount():
+                self.form.removeRow(0)
+            self.values = {}
+            for name, _v in rows:
+                label = QLabel()
+                label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+                self.form.addRow(QLabel(name), label)
+                self.values[name] = label
+        for name, value in rows:
+            self.values[name].setText(value)

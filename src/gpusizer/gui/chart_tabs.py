@@ -1,0 +1,133 @@
+"""The chart area: one tab per chart, each created when first shown and redrawn only while
+visible (a hidden chart is marked dirty and catches up when its tab is opened)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QGraphicsOpacityEffect, QLabel, QStackedLayout, QTabWidget, QWidget
+
+from ..core.result import Estimate
+from ..core.specs import Scenario
+
+log = logging.getLogger(__name__)
+
+TABS = (("memory", "Memory"), ("compare", "Training vs inference"), ("roofline", "Roofline"),
+        ("sweep", "Sweeps"))
+
+
+def load_charts() -> dict[str, Any]:
+    """The charts package's ``CHARTS`` dict, or ``{}`` while it is missing or broken."""
+    try:
+        from .charts import CHARTS
+    except Exception:  # charts are optional for the window: it shows placeholders instead
+        log.warning("charts unavailable", exc_info=True)
+        return {}
+    return dict(CHARTS)
+
+
+class ChartTabs(QTabWidget):
+    """Tabs of charts, or placeholders where a chart is not available.
+
+    ``failed(str)`` reports a chart that raised, so the window can say so in its status bar.
+    """
+
+    failed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("tabs_charts")
+        self.setDocumentMode(True)
+        self.unit = "GiB"
+        self._classes: dict[str, Any] | None = None
+        self.charts: dict[str, Any] = {}
+        self._pages: dict[str, QStackedLayout] = {}
+        self._dirty: set[str] = set()
+        self._data: tuple[Scenario, Estimate] | None = None
+        for key, label in TABS:
+            page = QWidget()
+            page.setObjectName(f"tab_{key}")
+            stack = QStackedLayout(page)
+            stack.addWidget(self._placeholder(f"The {label.lower()} chart is not available."))
+            self._pages[key] = stack
+            self.addTab(page, label)
+        self.currentChanged.connect(lambda _i: self._show_current())
+
+    @staticmethod
+    def _placeholder(text: str) -> QLabel:
+        label = QLabel(text)
+        label.setAlignment(Qt.AlignCenter)
+        label.setProperty("role", "hint")
+        return label
+
+    def keys(self) -> list[str]:
+        return [k for k, _l in TABS]
+
+    def current_key(self) -> str:
+        return TABS[max(self.currentIndex(), 0)][0]
+
+    def select(self, key: str) -> None:
+        self.setCurrentIndex(self.keys().index(key))
+
+    def chart(self, key: str) -> Any | None:
+        """The chart widget of a tab, created on first use (None when unavailable)."""
+        if key in self.charts:
+            return self.charts[key]
+        if self._classes is None:
+            self._classes = load_charts()
+        cls = self._classes.get(key)
+        if cls is None:
+            return None
+        try:
+            chart = cls()
+            chart.set_units(self.unit)
+        except Exception as exc:  # a broken chart must leave the rest of the window usable
+            log.exception("cannot create chart %s", key)
+            self.failed.emit(f"The {key} chart failed: {exc}")
+            self._classes.pop(key, None)
+            return None
+        self._pages[key].addWidget(chart)
+        self._pages[key].setCurrentWidget(chart)
+        self.charts[key] = chart
+        self._dirty.add(key)
+        return chart
+
+    def current_chart(self) -> Any | None:
+        return self.chart(self.current_key())
+
+    def update_from(self, scenario: Scenario, estimate: Estimate) -> None:
+        """New data: redraw the visible chart now, the others when they are shown."""
+        self._data = (scenario, estimate)
+        self._dirty = set(self.keys())
+        self._show_current()
+
+    def set_units(self, unit: str) -> None:
+        self.unit = unit
+        for key, chart in self.charts.items():
+            self._call(key, chart.set_units, unit)
+
+    def set_stale(self, stale: bool) -> None:
+        """Fade the charts while they show the last valid estimate."""
+        if stale:
+            effect = QGraphicsOpacityEffect(self)
+            effect.setOpacity(0.45)
+            self.setGraphicsEffect(effect)
+        else:
+            self.setGraphicsEffect(None)  # type: ignore[arg-type]
+
+    def _show_current(self) -> None:
+        key = self.current_key()
+        chart = self.chart(key)
+        if chart is None or self._data is None or key not in self._dirty:
+            return
+        self._dirty.discard(key)
+        self._call(key, chart.update_from, *self._data)
+
+    def _call(self, key: str, fn: Any, *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception as exc:  # keep the window alive; report once in the status bar
+            log.exception("chart %s failed", key)
+            self.failed.emit(f"The {key} chart could not be drawn: {exc}")

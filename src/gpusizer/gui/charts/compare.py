@@ -1,0 +1,155 @@
+"""Training vs inference: the same model pre-trained, fine-tuned and served, side by side.
+
+Each bar is the whole job's peak as if it sat on one GPU (core/compare.py), stacked by the
+components alive at the peak, labelled with how many of the chosen GPUs it needs; dashed lines
+mark one GPU and one node of them. The subtitle carries the seed articles' arithmetic (model
+states at 16 B/param, checkpoint weights at FP16 / FP8 / INT4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+
+from ...core.compare import Comparison, compare
+from ...core.result import COMPONENTS, Estimate
+from ...core.specs import Scenario
+from ...io.units import fmt_bytes, to_unit
+from .base import ChartBase, display_unit
+from .palette import COMPONENT_LABELS, LABEL_PX, font
+from .stack import StackedBars, capacity_line, style_line
+
+# Two-line tick labels keep seven bars legible at the export width.
+TICKS = {"pretraining": "Pre-training", "full_finetune": "Full\nfine-tune", "lora": "LoRA",
+         "qlora": "QLoRA", "inference_fp16": "Inference\nFP16", "inference_fp8": "Inference\nFP8",
+         "inference_int4": "Inference\nINT4"}
+
+
+def _short(n_bytes: float, unit: str) -> str:
+    """``fmt_bytes`` in the unit that reads best (GB or TB; GiB or TiB)."""
+    big, _ = display_unit(unit, n_bytes)
+    return fmt_bytes(n_bytes, big, 2 if big != unit else 0 if n_bytes >= 1e11 else 1)
+
+
+class CompareChart(ChartBase):
+    """Pre-training, full fine-tune, LoRA, QLoRA and inference FP16/FP8/INT4 of one model."""
+
+    title = "Training vs inference"
+    grid_x = False
+
+    def _build(self) -> None:
+        self.cmp: Comparison | None = None
+        self.stack = StackedBars(self.plot, width=0.62)
+        # Short labels at the left end; the full story is in the legend (the right of the plot
+        # is where the small inference bars carry their own labels).
+        self.gpu_line = capacity_line(self.plot, position=0.01, anchor=(0, 1))
+        self.node_line = capacity_line(self.plot, position=0.01, anchor=(0, 1))
+        self.gpu_sample = pg.PlotDataItem()  # legend samples of the two lines
+        self.node_sample = pg.PlotDataItem()
+        self.plot.getAxis("bottom").setHeight(52)  # two-line tick labels
+        self.bar_labels = [self.text_item((0.5, 1), pixels=13) for _ in range(8)]
+        self.plot.setMouseEnabled(x=False, y=False)
+
+    def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
+        self.cmp = compare(scenario)
+
+    def _redraw(self) -> None:
+        cmp = self.cmp
+        assert cmp is not None
+        top_bytes = max(max(b.total for b in cmp.bars), cmp.capacity_bytes)
+        unit, scale = display_unit(self.unit, top_bytes)
+        self.stack.set_bars([b.at_peak for b in cmp.bars], scale)
+        self.plot.getAxis("bottom").setTicks([[(i, TICKS.get(b.key, b.label))
+                                               for i, b in enumerate(cmp.bars)]])
+        self.gpu_line.setValue(cmp.capacity_bytes / scale)
+        self.gpu_line.label.setFormat("1 GPU")
+        node = cmp.node_capacity_bytes
+        # The node line only where it tells something: within reach of the tallest bar.
+        self.node_line.setVisible(node <= 1.5 * top_bytes and cmp.gpus_per_node > 1)
+        self.node_line.setValue(node / scale)
+        sold = cmp.gpus_per_node * cmp.memory_as_sold_gb
+        self.node_line.label.setFormat(f"1 node ({cmp.gpus_per_node} GPUs)")
+        top = max(top_bytes, node if self.node_line.isVisible() else 0) / scale
+        self.plot.setXRange(-0.6, len(cmp.bars) - 0.4, padding=0)
+        self.plot.setYRange(0, top * 1.18, padding=0)
+        self.set_axis_label("left", f"memory of the whole job ({unit})")
+        self._set_titles()
+        self.stack.fill_legend(self.legend)
+        self.legend.addItem(self.gpu_sample, f"1 × {cmp.gpu_name}: "
+                            f"{_short(cmp.capacity_bytes, self.unit)} usable")
+        if self.node_line.isVisible():
+            self.legend.addItem(self.node_sample, f"{cmp.gpus_per_node} × {cmp.gpu_name}: "
+                                f"{_short(node, self.unit)} usable<br>"
+                                f"({sold:,.0f} GB as sold)")
+        self._update_labels(scale)
+
+    def _set_titles(self) -> None:
+        cmp = self.cmp
+        assert cmp is not None
+        by_key = {b.key: b for b in cmp.bars}
+        facts = []
+        if "pretraining" in by_key:
+            b = by_key["pretraining"]
+            facts.append(f"model states {_short(b.model_states, self.unit)} "
+                         f"({b.model_states / cmp.parameters:.0f} B/param)")
+        weights = [by_key[k] for k in ("inference_fp16", "inference_fp8", "inference_int4")
+                   if k in by_key]
+        if weights:
+            facts.append("weights FP16 / FP8 / INT4: " + " / ".join(
+                _short(b.nominal_weights, self.unit) for b in weights))
+        sub = " · ".join(facts)
+        self.set_title(f"{cmp.model_name} ({cmp.parameters / 1e9:,.1f} B params): training vs "
+                       f"inference, whole job, on {cmp.gpu_name}<br><span style='font-size:14px;"
+                       f"color:{self.theme.muted}'>{sub}</span>")
+
+    def _update_labels(self, scale: float) -> None:
+        cmp = self.cmp
+        if cmp is None:
+            return
+        t = self.theme
+        for i, label in enumerate(self.bar_labels):
+            label.setVisible(i < len(cmp.bars))
+            if i >= len(cmp.bars):
+                continue
+            b = cmp.bars[i]
+            color = t.good if b.gpus_needed == 1 else t.foreground
+            label.setHtml(f"<div style='text-align:center; color:{t.foreground}'><b>"
+                          f"{_short(b.total, self.unit)}</b><br><span style='color:{color}'>"
+                          f"{b.gpus_needed} GPU{'s' if b.gpus_needed > 1 else ''}</span></div>")
+            label.setPos(i, b.total / scale)
+
+    def _restyle_items(self) -> None:
+        self.stack.restyle(self.theme)
+        style_line(self.gpu_line, self.theme, font=font(LABEL_PX))
+        style_line(self.node_line, self.theme, color=self.theme.bad, font=font(LABEL_PX))
+        self.gpu_sample.setPen(self.gpu_line.pen)
+        self.node_sample.setPen(self.node_line.pen)
+        if self.has_data:
+            self._set_titles()
+            self._update_labels(self.stack.scale)
+
+    def bar_labels_text(self) -> list[str]:
+        return [b.label for b in self.cmp.bars] if self.cmp else []
+
+    def tooltip_at(self, x: float, y: float) -> str:
+        hit = self.stack.segment_at(x, y)
+        if hit is None or self.cmp is None:
+            return ""
+        b = self.cmp.bars[hit[0]]
+        return (f"{b.label}: {COMPONENT_LABELS[hit[1]]} {_short(b.at_peak[hit[1]], self.unit)}\n"
+                f"peak {_short(b.total, self.unit)} ({b.peak_phase.replace('_', ' ')}), "
+                f"{b.gpus_needed} × {self.cmp.gpu_name}")
+
+    def data_rows(self) -> list[list[Any]]:
+        u = self.unit
+        head = ["variant", "kind", "weights_dtype", *[f"{c}_bytes" for c in COMPONENTS],
+                "peak_bytes", f"peak_{u}", "model_states_bytes", "nominal_weights_bytes",
+                "gpus_needed"]
+        rows: list[list[Any]] = [head]
+        for b in self.cmp.bars if self.cmp else ():
+            rows.append([b.label, b.kind, b.weights_dtype, *[b.at_peak.get(c, 0) for c in
+                                                             COMPONENTS],
+                         b.total, round(to_unit(b.total, u), 2), b.model_states,
+                         b.nominal_weights, b.gpus_needed])
+        return rows

@@ -1,0 +1,267 @@
+"""Sweeps: per-GPU memory against sequence length, batch size or GPU count (a selector).
+
+The peak is the thick curve, components thin curves in their palette colours; the capacity is a
+dashed line, the area where the peak exceeds it is shaded, and the boundary is marked with the
+largest value that fits (the fewest GPUs that fit, on the GPU axis). The sweep itself is
+core/sweep.py; this module only chooses the axis values and draws.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QComboBox, QWidget
+
+from ...core.result import COMPONENTS, Estimate
+from ...core.specs import Scenario
+from ...core.sweep import SweepResult, sweep
+from ...io.units import fmt_bytes, to_unit
+from .base import ChartBase, display_unit
+from .palette import (
+    COMPONENT_LABELS, LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, component_color, font,
+)
+from .stack import capacity_line, style_line
+
+AXIS_NAMES = {"sequence_length": "sequence length", "batch_size": "batch size",
+              "gpus": "GPU count"}
+MAX_POINTS = 1000
+
+
+def axis_values(scenario: Scenario, axis: str, points: int = MAX_POINTS) -> list[int]:
+    """Integer values to sweep: geometric for tokens, every integer for batch and GPUs (up to
+    ``points``), always spanning four times the scenario's own value."""
+    w, p = scenario.workload, scenario.parallelism
+    if axis == "sequence_length":
+        current = w.sequence_length if w.is_training else w.prompt_tokens
+        lo, hi = 128, max(scenario.model.max_context or 131072, 4 * current)
+    elif axis == "batch_size":
+        current = w.micro_batch_size if w.is_training else w.batch_size
+        lo, hi = 1, max(64 if w.is_training else 256, 4 * current)
+    else:
+        lo, hi = 1, max(64, 4 * p.data)
+    hi = min(hi, 1 << 21)
+    if hi - lo + 1 <= points:
+        return list(range(lo, hi + 1))
+    geo = np.unique(np.round(np.geomspace(lo, hi, points)).astype(int))
+    return [int(v) for v in geo]
+
+
+def _count(v: int) -> str:
+    """1, 512, 1k, 128k, 1M: binary steps read as the powers of two they are."""
+    if v >= 1 << 20 and v % (1 << 20) == 0:
+        return f"{v >> 20}M"
+    if v >= 1024 and v % 1024 == 0:
+        return f"{v >> 10}k"
+    return str(v)
+
+
+def log2_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
+    """Ticks at powers of two (log10 positions, for a log axis), at most ~10 of them;
+    pyqtgraph's own log ticks label every minor step and collide."""
+    first, last = math.ceil(math.log2(max(lo, 1))), math.floor(math.log2(hi))
+    step = max(1, math.ceil((last - first + 1) / 10))
+    return [(math.log10(2**k), _count(2**k)) for k in range(first, last + 1, step)]
+
+
+def current_value(scenario: Scenario, axis: str) -> int:
+    w = scenario.workload
+    if axis == "sequence_length":
+        return w.sequence_length if w.is_training else w.prompt_tokens
+    if axis == "batch_size":
+        return w.micro_batch_size if w.is_training else w.batch_size
+    return scenario.parallelism.data
+
+
+class SweepChart(ChartBase):
+    """Memory per GPU against one knob, with the capacity and the out-of-memory boundary."""
+
+    title = "Sweeps"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        self.axis = "sequence_length"
+        self.result: SweepResult | None = None
+        self.scenario: Scenario | None = None
+        super().__init__(parent)
+        self.selector = QComboBox(self)
+        for key, name in AXIS_NAMES.items():
+            self.selector.addItem(f"memory vs {name}", key)
+        self.selector.currentIndexChanged.connect(
+            lambda i: self.set_axis(self.selector.itemData(i)))
+        self._layout.insertWidget(0, self.selector)
+
+    def _build(self) -> None:
+        self.curves = {c: self.plot.plot([], [], connect="finite") for c in COMPONENTS}
+        self.total_curve = self.plot.plot([], [], connect="finite")
+        # Invisible curves bounding the out-of-memory area; in the plot, so that they follow
+        # its log mode like the visible ones.
+        self.over_curve = self.plot.plot([], [], pen=None)  # max(total, capacity)
+        self.cap_curve = self.plot.plot([], [], pen=None)
+        self.oom_fill = pg.FillBetweenItem(self.over_curve, self.cap_curve)
+        self.plot.addItem(self.oom_fill)
+        self.capacity_line = capacity_line(self.plot, position=0.02, anchor=(0, 1))
+        self.boundary = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={
+            "position": 0.93, "anchors": [(0, 0.5), (0, 0.5)]})
+        self.current = pg.InfiniteLine(angle=90, movable=False)
+        self.current_sample = pg.PlotDataItem()  # legend sample of the "this scenario" line
+        for item in (self.boundary, self.current):
+            item.setZValue(10)
+            self.plot.addItem(item)
+
+    # --- data ---------------------------------------------------------------------------------
+    def set_axis(self, axis: str) -> None:
+        """Sweep ``sequence_length``, ``batch_size`` or ``gpus`` (recomputes the sweep)."""
+        if axis not in AXIS_NAMES or axis == self.axis and self.result is not None:
+            return
+        self.axis = axis
+        idx = self.selector.findData(axis)
+        if idx != self.selector.currentIndex():
+            self.selector.setCurrentIndex(idx)  # re-enters here, returns at the check above
+        if self.scenario is not None:
+            self._compute()
+            self._redraw()
+
+    def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
+        self.scenario = scenario
+        self.gpu_name = estimate.gpu.name
+        self._compute()
+
+    def _compute(self) -> None:
+        assert self.scenario is not None
+        self.result = sweep(self.scenario, self.axis, axis_values(self.scenario, self.axis))
+
+    def fit_text(self) -> str:
+        """The headline: the largest value that fits (the fewest GPUs, on the GPU axis)."""
+        r = self.result
+        if r is None:
+            return ""
+        ok = [v for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
+              if good and t <= r.capacity_bytes]
+        name = AXIS_NAMES[self.axis]
+        if not ok:
+            return f"nothing fits from {r.values[0]:,} to {r.values[-1]:,}"
+        if self.axis == "gpus":
+            return f"fits from {min(ok):,} data-parallel GPUs"
+        if r.oom_at is None:
+            return f"every {name} up to {r.values[-1]:,} fits"
+        return f"largest {name} that fits: {r.largest_fitting:,} (out of memory from {r.oom_at:,})"
+
+    def boundary_value(self) -> int | None:
+        """Where the curve crosses capacity: first OOM value, or first fitting GPU count."""
+        r = self.result
+        if r is None:
+            return None
+        if self.axis != "gpus":
+            return r.oom_at
+        ok = [v for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
+              if good and t <= r.capacity_bytes]
+        return min(ok) if ok and ok[0] != r.values[0] else None
+
+    # --- drawing ------------------------------------------------------------------------------
+    def _redraw(self) -> None:
+        r = self.result
+        assert r is not None and self.scenario is not None
+        log_x = self.axis != "gpus"
+        self.plot.setLogMode(x=log_x, y=False)
+        unit, scale = display_unit(self.unit, r.capacity_bytes * 2)
+        x = np.asarray(r.values, dtype=float)
+        valid = np.asarray(r.valid, dtype=bool)
+        totals = np.where(valid, np.asarray(r.totals, dtype=float) / scale, np.nan)
+        for c, curve in self.curves.items():
+            y = np.where(valid, np.asarray(r.components[c], dtype=float) / scale, np.nan)
+            if np.nanmax(y, initial=0.0) > 0:
+                curve.setData(x, y, connect="finite")
+            else:  # a component that is zero everywhere is left out (and out of the legend)
+                curve.setData([], [])
+        self.total_curve.setData(x, totals, connect="finite")
+        cap = r.capacity_bytes / scale
+        self.cap_curve.setData(x, np.full_like(x, cap))
+        self.over_curve.setData(x, np.fmax(np.nan_to_num(totals, nan=cap), cap))
+        self.capacity_line.setValue(cap)
+        self.capacity_line.label.setFormat(
+            f"{self.gpu_name}: {fmt_bytes(r.capacity_bytes, self.unit, 1)} usable")
+        self._place_markers(log_x)
+        top = np.nanmax(totals, initial=0.0)
+        self.plot.setYRange(0, max(cap, min(top, 3 * cap)) * 1.12, padding=0)
+        lo, hi = (math.log10(x[0]), math.log10(x[-1])) if log_x else (x[0], x[-1])
+        self.plot.setXRange(lo, hi, padding=0.01)
+        self.plot.getAxis("bottom").setTicks([log2_ticks(x[0], x[-1])] if log_x else None)
+        self._texts_and_legend(unit)
+
+    def _place_markers(self, log_x: bool) -> None:
+        def pos(v: float) -> float:
+            return math.log10(v) if log_x else v
+        b = self.boundary_value()
+        self.boundary.setVisible(b is not None)
+        if b is not None:
+            self.boundary.setValue(pos(b))
+            word = "fits from" if self.axis == "gpus" else "out of memory from"
+            self.boundary.label.setFormat(f" {word} {b:,}")
+        assert self.scenario is not None
+        self.current.setValue(pos(current_value(self.scenario, self.axis)))
+
+    def _texts_and_legend(self, unit: str) -> None:
+        assert self.scenario is not None
+        w = self.scenario.workload
+        name = AXIS_NAMES[self.axis]
+        if self.axis == "sequence_length":
+            xlabel = "sequence length (tokens)" if w.is_training else "prompt length (tokens)"
+        elif self.axis == "batch_size":
+            xlabel = "micro-batch size" if w.is_training else "batch size (sequences)"
+        else:
+            xlabel = "data-parallel GPUs"
+        self.set_axis_label("bottom", xlabel)
+        self.set_axis_label("left", f"memory per GPU ({unit})")
+        self.set_title(f"{self.scenario.model.name}: memory per GPU vs {name}<br><span style="
+                       f"'font-size:{LABEL_PX + 1}px'>{self.fit_text()}</span>")
+        self.legend.clear()
+        self.legend.addItem(self.total_curve, "peak")
+        for c in reversed(COMPONENTS):
+            if self.curves[c].xData is not None and len(self.curves[c].xData):
+                self.legend.addItem(self.curves[c], COMPONENT_LABELS[c])
+        self.legend.addItem(self.current_sample, "this scenario")
+
+    # --- style --------------------------------------------------------------------------------
+    def _restyle_items(self) -> None:
+        t = self.theme
+        for c, curve in self.curves.items():
+            curve.setPen(pg.mkPen(component_color(c), width=LINE_PEN_WIDTH))
+        self.total_curve.setPen(pg.mkPen(t.foreground, width=TOTAL_PEN_WIDTH))
+        self.oom_fill.setBrush(pg.mkBrush(t.qcolor("bad", 60)))
+        style_line(self.capacity_line, t, font=font(LABEL_PX))
+        self.boundary.setPen(pg.mkPen(t.bad, width=LINE_PEN_WIDTH))
+        self.boundary.label.setColor(t.bad)
+        self.boundary.label.setFont(font(LABEL_PX, bold=True))
+        self.boundary.label.fill = pg.mkBrush(t.qcolor("background", 215))
+        self.current.setPen(pg.mkPen(t.muted, width=LINE_PEN_WIDTH,
+                                     style=pg.QtCore.Qt.PenStyle.DotLine))
+        self.current_sample.setPen(self.current.pen)
+
+    # --- hover and data -----------------------------------------------------------------------
+    def tooltip_at(self, x: float, y: float) -> str:
+        r = self.result
+        if r is None:
+            return ""
+        v = 10 ** x if self.axis != "gpus" else x
+        i = int(np.argmin(np.abs(np.asarray(r.values, dtype=float) - v)))
+        if not r.valid[i]:
+            return f"{AXIS_NAMES[self.axis]} {r.values[i]:,}: invalid layout"
+        lines = [f"{AXIS_NAMES[self.axis]} {r.values[i]:,}: peak "
+                 f"{fmt_bytes(r.totals[i], self.unit, 2)}"]
+        lines += [f"  {COMPONENT_LABELS[c]}: {fmt_bytes(r.components[c][i], self.unit, 2)}"
+                  for c in COMPONENTS if r.components[c][i]]
+        return "\n".join(lines)
+
+    def data_rows(self) -> list[list[Any]]:
+        r = self.result
+        rows: list[list[Any]] = [[self.axis, "valid", *[f"{c}_bytes" for c in COMPONENTS],
+                                  "peak_bytes", f"peak_{self.unit}", "fits"]]
+        if r is None:
+            return rows
+        for i, v in enumerate(r.values):
+            rows.append([v, r.valid[i], *[r.components[c][i] for c in COMPONENTS], r.totals[i],
+                         round(to_unit(r.totals[i], self.unit), 3),
+                         r.valid[i] and r.totals[i] <= r.capacity_bytes])
+        return rows

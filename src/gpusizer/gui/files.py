@@ -1,0 +1,200 @@
+"""File menu work: open, save, recent files, import a Hugging Face config.json, export.
+
+A file is accepted whole or refused whole (with the reason); the current scenario stays as it
+was when a file is refused. Scenario files are written atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from ..core.errors import ScenarioError
+from ..core.report import report_from_estimate
+from ..core.scenario import parse_scenario
+from ..io.export import report_csv, report_markdown, write_text_atomic
+from ..io.scenario_file import SUFFIX, load_scenario, read_scenario_dict, save_scenario
+from .settings import Prefs
+from .state import ScenarioState
+
+log = logging.getLogger(__name__)
+
+SCENARIO_FILTER = "GPU Sizer scenarios (*.gpusizer.json);;JSON files (*.json);;All files (*)"
+_SCENARIO_KEYS = {"format", "model", "workload", "precision", "parallelism", "framework",
+                  "hardware", "overhead", "compute", "name"}
+_HF_KEYS = {"model_type", "architectures", "num_hidden_layers", "n_layer", "hidden_size",
+            "n_embd"}
+
+
+def with_suffix(path: str | Path) -> Path:
+    """``plan`` -> ``plan.gpusizer.json``; a name already ending in .json is kept."""
+    p = Path(path)
+    return p if p.name.endswith(".json") else p.with_name(p.name + SUFFIX)
+
+
+def classify_json(path: str | Path) -> str:
+    """``scenario`` | ``hf_config`` | ``unknown`` for a dropped or opened JSON file."""
+    if str(path).endswith(SUFFIX):
+        return "scenario"
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "unknown"
+    if not isinstance(data, dict):
+        return "unknown"
+    if data.keys() & _HF_KEYS and not data.keys() & {"model", "workload"}:
+        return "hf_config"
+    return "scenario" if data.keys() <= _SCENARIO_KEYS else "unknown"
+
+
+class FileController(QObject):
+    """Owns the current file path and the recent list; ``pathChanged`` after open/save."""
+
+    pathChanged = Signal(object)
+    recentChanged = Signal(list)
+
+    def __init__(self, state: ScenarioState, prefs: Prefs, window: QWidget) -> None:
+        super().__init__(window)
+        self.state, self.prefs, self.window = state, prefs, window
+        self.path: Path | None = None
+        self.last_warning = ""
+
+    def warn(self, title: str, text: str) -> None:
+        self.last_warning = f"{title}: {text}"
+        QMessageBox.warning(self.window, title, text)
+
+    def _set_path(self, path: Path | None) -> None:
+        self.path = path
+        if path is not None:
+            self.recentChanged.emit(self.prefs.add_recent(path))
+        self.state.undo_stack.setClean()
+        self.pathChanged.emit(path)
+
+    # -- scenario files --------------------------------------------------------------------
+    def new(self) -> None:
+        from .state import DEFAULT_SCENARIO
+
+        self.state.set_scenario(DEFAULT_SCENARIO, label="New scenario")
+        self._set_path(None)
+
+    def open_path(self, path: str | Path) -> bool:
+        """Open a scenario file; a malformed one is refused with the reason."""
+        p = Path(path)
+        try:
+            scenario = load_scenario(p)
+        except ScenarioError as exc:
+            self.warn("Cannot open scenario", f"{p.name} was not opened:\n{exc}")
+            return False
+        self.state.set_scenario(scenario, label=f"Open {p.name}")
+        self._set_path(p)
+        return True
+
+    def save_to(self, path: str | Path) -> bool:
+        p = with_suffix(path)
+        try:
+            save_scenario(self.state.scenario, p)
+        except OSError as exc:
+            self.warn("Cannot save scenario", f"{p} was not written: {exc.strerror or exc}")
+            return False
+        self._set_path(p)
+        return True
+
+    def save(self) -> bool:
+        return self.save_to(self.path) if self.path else self.save_as()
+
+    def save_as(self) -> bool:
+        start = str(self.path or Path.home() / f"scenario{SUFFIX}")
+        path, _f = QFileDialog.getSaveFileName(self.window, "Save scenario", start,
+                                               SCENARIO_FILTER)
+        return self.save_to(path) if path else False
+
+    def open_dialog(self) -> bool:
+        start = str(self.path.parent if self.path else Path.home())
+        path, _f = QFileDialog.getOpenFileName(self.window, "Open scenario", start,
+                                               SCENARIO_FILTER)
+        return self.open_path(path) if path else False
+
+    # -- Hugging Face config.json ----------------------------------------------------------
+    def import_hf_path(self, path: str | Path) -> bool:
+        """Replace the model by the one a config.json describes (nothing else changes)."""
+        p = Path(path)
+        try:
+            from .. import import_hf_config
+
+            block = import_hf_config(p)
+            data = self.state.scenario.model_dump(mode="json")
+            data["model"] = block
+            scenario = parse_scenario(data)
+        except ScenarioError as exc:
+            self.warn("Cannot import config", f"{p.name} was not imported:\n{exc}")
+            return False
+        except (ImportError, OSError, ValueError, TypeError, KeyError) as exc:
+            self.warn("Cannot import config", f"{p.name} was not imported: {exc}")
+            return False
+        self.state.set_scenario(scenario, label=f"Import {p.name}")
+        return True
+
+    def import_hf_dialog(self) -> bool:
+        path, _f = QFileDialog.getOpenFileName(self.window, "Import Hugging Face config.json",
+                                               str(Path.home()),
+                                               "config.json (*.json);;All files (*)")
+        return self.import_hf_path(path) if path else False
+
+    def open_any(self, path: str | Path) -> bool:
+        """A dropped file: a scenario opens, a config.json imports, anything else is refused."""
+        kind = classify_json(path)
+        if kind == "hf_config":
+            return self.import_hf_path(path)
+        if kind == "scenario":
+            return self.open_path(path)
+        self.warn("Unknown file", f"{Path(path).name} is neither a GPU Sizer scenario nor a "
+                  "Hugging Face config.json.")
+        return False
+
+    # -- exports ---------------------------------------------------------------------------
+    def report(self) -> dict[str, Any]:
+        return report_from_estimate(self.state.estimate)
+
+    def export_report(self, path: str | Path, unit: str = "GiB") -> bool:
+        """The report as .json, .csv or .md (by the file's suffix)."""
+        p = Path(path)
+        rep = self.report()
+        writers = {".json": lambda: json.dumps(rep, indent=2) + "\n",
+                   ".csv": lambda: report_csv(rep), ".md": lambda: report_markdown(rep, unit)}
+        make = writers.get(p.suffix.lower())
+        if make is None:
+            self.warn("Cannot export", "choose a .json, .csv or .md file name")
+            return False
+        try:
+            write_text_atomic(p, make())
+        except OSError as exc:
+            self.warn("Cannot export", f"{p} was not written: {exc.strerror or exc}")
+            return False
+        return True
+
+    def export_chart(self, chart: Any, path: str | Path) -> bool:
+        """The chart as .png (1600 px wide), .svg, or its data as .csv."""
+        p = Path(path)
+        if chart is None:
+            self.warn("Cannot export", "this chart is not available")
+            return False
+        try:
+            if p.suffix.lower() == ".svg":
+                chart.export_svg(p)
+            elif p.suffix.lower() == ".csv":
+                write_text_atomic(p, chart.data_csv())
+            else:
+                chart.export_png(p.with_suffix(".png") if p.suffix.lower() != ".png" else p)
+        except Exception as exc:  # exporters raise assorted errors; the user gets the reason
+            log.exception("chart export failed")
+            self.warn("Cannot export chart", f"{p} was not written: {exc}")
+            return False
+        return True
+
+    def read_dict(self, path: str | Path) -> dict[str, Any]:
+        return read_scenario_dict(path)

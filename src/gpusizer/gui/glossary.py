@@ -1,0 +1,111 @@
+"""One-sentence definitions of the terms the window uses, shown as tooltips."""
+
+from __future__ import annotations
+
+GLOSSARY: dict[str, str] = {
+    "model": "The network to size: pick a preset, describe an architecture, or give only its "
+             "parameter count.",
+    "model.name": "A label for this model; it does not change the estimate.",
+    "model.parameters": "Total number of weights; the architecture is then inferred from it.",
+    "model.layers": "Number of transformer decoder blocks stacked in the model.",
+    "model.hidden_size": "Width of the residual stream: the size of each token's vector.",
+    "model.attention_heads": "Number of query heads each attention layer splits the hidden "
+                             "vector into.",
+    "model.kv_heads": "Number of key/value heads (grouped-query attention shares each among "
+                      "several query heads; auto = one per query head).",
+    "model.head_dim": "Size of each attention head (auto = hidden size / attention heads).",
+    "model.ffn_hidden_size": "Inner width of the feed-forward (MLP) block.",
+    "model.vocab_size": "Number of tokens in the vocabulary: the rows of the embedding matrix.",
+    "model.mlp": "Gated MLPs (SwiGLU) have three matrices, plain MLPs two.",
+    "model.tied_embeddings": "The output layer reuses the input embedding matrix instead of "
+                             "having its own.",
+    "model.moe": "Mixture of experts: each token runs through only a few of many feed-forward "
+                 "experts.",
+    "model.moe.experts": "Number of routed experts in each mixture-of-experts layer.",
+    "model.moe.experts_per_token": "How many experts the router sends each token to.",
+    "model.moe.expert_ffn_hidden_size": "Inner width of each expert's feed-forward block.",
+    "model.moe.shared_experts": "Experts every token passes through, in addition to the routed "
+                                "ones.",
+    "workload.kind": "What is done with the model: pre-train it, fine-tune all or part of it, "
+                     "or serve it.",
+    "workload.sequence_length": "Tokens in each training sample (the context length trained on).",
+    "workload.micro_batch_size": "Samples each GPU processes in one forward/backward pass.",
+    "workload.global_batch_size": "Samples per optimizer step over all GPUs, reached by gradient "
+                                  "accumulation (auto = micro-batch x data parallel).",
+    "workload.training_tokens": "Tokens to train on in total; sets the training time estimate.",
+    "workload.lora_rank": "Rank r of the low-rank adapter matrices LoRA trains beside each "
+                          "frozen weight.",
+    "workload.lora_targets": "Which weight matrices get a LoRA adapter.",
+    "workload.batch_size": "Sequences served at once: each keeps its own KV cache.",
+    "workload.prompt_tokens": "Tokens in each prompt (processed at once in the prefill).",
+    "workload.generated_tokens": "Tokens generated per sequence after the prompt.",
+    "precision.weights": "Storage format of the model weights, quantisation scales included.",
+    "precision.activations": "Format of the activations: the intermediate tensors the forward "
+                             "pass keeps for the backward pass.",
+    "precision.gradients": "Format of the gradients the backward pass computes for each weight.",
+    "precision.master_weights": "A separate higher-precision copy of the weights the optimizer "
+                                "updates (none = update the weights in place).",
+    "precision.optimizer": "The update rule; it decides how many state values are kept per "
+                           "weight (AdamW: two, SGD: none).",
+    "precision.optimizer_states": "Format of the optimizer's per-weight states (e.g. AdamW's "
+                                  "momentum and variance).",
+    "precision.kv_cache": "Format of the KV cache: the keys and values of past tokens kept so "
+                          "each new token attends to them without recomputing.",
+    "precision.adapters": "Format of the trainable LoRA adapter weights.",
+    "parallelism.tensor": "Tensor parallel: each layer's matrices are split across this many "
+                          "GPUs, which exchange partial results every layer.",
+    "parallelism.pipeline": "Pipeline parallel: the layers are split into this many stages, "
+                            "each on its own GPU.",
+    "parallelism.virtual_stages": "Interleaved pipeline: each GPU holds this many smaller "
+                                  "chunks of layers, shrinking the pipeline bubble.",
+    "parallelism.data": "Data parallel: this many replicas each process different samples and "
+                        "average their gradients.",
+    "parallelism.context": "Context parallel: the sequence is split across this many GPUs "
+                           "(ring attention).",
+    "parallelism.expert": "Expert parallel: the experts of each MoE layer are spread over this "
+                          "many GPUs.",
+    "parallelism.zero_stage": "ZeRO stage: shard optimizer states (1), plus gradients (2), plus "
+                              "weights (3) across the data-parallel GPUs.",
+    "parallelism.sequence_parallel": "Sequence parallel: with tensor parallelism, also split "
+                                     "norms and dropout along the sequence, sharding their "
+                                     "activations.",
+    "parallelism.recompute": "Activation recomputation: drop activations in the forward pass "
+                             "and recompute them in the backward pass (selective: attention "
+                             "only; full: keep only each layer's input).",
+    "parallelism.attention": "Attention kernel: eager materialises the s x s score matrix, "
+                             "flash (fused) never stores it.",
+    "parallelism.offload_optimizer": "Keep optimizer states in CPU memory instead of the GPU.",
+    "parallelism.offload_parameters": "Keep weights in CPU memory and stream them in as needed.",
+    "framework": "The software whose memory layout is modelled: its saved tensors, buffers and "
+                 "runtime overhead.",
+    "hardware.gpu": "The accelerator: its usable memory decides whether the peak fits.",
+    "hardware.gpu.memory_bytes": "Memory of the custom GPU, as the driver reports it.",
+    "hardware.gpu.hbm_bandwidth_gb_per_s": "Memory bandwidth: bounds how fast weights and KV "
+                                           "cache stream during decoding.",
+    "hardware.gpu.dense_tflops.bf16": "Dense BF16 matrix throughput (not the sparse figure).",
+    "hardware.gpus_per_node": "GPUs joined by the fast intra-node link (NVLink); tensor "
+                              "parallelism stays within a node.",
+}
+
+
+def tooltip_for(path: str) -> str:
+    """The definition of the field at ``path`` (its parent's when it has none)."""
+    while path:
+        if path in GLOSSARY:
+            return GLOSSARY[path]
+        path = path.rpartition(".")[0]
+    return ""
+
+
+COMPONENT_TIPS: dict[str, str] = {
+    "weights": "The model's parameters as stored on this GPU.",
+    "gradients": "One gradient per trainable weight, produced by the backward pass.",
+    "optimizer": "Optimizer states (e.g. AdamW moments) plus master weights when kept.",
+    "activations": "Tensors the forward pass keeps for the backward pass (training), or the "
+                   "largest live intermediate tensors (inference).",
+    "kv_cache": "Keys and values of every past token, kept so generation does not recompute "
+                "them.",
+    "temporary": "Short-lived buffers alive at the peak: logits, gathered ZeRO-3 weights, "
+                 "communication buffers, optimizer scratch.",
+    "overhead": "Memory outside tensors: CUDA context, library workspaces, allocator slack.",
+}

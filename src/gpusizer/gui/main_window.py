@@ -1,0 +1,232 @@
+"""The main window: panels on the left, the answer (summary, charts, table) on the right."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QScrollArea,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.errors import ScenarioError
+from ..core.result import Estimate
+from ..core.scenario import parse_scenario
+from ..core.specs import Scenario
+from .binding import Binder
+from .breakdown import BreakdownTable, FiguresView
+from .chart_tabs import ChartTabs
+from .files import FileController
+from .icon import app_icon
+from .menus import build_menus
+from .panels import PANELS
+from .settings import Prefs
+from .state import DEFAULT_SCENARIO, ScenarioState
+from .summary import SummaryHeader
+
+log = logging.getLogger(__name__)
+LEFT_WIDTH = 400
+
+
+def _initial(scenario: Scenario | dict[str, Any] | None, prefs: Prefs,
+             restore: bool) -> Scenario | dict[str, Any]:
+    """The given scenario, else the last one (if still valid), else the default."""
+    if scenario is not None:
+        return scenario
+    last = prefs.last_scenario() if restore else None
+    if last is not None:
+        try:
+            return parse_scenario(last)
+        except ScenarioError:
+            log.info("last scenario no longer valid; starting from the default")
+    return DEFAULT_SCENARIO
+
+
+class MainWindow(QMainWindow):
+    """One scenario, its estimate, every view of it. ``restore=False`` (screenshots, tests)
+    neither reads nor writes the remembered geometry and scenario."""
+
+    recent_menu: QMenu
+
+    def __init__(self, scenario: Scenario | dict[str, Any] | None = None,
+                 prefs: Prefs | None = None, restore: bool = True) -> None:
+        super().__init__()
+        self.setObjectName("main_window")
+        self.prefs = prefs if prefs is not None else Prefs()
+        self.restore = restore
+        self.unit = self.prefs.units
+        self.state = ScenarioState(_initial(scenario, self.prefs, restore), self)
+        self.binder = Binder(self.state)
+        self.files = FileController(self.state, self.prefs, self)
+        self.last_render_ms = 0.0
+        self.setWindowIcon(app_icon())
+        self.setAcceptDrops(True)
+        self._build()
+        build_menus(self)
+        self._connect()
+        self.set_units(self.unit)
+        self._render(self.state.estimate)
+        self._update_title()
+        if restore:
+            self._restore_geometry()
+
+    # -- construction ----------------------------------------------------------------------
+    def _build(self) -> None:
+        self.panels = [cls(self.binder) for cls in PANELS]
+        column = QWidget()
+        column.setObjectName("left_column")
+        lay = QVBoxLayout(column)
+        lay.setContentsMargins(10, 6, 10, 10)
+        lay.setSpacing(8)
+        for panel in self.panels:
+            lay.addWidget(panel.box)
+        lay.addStretch(1)
+        self.left = QScrollArea()
+        self.left.setObjectName("left_scroll")
+        self.left.setWidgetResizable(True)
+        self.left.setFrameShape(QFrame.NoFrame)
+        self.left.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.left.setWidget(column)
+        self.left.setMinimumWidth(LEFT_WIDTH)
+        self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter.setObjectName("splitter_main")
+        self.splitter.addWidget(self.left)
+        self.splitter.addWidget(self._build_right())
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setCollapsible(0, False)
+        self.splitter.setSizes([LEFT_WIDTH + 20, 1000])
+        self.setCentralWidget(self.splitter)
+        self.render_label = QLabel()
+        self.render_label.setObjectName("label_render_time")
+        self.statusBar().addPermanentWidget(self.render_label)
+
+    def _build_right(self) -> QWidget:
+        right = QWidget()
+        lay = QVBoxLayout(right)
+        lay.setContentsMargins(6, 8, 10, 8)
+        lay.setSpacing(8)
+        self.summary = SummaryHeader()
+        lay.addWidget(self.summary)
+        self.tabs = ChartTabs()
+        self.table = BreakdownTable()
+        self.figures = FiguresView()
+        details = QFrame()
+        details.setObjectName("details")
+        row = QHBoxLayout(details)
+        row.setContentsMargins(4, 4, 4, 4)
+        row.addWidget(self.table, 3)
+        row.addWidget(self.figures, 2)
+        self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 9 + 4)
+        self.right_split = QSplitter(Qt.Vertical)
+        self.right_split.setObjectName("splitter_right")
+        self.right_split.addWidget(self.tabs)
+        self.right_split.addWidget(details)
+        self.right_split.setStretchFactor(0, 1)
+        self.right_split.setStretchFactor(1, 0)
+        self.right_split.setCollapsible(0, False)
+        lay.addWidget(self.right_split, 1)
+        return right
+
+    def _connect(self) -> None:
+        self.state.estimateChanged.connect(self._render)
+        self.state.errorChanged.connect(self._show_error)
+        self.state.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
+        self.state.scenarioChanged.connect(lambda _s: self._update_title())
+        self.files.pathChanged.connect(lambda _p: self._update_title())
+        self.tabs.failed.connect(lambda msg: self.statusBar().showMessage(msg, 8000))
+
+    # -- reacting to the state -------------------------------------------------------------
+    def _render(self, est: Estimate) -> None:
+        """Every view of a new estimate (the visible chart only; the others when shown)."""
+        start = time.perf_counter()
+        self.summary.set_estimate(est)
+        self.table.set_estimate(est)
+        self.figures.set_estimate(est)
+        self.tabs.update_from(est.scenario, est)
+        self.last_render_ms = (time.perf_counter() - start) * 1000
+        self.render_label.setText(f"redrawn in {self.last_render_ms:.0f} ms")
+
+    def _show_error(self, error: ScenarioError | None) -> None:
+        self.summary.set_error(error)
+        self.tabs.set_stale(error is not None)
+        if error is not None:
+            self.statusBar().showMessage(f"Not applied: {error}", 6000)
+
+    def _update_title(self) -> None:
+        s = self.state.scenario
+        name = self.files.path.name if self.files.path else (s.name or s.model.name)
+        self.setWindowTitle(f"{name}[*] — GPU Sizer")
+        self.setWindowModified(not self.state.undo_stack.isClean())
+
+    # -- commands --------------------------------------------------------------------------
+    def set_units(self, unit: str) -> None:
+        """GiB or GB everywhere (summary, table, figures, charts); remembered."""
+        self.unit = unit
+        for view in (self.summary, self.table, self.figures, self.tabs):
+            view.set_units(unit)
+        for act in self.findChildren(QAction):
+            if act.objectName() == f"action_units_{unit.lower()}":
+                act.setChecked(True)
+        if self.restore:
+            self.prefs.units = unit
+
+    def new_scenario(self) -> None:
+        self.files.new()
+
+    def notify(self, message: str) -> None:
+        self.statusBar().showMessage(message, 10000)
+
+    # -- drag and drop ---------------------------------------------------------------------
+    @staticmethod
+    def _dropped(event: QDragEnterEvent | QDropEvent) -> list[Path]:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        return [Path(u.toLocalFile()) for u in urls
+                if u.isLocalFile() and u.toLocalFile().lower().endswith(".json")]
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt override)
+        if self._dropped(event):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt override)
+        paths = self._dropped(event)
+        if paths:
+            event.acceptProposedAction()
+            self.files.open_any(paths[0])
+
+    # -- remembering -----------------------------------------------------------------------
+    def _restore_geometry(self) -> None:
+        geometry = self.prefs.geometry("geometry")
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1440, 900)
+        for key, splitter in (("splitter_main", self.splitter),
+                              ("splitter_right", self.right_split)):
+            value = self.prefs.geometry(key)
+            if value is not None:
+                splitter.restoreState(value)
+
+    def save_session(self) -> None:
+        """Geometry, units and the scenario, for the next start."""
+        self.prefs.set_geometry("geometry", self.saveGeometry())
+        self.prefs.set_geometry("splitter_main", self.splitter.saveState())
+        self.prefs.set_geometry("splitter_right", self.right_split.saveState())
+        self.prefs.units = self.unit
+        self.prefs.save_last_scenario(self.state.scenario.model_dump(mode="json"))
+        self.prefs.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        if self.restore:
+            self.save_session()
+        super().closeEvent(event)

@@ -1,0 +1,139 @@
+"""The menu bar: File, Edit, View, Help, with the platform's standard shortcuts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from .._version import __version__
+from .chart_tabs import TABS
+
+if TYPE_CHECKING:
+    from .main_window import MainWindow
+
+CHART_FILTER = "PNG image (*.png);;SVG image (*.svg);;Chart data (*.csv)"
+REPORT_FILTER = "JSON report (*.json);;CSV report (*.csv);;Markdown report (*.md)"
+
+
+def _action(w: MainWindow, name: str, text: str, slot: object,
+            shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None) -> QAction:
+    act = QAction(text, w)
+    act.setObjectName(name)
+    if shortcut is not None:
+        act.setShortcut(shortcut if isinstance(shortcut, QKeySequence) else
+                        QKeySequence(shortcut))
+    act.triggered.connect(lambda _checked=False: slot())  # type: ignore[operator]
+    return act
+
+
+def _suffixed(path: str, chosen_filter: str) -> str:
+    """Add the suffix of the chosen filter when the name has none."""
+    if not path or Path(path).suffix:
+        return path
+    ext = chosen_filter.rpartition("*")[2].rstrip(")")
+    return path + ext
+
+
+def build_menus(w: MainWindow) -> None:
+    """Create every action and menu of the window."""
+    _file_menu(w)
+    _edit_menu(w)
+    _view_menu(w)
+    help_menu = w.menuBar().addMenu("&Help")
+    help_menu.addAction(_action(w, "action_about", "&About GPU Sizer", lambda: show_about(w)))
+
+
+def _file_menu(w: MainWindow) -> None:
+    f, menu = w.files, w.menuBar().addMenu("&File")
+    menu.addAction(_action(w, "action_new", "&New", w.new_scenario, QKeySequence.New))
+    menu.addAction(_action(w, "action_open", "&Open…", f.open_dialog, QKeySequence.Open))
+    w.recent_menu = QMenu("Open &Recent", w)
+    w.recent_menu.setObjectName("menu_recent")
+    menu.addMenu(w.recent_menu)
+    fill_recent(w, f.prefs.recent_files())
+    f.recentChanged.connect(lambda items: fill_recent(w, items))
+    menu.addSeparator()
+    menu.addAction(_action(w, "action_save", "&Save", f.save, QKeySequence.Save))
+    menu.addAction(_action(w, "action_save_as", "Save &As…", f.save_as, QKeySequence.SaveAs))
+    menu.addSeparator()
+    menu.addAction(_action(w, "action_import_hf", "&Import Hugging Face config.json…",
+                           f.import_hf_dialog, "Ctrl+I"))
+    menu.addAction(_action(w, "action_export_chart", "Export &Chart…",
+                           lambda: export_chart_dialog(w), "Ctrl+E"))
+    menu.addAction(_action(w, "action_export_report", "Export &Report…",
+                           lambda: export_report_dialog(w), "Ctrl+Shift+E"))
+    menu.addSeparator()
+    menu.addAction(_action(w, "action_quit", "&Quit", w.close, QKeySequence.Quit))
+
+
+def fill_recent(w: MainWindow, items: list[str]) -> None:
+    menu = w.recent_menu
+    menu.clear()
+    for i, path in enumerate(items):
+        act = menu.addAction(f"&{i + 1}  {Path(path).name}")
+        act.setToolTip(path)
+        act.triggered.connect(lambda _c=False, p=path: w.files.open_path(p))
+    if not items:
+        menu.addAction("No recent files").setEnabled(False)
+        return
+    menu.addSeparator()
+    menu.addAction("Clear list").triggered.connect(
+        lambda: (w.files.prefs.clear_recent(), fill_recent(w, [])))
+
+
+def _edit_menu(w: MainWindow) -> None:
+    menu = w.menuBar().addMenu("&Edit")
+    undo = w.state.undo_stack.createUndoAction(w, "&Undo")
+    undo.setObjectName("action_undo")
+    undo.setShortcut(QKeySequence.Undo)
+    redo = w.state.undo_stack.createRedoAction(w, "&Redo")
+    redo.setObjectName("action_redo")
+    redo.setShortcut(QKeySequence.Redo)
+    menu.addAction(undo)
+    menu.addAction(redo)
+
+
+def _view_menu(w: MainWindow) -> None:
+    menu = w.menuBar().addMenu("&View")
+    group = QActionGroup(w)
+    group.setExclusive(True)
+    for unit, text in (("GiB", "Memory in &GiB (2³⁰ bytes)"), ("GB", "Memory in G&B (10⁹ bytes)")):
+        act = QAction(text, w, checkable=True)
+        act.setObjectName(f"action_units_{unit.lower()}")
+        act.setChecked(unit == w.unit)
+        act.triggered.connect(lambda _c=False, u=unit: w.set_units(u))
+        group.addAction(act)
+        menu.addAction(act)
+    menu.addSeparator()
+    for i, (key, label) in enumerate(TABS):
+        menu.addAction(_action(w, f"action_tab_{key}", f"{label} chart",
+                               lambda k=key: w.tabs.select(k), f"Ctrl+{i + 1}"))
+
+
+def export_chart_dialog(w: MainWindow) -> bool:
+    key = w.tabs.current_key()
+    start = str(Path.home() / f"gpusizer-{key}.png")
+    path, chosen = QFileDialog.getSaveFileName(w, "Export chart", start, CHART_FILTER)
+    path = _suffixed(path, chosen)
+    return w.files.export_chart(w.tabs.current_chart(), path) if path else False
+
+
+def export_report_dialog(w: MainWindow) -> bool:
+    start = str(Path.home() / "gpusizer-report.md")
+    path, chosen = QFileDialog.getSaveFileName(w, "Export report", start, REPORT_FILTER)
+    path = _suffixed(path, chosen)
+    return w.files.export_report(path, w.unit) if path else False
+
+
+def show_about(w: MainWindow) -> None:
+    QMessageBox.about(
+        w, "About GPU Sizer",
+        f"<h3>GPU Sizer {__version__}</h3>"
+        "<p>How much GPU memory, and how many of which GPU, a model needs to pre-train, "
+        "fine-tune (full, LoRA, QLoRA) or serve — and why.</p>"
+        "<p>Works fully offline. Figures are estimates from the model's architecture and the "
+        "memory layout of the chosen framework; each assumption is listed under the "
+        "summary.</p><p>MIT licence.</p>")

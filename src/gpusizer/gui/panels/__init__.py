@@ -1,0 +1,14 @@
+"""The panels of the left column. Each reads and writes the scenario only through the state."""
+
+from __future__ import annotations
+
+from .hardware_panel import HardwarePanel
+from .model_panel import ModelPanel
+from .parallelism_panel import ParallelismPanel
+from .precision_panel import PrecisionPanel
+from .workload_panel import WorkloadPanel
+
+PANELS = (ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, HardwarePanel)
+
+__all__ = ["PANELS", "HardwarePanel", "ModelPanel", "ParallelismPanel", "PrecisionPanel",
+           "WorkloadPanel"]

@@ -1,0 +1,175 @@
+"""Model panel: a preset from the searchable list, a custom architecture, or a size alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
+
+from ...core.presets import model_presets
+from ..binding import Binder
+from ..state import get_path
+from ..widgets import Form, combo, float_spin, int_spin
+from .preset_tree import PresetTree
+
+_SOURCES = (("Preset", "preset"), ("Custom architecture", "custom"),
+            ("Parameter count only", "size"))
+_FALLBACK_PRESET = "llama-3.1-8b"
+_ARCH_INTS = (  # (label, field, minimum, maximum, step, special text at the minimum)
+    ("Layers", "layers", 1, 1024, 1, ""),
+    ("Hidden size", "hidden_size", 1, 1 << 20, 256, ""),
+    ("Attention heads", "attention_heads", 1, 4096, 1, ""),
+    ("KV heads", "kv_heads", 0, 4096, 1, "auto (= heads)"),
+    ("Head dim", "head_dim", 0, 4096, 8, "auto"),
+    ("FFN hidden size", "ffn_hidden_size", 1, 1 << 22, 256, ""),
+    ("Vocabulary", "vocab_size", 1, 1 << 22, 1024, ""),
+)
+_MOE_INTS = (
+    ("Experts", "experts", 1, 1024, 1),
+    ("Experts per token", "experts_per_token", 1, 1024, 1),
+    ("Expert FFN size", "expert_ffn_hidden_size", 1, 1 << 22, 256),
+    ("Shared experts", "shared_experts", 0, 64, 1),
+)
+
+
+def source_of(model: Any) -> str:
+    """``preset`` | ``custom`` | ``size`` for a model block (spec or dict)."""
+    if get_path(model, "preset"):
+        return "preset"
+    return "size" if get_path(model, "layers") is None else "custom"
+
+
+def shape_line(model: Any) -> str:
+    """``32 layers · hidden 4,096 · 32 heads (8 KV) · FFN 14,336 · vocab 128,256``."""
+    g = lambda f: get_path(model, f)  # noqa: E731 (a one-line reader)
+    if g("layers") is None:
+        return ""
+    heads, kv = g("attention_heads"), g("kv_heads") or g("attention_heads")
+    text = (f"{g('layers')} layers · hidden {g('hidden_size'):,} · {heads} heads"
+            f"{f' ({kv} KV)' if kv != heads else ''} · FFN {g('ffn_hidden_size') or 0:,} · "
+            f"vocab {g('vocab_size'):,}")
+    if g("moe") is not None:
+        text += f" · MoE {g('moe.experts')} experts, {g('moe.experts_per_token')} per token"
+    return text
+
+
+def _opt(v: Any) -> Any:
+    return v or None  # 0 in an "auto" spin box means: not set
+
+
+class ModelPanel:
+    """Builds the Model group; reads and writes only through the state."""
+
+    def __init__(self, binder: Binder) -> None:
+        self.state = binder.state
+        self.form = Form(binder, "Model")
+        self.box = self.form.box
+        self.box.setObjectName("panel_model")
+        self._last_preset = self.state.scenario.model.preset or _FALLBACK_PRESET
+        self._build_choice()
+        self._build_arch()
+        self.params = QLabel()
+        self.params.setObjectName("label_model_parameters")
+        self.params.setProperty("role", "figure")
+        self.params.setWordWrap(True)
+        self.form.add("Parameters", self.params, key="parameters_shown")
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._show_counts)
+        self.refresh()
+        self._show_counts(self.state.estimate)
+
+    def _build_choice(self) -> None:
+        f = self.form
+        self.search = QLineEdit()
+        self.search.setObjectName("edit_model_search")
+        self.search.setPlaceholderText("Search presets (name, family, size)…")
+        self.search.setClearButtonEnabled(True)
+        f.add_widget(self.search, "search")
+        self.tree = PresetTree()
+        self.tree.setObjectName("tree_model_preset")
+        self.tree.setMinimumHeight(170)
+        self.tree.setMaximumHeight(200)
+        f.add_widget(self.tree, "tree")
+        f.binder.bind(self.tree, "model", to_state=lambda pid: {"preset": pid},
+                      from_state=lambda m: get_path(m, "preset") or "")
+        self.search.textChanged.connect(self.tree.filter)
+        f.add("Source", combo(_SOURCES), "model", name="combo_model_source",
+              key="source", to_state=self._model_for_source, from_state=source_of)
+        f.add("Name", QLineEdit(), "model.name", name="edit_model_name")
+        self.shape = QLabel()
+        self.shape.setObjectName("label_model_shape")
+        self.shape.setProperty("role", "hint")
+        self.shape.setWordWrap(True)
+        f.add("Shape", self.shape, key="shape")
+        f.add("Parameters", float_spin(0.001, 100_000, 3, " B"), "model.parameters",
+              name="spin_model_parameters",
+              to_state=lambda b: round(b * 1e9), from_state=lambda n: n and n / 1e9)
+
+    def _build_arch(self) -> None:
+        f = self.form
+        for label, field, lo, hi, step, special in _ARCH_INTS:
+            conv = {"to_state": _opt, "from_state": lambda v: v or 0} if special else {}
+            f.add(label, int_spin(lo, hi, step, special=special), f"model.{field}",
+                  name=f"spin_model_{field}", **conv)
+        f.add("MLP", combo((("Gated (SwiGLU, 3 matrices)", "gated"),
+                            ("Plain (2 matrices)", "plain"))), "model.mlp",
+              name="combo_model_mlp")
+        f.add("", QCheckBox("Tied input/output embeddings"), "model.tied_embeddings",
+              name="check_model_tied_embeddings")
+        f.add("", QCheckBox("Mixture of experts"), "model.moe", name="check_model_moe",
+              key="moe", to_state=self._moe_for, from_state=lambda m: m is not None)
+        for label, field, lo, hi, step in _MOE_INTS:
+            f.add(label, int_spin(lo, hi, step), f"model.moe.{field}",
+                  name=f"spin_moe_{field}")
+
+    # -- converters (they read the state; they never touch other panels) ---------------------
+    def _moe_for(self, checked: Any) -> dict[str, int] | None:
+        if not checked:
+            return None
+        ffn = int(get_path(self.state.value("model"), "ffn_hidden_size") or 4096)
+        return {"experts": 8, "experts_per_token": 2, "expert_ffn_hidden_size": ffn}
+
+    def _model_for_source(self, source: str) -> dict[str, Any]:
+        model = self.state.scenario.model
+        if source == "preset":
+            return {"preset": model.preset or self._last_preset}
+        if source == "size":
+            return {"name": model.name, "parameters": self.state.estimate.parameters_total}
+        if model.layers is None:  # from a size alone: start from the last preset's shape
+            data = dict(model_presets()[self._last_preset])
+            data = {k: v for k, v in data.items() if k not in ("id", "aliases", "notes")}
+            return {**data, "name": "Custom model"}
+        # A preset becomes editable: its fields, no longer tied to the preset.
+        name = model.name if model.name.endswith("(custom)") else f"{model.name} (custom)"
+        return {**model.model_dump(mode="json"), "preset": None, "name": name}
+
+    # -- what is shown -----------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Show the fields of the chosen source; MoE fields only for an MoE model."""
+        model = self.state.value("model")
+        source = source_of(model)
+        if source == "preset":
+            self._last_preset = get_path(model, "preset")
+        # A preset's shape is one line; its fields become editable as a custom architecture.
+        arch = source == "custom"
+        for _l, field, *_rest in _ARCH_INTS:
+            self.form.show(f"model.{field}", arch)
+        for key in ("model.mlp", "model.tied_embeddings", "moe"):
+            self.form.show(key, arch)
+        self.form.show("model.parameters", source == "size")
+        self.form.show("shape", source == "preset")
+        self.shape.setText(shape_line(model))
+        has_moe = arch and get_path(model, "moe") is not None
+        for _l, field, *_rest in _MOE_INTS:
+            self.form.show(f"model.moe.{field}", has_moe)
+
+    def _show_counts(self, est: Any) -> None:
+        def b(n: int) -> str:
+            return f"{n / 1e9:,.2f} B" if n >= 1e8 else f"{n / 1e6:,.1f} M"
+
+        text = f"<b>{b(est.parameters_total)}</b> total"
+        if est.parameters_active != est.parameters_total:
+            text += f" · <b>{b(est.parameters_active)}</b> active per token"
+        if est.scenario.workload.is_training:
+            text += f" · <b>{b(est.parameters_trainable)}</b> trainable"
+        self.params.setText(text)

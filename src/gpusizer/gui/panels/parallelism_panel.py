@@ -1,0 +1,83 @@
+"""Parallelism panel: how the work is split over GPUs, what is recomputed, which framework."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QCheckBox, QLabel
+
+from ..binding import Binder
+from ..state import get_path
+from ..widgets import ComboBox, Form, combo, int_spin
+
+_DEGREES = (  # (label, field, object name)
+    ("Tensor parallel (TP)", "tensor", "spin_tensor_parallel"),
+    ("Pipeline parallel (PP)", "pipeline", "spin_pipeline_parallel"),
+    ("Virtual stages", "virtual_stages", "spin_virtual_stages"),
+    ("Data parallel (DP)", "data", "spin_data_parallel"),
+    ("Context parallel (CP)", "context", "spin_context_parallel"),
+    ("Expert parallel (EP)", "expert", "spin_expert_parallel"),
+)
+_ZERO = (("0 — none", 0), ("1 — optimizer states", 1), ("2 — + gradients", 2),
+         ("3 — + weights (FSDP)", 3))
+_RECOMPUTE = (("None", "none"), ("Selective (attention)", "selective"),
+              ("Full (layer inputs only)", "full"))
+_ATTENTION = (("Flash (fused)", "flash"), ("Eager (scores stored)", "eager"))
+FRAMEWORKS = (("Hugging Face transformers", "huggingface"), ("Megatron-LM", "megatron"),
+              ("DeepSpeed", "deepspeed"), ("PyTorch FSDP", "fsdp"), ("vLLM", "vllm"),
+              ("llama.cpp", "llama.cpp"))
+_SERVING_ONLY = ("vllm", "llama.cpp")
+_TRAINING_ONLY = ("parallelism.virtual_stages", "parallelism.zero_stage",
+                  "parallelism.sequence_parallel", "parallelism.recompute",
+                  "parallelism.offload_optimizer")
+
+
+class ParallelismPanel:
+    """Builds the Parallelism group; rows that cannot apply are hidden or disabled."""
+
+    def __init__(self, binder: Binder) -> None:
+        self.state = binder.state
+        f = self.form = Form(binder, "Parallelism")
+        self.box = f.box
+        self.box.setObjectName("panel_parallelism")
+        for label, field, name in _DEGREES:
+            f.add(label, int_spin(1, 65_536), f"parallelism.{field}", name=name)
+        self.total = QLabel()
+        self.total.setObjectName("label_gpus_total")
+        self.total.setProperty("role", "figure")
+        f.add("GPUs", self.total, key="gpus_total")
+        f.add("ZeRO stage", combo(_ZERO), "parallelism.zero_stage", name="combo_zero_stage")
+        f.add("", QCheckBox("Sequence parallel (with TP)"), "parallelism.sequence_parallel",
+              name="check_sequence_parallel")
+        f.add("Recompute", combo(_RECOMPUTE), "parallelism.recompute", name="combo_recompute")
+        f.add("Attention kernel", combo(_ATTENTION), "parallelism.attention",
+              name="combo_attention")
+        f.add("", QCheckBox("Offload optimizer to CPU"), "parallelism.offload_optimizer",
+              name="check_offload_optimizer")
+        f.add("", QCheckBox("Offload weights to CPU"), "parallelism.offload_parameters",
+              name="check_offload_parameters")
+        self.framework: ComboBox = combo(FRAMEWORKS)
+        f.add("Framework profile", self.framework, "framework", name="combo_framework")
+        self.state.changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        v = self.state.value
+        training = v("workload.kind") != "inference"
+        for key in _TRAINING_ONLY:
+            self.form.show(key, training)
+        # A field stays enabled while it holds a value that needs fixing.
+        self.form.enable("parallelism.virtual_stages",
+                         (v("parallelism.pipeline") or 1) > 1 or v("parallelism.virtual_stages") > 1)
+        self.form.enable("parallelism.sequence_parallel",
+                         (v("parallelism.tensor") or 1) > 1 or bool(v("parallelism.sequence_parallel")))
+        self.form.enable("parallelism.expert",
+                         get_path(v("model"), "moe") is not None or v("parallelism.expert") > 1)
+        model = self.framework.model()
+        if isinstance(model, QStandardItemModel):
+            for row, (_label, fw) in enumerate(FRAMEWORKS):
+                model.item(row).setEnabled(not (training and fw in _SERVING_ONLY))
+        degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data",
+                                                            "context")]
+        tp, pp, dp, cp = degrees
+        self.total.setText(f"<b>{tp * pp * dp * cp:,}</b>  (TP {tp} × PP {pp} × DP {dp}"
+                           f" × CP {cp})")

@@ -1,0 +1,75 @@
+"""Precision panel: the data type of each kind of tensor, quantisation formats, the optimizer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtWidgets import QLabel
+
+from ...core.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
+from ...core.specs import OPTIMIZERS
+from ..binding import Binder
+from ..widgets import Form, combo
+
+_OPTIMIZER_LABELS = {"adamw": "AdamW", "adamw_8bit": "AdamW 8-bit (bitsandbytes)",
+                     "adafactor": "Adafactor", "sgd": "SGD", "sgd_momentum": "SGD + momentum",
+                     "lion": "Lion"}
+_NONE = "none"  # combo data for "no master copy" (None cannot round-trip through findData)
+
+
+def _dtype_items(ids: Iterable[str]) -> list[tuple[str, str]]:
+    """Labels with the real storage cost: ``GPTQ INT4 g128 — 4.16 bits``."""
+    out = []
+    for i in ids:
+        d = DTYPES[i]
+        bits = f"{d.bits:g}" if float(d.bits).is_integer() else f"{d.bits:.2f}"
+        out.append((f"{d.label} — {bits} bits", i))
+    return out
+
+
+class PrecisionPanel:
+    """Builds the Precision group; training-only and inference-only rows follow the kind."""
+
+    def __init__(self, binder: Binder) -> None:
+        self.state = binder.state
+        f = self.form = Form(binder, "Precision")
+        self.box = f.box
+        self.box.setObjectName("panel_precision")
+        f.add("Weights", combo(_dtype_items(DTYPES)), "precision.weights",
+              name="combo_precision_weights")
+        self.qlora_note = QLabel("QLoRA stores the frozen weights in NF4 unless a quantised "
+                                 "format is chosen here.")
+        self.qlora_note.setProperty("role", "hint")
+        self.qlora_note.setWordWrap(True)
+        f.add_widget(self.qlora_note, "qlora_note")
+        f.add("Activations", combo(_dtype_items(TRAINING_DTYPES)), "precision.activations",
+              name="combo_precision_activations")
+        f.add("Gradients", combo(_dtype_items(TRAINING_DTYPES)), "precision.gradients",
+              name="combo_precision_gradients")
+        f.add("Master weights", combo([("None (update in place)", _NONE),
+                                       *_dtype_items(("fp32", "bf16", "fp16"))]),
+              "precision.master_weights", name="combo_precision_master_weights",
+              to_state=lambda v: None if v == _NONE else v,
+              from_state=lambda v: v or _NONE)
+        f.add("Optimizer", combo((_OPTIMIZER_LABELS.get(o, o), o) for o in OPTIMIZERS),
+              "precision.optimizer", name="combo_precision_optimizer")
+        f.add("Optimizer states", combo(_dtype_items(STATE_DTYPES)),
+              "precision.optimizer_states", name="combo_precision_optimizer_states")
+        f.add("LoRA adapters", combo(_dtype_items(TRAINING_DTYPES)), "precision.adapters",
+              name="combo_precision_adapters")
+        f.add("KV cache", combo(_dtype_items(DTYPES)), "precision.kv_cache",
+              name="combo_precision_kv_cache")
+        self.state.changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        kind = self.state.value("workload.kind")
+        training = kind != "inference"
+        lora = kind in ("lora", "qlora")
+        for key in ("precision.gradients", "precision.optimizer", "precision.optimizer_states"):
+            self.form.show(key, training)
+        # LoRA trains adapters only: there is no master copy of the frozen weights.
+        self.form.show("precision.master_weights", training and not lora)
+        self.form.show("precision.adapters", lora)
+        self.form.show("qlora_note", kind == "qlora")
+        self.form.show("precision.kv_cache", not training)

@@ -1,0 +1,110 @@
+"""The searchable list of model presets, grouped by family, with each model's size."""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+
+from ...core.params import count_parameters
+from ...core.presets import model_presets
+from ...core.scenario import parse_scenario
+
+_FAMILY_NAMES = {"deepseek": "DeepSeek", "gpt": "GPT", "olmo": "OLMo", "mixtral": "Mistral",
+                 "qwen": "Qwen", "phi": "Phi"}
+_ID = Qt.UserRole
+
+
+def family_title(family: str) -> str:
+    """``qwen3_moe`` -> ``Qwen``: one group per maker's family, whatever the version."""
+    stem = re.match(r"[a-z]+", family.lower())
+    key = stem.group(0) if stem else family
+    return _FAMILY_NAMES.get(key, key.title())
+
+
+def _size(preset_id: str) -> tuple[int, int]:
+    model = parse_scenario({"model": {"preset": preset_id}}).model
+    counts = count_parameters(model)
+    return counts.total, counts.active
+
+
+def _fmt_params(n: int) -> str:
+    return f"{n / 1e9:,.1f} B" if n >= 1e9 else f"{n / 1e6:,.0f} M"
+
+
+class PresetTree(QTreeWidget):
+    """Presets by family; ``value()`` is the selected preset id (None when none)."""
+
+    valueChanged = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setColumnCount(2)
+        self.setHeaderLabels(["Model", "Parameters"])
+        self.setRootIsDecorated(True)
+        self.setUniformRowHeights(True)
+        self.setAlternatingRowColors(True)
+        header = self.header()
+        header.setSectionResizeMode(0, QHeaderView.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        header.setStretchLastSection(False)
+        self._items: dict[str, QTreeWidgetItem] = {}
+        self._fill()
+        self.currentItemChanged.connect(lambda cur, _prev: self._emit(cur))
+        self.itemClicked.connect(lambda item, _col: self._emit(item))
+
+    def _fill(self) -> None:
+        groups: dict[str, QTreeWidgetItem] = {}
+        for pid, data in sorted(model_presets().items(), key=lambda kv: kv[0]):
+            title = family_title(str(data.get("family", "other")))
+            if title not in groups:
+                group = QTreeWidgetItem([title])
+                group.setFlags(Qt.ItemIsEnabled)
+                font = group.font(0)
+                font.setBold(True)
+                group.setFont(0, font)
+                groups[title] = group
+            total, active = _size(pid)
+            size = _fmt_params(total) + (f" ({_fmt_params(active)} active)"
+                                         if active != total else "")
+            item = QTreeWidgetItem(groups[title], [str(data.get("name", pid)), size])
+            item.setData(0, _ID, pid)
+            item.setToolTip(0, f"{pid}\n{data.get('source_url', '')}".strip())
+            item.setTextAlignment(1, Qt.AlignRight | Qt.AlignVCenter)
+            self._items[pid] = item
+        self.addTopLevelItems([groups[t] for t in sorted(groups)])
+        self.expandAll()
+
+    def _emit(self, item: QTreeWidgetItem | None) -> None:
+        pid = item.data(0, _ID) if item is not None else None
+        if pid:
+            self.valueChanged.emit(pid)
+
+    def value(self) -> str | None:
+        item = self.currentItem()
+        return item.data(0, _ID) if item is not None else None
+
+    def setValue(self, pid: str | None) -> None:  # noqa: N802 (Qt naming, for binding)
+        item = self._items.get(pid or "")
+        if item is None:
+            self.setCurrentItem(None)
+            self.clearSelection()
+            return
+        self.setCurrentItem(item)
+        self.scrollToItem(item)
+
+    def filter(self, text: str) -> None:
+        """Show presets whose id, name or family contains every word of ``text``."""
+        words = text.lower().split()
+        for i in range(self.topLevelItemCount()):
+            group = self.topLevelItem(i)
+            shown = 0
+            for j in range(group.childCount()):
+                child = group.child(j)
+                hay = " ".join((child.text(0), str(child.data(0, _ID)), group.text(0))).lower()
+                visible = all(w in hay for w in words)
+                child.setHidden(not visible)
+                shown += visible
+            group.setHidden(shown == 0)
+        self.expandAll()

@@ -1,0 +1,58 @@
+"""Workload panel: what is done with the model, with the fields that kind of work needs."""
+
+from __future__ import annotations
+
+from ...core.specs import LORA_TARGETS
+from ..binding import Binder
+from ..widgets import Form, MultiCheck, combo, float_spin, int_spin
+
+KINDS = (("Pre-training", "pretraining"), ("Full fine-tune", "full_finetune"),
+         ("LoRA fine-tune", "lora"), ("QLoRA fine-tune", "qlora"), ("Inference", "inference"))
+_TRAINING = ("workload.sequence_length", "workload.micro_batch_size",
+             "workload.global_batch_size", "workload.training_tokens")
+_LORA = ("workload.lora_rank", "workload.lora_targets")
+_INFERENCE = ("workload.batch_size", "workload.prompt_tokens", "workload.generated_tokens")
+_MAX_TOKENS = 10_000_000
+
+
+class WorkloadPanel:
+    """Builds the Workload group; fields that do not apply to the kind are hidden."""
+
+    def __init__(self, binder: Binder) -> None:
+        self.state = binder.state
+        f = self.form = Form(binder, "Workload")
+        self.box = f.box
+        self.box.setObjectName("panel_workload")
+        f.add("Kind", combo(KINDS), "workload.kind", name="combo_workload_kind")
+        f.add("Sequence length", int_spin(1, _MAX_TOKENS, 512, " tokens"),
+              "workload.sequence_length", name="spin_sequence_length")
+        f.add("Micro-batch", int_spin(1, 100_000), "workload.micro_batch_size",
+              name="spin_micro_batch_size")
+        f.add("Global batch", int_spin(0, 10_000_000, special="auto"),
+              "workload.global_batch_size", name="spin_global_batch_size",
+              to_state=lambda v: v or None, from_state=lambda v: v or 0)
+        f.add("Training tokens", float_spin(0, 1e9, 2, " B", special="not set"),
+              "workload.training_tokens", name="spin_training_tokens",
+              to_state=lambda b: b * 1e9 if b > 0 else None,
+              from_state=lambda n: n / 1e9 if n else 0.0)
+        f.add("LoRA rank", int_spin(1, 4096), "workload.lora_rank", name="spin_lora_rank")
+        f.add("LoRA targets", MultiCheck(LORA_TARGETS, columns=4), "workload.lora_targets",
+              name="checks_lora_targets", to_state=tuple, from_state=tuple)
+        f.add("Concurrent sequences", int_spin(1, 100_000), "workload.batch_size",
+              name="spin_batch_size")
+        f.add("Prompt", int_spin(1, _MAX_TOKENS, 256, " tokens"), "workload.prompt_tokens",
+              name="spin_prompt_tokens")
+        f.add("Generated", int_spin(0, _MAX_TOKENS, 128, " tokens"),
+              "workload.generated_tokens", name="spin_generated_tokens")
+        self.state.changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        kind = self.state.value("workload.kind")
+        training = kind != "inference"
+        for key in _TRAINING:
+            self.form.show(key, training)
+        for key in _LORA:
+            self.form.show(key, kind in ("lora", "qlora"))
+        for key in _INFERENCE:
+            self.form.show(key, not training)

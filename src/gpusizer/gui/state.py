@@ -1,0 +1,208 @@
+"""The one source of truth of the window: the current scenario, its estimate and the error.
+
+Panels push edits here (through :mod:`gpusizer.gui.binding`) and listen to the signals; they
+never talk to each other. An edit is a dotted path and a value (``"parallelism.tensor", 4``).
+Edits that make the scenario invalid are kept as *pending* so the widget keeps what the user
+typed, while the last valid scenario and estimate stay on screen, marked stale.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QUndoStack
+
+from ..core.errors import ScenarioError
+from ..core.estimate import estimate
+from ..core.result import Estimate
+from ..core.scenario import parse_scenario
+from ..core.specs import Scenario
+from .undo import SnapshotCommand
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SCENARIO: dict[str, Any] = {
+    "name": "Llama 3.1 8B, LoRA on one H100",
+    "model": {"preset": "llama-3.1-8b"},
+    "workload": {"kind": "lora", "sequence_length": 4096, "micro_batch_size": 1},
+    "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
+}
+_MISSING = object()
+
+
+def get_path(obj: Any, path: str) -> Any:
+    """The value at a dotted path in nested models/dicts; ``None`` where the path ends early."""
+    for part in path.split(".") if path else ():
+        if isinstance(obj, dict):
+            obj = obj.get(part)
+        else:
+            obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    """Set a dotted path in a nested dict, creating (or replacing non-dict) parents."""
+    parts = path.split(".")
+    for part in parts[:-1]:
+        child = data.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            data[part] = child
+        data = child
+    data[parts[-1]] = value
+
+
+def _related(a: str, b: str) -> bool:
+    """Whether one path contains the other (``model`` and ``model.layers``)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+class ScenarioState(QObject):
+    """Current valid scenario + estimate, pending (invalid) edits, error, undo history.
+
+    Signals: ``scenarioChanged(Scenario)`` and ``estimateChanged(Estimate)`` after a valid
+    change; ``errorChanged(object)`` with the :class:`ScenarioError` or ``None``; ``changed()``
+    after every attempt (panels refresh what they show or hide from :meth:`value`).
+    """
+
+    scenarioChanged = Signal(object)
+    estimateChanged = Signal(object)
+    errorChanged = Signal(object)
+    changed = Signal()
+
+    def __init__(self, scenario: Scenario | dict[str, Any] | None = None,
+                 parent: QObject | None = None, delay_ms: int = 30, merge_ms: int = 1000):
+        super().__init__(parent)
+        self._scenario = parse_scenario(scenario if scenario is not None else DEFAULT_SCENARIO)
+        self._estimate: Estimate = estimate(self._scenario)
+        self._pending: dict[str, Any] = {}
+        self._queued: dict[str, Any] = {}
+        self._error: ScenarioError | None = None
+        self.merge_ms = merge_ms
+        self._last_edit: tuple[str, float] = ("", 0.0)
+        self.undo_stack = QUndoStack(self)
+        # Throttle, not restart: a held spin-box arrow still redraws every ~30 ms.
+        self._timer = QTimer(self, singleShot=True, interval=delay_ms)
+        self._timer.timeout.connect(self.flush)
+
+    # -- reading ---------------------------------------------------------------------------
+    @property
+    def scenario(self) -> Scenario:
+        """The last valid scenario (what the estimate was computed from)."""
+        return self._scenario
+
+    @property
+    def estimate(self) -> Estimate:
+        """The estimate of :attr:`scenario`; stale while :attr:`error` is set."""
+        return self._estimate
+
+    @property
+    def error(self) -> ScenarioError | None:
+        return self._error
+
+    @property
+    def stale(self) -> bool:
+        """True while pending edits are invalid: the estimate shown is the last valid one."""
+        return self._error is not None
+
+    def value(self, path: str) -> Any:
+        """What the user sees at ``path``: a queued or pending edit, else the scenario's value."""
+        for edits in (self._queued, self._pending):
+            for p in sorted(edits, key=len, reverse=True):
+                if p == path:
+                    return edits[p]
+                if path.startswith(p + "."):
+                    return get_path(edits[p], path[len(p) + 1:])
+        return get_path(self._scenario, path)
+
+    # -- editing ---------------------------------------------------------------------------
+    def edit(self, path: str, value: Any, immediate: bool = False) -> None:
+        """Queue an edit; applied within ``delay_ms`` (or now), merged with a burst of others."""
+        self._queued = {p: v for p, v in self._queued.items() if not _related(p, path)}
+        self._queued[path] = value
+        if immediate:
+            self.flush()
+        elif not self._timer.isActive():
+            self._timer.start()
+
+    def edit_many(self, edits: dict[str, Any], immediate: bool = True) -> None:
+        """Several edits applied together (one undo step)."""
+        for path, value in edits.items():
+            self.edit(path, value, immediate=False)
+        if immediate:
+            self.flush()
+
+    def flush(self) -> None:
+        """Apply queued edits now: validate, estimate, record for undo, emit."""
+        self._timer.stop()
+        if not self._queued:
+            return
+        queued, self._queued = self._queued, {}
+        pending = {p: v for p, v in self._pending.items()
+                   if not any(_related(p, q) for q in queued)}
+        pending.update(queued)
+        self._try_apply(pending, key=next(iter(queued)) if len(queued) == 1 else "")
+
+    def _try_apply(self, pending: dict[str, Any], key: str) -> None:
+        data = self._scenario.model_dump(mode="json")
+        for path in sorted(pending, key=len):  # parents first, then their fields
+            set_path(data, path, pending[path])
+        try:
+            scenario = parse_scenario(data)
+            est = estimate(scenario)
+        except ScenarioError as exc:
+            self._pending, self._error = pending, exc
+            self.errorChanged.emit(exc)
+            self.changed.emit()
+            return
+        except Exception as exc:  # a bug in the estimator must not reach the user as a crash
+            log.exception("estimate failed")
+            self._pending = pending
+            self._error = ScenarioError("", f"internal error while estimating: {exc}")
+            self.errorChanged.emit(self._error)
+            self.changed.emit()
+            return
+        self._pending = {}
+        before = self._scenario
+        self._commit(scenario, est)
+        if scenario != before:
+            self._record(before, scenario, key)
+
+    def _record(self, before: Scenario, after: Scenario, key: str) -> None:
+        now = time.monotonic()
+        last_key, last_time = self._last_edit
+        merge = bool(key) and key == last_key and (now - last_time) * 1000 < self.merge_ms
+        self._last_edit = (key, now)
+        self.undo_stack.push(SnapshotCommand(self, before, after, key, merge))
+
+    def _commit(self, scenario: Scenario, est: Estimate) -> None:
+        self._scenario, self._estimate = scenario, est
+        had_error, self._error = self._error is not None, None
+        if had_error:
+            self.errorChanged.emit(None)
+        self.scenarioChanged.emit(scenario)
+        self.estimateChanged.emit(est)
+        self.changed.emit()
+
+    def set_scenario(self, scenario: Scenario | dict[str, Any], record: bool = True,
+                     label: str = "Load scenario") -> None:
+        """Replace the whole scenario (open, new, undo). Invalid input raises ScenarioError and
+        changes nothing."""
+        s = parse_scenario(scenario)
+        est = estimate(s)
+        self._timer.stop()
+        self._queued, self._pending = {}, {}
+        before = self._scenario
+        self._last_edit = ("", 0.0)
+        self._commit(s, est)
+        if record and s != before:
+            self.undo_stack.push(SnapshotCommand(self, before, s, "", False, label))
+
+    def restore(self, scenario: Scenario) -> None:
+        """Undo/redo entry point: show a snapshot without recording it."""
+        self.set_scenario(scenario, record=False)

@@ -1,0 +1,140 @@
+"""The answer at a glance: peak per GPU against capacity, fits or not, what dominates, and the
+assumptions it rests on. Marked stale (with the reason) while the input is invalid."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from ..core.result import COMPONENTS, Estimate
+from ..io.units import fmt_bytes
+from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
+
+_KINDS = {"pretraining": "Pre-training", "full_finetune": "Full fine-tune",
+          "lora": "LoRA fine-tune", "qlora": "QLoRA fine-tune", "inference": "Inference"}
+
+
+def verdict(est: Estimate, unit: str) -> str:
+    """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom``."""
+    peak, cap = fmt_bytes(est.memory.total, unit), fmt_bytes(est.capacity_bytes, unit)
+    head = est.headroom_bytes
+    tail = (f"fits, {fmt_bytes(head, unit)} headroom" if head >= 0
+            else f"does not fit, {fmt_bytes(-head, unit)} short")
+    return f"{peak} of {cap} per GPU — {tail}"
+
+
+def context_line(est: Estimate) -> str:
+    """Model, workload, cluster, peak phase and the dominant component in one line."""
+    s, mem = est.scenario, est.memory
+    nodes = -(-est.gpus // s.hardware.gpus_per_node)
+    dom = est.dominant
+    parts = mem.sum_of_parts or 1
+    share = 100 * getattr(mem, dom) / parts
+    return (f"{s.model.name} · {_KINDS.get(s.workload.kind, s.workload.kind)} · "
+            f"{est.gpus:,} × {est.gpu.name} ({nodes:,} node{'s' if nodes != 1 else ''}) · "
+            f"peak in {mem.peak_phase} · dominated by {COMPONENT_LABELS[dom]} ({share:.0f}%)")
+
+
+class UsageBar(QWidget):
+    """A horizontal bar: the components alive at the peak, stacked, against the capacity."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFixedHeight(16)
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self._parts: list[tuple[str, int]] = []
+        self._capacity = 1
+
+    def set_estimate(self, est: Estimate) -> None:
+        mem = est.memory
+        self._parts = [(c, getattr(mem, c)) for c in COMPONENTS if c in mem.alive_at_peak]
+        self._capacity = max(est.capacity_bytes, 1)
+        self.setToolTip("  ·  ".join(f"{COMPONENT_LABELS[c]} {fmt_bytes(b)}"
+                                     for c, b in self._parts if b))
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        total = sum(b for _c, b in self._parts)
+        scale = rect.width() / max(total, self._capacity, 1)
+        p.setPen(Qt.NoPen)
+        p.setBrush(self.palette().alternateBase())
+        p.drawRoundedRect(rect, 3, 3)
+        x = rect.left()
+        for c, b in self._parts:
+            w = b * scale
+            p.fillRect(QRectF(x, rect.top(), w, rect.height()), component_qcolor(c))
+            x += w
+        cap_x = rect.left() + self._capacity * scale
+        p.setPen(QPen(QColor("#202020"), 2))
+        p.drawLine(int(cap_x) - 1, 0, int(cap_x) - 1, self.height())
+        p.end()
+
+
+class SummaryHeader(QFrame):
+    """Big verdict, usage bar, context line, assumptions line, stale banner."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("summary")
+        self.unit = "GiB"
+        self._est: Estimate | None = None
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(14, 10, 14, 10)
+        lay.setSpacing(4)
+        self.verdict = self._label("label_verdict", "verdict")
+        self.bar = UsageBar()
+        self.context = self._label("label_context", "context")
+        self.assumptions = self._label("label_assumptions", "hint")
+        self.stale = self._label("label_stale", "stale")
+        self.stale.setWordWrap(True)
+        self.stale.hide()
+        for w in (self.verdict, self.bar, self.context, self.assumptions, self.stale):
+            lay.addWidget(w)
+
+    def _label(self, name: str, role: str) -> QLabel:
+        label = QLabel()
+        label.setObjectName(name)
+        label.setProperty("role", role)
+        label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        label.setMinimumWidth(100)  # long lines elide instead of widening the window
+        return label
+
+    def set_units(self, unit: str) -> None:
+        self.unit = unit
+        if self._est is not None:
+            self.set_estimate(self._est)
+
+    def set_estimate(self, est: Estimate) -> None:
+        self._est = est
+        color = verdict_color(est)
+        self.verdict.setText(verdict(est, self.unit))
+        self.verdict.setStyleSheet(f"color: {color};")
+        self.bar.set_estimate(est)
+        self.context.setText(context_line(est))
+        text = "Assumes: " + " · ".join(est.assumptions)
+        self.assumptions.setToolTip("<br>".join(est.assumptions))
+        self._assumption_text = text
+        self._elide()
+
+    def set_error(self, error: object) -> None:
+        """Show why the estimate is stale (None clears the mark)."""
+        self.stale.setVisible(error is not None)
+        self.setProperty("stale", error is not None)
+        self.style().unpolish(self)
+        self.style().polish(self)
+        if error is not None:
+            self.stale.setText(f"⚠ Showing the last valid estimate — {error}")
+
+    def _elide(self) -> None:
+        text = getattr(self, "_assumption_text", "")
+        metrics = self.assumptions.fontMetrics()
+        width = max(self.assumptions.width(), 200)
+        self.assumptions.setText(metrics.elidedText(text, Qt.ElideRight, width))
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        self._elide()

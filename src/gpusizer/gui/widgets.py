@@ -1,0 +1,172 @@
+"""Small widgets the panels are built from: a form with an error line under each field,
+spin boxes and combo boxes that ignore the wheel unless focused, a row of check boxes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .binding import Binder
+from .glossary import tooltip_for
+
+
+class _NoWheelMixin:
+    """Scrolling the left column must not change the value under the mouse pointer."""
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt override)
+        if self.hasFocus():  # type: ignore[attr-defined]
+            super().wheelEvent(event)  # type: ignore[misc]
+        else:
+            event.ignore()
+
+
+class SpinBox(_NoWheelMixin, QSpinBox):
+    """Integer field; the wheel changes it only once focused."""
+
+
+class DoubleSpinBox(_NoWheelMixin, QDoubleSpinBox):
+    """Decimal field; the wheel changes it only once focused."""
+
+
+class ComboBox(_NoWheelMixin, QComboBox):
+    """Choice field; the wheel changes it only once focused."""
+
+
+def int_spin(lo: int, hi: int, step: int = 1, suffix: str = "", special: str = "") -> SpinBox:
+    """An integer spin box; ``special`` is shown at ``lo`` (e.g. "auto")."""
+    w = SpinBox()
+    w.setRange(lo, hi)
+    w.setSingleStep(step)
+    w.setSuffix(suffix)
+    w.setFocusPolicy(Qt.StrongFocus)
+    w.setGroupSeparatorShown(True)
+    w.setAccelerated(True)
+    if special:
+        w.setSpecialValueText(special)
+    return w
+
+
+def float_spin(lo: float, hi: float, decimals: int = 2, suffix: str = "",
+               special: str = "") -> DoubleSpinBox:
+    """A decimal spin box; ``special`` is shown at ``lo``."""
+    w = DoubleSpinBox()
+    w.setRange(lo, hi)
+    w.setDecimals(decimals)
+    w.setSuffix(suffix)
+    w.setFocusPolicy(Qt.StrongFocus)
+    w.setGroupSeparatorShown(True)
+    w.setAccelerated(True)
+    if special:
+        w.setSpecialValueText(special)
+    return w
+
+
+def combo(items: Iterable[tuple[str, Any]]) -> ComboBox:
+    """A combo box of (label, data) items."""
+    w = ComboBox()
+    w.setFocusPolicy(Qt.StrongFocus)
+    # Long item labels must not widen the left column: the popup shows them in full.
+    w.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+    w.setMinimumContentsLength(12)
+    for label, data in items:
+        w.addItem(label, data)
+    return w
+
+
+class MultiCheck(QWidget):
+    """A grid of check boxes whose value is the tuple of checked ids, in the given order."""
+
+    valueChanged = Signal(object)
+
+    def __init__(self, ids: Sequence[str], columns: int = 4, parent: QWidget | None = None):
+        super().__init__(parent)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(10)
+        self.boxes: dict[str, QCheckBox] = {}
+        for i, id_ in enumerate(ids):
+            box = QCheckBox(id_)
+            box.setObjectName(f"check_target_{id_}")
+            box.toggled.connect(lambda _c: self.valueChanged.emit(self.value()))
+            grid.addWidget(box, i // columns, i % columns)
+            self.boxes[id_] = box
+
+    def value(self) -> tuple[str, ...]:
+        return tuple(i for i, b in self.boxes.items() if b.isChecked())
+
+    def setValue(self, value: Sequence[str]) -> None:  # noqa: N802 (Qt naming, for binding)
+        for id_, box in self.boxes.items():
+            box.blockSignals(True)
+            box.setChecked(id_ in value)
+            box.blockSignals(False)
+
+
+class Form:
+    """A titled group of labelled fields, each with a (hidden) error line under it."""
+
+    def __init__(self, binder: Binder, title: str, parent: QWidget | None = None) -> None:
+        self.binder = binder
+        self.box = QGroupBox(title, parent)
+        self.layout = QFormLayout(self.box)
+        self.layout.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+        self.layout.setLabelAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        self.layout.setHorizontalSpacing(10)
+        self.layout.setVerticalSpacing(6)
+        self.rows: dict[str, QWidget] = {}
+        self.labels: dict[str, QLabel] = {}
+
+    def add(self, label: str, widget: QWidget, path: str | None = None, name: str = "",
+            key: str = "", **bind: Any) -> QWidget:
+        """Add a row; bind it to ``path`` when given. ``key`` names the row for show/enable
+        (default: the path)."""
+        if name:
+            widget.setObjectName(name)
+        field = QWidget()
+        col = QVBoxLayout(field)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(2)
+        col.addWidget(widget)
+        error = QLabel()
+        error.setObjectName("error_" + (name or key or str(path)))
+        error.setProperty("role", "error")
+        error.setWordWrap(True)
+        error.hide()
+        col.addWidget(error)
+        caption = QLabel(label)
+        caption.setToolTip(tooltip_for(path or ""))
+        self.layout.addRow(caption, field)
+        key = key or path or name
+        self.rows[key], self.labels[key] = field, caption
+        if path:
+            self.binder.bind(widget, path, error_label=error, **bind)
+        return widget
+
+    def add_widget(self, widget: QWidget, key: str) -> QWidget:
+        """A full-width row (a label, a list...)."""
+        self.layout.addRow(widget)
+        self.rows[key] = widget
+        return widget
+
+    def show(self, key: str, visible: bool) -> None:
+        """Show or hide a row (label included)."""
+        self.layout.setRowVisible(self.rows[key], visible)
+
+    def enable(self, key: str, enabled: bool) -> None:
+        self.rows[key].setEnabled(enabled)
+        if key in self.labels:
+            self.labels[key].setEnabled(enabled)

@@ -1,0 +1,150 @@
+"""Count a checkpoint's parameters from safetensors headers alone, never reading tensor data.
+
+Format (github.com/huggingface/safetensors, README "Format"): 8 bytes little-endian unsigned
+N, then N bytes of UTF-8 JSON ``{"__metadata__": {...}, NAME: {"dtype": "BF16", "shape": [...],
+"data_offsets": [BEGIN, END]}, ...}``, then the data buffer (offsets are relative to its start).
+The reference reader refuses headers over 100 MB. A sharded checkpoint has a
+``model.safetensors.index.json`` whose ``weight_map`` names each tensor's shard.
+
+Counts are of elements as stored: packed quantised weights (GPTQ ``qweight`` int32...) count
+as their storage elements, and a checkpoint that stores tied weights twice counts them twice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ScenarioError
+
+MAX_HEADER_BYTES = 100 * 1024 * 1024  # safetensors' own limit (MAX_HEADER_SIZE)
+
+# bits per element of the dtypes safetensors defines (F4/F6: sub-byte floats, packed)
+DTYPE_BITS = {
+    "BOOL": 8, "U8": 8, "I8": 8, "F8_E4M3": 8, "F8_E5M2": 8, "F8_E8M0": 8, "F4": 4,
+    "F6_E2M3": 6, "F6_E3M2": 6, "U16": 16, "I16": 16, "F16": 16, "BF16": 16, "U32": 32,
+    "I32": 32, "F32": 32, "U64": 64, "I64": 64, "F64": 64, "C64": 64,
+}
+
+Tensor = tuple[str, int, int]  # dtype, elements, bytes
+
+
+def _bad(path: Path, why: str) -> ScenarioError:
+    return ScenarioError("safetensors", f"{path}: {why}")
+
+
+def _read_header(path: Path) -> tuple[dict[str, Any], int]:
+    """The JSON header and the size of the data buffer that follows it."""
+    try:
+        with path.open("rb") as f:
+            size = path.stat().st_size
+            prefix = f.read(8)
+            if len(prefix) < 8:
+                raise _bad(path, "not a safetensors file (shorter than its 8-byte header length)")
+            (length,) = struct.unpack("<Q", prefix)
+            if length > MAX_HEADER_BYTES or length + 8 > size:
+                raise _bad(path, f"not a safetensors file (header length {length} does not fit "
+                           f"a {size}-byte file)")
+            raw = f.read(length)
+    except OSError as exc:
+        raise _bad(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        header = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise _bad(path, "not a safetensors file (the header is not UTF-8 JSON)") from None
+    if not isinstance(header, dict):
+        raise _bad(path, "not a safetensors file (the header is not a JSON object)")
+    return header, size - 8 - length
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _tensor(path: Path, name: str, info: Any, data_size: int) -> Tensor:
+    """One header entry, checked: dtype, shape and offsets that agree with each other."""
+    if not isinstance(info, dict):
+        raise _bad(path, f"tensor {name!r}: entry is not an object")
+    dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
+    if not isinstance(dtype, str):
+        raise _bad(path, f"tensor {name!r}: dtype missing")
+    if not isinstance(shape, list) or not all(_is_count(d) for d in shape):
+        raise _bad(path, f"tensor {name!r}: shape must be a list of non-negative integers")
+    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(map(_is_count, offsets))
+            or not offsets[0] <= offsets[1] <= data_size):
+        raise _bad(path, f"tensor {name!r}: data_offsets must be [begin, end] within the "
+                   f"{data_size}-byte data buffer")
+    elements, nbytes = math.prod(shape), offsets[1] - offsets[0]
+    bits = DTYPE_BITS.get(dtype)
+    if bits is not None and (elements * bits + 7) // 8 != nbytes:
+        raise _bad(path, f"tensor {name!r}: {dtype} {shape} needs "
+                   f"{(elements * bits + 7) // 8} bytes, its offsets span {nbytes}")
+    return dtype, elements, nbytes
+
+
+def _file_tensors(path: Path) -> dict[str, Tensor]:
+    header, data_size = _read_header(path)
+    meta = header.pop("__metadata__", None)
+    if meta is not None and not isinstance(meta, dict):
+        raise _bad(path, "__metadata__ must be an object")
+    return {name: _tensor(path, name, info, data_size) for name, info in header.items()}
+
+
+def _index_tensors(path: Path) -> dict[str, Tensor]:
+    """All shards named by a ``model.safetensors.index.json``, each tensor where it is mapped."""
+    try:
+        index = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _bad(path, f"not a readable safetensors index ({exc})") from None
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise _bad(path, "a safetensors index needs a weight_map of tensor name -> shard file")
+    tensors: dict[str, Tensor] = {}
+    for shard in sorted(set(weight_map.values())):
+        shard_path = path.parent / shard
+        if not shard_path.is_file():
+            raise _bad(shard_path, f"shard named by {path.name} is missing")
+        found = _file_tensors(shard_path)
+        twice = sorted(found.keys() & tensors.keys())
+        if twice:
+            raise _bad(shard_path, f"tensor {twice[0]!r} is also in another shard")
+        tensors.update(found)
+    lost = [n for n, shard in weight_map.items() if n not in tensors]
+    if lost:
+        raise _bad(path, f"weight_map lists {lost[0]!r} ({weight_map[lost[0]]}), "
+                   "which its shard does not hold")
+    return tensors
+
+
+def _resolve(path: Path) -> Path:
+    """A folder means its index, or its single ``model.safetensors``."""
+    if not path.is_dir():
+        return path
+    for name in ("model.safetensors.index.json", "model.safetensors"):
+        if (path / name).is_file():
+            return path / name
+    raise _bad(path, "no model.safetensors.index.json or model.safetensors in this folder")
+
+
+def read_safetensors(path: str | Path) -> dict[str, Any]:
+    """Parameters, bytes and dtypes of a ``.safetensors`` file, an index of shards, or a folder.
+
+    Returns ``{"parameters": int, "bytes": int, "by_dtype": {dtype: parameters}, "tensors": int}``;
+    only headers are read. Malformed input raises :class:`ScenarioError` naming the file.
+    """
+    file = _resolve(Path(path))
+    if not file.exists():
+        raise _bad(file, "no such file")
+    tensors = _index_tensors(file) if file.name.endswith(".json") else _file_tensors(file)
+    by_dtype: dict[str, int] = {}
+    for dtype, elements, _ in tensors.values():
+        by_dtype[dtype] = by_dtype.get(dtype, 0) + elements
+    return {
+        "parameters": sum(t[1] for t in tensors.values()),
+        "bytes": sum(t[2] for t in tensors.values()),
+        "by_dtype": dict(sorted(by_dtype.items())),
+        "tensors": len(tensors),
+    }
