@@ -80,7 +80,9 @@ for i in $(seq 1 "${SMOKE_REPEAT:-3}"); do
     rm -f "$T/shot.png"
     out="$(run "$B/gpusizer" --screenshot "$T/shot.png" 2>&1)"; rc=$?
     magic="$(head -c 8 "$T/shot.png" 2>/dev/null | od -An -c | tr -d ' ')"
-    if [[ $rc == 0 && -s "$T/shot.png" && "$magic" == *PNG* ]]; then
+    if [[ "$out" == *Traceback* ]]; then           # a module missing from the bundle, logged
+        fail "gpusizer --screenshot (run $i) logged a traceback: ${out:0:800}"
+    elif [[ $rc == 0 && -s "$T/shot.png" && "$magic" == *PNG* ]]; then
         pass "gpusizer --screenshot (run $i): $(stat -c %s "$T/shot.png") bytes"
     else
         fail "gpusizer --screenshot (run $i, rc=$rc): ${out:0:600}"

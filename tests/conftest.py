@@ -18,3 +18,26 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip("shared/ is not beside this checkout")
     return SHARED
+
+
+_EXIT: dict[str, int] = {}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _EXIT["status"] = int(exitstatus)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Leave before interpreter teardown once Qt was loaded.
+
+    PySide6 6.12 can abort while garbage-collecting Qt wrappers at shutdown ("none_dealloc",
+    exit 134) after every test has passed and the summary is printed: the teardown crash of
+    shared/docs/qt-headless.md. Exiting here keeps pytest's real exit status.
+    """
+    import sys
+
+    if "PySide6" in sys.modules and "status" in _EXIT:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_EXIT["status"])

@@ -3,7 +3,7 @@
 An operation takes max(FLOPs / (peak · flops_efficiency), bytes / (bandwidth ·
 bandwidth_efficiency)) (the roofline model: Williams, Waterman & Patterson 2009, CACM 52(4));
 a step is the sum of its operations, kernels not overlapping (LLM-Viewer: Yuan et al. 2024,
-arXiv 2402.16363 §2.2). Per GPU of one tensor-parallel group; pipeline stages run one after
+arXiv 2402.16363). Per GPU of one tensor-parallel group; pipeline stages run one after
 the other, so a token's time is the sum over all layers.
 
 - Peak: ``GPUSpec.dense_tflops`` of the dtype the matmuls run in: FP8/INT8/FP4 weights run on
@@ -46,7 +46,7 @@ from .specs import GPUSpec, ModelSpec, Scenario
 _FALLBACK = {"fp16": ("bf16",), "bf16": ("fp16",), "tf32": ("fp32",), "fp4": ("fp8",)}
 _LOW_PRECISION = ("fp8", "int8", "fp4")  # formats with their own tensor-core rate
 
-Op = tuple[str, float, float, str]  # name, FLOPs, bytes, peak kind ("mm", "act", "vec")
+Op = tuple[str, float, float, str]  # name, FLOPs, bytes, peak kind ("mm", "act", "vec", "head")
 
 
 def peak_tflops(gpu: GPUSpec, dtype: str) -> tuple[str, float]:
@@ -303,3 +303,10 @@ def roofline_model(s: Scenario, gpu: GPUSpec) -> RooflineModel:
             _MODELS.clear()
         model = _MODELS[key] = _build(s, gpu)
     return model
+
+
+def roofline_points(scenario: object) -> dict:
+    """The chart's roofline data (see compute.roofline_points); here for the charts' import."""
+    from .compute import roofline_points as _points  # compute imports this module
+
+    return _points(scenario)  # type: ignore[arg-type]  # compute validates the scenario

@@ -1,32 +1,27 @@
 """Sizing advisor: how many of which GPU, laid out how (``gpusizer.plan``, ``gpusizer-cli plan``).
 
-For every catalog GPU (plus an inline GPU of the scenario) ``plan`` finds the fewest GPUs, and
-the layout, whose per-GPU peak fits; each option is re-estimated with the full estimator.
+For each catalog GPU (plus an inline GPU of the scenario), the fewest GPUs and the layout whose
+per-GPU peak fits, re-estimated in full. Layouts are all the validator accepts: TP over the
+divisors of attention_heads up to the node (``hardware.gpus_per_node`` if set, else the GPU's;
+beyond it only with ``allow_cross_node_tensor_parallel``), PP over the stage sizes ⌈layers/k⌉
+(a PP with the stage size of a smaller one only adds GPUs), CP over the divisors of
+sequence_length/2 up to 64 with at least 512 tokens per rank, EP over the divisors of experts,
+ZeRO 0-3, and the smallest DP that fits. Inference keeps DP = EP (replicas add throughput, not
+memory), so its count is TP x PP (x EP); CP and ZeRO do not apply to it.
 
-Search. Layouts are every combination the validator accepts: TP over the divisors of
-``attention_heads`` up to the node size (``hardware.gpus_per_node`` if the user set it, else the
-GPU's own; across nodes only with ``allow_cross_node_tensor_parallel``), PP over the stage sizes
-⌈layers/k⌉ (a PP with the same stage size as a smaller one only adds GPUs), CP over the
-divisors of sequence_length/2 up to 64, ZeRO 0-3, EP over the divisors of experts (MoE), and DP
-the smallest count that fits. Inference keeps DP = EP (replicas add throughput, not memory), so
-its count is TP x PP (x EP). The per-GPU peak does not depend on which GPU it is (only the
-capacity does), so one evaluation serves the whole catalog; for each layout the smallest DP is
-found for all capacities at once by bisection (the peak does not grow with DP from 2 on:
-ZeRO shards states over DP, fewer micro-batches are in flight), and a layout is skipped when
-even its lower bound (TP x PP x CP x smallest DP) cannot beat what each GPU already has.
+Speed: the peak does not depend on the GPU, only the capacity does, so one evaluation serves
+the whole catalog. Per layout the smallest DP is searched for all capacities at once
+(interpolating in 1/DP: ZeRO shards states over DP) after one estimate at each GPU's largest
+useful DP. A layout is skipped unevaluated when it cannot beat what a GPU has (TP x PP x CP x
+smallest DP) or when a lower bound (model states at the optimizer step, activations already
+seen for its shape) exceeds the capacity. The result equals an exhaustive search (tested).
 
-Choices (documented in scenario-format.md's spirit, not fixed by it):
-- Order: fewest GPUs; at equal count the least model parallelism (DP/ZeRO before TP before
-  PP/CP; Megatron prefers TP/PP to ZeRO-2/3, which it lacks), the lowest ZeRO stage, the
-  smallest EP. The list is cheapest first: by total price per hour when every listed GPU has a
-  price, else by GPU count, then the smaller GPU.
-- Global batch: kept. With ``workload.global_batch_size`` DP must divide global/micro, the rest
-  is gradient accumulation; without it every DP rank runs one micro-batch (the format's
-  default: global = micro x DP).
-- Recompute: the user's, unless ``allow_recompute`` (then heavier recompute is tried too, used
-  only when it saves GPUs). When nothing fits with the user's recompute up to ``max_gpus``,
-  heavier recompute is tried and the option says so in ``notes``.
-- GPUs with no fitting layout up to ``max_gpus`` (4096) are omitted (plan_text names them).
+Choices: fewest GPUs; at equal count the least model parallelism (ZeRO/DP, then TP, then PP,
+then CP; Megatron, which lacks ZeRO-2/3, prefers TP/PP), the lowest ZeRO stage, the smallest
+EP. ``workload.global_batch_size`` is kept (DP must divide global/micro; the rest is gradient
+accumulation); without it each DP rank runs one micro-batch (the format's default). The user's
+recompute is kept unless ``allow_recompute``; if nothing fits with it, heavier recompute is
+tried and noted. GPUs on which nothing fits with up to ``max_gpus`` are left out.
 """
 
 from __future__ import annotations
@@ -35,32 +30,27 @@ import bisect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from .architecture import Arch, ceil_div, resolve
 from .errors import ScenarioError
-from .estimate import estimate
+from .estimate import estimate, memory_only
 from .presets import gpu_presets, gpu_spec
 from .scenario import parse_scenario
 from .specs import GPUSpec, HardwareSpec, Scenario
 from .validate import check_scenario
 
-try:  # the estimator's memory path without compute and assumptions (about 25% faster)
-    from .estimate import memory_only as _memory
-except ImportError:  # pragma: no cover - older estimator
-    def _memory(s: Scenario) -> Any:
-        return estimate(s).memory
-
 MAX_GPUS = 4096
-MAX_CP = 64
-MIN_CP_TOKENS = 512  # context parallelism keeps at least this many tokens per rank
+MAX_CP, MIN_CP_TOKENS = 64, 512
 RECOMPUTE = ("none", "selective", "full")
 GiB = 2**30
+_memory = memory_only  # the estimator's memory path (a seam for tests)
 
 
 @dataclass(frozen=True)
 class Layout:
-    """One parallel layout (``recompute`` included, since it trades compute for memory)."""
+    """One parallel layout (recompute included: it trades compute for memory)."""
 
     tp: int = 1
     pp: int = 1
@@ -83,36 +73,37 @@ class Layout:
 class _Gpu:
     id: str
     spec: GPUSpec
-    hardware: HardwareSpec  # what the option puts back into the scenario
+    hardware: HardwareSpec  # what an option puts back into the scenario
 
     @property
     def capacity(self) -> int:
         return self.spec.capacity_bytes
 
 
+@cache
 def _divisors(n: int) -> list[int]:
     small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
     return sorted({*small, *(n // d for d in small)})
 
 
 class _Evaluator:
-    """Per-GPU peak bytes (``inf`` if invalid) of the base scenario under a layout, memoised."""
+    """Per-GPU peak bytes (``inf`` if invalid) of the scenario under a layout, memoised."""
 
     def __init__(self, base: Scenario, hardware: HardwareSpec) -> None:
         self.base = base.model_copy(update={"hardware": hardware})
         self.layers = resolve(base.model).layers
         self.memo: dict[tuple[Any, ...], float] = {}
-        self.states = (0.0, 0.0, 0.0)
         self.acts: dict[tuple[Any, ...], tuple[int, float]] = {}  # shape -> (DP, activations)
+        self.states = (0.0, 0.0, 0.0)
         if base.workload.is_training:  # the whole model's states, on one GPU
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
             self.states = (one.weights, one.gradients, one.optimizer)
 
     def lower_bound(self, lay: Layout, dp: int) -> float:
-        """Bytes no GPU of the layout can go below: weights, gradients and optimizer states are
-        alive together at the optimizer step, split at best evenly over TP x PP x EP and, from
-        ZeRO stage 3, 2, 1 on, over DP x CP. Activations, once seen for the shape at a DP at least
-        this large, bound it too: ZeRO does not touch them and they do not grow with DP."""
+        """Bytes no GPU of the layout goes below: weights, gradients and optimizer states live
+        together at the optimizer step, at best split evenly over TP x PP x EP and, from ZeRO
+        3, 2, 1 on, over DP x CP; activations seen for the shape at a DP at least this large
+        (ZeRO does not touch them, they do not grow with DP)."""
         w, g, o = (x / (dp * lay.cp) if lay.zero >= k else x
                    for x, k in zip(self.states, (3, 2, 1), strict=True))
         states = (w + g + o) / (lay.tp * lay.pp * lay.ep)
@@ -121,15 +112,17 @@ class _Evaluator:
 
     def scenario(self, lay: Layout, **workload: int) -> Scenario:
         p = self.base.parallelism
-        v = p.virtual_stages if lay.pp * p.virtual_stages <= self.layers else 1
         par = p.model_copy(update={
             "tensor": lay.tp, "pipeline": lay.pp, "data": lay.dp, "context": lay.cp,
             "expert": lay.ep, "zero_stage": lay.zero, "recompute": lay.recompute,
-            "virtual_stages": v})
+            "virtual_stages": p.virtual_stages if lay.pp * p.virtual_stages <= self.layers else 1})
         update: dict[str, Any] = {"parallelism": par}
         if workload:
             update["workload"] = self.base.workload.model_copy(update=workload)
         return self.base.model_copy(update=update)
+
+    def by_dp(self, lay: Layout) -> Callable[[int], float]:
+        return lambda dp: self.total(replace(lay, dp=dp))
 
     def total(self, lay: Layout, **workload: int) -> float:
         key = (lay, *sorted(workload.items()))
@@ -142,9 +135,8 @@ class _Evaluator:
                 self.memo[key] = math.inf
                 return math.inf
             self.memo[key] = float(mem.total)
-            shape, seen = _shape(lay), self.acts.get(_shape(lay), (0, 0.0))
-            if not workload and (lay.dp, mem.activations) > seen:
-                self.acts[shape] = (lay.dp, mem.activations)
+            if not workload and (lay.dp, mem.activations) > self.acts.get(_shape(lay), (0, 0)):
+                self.acts[_shape(lay)] = (lay.dp, mem.activations)
         return self.memo[key]
 
 
@@ -154,7 +146,7 @@ def _shape(lay: Layout) -> tuple[Any, ...]:
 
 
 def _pref(lay: Layout, framework: str) -> tuple[int, ...]:
-    """Preference among layouts with the same GPU count (smaller is better)."""
+    """Preference among layouts of the same GPU count (smaller is better)."""
     rc, mp = RECOMPUTE.index(lay.recompute), lay.model_parallel
     if framework == "megatron":
         return (rc, lay.zero > 1, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
@@ -167,53 +159,51 @@ def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str]) -> list
     tps = [t for t in _divisors(arch.heads) if t <= tp_max]
     pps = sorted({ceil_div(arch.layers, k) for k in range(1, arch.layers + 1)})
     eps = _divisors(s.model.moe.experts) if s.model.moe else [1]
+    cps, zeros = [1], [p.zero_stage]
     if w.is_training:
         seq = w.sequence_length
-        cps = [c for c in _divisors(max(1, seq // 2)) if c <= MAX_CP and seq % (2 * c) == 0
-               and seq // c >= MIN_CP_TOKENS]
-        cps = sorted({1, *cps})
-        zeros: Sequence[int] = (0, 1, 2, 3)
+        cps += [c for c in _divisors(max(1, seq // 2)) if 1 < c <= MAX_CP
+                and seq % (2 * c) == 0 and seq // c >= MIN_CP_TOKENS]
+        zeros = [0, 1, 2, 3]
     else:
-        cps, zeros, levels = [1], (p.zero_stage,), (p.recompute,)
+        levels = (p.recompute,)
     out = [Layout(t, q, c, e, z, r) for t in tps for q in pps for c in cps for e in eps
            for z in zeros for r in levels]
     return sorted(out, key=lambda lay: _pref(lay, s.framework))
 
 
 def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
-    """Valid DP degrees: EP must divide DP x CP; DP must divide global/micro when set."""
-    step = lay.ep // math.gcd(lay.ep, lay.cp)
-    limit = max_gpus // lay.model_parallel
-    w = s.workload
+    """Valid DP degrees: EP must divide DP x CP; DP must divide global/micro when set; ZeRO
+    needs DP x CP > 1 to shard anything (else it is ZeRO 0 under another name)."""
+    step, limit, w = lay.ep // math.gcd(lay.ep, lay.cp), max_gpus // lay.model_parallel, s.workload
     if not w.is_training:
         return [step] if step <= limit else []
+    least = 2 if lay.zero and lay.cp == 1 else 1
     if w.global_batch_size is None:
-        return range(step, limit + 1, step)
+        return range(step * ceil_div(least, step), limit + 1, step)
     return [d for d in _divisors(w.global_batch_size // w.micro_batch_size)
-            if d % step == 0 and d <= limit]
+            if d % step == 0 and least <= d <= limit]
 
 
 def _split(values: Sequence[int], t: dict[int, float], lo: int, hi: int, cap: float) -> int:
-    """Where to probe next in ``values[lo..hi]``: the peak is near A + B/DP (ZeRO shards B over
-    DP), so interpolate in 1/DP between the known neighbours; bisect if that is not possible."""
+    """Next probe in ``values[lo..hi]``: the peak is near A + B/DP, so interpolate in 1/DP
+    between the known neighbours (bisect when that is not possible)."""
     tl, tr = t[lo - 1], t[hi]
     if not (math.isfinite(tl) and tl > tr):
         return (lo + hi) // 2
-    vl, vr = values[lo - 1], values[hi]
-    x = 1 / vr + (cap - tr) * (1 / vl - 1 / vr) / (tl - tr)
-    at = bisect.bisect_left(values, 1 / x) if x > 0 else hi
-    return min(hi - 1, max(lo, at))
+    x = 1 / values[hi] + (cap - tr) * (1 / values[lo - 1] - 1 / values[hi]) / (tl - tr)
+    return min(hi - 1, max(lo, bisect.bisect_left(values, 1 / x) if x > 0 else hi))
 
 
 def _smallest_fitting(f: Callable[[int], float], values: Sequence[int],
-                      caps: dict[str, tuple[int, int]], floor1: float = 0.0) -> dict[str, int]:
+                      caps: dict[str, tuple[int, int]], floor1: float | None = None
+                      ) -> dict[str, int]:
     """Per GPU (capacity, largest value allowed), the smallest value whose peak fits. The peak
-    must not grow along ``values`` except at 1 (DDP buffers appear with DP > 1), which is tried
-    on its own (unless ``floor1``, a lower bound of the peak there, rules it out). Each GPU is
-    first checked at its largest value (one estimate refutes all GPUs
-    it does not fit), then all are searched at once."""
+    must not grow along ``values``, except from 1 to 2 if ``floor1`` (a lower bound of the peak
+    at 1) is given. Each GPU is checked at its largest value first (one estimate refutes every
+    GPU it does not fit), then all are searched at once; a poor probe is followed by bisection."""
     out: dict[str, int] = {}
-    if values and values[0] == 1:
+    if floor1 is not None and values and values[0] == 1:
         if any(floor1 <= c for c, _ in caps.values()):
             t1 = f(1)
             out = {g: 1 for g, (c, _) in caps.items() if t1 <= c}
@@ -224,48 +214,42 @@ def _smallest_fitting(f: Callable[[int], float], values: Sequence[int],
         i = bisect.bisect_right(values, top) - 1
         if g in out or i < 0 or max((v for j, v in t.items() if j >= i), default=0) > c:
             continue
-        if i not in t:
-            t[i] = f(values[i])
+        t[i] = t[i] if i in t else f(values[i])
         if t[i] <= c:
             live[g] = c
     if not live:
         return out
     t[0] = f(values[0])
     out.update({g: values[0] for g, c in live.items() if t[0] <= c})
-    hi = max(j for j, v in t.items() if v <= min(live.values()))
-    stack = [(1, hi, {g: c for g, c in live.items() if t[0] > c}, True)]
+    top = max(j for j, v in t.items() if v <= min(live.values()))
+    stack = [(1, top, {g: c for g, c in live.items() if t[0] > c}, True)]
     while stack:
         lo, hi, cs, interpolate = stack.pop()
-        if not cs:
-            continue
-        if lo == hi:
+        if cs and lo == hi:
             out.update(dict.fromkeys(cs, values[lo]))
-            continue
-        median = sorted(cs.values())[len(cs) // 2]
-        mid = _split(values, t, lo, hi, median) if interpolate else (lo + hi) // 2
-        t[mid] = f(values[mid])
-        half = (hi - lo + 1) / 2
-        stack.append((lo, mid, {g: c for g, c in cs.items() if t[mid] <= c}, mid - lo < half))
-        stack.append((mid + 1, hi, {g: c for g, c in cs.items() if t[mid] > c}, hi - mid < half))
+        elif cs:
+            mid = _split(values, t, lo, hi, sorted(cs.values())[len(cs) // 2]) if interpolate \
+                else (lo + hi) // 2
+            t[mid], half = f(values[mid]), (hi - lo + 1) / 2
+            stack.append((lo, mid, {g: c for g, c in cs.items() if t[mid] <= c}, mid - lo < half))
+            stack.append((mid + 1, hi, {g: c for g, c in cs.items() if t[mid] > c},
+                          hi - mid < half))
     return out
 
 
 def _largest_fitting(f: Callable[[int], float], values: Sequence[int], start: int,
                      cap: float) -> int:
     """Largest of sorted ``values`` whose peak fits ``cap`` (``values[start]`` fits). Memory is
-    near-affine in batch and tokens, so a secant guess usually lands it in ~4 estimates."""
+    near-affine in batch and tokens: a secant guess usually lands it in ~4 estimates."""
     if f(values[-1]) <= cap:
         return values[-1]
     lo, hi = start, len(values) - 1
     j = min(hi, max(lo + 1, bisect.bisect_left(values, 2 * values[lo])))
     t0, tj = f(values[lo]), f(values[j])
-    if tj <= cap:
-        lo = j
-    else:
-        hi = j
+    lo, hi = (j, hi) if tj <= cap else (lo, j)
     if math.isfinite(tj) and tj > t0:
-        guess = values[start] + (cap - t0) * (values[j] - values[start]) / (tj - t0)
-        at = bisect.bisect_right(values, guess)
+        at = bisect.bisect_right(values, values[start] + (cap - t0) * (values[j] - values[start])
+                                 / (tj - t0))
         for i in (at - 1, at):
             if lo < i < hi:
                 lo, hi = (i, hi) if f(values[i]) <= cap else (lo, i)
@@ -279,48 +263,44 @@ _Found = dict[str, list[tuple[tuple[int, ...], Layout]]]
 
 
 def _seeds(combos: Sequence[Layout], nodes: set[int]) -> list[Layout]:
-    """Layouts tried first for early bounds: the most sharded without PP (for each node size the
-    largest TP and half of it, ZeRO 3, widest EP, CP 1 and 2); a tight bound per GPU lets most
-    of the rest be skipped unevaluated."""
-    if not combos:
-        return []
+    """Tried first, for early bounds: the most sharded without PP (per node size the largest TP
+    and half of it, the top ZeRO stage, the widest EP, CP 1 and 2)."""
     zero, ep = max((c.zero, c.ep) for c in combos)
-    tps: set[int] = set()
-    for n in nodes:
-        within = sorted({c.tp for c in combos if c.tp <= n})
-        tps.update(within[-2:])
+    tps = {tp for n in nodes for tp in sorted({c.tp for c in combos if c.tp <= n})[-2:]}
     return [c for c in combos if c.pp == 1 and c.cp <= 2 and c.tp in tps and c.zero == zero
             and c.ep == ep and c.recompute == combos[0].recompute]
 
 
 def _search(ev: _Evaluator, combos: Sequence[Layout], gpus: Sequence[_Gpu], keep: int,
             max_gpus: int) -> _Found:
-    """The ``keep`` best layouts per GPU, by (GPU count, preference). For each layout, the
-    smallest DP that fits each GPU for which it could still beat the ``keep``-th best."""
+    """The ``keep`` best layouts per GPU by (GPU count, preference): for each layout the
+    smallest DP that fits each GPU on which it could still beat the ``keep``-th best."""
     found: _Found = {g.id: [] for g in gpus}
     cross, fw = ev.base.hardware.allow_cross_node_tensor_parallel, ev.base.framework
 
-    def limit(gid: str, pref: tuple[int, ...]) -> int:  # a new layout needs fewer GPUs
+    def limit(gid: str, pref: tuple[int, ...]) -> int:  # the count to beat
         lst = found[gid]
-        if len(lst) < keep:
-            return max_gpus + 1
-        return lst[-1][0][0] + (pref < lst[-1][0][1:])
+        return lst[-1][0][0] + (pref < lst[-1][0][1:]) if len(lst) >= keep else max_gpus + 1
 
-    seeds = _seeds(combos, {g.hardware.gpus_per_node for g in gpus})
-    rest = sorted(set(combos) - set(seeds), key=lambda c: (*_shape(c)[::-1], -c.zero))
-    ceiling = max_gpus + 1
+    seeds = _seeds(combos, {g.hardware.gpus_per_node for g in gpus}) if combos else []
+    rest = sorted(set(combos) - set(seeds), key=lambda c: (
+        RECOMPUTE.index(c.recompute), c.model_parallel, c.pp, c.cp, c.ep, c.tp, -c.zero))
+    ceiling, biggest = max_gpus + 1, max(g.capacity for g in gpus)
     for lay in [*seeds, *rest]:
         m, vals, pref = lay.model_parallel, _dp_values(ev.base, lay, max_gpus), _pref(lay, fw)
-        if not vals or m * vals[0] > ceiling:
+        if not vals or m * vals[0] >= ceiling or ev.lower_bound(lay, (ceiling - 1) // m) > biggest:
             continue
-        caps = {g.id: (g.capacity, top) for g in gpus
-                if (top := (limit(g.id, pref) - 1) // m) >= vals[0]
-                and (cross or lay.tp <= g.hardware.gpus_per_node)
-                and ev.lower_bound(lay, top) <= g.capacity}
-        if not caps:
-            continue
-        fits = _smallest_fitting(lambda d, lay=lay: ev.total(replace(lay, dp=d)), vals, caps,
-                                 ev.lower_bound(lay, 1))
+        caps: dict[str, tuple[int, int]] = {}
+        floors: dict[int, float] = {}
+        for g in gpus:
+            top = (limit(g.id, pref) - 1) // m
+            if top >= vals[0] and (cross or lay.tp <= g.hardware.gpus_per_node):
+                floors[top] = floors.get(top) or ev.lower_bound(lay, top)
+                if floors[top] <= g.capacity:
+                    caps[g.id] = (g.capacity, top)
+        # DP 1 -> 2 adds DDP buckets (ZeRO 0) or, alone, communication buffers
+        floor1 = ev.lower_bound(lay, 1) if lay.zero == 0 or m == 1 else None
+        fits = _smallest_fitting(ev.by_dp(lay), vals, caps, floor1) if caps else {}
         for gid, dp in fits.items():
             if m * dp < limit(gid, pref):
                 found[gid] = sorted([*found[gid], ((m * dp, *pref), replace(lay, dp=dp))])[:keep]
@@ -330,8 +310,8 @@ def _search(ev: _Evaluator, combos: Sequence[Layout], gpus: Sequence[_Gpu], keep
 
 def _solve(s: Scenario, gpus: Sequence[_Gpu], ev: _Evaluator, keep: int, max_gpus: int,
            allow_recompute: bool) -> tuple[_Found, dict[str, str]]:
-    """Search with the user's recompute (and heavier ones if allowed); GPUs on which nothing
-    fits are searched again with heavier recompute, noted."""
+    """Search with the user's recompute (heavier too if allowed); GPUs on which nothing fits
+    are searched again with heavier recompute, with a note."""
     arch, user = resolve(s.model), s.parallelism.recompute
     heavier = RECOMPUTE[RECOMPUTE.index(user) + 1:] if s.workload.is_training else ()
     tp_max = arch.heads if s.hardware.allow_cross_node_tensor_parallel else \
@@ -342,11 +322,9 @@ def _solve(s: Scenario, gpus: Sequence[_Gpu], ev: _Evaluator, keep: int, max_gpu
     missing = [g for g in gpus if not found[g.id]]
     if missing and heavier and not allow_recompute:
         more = _search(ev, _combos(s, arch, tp_max, heavier), missing, keep, max_gpus)
-        for gid, lst in more.items():
-            if lst:
-                found[gid] = lst
-                notes[gid] = (f"recompute raised from {user!r}: nothing fits with it up to "
-                              f"{max_gpus} GPUs")
+        for gid in (gid for gid, lst in more.items() if lst):
+            found[gid] = more[gid]
+            notes[gid] = f"recompute raised from {user!r}: nothing fits with it up to {max_gpus} GPUs"
     return found, notes
 
 
@@ -354,27 +332,24 @@ def layout_label(par: dict[str, Any], training: bool) -> str:
     """``TP 8 x PP 2 x DP 4 (ZeRO 1)``, with CP, EP and recompute when they are used."""
     cp = f" x CP {par['context']}" if par["context"] > 1 else ""
     out = f"TP {par['tensor']} x PP {par['pipeline']}{cp} x DP {par['data']}"
-    if training:
-        out += f" (ZeRO {par['zero_stage']})"
-    if par["expert"] > 1:
-        out += f", EP {par['expert']}"
-    if training and par["recompute"] != "none":
-        out += f", recompute {par['recompute']}"
-    return out
+    out += f" (ZeRO {par['zero_stage']})" if training else ""
+    out += f", EP {par['expert']}" if par["expert"] > 1 else ""
+    return out + (f", recompute {par['recompute']}"
+                  if training and par["recompute"] != "none" else "")
 
 
 def _limits(ev: _Evaluator, lay: Layout, cap: int) -> dict[str, int]:
-    """Largest batch / context (inference) or micro-batch (training) that fits this layout."""
+    """The largest batch and context (inference; context capped at model.max_context) or
+    micro-batch (training; a divisor of global/DP when the global batch is set) that fit."""
     w = ev.base.workload
     if w.is_training:
-        g = w.global_batch_size
-        mbs: Sequence[int] = _divisors(g // lay.dp) if g else range(1, 2**16 + 1)
-        mb = _largest_fitting(lambda v: ev.total(lay, micro_batch_size=v), mbs,
-                              bisect.bisect_left(mbs, w.micro_batch_size), cap)
-        return {"max_micro_batch_size": mb}
-    batch = _largest_fitting(lambda v: ev.total(lay, batch_size=v), range(1, 2**20 + 1),
-                             w.batch_size - 1, cap)
+        mbs = _divisors(w.global_batch_size // lay.dp) if w.global_batch_size else range(1, 2**16)
+        return {"max_micro_batch_size": _largest_fitting(
+            lambda v: ev.total(lay, micro_batch_size=v), mbs,
+            bisect.bisect_left(mbs, w.micro_batch_size), cap)}
     most = max(w.prompt_tokens, (ev.base.model.max_context or 2**24) - w.generated_tokens)
+    batch = _largest_fitting(lambda v: ev.total(lay, batch_size=v), range(1, 2**20),
+                             w.batch_size - 1, cap)
     prompt = _largest_fitting(lambda v: ev.total(lay, prompt_tokens=v), range(1, most + 1),
                               w.prompt_tokens - 1, cap)
     return {"max_batch_size": batch, "max_context_tokens": prompt + w.generated_tokens}
@@ -382,28 +357,26 @@ def _limits(ev: _Evaluator, lay: Layout, cap: int) -> dict[str, int]:
 
 def _option(ev: _Evaluator, g: _Gpu, lay: Layout, rank: int, note: str | None
             ) -> dict[str, Any] | None:
-    """One option, re-estimated in full on its GPU; None if it does not fit there."""
+    """One option, re-estimated in full on its own GPU; None if it does not fit there."""
     s = ev.scenario(lay).model_copy(update={"hardware": g.hardware})
-    est = estimate(s)
+    est, price = estimate(s), g.spec.price_per_hour
     if not est.fits:
         return None
-    price, training = g.spec.price_per_hour, s.workload.is_training
     par = s.parallelism.model_dump(mode="json")
     return {
-        "gpu": g.id, "gpu_name": g.spec.name, "gpus": lay.gpus,
-        "nodes": ceil_div(lay.gpus, g.hardware.gpus_per_node), "rank": rank, "fits": True,
-        "layout": layout_label(par, training), "parallelism": par,
-        "hardware": s.hardware.model_dump(mode="json"),
-        "per_gpu_total": est.memory.total, "capacity_bytes": est.capacity_bytes,
-        "headroom_bytes": est.headroom_bytes, "peak_phase": est.memory.peak_phase,
-        "price_per_hour": price,
+        "gpu": g.id, "gpu_name": g.spec.name, "gpus": lay.gpus, "rank": rank, "fits": True,
+        "nodes": ceil_div(lay.gpus, g.hardware.gpus_per_node),
+        "layout": layout_label(par, s.workload.is_training), "parallelism": par,
+        "hardware": s.hardware.model_dump(mode="json"), "per_gpu_total": est.memory.total,
+        "capacity_bytes": est.capacity_bytes, "headroom_bytes": est.headroom_bytes,
+        "peak_phase": est.memory.peak_phase, "price_per_hour": price,
         "total_price_per_hour": None if price is None else price * lay.gpus,
         **_limits(ev, lay, g.capacity), "notes": [note] if note else [],
     }
 
 
 def _catalog(s: Scenario, only: Sequence[str] | None) -> list[_Gpu]:
-    """Catalog and user GPUs (plus the scenario's inline GPU), each with its node shape."""
+    """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape."""
     hw, specs = s.hardware, {}
     for gid in gpu_presets():
         try:
@@ -420,76 +393,63 @@ def _catalog(s: Scenario, only: Sequence[str] | None) -> list[_Gpu]:
         for gid, spec in specs.items() if only is None or gid in only]
 
 
-def _order(options: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Cheapest first: total price per hour if every option has one, else GPU count."""
-    priced = all(o["price_per_hour"] is not None for o in options)
-    return sorted(options, key=lambda o: (
-        o["total_price_per_hour"] if priced else o["gpus"], o["gpus"], o["capacity_bytes"],
-        o["gpu"], o["rank"]))
-
-
 def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
          alternatives: int = 0, allow_recompute: bool = False,
          gpus: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """Sizing options, cheapest first: per GPU the fewest GPUs and the layout that fits (plus up
-    to ``alternatives`` runner-up layouts). Each option: ``gpu``, ``gpu_name``, ``gpus``,
-    ``nodes``, ``parallelism`` and ``hardware`` (blocks that, put back into the scenario, fit),
-    ``per_gpu_total``, ``capacity_bytes``, ``headroom_bytes`` (bytes), ``price_per_hour`` and
-    ``total_price_per_hour`` (or None), ``max_batch_size`` and ``max_context_tokens``
-    (inference) or ``max_micro_batch_size`` (training), ``notes``. GPUs on which nothing fits
-    with up to ``max_gpus`` GPUs are left out. Raises ScenarioError for bad input."""
+    """Sizing options, cheapest first (total price per hour if every option has a price, else
+    GPU count, then the smaller GPU): per GPU the fewest GPUs and the preferred layout, plus up
+    to ``alternatives`` runners-up (``rank`` 2, 3...). Each option: ``gpu``, ``gpu_name``,
+    ``gpus``, ``nodes``, ``layout``, ``parallelism`` and ``hardware`` (blocks that, put back
+    into the scenario, fit), ``per_gpu_total``, ``capacity_bytes``, ``headroom_bytes`` (bytes),
+    ``price_per_hour``, ``total_price_per_hour`` (USD or None), ``max_batch_size`` and
+    ``max_context_tokens`` (inference) or ``max_micro_batch_size`` (training), ``notes``.
+    ``gpus`` restricts the catalog. Raises ScenarioError for bad input."""
     s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     catalog = _catalog(s, gpus)
     if not catalog:
         return []
-    probe = catalog[0].hardware.model_copy(update={
-        "gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
-    keep = 1 + max(0, alternatives)
-    shared = _Evaluator(s, probe)
+    probe = catalog[0].hardware.model_copy(
+        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
+    shared, keep = _Evaluator(s, probe), 1 + max(0, alternatives)
     found, notes = _solve(s, catalog, shared, keep, max_gpus, allow_recompute)
     options: list[dict[str, Any]] = []
     for g in catalog:
-        ev = shared
-        opts = [_option(ev, g, lay, i, notes.get(g.id)) for i, (_, lay) in
-                enumerate(found[g.id], 1)]
+        ev, mine = shared, found[g.id]
+        opts = [_option(ev, g, lay, i, notes.get(g.id)) for i, (_, lay) in enumerate(mine, 1)]
         if None in opts:  # the peak depends on the GPU after all: search this one alone
             ev = _Evaluator(s, g.hardware)
             one, note = _solve(s, [g], ev, keep, max_gpus, allow_recompute)
             opts = [_option(ev, g, lay, i, note.get(g.id)) for i, (_, lay) in
                     enumerate(one[g.id], 1)]
         options += [o for o in opts if o is not None]
-    return _order(options)
-
-
-def _gib(n: int | float) -> str:
-    return f"{n / GiB:.1f} GiB"
+    priced = all(o["price_per_hour"] is not None for o in options)
+    return sorted(options, key=lambda o: (o["total_price_per_hour"] if priced else o["gpus"],
+                                          o["gpus"], o["capacity_bytes"], o["gpu"], o["rank"]))
 
 
 def plan_text(options: Sequence[dict[str, Any]]) -> str:
-    """The options as a table for ``gpusizer-cli plan`` (without ``--json``)."""
+    """The options as a table for ``gpusizer-cli plan`` (sizes in GiB, price in USD/hour)."""
     if not options:
         return "No GPU in the catalog fits this scenario with any layout within the search limit."
     inference = "max_batch_size" in options[0]
-    extra = ("Max batch", "Max context") if inference else ("Max micro-batch",)
-    head = ("GPU", "GPUs", "Nodes", "Layout", "Peak/GPU", "Headroom", *extra, "$/hour")
-    rows = [head]
-    for o in options:
-        price = o["total_price_per_hour"]
-        limits = ((str(o["max_batch_size"]), str(o["max_context_tokens"])) if inference
-                  else (str(o["max_micro_batch_size"]),))
-        rows.append((o["gpu_name"] + ("" if o["rank"] == 1 else f" (alt {o['rank'] - 1})"),
-                     str(o["gpus"]), str(o["nodes"]), o["layout"], _gib(o["per_gpu_total"]),
-                     _gib(o["headroom_bytes"]), *limits,
-                     "-" if price is None else f"{price:,.2f}"))
+    head = ("GPU", "GPUs", "Nodes", "Layout", "Peak/GPU", "Headroom",
+            *(("Max batch", "Max context") if inference else ("Max micro-batch",)), "$/hour")
+    rows = [head] + [(
+        o["gpu_name"] + ("" if o["rank"] == 1 else f" (alt {o['rank'] - 1})"), str(o["gpus"]),
+        str(o["nodes"]), o["layout"], f"{o['per_gpu_total'] / GiB:.1f} GiB",
+        f"{o['headroom_bytes'] / GiB:.1f} GiB",
+        *((str(o["max_batch_size"]), str(o["max_context_tokens"])) if inference
+          else (str(o["max_micro_batch_size"]),)),
+        "-" if o["total_price_per_hour"] is None else f"{o['total_price_per_hour']:,.2f}")
+        for o in options]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = ["  ".join(c.ljust(w) if i in (0, 3) else c.rjust(w)
                        for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
              for r in rows]
     lines.insert(1, "-" * len(lines[0]))
-    listed = {o["gpu"] for o in options}
-    missing = sorted(set(gpu_presets()) - listed)
+    missing = sorted(set(gpu_presets()) - {o["gpu"] for o in options})
     if missing:
         lines.append(f"Not listed (no layout fits within the search limit): {', '.join(missing)}")
-    lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]})
-    return "\n".join(lines)
+    return "\n".join(lines + sorted({f"Note ({o['gpu']}): {n}" for o in options
+                                     for n in o["notes"]}))

@@ -133,7 +133,7 @@ def interactive(args: argparse.Namespace) -> int:
 
     _point_user_gpus_at_settings()
     app = make_app()
-    window = MainWindow()
+    window = MainWindow(defer_charts=True)
     excepthook.install(window.notify)
     window.show()
     if args.file:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from .glossary import tooltip_for
 from .state import ScenarioState
+from .style import set_invalid
 
 Convert = Callable[[Any], Any]
 
@@ -134,7 +135,4 @@ class Binder:
             if b.error_label is not None:
                 b.error_label.setText(error.message if bad else "")
                 b.error_label.setVisible(bad)
-            if bool(b.widget.property("invalid")) != bad:
-                b.widget.setProperty("invalid", bad)
-                b.widget.style().unpolish(b.widget)
-                b.widget.style().polish(b.widget)
+            set_invalid(b.widget, bad)

@@ -68,16 +68,19 @@ class BreakdownTable(QTableWidget):
 
     def _cell(self, row: int, col: int, text: str, grey: bool = False, bold: bool = False,
               tip: str = "") -> None:
-        item = QTableWidgetItem(text)
-        item.setTextAlignment(_RIGHT)
-        if grey:
-            item.setForeground(QBrush(QColor("#8a8a8a")))
-        if bold:
-            font = QFont(item.font())
-            font.setBold(True)
-            item.setFont(font)
+        """Update a cell in place (new items re-run the header's size-to-contents each)."""
+        item = self.item(row, col)
+        if item is None:
+            item = QTableWidgetItem()
+            item.setTextAlignment(_RIGHT)
+            if bold:
+                font = QFont(item.font())
+                font.setBold(True)
+                item.setFont(font)
+            self.setItem(row, col, item)
+        item.setText(text)
+        item.setForeground(QBrush(QColor("#8a8a8a" if grey else "#1f2328")))
         item.setToolTip(tip)
-        self.setItem(row, col, item)
 
     def set_estimate(self, est: Estimate) -> None:
         self._est = est

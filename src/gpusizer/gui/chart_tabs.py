@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QGraphicsOpacityEffect, QLabel, QStackedLayout, QT
 
 from ..core.result import Estimate
 from ..core.specs import Scenario
+from .style import set_role
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +37,11 @@ class ChartTabs(QTabWidget):
 
     failed = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, deferred: bool = False) -> None:
         super().__init__(parent)
+        # Deferred: no chart (hence no pyqtgraph/numpy import) until start() is called, so
+        # the first frame of the window does not wait for them.
+        self.deferred = deferred
         self.setObjectName("tabs_charts")
         self.setDocumentMode(True)
         self.unit = "GiB"
@@ -50,7 +54,8 @@ class ChartTabs(QTabWidget):
             page = QWidget()
             page.setObjectName(f"tab_{key}")
             stack = QStackedLayout(page)
-            stack.addWidget(self._placeholder(f"The {label.lower()} chart is not available."))
+            stack.addWidget(self._placeholder(f"The {label.lower()} chart is not available."
+                                              if not deferred else ""))
             self._pages[key] = stack
             self.addTab(page, label)
         self.currentChanged.connect(lambda _i: self._show_current())
@@ -59,7 +64,7 @@ class ChartTabs(QTabWidget):
     def _placeholder(text: str) -> QLabel:
         label = QLabel(text)
         label.setAlignment(Qt.AlignCenter)
-        label.setProperty("role", "hint")
+        set_role(label, "hint")
         return label
 
     def keys(self) -> list[str]:
@@ -75,6 +80,8 @@ class ChartTabs(QTabWidget):
         """The chart widget of a tab, created on first use (None when unavailable)."""
         if key in self.charts:
             return self.charts[key]
+        if self.deferred:
+            return None
         if self._classes is None:
             self._classes = load_charts()
         cls = self._classes.get(key)
@@ -93,6 +100,13 @@ class ChartTabs(QTabWidget):
         self.charts[key] = chart
         self._dirty.add(key)
         return chart
+
+    def start(self) -> None:
+        """Create and draw the visible chart now (after the window's first frame)."""
+        if not self.deferred:
+            return
+        self.deferred = False
+        self._show_current()
 
     def current_chart(self) -> Any | None:
         return self.chart(self.current_key())

@@ -1,25 +1,26 @@
 """Colours and labels shared by the summary and the table, matching the charts' palette.
 
-The charts package owns the component palette; reading it here keeps the table's swatches
-and the charts' bars the same colour. Until the charts exist, a fallback keeps the window
-working.
+A copy of ``charts.palette``'s component colours, not an import of it: importing anything
+under ``gui.charts`` loads pyqtgraph and numpy, which the first frame must not wait for.
+``tests/gui/test_style.py`` checks that the two stay equal.
 """
 
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from ..core.result import COMPONENTS, Estimate
+from ..core.result import Estimate
 
-try:
-    from .charts.palette import COMPONENT_COLORS, COMPONENT_LABELS
-except Exception:  # charts not built (yet): same hues, Tableau 10
-    COMPONENT_COLORS = dict(zip(COMPONENTS, ("#4e79a7", "#f28e2b", "#b07aa1", "#59a14f",
-                                             "#76b7b2", "#edc948", "#9d9d9d"), strict=True))
-    COMPONENT_LABELS = {"weights": "weights", "gradients": "gradients",
-                        "optimizer": "optimizer states", "activations": "activations",
-                        "kv_cache": "KV cache", "temporary": "temporary buffers",
-                        "overhead": "runtime overhead"}
+COMPONENT_COLORS: dict[str, str] = {  # Tableau 10, as in charts/palette.py
+    "weights": "#4e79a7", "gradients": "#f28e2b", "optimizer": "#b07aa1",
+    "activations": "#59a14f", "kv_cache": "#76b7b2", "temporary": "#edc948",
+    "overhead": "#9d9d9d",
+}
+COMPONENT_LABELS: dict[str, str] = {
+    "weights": "weights", "gradients": "gradients", "optimizer": "optimizer states",
+    "activations": "activations", "kv_cache": "KV cache", "temporary": "temporary buffers",
+    "overhead": "runtime overhead",
+}
 
 GOOD, TIGHT, BAD = "#1a7f37", "#b26a00", "#c62828"
 TIGHT_FRACTION = 0.10  # under 10 % headroom: fits, but fragmentation may still run out

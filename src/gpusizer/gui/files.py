@@ -18,9 +18,9 @@ from ..core.errors import ScenarioError
 from ..core.report import report_from_estimate
 from ..core.scenario import parse_scenario
 from ..io.export import report_csv, report_markdown, write_text_atomic
-from ..io.scenario_file import SUFFIX, load_scenario, read_scenario_dict, save_scenario
+from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
 from .settings import Prefs
-from .state import ScenarioState
+from .state import ScenarioState, scenario_dict
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class FileController(QObject):
     def save_to(self, path: str | Path) -> bool:
         p = with_suffix(path)
         try:
-            save_scenario(self.state.scenario, p)
+            save_scenario(scenario_dict(self.state.scenario), p)
         except OSError as exc:
             self.warn("Cannot save scenario", f"{p} was not written: {exc.strerror or exc}")
             return False
@@ -127,7 +127,7 @@ class FileController(QObject):
             from .. import import_hf_config
 
             block = import_hf_config(p)
-            data = self.state.scenario.model_dump(mode="json")
+            data = scenario_dict(self.state.scenario)
             data["model"] = block
             scenario = parse_scenario(data)
         except ScenarioError as exc:
@@ -195,6 +195,3 @@ class FileController(QObject):
             self.warn("Cannot export chart", f"{p} was not written: {exc}")
             return False
         return True
-
-    def read_dict(self, path: str | Path) -> dict[str, Any]:
-        return read_scenario_dict(path)

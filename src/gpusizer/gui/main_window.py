@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -33,11 +33,13 @@ from .icon import app_icon
 from .menus import build_menus
 from .panels import PANELS
 from .settings import Prefs
-from .state import DEFAULT_SCENARIO, ScenarioState
+from .state import DEFAULT_SCENARIO, ScenarioState, scenario_dict
+from .style import set_role
 from .summary import SummaryHeader
 
 log = logging.getLogger(__name__)
 LEFT_WIDTH = 400
+CHART_FALLBACK_MS = 400
 
 
 def _initial(scenario: Scenario | dict[str, Any] | None, prefs: Prefs,
@@ -61,8 +63,11 @@ class MainWindow(QMainWindow):
     recent_menu: QMenu
 
     def __init__(self, scenario: Scenario | dict[str, Any] | None = None,
-                 prefs: Prefs | None = None, restore: bool = True) -> None:
+                 prefs: Prefs | None = None, restore: bool = True,
+                 defer_charts: bool = False) -> None:
         super().__init__()
+        self._defer_charts = defer_charts
+        self._charts_queued = False
         self.setObjectName("main_window")
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
@@ -120,11 +125,12 @@ class MainWindow(QMainWindow):
         lay.setSpacing(8)
         self.summary = SummaryHeader()
         lay.addWidget(self.summary)
-        self.tabs = ChartTabs()
+        self.tabs = ChartTabs(deferred=self._defer_charts)
         self.table = BreakdownTable()
         self.figures = FiguresView()
         details = QFrame()
         details.setObjectName("details")
+        set_role(details, "card")
         row = QHBoxLayout(details)
         row.setContentsMargins(4, 4, 4, 4)
         row.addWidget(self.table, 3)
@@ -143,9 +149,11 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.state.estimateChanged.connect(self._render)
         self.state.errorChanged.connect(self._show_error)
-        self.state.undo_stack.cleanChanged.connect(lambda _c: self._update_title())
-        self.state.scenarioChanged.connect(lambda _s: self._update_title())
-        self.files.pathChanged.connect(lambda _p: self._update_title())
+        # Bound methods, not lambdas: Qt drops them when the window is deleted, while a lambda
+        # would outlive it and call into a deleted C++ object (abort in the tests).
+        self.state.undo_stack.cleanChanged.connect(self._update_title)
+        self.state.scenarioChanged.connect(self._update_title)
+        self.files.pathChanged.connect(self._update_title)
         self.tabs.failed.connect(lambda msg: self.statusBar().showMessage(msg, 8000))
 
     # -- reacting to the state -------------------------------------------------------------
@@ -165,7 +173,7 @@ class MainWindow(QMainWindow):
         if error is not None:
             self.statusBar().showMessage(f"Not applied: {error}", 6000)
 
-    def _update_title(self) -> None:
+    def _update_title(self, *_changed: object) -> None:
         s = self.state.scenario
         name = self.files.path.name if self.files.path else (s.name or s.model.name)
         self.setWindowTitle(f"{name}[*] — GPU Sizer")
@@ -188,6 +196,19 @@ class MainWindow(QMainWindow):
 
     def notify(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+        super().paintEvent(event)
+        if self.tabs.deferred and not self._charts_queued:
+            # Charts load pyqtgraph and numpy (~0.25 s): start them once this first frame is
+            # on screen, not before it.
+            self._charts_queued = True
+            QTimer.singleShot(0, self.tabs.start)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self.tabs.deferred:  # in case no paint comes (minimised, covered)
+            QTimer.singleShot(CHART_FALLBACK_MS, self.tabs.start)
 
     # -- drag and drop ---------------------------------------------------------------------
     @staticmethod
@@ -223,7 +244,7 @@ class MainWindow(QMainWindow):
         self.prefs.set_geometry("splitter_main", self.splitter.saveState())
         self.prefs.set_geometry("splitter_right", self.right_split.saveState())
         self.prefs.units = self.unit
-        self.prefs.save_last_scenario(self.state.scenario.model_dump(mode="json"))
+        self.prefs.save_last_scenario(scenario_dict(self.state.scenario))
         self.prefs.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)

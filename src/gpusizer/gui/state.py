@@ -57,6 +57,17 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> None:
     data[parts[-1]] = value
 
 
+def scenario_dict(scenario: Scenario) -> dict[str, Any]:
+    """The scenario as a JSON-able dict that parses back to the same scenario.
+
+    ``model.preset: null`` is dropped: the parser reads any ``preset`` key as a preset name.
+    """
+    data = scenario.model_dump(mode="json")
+    if data.get("model", {}).get("preset", "") is None:
+        del data["model"]["preset"]
+    return data
+
+
 def _related(a: str, b: str) -> bool:
     """Whether one path contains the other (``model`` and ``model.layers``)."""
     return a == b or a.startswith(b + ".") or b.startswith(a + ".")
@@ -149,7 +160,7 @@ class ScenarioState(QObject):
         self._try_apply(pending, key=next(iter(queued)) if len(queued) == 1 else "")
 
     def _try_apply(self, pending: dict[str, Any], key: str) -> None:
-        data = self._scenario.model_dump(mode="json")
+        data = scenario_dict(self._scenario)
         for path in sorted(pending, key=len):  # parents first, then their fields
             set_path(data, path, pending[path])
         try:

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 from ..core.result import COMPONENTS, Estimate
 from ..io.units import fmt_bytes
 from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
+from .style import set_role, set_text_color
 
 _KINDS = {"pretraining": "Pre-training", "full_finetune": "Full fine-tune",
           "lora": "LoRA fine-tune", "qlora": "QLoRA fine-tune", "inference": "Inference"}
@@ -80,6 +81,7 @@ class SummaryHeader(QFrame):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("summary")
+        set_role(self, "card")
         self.unit = "GiB"
         self._est: Estimate | None = None
         lay = QVBoxLayout(self)
@@ -98,7 +100,7 @@ class SummaryHeader(QFrame):
     def _label(self, name: str, role: str) -> QLabel:
         label = QLabel()
         label.setObjectName(name)
-        label.setProperty("role", role)
+        set_role(label, role)
         label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         label.setMinimumWidth(100)  # long lines elide instead of widening the window
         return label
@@ -112,7 +114,7 @@ class SummaryHeader(QFrame):
         self._est = est
         color = verdict_color(est)
         self.verdict.setText(verdict(est, self.unit))
-        self.verdict.setStyleSheet(f"color: {color};")
+        set_text_color(self.verdict, color)
         self.bar.set_estimate(est)
         self.context.setText(context_line(est))
         text = "Assumes: " + " · ".join(est.assumptions)
@@ -123,9 +125,6 @@ class SummaryHeader(QFrame):
     def set_error(self, error: object) -> None:
         """Show why the estimate is stale (None clears the mark)."""
         self.stale.setVisible(error is not None)
-        self.setProperty("stale", error is not None)
-        self.style().unpolish(self)
-        self.style().polish(self)
         if error is not None:
             self.stale.setText(f"⚠ Showing the last valid estimate — {error}")
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from .binding import Binder
 from .glossary import tooltip_for
+from .style import set_role
 
 
 class _NoWheelMixin:
@@ -122,6 +123,7 @@ class Form:
     def __init__(self, binder: Binder, title: str, parent: QWidget | None = None) -> None:
         self.binder = binder
         self.box = QGroupBox(title, parent)
+        set_role(self.box, "card")
         self.layout = QFormLayout(self.box)
         self.layout.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         self.layout.setLabelAlignment(Qt.AlignRight | Qt.AlignVCenter)
@@ -143,7 +145,7 @@ class Form:
         col.addWidget(widget)
         error = QLabel()
         error.setObjectName("error_" + (name or key or str(path)))
-        error.setProperty("role", "error")
+        set_role(error, "error")
         error.setWordWrap(True)
         error.hide()
         col.addWidget(error)

@@ -15,8 +15,9 @@ from typing import Any
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QEvent, QMimeData, Qt
-from PySide6.QtGui import QCursor, QGuiApplication, QImage
+from PySide6.QtCore import QEvent, QMimeData, QRect, QRectF, Qt
+from PySide6.QtGui import QCursor, QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from ...core.errors import ScenarioError
@@ -39,12 +40,15 @@ class _Legend(pg.LegendItem):
     """A legend that lives in a layout cell: a change of entries also asks the parent layout
     for room (pyqtgraph sizes a floating legend itself and moves it to the scene origin)."""
 
+    host: Any = None  # the QGraphicsGridLayout holding the legend, set by the chart
+
     def updateSize(self) -> None:  # noqa: N802 (pyqtgraph override)
         super().updateSize()
         self.updateGeometry()
-        parent = self.parentLayoutItem()
-        if parent is not None and parent.isLayout():
-            parent.activate()  # puts the legend back in its cell now, not on the next event
+        # Not parentLayoutItem(): in PySide6 6.12 each call that returns None drops a
+        # reference to None, and enough of them abort Python ("deallocating None").
+        if self.host is not None:
+            self.host.activate()  # puts the legend back in its cell now, not on the next event
 
 
 class ChartBase(QWidget):
@@ -75,6 +79,7 @@ class ChartBase(QWidget):
         # it must scale with the rest, or a 1600 px export shows it at screen size.
         self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
         glw.addItem(self.legend, row=1, col=1)
+        self.legend.host = glw.layout
         glw.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop)
         glw.layout.setColumnStretchFactor(0, 1)
         glw.layout.setColumnStretchFactor(1, 0)
@@ -153,13 +158,36 @@ class ChartBase(QWidget):
         """Write a PNG ``width`` px wide (height keeps the chart's aspect)."""
         exporter = self._image_exporter(width)
         out = Path(path)
-        exporter.export(str(out))
+        if exporter.export(str(out)) is False:  # QImage.save says only yes or no
+            raise OSError(f"cannot write {out}")
         return out
 
     def export_svg(self, path: str | Path) -> Path:
+        """Write an SVG of the chart at its on-screen size (vector: paths and text).
+
+        Rendered with Qt's QSvgGenerator: pyqtgraph's SVGExporter cannot parse the path data
+        Qt 6.8+ writes (pyqtgraph issue #3485, ValueError in correctCoordinates)."""
         self._ensure_laid_out()
         out = Path(path)
-        pg_exporters.SVGExporter(self.plot_widget.scene()).export(str(out))
+        view = self.plot_widget
+        size = view.viewport().size()
+        gen = QSvgGenerator()
+        gen.setFileName(str(out))
+        gen.setSize(size)
+        gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+        gen.setTitle(self.title)
+        # The screen's DPI, not the generator's default 72: pyqtgraph's axes scale their
+        # drawing by the paint device's DPI and would shrink against the rest.
+        gen.setResolution(view.logicalDpiX())
+        painter = QPainter(gen)
+        try:
+            painter.fillRect(QRect(0, 0, size.width(), size.height()),
+                             self.theme.qcolor("background"))
+            view.render(painter, QRectF(0, 0, size.width(), size.height()), view.viewport().rect())
+        finally:
+            painter.end()
+        if not out.is_file():
+            raise OSError(f"cannot write {out}")
         return out
 
     def render_image(self, width: int = 1600) -> QImage:
@@ -193,14 +221,17 @@ class ChartBase(QWidget):
             self.plot.getAxis(side).setLabel(text, color=fg, **{"font-size": f"{LABEL_PX}px"})
 
     def text_item(self, anchor: tuple[float, float] = (0, 0), pixels: int = LABEL_PX,
-                  bold: bool = False) -> pg.TextItem:
-        """An annotation added to the plot (not scaled with the view), on a translucent box of
-        the background colour so that it stays readable across lines and bars."""
-        item = pg.TextItem("", anchor=anchor, fill=self.theme.qcolor("background", 200))
+                  bold: bool = False, boxed: bool = True) -> pg.TextItem:
+        """An annotation added to the plot (not scaled with the view); ``boxed``: on a
+        translucent box of the background colour, readable across lines and bars (but hiding
+        what is under it: not for labels beside markers)."""
+        item = pg.TextItem("", anchor=anchor)
         item.setFont(font(pixels, bold))
         item.setZValue(20)  # above bars and lines
         self.plot.addItem(item)
-        self._texts.append(item)
+        if boxed:
+            self._texts.append(item)
+            item.fill = pg.mkBrush(self.theme.qcolor("background", 200))
         return item
 
     def _ensure_laid_out(self) -> None:

@@ -59,10 +59,10 @@ def _count(v: int) -> str:
 
 
 def log2_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
-    """Ticks at powers of two (log10 positions, for a log axis), at most ~10 of them;
+    """Ticks at powers of two (log10 positions, for a log axis), at most ~12 of them;
     pyqtgraph's own log ticks label every minor step and collide."""
     first, last = math.ceil(math.log2(max(lo, 1))), math.floor(math.log2(hi))
-    step = max(1, math.ceil((last - first + 1) / 10))
+    step = max(1, math.ceil((last - first + 1) / 12))
     return [(math.log10(2**k), _count(2**k)) for k in range(first, last + 1, step)]
 
 
@@ -95,10 +95,11 @@ class SweepChart(ChartBase):
     def _build(self) -> None:
         self.curves = {c: self.plot.plot([], [], connect="finite") for c in COMPONENTS}
         self.total_curve = self.plot.plot([], [], connect="finite")
-        # Invisible curves bounding the out-of-memory area; in the plot, so that they follow
-        # its log mode like the visible ones.
-        self.over_curve = self.plot.plot([], [], pen=None)  # max(total, capacity)
-        self.cap_curve = self.plot.plot([], [], pen=None)
+        # Invisible curves bounding the out-of-memory area: in the plot, so that they follow
+        # its log mode; a transparent pen, not None (pen=None drops the path the fill needs).
+        clear = pg.mkPen((0, 0, 0, 0))
+        self.over_curve = self.plot.plot([], [], pen=clear)  # max(total, capacity)
+        self.cap_curve = self.plot.plot([], [], pen=clear)
         self.oom_fill = pg.FillBetweenItem(self.over_curve, self.cap_curve)
         self.plot.addItem(self.oom_fill)
         self.capacity_line = capacity_line(self.plot, position=0.02, anchor=(0, 1))

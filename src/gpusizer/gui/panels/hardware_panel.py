@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 
 from ...core.presets import gpu_presets
 from ..binding import Binder
+from ..style import set_role
 from ..widgets import ComboBox, Form, combo, float_spin, int_spin
 
 CUSTOM = "custom"
@@ -55,7 +56,7 @@ class HardwarePanel:
               name="spin_gpus_per_node")
         self.info = QLabel()
         self.info.setObjectName("label_gpu_info")
-        self.info.setProperty("role", "hint")
+        set_role(self.info, "hint")
         self.info.setWordWrap(True)
         f.add_widget(self.info, "info")
         self.state.changed.connect(self.refresh)

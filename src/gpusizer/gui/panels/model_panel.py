@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 from ...core.presets import model_presets
 from ..binding import Binder
 from ..state import get_path
+from ..style import set_role
 from ..widgets import Form, combo, float_spin, int_spin
 from .preset_tree import PresetTree
 
@@ -70,7 +71,7 @@ class ModelPanel:
         self._build_arch()
         self.params = QLabel()
         self.params.setObjectName("label_model_parameters")
-        self.params.setProperty("role", "figure")
+        set_role(self.params, "figure")
         self.params.setWordWrap(True)
         self.form.add("Parameters", self.params, key="parameters_shown")
         self.state.changed.connect(self.refresh)
@@ -98,7 +99,7 @@ class ModelPanel:
         f.add("Name", QLineEdit(), "model.name", name="edit_model_name")
         self.shape = QLabel()
         self.shape.setObjectName("label_model_shape")
-        self.shape.setProperty("role", "hint")
+        set_role(self.shape, "hint")
         self.shape.setWordWrap(True)
         f.add("Shape", self.shape, key="shape")
         f.add("Parameters", float_spin(0.001, 100_000, 3, " B"), "model.parameters",
@@ -141,7 +142,8 @@ class ModelPanel:
             return {**data, "name": "Custom model"}
         # A preset becomes editable: its fields, no longer tied to the preset.
         name = model.name if model.name.endswith("(custom)") else f"{model.name} (custom)"
-        return {**model.model_dump(mode="json"), "preset": None, "name": name}
+        data = model.model_dump(mode="json", exclude={"preset"})
+        return {**data, "name": name}
 
     # -- what is shown -----------------------------------------------------------------------
     def refresh(self) -> None:

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 
 from ..binding import Binder
 from ..state import get_path
+from ..style import set_role
 from ..widgets import ComboBox, Form, combo, int_spin
 
 _DEGREES = (  # (label, field, object name)
@@ -43,7 +44,7 @@ class ParallelismPanel:
             f.add(label, int_spin(1, 65_536), f"parallelism.{field}", name=name)
         self.total = QLabel()
         self.total.setObjectName("label_gpus_total")
-        self.total.setProperty("role", "figure")
+        set_role(self.total, "figure")
         f.add("GPUs", self.total, key="gpus_total")
         f.add("ZeRO stage", combo(_ZERO), "parallelism.zero_stage", name="combo_zero_stage")
         f.add("", QCheckBox("Sequence parallel (with TP)"), "parallelism.sequence_parallel",

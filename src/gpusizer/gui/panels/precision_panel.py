@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel
 from ...core.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ...core.specs import OPTIMIZERS
 from ..binding import Binder
+from ..style import set_role
 from ..widgets import Form, combo
 
 _OPTIMIZER_LABELS = {"adamw": "AdamW", "adamw_8bit": "AdamW 8-bit (bitsandbytes)",
@@ -39,7 +40,7 @@ class PrecisionPanel:
               name="combo_precision_weights")
         self.qlora_note = QLabel("QLoRA stores the frozen weights in NF4 unless a quantised "
                                  "format is chosen here.")
-        self.qlora_note.setProperty("role", "hint")
+        set_role(self.qlora_note, "hint")
         self.qlora_note.setWordWrap(True)
         f.add_widget(self.qlora_note, "qlora_note")
         f.add("Activations", combo(_dtype_items(TRAINING_DTYPES)), "precision.activations",

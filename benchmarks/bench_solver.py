@@ -1,0 +1,41 @@
+"""Speed of the sizing advisor (run: pytest benchmarks/bench_solver.py --benchmark-enable).
+
+Target (issue "Sizing advisor"): a full catalog search (every GPU in the catalog, ~20) under
+250 ms on this 2-core machine, including the re-estimate of every returned option and its
+largest batch / context / micro-batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpusizer.core.presets import gpu_presets
+from gpusizer.core.solver import plan
+
+TARGET_SECONDS = 0.250
+SCENARIOS: dict[str, dict[str, Any]] = {
+    "llama-3.1-8b-inference": {"model": {"preset": "llama-3.1-8b"},
+                               "workload": {"kind": "inference"}},
+    "llama-3.1-405b-inference": {"model": {"preset": "llama-3.1-405b"},
+                                 "workload": {"kind": "inference"}},
+    "llama-3.1-70b-full-finetune": {"model": {"preset": "llama-3.1-70b"},
+                                    "workload": {"kind": "full_finetune"}},
+    "llama-3.1-405b-pretraining": {"model": {"preset": "llama-3.1-405b"},
+                                   "workload": {"kind": "pretraining", "sequence_length": 8192,
+                                                "global_batch_size": 2048}},
+    "mixtral-8x7b-full-finetune": {"model": {"preset": "mixtral-8x7b"},
+                                   "workload": {"kind": "full_finetune",
+                                                "sequence_length": 4096}},
+    "deepseek-v3-megatron": {"model": {"preset": "deepseek-v3"},
+                             "workload": {"kind": "full_finetune"}, "framework": "megatron"},
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_plan_full_catalog(benchmark: Any, name: str) -> None:
+    options = benchmark(plan, SCENARIOS[name])
+    assert len({o["gpu"] for o in options}) == len(gpu_presets())
+    if benchmark.stats is not None and not benchmark.disabled:
+        assert benchmark.stats.stats.median < TARGET_SECONDS

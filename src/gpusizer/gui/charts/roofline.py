@@ -1,0 +1,252 @@
+"""Roofline: attainable FLOP/s against arithmetic intensity, log-log, for the chosen GPU.
+
+The memory roof (bandwidth x intensity) meets the compute roof (peak of the matmul data type)
+at the ridge point; dashed roofs apply the scenario's efficiency factors, which is where the
+operations' points sit (core/roofline.py: Williams, Waterman & Patterson 2009). Prefill and
+decode points are shown per operation and for the whole step; a larger batch moves the
+decode step right, toward the ridge.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+
+from ...core.result import Estimate
+from ...core.specs import Scenario
+from .base import ChartBase
+from .palette import DECODE_COLOR, LINE_PEN_WIDTH, PREFILL_COLOR, TOTAL_PEN_WIDTH
+
+PHASES = ("prefill", "decode")
+PHASE_COLORS = {"prefill": PREFILL_COLOR, "decode": DECODE_COLOR}
+SYMBOLS = {"prefill": "o", "decode": "t"}
+CLUSTER = 0.25  # decades (~30 px here): operations closer than this share one label
+
+
+def load_points(scenario: Scenario) -> dict[str, Any] | None:
+    """core.roofline.roofline_points, or None while that module is missing or incomplete."""
+    try:
+        from ...core.roofline import roofline_points
+    except ImportError:
+        return None
+    return roofline_points(scenario)
+
+
+def decade_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
+    """Ticks at powers of ten (log10 positions); pyqtgraph's own label minor steps too."""
+    out = []
+    for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
+        v = 10.0**k
+        text = f"{v:g}" if v < 1000 else f"{v / 1000:g}k" if v < 1e6 else f"{v / 1e6:g}M"
+        out.append((float(k), text))
+    return out
+
+
+def _log_xy(p: dict[str, Any]) -> tuple[float, float]:
+    return math.log10(p["intensity"]), math.log10(p["attainable_flops_per_s"] / 1e12)
+
+
+def clusters(points: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Operations (of both phases) closer than CLUSTER decades, which share one label."""
+    groups: list[list[dict[str, Any]]] = []
+    for p in sorted(points, key=lambda p: p["intensity"]):
+        x, y = _log_xy(p)
+        for g in groups:
+            gx, gy = _log_xy(g[-1])
+            if abs(gx - x) < CLUSTER and abs(gy - y) < CLUSTER:
+                g.append(p)
+                break
+        else:
+            groups.append([p])
+    return groups
+
+
+def names_html(group: list[dict[str, Any]]) -> str:
+    """The operation names of a cluster, coloured by phase."""
+    parts = []
+    for ph in PHASES:
+        names = [p["name"] for p in group if p["phase"] == ph]
+        if names:
+            parts.append(f"<span style='color:{PHASE_COLORS[ph]}'>{', '.join(names)}</span>")
+    return " · ".join(parts)
+
+
+class RooflineChart(ChartBase):
+    """Roofs, ridge, and prefill/decode points per operation and per step."""
+
+    title = "Roofline"
+
+    def _build(self) -> None:
+        self.data: dict[str, Any] | None = None
+        self.plot.setLogMode(x=True, y=True)
+        self.roof = self.plot.plot([], [])
+        self.eff_roof = self.plot.plot([], [])
+        self.ridge = self.plot.plot([], [], pen=None, symbol="d", symbolSize=12)
+        self.ops = {ph: self.plot.plot([], [], pen=None, symbol=SYMBOLS[ph], symbolSize=10)
+                    for ph in PHASES}
+        self.steps = {ph: self.plot.plot([], [], pen=None, symbol="star", symbolSize=22)
+                      for ph in PHASES}
+        # Labels sit beside their markers (operations: right; steps: below), roof labels
+        # above the roofs; none is boxed, so none hides a marker.
+        self.op_labels = [self.text_item((0, -0.2), pixels=12, boxed=False) for _ in range(16)]
+        self.step_labels = {ph: self.text_item((0.5, -0.25), bold=True, boxed=False)
+                            for ph in PHASES}
+        self.ridge_label = self.text_item((1.06, 0.5), pixels=13, boxed=False)
+        self.compute_label = self.text_item((1, 1.1), pixels=13, boxed=False)
+        self.memory_label = self.text_item((1, 1.0), pixels=13, boxed=False)
+        self.set_axis_label("bottom", "arithmetic intensity (FLOP per byte moved)")
+        self.set_axis_label("left", "attainable TFLOP/s")
+
+    def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
+        self.data = load_points(scenario)
+        self.model_name = scenario.model.name
+        self.gpu_name = estimate.gpu.name
+        w = scenario.workload
+        self.batch, self.prompt = w.batch_size, w.prompt_tokens
+
+    def points(self, phase: str, step: bool = False) -> list[dict[str, Any]]:
+        """The roofline points of one phase: its operations, or its whole step."""
+        pts = self.data["points"] if self.data else []
+        return [p for p in pts if p["phase"] == phase and (p["name"] == "step") == step]
+
+    def step_position(self, phase: str) -> tuple[float, float]:
+        """Where the step's star is drawn (intensity, TFLOP/s), read back from the item."""
+        x, y = self.steps[phase].getData()
+        return (float(10 ** x[0]), float(10 ** y[0])) if x is not None and len(x) else (0.0, 0.0)
+
+    def _redraw(self) -> None:
+        if self.data is None:
+            self.set_title("Roofline: the roofline model is not available in this build")
+            return
+        d = self.data
+        peak, bw = d["peak_flops_per_s"] / 1e12, d["bandwidth_bytes_per_s"] / 1e12
+        eff_peak, eff_bw = peak * d.get("flops_efficiency", 1.0), bw * d.get(
+            "bandwidth_efficiency", 1.0)
+        ridge = d["ridge_intensity"]
+        xs = [p["intensity"] for p in d["points"] if p["intensity"] > 0] + [ridge]
+        # Room right of the ridge for the compute-roof label, left of the points for the memory
+        # roof's.
+        lo, hi = min(xs) / 30, max(max(xs) * 6, ridge * 60)
+        x = np.array([lo, ridge, hi])
+        self.roof.setData(x, np.minimum(bw * x, peak))
+        ex = np.array([lo, eff_peak / eff_bw, hi])
+        self.eff_roof.setData(ex, np.minimum(eff_bw * ex, eff_peak))
+        self.ridge.setData([ridge], [peak])
+        for ph in PHASES:
+            ops, step = self.points(ph), self.points(ph, step=True)
+            self.ops[ph].setData([p["intensity"] for p in ops],
+                                 [p["attainable_flops_per_s"] / 1e12 for p in ops])
+            self.steps[ph].setData([p["intensity"] for p in step],
+                                   [p["attainable_flops_per_s"] / 1e12 for p in step])
+        ys = [p["attainable_flops_per_s"] / 1e12 for p in d["points"]] + [bw * lo]
+        ylo, yhi = max(min(ys) / 3, 1e-3), peak * 4
+        self.plot.setXRange(math.log10(lo), math.log10(hi), padding=0)
+        self.plot.setYRange(math.log10(ylo), math.log10(yhi), padding=0)
+        self.plot.getAxis("bottom").setTicks([decade_ticks(lo, hi)])
+        self.plot.getAxis("left").setTicks([decade_ticks(ylo, yhi)])
+        self._place_labels(min(xs), hi, ridge, peak, bw)
+        self._titles_and_legend()
+
+    def _place_labels(self, lo: float, hi: float, ridge: float, peak: float, bw: float) -> None:
+        d = self.data
+        assert d is not None
+        self.ridge_label.setText(f"ridge {ridge:,.0f} FLOP/B")
+        self.ridge_label.setPos(math.log10(ridge), math.log10(peak))
+        self.compute_label.setText(f"{d.get('dtype', '').upper()} peak {peak:,.0f} TFLOP/s")
+        self.compute_label.setPos(math.log10(hi) - 0.05, math.log10(peak))
+        mx = math.sqrt(lo * ridge)  # up-left of the slope, half-way from the points to the ridge
+        self.memory_label.setText(f"memory roof: {bw:,.2f} TB/s")
+        self.memory_label.setPos(math.log10(mx), math.log10(bw * mx))
+        groups = clusters([p for ph in PHASES for p in self.points(ph)])
+        for ph in PHASES:
+            groups = self._step_label(ph, groups)
+        for i, item in enumerate(self.op_labels):
+            item.setVisible(i < len(groups))
+            if i < len(groups):
+                # Right of and below the last point: under a roof, where nothing is drawn.
+                item.setHtml(f"&nbsp;{names_html(groups[i])}")
+                item.setPos(*_log_xy(groups[i][-1]))
+
+    def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]
+                    ) -> list[list[dict[str, Any]]]:
+        """Label the step's star, with the names of the operations drawn at the same place
+        (which would print over it); returns the groups still to label."""
+        step = self.points(ph, step=True)
+        label = self.step_labels[ph]
+        label.setVisible(bool(step))
+        if not step:
+            return groups
+        p = step[0]
+        sx, sy = _log_xy(p)
+        # Operations within half a decade would collide with the step's label: it names them.
+        here = [g for g in groups if any(abs(_log_xy(q)[0] - sx) < 2 * CLUSTER
+                                         and abs(_log_xy(q)[1] - sy) < CLUSTER for q in g)]
+        names = "".join(f"<br><span style='font-weight:normal'>{names_html(g)}</span>"
+                        for g in here)
+        # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
+        # (under the slope), compute-bound centred under it (under the flat roof).
+        label.setAnchor((-0.06, -0.3) if p["bound"] == "memory" else (0.5, -0.15))
+        label.setHtml(f"<div style='color:{PHASE_COLORS[ph]}; text-align:center'><b>{ph} step "
+                      f"({p['bound']}-bound)</b>{names}</div>")
+        label.setPos(sx, sy)
+        return [g for g in groups if not any(g is h for h in here)]
+
+    def _titles_and_legend(self) -> None:
+        self.set_title(f"Roofline: {self.model_name} on {self.gpu_name}<br><span style="
+                       f"'font-size:14px'>inference, batch {self.batch} x {self.prompt:,}-token "
+                       f"prompts; dashed: with the efficiency factors</span>")
+        self.legend.clear()
+        self.legend.addItem(self.roof, "roofs (datasheet)")
+        self.legend.addItem(self.eff_roof, "roofs x efficiency")
+        for ph in PHASES:
+            self.legend.addItem(self.ops[ph], f"{ph}, per operation")
+            self.legend.addItem(self.steps[ph], f"{ph}, whole step")
+
+    def _restyle_items(self) -> None:
+        t = self.theme
+        self.roof.setPen(pg.mkPen(t.foreground, width=TOTAL_PEN_WIDTH))
+        self.eff_roof.setPen(pg.mkPen(t.muted, width=LINE_PEN_WIDTH,
+                                      style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.ridge.setSymbolBrush(pg.mkBrush(t.foreground))
+        self.ridge.setSymbolPen(pg.mkPen(t.background))
+        for ph in PHASES:
+            color = PHASE_COLORS[ph]
+            self.ops[ph].setSymbolBrush(pg.mkBrush(color))
+            self.ops[ph].setSymbolPen(pg.mkPen(t.background, width=1))
+            self.steps[ph].setSymbolBrush(pg.mkBrush(color))
+            self.steps[ph].setSymbolPen(pg.mkPen(t.foreground, width=1.5))
+        for item in (self.compute_label, self.memory_label, self.ridge_label):
+            item.setColor(t.foreground)
+        if self.has_data:
+            self._redraw()
+
+    def tooltip_at(self, x: float, y: float) -> str:
+        """The nearest point within 0.15 decades of the cursor."""
+        best, dist = None, 0.15
+        for p in self.data["points"] if self.data else []:
+            px, py = math.log10(p["intensity"]), math.log10(p["attainable_flops_per_s"] / 1e12)
+            dd = math.hypot(px - x, py - y)
+            if dd < dist:
+                best, dist = p, dd
+        if best is None:
+            return ""
+        return (f"{best['phase']} · {best['name']}: {best['intensity']:,.2f} FLOP/B, "
+                f"{best['attainable_flops_per_s'] / 1e12:,.1f} TFLOP/s, {best['bound']}-bound"
+                + (f", {best['seconds'] * 1e3:,.3f} ms" if "seconds" in best else ""))
+
+    def data_rows(self) -> list[list[Any]]:
+        keys = ["phase", "name", "flops", "bytes", "intensity", "attainable_flops_per_s",
+                "bound", "seconds"]
+        rows: list[list[Any]] = [keys]
+        if self.data:
+            rows += [[p.get(k, "") for k in keys] for p in self.data["points"]]
+            rows.append(["gpu", "peak_flops_per_s", self.data["peak_flops_per_s"], "", "", "",
+                         "", ""])
+            rows.append(["gpu", "bandwidth_bytes_per_s", "", self.data["bandwidth_bytes_per_s"],
+                         "", "", "", ""])
+            rows.append(["gpu", "ridge_intensity", "", "", self.data["ridge_intensity"], "", "",
+                         ""])
+        return rows

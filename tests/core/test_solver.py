@@ -1,0 +1,254 @@
+"""The sizing advisor (core/solver.py): fewest GPUs per catalog GPU, layouts that really fit.
+
+Reference figures: Llama 3.1 405B in bf16 is ~810 GB of weights, more than 8 x H100 80 GB
+(640 GB); in FP8 (~405 GB) it fits on 8 (NVIDIA/Meta launch posts; vLLM's FP8 405B recipe).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+import gpusizer
+from gpusizer.core import solver
+from gpusizer.core.architecture import resolve
+from gpusizer.core.errors import ScenarioError
+from gpusizer.core.scenario import parse_scenario
+
+H100 = "h100-sxm-80gb"
+INF_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
+INF_405B = {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}}
+FT_70B = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "full_finetune"}}
+SCENARIOS = {
+    "8b-inference": INF_8B,
+    "70b-inference-long": {"model": {"preset": "llama-3.1-70b"},
+                           "workload": {"kind": "inference", "batch_size": 8,
+                                        "prompt_tokens": 8192}},
+    "mixtral-inference-vllm": {"model": {"preset": "mixtral-8x7b"},
+                               "workload": {"kind": "inference"}, "framework": "vllm"},
+    "70b-full-finetune": FT_70B,
+    "8b-pretraining-megatron": {"model": {"preset": "llama-3.1-8b"},
+                                "workload": {"kind": "pretraining", "sequence_length": 8192,
+                                             "global_batch_size": 256},
+                                "framework": "megatron"},
+    "mixtral-lora": {"model": {"preset": "mixtral-8x7b"},
+                     "workload": {"kind": "lora", "sequence_length": 4096}},
+    "8b-qlora": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "qlora"}},
+}
+
+
+def _by_gpu(options: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {o["gpu"]: o for o in options if o["rank"] == 1}
+
+
+def _put_back(scenario: dict[str, Any], option: dict[str, Any], **workload: int
+              ) -> dict[str, Any]:
+    out = json.loads(json.dumps(scenario))
+    out["parallelism"] = option["parallelism"]
+    out["hardware"] = option["hardware"]
+    out.setdefault("workload", {}).update(workload)
+    return out
+
+
+@pytest.fixture(scope="module")
+def plans() -> dict[str, list[dict[str, Any]]]:
+    return {name: gpusizer.plan(sc) for name, sc in SCENARIOS.items()}
+
+
+def test_llama_8b_inference_fits_on_one_h100(plans: dict[str, list[dict[str, Any]]]) -> None:
+    opt = _by_gpu(plans["8b-inference"])[H100]
+    assert opt["gpus"] == 1 and opt["nodes"] == 1
+    assert opt["parallelism"]["tensor"] == opt["parallelism"]["pipeline"] == 1
+    assert opt["max_batch_size"] >= 1 and opt["max_context_tokens"] >= 1024 + 256
+    assert opt["price_per_hour"] is None and opt["gpu_name"] == "H100 SXM 80GB"
+
+
+def test_llama_405b_bf16_needs_more_than_8_h100_fp8_fits_in_8() -> None:
+    bf16 = solver.plan(INF_405B, gpus=[H100])[0]
+    fp8 = solver.plan({**INF_405B, "precision": {"weights": "fp8"}}, gpus=[H100])[0]
+    assert bf16["gpus"] > 8  # 810 GB of weights > 640 GB
+    assert fp8["gpus"] <= 8  # 405 GB fits
+    eight = {"parallelism": {"tensor": 8}, "hardware": {"gpu": H100}}
+    assert not gpusizer.estimate_report({**INF_405B, **eight})["fits"]
+    assert gpusizer.estimate_report({**INF_405B, **eight, "precision": {"weights": "fp8"}})["fits"]
+
+
+def test_70b_full_finetune_needs_many_gpus_and_sharding(
+        plans: dict[str, list[dict[str, Any]]]) -> None:
+    for opt in plans["70b-full-finetune"]:
+        par = opt["parallelism"]
+        assert opt["gpus"] >= 4  # 70 B x 16 B of model states is 1.1 TB
+        assert par["zero_stage"] >= 1 or par["tensor"] * par["pipeline"] > 1
+    h100 = _by_gpu(plans["70b-full-finetune"])[H100]
+    assert h100["gpus"] >= 16 and h100["nodes"] >= 2
+    assert h100["max_micro_batch_size"] >= 1
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_every_option_re_estimates_as_fitting(name: str,
+                                              plans: dict[str, list[dict[str, Any]]]) -> None:
+    options = plans[name]
+    assert len({o["gpu"] for o in options}) >= 15  # nearly the whole catalog fits something
+    for opt in options:
+        rep = gpusizer.estimate_report(_put_back(SCENARIOS[name], opt))
+        assert rep["fits"], (opt["gpu"], opt["layout"])
+        assert rep["per_gpu"]["total"] == opt["per_gpu_total"]
+        assert rep["headroom_bytes"] == opt["headroom_bytes"] >= 0
+        assert rep["cluster"]["gpus"] == opt["gpus"]
+
+
+def test_limits_are_the_largest_that_fit(plans: dict[str, list[dict[str, Any]]]) -> None:
+    sc = SCENARIOS["70b-inference-long"]
+    opt = _by_gpu(plans["70b-inference-long"])[H100]
+    fits = lambda **w: gpusizer.estimate_report(_put_back(sc, opt, **w))["fits"]  # noqa: E731
+    assert fits(batch_size=opt["max_batch_size"])
+    assert not fits(batch_size=opt["max_batch_size"] + 1)
+    prompt = opt["max_context_tokens"] - 256
+    assert fits(prompt_tokens=prompt)
+    assert prompt + 256 == 131072 or not fits(prompt_tokens=prompt + 1)  # capped at max_context
+    train = SCENARIOS["8b-pretraining-megatron"]
+    t_opt = _by_gpu(plans["8b-pretraining-megatron"])[H100]
+    mb = t_opt["max_micro_batch_size"]
+    assert gpusizer.estimate_report(_put_back(train, t_opt, micro_batch_size=mb))["fits"]
+
+
+def test_options_are_ordered_cheapest_first(plans: dict[str, list[dict[str, Any]]]) -> None:
+    for options in plans.values():
+        counts = [o["gpus"] for o in options]
+        assert counts == sorted(counts)
+        assert len({o["gpu"] for o in options}) == len(options)  # one best option per GPU
+
+
+def test_price_orders_when_every_gpu_has_one(tmp_path: Any, monkeypatch: Any) -> None:
+    gpus = [{"id": "cheap-24gb", "name": "Cheap", "memory_bytes": 24 * 2**30,
+             "price_per_hour": 0.3},
+            {"id": "dear-96gb", "name": "Dear", "memory_bytes": 96 * 2**30,
+             "price_per_hour": 9.0}]
+    path = tmp_path / "gpus.json"
+    path.write_text(json.dumps(gpus))
+    monkeypatch.setenv("GPUSIZER_USER_GPUS", str(path))
+    options = solver.plan({"model": {"preset": "llama-3.1-70b"},
+                             "workload": {"kind": "inference"}}, gpus=["cheap-24gb", "dear-96gb"])
+    assert [o["gpu"] for o in options] == ["cheap-24gb", "dear-96gb"]
+    assert options[0]["gpus"] > options[1]["gpus"]  # more GPUs, yet cheaper per hour
+    assert options[0]["total_price_per_hour"] == pytest.approx(0.3 * options[0]["gpus"])
+
+
+def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any, ...]]:
+    """Every layout of the search space at every valid DP: the best key per GPU."""
+    s = parse_scenario(scenario)
+    gpus = solver._catalog(s, None)
+    node = max(g.hardware.gpus_per_node for g in gpus)
+    ev = solver._Evaluator(s, gpus[0].hardware.model_copy(update={"gpus_per_node": node}))
+    best: dict[str, tuple[Any, ...]] = {}
+    for lay in solver._combos(s, resolve(s.model), node, (s.parallelism.recompute,)):
+        for dp in solver._dp_values(s, lay, max_gpus):
+            total = ev.total(replace(lay, dp=dp))
+            key = (lay.model_parallel * dp, *solver._pref(lay, s.framework))
+            for g in gpus:
+                if lay.tp <= g.hardware.gpus_per_node and total <= g.capacity:
+                    best[g.id] = min(best.get(g.id, key), key)
+    return best
+
+
+@pytest.mark.parametrize("name", ["70b-full-finetune", "8b-pretraining-megatron",
+                                  "mixtral-inference-vllm", "70b-inference-long"])
+def test_search_finds_what_exhaustive_search_finds(name: str) -> None:
+    max_gpus = 48
+    expected = _exhaustive(SCENARIOS[name], max_gpus)
+    got = {o["gpu"]: o for o in solver.plan(SCENARIOS[name], max_gpus=max_gpus)}
+    assert set(got) == set(expected)
+    for gid, key in expected.items():
+        par = got[gid]["parallelism"]
+        lay = solver.Layout(par["tensor"], par["pipeline"], par["context"], par["expert"],
+                            par["zero_stage"], par["recompute"], par["data"])
+        assert (lay.gpus, *solver._pref(lay, parse_scenario(SCENARIOS[name]).framework)) == key
+
+
+def test_alternatives_are_distinct_and_fit() -> None:
+    options = solver.plan(FT_70B, gpus=[H100, "a100-sxm-40gb"])
+    more = solver.plan(FT_70B, gpus=[H100, "a100-sxm-40gb"], alternatives=2)
+    assert len(more) == 6
+    for gid in (H100, "a100-sxm-40gb"):
+        mine = [o for o in more if o["gpu"] == gid]
+        assert [o["rank"] for o in sorted(mine, key=lambda o: o["rank"])] == [1, 2, 3]
+        assert len({json.dumps(o["parallelism"], sort_keys=True) for o in mine}) == 3
+        best = next(o for o in options if o["gpu"] == gid)
+        assert min(o["gpus"] for o in mine) == best["gpus"]
+        for o in mine:
+            assert gpusizer.estimate_report(_put_back(FT_70B, o))["fits"]
+
+
+def test_recompute_kept_unless_nothing_fits() -> None:
+    sc = {"model": {"preset": "llama-3.1-8b"},
+          "workload": {"kind": "full_finetune", "sequence_length": 16384}}
+    kept = solver.plan(sc, gpus=[H100])[0]
+    assert kept["parallelism"]["recompute"] == "none" and not kept["notes"]
+    raised = solver.plan(sc, gpus=[H100], max_gpus=2)
+    assert raised and raised[0]["parallelism"]["recompute"] != "none"
+    assert "recompute raised" in raised[0]["notes"][0]
+    allowed = solver.plan(sc, gpus=[H100], allow_recompute=True)[0]
+    assert allowed["gpus"] <= kept["gpus"]
+
+
+def test_nothing_fits_leaves_the_gpu_out() -> None:
+    assert solver.plan(FT_70B, gpus=[H100], max_gpus=8) == []
+    assert "No GPU" in solver.plan_text([])
+
+
+def test_inline_gpu_of_the_scenario_is_planned() -> None:
+    gpu = {"id": "my-card-64gb", "name": "My card", "memory_bytes": 64 * 2**30,
+           "gpus_per_node": 4}
+    sc = {**INF_405B, "hardware": {"gpu": gpu}}
+    options = solver.plan(sc, gpus=["my-card-64gb"])
+    assert len(options) == 1 and options[0]["hardware"]["gpu"]["id"] == "my-card-64gb"
+    assert options[0]["parallelism"]["tensor"] <= 4
+    assert gpusizer.estimate_report(_put_back(sc, options[0]))["fits"]
+
+
+def test_node_shape_of_the_user_is_kept() -> None:
+    sc = {**INF_405B, "hardware": {"gpus_per_node": 2}}
+    opt = solver.plan(sc, gpus=[H100])[0]
+    assert opt["parallelism"]["tensor"] <= 2 and opt["hardware"]["gpus_per_node"] == 2
+
+
+def test_gpu_dependent_peak_is_searched_again(monkeypatch: Any) -> None:
+    """If the peak ever depends on the GPU, the shared search is redone for that GPU."""
+    extra = 20 * 2**30
+    memory, estimate = solver._memory, solver.estimate
+
+    def heavier(s: Any) -> Any:
+        mem = memory(s)
+        return replace(mem, total=mem.total + extra) if s.hardware.gpu == H100 else mem
+
+    def estimate_heavier(s: Any) -> Any:
+        est = estimate(s)
+        return replace(est, memory=heavier(s)) if s.hardware.gpu == H100 else est
+
+    base = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "inference"}}
+    plain = _by_gpu(solver.plan(base, gpus=[H100, "a100-sxm-80gb"]))
+    monkeypatch.setattr(solver, "_memory", heavier)
+    monkeypatch.setattr(solver, "estimate", estimate_heavier)
+    moved = _by_gpu(solver.plan(base, gpus=[H100, "a100-sxm-80gb"]))
+    assert moved["a100-sxm-80gb"]["gpus"] == plain["a100-sxm-80gb"]["gpus"]
+    assert moved[H100]["gpus"] > plain[H100]["gpus"]
+
+
+def test_bad_input_raises_scenario_error() -> None:
+    with pytest.raises(ScenarioError, match="model"):
+        gpusizer.plan({"model": {"preset": "no-such-model"}})
+    with pytest.raises(ScenarioError, match="framework"):
+        gpusizer.plan({**FT_70B, "framework": "vllm"})
+
+
+def test_plan_text_table(plans: dict[str, list[dict[str, Any]]]) -> None:
+    text = solver.plan_text(plans["70b-full-finetune"])
+    lines = text.splitlines()
+    assert lines[0].split()[:3] == ["GPU", "GPUs", "Nodes"] and "$/hour" in lines[0]
+    row = next(line for line in lines if line.startswith("H100 SXM 80GB"))
+    assert "(ZeRO" in row and "GiB" in row
+    inf = solver.plan_text(plans["8b-inference"])
+    assert "Max batch" in inf and "TP 1 x PP 1 x DP 1" in inf and "ZeRO" not in inf

