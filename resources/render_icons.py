@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 import sys
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import Qt  # noqa: E402 (the platform must be chosen before Qt loads)
-from PySide6.QtGui import QGuiApplication, QImage, QPainter  # noqa: E402
-from PySide6.QtSvg import QSvgRenderer  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgRenderer
 
 HERE = Path(__file__).resolve().parent
 PACKAGE = HERE.parent / "src" / "gpusizer" / "gui" / "resources"
 SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 PACKAGED = (16, 24, 32, 48, 64, 128, 256)
+ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)  # Windows: the .exe icon (PyInstaller's icon=)
 
 
 def render(svg: Path, size: int, out: Path) -> None:
@@ -35,6 +37,20 @@ def render(svg: Path, size: int, out: Path) -> None:
         raise OSError(f"cannot write {out}")
 
 
+def write_ico(pngs: list[tuple[int, bytes]], out: Path) -> None:
+    """A multi-size .ico with PNG-compressed entries (Windows Vista+): header, directory,
+    images. Qt's ICO writer stores a single size, hence this small writer."""
+    header = struct.pack("<HHH", 0, 1, len(pngs))
+    offset = 6 + 16 * len(pngs)
+    directory, blobs = b"", b""
+    for size, data in pngs:
+        dim = 0 if size >= 256 else size  # 0 means 256 in the ICO directory
+        directory += struct.pack("<BBBBHHII", dim, dim, 0, 0, 1, 32, len(data), offset)
+        blobs += data
+        offset += len(data)
+    out.write_bytes(header + directory + blobs)
+
+
 def main() -> int:
     _app = QGuiApplication(sys.argv)
     svg = HERE / "gpusizer.svg"
@@ -46,6 +62,11 @@ def main() -> int:
         if size in PACKAGED:
             shutil.copyfile(out, PACKAGE / out.name)
     shutil.copyfile(svg, PACKAGE / "gpusizer.svg")
+    write_ico([(n, (HERE / "icons" / f"gpusizer-{n}.png").read_bytes()) for n in ICO_SIZES],
+              HERE / "gpusizer.ico")
+    big = QImage(str(HERE / "icons" / "gpusizer-512.png"))
+    if not big.save(str(HERE / "gpusizer.icns")):  # macOS bundle icon
+        raise OSError("cannot write gpusizer.icns")
     return 0
 
 

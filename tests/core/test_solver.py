@@ -111,8 +111,11 @@ def test_limits_are_the_largest_that_fit(plans: dict[str, list[dict[str, Any]]])
     assert prompt + 256 == 131072 or not fits(prompt_tokens=prompt + 1)  # capped at max_context
     train = SCENARIOS["8b-pretraining-megatron"]
     t_opt = _by_gpu(plans["8b-pretraining-megatron"])[H100]
-    mb = t_opt["max_micro_batch_size"]
+    mb, dp = t_opt["max_micro_batch_size"], t_opt["parallelism"]["data"]
     assert gpusizer.estimate_report(_put_back(train, t_opt, micro_batch_size=mb))["fits"]
+    bigger = [d for d in range(mb + 1, 256 // dp + 1) if (256 // dp) % d == 0]
+    assert not bigger or not gpusizer.estimate_report(
+        _put_back(train, t_opt, micro_batch_size=bigger[0]))["fits"]
 
 
 def test_options_are_ordered_cheapest_first(plans: dict[str, list[dict[str, Any]]]) -> None:

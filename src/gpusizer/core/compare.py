@@ -98,7 +98,7 @@ def _bar(key: str, label: str, est: Estimate) -> CompareBar:
         key=key, label=label, kind=s.workload.kind, weights_dtype=s.precision.weights,
         parts=parts, at_peak=at_peak, total=int(mem.total),
         model_states=parts["weights"] + parts["gradients"] + parts["optimizer"],
-        nominal_weights=int(round(nominal)),
+        nominal_weights=round(nominal),
         gpus_needed=max(1, math.ceil(mem.total / est.capacity_bytes)),
         peak_phase=mem.peak_phase,
     )

@@ -343,12 +343,14 @@ def _limits(ev: _Evaluator, lay: Layout, cap: int) -> dict[str, int]:
     micro-batch (training; a divisor of global/DP when the global batch is set) that fit."""
     w = ev.base.workload
     if w.is_training:
-        mbs = _divisors(w.global_batch_size // lay.dp) if w.global_batch_size else range(1, 2**16)
+        g, mb = w.global_batch_size, w.micro_batch_size
+        mbs = _divisors(g // lay.dp) if g else range(1, max(2**16, mb + 1))
         return {"max_micro_batch_size": _largest_fitting(
             lambda v: ev.total(lay, micro_batch_size=v), mbs,
-            bisect.bisect_left(mbs, w.micro_batch_size), cap)}
+            bisect.bisect_left(mbs, mb), cap)}
     most = max(w.prompt_tokens, (ev.base.model.max_context or 2**24) - w.generated_tokens)
-    batch = _largest_fitting(lambda v: ev.total(lay, batch_size=v), range(1, 2**20),
+    batch = _largest_fitting(lambda v: ev.total(lay, batch_size=v),
+                             range(1, max(2**20, w.batch_size + 1)),
                              w.batch_size - 1, cap)
     prompt = _largest_fitting(lambda v: ev.total(lay, prompt_tokens=v), range(1, most + 1),
                               w.prompt_tokens - 1, cap)
@@ -403,7 +405,8 @@ def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
     into the scenario, fit), ``per_gpu_total``, ``capacity_bytes``, ``headroom_bytes`` (bytes),
     ``price_per_hour``, ``total_price_per_hour`` (USD or None), ``max_batch_size`` and
     ``max_context_tokens`` (inference) or ``max_micro_batch_size`` (training), ``notes``.
-    ``gpus`` restricts the catalog. Raises ScenarioError for bad input."""
+    ``gpus`` restricts the catalog. GPUs on which nothing fits with up to ``max_gpus`` GPUs
+    are left out (``plan_text`` names them). Raises ScenarioError for bad input."""
     s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     catalog = _catalog(s, gpus)

@@ -100,6 +100,12 @@ class BreakdownTable(QTableWidget):
                    tip=f"of {fmt_bytes(est.capacity_bytes, self.unit)} usable")
 
 
+def _big(n_bytes: float, unit: str) -> str:
+    """GiB/GB, or TiB/TB past 2,000 of them."""
+    big = {"GiB": "TiB", "GB": "TB"}[unit]
+    return fmt_bytes(n_bytes, big if to_unit(n_bytes, unit) >= 2000 else unit)
+
+
 def _count(n: float) -> str:
     for div, suffix in ((1e12, " T"), (1e9, " B"), (1e6, " M"), (1e3, " k")):
         if abs(n) >= div:
@@ -137,7 +143,7 @@ class FiguresView(QWidget):
         c, s, u = est.compute, est.scenario, self.unit
         rows = [("Parameters", f"{_count(est.parameters_total)} total, "
                                f"{_count(est.parameters_active)} active"),
-                ("Cluster memory", f"{fmt_bytes(est.memory.total * est.gpus, u)} on "
+                ("Cluster memory", f"{_big(est.memory.total * est.gpus, u)} on "
                                    f"{est.gpus:,} GPU{'s' if est.gpus != 1 else ''}"),
                 ("FLOPs per token", _count(c.flops_per_token))]
         if s.workload.is_training:

@@ -7,7 +7,8 @@ import logging
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QGraphicsOpacityEffect, QLabel, QStackedLayout, QTabWidget, QWidget
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QResizeEvent
+from PySide6.QtWidgets import QLabel, QStackedLayout, QTabWidget, QWidget
 
 from ..core.result import Estimate
 from ..core.specs import Scenario
@@ -27,6 +28,20 @@ def load_charts() -> dict[str, Any]:
         log.warning("charts unavailable", exc_info=True)
         return {}
     return dict(CHARTS)
+
+
+class _Veil(QWidget):
+    """A translucent white layer that lets clicks through: "this is not current"."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("veil_stale")
+        self.setAttribute(Qt.WA_TransparentForMouseEvents)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        p = QPainter(self)
+        p.fillRect(self.rect(), QColor(255, 255, 255, 150))
+        p.end()
 
 
 class ChartTabs(QTabWidget):
@@ -59,6 +74,8 @@ class ChartTabs(QTabWidget):
             self._pages[key] = stack
             self.addTab(page, label)
         self.currentChanged.connect(lambda _i: self._show_current())
+        self._veil = _Veil(self)
+        self._veil.hide()
 
     @staticmethod
     def _placeholder(text: str) -> QLabel:
@@ -123,13 +140,15 @@ class ChartTabs(QTabWidget):
             self._call(key, chart.set_units, unit)
 
     def set_stale(self, stale: bool) -> None:
-        """Fade the charts while they show the last valid estimate."""
-        if stale:
-            effect = QGraphicsOpacityEffect(self)
-            effect.setOpacity(0.45)
-            self.setGraphicsEffect(effect)
-        else:
-            self.setGraphicsEffect(None)  # type: ignore[arg-type]
+        """Fade the charts while they show the last valid estimate (a veil over them: an
+        opacity effect would re-render every chart offscreen on each repaint)."""
+        self._veil.setGeometry(self.rect())
+        self._veil.setVisible(stale)
+        self._veil.raise_()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._veil.setGeometry(self.rect())
 
     def _show_current(self) -> None:
         key = self.current_key()

@@ -12,7 +12,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QPa
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
     QMenu,
     QScrollArea,
@@ -25,6 +24,7 @@ from ..core.errors import ScenarioError
 from ..core.result import Estimate
 from ..core.scenario import parse_scenario
 from ..core.specs import Scenario
+from .advisor import Advisor
 from .binding import Binder
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
@@ -36,9 +36,10 @@ from .settings import Prefs
 from .state import DEFAULT_SCENARIO, ScenarioState, scenario_dict
 from .style import set_role
 from .summary import SummaryHeader
+from .widgets import align_captions
 
 log = logging.getLogger(__name__)
-LEFT_WIDTH = 400
+LEFT_WIDTH = 430
 CHART_FALLBACK_MS = 400
 
 
@@ -75,6 +76,7 @@ class MainWindow(QMainWindow):
         self.state = ScenarioState(_initial(scenario, self.prefs, restore), self)
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
+        self.advisor = Advisor(self)
         self.last_render_ms = 0.0
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -90,6 +92,7 @@ class MainWindow(QMainWindow):
     # -- construction ----------------------------------------------------------------------
     def _build(self) -> None:
         self.panels = [cls(self.binder) for cls in PANELS]
+        align_captions([p.form for p in self.panels])
         column = QWidget()
         column.setObjectName("left_column")
         lay = QVBoxLayout(column)
@@ -114,9 +117,6 @@ class MainWindow(QMainWindow):
         self.splitter.setCollapsible(0, False)
         self.splitter.setSizes([LEFT_WIDTH + 20, 1000])
         self.setCentralWidget(self.splitter)
-        self.render_label = QLabel()
-        self.render_label.setObjectName("label_render_time")
-        self.statusBar().addPermanentWidget(self.render_label)
 
     def _build_right(self) -> QWidget:
         right = QWidget()
@@ -155,6 +155,8 @@ class MainWindow(QMainWindow):
         self.state.scenarioChanged.connect(self._update_title)
         self.files.pathChanged.connect(self._update_title)
         self.tabs.failed.connect(lambda msg: self.statusBar().showMessage(msg, 8000))
+        self.advisor.advised.connect(self._show_advice)
+        self.summary.applyRequested.connect(self.apply_layout)
 
     # -- reacting to the state -------------------------------------------------------------
     def _render(self, est: Estimate) -> None:
@@ -165,7 +167,19 @@ class MainWindow(QMainWindow):
         self.figures.set_estimate(est)
         self.tabs.update_from(est.scenario, est)
         self.last_render_ms = (time.perf_counter() - start) * 1000
-        self.render_label.setText(f"redrawn in {self.last_render_ms:.0f} ms")
+        self.summary.set_advice_pending()
+        self.advisor.request(est.scenario)
+
+    def _show_advice(self, scenario: Scenario, option: dict[str, Any] | None) -> None:
+        if scenario == self.state.scenario:  # advice for an older scenario is dropped
+            self.summary.set_advice(self.state.estimate, option)
+
+    def apply_layout(self, option: dict[str, Any] | None) -> None:
+        """Put an advised layout (parallelism and node shape) into the scenario: one undo step."""
+        if not option:
+            return
+        self.state.edit_many({"parallelism": option["parallelism"],
+                              "hardware.gpus_per_node": option["hardware"]["gpus_per_node"]})
 
     def _show_error(self, error: ScenarioError | None) -> None:
         self.summary.set_error(error)
@@ -197,7 +211,7 @@ class MainWindow(QMainWindow):
     def notify(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+    def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
         if self.tabs.deferred and not self._charts_queued:
             # Charts load pyqtgraph and numpy (~0.25 s): start them once this first frame is
@@ -205,7 +219,7 @@ class MainWindow(QMainWindow):
             self._charts_queued = True
             QTimer.singleShot(0, self.tabs.start)
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self.tabs.deferred:  # in case no paint comes (minimised, covered)
             QTimer.singleShot(CHART_FALLBACK_MS, self.tabs.start)
@@ -217,11 +231,11 @@ class MainWindow(QMainWindow):
         return [Path(u.toLocalFile()) for u in urls
                 if u.isLocalFile() and u.toLocalFile().lower().endswith(".json")]
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt override)
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if self._dropped(event):
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt override)
+    def dropEvent(self, event: QDropEvent) -> None:
         paths = self._dropped(event)
         if paths:
             event.acceptProposedAction()
@@ -247,7 +261,7 @@ class MainWindow(QMainWindow):
         self.prefs.save_last_scenario(scenario_dict(self.state.scenario))
         self.prefs.sync()
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self.restore:
             self.save_session()
         super().closeEvent(event)

@@ -36,10 +36,7 @@ _MISSING = object()
 def get_path(obj: Any, path: str) -> Any:
     """The value at a dotted path in nested models/dicts; ``None`` where the path ends early."""
     for part in path.split(".") if path else ():
-        if isinstance(obj, dict):
-            obj = obj.get(part)
-        else:
-            obj = getattr(obj, part, None)
+        obj = obj.get(part) if isinstance(obj, dict) else getattr(obj, part, None)
         if obj is None:
             return None
     return obj

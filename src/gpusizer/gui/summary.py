@@ -3,9 +3,19 @@ assumptions it rests on. Marked stale (with the reason) while the input is inval
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from typing import Any
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..core.result import COMPONENTS, Estimate
 from ..io.units import fmt_bytes
@@ -55,7 +65,7 @@ class UsageBar(QWidget):
                                      for c, b in self._parts if b))
         self.update()
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt override)
+    def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.Antialiasing)
         rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
@@ -70,13 +80,36 @@ class UsageBar(QWidget):
             p.fillRect(QRectF(x, rect.top(), w, rect.height()), component_qcolor(c))
             x += w
         cap_x = rect.left() + self._capacity * scale
+        if x > cap_x + 1:  # the part beyond the capacity: what does not fit
+            p.fillRect(QRectF(cap_x, rect.top(), x - cap_x, rect.height()),
+                       QBrush(QColor(198, 40, 40, 150), Qt.BDiagPattern))
         p.setPen(QPen(QColor("#202020"), 2))
         p.drawLine(int(cap_x) - 1, 0, int(cap_x) - 1, self.height())
         p.end()
 
 
+def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
+    """What the advisor says about the scenario's GPU, in one line."""
+    gpu = est.gpu.name
+    if option is None:
+        return f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger GPU, " \
+               "quantised weights or a shorter sequence."
+    n, layout = option["gpus"], option["layout"]
+    head = f"<b>GPUs needed:</b> at least <b>{n:,} × {gpu}</b>, laid out {layout}"
+    if est.fits and n >= est.gpus:
+        return head + " — the layout set here is already the smallest that fits."
+    if est.fits:
+        return head + f" — the layout set here uses {est.gpus:,}."
+    return head + "."
+
+
 class SummaryHeader(QFrame):
-    """Big verdict, usage bar, context line, assumptions line, stale banner."""
+    """Big verdict, usage bar, context line, GPUs needed, assumptions line, stale banner.
+
+    ``applyRequested(option)`` asks to apply the advised layout (a ``gpusizer.plan`` option).
+    """
+
+    applyRequested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -90,11 +123,27 @@ class SummaryHeader(QFrame):
         self.verdict = self._label("label_verdict", "verdict")
         self.bar = UsageBar()
         self.context = self._label("label_context", "context")
+        self.context.setWordWrap(True)
+        self.needs = self._label("label_needs", "figure")
+        self.needs.setWordWrap(True)
+        self.apply = QPushButton("Apply this layout")
+        self.apply.setObjectName("button_apply_layout")
+        self.apply.setToolTip("Set the parallelism (and GPUs per node) to the advised layout.")
+        self.apply.hide()
+        self.apply.clicked.connect(lambda: self.applyRequested.emit(self._option))
+        self._option: dict[str, Any] | None = None
+        needs_row = QHBoxLayout()
+        needs_row.setContentsMargins(0, 0, 0, 0)
+        needs_row.addWidget(self.needs, 1)
+        needs_row.addWidget(self.apply)
         self.assumptions = self._label("label_assumptions", "hint")
         self.stale = self._label("label_stale", "stale")
         self.stale.setWordWrap(True)
         self.stale.hide()
-        for w in (self.verdict, self.bar, self.context, self.assumptions, self.stale):
+        for w in (self.verdict, self.bar, self.context):
+            lay.addWidget(w)
+        lay.addLayout(needs_row)
+        for w in (self.assumptions, self.stale):
             lay.addWidget(w)
 
     def _label(self, name: str, role: str) -> QLabel:
@@ -122,6 +171,18 @@ class SummaryHeader(QFrame):
         self._assumption_text = text
         self._elide()
 
+    def set_advice(self, est: Estimate, option: dict[str, Any] | None) -> None:
+        """Show how many GPUs are needed at least (None: nothing fits)."""
+        self._option = option
+        self.needs.setText(needs_text(est, option))
+        self.apply.setVisible(option is not None and (not est.fits or option["gpus"] < est.gpus))
+
+    def set_advice_pending(self) -> None:
+        """The scenario changed: the last advice may be out of date until the next one."""
+        self.apply.hide()
+        if not self.needs.text().startswith("<span"):
+            self.needs.setText(f"<span style='color:#8c959f'>{self.needs.text()}</span>")
+
     def set_error(self, error: object) -> None:
         """Show why the estimate is stale (None clears the mark)."""
         self.stale.setVisible(error is not None)
@@ -134,6 +195,6 @@ class SummaryHeader(QFrame):
         width = max(self.assumptions.width(), 200)
         self.assumptions.setText(metrics.elidedText(text, Qt.ElideRight, width))
 
-    def resizeEvent(self, event: object) -> None:  # noqa: N802 (Qt override)
+    def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)  # type: ignore[arg-type]
         self._elide()

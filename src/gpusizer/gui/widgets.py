@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QWheelEvent
+from PySide6.QtGui import QFont, QWheelEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,7 +29,7 @@ from .style import set_role
 class _NoWheelMixin:
     """Scrolling the left column must not change the value under the mouse pointer."""
 
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt override)
+    def wheelEvent(self, event: QWheelEvent) -> None:
         if self.hasFocus():  # type: ignore[attr-defined]
             super().wheelEvent(event)  # type: ignore[misc]
         else:
@@ -98,7 +98,7 @@ class MultiCheck(QWidget):
         super().__init__(parent)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
-        grid.setHorizontalSpacing(10)
+        grid.setHorizontalSpacing(6)
         self.boxes: dict[str, QCheckBox] = {}
         for i, id_ in enumerate(ids):
             box = QCheckBox(id_)
@@ -110,7 +110,7 @@ class MultiCheck(QWidget):
     def value(self) -> tuple[str, ...]:
         return tuple(i for i, b in self.boxes.items() if b.isChecked())
 
-    def setValue(self, value: Sequence[str]) -> None:  # noqa: N802 (Qt naming, for binding)
+    def setValue(self, value: Sequence[str]) -> None:
         for id_, box in self.boxes.items():
             box.blockSignals(True)
             box.setChecked(id_ in value)
@@ -124,6 +124,12 @@ class Form:
         self.binder = binder
         self.box = QGroupBox(title, parent)
         set_role(self.box, "card")
+        # A bold title; rows get the normal weight back explicitly (fonts are inherited).
+        bold = QFont(self.box.font())
+        bold.setBold(True)
+        self.box.setFont(bold)
+        self._normal = QFont(bold)
+        self._normal.setBold(False)
         self.layout = QFormLayout(self.box)
         self.layout.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         self.layout.setLabelAlignment(Qt.AlignRight | Qt.AlignVCenter)
@@ -151,6 +157,8 @@ class Form:
         col.addWidget(error)
         caption = QLabel(label)
         caption.setToolTip(tooltip_for(path or ""))
+        caption.setFont(self._normal)
+        field.setFont(self._normal)
         self.layout.addRow(caption, field)
         key = key or path or name
         self.rows[key], self.labels[key] = field, caption
@@ -160,6 +168,7 @@ class Form:
 
     def add_widget(self, widget: QWidget, key: str) -> QWidget:
         """A full-width row (a label, a list...)."""
+        widget.setFont(self._normal)
         self.layout.addRow(widget)
         self.rows[key] = widget
         return widget
@@ -172,3 +181,11 @@ class Form:
         self.rows[key].setEnabled(enabled)
         if key in self.labels:
             self.labels[key].setEnabled(enabled)
+
+
+def align_captions(forms: Sequence[Form]) -> None:
+    """One caption width for every form, so fields line up from panel to panel."""
+    captions = [c for f in forms for c in f.labels.values()]
+    width = max((c.sizeHint().width() for c in captions), default=0)
+    for c in captions:
+        c.setMinimumWidth(width)

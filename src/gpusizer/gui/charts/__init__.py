@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+# gpusizer.gui (imported first) works around PySide6 6.12.0's lost references to None/True/
+# False on Python 3.11: without it a few thousand redraws abort the process.
 from .base import ChartBase
 from .compare import CompareChart
 from .memory import MemoryChart

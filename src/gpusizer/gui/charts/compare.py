@@ -32,6 +32,13 @@ def _short(n_bytes: float, unit: str) -> str:
     return fmt_bytes(n_bytes, big, 2 if big != unit else 0 if n_bytes >= 1e11 else 1)
 
 
+def _numbers(values: list[int], unit: str) -> str:
+    """Byte counts in one unit (TB/TiB past 2,000 GB/GiB): "812 / 406 / 203 GB"."""
+    big, size = display_unit(unit, max(values))
+    digits = 2 if big != unit else 0 if max(values) >= 100 * size else 1
+    return " / ".join(f"{v / size:,.{digits}f}" for v in values) + f" {big}"
+
+
 class CompareChart(ChartBase):
     """Pre-training, full fine-tune, LoRA, QLoRA and inference FP16/FP8/INT4 of one model."""
 
@@ -75,13 +82,14 @@ class CompareChart(ChartBase):
         self.plot.setYRange(0, top * 1.18, padding=0)
         self.set_axis_label("left", f"memory of the whole job ({unit})")
         self._set_titles()
-        self.stack.fill_legend(self.legend)
-        self.legend.addItem(self.gpu_sample, f"1 × {cmp.gpu_name}: "
-                            f"{_short(cmp.capacity_bytes, self.unit)} usable")
+        entries = self.stack.legend_entries()
+        entries.append((self.gpu_sample, f"1 × {cmp.gpu_name}: "
+                                         f"{_short(cmp.capacity_bytes, self.unit)} usable"))
         if self.node_line.isVisible():
-            self.legend.addItem(self.node_sample, f"{cmp.gpus_per_node} × {cmp.gpu_name}: "
-                                f"{_short(node, self.unit)} usable<br>"
-                                f"({sold:,.0f} GB as sold)")
+            entries.append((self.node_sample, f"{cmp.gpus_per_node} × {cmp.gpu_name}: "
+                                              f"{_short(node, self.unit)} usable<br>"
+                                              f"({sold:,.0f} GB as sold)"))
+        self.set_legend(entries)
         self._update_labels(scale)
 
     def _set_titles(self) -> None:
@@ -91,17 +99,22 @@ class CompareChart(ChartBase):
         facts = []
         if "pretraining" in by_key:
             b = by_key["pretraining"]
-            facts.append(f"model states {_short(b.model_states, self.unit)} "
-                         f"({b.model_states / cmp.parameters:.0f} B/param)")
-        weights = [by_key[k] for k in ("inference_fp16", "inference_fp8", "inference_int4")
-                   if k in by_key]
-        if weights:
-            facts.append("weights FP16 / FP8 / INT4: " + " / ".join(
-                _short(b.nominal_weights, self.unit) for b in weights))
+            facts.append(f"model states at {b.model_states / cmp.parameters:.0f} B/param: "
+                         f"{self._series([b.model_states])}")
+        weights = [by_key[k].nominal_weights for k in
+                   ("inference_fp16", "inference_fp8", "inference_int4") if k in by_key]
+        if len(weights) == 3:
+            facts.append(f"weights FP16 / FP8 / INT4: {self._series(weights)}")
         sub = " · ".join(facts)
         self.set_title(f"{cmp.model_name} ({cmp.parameters / 1e9:,.1f} B params): training vs "
                        f"inference, whole job, on {cmp.gpu_name}<br><span style='font-size:14px;"
                        f"color:{self.theme.muted}'>{sub}</span>")
+
+    def _series(self, values: list[int]) -> str:
+        """"756 / 378 / 189 GiB (812 / 406 / 203 GB)": the published figures are decimal, so
+        in GiB mode they are given in GB too, to be recognised."""
+        out = _numbers(values, self.unit)
+        return f"{out} ({_numbers(values, 'GB')})" if self.unit == "GiB" else out
 
     def _update_labels(self, scale: float) -> None:
         cmp = self.cmp
@@ -114,9 +127,10 @@ class CompareChart(ChartBase):
                 continue
             b = cmp.bars[i]
             color = t.good if b.gpus_needed == 1 else t.foreground
-            label.setHtml(f"<div style='text-align:center; color:{t.foreground}'><b>"
-                          f"{_short(b.total, self.unit)}</b><br><span style='color:{color}'>"
-                          f"{b.gpus_needed} GPU{'s' if b.gpus_needed > 1 else ''}</span></div>")
+            gpus = f"{b.gpus_needed} GPU{'s' if b.gpus_needed > 1 else ''}"
+            self.set_centred_html(label, f"<div style='color:{t.foreground}'><b>"
+                                  f"{_short(b.total, self.unit)}</b><br>"
+                                  f"<span style='color:{color}'>{gpus}</span></div>")
             label.setPos(i, b.total / scale)
 
     def _restyle_items(self) -> None:

@@ -21,6 +21,11 @@ KIND_LABELS = {"pretraining": "pre-training", "full_finetune": "full fine-tune",
                "qlora": "QLoRA", "inference": "inference"}
 
 
+def _fmt(n_bytes: float, unit: str) -> str:
+    """One decimal, two below 1 unit: 0.02 GiB of logits is not "0.0 GiB"."""
+    return fmt_bytes(n_bytes, unit, 1 if to_unit(n_bytes, unit) >= 1 else 2)
+
+
 @dataclass(frozen=True)
 class Bar:
     """One stacked bar: its label and bytes per component."""
@@ -52,10 +57,13 @@ class MemoryChart(ChartBase):
         parts = {c: int(getattr(mem, c)) for c in COMPONENTS}
         alive = {c: v for c, v in parts.items() if c in mem.alive_at_peak}
         phase = mem.peak_phase.replace("_", " ")
-        if any(v and c not in alive for c, v in parts.items()):
+        self.freed = {c: v for c, v in parts.items() if v and c not in alive}
+        # Two bars only where the difference shows (>= 1 % of the peak); a sliver of freed
+        # gradients is named in the label instead.
+        if sum(self.freed.values()) >= 0.01 * max(mem.total, 1):
             self.bars = [Bar("all parts", parts), Bar(f"at peak ({phase})", alive)]
         else:
-            self.bars = [Bar(f"peak ({phase})", parts)]
+            self.bars = [Bar(f"peak ({phase})", alive)]
         self.peak = int(mem.total)
         self.capacity = int(estimate.capacity_bytes)
         self.gpu_name = estimate.gpu.name
@@ -79,11 +87,9 @@ class MemoryChart(ChartBase):
         self.set_axis_label("left", f"memory per GPU ({unit})")
         self.set_title(f"{self.subject}: peak {fmt_bytes(self.peak, self.unit, 1)} per GPU "
                        f"on {self.gpu_name}")
-        self.legend.clear()
-        parts = self.bars[0].parts
-        for c in reversed(self.stack.used_components()):
-            self.legend.addItem(self.stack.items[c],
-                                f"{COMPONENT_LABELS[c]}  {fmt_bytes(parts[c], self.unit, 1)}")
+        parts = {**self.bars[0].parts, **self.freed}
+        self.set_legend(self.stack.legend_entries(
+            {c: f"{COMPONENT_LABELS[c]}  {_fmt(v, self.unit)}" for c, v in parts.items()}))
         self._update_labels(scale)
 
     def _update_labels(self, scale: float) -> None:
@@ -97,17 +103,16 @@ class MemoryChart(ChartBase):
             bar = self.bars[i]
             value = self.peak if bar is peak_bar else bar.total
             html = f"<b>{fmt_bytes(value, self.unit, 1)}</b>"
-            gone = [COMPONENT_LABELS[c] for c, v in bar.parts.items()
-                    if v and c not in peak_bar.parts]
-            if gone:  # say what the peak bar lacks, and why
-                html += (f"<br><span style='color:{t.muted}'>freed before the peak: "
-                         f"{', '.join(gone)}</span>")
+            if self.freed and (bar is not peak_bar or len(self.bars) == 1):
+                gone = ", ".join(f"{COMPONENT_LABELS[c]} {_fmt(v, self.unit)}"
+                                 for c, v in self.freed.items())
+                html += f"<br><span style='color:{t.muted}'>freed before the peak: {gone}</span>"
             if bar is peak_bar:
                 room = self.capacity - self.peak
                 word, color = ("headroom", t.good) if room >= 0 else ("short by", t.bad)
                 html += (f"<br><span style='color:{color}'><b>{word} "
                          f"{fmt_bytes(abs(room), self.unit, 1)}</b></span>")
-            label.setHtml(f"<div style='color:{t.foreground}; text-align:center'>{html}</div>")
+            self.set_centred_html(label, f"<div style='color:{t.foreground}'>{html}</div>")
             label.setPos(i, max(bar.total, value) / scale)
 
     # --- style --------------------------------------------------------------------------------

@@ -79,9 +79,9 @@ def render_chart(scenario: Scenario, est: Estimate, kind: str, output: str | Pat
     except OSError as exc:
         raise ScenarioError("output", f"cannot write {out}: {exc.strerror or exc}") from None
     finally:
-        # Deleted now, not at interpreter exit. shiboken6.delete rather than
-        # sendPostedEvents(None, DeferredDelete): PySide6 6.12 drops a reference to None on
-        # each such call, and enough of them abort the process ("deallocating None").
+        # Deleted now, not at interpreter exit (qt-headless.md pitfall 1); shiboken6.delete
+        # deletes this one widget, where sendPostedEvents(None, DeferredDelete) would also
+        # run every other pending deletion of the caller (the report renders four charts).
         chart.close()
         shiboken6.delete(chart)
     if not out.is_file():

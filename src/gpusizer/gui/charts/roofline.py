@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QColor
 
 from ...core.result import Estimate
 from ...core.specs import Scenario
@@ -64,13 +65,19 @@ def clusters(points: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return groups
 
 
-def names_html(group: list[dict[str, Any]]) -> str:
+def text_color(phase: str, dark: bool) -> str:
+    """The phase's colour for text: lighter on a dark background, where the mid-tone marker
+    colour is too dim to read as small type."""
+    return QColor(PHASE_COLORS[phase]).lighter(140).name() if dark else PHASE_COLORS[phase]
+
+
+def names_html(group: list[dict[str, Any]], dark: bool = False) -> str:
     """The operation names of a cluster, coloured by phase."""
     parts = []
     for ph in PHASES:
         names = [p["name"] for p in group if p["phase"] == ph]
         if names:
-            parts.append(f"<span style='color:{PHASE_COLORS[ph]}'>{', '.join(names)}</span>")
+            parts.append(f"<span style='color:{text_color(ph, dark)}'>{', '.join(names)}</span>")
     return " · ".join(parts)
 
 
@@ -129,7 +136,7 @@ class RooflineChart(ChartBase):
         xs = [p["intensity"] for p in d["points"] if p["intensity"] > 0] + [ridge]
         # Room right of the ridge for the compute-roof label, left of the points for the memory
         # roof's.
-        lo, hi = min(xs) / 30, max(max(xs) * 6, ridge * 60)
+        lo, hi = min(xs) / 30, max(max(xs) * 15, ridge * 60)
         x = np.array([lo, ridge, hi])
         self.roof.setData(x, np.minimum(bw * x, peak))
         ex = np.array([lo, eff_peak / eff_bw, hi])
@@ -167,7 +174,7 @@ class RooflineChart(ChartBase):
             item.setVisible(i < len(groups))
             if i < len(groups):
                 # Right of and below the last point: under a roof, where nothing is drawn.
-                item.setHtml(f"&nbsp;{names_html(groups[i])}")
+                item.setHtml(f"&nbsp;{names_html(groups[i], self.theme.dark)}")
                 item.setPos(*_log_xy(groups[i][-1]))
 
     def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]
@@ -175,7 +182,7 @@ class RooflineChart(ChartBase):
         """Label the step's star, with the names of the operations drawn at the same place
         (which would print over it); returns the groups still to label."""
         step = self.points(ph, step=True)
-        label = self.step_labels[ph]
+        label, dark = self.step_labels[ph], self.theme.dark
         label.setVisible(bool(step))
         if not step:
             return groups
@@ -183,13 +190,13 @@ class RooflineChart(ChartBase):
         sx, sy = _log_xy(p)
         # Operations within half a decade would collide with the step's label: it names them.
         here = [g for g in groups if any(abs(_log_xy(q)[0] - sx) < 2 * CLUSTER
-                                         and abs(_log_xy(q)[1] - sy) < CLUSTER for q in g)]
-        names = "".join(f"<br><span style='font-weight:normal'>{names_html(g)}</span>"
+                                         and abs(_log_xy(q)[1] - sy) < 2 * CLUSTER for q in g)]
+        names = "".join(f"<br><span style='font-weight:normal'>{names_html(g, dark)}</span>"
                         for g in here)
         # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
         # (under the slope), compute-bound centred under it (under the flat roof).
         label.setAnchor((-0.06, -0.3) if p["bound"] == "memory" else (0.5, -0.15))
-        label.setHtml(f"<div style='color:{PHASE_COLORS[ph]}; text-align:center'><b>{ph} step "
+        self.set_centred_html(label, f"<div style='color:{text_color(ph, dark)}'><b>{ph} step "
                       f"({p['bound']}-bound)</b>{names}</div>")
         label.setPos(sx, sy)
         return [g for g in groups if not any(g is h for h in here)]
@@ -198,12 +205,11 @@ class RooflineChart(ChartBase):
         self.set_title(f"Roofline: {self.model_name} on {self.gpu_name}<br><span style="
                        f"'font-size:14px'>inference, batch {self.batch} x {self.prompt:,}-token "
                        f"prompts; dashed: with the efficiency factors</span>")
-        self.legend.clear()
-        self.legend.addItem(self.roof, "roofs (datasheet)")
-        self.legend.addItem(self.eff_roof, "roofs x efficiency")
+        entries = [(self.roof, "roofs (datasheet)"), (self.eff_roof, "roofs x efficiency")]
         for ph in PHASES:
-            self.legend.addItem(self.ops[ph], f"{ph}, per operation")
-            self.legend.addItem(self.steps[ph], f"{ph}, whole step")
+            entries += [(self.ops[ph], f"{ph}, per operation"),
+                        (self.steps[ph], f"{ph}, whole step")]
+        self.set_legend(entries)
 
     def _restyle_items(self) -> None:
         t = self.theme

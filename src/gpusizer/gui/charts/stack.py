@@ -47,15 +47,15 @@ class StackedBars:
         """Components non-zero in at least one bar, in stacking order."""
         return [c for c in COMPONENTS if any(p.get(c, 0) for p in self.parts)]
 
-    def fill_legend(self, legend: pg.LegendItem, names: dict[str, str] | None = None) -> None:
-        """Legend entries, top of the stack first (the order the eye reads the bars in)."""
-        legend.clear()
-        for c in reversed(self.used_components()):
-            legend.addItem(self.items[c], (names or COMPONENT_LABELS)[c])
+    def legend_entries(self, names: dict[str, str] | None = None
+                       ) -> list[tuple[pg.BarGraphItem, str]]:
+        """(item, text) per used component, top of the stack first (as the eye reads it)."""
+        return [(self.items[c], (names or COMPONENT_LABELS)[c])
+                for c in reversed(self.used_components())]
 
     def segment_at(self, x: float, y: float) -> tuple[int, str] | None:
         """(bar index, component) under view point (x, y), or None."""
-        i = int(round(x))
+        i = round(x)
         if not 0 <= i < len(self.parts) or abs(x - i) > self.width / 2:
             return None
         bottom = 0.0

@@ -21,7 +21,12 @@ from ...core.sweep import SweepResult, sweep
 from ...io.units import fmt_bytes, to_unit
 from .base import ChartBase, display_unit
 from .palette import (
-    COMPONENT_LABELS, LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, component_color, font,
+    COMPONENT_LABELS,
+    LABEL_PX,
+    LINE_PEN_WIDTH,
+    TOTAL_PEN_WIDTH,
+    component_color,
+    font,
 )
 from .stack import capacity_line, style_line
 
@@ -95,13 +100,13 @@ class SweepChart(ChartBase):
     def _build(self) -> None:
         self.curves = {c: self.plot.plot([], [], connect="finite") for c in COMPONENTS}
         self.total_curve = self.plot.plot([], [], connect="finite")
-        # Invisible curves bounding the out-of-memory area: in the plot, so that they follow
-        # its log mode; a transparent pen, not None (pen=None drops the path the fill needs).
-        clear = pg.mkPen((0, 0, 0, 0))
-        self.over_curve = self.plot.plot([], [], pen=clear)  # max(total, capacity)
-        self.cap_curve = self.plot.plot([], [], pen=clear)
-        self.oom_fill = pg.FillBetweenItem(self.over_curve, self.cap_curve)
-        self.plot.addItem(self.oom_fill)
+        # The out-of-memory area: max(peak, capacity) filled down to the capacity (one curve;
+        # a FillBetweenItem recomputes its path once per bounding curve, twice per redraw).
+        # Transparent pen, not None: pen=None drops the path the fill needs.
+        self.over_curve = self.plot.plot([], [], pen=pg.mkPen((0, 0, 0, 0)))
+        self._shown: set[str] = set()
+        self._log_x: bool | None = None
+        self._ticks: list[list[tuple[float, str]]] | None = None
         self.capacity_line = capacity_line(self.plot, position=0.02, anchor=(0, 1))
         self.boundary = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={
             "position": 0.93, "anchors": [(0, 0.5), (0, 0.5)]})
@@ -114,7 +119,7 @@ class SweepChart(ChartBase):
     # --- data ---------------------------------------------------------------------------------
     def set_axis(self, axis: str) -> None:
         """Sweep ``sequence_length``, ``batch_size`` or ``gpus`` (recomputes the sweep)."""
-        if axis not in AXIS_NAMES or axis == self.axis and self.result is not None:
+        if axis not in AXIS_NAMES or (axis == self.axis and self.result is not None):
             return
         self.axis = axis
         idx = self.selector.findData(axis)
@@ -140,7 +145,7 @@ class SweepChart(ChartBase):
             return ""
         ok = [v for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
               if good and t <= r.capacity_bytes]
-        name = AXIS_NAMES[self.axis]
+        name = self.knob_name()
         if not ok:
             return f"nothing fits from {r.values[0]:,} to {r.values[-1]:,}"
         if self.axis == "gpus":
@@ -148,6 +153,15 @@ class SweepChart(ChartBase):
         if r.oom_at is None:
             return f"every {name} up to {r.values[-1]:,} fits"
         return f"largest {name} that fits: {r.largest_fitting:,} (out of memory from {r.oom_at:,})"
+
+    def knob_name(self) -> str:
+        """What the axis changes in this scenario: training and inference read other fields."""
+        training = self.scenario is not None and self.scenario.workload.is_training
+        if self.axis == "sequence_length":
+            return "sequence length" if training else "prompt length"
+        if self.axis == "batch_size":
+            return "micro-batch size" if training else "batch size"
+        return "data-parallel GPU count"
 
     def boundary_value(self) -> int | None:
         """Where the curve crosses capacity: first OOM value, or first fitting GPU count."""
@@ -165,21 +179,24 @@ class SweepChart(ChartBase):
         r = self.result
         assert r is not None and self.scenario is not None
         log_x = self.axis != "gpus"
-        self.plot.setLogMode(x=log_x, y=False)
+        if log_x != self._log_x:  # a change of log mode re-maps every item: only when needed
+            self.plot.setLogMode(x=log_x, y=False)
+            self._log_x = log_x
         unit, scale = display_unit(self.unit, r.capacity_bytes * 2)
         x = np.asarray(r.values, dtype=float)
         valid = np.asarray(r.valid, dtype=bool)
         totals = np.where(valid, np.asarray(r.totals, dtype=float) / scale, np.nan)
+        self._shown = set()
         for c, curve in self.curves.items():
             y = np.where(valid, np.asarray(r.components[c], dtype=float) / scale, np.nan)
             if np.nanmax(y, initial=0.0) > 0:
                 curve.setData(x, y, connect="finite")
+                self._shown.add(c)
             else:  # a component that is zero everywhere is left out (and out of the legend)
                 curve.setData([], [])
         self.total_curve.setData(x, totals, connect="finite")
         cap = r.capacity_bytes / scale
-        self.cap_curve.setData(x, np.full_like(x, cap))
-        self.over_curve.setData(x, np.fmax(np.nan_to_num(totals, nan=cap), cap))
+        self.over_curve.setData(x, np.fmax(np.nan_to_num(totals, nan=cap), cap), fillLevel=cap)
         self.capacity_line.setValue(cap)
         self.capacity_line.label.setFormat(
             f"{self.gpu_name}: {fmt_bytes(r.capacity_bytes, self.unit, 1)} usable")
@@ -188,7 +205,10 @@ class SweepChart(ChartBase):
         self.plot.setYRange(0, max(cap, min(top, 3 * cap)) * 1.12, padding=0)
         lo, hi = (math.log10(x[0]), math.log10(x[-1])) if log_x else (x[0], x[-1])
         self.plot.setXRange(lo, hi, padding=0.01)
-        self.plot.getAxis("bottom").setTicks([log2_ticks(x[0], x[-1])] if log_x else None)
+        ticks = [log2_ticks(x[0], x[-1])] if log_x else None
+        if ticks != self._ticks:  # new ticks invalidate the axis and its cached grid
+            self.plot.getAxis("bottom").setTicks(ticks)
+            self._ticks = ticks
         self._texts_and_legend(unit)
 
     def _place_markers(self, log_x: bool) -> None:
@@ -205,24 +225,17 @@ class SweepChart(ChartBase):
 
     def _texts_and_legend(self, unit: str) -> None:
         assert self.scenario is not None
-        w = self.scenario.workload
-        name = AXIS_NAMES[self.axis]
-        if self.axis == "sequence_length":
-            xlabel = "sequence length (tokens)" if w.is_training else "prompt length (tokens)"
-        elif self.axis == "batch_size":
-            xlabel = "micro-batch size" if w.is_training else "batch size (sequences)"
-        else:
-            xlabel = "data-parallel GPUs"
-        self.set_axis_label("bottom", xlabel)
+        name = self.knob_name()
+        unit_of_x = {"sequence_length": " (tokens)", "batch_size": " (sequences)"}
+        self.set_axis_label("bottom", name + unit_of_x.get(self.axis, ""))
         self.set_axis_label("left", f"memory per GPU ({unit})")
         self.set_title(f"{self.scenario.model.name}: memory per GPU vs {name}<br><span style="
                        f"'font-size:{LABEL_PX + 1}px'>{self.fit_text()}</span>")
-        self.legend.clear()
-        self.legend.addItem(self.total_curve, "peak")
-        for c in reversed(COMPONENTS):
-            if self.curves[c].xData is not None and len(self.curves[c].xData):
-                self.legend.addItem(self.curves[c], COMPONENT_LABELS[c])
-        self.legend.addItem(self.current_sample, "this scenario")
+        entries = [(self.total_curve, "peak")]
+        entries += [(self.curves[c], COMPONENT_LABELS[c]) for c in reversed(COMPONENTS)
+                    if c in self._shown]
+        entries.append((self.current_sample, "this scenario"))
+        self.set_legend(entries)
 
     # --- style --------------------------------------------------------------------------------
     def _restyle_items(self) -> None:
@@ -230,7 +243,7 @@ class SweepChart(ChartBase):
         for c, curve in self.curves.items():
             curve.setPen(pg.mkPen(component_color(c), width=LINE_PEN_WIDTH))
         self.total_curve.setPen(pg.mkPen(t.foreground, width=TOTAL_PEN_WIDTH))
-        self.oom_fill.setBrush(pg.mkBrush(t.qcolor("bad", 60)))
+        self.over_curve.setFillBrush(pg.mkBrush(t.qcolor("bad", 60)))
         style_line(self.capacity_line, t, font=font(LABEL_PX))
         self.boundary.setPen(pg.mkPen(t.bad, width=LINE_PEN_WIDTH))
         self.boundary.label.setColor(t.bad)

@@ -42,7 +42,9 @@ def source_of(model: Any) -> str:
 
 def shape_line(model: Any) -> str:
     """``32 layers · hidden 4,096 · 32 heads (8 KV) · FFN 14,336 · vocab 128,256``."""
-    g = lambda f: get_path(model, f)  # noqa: E731 (a one-line reader)
+    def g(field: str) -> Any:
+        return get_path(model, field)
+
     if g("layers") is None:
         return ""
     heads, kv = g("attention_heads"), g("kv_heads") or g("attention_heads")

@@ -11,12 +11,12 @@ from ..style import set_role
 from ..widgets import ComboBox, Form, combo, int_spin
 
 _DEGREES = (  # (label, field, object name)
-    ("Tensor parallel (TP)", "tensor", "spin_tensor_parallel"),
-    ("Pipeline parallel (PP)", "pipeline", "spin_pipeline_parallel"),
+    ("Tensor (TP)", "tensor", "spin_tensor_parallel"),
+    ("Pipeline (PP)", "pipeline", "spin_pipeline_parallel"),
     ("Virtual stages", "virtual_stages", "spin_virtual_stages"),
-    ("Data parallel (DP)", "data", "spin_data_parallel"),
-    ("Context parallel (CP)", "context", "spin_context_parallel"),
-    ("Expert parallel (EP)", "expert", "spin_expert_parallel"),
+    ("Data (DP)", "data", "spin_data_parallel"),
+    ("Context (CP)", "context", "spin_context_parallel"),
+    ("Expert (EP)", "expert", "spin_expert_parallel"),
 )
 _ZERO = (("0 — none", 0), ("1 — optimizer states", 1), ("2 — + gradients", 2),
          ("3 — + weights (FSDP)", 3))
@@ -57,7 +57,7 @@ class ParallelismPanel:
         f.add("", QCheckBox("Offload weights to CPU"), "parallelism.offload_parameters",
               name="check_offload_parameters")
         self.framework: ComboBox = combo(FRAMEWORKS)
-        f.add("Framework profile", self.framework, "framework", name="combo_framework")
+        f.add("Framework", self.framework, "framework", name="combo_framework")
         self.state.changed.connect(self.refresh)
         self.refresh()
 
@@ -67,12 +67,15 @@ class ParallelismPanel:
         for key in _TRAINING_ONLY:
             self.form.show(key, training)
         # A field stays enabled while it holds a value that needs fixing.
-        self.form.enable("parallelism.virtual_stages",
-                         (v("parallelism.pipeline") or 1) > 1 or v("parallelism.virtual_stages") > 1)
-        self.form.enable("parallelism.sequence_parallel",
-                         (v("parallelism.tensor") or 1) > 1 or bool(v("parallelism.sequence_parallel")))
-        self.form.enable("parallelism.expert",
-                         get_path(v("model"), "moe") is not None or v("parallelism.expert") > 1)
+        def above_one(path: str) -> bool:
+            return int(v(path) or 1) > 1
+
+        self.form.enable("parallelism.virtual_stages", above_one("parallelism.pipeline")
+                         or above_one("parallelism.virtual_stages"))
+        self.form.enable("parallelism.sequence_parallel", above_one("parallelism.tensor")
+                         or bool(v("parallelism.sequence_parallel")))
+        self.form.enable("parallelism.expert", get_path(v("model"), "moe") is not None
+                         or above_one("parallelism.expert"))
         model = self.framework.model()
         if isinstance(model, QStandardItemModel):
             for row, (_label, fw) in enumerate(FRAMEWORKS):

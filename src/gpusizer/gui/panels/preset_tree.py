@@ -5,14 +5,20 @@ from __future__ import annotations
 import re
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from ...core.params import count_parameters
 from ...core.presets import model_presets
 from ...core.scenario import parse_scenario
 
-_FAMILY_NAMES = {"deepseek": "DeepSeek", "gpt": "GPT", "olmo": "OLMo", "mixtral": "Mistral",
-                 "qwen": "Qwen", "phi": "Phi"}
+_FAMILY_NAMES = (("deepseek", "DeepSeek"), ("gpt", "GPT"), ("olmo", "OLMo"),
+                 ("mixtral", "Mistral"), ("qwen", "Qwen"), ("phi", "Phi"))
 _ID = Qt.UserRole
 
 
@@ -20,7 +26,8 @@ def family_title(family: str) -> str:
     """``qwen3_moe`` -> ``Qwen``: one group per maker's family, whatever the version."""
     stem = re.match(r"[a-z]+", family.lower())
     key = stem.group(0) if stem else family
-    return _FAMILY_NAMES.get(key, key.title())
+    return next((title for prefix, title in _FAMILY_NAMES if key.startswith(prefix)),
+                key.title())
 
 
 def _size(preset_id: str) -> tuple[int, int]:
@@ -85,14 +92,14 @@ class PresetTree(QTreeWidget):
         item = self.currentItem()
         return item.data(0, _ID) if item is not None else None
 
-    def setValue(self, pid: str | None) -> None:  # noqa: N802 (Qt naming, for binding)
+    def setValue(self, pid: str | None) -> None:
         item = self._items.get(pid or "")
         if item is None:
             self.setCurrentItem(None)
             self.clearSelection()
             return
         self.setCurrentItem(item)
-        self.scrollToItem(item)
+        self.scrollToItem(item, QAbstractItemView.PositionAtCenter)
 
     def filter(self, text: str) -> None:
         """Show presets whose id, name or family contains every word of ``text``."""

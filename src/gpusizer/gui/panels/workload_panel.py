@@ -38,7 +38,7 @@ class WorkloadPanel:
         f.add("LoRA rank", int_spin(1, 4096), "workload.lora_rank", name="spin_lora_rank")
         f.add("LoRA targets", MultiCheck(LORA_TARGETS, columns=4), "workload.lora_targets",
               name="checks_lora_targets", to_state=tuple, from_state=tuple)
-        f.add("Concurrent sequences", int_spin(1, 100_000), "workload.batch_size",
+        f.add("Batch (sequences)", int_spin(1, 100_000), "workload.batch_size",
               name="spin_batch_size")
         f.add("Prompt", int_spin(1, _MAX_TOKENS, 256, " tokens"), "workload.prompt_tokens",
               name="spin_prompt_tokens")

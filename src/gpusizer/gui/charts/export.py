@@ -1,0 +1,122 @@
+"""Taking a chart out of the app: PNG at a chosen width, SVG, CSV, the clipboard."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pyqtgraph as pg
+import pyqtgraph.exporters as pg_exporters
+from PySide6.QtCore import QMimeData, QRect, QRectF, Qt
+from PySide6.QtGui import QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QGraphicsItem
+
+from .palette import Theme
+
+EXPORT_SIZE = (1000, 620)  # logical px of an unshown chart when exported (CLI, report)
+
+
+class ExportMixin:
+    """Exports of a ChartBase (which provides these attributes and ``data_rows``)."""
+
+    title: str
+    theme: Theme
+    plot: pg.PlotItem
+    plot_widget: pg.GraphicsLayoutWidget
+
+    def data_rows(self) -> list[list[Any]]:
+        raise NotImplementedError
+
+    def export_png(self, path: str | Path, width: int = 1600) -> Path:
+        """Write a PNG ``width`` px wide (height keeps the chart's aspect)."""
+        exporter = self._image_exporter(width)
+        out = Path(path)
+        with self._uncached():
+            ok = exporter.export(str(out))
+        if ok is False:  # QImage.save says only yes or no
+            raise OSError(f"cannot write {out}")
+        return out
+
+    def export_svg(self, path: str | Path) -> Path:
+        """Write an SVG of the chart at its on-screen size (vector: paths and text).
+
+        Rendered with Qt's QSvgGenerator: pyqtgraph's SVGExporter cannot parse the path data
+        Qt 6.8+ writes (pyqtgraph issue #3485, ValueError in correctCoordinates)."""
+        self._ensure_laid_out()
+        out = Path(path)
+        view = self.plot_widget
+        size = view.viewport().size()
+        gen = QSvgGenerator()
+        gen.setFileName(str(out))
+        gen.setSize(size)
+        gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+        gen.setTitle(self.title)
+        # The screen's DPI, not the generator's default 72: pyqtgraph's axes scale their
+        # drawing by the paint device's DPI and would shrink against the rest.
+        gen.setResolution(view.logicalDpiX())
+        painter = QPainter(gen)
+        try:
+            with self._uncached():
+                painter.fillRect(QRect(0, 0, size.width(), size.height()),
+                                 self.theme.qcolor("background"))
+                view.render(painter, QRectF(0, 0, size.width(), size.height()),
+                            view.viewport().rect())
+        finally:
+            painter.end()
+        if not out.is_file():
+            raise OSError(f"cannot write {out}")
+        return out
+
+    def render_image(self, width: int = 1600) -> QImage:
+        """The chart as an image ``width`` px wide (as export_png, in memory)."""
+        exporter = self._image_exporter(width)
+        with self._uncached():
+            return exporter.export(toBytes=True)
+
+    @contextmanager
+    def _uncached(self) -> Iterator[None]:
+        """Axes drawn afresh for an export: a cache holds pixels at screen resolution, and
+        an export is drawn at another scale, or as vectors."""
+        axes = [self.plot.getAxis(side) for side in ("left", "bottom")]
+        for axis in axes:
+            axis.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+        try:
+            yield
+        finally:
+            for axis in axes:
+                axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def data_csv(self) -> str:
+        """The data behind the chart as CSV text (header row first)."""
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows(self.data_rows())
+        return buf.getvalue()
+
+    def copy_to_clipboard(self) -> None:
+        """The chart as an image, and its data as CSV text, for pasting anywhere."""
+        mime = QMimeData()
+        mime.setImageData(self.render_image())
+        mime.setText(self.data_csv())
+        QGuiApplication.clipboard().setMimeData(mime)
+
+    def _ensure_laid_out(self) -> None:
+        """A top-level chart never shown has no geometry yet: lay it out offscreen."""
+        if self.parent() is None and not self.isVisible():
+            self.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+            self.resize(*EXPORT_SIZE)
+            self.show()
+            QGuiApplication.processEvents()
+
+    def _image_exporter(self, width: int) -> pg_exporters.ImageExporter:
+        self._ensure_laid_out()
+        exporter = pg_exporters.ImageExporter(self.plot_widget.scene())
+        params = exporter.parameters()
+        params["background"] = self.theme.qcolor("background")
+        params["width"] = int(width)  # the height follows the aspect ratio
+        return exporter
+
