@@ -125,15 +125,19 @@ def test_two_n_flops_per_generated_token_seed():
     assert est.compute.flops_per_token == pytest.approx(2 * n, rel=0.10)
 
 
-def test_report_carries_compute_numbers_and_roofline_on_request():
+def test_report_carries_compute_numbers_and_roofline():
     s = _serve("llama-3.1-8b", "h100-sxm-80gb", "bf16", 1, 8, 1024, 256)
     r = estimate_report(s)
     c = r["compute"]
     assert c["prefill_seconds"] > 0 and c["decode_seconds_per_token"] > 0
     assert c["tokens_per_second"] > 0 and c["peak_flops_per_s"] == pytest.approx(989.4e12)
-    assert "roofline" not in r  # ~20 µs: only on request
-    block = estimate_report(s, roofline=True)["roofline"]
+    block = r["roofline"]  # inference reports carry it (issue 4; CLI --json prints it)
     assert block == roofline_points(s)
+    assert "roofline" not in estimate_report(s, roofline=False)
+    training = {**s, "framework": "megatron",
+                "workload": {**s["workload"], "kind": "pretraining"}}
+    assert "roofline" not in estimate_report(training)
+    assert estimate_report(training, roofline=True)["roofline"]["points"]
     step = next(p for p in block["points"] if p["name"] == "step" and p["phase"] == "decode")
     assert step["seconds"] == pytest.approx(c["decode_seconds_per_token"])
 

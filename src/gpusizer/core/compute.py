@@ -39,11 +39,12 @@ def _cost(gpu: GPUSpec, gpu_hours: float) -> float | None:
     return gpu_hours * gpu.price_per_hour if gpu.price_per_hour is not None else None
 
 
-def _training(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int
-              ) -> Compute:
+def _training(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int,
+              adapters: int | None = None) -> Compute:
     w, mfu = s.workload, s.compute.mfu
-    adapters = lora_trainable(s.model, w.lora_rank, w.lora_targets)[0] \
-        if w.kind in ("lora", "qlora") else 0
+    if adapters is None:
+        adapters = lora_trainable(s.model, w.lora_rank, w.lora_targets)[0] \
+            if w.kind in ("lora", "qlora") else 0
     f = training_flops_per_token(s, arch, counts, adapters)
     dtype, tflops = peak_tflops(gpu, s.precision.activations)
     peak = tflops * 1e12
@@ -102,11 +103,12 @@ def _inference(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus:
 
 
 def compute_estimate(s: Scenario, counts: ParamCounts, gpu: GPUSpec, gpus: int,
-                     arch: Arch | None = None) -> Compute:
-    """The report's ``compute`` block for a validated scenario (``arch``: resolve(s.model))."""
+                     arch: Arch | None = None, adapters: int | None = None) -> Compute:
+    """The report's ``compute`` block for a validated scenario (``arch``: resolve(s.model);
+    ``adapters``: LoRA trainable parameters when the caller has them)."""
     arch = arch or resolve(s.model)
     if s.workload.is_training:
-        return _training(s, arch, counts, gpu, gpus)
+        return _training(s, arch, counts, gpu, gpus, adapters)
     return _inference(s, arch, counts, gpu, gpus)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .architecture import Arch, resolve
 from .compute import compute_estimate
 from .dtypes import DTYPES
@@ -13,7 +15,7 @@ from .params import ParamCounts, count_parameters
 from .presets import gpu_spec
 from .result import Estimate, Memory
 from .scenario import parse_scenario
-from .specs import GPUSpec, Scenario
+from .specs import GPUSpec, ModelSpec, Scenario
 from .training import stage_memory
 
 _INFERENCE_ONLY = ("vllm", "llama.cpp")
@@ -24,13 +26,24 @@ def _gpu(s: Scenario) -> GPUSpec:
     return gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
 
 
-def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
+@lru_cache(maxsize=256)
+def _model(spec: ModelSpec) -> tuple[Arch, ParamCounts]:
+    """Architecture and counts of a model (one cache lookup per estimate)."""
+    return resolve(spec), count_parameters(spec)
+
+
+def _lora(s: Scenario) -> tuple[int, int, int]:
+    w = s.workload
+    if w.kind in ("lora", "qlora"):
+        return lora_trainable(s.model, w.lora_rank, w.lora_targets)
+    return (0, 0, 0)
+
+
+def _training(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int]
+              ) -> tuple[Memory, int]:
     if s.framework in _INFERENCE_ONLY:
         raise ScenarioError("framework", f"{s.framework} serves models; for training choose "
                             "huggingface, megatron, deepspeed or fsdp")
-    w = s.workload
-    lora = lora_trainable(s.model, w.lora_rank, w.lora_targets) if w.kind in ("lora", "qlora") \
-        else (0, 0, 0)
     first = stage_memory(s, arch, counts, lora, True)
     if s.parallelism.pipeline == 1:
         return first
@@ -67,10 +80,9 @@ def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
 
 def memory_only(s: Scenario) -> Memory:
     """Per-GPU memory of a validated scenario, without compute or assumptions (sweeps)."""
-    arch = resolve(s.model)
-    counts = count_parameters(s.model)
+    arch, counts = _model(s.model)
     if s.workload.is_training:
-        mem, peak = _training(s, arch, counts)
+        mem, peak = _training(s, arch, counts, _lora(s))
     else:
         mem, peak = inference_memory(s, arch, counts)
     return _with_overhead(s, mem, peak)
@@ -79,12 +91,11 @@ def memory_only(s: Scenario) -> Memory:
 def estimate(scenario: Scenario | dict) -> Estimate:
     """Estimate the per-GPU memory and compute of a scenario (dict input is validated)."""
     s = parse_scenario(scenario)
-    arch = resolve(s.model)
-    counts = count_parameters(s.model)
+    arch, counts = _model(s.model)
+    lora = _lora(s)
     if s.workload.is_training:
-        mem, peak = _training(s, arch, counts)
-        trainable = (lora_trainable(s.model, s.workload.lora_rank, s.workload.lora_targets)[0]
-                     if s.workload.kind in ("lora", "qlora") else counts.total)
+        mem, peak = _training(s, arch, counts, lora)
+        trainable = lora[0] if s.workload.kind in ("lora", "qlora") else counts.total
     else:
         mem, peak = inference_memory(s, arch, counts)
         trainable = 0
@@ -94,6 +105,6 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     return Estimate(
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable, memory=mem,
-        gpus=gpus, compute=compute_estimate(s, counts, gpu, gpus, arch),
+        gpus=gpus, compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
         assumptions=_assumptions(s, arch),
     )

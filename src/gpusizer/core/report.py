@@ -2,31 +2,64 @@
 
 from __future__ import annotations
 
+import marshal
 from typing import Any
 
 from .compute import roofline_block
 from .estimate import estimate
 from .result import Estimate
+from .specs import Scenario
 from .roofline import roofline_model
+
+
+_BLOCKS: dict[tuple[int, int, int, int], tuple[object, bytes]] = {}
 
 
 def _roofline(est: Estimate) -> dict[str, Any]:
     """Roofline points of the scenario's inference phases (core/roofline.py): prefill of
-    batch x prompt and one decode step, per operation and whole step, with the GPU's roofs."""
+    batch x prompt and one decode step, per operation and whole step, with the GPU's roofs.
+
+    Kept per roofline model (itself cached per model, layout, dtypes and GPU) and sizes."""
     s = est.scenario
     w = s.workload
-    return roofline_block(roofline_model(s, est.gpu), w.batch_size, w.prompt_tokens,
-                          w.generated_tokens)
+    model = roofline_model(s, est.gpu)
+    key = (id(model), w.batch_size, w.prompt_tokens, w.generated_tokens)
+    hit = _BLOCKS.get(key)
+    if hit is None or hit[0] is not model:
+        if len(_BLOCKS) >= 256:
+            _BLOCKS.clear()
+        block = roofline_block(model, w.batch_size, w.prompt_tokens, w.generated_tokens)
+        hit = (model, marshal.dumps(block))
+        _BLOCKS[key] = hit
+    return marshal.loads(hit[1])  # type: ignore[no-any-return]  # a fresh copy of the block
 
 
-def report_from_estimate(est: Estimate, roofline: bool = False) -> dict[str, Any]:
+_DUMPS: dict[int, tuple[Scenario, bytes]] = {}
+
+
+def scenario_dict(s: Scenario) -> dict[str, Any]:
+    """The scenario with every default filled in (a fresh copy the caller may change).
+
+    Dumps are kept per scenario object: scenarios are frozen, so a dump never goes stale."""
+    hit = _DUMPS.get(id(s))
+    if hit is None or hit[0] is not s:
+        if len(_DUMPS) >= 256:
+            _DUMPS.clear()
+        # marshal: the fastest deep copy of plain JSON data in the standard library
+        hit = (s, marshal.dumps(s.model_dump(mode="json")))
+        _DUMPS[id(s)] = hit
+    return marshal.loads(hit[1])  # type: ignore[no-any-return]  # a dict, as dumped
+
+
+def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[str, Any]:
     """The report dict of an estimate: integers in bytes, the scenario with defaults filled in.
 
-    ``roofline=True`` adds the top-level ``roofline`` block (about 20 µs more, so only on
-    request; ``gpusizer.core.compute.roofline_points(scenario)`` gives the same block)."""
+    The top-level ``roofline`` block comes with inference scenarios (what they are about);
+    ``roofline=True`` adds it to training reports too, ``False`` leaves it out
+    (``gpusizer.core.compute.roofline_points(scenario)`` gives the same block)."""
     mem, c, gpu = est.memory, est.compute, est.gpu
     report = {
-        "scenario": est.scenario.model_dump(mode="json"),
+        "scenario": scenario_dict(est.scenario),
         "parameters": {
             "total": est.parameters_total,
             "active": est.parameters_active,
@@ -59,12 +92,12 @@ def report_from_estimate(est: Estimate, roofline: bool = False) -> dict[str, Any
         },
         "assumptions": list(est.assumptions),
     }
-    if roofline:
+    if roofline or (roofline is None and not est.scenario.workload.is_training):
         report["roofline"] = _roofline(est)
     return report
 
 
-def estimate_report(scenario: dict[str, Any], roofline: bool = False) -> dict[str, Any]:
+def estimate_report(scenario: dict[str, Any], roofline: bool | None = None) -> dict[str, Any]:
     """Validate and estimate a scenario dict; exactly what ``gpusizer-cli estimate --json`` prints
-    (``roofline=True``: plus the ``roofline`` block)."""
+    (inference reports carry the ``roofline`` block; ``roofline=True`` adds it to training)."""
     return report_from_estimate(estimate(scenario), roofline)

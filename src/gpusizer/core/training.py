@@ -64,10 +64,22 @@ def _weight_bytes(s: Scenario, sp: StageParams, lora_params: float) -> float:
     """Quantisation formats (NF4, GPTQ, AWQ, MX/NV FP4) compress the layer matrices; norms,
     embeddings and LM head stay in 16-bit (bitsandbytes skips lm_head; AutoGPTQ/AWQ likewise)."""
     prec = s.precision
-    wid = "nf4" if s.workload.kind == "qlora" and not DTYPES[prec.weights].quantized else prec.weights
+    wid = _base_weight_dtype(s)
     wb = nbytes(wid)
     other_b = nbytes(prec.activations) if DTYPES[wid].quantized else wb
     return sp.matrices * wb + sp.other * other_b + lora_params * nbytes(prec.adapters)
+
+
+def _base_weight_dtype(s: Scenario) -> str:
+    """The stored dtype of the frozen or trained base matrices (QLoRA: NF4 unless quantised)."""
+    wid = s.precision.weights
+    return "nf4" if s.workload.kind == "qlora" and not DTYPES[wid].quantized else wid
+
+
+def _zero_factor(lay: Layout, ep: int, expert_fraction: float) -> float:
+    """What share of a ZeRO-sharded quantity one GPU keeps: dense / (DP·CP) and experts /
+    (DP·CP / EP) (Rajbhandari et al. 2020 §5; Megatron-LM expert data parallelism)."""
+    return ((1.0 - expert_fraction) + expert_fraction * ep) / lay.dp_shard
 
 
 def _trainable(s: Scenario, sp: StageParams, lora: tuple[int, int, int], arch: Arch
@@ -138,10 +150,15 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
     trainable, train_b, lora_tensors = _trainable(s, sp, lora, arch)
     lora_local = trainable if s.workload.kind in ("lora", "qlora") else 0.0
-    shard = lay.dp_shard
     weights = _weight_bytes(s, sp, lora_local)
+    # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other
+    # EP ranks already hold different experts (Megatron-LM expert data-parallel group).
+    expert_w = sp.experts * nbytes(_base_weight_dtype(s)) / weights if weights else 0.0
+    expert_p = 0.0 if lora_local else (sp.experts / sp.total if sp.total else 0.0)
     if par.zero_stage >= 3 or par.offload_parameters:
-        weights = 0.0 if par.offload_parameters else weights / shard
+        weights = 0.0 if par.offload_parameters else weights * _zero_factor(lay, par.expert,
+                                                                              expert_w)
+    shard = 1.0 / _zero_factor(lay, par.expert, expert_p)  # effective ranks sharing a state
     grad_b = train_b  # PyTorch keeps .grad in the parameter's dtype (huggingface, LoRA)
     if s.workload.kind not in ("lora", "qlora") and s.framework != "huggingface":
         # Megatron's main_grad buffer is fp32 whenever fp32 master weights are kept; DeepSpeed
@@ -160,7 +177,8 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
     if par.offload_optimizer:
         opt = 0.0
     acts = _activations(s, arch, sp, lay, counts)
-    return _phases(s, arch, sp, lay, weights, grads, opt, acts, trainable, train_b)
+    stepped = trainable / shard if par.zero_stage >= 1 else trainable
+    return _phases(s, arch, sp, lay, weights, grads, opt, acts, stepped, train_b)
 
 
 @dataclass(frozen=True)
@@ -176,6 +194,7 @@ class Phases:
     activations: float
     totals: dict[str, float]  # phase -> bytes alive
     temporaries: dict[str, float]  # phase -> short-lived bytes alive (part of the total)
+    grads_kept: bool = False  # gradients outlive a micro-batch (accumulation, Megatron buffer)
 
 
 PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "backward",
@@ -184,7 +203,9 @@ PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "ba
 
 def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float, grads: float,
             opt: float, acts: float, trainable: float, train_b: float) -> Phases:
-    """Forward end (logits live), backward start (loss gradient live), backward end (all
+    """``trainable`` is the parameter count this GPU's optimizer steps (after ZeRO).
+
+    Forward end (logits live), backward start (loss gradient live), backward end (all
     gradients, activations freed) and the optimizer step (foreach scratch)."""
     par, fw = s.parallelism, s.framework
     fwd_t, bwd_t = _logit_bytes(s, arch, sp)
@@ -196,7 +217,7 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
         gathered = sp.largest_layer * (2 * nbytes(s.precision.weights) + train_b)
     scratch = 0.0
     if fw in ("huggingface", "fsdp") and not par.offload_optimizer:
-        scratch = trainable * train_b / (lay.dp_shard if par.zero_stage >= 1 else 1)
+        scratch = trainable * train_b  # foreach step over this GPU's (sharded) parameters
     kept = grads if (lay.accumulate or fw == "megatron") else 0.0
     base = weights + opt
     temps = {"forward": fwd_t + gathered + persistent, "backward": bwd_t + gathered + persistent,
@@ -205,7 +226,8 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
               "backward": base + kept + acts + temps["backward"],
               "backward_end": base + grads + temps["backward_end"],
               "optimizer_step": base + grads + temps["optimizer_step"]}
-    return Phases(weights, grads, opt, acts, totals, temps)
+    return Phases(weights, grads, opt, acts, totals, temps, bool(kept) or fw == "megatron"
+                  or lay.accumulate)
 
 
 def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
@@ -218,7 +240,7 @@ def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
 def memory_from_phases(s: Scenario, ph: Phases) -> tuple[Memory, int]:
     """The peak phase and what is alive then; returns (memory, tensor peak)."""
     phase = max(ph.totals, key=lambda k: ph.totals[k])
-    kept = layout(s).accumulate or s.framework == "megatron"
+    kept = ph.grads_kept
     parts = [int(x) for x in (ph.weights, ph.gradients, ph.optimizer, ph.activations,
                               ph.temporaries[phase])]
     total = min(int(ph.totals[phase]), sum(parts))  # rounding never lifts it above the parts
