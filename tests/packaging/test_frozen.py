@@ -1,7 +1,8 @@
 """The frozen bundle (PyInstaller) works with no Python around: slow, so CI and opt-in only.
 
 Runs in CI (``CI=true``) and with ``GPUSIZER_TEST_FROZEN=1 pytest -m slow tests/packaging``;
-it builds dist/gpusizer when missing (GPUSIZER_TEST_FROZEN_REBUILD=1 forces a fresh build) and runs packaging/smoke_test.sh.
+it builds dist/gpusizer when missing (GPUSIZER_TEST_FROZEN_REBUILD=1 forces a fresh build)
+and runs packaging/smoke_test.sh.
 """
 
 from __future__ import annotations
