@@ -28,3 +28,23 @@ def test_core_runs_without_qt() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _tool(name: str) -> str:
+    path = Path(sys.executable).parent / name
+    if not path.exists():
+        pytest.skip(f"{name} is not installed")
+    return str(path)
+
+
+def test_ruff_is_clean() -> None:
+    """House rule: lint warnings are fixed, not silenced (configuration in pyproject.toml)."""
+    proc = subprocess.run([_tool("ruff"), "check", "src", "tests", "benchmarks", "packaging"],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+
+
+def test_mypy_is_clean() -> None:
+    """The core, io and CLI type-check (mypy with the pydantic plugin, pyproject.toml)."""
+    proc = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:]

@@ -8,9 +8,8 @@ from typing import Any
 from .compute import roofline_block
 from .estimate import estimate
 from .result import Estimate
-from .specs import Scenario
 from .roofline import roofline_model
-
+from .specs import Scenario
 
 _BLOCKS: dict[tuple[int, int, int, int], tuple[object, bytes]] = {}
 
@@ -28,10 +27,11 @@ def _roofline(est: Estimate) -> dict[str, Any]:
     if hit is None or hit[0] is not model:
         if len(_BLOCKS) >= 256:
             _BLOCKS.clear()
-        block = roofline_block(model, w.batch_size, w.prompt_tokens, w.generated_tokens)
-        hit = (model, marshal.dumps(block))
+        fresh = roofline_block(model, w.batch_size, w.prompt_tokens, w.generated_tokens)
+        hit = (model, marshal.dumps(fresh))
         _BLOCKS[key] = hit
-    return marshal.loads(hit[1])  # type: ignore[no-any-return]  # a fresh copy of the block
+    block: dict[str, Any] = marshal.loads(hit[1])  # a fresh copy of the block
+    return block
 
 
 _DUMPS: dict[int, tuple[Scenario, bytes]] = {}
@@ -48,7 +48,8 @@ def scenario_dict(s: Scenario) -> dict[str, Any]:
         # marshal: the fastest deep copy of plain JSON data in the standard library
         hit = (s, marshal.dumps(s.model_dump(mode="json")))
         _DUMPS[id(s)] = hit
-    return marshal.loads(hit[1])  # type: ignore[no-any-return]  # a dict, as dumped
+    dumped: dict[str, Any] = marshal.loads(hit[1])  # a fresh copy, as dumped
+    return dumped
 
 
 def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[str, Any]:

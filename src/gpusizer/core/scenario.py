@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from .errors import ScenarioError
 from .presets import gpu_presets, model_presets
@@ -23,7 +24,7 @@ def _loc(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in loc if not str(p).startswith("function-"))
 
 
-def _pydantic_message(err: dict[str, Any]) -> str:
+def _pydantic_message(err: ErrorDetails) -> str:
     kind, msg = err["type"], err["msg"]
     if kind == "extra_forbidden":
         return "unknown field (check the spelling; see scenario-format.md)"

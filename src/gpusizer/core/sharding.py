@@ -62,7 +62,7 @@ def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fir
         matrices += moe_n * (m.attention + m.mlp) / tp + experts
         norms += moe_n * m.norms
         largest = max(largest, (m.attention + m.mlp) / tp + m.experts / (tp * ep) + m.norms)
-    other = norms
+    other = float(norms)
     if first:
         other += (counts.embedding + counts.position_embedding) / tp
     if last:
