@@ -26,7 +26,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 class _Probe(QObject):
     done = False
     def eventFilter(self, obj, ev):
-        if ev.type() == QEvent.Paint and not self.done:
+        if ev.type() == QEvent.Type.Paint and not self.done:
             self.done = True
             QTimer.singleShot(0, lambda: (print(time.time() - T0), app.quit()))
         return False

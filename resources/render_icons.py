@@ -27,10 +27,10 @@ ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)  # Windows: the .exe icon (PyInstalle
 
 
 def render(svg: Path, size: int, out: Path) -> None:
-    image = QImage(size, size, QImage.Format_ARGB32_Premultiplied)
-    image.fill(Qt.transparent)
+    image = QImage(size, size, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(Qt.GlobalColor.transparent)
     painter = QPainter(image)
-    painter.setRenderHint(QPainter.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     QSvgRenderer(str(svg)).render(painter)
     painter.end()
     if not image.save(str(out)):

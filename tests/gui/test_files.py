@@ -100,8 +100,8 @@ def test_drop_a_scenario_and_a_config(window, tmp_path):
                         (config, lambda m: m.layers == 22)):
         mime = QMimeData()
         mime.setUrls([QUrl.fromLocalFile(str(path))])
-        event = QDropEvent(QPointF(QPoint(700, 400)), Qt.CopyAction, mime, Qt.LeftButton,
-                           Qt.NoModifier)
+        event = QDropEvent(QPointF(QPoint(700, 400)), Qt.DropAction.CopyAction, mime,
+                           Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
         window.dropEvent(event)
         assert check(window.state.scenario.model)
 

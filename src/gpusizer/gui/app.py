@@ -57,16 +57,18 @@ def make_app() -> QApplication:
     from .icon import app_icon
     from .style import apply_style
 
-    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "gpusizer"])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else \
+        QApplication([sys.argv[0] if sys.argv else "gpusizer"])
     app.setApplicationName("GPU Sizer")
     app.setOrganizationName("gpusizer")
     app.setApplicationVersion(__version__)
     app.setDesktopFileName("gpusizer")
-    apply_style(app)  # type: ignore[arg-type]
+    apply_style(app)
     app.setWindowIcon(app_icon())
-    if not QFontInfo(app.font()).family():  # type: ignore[attr-defined]
+    if not QFontInfo(app.font()).family():
         log.warning("no font found: text will not render (install fonts-dejavu-core)")
-    return app  # type: ignore[return-value]
+    return app
 
 
 def _point_user_gpus_at_settings() -> None:
@@ -82,7 +84,7 @@ def _close(app: QApplication, window: MainWindow | None) -> None:
 
     if window is not None:
         window.deleteLater()
-        app.sendPostedEvents(None, QEvent.DeferredDelete)  # type: ignore[arg-type]
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 def _load(path: str) -> Any:

@@ -15,10 +15,11 @@ from typing import Any
 
 from PySide6.QtWidgets import (
     QAbstractButton,
-    QAbstractSpinBox,
     QComboBox,
+    QDoubleSpinBox,
     QLabel,
     QLineEdit,
+    QSpinBox,
     QWidget,
 )
 
@@ -48,9 +49,9 @@ def _combo_set(combo: QComboBox, value: Any) -> None:
         combo.setCurrentIndex(index)
 
 
-def _adapter(widget: QWidget) -> tuple[Any, Callable[[], Any], Callable[[Any], None], bool]:
+def _adapter(widget: Any) -> tuple[Any, Callable[[], Any], Callable[[Any], None], bool]:
     """(signal, getter, setter, immediate) for a widget; bursts (spin boxes) are throttled."""
-    if isinstance(widget, QAbstractSpinBox):
+    if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
         return widget.valueChanged, widget.value, widget.setValue, False
     if isinstance(widget, QComboBox):
         return (widget.currentIndexChanged, widget.currentData,

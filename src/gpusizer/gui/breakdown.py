@@ -20,7 +20,8 @@ from ..io.units import fmt_bytes, to_unit
 from .colors import COMPONENT_LABELS, component_qcolor
 from .glossary import COMPONENT_TIPS
 
-_RIGHT = Qt.AlignRight | Qt.AlignVCenter
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_GREY, _INK = QBrush(QColor("#8a8a8a")), QBrush(QColor("#1f2328"))
 
 
 def _swatch(component: str) -> QIcon:
@@ -37,17 +38,21 @@ class BreakdownTable(QTableWidget):
         self.setObjectName("table_breakdown")
         self.unit = "GiB"
         self._est: Estimate | None = None
+        self._shown: dict[tuple[int, int], tuple[str, bool, str]] = {}
         self.setHorizontalHeaderLabels(["Component", "GiB", "Share"])
         self.verticalHeader().hide()
-        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
-        self.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.setFocusPolicy(Qt.NoFocus)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setShowGrid(False)
         self.setAlternatingRowColors(True)
         header = self.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.Stretch)
-        for col in (1, 2):
-            header.setSectionResizeMode(col, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        # Fixed widths: size-to-contents would re-measure every cell on each estimate.
+        metrics = self.fontMetrics()
+        for col, sample in ((1, "000,000.00"), (2, "1000% of GPU")):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
+            header.resizeSection(col, metrics.horizontalAdvance(sample) + 24)
         self.verticalHeader().setDefaultSectionSize(24)
         for row, c in enumerate(COMPONENTS):
             label = COMPONENT_LABELS[c]
@@ -62,24 +67,29 @@ class BreakdownTable(QTableWidget):
 
     def set_units(self, unit: str) -> None:
         self.unit = unit
-        self.horizontalHeaderItem(1).setText(unit)
+        header = self.horizontalHeaderItem(1)
+        if header is not None:
+            header.setText(unit)
         if self._est is not None:
             self.set_estimate(self._est)
 
     def _cell(self, row: int, col: int, text: str, grey: bool = False, bold: bool = False,
               tip: str = "") -> None:
         """Update a cell in place (new items re-run the header's size-to-contents each)."""
-        item = self.item(row, col)
-        if item is None:
-            item = QTableWidgetItem()
+        existing = self.item(row, col)
+        item = existing if existing is not None else QTableWidgetItem()
+        if existing is None:
             item.setTextAlignment(_RIGHT)
             if bold:
                 font = QFont(item.font())
                 font.setBold(True)
                 item.setFont(font)
             self.setItem(row, col, item)
+        if self._shown.get((row, col)) == (text, grey, tip):
+            return  # unchanged: each item change costs a header resize pass
+        self._shown[(row, col)] = (text, grey, tip)
         item.setText(text)
-        item.setForeground(QBrush(QColor("#8a8a8a" if grey else "#1f2328")))
+        item.setForeground(_GREY if grey else _INK)
         item.setToolTip(tip)
 
     def set_estimate(self, est: Estimate) -> None:
@@ -131,7 +141,7 @@ class FiguresView(QWidget):
         self.form = QFormLayout(self)
         self.form.setContentsMargins(8, 4, 8, 4)
         self.form.setVerticalSpacing(5)
-        self.form.setLabelAlignment(Qt.AlignRight)
+        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.values: dict[str, QLabel] = {}
 
     def set_units(self, unit: str) -> None:
@@ -166,7 +176,7 @@ class FiguresView(QWidget):
             self.values = {}
             for name, _v in rows:
                 label = QLabel()
-                label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+                label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
                 self.form.addRow(QLabel(name), label)
                 self.values[name] = label
         for name, value in rows:

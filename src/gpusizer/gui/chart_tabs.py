@@ -36,7 +36,7 @@ class _Veil(QWidget):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.setObjectName("veil_stale")
-        self.setAttribute(Qt.WA_TransparentForMouseEvents)
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
@@ -80,7 +80,7 @@ class ChartTabs(QTabWidget):
     @staticmethod
     def _placeholder(text: str) -> QLabel:
         label = QLabel(text)
-        label.setAlignment(Qt.AlignCenter)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         set_role(label, "hint")
         return label
 

@@ -104,11 +104,11 @@ class MainWindow(QMainWindow):
         self.left = QScrollArea()
         self.left.setObjectName("left_scroll")
         self.left.setWidgetResizable(True)
-        self.left.setFrameShape(QFrame.NoFrame)
-        self.left.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.left.setFrameShape(QFrame.Shape.NoFrame)
+        self.left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.left.setWidget(column)
         self.left.setMinimumWidth(LEFT_WIDTH)
-        self.splitter = QSplitter(Qt.Horizontal)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("splitter_main")
         self.splitter.addWidget(self.left)
         self.splitter.addWidget(self._build_right())
@@ -136,7 +136,7 @@ class MainWindow(QMainWindow):
         row.addWidget(self.table, 3)
         row.addWidget(self.figures, 2)
         self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 9 + 4)
-        self.right_split = QSplitter(Qt.Vertical)
+        self.right_split = QSplitter(Qt.Orientation.Vertical)
         self.right_split.setObjectName("splitter_right")
         self.right_split.addWidget(self.tabs)
         self.right_split.addWidget(details)
@@ -245,7 +245,9 @@ class MainWindow(QMainWindow):
     def _restore_geometry(self) -> None:
         geometry = self.prefs.geometry("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1440, 900)
+            screen = self.screen().availableGeometry()  # a first start: fit the screen
+            self.resize(min(1440, int(screen.width() * 0.95)),
+                        min(900, int(screen.height() * 0.92)))
         for key, splitter in (("splitter_main", self.splitter),
                               ("splitter_right", self.right_split)):
             value = self.prefs.geometry(key)

@@ -47,17 +47,17 @@ def build_menus(w: MainWindow) -> None:
 
 
 def _file_menu(w: MainWindow) -> None:
-    f, menu = w.files, w.menuBar().addMenu("&File")
-    menu.addAction(_action(w, "action_new", "&New", w.new_scenario, QKeySequence.New))
-    menu.addAction(_action(w, "action_open", "&Open…", f.open_dialog, QKeySequence.Open))
+    f, menu, key = w.files, w.menuBar().addMenu("&File"), QKeySequence.StandardKey
+    menu.addAction(_action(w, "action_new", "&New", w.new_scenario, key.New))
+    menu.addAction(_action(w, "action_open", "&Open…", f.open_dialog, key.Open))
     w.recent_menu = QMenu("Open &Recent", w)
     w.recent_menu.setObjectName("menu_recent")
     menu.addMenu(w.recent_menu)
     fill_recent(w, f.prefs.recent_files())
     f.recentChanged.connect(lambda items: fill_recent(w, items))
     menu.addSeparator()
-    menu.addAction(_action(w, "action_save", "&Save", f.save, QKeySequence.Save))
-    menu.addAction(_action(w, "action_save_as", "Save &As…", f.save_as, QKeySequence.SaveAs))
+    menu.addAction(_action(w, "action_save", "&Save", f.save, key.Save))
+    menu.addAction(_action(w, "action_save_as", "Save &As…", f.save_as, key.SaveAs))
     menu.addSeparator()
     menu.addAction(_action(w, "action_import_hf", "&Import Hugging Face config.json…",
                            f.import_hf_dialog, "Ctrl+I"))
@@ -66,7 +66,7 @@ def _file_menu(w: MainWindow) -> None:
     menu.addAction(_action(w, "action_export_report", "Export &Report…",
                            lambda: export_report_dialog(w), "Ctrl+Shift+E"))
     menu.addSeparator()
-    menu.addAction(_action(w, "action_quit", "&Quit", w.close, QKeySequence.Quit))
+    menu.addAction(_action(w, "action_quit", "&Quit", w.close, key.Quit))
 
 
 def fill_recent(w: MainWindow, items: list[str]) -> None:
@@ -80,18 +80,22 @@ def fill_recent(w: MainWindow, items: list[str]) -> None:
         menu.addAction("No recent files").setEnabled(False)
         return
     menu.addSeparator()
-    menu.addAction("Clear list").triggered.connect(
-        lambda: (w.files.prefs.clear_recent(), fill_recent(w, [])))
+
+    def clear() -> None:
+        w.files.prefs.clear_recent()
+        fill_recent(w, [])
+
+    menu.addAction("Clear list").triggered.connect(clear)
 
 
 def _edit_menu(w: MainWindow) -> None:
     menu = w.menuBar().addMenu("&Edit")
     undo = w.state.undo_stack.createUndoAction(w, "&Undo")
     undo.setObjectName("action_undo")
-    undo.setShortcut(QKeySequence.Undo)
+    undo.setShortcut(QKeySequence.StandardKey.Undo)
     redo = w.state.undo_stack.createRedoAction(w, "&Redo")
     redo.setObjectName("action_redo")
-    redo.setShortcut(QKeySequence.Redo)
+    redo.setShortcut(QKeySequence.StandardKey.Redo)
     menu.addAction(undo)
     menu.addAction(redo)
 
@@ -100,7 +104,8 @@ def _view_menu(w: MainWindow) -> None:
     menu = w.menuBar().addMenu("&View")
     group = QActionGroup(w)
     group.setExclusive(True)
-    for unit, text in (("GiB", "Memory in &GiB (2³⁰ bytes)"), ("GB", "Memory in G&B (10⁹ bytes)")):
+    for unit, text in (("GiB", "Memory in &GiB (2³⁰ bytes)"),
+                       ("GB", "Memory in G&B (10⁹ bytes)")):
         act = QAction(text, w, checkable=True)
         act.setObjectName(f"action_units_{unit.lower()}")
         act.setChecked(unit == w.unit)

@@ -21,8 +21,8 @@ def open_settings() -> QSettings:
     """The app's settings (INI), in ``$GPUSIZER_SETTINGS_DIR`` when that is set."""
     folder = os.environ.get(SETTINGS_ENV)
     if folder:
-        return QSettings(str(Path(folder) / "gpusizer.ini"), QSettings.IniFormat)
-    return QSettings(QSettings.IniFormat, QSettings.UserScope, "gpusizer", "gpusizer")
+        return QSettings(str(Path(folder) / "gpusizer.ini"), QSettings.Format.IniFormat)
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "gpusizer", "gpusizer")
 
 
 def settings_dir(settings: QSettings) -> Path:

@@ -17,21 +17,18 @@ STALE_BG, STALE_TEXT = "#fff4e5", "#7a4100"
 
 
 def light_palette() -> QPalette:
-    pal = QPalette()
+    pal, r = QPalette(), QPalette.ColorRole
     colors = {
-        QPalette.Window: CANVAS, QPalette.WindowText: TEXT, QPalette.Base: "#ffffff",
-        QPalette.AlternateBase: "#f6f8fa", QPalette.Text: TEXT,
-        QPalette.Button: "#f6f8fa", QPalette.ButtonText: TEXT,
-        QPalette.Highlight: "#2f6fb3", QPalette.HighlightedText: "#ffffff",
-        QPalette.ToolTipBase: "#ffffff", QPalette.ToolTipText: TEXT,
-        QPalette.PlaceholderText: "#8c959f", QPalette.Link: "#2f6fb3",
-        QPalette.Light: "#ffffff", QPalette.Midlight: "#e6eaef", QPalette.Mid: BORDER,
-        QPalette.Dark: "#9aa4ae", QPalette.Shadow: "#6e7781",
+        r.Window: CANVAS, r.WindowText: TEXT, r.Base: "#ffffff", r.AlternateBase: "#f6f8fa",
+        r.Text: TEXT, r.Button: "#f6f8fa", r.ButtonText: TEXT, r.Highlight: "#2f6fb3",
+        r.HighlightedText: "#ffffff", r.ToolTipBase: "#ffffff", r.ToolTipText: TEXT,
+        r.PlaceholderText: "#8c959f", r.Link: "#2f6fb3", r.Light: "#ffffff",
+        r.Midlight: "#e6eaef", r.Mid: BORDER, r.Dark: "#9aa4ae", r.Shadow: "#6e7781",
     }
     for role, color in colors.items():
         pal.setColor(role, QColor(color))
-    for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText):
-        pal.setColor(QPalette.Disabled, role, QColor("#a0a7b0"))
+    for role in (r.WindowText, r.Text, r.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, role, QColor("#a0a7b0"))
     return pal
 
 
@@ -48,7 +45,7 @@ def _colored(widget: QWidget, role: QPalette.ColorRole, color: str) -> None:
 
 
 def set_text_color(widget: QWidget, color: str) -> None:
-    _colored(widget, QPalette.WindowText, color)
+    _colored(widget, QPalette.ColorRole.WindowText, color)
 
 
 def _font(widget: QWidget, scale: float = 1.0, bold: bool = False) -> None:
@@ -63,21 +60,21 @@ def set_role(widget: QWidget, role: str) -> None:
     """Give a widget one of the window's looks (the role is also kept as a property)."""
     widget.setProperty("role", role)
     if role == "error":
-        _colored(widget, QPalette.WindowText, ERROR)
+        _colored(widget, QPalette.ColorRole.WindowText, ERROR)
     elif role == "hint":
-        _colored(widget, QPalette.WindowText, MUTED)
+        _colored(widget, QPalette.ColorRole.WindowText, MUTED)
     elif role == "verdict":
         _font(widget, 1.75, bold=True)
     elif role == "figure":
-        _colored(widget, QPalette.WindowText, TEXT)
+        _colored(widget, QPalette.ColorRole.WindowText, TEXT)
     elif role == "card":
-        _colored(widget, QPalette.Window, CARD)
+        _colored(widget, QPalette.ColorRole.Window, CARD)
         widget.setAutoFillBackground(True)
         if isinstance(widget, QFrame):
-            widget.setFrameShape(QFrame.StyledPanel)
+            widget.setFrameShape(QFrame.Shape.StyledPanel)
     elif role == "stale":
-        _colored(widget, QPalette.Window, STALE_BG)
-        _colored(widget, QPalette.WindowText, STALE_TEXT)
+        _colored(widget, QPalette.ColorRole.Window, STALE_BG)
+        _colored(widget, QPalette.ColorRole.WindowText, STALE_TEXT)
         widget.setAutoFillBackground(True)
         if isinstance(widget, QLabel):
             widget.setMargin(6)
@@ -89,8 +86,8 @@ def set_invalid(widget: QWidget, invalid: bool) -> None:
         return
     widget.setProperty("invalid", invalid)
     if invalid:
-        _colored(widget, QPalette.Base, INVALID_BASE)
-        _colored(widget, QPalette.Button, INVALID_BASE)
-        _colored(widget, QPalette.WindowText, ERROR)
+        _colored(widget, QPalette.ColorRole.Base, INVALID_BASE)
+        _colored(widget, QPalette.ColorRole.Button, INVALID_BASE)
+        _colored(widget, QPalette.ColorRole.WindowText, ERROR)
     else:
         widget.setPalette(QPalette())  # back to the inherited palette

@@ -53,7 +53,7 @@ class UsageBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFixedHeight(16)
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self._parts: list[tuple[str, int]] = []
         self._capacity = 1
 
@@ -67,11 +67,11 @@ class UsageBar(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
         total = sum(b for _c, b in self._parts)
         scale = rect.width() / max(total, self._capacity, 1)
-        p.setPen(Qt.NoPen)
+        p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(self.palette().alternateBase())
         p.drawRoundedRect(rect, 3, 3)
         x = rect.left()
@@ -82,7 +82,7 @@ class UsageBar(QWidget):
         cap_x = rect.left() + self._capacity * scale
         if x > cap_x + 1:  # the part beyond the capacity: what does not fit
             p.fillRect(QRectF(cap_x, rect.top(), x - cap_x, rect.height()),
-                       QBrush(QColor(198, 40, 40, 150), Qt.BDiagPattern))
+                       QBrush(QColor(198, 40, 40, 150), Qt.BrushStyle.BDiagPattern))
         p.setPen(QPen(QColor("#202020"), 2))
         p.drawLine(int(cap_x) - 1, 0, int(cap_x) - 1, self.height())
         p.end()
@@ -92,8 +92,8 @@ def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
     """What the advisor says about the scenario's GPU, in one line."""
     gpu = est.gpu.name
     if option is None:
-        return f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger GPU, " \
-               "quantised weights or a shorter sequence."
+        return (f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
+                "GPU, quantised weights or a shorter sequence.")
     n, layout = option["gpus"], option["layout"]
     head = f"<b>GPUs needed:</b> at least <b>{n:,} × {gpu}</b>, laid out {layout}"
     if est.fits and n >= est.gpus:
@@ -150,7 +150,7 @@ class SummaryHeader(QFrame):
         label = QLabel()
         label.setObjectName(name)
         set_role(label, role)
-        label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.setMinimumWidth(100)  # long lines elide instead of widening the window
         return label
 
@@ -193,7 +193,7 @@ class SummaryHeader(QFrame):
         text = getattr(self, "_assumption_text", "")
         metrics = self.assumptions.fontMetrics()
         width = max(self.assumptions.width(), 200)
-        self.assumptions.setText(metrics.elidedText(text, Qt.ElideRight, width))
+        self.assumptions.setText(metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
 
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)  # type: ignore[arg-type]

@@ -54,7 +54,7 @@ def int_spin(lo: int, hi: int, step: int = 1, suffix: str = "", special: str = "
     w.setRange(lo, hi)
     w.setSingleStep(step)
     w.setSuffix(suffix)
-    w.setFocusPolicy(Qt.StrongFocus)
+    w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
     w.setGroupSeparatorShown(True)
     w.setAccelerated(True)
     if special:
@@ -69,7 +69,7 @@ def float_spin(lo: float, hi: float, decimals: int = 2, suffix: str = "",
     w.setRange(lo, hi)
     w.setDecimals(decimals)
     w.setSuffix(suffix)
-    w.setFocusPolicy(Qt.StrongFocus)
+    w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
     w.setGroupSeparatorShown(True)
     w.setAccelerated(True)
     if special:
@@ -80,9 +80,9 @@ def float_spin(lo: float, hi: float, decimals: int = 2, suffix: str = "",
 def combo(items: Iterable[tuple[str, Any]]) -> ComboBox:
     """A combo box of (label, data) items."""
     w = ComboBox()
-    w.setFocusPolicy(Qt.StrongFocus)
+    w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
     # Long item labels must not widen the left column: the popup shows them in full.
-    w.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+    w.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     w.setMinimumContentsLength(12)
     for label, data in items:
         w.addItem(label, data)
@@ -131,8 +131,8 @@ class Form:
         self._normal = QFont(bold)
         self._normal.setBold(False)
         self.layout = QFormLayout(self.box)
-        self.layout.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
-        self.layout.setLabelAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        self.layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.layout.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.layout.setHorizontalSpacing(10)
         self.layout.setVerticalSpacing(6)
         self.rows: dict[str, QWidget] = {}

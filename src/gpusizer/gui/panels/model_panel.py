@@ -111,7 +111,8 @@ class ModelPanel:
     def _build_arch(self) -> None:
         f = self.form
         for label, field, lo, hi, step, special in _ARCH_INTS:
-            conv = {"to_state": _opt, "from_state": lambda v: v or 0} if special else {}
+            conv: dict[str, Any] = ({"to_state": _opt, "from_state": lambda v: v or 0}
+                                    if special else {})
             f.add(label, int_spin(lo, hi, step, special=special), f"model.{field}",
                   name=f"spin_model_{field}", **conv)
         f.add("MLP", combo((("Gated (SwiGLU, 3 matrices)", "gated"),

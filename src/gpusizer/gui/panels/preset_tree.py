@@ -19,7 +19,7 @@ from ...core.scenario import parse_scenario
 
 _FAMILY_NAMES = (("deepseek", "DeepSeek"), ("gpt", "GPT"), ("olmo", "OLMo"),
                  ("mixtral", "Mistral"), ("qwen", "Qwen"), ("phi", "Phi"))
-_ID = Qt.UserRole
+_ID = Qt.ItemDataRole.UserRole
 
 
 def family_title(family: str) -> str:
@@ -53,8 +53,8 @@ class PresetTree(QTreeWidget):
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
         header = self.header()
-        header.setSectionResizeMode(0, QHeaderView.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(False)
         self._items: dict[str, QTreeWidgetItem] = {}
         self._fill()
@@ -67,7 +67,7 @@ class PresetTree(QTreeWidget):
             title = family_title(str(data.get("family", "other")))
             if title not in groups:
                 group = QTreeWidgetItem([title])
-                group.setFlags(Qt.ItemIsEnabled)
+                group.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 font = group.font(0)
                 font.setBold(True)
                 group.setFont(0, font)
@@ -78,7 +78,7 @@ class PresetTree(QTreeWidget):
             item = QTreeWidgetItem(groups[title], [str(data.get("name", pid)), size])
             item.setData(0, _ID, pid)
             item.setToolTip(0, f"{pid}\n{data.get('source_url', '')}".strip())
-            item.setTextAlignment(1, Qt.AlignRight | Qt.AlignVCenter)
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self._items[pid] = item
         self.addTopLevelItems([groups[t] for t in sorted(groups)])
         self.expandAll()
@@ -95,20 +95,19 @@ class PresetTree(QTreeWidget):
     def setValue(self, pid: str | None) -> None:
         item = self._items.get(pid or "")
         if item is None:
-            self.setCurrentItem(None)
+            self.setCurrentItem(None)  # type: ignore[call-overload]  # None clears: Qt API
             self.clearSelection()
             return
         self.setCurrentItem(item)
-        self.scrollToItem(item, QAbstractItemView.PositionAtCenter)
+        self.scrollToItem(item, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     def filter(self, text: str) -> None:
         """Show presets whose id, name or family contains every word of ``text``."""
         words = text.lower().split()
-        for i in range(self.topLevelItemCount()):
-            group = self.topLevelItem(i)
+        groups = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+        for group in filter(None, groups):
             shown = 0
-            for j in range(group.childCount()):
-                child = group.child(j)
+            for child in filter(None, (group.child(j) for j in range(group.childCount()))):
                 hay = " ".join((child.text(0), str(child.data(0, _ID)), group.text(0))).lower()
                 visible = all(w in hay for w in words)
                 child.setHidden(not visible)
