@@ -12,14 +12,29 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .architecture import Arch, ceil_div
 from .dtypes import DTYPES, nbytes
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import stage_params
 from .specs import Scenario
+
+
+def _minimum(a: Any, b: Any) -> Any:
+    """min() for scalars, numpy.minimum for sweep arrays (numpy stays out of the app's start)."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return min(a, b)
+    import numpy as np
+
+    return np.minimum(a, b)
+
+
+def _maximum(a: Any, b: Any) -> Any:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return max(a, b)
+    import numpy as np
+
+    return np.maximum(a, b)
 
 
 def kv_bytes_per_token_layer(arch: Arch, framework: str, kv_dtype: str, tp: int = 1) -> float:
@@ -47,7 +62,7 @@ def kv_cache_bytes(arch: Arch, framework: str, kv_dtype: str, batch: Any, tokens
     window_tokens = tokens
     if spec.sliding_window:
         window = spec.sliding_window - (1 if framework == "huggingface" else 0)
-        window_tokens = np.minimum(tokens, window)
+        window_tokens = _minimum(tokens, window)
     return batch * per * ((layers - local) * tokens + local * window_tokens)
 
 
@@ -63,7 +78,7 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
     pb = nbytes(s.precision.activations)
     tokens = batch * prompt
     if s.framework in ("vllm", "llama.cpp"):
-        tokens = np.minimum(tokens, 8192 if s.framework == "vllm" else 2048 * batch)
+        tokens = _minimum(tokens, 8192 if s.framework == "vllm" else 2048 * batch)
     stream = 2 * pb * tokens * arch.hidden
     ffn = arch.moe.expert_ffn_hidden_size * arch.moe.experts_per_token if arch.moe else arch.ffn
     mlp = pb * tokens * ffn * (3 if arch.spec.mlp == "gated" else 2) / par.tensor
@@ -71,7 +86,7 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
     if par.attention == "eager" and s.framework == "huggingface":
         attn = attn + batch * arch.heads * prompt ** 2 * (4 + pb) / par.tensor
     logits = batch * arch.vocab * (pb + 4) / par.tensor
-    return stream + np.maximum(mlp, attn), logits
+    return stream + _maximum(mlp, attn), logits
 
 
 def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any

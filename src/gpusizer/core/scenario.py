@@ -42,6 +42,8 @@ def _expand_model(block: Any) -> Any:
     """A ``{"preset": id, ...overrides}`` block becomes the preset's fields plus the overrides."""
     if not isinstance(block, dict) or "preset" not in block:
         return block
+    if block["preset"] is None:  # a saved custom model echoes "preset": null
+        return {k: v for k, v in block.items() if k != "preset"}
     name = block["preset"]
     presets = model_presets()
     if not isinstance(name, str) or name not in presets:
