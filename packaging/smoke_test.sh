@@ -90,6 +90,10 @@ for i in $(seq 1 "${SMOKE_REPEAT:-3}"); do
 done
 [[ -n "${SMOKE_KEEP_PNG:-}" && -f "$T/shot.png" ]] && cp "$T/shot.png" "$SMOKE_KEEP_PNG"
 
+# 2b. start-up to the first painted frame (informational; the floor for this stack is ~0.5 s)
+out="$(run env GPUSIZER_STARTUP_PROBE=1 "$B/gpusizer" 2>/dev/null)"; rc=$?
+[[ $rc == 0 && "$out" == *"first frame"* ]] && pass "start-up: $out" || fail "start-up probe (rc=$rc): $out"
+
 # 3. install / uninstall for the current user (a temporary HOME)
 if [[ -x "$B/install-linux.sh" ]]; then
     H="$T/home"

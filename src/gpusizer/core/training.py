@@ -214,7 +214,9 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
         persistent = grads  # DDP gradient buckets (gradient_as_bucket_view=False, PyTorch docs)
     gathered = 0.0
     if par.zero_stage >= 3:  # DeepSpeed docs: 4 x largest layer (16-bit params + grads)
-        gathered = sp.largest_layer * (2 * nbytes(s.precision.weights) + train_b)
+        # LoRA: the gathered base layer is frozen, so no gradient of it is reduced
+        grad_b = 0.0 if s.workload.kind in ("lora", "qlora") else train_b
+        gathered = sp.largest_layer * (2 * nbytes(_base_weight_dtype(s)) + grad_b)
     scratch = 0.0
     if fw in ("huggingface", "fsdp") and not par.offload_optimizer:
         scratch = trainable * train_b  # foreach step over this GPU's (sharded) parameters

@@ -219,7 +219,15 @@ class SweepChart(ChartBase):
         if b is not None:
             self.boundary.setValue(pos(b))
             word = "fits from" if self.axis == "gpus" else "out of memory from"
-            self.boundary.label.setFormat(f" {word} {b:,}")
+            vals = self.result.values if self.result is not None else (b, b)
+            lo, hi = pos(vals[0]), pos(vals[-1])
+            right_half = hi > lo and (pos(b) - lo) / (hi - lo) > 0.6
+            # Near the right edge the label goes left of the line, so it is never clipped.
+            self.boundary.label.anchors = [(1, 0.5), (1, 0.5)] if right_half else [(0, 0.5),
+                                                                                   (0, 0.5)]
+            text = f"{word} {b:,} " if right_half else f" {word} {b:,}"
+            self.boundary.label.setFormat(text)
+            self.boundary.label.updatePosition()
         assert self.scenario is not None
         self.current.setValue(pos(current_value(self.scenario, self.axis)))
 
