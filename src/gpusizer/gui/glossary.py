@@ -85,6 +85,21 @@ GLOSSARY: dict[str, str] = {
     "hardware.gpu.dense_tflops.bf16": "Dense BF16 matrix throughput (not the sparse figure).",
     "hardware.gpus_per_node": "GPUs joined by the fast intra-node link (NVLink); tensor "
                               "parallelism stays within a node.",
+    "hardware.gpu.price_per_hour": "What one GPU costs per hour: the advisor then ranks "
+                                   "layouts by price, and training time gets a cost.",
+    "compute.mfu": "Model FLOPs utilisation: the share of the GPUs' peak FLOP/s that training "
+                   "really achieves (40% is typical for large dense models).",
+    "compute.flops_efficiency": "Share of the datasheet FLOP/s a kernel reaches (compute-bound "
+                                "steps such as prefill).",
+    "compute.bandwidth_efficiency": "Share of the datasheet memory bandwidth a kernel reaches "
+                                    "(memory-bound steps such as decode).",
+    "compute.interconnect_efficiency": "Share of the NVLink/fabric bandwidth an all-reduce "
+                                       "reaches (tensor parallelism).",
+    "overhead.cuda_context_bytes": "Memory the CUDA context and loaded kernels take before any "
+                                   "tensor exists; 'framework default' uses typical figures.",
+    "overhead.workspace_bytes": "Library workspaces (cuBLAS, NCCL buffers, CUDA graphs).",
+    "overhead.allocator_fraction": "Caching-allocator slack and fragmentation, as a share of "
+                                   "the tensor peak.",
 }
 
 

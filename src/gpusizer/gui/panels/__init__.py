@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from .assumptions_panel import AssumptionsPanel
 from .hardware_panel import HardwarePanel
 from .model_panel import ModelPanel
 from .parallelism_panel import ParallelismPanel
 from .precision_panel import PrecisionPanel
 from .workload_panel import WorkloadPanel
 
-PANELS = (ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, HardwarePanel)
+PANELS = (ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, HardwarePanel,
+          AssumptionsPanel)
 
-__all__ = ["PANELS", "HardwarePanel", "ModelPanel", "ParallelismPanel", "PrecisionPanel",
+__all__ = ["PANELS", "AssumptionsPanel", "HardwarePanel", "ModelPanel", "ParallelismPanel", "PrecisionPanel",
            "WorkloadPanel"]

@@ -52,6 +52,9 @@ class HardwarePanel:
               "hardware.gpu.hbm_bandwidth_gb_per_s", name="spin_gpu_bandwidth")
         f.add("BF16 dense", float_spin(0.1, 1e6, 1, " TFLOPS"),
               "hardware.gpu.dense_tflops.bf16", name="spin_gpu_tflops")
+        f.add("Price", float_spin(0, 1e4, 2, " $/h", special="not set"),
+              "hardware.gpu.price_per_hour", name="spin_gpu_price",
+              to_state=lambda v: v or None, from_state=lambda v: v or 0.0)
         f.add("GPUs per node", int_spin(1, 1024), "hardware.gpus_per_node",
               name="spin_gpus_per_node")
         self.info = QLabel()
@@ -78,7 +81,8 @@ class HardwarePanel:
     def refresh(self) -> None:
         custom = not isinstance(self.state.value("hardware.gpu"), str)
         for key in ("hardware.gpu.name", "hardware.gpu.memory_bytes",
-                    "hardware.gpu.hbm_bandwidth_gb_per_s", "hardware.gpu.dense_tflops.bf16"):
+                    "hardware.gpu.hbm_bandwidth_gb_per_s", "hardware.gpu.dense_tflops.bf16",
+                    "hardware.gpu.price_per_hour"):
             self.form.show(key, custom)
 
     def _show_info(self, est: Any) -> None:
