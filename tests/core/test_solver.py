@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import gpusizer
-from gpusizer.core import solver
+from gpusizer.core import layout_search, solver
 from gpusizer.core.architecture import resolve
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.scenario import parse_scenario
@@ -145,12 +145,12 @@ def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any,
     s = parse_scenario(scenario)
     gpus = solver._catalog(s, None)
     node = max(g.hardware.gpus_per_node for g in gpus)
-    ev = solver._Evaluator(s, gpus[0].hardware.model_copy(update={"gpus_per_node": node}))
+    ev = layout_search.Evaluator(s, gpus[0].hardware.model_copy(update={"gpus_per_node": node}))
     best: dict[str, tuple[Any, ...]] = {}
-    for lay in solver._combos(s, resolve(s.model), node, (s.parallelism.recompute,)):
-        for dp in solver._dp_values(s, lay, max_gpus):
+    for lay in layout_search._combos(s, resolve(s.model), node, (s.parallelism.recompute,)):
+        for dp in layout_search._dp_values(s, lay, max_gpus):
             total = ev.total(replace(lay, dp=dp))
-            key = (lay.model_parallel * dp, *solver._pref(lay, s.framework))
+            key = (lay.model_parallel * dp, *layout_search._pref(lay, s.framework))
             for g in gpus:
                 if lay.tp <= g.hardware.gpus_per_node and total <= g.capacity:
                     best[g.id] = min(best.get(g.id, key), key)
@@ -168,7 +168,7 @@ def test_search_finds_what_exhaustive_search_finds(name: str) -> None:
         par = got[gid]["parallelism"]
         lay = solver.Layout(par["tensor"], par["pipeline"], par["context"], par["expert"],
                             par["zero_stage"], par["recompute"], par["data"])
-        assert (lay.gpus, *solver._pref(lay, parse_scenario(SCENARIOS[name]).framework)) == key
+        assert (lay.gpus, *layout_search._pref(lay, parse_scenario(SCENARIOS[name]).framework)) == key
 
 
 def test_alternatives_are_distinct_and_fit() -> None:
@@ -221,7 +221,7 @@ def test_node_shape_of_the_user_is_kept() -> None:
 def test_gpu_dependent_peak_is_searched_again(monkeypatch: Any) -> None:
     """If the peak ever depends on the GPU, the shared search is redone for that GPU."""
     extra = 20 * 2**30
-    memory, estimate = solver._memory, solver.estimate
+    memory, estimate = layout_search._memory, solver.estimate
 
     def heavier(s: Any) -> Any:
         mem = memory(s)
@@ -233,7 +233,7 @@ def test_gpu_dependent_peak_is_searched_again(monkeypatch: Any) -> None:
 
     base = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "inference"}}
     plain = _by_gpu(solver.plan(base, gpus=[H100, "a100-sxm-80gb"]))
-    monkeypatch.setattr(solver, "_memory", heavier)
+    monkeypatch.setattr(layout_search, "_memory", heavier)
     monkeypatch.setattr(solver, "estimate", estimate_heavier)
     moved = _by_gpu(solver.plan(base, gpus=[H100, "a100-sxm-80gb"]))
     assert moved["a100-sxm-80gb"]["gpus"] == plain["a100-sxm-80gb"]["gpus"]
