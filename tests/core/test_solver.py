@@ -162,7 +162,9 @@ def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any,
 def test_search_finds_what_exhaustive_search_finds(name: str) -> None:
     max_gpus = 48
     expected = _exhaustive(SCENARIOS[name], max_gpus)
-    got = {o["gpu"]: o for o in solver.plan(SCENARIOS[name], max_gpus=max_gpus)}
+    # GPUs that only fit with heavier recompute (noted) are outside the exhaustive space
+    got = {o["gpu"]: o for o in solver.plan(SCENARIOS[name], max_gpus=max_gpus)
+           if not o["notes"]}
     assert set(got) == set(expected)
     for gid, key in expected.items():
         par = got[gid]["parallelism"]

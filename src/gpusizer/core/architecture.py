@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, wraps
+from typing import TypeVar
 
 from .specs import MLASpec, ModelSpec, MoESpec
 
@@ -71,7 +73,32 @@ def _infer_shape(parameters: int) -> tuple[int, int, int, int]:
     return layers, hidden, heads, 4 * hidden
 
 
-@lru_cache(maxsize=256)
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def memo_by_identity(fn: Callable[[K], V]) -> Callable[[K], V]:
+    """Memoise a function of one frozen object: first by identity (a dict lookup), then by value
+    (``lru_cache``, which hashes every field of a pydantic model: microseconds that add up when
+    the advisor or a sweep asks thousands of times about the same model)."""
+    by_value = lru_cache(maxsize=256)(fn)
+    seen: dict[int, tuple[K, V]] = {}
+
+    @wraps(fn)
+    def wrapper(arg: K) -> V:
+        hit = seen.get(id(arg))
+        if hit is not None and hit[0] is arg:
+            return hit[1]
+        if len(seen) >= 1024:
+            seen.clear()
+        value = by_value(arg)
+        seen[id(arg)] = (arg, value)  # the entry keeps ``arg`` alive, so its id stays its own
+        return value
+
+    return wrapper
+
+
+@memo_by_identity
 def resolve(spec: ModelSpec) -> Arch:
     """Fill every default of an architecture (the spec itself must already be validated)."""
     if spec.layers is None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from .architecture import Arch, resolve
+from .architecture import Arch, memo_by_identity, resolve
 from .compute import compute_estimate
 from .dtypes import DTYPES
 from .errors import ScenarioError
@@ -26,7 +24,7 @@ def _gpu(s: Scenario) -> GPUSpec:
     return gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
 
 
-@lru_cache(maxsize=256)
+@memo_by_identity
 def _model(spec: ModelSpec) -> tuple[Arch, ParamCounts]:
     """Architecture and counts of a model (one cache lookup per estimate)."""
     return resolve(spec), count_parameters(spec)
@@ -76,6 +74,14 @@ def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     if arch.inferred:
         out.append("architecture inferred from the parameter count")
     return tuple(out)
+
+
+def clear_caches() -> None:
+    """Forget every memo of the estimator (benchmarks measure cold; tests of caching)."""
+    from . import sharding, training
+
+    training._ACTS.clear()
+    sharding._STAGES.clear()
 
 
 def memory_only(s: Scenario) -> Memory:

@@ -20,11 +20,12 @@ from typing import Any
 from .architecture import Arch, ceil_div, resolve
 from .errors import ScenarioError
 from .estimate import memory_only
+from .params import count_parameters
 from .specs import GPUSpec, HardwareSpec, Scenario
 from .validate import check_scenario
 
 MAX_GPUS = 4096
-MAX_CP, MIN_CP_TOKENS = 64, 512
+MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
 RECOMPUTE = ("none", "selective", "full")
 GiB = 2**30
 _memory = memory_only  # the estimator's memory path (a seam for tests)
@@ -77,18 +78,25 @@ class Evaluator:
         self.memo: dict[tuple[Any, ...], float] = {}
         self.acts: dict[tuple[Any, ...], tuple[int, float]] = {}  # shape -> (DP, activations)
         self.states = (0.0, 0.0, 0.0)
+        # Share of the states that are experts (sharded by EP, and by ZeRO only over DP x CP
+        # / EP): parameters, an upper bound of the byte share, so the bound stays a bound.
+        counts = count_parameters(base.model)
+        experts = counts.expert_params / counts.total if counts.total else 0.0
+        lora = base.workload.kind in ("lora", "qlora")
+        self.expert_share = (experts, 0.0 if lora else experts, 0.0 if lora else experts)
         if base.workload.is_training:  # the whole model's states, on one GPU
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
             self.states = (one.weights, one.gradients, one.optimizer)
 
     def lower_bound(self, lay: Layout, dp: int) -> float:
         """Bytes no GPU of the layout goes below: weights, gradients and optimizer states live
-        together at the optimizer step, at best split evenly over TP x PP x EP and, from ZeRO
-        3, 2, 1 on, over DP x CP; activations seen for the shape at a DP at least this large
-        (ZeRO does not touch them, they do not grow with DP)."""
-        w, g, o = (x / (dp * lay.cp) if lay.zero >= k else x
-                   for x, k in zip(self.states, (3, 2, 1), strict=True))
-        states = (w + g + o) / (lay.tp * lay.pp * lay.ep)
+        together at the optimizer step, at best split evenly over TP x PP (experts also over
+        EP) and, from ZeRO 3, 2, 1 on, over DP x CP (experts included); activations seen for
+        the shape at a DP at least this large (ZeRO does not touch them, they do not grow with
+        DP)."""
+        parts = (x / (dp * lay.cp) if lay.zero >= k else x * (1 - f + f / lay.ep)
+                 for x, k, f in zip(self.states, (3, 2, 1), self.expert_share, strict=True))
+        states = sum(parts) / (lay.tp * lay.pp)
         seen = self.acts.get(_shape(lay))
         return max(states, seen[1]) if seen and dp <= seen[0] else states
 
@@ -259,10 +267,11 @@ def _search(ev: Evaluator, combos: Sequence[Layout], gpus: Sequence[GpuTarget], 
     smallest DP that fits each GPU on which it could still beat the ``keep``-th best."""
     found: _Found = {g.id: [] for g in gpus}
     cross, fw = ev.base.hardware.allow_cross_node_tensor_parallel, ev.base.framework
+    worst: dict[str, tuple[int, ...]] = {}  # per GPU, the keep-th best key once there are keep
 
     def limit(gid: str, pref: tuple[int, ...]) -> int:  # the count to beat
-        lst = found[gid]
-        return lst[-1][0][0] + (pref < lst[-1][0][1:]) if len(lst) >= keep else max_gpus + 1
+        w = worst.get(gid)
+        return w[0] + (pref < w[1:]) if w is not None else max_gpus + 1
 
     seeds = _seeds(combos, {g.hardware.gpus_per_node for g in gpus}) if combos else []
     rest = sorted(set(combos) - set(seeds), key=lambda c: (
@@ -283,10 +292,14 @@ def _search(ev: Evaluator, combos: Sequence[Layout], gpus: Sequence[GpuTarget], 
         # DP 1 -> 2 adds DDP buckets (ZeRO 0) or, alone, communication buffers
         floor1 = ev.lower_bound(lay, 1) if lay.zero == 0 or m == 1 else None
         fits = _smallest_fitting(ev.by_dp(lay), vals, caps, floor1) if caps else {}
+        changed = False
         for gid, dp in fits.items():
             if m * dp < limit(gid, pref):
                 found[gid] = sorted([*found[gid], ((m * dp, *pref), replace(lay, dp=dp))])[:keep]
-        ceiling = max(limit(g.id, ()) for g in gpus)
+                if len(found[gid]) >= keep:
+                    worst[gid], changed = found[gid][-1][0], True
+        if changed:
+            ceiling = max(limit(g.id, ()) for g in gpus)
     return found
 
 

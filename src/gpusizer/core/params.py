@@ -10,9 +10,8 @@ measured counts in ``shared/calibration/hf-measured.json`` (exact to the paramet
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
-from .architecture import Arch, resolve
+from .architecture import Arch, memo_by_identity, resolve
 from .specs import ModelSpec
 
 
@@ -156,7 +155,7 @@ def _tensor_count(arch: Arch, counts_moe: bool) -> int:
     return n + norm_t * spec.final_norm
 
 
-@lru_cache(maxsize=256)
+@memo_by_identity
 def count_parameters(spec: ModelSpec) -> ParamCounts:
     """Count every parameter of the architecture (tied embeddings counted once)."""
     arch = resolve(spec)

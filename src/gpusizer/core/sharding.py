@@ -46,9 +46,24 @@ def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
     return dense, (end - start) - dense
 
 
+_STAGES: dict[tuple[int, int, int, int, bool], tuple[ParamCounts, StageParams]] = {}
+
+
 def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool
                  ) -> StageParams:
-    """Parameters on one GPU of the first (``first=True``) or the last pipeline stage."""
+    """Parameters on one GPU of the first (``first=True``) or the last pipeline stage (kept per
+    counts object and layout: the advisor asks for the same stages thousands of times)."""
+    key = (id(counts), tp, pp, ep, first)
+    hit = _STAGES.get(key)
+    if hit is None or hit[0] is not counts:
+        if len(_STAGES) >= 4096:
+            _STAGES.clear()
+        hit = _STAGES[key] = (counts, _stage_params(counts, arch, tp, pp, ep, first))
+    return hit[1]
+
+
+def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool
+                  ) -> StageParams:
     last = (not first) or pp == 1
     first = first or pp == 1
     dense_n, moe_n = _stage_layers(arch, pp, first if pp > 1 else True)

@@ -93,8 +93,31 @@ def _trainable(s: Scenario, sp: StageParams, lora: tuple[int, int, int], arch: A
     return sp.total, nbytes(s.precision.weights), 0
 
 
+_ACTS: dict[tuple[object, ...], tuple[object, object, object, float]] = {}
+
+
 def _activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, counts: ParamCounts
                  ) -> float:
+    """Activation bytes of the stage, kept per everything they depend on: sweeps of DP, ZeRO
+    and optimizer settings (the advisor, the GUI) reuse them."""
+    p = s.parallelism
+    # Keyed by the identity of the (frozen) blocks, which layout variants share: hashing
+    # pydantic models would cost more than it saves. The entry keeps them alive.
+    key = (id(s.model), id(s.workload), id(s.precision), s.framework, p.tensor, p.pipeline,
+           p.context, p.expert, p.sequence_parallel, p.recompute, p.attention, sp.first,
+           sp.last, lay.in_flight)
+    hit = _ACTS.get(key)
+    if hit is None or hit[0] is not s.model or hit[1] is not s.workload or \
+            hit[2] is not s.precision:
+        if len(_ACTS) >= 4096:
+            _ACTS.clear()
+        hit = _ACTS[key] = (s.model, s.workload, s.precision,
+                            _compute_activations(s, arch, sp, lay, counts))
+    return hit[3]
+
+
+def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
+                         counts: ParamCounts) -> float:
     p, w, prec = s.parallelism, s.workload, s.precision
     pb, wb = nbytes(prec.activations), nbytes(prec.weights)
     autocast = s.framework in HF_FAMILY and wb > pb and not DTYPES[prec.weights].quantized
