@@ -6,6 +6,8 @@ Targets (issue "Estimator core"): one estimate_report under 80 µs on this 2-cor
 
 from __future__ import annotations
 
+import pytest
+
 from gpusizer import estimate_report
 from gpusizer.core.sweep import sweep
 
@@ -33,3 +35,29 @@ def test_sweep_1000_sequence_lengths_training(benchmark) -> None:
 def test_sweep_1000_batch_sizes_inference(benchmark) -> None:
     result = benchmark(sweep, INFERENCE, "batch_size", list(range(1, 1001)))
     assert len(result.totals) == 1000
+
+
+def _fresh(kind: str) -> list[dict]:
+    """1,000 distinct scenarios: nothing about them is memoised before the round."""
+    if kind == "training":
+        return [{**TRAINING, "workload": {"kind": "lora", "sequence_length": 64 * (i + 1)}}
+                for i in range(1000)]
+    return [{**INFERENCE, "workload": {"kind": "inference", "prompt_tokens": 64 * (i + 1)}}
+            for i in range(1000)]
+
+
+@pytest.mark.parametrize("kind", ["training", "inference"])
+def test_estimate_report_fresh_scenarios(benchmark, kind: str) -> None:
+    """Per round 1,000 never-seen scenarios (validation, estimate, report); divide by 1,000."""
+    from gpusizer.core.estimate import clear_caches
+    from gpusizer.core.scenario import clear_cache
+
+    def setup() -> tuple[tuple[list[dict]], dict]:
+        clear_caches()
+        clear_cache()
+        return (_fresh(kind),), {}
+
+    def run(scenarios: list[dict]) -> int:
+        return sum(estimate_report(s)["per_gpu"]["total"] > 0 for s in scenarios)
+
+    assert benchmark.pedantic(run, setup=setup, rounds=5, iterations=1) == 1000

@@ -270,7 +270,7 @@ def _opt_state(opt) -> tuple[int, dict[str, int], dict[str, list[str]]]:
 
 def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str,
                      compute_dtype: str, attn: str, ckpt: bool, name: str | None = None,
-                     seed: int = 0) -> dict[str, Any]:
+                     seed: int = 0, all_saved: bool = False) -> dict[str, Any]:
     pdt = DTYPES[param_dtype]
     amp = DTYPES[compute_dtype] if compute_dtype != param_dtype else None
     model = build(cfg, attn, pdt, seed)
@@ -375,6 +375,9 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
         "largest_saved_activation_storages": [
             {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in largest],
     }
+    if all_saved:  # every saved activation storage, in the order the forward saved them
+        saved_rec["activation_storages"] = [
+            {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in acts.values()]
     del saved, seen, acts, act_saved
 
     # ---- iteration 2: live storages, steady state -------------------------------------------
@@ -662,7 +665,7 @@ def meta() -> dict[str, Any]:
             "units": {"memory": "bytes", "params": "count"}}
 
 
-def run_suite(only: list[str] | None, quiet: bool) -> dict[str, Any]:
+def run_suite(only: list[str] | None, quiet: bool, all_saved: bool = False) -> dict[str, Any]:
     res: dict[str, Any] = {"meta": meta(), "param_counts": [], "kv_cache": [],
                            "training_memory": [], "errors": []}
 
@@ -690,7 +693,7 @@ def run_suite(only: list[str] | None, quiet: bool) -> dict[str, Any]:
     for name, b, s, pd, cd, attn, ck in SUITE_TRAINING:
         if ok(name):
             attempt("training_memory", name, measure_training, SUITE_CONFIGS[name], b, s, pd,
-                    cd, attn, bool(ck), name)
+                    cd, attn, bool(ck), name, all_saved=all_saved)
     return res
 
 
@@ -714,11 +717,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", help="output JSON (default: stdout)")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--all-saved", action="store_true",
+                    help="list every saved activation storage (module, shape, dtype, bytes)")
     a = ap.parse_args(argv)
     if a.threads:
         torch.set_num_threads(a.threads)
     if a.suite:
-        res = run_suite(a.only, a.quiet)
+        res = run_suite(a.only, a.quiet, a.all_saved)
     elif a.config:
         with open(a.config) as f:
             cfg = json.load(f)
@@ -729,7 +734,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.what in ("all", "train"):
             res["training_memory"].append(measure_training(
                 copy.deepcopy(cfg), a.batch, a.seq, a.param_dtype or a.dtype, a.dtype, a.attn,
-                bool(a.ckpt), name, a.seed))
+                bool(a.ckpt), name, a.seed, a.all_saved))
         if a.what in ("all", "kv"):
             res["kv_cache"].append(measure_kv(copy.deepcopy(cfg), a.batch, a.seq, a.decode,
                                               a.dtype, a.attn, name, a.seed))

@@ -14,8 +14,8 @@ from pydantic_core import ErrorDetails
 
 from .errors import ScenarioError
 from .presets import gpu_presets, model_presets
-from .specs import Scenario
-from .validate import check_scenario
+from .specs import ModelSpec, Scenario
+from .validate import check_model, check_scenario
 
 _SIZE_ONLY_KEYS = {"name", "parameters", "preset", "source_url", "family"}
 
@@ -76,6 +76,7 @@ _CACHE_SIZE = 512
 def clear_cache() -> None:
     """Forget validated scenarios (call after the user's GPU list changes)."""
     _VALIDATED.clear()
+    _MODELS.clear()
 
 
 def parse_scenario(data: Any) -> Scenario:
@@ -101,9 +102,35 @@ def parse_scenario(data: Any) -> Scenario:
     return scenario
 
 
+_MODELS: dict[str, ModelSpec] = {}  # canonical JSON of a model block -> its validated spec
+
+
+def _model_spec(block: Any) -> Any:
+    """The validated model of a block, shared between scenarios that name the same model, so
+    everything derived from it (shape, counts, activations) is found by identity, not rebuilt."""
+    if not isinstance(block, dict):
+        return _expand_model(block)
+    try:
+        key = json.dumps(block, sort_keys=True)
+    except (TypeError, ValueError):
+        return _expand_model(block)
+    spec = _MODELS.get(key)
+    if spec is None:
+        try:
+            spec = ModelSpec.model_validate(_expand_model(block))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ScenarioError(_loc(("model", *err["loc"])), _pydantic_message(err)) from None
+        check_model(spec)
+        if len(_MODELS) >= _CACHE_SIZE:
+            _MODELS.clear()
+        _MODELS[key] = spec
+    return spec
+
+
 def _validate(data: dict[str, Any]) -> Scenario:
     if "model" in data:
-        data["model"] = _expand_model(data["model"])
+        data["model"] = _model_spec(data["model"])
     _check_gpu(data.get("hardware"))
     try:
         scenario = Scenario.model_validate(data)
