@@ -378,7 +378,7 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
     if all_saved:  # every saved activation storage, in the order the forward saved them
         saved_rec["activation_storages"] = [
             {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in acts.values()]
-    del saved, seen, acts, act_saved
+    saved.clear()
 
     # ---- iteration 2: live storages, steady state -------------------------------------------
     tr = LiveTracker()

@@ -39,22 +39,32 @@ class ActContext:
     targets: frozenset[str] | None = None
     adapter_bytes: float = 0.0  # bytes of LoRA adapters (PEFT casts inputs to this dtype)
     lora_rank: int = 0
+    autocast: bool = False  # fp32 weights under torch.autocast: each Linear casts its input
 
     @property
     def tokens(self) -> int:
         return self.b * self.s
 
 
-def _norm(arch: Arch, c: ActContext, width: int, keep_output: bool) -> float:
-    """Bytes an RMSNorm/LayerNorm keeps (transformers' LlamaRMSNorm / GemmaRMSNorm / nn.LayerNorm)."""
+# Norms that multiply the weight in fp32 keep the fp32 normalised tensor instead of a copy in
+# the input dtype: GemmaRMSNorm (x * (1 + w.float())) and Olmo2RMSNorm ((w * x).to(dtype)).
+_FP32_WEIGHT_NORMS = ("gemma", "olmo2")
+
+
+def _norm(arch: Arch, c: ActContext, width: int, keep_output: bool, rows: int = 0) -> float:
+    """Bytes an RMSNorm/LayerNorm keeps (transformers' LlamaRMSNorm, GemmaRMSNorm,
+    Olmo2RMSNorm, nn.LayerNorm); ``rows`` normalised vectors (default: one per token)."""
     t = c.tokens
+    rows = rows or t
     if arch.spec.norm == "layernorm":  # native_layer_norm keeps input, fp32 mean and rstd
-        return c.r * t * width + 8 * t
-    if arch.spec.family.startswith("gemma"):  # output = x.float() * rsqrt * (1 + w).float()
-        return 8 * t * width + 4 * t
+        return c.r * t * width + 8 * rows
+    family = arch.spec.family
+    if family.startswith(_FP32_WEIGHT_NORMS):  # input.float(), rsqrt, fp32 normalised
+        extra = 4 * width if family.startswith("gemma") else 0  # (1 + w).float() is new
+        return 8 * t * width + 4 * rows + extra
     # x.to(fp32) and rsqrt are kept; the normalised copy is kept by weight * x.to(input dtype)
     # unless the weight is frozen (LoRA), where only the input gradient is needed.
-    return 4 * t * width + 4 * t + (c.r * t * width if keep_output else 0)
+    return 4 * t * width + 4 * rows + (c.r * t * width if keep_output else 0)
 
 
 def _adapter_extra(c: ActContext, modules: tuple[str, ...], width: int, tokens: float) -> float:
@@ -89,10 +99,17 @@ def _attention_core(arch: Arch, c: ActContext) -> float:
         kv_width = arch.q_dim if c.eager else arch.kv_dim  # eager repeats k/v to every head
         k = v = p * t * kv_width
     out = p * t * arch.attn_out_dim
+    spec = arch.spec
+    if spec.fused_qkv and not spec.position_embeddings and (not c.eager or arch.kv_heads == heads):
+        # RoPE makes new q and k, but v stays a view of the fused qkv output: its whole
+        # storage stays alive (Phi-3, Falcon; measured)
+        v += p * t * (arch.q_dim + arch.kv_dim)
     if c.eager and c.recompute != "selective":
         scores = b * heads * s * s * (4 + (p if p < 4 else 0))
-        if arch.spec.dropout > 0:
-            scores += b * heads * s * s * (1 + p)
+        if arch.spec.attention_softcap:  # Gemma 2: tanh(scores / cap) keeps its output
+            scores += b * heads * s * s * p
+        if arch.spec.dropout > 0:  # dropout keeps its scaled noise and the dropped probs
+            scores += b * heads * s * s * 2 * p
         return q + k + v + scores  # the output is a new contiguous copy kept by o_proj
     return q + k + v + out + 4 * b * heads * s
 
@@ -130,6 +147,24 @@ def _moe(arch: Arch, c: ActContext) -> float:
     return kept
 
 
+def _readers(arch: Arch, block: str) -> int:
+    """How many Linear layers read the block's (normalised) input."""
+    spec = arch.spec
+    if block == "attention":
+        return 2 if spec.mla else (1 if spec.fused_qkv else 3)
+    return 2 if spec.mlp == "gated" and not spec.fused_gate_up else 1
+
+
+def sliding_mask(arch: Arch, c: ActContext) -> float:
+    """With a sliding window transformers passes an explicit mask to sdpa: GQA is no longer
+    native (k and v are repeated to every head) and sdpa keeps the mask converted to the
+    compute dtype (``sdpa_attention_forward``, ``use_gqa_in_sdpa``)."""
+    if c.eager or c.recompute == "full" or not arch.spec.sliding_window or arch.mla is not None:
+        return 0.0
+    repeat = 2 * c.p * c.tokens * (arch.q_dim - arch.kv_dim)
+    return repeat + c.p * c.b * c.s * c.s
+
+
 def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     """Bytes one decoder layer keeps under transformers + PyTorch autograd (see module doc)."""
     t, h, spec = c.tokens, arch.hidden, arch.spec
@@ -137,6 +172,8 @@ def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
         return c.r * t * h
     keep_norm_out = c.targets is None
     total = _norm(arch, c, h, keep_norm_out) + _block_inputs(c, ("q", "k", "v"), h, t)
+    if c.autocast and c.targets is None:  # each Linear keeps its own low-precision input copy
+        total += c.p * t * h * (_readers(arch, "attention") + _readers(arch, "mlp") - 2)
     total += _attention_core(arch, c) + _mla_latents(arch, c)
     if c.eager and c.recompute != "selective":
         total += _block_inputs(c, ("o",), arch.attn_out_dim, t)
@@ -146,12 +183,12 @@ def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
         total += _norm(arch, c, h, keep_norm_out)
     if spec.norms_per_layer > 2:  # post-norms (Gemma 2/3): input, rsqrt; output feeds the add
         total += (spec.norms_per_layer - 2) * _norm(arch, c, h, False)
-    if spec.qk_norm != "none":
-        width = (arch.head_dim * (arch.heads + arch.kv_heads) if spec.qk_norm == "head"
-                 else arch.q_dim + arch.kv_dim)
-        total += _norm(arch, c, width, True)
-    if spec.dropout > 0:
-        total += 2 * t * h  # residual dropout masks (bool)
+    if spec.qk_norm != "none":  # q_norm and k_norm: per head (Qwen3, Gemma 3) or full width
+        per_head = spec.qk_norm == "head"
+        for width, heads in ((arch.q_dim, arch.heads), (arch.kv_dim, arch.kv_heads)):
+            total += _norm(arch, c, width, True, t * heads if per_head else t)
+    if spec.dropout > 0:  # residual dropouts keep their noise in the compute dtype (measured
+        total += 2 * c.p * t * h  # with PyTorch; CUDA's native_dropout keeps a 1-byte mask)
     if moe_layer and arch.moe is not None:
         return total + _moe(arch, c)
     return total + _mlp(arch, c, arch.ffn, t)
@@ -167,14 +204,16 @@ def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> 
             total += 8 * c.s
         elif not arch.spec.position_embeddings and c.recompute != "full":
             total += 2 * c.s * arch.head_dim * c.r  # RoPE cos/sin, shared by every layer
-        if arch.spec.dropout > 0:
-            total += t * h
+        if arch.spec.dropout > 0:  # embedding dropout noise
+            total += c.p * t * h
     if last:
         if arch.spec.final_norm:
             total += _norm(arch, c, h, c.targets is None)
         lm_in = c.targets is None or "lm_head" in c.targets
         total += c.p * t * h if lm_in else 0
         total += 4 * t * arch.vocab + 8 * t  # fp32 log_softmax output + shifted labels
+        if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
+            total += c.p * t * arch.vocab
     return total
 
 

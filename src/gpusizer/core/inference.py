@@ -4,8 +4,8 @@ KV cache per token and layer: 2 · kv_heads · head_dim · bytes (K and V; GQA, 
 2023 arXiv 2305.13245). Sliding-window layers keep at most the window (Mistral, arXiv
 2310.06825 §2; transformers' DynamicSlidingWindowLayer keeps window − 1 tokens). MLA caches the
 compressed latent plus the shared RoPE key, (kv_lora_rank + qk_rope_head_dim) values per token
-and layer (DeepSeek-V2, arXiv 2405.04434 §2.1.2) in vLLM/SGLang/Megatron; transformers' DeepSeek
-code caches the decompressed per-head K and V instead.
+and layer (DeepSeek-V2, arXiv 2405.04434 §2.1.2), in vLLM, SGLang, Megatron and transformers 5
+(measured: keys [b, 1, s, kv_lora_rank], values [b, 1, s, qk_rope_head_dim]).
 """
 
 from __future__ import annotations
@@ -42,11 +42,8 @@ def kv_bytes_per_token_layer(arch: Arch, framework: str, kv_dtype: str, tp: int 
     replicated when TP exceeds the KV heads, Megatron/vLLM)."""
     b = nbytes(kv_dtype)
     mla = arch.mla
-    if mla is not None:
-        if framework == "huggingface":
-            per_head = mla.qk_nope_head_dim + mla.qk_rope_head_dim + mla.v_head_dim
-            return arch.heads * per_head * b / tp
-        return (mla.kv_lora_rank + mla.qk_rope_head_dim) * b  # the latent is replicated over TP
+    if mla is not None:  # the latent and the shared RoPE key, replicated over TP
+        return (mla.kv_lora_rank + mla.qk_rope_head_dim) * b
     heads = max(1, ceil_div(arch.kv_heads, tp))
     return 2 * heads * arch.head_dim * b
 

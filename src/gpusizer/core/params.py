@@ -122,7 +122,8 @@ def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
     moe = arch.moe
     if not moe_layer or moe is None:
         return LayerParams(attn, mlp_params(arch, arch.ffn), 0, 0, norms)
-    router = arch.hidden * moe.experts + (moe.experts if moe.router_bias else 0)
+    # DeepSeek's e_score_correction_bias is a buffer, not a parameter (measured): not counted
+    router = arch.hidden * moe.experts
     shared = mlp_params(arch, _shared_ffn(arch)) if moe.shared_experts else 0
     if moe.shared_expert_gate:
         shared += arch.hidden
@@ -150,7 +151,7 @@ def _tensor_count(arch: Arch, counts_moe: bool) -> int:
     n = arch.dense_layers * (per_layer + mlp)
     if counts_moe and moe is not None:
         shared = (mlp if moe.shared_experts else 0) + moe.shared_expert_gate
-        n += arch.moe_layers * (per_layer + 1 + moe.router_bias + 2 * (1 + spec.mlp_bias) + shared)
+        n += arch.moe_layers * (per_layer + 1 + 2 * (1 + spec.mlp_bias) + shared)
     n += 1 + (spec.position_embeddings > 0) + (0 if spec.tied_embeddings else 1 + spec.lm_head_bias)
     return n + norm_t * spec.final_norm
 

@@ -39,7 +39,7 @@ class MoESpec(_Spec):
     shared_experts: NonNegInt = 0
     shared_expert_ffn_hidden_size: PosInt | None = None  # default: expert_ffn_hidden_size
     dense_layers: NonNegInt = 0  # the first N layers keep a dense MLP (DeepSeek V3: 3)
-    router_bias: bool = False  # per-expert score-correction bias (DeepSeek V3)
+    router_bias: bool = False  # score-correction bias (DeepSeek V3): a buffer, no parameters
     shared_expert_gate: bool = False  # sigmoid gate on the shared expert (Qwen2-MoE)
 
 
@@ -84,6 +84,8 @@ class ModelSpec(_Spec):
     fused_gate_up: bool = False  # one gate_up matrix (Phi-3)
     parallel_attention: bool = False  # attention and MLP read the same input (Falcon, GPT-J)
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    attention_softcap: Annotated[float, Field(gt=0)] | None = None  # Gemma 2: tanh on scores
+    final_logit_softcap: Annotated[float, Field(gt=0)] | None = None  # Gemma 2: tanh on logits
     sliding_window: PosInt | None = None
     sliding_window_layers: NonNegInt = 0  # how many layers use the window (the rest are global)
     mla: MLASpec | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .activations import ActContext, hf_layer, hf_top, megatron_layer, megatron_top
+from .activations import ActContext, hf_layer, hf_top, megatron_layer, megatron_top, sliding_mask
 from .architecture import Arch
 from .dtypes import DTYPES, nbytes
 from .params import ParamCounts
@@ -126,6 +126,7 @@ def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
         b=w.micro_batch_size, s=w.sequence_length // p.context, p=pb,
         r=4.0 if autocast else pb, tp=p.tensor, sp=p.sequence_parallel, recompute=p.recompute,
         eager=p.attention == "eager", targets=frozenset(w.lora_targets) if lora else None,
+        autocast=autocast,
         adapter_bytes=nbytes(prec.adapters) if lora else 0.0, lora_rank=w.lora_rank,
     )
     if s.framework == "megatron":
@@ -135,10 +136,16 @@ def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
     else:
         per = sp.dense_layers * hf_layer(arch, ctx, False) if sp.dense_layers else 0.0
         per += sp.moe_layers * hf_layer(arch, ctx, True) if sp.moe_layers else 0.0
+        if arch.spec.sliding_window:  # the window's layers get an explicit mask
+            share = min(arch.spec.sliding_window_layers, arch.layers) / arch.layers
+            per += sp.layers * share * sliding_mask(arch, ctx)
         per /= p.tensor
         top = hf_top(arch, ctx, sp.first, sp.last, lora)
-        if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast
-            top += pb * sp.matrices + (pb * counts.lm_head / p.tensor if sp.last else 0)
+        if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast;
+            # under full recompute the layers' copies go with the layer (recast in backward).
+            head = counts.lm_head or counts.embedding  # a tied head casts the embedding
+            top += (pb * sp.matrices if p.recompute != "full" else 0.0) + (
+                pb * head / p.tensor if sp.last else 0.0)
     # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
     # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
     return (per + top) * (lay.in_flight if sp.first else 1.0)

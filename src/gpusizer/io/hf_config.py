@@ -35,7 +35,8 @@ _DEFAULTS: dict[str, Config] = {
                     "sliding_window": 4096, "sliding_window_pattern": 6,
                     "hidden_activation": "gelu_pytorch_tanh"},
     "gemma2": {"vocab_size": 256_000, "head_dim": 256, "sliding_window": 4096,
-               "hidden_activation": "gelu_pytorch_tanh"},
+               "hidden_activation": "gelu_pytorch_tanh", "attn_logit_softcapping": 50.0,
+               "final_logit_softcapping": 30.0},
 }
 
 
@@ -138,6 +139,11 @@ def _gemma(r: _Reader) -> Block:
     if r.model_type == "gemma":
         return block
     block["norms_per_layer"] = 4
+    for key, field in (("attn_logit_softcapping", "attention_softcap"),
+                       ("final_logit_softcapping", "final_logit_softcap")):
+        cap = r.cfg.get(key)  # _Reader already merged the defaults
+        if cap:  # tanh soft-capping of scores / logits (Gemma 2; Gemma 3 sets none)
+            block[field] = float(cap)
     if r.model_type == "gemma2":  # even layers local (modeling_gemma2.py)
         _sliding(r, block, (layers + 1) // 2)
     else:  # gemma3: every sliding_window_pattern-th layer global
