@@ -23,12 +23,14 @@ def llama_block(cfg: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def training_scenario(rec: dict[str, Any]) -> dict[str, Any]:
-    """The scenario a measured training record describes (HF Trainer-like single GPU)."""
+def training_scenario(rec: dict[str, Any], model: dict[str, Any] | None = None
+                      ) -> dict[str, Any]:
+    """The scenario a measured training record describes (HF Trainer-like single GPU); the
+    model block defaults to the record's Llama config."""
     i = rec["inputs"]
     param, compute = DTYPE[i["param_dtype"]], DTYPE[i["compute_dtype"]]
     return {
-        "model": llama_block(i["config"]),
+        "model": model or llama_block(i["config"]),
         "workload": {"kind": "pretraining", "sequence_length": i["seq_len"],
                      "micro_batch_size": i["micro_batch"]},
         "precision": {"weights": param, "activations": compute, "gradients": param,

@@ -14,9 +14,10 @@ import pytest
 
 from gpusizer import estimate_report, import_hf_config
 
+from .calibration import training_scenario
+
 DATA = json.loads((Path(__file__).parent / "data" / "hf-extra-measured.json").read_text())
 DT = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16"}
-NO_OVERHEAD = {"cuda_context_bytes": 0, "workspace_bytes": 0, "allocator_fraction": 0.0}
 # On a CPU, PyTorch's sdpa falls back to its fp32 math kernel with attention dropout (GPT-2) or
 # with k/v expanded to every head (Falcon) and keeps the s x s probabilities; on CUDA the fused
 # kernels take both. The estimator models the GPU, so these two stay apart from the CPU bytes.
@@ -51,18 +52,7 @@ def test_kv_cache(rec: dict[str, Any]) -> None:
 
 
 def _training(rec: dict[str, Any]) -> dict[str, Any]:
-    i = rec["inputs"]
-    param, compute = DT[i["param_dtype"]], DT[i["compute_dtype"]]
-    return estimate_report({
-        "model": import_hf_config(i["config"]),
-        "workload": {"kind": "pretraining", "sequence_length": i["seq_len"],
-                     "micro_batch_size": i["micro_batch"]},
-        "precision": {"weights": param, "activations": compute, "gradients": param,
-                      "master_weights": None, "optimizer": "adamw", "optimizer_states": param},
-        "parallelism": {"recompute": "full" if i["gradient_checkpointing"] else "none",
-                        "attention": _attention(i["attn_implementation"])},
-        "framework": "huggingface", "overhead": NO_OVERHEAD,
-    })
+    return estimate_report(training_scenario(rec, import_hf_config(rec["inputs"]["config"])))
 
 
 def _marks(rec: dict[str, Any]) -> Any:

@@ -48,17 +48,21 @@ class ComboBox(_NoWheelMixin, QComboBox):
     """Choice field; the wheel changes it only once focused."""
 
 
-def int_spin(lo: int, hi: int, step: int = 1, suffix: str = "", special: str = "") -> SpinBox:
-    """An integer spin box; ``special`` is shown at ``lo`` (e.g. "auto")."""
-    w = SpinBox()
-    w.setRange(lo, hi)
-    w.setSingleStep(step)
+def _setup_spin(w: SpinBox | DoubleSpinBox, suffix: str, special: str) -> None:
     w.setSuffix(suffix)
     w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
     w.setGroupSeparatorShown(True)
     w.setAccelerated(True)
     if special:
         w.setSpecialValueText(special)
+
+
+def int_spin(lo: int, hi: int, step: int = 1, suffix: str = "", special: str = "") -> SpinBox:
+    """An integer spin box; ``special`` is shown at ``lo`` (e.g. "auto")."""
+    w = SpinBox()
+    w.setRange(lo, hi)
+    w.setSingleStep(step)
+    _setup_spin(w, suffix, special)
     return w
 
 
@@ -68,12 +72,7 @@ def float_spin(lo: float, hi: float, decimals: int = 2, suffix: str = "",
     w = DoubleSpinBox()
     w.setRange(lo, hi)
     w.setDecimals(decimals)
-    w.setSuffix(suffix)
-    w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-    w.setGroupSeparatorShown(True)
-    w.setAccelerated(True)
-    if special:
-        w.setSpecialValueText(special)
+    _setup_spin(w, suffix, special)
     return w
 
 

@@ -9,7 +9,6 @@ MLP... A ``model_type`` not listed is read as a Llama-like decoder when its keys
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from pydantic import ValidationError
 from ..core.errors import ScenarioError
 from ..core.specs import ModelSpec
 from ..core.validate import check_model
+from .jsonfile import parse_json_object
 
 Config = dict[str, Any]
 Block = dict[str, Any]
@@ -230,14 +230,7 @@ _FAMILIES: dict[str, Callable[[_Reader], Block]] = {
 
 
 def _parse(text: str, where: str) -> Config:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError("config", f"{where} is not valid JSON: {exc.msg} "
-                            f"(line {exc.lineno})") from None
-    if not isinstance(data, dict):
-        raise ScenarioError("config", f"{where} must be a JSON object")
-    return data
+    return parse_json_object(text, "config", where)
 
 
 def _load(config: Config | str | Path) -> Config:

@@ -8,28 +8,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ScenarioError
 from ..core.scenario import parse_scenario
 from ..core.specs import Scenario
+from .jsonfile import read_json_object
 
 SUFFIX = ".gpusizer.json"
 
 
 def read_scenario_dict(path: str | Path) -> dict[str, Any]:
     """The raw JSON object of a scenario file; ScenarioError names the file on any problem."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError("file", f"cannot read {p}: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError("file", f"{p.name} is not valid JSON (line {exc.lineno}, "
-                            f"column {exc.colno}: {exc.msg})") from None
-    if not isinstance(data, dict):
-        raise ScenarioError("file", f"{p.name} must hold a JSON object (a scenario)")
-    return data
+    return read_json_object(path, "file", "a JSON object (a scenario)")
 
 
 def load_scenario(path: str | Path) -> Scenario:
