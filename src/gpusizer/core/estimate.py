@@ -59,12 +59,19 @@ def _with_overhead(s: Scenario, mem: Memory, peak: int) -> Memory:
 
 def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     p, prec, w = s.parallelism, s.precision, s.workload
-    out = [f"{s.framework} memory layout", f"weights {DTYPES[prec.weights].label}",
+    weights = prec.weights
+    if w.kind == "qlora" and not DTYPES[weights].quantized:
+        weights = "nf4"  # QLoRA's base is quantised whatever the weights field says
+    out = [f"{s.framework} memory layout", f"weights {DTYPES[weights].label}",
            f"activations {prec.activations}"]
-    if w.is_training:
+    if w.kind in ("lora", "qlora"):
+        out += [f"LoRA rank {w.lora_rank} on {','.join(w.lora_targets)}",
+                f"adapters {prec.adapters}, {prec.optimizer} states {prec.optimizer_states}"]
+    elif w.is_training:
         out += [f"{prec.optimizer} states {prec.optimizer_states}",
-                f"master weights {prec.master_weights or 'none'}",
-                f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",
+                f"master weights {prec.master_weights or 'none'}"]
+    if w.is_training:
+        out += [f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",
                 f"recompute {p.recompute}", f"{p.attention} attention", f"ZeRO {p.zero_stage}"]
     else:
         out += [f"KV cache {prec.kv_cache}",
