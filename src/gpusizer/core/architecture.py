@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, wraps
@@ -124,6 +123,3 @@ def resolve(spec: ModelSpec) -> Arch:
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
-
-def log2_ceil(n: int) -> int:
-    return max(0, math.ceil(math.log2(max(1, n))))

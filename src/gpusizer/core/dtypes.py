@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class DType:
-    """A storage format: ``bytes_per_value`` (B, scales included), whether tensor cores compute in it."""
+    """A storage format: ``bits`` per stored value (scales included); the dtype matmuls run in."""
 
     id: str
     label: str
@@ -19,10 +19,6 @@ class DType:
     quantized: bool
     compute_dtype: str  # the dtype matmuls run in when weights are stored this way
     source: str
-
-    @property
-    def bytes_per_value(self) -> float:
-        return self.bits / 8.0
 
 
 def _q(id_: str, label: str, bits: float, source: str, compute: str = "bf16") -> DType:

@@ -13,11 +13,3 @@ def fmt_bytes(n_bytes: float, unit: str = "GiB", digits: int = 2) -> str:
     """``fmt_bytes(16e9, "GB") == "16.00 GB"``; negative values keep their sign."""
     return f"{to_unit(n_bytes, unit):,.{digits}f} {unit}"
 
-
-def fmt_auto(n_bytes: float, binary: bool = True) -> str:
-    """Pick MiB/GiB/TiB (or MB/GB/TB) so the number reads well."""
-    units = ("MiB", "GiB", "TiB") if binary else ("MB", "GB", "TB")
-    for unit in reversed(units):
-        if abs(n_bytes) >= UNITS[unit]:
-            return fmt_bytes(n_bytes, unit)
-    return fmt_bytes(n_bytes, units[0])
