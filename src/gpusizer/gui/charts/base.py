@@ -38,6 +38,8 @@ class _Legend(pg.LegendItem):
     for room (pyqtgraph sizes a floating legend itself and moves it to the scene origin)."""
 
     host: Any = None  # the QGraphicsGridLayout holding the legend, set by the chart
+    texts: list[str]  # the entries' current texts (set by the chart)
+    theme: Any = None  # the theme it was last styled with
 
     def updateSize(self) -> None:
         super().updateSize()
@@ -68,7 +70,6 @@ class ChartBase(ExportMixin, QWidget):
         self._axis_text: dict[str, str] = {}
         self._texts: list[pg.TextItem] = []
         self._legend_items: list[Any] = []
-        self._legend_texts: list[str] = []
         self.has_data = False
         self._build()
         self.restyle()
@@ -90,17 +91,39 @@ class ChartBase(ExportMixin, QWidget):
             # The grid is drawn by the axes and is what costs most to paint (13 of 19 ms for
             # a sweep, measured offscreen): cache it, it changes only with the view range.
             self.plot.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.legend = _Legend(labelTextSize=f"{LABEL_PX}px", verSpacing=-4)
-        # Fixed: sized by its entries, not stretched to the plot's height.
-        self.legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-        # pyqtgraph makes a legend ignore transformations (it floats over a view); in a layout
-        # it must scale with the rest, or a 1600 px export shows it at screen size.
-        self.legend.setFlag(self.legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
-        glw.addItem(self.legend, row=1, col=1)
-        self.legend.host = glw.layout
-        glw.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop)
+        self.legend = self._new_legend()
+        # One legend per set of entries, built once: switching between them (training vs
+        # inference components) costs a layout swap instead of ~1 ms per rebuilt entry.
+        self._legends: dict[tuple[int, ...], _Legend] = {}
+        self._place_legend(self.legend)
         glw.layout.setColumnStretchFactor(0, 1)
         glw.layout.setColumnStretchFactor(1, 0)
+
+    def _new_legend(self) -> _Legend:
+        legend = _Legend(labelTextSize=f"{LABEL_PX}px", verSpacing=-4)
+        # Fixed: sized by its entries, not stretched to the plot's height.
+        legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        # pyqtgraph makes a legend ignore transformations (it floats over a view); in a layout
+        # it must scale with the rest, or a 1600 px export shows it at screen size.
+        legend.setFlag(legend.GraphicsItemFlag.ItemIgnoresTransformations, False)
+        legend.texts = []
+        legend.theme = None
+        return legend
+
+    def _place_legend(self, legend: _Legend) -> None:
+        glw = self.plot_widget.ci
+        glw.addItem(legend, row=1, col=1)
+        legend.host = glw.layout
+        glw.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop)
+
+    def _style_legend(self, legend: _Legend) -> None:
+        t = self.theme
+        legend.setLabelTextColor(t.foreground)
+        for _, label in legend.items:
+            label.setText(label.text)  # setLabelTextColor only stores the colour
+        legend.setBrush(pg.mkBrush(t.qcolor("background", 215)))
+        legend.setPen(pg.mkPen(t.muted))
+        legend.theme = t
 
     # --- to implement -----------------------------------------------------------------------
     def _build(self) -> None:
@@ -154,11 +177,7 @@ class ChartBase(ExportMixin, QWidget):
             axis.setStyle(tickFont=font(FONT_PX), tickTextOffset=6, maxTickLevel=0)
             axis.setZValue(-1)  # grid lines behind the data, not across the bars
         self.plot.showGrid(x=self.grid_x, y=True, alpha=0.15)
-        self.legend.setLabelTextColor(t.foreground)
-        for _, label in self.legend.items:
-            label.setText(label.text)  # setLabelTextColor only stores the colour
-        self.legend.setBrush(pg.mkBrush(t.qcolor("background", 215)))
-        self.legend.setPen(pg.mkPen(t.muted))
+        self._style_legend(self.legend)
         self._apply_texts()
         for item in self._texts:
             item.fill = pg.mkBrush(t.qcolor("background", BOX_ALPHA))
@@ -183,19 +202,30 @@ class ChartBase(ExportMixin, QWidget):
             self.plot.getAxis(side).setLabel(text, color=fg, **{"font-size": f"{LABEL_PX}px"})
 
     def set_legend(self, entries: list[tuple[Any, str]]) -> None:
-        """Show these (item, text) entries. Rebuilt only when the items change; otherwise the
-        texts are updated in place (a rebuild re-lays out the scene: ~1 ms per entry)."""
+        """Show these (item, text) entries: texts are updated in place; a new set of items
+        swaps in the legend built for it (built on first use)."""
         items = [item for item, _ in entries]
-        if items == self._legend_items:
-            for (item, text), old in zip(entries, self._legend_texts, strict=True):
-                if text != old:
-                    self.legend.getLabel(item).setText(text)
-        else:
-            self.legend.clear()
-            for item, text in entries:
-                self.legend.addItem(item, text)
+        if items != self._legend_items:
+            key = tuple(id(item) for item in items)
+            legend = self._legends.get(key)
+            if legend is None:
+                legend = self._legends[key] = (self.legend if not self._legend_items
+                                               else self._new_legend())
+                legend.clear()
+                for item, text in entries:
+                    legend.addItem(item, text)
+                legend.texts = [text for _, text in entries]
+            if legend is not self.legend:
+                self.plot_widget.ci.removeItem(self.legend)
+                self._place_legend(legend)
+                self.legend = legend
+            if legend.theme is not self.theme:
+                self._style_legend(legend)
             self._legend_items = items
-        self._legend_texts = [text for _, text in entries]
+        for (item, text), old in zip(entries, self.legend.texts, strict=True):
+            if text != old:
+                self.legend.getLabel(item).setText(text)
+        self.legend.texts = [text for _, text in entries]
 
     def text_item(self, anchor: tuple[float, float] = (0, 0), pixels: int = LABEL_PX,
                   bold: bool = False, boxed: bool = True) -> pg.TextItem:
