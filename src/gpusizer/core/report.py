@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import marshal
-from typing import Any
+from typing import Any, cast
 
 from .compute import roofline_block
 from .estimate import estimate
@@ -11,14 +10,15 @@ from .result import Estimate
 from .roofline import roofline_model
 from .specs import Scenario
 
-_BLOCKS: dict[tuple[int, int, int, int], tuple[object, bytes]] = {}
+_BLOCKS: dict[tuple[int, int, int, int], tuple[object, dict[str, Any]]] = {}
 
 
 def _roofline(est: Estimate) -> dict[str, Any]:
     """Roofline points of the scenario's inference phases (core/roofline.py): prefill of
     batch x prompt and one decode step, per operation and whole step, with the GPU's roofs.
 
-    Kept per roofline model (itself cached per model, layout, dtypes and GPU) and sizes."""
+    Kept per roofline model (itself cached per model, layout, dtypes and GPU) and sizes; the
+    caller gets a copy (points hold only numbers and strings, so one level deep is enough)."""
     s = est.scenario
     w = s.workload
     model = roofline_model(s, est.gpu)
@@ -27,11 +27,11 @@ def _roofline(est: Estimate) -> dict[str, Any]:
     if hit is None or hit[0] is not model:
         if len(_BLOCKS) >= 256:
             _BLOCKS.clear()
-        fresh = roofline_block(model, w.batch_size, w.prompt_tokens, w.generated_tokens)
-        hit = (model, marshal.dumps(fresh))
-        _BLOCKS[key] = hit
-    block: dict[str, Any] = marshal.loads(hit[1])  # a fresh copy of the block
-    return block
+        hit = _BLOCKS[key] = (model, roofline_block(model, w.batch_size, w.prompt_tokens,
+                                                    w.generated_tokens))
+    block = hit[1]
+    points = cast(list[dict[str, Any]], block["points"])
+    return {**block, "points": [dict(p) for p in points]}
 
 
 def scenario_dict(s: Scenario) -> dict[str, Any]:
