@@ -78,6 +78,7 @@ class Evaluator:
         self.memo: dict[tuple[Any, ...], float] = {}
         self.acts: dict[tuple[Any, ...], tuple[int, float]] = {}  # shape -> (DP, activations)
         self.states = (0.0, 0.0, 0.0)
+        self._splits: dict[tuple[int, int], tuple[float, float]] = {}
         # Share of the states that are experts (sharded by EP, and by ZeRO only over DP x CP
         # / EP): parameters, an upper bound of the byte share, so the bound stays a bound.
         counts = count_parameters(base.model)
@@ -94,11 +95,24 @@ class Evaluator:
         EP) and, from ZeRO 3, 2, 1 on, over DP x CP (experts included); activations seen for
         the shape at a DP at least this large (ZeRO does not touch them, they do not grow with
         DP)."""
-        parts = (x / (dp * lay.cp) if lay.zero >= k else x * (1 - f + f / lay.ep)
-                 for x, k, f in zip(self.states, (3, 2, 1), self.expert_share, strict=True))
-        states = sum(parts) / (lay.tp * lay.pp)
+        sharded, kept = self._split(lay)
+        states = (sharded / (dp * lay.cp) + kept) / (lay.tp * lay.pp)
         seen = self.acts.get(_shape(lay))
         return max(states, seen[1]) if seen and dp <= seen[0] else states
+
+    def _split(self, lay: Layout) -> tuple[float, float]:
+        """(states ZeRO shards over DP x CP, states it keeps, experts already over EP)."""
+        key = (lay.zero, lay.ep)
+        hit = self._splits.get(key)
+        if hit is None:
+            sharded = kept = 0.0
+            for x, k, f in zip(self.states, (3, 2, 1), self.expert_share, strict=True):
+                if lay.zero >= k:
+                    sharded += x
+                else:
+                    kept += x * (1 - f + f / lay.ep)
+            hit = self._splits[key] = (sharded, kept)
+        return hit
 
     def scenario(self, lay: Layout, **workload: int) -> Scenario:
         p = self.base.parallelism
