@@ -12,25 +12,14 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from gpusizer.core.estimate import estimate  # after the platform default
-from gpusizer.core.scenario import parse_scenario  # after the platform default
+from tests.gui.helpers import make_sweep_chart  # after the platform default
 
 FRAME_S = 0.016
 
 
 @pytest.fixture
 def sweep_chart(qtbot):
-    from gpusizer.gui.charts import CHARTS
-
-    chart = CHARTS["sweep"]()
-    qtbot.addWidget(chart)
-    chart.resize(1000, 620)
-    chart.show()
-    qtbot.waitExposed(chart)
-    s = parse_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}})
-    chart.update_from(s, estimate(s))
-    assert len(chart.result.values) >= 990  # a 1,000-point curve (rounding drops a few)
-    return chart
+    return make_sweep_chart(qtbot)
 
 
 def test_sweep_redraw(benchmark, sweep_chart) -> None:

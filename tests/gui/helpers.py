@@ -22,3 +22,20 @@ def row_visible(widget: QWidget) -> bool:
             return False
         w = w.parentWidget()
     return True
+
+
+def make_sweep_chart(qtbot: Any) -> Any:
+    """A shown sweep chart holding a 1,000-point curve (Llama 3.1 8B LoRA)."""
+    from gpusizer.core.estimate import estimate
+    from gpusizer.core.scenario import parse_scenario
+    from gpusizer.gui.charts import CHARTS
+
+    chart = CHARTS["sweep"]()
+    qtbot.addWidget(chart)
+    chart.resize(1000, 620)
+    chart.show()
+    qtbot.waitExposed(chart)
+    s = parse_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}})
+    chart.update_from(s, estimate(s))
+    assert len(chart.result.values) >= 990  # a 1,000-point curve (rounding drops a few)
+    return chart

@@ -6,20 +6,13 @@ import pytest
 
 from gpusizer.core.estimate import estimate
 from gpusizer.core.scenario import parse_scenario
-from gpusizer.gui.charts import CHARTS
+
+from .helpers import make_sweep_chart
 
 
 @pytest.fixture
 def sweep_chart(qtbot):
-    chart = CHARTS["sweep"]()
-    qtbot.addWidget(chart)
-    chart.resize(1000, 620)
-    chart.show()
-    qtbot.waitExposed(chart)
-    s = parse_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}})
-    chart.update_from(s, estimate(s))
-    assert len(chart.result.values) >= 990  # a 1,000-point curve (rounding drops a few)
-    return chart
+    return make_sweep_chart(qtbot)
 
 
 def test_new_estimate_redraws_without_rebuilding(sweep_chart, monkeypatch):

@@ -5,16 +5,11 @@ per-GPU peak fits, re-estimated in full. Layouts are all the validator accepts: 
 divisors of attention_heads up to the node (``hardware.gpus_per_node`` if set, else the GPU's;
 beyond it only with ``allow_cross_node_tensor_parallel``), PP over the stage sizes ⌈layers/k⌉
 (a PP with the stage size of a smaller one only adds GPUs), CP over the divisors of
-sequence_length/2 up to 64 with at least 512 tokens per rank, EP over the divisors of experts,
+sequence_length/2 up to 64 with at least 4,096 tokens per rank, EP over the divisors of experts,
 ZeRO 0-3, and the smallest DP that fits. Inference keeps DP = EP (replicas add throughput, not
 memory), so its count is TP x PP (x EP); CP and ZeRO do not apply to it.
 
-Speed: the peak does not depend on the GPU, only the capacity does, so one evaluation serves
-the whole catalog. Per layout the smallest DP is searched for all capacities at once
-(interpolating in 1/DP: ZeRO shards states over DP) after one estimate at each GPU's largest
-useful DP. A layout is skipped unevaluated when it cannot beat what a GPU has (TP x PP x CP x
-smallest DP) or when a lower bound (model states at the optimizer step, activations already
-seen for its shape) exceeds the capacity. The result equals an exhaustive search (tested).
+The search itself (and why it is fast) is in :mod:`gpusizer.core.layout_search`.
 
 Choices: fewest GPUs; at equal count the least model parallelism (ZeRO/DP, then TP, then PP,
 then CP; Megatron, which lacks ZeRO-2/3, prefers TP/PP), the lowest ZeRO stage, the smallest
