@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..binding import Binder
-from ..widgets import Form, float_spin, int_spin
+from ..widgets import float_spin, int_spin
+from .base import Panel
 
 _MIB = 2**20
 
@@ -26,14 +27,14 @@ def _optional_percent(value: float | None) -> float:
     return -1.0 if value is None else value * 100
 
 
-class AssumptionsPanel:
+class AssumptionsPanel(Panel):
     """Builds the Assumptions group: MFU and roofline efficiencies, overhead, GPU price."""
 
+    title = "Assumptions"
+
     def __init__(self, binder: Binder) -> None:
-        self.state = binder.state
-        f = self.form = Form(binder, "Assumptions")
-        self.box = f.box
-        self.box.setObjectName("panel_assumptions")
+        super().__init__(binder)
+        f = self.form
         pct = {"to_state": lambda v: v / 100, "from_state": lambda v: v * 100}
         f.add("Training MFU", _percent(), "compute.mfu", name="spin_mfu", **pct)
         f.add("FLOP/s efficiency", _percent(), "compute.flops_efficiency",

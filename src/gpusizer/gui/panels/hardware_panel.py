@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 from ...core.presets import gpu_presets
 from ..binding import Binder
 from ..style import set_role
-from ..widgets import ComboBox, Form, combo, float_spin, int_spin
+from ..widgets import ComboBox, combo, float_spin, int_spin
+from .base import Panel
 
 CUSTOM = "custom"
 _VENDOR_ORDER = {"NVIDIA": 0, "AMD": 1, "Intel": 2}
@@ -30,14 +31,14 @@ def _gpu_items() -> list[tuple[str, str]]:
     return out
 
 
-class HardwarePanel:
+class HardwarePanel(Panel):
     """Builds the Hardware group; custom-GPU fields appear only for a custom GPU."""
 
+    title = "Hardware"
+
     def __init__(self, binder: Binder) -> None:
-        self.state = binder.state
-        f = self.form = Form(binder, "Hardware")
-        self.box = f.box
-        self.box.setObjectName("panel_hardware")
+        super().__init__(binder)
+        f = self.form
         self.gpu: ComboBox = combo(_gpu_items())
         self.gpu.insertSeparator(self.gpu.count())
         self.gpu.addItem("Custom GPU…", CUSTOM)

@@ -10,7 +10,8 @@ from ...core.presets import model_presets
 from ..binding import Binder
 from ..state import get_path
 from ..style import set_role
-from ..widgets import Form, combo, float_spin, int_spin
+from ..widgets import combo, float_spin, int_spin
+from .base import Panel
 from .preset_tree import PresetTree
 
 _SOURCES = (("Preset", "preset"), ("Custom architecture", "custom"),
@@ -60,14 +61,13 @@ def _opt(v: Any) -> Any:
     return v or None  # 0 in an "auto" spin box means: not set
 
 
-class ModelPanel:
+class ModelPanel(Panel):
     """Builds the Model group; reads and writes only through the state."""
 
+    title = "Model"
+
     def __init__(self, binder: Binder) -> None:
-        self.state = binder.state
-        self.form = Form(binder, "Model")
-        self.box = self.form.box
-        self.box.setObjectName("panel_model")
+        super().__init__(binder)
         self._last_preset = self.state.scenario.model.preset or _FALLBACK_PRESET
         self._build_choice()
         self._build_arch()

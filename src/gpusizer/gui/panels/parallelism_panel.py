@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 from ..binding import Binder
 from ..state import get_path
 from ..style import set_role
-from ..widgets import ComboBox, Form, combo, int_spin
+from ..widgets import ComboBox, combo, int_spin
+from .base import Panel
 
 _DEGREES = (  # (label, field, object name)
     ("Tensor (TP)", "tensor", "spin_tensor_parallel"),
@@ -32,14 +33,14 @@ _TRAINING_ONLY = ("parallelism.virtual_stages", "parallelism.zero_stage",
                   "parallelism.offload_optimizer")
 
 
-class ParallelismPanel:
+class ParallelismPanel(Panel):
     """Builds the Parallelism group; rows that cannot apply are hidden or disabled."""
 
+    title = "Parallelism"
+
     def __init__(self, binder: Binder) -> None:
-        self.state = binder.state
-        f = self.form = Form(binder, "Parallelism")
-        self.box = f.box
-        self.box.setObjectName("panel_parallelism")
+        super().__init__(binder)
+        f = self.form
         for label, field, name in _DEGREES:
             f.add(label, int_spin(1, 65_536), f"parallelism.{field}", name=name)
         self.total = QLabel()

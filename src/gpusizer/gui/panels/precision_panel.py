@@ -10,7 +10,8 @@ from ...core.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ...core.specs import OPTIMIZERS
 from ..binding import Binder
 from ..style import set_role
-from ..widgets import Form, combo
+from ..widgets import combo
+from .base import Panel
 
 _OPTIMIZER_LABELS = {"adamw": "AdamW", "adamw_8bit": "AdamW 8-bit (bitsandbytes)",
                      "adafactor": "Adafactor", "sgd": "SGD", "sgd_momentum": "SGD + momentum",
@@ -28,14 +29,14 @@ def _dtype_items(ids: Iterable[str]) -> list[tuple[str, str]]:
     return out
 
 
-class PrecisionPanel:
+class PrecisionPanel(Panel):
     """Builds the Precision group; training-only and inference-only rows follow the kind."""
 
+    title = "Precision"
+
     def __init__(self, binder: Binder) -> None:
-        self.state = binder.state
-        f = self.form = Form(binder, "Precision")
-        self.box = f.box
-        self.box.setObjectName("panel_precision")
+        super().__init__(binder)
+        f = self.form
         f.add("Weights", combo(_dtype_items(DTYPES)), "precision.weights",
               name="combo_precision_weights")
         self.qlora_note = QLabel("QLoRA stores the frozen weights in NF4 unless a quantised "

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ...core.specs import LORA_TARGETS
 from ..binding import Binder
-from ..widgets import Form, MultiCheck, combo, float_spin, int_spin
+from ..widgets import MultiCheck, combo, float_spin, int_spin
+from .base import Panel
 
 KINDS = (("Pre-training", "pretraining"), ("Full fine-tune", "full_finetune"),
          ("LoRA fine-tune", "lora"), ("QLoRA fine-tune", "qlora"), ("Inference", "inference"))
@@ -15,14 +16,14 @@ _INFERENCE = ("workload.batch_size", "workload.prompt_tokens", "workload.generat
 _MAX_TOKENS = 10_000_000
 
 
-class WorkloadPanel:
+class WorkloadPanel(Panel):
     """Builds the Workload group; fields that do not apply to the kind are hidden."""
 
+    title = "Workload"
+
     def __init__(self, binder: Binder) -> None:
-        self.state = binder.state
-        f = self.form = Form(binder, "Workload")
-        self.box = f.box
-        self.box.setObjectName("panel_workload")
+        super().__init__(binder)
+        f = self.form
         f.add("Kind", combo(KINDS), "workload.kind", name="combo_workload_kind")
         f.add("Sequence length", int_spin(1, _MAX_TOKENS, 512, " tokens"),
               "workload.sequence_length", name="spin_sequence_length")
