@@ -18,6 +18,8 @@ from itertools import cycle
 
 import pytest
 
+from gpusizer.core.views import CHARTS
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 # The first frame: a Paint reaches the window, then the loop returns (the frame is done).
@@ -99,7 +101,7 @@ def _edit_and_draw(w, name: str, values) -> None:
     QApplication.processEvents()  # paint
 
 
-@pytest.mark.parametrize("tab", ["memory", "compare", "roofline", "sweep"])
+@pytest.mark.parametrize("tab", list(CHARTS))
 def test_edit_to_redraw_spin(benchmark, shown_window, tab):
     shown_window.tabs.select(tab)
     values = cycle([2048, 4096, 8192, 3072])

@@ -10,6 +10,7 @@ from typing import Any
 
 from . import __version__
 from .core.errors import ScenarioError
+from .core.views import SWEEP_AXES, chart_keys
 
 EXIT_BAD_INPUT = 2
 
@@ -69,7 +70,18 @@ def _cmd_gpus(args: argparse.Namespace) -> int:
 def _cmd_chart(args: argparse.Namespace) -> int:
     from .gui.charts.render import render_chart_file
 
-    render_chart_file(args.file, args.kind, args.output, args.width)
+    render_chart_file(args.file, args.kind, args.output, args.width, axis=args.axis)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from .core.estimate import estimate
+    from .core.scenario import parse_scenario
+    from .gui.charts.report import write_report
+    from .io.scenario_file import read_scenario_dict
+
+    scenario = parse_scenario(read_scenario_dict(args.file))
+    print(write_report(scenario, estimate(scenario), args.output, args.units))
     return 0
 
 
@@ -99,12 +111,19 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("presets", help="list model presets").set_defaults(func=_cmd_presets)
     sub.add_parser("gpus", help="list GPUs in the catalog").set_defaults(func=_cmd_gpus)
     ch = sub.add_parser("chart", help="render a chart to PNG or SVG, headless")
-    ch.add_argument("file")
-    ch.add_argument("--kind", choices=("memory", "compare", "roofline", "sweep"),
-                    default="memory")
-    ch.add_argument("--output", required=True)
-    ch.add_argument("--width", type=int, default=1600)
+    ch.add_argument("file", help="a scenario file (*.gpusizer.json)")
+    ch.add_argument("--kind", choices=chart_keys(aliases=True), default="memory",
+                    help="which chart (compare: the old name of variants)")
+    ch.add_argument("--output", required=True, help="OUT.png or OUT.svg")
+    ch.add_argument("--width", type=int, default=1600, help="PNG width in pixels")
+    ch.add_argument("--axis", choices=SWEEP_AXES, default=None,
+                    help="sweep chart: the swept knob (default sequence_length)")
     ch.set_defaults(func=_cmd_chart)
+    rp = sub.add_parser("report", help="a report folder: Markdown, HTML and every chart")
+    rp.add_argument("file", help="a scenario file (*.gpusizer.json)")
+    rp.add_argument("--output", required=True, help="the folder to write (created if needed)")
+    rp.add_argument("--units", choices=("GiB", "GB"), default="GiB")
+    rp.set_defaults(func=_cmd_report)
     return ap
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpusizer.core.compute import roofline_points, serving, throughput_curve
+from gpusizer.core.compute import roofline_points, scenario_model, serving
 from gpusizer.core.estimate import estimate
 from gpusizer.core.flops import mean_causal_context
 from gpusizer.core.report import estimate_report
@@ -144,7 +144,9 @@ def test_report_carries_compute_numbers_and_roofline():
 
 def test_serving_throughput_grows_with_batch_then_saturates():
     s = _serve("llama-3.1-8b", "h100-sxm-80gb", "bf16", 1, 1, 512, 512)
-    curve = throughput_curve(s, [1, 8, 64, 512])
+    sc, model = scenario_model(s)
+    w = sc.workload
+    curve = [serving(model, b, w.prompt_tokens, w.generated_tokens) for b in [1, 8, 64, 512]]
     tps = [p["tokens_per_second"] for p in curve]
     assert tps == sorted(tps)
     assert tps[1] / tps[0] > 6  # memory bound: 8 sequences for nearly the price of one

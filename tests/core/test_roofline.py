@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpusizer.core.compute import decode_step_time, roofline_points, scenario_model
+from gpusizer.core.compute import roofline_points, scenario_model
 from gpusizer.core.estimate import estimate
-from gpusizer.core.roofline import matmul_dtype, roofline_model, step_ops
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.roofline import matmul_dtype, step_ops
 
 H100_BW = 3.35e12  # H100 SXM HBM3, 3.35 TB/s (NVIDIA H100 datasheet)
 
@@ -182,13 +181,11 @@ def test_roofline_block_shape_and_consistency():
     assert _step(block, "decode")["seconds"] == pytest.approx(c.decode_seconds_per_token)
 
 
-def test_decode_step_time_accepts_a_model_for_sweeps():
-    s = _s(prompt=1000, out=200)
-    model = roofline_model(parse_scenario(s), estimate(s).gpu)
-    assert decode_step_time(s, 8) == pytest.approx(model.decode_seconds(8, 1100))
-    assert decode_step_time(model, 8, 1100) == decode_step_time(s, 8, 1100)
-    with pytest.raises(ValueError):
-        decode_step_time(model, 8)
+def decode_step_time(scenario: dict, batch: int) -> float:
+    """Seconds of one decode step at the scenario's mean context (prompt + generated / 2)."""
+    s, model = scenario_model(scenario)
+    w = s.workload
+    return model.decode_seconds(batch, w.prompt_tokens + w.generated_tokens / 2)
 
 
 def test_efficiency_settings_scale_the_roofs():

@@ -150,7 +150,7 @@ def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any,
     for lay in layout_search._combos(s, resolve(s.model), node, (s.parallelism.recompute,)):
         for dp in layout_search._dp_values(s, lay, max_gpus):
             total = ev.total(replace(lay, dp=dp))
-            key = (lay.model_parallel * dp, *layout_search._pref(lay, s.framework))
+            key = (lay.model_parallel * dp, *layout_search._pref(lay, s.profile))
             for g in gpus:
                 if lay.tp <= g.hardware.gpus_per_node and total <= g.capacity:
                     best[g.id] = min(best.get(g.id, key), key)
@@ -170,7 +170,7 @@ def test_search_finds_what_exhaustive_search_finds(name: str) -> None:
         par = got[gid]["parallelism"]
         lay = solver.Layout(par["tensor"], par["pipeline"], par["context"], par["expert"],
                             par["zero_stage"], par["recompute"], par["data"])
-        assert (lay.gpus, *layout_search._pref(lay, parse_scenario(SCENARIOS[name]).framework)) == key
+        assert (lay.gpus, *layout_search._pref(lay, parse_scenario(SCENARIOS[name]).profile)) == key
 
 
 def test_alternatives_are_distinct_and_fit() -> None:

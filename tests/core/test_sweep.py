@@ -6,7 +6,7 @@ import pytest
 
 from gpusizer.core.estimate import estimate
 from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.sweep import _vary, sweep
+from gpusizer.core.sweep import sweep, vary
 
 CASES = [
     ({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}, "sequence_length"),
@@ -30,7 +30,7 @@ def test_sweep_matches_direct_estimates(scenario: dict, axis: str) -> None:
     for i in range(0, len(values), 7):
         if not result.valid[i]:
             continue
-        mem = estimate(_vary(base, axis, values[i])).memory
+        mem = estimate(vary(base, axis, values[i])).memory
         # Exact up to float rounding of the interpolation (1 byte in 1e9).
         assert result.totals[i] == pytest.approx(mem.total, rel=1e-9, abs=2)
         assert result.components["activations"][i] == pytest.approx(mem.activations, rel=1e-9,

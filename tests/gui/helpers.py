@@ -28,9 +28,9 @@ def make_sweep_chart(qtbot: Any) -> Any:
     """A shown sweep chart holding a 1,000-point curve (Llama 3.1 8B LoRA)."""
     from gpusizer.core.estimate import estimate
     from gpusizer.core.scenario import parse_scenario
-    from gpusizer.gui.charts import CHARTS
+    from gpusizer.gui.charts import chart_class
 
-    chart = CHARTS["sweep"]()
+    chart = chart_class("sweep")()
     qtbot.addWidget(chart)
     chart.resize(1000, 620)
     chart.show()

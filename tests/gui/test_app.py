@@ -149,11 +149,3 @@ def test_icon_is_packaged():
     icon = app_icon()
     assert not icon.isNull()
     assert {s.width() for s in icon.availableSizes()} >= {16, 32, 256}
-
-
-def test_table_colours_match_the_charts():
-    charts = pytest.importorskip("gpusizer.gui.charts.palette")
-    from gpusizer.gui.colors import COMPONENT_COLORS, COMPONENT_LABELS
-
-    assert COMPONENT_COLORS == charts.COMPONENT_COLORS
-    assert COMPONENT_LABELS == charts.COMPONENT_LABELS

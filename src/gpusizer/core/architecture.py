@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import TypeVar
 
+from .memo import Memo
 from .specs import MLASpec, ModelSpec, MoESpec
 
 
@@ -81,18 +82,11 @@ def memo_by_identity(fn: Callable[[K], V]) -> Callable[[K], V]:
     (``lru_cache``, which hashes every field of a pydantic model: microseconds that add up when
     the advisor or a sweep asks thousands of times about the same model)."""
     by_value = lru_cache(maxsize=256)(fn)
-    seen: dict[int, tuple[K, V]] = {}
+    seen: Memo[V] = Memo(1024)
 
     @wraps(fn)
     def wrapper(arg: K) -> V:
-        hit = seen.get(id(arg))
-        if hit is not None and hit[0] is arg:
-            return hit[1]
-        if len(seen) >= 1024:
-            seen.clear()
-        value = by_value(arg)
-        seen[id(arg)] = (arg, value)  # the entry keeps ``arg`` alive, so its id stays its own
-        return value
+        return seen.get(id(arg), lambda: by_value(arg), (arg,))
 
     return wrapper
 

@@ -13,8 +13,7 @@ Chowdhery et al. 2022 arXiv 2204.02311 Appendix B).
 Inference: time to first token, time per output token and throughput from the roofline
 (core/roofline.py); ~2·N FLOPs per generated token plus attention over the cache.
 
-Chart helpers: :func:`roofline_points` (the report's ``roofline`` block for any scenario),
-:func:`decode_step_time` and :func:`throughput_curve` (tokens/s against batch size).
+:func:`roofline_points` gives the report's ``roofline`` block for any scenario (the chart's).
 """
 
 from __future__ import annotations
@@ -26,9 +25,9 @@ from .flops import (
     matmul_params,
     training_flops_per_token,
 )
-from .lora import lora_trainable
+from .lora import scenario_lora
 from .params import ParamCounts
-from .presets import gpu_spec
+from .presets import scenario_gpu
 from .result import Compute
 from .roofline import RooflineModel, peak_tflops, roofline_model, step_ops
 from .scenario import parse_scenario
@@ -43,8 +42,7 @@ def _training(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: 
               adapters: int | None = None) -> Compute:
     w, mfu = s.workload, s.compute.mfu
     if adapters is None:
-        adapters = lora_trainable(s.model, w.lora_rank, w.lora_targets)[0] \
-            if w.kind in ("lora", "qlora") else 0
+        adapters = scenario_lora(s)[0]
     f = training_flops_per_token(s, arch, counts, adapters)
     dtype, tflops = peak_tflops(gpu, s.precision.activations)
     peak = tflops * 1e12
@@ -80,25 +78,24 @@ def serving(model: RooflineModel, batch: int, prompt: int, generated: int, repli
 def _inference(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int
                ) -> Compute:
     w, p = s.workload, s.parallelism
-    batch, prompt, generated = w.batch_size, w.prompt_tokens, w.generated_tokens
     model = roofline_model(s, gpu)
-    context = prompt + generated / 2
-    prefill = model.prefill_seconds(batch, prompt)
-    decode = model.decode_seconds(batch, context) if generated else 0.0
-    seconds = prefill + generated * decode
-    tps = batch * generated * p.data / seconds if generated else 0.0
+    sv = serving(model, w.batch_size, w.prompt_tokens, w.generated_tokens, p.data, gpus)
+    prompt, generated = w.prompt_tokens, w.generated_tokens
     m2 = 2.0 * matmul_params(counts)
-    per_token = m2 + decode_attention_flops(arch, context)
+    per_token = m2 + decode_attention_flops(arch, prompt + generated / 2)
     prefill_flops = prompt * (m2 + attention_flops_per_token(arch, prompt,
                                                              p.attention == "flash"))
+    seconds = sv["request_seconds"]
     hours = seconds * gpus / 3600
     return Compute(
         flops_per_token=per_token, mfu=s.compute.mfu, time_seconds=seconds,
-        total_flops=batch * p.data * (prefill_flops + generated * per_token),
-        prefill_seconds=prefill, decode_seconds_per_token=decode, tokens_per_second=tps,
-        gpu_hours=hours, cost=_cost(gpu, hours), compute_dtype=model.dtype,
-        peak_flops_per_s=model.peaks["mm"], tokens_per_second_per_gpu=tps / gpus,
-        decode_tokens_per_second=batch * p.data / decode if decode else 0.0,
+        total_flops=w.batch_size * p.data * (prefill_flops + generated * per_token),
+        prefill_seconds=sv["prefill_seconds"],
+        decode_seconds_per_token=sv["decode_seconds_per_token"],
+        tokens_per_second=sv["tokens_per_second"], gpu_hours=hours, cost=_cost(gpu, hours),
+        compute_dtype=model.dtype, peak_flops_per_s=model.peaks["mm"],
+        tokens_per_second_per_gpu=sv["tokens_per_second_per_gpu"],
+        decode_tokens_per_second=sv["decode_tokens_per_second"],
     )
 
 
@@ -162,8 +159,7 @@ def roofline_block(model: RooflineModel, batch: int, prompt: int, generated: int
 def scenario_model(scenario: Scenario | dict[str, object]) -> tuple[Scenario, RooflineModel]:
     """Validate a scenario and build its roofline on its GPU (catalog, user or inline)."""
     s = parse_scenario(scenario)
-    gpu = s.hardware.gpu
-    return s, roofline_model(s, gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu))
+    return s, roofline_model(s, scenario_gpu(s))
 
 
 def roofline_points(scenario: Scenario | dict[str, object]) -> dict[str, object]:
@@ -171,26 +167,3 @@ def roofline_points(scenario: Scenario | dict[str, object]) -> dict[str, object]
     s, model = scenario_model(scenario)
     w = s.workload
     return roofline_block(model, w.batch_size, w.prompt_tokens, w.generated_tokens)
-
-
-def decode_step_time(scenario: Scenario | dict[str, object] | RooflineModel, batch_size: int,
-                     context: float | None = None) -> float:
-    """Seconds of one decode step (default context: prompt + generated/2). Pass a
-    :class:`RooflineModel` (``scenario_model(s)[1]``) to sweep batch sizes without re-parsing."""
-    if isinstance(scenario, RooflineModel):
-        if context is None:
-            raise ValueError("context is required with a RooflineModel")
-        return scenario.decode_seconds(batch_size, context)
-    s, model = scenario_model(scenario)
-    w = s.workload
-    ctx = w.prompt_tokens + w.generated_tokens / 2 if context is None else context
-    return model.decode_seconds(batch_size, ctx)
-
-
-def throughput_curve(scenario: Scenario | dict[str, object], batch_sizes: list[int]
-                     ) -> list[dict[str, float]]:
-    """:func:`serving` for each batch size (the chart of tokens/s against batch size)."""
-    s, model = scenario_model(scenario)
-    w, p = s.workload, s.parallelism
-    return [serving(model, b, w.prompt_tokens, w.generated_tokens, p.data, p.gpus)
-            for b in batch_sizes]

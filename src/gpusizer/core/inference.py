@@ -14,6 +14,7 @@ from typing import Any
 
 from .architecture import Arch, ceil_div
 from .dtypes import DTYPES, nbytes
+from .frameworks import FrameworkProfile
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import stage_params
@@ -37,7 +38,7 @@ def _maximum(a: Any, b: Any) -> Any:
     return np.maximum(a, b)
 
 
-def kv_bytes_per_token_layer(arch: Arch, framework: str, kv_dtype: str, tp: int = 1) -> float:
+def kv_bytes_per_token_layer(arch: Arch, kv_dtype: str, tp: int = 1) -> float:
     """K+V bytes one token adds to one layer's cache on one GPU (TP splits KV heads; a head is
     replicated when TP exceeds the KV heads, Megatron/vLLM)."""
     b = nbytes(kv_dtype)
@@ -48,17 +49,18 @@ def kv_bytes_per_token_layer(arch: Arch, framework: str, kv_dtype: str, tp: int 
     return 2 * heads * arch.head_dim * b
 
 
-def kv_cache_bytes(arch: Arch, framework: str, kv_dtype: str, batch: Any, tokens: Any,
-                   tp: int = 1, layers: int | None = None) -> Any:
+def kv_cache_bytes(arch: Arch, profile: FrameworkProfile, kv_dtype: str, batch: Any,
+                   tokens: Any, tp: int = 1, layers: int | None = None) -> Any:
     """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` layers
-    (scalars, or numpy arrays for sweeps)."""
+    (scalars, or numpy arrays for sweeps); a sliding-window layer keeps the window less the
+    profile's ``kv_window_slack``."""
     layers = arch.layers if layers is None else layers
-    per = kv_bytes_per_token_layer(arch, framework, kv_dtype, tp)
+    per = kv_bytes_per_token_layer(arch, kv_dtype, tp)
     spec = arch.spec
     local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
     window_tokens = tokens
     if spec.sliding_window:
-        window = spec.sliding_window - (1 if framework == "huggingface" else 0)
+        window = spec.sliding_window - profile.kv_window_slack
         window_tokens = _minimum(tokens, window)
     return batch * per * ((layers - local) * tokens + local * window_tokens)
 
@@ -68,19 +70,22 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
 
     Without autograd nothing is kept between layers: the peak is the residual stream and the
     normalised input plus the widest intermediate (MLP: gate, up and their product; eager
-    attention: the fp32 scores and their copy). vLLM prefills in chunks of at most 8192 tokens
-    (``max_num_batched_tokens``); transformers prefills the whole prompt. Logits are computed
-    for the last position only during generation (fp32 upcast included)."""
-    par = s.parallelism
+    attention: the fp32 scores and their copy, where the profile materialises them). Engines
+    prefill in chunks (``FrameworkProfile.prefill_chunk_tokens``: vLLM's
+    ``max_num_batched_tokens``, llama.cpp's ``n_batch`` per sequence); transformers prefills
+    the whole prompt. Logits are computed for the last position only during generation (fp32
+    upcast included)."""
+    par, prof = s.parallelism, s.profile
     pb = nbytes(s.precision.activations)
     tokens = batch * prompt
-    if s.framework in ("vllm", "llama.cpp"):
-        tokens = _minimum(tokens, 8192 if s.framework == "vllm" else 2048 * batch)
+    chunk = prof.prefill_chunk_tokens
+    if chunk is not None:
+        tokens = _minimum(tokens, chunk * batch if prof.prefill_chunk_per_sequence else chunk)
     stream = 2 * pb * tokens * arch.hidden
     ffn = arch.moe.expert_ffn_hidden_size * arch.moe.experts_per_token if arch.moe else arch.ffn
     mlp = pb * tokens * ffn * (3 if arch.spec.mlp == "gated" else 2) / par.tensor
     attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / par.tensor
-    if par.attention == "eager" and s.framework == "huggingface":
+    if par.attention == "eager" and prof.eager_scores:
         attn = attn + batch * arch.heads * prompt ** 2 * (4 + pb) / par.tensor
     logits = batch * arch.vocab * (pb + 4) / par.tensor
     return stream + _maximum(mlp, attn), logits
@@ -95,7 +100,7 @@ def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: An
     wid = prec.weights
     other_b = nbytes(prec.activations) if DTYPES[wid].quantized else nbytes(wid)
     weights = sp.matrices * nbytes(wid) + sp.other * other_b
-    kv = kv_cache_bytes(arch, s.framework, prec.kv_cache, batch, prompt + w.generated_tokens,
+    kv = kv_cache_bytes(arch, s.profile, prec.kv_cache, batch, prompt + w.generated_tokens,
                         par.tensor, ceil_div(arch.layers, par.pipeline))
     acts, logits = _prefill_activations(s, arch, batch, prompt)
     return weights, kv, acts, logits

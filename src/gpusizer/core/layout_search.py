@@ -20,6 +20,7 @@ from typing import Any
 from .architecture import Arch, ceil_div, resolve
 from .errors import ScenarioError
 from .estimate import memory_only
+from .frameworks import FrameworkProfile
 from .params import count_parameters
 from .specs import GPUSpec, HardwareSpec, Scenario
 from .validate import check_scenario
@@ -83,7 +84,7 @@ class Evaluator:
         # / EP): parameters, an upper bound of the byte share, so the bound stays a bound.
         counts = count_parameters(base.model)
         experts = counts.expert_params / counts.total if counts.total else 0.0
-        lora = base.workload.kind in ("lora", "qlora")
+        lora = base.workload.is_adapter
         self.expert_share = (experts, 0.0 if lora else experts, 0.0 if lora else experts)
         if base.workload.is_training:  # the whole model's states, on one GPU
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
@@ -149,10 +150,10 @@ def _shape(lay: Layout) -> tuple[Any, ...]:
     return lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute
 
 
-def _pref(lay: Layout, framework: str) -> tuple[int, ...]:
+def _pref(lay: Layout, profile: FrameworkProfile) -> tuple[int, ...]:
     """Preference among layouts of the same GPU count (smaller is better)."""
     rc, mp = RECOMPUTE.index(lay.recompute), lay.model_parallel
-    if framework == "megatron":
+    if profile.prefers_model_parallel:
         return (rc, lay.zero > 1, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
     return (rc, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
 
@@ -173,7 +174,7 @@ def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str]) -> list
         levels = (p.recompute,)
     out = [Layout(t, q, c, e, z, r) for t in tps for q in pps for c in cps for e in eps
            for z in zeros for r in levels]
-    return sorted(out, key=lambda lay: _pref(lay, s.framework))
+    return sorted(out, key=lambda lay: _pref(lay, s.profile))
 
 
 def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
@@ -280,7 +281,7 @@ def _search(ev: Evaluator, combos: Sequence[Layout], gpus: Sequence[GpuTarget], 
     """The ``keep`` best layouts per GPU by (GPU count, preference): for each layout the
     smallest DP that fits each GPU on which it could still beat the ``keep``-th best."""
     found: _Found = {g.id: [] for g in gpus}
-    cross, fw = ev.base.hardware.allow_cross_node_tensor_parallel, ev.base.framework
+    cross, fw = ev.base.hardware.allow_cross_node_tensor_parallel, ev.base.profile
     worst: dict[str, tuple[int, ...]] = {}  # per GPU, the keep-th best key once there are keep
 
     def limit(gid: str, pref: tuple[int, ...]) -> int:  # the count to beat

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .architecture import Arch, resolve
-from .specs import ModelSpec
+from .specs import ModelSpec, Scenario
 
 
 def _attention_shapes(arch: Arch) -> dict[str, list[tuple[int, int]]]:
@@ -68,3 +68,9 @@ def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tupl
         total += rank * (arch.hidden + arch.vocab)
         tensors += 2
     return total, attn + dense, tensors
+
+
+def scenario_lora(s: Scenario) -> tuple[int, int, int]:
+    """:func:`lora_trainable` of the scenario's adapters; zeros when it trains no adapters."""
+    w = s.workload
+    return lora_trainable(s.model, w.lora_rank, w.lora_targets) if w.is_adapter else (0, 0, 0)

@@ -1,47 +1,39 @@
-"""Memory outside tensors: CUDA context, library workspaces, allocator slack; per framework.
+"""Memory outside tensors: CUDA context, library workspaces, allocator slack.
 
-Defaults (bytes) are typical figures, each overridable in the scenario's ``overhead`` block:
-- CUDA context: 300-600 MiB per process on Ampere/Hopper with PyTorch's kernels loaded
-  (PyTorch docs, "CUDA semantics: memory management"; measured in practice with nvidia-smi).
-- Workspaces: cuBLAS 32 MiB per stream on Hopper (``CUBLAS_WORKSPACE_CONFIG`` docs); NCCL
-  buffers when GPUs talk (NCCL docs, ``NCCL_BUFFSIZE`` 4 MiB per channel and peer); vLLM's
-  CUDA graphs and sampler (vLLM docs, "Conserving memory").
-- Allocator slack: the caching allocator's fragmentation, a fraction of the tensor peak.
+The defaults are each framework's (``FrameworkProfile.overhead``, core/frameworks.py, with
+their sources); the scenario's ``overhead`` block overrides any of them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .specs import OverheadSpec
-
-MiB = 2**20
+from .frameworks import FrameworkProfile
+from .specs import OverheadSpec, Scenario
 
 
-@dataclass(frozen=True)
-class OverheadDefaults:
-    cuda_context_bytes: int
-    workspace_bytes: int
-    allocator_fraction: float
-    distributed_workspace_bytes: int  # added when more than one GPU communicates
+def allocator_fraction(profile: FrameworkProfile, spec: OverheadSpec) -> float:
+    """Allocator slack as a fraction of the tensor peak (the scenario's, else the profile's)."""
+    d = profile.overhead
+    return d.allocator_fraction if spec.allocator_fraction is None else spec.allocator_fraction
 
 
-FRAMEWORK_OVERHEAD: dict[str, OverheadDefaults] = {
-    "huggingface": OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
-    "megatron": OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
-    "deepspeed": OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
-    "fsdp": OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
-    "vllm": OverheadDefaults(500 * MiB, 1024 * MiB, 0.0, 256 * MiB),
-    "llama.cpp": OverheadDefaults(300 * MiB, 512 * MiB, 0.0, 0),
-}
-
-
-def overhead_bytes(framework: str, spec: OverheadSpec, tensor_peak: int, gpus: int) -> int:
+def overhead_bytes(profile: FrameworkProfile, spec: OverheadSpec, tensor_peak: float,
+                   gpus: int) -> int:
     """Context + workspaces (+ NCCL buffers when ``gpus > 1``) + allocator slack, in bytes."""
-    d = FRAMEWORK_OVERHEAD[framework]
+    d = profile.overhead
     context = d.cuda_context_bytes if spec.cuda_context_bytes is None else spec.cuda_context_bytes
     workspace = d.workspace_bytes if spec.workspace_bytes is None else spec.workspace_bytes
     if spec.workspace_bytes is None and gpus > 1:
         workspace += d.distributed_workspace_bytes
-    fraction = d.allocator_fraction if spec.allocator_fraction is None else spec.allocator_fraction
-    return int(context + workspace + fraction * tensor_peak)
+    return int(context + workspace + allocator_fraction(profile, spec) * tensor_peak)
+
+
+def communicating_gpus(s: Scenario) -> int:
+    """GPUs that exchange data and so need NCCL buffers: every GPU of a training job, but only
+    the TP x PP ranks of one serving replica (replicas never talk to each other)."""
+    p = s.parallelism
+    return p.gpus if s.workload.is_training else p.tensor * p.pipeline
+
+
+def scenario_overhead(s: Scenario, tensor_peak: float) -> int:
+    """The overhead of a validated scenario whose tensors peak at ``tensor_peak`` bytes."""
+    return overhead_bytes(s.profile, s.overhead, tensor_peak, communicating_gpus(s))

@@ -14,7 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .specs import GPUSpec
+from .specs import GPUSpec, Scenario
 
 USER_GPUS_ENV = "GPUSIZER_USER_GPUS"  # a JSON file of user GPUs (the GUI points it at settings)
 
@@ -80,3 +80,9 @@ def gpu_spec(gpu_id: str) -> GPUSpec:
         return _gpu_spec_cached(gpu_id)
     data = user_gpus()[gpu_id]
     return GPUSpec(**{k: v for k, v in data.items() if k not in _GPU_META_KEYS})
+
+
+def scenario_gpu(s: Scenario) -> GPUSpec:
+    """The scenario's GPU: a catalog or user GPU by id, or the inline spec."""
+    gpu = s.hardware.gpu
+    return gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)

@@ -6,11 +6,12 @@ from typing import Any, cast
 
 from .compute import roofline_block
 from .estimate import estimate
+from .memo import Memo
 from .result import Estimate
 from .roofline import roofline_model
-from .specs import Scenario
+from .scenario import scenario_dict
 
-_BLOCKS: dict[tuple[int, int, int, int], tuple[object, dict[str, Any]]] = {}
+_BLOCKS: Memo[dict[str, Any]] = Memo(256)
 
 
 def _roofline(est: Estimate) -> dict[str, Any]:
@@ -19,25 +20,14 @@ def _roofline(est: Estimate) -> dict[str, Any]:
 
     Kept per roofline model (itself cached per model, layout, dtypes and GPU) and sizes; the
     caller gets a copy (points hold only numbers and strings, so one level deep is enough)."""
-    s = est.scenario
-    w = s.workload
-    model = roofline_model(s, est.gpu)
-    key = (id(model), w.batch_size, w.prompt_tokens, w.generated_tokens)
-    hit = _BLOCKS.get(key)
-    if hit is None or hit[0] is not model:
-        if len(_BLOCKS) >= 256:
-            _BLOCKS.clear()
-        hit = _BLOCKS[key] = (model, roofline_block(model, w.batch_size, w.prompt_tokens,
-                                                    w.generated_tokens))
-    block = hit[1]
+    w = est.scenario.workload
+    model = roofline_model(est.scenario, est.gpu)
+    block = _BLOCKS.get(
+        (id(model), w.batch_size, w.prompt_tokens, w.generated_tokens),
+        lambda: roofline_block(model, w.batch_size, w.prompt_tokens, w.generated_tokens),
+        (model,))
     points = cast(list[dict[str, Any]], block["points"])
     return {**block, "points": [dict(p) for p in points]}
-
-
-def scenario_dict(s: Scenario) -> dict[str, Any]:
-    """The scenario with every default filled in (pydantic-core's dump is faster than copying a
-    cached one)."""
-    return s.model_dump(mode="json")
 
 
 def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[str, Any]:

@@ -8,6 +8,18 @@ from .specs import GPUSpec, Scenario
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "temporary",
               "overhead")
+# The words users see for each component (in a sentence; ``component_title`` for a heading).
+COMPONENT_LABELS = {
+    "weights": "weights", "gradients": "gradients", "optimizer": "optimizer states",
+    "activations": "activations", "kv_cache": "KV cache", "temporary": "temporary buffers",
+    "overhead": "runtime overhead",
+}
+
+
+def component_title(component: str) -> str:
+    """The component's label as a heading: ``Optimizer states``, ``KV cache``."""
+    label = COMPONENT_LABELS[component]
+    return label[:1].upper() + label[1:]
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ the other, so a token's time is the sum over all layers.
   NCCL docs "Performance": busBw = algBw · 2(n−1)/n). Latency and kernel launches are not
   modelled, so small batches on many GPUs are optimistic.
 
-The report block and the chart helpers (``roofline_points``, ``decode_step_time``,
-``throughput_curve``) are in core/compute.py.
+The report block (``compute.roofline_block``, ``compute.roofline_points``) is in
+core/compute.py.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from .architecture import Arch, ceil_div, resolve
 from .dtypes import DTYPES, nbytes
 from .flops import local_layers, mean_causal_context
 from .inference import kv_bytes_per_token_layer
+from .memo import Memo
 from .params import count_parameters
 from .specs import GPUSpec, ModelSpec, Scenario
 
@@ -102,7 +103,7 @@ class Shape:
     ep: int
 
 
-def _attention_widths(arch: Arch, framework: str, tp: int
+def _attention_widths(arch: Arch, latent_decode: bool, tp: int
                       ) -> tuple[float, tuple[int, int], tuple[int, int]]:
     """(q/k/v activation width per token, prefill head dims, decode head dims) on one GPU."""
     mla = arch.mla
@@ -112,7 +113,7 @@ def _attention_widths(arch: Arch, framework: str, tp: int
     std = (mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim)
     latent = (mla.kv_lora_rank + mla.qk_rope_head_dim, mla.kv_lora_rank)
     width = (arch.q_dim + arch.heads * (mla.qk_nope_head_dim + mla.v_head_dim)) / tp
-    return width, std, std if framework == "huggingface" else latent
+    return width, std, latent if latent_decode else std
 
 
 def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
@@ -127,12 +128,13 @@ def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
 
 
 @lru_cache(maxsize=128)
-def shape(spec: ModelSpec, framework: str, tp: int, ep: int, weights: str, activations: str,
-          kv: str) -> Shape:
-    """The per-GPU shape of a model under TP/EP with these dtypes (cached)."""
+def shape(spec: ModelSpec, latent_decode: bool, tp: int, ep: int, weights: str,
+          activations: str, kv: str) -> Shape:
+    """The per-GPU shape of a model under TP/EP with these dtypes (cached); MLA decodes in
+    the latent when ``latent_decode`` (the profile's ``mla_latent_decode``)."""
     arch, counts = resolve(spec), count_parameters(spec)
     d, m = counts.dense_layer, counts.moe_layer
-    qkv_out, prefill_dims, decode_dims = _attention_widths(arch, framework, tp)
+    qkv_out, prefill_dims, decode_dims = _attention_widths(arch, latent_decode, tp)
     out_w = arch.attn_out_dim * arch.hidden / tp
     inter = 6 if spec.mlp == "gated" else 4  # gate and up written and read, product w + r
     experts, top_k, moe_act = _moe_widths(arch, inter, tp)
@@ -143,7 +145,7 @@ def shape(spec: ModelSpec, framework: str, tp: int, ep: int, weights: str, activ
         norms=arch.layers * spec.norms_per_layer + (1 if spec.final_norm else 0),
         qkv_w=d.attention / tp - out_w, qkv_out=qkv_out, out_w=out_w,
         out_in=arch.attn_out_dim / tp, heads=arch.heads / tp, prefill_dims=prefill_dims,
-        decode_dims=decode_dims, kv_tok=kv_bytes_per_token_layer(arch, framework, kv, tp),
+        decode_dims=decode_dims, kv_tok=kv_bytes_per_token_layer(arch, kv, tp),
         mlp_w=d.mlp / tp, mlp_act=inter * arch.ffn / tp, shared_w=m.mlp / tp if m else 0.0,
         expert_w=m.experts / experts / tp if m and experts else 0.0, experts=experts,
         top_k=top_k, moe_act=moe_act, head_w=arch.vocab * arch.hidden / tp,
@@ -275,8 +277,8 @@ class RooflineModel:
 
 def _build(s: Scenario, gpu: GPUSpec) -> RooflineModel:
     p, prec, c = s.parallelism, s.precision, s.compute
-    sh = shape(s.model, s.framework, p.tensor, p.expert, prec.weights, prec.activations,
-               prec.kv_cache)
+    sh = shape(s.model, s.profile.mla_latent_decode, p.tensor, p.expert, prec.weights,
+               prec.activations, prec.kv_cache)
     mm, mm_tflops = peak_tflops(gpu, matmul_dtype(prec.weights, prec.activations, gpu))
     act = peak_tflops(gpu, prec.activations)[1] * 1e12
     vec = gpu.dense_tflops.get("fp32", act / 16e12) * 1e12
@@ -287,7 +289,7 @@ def _build(s: Scenario, gpu: GPUSpec) -> RooflineModel:
         (c.flops_efficiency, c.bandwidth_efficiency, c.interconnect_efficiency))
 
 
-_MODELS: dict[tuple[object, ...], RooflineModel] = {}
+_MODELS: Memo[RooflineModel] = Memo(256)
 
 
 def roofline_model(s: Scenario, gpu: GPUSpec) -> RooflineModel:
@@ -297,16 +299,4 @@ def roofline_model(s: Scenario, gpu: GPUSpec) -> RooflineModel:
            prec.kv_cache, gpu.hbm_bandwidth_gb_per_s, gpu.interconnect_gb_per_s,
            tuple(gpu.dense_tflops.items()), c.flops_efficiency, c.bandwidth_efficiency,
            c.interconnect_efficiency)
-    model = _MODELS.get(key)
-    if model is None:
-        if len(_MODELS) >= 256:
-            _MODELS.clear()
-        model = _MODELS[key] = _build(s, gpu)
-    return model
-
-
-def roofline_points(scenario: object) -> dict:
-    """The chart's roofline data (see compute.roofline_points); here for the charts' import."""
-    from .compute import roofline_points as _points  # compute imports this module
-
-    return _points(scenario)  # type: ignore[arg-type]  # compute validates the scenario
+    return _MODELS.get(key, lambda: _build(s, gpu))

@@ -13,11 +13,10 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from .errors import ScenarioError
+from .memo import Memo
 from .presets import gpu_presets, model_presets
 from .specs import ModelSpec, Scenario
 from .validate import check_model, check_scenario
-
-_SIZE_ONLY_KEYS = {"name", "parameters", "preset", "source_url", "family"}
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -69,14 +68,22 @@ def _check_gpu(hardware: Any) -> None:
         )
 
 
-_VALIDATED: dict[str, Scenario] = {}  # canonical JSON -> frozen Scenario (immutable: safe to share)
-_CACHE_SIZE = 512
+_VALIDATED: Memo[Scenario] = Memo(512)  # canonical JSON -> frozen Scenario (safe to share)
+_MODELS: Memo[ModelSpec] = Memo(512)  # canonical JSON of a model block -> its validated spec
 
 
 def clear_cache() -> None:
     """Forget validated scenarios (call after the user's GPU list changes)."""
     _VALIDATED.clear()
     _MODELS.clear()
+
+
+def _canonical(data: Any) -> str | None:
+    """Sorted-key JSON of a dict, the memo key; None when it is not JSON-able."""
+    try:
+        return json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError):
+        return None
 
 
 def parse_scenario(data: Any) -> Scenario:
@@ -88,44 +95,35 @@ def parse_scenario(data: Any) -> Scenario:
         return data
     if not isinstance(data, dict):
         raise ScenarioError("", "a scenario must be a JSON object")
+    key = _canonical(data)
+    if key is None:  # not JSON-able: validation names the bad field
+        return _validate(dict(data))
+    return _VALIDATED.get(key, lambda: _validate(dict(data)))
+
+
+def _validated_model(block: Any) -> ModelSpec:
     try:
-        key: str | None = json.dumps(data, sort_keys=True)
-    except (TypeError, ValueError):
-        key = None  # not JSON-able: validation below names the bad field
-    if key is not None and key in _VALIDATED:
-        return _VALIDATED[key]
-    scenario = _validate(dict(data))
-    if key is not None:
-        if len(_VALIDATED) >= _CACHE_SIZE:
-            _VALIDATED.clear()
-        _VALIDATED[key] = scenario
-    return scenario
-
-
-_MODELS: dict[str, ModelSpec] = {}  # canonical JSON of a model block -> its validated spec
+        spec = ModelSpec.model_validate(_expand_model(block))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ScenarioError(_loc(("model", *err["loc"])), _pydantic_message(err)) from None
+    check_model(spec)
+    return spec
 
 
 def _model_spec(block: Any) -> Any:
     """The validated model of a block, shared between scenarios that name the same model, so
     everything derived from it (shape, counts, activations) is found by identity, not rebuilt."""
-    if not isinstance(block, dict):
+    key = _canonical(block) if isinstance(block, dict) else None
+    if key is None:
         return _expand_model(block)
-    try:
-        key = json.dumps(block, sort_keys=True)
-    except (TypeError, ValueError):
-        return _expand_model(block)
-    spec = _MODELS.get(key)
-    if spec is None:
-        try:
-            spec = ModelSpec.model_validate(_expand_model(block))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ScenarioError(_loc(("model", *err["loc"])), _pydantic_message(err)) from None
-        check_model(spec)
-        if len(_MODELS) >= _CACHE_SIZE:
-            _MODELS.clear()
-        _MODELS[key] = spec
-    return spec
+    return _MODELS.get(key, lambda: _validated_model(block))
+
+
+def scenario_dict(s: Scenario) -> dict[str, Any]:
+    """The scenario with every default filled in, as JSON-able data that parses back to the
+    same scenario (the report's echo, saved files, the window's last scenario)."""
+    return s.model_dump(mode="json")
 
 
 def _validate(data: dict[str, Any]) -> Scenario:

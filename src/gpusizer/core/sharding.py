@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .architecture import Arch, ceil_div
+from .memo import Memo
 from .params import ParamCounts
 
 
@@ -46,20 +47,15 @@ def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
     return dense, (end - start) - dense
 
 
-_STAGES: dict[tuple[int, int, int, int, bool], tuple[ParamCounts, StageParams]] = {}
+_STAGES: Memo[StageParams] = Memo(4096)
 
 
 def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool
                  ) -> StageParams:
     """Parameters on one GPU of the first (``first=True``) or the last pipeline stage (kept per
     counts object and layout: the advisor asks for the same stages thousands of times)."""
-    key = (id(counts), tp, pp, ep, first)
-    hit = _STAGES.get(key)
-    if hit is None or hit[0] is not counts:
-        if len(_STAGES) >= 4096:
-            _STAGES.clear()
-        hit = _STAGES[key] = (counts, _stage_params(counts, arch, tp, pp, ep, first))
-    return hit[1]
+    return _STAGES.get((id(counts), tp, pp, ep, first),
+                       lambda: _stage_params(counts, arch, tp, pp, ep, first), (counts,))
 
 
 def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool

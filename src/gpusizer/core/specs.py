@@ -7,11 +7,14 @@ live in :mod:`gpusizer.core.validate`, so that both raise :class:`ScenarioError`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
+from .frameworks import FRAMEWORKS, FrameworkProfile
+from .workloads import WORKLOAD_KINDS, WorkloadKind
 
 PosInt = Annotated[int, Field(ge=1)]
 NonNegInt = Annotated[int, Field(ge=0)]
@@ -97,14 +100,20 @@ class ModelSpec(_Spec):
         return self.layers is None and self.parameters is not None
 
 
-WorkloadKind = Literal["pretraining", "full_finetune", "lora", "qlora", "inference"]
+def _check_id(value: str, registry: Mapping[str, object], what: str) -> str:
+    """An id of a registry (read at validation time, so registered entries are accepted)."""
+    if value not in registry:
+        raise ValueError(f"unknown {what}; must be one of {', '.join(registry)}; got {value!r}")
+    return value
+
+
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
 
 
 class WorkloadSpec(_Spec):
     """What is done with the model: train, fine-tune or serve, and at what size."""
 
-    kind: WorkloadKind = "pretraining"
+    kind: str = "pretraining"  # an id of core/workloads.WORKLOAD_KINDS
     sequence_length: PosInt = 2048
     micro_batch_size: PosInt = 1
     global_batch_size: PosInt | None = None  # default: micro_batch_size x data parallel
@@ -123,9 +132,24 @@ class WorkloadSpec(_Spec):
             raise ValueError(f"unknown target {bad[0]!r}; allowed: {', '.join(LORA_TARGETS)}")
         return tuple(dict.fromkeys(v))
 
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, v: str) -> str:
+        return _check_id(v, WORKLOAD_KINDS, "workload kind")
+
+    @property
+    def info(self) -> WorkloadKind:
+        """The kind's registry entry (labels and properties)."""
+        return WORKLOAD_KINDS[self.kind]
+
     @property
     def is_training(self) -> bool:
-        return self.kind != "inference"
+        return WORKLOAD_KINDS[self.kind].is_training
+
+    @property
+    def is_adapter(self) -> bool:
+        """LoRA-like: adapters are trained, the base weights frozen."""
+        return WORKLOAD_KINDS[self.kind].is_adapter
 
 
 OPTIMIZERS = ("adamw", "adamw_8bit", "adafactor", "sgd", "sgd_momentum", "lion")
@@ -192,10 +216,6 @@ class ParallelismSpec(_Spec):
         return self.tensor * self.pipeline * self.data * self.context
 
 
-FRAMEWORKS = ("huggingface", "megatron", "deepspeed", "fsdp", "vllm", "llama.cpp")
-Framework = Literal["huggingface", "megatron", "deepspeed", "fsdp", "vllm", "llama.cpp"]
-
-
 class GPUSpec(_Spec):
     """One accelerator. Catalog entries are files in ``gpusizer/presets/gpus/``.
 
@@ -256,7 +276,17 @@ class Scenario(_Spec):
     workload: WorkloadSpec = Field(default_factory=WorkloadSpec)
     precision: PrecisionSpec = Field(default_factory=PrecisionSpec)
     parallelism: ParallelismSpec = Field(default_factory=ParallelismSpec)
-    framework: Framework = "huggingface"
+    framework: str = "huggingface"  # an id of core/frameworks.FRAMEWORKS
     hardware: HardwareSpec = Field(default_factory=HardwareSpec)
     overhead: OverheadSpec = Field(default_factory=OverheadSpec)
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
+
+    @field_validator("framework")
+    @classmethod
+    def _framework(cls, v: str) -> str:
+        return _check_id(v, FRAMEWORKS, "framework")
+
+    @property
+    def profile(self) -> FrameworkProfile:
+        """The framework's registry entry (its memory rules)."""
+        return FRAMEWORKS[self.framework]

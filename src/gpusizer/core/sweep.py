@@ -10,14 +10,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import ScenarioError
-from .estimate import estimate, memory_only
+from .estimate import memory_only
+from .presets import scenario_gpu
 from .result import COMPONENTS
 from .scenario import parse_scenario
 from .specs import Scenario
 from .sweep_fast import inference_sweep, training_sweep
 from .validate import check_scenario
+from .views import SWEEP_AXES
 
-AXES = ("sequence_length", "batch_size", "gpus")
+AXES = SWEEP_AXES
 
 
 @dataclass(frozen=True)
@@ -49,30 +51,42 @@ class SweepResult:
         return None
 
 
-def _vary(s: Scenario, axis: str, value: int) -> Scenario:
-    """The scenario with one knob set; training and inference read different fields."""
-    w, p = s.workload, s.parallelism
+def axis_field(s: Scenario, axis: str) -> tuple[str, str]:
+    """(block, field) that an axis sets: training and inference read different fields."""
+    training = s.workload.is_training
     if axis == "sequence_length":
-        field = "sequence_length" if w.is_training else "prompt_tokens"
-        return s.model_copy(update={"workload": w.model_copy(update={field: value})})
+        return "workload", "sequence_length" if training else "prompt_tokens"
     if axis == "batch_size":
-        field = "micro_batch_size" if w.is_training else "batch_size"
-        upd: dict[str, object] = {field: value}
-        if w.is_training and w.global_batch_size is not None:
-            upd["global_batch_size"] = None
-        return s.model_copy(update={"workload": w.model_copy(update=upd)})
+        return "workload", "micro_batch_size" if training else "batch_size"
     if axis == "gpus":  # more data-parallel ranks (what ZeRO/FSDP shard over)
-        return s.model_copy(update={"parallelism": p.model_copy(update={"data": value})})
+        return "parallelism", "data"
     raise ScenarioError("axis", f"must be one of {', '.join(AXES)}; got {axis!r}")
+
+
+def current_value(s: Scenario, axis: str) -> int:
+    """The scenario's own value on an axis (where the chart marks "this scenario")."""
+    block, field = axis_field(s, axis)
+    return int(getattr(getattr(s, block), field))
+
+
+def vary(s: Scenario, axis: str, value: int) -> Scenario:
+    """The scenario with one knob set (a training batch sweep drops the global batch, which
+    would otherwise have to stay a multiple of micro-batch x DP)."""
+    block, field = axis_field(s, axis)
+    upd: dict[str, object] = {field: value}
+    if field == "micro_batch_size" and s.workload.global_batch_size is not None:
+        upd["global_batch_size"] = None
+    spec = getattr(s, block)
+    return s.model_copy(update={block: spec.model_copy(update=upd)})
 
 
 def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepResult:
     """Estimate the scenario at each value of ``axis`` (``sequence_length``, ``batch_size``,
     ``gpus``); invalid layouts at some values are marked, not raised."""
     base = parse_scenario(scenario)
-    capacity = estimate(base).capacity_bytes
+    capacity = scenario_gpu(base).capacity_bytes
     if axis in ("sequence_length", "batch_size"):
-        fast = (training_sweep(base, lambda sc, v: _vary(sc, axis, v), values)
+        fast = (training_sweep(base, lambda sc, v: vary(sc, axis, v), values)
                 if base.workload.is_training else inference_sweep(base, axis, values))
         if fast is not None:
             comps_np, totals_np = fast
@@ -84,7 +98,7 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
     totals: list[int] = []
     valid: list[bool] = []
     for v in values:
-        s = _vary(base, axis, int(v))
+        s = vary(base, axis, int(v))
         try:
             if axis == "gpus" or s.parallelism.context > 1:
                 check_scenario(s)

@@ -15,8 +15,8 @@ import numpy as np
 
 from .architecture import resolve
 from .inference import inference_components
-from .lora import lora_trainable
-from .overhead import FRAMEWORK_OVERHEAD, overhead_bytes
+from .lora import scenario_lora
+from .overhead import allocator_fraction, scenario_overhead
 from .params import count_parameters
 from .result import COMPONENTS
 from .specs import Scenario
@@ -54,9 +54,7 @@ def training_sweep(s: Scenario, vary, values: Sequence[int]
     xs = [float(distinct[0]), float(distinct[len(distinct) // 2]), float(distinct[-1])]
     variants = [vary(s, int(v)) for v in xs]
     arch, counts = resolve(s.model), count_parameters(s.model)
-    w = s.workload
-    lora = (lora_trainable(s.model, w.lora_rank, w.lora_targets)
-            if w.kind in ("lora", "qlora") else (0, 0, 0))
+    lora = scenario_lora(s)
     x = np.asarray(values, dtype=float)
     stages = [True] + ([False] if s.parallelism.pipeline > 1 else [])
     best = None
@@ -71,11 +69,8 @@ def training_sweep(s: Scenario, vary, values: Sequence[int]
                     np.where(take, temp, best[3]))
     assert best is not None
     ref, peak, acts, temp = best
-    fraction = s.overhead.allocator_fraction
-    if fraction is None:
-        fraction = FRAMEWORK_OVERHEAD[s.framework].allocator_fraction
-    fixed = overhead_bytes(s.framework, s.overhead, 0, s.parallelism.gpus)
-    over = fixed + np.floor(fraction * np.floor(peak))
+    fraction = allocator_fraction(s.profile, s.overhead)
+    over = scenario_overhead(s, 0) + np.floor(fraction * np.floor(peak))
     comps = {c: np.zeros(x.size) for c in COMPONENTS}
     comps["weights"][:] = int(ref.weights)
     comps["gradients"][:] = int(ref.gradients)
@@ -101,10 +96,6 @@ def inference_sweep(s: Scenario, axis: str, values: Sequence[int]
     comps["activations"] = np.floor(acts + 0 * x)
     comps["temporary"] = np.floor(logits + 0 * x)
     peak = comps["weights"] + comps["kv_cache"] + comps["activations"] + comps["temporary"]
-    fraction = s.overhead.allocator_fraction
-    if fraction is None:
-        fraction = FRAMEWORK_OVERHEAD[s.framework].allocator_fraction
-    talking = s.parallelism.tensor * s.parallelism.pipeline
-    comps["overhead"] = overhead_bytes(s.framework, s.overhead, 0, talking) + np.floor(
-        fraction * peak)
+    fraction = allocator_fraction(s.profile, s.overhead)
+    comps["overhead"] = scenario_overhead(s, 0) + np.floor(fraction * peak)
     return comps, peak + comps["overhead"]

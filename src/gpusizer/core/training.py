@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from .activations import ActContext, hf_layer, hf_top, megatron_layer, megatron_top, sliding_mask
 from .architecture import Arch
 from .dtypes import DTYPES, nbytes
+from .memo import Memo
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import StageParams, stage_params
@@ -23,7 +24,6 @@ from .specs import Scenario
 # Optimizer states per trainable parameter, in units of the state dtype (Adam: m and v,
 # Kingma & Ba 2014; Lion: one momentum, Chen et al. 2023 arXiv 2302.06675; SGD momentum: one).
 STATES = {"adamw": 2, "adamw_8bit": 2, "adafactor": 0, "sgd": 0, "sgd_momentum": 1, "lion": 1}
-HF_FAMILY = ("huggingface", "deepspeed", "fsdp")
 
 
 @dataclass(frozen=True)
@@ -64,16 +64,17 @@ def _weight_bytes(s: Scenario, sp: StageParams, lora_params: float) -> float:
     """Quantisation formats (NF4, GPTQ, AWQ, MX/NV FP4) compress the layer matrices; norms,
     embeddings and LM head stay in 16-bit (bitsandbytes skips lm_head; AutoGPTQ/AWQ likewise)."""
     prec = s.precision
-    wid = _base_weight_dtype(s)
+    wid = base_weight_dtype(s)
     wb = nbytes(wid)
     other_b = nbytes(prec.activations) if DTYPES[wid].quantized else wb
     return sp.matrices * wb + sp.other * other_b + lora_params * nbytes(prec.adapters)
 
 
-def _base_weight_dtype(s: Scenario) -> str:
-    """The stored dtype of the frozen or trained base matrices (QLoRA: NF4 unless quantised)."""
-    wid = s.precision.weights
-    return "nf4" if s.workload.kind == "qlora" and not DTYPES[wid].quantized else wid
+def base_weight_dtype(s: Scenario) -> str:
+    """The stored dtype of the frozen or trained base matrices: the kind's base dtype (QLoRA:
+    NF4) unless the weights field already names a quantised format."""
+    wid, base = s.precision.weights, s.workload.info.base_dtype
+    return base if base is not None and not DTYPES[wid].quantized else wid
 
 
 def _zero_factor(lay: Layout, ep: int, expert_fraction: float) -> float:
@@ -85,15 +86,14 @@ def _zero_factor(lay: Layout, ep: int, expert_fraction: float) -> float:
 def _trainable(s: Scenario, sp: StageParams, lora: tuple[int, int, int], arch: Arch
                ) -> tuple[float, float, int]:
     """(trainable params on this GPU, their bytes per value, trainable tensors on this GPU)."""
-    kind = s.workload.kind
-    if kind in ("lora", "qlora"):
+    if s.workload.is_adapter:
         share = sp.layers / arch.layers
         return lora[0] * share / s.parallelism.tensor, nbytes(s.precision.adapters), \
             int(lora[2] * share)
     return sp.total, nbytes(s.precision.weights), 0
 
 
-_ACTS: dict[tuple[object, ...], tuple[object, object, object, float]] = {}
+_ACTS: Memo[float] = Memo(4096)
 
 
 def _activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, counts: ParamCounts
@@ -102,26 +102,20 @@ def _activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, counts: 
     and optimizer settings (the advisor, the GUI) reuse them."""
     p = s.parallelism
     # Keyed by the identity of the (frozen) blocks, which layout variants share: hashing
-    # pydantic models would cost more than it saves. The entry keeps them alive.
+    # pydantic models would cost more than it saves.
     key = (id(s.model), id(s.workload), id(s.precision), s.framework, p.tensor, p.pipeline,
            p.context, p.expert, p.sequence_parallel, p.recompute, p.attention, sp.first,
            sp.last, lay.in_flight)
-    hit = _ACTS.get(key)
-    if hit is None or hit[0] is not s.model or hit[1] is not s.workload or \
-            hit[2] is not s.precision:
-        if len(_ACTS) >= 4096:
-            _ACTS.clear()
-        hit = _ACTS[key] = (s.model, s.workload, s.precision,
-                            _compute_activations(s, arch, sp, lay, counts))
-    return hit[3]
+    return _ACTS.get(key, lambda: _compute_activations(s, arch, sp, lay, counts),
+                     (s.model, s.workload, s.precision))
 
 
 def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
                          counts: ParamCounts) -> float:
     p, w, prec = s.parallelism, s.workload, s.precision
     pb, wb = nbytes(prec.activations), nbytes(prec.weights)
-    autocast = s.framework in HF_FAMILY and wb > pb and not DTYPES[prec.weights].quantized
-    lora = w.kind in ("lora", "qlora")
+    autocast = s.profile.autocast_copies and wb > pb and not DTYPES[prec.weights].quantized
+    lora = w.is_adapter
     ctx = ActContext(
         b=w.micro_batch_size, s=w.sequence_length // p.context, p=pb,
         r=4.0 if autocast else pb, tp=p.tensor, sp=p.sequence_parallel, recompute=p.recompute,
@@ -129,7 +123,7 @@ def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
         autocast=autocast,
         adapter_bytes=nbytes(prec.adapters) if lora else 0.0, lora_rank=w.lora_rank,
     )
-    if s.framework == "megatron":
+    if s.profile.activation_layout == "megatron":
         per = sp.dense_layers * megatron_layer(arch, ctx, False) if sp.dense_layers else 0.0
         per += sp.moe_layers * megatron_layer(arch, ctx, True) if sp.moe_layers else 0.0
         top = megatron_top(arch, ctx, sp.first, sp.last)
@@ -160,7 +154,7 @@ def _logit_bytes(s: Scenario, arch: Arch, sp: StageParams) -> tuple[float, float
         return 0.0, 0.0
     w, p = s.workload, s.parallelism
     tv = w.micro_batch_size * (w.sequence_length // p.context) * arch.vocab / p.tensor
-    if s.framework == "megatron":
+    if s.profile.activation_layout == "megatron":
         return 0.0, 4 * tv
     pb = nbytes(s.precision.activations)
     return tv * (pb + (4 if pb < 4 else 0)), 8 * tv
@@ -179,28 +173,22 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
     lay = layout(s)
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
     trainable, train_b, lora_tensors = _trainable(s, sp, lora, arch)
-    lora_local = trainable if s.workload.kind in ("lora", "qlora") else 0.0
+    lora_local = trainable if s.workload.is_adapter else 0.0
     weights = _weight_bytes(s, sp, lora_local)
     # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other
     # EP ranks already hold different experts (Megatron-LM expert data-parallel group).
-    expert_w = sp.experts * nbytes(_base_weight_dtype(s)) / weights if weights else 0.0
+    expert_w = sp.experts * nbytes(base_weight_dtype(s)) / weights if weights else 0.0
     expert_p = 0.0 if lora_local else (sp.experts / sp.total if sp.total else 0.0)
     if par.zero_stage >= 3 or par.offload_parameters:
         weights = 0.0 if par.offload_parameters else weights * _zero_factor(lay, par.expert,
                                                                               expert_w)
     shard = 1.0 / _zero_factor(lay, par.expert, expert_p)  # effective ranks sharing a state
-    grad_b = train_b  # PyTorch keeps .grad in the parameter's dtype (huggingface, LoRA)
-    if s.workload.kind not in ("lora", "qlora") and s.framework != "huggingface":
-        # Megatron's main_grad buffer is fp32 whenever fp32 master weights are kept; DeepSpeed
-        # and FSDP reduce gradients in the dtype the scenario names (fp32 partition: 18 B/param).
-        fp32_main = s.framework == "megatron" and prec.master_weights
-        grad_b = 4.0 if fp32_main else nbytes(prec.gradients)
-    grads = trainable * grad_b / (shard if par.zero_stage >= 2 else 1)
+    grads = trainable * _gradient_bytes(s, train_b) / (shard if par.zero_stage >= 2 else 1)
     master = nbytes(prec.master_weights) if prec.master_weights else 0.0
-    if master == train_b or s.workload.kind in ("lora", "qlora"):
+    if master == train_b or s.workload.is_adapter:
         master = 0.0
     opt = trainable * (optimizer_bytes_per_param(s, arch.hidden) + master)
-    if s.framework in HF_FAMILY and prec.optimizer in ("adamw", "lion", "sgd_momentum"):
+    if s.profile.step_counters and prec.optimizer in ("adamw", "lion", "sgd_momentum"):
         opt += 4 * (lora_tensors or counts.tensors * sp.layers / arch.layers)  # step counters
     if par.zero_stage >= 1:
         opt /= shard
@@ -209,6 +197,18 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
     acts = _activations(s, arch, sp, lay, counts)
     stepped = trainable / shard if par.zero_stage >= 1 else trainable
     return _phases(s, arch, sp, lay, weights, grads, opt, acts, stepped, train_b)
+
+
+def _gradient_bytes(s: Scenario, train_b: float) -> float:
+    """Bytes per gradient value. PyTorch keeps ``.grad`` in the parameter's dtype (adapters
+    always); Megatron's ``main_grad`` buffer is fp32 whenever fp32 master weights are kept;
+    DeepSpeed and FSDP reduce in the dtype the scenario names (fp32 partition: 18 B/param)."""
+    rule, prec = s.profile.gradients, s.precision
+    if s.workload.is_adapter or rule == "parameter":
+        return train_b
+    if rule == "main_grad" and prec.master_weights:
+        return 4.0
+    return nbytes(prec.gradients)
 
 
 @dataclass(frozen=True)
@@ -237,20 +237,20 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
 
     Forward end (logits live), backward start (loss gradient live), backward end (all
     gradients, activations freed) and the optimizer step (foreach scratch)."""
-    par, fw = s.parallelism, s.framework
+    par, prof = s.parallelism, s.profile
     fwd_t, bwd_t = _logit_bytes(s, arch, sp)
     persistent = 0.0
-    if fw == "huggingface" and par.data > 1 and par.zero_stage == 0:
+    if prof.ddp_buckets and par.data > 1 and par.zero_stage == 0:
         persistent = grads  # DDP gradient buckets (gradient_as_bucket_view=False, PyTorch docs)
     gathered = 0.0
     if par.zero_stage >= 3:  # DeepSpeed docs: 4 x largest layer (16-bit params + grads)
         # LoRA: the gathered base layer is frozen, so no gradient of it is reduced
-        grad_b = 0.0 if s.workload.kind in ("lora", "qlora") else train_b
-        gathered = sp.largest_layer * (2 * nbytes(_base_weight_dtype(s)) + grad_b)
+        grad_b = 0.0 if s.workload.is_adapter else train_b
+        gathered = sp.largest_layer * (2 * nbytes(base_weight_dtype(s)) + grad_b)
     scratch = 0.0
-    if fw in ("huggingface", "fsdp") and not par.offload_optimizer:
+    if prof.foreach_scratch and not par.offload_optimizer:
         scratch = trainable * train_b  # foreach step over this GPU's (sharded) parameters
-    kept = grads if (lay.accumulate or fw == "megatron") else 0.0
+    kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
     temps = {"forward": fwd_t + gathered + persistent, "backward": bwd_t + gathered + persistent,
              "backward_end": gathered + persistent, "optimizer_step": scratch + persistent}
@@ -258,8 +258,8 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
               "backward": base + kept + acts + temps["backward"],
               "backward_end": base + grads + temps["backward_end"],
               "optimizer_step": base + grads + temps["optimizer_step"]}
-    return Phases(weights, grads, opt, acts, totals, temps, bool(kept) or fw == "megatron"
-                  or lay.accumulate)
+    return Phases(weights, grads, opt, acts, totals, temps, bool(kept)
+                  or prof.persistent_gradients or lay.accumulate)
 
 
 def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:

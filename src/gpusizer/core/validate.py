@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .architecture import resolve
 from .errors import ScenarioError
+from .frameworks import FRAMEWORKS
 from .specs import ModelSpec, Scenario
 
 
@@ -98,6 +99,20 @@ def check_parallelism(s: Scenario) -> None:
         )
 
 
+def check_framework(s: Scenario) -> None:
+    """The framework runs this kind of work (core/frameworks.py: ``trains``; serving engines
+    cannot train) and this layout."""
+    w, prof = s.workload, s.profile
+    if w.is_training and not prof.trains:
+        trainers = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains)
+        raise ScenarioError("framework", f"{s.framework} serves models; for training choose "
+                            f"{trainers}")
+    if w.info.quantised_base and s.parallelism.zero_stage == 3 and not prof.quantised_base_zero3:
+        able = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains and p.quantised_base_zero3)
+        raise ScenarioError("framework", f"{w.info.label} under ZeRO-3 needs {able}, not "
+                            f"{s.framework}")
+
+
 def check_workload(s: Scenario) -> None:
     w, p = s.workload, s.parallelism
     if w.global_batch_size is not None and w.is_training:
@@ -107,11 +122,10 @@ def check_workload(s: Scenario) -> None:
                 "workload.global_batch_size",
                 f"must be a multiple of micro_batch_size x data ({unit})",
             )
-    if w.kind == "qlora" and p.zero_stage == 3 and s.framework == "megatron":
-        raise ScenarioError("framework", "QLoRA needs huggingface, deepspeed or fsdp, not megatron")
 
 
 def check_scenario(s: Scenario) -> None:
     check_model(s.model)
     check_parallelism(s)
     check_workload(s)
+    check_framework(s)

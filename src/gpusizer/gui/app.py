@@ -2,7 +2,7 @@
 
     gpusizer                      open the window (on the last scenario)
     gpusizer FILE.gpusizer.json   open it on that scenario
-    gpusizer --screenshot OUT.png [--scenario FILE] [--tab memory|compare|roofline|sweep]
+    gpusizer --screenshot OUT.png [--scenario FILE] [--tab KEY]   (KEY: a chart of core/views)
                                   render the window to a PNG and exit 0
 
 Qt and the estimator are imported inside :func:`main`, so ``--help`` and ``--version`` answer
@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..core.views import chart_keys
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication, QWidget
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from .main_window import MainWindow
 
 log = logging.getLogger("gpusizer")
-TABS = ("memory", "compare", "roofline", "sweep")
 EXIT_BAD_INPUT = 2
 
 
@@ -36,7 +36,8 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("file", nargs="?", help="a scenario file (*.gpusizer.json) to open")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG, exit")
     p.add_argument("--scenario", metavar="FILE", help="scenario for --screenshot")
-    p.add_argument("--tab", choices=TABS, default="memory", help="chart tab to show")
+    p.add_argument("--tab", choices=chart_keys(aliases=True), default="memory",
+                   help="chart tab to show")
     p.add_argument("--size", default="1440x900", help="window size for --screenshot (WxH)")
     p.add_argument("--version", action="version", version=f"gpusizer {__version__}")
     return p.parse_args(argv)

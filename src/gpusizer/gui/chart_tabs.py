@@ -12,22 +12,22 @@ from PySide6.QtWidgets import QLabel, QStackedLayout, QTabWidget, QWidget
 
 from ..core.result import Estimate
 from ..core.specs import Scenario
+from ..core.views import CHARTS, chart_view
 from .style import set_role
 
 log = logging.getLogger(__name__)
 
-TABS = (("memory", "Memory"), ("compare", "Training vs inference"), ("roofline", "Roofline"),
-        ("sweep", "Sweeps"))
 
 
-def load_charts() -> dict[str, Any]:
-    """The charts package's ``CHARTS`` dict, or ``{}`` while it is missing or broken."""
+def load_chart(key: str) -> type | None:
+    """The chart class of a registered chart, or None while its module is missing or broken."""
     try:
-        from .charts import CHARTS
-    except Exception:  # charts are optional for the window: it shows placeholders instead
-        log.warning("charts unavailable", exc_info=True)
-        return {}
-    return dict(CHARTS)
+        from .charts import chart_class
+
+        return chart_class(key)
+    except Exception:  # charts are optional for the window: it shows a placeholder instead
+        log.warning("chart %s unavailable", key, exc_info=True)
+        return None
 
 
 class _Veil(QWidget):
@@ -60,12 +60,13 @@ class ChartTabs(QTabWidget):
         self.setObjectName("tabs_charts")
         self.setDocumentMode(True)
         self.unit = "GiB"
-        self._classes: dict[str, Any] | None = None
+        self._broken: set[str] = set()
         self.charts: dict[str, Any] = {}
         self._pages: dict[str, QStackedLayout] = {}
         self._dirty: set[str] = set()
         self._data: tuple[Scenario, Estimate] | None = None
-        for key, label in TABS:
+        for view in CHARTS.values():
+            key, label = view.key, view.label
             page = QWidget()
             page.setObjectName(f"tab_{key}")
             stack = QStackedLayout(page)
@@ -85,13 +86,14 @@ class ChartTabs(QTabWidget):
         return label
 
     def keys(self) -> list[str]:
-        return [k for k, _l in TABS]
+        return list(self._pages)
 
     def current_key(self) -> str:
-        return TABS[max(self.currentIndex(), 0)][0]
+        return self.keys()[max(self.currentIndex(), 0)]
 
     def select(self, key: str) -> None:
-        self.setCurrentIndex(self.keys().index(key))
+        """Show a chart's tab (a key or an alias of one)."""
+        self.setCurrentIndex(self.keys().index(chart_view(key).key))
 
     def chart(self, key: str) -> Any | None:
         """The chart widget of a tab, created on first use (None when unavailable)."""
@@ -99,10 +101,9 @@ class ChartTabs(QTabWidget):
             return self.charts[key]
         if self.deferred:
             return None
-        if self._classes is None:
-            self._classes = load_charts()
-        cls = self._classes.get(key)
+        cls = None if key in self._broken else load_chart(key)
         if cls is None:
+            self._broken.add(key)
             return None
         try:
             chart = cls()
@@ -110,7 +111,7 @@ class ChartTabs(QTabWidget):
         except Exception as exc:  # a broken chart must leave the rest of the window usable
             log.exception("cannot create chart %s", key)
             self.failed.emit(f"The {key} chart failed: {exc}")
-            self._classes.pop(key, None)
+            self._broken.add(key)
             return None
         self._pages[key].addWidget(chart)
         self._pages[key].setCurrentWidget(chart)

@@ -1,33 +1,40 @@
-"""Colours and labels shared by the summary and the table, matching the charts' palette.
+"""Colours of the memory components and of the verdict: one palette for the summary, the
+table and every chart (charts/palette.py builds the chart theme on top of it).
 
-A copy of ``charts.palette``'s component colours, not an import of it: importing anything
-under ``gui.charts`` loads pyqtgraph and numpy, which the first frame must not wait for.
-``tests/gui/test_style.py`` checks that the two stay equal.
+Kept out of ``gui.charts`` on purpose: importing that package loads pyqtgraph and numpy,
+which the window's first frame must not wait for.
 """
 
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from ..core.result import Estimate
+from ..core.result import COMPONENT_LABELS, COMPONENTS, Estimate
 
-COMPONENT_COLORS: dict[str, str] = {  # Tableau 10, as in charts/palette.py
-    "weights": "#4e79a7", "gradients": "#f28e2b", "optimizer": "#b07aa1",
-    "activations": "#59a14f", "kv_cache": "#76b7b2", "temporary": "#edc948",
-    "overhead": "#9d9d9d",
+__all__ = ["COMPONENT_COLORS", "COMPONENT_LABELS", "component_qcolor", "verdict_color"]
+
+# Mid-tone hues (Tableau 10, Tableau Software's default categorical palette) with enough
+# contrast on both a white and a near-black background: a component has the same colour in
+# every view, in light and dark mode.
+COMPONENT_COLORS: dict[str, str] = {
+    "weights": "#4e79a7",  # blue
+    "gradients": "#f28e2b",  # orange
+    "optimizer": "#b07aa1",  # purple
+    "activations": "#59a14f",  # green
+    "kv_cache": "#76b7b2",  # teal
+    "temporary": "#edc948",  # yellow
+    "overhead": "#9d9d9d",  # grey: memory outside tensors
 }
-COMPONENT_LABELS: dict[str, str] = {
-    "weights": "weights", "gradients": "gradients", "optimizer": "optimizer states",
-    "activations": "activations", "kv_cache": "KV cache", "temporary": "temporary buffers",
-    "overhead": "runtime overhead",
-}
+assert set(COMPONENT_COLORS) == set(COMPONENTS)  # a new component needs a colour
 
 GOOD, TIGHT, BAD = "#1a7f37", "#b26a00", "#c62828"
 TIGHT_FRACTION = 0.10  # under 10 % headroom: fits, but fragmentation may still run out
 
 
-def component_qcolor(component: str) -> QColor:
-    return QColor(COMPONENT_COLORS.get(component, "#9d9d9d"))
+def component_qcolor(component: str, alpha: int = 255) -> QColor:
+    c = QColor(COMPONENT_COLORS.get(component, "#9d9d9d"))
+    c.setAlpha(alpha)
+    return c
 
 
 def verdict_color(est: Estimate) -> str:

@@ -16,11 +16,11 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ..core.errors import ScenarioError
 from ..core.report import report_from_estimate
-from ..core.scenario import parse_scenario
+from ..core.scenario import parse_scenario, scenario_dict
 from ..io.export import report_csv, report_markdown, write_text_atomic
 from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
 from .settings import Prefs
-from .state import ScenarioState, scenario_dict
+from .state import ScenarioState
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from ..core.errors import ScenarioError
 from ..core.result import Estimate
-from ..core.scenario import parse_scenario
+from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
 from .advisor import Advisor
 from .binding import Binder
@@ -33,7 +33,7 @@ from .icon import app_icon
 from .menus import build_menus
 from .panels import PANELS
 from .settings import Prefs
-from .state import DEFAULT_SCENARIO, ScenarioState, scenario_dict
+from .state import DEFAULT_SCENARIO, ScenarioState
 from .style import set_role
 from .summary import SummaryHeader
 from .widgets import align_captions

@@ -3,24 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox, QWidget
 
 from .._version import __version__
-from .chart_tabs import TABS
+from ..core.views import CHARTS
+from .chart_tabs import ChartTabs
+from .files import FileController
+from .state import ScenarioState
 
-if TYPE_CHECKING:
-    from .main_window import MainWindow
+
+class MenuHost(Protocol):
+    """What the menus need of the main window (a protocol, so this module does not import
+    the window that imports it)."""
+
+    files: FileController
+    state: ScenarioState
+    tabs: ChartTabs
+    unit: str
+    recent_menu: QMenu
+
+    def menuBar(self) -> QMenuBar: ...
+    def set_units(self, unit: str) -> None: ...
+    def new_scenario(self) -> None: ...
+    def close(self) -> bool: ...
+
+
+def _parent(w: MenuHost) -> QWidget:
+    """The window itself, as a QWidget parent for actions and dialogs."""
+    return w.menuBar().window()
 
 CHART_FILTER = "PNG image (*.png);;SVG image (*.svg);;Chart data (*.csv)"
 REPORT_FILTER = "JSON report (*.json);;CSV report (*.csv);;Markdown report (*.md)"
 
 
-def _action(w: MainWindow, name: str, text: str, slot: object,
+def _action(w: MenuHost, name: str, text: str, slot: object,
             shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None) -> QAction:
-    act = QAction(text, w)
+    act = QAction(text, _parent(w))
     act.setObjectName(name)
     if shortcut is not None:
         act.setShortcut(shortcut if isinstance(shortcut, QKeySequence) else
@@ -37,7 +58,7 @@ def _suffixed(path: str, chosen_filter: str) -> str:
     return path + ext
 
 
-def build_menus(w: MainWindow) -> None:
+def build_menus(w: MenuHost) -> None:
     """Create every action and menu of the window."""
     _file_menu(w)
     _edit_menu(w)
@@ -46,11 +67,11 @@ def build_menus(w: MainWindow) -> None:
     help_menu.addAction(_action(w, "action_about", "&About GPU Sizer", lambda: show_about(w)))
 
 
-def _file_menu(w: MainWindow) -> None:
+def _file_menu(w: MenuHost) -> None:
     f, menu, key = w.files, w.menuBar().addMenu("&File"), QKeySequence.StandardKey
     menu.addAction(_action(w, "action_new", "&New", w.new_scenario, key.New))
     menu.addAction(_action(w, "action_open", "&Open…", f.open_dialog, key.Open))
-    w.recent_menu = QMenu("Open &Recent", w)
+    w.recent_menu = QMenu("Open &Recent", _parent(w))
     w.recent_menu.setObjectName("menu_recent")
     menu.addMenu(w.recent_menu)
     fill_recent(w, f.prefs.recent_files())
@@ -69,7 +90,7 @@ def _file_menu(w: MainWindow) -> None:
     menu.addAction(_action(w, "action_quit", "&Quit", w.close, key.Quit))
 
 
-def fill_recent(w: MainWindow, items: list[str]) -> None:
+def fill_recent(w: MenuHost, items: list[str]) -> None:
     menu = w.recent_menu
     menu.clear()
     for i, path in enumerate(items):
@@ -88,54 +109,55 @@ def fill_recent(w: MainWindow, items: list[str]) -> None:
     menu.addAction("Clear list").triggered.connect(clear)
 
 
-def _edit_menu(w: MainWindow) -> None:
+def _edit_menu(w: MenuHost) -> None:
     menu = w.menuBar().addMenu("&Edit")
-    undo = w.state.undo_stack.createUndoAction(w, "&Undo")
+    undo = w.state.undo_stack.createUndoAction(_parent(w), "&Undo")
     undo.setObjectName("action_undo")
     undo.setShortcut(QKeySequence.StandardKey.Undo)
-    redo = w.state.undo_stack.createRedoAction(w, "&Redo")
+    redo = w.state.undo_stack.createRedoAction(_parent(w), "&Redo")
     redo.setObjectName("action_redo")
     redo.setShortcut(QKeySequence.StandardKey.Redo)
     menu.addAction(undo)
     menu.addAction(redo)
 
 
-def _view_menu(w: MainWindow) -> None:
+def _view_menu(w: MenuHost) -> None:
     menu = w.menuBar().addMenu("&View")
-    group = QActionGroup(w)
+    group = QActionGroup(_parent(w))
     group.setExclusive(True)
     for unit, text in (("GiB", "Memory in &GiB (2³⁰ bytes)"),
                        ("GB", "Memory in G&B (10⁹ bytes)")):
-        act = QAction(text, w, checkable=True)
+        act = QAction(text, _parent(w), checkable=True)
         act.setObjectName(f"action_units_{unit.lower()}")
         act.setChecked(unit == w.unit)
         act.triggered.connect(lambda _c=False, u=unit: w.set_units(u))
         group.addAction(act)
         menu.addAction(act)
     menu.addSeparator()
-    for i, (key, label) in enumerate(TABS):
-        menu.addAction(_action(w, f"action_tab_{key}", f"{label} chart",
-                               lambda k=key: w.tabs.select(k), f"Ctrl+{i + 1}"))
+    for i, view in enumerate(CHARTS.values()):
+        menu.addAction(_action(w, f"action_tab_{view.key}", f"{view.label} chart",
+                               lambda k=view.key: w.tabs.select(k),
+                               f"Ctrl+{i + 1}" if i < 9 else None))
 
 
-def export_chart_dialog(w: MainWindow) -> bool:
+def export_chart_dialog(w: MenuHost) -> bool:
     key = w.tabs.current_key()
     start = str(Path.home() / f"gpusizer-{key}.png")
-    path, chosen = QFileDialog.getSaveFileName(w, "Export chart", start, CHART_FILTER)
+    path, chosen = QFileDialog.getSaveFileName(_parent(w), "Export chart", start, CHART_FILTER)
     path = _suffixed(path, chosen)
     return w.files.export_chart(w.tabs.current_chart(), path) if path else False
 
 
-def export_report_dialog(w: MainWindow) -> bool:
+def export_report_dialog(w: MenuHost) -> bool:
     start = str(Path.home() / "gpusizer-report.md")
-    path, chosen = QFileDialog.getSaveFileName(w, "Export report", start, REPORT_FILTER)
+    path, chosen = QFileDialog.getSaveFileName(_parent(w), "Export report", start, REPORT_FILTER)
     path = _suffixed(path, chosen)
     return w.files.export_report(path, w.unit) if path else False
 
 
-def show_about(w: MainWindow) -> None:
+def show_about(w: MenuHost) -> None:
     QMessageBox.about(
-        w, "About GPU Sizer",
+        _parent(w), "About GPU Sizer",
         f"<h3>GPU Sizer {__version__}</h3>"
         "<p>How much GPU memory, and how many of which GPU, a model needs to pre-train, "
         "fine-tune (full, LoRA, QLoRA) or serve — and why.</p>"

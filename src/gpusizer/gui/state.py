@@ -18,7 +18,7 @@ from PySide6.QtGui import QUndoStack
 from ..core.errors import ScenarioError
 from ..core.estimate import estimate
 from ..core.result import Estimate
-from ..core.scenario import parse_scenario
+from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
 from .undo import SnapshotCommand
 
@@ -52,17 +52,6 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> None:
             data[part] = child
         data = child
     data[parts[-1]] = value
-
-
-def scenario_dict(scenario: Scenario) -> dict[str, Any]:
-    """The scenario as a JSON-able dict that parses back to the same scenario.
-
-    ``model.preset: null`` is dropped: the parser reads any ``preset`` key as a preset name.
-    """
-    data = scenario.model_dump(mode="json")
-    if data.get("model", {}).get("preset", "") is None:
-        del data["model"]["preset"]
-    return data
 
 
 def _related(a: str, b: str) -> bool:

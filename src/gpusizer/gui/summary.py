@@ -22,9 +22,6 @@ from ..io.units import fmt_bytes
 from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
 from .style import set_role, set_text_color
 
-_KINDS = {"pretraining": "Pre-training", "full_finetune": "Full fine-tune",
-          "lora": "LoRA fine-tune", "qlora": "QLoRA fine-tune", "inference": "Inference"}
-
 
 def verdict(est: Estimate, unit: str) -> str:
     """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom``."""
@@ -42,7 +39,7 @@ def context_line(est: Estimate) -> str:
     dom = est.dominant
     parts = mem.sum_of_parts or 1
     share = 100 * getattr(mem, dom) / parts
-    return (f"{s.model.name} · {_KINDS.get(s.workload.kind, s.workload.kind)} · "
+    return (f"{s.model.name} · {s.workload.info.label} · "
             f"{est.gpus:,} × {est.gpu.name} ({nodes:,} node{'s' if nodes != 1 else ''}) · "
             f"peak in {mem.peak_phase} · dominated by {COMPONENT_LABELS[dom]} ({share:.0f}%)")
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtGui import QUndoCommand
 
-if TYPE_CHECKING:
-    from ..core.specs import Scenario
-    from .state import ScenarioState
+from ..core.specs import Scenario
+
+
+class Restorer(Protocol):
+    """What a command needs of the state (a protocol: the state imports this module)."""
+
+    def restore(self, scenario: Scenario) -> None: ...
 
 _MERGE_ID = 0x5CE  # one id for all field edits; mergeWith compares the field path itself
 
@@ -17,7 +21,7 @@ class SnapshotCommand(QUndoCommand):
     """One change of the scenario. Consecutive edits of one field merge (typing ``4096`` into a
     spin box is one undo step, not four)."""
 
-    def __init__(self, state: ScenarioState, before: Scenario, after: Scenario, key: str,
+    def __init__(self, state: Restorer, before: Scenario, after: Scenario, key: str,
                  merge: bool, label: str = "") -> None:
         super().__init__(label or (f"Change {key}" if key else "Change scenario"))
         self.state, self.before, self.after = state, before, after

@@ -14,13 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..core.result import COMPONENTS
+from ..core.result import COMPONENTS, component_title
 from .units import fmt_bytes, to_unit
-
-_COMPONENT_NAMES = {"weights": "Weights", "gradients": "Gradients",
-                    "optimizer": "Optimizer states", "activations": "Activations",
-                    "kv_cache": "KV cache", "temporary": "Temporary buffers",
-                    "overhead": "Runtime overhead"}
 
 
 def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
@@ -87,7 +82,7 @@ def report_markdown(report: dict[str, Any], unit: str = "GiB") -> str:
              f"Peak during **{report['peak_phase']}**.", "",
              f"| Component | {unit} | Share |", "|---|---:|---:|"]
     for c in COMPONENTS:
-        lines.append(f"| {_COMPONENT_NAMES[c]} | {to_unit(per_gpu[c], unit):,.2f} | "
+        lines.append(f"| {component_title(c)} | {to_unit(per_gpu[c], unit):,.2f} | "
                      f"{100 * per_gpu[c] / parts:.1f}% |")
     lines += [f"| **Peak per GPU** | **{to_unit(per_gpu['total'], unit):,.2f}** | |", "",
               "## Parameters", "",

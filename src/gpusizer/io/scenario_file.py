@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..core.scenario import parse_scenario
+from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
 from .jsonfile import read_json_object
 
@@ -25,14 +25,10 @@ def load_scenario(path: str | Path) -> Scenario:
     return parse_scenario(read_scenario_dict(path))
 
 
-def scenario_to_dict(s: Scenario) -> dict[str, Any]:
-    """The file form: every field written, so the file states all its assumptions."""
-    return s.model_dump(mode="json")
-
-
 def save_scenario(s: Scenario | dict[str, Any], path: str | Path) -> Path:
     """Write atomically (temp file in the same folder, then rename): never a half-written file."""
-    data = scenario_to_dict(s) if isinstance(s, Scenario) else s
+    # The file form: every field written, so the file states all its assumptions.
+    data = scenario_dict(s) if isinstance(s, Scenario) else s
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=p.parent)

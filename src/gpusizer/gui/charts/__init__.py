@@ -1,24 +1,25 @@
-"""Charts of an estimate, one pyqtgraph widget per kind (see base.ChartBase for the API).
+"""Charts of an estimate, one pyqtgraph widget per registered chart (core/views.py).
 
-``CHARTS[kind](parent)`` builds one; ``update_from(scenario, estimate)`` fills it;
-``export_png``/``export_svg``/``data_csv``/``copy_to_clipboard`` take it out of the app.
+``chart_class(key)`` imports the chart's module only when it is first needed; a chart
+instance's ``update_from(scenario, estimate)`` fills it and ``export_png``/``export_svg``/
+``data_csv``/``copy_to_clipboard`` take it out of the app (see base.ChartBase).
 """
 
 from __future__ import annotations
 
-# gpusizer.gui (imported first) works around PySide6 6.12.0's lost references to None/True/
-# False on Python 3.11: without it a few thousand redraws abort the process.
+import importlib
+
+from ...core.views import chart_view
 from .base import ChartBase
-from .compare import CompareChart
-from .memory import MemoryChart
-from .roofline import RooflineChart
-from .sweep import SweepChart
 
-CHARTS: dict[str, type[ChartBase]] = {
-    "memory": MemoryChart,
-    "compare": CompareChart,
-    "roofline": RooflineChart,
-    "sweep": SweepChart,
-}
 
-__all__ = ["CHARTS", "ChartBase", "CompareChart", "MemoryChart", "RooflineChart", "SweepChart"]
+def chart_class(key: str) -> type[ChartBase]:
+    """The widget class of a registered chart (key or alias), imported now."""
+    module, _, name = chart_view(key).renderer.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    if not (isinstance(cls, type) and issubclass(cls, ChartBase)):
+        raise TypeError(f"{chart_view(key).renderer} is not a chart class")
+    return cls
+
+
+__all__ = ["ChartBase", "chart_class"]

@@ -56,6 +56,7 @@ class ChartBase(ExportMixin, QWidget):
 
     title = "Chart"
     grid_x = True  # vertical grid lines (off for bar charts)
+    view: Any = None  # the chart's view settings (core/views.py); None when it has none
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -156,6 +157,16 @@ class ChartBase(ExportMixin, QWidget):
         self.unit = unit
         if self.has_data:
             self._redraw()
+
+    def set_view(self, view: Any) -> None:
+        """New view settings (a frozen object of core/views.py); redrawn if data is shown."""
+        if view == self.view:
+            return
+        self.view = view
+        self._view_changed()
+
+    def _view_changed(self) -> None:
+        """Apply :attr:`view` (charts with settings override this)."""
 
     def update_from(self, scenario: Scenario, estimate: Estimate) -> None:
         """Recompute from a new estimate and redraw."""

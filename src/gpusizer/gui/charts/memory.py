@@ -13,8 +13,9 @@ from typing import Any
 from ...core.result import COMPONENTS, Estimate
 from ...core.specs import Scenario
 from ...io.units import fmt_bytes, to_unit
+from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
-from .palette import COMPONENT_LABELS, LABEL_PX, font
+from .palette import LABEL_PX, font
 from .stack import StackedBars, capacity_line, style_line
 
 KIND_LABELS = {"pretraining": "pre-training", "full_finetune": "full fine-tune", "lora": "LoRA",

@@ -1,9 +1,6 @@
-"""One palette for every chart: a colour per memory component, and the theme around it.
-
-Component colours are mid-tone hues (Tableau 10, Tableau Software's default categorical
-palette) that keep enough contrast on both a white and a near-black background, so the same
-component has the same colour in every chart, in light and dark mode. Sizes are in
-device-independent pixels and points: Qt scales them on high-DPI screens.
+"""The charts' theme around the component colours of gui/colors.py: background, text, series
+colours, pen widths and font sizes. Sizes are in device-independent pixels and points: Qt
+scales them on high-DPI screens.
 """
 
 from __future__ import annotations
@@ -11,24 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtGui import QColor, QFont, QPalette
-
-from ...core.result import COMPONENTS
-
-COMPONENT_COLORS: dict[str, str] = {
-    "weights": "#4e79a7",  # blue
-    "gradients": "#f28e2b",  # orange
-    "optimizer": "#b07aa1",  # purple
-    "activations": "#59a14f",  # green
-    "kv_cache": "#76b7b2",  # teal
-    "temporary": "#edc948",  # yellow
-    "overhead": "#9d9d9d",  # grey: memory outside tensors
-}
-COMPONENT_LABELS: dict[str, str] = {
-    "weights": "weights", "gradients": "gradients", "optimizer": "optimizer states",
-    "activations": "activations", "kv_cache": "KV cache", "temporary": "temporary buffers",
-    "overhead": "runtime overhead",
-}
-assert set(COMPONENT_COLORS) == set(COMPONENTS)  # a new component needs a colour
 
 # Roofline and sweep series (not components).
 PREFILL_COLOR = "#4e79a7"
@@ -68,12 +47,6 @@ def theme_for(palette: QPalette) -> Theme:
     """The light or dark theme matching a widget palette (its window colour's lightness)."""
     window = palette.color(QPalette.ColorRole.Window)
     return DARK if window.lightness() < 128 else LIGHT
-
-
-def component_color(component: str, alpha: int = 255) -> QColor:
-    c = QColor(COMPONENT_COLORS[component])
-    c.setAlpha(alpha)
-    return c
 
 
 def font(pixels: int = FONT_PX, bold: bool = False) -> QFont:

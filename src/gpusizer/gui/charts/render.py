@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
@@ -20,6 +21,7 @@ from ...core.estimate import estimate
 from ...core.result import Estimate
 from ...core.scenario import parse_scenario
 from ...core.specs import Scenario
+from ...core.views import chart_view, view_with
 from ...io.scenario_file import read_scenario_dict
 
 SUFFIXES = (".png", ".svg")
@@ -59,17 +61,19 @@ def check_output(output: str | Path, width: int) -> Path:
 
 
 def render_chart(scenario: Scenario, est: Estimate, kind: str, output: str | Path,
-                 width: int = 1600, unit: str = "GiB") -> Path:
-    """Render one chart of an estimate to PNG (``width`` px) or SVG, by the output suffix,
-    memory in ``unit`` ("GiB" or "GB")."""
-    from . import CHARTS  # after the QApplication exists: pyqtgraph reads it at import
-
-    if kind not in CHARTS:
-        raise ScenarioError("kind", f"must be one of {', '.join(CHARTS)}; got {kind!r}")
+                 width: int = 1600, unit: str = "GiB", view: Any = None) -> Path:
+    """Render one chart (a key of core/views.CHARTS) of an estimate to PNG (``width`` px) or
+    SVG, by the output suffix, memory in ``unit`` ("GiB" or "GB"), with the chart's ``view``
+    settings (None: its defaults)."""
+    chart_view(kind)  # refuse an unknown chart before any work
     out = check_output(output, width)
     ensure_app()
-    chart = CHARTS[kind]()
+    from . import chart_class
+
+    chart = chart_class(kind)()
     try:
+        if view is not None:
+            chart.set_view(view)
         chart.set_units(unit)
         chart.update_from(scenario, est)
         if out.suffix.lower() == ".svg":
@@ -89,8 +93,11 @@ def render_chart(scenario: Scenario, est: Estimate, kind: str, output: str | Pat
     return out
 
 
-def render_chart_file(file: str | Path, kind: str, output: str | Path, width: int = 1600) -> Path:
-    """``gpusizer-cli chart FILE --kind K --output OUT.png|.svg [--width PX]``."""
+def render_chart_file(file: str | Path, kind: str, output: str | Path, width: int = 1600,
+                      **settings: Any) -> Path:
+    """``gpusizer-cli chart FILE --kind K --output OUT.png|.svg [--width PX] [--axis A]``:
+    ``settings`` set fields of the chart's view (core/views.view_with)."""
     check_output(output, width)  # refuse a bad output before any work
+    view = view_with(chart_view(kind), **settings)
     scenario = parse_scenario(read_scenario_dict(file))
-    return render_chart(scenario, estimate(scenario), kind, output, width)
+    return render_chart(scenario, estimate(scenario), kind, output, width, view=view)

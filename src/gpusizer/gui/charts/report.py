@@ -1,8 +1,9 @@
-"""A report of one scenario: Markdown and HTML side by side, the charts as PNG files beside them.
+"""A report folder of one scenario (``gpusizer-cli report``): Markdown and HTML side by side,
+every registered chart (core/views.py) as a PNG beside them.
 
-The folder gets ``report.md``, ``report.html``, ``memory.png``, ``compare.png``,
-``roofline.png``, ``sweep.png`` and ``scenario.gpusizer.json`` (the scenario with every default
-filled in, so the report can be reproduced).
+The folder gets ``report.md``, ``report.html``, one ``KEY.png`` per chart and
+``scenario.gpusizer.json`` (the scenario with every default filled in, so the report can be
+reproduced). Each file is written atomically.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from pathlib import Path
 
 from ... import __version__
 from ...core.result import COMPONENTS, Estimate
+from ...core.scenario import scenario_dict
 from ...core.specs import Scenario
+from ...core.views import CHARTS
+from ...io.export import write_text_atomic
 from ...io.units import fmt_bytes
-from .palette import COMPONENT_LABELS
+from ..colors import COMPONENT_LABELS
 from .render import render_chart
 
-CHART_FILES = {"memory": "Memory per GPU", "compare": "Training vs inference",
-               "roofline": "Roofline", "sweep": "Memory vs sequence length"}
 REPORT_WIDTH = 1600  # px of each chart PNG
 
 
@@ -28,8 +30,8 @@ def _facts(s: Scenario, est: Estimate, unit: str) -> list[tuple[str, str]]:
     room = est.headroom_bytes
     return [
         ("Model", f"{s.model.name} ({est.parameters_total / 1e9:,.2f} B parameters)"),
-        ("Workload", s.workload.kind.replace("_", " ")),
-        ("Framework", s.framework),
+        ("Workload", s.workload.info.label),
+        ("Framework", s.profile.label),
         ("GPU", f"{gpu.name}, {fmt_bytes(est.capacity_bytes, unit)} usable"),
         ("Layout", f"TP {p.tensor} x PP {p.pipeline} x DP {p.data} x CP {p.context} "
                    f"= {est.gpus} GPUs, ZeRO {p.zero_stage}"),
@@ -56,8 +58,8 @@ def _markdown(title: str, facts: list[tuple[str, str]], comps: list[tuple[str, s
     out += ["", "## Memory per GPU by component", "", "| component | memory | alive at peak |",
             "|---|---:|---|"]
     out += [f"| {a} | {b} | {c} |" for a, b, c in comps]
-    for name, caption in CHART_FILES.items():
-        out += ["", f"## {caption}", "", f"![{caption}]({name}.png)"]
+    for view in CHARTS.values():
+        out += ["", f"## {view.caption}", "", f"![{view.caption}]({view.file_name})"]
     out += ["", "## Assumptions", ""] + [f"- {a}" for a in est.assumptions]
     if est.notes:
         out += ["", "## Notes", ""] + [f"- {n}" for n in est.notes]
@@ -71,8 +73,8 @@ def _html(title: str, facts: list[tuple[str, str]], comps: list[tuple[str, str, 
     rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in facts)
     crow = "".join(f"<tr><td>{e(a)}</td><td style='text-align:right'>{e(b)}</td>"
                    f"<td>{e(c)}</td></tr>" for a, b, c in comps)
-    charts = "".join(f"<h2>{e(c)}</h2><img src='{n}.png' alt='{e(c)}' style='max-width:100%'>"
-                     for n, c in CHART_FILES.items())
+    charts = "".join(f"<h2>{e(v.caption)}</h2><img src='{e(v.file_name)}' alt='{e(v.caption)}'"
+                     " style='max-width:100%'>" for v in CHARTS.values())
     assumptions = "".join(f"<li>{e(a)}</li>" for a in (*est.assumptions, *est.notes))
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>"
             "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
@@ -89,14 +91,12 @@ def write_report(scenario: Scenario, estimate: Estimate, folder: str | Path,
     """Write the report into ``folder`` (created if needed); returns the Markdown file."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    for kind in CHART_FILES:
-        render_chart(scenario, estimate, kind, out / f"{kind}.png", REPORT_WIDTH, unit)
-    title = scenario.name or f"{scenario.model.name}, {scenario.workload.kind.replace('_', ' ')}"
-    scenario_json = json.dumps(scenario.model_dump(mode="json"), indent=2)
-    (out / "scenario.gpusizer.json").write_text(scenario_json + "\n", encoding="utf-8")
+    for view in CHARTS.values():
+        render_chart(scenario, estimate, view.key, out / view.file_name, REPORT_WIDTH, unit)
+    title = scenario.name or f"{scenario.model.name}, {scenario.workload.info.label}"
+    scenario_json = json.dumps(scenario_dict(scenario), indent=2)
+    write_text_atomic(out / "scenario.gpusizer.json", scenario_json + "\n")
     facts, comps = _facts(scenario, estimate, unit), _components(estimate, unit)
-    (out / "report.html").write_text(_html(title, facts, comps, estimate, scenario_json),
-                                     encoding="utf-8")
-    md = out / "report.md"
-    md.write_text(_markdown(title, facts, comps, estimate, scenario_json), encoding="utf-8")
-    return md
+    write_text_atomic(out / "report.html", _html(title, facts, comps, estimate, scenario_json))
+    return write_text_atomic(out / "report.md",
+                             _markdown(title, facts, comps, estimate, scenario_json))

@@ -16,6 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
+from ...core.compute import roofline_points
 from ...core.result import Estimate
 from ...core.specs import Scenario
 from .base import ChartBase
@@ -25,15 +26,6 @@ PHASES = ("prefill", "decode")
 PHASE_COLORS = {"prefill": PREFILL_COLOR, "decode": DECODE_COLOR}
 SYMBOLS = {"prefill": "o", "decode": "t"}
 CLUSTER = 0.25  # decades (~30 px here): operations closer than this share one label
-
-
-def load_points(scenario: Scenario) -> dict[str, Any] | None:
-    """core.roofline.roofline_points, or None while that module is missing or incomplete."""
-    try:
-        from ...core.roofline import roofline_points
-    except ImportError:
-        return None
-    return roofline_points(scenario)
 
 
 def decade_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
@@ -108,7 +100,7 @@ class RooflineChart(ChartBase):
         self.set_axis_label("left", "attainable TFLOP/s")
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
-        self.data = load_points(scenario)
+        self.data = roofline_points(scenario)
         self.model_name = scenario.model.name
         self.gpu_name = estimate.gpu.name
         w = scenario.workload

@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
 from ...core.result import COMPONENTS
-from .palette import COMPONENT_LABELS, Theme, component_color
+from ..colors import COMPONENT_LABELS, component_qcolor
+from .palette import Theme
 
 
 class StackedBars:
@@ -40,7 +41,7 @@ class StackedBars:
     def restyle(self, theme: Theme) -> None:
         for c, item in self.items.items():
             # A background-coloured outline separates the segments of a stack.
-            item.setOpts(brush=pg.mkBrush(component_color(c)),
+            item.setOpts(brush=pg.mkBrush(component_qcolor(c)),
                          pen=pg.mkPen(theme.background, width=1))
 
     def used_components(self) -> list[str]:

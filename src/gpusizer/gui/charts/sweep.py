@@ -1,4 +1,7 @@
-"""Sweeps: per-GPU memory against sequence length, batch size or GPU count (a selector).
+"""Sweeps: per-GPU memory against sequence length, batch size or GPU count.
+
+The axis is the chart's view setting (``core.views.SweepView``); the selector above the plot
+edits it, as ``gpusizer-cli chart --kind sweep --axis`` does.
 
 The peak is the thick curve, components thin curves in their palette colours; the capacity is a
 dashed line, the area where the peak exceeds it is shaded, and the boundary is marked with the
@@ -9,6 +12,7 @@ core/sweep.py; this module only chooses the axis values and draws.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -17,17 +21,12 @@ from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core.result import COMPONENTS, Estimate
 from ...core.specs import Scenario
-from ...core.sweep import SweepResult, sweep
+from ...core.sweep import SweepResult, current_value, sweep
+from ...core.views import SWEEP_AXES, SweepView
 from ...io.units import fmt_bytes, to_unit
+from ..colors import COMPONENT_LABELS, component_qcolor
 from .base import ChartBase, display_unit
-from .palette import (
-    COMPONENT_LABELS,
-    LABEL_PX,
-    LINE_PEN_WIDTH,
-    TOTAL_PEN_WIDTH,
-    component_color,
-    font,
-)
+from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font
 from .stack import capacity_line, style_line
 
 AXIS_NAMES = {"sequence_length": "sequence length", "batch_size": "batch size",
@@ -71,31 +70,27 @@ def log2_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
     return [(math.log10(2**k), _count(2**k)) for k in range(first, last + 1, step)]
 
 
-def current_value(scenario: Scenario, axis: str) -> int:
-    w = scenario.workload
-    if axis == "sequence_length":
-        return w.sequence_length if w.is_training else w.prompt_tokens
-    if axis == "batch_size":
-        return w.micro_batch_size if w.is_training else w.batch_size
-    return scenario.parallelism.data
-
-
 class SweepChart(ChartBase):
     """Memory per GPU against one knob, with the capacity and the out-of-memory boundary."""
 
     title = "Sweeps"
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        self.axis = "sequence_length"
+        self.view = SweepView()
         self.result: SweepResult | None = None
         self.scenario: Scenario | None = None
         super().__init__(parent)
         self.selector = QComboBox(self)
-        for key, name in AXIS_NAMES.items():
-            self.selector.addItem(f"memory vs {name}", key)
+        self.selector.setObjectName("combo_sweep_axis")
+        for key in SWEEP_AXES:
+            self.selector.addItem(f"memory vs {AXIS_NAMES[key]}", key)
         self.selector.currentIndexChanged.connect(
             lambda i: self.set_axis(self.selector.itemData(i)))
         self._layout.insertWidget(0, self.selector)
+
+    @property
+    def axis(self) -> str:
+        return str(self.view.axis)
 
     def _build(self) -> None:
         self.curves = {c: self.plot.plot([], [], connect="finite") for c in COMPONENTS}
@@ -119,12 +114,15 @@ class SweepChart(ChartBase):
     # --- data ---------------------------------------------------------------------------------
     def set_axis(self, axis: str) -> None:
         """Sweep ``sequence_length``, ``batch_size`` or ``gpus`` (recomputes the sweep)."""
-        if axis not in AXIS_NAMES or (axis == self.axis and self.result is not None):
-            return
-        self.axis = axis
-        idx = self.selector.findData(axis)
+        if axis in SWEEP_AXES:
+            self.set_view(replace(self.view, axis=axis))
+
+    def _view_changed(self) -> None:
+        idx = self.selector.findData(self.axis)
         if idx != self.selector.currentIndex():
-            self.selector.setCurrentIndex(idx)  # re-enters here, returns at the check above
+            blocked = self.selector.blockSignals(True)
+            self.selector.setCurrentIndex(idx)
+            self.selector.blockSignals(blocked)
         if self.scenario is not None:
             self._compute()
             self._redraw()
@@ -249,7 +247,7 @@ class SweepChart(ChartBase):
     def _restyle_items(self) -> None:
         t = self.theme
         for c, curve in self.curves.items():
-            curve.setPen(pg.mkPen(component_color(c), width=LINE_PEN_WIDTH))
+            curve.setPen(pg.mkPen(component_qcolor(c), width=LINE_PEN_WIDTH))
         self.total_curve.setPen(pg.mkPen(t.foreground, width=TOTAL_PEN_WIDTH))
         self.over_curve.setFillBrush(pg.mkBrush(t.qcolor("bad", 60)))
         style_line(self.capacity_line, t, font=font(LABEL_PX))

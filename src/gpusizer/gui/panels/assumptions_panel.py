@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..widgets import float_spin, int_spin
 from .base import Panel
@@ -56,7 +57,8 @@ class AssumptionsPanel(Panel):
         self.refresh()
 
     def refresh(self) -> None:
-        training = self.state.value("workload.kind") != "inference"
+        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        training = kind is not None and kind.is_training
         self.form.show("compute.mfu", training)
         for key in ("compute.flops_efficiency", "compute.bandwidth_efficiency",
                     "compute.interconnect_efficiency"):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QStandardItemModel
-from PySide6.QtWidgets import QCheckBox, QLabel
+from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
+from ...core.frameworks import FRAMEWORKS
+from ...core.workloads import WORKLOAD_KINDS, WorkloadKind
 from ..binding import Binder
 from ..state import get_path
 from ..style import set_role
@@ -24,10 +25,6 @@ _ZERO = (("0 — none", 0), ("1 — optimizer states", 1), ("2 — + gradients",
 _RECOMPUTE = (("None", "none"), ("Selective (attention)", "selective"),
               ("Full (layer inputs only)", "full"))
 _ATTENTION = (("Flash (fused)", "flash"), ("Eager (scores stored)", "eager"))
-FRAMEWORKS = (("Hugging Face transformers", "huggingface"), ("Megatron-LM", "megatron"),
-              ("DeepSpeed", "deepspeed"), ("PyTorch FSDP", "fsdp"), ("vLLM", "vllm"),
-              ("llama.cpp", "llama.cpp"))
-_SERVING_ONLY = ("vllm", "llama.cpp")
 _TRAINING_ONLY = ("parallelism.virtual_stages", "parallelism.zero_stage",
                   "parallelism.sequence_parallel", "parallelism.recompute",
                   "parallelism.offload_optimizer")
@@ -57,14 +54,15 @@ class ParallelismPanel(Panel):
               name="check_offload_optimizer")
         f.add("", QCheckBox("Offload weights to CPU"), "parallelism.offload_parameters",
               name="check_offload_parameters")
-        self.framework: ComboBox = combo(FRAMEWORKS)
+        self.framework: ComboBox = combo((p.label, p.id) for p in FRAMEWORKS.values())
         f.add("Framework", self.framework, "framework", name="combo_framework")
         self.state.changed.connect(self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
         v = self.state.value
-        training = v("workload.kind") != "inference"
+        kind = WORKLOAD_KINDS.get(str(v("workload.kind")))
+        training = kind is not None and kind.is_training
         for key in _TRAINING_ONLY:
             self.form.show(key, training)
         # A field stays enabled while it holds a value that needs fixing.
@@ -77,12 +75,19 @@ class ParallelismPanel(Panel):
                          or bool(v("parallelism.sequence_parallel")))
         self.form.enable("parallelism.expert", get_path(v("model"), "moe") is not None
                          or above_one("parallelism.expert"))
-        model = self.framework.model()
-        if isinstance(model, QStandardItemModel):
-            for row, (_label, fw) in enumerate(FRAMEWORKS):
-                model.item(row).setEnabled(not (training and fw in _SERVING_ONLY))
+        self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data",
                                                             "context")]
         tp, pp, dp, cp = degrees
         self.total.setText(f"<b>{tp * pp * dp * cp:,}</b>  (TP {tp} × PP {pp} × DP {dp}"
                            f" × CP {cp})")
+
+    def _list_frameworks(self, kind: WorkloadKind | None) -> None:
+        """Only the frameworks that run this kind of work are listed (the one set stays listed
+        while it does not fit, so that the error beside it names what to change)."""
+        view = self.framework.view()
+        current = str(self.state.value("framework"))
+        for row, profile in enumerate(FRAMEWORKS.values()):
+            fits = kind is None or profile.fits(kind)
+            if isinstance(view, QListView):
+                view.setRowHidden(row, not fits and profile.id != current)

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLabel
 
 from ...core.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ...core.specs import OPTIMIZERS
+from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..style import set_role
 from ..widgets import combo
@@ -40,7 +41,7 @@ class PrecisionPanel(Panel):
         f.add("Weights", combo(_dtype_items(DTYPES)), "precision.weights",
               name="combo_precision_weights")
         self.qlora_note = QLabel("QLoRA stores the frozen weights in NF4 unless a quantised "
-                                 "format is chosen here.")
+                                 "format is chosen here.")  # the kind's base_dtype
         set_role(self.qlora_note, "hint")
         self.qlora_note.setWordWrap(True)
         f.add_widget(self.qlora_note, "qlora_note")
@@ -65,13 +66,13 @@ class PrecisionPanel(Panel):
         self.refresh()
 
     def refresh(self) -> None:
-        kind = self.state.value("workload.kind")
-        training = kind != "inference"
-        lora = kind in ("lora", "qlora")
+        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        training = kind is not None and kind.is_training
+        lora = kind is not None and kind.is_adapter
         for key in ("precision.gradients", "precision.optimizer", "precision.optimizer_states"):
             self.form.show(key, training)
         # LoRA trains adapters only: there is no master copy of the frozen weights.
         self.form.show("precision.master_weights", training and not lora)
         self.form.show("precision.adapters", lora)
-        self.form.show("qlora_note", kind == "qlora")
+        self.form.show("qlora_note", kind is not None and kind.quantised_base)
         self.form.show("precision.kv_cache", not training)

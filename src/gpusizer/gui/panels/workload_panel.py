@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ...core.frameworks import FRAMEWORKS, frameworks_for
 from ...core.specs import LORA_TARGETS
+from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..widgets import MultiCheck, combo, float_spin, int_spin
 from .base import Panel
 
-KINDS = (("Pre-training", "pretraining"), ("Full fine-tune", "full_finetune"),
-         ("LoRA fine-tune", "lora"), ("QLoRA fine-tune", "qlora"), ("Inference", "inference"))
 _TRAINING = ("workload.sequence_length", "workload.micro_batch_size",
              "workload.global_batch_size", "workload.training_tokens")
 _LORA = ("workload.lora_rank", "workload.lora_targets")
@@ -24,7 +26,8 @@ class WorkloadPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
-        f.add("Kind", combo(KINDS), "workload.kind", name="combo_workload_kind")
+        f.add("Kind", combo((k.label, k.id) for k in WORKLOAD_KINDS.values()), "workload.kind",
+              name="combo_workload_kind", extra=self._framework_for)
         f.add("Sequence length", int_spin(1, _MAX_TOKENS, 512, " tokens"),
               "workload.sequence_length", name="spin_sequence_length")
         f.add("Micro-batch", int_spin(1, 100_000), "workload.micro_batch_size",
@@ -48,12 +51,22 @@ class WorkloadPanel(Panel):
         self.state.changed.connect(self.refresh)
         self.refresh()
 
+    def _framework_for(self, kind_id: Any) -> dict[str, Any]:
+        """A kind the current framework cannot run switches to the kind's default framework in
+        the same edit (serving with vLLM -> full fine-tune trains with transformers)."""
+        kind = WORKLOAD_KINDS.get(str(kind_id))
+        current = FRAMEWORKS.get(str(self.state.value("framework")))
+        if kind is None or (current is not None and current.fits(kind)):
+            return {}
+        fitting = frameworks_for(kind)
+        return {"framework": fitting[0].id} if fitting else {}
+
     def refresh(self) -> None:
-        kind = self.state.value("workload.kind")
-        training = kind != "inference"
+        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        training = kind is not None and kind.is_training
         for key in _TRAINING:
             self.form.show(key, training)
         for key in _LORA:
-            self.form.show(key, kind in ("lora", "qlora"))
+            self.form.show(key, kind is not None and kind.is_adapter)
         for key in _INFERENCE:
             self.form.show(key, not training)

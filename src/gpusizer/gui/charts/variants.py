@@ -1,6 +1,6 @@
 """Training vs inference: the same model pre-trained, fine-tuned and served, side by side.
 
-Each bar is the whole job's peak as if it sat on one GPU (core/compare.py), stacked by the
+Each bar is the whole job's peak as if it sat on one GPU (core/variants.py), stacked by the
 components alive at the peak, labelled with how many of the chosen GPUs it needs; dashed lines
 mark one GPU and one node of them. The subtitle carries the seed articles' arithmetic (model
 states at 16 B/param, checkpoint weights at FP16 / FP8 / INT4).
@@ -12,18 +12,19 @@ from typing import Any
 
 import pyqtgraph as pg
 
-from ...core.compare import Comparison, compare
 from ...core.result import COMPONENTS, Estimate
 from ...core.specs import Scenario
+from ...core.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
+from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
-from .palette import COMPONENT_LABELS, LABEL_PX, font
+from .palette import LABEL_PX, font
 from .stack import StackedBars, capacity_line, style_line
 
-# Two-line tick labels keep seven bars legible at the export width.
-TICKS = {"pretraining": "Pre-training", "full_finetune": "Full\nfine-tune", "lora": "LoRA",
-         "qlora": "QLoRA", "inference_fp16": "Inference\nFP16", "inference_fp8": "Inference\nFP8",
-         "inference_int4": "Inference\nINT4"}
+
+def tick_label(label: str) -> str:
+    """Two-line tick labels keep seven bars legible at the export width ("Full\nfine-tune")."""
+    return label.replace(" ", "\n", 1)
 
 
 def _short(n_bytes: float, unit: str) -> str:
@@ -39,14 +40,14 @@ def _numbers(values: list[int], unit: str) -> str:
     return " / ".join(f"{v / size:,.{digits}f}" for v in values) + f" {big}"
 
 
-class CompareChart(ChartBase):
+class VariantsChart(ChartBase):
     """Pre-training, full fine-tune, LoRA, QLoRA and inference FP16/FP8/INT4 of one model."""
 
     title = "Training vs inference"
     grid_x = False
 
     def _build(self) -> None:
-        self.cmp: Comparison | None = None
+        self.cmp: Variants | None = None
         self.stack = StackedBars(self.plot, width=0.62)
         # Short labels at the left end; the full story is in the legend (the right of the plot
         # is where the small inference bars carry their own labels).
@@ -55,11 +56,11 @@ class CompareChart(ChartBase):
         self.gpu_sample = pg.PlotDataItem()  # legend samples of the two lines
         self.node_sample = pg.PlotDataItem()
         self.plot.getAxis("bottom").setHeight(52)  # two-line tick labels
-        self.bar_labels = [self.text_item((0.5, 1), pixels=13) for _ in range(8)]
+        self.bar_labels: list[pg.TextItem] = []  # one per bar, made as bars appear
         self.plot.setMouseEnabled(x=False, y=False)
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
-        self.cmp = compare(scenario)
+        self.cmp = variants(scenario)
 
     def _redraw(self) -> None:
         cmp = self.cmp
@@ -67,7 +68,7 @@ class CompareChart(ChartBase):
         top_bytes = max(max(b.total for b in cmp.bars), cmp.capacity_bytes)
         unit, scale = display_unit(self.unit, top_bytes)
         self.stack.set_bars([b.at_peak for b in cmp.bars], scale)
-        self.plot.getAxis("bottom").setTicks([[(i, TICKS.get(b.key, b.label))
+        self.plot.getAxis("bottom").setTicks([[(i, tick_label(b.label))
                                                for i, b in enumerate(cmp.bars)]])
         self.gpu_line.setValue(cmp.capacity_bytes / scale)
         self.gpu_line.label.setFormat("1 GPU")
@@ -121,6 +122,8 @@ class CompareChart(ChartBase):
         if cmp is None:
             return
         t = self.theme
+        while len(self.bar_labels) < len(cmp.bars):
+            self.bar_labels.append(self.text_item((0.5, 1), pixels=13))
         for i, label in enumerate(self.bar_labels):
             label.setVisible(i < len(cmp.bars))
             if i >= len(cmp.bars):

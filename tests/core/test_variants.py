@@ -1,4 +1,4 @@
-"""Training vs inference data (core/compare.py) against the seed articles' Llama 3.1 405B story."""
+"""Training vs inference data (core/variants.py) against the seed articles' Llama 3.1 405B story."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from gpusizer.core.compare import VARIANTS, compare, variant_scenario
 from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.variants import variant_list, variant_scenario, variants
 
 GB, TB = 1e9, 1e12
 
@@ -15,7 +15,7 @@ GB, TB = 1e9, 1e12
 @pytest.fixture(scope="module")
 def llama405():
     # A cluster scenario on purpose: the comparison must reset it to one GPU.
-    return compare({"model": {"preset": "llama-3.1-405b"},
+    return variants({"model": {"preset": "llama-3.1-405b"},
                     "workload": {"kind": "lora", "global_batch_size": 64},
                     "parallelism": {"tensor": 8, "data": 8, "zero_stage": 3}})
 
@@ -25,7 +25,7 @@ def _bar(cmp, key):
 
 
 def test_all_variants_in_order(llama405):
-    assert [b.key for b in llama405.bars] == [v[0] for v in VARIANTS]
+    assert [b.key for b in llama405.bars] == [v[0] for v in variant_list()]
     assert llama405.gpu_name == "H100 SXM 80GB"
     assert llama405.gpus_per_node == 8
 

@@ -1,7 +1,8 @@
-"""Training vs inference for one model: the same weights, very different memory.
+"""Variants: training vs inference for one model, the same weights, very different memory.
 
-For the scenario's model, each variant (pre-training, full fine-tune, LoRA, QLoRA, inference at
-FP16, FP8 and INT4) is estimated as if the whole job sat on one GPU of unlimited size: the
+For the scenario's model, each variant (every workload kind at the weight dtypes its registry
+entry names, core/workloads.py: pre-training, full fine-tune, LoRA, QLoRA, inference at FP16,
+FP8 and INT4) is estimated as if the whole job sat on one GPU of unlimited size: the
 parallelism is reset to a single GPU, precisions are the recipe's defaults, and the workload
 sizes (sequence length, micro-batch, LoRA rank, prompt and generated tokens) are the user's.
 The bar of a variant is its peak in bytes; the GPUs it needs is ``ceil(peak / capacity)``, a
@@ -20,25 +21,28 @@ from dataclasses import dataclass
 from .dtypes import nbytes
 from .errors import ScenarioError
 from .estimate import estimate
+from .frameworks import frameworks_for
 from .result import COMPONENTS, Estimate
 from .scenario import parse_scenario
 from .specs import ParallelismSpec, PrecisionSpec, Scenario
+from .workloads import WORKLOAD_KINDS
 
-# (key, label, workload kind, weight dtype); the order is the chart's, left to right.
-VARIANTS: tuple[tuple[str, str, str, str], ...] = (
-    ("pretraining", "Pre-training", "pretraining", "bf16"),
-    ("full_finetune", "Full fine-tune", "full_finetune", "bf16"),
-    ("lora", "LoRA", "lora", "bf16"),
-    ("qlora", "QLoRA", "qlora", "nf4"),
-    ("inference_fp16", "Inference FP16", "inference", "fp16"),
-    ("inference_fp8", "Inference FP8", "inference", "fp8"),
-    ("inference_int4", "Inference INT4", "inference", "int4"),
-)
-_TRAINING_FRAMEWORKS = ("huggingface", "megatron", "deepspeed", "fsdp")
+
+def variant_list() -> list[tuple[str, str, str, str]]:
+    """(key, label, workload kind, weight dtype) of every variant, left to right: each kind of
+    the registry at each of its ``variant_weights``."""
+    out = []
+    for kind in WORKLOAD_KINDS.values():
+        many = len(kind.variant_weights) > 1
+        for w in kind.variant_weights:
+            out.append((f"{kind.id}_{w}" if many else kind.id,
+                        f"{kind.short_label} {w.upper()}" if many else kind.short_label,
+                        kind.id, w))
+    return out
 
 
 @dataclass(frozen=True)
-class CompareBar:
+class VariantBar:
     """One variant, whole job on one GPU. Byte figures are integers in bytes."""
 
     key: str
@@ -55,7 +59,7 @@ class CompareBar:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Variants:
     """All variants of one model against the chosen GPU."""
 
     model_name: str
@@ -64,7 +68,7 @@ class Comparison:
     capacity_bytes: int  # usable bytes of one GPU
     memory_as_sold_gb: float  # the datasheet figure of one GPU (80 for an H100)
     gpus_per_node: int
-    bars: tuple[CompareBar, ...]
+    bars: tuple[VariantBar, ...]
 
     @property
     def node_capacity_bytes(self) -> int:
@@ -75,8 +79,9 @@ class Comparison:
 def variant_scenario(base: Scenario, kind: str, weights: str) -> Scenario:
     """The base scenario as one variant: one GPU, default precisions with ``weights``."""
     framework = base.framework
-    if kind != "inference" and framework not in _TRAINING_FRAMEWORKS:
-        framework = "huggingface"  # vLLM / llama.cpp only serve; train the HF way
+    info = WORKLOAD_KINDS[kind]
+    if not base.profile.fits(info):  # vLLM / llama.cpp only serve: train the default way
+        framework = frameworks_for(info)[0].id
     par = ParallelismSpec(recompute=base.parallelism.recompute,
                           attention=base.parallelism.attention)
     # Reset global_batch_size: with one GPU it would mean gradient accumulation the user
@@ -88,13 +93,13 @@ def variant_scenario(base: Scenario, kind: str, weights: str) -> Scenario:
     })
 
 
-def _bar(key: str, label: str, est: Estimate) -> CompareBar:
+def _bar(key: str, label: str, est: Estimate) -> VariantBar:
     mem = est.memory
     parts = {c: int(getattr(mem, c)) for c in COMPONENTS}
     at_peak = {c: parts[c] for c in COMPONENTS if c in mem.alive_at_peak}
     s = est.scenario
     nominal = est.parameters_total * nbytes(s.precision.weights)
-    return CompareBar(
+    return VariantBar(
         key=key, label=label, kind=s.workload.kind, weights_dtype=s.precision.weights,
         parts=parts, at_peak=at_peak, total=int(mem.total),
         model_states=parts["weights"] + parts["gradients"] + parts["optimizer"],
@@ -104,11 +109,11 @@ def _bar(key: str, label: str, est: Estimate) -> CompareBar:
     )
 
 
-def compare(scenario: Scenario | dict) -> Comparison:
+def variants(scenario: Scenario | dict) -> Variants:
     """Estimate every variant of the scenario's model (see the module docstring)."""
     base = parse_scenario(scenario)
     bars, ests = [], []
-    for key, label, kind, weights in VARIANTS:
+    for key, label, kind, weights in variant_list():
         try:
             est = estimate(variant_scenario(base, kind, weights))
         except ScenarioError:
@@ -118,7 +123,7 @@ def compare(scenario: Scenario | dict) -> Comparison:
     if not ests:
         raise ScenarioError("model", "no training or inference variant can be estimated")
     one = ests[0]
-    return Comparison(
+    return Variants(
         model_name=base.model.name, parameters=one.parameters_total, gpu_name=one.gpu.name,
         capacity_bytes=one.capacity_bytes, memory_as_sold_gb=one.gpu.memory_gb_as_sold,
         gpus_per_node=base.hardware.gpus_per_node, bars=tuple(bars),

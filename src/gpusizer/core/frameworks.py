@@ -1,0 +1,149 @@
+"""Framework profiles: how a real implementation lays out memory, as one registry.
+
+A training framework (transformers + PyTorch, Megatron-LM, DeepSpeed, FSDP) or a serving
+engine (vLLM, llama.cpp) is one :class:`FrameworkProfile` entry. The estimator reads the
+profile's properties, never the framework's id, so adding one is one :func:`register` call plus
+whatever code its own rules need.
+
+Sources of the defaults (per entry below):
+- Runtime overhead (CUDA context, workspaces, NCCL buffers, allocator slack): PyTorch docs
+  "CUDA semantics: memory management"; cuBLAS ``CUBLAS_WORKSPACE_CONFIG`` (32 MiB per stream on
+  Hopper); NCCL docs ``NCCL_BUFFSIZE`` (4 MiB per channel and peer); vLLM docs "Conserving
+  memory" (CUDA graphs, sampler). Typical figures, each overridable in the scenario's
+  ``overhead`` block (core/overhead.py).
+- Activation layouts: core/activations.py (transformers' saved tensors, measured; Megatron-LM
+  after Korthikanti et al. 2022, arXiv 2205.05198).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .workloads import WorkloadKind
+
+MiB = 2**20
+
+
+@dataclass(frozen=True)
+class OverheadDefaults:
+    """Memory outside tensors, bytes (fraction: of the tensor peak)."""
+
+    cuda_context_bytes: int
+    workspace_bytes: int
+    allocator_fraction: float
+    distributed_workspace_bytes: int  # added when more than one GPU communicates
+
+
+@dataclass(frozen=True)
+class FrameworkProfile:
+    """One framework's memory rules. Training fields apply to training kinds, serving fields
+    to inference; each flag's docstring-comment names the mechanism it stands for."""
+
+    id: str
+    label: str
+    trains: bool
+    serves: bool
+    overhead: OverheadDefaults
+    # -- training ---------------------------------------------------------------------------
+    # Saved tensors and loss: "huggingface" (transformers' modules, fp32 log-softmax of the
+    # logits) or "megatron" (Korthikanti accounting, vocabulary-parallel fused cross entropy).
+    activation_layout: Literal["huggingface", "megatron"] = "huggingface"
+    # fp32 weights under torch.autocast: every matmul keeps its 16-bit weight copy.
+    autocast_copies: bool = False
+    # Gradient dtype of fully trained weights: the parameter's ("parameter", PyTorch .grad),
+    # the scenario's ``precision.gradients`` ("scenario"), or Megatron's fp32 ``main_grad``
+    # buffer whenever fp32 master weights are kept ("main_grad").
+    gradients: Literal["parameter", "scenario", "main_grad"] = "parameter"
+    step_counters: bool = False  # torch.optim keeps a 4-byte ``step`` per parameter tensor
+    ddp_buckets: bool = False  # DDP gradient buckets beside .grad (ZeRO 0, DP > 1)
+    foreach_scratch: bool = False  # the foreach optimizer step copies the parameters once
+    persistent_gradients: bool = False  # the gradient buffer lives through the whole step
+    # The layout search prefers TP/PP to ZeRO-2/3 (Megatron has only the distributed
+    # optimizer, i.e. ZeRO-1).
+    prefers_model_parallel: bool = False
+    quantised_base_zero3: bool = True  # can train a quantised base under ZeRO-3
+    # -- serving ----------------------------------------------------------------------------
+    prefill_chunk_tokens: int | None = None  # tokens per prefill pass; None = whole prompt
+    prefill_chunk_per_sequence: bool = False  # the chunk is per sequence, not per batch
+    kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
+    eager_scores: bool = False  # eager attention materialises the scores when serving
+    mla_latent_decode: bool = True  # MLA decodes in the compressed latent (weight absorption)
+    sources: tuple[str, ...] = ()
+
+    def fits(self, kind: WorkloadKind) -> bool:
+        """Whether this framework runs that kind of work."""
+        return self.trains if kind.is_training else self.serves
+
+
+FRAMEWORKS: dict[str, FrameworkProfile] = {}
+
+
+def register(profile: FrameworkProfile) -> FrameworkProfile:
+    """Add (or replace) a profile; the registry's order is the order users see."""
+    FRAMEWORKS[profile.id] = profile
+    return profile
+
+
+def unregister(profile_id: str) -> None:
+    """Remove a profile (tests that register a dummy one clean up with this)."""
+    FRAMEWORKS.pop(profile_id, None)
+
+
+def framework(profile_id: str) -> FrameworkProfile:
+    """The profile with this id; KeyError naming the allowed ids."""
+    try:
+        return FRAMEWORKS[profile_id]
+    except KeyError:
+        raise KeyError(f"unknown framework {profile_id!r}; allowed: "
+                       f"{', '.join(FRAMEWORKS)}") from None
+
+
+def frameworks_for(kind: WorkloadKind) -> list[FrameworkProfile]:
+    """The profiles that run this kind of work, in registry order (the first is the default)."""
+    return [p for p in FRAMEWORKS.values() if p.fits(kind)]
+
+
+for _p in (
+    FrameworkProfile(
+        "huggingface", "Hugging Face transformers", trains=True, serves=True,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        autocast_copies=True, step_counters=True,
+        ddp_buckets=True, foreach_scratch=True, kv_window_slack=1, eager_scores=True,
+        mla_latent_decode=False,
+        sources=("transformers modeling_*.py (saved tensors measured: shared/calibration)",
+                 "PyTorch DDP docs: gradient_as_bucket_view=False keeps buckets beside .grad",
+                 "transformers DynamicSlidingWindowLayer keeps window - 1 tokens")),
+    FrameworkProfile(
+        "megatron", "Megatron-LM", trains=True, serves=False,
+        overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
+        activation_layout="megatron", gradients="main_grad", persistent_gradients=True,
+        prefers_model_parallel=True, quantised_base_zero3=False,
+        sources=("Korthikanti et al. 2022, arXiv 2205.05198 (activations, 18 B/param)",
+                 "Megatron-LM main_grad fp32 buffer, distributed optimizer")),
+    FrameworkProfile(
+        "deepspeed", "DeepSpeed", trains=True, serves=False,
+        overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
+        autocast_copies=True, step_counters=True,
+        gradients="scenario",
+        sources=("Rajbhandari et al. 2020, arXiv 1910.02054 (ZeRO)",
+                 "DeepSpeed docs, Memory Requirements")),
+    FrameworkProfile(
+        "fsdp", "PyTorch FSDP", trains=True, serves=False,
+        overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
+        autocast_copies=True, step_counters=True,
+        gradients="scenario", foreach_scratch=True,
+        sources=("PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",)),
+    FrameworkProfile(
+        "vllm", "vLLM", trains=False, serves=True,
+        overhead=OverheadDefaults(500 * MiB, 1024 * MiB, 0.0, 256 * MiB),
+        prefill_chunk_tokens=8192,
+        sources=("vLLM docs, Optimization and Tuning: chunked prefill, max_num_batched_tokens",
+                 "vLLM docs, Conserving memory (CUDA graphs, sampler)")),
+    FrameworkProfile(
+        "llama.cpp", "llama.cpp", trains=False, serves=True,
+        overhead=OverheadDefaults(300 * MiB, 512 * MiB, 0.0, 0),
+        prefill_chunk_tokens=2048, prefill_chunk_per_sequence=True,
+        sources=("llama.cpp common/common.h: n_batch = 2048 tokens per decode call",)),
+):
+    register(_p)

@@ -1,0 +1,55 @@
+"""One memo helper for the estimator's caches (validated scenarios, stages, activations,
+roofline models...).
+
+A :class:`Memo` is a dict that is cleared whole when it reaches its size: no LRU bookkeeping on
+the hot path, and a long session or a fuzzer cannot grow it without bound. Keys may hold
+``id()`` of frozen objects (hashing a pydantic model costs microseconds that add up when the
+advisor asks thousands of times); such an entry keeps those objects (its ``owners``) alive, so
+no other object can take their ids while the entry exists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+_ALL: list[Memo[object]] = []
+
+
+class Memo(Generic[V]):
+    """A bounded memo of ``compute()`` results by key (see the module docstring)."""
+
+    __slots__ = ("_data", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: dict[Hashable, tuple[tuple[object, ...], V]] = {}
+        _ALL.append(self)  # type: ignore[arg-type]  # kept only to be cleared together
+
+    def get(self, key: Hashable, compute: Callable[[], V], owners: tuple[object, ...] = ()
+            ) -> V:
+        """The value memoised for ``key``, else ``compute()``'s, remembered with ``owners``
+        (the objects whose ``id()`` the key holds). An exception in ``compute`` remembers
+        nothing."""
+        hit = self._data.get(key)
+        if hit is not None:
+            return hit[1]
+        value = compute()
+        if len(self._data) >= self.size:
+            self._data.clear()
+        self._data[key] = (owners, value)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+
+def clear_all() -> None:
+    """Forget every memo (benchmarks measure cold; tests of caching)."""
+    for memo in _ALL:
+        memo.clear()

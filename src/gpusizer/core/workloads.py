@@ -1,0 +1,75 @@
+"""Workload kinds: what is done with a model, as one registry (like :data:`dtypes.DTYPES`).
+
+Every place that asks "is this training?", "does it train adapters only?" or "is the frozen
+base quantised?" reads a property of the kind's entry here, never its id. Adding a kind is one
+:func:`register` call; the estimator, the variants chart, the window and the CLI follow.
+
+Sources of the properties:
+- LoRA trains rank-r adapters beside frozen weights (Hu et al. 2021, arXiv 2106.09685 §4.1).
+- QLoRA stores the frozen base in 4-bit NF4 with double quantisation and trains 16/32-bit
+  adapters (Dettmers et al. 2023, arXiv 2305.14314 §3).
+- Pre-training and full fine-tuning train every weight (the same memory; different data).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class WorkloadKind:
+    """One kind of work. ``variant_weights``: the weight dtypes the training-vs-inference
+    (variants) chart shows this kind at, one bar each, left to right."""
+
+    id: str
+    label: str
+    short_label: str  # in charts and tables ("LoRA")
+    is_training: bool
+    is_adapter: bool = False  # trains adapters only; the base weights are frozen
+    quantised_base: bool = False  # the frozen base is stored quantised
+    base_dtype: str | None = None  # the base's storage unless a quantised format is chosen
+    variant_weights: tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def trains_all_weights(self) -> bool:
+        return self.is_training and not self.is_adapter
+
+
+WORKLOAD_KINDS: dict[str, WorkloadKind] = {}
+
+
+def register(kind: WorkloadKind) -> WorkloadKind:
+    """Add (or replace) a kind; the registry's order is the order users see."""
+    WORKLOAD_KINDS[kind.id] = kind
+    return kind
+
+
+def unregister(kind_id: str) -> None:
+    """Remove a kind (tests that register a dummy one clean up with this)."""
+    WORKLOAD_KINDS.pop(kind_id, None)
+
+
+def workload_kind(kind_id: str) -> WorkloadKind:
+    """The kind with this id; KeyError naming the allowed ids."""
+    try:
+        return WORKLOAD_KINDS[kind_id]
+    except KeyError:
+        raise KeyError(f"unknown workload kind {kind_id!r}; allowed: "
+                       f"{', '.join(WORKLOAD_KINDS)}") from None
+
+
+for _k in (
+    WorkloadKind("pretraining", "Pre-training", "Pre-training", True, variant_weights=("bf16",),
+                 source="Kaplan et al. 2020, arXiv 2001.08361"),
+    WorkloadKind("full_finetune", "Full fine-tune", "Full fine-tune", True, variant_weights=("bf16",),
+                 source="every weight trained, as pre-training"),
+    WorkloadKind("lora", "LoRA fine-tune", "LoRA", True, is_adapter=True, variant_weights=("bf16",),
+                 source="Hu et al. 2021, arXiv 2106.09685"),
+    WorkloadKind("qlora", "QLoRA fine-tune", "QLoRA", True, is_adapter=True, quantised_base=True,
+                 base_dtype="nf4", variant_weights=("nf4",),
+                 source="Dettmers et al. 2023, arXiv 2305.14314"),
+    WorkloadKind("inference", "Inference", "Inference", False, variant_weights=("fp16", "fp8", "int4"),
+                 source="serving: weights, KV cache and runtime buffers"),
+):
+    register(_k)

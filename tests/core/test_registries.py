@@ -1,0 +1,80 @@
+"""Adding a framework profile, a workload kind or a chart is one registry entry (issue 10):
+each test registers a dummy one and finds it everywhere that lists or uses such entries."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gpusizer import ScenarioError, estimate_report
+from gpusizer.cli import main
+from gpusizer.core import frameworks, views, workloads
+from gpusizer.core.variants import variant_list, variants
+
+BASE = {"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "full_finetune"}}
+
+
+@pytest.fixture
+def dummy_framework():
+    profile = replace(frameworks.FRAMEWORKS["deepspeed"], id="dummy-trainer",
+                      label="Dummy trainer", overhead=frameworks.OverheadDefaults(0, 0, 0.0, 0))
+    frameworks.register(profile)
+    yield profile
+    frameworks.unregister(profile.id)
+
+
+@pytest.fixture
+def dummy_kind():
+    kind = workloads.WorkloadKind("dummy_adapters", "Dummy adapters", "Dummy", True,
+                                  is_adapter=True, variant_weights=("bf16",))
+    workloads.register(kind)
+    yield kind
+    workloads.unregister(kind.id)
+
+
+def test_a_registered_framework_is_accepted_and_used(dummy_framework) -> None:
+    rep = estimate_report({**BASE, "framework": "dummy-trainer"})
+    ds = estimate_report({**BASE, "framework": "deepspeed"})
+    # Same memory rules as DeepSpeed, but no runtime overhead: the profile is what is read.
+    assert rep["per_gpu"]["overhead"] == 0 < ds["per_gpu"]["overhead"]
+    assert rep["per_gpu"]["total"] == ds["per_gpu"]["total"] - ds["per_gpu"]["overhead"]
+    assert any("Dummy trainer" in a for a in rep["assumptions"])
+    kind = workloads.WORKLOAD_KINDS["full_finetune"]
+    assert dummy_framework in frameworks.frameworks_for(kind)
+
+
+def test_an_unregistered_framework_names_the_registered_ones() -> None:
+    with pytest.raises(ScenarioError, match="framework") as err:
+        estimate_report({**BASE, "framework": "nope"})
+    assert all(pid in str(err.value) for pid in frameworks.FRAMEWORKS)
+
+
+def test_a_serving_engine_cannot_train() -> None:
+    engines = [p.id for p in frameworks.FRAMEWORKS.values() if not p.trains]
+    assert engines
+    for engine in engines:
+        with pytest.raises(ScenarioError, match="framework"):
+            estimate_report({**BASE, "framework": engine})
+
+
+def test_a_registered_workload_kind_is_estimated_and_charted(dummy_kind) -> None:
+    rep = estimate_report({**BASE, "workload": {"kind": "dummy_adapters"}})
+    lora = estimate_report({**BASE, "workload": {"kind": "lora"}})
+    # An adapter kind trains the LoRA adapters only, as LoRA does.
+    assert rep["parameters"]["trainable"] == lora["parameters"]["trainable"]
+    assert rep["per_gpu"] == lora["per_gpu"]
+    assert ("dummy_adapters", "Dummy", "dummy_adapters", "bf16") in variant_list()
+    assert "dummy_adapters" in [b.key for b in variants(BASE).bars]
+
+
+def test_a_registered_chart_is_listed_for_the_cli(capsys) -> None:
+    views.register(views.ChartView("dummy", "Dummy", "A dummy chart", "no.such.module:Chart"))
+    try:
+        assert "dummy" in views.chart_keys()
+        # The CLI's --kind accepts it (the renderer's failure comes later, as one line).
+        code = main(["chart", "missing.json", "--kind", "dummy", "--output", "x.png"])
+        assert code == 2 and "invalid choice" not in capsys.readouterr().err
+    finally:
+        views.unregister("dummy")
+    assert "dummy" not in views.chart_keys()

@@ -1,0 +1,42 @@
+"""The window lists what the registries hold (issue 10): a dummy chart gets a tab, and the
+framework list follows the workload kind."""
+
+from __future__ import annotations
+
+from gpusizer.core import views
+from gpusizer.core.frameworks import FRAMEWORKS
+from gpusizer.gui.chart_tabs import ChartTabs
+
+from .helpers import find
+
+
+def test_a_registered_chart_gets_a_tab(qtbot) -> None:
+    views.register(views.ChartView("dummy", "Dummy", "A dummy chart",
+                                   "gpusizer.gui.charts.memory:MemoryChart"))
+    try:
+        tabs = ChartTabs()
+        qtbot.addWidget(tabs)
+        assert tabs.keys()[-1] == "dummy"
+        assert tabs.tabText(tabs.count() - 1) == "Dummy"
+        tabs.select("dummy")
+        assert tabs.current_chart() is not None
+    finally:
+        views.unregister("dummy")
+
+
+def test_switching_kind_never_leaves_an_invalid_framework(window) -> None:
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    assert window.state.scenario.framework == "vllm"
+    kind = find(window, "combo_workload_kind")
+    kind.setCurrentIndex(kind.findData("full_finetune"))
+    window.state.flush()
+    assert window.state.error is None
+    assert window.state.scenario.workload.kind == "full_finetune"
+    assert FRAMEWORKS[window.state.scenario.framework].trains
+    combo, view = find(window, "combo_framework"), find(window, "combo_framework").view()
+    listed = [combo.itemData(i) for i in range(combo.count()) if not view.isRowHidden(i)]
+    assert "vllm" not in listed and "huggingface" in listed
+    kind.setCurrentIndex(kind.findData("inference"))
+    window.state.flush()
+    listed = [combo.itemData(i) for i in range(combo.count()) if not view.isRowHidden(i)]
+    assert "vllm" in listed and "megatron" not in listed
