@@ -27,16 +27,11 @@ fi
 VERSION="$("$PYTHON" -c 'import re,sys; print(re.search(r"__version__\s*=\s*[\"\x27]([^\"\x27]+)", open(sys.argv[1]).read()).group(1))' src/gpusizer/_version.py)"
 echo "== GPU Sizer $VERSION: one-folder build"
 
-# resources/ (desktop entry, icons) when present, packaging/ fallbacks otherwise
-DESKTOP="$ROOT/resources/gpusizer.desktop"; [[ -f "$DESKTOP" ]] || DESKTOP="$ROOT/packaging/gpusizer.desktop"
-ICON_SVG=""
-for c in resources/gpusizer.svg resources/icons/gpusizer.svg resources/icons/hicolor/scalable/apps/gpusizer.svg packaging/gpusizer.svg; do
-    [[ -f "$ROOT/$c" ]] && { ICON_SVG="$ROOT/$c"; break; }
-done
-ICON_PNG=""
-for c in resources/gpusizer.png resources/icons/gpusizer.png resources/icons/gpusizer-256.png resources/icons/hicolor/256x256/apps/gpusizer.png; do
-    [[ -f "$ROOT/$c" ]] && { ICON_PNG="$ROOT/$c"; break; }
-done
+# One place for the artwork: resources/ (desktop entry, SVG master); the PNG sizes are the
+# package's own (src/gpusizer/gui/resources, rendered by resources/render_icons.py).
+DESKTOP="$ROOT/resources/gpusizer.desktop"
+ICON_SVG="$ROOT/resources/gpusizer.svg"
+ICONS="$ROOT/src/gpusizer/gui/resources"
 
 "$PYTHON" -m PyInstaller --noconfirm --clean --log-level WARN \
     --distpath "$ROOT/dist" --workpath "$ROOT/build/pyinstaller" packaging/gpusizer.spec
@@ -45,11 +40,9 @@ B="$ROOT/dist/gpusizer"
 ln -sfn gpusizer "$B/gpusizer-cli"                        # argv[0] dispatch -> CLI
 mkdir -p "$B/share"
 cp "$DESKTOP" "$B/share/gpusizer.desktop"
-[[ -n "$ICON_SVG" ]] && cp "$ICON_SVG" "$B/share/gpusizer.svg"
-[[ -n "$ICON_PNG" ]] && cp "$ICON_PNG" "$B/share/gpusizer.png"
-if compgen -G "$ROOT/resources/icons/gpusizer-*.png" >/dev/null; then   # hicolor sizes
-    mkdir -p "$B/share/icons"; cp "$ROOT"/resources/icons/gpusizer-*.png "$B/share/icons/"
-fi
+cp "$ICON_SVG" "$B/share/gpusizer.svg"
+cp "$ICONS/gpusizer-256.png" "$B/share/gpusizer.png"
+mkdir -p "$B/share/icons"; cp "$ICONS"/gpusizer-*.png "$B/share/icons/"   # hicolor sizes
 cp packaging/install-linux.sh "$B/install-linux.sh"
 chmod +x "$B/install-linux.sh"
 echo "$VERSION" > "$B/VERSION"

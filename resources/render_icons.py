@@ -1,8 +1,9 @@
-"""Render resources/gpusizer.svg to PNGs and copy the icon into the package.
+"""Render resources/gpusizer.svg (the one master of the icon) into the package's PNGs.
 
 Run after editing the SVG: ``python resources/render_icons.py``. The PNGs in
 ``src/gpusizer/gui/resources/`` are what the app loads (installed or frozen, no SVG plugin
-needed); ``resources/icons/`` holds the sizes desktop integration (hicolor theme) wants.
+needed) and what packaging/build.sh installs for desktop integration (hicolor sizes); the
+Windows .ico and macOS .icns are written beside the SVG.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from PySide6.QtSvg import QSvgRenderer
 HERE = Path(__file__).resolve().parent
 PACKAGE = HERE.parent / "src" / "gpusizer" / "gui" / "resources"
 SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
-PACKAGED = (16, 24, 32, 48, 64, 128, 256)
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)  # Windows: the .exe icon (PyInstaller's icon=)
 
 
@@ -54,17 +54,12 @@ def write_ico(pngs: list[tuple[int, bytes]], out: Path) -> None:
 def main() -> int:
     _app = QGuiApplication(sys.argv)
     svg = HERE / "gpusizer.svg"
-    (HERE / "icons").mkdir(exist_ok=True)
     PACKAGE.mkdir(parents=True, exist_ok=True)
     for size in SIZES:
-        out = HERE / "icons" / f"gpusizer-{size}.png"
-        render(svg, size, out)
-        if size in PACKAGED:
-            shutil.copyfile(out, PACKAGE / out.name)
-    shutil.copyfile(svg, PACKAGE / "gpusizer.svg")
-    write_ico([(n, (HERE / "icons" / f"gpusizer-{n}.png").read_bytes()) for n in ICO_SIZES],
+        render(svg, size, PACKAGE / f"gpusizer-{size}.png")
+    write_ico([(n, (PACKAGE / f"gpusizer-{n}.png").read_bytes()) for n in ICO_SIZES],
               HERE / "gpusizer.ico")
-    big = QImage(str(HERE / "icons" / "gpusizer-512.png"))
+    big = QImage(str(PACKAGE / "gpusizer-512.png"))
     if not big.save(str(HERE / "gpusizer.icns")):  # macOS bundle icon
         raise OSError("cannot write gpusizer.icns")
     return 0

@@ -1,5 +1,5 @@
 """The summary: GPUs needed (the advisor, once editing pauses), applying the advised layout,
-the stale mark, the workaround that keeps PySide6 6.12 alive on CPython 3.11."""
+the stale mark, PySide6 kept to a version that does not drop references on CPython 3.11."""
 
 from __future__ import annotations
 
@@ -53,7 +53,8 @@ def test_stale_veil_covers_the_charts_while_invalid(window):
 
 
 def test_singletons_survive_many_void_calls():
-    """PySide6 6.12 on CPython 3.11 drops a reference to None per void call (gui/__init__)."""
+    """PySide6 6.12.0 on CPython 3.11 drops a reference to None per void call; the pin in
+    pyproject.toml keeps it out (gui/__init__.py)."""
     obj = QObject()
     before = sys.getrefcount(None)
     for _ in range(20_000):  # more than None's natural reference count
