@@ -9,7 +9,6 @@ Windows .ico and macOS .icns are written beside the SVG.
 from __future__ import annotations
 
 import os
-import shutil
 import struct
 import sys
 from pathlib import Path
