@@ -15,13 +15,16 @@ from .result import Estimate, Memory
 from .scenario import parse_scenario
 from .specs import GPUSpec, ModelSpec, Scenario
 from .training import stage_memory
+from .unified import effective_gpu, memory_share_note
 
 _INFERENCE_ONLY = ("vllm", "llama.cpp")
 
 
 def _gpu(s: Scenario) -> GPUSpec:
+    """The scenario's GPU, with its unified-memory share (core/unified.py) applied."""
     gpu = s.hardware.gpu
-    return gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
+    spec = gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
+    return effective_gpu(spec, s.hardware.gpu_memory_fraction)
 
 
 @memo_by_identity
@@ -119,5 +122,10 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable, memory=mem,
         gpus=gpus, compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
-        assumptions=_assumptions(s, arch),
+        assumptions=_assumptions(s, arch) + _memory_share(s, gpu),
     )
+
+
+def _memory_share(s: Scenario, gpu: GPUSpec) -> tuple[str, ...]:
+    note = memory_share_note(gpu, s.hardware.gpu_memory_fraction)
+    return (note,) if note else ()
