@@ -34,13 +34,13 @@ REQUIRED_IDS = (
     "rtx-4090-24gb",
     "rtx-5090-32gb",
     "rtx-6000-ada-48gb",
-    "mi250x-128gb",
+    "mi250x-gcd-64gb",
     "mi300x-192gb",
     "mi325x-256gb",
     "gaudi-3-128gb",
 )
 COMPUTE_DTYPES = {"fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"}
-META_KEYS = {"notes", "form_factor", "release_year"}
+META_KEYS = {"notes", "form_factor", "release_year", "aliases"}
 
 
 def _catalog_files() -> dict[str, dict]:
@@ -79,18 +79,23 @@ def test_entry_fields_are_sane(gpu_id: str):
     data = CATALOG[gpu_id]
     spec = gpu_spec(gpu_id)
     assert spec.source_url and spec.source_url.startswith("https://")
-    assert spec.price_per_hour is None  # prices are the user's to set
-    # memory_bytes is the capacity as sold, in binary units (HBM/GDDR come in GiB).
+    # memory_bytes is the capacity as sold, in binary units (HBM/GDDR come in GiB); for a
+    # unified-memory device it is the system RAM.
     assert spec.memory_bytes == round(spec.memory_gb_as_sold * GiB)
+    assert spec.tdp_watts is not None and spec.tdp_watts > 0
+    assert spec.hbm_bandwidth_gb_per_s > 100
+    assert isinstance(data.get("notes"), str) and data["notes"]
+    assert 0 < spec.capacity_bytes <= spec.memory_bytes
+    if spec.unified_memory:  # the GPU's share of RAM: a stated fraction or a measured total
+        assert spec.category == "unified_memory"
+        assert (spec.gpu_memory_fraction is None) != (spec.usable_memory_bytes is None)
+        assert spec.capacity_bytes >= 0.5 * spec.memory_bytes
+        return
     assert spec.usable_memory_bytes is not None
-    assert 0 < spec.usable_memory_bytes <= spec.memory_bytes
     # The driver never hides more than ~10% (ECC on GDDR is the biggest: 1/16).
     assert spec.usable_memory_bytes >= 0.9 * spec.memory_bytes
     assert spec.capacity_bytes == spec.usable_memory_bytes
-    assert spec.tdp_watts is not None and spec.tdp_watts > 0
     assert spec.interconnect_gb_per_s > 0
-    assert spec.hbm_bandwidth_gb_per_s > 100
-    assert isinstance(data.get("notes"), str) and data["notes"]
 
 
 @pytest.mark.parametrize("gpu_id", IDS)

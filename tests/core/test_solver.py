@@ -53,6 +53,12 @@ def _put_back(scenario: dict[str, Any], option: dict[str, Any], **workload: int
     return out
 
 
+def gpusizer_catalog_price(gpu_id: str) -> float | None:
+    from gpusizer.core.presets import gpu_spec
+
+    return gpu_spec(gpu_id).price_per_hour
+
+
 @pytest.fixture(scope="module")
 def plans() -> dict[str, list[dict[str, Any]]]:
     return {name: gpusizer.plan(sc) for name, sc in SCENARIOS.items()}
@@ -63,7 +69,9 @@ def test_llama_8b_inference_fits_on_one_h100(plans: dict[str, list[dict[str, Any
     assert opt["gpus"] == 1 and opt["nodes"] == 1
     assert opt["parallelism"]["tensor"] == opt["parallelism"]["pipeline"] == 1
     assert opt["max_batch_size"] >= 1 and opt["max_context_tokens"] >= 1024 + 256
-    assert opt["price_per_hour"] is None and opt["gpu_name"] == "H100 SXM 80GB"
+    # The catalog now carries a dated cloud price (RunPod, 2026-09; issue 13): it flows through.
+    assert opt["price_per_hour"] == gpusizer_catalog_price(H100) and opt["gpu_name"] == "H100 SXM 80GB"
+    assert opt["total_price_per_hour"] == pytest.approx(opt["price_per_hour"] * opt["gpus"])
 
 
 def test_llama_405b_bf16_needs_more_than_8_h100_fp8_fits_in_8() -> None:

@@ -13,8 +13,9 @@ from .params import ParamCounts, count_parameters
 from .presets import scenario_gpu
 from .result import Estimate, Memory
 from .scenario import parse_scenario
-from .specs import ModelSpec, Scenario
+from .specs import GPUSpec, ModelSpec, Scenario
 from .training import base_weight_dtype, stage_memory
+from .unified import memory_share_note
 
 
 @memo_by_identity
@@ -94,5 +95,10 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         parameters_embedding=counts.embedding, parameters_trainable=trainable,
         memory=_memory(s, arch, counts, lora), gpus=gpus,
         compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
-        assumptions=_assumptions(s, arch),
+        assumptions=_assumptions(s, arch) + _memory_share(s, gpu),
     )
+
+
+def _memory_share(s: Scenario, gpu: GPUSpec) -> tuple[str, ...]:
+    note = memory_share_note(gpu, s.hardware.gpu_memory_fraction)
+    return (note,) if note else ()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .specs import GPUSpec, Scenario
+from .unified import effective_gpu
 
 USER_GPUS_ENV = "GPUSIZER_USER_GPUS"  # a JSON file of user GPUs (the GUI points it at settings)
 
@@ -65,7 +66,20 @@ def gpu_presets() -> dict[str, dict[str, Any]]:
     return merged
 
 
-_GPU_META_KEYS = ("notes", "family", "form_factor", "release_year")
+_GPU_META_KEYS = ("notes", "family", "form_factor", "release_year", "aliases")
+
+
+@cache
+def gpu_aliases() -> dict[str, str]:
+    """Former catalog ids that saved scenarios may still name -> the entry they resolve to
+    (an entry's ``aliases`` list; ``mi250x-128gb`` is now the per-GCD ``mi250x-gcd-64gb``)."""
+    return {alias: gid for gid, data in _catalog_gpus().items()
+            for alias in data.get("aliases", ())}
+
+
+def resolve_gpu_id(gpu_id: str) -> str:
+    """The catalog id an alias stands for; any other id unchanged."""
+    return gpu_aliases().get(gpu_id, gpu_id)
 
 
 @cache
@@ -75,7 +89,8 @@ def _gpu_spec_cached(gpu_id: str) -> GPUSpec:
 
 
 def gpu_spec(gpu_id: str) -> GPUSpec:
-    """The catalog (or user) GPU with this id; KeyError if unknown."""
+    """The catalog (or user) GPU with this id or catalog alias; KeyError if unknown."""
+    gpu_id = resolve_gpu_id(gpu_id)
     if gpu_id in _catalog_gpus():
         return _gpu_spec_cached(gpu_id)
     data = user_gpus()[gpu_id]
@@ -83,6 +98,8 @@ def gpu_spec(gpu_id: str) -> GPUSpec:
 
 
 def scenario_gpu(s: Scenario) -> GPUSpec:
-    """The scenario's GPU: a catalog or user GPU by id, or the inline spec."""
+    """The scenario's GPU: a catalog or user GPU by id, or the inline spec, with the
+    scenario's unified-memory share applied (core/unified.py)."""
     gpu = s.hardware.gpu
-    return gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
+    spec = gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
+    return effective_gpu(spec, s.hardware.gpu_memory_fraction)

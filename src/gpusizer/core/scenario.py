@@ -14,7 +14,7 @@ from pydantic_core import ErrorDetails
 
 from .errors import ScenarioError
 from .memo import Memo
-from .presets import gpu_presets, model_presets
+from .presets import gpu_presets, model_presets, resolve_gpu_id
 from .specs import ModelSpec, Scenario
 from .validate import check_model, check_scenario
 
@@ -60,7 +60,7 @@ def _check_gpu(hardware: Any) -> None:
     if not isinstance(hardware, dict):
         return
     gpu = hardware.get("gpu")
-    if isinstance(gpu, str) and gpu not in gpu_presets():
+    if isinstance(gpu, str) and resolve_gpu_id(gpu) not in gpu_presets():
         ids = ", ".join(sorted(gpu_presets())[:6])
         raise ScenarioError(
             "hardware.gpu",

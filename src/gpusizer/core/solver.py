@@ -28,9 +28,10 @@ from typing import Any
 from .architecture import ceil_div
 from .estimate import estimate
 from .layout_search import MAX_GPUS, Evaluator, GiB, GpuTarget, Layout, divisors, largest_fitting, solve
-from .presets import gpu_presets, gpu_spec
+from .presets import gpu_presets, gpu_spec, resolve_gpu_id
 from .scenario import parse_scenario
 from .specs import GPUSpec, HardwareSpec, Scenario
+from .unified import effective_gpu
 
 
 def layout_label(par: dict[str, Any], training: bool) -> str:
@@ -93,11 +94,13 @@ def _catalog(s: Scenario, only: Sequence[str] | None) -> list[GpuTarget]:
     if isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:
         specs[hw.gpu.id] = hw.gpu
     explicit = "gpus_per_node" in hw.model_fields_set
-    return [GpuTarget(gid, spec, HardwareSpec(
+    wanted = None if only is None else {resolve_gpu_id(g) for g in only}
+    return [GpuTarget(gid, effective_gpu(spec, hw.gpu_memory_fraction), HardwareSpec(
         gpu=spec if spec is hw.gpu else gid,
         gpus_per_node=hw.gpus_per_node if explicit else spec.gpus_per_node,
-        allow_cross_node_tensor_parallel=hw.allow_cross_node_tensor_parallel))
-        for gid, spec in specs.items() if only is None or gid in only]
+        allow_cross_node_tensor_parallel=hw.allow_cross_node_tensor_parallel,
+        gpu_memory_fraction=hw.gpu_memory_fraction))
+        for gid, spec in specs.items() if wanted is None or gid in wanted]
 
 
 def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,

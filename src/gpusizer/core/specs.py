@@ -18,6 +18,9 @@ from .workloads import WORKLOAD_KINDS, WorkloadKind
 
 PosInt = Annotated[int, Field(ge=1)]
 NonNegInt = Annotated[int, Field(ge=0)]
+Fraction = Annotated[float, Field(gt=0.0, le=1.0)]
+YearMonth = Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]  # "2025-01"
+GPUCategory = Literal["datacenter", "workstation", "consumer", "unified_memory"]
 
 
 class _Spec(BaseModel):
@@ -220,7 +223,9 @@ class GPUSpec(_Spec):
     """One accelerator. Catalog entries are files in ``gpusizer/presets/gpus/``.
 
     ``memory_bytes`` is the physical capacity; ``usable_memory_bytes`` what the driver exposes
-    (nvidia-smi total), which is what must hold the peak.
+    (nvidia-smi total), which is what must hold the peak. For a ``unified_memory`` device
+    (Apple M-series, DGX Spark, Ryzen AI Max) ``memory_bytes`` is the system RAM and the GPU
+    may use ``gpu_memory_fraction`` of it (:attr:`capacity_bytes`).
     """
 
     id: str = "custom-gpu"
@@ -236,10 +241,27 @@ class GPUSpec(_Spec):
     tdp_watts: Annotated[float, Field(ge=0)] | None = None
     price_per_hour: Annotated[float, Field(ge=0)] | None = None
     source_url: str | None = None
+    # Additive (buyer's catalog, docs/scenario-format.md "GPU fields"): class, memory, dated
+    # prices with sources, and the share of system RAM a unified-memory GPU may use.
+    category: GPUCategory | None = None
+    memory_type: str | None = None
+    list_price_usd: Annotated[float, Field(ge=0)] | None = None
+    list_price_date: YearMonth | None = None
+    list_price_source: str | None = None
+    price_per_hour_date: YearMonth | None = None
+    price_per_hour_source: str | None = None
+    unified_memory: bool = False
+    gpu_memory_fraction: Fraction | None = None
 
     @property
     def capacity_bytes(self) -> int:
-        return self.usable_memory_bytes or self.memory_bytes
+        """Bytes the peak must fit in: the driver's total, else (unified memory) the GPU's
+        share of system RAM, else the memory as sold."""
+        if self.usable_memory_bytes:
+            return self.usable_memory_bytes
+        if self.unified_memory and self.gpu_memory_fraction is not None:
+            return int(self.memory_bytes * self.gpu_memory_fraction)
+        return self.memory_bytes
 
 
 class HardwareSpec(_Spec):
@@ -248,6 +270,8 @@ class HardwareSpec(_Spec):
     gpu: str | GPUSpec = "h100-sxm-80gb"
     gpus_per_node: PosInt = 8
     allow_cross_node_tensor_parallel: bool = False
+    # Unified-memory GPUs only (null: the device's default share); see core/unified.py.
+    gpu_memory_fraction: Fraction | None = None
 
 
 class OverheadSpec(_Spec):

@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel, QLineEdit
 
-from ...core.presets import gpu_presets
+from ...core.presets import gpu_presets, gpu_spec, resolve_gpu_id
 from ..binding import Binder
 from ..style import set_role
 from ..widgets import ComboBox, combo, float_spin, int_spin
@@ -26,7 +26,10 @@ def _gpu_items() -> list[tuple[str, str]]:
 
     out = []
     for gid, data in sorted(gpu_presets().items(), key=order):
-        cap = data.get("usable_memory_bytes") or data.get("memory_bytes", 0)
+        try:  # the spec's rule (a unified-memory GPU's share of RAM), as the estimate uses
+            cap = gpu_spec(gid).capacity_bytes
+        except (ValueError, TypeError, KeyError):  # a malformed user GPU: its raw figure
+            cap = data.get("usable_memory_bytes") or data.get("memory_bytes", 0)
         out.append((f"{data.get('name', gid)} — {cap / _GIB:,.1f} GiB usable", gid))
     return out
 
@@ -44,7 +47,8 @@ class HardwarePanel(Panel):
         self.gpu.addItem("Custom GPU…", CUSTOM)
         self.gpu.setMaxVisibleItems(24)
         f.add("GPU", self.gpu, "hardware.gpu", name="combo_gpu",
-              to_state=self._gpu_for, from_state=lambda g: g if isinstance(g, str) else CUSTOM)
+              to_state=self._gpu_for,
+              from_state=lambda g: resolve_gpu_id(g) if isinstance(g, str) else CUSTOM)
         f.add("Name", QLineEdit(), "hardware.gpu.name", name="edit_gpu_name")
         f.add("Memory", float_spin(1, 100_000, 1, " GiB"), "hardware.gpu.memory_bytes",
               name="spin_gpu_memory", to_state=lambda g: round(g * _GIB),
@@ -76,7 +80,7 @@ class HardwarePanel(Panel):
         spec = g.model_dump(mode="json")
         spec.update(id="custom-gpu", name=f"Custom ({g.name})" if g.vendor != "custom"
                     else g.name, vendor="custom", memory_bytes=g.capacity_bytes,
-                    usable_memory_bytes=None)
+                    usable_memory_bytes=None, unified_memory=False, gpu_memory_fraction=None)
         return spec
 
     def refresh(self) -> None:
