@@ -80,6 +80,21 @@ def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
                + (f", EP {p.expert}" if p.expert > 1 else ""))
     if arch.inferred:
         out.append("architecture inferred from the parameter count")
+    return tuple(out) + _model_assumptions(s, arch)
+
+
+def _model_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
+    """What hybrid layers and vision towers change (core/state.py, core/mixers.py)."""
+    out = []
+    if arch.mixer_layers:
+        kind = "Gated DeltaNet" if s.model.linear_attention else "Mamba-2"
+        out.append(f"{arch.mixer_layers} of {arch.layers} layers {kind}: a fixed-size recurrent "
+                   f"state per sequence (in the KV cache), not a growing KV cache; "
+                   f"{arch.attention_layers} attention layers hold the KV cache")
+    vision = count_parameters(s.model).vision
+    if vision:
+        out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights "
+                   "(text-only FLOPs)")
     return tuple(out)
 
 
@@ -108,7 +123,8 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     lora = _lora(s)
     if s.workload.is_training:
         mem, peak = _training(s, arch, counts, lora)
-        trainable = lora[0] if s.workload.kind in ("lora", "qlora") else counts.total
+        full = counts.total + counts.vision  # the vision tower trains with the model
+        trainable = lora[0] if s.workload.kind in ("lora", "qlora") else full
     else:
         mem, peak = inference_memory(s, arch, counts)
         trainable = 0
@@ -119,5 +135,5 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable, memory=mem,
         gpus=gpus, compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
-        assumptions=_assumptions(s, arch),
+        assumptions=_assumptions(s, arch), parameters_vision=counts.vision,
     )

@@ -4,7 +4,9 @@ Megatron-LM layout (Shoeybi et al. 2019, arXiv 1909.08053 §3; Narayanan et al. 
 arXiv 2104.04473 §2): attention and MLP matrices split over TP, norms replicated, the vocabulary
 split over TP, layers split over PP stages with the embedding on the first stage and the final
 norm and LM head on the last (both hold the embedding when tied), experts split over EP.
-ZeRO/FSDP sharding over data-parallel ranks is applied by the caller (training.py).
+ZeRO/FSDP sharding over data-parallel ranks is applied by the caller (training.py). Hybrid
+layers' recurrent mixers (core/mixers.py) are spread over the stages in proportion to their
+layers; a vision tower sits on the first stage with the embedding.
 """
 
 from __future__ import annotations
@@ -77,9 +79,11 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         matrices += moe_n * (m.attention + m.mlp) / tp + experts
         norms += moe_n * m.norms
         largest = max(largest, (m.attention + m.mlp) / tp + m.experts / (tp * ep) + m.norms)
+    if counts.hybrid_delta and (dense_n or moe_n):
+        matrices += counts.hybrid_delta * (dense_n + moe_n) / arch.layers / tp
     other = float(norms)
     if first:
-        other += (counts.embedding + counts.position_embedding) / tp
+        other += (counts.embedding + counts.position_embedding + counts.vision) / tp
     if last:
         head = counts.lm_head or (counts.embedding if pp > 1 else 0)
         other += head / tp + counts.final_norm
