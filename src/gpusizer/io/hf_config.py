@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -22,6 +21,7 @@ from .hf_families import FAMILIES
 from .hf_reader import Block, Config, Reader, base, moe, multiples, sliding
 from .hf_vision import vision_block
 from .jsonfile import parse_json_object
+
 
 def _llama(r: Reader) -> Block:
     """Llama, Mistral, Mixtral and unknown Llama-like types (a window applies to every layer)."""

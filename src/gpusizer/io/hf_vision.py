@@ -49,7 +49,7 @@ def _pixtral(v: Reader, outer: Config, text_hidden: int, block: dict[str, Any]) 
 
 
 def _llama4(v: Reader, text_hidden: int, block: dict[str, Any]) -> None:
-    h, f = block["hidden_size"], block["ffn_hidden_size"]
+    f = block["ffn_hidden_size"]
     image, patch = v.count("image_size", default=336) or 336, block["patch_size"]
     pin = v.count("projector_input_dim", default=4096) or 0
     pout = v.count("projector_output_dim", default=4096) or 0
