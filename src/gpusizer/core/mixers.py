@@ -135,4 +135,8 @@ def mixer_widths(spec: ModelSpec) -> tuple[int, int, int]:
     n = sum(r[0] for r in rows)
     if not n:
         return 0, 0, 0
-    return tuple(sum(r[0] * r[i] for r in rows) // n for i in (1, 2, 3))  # type: ignore[return-value]
+
+    def mean(i: int) -> int:
+        return sum(r[0] * r[i] for r in rows) // n
+
+    return mean(1), mean(2), mean(3)
