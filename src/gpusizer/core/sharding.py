@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .architecture import Arch, ceil_div
+from .architecture import Arch, ceil_div, moe_layers_before
 from .params import ParamCounts
 
 
@@ -40,12 +40,13 @@ class StageParams:
 
 
 def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
-    """(dense, MoE) layers on the first or last stage; leading dense layers sit on the first."""
+    """(dense, MoE) layers on the first or last stage; leading dense layers sit on the first,
+    interleaved MoE layers (``moe.layer_step``) where they fall."""
     per_stage = ceil_div(arch.layers, pp)
     start = 0 if first else max(0, arch.layers - per_stage)
     end = min(arch.layers, start + per_stage)
-    dense = max(0, min(end, arch.dense_layers) - start)
-    return dense, (end - start) - dense
+    moe = moe_layers_before(arch.spec, end) - moe_layers_before(arch.spec, start)
+    return (end - start) - moe, moe
 
 
 _STAGES: dict[tuple[int, int, int, int, bool], tuple[ParamCounts, StageParams]] = {}
