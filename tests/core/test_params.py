@@ -61,6 +61,32 @@ TOTALS: list[tuple[str, int | float, float, str]] = [
     ("olmoe-1b-7b", 6_919_161_856, 0.0005, "HF checkpoint; OLMoE paper 6.9B total"),
     # DeepSeek-V3 report: 671B total (the HF model without the 14B MTP module; 685B with it)
     ("deepseek-v3", 671e9, 0.0005, "DeepSeek-V3 report §1 and HF model card: 671B"),
+    # 2025-2026 presets: transformers 5.24 counts of the released configs (tests/io/configs,
+    # meta device, scripts/measure_presets.py), exact; the published figure beside each
+    ("gpt-oss-20b", 20_914_757_184, 0.0, "measured; gpt-oss model card Table 1: 20.91B"),
+    ("gpt-oss-120b", 116_829_156_672, 0.0, "measured; gpt-oss model card Table 1: 116.83B"),
+    ("llama-3.3-70b", 70_553_706_496, 0.0, "measured; model card 70B"),
+    ("deepseek-r1", 671_026_404_352, 0.0, "measured; model card 671B (without the MTP layer)"),
+    ("deepseek-v3.1", 671_026_404_352, 0.0, "measured; model card 671B"),
+    ("kimi-k2", 1_026_408_209_408, 0.0, "measured; model card 1T (rounded)"),
+    ("glm-4.5", 352_797_814_784, 0.0, "measured; model card 355B with the MTP layer"),
+    ("glm-4.5-air", 106_852_245_504, 0.0, "measured; model card 106B"),
+    ("qwen3-coder-480b-a35b", 480_154_875_392, 0.0, "measured; model card 480B"),
+    ("qwen3-next-80b-a3b", 79_674_391_296, 0.0, "measured; model card 80B"),
+    ("nemotron-nano-9b-v2", 8_888_227_328, 0.0, "measured; model card 9B (rounded)"),
+    ("gemma-3-1b", 999_885_952, 0.0, "measured; Gemma 3 report Table 1: 302M + 698M"),
+    ("mistral-large-2", 122_610_069_504, 0.0, "measured; Mistral blog 123B (rounded)"),
+    ("phi-4", 14_659_507_200, 0.0, "measured; Phi-4 report 14B, HF page 14.7B"),
+    ("gpt-oss-20b", 20.91e9, 0.0005, "gpt-oss model card (arXiv 2508.10925) Table 1"),
+    ("gpt-oss-120b", 116.83e9, 0.0005, "gpt-oss model card (arXiv 2508.10925) Table 1"),
+    ("glm-4.5", 355e9, 0.01, "GLM-4.5 model card 355B: MTP layer (~2.2B) not loaded here"),
+    ("glm-4.5-air", 106e9, 0.01, "GLM-4.5-Air model card 106B (rounded)"),
+    ("qwen3-coder-480b-a35b", 480e9, 0.005, "Qwen3-Coder model card 480B (rounded)"),
+    ("qwen3-next-80b-a3b", 80e9, 0.005, "Qwen3-Next model card 80B (rounded)"),
+    ("kimi-k2", 1.0e12, 0.03, "Kimi K2 model card: 1T total (rounded)"),
+    ("nemotron-nano-9b-v2", 9e9, 0.015, "Nemotron Nano 2 model card: 9B (rounded)"),
+    ("mistral-large-2", 123e9, 0.005, "Mistral Large 2 blog: 123B (rounded)"),
+    ("phi-4", 14.7e9, 0.005, "Phi-4 HF page 14.7B (rounded)"),
     # rounded published figures only
     ("gpt-3-175b", 175.0e9, 0.005, "Brown et al. 2020 Table 2.1: 175.0B (rounded)"),
     ("falcon-180b", 180e9, 0.01, "Falcon paper (arXiv 2311.16867): 180B (rounded)"),
@@ -87,6 +113,12 @@ ACTIVE: list[tuple[str, float, float, str]] = [
     ("qwen3-235b-a22b", 22e9, 0.01, "Qwen3 model card: 22B activated (rounded)"),
     ("deepseek-v3", 37e9, 0.02, "DeepSeek-V3 report §1: 37B activated (rounded)"),
     ("olmoe-1b-7b", 1.3e9, 0.02, "OLMoE paper (arXiv 2409.02060): 1.3B active (rounded)"),
+    ("llama-4-scout", 17e9, 0.015, "Llama 4 model card: 17B active (rounded)"),
+    ("llama-4-maverick", 17e9, 0.015, "Llama 4 model card: 17B active (rounded)"),
+    ("deepseek-r1", 37e9, 0.02, "DeepSeek-R1 model card: 37B activated (rounded)"),
+    ("deepseek-v3.1", 37e9, 0.02, "DeepSeek-V3.1 model card: 37B activated (rounded)"),
+    ("kimi-k2", 32e9, 0.03, "Kimi K2 model card: 32B activated (rounded)"),
+    ("qwen3-coder-480b-a35b", 35e9, 0.015, "Qwen3-Coder model card: 35B activated (rounded)"),
 ]
 
 
@@ -214,7 +246,8 @@ REQUIRED = {
 
 
 # checked against published figures by the dedicated tests above rather than in TOTALS
-CHECKED_ELSEWHERE = {"falcon-7b", "falcon-40b", "gemma-3-27b"}
+CHECKED_ELSEWHERE = {"falcon-7b", "falcon-40b", "gemma-3-27b", "llama-4-scout", "llama-4-maverick",
+                     "gemma-3-4b", "gemma-3-12b", "mistral-small-3.1-24b"}
 
 
 def test_required_presets_exist_and_each_has_a_reference_count():

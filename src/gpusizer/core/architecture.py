@@ -53,12 +53,41 @@ class Arch:
 
     @property
     def dense_layers(self) -> int:
-        moe = self.spec.moe
-        return self.layers if moe is None else min(moe.dense_layers, self.layers)
+        """Layers with a dense MLP: the leading ``moe.dense_layers`` and, with
+        ``moe.layer_step`` k, the layers between two MoE layers (Llama 4 Maverick)."""
+        return self.layers - self.moe_layers
 
     @property
     def moe_layers(self) -> int:
-        return self.layers - self.dense_layers
+        return moe_layers_before(self.spec, self.layers)
+
+    @property
+    def mixer_layers(self) -> int:
+        """Layers whose token mixer is recurrent (Gated DeltaNet, Mamba-2), not attention."""
+        la, mb = self.spec.linear_attention, self.spec.mamba
+        return (la.layers if la else 0) + (mb.layers if mb else 0)
+
+    @property
+    def attention_layers(self) -> int:
+        """Layers with softmax attention: the only ones holding a KV cache."""
+        return max(0, self.layers - self.mixer_layers)
+
+    @property
+    def mlp_free_layers(self) -> int:
+        """Layers without an MLP block (Nemotron-H's mixer-only blocks); taken from the dense
+        layers."""
+        mlp = self.spec.mlp_layers
+        return 0 if mlp is None else max(0, min(self.dense_layers, self.layers - mlp))
+
+
+def moe_layers_before(spec: ModelSpec, index: int) -> int:
+    """MoE layers among layers 0 .. index-1: after the leading dense layers, every
+    ``layer_step``-th layer (Llama 4 ``interleave_moe_layer_step``: layers k-1, 2k-1, ...;
+    modeling_llama4.py ``Llama4TextConfig.moe_layers``). Arithmetic, so any layer count is fast."""
+    moe = spec.moe
+    if moe is None:
+        return 0
+    return max(0, index - moe.dense_layers) // moe.layer_step
 
 
 def _infer_shape(parameters: int) -> tuple[int, int, int, int]:

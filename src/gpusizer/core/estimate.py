@@ -58,6 +58,21 @@ def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
                + (f", EP {p.expert}" if p.expert > 1 else ""))
     if arch.inferred:
         out.append("architecture inferred from the parameter count")
+    return tuple(out) + _model_assumptions(s, arch)
+
+
+def _model_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
+    """What hybrid layers and vision towers change (core/state.py, core/mixers.py)."""
+    out = []
+    if arch.mixer_layers:
+        kind = "Gated DeltaNet" if s.model.linear_attention else "Mamba-2"
+        out.append(f"{arch.mixer_layers} of {arch.layers} layers {kind}: a fixed-size recurrent "
+                   f"state per sequence (in the KV cache), not a growing KV cache; "
+                   f"{arch.attention_layers} attention layers hold the KV cache")
+    vision = count_parameters(s.model).vision
+    if vision:
+        out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights "
+                   "(text-only FLOPs)")
     return tuple(out)
 
 
@@ -87,7 +102,8 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     arch, counts = _model(s.model)
     lora = scenario_lora(s)
     w = s.workload
-    trainable = (lora[0] if w.is_adapter else counts.total) if w.is_training else 0
+    full = counts.total + counts.vision  # the vision tower trains with the model
+    trainable = (lora[0] if w.is_adapter else full) if w.is_training else 0
     gpu = scenario_gpu(s)
     gpus = s.parallelism.gpus
     return Estimate(
@@ -96,6 +112,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         memory=_memory(s, arch, counts, lora), gpus=gpus,
         compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
         assumptions=_assumptions(s, arch) + _memory_share(s, gpu),
+        parameters_vision=counts.vision,
     )
 
 

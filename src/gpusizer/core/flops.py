@@ -18,6 +18,9 @@ Formulas and their sources:
 - Activation recomputation: full recompute runs the forward pass once more (8·N·D instead of
   6·N·D; Narayanan et al. 2021 §5.1: 96·B·s·l·h² instead of 72); selective recompute reruns the
   attention core only (Korthikanti et al. 2022, arXiv 2205.05198 §5).
+- Hybrid models: only softmax-attention layers attend; recurrent layers (Gated DeltaNet,
+  Mamba-2) add their projections to N and about 6 FLOPs per state value per token for the
+  state update (core/state.py), whatever the context.
 - LoRA / QLoRA: the frozen base weights need the input gradient only (2 FLOPs per weight per
   token backward, no weight gradient): 4·N·D plus 6 per adapter weight (Hu et al. 2021,
   arXiv 2106.09685 §4.1: no gradients or optimizer states for the frozen weights).
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from .architecture import Arch
 from .params import ParamCounts
 from .specs import Scenario
+from .state import state_flops_per_token
 
 
 def matmul_params(counts: ParamCounts) -> float:
@@ -53,7 +57,7 @@ def mean_causal_context(seq: float, window: int | None = None) -> float:
 def local_layers(arch: Arch) -> int:
     """Layers that use the sliding window (the others attend to the whole context)."""
     spec = arch.spec
-    return min(spec.sliding_window_layers, arch.layers) if spec.sliding_window else 0
+    return min(spec.sliding_window_layers, arch.attention_layers) if spec.sliding_window else 0
 
 
 def attention_flops_per_token(arch: Arch, seq: int, causal: bool = True) -> float:
@@ -67,7 +71,8 @@ def attention_flops_per_token(arch: Arch, seq: int, causal: bool = True) -> floa
     window = arch.spec.sliding_window
     win = (mean_causal_context(seq, window) if causal else float(min(seq, window or seq))
            ) if local else 0.0
-    return width * ((arch.layers - local) * full + local * win)
+    recurrent = state_flops_per_token(arch) if arch.mixer_layers else 0.0
+    return width * ((arch.attention_layers - local) * full + local * win) + recurrent
 
 
 def decode_attention_flops(arch: Arch, context: float) -> float:
@@ -75,7 +80,9 @@ def decode_attention_flops(arch: Arch, context: float) -> float:
     local = local_layers(arch)
     window = arch.spec.sliding_window or context
     width = 2.0 * (arch.q_dim + arch.attn_out_dim)
-    return width * ((arch.layers - local) * context + local * min(context, window))
+    recurrent = state_flops_per_token(arch) if arch.mixer_layers else 0.0
+    return width * ((arch.attention_layers - local) * context + local * min(context, window)) \
+        + recurrent
 
 
 @dataclass(frozen=True)
@@ -97,7 +104,7 @@ def training_flops_per_token(s: Scenario, arch: Arch, counts: ParamCounts,
     causal = s.parallelism.attention == "flash"
     a = attention_flops_per_token(arch, s.workload.sequence_length, causal)
     forward = 2.0 * m + a
-    if s.workload.kind in ("lora", "qlora"):
+    if s.workload.is_adapter:
         forward += 2.0 * adapter_params
         # backward: input gradients of frozen weights (2m), attention (2a), adapters (4 each)
         model = forward + 2.0 * m + 2.0 * a + 4.0 * adapter_params

@@ -69,6 +69,9 @@ class FrameworkProfile:
     kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
     eager_scores: bool = False  # eager attention materialises the scores when serving
     mla_latent_decode: bool = True  # MLA decodes in the compressed latent (weight absorption)
+    # Hybrid models' recurrent state (core/state.py): "transformers" keeps the whole conv
+    # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
+    recurrent_state: Literal["transformers", "engine"] = "engine"
     sources: tuple[str, ...] = ()
 
     def fits(self, kind: WorkloadKind) -> bool:
@@ -110,7 +113,7 @@ for _p in (
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True, step_counters=True,
         ddp_buckets=True, foreach_scratch=True, kv_window_slack=1, eager_scores=True,
-        mla_latent_decode=False,
+        mla_latent_decode=False, recurrent_state="transformers",
         sources=("transformers modeling_*.py (saved tensors measured: shared/calibration)",
                  "PyTorch DDP docs: gradient_as_bucket_view=False keeps buckets beside .grad",
                  "transformers DynamicSlidingWindowLayer keeps window - 1 tokens")),

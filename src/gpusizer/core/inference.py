@@ -6,6 +6,11 @@ KV cache per token and layer: 2 · kv_heads · head_dim · bytes (K and V; GQA, 
 compressed latent plus the shared RoPE key, (kv_lora_rank + qk_rope_head_dim) values per token
 and layer (DeepSeek-V2, arXiv 2405.04434 §2.1.2), in vLLM, SGLang, Megatron and transformers 5
 (measured: keys [b, 1, s, kv_lora_rank], values [b, 1, s, qk_rope_head_dim]).
+
+Only softmax-attention layers hold a KV cache; the recurrent layers of hybrid models keep a
+fixed-size state per sequence instead (core/state.py), counted in the same ``kv_cache``
+component and named in the report's ``cache`` block. The vision tower's weights sit with the
+other weights (core/sharding.py).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import stage_params
 from .specs import Scenario
+from .state import state_bytes, state_bytes_per_sequence
 
 
 def _minimum(a: Any, b: Any) -> Any:
@@ -51,10 +57,10 @@ def kv_bytes_per_token_layer(arch: Arch, kv_dtype: str, tp: int = 1) -> float:
 
 def kv_cache_bytes(arch: Arch, profile: FrameworkProfile, kv_dtype: str, batch: Any,
                    tokens: Any, tp: int = 1, layers: int | None = None) -> Any:
-    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` layers
-    (scalars, or numpy arrays for sweeps); a sliding-window layer keeps the window less the
-    profile's ``kv_window_slack``."""
-    layers = arch.layers if layers is None else layers
+    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` attention
+    layers (default: all of them; scalars, or numpy arrays for sweeps); a sliding-window layer
+    keeps the window less the profile's ``kv_window_slack``."""
+    layers = arch.attention_layers if layers is None else layers
     per = kv_bytes_per_token_layer(arch, kv_dtype, tp)
     spec = arch.spec
     local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
@@ -101,7 +107,10 @@ def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: An
     other_b = nbytes(prec.activations) if DTYPES[wid].quantized else nbytes(wid)
     weights = sp.matrices * nbytes(wid) + sp.other * other_b
     kv = kv_cache_bytes(arch, s.profile, prec.kv_cache, batch, prompt + w.generated_tokens,
-                        par.tensor, ceil_div(arch.layers, par.pipeline))
+                        par.tensor, ceil_div(arch.attention_layers, par.pipeline))
+    if arch.mixer_layers:  # fixed-size recurrent state per sequence (hybrid models)
+        kv = kv + batch * state_bytes(arch, s.profile, prec.activations, par.tensor,
+                                      par.pipeline)
     acts, logits = _prefill_activations(s, arch, batch, prompt)
     return weights, kv, acts, logits
 
@@ -117,3 +126,19 @@ def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memo
                  temporary=parts[3], total=total, peak_phase="prefill",
                  alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")))
     return mem, int(total)
+
+
+def cache_block(s: Scenario, arch: Arch) -> dict[str, int]:
+    """The report's ``cache`` block: the ``kv_cache`` component split into the attention layers'
+    KV cache and the recurrent layers' state, on the heaviest GPU (bytes)."""
+    par, prec, w = s.parallelism, s.precision, s.workload
+    attn = ceil_div(arch.attention_layers, par.pipeline)
+    kv = kv_cache_bytes(arch, s.profile, prec.kv_cache, w.batch_size,
+                        w.prompt_tokens + w.generated_tokens, par.tensor, attn)
+    conv, recurrent = state_bytes_per_sequence(arch, s.profile, prec.activations, par.tensor,
+                                               par.pipeline)
+    per_token = kv_bytes_per_token_layer(arch, prec.kv_cache, par.tensor) * attn
+    return {"kv_bytes": int(kv), "recurrent_state_bytes": int(w.batch_size * (conv + recurrent)),
+            "recurrent_state_bytes_per_sequence": int(conv + recurrent),
+            "kv_bytes_per_token": int(per_token), "attention_layers": arch.attention_layers,
+            "recurrent_layers": arch.mixer_layers}

@@ -2,7 +2,9 @@
 
 A targeted ``d_in x d_out`` Linear gains ``A: r x d_in`` and ``B: d_out x r``, so
 ``r·(d_in + d_out)`` trainable parameters; the base weight is frozen. Routed experts each get
-their own adapters (PEFT on per-expert Linear modules).
+their own adapters (PEFT on per-expert Linear modules). Hybrid models: the recurrent layers
+have no q/k/v/o (their projections are not targeted by these names) and MLP-free layers no
+gate/up/down.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from .specs import ModelSpec, Scenario
 def _attention_shapes(arch: Arch) -> dict[str, list[tuple[int, int]]]:
     h, mla = arch.hidden, arch.mla
     if mla is None:
-        return {"q": [(h, arch.q_dim)], "k": [(h, arch.kv_dim)], "v": [(h, arch.kv_dim)],
+        q_out = arch.q_dim * (2 if arch.spec.attention_output_gate else 1)
+        return {"q": [(h, q_out)], "k": [(h, arch.kv_dim)], "v": [(h, arch.kv_dim)],
                 "o": [(arch.attn_out_dim, h)]}
     q_lora = mla.q_lora_rank
     q = [(h, q_lora), (q_lora, arch.q_dim)] if q_lora else [(h, arch.q_dim)]
@@ -64,6 +67,8 @@ def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tupl
             per, per_t = per + sh, per_t + sh_t
         total += per * arch.moe_layers
         tensors += per_t * arch.moe_layers
+    total -= attn * arch.mixer_layers + dense * arch.mlp_free_layers
+    tensors -= attn_t * arch.mixer_layers + dense_t * arch.mlp_free_layers
     if "lm_head" in targets:
         total += rank * (arch.hidden + arch.vocab)
         tensors += 2

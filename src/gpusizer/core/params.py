@@ -5,6 +5,12 @@ transformers): gated MLPs have three matrices (Llama: gate, up, down), GQA shrin
 ``kv_heads x head_dim``, MLA uses the latent projections of DeepSeek-V2 (arXiv 2405.04434 §2.1),
 MoE layers hold a router plus experts (Mixtral, arXiv 2401.04088 §2). Checked against the
 measured counts in ``shared/calibration/hf-measured.json`` (exact to the parameter).
+
+Hybrid models (core/mixers.py) replace the attention of some layers by a recurrent mixer and
+drop the MLP of some (Nemotron-H): ``dense_layer``/``moe_layer`` describe layers with softmax
+attention, and ``mixers`` / ``replaced`` correct the sum. The vision tower (``vision``) is a
+parameter group of its own: stored with the weights, outside ``total`` and ``active`` (the
+text model's counts, what the FLOPs use).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .architecture import Arch, memo_by_identity, resolve
+from .mixers import all_mixer_params, mixer_tensors, vision_params
 from .specs import ModelSpec
 
 
@@ -50,11 +57,19 @@ class ParamCounts:
     moe_layers: int
     linear: int  # weights of matmuls (what autocast copies), lm_head included
     tensors: int  # number of parameter tensors (AdamW keeps a 4-byte step per tensor)
+    mixers: int = 0  # recurrent token mixers of hybrid layers (all of them)
+    replaced: int = 0  # attention and MLP blocks hybrid layers do not have
+    vision: int = 0  # vision tower + projector (not in total or active)
+
+    @property
+    def hybrid_delta(self) -> int:
+        """What hybrid layers change against all-attention layers (0 for a transformer)."""
+        return self.mixers - self.replaced
 
     @property
     def layers_total(self) -> int:
         moe = self.moe_layer.total * self.moe_layers if self.moe_layer else 0
-        return self.dense_layer.total * self.dense_layers + moe
+        return self.dense_layer.total * self.dense_layers + moe + self.hybrid_delta
 
     @property
     def largest_layer(self) -> int:
@@ -98,9 +113,12 @@ def attention_params(arch: Arch) -> int:
         kv += mla.kv_lora_rank * arch.heads * (mla.qk_nope_head_dim + mla.v_head_dim)
         return q + kv + arch.heads * mla.v_head_dim * h
     q, kv = arch.q_dim, arch.kv_dim
-    n = h * q + 2 * h * kv + q * h
+    q_out = 2 * q if spec.attention_output_gate else q  # Qwen3-Next: query and gate
+    n = h * q_out + 2 * h * kv + q * h
     if spec.qkv_bias:
-        n += q + 2 * kv
+        n += q_out + 2 * kv
+    if spec.attention_sinks:  # GptOssAttention.sinks: one logit per head
+        n += arch.heads
     if spec.attention_output_bias:
         n += h
     if spec.qk_norm == "head":
@@ -122,8 +140,9 @@ def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
     moe = arch.moe
     if not moe_layer or moe is None:
         return LayerParams(attn, mlp_params(arch, arch.ffn), 0, 0, norms)
-    # DeepSeek's e_score_correction_bias is a buffer, not a parameter (measured): not counted
-    router = arch.hidden * moe.experts
+    # DeepSeek's e_score_correction_bias is a buffer, not a parameter (measured): not counted;
+    # gpt-oss's router is a Linear with a bias (GptOssTopKRouter.bias)
+    router = (arch.hidden + moe.router_linear_bias) * moe.experts
     shared = mlp_params(arch, _shared_ffn(arch)) if moe.shared_experts else 0
     if moe.shared_expert_gate:
         shared += arch.hidden
@@ -143,7 +162,7 @@ def _tensor_count(arch: Arch, counts_moe: bool) -> int:
     attn = (5 if spec.mla.q_lora_rank else 3) + 2 if spec.mla else (2 if spec.fused_qkv else 4)
     attn += (1 if spec.fused_qkv else 3) * spec.qkv_bias + spec.attention_output_bias
     norm_t = 2 if spec.norm == "layernorm" else 1
-    attn += 2 * norm_t * (spec.qk_norm != "none")
+    attn += 2 * norm_t * (spec.qk_norm != "none") + spec.attention_sinks
     mats = 2 if spec.mlp == "plain" or spec.fused_gate_up else 3
     mlp = mats * (1 + spec.mlp_bias)
     per_layer = attn + spec.norms_per_layer * norm_t
@@ -151,8 +170,10 @@ def _tensor_count(arch: Arch, counts_moe: bool) -> int:
     n = arch.dense_layers * (per_layer + mlp)
     if counts_moe and moe is not None:
         shared = (mlp if moe.shared_experts else 0) + moe.shared_expert_gate
-        n += arch.moe_layers * (per_layer + 1 + 2 * (1 + spec.mlp_bias) + shared)
+        router = 1 + moe.router_linear_bias
+        n += arch.moe_layers * (per_layer + router + 2 * (1 + spec.mlp_bias) + shared)
     n += 1 + (spec.position_embeddings > 0) + (0 if spec.tied_embeddings else 1 + spec.lm_head_bias)
+    n += mixer_tensors(spec) - arch.mixer_layers * attn - arch.mlp_free_layers * (mlp + norm_t)
     return n + norm_t * spec.final_norm
 
 
@@ -172,8 +193,13 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
     position = spec.position_embeddings * h
     lm_head = 0 if spec.tied_embeddings else v * h + (v if spec.lm_head_bias else 0)
     final = norm_params(arch, h) if spec.final_norm else 0
+    mixers = all_mixer_params(spec, h)
+    replaced = arch.mixer_layers * dense.attention + arch.mlp_free_layers * (
+        dense.mlp + norm_params(arch, h))
     layers = dense.total * arch.dense_layers + (moe.total * arch.moe_layers if moe else 0)
+    layers += mixers - replaced
     active_layers = dense.active * arch.dense_layers + (moe.active * arch.moe_layers if moe else 0)
+    active_layers += mixers - replaced
     total = embedding + position + layers + final + lm_head
     if arch.inferred:  # size-only model: keep the user's count exact, shape is a guess
         total = spec.parameters or total
@@ -181,7 +207,7 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
     linear_layer = dense.attention + dense.mlp
     linear = linear_layer * arch.dense_layers + (
         (moe.attention + moe.mlp + moe.experts) * arch.moe_layers if moe else 0
-    ) + v * h
+    ) + v * h + mixers - replaced
     return ParamCounts(
         total=total,
         active=total if arch.inferred else embedding + position + active_layers + final + lm_head,
@@ -195,4 +221,7 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
         moe_layers=arch.moe_layers,
         linear=linear,
         tensors=_tensor_count(arch, True),
+        mixers=mixers,
+        replaced=replaced,
+        vision=vision_params(spec.vision) if spec.vision else 0,
     )

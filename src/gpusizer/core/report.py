@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from .architecture import resolve
 from .compute import roofline_block
 from .estimate import estimate
+from .inference import cache_block
 from .memo import Memo
 from .result import Estimate
 from .roofline import roofline_model
@@ -44,6 +46,7 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
             "active": est.parameters_active,
             "embedding": est.parameters_embedding,
             "trainable": est.parameters_trainable,
+            "vision": est.parameters_vision,
         },
         "per_gpu": mem.as_dict(),
         "peak_phase": mem.peak_phase,
@@ -71,6 +74,8 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         },
         "assumptions": list(est.assumptions),
     }
+    if not est.scenario.workload.is_training:
+        report["cache"] = cache_block(est.scenario, resolve(est.scenario.model))
     if roofline or (roofline is None and not est.scenario.workload.is_training):
         report["roofline"] = _roofline(est)
     return report

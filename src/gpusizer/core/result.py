@@ -84,6 +84,7 @@ class Estimate:
     gpus: int
     compute: Compute = field(default_factory=Compute)
     assumptions: tuple[str, ...] = ()
+    parameters_vision: int = 0  # vision tower + projector (stored with the weights)
     notes: tuple[str, ...] = ()
 
     @property

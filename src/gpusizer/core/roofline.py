@@ -20,6 +20,9 @@ the other, so a token's time is the sum over all layers.
   (weight absorption, DeepSeek-V2 arXiv 2405.04434 §2.1.2; vLLM/SGLang); transformers does not.
 - MoE: each token runs its top-k experts; a step reads the distinct experts chosen, expected
   E·(1 − (1 − k/E)^tokens) under uniform routing (occupancy of E bins by tokens·k draws).
+- Hybrid models: only the attention layers run q/k/v/o and attention; the recurrent layers run
+  their projections (weights read once per step) and update a fixed-size state per sequence,
+  read and written once per decode step and written once per prefill (core/state.py).
 - The LM head computes logits for the last position of each sequence only (vLLM; transformers
   ``logits_to_keep``), in fp32.
 - Tensor parallelism: 2 all-reduces of the hidden state per layer (Megatron-LM, Shoeybi et al.
@@ -33,16 +36,11 @@ core/compute.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-
-from .architecture import Arch, ceil_div, resolve
-from .dtypes import DTYPES, nbytes
-from .flops import local_layers, mean_causal_context
-from .inference import kv_bytes_per_token_layer
+from .dtypes import DTYPES
+from .flops import mean_causal_context
 from .memo import Memo
-from .params import count_parameters
-from .specs import GPUSpec, ModelSpec, Scenario
+from .roofline_shape import Shape, shape
+from .specs import GPUSpec, Scenario
 
 _FALLBACK = {"fp16": ("bf16",), "bf16": ("fp16",), "tf32": ("fp32",), "fp4": ("fp8",)}
 _LOW_PRECISION = ("fp8", "int8", "fp4")  # formats with their own tensor-core rate
@@ -68,93 +66,6 @@ def matmul_dtype(weights: str, activations: str, gpu: GPUSpec) -> str:
     return activations
 
 
-@dataclass(frozen=True)
-class Shape:
-    """Per-GPU sizes of one layer (parameters, activation widths) and the bytes per value."""
-
-    layers: int
-    local: int  # sliding-window layers
-    window: int
-    dense_layers: int
-    moe_layers: int
-    hidden: int
-    norms: int  # norm applications per step, final norm included
-    qkv_w: float  # parameters per GPU and layer
-    qkv_out: float  # activation width written per token
-    out_w: float
-    out_in: float
-    heads: float
-    prefill_dims: tuple[int, int]  # (query-key, value) head widths
-    decode_dims: tuple[int, int]
-    kv_tok: float  # cache bytes per token and layer
-    mlp_w: float
-    mlp_act: float  # intermediate values written + read per token
-    shared_w: float  # router + shared experts
-    expert_w: float  # one routed expert
-    experts: int
-    top_k: int
-    moe_act: float
-    head_w: float
-    vocab: float
-    wb: float  # bytes per matrix weight
-    ob: float  # bytes per other weight (norms, LM head)
-    ab: float  # bytes per activation
-    tp: int
-    ep: int
-
-
-def _attention_widths(arch: Arch, latent_decode: bool, tp: int
-                      ) -> tuple[float, tuple[int, int], tuple[int, int]]:
-    """(q/k/v activation width per token, prefill head dims, decode head dims) on one GPU."""
-    mla = arch.mla
-    if mla is None:
-        dims = (arch.head_dim, arch.head_dim)
-        return arch.q_dim / tp + 2 * ceil_div(arch.kv_heads, tp) * arch.head_dim, dims, dims
-    std = (mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim)
-    latent = (mla.kv_lora_rank + mla.qk_rope_head_dim, mla.kv_lora_rank)
-    width = (arch.q_dim + arch.heads * (mla.qk_nope_head_dim + mla.v_head_dim)) / tp
-    return width, std, latent if latent_decode else std
-
-
-def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
-    """(experts, top-k, intermediate values per token of routed + shared experts on one GPU)."""
-    moe = arch.moe
-    if moe is None:
-        return 0, 0, 0.0
-    shared = (moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size
-              * moe.shared_experts) if moe.shared_experts else 0
-    ffn = moe.experts_per_token * moe.expert_ffn_hidden_size + shared
-    return moe.experts, moe.experts_per_token, inter * ffn / tp
-
-
-@lru_cache(maxsize=128)
-def shape(spec: ModelSpec, latent_decode: bool, tp: int, ep: int, weights: str,
-          activations: str, kv: str) -> Shape:
-    """The per-GPU shape of a model under TP/EP with these dtypes (cached); MLA decodes in
-    the latent when ``latent_decode`` (the profile's ``mla_latent_decode``)."""
-    arch, counts = resolve(spec), count_parameters(spec)
-    d, m = counts.dense_layer, counts.moe_layer
-    qkv_out, prefill_dims, decode_dims = _attention_widths(arch, latent_decode, tp)
-    out_w = arch.attn_out_dim * arch.hidden / tp
-    inter = 6 if spec.mlp == "gated" else 4  # gate and up written and read, product w + r
-    experts, top_k, moe_act = _moe_widths(arch, inter, tp)
-    quantized = DTYPES[weights].quantized
-    return Shape(
-        layers=arch.layers, local=local_layers(arch), window=spec.sliding_window or 0,
-        dense_layers=counts.dense_layers, moe_layers=counts.moe_layers, hidden=arch.hidden,
-        norms=arch.layers * spec.norms_per_layer + (1 if spec.final_norm else 0),
-        qkv_w=d.attention / tp - out_w, qkv_out=qkv_out, out_w=out_w,
-        out_in=arch.attn_out_dim / tp, heads=arch.heads / tp, prefill_dims=prefill_dims,
-        decode_dims=decode_dims, kv_tok=kv_bytes_per_token_layer(arch, kv, tp),
-        mlp_w=d.mlp / tp, mlp_act=inter * arch.ffn / tp, shared_w=m.mlp / tp if m else 0.0,
-        expert_w=m.experts / experts / tp if m and experts else 0.0, experts=experts,
-        top_k=top_k, moe_act=moe_act, head_w=arch.vocab * arch.hidden / tp,
-        vocab=arch.vocab / tp, wb=nbytes(weights),
-        ob=nbytes(activations) if quantized else nbytes(weights), ab=nbytes(activations),
-        tp=tp, ep=ep,
-    )
-
-
 Linear = tuple[str, str, float, float, float]  # name, kind, FLOPs/token, bytes/step, bytes/token
 
 
@@ -163,7 +74,7 @@ def linear_ops(sh: Shape) -> tuple[Linear, ...]:
 
     Bytes per step are the weights; bytes per token the activations read and written and the
     K/V written to the cache."""
-    h, ab, layers, d = sh.hidden, sh.ab, sh.layers, sh.dense_layers
+    h, ab, layers, d = sh.hidden, sh.ab, sh.attn_layers, sh.mlp_layers
     ops: list[Linear] = [
         ("norms", "vec", 4.0 * h * sh.norms, sh.norms * h * sh.ob, sh.norms * 2 * h * ab),
         ("qkv", "mm", 2.0 * sh.qkv_w * layers, layers * sh.qkv_w * sh.wb,
@@ -174,22 +85,25 @@ def linear_ops(sh: Shape) -> tuple[Linear, ...]:
     if d:
         ops.append(("mlp", "mm", 2.0 * sh.mlp_w * d, d * sh.mlp_w * sh.wb,
                     d * (2 * h + sh.mlp_act) * ab))
+    if sh.mixer_w:
+        ops.append(("recurrent_proj", "mm", 2.0 * sh.mixer_w, sh.mixer_w * sh.wb,
+                    sh.mixer_act * ab))
     return tuple(ops)
 
 
 def _attention_op(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -> Op:
     """Scores and values over the cache (decode) or the causal prompt (prefill), all layers."""
-    full, local = sh.layers - sh.local, sh.local
+    full, local = sh.attn_layers - sh.local, sh.local
     if decode:
         mean = read = full * ctx + (local * min(ctx, sh.window) if local else 0.0)
         dqk, dv = sh.decode_dims
     else:
         win = local * mean_causal_context(ctx, sh.window) if local else 0.0
-        mean, read = full * mean_causal_context(ctx) + win, sh.layers * ctx
+        mean, read = full * mean_causal_context(ctx) + win, sh.attn_layers * ctx
         dqk, dv = sh.prefill_dims
     n = batch * new
     flops = 2.0 * n * sh.heads * (dqk + dv) * mean
-    moved = batch * read * sh.kv_tok + n * sh.layers * sh.heads * (dqk + dv) * sh.ab
+    moved = batch * read * sh.kv_tok + n * sh.attn_layers * sh.heads * (dqk + dv) * sh.ab
     return ("attention", flops, moved, "act")
 
 
@@ -198,6 +112,9 @@ def nonlinear_ops(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -
     the tokens), LM head (logits for the last position of each sequence)."""
     n, h = batch * new, sh.hidden
     ops = [_attention_op(sh, batch, new, ctx, decode)]
+    if sh.state_seq:  # read + written each decode step; written once by a prefill
+        ops.append(("recurrent_state", n * sh.state_flops,
+                    batch * sh.state_seq * (2 if decode else 1), "act"))
     if sh.moe_layers:
         e, k, m = sh.experts, sh.top_k, sh.moe_layers
         distinct = e * (1.0 - (1.0 - k / e) ** n)
@@ -277,7 +194,7 @@ class RooflineModel:
 
 def _build(s: Scenario, gpu: GPUSpec) -> RooflineModel:
     p, prec, c = s.parallelism, s.precision, s.compute
-    sh = shape(s.model, s.profile.mla_latent_decode, p.tensor, p.expert, prec.weights,
+    sh = shape(s.model, s.profile, p.tensor, p.expert, prec.weights,
                prec.activations, prec.kv_cache)
     mm, mm_tflops = peak_tflops(gpu, matmul_dtype(prec.weights, prec.activations, gpu))
     act = peak_tflops(gpu, prec.activations)[1] * 1e12

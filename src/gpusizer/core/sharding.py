@@ -4,14 +4,16 @@ Megatron-LM layout (Shoeybi et al. 2019, arXiv 1909.08053 §3; Narayanan et al. 
 arXiv 2104.04473 §2): attention and MLP matrices split over TP, norms replicated, the vocabulary
 split over TP, layers split over PP stages with the embedding on the first stage and the final
 norm and LM head on the last (both hold the embedding when tied), experts split over EP.
-ZeRO/FSDP sharding over data-parallel ranks is applied by the caller (training.py).
+ZeRO/FSDP sharding over data-parallel ranks is applied by the caller (training.py). Hybrid
+layers' recurrent mixers (core/mixers.py) are spread over the stages in proportion to their
+layers; a vision tower sits on the first stage with the embedding.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .architecture import Arch, ceil_div
+from .architecture import Arch, ceil_div, moe_layers_before
 from .memo import Memo
 from .params import ParamCounts
 
@@ -39,12 +41,13 @@ class StageParams:
 
 
 def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
-    """(dense, MoE) layers on the first or last stage; leading dense layers sit on the first."""
+    """(dense, MoE) layers on the first or last stage; leading dense layers sit on the first,
+    interleaved MoE layers (``moe.layer_step``) where they fall."""
     per_stage = ceil_div(arch.layers, pp)
     start = 0 if first else max(0, arch.layers - per_stage)
     end = min(arch.layers, start + per_stage)
-    dense = max(0, min(end, arch.dense_layers) - start)
-    return dense, (end - start) - dense
+    moe = moe_layers_before(arch.spec, end) - moe_layers_before(arch.spec, start)
+    return (end - start) - moe, moe
 
 
 _STAGES: Memo[StageParams] = Memo(4096)
@@ -73,9 +76,11 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         matrices += moe_n * (m.attention + m.mlp) / tp + experts
         norms += moe_n * m.norms
         largest = max(largest, (m.attention + m.mlp) / tp + m.experts / (tp * ep) + m.norms)
+    if counts.hybrid_delta and (dense_n or moe_n):
+        matrices += counts.hybrid_delta * (dense_n + moe_n) / arch.layers / tp
     other = float(norms)
     if first:
-        other += (counts.embedding + counts.position_embedding) / tp
+        other += (counts.embedding + counts.position_embedding + counts.vision) / tp
     if last:
         head = counts.lm_head or (counts.embedding if pp > 1 else 0)
         other += head / tp + counts.final_norm

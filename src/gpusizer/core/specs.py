@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from .frameworks import FRAMEWORKS, FrameworkProfile
+from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
 from .workloads import WORKLOAD_KINDS, WorkloadKind
 
 PosInt = Annotated[int, Field(ge=1)]
@@ -47,6 +48,8 @@ class MoESpec(_Spec):
     dense_layers: NonNegInt = 0  # the first N layers keep a dense MLP (DeepSeek V3: 3)
     router_bias: bool = False  # score-correction bias (DeepSeek V3): a buffer, no parameters
     shared_expert_gate: bool = False  # sigmoid gate on the shared expert (Qwen2-MoE)
+    layer_step: PosInt = 1  # MoE on every k-th layer after dense_layers (Llama 4 Maverick: 2)
+    router_linear_bias: bool = False  # the router Linear has a learned bias (gpt-oss)
 
 
 class MLASpec(_Spec):
@@ -96,6 +99,12 @@ class ModelSpec(_Spec):
     sliding_window_layers: NonNegInt = 0  # how many layers use the window (the rest are global)
     mla: MLASpec | None = None
     moe: MoESpec | None = None
+    attention_sinks: bool = False  # one learned logit per head and layer (gpt-oss)
+    attention_output_gate: bool = False  # q_proj also gives a sigmoid output gate (Qwen3-Next)
+    linear_attention: LinearAttentionSpec | None = None
+    mamba: MambaSpec | None = None
+    mlp_layers: NonNegInt | None = None  # layers with an MLP/MoE block; None: all (Nemotron-H)
+    vision: VisionSpec | None = None
     source_url: str | None = None
 
     @property

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .activations import ActContext, hf_layer, hf_top, megatron_layer, megatron_top, sliding_mask
+from .activations_hybrid import hybrid_delta
 from .architecture import Arch
 from .dtypes import DTYPES, nbytes
 from .memo import Memo
@@ -127,6 +128,7 @@ def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
         per = sp.dense_layers * megatron_layer(arch, ctx, False) if sp.dense_layers else 0.0
         per += sp.moe_layers * megatron_layer(arch, ctx, True) if sp.moe_layers else 0.0
         top = megatron_top(arch, ctx, sp.first, sp.last)
+        per += _hybrid(arch, ctx, sp, True)
     else:
         per = sp.dense_layers * hf_layer(arch, ctx, False) if sp.dense_layers else 0.0
         per += sp.moe_layers * hf_layer(arch, ctx, True) if sp.moe_layers else 0.0
@@ -134,6 +136,7 @@ def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
             share = min(arch.spec.sliding_window_layers, arch.layers) / arch.layers
             per += sp.layers * share * sliding_mask(arch, ctx)
         per /= p.tensor
+        per += _hybrid(arch, ctx, sp, False)
         top = hf_top(arch, ctx, sp.first, sp.last, lora)
         if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast;
             # under full recompute the layers' copies go with the layer (recast in backward).
@@ -143,6 +146,16 @@ def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
     # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
     # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
     return (per + top) * (lay.in_flight if sp.first else 1.0)
+
+
+def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> float:
+    """Recurrent and MLP-free layers of the stage, in proportion to its layers
+    (core/activations_hybrid.py)."""
+    if not (arch.mixer_layers or arch.mlp_free_layers):
+        return 0.0
+    share = sp.layers / arch.layers
+    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share,
+                        megatron)
 
 
 def _logit_bytes(s: Scenario, arch: Arch, sp: StageParams) -> tuple[float, float]:

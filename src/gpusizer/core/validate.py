@@ -42,6 +42,23 @@ def check_model(spec: ModelSpec) -> None:
         raise ScenarioError("model.moe.experts_per_token", f"at most experts ({moe.experts})")
     if spec.sliding_window_layers > arch.layers:
         raise ScenarioError("model.sliding_window_layers", f"at most layers ({arch.layers})")
+    _check_hybrid(spec)
+
+
+def _check_hybrid(spec: ModelSpec) -> None:
+    """Recurrent layers fit in the model; MLP-free layers come off the dense layers."""
+    arch = resolve(spec)
+    if arch.mixer_layers > arch.layers:
+        raise ScenarioError("model.linear_attention.layers",
+                            f"linear_attention.layers + mamba.layers at most layers "
+                            f"({arch.layers}); got {arch.mixer_layers}")
+    if spec.sliding_window_layers > arch.attention_layers:
+        raise ScenarioError("model.sliding_window_layers",
+                            f"at most the attention layers ({arch.attention_layers})")
+    if spec.mlp_layers is not None and not \
+            arch.moe_layers <= spec.mlp_layers <= arch.layers:
+        raise ScenarioError("model.mlp_layers", f"between the MoE layers ({arch.moe_layers}) "
+                            f"and layers ({arch.layers})")
 
 
 def check_parallelism(s: Scenario) -> None:

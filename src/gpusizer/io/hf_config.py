@@ -11,174 +11,73 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from ..core.errors import ScenarioError
 from ..core.specs import ModelSpec
 from ..core.validate import check_model
+from .hf_families import FAMILIES
+from .hf_reader import Block, Config, Reader, base, moe, multiples, sliding
+from .hf_vision import vision_block
 from .jsonfile import parse_json_object
 
-Config = dict[str, Any]
-Block = dict[str, Any]
 
-_LAYERS = ("num_hidden_layers", "n_layer", "num_layers")
-_HIDDEN = ("hidden_size", "n_embd", "d_model")
-_HEADS = ("num_attention_heads", "n_head")
-_VOCAB = ("vocab_size",)
-_FFN = ("intermediate_size", "n_inner", "ffn_hidden_size")
-
-# transformers defaults for keys that released configs leave out (configuration_gemma3.py)
-_DEFAULTS: dict[str, Config] = {
-    "gemma3_text": {"vocab_size": 262_208, "max_position_embeddings": 131_072, "head_dim": 256,
-                    "sliding_window": 4096, "sliding_window_pattern": 6,
-                    "hidden_activation": "gelu_pytorch_tanh"},
-    "gemma2": {"vocab_size": 256_000, "head_dim": 256, "sliding_window": 4096,
-               "hidden_activation": "gelu_pytorch_tanh", "attn_logit_softcapping": 50.0,
-               "final_logit_softcapping": 30.0},
-}
-
-
-class _Reader:
-    """Reads a config by any of a key's spellings; names what is missing."""
-
-    def __init__(self, cfg: Config) -> None:
-        self.model_type = str(cfg.get("model_type") or "")
-        self.cfg = {**_DEFAULTS.get(self.model_type, {}), **cfg}
-
-    def get(self, *names: str, default: Any = None) -> Any:
-        for name in names:
-            if self.cfg.get(name) is not None:
-                return self.cfg[name]
-        return default
-
-    def require(self, *groups: tuple[str, ...]) -> None:
-        missing = [" or ".join(g) for g in groups if self.get(*g) is None]
-        if missing:
-            kind = f"a {self.model_type} model" if self.model_type else "a model"
-            raise ScenarioError("config", f"missing {', '.join(missing)} (needed for {kind})")
-
-
-def _base(r: _Reader, tied: bool = False, ffn_required: bool = True) -> Block:
-    """The fields every decoder shares, in the Llama reading (configuration_llama.py)."""
-    r.require(_LAYERS, _HIDDEN, _HEADS, _VOCAB, *((_FFN,) if ffn_required else ()))
-    hidden, heads = r.get(*_HIDDEN), r.get(*_HEADS)
-    head_dim = r.get("head_dim") or (hidden // heads if hidden % heads == 0 else None)
-    bias = bool(r.get("attention_bias", default=False))  # Llama: q, k, v and o all get a bias
-    return {
-        "name": str(r.get("_name_or_path") or r.model_type or "custom").rstrip("/").split("/")[-1],
-        "family": r.model_type or "llama",
-        "layers": r.get(*_LAYERS), "hidden_size": hidden, "attention_heads": heads,
-        "kv_heads": r.get("num_key_value_heads", "num_kv_heads", default=heads),
-        "head_dim": head_dim, "ffn_hidden_size": r.get(*_FFN),
-        "activation": r.get("hidden_activation", "hidden_act", "activation_function",
-                            default="silu"),
-        "vocab_size": r.get(*_VOCAB),
-        "tied_embeddings": bool(r.get("tie_word_embeddings", default=tied)),
-        "max_context": r.get("max_position_embeddings", "n_positions", "max_sequence_length",
-                             "seq_length"),
-        "qkv_bias": bias, "attention_output_bias": bias,
-        "mlp_bias": bool(r.get("mlp_bias", default=False)),
-        "dropout": float(r.get("resid_pdrop", "hidden_dropout", default=0.0)),
-    }
-
-
-def _sliding(r: _Reader, block: Block, default_layers: int) -> None:
-    """Window size and how many layers use it (``layer_types`` when the config lists them)."""
-    window, types = r.get("sliding_window"), r.cfg.get("layer_types")
-    count = default_layers
-    if isinstance(types, list) and types:
-        count = sum(t == "sliding_attention" for t in types)
-    if window and count > 0:
-        block.update(sliding_window=window, sliding_window_layers=min(count, block["layers"]))
-
-
-def _moe(r: _Reader, block: Block, dense_layers: int = 0, **extra: Any) -> None:
-    """Routed experts: Mixtral ``num_local_experts``, Qwen/OLMoE ``num_experts``, DeepSeek."""
-    experts = r.get("num_local_experts", "num_experts", "n_routed_experts")
-    if not experts:
-        return
-    r.require(("num_experts_per_tok",), ("moe_intermediate_size", "intermediate_size"))
-    block["moe"] = {"experts": experts, "experts_per_token": r.get("num_experts_per_tok"),
-                    "expert_ffn_hidden_size": r.get("moe_intermediate_size", "intermediate_size"),
-                    "dense_layers": dense_layers, **extra}
-
-
-def _llama(r: _Reader) -> Block:
+def _llama(r: Reader) -> Block:
     """Llama, Mistral, Mixtral and unknown Llama-like types (a window applies to every layer)."""
-    block = _base(r)
-    _sliding(r, block, block["layers"])
-    _moe(r, block)
+    block = base(r)
+    sliding(r, block, block["layers"])
+    moe(r, block)
     return block
 
 
-def _qwen(r: _Reader) -> Block:
-    """Qwen2/Qwen3 (+MoE): Qwen2 q/k/v always biased; Qwen3 per-head q/k RMSNorm."""
-    block = _base(r)
-    layers = block["layers"]
-    if r.model_type.startswith("qwen2"):
-        block.update(qkv_bias=True, attention_output_bias=False)
-    else:
-        block["qk_norm"] = "head"
-    if r.get("use_sliding_window", default=False):  # layers from max_window_layers on
-        _sliding(r, block, layers - int(r.get("max_window_layers", default=layers)))
-    step, dense_only = int(r.get("decoder_sparse_step", default=1)), r.get("mlp_only_layers") or []
-    sparse = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
-    shared = r.get("shared_expert_intermediate_size")
-    extra = ({"shared_experts": 1, "shared_expert_ffn_hidden_size": shared,
-              "shared_expert_gate": True} if shared else {})
-    _moe(r, block, layers - sparse, **extra)
-    return block
-
-
-def _gemma(r: _Reader) -> Block:
+def _gemma(r: Reader) -> Block:
     """Gemma 2/3: pre- and post-norms around attention and MLP (4 per layer), tied embeddings."""
-    block = _base(r, tied=True)
+    block = base(r, tied=True)
     layers = block["layers"]
     if r.model_type == "gemma":
         return block
     block["norms_per_layer"] = 4
     for key, field in (("attn_logit_softcapping", "attention_softcap"),
                        ("final_logit_softcapping", "final_logit_softcap")):
-        cap = r.cfg.get(key)  # _Reader already merged the defaults
+        cap = r.cfg.get(key)  # Reader already merged the defaults
         if cap:  # tanh soft-capping of scores / logits (Gemma 2; Gemma 3 sets none)
             block[field] = float(cap)
     if r.model_type == "gemma2":  # even layers local (modeling_gemma2.py)
-        _sliding(r, block, (layers + 1) // 2)
+        sliding(r, block, (layers + 1) // 2)
     else:  # gemma3: every sliding_window_pattern-th layer global
         block["qk_norm"] = "head"
-        _sliding(r, block, layers - layers // int(r.get("sliding_window_pattern", default=6)))
+        sliding(r, block, layers - layers // int(r.get("sliding_window_pattern", default=6)))
     return block
 
 
-def _phi3(r: _Reader) -> Block:
+def _phi3(r: Reader) -> Block:
     block = _llama(r)
     block.update(fused_qkv=True, fused_gate_up=True)  # qkv_proj and gate_up_proj
     return block
 
 
-def _deepseek(r: _Reader) -> Block:
+def _deepseek(r: Reader) -> Block:
     """DeepSeek V2/V3: MLA (arXiv 2405.04434 §2.1) and fine-grained MoE with shared experts."""
     r.require(("kv_lora_rank",), ("qk_nope_head_dim",), ("qk_rope_head_dim",), ("v_head_dim",))
-    block = _base(r)
+    block = base(r)
     nope, rope = r.get("qk_nope_head_dim"), r.get("qk_rope_head_dim")
     block["head_dim"] = nope + rope
     block["mla"] = {"q_lora_rank": r.get("q_lora_rank"), "kv_lora_rank": r.get("kv_lora_rank"),
                     "qk_nope_head_dim": nope, "qk_rope_head_dim": rope,
                     "v_head_dim": r.get("v_head_dim")}
     layers, first = block["layers"], int(r.get("first_k_dense_replace", default=0))
-    freq = int(r.get("moe_layer_freq", default=1))
-    sparse = sum(1 for i in range(first, layers) if i % freq == 0)
+    freq = max(1, int(r.get("moe_layer_freq", default=1)))
+    sparse = multiples(min(first, layers), layers, freq)  # i >= first with i % freq == 0
     default_topk = "noaux_tc" if r.model_type == "deepseek_v3" else "greedy"
-    _moe(r, block, layers - sparse, shared_experts=int(r.get("n_shared_experts", default=0)),
+    moe(r, block, layers - sparse, shared_experts=int(r.get("n_shared_experts", default=0)),
          router_bias=r.get("topk_method", default=default_topk) == "noaux_tc")
     return block
 
 
-def _gpt2(r: _Reader) -> Block:
+def _gpt2(r: Reader) -> Block:
     """GPT-2: biases everywhere, LayerNorm, learned positions, fused c_attn (modeling_gpt2.py)."""
-    block = _base(r, tied=True, ffn_required=False)
+    block = base(r, tied=True, ffn_required=False)
     positions = r.get("n_positions", "max_position_embeddings", default=1024)
     block.update(
         ffn_hidden_size=block["ffn_hidden_size"] or 4 * block["hidden_size"], mlp="plain",
@@ -190,19 +89,19 @@ def _gpt2(r: _Reader) -> Block:
     return block
 
 
-def _falcon(r: _Reader) -> Block:
+def _falcon(r: Reader) -> Block:
     """Falcon, incl. the old RefinedWeb (40B/180B layout) and RefinedWebModel (7B) configs."""
-    block = _base(r, tied=True, ffn_required=False)
+    block = base(r, tied=True, ffn_required=False)
     heads, hidden = block["attention_heads"], block["hidden_size"]
-    new_arch = bool(r.get("new_decoder_architecture", default=r.model_type == "RefinedWeb"))
-    parallel = bool(r.get("parallel_attn", default=True))
+    new_arch = r.flag("new_decoder_architecture", r.model_type == "RefinedWeb")
+    parallel = r.flag("parallel_attn", True)
     if new_arch:  # grouped k/v heads, ln_attn + ln_mlp (modeling_falcon.py)
         kv = r.get("num_kv_heads", "n_head_kv", default=heads)
         norms = int(r.get("num_ln_in_parallel_attn") or 2)
     else:
-        kv = 1 if r.get("multi_query", default=True) else heads
+        kv = 1 if r.flag("multi_query", True) else heads
         norms = 1 if parallel else 2
-    bias = bool(r.get("bias", default=False))
+    bias = r.flag("bias")
     block.update(
         family="falcon", kv_heads=kv, ffn_hidden_size=block["ffn_hidden_size"] or 4 * hidden,
         mlp="plain", activation=r.get("activation", default="gelu"), norm="layernorm",
@@ -213,19 +112,18 @@ def _falcon(r: _Reader) -> Block:
     return block
 
 
-def _olmo(r: _Reader) -> Block:
+def _olmo(r: Reader) -> Block:
     """OLMo 2 (post-norms only) and OLMoE: RMSNorm over all of q and of k (modeling_olmo2.py)."""
     block = _llama(r)
     block["qk_norm"] = "full"
     return block
 
 
-_FAMILIES: dict[str, Callable[[_Reader], Block]] = {
-    "qwen2": _qwen, "qwen2_moe": _qwen, "qwen3": _qwen, "qwen3_moe": _qwen,
+_FAMILIES: dict[str, Callable[[Reader], Block]] = {
     "gemma": _gemma, "gemma2": _gemma, "gemma3_text": _gemma, "phi3": _phi3,
     "deepseek_v2": _deepseek, "deepseek_v3": _deepseek, "gpt2": _gpt2,
     "falcon": _falcon, "RefinedWeb": _falcon, "RefinedWebModel": _falcon,
-    "olmo2": _olmo, "olmoe": _olmo,
+    "olmo2": _olmo, "olmoe": _olmo, "kimi_k2": _deepseek, **FAMILIES,
 }
 
 
@@ -250,14 +148,21 @@ def _load(config: Config | str | Path) -> Config:
     return _parse(text, str(path))
 
 
+_TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral",
+               "qwen2_5_vl": "qwen2_5_vl_text"}
+
+
 def _text_config(cfg: Config) -> Config:
-    """Multimodal configs (Gemma 3, Llava...) nest the language model in ``text_config``."""
+    """Multimodal configs (Gemma 3, Llama 4, Mistral 3...) nest the language model in
+    ``text_config``; the outer ``tie_word_embeddings`` applies when the inner one is absent."""
     inner = cfg.get("text_config")
     if not isinstance(inner, dict):
         return cfg
     outer_type = str(cfg.get("model_type") or "")
     text = {"_name_or_path": cfg.get("_name_or_path"), **inner}
-    text.setdefault("model_type", "gemma3_text" if outer_type == "gemma3" else outer_type)
+    if "tie_word_embeddings" in cfg and "tie_word_embeddings" not in inner:
+        text["tie_word_embeddings"] = cfg["tie_word_embeddings"]
+    text.setdefault("model_type", _TEXT_TYPES.get(outer_type, outer_type))
     return text
 
 
@@ -282,9 +187,13 @@ def import_hf_config(config: Config | str | Path) -> Block:
     same parameter count as transformers' ``AutoModelForCausalLM.from_config``. Raises
     :class:`ScenarioError` (field ``config``) naming the missing or bad keys.
     """
-    reader = _Reader(_text_config(_load(config)))
+    cfg = _load(config)
+    reader = Reader(_text_config(cfg))
     try:
         block = _FAMILIES.get(reader.model_type, _llama)(reader)
+        vision = vision_block(cfg, block["hidden_size"])
+        if vision is not None:
+            block["vision"] = vision
     except ScenarioError:
         raise
     except (TypeError, ValueError, ZeroDivisionError) as exc:  # e.g. "hidden_size": "big"

@@ -1,0 +1,96 @@
+"""The vision tower of a multimodal config.json, as a ``vision`` model block.
+
+Each family is read from its ``vision_config`` the way transformers builds it (5.24):
+
+- SigLIP (Gemma 3, ``SiglipVisionModel`` + ``Gemma3MultiModalProjector``): biased attention
+  and GELU MLP, LayerNorm, a biased patch Conv2d, (image/patch)² learned positions, a
+  post-LayerNorm; the projector is an h_v × h_t matrix and an RMSNorm over h_v. With
+  ``vision_use_head`` the attention-pooling head is counted too.
+- Pixtral (Mistral 3, ``PixtralVisionModel`` + ``Mistral3MultiModalProjector``): bias-free
+  attention and gated MLP, RMSNorm, 2-D RoPE (no learned positions), ``ln_pre``; the projector
+  holds an RMSNorm, the patch merger (h_v·s² × h_v) and two linears (h_v × h_t, h_t × h_t).
+- Llama 4 (``Llama4VisionModel`` + ``Llama4MultiModalProjector``): class token, (image/patch)² + 1
+  learned positions, a bias-free unfolded patch linear, pre and post LayerNorms; the pixel-shuffle
+  adapter (``Llama4VisionMLP2``: intermediate × projector_input, projector_output²) and the
+  projector (vision_output × h_t).
+- Qwen2.5-VL (``Qwen2_5_VisionTransformerPretrainedModel``): a bias-free Conv3d over
+  ``temporal_patch_size`` frames, RMSNorm blocks with biased attention and gated MLP, and the
+  patch merger (RMSNorm, (4·h_v)² + 4·h_v, 4·h_v × out + out).
+
+Another ``vision_config`` is read as a plain ViT (SigLIP layout, an h_v × h_t projector): an
+approximation, named by its ``family``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .hf_reader import Config, Reader
+
+
+def _siglip(v: Reader, text_hidden: int, block: dict[str, Any]) -> None:
+    h, f = block["hidden_size"], block["ffn_hidden_size"]
+    image, patch = v.count("image_size", default=224) or 224, block["patch_size"]
+    block["position_embeddings"] = (image // patch) ** 2
+    projector = h * text_hidden + h
+    if v.flag("vision_use_head", True) and v.model_type == "siglip_vision_model":
+        # SiglipMultiheadAttentionPoolingHead: probe, nn.MultiheadAttention, LayerNorm, MLP
+        projector += h + 4 * h * h + 4 * h + 2 * h + 2 * h * f + f + h
+    block["projector_parameters"] = projector
+
+
+def _pixtral(v: Reader, outer: Config, text_hidden: int, block: dict[str, Any]) -> None:
+    h = block["hidden_size"]
+    merge = int(outer.get("spatial_merge_size") or 2)
+    bias = text_hidden * 2 if outer.get("multimodal_projector_bias") is True else 0
+    block.update(mlp="gated", norm="rmsnorm", bias=False, patch_bias=False,
+                 projector_parameters=h + h * merge * merge * h + h * text_hidden
+                 + text_hidden * text_hidden + bias)
+
+
+def _llama4(v: Reader, text_hidden: int, block: dict[str, Any]) -> None:
+    f = block["ffn_hidden_size"]
+    image, patch = v.count("image_size", default=336) or 336, block["patch_size"]
+    pin = v.count("projector_input_dim", default=4096) or 0
+    pout = v.count("projector_output_dim", default=4096) or 0
+    vout = v.count("vision_output_dim", default=pout) or 0
+    block.update(patch_bias=False, position_embeddings=(image // patch) ** 2 + 1,
+                 class_token=True, encoder_norms=2,
+                 projector_parameters=f * pin + pout * pout + vout * text_hidden)
+
+
+def _qwen2_5_vl(v: Reader, block: dict[str, Any]) -> None:
+    h = block["hidden_size"]
+    out = v.count("out_hidden_size", default=h) or h
+    merged = h * (v.count("spatial_merge_size", default=2) or 2) ** 2
+    block.update(mlp="gated", norm="rmsnorm", patch_bias=False, encoder_norms=0,
+                 temporal_patch_size=v.count("temporal_patch_size", default=2) or 1,
+                 projector_parameters=h + merged * merged + merged + merged * out + out)
+
+
+def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
+    """The ``vision`` block of a multimodal config (None without a ``vision_config``)."""
+    raw = cfg.get("vision_config")
+    if not isinstance(raw, dict):
+        return None
+    outer = str(cfg.get("model_type") or "")
+    v = Reader(raw)
+    family = v.model_type or outer
+    v.require(("hidden_size", "embed_dim"), ("num_hidden_layers", "depth"),
+              ("intermediate_size",))
+    block: dict[str, Any] = {
+        "family": family, "layers": v.count("num_hidden_layers", "depth"),
+        "hidden_size": v.count("hidden_size", "embed_dim"),
+        "ffn_hidden_size": v.count("intermediate_size"),
+        "attention_heads": v.count("num_attention_heads", "num_heads", default=16),
+        "patch_size": v.count("patch_size", default=14),
+        "channels": v.count("num_channels", "in_channels", "in_chans", default=3)}
+    if family == "pixtral":
+        _pixtral(v, cfg, text_hidden, block)
+    elif family.startswith("llama4"):
+        _llama4(v, text_hidden, block)
+    elif family.startswith("qwen2_5_vl") or outer == "qwen2_5_vl":
+        _qwen2_5_vl(v, block)
+    else:
+        _siglip(v, text_hidden, block)
+    return block
