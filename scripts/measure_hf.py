@@ -303,8 +303,9 @@ def saved_tensor_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, na
         h2.remove()
     copies = set(watch.copies) if amp is not None else set()
     logits = out.logits
-    logits_info = {"shape": list(logits.shape), "dtype": str(logits.dtype).split(".")[-1],
-                   "bytes": _tbytes(logits), "fp32_bytes": logits.numel() * 4}
+    logits_info = None if logits is None else {  # None: the loss kept no whole logits tensor
+        "shape": list(logits.shape), "dtype": str(logits.dtype).split(".")[-1],
+        "bytes": _tbytes(logits), "fp32_bytes": logits.numel() * 4}
     loss = out.loss
     del out, logits
     loss.backward()
@@ -374,6 +375,15 @@ def summarise_saved(saved: list[dict[str, Any]], param_keys: set[int], buffer_ke
     return rec
 
 
+def _tag_grad(tr: LiveTracker):
+    """A post-accumulate-grad hook tagging the gradient (gone already when an optimizer stepped
+    in an earlier hook and freed it, as optimizer-in-backward does)."""
+    def hook(p: torch.Tensor) -> None:
+        if p.grad is not None:
+            tr.retag(p.grad, "grad")
+    return hook
+
+
 def live_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, act_bytes: int,
               extra_param_tensors: tuple[torch.Tensor, ...] = ()) -> tuple[dict[str, Any], float]:
     """Iteration 2 (optimizer state exists): every live storage through forward, backward and
@@ -390,8 +400,7 @@ def live_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, act_bytes:
             if isinstance(v, torch.Tensor):
                 tr.register(v, "opt_state")
     tr.register(ids, "input")
-    hooks = [p.register_post_accumulate_grad_hook(lambda p: tr.retag(p.grad, "grad"))
-             for p in params if p.requires_grad]
+    hooks = [p.register_post_accumulate_grad_hook(_tag_grad(tr)) for p in params if p.requires_grad]
     base_bytes, base_tags = tr.snapshot()
     phases: dict[str, Any] = {}
     t0 = time.perf_counter()

@@ -401,7 +401,7 @@ SUITE: list[tuple[str, int, int, int, str, float, str, int, int, int, int]] = [
     ("qwen3-h512-L2-gqa2", 2, 256, 16, "all", 0.0, "eager", 0, 1, 0, 1),
     ("gemma2-h512-L2", 2, 256, 16, "all", 0.0, "eager", 0, 0, 0, 1),
     ("gemma2-h512-L2", 2, 256, 16, "all", 0.05, "eager", 1, 0, 0, 1),
-    ("gemma2-h512-L2", 2, 256, 16, "all", 0.0, "sdpa", 0, 0, 0, 1),
+    ("gemma2-h512-L2", 1, 512, 8, "attn", 0.1, "eager", 0, 0, 0, 1),  # no sdpa for Gemma 2
     ("phi3-h512-L2", 2, 256, 16, "all", 0.0, "sdpa", 0, 0, 0, 1),
     ("phi3-h512-L2", 2, 256, 16, "attn", 0.05, "eager", 0, 0, 0, 1),
     # QLoRA: prepare_model_for_kbit_training, double quantisation
@@ -415,6 +415,9 @@ SUITE: list[tuple[str, int, int, int, str, float, str, int, int, int, int]] = [
     ("phi3-h512-L2", 2, 256, 16, "all", 0.05, "sdpa", 0, 1, 0, 1),
     ("gemma2-h512-L2", 2, 256, 16, "all", 0.0, "eager", 0, 1, 1, 1),
     ("qwen3-h512-L2-gqa2", 2, 256, 16, "all+lm_head", 0.0, "sdpa", 0, 1, 1, 1),
+    ("llama-h256-L2-mha", 4, 1024, 16, "all", 0.05, "sdpa", 1, 1, 0, 0),
+    ("llama-h256-L2-mha", 2, 512, 16, "all", 0.05, "eager", 0, 1, 1, 1),
+    ("llama-h512-L4-gqa4", 2, 256, 16, "qv", 0.1, "sdpa", 0, 1, 0, 1),
 ]
 
 
