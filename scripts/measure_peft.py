@@ -35,14 +35,12 @@ from typing import Any
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import measure_hf as hf  # noqa: E402  (a sibling script, not a package)
-
-from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training  # noqa: E402
-from transformers import AutoModelForCausalLM, BitsAndBytesConfig  # noqa: E402
-
-import bitsandbytes  # noqa: E402
-import peft  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # measure_hf: a sibling script
+import bitsandbytes
+import measure_hf as hf
+import peft
+from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+from transformers import AutoModelForCausalLM, BitsAndBytesConfig
 
 # module names of the targets, per naming scheme (Phi-3 fuses q/k/v and gate/up)
 TARGETS: dict[str, dict[str, list[str]]] = {
@@ -84,7 +82,7 @@ def target_modules(model_type: str, key: str) -> list[str]:
     """Module names for a targets key: ``qv``, ``attn``, ``all``, each optionally ``+lm_head``."""
     base, _, extra = key.partition("+")
     names = list(TARGETS[_scheme(model_type)][base])
-    return names + ["lm_head"] if extra == "lm_head" else names
+    return [*names, "lm_head"] if extra == "lm_head" else names
 
 
 # --------------------------------------------------------------------------------------------

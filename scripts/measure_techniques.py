@@ -256,10 +256,24 @@ def _adamw(foreach: bool) -> Callable[[list], Any]:
     return lambda ps: torch.optim.AdamW(ps, lr=1e-5, foreach=foreach, weight_decay=0.0)
 
 
+def _bnb(name: str) -> Callable[[list], Any]:
+    """bitsandbytes 8-bit AdamW (blockwise, 256 values per fp32 absmax; tensors under
+    min_8bit_size=4096 keep fp32 states). On a CPU the paged variant falls back to ordinary
+    buffers (bitsandbytes/optim/optimizer.py get_state_buffer), so its bytes equal AdamW8bit's;
+    on CUDA they live in managed memory outside PyTorch's allocator."""
+    def make(ps: list) -> Any:
+        import bitsandbytes as bnb  # only these cases need it
+        return getattr(bnb.optim, name)(ps, lr=1e-5, weight_decay=0.0)
+    return make
+
+
 OPTIMIZERS: dict[str, Callable[[list], Any]] = {
     "adamw_foreach": lambda ps: _adamw(True)(ps),
     "adamw_forloop": lambda ps: _adamw(False)(ps),
     "adamw_in_backward": lambda ps: InBackwardOptimizers(ps, _adamw(True)),
+    "adamw8bit_bnb": _bnb("AdamW8bit"),
+    "paged_adamw8bit_bnb": _bnb("PagedAdamW8bit"),
+    "paged_adamw8bit_bnb_in_backward": lambda ps: InBackwardOptimizers(ps, _bnb("PagedAdamW8bit")),
 }
 
 
@@ -346,7 +360,7 @@ def measure(cfg: dict[str, Any], label: str, batch: int, seq: int, loss: str, op
     n_params = sum(p.numel() for p in params)
     recipe = {"loss": SOURCES[loss], "loss_code": "\n".join(
         inspect.getsource(f) for f in RECIPES[loss])}
-    if optimizer == "adamw_in_backward":
+    if optimizer.endswith("in_backward"):
         recipe["optimizer"] = SOURCES["optimizer_in_backward"]
         recipe["optimizer_code"] = inspect.getsource(InBackwardOptimizers)
     return {
@@ -359,7 +373,7 @@ def measure(cfg: dict[str, Any], label: str, batch: int, seq: int, loss: str, op
             "optimizer_state_dtype": "bfloat16", "master_weights": None,
             "loss": loss, "loss_chunks": CHUNKS if loss != "full" else None,
             "compiled_loss": loss in COMPILED, "optimizer": optimizer,
-            "optimizer_in_backward": optimizer == "adamw_in_backward",
+            "optimizer_in_backward": optimizer.endswith("in_backward"),
             "attn_implementation": attn, "gradient_checkpointing": ckpt,
             "body": "transformers LlamaForCausalLM.model (bf16), final norm included",
             "recipe": recipe, "device": "cpu",
@@ -409,18 +423,22 @@ SUITE: list[tuple[str, str, int, int, str, str, int]] = [
     *[("optimizer", "llama-h512-L4-v32k", 2, 256, loss, opt, ck)
       for loss in ("full", "chunked") for ck in (0, 1)
       for opt in ("adamw_foreach", "adamw_forloop", "adamw_in_backward")],
+    *[("optimizer", "llama-h512-L4-v32k", 2, 256, "chunked", opt, 1)
+      for opt in ("adamw8bit_bnb", "paged_adamw8bit_bnb", "paged_adamw8bit_bnb_in_backward")],
 ]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", nargs="*", help="techniques (loss, optimizer) or losses to run")
+    ap.add_argument("--only", nargs="*",
+                    help="techniques (loss, optimizer), losses or optimizers to run")
+    ap.add_argument("--append", action="store_true", help="add to the records already in --out")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", type=Path)
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
-    cases = [c for c in SUITE if not a.only or c[0] in a.only or c[4] in a.only]
+    cases = [c for c in SUITE if not a.only or {c[0], c[4], c[5]} & set(a.only)]
     if a.list:
         for c in cases:
             print(c)
@@ -432,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
                        "scripts/measure_techniques.py; every record carries the code it ran "
                        "and the framework source it mirrors.",
         "meta": meta, "sources": SOURCES, "records": [], "errors": []}
+    if a.append and a.out is not None and a.out.exists():
+        res["records"] = json.loads(a.out.read_text())["records"]
     for case in cases:
         tech, name, b, s, loss, opt, ck = case
         t0 = time.perf_counter()
