@@ -35,9 +35,10 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -45,7 +46,7 @@ from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import measure_hf as hf  # noqa: E402  (a sibling script, not a package)
+import measure_hf as hf  # a sibling script, not a package
 
 IGNORE = -100
 CHUNKS = 8  # torchtune's num_output_chunks default
@@ -104,7 +105,7 @@ def _chunked(h, head, labels, ce):
     labs = [t.reshape(-1) for t in labels.chunk(CHUNKS, dim=1)]
     logits = [c.reshape(-1, c.size(-1)) for c in logits]
     loss = 0.0
-    for lc, tc in zip(logits, labs):
+    for lc, tc in zip(logits, labs, strict=True):
         loss += ce(lc, tc)
     return loss / total
 
@@ -131,7 +132,8 @@ def _linear(h, head, labels, ce):
     idx = torch.where(targets != IGNORE)[0]
     outputs, targets = outputs.index_select(0, idx), targets.index_select(0, idx)
     total = torch.tensor(0.0)
-    for hc, tc in zip(outputs.tensor_split(CHUNKS, dim=0), targets.tensor_split(CHUNKS, dim=0)):
+    for hc, tc in zip(outputs.tensor_split(CHUNKS, dim=0), targets.tensor_split(CHUNKS, dim=0),
+                      strict=True):
         total += ce(hc, tc, head)
     return total / n_valid
 
@@ -256,6 +258,14 @@ def _adamw(foreach: bool) -> Callable[[list], Any]:
     return lambda ps: torch.optim.AdamW(ps, lr=1e-5, foreach=foreach, weight_decay=0.0)
 
 
+BNB_NOTE = ("bitsandbytes 0.50.2 CPU backend: the state bytes are the real layout (uint8 states, "
+            "fp32 absmax per 256 values, fp32 states under 4096 elements; the shared 256-entry "
+            "qmap is counted once per parameter by optimizer_state_bytes_by_key). The profiler "
+            "peak includes the CPU backend's fp32 temporaries of the update (not seen by the "
+            "dispatch tracker, which sees only the custom op); CUDA's blockwise kernel updates "
+            "in place.")
+
+
 def _bnb(name: str) -> Callable[[list], Any]:
     """bitsandbytes 8-bit AdamW (blockwise, 256 values per fp32 absmax; tensors under
     min_8bit_size=4096 keep fp32 states). On a CPU the paged variant falls back to ordinary
@@ -360,6 +370,8 @@ def measure(cfg: dict[str, Any], label: str, batch: int, seq: int, loss: str, op
     n_params = sum(p.numel() for p in params)
     recipe = {"loss": SOURCES[loss], "loss_code": "\n".join(
         inspect.getsource(f) for f in RECIPES[loss])}
+    if "bnb" in optimizer:
+        recipe["optimizer_note"] = BNB_NOTE
     if optimizer.endswith("in_backward"):
         recipe["optimizer"] = SOURCES["optimizer_in_backward"]
         recipe["optimizer_code"] = inspect.getsource(InBackwardOptimizers)
