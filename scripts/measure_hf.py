@@ -268,26 +268,11 @@ def _opt_state(opt) -> tuple[int, dict[str, int], dict[str, list[str]]]:
     return sum(by_key.values()), dict(by_key), {k: sorted(v) for k, v in dts.items()}
 
 
-def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str,
-                     compute_dtype: str, attn: str, ckpt: bool, name: str | None = None,
-                     seed: int = 0, all_saved: bool = False) -> dict[str, Any]:
-    pdt = DTYPES[param_dtype]
-    amp = DTYPES[compute_dtype] if compute_dtype != param_dtype else None
-    model = build(cfg, attn, pdt, seed)
-    model.train()
-    if ckpt:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True, weight_decay=0.0)
-    vocab = model.config.get_text_config().vocab_size
-    g = torch.Generator().manual_seed(seed)
-    ids = torch.randint(0, vocab, (batch, seq), generator=g)
-    names = {id(m): n for n, m in model.named_modules()}
-    params = list(model.parameters())
-    param_keys = {_skey(p) for p in params}
-    buffer_keys = {_skey(b) for b in model.buffers()}
-    param_bytes = sum(_tbytes(p) for p in params)
-
-    # ---- iteration 1: what autograd saves for backward --------------------------------------
+def saved_tensor_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, names: dict[int, str],
+                      param_keys: set[int]) -> dict[str, Any]:
+    """Iteration 1: a training step whose forward runs under autograd's pack hook (every saved
+    tensor, with the innermost module running when it was saved), then backward, gradient bytes,
+    ``opt.step()`` and the optimizer state. ``names`` maps ``id(module)`` to its name."""
     stack: list[str] = [""]
     saved: list[dict[str, Any]] = []
     keep: list[torch.Tensor] = []
@@ -318,8 +303,9 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
         h2.remove()
     copies = set(watch.copies) if amp is not None else set()
     logits = out.logits
-    logits_info = {"shape": list(logits.shape), "dtype": str(logits.dtype).split(".")[-1],
-                   "bytes": _tbytes(logits), "fp32_bytes": logits.numel() * 4}
+    logits_info = None if logits is None else {  # None: the loss kept no whole logits tensor
+        "shape": list(logits.shape), "dtype": str(logits.dtype).split(".")[-1],
+        "bytes": _tbytes(logits), "fp32_bytes": logits.numel() * 4}
     loss = out.loss
     del out, logits
     loss.backward()
@@ -331,9 +317,17 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
     opt.step()
     opt_bytes, opt_by_key, opt_dtypes = _opt_state(opt)
     opt.zero_grad(set_to_none=True)
-    t1 = time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
     gc.collect()
+    return {"saved": saved, "copies": copies, "logits": logits_info, "grad_bytes": grad_bytes,
+            "grad_dtypes": grad_dtypes, "opt_bytes": opt_bytes, "opt_by_key": opt_by_key,
+            "opt_dtypes": opt_dtypes, "seconds": seconds}
 
+
+def summarise_saved(saved: list[dict[str, Any]], param_keys: set[int], buffer_keys: set[int],
+                    copies: set[int], all_saved: bool = False) -> dict[str, Any]:
+    """The ``saved_for_backward`` block: saved tensors deduplicated by storage, parameter and
+    buffer storages excluded, grouped by region, module type, dtype and layer."""
     seen: dict[int, dict[str, Any]] = {}
     for s in saved:
         seen.setdefault(s["key"], s)
@@ -354,7 +348,7 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
     copy_bytes = sum(s["storage_bytes"] for k, s in acts.items() if k in copies)
     pkeys = {k for k in seen if k in param_keys}
     largest = sorted(acts.values(), key=lambda s: -s["storage_bytes"])[:12]
-    saved_rec = {
+    rec = {
         "n_saved_tensors": len(saved),
         "n_unique_storages": len(seen),
         "naive_sum_bytes_all": sum(s["tensor_bytes"] for s in saved),
@@ -376,13 +370,28 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
             {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in largest],
     }
     if all_saved:  # every saved activation storage, in the order the forward saved them
-        saved_rec["activation_storages"] = [
+        rec["activation_storages"] = [
             {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in acts.values()]
-    saved.clear()
+    return rec
 
-    # ---- iteration 2: live storages, steady state -------------------------------------------
+
+def _tag_grad(tr: LiveTracker):
+    """A post-accumulate-grad hook tagging the gradient (gone already when an optimizer stepped
+    in an earlier hook and freed it, as optimizer-in-backward does)."""
+    def hook(p: torch.Tensor) -> None:
+        if p.grad is not None:
+            tr.retag(p.grad, "grad")
+    return hook
+
+
+def live_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, act_bytes: int,
+              extra_param_tensors: tuple[torch.Tensor, ...] = ()) -> tuple[dict[str, Any], float]:
+    """Iteration 2 (optimizer state exists): every live storage through forward, backward and
+    the optimizer step, with each phase's peak. ``extra_param_tensors`` (e.g. bitsandbytes
+    ``quant_state`` tensors) count as weights. Returns the block and its seconds."""
+    params = list(model.parameters())
     tr = LiveTracker()
-    for p in params:
+    for p in (*params, *extra_param_tensors):
         tr.register(p, "param")
     for b in model.buffers():
         tr.register(b, "buffer")
@@ -391,8 +400,7 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
             if isinstance(v, torch.Tensor):
                 tr.register(v, "opt_state")
     tr.register(ids, "input")
-    hooks = [p.register_post_accumulate_grad_hook(lambda p: tr.retag(p.grad, "grad"))
-             for p in params if p.requires_grad]
+    hooks = [p.register_post_accumulate_grad_hook(_tag_grad(tr)) for p in params if p.requires_grad]
     base_bytes, base_tags = tr.snapshot()
     phases: dict[str, Any] = {}
     t0 = time.perf_counter()
@@ -413,7 +421,7 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
         opt.zero_grad(set_to_none=True)
     gc.collect()
     end_bytes = tr.cur
-    t2 = time.perf_counter() - t0
+    seconds = time.perf_counter() - t0
     for h in hooks:
         h.remove()
     live: dict[str, Any] = {
@@ -438,6 +446,37 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
     peak_phase = max(phases, key=lambda k: phases[k][0])
     live["peak_bytes"] = phases[peak_phase][0]
     live["peak_phase"] = peak_phase
+    return live, seconds
+
+
+def token_ids(vocab: int, batch: int, seq: int, seed: int = 0) -> torch.Tensor:
+    """The random input ids every measurement uses (a seeded generator, independent of the
+    model's initialisation)."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab, (batch, seq), generator=g)
+
+
+def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str,
+                     compute_dtype: str, attn: str, ckpt: bool, name: str | None = None,
+                     seed: int = 0, all_saved: bool = False) -> dict[str, Any]:
+    pdt = DTYPES[param_dtype]
+    amp = DTYPES[compute_dtype] if compute_dtype != param_dtype else None
+    model = build(cfg, attn, pdt, seed)
+    model.train()
+    if ckpt:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True, weight_decay=0.0)
+    ids = token_ids(model.config.get_text_config().vocab_size, batch, seq, seed)
+    names = {id(m): n for n, m in model.named_modules()}
+    params = list(model.parameters())
+    param_keys = {_skey(p) for p in params}
+    buffer_keys = {_skey(b) for b in model.buffers()}
+    param_bytes = sum(_tbytes(p) for p in params)
+
+    it1 = saved_tensor_step(model, opt, ids, amp, names, param_keys)
+    saved_rec = summarise_saved(it1["saved"], param_keys, buffer_keys, it1["copies"], all_saved)
+    act_bytes = saved_rec["activation_bytes"]
+    live, t2 = live_step(model, opt, ids, amp, act_bytes)
 
     text = model.config.get_text_config()
     cfg_out = dict(cfg)
@@ -465,14 +504,16 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
         },
         "measured": {
             "param_bytes": param_bytes,
-            "grad_bytes": grad_bytes, "grad_dtypes": grad_dtypes,
-            "optimizer_state_bytes": opt_bytes, "optimizer_state_bytes_by_key": opt_by_key,
-            "optimizer_state_dtypes": opt_dtypes,
+            "grad_bytes": it1["grad_bytes"], "grad_dtypes": it1["grad_dtypes"],
+            "optimizer_state_bytes": it1["opt_bytes"],
+            "optimizer_state_bytes_by_key": it1["opt_by_key"],
+            "optimizer_state_dtypes": it1["opt_dtypes"],
             "saved_for_backward": saved_rec,
-            "loss_saved_bytes": by_region.get("causal_lm_top_level(loss)", 0),
-            "logits": logits_info,
+            "loss_saved_bytes": saved_rec["activation_by_region"].get(
+                "causal_lm_top_level(loss)", 0),
+            "logits": it1["logits"],
             "live_bytes_steady_state_iteration": live,
-            "seconds": {"iteration1": round(t1, 3), "iteration2_tracked": round(t2, 3)},
+            "seconds": {"iteration1": round(it1["seconds"], 3), "iteration2_tracked": round(t2, 3)},
         },
     }
 
