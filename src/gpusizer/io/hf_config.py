@@ -15,10 +15,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..core.errors import ScenarioError
+from ..core.errors import ScenarioError, excerpt, from_validation
+from ..core.limits import MAX_LAYERS
+from ..core.readfile import MiB, parse_json_object, read_text
 from ..core.specs import ModelSpec
 from ..core.validate import check_model
-from .jsonfile import parse_json_object
 
 Config = dict[str, Any]
 Block = dict[str, Any]
@@ -63,6 +64,11 @@ class _Reader:
 def _base(r: _Reader, tied: bool = False, ffn_required: bool = True) -> Block:
     """The fields every decoder shares, in the Llama reading (configuration_llama.py)."""
     r.require(_LAYERS, _HIDDEN, _HEADS, _VOCAB, *((_FFN,) if ffn_required else ()))
+    layers = r.get(*_LAYERS)
+    if not isinstance(layers, int) or isinstance(layers, bool) or not 0 < layers <= MAX_LAYERS:
+        # checked first: the family readers loop over the layers
+        raise ScenarioError("config", f"{' or '.join(_LAYERS)} must be an integer from 1 to "
+                            f"{MAX_LAYERS:,}; got {excerpt(layers)}")
     hidden, heads = r.get(*_HIDDEN), r.get(*_HEADS)
     head_dim = r.get("head_dim") or (hidden // heads if hidden % heads == 0 else None)
     bias = bool(r.get("attention_bias", default=False))  # Llama: q, k, v and o all get a bias
@@ -123,7 +129,7 @@ def _qwen(r: _Reader) -> Block:
         block["qk_norm"] = "head"
     if r.get("use_sliding_window", default=False):  # layers from max_window_layers on
         _sliding(r, block, layers - int(r.get("max_window_layers", default=layers)))
-    step, dense_only = int(r.get("decoder_sparse_step", default=1)), r.get("mlp_only_layers") or []
+    step, dense_only = int(r.get("decoder_sparse_step", default=1)), set(r.get("mlp_only_layers") or ())
     sparse = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
     shared = r.get("shared_expert_intermediate_size")
     extra = ({"shared_experts": 1, "shared_expert_ffn_hidden_size": shared,
@@ -229,25 +235,18 @@ _FAMILIES: dict[str, Callable[[_Reader], Block]] = {
 }
 
 
-def _parse(text: str, where: str) -> Config:
-    return parse_json_object(text, "config", where)
+MAX_CONFIG_BYTES = 4 * MiB  # released config.json files are 1-10 KB (tests/io/configs)
 
 
 def _load(config: Config | str | Path) -> Config:
     if isinstance(config, dict):
         return dict(config)
     if isinstance(config, str) and config.lstrip()[:1] in ("{", "["):
-        return _parse(config, "the config text")
+        return parse_json_object(config, "config", "the config text")
     if not isinstance(config, (str, Path)):
         raise ScenarioError("config", "give a config.json dict, its JSON text or a path")
-    path = Path(config)
-    if path.is_dir():
-        path = path / "config.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError("config", f"cannot read {path}: {exc}") from None
-    return _parse(text, str(path))
+    text, path = read_text(config, "config", MAX_CONFIG_BYTES, folder_file="config.json")
+    return parse_json_object(text, "config", str(path))
 
 
 def _text_config(cfg: Config) -> Config:
@@ -265,9 +264,7 @@ def _validated(block: Block) -> Block:
     try:
         spec = ModelSpec.model_validate(block)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise ScenarioError("config", f"model.{where}: {err['msg']}") from None
+        raise ScenarioError("config", str(from_validation(exc, ("model",)))) from None
     try:
         check_model(spec)
     except ScenarioError as exc:
