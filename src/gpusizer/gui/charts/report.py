@@ -14,6 +14,7 @@ from pathlib import Path
 from ... import __version__
 from ...core.result import COMPONENTS, Estimate
 from ...core.specs import Scenario
+from ...io.atomic import write_atomic
 from ...io.units import fmt_bytes
 from .palette import COMPONENT_LABELS
 from .render import render_chart
@@ -86,17 +87,15 @@ def _html(title: str, facts: list[tuple[str, str]], comps: list[tuple[str, str, 
 
 def write_report(scenario: Scenario, estimate: Estimate, folder: str | Path,
                  unit: str = "GiB") -> Path:
-    """Write the report into ``folder`` (created if needed); returns the Markdown file."""
+    """Write the report into ``folder`` (created if its parent exists), each file atomically;
+    returns the Markdown file."""
     out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)
     for kind in CHART_FILES:
         render_chart(scenario, estimate, kind, out / f"{kind}.png", REPORT_WIDTH, unit)
     title = scenario.name or f"{scenario.model.name}, {scenario.workload.kind.replace('_', ' ')}"
     scenario_json = json.dumps(scenario.model_dump(mode="json"), indent=2)
-    (out / "scenario.gpusizer.json").write_text(scenario_json + "\n", encoding="utf-8")
+    write_atomic(out / "scenario.gpusizer.json", scenario_json + "\n")
     facts, comps = _facts(scenario, estimate, unit), _components(estimate, unit)
-    (out / "report.html").write_text(_html(title, facts, comps, estimate, scenario_json),
-                                     encoding="utf-8")
-    md = out / "report.md"
-    md.write_text(_markdown(title, facts, comps, estimate, scenario_json), encoding="utf-8")
-    return md
+    write_atomic(out / "report.html", _html(title, facts, comps, estimate, scenario_json))
+    return write_atomic(out / "report.md", _markdown(title, facts, comps, estimate, scenario_json))
