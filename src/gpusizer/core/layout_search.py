@@ -26,6 +26,14 @@ from .validate import check_scenario
 
 MAX_GPUS = 4096
 MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
+# Pipeline stages tried: Megatron-LM's 1T-parameter run used 64 (arXiv 2104.04473, Table 1),
+# Llama 3 405B 16 (arXiv 2407.21783, Table 4). A bound, so that the search's cost does not grow
+# with the layer count (every preset has at most 128 layers: for them nothing is cut).
+MAX_PP = 128
+# Layouts tried per search, the most preferred first (the fewest model-parallel GPUs). Real
+# models need at most about 40,000 (DeepSeek-V3 at 64k tokens); only divisor-rich heads and
+# experts (e.g. 55,440 of each) reach millions. Beyond it the search stops, with a note.
+MAX_LAYOUTS = 100_000
 RECOMPUTE = ("none", "selective", "full")
 GiB = 2**30
 _memory = memory_only  # the estimator's memory path (a seam for tests)
@@ -157,12 +165,30 @@ def _pref(lay: Layout, framework: str) -> tuple[int, ...]:
     return (rc, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
 
 
-def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str]) -> list[Layout]:
-    """Every (TP, PP, CP, EP, ZeRO, recompute) to try, in order of preference."""
+def _shapes(tps: list[int], pps: list[int], cps: list[int], eps: list[int], max_gpus: int
+            ) -> list[tuple[int, int, int, int]]:
+    """(TP, PP, CP, EP) needing at most ``max_gpus`` GPUs (EP divides DP x CP, so DP is at least
+    EP / gcd(EP, CP)); the lists are ascending, so each loop stops at the first too large."""
+    out = []
+    for t in tps:
+        for q in (q for q in pps if t * q <= max_gpus):
+            for c in (c for c in cps if t * q * c <= max_gpus):
+                for e in eps:
+                    if t * q * e > max_gpus * c:  # e / c <= e / gcd(e, c): none further fits
+                        break
+                    if t * q * c * (e // math.gcd(e, c)) <= max_gpus:
+                        out.append((t, q, c, e))
+    return out
+
+
+def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
+            ) -> tuple[list[Layout], int]:
+    """The (TP, PP, CP, EP, ZeRO, recompute) to try, in order of preference: all that need at
+    most ``max_gpus`` GPUs, or the :data:`MAX_LAYOUTS` with the fewest model-parallel GPUs;
+    and how many there were in all."""
     w, p = s.workload, s.parallelism
-    tps = [t for t in divisors(arch.heads) if t <= tp_max]
-    pps = sorted({ceil_div(arch.layers, k) for k in range(1, arch.layers + 1)})
-    eps = divisors(s.model.moe.experts) if s.model.moe else [1]
+    tps = [t for t in divisors(arch.heads) if t <= min(tp_max, max_gpus)]
+    eps = [e for e in divisors(s.model.moe.experts) if e <= max_gpus] if s.model.moe else [1]
     cps, zeros = [1], [p.zero_stage]
     if w.is_training:
         seq = w.sequence_length
@@ -171,9 +197,24 @@ def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str]) -> list
         zeros = [0, 1, 2, 3]
     else:
         levels = (p.recompute,)
-    out = [Layout(t, q, c, e, z, r) for t in tps for q in pps for c in cps for e in eps
+    shapes = _shapes(tps, pp_degrees(arch.layers), cps, eps, max_gpus)
+    per_shape = len(zeros) * len(levels)
+    if len(shapes) * per_shape > MAX_LAYOUTS:
+        shapes = sorted(shapes, key=lambda x: (x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
+    out = [Layout(t, q, c, e, z, r) for t, q, c, e in shapes[:MAX_LAYOUTS // per_shape]
            for z in zeros for r in levels]
-    return sorted(out, key=lambda lay: _pref(lay, s.framework))
+    return sorted(out, key=lambda lay: _pref(lay, s.framework)), len(shapes) * per_shape
+
+
+def pp_degrees(layers: int) -> list[int]:
+    """The smallest PP degree of each stage size ⌈layers/PP⌉, up to :data:`MAX_PP` (a larger
+    PP with the stage size of a smaller one only adds GPUs)."""
+    out, size = [], 0
+    for pp in range(1, min(layers, MAX_PP) + 1):
+        if ceil_div(layers, pp) != size:
+            out.append(pp)
+            size = ceil_div(layers, pp)
+    return out
 
 
 def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
@@ -326,11 +367,14 @@ def solve(s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_
     tp_max = arch.heads if s.hardware.allow_cross_node_tensor_parallel else \
         max(g.hardware.gpus_per_node for g in gpus)
     levels = (user, *heavier) if allow_recompute else (user,)
-    found = _search(ev, _combos(s, arch, tp_max, levels), gpus, keep, max_gpus)
-    notes: dict[str, str] = {}
+    combos, tried = _combos(s, arch, tp_max, levels, max_gpus)
+    found = _search(ev, combos, gpus, keep, max_gpus)
+    cut = f"only the {len(combos):,} simplest of {tried:,} layouts were tried"
+    notes: dict[str, str] = dict.fromkeys(found, cut) if tried > len(combos) else {}
     missing = [g for g in gpus if not found[g.id]]
     if missing and heavier and not allow_recompute:
-        more = _search(ev, _combos(s, arch, tp_max, heavier), missing, keep, max_gpus)
+        more = _search(ev, _combos(s, arch, tp_max, heavier, max_gpus)[0], missing, keep,
+                       max_gpus)
         for gid in (gid for gid, lst in more.items() if lst):
             found[gid] = more[gid]
             notes[gid] = f"recompute raised from {user!r}: nothing fits with it up to {max_gpus} GPUs"
