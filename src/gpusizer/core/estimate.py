@@ -37,15 +37,14 @@ def _lora(s: Scenario) -> tuple[int, int, int]:
     return (0, 0, 0)
 
 
-def _training(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int]
-              ) -> tuple[Memory, int]:
+def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
     if s.framework in _INFERENCE_ONLY:
         raise ScenarioError("framework", f"{s.framework} serves models; for training choose "
                             "huggingface, megatron, deepspeed or fsdp")
-    first = stage_memory(s, arch, counts, lora, True)
+    first = stage_memory(s, arch, counts, True)
     if s.parallelism.pipeline == 1:
         return first
-    last = stage_memory(s, arch, counts, lora, False)
+    last = stage_memory(s, arch, counts, False)
     return first if first[1] >= last[1] else last
 
 
@@ -95,7 +94,7 @@ def memory_only(s: Scenario) -> Memory:
     """Per-GPU memory of a validated scenario, without compute or assumptions (sweeps)."""
     arch, counts = _model(s.model)
     if s.workload.is_training:
-        mem, peak = _training(s, arch, counts, _lora(s))
+        mem, peak = _training(s, arch, counts)
     else:
         mem, peak = inference_memory(s, arch, counts)
     return _with_overhead(s, mem, peak)
@@ -107,7 +106,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     arch, counts = _model(s.model)
     lora = _lora(s)
     if s.workload.is_training:
-        mem, peak = _training(s, arch, counts, lora)
+        mem, peak = _training(s, arch, counts)
         trainable = lora[0] if s.workload.kind in ("lora", "qlora") else counts.total
     else:
         mem, peak = inference_memory(s, arch, counts)

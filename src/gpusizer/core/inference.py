@@ -49,13 +49,15 @@ def kv_bytes_per_token_layer(arch: Arch, framework: str, kv_dtype: str, tp: int 
 
 
 def kv_cache_bytes(arch: Arch, framework: str, kv_dtype: str, batch: Any, tokens: Any,
-                   tp: int = 1, layers: int | None = None) -> Any:
-    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` layers
-    (scalars, or numpy arrays for sweeps)."""
+                   tp: int = 1, layers: int | None = None, local: int | None = None) -> Any:
+    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` layers,
+    ``local`` of them with the sliding window (default: the model's; scalars, or numpy arrays
+    for sweeps)."""
     layers = arch.layers if layers is None else layers
     per = kv_bytes_per_token_layer(arch, framework, kv_dtype, tp)
     spec = arch.spec
-    local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
+    if local is None:
+        local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
     window_tokens = tokens
     if spec.sliding_window:
         window = spec.sliding_window - (1 if framework == "huggingface" else 0)
@@ -96,7 +98,7 @@ def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: An
     other_b = nbytes(prec.activations) if DTYPES[wid].quantized else nbytes(wid)
     weights = sp.matrices * nbytes(wid) + sp.other * other_b
     kv = kv_cache_bytes(arch, s.framework, prec.kv_cache, batch, prompt + w.generated_tokens,
-                        par.tensor, ceil_div(arch.layers, par.pipeline))
+                        par.tensor, sp.layers, sp.sliding_layers)
     acts, logits = _prefill_activations(s, arch, batch, prompt)
     return weights, kv, acts, logits
 

@@ -5,6 +5,13 @@ arXiv 2104.04473 §2): attention and MLP matrices split over TP, norms replicate
 split over TP, layers split over PP stages with the embedding on the first stage and the final
 norm and LM head on the last (both hold the embedding when tied), experts split over EP.
 ZeRO/FSDP sharding over data-parallel ranks is applied by the caller (training.py).
+
+Both ends are sized as the heaviest stage: ⌈layers/PP⌉ layers each. Sliding-window layers
+are interleaved with global ones in every family that mixes them (Gemma 2 alternates,
+``modeling_gemma2.py``; Gemma 3 has five local to one global, ``modeling_gemma3.py``), so
+they spread over the stages like the layers: a stage holds ⌈window layers/PP⌉ of them (at
+most its layers). Counting them per stage, not as the model's share of the stage's layers,
+keeps a stage's memory from falling when a global layer is added (issue 15, item 11).
 """
 
 from __future__ import annotations
@@ -12,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .architecture import Arch, ceil_div
-from .params import ParamCounts
+from .flops import local_layers
+from .params import ParamCounts, stage_tensors
 
 
 @dataclass(frozen=True)
@@ -27,6 +35,8 @@ class StageParams:
     first: bool
     last: bool
     largest_layer: float  # biggest layer on this GPU (ZeRO-3 gathers one at a time)
+    sliding_layers: int  # layers of this stage that use the sliding window
+    tensors: int  # parameter tensors on this stage (AdamW keeps a step counter per tensor)
 
     @property
     def total(self) -> float:
@@ -83,4 +93,7 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
     if last:
         head = counts.lm_head or (counts.embedding if pp > 1 else 0)
         other += head / tp + counts.final_norm
-    return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest)
+    sliding = min(dense_n + moe_n, ceil_div(local_layers(arch), pp))
+    tensors = stage_tensors(arch, dense_n, moe_n, first, last, head_copy=pp > 1)
+    return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest, sliding,
+                       tensors)
