@@ -24,7 +24,6 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
         text = f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
     else:
         text = _REPR.repr(value)
-    text = text.replace("\n", "\\n").replace("\r", "\\r")
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
@@ -38,12 +37,17 @@ class ScenarioError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         self.field = field
         self.message = _one_line(message)
-        super().__init__(f"{field}: {self.message}" if field else self.message)
+        super().__init__(_one_line(f"{field}: {message}" if field else message))
 
 
 def _one_line(text: str) -> str:
-    text = text.replace("\n", "\\n").replace("\r", "\\r")
-    return text if len(text) <= MESSAGE_CHARS else text[:MESSAGE_CHARS - 1] + "…"
+    """Cut to MESSAGE_CHARS; line breaks (``\\n``, NEL, U+2028...) and other unprintable
+    characters (a terminal's escape sequences) shown escaped, as repr() does."""
+    if len(text) > MESSAGE_CHARS:
+        text = text[:MESSAGE_CHARS - 1] + "…"
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
