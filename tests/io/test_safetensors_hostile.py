@@ -68,3 +68,14 @@ def test_a_million_tensors_are_refused_before_parsing(tmp_path: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 2 * len(raw)  # the header bytes once (parsed, it took 785 MB)
+
+
+@pytest.mark.parametrize("header", [b"[" * 100_000 + b"]" * 100_000,
+                                    b'{"w": {"dtype": "F32", "shape": [1' + b"0" * 5000 + b"]}}"])
+def test_a_header_nested_deep_or_with_a_huge_number_is_refused(tmp_path: Path,
+                                                                header: bytes) -> None:
+    header += b" " * (-len(header) % 8)
+    path = tmp_path / "odd.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header)
+    with pytest.raises(ScenarioError, match="not UTF-8 JSON"):
+        read_safetensors(path)

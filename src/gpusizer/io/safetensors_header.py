@@ -64,7 +64,7 @@ def _read_header(path: Path) -> tuple[dict[str, Any], int]:
         raise _bad(path, f"more than {MAX_TENSORS:,} tensors in one file; not read")
     try:
         header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, RecursionError, ValueError):  # ValueError: JSON, 4,300+ digits
         raise _bad(path, "not a safetensors file (the header is not UTF-8 JSON)") from None
     if not isinstance(header, dict):
         raise _bad(path, "not a safetensors file (the header is not a JSON object)")
