@@ -27,7 +27,8 @@ from typing import Any
 
 from .architecture import ceil_div
 from .estimate import estimate
-from .layout_search import MAX_GPUS, Evaluator, GiB, GpuTarget, Layout, divisors, largest_fitting, solve
+from .fit_search import largest_fitting
+from .layout_search import MAX_GPUS, Evaluator, GiB, GpuTarget, Layout, divisors, solve
 from .presets import gpu_presets, gpu_spec
 from .scenario import parse_scenario
 from .specs import GPUSpec, HardwareSpec, Scenario
