@@ -5,7 +5,6 @@ plans quickly; the example count keeps the test to a few seconds in CI."""
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import io
 import json
