@@ -34,13 +34,15 @@ FIELDS = [("model", "layers"), ("model", "hidden_size"), ("model", "attention_he
           ("workload", "batch_size"), ("workload", "training_tokens"),
           ("workload", "lora_targets"), ("workload", "kind"), ("parallelism", "tensor"),
           ("parallelism", "pipeline"), ("parallelism", "zero_stage"), ("precision", "weights"),
-          ("hardware", "gpu"), ("hardware", "gpus_per_node"), ("compute", "mfu"), ("", "name")]
+          ("hardware", "gpu"), ("hardware", "gpus_per_node"), ("compute", "mfu"),
+          ("compute", "bandwidth_efficiency"), ("", "name")]
 # JSON text of hostile values: wrong types, limits, non-finite numbers, huge values
 VALUES = ["true", "false", "null", '"4096"', '""', '"' + "x" * 5000 + '"', "-1", "0", "0.5",
           "4096.0", str(2**31), str(2**64), "1" + "0" * 400, "1" + "0" * 5000, "1e308",
           "1e999", "NaN", "Infinity", "-Infinity", "[1, 2]", "[]", "{}", '{"a": 1}',
           "[" * 5000 + "]" * 5000, json.dumps(list(range(3000))), '"h100-sxm-80gb"', "100000",
-          str(2**26), "65536", '{"id": "g", "dense_tflops": {"bf16": -5}}']
+          str(2**26), "65536", "1e-300", "5e-324", '{"id": "g", "dense_tflops": {"bf16": -5}}',
+          '{"id": "g", "dense_tflops": {"bf16": 1e-300}, "hbm_bandwidth_gb_per_s": 1e-300}']
 
 
 def _with_value(base: dict[str, Any], block: str, key: str, value: str) -> str:

@@ -40,11 +40,13 @@ SCENARIOS = {
     "bool-as-int.gpusizer.json": ("workload.micro_batch_size", "valid integer; got True"),
     "string-as-int.gpusizer.json": ("workload.sequence_length", "valid integer; got '4096'"),
     "layers-1e9.gpusizer.json": ("model.layers", "less than or equal to 100000"),
-    "tflops-zero.gpusizer.json": ("hardware.gpu.dense_tflops.bf16", "greater than 0; got 0"),
+    "tflops-zero.gpusizer.json": ("hardware.gpu.dense_tflops.bf16", "equal to 0.000001; got 0"),
     "tflops-negative.gpusizer.json": ("hardware.gpu.dense_tflops.bf16", "got -5"),
-    "bandwidth-zero.gpusizer.json": ("hardware.gpu.hbm_bandwidth_gb_per_s", "greater than 0"),
+    "bandwidth-zero.gpusizer.json": ("hardware.gpu.hbm_bandwidth_gb_per_s", "equal to 0.000001"),
     "training-tokens-huge.gpusizer.json": ("workload.training_tokens", "less than or equal"),
     "name-is-a-list.gpusizer.json": ("name", "valid string; got [0, 1, 2"),
+    # 1e-300 TFLOPS x 1e-300 MFU underflowed to 0: a ZeroDivisionError traceback
+    "tiny-rates.gpusizer.json": ("hardware.gpu.dense_tflops.bf16", "got 1e-300"),
 }
 
 

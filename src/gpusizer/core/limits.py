@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 MAX_LAYERS = 100_000
 MAX_WIDTH = 2**20  # hidden, FFN, head and latent sizes, LoRA rank
@@ -25,6 +25,10 @@ MAX_EXPERTS = 2**16
 MAX_COUNT = 2**53  # any other count: exact as a float64 and in every JSON reader
 MAX_BYTES = 2**50  # bytes per GPU (a PiB)
 MAX_RATE = 1e9  # GB/s, TFLOPS, W, USD/hour, soft-caps
+# Below these, times overflow to Infinity or a product underflows to 0 (a division by zero):
+# 1e-6 TFLOPS is a MFLOP/s, 1e-6 GB/s a kB/s; an efficiency or MFU of 0.1 %.
+MIN_RATE = 1e-6
+MIN_EFFICIENCY = 1e-3
 MAX_TRAINING_TOKENS = 1e18
 
 PosInt = Annotated[int, Field(ge=1, le=MAX_COUNT)]
@@ -41,6 +45,16 @@ Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE)]
 Experts = Annotated[int, Field(ge=1, le=MAX_EXPERTS)]
 SomeExperts = Annotated[int, Field(ge=0, le=MAX_EXPERTS)]
 Bytes = Annotated[int, Field(ge=0, le=MAX_BYTES)]
-Rate = Annotated[float, Field(gt=0, le=MAX_RATE)]
+Rate = Annotated[float, Field(ge=MIN_RATE, le=MAX_RATE)]
 NonNegRate = Annotated[float, Field(ge=0, le=MAX_RATE)]
+Efficiency = Annotated[float, Field(ge=MIN_EFFICIENCY, le=1.0)]
+
+
+def _none_or_some(rate: float) -> float:
+    if 0 < rate < MIN_RATE:
+        raise ValueError(f"must be 0 (none) or at least {MIN_RATE:g}; got {rate:g}")
+    return rate
+
+
+LinkRate = Annotated[float, Field(ge=0, le=MAX_RATE), AfterValidator(_none_or_some)]
 TrainingTokens = Annotated[float, Field(gt=0, le=MAX_TRAINING_TOKENS)]

@@ -17,9 +17,11 @@ from .limits import (
     Batch,
     Bytes,
     Degree,
+    Efficiency,
     Experts,
     Heads,
     Layers,
+    LinkRate,
     NonNegRate,
     PosInt,
     Rate,
@@ -232,7 +234,7 @@ class GPUSpec(_Spec):
     usable_memory_bytes: Bytes | None = None
     hbm_bandwidth_gb_per_s: Rate = 3350.0
     dense_tflops: dict[str, Rate] = Field(default_factory=lambda: {"bf16": 989.0})
-    interconnect_gb_per_s: NonNegRate = 450.0  # per direction, per GPU
+    interconnect_gb_per_s: LinkRate = 450.0  # per direction, per GPU
     gpus_per_node: Degree = 8
     tdp_watts: NonNegRate | None = None
     price_per_hour: NonNegRate | None = None
@@ -262,10 +264,10 @@ class OverheadSpec(_Spec):
 class ComputeSpec(_Spec):
     """Efficiency factors for time estimates: explicit settings, shown to the user."""
 
-    mfu: Annotated[float, Field(gt=0.0, le=1.0)] = 0.4
-    flops_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.7
-    bandwidth_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.8
-    interconnect_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.7
+    mfu: Efficiency = 0.4
+    flops_efficiency: Efficiency = 0.7
+    bandwidth_efficiency: Efficiency = 0.8
+    interconnect_efficiency: Efficiency = 0.7
 
 
 class Scenario(_Spec):
