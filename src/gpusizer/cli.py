@@ -3,41 +3,69 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
 from .core.errors import ScenarioError
-from .core.views import SWEEP_AXES, chart_keys
+from .core.views import SWEEP_AXES, chart_keys, chart_view, view_with
 
 EXIT_BAD_INPUT = 2
 
 
+def _emit(text: str) -> None:
+    """Print to stdout now, so that a full disk or a closed terminal is an error we report."""
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # stdout on a full disk (/dev/full)
+        _silence_stdout()
+        raise ScenarioError("output", f"cannot write to standard output: "
+                            f"{exc.strerror or exc}") from None
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush of what could not be
+    written adds no second message (Python docs, "Note on SIGPIPE")."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by a test or an embedding
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
+
+
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from .core.report import estimate_report
+    from .io.export import strict_json
     from .io.scenario_file import read_scenario_dict
     from .io.text_report import text_report
 
     rep = estimate_report(read_scenario_dict(args.file))
-    print(json.dumps(rep, indent=2) if args.json else text_report(rep))
+    _emit(strict_json(rep) if args.json else text_report(rep))
     return 0
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from .core.solver import plan, plan_text
+    from .io.export import strict_json
     from .io.scenario_file import read_scenario_dict
 
     options = plan(read_scenario_dict(args.file))
-    print(json.dumps(options, indent=2) if args.json else plan_text(options))
+    _emit(strict_json(options) if args.json else plan_text(options))
     return 0
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    from .io.export import strict_json
     from .io.hf_config import import_hf_config
 
-    print(json.dumps(import_hf_config(args.config), indent=2))
+    _emit(strict_json(import_hf_config(args.config)))
     return 0
 
 
@@ -45,9 +73,11 @@ def _cmd_presets(args: argparse.Namespace) -> int:
     from .core.params import count_parameters
     from .core.scenario import parse_scenario
 
+    lines = []
     for pid in sorted(_presets()):
         model = parse_scenario({"model": {"preset": pid}}).model
-        print(f"{pid:<22}{count_parameters(model).total / 1e9:>10.2f} B  {model.name}")
+        lines.append(f"{pid:<22}{count_parameters(model).total / 1e9:>10.2f} B  {model.name}")
+    _emit("\n".join(lines))
     return 0
 
 
@@ -60,28 +90,41 @@ def _presets() -> dict[str, Any]:
 def _cmd_gpus(args: argparse.Namespace) -> int:
     from .core.presets import gpu_presets, gpu_spec
 
+    lines = []
     for gid in sorted(gpu_presets()):
         g = gpu_spec(gid)
-        print(f"{gid:<22}{g.capacity_bytes / 2**30:>8.1f} GiB usable "
-              f"{g.hbm_bandwidth_gb_per_s:>8.0f} GB/s  {g.name}")
+        lines.append(f"{gid:<22}{g.capacity_bytes / 2**30:>8.1f} GiB usable "
+                     f"{g.hbm_bandwidth_gb_per_s:>8.0f} GB/s  {g.name}")
+    _emit("\n".join(lines))
     return 0
 
 
 def _cmd_chart(args: argparse.Namespace) -> int:
-    from .gui.charts.render import render_chart_file
+    from .core.estimate import estimate
+    from .core.scenario import parse_scenario
+    from .io.chart_output import check_output
+    from .io.scenario_file import read_scenario_dict
 
-    render_chart_file(args.file, args.kind, args.output, args.width, axis=args.axis)
+    check_output(args.output, args.width)  # bad input is refused before Qt loads
+    view = view_with(chart_view(args.kind), axis=args.axis)
+    scenario = parse_scenario(read_scenario_dict(args.file))
+    est = estimate(scenario)
+    from .gui.charts.render import render_chart
+
+    render_chart(scenario, est, args.kind, args.output, args.width, view=view)
     return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from .core.estimate import estimate
     from .core.scenario import parse_scenario
-    from .gui.charts.report import write_report
     from .io.scenario_file import read_scenario_dict
 
     scenario = parse_scenario(read_scenario_dict(args.file))
-    print(write_report(scenario, estimate(scenario), args.output, args.units))
+    est = estimate(scenario)
+    from .gui.charts.report import write_report
+
+    _emit(str(write_report(scenario, est, args.output, args.units)))
     return 0
 
 
@@ -136,12 +179,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
-        return func(args)
+        code = func(args)
     except ScenarioError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {exc}", file=sys.stderr)  # one line: ScenarioError guarantees it
         return EXIT_BAD_INPUT
-    except BrokenPipeError:
+    except BrokenPipeError:  # `gpusizer-cli gpus | head -1`
+        _silence_stdout()
         return 0
+    from .core.presets import user_gpu_problems
+
+    for line in user_gpu_problems():  # once, after a command that succeeded
+        print(f"warning: {line}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from gpusizer.cli import main
+
 CLI = Path(sys.executable).parent / "gpusizer-cli"
 SCENARIO = {"name": "8B LoRA", "model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}
 
@@ -73,20 +75,26 @@ def test_svg_output(tmp_path: Path, scenario_file: Path) -> None:
     (["--kind", "memory", "--output", "no/such/dir/x.png"], "output"),
 ])
 def test_bad_arguments_exit_2_one_line(tmp_path: Path, scenario_file: Path, args: list[str],
-                                       word: str) -> None:
+                                       word: str, capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # In-process: refused before the renderer (Qt) loads, so no process needs starting
+    monkeypatch.setitem(sys.modules, "gpusizer.gui.charts.render", None)  # importing it fails
     args = [a if not a.endswith((".png", ".jpg")) else str(tmp_path / a) for a in args]
-    res = run("chart", str(scenario_file), *args)
-    assert res.returncode == 2
-    assert res.stdout == ""
-    lines = res.stderr.strip().splitlines()
+    assert main(["chart", str(scenario_file), *args]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
     assert len(lines) == 1 and word in lines[0]
 
 
-def test_bad_scenario_exit_2(tmp_path: Path) -> None:
+def test_bad_scenario_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "gpusizer.gui.charts.render", None)  # importing it fails
     bad = tmp_path / "bad.gpusizer.json"
     bad.write_text(json.dumps({"model": {"preset": "nope"}}), encoding="utf-8")
-    res = run("chart", str(bad), "--kind", "memory", "--output", str(tmp_path / "x.png"))
-    assert res.returncode == 2
-    assert res.stderr.strip().splitlines() == [res.stderr.strip()]
-    assert "model.preset" in res.stderr
+    assert main(["chart", str(bad), "--kind", "memory", "--output",
+                 str(tmp_path / "x.png")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip().splitlines() == [err.strip()]
+    assert "model.preset" in err
     assert not (tmp_path / "x.png").exists()

@@ -155,7 +155,9 @@ def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any,
     node = max(g.hardware.gpus_per_node for g in gpus)
     ev = layout_search.Evaluator(s, gpus[0].hardware.model_copy(update={"gpus_per_node": node}))
     best: dict[str, tuple[Any, ...]] = {}
-    for lay in layout_search._combos(s, resolve(s.model), node, (s.parallelism.recompute,)):
+    space, _ = layout_search._combos(s, resolve(s.model), node, (s.parallelism.recompute,),
+                                     2**40)  # no GPU-count pruning: the whole space
+    for lay in space:
         for dp in layout_search._dp_values(s, lay, max_gpus):
             total = ev.total(replace(lay, dp=dp))
             key = (lay.model_parallel * dp, *layout_search._pref(lay, s.profile))

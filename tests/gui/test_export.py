@@ -7,7 +7,7 @@ import io
 
 from gpusizer.core.report import estimate_report
 from gpusizer.core.result import COMPONENTS
-from gpusizer.io.export import breakdown_csv, report_csv, report_markdown, write_text_atomic
+from gpusizer.io.export import breakdown_csv, report_csv, report_markdown
 
 SCENARIO = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
 
@@ -39,9 +39,3 @@ def test_markdown_report_is_readable_and_reproducible():
     assert "| Component | GiB | Share |" in text
     assert ("fits" in text) and "```json" in text
     assert all(a in text for a in rep["assumptions"])
-
-
-def test_atomic_write_leaves_no_temporary(tmp_path):
-    out = write_text_atomic(tmp_path / "sub" / "r.md", "hello\n")
-    assert out.read_text() == "hello\n"
-    assert [p.name for p in out.parent.iterdir()] == ["r.md"]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import json
+import errno
+import os
 from pathlib import Path
 
 import pytest
@@ -42,12 +43,17 @@ def test_save_never_leaves_a_half_written_file(tmp_path: Path, monkeypatch) -> N
     path = tmp_path / "s.gpusizer.json"
     save_scenario(parse_scenario({"model": {"preset": "gpt-2"}}), path)
     before = path.read_text()
+    real_write = os.write
 
-    def boom(*_a: object, **_k: object) -> None:
-        raise OSError("disk full")
+    def disk_full(fd: int, data: bytes) -> int:  # half the bytes land, then the disk is full
+        if len(data) > 8:
+            return real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(json, "dump", boom)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(os, "write", disk_full)
+    with pytest.raises(OSError) as err:
         save_scenario(parse_scenario({"model": {"preset": "llama-3.1-8b"}}), path)
+    monkeypatch.undo()
+    assert err.value.errno == errno.ENOSPC  # the reason reaches the caller
     assert path.read_text() == before
     assert len(list(tmp_path.iterdir())) == 1

@@ -1,6 +1,30 @@
-"""The one error type users see for bad input."""
+"""The one error type users see for bad input, and how it quotes a bad value."""
 
 from __future__ import annotations
+
+import reprlib
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
+
+EXCERPT_CHARS = 60  # a bad value is quoted up to this many characters, then "…"
+MESSAGE_CHARS = 400  # and a whole message is cut here (a path or a key may be long)
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple = 2, 4, 6, 6
+_REPR.maxset = _REPR.maxfrozenset = _REPR.maxdeque = _REPR.maxarray = 6
+_REPR.maxstring = _REPR.maxother = EXCERPT_CHARS
+
+
+def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
+    """``repr(value)``, at most ``limit`` characters: never builds the whole repr of a huge list,
+    string or integer (a 100 MB value quoted in full made a 150 MB error line)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 190:
+        text = f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    else:
+        text = _REPR.repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class ScenarioError(ValueError):
@@ -12,5 +36,38 @@ class ScenarioError(ValueError):
 
     def __init__(self, field: str, message: str) -> None:
         self.field = field
-        self.message = message
-        super().__init__(f"{field}: {message}" if field else message)
+        self.message = _one_line(message)
+        super().__init__(_one_line(f"{field}: {message}" if field else message))
+
+
+def _one_line(text: str) -> str:
+    """Cut to MESSAGE_CHARS; line breaks (``\\n``, NEL, U+2028...) and other unprintable
+    characters (a terminal's escape sequences) shown escaped, as repr() does."""
+    if len(text) > MESSAGE_CHARS:
+        text = text[:MESSAGE_CHARS - 1] + "…"
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    """``model.moe.experts``; a part is quoted short (an unknown key may be any string)."""
+    parts = (str(p) for p in loc if not str(p).startswith("function-"))
+    return ".".join(p if len(p) <= EXCERPT_CHARS else excerpt(p) for p in parts)
+
+
+def _message(err: ErrorDetails) -> str:
+    kind, msg = err["type"], err["msg"]
+    if kind == "extra_forbidden":
+        return "unknown field (check the spelling; see scenario-format.md)"
+    if kind == "missing":
+        return "required field is missing"
+    if msg.startswith("Value error, "):
+        return msg[len("Value error, "):]  # a validator's own message quotes the value
+    return f"{msg}; got {excerpt(err.get('input'))}"
+
+
+def from_validation(exc: ValidationError, prefix: tuple[str, ...] = ()) -> ScenarioError:
+    """The first error pydantic found, as a ScenarioError naming the field (under ``prefix``)."""
+    err = exc.errors()[0]
+    return ScenarioError(_loc((*prefix, *err["loc"])), _message(err))

@@ -24,12 +24,11 @@ def _model(spec: ModelSpec) -> tuple[Arch, ParamCounts]:
     return resolve(spec), count_parameters(spec)
 
 
-def _training(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int]
-              ) -> tuple[Memory, int]:
-    first = stage_memory(s, arch, counts, lora, True)
+def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
+    first = stage_memory(s, arch, counts, True)
     if s.parallelism.pipeline == 1:
         return first
-    last = stage_memory(s, arch, counts, lora, False)
+    last = stage_memory(s, arch, counts, False)
     return first if first[1] >= last[1] else last
 
 
@@ -81,10 +80,9 @@ def clear_caches() -> None:
     clear_all()
 
 
-def _memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int]
-            ) -> Memory:
+def _memory(s: Scenario, arch: Arch, counts: ParamCounts) -> Memory:
     if s.workload.is_training:
-        mem, peak = _training(s, arch, counts, lora)
+        mem, peak = _training(s, arch, counts)
     else:
         mem, peak = inference_memory(s, arch, counts)
     return _with_overhead(s, mem, peak)
@@ -93,7 +91,7 @@ def _memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, 
 def memory_only(s: Scenario) -> Memory:
     """Per-GPU memory of a validated scenario, without compute or assumptions (sweeps)."""
     arch, counts = _model(s.model)
-    return _memory(s, arch, counts, scenario_lora(s))
+    return _memory(s, arch, counts)
 
 
 def estimate(scenario: Scenario | dict) -> Estimate:
@@ -109,7 +107,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     return Estimate(
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable,
-        memory=_memory(s, arch, counts, lora), gpus=gpus,
+        memory=_memory(s, arch, counts), gpus=gpus,
         compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
         assumptions=_assumptions(s, arch) + _memory_share(s, gpu),
         parameters_vision=counts.vision,

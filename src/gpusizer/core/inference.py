@@ -56,14 +56,17 @@ def kv_bytes_per_token_layer(arch: Arch, kv_dtype: str, tp: int = 1) -> float:
 
 
 def kv_cache_bytes(arch: Arch, profile: FrameworkProfile, kv_dtype: str, batch: Any,
-                   tokens: Any, tp: int = 1, layers: int | None = None) -> Any:
+                   tokens: Any, tp: int = 1, layers: int | None = None,
+                   local: int | None = None) -> Any:
     """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` attention
-    layers (default: all of them; scalars, or numpy arrays for sweeps); a sliding-window layer
-    keeps the window less the profile's ``kv_window_slack``."""
+    layers, ``local`` of them with the sliding window (defaults: the model's; scalars, or numpy
+    arrays for sweeps); a sliding-window layer keeps the window less the profile's
+    ``kv_window_slack``."""
     layers = arch.attention_layers if layers is None else layers
     per = kv_bytes_per_token_layer(arch, kv_dtype, tp)
     spec = arch.spec
-    local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
+    if local is None:
+        local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
     window_tokens = tokens
     if spec.sliding_window:
         window = spec.sliding_window - profile.kv_window_slack
@@ -106,8 +109,10 @@ def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: An
     wid = prec.weights
     other_b = nbytes(prec.activations) if DTYPES[wid].quantized else nbytes(wid)
     weights = sp.matrices * nbytes(wid) + sp.other * other_b
+    # The heaviest stage's attention layers (hybrid models' recurrent layers keep no KV)
+    attention = min(sp.layers, ceil_div(arch.attention_layers, par.pipeline))
     kv = kv_cache_bytes(arch, s.profile, prec.kv_cache, batch, prompt + w.generated_tokens,
-                        par.tensor, ceil_div(arch.attention_layers, par.pipeline))
+                        par.tensor, attention, min(attention, sp.sliding_layers))
     if arch.mixer_layers:  # fixed-size recurrent state per sequence (hybrid models)
         kv = kv + batch * state_bytes(arch, s.profile, prec.activations, par.tensor,
                                       par.pipeline)

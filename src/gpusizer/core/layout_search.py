@@ -5,12 +5,12 @@ the whole catalog. Per layout the smallest DP is searched for all capacities at 
 (interpolating in 1/DP: ZeRO shards states over DP) after one estimate at each GPU's largest
 useful DP. A layout is skipped unevaluated when it cannot beat what a GPU has (TP x PP x CP x
 smallest DP) or when a lower bound (model states at the optimizer step, activations already
-seen for its shape) exceeds the capacity. The result equals an exhaustive search (tested).
+seen for its shape) exceeds the capacity. The result equals an exhaustive search (tested)
+of the layouts tried: all of them up to MAX_LAYOUTS. The value searches are in fit_search.py.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -20,6 +20,7 @@ from typing import Any
 from .architecture import Arch, ceil_div, resolve
 from .errors import ScenarioError
 from .estimate import memory_only
+from .fit_search import smallest_fitting
 from .frameworks import FrameworkProfile
 from .params import count_parameters
 from .specs import GPUSpec, HardwareSpec, Scenario
@@ -27,6 +28,14 @@ from .validate import check_scenario
 
 MAX_GPUS = 4096
 MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
+# Pipeline stages tried: Megatron-LM's 1T-parameter run used 64 (arXiv 2104.04473, Table 1),
+# Llama 3 405B 16 (arXiv 2407.21783, Table 4). A bound, so that the search's cost does not grow
+# with the layer count (every preset has at most 128 layers: for them nothing is cut).
+MAX_PP = 128
+# Layouts tried per search, the most preferred first (the fewest model-parallel GPUs). Real
+# models need at most about 40,000 (DeepSeek-V3 at 64k tokens); only divisor-rich heads and
+# experts (e.g. 55,440 of each) reach millions. Beyond it the search stops, with a note.
+MAX_LAYOUTS = 100_000
 RECOMPUTE = ("none", "selective", "full")
 GiB = 2**30
 _memory = memory_only  # the estimator's memory path (a seam for tests)
@@ -158,12 +167,30 @@ def _pref(lay: Layout, profile: FrameworkProfile) -> tuple[int, ...]:
     return (rc, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
 
 
-def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str]) -> list[Layout]:
-    """Every (TP, PP, CP, EP, ZeRO, recompute) to try, in order of preference."""
+def _shapes(tps: list[int], pps: list[int], cps: list[int], eps: list[int], max_gpus: int
+            ) -> list[tuple[int, int, int, int]]:
+    """(TP, PP, CP, EP) needing at most ``max_gpus`` GPUs (EP divides DP x CP, so DP is at least
+    EP / gcd(EP, CP)); the lists are ascending, so each loop stops at the first too large."""
+    out = []
+    for t in tps:
+        for q in (q for q in pps if t * q <= max_gpus):
+            for c in (c for c in cps if t * q * c <= max_gpus):
+                for e in eps:
+                    if t * q * e > max_gpus * c:  # e / c <= e / gcd(e, c): none further fits
+                        break
+                    if t * q * c * (e // math.gcd(e, c)) <= max_gpus:
+                        out.append((t, q, c, e))
+    return out
+
+
+def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
+            ) -> tuple[list[Layout], int]:
+    """The (TP, PP, CP, EP, ZeRO, recompute) to try, in order of preference: all that need at
+    most ``max_gpus`` GPUs, or the :data:`MAX_LAYOUTS` with the fewest model-parallel GPUs;
+    and how many there were in all."""
     w, p = s.workload, s.parallelism
-    tps = [t for t in divisors(arch.heads) if t <= tp_max]
-    pps = sorted({ceil_div(arch.layers, k) for k in range(1, arch.layers + 1)})
-    eps = divisors(s.model.moe.experts) if s.model.moe else [1]
+    tps = [t for t in divisors(arch.heads) if t <= min(tp_max, max_gpus)]
+    eps = [e for e in divisors(s.model.moe.experts) if e <= max_gpus] if s.model.moe else [1]
     cps, zeros = [1], [p.zero_stage]
     if w.is_training:
         seq = w.sequence_length
@@ -172,9 +199,24 @@ def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str]) -> list
         zeros = [0, 1, 2, 3]
     else:
         levels = (p.recompute,)
-    out = [Layout(t, q, c, e, z, r) for t in tps for q in pps for c in cps for e in eps
+    shapes = _shapes(tps, pp_degrees(arch.layers), cps, eps, max_gpus)
+    per_shape = len(zeros) * len(levels)
+    if len(shapes) * per_shape > MAX_LAYOUTS:
+        shapes = sorted(shapes, key=lambda x: (x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
+    out = [Layout(t, q, c, e, z, r) for t, q, c, e in shapes[:MAX_LAYOUTS // per_shape]
            for z in zeros for r in levels]
-    return sorted(out, key=lambda lay: _pref(lay, s.profile))
+    return sorted(out, key=lambda lay: _pref(lay, s.profile)), len(shapes) * per_shape
+
+
+def pp_degrees(layers: int) -> list[int]:
+    """The smallest PP degree of each stage size ⌈layers/PP⌉, up to :data:`MAX_PP` (a larger
+    PP with the stage size of a smaller one only adds GPUs)."""
+    out, size = [], 0
+    for pp in range(1, min(layers, MAX_PP) + 1):
+        if ceil_div(layers, pp) != size:
+            out.append(pp)
+            size = ceil_div(layers, pp)
+    return out
 
 
 def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
@@ -188,80 +230,6 @@ def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
         return range(step * ceil_div(least, step), limit + 1, step)
     return [d for d in divisors(w.global_batch_size // w.micro_batch_size)
             if d % step == 0 and least <= d <= limit]
-
-
-def _split(values: Sequence[int], t: dict[int, float], lo: int, hi: int, cap: float) -> int:
-    """Next probe in ``values[lo..hi]``: the peak is near A + B/DP, so interpolate in 1/DP
-    between the known neighbours (bisect when that is not possible)."""
-    tl, tr = t[lo - 1], t[hi]
-    if not (math.isfinite(tl) and tl > tr):
-        return (lo + hi) // 2
-    x = 1 / values[hi] + (cap - tr) * (1 / values[lo - 1] - 1 / values[hi]) / (tl - tr)
-    return min(hi - 1, max(lo, bisect.bisect_left(values, 1 / x) if x > 0 else hi))
-
-
-def _smallest_fitting(f: Callable[[int], float], values: Sequence[int],
-                      caps: dict[str, tuple[int, int]], floor1: float | None = None
-                      ) -> dict[str, int]:
-    """Per GPU (capacity, largest value allowed), the smallest value whose peak fits. The peak
-    must not grow along ``values``, except from 1 to 2 if ``floor1`` (a lower bound of the peak
-    at 1) is given. Each GPU is checked at its largest value first (one estimate refutes every
-    GPU it does not fit), then all are searched at once; a poor probe is followed by bisection."""
-    out: dict[str, int] = {}
-    if floor1 is not None and values and values[0] == 1:
-        if any(floor1 <= c for c, _ in caps.values()):
-            t1 = f(1)
-            out = {g: 1 for g, (c, _) in caps.items() if t1 <= c}
-        values = values[1:]
-    t: dict[int, float] = {}
-    live: dict[str, int] = {}
-    for g, (c, top) in sorted(caps.items(), key=lambda kv: -kv[1][1]):
-        i = bisect.bisect_right(values, top) - 1
-        if g in out or i < 0 or max((v for j, v in t.items() if j >= i), default=0) > c:
-            continue
-        t[i] = t[i] if i in t else f(values[i])
-        if t[i] <= c:
-            live[g] = c
-    if not live:
-        return out
-    t[0] = f(values[0])
-    out.update({g: values[0] for g, c in live.items() if t[0] <= c})
-    top = max(j for j, v in t.items() if v <= min(live.values()))
-    stack = [(1, top, {g: c for g, c in live.items() if t[0] > c}, True)]
-    while stack:
-        lo, hi, cs, interpolate = stack.pop()
-        if cs and lo == hi:
-            out.update(dict.fromkeys(cs, values[lo]))
-        elif cs:
-            mid = _split(values, t, lo, hi, sorted(cs.values())[len(cs) // 2]) if interpolate \
-                else (lo + hi) // 2
-            t[mid], half = f(values[mid]), (hi - lo + 1) / 2
-            stack.append((lo, mid, {g: c for g, c in cs.items() if t[mid] <= c}, mid - lo < half))
-            stack.append((mid + 1, hi, {g: c for g, c in cs.items() if t[mid] > c},
-                          hi - mid < half))
-    return out
-
-
-def largest_fitting(f: Callable[[int], float], values: Sequence[int], start: int,
-                     cap: float) -> int:
-    """Largest of sorted ``values`` whose peak fits ``cap`` (``values[start]`` fits). Memory is
-    near-affine in batch and tokens: a secant guess usually lands it in ~4 estimates."""
-    if f(values[-1]) <= cap:
-        return values[-1]
-    lo, hi = start, len(values) - 1
-    j = min(hi, max(lo + 1, bisect.bisect_left(values, 2 * values[lo])))
-    t0, tj = f(values[lo]), f(values[j])
-    lo, hi = (j, hi) if tj <= cap else (lo, j)
-    if math.isfinite(tj) and tj > t0:
-        at = bisect.bisect_right(values, values[start] + (cap - t0) * (values[j] - values[start])
-                                 / (tj - t0))
-        for i in (at - 1, at):
-            if lo < i < hi:
-                lo, hi = (i, hi) if f(values[i]) <= cap else (lo, i)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if f(values[mid]) <= cap else (lo, mid)
-    return values[lo]
 
 
 _Found = dict[str, list[tuple[tuple[int, ...], Layout]]]
@@ -306,7 +274,7 @@ def _search(ev: Evaluator, combos: Sequence[Layout], gpus: Sequence[GpuTarget], 
                     caps[g.id] = (g.capacity, top)
         # DP 1 -> 2 adds DDP buckets (ZeRO 0) or, alone, communication buffers
         floor1 = ev.lower_bound(lay, 1) if lay.zero == 0 or m == 1 else None
-        fits = _smallest_fitting(ev.by_dp(lay), vals, caps, floor1) if caps else {}
+        fits = smallest_fitting(ev.by_dp(lay), vals, caps, floor1) if caps else {}
         changed = False
         for gid, dp in fits.items():
             if m * dp < limit(gid, pref):
@@ -327,11 +295,14 @@ def solve(s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_
     tp_max = arch.heads if s.hardware.allow_cross_node_tensor_parallel else \
         max(g.hardware.gpus_per_node for g in gpus)
     levels = (user, *heavier) if allow_recompute else (user,)
-    found = _search(ev, _combos(s, arch, tp_max, levels), gpus, keep, max_gpus)
-    notes: dict[str, str] = {}
+    combos, tried = _combos(s, arch, tp_max, levels, max_gpus)
+    found = _search(ev, combos, gpus, keep, max_gpus)
+    cut = f"only the {len(combos):,} simplest of {tried:,} layouts were tried"
+    notes: dict[str, str] = dict.fromkeys(found, cut) if tried > len(combos) else {}
     missing = [g for g in gpus if not found[g.id]]
     if missing and heavier and not allow_recompute:
-        more = _search(ev, _combos(s, arch, tp_max, heavier), missing, keep, max_gpus)
+        more = _search(ev, _combos(s, arch, tp_max, heavier, max_gpus)[0], missing, keep,
+                       max_gpus)
         for gid in (gid for gid, lst in more.items() if lst):
             found[gid] = more[gid]
             notes[gid] = f"recompute raised from {user!r}: nothing fits with it up to {max_gpus} GPUs"

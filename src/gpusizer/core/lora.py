@@ -49,30 +49,49 @@ def _adapter(shapes: dict[str, list[tuple[int, int]]], targets: tuple[str, ...],
 
 
 @lru_cache(maxsize=256)
-def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
-    """(trainable parameters in the whole model, per dense layer, parameter tensors)."""
+def _parts(spec: ModelSpec, rank: int, targets: tuple[str, ...]
+           ) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """(parameters, tensors) of the adapters of one dense layer, one MoE layer and the LM head,
+    and those a hybrid model lacks over all its layers (recurrent layers have no attention
+    projections, MLP-free layers no MLP)."""
     arch = resolve(spec)
     attn, attn_t = _adapter(_attention_shapes(arch), targets, rank)
     dense, dense_t = _adapter(_mlp_shapes(arch, arch.ffn), targets, rank)
-    total = (attn + dense) * arch.dense_layers
-    tensors = (attn_t + dense_t) * arch.dense_layers
+    per, per_t = 0, 0
     moe = arch.moe
-    if moe is not None and arch.moe_layers:
+    if moe is not None:
         exp, exp_t = _adapter(_mlp_shapes(arch, moe.expert_ffn_hidden_size), targets, rank)
-        per = attn + exp * moe.experts
-        per_t = attn_t + exp_t * moe.experts
+        per, per_t = attn + exp * moe.experts, attn_t + exp_t * moe.experts
         if moe.shared_experts:
             ffn = moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts
             sh, sh_t = _adapter(_mlp_shapes(arch, ffn), targets, rank)
             per, per_t = per + sh, per_t + sh_t
-        total += per * arch.moe_layers
-        tensors += per_t * arch.moe_layers
-    total -= attn * arch.mixer_layers + dense * arch.mlp_free_layers
-    tensors -= attn_t * arch.mixer_layers + dense_t * arch.mlp_free_layers
-    if "lm_head" in targets:
-        total += rank * (arch.hidden + arch.vocab)
-        tensors += 2
-    return total, attn + dense, tensors
+    head = (rank * (arch.hidden + arch.vocab), 2) if "lm_head" in targets else (0, 0)
+    missing = (attn * arch.mixer_layers + dense * arch.mlp_free_layers,
+               attn_t * arch.mixer_layers + dense_t * arch.mlp_free_layers)
+    return (attn + dense, attn_t + dense_t), (per, per_t), head, missing
+
+
+def lora_stage(spec: ModelSpec, rank: int, targets: tuple[str, ...], dense_layers: int,
+               moe_layers: int, last: bool) -> tuple[int, int]:
+    """(trainable parameters, parameter tensors) of the adapters on one pipeline stage: its
+    layers' adapters and, on the last stage, the LM head's (where the head is). A hybrid
+    model's missing adapters are taken from each stage in proportion to its layers (its
+    recurrent and MLP-free layers are spread over the stages, core/sharding.py)."""
+    (dense, dense_t), (moe, moe_t), (head, head_t), (gone, gone_t) = _parts(spec, rank, targets)
+    layers = resolve(spec).layers
+    here = dense_layers + moe_layers
+    return (dense * dense_layers + moe * moe_layers + (head if last else 0)
+            - gone * here // layers,
+            dense_t * dense_layers + moe_t * moe_layers + (head_t if last else 0)
+            - gone_t * here // layers)
+
+
+def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
+    """(trainable parameters in the whole model, per dense layer, parameter tensors)."""
+    arch = resolve(spec)
+    total, tensors = lora_stage(spec, rank, targets, arch.dense_layers, arch.moe_layers, True)
+    return total, _parts(spec, rank, targets)[0][0], tensors
 
 
 def scenario_lora(s: Scenario) -> tuple[int, int, int]:

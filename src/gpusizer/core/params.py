@@ -151,8 +151,15 @@ def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
                        moe.experts_per_token * expert, norms)
 
 
-def _tensor_count(arch: Arch, counts_moe: bool) -> int:
-    """Parameter tensors as transformers holds them (AdamW keeps one ``step`` per tensor).
+def stage_tensors(arch: Arch, dense_layers: int, moe_layers: int, first: bool, last: bool,
+                  head_copy: bool = False) -> int:
+    """Parameter tensors as transformers holds them (AdamW keeps one ``step`` per tensor), on
+    a pipeline stage of ``dense_layers`` + ``moe_layers`` layers: the embeddings on the first
+    stage, the final norm and LM head on the last (``head_copy``: a tied head's own copy of
+    the embedding, as a stage apart from the first holds it). The whole model is the stage
+    with every layer, first and last. A hybrid model's recurrent mixers replace attention
+    (and some layers have no MLP): that difference is taken from each stage in proportion to
+    its layers.
 
     Fused projections are one tensor (GPT-2/Falcon ``query_key_value``, Phi-3 ``gate_up_proj``);
     transformers 5 stores a layer's routed experts as two 3-D tensors (``gate_up_proj``,
@@ -167,14 +174,19 @@ def _tensor_count(arch: Arch, counts_moe: bool) -> int:
     mlp = mats * (1 + spec.mlp_bias)
     per_layer = attn + spec.norms_per_layer * norm_t
     moe = arch.moe
-    n = arch.dense_layers * (per_layer + mlp)
-    if counts_moe and moe is not None:
+    n = dense_layers * (per_layer + mlp)
+    if moe is not None:
         shared = (mlp if moe.shared_experts else 0) + moe.shared_expert_gate
         router = 1 + moe.router_linear_bias
-        n += arch.moe_layers * (per_layer + router + 2 * (1 + spec.mlp_bias) + shared)
-    n += 1 + (spec.position_embeddings > 0) + (0 if spec.tied_embeddings else 1 + spec.lm_head_bias)
-    n += mixer_tensors(spec) - arch.mixer_layers * attn - arch.mlp_free_layers * (mlp + norm_t)
-    return n + norm_t * spec.final_norm
+        n += moe_layers * (per_layer + router + 2 * (1 + spec.mlp_bias) + shared)
+    hybrid = mixer_tensors(spec) - arch.mixer_layers * attn - arch.mlp_free_layers * (mlp + norm_t)
+    n += hybrid * (dense_layers + moe_layers) // arch.layers
+    if first:
+        n += 1 + (spec.position_embeddings > 0)
+    if last:
+        n += (1 + spec.lm_head_bias if not spec.tied_embeddings else int(head_copy))
+        n += norm_t * spec.final_norm
+    return n
 
 
 @memo_by_identity
@@ -220,7 +232,7 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
         dense_layers=arch.dense_layers,
         moe_layers=arch.moe_layers,
         linear=linear,
-        tensors=_tensor_count(arch, True),
+        tensors=stage_tensors(arch, arch.dense_layers, arch.moe_layers, True, True),
         mixers=mixers,
         replaced=replaced,
         vision=vision_params(spec.vision) if spec.vision else 0,

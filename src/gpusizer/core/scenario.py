@@ -10,31 +10,12 @@ import json
 from typing import Any
 
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 
-from .errors import ScenarioError
+from .errors import ScenarioError, excerpt, from_validation
 from .memo import Memo
 from .presets import gpu_presets, model_presets, resolve_gpu_id
-from .specs import ModelSpec, Scenario
+from .specs import GPUSpec, ModelSpec, Scenario
 from .validate import check_model, check_scenario
-
-
-def _loc(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc if not str(p).startswith("function-"))
-
-
-def _pydantic_message(err: ErrorDetails) -> str:
-    kind, msg = err["type"], err["msg"]
-    if kind == "extra_forbidden":
-        return "unknown field (check the spelling; see scenario-format.md)"
-    if kind == "missing":
-        return "required field is missing"
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
-    got = err.get("input")
-    if kind.startswith(("literal_", "greater", "less", "int_", "float_", "bool_", "string_")):
-        return f"{msg}; got {got!r}"
-    return msg
 
 
 def _expand_model(block: Any) -> Any:
@@ -48,7 +29,7 @@ def _expand_model(block: Any) -> Any:
     if not isinstance(name, str) or name not in presets:
         raise ScenarioError(
             "model.preset",
-            f"unknown preset {name!r}; run `gpusizer-cli presets` for the list "
+            f"unknown preset {excerpt(name)}; run `gpusizer-cli presets` for the list "
             f"(e.g. {', '.join(list(presets)[:4])})",
         )
     data = {k: v for k, v in presets[name].items() if k not in ("id", "aliases", "notes")}
@@ -57,14 +38,21 @@ def _expand_model(block: Any) -> Any:
 
 
 def _check_gpu(hardware: Any) -> None:
+    """A catalog id must exist; an inline GPU is validated alone, so that its error names the
+    field (``hardware.gpu.dense_tflops.bf16``), not the other branch of ``str | GPUSpec``."""
     if not isinstance(hardware, dict):
         return
     gpu = hardware.get("gpu")
+    if isinstance(gpu, dict):
+        try:
+            GPUSpec.model_validate(gpu)
+        except ValidationError as exc:
+            raise from_validation(exc, ("hardware", "gpu")) from None
     if isinstance(gpu, str) and resolve_gpu_id(gpu) not in gpu_presets():
         ids = ", ".join(sorted(gpu_presets())[:6])
         raise ScenarioError(
             "hardware.gpu",
-            f"unknown GPU {gpu!r}; run `gpusizer-cli gpus` for the list (e.g. {ids}, ...)",
+            f"unknown GPU {excerpt(gpu)}; run `gpusizer-cli gpus` for the list (e.g. {ids}, ...)",
         )
 
 
@@ -105,8 +93,7 @@ def _validated_model(block: Any) -> ModelSpec:
     try:
         spec = ModelSpec.model_validate(_expand_model(block))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise ScenarioError(_loc(("model", *err["loc"])), _pydantic_message(err)) from None
+        raise from_validation(exc, ("model",)) from None
     check_model(spec)
     return spec
 
@@ -133,7 +120,6 @@ def _validate(data: dict[str, Any]) -> Scenario:
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise ScenarioError(_loc(err["loc"]), _pydantic_message(err)) from None
+        raise from_validation(exc) from None
     check_scenario(scenario)
     return scenario

@@ -7,6 +7,13 @@ norm and LM head on the last (both hold the embedding when tied), experts split 
 ZeRO/FSDP sharding over data-parallel ranks is applied by the caller (training.py). Hybrid
 layers' recurrent mixers (core/mixers.py) are spread over the stages in proportion to their
 layers; a vision tower sits on the first stage with the embedding.
+
+Both ends are sized as the heaviest stage: ⌈layers/PP⌉ layers each. Sliding-window layers
+are interleaved with global ones in every family that mixes them (Gemma 2 alternates,
+``modeling_gemma2.py``; Gemma 3 has five local to one global, ``modeling_gemma3.py``), so
+they spread over the stages like the layers: a stage holds ⌈window layers/PP⌉ of them (at
+most its layers). Counting them per stage, not as the model's share of the stage's layers,
+keeps a stage's memory from falling when a global layer is added (issue 15, item 11).
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .architecture import Arch, ceil_div, moe_layers_before
+from .flops import local_layers
 from .memo import Memo
-from .params import ParamCounts
+from .params import ParamCounts, stage_tensors
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,8 @@ class StageParams:
     first: bool
     last: bool
     largest_layer: float  # biggest layer on this GPU (ZeRO-3 gathers one at a time)
+    sliding_layers: int  # layers of this stage that use the sliding window
+    tensors: int  # parameter tensors on this stage (AdamW keeps a step counter per tensor)
 
     @property
     def total(self) -> float:
@@ -84,4 +94,7 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
     if last:
         head = counts.lm_head or (counts.embedding if pp > 1 else 0)
         other += head / tp + counts.final_norm
-    return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest)
+    sliding = min(dense_n + moe_n, ceil_div(local_layers(arch), pp))
+    tensors = stage_tensors(arch, dense_n, moe_n, first, last, head_copy=pp > 1)
+    return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest, sliding,
+                       tensors)

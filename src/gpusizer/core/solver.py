@@ -4,7 +4,7 @@ For each catalog GPU (plus an inline GPU of the scenario), the fewest GPUs and t
 per-GPU peak fits, re-estimated in full. Layouts are all the validator accepts: TP over the
 divisors of attention_heads up to the node (``hardware.gpus_per_node`` if set, else the GPU's;
 beyond it only with ``allow_cross_node_tensor_parallel``), PP over the stage sizes ⌈layers/k⌉
-(a PP with the stage size of a smaller one only adds GPUs), CP over the divisors of
+up to 128 stages (a PP with the stage size of a smaller one only adds GPUs), CP over the divisors of
 sequence_length/2 up to 64 with at least 4,096 tokens per rank, EP over the divisors of experts,
 ZeRO 0-3, and the smallest DP that fits. Inference keeps DP = EP (replicas add throughput, not
 memory), so its count is TP x PP (x EP); CP and ZeRO do not apply to it.
@@ -27,7 +27,8 @@ from typing import Any
 
 from .architecture import ceil_div
 from .estimate import estimate
-from .layout_search import MAX_GPUS, Evaluator, GiB, GpuTarget, Layout, divisors, largest_fitting, solve
+from .fit_search import largest_fitting
+from .layout_search import MAX_GPUS, Evaluator, GiB, GpuTarget, Layout, divisors, solve
 from .presets import gpu_presets, gpu_spec, resolve_gpu_id
 from .scenario import parse_scenario
 from .specs import GPUSpec, HardwareSpec, Scenario
@@ -85,12 +86,8 @@ def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | Non
 
 def _catalog(s: Scenario, only: Sequence[str] | None) -> list[GpuTarget]:
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape."""
-    hw, specs = s.hardware, {}
-    for gid in gpu_presets():
-        try:
-            specs[gid] = gpu_spec(gid)
-        except (ValueError, TypeError, KeyError):  # a malformed user GPU is skipped
-            continue
+    hw = s.hardware
+    specs = {gid: gpu_spec(gid) for gid in gpu_presets()}  # bad user GPUs are already out
     if isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:
         specs[hw.gpu.id] = hw.gpu
     explicit = "gpus_per_node" in hw.model_fields_set

@@ -13,19 +13,41 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
+from .errors import excerpt
 from .frameworks import FRAMEWORKS, FrameworkProfile
+from .limits import (
+    Batch,
+    Bytes,
+    Degree,
+    Efficiency,
+    Experts,
+    Heads,
+    Layers,
+    LinkRate,
+    NonNegRate,
+    PosInt,
+    Rate,
+    SomeExperts,
+    SomeLayers,
+    SomeTokens,
+    Tokens,
+    TrainingTokens,
+    Vocab,
+    Width,
+)
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
 from .workloads import WORKLOAD_KINDS, WorkloadKind
 
-PosInt = Annotated[int, Field(ge=1)]
-NonNegInt = Annotated[int, Field(ge=0)]
 Fraction = Annotated[float, Field(gt=0.0, le=1.0)]
 YearMonth = Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]  # "2025-01"
 GPUCategory = Literal["datacenter", "workstation", "consumer", "unified_memory"]
 
 
 class _Spec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False)
+    # Strict: ``true`` is not 1 and ``"4096"`` is not 4096 (a user would not mean either);
+    # NaN and infinities are refused (they have no meaning here and are not JSON).
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False, strict=True,
+                              allow_inf_nan=False)
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
@@ -33,33 +55,33 @@ def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> s
         return value
     ids = allowed or tuple(DTYPES)
     if value not in ids:
-        raise ValueError(f"must be one of {', '.join(ids)}; got {value!r}")
+        raise ValueError(f"must be one of {', '.join(ids)}; got {excerpt(value)}")
     return value
 
 
 class MoESpec(_Spec):
     """Mixture of experts: routed experts, shared experts and leading dense layers."""
 
-    experts: PosInt
-    experts_per_token: PosInt
-    expert_ffn_hidden_size: PosInt
-    shared_experts: NonNegInt = 0
-    shared_expert_ffn_hidden_size: PosInt | None = None  # default: expert_ffn_hidden_size
-    dense_layers: NonNegInt = 0  # the first N layers keep a dense MLP (DeepSeek V3: 3)
+    experts: Experts
+    experts_per_token: Experts
+    expert_ffn_hidden_size: Width
+    shared_experts: SomeExperts = 0
+    shared_expert_ffn_hidden_size: Width | None = None  # default: expert_ffn_hidden_size
+    dense_layers: SomeLayers = 0  # the first N layers keep a dense MLP (DeepSeek V3: 3)
     router_bias: bool = False  # score-correction bias (DeepSeek V3): a buffer, no parameters
     shared_expert_gate: bool = False  # sigmoid gate on the shared expert (Qwen2-MoE)
-    layer_step: PosInt = 1  # MoE on every k-th layer after dense_layers (Llama 4 Maverick: 2)
+    layer_step: Layers = 1  # MoE on every k-th layer after dense_layers (Llama 4 Maverick: 2)
     router_linear_bias: bool = False  # the router Linear has a learned bias (gpt-oss)
 
 
 class MLASpec(_Spec):
     """Multi-head latent attention (DeepSeek V2/V3, arXiv 2405.04434 §2.1)."""
 
-    q_lora_rank: PosInt | None = None  # None: plain q projection (DeepSeek V2 Lite)
-    kv_lora_rank: PosInt
-    qk_nope_head_dim: PosInt
-    qk_rope_head_dim: PosInt
-    v_head_dim: PosInt
+    q_lora_rank: Width | None = None  # None: plain q projection (DeepSeek V2 Lite)
+    kv_lora_rank: Width
+    qk_nope_head_dim: Width
+    qk_rope_head_dim: Width
+    v_head_dim: Width
 
 
 class ModelSpec(_Spec):
@@ -69,18 +91,18 @@ class ModelSpec(_Spec):
     preset: str | None = None  # the preset this block was expanded from, if any
     family: str = "llama"
     parameters: PosInt | None = None  # only for models known by size alone
-    layers: PosInt | None = None
-    hidden_size: PosInt | None = None
-    attention_heads: PosInt | None = None
-    kv_heads: PosInt | None = None  # default: attention_heads (MHA)
-    head_dim: PosInt | None = None  # default: hidden_size / attention_heads
-    ffn_hidden_size: PosInt | None = None
+    layers: Layers | None = None
+    hidden_size: Width | None = None
+    attention_heads: Heads | None = None
+    kv_heads: Heads | None = None  # default: attention_heads (MHA)
+    head_dim: Width | None = None  # default: hidden_size / attention_heads
+    ffn_hidden_size: Width | None = None
     mlp: Literal["gated", "plain"] = "gated"
     activation: str = "silu"
-    vocab_size: PosInt | None = None
+    vocab_size: Vocab | None = None
     tied_embeddings: bool = False
-    position_embeddings: NonNegInt = 0  # learned absolute positions (GPT-2: 1024)
-    max_context: PosInt | None = None
+    position_embeddings: SomeTokens = 0  # learned absolute positions (GPT-2: 1024)
+    max_context: Tokens | None = None
     norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
     norms_per_layer: Annotated[int, Field(ge=0, le=8)] = 2
     final_norm: bool = True
@@ -93,17 +115,17 @@ class ModelSpec(_Spec):
     fused_gate_up: bool = False  # one gate_up matrix (Phi-3)
     parallel_attention: bool = False  # attention and MLP read the same input (Falcon, GPT-J)
     dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
-    attention_softcap: Annotated[float, Field(gt=0)] | None = None  # Gemma 2: tanh on scores
-    final_logit_softcap: Annotated[float, Field(gt=0)] | None = None  # Gemma 2: tanh on logits
-    sliding_window: PosInt | None = None
-    sliding_window_layers: NonNegInt = 0  # how many layers use the window (the rest are global)
+    attention_softcap: Rate | None = None  # Gemma 2: tanh on scores
+    final_logit_softcap: Rate | None = None  # Gemma 2: tanh on logits
+    sliding_window: Tokens | None = None
+    sliding_window_layers: SomeLayers = 0  # how many layers use the window (the rest are global)
     mla: MLASpec | None = None
     moe: MoESpec | None = None
     attention_sinks: bool = False  # one learned logit per head and layer (gpt-oss)
     attention_output_gate: bool = False  # q_proj also gives a sigmoid output gate (Qwen3-Next)
     linear_attention: LinearAttentionSpec | None = None
     mamba: MambaSpec | None = None
-    mlp_layers: NonNegInt | None = None  # layers with an MLP/MoE block; None: all (Nemotron-H)
+    mlp_layers: SomeLayers | None = None  # layers with an MLP/MoE block; None: all (Nemotron-H)
     vision: VisionSpec | None = None
     source_url: str | None = None
 
@@ -126,22 +148,25 @@ class WorkloadSpec(_Spec):
     """What is done with the model: train, fine-tune or serve, and at what size."""
 
     kind: str = "pretraining"  # an id of core/workloads.WORKLOAD_KINDS
-    sequence_length: PosInt = 2048
-    micro_batch_size: PosInt = 1
-    global_batch_size: PosInt | None = None  # default: micro_batch_size x data parallel
-    training_tokens: Annotated[float, Field(gt=0)] | None = None
-    lora_rank: PosInt = 16
-    lora_targets: tuple[str, ...] = ("q", "k", "v", "o", "gate", "up", "down")
-    batch_size: PosInt = 1
-    prompt_tokens: PosInt = 1024
-    generated_tokens: NonNegInt = 256
+    sequence_length: Tokens = 2048
+    micro_batch_size: Batch = 1
+    global_batch_size: Batch | None = None  # default: micro_batch_size x data parallel
+    training_tokens: TrainingTokens | None = None
+    lora_rank: Width = 16
+    # a JSON list is the natural spelling of a tuple: not strict
+    lora_targets: tuple[str, ...] = Field(("q", "k", "v", "o", "gate", "up", "down"),
+                                          strict=False)
+    batch_size: Batch = 1
+    prompt_tokens: Tokens = 1024
+    generated_tokens: SomeTokens = 256
 
     @field_validator("lora_targets")
     @classmethod
     def _targets(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         bad = [t for t in v if t not in LORA_TARGETS]
         if bad:
-            raise ValueError(f"unknown target {bad[0]!r}; allowed: {', '.join(LORA_TARGETS)}")
+            raise ValueError(f"unknown target {excerpt(bad[0])}; allowed: "
+                             f"{', '.join(LORA_TARGETS)}")
         return tuple(dict.fromkeys(v))
 
     @field_validator("kind")
@@ -203,19 +228,19 @@ class PrecisionSpec(_Spec):
     @classmethod
     def _opt(cls, v: str) -> str:
         if v not in OPTIMIZERS:
-            raise ValueError(f"must be one of {', '.join(OPTIMIZERS)}; got {v!r}")
+            raise ValueError(f"must be one of {', '.join(OPTIMIZERS)}; got {excerpt(v)}")
         return v
 
 
 class ParallelismSpec(_Spec):
     """How the work is split across GPUs, and what is recomputed."""
 
-    tensor: PosInt = 1
-    pipeline: PosInt = 1
-    virtual_stages: PosInt = 1
-    data: PosInt = 1
-    context: PosInt = 1
-    expert: PosInt = 1
+    tensor: Degree = 1
+    pipeline: Degree = 1
+    virtual_stages: Degree = 1
+    data: Degree = 1
+    context: Degree = 1
+    expert: Degree = 1
     zero_stage: Annotated[int, Field(ge=0, le=3)] = 0
     sequence_parallel: bool = False
     recompute: Literal["none", "selective", "full"] = "none"
@@ -240,21 +265,21 @@ class GPUSpec(_Spec):
     id: str = "custom-gpu"
     name: str = "Custom GPU"
     vendor: str = "custom"
-    memory_gb_as_sold: float = 80.0
-    memory_bytes: PosInt = 80 * 2**30
-    usable_memory_bytes: PosInt | None = None
-    hbm_bandwidth_gb_per_s: Annotated[float, Field(gt=0)] = 3350.0
-    dense_tflops: dict[str, float] = Field(default_factory=lambda: {"bf16": 989.0})
-    interconnect_gb_per_s: Annotated[float, Field(ge=0)] = 450.0  # per direction, per GPU
-    gpus_per_node: PosInt = 8
-    tdp_watts: Annotated[float, Field(ge=0)] | None = None
-    price_per_hour: Annotated[float, Field(ge=0)] | None = None
+    memory_gb_as_sold: NonNegRate = 80.0
+    memory_bytes: Bytes = 80 * 2**30
+    usable_memory_bytes: Bytes | None = None
+    hbm_bandwidth_gb_per_s: Rate = 3350.0
+    dense_tflops: dict[str, Rate] = Field(default_factory=lambda: {"bf16": 989.0})
+    interconnect_gb_per_s: LinkRate = 450.0  # per direction, per GPU
+    gpus_per_node: Degree = 8
+    tdp_watts: NonNegRate | None = None
+    price_per_hour: NonNegRate | None = None
     source_url: str | None = None
     # Additive (buyer's catalog, docs/scenario-format.md "GPU fields"): class, memory, dated
     # prices with sources, and the share of system RAM a unified-memory GPU may use.
     category: GPUCategory | None = None
     memory_type: str | None = None
-    list_price_usd: Annotated[float, Field(ge=0)] | None = None
+    list_price_usd: NonNegRate | None = None
     list_price_date: YearMonth | None = None
     list_price_source: str | None = None
     price_per_hour_date: YearMonth | None = None
@@ -277,7 +302,7 @@ class HardwareSpec(_Spec):
     """The GPU (catalog id or inline spec) and the node shape."""
 
     gpu: str | GPUSpec = "h100-sxm-80gb"
-    gpus_per_node: PosInt = 8
+    gpus_per_node: Degree = 8
     allow_cross_node_tensor_parallel: bool = False
     # Unified-memory GPUs only (null: the device's default share); see core/unified.py.
     gpu_memory_fraction: Fraction | None = None
@@ -286,18 +311,18 @@ class HardwareSpec(_Spec):
 class OverheadSpec(_Spec):
     """Memory outside tensors. ``None`` takes the framework's default (see overhead.py)."""
 
-    cuda_context_bytes: NonNegInt | None = None
-    workspace_bytes: NonNegInt | None = None
+    cuda_context_bytes: Bytes | None = None
+    workspace_bytes: Bytes | None = None
     allocator_fraction: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
 
 
 class ComputeSpec(_Spec):
     """Efficiency factors for time estimates: explicit settings, shown to the user."""
 
-    mfu: Annotated[float, Field(gt=0.0, le=1.0)] = 0.4
-    flops_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.7
-    bandwidth_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.8
-    interconnect_efficiency: Annotated[float, Field(gt=0.0, le=1.0)] = 0.7
+    mfu: Efficiency = 0.4
+    flops_efficiency: Efficiency = 0.7
+    bandwidth_efficiency: Efficiency = 0.8
+    interconnect_efficiency: Efficiency = 0.7
 
 
 class Scenario(_Spec):

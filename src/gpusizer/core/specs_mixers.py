@@ -5,22 +5,25 @@ rename. Parameter counts: core/mixers.py; state bytes: core/inference.py.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, field_validator
 
-PosInt = Annotated[int, Field(ge=1)]
-NonNegInt = Annotated[int, Field(ge=0)]
+from .errors import excerpt
+from .limits import Heads, Layers, NonNegInt, SomeLayers, SomeTokens, Width
+
 STATE_DTYPE_IDS = ("fp32", "bf16", "fp16")
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False)
+    # Strict, as core/specs.py: no coercion from booleans or strings, no NaN or infinities.
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False, strict=True,
+                              allow_inf_nan=False)
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...]) -> str | None:
     if value is not None and value not in allowed:
-        raise ValueError(f"must be one of {', '.join(allowed)}; got {value!r}")
+        raise ValueError(f"must be one of {', '.join(allowed)}; got {excerpt(value)}")
     return value
 
 
@@ -28,12 +31,12 @@ class LinearAttentionSpec(_Frozen):
     """Gated DeltaNet token mixers in place of softmax attention on ``layers`` layers (Qwen3-Next,
     transformers ``Qwen3NextGatedDeltaNet``; Yang et al. 2024, arXiv 2412.06464)."""
 
-    layers: NonNegInt
-    key_heads: PosInt
-    value_heads: PosInt
-    key_head_dim: PosInt
-    value_head_dim: PosInt
-    conv_kernel: PosInt = 4
+    layers: SomeLayers
+    key_heads: Heads
+    value_heads: Heads
+    key_head_dim: Width
+    value_head_dim: Width
+    conv_kernel: Width = 4
     state_dtype: str | None = None  # recurrent state dtype; None: the engine's default
 
     @field_validator("state_dtype")
@@ -46,12 +49,12 @@ class MambaSpec(_Frozen):
     """Mamba-2 token mixers in place of softmax attention on ``layers`` layers (Nemotron-H,
     transformers ``NemotronHMamba2Mixer``; Dao & Gu 2024, arXiv 2405.21060)."""
 
-    layers: NonNegInt
-    heads: PosInt
-    head_dim: PosInt
-    state_size: PosInt
-    groups: PosInt = 1
-    conv_kernel: PosInt = 4
+    layers: SomeLayers
+    heads: Heads
+    head_dim: Width
+    state_size: Width
+    groups: Heads = 1
+    conv_kernel: Width = 4
     conv_bias: bool = True
     projection_bias: bool = False
     state_dtype: str | None = None  # SSM state dtype; None: the engine's default
@@ -69,18 +72,18 @@ class VisionSpec(_Frozen):
     projector holds (the importer derives it from the config, see io/hf_vision.py)."""
 
     family: str = "siglip"
-    layers: PosInt
-    hidden_size: PosInt
-    ffn_hidden_size: PosInt
-    attention_heads: PosInt = 16
+    layers: Layers
+    hidden_size: Width
+    ffn_hidden_size: Width
+    attention_heads: Heads = 16
     mlp: Literal["gated", "plain"] = "plain"
     norm: Literal["rmsnorm", "layernorm"] = "layernorm"
     bias: bool = True  # q/k/v/o and MLP biases
-    patch_size: PosInt = 14
-    temporal_patch_size: PosInt = 1  # frames per patch (Qwen2.5-VL: 2)
-    channels: PosInt = 3
+    patch_size: Width = 14
+    temporal_patch_size: Width = 1  # frames per patch (Qwen2.5-VL: 2)
+    channels: Width = 3
     patch_bias: bool = True
-    position_embeddings: NonNegInt = 0  # learned positions (SigLIP: (image / patch)^2)
+    position_embeddings: SomeTokens = 0  # learned positions (SigLIP: (image / patch)^2)
     class_token: bool = False
-    encoder_norms: NonNegInt = 1  # norms outside the layers (SigLIP: post_layernorm)
+    encoder_norms: SomeLayers = 1  # norms outside the layers (SigLIP: post_layernorm)
     projector_parameters: NonNegInt = 0

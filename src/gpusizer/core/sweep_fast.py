@@ -15,7 +15,6 @@ import numpy as np
 
 from .architecture import resolve
 from .inference import inference_components
-from .lora import scenario_lora
 from .overhead import allocator_fraction, scenario_overhead
 from .params import count_parameters
 from .result import COMPONENTS
@@ -54,12 +53,11 @@ def training_sweep(s: Scenario, vary, values: Sequence[int]
     xs = [float(distinct[0]), float(distinct[len(distinct) // 2]), float(distinct[-1])]
     variants = [vary(s, int(v)) for v in xs]
     arch, counts = resolve(s.model), count_parameters(s.model)
-    lora = scenario_lora(s)
     x = np.asarray(values, dtype=float)
     stages = [True] + ([False] if s.parallelism.pipeline > 1 else [])
     best = None
     for first in stages:
-        samples = [stage_phases(v, arch, counts, lora, first) for v in variants]
+        samples = [stage_phases(v, arch, counts, first) for v in variants]
         peak, acts, temp, _ = _stage_curves(samples, xs, x)
         if best is None:
             best = (samples[0], peak, acts, temp)

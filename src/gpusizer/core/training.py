@@ -16,6 +16,7 @@ from .activations import ActContext, hf_layer, hf_top, megatron_layer, megatron_
 from .activations_hybrid import hybrid_delta
 from .architecture import Arch
 from .dtypes import DTYPES, nbytes
+from .lora import lora_stage
 from .memo import Memo
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
@@ -84,13 +85,14 @@ def _zero_factor(lay: Layout, ep: int, expert_fraction: float) -> float:
     return ((1.0 - expert_fraction) + expert_fraction * ep) / lay.dp_shard
 
 
-def _trainable(s: Scenario, sp: StageParams, lora: tuple[int, int, int], arch: Arch
-               ) -> tuple[float, float, int]:
-    """(trainable params on this GPU, their bytes per value, trainable tensors on this GPU)."""
-    if s.workload.is_adapter:
-        share = sp.layers / arch.layers
-        return lora[0] * share / s.parallelism.tensor, nbytes(s.precision.adapters), \
-            int(lora[2] * share)
+def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
+    """(trainable params on this GPU, their bytes per value, trainable tensors on this GPU):
+    LoRA counts the adapters of this stage's layers (and the head's on the last stage)."""
+    w = s.workload
+    if w.is_adapter:
+        params, tensors = lora_stage(s.model, w.lora_rank, w.lora_targets, sp.dense_layers,
+                                     sp.moe_layers, sp.last)
+        return params / s.parallelism.tensor, nbytes(s.precision.adapters), tensors
     return sp.total, nbytes(s.precision.weights), 0
 
 
@@ -132,9 +134,8 @@ def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
     else:
         per = sp.dense_layers * hf_layer(arch, ctx, False) if sp.dense_layers else 0.0
         per += sp.moe_layers * hf_layer(arch, ctx, True) if sp.moe_layers else 0.0
-        if arch.spec.sliding_window:  # the window's layers get an explicit mask
-            share = min(arch.spec.sliding_window_layers, arch.layers) / arch.layers
-            per += sp.layers * share * sliding_mask(arch, ctx)
+        if sp.sliding_layers:  # the window's layers get an explicit mask
+            per += sp.sliding_layers * sliding_mask(arch, ctx)
         per /= p.tensor
         per += _hybrid(arch, ctx, sp, False)
         top = hf_top(arch, ctx, sp.first, sp.last, lora)
@@ -173,19 +174,18 @@ def _logit_bytes(s: Scenario, arch: Arch, sp: StageParams) -> tuple[float, float
     return tv * (pb + (4 if pb < 4 else 0)), 8 * tv
 
 
-def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int],
-                 first: bool) -> tuple[Memory, int]:
+def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, first: bool
+                 ) -> tuple[Memory, int]:
     """Memory of one GPU on the first or last pipeline stage; returns (memory, tensor peak)."""
-    return memory_from_phases(s, stage_phases(s, arch, counts, lora, first))
+    return memory_from_phases(s, stage_phases(s, arch, counts, first))
 
 
-def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int],
-                 first: bool) -> Phases:
+def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> Phases:
     """Bytes alive in each phase on one GPU of the first or last pipeline stage."""
     par, prec = s.parallelism, s.precision
     lay = layout(s)
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
-    trainable, train_b, lora_tensors = _trainable(s, sp, lora, arch)
+    trainable, train_b, lora_tensors = _trainable(s, sp)
     lora_local = trainable if s.workload.is_adapter else 0.0
     weights = _weight_bytes(s, sp, lora_local)
     # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other
@@ -202,7 +202,7 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
         master = 0.0
     opt = trainable * (optimizer_bytes_per_param(s, arch.hidden) + master)
     if s.profile.step_counters and prec.optimizer in ("adamw", "lion", "sgd_momentum"):
-        opt += 4 * (lora_tensors or counts.tensors * sp.layers / arch.layers)  # step counters
+        opt += 4 * (lora_tensors or sp.tensors)  # step counters
     if par.zero_stage >= 1:
         opt /= shard
     if par.offload_optimizer:

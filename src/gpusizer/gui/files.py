@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from ..core.errors import ScenarioError
 from ..core.report import report_from_estimate
 from ..core.scenario import parse_scenario, scenario_dict
-from ..io.export import report_csv, report_markdown, write_text_atomic
+from ..io.atomic import write_atomic
+from ..io.export import report_csv, report_markdown, strict_json
 from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
 from .settings import Prefs
 from .state import ScenarioState
@@ -164,16 +165,16 @@ class FileController(QObject):
         """The report as .json, .csv or .md (by the file's suffix)."""
         p = Path(path)
         rep = self.report()
-        writers = {".json": lambda: json.dumps(rep, indent=2) + "\n",
+        writers = {".json": lambda: strict_json(rep) + "\n",
                    ".csv": lambda: report_csv(rep), ".md": lambda: report_markdown(rep, unit)}
         make = writers.get(p.suffix.lower())
         if make is None:
             self.warn("Cannot export", "choose a .json, .csv or .md file name")
             return False
         try:
-            write_text_atomic(p, make())
-        except OSError as exc:
-            self.warn("Cannot export", f"{p} was not written: {exc.strerror or exc}")
+            write_atomic(p, make())
+        except (OSError, ScenarioError) as exc:
+            self.warn("Cannot export", f"{p} was not written: {getattr(exc, 'strerror', '') or exc}")
             return False
         return True
 
@@ -187,7 +188,7 @@ class FileController(QObject):
             if p.suffix.lower() == ".svg":
                 chart.export_svg(p)
             elif p.suffix.lower() == ".csv":
-                write_text_atomic(p, chart.data_csv())
+                write_atomic(p, chart.data_csv())
             else:
                 chart.export_png(p.with_suffix(".png") if p.suffix.lower() != ".png" else p)
         except Exception as exc:  # exporters raise assorted errors; the user gets the reason

@@ -9,13 +9,22 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from ..core.errors import ScenarioError
 from ..core.result import COMPONENTS, component_title
 from .units import fmt_bytes, to_unit
+
+
+def strict_json(data: Any) -> str:
+    """Indented JSON as RFC 8259 defines it: a NaN or an infinity is an error, never written
+    as the ``NaN``/``Infinity`` that strict readers (JavaScript, jq, Go) refuse."""
+    try:
+        return json.dumps(data, indent=2, allow_nan=False)
+    except ValueError:
+        raise ScenarioError("output", "the result holds a number that is not finite "
+                            "(please report the scenario)") from None
 
 
 def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
@@ -35,14 +44,32 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) in a
+# shared model name); a leading apostrophe makes it text (OWASP, "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def _cell(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    # csv quotes a field holding "\n" (the line terminator) but not a lone "\r", which
+    # readers take as a line end: make every line break "\n"
+    text = value.replace("\r\n", "\n").replace("\r", "\n")
+    return "'" + text if value.startswith(_FORMULA_START) else text
+
+
+def csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    """Rows as CSV text; text cells that a spreadsheet would run as a formula are defused
+    (numbers stay numbers: only ``str`` cells are touched)."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([_cell(v) for v in row] for row in rows)
+    return buf.getvalue()
+
+
 def report_csv(report: dict[str, Any]) -> str:
     """The whole report as ``key,value`` rows (dotted keys, bytes as integers)."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["key", "value"])
-    for key, value in _flatten(report):
-        writer.writerow([key, "" if value is None else value])
-    return buf.getvalue()
+    return csv_text([["key", "value"], *([key, "" if value is None else value]
+                                         for key, value in _flatten(report))])
 
 
 def breakdown_csv(report: dict[str, Any], unit: str = "GiB") -> str:
@@ -50,15 +77,11 @@ def breakdown_csv(report: dict[str, Any], unit: str = "GiB") -> str:
     per_gpu = report["per_gpu"]
     parts = sum(per_gpu[c] for c in COMPONENTS) or 1
     alive = set(report.get("alive_at_peak", COMPONENTS))
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["component", "bytes", unit, "share_percent", "alive_at_peak"])
-    for c in COMPONENTS:
-        writer.writerow([c, per_gpu[c], f"{to_unit(per_gpu[c], unit):.4f}",
-                         f"{100 * per_gpu[c] / parts:.2f}", c in alive])
-    writer.writerow(["total", per_gpu["total"], f"{to_unit(per_gpu['total'], unit):.4f}", "",
-                     ""])
-    return buf.getvalue()
+    rows: list[list[Any]] = [["component", "bytes", unit, "share_percent", "alive_at_peak"]]
+    rows += [[c, per_gpu[c], f"{to_unit(per_gpu[c], unit):.4f}",
+              f"{100 * per_gpu[c] / parts:.2f}", c in alive] for c in COMPONENTS]
+    rows.append(["total", per_gpu["total"], f"{to_unit(per_gpu['total'], unit):.4f}", "", ""])
+    return csv_text(rows)
 
 
 def _verdict(report: dict[str, Any], unit: str) -> str:
@@ -94,18 +117,3 @@ def report_markdown(report: dict[str, Any], unit: str = "GiB") -> str:
         lines += ["", "## Assumptions", "", *[f"- {a}" for a in report["assumptions"]]]
     lines += ["", "## Scenario", "", "```json", json.dumps(s, indent=2), "```", ""]
     return "\n".join(lines)
-
-
-def write_text_atomic(path: str | Path, text: str) -> Path:
-    """Write via a temporary file in the same folder and a rename: never a half-written file."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=p.suffix, dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return p

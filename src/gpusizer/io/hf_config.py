@@ -14,13 +14,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..core.errors import ScenarioError
+from ..core.errors import ScenarioError, from_validation
+from ..core.readfile import MiB, parse_json_object, read_text
 from ..core.specs import ModelSpec
 from ..core.validate import check_model
 from .hf_families import FAMILIES
 from .hf_reader import Block, Config, Reader, base, moe, multiples, sliding
 from .hf_vision import vision_block
-from .jsonfile import parse_json_object
 
 
 def _llama(r: Reader) -> Block:
@@ -127,25 +127,18 @@ _FAMILIES: dict[str, Callable[[Reader], Block]] = {
 }
 
 
-def _parse(text: str, where: str) -> Config:
-    return parse_json_object(text, "config", where)
+MAX_CONFIG_BYTES = 4 * MiB  # released config.json files are 1-10 KB (tests/io/configs)
 
 
 def _load(config: Config | str | Path) -> Config:
     if isinstance(config, dict):
         return dict(config)
     if isinstance(config, str) and config.lstrip()[:1] in ("{", "["):
-        return _parse(config, "the config text")
+        return parse_json_object(config, "config", "the config text")
     if not isinstance(config, (str, Path)):
         raise ScenarioError("config", "give a config.json dict, its JSON text or a path")
-    path = Path(config)
-    if path.is_dir():
-        path = path / "config.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError("config", f"cannot read {path}: {exc}") from None
-    return _parse(text, str(path))
+    text, path = read_text(config, "config", MAX_CONFIG_BYTES, folder_file="config.json")
+    return parse_json_object(text, "config", str(path))
 
 
 _TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral",
@@ -170,9 +163,7 @@ def _validated(block: Block) -> Block:
     try:
         spec = ModelSpec.model_validate(block)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
-        raise ScenarioError("config", f"model.{where}: {err['msg']}") from None
+        raise ScenarioError("config", str(from_validation(exc, ("model",)))) from None
     try:
         check_model(spec)
     except ScenarioError as exc:

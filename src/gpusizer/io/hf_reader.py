@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.errors import ScenarioError
+from ..core.errors import ScenarioError, excerpt
+from ..core.limits import MAX_LAYERS
 
 Config = dict[str, Any]
 Block = dict[str, Any]
 
 # No released model comes near this (Llama 3.1 405B: 126 layers); the spec's own limit, where
 # one is set, is checked again when the block is validated.
-MAX_LAYERS = 100_000
 
 LAYERS = ("num_hidden_layers", "n_layer", "num_layers")
 HIDDEN = ("hidden_size", "n_embd", "d_model")
@@ -56,7 +56,7 @@ class Reader:
         if value is None:
             return default
         if not isinstance(value, bool):
-            raise ScenarioError("config", f"{name} must be true or false; got {_short(value)}")
+            raise ScenarioError("config", f"{name} must be true or false; got {excerpt(value)}")
         return value
 
     def count(self, *names: str, default: int | None = None) -> int | None:
@@ -68,7 +68,7 @@ class Reader:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 \
                     or value != int(value):
                 raise ScenarioError("config", f"{name} must be a whole number; got "
-                                    f"{_short(value)}")
+                                    f"{excerpt(value)}")
             return int(value)
         return default
 
@@ -77,11 +77,6 @@ class Reader:
         if missing:
             kind = f"a {self.model_type} model" if self.model_type else "a model"
             raise ScenarioError("config", f"missing {', '.join(missing)} (needed for {kind})")
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def layers(r: Reader) -> int:

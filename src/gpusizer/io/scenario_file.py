@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..core.readfile import MiB, read_json_object
 from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
-from .jsonfile import read_json_object
+from .atomic import write_atomic
 
 SUFFIX = ".gpusizer.json"
+MAX_SCENARIO_BYTES = 1 * MiB  # a full scenario with an inline model and GPU is about 3 KB
 
 
 def read_scenario_dict(path: str | Path) -> dict[str, Any]:
-    """The raw JSON object of a scenario file; ScenarioError names the file on any problem."""
-    return read_json_object(path, "file", "a JSON object (a scenario)")
+    """The raw JSON object of a scenario file; ScenarioError names the file on any problem
+    (not a regular file, over 1 MiB, not UTF-8, not strict JSON, a key twice...)."""
+    return read_json_object(path, "file", MAX_SCENARIO_BYTES, "a JSON object (a scenario)")
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -26,20 +27,8 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def save_scenario(s: Scenario | dict[str, Any], path: str | Path) -> Path:
-    """Write atomically (temp file in the same folder, then rename): never a half-written file."""
+    """Write atomically (:func:`gpusizer.io.atomic.write_atomic`: never a half-written file,
+    the file's mode kept, a symlink written through); strict JSON (no NaN/Infinity)."""
     # The file form: every field written, so the file states all its assumptions.
     data = scenario_dict(s) if isinstance(s, Scenario) else s
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return p
+    return write_atomic(path, json.dumps(data, indent=2, allow_nan=False) + "\n")

@@ -2,23 +2,44 @@
 
 from __future__ import annotations
 
-import csv
-import io
+import errno
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QMimeData, QRect, QRectF, Qt
+from PySide6.QtCore import QBuffer, QIODevice, QMimeData, QRect, QRectF, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem
 
+from ...io.atomic import write_atomic
+from ...io.export import csv_text
 from .palette import Theme
 
 EXPORT_SIZE = (1000, 620)  # logical px of an unshown chart when exported (CLI, report)
+
+
+def _encode_png(image: QImage) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if image.isNull() or not image.save(buffer, "PNG"):  # QImage says only yes or no
+        raise OSError(errno.EIO, "the chart could not be encoded as PNG")
+    return bytes(buffer.data().data())
+
+
+def _checked_svg(data: bytes) -> bytes:
+    """The SVG, if it is a whole document (an export must never be a truncated SVG)."""
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError as exc:
+        raise OSError(errno.EIO, f"the chart's SVG is incomplete ({exc})") from None
+    if not root.tag.endswith("svg"):
+        raise OSError(errno.EIO, "the chart's SVG has no <svg> root")
+    return data
 
 
 class ExportMixin:
@@ -33,26 +54,26 @@ class ExportMixin:
         raise NotImplementedError
 
     def export_png(self, path: str | Path, width: int = 1600) -> Path:
-        """Write a PNG ``width`` px wide (height keeps the chart's aspect)."""
-        exporter = self._image_exporter(width)
-        out = Path(path)
-        with self._uncached():
-            ok = exporter.export(str(out))
-        if ok is False:  # QImage.save says only yes or no
-            raise OSError(f"cannot write {out}")
-        return out
+        """Write a PNG ``width`` px wide (height keeps the chart's aspect), atomically: the
+        image is encoded in memory, then replaces the file (a full disk leaves the old one)."""
+        return write_atomic(path, _encode_png(self.render_image(width)))
 
     def export_svg(self, path: str | Path) -> Path:
-        """Write an SVG of the chart at its on-screen size (vector: paths and text).
+        """Write an SVG of the chart at its on-screen size (vector: paths and text), atomically,
+        once it is complete and parses.
 
         Rendered with Qt's QSvgGenerator: pyqtgraph's SVGExporter cannot parse the path data
         Qt 6.8+ writes (pyqtgraph issue #3485, ValueError in correctCoordinates)."""
+        return write_atomic(path, _checked_svg(self._svg_bytes()))
+
+    def _svg_bytes(self) -> bytes:
         self._ensure_laid_out()
-        out = Path(path)
         view = self.plot_widget
         size = view.viewport().size()
+        buffer = QBuffer()
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         gen = QSvgGenerator()
-        gen.setFileName(str(out))
+        gen.setOutputDevice(buffer)
         gen.setSize(size)
         gen.setViewBox(QRect(0, 0, size.width(), size.height()))
         gen.setTitle(self.title)
@@ -68,12 +89,11 @@ class ExportMixin:
                             view.viewport().rect())
         finally:
             painter.end()
-        if not out.is_file():
-            raise OSError(f"cannot write {out}")
-        return out
+        buffer.close()
+        return bytes(buffer.data().data())
 
     def render_image(self, width: int = 1600) -> QImage:
-        """The chart as an image ``width`` px wide (as export_png, in memory)."""
+        """The chart as an image ``width`` px wide (what export_png writes)."""
         exporter = self._image_exporter(width)
         with self._uncached():
             return exporter.export(toBytes=True)
@@ -92,10 +112,8 @@ class ExportMixin:
                 axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def data_csv(self) -> str:
-        """The data behind the chart as CSV text (header row first)."""
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator="\n").writerows(self.data_rows())
-        return buf.getvalue()
+        """The data behind the chart as CSV text (header row first; formulas defused)."""
+        return csv_text(self.data_rows())
 
     def copy_to_clipboard(self) -> None:
         """The chart as an image, and its data as CSV text, for pasting anywhere."""

@@ -17,7 +17,7 @@ from ...core.result import COMPONENTS, Estimate
 from ...core.scenario import scenario_dict
 from ...core.specs import Scenario
 from ...core.views import CHARTS
-from ...io.export import write_text_atomic
+from ...io.atomic import write_atomic
 from ...io.units import fmt_bytes
 from ..colors import COMPONENT_LABELS
 from .render import render_chart
@@ -88,15 +88,15 @@ def _html(title: str, facts: list[tuple[str, str]], comps: list[tuple[str, str, 
 
 def write_report(scenario: Scenario, estimate: Estimate, folder: str | Path,
                  unit: str = "GiB") -> Path:
-    """Write the report into ``folder`` (created if needed); returns the Markdown file."""
+    """Write the report into ``folder`` (created if its parent exists), each file atomically;
+    returns the Markdown file."""
     out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)
     for view in CHARTS.values():
         render_chart(scenario, estimate, view.key, out / view.file_name, REPORT_WIDTH, unit)
     title = scenario.name or f"{scenario.model.name}, {scenario.workload.info.label}"
     scenario_json = json.dumps(scenario_dict(scenario), indent=2)
-    write_text_atomic(out / "scenario.gpusizer.json", scenario_json + "\n")
+    write_atomic(out / "scenario.gpusizer.json", scenario_json + "\n")
     facts, comps = _facts(scenario, estimate, unit), _components(estimate, unit)
-    write_text_atomic(out / "report.html", _html(title, facts, comps, estimate, scenario_json))
-    return write_text_atomic(out / "report.md",
-                             _markdown(title, facts, comps, estimate, scenario_json))
+    write_atomic(out / "report.html", _html(title, facts, comps, estimate, scenario_json))
+    return write_atomic(out / "report.md", _markdown(title, facts, comps, estimate, scenario_json))

@@ -1,0 +1,60 @@
+"""Limits of scenario values that no real model or cluster reaches.
+
+Each is 10-100x the largest published figure, so that a hostile file cannot make sizes that hang
+the layout search or overflow floats, and the shape, workload and layout counts fit a 32-bit
+spin box. Largest today: 1,000 layers (DeepNet, arXiv 2203.00555), hidden 20,480
+(Megatron-Turing NLG 530B, arXiv 2201.11990), FFN 73,728 (PaLM 540B, arXiv 2204.02311),
+128 heads (Llama 3.1 405B), vocabulary 262,144 (Gemma 3), 384 experts (Kimi K2), a 10M-token
+context (Llama 4 Scout), 36T training tokens (Qwen3), 288 GB per GPU (B300).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+MAX_LAYERS = 100_000
+MAX_WIDTH = 2**20  # hidden, FFN, head and latent sizes, LoRA rank
+MAX_HEADS = 2**16
+MAX_VOCAB = 2**24
+MAX_TOKENS = 2**26  # sequence, prompt, generated tokens, context, window (67M)
+MAX_BATCH = 2**24  # sequences per micro-batch, batch or global batch
+MAX_DEGREE = 2**20  # any parallel degree, GPUs per node (a million GPUs)
+MAX_EXPERTS = 2**16
+MAX_COUNT = 2**53  # any other count: exact as a float64 and in every JSON reader
+MAX_BYTES = 2**50  # bytes per GPU (a PiB)
+MAX_RATE = 1e9  # GB/s, TFLOPS, W, USD/hour, soft-caps
+# Below these, times overflow to Infinity or a product underflows to 0 (a division by zero):
+# 1e-6 TFLOPS is a MFLOP/s, 1e-6 GB/s a kB/s; an efficiency or MFU of 0.1 %.
+MIN_RATE = 1e-6
+MIN_EFFICIENCY = 1e-3
+MAX_TRAINING_TOKENS = 1e18
+
+PosInt = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+NonNegInt = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Layers = Annotated[int, Field(ge=1, le=MAX_LAYERS)]
+SomeLayers = Annotated[int, Field(ge=0, le=MAX_LAYERS)]
+Width = Annotated[int, Field(ge=1, le=MAX_WIDTH)]
+Heads = Annotated[int, Field(ge=1, le=MAX_HEADS)]
+Tokens = Annotated[int, Field(ge=1, le=MAX_TOKENS)]
+SomeTokens = Annotated[int, Field(ge=0, le=MAX_TOKENS)]
+Vocab = Annotated[int, Field(ge=1, le=MAX_VOCAB)]
+Batch = Annotated[int, Field(ge=1, le=MAX_BATCH)]
+Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE)]
+Experts = Annotated[int, Field(ge=1, le=MAX_EXPERTS)]
+SomeExperts = Annotated[int, Field(ge=0, le=MAX_EXPERTS)]
+Bytes = Annotated[int, Field(ge=0, le=MAX_BYTES)]
+Rate = Annotated[float, Field(ge=MIN_RATE, le=MAX_RATE)]
+NonNegRate = Annotated[float, Field(ge=0, le=MAX_RATE)]
+Efficiency = Annotated[float, Field(ge=MIN_EFFICIENCY, le=1.0)]
+
+
+def _none_or_some(rate: float) -> float:
+    if 0 < rate < MIN_RATE:
+        raise ValueError(f"must be 0 (none) or at least {MIN_RATE:g}; got {rate:g}")
+    return rate
+
+
+LinkRate = Annotated[float, Field(ge=0, le=MAX_RATE), AfterValidator(_none_or_some)]
+TrainingTokens = Annotated[float, Field(gt=0, le=MAX_TRAINING_TOKENS)]
