@@ -1,0 +1,271 @@
+"""The buyer's comparison: every GPU type side by side (``gpusizer.compare_gpus``,
+``gpusizer-cli compare``, the window's Hardware tab).
+
+Per GPU of the catalog (user GPUs and the scenario's inline GPU included): the fewest GPUs
+whose per-GPU peak leaves at least ``margin`` of usable memory spare (the sizing advisor's
+search, core/solver.py, so ``plan`` and this agree), grown to meet serving ``targets`` and,
+if asked, to whole nodes (core/compare_scale.py); then its speed, prices, power and cost per
+unit of work (core/compare_costs.py). Every option's ``parallelism`` (with ``hardware`` and,
+for serving, ``workload.batch_size = batch_size``) put back into the scenario fits with the
+margin spare. A GPU on which nothing fits is still listed, with ``fits`` false.
+
+Sorting (``SORTS``): ``cost`` (cost per million tokens, served or trained: the cloud price,
+else owning the GPUs; unpriced after), ``speed`` (tokens per second per user for serving,
+trained tokens per second for training) or ``gpus``; options that fit come first, those that
+meet the targets before those that do not. ``pareto`` marks the options no other beats on
+both cost per million tokens and speed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, get_args
+
+from .architecture import ceil_div
+from .compare_costs import (
+    AMORTIZATION_YEARS,
+    BASES,
+    ELECTRICITY_USD_PER_KWH,
+    check_prices,
+    money,
+    per_work,
+    speed,
+)
+from .compare_scale import Scaler
+from .dtypes import DTYPES
+from .errors import ScenarioError
+from .estimate import estimate
+from .layout_search import DEFAULT_MARGIN, MAX_GPUS, Evaluator, GpuTarget, Layout, check_margin
+from .scenario import parse_scenario
+from .solver import Fitted, _catalog, layout_label, search_catalog
+from .specs import GPUCategory, HardwareSpec, Scenario
+
+SORTS = ("cost", "speed", "gpus")
+CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
+Stop = Callable[[], bool]
+
+
+class Cancelled(Exception):
+    """The comparison was cancelled (``cancel()`` returned true); nothing is returned."""
+
+
+class _Cancellable(Evaluator):
+    """An evaluator that stops the search as soon as ``stop()`` says so."""
+
+    def __init__(self, base: Scenario, hardware: HardwareSpec, stop: Stop) -> None:
+        self.stop = stop
+        super().__init__(base, hardware)
+
+    def total(self, lay: Layout, **workload: int) -> float:
+        if self.stop():
+            raise Cancelled
+        return super().total(lay, **workload)
+
+
+def select_gpus(scenario: Scenario | dict[str, Any] | None = None, *,
+                ids: Iterable[str] | None = None, vendors: Iterable[str] | None = None,
+                categories: Iterable[str] | None = None,
+                min_memory_gb: float | None = None) -> list[str]:
+    """GPU ids of the catalog (user GPUs and the scenario's inline GPU too) that pass every
+    filter given: ``ids``, ``vendors`` (as the catalog spells them, any case), ``categories``
+    (``CATEGORIES``), ``min_memory_gb`` (memory as sold, GB). ScenarioError names a bad one."""
+    s = None if scenario is None else parse_scenario(scenario)
+    specs = {t.id: t.spec for t in _catalog(s or parse_scenario({}), None)}
+    known_vendors = sorted({sp.vendor for sp in specs.values()}, key=str.lower)
+    wanted = _wanted("gpus", ids, list(specs), exact=True)
+    vend = _wanted("vendor", vendors, known_vendors)
+    cats = _wanted("category", categories, list(CATEGORIES))
+    return [gid for gid, sp in specs.items()
+            if (wanted is None or gid in wanted)
+            and (vend is None or sp.vendor.lower() in vend)
+            and (cats is None or sp.category in cats)
+            and (min_memory_gb is None or sp.memory_gb_as_sold >= min_memory_gb)]
+
+
+def _wanted(field: str, given: Iterable[str] | None, allowed: Sequence[str],
+            exact: bool = False) -> set[str] | None:
+    if given is None:
+        return None
+    norm = {a if exact else a.lower(): a for a in allowed}
+    out = set()
+    for item in given:
+        key = item if exact else item.lower()
+        if key not in norm:
+            shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")
+            raise ScenarioError(field, f"unknown {field} {item!r}; one of {shown}")
+        out.add(key)
+    return out
+
+
+def compare_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | None = None,
+                 margin: float = DEFAULT_MARGIN, whole_nodes: bool = False,
+                 sort: str = "cost", prices: Mapping[str, Mapping[str, Any]] | None = None,
+                 electricity_usd_per_kwh: float = ELECTRICITY_USD_PER_KWH,
+                 amortization_years: float = AMORTIZATION_YEARS, basis: str = "cloud",
+                 max_gpus: int = MAX_GPUS, cancel: Stop | None = None) -> list[dict[str, Any]]:
+    """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
+    names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
+    (``list_price_usd``, ``price_per_hour``). ``basis``: what cost per unit of work is
+    counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: polled
+    during the search; when it returns true, :class:`Cancelled` is raised. Bad input raises
+    ScenarioError."""
+    s = parse_scenario(scenario)
+    estimate(s)  # errors only the estimator raises
+    for field, value, allowed in (("sort", sort, SORTS), ("basis", basis, BASES)):
+        if value not in allowed:
+            raise ScenarioError(field, f"must be one of {', '.join(allowed)}; got {value!r}")
+    _positive("electricity_usd_per_kwh", electricity_usd_per_kwh, zero=True)
+    _positive("amortization_years", amortization_years)
+    mine = check_prices(prices)
+    if gpus is not None:
+        select_gpus(s, ids=gpus)  # names an unknown id
+    catalog = _catalog(s, gpus, check_margin(margin))
+    if not catalog:
+        return []
+    stop = cancel or (lambda: False)
+    by_gpu = search_catalog(s, catalog, 1, max_gpus, False,
+                            lambda sc, hw: _Cancellable(sc, hw, stop))
+    options = []
+    for g in catalog:
+        if stop():
+            raise Cancelled
+        ev, fitted, note = by_gpu[g.id]
+        money_args = (mine.get(g.id), electricity_usd_per_kwh, amortization_years, basis)
+        options.append(_option(s, ev, g, fitted, note, whole_nodes, max_gpus, *money_args)
+                       if fitted else _missing(s, g, max_gpus, *money_args))
+    mark_pareto(options)
+    return sort_options(options, sort)
+
+
+def _positive(field: str, value: Any, zero: bool = False) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (
+        value >= 0 if zero else value > 0)
+    if not ok:
+        raise ScenarioError(field, f"must be a number {'>=' if zero else '>'} 0; got {value!r}")
+
+
+def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note: str | None,
+            whole_nodes: bool, max_gpus: int, mine: Mapping[str, float | None] | None,
+            usd_per_kwh: float, years: float, basis: str) -> dict[str, Any]:
+    lay, sc, est = fitted[0]
+    scaler, notes, met = Scaler(s, ev, g, max_gpus), [note] if note else [], None
+    batch: int | None = None
+    training = s.workload.is_training
+    if s.targets.active and training:
+        notes.append("serving targets ignored: they apply to inference")
+    elif s.targets.active:
+        got = scaler.to_targets(lay)
+        met = got is not None
+        if got is None:
+            notes.append(f"targets not met with up to {max_gpus:,} GPUs; the fewest that "
+                         "hold the model are shown")
+        else:
+            lay, batch = got
+    bought = lay.gpus
+    if whole_nodes:
+        lay, batch, bought = scaler.whole_nodes(lay, batch)
+    if (lay, batch) != (fitted[0][0], None):
+        sc, est = scaler.final(lay, batch)
+        if est.memory.total > g.capacity:  # the peak depends on the GPU: keep the fewest
+            (lay, sc, est), batch, bought, met = fitted[0], None, fitted[0][0].gpus, False
+            notes.append("grown layouts do not fit on this GPU; the fewest GPUs are shown")
+    par = sc.parallelism.model_dump(mode="json")
+    pace = speed(est)
+    cost = money(g.spec, bought, mine, usd_per_kwh, years, basis)
+    node = g.hardware.gpus_per_node
+    return _row(s, g) | {
+        "fits": True, "gpus": bought, "gpus_in_layout": lay.gpus,
+        "nodes": ceil_div(bought, node), "layout": layout_label(par, training),
+        "parallelism": par, "hardware": sc.hardware.model_dump(mode="json"),
+        "batch_size": None if training else sc.workload.batch_size,
+        "per_gpu_total": est.memory.total, "capacity_bytes": est.capacity_bytes,
+        "headroom_bytes": est.headroom_bytes, "peak_phase": est.memory.peak_phase,
+        "compute_dtype": est.compute.compute_dtype, **pace, **cost,
+        **per_work(cost, pace, training, usd_per_kwh), "targets_met": met,
+        "notes": notes + _compute_notes(sc, est.compute.compute_dtype, g),
+    }
+
+
+def _compute_notes(s: Scenario, used: str, g: GpuTarget) -> list[str]:
+    """Low-precision weights on a GPU without their tensor cores: stored that way, computed
+    in the activation dtype (core/roofline.matmul_dtype), and timed so."""
+    wanted = DTYPES[s.precision.weights].compute_dtype
+    if wanted in ("fp8", "int8", "fp4") and wanted not in g.spec.dense_tflops and used != wanted:
+        return [f"no {wanted.upper()} tensor cores: {s.precision.weights} weights compute in "
+                f"{used}"]
+    return []
+
+
+# Every option carries every field (null where it does not apply), so tables and CSV align.
+FIELDS = (
+    "rank", "gpu", "gpu_name", "vendor", "category", "fits", "gpus", "gpus_in_layout",
+    "nodes", "gpus_per_node", "layout", "parallelism", "hardware", "batch_size",
+    "per_gpu_total", "capacity_bytes", "headroom_bytes", "margin_bytes", "peak_phase",
+    "compute_dtype", "ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
+    "tokens_per_second", "time_seconds", "list_price_usd", "price_per_hour", "user_prices",
+    "purchase_cost", "cloud_cost_per_hour", "owned_cost_per_hour", "cost_per_hour",
+    "cost_basis", "power_watts", "cost_per_million_tokens", "energy_kwh_per_million_tokens",
+    "electricity_cost_per_million_tokens", "training_cost", "energy_kwh", "electricity_cost",
+    "targets_met", "pareto", "notes",
+)
+
+
+def _row(s: Scenario, g: GpuTarget) -> dict[str, Any]:
+    """The fields every option has, null until set."""
+    cap = g.spec.capacity_bytes
+    return dict.fromkeys(FIELDS) | {
+        "gpu": g.id, "gpu_name": g.spec.name, "vendor": g.spec.vendor,
+        "category": g.spec.category, "gpus_per_node": g.hardware.gpus_per_node,
+        "capacity_bytes": cap, "margin_bytes": cap - g.capacity, "pareto": False, "notes": [],
+        "targets_met": False if s.targets.active and not s.workload.is_training else None,
+    }
+
+
+def _missing(s: Scenario, g: GpuTarget, max_gpus: int, mine: Mapping[str, float | None] | None,
+             usd_per_kwh: float, years: float, basis: str) -> dict[str, Any]:
+    """A GPU on which nothing fits: listed, with its unit prices, ``fits`` false."""
+    cost = money(g.spec, 1, mine, usd_per_kwh, years, basis)
+    return _row(s, g) | {
+        "fits": False, "list_price_usd": cost["list_price_usd"],
+        "price_per_hour": cost["price_per_hour"], "user_prices": cost["user_prices"],
+        "notes": [f"nothing fits with up to {max_gpus:,} GPUs and {g.margin:.0%} of memory "
+                  "kept spare"]}
+
+
+def speed_of(o: Mapping[str, Any]) -> float | None:
+    """The speed an option is ranked and charted by: tokens per second per user when
+    serving, trained (or served) tokens per second otherwise."""
+    per_user = o.get("tokens_per_second_per_user")
+    return per_user if per_user is not None else o.get("tokens_per_second")
+
+
+def mark_pareto(options: list[dict[str, Any]]) -> None:
+    """``pareto`` = true for each fitting option with a cost and a speed that no other
+    beats on both (lower or equal cost per million tokens, higher or equal speed, one of
+    them strictly)."""
+    pts: list[tuple[float, float, dict[str, Any]]] = []
+    for o in options:
+        cost, fast = o["cost_per_million_tokens"], speed_of(o)
+        if o["fits"] and cost is not None and fast:
+            pts.append((cost, fast, o))
+    for cost, fast, o in pts:
+        o["pareto"] = not any(c <= cost and f >= fast and (c < cost or f > fast)
+                              for c, f, _ in pts)
+
+
+def sort_options(options: list[dict[str, Any]], sort: str = "cost") -> list[dict[str, Any]]:
+    """Sorted by ``sort`` (``SORTS``) and numbered (``rank`` 1, 2...)."""
+    def key(o: dict[str, Any]) -> tuple[Any, ...]:
+        head = (not o["fits"], o["targets_met"] is False)
+        cost, fast = o["cost_per_million_tokens"], speed_of(o)
+        by_cost = (cost is None, cost or 0.0)
+        by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))
+        by_gpus = (o["gpus"] or 0,)
+        order = {"cost": (by_cost, by_speed, by_gpus), "speed": (by_speed, by_cost, by_gpus),
+                 "gpus": (by_gpus, by_cost, by_speed)}[sort]
+        return (*head, *order, o["capacity_bytes"], o["gpu"])
+
+    out = sorted(options, key=key)
+    for i, o in enumerate(out, 1):
+        o["rank"] = i
+    return out
