@@ -37,7 +37,7 @@ from .errors import ScenarioError
 from .estimate import estimate
 from .layout_search import DEFAULT_MARGIN, MAX_GPUS, Evaluator, GpuTarget, Layout, check_margin
 from .scenario import parse_scenario
-from .solver import Fitted, _catalog, layout_label, search_catalog
+from .solver import Fitted, _catalog, catalog_specs, layout_label, search_catalog
 from .specs import GPUCategory, HardwareSpec, Scenario
 
 SORTS = ("cost", "speed", "gpus")
@@ -69,8 +69,7 @@ def select_gpus(scenario: Scenario | dict[str, Any] | None = None, *,
     """GPU ids of the catalog (user GPUs and the scenario's inline GPU too) that pass every
     filter given: ``ids``, ``vendors`` (as the catalog spells them, any case), ``categories``
     (``CATEGORIES``), ``min_memory_gb`` (memory as sold, GB). ScenarioError names a bad one."""
-    s = None if scenario is None else parse_scenario(scenario)
-    specs = {t.id: t.spec for t in _catalog(s or parse_scenario({}), None)}
+    specs = catalog_specs(None if scenario is None else parse_scenario(scenario).hardware)
     known_vendors = sorted({sp.vendor for sp in specs.values()}, key=str.lower)
     wanted = _wanted("gpus", ids, list(specs), exact=True)
     vend = _wanted("vendor", vendors, known_vendors)

@@ -93,18 +93,25 @@ def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | Non
     }
 
 
+def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
+    """Catalog and user GPUs by id, plus the inline GPU of ``hw`` (a malformed user GPU is
+    skipped)."""
+    specs = {}
+    for gid in gpu_presets():
+        try:
+            specs[gid] = gpu_spec(gid)
+        except (ValueError, TypeError, KeyError):
+            continue
+    if hw is not None and isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:
+        specs[hw.gpu.id] = hw.gpu
+    return specs
+
+
 def _catalog(s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN
              ) -> list[GpuTarget]:
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
     the memory ``margin`` to keep spare."""
-    hw, specs = s.hardware, {}
-    for gid in gpu_presets():
-        try:
-            specs[gid] = gpu_spec(gid)
-        except (ValueError, TypeError, KeyError):  # a malformed user GPU is skipped
-            continue
-    if isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:
-        specs[hw.gpu.id] = hw.gpu
+    hw, specs = s.hardware, catalog_specs(s.hardware)
     explicit = "gpus_per_node" in hw.model_fields_set
     wanted = None if only is None else {resolve_gpu_id(g) for g in only}
     return [GpuTarget(gid, effective_gpu(spec, hw.gpu_memory_fraction), HardwareSpec(
