@@ -54,8 +54,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _add_compare(sub: Any) -> None:
-    from .core.compare import CATEGORIES, SORTS
+    from .core.compare import CATEGORIES
     from .core.compare_costs import BASES, ELECTRICITY_USD_PER_KWH
+    from .core.compare_rank import SORTS
     from .core.layout_search import DEFAULT_MARGIN
 
     cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")

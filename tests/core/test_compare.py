@@ -317,3 +317,24 @@ def test_a_gpu_that_cannot_hold_the_model_is_listed() -> None:
                      gpus=["tiny-2gb"], max_gpus=8)[0]
     assert o["fits"] is False and o["gpus"] is None and o["price_per_hour"] == 0.05
     assert "nothing fits" in o["notes"][0]
+
+
+def test_repricing_without_searching_again_gives_the_same_options() -> None:
+    from gpusizer.core.compare import size_gpus
+    from gpusizer.core.compare_rank import Money, price_options, sort_options
+    from gpusizer.core.solver import catalog_specs
+
+    mine = {"mid-6gb": {"price_per_hour": 0.02}}
+    direct = compare_gpus(SERVE_1B, gpus=IDS, prices=mine, basis="owned", sort="speed")
+    sized = size_gpus(SERVE_1B, gpus=IDS)
+    again = sort_options(price_options(sized, catalog_specs(), False,
+                                       Money(mine, basis="owned")), "speed")
+    assert again == direct
+
+
+def test_node_shape_of_the_scenario_applies_to_its_own_gpu_only() -> None:
+    sc = {**SERVE_1B, "hardware": {"gpu": "small-3gb", "gpus_per_node": 2}}
+    by = {o["gpu"]: o for o in compare_gpus(sc, gpus=IDS, whole_nodes=True)}
+    assert by["small-3gb"]["gpus_per_node"] == 2 and by["tiny-2gb"]["gpus_per_node"] == 4
+    assert plan(sc, gpus=["small-3gb"])[0]["gpus"] == compare_gpus(
+        sc, gpus=["small-3gb"])[0]["gpus"]  # the "GPUs needed" line agrees

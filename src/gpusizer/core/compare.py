@@ -9,11 +9,8 @@ unit of work (core/compare_costs.py). Every option's ``parallelism`` (with ``har
 for serving, ``workload.batch_size = batch_size``) put back into the scenario fits with the
 margin spare. A GPU on which nothing fits is still listed, with ``fits`` false.
 
-Sorting (``SORTS``): ``cost`` (cost per million tokens, served or trained: the cloud price,
-else owning the GPUs; unpriced after), ``speed`` (tokens per second per user for serving,
-trained tokens per second for training) or ``gpus``; options that fit come first, those that
-meet the targets before those that do not. ``pareto`` marks the options no other beats on
-both cost per million tokens and speed.
+Prices, the Pareto front and the ranking are core/compare_rank.py (cheap: the window redoes
+them on the UI thread when a price changes).
 """
 
 from __future__ import annotations
@@ -22,15 +19,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
 from .architecture import ceil_div
-from .compare_costs import (
-    AMORTIZATION_YEARS,
-    BASES,
-    ELECTRICITY_USD_PER_KWH,
-    check_prices,
-    money,
-    per_work,
-    speed,
-)
+from .compare_costs import AMORTIZATION_YEARS, ELECTRICITY_USD_PER_KWH, speed
+from .compare_rank import Money, check_sort, price_options, sort_options
 from .compare_scale import Scaler
 from .dtypes import DTYPES
 from .errors import ScenarioError
@@ -40,7 +30,6 @@ from .scenario import parse_scenario
 from .solver import Fitted, _catalog, catalog_specs, layout_label, search_catalog
 from .specs import GPUCategory, HardwareSpec, Scenario
 
-SORTS = ("cost", "speed", "gpus")
 CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
 Stop = Callable[[], bool]
 
@@ -109,16 +98,26 @@ def compare_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | N
     during the search; when it returns true, :class:`Cancelled` is raised. Bad input raises
     ScenarioError."""
     s = parse_scenario(scenario)
+    money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis)
+    check_sort(sort)
+    options = size_gpus(s, gpus=gpus, margin=margin, whole_nodes=whole_nodes,
+                        max_gpus=max_gpus, cancel=cancel)
+    priced = price_options(options, catalog_specs(s.hardware), s.workload.is_training,
+                           money_args)
+    return sort_options(priced, sort)
+
+
+def size_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | None = None,
+              margin: float = DEFAULT_MARGIN, whole_nodes: bool = False,
+              max_gpus: int = MAX_GPUS, cancel: Stop | None = None) -> list[dict[str, Any]]:
+    """The comparison's search (the slow part), in catalog order, without prices: what
+    :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
+    window runs this off the UI thread, and reprices and re-sorts without searching again)."""
+    s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises
-    for field, value, allowed in (("sort", sort, SORTS), ("basis", basis, BASES)):
-        if value not in allowed:
-            raise ScenarioError(field, f"must be one of {', '.join(allowed)}; got {value!r}")
-    _positive("electricity_usd_per_kwh", electricity_usd_per_kwh, zero=True)
-    _positive("amortization_years", amortization_years)
-    mine = check_prices(prices)
     if gpus is not None:
         select_gpus(s, ids=gpus)  # names an unknown id
-    catalog = _catalog(s, gpus, check_margin(margin))
+    catalog = _catalog(s, gpus, check_margin(margin), own_node_only=True)
     if not catalog:
         return []
     stop = cancel or (lambda: False)
@@ -129,23 +128,13 @@ def compare_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | N
         if stop():
             raise Cancelled
         ev, fitted, note = by_gpu[g.id]
-        money_args = (mine.get(g.id), electricity_usd_per_kwh, amortization_years, basis)
-        options.append(_option(s, ev, g, fitted, note, whole_nodes, max_gpus, *money_args)
-                       if fitted else _missing(s, g, max_gpus, *money_args))
-    mark_pareto(options)
-    return sort_options(options, sort)
-
-
-def _positive(field: str, value: Any, zero: bool = False) -> None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (
-        value >= 0 if zero else value > 0)
-    if not ok:
-        raise ScenarioError(field, f"must be a number {'>=' if zero else '>'} 0; got {value!r}")
+        options.append(_option(s, ev, g, fitted, note, whole_nodes, max_gpus)
+                       if fitted else _missing(s, g, max_gpus))
+    return options
 
 
 def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note: str | None,
-            whole_nodes: bool, max_gpus: int, mine: Mapping[str, float | None] | None,
-            usd_per_kwh: float, years: float, basis: str) -> dict[str, Any]:
+            whole_nodes: bool, max_gpus: int) -> dict[str, Any]:
     lay, sc, est = fitted[0]
     scaler, notes, met = Scaler(s, ev, g, max_gpus), [note] if note else [], None
     batch: int | None = None
@@ -169,8 +158,6 @@ def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note
             (lay, sc, est), batch, bought, met = fitted[0], None, fitted[0][0].gpus, False
             notes.append("grown layouts do not fit on this GPU; the fewest GPUs are shown")
     par = sc.parallelism.model_dump(mode="json")
-    pace = speed(est)
-    cost = money(g.spec, bought, mine, usd_per_kwh, years, basis)
     node = g.hardware.gpus_per_node
     return _row(s, g) | {
         "fits": True, "gpus": bought, "gpus_in_layout": lay.gpus,
@@ -179,8 +166,7 @@ def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note
         "batch_size": None if training else sc.workload.batch_size,
         "per_gpu_total": est.memory.total, "capacity_bytes": est.capacity_bytes,
         "headroom_bytes": est.headroom_bytes, "peak_phase": est.memory.peak_phase,
-        "compute_dtype": est.compute.compute_dtype, **pace, **cost,
-        **per_work(cost, pace, training, usd_per_kwh), "targets_met": met,
+        "compute_dtype": est.compute.compute_dtype, **speed(est), "targets_met": met,
         "notes": notes + _compute_notes(sc, est.compute.compute_dtype, g),
     }
 
@@ -220,51 +206,10 @@ def _row(s: Scenario, g: GpuTarget) -> dict[str, Any]:
     }
 
 
-def _missing(s: Scenario, g: GpuTarget, max_gpus: int, mine: Mapping[str, float | None] | None,
-             usd_per_kwh: float, years: float, basis: str) -> dict[str, Any]:
-    """A GPU on which nothing fits: listed, with its unit prices, ``fits`` false."""
-    cost = money(g.spec, 1, mine, usd_per_kwh, years, basis)
+def _missing(s: Scenario, g: GpuTarget, max_gpus: int) -> dict[str, Any]:
+    """A GPU on which nothing fits: listed (with its unit prices once priced), ``fits``
+    false."""
     return _row(s, g) | {
-        "fits": False, "list_price_usd": cost["list_price_usd"],
-        "price_per_hour": cost["price_per_hour"], "user_prices": cost["user_prices"],
+        "fits": False,
         "notes": [f"nothing fits with up to {max_gpus:,} GPUs and {g.margin:.0%} of memory "
                   "kept spare"]}
-
-
-def speed_of(o: Mapping[str, Any]) -> float | None:
-    """The speed an option is ranked and charted by: tokens per second per user when
-    serving, trained (or served) tokens per second otherwise."""
-    per_user = o.get("tokens_per_second_per_user")
-    return per_user if per_user is not None else o.get("tokens_per_second")
-
-
-def mark_pareto(options: list[dict[str, Any]]) -> None:
-    """``pareto`` = true for each fitting option with a cost and a speed that no other
-    beats on both (lower or equal cost per million tokens, higher or equal speed, one of
-    them strictly)."""
-    pts: list[tuple[float, float, dict[str, Any]]] = []
-    for o in options:
-        cost, fast = o["cost_per_million_tokens"], speed_of(o)
-        if o["fits"] and cost is not None and fast:
-            pts.append((cost, fast, o))
-    for cost, fast, o in pts:
-        o["pareto"] = not any(c <= cost and f >= fast and (c < cost or f > fast)
-                              for c, f, _ in pts)
-
-
-def sort_options(options: list[dict[str, Any]], sort: str = "cost") -> list[dict[str, Any]]:
-    """Sorted by ``sort`` (``SORTS``) and numbered (``rank`` 1, 2...)."""
-    def key(o: dict[str, Any]) -> tuple[Any, ...]:
-        head = (not o["fits"], o["targets_met"] is False)
-        cost, fast = o["cost_per_million_tokens"], speed_of(o)
-        by_cost = (cost is None, cost or 0.0)
-        by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))
-        by_gpus = (o["gpus"] or 0,)
-        order = {"cost": (by_cost, by_speed, by_gpus), "speed": (by_speed, by_cost, by_gpus),
-                 "gpus": (by_gpus, by_cost, by_speed)}[sort]
-        return (*head, *order, o["capacity_bytes"], o["gpu"])
-
-    out = sorted(options, key=key)
-    for i, o in enumerate(out, 1):
-        o["rank"] = i
-    return out

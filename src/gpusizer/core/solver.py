@@ -107,16 +107,23 @@ def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
     return specs
 
 
-def _catalog(s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN
-             ) -> list[GpuTarget]:
+def _catalog(s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN,
+             own_node_only: bool = False) -> list[GpuTarget]:
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
-    the memory ``margin`` to keep spare."""
+    the memory ``margin`` to keep spare. The scenario's ``gpus_per_node``, when set, applies
+    to every GPU, or with ``own_node_only`` to the scenario's GPU only (the others come as
+    their catalog entry says: a comparison across GPU types)."""
     hw, specs = s.hardware, catalog_specs(s.hardware)
     explicit = "gpus_per_node" in hw.model_fields_set
+    own = hw.gpu.id if isinstance(hw.gpu, GPUSpec) else resolve_gpu_id(hw.gpu)
     wanted = None if only is None else {resolve_gpu_id(g) for g in only}
+
+    def node(gid: str, spec: GPUSpec) -> int:
+        mine = explicit and (gid == own or not own_node_only)
+        return hw.gpus_per_node if mine else spec.gpus_per_node
+
     return [GpuTarget(gid, effective_gpu(spec, hw.gpu_memory_fraction), HardwareSpec(
-        gpu=spec if spec is hw.gpu else gid,
-        gpus_per_node=hw.gpus_per_node if explicit else spec.gpus_per_node,
+        gpu=spec if spec is hw.gpu else gid, gpus_per_node=node(gid, spec),
         allow_cross_node_tensor_parallel=hw.allow_cross_node_tensor_parallel,
         gpu_memory_fraction=hw.gpu_memory_fraction), margin)
         for gid, spec in specs.items() if wanted is None or gid in wanted]
