@@ -61,36 +61,36 @@ class Column:
         return "" if value is None else self.fmt(value, unit)
 
 
-COLUMNS: tuple[Column, ...] = (
-    Column("rank", "#", _text, tip="Order of the current sort"),
+COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details after
+    Column("rank", "#", _text, tip="Order of the current ranking"),
     Column("gpu_name", "GPU", _text),
-    Column("gpus", "GPUs", _num(0), tip="GPUs to buy or rent (whole nodes when asked)"),
-    Column("nodes", "Nodes", _num(0), tip="Servers (or boxes) of gpus_per_node GPUs"),
-    Column("layout", "Layout", _text, tip="Parallel layout; double-click a row to apply it"),
-    Column("per_gpu_total", "Peak/GPU", _bytes, tip="Peak memory of the busiest GPU"),
-    Column("headroom_bytes", "Spare/GPU", _bytes, tip="Usable memory left at the peak"),
-    Column("ttft_seconds", "TTFT", _num(2, 1, " s"), "serve", "Time to first token"),
-    Column("tpot_seconds", "TPOT", _num(1, 1000, " ms"), "serve", "Time per output token"),
+    Column("gpus", "GPUs", _num(0), tip="GPUs to buy or rent (whole servers when asked)"),
+    Column("cost_per_million_tokens", "$/M tok", _usd,
+           tip="Cost per million tokens (served or trained), renting or owning"),
+    Column("training_cost", "$ to train", _usd, "train", "Cost of the training run"),
     Column("tokens_per_second_per_user", "Tok/s/user", _num(1), "serve",
            "Output tokens per second each user sees"),
+    Column("ttft_seconds", "TTFT", _num(2, 1, " s"), "serve", "Time to first token"),
+    Column("tpot_seconds", "TPOT", _num(1, 1000, " ms"), "serve", "Time per output token"),
     Column("tokens_per_second", "Tok/s", _num(0), tip="Tokens per second over all GPUs "
            "(served output tokens, or trained tokens)"),
     Column("time_seconds", "Time", _duration, "train", "Time to train on training_tokens"),
-    Column("price_per_hour", "$/GPU-h", _usd, tip="Cloud on-demand price per GPU-hour "
-           "(catalog, dated; yours where set)", editable=True),
-    Column("list_price_usd", "$/GPU", _usd, tip="Purchase (list) price per GPU "
-           "(catalog, dated; yours where set)", editable=True),
-    Column("purchase_cost", "Purchase $", _usd, tip="List price x GPUs (GPUs only)"),
+    Column("targets_met", "Targets", _yes, "targets", "Serving targets met"),
+    Column("purchase_cost", "Purchase $", _usd, tip="List price x GPUs (the GPUs only)"),
     Column("cloud_cost_per_hour", "Cloud $/h", _usd, tip="Cloud price x GPUs"),
-    Column("cost_per_million_tokens", "$/M tok", _usd,
-           tip="Cost per million tokens, renting or owning (the cost basis)"),
-    Column("training_cost", "$ to train", _usd, "train", "Cost of the training run"),
     Column("power_watts", "kW", _num(1, 1e-3), tip="GPU board power (TDP) x GPUs"),
     Column("energy_kwh_per_million_tokens", "kWh/M tok", _num(2), tip="Energy per million "
            "tokens at TDP"),
     Column("energy_kwh", "kWh", _num(0), "train", "Energy of the training run at TDP"),
     Column("electricity_cost", "Power $", _usd, "train", "Electricity of the training run"),
-    Column("targets_met", "Targets", _yes, "targets", "Serving targets met"),
+    Column("layout", "Layout", _text, tip="Parallel layout; double-click a row to apply it"),
+    Column("nodes", "Nodes", _num(0), tip="Servers (or boxes) of gpus_per_node GPUs"),
+    Column("per_gpu_total", "Peak/GPU", _bytes, tip="Peak memory of the busiest GPU"),
+    Column("headroom_bytes", "Spare/GPU", _bytes, tip="Usable memory left at the peak"),
+    Column("price_per_hour", "$/GPU-h", _usd, tip="Cloud on-demand price per GPU-hour "
+           "(catalog, dated; yours where set)", editable=True),
+    Column("list_price_usd", "$/GPU", _usd, tip="Purchase (list) price per GPU "
+           "(catalog, dated; yours where set)", editable=True),
 )
 
 
