@@ -12,6 +12,7 @@ edited in place and remembered (gui/hardware/settings.py).
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import pyqtgraph as pg
@@ -33,7 +34,6 @@ from .base import ChartBase
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
-LABEL_W, LABEL_H = 110, 16  # px a label takes (a short GPU name, 12 px type)
 
 
 def log_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
@@ -62,16 +62,44 @@ def short_name(option: dict[str, Any]) -> str:
     return name
 
 
-def spaced(points: list[tuple[float, float, Any]], most: int, px: tuple[float, float]
-           ) -> list[int]:
-    """Indices of the points to label (text left of the point): at most ``most``, none whose
-    label would overlap one already placed (``px``: view units per pixel, x and y)."""
-    keep: list[int] = []
-    for i, (x, y, _o) in enumerate(points):
-        if len(keep) < most and all(abs(x - points[j][0]) > LABEL_W * px[0]
-                                    or abs(y - points[j][1]) > LABEL_H * px[1] for j in keep):
-            keep.append(i)
-    return keep
+Box = tuple[float, float, float, float]  # left, bottom, right, top in pixels
+
+
+GAP = 8  # px between a marker's centre and its label
+# Where a label may go, in order (left, right, above, below of its point, then above and
+# below ending or starting at it): the box's offset
+# from the point in units of its (width, height), the gap's direction, the text anchor.
+SIDES = (((-1.0, -0.5), (-1, 0), (1.0, 0.5)), ((0.0, -0.5), (1, 0), (0.0, 0.5)),
+         ((-0.5, 0.0), (0, 1), (0.5, 1.0)), ((-0.5, -1.0), (0, -1), (0.5, 0.0)),
+         ((-1.0, 0.0), (0, 1), (1.0, 1.0)), ((0.0, 0.0), (0, 1), (0.0, 1.0)),
+         ((-1.0, -1.0), (0, -1), (1.0, 0.0)), ((0.0, -1.0), (0, -1), (0.0, 0.0)))
+
+
+def _box(x: float, y: float, w: float, h: float, side: int) -> Box:
+    (fx, fy), (gx, gy), _ = SIDES[side]
+    left, bottom = x + fx * w + gx * GAP, y + fy * h + gy * GAP
+    return left, bottom, left + w, bottom + h
+
+
+def place(points: list[tuple[float, float]], widths: list[float], height: float,
+          size: tuple[float, float]) -> list[int | None]:
+    """Where each point's label goes (an index of ``SIDES``), or
+    None when every place leaves the plot or overlaps a marker or a label already placed.
+    Points, widths and ``size`` (the plot's) in pixels, y upward."""
+    boxes: list[Box] = [(x - 7, y - 7, x + 7, y + 7) for x, y in points]  # the markers
+    out: list[int | None] = []
+    for (x, y), w in zip(points, widths, strict=True):
+        side = None
+        for s in range(len(SIDES)):
+            box = _box(x, y, w, height, s)
+            inside = box[0] >= 0 and box[2] <= size[0] and box[1] >= 0 and box[3] <= size[1]
+            if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
+                                  and b[1] < box[3] for b in boxes):
+                side = s
+                boxes.append(box)
+                break
+        out.append(side)
+    return out
 
 
 def apply_option(state: Any, option: dict[str, Any]) -> None:
@@ -125,6 +153,8 @@ class HardwareChart(ChartBase):
         self._pts: list[tuple[float, float, dict[str, Any]]] = []  # log10 speed, cost
         self._front: list[tuple[float, float, dict[str, Any]]] = []
         self.plot.vb.sigResized.connect(lambda *_: self._label())
+        for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
+            self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.controls.changed.connect(self._settings_changed)
         self.model.priceEdited.connect(self._price_edited)
         self.table.doubleClicked.connect(self._double_clicked)
@@ -159,6 +189,17 @@ class HardwareChart(ChartBase):
             self.runner.request(self.scenario, as_kwargs(self.settings))
             return
         self._searched("", size_gpus(self.scenario, **as_kwargs(self.settings)))
+
+    def wait_settled(self, timeout_s: float = 30.0) -> bool:
+        """Process events until the background search has shown its result (screenshots,
+        scripts); True when it has."""
+        from PySide6.QtWidgets import QApplication
+
+        deadline = time.monotonic() + timeout_s
+        while self.runner is not None and not self.runner.idle and time.monotonic() < deadline:
+            QApplication.processEvents()
+            time.sleep(0.005)
+        return self.runner is None or self.runner.idle
 
     def _searched(self, _key: str, options: list[dict[str, Any]]) -> None:
         self.sized = options
@@ -227,23 +268,35 @@ class HardwareChart(ChartBase):
         self._mark()
 
     def _label(self) -> None:
-        """Name the front's points where the names do not overlap (view units per pixel
-        from the data's span, as the view shows it all)."""
-        pts, front, vb = self._pts, self._front, self.plot.vb
-        span = [(max(p[i] for p in pts) - min(p[i] for p in pts)) or 1.0 if pts else 1.0
-                for i in (0, 1)]
-        px = (1.1 * span[0] / max(vb.width(), 50), 1.1 * span[1] / max(vb.height(), 50))
-        named = spaced(front, MAX_LABELS, px)
-        while len(self.labels) < len(named):
-            self.labels.append(self.text_item(anchor=(1.05, 0.5), pixels=LABEL_PX - 2,
-                                              boxed=False))
+        """Name the front's points where the names fit without overlapping (pixels from
+        the data's span, as the view shows it all)."""
+        pts, front, vb = self._pts, self._front[:MAX_LABELS], self.plot.vb
+        while len(self.labels) < len(front):
+            self.labels.append(self.text_item(pixels=LABEL_PX - 2))
+        if not front:
+            for item in self.labels:
+                item.hide()
+            return
+        lo = [min(p[i] for p in pts) for i in (0, 1)]
+        span = [(max(p[i] for p in pts) - lo[i]) or 1.0 for i in (0, 1)]
+        size = (max(vb.width(), 50.0), max(vb.height(), 50.0))
+        px = [(p[i] - lo[i] + 0.05 * span[i]) / (1.1 * span[i]) * size[i] for p in front
+              for i in (0, 1)]
+        widths = []
+        for item, (_x, _y, o) in zip(self.labels, front, strict=False):
+            item.setText(short_name(o))
+            widths.append(item.textItem.boundingRect().width())
+        sides = place(list(zip(px[0::2], px[1::2], strict=True)), widths,
+                      self.labels[0].textItem.boundingRect().height(), size)
+        unit = (1.1 * span[0] / size[0], 1.1 * span[1] / size[1])  # data units per pixel
         for i, item in enumerate(self.labels):
-            item.setVisible(i < len(named))
-            if i < len(named):
-                x, y, o = front[named[i]]
-                item.setText(short_name(o))
+            side = sides[i] if i < len(sides) else None
+            item.setVisible(side is not None)
+            if side is not None:
+                _, (gx, gy), anchor = SIDES[side]
+                item.setAnchor(anchor)
                 item.setColor(self.theme.foreground)
-                item.setPos(x, y)
+                item.setPos(front[i][0] + gx * GAP * unit[0], front[i][1] + gy * GAP * unit[1])
 
     def _mark(self) -> None:
         rows = self.table.selectionModel().selectedRows() if self.has_data else []

@@ -25,7 +25,7 @@ from ..widgets import combo, float_spin
 from .settings import HardwareSettings
 
 SORT_LABELS = (("cost per token", "cost"), ("speed", "speed"), ("fewest GPUs", "gpus"))
-BASIS_LABELS = (("renting (cloud $/h)", "cloud"), ("owning (price + power)", "owned"))
+BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"))
 CATEGORY_LABELS = {"datacenter": "data centre", "workstation": "workstation",
                    "consumer": "consumer", "unified_memory": "unified memory"}
 

@@ -73,6 +73,7 @@ class CompareRunner(QObject):
         self.destroyed.connect(lambda *_: (_set_all(stops), pool.shutdown(wait=False)))
         self._pending: tuple[str, Scenario, dict[str, Any]] | None = None
         self.current = ""  # the key of the last request
+        self.idle = True  # no search pending or running for the last request
         self.cache: dict[str, list[dict[str, Any]]] = {}
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
         self._timer.timeout.connect(self.start)
@@ -85,9 +86,11 @@ class CompareRunner(QObject):
         if key in self.cache:
             self._timer.stop()
             self._cancel()
+            self.idle = True
             self.busy.emit(False)
             self.finished.emit(key, self.cache[key])
             return key
+        self.idle = False
         self._pending = (key, scenario, settings)
         self._timer.start()
         return key
@@ -133,6 +136,7 @@ class CompareRunner(QObject):
             self.cache[key] = options
         if key != self.current:
             return  # an older scenario's result: the newer one is on its way
+        self.idle = True
         self.busy.emit(False)
         if error:
             self.failed.emit(key, error)
