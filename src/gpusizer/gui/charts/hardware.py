@@ -28,78 +28,14 @@ from ...core.solver import catalog_specs
 from ...core.specs import Scenario
 from ...io.compare_table import chart_points, columns_for
 from ..hardware.controls import ControlsStrip, HardwareControls
+from ..hardware.plot import GAP, SIDES, Point, log_ticks, pixels, place, short_name, span_per_pixel
 from ..hardware.settings import HardwareSettings, as_kwargs, load, save
 from ..hardware.table import OptionsModel, OptionsTable
 from .base import ChartBase
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
-
-
-def log_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
-    """Ticks (at log10 positions) for values from ``lo`` to ``hi``: powers of ten, and 2 and
-    5 times them when the range spans less than two decades."""
-    steps = (1.0,) if hi / lo >= 100 else (1.0, 2.0, 5.0)
-    out = []
-    for k in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
-        for m in steps:
-            v = m * 10.0**k
-            if lo / 1.5 <= v <= hi * 1.5:
-                out.append((math.log10(v), f"{v:,.0f}" if v >= 1 else f"{v:g}"))
-    return out
-
-
-_BRANDS = ("GeForce ", "Instinct ", "Radeon ")
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
-
-
-def short_name(option: dict[str, Any]) -> str:
-    """``B200 192GB`` for ``B200 192GB (HGX/DGX: 180 GB enabled)``, ``RTX 5090 32GB`` for
-    ``GeForce RTX 5090 32GB``."""
-    name = str(option["gpu_name"]).split(" (")[0]
-    for brand in _BRANDS:
-        name = name.removeprefix(brand)
-    return name
-
-
-Box = tuple[float, float, float, float]  # left, bottom, right, top in pixels
-
-
-GAP = 8  # px between a marker's centre and its label
-# Where a label may go, in order (left, right, above, below of its point, then above and
-# below ending or starting at it): the box's offset
-# from the point in units of its (width, height), the gap's direction, the text anchor.
-SIDES = (((-1.0, -0.5), (-1, 0), (1.0, 0.5)), ((0.0, -0.5), (1, 0), (0.0, 0.5)),
-         ((-0.5, 0.0), (0, 1), (0.5, 1.0)), ((-0.5, -1.0), (0, -1), (0.5, 0.0)),
-         ((-1.0, 0.0), (0, 1), (1.0, 1.0)), ((0.0, 0.0), (0, 1), (0.0, 1.0)),
-         ((-1.0, -1.0), (0, -1), (1.0, 0.0)), ((0.0, -1.0), (0, -1), (0.0, 0.0)))
-
-
-def _box(x: float, y: float, w: float, h: float, side: int) -> Box:
-    (fx, fy), (gx, gy), _ = SIDES[side]
-    left, bottom = x + fx * w + gx * GAP, y + fy * h + gy * GAP
-    return left, bottom, left + w, bottom + h
-
-
-def place(points: list[tuple[float, float]], widths: list[float], height: float,
-          size: tuple[float, float]) -> list[int | None]:
-    """Where each point's label goes (an index of ``SIDES``), or
-    None when every place leaves the plot or overlaps a marker or a label already placed.
-    Points, widths and ``size`` (the plot's) in pixels, y upward."""
-    boxes: list[Box] = [(x - 7, y - 7, x + 7, y + 7) for x, y in points]  # the markers
-    out: list[int | None] = []
-    for (x, y), w in zip(points, widths, strict=True):
-        side = None
-        for s in range(len(SIDES)):
-            box = _box(x, y, w, height, s)
-            inside = box[0] >= 0 and box[2] <= size[0] and box[1] >= 0 and box[3] <= size[1]
-            if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
-                                  and b[1] < box[3] for b in boxes):
-                side = s
-                boxes.append(box)
-                break
-        out.append(side)
-    return out
 
 
 def apply_option(state: Any, option: dict[str, Any]) -> None:
@@ -150,8 +86,8 @@ class HardwareChart(ChartBase):
         self.note = self.text_item(anchor=(0.5, 0.5))
         self.plot_widget.ci.removeItem(self.legend)  # two series: the title says which
         self.labels: list[pg.TextItem] = []
-        self._pts: list[tuple[float, float, dict[str, Any]]] = []  # log10 speed, cost
-        self._front: list[tuple[float, float, dict[str, Any]]] = []
+        self._pts: list[Point] = []
+        self._front: list[Point] = []
         self.plot.vb.sigResized.connect(lambda *_: self._label())
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
@@ -172,7 +108,7 @@ class HardwareChart(ChartBase):
         self.runner = CompareRunner(self)
         self.runner.finished.connect(self._searched)
         self.runner.failed.connect(lambda _k, msg: self._status(f"Comparison failed: {msg}"))
-        self.runner.busy.connect(lambda busy: busy and self._status("Comparing…"))
+        self.runner.busy.connect(self._busy)
         self.applyRequested.connect(lambda o: apply_option(window.state, o))
         self.advisor.set_margin(self.settings.margin)
 
@@ -235,6 +171,10 @@ class HardwareChart(ChartBase):
                      "are on the Pareto front (big dots: no other is both cheaper and faster)")
         self._redraw()
 
+    def _busy(self, busy: bool) -> None:
+        if busy:
+            self._status("Comparing…")
+
     def _status(self, text: str, tip: str = "") -> None:
         """The chart's title says what is shown (or that a search runs, or failed)."""
         self.set_title(text)
@@ -256,9 +196,9 @@ class HardwareChart(ChartBase):
         self.set_axis_label("left", f"$ per M tokens, {basis}")
         self.note.setVisible(not pts)
         if pts:
-            for axis, i in (("bottom", 0), ("left", 1)):
-                lo, hi = min(p[i] for p in pts), max(p[i] for p in pts)
-                self.plot.getAxis(axis).setTicks([log_ticks(10**lo, 10**hi)])
+            for axis, values in (("bottom", [p[0] for p in pts]), ("left", [p[1] for p in pts])):
+                self.plot.getAxis(axis).setTicks([log_ticks(10 ** min(values),
+                                                            10 ** max(values))])
             self.plot.enableAutoRange()
         else:
             self.note.setText("No price on this basis:\nenter prices in the table\n"
@@ -268,8 +208,7 @@ class HardwareChart(ChartBase):
         self._mark()
 
     def _label(self) -> None:
-        """Name the front's points where the names fit without overlapping (pixels from
-        the data's span, as the view shows it all)."""
+        """Name the front's points where the names fit without overlapping."""
         pts, front, vb = self._pts, self._front[:MAX_LABELS], self.plot.vb
         while len(self.labels) < len(front):
             self.labels.append(self.text_item(pixels=LABEL_PX - 2))
@@ -277,18 +216,14 @@ class HardwareChart(ChartBase):
             for item in self.labels:
                 item.hide()
             return
-        lo = [min(p[i] for p in pts) for i in (0, 1)]
-        span = [(max(p[i] for p in pts) - lo[i]) or 1.0 for i in (0, 1)]
         size = (max(vb.width(), 50.0), max(vb.height(), 50.0))
-        px = [(p[i] - lo[i] + 0.05 * span[i]) / (1.1 * span[i]) * size[i] for p in front
-              for i in (0, 1)]
         widths = []
         for item, (_x, _y, o) in zip(self.labels, front, strict=False):
             item.setText(short_name(o))
             widths.append(item.textItem.boundingRect().width())
-        sides = place(list(zip(px[0::2], px[1::2], strict=True)), widths,
+        sides = place(pixels(front, pts, size), widths,
                       self.labels[0].textItem.boundingRect().height(), size)
-        unit = (1.1 * span[0] / size[0], 1.1 * span[1] / size[1])  # data units per pixel
+        unit = span_per_pixel(pts, size)
         for i, item in enumerate(self.labels):
             side = sides[i] if i < len(sides) else None
             item.setVisible(side is not None)

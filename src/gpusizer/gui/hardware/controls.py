@@ -109,19 +109,18 @@ class HardwareControls(QWidget):
     def set_settings(self, s: HardwareSettings) -> None:
         """Show ``s`` without emitting ``changed``."""
         self.settings = s
-        for w, setter, value in (
-                (self.margin, self.margin.setValue, round(s.margin * 100)),
-                (self.whole, self.whole.setChecked, s.whole_nodes),
-                (self.power, self.power.setValue, s.electricity_usd_per_kwh),
-                (self.memory, self.memory.setValue, s.min_memory_gb)):
-            blocked = w.blockSignals(True)
-            setter(value)  # type: ignore[operator]
-            w.blockSignals(blocked)
-        for box, value in ((self.sort, s.sort), (self.basis, s.basis), (self.vendor, s.vendor),
-                           (self.category, s.category)):
-            blocked = box.blockSignals(True)
-            box.setCurrentIndex(max(0, box.findData(value)))
-            box.blockSignals(blocked)
+        widgets: list[QWidget] = [self.margin, self.whole, self.power, self.memory, self.sort,
+                                  self.basis, self.vendor, self.category]
+        blocked = [w.blockSignals(True) for w in widgets]
+        self.margin.setValue(round(s.margin * 100))
+        self.whole.setChecked(s.whole_nodes)
+        self.power.setValue(s.electricity_usd_per_kwh)
+        self.memory.setValue(s.min_memory_gb)
+        for box, data in ((self.sort, s.sort), (self.basis, s.basis), (self.vendor, s.vendor),
+                          (self.category, s.category)):
+            box.setCurrentIndex(max(0, box.findData(data)))
+        for w, was in zip(widgets, blocked, strict=True):
+            w.blockSignals(was)
 
     def _edited(self, *_args: Any) -> None:
         self.settings = replace(

@@ -16,6 +16,7 @@ import json
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -69,8 +70,7 @@ class CompareRunner(QObject):
         self._stop: threading.Event | None = None
         # Deleted with its window: stop the search (the lambda holds the pool, not self).
         self._stops: list[threading.Event] = []
-        pool, stops = self._pool, self._stops
-        self.destroyed.connect(lambda *_: (_set_all(stops), pool.shutdown(wait=False)))
+        self.destroyed.connect(partial(_stop_all, self._stops, self._pool))
         self._pending: tuple[str, Scenario, dict[str, Any]] | None = None
         self.current = ""  # the key of the last request
         self.idle = True  # no search pending or running for the last request
@@ -151,6 +151,8 @@ class CompareRunner(QObject):
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _set_all(events: list[threading.Event]) -> None:
+def _stop_all(events: list[threading.Event], pool: ThreadPoolExecutor, *_: object) -> None:
+    """Stop the search and let the worker end (a plain function: it outlives the runner)."""
     for event in events:
         event.set()
+    pool.shutdown(wait=False)
