@@ -140,3 +140,15 @@ def test_targets_column_appears_with_targets(qtbot: Any, window: Any, tab: Any) 
                     timeout=20000)
     qtbot.waitUntil(lambda: all(o["batch_size"] * o["parallelism"]["data"] >= 8
                                 for o in tab.options if o["targets_met"]), timeout=20000)
+
+
+def test_csv_and_png_export_from_the_window(window: Any, tab: Any, tmp_path: Any) -> None:
+    import csv
+
+    from PySide6.QtGui import QImage
+
+    assert window.files.export_chart(window.tabs.current_chart(), tmp_path / "hw.csv")
+    rows = list(csv.reader((tmp_path / "hw.csv").open(encoding="utf-8")))
+    assert rows[0][:3] == ["gpu", "rank", "gpu_name"] and len(rows) == len(tab.options) + 1
+    assert window.files.export_chart(window.tabs.current_chart(), tmp_path / "hw.png")
+    assert QImage(str(tmp_path / "hw.png")).width() == 1600

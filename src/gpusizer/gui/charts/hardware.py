@@ -74,7 +74,8 @@ class HardwareChart(ChartBase):
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setChildrenCollapsible(False)
-        self._layout.addWidget(ControlsStrip(self.controls))
+        self.strip = ControlsStrip(self.controls)
+        self._layout.addWidget(self.strip)
         self._layout.addWidget(self.split, 1)
         self._split_set = False
         # log10 values on linear axes with our own ticks (pyqtgraph's log mode labels minor
@@ -278,6 +279,13 @@ class HardwareChart(ChartBase):
             rows.append(["; ".join(o[k]) if k == "notes" else "" if o.get(k) is None else o[k]
                          for k in keys])
         return rows
+
+    def _ensure_laid_out(self) -> None:
+        """Headless (CLI, report): the chart alone, at the export's landscape size."""
+        if self.parent() is None and not self.isVisible():
+            self.table.hide()
+            self.strip.hide()
+        super()._ensure_laid_out()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
