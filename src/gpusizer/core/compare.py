@@ -135,6 +135,8 @@ def size_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | None
 
 def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note: str | None,
             whole_nodes: bool, max_gpus: int) -> dict[str, Any]:
+    """One GPU's option: the fewest that fit (``fitted``), grown to the targets and to whole
+    nodes, estimated in full; its speed (no prices yet)."""
     lay, sc, est = fitted[0]
     scaler, notes, met = Scaler(s, ev, g, max_gpus), [note] if note else [], None
     batch: int | None = None
@@ -155,7 +157,8 @@ def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note
     if (lay, batch) != (fitted[0][0], None):
         sc, est = scaler.final(lay, batch)
         if est.memory.total > g.capacity:  # the peak depends on the GPU: keep the fewest
-            (lay, sc, est), batch, bought, met = fitted[0], None, fitted[0][0].gpus, False
+            (lay, sc, est), bought = fitted[0], fitted[0][0].gpus
+            met = False if met is not None else None
             notes.append("grown layouts do not fit on this GPU; the fewest GPUs are shown")
     par = sc.parallelism.model_dump(mode="json")
     node = g.hardware.gpus_per_node
