@@ -5,6 +5,8 @@ The public, Qt-free API (contract: shared/docs/scenario-format.md)::
     gpusizer.estimate_report(scenario: dict) -> dict
     gpusizer.import_hf_config(config: dict | str | Path) -> dict
     gpusizer.plan(scenario: dict) -> list[dict]
+    gpusizer.compare_gpus(scenario: dict, *, gpus=None, margin=0.10, whole_nodes=False)
+        -> list[dict]
     gpusizer.ScenarioError
 """
 
@@ -15,7 +17,8 @@ from typing import Any
 from ._version import __version__
 from .core.errors import ScenarioError
 
-__all__ = ["ScenarioError", "__version__", "estimate_report", "import_hf_config", "plan"]
+__all__ = ["ScenarioError", "__version__", "compare_gpus", "estimate_report", "import_hf_config",
+           "plan"]
 
 
 def estimate_report(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -32,8 +35,19 @@ def import_hf_config(config: Any) -> dict[str, Any]:
     return _import(config)
 
 
-def plan(scenario: dict[str, Any]) -> list[dict[str, Any]]:
-    """Sizing options for a scenario, cheapest first (see core/solver.py)."""
+def plan(scenario: dict[str, Any], **options: Any) -> list[dict[str, Any]]:
+    """Sizing options for a scenario, cheapest first (see core/solver.py; ``margin``,
+    ``gpus``, ``max_gpus``, ``alternatives``, ``allow_recompute`` pass through)."""
     from .core.solver import plan as _plan
 
-    return _plan(scenario)
+    return _plan(scenario, **options)
+
+
+def compare_gpus(scenario: dict[str, Any], *, gpus: Any = None, margin: float = 0.10,
+                 whole_nodes: bool = False, **options: Any) -> list[dict[str, Any]]:
+    """One option per GPU type: count, layout, speed, prices, power, cost per unit of work
+    (see core/compare.py; ``sort``, ``prices``, ``basis``, ``electricity_usd_per_kwh``,
+    ``amortization_years`` pass through). Field names: docs/scenario-format.md."""
+    from .core.compare import compare_gpus as _compare
+
+    return _compare(scenario, gpus=gpus, margin=margin, whole_nodes=whole_nodes, **options)

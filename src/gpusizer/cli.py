@@ -61,6 +61,50 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .core.compare import compare_gpus, select_gpus
+    from .core.scenario import parse_scenario
+    from .io.compare_table import compare_text
+    from .io.export import strict_json
+    from .io.scenario_file import read_scenario_dict
+
+    s = parse_scenario(read_scenario_dict(args.file))
+    filters = (args.gpus, args.vendor, args.category, args.min_memory)
+    ids = None if filters == (None,) * 4 else select_gpus(
+        s, ids=args.gpus, vendors=args.vendor, categories=args.category,
+        min_memory_gb=args.min_memory)
+    options = compare_gpus(s, gpus=ids, margin=args.margin, whole_nodes=args.whole_nodes,
+                           sort=args.sort, basis=args.basis,
+                           electricity_usd_per_kwh=args.electricity)
+    _emit(strict_json(options) if args.json else
+          compare_text(options, s.workload.is_training, s.targets.active))
+    return 0
+
+
+def _add_compare(sub: Any) -> None:
+    from .core.compare import CATEGORIES
+    from .core.compare_costs import BASES, ELECTRICITY_USD_PER_KWH
+    from .core.compare_rank import SORTS
+    from .core.layout_search import DEFAULT_MARGIN
+
+    cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")
+    cm.add_argument("file", help="a scenario file (*.gpusizer.json)")
+    cm.add_argument("--gpus", nargs="+", metavar="ID", help="only these GPU ids")
+    cm.add_argument("--vendor", nargs="+", help="only these vendors (NVIDIA, AMD, ...)")
+    cm.add_argument("--category", nargs="+", choices=CATEGORIES, help="only these classes")
+    cm.add_argument("--min-memory", type=float, metavar="GB", help="memory as sold, at least")
+    cm.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
+                    help="share of usable memory kept spare (default %(default)s)")
+    cm.add_argument("--whole-nodes", action="store_true", help="round up to whole servers")
+    cm.add_argument("--sort", choices=SORTS, default="cost")
+    cm.add_argument("--basis", choices=BASES, default="cloud",
+                    help="cost per token when renting (cloud) or owning (default cloud)")
+    cm.add_argument("--electricity", type=float, default=ELECTRICITY_USD_PER_KWH,
+                    metavar="USD_PER_KWH", help="electricity price (default %(default)s)")
+    cm.add_argument("--json", action="store_true", help="print the options as JSON")
+    cm.set_defaults(func=_cmd_compare)
+
+
 def _cmd_import(args: argparse.Namespace) -> int:
     from .io.export import strict_json
     from .io.hf_config import import_hf_config
@@ -148,6 +192,7 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("file")
     pl.add_argument("--json", action="store_true")
     pl.set_defaults(func=_cmd_plan)
+    _add_compare(sub)
     imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
     imp.add_argument("config")
     imp.set_defaults(func=_cmd_import)

@@ -7,6 +7,7 @@ Reference figures: Llama 3.1 405B in bf16 is ~810 GB of weights, more than 8 x H
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -108,10 +109,17 @@ def test_every_option_re_estimates_as_fitting(name: str,
         assert rep["cluster"]["gpus"] == opt["gpus"]
 
 
+def _keeps_margin(rep: dict[str, Any], margin: float = layout_search.DEFAULT_MARGIN) -> bool:
+    """The peak leaves at least ``margin`` of usable memory spare (plan's default, issue 13)."""
+    cap = rep["gpu"]["memory_bytes"]
+    return rep["headroom_bytes"] >= math.ceil(cap * margin)
+
+
 def test_limits_are_the_largest_that_fit(plans: dict[str, list[dict[str, Any]]]) -> None:
+    """The largest batch, context and micro-batch that keep the margin spare."""
     sc = SCENARIOS["70b-inference-long"]
     opt = _by_gpu(plans["70b-inference-long"])[H100]
-    fits = lambda **w: gpusizer.estimate_report(_put_back(sc, opt, **w))["fits"]  # noqa: E731
+    fits = lambda **w: _keeps_margin(gpusizer.estimate_report(_put_back(sc, opt, **w)))  # noqa: E731
     assert fits(batch_size=opt["max_batch_size"])
     assert not fits(batch_size=opt["max_batch_size"] + 1)
     prompt = opt["max_context_tokens"] - 256
@@ -120,17 +128,34 @@ def test_limits_are_the_largest_that_fit(plans: dict[str, list[dict[str, Any]]])
     train = SCENARIOS["8b-pretraining-megatron"]
     t_opt = _by_gpu(plans["8b-pretraining-megatron"])[H100]
     mb, dp = t_opt["max_micro_batch_size"], t_opt["parallelism"]["data"]
-    assert gpusizer.estimate_report(_put_back(train, t_opt, micro_batch_size=mb))["fits"]
+    assert _keeps_margin(gpusizer.estimate_report(_put_back(train, t_opt, micro_batch_size=mb)))
     bigger = [d for d in range(mb + 1, 256 // dp + 1) if (256 // dp) % d == 0]
-    assert not bigger or not gpusizer.estimate_report(
-        _put_back(train, t_opt, micro_batch_size=bigger[0]))["fits"]
+    assert not bigger or not _keeps_margin(gpusizer.estimate_report(
+        _put_back(train, t_opt, micro_batch_size=bigger[0])))
 
 
 def test_options_are_ordered_cheapest_first(plans: dict[str, list[dict[str, Any]]]) -> None:
+    """Priced GPUs first by total price per hour, then the unpriced by count (issue 13: an
+    MI325X is no longer first only for needing fewer GPUs)."""
     for options in plans.values():
-        counts = [o["gpus"] for o in options]
-        assert counts == sorted(counts)
+        priced = [o["total_price_per_hour"] for o in options if o["price_per_hour"] is not None]
+        rest = [o["gpus"] for o in options if o["price_per_hour"] is None]
+        assert priced == sorted(priced) and rest == sorted(rest)
+        assert [o["price_per_hour"] is None for o in options] == \
+            sorted(o["price_per_hour"] is None for o in options)
         assert len({o["gpu"] for o in options}) == len(options)  # one best option per GPU
+
+
+def test_every_option_keeps_the_margin(plans: dict[str, list[dict[str, Any]]]) -> None:
+    for name, options in plans.items():
+        for opt in options:
+            assert opt["headroom_bytes"] >= math.ceil(0.10 * opt["capacity_bytes"]), name
+    zero = solver.plan(INF_8B, gpus=[H100], margin=0.0)[0]
+    half = solver.plan(INF_8B, gpus=[H100], margin=0.5)[0]
+    assert zero["max_batch_size"] > half["max_batch_size"]
+    assert half["headroom_bytes"] >= half["capacity_bytes"] // 2
+    with pytest.raises(ScenarioError, match="margin"):
+        solver.plan(INF_8B, margin=1.0)
 
 
 def test_price_orders_when_every_gpu_has_one(tmp_path: Any, monkeypatch: Any) -> None:
@@ -202,7 +227,7 @@ def test_recompute_kept_unless_nothing_fits() -> None:
           "workload": {"kind": "full_finetune", "sequence_length": 16384}}
     kept = solver.plan(sc, gpus=[H100])[0]
     assert kept["parallelism"]["recompute"] == "none" and not kept["notes"]
-    raised = solver.plan(sc, gpus=[H100], max_gpus=2)
+    raised = solver.plan(sc, gpus=[H100], max_gpus=2, margin=0.0)  # the mechanism, no margin
     assert raised and raised[0]["parallelism"]["recompute"] != "none"
     assert "recompute raised" in raised[0]["notes"][0]
     allowed = solver.plan(sc, gpus=[H100], allow_recompute=True)[0]

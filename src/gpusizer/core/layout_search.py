@@ -27,6 +27,10 @@ from .specs import GPUSpec, HardwareSpec, Scenario
 from .validate import check_scenario
 
 MAX_GPUS = 4096
+# Share of usable memory a sizing keeps spare (``plan``, ``compare_gpus``, the window): the
+# estimate is a model, allocators fragment, and engines grow buffers at run time (issue 13:
+# layouts at 98-100% of memory are not a recommendation).
+DEFAULT_MARGIN = 0.10
 MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
 # Pipeline stages tried: Megatron-LM's 1T-parameter run used 64 (arXiv 2104.04473, Table 1),
 # Llama 3 405B 16 (arXiv 2407.21783, Table 4). A bound, so that the search's cost does not grow
@@ -67,10 +71,22 @@ class GpuTarget:
     id: str
     spec: GPUSpec
     hardware: HardwareSpec  # what an option puts back into the scenario
+    margin: float = 0.0  # share of usable memory to keep spare
 
     @property
     def capacity(self) -> int:
-        return self.spec.capacity_bytes
+        """Bytes the peak may use: usable memory less the margin (so that at least
+        ``margin`` of it stays spare)."""
+        cap = self.spec.capacity_bytes
+        return cap - math.ceil(cap * self.margin)
+
+
+def check_margin(margin: float) -> float:
+    """The margin if it is a share in [0, 1); ScenarioError naming ``margin`` otherwise."""
+    if not isinstance(margin, (int, float)) or not 0.0 <= margin < 1.0:
+        raise ScenarioError("margin", f"must be a share of memory from 0 to below 1 "
+                            f"(0.10 = 10%); got {margin!r}")
+    return float(margin)
 
 
 @cache

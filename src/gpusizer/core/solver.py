@@ -1,7 +1,8 @@
 """Sizing advisor: how many of which GPU, laid out how (``gpusizer.plan``, ``gpusizer-cli plan``).
 
 For each catalog GPU (plus an inline GPU of the scenario), the fewest GPUs and the layout whose
-per-GPU peak fits, re-estimated in full. Layouts are all the validator accepts: TP over the
+per-GPU peak fits with a margin of usable memory to spare (``DEFAULT_MARGIN``, 10%),
+re-estimated in full. Layouts are all the validator accepts: TP over the
 divisors of attention_heads up to the node (``hardware.gpus_per_node`` if set, else the GPU's;
 beyond it only with ``allow_cross_node_tensor_parallel``), PP over the stage sizes ⌈layers/k⌉
 up to 128 stages (a PP with the stage size of a smaller one only adds GPUs), CP over the divisors of
@@ -22,14 +23,25 @@ tried and noted. GPUs on which nothing fits with up to ``max_gpus`` are left out
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .architecture import ceil_div
 from .estimate import estimate
 from .fit_search import largest_fitting
-from .layout_search import MAX_GPUS, Evaluator, GiB, GpuTarget, Layout, divisors, solve
+from .layout_search import (
+    DEFAULT_MARGIN,
+    MAX_GPUS,
+    Evaluator,
+    GiB,
+    GpuTarget,
+    Layout,
+    check_margin,
+    divisors,
+    solve,
+)
 from .presets import gpu_presets, gpu_spec, resolve_gpu_id
+from .result import Estimate
 from .scenario import parse_scenario
 from .specs import GPUSpec, HardwareSpec, Scenario
 from .unified import effective_gpu
@@ -64,13 +76,10 @@ def _limits(ev: Evaluator, lay: Layout, cap: int) -> dict[str, int]:
     return {"max_batch_size": batch, "max_context_tokens": prompt + w.generated_tokens}
 
 
-def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | None
-            ) -> dict[str, Any] | None:
-    """One option, re-estimated in full on its own GPU; None if it does not fit there."""
-    s = ev.scenario(lay).model_copy(update={"hardware": g.hardware})
-    est, price = estimate(s), g.spec.price_per_hour
-    if not est.fits:
-        return None
+def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | None,
+            s: Scenario, est: Estimate) -> dict[str, Any]:
+    """One option: ``s`` is the layout on its own GPU, ``est`` its full estimate."""
+    price = g.spec.price_per_hour
     par = s.parallelism.model_dump(mode="json")
     return {
         "gpu": g.id, "gpu_name": g.spec.name, "gpus": lay.gpus, "rank": rank, "fits": True,
@@ -84,56 +93,107 @@ def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | Non
     }
 
 
-def _catalog(s: Scenario, only: Sequence[str] | None) -> list[GpuTarget]:
-    """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape."""
-    hw = s.hardware
-    specs = {gid: gpu_spec(gid) for gid in gpu_presets()}  # bad user GPUs are already out
-    if isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:
+def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
+    """Catalog and user GPUs by id (bad user GPUs are already left out by core/presets.py),
+    plus the inline GPU of ``hw``."""
+    specs = {gid: gpu_spec(gid) for gid in gpu_presets()}
+    if hw is not None and isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:
         specs[hw.gpu.id] = hw.gpu
+    return specs
+
+
+def _catalog(s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN,
+             own_node_only: bool = False) -> list[GpuTarget]:
+    """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
+    the memory ``margin`` to keep spare. The scenario's ``gpus_per_node``, when set, applies
+    to every GPU, or with ``own_node_only`` to the scenario's GPU only (the others come as
+    their catalog entry says: a comparison across GPU types)."""
+    hw, specs = s.hardware, catalog_specs(s.hardware)
     explicit = "gpus_per_node" in hw.model_fields_set
+    own = hw.gpu.id if isinstance(hw.gpu, GPUSpec) else resolve_gpu_id(hw.gpu)
     wanted = None if only is None else {resolve_gpu_id(g) for g in only}
+
+    def node(gid: str, spec: GPUSpec) -> int:
+        mine = explicit and (gid == own or not own_node_only)
+        return hw.gpus_per_node if mine else spec.gpus_per_node
+
     return [GpuTarget(gid, effective_gpu(spec, hw.gpu_memory_fraction), HardwareSpec(
-        gpu=spec if spec is hw.gpu else gid,
-        gpus_per_node=hw.gpus_per_node if explicit else spec.gpus_per_node,
+        gpu=spec if spec is hw.gpu else gid, gpus_per_node=node(gid, spec),
         allow_cross_node_tensor_parallel=hw.allow_cross_node_tensor_parallel,
-        gpu_memory_fraction=hw.gpu_memory_fraction))
+        gpu_memory_fraction=hw.gpu_memory_fraction), margin)
         for gid, spec in specs.items() if wanted is None or gid in wanted]
+
+
+Fitted = tuple[Layout, Scenario, Estimate]
+EvaluatorFactory = Callable[[Scenario, HardwareSpec], Evaluator]
+
+
+def _fitted(ev: Evaluator, g: GpuTarget, lay: Layout) -> Fitted | None:
+    """The layout re-estimated in full on its own GPU; None if its peak exceeds the
+    capacity there (the margin kept)."""
+    s = ev.scenario(lay).model_copy(update={"hardware": g.hardware})
+    est = estimate(s)
+    return (lay, s, est) if est.memory.total <= g.capacity else None
+
+
+def search_catalog(s: Scenario, catalog: Sequence[GpuTarget], keep: int, max_gpus: int,
+                   allow_recompute: bool, factory: EvaluatorFactory = Evaluator
+                   ) -> dict[str, tuple[Evaluator, list[Fitted], str | None]]:
+    """Per GPU: the evaluator used, the ``keep`` best layouts (re-estimated in full on it)
+    and a note; one search serves the whole catalog (the peak does not depend on the GPU),
+    a GPU whose full estimate disagrees is searched again alone."""
+    probe = catalog[0].hardware.model_copy(
+        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
+    shared = factory(s, probe)
+    found, notes = solve(s, catalog, shared, keep, max_gpus, allow_recompute)
+    out: dict[str, tuple[Evaluator, list[Fitted], str | None]] = {}
+    for g in catalog:
+        ev, note = shared, notes.get(g.id)
+        fitted = [_fitted(ev, g, lay) for _, lay in found[g.id]]
+        if None in fitted:  # the peak depends on the GPU after all: search this one alone
+            ev = factory(s, g.hardware)
+            one, again = solve(s, [g], ev, keep, max_gpus, allow_recompute)
+            fitted, note = [_fitted(ev, g, lay) for _, lay in one[g.id]], again.get(g.id)
+        out[g.id] = (ev, [f for f in fitted if f is not None], note)
+    return out
+
+
+def _plan_key(o: dict[str, Any]) -> tuple[Any, ...]:
+    """Priced options first, by total price per hour; then the rest by GPU count (a GPU
+    without a price is not ranked above a priced one for needing fewer of it)."""
+    price = o["total_price_per_hour"]
+    return (price is None, price or 0.0, o["gpus"], o["capacity_bytes"], o["gpu"], o["rank"])
 
 
 def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
          alternatives: int = 0, allow_recompute: bool = False,
-         gpus: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """Sizing options, cheapest first (total price per hour if every option has a price, else
-    GPU count, then the smaller GPU): per GPU the fewest GPUs and the preferred layout, plus up
-    to ``alternatives`` runners-up (``rank`` 2, 3...). Each option: ``gpu``, ``gpu_name``,
-    ``gpus``, ``nodes``, ``layout``, ``parallelism`` and ``hardware`` (blocks that, put back
-    into the scenario, fit), ``per_gpu_total``, ``capacity_bytes``, ``headroom_bytes`` (bytes),
+         gpus: Sequence[str] | None = None, margin: float = DEFAULT_MARGIN
+         ) -> list[dict[str, Any]]:
+    """Sizing options, cheapest first (by total price per hour where the GPU has a cloud
+    price, then the unpriced ones by GPU count, then the smaller GPU): per GPU the fewest GPUs
+    whose per-GPU peak leaves at least ``margin`` of usable memory spare (default 10%, as
+    ``compare_gpus`` and the window) and the preferred layout, plus up to ``alternatives``
+    runners-up (``rank`` 2, 3...). Each option: ``gpu``, ``gpu_name``, ``gpus``, ``nodes``,
+    ``layout``, ``parallelism`` and ``hardware`` (blocks that, put back into the scenario,
+    fit), ``per_gpu_total``, ``capacity_bytes``, ``headroom_bytes`` (bytes),
     ``price_per_hour``, ``total_price_per_hour`` (USD or None), ``max_batch_size`` and
-    ``max_context_tokens`` (inference) or ``max_micro_batch_size`` (training), ``notes``.
-    ``gpus`` restricts the catalog. GPUs on which nothing fits with up to ``max_gpus`` GPUs
-    are left out (``plan_text`` names them). Raises ScenarioError for bad input."""
+    ``max_context_tokens`` (inference) or ``max_micro_batch_size`` (training), the largest
+    that keep the margin, ``notes``. ``gpus`` restricts the catalog. GPUs on which nothing fits
+    with up to ``max_gpus`` GPUs are left out (``plan_text`` names them). Raises ScenarioError
+    for bad input."""
     s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
-    catalog = _catalog(s, gpus)
+    catalog = _catalog(s, gpus, check_margin(margin))
     if not catalog:
         return []
-    probe = catalog[0].hardware.model_copy(
-        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
-    shared, keep = Evaluator(s, probe), 1 + max(0, alternatives)
-    found, notes = solve(s, catalog, shared, keep, max_gpus, allow_recompute)
+    keep = 1 + max(0, alternatives)
     options: list[dict[str, Any]] = []
+    by_gpu = search_catalog(s, catalog, keep, max_gpus, allow_recompute)
     for g in catalog:
-        ev, mine = shared, found[g.id]
-        opts = [_option(ev, g, lay, i, notes.get(g.id)) for i, (_, lay) in enumerate(mine, 1)]
-        if None in opts:  # the peak depends on the GPU after all: search this one alone
-            ev = Evaluator(s, g.hardware)
-            one, note = solve(s, [g], ev, keep, max_gpus, allow_recompute)
-            opts = [_option(ev, g, lay, i, note.get(g.id)) for i, (_, lay) in
-                    enumerate(one[g.id], 1)]
-        options += [o for o in opts if o is not None]
-    priced = all(o["price_per_hour"] is not None for o in options)
-    return sorted(options, key=lambda o: (o["total_price_per_hour"] if priced else o["gpus"],
-                                          o["gpus"], o["capacity_bytes"], o["gpu"], o["rank"]))
+        ev, fitted, note = by_gpu[g.id]
+        options += [_option(ev, g, lay, i, note, sc, est)
+                    for i, (lay, sc, est) in enumerate(fitted, 1)]
+    return sorted(options, key=_plan_key)
 
 
 def plan_text(options: Sequence[dict[str, Any]]) -> str:

@@ -325,6 +325,20 @@ class ComputeSpec(_Spec):
     interconnect_efficiency: Efficiency = 0.7
 
 
+class TargetsSpec(_Spec):
+    """Serving targets a deployment must meet (``compare_gpus`` grows the GPU count with
+    replicas or wider tensor parallelism until they hold); null = no target."""
+
+    users: PosInt | None = None  # requests served at once, over all replicas
+    min_tokens_per_second_per_user: Annotated[float, Field(gt=0)] | None = None
+    max_ttft_seconds: Annotated[float, Field(gt=0)] | None = None
+
+    @property
+    def active(self) -> bool:
+        return any(v is not None for v in (self.users, self.min_tokens_per_second_per_user,
+                                           self.max_ttft_seconds))
+
+
 class Scenario(_Spec):
     """One complete, validated scenario (a ``*.gpusizer.json`` file)."""
 
@@ -338,6 +352,7 @@ class Scenario(_Spec):
     hardware: HardwareSpec = Field(default_factory=HardwareSpec)
     overhead: OverheadSpec = Field(default_factory=OverheadSpec)
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
+    targets: TargetsSpec = Field(default_factory=TargetsSpec)  # serving (issue 13)
 
     @field_validator("framework")
     @classmethod

@@ -98,5 +98,7 @@ for _c in (
     ChartView("roofline", "Roofline", "Roofline", "gpusizer.gui.charts.roofline:RooflineChart"),
     ChartView("sweep", "Sweeps", "Memory sweeps", "gpusizer.gui.charts.sweep:SweepChart",
               view=SweepView()),
+    ChartView("hardware", "Hardware", "Every GPU type: cost against speed",
+              "gpusizer.gui.charts.hardware:HardwareChart"),
 ):
     register(_c)

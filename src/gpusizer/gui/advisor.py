@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from ..core.layout_search import DEFAULT_MARGIN
 from ..core.specs import GPUSpec, Scenario
 
 log = logging.getLogger(__name__)
@@ -19,13 +20,14 @@ def gpu_id(scenario: Scenario) -> str:
     return gpu.id if isinstance(gpu, GPUSpec) else gpu
 
 
-def cheapest_on_gpu(scenario: Scenario) -> dict[str, Any] | None:
-    """The fewest GPUs of the scenario's GPU (and their layout) whose peak fits; None when
-    nothing fits or the advisor fails (the summary then says so)."""
+def cheapest_on_gpu(scenario: Scenario, margin: float = DEFAULT_MARGIN) -> dict[str, Any] | None:
+    """The fewest GPUs of the scenario's GPU (and their layout) whose peak leaves ``margin``
+    of memory spare (the Hardware tab's margin); None when nothing fits or the advisor fails
+    (the summary then says so)."""
     from ..core.solver import plan
 
     try:
-        options = plan(scenario, gpus=[gpu_id(scenario)])
+        options = plan(scenario, gpus=[gpu_id(scenario)], margin=margin)
     except Exception:  # the advice is optional: the estimate stays on screen without it
         log.warning("sizing advisor failed", exc_info=True)
         return None
@@ -37,8 +39,11 @@ class Advisor(QObject):
 
     advised = Signal(object, object)
 
-    def __init__(self, parent: QObject | None = None, idle_ms: int = IDLE_MS) -> None:
+    def __init__(self, parent: QObject | None = None, idle_ms: int = IDLE_MS,
+                 margin: float = DEFAULT_MARGIN) -> None:
         super().__init__(parent)
+        self.margin = margin
+        self._last: Scenario | None = None
         self._pending: Scenario | None = None
         # Keyed by the scenario's JSON: an inline GPU's dict field makes Scenario unhashable.
         self._cache: dict[str, dict[str, Any] | None] = {}
@@ -47,6 +52,7 @@ class Advisor(QObject):
 
     def request(self, scenario: Scenario) -> None:
         """Advise on ``scenario`` when editing pauses (at once if it is already known)."""
+        self._last = scenario
         key = scenario.model_dump_json()
         if key in self._cache:
             self._timer.stop()
@@ -62,8 +68,18 @@ class Advisor(QObject):
         scenario, self._pending = self._pending, None
         if scenario is None:
             return
-        option = cheapest_on_gpu(scenario)
+        option = cheapest_on_gpu(scenario, self.margin)
         if len(self._cache) > 64:  # a long session must not grow without bound
             self._cache.clear()
         self._cache[scenario.model_dump_json()] = option
         self.advised.emit(scenario, option)
+
+    def set_margin(self, margin: float) -> None:
+        """Advise with another memory margin (the Hardware tab's), again for the last
+        scenario."""
+        if margin == self.margin:
+            return
+        self.margin = margin
+        self._cache.clear()
+        if self._last is not None:
+            self.request(self._last)

@@ -116,6 +116,9 @@ def screenshot(args: argparse.Namespace) -> int:
 
     def shoot() -> None:
         window.advisor.run()  # the advice normally waits for editing to pause
+        settle = getattr(window.tabs.current_chart(), "wait_settled", None)
+        if callable(settle):  # a chart that computes in the background (Hardware tab)
+            settle()
         app.processEvents()
         ok = window.grab().save(args.screenshot)
         if not ok:

@@ -51,6 +51,7 @@ class ChartTabs(QTabWidget):
     """
 
     failed = Signal(str)
+    created = Signal(str, object)  # (key, chart) once a chart is made (window hooks)
 
     def __init__(self, parent: QWidget | None = None, deferred: bool = False) -> None:
         super().__init__(parent)
@@ -117,6 +118,7 @@ class ChartTabs(QTabWidget):
         self._pages[key].setCurrentWidget(chart)
         self.charts[key] = chart
         self._dirty.add(key)
+        self.created.emit(key, chart)
         return chart
 
     def start(self) -> None:

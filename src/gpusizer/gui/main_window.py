@@ -29,6 +29,7 @@ from .binding import Binder
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
 from .files import FileController
+from .hardware.settings import margin_of
 from .icon import app_icon
 from .menus import build_menus
 from .panels import PANELS
@@ -76,7 +77,7 @@ class MainWindow(QMainWindow):
         self.state = ScenarioState(_initial(scenario, self.prefs, restore), self)
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
-        self.advisor = Advisor(self)
+        self.advisor = Advisor(self, margin=margin_of(self.prefs))
         self.last_render_ms = 0.0
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -155,6 +156,7 @@ class MainWindow(QMainWindow):
         self.state.scenarioChanged.connect(self._update_title)
         self.files.pathChanged.connect(self._update_title)
         self.tabs.failed.connect(lambda msg: self.statusBar().showMessage(msg, 8000))
+        self.tabs.created.connect(self._chart_created)
         self.advisor.advised.connect(self._show_advice)
         self.summary.applyRequested.connect(self.apply_layout)
 
@@ -169,6 +171,12 @@ class MainWindow(QMainWindow):
         self.last_render_ms = (time.perf_counter() - start) * 1000
         self.summary.set_advice_pending()
         self.advisor.request(est.scenario)
+
+    def _chart_created(self, _key: str, chart: Any) -> None:
+        """A chart that works with the window (the Hardware tab) is handed the window."""
+        attach = getattr(chart, "attach", None)
+        if callable(attach):
+            attach(self)
 
     def _show_advice(self, scenario: Scenario, option: dict[str, Any] | None) -> None:
         if scenario == self.state.scenario:  # advice for an older scenario is dropped

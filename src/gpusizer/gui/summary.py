@@ -93,8 +93,12 @@ def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
                 "GPU, quantised weights or a shorter sequence.")
     n, layout = option["gpus"], option["layout"]
     head = f"<b>GPUs needed:</b> at least <b>{n:,} × {gpu}</b>, laid out {layout}"
-    if est.fits and n >= est.gpus:
+    if est.fits and n == est.gpus:
         return head + " — the layout set here is already the smallest that fits."
+    if est.fits and n > est.gpus:  # it fits, but without the margin kept spare
+        spare = est.headroom_bytes / max(est.capacity_bytes, 1)
+        return head + (f" — the layout set here fits on {est.gpus:,} but leaves only "
+                       f"{spare:.0%} of memory spare.")
     if est.fits:
         return head + f" — the layout set here uses {est.gpus:,}."
     return head + "."
@@ -172,7 +176,7 @@ class SummaryHeader(QFrame):
         """Show how many GPUs are needed at least (None: nothing fits)."""
         self._option = option
         self.needs.setText(needs_text(est, option))
-        self.apply.setVisible(option is not None and (not est.fits or option["gpus"] < est.gpus))
+        self.apply.setVisible(option is not None and (not est.fits or option["gpus"] != est.gpus))
 
     def set_advice_pending(self) -> None:
         """The scenario changed: the last advice may be out of date until the next one."""

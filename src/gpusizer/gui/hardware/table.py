@@ -1,0 +1,184 @@
+"""The Hardware tab's table: one row per GPU type, the columns of io/compare_table.COLUMNS,
+sortable by any column (numbers by value, blanks last), unit prices editable."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+
+from ...core.presets import gpu_presets
+from ...io.compare_table import Column, columns_for
+
+Index = QModelIndex | QPersistentModelIndex
+SORT_ROLE = Qt.ItemDataRole.UserRole
+OPTION_ROLE = Qt.ItemDataRole.UserRole + 1
+MUTED, FRONT, BAD = QColor("#8c959f"), QColor("#eaf3ea"), QColor("#c62828")
+_SOURCES = {"price_per_hour": ("price_per_hour_source", "price_per_hour_date"),
+            "list_price_usd": ("list_price_source", "list_price_date")}
+
+
+def _sort_value(value: Any) -> Any:
+    """Numbers by value, text by text; unknown values after every number."""
+    if value is None:
+        return math.inf
+    if isinstance(value, bool):
+        return int(not value)  # "yes" first
+    return value if isinstance(value, (int, float)) else str(value).lower()
+
+
+def price_tip(option: dict[str, Any], key: str) -> str:
+    """Where a unit price comes from: the user's, or the catalog's source and date."""
+    if option.get("user_prices"):
+        return "Your price (double-click to change; clear it to use the catalog's)"
+    data = gpu_presets().get(option["gpu"], {})
+    source, date = (data.get(k) for k in _SOURCES[key])
+    if option.get(key) is None:
+        return "No price known: double-click to enter yours"
+    return f"Catalog price, {date or 'undated'}: {source or 'no source'} (double-click to change)"
+
+
+class OptionsModel(QAbstractTableModel):
+    """Options of core/compare.py as rows. ``priceEdited(gpu, key, value)`` when the user
+    types a unit price (value None: cleared)."""
+
+    priceEdited = Signal(str, str, object)
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.options: list[dict[str, Any]] = []
+        self.columns: list[Column] = columns_for(False, False)
+        self.unit = "GiB"
+
+    def set_options(self, options: list[dict[str, Any]], columns: list[Column]) -> None:
+        self.beginResetModel()
+        self.options, self.columns = options, columns
+        self.endResetModel()
+
+    def set_unit(self, unit: str) -> None:
+        self.unit = unit
+        if self.options:
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(len(self.options) - 1, len(self.columns) - 1))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self.options)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or section >= len(self.columns):
+            return None
+        col = self.columns[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return col.header
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return col.tip or col.header
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = super().flags(index)
+        return base | Qt.ItemFlag.ItemIsEditable if self.columns[index.column()].editable \
+            else base
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        o, col = self.options[index.row()], self.columns[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return "does not fit" if col.key == "layout" and not o["fits"] else col.text(
+                o, self.unit)
+        if role == Qt.ItemDataRole.EditRole:
+            value = o.get(col.key)
+            return "" if value is None else f"{value:g}"
+        if role == SORT_ROLE:
+            return _sort_value(o.get(col.key))
+        if role == OPTION_ROLE:
+            return o
+        return self._look(o, col, role)
+
+    def _look(self, o: dict[str, Any], col: Column, role: int) -> Any:
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            left = col.key in ("gpu_name", "layout")
+            return int((Qt.AlignmentFlag.AlignLeft if left else Qt.AlignmentFlag.AlignRight)
+                       | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if not o["fits"] or (col.key == "targets_met" and o["targets_met"] is False):
+                return BAD if col.key == "targets_met" else MUTED
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return FRONT if o["pareto"] else None
+        if role == Qt.ItemDataRole.FontRole and (
+                (col.editable and o.get("user_prices")) or (col.key == "gpu_name" and o["pareto"])):
+            font = QFont()
+            font.setBold(col.key == "gpu_name")
+            font.setItalic(col.editable)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tip(o, col)
+        return None
+
+    def _tip(self, o: dict[str, Any], col: Column) -> str:
+        if col.editable:
+            return price_tip(o, col.key)
+        lines = [o["gpu_name"] + (" — on the Pareto front (nothing both cheaper and faster)"
+                                  if o["pareto"] else "")]
+        if o["fits"]:
+            lines.append(f"{o['layout']} · double-click to apply this GPU and layout")
+        return "\n".join(lines + o["notes"])
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        col = self.columns[index.column()]
+        if role != Qt.ItemDataRole.EditRole or not col.editable:
+            return False
+        text = str(value).strip().replace(",", "").lstrip("$")
+        try:
+            number = float(text) if text else None
+        except ValueError:
+            return False
+        if number is not None and (number < 0 or not math.isfinite(number)):
+            return False
+        self.priceEdited.emit(self.options[index.row()]["gpu"], col.key, number)
+        return True
+
+
+class OptionsTable(QTableView):
+    """The sortable view (a proxy sorts by each column's value)."""
+
+    def __init__(self, model: OptionsModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("table_hardware")
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.setModel(self.proxy)
+        self.setSortingEnabled(True)
+        self.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                             | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.setAlternatingRowColors(False)
+        self.setWordWrap(False)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.horizontalHeader().setHighlightSections(False)
+
+    def option_at(self, index: QModelIndex) -> dict[str, Any] | None:
+        value = self.proxy.data(index, OPTION_ROLE) if index.isValid() else None
+        return value if isinstance(value, dict) else None
+
+    def is_price(self, index: QModelIndex) -> bool:
+        model = self.proxy.sourceModel()
+        return isinstance(model, OptionsModel) and model.columns[index.column()].editable

@@ -1,0 +1,50 @@
+"""Serving targets panel (inference only): the users to serve at once, the speed each must
+see and the longest wait for the first token. The Hardware tab sizes every GPU to meet them
+(core/compare_scale.py); the estimate itself does not use them."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+from ...core.workloads import WORKLOAD_KINDS
+from ..binding import Binder
+from ..widgets import float_spin, int_spin
+from .base import Panel
+
+NOT_SET = "not set"
+
+
+def _tip(widget: QWidget, text: str) -> QWidget:
+    widget.setToolTip(text)
+    return widget
+
+
+class TargetsPanel(Panel):
+    """Builds the Serving targets group; hidden for training."""
+
+    title = "Serving targets"
+
+    def __init__(self, binder: Binder) -> None:
+        super().__init__(binder)
+        self.box.setObjectName("panel_targets")
+        f = self.form
+        f.add("Users at once", _tip(int_spin(0, 10_000_000, special=NOT_SET),
+              "Requests served at the same time, over all replicas (targets.users). The "
+              "Hardware tab adds replicas until each GPU's share fits and is fast enough."),
+              "targets.users", name="spin_target_users",
+              to_state=lambda v: v or None, from_state=lambda v: v or 0)
+        f.add("Speed per user", _tip(float_spin(0, 1e6, 1, " tokens/s", special=NOT_SET),
+              "Output tokens per second each user must see, at least "
+              "(targets.min_tokens_per_second_per_user)."),
+              "targets.min_tokens_per_second_per_user", name="spin_target_speed",
+              to_state=lambda v: v or None, from_state=lambda v: v or 0.0)
+        f.add("First token within", _tip(float_spin(0, 1e5, 2, " s", special=NOT_SET),
+              "The longest time to first token allowed (targets.max_ttft_seconds)."),
+              "targets.max_ttft_seconds", name="spin_target_ttft",
+              to_state=lambda v: v or None, from_state=lambda v: v or 0.0)
+        self.state.changed.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        self.box.setVisible(kind is not None and not kind.is_training)

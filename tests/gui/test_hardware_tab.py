@@ -1,0 +1,154 @@
+"""The Hardware tab in the window: the background comparison, applying a row (one undo step),
+prices edited and remembered, the margin shared with the "GPUs needed" line, filters,
+sorting, stale results dropped, and the Serving targets panel."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QWidget
+
+from gpusizer.core.presets import gpu_presets
+from gpusizer.gui.hardware.settings import load
+from gpusizer.gui.settings import Prefs
+
+QWEN = {"model": {"preset": "qwen3-32b"},
+        "workload": {"kind": "inference", "prompt_tokens": 8192, "generated_tokens": 512},
+        "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8}}
+
+
+@pytest.fixture
+def tab(qtbot: Any, window: Any) -> Any:
+    window.state.set_scenario(QWEN, record=False)
+    window.tabs.select("hardware")
+    chart = window.tabs.charts["hardware"]
+    qtbot.waitUntil(lambda: len(chart.options) == len(gpu_presets()), timeout=20000)
+    return chart
+
+
+def _index(chart: Any, gpu: str, key: str) -> QModelIndex:
+    col = [c.key for c in chart.model.columns].index(key)
+    row = next(i for i, o in enumerate(chart.model.options) if o["gpu"] == gpu)
+    return chart.table.proxy.mapFromSource(chart.model.index(row, col))
+
+
+def test_one_row_per_gpu_with_the_pareto_front(tab: Any) -> None:
+    assert tab.model.rowCount() == len(gpu_presets())
+    assert any(o["pareto"] for o in tab.options)
+    assert tab.front.getData()[0] is not None and len(tab.front.getData()[0]) >= 1
+    assert "best of" in tab._title_text
+    rows = tab.data_rows()
+    assert rows[0][0] == "gpu" and len(rows) == len(gpu_presets()) + 1
+
+
+def test_double_click_applies_gpu_and_layout_in_one_undo_step(qtbot: Any, window: Any,
+                                                              tab: Any) -> None:
+    option = next(o for o in tab.options if o["gpu"] == "b200-192gb")
+    before = window.state.scenario
+    depth = window.state.undo_stack.count()
+    tab._double_clicked(_index(tab, "b200-192gb", "layout"))
+    s = window.state.scenario
+    assert s.hardware.gpu == "b200-192gb" and s.hardware.gpus_per_node == 8
+    assert s.parallelism.model_dump(mode="json") == option["parallelism"]
+    assert window.state.estimate.headroom_bytes >= option["margin_bytes"]
+    assert window.state.undo_stack.count() == depth + 1
+    window.state.undo_stack.undo()
+    assert window.state.scenario == before
+
+
+def test_double_click_on_a_price_edits_it_instead(window: Any, tab: Any) -> None:
+    before = window.state.scenario
+    tab._double_clicked(_index(tab, "b200-192gb", "price_per_hour"))
+    assert window.state.scenario == before
+
+
+def test_prices_are_edited_and_remembered(tab: Any, window: Any, temp_settings: Any) -> None:
+    index = _index(tab, "h100-sxm-80gb", "price_per_hour")
+    assert tab.table.proxy.setData(index, "1.25")
+    h100 = next(o for o in tab.options if o["gpu"] == "h100-sxm-80gb")
+    assert h100["price_per_hour"] == 1.25 and h100["user_prices"]
+    assert h100["cloud_cost_per_hour"] == pytest.approx(1.25 * h100["gpus"])
+    window.prefs.sync()
+    assert load(Prefs()).prices == {"h100-sxm-80gb": {"price_per_hour": 1.25}}
+    assert tab.table.proxy.setData(_index(tab, "h100-sxm-80gb", "price_per_hour"), "")
+    assert load(window.prefs).prices == {}  # cleared: the catalog's again
+    assert not tab.table.proxy.setData(_index(tab, "h100-sxm-80gb", "price_per_hour"), "-3")
+
+
+def test_margin_is_the_one_of_the_gpus_needed_line(qtbot: Any, window: Any, tab: Any) -> None:
+    tab.controls.margin.setValue(30)
+    assert window.advisor.margin == pytest.approx(0.30)
+    qtbot.waitUntil(lambda: all(o["headroom_bytes"] >= 0.3 * o["capacity_bytes"]
+                                for o in tab.options if o["fits"]), timeout=20000)
+    window.advisor.run()
+    needs = window.summary.needs.text()
+    h100 = next(o for o in tab.options if o["gpu"] == "h100-sxm-80gb")
+    assert f"at least <b>{h100['gpus']:,} × H100" in needs
+    assert load(window.prefs).margin == pytest.approx(0.30)
+
+
+def test_filters_and_basis_do_not_search_again(qtbot: Any, tab: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(tab.runner, "start", lambda: pytest.fail("searched again"))
+    tab.controls.vendor.setCurrentIndex(tab.controls.vendor.findData("AMD"))
+    assert tab.options and {o["vendor"] for o in tab.options} == {"AMD"}
+    tab.controls.vendor.setCurrentIndex(0)
+    tab.controls.basis.setCurrentIndex(tab.controls.basis.findData("owned"))
+    assert all(o["cost_basis"] == "owned" for o in tab.options)
+    mac = next(o for o in tab.options if o["gpu"] == "apple-m4-max-128gb")
+    assert mac["cost_per_million_tokens"] is not None  # a list price, no cloud price
+
+
+def test_header_click_sorts_by_value(tab: Any) -> None:
+    col = [c.key for c in tab.model.columns].index("tokens_per_second_per_user")
+    tab.table.sortByColumn(col, Qt.SortOrder.DescendingOrder)
+    proxy = tab.table.proxy
+    values = [proxy.index(r, 0).data(Qt.ItemDataRole.UserRole + 1)[
+        "tokens_per_second_per_user"] for r in range(proxy.rowCount())]
+    known = [v for v in values if v is not None]
+    assert known == sorted(known, reverse=True)
+
+
+def test_an_older_result_is_dropped(qtbot: Any, window: Any, tab: Any) -> None:
+    """A newer request cancels the running search; an older result never reaches the tab."""
+    runner, shown = tab.runner, []
+    runner.finished.connect(lambda key, _o: shown.append(key))
+    first = runner.request(window.state.scenario, {"margin": 0.2, "whole_nodes": False})
+    runner.start()
+    second = runner.request(window.state.scenario, {"margin": 0.3, "whole_nodes": True})
+    assert first != second
+    runner.start()
+    qtbot.waitUntil(lambda: second in shown, timeout=20000)
+    assert first not in shown
+
+
+def test_targets_panel_is_for_serving(qtbot: Any, window: Any) -> None:
+    panel = window.findChild(QWidget, "panel_targets")
+    window.state.set_scenario(QWEN, record=False)
+    assert panel.isVisible()
+    window.findChild(QWidget, "spin_target_users").setValue(16)
+    window.state.flush()
+    assert window.state.scenario.targets.users == 16
+    window.state.edit("workload.kind", "lora", immediate=True)
+    assert not panel.isVisible()
+
+
+def test_targets_column_appears_with_targets(qtbot: Any, window: Any, tab: Any) -> None:
+    window.state.edit("targets.users", 8, immediate=True)
+    qtbot.waitUntil(lambda: "targets_met" in [c.key for c in tab.model.columns],
+                    timeout=20000)
+    qtbot.waitUntil(lambda: all(o["batch_size"] * o["parallelism"]["data"] >= 8
+                                for o in tab.options if o["targets_met"]), timeout=20000)
+
+
+def test_csv_and_png_export_from_the_window(window: Any, tab: Any, tmp_path: Any) -> None:
+    import csv
+
+    from PySide6.QtGui import QImage
+
+    assert window.files.export_chart(window.tabs.current_chart(), tmp_path / "hw.csv")
+    rows = list(csv.reader((tmp_path / "hw.csv").open(encoding="utf-8")))
+    assert rows[0][:3] == ["gpu", "rank", "gpu_name"] and len(rows) == len(tab.options) + 1
+    assert window.files.export_chart(window.tabs.current_chart(), tmp_path / "hw.png")
+    assert QImage(str(tmp_path / "hw.png")).width() == 1600
