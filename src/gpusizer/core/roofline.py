@@ -41,6 +41,7 @@ from .dtypes import DTYPES, nbytes
 from .flops import local_layers, mean_causal_context
 from .inference import kv_bytes_per_token_layer
 from .memo import Memo
+from .module_bytes import compute_group_bytes, modules_key, rule_id
 from .params import count_parameters
 from .specs import GPUSpec, ModelSpec, Scenario
 
@@ -96,11 +97,16 @@ class Shape:
     moe_act: float
     head_w: float
     vocab: float
-    wb: float  # bytes per matrix weight
+    wb: float  # bytes per matrix weight (attention projections)
     ob: float  # bytes per other weight (norms, LM head)
     ab: float  # bytes per activation
     tp: int
     ep: int
+    # Bytes per weight of the other groups under the quantisation rule (core/quant_rules.py)
+    mlp_b: float = 0.0
+    shared_b: float = 0.0  # router + shared experts
+    expert_b: float = 0.0
+    head_b: float = 0.0
 
 
 def _attention_widths(arch: Arch, latent_decode: bool, tp: int
@@ -129,16 +135,20 @@ def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
 
 @lru_cache(maxsize=128)
 def shape(spec: ModelSpec, latent_decode: bool, tp: int, ep: int, weights: str,
-          activations: str, kv: str) -> Shape:
-    """The per-GPU shape of a model under TP/EP with these dtypes (cached); MLA decodes in
-    the latent when ``latent_decode`` (the profile's ``mla_latent_decode``)."""
+          activations: str, kv: str, rule: str = "uniform",
+          modules: tuple[tuple[str, str], ...] = ()) -> Shape:
+    """The per-GPU shape of a model under TP/EP with these dtypes and quantisation rule
+    (cached); MLA decodes in the latent when ``latent_decode`` (``mla_latent_decode``)."""
     arch, counts = resolve(spec), count_parameters(spec)
     d, m = counts.dense_layer, counts.moe_layer
     qkv_out, prefill_dims, decode_dims = _attention_widths(arch, latent_decode, tp)
     out_w = arch.attn_out_dim * arch.hidden / tp
     inter = 6 if spec.mlp == "gated" else 4  # gate and up written and read, product w + r
     experts, top_k, moe_act = _moe_widths(arch, inter, tp)
-    quantized = DTYPES[weights].quantized
+    gb = compute_group_bytes(arch, weights, activations, rule, modules).per_param
+    router = arch.hidden * experts
+    shared = (m.mlp - router) if m else 0
+    shared_b = (router * gb["router"] + shared * gb["shared_experts"]) / m.mlp if m else 0.0
     return Shape(
         layers=arch.layers, local=local_layers(arch), window=spec.sliding_window or 0,
         dense_layers=counts.dense_layers, moe_layers=counts.moe_layers, hidden=arch.hidden,
@@ -149,9 +159,9 @@ def shape(spec: ModelSpec, latent_decode: bool, tp: int, ep: int, weights: str,
         mlp_w=d.mlp / tp, mlp_act=inter * arch.ffn / tp, shared_w=m.mlp / tp if m else 0.0,
         expert_w=m.experts / experts / tp if m and experts else 0.0, experts=experts,
         top_k=top_k, moe_act=moe_act, head_w=arch.vocab * arch.hidden / tp,
-        vocab=arch.vocab / tp, wb=nbytes(weights),
-        ob=nbytes(activations) if quantized else nbytes(weights), ab=nbytes(activations),
-        tp=tp, ep=ep,
+        vocab=arch.vocab / tp, wb=gb["attention"], ob=gb["norms"], ab=nbytes(activations),
+        tp=tp, ep=ep, mlp_b=gb["mlp"], shared_b=shared_b, expert_b=gb["experts"],
+        head_b=gb["lm_head"] if counts.lm_head else gb["embedding"],
     )
 
 
@@ -172,7 +182,7 @@ def linear_ops(sh: Shape) -> tuple[Linear, ...]:
          layers * (sh.out_in + h) * ab),
     ]
     if d:
-        ops.append(("mlp", "mm", 2.0 * sh.mlp_w * d, d * sh.mlp_w * sh.wb,
+        ops.append(("mlp", "mm", 2.0 * sh.mlp_w * d, d * sh.mlp_w * sh.mlp_b,
                     d * (2 * h + sh.mlp_act) * ab))
     return tuple(ops)
 
@@ -202,10 +212,10 @@ def nonlinear_ops(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -
         e, k, m = sh.experts, sh.top_k, sh.moe_layers
         distinct = e * (1.0 - (1.0 - k / e) ** n)
         flops = 2.0 * n * (sh.shared_w + k * sh.expert_w / sh.ep) * m
-        weights = (sh.shared_w + distinct * sh.expert_w / sh.ep) * sh.wb
+        weights = sh.shared_w * sh.shared_b + distinct * sh.expert_w / sh.ep * sh.expert_b
         ops.append(("experts", flops, m * (weights + n * (2 * h + sh.moe_act) * sh.ab), "mm"))
     ops.append(("lm_head", 2.0 * batch * sh.head_w,
-                sh.head_w * sh.ob + batch * (h * sh.ab + sh.vocab * 4), "head"))
+                sh.head_w * sh.head_b + batch * (h * sh.ab + sh.vocab * 4), "head"))
     return ops
 
 
@@ -278,7 +288,7 @@ class RooflineModel:
 def _build(s: Scenario, gpu: GPUSpec) -> RooflineModel:
     p, prec, c = s.parallelism, s.precision, s.compute
     sh = shape(s.model, s.profile.mla_latent_decode, p.tensor, p.expert, prec.weights,
-               prec.activations, prec.kv_cache)
+               prec.activations, prec.kv_cache, rule_id(s, prec.weights), modules_key(s))
     mm, mm_tflops = peak_tflops(gpu, matmul_dtype(prec.weights, prec.activations, gpu))
     act = peak_tflops(gpu, prec.activations)[1] * 1e12
     vec = gpu.dense_tflops.get("fp32", act / 16e12) * 1e12
@@ -296,7 +306,8 @@ def roofline_model(s: Scenario, gpu: GPUSpec) -> RooflineModel:
     """The roofline of a validated scenario on a GPU (cached on what it depends on)."""
     p, prec, c = s.parallelism, s.precision, s.compute
     key = (s.model, s.framework, p.tensor, p.expert, prec.weights, prec.activations,
-           prec.kv_cache, gpu.hbm_bandwidth_gb_per_s, gpu.interconnect_gb_per_s,
+           prec.kv_cache, prec.quantization_rule, modules_key(s), gpu.hbm_bandwidth_gb_per_s,
+           gpu.interconnect_gb_per_s,
            tuple(gpu.dense_tflops.items()), c.flops_efficiency, c.bandwidth_efficiency,
            c.interconnect_efficiency)
     return _MODELS.get(key, lambda: _build(s, gpu))

@@ -28,6 +28,9 @@ class StageParams:
     first: bool
     last: bool
     largest_layer: float  # biggest layer on this GPU (ZeRO-3 gathers one at a time)
+    # The same parameters by tensor group (core/quant_rules.GROUPS): matrices = attention +
+    # mlp + shared_experts + experts + router; other = embedding + lm_head + norms.
+    groups: dict[str, float] | None = None
 
     @property
     def total(self) -> float:
@@ -73,10 +76,17 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         matrices += moe_n * (m.attention + m.mlp) / tp + experts
         norms += moe_n * m.norms
         largest = max(largest, (m.attention + m.mlp) / tp + m.experts / (tp * ep) + m.norms)
+    embedding = (counts.embedding + counts.position_embedding) / tp if first else 0.0
+    head = (counts.lm_head or (counts.embedding if pp > 1 else 0)) / tp if last else 0.0
     other = float(norms)
     if first:
-        other += (counts.embedding + counts.position_embedding) / tp
+        other += embedding
     if last:
-        head = counts.lm_head or (counts.embedding if pp > 1 else 0)
-        other += head / tp + counts.final_norm
-    return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest)
+        other += head + counts.final_norm
+        norms += counts.final_norm
+    router = moe_n * arch.hidden * arch.moe.experts / tp if m is not None and arch.moe else 0.0
+    groups = {"embedding": embedding, "lm_head": head, "norms": float(norms),
+              "attention": (dense_n * d.attention + (moe_n * m.attention if m else 0)) / tp,
+              "mlp": dense_n * d.mlp / tp, "experts": experts, "router": router,
+              "shared_experts": (moe_n * m.mlp / tp - router) if m else 0.0}
+    return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest, groups)
