@@ -5,14 +5,16 @@ from __future__ import annotations
 from .architecture import Arch, memo_by_identity, resolve
 from .compute import compute_estimate
 from .dtypes import DTYPES
-from .inference import inference_memory
 from .lora import scenario_lora
 from .memo import clear_all
+from .module_bytes import rule_id, rule_note
 from .overhead import scenario_overhead
 from .params import ParamCounts, count_parameters
 from .presets import scenario_gpu
 from .result import Estimate, Memory
+from .roofline import roofline_model
 from .scenario import parse_scenario
+from .serving import engine_memory, required_bytes, serving_notes, serving_result
 from .specs import GPUSpec, ModelSpec, Scenario
 from .training import base_weight_dtype, stage_memory
 from .unified import memory_share_note
@@ -40,8 +42,11 @@ def _with_overhead(s: Scenario, mem: Memory, peak: int) -> Memory:
 
 def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     p, prec, w = s.parallelism, s.precision, s.workload
+    base = base_weight_dtype(s)
     out = [f"{s.profile.label} memory layout",
-           f"weights {DTYPES[base_weight_dtype(s)].label}", f"activations {prec.activations}"]
+           f"weights {DTYPES[base].label}", f"activations {prec.activations}"]
+    if rule_id(s, base) != "uniform" or prec.modules:
+        out.append(rule_note(s, arch, base))
     if w.is_adapter:
         out += [f"LoRA rank {w.lora_rank} on {','.join(w.lora_targets)}",
                 f"adapters {prec.adapters}, {prec.optimizer} states {prec.optimizer_states}"]
@@ -70,15 +75,28 @@ def _memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, 
             ) -> Memory:
     if s.workload.is_training:
         mem, peak = _training(s, arch, counts, lora)
-    else:
-        mem, peak = inference_memory(s, arch, counts)
-    return _with_overhead(s, mem, peak)
+        return _with_overhead(s, mem, peak)
+    return engine_memory(s, arch, counts, scenario_gpu(s))[0].memory
 
 
 def memory_only(s: Scenario) -> Memory:
     """Per-GPU memory of a validated scenario, without compute or assumptions (sweeps)."""
     arch, counts = _model(s.model)
     return _memory(s, arch, counts, scenario_lora(s))
+
+
+def sizing_memory(s: Scenario) -> Memory:
+    """What the sizing advisor compares with a GPU's capacity: the peak (training,
+    transformers) or, for an engine that reserves its memory, what it needs to start and hold
+    the workload (the report's ``serving.required_bytes``), with the KV cache it needs."""
+    if s.workload.is_training or s.profile.memory_rule == "transformers":
+        return memory_only(s)
+    arch, counts = _model(s.model)
+    gpu = scenario_gpu(s)
+    em, st = engine_memory(s, arch, counts, gpu)
+    need, m = required_bytes(s, em, st, gpu), em.memory
+    rest = m.total - m.kv_cache
+    return Memory(**{**m.__dict__, "kv_cache": max(0, need - rest), "total": max(need, rest)})
 
 
 def estimate(scenario: Scenario | dict) -> Estimate:
@@ -90,12 +108,21 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     trainable = (lora[0] if w.is_adapter else counts.total) if w.is_training else 0
     gpu = scenario_gpu(s)
     gpus = s.parallelism.gpus
+    notes: tuple[str, ...] = ()
+    served = None
+    if w.is_training:
+        memory = _memory(s, arch, counts, lora)
+    else:
+        em, st = engine_memory(s, arch, counts, gpu)
+        memory = em.memory
+        served = serving_result(s, gpu, arch, roofline_model(s, gpu), em, st)
+        notes = serving_notes(s, arch, em, st, gpu)
     return Estimate(
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable,
-        memory=_memory(s, arch, counts, lora), gpus=gpus,
+        memory=memory, gpus=gpus,
         compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
-        assumptions=_assumptions(s, arch) + _memory_share(s, gpu),
+        assumptions=_assumptions(s, arch) + _memory_share(s, gpu) + notes, serving=served,
     )
 
 

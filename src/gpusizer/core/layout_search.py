@@ -19,7 +19,7 @@ from typing import Any
 
 from .architecture import Arch, ceil_div, resolve
 from .errors import ScenarioError
-from .estimate import memory_only
+from .estimate import sizing_memory
 from .frameworks import FrameworkProfile
 from .params import count_parameters
 from .specs import GPUSpec, HardwareSpec, Scenario
@@ -29,7 +29,7 @@ MAX_GPUS = 4096
 MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
 RECOMPUTE = ("none", "selective", "full")
 GiB = 2**30
-_memory = memory_only  # the estimator's memory path (a seam for tests)
+_memory = sizing_memory  # the estimator's memory path (a seam for tests)
 
 
 @dataclass(frozen=True)

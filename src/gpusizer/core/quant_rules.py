@@ -127,6 +127,7 @@ for _r in (
     _gguf("q4_0", "gguf_q4_0"),
     _gguf("q4_1", "gguf_q4_1"),
     _gguf("q8_0", "gguf_q8_0", head="gguf_q8_0"),
+    _gguf("f16", "fp16", head="fp16"),
     # MXFP4_MOE: 3-D expert tensors MXFP4, everything else Q8_0 (llama-quant.cpp).
     _gguf("mxfp4_moe", "gguf_q8_0", head="gguf_q8_0", experts="mxfp4"),
 ):
