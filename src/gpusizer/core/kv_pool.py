@@ -54,6 +54,7 @@ class EngineMemory:
     reserved_bytes: float = 0.0  # inside the budget besides the pool (weights, peak, ...)
     outside_bytes: float = 0.0  # taken outside the budget (context, NCCL, graphs)
     outside_free_check: bool = False  # the engine refuses unless fraction x total is free
+    host_parts: dict[str, float] | None = None  # system RAM by buffer (llama.cpp)
 
 
 def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:

@@ -79,6 +79,7 @@ class _Placement:
     parts: dict[str, float]
     host: float  # bytes in system RAM
     host_read: float  # weight + KV bytes a decode step reads from RAM
+    host_parts: dict[str, float]  # weights, kv_cache, temporary (compute), outputs (logits)
 
 
 def _place(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, n: int, cells: int
@@ -92,19 +93,26 @@ def _place(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, n: int, cells
         out_gpu, rep = n > L, min(n, L)
     per_gpu = ceil_div(rep, gpus) if rep else 0
     kv_layer = m.kv_cell * cells
-    ub = min(rel.ubatch_tokens, cells)
-    compute = _compute(arch, ub, cells, rel.flash_attention, out_gpu) if (rep or out_gpu) else 0
+    ub = min(st.prefill_chunk_tokens or rel.ubatch_tokens, cells)
+    on_gpu = bool(rep or out_gpu)
+    compute = _compute(arch, ub, cells, rel.flash_attention, out_gpu) if on_gpu else 0.0
     weights = per_gpu * m.layer + (m.output if out_gpu else 0.0)
     kv = per_gpu * kv_layer
-    over = scenario_overhead(s, 0) if (rep or out_gpu) else 0
+    over = scenario_overhead(s, 0) if on_gpu else 0
     cpu_layers = L - rep
-    host_out = 0.0 if out_gpu else m.output + arch.vocab * ub * 4
-    host_compute = ub * arch.hidden * 4 + cells * ub * 4
+    host_out = 0.0 if out_gpu else m.output + (arch.vocab * ub * 4 if on_gpu else 0.0)
+    # the host keeps the input rows and the mask; with nothing offloaded the whole graph
+    host_compute = ub * arch.hidden * 4 + cells * ub * 4 if on_gpu else _compute(
+        arch, ub, cells, rel.flash_attention, True)
     outputs = arch.vocab * (st.max_sequences or 1) * 4  # the logits buffer of the slots
-    host = (m.embedding + cpu_layers * (m.layer + kv_layer) + host_out + host_compute + outputs)
+    host_parts = {"weights": m.embedding + cpu_layers * m.layer + (0.0 if out_gpu else m.output),
+                  "kv_cache": cpu_layers * kv_layer,
+                  "temporary": host_compute + host_out - (0.0 if out_gpu else m.output),
+                  "outputs": outputs}
     read = cpu_layers * m.layer + (0.0 if out_gpu else m.output)
     parts = {"weights": weights, "kv_cache": kv, "temporary": compute, "overhead": over}
-    return _Placement(n, rep, out_gpu, sum(parts.values()), parts, host, read)
+    return _Placement(n, rep, out_gpu, sum(parts.values()), parts, sum(host_parts.values()),
+                      read, host_parts)
 
 
 def _cells(st: EngineSettings, context: int) -> int:
@@ -167,4 +175,4 @@ def offload_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
     return EngineMemory(mem, int(p.parts["kv_cache"]), cells, conc, reason is None, reason,
                         ctx, st.max_sequences, kv_tok, host_memory_bytes=int(p.host),
                         gpu_layers=p.gpu_layers, host_read_bytes=p.host_read,
-                        notes=(note,))
+                        notes=(note,), host_parts=p.host_parts)

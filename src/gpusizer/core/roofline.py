@@ -20,6 +20,10 @@ the other, so a token's time is the sum over all layers.
   (weight absorption, DeepSeek-V2 arXiv 2405.04434 §2.1.2; vLLM/SGLang); transformers does not.
 - MoE: each token runs its top-k experts; a step reads the distinct experts chosen, expected
   E·(1 − (1 − k/E)^tokens) under uniform routing (occupancy of E bins by tokens·k draws).
+  Under expert parallelism the all-to-all dispatch sends every EP rank's tokens to the GPU
+  holding an expert (DeepSeek-V3 arXiv 2412.19437 §3.4; vLLM/SGLang EP), so the tokens that
+  choose among a GPU's experts are EP × the replica's: reading only the replica's own share
+  made EP decode up to ~2.5x too fast at batch 16 (DeepSeek-V3, EP 8).
 - The LM head computes logits for the last position of each sequence only (vLLM; transformers
   ``logits_to_keep``), in fp32.
 - Tensor parallelism: 2 all-reduces of the hidden state per layer (Megatron-LM, Shoeybi et al.
@@ -210,7 +214,7 @@ def nonlinear_ops(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -
     ops = [_attention_op(sh, batch, new, ctx, decode)]
     if sh.moe_layers:
         e, k, m = sh.experts, sh.top_k, sh.moe_layers
-        distinct = e * (1.0 - (1.0 - k / e) ** n)
+        distinct = e * (1.0 - (1.0 - k / e) ** (n * sh.ep))  # the EP group's tokens
         flops = 2.0 * n * (sh.shared_w + k * sh.expert_w / sh.ep) * m
         weights = sh.shared_w * sh.shared_b + distinct * sh.expert_w / sh.ep * sh.expert_b
         ops.append(("experts", flops, m * (weights + n * (2 * h + sh.moe_act) * sh.ab), "mm"))
