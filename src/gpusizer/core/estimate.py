@@ -6,12 +6,12 @@ from .architecture import Arch, memo_by_identity, resolve
 from .compute import compute_estimate
 from .dtypes import DTYPES
 from .lora import scenario_lora
-from .memo import clear_all
+from .memo import Memo, clear_all
 from .module_bytes import rule_id, rule_note
 from .overhead import scenario_overhead
 from .params import ParamCounts, count_parameters
 from .presets import scenario_gpu
-from .result import Estimate, Memory
+from .result import Estimate, Memory, Serving
 from .roofline import roofline_model
 from .scenario import parse_scenario
 from .serving import engine_memory, required_bytes, serving_notes, serving_result
@@ -99,6 +99,21 @@ def sizing_memory(s: Scenario) -> Memory:
     return Memory(**{**m.__dict__, "kv_cache": max(0, need - rest), "total": max(need, rest)})
 
 
+_SERVED: Memo[tuple[Memory, Serving, tuple[str, ...]]] = Memo(512)
+
+
+def _served(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
+            ) -> tuple[Memory, Serving, tuple[str, ...]]:
+    """Memory, serving block and engine assumptions of an inference scenario on its GPU (kept
+    per frozen scenario and GPU, as the roofline block is)."""
+    def compute() -> tuple[Memory, Serving, tuple[str, ...]]:
+        em, st = engine_memory(s, arch, counts, gpu)
+        served = serving_result(s, gpu, arch, roofline_model(s, gpu), em, st)
+        return em.memory, served, serving_notes(s, arch, em, st, gpu)
+
+    return _SERVED.get((id(s), id(gpu)), compute, (s, gpu))
+
+
 def estimate(scenario: Scenario | dict) -> Estimate:
     """Estimate the per-GPU memory and compute of a scenario (dict input is validated)."""
     s = parse_scenario(scenario)
@@ -113,10 +128,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     if w.is_training:
         memory = _memory(s, arch, counts, lora)
     else:
-        em, st = engine_memory(s, arch, counts, gpu)
-        memory = em.memory
-        served = serving_result(s, gpu, arch, roofline_model(s, gpu), em, st)
-        notes = serving_notes(s, arch, em, st, gpu)
+        memory, served, notes = _served(s, arch, counts, gpu)
     return Estimate(
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable,

@@ -36,21 +36,22 @@ class GroupBytes:
     per_param: dict[str, float]
     dtypes: dict[str, str]  # the group's main dtype (what the assumptions name)
     boundary: float | None
+    # All matrices in one dtype and everything else in one: ``matrices x matrix + other x
+    # other`` applies (0 when it does not).
+    matrix: float = 0.0
+    other: float = 0.0
 
     @property
     def two_level(self) -> bool:
-        """All matrices in one dtype, everything else in one: the two-term formula applies."""
-        mats = {self.per_param[g] for g in MATRIX_GROUPS}
-        rest = {self.per_param[g] for g in GROUPS if g not in MATRIX_GROUPS}
-        return len(mats) == 1 and len(rest) == 1 and self.boundary is None
+        return self.matrix > 0
 
-    @property
-    def matrix(self) -> float:
-        return self.per_param["attention"]
 
-    @property
-    def other(self) -> float:
-        return self.per_param["norms"]
+def _two_level(per: dict[str, float], boundary: float | None) -> tuple[float, float]:
+    mats = {per[g] for g in MATRIX_GROUPS}
+    rest = {per[g] for g in GROUPS if g not in MATRIX_GROUPS}
+    if len(mats) == 1 and len(rest) == 1 and boundary is None:
+        return mats.pop(), rest.pop()
+    return 0.0, 0.0
 
 
 def rule_id(s: Scenario, weights: str) -> str:
@@ -88,7 +89,7 @@ def compute_group_bytes(arch: Arch, weights: str, activations: str, rule_name: s
     boundary = None
     if rule.boundary is not None:
         boundary = nbytes(resolve_dtype(rule.boundary, weights, activations))
-    return GroupBytes(rule, per, dtypes, boundary)
+    return GroupBytes(rule, per, dtypes, boundary, *_two_level(per, boundary))
 
 
 def modules_key(s: Scenario) -> tuple[tuple[str, str], ...]:
@@ -102,11 +103,12 @@ _GROUPS: Memo[GroupBytes] = Memo(1024)
 def group_bytes(s: Scenario, arch: Arch, weights: str | None = None) -> GroupBytes:
     """Bytes per parameter of each group for the scenario's model and precision (``weights``:
     the stored format of the base when it differs from ``precision.weights``, QLoRA)."""
-    w = weights or s.precision.weights
-    return _GROUPS.get((id(s.model), id(s.precision), w),
-                       lambda: compute_group_bytes(arch, w, s.precision.activations,
-                                                   rule_id(s, w), modules_key(s)),
-                       (s.model, s.precision))
+    prec = s.precision
+    w = weights or prec.weights
+    mods = modules_key(s) if prec.modules else ()
+    return _GROUPS.get((id(s.model), w, prec.activations, prec.quantization_rule, mods),
+                       lambda: compute_group_bytes(arch, w, prec.activations, rule_id(s, w), mods),
+                       (s.model,))
 
 
 def _boundary_extra(gb: GroupBytes, arch: Arch, counts: ParamCounts, sp: StageParams,
@@ -131,7 +133,7 @@ def stage_weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StagePa
                        weights: str | None = None) -> float:
     """Bytes of the weights one GPU of this stage holds, under the scenario's rule."""
     gb = group_bytes(s, arch, weights)
-    if gb.two_level or sp.groups is None:
+    if gb.matrix or sp.groups is None:
         return sp.matrices * gb.matrix + sp.other * gb.other
     total = sum(sp.groups[g] * gb.per_param[g] for g in GROUPS)
     if gb.boundary is not None:

@@ -238,14 +238,15 @@ class RooflineModel:
     activation dtype, "vec": norms, "head": LM head); ``bandwidth`` and ``interconnect`` raw
     bytes/s; the efficiency factors (scenario ``compute`` block) scale them."""
 
-    __slots__ = ("_comm", "_inv", "_inv_bw", "_linear", "bandwidth", "bandwidth_efficiency",
-                 "dtype", "flops_efficiency", "interconnect", "interconnect_efficiency", "peaks",
-                 "shape")
+    __slots__ = ("_comm", "_inv", "_inv_bw", "_linear", "_steps", "bandwidth",
+                 "bandwidth_efficiency", "dtype", "flops_efficiency", "interconnect",
+                 "interconnect_efficiency", "peaks", "shape")
 
     def __init__(self, shape: Shape, dtype: str, peaks: dict[str, float], bandwidth: float,
                  interconnect: float, efficiencies: tuple[float, float, float] = (0.7, 0.8, 0.7)
                  ) -> None:
         self.shape, self.dtype, self.peaks = shape, dtype, peaks
+        self._steps: dict[tuple[int, float, float, bool], float] = {}  # step times asked
         self.bandwidth, self.interconnect = bandwidth, interconnect
         fe, be, ie = efficiencies
         self.flops_efficiency, self.bandwidth_efficiency, self.interconnect_efficiency = fe, be, ie
@@ -268,7 +269,17 @@ class RooflineModel:
         return self._comm * tokens
 
     def step_seconds(self, batch: int, new: float, ctx: float, decode: bool) -> float:
-        """Seconds of one step: each operation at its roof, summed, plus the all-reduces."""
+        """Seconds of one step: each operation at its roof, summed, plus the all-reduces (kept:
+        the compute block and the serving block ask for the same steps)."""
+        key = (batch, new, ctx, decode)
+        hit = self._steps.get(key)
+        if hit is None:
+            if len(self._steps) > 256:
+                self._steps.clear()
+            hit = self._steps[key] = self._step_seconds(batch, new, ctx, decode)
+        return hit
+
+    def _step_seconds(self, batch: int, new: float, ctx: float, decode: bool) -> float:
         n = batch * new
         total = self._comm * n
         for c, m0, m1 in self._linear:

@@ -31,6 +31,7 @@ from .engine_settings import EngineSettings, engine_settings
 from .engines import cuda_total_bytes
 from .inference import inference_memory, kv_bytes_per_token_layer
 from .kv_pool import EngineMemory, pool_memory
+from .memo import Memo
 from .offload import offload_memory
 from .overhead import scenario_overhead
 from .params import ParamCounts
@@ -54,9 +55,18 @@ def _transformers(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
     return EngineMemory(mem, mem.kv_cache, tokens, tokens / ctx, True, None, ctx, None, per)
 
 
+_MEMORY: Memo[tuple[EngineMemory, EngineSettings]] = Memo(1024)
+
+
 def engine_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
                   ) -> tuple[EngineMemory, EngineSettings]:
-    """The serving engine's memory on the heaviest GPU, by the profile's ``memory_rule``."""
+    """The serving engine's memory on the heaviest GPU, by the profile's ``memory_rule``
+    (kept per frozen scenario and GPU: sweeps, the advisor and the window ask again)."""
+    return _MEMORY.get((id(s), id(gpu)), lambda: _engine_memory(s, arch, counts, gpu), (s, gpu))
+
+
+def _engine_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
+                   ) -> tuple[EngineMemory, EngineSettings]:
     st = engine_settings(s, gpu)
     rule = s.profile.memory_rule
     if rule == "transformers":
@@ -112,8 +122,10 @@ def _prefill(s: Scenario, gpu: GPUSpec, model: RooflineModel, em: EngineMemory,
     prompt = s.workload.prompt_tokens
     tokens, chunk = running * prompt, st.prefill_chunk_tokens
     steps = 1 if not chunk else max(1, math.ceil(tokens / chunk))
-    weights_once = model.decode_seconds(1, 1)
-    roof = max(model.prefill_seconds(running, prompt), steps * weights_once) * share
+    roof = model.prefill_seconds(running, prompt)  # reads the weights once already
+    if steps > 1:  # every chunk reads them again
+        roof = max(roof, steps * model.decode_seconds(1, 1))
+    roof *= share
     pcie = 0.0
     if em.host_read_bytes and not gpu.unified_memory:
         link = max(1.0, gpu.interconnect_gb_per_s * 1e9 * model.interconnect_efficiency)
