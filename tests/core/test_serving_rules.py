@@ -273,3 +273,27 @@ def test_module_override_and_errors() -> None:
     with pytest.raises(ScenarioError) as err:
         _weights(weights="fp8", modules={"kitchen": "fp8"})
     assert err.value.field == "precision.modules"
+
+
+# --- registries: one entry each ------------------------------------------------------------------
+
+def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
+    from dataclasses import replace
+
+    from gpusizer.core import frameworks, quant_rules
+    from gpusizer.core.engines import VLLM
+
+    rule = quant_rules.register(quant_rules.QuantRule(
+        "dummy-all-but-head", "Dummy", {"lm_head": "unquantised"}))
+    profile = frameworks.register(replace(
+        frameworks.FRAMEWORKS["vllm"], id="dummy-engine", label="Dummy engine",
+        releases=(replace(VLLM[-1], version="1.0", memory_fraction=0.5),)))
+    try:
+        plain = _weights(weights="fp8", quantization_rule="uniform")
+        head16 = _weights(weights="fp8", quantization_rule=rule.id)
+        assert head16 - plain == pytest.approx(128_256 * 16_384, rel=1e-6)  # the head at 2 B
+        sv = _sv({**_vllm(), "framework": profile.id})
+        assert sv.memory_fraction == 0.5 and sv.engine_version == "1.0"
+    finally:
+        quant_rules.QUANT_RULES.pop(rule.id, None)
+        frameworks.unregister(profile.id)

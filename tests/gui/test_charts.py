@@ -46,7 +46,7 @@ def test_fonts_are_installed(qapp):
 
 
 def test_registry_and_api(qtbot):
-    assert set(CHARTS) == {"memory", "variants", "roofline", "sweep"}
+    assert set(CHARTS) == {"memory", "variants", "roofline", "sweep", "capacity"}  # + issue 11
     assert chart_view("compare").key == "variants"  # the contract's old key still works
     for key in CHARTS:
         chart = chart_class(key)()
