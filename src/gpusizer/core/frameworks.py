@@ -65,6 +65,7 @@ class FrameworkProfile:
     prefers_model_parallel: bool = False
     quantised_base_zero3: bool = True  # can train a quantised base under ZeRO-3
     # -- serving ----------------------------------------------------------------------------
+    # transformers' rule (core/inference.py); engines' chunking is per release (engines.py)
     prefill_chunk_tokens: int | None = None  # tokens per prefill pass; None = whole prompt
     prefill_chunk_per_sequence: bool = False  # the chunk is per sequence, not per batch
     kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
@@ -154,27 +155,24 @@ for _p in (
         # context 500 MiB and NCCL 1 GiB at TP > 1: the TP 4 init snapshot of vLLM 0.19 shows
         # 1.55 GiB in use before the weights load (llm-d planner logs; outside the budget)
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
-        prefill_chunk_tokens=8192, memory_rule="profiled_pool", releases=VLLM,
-        sources=("vLLM docs, Optimization and Tuning: chunked prefill, max_num_batched_tokens",
-                 "vLLM docs, Conserving memory (CUDA graphs, sampler)",
-                 "docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0)")),
+        memory_rule="profiled_pool", releases=VLLM,
+        sources=("docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
+                 "defaults per release in core/engines.py",)),
     FrameworkProfile(
         "sglang", "SGLang", trains=False, serves=True,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
-        prefill_chunk_tokens=8192, memory_rule="static_pool", releases=SGLANG,
+        memory_rule="static_pool", releases=SGLANG,
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",)),
     FrameworkProfile(
         "tensorrt-llm", "TensorRT-LLM", trains=False, serves=True,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
-        prefill_chunk_tokens=8192, memory_rule="free_pool", releases=TENSORRT_LLM,
+        memory_rule="free_pool", releases=TENSORRT_LLM,
         sources=("docs/evidence/serving.md §3 (KvCacheConfig docs)",)),
     FrameworkProfile(
         "llama.cpp", "llama.cpp / Ollama", trains=False, serves=True,
         # the compute buffers are computed (core/offload.py); the context is CUDA's
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
-        prefill_chunk_tokens=2048, prefill_chunk_per_sequence=True,
         memory_rule="layer_offload", releases=LLAMA_CPP,
-        sources=("llama.cpp common/common.h: n_batch = 2048 tokens per decode call",
-                 "docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)")),
+        sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",)),
 ):
     register(_p)

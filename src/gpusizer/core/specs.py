@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from .frameworks import FRAMEWORKS, FrameworkProfile
 from .quant_rules import QUANT_RULES, check_modules
+from .serving_spec import ServingSpec
 from .workloads import WORKLOAD_KINDS, WorkloadKind
 
 PosInt = Annotated[int, Field(ge=1)]
@@ -297,26 +298,6 @@ class OverheadSpec(_Spec):
     cuda_context_bytes: NonNegInt | None = None
     workspace_bytes: NonNegInt | None = None
     allocator_fraction: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
-
-
-class ServingSpec(_Spec):
-    """How the serving engine is run (null: the engine's default for the scenario's GPU and
-    version; core/engines.py). Names follow the contract, the engines' own names beside."""
-
-    memory_fraction: Fraction | None = None  # vLLM gpu_memory_utilization, SGLang
-    #                                          mem_fraction_static, TRT free_gpu_memory_fraction
-    max_context: PosInt | None = None  # vLLM max_model_len; llama.cpp n_ctx per sequence
-    max_sequences: PosInt | None = None  # vLLM max_num_seqs; llama.cpp n_parallel
-    prefill_chunk_tokens: PosInt | None = None  # vLLM max_num_batched_tokens
-    kv_block_tokens: PosInt | None = None  # vLLM block_size, SGLang page_size
-    cuda_graphs: bool | None = None  # False: vLLM --enforce-eager
-    gpu_layers: NonNegInt | None = None  # llama.cpp -ngl (null: as many as fit)
-    concurrency: PosInt | None = None  # users served at once (null: workload.batch_size)
-    # Additive: the engine release whose defaults apply (null: the current one), the fixed
-    # cost of a step (null: the engine's per GPU class), host RAM bandwidth (offloaded layers).
-    engine_version: str | None = None
-    step_latency_seconds: Annotated[float, Field(ge=0.0)] | None = None
-    host_bandwidth_gb_per_s: Annotated[float, Field(gt=0.0)] | None = None
 
 
 class ComputeSpec(_Spec):
