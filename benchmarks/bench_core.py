@@ -14,6 +14,12 @@ from gpusizer.core.sweep import sweep
 TRAINING = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "lora"},
             "parallelism": {"data": 8}, "hardware": {"gpu": "h100-sxm-80gb"}}
 INFERENCE = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
+# Issue 11: an engine profile's report (pool, serving block) stays within the same budget.
+ENGINES = {
+    "vllm": {**INFERENCE, "framework": "vllm", "serving": {"max_context": 8192}},
+    "llama.cpp": {**INFERENCE, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"},
+                  "hardware": {"gpu": "rtx-4090-24gb"}},
+}
 
 
 def test_estimate_report_training(benchmark) -> None:
@@ -24,6 +30,12 @@ def test_estimate_report_training(benchmark) -> None:
 def test_estimate_report_inference(benchmark) -> None:
     rep = benchmark(estimate_report, INFERENCE)
     assert rep["per_gpu"]["total"] > 0
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_estimate_report_engine(benchmark, engine: str) -> None:
+    rep = benchmark(estimate_report, ENGINES[engine])
+    assert rep["serving"]["starts"] and rep["per_gpu"]["total"] > 0
 
 
 def test_sweep_1000_sequence_lengths_training(benchmark) -> None:

@@ -69,3 +69,29 @@ def test_version(capsys: pytest.CaptureFixture) -> None:
 
     assert main(["--version"]) == 0
     assert __version__ in capsys.readouterr().out
+
+
+def test_estimate_table_prints_the_serving_block(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture) -> None:
+    # Issue 11: KV tokens, max users, TTFT, TPOT, tokens/s per user and in total
+    scenario = {"model": {"preset": "llama-3.1-8b"}, "framework": "vllm",
+                "workload": {"kind": "inference", "batch_size": 16},
+                "serving": {"max_context": 16384}}
+    assert main(["estimate", _write(tmp_path, scenario)]) == 0
+    text = capsys.readouterr().out
+    for words in ("users at 1,280 tokens each", "KV tokens", "first token", "ms per token",
+                  "tokens/s each", "tokens/s in total"):
+        assert words in text
+    refused = {**scenario, "hardware": {"gpu": "rtx-4090-24gb"}, "serving": {}}
+    assert main(["estimate", _write(tmp_path, refused)]) == 0
+    text = capsys.readouterr().out
+    assert "does NOT start" in text and "largest context" in text
+
+
+def test_estimate_table_prints_training_time_and_cost(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture) -> None:
+    scenario = {"model": {"preset": "llama-3.1-8b"}, "parallelism": {"data": 8},
+                "workload": {"kind": "full_finetune", "training_tokens": 1e9}}
+    assert main(["estimate", _write(tmp_path, scenario)]) == 0
+    text = capsys.readouterr().out
+    assert "training" in text and "GPU-hours" in text and "$" in text

@@ -35,9 +35,15 @@ def test_llama_405b_model_states_16_bytes_per_param() -> None:
 def test_llama_405b_weights_by_precision(dtype: str, published_gb: float) -> None:
     # Hugging Face Llama 3.1 blog (huggingface.co/blog/llama31): 810 / 405 / 203 GB.
     # Tolerance 0.5 % (the blog rounds 405.85e9 parameters).
+    # The blog's FP8 figure is every parameter at 1 B; real FP8 checkpoints keep the embedding
+    # and the LM head in 16-bit (llm-compressor's Linear-only targets with ignore=["lm_head"],
+    # ModelOpt's disabled quantizers; vLLM's online FP8 of Llama-3.1-8B loads 8.49 GiB, not
+    # 7.5: docs/evidence/serving.md §5, engine-logs.json). Those 2 x 128,256 x 16,384
+    # parameters cost 1 B more each (core/quant_rules.py, rule "llm-compressor").
     rep = estimate_report({"model": {"preset": "llama-3.1-405b"},
                            "workload": {"kind": "inference"}, "precision": {"weights": dtype}})
-    assert rep["per_gpu"]["weights"] == pytest.approx(published_gb * GB, rel=0.005)
+    kept_16_bit = 2 * 128_256 * 16_384 if dtype == "fp8" else 0
+    assert rep["per_gpu"]["weights"] == pytest.approx(published_gb * GB + kept_16_bit, rel=0.005)
 
 
 @pytest.mark.parametrize(("preset", "fp16_gb"), [("llama-3.1-8b", 16), ("llama-3.1-70b", 140)])
@@ -112,11 +118,14 @@ KV_CASES = [  # HF Llama 3.1 blog KV cache table, FP16; blog "GB" are GiB (refer
 @pytest.mark.parametrize(("preset", "tokens", "gib"), KV_CASES)
 def test_kv_cache_llama_blog(preset: str, tokens: int, gib: float) -> None:
     # Tolerance 1 % (the blog rounds to 2-3 digits; 405B uses the released 8 KV heads).
+    # vLLM reserves a pool up front (its per_gpu kv_cache is the pool, issue 11); the cache one
+    # request of ``tokens`` tokens holds in it is the blog's figure.
     rep = estimate_report({"model": {"preset": preset},
                            "workload": {"kind": "inference", "prompt_tokens": tokens,
                                         "generated_tokens": 0},
                            "precision": {"kv_cache": "fp16"}, "framework": "vllm"})
-    assert rep["per_gpu"]["kv_cache"] / GiB == pytest.approx(gib, rel=0.01)
+    held = rep["serving"]["kv_bytes_per_token"] * tokens
+    assert held / GiB == pytest.approx(gib, rel=0.01)
 
 
 @pytest.mark.parametrize(("preset", "per_token"),

@@ -46,7 +46,7 @@ def test_fonts_are_installed(qapp):
 
 
 def test_registry_and_api(qtbot):
-    assert set(CHARTS) == {"memory", "variants", "roofline", "sweep", "hardware"}
+    assert set(CHARTS) == {"memory", "variants", "roofline", "sweep", "capacity", "hardware"}
     assert chart_view("compare").key == "variants"  # the contract's old key still works
     for key in CHARTS:
         chart = chart_class(key)()

@@ -156,7 +156,7 @@ def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note
         lay, batch, bought = scaler.whole_nodes(lay, batch)
     if (lay, batch) != (fitted[0][0], None):
         sc, est = scaler.final(lay, batch)
-        if est.memory.total > g.capacity:  # the peak depends on the GPU: keep the fewest
+        if est.required_bytes > g.capacity or not est.runs:  # keep the fewest that fit
             (lay, sc, est), bought = fitted[0], fitted[0][0].gpus
             met = False if met is not None else None
             notes.append("grown layouts do not fit on this GPU; the fewest GPUs are shown")

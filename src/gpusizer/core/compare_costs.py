@@ -47,21 +47,17 @@ def speed(est: Estimate) -> dict[str, float | None]:
     all replicas) for serving; ``time_seconds`` (null without ``workload.training_tokens``)
     and ``tokens_per_second`` (trained tokens per second) for training.
 
-    The seam for the engines' serving block (issue 11, branch ``serving-engines``): today it
-    reads the report's compute block (the roofline, core/compute.py): time to first token =
-    ``prefill_seconds``, time per output token = ``decode_seconds_per_token``, tokens per
-    second per user = 1 / TPOT at the scenario's batch. When the report's ``serving`` block
-    lands (``ttft_seconds``, ``tpot_seconds``, ``tokens_per_second_per_user``,
-    ``tokens_per_second``), read it here instead; nothing else in the comparison changes."""
-    c = est.compute
-    if est.scenario.workload.is_training:
+    Serving speed is the estimate's ``serving`` block (core/serving.py: the engine's step
+    costs, prefill chunking and the users it runs at once on top of the roofline); training
+    speed the compute block (core/compute.py)."""
+    c, sv = est.compute, est.serving
+    if est.scenario.workload.is_training or sv is None:
         rate = c.peak_flops_per_s * est.gpus * c.mfu / c.flops_per_token \
             if c.flops_per_token else 0.0
         return {"time_seconds": c.time_seconds or None, "tokens_per_second": rate or None}
-    tpot = c.decode_seconds_per_token
-    return {"ttft_seconds": c.prefill_seconds, "tpot_seconds": tpot or None,
-            "tokens_per_second_per_user": 1.0 / tpot if tpot else None,
-            "tokens_per_second": c.tokens_per_second or None}
+    return {"ttft_seconds": sv.ttft_seconds or None, "tpot_seconds": sv.tpot_seconds or None,
+            "tokens_per_second_per_user": sv.tokens_per_second_per_user or None,
+            "tokens_per_second": sv.tokens_per_second or None}
 
 
 def check_prices(prices: Mapping[str, Mapping[str, Any]] | None

@@ -59,6 +59,16 @@ DTYPES: dict[str, DType] = {
         _q("gguf_q4_k_m", "GGUF Q4_K_M", 4.89, "llama.cpp quantize README, Q4_K_M row"),
         _q("gguf_q5_k_m", "GGUF Q5_K_M", 5.70, "llama.cpp quantize README, Q5_K_M row"),
         _q("gguf_q4_0", "GGUF Q4_0", 18 * 8 / 32, "ggml-common.h block_q4_0 (fp16 scale per 32)"),
+        # Single GGUF tensor types (per-tensor rules, core/quant_rules.py): k-quants store
+        # 256 values per super-block (ggml-common.h block_q*_K: Q2_K 84 B, Q3_K 110 B, Q4_K
+        # 144 B, Q5_K 176 B, Q6_K 210 B); legacy blocks of 32 (Q4_1 20 B, Q5_0 22 B, Q5_1
+        # 24 B).
+        _q("gguf_q4_k", "GGUF Q4_K", 144 * 8 / 256, "ggml-common.h block_q4_K"),
+        _q("gguf_q5_k", "GGUF Q5_K", 176 * 8 / 256, "ggml-common.h block_q5_K"),
+        _q("gguf_q6_k", "GGUF Q6_K", 210 * 8 / 256, "ggml-common.h block_q6_K"),
+        _q("gguf_q4_1", "GGUF Q4_1", 20 * 8 / 32, "ggml-common.h block_q4_1"),
+        _q("gguf_q5_0", "GGUF Q5_0", 22 * 8 / 32, "ggml-common.h block_q5_0"),
+        _q("gguf_q5_1", "GGUF Q5_1", 24 * 8 / 32, "ggml-common.h block_q5_1"),
         # OCP MX: 32 FP4 values share one 8-bit E8M0 scale.
         _q("mxfp4", "MXFP4", 4 + 8 / 32, "OCP Microscaling Formats v1.0, §5", compute="fp4"),
         # NVFP4: 16 FP4 values share one FP8 E4M3 scale (+ one fp32 per tensor, negligible).

@@ -5,14 +5,16 @@ from __future__ import annotations
 from .architecture import Arch, memo_by_identity, resolve
 from .compute import compute_estimate
 from .dtypes import DTYPES
-from .inference import inference_memory
 from .lora import scenario_lora
-from .memo import clear_all
+from .memo import Memo, clear_all
+from .module_bytes import rule_id, rule_note
 from .overhead import scenario_overhead
 from .params import ParamCounts, count_parameters
 from .presets import scenario_gpu
-from .result import Estimate, Memory
+from .result import Estimate, Memory, Serving
+from .roofline import roofline_model
 from .scenario import parse_scenario
+from .serving import engine_memory, required_bytes, serving_notes, serving_result
 from .specs import GPUSpec, ModelSpec, Scenario
 from .training import base_weight_dtype, stage_memory
 from .unified import memory_share_note
@@ -39,8 +41,11 @@ def _with_overhead(s: Scenario, mem: Memory, peak: int) -> Memory:
 
 def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     p, prec, w = s.parallelism, s.precision, s.workload
+    base = base_weight_dtype(s)
     out = [f"{s.profile.label} memory layout",
-           f"weights {DTYPES[base_weight_dtype(s)].label}", f"activations {prec.activations}"]
+           f"weights {DTYPES[base].label}", f"activations {prec.activations}"]
+    if rule_id(s, base) != "uniform" or prec.modules:
+        out.append(rule_note(s, arch, base))
     if w.is_adapter:
         out += [f"LoRA rank {w.lora_rank} on {','.join(w.lora_targets)}",
                 f"adapters {prec.adapters}, {prec.optimizer} states {prec.optimizer_states}"]
@@ -83,15 +88,43 @@ def clear_caches() -> None:
 def _memory(s: Scenario, arch: Arch, counts: ParamCounts) -> Memory:
     if s.workload.is_training:
         mem, peak = _training(s, arch, counts)
-    else:
-        mem, peak = inference_memory(s, arch, counts)
-    return _with_overhead(s, mem, peak)
+        return _with_overhead(s, mem, peak)
+    return engine_memory(s, arch, counts, scenario_gpu(s))[0].memory
 
 
 def memory_only(s: Scenario) -> Memory:
     """Per-GPU memory of a validated scenario, without compute or assumptions (sweeps)."""
     arch, counts = _model(s.model)
     return _memory(s, arch, counts)
+
+
+def sizing_memory(s: Scenario) -> Memory:
+    """What the sizing advisor compares with a GPU's capacity: the peak (training,
+    transformers) or, for an engine that reserves its memory, what it needs to start and hold
+    the workload (the report's ``serving.required_bytes``), with the KV cache it needs."""
+    if s.workload.is_training or s.profile.memory_rule == "transformers":
+        return memory_only(s)
+    arch, counts = _model(s.model)
+    gpu = scenario_gpu(s)
+    em, st = engine_memory(s, arch, counts, gpu)
+    need, m = required_bytes(s, em, st, gpu), em.memory
+    rest = m.total - m.kv_cache
+    return Memory(**{**m.__dict__, "kv_cache": max(0, need - rest), "total": max(need, rest)})
+
+
+_SERVED: Memo[tuple[Memory, Serving, tuple[str, ...]]] = Memo(512)
+
+
+def _served(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
+            ) -> tuple[Memory, Serving, tuple[str, ...]]:
+    """Memory, serving block and engine assumptions of an inference scenario on its GPU (kept
+    per frozen scenario and GPU, as the roofline block is)."""
+    def compute() -> tuple[Memory, Serving, tuple[str, ...]]:
+        em, st = engine_memory(s, arch, counts, gpu)
+        served = serving_result(s, gpu, arch, roofline_model(s, gpu), em, st)
+        return em.memory, served, serving_notes(s, arch, em, st, gpu)
+
+    return _SERVED.get((id(s), id(gpu)), compute, (s, gpu))
 
 
 def estimate(scenario: Scenario | dict) -> Estimate:
@@ -104,12 +137,18 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     trainable = (lora[0] if w.is_adapter else full) if w.is_training else 0
     gpu = scenario_gpu(s)
     gpus = s.parallelism.gpus
+    notes: tuple[str, ...] = ()
+    served = None
+    if w.is_training:
+        memory = _memory(s, arch, counts)
+    else:
+        memory, served, notes = _served(s, arch, counts, gpu)
     return Estimate(
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable,
-        memory=_memory(s, arch, counts), gpus=gpus,
+        memory=memory, gpus=gpus,
         compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
-        assumptions=_assumptions(s, arch) + _memory_share(s, gpu),
+        assumptions=_assumptions(s, arch) + _memory_share(s, gpu) + notes, serving=served,
         parameters_vision=counts.vision,
     )
 

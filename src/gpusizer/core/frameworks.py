@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .engines import LLAMA_CPP, SGLANG, TENSORRT_LLM, VLLM, EngineRelease
 from .workloads import WorkloadKind
 
 MiB = 2**20
@@ -64,6 +65,7 @@ class FrameworkProfile:
     prefers_model_parallel: bool = False
     quantised_base_zero3: bool = True  # can train a quantised base under ZeRO-3
     # -- serving ----------------------------------------------------------------------------
+    # transformers' rule (core/inference.py); engines' chunking is per release (engines.py)
     prefill_chunk_tokens: int | None = None  # tokens per prefill pass; None = whole prompt
     prefill_chunk_per_sequence: bool = False  # the chunk is per sequence, not per batch
     kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
@@ -72,7 +74,27 @@ class FrameworkProfile:
     # Hybrid models' recurrent state (core/state.py): "transformers" keeps the whole conv
     # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
     recurrent_state: Literal["transformers", "engine"] = "engine"
+    # How the engine takes GPU memory when serving (core/kv_pool.py, core/offload.py):
+    # "transformers" allocates as requests need it (core/inference.py); "profiled_pool" (vLLM)
+    # reserves a fraction of the device, profiles a dummy batch and pages the rest as KV;
+    # "static_pool" (SGLang) reserves (weights + KV) as a fraction; "free_pool" (TensorRT-LLM)
+    # gives a fraction of what is free after weights and activations to the KV cache;
+    # "layer_offload" (llama.cpp, Ollama) places layers on the GPU or in system RAM.
+    memory_rule: Literal["transformers", "profiled_pool", "static_pool", "free_pool",
+                         "layer_offload"] = "transformers"
+    releases: tuple[EngineRelease, ...] = ()  # oldest first; the last is the default
     sources: tuple[str, ...] = ()
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """``serving.engine_version`` values this profile accepts (empty: none)."""
+        return tuple(r.version for r in self.releases)
+
+    @property
+    def reserves_memory(self) -> bool:
+        """Whether the engine takes a share of the GPU up front when serving (its memory
+        fraction), whatever the workload needs: that share is its own safety margin."""
+        return self.memory_rule in ("profiled_pool", "static_pool", "free_pool")
 
     def fits(self, kind: WorkloadKind) -> bool:
         """Whether this framework runs that kind of work."""
@@ -139,14 +161,27 @@ for _p in (
         sources=("PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",)),
     FrameworkProfile(
         "vllm", "vLLM", trains=False, serves=True,
-        overhead=OverheadDefaults(500 * MiB, 1024 * MiB, 0.0, 256 * MiB),
-        prefill_chunk_tokens=8192,
-        sources=("vLLM docs, Optimization and Tuning: chunked prefill, max_num_batched_tokens",
-                 "vLLM docs, Conserving memory (CUDA graphs, sampler)")),
+        # context 500 MiB and NCCL 1 GiB at TP > 1: the TP 4 init snapshot of vLLM 0.19 shows
+        # 1.55 GiB in use before the weights load (llm-d planner logs; outside the budget)
+        overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
+        memory_rule="profiled_pool", releases=VLLM,
+        sources=("docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
+                 "defaults per release in core/engines.py",)),
     FrameworkProfile(
-        "llama.cpp", "llama.cpp", trains=False, serves=True,
-        overhead=OverheadDefaults(300 * MiB, 512 * MiB, 0.0, 0),
-        prefill_chunk_tokens=2048, prefill_chunk_per_sequence=True,
-        sources=("llama.cpp common/common.h: n_batch = 2048 tokens per decode call",)),
+        "sglang", "SGLang", trains=False, serves=True,
+        overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
+        memory_rule="static_pool", releases=SGLANG,
+        sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",)),
+    FrameworkProfile(
+        "tensorrt-llm", "TensorRT-LLM", trains=False, serves=True,
+        overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
+        memory_rule="free_pool", releases=TENSORRT_LLM,
+        sources=("docs/evidence/serving.md §3 (KvCacheConfig docs)",)),
+    FrameworkProfile(
+        "llama.cpp", "llama.cpp / Ollama", trains=False, serves=True,
+        # the compute buffers are computed (core/offload.py); the context is CUDA's
+        overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
+        memory_rule="layer_offload", releases=LLAMA_CPP,
+        sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",)),
 ):
     register(_p)

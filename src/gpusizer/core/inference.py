@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from .architecture import Arch, ceil_div
-from .dtypes import DTYPES, nbytes
+from .dtypes import nbytes
 from .frameworks import FrameworkProfile
+from .module_bytes import stage_weight_bytes
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import stage_params
@@ -106,9 +107,7 @@ def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: An
     ``prompt`` may be numpy arrays (sweeps)."""
     par, prec, w = s.parallelism, s.precision, s.workload
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
-    wid = prec.weights
-    other_b = nbytes(prec.activations) if DTYPES[wid].quantized else nbytes(wid)
-    weights = sp.matrices * nbytes(wid) + sp.other * other_b
+    weights = stage_weight_bytes(s, arch, counts, sp)
     # The heaviest stage's attention layers (hybrid models' recurrent layers keep no KV)
     attention = min(sp.layers, ceil_div(arch.attention_layers, par.pipeline))
     kv = kv_cache_bytes(arch, s.profile, prec.kv_cache, batch, prompt + w.generated_tokens,

@@ -19,7 +19,7 @@ from typing import Any
 
 from .architecture import Arch, ceil_div, resolve
 from .errors import ScenarioError
-from .estimate import memory_only
+from .estimate import sizing_memory
 from .fit_search import smallest_fitting
 from .frameworks import FrameworkProfile
 from .params import count_parameters
@@ -42,7 +42,7 @@ MAX_PP = 128
 MAX_LAYOUTS = 100_000
 RECOMPUTE = ("none", "selective", "full")
 GiB = 2**30
-_memory = memory_only  # the estimator's memory path (a seam for tests)
+_memory = sizing_memory  # the estimator's memory path (a seam for tests)
 
 
 @dataclass(frozen=True)

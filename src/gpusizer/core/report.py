@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any, cast
 
 from .architecture import resolve
@@ -9,7 +10,7 @@ from .compute import roofline_block
 from .estimate import estimate
 from .inference import cache_block
 from .memo import Memo
-from .result import Estimate
+from .result import Estimate, Serving
 from .roofline import roofline_model
 from .scenario import scenario_dict
 
@@ -76,9 +77,19 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
     }
     if not est.scenario.workload.is_training:
         report["cache"] = cache_block(est.scenario, resolve(est.scenario.model))
+    if est.serving is not None:
+        report["serving"] = serving_block(est.serving)
     if roofline or (roofline is None and not est.scenario.workload.is_training):
         report["roofline"] = _roofline(est)
     return report
+
+
+SERVING_FIELDS = tuple(f.name for f in fields(Serving))
+
+
+def serving_block(sv: Serving) -> dict[str, Any]:
+    """The report's ``serving`` block (contract: scenario-format.md "serving")."""
+    return {name: getattr(sv, name) for name in SERVING_FIELDS}
 
 
 def estimate_report(scenario: dict[str, Any], roofline: bool | None = None) -> dict[str, Any]:

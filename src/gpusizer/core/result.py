@@ -71,6 +71,39 @@ class Compute:
 
 
 @dataclass(frozen=True)
+class Serving:
+    """How the serving engine runs the scenario (core/serving.py): its KV pool, whether it
+    starts, and the speed users see at ``concurrency``. Bytes per GPU; seconds; tokens/s."""
+
+    engine: str
+    engine_version: str | None
+    kv_pool_bytes: int
+    kv_capacity_tokens: int
+    max_concurrency: float  # requests of max_context tokens the pool holds at once
+    starts: bool
+    reason: str | None  # why the engine refuses to start, in its words
+    ttft_seconds: float
+    tpot_seconds: float
+    tokens_per_second_per_user: float
+    tokens_per_second: float  # output tokens/s of every replica together, prefill included
+    host_memory_bytes: int
+    cost_per_million_tokens: float | None
+    concurrency: int
+    running: int  # requests decoding together (limited by max_sequences and the pool)
+    max_context: int
+    max_sequences: int | None
+    prefill_chunk_tokens: int | None
+    kv_block_tokens: int
+    memory_fraction: float | None
+    cuda_graphs: bool
+    gpu_layers: int | None
+    prefill_step_overhead_seconds: float
+    decode_step_overhead_seconds: float
+    kv_bytes_per_token: float
+    required_bytes: int  # per GPU: what the engine needs to start and hold the concurrency
+
+
+@dataclass(frozen=True)
 class Estimate:
     """The answer for one scenario."""
 
@@ -86,6 +119,7 @@ class Estimate:
     assumptions: tuple[str, ...] = ()
     parameters_vision: int = 0  # vision tower + projector (stored with the weights)
     notes: tuple[str, ...] = ()
+    serving: Serving | None = None  # inference only
 
     @property
     def capacity_bytes(self) -> int:
@@ -97,8 +131,22 @@ class Estimate:
         return self.capacity_bytes - self.memory.total
 
     @property
+    def required_bytes(self) -> int:
+        """What the scenario needs of one GPU: the peak, or for a serving engine that sizes its
+        memory to the GPU (a reserved pool, llama.cpp's fitted context) what it needs to start
+        and hold its users (``serving.required_bytes``)."""
+        engine = self.scenario.profile.memory_rule != "transformers"
+        return self.serving.required_bytes if engine and self.serving else self.memory.total
+
+    @property
+    def runs(self) -> bool:
+        """Whether the engine starts (always true outside serving engines)."""
+        return self.serving is None or self.serving.starts
+
+    @property
     def fits(self) -> bool:
-        return self.headroom_bytes >= 0
+        """The peak fits the GPU and, when serving, the engine starts."""
+        return self.headroom_bytes >= 0 and (self.serving is None or self.serving.starts)
 
     @property
     def dominant(self) -> str:

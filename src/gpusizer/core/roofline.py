@@ -23,6 +23,10 @@ the other, so a token's time is the sum over all layers.
 - Hybrid models: only the attention layers run q/k/v/o and attention; the recurrent layers run
   their projections (weights read once per step) and update a fixed-size state per sequence,
   read and written once per decode step and written once per prefill (core/state.py).
+  Under expert parallelism the all-to-all dispatch sends every EP rank's tokens to the GPU
+  holding an expert (DeepSeek-V3 arXiv 2412.19437 §3.4; vLLM/SGLang EP), so the tokens that
+  choose among a GPU's experts are EP × the replica's: reading only the replica's own share
+  made EP decode up to ~2.5x too fast at batch 16 (DeepSeek-V3, EP 8).
 - The LM head computes logits for the last position of each sequence only (vLLM; transformers
   ``logits_to_keep``), in fp32.
 - Tensor parallelism: 2 all-reduces of the hidden state per layer (Megatron-LM, Shoeybi et al.
@@ -39,6 +43,7 @@ from __future__ import annotations
 from .dtypes import DTYPES
 from .flops import mean_causal_context
 from .memo import Memo
+from .module_bytes import modules_key, rule_id
 from .roofline_shape import Shape, shape
 from .specs import GPUSpec, Scenario
 
@@ -83,7 +88,7 @@ def linear_ops(sh: Shape) -> tuple[Linear, ...]:
          layers * (sh.out_in + h) * ab),
     ]
     if d:
-        ops.append(("mlp", "mm", 2.0 * sh.mlp_w * d, d * sh.mlp_w * sh.wb,
+        ops.append(("mlp", "mm", 2.0 * sh.mlp_w * d, d * sh.mlp_w * sh.mlp_b,
                     d * (2 * h + sh.mlp_act) * ab))
     if sh.mixer_w:
         ops.append(("recurrent_proj", "mm", 2.0 * sh.mixer_w, sh.mixer_w * sh.wb,
@@ -117,12 +122,12 @@ def nonlinear_ops(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -
                     batch * sh.state_seq * (2 if decode else 1), "act"))
     if sh.moe_layers:
         e, k, m = sh.experts, sh.top_k, sh.moe_layers
-        distinct = e * (1.0 - (1.0 - k / e) ** n)
+        distinct = e * (1.0 - (1.0 - k / e) ** (n * sh.ep))  # the EP group's tokens
         flops = 2.0 * n * (sh.shared_w + k * sh.expert_w / sh.ep) * m
-        weights = (sh.shared_w + distinct * sh.expert_w / sh.ep) * sh.wb
+        weights = sh.shared_w * sh.shared_b + distinct * sh.expert_w / sh.ep * sh.expert_b
         ops.append(("experts", flops, m * (weights + n * (2 * h + sh.moe_act) * sh.ab), "mm"))
     ops.append(("lm_head", 2.0 * batch * sh.head_w,
-                sh.head_w * sh.ob + batch * (h * sh.ab + sh.vocab * 4), "head"))
+                sh.head_w * sh.head_b + batch * (h * sh.ab + sh.vocab * 4), "head"))
     return ops
 
 
@@ -141,14 +146,15 @@ class RooflineModel:
     activation dtype, "vec": norms, "head": LM head); ``bandwidth`` and ``interconnect`` raw
     bytes/s; the efficiency factors (scenario ``compute`` block) scale them."""
 
-    __slots__ = ("_comm", "_inv", "_inv_bw", "_linear", "bandwidth", "bandwidth_efficiency",
-                 "dtype", "flops_efficiency", "interconnect", "interconnect_efficiency", "peaks",
-                 "shape")
+    __slots__ = ("_comm", "_inv", "_inv_bw", "_linear", "_steps", "bandwidth",
+                 "bandwidth_efficiency", "dtype", "flops_efficiency", "interconnect",
+                 "interconnect_efficiency", "peaks", "shape")
 
     def __init__(self, shape: Shape, dtype: str, peaks: dict[str, float], bandwidth: float,
                  interconnect: float, efficiencies: tuple[float, float, float] = (0.7, 0.8, 0.7)
                  ) -> None:
         self.shape, self.dtype, self.peaks = shape, dtype, peaks
+        self._steps: dict[tuple[int, float, float, bool], float] = {}  # step times asked
         self.bandwidth, self.interconnect = bandwidth, interconnect
         fe, be, ie = efficiencies
         self.flops_efficiency, self.bandwidth_efficiency, self.interconnect_efficiency = fe, be, ie
@@ -171,7 +177,17 @@ class RooflineModel:
         return self._comm * tokens
 
     def step_seconds(self, batch: int, new: float, ctx: float, decode: bool) -> float:
-        """Seconds of one step: each operation at its roof, summed, plus the all-reduces."""
+        """Seconds of one step: each operation at its roof, summed, plus the all-reduces (kept:
+        the compute block and the serving block ask for the same steps)."""
+        key = (batch, new, ctx, decode)
+        hit = self._steps.get(key)
+        if hit is None:
+            if len(self._steps) > 256:
+                self._steps.clear()
+            hit = self._steps[key] = self._step_seconds(batch, new, ctx, decode)
+        return hit
+
+    def _step_seconds(self, batch: int, new: float, ctx: float, decode: bool) -> float:
         n = batch * new
         total = self._comm * n
         for c, m0, m1 in self._linear:
@@ -194,8 +210,8 @@ class RooflineModel:
 
 def _build(s: Scenario, gpu: GPUSpec) -> RooflineModel:
     p, prec, c = s.parallelism, s.precision, s.compute
-    sh = shape(s.model, s.profile, p.tensor, p.expert, prec.weights,
-               prec.activations, prec.kv_cache)
+    sh = shape(s.model, s.profile, p.tensor, p.expert, prec.weights, prec.activations,
+               prec.kv_cache, rule_id(s, prec.weights), modules_key(s))
     mm, mm_tflops = peak_tflops(gpu, matmul_dtype(prec.weights, prec.activations, gpu))
     act = peak_tflops(gpu, prec.activations)[1] * 1e12
     vec = gpu.dense_tflops.get("fp32", act / 16e12) * 1e12
@@ -213,7 +229,8 @@ def roofline_model(s: Scenario, gpu: GPUSpec) -> RooflineModel:
     """The roofline of a validated scenario on a GPU (cached on what it depends on)."""
     p, prec, c = s.parallelism, s.precision, s.compute
     key = (s.model, s.framework, p.tensor, p.expert, prec.weights, prec.activations,
-           prec.kv_cache, gpu.hbm_bandwidth_gb_per_s, gpu.interconnect_gb_per_s,
+           prec.kv_cache, prec.quantization_rule, modules_key(s), gpu.hbm_bandwidth_gb_per_s,
+           gpu.interconnect_gb_per_s,
            tuple(gpu.dense_tflops.items()), c.flops_efficiency, c.bandwidth_efficiency,
            c.interconnect_efficiency)
     return _MODELS.get(key, lambda: _build(s, gpu))

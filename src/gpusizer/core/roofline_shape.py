@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .architecture import Arch, ceil_div, resolve
-from .dtypes import DTYPES, nbytes
+from .dtypes import nbytes
 from .flops import local_layers
 from .frameworks import FrameworkProfile
 from .inference import kv_bytes_per_token_layer
 from .mixers import mixer_widths
+from .module_bytes import compute_group_bytes
 from .params import count_parameters
 from .specs import ModelSpec
 from .state import state_bytes, state_flops_per_token
@@ -47,11 +48,16 @@ class Shape:
     moe_act: float
     head_w: float
     vocab: float
-    wb: float  # bytes per matrix weight
+    wb: float  # bytes per matrix weight (attention projections)
     ob: float  # bytes per other weight (norms, LM head)
     ab: float  # bytes per activation
     tp: int
     ep: int
+    # Bytes per weight of the other groups under the quantisation rule (core/quant_rules.py)
+    mlp_b: float = 0.0
+    shared_b: float = 0.0  # router + shared experts
+    expert_b: float = 0.0
+    head_b: float = 0.0
     attn_layers: int = 0  # layers with softmax attention (the others are recurrent)
     mlp_layers: int = 0  # dense layers that have an MLP block
     mixer_w: float = 0.0  # recurrent mixers' parameters per GPU, all layers
@@ -99,16 +105,20 @@ def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
 
 @lru_cache(maxsize=128)
 def shape(spec: ModelSpec, profile: FrameworkProfile, tp: int, ep: int, weights: str,
-          activations: str, kv: str) -> Shape:
-    """The per-GPU shape of a model under TP/EP with these dtypes (cached), as the framework
-    profile runs it (MLA latent decode, recurrent-state layout)."""
+          activations: str, kv: str, rule: str = "uniform",
+          modules: tuple[tuple[str, str], ...] = ()) -> Shape:
+    """The per-GPU shape of a model under TP/EP with these dtypes and quantisation rule
+    (cached), as the framework profile runs it (MLA latent decode, recurrent-state layout)."""
     arch, counts = resolve(spec), count_parameters(spec)
     d, m = counts.dense_layer, counts.moe_layer
     qkv_out, prefill_dims, decode_dims = _attention_widths(arch, profile.mla_latent_decode, tp)
     out_w = arch.attn_out_dim * arch.hidden / tp
     inter = 6 if spec.mlp == "gated" else 4  # gate and up written and read, product w + r
     experts, top_k, moe_act = _moe_widths(arch, inter, tp)
-    quantized = DTYPES[weights].quantized
+    gb = compute_group_bytes(arch, weights, activations, rule, modules).per_param
+    router = arch.hidden * experts
+    shared = (m.mlp - router) if m else 0
+    shared_b = (router * gb["router"] + shared * gb["shared_experts"]) / m.mlp if m else 0.0
     return Shape(
         layers=arch.layers, local=local_layers(arch), window=spec.sliding_window or 0,
         dense_layers=counts.dense_layers, moe_layers=counts.moe_layers, hidden=arch.hidden,
@@ -119,9 +129,10 @@ def shape(spec: ModelSpec, profile: FrameworkProfile, tp: int, ep: int, weights:
         mlp_w=d.mlp / tp, mlp_act=inter * arch.ffn / tp, shared_w=m.mlp / tp if m else 0.0,
         expert_w=m.experts / experts / tp if m and experts else 0.0, experts=experts,
         top_k=top_k, moe_act=moe_act, head_w=arch.vocab * arch.hidden / tp,
-        vocab=arch.vocab / tp, wb=nbytes(weights),
-        ob=nbytes(activations) if quantized else nbytes(weights), ab=nbytes(activations),
-        tp=tp, ep=ep, attn_layers=arch.attention_layers,
+        vocab=arch.vocab / tp, wb=gb["attention"], ob=gb["norms"], ab=nbytes(activations),
+        tp=tp, ep=ep, mlp_b=gb["mlp"], shared_b=shared_b, expert_b=gb["experts"],
+        head_b=gb["lm_head"] if counts.lm_head else gb["embedding"],
+        attn_layers=arch.attention_layers,
         mlp_layers=counts.dense_layers - arch.mlp_free_layers,
         **_mixer_shape(arch, counts.mixers, tp, activations, profile),
     )

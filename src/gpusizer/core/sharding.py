@@ -40,6 +40,9 @@ class StageParams:
     largest_layer: float  # biggest layer on this GPU (ZeRO-3 gathers one at a time)
     sliding_layers: int  # layers of this stage that use the sliding window
     tensors: int  # parameter tensors on this stage (AdamW keeps a step counter per tensor)
+    # The same parameters by tensor group (core/quant_rules.GROUPS): matrices = attention +
+    # mlp + shared_experts + experts + router; other = embedding + lm_head + norms + vision.
+    groups: dict[str, float] | None = None
 
     @property
     def total(self) -> float:
@@ -86,15 +89,23 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         matrices += moe_n * (m.attention + m.mlp) / tp + experts
         norms += moe_n * m.norms
         largest = max(largest, (m.attention + m.mlp) / tp + m.experts / (tp * ep) + m.norms)
-    if counts.hybrid_delta and (dense_n or moe_n):
-        matrices += counts.hybrid_delta * (dense_n + moe_n) / arch.layers / tp
-    other = float(norms)
-    if first:
-        other += (counts.embedding + counts.position_embedding + counts.vision) / tp
+    mixers = counts.hybrid_delta * (dense_n + moe_n) / arch.layers / tp \
+        if counts.hybrid_delta and (dense_n or moe_n) else 0.0
+    matrices += mixers  # hybrid layers' recurrent mixers, in place of attention
+    embedding = (counts.embedding + counts.position_embedding) / tp if first else 0.0
+    vision = counts.vision / tp if first else 0.0  # a vision tower sits with the embedding
+    head = (counts.lm_head or (counts.embedding if pp > 1 else 0)) / tp if last else 0.0
+    other = float(norms) + embedding + vision
     if last:
-        head = counts.lm_head or (counts.embedding if pp > 1 else 0)
-        other += head / tp + counts.final_norm
+        other += head + counts.final_norm
+        norms += counts.final_norm
+    router = moe_n * arch.hidden * arch.moe.experts / tp if m is not None and arch.moe else 0.0
+    groups = {"embedding": embedding, "lm_head": head, "norms": float(norms), "vision": vision,
+              "attention": (dense_n * d.attention + (moe_n * m.attention if m else 0)) / tp
+              + mixers,
+              "mlp": dense_n * d.mlp / tp, "experts": experts, "router": router,
+              "shared_experts": (moe_n * m.mlp / tp - router) if m else 0.0}
     sliding = min(dense_n + moe_n, ceil_div(local_layers(arch), pp))
     tensors = stage_tensors(arch, dense_n, moe_n, first, last, head_copy=pp > 1)
     return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest, sliding,
-                       tensors)
+                       tensors, groups)

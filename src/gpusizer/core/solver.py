@@ -107,8 +107,12 @@ def _catalog(s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MA
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
     the memory ``margin`` to keep spare. The scenario's ``gpus_per_node``, when set, applies
     to every GPU, or with ``own_node_only`` to the scenario's GPU only (the others come as
-    their catalog entry says: a comparison across GPU types)."""
+    their catalog entry says: a comparison across GPU types). A serving engine that takes a
+    share of each GPU up front (``FrameworkProfile.reserves_memory``) keeps the rest free
+    itself: that share is its margin, so no second one is taken from what it needs."""
     hw, specs = s.hardware, catalog_specs(s.hardware)
+    if s.profile.reserves_memory and not s.workload.is_training:
+        margin = 0.0
     explicit = "gpus_per_node" in hw.model_fields_set
     own = hw.gpu.id if isinstance(hw.gpu, GPUSpec) else resolve_gpu_id(hw.gpu)
     wanted = None if only is None else {resolve_gpu_id(g) for g in only}
@@ -129,11 +133,11 @@ EvaluatorFactory = Callable[[Scenario, HardwareSpec], Evaluator]
 
 
 def _fitted(ev: Evaluator, g: GpuTarget, lay: Layout) -> Fitted | None:
-    """The layout re-estimated in full on its own GPU; None if its peak exceeds the
-    capacity there (the margin kept)."""
+    """The layout re-estimated in full on its own GPU; None if what it needs exceeds the
+    capacity there (the margin kept) or the serving engine would not start."""
     s = ev.scenario(lay).model_copy(update={"hardware": g.hardware})
     est = estimate(s)
-    return (lay, s, est) if est.memory.total <= g.capacity else None
+    return (lay, s, est) if est.required_bytes <= g.capacity and est.runs else None
 
 
 def search_catalog(s: Scenario, catalog: Sequence[GpuTarget], keep: int, max_gpus: int,

@@ -35,6 +35,8 @@ from .limits import (
     Vocab,
     Width,
 )
+from .quant_rules import QUANT_RULES, check_modules
+from .serving_spec import ServingSpec
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
 from .workloads import WORKLOAD_KINDS, WorkloadKind
 
@@ -203,6 +205,22 @@ class PrecisionSpec(_Spec):
     optimizer_states: str = "fp32"
     kv_cache: str = "bf16"
     adapters: str = "fp32"  # PEFT keeps LoRA weights in fp32 (autocast_adapter_dtype=True)
+    # Which tensors the weight format leaves alone (core/quant_rules.py; null: the format's
+    # default rule) and per-group overrides {group: dtype | "weights" | "unquantised"}.
+    quantization_rule: str | None = None
+    modules: dict[str, str] | None = None
+
+    @field_validator("quantization_rule")
+    @classmethod
+    def _rule(cls, v: str | None) -> str | None:
+        return v if v is None else _check_id(v, QUANT_RULES, "quantisation rule")
+
+    @field_validator("modules")
+    @classmethod
+    def _modules(cls, v: dict[str, str] | None) -> dict[str, str] | None:
+        if v is not None:
+            check_modules(v)
+        return v
 
     @field_validator("weights", "kv_cache")
     @classmethod
@@ -353,6 +371,7 @@ class Scenario(_Spec):
     overhead: OverheadSpec = Field(default_factory=OverheadSpec)
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
     targets: TargetsSpec = Field(default_factory=TargetsSpec)  # serving (issue 13)
+    serving: ServingSpec = Field(default_factory=ServingSpec)
 
     @field_validator("framework")
     @classmethod

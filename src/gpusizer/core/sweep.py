@@ -85,7 +85,10 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
     ``gpus``); invalid layouts at some values are marked, not raised."""
     base = parse_scenario(scenario)
     capacity = scenario_gpu(base).capacity_bytes
-    if axis in ("sequence_length", "batch_size"):
+    # An engine that reserves its memory holds the same pool at every size: the fast path
+    # (core/inference.py's growing cache) applies only to what allocates as it goes.
+    grows = base.workload.is_training or base.profile.memory_rule == "transformers"
+    if axis in ("sequence_length", "batch_size") and grows:
         fast = (training_sweep(base, lambda sc, v: vary(sc, axis, v), values)
                 if base.workload.is_training else inference_sweep(base, axis, values))
         if fast is not None:

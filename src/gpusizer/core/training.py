@@ -18,6 +18,7 @@ from .architecture import Arch
 from .dtypes import DTYPES, nbytes
 from .lora import lora_stage
 from .memo import Memo
+from .module_bytes import group_bytes, stage_weight_bytes
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import StageParams, stage_params
@@ -62,14 +63,12 @@ def optimizer_bytes_per_param(s: Scenario, hidden: int) -> float:
     return STATES[prec.optimizer] * nbytes(prec.optimizer_states)
 
 
-def _weight_bytes(s: Scenario, sp: StageParams, lora_params: float) -> float:
-    """Quantisation formats (NF4, GPTQ, AWQ, MX/NV FP4) compress the layer matrices; norms,
-    embeddings and LM head stay in 16-bit (bitsandbytes skips lm_head; AutoGPTQ/AWQ likewise)."""
-    prec = s.precision
-    wid = base_weight_dtype(s)
-    wb = nbytes(wid)
-    other_b = nbytes(prec.activations) if DTYPES[wid].quantized else wb
-    return sp.matrices * wb + sp.other * other_b + lora_params * nbytes(prec.adapters)
+def _weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams,
+                  lora_params: float) -> float:
+    """Base weights under the format's quantisation rule (core/quant_rules.py: NF4/GPTQ/AWQ
+    compress the layer matrices, norms, embeddings and LM head stay 16-bit), plus adapters."""
+    base = stage_weight_bytes(s, arch, counts, sp, base_weight_dtype(s))
+    return base + lora_params * nbytes(s.precision.adapters)
 
 
 def base_weight_dtype(s: Scenario) -> str:
@@ -187,10 +186,11 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> P
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
     trainable, train_b, lora_tensors = _trainable(s, sp)
     lora_local = trainable if s.workload.is_adapter else 0.0
-    weights = _weight_bytes(s, sp, lora_local)
+    weights = _weight_bytes(s, arch, counts, sp, lora_local)
     # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other
     # EP ranks already hold different experts (Megatron-LM expert data-parallel group).
-    expert_w = sp.experts * nbytes(base_weight_dtype(s)) / weights if weights else 0.0
+    expert_b = group_bytes(s, arch, base_weight_dtype(s)).per_param["experts"]
+    expert_w = sp.experts * expert_b / weights if weights else 0.0
     expert_p = 0.0 if lora_local else (sp.experts / sp.total if sp.total else 0.0)
     if par.zero_stage >= 3 or par.offload_parameters:
         weights = 0.0 if par.offload_parameters else weights * _zero_factor(lay, par.expert,

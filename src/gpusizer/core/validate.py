@@ -130,6 +130,19 @@ def check_framework(s: Scenario) -> None:
                             f"{s.framework}")
 
 
+def check_serving(s: Scenario) -> None:
+    """``serving.engine_version`` names a release of the chosen engine."""
+    version = s.serving.engine_version
+    if version is None or s.workload.is_training:
+        return
+    allowed = s.profile.versions
+    if version not in allowed:
+        raise ScenarioError(
+            "serving.engine_version",
+            f"{s.profile.label} has no versions to choose" if not allowed else
+            f"must be one of {', '.join(allowed)} for {s.profile.label}; got {version!r}")
+
+
 def check_workload(s: Scenario) -> None:
     w, p = s.workload, s.parallelism
     if w.global_batch_size is not None and w.is_training:
@@ -146,3 +159,4 @@ def check_scenario(s: Scenario) -> None:
     check_parallelism(s)
     check_workload(s)
     check_framework(s)
+    check_serving(s)

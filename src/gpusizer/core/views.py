@@ -98,6 +98,9 @@ for _c in (
     ChartView("roofline", "Roofline", "Roofline", "gpusizer.gui.charts.roofline:RooflineChart"),
     ChartView("sweep", "Sweeps", "Memory sweeps", "gpusizer.gui.charts.sweep:SweepChart",
               view=SweepView()),
+    # Issue 11: the serving engine's capacity curve (core/capacity.py)
+    ChartView("capacity", "Users vs context", "Users vs context that fit",
+              "gpusizer.gui.charts.capacity:CapacityChart"),
     ChartView("hardware", "Hardware", "Every GPU type: cost against speed",
               "gpusizer.gui.charts.hardware:HardwareChart"),
 ):

@@ -161,6 +161,18 @@ class FiguresView(QWidget):
             if c.time_seconds:
                 rows.append(("Training time", f"{_duration(c.time_seconds)} at "
                                               f"{c.mfu:.0%} MFU ({c.gpu_hours:,.0f} GPU-hours)"))
+        elif est.serving is not None:  # as the engine runs it (the step costs included)
+            sv = est.serving
+            if not sv.starts:
+                return [*rows, ("Serving", "the engine does not start")]
+            rows += [("First token", _duration(sv.ttft_seconds)),
+                     ("Per token", _duration(sv.tpot_seconds)),
+                     ("Throughput", f"{sv.tokens_per_second:,.0f} tokens/s "
+                                    f"({sv.tokens_per_second_per_user:,.1f} per user)")]
+            if sv.host_memory_bytes:
+                rows.append(("System RAM", _big(sv.host_memory_bytes, u)))
+            if sv.cost_per_million_tokens is not None:
+                rows.append(("Cost", f"${sv.cost_per_million_tokens:,.2f} per M tokens"))
         else:
             rows += [("Prefill", _duration(c.prefill_seconds)),
                      ("Per token", _duration(c.decode_seconds_per_token)),

@@ -17,7 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.report import serving_block
 from ..core.result import COMPONENTS, Estimate
+from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
 from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
 from .style import set_role, set_text_color
@@ -29,6 +31,8 @@ def verdict(est: Estimate, unit: str) -> str:
     head = est.headroom_bytes
     tail = (f"fits, {fmt_bytes(head, unit)} headroom" if head >= 0
             else f"does not fit, {fmt_bytes(-head, unit)} short")
+    if est.serving is not None and not est.serving.starts:
+        tail = "the engine does not start"
     return f"{peak} of {cap} per GPU — {tail}"
 
 
@@ -85,6 +89,19 @@ class UsageBar(QWidget):
         p.end()
 
 
+def serving_text(est: Estimate) -> str:
+    """The serving headline: "<b>N users at C tokens each</b>" and the speed they see."""
+    sv = est.serving
+    assert sv is not None
+    block = serving_block(sv)
+    if not sv.starts:
+        return f"<b>{est.scenario.profile.label} does not start</b>: {sv.reason}"
+    w = est.scenario.workload
+    users = users_line(block, w.prompt_tokens + w.generated_tokens)
+    head, _, rest = users.partition(" (")
+    return f"<b>{head}</b> ({rest}<br>{speed_line(block)}"
+
+
 def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
     """What the advisor says about the scenario's GPU, in one line."""
     gpu = est.gpu.name
@@ -125,6 +142,9 @@ class SummaryHeader(QFrame):
         self.bar = UsageBar()
         self.context = self._label("label_context", "context")
         self.context.setWordWrap(True)
+        self.serving = self._label("label_serving", "figure")  # inference: users and speed
+        self.serving.setWordWrap(True)
+        self.serving.hide()
         self.needs = self._label("label_needs", "figure")
         self.needs.setWordWrap(True)
         self.apply = QPushButton("Apply this layout")
@@ -141,7 +161,7 @@ class SummaryHeader(QFrame):
         self.stale = self._label("label_stale", "stale")
         self.stale.setWordWrap(True)
         self.stale.hide()
-        for w in (self.verdict, self.bar, self.context):
+        for w in (self.verdict, self.bar, self.context, self.serving):
             lay.addWidget(w)
         lay.addLayout(needs_row)
         for w in (self.assumptions, self.stale):
@@ -167,6 +187,9 @@ class SummaryHeader(QFrame):
         set_text_color(self.verdict, color)
         self.bar.set_estimate(est)
         self.context.setText(context_line(est))
+        self.serving.setVisible(est.serving is not None)
+        if est.serving is not None:
+            self.serving.setText(serving_text(est))
         text = "Assumes: " + " · ".join(est.assumptions)
         self.assumptions.setToolTip("<br>".join(est.assumptions))
         self._assumption_text = text

@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.result import COMPONENTS
+from .serving_text import serving_lines, training_line
 from .units import to_unit
 
 
 def _row(label: str, n: float) -> str:
     return f"  {label:<13}{to_unit(n, 'GiB'):>12,.2f} GiB{to_unit(n, 'GB'):>12,.2f} GB"
+
+
+def sv_refuses(rep: dict[str, Any]) -> bool:
+    """The serving engine refuses to start (the peak may still be below the capacity)."""
+    sv = rep.get("serving")
+    return sv is not None and not sv["starts"]
 
 
 def text_report(rep: dict[str, Any]) -> str:
@@ -28,7 +35,16 @@ def text_report(rep: dict[str, Any]) -> str:
     lines.append(_row("capacity", g["memory_bytes"]))
     head = rep["headroom_bytes"]
     verdict = "fits" if rep["fits"] else "does NOT fit"
+    if sv_refuses(rep):
+        verdict = "does NOT start"
     lines.append(f"  {verdict}: headroom {to_unit(head, 'GiB'):,.2f} GiB ({to_unit(head, 'GB'):,.2f} GB)")
+    sv = rep.get("serving")
+    if sv is not None:
+        w = s["workload"]
+        lines += ["", *serving_lines(sv, w["prompt_tokens"] + w["generated_tokens"])]
+    train = None if sv is not None else training_line(rep["compute"], rep["cluster"]["gpus"])
+    if train:
+        lines += ["", train]
     if rep.get("assumptions"):
         lines += ["", "  assumes: " + "; ".join(rep["assumptions"])]
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
 from .palette import LABEL_PX, font
+from .pool import PoolView
 from .stack import StackedBars, capacity_line, style_line
 
 KIND_LABELS = {"pretraining": "pre-training", "full_finetune": "full fine-tune", "lora": "LoRA",
@@ -51,6 +52,7 @@ class MemoryChart(ChartBase):
         self.capacity_line = capacity_line(self.plot)
         self.bar_labels = [self.text_item((0.5, 1)) for _ in range(2)]
         self.plot.setMouseEnabled(x=False, y=False)
+        self.pool = PoolView(self.plot, self.text_item((1, 0.5), boxed=True))
 
     # --- data ---------------------------------------------------------------------------------
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
@@ -69,6 +71,9 @@ class MemoryChart(ChartBase):
         self.capacity = int(estimate.capacity_bytes)
         self.gpu_name = estimate.gpu.name
         self.subject = f"{scenario.model.name}, {KIND_LABELS[scenario.workload.kind]}"
+        self.pool.set_estimate(estimate)
+        if self.pool.reserved or self.pool.offload:  # the engine's own view of the GPU
+            self.bars = [Bar(self.pool.bar_label, alive)]
 
     def bar_labels_text(self) -> list[str]:
         """The x labels of the bars, left to right."""
@@ -86,8 +91,10 @@ class MemoryChart(ChartBase):
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         self.plot.setYRange(0, top * 1.22, padding=0)
         self.set_axis_label("left", f"memory per GPU ({unit})")
-        self.set_title(f"{self.subject}: peak {fmt_bytes(self.peak, self.unit, 1)} per GPU "
-                       f"on {self.gpu_name}")
+        self.set_title(self.pool.title(self.subject, self.peak, self.gpu_name, self.unit)
+                       or f"{self.subject}: peak {fmt_bytes(self.peak, self.unit, 1)} per GPU "
+                          f"on {self.gpu_name}")
+        self.pool.redraw(self.bars[-1].parts, scale, self.unit)
         parts = {**self.bars[0].parts, **self.freed}
         self.set_legend(self.stack.legend_entries(
             {c: f"{COMPONENT_LABELS[c]}  {_fmt(v, self.unit)}" for c, v in parts.items()}))
@@ -120,6 +127,7 @@ class MemoryChart(ChartBase):
     def _restyle_items(self) -> None:
         self.stack.restyle(self.theme)
         style_line(self.capacity_line, self.theme, font=font(LABEL_PX))
+        self.pool.restyle(self.theme)
         if self.has_data:
             self._update_labels(self.stack.scale)  # the labels' colours are in their HTML
 
@@ -129,8 +137,9 @@ class MemoryChart(ChartBase):
         if hit is None:
             return ""
         bar = self.bars[hit[0]]
+        extra = self.pool.tip(hit[1], self.unit)
         return (f"{bar.label}\n{COMPONENT_LABELS[hit[1]]}: "
-                f"{fmt_bytes(bar.parts[hit[1]], self.unit, 2)}")
+                f"{fmt_bytes(bar.parts[hit[1]], self.unit, 2)}" + (f"\n{extra}" if extra else ""))
 
     def data_rows(self) -> list[list[Any]]:
         u = self.unit

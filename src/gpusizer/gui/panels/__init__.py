@@ -7,11 +7,12 @@ from .hardware_panel import HardwarePanel
 from .model_panel import ModelPanel
 from .parallelism_panel import ParallelismPanel
 from .precision_panel import PrecisionPanel
+from .serving_panel import ServingPanel
 from .targets_panel import TargetsPanel
 from .workload_panel import WorkloadPanel
 
-PANELS = (ModelPanel, WorkloadPanel, TargetsPanel, PrecisionPanel, ParallelismPanel,
-          HardwarePanel, AssumptionsPanel)
+PANELS = (ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, ServingPanel,
+          TargetsPanel, HardwarePanel, AssumptionsPanel)
 
-__all__ = ["PANELS", "AssumptionsPanel", "HardwarePanel", "ModelPanel", "ParallelismPanel", "PrecisionPanel",
-           "TargetsPanel", "WorkloadPanel"]
+__all__ = ["PANELS", "AssumptionsPanel", "HardwarePanel", "ModelPanel", "ParallelismPanel",
+           "PrecisionPanel", "ServingPanel", "TargetsPanel", "WorkloadPanel"]

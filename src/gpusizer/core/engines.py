@@ -1,0 +1,274 @@
+"""Serving engines' documented defaults, one :class:`EngineRelease` per version that differs.
+
+A serving profile (core/frameworks.py) carries its releases, oldest first; the last is the
+current one and the default (``serving.engine_version`` picks another). Every figure names the
+file, function and version it was read from; docs/evidence/serving.md holds the excerpts.
+GiB = 2^30.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class Device(Protocol):
+    """What the rules read of a GPU (core/specs.GPUSpec; a protocol keeps this module free of
+    the scenario models, which import the framework registry that imports this)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def category(self) -> str | None: ...
+
+    @property
+    def unified_memory(self) -> bool: ...
+
+    @property
+    def capacity_bytes(self) -> int: ...
+
+
+GiB = 2**30
+MiB = 2**20
+ms = 1e-3
+
+# nvidia-smi's total minus cudaMemGetInfo's total (what engines call "total"): H100 81,559 ->
+# 81,090 MiB (469), RTX 3090 24,576 -> 24,146 (430), H200 143,771 -> 143,073 (698), read from
+# the vLLM logs of tests/core/data/engine-logs.json ("total_gpu_memory").
+DRIVER_RESERVED_BYTES = 512 * MiB
+
+
+@dataclass(frozen=True)
+class BatchTier:
+    """A default that depends on the GPU: the first tier whose ``min_memory_gib`` the GPU
+    reaches and whose ``excluded`` words its id does not contain applies."""
+
+    min_memory_gib: float
+    max_sequences: int
+    prefill_chunk_tokens: int
+    graph_batch: int = 0  # SGLang cuda_graph_max_bs (TP < 4)
+    excluded: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StepCost:
+    """Fixed cost of an engine step that the roofline has no term for (kernel launches,
+    scheduling, sampling, small-shape kernels), seconds. ``layer`` is paid per decoder layer
+    by every step not replayed from a CUDA graph (prefill, eager decode); ``decode`` once per
+    graph-replayed decode step; ``allreduce`` per tensor-parallel all-reduce (latency)."""
+
+    layer: float
+    decode: float
+    allreduce: float = 25e-6
+
+
+@dataclass(frozen=True)
+class EngineRelease:
+    """One engine version's defaults. Fields a memory rule does not use are left at 0."""
+
+    version: str
+    date: str  # "YYYY-MM"
+    memory_fraction: float | None  # vLLM gpu_memory_utilization / TRT free_gpu_memory_fraction
+    tiers: tuple[BatchTier, ...] = ()
+    kv_block_tokens: int = 16
+    # "always": chunked prefill on; "long_context": on only when max_context > 32,768 (vLLM
+    # V0), otherwise the chunk is max(max_context, 2048); "off": whole prompts.
+    chunked_prefill: str = "always"
+    sampler_bytes_per_logit: float = 0.0  # profile-run sampler peak per (sequence x vocab)
+    non_torch_bytes: int = 0  # inside the budget on one GPU
+    comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
+    comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
+    context_in_budget: bool = False  # the CUDA context lies inside the fraction (V0)
+    graph_bytes: int = 0  # CUDA graphs
+    graphs_in_pool: bool = False  # the KV pool pays for the graphs
+    sglang_reserve: str = ""  # "by_tp" (0.4.x) | "formula" (0.5.x)
+    max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
+    context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
+    output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
+    kv_unified: bool = False  # llama.cpp: every sequence may use the whole n_ctx
+    flash_attention: bool = False
+    cuda_graphs: bool = True  # decode steps replay a captured graph by default
+    ubatch_tokens: int = 512  # llama.cpp n_ubatch
+    steps: tuple[tuple[str, StepCost], ...] = ()  # (GPU category, cost); "" = any other
+    sources: tuple[str, ...] = ()
+
+    def tier(self, gpu: Device) -> BatchTier | None:
+        gib = gpu.capacity_bytes / GiB
+        for t in self.tiers:
+            if gib >= t.min_memory_gib and not any(w in gpu.id for w in t.excluded):
+                return t
+        return self.tiers[-1] if self.tiers else None
+
+    def step_cost(self, gpu: Device) -> StepCost:
+        table = dict(self.steps)
+        return table.get(gpu.category or "", table.get("", StepCost(0.0, 0.0)))
+
+
+# Step costs (derived, docs/evidence/serving.md §7): TensorRT-LLM v0.5 first-token latency at
+# 128 tokens less the roofline is ~5 ms for LLaMA-7B on an H100 (32 layers: 0.16 ms each),
+# ~7.6 ms on an A100 (0.24 ms), ~19 / 25 ms for LLaMA-70B at TP 4 (80 layers and 160 all-
+# reduces); 0.2 ms per layer and 25 µs per all-reduce reproduce all four within 25 %.
+# Graph-replayed decode: vLLM on an A100 decodes Llama-3.1-8B at 75 tokens/s, 0.4 ms over the
+# bandwidth roofline (J. Musgrave, vLLM 0.23). llama.cpp on Apple M1 Max: 46.2 tokens/s for
+# Llama-3.1-8B Q4_K_M against a 15.3 ms roofline: 0.2 ms per layer and step (no graphs).
+_DC = StepCost(layer=0.2 * ms, decode=0.4 * ms)
+_STEPS = (("", _DC),)
+_LLAMA_STEPS = (("", StepCost(layer=0.2 * ms, decode=0.0)),)
+
+# Non-torch memory that appears with more than one GPU (NCCL communicators, custom all-reduce
+# buffers), a fixed part plus one per other rank, from two measured layouts per engine
+# generation: V0 3.58 - 1.79 = 1.79 GiB at TP 2 (PR #10511) and 5.68 - 0.35 = 5.33 GiB at TP 8
+# (vllm#10702, H200); V1 2.07 - 0.25 = 1.82 GiB at TP 2 and 2.13 - 0.25 = 1.88 at TP 4
+# (llm-d v0.19.0 sweep). V1's snapshot after the distributed init leaves NCCL's own buffers
+# outside the budget, hence the small per-rank part.
+_V0_COMM, _V0_PEER = int(1.2 * GiB), int(0.59 * GiB)
+_V1_COMM, _V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
+_V1_SMALL = BatchTier(0, 256, 2048)
+VLLM = (
+    EngineRelease(
+        "0.6.4", "2024-11", 0.9, (BatchTier(0, 256, 0),), chunked_prefill="long_context",
+        non_torch_bytes=int(0.35 * GiB), comm_bytes=_V0_COMM, comm_per_peer_bytes=_V0_PEER,
+        context_in_budget=True,
+        graph_bytes=GiB, steps=_STEPS,
+        sources=("vllm 0.6.x engine/arg_utils.py: gpu_memory_utilization 0.90, max_num_seqs "
+                 "256; chunked prefill only above max_model_len 32768 (use_long_context)",
+                 "vllm#10517 (RTX 3090): non_torch 0.35 GiB; the profile peak is the forward "
+                 "pass alone (0.06 GiB at 2,048 tokens, 256 sequences: no sampler)")),
+    EngineRelease(
+        "0.6.5", "2024-12", 0.9, (BatchTier(0, 256, 0),), chunked_prefill="long_context",
+        sampler_bytes_per_logit=40, non_torch_bytes=int(1.79 * GiB), comm_bytes=_V0_COMM,
+        comm_per_peer_bytes=_V0_PEER, context_in_budget=True, graph_bytes=GiB, steps=_STEPS,
+        sources=("vllm PR #10511 (memory profiling overhaul): non_torch 1.79 / 3.58 GiB at "
+                 "TP 1 / 2, activation peak 1.26 GiB = the V0 sampler (worker/model_runner.py "
+                 "profile_run; sampler.py: fp32 logits, sort values + int64 indices, "
+                 "probs_sort, cumsum, scatter, probs, logprobs = 40 B per logit)",)),
+    EngineRelease(
+        "0.11.0", "2025-10", 0.9, (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        sampler_bytes_per_logit=16, non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM, comm_per_peer_bytes=_V1_PEER, graph_bytes=GiB, steps=_STEPS,
+        sources=("vllm 0.11.0 engine/arg_utils.py _set_default_args (OpenAI server: >= 70 "
+                 "GiB and not A100: 1024 sequences, 8192 batched tokens; else 256 / 2048)",
+                 "v1/worker/gpu_worker.py: memory snapshot after the distributed init (the "
+                 "context and NCCL lie outside the budget)",
+                 "llm-d planner v0.19.0 sweep: non-torch 0.25 GiB at TP 1, 2.07 / 2.13 at TP "
+                 "2 / 4; sampler peak 1.89 GiB = 1024 x 128256 x 16 B (fp32 logits, sorted "
+                 "values, int64 indices; v1/sample/ops/topk_topp_sampler.py)")),
+    EngineRelease(
+        "0.19.0", "2026-04", 0.9, (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        sampler_bytes_per_logit=16, non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM, comm_per_peer_bytes=_V1_PEER, graph_bytes=GiB, steps=_STEPS,
+        sources=("vllm 0.19.0 config/cache.py gpu_memory_utilization 0.9; envs.py "
+                 "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS '0': graphs outside the pool",
+                 "llm-d v0.19.0 H100 logs: graphs 0.91 GiB (mean 1.03 GiB over the sweep)")),
+    EngineRelease(
+        "0.20.0", "2026-05", 0.92, (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        sampler_bytes_per_logit=16, non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM, comm_per_peer_bytes=_V1_PEER, graph_bytes=GiB, graphs_in_pool=True, steps=_STEPS,
+        sources=("vllm 0.20.0 config/cache.py gpu_memory_utilization 0.92; envs.py "
+                 "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS '1': the pool pays for graphs",)),
+    EngineRelease(
+        "0.33.0", "2026-08", 0.92,
+        (BatchTier(160, 1024, 16384), BatchTier(70, 1024, 8192, excluded=("a100", "spark")),
+         _V1_SMALL),
+        sampler_bytes_per_logit=16, non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM, comm_per_peer_bytes=_V1_PEER, graph_bytes=GiB, graphs_in_pool=True, steps=_STEPS,
+        sources=("vllm 0.33.0 engine/arg_utils.py get_batch_defaults (>= 160 GiB: 16384 "
+                 "batched tokens; GB10 kept on the small tier); gpu_worker.py "
+                 "determine_available_memory subtracts the CUDA-graph estimate",
+                 "sampler: the Triton top-k/top-p path may peak lower (not measured; the "
+                 "0.19 figure is kept)")),
+)
+
+SGLANG = (
+    EngineRelease(
+        "0.4.3", "2025-02", None,
+        (BatchTier(25_000 / 1024, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
+        kv_block_tokens=1, sglang_reserve="by_tp", steps=_STEPS,
+        sources=("sglang 0.4.3.post2 server_args.py __post_init__: mem_fraction_static 0.88 "
+                 "(TP 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16); chunked_prefill_size 2048 "
+                 "below 25,000 MB else 8192",)),
+    EngineRelease(
+        "0.5.3", "2025-10", None,
+        (BatchTier(160, 0, 16384, 512), BatchTier(60, 0, 8192, 256), BatchTier(35, 0, 4096, 32),
+         BatchTier(20, 0, 2048, 16), BatchTier(0, 0, 2048, 8)),
+        kv_block_tokens=1, sglang_reserve="formula", steps=_STEPS,
+        sources=("sglang 0.5.3 server_args.py _handle_gpu_memory_settings: reserved MiB = 512 "
+                 "+ max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + TP x PP / 8 x 1024 (at "
+                 "least 10 GiB above 60 GiB); mem_fraction_static = 1 - reserved / memory",
+                 "model_executor/model_runner.py profile_max_num_token: pool = free x "
+                 "fraction - weights; cell = KV bytes per token; page_size 1")),
+    EngineRelease(
+        "0.5.23", "2026-08", None,
+        (BatchTier(160, 0, 16384, 512), BatchTier(60, 0, 8192, 256), BatchTier(35, 0, 4096, 32),
+         BatchTier(20, 0, 4096, 48), BatchTier(0, 0, 2048, 8)),
+        kv_block_tokens=1, sglang_reserve="formula", steps=_STEPS,
+        sources=("sglang 0.5.23 arg_groups/memory_hook.py: the 20-35 GiB class now "
+                 "chunked_prefill_size 4096 and cuda_graph_max_bs 48",)),
+)
+
+TENSORRT_LLM = (
+    EngineRelease(
+        "0.19.0", "2025-05", 0.9, (BatchTier(0, 2048, 8192),), kv_block_tokens=32,
+        chunked_prefill="off", steps=(("", StepCost(layer=0.2 * ms, decode=0.0)),),
+        sources=("TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory free "
+                 "after weights and activations (docs examples/kvcacheconfig; "
+                 "_torch/pyexecutor/_util.py estimate_max_kv_cache_tokens); tokens_per_block "
+                 "32; enable_chunked_prefill False",
+                 "max_batch_size 2048 / max_num_tokens 8192: commonly quoted, not verified")),
+)
+
+LLAMA_CPP = (
+    EngineRelease(
+        "b2500", "2024-03", None, max_sequences=1, output_in_gpu_layers=False,
+        kv_block_tokens=1, chunked_prefill="off", cuda_graphs=False, steps=_LLAMA_STEPS,
+        sources=("llama.cpp 2024 logs: 'offloaded 25/33 layers' keeps the output layer on the "
+                 "CPU until -ngl exceeds n_layer",)),
+    EngineRelease(
+        "ollama-0.5", "2024-12", None, max_sequences=4, context_tiers=((0, 2048),),
+        output_in_gpu_layers=False, kv_block_tokens=1, chunked_prefill="off",
+        cuda_graphs=False, steps=_LLAMA_STEPS,
+        sources=("ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",)),
+    EngineRelease(
+        "ollama-0.6.7", "2025-04", None, max_sequences=2, context_tiers=((0, 4096),),
+        output_in_gpu_layers=False, kv_block_tokens=1, chunked_prefill="off",
+        cuda_graphs=False, steps=_LLAMA_STEPS,
+        sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",)),
+    EngineRelease(
+        "ollama-0.10", "2025-07", None, max_sequences=1, context_tiers=((0, 4096),),
+        output_in_gpu_layers=False, kv_block_tokens=1, chunked_prefill="off",
+        cuda_graphs=False, steps=_LLAMA_STEPS,
+        sources=("ollama v0.10.0: OLLAMA_NUM_PARALLEL default 1",)),
+    EngineRelease(
+        "ollama-0.17", "2026-02", None, max_sequences=1,
+        context_tiers=((47, 262144), (23, 32768), (0, 4096)), output_in_gpu_layers=False,
+        flash_attention=True, kv_block_tokens=1, chunked_prefill="off", cuda_graphs=False,
+        steps=_LLAMA_STEPS,
+        sources=("ollama server/routes.go (commit 0334ffa62, 2026-02-02): num_ctx by total "
+                 "VRAM, >= 47 GiB 262144, >= 23 GiB 32768, else 4096",)),
+    EngineRelease(
+        "b7000", "2026-08", None, max_sequences=4, flash_attention=True, kv_unified=True,
+        kv_block_tokens=1,
+        chunked_prefill="off", cuda_graphs=False, steps=_LLAMA_STEPS,
+        sources=("llama.cpp src/llama-model.cpp load_tensors: token_embd on the CPU; "
+                 "i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) (the output layer counts)",
+                 "tools/server/server.cpp: -np auto = 4 with kv_unified; common.h n_ctx 0 = "
+                 "the training context, flash_attn auto")),
+)
+
+
+def release(releases: tuple[EngineRelease, ...], version: str | None) -> EngineRelease:
+    """The named release (None: the current one, the last)."""
+    if version is None:
+        return releases[-1]
+    for r in releases:
+        if r.version == version:
+            return r
+    raise KeyError(version)
+
+
+def cuda_total_bytes(gpu: Device) -> int:
+    """The device total an engine sees (cudaMemGetInfo): the driver's total less what the
+    driver reserves; a unified-memory GPU's share of RAM as it is."""
+    cap = gpu.capacity_bytes
+    return cap if gpu.unified_memory else max(0, cap - DRIVER_RESERVED_BYTES)

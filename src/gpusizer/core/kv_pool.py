@@ -1,0 +1,238 @@
+"""Per-GPU memory of engines that reserve a paged KV pool up front (vLLM, SGLang, TensorRT-LLM).
+
+The memory an engine holds is the pool as it reserves it, mapped onto the report's components:
+``weights``; the profile peak in ``activations`` (the forward pass of the profile batch) or in
+``temporary`` (vLLM's sampler on full-vocabulary fp32 logits, when that is larger);
+``overhead`` = non-torch memory (CUDA context, NCCL, allocator) + CUDA graphs; ``kv_cache`` =
+the pool. Rules by ``FrameworkProfile.memory_rule`` (sources: core/engines.py and
+docs/evidence/serving.md §1-3):
+
+- profiled_pool (vLLM ``determine_available_memory``): pool = fraction x total - weights -
+  profile peak - non-torch (- CUDA graphs from 0.20); KV pages of ``block`` tokens; the engine
+  refuses to start when one request of ``max_model_len`` does not fit
+  (``check_enough_kv_cache_memory``; V0 ``raise_if_cache_size_invalid``).
+- static_pool (SGLang ``profile_max_num_token``): pool = free x fraction - weights, the
+  fraction from the reservation formula of the release.
+- free_pool (TensorRT-LLM ``KvCacheConfig``): pool = fraction x (free after weights and the
+  activations of ``max_num_tokens``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .architecture import Arch, ceil_div
+from .dtypes import nbytes
+from .engine_settings import EngineSettings
+from .engines import MiB, cuda_total_bytes
+from .inference import kv_bytes_per_token_layer
+from .module_bytes import stage_weight_bytes
+from .params import ParamCounts
+from .result import COMPONENTS, Memory
+from .sharding import StageParams, stage_params
+from .specs import GPUSpec, Scenario
+
+
+@dataclass(frozen=True)
+class EngineMemory:
+    """What an engine holds on its heaviest GPU, and what its KV cache can serve."""
+
+    memory: Memory
+    kv_pool_bytes: int  # per GPU
+    kv_capacity_tokens: int
+    max_concurrency: float  # requests of max_context tokens the pool holds at once
+    starts: bool
+    reason: str | None
+    max_context: int
+    max_sequences: int | None
+    kv_bytes_per_token: float  # per GPU (its layers)
+    host_memory_bytes: int = 0
+    gpu_layers: int | None = None
+    host_read_bytes: float = 0.0  # weights + KV a decode step reads from host RAM
+    notes: tuple[str, ...] = ()
+    fraction: float | None = None  # the memory fraction applied
+    reserved_bytes: float = 0.0  # inside the budget besides the pool (weights, peak, ...)
+    outside_bytes: float = 0.0  # taken outside the budget (context, NCCL, graphs)
+    outside_free_check: bool = False  # the engine refuses unless fraction x total is free
+    host_parts: dict[str, float] | None = None  # system RAM by buffer (llama.cpp)
+
+
+def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
+    """Largest live activations of a forward pass over ``tokens`` tokens (no autograd): the
+    residual stream and normalised input plus the widest intermediate (gated MLP: gate, up
+    and their product; attention q, k, v), split by TP (core/inference.py's rule). A fused MoE
+    layer holds [T, k, 2I], [T·k, I] and the per-expert outputs [T, k, H] (vLLM/SGLang
+    fused_moe.py ``fused_experts_impl`` intermediate_cache1-3, chunks of 32,768 tokens)."""
+    pb, tp = nbytes(s.precision.activations), s.parallelism.tensor
+    moe = arch.moe
+    if moe is not None:
+        t = min(tokens, 32768) * moe.experts_per_token
+        mlp = pb * t * (3 * moe.expert_ffn_hidden_size / tp + arch.hidden)
+    else:
+        mlp = pb * tokens * arch.ffn * (3 if arch.spec.mlp == "gated" else 2) / tp
+    attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / tp
+    return 2 * pb * tokens * arch.hidden + max(mlp, attn)
+
+
+def kv_per_token(s: Scenario, arch: Arch, sp: StageParams) -> float:
+    """KV bytes one token takes on one GPU of this stage (its layers; heads split by TP)."""
+    return kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * sp.layers
+
+
+def outside_bytes(s: Scenario) -> int:
+    """Context and NCCL memory taken before the engine's snapshot (outside its budget)."""
+    p, prof, o = s.parallelism, s.profile, s.overhead
+    ctx = prof.overhead.cuda_context_bytes if o.cuda_context_bytes is None else o.cuda_context_bytes
+    comm = prof.overhead.distributed_workspace_bytes if p.tensor * p.pipeline > 1 else 0
+    return int(ctx + (comm if o.workspace_bytes is None else o.workspace_bytes))
+
+
+def _per_request_bytes(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams,
+                       page: float) -> float:
+    """Pool bytes one request of max_context holds: full-attention layers a page per block of
+    the context, sliding-window layers the window plus one prefill chunk (vLLM
+    ``SlidingWindowSpec.max_memory_usage_bytes``)."""
+    ctx, block = st.max_context or 1, st.kv_block_tokens
+    spec = arch.spec
+    local = min(spec.sliding_window_layers, sp.layers) if spec.sliding_window else 0
+    window = min((spec.sliding_window or 0) - 1 + (st.prefill_chunk_tokens or ctx), ctx)
+    return page * ((sp.layers - local) * ceil_div(ctx, block)
+                   + local * (ceil_div(window, block) + 1))
+
+
+def _capacity(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float
+              ) -> tuple[int, float, float]:
+    """(KV tokens, max concurrency at max_context, bytes per token) of a pool on one GPU."""
+    per_layer = kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor)
+    page = per_layer * st.kv_block_tokens
+    if pool <= 0 or page <= 0:
+        return 0, 0.0, per_layer * sp.layers
+    blocks = int(pool // (page * sp.layers))
+    tokens = blocks * st.kv_block_tokens
+    return tokens, pool / _per_request_bytes(s, arch, st, sp, page), per_layer * sp.layers
+
+
+@dataclass(frozen=True)
+class _Stage:
+    weights: float
+    body: float
+    sampler: float
+    sp: StageParams
+
+
+def _stages(s: Scenario, arch: Arch, counts: ParamCounts, st: EngineSettings) -> list[_Stage]:
+    """Each distinct pipeline stage: weights, profile forward peak, sampler peak (last)."""
+    p = s.parallelism
+    rel = st.release
+    out = []
+    for first in ([True, False] if p.pipeline > 1 else [True]):
+        sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, first)
+        seqs = min(st.max_sequences or 1, st.profile_tokens or 1)
+        sampler = rel.sampler_bytes_per_logit * seqs * arch.vocab if rel and sp.last else 0.0
+        out.append(_Stage(stage_weight_bytes(s, arch, counts, sp),
+                          forward_peak(s, arch, st.profile_tokens), sampler, sp))
+    return out
+
+
+def _memory(weights: float, peak_body: float, sampler: float, overhead: float, pool: float
+            ) -> Memory:
+    body_wins = peak_body >= sampler
+    parts = {"weights": int(weights), "activations": int(peak_body) if body_wins else 0,
+             "temporary": 0 if body_wins else int(sampler), "overhead": int(overhead),
+             "kv_cache": int(max(0.0, pool))}
+    return Memory(**parts, total=sum(parts.values()), peak_phase="serving",
+                  alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients",
+                                                                         "optimizer")))
+
+
+def _refusal(st: EngineSettings, pool: float, tokens: int, needed: float) -> str | None:
+    """The engine's startup error, in its words (vLLM V1 ``check_enough_kv_cache_memory``)."""
+    if pool <= 0:
+        return ("No available memory for the cache blocks: weights, the profile peak and "
+                "non-torch memory exceed the budget. Increase memory_fraction, use more GPUs "
+                "or a smaller format")
+    if needed > pool:
+        return (f"one request of max_context {st.max_context:,} tokens needs "
+                f"{needed / 2**30:.2f} GiB of KV cache, more than the pool's "
+                f"{pool / 2**30:.2f} GiB; the largest context that fits is {tokens:,}")
+    return None
+
+
+def pool_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
+                st: EngineSettings) -> EngineMemory:
+    """Memory of a pool engine's heaviest GPU (the stage with the smallest pool under PP)."""
+    total, outside = cuda_total_bytes(gpu), outside_bytes(s)
+    best: EngineMemory | None = None
+    for stage in _stages(s, arch, counts, st):
+        em = _stage_memory(s, arch, gpu, st, stage, total, outside)
+        if best is None or em.kv_capacity_tokens < best.kv_capacity_tokens:
+            best = em
+    assert best is not None
+    return best
+
+
+def _stage_memory(s: Scenario, arch: Arch, gpu: GPUSpec, st: EngineSettings, stage: _Stage,
+                  total: int, outside: int) -> EngineMemory:
+    rule, rel, p = s.profile.memory_rule, st.release, s.parallelism
+    assert rel is not None
+    graphs = rel.graph_bytes if st.cuda_graphs else 0
+    ranks = p.tensor * p.pipeline
+    if rule == "profiled_pool":
+        fraction = st.memory_fraction or 0.9
+        non_torch = rel.non_torch_bytes + (
+            rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0)
+        reserved = stage.weights + max(stage.body, stage.sampler) + non_torch + (
+            graphs if rel.graphs_in_pool else 0)
+        pool = fraction * total - reserved
+        away = (0 if rel.context_in_budget else outside) + (0 if rel.graphs_in_pool
+                                                            else graphs)
+        mem = _memory(stage.weights, stage.body, stage.sampler, non_torch + graphs
+                      + (0 if rel.context_in_budget else outside), pool)
+    elif rule == "static_pool":
+        fraction = st.memory_fraction or sglang_fraction(s, gpu, st)
+        reserved, away = stage.weights, outside + graphs
+        pool = (total - outside) * fraction - stage.weights
+        mem = _memory(stage.weights, stage.body, 0.0, outside + graphs, pool)
+    else:  # free_pool
+        fraction = st.memory_fraction or 0.9
+        reserved, away = stage.weights + stage.body, outside
+        pool = fraction * (total - outside - reserved)
+        mem = _memory(stage.weights, stage.body, 0.0, outside, pool)
+    tokens, conc, per_token = _capacity(s, arch, st, stage.sp, pool)
+    reason = _refusal(st, pool, tokens, per_token * (st.max_context or 0))
+    check = rule == "profiled_pool" and not rel.context_in_budget
+    if check and fraction * total > total - outside:
+        reason = (f"free memory on the device ({(total - outside) / 2**30:.2f} GiB) is less "
+                  f"than memory_fraction x total ({fraction * total / 2**30:.2f} GiB)")
+    return EngineMemory(mem, int(max(0.0, pool)), tokens, conc, reason is None, reason,
+                        st.max_context or 0, _sequences(st, tokens), per_token,
+                        fraction=fraction, reserved_bytes=reserved, outside_bytes=away,
+                        outside_free_check=check)
+
+
+def _sequences(st: EngineSettings, tokens: int) -> int | None:
+    """Requests run at once: the setting, else SGLang's ``max_running_requests`` (half the
+    pool's tokens, within its 2,048-4,096 request slots; managers/tp_worker.py)."""
+    if st.max_sequences is not None:
+        return st.max_sequences
+    slots = min(max(int(tokens / max(1, st.max_context or 1) * 512), 2048), 4096)
+    return max(1, min(tokens // 2, slots))
+
+
+def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
+    """SGLang's default ``mem_fraction_static`` (server_args.py): 0.4.x by TP size; 0.5.x
+    1 - reserved / memory with reserved MiB = 512 + max(chunk, 2048) x 1.5 + graph batch x 2
+    + TP x PP / 8 x 1024, at least 10 GiB on GPUs above 60 GiB."""
+    p, rel = s.parallelism, st.release
+    assert rel is not None
+    if rel.sglang_reserve == "by_tp":
+        return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
+                    if p.tensor >= n)
+    mem_mib = cuda_total_bytes(gpu) / MiB
+    tier = rel.tier(gpu)
+    chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)
+    graph = tier.graph_batch if tier else 8
+    reserved = 512 + max(chunk, 2048) * 1.5 + graph * 2 + p.tensor * p.pipeline / 8 * 1024
+    if mem_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return round((mem_mib - reserved) / mem_mib, 3) if mem_mib > reserved else 0.0

@@ -1,0 +1,135 @@
+"""Users against context: how many requests of C tokens the serving engine holds at once.
+
+The curve is the engine's own (core/capacity.py: each context runs the engine's memory rule,
+so vLLM's refusal beyond the longest context its pool holds, the V0 profile pass growing with
+max_model_len and llama.cpp's offload all show); the area under it fits. The scenario is a
+point: its users at its prompt + output tokens, green under the curve, red above it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+
+from ...core.capacity import CapacityCurve, capacity_curve
+from ...core.result import Estimate
+from ...core.specs import Scenario
+from .base import ChartBase
+from .palette import LABEL_PX, font
+from .sweep import log2_ticks
+
+
+def _log(v: float) -> float:
+    return math.log10(max(v, 1.0))
+
+
+def count_ticks(top: float) -> list[tuple[float, str]]:
+    """1, 2, 5, 10, 20, 50... up to ``top`` (log10 positions): pyqtgraph's own log ticks
+    print 3·10² and crowd the minor steps."""
+    out, k = [], 0
+    while 10**k <= top * 1.01:
+        out += [(math.log10(m * 10**k), f"{m * 10**k:,}") for m in (1, 2, 5)
+                if m * 10**k <= top * 1.01]
+        k += 1
+    return out
+
+
+class CapacityChart(ChartBase):
+    """The capacity curve (log-log), the fitting area, the scenario's point."""
+
+    title = "Users vs context"
+
+    def _build(self) -> None:
+        self.curve_data: CapacityCurve | None = None
+        self.plot.setLogMode(x=True, y=True)
+        self.curve = self.plot.plot([], [], connect="finite")
+        self.fill = self.plot.plot([], [], pen=pg.mkPen((0, 0, 0, 0)))
+        self.point = pg.ScatterPlotItem(size=12)
+        self.point.setZValue(15)
+        self.plot.addItem(self.point)
+        self.point_label = self.text_item((0, 1))
+        self.limit = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={
+            "position": 0.9, "anchors": [(1, 0.5), (1, 0.5)]})
+        self.limit.setZValue(10)
+        self.plot.addItem(self.limit)
+        self.plot.setMouseEnabled(x=False, y=False)
+
+    def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
+        self.curve_data = capacity_curve(scenario)
+        self.gpu_name = estimate.gpu.name
+
+    def longest(self) -> int | None:
+        """The longest context at which the engine still starts (None: every one)."""
+        c = self.curve_data
+        assert c is not None
+        ok = [x for x, u in zip(c.contexts, c.users, strict=True) if u > 0]
+        return max(ok) if ok and ok[-1] != c.contexts[-1] else None
+
+    def headline(self) -> str:
+        c = self.curve_data
+        assert c is not None
+        fit = c.users_at(c.context)
+        verdict = "fits" if c.concurrency <= fit else "does not fit"
+        return (f"{c.engine} on {self.gpu_name}, max context set to each request: {fit:,} "
+                f"users at {c.context:,} tokens each; your {c.concurrency:,} {verdict}")
+
+    def _redraw(self) -> None:
+        c = self.curve_data
+        assert c is not None
+        x = np.asarray(c.contexts, dtype=float)
+        y = np.asarray(c.users, dtype=float)
+        y_plot = np.where(y > 0, y, np.nan)
+        self.curve.setData(x, y_plot, connect="finite")
+        self.fill.setData(x, np.where(y > 0, y, 1.0), fillLevel=0.0)
+        fit = c.users_at(c.context)
+        good = c.concurrency <= fit
+        t = self.theme
+        self.point.setData([_log(c.context)], [_log(c.concurrency)],
+                           brush=pg.mkBrush(t.good if good else t.bad), pen=pg.mkPen(t.foreground))
+        self.point_label.setText(f" your {c.concurrency:,} users × {c.context:,} tokens")
+        self.point_label.setPos(_log(c.context), _log(c.concurrency))
+        longest = self.longest()
+        self.limit.setVisible(longest is not None)
+        if longest is not None:
+            self.limit.setValue(_log(longest))
+            self.limit.label.setFormat(f"does not start above {longest:,} tokens ")
+        top = max(float(np.nanmax(y_plot, initial=1.0)), c.concurrency, 2.0)
+        self.plot.setXRange(_log(x[0]), _log(x[-1]), padding=0.02)
+        self.plot.setYRange(-0.08, _log(top) * 1.15 + 0.1, padding=0)
+        self.plot.getAxis("bottom").setTicks([log2_ticks(x[0], x[-1])])
+        self.plot.getAxis("left").setTicks([count_ticks(top * 1.3)])
+        self.set_axis_label("bottom", "tokens per request (prompt + output)")
+        self.set_axis_label("left", "requests held at once")
+        self.set_title(self.headline())
+        self.set_legend([(self.curve, f"{c.engine}: users that fit")])
+
+    def _restyle_items(self) -> None:
+        t = self.theme
+        self.curve.setPen(pg.mkPen(t.foreground, width=2.5))
+        self.fill.setBrush(pg.mkBrush(t.qcolor("good", 60)))
+        self.limit.setPen(pg.mkPen(t.bad, width=1.5))
+        self.limit.label.setColor(t.bad)
+        self.limit.label.setFont(font(LABEL_PX))
+        if self.has_data:
+            self._redraw()
+
+    def tooltip_at(self, x: float, y: float) -> str:
+        c = self.curve_data
+        if c is None:
+            return ""
+        tokens = 10 ** x
+        i = int(np.argmin([abs(math.log10(v) - x) for v in c.contexts]))
+        users = c.users[i]
+        return (f"{c.contexts[i]:,} tokens per request: "
+                + (f"{users:,} requests at once" if users else "the engine does not start")
+                if tokens > 0 else "")
+
+    def data_rows(self) -> list[list[Any]]:
+        c = self.curve_data
+        rows: list[list[Any]] = [["tokens_per_request", "requests_at_once"]]
+        if c is not None:
+            rows += [[x, u] for x, u in zip(c.contexts, c.users, strict=True)]
+        return rows

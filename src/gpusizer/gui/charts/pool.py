@@ -1,0 +1,107 @@
+"""The memory chart's serving view: an engine's pool as it reserves it.
+
+For an engine that reserves memory up front (vLLM, SGLang, TensorRT-LLM) the bar is what it
+takes (weights, profile peak, non-torch memory and graphs, the KV pool); a dashed line marks
+its budget (vLLM: memory fraction x device total; SGLang: weights + pool), and a mark inside
+the KV pool shows how much of it the scenario's users fill. For llama.cpp the bar is the GPU's
+share and the title says how much stays in system RAM.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from ...core.engines import cuda_total_bytes
+from ...core.result import Estimate
+from ...io.units import fmt_bytes
+from .palette import LABEL_PX, Theme, font
+from .stack import capacity_line, style_line
+
+_POOLS = ("profiled_pool", "static_pool", "free_pool")
+_BELOW_KV = ("weights", "gradients", "optimizer", "activations")
+HALF = 0.55 / 2  # half the bar's width
+
+
+class PoolView:
+    """The budget line, the users' mark in the KV pool and the words that go with them."""
+
+    def __init__(self, plot: pg.PlotItem, label: pg.TextItem) -> None:
+        self.budget_line = capacity_line(plot, position=0.02, anchor=(0, 1))
+        self.mark = pg.PlotDataItem([], [])
+        self.mark.setZValue(12)
+        plot.addItem(self.mark)
+        self.label = label
+        self.reserved = False
+        self.offload = False
+        self.budget = 0
+        self.used_kv = 0.0
+        self.sv: Any = None
+        self.engine = ""
+
+    def set_estimate(self, est: Estimate) -> None:
+        sv, rule = est.serving, est.scenario.profile.memory_rule
+        self.sv = sv
+        self.engine = est.scenario.profile.label.split(" /")[0]
+        self.reserved = sv is not None and rule in _POOLS
+        self.offload = sv is not None and rule == "layer_offload"
+        self.budget = 0
+        if self.reserved and sv is not None:
+            if rule == "profiled_pool" and sv.memory_fraction:
+                self.budget = int(sv.memory_fraction * cuda_total_bytes(est.gpu))
+            elif rule == "static_pool":
+                self.budget = est.memory.weights + sv.kv_pool_bytes
+            w = est.scenario.workload
+            need = sv.concurrency * (w.prompt_tokens + w.generated_tokens) * sv.kv_bytes_per_token
+            self.used_kv = min(float(sv.kv_pool_bytes), need)
+
+    @property
+    def bar_label(self) -> str:
+        return "on the GPU" if self.offload else f"reserved by {self.engine}"
+
+    def title(self, subject: str, peak: int, gpu: str, unit: str) -> str | None:
+        sv = self.sv
+        if sv is None or not (self.reserved or self.offload):
+            return None
+        if not sv.starts:
+            return f"{subject}: {self.engine} does not start on {gpu}"
+        if self.offload:
+            return (f"{subject}: {fmt_bytes(peak, unit, 1)} on {gpu}, "
+                    f"{fmt_bytes(sv.host_memory_bytes, unit, 1)} in system RAM")
+        return (f"{subject}: {self.engine} reserves {fmt_bytes(peak, unit, 1)} per {gpu}, "
+                f"KV pool {sv.kv_capacity_tokens:,} tokens")
+
+    def redraw(self, parts: dict[str, int], scale: float, unit: str) -> None:
+        show = self.reserved and self.sv is not None and self.sv.starts
+        self.budget_line.setVisible(show and self.budget > 0)
+        self.label.setVisible(show)
+        if not show:
+            self.mark.setData([], [])
+            return
+        sv = self.sv
+        if self.budget:
+            share = f"{sv.memory_fraction:g} of the GPU" if sv.memory_fraction else "weights + pool"
+            self.budget_line.setValue(self.budget / scale)
+            self.budget_line.label.setFormat(f"{self.engine} budget ({share}): "
+                                             f"{fmt_bytes(self.budget, unit, 1)}")
+        base = sum(parts.get(c, 0) for c in _BELOW_KV)
+        y = (base + self.used_kv) / scale
+        self.mark.setData([-HALF, HALF], [y, y])
+        pct = 100 * self.used_kv / sv.kv_pool_bytes if sv.kv_pool_bytes else 0.0
+        self.label.setText(f"your {sv.concurrency:,} users: {pct:.0f}% of the KV pool")
+        self.label.setPos(-HALF - 0.03, y)
+
+    def tip(self, component: str, unit: str) -> str:
+        sv = self.sv
+        if sv is None or component != "kv_cache" or not (self.reserved or self.offload):
+            return ""
+        return (f"{sv.kv_capacity_tokens:,} tokens; {sv.max_concurrency:,.1f} requests of "
+                f"{sv.max_context:,} tokens; your users fill "
+                f"{fmt_bytes(self.used_kv, unit, 2)}")
+
+    def restyle(self, theme: Theme) -> None:
+        style_line(self.budget_line, theme, color=theme.muted, font=font(LABEL_PX), width=1.5)
+        self.mark.setPen(pg.mkPen(theme.foreground, width=3, style=Qt.PenStyle.SolidLine))
+        self.label.setColor(theme.foreground)

@@ -1,0 +1,156 @@
+"""Serving panel (inference): how the engine is run. Every field starts at the engine's
+default, shown as the field's special text ("vLLM default: 0.92"), and the scenario keeps
+``null`` until the user sets a value (core/engines.py has the defaults and their sources)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.frameworks import FRAMEWORKS
+from ...core.result import Estimate
+from ...core.workloads import WORKLOAD_KINDS
+from ..binding import Binder
+from ..widgets import ComboBox, DoubleSpinBox, SpinBox, combo, float_spin, int_spin
+from .base import Panel
+
+_MAX = 10_000_000
+_LAYER_OFFLOAD = "layer_offload"
+# (label, path, object name, widget factory): 0 (or -1 for GPU layers) means "engine default"
+_INTS = (
+    ("Max context", "serving.max_context", "spin_serving_max_context", 0, 256, " tokens"),
+    ("Max sequences", "serving.max_sequences", "spin_serving_max_sequences", 0, 1, ""),
+    ("Prefill chunk", "serving.prefill_chunk_tokens", "spin_serving_prefill_chunk", 0, 256,
+     " tokens"),
+    ("KV block", "serving.kv_block_tokens", "spin_serving_kv_block", 0, 16, " tokens"),
+    ("Users at once", "serving.concurrency", "spin_serving_concurrency", 0, 1, ""),
+)
+
+
+TIPS = {
+    "serving.engine_version": "The engine release whose defaults apply (memory fraction, batch "
+                              "sizes, what the KV pool pays for).",
+    "serving.memory_fraction": "vLLM gpu_memory_utilization (of the whole GPU), SGLang "
+                               "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction.",
+    "serving.max_context": "Longest request the engine accepts: vLLM max_model_len, llama.cpp "
+                           "n_ctx per sequence. vLLM refuses to start when one such request "
+                           "does not fit its KV pool.",
+    "serving.max_sequences": "Requests run at once: vLLM max_num_seqs, llama.cpp n_parallel.",
+    "serving.prefill_chunk_tokens": "Prompt tokens per engine step: vLLM "
+                                    "max_num_batched_tokens, llama.cpp n_ubatch.",
+    "serving.kv_block_tokens": "Tokens per KV page: vLLM block_size, SGLang page_size.",
+    "serving.concurrency": "Users served at once (default: the batch).",
+    "serving.gpu_layers": "llama.cpp -ngl: layers on the GPU, the output layer counted; the "
+                          "rest stay in system RAM.",
+    "serving.cuda_graphs": "Off = vLLM --enforce-eager: no graph memory, slower decode steps.",
+    "serving.step_latency_seconds": "Fixed cost of every engine step (launches, scheduling, "
+                                    "sampling); default: the engine's per GPU class.",
+}
+
+
+def _none_at(floor: int) -> tuple[Any, Any]:
+    """Converters for a field whose lowest value stands for null (the engine's default)."""
+    return (lambda v: None if v <= floor else v), (lambda v: floor if v is None else v)
+
+
+class ServingPanel(Panel):
+    """Builds the Serving group; shown for inference only."""
+
+    title = "Serving"
+
+    def __init__(self, binder: Binder) -> None:
+        super().__init__(binder)
+        f = self.form
+        self.version: ComboBox = combo([("current release", None)])
+        f.add("Engine version", self.version, "serving.engine_version",
+              name="combo_serving_engine_version")
+        self.fraction: DoubleSpinBox = float_spin(0.0, 1.0, 2)
+        self.fraction.setSingleStep(0.01)
+        to_s, from_s = _none_at(0)
+        f.add("Memory fraction", self.fraction, "serving.memory_fraction",
+              name="spin_serving_memory_fraction", to_state=to_s, from_state=from_s)
+        self.spins: dict[str, SpinBox] = {}
+        for label, path, name, lo, step, suffix in _INTS:
+            spin = int_spin(lo, _MAX, step, suffix)
+            to_s, from_s = _none_at(lo)
+            f.add(label, spin, path, name=name, to_state=to_s, from_state=from_s)
+            self.spins[path] = spin
+        self.layers = int_spin(-1, 4096)
+        to_s, from_s = _none_at(-1)
+        f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers",
+              name="spin_serving_gpu_layers", to_state=to_s, from_state=from_s)
+        f.add("CUDA graphs", combo([("engine default", None), ("on", True), ("off (eager)", False)]),
+              "serving.cuda_graphs", name="combo_serving_cuda_graphs")
+        self.latency: DoubleSpinBox = float_spin(-0.01, 1000.0, 2, " ms")
+        f.add("Step latency", self.latency, "serving.step_latency_seconds",
+              name="spin_serving_step_latency",
+              to_state=lambda ms: None if ms < 0 else ms / 1e3,
+              from_state=lambda s: -0.01 if s is None else s * 1e3)
+        for path, tip in TIPS.items():  # the captions and the fields explain themselves
+            self.form.labels[path].setToolTip(tip)
+            for b in binder.bindings:
+                if b.path == path:
+                    b.widget.setToolTip(tip)
+        self._versions_of = ""
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self.show_defaults)
+        self.refresh()
+        self.show_defaults(self.state.estimate)
+
+    def refresh(self) -> None:
+        """Shown for inference; the version list and llama.cpp's fields follow the engine."""
+        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        self.box.setVisible(kind is not None and not kind.is_training)
+        profile = FRAMEWORKS.get(str(self.state.value("framework")))
+        if profile is None:
+            return
+        if profile.id != self._versions_of:
+            self._versions_of = profile.id
+            self._fill_versions(profile.versions)
+        offload = profile.memory_rule == _LAYER_OFFLOAD
+        self.form.show("serving.gpu_layers", offload)
+        self.form.show("serving.memory_fraction", not offload and bool(profile.releases))
+        self.form.show("serving.engine_version", bool(profile.releases))
+        self.form.show("serving.cuda_graphs", not offload and bool(profile.releases))
+
+    def _fill_versions(self, versions: tuple[str, ...]) -> None:
+        current = self.state.value("serving.engine_version")
+        blocked = self.version.blockSignals(True)
+        self.version.clear()
+        latest = versions[-1] if versions else ""
+        self.version.addItem(f"current release ({latest})" if latest else "current release",
+                             None)
+        for v in reversed(versions):
+            self.version.addItem(v, v)
+        index = self.version.findData(current)
+        self.version.setCurrentIndex(max(index, 0))
+        self.version.blockSignals(blocked)
+
+    def show_defaults(self, est: Estimate) -> None:
+        """The engine's resolved values as the special text of fields left at default."""
+        sv = est.serving
+        if sv is None:
+            return
+        name = est.scenario.profile.label.split(" /")[0]
+
+        def text(value: Any, fmt: str = "{:,}") -> str:
+            return f"{name} default: " + (fmt.format(value) if value is not None else "auto")
+
+        self.fraction.setSpecialValueText(text(sv.memory_fraction, "{:g}"))
+        values = {"serving.max_context": sv.max_context,
+                  "serving.max_sequences": sv.max_sequences,
+                  "serving.prefill_chunk_tokens": sv.prefill_chunk_tokens,
+                  "serving.kv_block_tokens": sv.kv_block_tokens,
+                  "serving.concurrency": sv.concurrency}
+        for path, value in values.items():
+            spin = self.spins[path]
+            if path == "serving.concurrency":
+                spin.setSpecialValueText(f"= batch ({value:,})")
+            elif path == "serving.prefill_chunk_tokens" and value is None:
+                spin.setSpecialValueText(f"{name} default: whole prompt")
+            else:
+                spin.setSpecialValueText(text(value))
+        layers = "all that fit" if sv.gpu_layers is None else f"fit: {sv.gpu_layers}"
+        self.layers.setSpecialValueText(f"{name} default: {layers}")
+        fixed = sv.decode_step_overhead_seconds * 1e3
+        self.latency.setSpecialValueText(
+            f"{name} default: {sv.prefill_step_overhead_seconds * 1e3:.1f} / {fixed:.1f} ms")

@@ -1,0 +1,59 @@
+"""Sentences about a serving block (the report's ``serving``) and a training run's time and cost,
+shared by ``gpusizer-cli estimate`` and the window's headline."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
+    """The headline: how many users the engine holds at ``tokens_per_user`` tokens each."""
+    if not sv["starts"]:
+        return f"{sv['engine']} does not start: {sv['reason']}"
+    cap = int(sv["kv_capacity_tokens"])
+    users = cap // tokens_per_user if tokens_per_user else 0
+    return (f"{users:,} users at {tokens_per_user:,} tokens each "
+            f"({cap:,} KV tokens; {sv['max_concurrency']:,.1f} at the full "
+            f"{sv['max_context']:,}-token context)")
+
+
+def speed_line(sv: Mapping[str, Any]) -> str:
+    """Time to first token, time per output token and tokens/s at the served concurrency."""
+    users = "1 user" if sv["concurrency"] == 1 else f"{sv['concurrency']:,} users"
+    return (f"{users} ({sv['running']:,} at once): first token "
+            f"{sv['ttft_seconds'] * 1e3:,.0f} ms, {sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
+            f"{sv['tokens_per_second_per_user']:,.1f} tokens/s each, "
+            f"{sv['tokens_per_second']:,.0f} tokens/s in total")
+
+
+def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
+    """The serving block as the CLI prints it (one fact per line)."""
+    lines = [f"  serving      {users_line(sv, tokens_per_user)}",
+             f"  speed        {speed_line(sv)}"]
+    if sv.get("host_memory_bytes"):
+        lines.append(f"  system RAM   {sv['host_memory_bytes'] / 2**30:,.2f} GiB "
+                     f"(layers and KV kept off the GPU; {sv['gpu_layers']} layers on the GPU)")
+    if sv.get("cost_per_million_tokens") is not None:
+        lines.append(f"  cost         ${sv['cost_per_million_tokens']:,.2f} per million output "
+                     "tokens")
+    return lines
+
+
+def duration(seconds: float) -> str:
+    """``3.2 days``, ``5.1 hours``, ``12 minutes``."""
+    if seconds >= 86400:
+        return f"{seconds / 86400:,.1f} days"
+    if seconds >= 3600:
+        return f"{seconds / 3600:,.1f} hours"
+    return f"{seconds / 60:,.0f} minutes"
+
+
+def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
+    """Training time and cost (None when the scenario names no training tokens)."""
+    if not compute.get("time_seconds"):
+        return None
+    cost = compute.get("cost")
+    money = f", ${cost:,.0f}" if cost is not None else ""
+    return (f"  training     {duration(compute['time_seconds'])} on {gpus:,} GPUs "
+            f"({compute['gpu_hours']:,.0f} GPU-hours{money})")

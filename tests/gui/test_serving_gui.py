@@ -1,0 +1,83 @@
+"""Issue 11 in the window: the Serving panel (inference only, the engine's defaults as special
+text), the headline "N users at C tokens each", the memory chart's pool view and the users vs
+context chart."""
+
+from __future__ import annotations
+
+from gpusizer.core.scenario import parse_scenario
+
+from .helpers import find
+from .test_charts import make
+
+VLLM_4090 = {"model": {"preset": "llama-3.1-8b"}, "framework": "vllm",
+             "workload": {"kind": "inference", "batch_size": 16},
+             "hardware": {"gpu": "rtx-4090-24gb"}, "serving": {"max_context": 16384}}
+LLAMA_70B = {"model": {"preset": "llama-3.1-70b"}, "framework": "llama.cpp",
+             "workload": {"kind": "inference"}, "precision": {"weights": "gguf_q4_k_m"},
+             "hardware": {"gpu": "rtx-4090-24gb"}}
+
+
+def _serving_panel(window):
+    return next(p for p in window.panels if p.title == "Serving")
+
+
+def test_serving_panel_shows_for_inference_with_engine_defaults(window):
+    panel = _serving_panel(window)
+    assert panel.box.isHidden()  # the default scenario trains (LoRA)
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    assert not panel.box.isHidden()
+    fraction = find(window, "spin_serving_memory_fraction")
+    assert fraction.specialValueText() == "vLLM default: 0.92"  # vllm 0.33.0 config/cache.py
+    seqs = find(window, "spin_serving_max_sequences")
+    assert seqs.specialValueText() == "vLLM default: 1,024"  # H100: >= 70 GiB, not A100
+    versions = find(window, "combo_serving_engine_version")
+    assert versions.findData("0.6.4") >= 0 and versions.itemData(0) is None
+
+
+def test_serving_fields_edit_the_scenario(window):
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    find(window, "spin_serving_max_context").setValue(8192)
+    window.state.flush()
+    assert window.state.scenario.serving.max_context == 8192
+    find(window, "spin_serving_max_context").setValue(0)  # back to the engine's default
+    window.state.flush()
+    assert window.state.scenario.serving.max_context is None
+    combo = find(window, "combo_serving_engine_version")
+    combo.setCurrentIndex(combo.findData("0.19.0"))
+    assert window.state.scenario.serving.engine_version == "0.19.0"
+    assert find(window, "spin_serving_memory_fraction").specialValueText().endswith("0.9")
+
+
+def test_llama_cpp_shows_gpu_layers_and_the_headline_counts_users(window):
+    window.state.set_scenario(parse_scenario(LLAMA_70B))
+    assert not find(window, "spin_serving_gpu_layers").isHidden()
+    text = window.summary.serving.text()
+    assert "users at 1,280 tokens each" in text and "tokens/s" in text
+    window.state.set_scenario(parse_scenario({**VLLM_4090, "serving": {}}))  # 131,072 default context
+    assert "does not start" in window.summary.serving.text()
+    assert "does not start" in window.summary.verdict.text()
+
+
+def test_memory_chart_shows_the_pool_as_reserved(qtbot):
+    chart = make(qtbot, "memory", VLLM_4090)
+    assert chart.bar_labels_text() == ["reserved by vLLM"]
+    assert chart.pool.budget_line.isVisible()
+    assert "KV pool" in chart._title_text
+    assert "of the KV pool" in chart.pool.label.toPlainText()
+    offload = make(qtbot, "memory", LLAMA_70B)
+    assert offload.bar_labels_text() == ["on the GPU"] and "system RAM" in offload._title_text
+
+
+def test_users_vs_context_chart(qtbot):
+    chart = make(qtbot, "capacity", VLLM_4090)
+    c = chart.curve_data
+    assert list(c.users) == sorted(c.users, reverse=True)  # fewer users as context grows
+    assert chart.longest() is not None and c.users_at(1280) >= 16
+    assert "your 16 fits" in chart._title_text
+    rows = chart.data_rows()
+    assert rows[0] == ["tokens_per_request", "requests_at_once"] and len(rows) > 10
+    trains = make(qtbot, "capacity", {"model": {"preset": "llama-3.1-8b"},
+                                      "workload": {"kind": "lora"}})
+    assert trains.curve_data.engine  # a training scenario is shown as served
