@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 import gpusizer
-from gpusizer.core.frameworks import FRAMEWORKS
 from gpusizer.core import layout_search, solver
 from gpusizer.core.architecture import resolve
 from gpusizer.core.errors import ScenarioError
+from gpusizer.core.frameworks import FRAMEWORKS
 from gpusizer.core.scenario import parse_scenario
 
 H100 = "h100-sxm-80gb"
