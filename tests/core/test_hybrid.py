@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from gpusizer.core.architecture import resolve
 from gpusizer.core.frameworks import FRAMEWORKS
 from gpusizer.core.params import count_parameters
@@ -143,3 +145,20 @@ def test_hybrid_training_runs_and_full_recompute_keeps_only_layer_inputs():
     none = estimate_report({**base, "parallelism": {"recompute": "none"}})["per_gpu"][
         "activations"]
     assert 0 < full < none
+
+
+def test_engine_pool_counts_attention_layers_and_the_recurrent_state() -> None:
+    """vLLM's hybrid allocator (vllm/v1/kv_cache_interface.py, ``MambaSpec``): only the
+    attention layers take KV blocks per token; each request also holds one recurrent-state
+    page per recurrent layer from the same pool. Qwen3-Next: 12 of 48 layers attend."""
+    s = {"model": {"preset": "qwen3-next-80b-a3b"}, "workload": {"kind": "inference"},
+         "framework": "vllm", "hardware": {"gpu": "h200-141gb"},
+         "parallelism": {"tensor": 2}, "serving": {"max_context": 32768}}
+    rep = estimate_report(s)
+    sv, cache = rep["serving"], rep["cache"]
+    assert cache["attention_layers"] == 12 and sv["starts"]
+    per_layer = cache["kv_bytes_per_token"] / cache["attention_layers"]
+    assert sv["kv_bytes_per_token"] == per_layer * 12  # not x 48
+    state = cache["recurrent_state_bytes_per_sequence"]
+    per_request = sv["kv_bytes_per_token"] * 32768 + state  # block-aligned: 32768 = 2048 x 16
+    assert sv["max_concurrency"] == pytest.approx(sv["kv_pool_bytes"] / per_request, rel=1e-9)

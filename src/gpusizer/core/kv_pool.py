@@ -31,6 +31,7 @@ from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import StageParams, stage_params
 from .specs import GPUSpec, Scenario
+from .state import state_bytes
 
 
 @dataclass(frozen=True)
@@ -74,9 +75,27 @@ def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
     return 2 * pb * tokens * arch.hidden + max(mlp, attn)
 
 
+def attention_layers(arch: Arch, sp: StageParams, pp: int) -> int:
+    """Layers of this stage that keep keys and values: hybrid models' recurrent layers keep a
+    fixed-size state instead (core/state.py)."""
+    return min(sp.layers, ceil_div(arch.attention_layers, pp))
+
+
+def state_per_request(s: Scenario, arch: Arch) -> float:
+    """Recurrent-state bytes one request holds on one GPU (0 for a transformer): vLLM's hybrid
+    allocator gives each request one state page per recurrent layer from the same pool as the
+    attention blocks (vllm/v1/kv_cache_interface.py ``MambaSpec.page_size_bytes``)."""
+    if not arch.mixer_layers:
+        return 0.0
+    p = s.parallelism
+    return state_bytes(arch, s.profile, s.precision.activations, p.tensor, p.pipeline)
+
+
 def kv_per_token(s: Scenario, arch: Arch, sp: StageParams) -> float:
-    """KV bytes one token takes on one GPU of this stage (its layers; heads split by TP)."""
-    return kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * sp.layers
+    """KV bytes one token takes on one GPU of this stage (its attention layers; heads split by
+    TP)."""
+    return kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * \
+        attention_layers(arch, sp, s.parallelism.pipeline)
 
 
 def outside_bytes(s: Scenario) -> int:
@@ -91,25 +110,27 @@ def _per_request_bytes(s: Scenario, arch: Arch, st: EngineSettings, sp: StagePar
                        page: float) -> float:
     """Pool bytes one request of max_context holds: full-attention layers a page per block of
     the context, sliding-window layers the window plus one prefill chunk (vLLM
-    ``SlidingWindowSpec.max_memory_usage_bytes``)."""
+    ``SlidingWindowSpec.max_memory_usage_bytes``), plus a hybrid model's recurrent state."""
     ctx, block = st.max_context or 1, st.kv_block_tokens
-    spec = arch.spec
-    local = min(spec.sliding_window_layers, sp.layers) if spec.sliding_window else 0
+    spec, layers = arch.spec, attention_layers(arch, sp, s.parallelism.pipeline)
+    local = min(spec.sliding_window_layers, layers, sp.sliding_layers) if spec.sliding_window \
+        else 0
     window = min((spec.sliding_window or 0) - 1 + (st.prefill_chunk_tokens or ctx), ctx)
-    return page * ((sp.layers - local) * ceil_div(ctx, block)
-                   + local * (ceil_div(window, block) + 1))
+    return page * ((layers - local) * ceil_div(ctx, block)
+                   + local * (ceil_div(window, block) + 1)) + state_per_request(s, arch)
 
 
 def _capacity(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float
               ) -> tuple[int, float, float]:
     """(KV tokens, max concurrency at max_context, bytes per token) of a pool on one GPU."""
     per_layer = kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor)
+    layers = attention_layers(arch, sp, s.parallelism.pipeline)
     page = per_layer * st.kv_block_tokens
-    if pool <= 0 or page <= 0:
-        return 0, 0.0, per_layer * sp.layers
-    blocks = int(pool // (page * sp.layers))
+    if pool <= 0 or page * layers <= 0:
+        return 0, 0.0, per_layer * layers
+    blocks = int(pool // (page * layers))
     tokens = blocks * st.kv_block_tokens
-    return tokens, pool / _per_request_bytes(s, arch, st, sp, page), per_layer * sp.layers
+    return tokens, pool / _per_request_bytes(s, arch, st, sp, page), per_layer * layers
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import stage_params
 from .specs import GPUSpec, Scenario
+from .state import state_bytes
 
 MIN_FIT_CONTEXT = 4096  # llama.cpp common.h fit_params_min_ctx
 
@@ -42,12 +43,14 @@ MIN_FIT_CONTEXT = 4096  # llama.cpp common.h fit_params_min_ctx
 @dataclass(frozen=True)
 class _Model:
     """Bytes of the parts llama.cpp places: one repeating layer (mean), the input embedding,
-    the output layer (head + final norm), KV per cell and layer."""
+    the output layer (head + final norm), KV per cell and layer (mean: a hybrid model's
+    recurrent layers keep none), recurrent state per sequence and layer (mean)."""
 
     layer: float
     embedding: float
     output: float
     kv_cell: float
+    state: float = 0.0
 
 
 def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> _Model:
@@ -57,9 +60,14 @@ def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> _Model:
                                         "router"))
     layers += (g["norms"] - counts.final_norm) * gb["norms"]
     head = g["lm_head"] * gb["lm_head"] if counts.lm_head else counts.embedding * gb["embedding"]
+    # Hybrid models (llama-memory-hybrid.cpp): KV cells on the attention layers only, and per
+    # sequence a recurrent state whose r/s tensors llama.cpp keeps in F32
+    # (llama-memory-recurrent.cpp, type_r = type_s = GGML_TYPE_F32).
+    kv = kv_bytes_per_token_layer(arch, s.precision.kv_cache, 1) * arch.attention_layers
+    state = state_bytes(arch, s.profile, "fp32") if arch.mixer_layers else 0.0
     return _Model(layers / arch.layers, g["embedding"] * gb["embedding"],
-                  head + counts.final_norm * gb["norms"],
-                  kv_bytes_per_token_layer(arch, s.precision.kv_cache, 1))
+                  head + counts.final_norm * gb["norms"], kv / arch.layers,
+                  state / arch.layers)
 
 
 def _compute(arch: Arch, ub: int, n_kv: int, flash: bool, logits: bool) -> float:
@@ -92,7 +100,7 @@ def _place(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, n: int, cells
     else:
         out_gpu, rep = n > L, min(n, L)
     per_gpu = ceil_div(rep, gpus) if rep else 0
-    kv_layer = m.kv_cell * cells
+    kv_layer = m.kv_cell * cells + m.state * (st.max_sequences or 1)
     ub = min(st.prefill_chunk_tokens or rel.ubatch_tokens, cells)
     on_gpu = bool(rep or out_gpu)
     compute = _compute(arch, ub, cells, rel.flash_attention, out_gpu) if on_gpu else 0.0
