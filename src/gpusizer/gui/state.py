@@ -83,6 +83,7 @@ class ScenarioState(QObject):
         self.merge_ms = merge_ms
         self._last_edit: tuple[str, float] = ("", 0.0)
         self.undo_stack = QUndoStack(self)
+        self.labels: dict[str, str] = {}  # field path -> the label users see (undo items)
         # Throttle, not restart: a held spin-box arrow still redraws every ~30 ms.
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
         self._timer.timeout.connect(self.flush)
@@ -175,7 +176,8 @@ class ScenarioState(QObject):
         last_key, last_time = self._last_edit
         merge = bool(key) and key == last_key and (now - last_time) * 1000 < self.merge_ms
         self._last_edit = (key, now)
-        self.undo_stack.push(SnapshotCommand(self, before, after, key, merge))
+        label = f"Change {self.labels.get(key, key)}" if key else ""
+        self.undo_stack.push(SnapshotCommand(self, before, after, key, merge, label))
 
     def _commit(self, scenario: Scenario, est: Estimate) -> None:
         self._scenario, self._estimate = scenario, est

@@ -9,6 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QWheelEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -162,7 +163,8 @@ class Form:
         key = key or path or name
         self.rows[key], self.labels[key] = field, caption
         if path:
-            self.binder.bind(widget, path, error_label=error, **bind)
+            shown = label or (widget.text() if isinstance(widget, QAbstractButton) else "")
+            self.binder.bind(widget, path, error_label=error, label=shown.rstrip(":"), **bind)
         return widget
 
     def add_widget(self, widget: QWidget, key: str) -> QWidget:

@@ -8,8 +8,9 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 
 from ...core.presets import gpu_presets, gpu_spec, resolve_gpu_id
 from ..binding import Binder
+from ..quantity_field import QuantityField
 from ..style import set_role
-from ..widgets import ComboBox, combo, float_spin, int_spin
+from ..widgets import ComboBox, combo
 from .base import Panel
 
 CUSTOM = "custom"
@@ -50,18 +51,18 @@ class HardwarePanel(Panel):
               to_state=self._gpu_for,
               from_state=lambda g: resolve_gpu_id(g) if isinstance(g, str) else CUSTOM)
         f.add("Name", QLineEdit(), "hardware.gpu.name", name="edit_gpu_name")
-        f.add("Memory", float_spin(1, 100_000, 1, " GiB"), "hardware.gpu.memory_bytes",
-              name="spin_gpu_memory", to_state=lambda g: round(g * _GIB),
-              from_state=lambda b: b and b / _GIB)
-        f.add("Bandwidth", float_spin(1, 1e6, 0, " GB/s"),
+        f.add("Memory", QuantityField("bytes", "hardware.gpu.memory_bytes", step=_GIB),
+              "hardware.gpu.memory_bytes", name="spin_gpu_memory")
+        f.add("Bandwidth", QuantityField("number", "hardware.gpu.hbm_bandwidth_gb_per_s",
+                                         step=100, unit="GB/s"),
               "hardware.gpu.hbm_bandwidth_gb_per_s", name="spin_gpu_bandwidth")
-        f.add("BF16 dense", float_spin(0.1, 1e6, 1, " TFLOPS"),
+        f.add("BF16 dense", QuantityField("number", step=10, unit="TFLOPS", minimum=0.001),
               "hardware.gpu.dense_tflops.bf16", name="spin_gpu_tflops")
-        f.add("Price", float_spin(0, 1e4, 2, " $/h", special="not set"),
-              "hardware.gpu.price_per_hour", name="spin_gpu_price",
-              to_state=lambda v: v or None, from_state=lambda v: v or 0.0)
-        f.add("GPUs per node", int_spin(1, 1024), "hardware.gpus_per_node",
-              name="spin_gpus_per_node")
+        f.add("Price", QuantityField("number", "hardware.gpu.price_per_hour", step=0.1,
+                                     unit="$/h", none_text="not set"),
+              "hardware.gpu.price_per_hour", name="spin_gpu_price")
+        f.add("GPUs per node", QuantityField("count", "hardware.gpus_per_node"),
+              "hardware.gpus_per_node", name="spin_gpus_per_node")
         self.info = QLabel()
         self.info.setObjectName("label_gpu_info")
         set_role(self.info, "hint")
