@@ -149,6 +149,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         self.state.estimateChanged.connect(self._render)
         self.state.errorChanged.connect(self._show_error)
+        self.state.notice.connect(self.notify)
         # Bound methods, not lambdas: Qt drops them when the window is deleted, while a lambda
         # would outlive it and call into a deleted C++ object (abort in the tests).
         self.state.undo_stack.cleanChanged.connect(self._update_title)

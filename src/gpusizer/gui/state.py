@@ -71,6 +71,7 @@ class ScenarioState(QObject):
     estimateChanged = Signal(object)
     errorChanged = Signal(object)
     changed = Signal()
+    notice = Signal(str)  # a sentence for the status bar (what an edit also changed)
 
     def __init__(self, scenario: Scenario | dict[str, Any] | None = None,
                  parent: QObject | None = None, delay_ms: int = 30, merge_ms: int = 1000):
@@ -144,9 +145,11 @@ class ScenarioState(QObject):
         pending = {p: v for p, v in self._pending.items()
                    if not any(_related(p, q) for q in queued)}
         pending.update(queued)
-        self._try_apply(pending, key=next(iter(queued)) if len(queued) == 1 else "")
+        # The first edit names the undo step (a kind switch that also resets the framework
+        # reads "Change Kind"); only single edits merge with the next one of the same field.
+        self._try_apply(pending, key=next(iter(queued)), single=len(queued) == 1)
 
-    def _try_apply(self, pending: dict[str, Any], key: str) -> None:
+    def _try_apply(self, pending: dict[str, Any], key: str, single: bool = True) -> None:
         data = scenario_dict(self._scenario)
         for path in sorted(pending, key=len):  # parents first, then their fields
             set_path(data, path, pending[path])
@@ -169,13 +172,14 @@ class ScenarioState(QObject):
         before = self._scenario
         self._commit(scenario, est)
         if scenario != before:
-            self._record(before, scenario, key)
+            self._record(before, scenario, key, single)
 
-    def _record(self, before: Scenario, after: Scenario, key: str) -> None:
+    def _record(self, before: Scenario, after: Scenario, key: str, single: bool) -> None:
         now = time.monotonic()
         last_key, last_time = self._last_edit
-        merge = bool(key) and key == last_key and (now - last_time) * 1000 < self.merge_ms
-        self._last_edit = (key, now)
+        merge = single and bool(key) and key == last_key and \
+            (now - last_time) * 1000 < self.merge_ms
+        self._last_edit = (key if single else "", now)
         label = f"Change {self.labels.get(key, key)}" if key else ""
         self.undo_stack.push(SnapshotCommand(self, before, after, key, merge, label))
 

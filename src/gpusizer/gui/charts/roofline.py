@@ -9,6 +9,7 @@ decode step right, toward the ridge.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -80,6 +81,7 @@ class RooflineChart(ChartBase):
 
     def _build(self) -> None:
         self.data: dict[str, Any] | None = None
+        self.training = False
         self.plot.setLogMode(x=True, y=True)
         self.roof = self.plot.plot([], [])
         self.eff_roof = self.plot.plot([], [])
@@ -100,10 +102,17 @@ class RooflineChart(ChartBase):
         self.set_axis_label("left", "attainable TFLOP/s")
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
+        w = scenario.workload
+        self.training = w.is_training
+        if w.is_training:
+            # The serving fields are hidden (and stale) in training: the forward pass of one
+            # micro-batch is the prefill of micro-batch x sequence-length tokens.
+            w = w.model_copy(update={"batch_size": w.micro_batch_size,
+                                     "prompt_tokens": w.sequence_length})
+            scenario = scenario.model_copy(update={"workload": w})
         self.data = roofline_points(scenario)
         self.model_name = scenario.model.name
         self.gpu_name = estimate.gpu.name
-        w = scenario.workload
         self.batch, self.prompt = w.batch_size, w.prompt_tokens
 
     def points(self, phase: str, step: bool = False) -> list[dict[str, Any]]:
@@ -194,9 +203,12 @@ class RooflineChart(ChartBase):
         return [g for g in groups if not any(g is h for h in here)]
 
     def _titles_and_legend(self) -> None:
-        self.set_title(f"Roofline: {self.model_name} on {self.gpu_name}<br><span style="
-                       f"'font-size:14px'>inference, batch {self.batch} x {self.prompt:,}-token "
-                       f"prompts; dashed: with the efficiency factors</span>")
+        what = (f"training: the forward pass of micro-batch {self.batch} x {self.prompt:,} "
+                "tokens, drawn as a prefill" if self.training else
+                f"inference, batch {self.batch} x {self.prompt:,}-token prompts")
+        self.set_title(f"Roofline: {html.escape(self.model_name)} on "
+                       f"{html.escape(self.gpu_name)}<br><span style='font-size:14px'>{what}; "
+                       "dashed: with the efficiency factors</span>")
         entries = [(self.roof, "roofs (datasheet)"), (self.eff_roof, "roofs x efficiency")]
         for ph in PHASES:
             entries += [(self.ops[ph], f"{ph}, per operation"),

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...core.frameworks import FRAMEWORKS, frameworks_for
 from ...core.specs import LORA_TARGETS
 from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
+from ..kind_switch import KindSwitch
 from ..quantity_field import QuantityField
 from ..widgets import MultiCheck, combo
 from .base import Panel
@@ -26,8 +24,9 @@ class WorkloadPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
+        self.switch = KindSwitch(self.state)
         f.add("Kind", combo((k.label, k.id) for k in WORKLOAD_KINDS.values()), "workload.kind",
-              name="combo_workload_kind", extra=self._framework_for)
+              name="combo_workload_kind", extra=self.switch.edits_for)
         f.add("Sequence length", QuantityField("context", "workload.sequence_length",
                                                step=512, unit="tokens"),
               "workload.sequence_length", name="spin_sequence_length")
@@ -53,16 +52,6 @@ class WorkloadPanel(Panel):
               "workload.generated_tokens", name="spin_generated_tokens")
         self.state.changed.connect(self.refresh)
         self.refresh()
-
-    def _framework_for(self, kind_id: Any) -> dict[str, Any]:
-        """A kind the current framework cannot run switches to the kind's default framework in
-        the same edit (serving with vLLM -> full fine-tune trains with transformers)."""
-        kind = WORKLOAD_KINDS.get(str(kind_id))
-        current = FRAMEWORKS.get(str(self.state.value("framework")))
-        if kind is None or (current is not None and current.fits(kind)):
-            return {}
-        fitting = frameworks_for(kind)
-        return {"framework": fitting[0].id} if fitting else {}
 
     def refresh(self) -> None:
         kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
