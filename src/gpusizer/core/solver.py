@@ -22,7 +22,7 @@ tried and noted. GPUs on which nothing fits with up to ``max_gpus`` are left out
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .architecture import ceil_div
@@ -83,6 +83,28 @@ def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | Non
     }
 
 
+class PlanCancelled(Exception):
+    """``plan`` stopped because its ``cancel`` callback said so (the window's advisor, when the
+    scenario changed under it)."""
+
+
+def _evaluator(s: Scenario, hardware: HardwareSpec, cancel: Callable[[], bool] | None
+               ) -> Evaluator:
+    """An evaluator whose every estimate first asks ``cancel`` (every loop of the search
+    estimates, so this bounds the time to stop by one estimate)."""
+    ev = Evaluator(s, hardware)
+    if cancel is not None:
+        total = ev.total
+
+        def checked(lay: Layout, **workload: int) -> float:
+            if cancel():
+                raise PlanCancelled
+            return total(lay, **workload)
+
+        ev.total = checked  # type: ignore[method-assign]  # an instance-level wrapper
+    return ev
+
+
 def _catalog(s: Scenario, only: Sequence[str] | None) -> list[GpuTarget]:
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape."""
     hw, specs = s.hardware, {}
@@ -105,7 +127,8 @@ def _catalog(s: Scenario, only: Sequence[str] | None) -> list[GpuTarget]:
 
 def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
          alternatives: int = 0, allow_recompute: bool = False,
-         gpus: Sequence[str] | None = None) -> list[dict[str, Any]]:
+         gpus: Sequence[str] | None = None,
+         cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
     """Sizing options, cheapest first (total price per hour if every option has a price, else
     GPU count, then the smaller GPU): per GPU the fewest GPUs and the preferred layout, plus up
     to ``alternatives`` runners-up (``rank`` 2, 3...). Each option: ``gpu``, ``gpu_name``,
@@ -114,7 +137,8 @@ def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
     ``price_per_hour``, ``total_price_per_hour`` (USD or None), ``max_batch_size`` and
     ``max_context_tokens`` (inference) or ``max_micro_batch_size`` (training), ``notes``.
     ``gpus`` restricts the catalog. GPUs on which nothing fits with up to ``max_gpus`` GPUs
-    are left out (``plan_text`` names them). Raises ScenarioError for bad input."""
+    are left out (``plan_text`` names them). Raises ScenarioError for bad input, and
+    PlanCancelled once ``cancel()`` returns True (it is asked before every estimate)."""
     s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     catalog = _catalog(s, gpus)
@@ -122,14 +146,16 @@ def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
         return []
     probe = catalog[0].hardware.model_copy(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
-    shared, keep = Evaluator(s, probe), 1 + max(0, alternatives)
+    shared, keep = _evaluator(s, probe, cancel), 1 + max(0, alternatives)
     found, notes = solve(s, catalog, shared, keep, max_gpus, allow_recompute)
     options: list[dict[str, Any]] = []
     for g in catalog:
+        if cancel is not None and cancel():
+            raise PlanCancelled
         ev, mine = shared, found[g.id]
         opts = [_option(ev, g, lay, i, notes.get(g.id)) for i, (_, lay) in enumerate(mine, 1)]
         if None in opts:  # the peak depends on the GPU after all: search this one alone
-            ev = Evaluator(s, g.hardware)
+            ev = _evaluator(s, g.hardware, cancel)
             one, note = solve(s, [g], ev, keep, max_gpus, allow_recompute)
             opts = [_option(ev, g, lay, i, note.get(g.id)) for i, (_, lay) in
                     enumerate(one[g.id], 1)]

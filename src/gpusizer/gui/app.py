@@ -115,7 +115,7 @@ def screenshot(args: argparse.Namespace) -> int:
     result = {"code": 1}
 
     def shoot() -> None:
-        window.advisor.run()  # the advice normally waits for editing to pause
+        window.advisor.wait()  # the advice normally waits for editing to pause
         app.processEvents()
         ok = window.grab().save(args.screenshot)
         if not ok:

@@ -25,7 +25,7 @@ from ..core.result import Estimate
 from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
 from .advisor import Advisor
-from .binding import Binder
+from .binding import Binder, plain_text
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
 from .files import FileController
@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
         self.advisor = Advisor(self)
+        self.files.advice = lambda: self.advisor.advice_for(self.state.scenario)
         self.last_render_ms = 0.0
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -189,9 +190,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Not applied: {error}", 6000)
 
     def _update_title(self, *_changed: object) -> None:
-        s = self.state.scenario
-        name = self.files.path.name if self.files.path else (s.name or s.model.name)
-        self.setWindowTitle(f"{name}[*] — GPU Sizer")
+        s, path = self.state.scenario, self.files.path
+        name = plain_text(s.name or s.model.name).replace("[*]", "[ * ]")
+        self.setWindowTitle(f"{name}{f' ({path.name})' if path else ''}[*] — GPU Sizer")
         self.setWindowModified(not self.state.undo_stack.isClean())
 
     # -- commands --------------------------------------------------------------------------
@@ -206,8 +207,8 @@ class MainWindow(QMainWindow):
         if self.restore:
             self.prefs.units = unit
 
-    def new_scenario(self) -> None:
-        self.files.new()
+    def new_scenario(self) -> bool:
+        return self.files.new()
 
     def notify(self, message: str) -> None:
         self.statusBar().showMessage(message, 10000)
@@ -265,6 +266,10 @@ class MainWindow(QMainWindow):
         self.prefs.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.files.may_discard("quitting"):
+            event.ignore()
+            return
+        self.advisor.shutdown()
         if self.restore:
             self.save_session()
         super().closeEvent(event)

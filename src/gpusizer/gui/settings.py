@@ -65,6 +65,14 @@ class Prefs:
     def clear_recent(self) -> None:
         self.qs.setValue("files/recent", [])
 
+    def last_dir(self) -> Path | None:
+        """The folder of the last file opened or saved through a dialog."""
+        value = self._get("files/last_dir", "")
+        return Path(value) if isinstance(value, str) and value else None
+
+    def set_last_dir(self, folder: str | Path) -> None:
+        self.qs.setValue("files/last_dir", str(folder))
+
     def last_scenario(self) -> dict[str, Any] | None:
         text = self._get("state/last_scenario", "")
         try:

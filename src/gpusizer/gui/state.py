@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoStack
 
 from ..core.errors import ScenarioError
 from ..core.estimate import estimate
+from ..core.naming import is_derived, with_derived_name
 from ..core.result import Estimate
 from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
@@ -24,8 +25,7 @@ from .undo import SnapshotCommand
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SCENARIO: dict[str, Any] = {
-    "name": "Llama 3.1 8B, LoRA on one H100",
+DEFAULT_SCENARIO: dict[str, Any] = {  # unnamed: the name follows the scenario
     "model": {"preset": "llama-3.1-8b"},
     "workload": {"kind": "lora", "sequence_length": 4096, "micro_batch_size": 1},
     "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
@@ -77,6 +77,8 @@ class ScenarioState(QObject):
                  parent: QObject | None = None, delay_ms: int = 30, merge_ms: int = 1000):
         super().__init__(parent)
         self._scenario = parse_scenario(scenario if scenario is not None else DEFAULT_SCENARIO)
+        if not self._scenario.name:
+            self._scenario = with_derived_name(self._scenario)
         self._estimate: Estimate = estimate(self._scenario)
         self._pending: dict[str, Any] = {}
         self._queued: dict[str, Any] = {}
@@ -154,7 +156,7 @@ class ScenarioState(QObject):
         for path in sorted(pending, key=len):  # parents first, then their fields
             set_path(data, path, pending[path])
         try:
-            scenario = parse_scenario(data)
+            scenario = self._named(parse_scenario(data), "name" in pending)
             est = estimate(scenario)
         except ScenarioError as exc:
             self._pending, self._error = pending, exc
@@ -173,6 +175,14 @@ class ScenarioState(QObject):
         self._commit(scenario, est)
         if scenario != before:
             self._record(before, scenario, key, single)
+
+    def _named(self, scenario: Scenario, renamed: bool) -> Scenario:
+        """An edit keeps a name that follows the scenario following it (issue 14: a gpt-oss on
+        RTX 4090 setup still read "Llama 3.1 8B, LoRA on one H100"); a name the user typed
+        stays; an emptied name follows the scenario again."""
+        if not scenario.name or (not renamed and is_derived(self._scenario)):
+            return with_derived_name(scenario)
+        return scenario
 
     def _record(self, before: Scenario, after: Scenario, key: str, single: bool) -> None:
         now = time.monotonic()
@@ -197,6 +207,8 @@ class ScenarioState(QObject):
         """Replace the whole scenario (open, new, undo). Invalid input raises ScenarioError and
         changes nothing."""
         s = parse_scenario(scenario)
+        if not s.name:
+            s = with_derived_name(s)
         est = estimate(s)
         self._timer.stop()
         self._queued, self._pending = {}, {}

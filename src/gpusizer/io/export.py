@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..core.result import COMPONENTS, component_title
-from .units import fmt_bytes, to_unit
+from ..core.result import COMPONENTS
+from .report_md import report_markdown
+from .units import to_unit
+
+__all__ = ["breakdown_csv", "report_csv", "report_markdown", "write_text_atomic"]
 
 
 def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
@@ -61,39 +63,26 @@ def breakdown_csv(report: dict[str, Any], unit: str = "GiB") -> str:
     return buf.getvalue()
 
 
-def _verdict(report: dict[str, Any], unit: str) -> str:
-    peak = fmt_bytes(report["per_gpu"]["total"], unit)
-    cap = fmt_bytes(report["gpu"]["memory_bytes"], unit)
-    head = report["headroom_bytes"]
-    if report["fits"]:
-        return f"**{peak} of {cap} per GPU — fits, {fmt_bytes(head, unit)} headroom.**"
-    return f"**{peak} of {cap} per GPU — does not fit, {fmt_bytes(-head, unit)} short.**"
+def _umask() -> int:
+    try:  # Linux 4.7+: read it without changing it (no race with other threads)
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
-def report_markdown(report: dict[str, Any], unit: str = "GiB") -> str:
-    """A readable report: verdict, breakdown table, parameters, compute, assumptions, and the
-    scenario itself (so the report can be reproduced)."""
-    s, p, g, per_gpu = report["scenario"], report["parameters"], report["gpu"], report["per_gpu"]
-    parts = sum(per_gpu[c] for c in COMPONENTS) or 1
-    name = s.get("name") or s["model"].get("name", "scenario")
-    lines = [f"# GPU Sizer report: {name}", "",
-             f"{s['model'].get('name', '')} · {s['workload']['kind']} · {s['framework']} · "
-             f"{report['cluster']['gpus']} × {g['name']}", "", _verdict(report, unit), "",
-             f"Peak during **{report['peak_phase']}**.", "",
-             f"| Component | {unit} | Share |", "|---|---:|---:|"]
-    for c in COMPONENTS:
-        lines.append(f"| {component_title(c)} | {to_unit(per_gpu[c], unit):,.2f} | "
-                     f"{100 * per_gpu[c] / parts:.1f}% |")
-    lines += [f"| **Peak per GPU** | **{to_unit(per_gpu['total'], unit):,.2f}** | |", "",
-              "## Parameters", "",
-              f"- total: {p['total']:,}", f"- active per token: {p['active']:,}",
-              f"- trainable: {p['trainable']:,}", "", "## Compute", ""]
-    lines += [f"- {k.replace('_', ' ')}: {v:,.4g}" for k, v in report["compute"].items()
-              if isinstance(v, (int, float)) and v]
-    if report.get("assumptions"):
-        lines += ["", "## Assumptions", "", *[f"- {a}" for a in report["assumptions"]]]
-    lines += ["", "## Scenario", "", "```json", json.dumps(s, indent=2), "```", ""]
-    return "\n".join(lines)
+def file_mode(path: Path) -> int:
+    """The permissions a written file gets: an existing file's own, else what a new file gets
+    (0666 less the umask), as an editor saving it would."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
@@ -102,6 +91,7 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=p.suffix, dir=p.parent)
     try:
+        os.fchmod(fd, file_mode(p))  # mkstemp makes 0600: a report is for sharing
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)
         os.replace(tmp, p)

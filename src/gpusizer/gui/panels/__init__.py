@@ -7,10 +7,11 @@ from .hardware_panel import HardwarePanel
 from .model_panel import ModelPanel
 from .parallelism_panel import ParallelismPanel
 from .precision_panel import PrecisionPanel
+from .scenario_panel import ScenarioPanel
 from .workload_panel import WorkloadPanel
 
-PANELS = (ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, HardwarePanel,
+PANELS = (ScenarioPanel, ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, HardwarePanel,
           AssumptionsPanel)
 
 __all__ = ["PANELS", "AssumptionsPanel", "HardwarePanel", "ModelPanel", "ParallelismPanel", "PrecisionPanel",
-           "WorkloadPanel"]
+           "ScenarioPanel", "WorkloadPanel"]

@@ -1,0 +1,130 @@
+"""The scenario's name follows the scenario until the user names it (issue 14 item 3); unsaved
+work asks Save / Discard / Cancel on New, Open and Quit (item 4); dialogs start in the last
+folder and pre-select the filter of the suggested suffix (items 3 and 6)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from gpusizer.gui.menus import export_report_dialog
+
+from .helpers import find
+
+
+def _gpu(window, gid: str) -> None:
+    combo = find(window, "combo_gpu")
+    combo.setCurrentIndex(combo.findData(gid))
+    window.state.flush()
+
+
+def _preset(window, pid: str) -> None:
+    tree = find(window, "tree_model_preset")
+    tree.setValue(pid)
+    tree.valueChanged.emit(pid)
+    window.state.flush()
+
+
+def test_name_follows_the_scenario_until_edited(window):
+    name = find(window, "edit_scenario_name")
+    assert window.state.scenario.name == "Llama 3.1 8B, LoRA on one H100 SXM 80GB"
+    _preset(window, "qwen3-30b-a3b")
+    _gpu(window, "rtx-4090-24gb")
+    s = window.state.scenario
+    assert s.name == "Qwen3 30B-A3B, LoRA on one GeForce RTX 4090 24GB"
+    assert name.text() == s.name and s.name in window.windowTitle()
+    assert "H100" not in window.windowTitle()
+    name.setText("My 4090 box")
+    name.editingFinished.emit()
+    _gpu(window, "rtx-3090-24gb")
+    assert window.state.scenario.name == "My 4090 box"  # a typed name stays
+    assert "My 4090 box" in window.windowTitle()
+    name.setText("")
+    name.editingFinished.emit()  # emptied: follows the scenario again
+    assert "RTX 3090" in window.state.scenario.name
+
+
+def test_unsaved_changes_ask_and_cancel_keeps_them(window, monkeypatch):
+    asked = []
+
+    def answer(button):
+        def box(_parent, title, text, *args, **kwargs):
+            asked.append(text)
+            return button
+        return box
+
+    find(window, "spin_tensor_parallel").setValue(2)
+    window.state.flush()
+    assert window.isWindowModified() and "[*]" in window.windowTitle()
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Cancel))
+    assert not window.new_scenario()
+    assert window.state.scenario.parallelism.tensor == 2 and asked
+    assert not window.close()  # Quit: cancelled too
+    assert window.isVisible()
+    monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Discard))
+    assert window.new_scenario()
+    assert window.state.scenario.parallelism.tensor == 1
+    assert not window.isWindowModified()
+
+
+def test_save_answer_saves_before_open(window, tmp_path, monkeypatch):
+    other = tmp_path / "other.gpusizer.json"
+    other.write_text(json.dumps({"model": {"preset": "gpt-2"}}), encoding="utf-8")
+    find(window, "spin_tensor_parallel").setValue(2)
+    window.state.flush()
+    target = tmp_path / "mine.gpusizer.json"
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *_a, **_k: QMessageBox.StandardButton.Save)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(target), ""))
+    assert window.files.open_path(other)
+    assert json.loads(target.read_text())["parallelism"]["tensor"] == 2
+    assert window.state.scenario.model.preset == "gpt-2"
+
+
+def test_dialogs_remember_the_folder_and_match_the_filter(window, tmp_path, monkeypatch):
+    seen = []
+
+    def save(_parent, _title, start, filters, selected="", *_a):
+        seen.append((start, selected))
+        return str(tmp_path / "sub" / "r.md"), selected
+
+    (tmp_path / "sub").mkdir()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save)
+    assert export_report_dialog(window)
+    assert export_report_dialog(window)
+    first, second = seen
+    assert first[0].endswith("-report.md") and first[1] == "Markdown report (*.md)"
+    assert second[0].startswith(str(tmp_path / "sub"))  # the folder used last time
+    assert "llama-3.1-8b-lora-on-one-h100-sxm-80gb" in first[0]
+
+
+def test_report_has_advice_labels_and_normal_permissions(window, tmp_path):
+    import os
+    import stat
+
+    find(window, "combo_workload_kind").setCurrentIndex(
+        find(window, "combo_workload_kind").findData("inference"))
+    window.state.flush()
+    window.advisor.wait()
+    old = os.umask(0o022)
+    try:
+        assert window.files.export_report(tmp_path / "r.md")
+    finally:
+        os.umask(old)
+    text = (tmp_path / "r.md").read_text()
+    assert "GPUs needed" in text
+    assert "mfu" not in text.lower().split("## scenario")[0]  # no raw keys in the prose
+    assert "Time to first token" in text or "Prefill" in text
+    assert stat.S_IMODE((tmp_path / "r.md").stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("answer", ["discard"])
+def test_undo_text_uses_the_field_label(window, answer):
+    find(window, "combo_workload_kind").setCurrentIndex(
+        find(window, "combo_workload_kind").findData("inference"))
+    window.state.flush()
+    find(window, "spin_prompt_tokens").setValue(2048)
+    window.state.flush()
+    assert window.state.undo_stack.undoText() == "Change Prompt"
