@@ -94,6 +94,7 @@ class ModelPanel(Panel):
         f.binder.bind(self.tree, "model", label="Model", to_state=lambda pid: {"preset": pid},
                       from_state=lambda m: get_path(m, "preset") or "")
         self.search.textChanged.connect(self.tree.filter)
+        self.search.returnPressed.connect(self._load_first_match)
         f.add("Source", combo(_SOURCES), "model", name="combo_model_source",
               key="source", to_state=self._model_for_source, from_state=source_of)
         f.add("Name", QLineEdit(), "model.name", name="edit_model_name")
@@ -120,6 +121,13 @@ class ModelPanel(Panel):
         for label, field, step in _MOE_INTS:
             f.add(label, QuantityField("count", f"model.moe.{field}", step=step),
                   f"model.moe.{field}", name=f"spin_moe_{field}")
+
+    def _load_first_match(self) -> None:
+        """Enter in the search: load the first preset it shows."""
+        pid = self.tree.first_visible()
+        if pid is not None:
+            self.tree.setValue(pid)
+            self.tree.valueChanged.emit(pid)
 
     # -- converters (they read the state; they never touch other panels) ---------------------
     def _moe_for(self, checked: Any) -> dict[str, int] | None:

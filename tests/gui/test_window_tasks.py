@@ -128,3 +128,43 @@ def test_undo_text_uses_the_field_label(window, answer):
     find(window, "spin_prompt_tokens").setValue(2048)
     window.state.flush()
     assert window.state.undo_stack.undoText() == "Change Prompt"
+
+
+def test_preset_click_highlights_the_loaded_row(window, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    tree = find(window, "tree_model_preset")
+    for pid in ("qwen3-8b", "olmoe-1b-7b", "phi-3-mini", "mistral-7b"):
+        item = tree._items[pid]
+        tree.scrollToItem(item)
+        QTest.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton,
+                         Qt.KeyboardModifier.NoModifier, tree.visualItemRect(item).center())
+        window.state.flush()
+        assert window.state.scenario.model.preset == pid
+        assert [i.data(0, 256) for i in tree.selectedItems()] == [pid]
+
+
+def test_enter_in_the_preset_search_loads_the_first_match(window, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    search = find(window, "edit_model_search")
+    search.setText("mixtral 8x22")
+    QTest.keyClick(search, Qt.Key.Key_Return)
+    window.state.flush()
+    assert window.state.scenario.model.preset == "mixtral-8x22b"
+
+
+def test_fp8_weights_on_a_gpu_without_fp8_tensor_cores_warn(window):
+    warning = find(window, "label_tensor_core_warning")
+    weights = find(window, "combo_precision_weights")
+    _gpu(window, "rtx-3090-24gb")  # dense_tflops: no fp8 key
+    weights.setCurrentIndex(weights.findData("fp8"))
+    window.state.flush()
+    assert warning.isVisibleTo(window) and "no FP8 tensor cores" in warning.text()
+    _gpu(window, "h100-sxm-80gb")  # has FP8
+    assert not warning.isVisibleTo(window)
+    weights.setCurrentIndex(weights.findData("nvfp4"))
+    window.state.flush()
+    assert "no FP4 tensor cores" in warning.text()  # Hopper has no FP4 units
