@@ -23,6 +23,7 @@ rounding: ``1.5e12`` is 1,500,000,000,000).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -41,7 +42,7 @@ class QuantityKind:
 
     id: str
     label: str  # in messages: "a number of tokens"
-    multipliers: dict[str, int | float]
+    multipliers: Mapping[str, int]
     integer: bool
     meaning: str  # what the suffixes mean, shown in messages and tooltips
     words: tuple[str, ...] = ()
@@ -91,7 +92,7 @@ def _strip_word(text: str, kind: QuantityKind) -> str:
     return text
 
 
-def _multiplier(suffix: str, kind: QuantityKind, field_name: str, text: str) -> int | float:
+def _multiplier(suffix: str, kind: QuantityKind, field_name: str, text: str) -> int:
     if not suffix:
         return kind.multipliers[kind.default_unit] if kind.default_unit else 1
     low = suffix.lower()
