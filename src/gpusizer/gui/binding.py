@@ -9,6 +9,7 @@ Widgets other than spin boxes, combo boxes, check boxes and line edits bind when
 
 from __future__ import annotations
 
+import html
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,6 +61,13 @@ def _line_set(edit: QLineEdit, value: Any) -> None:
     text = plain_text(value)
     if edit.text() != text:  # an equal text would still move the cursor
         edit.setText(text)
+
+
+def as_rich(text: str) -> str:
+    """Text shown literally where Qt would guess rich text (message boxes, tooltips): escaped
+    and wrapped, so a name like ``<img src=...>`` from a shared file is shown, not loaded."""
+    body = html.escape(plain_text(text), quote=False).replace("\n", "<br>")
+    return f"<p style='white-space:pre-wrap'>{body}</p>"
 
 
 def plain_text(value: Any) -> str:

@@ -20,7 +20,7 @@ from ..core.report import report_from_estimate
 from ..core.scenario import parse_scenario, scenario_dict
 from ..io.export import report_csv, report_markdown, write_text_atomic
 from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
-from .binding import plain_text
+from .binding import as_rich
 from .dialogs import ask_open, ask_save, slug
 from .settings import Prefs
 from .state import ScenarioState
@@ -70,7 +70,7 @@ class FileController(QObject):
 
     def warn(self, title: str, text: str) -> None:
         self.last_warning = f"{title}: {text}"
-        QMessageBox.warning(self.window, title, text)
+        QMessageBox.warning(self.window, title, as_rich(text))
 
     def _set_path(self, path: Path | None) -> None:
         self.path = path
@@ -93,8 +93,8 @@ class FileController(QObject):
         box = QMessageBox.StandardButton
         answer = QMessageBox.question(
             self.window, "Unsaved changes",
-            f"Save the changes to “{plain_text(name)}” before {doing}?\n"
-            "Your changes will be lost if you don't save them.",
+            as_rich(f"Save the changes to “{name}” before {doing}?\n"
+                    "Your changes will be lost if you don't save them."),
             box.Save | box.Discard | box.Cancel, box.Save)
         if answer == box.Save:
             return self.save()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import ScenarioError
+from ..core.estimate import estimate
 from ..core.result import Estimate
 from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
@@ -44,17 +45,24 @@ CHART_FALLBACK_MS = 400
 
 
 def _initial(scenario: Scenario | dict[str, Any] | None, prefs: Prefs,
-             restore: bool) -> Scenario | dict[str, Any]:
-    """The given scenario, else the last one (if still valid), else the default."""
+             restore: bool) -> tuple[Scenario | dict[str, Any], str]:
+    """(the given scenario, else the last one if it still estimates, else the default; a
+    sentence for the status bar when the last one was dropped). Any settings content must let
+    the window start (issue 15: one bad last scenario stopped every later start)."""
     if scenario is not None:
-        return scenario
+        return scenario, ""
     last = prefs.last_scenario() if restore else None
-    if last is not None:
-        try:
-            return parse_scenario(last)
-        except ScenarioError:
-            log.info("last scenario no longer valid; starting from the default")
-    return DEFAULT_SCENARIO
+    if last is None:
+        return DEFAULT_SCENARIO, prefs.dropped
+    try:
+        parsed = parse_scenario(last)
+        estimate(parsed)  # what the window will do with it first
+    except Exception as exc:  # anything: a damaged settings file must not stop the app
+        log.warning("last scenario dropped: %s", exc)
+        reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+        return DEFAULT_SCENARIO, ("The last scenario could not be restored and was dropped "
+                                  f"({reason}); starting from the default.")
+    return parsed, ""
 
 
 class MainWindow(QMainWindow):
@@ -73,7 +81,8 @@ class MainWindow(QMainWindow):
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
         self.unit = self.prefs.units
-        self.state = ScenarioState(_initial(scenario, self.prefs, restore), self)
+        first, dropped = _initial(scenario, self.prefs, restore)
+        self.state = ScenarioState(first, self)
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
         self.advisor = Advisor(self)
@@ -89,6 +98,9 @@ class MainWindow(QMainWindow):
         self._update_title()
         if restore:
             self._restore_geometry()
+        for message in (dropped, *self.dropped_gpus()):
+            if message:
+                self.notify(message)
 
     # -- construction ----------------------------------------------------------------------
     def _build(self) -> None:
@@ -211,7 +223,13 @@ class MainWindow(QMainWindow):
         return self.files.new()
 
     def notify(self, message: str) -> None:
-        self.statusBar().showMessage(message, 10000)
+        self.statusBar().showMessage(plain_text(message), 10000)
+
+    def dropped_gpus(self) -> list[str]:
+        """A sentence about user GPUs the dropdown left out (a damaged "my GPUs" file)."""
+        names = [n for p in self.panels for n in getattr(p, "skipped", [])]
+        return [f"Left out of the GPU list, unreadable in the user-GPU file: {', '.join(names)}"
+                ] if names else []
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)

@@ -3,6 +3,7 @@ assumptions it rests on. Marked stale (with the reason) while the input is inval
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt, Signal
@@ -86,8 +87,9 @@ class UsageBar(QWidget):
 
 
 def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
-    """What the advisor says about the scenario's GPU, in one line."""
-    gpu = est.gpu.name
+    """What the advisor says about the scenario's GPU, in one line (rich text: the GPU's name
+    is escaped, a name from a shared file must not load images or links)."""
+    gpu = html.escape(est.gpu.name)
     if option is None:
         return (f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
                 "GPU, quantised weights or a shorter sequence.")
@@ -121,7 +123,7 @@ class SummaryHeader(QFrame):
         self.bar = UsageBar()
         self.context = self._label("label_context", "context")
         self.context.setWordWrap(True)
-        self.needs = self._label("label_needs", "figure")
+        self.needs = self._label("label_needs", "figure", rich=True)
         self.needs.setWordWrap(True)
         self.apply = QPushButton("Apply this layout")
         self.apply.setObjectName("button_apply_layout")
@@ -143,8 +145,11 @@ class SummaryHeader(QFrame):
         for w in (self.assumptions, self.stale):
             lay.addWidget(w)
 
-    def _label(self, name: str, role: str) -> QLabel:
+    def _label(self, name: str, role: str, rich: bool = False) -> QLabel:
         label = QLabel()
+        # Plain text unless the label's own markup needs rich text: names in it come from
+        # files other people share.
+        label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
         label.setObjectName(name)
         set_role(label, role)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -164,7 +169,7 @@ class SummaryHeader(QFrame):
         self.bar.set_estimate(est)
         self.context.setText(context_line(est))
         text = "Assumes: " + " · ".join(est.assumptions)
-        self.assumptions.setToolTip("<br>".join(est.assumptions))
+        self.assumptions.setToolTip("<br>".join(html.escape(a) for a in est.assumptions))
         self._assumption_text = text
         self._elide()
 

@@ -150,6 +150,7 @@ class Form:
         col.setSpacing(2)
         col.addWidget(widget)
         error = QLabel()
+        error.setTextFormat(Qt.TextFormat.PlainText)  # messages quote what was typed
         error.setObjectName("error_" + (name or key or str(path)))
         set_role(error, "error")
         error.setWordWrap(True)

@@ -20,6 +20,7 @@ from ...core.errors import ScenarioError
 from ...core.result import Estimate
 from ...core.specs import Scenario
 from ...io.units import UNITS
+from ..binding import as_rich
 from .export import ExportMixin
 from .palette import FONT_PX, LABEL_PX, TITLE_PX, Theme, font, theme_for
 
@@ -265,8 +266,8 @@ class ChartBase(ExportMixin, QWidget):
             return
         p = self.plot.vb.mapSceneToView(pos)
         text = self.tooltip_at(p.x(), p.y())
-        if text:
-            QToolTip.showText(QCursor.pos(), text, self.plot_widget)
+        if text:  # literal: names in it come from files others share
+            QToolTip.showText(QCursor.pos(), as_rich(text), self.plot_widget)
         else:
             QToolTip.hideText()
 

@@ -7,6 +7,7 @@ holding only the components alive at the peak (Memory.alive_at_peak).
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,8 +87,8 @@ class MemoryChart(ChartBase):
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
         self.plot.setYRange(0, top * 1.22, padding=0)
         self.set_axis_label("left", f"memory per GPU ({unit})")
-        self.set_title(f"{self.subject}: peak {fmt_bytes(self.peak, self.unit, 1)} per GPU "
-                       f"on {self.gpu_name}")
+        self.set_title(f"{html.escape(self.subject)}: peak {fmt_bytes(self.peak, self.unit, 1)}"
+                       f" per GPU on {html.escape(self.gpu_name)}")
         parts = {**self.bars[0].parts, **self.freed}
         self.set_legend(self.stack.legend_entries(
             {c: f"{COMPONENT_LABELS[c]}  {_fmt(v, self.unit)}" for c, v in parts.items()}))

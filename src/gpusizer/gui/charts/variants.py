@@ -8,6 +8,7 @@ states at 16 B/param, checkpoint weights at FP16 / FP8 / INT4).
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pyqtgraph as pg
@@ -84,10 +85,10 @@ class VariantsChart(ChartBase):
         self.set_axis_label("left", f"memory of the whole job ({unit})")
         self._set_titles()
         entries = self.stack.legend_entries()
-        entries.append((self.gpu_sample, f"1 × {cmp.gpu_name}: "
+        entries.append((self.gpu_sample, f"1 × {html.escape(cmp.gpu_name)}: "
                                          f"{_short(cmp.capacity_bytes, self.unit)} usable"))
         if self.node_line.isVisible():
-            entries.append((self.node_sample, f"{cmp.gpus_per_node} × {cmp.gpu_name}: "
+            entries.append((self.node_sample, f"{cmp.gpus_per_node} × {html.escape(cmp.gpu_name)}: "
                                               f"{_short(node, self.unit)} usable<br>"
                                               f"({sold:,.0f} GB as sold)"))
         self.set_legend(entries)
@@ -107,9 +108,9 @@ class VariantsChart(ChartBase):
         if len(weights) == 3:
             facts.append(f"weights FP16 / FP8 / INT4: {self._series(weights)}")
         sub = " · ".join(facts)
-        self.set_title(f"{cmp.model_name} ({cmp.parameters / 1e9:,.1f} B params): training vs "
-                       f"inference, whole job, on {cmp.gpu_name}<br><span style='font-size:14px;"
-                       f"color:{self.theme.muted}'>{sub}</span>")
+        self.set_title(f"{html.escape(cmp.model_name)} ({cmp.parameters / 1e9:,.1f} B params): "
+                       f"training vs inference, whole job, on {html.escape(cmp.gpu_name)}<br>"
+                       f"<span style='font-size:14px;color:{self.theme.muted}'>{sub}</span>")
 
     def _series(self, values: list[int]) -> str:
         """"756 / 378 / 189 GiB (812 / 406 / 203 GB)": the published figures are decimal, so

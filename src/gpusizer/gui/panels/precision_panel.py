@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...core.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
@@ -11,7 +12,7 @@ from ...core.result import Estimate
 from ...core.roofline import matmul_dtype
 from ...core.specs import OPTIMIZERS, GPUSpec
 from ...core.workloads import WORKLOAD_KINDS
-from ..binding import Binder, plain_text
+from ..binding import Binder
 from ..style import set_role
 from ..widgets import combo
 from .base import Panel
@@ -42,7 +43,7 @@ def tensor_core_warning(weights: str, activations: str, gpu: GPUSpec) -> str:
     used = matmul_dtype(weights, activations, gpu)
     if used == compute:
         return ""
-    return (f"⚠ {plain_text(gpu.name)} has no {compute.upper()} tensor cores: "
+    return (f"⚠ {gpu.name} has no {compute.upper()} tensor cores: "
             f"{DTYPES[weights].label} weights save memory, but matmuls run in {used.upper()} "
             f"(the times assume {used.upper()}).")
 
@@ -58,6 +59,7 @@ class PrecisionPanel(Panel):
         f.add("Weights", combo(_dtype_items(DTYPES)), "precision.weights",
               name="combo_precision_weights")
         self.tensor_note = QLabel()
+        self.tensor_note.setTextFormat(Qt.TextFormat.PlainText)
         self.tensor_note.setObjectName("label_tensor_core_warning")
         set_role(self.tensor_note, "stale")
         self.tensor_note.setWordWrap(True)
