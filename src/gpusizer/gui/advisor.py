@@ -4,6 +4,7 @@ changes under it, so that a slow search never freezes the window."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
@@ -15,6 +16,12 @@ from ..core.specs import GPUSpec, Scenario
 
 log = logging.getLogger(__name__)
 IDLE_MS = 150  # after the last edit; the search takes 5-100 ms, too much for every frame
+
+
+def scenario_key(scenario: Scenario) -> str:
+    """The scenario as canonical JSON (a cache key). ``json.dumps`` escapes a lone surrogate
+    in a name where pydantic's JSON encoder raises (issue 15)."""
+    return json.dumps(scenario.model_dump(mode="json"), sort_keys=True)
 
 
 def gpu_id(scenario: Scenario) -> str:
@@ -62,7 +69,7 @@ class Advisor(QObject):
 
     def request(self, scenario: Scenario) -> None:
         """Advise on ``scenario`` when editing pauses (at once if it is already known)."""
-        key = scenario.model_dump_json()
+        key = scenario_key(scenario)
         self.cancel()
         if key in self._cache:
             self._timer.stop()
@@ -86,7 +93,7 @@ class Advisor(QObject):
             return
         self.cancel()
         job = self._job = threading.Event()
-        key = scenario.model_dump_json()
+        key = scenario_key(scenario)
         self._thread = threading.Thread(target=self._work, args=(scenario, key, job),
                                         name="gpusizer-advisor", daemon=True)
         self._thread.start()
@@ -115,7 +122,7 @@ class Advisor(QObject):
 
     def advice_for(self, scenario: Scenario) -> dict[str, Any] | None:
         """The advice for ``scenario`` now: known, or computed here (a report being written)."""
-        key = scenario.model_dump_json()
+        key = scenario_key(scenario)
         if key not in self._cache:
             self._cache[key] = cheapest_on_gpu(scenario)
         return self._cache[key]

@@ -139,7 +139,10 @@ class Binder:
                 self.state.flush()
 
         signal.connect(pushed)
-        self._pull(b)
+        try:
+            self._pull(b)
+        except Exception:  # a value this widget cannot show must not stop the window
+            log.exception("cannot show %s", path)
         return b
 
     def _pull(self, b: Binding) -> None:

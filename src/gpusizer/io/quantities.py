@@ -138,11 +138,12 @@ def _compact(value: int, kind: QuantityKind) -> str:
     steps = sorted(((m, s) for s, m in kind.multipliers.items()
                     if s != "g" or kind.id == "bytes"), reverse=True)
     for mult, suffix in steps:
-        if mult <= 1 or abs(value) < mult:
+        if mult <= 1 or abs(value) < mult or abs(value) >= 1000 * mult:
             continue
-        q = Decimal(value) / Decimal(mult)
-        if q == q.quantize(Decimal("0.01")) and abs(q) < 1000:
-            shown = f"{q.normalize():f}"
+        hundredths, rest = divmod(abs(value) * 100, mult)  # exact: integers only
+        if rest == 0:
+            whole, frac = divmod(hundredths, 100)
+            shown = f"{'-' if value < 0 else ''}{whole}" + (f".{frac:02d}".rstrip("0") if frac else "")
             return f"{shown}{_suffix_text(suffix, kind)}"
     return f"{value:,} B" if kind.id == "bytes" else f"{value:,}"
 
