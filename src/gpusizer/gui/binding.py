@@ -61,6 +61,8 @@ def _line_set(edit: QLineEdit, value: Any) -> None:
     text = plain_text(value)
     if edit.text() != text:  # an equal text would still move the cursor
         edit.setText(text)
+        if not edit.hasFocus():
+            edit.setCursorPosition(0)  # a long name shows its start, not its end
 
 
 def as_rich(text: str) -> str:

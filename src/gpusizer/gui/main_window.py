@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self._defer_charts = defer_charts
         self._charts_queued = False
+        self._shared = False  # the chart/details heights set once (see _share_height)
         self.setObjectName("main_window")
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
@@ -148,7 +149,8 @@ class MainWindow(QMainWindow):
         row.setContentsMargins(4, 4, 4, 4)
         row.addWidget(self.table, 3)
         row.addWidget(self.figures, 2)
-        self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 9 + 4)
+        # Five rows at least (it scrolls): at 1280 x 720 the chart needs the height more.
+        self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 5 + 4)
         self.right_split = QSplitter(Qt.Orientation.Vertical)
         self.right_split.setObjectName("splitter_right")
         self.right_split.addWidget(self.tabs)
@@ -158,6 +160,14 @@ class MainWindow(QMainWindow):
         self.right_split.setCollapsible(0, False)
         lay.addWidget(self.right_split, 1)
         return right
+
+    def _share_height(self) -> None:
+        """Nine rows of details where the charts keep 420 px, fewer (five at least) on a
+        small screen (1280 x 720): the chart first. Once, until the user drags the handle."""
+        row = self.table.verticalHeader().defaultSectionSize()
+        total = sum(self.right_split.sizes())
+        details = max(row * 5 + 4, min(row * 10 + 8, total - 420))
+        self.right_split.setSizes([max(total - details, 1), details])
 
     def _connect(self) -> None:
         self.state.estimateChanged.connect(self._render)
@@ -241,6 +251,10 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if not self._shared and (not self.restore or
+                                 self.prefs.geometry("splitter_right") is None):
+            self._shared = True
+            QTimer.singleShot(0, self._share_height)
         if self.tabs.deferred:  # in case no paint comes (minimised, covered)
             QTimer.singleShot(CHART_FALLBACK_MS, self.tabs.start)
 

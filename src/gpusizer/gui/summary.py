@@ -120,6 +120,7 @@ class SummaryHeader(QFrame):
         lay.setContentsMargins(14, 10, 14, 10)
         lay.setSpacing(4)
         self.verdict = self._label("label_verdict", "verdict")
+        self.verdict.setWordWrap(True)  # never cut mid-word ("…1,248.59 GB shor" at 1280 px)
         self.bar = UsageBar()
         self.context = self._label("label_context", "context")
         self.context.setWordWrap(True)
@@ -165,6 +166,7 @@ class SummaryHeader(QFrame):
         self._est = est
         color = verdict_color(est)
         self.verdict.setText(verdict(est, self.unit))
+        self._hold_height()
         set_text_color(self.verdict, color)
         self.bar.set_estimate(est)
         self.context.setText(context_line(est))
@@ -177,6 +179,7 @@ class SummaryHeader(QFrame):
         """Show how many GPUs are needed at least (None: nothing fits)."""
         self._option = option
         self.needs.setText(needs_text(est, option))
+        self._hold_height()
         self.apply.setVisible(option is not None and (not est.fits or option["gpus"] < est.gpus))
 
     def set_advice_pending(self) -> None:
@@ -200,3 +203,13 @@ class SummaryHeader(QFrame):
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)  # type: ignore[arg-type]
         self._elide()
+        self._hold_height()
+
+    def _hold_height(self) -> None:
+        """Keep the height the wrapped lines need at this width: the charts below give way,
+        the summary is never cut ("GPUs needed" lost its second line at 1280 x 720)."""
+        lay = self.layout()
+        if lay is not None and lay.hasHeightForWidth():
+            need = lay.totalHeightForWidth(self.width())
+            if need > 0 and need != self.minimumHeight():
+                self.setMinimumHeight(need)
