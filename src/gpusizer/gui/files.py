@@ -117,11 +117,10 @@ class FileController(QObject):
         if ask and not self.may_discard(f"opening {p.name}"):
             return False
         try:
-            scenario = load_scenario(p)
-        except ScenarioError as exc:
+            self.state.set_scenario(load_scenario(p), label=f"Open {p.name}")
+        except (ScenarioError, RecursionError) as exc:  # nothing changed: refused whole
             self.warn("Cannot open scenario", f"{p.name} was not opened:\n{exc}")
             return False
-        self.state.set_scenario(scenario, label=f"Open {p.name}")
         self._set_path(p)
         return True
 
@@ -160,14 +159,13 @@ class FileController(QObject):
             block = import_hf_config(p)
             data = scenario_dict(self.state.scenario)
             data["model"] = block
-            scenario = parse_scenario(data)
+            self.state.set_scenario(parse_scenario(data), label=f"Import {p.name}")
         except ScenarioError as exc:
             self.warn("Cannot import config", f"{p.name} was not imported:\n{exc}")
             return False
-        except (ImportError, OSError, ValueError, TypeError, KeyError) as exc:
+        except (ImportError, OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
             self.warn("Cannot import config", f"{p.name} was not imported: {exc}")
             return False
-        self.state.set_scenario(scenario, label=f"Import {p.name}")
         return True
 
     def import_hf_dialog(self) -> bool:

@@ -209,7 +209,14 @@ class ScenarioState(QObject):
         s = parse_scenario(scenario)
         if not s.name:
             s = with_derived_name(s)
-        est = estimate(s)
+        try:
+            est = estimate(s)
+        except ScenarioError:
+            raise
+        except Exception as exc:  # an estimator failure refuses the scenario, never crashes
+            log.exception("estimate failed")
+            raise ScenarioError("", f"cannot be estimated ({type(exc).__name__}: "
+                                f"{str(exc)[:120]})") from None
         self._timer.stop()
         self._queued, self._pending = {}, {}
         before = self._scenario
