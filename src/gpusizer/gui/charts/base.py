@@ -155,6 +155,17 @@ class ChartBase(ExportMixin, QWidget):
         """Place the chart's labels in pixels (charts with labels override this: see
         labels.py); runs after every redraw and resize."""
 
+    def annotations(self) -> list[pg.TextItem]:
+        """The visible text items in the plot, lines' labels included (tests check that none
+        overlaps another or leaves the plot)."""
+        out = [i for i in self.plot.items if isinstance(i, pg.TextItem) and i.isVisible()]
+        for item in self.plot.items:
+            label = getattr(item, "label", None)
+            if isinstance(item, pg.InfiniteLine) and item.isVisible() and \
+                    isinstance(label, pg.TextItem) and label.isVisible():
+                out.append(label)
+        return out
+
     def relayout(self) -> None:
         """Lay the labels out again (guarded: a layout may change the view range)."""
         if not self.has_data or self._laying_out:
