@@ -168,3 +168,50 @@ def test_fp8_weights_on_a_gpu_without_fp8_tensor_cores_warn(window):
     weights.setCurrentIndex(weights.findData("nvfp4"))
     window.state.flush()
     assert "no FP4 tensor cores" in warning.text()  # Hopper has no FP4 units
+
+
+def _type(field, text):
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    field.setFocus()
+    field.lineEdit().selectAll()
+    QTest.keyClicks(field.lineEdit(), text)
+    QTest.keyClick(field.lineEdit(), Qt.Key.Key_Return)
+
+
+@pytest.mark.parametrize(("text", "value"), [("1T", 1e12), ("1.5e12", 1.5e12), ("500B", 5e11),
+                                             ("1,000,000", 1e6), ("15.6T tokens", 15.6e12)])
+def test_typed_training_tokens_are_read_as_written(window, text, value):
+    tokens = find(window, "spin_training_tokens")
+    _type(tokens, text)
+    window.state.flush()
+    assert window.state.scenario.workload.training_tokens == value  # not 1 B for "1T"
+
+
+def test_unreadable_quantity_stays_invalid_and_keeps_the_last_good_value(window):
+    tokens = find(window, "spin_training_tokens")
+    error = find(window, "error_spin_training_tokens")
+    _type(tokens, "1T")
+    window.state.flush()
+    _type(tokens, "2 TB")  # bytes in a token field
+    window.state.flush()
+    assert window.state.scenario.workload.training_tokens == 1e12  # the last good value
+    assert tokens.lineEdit().text() == "2 TB" and tokens.property("invalid")
+    assert error.isVisibleTo(window) and "bytes" in error.text()
+    assert "T = 10¹²" in error.text()  # says what the suffixes mean in this field
+    find(window, "spin_tensor_parallel").setValue(2)  # another edit keeps the message up
+    window.state.flush()
+    assert tokens.lineEdit().text() == "2 TB" and error.isVisibleTo(window)
+    _type(tokens, "2T")
+    window.state.flush()
+    assert window.state.scenario.workload.training_tokens == 2e12
+    assert not error.isVisibleTo(window) and not tokens.property("invalid")
+
+
+def test_context_fields_read_k_as_1024(window):
+    seq = find(window, "spin_sequence_length")
+    _type(seq, "8k")
+    window.state.flush()
+    assert window.state.scenario.workload.sequence_length == 8192
+    assert seq.lineEdit().text() == "8,192 tokens"

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QComboBox
 from ..core.presets import gpu_presets, gpu_spec, user_gpus
 from ..core.specs import GPUSpec
 from .binding import plain_text
+from .widgets import fit_popup
 
 log = logging.getLogger(__name__)
 CUSTOM = "custom"
@@ -63,14 +64,6 @@ def fill_gpu_combo(combo: QComboBox) -> list[str]:
         combo.blockSignals(blocked)
     fit_popup(combo)
     return skipped
-
-
-def fit_popup(combo: QComboBox) -> None:
-    """Make the dropdown list wide enough for its longest entry."""
-    metrics = combo.view().fontMetrics()
-    widest = max((metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count())),
-                 default=0)
-    combo.view().setMinimumWidth(widest + 48)  # room for the scroll bar and the margins
 
 
 def custom_spec(g: GPUSpec) -> dict[str, Any]:

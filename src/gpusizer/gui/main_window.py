@@ -21,9 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import ScenarioError
-from ..core.estimate import estimate
 from ..core.result import Estimate
-from ..core.scenario import parse_scenario, scenario_dict
+from ..core.scenario import scenario_dict
 from ..core.specs import Scenario
 from .advisor import Advisor
 from .binding import Binder, plain_text
@@ -34,7 +33,8 @@ from .icon import app_icon
 from .menus import build_menus
 from .panels import PANELS
 from .settings import Prefs
-from .state import DEFAULT_SCENARIO, ScenarioState
+from .startup import initial_scenario
+from .state import ScenarioState
 from .style import set_role
 from .summary import SummaryHeader
 from .widgets import align_captions
@@ -42,27 +42,6 @@ from .widgets import align_captions
 log = logging.getLogger(__name__)
 LEFT_WIDTH = 430
 CHART_FALLBACK_MS = 400
-
-
-def _initial(scenario: Scenario | dict[str, Any] | None, prefs: Prefs,
-             restore: bool) -> tuple[Scenario | dict[str, Any], str]:
-    """(the given scenario, else the last one if it still estimates, else the default; a
-    sentence for the status bar when the last one was dropped). Any settings content must let
-    the window start (issue 15: one bad last scenario stopped every later start)."""
-    if scenario is not None:
-        return scenario, ""
-    last = prefs.last_scenario() if restore else None
-    if last is None:
-        return DEFAULT_SCENARIO, prefs.dropped
-    try:
-        parsed = parse_scenario(last)
-        estimate(parsed)  # what the window will do with it first
-    except Exception as exc:  # anything: a damaged settings file must not stop the app
-        log.warning("last scenario dropped: %s", exc)
-        reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
-        return DEFAULT_SCENARIO, ("The last scenario could not be restored and was dropped "
-                                  f"({reason}); starting from the default.")
-    return parsed, ""
 
 
 class MainWindow(QMainWindow):
@@ -82,7 +61,7 @@ class MainWindow(QMainWindow):
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
         self.unit = self.prefs.units
-        first, dropped = _initial(scenario, self.prefs, restore)
+        first, dropped = initial_scenario(scenario, self.prefs, restore)
         self.state = ScenarioState(first, self)
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)

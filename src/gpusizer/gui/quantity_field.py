@@ -12,17 +12,18 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QValidator, QWheelEvent
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QAbstractSpinBox, QWidget
 
 from ..core.errors import ScenarioError
 from ..io.quantities import KINDS, describe, format_quantity, parse_quantity
 from .limits import Limits, field_limits
+from .wheel import NoWheelMixin
 
 Number = int | float
 
 
-class QuantityField(QAbstractSpinBox):
+class QuantityField(NoWheelMixin, QAbstractSpinBox):
     """``value()`` is an int or float in the scenario's own unit (tokens, bytes, a fraction),
     or None for the ``none_text`` choice ("auto"). ``valueChanged(object)`` after a change
     (typed, stepped or set); ``textError(str)`` with the message while the text is unreadable
@@ -163,10 +164,3 @@ class QuantityField(QAbstractSpinBox):
         if down:
             flags |= QAbstractSpinBox.StepEnabledFlag.StepDownEnabled
         return flags
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        """Scrolling the left column must not change the value under the pointer."""
-        if self.hasFocus():
-            super().wheelEvent(event)
-        else:
-            event.ignore()

@@ -23,6 +23,7 @@ from ...io.units import UNITS
 from ..binding import as_rich
 from .export import ExportMixin
 from .items import LegendSlot, Title, _Legend
+from .labels import annotations
 from .palette import FONT_PX, LABEL_PX, TITLE_PX, Theme, font, theme_for
 
 MEMORY_UNITS = ("GiB", "GB")
@@ -156,15 +157,8 @@ class ChartBase(ExportMixin, QWidget):
         labels.py); runs after every redraw and resize."""
 
     def annotations(self) -> list[pg.TextItem]:
-        """The visible text items in the plot, lines' labels included (tests check that none
-        overlaps another or leaves the plot)."""
-        out = [i for i in self.plot.items if isinstance(i, pg.TextItem) and i.isVisible()]
-        for item in self.plot.items:
-            label = getattr(item, "label", None)
-            if isinstance(item, pg.InfiniteLine) and item.isVisible() and \
-                    isinstance(label, pg.TextItem) and label.isVisible():
-                out.append(label)
-        return out
+        """The visible text items in the plot, lines' labels included (labels.py)."""
+        return annotations(self.plot)
 
     def relayout(self) -> None:
         """Lay the labels out again (guarded: a layout may change the view range)."""

@@ -116,6 +116,17 @@ def set_top(vb: pg.ViewBox, top: float) -> None:
         vb.setYRange(0, top, padding=0)
 
 
+def annotations(plot: pg.PlotItem) -> list[pg.TextItem]:
+    """The visible text items of a plot, lines' labels included (what tests check)."""
+    out = [i for i in plot.items if isinstance(i, pg.TextItem) and i.isVisible()]
+    for item in plot.items:
+        label = getattr(item, "label", None)
+        if isinstance(item, pg.InfiniteLine) and item.isVisible() and \
+                isinstance(label, pg.TextItem) and label.isVisible():
+            out.append(label)
+    return out
+
+
 def overlaps(items: Iterable[pg.TextItem]) -> list[tuple[int, int]]:
     """Pairs (i, j) of visible labels whose rectangles overlap (tests and a debug check)."""
     rects = [(i, scene_rect(it)) for i, it in enumerate(items) if it.isVisible()]
