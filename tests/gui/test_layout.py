@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from gpusizer.core.views import CHARTS
-from gpusizer.gui.charts.labels import overlaps, outside
+from gpusizer.gui.charts.labels import outside, overlaps
 from gpusizer.gui.main_window import MainWindow
 
 from .helpers import find
