@@ -92,6 +92,20 @@ def _close(app: QApplication, window: MainWindow | None) -> None:
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
+def _estimates(scenario: Any) -> None:
+    """ScenarioError unless the estimator takes the scenario (one line, exit 2, never a
+    traceback: issue 15)."""
+    from ..core.errors import ScenarioError
+    from ..core.estimate import estimate
+
+    try:
+        estimate(scenario)
+    except ScenarioError:
+        raise
+    except Exception as exc:  # the estimator's own failure on odd input
+        raise ScenarioError("", f"cannot be estimated ({type(exc).__name__})") from None
+
+
 def _load(path: str) -> Any:
     from ..io.scenario_file import load_scenario
 
@@ -132,8 +146,10 @@ def screenshot(args: argparse.Namespace) -> int:
     try:
         scenario = _load(args.scenario) if args.scenario else None
         width, height = (int(v) for v in args.size.lower().split("x"))
+        if scenario is not None:
+            _estimates(scenario)
     except (ScenarioError, ValueError) as exc:
-        print(f"gpusizer: {exc}", file=sys.stderr)
+        print(f"gpusizer: {str(exc)[:300]}", file=sys.stderr)
         return EXIT_BAD_INPUT
     problem = platform_problem()
     if problem:
