@@ -4,6 +4,7 @@
 # Builds dist/gpusizer with build.sh when it is missing (or with --rebuild), then checks:
 #   CLI through the gpusizer-cli link and through 'gpusizer cli': --version, presets (bundled
 #   data found), gpus, estimate FILE (text and --json), bad input -> exit 2;
+#   the X11 (xcb) libraries Qt needs are in the bundle (gpusizer --check-libraries);
 #   GUI: QT_QPA_PLATFORM=offscreen gpusizer --screenshot OUT.png -> exit 0 and a PNG
 #   (SMOKE_REPEAT runs, default 3: catches a crash at exit);
 #   install-linux.sh into a temporary HOME, then --uninstall.
@@ -74,6 +75,11 @@ out="$(run "$B/gpusizer" cli estimate "$T/scenario.json" --json 2>&1)"; rc=$?
 
 out="$(run "$B/gpusizer-cli" estimate "$T/bad.json" 2>&1)"; rc=$?
 [[ $rc == 2 ]] && pass "bad input -> exit 2: $out" || fail "bad input gave rc=$rc: ${out:0:400}"
+
+# 1b. the X11 (xcb) libraries Qt's platform plugin loads are in the bundle (gui/platform_check.py)
+out="$(run "$B/gpusizer" --check-libraries 2>&1)"; rc=$?
+[[ $rc == 0 ]] && pass "X11 libraries in the bundle: $(printf '%s\n' "$out" | grep -c '^ok')" \
+    || fail "X11 libraries missing from the bundle (rc=$rc): $(printf '%s\n' "$out" | grep MISSING | tr '\n' ' ')"
 
 # 2. GUI, offscreen
 for i in $(seq 1 "${SMOKE_REPEAT:-3}"); do

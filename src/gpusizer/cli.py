@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
+from .cli_args import add_scenario_args, scenario_from_args
 from .core.errors import ScenarioError
 from .core.views import SWEEP_AXES, chart_keys, chart_view, view_with
 
@@ -43,10 +44,9 @@ def _silence_stdout() -> None:
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from .core.report import estimate_report
     from .io.export import strict_json
-    from .io.scenario_file import read_scenario_dict
     from .io.text_report import text_report
 
-    rep = estimate_report(read_scenario_dict(args.file))
+    rep = estimate_report(scenario_from_args(args))
     _emit(strict_json(rep) if args.json else text_report(rep))
     return 0
 
@@ -54,9 +54,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 def _cmd_plan(args: argparse.Namespace) -> int:
     from .core.solver import plan, plan_text
     from .io.export import strict_json
-    from .io.scenario_file import read_scenario_dict
 
-    options = plan(read_scenario_dict(args.file))
+    options = plan(scenario_from_args(args))
     _emit(strict_json(options) if args.json else plan_text(options))
     return 0
 
@@ -66,9 +65,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from .core.scenario import parse_scenario
     from .io.compare_table import compare_text
     from .io.export import strict_json
-    from .io.scenario_file import read_scenario_dict
 
-    s = parse_scenario(read_scenario_dict(args.file))
+    s = parse_scenario(scenario_from_args(args))
     filters = (args.gpus, args.vendor, args.category, args.min_memory)
     ids = None if filters == (None,) * 4 else select_gpus(
         s, ids=args.gpus, vendors=args.vendor, categories=args.category,
@@ -88,7 +86,7 @@ def _add_compare(sub: Any) -> None:
     from .core.layout_search import DEFAULT_MARGIN
 
     cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")
-    cm.add_argument("file", help="a scenario file (*.gpusizer.json)")
+    add_scenario_args(cm)
     cm.add_argument("--gpus", nargs="+", metavar="ID", help="only these GPU ids")
     cm.add_argument("--vendor", nargs="+", help="only these vendors (NVIDIA, AMD, ...)")
     cm.add_argument("--category", nargs="+", choices=CATEGORIES, help="only these classes")
@@ -96,7 +94,8 @@ def _add_compare(sub: Any) -> None:
     cm.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
                     help="share of usable memory kept spare (default %(default)s)")
     cm.add_argument("--whole-nodes", action="store_true", help="round up to whole servers")
-    cm.add_argument("--sort", choices=SORTS, default="cost")
+    cm.add_argument("--sort", choices=SORTS, default="cost",
+                    help="order of the rows: cost per unit of work, speed, or GPU count")
     cm.add_argument("--basis", choices=BASES, default="cloud",
                     help="cost per token when renting (cloud) or owning (default cloud)")
     cm.add_argument("--electricity", type=float, default=ELECTRICITY_USD_PER_KWH,
@@ -162,9 +161,8 @@ def _cmd_chart(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from .core.estimate import estimate
     from .core.scenario import parse_scenario
-    from .io.scenario_file import read_scenario_dict
 
-    scenario = parse_scenario(read_scenario_dict(args.file))
+    scenario = parse_scenario(scenario_from_args(args))
     est = estimate(scenario)
     from .gui.charts.report import write_report
 
@@ -181,20 +179,23 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="gpusizer-cli", description=__doc__)
+    ap = _Parser(prog="gpusizer-cli", description=__doc__,
+                 epilog="Sizes read as people write them: 8k context = 8,192 tokens, "
+                        "1T training tokens = 10^12, 80 GiB = 80 x 2^30 bytes, 80 GB = 80 x "
+                        "10^9 (docs/scenario-format.md).")
     ap.add_argument("--version", action="version", version=f"gpusizer {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
-    est = sub.add_parser("estimate", help="per-GPU memory of a scenario file")
-    est.add_argument("file")
+    est = sub.add_parser("estimate", help="per-GPU memory of a scenario (file, stdin or flags)")
+    add_scenario_args(est)
     est.add_argument("--json", action="store_true", help="print the JSON report")
     est.set_defaults(func=_cmd_estimate)
     pl = sub.add_parser("plan", help="which GPUs, how many, laid out how")
-    pl.add_argument("file")
-    pl.add_argument("--json", action="store_true")
+    add_scenario_args(pl)
+    pl.add_argument("--json", action="store_true", help="print the options as JSON")
     pl.set_defaults(func=_cmd_plan)
     _add_compare(sub)
     imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
-    imp.add_argument("config")
+    imp.add_argument("config", help="a Hugging Face config.json (or its folder)")
     imp.set_defaults(func=_cmd_import)
     sub.add_parser("presets", help="list model presets").set_defaults(func=_cmd_presets)
     sub.add_parser("gpus", help="list GPUs in the catalog").set_defaults(func=_cmd_gpus)
@@ -208,9 +209,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="sweep chart: the swept knob (default sequence_length)")
     ch.set_defaults(func=_cmd_chart)
     rp = sub.add_parser("report", help="a report folder: Markdown, HTML and every chart")
-    rp.add_argument("file", help="a scenario file (*.gpusizer.json)")
+    add_scenario_args(rp)
     rp.add_argument("--output", required=True, help="the folder to write (created if needed)")
-    rp.add_argument("--units", choices=("GiB", "GB"), default="GiB")
+    rp.add_argument("--units", choices=("GiB", "GB"), default="GiB",
+                    help="memory unit: GiB = 2^30 bytes, GB = 10^9 bytes")
     rp.set_defaults(func=_cmd_report)
     return ap
 

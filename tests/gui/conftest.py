@@ -34,7 +34,8 @@ def message_boxes(monkeypatch) -> list[tuple[str, str]]:
     monkeypatch.setattr(QMessageBox, "warning", record("warning", QMessageBox.Ok))
     monkeypatch.setattr(QMessageBox, "critical", record("critical", QMessageBox.Ok))
     monkeypatch.setattr(QMessageBox, "information", record("information", QMessageBox.Ok))
-    monkeypatch.setattr(QMessageBox, "question", record("question", QMessageBox.Yes))
+    # Unsaved changes: discard them unless a test answers otherwise.
+    monkeypatch.setattr(QMessageBox, "question", record("question", QMessageBox.Discard))
     monkeypatch.setattr(QMessageBox, "about", record("about", None))
     return shown
 

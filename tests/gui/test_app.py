@@ -149,3 +149,12 @@ def test_icon_is_packaged():
     icon = app_icon()
     assert not icon.isNull()
     assert {s.width() for s in icon.availableSizes()} >= {16, 32, 256}
+
+
+def test_screenshot_of_a_scenario_the_estimator_refuses_is_one_line(tmp_path):
+    bad = tmp_path / "huge.gpusizer.json"
+    bad.write_text('{"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference", '
+                   '"batch_size": 1' + "0" * 330 + "}}")
+    done = _run_app("--screenshot", str(tmp_path / "x.png"), "--scenario", str(bad))
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

@@ -80,7 +80,7 @@ def test_memory_units_and_tooltip(qtbot):
     assert chart.capacity_line.value() == pytest.approx(cap / 2**30)
     chart.set_units("GB")
     assert chart.capacity_line.value() == pytest.approx(cap / 1e9)
-    assert "GB" in chart.capacity_line.label.toPlainText()
+    assert "GB" in chart.cap_label.textItem.toPlainText()
     weights = chart.bars[0].parts["weights"] / 1e9
     tip = chart.tooltip_at(0.0, weights / 2)
     assert "weights" in tip and "GB" in tip

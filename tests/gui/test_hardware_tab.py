@@ -82,7 +82,7 @@ def test_margin_is_the_one_of_the_gpus_needed_line(qtbot: Any, window: Any, tab:
     assert window.advisor.margin == pytest.approx(0.30)
     qtbot.waitUntil(lambda: all(o["headroom_bytes"] >= 0.3 * o["capacity_bytes"]
                                 for o in tab.options if o["fits"]), timeout=20000)
-    window.advisor.run()
+    window.advisor.wait()
     needs = window.summary.needs.text()
     h100 = next(o for o in tab.options if o["gpu"] == "h100-sxm-80gb")
     assert f"at least <b>{h100['gpus']:,} × H100" in needs

@@ -77,7 +77,7 @@ def test_custom_gpu_fields(window):
     assert not row_visible(memory)
     gpu.setCurrentIndex(gpu.findData("custom"))
     assert row_visible(memory)
-    memory.setValue(200.0)
+    memory.setValue(200 * 2**30)
     window.state.flush()
     assert window.state.estimate.capacity_bytes == 200 * 2**30
     gpu.setCurrentIndex(gpu.findData("b200-192gb"))
@@ -139,7 +139,7 @@ def test_loading_a_scenario_updates_every_widget(window):
     assert find(window, "combo_precision_master_weights").currentData() == "none"
     assert find(window, "checks_lora_targets").value() == ("q", "v")
     assert find(window, "tree_model_preset").value() == "qwen3-30b-a3b"
-    assert find(window, "spin_training_tokens").value() == pytest.approx(2.0)
+    assert find(window, "spin_training_tokens").value() == pytest.approx(2e9)
     assert parse_scenario(OTHER) == state.scenario
 
 

@@ -6,26 +6,31 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from PySide6.QtWidgets import QAbstractButton, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit
 
 from gpusizer.core.presets import model_presets
 from gpusizer.gui.binding import Binding
 from gpusizer.gui.panels.preset_tree import PresetTree
+from gpusizer.gui.quantity_field import QuantityField
 from gpusizer.gui.widgets import MultiCheck
 
 EDITS = 500
 SMALL = (1, 2, 3, 4, 6, 8, 16, 64)
+TYPED = ("8", "32k", "1T", "1.5e12", "2 TB", "1,000", "lots", "", "-3", "0", "40 %", "1e400",
+         "2147483648", "auto", "7")
 
 
 def _edit(b: Binding, rng: random.Random) -> None:
     w: Any = b.widget
-    if isinstance(w, QSpinBox):
+    if isinstance(w, QuantityField):
         pick = rng.random()
-        value = rng.choice(SMALL) if pick < 0.7 else rng.randint(w.minimum(), min(w.maximum(),
-                                                                                 200_000))
-        w.setValue(max(w.minimum(), min(w.maximum(), value)))
-    elif isinstance(w, QDoubleSpinBox):
-        w.setValue(rng.uniform(w.minimum(), min(w.maximum(), 500.0)))
+        if pick < 0.4:
+            w.lineEdit().setText(rng.choice(TYPED))
+            w.interpretText()
+        elif pick < 0.7:
+            w.stepBy(rng.choice((-3, -1, 1, 2, 10)))
+        else:
+            w.setValue(rng.choice(SMALL))
     elif isinstance(w, QComboBox):
         w.setCurrentIndex(rng.randrange(w.count()))
     elif isinstance(w, QAbstractButton):
@@ -69,6 +74,9 @@ def test_500_random_edits_never_raise(window, qtbot):
             qtbot.wait(1)  # let queued timers and repaints run too
         state = window.state
         assert state.estimate.scenario == state.scenario
+        if i % 5 == 0:
+            state.flush()
+            assert window.binder.mismatches() == []  # the form shows the scenario
     window.state.flush()
     qtbot.wait(40)
     # Whatever happened, the window still shows a valid estimate and can go back to the start.

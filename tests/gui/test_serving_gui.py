@@ -41,7 +41,7 @@ def test_serving_fields_edit_the_scenario(window):
     find(window, "spin_serving_max_context").setValue(8192)
     window.state.flush()
     assert window.state.scenario.serving.max_context == 8192
-    find(window, "spin_serving_max_context").setValue(0)  # back to the engine's default
+    find(window, "spin_serving_max_context").setValue(None)  # back to the engine's default
     window.state.flush()
     assert window.state.scenario.serving.max_context is None
     combo = find(window, "combo_serving_engine_version")

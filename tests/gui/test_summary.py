@@ -30,7 +30,7 @@ def test_gpus_needed_and_apply_layout(window, qtbot):
 
 
 def test_advice_for_a_fitting_scenario(window, qtbot):
-    window.advisor.run()
+    window.advisor.wait()
     assert "already the smallest" in find(window, "label_needs").text()
     assert not find(window, "button_apply_layout").isVisibleTo(window)
 

@@ -15,6 +15,7 @@ from .errors import ScenarioError, excerpt, from_validation
 from .memo import Memo
 from .presets import gpu_presets, model_presets, resolve_gpu_id
 from .specs import GPUSpec, ModelSpec, Scenario
+from .suggest import did_you_mean
 from .validate import check_model, check_scenario
 
 
@@ -29,8 +30,8 @@ def _expand_model(block: Any) -> Any:
     if not isinstance(name, str) or name not in presets:
         raise ScenarioError(
             "model.preset",
-            f"unknown preset {excerpt(name)}; run `gpusizer-cli presets` for the list "
-            f"(e.g. {', '.join(list(presets)[:4])})",
+            f"unknown preset {excerpt(name)}{did_you_mean(name, presets)}; run "
+            f"`gpusizer-cli presets` for the list (e.g. {', '.join(list(presets)[:4])})",
         )
     data = {k: v for k, v in presets[name].items() if k not in ("id", "aliases", "notes")}
     data.update(block)
@@ -52,7 +53,8 @@ def _check_gpu(hardware: Any) -> None:
         ids = ", ".join(sorted(gpu_presets())[:6])
         raise ScenarioError(
             "hardware.gpu",
-            f"unknown GPU {excerpt(gpu)}; run `gpusizer-cli gpus` for the list (e.g. {ids}, ...)",
+            f"unknown GPU {excerpt(gpu)}{did_you_mean(gpu, gpu_presets())}; run `gpusizer-cli "
+            f"gpus` for the list (e.g. {ids}, ...)",
         )
 
 

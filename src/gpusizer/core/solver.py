@@ -93,6 +93,28 @@ def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | Non
     }
 
 
+class PlanCancelled(Exception):
+    """``plan`` stopped because its ``cancel`` callback said so (the window's advisor, when the
+    scenario changed under it)."""
+
+
+def _evaluator(s: Scenario, hardware: HardwareSpec, cancel: Callable[[], bool] | None
+               ) -> Evaluator:
+    """An evaluator whose every estimate first asks ``cancel`` (every loop of the search
+    estimates, so this bounds the time to stop by one estimate)."""
+    ev = Evaluator(s, hardware)
+    if cancel is not None:
+        total = ev.total
+
+        def checked(lay: Layout, **workload: int) -> float:
+            if cancel():
+                raise PlanCancelled
+            return total(lay, **workload)
+
+        ev.total = checked  # type: ignore[method-assign]  # an instance-level wrapper
+    return ev
+
+
 def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
     """Catalog and user GPUs by id (bad user GPUs are already left out by core/presets.py),
     plus the inline GPU of ``hw``."""
@@ -171,8 +193,8 @@ def _plan_key(o: dict[str, Any]) -> tuple[Any, ...]:
 
 def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
          alternatives: int = 0, allow_recompute: bool = False,
-         gpus: Sequence[str] | None = None, margin: float = DEFAULT_MARGIN
-         ) -> list[dict[str, Any]]:
+         gpus: Sequence[str] | None = None, margin: float = DEFAULT_MARGIN,
+         cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
     """Sizing options, cheapest first (by total price per hour where the GPU has a cloud
     price, then the unpriced ones by GPU count, then the smaller GPU): per GPU the fewest GPUs
     whose per-GPU peak leaves at least ``margin`` of usable memory spare (default 10%, as
@@ -184,7 +206,8 @@ def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
     ``max_context_tokens`` (inference) or ``max_micro_batch_size`` (training), the largest
     that keep the margin, ``notes``. ``gpus`` restricts the catalog. GPUs on which nothing fits
     with up to ``max_gpus`` GPUs are left out (``plan_text`` names them). Raises ScenarioError
-    for bad input."""
+    for bad input, and PlanCancelled once ``cancel()`` returns True (it is asked before every
+    estimate)."""
     s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     catalog = _catalog(s, gpus, check_margin(margin))
@@ -192,7 +215,8 @@ def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
         return []
     keep = 1 + max(0, alternatives)
     options: list[dict[str, Any]] = []
-    by_gpu = search_catalog(s, catalog, keep, max_gpus, allow_recompute)
+    by_gpu = search_catalog(s, catalog, keep, max_gpus, allow_recompute,
+                            lambda sc, hw: _evaluator(sc, hw, cancel))
     for g in catalog:
         ev, fitted, note = by_gpu[g.id]
         options += [_option(ev, g, lay, i, note, sc, est)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("gpusizer")
 EXIT_BAD_INPUT = 2
+EXIT_NO_PLATFORM = 1  # the window cannot open here (missing X11 libraries)
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -39,6 +40,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--tab", choices=chart_keys(aliases=True), default="memory",
                    help="chart tab to show")
     p.add_argument("--size", default="1440x900", help="window size for --screenshot (WxH)")
+    p.add_argument("--check-libraries", action="store_true",
+                   help="list the X11 libraries the window needs, found or missing (in a "
+                        "frozen bundle: in the bundle), exit 1 if one is missing")
     p.add_argument("--version", action="version", version=f"gpusizer {__version__}")
     return p.parse_args(argv)
 
@@ -88,10 +92,48 @@ def _close(app: QApplication, window: MainWindow | None) -> None:
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
+def _estimates(scenario: Any) -> None:
+    """ScenarioError unless the estimator takes the scenario (one line, exit 2, never a
+    traceback: issue 15)."""
+    from ..core.errors import ScenarioError
+    from ..core.estimate import estimate
+
+    try:
+        estimate(scenario)
+    except ScenarioError:
+        raise
+    except Exception as exc:  # the estimator's own failure on odd input
+        raise ScenarioError("", f"cannot be estimated ({type(exc).__name__})") from None
+
+
 def _load(path: str) -> Any:
     from ..io.scenario_file import load_scenario
 
     return load_scenario(path)
+
+
+def platform_problem() -> str:
+    """Why the window cannot start here ("" when it can): printed as one line instead of
+    letting Qt abort with a core dump (issue 14 item 8)."""
+    from .platform_check import check_platform
+
+    return check_platform()
+
+
+def check_libraries() -> int:
+    """``gpusizer --check-libraries``: each X11 library, found or missing (the smoke test)."""
+    from .platform_check import XCB_LIBRARIES, bundle_dir, bundle_report, loadable
+
+    folder = bundle_dir()
+    if folder is not None:  # frozen: in the bundle, except what the system must provide
+        present, missing = bundle_report(folder)
+    else:
+        missing = [so for so in XCB_LIBRARIES if not loadable(so)]
+        present = [so for so in XCB_LIBRARIES if so not in missing]
+    for so in XCB_LIBRARIES:  # "system": left to the system on purpose (SYSTEM_ONLY)
+        state = "ok     " if so in present else "MISSING" if so in missing else "system "
+        print(f"{state} {so} ({XCB_LIBRARIES[so]})")
+    return 1 if missing else 0
 
 
 def screenshot(args: argparse.Namespace) -> int:
@@ -104,9 +146,15 @@ def screenshot(args: argparse.Namespace) -> int:
     try:
         scenario = _load(args.scenario) if args.scenario else None
         width, height = (int(v) for v in args.size.lower().split("x"))
+        if scenario is not None:
+            _estimates(scenario)
     except (ScenarioError, ValueError) as exc:
-        print(f"gpusizer: {exc}", file=sys.stderr)
+        print(f"gpusizer: {str(exc)[:300]}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    problem = platform_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return EXIT_NO_PLATFORM
     app = make_app()
     window = MainWindow(scenario, restore=False)
     window.resize(width, height)
@@ -115,7 +163,7 @@ def screenshot(args: argparse.Namespace) -> int:
     result = {"code": 1}
 
     def shoot() -> None:
-        window.advisor.run()  # the advice normally waits for editing to pause
+        window.advisor.wait()  # the advice normally waits for editing to pause
         settle = getattr(window.tabs.current_chart(), "wait_settled", None)
         if callable(settle):  # a chart that computes in the background (Hardware tab)
             settle()
@@ -169,6 +217,10 @@ def interactive(args: argparse.Namespace) -> int:
     from . import excepthook
     from .main_window import MainWindow
 
+    problem = platform_problem()
+    if problem:
+        print(problem, file=sys.stderr)
+        return EXIT_NO_PLATFORM
     _point_user_gpus_at_settings()
     app = make_app()
     window = MainWindow(defer_charts=True)
@@ -188,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``gpusizer`` entry point; returns the process exit code."""
     args = _parse(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.check_libraries:
+        return check_libraries()
     if args.screenshot:
         _headless_default()
         return screenshot(args)

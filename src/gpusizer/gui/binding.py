@@ -9,6 +9,8 @@ Widgets other than spin boxes, combo boxes, check boxes and line edits bind when
 
 from __future__ import annotations
 
+import html
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +30,7 @@ from .state import ScenarioState
 from .style import set_invalid
 
 Convert = Callable[[Any], Any]
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -41,12 +44,40 @@ class Binding:
     getter: Callable[[], Any]
     setter: Callable[[Any], None]
     error_label: QLabel | None = None
+    text_error: str = ""  # the widget cannot read what was typed (before any edit)
 
 
 def _combo_set(combo: QComboBox, value: Any) -> None:
+    """Select ``value``; one the list does not hold (a user GPU from another machine, an
+    id of a newer version) is added, so the field never shows another value."""
     index = combo.findData(value)
-    if index >= 0:
-        combo.setCurrentIndex(index)
+    if index < 0:
+        combo.addItem(str(value), value)
+        index = combo.count() - 1
+    combo.setCurrentIndex(index)
+
+
+def _line_set(edit: QLineEdit, value: Any) -> None:
+    text = plain_text(value)
+    if edit.text() != text:  # an equal text would still move the cursor
+        edit.setText(text)
+        if not edit.hasFocus():
+            edit.setCursorPosition(0)  # a long name shows its start, not its end
+
+
+def as_rich(text: str) -> str:
+    """Text shown literally where Qt would guess rich text (message boxes, tooltips): escaped
+    and wrapped, so a name like ``<img src=...>`` from a shared file is shown, not loaded."""
+    body = html.escape(plain_text(text), quote=False).replace("\n", "<br>")
+    return f"<p style='white-space:pre-wrap'>{body}</p>"
+
+
+def plain_text(value: Any) -> str:
+    """A string Qt can show as it is: lone surrogates (from an escaped ``\\ud800`` in a
+    file), which Qt would silently drop, become U+FFFD."""
+    text = str(value)
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") \
+        if any("\ud800" <= ch <= "\udfff" for ch in text) else text
 
 
 def _adapter(widget: Any) -> tuple[Any, Callable[[], Any], Callable[[Any], None], bool]:
@@ -59,7 +90,7 @@ def _adapter(widget: Any) -> tuple[Any, Callable[[], Any], Callable[[Any], None]
     if isinstance(widget, QAbstractButton):
         return widget.toggled, widget.isChecked, widget.setChecked, True
     if isinstance(widget, QLineEdit):
-        return widget.editingFinished, widget.text, widget.setText, True
+        return widget.editingFinished, widget.text, lambda v: _line_set(widget, v), True
     return widget.valueChanged, widget.value, widget.setValue, not getattr(widget, "burst", False)
 
 
@@ -73,21 +104,33 @@ class Binder:
     def __init__(self, state: ScenarioState) -> None:
         self.state = state
         self.bindings: list[Binding] = []
-        state.scenarioChanged.connect(lambda _s: self.refresh())
+        self._error: Any = None
+        # After every attempt, valid or not: a pending edit of a block (MoE on) must reach
+        # the fields inside it too, so the form always shows what the state holds.
+        state.changed.connect(self.refresh)
         state.errorChanged.connect(self.show_error)
 
     def bind(self, widget: QWidget, path: str, *, to_state: Convert | None = None,
              from_state: Convert | None = None,
              extra: Callable[[Any], dict[str, Any]] | None = None,
-             error_label: QLabel | None = None) -> Binding:
+             error_label: QLabel | None = None, label: str = "") -> Binding:
         """Bind ``widget`` to ``path``. ``to_state``/``from_state`` convert values (GiB <->
-        bytes, 0 <-> None); ``extra(value)`` adds edits that go with this one."""
+        bytes, 0 <-> None); ``extra(value)`` adds edits that go with this one; ``label`` names
+        the field in the undo history."""
         signal, getter, setter, immediate = _adapter(widget)
         b = Binding(widget, path, to_state or _identity, from_state or _identity, getter,
                     setter, error_label)
         self.bindings.append(b)
-        if not widget.toolTip():
-            widget.setToolTip(tooltip_for(path))
+        if label:
+            self.state.labels.setdefault(path, label)
+        tip = tooltip_for(path)
+        if tip and widget.toolTip() and tip not in widget.toolTip():
+            widget.setToolTip(f"{tip} {widget.toolTip()}")
+        elif not widget.toolTip():
+            widget.setToolTip(tip)
+        text_error = getattr(widget, "textError", None)
+        if text_error is not None:
+            text_error.connect(lambda message: self._text_error(b, message))
 
         def pushed(*_args: Any) -> None:
             value = b.to_state(b.getter())
@@ -98,12 +141,15 @@ class Binder:
                 self.state.flush()
 
         signal.connect(pushed)
-        self._pull(b)
+        try:
+            self._pull(b)
+        except Exception:  # a value this widget cannot show must not stop the window
+            log.exception("cannot show %s", path)
         return b
 
     def _pull(self, b: Binding) -> None:
         value = b.from_state(self.state.value(b.path))
-        if value is None:
+        if value is None and not getattr(b.widget, "none_text", ""):
             return
         blocked = b.widget.blockSignals(True)
         try:
@@ -112,9 +158,36 @@ class Binder:
             b.widget.blockSignals(blocked)
 
     def refresh(self) -> None:
-        """Show the state's values in every widget (after a load, an undo, a valid edit)."""
+        """Show the state's values in every widget (after a load, an undo, a valid edit).
+        One widget that cannot show its value must not stop the others from refreshing."""
         for b in self.bindings:
-            self._pull(b)
+            try:
+                self._pull(b)
+            except Exception:  # a value a widget cannot hold: logged, the rest still refresh
+                log.exception("cannot show %s", b.path)
+
+    def mismatches(self) -> list[tuple[str, Any, Any]]:
+        """(path, shown, scenario) for every visible field that does not show the state's
+        value: empty whenever the form equals the scenario (tests assert it)."""
+        out = []
+        for b in self.bindings:
+            try:
+                want = b.from_state(self.state.value(b.path))
+                shown = b.getter()
+            except Exception as exc:  # a converter that cannot take the value is a mismatch
+                out.append((b.path, repr(exc), None))
+                continue
+            if want is None or (want == "" and shown is None) or b.text_error:
+                continue
+            if isinstance(b.widget, QLineEdit):
+                want = plain_text(want)
+            if shown != want and not (isinstance(want, (list, tuple)) and tuple(shown) == tuple(want)):
+                out.append((b.path, shown, want))
+        return out
+
+    def _text_error(self, b: Binding, message: str) -> None:
+        b.text_error = message
+        self.show_error(self._error)
 
     def binding_for(self, field: str) -> Binding | None:
         """The binding that shows errors of ``field``: exact, else the closest enclosing path,
@@ -129,11 +202,13 @@ class Binder:
         return inner[0] if inner else None
 
     def show_error(self, error: Any) -> None:
-        """Mark the field of ``error`` (a ScenarioError or None) and clear the others."""
+        """Mark the field of ``error`` (a ScenarioError or None) and every field whose text
+        cannot be read; clear the others."""
+        self._error = error
         target = self.binding_for(error.field) if error is not None else None
         for b in self.bindings:
-            bad = b is target
+            message = b.text_error or (error.message if b is target else "")
             if b.error_label is not None:
-                b.error_label.setText(error.message if bad else "")
-                b.error_label.setVisible(bad)
-            set_invalid(b.widget, bad)
+                b.error_label.setText(message)
+                b.error_label.setVisible(bool(message))
+            set_invalid(b.widget, bool(message))

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..core.errors import ScenarioError
 from ..core.report import report_from_estimate
@@ -20,6 +21,8 @@ from ..core.scenario import parse_scenario, scenario_dict
 from ..io.atomic import write_atomic
 from ..io.export import report_csv, report_markdown, strict_json
 from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
+from .binding import as_rich
+from .dialogs import ask_open, ask_save, slug
 from .settings import Prefs
 from .state import ScenarioState
 
@@ -64,10 +67,11 @@ class FileController(QObject):
         self.state, self.prefs, self.window = state, prefs, window
         self.path: Path | None = None
         self.last_warning = ""
+        self.advice: Callable[[], Any] | None = None  # the advisor's option for the scenario
 
     def warn(self, title: str, text: str) -> None:
         self.last_warning = f"{title}: {text}"
-        QMessageBox.warning(self.window, title, text)
+        QMessageBox.warning(self.window, title, as_rich(text))
 
     def _set_path(self, path: Path | None) -> None:
         self.path = path
@@ -76,22 +80,48 @@ class FileController(QObject):
         self.state.undo_stack.setClean()
         self.pathChanged.emit(path)
 
+    # -- unsaved work ----------------------------------------------------------------------
+    @property
+    def modified(self) -> bool:
+        return not self.state.undo_stack.isClean()
+
+    def may_discard(self, doing: str) -> bool:
+        """Before New, Open or Quit: True to go on. Unsaved changes ask Save / Discard /
+        Cancel (the platform's convention); Save that fails or is cancelled stops."""
+        if not self.modified:
+            return True
+        name = self.path.name if self.path else self.state.scenario.name or "this scenario"
+        box = QMessageBox.StandardButton
+        answer = QMessageBox.question(
+            self.window, "Unsaved changes",
+            as_rich(f"Save the changes to “{name}” before {doing}?\n"
+                    "Your changes will be lost if you don't save them."),
+            box.Save | box.Discard | box.Cancel, box.Save)
+        if answer == box.Save:
+            return self.save()
+        return answer == box.Discard
+
     # -- scenario files --------------------------------------------------------------------
-    def new(self) -> None:
+    def new(self) -> bool:
         from .state import DEFAULT_SCENARIO
 
+        if not self.may_discard("starting a new scenario"):
+            return False
         self.state.set_scenario(DEFAULT_SCENARIO, label="New scenario")
         self._set_path(None)
+        return True
 
-    def open_path(self, path: str | Path) -> bool:
-        """Open a scenario file; a malformed one is refused with the reason."""
+    def open_path(self, path: str | Path, ask: bool = True) -> bool:
+        """Open a scenario file; a malformed one is refused with the reason (and the current
+        scenario stays). ``ask``: offer to save unsaved changes first."""
         p = Path(path)
+        if ask and not self.may_discard(f"opening {p.name}"):
+            return False
         try:
-            scenario = load_scenario(p)
-        except ScenarioError as exc:
+            self.state.set_scenario(load_scenario(p), label=f"Open {p.name}")
+        except (ScenarioError, RecursionError) as exc:  # nothing changed: refused whole
             self.warn("Cannot open scenario", f"{p.name} was not opened:\n{exc}")
             return False
-        self.state.set_scenario(scenario, label=f"Open {p.name}")
         self._set_path(p)
         return True
 
@@ -109,16 +139,16 @@ class FileController(QObject):
         return self.save_to(self.path) if self.path else self.save_as()
 
     def save_as(self) -> bool:
-        start = str(self.path or Path.home() / f"scenario{SUFFIX}")
-        path, _f = QFileDialog.getSaveFileName(self.window, "Save scenario", start,
-                                               SCENARIO_FILTER)
+        name = self.path.name if self.path else slug(self.state.scenario.name) + SUFFIX
+        path, _f = ask_save(self.window, self.prefs, "Save scenario", name, SCENARIO_FILTER,
+                            self.path.parent if self.path else None)
         return self.save_to(path) if path else False
 
     def open_dialog(self) -> bool:
-        start = str(self.path.parent if self.path else Path.home())
-        path, _f = QFileDialog.getOpenFileName(self.window, "Open scenario", start,
-                                               SCENARIO_FILTER)
-        return self.open_path(path) if path else False
+        if not self.may_discard("opening another scenario"):
+            return False
+        path = ask_open(self.window, self.prefs, "Open scenario", SCENARIO_FILTER)
+        return self.open_path(path, ask=False) if path else False
 
     # -- Hugging Face config.json ----------------------------------------------------------
     def import_hf_path(self, path: str | Path) -> bool:
@@ -130,20 +160,18 @@ class FileController(QObject):
             block = import_hf_config(p)
             data = scenario_dict(self.state.scenario)
             data["model"] = block
-            scenario = parse_scenario(data)
+            self.state.set_scenario(parse_scenario(data), label=f"Import {p.name}")
         except ScenarioError as exc:
             self.warn("Cannot import config", f"{p.name} was not imported:\n{exc}")
             return False
-        except (ImportError, OSError, ValueError, TypeError, KeyError) as exc:
+        except (ImportError, OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
             self.warn("Cannot import config", f"{p.name} was not imported: {exc}")
             return False
-        self.state.set_scenario(scenario, label=f"Import {p.name}")
         return True
 
     def import_hf_dialog(self) -> bool:
-        path, _f = QFileDialog.getOpenFileName(self.window, "Import Hugging Face config.json",
-                                               str(Path.home()),
-                                               "config.json (*.json);;All files (*)")
+        path = ask_open(self.window, self.prefs, "Import Hugging Face config.json",
+                        "config.json (*.json);;All files (*)")
         return self.import_hf_path(path) if path else False
 
     def open_any(self, path: str | Path) -> bool:
@@ -162,11 +190,14 @@ class FileController(QObject):
         return report_from_estimate(self.state.estimate)
 
     def export_report(self, path: str | Path, unit: str = "GiB") -> bool:
-        """The report as .json, .csv or .md (by the file's suffix)."""
+        """The report as .json, .csv or .md (by the file's suffix); the Markdown one with the
+        advisor's "GPUs needed" (``advice``, set by the window)."""
         p = Path(path)
         rep = self.report()
         writers = {".json": lambda: strict_json(rep) + "\n",
-                   ".csv": lambda: report_csv(rep), ".md": lambda: report_markdown(rep, unit)}
+                   ".csv": lambda: report_csv(rep),
+                   ".md": lambda: report_markdown(rep, unit, *(
+                       (self.advice(),) if self.advice is not None else ()))}
         make = writers.get(p.suffix.lower())
         if make is None:
             self.warn("Cannot export", "choose a .json, .csv or .md file name")

@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
 
 from ..core.errors import ScenarioError
 from ..core.result import Estimate
-from ..core.scenario import parse_scenario, scenario_dict
+from ..core.scenario import scenario_dict
 from ..core.specs import Scenario
 from .advisor import Advisor
-from .binding import Binder
+from .binding import Binder, plain_text
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
 from .files import FileController
@@ -34,7 +34,8 @@ from .icon import app_icon
 from .menus import build_menus
 from .panels import PANELS
 from .settings import Prefs
-from .state import DEFAULT_SCENARIO, ScenarioState
+from .startup import initial_scenario
+from .state import ScenarioState
 from .style import set_role
 from .summary import SummaryHeader
 from .widgets import align_captions
@@ -42,20 +43,6 @@ from .widgets import align_captions
 log = logging.getLogger(__name__)
 LEFT_WIDTH = 430
 CHART_FALLBACK_MS = 400
-
-
-def _initial(scenario: Scenario | dict[str, Any] | None, prefs: Prefs,
-             restore: bool) -> Scenario | dict[str, Any]:
-    """The given scenario, else the last one (if still valid), else the default."""
-    if scenario is not None:
-        return scenario
-    last = prefs.last_scenario() if restore else None
-    if last is not None:
-        try:
-            return parse_scenario(last)
-        except ScenarioError:
-            log.info("last scenario no longer valid; starting from the default")
-    return DEFAULT_SCENARIO
 
 
 class MainWindow(QMainWindow):
@@ -70,14 +57,17 @@ class MainWindow(QMainWindow):
         super().__init__()
         self._defer_charts = defer_charts
         self._charts_queued = False
+        self._shared = False  # the chart/details heights set once (see _share_height)
         self.setObjectName("main_window")
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
         self.unit = self.prefs.units
-        self.state = ScenarioState(_initial(scenario, self.prefs, restore), self)
+        first, dropped = initial_scenario(scenario, self.prefs, restore)
+        self.state = ScenarioState(first, self)
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
         self.advisor = Advisor(self, margin=margin_of(self.prefs))
+        self.files.advice = lambda: self.advisor.advice_for(self.state.scenario)
         self.last_render_ms = 0.0
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -89,6 +79,9 @@ class MainWindow(QMainWindow):
         self._update_title()
         if restore:
             self._restore_geometry()
+        for message in (dropped, *self.dropped_gpus()):
+            if message:
+                self.notify(message)
 
     # -- construction ----------------------------------------------------------------------
     def _build(self) -> None:
@@ -136,7 +129,8 @@ class MainWindow(QMainWindow):
         row.setContentsMargins(4, 4, 4, 4)
         row.addWidget(self.table, 3)
         row.addWidget(self.figures, 2)
-        self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 9 + 4)
+        # Five rows at least (it scrolls): at 1280 x 720 the chart needs the height more.
+        self.table.setMinimumHeight(self.table.verticalHeader().defaultSectionSize() * 5 + 4)
         self.right_split = QSplitter(Qt.Orientation.Vertical)
         self.right_split.setObjectName("splitter_right")
         self.right_split.addWidget(self.tabs)
@@ -147,9 +141,18 @@ class MainWindow(QMainWindow):
         lay.addWidget(self.right_split, 1)
         return right
 
+    def _share_height(self) -> None:
+        """Nine rows of details where the charts keep 420 px, fewer (five at least) on a
+        small screen (1280 x 720): the chart first. Once, until the user drags the handle."""
+        row = self.table.verticalHeader().defaultSectionSize()
+        total = sum(self.right_split.sizes())
+        details = max(row * 5 + 4, min(row * 10 + 8, total - 420))
+        self.right_split.setSizes([max(total - details, 1), details])
+
     def _connect(self) -> None:
         self.state.estimateChanged.connect(self._render)
         self.state.errorChanged.connect(self._show_error)
+        self.state.notice.connect(self.notify)
         # Bound methods, not lambdas: Qt drops them when the window is deleted, while a lambda
         # would outlive it and call into a deleted C++ object (abort in the tests).
         self.state.undo_stack.cleanChanged.connect(self._update_title)
@@ -196,9 +199,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Not applied: {error}", 6000)
 
     def _update_title(self, *_changed: object) -> None:
-        s = self.state.scenario
-        name = self.files.path.name if self.files.path else (s.name or s.model.name)
-        self.setWindowTitle(f"{name}[*] — GPU Sizer")
+        s, path = self.state.scenario, self.files.path
+        name = plain_text(s.name or s.model.name).replace("[*]", "[ * ]")
+        self.setWindowTitle(f"{name}{f' ({path.name})' if path else ''}[*] — GPU Sizer")
         self.setWindowModified(not self.state.undo_stack.isClean())
 
     # -- commands --------------------------------------------------------------------------
@@ -213,11 +216,21 @@ class MainWindow(QMainWindow):
         if self.restore:
             self.prefs.units = unit
 
-    def new_scenario(self) -> None:
-        self.files.new()
+    def new_scenario(self) -> bool:
+        return self.files.new()
 
     def notify(self, message: str) -> None:
-        self.statusBar().showMessage(message, 10000)
+        self.statusBar().showMessage(plain_text(message), 10000)
+
+    def dropped_gpus(self) -> list[str]:
+        """Sentences about user GPUs left out of the list (a damaged "my GPUs" file): the
+        entries the core skipped when reading it, and any the dropdown could not show."""
+        from ..core.presets import user_gpu_problems
+
+        names = [n for p in self.panels for n in getattr(p, "skipped", [])]
+        return user_gpu_problems() + ([
+            f"Left out of the GPU list, unreadable in the user-GPU file: {', '.join(names)}"]
+            if names else [])
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -229,6 +242,10 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if not self._shared and (not self.restore or
+                                 self.prefs.geometry("splitter_right") is None):
+            self._shared = True
+            QTimer.singleShot(0, self._share_height)
         if self.tabs.deferred:  # in case no paint comes (minimised, covered)
             QTimer.singleShot(CHART_FALLBACK_MS, self.tabs.start)
 
@@ -272,6 +289,10 @@ class MainWindow(QMainWindow):
         self.prefs.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.files.may_discard("quitting"):
+            event.ignore()
+            return
+        self.advisor.shutdown()
         if self.restore:
             self.save_session()
         super().closeEvent(event)

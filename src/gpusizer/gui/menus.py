@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Protocol
 
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMenuBar, QMessageBox, QWidget
+from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox, QWidget
 
 from .._version import __version__
 from ..core.views import CHARTS
 from .chart_tabs import ChartTabs
+from .dialogs import ask_save, slug
 from .files import FileController
 from .state import ScenarioState
 
@@ -36,7 +37,7 @@ def _parent(w: MenuHost) -> QWidget:
     return w.menuBar().window()
 
 CHART_FILTER = "PNG image (*.png);;SVG image (*.svg);;Chart data (*.csv)"
-REPORT_FILTER = "JSON report (*.json);;CSV report (*.csv);;Markdown report (*.md)"
+REPORT_FILTER = "Markdown report (*.md);;JSON report (*.json);;CSV report (*.csv)"
 
 
 def _action(w: MenuHost, name: str, text: str, slot: object,
@@ -141,16 +142,16 @@ def _view_menu(w: MenuHost) -> None:
 
 
 def export_chart_dialog(w: MenuHost) -> bool:
-    key = w.tabs.current_key()
-    start = str(Path.home() / f"gpusizer-{key}.png")
-    path, chosen = QFileDialog.getSaveFileName(_parent(w), "Export chart", start, CHART_FILTER)
+    name = f"{slug(w.state.scenario.name)}-{w.tabs.current_key()}.png"
+    path, chosen = ask_save(_parent(w), w.files.prefs, "Export chart", name, CHART_FILTER)
     path = _suffixed(path, chosen)
     return w.files.export_chart(w.tabs.current_chart(), path) if path else False
 
 
 def export_report_dialog(w: MenuHost) -> bool:
-    start = str(Path.home() / "gpusizer-report.md")
-    path, chosen = QFileDialog.getSaveFileName(_parent(w), "Export report", start, REPORT_FILTER)
+    """The report as Markdown by default (the Markdown filter shown with the .md name)."""
+    name = f"{slug(w.state.scenario.name)}-report.md"
+    path, chosen = ask_save(_parent(w), w.files.prefs, "Export report", name, REPORT_FILTER)
     path = _suffixed(path, chosen)
     return w.files.export_report(path, w.unit) if path else False
 

@@ -15,6 +15,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 SETTINGS_ENV = "GPUSIZER_SETTINGS_DIR"
 MAX_RECENT = 8
+MAX_SCENARIO_CHARS = 4 * 2**20  # a scenario is a few kB
 
 
 def open_settings() -> QSettings:
@@ -34,6 +35,7 @@ class Prefs:
 
     def __init__(self, settings: QSettings | None = None) -> None:
         self.qs = settings if settings is not None else open_settings()
+        self.dropped = ""  # why a remembered value was dropped (the window says so)
 
     def _get(self, key: str, default: Any) -> Any:
         try:
@@ -53,8 +55,8 @@ class Prefs:
 
     def recent_files(self) -> list[str]:
         value = self._get("files/recent", [])
-        items = [value] if isinstance(value, str) else list(value or [])
-        return [str(v) for v in items if v][:MAX_RECENT]
+        items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+        return [v for v in items if isinstance(v, str) and v and "\0" not in v][:MAX_RECENT]
 
     def add_recent(self, path: str | Path) -> list[str]:
         p = str(Path(path).resolve())
@@ -65,11 +67,28 @@ class Prefs:
     def clear_recent(self) -> None:
         self.qs.setValue("files/recent", [])
 
+    def last_dir(self) -> Path | None:
+        """The folder of the last file opened or saved through a dialog."""
+        value = self._get("files/last_dir", "")
+        return Path(value) if isinstance(value, str) and value else None
+
+    def set_last_dir(self, folder: str | Path) -> None:
+        self.qs.setValue("files/last_dir", str(folder))
+
     def last_scenario(self) -> dict[str, Any] | None:
+        """The scenario of the last session; None (and ``dropped`` says why) when the stored
+        text is not a JSON object: damaged, nested past the parser's depth, too large."""
         text = self._get("state/last_scenario", "")
+        if not isinstance(text, str) or not text:
+            return None
+        if len(text) > MAX_SCENARIO_CHARS:
+            self.dropped = "The last scenario was too large to restore; starting from the default."
+            return None
         try:
-            data = json.loads(str(text)) if text else None
-        except ValueError:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:
+            self.dropped = ("The last scenario could not be read and was dropped "
+                            f"({type(exc).__name__}); starting from the default.")
             return None
         return data if isinstance(data, dict) else None
 

@@ -17,6 +17,7 @@ from PySide6.QtGui import QUndoStack
 
 from ..core.errors import ScenarioError
 from ..core.estimate import estimate
+from ..core.naming import is_derived, with_derived_name
 from ..core.result import Estimate
 from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
@@ -24,8 +25,7 @@ from .undo import SnapshotCommand
 
 log = logging.getLogger(__name__)
 
-DEFAULT_SCENARIO: dict[str, Any] = {
-    "name": "Llama 3.1 8B, LoRA on one H100",
+DEFAULT_SCENARIO: dict[str, Any] = {  # unnamed: the name follows the scenario
     "model": {"preset": "llama-3.1-8b"},
     "workload": {"kind": "lora", "sequence_length": 4096, "micro_batch_size": 1},
     "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
@@ -71,11 +71,14 @@ class ScenarioState(QObject):
     estimateChanged = Signal(object)
     errorChanged = Signal(object)
     changed = Signal()
+    notice = Signal(str)  # a sentence for the status bar (what an edit also changed)
 
     def __init__(self, scenario: Scenario | dict[str, Any] | None = None,
                  parent: QObject | None = None, delay_ms: int = 30, merge_ms: int = 1000):
         super().__init__(parent)
         self._scenario = parse_scenario(scenario if scenario is not None else DEFAULT_SCENARIO)
+        if not self._scenario.name:
+            self._scenario = with_derived_name(self._scenario)
         self._estimate: Estimate = estimate(self._scenario)
         self._pending: dict[str, Any] = {}
         self._queued: dict[str, Any] = {}
@@ -83,6 +86,7 @@ class ScenarioState(QObject):
         self.merge_ms = merge_ms
         self._last_edit: tuple[str, float] = ("", 0.0)
         self.undo_stack = QUndoStack(self)
+        self.labels: dict[str, str] = {}  # field path -> the label users see (undo items)
         # Throttle, not restart: a held spin-box arrow still redraws every ~30 ms.
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
         self._timer.timeout.connect(self.flush)
@@ -143,14 +147,16 @@ class ScenarioState(QObject):
         pending = {p: v for p, v in self._pending.items()
                    if not any(_related(p, q) for q in queued)}
         pending.update(queued)
-        self._try_apply(pending, key=next(iter(queued)) if len(queued) == 1 else "")
+        # The first edit names the undo step (a kind switch that also resets the framework
+        # reads "Change Kind"); only single edits merge with the next one of the same field.
+        self._try_apply(pending, key=next(iter(queued)), single=len(queued) == 1)
 
-    def _try_apply(self, pending: dict[str, Any], key: str) -> None:
+    def _try_apply(self, pending: dict[str, Any], key: str, single: bool = True) -> None:
         data = scenario_dict(self._scenario)
         for path in sorted(pending, key=len):  # parents first, then their fields
             set_path(data, path, pending[path])
         try:
-            scenario = parse_scenario(data)
+            scenario = self._named(parse_scenario(data), "name" in pending)
             est = estimate(scenario)
         except ScenarioError as exc:
             self._pending, self._error = pending, exc
@@ -168,14 +174,24 @@ class ScenarioState(QObject):
         before = self._scenario
         self._commit(scenario, est)
         if scenario != before:
-            self._record(before, scenario, key)
+            self._record(before, scenario, key, single)
 
-    def _record(self, before: Scenario, after: Scenario, key: str) -> None:
+    def _named(self, scenario: Scenario, renamed: bool) -> Scenario:
+        """An edit keeps a name that follows the scenario following it (issue 14: a gpt-oss on
+        RTX 4090 setup still read "Llama 3.1 8B, LoRA on one H100"); a name the user typed
+        stays; an emptied name follows the scenario again."""
+        if not scenario.name or (not renamed and is_derived(self._scenario)):
+            return with_derived_name(scenario)
+        return scenario
+
+    def _record(self, before: Scenario, after: Scenario, key: str, single: bool) -> None:
         now = time.monotonic()
         last_key, last_time = self._last_edit
-        merge = bool(key) and key == last_key and (now - last_time) * 1000 < self.merge_ms
-        self._last_edit = (key, now)
-        self.undo_stack.push(SnapshotCommand(self, before, after, key, merge))
+        merge = single and bool(key) and key == last_key and \
+            (now - last_time) * 1000 < self.merge_ms
+        self._last_edit = (key if single else "", now)
+        label = f"Change {self.labels.get(key, key)}" if key else ""
+        self.undo_stack.push(SnapshotCommand(self, before, after, key, merge, label))
 
     def _commit(self, scenario: Scenario, est: Estimate) -> None:
         self._scenario, self._estimate = scenario, est
@@ -191,7 +207,16 @@ class ScenarioState(QObject):
         """Replace the whole scenario (open, new, undo). Invalid input raises ScenarioError and
         changes nothing."""
         s = parse_scenario(scenario)
-        est = estimate(s)
+        if not s.name:
+            s = with_derived_name(s)
+        try:
+            est = estimate(s)
+        except ScenarioError:
+            raise
+        except Exception as exc:  # an estimator failure refuses the scenario, never crashes
+            log.exception("estimate failed")
+            raise ScenarioError("", f"cannot be estimated ({type(exc).__name__}: "
+                                f"{str(exc)[:120]})") from None
         self._timer.stop()
         self._queued, self._pending = {}, {}
         before = self._scenario

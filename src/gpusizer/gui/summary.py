@@ -3,6 +3,7 @@ assumptions it rests on. Marked stale (with the reason) while the input is inval
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PySide6.QtCore import QRectF, Qt, Signal
@@ -95,7 +96,8 @@ def serving_text(est: Estimate) -> str:
     assert sv is not None
     block = serving_block(sv)
     if not sv.starts:
-        return f"<b>{est.scenario.profile.label} does not start</b>: {sv.reason}"
+        return (f"<b>{html.escape(est.scenario.profile.label)} does not start</b>: "
+                f"{html.escape(sv.reason or '')}")
     w = est.scenario.workload
     users = users_line(block, w.prompt_tokens + w.generated_tokens)
     head, _, rest = users.partition(" (")
@@ -103,8 +105,9 @@ def serving_text(est: Estimate) -> str:
 
 
 def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
-    """What the advisor says about the scenario's GPU, in one line."""
-    gpu = est.gpu.name
+    """What the advisor says about the scenario's GPU, in one line (rich text: the GPU's name
+    is escaped, a name from a shared file must not load images or links)."""
+    gpu = html.escape(est.gpu.name)
     if option is None:
         return (f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
                 "GPU, quantised weights or a shorter sequence.")
@@ -139,13 +142,14 @@ class SummaryHeader(QFrame):
         lay.setContentsMargins(14, 10, 14, 10)
         lay.setSpacing(4)
         self.verdict = self._label("label_verdict", "verdict")
+        self.verdict.setWordWrap(True)  # never cut mid-word ("…1,248.59 GB shor" at 1280 px)
         self.bar = UsageBar()
         self.context = self._label("label_context", "context")
         self.context.setWordWrap(True)
-        self.serving = self._label("label_serving", "figure")  # inference: users and speed
+        self.serving = self._label("label_serving", "figure", rich=True)  # users and speed
         self.serving.setWordWrap(True)
         self.serving.hide()
-        self.needs = self._label("label_needs", "figure")
+        self.needs = self._label("label_needs", "figure", rich=True)
         self.needs.setWordWrap(True)
         self.apply = QPushButton("Apply this layout")
         self.apply.setObjectName("button_apply_layout")
@@ -167,8 +171,11 @@ class SummaryHeader(QFrame):
         for w in (self.assumptions, self.stale):
             lay.addWidget(w)
 
-    def _label(self, name: str, role: str) -> QLabel:
+    def _label(self, name: str, role: str, rich: bool = False) -> QLabel:
         label = QLabel()
+        # Plain text unless the label's own markup needs rich text: names in it come from
+        # files other people share.
+        label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
         label.setObjectName(name)
         set_role(label, role)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -184,6 +191,7 @@ class SummaryHeader(QFrame):
         self._est = est
         color = verdict_color(est)
         self.verdict.setText(verdict(est, self.unit))
+        self._hold_height()
         set_text_color(self.verdict, color)
         self.bar.set_estimate(est)
         self.context.setText(context_line(est))
@@ -191,7 +199,7 @@ class SummaryHeader(QFrame):
         if est.serving is not None:
             self.serving.setText(serving_text(est))
         text = "Assumes: " + " · ".join(est.assumptions)
-        self.assumptions.setToolTip("<br>".join(est.assumptions))
+        self.assumptions.setToolTip("<br>".join(html.escape(a) for a in est.assumptions))
         self._assumption_text = text
         self._elide()
 
@@ -199,6 +207,7 @@ class SummaryHeader(QFrame):
         """Show how many GPUs are needed at least (None: nothing fits)."""
         self._option = option
         self.needs.setText(needs_text(est, option))
+        self._hold_height()
         self.apply.setVisible(option is not None and (not est.fits or option["gpus"] != est.gpus))
 
     def set_advice_pending(self) -> None:
@@ -222,3 +231,13 @@ class SummaryHeader(QFrame):
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)  # type: ignore[arg-type]
         self._elide()
+        self._hold_height()
+
+    def _hold_height(self) -> None:
+        """Keep the height the wrapped lines need at this width: the charts below give way,
+        the summary is never cut ("GPUs needed" lost its second line at 1280 x 720)."""
+        lay = self.layout()
+        if lay is not None and lay.hasHeightForWidth():
+            need = lay.totalHeightForWidth(self.width())
+            if need > 0 and need != self.minimumHeight():
+                self.setMinimumHeight(need)

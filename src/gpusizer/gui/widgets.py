@@ -1,5 +1,6 @@
 """Small widgets the panels are built from: a form with an error line under each field,
-spin boxes and combo boxes that ignore the wheel unless focused, a row of check boxes."""
+combo boxes that ignore the wheel unless focused (number fields: quantity_field.py), a row of
+check boxes."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QWheelEvent
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
@@ -16,7 +18,6 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
     QLabel,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -24,55 +25,31 @@ from PySide6.QtWidgets import (
 from .binding import Binder
 from .glossary import tooltip_for
 from .style import set_role
+from .wheel import NoWheelMixin
 
 
-class _NoWheelMixin:
-    """Scrolling the left column must not change the value under the mouse pointer."""
-
-    def wheelEvent(self, event: QWheelEvent) -> None:
-        if self.hasFocus():  # type: ignore[attr-defined]
-            super().wheelEvent(event)  # type: ignore[misc]
-        else:
-            event.ignore()
-
-
-class SpinBox(_NoWheelMixin, QSpinBox):
-    """Integer field; the wheel changes it only once focused."""
-
-
-class DoubleSpinBox(_NoWheelMixin, QDoubleSpinBox):
-    """Decimal field; the wheel changes it only once focused."""
-
-
-class ComboBox(_NoWheelMixin, QComboBox):
+class ComboBox(NoWheelMixin, QComboBox):
     """Choice field; the wheel changes it only once focused."""
 
 
-def _setup_spin(w: SpinBox | DoubleSpinBox, suffix: str, special: str) -> None:
+class DoubleSpinBox(NoWheelMixin, QDoubleSpinBox):
+    """Decimal field for a view setting; the wheel changes it only once focused."""
+
+
+def float_spin(lo: float, hi: float, decimals: int = 2, suffix: str = "",
+               special: str = "") -> DoubleSpinBox:
+    """A decimal spin box for a setting of a view (the Hardware tab's margin), not for a
+    scenario field: those use QuantityField, which holds any value the core accepts.
+    ``special`` is shown at ``lo``."""
+    w = DoubleSpinBox()
+    w.setRange(lo, hi)
+    w.setDecimals(decimals)
     w.setSuffix(suffix)
     w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
     w.setGroupSeparatorShown(True)
     w.setAccelerated(True)
     if special:
         w.setSpecialValueText(special)
-
-
-def int_spin(lo: int, hi: int, step: int = 1, suffix: str = "", special: str = "") -> SpinBox:
-    """An integer spin box; ``special`` is shown at ``lo`` (e.g. "auto")."""
-    w = SpinBox()
-    w.setRange(lo, hi)
-    w.setSingleStep(step)
-    _setup_spin(w, suffix, special)
-    return w
-
-
-def float_spin(lo: float, hi: float, decimals: int = 2, suffix: str = "",
-               special: str = "") -> DoubleSpinBox:
-    """A decimal spin box; ``special`` is shown at ``lo``."""
-    w = DoubleSpinBox()
-    w.setRange(lo, hi)
-    w.setDecimals(decimals)
-    _setup_spin(w, suffix, special)
     return w
 
 
@@ -85,7 +62,16 @@ def combo(items: Iterable[tuple[str, Any]]) -> ComboBox:
     w.setMinimumContentsLength(12)
     for label, data in items:
         w.addItem(label, data)
+    fit_popup(w)
     return w
+
+
+def fit_popup(combo: QComboBox) -> None:
+    """Make the dropdown list wide enough for its longest entry."""
+    metrics = combo.view().fontMetrics()
+    widest = max((metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count())),
+                 default=0)
+    combo.view().setMinimumWidth(widest + 48)  # room for the scroll bar and the margins
 
 
 class MultiCheck(QWidget):
@@ -149,6 +135,7 @@ class Form:
         col.setSpacing(2)
         col.addWidget(widget)
         error = QLabel()
+        error.setTextFormat(Qt.TextFormat.PlainText)  # messages quote what was typed
         error.setObjectName("error_" + (name or key or str(path)))
         set_role(error, "error")
         error.setWordWrap(True)
@@ -162,7 +149,8 @@ class Form:
         key = key or path or name
         self.rows[key], self.labels[key] = field, caption
         if path:
-            self.binder.bind(widget, path, error_label=error, **bind)
+            shown = label or (widget.text() if isinstance(widget, QAbstractButton) else "")
+            self.binder.bind(widget, path, error_label=error, label=shown.rstrip(":"), **bind)
         return widget
 
     def add_widget(self, widget: QWidget, key: str) -> QWidget:

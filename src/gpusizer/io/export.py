@@ -13,8 +13,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..core.errors import ScenarioError
-from ..core.result import COMPONENTS, component_title
-from .units import fmt_bytes, to_unit
+from ..core.result import COMPONENTS
+from .report_md import report_markdown
+from .units import to_unit
+
+__all__ = ["breakdown_csv", "csv_text", "report_csv", "report_markdown", "strict_json"]
 
 
 def strict_json(data: Any) -> str:
@@ -82,38 +85,3 @@ def breakdown_csv(report: dict[str, Any], unit: str = "GiB") -> str:
               f"{100 * per_gpu[c] / parts:.2f}", c in alive] for c in COMPONENTS]
     rows.append(["total", per_gpu["total"], f"{to_unit(per_gpu['total'], unit):.4f}", "", ""])
     return csv_text(rows)
-
-
-def _verdict(report: dict[str, Any], unit: str) -> str:
-    peak = fmt_bytes(report["per_gpu"]["total"], unit)
-    cap = fmt_bytes(report["gpu"]["memory_bytes"], unit)
-    head = report["headroom_bytes"]
-    if report["fits"]:
-        return f"**{peak} of {cap} per GPU — fits, {fmt_bytes(head, unit)} headroom.**"
-    return f"**{peak} of {cap} per GPU — does not fit, {fmt_bytes(-head, unit)} short.**"
-
-
-def report_markdown(report: dict[str, Any], unit: str = "GiB") -> str:
-    """A readable report: verdict, breakdown table, parameters, compute, assumptions, and the
-    scenario itself (so the report can be reproduced)."""
-    s, p, g, per_gpu = report["scenario"], report["parameters"], report["gpu"], report["per_gpu"]
-    parts = sum(per_gpu[c] for c in COMPONENTS) or 1
-    name = s.get("name") or s["model"].get("name", "scenario")
-    lines = [f"# GPU Sizer report: {name}", "",
-             f"{s['model'].get('name', '')} · {s['workload']['kind']} · {s['framework']} · "
-             f"{report['cluster']['gpus']} × {g['name']}", "", _verdict(report, unit), "",
-             f"Peak during **{report['peak_phase']}**.", "",
-             f"| Component | {unit} | Share |", "|---|---:|---:|"]
-    for c in COMPONENTS:
-        lines.append(f"| {component_title(c)} | {to_unit(per_gpu[c], unit):,.2f} | "
-                     f"{100 * per_gpu[c] / parts:.1f}% |")
-    lines += [f"| **Peak per GPU** | **{to_unit(per_gpu['total'], unit):,.2f}** | |", "",
-              "## Parameters", "",
-              f"- total: {p['total']:,}", f"- active per token: {p['active']:,}",
-              f"- trainable: {p['trainable']:,}", "", "## Compute", ""]
-    lines += [f"- {k.replace('_', ' ')}: {v:,.4g}" for k, v in report["compute"].items()
-              if isinstance(v, (int, float)) and v]
-    if report.get("assumptions"):
-        lines += ["", "## Assumptions", "", *[f"- {a}" for a in report["assumptions"]]]
-    lines += ["", "## Scenario", "", "```json", json.dumps(s, indent=2), "```", ""]
-    return "\n".join(lines)

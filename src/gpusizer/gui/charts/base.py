@@ -13,14 +13,17 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QCursor
+from PySide6.QtGui import QCursor, QResizeEvent
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from ...core.errors import ScenarioError
 from ...core.result import Estimate
 from ...core.specs import Scenario
 from ...io.units import UNITS
+from ..binding import as_rich
 from .export import ExportMixin
+from .items import LegendSlot, Title, _Legend
+from .labels import annotations
 from .palette import FONT_PX, LABEL_PX, TITLE_PX, Theme, font, theme_for
 
 MEMORY_UNITS = ("GiB", "GB")
@@ -31,23 +34,6 @@ def display_unit(unit: str, max_bytes: float) -> tuple[str, float]:
     """The unit to plot in and its size in bytes: TB/TiB once values pass 2,000 GB/GiB."""
     big = {"GiB": "TiB", "GB": "TB"}[unit]
     return (big, UNITS[big]) if max_bytes >= 2000 * UNITS[unit] else (unit, UNITS[unit])
-
-
-class _Legend(pg.LegendItem):
-    """A legend that lives in a layout cell: a change of entries also asks the parent layout
-    for room (pyqtgraph sizes a floating legend itself and moves it to the scene origin)."""
-
-    host: Any = None  # the QGraphicsGridLayout holding the legend, set by the chart
-    texts: list[str]  # the entries' current texts (set by the chart)
-    theme: Any = None  # the theme it was last styled with
-
-    def updateSize(self) -> None:
-        super().updateSize()
-        self.updateGeometry()
-        # Not parentLayoutItem(): in PySide6 6.12 each call that returns None drops a
-        # reference to None, and enough of them abort Python ("deallocating None").
-        if self.host is not None:
-            self.host.activate()  # puts the legend back in its cell now, not on the next event
 
 
 class ChartBase(ExportMixin, QWidget):
@@ -72,8 +58,11 @@ class ChartBase(ExportMixin, QWidget):
         self._texts: list[pg.TextItem] = []
         self._legend_items: list[Any] = []
         self.has_data = False
+        self._laying_out = False
         self._build()
         self.restyle()
+        # Labels are laid out in screen pixels: again whenever the plot's size changes.
+        self.plot.vb.sigResized.connect(lambda *_a: self.relayout())
         # Rate-limited: a tooltip per mouse move would cost more than the repaint.
         self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30,
                                      slot=self._on_mouse)
@@ -83,9 +72,10 @@ class ChartBase(ExportMixin, QWidget):
         data or the capacity line; exports take the whole scene."""
         glw = self.plot_widget.ci
         glw.setContentsMargins(8, 8, 8, 8)
-        self.title_item = pg.LabelItem("", justify="center")
+        self.title_item = Title()
         glw.addItem(self.title_item, row=0, col=0, colspan=2)
         self.plot: pg.PlotItem = glw.addPlot(row=1, col=0)
+        self.slot = LegendSlot()
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
         for side in ("left", "bottom"):
@@ -113,9 +103,30 @@ class ChartBase(ExportMixin, QWidget):
 
     def _place_legend(self, legend: _Legend) -> None:
         glw = self.plot_widget.ci
-        glw.addItem(legend, row=1, col=1)
+        if self.slot.below:
+            legend.setColumnCount(LegendSlot.columns(legend, self.width() - 40))
+            glw.addItem(legend, row=2, col=0, colspan=2)
+            glw.layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
+        else:
+            legend.setColumnCount(1)
+            glw.addItem(legend, row=1, col=1)
+            glw.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop)
         legend.host = glw.layout
-        glw.layout.setAlignment(legend, Qt.AlignmentFlag.AlignTop)
+
+    def _arrange_legend(self) -> None:
+        """Legend at the right, or under the plot when the chart is short or narrow."""
+        below = self.slot.wants_below(self.legend, self.width(), self.height(),
+                                      self.title_item.boundingRect().height())
+        columns = LegendSlot.columns(self.legend, self.width() - 40) if below else 1
+        if below == self.slot.below and self.legend.columnCount == columns:
+            return
+        self.slot.below = below
+        self.plot_widget.ci.removeItem(self.legend)
+        self._place_legend(self.legend)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._arrange_legend()
 
     def _style_legend(self, legend: _Legend) -> None:
         t = self.theme
@@ -141,6 +152,24 @@ class ChartBase(ExportMixin, QWidget):
     def _restyle_items(self) -> None:
         """Apply the theme to the chart's own items."""
 
+    def _layout_labels(self) -> None:
+        """Place the chart's labels in pixels (charts with labels override this: see
+        labels.py); runs after every redraw and resize."""
+
+    def annotations(self) -> list[pg.TextItem]:
+        """The visible text items in the plot, lines' labels included (labels.py)."""
+        return annotations(self.plot)
+
+    def relayout(self) -> None:
+        """Lay the labels out again (guarded: a layout may change the view range)."""
+        if not self.has_data or self._laying_out:
+            return
+        self._laying_out = True
+        try:
+            self._layout_labels()
+        finally:
+            self._laying_out = False
+
     def data_rows(self) -> list[list[Any]]:
         """The data behind the chart: a header row, then one row per data point."""
         raise NotImplementedError
@@ -157,6 +186,7 @@ class ChartBase(ExportMixin, QWidget):
         self.unit = unit
         if self.has_data:
             self._redraw()
+            self.relayout()
 
     def set_view(self, view: Any) -> None:
         """New view settings (a frozen object of core/views.py); redrawn if data is shown."""
@@ -173,6 +203,7 @@ class ChartBase(ExportMixin, QWidget):
         self._recompute(scenario, estimate)
         self.has_data = True
         self._redraw()
+        self.relayout()
 
     def restyle(self) -> None:
         """Colours, pens and fonts from the current palette (no data is recomputed)."""
@@ -237,6 +268,7 @@ class ChartBase(ExportMixin, QWidget):
             if text != old:
                 self.legend.getLabel(item).setText(text)
         self.legend.texts = [text for _, text in entries]
+        self._arrange_legend()
 
     def text_item(self, anchor: tuple[float, float] = (0, 0), pixels: int = LABEL_PX,
                   bold: bool = False, boxed: bool = True) -> pg.TextItem:
@@ -265,8 +297,8 @@ class ChartBase(ExportMixin, QWidget):
             return
         p = self.plot.vb.mapSceneToView(pos)
         text = self.tooltip_at(p.x(), p.y())
-        if text:
-            QToolTip.showText(QCursor.pos(), text, self.plot_widget)
+        if text:  # literal: names in it come from files others share
+            QToolTip.showText(QCursor.pos(), as_rich(text), self.plot_widget)
         else:
             QToolTip.hideText()
 

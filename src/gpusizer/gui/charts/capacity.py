@@ -8,6 +8,7 @@ point: its users at its prompt + output tokens, green under the curve, red above
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
@@ -18,6 +19,7 @@ from ...core.capacity import CapacityCurve, capacity_curve
 from ...core.result import Estimate
 from ...core.specs import Scenario
 from .base import ChartBase
+from .labels import place, scene_rect
 from .palette import LABEL_PX, font
 from .sweep import log2_ticks
 
@@ -60,6 +62,7 @@ class CapacityChart(ChartBase):
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.curve_data = capacity_curve(scenario)
         self.gpu_name = estimate.gpu.name
+        self.model_name = scenario.model.name
 
     def longest(self) -> int | None:
         """The longest context at which the engine still starts (None: every one)."""
@@ -73,7 +76,9 @@ class CapacityChart(ChartBase):
         assert c is not None
         fit = c.users_at(c.context)
         verdict = "fits" if c.concurrency <= fit else "does not fit"
-        return (f"{c.engine} on {self.gpu_name}, max context set to each request: {fit:,} "
+        # The title is rich text: names from a shared file are escaped (issue 15)
+        return (f"{html.escape(self.model_name)}: {html.escape(c.engine)} on "
+                f"{html.escape(self.gpu_name)}, max context set to each request: {fit:,} "
                 f"users at {c.context:,} tokens each; your {c.concurrency:,} {verdict}")
 
     def _redraw(self) -> None:
@@ -95,7 +100,13 @@ class CapacityChart(ChartBase):
         self.limit.setVisible(longest is not None)
         if longest is not None:
             self.limit.setValue(_log(longest))
-            self.limit.label.setFormat(f"does not start above {longest:,} tokens ")
+            # Left of the line when it is in the right part of the plot, else right of it,
+            # so the label is never cut at an edge (as the sweep's boundary label).
+            lo, hi = _log(x[0]), _log(x[-1])
+            right = hi > lo and (_log(longest) - lo) / (hi - lo) > 0.5
+            self.limit.label.anchors = [(1, 0.5), (1, 0.5)] if right else [(0, 0.5), (0, 0.5)]
+            self.limit.label.setFormat(f"does not start above {longest:,} tokens " if right
+                                       else f" does not start above {longest:,} tokens")
         top = max(float(np.nanmax(y_plot, initial=1.0)), c.concurrency, 2.0)
         self.plot.setXRange(_log(x[0]), _log(x[-1]), padding=0.02)
         self.plot.setYRange(-0.08, _log(top) * 1.15 + 0.1, padding=0)
@@ -104,6 +115,9 @@ class CapacityChart(ChartBase):
         self.set_axis_label("bottom", "tokens per request (prompt + output)")
         self.set_axis_label("left", "requests held at once")
         self.set_title(self.headline())
+        self.limit.label.updatePosition()
+        fixed = [scene_rect(self.limit.label)] if self.limit.isVisible() else []
+        place([self.point_label], self.plot.vb, fixed)  # beside its point, never over the limit
         self.set_legend([(self.curve, f"{c.engine}: users that fit")])
 
     def _restyle_items(self) -> None:

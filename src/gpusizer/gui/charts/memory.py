@@ -7,17 +7,22 @@ holding only the components alive at the peak (Memory.alive_at_peak).
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF
 
 from ...core.result import COMPONENTS, Estimate
 from ...core.specs import Scenario
 from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
+from .labels import PAD, Leaders, place, scene_rect
 from .palette import LABEL_PX, font
 from .pool import PoolView
-from .stack import StackedBars, capacity_line, style_line
+from .stack import StackedBars, style_line
 
 KIND_LABELS = {"pretraining": "pre-training", "full_finetune": "full fine-tune", "lora": "LoRA",
                "qlora": "QLoRA", "inference": "inference"}
@@ -49,8 +54,14 @@ class MemoryChart(ChartBase):
     def _build(self) -> None:
         self.bars: list[Bar] = []
         self.stack = StackedBars(self.plot, width=0.55)
-        self.capacity_line = capacity_line(self.plot)
+        # The capacity line's label is placed here, with the bars' labels (labels.py).
+        self.capacity_line = pg.InfiniteLine(angle=0, movable=False)
+        self.capacity_line.setZValue(10)  # above the bars
+        self.plot.addItem(self.capacity_line)
+        self.cap_label = self.text_item((1, 1))
+        self.leaders = Leaders(self.plot)
         self.bar_labels = [self.text_item((0.5, 1)) for _ in range(2)]
+        self._top = 1.0
         self.plot.setMouseEnabled(x=False, y=False)
         self.pool = PoolView(self.plot, self.text_item((1, 0.5), boxed=True))
 
@@ -84,16 +95,16 @@ class MemoryChart(ChartBase):
         n = len(self.bars)
         self.stack.set_bars([b.parts for b in self.bars], scale)
         self.capacity_line.setValue(self.capacity / scale)
-        self.capacity_line.label.setFormat(
-            f"{self.gpu_name}: {fmt_bytes(self.capacity, self.unit, 1)} usable")
+        self.cap_label.setText(f"{self.gpu_name}: {fmt_bytes(self.capacity, self.unit, 1)} "
+                               "usable")
         self.plot.getAxis("bottom").setTicks([[(i, b.label) for i, b in enumerate(self.bars)]])
-        top = max(self.capacity, *(b.total for b in self.bars)) / scale
+        self._top = max(self.capacity, *(b.total for b in self.bars)) / scale
         self.plot.setXRange(-0.6, n - 0.4, padding=0)
-        self.plot.setYRange(0, top * 1.22, padding=0)
+        self.plot.setYRange(0, self._top * 1.08, padding=0)
         self.set_axis_label("left", f"memory per GPU ({unit})")
-        self.set_title(self.pool.title(self.subject, self.peak, self.gpu_name, self.unit)
-                       or f"{self.subject}: peak {fmt_bytes(self.peak, self.unit, 1)} per GPU "
-                          f"on {self.gpu_name}")
+        subject, gpu = html.escape(self.subject), html.escape(self.gpu_name)
+        self.set_title(self.pool.title(subject, self.peak, gpu, self.unit)
+                       or f"{subject}: peak {fmt_bytes(self.peak, self.unit, 1)} per GPU on {gpu}")
         self.pool.redraw(self.bars[-1].parts, scale, self.unit)
         parts = {**self.bars[0].parts, **self.freed}
         self.set_legend(self.stack.legend_entries(
@@ -114,7 +125,8 @@ class MemoryChart(ChartBase):
             if self.freed and (bar is not peak_bar or len(self.bars) == 1):
                 gone = ", ".join(f"{COMPONENT_LABELS[c]} {_fmt(v, self.unit)}"
                                  for c, v in self.freed.items())
-                html += f"<br><span style='color:{t.muted}'>freed before the peak: {gone}</span>"
+                html += (f"<br><span style='color:{t.muted}'>freed before the peak:<br>{gone}"
+                         "</span>")
             if bar is peak_bar:
                 room = self.capacity - self.peak
                 word, color = ("headroom", t.good) if room >= 0 else ("short by", t.bad)
@@ -123,13 +135,80 @@ class MemoryChart(ChartBase):
             self.set_centred_html(label, f"<div style='color:{t.foreground}'>{html}</div>")
             label.setPos(i, max(bar.total, value) / scale)
 
+    def _layout_labels(self) -> None:
+        """Room above the bars for their labels; the capacity label on the line where it
+        overlaps no bar label, else in a band above them with a leader line down to the line
+        (labels.py: place, then nudge or leader-line)."""
+        if not self._fit_labels(band=0.0) or not self._capacity_on_line():
+            band = scene_rect(self.cap_label).height() + 2 * PAD
+            self._fit_labels(band)
+            self._capacity_in_band()
+        else:
+            self.leaders.draw([], self.theme.foreground)
+
+    def _fit_labels(self, band: float) -> bool:
+        """Set the y range so each bar's label (and a ``band`` of pixels above all of them)
+        fits, then place the bar labels; False when the view is too small for that."""
+        scale, vb = self.stack.scale, self.plot.vb
+        height = max(vb.sceneBoundingRect().height(), 1.0)
+        need, ok = self._top * 1.08, True
+        for i, label in enumerate(self.bar_labels[:len(self.bars)]):
+            h = scene_rect(label).height() + 2 * PAD + band
+            if h >= 0.8 * height:
+                ok = False
+                continue
+            value = max(self.bars[i].total, self.peak if i == len(self.bars) - 1 else 0)
+            need = max(need, value / scale / (1 - h / height))
+        if band:
+            need = max(need, self.capacity / scale / (1 - band / height))
+        if abs(need - vb.viewRange()[1][1]) > 1e-9 * need:
+            self.plot.setYRange(0, need, padding=0)
+        self._update_labels(scale)
+        place(self.bar_labels[:len(self.bars)], vb)
+        return ok
+
+    def _bar_rects(self) -> list[QRectF]:
+        return [scene_rect(x) for x in self.bar_labels[:len(self.bars)] if x.isVisible()]
+
+    def _capacity_on_line(self) -> bool:
+        """The capacity label beside the line: right end, left end, above then below."""
+        vb, y = self.plot.vb, self.capacity / self.stack.scale
+        (x0, x1), _ = vb.viewRange()
+        area, taken = vb.sceneBoundingRect(), self._bar_rects()
+        usable = f"{fmt_bytes(self.capacity, self.unit, 1)} usable"
+        self.cap_label.setText(f"{self.gpu_name}: {usable}")
+        if scene_rect(self.cap_label).width() > 0.6 * area.width():
+            self.cap_label.setText(f"{usable} per GPU")  # the title names the GPU
+        for x, anchor in ((x1, (1, 1)), (x0, (0, 1)), (x1, (1, 0)), (x0, (0, 0))):
+            self.cap_label.setAnchor(anchor)
+            self.cap_label.setPos(x, y)
+            rect = scene_rect(self.cap_label)
+            if area.contains(rect) and not any(
+                    rect.intersects(r.adjusted(-PAD, -PAD, PAD, PAD)) for r in taken):
+                return True
+        return False
+
+    def _capacity_in_band(self) -> None:
+        """The capacity label at the top right, above the bar labels, with a leader line."""
+        vb, y = self.plot.vb, self.capacity / self.stack.scale
+        (x0, x1), (_y0, top) = vb.viewRange()
+        self.cap_label.setAnchor((1, 0))
+        self.cap_label.setPos(x1, top)
+        place([self.cap_label], vb, self._bar_rects())
+        rect = scene_rect(self.cap_label)
+        foot = vb.mapSceneToView(rect.bottomRight())
+        x = max(x0, min(x1, foot.x() - 0.02 * (x1 - x0)))
+        self.leaders.draw([(QPointF(x, y), self.cap_label)], self.theme.foreground)
+
     # --- style --------------------------------------------------------------------------------
     def _restyle_items(self) -> None:
         self.stack.restyle(self.theme)
         style_line(self.capacity_line, self.theme, font=font(LABEL_PX))
         self.pool.restyle(self.theme)
+        self.cap_label.setColor(self.theme.foreground)
         if self.has_data:
             self._update_labels(self.stack.scale)  # the labels' colours are in their HTML
+            self.relayout()
 
     # --- hover and data -----------------------------------------------------------------------
     def tooltip_at(self, x: float, y: float) -> str:

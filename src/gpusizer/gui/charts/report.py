@@ -13,12 +13,15 @@ import json
 from pathlib import Path
 
 from ... import __version__
+from ...core.naming import derived_name
 from ...core.result import COMPONENTS, Estimate
 from ...core.scenario import scenario_dict
 from ...core.specs import Scenario
 from ...core.views import CHARTS
 from ...io.atomic import write_atomic
+from ...io.report_md import advice_lines
 from ...io.units import fmt_bytes
+from ..advisor import cheapest_on_gpu
 from ..colors import COMPONENT_LABELS
 from .render import render_chart
 
@@ -94,9 +97,11 @@ def write_report(scenario: Scenario, estimate: Estimate, folder: str | Path,
     out.mkdir(exist_ok=True)
     for view in CHARTS.values():
         render_chart(scenario, estimate, view.key, out / view.file_name, REPORT_WIDTH, unit)
-    title = scenario.name or f"{scenario.model.name}, {scenario.workload.info.label}"
+    title = scenario.name or derived_name(scenario)
     scenario_json = json.dumps(scenario_dict(scenario), indent=2)
     write_atomic(out / "scenario.gpusizer.json", scenario_json + "\n")
     facts, comps = _facts(scenario, estimate, unit), _components(estimate, unit)
+    facts.append(("GPUs needed", " ".join(advice_lines(cheapest_on_gpu(scenario),
+                                                       estimate.gpu.name)).replace("**", "")))
     write_atomic(out / "report.html", _html(title, facts, comps, estimate, scenario_json))
     return write_atomic(out / "report.md", _markdown(title, facts, comps, estimate, scenario_json))

@@ -9,17 +9,20 @@ decode step right, toward the ridge.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from ...core.compute import roofline_points
 from ...core.result import Estimate
 from ...core.specs import Scenario
 from .base import ChartBase
+from .labels import Leaders, place
 from .palette import DECODE_COLOR, LINE_PEN_WIDTH, PREFILL_COLOR, TOTAL_PEN_WIDTH
 
 PHASES = ("prefill", "decode")
@@ -80,6 +83,7 @@ class RooflineChart(ChartBase):
 
     def _build(self) -> None:
         self.data: dict[str, Any] | None = None
+        self.training = False
         self.plot.setLogMode(x=True, y=True)
         self.roof = self.plot.plot([], [])
         self.eff_roof = self.plot.plot([], [])
@@ -94,16 +98,25 @@ class RooflineChart(ChartBase):
         self.step_labels = {ph: self.text_item((0.5, -0.25), bold=True, boxed=False)
                             for ph in PHASES}
         self.ridge_label = self.text_item((1.06, 0.5), pixels=13, boxed=False)
+        self.leaders = Leaders(self.plot)
+        self._groups: list[list[dict[str, Any]]] = []
         self.compute_label = self.text_item((1, 1.1), pixels=13, boxed=False)
         self.memory_label = self.text_item((1, 1.0), pixels=13, boxed=False)
         self.set_axis_label("bottom", "arithmetic intensity (FLOP per byte moved)")
         self.set_axis_label("left", "attainable TFLOP/s")
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
+        w = scenario.workload
+        self.training = w.is_training
+        if w.is_training:
+            # The serving fields are hidden (and stale) in training: the forward pass of one
+            # micro-batch is the prefill of micro-batch x sequence-length tokens.
+            w = w.model_copy(update={"batch_size": w.micro_batch_size,
+                                     "prompt_tokens": w.sequence_length})
+            scenario = scenario.model_copy(update={"workload": w})
         self.data = roofline_points(scenario)
         self.model_name = scenario.model.name
         self.gpu_name = estimate.gpu.name
-        w = scenario.workload
         self.batch, self.prompt = w.batch_size, w.prompt_tokens
 
     def points(self, phase: str, step: bool = False) -> list[dict[str, Any]]:
@@ -146,7 +159,8 @@ class RooflineChart(ChartBase):
         self.plot.setYRange(math.log10(ylo), math.log10(yhi), padding=0)
         self.plot.getAxis("bottom").setTicks([decade_ticks(lo, hi)])
         self.plot.getAxis("left").setTicks([decade_ticks(ylo, yhi)])
-        self._place_labels(min(xs), hi, ridge, peak, bw)
+        self._label_args = (min(xs), hi, ridge, peak, bw)
+        self._place_labels(*self._label_args)
         self._titles_and_legend()
 
     def _place_labels(self, lo: float, hi: float, ridge: float, peak: float, bw: float) -> None:
@@ -162,12 +176,33 @@ class RooflineChart(ChartBase):
         groups = clusters([p for ph in PHASES for p in self.points(ph)])
         for ph in PHASES:
             groups = self._step_label(ph, groups)
+        self._groups = groups
         for i, item in enumerate(self.op_labels):
             item.setVisible(i < len(groups))
             if i < len(groups):
                 # Right of and below the last point: under a roof, where nothing is drawn.
                 item.setHtml(f"&nbsp;{names_html(groups[i], self.theme.dark)}")
                 item.setPos(*_log_xy(groups[i][-1]))
+
+    def _layout_labels(self) -> None:
+        """Every label inside the plot, none over another or over a marker; an operation
+        label moved off its point gets a leader line (labels.py)."""
+        if self.data is None or not hasattr(self, "_label_args"):
+            return
+        self._place_labels(*self._label_args)
+        vb = self.plot.vb
+        markers = []
+        for p in self.data["points"]:
+            if p["intensity"] > 0 and p["attainable_flops_per_s"] > 0:
+                c = vb.mapViewToScene(QPointF(*_log_xy(p)))
+                r = 11.0 if p["name"] == "step" else 6.0
+                markers.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
+        order = [*self.step_labels.values(), self.compute_label, self.ridge_label,
+                 self.memory_label, *self.op_labels]
+        place(order, vb, markers)
+        self.leaders.draw([(QPointF(*_log_xy(g[-1])), item)
+                           for g, item in zip(self._groups, self.op_labels, strict=False)],
+                          self.theme.muted)
 
     def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]
                     ) -> list[list[dict[str, Any]]]:
@@ -194,9 +229,12 @@ class RooflineChart(ChartBase):
         return [g for g in groups if not any(g is h for h in here)]
 
     def _titles_and_legend(self) -> None:
-        self.set_title(f"Roofline: {self.model_name} on {self.gpu_name}<br><span style="
-                       f"'font-size:14px'>inference, batch {self.batch} x {self.prompt:,}-token "
-                       f"prompts; dashed: with the efficiency factors</span>")
+        what = (f"training: the forward pass of micro-batch {self.batch} x {self.prompt:,} "
+                "tokens, drawn as a prefill" if self.training else
+                f"inference, batch {self.batch} x {self.prompt:,}-token prompts")
+        self.set_title(f"Roofline: {html.escape(self.model_name)} on "
+                       f"{html.escape(self.gpu_name)}<br><span style='font-size:14px'>{what}; "
+                       "dashed: with the efficiency factors</span>")
         entries = [(self.roof, "roofs (datasheet)"), (self.eff_roof, "roofs x efficiency")]
         for ph in PHASES:
             entries += [(self.ops[ph], f"{ph}, per operation"),

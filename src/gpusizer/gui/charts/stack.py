@@ -84,7 +84,10 @@ def style_line(line: pg.InfiniteLine, theme: Theme, color: str | None = None,
     stays readable where it crosses a bar."""
     c = color or theme.foreground
     line.setPen(pg.mkPen(c, width=width, style=Qt.PenStyle.DashLine))
-    line.label.setColor(c)
-    line.label.fill = pg.mkBrush(theme.qcolor("background", 225))
+    label = getattr(line, "label", None)
+    if label is None:  # a chart that places the line's label itself
+        return
+    label.setColor(c)
+    label.fill = pg.mkBrush(theme.qcolor("background", 225))
     if font is not None:
-        line.label.setFont(font)
+        label.setFont(font)

@@ -11,6 +11,7 @@ core/sweep.py; this module only chooses the axis values and draws.
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import replace
 from typing import Any
@@ -235,7 +236,7 @@ class SweepChart(ChartBase):
         unit_of_x = {"sequence_length": " (tokens)", "batch_size": " (sequences)"}
         self.set_axis_label("bottom", name + unit_of_x.get(self.axis, ""))
         self.set_axis_label("left", f"memory per GPU ({unit})")
-        self.set_title(f"{self.scenario.model.name}: memory per GPU vs {name}<br><span style="
+        self.set_title(f"{html.escape(self.scenario.model.name)}: memory per GPU vs {name}<br><span style="
                        f"'font-size:{LABEL_PX + 1}px'>{self.fit_text()}</span>")
         entries = [(self.total_curve, "peak")]
         entries += [(self.curves[c], COMPONENT_LABELS[c]) for c in reversed(COMPONENTS)

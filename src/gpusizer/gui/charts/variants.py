@@ -8,9 +8,11 @@ states at 16 B/param, checkpoint weights at FP16 / FP8 / INT4).
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 import pyqtgraph as pg
+from PySide6.QtCore import QPointF
 
 from ...core.result import COMPONENTS, Estimate
 from ...core.specs import Scenario
@@ -18,6 +20,7 @@ from ...core.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
+from .labels import Leaders, overlaps, place, room_above, scene_rect, set_top
 from .palette import LABEL_PX, font
 from .stack import StackedBars, capacity_line, style_line
 
@@ -57,6 +60,8 @@ class VariantsChart(ChartBase):
         self.node_sample = pg.PlotDataItem()
         self.plot.getAxis("bottom").setHeight(52)  # two-line tick labels
         self.bar_labels: list[pg.TextItem] = []  # one per bar, made as bars appear
+        self.leaders = Leaders(self.plot)
+        self._top = 1.0
         self.plot.setMouseEnabled(x=False, y=False)
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
@@ -80,15 +85,16 @@ class VariantsChart(ChartBase):
         self.node_line.label.setFormat(f"1 node ({cmp.gpus_per_node} GPUs)")
         top = max(top_bytes, node if self.node_line.isVisible() else 0) / scale
         self.plot.setXRange(-0.6, len(cmp.bars) - 0.4, padding=0)
-        self.plot.setYRange(0, top * 1.18, padding=0)
+        self._top = top * 1.05
+        self.plot.setYRange(0, self._top, padding=0)
         self.set_axis_label("left", f"memory of the whole job ({unit})")
         self._set_titles()
         entries = self.stack.legend_entries()
-        entries.append((self.gpu_sample, f"1 × {cmp.gpu_name}: "
-                                         f"{_short(cmp.capacity_bytes, self.unit)} usable"))
+        # The GPU is named in the title: a long name here would squeeze the plot.
+        entries.append((self.gpu_sample, f"1 GPU: {_short(cmp.capacity_bytes, self.unit)}"))
         if self.node_line.isVisible():
-            entries.append((self.node_sample, f"{cmp.gpus_per_node} × {cmp.gpu_name}: "
-                                              f"{_short(node, self.unit)} usable<br>"
+            entries.append((self.node_sample, f"1 node, {cmp.gpus_per_node} GPUs: "
+                                              f"{_short(node, self.unit)}<br>"
                                               f"({sold:,.0f} GB as sold)"))
         self.set_legend(entries)
         self._update_labels(scale)
@@ -107,9 +113,9 @@ class VariantsChart(ChartBase):
         if len(weights) == 3:
             facts.append(f"weights FP16 / FP8 / INT4: {self._series(weights)}")
         sub = " · ".join(facts)
-        self.set_title(f"{cmp.model_name} ({cmp.parameters / 1e9:,.1f} B params): training vs "
-                       f"inference, whole job, on {cmp.gpu_name}<br><span style='font-size:14px;"
-                       f"color:{self.theme.muted}'>{sub}</span>")
+        self.set_title(f"{html.escape(cmp.model_name)} ({cmp.parameters / 1e9:,.1f} B params): "
+                       f"training vs inference, whole job, on {html.escape(cmp.gpu_name)}<br>"
+                       f"<span style='font-size:14px;color:{self.theme.muted}'>{sub}</span>")
 
     def _series(self, values: list[int]) -> str:
         """"756 / 378 / 189 GiB (812 / 406 / 203 GB)": the published figures are decimal, so
@@ -123,7 +129,7 @@ class VariantsChart(ChartBase):
             return
         t = self.theme
         while len(self.bar_labels) < len(cmp.bars):
-            self.bar_labels.append(self.text_item((0.5, 1), pixels=13))
+            self.bar_labels.append(self.text_item((0.5, 1), pixels=12))
         for i, label in enumerate(self.bar_labels):
             label.setVisible(i < len(cmp.bars))
             if i >= len(cmp.bars):
@@ -136,6 +142,33 @@ class VariantsChart(ChartBase):
                                   f"<span style='color:{color}'>{gpus}</span></div>")
             label.setPos(i, b.total / scale)
 
+    def _layout_labels(self) -> None:
+        """Room above the bars for their labels, then the labels nudged off each other and
+        off the lines' labels (labels.py)."""
+        cmp, vb = self.cmp, self.plot.vb
+        if cmp is None:
+            return
+        scale = self.stack.scale
+        labels = self.bar_labels[:len(cmp.bars)]
+        lines = [x for x in (self.gpu_line, self.node_line) if x.isVisible()]
+        tops = [b.total / scale for b in cmp.bars] + [x.value() for x in lines]
+        set_top(vb, room_above(vb, tops, [*labels, *(x.label for x in lines)], self._top))
+        self._update_labels(scale)
+        if overlaps(labels):  # neighbours side by side: room for a second row of labels
+            extra = max(scene_rect(x).height() for x in labels)
+            set_top(vb, max(room_above(vb, tops[:len(labels)], labels, self._top, extra),
+                            room_above(vb, tops[len(labels):], [x.label for x in lines], 0.0)))
+            self._update_labels(scale)
+        fixed = []
+        for line in (self.gpu_line, self.node_line):
+            if line.isVisible():
+                line.label.updatePosition()
+                fixed.append(scene_rect(line.label))
+        place(labels, vb, fixed)
+        self.leaders.draw([(QPointF(i, b.total / scale), label)
+                           for i, (b, label) in enumerate(zip(cmp.bars, labels, strict=False))],
+                          self.theme.muted)
+
     def _restyle_items(self) -> None:
         self.stack.restyle(self.theme)
         style_line(self.gpu_line, self.theme, font=font(LABEL_PX))
@@ -145,6 +178,7 @@ class VariantsChart(ChartBase):
         if self.has_data:
             self._set_titles()
             self._update_labels(self.stack.scale)
+            self.relayout()
 
     def bar_labels_text(self) -> list[str]:
         return [b.label for b in self.cmp.bars] if self.cmp else []

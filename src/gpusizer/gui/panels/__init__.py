@@ -7,12 +7,13 @@ from .hardware_panel import HardwarePanel
 from .model_panel import ModelPanel
 from .parallelism_panel import ParallelismPanel
 from .precision_panel import PrecisionPanel
+from .scenario_panel import ScenarioPanel
 from .serving_panel import ServingPanel
 from .targets_panel import TargetsPanel
 from .workload_panel import WorkloadPanel
 
-PANELS = (ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, ServingPanel,
-          TargetsPanel, HardwarePanel, AssumptionsPanel)
+PANELS = (ScenarioPanel, ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel,
+          ServingPanel, TargetsPanel, HardwarePanel, AssumptionsPanel)
 
 __all__ = ["PANELS", "AssumptionsPanel", "HardwarePanel", "ModelPanel", "ParallelismPanel",
-           "PrecisionPanel", "ServingPanel", "TargetsPanel", "WorkloadPanel"]
+           "PrecisionPanel", "ScenarioPanel", "ServingPanel", "TargetsPanel", "WorkloadPanel"]

@@ -4,34 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QLineEdit
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
-from ...core.presets import gpu_presets, gpu_spec, resolve_gpu_id
+from ...core.errors import ScenarioError
+from ...core.presets import resolve_gpu_id, user_gpus
+from ...core.scenario import clear_cache
+from ...io.user_gpus import remove_user_gpu, save_user_gpu
 from ..binding import Binder
+from ..gpu_list import CUSTOM, custom_spec, fill_gpu_combo
+from ..quantity_field import QuantityField
 from ..style import set_role
-from ..widgets import ComboBox, combo, float_spin, int_spin
+from ..widgets import ComboBox, combo
 from .base import Panel
 
-CUSTOM = "custom"
-_VENDOR_ORDER = {"NVIDIA": 0, "AMD": 1, "Intel": 2}
 _GIB = 2**30
-
-
-def _gpu_items() -> list[tuple[str, str]]:
-    """Catalog GPUs by vendor, then by memory; the label shows the usable memory."""
-    def order(item: tuple[str, dict[str, Any]]) -> tuple[int, str, float]:
-        data = item[1]
-        return (_VENDOR_ORDER.get(str(data.get("vendor")), 9), str(data.get("vendor")),
-                -float(data.get("memory_bytes", 0)))
-
-    out = []
-    for gid, data in sorted(gpu_presets().items(), key=order):
-        try:  # the spec's rule (a unified-memory GPU's share of RAM), as the estimate uses
-            cap = gpu_spec(gid).capacity_bytes
-        except (ValueError, TypeError, KeyError):  # a malformed user GPU: its raw figure
-            cap = data.get("usable_memory_bytes") or data.get("memory_bytes", 0)
-        out.append((f"{data.get('name', gid)} — {cap / _GIB:,.1f} GiB usable", gid))
-    return out
 
 
 class HardwarePanel(Panel):
@@ -42,26 +28,40 @@ class HardwarePanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
-        self.gpu: ComboBox = combo(_gpu_items())
-        self.gpu.insertSeparator(self.gpu.count())
-        self.gpu.addItem("Custom GPU…", CUSTOM)
+        self.gpu: ComboBox = combo(())
+        self.skipped = fill_gpu_combo(self.gpu)
         self.gpu.setMaxVisibleItems(24)
         f.add("GPU", self.gpu, "hardware.gpu", name="combo_gpu",
               to_state=self._gpu_for,
               from_state=lambda g: resolve_gpu_id(g) if isinstance(g, str) else CUSTOM)
         f.add("Name", QLineEdit(), "hardware.gpu.name", name="edit_gpu_name")
-        f.add("Memory", float_spin(1, 100_000, 1, " GiB"), "hardware.gpu.memory_bytes",
-              name="spin_gpu_memory", to_state=lambda g: round(g * _GIB),
-              from_state=lambda b: b and b / _GIB)
-        f.add("Bandwidth", float_spin(1, 1e6, 0, " GB/s"),
+        f.add("Memory", QuantityField("bytes", "hardware.gpu.memory_bytes", step=_GIB),
+              "hardware.gpu.memory_bytes", name="spin_gpu_memory")
+        f.add("Bandwidth", QuantityField("number", "hardware.gpu.hbm_bandwidth_gb_per_s",
+                                         step=100, unit="GB/s"),
               "hardware.gpu.hbm_bandwidth_gb_per_s", name="spin_gpu_bandwidth")
-        f.add("BF16 dense", float_spin(0.1, 1e6, 1, " TFLOPS"),
+        f.add("BF16 dense", QuantityField("number", step=10, unit="TFLOPS", minimum=0.001),
               "hardware.gpu.dense_tflops.bf16", name="spin_gpu_tflops")
-        f.add("Price", float_spin(0, 1e4, 2, " $/h", special="not set"),
-              "hardware.gpu.price_per_hour", name="spin_gpu_price",
-              to_state=lambda v: v or None, from_state=lambda v: v or 0.0)
-        f.add("GPUs per node", int_spin(1, 1024), "hardware.gpus_per_node",
-              name="spin_gpus_per_node")
+        f.add("Price", QuantityField("number", "hardware.gpu.price_per_hour", step=0.1,
+                                     unit="$/h", none_text="not set"),
+              "hardware.gpu.price_per_hour", name="spin_gpu_price")
+        f.add("GPUs per node", QuantityField("count", "hardware.gpus_per_node"),
+              "hardware.gpus_per_node", name="spin_gpus_per_node")
+        self.save_gpu = QPushButton("Save to my GPUs")
+        self.save_gpu.setObjectName("button_save_gpu")
+        self.save_gpu.setToolTip("Keep this custom GPU in the GPU list (saved with the app's "
+                                 "settings).")
+        self.save_gpu.clicked.connect(self.save_to_my_gpus)
+        self.remove_gpu = QPushButton("Remove from my GPUs")
+        self.remove_gpu.setObjectName("button_remove_gpu")
+        self.remove_gpu.clicked.connect(self.remove_from_my_gpus)
+        buttons = QWidget()
+        row = QHBoxLayout(buttons)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.save_gpu)
+        row.addWidget(self.remove_gpu)
+        row.addStretch(1)
+        f.add_widget(buttons, "my_gpus")
         self.info = QLabel()
         self.info.setObjectName("label_gpu_info")
         set_role(self.info, "hint")
@@ -74,21 +74,57 @@ class HardwarePanel(Panel):
 
     def _gpu_for(self, choice: str) -> Any:
         """A catalog id, or for "custom" an inline spec starting from the current GPU."""
-        if choice != CUSTOM:
-            return choice
-        g = self.state.estimate.gpu
-        spec = g.model_dump(mode="json")
-        spec.update(id="custom-gpu", name=f"Custom ({g.name})" if g.vendor != "custom"
-                    else g.name, vendor="custom", memory_bytes=g.capacity_bytes,
-                    usable_memory_bytes=None, unified_memory=False, gpu_memory_fraction=None)
-        return spec
+        return custom_spec(self.state.estimate.gpu) if choice == CUSTOM else choice
+
+    # -- my GPUs -----------------------------------------------------------------------------
+    def save_to_my_gpus(self) -> str | None:
+        """Save the custom GPU to the user's list and select it there (one undo step)."""
+        gpu = self.state.scenario.hardware.gpu
+        if isinstance(gpu, str):
+            return None
+        try:
+            gid = save_user_gpu(gpu.model_dump(mode="json"))
+        except (ScenarioError, OSError) as exc:
+            self.state.notice.emit(f"Not saved to my GPUs: {exc}")
+            return None
+        self._gpus_changed()
+        self.state.edit("hardware.gpu", gid, immediate=True)
+        self.state.notice.emit(f"Saved {gpu.name} to my GPUs as {gid}.")
+        return gid
+
+    def remove_from_my_gpus(self) -> bool:
+        """Remove the selected user GPU; a scenario using it keeps it as a custom GPU."""
+        gid = self.state.value("hardware.gpu")
+        if not isinstance(gid, str) or gid not in user_gpus():
+            return False
+        spec = custom_spec(self.state.estimate.gpu)
+        spec["name"] = self.state.estimate.gpu.name
+        try:
+            remove_user_gpu(gid)
+        except (ScenarioError, OSError) as exc:
+            self.state.notice.emit(f"Not removed from my GPUs: {exc}")
+            return False
+        self._gpus_changed()
+        self.state.edit("hardware.gpu", spec, immediate=True)
+        self.state.notice.emit(f"Removed {gid} from my GPUs; this scenario keeps it as a "
+                               "custom GPU.")
+        return True
+
+    def _gpus_changed(self) -> None:
+        clear_cache()  # validated scenarios may name the GPU that came or went
+        self.skipped = fill_gpu_combo(self.gpu)
 
     def refresh(self) -> None:
-        custom = not isinstance(self.state.value("hardware.gpu"), str)
+        gpu = self.state.value("hardware.gpu")
+        custom = not isinstance(gpu, str)
         for key in ("hardware.gpu.name", "hardware.gpu.memory_bytes",
                     "hardware.gpu.hbm_bandwidth_gb_per_s", "hardware.gpu.dense_tflops.bf16",
                     "hardware.gpu.price_per_hour"):
             self.form.show(key, custom)
+        mine = isinstance(gpu, str) and gpu in user_gpus()
+        self.save_gpu.setVisible(custom)
+        self.remove_gpu.setVisible(mine)
+        self.form.show("my_gpus", custom or mine)
 
     def _show_info(self, est: Any) -> None:
         g = est.gpu

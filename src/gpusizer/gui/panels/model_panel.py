@@ -8,29 +8,31 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
 from ...core.presets import model_presets
 from ..binding import Binder
+from ..quantity_field import QuantityField
 from ..state import get_path
 from ..style import set_role
-from ..widgets import combo, float_spin, int_spin
+from ..widgets import combo
 from .base import Panel
 from .preset_tree import PresetTree
 
 _SOURCES = (("Preset", "preset"), ("Custom architecture", "custom"),
             ("Parameter count only", "size"))
 _FALLBACK_PRESET = "llama-3.1-8b"
-_ARCH_INTS = (  # (label, field, minimum, maximum, step, special text at the minimum)
-    ("Layers", "layers", 1, 1024, 1, ""),
-    ("Hidden size", "hidden_size", 1, 1 << 20, 256, ""),
-    ("Attention heads", "attention_heads", 1, 4096, 1, ""),
-    ("KV heads", "kv_heads", 0, 4096, 1, "auto (= heads)"),
-    ("Head dim", "head_dim", 0, 4096, 8, "auto"),
-    ("FFN hidden size", "ffn_hidden_size", 1, 1 << 22, 256, ""),
-    ("Vocabulary", "vocab_size", 1, 1 << 22, 1024, ""),
+# (label, field, step, text of "not set"); the ranges are the spec's own (gui/limits.py).
+_ARCH_INTS = (
+    ("Layers", "layers", 1, ""),
+    ("Hidden size", "hidden_size", 256, ""),
+    ("Attention heads", "attention_heads", 1, ""),
+    ("KV heads", "kv_heads", 1, "auto (= heads)"),
+    ("Head dim", "head_dim", 8, "auto"),
+    ("FFN hidden size", "ffn_hidden_size", 256, ""),
+    ("Vocabulary", "vocab_size", 1024, ""),
 )
 _MOE_INTS = (
-    ("Experts", "experts", 1, 1024, 1),
-    ("Experts per token", "experts_per_token", 1, 1024, 1),
-    ("Expert FFN size", "expert_ffn_hidden_size", 1, 1 << 22, 256),
-    ("Shared experts", "shared_experts", 0, 64, 1),
+    ("Experts", "experts", 1),
+    ("Experts per token", "experts_per_token", 1),
+    ("Expert FFN size", "expert_ffn_hidden_size", 256),
+    ("Shared experts", "shared_experts", 1),
 )
 
 
@@ -55,10 +57,6 @@ def shape_line(model: Any) -> str:
     if g("moe") is not None:
         text += f" · MoE {g('moe.experts')} experts, {g('moe.experts_per_token')} per token"
     return text
-
-
-def _opt(v: Any) -> Any:
-    return v or None  # 0 in an "auto" spin box means: not set
 
 
 class ModelPanel(Panel):
@@ -93,9 +91,10 @@ class ModelPanel(Panel):
         self.tree.setMinimumHeight(170)
         self.tree.setMaximumHeight(200)
         f.add_widget(self.tree, "tree")
-        f.binder.bind(self.tree, "model", to_state=lambda pid: {"preset": pid},
+        f.binder.bind(self.tree, "model", label="Model", to_state=lambda pid: {"preset": pid},
                       from_state=lambda m: get_path(m, "preset") or "")
         self.search.textChanged.connect(self.tree.filter)
+        self.search.returnPressed.connect(self._load_first_match)
         f.add("Source", combo(_SOURCES), "model", name="combo_model_source",
               key="source", to_state=self._model_for_source, from_state=source_of)
         f.add("Name", QLineEdit(), "model.name", name="edit_model_name")
@@ -104,17 +103,14 @@ class ModelPanel(Panel):
         set_role(self.shape, "hint")
         self.shape.setWordWrap(True)
         f.add("Shape", self.shape, key="shape")
-        f.add("Parameters", float_spin(0.001, 100_000, 3, " B"), "model.parameters",
-              name="spin_model_parameters",
-              to_state=lambda b: round(b * 1e9), from_state=lambda n: n and n / 1e9)
+        f.add("Parameters", QuantityField("parameters", "model.parameters", step=10**9),
+              "model.parameters", name="spin_model_parameters")
 
     def _build_arch(self) -> None:
         f = self.form
-        for label, field, lo, hi, step, special in _ARCH_INTS:
-            conv: dict[str, Any] = ({"to_state": _opt, "from_state": lambda v: v or 0}
-                                    if special else {})
-            f.add(label, int_spin(lo, hi, step, special=special), f"model.{field}",
-                  name=f"spin_model_{field}", **conv)
+        for label, field, step, special in _ARCH_INTS:
+            f.add(label, QuantityField("count", f"model.{field}", step=step, none_text=special),
+                  f"model.{field}", name=f"spin_model_{field}")
         f.add("MLP", combo((("Gated (SwiGLU, 3 matrices)", "gated"),
                             ("Plain (2 matrices)", "plain"))), "model.mlp",
               name="combo_model_mlp")
@@ -122,9 +118,16 @@ class ModelPanel(Panel):
               name="check_model_tied_embeddings")
         f.add("", QCheckBox("Mixture of experts"), "model.moe", name="check_model_moe",
               key="moe", to_state=self._moe_for, from_state=lambda m: m is not None)
-        for label, field, lo, hi, step in _MOE_INTS:
-            f.add(label, int_spin(lo, hi, step), f"model.moe.{field}",
-                  name=f"spin_moe_{field}")
+        for label, field, step in _MOE_INTS:
+            f.add(label, QuantityField("count", f"model.moe.{field}", step=step),
+                  f"model.moe.{field}", name=f"spin_moe_{field}")
+
+    def _load_first_match(self) -> None:
+        """Enter in the search: load the first preset it shows."""
+        pid = self.tree.first_visible()
+        if pid is not None:
+            self.tree.setValue(pid)
+            self.tree.valueChanged.emit(pid)
 
     # -- converters (they read the state; they never touch other panels) ---------------------
     def _moe_for(self, checked: Any) -> dict[str, int] | None:

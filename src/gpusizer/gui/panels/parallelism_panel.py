@@ -7,9 +7,10 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 from ...core.frameworks import FRAMEWORKS
 from ...core.workloads import WORKLOAD_KINDS, WorkloadKind
 from ..binding import Binder
+from ..quantity_field import QuantityField
 from ..state import get_path
 from ..style import set_role
-from ..widgets import ComboBox, combo, int_spin
+from ..widgets import ComboBox, combo
 from .base import Panel
 
 _DEGREES = (  # (label, field, object name)
@@ -39,7 +40,8 @@ class ParallelismPanel(Panel):
         super().__init__(binder)
         f = self.form
         for label, field, name in _DEGREES:
-            f.add(label, int_spin(1, 65_536), f"parallelism.{field}", name=name)
+            f.add(label, QuantityField("count", f"parallelism.{field}"), f"parallelism.{field}",
+                  name=name)
         self.total = QLabel()
         self.total.setObjectName("label_gpus_total")
         set_role(self.total, "figure")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...core.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
-from ...core.specs import OPTIMIZERS
+from ...core.result import Estimate
+from ...core.roofline import matmul_dtype
+from ...core.specs import OPTIMIZERS, GPUSpec
 from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..style import set_role
@@ -30,6 +33,21 @@ def _dtype_items(ids: Iterable[str]) -> list[tuple[str, str]]:
     return out
 
 
+def tensor_core_warning(weights: str, activations: str, gpu: GPUSpec) -> str:
+    """Why FP8/INT8/FP4 weights do not speed up matmuls on a GPU without those tensor cores
+    (the catalog's ``dense_tflops`` keys are the rates the GPU has: scenario-format.md); ""
+    when they do, or when the format is weight-only (GPTQ, AWQ, GGUF, plain int4)."""
+    compute = DTYPES[weights].compute_dtype
+    if weights == "int4" or compute not in ("fp8", "int8", "fp4"):
+        return ""
+    used = matmul_dtype(weights, activations, gpu)
+    if used == compute:
+        return ""
+    return (f"⚠ {gpu.name} has no {compute.upper()} tensor cores: "
+            f"{DTYPES[weights].label} weights save memory, but matmuls run in {used.upper()} "
+            f"(the times assume {used.upper()}).")
+
+
 class PrecisionPanel(Panel):
     """Builds the Precision group; training-only and inference-only rows follow the kind."""
 
@@ -40,6 +58,12 @@ class PrecisionPanel(Panel):
         f = self.form
         f.add("Weights", combo(_dtype_items(DTYPES)), "precision.weights",
               name="combo_precision_weights")
+        self.tensor_note = QLabel()
+        self.tensor_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.tensor_note.setObjectName("label_tensor_core_warning")
+        set_role(self.tensor_note, "stale")
+        self.tensor_note.setWordWrap(True)
+        f.add_widget(self.tensor_note, "tensor_note")
         self.qlora_note = QLabel("QLoRA stores the frozen weights in NF4 unless a quantised "
                                  "format is chosen here.")  # the kind's base_dtype
         set_role(self.qlora_note, "hint")
@@ -63,7 +87,15 @@ class PrecisionPanel(Panel):
         f.add("KV cache", combo(_dtype_items(DTYPES)), "precision.kv_cache",
               name="combo_precision_kv_cache")
         self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._warn_tensor_cores)
         self.refresh()
+        self._warn_tensor_cores(self.state.estimate)
+
+    def _warn_tensor_cores(self, est: Estimate) -> None:
+        text = tensor_core_warning(est.scenario.precision.weights,
+                                   est.scenario.precision.activations, est.gpu)
+        self.tensor_note.setText(text)
+        self.form.show("tensor_note", bool(text))
 
     def refresh(self) -> None:
         kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))

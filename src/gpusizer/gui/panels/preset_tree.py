@@ -98,8 +98,23 @@ class PresetTree(QTreeWidget):
             self.setCurrentItem(None)  # type: ignore[call-overload]  # None clears: Qt API
             self.clearSelection()
             return
+        if item is self.currentItem() and item.isSelected():
+            return  # a click that loaded it: scrolling now would move another row under
+            # the pointer before the button is released, and highlight that one
         self.setCurrentItem(item)
-        self.scrollToItem(item, QAbstractItemView.ScrollHint.PositionAtCenter)
+        self.scrollToItem(item, QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def first_visible(self) -> str | None:
+        """The first preset the search leaves visible (Enter in the search loads it)."""
+        for i in range(self.topLevelItemCount()):
+            group = self.topLevelItem(i)
+            if group is None or group.isHidden():
+                continue
+            for j in range(group.childCount()):
+                child = group.child(j)
+                if child is not None and not child.isHidden():
+                    return str(child.data(0, _ID))
+        return None
 
     def filter(self, text: str) -> None:
         """Show presets whose id, name or family contains every word of ``text``."""

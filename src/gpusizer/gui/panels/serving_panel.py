@@ -10,19 +10,20 @@ from ...core.frameworks import FRAMEWORKS
 from ...core.result import Estimate
 from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
-from ..widgets import ComboBox, DoubleSpinBox, SpinBox, combo, float_spin, int_spin
+from ..quantity_field import QuantityField
+from ..widgets import ComboBox, combo
 from .base import Panel
 
-_MAX = 10_000_000
 _LAYER_OFFLOAD = "layer_offload"
-# (label, path, object name, widget factory): 0 (or -1 for GPU layers) means "engine default"
+DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
+# (label, path, object name, quantity kind, step, unit)
 _INTS = (
-    ("Max context", "serving.max_context", "spin_serving_max_context", 0, 256, " tokens"),
-    ("Max sequences", "serving.max_sequences", "spin_serving_max_sequences", 0, 1, ""),
-    ("Prefill chunk", "serving.prefill_chunk_tokens", "spin_serving_prefill_chunk", 0, 256,
-     " tokens"),
-    ("KV block", "serving.kv_block_tokens", "spin_serving_kv_block", 0, 16, " tokens"),
-    ("Users at once", "serving.concurrency", "spin_serving_concurrency", 0, 1, ""),
+    ("Max context", "serving.max_context", "spin_serving_max_context", "context", 256, "tokens"),
+    ("Max sequences", "serving.max_sequences", "spin_serving_max_sequences", "count", 1, ""),
+    ("Prefill chunk", "serving.prefill_chunk_tokens", "spin_serving_prefill_chunk", "context",
+     256, "tokens"),
+    ("KV block", "serving.kv_block_tokens", "spin_serving_kv_block", "count", 16, "tokens"),
+    ("Users at once", "serving.concurrency", "spin_serving_concurrency", "count", 1, ""),
 )
 
 
@@ -47,11 +48,6 @@ TIPS = {
 }
 
 
-def _none_at(floor: int) -> tuple[Any, Any]:
-    """Converters for a field whose lowest value stands for null (the engine's default)."""
-    return (lambda v: None if v <= floor else v), (lambda v: floor if v is None else v)
-
-
 class ServingPanel(Panel):
     """Builds the Serving group; shown for inference only."""
 
@@ -63,28 +59,24 @@ class ServingPanel(Panel):
         self.version: ComboBox = combo([("current release", None)])
         f.add("Engine version", self.version, "serving.engine_version",
               name="combo_serving_engine_version")
-        self.fraction: DoubleSpinBox = float_spin(0.0, 1.0, 2)
-        self.fraction.setSingleStep(0.01)
-        to_s, from_s = _none_at(0)
+        self.fraction = QuantityField("number", "serving.memory_fraction", step=0.01,
+                                      none_text=DEFAULT)
         f.add("Memory fraction", self.fraction, "serving.memory_fraction",
-              name="spin_serving_memory_fraction", to_state=to_s, from_state=from_s)
-        self.spins: dict[str, SpinBox] = {}
-        for label, path, name, lo, step, suffix in _INTS:
-            spin = int_spin(lo, _MAX, step, suffix)
-            to_s, from_s = _none_at(lo)
-            f.add(label, spin, path, name=name, to_state=to_s, from_state=from_s)
+              name="spin_serving_memory_fraction")
+        self.spins: dict[str, QuantityField] = {}
+        for label, path, name, kind, step, unit in _INTS:
+            spin = QuantityField(kind, path, step=step, unit=unit, none_text=DEFAULT)
+            f.add(label, spin, path, name=name)
             self.spins[path] = spin
-        self.layers = int_spin(-1, 4096)
-        to_s, from_s = _none_at(-1)
+        self.layers = QuantityField("count", "serving.gpu_layers", none_text=DEFAULT)
         f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers",
-              name="spin_serving_gpu_layers", to_state=to_s, from_state=from_s)
+              name="spin_serving_gpu_layers")
         f.add("CUDA graphs", combo([("engine default", None), ("on", True), ("off (eager)", False)]),
               "serving.cuda_graphs", name="combo_serving_cuda_graphs")
-        self.latency: DoubleSpinBox = float_spin(-0.01, 1000.0, 2, " ms")
+        self.latency = QuantityField("number", "serving.step_latency_seconds", step=0.001,
+                                     unit="s", none_text=DEFAULT)
         f.add("Step latency", self.latency, "serving.step_latency_seconds",
-              name="spin_serving_step_latency",
-              to_state=lambda ms: None if ms < 0 else ms / 1e3,
-              from_state=lambda s: -0.01 if s is None else s * 1e3)
+              name="spin_serving_step_latency")
         for path, tip in TIPS.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
             for b in binder.bindings:

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...core.frameworks import FRAMEWORKS, frameworks_for
 from ...core.specs import LORA_TARGETS
 from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
-from ..widgets import MultiCheck, combo, float_spin, int_spin
+from ..kind_switch import KindSwitch
+from ..quantity_field import QuantityField
+from ..widgets import MultiCheck, combo
 from .base import Panel
 
 _TRAINING = ("workload.sequence_length", "workload.micro_batch_size",
              "workload.global_batch_size", "workload.training_tokens")
 _LORA = ("workload.lora_rank", "workload.lora_targets")
 _INFERENCE = ("workload.batch_size", "workload.prompt_tokens", "workload.generated_tokens")
-_MAX_TOKENS = 10_000_000
 
 
 class WorkloadPanel(Panel):
@@ -26,40 +24,34 @@ class WorkloadPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
+        self.switch = KindSwitch(self.state)
         f.add("Kind", combo((k.label, k.id) for k in WORKLOAD_KINDS.values()), "workload.kind",
-              name="combo_workload_kind", extra=self._framework_for)
-        f.add("Sequence length", int_spin(1, _MAX_TOKENS, 512, " tokens"),
+              name="combo_workload_kind", extra=self.switch.edits_for)
+        f.add("Sequence length", QuantityField("context", "workload.sequence_length",
+                                               step=512, unit="tokens"),
               "workload.sequence_length", name="spin_sequence_length")
-        f.add("Micro-batch", int_spin(1, 100_000), "workload.micro_batch_size",
-              name="spin_micro_batch_size")
-        f.add("Global batch", int_spin(0, 10_000_000, special="auto"),
-              "workload.global_batch_size", name="spin_global_batch_size",
-              to_state=lambda v: v or None, from_state=lambda v: v or 0)
-        f.add("Training tokens", float_spin(0, 1e9, 2, " B", special="not set"),
-              "workload.training_tokens", name="spin_training_tokens",
-              to_state=lambda b: b * 1e9 if b > 0 else None,
-              from_state=lambda n: n / 1e9 if n else 0.0)
-        f.add("LoRA rank", int_spin(1, 4096), "workload.lora_rank", name="spin_lora_rank")
+        f.add("Micro-batch", QuantityField("count", "workload.micro_batch_size"),
+              "workload.micro_batch_size", name="spin_micro_batch_size")
+        f.add("Global batch", QuantityField("count", "workload.global_batch_size",
+                                            none_text="auto"),
+              "workload.global_batch_size", name="spin_global_batch_size")
+        f.add("Training tokens", QuantityField("tokens", "workload.training_tokens",
+                                               step=10**10, unit="tokens", none_text="not set"),
+              "workload.training_tokens", name="spin_training_tokens")
+        f.add("LoRA rank", QuantityField("count", "workload.lora_rank"), "workload.lora_rank",
+              name="spin_lora_rank")
         f.add("LoRA targets", MultiCheck(LORA_TARGETS, columns=4), "workload.lora_targets",
               name="checks_lora_targets", to_state=tuple, from_state=tuple)
-        f.add("Batch (sequences)", int_spin(1, 100_000), "workload.batch_size",
-              name="spin_batch_size")
-        f.add("Prompt", int_spin(1, _MAX_TOKENS, 256, " tokens"), "workload.prompt_tokens",
-              name="spin_prompt_tokens")
-        f.add("Generated", int_spin(0, _MAX_TOKENS, 128, " tokens"),
+        f.add("Batch (sequences)", QuantityField("count", "workload.batch_size"),
+              "workload.batch_size", name="spin_batch_size")
+        f.add("Prompt", QuantityField("context", "workload.prompt_tokens", step=256,
+                                      unit="tokens"),
+              "workload.prompt_tokens", name="spin_prompt_tokens")
+        f.add("Generated", QuantityField("context", "workload.generated_tokens", step=128,
+                                         unit="tokens"),
               "workload.generated_tokens", name="spin_generated_tokens")
         self.state.changed.connect(self.refresh)
         self.refresh()
-
-    def _framework_for(self, kind_id: Any) -> dict[str, Any]:
-        """A kind the current framework cannot run switches to the kind's default framework in
-        the same edit (serving with vLLM -> full fine-tune trains with transformers)."""
-        kind = WORKLOAD_KINDS.get(str(kind_id))
-        current = FRAMEWORKS.get(str(self.state.value("framework")))
-        if kind is None or (current is not None and current.fits(kind)):
-            return {}
-        fitting = frameworks_for(kind)
-        return {"framework": fitting[0].id} if fitting else {}
 
     def refresh(self) -> None:
         kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))

@@ -1,0 +1,179 @@
+"""Scenario flags of ``gpusizer-cli``: the common fields on the command line, on top of a file
+or instead of one (``-`` reads the scenario from stdin)::
+
+    gpusizer-cli estimate --model llama-3.1-70b --kind inference --gpu rtx-4090-24gb --tp 2 \\
+        --context 8k --users 8
+
+Each flag is one entry of :data:`FLAGS` (the scenario field it sets and how its value is read:
+io/quantities.py for sizes). Documented in docs/scenario-format.md ("Command-line scenarios").
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .core.errors import ScenarioError
+from .core.readfile import parse_json_object
+from .io.quantities import KINDS, parse_quantity
+
+MAX_STDIN = 64 * 2**20  # bytes: a scenario is a few kB; more is not a scenario
+
+
+@dataclass(frozen=True)
+class Flag:
+    """``--name VALUE`` sets ``path``; ``kind`` is a quantity kind of io/quantities.py, or
+    "text"; ``choices`` names a registry to list in the help."""
+
+    name: str
+    path: str
+    kind: str
+    help: str
+    choices: Callable[[], list[str]] | None = None
+
+
+def _kinds() -> list[str]:
+    from .core.workloads import WORKLOAD_KINDS
+
+    return list(WORKLOAD_KINDS)
+
+
+def _frameworks() -> list[str]:
+    from .core.frameworks import FRAMEWORKS
+
+    return list(FRAMEWORKS)
+
+
+def _dtypes() -> list[str]:
+    from .core.dtypes import DTYPES
+
+    return list(DTYPES)
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag("--name", "name", "text", "the scenario's name (shown in reports)"),
+    Flag("--model", "model", "text", "a model preset id (`gpusizer-cli presets` lists them); "
+         "replaces the file's model"),
+    Flag("--kind", "workload.kind", "text", "what is done with the model", _kinds),
+    Flag("--gpu", "hardware.gpu", "text", "a GPU id (`gpusizer-cli gpus` lists them)"),
+    Flag("--gpus-per-node", "hardware.gpus_per_node", "count", "GPUs per node (TP stays "
+         "within a node)"),
+    Flag("--framework", "framework", "text", "whose memory layout is modelled", _frameworks),
+    Flag("--tp", "parallelism.tensor", "count", "tensor-parallel degree"),
+    Flag("--pp", "parallelism.pipeline", "count", "pipeline-parallel degree (stages)"),
+    Flag("--dp", "parallelism.data", "count", "data-parallel degree (replicas)"),
+    Flag("--cp", "parallelism.context", "count", "context-parallel degree"),
+    Flag("--ep", "parallelism.expert", "count", "expert-parallel degree (MoE)"),
+    Flag("--zero", "parallelism.zero_stage", "count", "ZeRO stage, 0-3 (training)"),
+    Flag("--context", "", "context", "tokens per sequence: the training sequence length, or "
+         "for inference prompt + generated tokens (8k = 8,192)"),
+    Flag("--prompt", "workload.prompt_tokens", "context", "prompt tokens per sequence "
+         "(inference; 8k = 8,192)"),
+    Flag("--generated", "workload.generated_tokens", "context", "tokens generated per "
+         "sequence (inference)"),
+    Flag("--users", "workload.batch_size", "count", "concurrent sequences served "
+         "(inference batch)"),
+    Flag("--micro-batch", "workload.micro_batch_size", "count", "sequences per GPU per "
+         "step (training)"),
+    Flag("--global-batch", "workload.global_batch_size", "count", "sequences per optimizer "
+         "step (training)"),
+    Flag("--tokens", "workload.training_tokens", "tokens", "tokens to train on (1T = 10^12; "
+         "sets the training time)"),
+    Flag("--lora-rank", "workload.lora_rank", "count", "LoRA rank r"),
+    Flag("--weights", "precision.weights", "text", "storage format of the weights", _dtypes),
+    Flag("--kv-cache", "precision.kv_cache", "text", "storage format of the KV cache",
+         _dtypes),
+)
+
+
+def _dest(flag: Flag) -> str:
+    return "set_" + flag.name.lstrip("-").replace("-", "_")
+
+
+def add_scenario_args(parser: argparse.ArgumentParser) -> None:
+    """The scenario file (optional, ``-`` = stdin) and every flag of :data:`FLAGS`."""
+    parser.add_argument("file", nargs="?", default=None,
+                        help="a scenario file (*.gpusizer.json), or - to read it from stdin; "
+                             "optional when flags describe the scenario")
+    group = parser.add_argument_group("scenario fields (override the file's)")
+    for flag in FLAGS:
+        meta = {"count": "N", "context": "TOKENS", "tokens": "TOKENS"}.get(
+            flag.kind, "TEXT" if flag.path == "name" else "ID")
+        more = f"; {KINDS[flag.kind].meaning}" if flag.kind == "tokens" else ""
+        listed = f" ({', '.join(flag.choices())})" if flag.choices else ""
+        group.add_argument(flag.name, dest=_dest(flag), metavar=meta,
+                           help=f"{flag.help}{listed}{more}")
+
+
+def _read_base(file: str | None) -> dict[str, Any]:
+    from .io.scenario_file import read_scenario_dict
+
+    if file is None:
+        return {}
+    if file == "-":
+        text = sys.stdin.read(MAX_STDIN + 1)
+        if len(text) > MAX_STDIN:
+            raise ScenarioError("file", f"stdin holds more than {MAX_STDIN // 2**20} MiB: "
+                                "not a scenario")
+        return parse_json_object(text, "file", "stdin", "a JSON object (a scenario)")
+    return read_scenario_dict(file)
+
+
+def _set(data: dict[str, Any], path: str, value: Any) -> None:
+    parts = path.split(".")
+    for part in parts[:-1]:
+        child = data.get(part)
+        if not isinstance(child, dict):
+            child = data[part] = {}
+        data = child
+    data[parts[-1]] = value
+
+
+def _value(flag: Flag, raw: str) -> Any:
+    if flag.kind == "text":
+        return {"preset": raw} if flag.path == "model" else raw
+    return parse_quantity(raw, flag.kind, flag.name)
+
+
+def _kind_is_training(data: dict[str, Any]) -> bool:
+    from .core.workloads import WORKLOAD_KINDS
+
+    kind = (data.get("workload") or {}).get("kind", "pretraining")
+    entry = WORKLOAD_KINDS.get(str(kind))
+    return entry is None or entry.is_training
+
+
+def _apply_context(data: dict[str, Any], tokens: int) -> None:
+    """--context: the training sequence length, or prompt = context - generated (serving)."""
+    if _kind_is_training(data):
+        _set(data, "workload.sequence_length", tokens)
+        return
+    generated = (data.get("workload") or {}).get("generated_tokens", 256)
+    if not isinstance(generated, int) or tokens <= generated:
+        raise ScenarioError("--context", f"must exceed the generated tokens ({generated}); "
+                            f"got {tokens:,}")
+    _set(data, "workload.prompt_tokens", tokens - generated)
+
+
+def scenario_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The scenario dict the command line describes: the file's (or stdin's, or an empty
+    one), with each flag given set on top. ScenarioError names a bad flag or file."""
+    data = _read_base(getattr(args, "file", None))
+    given = {f: getattr(args, _dest(f), None) for f in FLAGS}
+    if getattr(args, "file", None) is None and not any(v is not None for v in given.values()):
+        raise ScenarioError("file", "give a scenario file, - for stdin, or flags such as "
+                            "--model and --gpu (see --help)")
+    context = None
+    for flag, raw in given.items():
+        if raw is None:
+            continue
+        if flag.name == "--context":
+            context = _value(flag, raw)
+            continue
+        _set(data, flag.path, _value(flag, raw))
+    if context is not None:
+        _apply_context(data, context)
+    return data

@@ -1,0 +1,75 @@
+"""The GPU dropdown's entries: the catalog by vendor and memory, then the user's own GPUs
+("my GPUs"), then "Custom GPU…". A user GPU the spec refuses is left out and named, so a
+damaged user-GPU file never stops the window."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtWidgets import QComboBox
+
+from ..core.presets import gpu_presets, gpu_spec, user_gpus
+from ..core.specs import GPUSpec
+from .binding import plain_text
+from .widgets import fit_popup
+
+log = logging.getLogger(__name__)
+CUSTOM = "custom"
+_VENDOR_ORDER = {"NVIDIA": 0, "AMD": 1, "Intel": 2}
+_GIB = 2**30
+
+
+def _label(spec: GPUSpec) -> str:
+    return f"{plain_text(spec.name)} — {spec.capacity_bytes / _GIB:,.1f} GiB usable"
+
+
+def gpu_entries() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
+    """(catalog items, user items, names of user GPUs left out); items are (label, id)."""
+    mine = set(user_gpus())
+    specs: dict[str, GPUSpec] = {}
+    skipped: list[str] = []
+    for gid in gpu_presets():
+        try:  # the spec's rule (a unified-memory GPU's share of RAM), as the estimate uses
+            specs[gid] = gpu_spec(gid)
+        except Exception as exc:  # a damaged user GPU: left out, and named
+            log.warning("user GPU %r left out: %s", gid, exc)
+            skipped.append(plain_text(gid)[:40])
+
+    def order(gid: str) -> tuple[int, str, float]:
+        s = specs[gid]
+        return _VENDOR_ORDER.get(s.vendor, 9), s.vendor, -float(s.memory_bytes)
+
+    catalog = [(_label(specs[g]), g) for g in sorted(specs, key=order) if g not in mine]
+    own = [(_label(specs[g]), g) for g in sorted(specs, key=order) if g in mine]
+    return catalog, own, skipped
+
+
+def fill_gpu_combo(combo: QComboBox) -> list[str]:
+    """(Re)fill the dropdown; returns the names left out. The popup is as wide as the longest
+    name (long names are not cut there: issue 14)."""
+    catalog, own, skipped = gpu_entries()
+    blocked = combo.blockSignals(True)
+    try:
+        combo.clear()
+        for label, gid in catalog:
+            combo.addItem(label, gid)
+        if own:
+            combo.insertSeparator(combo.count())
+            for label, gid in own:
+                combo.addItem(f"★ {label}", gid)
+        combo.insertSeparator(combo.count())
+        combo.addItem("Custom GPU…", CUSTOM)
+    finally:
+        combo.blockSignals(blocked)
+    fit_popup(combo)
+    return skipped
+
+
+def custom_spec(g: GPUSpec) -> dict[str, Any]:
+    """An inline GPU starting from ``g`` (its usable memory as the memory)."""
+    spec = g.model_dump(mode="json")
+    spec.update(id="custom-gpu", name=f"Custom ({g.name})" if g.vendor != "custom" else g.name,
+                vendor="custom", memory_bytes=g.capacity_bytes, usable_memory_bytes=None,
+                unified_memory=False, gpu_memory_fraction=None)
+    return spec

@@ -1,0 +1,70 @@
+"""The user's own GPUs ("my GPUs"): a JSON list of GPU objects in the file that
+``GPUSIZER_USER_GPUS`` names (the window points it at its settings folder). Read by
+core/presets.py; written here, atomically, never losing entries it does not understand."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ScenarioError
+from ..core.presets import gpu_presets, user_gpu_file
+from .atomic import write_atomic
+
+FIELD = "user GPUs"
+
+
+def _path() -> Path:
+    path = user_gpu_file()
+    if path is None:
+        raise ScenarioError(FIELD, "no user-GPU file is set (GPUSIZER_USER_GPUS)")
+    return path
+
+
+def read_list(path: Path) -> list[Any]:
+    """The file's entries as they are ([] when it does not exist); ScenarioError when it is
+    not a JSON list, so that a save never overwrites what it could not read."""
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        raise ScenarioError(FIELD, f"{path.name} cannot be read ({type(exc).__name__}); "
+                            "fix or delete it first") from None
+    if not isinstance(data, list):
+        raise ScenarioError(FIELD, f"{path.name} must hold a JSON list of GPUs")
+    return data
+
+
+def new_id(name: str, taken: set[str]) -> str:
+    """``my-`` + the name as an id, unique among ``taken`` (catalog and user ids)."""
+    stem = "my-" + (re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48] or "gpu")
+    gid, n = stem, 2
+    while gid in taken:
+        gid, n = f"{stem}-{n}", n + 1
+    return gid
+
+
+def save_user_gpu(spec: dict[str, Any]) -> str:
+    """Add a GPU (a GPUSpec as JSON) to the user's list under a new id; returns the id."""
+    path = _path()
+    items = read_list(path)
+    taken = set(gpu_presets()) | {str(d.get("id")) for d in items if isinstance(d, dict)}
+    gid = new_id(str(spec.get("name", "gpu")), taken)
+    items.append({**spec, "id": gid, "vendor": spec.get("vendor") or "custom"})
+    path.parent.mkdir(parents=True, exist_ok=True)  # the app's own settings folder
+    write_atomic(path, json.dumps(items, indent=2) + "\n")
+    return gid
+
+
+def remove_user_gpu(gid: str) -> bool:
+    """Remove the user's GPU ``gid``; False when it is not in the list."""
+    path = _path()
+    items = read_list(path)
+    kept = [d for d in items if not (isinstance(d, dict) and d.get("id") == gid)]
+    if len(kept) == len(items):
+        return False
+    write_atomic(path, json.dumps(kept, indent=2) + "\n")
+    return True
