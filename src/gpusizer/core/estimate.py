@@ -14,6 +14,7 @@ from .presets import scenario_gpu
 from .result import Estimate, Memory
 from .scenario import parse_scenario
 from .specs import GPUSpec, ModelSpec, Scenario
+from .techniques import host_note, technique_assumptions
 from .training import base_weight_dtype, stage_memory
 from .unified import memory_share_note
 
@@ -106,13 +107,16 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     trainable = (lora[0] if w.is_adapter else full) if w.is_training else 0
     gpu = scenario_gpu(s)
     gpus = s.parallelism.gpus
+    mem = _memory(s, arch, counts, lora)
+    note = host_note(s, mem)
     return Estimate(
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable,
-        memory=_memory(s, arch, counts, lora), gpus=gpus,
+        memory=mem, gpus=gpus,
         compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
-        assumptions=_assumptions(s, arch) + _memory_share(s, gpu),
-        parameters_vision=counts.vision,
+        assumptions=_assumptions(s, arch) + technique_assumptions(s, mem)
+        + _memory_share(s, gpu) + ((note,) if note else ()),
+        parameters_vision=counts.vision, notes=(note,) if note else (),
     )
 
 

@@ -16,6 +16,7 @@ from .errors import ScenarioError
 from .memo import Memo
 from .presets import gpu_presets, model_presets, resolve_gpu_id
 from .specs import ModelSpec, Scenario
+from .techniques import fill_profile_defaults
 from .validate import check_model, check_scenario
 
 
@@ -127,6 +128,7 @@ def scenario_dict(s: Scenario) -> dict[str, Any]:
 
 
 def _validate(data: dict[str, Any]) -> Scenario:
+    data = fill_profile_defaults(data)
     if "model" in data:
         data["model"] = _model_spec(data["model"])
     _check_gpu(data.get("hardware"))

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from .frameworks import FRAMEWORKS, FrameworkProfile
+from .optimizers import OPTIMIZER_KINDS
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
 from .workloads import WORKLOAD_KINDS, WorkloadKind
 
@@ -135,6 +136,12 @@ class WorkloadSpec(_Spec):
     batch_size: PosInt = 1
     prompt_tokens: PosInt = 1024
     generated_tokens: NonNegInt = 256
+    # Training techniques (core/loss.py, core/peft.py; scenario-format.md "Training techniques")
+    loss: Literal["full", "chunked", "fused"] = "full"
+    loss_chunks: PosInt | None = None  # null: the technique's default (chunked 8; fused: Liger)
+    compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
+    lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    kbit_prepare: bool = False  # PEFT prepare_model_for_kbit_training (quantised base)
 
     @field_validator("lora_targets")
     @classmethod
@@ -164,7 +171,7 @@ class WorkloadSpec(_Spec):
         return WORKLOAD_KINDS[self.kind].is_adapter
 
 
-OPTIMIZERS = ("adamw", "adamw_8bit", "adafactor", "sgd", "sgd_momentum", "lion")
+OPTIMIZERS = tuple(OPTIMIZER_KINDS)  # core/optimizers.py
 
 
 class PrecisionSpec(_Spec):
@@ -222,6 +229,8 @@ class ParallelismSpec(_Spec):
     attention: Literal["eager", "flash"] = "flash"
     offload_optimizer: bool = False
     offload_parameters: bool = False
+    optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
+    activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
 
     @property
     def gpus(self) -> int:
@@ -281,6 +290,7 @@ class HardwareSpec(_Spec):
     allow_cross_node_tensor_parallel: bool = False
     # Unified-memory GPUs only (null: the device's default share); see core/unified.py.
     gpu_memory_fraction: Fraction | None = None
+    host_memory_bytes: PosInt | None = None  # system RAM of one node (null: not checked)
 
 
 class OverheadSpec(_Spec):
