@@ -31,6 +31,7 @@ from .layout_search import MAX_GPUS, Evaluator, GiB, GpuTarget, Layout, divisors
 from .presets import gpu_presets, gpu_spec, resolve_gpu_id
 from .scenario import parse_scenario
 from .specs import GPUSpec, HardwareSpec, Scenario
+from .techniques import relaxations
 from .unified import effective_gpu
 
 
@@ -80,6 +81,7 @@ def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | Non
         "peak_phase": est.memory.peak_phase, "price_per_hour": price,
         "total_price_per_hour": None if price is None else price * lay.gpus,
         **_limits(ev, lay, g.capacity), "notes": [note] if note else [],
+        **({"workload": {"loss": s.workload.loss}} if s.workload.is_training else {}),
     }
 
 
@@ -124,19 +126,38 @@ def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
     shared, keep = Evaluator(s, probe), 1 + max(0, alternatives)
     found, notes = solve(s, catalog, shared, keep, max_gpus, allow_recompute)
+    evs = _relax(s, catalog, probe, found, notes, keep, max_gpus)
     options: list[dict[str, Any]] = []
     for g in catalog:
-        ev, mine = shared, found[g.id]
+        ev, mine = evs.get(g.id, shared), found[g.id]
         opts = [_option(ev, g, lay, i, notes.get(g.id)) for i, (_, lay) in enumerate(mine, 1)]
         if None in opts:  # the peak depends on the GPU after all: search this one alone
-            ev = Evaluator(s, g.hardware)
-            one, note = solve(s, [g], ev, keep, max_gpus, allow_recompute)
+            ev = Evaluator(ev.base, g.hardware)
+            one, note = solve(ev.base, [g], ev, keep, max_gpus, allow_recompute)
             opts = [_option(ev, g, lay, i, note.get(g.id)) for i, (_, lay) in
                     enumerate(one[g.id], 1)]
         options += [o for o in opts if o is not None]
     priced = all(o["price_per_hour"] is not None for o in options)
     return sorted(options, key=lambda o: (o["total_price_per_hour"] if priced else o["gpus"],
                                           o["gpus"], o["capacity_bytes"], o["gpu"], o["rank"]))
+
+
+def _relax(s: Scenario, catalog: list[GpuTarget], probe: HardwareSpec,
+           found: dict[str, list[tuple[tuple[int, ...], Layout]]], notes: dict[str, str],
+           keep: int, max_gpus: int) -> dict[str, Evaluator]:
+    """GPUs on which nothing fits are searched again with the techniques the advisor may turn
+    on (core/techniques.relaxations: chunked loss, then checkpoint offload), each noted."""
+    evs: dict[str, Evaluator] = {}
+    for relaxed, why in relaxations(s):
+        missing = [g for g in catalog if not found[g.id]]
+        if not missing:
+            break
+        ev = Evaluator(relaxed, probe)
+        more, more_notes = solve(relaxed, missing, ev, keep, max_gpus, True)
+        for gid in (gid for gid, lst in more.items() if lst):
+            found[gid], evs[gid] = more[gid], ev
+            notes[gid] = "; ".join(n for n in (why, more_notes.get(gid)) if n)
+    return evs
 
 
 def plan_text(options: Sequence[dict[str, Any]]) -> str:

@@ -54,6 +54,8 @@ class StepExtras:
     largest_param: float = 0.0  # the largest trainable tensor (a single-tensor step's copy)
     fp32_grads: float = 0.0  # DeepSpeed ZeRO-1/2 fp32 gradient partition at the step
     head_grad: float = 0.0  # the output weight's gradient (0 when frozen)
+    recompute_layer: float = 0.0  # one layer rebuilt in backward by full recompute
+    top: float = 0.0  # activations outside the layers (one micro-batch), freed before it
 
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float
@@ -125,11 +127,12 @@ def check_techniques(s: Scenario) -> None:
                                 "micro_batch_size x data, or turn it off")
 
 
-def polynomial_in_tokens(s: Scenario) -> bool:
-    """Whether every phase stays a polynomial in sequence and batch (sweep_fast): a sliding
-    window switches its mask on past the window, and the fused loss sizes its chunks by
-    rounding."""
-    return not s.model.sliding_window and s.workload.loss != "fused"
+def polynomial_between(s: Scenario, lo: int, hi: int) -> bool:
+    """Whether every phase stays one polynomial in sequence and batch for sequence lengths
+    ``lo..hi`` (sweep_fast): a sliding window's mask appears past the window, and the fused
+    loss sizes its chunks by rounding."""
+    window = s.model.sliding_window
+    return not (s.workload.loss == "fused" or (window and lo <= window < hi))
 
 
 def _loss_line(s: Scenario) -> str | None:
@@ -198,15 +201,16 @@ def relaxations(s: Scenario) -> list[tuple[Scenario, str]]:
     if not s.workload.is_training:
         return []
     out: list[tuple[Scenario, str]] = []
-    cur = s
+    cur, done = s, []
     if s.workload.loss == "full" and s.profile.activation_layout == "huggingface":
         cur = cur.model_copy(update={"workload": cur.workload.model_copy(
             update={"loss": "chunked"})})
-        out.append((cur, "chunked cross-entropy turned on (workload.loss = 'chunked'): "
-                         "nothing fits with the full loss"))
+        done.append("the chunked cross-entropy (workload.loss = 'chunked')")
+        out.append((cur, f"turned on {done[-1]}: nothing fits as set"))
     if s.parallelism.activation_offload == "none":
         cur = cur.model_copy(update={"parallelism": cur.parallelism.model_copy(
             update={"recompute": "full", "activation_offload": "checkpoints"})})
-        out.append((cur, "checkpoint offload turned on (parallelism.recompute = 'full', "
-                         "activation_offload = 'checkpoints'): layer inputs in host RAM"))
+        done.append("checkpoint offload (parallelism.recompute = 'full', activation_offload "
+                    "= 'checkpoints': layer inputs in host RAM)")
+        out.append((cur, f"turned on {' and '.join(done)}: nothing fits as set"))
     return out

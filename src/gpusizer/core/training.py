@@ -12,27 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .activations import (
-    ActContext,
-    first_layer_frozen_input,
-    hf_layer,
-    hf_top,
-    megatron_layer,
-    megatron_top,
-    sliding_mask,
-)
-from .activations_hybrid import hybrid_delta
 from .architecture import Arch
 from .dtypes import DTYPES, nbytes
-from .lora import adapter_tensors, module_targets
-from .memo import Memo
+from .lora import adapter_tensors
 from .optimizer_states import optimizer_kind, state_bytes, tensor_classes
 from .params import ParamCounts
-from .peft import base_extra_bytes, dropout_mask, kbit_prepared
+from .peft import base_extra_bytes
 from .result import COMPONENTS, Memory
 from .sharding import StageParams, stage_params
 from .specs import Scenario
-from .techniques import StepExtras, logit_bytes, offload_split, step_phases
+from .stage_activations import stage_activations
+from .techniques import StepExtras, logit_bytes, step_phases
 
 
 @dataclass(frozen=True)
@@ -89,77 +79,6 @@ def _trainable(s: Scenario, sp: StageParams, lora: tuple[int, int, int], arch: A
     return sp.total, nbytes(s.precision.weights), 0
 
 
-_ACTS: Memo[tuple[float, float]] = Memo(4096)
-
-
-def _activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, counts: ParamCounts
-                 ) -> tuple[float, float]:
-    """(GPU, host) activation bytes of the stage, kept per everything they depend on: sweeps
-    of DP, ZeRO and optimizer settings (the advisor, the GUI) reuse them."""
-    p = s.parallelism
-    # Keyed by the identity of the (frozen) blocks, which layout variants share: hashing
-    # pydantic models would cost more than it saves.
-    key = (id(s.model), id(s.workload), id(s.precision), s.framework, p.tensor, p.pipeline,
-           p.context, p.expert, p.sequence_parallel, p.recompute, p.attention, sp.first,
-           sp.last, lay.in_flight, p.activation_offload)
-    return _ACTS.get(key, lambda: _compute_activations(s, arch, sp, lay, counts),
-                     (s.model, s.workload, s.precision))
-
-
-def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
-                         counts: ParamCounts) -> tuple[float, float]:
-    p, w, prec = s.parallelism, s.workload, s.precision
-    # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/peft.py)
-    pb = 4.0 if kbit_prepared(s) else nbytes(prec.activations)
-    wb = nbytes(prec.weights)
-    autocast = s.profile.autocast_copies and wb > pb and not DTYPES[prec.weights].quantized
-    lora = w.is_adapter
-    ctx = ActContext(
-        b=w.micro_batch_size, s=w.sequence_length // p.context, p=pb,
-        r=4.0 if autocast else pb, tp=p.tensor, sp=p.sequence_parallel, recompute=p.recompute,
-        eager=p.attention == "eager",
-        targets=module_targets(s.model, w.lora_targets) if lora else None, autocast=autocast,
-        adapter_bytes=nbytes(prec.adapters) if lora else 0.0, lora_rank=w.lora_rank,
-        dropout_mask=dropout_mask(s), loss=w.loss, loss_compiled=w.compile_loss,
-    )
-    if s.profile.activation_layout == "megatron":
-        per = sp.dense_layers * megatron_layer(arch, ctx, False) if sp.dense_layers else 0.0
-        per += sp.moe_layers * megatron_layer(arch, ctx, True) if sp.moe_layers else 0.0
-        top = megatron_top(arch, ctx, sp.first, sp.last)
-        per += _hybrid(arch, ctx, sp, True)
-    else:
-        per = sp.dense_layers * hf_layer(arch, ctx, False) if sp.dense_layers else 0.0
-        per += sp.moe_layers * hf_layer(arch, ctx, True) if sp.moe_layers else 0.0
-        if arch.spec.sliding_window:  # the window's layers get an explicit mask
-            share = min(arch.spec.sliding_window_layers, arch.layers) / arch.layers
-            per += sp.layers * share * sliding_mask(arch, ctx)
-        if sp.first:  # layer 0 of a frozen embedding (LoRA) saves less
-            per -= first_layer_frozen_input(arch, ctx)
-        per /= p.tensor
-        per += _hybrid(arch, ctx, sp, False)
-        top = hf_top(arch, ctx, sp.first, sp.last, lora)
-        if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast;
-            # under full recompute the layers' copies go with the layer (recast in backward).
-            head = counts.lm_head or counts.embedding  # a tied head casts the embedding
-            top += (pb * sp.matrices if p.recompute != "full" else 0.0) + (
-                pb * head / p.tensor if sp.last else 0.0)
-    # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
-    # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
-    gpu, host = offload_split(p.activation_offload, per, top, sp.layers)
-    mult = lay.in_flight if sp.first else 1.0
-    return gpu * mult, host * mult
-
-
-def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> float:
-    """Recurrent and MLP-free layers of the stage, in proportion to its layers
-    (core/activations_hybrid.py)."""
-    if not (arch.mixer_layers or arch.mlp_free_layers):
-        return 0.0
-    share = sp.layers / arch.layers
-    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share,
-                        megatron)
-
-
 def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int],
                  first: bool) -> tuple[Memory, int]:
     """Memory of one GPU on the first or last pipeline stage; returns (memory, tensor peak)."""
@@ -202,12 +121,14 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
         opt, paged = opt / shard, paged / shard
     host += opt if par.offload_optimizer else paged  # unified memory (paged) or CPU offload
     opt = 0.0 if par.offload_optimizer else opt - paged
-    acts, act_host = _activations(s, arch, sp, lay, counts)
+    act = stage_activations(s, arch, sp, lay.in_flight, counts)
+    acts = act.gpu
     stepped = trainable / shard if par.zero_stage >= 1 else trainable
     fp32_step = par.zero_stage in (1, 2) and s.profile.fp32_step_gradients and grad_b < 4 \
         and master == 4 and not par.offload_optimizer
     extra = StepExtras(
-        host=host + act_host, page_in=states.page_in if not par.offload_optimizer else 0.0,
+        host=host + act.host, recompute_layer=act.recompute_layer, top=act.top,
+        page_in=states.page_in if not par.offload_optimizer else 0.0,
         largest_grad=classes.largest * grad_b, largest_param=classes.largest * train_b,
         fp32_grads=4 * stepped if fp32_step else 0.0,
         head_grad=_head_grad(s, counts, sp, grad_b))
@@ -251,7 +172,7 @@ class Phases:
 
 
 PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "backward",
-               "optimizer_step": "optimizer_step"}
+               "optimizer_step": "optimizer_step", "recompute": "backward"}
 
 
 def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float, grads: float,
@@ -283,10 +204,14 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
     if par.optimizer_in_backward:
         temps = step_phases(temps, persistent, extra, foreach)
         grads = kept = 0.0
+    if extra.recompute_layer:  # full recompute rebuilds one layer in backward, after the loss
+        temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent
     totals = {"forward": base + kept + acts + temps["forward"],
               "backward": base + kept + acts + temps["backward"],
               "backward_end": base + grads + temps["backward_end"],
               "optimizer_step": base + grads + temps["optimizer_step"]}
+    if "recompute" in temps:  # the loss's saved tensors are gone by then
+        totals["recompute"] = base + kept + acts - extra.top + temps["recompute"]
     return Phases(weights, grads, opt, acts, totals, temps, bool(kept)
                   or prof.persistent_gradients or lay.accumulate, extra.host)
 
@@ -294,6 +219,7 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
 def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
     gone = {"forward": set() if gradients_kept else {"gradients"},
             "backward": set() if gradients_kept else {"gradients"},
+            "recompute": set() if gradients_kept else {"gradients"},
             "backward_end": {"activations"}, "optimizer_step": {"activations"}}[phase]
     return tuple(c for c in COMPONENTS if c not in gone)
 
