@@ -168,3 +168,25 @@ def test_advisor_turns_techniques_on_and_says_so() -> None:
     assert o["workload"] == {"loss": "chunked"}
     assert o["parallelism"]["activation_offload"] == "checkpoints"
     assert any("chunked cross-entropy" in n and "checkpoint offload" in n for n in o["notes"])
+
+
+def test_a_registered_optimizer_is_accepted_and_used() -> None:
+    # One registry entry (core/optimizers.py): validation and the state rules read it.
+    from gpusizer.core import optimizers
+
+    kind = optimizers.OptimizerKind("dummy_adam", "Dummy Adam", 3, step_counter=True)
+    optimizers.register(kind)
+    try:
+        three = _report(workload={"kind": "full_finetune"},
+                        precision={"optimizer": "dummy_adam", "master_weights": None,
+                                   "optimizer_states": "fp32"})
+        two = _report(workload={"kind": "full_finetune"},
+                      precision={"optimizer": "adamw", "master_weights": None,
+                                 "optimizer_states": "fp32"})
+        params = two["parameters"]["trainable"]
+        assert three["per_gpu"]["optimizer"] - two["per_gpu"]["optimizer"] == 4 * params
+    finally:
+        optimizers.unregister(kind.id)
+    with pytest.raises(ScenarioError) as err:
+        _report(precision={"optimizer": "dummy_adam"})
+    assert err.value.field == "precision.optimizer"

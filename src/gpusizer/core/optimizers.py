@@ -46,7 +46,21 @@ class OptimizerKind:
     source: str = ""
 
 
-OPTIMIZER_KINDS: dict[str, OptimizerKind] = {o.id: o for o in (
+OPTIMIZER_KINDS: dict[str, OptimizerKind] = {}
+
+
+def register(kind: OptimizerKind) -> OptimizerKind:
+    """Add (or replace) an optimizer; the registry's order is the order users see."""
+    OPTIMIZER_KINDS[kind.id] = kind
+    return kind
+
+
+def unregister(kind_id: str) -> None:
+    """Remove an optimizer (tests that register a dummy one clean up with this)."""
+    OPTIMIZER_KINDS.pop(kind_id, None)
+
+
+for _o in (
     OptimizerKind("adamw", "AdamW", 2, step_counter=True,
                   source="Loshchilov & Hutter 2017, arXiv 1711.05101; torch.optim.AdamW"),
     OptimizerKind("adamw_8bit", "AdamW 8-bit", 2, eight_bit=True, foreach=False,
@@ -62,4 +76,5 @@ OPTIMIZER_KINDS: dict[str, OptimizerKind] = {o.id: o for o in (
                   foreach=False, source="bitsandbytes PagedAdamW (optim_bits=32): fp32 states"),
     OptimizerKind("paged_adamw_8bit", "Paged AdamW 8-bit", 2, eight_bit=True, paged=True,
                   foreach=False, source="bitsandbytes PagedAdamW8bit (torchtune full configs)"),
-)}
+):
+    register(_o)

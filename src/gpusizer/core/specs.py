@@ -171,7 +171,6 @@ class WorkloadSpec(_Spec):
         return WORKLOAD_KINDS[self.kind].is_adapter
 
 
-OPTIMIZERS = tuple(OPTIMIZER_KINDS)  # core/optimizers.py
 
 
 class PrecisionSpec(_Spec):
@@ -209,8 +208,8 @@ class PrecisionSpec(_Spec):
     @field_validator("optimizer")
     @classmethod
     def _opt(cls, v: str) -> str:
-        if v not in OPTIMIZERS:
-            raise ValueError(f"must be one of {', '.join(OPTIMIZERS)}; got {v!r}")
+        if v not in OPTIMIZER_KINDS:  # read at validation: registered optimizers are accepted
+            raise ValueError(f"must be one of {', '.join(OPTIMIZER_KINDS)}; got {v!r}")
         return v
 
 

@@ -109,6 +109,13 @@ def fill_profile_defaults(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def profile_edits(framework_id: object) -> dict[str, object]:
+    """The profile's defaults as dotted-path edits (the window applies them with a switch of
+    framework, as validation fills them into a file that leaves them out)."""
+    prof = FRAMEWORKS.get(framework_id) if isinstance(framework_id, str) else None
+    return {f"{b}.{f}": v for b, f, v in prof.scenario_defaults} if prof else {}
+
+
 def check_techniques(s: Scenario) -> None:
     """Techniques that cannot run as set: a ScenarioError naming the field."""
     w, p = s.workload, s.parallelism

@@ -29,6 +29,8 @@ def text_report(rep: dict[str, Any]) -> str:
     head = rep["headroom_bytes"]
     verdict = "fits" if rep["fits"] else "does NOT fit"
     lines.append(f"  {verdict}: headroom {to_unit(head, 'GiB'):,.2f} GiB ({to_unit(head, 'GB'):,.2f} GB)")
+    if rep.get("host_memory_bytes"):  # offloaded / paged tensors in system RAM, not the peak
+        lines.append(_row("host RAM", rep["host_memory_bytes"]) + "   (per GPU, system memory)")
     if rep.get("assumptions"):
         lines += ["", "  assumes: " + "; ".join(rep["assumptions"])]
     return "\n".join(lines)

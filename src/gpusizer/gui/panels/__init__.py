@@ -7,10 +7,11 @@ from .hardware_panel import HardwarePanel
 from .model_panel import ModelPanel
 from .parallelism_panel import ParallelismPanel
 from .precision_panel import PrecisionPanel
+from .training_panel import TrainingPanel
 from .workload_panel import WorkloadPanel
 
-PANELS = (ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, HardwarePanel,
-          AssumptionsPanel)
+PANELS = (ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel, TrainingPanel,
+          HardwarePanel, AssumptionsPanel)
 
 __all__ = ["PANELS", "AssumptionsPanel", "HardwarePanel", "ModelPanel", "ParallelismPanel", "PrecisionPanel",
-           "WorkloadPanel"]
+           "TrainingPanel", "WorkloadPanel"]
