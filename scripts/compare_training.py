@@ -44,8 +44,8 @@ TARGET = {"q_proj": ("q",), "k_proj": ("k",), "v_proj": ("v",), "o_proj": ("o",)
           "gate_proj": ("gate",), "up_proj": ("up",), "down_proj": ("down",),
           "qkv_proj": ("q", "k", "v"), "gate_up_proj": ("gate", "up"), "lm_head": ("lm_head",)}
 PARTS = ("weights", "gradients", "optimizer", "activations", "peak")
-# act_gpu: activations with the CPU dropout noise as CUDA's 1-byte mask; states: model states
-# (weights + gradients + optimizer) against an estimator formula (DeepSpeed)
+# act_gpu / peak_gpu: activations / peak with the CPU dropout noise as CUDA's 1-byte mask;
+# states: model states at the optimizer step against an estimator formula (DeepSpeed)
 
 
 def _gap(est: float, meas: float | None) -> float | None:
@@ -84,7 +84,8 @@ def peft_measured(rec: dict[str, Any]) -> dict[str, float]:
     return {"weights": m["weight_bytes"], "gradients": m["grad_bytes"],
             "optimizer": m["optimizer_state_bytes"], "activations": m["activation_bytes"],
             "act_gpu": m["activation_bytes"] - noise * 3 / 4,
-            "peak": m["live_bytes_steady_state_iteration"]["peak_bytes"]}
+            "peak": m["live_bytes_steady_state_iteration"]["peak_bytes"],
+            "peak_gpu": m["live_bytes_steady_state_iteration"]["peak_bytes"] - noise * 3 / 4}
 
 
 def peft_tags(rec: dict[str, Any]) -> list[str]:
@@ -212,6 +213,7 @@ def compare(rec: dict[str, Any], scenario: Callable, measured: Callable) -> dict
     if "act_gpu" in meas:
         row["act_gpu"] = (est["activations"], meas["act_gpu"],
                           _gap(est["activations"], meas["act_gpu"]))
+        row["peak_gpu"] = (est["peak"], meas["peak_gpu"], _gap(est["peak"], meas["peak_gpu"]))
     if states is not None:
         row["states"] = (states[0], states[1], _gap(*states))
     return row
@@ -227,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the shared/ folder (for calibration/peft-measured.json)")
     ap.add_argument("--records", action="store_true", help="print every record's row")
     a = ap.parse_args(argv)
-    cols = ("weights", "gradients", "optimizer", "activations", "act_gpu", "peak", "states")
+    cols = ("weights", "gradients", "optimizer", "activations", "act_gpu", "peak", "peak_gpu",
+            "states")
     by_tag: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for title, fname, scen, meas, tags in SOURCES:
         path = DATA / fname if fname != "peft-measured.json" else a.shared / "calibration" / fname

@@ -38,6 +38,7 @@ from gpusizer.core.architecture import resolve
 from gpusizer.core.lora import scenario_lora
 from gpusizer.core.params import count_parameters
 from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.sweep import sweep
 from gpusizer.core.training import stage_phases
 
 DATA = json.loads((Path(__file__).parent / "data" / "training-published.json").read_text())
@@ -74,3 +75,20 @@ def test_torchtune_profile_fills_its_recipe_defaults() -> None:
     assert sc["workload"]["loss"] == "chunked"
     assert sc["parallelism"]["recompute"] == "full"
     assert estimate_report(sc)["per_gpu"] == rep["per_gpu"]  # the echo loads back the same
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "documented gap: Unsloth's own LoRA kernels (unsloth/kernels/fast_lora.py LoRA_MLP, "
+    "LoRA_QKV autograd functions that save a minimal set, adapters without the fp32 cast) are "
+    "not modelled, so the layer rebuilt in backward costs ~1.4x Unsloth's bytes per token: "
+    "the estimate's max context is 28 % below the published 78,475 on 24 GB"))
+def test_unsloth_max_context_on_24gb() -> None:
+    # Unsloth README (until 2026-03-17): Llama 3.1 8B QLoRA r32 on all linear layers, batch 1,
+    # on a 24 GB card: 78,475 tokens (offloaded checkpointing, fused loss: the unsloth
+    # profile's defaults). Tolerance 15 %.
+    rec = next(r for r in DATA["records"] if r["id"] == "unsloth-context|llama-3.1-8b|qlora|24gb")
+    sc = {"model": {"preset": "llama-3.1-8b"}, "framework": "unsloth",
+          "workload": {"kind": "qlora", "lora_rank": 32, "micro_batch_size": 1},
+          "hardware": {"gpu": {"id": "card", "name": "24 GB", "memory_bytes": 24 * 2**30}}}
+    fits = sweep(sc, "sequence_length", list(range(512, 200_000, 512))).largest_fitting
+    assert fits == pytest.approx(rec["figure"]["unsloth_context"], rel=0.15)

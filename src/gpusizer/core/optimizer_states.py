@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .dtypes import nbytes
+from .lora import adapter_tensors
+from .memo import Memo
 from .optimizers import BLOCK_8BIT, MIN_8BIT_SIZE, OPTIMIZER_KINDS, PAGED_MIN_SIZE, OptimizerKind
 
 if TYPE_CHECKING:
@@ -41,11 +43,23 @@ def _norm_widths(arch: Arch, sp: StageParams) -> list[tuple[int, float]]:
     return out
 
 
-def tensor_classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams,
-                   adapters: list[tuple[int, int]]) -> TensorClasses:
-    """Size classes of the trainable tensors on this GPU. ``adapters``: (elements, how many)
-    of the LoRA tensors of the whole model (core/lora.py), spread over the stages by layers."""
-    if s.workload.is_adapter:
+_CLASSES: Memo[TensorClasses] = Memo(1024)
+
+
+def tensor_classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams
+                   ) -> TensorClasses:
+    """Size classes of the trainable tensors on this GPU, kept per stage and workload (the
+    advisor asks for the same ones thousands of times)."""
+    return _CLASSES.get((id(sp), id(s.workload), s.parallelism.tensor),
+                        lambda: _classes(s, arch, counts, sp), (sp, s.workload))
+
+
+def _classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) -> TensorClasses:
+    """LoRA: the adapter tensors of the whole model (core/lora.py), spread over the stages by
+    layers; full training: norms are the small tensors, matrices and embeddings the rest."""
+    w = s.workload
+    if w.is_adapter:
+        adapters = adapter_tensors(s.model, w.lora_rank, w.lora_targets)
         share, tp = sp.layers / arch.layers, s.parallelism.tensor
         small = sum(n * k * share for n, k in adapters if n / tp < MIN_8BIT_SIZE)
         unpaged = sum(n * k * share for n, k in adapters if n / tp < PAGED_MIN_SIZE)

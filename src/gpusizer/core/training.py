@@ -14,8 +14,14 @@ from dataclasses import dataclass
 
 from .architecture import Arch
 from .dtypes import DTYPES, nbytes
-from .lora import adapter_tensors
-from .optimizer_states import optimizer_kind, state_bytes, tensor_classes
+from .memo import Memo
+from .optimizer_states import (
+    StateSplit,
+    TensorClasses,
+    optimizer_kind,
+    state_bytes,
+    tensor_classes,
+)
 from .params import ParamCounts
 from .peft import base_extra_bytes
 from .result import COMPONENTS, Memory
@@ -85,16 +91,45 @@ def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
     return memory_from_phases(s, stage_phases(s, arch, counts, lora, first))
 
 
+@dataclass(frozen=True)
+class _Unsharded:
+    """One GPU's model states before ZeRO (they do not depend on DP or the ZeRO stage)."""
+
+    trainable: float
+    train_b: float
+    lora_tensors: int
+    weights: float
+    classes: TensorClasses
+    states: StateSplit
+
+
+_UNSHARDED: Memo[_Unsharded] = Memo(4096)
+
+
+def _unsharded(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int],
+               sp: StageParams) -> _Unsharded:
+    """Kept per stage, workload, precision and framework: the advisor varies DP and ZeRO."""
+    def compute() -> _Unsharded:
+        trainable, train_b, lora_tensors = _trainable(s, sp, lora, arch)
+        lora_local = trainable if s.workload.is_adapter else 0.0
+        weights = _weight_bytes(s, sp, lora_local) + base_extra_bytes(s, arch, sp,
+                                                                      base_weight_dtype(s))
+        classes = tensor_classes(s, arch, counts, sp)
+        return _Unsharded(trainable, train_b, lora_tensors, weights, classes,
+                          state_bytes(s, arch, trainable, classes))
+    key = (id(sp), id(s.workload), id(s.precision), s.framework, s.parallelism.tensor)
+    return _UNSHARDED.get(key, compute, (sp, s.workload, s.precision))
+
+
 def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, int, int],
                  first: bool) -> Phases:
     """Bytes alive in each phase on one GPU of the first or last pipeline stage."""
     par, prec = s.parallelism, s.precision
     lay = layout(s)
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
-    trainable, train_b, lora_tensors = _trainable(s, sp, lora, arch)
+    u = _unsharded(s, arch, counts, lora, sp)
+    trainable, train_b, weights = u.trainable, u.train_b, u.weights
     lora_local = trainable if s.workload.is_adapter else 0.0
-    weights = _weight_bytes(s, sp, lora_local) + base_extra_bytes(s, arch, sp,
-                                                                  base_weight_dtype(s))
     # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other
     # EP ranks already hold different experts (Megatron-LM expert data-parallel group).
     expert_w = sp.experts * nbytes(base_weight_dtype(s)) / weights if weights else 0.0
@@ -110,29 +145,33 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, lora: tuple[int, 
     master = nbytes(prec.master_weights) if prec.master_weights else 0.0
     if master == train_b or s.workload.is_adapter:
         master = 0.0
-    adapters = adapter_tensors(s.model, s.workload.lora_rank, s.workload.lora_targets) \
-        if lora_local else []
-    classes = tensor_classes(s, arch, counts, sp, adapters)
-    states = state_bytes(s, arch, trainable, classes)
-    opt, paged = states.states + trainable * master, states.paged
-    if s.profile.step_counters and optimizer_kind(s).step_counter:
-        opt += 4 * (lora_tensors or counts.tensors * sp.layers / arch.layers)  # step counters
-    if par.zero_stage >= 1:
-        opt, paged = opt / shard, paged / shard
-    host += opt if par.offload_optimizer else paged  # unified memory (paged) or CPU offload
-    opt = 0.0 if par.offload_optimizer else opt - paged
+    opt, opt_host = _optimizer(s, arch, counts, sp, u, master, shard)
     act = stage_activations(s, arch, sp, lay.in_flight, counts)
-    acts = act.gpu
     stepped = trainable / shard if par.zero_stage >= 1 else trainable
     fp32_step = par.zero_stage in (1, 2) and s.profile.fp32_step_gradients and grad_b < 4 \
         and master == 4 and not par.offload_optimizer
     extra = StepExtras(
-        host=host + act.host, recompute_layer=act.recompute_layer, top=act.top,
-        page_in=states.page_in if not par.offload_optimizer else 0.0,
-        largest_grad=classes.largest * grad_b, largest_param=classes.largest * train_b,
+        host=host + opt_host + act.host, recompute_layer=act.recompute_layer, top=act.top,
+        page_in=u.states.page_in if not par.offload_optimizer else 0.0,
+        largest_grad=u.classes.largest * grad_b, largest_param=u.classes.largest * train_b,
         fp32_grads=4 * stepped if fp32_step else 0.0,
         head_grad=_head_grad(s, counts, sp, grad_b))
-    return _phases(s, arch, sp, lay, weights, grads, opt, acts, stepped, train_b, extra)
+    return _phases(s, arch, sp, lay, weights, grads, opt, act.gpu, stepped, train_b, extra)
+
+
+def _optimizer(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, u: _Unsharded,
+               master: float, shard: float) -> tuple[float, float]:
+    """(GPU, host) bytes of the optimizer states and master weights after ZeRO: offloaded to
+    the CPU, or paged into unified memory (core/optimizers.py), they live in host RAM."""
+    par = s.parallelism
+    opt, paged = u.states.states + u.trainable * master, u.states.paged
+    if s.profile.step_counters and optimizer_kind(s).step_counter:
+        opt += 4 * (u.lora_tensors or counts.tensors * sp.layers / arch.layers)  # step counters
+    if par.zero_stage >= 1:
+        opt, paged = opt / shard, paged / shard
+    if par.offload_optimizer:
+        return 0.0, opt
+    return opt - paged, paged
 
 
 def _head_grad(s: Scenario, counts: ParamCounts, sp: StageParams, grad_b: float) -> float:
