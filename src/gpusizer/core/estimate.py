@@ -8,6 +8,7 @@ from .dtypes import DTYPES
 from .inference import inference_memory
 from .lora import scenario_lora
 from .memo import clear_all
+from .optimizer_states import state_format
 from .overhead import scenario_overhead
 from .params import ParamCounts, count_parameters
 from .presets import scenario_gpu
@@ -45,9 +46,9 @@ def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
            f"weights {DTYPES[base_weight_dtype(s)].label}", f"activations {prec.activations}"]
     if w.is_adapter:
         out += [f"LoRA rank {w.lora_rank} on {','.join(w.lora_targets)}",
-                f"adapters {prec.adapters}, {prec.optimizer} states {prec.optimizer_states}"]
+                f"adapters {prec.adapters}, {prec.optimizer} states {state_format(s)}"]
     elif w.is_training:
-        out += [f"{prec.optimizer} states {prec.optimizer_states}",
+        out += [f"{prec.optimizer} states {state_format(s)}",
                 f"master weights {prec.master_weights or 'none'}"]
     if w.is_training:
         out += [f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",

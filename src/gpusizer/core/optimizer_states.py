@@ -23,6 +23,14 @@ def optimizer_kind(s: Scenario) -> OptimizerKind:
     return OPTIMIZER_KINDS[s.precision.optimizer]
 
 
+def state_format(s: Scenario) -> str:
+    """The states' format as the report names it (bitsandbytes fixes its own)."""
+    opt = optimizer_kind(s)
+    if opt.eight_bit:
+        return "8-bit"
+    return "fp32" if opt.fixed_state_bytes == 4 else s.precision.optimizer_states
+
+
 @dataclass(frozen=True)
 class TensorClasses:
     """The trainable tensors of one GPU by size (element counts, after TP/EP)."""
