@@ -31,6 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from gpusizer import estimate_report, import_hf_config
+from gpusizer.core.architecture import resolve
+from gpusizer.core.lora import scenario_lora
+from gpusizer.core.params import count_parameters
+from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.training import stage_phases
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "core" / "data"
@@ -39,8 +44,8 @@ TARGET = {"q_proj": ("q",), "k_proj": ("k",), "v_proj": ("v",), "o_proj": ("o",)
           "gate_proj": ("gate",), "up_proj": ("up",), "down_proj": ("down",),
           "qkv_proj": ("q", "k", "v"), "gate_up_proj": ("gate", "up"), "lm_head": ("lm_head",)}
 PARTS = ("weights", "gradients", "optimizer", "activations", "peak")
-# act_gpu: activations with the CPU dropout noise as CUDA's 1-byte mask; states: model states
-# (weights + gradients + optimizer) against an estimator formula (DeepSpeed)
+# act_gpu / peak_gpu: activations / peak with the CPU dropout noise as CUDA's 1-byte mask;
+# states: model states at the optimizer step against an estimator formula (DeepSpeed)
 
 
 def _gap(est: float, meas: float | None) -> float | None:
@@ -52,15 +57,19 @@ def _gap(est: float, meas: float | None) -> float | None:
 
 
 def peft_scenario(rec: dict[str, Any]) -> dict[str, Any]:
-    """The scenario of a PEFT record: single GPU, bf16 compute, fp32 adapters and states."""
+    """The scenario of a PEFT record: single GPU, bf16 compute, fp32 adapters and states; the
+    record's dropout, prepare_model_for_kbit_training and double quantisation (bitsandbytes
+    without it: ``nf4_single``)."""
     i = rec["inputs"]
     targets = tuple(t for m in i["lora"]["target_modules"] for t in TARGET[m])
+    nf4 = "nf4_single" if i.get("double_quant") is False else "bf16"
     return {
         "model": import_hf_config(i["config"]),
         "workload": {"kind": i["workload"], "sequence_length": i["seq_len"],
                      "micro_batch_size": i["micro_batch"], "lora_rank": i["lora"]["r"],
-                     "lora_targets": list(targets)},
-        "precision": {"weights": "bf16", "activations": "bf16", "gradients": "fp32",
+                     "lora_targets": list(targets), "lora_dropout": i["lora"]["lora_dropout"],
+                     "kbit_prepare": i["kbit_prepare"]},
+        "precision": {"weights": nf4, "activations": "bf16", "gradients": "fp32",
                       "master_weights": None, "optimizer": "adamw", "optimizer_states": "fp32",
                       "adapters": "fp32"},
         "parallelism": {"recompute": "full" if i["gradient_checkpointing"] else "none",
@@ -75,7 +84,8 @@ def peft_measured(rec: dict[str, Any]) -> dict[str, float]:
     return {"weights": m["weight_bytes"], "gradients": m["grad_bytes"],
             "optimizer": m["optimizer_state_bytes"], "activations": m["activation_bytes"],
             "act_gpu": m["activation_bytes"] - noise * 3 / 4,
-            "peak": m["live_bytes_steady_state_iteration"]["peak_bytes"]}
+            "peak": m["live_bytes_steady_state_iteration"]["peak_bytes"],
+            "peak_gpu": m["live_bytes_steady_state_iteration"]["peak_bytes"] - noise * 3 / 4}
 
 
 def peft_tags(rec: dict[str, Any]) -> list[str]:
@@ -91,19 +101,32 @@ def peft_tags(rec: dict[str, Any]) -> list[str]:
     return tags
 
 
+# measured loss -> (workload.loss, compile_loss): LinearCrossEntropyLoss saves what the chunked
+# loss saves (its forward transient is smaller: ``chunked`` is its upper bound)
+LOSS = {"full": ("full", False), "chunked": ("chunked", False),
+        "chunked_compiled": ("chunked", True), "linear_ce": ("chunked", False),
+        "linear_ce_compiled": ("chunked", True), "fused": ("fused", False)}
+
+
 def technique_scenario(rec: dict[str, Any]) -> dict[str, Any]:
     """Full fine-tuning in bf16 with bf16 AdamW states and no fp32 master (torchtune's
-    ``dtype: bf16``); the estimator has no loss or optimizer-in-backward field yet."""
+    ``dtype: bf16``), with the record's loss, optimizer and optimizer-in-backward."""
     i = rec["inputs"]
-    opt = "adamw_8bit" if "8bit" in i["optimizer"] else "adamw"
+    name = i["optimizer"]
+    opt = ("paged_adamw_8bit" if "paged" in name else "adamw_8bit") if "8bit" in name \
+        else "adamw"
+    loss, compiled = LOSS[i["loss"]]
     return {
         "model": import_hf_config(i["config"]),
         "workload": {"kind": "full_finetune", "sequence_length": i["seq_len"],
-                     "micro_batch_size": i["micro_batch"]},
+                     "micro_batch_size": i["micro_batch"], "loss": loss,
+                     "compile_loss": compiled,
+                     "loss_chunks": i["loss_chunks"] if loss == "chunked" else None},
         "precision": {"weights": "bf16", "activations": "bf16", "gradients": "bf16",
                       "master_weights": None, "optimizer": opt, "optimizer_states": "bf16"},
         "parallelism": {"recompute": "full" if i["gradient_checkpointing"] else "none",
-                        "attention": "eager" if i["attn_implementation"] == "eager" else "flash"},
+                        "attention": "eager" if i["attn_implementation"] == "eager" else "flash",
+                        "optimizer_in_backward": "in_backward" in name},
         "framework": "huggingface", "overhead": NO_OVERHEAD,
     }
 
@@ -136,11 +159,20 @@ def published_states(rec: dict[str, Any], rep: dict[str, Any]) -> tuple[float, f
     """(estimate, figure) of the model states, for the estimator-formula records."""
     pg = rep["per_gpu"]
     states = pg["weights"] + pg["gradients"] + pg["optimizer"]
-    if rec["compare"] == "model_states_per_param":
-        return states / rep["parameters"]["total"], rec["figure_bytes_per_param"]
+    if rec["compare"] == "model_states_per_param":  # what the optimizer step holds
+        return step_bytes(rec["recipe_scenario"]) / rep["parameters"]["total"], \
+            rec["figure_bytes_per_param"]
     if rec["compare"] == "model_states":
         return states, rec["figure_bytes"]
     return None
+
+
+def step_bytes(scenario: dict[str, Any]) -> float:
+    """Tensor bytes alive at the optimizer step on the first GPU (model states and the step's
+    temporaries: DeepSpeed's estimator counts its fp32 gradient partition there)."""
+    s = parse_scenario(scenario)
+    ph = stage_phases(s, resolve(s.model), count_parameters(s.model), scenario_lora(s), True)
+    return ph.totals["optimizer_step"]
 
 
 def published_tags(rec: dict[str, Any]) -> list[str]:
@@ -156,8 +188,8 @@ SOURCES: list[tuple[str, str, Callable, Callable, Callable]] = [
     ("peft (extra)", "peft-extra-measured.json", peft_scenario, peft_measured, peft_tags),
     ("techniques", "techniques-measured.json", technique_scenario, technique_measured,
      technique_tags),
-    ("published", "training-published.json", lambda r: r["scenario"], published_measured,
-     published_tags),
+    ("published", "training-published.json", lambda r: r.get("recipe_scenario") or r["scenario"],
+     published_measured, published_tags),
 ]
 
 
@@ -171,10 +203,17 @@ def compare(rec: dict[str, Any], scenario: Callable, measured: Callable) -> dict
     est = {"weights": pg["weights"], "gradients": pg["gradients"], "optimizer": pg["optimizer"],
            "activations": pg["activations"], "peak": pg["total"]}
     meas = measured(rec)
+    if "paged" in rec.get("inputs", {}).get("optimizer", ""):
+        # bitsandbytes' paged states fall back to ordinary buffers on a CPU; on CUDA they are
+        # in unified memory, outside the allocator's peak: the estimate reports them as host
+        # memory, so compare all states, and the peak without the paged ones
+        est["optimizer"] += rep["host_memory_bytes"]
+        meas["peak"] -= rep["host_memory_bytes"]
     row = {k: (est[k], meas.get(k), _gap(est[k], meas.get(k))) for k in PARTS}
     if "act_gpu" in meas:
         row["act_gpu"] = (est["activations"], meas["act_gpu"],
                           _gap(est["activations"], meas["act_gpu"]))
+        row["peak_gpu"] = (est["peak"], meas["peak_gpu"], _gap(est["peak"], meas["peak_gpu"]))
     if states is not None:
         row["states"] = (states[0], states[1], _gap(*states))
     return row
@@ -190,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the shared/ folder (for calibration/peft-measured.json)")
     ap.add_argument("--records", action="store_true", help="print every record's row")
     a = ap.parse_args(argv)
-    cols = ("weights", "gradients", "optimizer", "activations", "act_gpu", "peak", "states")
+    cols = ("weights", "gradients", "optimizer", "activations", "act_gpu", "peak", "peak_gpu",
+            "states")
     by_tag: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for title, fname, scen, meas, tags in SOURCES:
         path = DATA / fname if fname != "peft-measured.json" else a.shared / "calibration" / fname

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import loss as lm_loss
 from .architecture import Arch
 
 
@@ -40,6 +41,11 @@ class ActContext:
     adapter_bytes: float = 0.0  # bytes of LoRA adapters (PEFT casts inputs to this dtype)
     lora_rank: int = 0
     autocast: bool = False  # fp32 weights under torch.autocast: each Linear casts its input
+    # LoRA dropout (p > 0): bytes per input element of the mask each targeted module's dropout
+    # keeps (CUDA native_dropout: a 1-byte bool mask); 0 = no dropout (nn.Identity)
+    dropout_mask: float = 0.0
+    loss: str = "full"  # workload.loss (core/loss.py)
+    loss_compiled: bool = False
 
     @property
     def tokens(self) -> int:
@@ -61,29 +67,46 @@ def _norm(arch: Arch, c: ActContext, width: int, keep_output: bool, rows: int = 
     family = arch.spec.family
     if family.startswith(_FP32_WEIGHT_NORMS):  # input.float(), rsqrt, fp32 normalised
         extra = 4 * width if family.startswith("gemma") else 0  # (1 + w).float() is new
-        return 8 * t * width + 4 * rows + extra
+        # the fp32 normalised tensor is kept for the weight's gradient: not when it is frozen
+        return (4 if c.targets is not None else 8) * t * width + 4 * rows + extra
     # x.to(fp32) and rsqrt are kept; the normalised copy is kept by weight * x.to(input dtype)
     # unless the weight is frozen (LoRA), where only the input gradient is needed.
     return 4 * t * width + 4 * rows + (c.r * t * width if keep_output else 0)
 
 
 def _adapter_extra(c: ActContext, modules: tuple[str, ...], width: int, tokens: float) -> float:
-    """What LoRA adapters keep on top of a shared input: PEFT casts the input to the adapter
-    dtype per module (``_cast_input_dtype``) and lora_B keeps the rank-r intermediate."""
+    """What LoRA adapters keep on top of a shared input (PEFT ``tuners/lora/layer.py``
+    ``Linear.forward``: ``lora_B(lora_A(dropout(_cast_input_dtype(x))))``): lora_A keeps the
+    input cast to the adapter dtype per module, or with dropout the dropout's new output plus
+    its mask; lora_B keeps the rank-r intermediate."""
     if c.targets is None:
         return 0.0
     kept = [m for m in modules if m in c.targets]
-    cast = c.adapter_bytes * tokens * width if c.adapter_bytes != c.p else 0.0
-    return len(kept) * (cast + c.adapter_bytes * tokens * c.lora_rank)
+    if c.dropout_mask:
+        own = (c.adapter_bytes + c.dropout_mask) * tokens * width
+    else:
+        own = c.adapter_bytes * tokens * width if c.adapter_bytes != c.p else 0.0
+    return len(kept) * (own + c.adapter_bytes * tokens * c.lora_rank)
 
 
 def _block_inputs(c: ActContext, modules: tuple[str, ...], width: int, tokens: float) -> float:
     """Linear layers reading one input keep it once; frozen ones keep none (LoRA: only the
-    adapters of targeted modules need it)."""
+    adapters of targeted modules need it, and none shares it once dropout makes its own)."""
     if c.targets is None:
         return c.p * tokens * width
-    shared = c.adapter_bytes == c.p and any(m in c.targets for m in modules)
+    shared = c.adapter_bytes == c.p and not c.dropout_mask and any(
+        m in c.targets for m in modules)
     return (c.p * tokens * width if shared else 0.0) + _adapter_extra(c, modules, width, tokens)
+
+
+def _inputs(arch: Arch, block: str) -> tuple[str, ...]:
+    """Module names of the Linear layers reading the block's input (a fused one is one)."""
+    spec = arch.spec
+    if block == "attention":
+        return ("qkv",) if spec.fused_qkv and spec.mla is None else ("q", "k", "v")
+    if spec.mlp != "gated":
+        return ("up",)
+    return ("gate_up",) if spec.fused_gate_up else ("gate", "up")
 
 
 def _attention_core(arch: Arch, c: ActContext) -> float:
@@ -100,9 +123,11 @@ def _attention_core(arch: Arch, c: ActContext) -> float:
         k = v = p * t * kv_width
     out = p * t * arch.attn_out_dim
     spec = arch.spec
-    if spec.fused_qkv and not spec.position_embeddings and (not c.eager or arch.kv_heads == heads):
+    if spec.fused_qkv and not spec.position_embeddings and not c.eager:
         # RoPE makes new q and k, but v stays a view of the fused qkv output: its whole
-        # storage stays alive (Phi-3, Falcon; measured)
+        # storage stays alive (Phi-3, Falcon; measured). Eager attention's matmul reshapes the
+        # strided view into a copy and keeps that instead (measured: Phi-3 MHA eager, LoRA,
+        # tests/core/data/peft-extra-measured.json)
         v += p * t * (arch.q_dim + arch.kv_dim)
     if c.eager and c.recompute != "selective":
         scores = b * heads * s * s * (4 + (p if p < 4 else 0))
@@ -130,7 +155,7 @@ def _mlp(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
     (``gelu_new``) keeps four ffn-wide tensors of its own."""
     kept = 3 if arch.spec.mlp == "gated" else (4 if arch.spec.activation == "gelu_new" else 1)
     return (c.p * tokens * ffn * kept + _block_inputs(c, ("down",), ffn, tokens)
-            + _block_inputs(c, ("gate", "up"), arch.hidden, tokens))
+            + _block_inputs(c, _inputs(arch, "mlp"), arch.hidden, tokens))
 
 
 def _moe(arch: Arch, c: ActContext) -> float:
@@ -158,8 +183,11 @@ def _readers(arch: Arch, block: str) -> int:
 def sliding_mask(arch: Arch, c: ActContext) -> float:
     """With a sliding window transformers passes an explicit mask to sdpa: GQA is no longer
     native (k and v are repeated to every head) and sdpa keeps the mask converted to the
-    compute dtype (``sdpa_attention_forward``, ``use_gqa_in_sdpa``)."""
-    if c.eager or c.recompute == "full" or not arch.spec.sliding_window or arch.mla is not None:
+    compute dtype (``sdpa_attention_forward``, ``use_gqa_in_sdpa``). A window at least as long
+    as the sequence masks nothing: transformers builds no mask and sdpa runs causal (measured,
+    Mistral window 4096 at 256 tokens: tests/core/data/peft-extra-measured.json)."""
+    window = arch.spec.sliding_window
+    if c.eager or c.recompute == "full" or not window or window >= c.s or arch.mla is not None:
         return 0.0
     repeat = 2 * c.p * c.tokens * (arch.q_dim - arch.kv_dim)
     return repeat + c.p * c.b * c.s * c.s
@@ -171,7 +199,7 @@ def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     if c.recompute == "full":  # gradient checkpointing keeps only the layer input
         return c.r * t * h
     keep_norm_out = c.targets is None
-    total = _norm(arch, c, h, keep_norm_out) + _block_inputs(c, ("q", "k", "v"), h, t)
+    total = _norm(arch, c, h, keep_norm_out) + _block_inputs(c, _inputs(arch, "attention"), h, t)
     if c.autocast and c.targets is None:  # each Linear keeps its own low-precision input copy
         total += c.p * t * h * (_readers(arch, "attention") + _readers(arch, "mlp") - 2)
     total += _attention_core(arch, c) + _mla_latents(arch, c)
@@ -186,7 +214,7 @@ def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     if spec.qk_norm != "none":  # q_norm and k_norm: per head (Qwen3, Gemma 3) or full width
         per_head = spec.qk_norm == "head"
         for width, heads in ((arch.q_dim, arch.heads), (arch.kv_dim, arch.kv_heads)):
-            total += _norm(arch, c, width, True, t * heads if per_head else t)
+            total += _norm(arch, c, width, keep_norm_out, t * heads if per_head else t)
     if spec.dropout > 0:  # residual dropouts keep their noise in the compute dtype (measured
         total += 2 * c.p * t * h  # with PyTorch; CUDA's native_dropout keeps a 1-byte mask)
     if moe_layer and arch.moe is not None:
@@ -209,12 +237,30 @@ def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> 
     if last:
         if arch.spec.final_norm:
             total += _norm(arch, c, h, c.targets is None)
-        lm_in = c.targets is None or "lm_head" in c.targets
-        total += c.p * t * h if lm_in else 0
-        total += 4 * t * arch.vocab + 8 * t  # fp32 log_softmax output + shifted labels
-        if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
-            total += c.p * t * arch.vocab
+        if c.loss != "fused":  # the LM head keeps its input (LoRA on it: the cast, dropout)
+            total += _block_inputs(c, ("lm_head",), h, t)
+        total += lm_loss.saved(arch, c.loss, c.loss_compiled, t, c.p, False, not frozen)
     return total
+
+
+def first_layer_frozen_input(arch: Arch, c: ActContext) -> float:
+    """What layer 0 does not keep when its input needs no gradient (LoRA with a frozen
+    embedding and no checkpointing, which would make the embedding output require grad,
+    transformers ``enable_input_require_grads``): its input norm saves nothing, and the
+    dropouts of the adapters reading that norm keep no mask (measured: layer 0 keeps 16.01 MB
+    against 16.99 MB for the others, tests/core/data/peft-extra-measured.json)."""
+    if c.targets is None or c.recompute == "full" or arch.spec.parallel_attention:
+        return 0.0
+    t, h = c.tokens, arch.hidden
+    masks = c.dropout_mask * t * h * sum(m in c.targets for m in _inputs(arch, "attention"))
+    saved = _norm(arch, c, h, False) + masks
+    if c.eager and not arch.spec.fused_qkv and arch.mla is None and c.recompute != "selective":
+        # q @ k^T keeps q only for k's gradient and k (repeated to every head) only for q's:
+        # an untargeted projection of a frozen input needs none (measured: q and v targeted)
+        saved += c.p * t * arch.q_dim * (("k" not in c.targets) + ("q" not in c.targets))
+        if "q" not in c.targets and "k" not in c.targets:  # scores need no gradient at all
+            saved += 4 * c.b * arch.heads * c.s * c.s
+    return saved
 
 
 def megatron_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:

@@ -19,10 +19,16 @@ class DType:
     quantized: bool
     compute_dtype: str  # the dtype matmuls run in when weights are stored this way
     source: str
+    # Bytes each quantised matrix adds whatever its size (lookup tables): bitsandbytes NF4
+    # keeps a 16-value fp32 code per matrix, and with double quantisation an fp32 offset and
+    # the 256-value fp32 code of the absmax quantiser (bitsandbytes/functional.py
+    # quantize_4bit; measured 206,336 B of quant state for 28 matrices: peft-extra-measured).
+    per_matrix_bytes: int = 0
 
 
-def _q(id_: str, label: str, bits: float, source: str, compute: str = "bf16") -> DType:
-    return DType(id_, label, bits, True, compute, source)
+def _q(id_: str, label: str, bits: float, source: str, compute: str = "bf16",
+       per_matrix: int = 0) -> DType:
+    return DType(id_, label, bits, True, compute, source, per_matrix)
 
 
 _IEEE = "IEEE 754 / NVIDIA Hopper tuning guide: element sizes"
@@ -40,11 +46,12 @@ DTYPES: dict[str, DType] = {
         # NF4 with blocksize 64 and fp32 absmax per block: 4 + 32/64 = 4.5 bits.
         # Dettmers et al. 2023 (QLoRA, arXiv 2305.14314), section 3.
         _q("nf4", "NF4 (double quantised)", 4 + 8 / 64 + 32 / (64 * 256),
-           "QLoRA arXiv 2305.14314 §3: 8-bit absmax per 64, fp32 second-level scale per 256 blocks"),
+           "QLoRA arXiv 2305.14314 §3: 8-bit absmax per 64, fp32 second-level scale per 256 blocks",
+           per_matrix=16 * 4 + 4 + 256 * 4),
         _q("nf4_single", "NF4 (fp32 absmax per 64)", 4 + 32 / 64,
-           "QLoRA arXiv 2305.14314 §3, without double quantisation"),
+           "QLoRA arXiv 2305.14314 §3, without double quantisation", per_matrix=16 * 4),
         _q("fp4", "FP4 (bitsandbytes, absmax per 64)", 4 + 32 / 64,
-           "bitsandbytes Linear4bit, blocksize 64, fp32 absmax"),
+           "bitsandbytes Linear4bit, blocksize 64, fp32 absmax", per_matrix=16 * 4),
         # GPTQ/AWQ int4, group 128: fp16 scale + packed 4-bit zero point per group.
         _q("gptq_int4", "GPTQ INT4 g128", 4 + (16 + 4) / 128,
            "GPTQ arXiv 2210.17323; AutoGPTQ qzeros/scales layout, group_size 128"),

@@ -8,6 +8,7 @@ from .dtypes import DTYPES
 from .lora import scenario_lora
 from .memo import Memo, clear_all
 from .module_bytes import rule_id, rule_note
+from .optimizer_states import state_format
 from .overhead import scenario_overhead
 from .params import ParamCounts, count_parameters
 from .presets import scenario_gpu
@@ -16,6 +17,7 @@ from .roofline import roofline_model
 from .scenario import parse_scenario
 from .serving import engine_memory, required_bytes, serving_notes, serving_result
 from .specs import GPUSpec, ModelSpec, Scenario
+from .techniques import host_note, technique_assumptions
 from .training import base_weight_dtype, stage_memory
 from .unified import memory_share_note
 
@@ -48,9 +50,9 @@ def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
         out.append(rule_note(s, arch, base))
     if w.is_adapter:
         out += [f"LoRA rank {w.lora_rank} on {','.join(w.lora_targets)}",
-                f"adapters {prec.adapters}, {prec.optimizer} states {prec.optimizer_states}"]
+                f"adapters {prec.adapters}, {prec.optimizer} states {state_format(s)}"]
     elif w.is_training:
-        out += [f"{prec.optimizer} states {prec.optimizer_states}",
+        out += [f"{prec.optimizer} states {state_format(s)}",
                 f"master weights {prec.master_weights or 'none'}"]
     if w.is_training:
         out += [f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",
@@ -141,15 +143,18 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     served = None
     if w.is_training:
         memory = _memory(s, arch, counts)
+        note = host_note(s, memory)
+        notes = (note,) if note else ()
+        extra = technique_assumptions(s, memory) + notes
     else:
-        memory, served, notes = _served(s, arch, counts, gpu)
+        memory, served, extra = _served(s, arch, counts, gpu)
     return Estimate(
         scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
         parameters_embedding=counts.embedding, parameters_trainable=trainable,
         memory=memory, gpus=gpus,
         compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
-        assumptions=_assumptions(s, arch) + _memory_share(s, gpu) + notes, serving=served,
-        parameters_vision=counts.vision,
+        assumptions=_assumptions(s, arch) + _memory_share(s, gpu) + extra, serving=served,
+        parameters_vision=counts.vision, notes=notes,
     )
 
 

@@ -13,6 +13,9 @@ Sources of the defaults (per entry below):
   ``overhead`` block (core/overhead.py).
 - Activation layouts: core/activations.py (transformers' saved tensors, measured; Megatron-LM
   after Korthikanti et al. 2022, arXiv 2205.05198).
+- Training recipes (torchtune, Unsloth) and their defaults: docs/evidence/training.md, with the
+  recipe files cited per entry. ``scenario_defaults`` are filled in at validation only where the
+  scenario leaves the field out (core/techniques.py), so the report's echo states them.
 """
 
 from __future__ import annotations
@@ -64,6 +67,13 @@ class FrameworkProfile:
     # optimizer, i.e. ZeRO-1).
     prefers_model_parallel: bool = False
     quantised_base_zero3: bool = True  # can train a quantised base under ZeRO-3
+    # DeepSpeed ZeRO-1/2 step (stage_1_and_2.py ``step``): each group's 16-bit gradient
+    # partition is converted to an fp32 ``.grad`` of the fp32 master before the update, beside
+    # the 16-bit gradients: 4 B per stepped parameter at the step (its estimator: 2 + 18/N).
+    fp32_step_gradients: bool = False
+    # (block, field, value) the profile sets when the scenario leaves the field out.
+    scenario_defaults: tuple[tuple[str, str, object], ...] = ()
+    techniques: tuple[str, ...] = ()  # what the profile does, in the user's words (tooltips)
     # -- serving ----------------------------------------------------------------------------
     # transformers' rule (core/inference.py); engines' chunking is per release (engines.py)
     prefill_chunk_tokens: int | None = None  # tokens per prefill pass; None = whole prompt
@@ -150,15 +160,25 @@ for _p in (
         "deepspeed", "DeepSpeed", trains=True, serves=False,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         autocast_copies=True, step_counters=True,
-        gradients="scenario",
+        gradients="scenario", fp32_step_gradients=True,
+        techniques=("ZeRO 1-3 sharding", "fp32 gradient partition at the ZeRO-1/2 step"),
         sources=("Rajbhandari et al. 2020, arXiv 1910.02054 (ZeRO)",
-                 "DeepSpeed docs, Memory Requirements")),
+                 "DeepSpeed docs, Memory Requirements",
+                 "deepspeed/runtime/zero/stage_1_and_2.py step() and "
+                 "estimate_zero2_model_states_mem_needs (2 + 18/N B/param, PR #5099)")),
     FrameworkProfile(
+        # FSDP2 (torch/distributed/fsdp/_fully_shard): parameters sharded per rank; a unit's
+        # forward/backward all-gathers it in param_dtype and the next unit's prefetch overlaps,
+        # so about two units are unsharded at once, plus one unit's unsharded gradient before
+        # its reduce-scatter: the ZeRO-3 term largest_layer x (2 x weight + gradient) bytes.
         "fsdp", "PyTorch FSDP", trains=True, serves=False,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         autocast_copies=True, step_counters=True,
         gradients="scenario", foreach_scratch=True,
-        sources=("PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",)),
+        techniques=("FSDP2 sharding (ZeRO 3)", "all-gather of two units at a time"),
+        sources=("PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",
+                 "torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather, "
+                 "_fsdp_api.py MixedPrecisionPolicy (torch 2.13)")),
     FrameworkProfile(
         "vllm", "vLLM", trains=False, serves=True,
         # context 500 MiB and NCCL 1 GiB at TP > 1: the TP 4 init snapshot of vLLM 0.19 shows
@@ -183,5 +203,35 @@ for _p in (
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload", releases=LLAMA_CPP,
         sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",)),
+    FrameworkProfile(
+        "torchtune", "torchtune", trains=True, serves=False,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        step_counters=True,
+        scenario_defaults=(("precision", "master_weights", None),
+                           ("precision", "optimizer_states", "bf16"),
+                           ("precision", "adapters", "bf16"),
+                           ("workload", "loss", "chunked"),
+                           ("parallelism", "recompute", "full")),
+        techniques=("bf16 weights, adapters and optimizer states, no fp32 master",
+                    "chunked cross-entropy", "activation checkpointing",
+                    "fused AdamW (no foreach copy)"),
+        sources=("torchtune recipes/configs/llama3_1/8B_lora_single_device.yaml@v0.3.1: "
+                 "dtype bf16, loss CEWithChunkedOutputLoss, enable_activation_checkpointing "
+                 "True, optimizer torch.optim.AdamW fused True",
+                 "torchtune recipes/full_finetune_single_device.py: the model is built in "
+                 "dtype, no fp32 copy",
+                 "torchtune/modules/loss/ce_chunked_output_loss.py (8 chunks)")),
+    FrameworkProfile(
+        "unsloth", "Unsloth", trains=True, serves=False,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        autocast_copies=True, step_counters=True, ddp_buckets=True, foreach_scratch=True,
+        scenario_defaults=(("workload", "loss", "fused"),
+                           ("parallelism", "recompute", "full"),
+                           ("parallelism", "activation_offload", "checkpoints")),
+        techniques=("fused chunked cross-entropy (no logits kept)",
+                    "offloaded gradient checkpointing (layer inputs in host RAM)"),
+        sources=("unsloth_zoo/gradient_checkpointing.py Unsloth_Offloaded_Gradient_Checkpointer"
+                 " (use_gradient_checkpointing='unsloth', unsloth README)",
+                 "unsloth_zoo/fused_losses/cross_entropy_loss.py, unsloth/models/llama.py")),
 ):
     register(_p)

@@ -13,6 +13,7 @@ from .memo import Memo
 from .result import Estimate, Serving
 from .roofline import roofline_model
 from .scenario import scenario_dict
+from .techniques import host_block
 
 _BLOCKS: Memo[dict[str, Any]] = Memo(256)
 
@@ -74,6 +75,8 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
             "decode_tokens_per_second": c.decode_tokens_per_second,
         },
         "assumptions": list(est.assumptions),
+        "host_memory_bytes": mem.host_memory,
+        "host_memory": host_block(est.scenario, mem),
     }
     if not est.scenario.workload.is_training:
         report["cache"] = cache_block(est.scenario, resolve(est.scenario.model))

@@ -38,6 +38,9 @@ class Memory:
     peak_phase: str = "forward"
     # Which components are alive at the peak (the charts show it when total < sum).
     alive_at_peak: tuple[str, ...] = COMPONENTS
+    # System RAM this GPU's process needs beside (not in ``total``): offloaded or paged
+    # optimizer states, offloaded weights and activations (core/techniques.py).
+    host_memory: int = 0
 
     def as_dict(self) -> dict[str, int]:
         return {c: getattr(self, c) for c in (*COMPONENTS, "total")}

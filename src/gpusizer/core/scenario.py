@@ -16,6 +16,7 @@ from .memo import Memo
 from .presets import gpu_presets, model_presets, resolve_gpu_id
 from .specs import GPUSpec, ModelSpec, Scenario
 from .suggest import did_you_mean
+from .techniques import fill_profile_defaults
 from .validate import check_model, check_scenario
 
 
@@ -116,6 +117,7 @@ def scenario_dict(s: Scenario) -> dict[str, Any]:
 
 
 def _validate(data: dict[str, Any]) -> Scenario:
+    data = fill_profile_defaults(data)
     if "model" in data:
         data["model"] = _model_spec(data["model"])
     _check_gpu(data.get("hardware"))

@@ -44,6 +44,7 @@ from .presets import gpu_presets, gpu_spec, resolve_gpu_id
 from .result import Estimate
 from .scenario import parse_scenario
 from .specs import GPUSpec, HardwareSpec, Scenario
+from .techniques import relaxations
 from .unified import effective_gpu
 
 
@@ -90,6 +91,7 @@ def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | Non
         "peak_phase": est.memory.peak_phase, "price_per_hour": price,
         "total_price_per_hour": None if price is None else price * lay.gpus,
         **_limits(ev, lay, g.capacity), "notes": [note] if note else [],
+        **({"workload": {"loss": s.workload.loss}} if s.workload.is_training else {}),
     }
 
 
@@ -172,16 +174,35 @@ def search_catalog(s: Scenario, catalog: Sequence[GpuTarget], keep: int, max_gpu
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
     shared = factory(s, probe)
     found, notes = solve(s, catalog, shared, keep, max_gpus, allow_recompute)
+    evs = _relax(s, catalog, probe, found, notes, keep, max_gpus, factory)
     out: dict[str, tuple[Evaluator, list[Fitted], str | None]] = {}
     for g in catalog:
-        ev, note = shared, notes.get(g.id)
+        ev, note = evs.get(g.id, shared), notes.get(g.id)
         fitted = [_fitted(ev, g, lay) for _, lay in found[g.id]]
         if None in fitted:  # the peak depends on the GPU after all: search this one alone
-            ev = factory(s, g.hardware)
-            one, again = solve(s, [g], ev, keep, max_gpus, allow_recompute)
+            ev = factory(ev.base, g.hardware)
+            one, again = solve(ev.base, [g], ev, keep, max_gpus, allow_recompute)
             fitted, note = [_fitted(ev, g, lay) for _, lay in one[g.id]], again.get(g.id)
         out[g.id] = (ev, [f for f in fitted if f is not None], note)
     return out
+
+
+def _relax(s: Scenario, catalog: Sequence[GpuTarget], probe: HardwareSpec,
+           found: dict[str, list[tuple[tuple[int, ...], Layout]]], notes: dict[str, str],
+           keep: int, max_gpus: int, factory: EvaluatorFactory) -> dict[str, Evaluator]:
+    """GPUs on which nothing fits are searched again with the techniques the advisor may turn
+    on (core/techniques.relaxations: chunked loss, then checkpoint offload), each noted."""
+    evs: dict[str, Evaluator] = {}
+    for relaxed, why in relaxations(s):
+        missing = [g for g in catalog if not found[g.id]]
+        if not missing:
+            break
+        ev = factory(relaxed, probe)
+        more, more_notes = solve(relaxed, missing, ev, keep, max_gpus, True)
+        for gid in (gid for gid, lst in more.items() if lst):
+            found[gid], evs[gid] = more[gid], ev
+            notes[gid] = "; ".join(n for n in (why, more_notes.get(gid)) if n)
+    return evs
 
 
 def _plan_key(o: dict[str, Any]) -> tuple[Any, ...]:

@@ -35,6 +35,7 @@ from .limits import (
     Vocab,
     Width,
 )
+from .optimizers import OPTIMIZER_KINDS
 from .quant_rules import QUANT_RULES, check_modules
 from .serving_spec import ServingSpec
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
@@ -161,6 +162,12 @@ class WorkloadSpec(_Spec):
     batch_size: Batch = 1
     prompt_tokens: Tokens = 1024
     generated_tokens: SomeTokens = 256
+    # Training techniques (core/loss.py, core/peft.py; scenario-format.md "Training techniques")
+    loss: Literal["full", "chunked", "fused"] = "full"
+    loss_chunks: Width | None = None  # null: the technique's default (chunked 8; fused: Liger)
+    compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
+    lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    kbit_prepare: bool = False  # PEFT prepare_model_for_kbit_training (quantised base)
 
     @field_validator("lora_targets")
     @classmethod
@@ -191,7 +198,6 @@ class WorkloadSpec(_Spec):
         return WORKLOAD_KINDS[self.kind].is_adapter
 
 
-OPTIMIZERS = ("adamw", "adamw_8bit", "adafactor", "sgd", "sgd_momentum", "lion")
 
 
 class PrecisionSpec(_Spec):
@@ -245,8 +251,8 @@ class PrecisionSpec(_Spec):
     @field_validator("optimizer")
     @classmethod
     def _opt(cls, v: str) -> str:
-        if v not in OPTIMIZERS:
-            raise ValueError(f"must be one of {', '.join(OPTIMIZERS)}; got {excerpt(v)}")
+        if v not in OPTIMIZER_KINDS:  # read at validation: registered optimizers are accepted
+            raise ValueError(f"must be one of {', '.join(OPTIMIZER_KINDS)}; got {excerpt(v)}")
         return v
 
 
@@ -265,6 +271,8 @@ class ParallelismSpec(_Spec):
     attention: Literal["eager", "flash"] = "flash"
     offload_optimizer: bool = False
     offload_parameters: bool = False
+    optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
+    activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
 
     @property
     def gpus(self) -> int:
@@ -324,6 +332,7 @@ class HardwareSpec(_Spec):
     allow_cross_node_tensor_parallel: bool = False
     # Unified-memory GPUs only (null: the device's default share); see core/unified.py.
     gpu_memory_fraction: Fraction | None = None
+    host_memory_bytes: PosInt | None = None  # system RAM of one node (null: not checked)
 
 
 class OverheadSpec(_Spec):

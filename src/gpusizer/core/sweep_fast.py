@@ -19,9 +19,10 @@ from .overhead import allocator_fraction, scenario_overhead
 from .params import count_parameters
 from .result import COMPONENTS
 from .specs import Scenario
+from .techniques import polynomial_between
 from .training import Phases, stage_phases
 
-PHASES = ("forward", "backward", "backward_end", "optimizer_step")
+PHASES = ("forward", "backward", "backward_end", "optimizer_step", "recompute")
 
 
 def _lagrange(xs: Sequence[float], ys: Sequence[float], x: np.ndarray) -> np.ndarray:
@@ -35,8 +36,9 @@ def _lagrange(xs: Sequence[float], ys: Sequence[float], x: np.ndarray) -> np.nda
 def _stage_curves(samples: list[Phases], xs: list[float], x: np.ndarray
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(tensor peak, activations, temporary at the peak, peak-phase index) at every x."""
-    totals = np.vstack([_lagrange(xs, [p.totals[k] for p in samples], x) for k in PHASES])
-    temps = np.vstack([_lagrange(xs, [p.temporaries[k] for p in samples], x) for k in PHASES])
+    phases = [k for k in PHASES if k in samples[0].totals]
+    totals = np.vstack([_lagrange(xs, [p.totals[k] for p in samples], x) for k in phases])
+    temps = np.vstack([_lagrange(xs, [p.temporaries[k] for p in samples], x) for k in phases])
     acts = _lagrange(xs, [p.activations for p in samples], x)
     idx = np.argmax(totals, axis=0)
     cols = np.arange(x.size)
@@ -46,12 +48,16 @@ def _stage_curves(samples: list[Phases], xs: list[float], x: np.ndarray
 def training_sweep(s: Scenario, vary, values: Sequence[int]
                    ) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
     """Components and totals (bytes) at each value, or None when the fast path does not apply
-    (fewer than three distinct values, context parallelism, inference)."""
+    (fewer than three distinct values, context parallelism, inference, a term that is not one
+    polynomial over the range: core/techniques.polynomial_between)."""
     distinct = sorted(set(int(v) for v in values))
     if not s.workload.is_training or s.parallelism.context > 1 or len(distinct) < 3:
         return None
     xs = [float(distinct[0]), float(distinct[len(distinct) // 2]), float(distinct[-1])]
     variants = [vary(s, int(v)) for v in xs]
+    seqs = [v.workload.sequence_length for v in variants]
+    if not polynomial_between(s, min(seqs), max(seqs)):  # a term switches on in the range
+        return None
     arch, counts = resolve(s.model), count_parameters(s.model)
     x = np.asarray(values, dtype=float)
     stages = [True] + ([False] if s.parallelism.pipeline > 1 else [])

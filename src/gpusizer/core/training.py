@@ -12,21 +12,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .activations import ActContext, hf_layer, hf_top, megatron_layer, megatron_top, sliding_mask
-from .activations_hybrid import hybrid_delta
 from .architecture import Arch
 from .dtypes import DTYPES, nbytes
 from .lora import lora_stage
 from .memo import Memo
 from .module_bytes import group_bytes, stage_weight_bytes
+from .optimizer_states import (
+    StateSplit,
+    TensorClasses,
+    optimizer_kind,
+    state_bytes,
+    tensor_classes,
+)
 from .params import ParamCounts
+from .peft import base_extra_bytes
 from .result import COMPONENTS, Memory
 from .sharding import StageParams, stage_params
 from .specs import Scenario
-
-# Optimizer states per trainable parameter, in units of the state dtype (Adam: m and v,
-# Kingma & Ba 2014; Lion: one momentum, Chen et al. 2023 arXiv 2302.06675; SGD momentum: one).
-STATES = {"adamw": 2, "adamw_8bit": 2, "adafactor": 0, "sgd": 0, "sgd_momentum": 1, "lion": 1}
+from .stage_activations import stage_activations
+from .techniques import StepExtras, logit_bytes, step_phases
 
 
 @dataclass(frozen=True)
@@ -48,19 +52,6 @@ def layout(s: Scenario) -> Layout:
     if p.virtual_stages > 1 and p.pipeline > 1:
         in_flight *= 1 + (p.pipeline - 1) / (p.pipeline * p.virtual_stages)
     return Layout(p.tensor, p.pipeline, p.data * p.context, in_flight, micro > 1)
-
-
-def optimizer_bytes_per_param(s: Scenario, hidden: int) -> float:
-    """State bytes per trainable parameter. 8-bit Adam: 1 B per state plus an fp32 absmax per
-    2048 (bitsandbytes blockwise, Dettmers et al. 2021 arXiv 2110.02861). Adafactor: factored
-    second moment, rows + columns per matrix ≈ 2/h per parameter in fp32, no first moment
-    (Shazeer & Stern 2018, arXiv 1804.04235 §3, HF default beta1=None)."""
-    prec = s.precision
-    if prec.optimizer == "adamw_8bit":
-        return 2 * (1 + 4 / 2048)
-    if prec.optimizer == "adafactor":
-        return 4 * 2 / hidden
-    return STATES[prec.optimizer] * nbytes(prec.optimizer_states)
 
 
 def _weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams,
@@ -95,88 +86,39 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
     return sp.total, nbytes(s.precision.weights), 0
 
 
-_ACTS: Memo[float] = Memo(4096)
-
-
-def _activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, counts: ParamCounts
-                 ) -> float:
-    """Activation bytes of the stage, kept per everything they depend on: sweeps of DP, ZeRO
-    and optimizer settings (the advisor, the GUI) reuse them."""
-    p = s.parallelism
-    # Keyed by the identity of the (frozen) blocks, which layout variants share: hashing
-    # pydantic models would cost more than it saves.
-    key = (id(s.model), id(s.workload), id(s.precision), s.framework, p.tensor, p.pipeline,
-           p.context, p.expert, p.sequence_parallel, p.recompute, p.attention, sp.first,
-           sp.last, lay.in_flight)
-    return _ACTS.get(key, lambda: _compute_activations(s, arch, sp, lay, counts),
-                     (s.model, s.workload, s.precision))
-
-
-def _compute_activations(s: Scenario, arch: Arch, sp: StageParams, lay: Layout,
-                         counts: ParamCounts) -> float:
-    p, w, prec = s.parallelism, s.workload, s.precision
-    pb, wb = nbytes(prec.activations), nbytes(prec.weights)
-    autocast = s.profile.autocast_copies and wb > pb and not DTYPES[prec.weights].quantized
-    lora = w.is_adapter
-    ctx = ActContext(
-        b=w.micro_batch_size, s=w.sequence_length // p.context, p=pb,
-        r=4.0 if autocast else pb, tp=p.tensor, sp=p.sequence_parallel, recompute=p.recompute,
-        eager=p.attention == "eager", targets=frozenset(w.lora_targets) if lora else None,
-        autocast=autocast,
-        adapter_bytes=nbytes(prec.adapters) if lora else 0.0, lora_rank=w.lora_rank,
-    )
-    if s.profile.activation_layout == "megatron":
-        per = sp.dense_layers * megatron_layer(arch, ctx, False) if sp.dense_layers else 0.0
-        per += sp.moe_layers * megatron_layer(arch, ctx, True) if sp.moe_layers else 0.0
-        top = megatron_top(arch, ctx, sp.first, sp.last)
-        per += _hybrid(arch, ctx, sp, True)
-    else:
-        per = sp.dense_layers * hf_layer(arch, ctx, False) if sp.dense_layers else 0.0
-        per += sp.moe_layers * hf_layer(arch, ctx, True) if sp.moe_layers else 0.0
-        if sp.sliding_layers:  # the window's layers get an explicit mask
-            per += sp.sliding_layers * sliding_mask(arch, ctx)
-        per /= p.tensor
-        per += _hybrid(arch, ctx, sp, False)
-        top = hf_top(arch, ctx, sp.first, sp.last, lora)
-        if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast;
-            # under full recompute the layers' copies go with the layer (recast in backward).
-            head = counts.lm_head or counts.embedding  # a tied head casts the embedding
-            top += (pb * sp.matrices if p.recompute != "full" else 0.0) + (
-                pb * head / p.tensor if sp.last else 0.0)
-    # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
-    # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
-    return (per + top) * (lay.in_flight if sp.first else 1.0)
-
-
-def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> float:
-    """Recurrent and MLP-free layers of the stage, in proportion to its layers
-    (core/activations_hybrid.py)."""
-    if not (arch.mixer_layers or arch.mlp_free_layers):
-        return 0.0
-    share = sp.layers / arch.layers
-    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share,
-                        megatron)
-
-
-def _logit_bytes(s: Scenario, arch: Arch, sp: StageParams) -> tuple[float, float]:
-    """(forward, backward) transient bytes of the logits on the last stage: transformers
-    materialises them in the compute dtype and upcasts to fp32 (6·T·V in bf16); backward of the
-    loss allocates the fp32 gradient and its upcast (8·T·V, measured). Megatron: vocab-parallel
-    fused cross entropy, fp32 gradient of the local logits (4·T·V/t)."""
-    if not sp.last:
-        return 0.0, 0.0
-    w, p = s.workload, s.parallelism
-    tv = w.micro_batch_size * (w.sequence_length // p.context) * arch.vocab / p.tensor
-    if s.profile.activation_layout == "megatron":
-        return 0.0, 4 * tv
-    pb = nbytes(s.precision.activations)
-    return tv * (pb + (4 if pb < 4 else 0)), 8 * tv
-
-
 def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, first: bool
                  ) -> tuple[Memory, int]:
     """Memory of one GPU on the first or last pipeline stage; returns (memory, tensor peak)."""
     return memory_from_phases(s, stage_phases(s, arch, counts, first))
+
+
+@dataclass(frozen=True)
+class _Unsharded:
+    """One GPU's model states before ZeRO (they do not depend on DP or the ZeRO stage)."""
+
+    trainable: float
+    train_b: float
+    lora_tensors: int
+    weights: float
+    classes: TensorClasses
+    states: StateSplit
+
+
+_UNSHARDED: Memo[_Unsharded] = Memo(4096)
+
+
+def _unsharded(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) -> _Unsharded:
+    """Kept per stage, workload, precision and framework: the advisor varies DP and ZeRO."""
+    def compute() -> _Unsharded:
+        trainable, train_b, lora_tensors = _trainable(s, sp)
+        lora_local = trainable if s.workload.is_adapter else 0.0
+        weights = _weight_bytes(s, arch, counts, sp, lora_local) + base_extra_bytes(
+            s, arch, sp, base_weight_dtype(s))
+        classes = tensor_classes(s, arch, counts, sp)
+        return _Unsharded(trainable, train_b, lora_tensors, weights, classes,
+                          state_bytes(s, arch, trainable, classes))
+    key = (id(sp), id(s.workload), id(s.precision), s.framework, s.parallelism.tensor)
+    return _UNSHARDED.get(key, compute, (sp, s.workload, s.precision))
 
 
 def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> Phases:
@@ -184,32 +126,59 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> P
     par, prec = s.parallelism, s.precision
     lay = layout(s)
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
-    trainable, train_b, lora_tensors = _trainable(s, sp)
+    u = _unsharded(s, arch, counts, sp)
+    trainable, train_b, weights = u.trainable, u.train_b, u.weights
     lora_local = trainable if s.workload.is_adapter else 0.0
-    weights = _weight_bytes(s, arch, counts, sp, lora_local)
     # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other
     # EP ranks already hold different experts (Megatron-LM expert data-parallel group).
     expert_b = group_bytes(s, arch, base_weight_dtype(s)).per_param["experts"]
     expert_w = sp.experts * expert_b / weights if weights else 0.0
     expert_p = 0.0 if lora_local else (sp.experts / sp.total if sp.total else 0.0)
-    if par.zero_stage >= 3 or par.offload_parameters:
-        weights = 0.0 if par.offload_parameters else weights * _zero_factor(lay, par.expert,
-                                                                              expert_w)
+    host = 0.0
+    if par.zero_stage >= 3:
+        weights *= _zero_factor(lay, par.expert, expert_w)
+    if par.offload_parameters:  # the (sharded) weights wait in host RAM
+        host, weights = weights, 0.0
     shard = 1.0 / _zero_factor(lay, par.expert, expert_p)  # effective ranks sharing a state
-    grads = trainable * _gradient_bytes(s, train_b) / (shard if par.zero_stage >= 2 else 1)
+    grad_b = _gradient_bytes(s, train_b)
+    grads = trainable * grad_b / (shard if par.zero_stage >= 2 else 1)
     master = nbytes(prec.master_weights) if prec.master_weights else 0.0
     if master == train_b or s.workload.is_adapter:
         master = 0.0
-    opt = trainable * (optimizer_bytes_per_param(s, arch.hidden) + master)
-    if s.profile.step_counters and prec.optimizer in ("adamw", "lion", "sgd_momentum"):
-        opt += 4 * (lora_tensors or sp.tensors)  # step counters
-    if par.zero_stage >= 1:
-        opt /= shard
-    if par.offload_optimizer:
-        opt = 0.0
-    acts = _activations(s, arch, sp, lay, counts)
+    opt, opt_host = _optimizer(s, arch, counts, sp, u, master, shard)
+    act = stage_activations(s, arch, sp, lay.in_flight, counts)
     stepped = trainable / shard if par.zero_stage >= 1 else trainable
-    return _phases(s, arch, sp, lay, weights, grads, opt, acts, stepped, train_b)
+    fp32_step = par.zero_stage in (1, 2) and s.profile.fp32_step_gradients and grad_b < 4 \
+        and master == 4 and not par.offload_optimizer
+    extra = StepExtras(
+        host=host + opt_host + act.host, recompute_layer=act.recompute_layer, top=act.top,
+        page_in=u.states.page_in if not par.offload_optimizer else 0.0,
+        largest_grad=u.classes.largest * grad_b, largest_param=u.classes.largest * train_b,
+        fp32_grads=4 * stepped if fp32_step else 0.0,
+        head_grad=_head_grad(s, counts, sp, grad_b))
+    return _phases(s, arch, sp, lay, weights, grads, opt, act.gpu, stepped, train_b, extra)
+
+
+def _optimizer(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, u: _Unsharded,
+               master: float, shard: float) -> tuple[float, float]:
+    """(GPU, host) bytes of the optimizer states and master weights after ZeRO: offloaded to
+    the CPU, or paged into unified memory (core/optimizers.py), they live in host RAM."""
+    par = s.parallelism
+    opt, paged = u.states.states + u.trainable * master, u.states.paged
+    if s.profile.step_counters and optimizer_kind(s).step_counter:
+        opt += 4 * (u.lora_tensors or sp.tensors)  # step counters
+    if par.zero_stage >= 1:
+        opt, paged = opt / shard, paged / shard
+    if par.offload_optimizer:
+        return 0.0, opt
+    return opt - paged, paged
+
+
+def _head_grad(s: Scenario, counts: ParamCounts, sp: StageParams, grad_b: float) -> float:
+    """Bytes of the output weight's gradient on the last stage (0 when it is frozen)."""
+    if not sp.last or s.workload.is_adapter:
+        return 0.0
+    return (counts.lm_head or counts.embedding) * grad_b / s.parallelism.tensor
 
 
 def _gradient_bytes(s: Scenario, train_b: float) -> float:
@@ -238,20 +207,24 @@ class Phases:
     totals: dict[str, float]  # phase -> bytes alive
     temporaries: dict[str, float]  # phase -> short-lived bytes alive (part of the total)
     grads_kept: bool = False  # gradients outlive a micro-batch (accumulation, Megatron buffer)
+    host: float = 0.0  # host RAM: offloaded or paged states, offloaded weights and activations
 
 
 PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "backward",
-               "optimizer_step": "optimizer_step"}
+               "optimizer_step": "optimizer_step", "recompute": "backward"}
 
 
 def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float, grads: float,
-            opt: float, acts: float, trainable: float, train_b: float) -> Phases:
+            opt: float, acts: float, trainable: float, train_b: float, extra: StepExtras
+            ) -> Phases:
     """``trainable`` is the parameter count this GPU's optimizer steps (after ZeRO).
 
     Forward end (logits live), backward start (loss gradient live), backward end (all
-    gradients, activations freed) and the optimizer step (foreach scratch)."""
+    gradients, activations freed) and the optimizer step (foreach scratch, DeepSpeed's fp32
+    gradient partition, the page-in of paged states); core/techniques.py moves the step into
+    backward under ``optimizer_in_backward``."""
     par, prof = s.parallelism, s.profile
-    fwd_t, bwd_t = _logit_bytes(s, arch, sp)
+    fwd_t, bwd_t = logit_bytes(s, arch, sp, extra.head_grad)
     persistent = 0.0
     if prof.ddp_buckets and par.data > 1 and par.zero_stage == 0:
         persistent = grads  # DDP gradient buckets (gradient_as_bucket_view=False, PyTorch docs)
@@ -260,24 +233,32 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
         # LoRA: the gathered base layer is frozen, so no gradient of it is reduced
         grad_b = 0.0 if s.workload.is_adapter else train_b
         gathered = sp.largest_layer * (2 * nbytes(base_weight_dtype(s)) + grad_b)
-    scratch = 0.0
-    if prof.foreach_scratch and not par.offload_optimizer:
-        scratch = trainable * train_b  # foreach step over this GPU's (sharded) parameters
+    foreach = prof.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
+    scratch = trainable * train_b if foreach else 0.0  # foreach step over this GPU's params
     kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
     temps = {"forward": fwd_t + gathered + persistent, "backward": bwd_t + gathered + persistent,
-             "backward_end": gathered + persistent, "optimizer_step": scratch + persistent}
+             "backward_end": gathered + persistent,
+             "optimizer_step": scratch + persistent + extra.fp32_grads + extra.page_in}
+    if par.optimizer_in_backward:
+        temps = step_phases(temps, persistent, extra, foreach)
+        grads = kept = 0.0
+    if extra.recompute_layer:  # full recompute rebuilds one layer in backward, after the loss
+        temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent
     totals = {"forward": base + kept + acts + temps["forward"],
               "backward": base + kept + acts + temps["backward"],
               "backward_end": base + grads + temps["backward_end"],
               "optimizer_step": base + grads + temps["optimizer_step"]}
+    if "recompute" in temps:  # the loss's saved tensors are gone by then
+        totals["recompute"] = base + kept + acts - extra.top + temps["recompute"]
     return Phases(weights, grads, opt, acts, totals, temps, bool(kept)
-                  or prof.persistent_gradients or lay.accumulate)
+                  or prof.persistent_gradients or lay.accumulate, extra.host)
 
 
 def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
     gone = {"forward": set() if gradients_kept else {"gradients"},
             "backward": set() if gradients_kept else {"gradients"},
+            "recompute": set() if gradients_kept else {"gradients"},
             "backward_end": {"activations"}, "optimizer_step": {"activations"}}[phase]
     return tuple(c for c in COMPONENTS if c not in gone)
 
@@ -291,5 +272,5 @@ def memory_from_phases(s: Scenario, ph: Phases) -> tuple[Memory, int]:
     total = min(int(ph.totals[phase]), sum(parts))  # rounding never lifts it above the parts
     mem = Memory(weights=parts[0], gradients=parts[1], optimizer=parts[2], activations=parts[3],
                  temporary=parts[4], total=total, peak_phase=PHASE_LABEL[phase],
-                 alive_at_peak=_alive(phase, kept))
+                 alive_at_peak=_alive(phase, kept), host_memory=int(ph.host))
     return mem, total

@@ -6,6 +6,7 @@ from .architecture import resolve
 from .errors import ScenarioError
 from .frameworks import FRAMEWORKS
 from .specs import ModelSpec, Scenario
+from .techniques import check_techniques
 
 
 def _divisors(n: int, limit: int = 64) -> str:
@@ -160,3 +161,4 @@ def check_scenario(s: Scenario) -> None:
     check_workload(s)
     check_framework(s)
     check_serving(s)
+    check_techniques(s)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from .dtypes import nbytes
 from .errors import ScenarioError
 from .estimate import estimate
-from .frameworks import frameworks_for
+from .frameworks import FRAMEWORKS, frameworks_for
 from .result import COMPONENTS, Estimate
 from .scenario import parse_scenario
 from .specs import ParallelismSpec, PrecisionSpec, Scenario
@@ -82,14 +82,18 @@ def variant_scenario(base: Scenario, kind: str, weights: str) -> Scenario:
     info = WORKLOAD_KINDS[kind]
     if not base.profile.fits(info):  # vLLM / llama.cpp only serve: train the default way
         framework = frameworks_for(info)[0].id
-    par = ParallelismSpec(recompute=base.parallelism.recompute,
-                          attention=base.parallelism.attention)
+    p = base.parallelism  # the training techniques stay (loss, offload, step in backward)
+    par = ParallelismSpec(recompute=p.recompute, attention=p.attention,
+                          optimizer_in_backward=p.optimizer_in_backward,
+                          activation_offload=p.activation_offload)
     # Reset global_batch_size: with one GPU it would mean gradient accumulation the user
     # chose for a cluster, not for this single-GPU comparison.
     work = base.workload.model_copy(update={"kind": kind, "global_batch_size": None})
+    # the recipe's precisions: the defaults, or the profile's (torchtune: bf16, no master)
+    defaults = {f: v for b, f, v in FRAMEWORKS[framework].scenario_defaults if b == "precision"}
     return base.model_copy(update={
         "workload": work, "parallelism": par, "framework": framework,
-        "precision": PrecisionSpec(weights=weights),
+        "precision": PrecisionSpec.model_validate({**defaults, "weights": weights}),
     })
 
 

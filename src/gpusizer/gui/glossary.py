@@ -75,6 +75,29 @@ GLOSSARY: dict[str, str] = {
     "parallelism.attention": "Attention kernel: eager materialises the s x s score matrix, "
                              "flash (fused) never stores it.",
     "parallelism.offload_optimizer": "Keep optimizer states in CPU memory instead of the GPU.",
+    "workload.loss": "How the loss is computed: full logits keep the fp32 log-softmax of every "
+                     "token (4 bytes x tokens x vocabulary); the chunked loss (torchtune) "
+                     "upcasts one chunk at a time, cutting the temporary logits; the fused "
+                     "linear cross-entropy (Liger, Unsloth) never keeps the logits at all.",
+    "workload.loss_chunks": "Chunks the chunked or fused loss runs in (auto: torchtune's 8; "
+                            "Liger's rows rule for the fused loss).",
+    "workload.compile_loss": "torch.compile of the chunked loss: keeps the 16-bit logits and "
+                             "two numbers per token instead of the fp32 log-softmax (half).",
+    "workload.lora_dropout": "LoRA dropout: each adapted module keeps its own dropout output "
+                             "and a 1-byte mask (CUDA); 0 keeps neither.",
+    "workload.kbit_prepare": "PEFT's prepare_model_for_kbit_training: embedding, norms and the "
+                             "output layer in fp32, so activations are fp32 too (costs "
+                             "memory; for QLoRA stability).",
+    "parallelism.optimizer_in_backward": "Step each weight as soon as its gradient is ready "
+                                         "(torchtune): no full set of gradients is ever kept; "
+                                         "needs no gradient accumulation.",
+    "parallelism.activation_offload": "Move saved activations to host RAM and bring them back "
+                                      "in backward: checkpoints = the layer inputs of full "
+                                      "recompute (Unsloth), all = every saved tensor "
+                                      "(torchtune); the GPU keeps about one layer.",
+    "hardware.host_memory_bytes": "System RAM of one node: offloaded or paged optimizer states "
+                                  "and offloaded activations must fit in it (not checked when "
+                                  "not set).",
     "parallelism.offload_parameters": "Keep weights in CPU memory and stream them in as needed.",
     "framework": "The software whose memory layout is modelled: its saved tensors, buffers and "
                  "runtime overhead.",

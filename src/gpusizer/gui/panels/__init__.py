@@ -10,10 +10,12 @@ from .precision_panel import PrecisionPanel
 from .scenario_panel import ScenarioPanel
 from .serving_panel import ServingPanel
 from .targets_panel import TargetsPanel
+from .training_panel import TrainingPanel
 from .workload_panel import WorkloadPanel
 
 PANELS = (ScenarioPanel, ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel,
-          ServingPanel, TargetsPanel, HardwarePanel, AssumptionsPanel)
+          TrainingPanel, ServingPanel, TargetsPanel, HardwarePanel, AssumptionsPanel)
 
 __all__ = ["PANELS", "AssumptionsPanel", "HardwarePanel", "ModelPanel", "ParallelismPanel",
-           "PrecisionPanel", "ScenarioPanel", "ServingPanel", "TargetsPanel", "WorkloadPanel"]
+           "PrecisionPanel", "ScenarioPanel", "ServingPanel", "TargetsPanel", "TrainingPanel",
+           "WorkloadPanel"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
 from ...core.frameworks import FRAMEWORKS
+from ...core.techniques import profile_edits
 from ...core.workloads import WORKLOAD_KINDS, WorkloadKind
 from ..binding import Binder
 from ..quantity_field import QuantityField
@@ -57,7 +58,8 @@ class ParallelismPanel(Panel):
         f.add("", QCheckBox("Offload weights to CPU"), "parallelism.offload_parameters",
               name="check_offload_parameters")
         self.framework: ComboBox = combo((p.label, p.id) for p in FRAMEWORKS.values())
-        f.add("Framework", self.framework, "framework", name="combo_framework")
+        f.add("Framework", self.framework, "framework", name="combo_framework",
+              extra=profile_edits)  # a recipe's defaults come with it (torchtune: bf16...)
         self.state.changed.connect(self.refresh)
         self.refresh()
 

@@ -8,9 +8,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
 from ...core.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
+from ...core.optimizers import OPTIMIZER_KINDS
 from ...core.result import Estimate
 from ...core.roofline import matmul_dtype
-from ...core.specs import OPTIMIZERS, GPUSpec
+from ...core.specs import GPUSpec
 from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..style import set_role
@@ -78,7 +79,8 @@ class PrecisionPanel(Panel):
               "precision.master_weights", name="combo_precision_master_weights",
               to_state=lambda v: None if v == _NONE else v,
               from_state=lambda v: v or _NONE)
-        f.add("Optimizer", combo((_OPTIMIZER_LABELS.get(o, o), o) for o in OPTIMIZERS),
+        f.add("Optimizer", combo((_OPTIMIZER_LABELS.get(o.id, o.label), o.id)
+                                 for o in OPTIMIZER_KINDS.values()),
               "precision.optimizer", name="combo_precision_optimizer")
         f.add("Optimizer states", combo(_dtype_items(STATE_DTYPES)),
               "precision.optimizer_states", name="combo_precision_optimizer_states")

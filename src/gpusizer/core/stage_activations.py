@@ -1,0 +1,135 @@
+"""Activations of one pipeline stage on one GPU: what the layers and the top keep for backward
+(core/activations.py), where offloading puts them, and what full recompute rebuilds.
+
+Full recompute (activation checkpointing, ``torch.utils.checkpoint``; Megatron
+``--recompute-granularity full``) keeps each layer's input; in backward each layer is run again
+and its saved tensors exist until its backward is done: one layer's activations as without
+recompute (``recompute_layer``), beside the remaining checkpoints, after the loss's backward
+has freed what the loss kept. Chen et al. 2016, arXiv 1604.06174 §3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .activations import (
+    ActContext,
+    first_layer_frozen_input,
+    hf_layer,
+    hf_top,
+    megatron_layer,
+    megatron_top,
+    sliding_mask,
+)
+from .activations_hybrid import hybrid_delta
+from .architecture import Arch
+from .dtypes import DTYPES, nbytes
+from .lora import module_targets
+from .memo import Memo
+from .params import ParamCounts
+from .peft import dropout_mask, kbit_prepared
+from .sharding import StageParams
+from .specs import Scenario
+from .techniques import offload_split
+
+
+@dataclass(frozen=True)
+class StageActivations:
+    """Bytes: kept on the GPU, moved to host RAM, one layer rebuilt by full recompute, and
+    what one micro-batch keeps outside the layers (the loss's share is freed by the time the
+    layers' backward rebuilds them)."""
+
+    gpu: float
+    host: float
+    recompute_layer: float
+    top: float
+
+
+_ACTS: Memo[StageActivations] = Memo(4096)
+
+
+def stage_activations(s: Scenario, arch: Arch, sp: StageParams, in_flight: float,
+                      counts: ParamCounts) -> StageActivations:
+    """Activations of the stage, kept per everything they depend on: sweeps of DP, ZeRO and
+    optimizer settings (the advisor, the GUI) reuse them. ``in_flight``: micro-batches the
+    stage holds (1F1B)."""
+    p = s.parallelism
+    # Keyed by the identity of the (frozen) blocks, which layout variants share: hashing
+    # pydantic models would cost more than it saves.
+    key = (id(s.model), id(s.workload), id(s.precision), s.framework, p.tensor, p.pipeline,
+           p.context, p.expert, p.sequence_parallel, p.recompute, p.attention, sp.first,
+           sp.last, in_flight, p.activation_offload)
+    return _ACTS.get(key, lambda: _compute(s, arch, sp, in_flight, counts),
+                     (s.model, s.workload, s.precision))
+
+
+def _context(s: Scenario) -> tuple[ActContext, bool]:
+    """The per-layer formulas' context, and whether autocast copies the weights."""
+    p, w, prec = s.parallelism, s.workload, s.precision
+    # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/peft.py)
+    pb = 4.0 if kbit_prepared(s) else nbytes(prec.activations)
+    wb = nbytes(prec.weights)
+    autocast = s.profile.autocast_copies and wb > pb and not DTYPES[prec.weights].quantized
+    lora = w.is_adapter
+    return ActContext(
+        b=w.micro_batch_size, s=w.sequence_length // p.context, p=pb,
+        r=4.0 if autocast else pb, tp=p.tensor, sp=p.sequence_parallel, recompute=p.recompute,
+        eager=p.attention == "eager",
+        targets=module_targets(s.model, w.lora_targets) if lora else None, autocast=autocast,
+        adapter_bytes=nbytes(prec.adapters) if lora else 0.0, lora_rank=w.lora_rank,
+        dropout_mask=dropout_mask(s), loss=w.loss, loss_compiled=w.compile_loss,
+    ), autocast
+
+
+def _layers(s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, dense: float,
+            moe: float) -> float:
+    """What ``dense`` and ``moe`` layers of the stage keep (the stage's layer mix)."""
+    if s.profile.activation_layout == "megatron":
+        per = dense * megatron_layer(arch, ctx, False) if dense else 0.0
+        return per + (moe * megatron_layer(arch, ctx, True) if moe else 0.0)
+    per = dense * hf_layer(arch, ctx, False) if dense else 0.0
+    per += moe * hf_layer(arch, ctx, True) if moe else 0.0
+    if sp.sliding_layers and sp.layers:  # the window's layers get an explicit mask: the
+        # stage's own (core/sharding.py), in proportion when fewer than its layers are asked
+        per += sp.sliding_layers * (dense + moe) / sp.layers * sliding_mask(arch, ctx)
+    return per / s.parallelism.tensor
+
+
+def _compute(s: Scenario, arch: Arch, sp: StageParams, in_flight: float, counts: ParamCounts
+             ) -> StageActivations:
+    p = s.parallelism
+    ctx, autocast = _context(s)
+    megatron = s.profile.activation_layout == "megatron"
+    per = _layers(s, arch, ctx, sp, sp.dense_layers, sp.moe_layers) + _hybrid(arch, ctx, sp,
+                                                                              megatron)
+    if megatron:
+        top = megatron_top(arch, ctx, sp.first, sp.last)
+    else:
+        if sp.first:  # layer 0 of a frozen embedding (LoRA) saves less
+            per -= first_layer_frozen_input(arch, ctx) / p.tensor
+        top = hf_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
+        if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast;
+            # under full recompute the layers' copies go with the layer (recast in backward).
+            head = counts.lm_head or counts.embedding  # a tied head casts the embedding
+            top += (ctx.p * sp.matrices if p.recompute != "full" else 0.0) + (
+                ctx.p * head / p.tensor if sp.last else 0.0)
+    rebuilt = 0.0
+    if p.recompute == "full" and sp.layers:  # the heaviest layer, as without recompute
+        full = replace(ctx, recompute="none")
+        rebuilt = max(_layers(s, arch, full, sp, 1, 0) if sp.dense_layers else 0.0,
+                      _layers(s, arch, full, sp, 0, 1) if sp.moe_layers else 0.0)
+    # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
+    # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
+    gpu, host = offload_split(p.activation_offload, per, top, sp.layers)
+    mult = in_flight if sp.first else 1.0
+    return StageActivations(gpu * mult, host * mult, rebuilt, top)
+
+
+def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> float:
+    """Recurrent and MLP-free layers of the stage, in proportion to its layers
+    (core/activations_hybrid.py)."""
+    if not (arch.mixer_layers or arch.mlp_free_layers):
+        return 0.0
+    share = sp.layers / arch.layers
+    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share,
+                        megatron)

@@ -1,0 +1,76 @@
+"""Training panel: the memory techniques real recipes use (torchtune, Unsloth, PEFT, DeepSpeed),
+each with a tooltip that says what it saves (glossary.py), and the host RAM they need."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QCheckBox, QLabel
+
+from ...core.workloads import WORKLOAD_KINDS
+from ..binding import Binder
+from ..quantity_field import QuantityField
+from ..style import set_role
+from ..widgets import combo
+from .base import Panel
+
+_LOSS = (("Full logits (fp32 log-softmax kept)", "full"),
+         ("Chunked cross-entropy (torchtune)", "chunked"),
+         ("Fused linear cross-entropy (no logits)", "fused"))
+_OFFLOAD = (("None", "none"), ("Checkpoints (layer inputs)", "checkpoints"),
+            ("All saved activations", "all"))
+_GIB = 2**30
+
+
+class TrainingPanel(Panel):
+    """Builds the Training group; shown for training kinds, adapter rows for LoRA/QLoRA."""
+
+    title = "Training"
+
+    def __init__(self, binder: Binder) -> None:
+        super().__init__(binder)
+        f = self.form
+        f.add("Loss", combo(_LOSS), "workload.loss", name="combo_loss")
+        f.add("Loss chunks", QuantityField("count", "workload.loss_chunks", none_text="auto"),
+              "workload.loss_chunks", name="spin_loss_chunks")
+        f.add("", QCheckBox("Compile the loss (torch.compile)"), "workload.compile_loss",
+              name="check_compile_loss")
+        f.add("LoRA dropout", QuantityField("number", "workload.lora_dropout", step=0.05),
+              "workload.lora_dropout", name="spin_lora_dropout")
+        f.add("", QCheckBox("prepare_model_for_kbit_training"), "workload.kbit_prepare",
+              name="check_kbit_prepare")
+        f.add("", QCheckBox("Optimizer step in backward"), "parallelism.optimizer_in_backward",
+              name="check_optimizer_in_backward")
+        f.add("Activation offload", combo(_OFFLOAD), "parallelism.activation_offload",
+              name="combo_activation_offload")
+        f.add("Host RAM per node", QuantityField("bytes", "hardware.host_memory_bytes",
+                                                 step=_GIB, none_text="not checked"),
+              "hardware.host_memory_bytes", name="spin_host_memory")
+        self.host = QLabel()
+        self.host.setObjectName("label_host_memory")
+        set_role(self.host, "hint")
+        self.host.setWordWrap(True)
+        f.add_widget(self.host, "host_memory")
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._show_host)
+        self.refresh()
+        self._show_host(self.state.estimate)
+
+    def refresh(self) -> None:
+        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        training = kind is not None and kind.is_training
+        self.box.setVisible(training)
+        self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)
+        self.form.show("workload.kbit_prepare", kind is not None and kind.quantised_base)
+        loss = self.state.value("workload.loss")
+        self.form.enable("workload.loss_chunks", loss != "full"
+                         or bool(self.state.value("workload.loss_chunks")))
+        self.form.enable("workload.compile_loss", loss == "chunked"
+                         or bool(self.state.value("workload.compile_loss")))
+
+    def _show_host(self, est: Any) -> None:
+        host = est.memory.host_memory
+        text = f"Host RAM used: {host / _GIB:,.1f} GiB per GPU" if host else ""
+        notes = [n for n in est.notes if "host RAM" in n]
+        self.host.setText("\n".join([text, *notes]).strip())
+        self.form.show("host_memory", bool(text or notes))

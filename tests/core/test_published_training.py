@@ -1,0 +1,93 @@
+"""Published training-memory figures (tests/core/data/training-published.json, each with its
+source URL, settings and the GPU Sizer scenario that runs them: ``recipe_scenario``, the
+record's ``scenario`` with the techniques of its recipe set).
+
+Tolerance: the issue's 15 % on the peak (GiB = 2**30; the frameworks report
+``torch.cuda.max_memory_allocated`` / "Peak Memory Active", so the scenarios set no runtime
+overhead). Errors at the time of writing (estimate / figure - 1):
+
+- torchtune README v0.3.1, Llama 3.1 8B on one RTX 4090 (batch 2, packed 2048, compile):
+  full (paged 8-bit AdamW, optimizer in backward, checkpointing, compiled chunked loss)
+  18.9 GiB: -3.9 %; LoRA 16.2 GiB: +5.8 %; QLoRA 7.4 GiB: +2.6 %.
+- torchtune README "Optimization flags", Llama 3.2 3B on an A100, batch 2 x 4096: packed
+  -3.5 %; +compile +13.5 % and +chunked CE +14.5 % (torch.compile of the layers, which keeps
+  fewer intermediates, is not modelled; only the loss's compile is); +activation
+  checkpointing -3.9 %; +optimizer in backward -3.1 %; +activation offloading -3.1 %;
+  +8-bit AdamW -13.4 % (8-bit states on the GPU: the row's 4.2 GiB drop rules out paged
+  states; the update's dequantised temporaries are not modelled); LoRA +3.9 %; QLoRA +7.2 %.
+- Megatron-LM get_training_info (PR #482), Llama 2 7B bf16, flash attention, distributed
+  optimizer, Megatron's default hidden dropout 0.1 (``--hidden-dropout``; the measured
+  breakdown shows its 1-byte mask): -5.6, -7.6, -8.9, -4.4 %. Korthikanti's 34 B per s·b·h
+  per layer (the Figure 1 test pins it) against the tool's measured 41: the rest is the gap.
+- Qwen README (Qwen-7B LoRA r64 on one A100, checkpointing, batch 1): -5.7 to -12.2 %.
+- DeepSpeed's own estimator (stage_1_and_2.py ``estimate_zero2_model_states_mem_needs``,
+  2 + 18/N B/param since PR #5099): 20 and 4.25 B/param, exact (0.5 %), counting the fp32
+  gradient partition its ``step()`` builds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.core.architecture import resolve
+from gpusizer.core.params import count_parameters
+from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.sweep import sweep
+from gpusizer.core.training import stage_phases
+
+DATA = json.loads((Path(__file__).parent / "data" / "training-published.json").read_text())
+PEAKS = [r for r in DATA["records"] if r.get("recipe_scenario") and r["compare"] == "total"]
+PER_PARAM = [r for r in DATA["records"] if r["compare"] == "model_states_per_param"]
+
+
+@pytest.mark.parametrize("rec", PEAKS, ids=lambda r: r["id"])
+def test_published_peak(rec: dict[str, Any]) -> None:
+    # Source: rec["source"]["url"]; 15 % (module docstring lists each error)
+    rep = estimate_report(rec["recipe_scenario"])
+    assert rep["per_gpu"]["total"] == pytest.approx(rec["figure_bytes"], rel=0.15), \
+        rec["source"]["url"]
+
+
+@pytest.mark.parametrize("rec", PER_PARAM, ids=lambda r: r["id"])
+def test_deepspeed_zero2_estimator(rec: dict[str, Any]) -> None:
+    # DeepSpeed stage_1_and_2.py estimate_zero2_model_states_mem_needs: 2 + 18/N B/param
+    # (2 grads16 + 4 grads32 + 4 params32 + 8 states32 over N): the step's tensors, 0.5 %.
+    s = parse_scenario(rec["recipe_scenario"])
+    ph = stage_phases(s, resolve(s.model), count_parameters(s.model), True)
+    per_param = ph.totals["optimizer_step"] / count_parameters(s.model).total
+    assert per_param == pytest.approx(rec["figure_bytes_per_param"], rel=0.005)
+
+
+def test_torchtune_profile_fills_its_recipe_defaults() -> None:
+    # torchtune recipes/configs/llama3_1/8B_lora_single_device.yaml@v0.3.1: dtype bf16 (no
+    # fp32 copy; adapters and states bf16), CEWithChunkedOutputLoss, activation checkpointing.
+    rec = next(r for r in PEAKS if r["id"] == "torchtune-readme|llama-3.1-8b|lora|rtx-4090")
+    rep = estimate_report(rec["recipe_scenario"])
+    sc = rep["scenario"]
+    assert sc["precision"]["master_weights"] is None
+    assert (sc["precision"]["optimizer_states"], sc["precision"]["adapters"]) == ("bf16", "bf16")
+    assert sc["workload"]["loss"] == "chunked"
+    assert sc["parallelism"]["recompute"] == "full"
+    assert estimate_report(sc)["per_gpu"] == rep["per_gpu"]  # the echo loads back the same
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "documented gap: Unsloth's own LoRA kernels (unsloth/kernels/fast_lora.py LoRA_MLP, "
+    "LoRA_QKV autograd functions that save a minimal set, adapters without the fp32 cast) are "
+    "not modelled, so the layer rebuilt in backward costs ~1.4x Unsloth's bytes per token: "
+    "the estimate's max context is 28 % below the published 78,475 on 24 GB"))
+def test_unsloth_max_context_on_24gb() -> None:
+    # Unsloth README (until 2026-03-17): Llama 3.1 8B QLoRA r32 on all linear layers, batch 1,
+    # on a 24 GB card: 78,475 tokens (offloaded checkpointing, fused loss: the unsloth
+    # profile's defaults). Tolerance 15 %.
+    rec = next(r for r in DATA["records"] if r["id"] == "unsloth-context|llama-3.1-8b|qlora|24gb")
+    sc = {"model": {"preset": "llama-3.1-8b"}, "framework": "unsloth",
+          "workload": {"kind": "qlora", "lora_rank": 32, "micro_batch_size": 1},
+          "hardware": {"gpu": {"id": "card", "name": "24 GB", "memory_bytes": 24 * 2**30}}}
+    fits = sweep(sc, "sequence_length", list(range(512, 200_000, 512))).largest_fitting
+    assert fits == pytest.approx(rec["figure"]["unsloth_context"], rel=0.15)

@@ -1,0 +1,68 @@
+"""The Training panel: techniques where users look for them, each with a tooltip saying what it
+saves; a recipe's defaults come with its framework; host RAM is shown when used."""
+
+from __future__ import annotations
+
+from .helpers import find, row_visible
+
+TECHNIQUES = ("combo_loss", "spin_loss_chunks", "check_compile_loss", "spin_lora_dropout",
+              "check_kbit_prepare", "check_optimizer_in_backward", "combo_activation_offload",
+              "spin_host_memory")
+
+
+def _kind(window, kind: str) -> None:
+    combo = find(window, "combo_workload_kind")
+    combo.setCurrentIndex(combo.findData(kind))
+
+
+def test_panel_follows_the_kind(window):
+    _kind(window, "qlora")
+    for name in ("combo_loss", "spin_lora_dropout", "check_kbit_prepare"):
+        assert row_visible(find(window, name)), name
+    _kind(window, "full_finetune")
+    assert row_visible(find(window, "combo_loss"))
+    assert not row_visible(find(window, "spin_lora_dropout"))
+    _kind(window, "inference")
+    assert not row_visible(find(window, "combo_loss"))
+
+
+def test_every_technique_says_what_it_saves(window):
+    for name in TECHNIQUES:
+        tip = find(window, name).toolTip()
+        assert len(tip) > 40, name
+
+
+def test_chunked_loss_lowers_the_peak(window):
+    _kind(window, "full_finetune")
+    before = window.state.estimate.memory.total
+    loss = find(window, "combo_loss")
+    loss.setCurrentIndex(loss.findData("chunked"))
+    assert window.state.scenario.workload.loss == "chunked"
+    assert window.state.estimate.memory.total < before
+    assert any("chunked cross-entropy" in a for a in window.state.estimate.assumptions)
+
+
+def test_offload_needs_full_recompute_and_says_so(window):
+    _kind(window, "lora")
+    offload = find(window, "combo_activation_offload")
+    offload.setCurrentIndex(offload.findData("checkpoints"))
+    window.state.flush()
+    assert window.state.error.field == "parallelism.activation_offload"
+    assert find(window, "error_combo_activation_offload").isVisible()
+    recompute = find(window, "combo_recompute")
+    recompute.setCurrentIndex(recompute.findData("full"))
+    window.state.flush()
+    assert window.state.error is None
+    assert window.state.estimate.memory.host_memory > 0
+    assert "Host RAM used" in find(window, "label_host_memory").text()
+
+
+def test_choosing_torchtune_brings_its_recipe_defaults(window):
+    _kind(window, "lora")
+    fw = find(window, "combo_framework")
+    fw.setCurrentIndex(fw.findData("torchtune"))
+    s = window.state.scenario
+    assert s.framework == "torchtune"
+    assert (s.precision.adapters, s.precision.optimizer_states) == ("bf16", "bf16")
+    assert s.workload.loss == "chunked" and s.parallelism.recompute == "full"
+    assert find(window, "combo_loss").currentData() == "chunked"
