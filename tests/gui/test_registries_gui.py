@@ -40,3 +40,18 @@ def test_switching_kind_never_leaves_an_invalid_framework(window) -> None:
     window.state.flush()
     listed = [combo.itemData(i) for i in range(combo.count()) if not view.isRowHidden(i)]
     assert "vllm" in listed and "megatron" not in listed
+
+
+def test_a_serving_chart_shows_a_hint_for_training(window) -> None:
+    """core/views.ChartView.serving_only: the users-vs-context chart answers a serving
+    question; a training scenario gets a sentence saying so, not an engine's curve."""
+    from gpusizer.core.views import CHARTS
+
+    key = next(k for k, v in CHARTS.items() if v.serving_only)
+    window.state.set_scenario({"model": {"preset": "llama-3.2-1b"},
+                               "workload": {"kind": "lora"}})
+    window.tabs.select(key)
+    stack = window.tabs._pages[key]
+    assert stack.currentIndex() == 0 and "Inference" in stack.currentWidget().text()
+    window.state.edit("workload.kind", "inference", immediate=True)
+    assert stack.currentWidget() is window.tabs.current_chart()

@@ -44,6 +44,11 @@ class ChartView:
     renderer: str  # "package.module:Class", imported lazily by the window
     aliases: tuple[str, ...] = ()
     view: Any = None
+    serving_only: bool = False  # about serving: a training scenario gets a hint instead
+
+    def applies_to(self, is_training: bool) -> bool:
+        """Whether the chart has something to say about this kind of work."""
+        return not (self.serving_only and is_training)
 
     @property
     def file_name(self) -> str:
@@ -100,7 +105,7 @@ for _c in (
               view=SweepView()),
     # Issue 11: the serving engine's capacity curve (core/capacity.py)
     ChartView("capacity", "Users vs context", "Users vs context that fit",
-              "gpusizer.gui.charts.capacity:CapacityChart"),
+              "gpusizer.gui.charts.capacity:CapacityChart", serving_only=True),
     ChartView("hardware", "Hardware", "Every GPU type: cost against speed",
               "gpusizer.gui.charts.hardware:HardwareChart"),
 ):

@@ -159,6 +159,15 @@ class ChartTabs(QTabWidget):
         if chart is None or self._data is None or key not in self._dirty:
             return
         self._dirty.discard(key)
+        view, stack = chart_view(key), self._pages[key]
+        if not view.applies_to(self._data[0].workload.is_training):
+            hint = stack.widget(0)
+            if isinstance(hint, QLabel):
+                hint.setText(f"{view.caption}: a serving question. Choose Inference as the "
+                             "workload kind to see it.")
+            stack.setCurrentIndex(0)
+            return
+        stack.setCurrentWidget(chart)
         self._call(key, chart.update_from, *self._data)
 
     def _call(self, key: str, fn: Any, *args: Any) -> None:

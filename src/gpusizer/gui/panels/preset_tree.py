@@ -18,7 +18,8 @@ from ...core.presets import model_presets
 from ...core.scenario import parse_scenario
 
 _FAMILY_NAMES = (("deepseek", "DeepSeek"), ("gpt", "GPT"), ("olmo", "OLMo"),
-                 ("mixtral", "Mistral"), ("qwen", "Qwen"), ("phi", "Phi"))
+                 ("mixtral", "Mistral"), ("qwen", "Qwen"), ("phi", "Phi"), ("glm", "GLM"),
+                 ("kimi", "Kimi"), ("nemotron", "Nemotron"))
 _ID = Qt.ItemDataRole.UserRole
 
 
