@@ -21,7 +21,7 @@ from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, place, scene_rect
 from .palette import LABEL_PX, font
-from .pool import PoolView
+from .pool import HALF, PoolView
 from .stack import StackedBars, style_line
 
 KIND_LABELS = {"pretraining": "pre-training", "full_finetune": "full fine-tune", "lora": "LoRA",
@@ -63,7 +63,8 @@ class MemoryChart(ChartBase):
         self.bar_labels = [self.text_item((0.5, 1)) for _ in range(2)]
         self._top = 1.0
         self.plot.setMouseEnabled(x=False, y=False)
-        self.pool = PoolView(self.plot, self.text_item((1, 0.5), boxed=True))
+        self.pool = PoolView(self.plot, self.text_item((0, 0.5), boxed=True),
+                             self.text_item((1, 0), boxed=True))
 
     # --- data ---------------------------------------------------------------------------------
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
@@ -99,7 +100,9 @@ class MemoryChart(ChartBase):
                                "usable")
         self.plot.getAxis("bottom").setTicks([[(i, b.label) for i, b in enumerate(self.bars)]])
         self._top = max(self.capacity, *(b.total for b in self.bars)) / scale
-        self.plot.setXRange(-0.6, n - 0.4, padding=0)
+        # An engine's pool labels its bar on the right (users' mark): room for them there.
+        right = n - 0.4 + (0.9 if self.pool.reserved else 0.0)
+        self.plot.setXRange(-0.6, right, padding=0)
         self.plot.setYRange(0, self._top * 1.08, padding=0)
         self.set_axis_label("left", f"memory per GPU ({unit})")
         subject, gpu = html.escape(self.subject), html.escape(self.gpu_name)
@@ -145,6 +148,18 @@ class MemoryChart(ChartBase):
             self._capacity_in_band()
         else:
             self.leaders.draw([], self.theme.foreground)
+        self._place_pool()
+
+    def _place_pool(self) -> None:
+        """The engine's budget and users' labels, clear of the bar and capacity labels."""
+        if not self.pool.reserved:
+            return
+        vb = self.plot.vb
+        self.pool.anchor_labels(vb.viewRange()[0][1])
+        top = self.bars[-1].total / self.stack.scale
+        bar = vb.mapViewToScene(QRectF(-HALF, 0, 2 * HALF, top)).boundingRect()
+        taken = [*self._bar_rects(), scene_rect(self.cap_label), bar]
+        place(self.pool.labels(), vb, taken)
 
     def _fit_labels(self, band: float) -> bool:
         """Set the y range so each bar's label (and a ``band`` of pixels above all of them)

@@ -18,7 +18,7 @@ from ...core.engines import cuda_total_bytes
 from ...core.result import Estimate
 from ...io.units import fmt_bytes
 from .palette import LABEL_PX, Theme, font
-from .stack import capacity_line, style_line
+from .stack import style_line
 
 _POOLS = ("profiled_pool", "static_pool", "free_pool")
 _BELOW_KV = ("weights", "gradients", "optimizer", "activations")
@@ -28,8 +28,13 @@ HALF = 0.55 / 2  # half the bar's width
 class PoolView:
     """The budget line, the users' mark in the KV pool and the words that go with them."""
 
-    def __init__(self, plot: pg.PlotItem, label: pg.TextItem) -> None:
-        self.budget_line = capacity_line(plot, position=0.02, anchor=(0, 1))
+    def __init__(self, plot: pg.PlotItem, label: pg.TextItem, budget_label: pg.TextItem) -> None:
+        # The budget line's words are a free label, placed with the chart's others
+        # (memory.py: labels.place) so that they never hide behind a bar's total.
+        self.budget_line = pg.InfiniteLine(angle=0, movable=False)
+        self.budget_line.setZValue(10)  # above the bars
+        plot.addItem(self.budget_line)
+        self.budget_label = budget_label
         self.mark = pg.PlotDataItem([], [])
         self.mark.setZValue(12)
         plot.addItem(self.mark)
@@ -39,6 +44,7 @@ class PoolView:
         self.budget = 0
         self.used_kv = 0.0
         self.sv: Any = None
+        self.mark_y = 0.0
         self.engine = ""
 
     def set_estimate(self, est: Estimate) -> None:
@@ -76,6 +82,7 @@ class PoolView:
     def redraw(self, parts: dict[str, int], scale: float, unit: str) -> None:
         show = self.reserved and self.sv is not None and self.sv.starts
         self.budget_line.setVisible(show and self.budget > 0)
+        self.budget_label.setVisible(show and self.budget > 0)
         self.label.setVisible(show)
         if not show:
             self.mark.setData([], [])
@@ -84,14 +91,24 @@ class PoolView:
         if self.budget:
             share = f"{sv.memory_fraction:g} of the GPU" if sv.memory_fraction else "weights + pool"
             self.budget_line.setValue(self.budget / scale)
-            self.budget_line.label.setFormat(f"{self.engine} budget ({share}): "
-                                             f"{fmt_bytes(self.budget, unit, 1)}")
+            self.budget_label.setText(f"{self.engine} budget ({share}): "
+                                      f"{fmt_bytes(self.budget, unit, 1)}")
         base = sum(parts.get(c, 0) for c in _BELOW_KV)
         y = (base + self.used_kv) / scale
         self.mark.setData([-HALF, HALF], [y, y])
         pct = 100 * self.used_kv / sv.kv_pool_bytes if sv.kv_pool_bytes else 0.0
         self.label.setText(f"your {sv.concurrency:,} users: {pct:.0f}% of the KV pool")
-        self.label.setPos(-HALF - 0.03, y)
+        self.mark_y = y
+
+    def labels(self) -> list[pg.TextItem]:
+        """The pool's free labels, in the order they are placed (labels.place)."""
+        return [self.label, self.budget_label]
+
+    def anchor_labels(self, x1: float) -> None:
+        """Where the labels want to be (before nudging): the users' words right of their mark,
+        the budget's at the plot's right edge under its line (clear of the bar)."""
+        self.label.setPos(HALF + 0.03, self.mark_y)
+        self.budget_label.setPos(x1, self.budget_line.value())
 
     def tip(self, component: str, unit: str) -> str:
         sv = self.sv
@@ -105,3 +122,4 @@ class PoolView:
         style_line(self.budget_line, theme, color=theme.muted, font=font(LABEL_PX), width=1.5)
         self.mark.setPen(pg.mkPen(theme.foreground, width=3, style=Qt.PenStyle.SolidLine))
         self.label.setColor(theme.foreground)
+        self.budget_label.setColor(theme.muted)
