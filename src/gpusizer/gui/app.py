@@ -167,7 +167,8 @@ def screenshot(args: argparse.Namespace) -> int:
         settle = getattr(window.tabs.current_chart(), "wait_settled", None)
         if callable(settle):  # a chart that computes in the background (Hardware tab)
             settle()
-        app.processEvents()
+        for _ in range(3):  # the advice re-wraps the summary: let the layouts settle
+            app.processEvents()
         ok = window.grab().save(args.screenshot)
         if not ok:
             print(f"gpusizer: cannot write {args.screenshot}", file=sys.stderr)

@@ -12,8 +12,15 @@ def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     if not sv["starts"]:
         return f"{sv['engine']} does not start: {sv['reason']}"
     cap = int(sv["kv_capacity_tokens"])
-    users = cap // tokens_per_user if tokens_per_user else 0
-    return (f"{users:,} users at {tokens_per_user:,} tokens each "
+    held = cap // tokens_per_user if tokens_per_user else 0
+    limit = sv.get("max_sequences") or 0
+    # The engine runs at most max_sequences requests at once (vLLM max_num_seqs, llama.cpp
+    # n_parallel), however many more the KV cache could hold: the users it serves are the less.
+    if 0 < limit < held:
+        return (f"{limit:,} users at {tokens_per_user:,} tokens each (the engine's limit, "
+                f"max_sequences {limit:,}; its {cap:,} KV tokens would hold {held:,}; "
+                f"{sv['max_concurrency']:,.1f} at the full {sv['max_context']:,}-token context)")
+    return (f"{held:,} users at {tokens_per_user:,} tokens each "
             f"({cap:,} KV tokens; {sv['max_concurrency']:,.1f} at the full "
             f"{sv['max_context']:,}-token context)")
 

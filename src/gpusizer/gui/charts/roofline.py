@@ -67,13 +67,13 @@ def text_color(phase: str, dark: bool) -> str:
 
 
 def names_html(group: list[dict[str, Any]], dark: bool = False) -> str:
-    """The operation names of a cluster, coloured by phase."""
-    parts = []
-    for ph in PHASES:
-        names = [p["name"] for p in group if p["phase"] == ph]
-        if names:
-            parts.append(f"<span style='color:{text_color(ph, dark)}'>{', '.join(names)}</span>")
-    return " · ".join(parts)
+    """The operation names of a cluster, coloured by phase (and named by phase where a cluster
+    holds both: "prefill: lm_head · decode: mlp, qkv")."""
+    by_phase = {ph: [p["name"] for p in group if p["phase"] == ph] for ph in PHASES}
+    by_phase = {ph: names for ph, names in by_phase.items() if names}
+    both = len(by_phase) > 1
+    return " · ".join(f"<span style='color:{text_color(ph, dark)}'>{ph + ': ' if both else ''}"
+                      f"{', '.join(names)}</span>" for ph, names in by_phase.items())
 
 
 class RooflineChart(ChartBase):

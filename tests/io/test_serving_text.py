@@ -1,0 +1,26 @@
+"""The serving headline counts the users an engine serves: the fewer of what its KV cache holds
+and its max_sequences (vLLM max_num_seqs, llama.cpp n_parallel) - the capacity chart's rule."""
+
+from __future__ import annotations
+
+from gpusizer.io.serving_text import users_line
+
+_BLOCK = {"starts": True, "kv_capacity_tokens": 131072, "max_concurrency": 1.0,
+          "max_context": 131072, "engine": "llama.cpp", "reason": None}
+
+
+def test_users_held_by_the_kv_cache() -> None:
+    line = users_line({**_BLOCK, "max_sequences": 256}, 8704)
+    assert line.startswith("15 users at 8,704 tokens each (131,072 KV tokens")
+
+
+def test_users_capped_by_max_sequences() -> None:
+    # llama-server's default 4 slots (n_parallel auto = 4) share a 131,072-token cache.
+    line = users_line({**_BLOCK, "max_sequences": 4}, 8704)
+    assert line.startswith("4 users at 8,704 tokens each (the engine's limit, max_sequences 4")
+    assert "would hold 15" in line
+
+
+def test_engine_that_does_not_start() -> None:
+    line = users_line({**_BLOCK, "starts": False, "reason": "no memory"}, 8704)
+    assert line == "llama.cpp does not start: no memory"
