@@ -132,7 +132,9 @@ def test_hardware_tab_edit_deepseek_v3(benchmark: Any, hardware_window: Any) -> 
     """Benchmark time: edit -> new comparison shown (DeepSeek-V3, 47 GPU types, searched in
     the worker thread). extra_info: the UI thread's own part of the edit, and the latest
     any event was handled while the worker searched (target: under 50 ms)."""
-    batches, lateness, ui = iter(range(2, 10_000)), [], []
+    batches = iter(range(2, 10_000))
+    lateness: list[float] = []
+    ui: list[float] = []
     benchmark.pedantic(lambda: ui.append(_edit_and_wait(hardware_window, next(batches),
                                                         lateness)),
                        rounds=5, iterations=1)

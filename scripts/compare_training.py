@@ -32,7 +32,6 @@ from typing import Any
 
 from gpusizer import estimate_report, import_hf_config
 from gpusizer.core.architecture import resolve
-from gpusizer.core.lora import scenario_lora
 from gpusizer.core.params import count_parameters
 from gpusizer.core.scenario import parse_scenario
 from gpusizer.core.training import stage_phases
@@ -171,7 +170,7 @@ def step_bytes(scenario: dict[str, Any]) -> float:
     """Tensor bytes alive at the optimizer step on the first GPU (model states and the step's
     temporaries: DeepSpeed's estimator counts its fp32 gradient partition there)."""
     s = parse_scenario(scenario)
-    ph = stage_phases(s, resolve(s.model), count_parameters(s.model), scenario_lora(s), True)
+    ph = stage_phases(s, resolve(s.model), count_parameters(s.model), True)
     return ph.totals["optimizer_step"]
 
 

@@ -301,7 +301,7 @@ def saved_tensor_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, na
     finally:
         h1.remove()
         h2.remove()
-    copies = set(watch.copies) if amp is not None else set()
+    copies = set(watch.copies) if isinstance(watch, CopyWatch) else set()
     logits = out.logits
     logits_info = None if logits is None else {  # None: the loss kept no whole logits tensor
         "shape": list(logits.shape), "dtype": str(logits.dtype).split(".")[-1],
@@ -311,7 +311,7 @@ def saved_tensor_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, na
     loss.backward()
     del loss
     keep.clear()
-    if amp is not None:
+    if isinstance(watch, CopyWatch):
         watch.copies.clear()
     grad_bytes, grad_dtypes = _grad_bytes(model)
     opt.step()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,7 +77,7 @@ Getter = Callable[[Run], float]
 class Replay:
     record: str
     scenario: dict[str, Any]
-    checks: list[tuple[str, Getter, float]]
+    checks: Sequence[tuple[str, Getter, float]]
     starts: bool = True
     known: dict[str, str] = field(default_factory=dict)  # check -> why it is off (reported)
     # Checks whose logged value set a constant of the rules (in-sample: reported apart)
@@ -176,7 +176,7 @@ def _llama(model: dict[str, Any], weights: str, version: str = "b7000", gpu: str
 
 
 def _replays() -> list[Replay]:
-    v19 = dict(max_context=8192, memory_fraction=0.95)
+    v19: dict[str, Any] = {"max_context": 8192, "memory_fraction": 0.95}
     return [
         Replay(V0_20K, _vllm("llama-3.1-8b", "0.6.4", "rtx-3090-24gb", max_context=20000), [
             ("weights GiB", w, logged(V0_20K, "weights")),

@@ -161,7 +161,7 @@ def test_a100_datasheet():
 def test_blackwell_datasheet():
     # DGX B200: 1,440 GB and 72 PFLOPS FP8 (sparse) for 8 GPUs -> 180 GB, 4.5 PF dense FP8 each.
     b = gpu_spec("b200-192gb")
-    assert b.usable_memory_bytes <= 180 * GiB  # nvidia-smi 183359 MiB
+    assert b.usable_memory_bytes is not None and b.usable_memory_bytes <= 180 * GiB  # nvidia-smi 183359 MiB
     assert b.dense_tflops["fp8"] == pytest.approx(72_000 / 8 / 2, rel=0.01)
     assert b.dense_tflops["bf16"] == pytest.approx(2250, rel=0.01)
     # GB200 NVL72: 13.4 TB HBM3e, 576 TB/s, 360 PF FP16/BF16 (sparse) for 72 GPUs.

@@ -24,7 +24,7 @@ from gpusizer.core.solver import plan
 
 # Small cards (user GPUs), so that small models need several of them: the brute force stays
 # small. Prices on two of them only.
-SMALL = [
+SMALL: list[dict[str, Any]] = [
     {"id": "tiny-2gb", "name": "Tiny 2GB", "vendor": "Acme", "category": "consumer",
      "memory_gb_as_sold": 2, "memory_bytes": 2 * 2**30, "gpus_per_node": 4, "tdp_watts": 75,
      "price_per_hour": 0.05, "list_price_usd": 99.0, "dense_tflops": {"bf16": 20.0},
@@ -37,7 +37,7 @@ SMALL = [
      "dense_tflops": {"bf16": 80.0}, "hbm_bandwidth_gb_per_s": 900.0},
 ]
 IDS = [g["id"] for g in SMALL]
-SERVE_1B = {"model": {"preset": "llama-3.2-1b"},
+SERVE_1B: dict[str, Any] = {"model": {"preset": "llama-3.2-1b"},
             "workload": {"kind": "inference", "batch_size": 32, "prompt_tokens": 512,
                          "generated_tokens": 128}}  # 2-16 small GPUs as the margin grows
 TRAIN_05B = {"model": {"preset": "qwen2.5-0.5b"},
@@ -223,7 +223,8 @@ def test_nulls_where_no_price_or_spec_is_known() -> None:
 
 
 def test_user_prices_override_the_catalog() -> None:
-    mine = {"mid-6gb": {"price_per_hour": 0.01}, "tiny-2gb": {"price_per_hour": None}}
+    mine: dict[str, dict[str, Any]] = {"mid-6gb": {"price_per_hour": 0.01},
+                                       "tiny-2gb": {"price_per_hour": None}}
     options = {o["gpu"]: o for o in compare_gpus(SERVE_1B, gpus=IDS, prices=mine)}
     assert options["mid-6gb"]["user_prices"] and options["mid-6gb"]["price_per_hour"] == 0.01
     assert options["tiny-2gb"]["price_per_hour"] == 0.05  # null: the catalog's

@@ -13,6 +13,7 @@ from gpusizer.core.compute import scenario_model
 from gpusizer.core.engines import GiB
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.estimate import estimate
+from gpusizer.core.result import Estimate, Serving
 from gpusizer.core.roofline import step_ops
 
 
@@ -173,13 +174,19 @@ def test_expert_parallel_decode_reads_the_experts_of_the_whole_group() -> None:
     assert ops["experts"] - acts - shared == pytest.approx(expect, rel=1e-9)
 
 
+def _block(est: Estimate) -> Serving:
+    """The serving block of an inference estimate."""
+    assert est.serving is not None
+    return est.serving
+
+
 def test_huggingface_serving_block_is_the_roofline() -> None:
     # transformers has no engine step cost here: the block's first token is the roofline's
     sc = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
     est = estimate(sc)
-    assert est.serving.ttft_seconds == pytest.approx(est.compute.prefill_seconds)
-    assert est.serving.tpot_seconds == pytest.approx(est.compute.decode_seconds_per_token)
-    assert est.serving.kv_pool_bytes == est.memory.kv_cache
+    assert _block(est).ttft_seconds == pytest.approx(est.compute.prefill_seconds)
+    assert _block(est).tpot_seconds == pytest.approx(est.compute.decode_seconds_per_token)
+    assert _block(est).kv_pool_bytes == est.memory.kv_cache
 
 
 # --- llama.cpp offload and unified memory -------------------------------------------------------
@@ -195,13 +202,13 @@ def test_partial_offload_splits_vram_and_ram_and_slows_decode() -> None:
     # reads them at the host's bandwidth (80 GB/s assumed), so the speed is bounded by it.
     part = estimate(_llama("rtx-4090-24gb"))
     full = estimate(_llama("h100-sxm-80gb"))
-    assert part.serving.gpu_layers < 81 == full.serving.gpu_layers
-    assert part.serving.host_memory_bytes > 15 * GiB > full.serving.host_memory_bytes
+    assert (_block(part).gpu_layers or 0) < 81 == _block(full).gpu_layers
+    assert _block(part).host_memory_bytes > 15 * GiB > _block(full).host_memory_bytes
     assert part.memory.total <= part.capacity_bytes
-    assert part.serving.tpot_seconds > 15 * GiB / 80e9  # >= 15 GiB of layers read from RAM
-    assert part.serving.tokens_per_second_per_user < full.serving.tokens_per_second_per_user / 3
+    assert _block(part).tpot_seconds > 15 * GiB / 80e9  # >= 15 GiB of layers read from RAM
+    assert _block(part).tokens_per_second_per_user < _block(full).tokens_per_second_per_user / 3
     fewer = estimate(_llama("rtx-4090-24gb", gpu_layers=20))
-    assert fewer.serving.host_memory_bytes > part.serving.host_memory_bytes
+    assert _block(fewer).host_memory_bytes > _block(part).host_memory_bytes
 
 
 def test_explicit_gpu_layers_that_do_not_fit_refuse() -> None:
@@ -212,7 +219,7 @@ def test_explicit_gpu_layers_that_do_not_fit_refuse() -> None:
 def test_unified_memory_reads_host_layers_at_its_own_bandwidth() -> None:
     # On unified memory the "host" RAM is the GPU's: the 70B model fits in an M4 Max's share.
     mac = estimate(_llama("apple-m4-max-128gb"))
-    assert mac.serving.gpu_layers == 81 and mac.serving.starts
+    assert _block(mac).gpu_layers == 81 and _block(mac).starts
 
 
 def test_ollama_context_defaults_by_version() -> None:

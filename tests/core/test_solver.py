@@ -24,7 +24,7 @@ H100 = "h100-sxm-80gb"
 INF_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
 INF_405B = {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}}
 FT_70B = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "full_finetune"}}
-SCENARIOS = {
+SCENARIOS: dict[str, dict[str, Any]] = {
     "8b-inference": INF_8B,
     "70b-inference-long": {"model": {"preset": "llama-3.1-70b"},
                            "workload": {"kind": "inference", "batch_size": 8,

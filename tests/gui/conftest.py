@@ -31,11 +31,11 @@ def message_boxes(monkeypatch) -> list[tuple[str, str]]:
             return answer
         return box
 
-    monkeypatch.setattr(QMessageBox, "warning", record("warning", QMessageBox.Ok))
-    monkeypatch.setattr(QMessageBox, "critical", record("critical", QMessageBox.Ok))
-    monkeypatch.setattr(QMessageBox, "information", record("information", QMessageBox.Ok))
+    monkeypatch.setattr(QMessageBox, "warning", record("warning", QMessageBox.StandardButton.Ok))
+    monkeypatch.setattr(QMessageBox, "critical", record("critical", QMessageBox.StandardButton.Ok))
+    monkeypatch.setattr(QMessageBox, "information", record("information", QMessageBox.StandardButton.Ok))
     # Unsaved changes: discard them unless a test answers otherwise.
-    monkeypatch.setattr(QMessageBox, "question", record("question", QMessageBox.Discard))
+    monkeypatch.setattr(QMessageBox, "question", record("question", QMessageBox.StandardButton.Discard))
     monkeypatch.setattr(QMessageBox, "about", record("about", None))
     return shown
 

@@ -28,14 +28,15 @@ def make_sweep_chart(qtbot: Any) -> Any:
     """A shown sweep chart holding a 1,000-point curve (Llama 3.1 8B LoRA)."""
     from gpusizer.core.estimate import estimate
     from gpusizer.core.scenario import parse_scenario
-    from gpusizer.gui.charts import chart_class
+    from gpusizer.gui.charts.sweep import SweepChart
 
-    chart = chart_class("sweep")()
+    chart = SweepChart()
     qtbot.addWidget(chart)
     chart.resize(1000, 620)
     chart.show()
     qtbot.waitExposed(chart)
     s = parse_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}})
     chart.update_from(s, estimate(s))
+    assert chart.result is not None
     assert len(chart.result.values) >= 990  # a 1,000-point curve (rounding drops a few)
     return chart

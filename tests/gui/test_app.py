@@ -90,7 +90,8 @@ def test_settings_restore_units_scenario_and_geometry(qtbot):
     assert second.state.scenario.parallelism.data == 8
     assert find(second, "spin_data_parallel").value() == 8
     assert second.size() == size
-    assert second.findChild(QAction, "action_units_gb").isChecked()
+    gb = second.findChild(QAction, "action_units_gb")
+    assert gb is not None and gb.isChecked()
 
 
 def test_damaged_settings_fall_back_to_defaults(qtbot, temp_settings):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Any
 
 import pytest
 from PySide6.QtGui import QColor, QFontInfo, QGuiApplication, QImage, QPalette
@@ -19,7 +20,7 @@ from gpusizer.gui.colors import COMPONENT_COLORS
 
 LORA_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}
 PRE_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "pretraining"}}
-INF_8B = {"model": {"preset": "llama-3.1-8b"},
+INF_8B: dict[str, Any] = {"model": {"preset": "llama-3.1-8b"},
           "workload": {"kind": "inference", "batch_size": 1, "prompt_tokens": 2048}}
 L405 = {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}}
 

@@ -40,6 +40,7 @@ def test_no_label_collides_or_is_cut(qtbot, size, scenario):
         w.tabs.select(key)
         QApplication.processEvents()
         chart = w.tabs.current_chart()
+        assert chart is not None, key
         items = chart.annotations()
         assert overlaps(items) == [], (key, [i.toPlainText() for i in items])
         assert outside(items, chart.plot.vb) == [], (key, [i.toPlainText() for i in items])
@@ -48,7 +49,9 @@ def test_no_label_collides_or_is_cut(qtbot, size, scenario):
     for name in ("label_verdict", "label_needs", "label_context"):
         label = find(w, name)
         assert label.height() >= label.heightForWidth(label.width()), name  # never cut
-    assert find(w, "summary").geometry().right() <= w.centralWidget().width()
+    central = w.centralWidget()
+    assert central is not None
+    assert find(w, "summary").geometry().right() <= central.width()
 
 
 def test_gpu_dropdown_is_as_wide_as_its_longest_name(window):

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from gpusizer.gui import app, platform_check
+import gpusizer.gui.app as app
+import gpusizer.gui.platform_check as platform_check
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ def test_valid_edit_changes_scenario_and_estimate(state, qtbot):
 
 
 def test_burst_of_edits_is_applied_once(state, qtbot):
-    seen = []
+    seen: list[object] = []
     state.estimateChanged.connect(seen.append)
     for n in (1024, 2048, 3072, 4096, 5120):
         state.edit("workload.sequence_length", n)
@@ -51,7 +51,7 @@ def test_burst_of_edits_is_applied_once(state, qtbot):
 
 def test_invalid_edit_keeps_last_estimate_and_names_field(state):
     est = state.estimate
-    errors = []
+    errors: list[object] = []
     state.errorChanged.connect(errors.append)
     state.edit("parallelism.tensor", 3, immediate=True)  # 32 heads: 3 does not divide them
     assert state.stale

@@ -43,7 +43,11 @@ def full_disk(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def umask() -> Iterator[Callable[[int], None]]:
     old = os.umask(0o022)
     os.umask(old)
-    yield lambda mask: os.umask(mask) and None
+
+    def set_mask(mask: int) -> None:
+        os.umask(mask)
+
+    yield set_mask
     os.umask(old)
 
 

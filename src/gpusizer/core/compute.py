@@ -18,6 +18,8 @@ Inference: time to first token, time per output token and throughput from the ro
 
 from __future__ import annotations
 
+from typing import Any
+
 from .architecture import Arch, resolve
 from .flops import (
     attention_flops_per_token,
@@ -162,7 +164,7 @@ def scenario_model(scenario: Scenario | dict[str, object]) -> tuple[Scenario, Ro
     return s, roofline_model(s, scenario_gpu(s))
 
 
-def roofline_points(scenario: Scenario | dict[str, object]) -> dict[str, object]:
+def roofline_points(scenario: Scenario | dict[str, object]) -> dict[str, Any]:
     """The roofline block of any scenario (training ones use their inference fields)."""
     s, model = scenario_model(scenario)
     w = s.workload

@@ -125,7 +125,8 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
         self._show()
         self.valueChanged.emit(value)
 
-    def validate(self, text: str, pos: int) -> object:
+    def validate(self, text: str, pos: int) -> QValidator.State:  # type: ignore[override]
+        # PySide6 accepts a bare state; its stub wants (state, text, pos).
         return QValidator.State.Acceptable  # anything may be typed; interpretText judges it
 
     def fixup(self, text: str) -> str:

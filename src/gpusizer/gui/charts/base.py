@@ -23,7 +23,7 @@ from ...io.units import UNITS
 from ..binding import as_rich
 from .export import ExportMixin
 from .items import LegendSlot, Title, _Legend
-from .labels import annotations
+from .labels import visible_texts
 from .palette import FONT_PX, LABEL_PX, TITLE_PX, Theme, font, theme_for
 
 MEMORY_UNITS = ("GiB", "GB")
@@ -158,7 +158,7 @@ class ChartBase(ExportMixin, QWidget):
 
     def annotations(self) -> list[pg.TextItem]:
         """The visible text items in the plot, lines' labels included (labels.py)."""
-        return annotations(self.plot)
+        return visible_texts(self.plot)
 
     def relayout(self) -> None:
         """Lay the labels out again (guarded: a layout may change the view range)."""

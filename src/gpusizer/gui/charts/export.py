@@ -6,7 +6,7 @@ import errno
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 import pyqtgraph as pg
@@ -14,7 +14,7 @@ import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import QBuffer, QIODevice, QMimeData, QRect, QRectF, Qt
 from PySide6.QtGui import QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from ...io.atomic import write_atomic
 from ...io.export import csv_text
@@ -26,7 +26,9 @@ EXPORT_SIZE = (1000, 620)  # logical px of an unshown chart when exported (CLI, 
 def _encode_png(image: QImage) -> bytes:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if image.isNull() or not image.save(buffer, "PNG"):  # QImage says only yes or no
+    if image.isNull() or not image.save(buffer, "PNG"):  # type: ignore[call-overload]
+        # (QImage.save(QIODevice, format) exists; PySide6's stub omits it. QImage says only
+        # yes or no.)
         raise OSError(errno.EIO, "the chart could not be encoded as PNG")
     return bytes(buffer.data().data())
 
@@ -42,7 +44,13 @@ def _checked_svg(data: bytes) -> bytes:
     return data
 
 
-class ExportMixin:
+if TYPE_CHECKING:  # the type checker sees the QWidget that ChartBase also is
+    _WidgetBase = QWidget
+else:
+    _WidgetBase = object
+
+
+class ExportMixin(_WidgetBase):
     """Exports of a ChartBase (which provides these attributes and ``data_rows``)."""
 
     title: str

@@ -116,7 +116,7 @@ def set_top(vb: pg.ViewBox, top: float) -> None:
         vb.setYRange(0, top, padding=0)
 
 
-def annotations(plot: pg.PlotItem) -> list[pg.TextItem]:
+def visible_texts(plot: pg.PlotItem) -> list[pg.TextItem]:
     """The visible text items of a plot, lines' labels included (what tests check)."""
     out = [i for i in plot.items if isinstance(i, pg.TextItem) and i.isVisible()]
     for item in plot.items:
