@@ -12,6 +12,7 @@ from .._version import __version__
 from ..core.views import CHARTS
 from .chart_tabs import ChartTabs
 from .files import FileController
+from .model_import import import_model_dialog
 from .state import ScenarioState
 
 
@@ -82,6 +83,8 @@ def _file_menu(w: MenuHost) -> None:
     menu.addSeparator()
     menu.addAction(_action(w, "action_import_hf", "&Import Hugging Face config.json…",
                            f.import_hf_dialog, "Ctrl+I"))
+    menu.addAction(_action(w, "action_import_model", "Import &Model (folder, GGUF)…",
+                           lambda: import_model_dialog(f), "Ctrl+Shift+I"))
     menu.addAction(_action(w, "action_export_chart", "Export &Chart…",
                            lambda: export_chart_dialog(w), "Ctrl+E"))
     menu.addAction(_action(w, "action_export_report", "Export &Report…",
