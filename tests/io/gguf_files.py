@@ -32,27 +32,31 @@ def _add_kv(w: gguf.GGUFWriter, key: str, value: Any) -> None:
 
 
 def write_gguf(path: Path, arch: str, kv: dict[str, Any], tensors: Sequence[Tensor],
-               endianess: gguf.GGUFEndian = gguf.GGUFEndian.LITTLE) -> Path:
-    """A GGUF with these metadata keys and tensors; the data is a sparse zero run."""
-    w = gguf.GGUFWriter(path, arch, endianess=endianess)
+               endianess: gguf.GGUFEndian = gguf.GGUFEndian.LITTLE,
+               split_max_tensors: int = 0) -> Path:
+    """A GGUF with these metadata keys and tensors; the data is a sparse zero run. With
+    ``split_max_tensors`` the writer splits it as gguf-split does (NAME-00001-of-0000N.gguf);
+    the first file's path is returned."""
+    w = gguf.GGUFWriter(path, arch, endianess=endianess, split_max_tensors=split_max_tensors)
     for key, value in kv.items():
         _add_kv(w, key, value)
-    total = 0
     for name, dims, ttype in tensors:
         block, size = gguf.GGML_QUANT_SIZES[ttype]
         nbytes = int(np.prod(dims)) // block * size
         byte_shape = (*reversed(dims[1:]), dims[0] // block * size)
         w.add_tensor_info(name, byte_shape, np.dtype(np.uint8), nbytes, raw_dtype=ttype)
-        total += gguf.GGUFWriter.ggml_pad(nbytes, w.data_alignment)
+    files = w.format_shard_names(path)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_ti_data_to_file()
     w.close()
-    with path.open("r+b") as f:
-        f.seek(0, 2)
-        start = gguf.GGUFWriter.ggml_pad(f.tell(), w.data_alignment)
-        f.truncate(start + total)
-    return path
+    for file, shard in zip(files, w.tensors, strict=True):
+        total = sum(gguf.GGUFWriter.ggml_pad(ti.nbytes, w.data_alignment)
+                    for ti in shard.values())
+        with file.open("r+b") as f:
+            f.seek(0, 2)
+            f.truncate(gguf.GGUFWriter.ggml_pad(f.tell(), w.data_alignment) + total)
+    return files[0]
 
 
 def use_more_bits(i: int, n: int) -> bool:

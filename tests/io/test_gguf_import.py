@@ -225,3 +225,23 @@ def test_a_folder_with_one_gguf(tmp_path: Path):
                [("token_embd.weight", (256, 1000), T.Q8_0)])
     (tmp_path / "mmproj-model-f16.gguf").write_bytes(b"GGUF")  # the vision file is skipped
     assert import_model(tmp_path)["name"] == "Tiny Llama"
+
+
+def test_a_split_gguf_is_read_whole(tmp_path: Path):
+    # llama.cpp's gguf-split layout, as GGUFWriter(split_max_tensors=...) writes it
+    h, f, v = 256, 512, 1000
+    tensors = [("token_embd.weight", (h, v), T.Q8_0), ("output.weight", (h, v), T.Q8_0)]
+    tensors += [(f"blk.0.{n}.weight", d, T.Q8_0) for n, d in (
+        ("attn_q", (h, h)), ("attn_k", (h, 128)), ("attn_v", (h, 128)), ("attn_output", (h, h)),
+        ("ffn_gate", (h, f)), ("ffn_up", (h, f)), ("ffn_down", (f, h)))]
+    kv = {**LLAMA_KV, "llama.block_count": 1}
+    first = write_gguf(tmp_path / "big.gguf", "llama", kv, tensors, split_max_tensors=4)
+    assert first.name == "big-00001-of-00003.gguf"
+    whole = import_model(write_gguf(tmp_path / "one.gguf", "llama", kv, tensors))
+    for path in (first, tmp_path / "big-00002-of-00003.gguf", tmp_path):
+        r = import_model(path)
+        assert r["checkpoint"]["files"] == 3 and r["name"] == "Tiny Llama"
+        assert r["checkpoint"]["model_bytes"] == whole["checkpoint"]["model_bytes"]
+    (tmp_path / "big-00003-of-00003.gguf").unlink()
+    with pytest.raises(ScenarioError, match=r"big-00003-of-00003\.gguf"):
+        import_model(first)

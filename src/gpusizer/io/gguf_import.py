@@ -23,12 +23,13 @@ core/quant_rules.py where one exists), and the tensor types give each group's st
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import ScenarioError, excerpt
 from .checkpoint_check import Record, check, dominant, follow_headers, group_table
-from .gguf_reader import GGUFArray, GGUFFile, read_gguf
+from .gguf_reader import MAX_TENSORS, GGUFArray, GGUFFile, read_gguf
 from .hf_config import import_hf_config
 
 # general.architecture -> the transformers model_type whose reader builds it
@@ -81,6 +82,15 @@ def _vocab(m: _Meta) -> int | None:
         return embd.dims[1]
     tokens = m.meta.get("tokenizer.ggml.tokens")
     return m.get("vocab_size") or (tokens.count if isinstance(tokens, GGUFArray) else None)
+
+
+def _merged(files: list[GGUFFile]) -> GGUFFile:
+    """The first file's metadata with every file's tensors (for the config's tensor checks)."""
+    first = files[0]
+    if len(files) == 1:
+        return first
+    return GGUFFile(first.version, first.metadata, tuple(t for f in files for t in f.tensors),
+                    first.file_bytes, first.data_start)
 
 
 def _common(m: _Meta, model_type: str, name: str) -> dict[str, Any]:
@@ -163,11 +173,35 @@ def gguf_config(f: GGUFFile, fallback_name: str) -> tuple[dict[str, Any], list[s
     return cfg, notes
 
 
-def _records(f: GGUFFile) -> list[Record]:
+_SPLIT = re.compile(r"^(.*)-(\d{5})-of-(\d{5})\.gguf$")
+
+
+def _shards(p: Path, f: GGUFFile) -> list[GGUFFile]:
+    """Every file of a split GGUF (``split.count``; llama.cpp's gguf-split names the files
+    ``NAME-00001-of-00003.gguf``): the first holds the metadata, each its part of the table."""
+    count = f.metadata.get("split.count")
+    if not isinstance(count, int) or count <= 1:
+        return [f]
+    name = _SPLIT.match(p.name)
+    if name is None or int(name.group(3)) != count:
+        raise ScenarioError("gguf", f"{p.name}: split into {count} files, but the name is not "
+                            "NAME-00001-of-NNNNN.gguf")
+    files = [f if i == int(name.group(2)) else
+             read_gguf(p.with_name(f"{name.group(1)}-{i:05d}-of-{count:05d}.gguf"))
+             for i in range(1, count + 1)]
+    if sum(len(x.tensors) for x in files) > MAX_TENSORS:
+        raise ScenarioError("gguf", f"{p.name}: more than {MAX_TENSORS:,} tensors in all")
+    names = [t.name for x in files for t in x.tensors]
+    if len(set(names)) != len(names):
+        raise ScenarioError("gguf", f"{p.name}: a tensor appears in two of its files")
+    return files
+
+
+def _records(files: list[GGUFFile]) -> list[Record]:
     from gguf.constants import GGMLQuantizationType
 
     out: list[Record] = []
-    for t in f.tensors:
+    for t in (t for f in files for t in f.tensors):
         kind = GGMLQuantizationType(t.type).name
         out.append((t.name, kind, t.bytes, GGML_DTYPES.get(kind)))
     return out
@@ -179,11 +213,17 @@ def import_gguf(path: str | Path) -> dict[str, Any]:
 
     p = Path(path)
     f = read_gguf(p)
-    cfg, notes = gguf_config(f, p.name.removesuffix(".gguf"))
+    if isinstance(f.metadata.get("split.no"), int) and f.metadata["split.no"] > 0:
+        name = _SPLIT.match(p.name)  # a later file of a split GGUF: start from the first
+        if name is not None:
+            p = p.with_name(f"{name.group(1)}-00001-of-{name.group(3)}.gguf")
+            f = read_gguf(p)
+    files = _shards(p, f)
+    cfg, notes = gguf_config(_merged(files), _SPLIT.sub(r"\1", p.name).removesuffix(".gguf"))
     block = import_hf_config(cfg)
     block["name"] = cfg["_name_or_path"]
     spec = parse_scenario({"model": block}).model
-    table = group_table(_records(f), block["layers"])
+    table = group_table(_records(files), block["layers"])
     ftype = f.metadata.get("general.file_type")
     if ftype in FILE_TYPES:
         weights, rule = FILE_TYPES[ftype]
@@ -199,5 +239,6 @@ def import_gguf(path: str | Path) -> dict[str, Any]:
                                      table, quantised=True)
     block["checkpoint_precision"] = precision
     report = check(spec, precision, table)
-    report.update(format="gguf", files=1, file_bytes=f.file_bytes, gguf_version=f.version)
+    report.update(format="gguf", files=len(files), file_bytes=sum(x.file_bytes for x in files),
+                  gguf_version=f.version)
     return {"model": block, "precision": precision, "checkpoint": report, "notes": notes + more}
