@@ -10,11 +10,11 @@ import struct
 from pathlib import Path
 
 import pytest
+from tests.io.gguf_files import gguf_string, llama_q4_k_m, raw_gguf, tensor_info, write_gguf
 
 from gpusizer import ScenarioError
 from gpusizer.io.gguf_reader import read_gguf
 from gpusizer.io.model_import import import_model
-from tests.io.gguf_files import gguf_string, llama_q4_k_m, raw_gguf, tensor_info, write_gguf
 
 
 @pytest.fixture(scope="module")
