@@ -50,6 +50,17 @@ def test_our_table_is_gguf_py_readers(tmp_path: Path):
     assert ours.metadata["tokenizer.ggml.tokens"].count == 5000
 
 
+def test_the_committed_fixture(tmp_path: Path):
+    """tests/io/data/tiny-q8_0.gguf: written by GGUFWriter with its (zero) data, 37 KB; the
+    frozen bundle's smoke test imports it too (packaging/smoke_test.sh)."""
+    path = Path(__file__).parent / "data" / "tiny-q8_0.gguf"
+    ref = gguf.GGUFReader(path)
+    r = import_model(path)
+    assert r["name"] == "Tiny Llama Q8_0" and r["precision"]["weights"] == "gguf_q8_0"
+    assert r["checkpoint"]["bytes"] == sum(int(t.n_bytes) for t in ref.tensors)
+    assert r["checkpoint"]["difference"] == 0
+
+
 def test_every_mapped_ggml_type_costs_what_ggml_stores():
     # ggml-common.h block sizes, as gguf-py's GGML_QUANT_SIZES gives them
     for name, dtype in GGML_DTYPES.items():

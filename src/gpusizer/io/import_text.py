@@ -19,10 +19,10 @@ def precision_text(precision: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def _row(label: str, stored: float, estimated: float) -> str:
+def _row(label: str, stored: float, estimated: float, unit: str) -> str:
     diff = f"{(estimated - stored) / stored:+.1%}" if stored else "-"
-    return (f"  {label:<16}{to_unit(stored, 'GB'):>11,.3f} GB{to_unit(estimated, 'GB'):>11,.3f} GB"
-            f"{diff:>9}")
+    return (f"  {label:<16}{to_unit(stored, unit):>11,.3f} {unit}"
+            f"{to_unit(estimated, unit):>11,.3f} {unit}{diff:>9}")
 
 
 def import_summary(result: dict[str, Any]) -> str:
@@ -37,8 +37,10 @@ def import_summary(result: dict[str, Any]) -> str:
         lines += [f"  checkpoint: {ck['files']} file(s), {to_unit(ck['file_bytes'], 'GB'):,.3f}"
                   f" GB, {ck['tensors']:,} tensors", "",
                   f"  {'group':<16}{'stored':>14}{'estimated':>14}{'diff':>9}"]
-        lines += [_row(g, v["bytes"], v["estimated_bytes"]) for g, v in ck["groups"].items()]
-        lines.append(_row("model", ck["model_bytes"], ck["estimated_bytes"]))
+        unit = "GB" if ck["model_bytes"] >= 1e8 else "MB"
+        lines += [_row(g, v["bytes"], v["estimated_bytes"], unit)
+                  for g, v in ck["groups"].items()]
+        lines.append(_row("model", ck["model_bytes"], ck["estimated_bytes"], unit))
         if ck["other_bytes"]:
             lines.append(f"  not in the model: {to_unit(ck['other_bytes'], 'GB'):,.3f} GB "
                          f"({', '.join(ck['other_tensors'])}, ...)")
