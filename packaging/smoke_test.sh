@@ -3,7 +3,7 @@
 #   packaging/smoke_test.sh [--rebuild] [BUNDLE_DIR]
 # Builds dist/gpusizer with build.sh when it is missing (or with --rebuild), then checks:
 #   CLI through the gpusizer-cli link and through 'gpusizer cli': --version, presets (bundled
-#   data found), gpus, estimate FILE (text and --json), bad input -> exit 2;
+#   data found), gpus, estimate FILE (text and --json), import a GGUF, bad input -> exit 2;
 #   the X11 (xcb) libraries Qt needs are in the bundle (gpusizer --check-libraries);
 #   GUI: QT_QPA_PLATFORM=offscreen gpusizer --screenshot OUT.png -> exit 0 and a PNG
 #   (SMOKE_REPEAT runs, default 3: catches a crash at exit);
@@ -72,6 +72,11 @@ out="$(run "$B/gpusizer-cli" estimate "$T/scenario.json" 2>&1)"; rc=$?
 out="$(run "$B/gpusizer" cli estimate "$T/scenario.json" --json 2>&1)"; rc=$?
 [[ $rc == 0 && "$out" == *'"per_gpu"'* ]] && pass "gpusizer cli estimate FILE --json" \
     || fail "gpusizer cli estimate --json (rc=$rc): ${out:0:400}"
+
+cp "$ROOT/tests/io/data/tiny-q8_0.gguf" "$T/tiny.gguf"   # the bundled gguf type tables
+out="$(run "$B/gpusizer-cli" import "$T/tiny.gguf" 2>&1)"; rc=$?
+[[ $rc == 0 && "$out" == *gguf_q8_0* ]] && pass "gpusizer-cli import tiny.gguf" \
+    || fail "gpusizer-cli import tiny.gguf (rc=$rc): ${out:0:400}"
 
 out="$(run "$B/gpusizer-cli" estimate "$T/bad.json" 2>&1)"; rc=$?
 [[ $rc == 2 ]] && pass "bad input -> exit 2: $out" || fail "bad input gave rc=$rc: ${out:0:400}"

@@ -4,6 +4,7 @@ The public, Qt-free API (contract: shared/docs/scenario-format.md)::
 
     gpusizer.estimate_report(scenario: dict) -> dict
     gpusizer.import_hf_config(config: dict | str | Path) -> dict
+    gpusizer.import_model(path: str | Path) -> dict
     gpusizer.plan(scenario: dict) -> list[dict]
     gpusizer.compare_gpus(scenario: dict, *, gpus=None, margin=0.10, whole_nodes=False)
         -> list[dict]
@@ -18,7 +19,7 @@ from ._version import __version__
 from .core.errors import ScenarioError
 
 __all__ = ["ScenarioError", "__version__", "compare_gpus", "estimate_report", "import_hf_config",
-           "plan"]
+           "import_model", "plan"]
 
 
 def estimate_report(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -33,6 +34,18 @@ def import_hf_config(config: Any) -> dict[str, Any]:
     from .io.hf_config import import_hf_config as _import
 
     return _import(config)
+
+
+def import_model(path: Any) -> dict[str, Any]:
+    """What a user has on disk -> the model and the precision its checkpoint is stored in.
+
+    ``path``: a Hugging Face model folder (config.json with its ``quantization_config``, and
+    the safetensors headers), a config.json, or a ``.gguf`` file (metadata and tensor table;
+    the weights are never read). Returns ``{"model", "precision", "checkpoint", "notes",
+    "name", "source", "format"}`` (io/model_import.py; docs/scenario-format.md)."""
+    from .io.model_import import import_model as _import
+
+    return _import(path)
 
 
 def plan(scenario: dict[str, Any], **options: Any) -> list[dict[str, Any]]:

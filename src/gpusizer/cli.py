@@ -112,6 +112,20 @@ def _cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_import_model(args: argparse.Namespace) -> int:
+    from .core.scenario import parse_scenario, scenario_dict
+    from .io.export import strict_json
+    from .io.import_text import import_summary
+    from .io.model_import import import_model, imported_scenario
+
+    result = import_model(args.path)
+    if args.scenario:
+        _emit(strict_json(scenario_dict(parse_scenario(imported_scenario(result)))))
+    else:
+        _emit(import_summary(result) if args.summary else strict_json(result))
+    return 0
+
+
 def _cmd_presets(args: argparse.Namespace) -> int:
     from .core.params import count_parameters
     from .core.scenario import parse_scenario
@@ -197,6 +211,15 @@ def _parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
     imp.add_argument("config", help="a Hugging Face config.json (or its folder)")
     imp.set_defaults(func=_cmd_import)
+    mi = sub.add_parser("import", help="a model folder, config.json or .gguf -> model block "
+                        "and the precision its checkpoint is stored in")
+    mi.add_argument("path", help="a model folder, a config.json, or a .gguf file")
+    out = mi.add_mutually_exclusive_group()
+    out.add_argument("--scenario", action="store_true",
+                     help="print a full scenario serving the model (for estimate, plan...)")
+    out.add_argument("--summary", action="store_true",
+                     help="print a readable summary: precision and stored vs estimated bytes")
+    mi.set_defaults(func=_cmd_import_model)
     sub.add_parser("presets", help="list model presets").set_defaults(func=_cmd_presets)
     sub.add_parser("gpus", help="list GPUs in the catalog").set_defaults(func=_cmd_gpus)
     ch = sub.add_parser("chart", help="render a chart to PNG or SVG, headless")

@@ -76,6 +76,12 @@ DTYPES: dict[str, DType] = {
         _q("gguf_q4_1", "GGUF Q4_1", 20 * 8 / 32, "ggml-common.h block_q4_1"),
         _q("gguf_q5_0", "GGUF Q5_0", 22 * 8 / 32, "ggml-common.h block_q5_0"),
         _q("gguf_q5_1", "GGUF Q5_1", 24 * 8 / 32, "ggml-common.h block_q5_1"),
+        # More tensor types of GGUF files (imported files name them per tensor): Q2_K 84 B and
+        # Q3_K 110 B per 256 values, IQ4_XS 136 B per 256, IQ4_NL 18 B per 32 (ggml-common.h).
+        _q("gguf_q2_k", "GGUF Q2_K", 84 * 8 / 256, "ggml-common.h block_q2_K"),
+        _q("gguf_q3_k", "GGUF Q3_K", 110 * 8 / 256, "ggml-common.h block_q3_K"),
+        _q("gguf_iq4_xs", "GGUF IQ4_XS", 136 * 8 / 256, "ggml-common.h block_iq4_xs"),
+        _q("gguf_iq4_nl", "GGUF IQ4_NL", 18 * 8 / 32, "ggml-common.h block_iq4_nl"),
         # OCP MX: 32 FP4 values share one 8-bit E8M0 scale.
         _q("mxfp4", "MXFP4", 4 + 8 / 32, "OCP Microscaling Formats v1.0, §5", compute="fp4"),
         # NVFP4: 16 FP4 values share one FP8 E4M3 scale (+ one fp32 per tensor, negligible).

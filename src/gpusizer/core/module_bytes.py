@@ -121,7 +121,8 @@ def _boundary_extra(gb: GroupBytes, arch: Arch, counts: ParamCounts, sp: StagePa
     for i in ends:
         moe = counts.moe_layer is not None and i >= counts.dense_layers
         lay = counts.moe_layer if moe and counts.moe_layer else counts.dense_layer
-        router = arch.hidden * arch.moe.experts if moe and arch.moe else 0
+        router = (arch.hidden + arch.moe.router_linear_bias) * arch.moe.experts \
+            if moe and arch.moe else 0
         parts = {"attention": lay.attention / tp, "mlp": 0.0 if moe else lay.mlp / tp,
                  "router": router / tp, "shared_experts": (lay.mlp - router) / tp if moe else 0.0,
                  "experts": lay.experts / (tp * ep)}

@@ -113,6 +113,11 @@ for _r in (
     QuantRule("modelopt", "NVIDIA ModelOpt: LM head, routers, embeddings unquantised",
               dict(_LINEAR_ONLY),
               source="nvidia-modelopt 0.47.0 ptq/units/default_disabled_quantizers.yaml"),
+    QuantRule("fp8-block", "FP8 128x128 blocks: Linear layers; embedding, LM head, norms, "
+              "routers 16-bit", dict(_LINEAR_ONLY),
+              source="DeepSeek-V3 config.json quantization_config (quant_method fp8, "
+                     "weight_block_size [128, 128]) and inference/model.py (head, gate and "
+                     "embedding in the default dtype); transformers FineGrainedFP8Config"),
     QuantRule("meta-fp8", "Meta FP8 (405B): middle layers' MLPs only",
               {**_LINEAR_ONLY, "attention": _U}, boundary=_U,
               source="Llama 3 paper §6.2 (arXiv 2407.21783); vLLM issue #6746 (57.75 GiB per "

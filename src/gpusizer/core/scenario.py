@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .checkpoint import fill_precision
 from .errors import ScenarioError, excerpt, from_validation
 from .memo import Memo
 from .presets import gpu_presets, model_presets, resolve_gpu_id
@@ -120,6 +121,7 @@ def _validate(data: dict[str, Any]) -> Scenario:
     data = fill_profile_defaults(data)
     if "model" in data:
         data["model"] = _model_spec(data["model"])
+    fill_precision(data)  # serving follows the checkpoint's precision (core/checkpoint.py)
     _check_gpu(data.get("hardware"))
     try:
         scenario = Scenario.model_validate(data)

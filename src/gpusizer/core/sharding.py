@@ -99,7 +99,9 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
     if last:
         other += head + counts.final_norm
         norms += counts.final_norm
-    router = moe_n * arch.hidden * arch.moe.experts / tp if m is not None and arch.moe else 0.0
+    # the router's weight and its learned bias, if any (gpt-oss; params.py counts it there)
+    router = moe_n * (arch.hidden + arch.moe.router_linear_bias) * arch.moe.experts / tp \
+        if m is not None and arch.moe else 0.0
     groups = {"embedding": embedding, "lm_head": head, "norms": float(norms), "vision": vision,
               "attention": (dense_n * d.attention + (moe_n * m.attention if m else 0)) / tp
               + mixers,

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .checkpoint import CheckpointPrecision
 from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from .errors import excerpt
 from .frameworks import FRAMEWORKS, FrameworkProfile
@@ -131,6 +132,9 @@ class ModelSpec(_Spec):
     mlp_layers: SomeLayers | None = None  # layers with an MLP/MoE block; None: all (Nemotron-H)
     vision: VisionSpec | None = None
     source_url: str | None = None
+    # How the released checkpoint stores its weights; serving scenarios that set no
+    # precision.weights follow it (core/checkpoint.py).
+    checkpoint_precision: CheckpointPrecision | None = None
 
     @property
     def is_size_only(self) -> bool:

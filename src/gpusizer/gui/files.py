@@ -175,10 +175,15 @@ class FileController(QObject):
         return self.import_hf_path(path) if path else False
 
     def open_any(self, path: str | Path) -> bool:
-        """A dropped file: a scenario opens, a config.json imports, anything else is refused."""
+        """A dropped file: a scenario opens; a model folder, config.json or .gguf imports
+        (gui/model_import.py); anything else is refused."""
+        from .model_import import import_model_path, is_model_path
+
+        if is_model_path(path):
+            return import_model_path(self, path)
         kind = classify_json(path)
         if kind == "hf_config":
-            return self.import_hf_path(path)
+            return import_model_path(self, path)
         if kind == "scenario":
             return self.open_path(path)
         self.warn("Unknown file", f"{Path(path).name} is neither a GPU Sizer scenario nor a "

@@ -32,6 +32,7 @@ from .files import FileController
 from .hardware.settings import margin_of
 from .icon import app_icon
 from .menus import build_menus
+from .model_import import is_model_path
 from .panels import PANELS
 from .settings import Prefs
 from .startup import initial_scenario
@@ -253,8 +254,9 @@ class MainWindow(QMainWindow):
     @staticmethod
     def _dropped(event: QDragEnterEvent | QDropEvent) -> list[Path]:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
-        return [Path(u.toLocalFile()) for u in urls
-                if u.isLocalFile() and u.toLocalFile().lower().endswith(".json")]
+        return [Path(u.toLocalFile()) for u in urls if u.isLocalFile() and (
+            u.toLocalFile().lower().endswith((".json", ".gguf", ".safetensors"))
+            or is_model_path(u.toLocalFile()))]
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if self._dropped(event):

@@ -13,6 +13,7 @@ from ..core.views import CHARTS
 from .chart_tabs import ChartTabs
 from .dialogs import ask_save, slug
 from .files import FileController
+from .model_import import import_model_dialog
 from .state import ScenarioState
 
 
@@ -83,6 +84,8 @@ def _file_menu(w: MenuHost) -> None:
     menu.addSeparator()
     menu.addAction(_action(w, "action_import_hf", "&Import Hugging Face config.json…",
                            f.import_hf_dialog, "Ctrl+I"))
+    menu.addAction(_action(w, "action_import_model", "Import &Model (folder, GGUF)…",
+                           lambda: import_model_dialog(f), "Ctrl+Shift+I"))
     menu.addAction(_action(w, "action_export_chart", "Export &Chart…",
                            lambda: export_chart_dialog(w), "Ctrl+E"))
     menu.addAction(_action(w, "action_export_report", "Export &Report…",

@@ -21,6 +21,7 @@ from ..core.validate import check_model
 from .hf_families import FAMILIES
 from .hf_reader import Block, Config, Reader, base, moe, multiples, sliding
 from .hf_vision import vision_block
+from .quant_config import declared_precision
 
 
 def _llama(r: Reader) -> Block:
@@ -175,7 +176,8 @@ def import_hf_config(config: Config | str | Path) -> Block:
     """A Hugging Face config.json (dict, JSON text, file or model folder) -> a model block.
 
     The block holds :class:`~gpusizer.core.specs.ModelSpec` fields (no ``preset``) and gives the
-    same parameter count as transformers' ``AutoModelForCausalLM.from_config``. Raises
+    same parameter count as transformers' ``AutoModelForCausalLM.from_config``; a config with a
+    ``quantization_config`` adds ``checkpoint_precision`` (io/quant_config.py). Raises
     :class:`ScenarioError` (field ``config``) naming the missing or bad keys.
     """
     cfg = _load(config)
@@ -185,6 +187,9 @@ def import_hf_config(config: Config | str | Path) -> Block:
         vision = vision_block(cfg, block["hidden_size"])
         if vision is not None:
             block["vision"] = vision
+        declared = declared_precision(cfg, block["layers"], "moe" in block)
+        if declared.quantised:  # a quantised release: the block says how it is stored
+            block["checkpoint_precision"] = declared.precision
     except ScenarioError:
         raise
     except (TypeError, ValueError, ZeroDivisionError) as exc:  # e.g. "hidden_size": "big"

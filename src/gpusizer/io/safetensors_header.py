@@ -104,15 +104,16 @@ def _file_tensors(path: Path) -> dict[str, Tensor]:
     return {name: _tensor(path, name, info, data_size) for name, info in header.items()}
 
 
-def _index_tensors(path: Path) -> dict[str, Tensor]:
-    """All shards named by a ``model.safetensors.index.json``, each tensor where it is mapped."""
+def _index_tensors(path: Path) -> tuple[dict[str, Tensor], list[Path]]:
+    """All shards named by a ``model.safetensors.index.json``, each tensor where it is mapped;
+    (tensors, the shard files)."""
     index, _ = read_json(path, "safetensors", MAX_INDEX_BYTES)
     weight_map = index.get("weight_map") if isinstance(index, dict) else None
     if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
         raise _bad(path, "a safetensors index needs a weight_map of tensor name -> shard file")
     tensors: dict[str, Tensor] = {}
-    for shard in sorted(set(weight_map.values())):
-        shard_path = path.parent / _inside(path, shard)
+    shards = [path.parent / _inside(path, shard) for shard in sorted(set(weight_map.values()))]
+    for shard_path in shards:
         if not _exists(shard_path):
             raise _bad(shard_path, f"shard named by {path.name} is missing")
         found = _file_tensors(shard_path)
@@ -124,7 +125,7 @@ def _index_tensors(path: Path) -> dict[str, Tensor]:
     if lost:
         raise _bad(path, f"weight_map lists {excerpt(lost[0])} ({excerpt(weight_map[lost[0]])}), "
                    "which its shard does not hold")
-    return tensors
+    return tensors, shards
 
 
 def _inside(index: Path, shard: str) -> str:
@@ -167,8 +168,7 @@ def read_safetensors(path: str | Path) -> dict[str, Any]:
     Returns ``{"parameters": int, "bytes": int, "by_dtype": {dtype: parameters}, "tensors": int}``;
     only headers are read. Malformed input raises :class:`ScenarioError` naming the file.
     """
-    file = _resolve(Path(path))
-    tensors = _index_tensors(file) if file.name.endswith(".json") else _file_tensors(file)
+    tensors, _ = read_tensor_table(path)
     by_dtype: dict[str, int] = {}
     for dtype, elements, _ in tensors.values():
         by_dtype[dtype] = by_dtype.get(dtype, 0) + elements
@@ -178,3 +178,12 @@ def read_safetensors(path: str | Path) -> dict[str, Any]:
         "by_dtype": dict(sorted(by_dtype.items())),
         "tensors": len(tensors),
     }
+
+
+def read_tensor_table(path: str | Path) -> tuple[dict[str, Tensor], list[Path]]:
+    """Every tensor's (dtype, elements, bytes) of a ``.safetensors`` file, an index of shards
+    or a model folder, and the files read (headers only; errors as :func:`read_safetensors`)."""
+    file = _resolve(Path(path))
+    if file.name.endswith(".json"):
+        return _index_tensors(file)
+    return _file_tensors(file), [file]

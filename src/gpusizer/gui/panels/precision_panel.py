@@ -13,6 +13,7 @@ from ...core.result import Estimate
 from ...core.roofline import matmul_dtype
 from ...core.specs import GPUSpec
 from ...core.workloads import WORKLOAD_KINDS
+from ...io.import_text import precision_text
 from ..binding import Binder
 from ..style import set_role
 from ..widgets import combo
@@ -70,6 +71,12 @@ class PrecisionPanel(Panel):
         set_role(self.qlora_note, "hint")
         self.qlora_note.setWordWrap(True)
         f.add_widget(self.qlora_note, "qlora_note")
+        self.checkpoint_note = QLabel()  # how the model's released checkpoint is stored
+        self.checkpoint_note.setObjectName("label_checkpoint_precision")
+        self.checkpoint_note.setTextFormat(Qt.TextFormat.PlainText)
+        set_role(self.checkpoint_note, "hint")
+        self.checkpoint_note.setWordWrap(True)
+        f.add_widget(self.checkpoint_note, "checkpoint_note")
         f.add("Activations", combo(_dtype_items(TRAINING_DTYPES)), "precision.activations",
               name="combo_precision_activations")
         f.add("Gradients", combo(_dtype_items(TRAINING_DTYPES)), "precision.gradients",
@@ -110,3 +117,10 @@ class PrecisionPanel(Panel):
         self.form.show("precision.adapters", lora)
         self.form.show("qlora_note", kind is not None and kind.quantised_base)
         self.form.show("precision.kv_cache", not training)
+        stored = self.state.value("model.checkpoint_precision")
+        if stored is not None:
+            fields = stored.fields() if hasattr(stored, "fields") else dict(stored)
+            self.checkpoint_note.setText(f"Checkpoint stored as {precision_text(fields)}"
+                                         + (" (training loads it dequantised)" if training
+                                            else ""))
+        self.form.show("checkpoint_note", stored is not None)

@@ -1,0 +1,51 @@
+"""``gpusizer-cli import PATH``: the import as strict JSON, a readable summary, or a scenario
+that the other commands load; bad input is one line and exit code 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpusizer.cli import main
+
+CONFIGS = Path(__file__).parents[1] / "io" / "configs"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["import", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_json_has_the_model_and_the_checkpoint_precision(capsys: pytest.CaptureFixture[str]):
+    code, out, err = _run(capsys, str(CONFIGS / "gpt-oss-120b.json"))
+    assert code == 0 and err == ""
+    r = json.loads(out)
+    assert r["model"]["checkpoint_precision"] == r["precision"] == {
+        "weights": "mxfp4", "quantization_rule": "mxfp4-experts"}
+    assert r["name"] == "gpt-oss-120b"
+
+
+def test_scenario_loads_and_estimates_at_the_checkpoint_precision(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    code, out, _ = _run(capsys, str(CONFIGS / "gpt-oss-120b.json"), "--scenario")
+    assert code == 0
+    path = tmp_path / "s.gpusizer.json"
+    path.write_text(out, encoding="utf-8")
+    assert main(["estimate", str(path), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["scenario"]["precision"]["weights"] == "mxfp4"
+    # gpt-oss model card (arXiv 2508.10925, Table 1): checkpoint 60.8 GiB
+    assert rep["per_gpu"]["weights"] / 2**30 == pytest.approx(60.8, rel=0.005)
+
+
+def test_summary(capsys: pytest.CaptureFixture[str]):
+    code, out, _ = _run(capsys, str(CONFIGS / "deepseek-v3.json"), "--summary")
+    assert code == 0 and "precision: fp8, rule fp8-block" in out
+
+
+def test_bad_path_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    code, out, err = _run(capsys, str(tmp_path / "nothing"))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "no such file" in err
