@@ -193,7 +193,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="gpusizer-cli", description=__doc__,
+    ap = _Parser(prog="gpusizer-cli", description=(__doc__ or "").replace("``", ""),
                  epilog="Sizes read as people write them: 8k context = 8,192 tokens, "
                         "1T training tokens = 10^12, 80 GiB = 80 x 2^30 bytes, 80 GB = 80 x "
                         "10^9 (docs/scenario-format.md).")

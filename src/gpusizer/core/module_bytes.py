@@ -41,10 +41,6 @@ class GroupBytes:
     matrix: float = 0.0
     other: float = 0.0
 
-    @property
-    def two_level(self) -> bool:
-        return self.matrix > 0
-
 
 def _two_level(per: dict[str, float], boundary: float | None) -> tuple[float, float]:
     mats = {per[g] for g in MATRIX_GROUPS}

@@ -31,10 +31,6 @@ class WorkloadKind:
     variant_weights: tuple[str, ...] = ()
     source: str = ""
 
-    @property
-    def trains_all_weights(self) -> bool:
-        return self.is_training and not self.is_adapter
-
 
 WORKLOAD_KINDS: dict[str, WorkloadKind] = {}
 
