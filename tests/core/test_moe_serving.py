@@ -141,3 +141,14 @@ def test_windows_never_cost_more_than_full_attention(window: int, local: int, ct
     assert per_windowed <= (per_full + local * block) * (1 + 1e-9)
     if ctx >= window + chunk + 16:  # the window is shorter than the context: it saves
         assert per_windowed < per_full
+
+
+def test_the_sizing_need_counts_the_request_as_the_start_up_check_does() -> None:
+    # serving.required_bytes (what the advisor compares with a GPU) charges one request of
+    # max_context what the engine's check charges: the engine starts exactly when the GPU
+    # holds the need (gpt-oss-120b, 18 of 36 layers with a 128-token window).
+    for ctx in (32768, 49952, 49953, 65536, 131072):  # 49,952: the largest that fits
+        rep = estimate_report(_vllm(version="0.11.0", memory_fraction=0.95, max_context=ctx,
+                                    prefill_chunk_tokens=1024))
+        sv, cap = rep["serving"], gpu_spec("h100-sxm-80gb").capacity_bytes
+        assert sv["starts"] == (ctx <= 49952) == (sv["required_bytes"] <= cap), ctx
