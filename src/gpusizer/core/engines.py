@@ -39,6 +39,9 @@ ms = 1e-3
 DRIVER_RESERVED_BYTES = 512 * MiB
 
 
+Capability = tuple[int, int]  # CUDA compute capability (major, minor)
+
+
 @dataclass(frozen=True)
 class BatchTier:
     """A default that depends on the GPU: the first tier whose ``min_memory_gib`` the GPU
@@ -91,6 +94,13 @@ class EngineRelease:
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
     steps: tuple[tuple[str, StepCost], ...] = ()  # (GPU category, cost); "" = any other
+    # True: a sliding-window layer holds window - 1 + one chunk + 1 block per request (vLLM V1
+    # SlidingWindowSpec.max_memory_usage_bytes) in the start-up check and the concurrency;
+    # False: every attention layer is charged the whole context (V0 raise_if_cache_size_invalid
+    # and its printed concurrency, blocks x block size / max_model_len)
+    window_pages: bool = True
+    # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/moe_layout.py id)
+    mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
     sources: tuple[str, ...] = ()
 
     def tier(self, gpu: Device) -> BatchTier | None:
@@ -125,11 +135,20 @@ _LLAMA_STEPS = (("", StepCost(layer=0.2 * ms, decode=0.0)),)
 _V0_COMM, _V0_PEER = int(1.2 * GiB), int(0.59 * GiB)
 _V1_COMM, _V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
 _V1_SMALL = BatchTier(0, 256, 2048)
+# MXFP4 MoE backend by compute capability (vllm mxfp4.py get_mxfp4_backend; 2026
+# fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend): FlashInfer TRT-LLM on SM100 (FlashInfer
+# ships with CUDA builds), OpenAI's Triton kernels on 9.0 <= cc < 11.0 when triton_kernels is
+# installed, Marlin otherwise (cc >= 8.0, Mxfp4Config.get_min_capability). The 0.11.0 PyPI
+# wheel brought no triton_kernels (an H100 loads with Marlin: vllm#27508); from 0.11.1 vLLM
+# pins triton_kernels v3.5.0 and an H100 loads with Triton (vllm#33155, 0.14.1).
+_MOE_PYPI = (((10, 0), (11, 0), "flashinfer-trtllm"), ((8, 0), (99, 0), "marlin"))
+_MOE_TRITON = (((10, 0), (11, 0), "flashinfer-trtllm"), ((9, 0), (10, 0), "triton-hopper"),
+               ((8, 0), (99, 0), "marlin"))
 VLLM = (
     EngineRelease(
         "0.6.4", "2024-11", 0.9, (BatchTier(0, 256, 0),), chunked_prefill="long_context",
         non_torch_bytes=int(0.35 * GiB), comm_bytes=_V0_COMM, comm_per_peer_bytes=_V0_PEER,
-        context_in_budget=True,
+        context_in_budget=True, window_pages=False,
         graph_bytes=GiB, steps=_STEPS,
         sources=("vllm 0.6.x engine/arg_utils.py: gpu_memory_utilization 0.90, max_num_seqs "
                  "256; chunked prefill only above max_model_len 32768 (use_long_context)",
@@ -139,32 +158,43 @@ VLLM = (
         "0.6.5", "2024-12", 0.9, (BatchTier(0, 256, 0),), chunked_prefill="long_context",
         sampler_bytes_per_logit=40, non_torch_bytes=int(1.79 * GiB), comm_bytes=_V0_COMM,
         comm_per_peer_bytes=_V0_PEER, context_in_budget=True, graph_bytes=GiB, steps=_STEPS,
+        window_pages=False,
         sources=("vllm PR #10511 (memory profiling overhaul): non_torch 1.79 / 3.58 GiB at "
                  "TP 1 / 2, activation peak 1.26 GiB = the V0 sampler (worker/model_runner.py "
                  "profile_run; sampler.py: fp32 logits, sort values + int64 indices, "
                  "probs_sort, cumsum, scatter, probs, logprobs = 40 B per logit)",)),
     EngineRelease(
         "0.11.0", "2025-10", 0.9, (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
-        sampler_bytes_per_logit=16, non_torch_bytes=int(0.25 * GiB),
+        sampler_bytes_per_logit=38, non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM, comm_per_peer_bytes=_V1_PEER, graph_bytes=GiB, steps=_STEPS,
+        mxfp4_moe=_MOE_PYPI,
         sources=("vllm 0.11.0 engine/arg_utils.py _set_default_args (OpenAI server: >= 70 "
                  "GiB and not A100: 1024 sequences, 8192 batched tokens; else 256 / 2048)",
                  "v1/worker/gpu_worker.py: memory snapshot after the distributed init (the "
                  "context and NCCL lie outside the budget)",
                  "llm-d planner v0.19.0 sweep: non-torch 0.25 GiB at TP 1, 2.07 / 2.13 at TP "
-                 "2 / 4; sampler peak 1.89 GiB = 1024 x 128256 x 16 B (fp32 logits, sorted "
-                 "values, int64 indices; v1/sample/ops/topk_topp_sampler.py)")),
+                 "2 / 4",
+                 "sampler: v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p sorts the fp32 "
+                 "logits; PyTorch's segmented sort (aten/src/ATen/native/cuda/SortStable.cu "
+                 "segmented_sort_pairs, cub DeviceSegmentedRadixSort) holds input 4 + values 4 "
+                 "+ int64 indices 8 + int64 reverse indices 8 + cub key/value buffers 12 B, "
+                 "beside the bf16 logits 2 B: 38 B per logit (vllm#27508 and #23278, "
+                 "gpt-oss-120b on an H100: 7.55 / 7.45 GiB beyond the weights)")),
     EngineRelease(
         "0.19.0", "2026-04", 0.9, (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
         sampler_bytes_per_logit=16, non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM, comm_per_peer_bytes=_V1_PEER, graph_bytes=GiB, steps=_STEPS,
+        mxfp4_moe=_MOE_TRITON,
         sources=("vllm 0.19.0 config/cache.py gpu_memory_utilization 0.9; envs.py "
                  "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS '0': graphs outside the pool",
-                 "llm-d v0.19.0 H100 logs: graphs 0.91 GiB (mean 1.03 GiB over the sweep)")),
+                 "llm-d v0.19.0 H100 logs: graphs 0.91 GiB (mean 1.03 GiB over the sweep); "
+                 "sampler peak 1.89 GiB = 1024 x 128256 x 16 B (measured; below 0.11.0's "
+                 "sort, the change itself not traced)")),
     EngineRelease(
         "0.20.0", "2026-05", 0.92, (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
         sampler_bytes_per_logit=16, non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM, comm_per_peer_bytes=_V1_PEER, graph_bytes=GiB, graphs_in_pool=True, steps=_STEPS,
+        mxfp4_moe=_MOE_TRITON,
         sources=("vllm 0.20.0 config/cache.py gpu_memory_utilization 0.92; envs.py "
                  "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS '1': the pool pays for graphs",)),
     EngineRelease(
@@ -173,6 +203,7 @@ VLLM = (
          _V1_SMALL),
         sampler_bytes_per_logit=16, non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM, comm_per_peer_bytes=_V1_PEER, graph_bytes=GiB, graphs_in_pool=True, steps=_STEPS,
+        mxfp4_moe=_MOE_TRITON,
         sources=("vllm 0.33.0 engine/arg_utils.py get_batch_defaults (>= 160 GiB: 16384 "
                  "batched tokens; GB10 kept on the small tier); gpu_worker.py "
                  "determine_available_memory subtracts the CUDA-graph estimate",

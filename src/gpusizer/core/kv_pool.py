@@ -21,17 +21,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .architecture import Arch, ceil_div
+from .architecture import Arch
 from .dtypes import nbytes
 from .engine_settings import EngineSettings
 from .engines import MiB, cuda_total_bytes
-from .inference import kv_bytes_per_token_layer
-from .module_bytes import stage_weight_bytes
+from .kv_request import capacity, startup_check
+from .moe_layout import MoeLayout, served_weight_bytes
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import StageParams, stage_params
 from .specs import GPUSpec, Scenario
-from .state import state_bytes
 
 
 @dataclass(frozen=True)
@@ -56,6 +55,7 @@ class EngineMemory:
     outside_bytes: float = 0.0  # taken outside the budget (context, NCCL, graphs)
     outside_free_check: bool = False  # the engine refuses unless fraction x total is free
     host_parts: dict[str, float] | None = None  # system RAM by buffer (llama.cpp)
+    request_bytes: float = 0.0  # pool bytes one request of max_context needs (start-up check)
 
 
 def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
@@ -75,29 +75,6 @@ def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
     return 2 * pb * tokens * arch.hidden + max(mlp, attn)
 
 
-def attention_layers(arch: Arch, sp: StageParams, pp: int) -> int:
-    """Layers of this stage that keep keys and values: hybrid models' recurrent layers keep a
-    fixed-size state instead (core/state.py)."""
-    return min(sp.layers, ceil_div(arch.attention_layers, pp))
-
-
-def state_per_request(s: Scenario, arch: Arch) -> float:
-    """Recurrent-state bytes one request holds on one GPU (0 for a transformer): vLLM's hybrid
-    allocator gives each request one state page per recurrent layer from the same pool as the
-    attention blocks (vllm/v1/kv_cache_interface.py ``MambaSpec.page_size_bytes``)."""
-    if not arch.mixer_layers:
-        return 0.0
-    p = s.parallelism
-    return state_bytes(arch, s.profile, s.precision.activations, p.tensor, p.pipeline)
-
-
-def kv_per_token(s: Scenario, arch: Arch, sp: StageParams) -> float:
-    """KV bytes one token takes on one GPU of this stage (its attention layers; heads split by
-    TP)."""
-    return kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * \
-        attention_layers(arch, sp, s.parallelism.pipeline)
-
-
 def outside_bytes(s: Scenario) -> int:
     """Context and NCCL memory taken before the engine's snapshot (outside its budget)."""
     p, prof, o = s.parallelism, s.profile, s.overhead
@@ -106,43 +83,20 @@ def outside_bytes(s: Scenario) -> int:
     return int(ctx + (comm if o.workspace_bytes is None else o.workspace_bytes))
 
 
-def _per_request_bytes(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams,
-                       page: float) -> float:
-    """Pool bytes one request of max_context holds: full-attention layers a page per block of
-    the context, sliding-window layers the window plus one prefill chunk (vLLM
-    ``SlidingWindowSpec.max_memory_usage_bytes``), plus a hybrid model's recurrent state."""
-    ctx, block = st.max_context or 1, st.kv_block_tokens
-    spec, layers = arch.spec, attention_layers(arch, sp, s.parallelism.pipeline)
-    local = min(spec.sliding_window_layers, layers, sp.sliding_layers) if spec.sliding_window \
-        else 0
-    window = min((spec.sliding_window or 0) - 1 + (st.prefill_chunk_tokens or ctx), ctx)
-    return page * ((layers - local) * ceil_div(ctx, block)
-                   + local * (ceil_div(window, block) + 1)) + state_per_request(s, arch)
-
-
-def _capacity(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float
-              ) -> tuple[int, float, float]:
-    """(KV tokens, max concurrency at max_context, bytes per token) of a pool on one GPU."""
-    per_layer = kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor)
-    layers = attention_layers(arch, sp, s.parallelism.pipeline)
-    page = per_layer * st.kv_block_tokens
-    if pool <= 0 or page * layers <= 0:
-        return 0, 0.0, per_layer * layers
-    blocks = int(pool // (page * layers))
-    tokens = blocks * st.kv_block_tokens
-    return tokens, pool / _per_request_bytes(s, arch, st, sp, page), per_layer * layers
-
-
 @dataclass(frozen=True)
 class _Stage:
     weights: float
     body: float
     sampler: float
     sp: StageParams
+    layout: MoeLayout | None = None  # how the engine lays out MXFP4 experts (None: as stored)
+    stored: float = 0.0  # the same weights as the checkpoint stores them
 
 
-def _stages(s: Scenario, arch: Arch, counts: ParamCounts, st: EngineSettings) -> list[_Stage]:
-    """Each distinct pipeline stage: weights, profile forward peak, sampler peak (last)."""
+def _stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+            ) -> list[_Stage]:
+    """Each distinct pipeline stage: weights as the engine loads them, profile forward peak,
+    sampler peak (last)."""
     p = s.parallelism
     rel = st.release
     out = []
@@ -150,8 +104,9 @@ def _stages(s: Scenario, arch: Arch, counts: ParamCounts, st: EngineSettings) ->
         sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, first)
         seqs = min(st.max_sequences or 1, st.profile_tokens or 1)
         sampler = rel.sampler_bytes_per_logit * seqs * arch.vocab if rel and sp.last else 0.0
-        out.append(_Stage(stage_weight_bytes(s, arch, counts, sp),
-                          forward_peak(s, arch, st.profile_tokens), sampler, sp))
+        weights, layout, stored = served_weight_bytes(s, arch, counts, sp, gpu, rel)
+        out.append(_Stage(weights, forward_peak(s, arch, st.profile_tokens), sampler, sp,
+                          layout, stored))
     return out
 
 
@@ -166,17 +121,13 @@ def _memory(weights: float, peak_body: float, sampler: float, overhead: float, p
                                                                          "optimizer")))
 
 
-def _refusal(st: EngineSettings, pool: float, tokens: int, needed: float) -> str | None:
-    """The engine's startup error, in its words (vLLM V1 ``check_enough_kv_cache_memory``)."""
-    if pool <= 0:
-        return ("No available memory for the cache blocks: weights, the profile peak and "
-                "non-torch memory exceed the budget. Increase memory_fraction, use more GPUs "
-                "or a smaller format")
-    if needed > pool:
-        return (f"one request of max_context {st.max_context:,} tokens needs "
-                f"{needed / 2**30:.2f} GiB of KV cache, more than the pool's "
-                f"{pool / 2**30:.2f} GiB; the largest context that fits is {tokens:,}")
-    return None
+def _layout_note(stage: _Stage) -> tuple[str, ...]:
+    """The assumption a backend's MoE layout adds (its bytes beyond the checkpoint's)."""
+    if stage.layout is None:
+        return ()
+    return (f"MXFP4 experts as vLLM's {stage.layout.label} MoE backend lays them out "
+            f"({(stage.weights - stage.stored) / 2**30:+.2f} GiB per GPU against the "
+            "checkpoint)",)
 
 
 def pool_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
@@ -184,7 +135,7 @@ def pool_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
     """Memory of a pool engine's heaviest GPU (the stage with the smallest pool under PP)."""
     total, outside = cuda_total_bytes(gpu), outside_bytes(s)
     best: EngineMemory | None = None
-    for stage in _stages(s, arch, counts, st):
+    for stage in _stages(s, arch, counts, gpu, st):
         em = _stage_memory(s, arch, gpu, st, stage, total, outside)
         if best is None or em.kv_capacity_tokens < best.kv_capacity_tokens:
             best = em
@@ -192,8 +143,18 @@ def pool_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
     return best
 
 
-def _stage_memory(s: Scenario, arch: Arch, gpu: GPUSpec, st: EngineSettings, stage: _Stage,
-                  total: int, outside: int) -> EngineMemory:
+@dataclass(frozen=True)
+class _Budget:
+    fraction: float
+    reserved: float  # inside the budget besides the pool
+    away: float  # outside the budget
+    pool: float
+    memory: Memory
+
+
+def _budget(s: Scenario, gpu: GPUSpec, st: EngineSettings, stage: _Stage, total: int,
+            outside: int) -> _Budget:
+    """The pool and what the engine reserves beside it, by the profile's memory rule."""
     rule, rel, p = s.profile.memory_rule, st.release, s.parallelism
     assert rel is not None
     graphs = rel.graph_bytes if st.cuda_graphs else 0
@@ -207,28 +168,37 @@ def _stage_memory(s: Scenario, arch: Arch, gpu: GPUSpec, st: EngineSettings, sta
         pool = fraction * total - reserved
         away = (0 if rel.context_in_budget else outside) + (0 if rel.graphs_in_pool
                                                             else graphs)
-        mem = _memory(stage.weights, stage.body, stage.sampler, non_torch + graphs
-                      + (0 if rel.context_in_budget else outside), pool)
-    elif rule == "static_pool":
+        return _Budget(fraction, reserved, away, pool, _memory(
+            stage.weights, stage.body, stage.sampler,
+            non_torch + graphs + (0 if rel.context_in_budget else outside), pool))
+    if rule == "static_pool":
         fraction = st.memory_fraction or sglang_fraction(s, gpu, st)
-        reserved, away = stage.weights, outside + graphs
         pool = (total - outside) * fraction - stage.weights
-        mem = _memory(stage.weights, stage.body, 0.0, outside + graphs, pool)
-    else:  # free_pool
-        fraction = st.memory_fraction or 0.9
-        reserved, away = stage.weights + stage.body, outside
-        pool = fraction * (total - outside - reserved)
-        mem = _memory(stage.weights, stage.body, 0.0, outside, pool)
-    tokens, conc, per_token = _capacity(s, arch, st, stage.sp, pool)
-    reason = _refusal(st, pool, tokens, per_token * (st.max_context or 0))
-    check = rule == "profiled_pool" and not rel.context_in_budget
-    if check and fraction * total > total - outside:
+        return _Budget(fraction, stage.weights, outside + graphs, pool,
+                       _memory(stage.weights, stage.body, 0.0, outside + graphs, pool))
+    fraction = st.memory_fraction or 0.9  # free_pool
+    reserved = stage.weights + stage.body
+    pool = fraction * (total - outside - reserved)
+    return _Budget(fraction, reserved, outside, pool,
+                   _memory(stage.weights, stage.body, 0.0, outside, pool))
+
+
+def _stage_memory(s: Scenario, arch: Arch, gpu: GPUSpec, st: EngineSettings, stage: _Stage,
+                  total: int, outside: int) -> EngineMemory:
+    b = _budget(s, gpu, st, stage, total, outside)
+    rel = st.release
+    assert rel is not None
+    tokens, conc, per_token = capacity(s, arch, st, stage.sp, b.pool)
+    reason, needed = startup_check(s, arch, st, stage.sp, b.pool, tokens)
+    check = s.profile.memory_rule == "profiled_pool" and not rel.context_in_budget
+    if check and b.fraction * total > total - outside:
         reason = (f"free memory on the device ({(total - outside) / 2**30:.2f} GiB) is less "
-                  f"than memory_fraction x total ({fraction * total / 2**30:.2f} GiB)")
-    return EngineMemory(mem, int(max(0.0, pool)), tokens, conc, reason is None, reason,
+                  f"than memory_fraction x total ({b.fraction * total / 2**30:.2f} GiB)")
+    return EngineMemory(b.memory, int(max(0.0, b.pool)), tokens, conc, reason is None, reason,
                         st.max_context or 0, _sequences(st, tokens), per_token,
-                        fraction=fraction, reserved_bytes=reserved, outside_bytes=away,
-                        outside_free_check=check)
+                        notes=_layout_note(stage), fraction=b.fraction,
+                        reserved_bytes=b.reserved, outside_bytes=b.away,
+                        outside_free_check=check, request_bytes=needed)
 
 
 def _sequences(st: EngineSettings, tokens: int) -> int | None:

@@ -79,11 +79,14 @@ def _engine_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
 def required_bytes(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> int:
     """Per-GPU memory the engine needs to start and hold ``concurrency`` requests of prompt +
     output tokens (and one of max_context): its budget rule solved for the device size (the
-    driver's reserve added back: engines see cudaMemGetInfo's total)."""
+    driver's reserve added back: engines see cudaMemGetInfo's total). The request of
+    max_context is counted as the start-up check counts it (vLLM V1: windows paged)."""
     w, m = s.workload, em.memory
-    tokens = max(em.max_context, st.concurrency * (w.prompt_tokens + w.generated_tokens))
+    users = st.concurrency * (w.prompt_tokens + w.generated_tokens)
     block = max(1, st.kv_block_tokens)
-    kv = em.kv_bytes_per_token * math.ceil(tokens / block) * block
+    kv = em.kv_bytes_per_token * math.ceil(max(em.max_context, users) / block) * block
+    if st.release is not None and st.release.window_pages and em.request_bytes:
+        kv = max(em.request_bytes, em.kv_bytes_per_token * math.ceil(users / block) * block)
     rule, f = s.profile.memory_rule, em.fraction or 1.0
     driver = gpu.capacity_bytes - cuda_total_bytes(gpu)
     if rule == "profiled_pool":  # fraction x total >= inside, and everything fits the device

@@ -45,6 +45,7 @@ from .workloads import WORKLOAD_KINDS, WorkloadKind
 Fraction = Annotated[float, Field(gt=0.0, le=1.0)]
 YearMonth = Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]  # "2025-01"
 GPUCategory = Literal["datacenter", "workstation", "consumer", "unified_memory"]
+ComputeCapability = Annotated[str, Field(pattern=r"^\d{1,2}\.\d$")]  # CUDA "major.minor", "9.0"
 
 
 class _Spec(BaseModel):
@@ -316,6 +317,8 @@ class GPUSpec(_Spec):
     price_per_hour_source: str | None = None
     unified_memory: bool = False
     gpu_memory_fraction: Fraction | None = None
+    # CUDA compute capability (NVIDIA only): engines pick kernels by it (core/moe_layout.py)
+    compute_capability: ComputeCapability | None = None
 
     @property
     def capacity_bytes(self) -> int:
