@@ -45,22 +45,26 @@ class StageActivations:
     top: float
 
 
-_ACTS: Memo[StageActivations] = Memo(4096)
+_ACTS: Memo[StageActivations] = Memo(4096)  # with one micro-batch in flight
 
 
 def stage_activations(s: Scenario, arch: Arch, sp: StageParams, in_flight: float,
                       counts: ParamCounts) -> StageActivations:
     """Activations of the stage, kept per everything they depend on: sweeps of DP, ZeRO and
     optimizer settings (the advisor, the GUI) reuse them. ``in_flight``: micro-batches the
-    stage holds (1F1B)."""
+    stage holds (1F1B); the first stage keeps its layers' activations once per micro-batch
+    in flight, so they are kept for one and multiplied here."""
     p = s.parallelism
     # Keyed by the identity of the (frozen) blocks, which layout variants share: hashing
     # pydantic models would cost more than it saves.
     key = (id(s.model), id(s.workload), id(s.precision), s.framework, p.tensor, p.pipeline,
            p.context, p.expert, p.sequence_parallel, p.recompute, p.attention, sp.first,
-           sp.last, in_flight, p.activation_offload)
-    return _ACTS.get(key, lambda: _compute(s, arch, sp, in_flight, counts),
-                     (s.model, s.workload, s.precision))
+           sp.last, p.activation_offload)
+    one = _ACTS.get(key, lambda: _compute(s, arch, sp, counts), (s.model, s.workload, s.precision))
+    # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
+    # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
+    mult = in_flight if sp.first else 1.0
+    return StageActivations(one.gpu * mult, one.host * mult, one.recompute_layer, one.top)
 
 
 def _context(s: Scenario) -> tuple[ActContext, bool]:
@@ -95,8 +99,9 @@ def _layers(s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, dense: fl
     return per / s.parallelism.tensor
 
 
-def _compute(s: Scenario, arch: Arch, sp: StageParams, in_flight: float, counts: ParamCounts
+def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts
              ) -> StageActivations:
+    """The stage's activations with one micro-batch in flight."""
     p = s.parallelism
     ctx, autocast = _context(s)
     megatron = s.profile.activation_layout == "megatron"
@@ -118,11 +123,8 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, in_flight: float, counts:
         full = replace(ctx, recompute="none")
         rebuilt = max(_layers(s, arch, full, sp, 1, 0) if sp.dense_layers else 0.0,
                       _layers(s, arch, full, sp, 0, 1) if sp.moe_layers else 0.0)
-    # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
-    # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
     gpu, host = offload_split(p.activation_offload, per, top, sp.layers)
-    mult = in_flight if sp.first else 1.0
-    return StageActivations(gpu * mult, host * mult, rebuilt, top)
+    return StageActivations(gpu, host, rebuilt, top)
 
 
 def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> float:

@@ -42,16 +42,24 @@ class Layout:
     accumulate: bool  # gradients outlive one micro-batch
 
 
+def in_flight(pipeline: int, data: int, virtual_stages: int, micro_batch: int,
+              global_batch: int | None) -> tuple[float, int]:
+    """(micro-batches the first stage holds, micro-batches per step). In flight under 1F1B:
+    min(PP, micro-batches); interleaving multiplies by 1 + (p-1)/(p·v) (Korthikanti et al.
+    2022 §4.2.3). Never grows with ``data`` (the layout search's bounds rely on it)."""
+    micro = max(1, (global_batch or micro_batch * data * pipeline) // (micro_batch * data))
+    flight = float(min(pipeline, micro))
+    if virtual_stages > 1 and pipeline > 1:
+        flight *= 1 + (pipeline - 1) / (pipeline * virtual_stages)
+    return flight, micro
+
+
 def layout(s: Scenario) -> Layout:
-    """In-flight micro-batches under 1F1B: min(PP, micro-batches); interleaving multiplies by
-    1 + (p-1)/(p·v) (Korthikanti et al. 2022 §4.2.3)."""
+    """The scenario's pipeline schedule (:func:`in_flight`) and ZeRO group."""
     p, w = s.parallelism, s.workload
-    micro = max(1, (w.global_batch_size or w.micro_batch_size * p.data * p.pipeline)
-                // (w.micro_batch_size * p.data))
-    in_flight = float(min(p.pipeline, micro))
-    if p.virtual_stages > 1 and p.pipeline > 1:
-        in_flight *= 1 + (p.pipeline - 1) / (p.pipeline * p.virtual_stages)
-    return Layout(p.tensor, p.pipeline, p.data * p.context, in_flight, micro > 1)
+    flight, micro = in_flight(p.pipeline, p.data, p.virtual_stages, w.micro_batch_size,
+                              w.global_batch_size)
+    return Layout(p.tensor, p.pipeline, p.data * p.context, flight, micro > 1)
 
 
 def _weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams,
