@@ -18,7 +18,7 @@ from .scenario import parse_scenario
 from .serving import engine_memory, required_bytes, serving_notes, serving_result
 from .specs import GPUSpec, ModelSpec, Scenario
 from .techniques import host_note, technique_assumptions
-from .training import base_weight_dtype, stage_memory
+from .training import base_weight_dtype, memory_at, peak_of, stage_phases
 from .unified import memory_share_note
 
 
@@ -28,17 +28,17 @@ def _model(spec: ModelSpec) -> tuple[Arch, ParamCounts]:
     return resolve(spec), count_parameters(spec)
 
 
-def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
-    first = stage_memory(s, arch, counts, True)
-    if s.parallelism.pipeline == 1:
-        return first
-    last = stage_memory(s, arch, counts, False)
-    return first if first[1] >= last[1] else last
-
-
-def _with_overhead(s: Scenario, mem: Memory, peak: int) -> Memory:
-    over = scenario_overhead(s, peak)
-    return Memory(**{**mem.__dict__, "overhead": over, "total": peak + over})
+def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> Memory:
+    """The heavier stage (by tensor peak; the first on a tie), with the overhead on its peak:
+    only that stage's memory is built (the advisor asks thousands of times)."""
+    ph = stage_phases(s, arch, counts, True)
+    phase, peak = peak_of(ph)
+    if s.parallelism.pipeline > 1:
+        last = stage_phases(s, arch, counts, False)
+        last_phase, last_peak = peak_of(last)
+        if last_peak > peak:
+            ph, phase, peak = last, last_phase, last_peak
+    return memory_at(ph, phase, peak, scenario_overhead(s, peak))
 
 
 def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
@@ -89,8 +89,7 @@ def clear_caches() -> None:
 
 def _memory(s: Scenario, arch: Arch, counts: ParamCounts) -> Memory:
     if s.workload.is_training:
-        mem, peak = _training(s, arch, counts)
-        return _with_overhead(s, mem, peak)
+        return _training(s, arch, counts)
     return engine_memory(s, arch, counts, scenario_gpu(s))[0].memory
 
 

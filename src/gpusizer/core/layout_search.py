@@ -28,8 +28,8 @@ from .layout_space import (
     _combos,
     _dp_values,
     _pref,
-    _seeds,
     divisors,
+    search_order,
     shape,
     virtual_stages,
 )
@@ -120,14 +120,6 @@ class Evaluator:
         return self.memo[key]
 
 
-def _order(combos: Sequence[Layout], gpus: Sequence[GpuTarget]) -> list[Layout]:
-    """Seeds (for early bounds), then the rest from the fewest model-parallel GPUs up."""
-    seeds = _seeds(combos, {g.hardware.gpus_per_node for g in gpus}) if combos else []
-    rest = sorted(set(combos) - set(seeds), key=lambda c: (
-        RECOMPUTE.index(c.recompute), c.model_parallel, c.pp, c.cp, c.ep, c.tp, -c.zero))
-    return [*seeds, *rest]
-
-
 def _below(caps: dict[str, tuple[int, int]], bound: Bound) -> dict[str, tuple[int, int]]:
     """The GPUs (capacity, largest DP) of ``caps`` on which ``bound(largest DP)`` fits."""
     low = {top: bound(top) for top in {top for _, top in caps.values()}}
@@ -144,7 +136,7 @@ def _search(ev: Evaluator, combos: Sequence[Layout], gpus: Sequence[GpuTarget], 
     board = Board(entries([(g.id, g.capacity, g.hardware.gpus_per_node) for g in gpus], cross),
                   keep, max_gpus)
     dps: dict[tuple[int, ...], Sequence[int]] = {}
-    for lay in _order(combos, gpus):
+    for lay in search_order(combos, {g.hardware.gpus_per_node for g in gpus}):
         m = lay.model_parallel
         key = (lay.ep, lay.cp, lay.zero > 0, m)
         vals = dps.get(key)

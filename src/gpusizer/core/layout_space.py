@@ -126,12 +126,24 @@ def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
 
 
 def _seeds(combos: Sequence[Layout], nodes: set[int]) -> list[Layout]:
-    """Tried first, for early bounds: the most sharded without PP (per node size the largest TP
-    and half of it, the top ZeRO stage, the widest EP, CP 1 and 2)."""
-    zero, ep = max((c.zero, c.ep) for c in combos)
-    tps = {tp for n in nodes for tp in sorted({c.tp for c in combos if c.tp <= n})[-2:]}
-    return [c for c in combos if c.pp == 1 and c.cp <= 2 and c.tp in tps and c.zero == zero
-            and c.ep == ep and c.recompute == combos[0].recompute]
+    """Tried first, for early bounds: per pipeline depth the largest TP of each node size with
+    the top ZeRO stage, an EP a third of the way up its choices and CP 1 and 2 (one of them
+    is near the best for most GPUs of a catalog, so the rest must beat a count close to it)."""
+    zero = max(c.zero for c in combos)
+    eps = sorted({c.ep for c in combos})
+    tps = {max((c.tp for c in combos if c.tp <= n), default=0) for n in nodes}
+    return [c for c in combos if c.cp <= 2 and c.tp in tps and c.zero == zero
+            and c.ep == eps[len(eps) // 3] and c.recompute == combos[0].recompute]
+
+
+def search_order(combos: Sequence[Layout], nodes: set[int]) -> list[Layout]:
+    """The seeds, then the rest from the most model-parallel GPUs down: those fit with a small
+    DP (few estimates), and each GPU's best count falls early, so that layouts of fewer
+    model-parallel GPUs (which need a large DP) are mostly turned away by it."""
+    seeds = _seeds(combos, nodes) if combos else []
+    rest = sorted(set(combos) - set(seeds), key=lambda c: (
+        RECOMPUTE.index(c.recompute), -c.model_parallel, c.pp, c.cp, c.ep, c.tp, -c.zero))
+    return [*seeds, *rest]
 
 
 def virtual_stages(virtual: int, pp: int, layers: int) -> int:

@@ -63,8 +63,10 @@ def stage_activations(s: Scenario, arch: Arch, sp: StageParams, in_flight: float
     one = _ACTS.get(key, lambda: _compute(s, arch, sp, counts), (s.model, s.workload, s.precision))
     # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
     # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
-    mult = in_flight if sp.first else 1.0
-    return StageActivations(one.gpu * mult, one.host * mult, one.recompute_layer, one.top)
+    if not sp.first:  # its own micro-batch only (x 1.0 changes no float)
+        return one
+    return StageActivations(one.gpu * in_flight, one.host * in_flight, one.recompute_layer,
+                            one.top)
 
 
 def _context(s: Scenario) -> tuple[ActContext, bool]:
@@ -85,14 +87,27 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
     ), autocast
 
 
+_PER_LAYER: Memo[tuple[float, float]] = Memo(1024)
+
+
+def _per_layer(arch: Arch, ctx: ActContext, megatron: bool) -> tuple[float, float]:
+    """Bytes one dense and one MoE layer keep: kept per architecture and context, which every
+    pipeline depth and both ends share."""
+    layer = megatron_layer if megatron else hf_layer
+    return _PER_LAYER.get((id(arch), ctx, megatron),
+                          lambda: (layer(arch, ctx, False), layer(arch, ctx, True)), (arch,))
+
+
 def _layers(s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, dense: float,
             moe: float) -> float:
     """What ``dense`` and ``moe`` layers of the stage keep (the stage's layer mix)."""
-    if s.profile.activation_layout == "megatron":
-        per = dense * megatron_layer(arch, ctx, False) if dense else 0.0
-        return per + (moe * megatron_layer(arch, ctx, True) if moe else 0.0)
-    per = dense * hf_layer(arch, ctx, False) if dense else 0.0
-    per += moe * hf_layer(arch, ctx, True) if moe else 0.0
+    megatron = s.profile.activation_layout == "megatron"
+    dense_b, moe_b = _per_layer(arch, ctx, megatron)
+    if megatron:
+        per = dense * dense_b if dense else 0.0
+        return per + (moe * moe_b if moe else 0.0)
+    per = dense * dense_b if dense else 0.0
+    per += moe * moe_b if moe else 0.0
     if sp.sliding_layers and sp.layers:  # the window's layers get an explicit mask: the
         # stage's own (core/sharding.py), in proportion when fewer than its layers are asked
         per += sp.sliding_layers * (dense + moe) / sp.layers * sliding_mask(arch, ctx)

@@ -97,7 +97,9 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
 def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, first: bool
                  ) -> tuple[Memory, int]:
     """Memory of one GPU on the first or last pipeline stage; returns (memory, tensor peak)."""
-    return memory_from_phases(s, stage_phases(s, arch, counts, first))
+    ph = stage_phases(s, arch, counts, first)
+    phase, total = peak_of(ph)
+    return memory_at(ph, phase, total), total
 
 
 @dataclass(frozen=True)
@@ -271,14 +273,25 @@ def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
     return tuple(c for c in COMPONENTS if c not in gone)
 
 
-def memory_from_phases(s: Scenario, ph: Phases) -> tuple[Memory, int]:
-    """The peak phase and what is alive then; returns (memory, tensor peak)."""
+def peak_of(ph: Phases) -> tuple[str, int]:
+    """The peak phase and the tensor bytes alive then (whole bytes; rounding never lifts it
+    above the parts)."""
     phase = max(ph.totals, key=lambda k: ph.totals[k])
-    kept = ph.grads_kept
     parts = [int(x) for x in (ph.weights, ph.gradients, ph.optimizer, ph.activations,
                               ph.temporaries[phase])]
-    total = min(int(ph.totals[phase]), sum(parts))  # rounding never lifts it above the parts
-    mem = Memory(weights=parts[0], gradients=parts[1], optimizer=parts[2], activations=parts[3],
-                 temporary=parts[4], total=total, peak_phase=PHASE_LABEL[phase],
-                 alive_at_peak=_alive(phase, kept), host_memory=int(ph.host))
-    return mem, total
+    return phase, min(int(ph.totals[phase]), sum(parts))
+
+
+def memory_at(ph: Phases, phase: str, total: int, overhead: int = 0) -> Memory:
+    """What is alive at the peak ``phase`` (tensor peak ``total``), with ``overhead`` added."""
+    return Memory(weights=int(ph.weights), gradients=int(ph.gradients),
+                  optimizer=int(ph.optimizer), activations=int(ph.activations),
+                  temporary=int(ph.temporaries[phase]), overhead=overhead,
+                  total=total + overhead, peak_phase=PHASE_LABEL[phase],
+                  alive_at_peak=_alive(phase, ph.grads_kept), host_memory=int(ph.host))
+
+
+def memory_from_phases(s: Scenario, ph: Phases) -> tuple[Memory, int]:
+    """The peak phase and what is alive then; returns (memory, tensor peak)."""
+    phase, total = peak_of(ph)
+    return memory_at(ph, phase, total), total

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .architecture import resolve
 from .errors import ScenarioError
 from .frameworks import FRAMEWORKS
+from .memo import Memo
 from .specs import ModelSpec, Scenario
 from .techniques import check_techniques
 
@@ -155,8 +156,17 @@ def check_workload(s: Scenario) -> None:
             )
 
 
+_VALID_MODELS: Memo[bool] = Memo(256)  # models that passed check_model, by identity
+
+
+def _valid_model(spec: ModelSpec) -> bool:
+    check_model(spec)
+    return True
+
+
 def check_scenario(s: Scenario) -> None:
-    check_model(s.model)
+    # A model checked once is valid for good (frozen): layout variants share the object.
+    _VALID_MODELS.get(id(s.model), lambda: _valid_model(s.model), (s.model,))
     check_parallelism(s)
     check_workload(s)
     check_framework(s)
