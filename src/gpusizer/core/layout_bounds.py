@@ -58,7 +58,7 @@ class Bounds:
         best split evenly over TP x PP (experts also over EP) and, from ZeRO 3, 2, 1 on, over
         DP x CP (experts included); or the activations an estimate saw for the shape at a DP
         at least this large (ZeRO does not touch them, they do not grow with DP)."""
-        sharded, kept = self._split(lay)
+        sharded, kept = self.split(lay)
         cp, split = lay.cp, lay.tp * lay.pp
         seen_dp, seen = self.seen.get(shape(lay), (0, 0.0))
 
@@ -68,7 +68,7 @@ class Bounds:
             return seen if dp <= seen_dp and seen > low else low
         return bound
 
-    def _split(self, lay: Layout) -> tuple[float, float]:
+    def split(self, lay: Layout) -> tuple[float, float]:
         """(states ZeRO shards over DP x CP, states it keeps, experts already over EP)."""
         key = (lay.zero, lay.ep)
         hit = self._splits.get(key)

@@ -22,6 +22,7 @@ from .estimate import sizing_memory
 from .fit_search import smallest_fitting
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
+from .layout_prefilter import MIN_LAYOUTS, RUN, Prefilter
 from .layout_space import (
     RECOMPUTE,
     Layout,
@@ -130,31 +131,41 @@ def _search(ev: Evaluator, combos: Sequence[Layout], gpus: Sequence[GpuTarget], 
             max_gpus: int) -> Found:
     """The ``keep`` best layouts per GPU by (GPU count, preference): for each layout the
     smallest DP that fits each GPU on which it could still beat the ``keep``-th best and its
-    lower bound (at the largest valid DP that could) fits."""
-    cross, fw = ev.base.hardware.allow_cross_node_tensor_parallel, ev.base.profile
-    training = ev.base.workload.is_training
+    lower bounds (at the largest valid DP that could) fit. Long searches look at each run of
+    layouts first with :class:`Prefilter`, which turns away only what this would."""
+    cross = ev.base.hardware.allow_cross_node_tensor_parallel
     board = Board(entries([(g.id, g.capacity, g.hardware.gpus_per_node) for g in gpus], cross),
                   keep, max_gpus)
+    order = search_order(combos, {g.hardware.gpus_per_node for g in gpus})
+    pre = Prefilter(ev.base, order, ev.bounds, max_gpus) if len(order) >= MIN_LAYOUTS else None
     dps: dict[tuple[int, ...], Sequence[int]] = {}
-    for lay in search_order(combos, {g.hardware.gpus_per_node for g in gpus}):
-        m = lay.model_parallel
-        key = (lay.ep, lay.cp, lay.zero > 0, m)
-        vals = dps.get(key)
-        if vals is None:
-            vals = dps[key] = _dp_values(ev.base, lay, max_gpus)
-
-        bound = ev.bounds.cheap(lay, vals) if vals else None
-        if bound is None or m * vals[0] >= board.ceiling or \
-                bound((board.ceiling - 1) // m) > board.biggest:
-            continue
-        pref = _pref(lay, fw)
-        caps = board.caps(m, lay.tp, pref, vals[0], bound)
-        if caps and training:  # dearer: only before an estimate
-            caps = _below(caps, ev.bounds.activations(lay, vals))
-        if caps:  # DP 1 -> 2 adds DDP buckets (ZeRO 0) or, alone, communication buffers
-            floor1 = ev.lower_bound(lay, 1) if lay.zero == 0 or m == 1 else None
-            board.record(lay, pref, smallest_fitting(ev.by_dp(lay), vals, caps, floor1))
+    for lo in range(0, len(order), RUN):
+        run = order[lo:lo + RUN]
+        wanted = pre.keep(lo, lo + len(run), board) if pre is not None else [True] * len(run)
+        for lay, want in zip(run, wanted, strict=True):
+            if want:
+                key = (lay.ep, lay.cp, lay.zero > 0, lay.model_parallel)
+                vals = dps.get(key)
+                if vals is None:
+                    vals = dps[key] = _dp_values(ev.base, lay, max_gpus)
+                _try(ev, board, lay, vals)
     return board.found
+
+
+def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
+    """One layout: the GPUs it could beat, their smallest DP that fits, recorded."""
+    m = lay.model_parallel
+    bound = ev.bounds.cheap(lay, vals) if vals else None
+    if bound is None or m * vals[0] >= board.ceiling or \
+            bound((board.ceiling - 1) // m) > board.biggest:
+        return
+    pref = _pref(lay, ev.base.profile)
+    caps = board.caps(m, lay.tp, pref, vals[0], bound)
+    if caps and ev.base.workload.is_training:  # dearer: only before an estimate
+        caps = _below(caps, ev.bounds.activations(lay, vals))
+    if caps:  # DP 1 -> 2 adds DDP buckets (ZeRO 0) or, alone, communication buffers
+        floor1 = ev.lower_bound(lay, 1) if lay.zero == 0 or m == 1 else None
+        board.record(lay, pref, smallest_fitting(ev.by_dp(lay), vals, caps, floor1))
 
 
 def solve(s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_gpus: int,

@@ -112,17 +112,30 @@ def pp_degrees(layers: int) -> list[int]:
     return out
 
 
-def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
-    """Valid DP degrees: EP must divide DP x CP; DP must divide global/micro when set; ZeRO
-    needs DP x CP > 1 to shard anything (else it is ZeRO 0 under another name)."""
-    step, limit, w = lay.ep // math.gcd(lay.ep, lay.cp), max_gpus // lay.model_parallel, s.workload
+def dp_rule(s: Scenario, lay: Layout, max_gpus: int) -> tuple[int, int, int]:
+    """(step, least, limit): DP is a multiple of ``step`` (EP must divide DP x CP), at least
+    ``least`` (ZeRO needs DP x CP > 1 to shard anything, else it is ZeRO 0 under another
+    name) and at most ``limit`` (the GPU budget); inference keeps DP = step."""
+    step = lay.ep // math.gcd(lay.ep, lay.cp)
+    least = 2 if s.workload.is_training and lay.zero and lay.cp == 1 else 1
+    return step, least, max_gpus // lay.model_parallel
+
+
+def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[int]:
+    """The DP degrees of a :func:`dp_rule` up to ``limit`` (ascending); training: DP must
+    divide global/micro when the global batch is set."""
+    w = s.workload
     if not w.is_training:
         return [step] if step <= limit else []
-    least = 2 if lay.zero and lay.cp == 1 else 1
     if w.global_batch_size is None:
         return range(step * ceil_div(least, step), limit + 1, step)
     return [d for d in divisors(w.global_batch_size // w.micro_batch_size)
             if d % step == 0 and least <= d <= limit]
+
+
+def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
+    """Valid DP degrees (:func:`dp_rule`)."""
+    return dp_candidates(s, *dp_rule(s, lay, max_gpus))
 
 
 def _seeds(combos: Sequence[Layout], nodes: set[int]) -> list[Layout]:
