@@ -18,7 +18,7 @@ from .scenario import parse_scenario
 from .serving import engine_memory, required_bytes, serving_notes, serving_result
 from .specs import GPUSpec, ModelSpec, Scenario
 from .techniques import host_note, technique_assumptions
-from .training import base_weight_dtype, memory_at, peak_of, stage_phases
+from .training import Phases, base_weight_dtype, memory_at, peak_of, stage_phases
 from .unified import memory_share_note
 
 
@@ -28,17 +28,32 @@ def _model(spec: ModelSpec) -> tuple[Arch, ParamCounts]:
     return resolve(spec), count_parameters(spec)
 
 
-def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> Memory:
-    """The heavier stage (by tensor peak; the first on a tie), with the overhead on its peak:
-    only that stage's memory is built (the advisor asks thousands of times)."""
-    ph = stage_phases(s, arch, counts, True)
+def training_peak(s: Scenario, arch: Arch, counts: ParamCounts, data: int | None = None
+                  ) -> tuple[Phases, str, int, int]:
+    """The heavier stage (by tensor peak; the first on a tie): its phases, peak phase, tensor
+    peak and the overhead on it; ``data``: the DP degree to take instead of the scenario's."""
+    ph = stage_phases(s, arch, counts, True, data)
     phase, peak = peak_of(ph)
     if s.parallelism.pipeline > 1:
-        last = stage_phases(s, arch, counts, False)
+        last = stage_phases(s, arch, counts, False, data)
         last_phase, last_peak = peak_of(last)
         if last_peak > peak:
             ph, phase, peak = last, last_phase, last_peak
-    return memory_at(ph, phase, peak, scenario_overhead(s, peak))
+    return ph, phase, peak, scenario_overhead(s, peak, data)
+
+
+def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> Memory:
+    """Only the heavier stage's memory is built (the advisor asks thousands of times)."""
+    return memory_at(*training_peak(s, arch, counts))
+
+
+def training_total(s: Scenario, data: int) -> tuple[int, int]:
+    """(total, activations) bytes of :func:`sizing_memory` for a valid training scenario
+    with DP ``data`` instead of its own, without building the scenario or its memory (the
+    layout search's DP searches)."""
+    arch, counts = _model(s.model)
+    ph, _, peak, over = training_peak(s, arch, counts, data)
+    return peak + over, int(ph.activations)
 
 
 def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:

@@ -61,6 +61,8 @@ class Bounds:
         sharded, kept = self.split(lay)
         cp, split = lay.cp, lay.tp * lay.pp
         seen_dp, seen = self.seen.get(shape(lay), (0, 0.0))
+        if seen and self.base.workload.is_training:  # and the overhead on them (activations)
+            seen += overhead_bytes(self.base.profile, self.base.overhead, seen, lay.model_parallel)
 
         def bound(top: int) -> float:
             dp = vals[bisect.bisect_right(vals, top) - 1]

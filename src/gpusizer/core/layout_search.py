@@ -18,7 +18,7 @@ from typing import Any
 
 from .architecture import resolve
 from .errors import ScenarioError
-from .estimate import sizing_memory
+from .estimate import sizing_memory, training_total
 from .fit_search import smallest_fitting
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
@@ -84,6 +84,7 @@ class Evaluator:
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
             states = (one.weights, one.gradients, one.optimizer)
         self.bounds = Bounds(self.base, states, self.scenario)
+        self._shapes: dict[Layout, Scenario | None] = {}
 
     def lower_bound(self, lay: Layout, dp: int) -> float:
         """Bytes no GPU of the layout goes below at any DP up to ``dp``
@@ -107,18 +108,49 @@ class Evaluator:
     def total(self, lay: Layout, **workload: int) -> float:
         key = (lay, *sorted(workload.items()))
         if key not in self.memo:
-            s = self.scenario(lay, **workload)
+            if workload or not self._by_data(lay):
+                got = self._estimate(lay, workload)
+            else:
+                s = self._at_any_dp(lay)
+                got = (math.inf, 0) if s is None else training_total(s, lay.dp)
+            self.memo[key] = float(got[0])
+            seen = self.bounds.seen
+            if not workload and got[0] < math.inf and (lay.dp, got[1]) > seen.get(shape(lay), (0, 0)):
+                seen[shape(lay)] = (lay.dp, got[1])
+        return self.memo[key]
+
+    def _estimate(self, lay: Layout, workload: dict[str, int]) -> tuple[float, int]:
+        """(total, activations) of the layout, estimated from its scenario; inf if invalid."""
+        s = self.scenario(lay, **workload)
+        try:
+            check_scenario(s)
+            mem = _memory(s)
+        except ScenarioError:
+            return math.inf, 0
+        return mem.total, mem.activations
+
+    def _by_data(self, lay: Layout) -> bool:
+        """Whether the layout's DP may be varied without a scenario (training, the estimator's
+        own memory path): check_scenario's rules that read DP hold for it. They are EP
+        dividing DP x CP, DP dividing global/micro, and no accumulation with
+        optimizer_in_backward (core/validate.py); the rest hold at every DP or at none."""
+        w, p = self.base.workload, self.base.parallelism
+        return w.is_training and _memory is sizing_memory and not p.optimizer_in_backward \
+            and (lay.dp * lay.cp) % lay.ep == 0 \
+            and not (w.global_batch_size and w.global_batch_size % (w.micro_batch_size * lay.dp))
+
+    def _at_any_dp(self, lay: Layout) -> Scenario | None:
+        """The layout's scenario at the first DP asked (checked), standing for every DP that
+        :meth:`_by_data`; None when invalid."""
+        key = replace(lay, dp=0)
+        if key not in self._shapes:
+            s = self.scenario(lay)
             try:
                 check_scenario(s)
-                mem = _memory(s)
+                self._shapes[key] = s
             except ScenarioError:
-                self.memo[key] = math.inf
-                return math.inf
-            self.memo[key] = float(mem.total)
-            seen = self.bounds.seen
-            if not workload and (lay.dp, mem.activations) > seen.get(shape(lay), (0, 0)):
-                seen[shape(lay)] = (lay.dp, mem.activations)
-        return self.memo[key]
+                self._shapes[key] = None
+        return self._shapes[key]
 
 
 def _below(caps: dict[str, tuple[int, int]], bound: Bound) -> dict[str, tuple[int, int]]:

@@ -27,13 +27,17 @@ def overhead_bytes(profile: FrameworkProfile, spec: OverheadSpec, tensor_peak: f
     return int(context + workspace + allocator_fraction(profile, spec) * tensor_peak)
 
 
-def communicating_gpus(s: Scenario) -> int:
+def communicating_gpus(s: Scenario, data: int | None = None) -> int:
     """GPUs that exchange data and so need NCCL buffers: every GPU of a training job, but only
-    the TP x PP ranks of one serving replica (replicas never talk to each other)."""
+    the TP x PP ranks of one serving replica (replicas never talk to each other). ``data``:
+    the DP degree to take instead of the scenario's."""
     p = s.parallelism
-    return p.gpus if s.workload.is_training else p.tensor * p.pipeline
+    if not s.workload.is_training:
+        return p.tensor * p.pipeline
+    return p.gpus if data is None else p.tensor * p.pipeline * data * p.context
 
 
-def scenario_overhead(s: Scenario, tensor_peak: float) -> int:
-    """The overhead of a validated scenario whose tensors peak at ``tensor_peak`` bytes."""
-    return overhead_bytes(s.profile, s.overhead, tensor_peak, communicating_gpus(s))
+def scenario_overhead(s: Scenario, tensor_peak: float, data: int | None = None) -> int:
+    """The overhead of a validated scenario whose tensors peak at ``tensor_peak`` bytes (with
+    DP ``data`` instead of the scenario's when given)."""
+    return overhead_bytes(s.profile, s.overhead, tensor_peak, communicating_gpus(s, data))

@@ -54,12 +54,14 @@ def in_flight(pipeline: int, data: int, virtual_stages: int, micro_batch: int,
     return flight, micro
 
 
-def layout(s: Scenario) -> Layout:
-    """The scenario's pipeline schedule (:func:`in_flight`) and ZeRO group."""
+def layout(s: Scenario, data: int | None = None) -> Layout:
+    """The scenario's pipeline schedule (:func:`in_flight`) and ZeRO group (with DP ``data``
+    instead of the scenario's when given)."""
     p, w = s.parallelism, s.workload
-    flight, micro = in_flight(p.pipeline, p.data, p.virtual_stages, w.micro_batch_size,
+    data = p.data if data is None else data
+    flight, micro = in_flight(p.pipeline, data, p.virtual_stages, w.micro_batch_size,
                               w.global_batch_size)
-    return Layout(p.tensor, p.pipeline, p.data * p.context, flight, micro > 1)
+    return Layout(p.tensor, p.pipeline, data * p.context, flight, micro > 1)
 
 
 def _weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams,
@@ -131,10 +133,12 @@ def _unsharded(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) ->
     return _UNSHARDED.get(key, compute, (sp, s.workload, s.precision))
 
 
-def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> Phases:
-    """Bytes alive in each phase on one GPU of the first or last pipeline stage."""
+def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool,
+                 data: int | None = None) -> Phases:
+    """Bytes alive in each phase on one GPU of the first or last pipeline stage; ``data``: the
+    DP degree to take instead of the scenario's (the layout search varies only that)."""
     par, prec = s.parallelism, s.precision
-    lay = layout(s)
+    lay = layout(s, data)
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
     u = _unsharded(s, arch, counts, sp)
     trainable, train_b, weights = u.trainable, u.train_b, u.weights
@@ -166,7 +170,8 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> P
         largest_grad=u.classes.largest * grad_b, largest_param=u.classes.largest * train_b,
         fp32_grads=4 * stepped if fp32_step else 0.0,
         head_grad=_head_grad(s, counts, sp, grad_b))
-    return _phases(s, arch, sp, lay, weights, grads, opt, act.gpu, stepped, train_b, extra)
+    return _phases(s, arch, sp, lay, weights, grads, opt, act.gpu, stepped, train_b, extra,
+                   par.data if data is None else data)
 
 
 def _optimizer(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, u: _Unsharded,
@@ -225,8 +230,8 @@ PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "ba
 
 
 def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float, grads: float,
-            opt: float, acts: float, trainable: float, train_b: float, extra: StepExtras
-            ) -> Phases:
+            opt: float, acts: float, trainable: float, train_b: float, extra: StepExtras,
+            data: int) -> Phases:
     """``trainable`` is the parameter count this GPU's optimizer steps (after ZeRO).
 
     Forward end (logits live), backward start (loss gradient live), backward end (all
@@ -236,7 +241,7 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
     par, prof = s.parallelism, s.profile
     fwd_t, bwd_t = logit_bytes(s, arch, sp, extra.head_grad)
     persistent = 0.0
-    if prof.ddp_buckets and par.data > 1 and par.zero_stage == 0:
+    if prof.ddp_buckets and data > 1 and par.zero_stage == 0:
         persistent = grads  # DDP gradient buckets (gradient_as_bucket_view=False, PyTorch docs)
     gathered = 0.0
     if par.zero_stage >= 3:  # DeepSpeed docs: 4 x largest layer (16-bit params + grads)
