@@ -17,7 +17,6 @@ from dataclasses import replace
 from typing import Any
 
 from .architecture import resolve
-from .errors import ScenarioError
 from .layout_space import Layout, shape, virtual_stages
 from .overhead import overhead_bytes
 from .params import count_parameters
@@ -25,7 +24,6 @@ from .sharding import stage_params
 from .specs import Scenario
 from .stage_activations import stage_activations
 from .training import in_flight
-from .validate import check_scenario
 
 Bound = Callable[[int], float]  # of the largest valid DP up to the one given
 
@@ -39,8 +37,8 @@ class Bounds:
     """The bounds of one search's scenario (``base``), kept per layout shape."""
 
     def __init__(self, base: Scenario, states: tuple[float, float, float],
-                 scenario: Callable[[Layout], Scenario]) -> None:
-        self.base, self.states, self.scenario = base, states, scenario
+                 checked: Callable[[Layout], Scenario | None]) -> None:
+        self.base, self.states, self.checked = base, states, checked
         self.arch, self.counts = resolve(base.model), count_parameters(base.model)
         # Share of the states that are experts (sharded by EP, and by ZeRO only over DP x CP
         # / EP): parameters, an upper bound of the byte share, so the bound stays a bound.
@@ -51,7 +49,6 @@ class Bounds:
         self.seen: dict[tuple[Any, ...], tuple[int, float]] = {}  # shape -> (DP, activations)
         self._splits: dict[tuple[int, int], tuple[float, float]] = {}
         self._acts: dict[tuple[Any, ...], float] = {}
-        self._shapes: dict[tuple[Any, ...], Scenario | None] = {}
 
     def cheap(self, lay: Layout, vals: Sequence[int]) -> Bound:
         """Weights, gradients and optimizer states live together at the optimizer step, at
@@ -107,13 +104,15 @@ class Bounds:
             flight = in_flight(pp, at(vals, top), v, mb, gb)[0]
             hit = memo.get((key, flight))
             if hit is None:
-                hit = memo[key, flight] = self._activations(lay, flight)
+                hit = memo[key, flight] = self._activations(replace(lay, dp=vals[0]), flight)
             return hit
         return bound
 
     def _activations(self, lay: Layout, flight: float) -> float:
-        s = self._shape(lay)
-        if s is None:
+        # Activations depend on neither ZeRO nor DP (but through ``flight``; their memo key in
+        # core/stage_activations has neither): this layout's scenario stands for its shape.
+        s = self.checked(lay)
+        if s is None:  # invalid (as ZeRO 3 with a quantised base can be): no bound
             return 0.0
         acts = 0.0
         for first in (True, False) if lay.pp > 1 else (True,):
@@ -121,18 +120,3 @@ class Bounds:
             acts = max(acts, stage_activations(s, self.arch, sp, flight, self.counts).gpu)
         low = math.floor(acts)
         return low + overhead_bytes(s.profile, s.overhead, low, lay.model_parallel)
-
-    def _shape(self, lay: Layout) -> Scenario | None:
-        """The shape of ``lay`` at ZeRO 0 and its smallest DP: activations depend on neither
-        ZeRO nor DP (but through the micro-batches in flight: their memo key in
-        core/stage_activations has neither), so it stands for all; None when invalid (e.g.
-        a global batch that this DP does not divide: then no bound)."""
-        key = shape(lay)
-        if key not in self._shapes:
-            s = self.scenario(replace(lay, zero=0, dp=lay.ep // math.gcd(lay.ep, lay.cp)))
-            try:
-                check_scenario(s)
-                self._shapes[key] = s
-            except ScenarioError:
-                self._shapes[key] = None
-        return self._shapes[key]

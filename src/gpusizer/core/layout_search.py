@@ -34,7 +34,7 @@ from .layout_space import (
     shape,
     virtual_stages,
 )
-from .specs import GPUSpec, HardwareSpec, Scenario
+from .specs import GPUSpec, HardwareSpec, Scenario, WorkloadSpec
 from .validate import check_scenario
 
 __all__ = ["DEFAULT_MARGIN", "MAX_GPUS", "Evaluator", "GiB", "GpuTarget", "Layout",
@@ -79,11 +79,12 @@ class Evaluator:
         self.base = base.model_copy(update={"hardware": hardware})
         self.layers = resolve(base.model).layers
         self.memo: dict[tuple[Any, ...], float] = {}
+        self._workloads: dict[tuple[Any, ...], WorkloadSpec] = {}
         states = (0.0, 0.0, 0.0)
         if base.workload.is_training:  # the whole model's states, on one GPU
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
             states = (one.weights, one.gradients, one.optimizer)
-        self.bounds = Bounds(self.base, states, self.scenario)
+        self.bounds = Bounds(self.base, states, self.checked)
         self._shapes: dict[Layout, Scenario | None] = {}
 
     def lower_bound(self, lay: Layout, dp: int) -> float:
@@ -98,12 +99,16 @@ class Evaluator:
             "expert": lay.ep, "zero_stage": lay.zero, "recompute": lay.recompute,
             "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers)})
         update: dict[str, Any] = {"parallelism": par}
-        if workload:
-            update["workload"] = self.base.workload.model_copy(update=workload)
+        if workload:  # one object per workload, so that the estimator's memos serve all
+            key = tuple(sorted(workload.items()))
+            if key not in self._workloads:
+                self._workloads[key] = self.base.workload.model_copy(update=workload)
+            update["workload"] = self._workloads[key]
         return self.base.model_copy(update=update)
 
     def by_dp(self, lay: Layout) -> Callable[[int], float]:
-        return lambda dp: self.total(replace(lay, dp=dp))
+        return lambda dp: self.total(Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero,
+                                            lay.recompute, dp))
 
     def total(self, lay: Layout, **workload: int) -> float:
         key = (lay, *sorted(workload.items()))
@@ -111,7 +116,7 @@ class Evaluator:
             if workload or not self._by_data(lay):
                 got = self._estimate(lay, workload)
             else:
-                s = self._at_any_dp(lay)
+                s = self.checked(lay)
                 got = (math.inf, 0) if s is None else training_total(s, lay.dp)
             self.memo[key] = float(got[0])
             seen = self.bounds.seen
@@ -139,9 +144,16 @@ class Evaluator:
             and (lay.dp * lay.cp) % lay.ep == 0 \
             and not (w.global_batch_size and w.global_batch_size % (w.micro_batch_size * lay.dp))
 
-    def _at_any_dp(self, lay: Layout) -> Scenario | None:
-        """The layout's scenario at the first DP asked (checked), standing for every DP that
-        :meth:`_by_data`; None when invalid."""
+    def checked(self, lay: Layout) -> Scenario | None:
+        """The layout's scenario, checked (None when invalid); when :meth:`_by_data`, the one
+        of the first DP asked, standing for every such DP."""
+        if not self._by_data(lay):
+            s = self.scenario(lay)
+            try:
+                check_scenario(s)
+            except ScenarioError:
+                return None
+            return s
         key = replace(lay, dp=0)
         if key not in self._shapes:
             s = self.scenario(lay)
