@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .architecture import resolve
@@ -85,7 +85,7 @@ class Evaluator:
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
             states = (one.weights, one.gradients, one.optimizer)
         self.bounds = Bounds(self.base, states, self.checked)
-        self._shapes: dict[Layout, Scenario | None] = {}
+        self._shapes: dict[tuple[Any, ...], Scenario | None] = {}
 
     def lower_bound(self, lay: Layout, dp: int) -> float:
         """Bytes no GPU of the layout goes below at any DP up to ``dp``
@@ -154,7 +154,7 @@ class Evaluator:
             except ScenarioError:
                 return None
             return s
-        key = replace(lay, dp=0)
+        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute)
         if key not in self._shapes:
             s = self.scenario(lay)
             try:

@@ -10,7 +10,8 @@ has freed what the loss kept. Chen et al. 2016, arXiv 1604.06174 §3.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
 from .activations import (
     ActContext,
@@ -33,11 +34,11 @@ from .specs import Scenario
 from .techniques import offload_split
 
 
-@dataclass(frozen=True)
-class StageActivations:
+class StageActivations(NamedTuple):
     """Bytes: kept on the GPU, moved to host RAM, one layer rebuilt by full recompute, and
     what one micro-batch keeps outside the layers (the loss's share is freed by the time the
-    layers' backward rebuilds them)."""
+    layers' backward rebuilds them). A named tuple: built for every estimate of the advisor's
+    searches, where a frozen dataclass's __init__ costs several times more."""
 
     gpu: float
     host: float

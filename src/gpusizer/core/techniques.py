@@ -24,8 +24,7 @@ optimizers (core/optimizers.py). Sources:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .dtypes import nbytes
 from .errors import ScenarioError
@@ -44,9 +43,9 @@ if TYPE_CHECKING:
 GiB = 2**30
 
 
-@dataclass(frozen=True)
-class StepExtras:
-    """What the techniques add to one GPU's step, bytes."""
+class StepExtras(NamedTuple):
+    """What the techniques add to one GPU's step, bytes (a named tuple: built for every
+    estimate of the advisor's searches)."""
 
     host: float = 0.0  # host RAM (offloaded or paged states, weights, activations)
     page_in: float = 0.0  # paged states of the largest tensor, resident during its update

@@ -11,6 +11,7 @@ optimizer step): activations are freed before the step, the step needs scratch.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .architecture import Arch
 from .dtypes import DTYPES, nbytes
@@ -28,13 +29,12 @@ from .params import ParamCounts
 from .peft import base_extra_bytes
 from .result import COMPONENTS, Memory
 from .sharding import StageParams, stage_params
-from .specs import Scenario
+from .specs import ParallelismSpec, Scenario
 from .stage_activations import stage_activations
 from .techniques import StepExtras, logit_bytes, step_phases
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     tp: int
     pp: int
     dp_shard: int  # ranks that share ZeRO/FSDP shards (data x context)
@@ -133,55 +133,103 @@ def _unsharded(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) ->
     return _UNSHARDED.get(key, compute, (sp, s.workload, s.precision))
 
 
-def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool,
-                 data: int | None = None) -> Phases:
-    """Bytes alive in each phase on one GPU of the first or last pipeline stage; ``data``: the
-    DP degree to take instead of the scenario's (the layout search varies only that)."""
+@dataclass(frozen=True)
+class _Stage:
+    """What a stage's phases do not owe to DP (the layout search varies only that)."""
+
+    sp: StageParams
+    u: _Unsharded
+    expert_w: float
+    expert_p: float
+    grad_b: float
+    master: float
+    head_grad: float
+    fwd_t: float
+    bwd_t: float
+    gathered: float
+    foreach: bool
+    opt: float
+    paged: float
+
+
+_STAGE: Memo[_Stage] = Memo(4096)
+
+
+def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
     par, prec = s.parallelism, s.precision
-    lay = layout(s, data)
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
     u = _unsharded(s, arch, counts, sp)
-    trainable, train_b, weights = u.trainable, u.train_b, u.weights
-    lora_local = trainable if s.workload.is_adapter else 0.0
+    lora_local = u.trainable if s.workload.is_adapter else 0.0
     # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other
     # EP ranks already hold different experts (Megatron-LM expert data-parallel group).
     expert_b = group_bytes(s, arch, base_weight_dtype(s)).per_param["experts"]
-    expert_w = sp.experts * expert_b / weights if weights else 0.0
+    expert_w = sp.experts * expert_b / u.weights if u.weights else 0.0
     expert_p = 0.0 if lora_local else (sp.experts / sp.total if sp.total else 0.0)
+    grad_b = _gradient_bytes(s, u.train_b)
+    master = nbytes(prec.master_weights) if prec.master_weights else 0.0
+    if master == u.train_b or s.workload.is_adapter:
+        master = 0.0
+    head_grad = _head_grad(s, counts, sp, grad_b)
+    fwd_t, bwd_t = logit_bytes(s, arch, sp, head_grad)
+    gathered = 0.0
+    if par.zero_stage >= 3:  # DeepSpeed docs: 4 x largest layer (16-bit params + grads)
+        # LoRA: the gathered base layer is frozen, so no gradient of it is reduced
+        gathered = sp.largest_layer * (2 * nbytes(base_weight_dtype(s))
+                                       + (0.0 if s.workload.is_adapter else u.train_b))
+    foreach = s.profile.foreach_scratch and not par.offload_optimizer \
+        and optimizer_kind(s).foreach
+    opt, paged = _optimizer_states(s, sp, u, master)
+    return _Stage(sp, u, expert_w, expert_p, grad_b, master, head_grad, fwd_t, bwd_t,
+                  gathered, foreach, opt, paged)
+
+
+def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool,
+                 data: int | None = None) -> Phases:
+    """Bytes alive in each phase on one GPU of the first or last pipeline stage; ``data``: the
+    DP degree to take instead of the scenario's (the layout search varies only that, so what
+    does not depend on it is kept per scenario then)."""
+    if data is None:
+        st = _stage(s, arch, counts, first)
+    else:
+        st = _STAGE.get((id(s), first), lambda: _stage(s, arch, counts, first), (s,))
+    par = s.parallelism
+    lay = layout(s, data)
+    sp, u = st.sp, st.u
+    trainable, train_b, weights = u.trainable, u.train_b, u.weights
     host = 0.0
     if par.zero_stage >= 3:
-        weights *= _zero_factor(lay, par.expert, expert_w)
+        weights *= _zero_factor(lay, par.expert, st.expert_w)
     if par.offload_parameters:  # the (sharded) weights wait in host RAM
         host, weights = weights, 0.0
-    shard = 1.0 / _zero_factor(lay, par.expert, expert_p)  # effective ranks sharing a state
-    grad_b = _gradient_bytes(s, train_b)
-    grads = trainable * grad_b / (shard if par.zero_stage >= 2 else 1)
-    master = nbytes(prec.master_weights) if prec.master_weights else 0.0
-    if master == train_b or s.workload.is_adapter:
-        master = 0.0
-    opt, opt_host = _optimizer(s, arch, counts, sp, u, master, shard)
+    shard = 1.0 / _zero_factor(lay, par.expert, st.expert_p)  # effective ranks sharing a state
+    grads = trainable * st.grad_b / (shard if par.zero_stage >= 2 else 1)
+    opt, opt_host = _optimizer(par, st.opt, st.paged, shard)
     act = stage_activations(s, arch, sp, lay.in_flight, counts)
     stepped = trainable / shard if par.zero_stage >= 1 else trainable
-    fp32_step = par.zero_stage in (1, 2) and s.profile.fp32_step_gradients and grad_b < 4 \
-        and master == 4 and not par.offload_optimizer
+    fp32_step = par.zero_stage in (1, 2) and s.profile.fp32_step_gradients and st.grad_b < 4 \
+        and st.master == 4 and not par.offload_optimizer
     extra = StepExtras(
         host=host + opt_host + act.host, recompute_layer=act.recompute_layer, top=act.top,
         page_in=u.states.page_in if not par.offload_optimizer else 0.0,
-        largest_grad=u.classes.largest * grad_b, largest_param=u.classes.largest * train_b,
-        fp32_grads=4 * stepped if fp32_step else 0.0,
-        head_grad=_head_grad(s, counts, sp, grad_b))
-    return _phases(s, arch, sp, lay, weights, grads, opt, act.gpu, stepped, train_b, extra,
+        largest_grad=u.classes.largest * st.grad_b, largest_param=u.classes.largest * train_b,
+        fp32_grads=4 * stepped if fp32_step else 0.0, head_grad=st.head_grad)
+    return _phases(s, st, lay, weights, grads, opt, act.gpu, stepped, extra,
                    par.data if data is None else data)
 
 
-def _optimizer(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, u: _Unsharded,
-               master: float, shard: float) -> tuple[float, float]:
-    """(GPU, host) bytes of the optimizer states and master weights after ZeRO: offloaded to
-    the CPU, or paged into unified memory (core/optimizers.py), they live in host RAM."""
-    par = s.parallelism
+def _optimizer_states(s: Scenario, sp: StageParams, u: _Unsharded, master: float
+                      ) -> tuple[float, float]:
+    """(optimizer states and master weights, their paged share) before ZeRO."""
     opt, paged = u.states.states + u.trainable * master, u.states.paged
     if s.profile.step_counters and optimizer_kind(s).step_counter:
         opt += 4 * (u.lora_tensors or sp.tensors)  # step counters
+    return opt, paged
+
+
+def _optimizer(par: ParallelismSpec, opt: float, paged: float, shard: float
+               ) -> tuple[float, float]:
+    """(GPU, host) bytes of the optimizer states and master weights after ZeRO: offloaded to
+    the CPU, or paged into unified memory (core/optimizers.py), they live in host RAM."""
     if par.zero_stage >= 1:
         opt, paged = opt / shard, paged / shard
     if par.offload_optimizer:
@@ -208,12 +256,12 @@ def _gradient_bytes(s: Scenario, train_b: float) -> float:
     return nbytes(prec.gradients)
 
 
-@dataclass(frozen=True)
-class Phases:
+class Phases(NamedTuple):
     """Bytes alive in each phase of one training step on one GPU (tensors only).
 
     Every entry is a polynomial of degree <= 2 in the sequence length and <= 1 in the batch,
-    which lets sweeps evaluate thousands of points exactly (sweep.py)."""
+    which lets sweeps evaluate thousands of points exactly (sweep.py). A named tuple, as
+    :class:`Layout`: built for every estimate of the advisor's searches."""
 
     weights: float
     gradients: float
@@ -229,9 +277,8 @@ PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "ba
                "optimizer_step": "optimizer_step", "recompute": "backward"}
 
 
-def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: float, grads: float,
-            opt: float, acts: float, trainable: float, train_b: float, extra: StepExtras,
-            data: int) -> Phases:
+def _phases(s: Scenario, st: _Stage, lay: Layout, weights: float, grads: float, opt: float,
+            acts: float, trainable: float, extra: StepExtras, data: int) -> Phases:
     """``trainable`` is the parameter count this GPU's optimizer steps (after ZeRO).
 
     Forward end (logits live), backward start (loss gradient live), backward end (all
@@ -239,17 +286,11 @@ def _phases(s: Scenario, arch: Arch, sp: StageParams, lay: Layout, weights: floa
     gradient partition, the page-in of paged states); core/techniques.py moves the step into
     backward under ``optimizer_in_backward``."""
     par, prof = s.parallelism, s.profile
-    fwd_t, bwd_t = logit_bytes(s, arch, sp, extra.head_grad)
+    fwd_t, bwd_t, gathered, foreach = st.fwd_t, st.bwd_t, st.gathered, st.foreach
     persistent = 0.0
     if prof.ddp_buckets and data > 1 and par.zero_stage == 0:
         persistent = grads  # DDP gradient buckets (gradient_as_bucket_view=False, PyTorch docs)
-    gathered = 0.0
-    if par.zero_stage >= 3:  # DeepSpeed docs: 4 x largest layer (16-bit params + grads)
-        # LoRA: the gathered base layer is frozen, so no gradient of it is reduced
-        grad_b = 0.0 if s.workload.is_adapter else train_b
-        gathered = sp.largest_layer * (2 * nbytes(base_weight_dtype(s)) + grad_b)
-    foreach = prof.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
-    scratch = trainable * train_b if foreach else 0.0  # foreach step over this GPU's params
+    scratch = trainable * st.u.train_b if foreach else 0.0  # foreach step over this GPU's params
     kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
     temps = {"forward": fwd_t + gathered + persistent, "backward": bwd_t + gathered + persistent,
