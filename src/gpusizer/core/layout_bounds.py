@@ -55,7 +55,7 @@ class Bounds:
         best split evenly over TP x PP (experts also over EP) and, from ZeRO 3, 2, 1 on, over
         DP x CP (experts included); or the activations an estimate saw for the shape at a DP
         at least this large (ZeRO does not touch them, they do not grow with DP)."""
-        sharded, kept = self.split(lay)
+        sharded, kept = self.split(lay.zero, lay.ep)
         cp, split = lay.cp, lay.tp * lay.pp
         seen_dp, seen = self.seen.get(shape(lay), (0, 0.0))
         if seen and self.base.workload.is_training:  # and the overhead on them (activations)
@@ -67,17 +67,17 @@ class Bounds:
             return seen if dp <= seen_dp and seen > low else low
         return bound
 
-    def split(self, lay: Layout) -> tuple[float, float]:
+    def split(self, zero: int, ep: int) -> tuple[float, float]:
         """(states ZeRO shards over DP x CP, states it keeps, experts already over EP)."""
-        key = (lay.zero, lay.ep)
+        key = (zero, ep)
         hit = self._splits.get(key)
         if hit is None:
             sharded = kept = 0.0
             for x, k, f in zip(self.states, (3, 2, 1), self.expert_share, strict=True):
-                if lay.zero >= k:
+                if zero >= k:
                     sharded += x
                 else:
-                    kept += x * (1 - f + f / lay.ep)
+                    kept += x * (1 - f + f / ep)
             hit = self._splits[key] = (sharded, kept)
         return hit
 

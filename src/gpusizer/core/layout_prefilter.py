@@ -19,7 +19,7 @@ from typing import Any
 
 from .layout_board import Board
 from .layout_bounds import Bounds
-from .layout_space import Layout, dp_candidates, dp_rule
+from .layout_space import Row, dp_candidates, dp_rule
 from .specs import Scenario
 
 RUN = 256  # layouts looked at together
@@ -28,25 +28,29 @@ MIN_LAYOUTS = 1024
 
 
 class Prefilter:
-    """The search's layouts (in its order) as arrays: model-parallel GPUs, CP, TP x PP, DP
-    limit and rule, and the states ZeRO shards or keeps."""
+    """The search's layouts (in its order) as arrays: model-parallel GPUs, CP, TP x PP, TP,
+    DP limit and rule, and the states ZeRO shards or keeps."""
 
-    def __init__(self, s: Scenario, order: Sequence[Layout], bounds: Bounds,
-                 max_gpus: int) -> None:
+    def __init__(self, s: Scenario, order: Sequence[Row], bounds: Bounds, max_gpus: int) -> None:
         import numpy as np  # here: numpy stays out of the app's start (core/inference.py)
 
         self.np = np
+        tp, pp, cp, ep, zero = np.array([r[:5] for r in order], dtype=np.int64).reshape(-1, 5).T
+        self.m, self.cp, self.split = tp * pp * cp, cp, tp * pp
         rules: dict[tuple[int, int], int] = {}
-        rows = []
-        for lay in order:
-            step, least, limit = dp_rule(s, lay, max_gpus)
-            rows.append((lay.model_parallel, lay.cp, lay.tp * lay.pp, limit,
-                         rules.setdefault((step, least), len(rules)), lay.tp,
-                         *bounds.split(lay)))
-        cols = list(zip(*rows, strict=True)) if rows else [()] * 8
-        self.m, self.cp, self.split, self.limit, self.rule, tp = (
-            np.array(c, dtype=np.int64) for c in cols[:6])
-        self.sharded, self.kept = (np.array(c, dtype=np.float64) for c in cols[6:])
+        per_key = np.unique(np.stack([ep, cp, zero, self.m], axis=1), axis=0, return_inverse=True)
+        limit, rule, sharded, kept = [], [], [], []
+        for e, c, z, m in per_key[0].tolist():
+            step, least, lim = dp_rule(s, e, c, z, m, max_gpus)
+            limit.append(lim)
+            rule.append(rules.setdefault((step, least), len(rules)))
+            sharded_kept = bounds.split(z, e)
+            sharded.append(sharded_kept[0])
+            kept.append(sharded_kept[1])
+        at = per_key[1].reshape(-1)
+        self.limit, self.rule = np.array(limit, dtype=np.int64)[at], np.array(rule)[at]
+        self.sharded = np.array(sharded, dtype=np.float64)[at]
+        self.kept = np.array(kept, dtype=np.float64)[at]
         self.tps, self.tp = np.unique(tp, return_inverse=True)  # TP as an index into tps
         self.tables = [np.array(dp_candidates(s, step, least, max_gpus), dtype=np.int64)
                        for step, least in rules]

@@ -26,14 +26,16 @@ from .layout_prefilter import MIN_LAYOUTS, RUN, Prefilter
 from .layout_space import (
     RECOMPUTE,
     Layout,
-    _combos,
+    Space,
     _dp_values,
     _pref,
     divisors,
+    layout_space,
     search_order,
     shape,
     virtual_stages,
 )
+from .layout_space import _combos as _combos  # the search space, as tests check it
 from .specs import GPUSpec, HardwareSpec, Scenario, WorkloadSpec
 from .validate import check_scenario
 
@@ -171,7 +173,7 @@ def _below(caps: dict[str, tuple[int, int]], bound: Bound) -> dict[str, tuple[in
     return {g: (c, top) for g, (c, top) in caps.items() if low[top] <= c}
 
 
-def _search(ev: Evaluator, combos: Sequence[Layout], gpus: Sequence[GpuTarget], keep: int,
+def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int,
             max_gpus: int) -> Found:
     """The ``keep`` best layouts per GPU by (GPU count, preference): for each layout the
     smallest DP that fits each GPU on which it could still beat the ``keep``-th best and its
@@ -180,14 +182,15 @@ def _search(ev: Evaluator, combos: Sequence[Layout], gpus: Sequence[GpuTarget], 
     cross = ev.base.hardware.allow_cross_node_tensor_parallel
     board = Board(entries([(g.id, g.capacity, g.hardware.gpus_per_node) for g in gpus], cross),
                   keep, max_gpus)
-    order = search_order(combos, {g.hardware.gpus_per_node for g in gpus})
+    order = search_order(space, {g.hardware.gpus_per_node for g in gpus}, ev.base.profile)
     pre = Prefilter(ev.base, order, ev.bounds, max_gpus) if len(order) >= MIN_LAYOUTS else None
     dps: dict[tuple[int, ...], Sequence[int]] = {}
     for lo in range(0, len(order), RUN):
         run = order[lo:lo + RUN]
         wanted = pre.keep(lo, lo + len(run), board) if pre is not None else [True] * len(run)
-        for lay, want in zip(run, wanted, strict=True):
+        for row, want in zip(run, wanted, strict=True):
             if want:
+                lay = Layout(*row)
                 key = (lay.ep, lay.cp, lay.zero > 0, lay.model_parallel)
                 vals = dps.get(key)
                 if vals is None:
@@ -221,13 +224,13 @@ def solve(s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_
     tp_max = arch.heads if s.hardware.allow_cross_node_tensor_parallel else \
         max(g.hardware.gpus_per_node for g in gpus)
     levels = (user, *heavier) if allow_recompute else (user,)
-    combos, tried = _combos(s, arch, tp_max, levels, max_gpus)
-    found = _search(ev, combos, gpus, keep, max_gpus)
-    cut = f"only the {len(combos):,} simplest of {tried:,} layouts were tried"
-    notes: dict[str, str] = dict.fromkeys(found, cut) if tried > len(combos) else {}
+    space = layout_space(s, arch, tp_max, levels, max_gpus)
+    found = _search(ev, space, gpus, keep, max_gpus)
+    cut = f"only the {space.size:,} simplest of {space.tried:,} layouts were tried"
+    notes: dict[str, str] = dict.fromkeys(found, cut) if space.tried > space.size else {}
     missing = [g for g in gpus if not found[g.id]]
     if missing and heavier and not allow_recompute:
-        more = _search(ev, _combos(s, arch, tp_max, heavier, max_gpus)[0], missing, keep,
+        more = _search(ev, layout_space(s, arch, tp_max, heavier, max_gpus), missing, keep,
                        max_gpus)
         for gid in (gid for gid, lst in more.items() if lst):
             found[gid] = more[gid]

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from .architecture import Arch, ceil_div
 from .frameworks import FrameworkProfile
@@ -76,11 +77,24 @@ def _shapes(tps: list[int], pps: list[int], cps: list[int], eps: list[int], max_
     return out
 
 
-def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
-            ) -> tuple[list[Layout], int]:
-    """The (TP, PP, CP, EP, ZeRO, recompute) to try, in order of preference: all that need at
-    most ``max_gpus`` GPUs, or the :data:`MAX_LAYOUTS` with the fewest model-parallel GPUs;
-    and how many there were in all."""
+class Space(NamedTuple):
+    """The layouts one search tries: every shape (TP, PP, CP, EP) with every ZeRO stage and
+    recompute level; ``tried`` of them there were in all (before :data:`MAX_LAYOUTS`)."""
+
+    shapes: list[tuple[int, int, int, int]]
+    zeros: list[int]
+    levels: tuple[str, ...]
+    tried: int
+
+    @property
+    def size(self) -> int:
+        return len(self.shapes) * len(self.zeros) * len(self.levels)
+
+
+def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
+                 ) -> Space:
+    """All layouts that need at most ``max_gpus`` GPUs, or the :data:`MAX_LAYOUTS` with the
+    fewest model-parallel GPUs."""
     w, p = s.workload, s.parallelism
     tps = [t for t in divisors(arch.heads) if t <= min(tp_max, max_gpus)]
     eps = [e for e in divisors(s.model.moe.experts) if e <= max_gpus] if s.model.moe else [1]
@@ -96,9 +110,18 @@ def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpu
     per_shape = len(zeros) * len(levels)
     if len(shapes) * per_shape > MAX_LAYOUTS:
         shapes = sorted(shapes, key=lambda x: (x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
-    out = [Layout(t, q, c, e, z, r) for t, q, c, e in shapes[:MAX_LAYOUTS // per_shape]
-           for z in zeros for r in levels]
-    return sorted(out, key=lambda lay: _pref(lay, s.profile)), len(shapes) * per_shape
+    return Space(shapes[:MAX_LAYOUTS // per_shape], zeros, tuple(levels),
+                 len(shapes) * per_shape)
+
+
+def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
+            ) -> tuple[list[Layout], int]:
+    """The layouts of :func:`layout_space`, in order of preference, and how many there were
+    in all."""
+    space = layout_space(s, arch, tp_max, levels, max_gpus)
+    out = [Layout(t, q, c, e, z, r) for t, q, c, e in space.shapes
+           for z in space.zeros for r in space.levels]
+    return sorted(out, key=lambda lay: _pref(lay, s.profile)), space.tried
 
 
 def pp_degrees(layers: int) -> list[int]:
@@ -112,13 +135,13 @@ def pp_degrees(layers: int) -> list[int]:
     return out
 
 
-def dp_rule(s: Scenario, lay: Layout, max_gpus: int) -> tuple[int, int, int]:
+def dp_rule(s: Scenario, ep: int, cp: int, zero: int, model_parallel: int, max_gpus: int
+            ) -> tuple[int, int, int]:
     """(step, least, limit): DP is a multiple of ``step`` (EP must divide DP x CP), at least
     ``least`` (ZeRO needs DP x CP > 1 to shard anything, else it is ZeRO 0 under another
     name) and at most ``limit`` (the GPU budget); inference keeps DP = step."""
-    step = lay.ep // math.gcd(lay.ep, lay.cp)
-    least = 2 if s.workload.is_training and lay.zero and lay.cp == 1 else 1
-    return step, least, max_gpus // lay.model_parallel
+    least = 2 if s.workload.is_training and zero and cp == 1 else 1
+    return ep // math.gcd(ep, cp), least, max_gpus // model_parallel
 
 
 def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[int]:
@@ -135,28 +158,38 @@ def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[in
 
 def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
     """Valid DP degrees (:func:`dp_rule`)."""
-    return dp_candidates(s, *dp_rule(s, lay, max_gpus))
+    return dp_candidates(s, *dp_rule(s, lay.ep, lay.cp, lay.zero, lay.model_parallel, max_gpus))
 
 
-def _seeds(combos: Sequence[Layout], nodes: set[int]) -> list[Layout]:
+Row = tuple[int, int, int, int, int, str]  # a Layout's fields but DP, as the search orders them
+
+
+def _seeds(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row]:
     """Tried first, for early bounds: per pipeline depth the largest TP of each node size with
     the top ZeRO stage, an EP a third of the way up its choices and CP 1 and 2 (one of them
-    is near the best for most GPUs of a catalog, so the rest must beat a count close to it)."""
-    zero = max(c.zero for c in combos)
-    eps = sorted({c.ep for c in combos})
-    tps = {max((c.tp for c in combos if c.tp <= n), default=0) for n in nodes}
-    return [c for c in combos if c.cp <= 2 and c.tp in tps and c.zero == zero
-            and c.ep == eps[len(eps) // 3] and c.recompute == combos[0].recompute]
+    is near the best for most GPUs of a catalog, so the rest must beat a count close to it),
+    with the lightest recompute; in order of preference."""
+    if not space.shapes:
+        return []
+    eps = sorted({e for *_, e in space.shapes})
+    tps = {max((t for t, *_ in space.shapes if t <= n), default=0) for n in nodes}
+    zero, level = max(space.zeros), min(space.levels, key=RECOMPUTE.index)
+    rows = [(t, q, c, e, zero, level) for t, q, c, e in space.shapes
+            if c <= 2 and t in tps and e == eps[len(eps) // 3]]
+    return sorted(rows, key=lambda r: _pref(Layout(*r), profile))
 
 
-def search_order(combos: Sequence[Layout], nodes: set[int]) -> list[Layout]:
+def search_order(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row]:
     """The seeds, then the rest from the most model-parallel GPUs down: those fit with a small
     DP (few estimates), and each GPU's best count falls early, so that layouts of fewer
     model-parallel GPUs (which need a large DP) are mostly turned away by it."""
-    seeds = _seeds(combos, nodes) if combos else []
-    rest = sorted(set(combos) - set(seeds), key=lambda c: (
-        RECOMPUTE.index(c.recompute), -c.model_parallel, c.pp, c.cp, c.ep, c.tp, -c.zero))
-    return [*seeds, *rest]
+    seeds = _seeds(space, nodes, profile)
+    chosen = set(seeds)
+    shapes = sorted(space.shapes, key=lambda x: (-x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
+    zeros = sorted(space.zeros, reverse=True)
+    return [*seeds, *(row for r in sorted(space.levels, key=RECOMPUTE.index)
+                      for t, q, c, e in shapes for z in zeros
+                      if (row := (t, q, c, e, z, r)) not in chosen)]
 
 
 def virtual_stages(virtual: int, pp: int, layers: int) -> int:
