@@ -7,7 +7,7 @@ import io
 from typing import Any
 
 import pytest
-from PySide6.QtGui import QColor, QFontInfo, QGuiApplication, QImage, QPalette
+from PySide6.QtGui import QAction, QColor, QFontInfo, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from gpusizer.core.estimate import estimate
@@ -197,3 +197,13 @@ def test_report(qtbot, tmp_path):
     html = (md.parent / "report.html").read_text(encoding="utf-8")
     assert "<img src='memory.png'" in html
     assert (md.parent / "scenario.gpusizer.json").is_file()
+
+
+def test_edit_copy_chart_puts_image_and_data_on_the_clipboard(window):
+    window.tabs.select("memory")
+    QApplication.processEvents()
+    action = window.findChild(QAction, "action_copy_chart")
+    assert action is not None and action.shortcut().toString() == "Ctrl+Shift+C"
+    action.trigger()
+    mime = QGuiApplication.clipboard().mimeData()
+    assert mime.hasImage() and mime.text() == window.tabs.current_chart().data_csv()
