@@ -213,7 +213,8 @@ def test_presets_match_calibration_breakdown(record: dict[str, Any]):
     assert (c.dense_layers + c.moe_layers) == measured["n_layers"]
     layer = c.moe_layer if c.moe_layer is not None else c.dense_layer
     assert [layer.total] == measured["params_per_layer_distinct_values"]
-    assert c.layers_total == measured["params_all_layers"]
+    moe = c.moe_layer.total * c.moe_layers if c.moe_layer else 0
+    assert c.dense_layer.total * c.dense_layers + moe + c.hybrid_delta == measured["params_all_layers"]
     non_embedding = c.total - c.embedding - c.position_embedding - c.lm_head
     assert non_embedding == measured["non_embedding_params"]
     if "active_params_per_token" in measured:

@@ -21,7 +21,7 @@ def dummy_framework():
                       label="Dummy trainer", overhead=frameworks.OverheadDefaults(0, 0, 0.0, 0))
     frameworks.register(profile)
     yield profile
-    frameworks.unregister(profile.id)
+    frameworks.FRAMEWORKS.pop(profile.id, None)
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def dummy_kind():
                                   is_adapter=True, variant_weights=("bf16",))
     workloads.register(kind)
     yield kind
-    workloads.unregister(kind.id)
+    workloads.WORKLOAD_KINDS.pop(kind.id, None)
 
 
 def test_a_registered_framework_is_accepted_and_used(dummy_framework) -> None:
@@ -76,5 +76,5 @@ def test_a_registered_chart_is_listed_for_the_cli(capsys) -> None:
         code = main(["chart", "missing.json", "--kind", "dummy", "--output", "x.png"])
         assert code == 2 and "invalid choice" not in capsys.readouterr().err
     finally:
-        views.unregister("dummy")
+        views.CHARTS.pop("dummy", None)
     assert "dummy" not in views.chart_keys()

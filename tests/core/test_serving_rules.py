@@ -303,4 +303,4 @@ def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
         assert sv.memory_fraction == 0.5 and sv.engine_version == "1.0"
     finally:
         quant_rules.QUANT_RULES.pop(rule.id, None)
-        frameworks.unregister(profile.id)
+        frameworks.FRAMEWORKS.pop(profile.id, None)

@@ -188,7 +188,7 @@ def test_a_registered_optimizer_is_accepted_and_used() -> None:
         params = two["parameters"]["trainable"]
         assert three["per_gpu"]["optimizer"] - two["per_gpu"]["optimizer"] == 4 * params
     finally:
-        optimizers.unregister(kind.id)
+        OPTIMIZER_KINDS.pop(kind.id, None)
     with pytest.raises(ScenarioError) as err:
         _report(precision={"optimizer": "dummy_adam"})
     assert err.value.field == "precision.optimizer"

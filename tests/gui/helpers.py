@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLineEdit, QWidget
 
 
 def find(window: Any, name: str) -> Any:
@@ -40,3 +40,38 @@ def make_sweep_chart(qtbot: Any) -> Any:
     assert chart.result is not None
     assert len(chart.result.values) >= 990  # a 1,000-point curve (rounding drops a few)
     return chart
+
+
+def mismatches(binder: Any) -> list[tuple[str, Any, Any]]:
+    """(path, shown, scenario) for every bound field that does not show the state's value:
+    empty whenever the form equals the scenario."""
+    from gpusizer.gui.binding import plain_text
+
+    out: list[tuple[str, Any, Any]] = []
+    for b in binder.bindings:
+        try:
+            want = b.from_state(binder.state.value(b.path))
+            shown = b.getter()
+        except Exception as exc:  # a converter that cannot take the value is a mismatch
+            out.append((b.path, repr(exc), None))
+            continue
+        if want is None or (want == "" and shown is None) or b.text_error:
+            continue
+        if isinstance(b.widget, QLineEdit):
+            want = plain_text(want)
+        if shown != want and not (isinstance(want, (list, tuple))
+                                  and tuple(shown) == tuple(want)):
+            out.append((b.path, shown, want))
+    return out
+
+
+def bar_labels(chart: Any) -> list[str]:
+    """The x labels of a bar chart's bars (memory or variants), left to right."""
+    bars = chart.cmp.bars if hasattr(chart, "cmp") else chart.bars
+    return [b.label for b in bars] if bars is not None else []
+
+
+def step_position(chart: Any, phase: str) -> tuple[float, float]:
+    """Where a roofline chart draws the step's star (intensity, TFLOP/s), read back."""
+    x, y = chart.steps[phase].getData()
+    return (float(10 ** x[0]), float(10 ** y[0])) if x is not None and len(x) else (0.0, 0.0)

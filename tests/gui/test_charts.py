@@ -7,7 +7,7 @@ import io
 from typing import Any
 
 import pytest
-from PySide6.QtGui import QColor, QFontInfo, QGuiApplication, QImage, QPalette
+from PySide6.QtGui import QAction, QColor, QFontInfo, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
 from gpusizer.core.estimate import estimate
@@ -17,6 +17,8 @@ from gpusizer.gui.charts import chart_class
 from gpusizer.gui.charts.palette import DARK, PREFILL_COLOR
 from gpusizer.gui.charts.report import write_report
 from gpusizer.gui.colors import COMPONENT_COLORS
+
+from .helpers import bar_labels, step_position
 
 LORA_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}
 PRE_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "pretraining"}}
@@ -60,14 +62,14 @@ def test_registry_and_api(qtbot):
 
 def test_memory_two_bars_when_activations_are_freed(qtbot):
     chart = make(qtbot, "memory", PRE_8B)
-    assert chart.bar_labels_text() == ["all parts", "at peak (optimizer step)"]
+    assert bar_labels(chart) == ["all parts", "at peak (optimizer step)"]
     assert "activations" not in chart.bars[1].parts
     assert "short by" in chart.bar_labels[1].textItem.toPlainText()  # 142 GiB > 80 GiB
 
 
 def test_memory_one_bar_for_inference_with_headroom(qtbot):
     chart = make(qtbot, "memory", INF_8B)
-    assert chart.bar_labels_text() == ["peak (prefill)"]
+    assert bar_labels(chart) == ["peak (prefill)"]
     assert "headroom" in chart.bar_labels[0].textItem.toPlainText()
     img = chart.render_image(1000)
     seen = colours(img)
@@ -92,7 +94,7 @@ def test_memory_units_and_tooltip(qtbot):
 
 def test_compare_405b_tells_the_seed_story(qtbot):
     chart = make(qtbot, "variants", L405)
-    assert len(chart.bar_labels_text()) == 7
+    assert len(bar_labels(chart)) == 7
     assert len(chart.stack.parts) == 7
     assert chart.node_line.isVisible()  # 8 x H100: the FP16 bar crosses it, FP8 does not
     bars = {b.key: b for b in chart.cmp.bars}
@@ -114,13 +116,13 @@ def test_roofline_decode_point_moves_with_batch(qtbot):
     ops = chart.points("decode")
     assert len(chart.ops["decode"].getData()[0]) == len(ops) > 0
     assert len(chart.steps["prefill"].getData()[0]) == 1
-    x1, _ = chart.step_position("decode")
+    x1, _ = step_position(chart, "decode")
     s = parse_scenario({**INF_8B, "workload": {**INF_8B["workload"], "batch_size": 64}})
     chart.update_from(s, estimate(s))
-    x64, _ = chart.step_position("decode")
+    x64, _ = step_position(chart, "decode")
     # Weight reads are shared by the batch: decode intensity grows about with the batch size.
     assert x64 > 10 * x1
-    prefill_x, _ = chart.step_position("prefill")
+    prefill_x, _ = step_position(chart, "prefill")
     assert prefill_x > x1  # prefill is far more compute-dense than batch-1 decode
     assert PREFILL_COLOR in colours(chart.render_image(1000), 1)  # the prefill point is drawn
 
@@ -195,3 +197,13 @@ def test_report(qtbot, tmp_path):
     html = (md.parent / "report.html").read_text(encoding="utf-8")
     assert "<img src='memory.png'" in html
     assert (md.parent / "scenario.gpusizer.json").is_file()
+
+
+def test_edit_copy_chart_puts_image_and_data_on_the_clipboard(window):
+    window.tabs.select("memory")
+    QApplication.processEvents()
+    action = window.findChild(QAction, "action_copy_chart")
+    assert action is not None and action.shortcut().toString() == "Ctrl+Shift+C"
+    action.trigger()
+    mime = QGuiApplication.clipboard().mimeData()
+    assert mime.hasImage() and mime.text() == window.tabs.current_chart().data_csv()

@@ -17,7 +17,7 @@ from gpusizer.core.presets import USER_GPUS_ENV
 from gpusizer.core.views import CHARTS
 from gpusizer.gui.main_window import MainWindow
 
-from .helpers import find
+from .helpers import find, mismatches
 
 # Above 2^31 - 1 (Qt's spin boxes) and within the core's limits (core/limits.py): a model known
 # by its parameter count alone, and the workspace bytes of the overhead block.
@@ -44,7 +44,7 @@ def test_integers_above_32_bits_start_and_show_unclamped(qtbot, temp_settings):
     assert w.state.scenario.model.parameters == 2**40 + 5
     assert find(w, "spin_model_parameters").value() == 2**40 + 5  # held, not clamped
     assert find(w, "spin_workspace").value() == 2**33 + 7
-    assert w.binder.mismatches() == []
+    assert mismatches(w.binder) == []
 
 
 def test_lone_surrogate_in_a_name_starts(qtbot, temp_settings):
@@ -52,7 +52,7 @@ def test_lone_surrogate_in_a_name_starts(qtbot, temp_settings):
     w = _start(qtbot)
     assert w.state.scenario.name == "x\ud800y"
     assert find(w, "edit_scenario_name").text() == "x\ufffdy"  # shown, not silently dropped
-    assert w.binder.mismatches() == []
+    assert mismatches(w.binder) == []
 
 
 @pytest.mark.parametrize("last", ["[" * 100_000, '{"model": {"preset": "gpt-2"}, '
@@ -62,7 +62,7 @@ def test_nested_or_huge_last_scenario_is_dropped_and_said(qtbot, temp_settings, 
     _ini(temp_settings, last)
     w = _start(qtbot)
     assert w.state.error is None
-    assert w.binder.mismatches() == []
+    assert mismatches(w.binder) == []
     # Dropped and said so, or (a 330-digit rank the core accepts) restored and shown whole.
     restored = w.state.scenario.workload.lora_rank == 10**330
     assert restored or "last scenario" in w.statusBar().currentMessage()
@@ -90,7 +90,7 @@ def test_binder_keeps_refreshing_after_big_values(window):
                                "prompt_tokens": 333}, "parallelism": {"tensor": 2}})
     assert find(window, "spin_prompt_tokens").value() == 333
     assert find(window, "spin_tensor_parallel").value() == 2
-    assert window.binder.mismatches() == []
+    assert mismatches(window.binder) == []
 
 
 def test_values_beyond_a_range_are_shown_and_stepped_from(window):

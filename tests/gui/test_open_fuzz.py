@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.scenario import parse_scenario
 
+from .helpers import mismatches
+
 PATHS = ("name", "model.name", "workload.lora_rank", "workload.batch_size",
          "workload.prompt_tokens", "workload.sequence_length", "workload.kind",
          "workload.training_tokens", "parallelism.tensor", "parallelism.data",
@@ -56,11 +58,11 @@ def test_open_refuses_whole_or_shows_exactly(window, tmp_path, message_boxes, ed
     if opened:
         assert window.state.error is None
         assert window.state.scenario.model_dump() == _expected(data).model_dump()
-        assert window.binder.mismatches() == []
+        assert mismatches(window.binder) == []
     else:
         assert window.state.scenario is before  # refused whole
         assert len(message_boxes) == warned + 1  # and said so
-        assert window.binder.mismatches() == []
+        assert mismatches(window.binder) == []
 
 
 def _expected(data: dict):

@@ -66,7 +66,8 @@ def test_custom_architecture_and_size_only(window):
     window.state.flush()
     assert window.state.estimate.parameters_total > 1.5 * total
     source.setCurrentIndex(source.findData("size"))
-    assert window.state.scenario.model.is_size_only
+    model = window.state.scenario.model
+    assert model.layers is None and model.parameters is not None  # sized by its count only
     assert row_visible(find(window, "spin_model_parameters"))
     assert not row_visible(layers)
 

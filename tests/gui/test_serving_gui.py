@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from gpusizer.core.scenario import parse_scenario
 
-from .helpers import find
+from .helpers import bar_labels, find
 from .test_charts import make
 
 VLLM_4090 = {"model": {"preset": "llama-3.1-8b"}, "framework": "vllm",
@@ -62,12 +62,12 @@ def test_llama_cpp_shows_gpu_layers_and_the_headline_counts_users(window):
 
 def test_memory_chart_shows_the_pool_as_reserved(qtbot):
     chart = make(qtbot, "memory", VLLM_4090)
-    assert chart.bar_labels_text() == ["reserved by vLLM"]
+    assert bar_labels(chart) == ["reserved by vLLM"]
     assert chart.pool.budget_line.isVisible()
     assert "KV pool" in chart._title_text
     assert "of the KV pool" in chart.pool.label.toPlainText()
     offload = make(qtbot, "memory", LLAMA_70B)
-    assert offload.bar_labels_text() == ["on the GPU"] and "system RAM" in offload._title_text
+    assert bar_labels(offload) == ["on the GPU"] and "system RAM" in offload._title_text
 
 
 def test_users_vs_context_chart(qtbot):

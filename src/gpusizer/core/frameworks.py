@@ -120,11 +120,6 @@ def register(profile: FrameworkProfile) -> FrameworkProfile:
     return profile
 
 
-def unregister(profile_id: str) -> None:
-    """Remove a profile (tests that register a dummy one clean up with this)."""
-    FRAMEWORKS.pop(profile_id, None)
-
-
 def framework(profile_id: str) -> FrameworkProfile:
     """The profile with this id; KeyError naming the allowed ids."""
     try:

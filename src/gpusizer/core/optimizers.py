@@ -55,11 +55,6 @@ def register(kind: OptimizerKind) -> OptimizerKind:
     return kind
 
 
-def unregister(kind_id: str) -> None:
-    """Remove an optimizer (tests that register a dummy one clean up with this)."""
-    OPTIMIZER_KINDS.pop(kind_id, None)
-
-
 for _o in (
     OptimizerKind("adamw", "AdamW", 2, step_counter=True,
                   source="Loshchilov & Hutter 2017, arXiv 1711.05101; torch.optim.AdamW"),

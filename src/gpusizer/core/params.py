@@ -67,11 +67,6 @@ class ParamCounts:
         return self.mixers - self.replaced
 
     @property
-    def layers_total(self) -> int:
-        moe = self.moe_layer.total * self.moe_layers if self.moe_layer else 0
-        return self.dense_layer.total * self.dense_layers + moe + self.hybrid_delta
-
-    @property
     def largest_layer(self) -> int:
         """Biggest single layer (ZeRO-3 gathers one at a time; DeepSpeed memory docs)."""
         sizes = [self.dense_layer.total if self.dense_layers else 0, self.embedding]

@@ -137,10 +137,6 @@ class ModelSpec(_Spec):
     # precision.weights follow it (core/checkpoint.py).
     checkpoint_precision: CheckpointPrecision | None = None
 
-    @property
-    def is_size_only(self) -> bool:
-        return self.layers is None and self.parameters is not None
-
 
 def _check_id(value: str, registry: Mapping[str, object], what: str) -> str:
     """An id of a registry (read at validation time, so registered entries are accepted)."""

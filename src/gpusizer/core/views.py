@@ -65,11 +65,6 @@ def register(chart: ChartView) -> ChartView:
     return chart
 
 
-def unregister(key: str) -> None:
-    """Remove a chart (tests that register a dummy one clean up with this)."""
-    CHARTS.pop(key, None)
-
-
 def chart_view(key: str) -> ChartView:
     """The chart with this key or alias; ScenarioError naming the keys otherwise."""
     if key in CHARTS:

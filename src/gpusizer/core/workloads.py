@@ -41,20 +41,6 @@ def register(kind: WorkloadKind) -> WorkloadKind:
     return kind
 
 
-def unregister(kind_id: str) -> None:
-    """Remove a kind (tests that register a dummy one clean up with this)."""
-    WORKLOAD_KINDS.pop(kind_id, None)
-
-
-def workload_kind(kind_id: str) -> WorkloadKind:
-    """The kind with this id; KeyError naming the allowed ids."""
-    try:
-        return WORKLOAD_KINDS[kind_id]
-    except KeyError:
-        raise KeyError(f"unknown workload kind {kind_id!r}; allowed: "
-                       f"{', '.join(WORKLOAD_KINDS)}") from None
-
-
 for _k in (
     WorkloadKind("pretraining", "Pre-training", "Pre-training", True, variant_weights=("bf16",),
                  source="Kaplan et al. 2020, arXiv 2001.08361"),

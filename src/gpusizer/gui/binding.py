@@ -166,25 +166,6 @@ class Binder:
             except Exception:  # a value a widget cannot hold: logged, the rest still refresh
                 log.exception("cannot show %s", b.path)
 
-    def mismatches(self) -> list[tuple[str, Any, Any]]:
-        """(path, shown, scenario) for every visible field that does not show the state's
-        value: empty whenever the form equals the scenario (tests assert it)."""
-        out = []
-        for b in self.bindings:
-            try:
-                want = b.from_state(self.state.value(b.path))
-                shown = b.getter()
-            except Exception as exc:  # a converter that cannot take the value is a mismatch
-                out.append((b.path, repr(exc), None))
-                continue
-            if want is None or (want == "" and shown is None) or b.text_error:
-                continue
-            if isinstance(b.widget, QLineEdit):
-                want = plain_text(want)
-            if shown != want and not (isinstance(want, (list, tuple)) and tuple(shown) == tuple(want)):
-                out.append((b.path, shown, want))
-        return out
-
     def _text_error(self, b: Binding, message: str) -> None:
         b.text_error = message
         self.show_error(self._error)

@@ -66,11 +66,9 @@ class FileController(QObject):
         super().__init__(window)
         self.state, self.prefs, self.window = state, prefs, window
         self.path: Path | None = None
-        self.last_warning = ""
         self.advice: Callable[[], Any] | None = None  # the advisor's option for the scenario
 
     def warn(self, title: str, text: str) -> None:
-        self.last_warning = f"{title}: {text}"
         QMessageBox.warning(self.window, title, as_rich(text))
 
     def _set_path(self, path: Path | None) -> None:

@@ -123,6 +123,20 @@ def _edit_menu(w: MenuHost) -> None:
     redo.setShortcut(QKeySequence.StandardKey.Redo)
     menu.addAction(undo)
     menu.addAction(redo)
+    menu.addSeparator()
+    # Ctrl+C stays the text fields' copy; the chart's copy takes Shift as well.
+    menu.addAction(_action(w, "action_copy_chart", "&Copy Chart (image and data)",
+                           lambda: copy_chart(w), "Ctrl+Shift+C"))
+
+
+def copy_chart(w: MenuHost) -> bool:
+    """Put the shown chart on the clipboard: its image, and its data as CSV text (pasted
+    into a document it is the picture, into a spreadsheet the numbers)."""
+    chart = w.tabs.current_chart()
+    if chart is None:  # a serving chart on a training scenario shows a hint, no chart
+        return False
+    chart.copy_to_clipboard()
+    return True
 
 
 def _view_menu(w: MenuHost) -> None:

@@ -87,10 +87,6 @@ class MemoryChart(ChartBase):
         if self.pool.reserved or self.pool.offload:  # the engine's own view of the GPU
             self.bars = [Bar(self.pool.bar_label, alive)]
 
-    def bar_labels_text(self) -> list[str]:
-        """The x labels of the bars, left to right."""
-        return [b.label for b in self.bars]
-
     def _redraw(self) -> None:
         unit, scale = display_unit(self.unit, max(self.capacity, self.peak))
         n = len(self.bars)

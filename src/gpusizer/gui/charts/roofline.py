@@ -124,11 +124,6 @@ class RooflineChart(ChartBase):
         pts = self.data["points"] if self.data else []
         return [p for p in pts if p["phase"] == phase and (p["name"] == "step") == step]
 
-    def step_position(self, phase: str) -> tuple[float, float]:
-        """Where the step's star is drawn (intensity, TFLOP/s), read back from the item."""
-        x, y = self.steps[phase].getData()
-        return (float(10 ** x[0]), float(10 ** y[0])) if x is not None and len(x) else (0.0, 0.0)
-
     def _redraw(self) -> None:
         if self.data is None:
             self.set_title("Roofline: the roofline model is not available in this build")

@@ -180,9 +180,6 @@ class VariantsChart(ChartBase):
             self._update_labels(self.stack.scale)
             self.relayout()
 
-    def bar_labels_text(self) -> list[str]:
-        return [b.label for b in self.cmp.bars] if self.cmp else []
-
     def tooltip_at(self, x: float, y: float) -> str:
         hit = self.stack.segment_at(x, y)
         if hit is None or self.cmp is None:
