@@ -11,6 +11,7 @@ from .module_bytes import rule_id, rule_note
 from .optimizer_states import state_format
 from .overhead import scenario_overhead
 from .params import ParamCounts, count_parameters
+from .phases import Phases, memory_at, peak_of
 from .presets import scenario_gpu
 from .result import Estimate, Memory, Serving
 from .roofline import roofline_model
@@ -18,7 +19,7 @@ from .scenario import parse_scenario
 from .serving import engine_memory, required_bytes, serving_notes, serving_result
 from .specs import GPUSpec, ModelSpec, Scenario
 from .techniques import host_note, technique_assumptions
-from .training import Phases, base_weight_dtype, memory_at, peak_of, stage_phases
+from .training import base_weight_dtype, stage_phases
 from .unified import memory_share_note
 
 

@@ -1,6 +1,6 @@
 """Exact fast sweeps of training memory over sequence length or micro-batch.
 
-Each phase total of a training step (training.Phases) is a polynomial of degree <= 2 in the
+Each phase total of a training step (phases.Phases) is a polynomial of degree <= 2 in the
 sequence length (attention scores grow with s², everything else with s) and of degree 1 in the
 micro-batch, with the layout fixed. Three exact estimates therefore determine every point:
 Lagrange interpolation through them reproduces the estimator at any value (tests check it
@@ -17,10 +17,11 @@ from .architecture import resolve
 from .inference import inference_components
 from .overhead import allocator_fraction, scenario_overhead
 from .params import count_parameters
+from .phases import Phases
 from .result import COMPONENTS
 from .specs import Scenario
 from .techniques import polynomial_between
-from .training import Phases, stage_phases
+from .training import stage_phases
 
 PHASES = ("forward", "backward", "backward_end", "optimizer_step", "recompute")
 

@@ -27,7 +27,8 @@ from .optimizer_states import (
 )
 from .params import ParamCounts
 from .peft import base_extra_bytes
-from .result import COMPONENTS, Memory
+from .phases import Phases, memory_at, peak_of
+from .result import Memory
 from .sharding import StageParams, stage_params
 from .specs import ParallelismSpec, Scenario
 from .stage_activations import stage_activations
@@ -256,27 +257,6 @@ def _gradient_bytes(s: Scenario, train_b: float) -> float:
     return nbytes(prec.gradients)
 
 
-class Phases(NamedTuple):
-    """Bytes alive in each phase of one training step on one GPU (tensors only).
-
-    Every entry is a polynomial of degree <= 2 in the sequence length and <= 1 in the batch,
-    which lets sweeps evaluate thousands of points exactly (sweep.py). A named tuple, as
-    :class:`Layout`: built for every estimate of the advisor's searches."""
-
-    weights: float
-    gradients: float
-    optimizer: float
-    activations: float
-    totals: dict[str, float]  # phase -> bytes alive
-    temporaries: dict[str, float]  # phase -> short-lived bytes alive (part of the total)
-    grads_kept: bool = False  # gradients outlive a micro-batch (accumulation, Megatron buffer)
-    host: float = 0.0  # host RAM: offloaded or paged states, offloaded weights and activations
-
-
-PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "backward",
-               "optimizer_step": "optimizer_step", "recompute": "backward"}
-
-
 def _phases(s: Scenario, st: _Stage, lay: Layout, weights: float, grads: float, opt: float,
             acts: float, trainable: float, extra: StepExtras, data: int) -> Phases:
     """``trainable`` is the parameter count this GPU's optimizer steps (after ZeRO).
@@ -309,35 +289,3 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, weights: float, grads: float, 
         totals["recompute"] = base + kept + acts - extra.top + temps["recompute"]
     return Phases(weights, grads, opt, acts, totals, temps, bool(kept)
                   or prof.persistent_gradients or lay.accumulate, extra.host)
-
-
-def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
-    gone = {"forward": set() if gradients_kept else {"gradients"},
-            "backward": set() if gradients_kept else {"gradients"},
-            "recompute": set() if gradients_kept else {"gradients"},
-            "backward_end": {"activations"}, "optimizer_step": {"activations"}}[phase]
-    return tuple(c for c in COMPONENTS if c not in gone)
-
-
-def peak_of(ph: Phases) -> tuple[str, int]:
-    """The peak phase and the tensor bytes alive then (whole bytes; rounding never lifts it
-    above the parts)."""
-    phase = max(ph.totals, key=lambda k: ph.totals[k])
-    parts = [int(x) for x in (ph.weights, ph.gradients, ph.optimizer, ph.activations,
-                              ph.temporaries[phase])]
-    return phase, min(int(ph.totals[phase]), sum(parts))
-
-
-def memory_at(ph: Phases, phase: str, total: int, overhead: int = 0) -> Memory:
-    """What is alive at the peak ``phase`` (tensor peak ``total``), with ``overhead`` added."""
-    return Memory(weights=int(ph.weights), gradients=int(ph.gradients),
-                  optimizer=int(ph.optimizer), activations=int(ph.activations),
-                  temporary=int(ph.temporaries[phase]), overhead=overhead,
-                  total=total + overhead, peak_phase=PHASE_LABEL[phase],
-                  alive_at_peak=_alive(phase, ph.grads_kept), host_memory=int(ph.host))
-
-
-def memory_from_phases(s: Scenario, ph: Phases) -> tuple[Memory, int]:
-    """The peak phase and what is alive then; returns (memory, tensor peak)."""
-    phase, total = peak_of(ph)
-    return memory_at(ph, phase, total), total
