@@ -8,6 +8,7 @@ check: lint types imports
 
 lint:
 	$(BIN)/ruff check src tests benchmarks packaging scripts
+	$(BIN)/ruff format --check src tests benchmarks packaging scripts
 
 format:
 	$(BIN)/ruff format src tests benchmarks packaging scripts

@@ -11,14 +11,22 @@ import pytest
 from gpusizer import estimate_report
 from gpusizer.core.sweep import sweep
 
-TRAINING = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "lora"},
-            "parallelism": {"data": 8}, "hardware": {"gpu": "h100-sxm-80gb"}}
+TRAINING = {
+    "model": {"preset": "llama-3.1-70b"},
+    "workload": {"kind": "lora"},
+    "parallelism": {"data": 8},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+}
 INFERENCE = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
 # Issue 11: an engine profile's report (pool, serving block) stays within the same budget.
 ENGINES = {
     "vllm": {**INFERENCE, "framework": "vllm", "serving": {"max_context": 8192}},
-    "llama.cpp": {**INFERENCE, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"},
-                  "hardware": {"gpu": "rtx-4090-24gb"}},
+    "llama.cpp": {
+        **INFERENCE,
+        "framework": "llama.cpp",
+        "precision": {"weights": "gguf_q4_k_m"},
+        "hardware": {"gpu": "rtx-4090-24gb"},
+    },
 }
 
 
@@ -52,10 +60,12 @@ def test_sweep_1000_batch_sizes_inference(benchmark) -> None:
 def _fresh(kind: str) -> list[dict]:
     """1,000 distinct scenarios: nothing about them is memoised before the round."""
     if kind == "training":
-        return [{**TRAINING, "workload": {"kind": "lora", "sequence_length": 64 * (i + 1)}}
-                for i in range(1000)]
-    return [{**INFERENCE, "workload": {"kind": "inference", "prompt_tokens": 64 * (i + 1)}}
-            for i in range(1000)]
+        return [
+            {**TRAINING, "workload": {"kind": "lora", "sequence_length": 64 * (i + 1)}} for i in range(1000)
+        ]
+    return [
+        {**INFERENCE, "workload": {"kind": "inference", "prompt_tokens": 64 * (i + 1)}} for i in range(1000)
+    ]
 
 
 @pytest.mark.parametrize("kind", ["training", "inference"])

@@ -34,28 +34,41 @@ class _Probe(QObject):
         return False
 probe = _Probe(); app.installEventFilter(probe)
 """
-APP = """
+APP = (
+    """
 import sys, time; T0 = float(sys.argv[1])
 from gpusizer.gui.app import make_app
 from gpusizer.gui.main_window import MainWindow
 app = make_app()
-""" + _FIRST_FRAME + """
+"""
+    + _FIRST_FRAME
+    + """
 w = MainWindow(restore=False, defer_charts=True); w.resize(1440, 900); w.show(); app.exec()
 """
-BARE = """
+)
+BARE = (
+    """
 import sys, time; T0 = float(sys.argv[1])
 import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication, QMainWindow
 app = QApplication([])
-""" + _FIRST_FRAME + """
+"""
+    + _FIRST_FRAME
+    + """
 w = QMainWindow(); p = pg.PlotWidget(); p.plot([1, 2, 3], [3, 1, 2]); w.setCentralWidget(p)
 w.resize(1440, 900); w.show(); app.exec()
 """
+)
 
 
 def _first_frame(code: str) -> float:
-    out = subprocess.run([sys.executable, "-c", code, repr(time.time())], capture_output=True,
-                         text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", code, repr(time.time())],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -70,8 +83,7 @@ def test_startup_to_first_frame(benchmark, which):
     frames.sort()
     benchmark.extra_info["first_frame_median_s"] = frames[len(frames) // 2]
     benchmark.extra_info["first_frame_min_s"] = frames[0]
-    print(f"\n{which}: first frame median {frames[len(frames) // 2]:.3f} s, "
-          f"min {frames[0]:.3f} s")
+    print(f"\n{which}: first frame median {frames[len(frames) // 2]:.3f} s, min {frames[0]:.3f} s")
 
 
 @pytest.fixture

@@ -28,33 +28,34 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 CLI_SECONDS, UI_EVENT_S = 1.0, 0.050
 SCENARIOS: dict[str, dict[str, Any]] = {
-    "llama-3.1-8b-serve": {"model": {"preset": "llama-3.1-8b"},
-                           "workload": {"kind": "inference"}},
-    "qwen3-32b-serve-32k": {"model": {"preset": "qwen3-32b"},
-                            "workload": {"kind": "inference", "prompt_tokens": 32768,
-                                         "generated_tokens": 1024}},
-    "qwen3-32b-serve-targets": {"model": {"preset": "qwen3-32b"},
-                                "workload": {"kind": "inference", "prompt_tokens": 32768,
-                                             "generated_tokens": 1024},
-                                "targets": {"users": 32, "min_tokens_per_second_per_user": 20,
-                                            "max_ttft_seconds": 10}},
-    "deepseek-v3-serve": {"model": {"preset": "deepseek-v3"},
-                          "workload": {"kind": "inference"}},
-    "deepseek-v3-serve-targets": {"model": {"preset": "deepseek-v3"},
-                                  "workload": {"kind": "inference"},
-                                  "targets": {"users": 64,
-                                              "min_tokens_per_second_per_user": 20}},
-    "llama-3.1-70b-full-finetune": {"model": {"preset": "llama-3.1-70b"},
-                                    "workload": {"kind": "full_finetune",
-                                                 "training_tokens": 1e9}},
-    "deepseek-v3-full-finetune": {"model": {"preset": "deepseek-v3"},
-                                  "workload": {"kind": "full_finetune"}},
+    "llama-3.1-8b-serve": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}},
+    "qwen3-32b-serve-32k": {
+        "model": {"preset": "qwen3-32b"},
+        "workload": {"kind": "inference", "prompt_tokens": 32768, "generated_tokens": 1024},
+    },
+    "qwen3-32b-serve-targets": {
+        "model": {"preset": "qwen3-32b"},
+        "workload": {"kind": "inference", "prompt_tokens": 32768, "generated_tokens": 1024},
+        "targets": {"users": 32, "min_tokens_per_second_per_user": 20, "max_ttft_seconds": 10},
+    },
+    "deepseek-v3-serve": {"model": {"preset": "deepseek-v3"}, "workload": {"kind": "inference"}},
+    "deepseek-v3-serve-targets": {
+        "model": {"preset": "deepseek-v3"},
+        "workload": {"kind": "inference"},
+        "targets": {"users": 64, "min_tokens_per_second_per_user": 20},
+    },
+    "llama-3.1-70b-full-finetune": {
+        "model": {"preset": "llama-3.1-70b"},
+        "workload": {"kind": "full_finetune", "training_tokens": 1e9},
+    },
+    "deepseek-v3-full-finetune": {"model": {"preset": "deepseek-v3"}, "workload": {"kind": "full_finetune"}},
 }
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_compare_full_catalog(benchmark: Any, name: str) -> None:
     """Cold: no estimator memo from the previous round."""
+
     def cold() -> tuple[tuple[Any, ...], dict[str, Any]]:
         clear_caches()
         return (SCENARIOS[name],), {}
@@ -137,11 +138,13 @@ def test_hardware_tab_edit_deepseek_v3(benchmark: Any, hardware_window: Any) -> 
     batches = iter(range(2, 10_000))
     lateness: list[float] = []
     ui: list[float] = []
-    benchmark.pedantic(lambda: ui.append(_edit_and_wait(hardware_window, next(batches),
-                                                        lateness)),
-                       rounds=5, iterations=1)
+    benchmark.pedantic(
+        lambda: ui.append(_edit_and_wait(hardware_window, next(batches), lateness)), rounds=5, iterations=1
+    )
     benchmark.extra_info["ui_thread_edit_ms_max"] = round(max(ui) * 1000, 1)
     benchmark.extra_info["event_lateness_ms_max"] = round(max(lateness) * 1000, 1)
-    print(f"\nUI part of the edit: max {max(ui) * 1000:.1f} ms; event loop late by at most "
-          f"{max(lateness) * 1000:.1f} ms while the worker searched")
+    print(
+        f"\nUI part of the edit: max {max(ui) * 1000:.1f} ms; event loop late by at most "
+        f"{max(lateness) * 1000:.1f} ms while the worker searched"
+    )
     assert max(lateness) < UI_EVENT_S

@@ -19,12 +19,18 @@ from gpusizer.io.model_import import import_model
 
 @pytest.fixture(scope="module")
 def llama_gguf(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    kv = {"general.name": "Meta Llama 3.1 8B Instruct", "llama.block_count": 32,
-          "llama.context_length": 131072, "llama.embedding_length": 4096,
-          "llama.feed_forward_length": 14336, "llama.attention.head_count": 32,
-          "llama.attention.head_count_kv": 8, "general.file_type": 15,
-          "tokenizer.ggml.tokens": [f"token{i}" for i in range(128256)],
-          "tokenizer.ggml.merges": [f"a{i} b{i}" for i in range(280147)]}
+    kv = {
+        "general.name": "Meta Llama 3.1 8B Instruct",
+        "llama.block_count": 32,
+        "llama.context_length": 131072,
+        "llama.embedding_length": 4096,
+        "llama.feed_forward_length": 14336,
+        "llama.attention.head_count": 32,
+        "llama.attention.head_count_kv": 8,
+        "general.file_type": 15,
+        "tokenizer.ggml.tokens": [f"token{i}" for i in range(128256)],
+        "tokenizer.ggml.merges": [f"a{i} b{i}" for i in range(280147)],
+    }
     path = tmp_path_factory.mktemp("gguf") / "llama-q4_k_m.gguf"
     return write_gguf(path, "llama", kv, llama_q4_k_m(32, 4096, 1024, 14336, 128256))
 

@@ -17,20 +17,25 @@ from gpusizer.core.solver import plan
 
 TARGET_SECONDS = 0.250
 SCENARIOS: dict[str, dict[str, Any]] = {
-    "llama-3.1-8b-inference": {"model": {"preset": "llama-3.1-8b"},
-                               "workload": {"kind": "inference"}},
-    "llama-3.1-405b-inference": {"model": {"preset": "llama-3.1-405b"},
-                                 "workload": {"kind": "inference"}},
-    "llama-3.1-70b-full-finetune": {"model": {"preset": "llama-3.1-70b"},
-                                    "workload": {"kind": "full_finetune"}},
-    "llama-3.1-405b-pretraining": {"model": {"preset": "llama-3.1-405b"},
-                                   "workload": {"kind": "pretraining", "sequence_length": 8192,
-                                                "global_batch_size": 2048}},
-    "mixtral-8x7b-full-finetune": {"model": {"preset": "mixtral-8x7b"},
-                                   "workload": {"kind": "full_finetune",
-                                                "sequence_length": 4096}},
-    "deepseek-v3-megatron": {"model": {"preset": "deepseek-v3"},
-                             "workload": {"kind": "full_finetune"}, "framework": "megatron"},
+    "llama-3.1-8b-inference": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}},
+    "llama-3.1-405b-inference": {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}},
+    "llama-3.1-70b-full-finetune": {
+        "model": {"preset": "llama-3.1-70b"},
+        "workload": {"kind": "full_finetune"},
+    },
+    "llama-3.1-405b-pretraining": {
+        "model": {"preset": "llama-3.1-405b"},
+        "workload": {"kind": "pretraining", "sequence_length": 8192, "global_batch_size": 2048},
+    },
+    "mixtral-8x7b-full-finetune": {
+        "model": {"preset": "mixtral-8x7b"},
+        "workload": {"kind": "full_finetune", "sequence_length": 4096},
+    },
+    "deepseek-v3-megatron": {
+        "model": {"preset": "deepseek-v3"},
+        "workload": {"kind": "full_finetune"},
+        "framework": "megatron",
+    },
 }
 
 

@@ -25,23 +25,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gpusizer import estimate_report, import_hf_config
+from gpusizer import estimate_report
 from gpusizer.core.architecture import resolve
 from gpusizer.core.params import count_parameters
 from gpusizer.core.scenario import parse_scenario
 from gpusizer.core.training import stage_phases
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the records' scenarios live beside the tests that replay them
+from tests.core.peft_records import peft_scenario, technique_scenario  # noqa: E402 (needs ROOT)
+
 DATA = ROOT / "tests" / "core" / "data"
-NO_OVERHEAD = {"cuda_context_bytes": 0, "workspace_bytes": 0, "allocator_fraction": 0.0}
-TARGET = {"q_proj": ("q",), "k_proj": ("k",), "v_proj": ("v",), "o_proj": ("o",),
-          "gate_proj": ("gate",), "up_proj": ("up",), "down_proj": ("down",),
-          "qkv_proj": ("q", "k", "v"), "gate_up_proj": ("gate", "up"), "lm_head": ("lm_head",)}
 PARTS = ("weights", "gradients", "optimizer", "activations", "peak")
 # act_gpu / peak_gpu: activations / peak with the CPU dropout noise as CUDA's 1-byte mask;
 # states: model states at the optimizer step against an estimator formula (DeepSpeed)
@@ -55,36 +55,18 @@ def _gap(est: float, meas: float | None) -> float | None:
 # scenarios
 
 
-def peft_scenario(rec: dict[str, Any]) -> dict[str, Any]:
-    """The scenario of a PEFT record: single GPU, bf16 compute, fp32 adapters and states; the
-    record's dropout, prepare_model_for_kbit_training and double quantisation (bitsandbytes
-    without it: ``nf4_single``)."""
-    i = rec["inputs"]
-    targets = tuple(t for m in i["lora"]["target_modules"] for t in TARGET[m])
-    nf4 = "nf4_single" if i.get("double_quant") is False else "bf16"
-    return {
-        "model": import_hf_config(i["config"]),
-        "workload": {"kind": i["workload"], "sequence_length": i["seq_len"],
-                     "micro_batch_size": i["micro_batch"], "lora_rank": i["lora"]["r"],
-                     "lora_targets": list(targets), "lora_dropout": i["lora"]["lora_dropout"],
-                     "kbit_prepare": i["kbit_prepare"]},
-        "precision": {"weights": nf4, "activations": "bf16", "gradients": "fp32",
-                      "master_weights": None, "optimizer": "adamw", "optimizer_states": "fp32",
-                      "adapters": "fp32"},
-        "parallelism": {"recompute": "full" if i["gradient_checkpointing"] else "none",
-                        "attention": "eager" if i["attn_implementation"] == "eager" else "flash"},
-        "framework": "huggingface", "overhead": NO_OVERHEAD,
-    }
-
-
 def peft_measured(rec: dict[str, Any]) -> dict[str, float]:
     m = rec["measured"]
     noise = m["activation_breakdown"].get("lora_dropout_noise", 0)
-    return {"weights": m["weight_bytes"], "gradients": m["grad_bytes"],
-            "optimizer": m["optimizer_state_bytes"], "activations": m["activation_bytes"],
-            "act_gpu": m["activation_bytes"] - noise * 3 / 4,
-            "peak": m["live_bytes_steady_state_iteration"]["peak_bytes"],
-            "peak_gpu": m["live_bytes_steady_state_iteration"]["peak_bytes"] - noise * 3 / 4}
+    return {
+        "weights": m["weight_bytes"],
+        "gradients": m["grad_bytes"],
+        "optimizer": m["optimizer_state_bytes"],
+        "activations": m["activation_bytes"],
+        "act_gpu": m["activation_bytes"] - noise * 3 / 4,
+        "peak": m["live_bytes_steady_state_iteration"]["peak_bytes"],
+        "peak_gpu": m["live_bytes_steady_state_iteration"]["peak_bytes"] - noise * 3 / 4,
+    }
 
 
 def peft_tags(rec: dict[str, Any]) -> list[str]:
@@ -100,36 +82,6 @@ def peft_tags(rec: dict[str, Any]) -> list[str]:
     return tags
 
 
-# measured loss -> (workload.loss, compile_loss): LinearCrossEntropyLoss saves what the chunked
-# loss saves (its forward transient is smaller: ``chunked`` is its upper bound)
-LOSS = {"full": ("full", False), "chunked": ("chunked", False),
-        "chunked_compiled": ("chunked", True), "linear_ce": ("chunked", False),
-        "linear_ce_compiled": ("chunked", True), "fused": ("fused", False)}
-
-
-def technique_scenario(rec: dict[str, Any]) -> dict[str, Any]:
-    """Full fine-tuning in bf16 with bf16 AdamW states and no fp32 master (torchtune's
-    ``dtype: bf16``), with the record's loss, optimizer and optimizer-in-backward."""
-    i = rec["inputs"]
-    name = i["optimizer"]
-    opt = ("paged_adamw_8bit" if "paged" in name else "adamw_8bit") if "8bit" in name \
-        else "adamw"
-    loss, compiled = LOSS[i["loss"]]
-    return {
-        "model": import_hf_config(i["config"]),
-        "workload": {"kind": "full_finetune", "sequence_length": i["seq_len"],
-                     "micro_batch_size": i["micro_batch"], "loss": loss,
-                     "compile_loss": compiled,
-                     "loss_chunks": i["loss_chunks"] if loss == "chunked" else None},
-        "precision": {"weights": "bf16", "activations": "bf16", "gradients": "bf16",
-                      "master_weights": None, "optimizer": opt, "optimizer_states": "bf16"},
-        "parallelism": {"recompute": "full" if i["gradient_checkpointing"] else "none",
-                        "attention": "eager" if i["attn_implementation"] == "eager" else "flash",
-                        "optimizer_in_backward": "in_backward" in name},
-        "framework": "huggingface", "overhead": NO_OVERHEAD,
-    }
-
-
 def technique_measured(rec: dict[str, Any]) -> dict[str, float]:
     """The profiler's peak, except for bitsandbytes' optimizers, whose CPU backend allocates
     fp32 temporaries that CUDA's in-place blockwise kernel does not: there the dispatch
@@ -138,16 +90,19 @@ def technique_measured(rec: dict[str, Any]) -> dict[str, float]:
     live = m["live_bytes_profiler"]
     if "bnb" in rec["inputs"]["optimizer"] and m["live_bytes_dispatch_tracker"]:
         live = m["live_bytes_dispatch_tracker"]
-    return {"weights": m["param_bytes"], "gradients": m["grad_bytes_after_backward"],
-            "optimizer": m["optimizer_state_bytes"], "activations": m["activation_bytes"],
-            "peak": live["peak_bytes"]}
+    return {
+        "weights": m["param_bytes"],
+        "gradients": m["grad_bytes_after_backward"],
+        "optimizer": m["optimizer_state_bytes"],
+        "activations": m["activation_bytes"],
+        "peak": live["peak_bytes"],
+    }
 
 
 def technique_tags(rec: dict[str, Any]) -> list[str]:
     i = rec["inputs"]
     tags = [f"loss:{i['loss']}", f"optimizer:{i['optimizer']}"]
-    return tags + (["loss/optimizer records with checkpointing"]
-                   if i["gradient_checkpointing"] else [])
+    return tags + (["loss/optimizer records with checkpointing"] if i["gradient_checkpointing"] else [])
 
 
 def published_measured(rec: dict[str, Any]) -> dict[str, float]:
@@ -159,8 +114,7 @@ def published_states(rec: dict[str, Any], rep: dict[str, Any]) -> tuple[float, f
     pg = rep["per_gpu"]
     states = pg["weights"] + pg["gradients"] + pg["optimizer"]
     if rec["compare"] == "model_states_per_param":  # what the optimizer step holds
-        return step_bytes(rec["recipe_scenario"]) / rep["parameters"]["total"], \
-            rec["figure_bytes_per_param"]
+        return step_bytes(rec["recipe_scenario"]) / rep["parameters"]["total"], rec["figure_bytes_per_param"]
     if rec["compare"] == "model_states":
         return states, rec["figure_bytes"]
     return None
@@ -185,10 +139,14 @@ def published_tags(rec: dict[str, Any]) -> list[str]:
 SOURCES: list[tuple[str, str, Callable, Callable, Callable]] = [
     ("peft (calibration)", "peft-measured.json", peft_scenario, peft_measured, peft_tags),
     ("peft (extra)", "peft-extra-measured.json", peft_scenario, peft_measured, peft_tags),
-    ("techniques", "techniques-measured.json", technique_scenario, technique_measured,
-     technique_tags),
-    ("published", "training-published.json", lambda r: r.get("recipe_scenario") or r["scenario"],
-     published_measured, published_tags),
+    ("techniques", "techniques-measured.json", technique_scenario, technique_measured, technique_tags),
+    (
+        "published",
+        "training-published.json",
+        lambda r: r.get("recipe_scenario") or r["scenario"],
+        published_measured,
+        published_tags,
+    ),
 ]
 
 
@@ -199,8 +157,13 @@ def compare(rec: dict[str, Any], scenario: Callable, measured: Callable) -> dict
     rep = estimate_report(scenario(rec))
     pg = rep["per_gpu"]
     states = published_states(rec, rep) if "compare" in rec else None
-    est = {"weights": pg["weights"], "gradients": pg["gradients"], "optimizer": pg["optimizer"],
-           "activations": pg["activations"], "peak": pg["total"]}
+    est = {
+        "weights": pg["weights"],
+        "gradients": pg["gradients"],
+        "optimizer": pg["optimizer"],
+        "activations": pg["activations"],
+        "peak": pg["total"],
+    }
     meas = measured(rec)
     if "paged" in rec.get("inputs", {}).get("optimizer", ""):
         # bitsandbytes' paged states fall back to ordinary buffers on a CPU; on CUDA they are
@@ -210,8 +173,7 @@ def compare(rec: dict[str, Any], scenario: Callable, measured: Callable) -> dict
         meas["peak"] -= rep["host_memory_bytes"]
     row = {k: (est[k], meas.get(k), _gap(est[k], meas.get(k))) for k in PARTS}
     if "act_gpu" in meas:
-        row["act_gpu"] = (est["activations"], meas["act_gpu"],
-                          _gap(est["activations"], meas["act_gpu"]))
+        row["act_gpu"] = (est["activations"], meas["act_gpu"], _gap(est["activations"], meas["act_gpu"]))
         row["peak_gpu"] = (est["peak"], meas["peak_gpu"], _gap(est["peak"], meas["peak_gpu"]))
     if states is not None:
         row["states"] = (states[0], states[1], _gap(*states))
@@ -224,12 +186,15 @@ def _fmt(g: float | None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--shared", type=Path, default=ROOT.parent.parent / "shared",
-                    help="the shared/ folder (for calibration/peft-measured.json)")
+    ap.add_argument(
+        "--shared",
+        type=Path,
+        default=ROOT.parent.parent / "shared",
+        help="the shared/ folder (for calibration/peft-measured.json)",
+    )
     ap.add_argument("--records", action="store_true", help="print every record's row")
     a = ap.parse_args(argv)
-    cols = ("weights", "gradients", "optimizer", "activations", "act_gpu", "peak", "peak_gpu",
-            "states")
+    cols = ("weights", "gradients", "optimizer", "activations", "act_gpu", "peak", "peak_gpu", "states")
     by_tag: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for title, fname, scen, meas, tags in SOURCES:
         path = DATA / fname if fname != "peft-measured.json" else a.shared / "calibration" / fname
@@ -247,8 +212,10 @@ def main(argv: list[str] | None = None) -> int:
             for t in ["all:" + title, *tags(rec)]:
                 by_tag[t].append(row)
             if a.records:
-                print(f"{rec['id'][:78]:78s} " + " ".join(
-                    f"{_fmt(row[c][2]) if c in row else '   -   ':>11s}" for c in cols))
+                print(
+                    f"{rec['id'][:78]:78s} "
+                    + " ".join(f"{_fmt(row[c][2]) if c in row else '   -   ':>11s}" for c in cols)
+                )
     print("\n# mean gap per technique (n records)")
     print(f"{'technique':42s} {'n':>3s} " + " ".join(f"{c:>11s}" for c in cols))
     for tag in sorted(by_tag):

@@ -126,8 +126,11 @@ def measure_params(cfg: dict[str, Any], name: str | None = None) -> dict[str, An
     emb = model.get_input_embeddings()
     out = model.get_output_embeddings()
     tied = out is not None and out.weight is emb.weight
-    pos = sum(p.numel() for n, p in model.named_parameters()
-              if re.search(r"(wpe|position_embeddings|embed_positions)", n))
+    pos = sum(
+        p.numel()
+        for n, p in model.named_parameters()
+        if re.search(r"(wpe|position_embeddings|embed_positions)", n)
+    )
     per_layer: dict[int, int] = defaultdict(int)
     for n, p in model.named_parameters():
         i = _layer_index(n)
@@ -147,8 +150,9 @@ def measure_params(cfg: dict[str, Any], name: str | None = None) -> dict[str, An
             "lm_head_params_untied": 0 if tied or out is None else out.weight.numel(),
             "tied_word_embeddings": tied,
             "position_embedding_params": pos,
-            "non_embedding_params": total - emb.weight.numel() - (
-                0 if tied or out is None else out.weight.numel()),
+            "non_embedding_params": total
+            - emb.weight.numel()
+            - (0 if tied or out is None else out.weight.numel()),
             "n_layers": len(per_layer),
             "params_per_layer_distinct_values": sorted(set(per_layer.values())),
             "params_all_layers": sum(per_layer.values()),
@@ -235,8 +239,12 @@ class CopyWatch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if func in (torch.ops.aten._to_copy.default, torch.ops.aten.to.dtype) and args \
-                and isinstance(args[0], torch.Tensor) and _skey(args[0]) in self.param_keys:
+        if (
+            func in (torch.ops.aten._to_copy.default, torch.ops.aten.to.dtype)
+            and args
+            and isinstance(args[0], torch.Tensor)
+            and _skey(args[0]) in self.param_keys
+        ):
             self.copies[_skey(out)] = out
         return out
 
@@ -268,8 +276,9 @@ def _opt_state(opt) -> tuple[int, dict[str, int], dict[str, list[str]]]:
     return sum(by_key.values()), dict(by_key), {k: sorted(v) for k, v in dts.items()}
 
 
-def saved_tensor_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, names: dict[int, str],
-                      param_keys: set[int]) -> dict[str, Any]:
+def saved_tensor_step(
+    model, opt, ids: torch.Tensor, amp: torch.dtype | None, names: dict[int, str], param_keys: set[int]
+) -> dict[str, Any]:
     """Iteration 1: a training step whose forward runs under autograd's pack hook (every saved
     tensor, with the innermost module running when it was saved), then backward, gradient bytes,
     ``opt.step()`` and the optimizer state. ``names`` maps ``id(module)`` to its name."""
@@ -286,9 +295,16 @@ def saved_tensor_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, na
 
     def pack(t):
         keep.append(t)
-        saved.append({"key": _skey(t), "storage_bytes": _sbytes(t), "tensor_bytes": _tbytes(t),
-                      "shape": list(t.shape), "dtype": str(t.dtype).split(".")[-1],
-                      "module": stack[-1]})
+        saved.append(
+            {
+                "key": _skey(t),
+                "storage_bytes": _sbytes(t),
+                "tensor_bytes": _tbytes(t),
+                "shape": list(t.shape),
+                "dtype": str(t.dtype).split(".")[-1],
+                "module": stack[-1],
+            }
+        )
         return t
 
     h1 = torch.nn.modules.module.register_module_forward_pre_hook(pre)
@@ -303,9 +319,16 @@ def saved_tensor_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, na
         h2.remove()
     copies = set(watch.copies) if isinstance(watch, CopyWatch) else set()
     logits = out.logits
-    logits_info = None if logits is None else {  # None: the loss kept no whole logits tensor
-        "shape": list(logits.shape), "dtype": str(logits.dtype).split(".")[-1],
-        "bytes": _tbytes(logits), "fp32_bytes": logits.numel() * 4}
+    logits_info = (
+        None
+        if logits is None
+        else {  # None: the loss kept no whole logits tensor
+            "shape": list(logits.shape),
+            "dtype": str(logits.dtype).split(".")[-1],
+            "bytes": _tbytes(logits),
+            "fp32_bytes": logits.numel() * 4,
+        }
+    )
     loss = out.loss
     del out, logits
     loss.backward()
@@ -319,13 +342,26 @@ def saved_tensor_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, na
     opt.zero_grad(set_to_none=True)
     seconds = time.perf_counter() - t0
     gc.collect()
-    return {"saved": saved, "copies": copies, "logits": logits_info, "grad_bytes": grad_bytes,
-            "grad_dtypes": grad_dtypes, "opt_bytes": opt_bytes, "opt_by_key": opt_by_key,
-            "opt_dtypes": opt_dtypes, "seconds": seconds}
+    return {
+        "saved": saved,
+        "copies": copies,
+        "logits": logits_info,
+        "grad_bytes": grad_bytes,
+        "grad_dtypes": grad_dtypes,
+        "opt_bytes": opt_bytes,
+        "opt_by_key": opt_by_key,
+        "opt_dtypes": opt_dtypes,
+        "seconds": seconds,
+    }
 
 
-def summarise_saved(saved: list[dict[str, Any]], param_keys: set[int], buffer_keys: set[int],
-                    copies: set[int], all_saved: bool = False) -> dict[str, Any]:
+def summarise_saved(
+    saved: list[dict[str, Any]],
+    param_keys: set[int],
+    buffer_keys: set[int],
+    copies: set[int],
+    all_saved: bool = False,
+) -> dict[str, Any]:
     """The ``saved_for_backward`` block: saved tensors deduplicated by storage, parameter and
     buffer storages excluded, grouped by region, module type, dtype and layer."""
     seen: dict[int, dict[str, Any]] = {}
@@ -356,8 +392,7 @@ def summarise_saved(saved: list[dict[str, Any]], param_keys: set[int], buffer_ke
         "params_appear_among_saved": bool(pkeys),
         "n_param_storages_saved": len(pkeys),
         "param_storage_bytes_saved": sum(seen[k]["storage_bytes"] for k in pkeys),
-        "buffer_storage_bytes_saved": sum(s["storage_bytes"] for k, s in seen.items()
-                                          if k in buffer_keys),
+        "buffer_storage_bytes_saved": sum(s["storage_bytes"] for k, s in seen.items() if k in buffer_keys),
         "activation_bytes": act_bytes,
         "weight_copy_bytes_among_activations": copy_bytes,
         "activation_bytes_excluding_weight_copies": act_bytes - copy_bytes,
@@ -367,25 +402,35 @@ def summarise_saved(saved: list[dict[str, Any]], param_keys: set[int], buffer_ke
         "activation_by_dtype": dict(by_dtype),
         "activation_per_layer": [per_layer[i] for i in sorted(per_layer)],
         "largest_saved_activation_storages": [
-            {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in largest],
+            {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in largest
+        ],
     }
     if all_saved:  # every saved activation storage, in the order the forward saved them
         rec["activation_storages"] = [
-            {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in acts.values()]
+            {k: s[k] for k in ("module", "shape", "dtype", "storage_bytes")} for s in acts.values()
+        ]
     return rec
 
 
 def _tag_grad(tr: LiveTracker):
     """A post-accumulate-grad hook tagging the gradient (gone already when an optimizer stepped
     in an earlier hook and freed it, as optimizer-in-backward does)."""
+
     def hook(p: torch.Tensor) -> None:
         if p.grad is not None:
             tr.retag(p.grad, "grad")
+
     return hook
 
 
-def live_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, act_bytes: int,
-              extra_param_tensors: tuple[torch.Tensor, ...] = ()) -> tuple[dict[str, Any], float]:
+def live_step(
+    model,
+    opt,
+    ids: torch.Tensor,
+    amp: torch.dtype | None,
+    act_bytes: int,
+    extra_param_tensors: tuple[torch.Tensor, ...] = (),
+) -> tuple[dict[str, Any], float]:
     """Iteration 2 (optimizer state exists): every live storage through forward, backward and
     the optimizer step, with each phase's peak. ``extra_param_tensors`` (e.g. bitsandbytes
     ``quant_state`` tensors) count as weights. Returns the block and its seconds."""
@@ -426,21 +471,25 @@ def live_step(model, opt, ids: torch.Tensor, amp: torch.dtype | None, act_bytes:
         h.remove()
     live: dict[str, Any] = {
         "note": "Second training iteration (optimizer state exists). Bytes of all live tensor "
-                "storages tracked with a TorchDispatchMode; tags: param/buffer/opt_state/input = "
-                "pre-existing, fwd/bwd/opt = created in that phase and still alive, grad = "
-                "parameter .grad storages. No allocator rounding, fragmentation, CUDA context "
-                "or workspace.",
+        "storages tracked with a TorchDispatchMode; tags: param/buffer/opt_state/input = "
+        "pre-existing, fwd/bwd/opt = created in that phase and still alive, grad = "
+        "parameter .grad storages. No allocator rounding, fragmentation, CUDA context "
+        "or workspace.",
         "baseline_bytes": base_bytes,
         "baseline_breakdown": base_tags,
     }
     for ph, (pk, pkt, endb, endt) in phases.items():
-        live[ph] = {"peak_bytes": pk, "peak_breakdown_by_tag": pkt, "end_bytes": endb,
-                    "end_breakdown_by_tag": endt}
+        live[ph] = {
+            "peak_bytes": pk,
+            "peak_breakdown_by_tag": pkt,
+            "end_bytes": endb,
+            "end_breakdown_by_tag": endt,
+        }
     live["forward_peak_bytes_with_logits_still_referenced"] = fwd_peak_with_logits
-    live["activations_retained_after_forward_bytes"] = live["forward"][
-        "end_breakdown_by_tag"].get("fwd", 0)
-    live["forward_peak_transient_over_saved_activations_bytes"] = live["forward"][
-        "peak_breakdown_by_tag"].get("fwd", 0) - act_bytes
+    live["activations_retained_after_forward_bytes"] = live["forward"]["end_breakdown_by_tag"].get("fwd", 0)
+    live["forward_peak_transient_over_saved_activations_bytes"] = (
+        live["forward"]["peak_breakdown_by_tag"].get("fwd", 0) - act_bytes
+    )
     live["backward_peak_new_tensor_bytes"] = live["backward"]["peak_breakdown_by_tag"].get("bwd", 0)
     live["end_bytes"] = end_bytes
     peak_phase = max(phases, key=lambda k: phases[k][0])
@@ -456,9 +505,18 @@ def token_ids(vocab: int, batch: int, seq: int, seed: int = 0) -> torch.Tensor:
     return torch.randint(0, vocab, (batch, seq), generator=g)
 
 
-def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str,
-                     compute_dtype: str, attn: str, ckpt: bool, name: str | None = None,
-                     seed: int = 0, all_saved: bool = False) -> dict[str, Any]:
+def measure_training(
+    cfg: dict[str, Any],
+    batch: int,
+    seq: int,
+    param_dtype: str,
+    compute_dtype: str,
+    attn: str,
+    ckpt: bool,
+    name: str | None = None,
+    seed: int = 0,
+    all_saved: bool = False,
+) -> dict[str, Any]:
     pdt = DTYPES[param_dtype]
     amp = DTYPES[compute_dtype] if compute_dtype != param_dtype else None
     model = build(cfg, attn, pdt, seed)
@@ -482,35 +540,49 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
     cfg_out = dict(cfg)
     cfg_out["num_parameters"] = sum(p.numel() for p in params)
     label = name or cfg.get("model_type")
-    rid = (f"{label}|b{batch}|s{seq}|{param_dtype}"
-           f"{'' if amp is None else '+amp-' + compute_dtype}|{attn}|ckpt{int(ckpt)}")
+    rid = (
+        f"{label}|b{batch}|s{seq}|{param_dtype}"
+        f"{'' if amp is None else '+amp-' + compute_dtype}|{attn}|ckpt{int(ckpt)}"
+    )
     return {
         "id": rid,
         "inputs": {
-            "model": label, "model_type": cfg["model_type"], "config": cfg_out,
-            "micro_batch": batch, "seq_len": seq, "tokens": batch * seq,
+            "model": label,
+            "model_type": cfg["model_type"],
+            "config": cfg_out,
+            "micro_batch": batch,
+            "seq_len": seq,
+            "tokens": batch * seq,
             "precision": compute_dtype if amp is None else f"amp({param_dtype}->{compute_dtype})",
-            "param_dtype": param_dtype, "compute_dtype": compute_dtype,
+            "param_dtype": param_dtype,
+            "compute_dtype": compute_dtype,
             "autocast": amp is not None,
-            "attn_implementation": attn, "gradient_checkpointing": bool(ckpt),
-            "gradient_checkpointing_impl": ("transformers gradient_checkpointing_enable(): "
-                                            "torch.utils.checkpoint, use_reentrant=False, every "
-                                            "decoder layer") if ckpt else None,
+            "attn_implementation": attn,
+            "gradient_checkpointing": bool(ckpt),
+            "gradient_checkpointing_impl": (
+                "transformers gradient_checkpointing_enable(): "
+                "torch.utils.checkpoint, use_reentrant=False, every "
+                "decoder layer"
+            )
+            if ckpt
+            else None,
             "optimizer": "torch.optim.AdamW(foreach=True, weight_decay=0)",
             "loss": "causal-LM cross entropy inside the model (labels=input_ids)",
-            "attention_mask_passed": False, "model_train_mode": True, "device": "cpu",
+            "attention_mask_passed": False,
+            "model_train_mode": True,
+            "device": "cpu",
             "vocab_size": text.vocab_size,
             "config_resolved": _resolved(model.config),
         },
         "measured": {
             "param_bytes": param_bytes,
-            "grad_bytes": it1["grad_bytes"], "grad_dtypes": it1["grad_dtypes"],
+            "grad_bytes": it1["grad_bytes"],
+            "grad_dtypes": it1["grad_dtypes"],
             "optimizer_state_bytes": it1["opt_bytes"],
             "optimizer_state_bytes_by_key": it1["opt_by_key"],
             "optimizer_state_dtypes": it1["opt_dtypes"],
             "saved_for_backward": saved_rec,
-            "loss_saved_bytes": saved_rec["activation_by_region"].get(
-                "causal_lm_top_level(loss)", 0),
+            "loss_saved_bytes": saved_rec["activation_by_region"].get("causal_lm_top_level(loss)", 0),
             "logits": it1["logits"],
             "live_bytes_steady_state_iteration": live,
             "seconds": {"iteration1": round(it1["seconds"], 3), "iteration2_tracked": round(t2, 3)},
@@ -522,8 +594,16 @@ def measure_training(cfg: dict[str, Any], batch: int, seq: int, param_dtype: str
 # KV cache
 
 
-def measure_kv(cfg: dict[str, Any], batch: int, prompt: int, decode: int, dtype: str, attn: str,
-               name: str | None = None, seed: int = 0) -> dict[str, Any]:
+def measure_kv(
+    cfg: dict[str, Any],
+    batch: int,
+    prompt: int,
+    decode: int,
+    dtype: str,
+    attn: str,
+    name: str | None = None,
+    seed: int = 0,
+) -> dict[str, Any]:
     model = build(cfg, attn, DTYPES[dtype], seed).eval()
     vocab = model.config.get_text_config().vocab_size
     g = torch.Generator().manual_seed(seed)
@@ -552,13 +632,21 @@ def measure_kv(cfg: dict[str, Any], batch: int, prompt: int, decode: int, dtype:
     label = name or cfg.get("model_type")
     return {
         "id": f"{label}|b{batch}|s{prompt}+{decode}|{dtype}|{attn}",
-        "inputs": {"model": label, "model_type": cfg["model_type"], "config": cfg,
-                   "batch": batch, "prompt_len": prompt, "decode_steps": decode,
-                   "total_len": prompt + decode, "dtype": dtype, "attn_implementation": attn,
-                   "cache_class": type(cache).__name__,
-                   "cache_layer_classes": sorted(set(classes)),
-                   "cache_layer_class_per_layer": classes,
-                   "config_resolved": _resolved(model.config)},
+        "inputs": {
+            "model": label,
+            "model_type": cfg["model_type"],
+            "config": cfg,
+            "batch": batch,
+            "prompt_len": prompt,
+            "decode_steps": decode,
+            "total_len": prompt + decode,
+            "dtype": dtype,
+            "attn_implementation": attn,
+            "cache_class": type(cache).__name__,
+            "cache_layer_classes": sorted(set(classes)),
+            "cache_layer_class_per_layer": classes,
+            "config_resolved": _resolved(model.config),
+        },
         "measured": {
             "kv_cache_tensor_bytes": sum(_tbytes(t) for _, t in tensors),
             "kv_cache_unique_storage_bytes": sum(uniq.values()),
@@ -575,10 +663,21 @@ ROPE = {"rope_type": "default", "rope_theta": 10000.0}
 
 
 def _llama(**kw):
-    c = {"model_type": "llama", "vocab_size": 4000, "hidden_size": 256, "intermediate_size": 688,
-         "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
-         "head_dim": 32, "tie_word_embeddings": False, "max_position_embeddings": 4096,
-         "hidden_act": "silu", "rms_norm_eps": 1e-5, "rope_parameters": dict(ROPE)}
+    c = {
+        "model_type": "llama",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 688,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 32,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "hidden_act": "silu",
+        "rms_norm_eps": 1e-5,
+        "rope_parameters": dict(ROPE),
+    }
     c.update(kw)
     return c
 
@@ -586,69 +685,188 @@ def _llama(**kw):
 SUITE_CONFIGS: dict[str, dict[str, Any]] = {
     "llama-gqa": _llama(),
     "llama-gqa-tied": _llama(tie_word_embeddings=True, vocab_size=8000),
-    "qwen2": {"model_type": "qwen2", "vocab_size": 4000, "hidden_size": 256,
-              "intermediate_size": 704, "num_hidden_layers": 2, "num_attention_heads": 8,
-              "num_key_value_heads": 2, "tie_word_embeddings": False,
-              "max_position_embeddings": 4096, "use_sliding_window": False,
-              "rope_parameters": dict(ROPE)},
-    "qwen3": {"model_type": "qwen3", "vocab_size": 4000, "hidden_size": 256,
-              "intermediate_size": 704, "num_hidden_layers": 2, "num_attention_heads": 8,
-              "num_key_value_heads": 4, "head_dim": 64, "tie_word_embeddings": False,
-              "max_position_embeddings": 4096, "use_sliding_window": False,
-              "rope_parameters": dict(ROPE)},
-    "gemma2": {"model_type": "gemma2", "vocab_size": 4000, "hidden_size": 256,
-               "intermediate_size": 512, "num_hidden_layers": 2, "num_attention_heads": 4,
-               "num_key_value_heads": 2, "head_dim": 64, "sliding_window": 64,
-               "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0,
-               "query_pre_attn_scalar": 64, "max_position_embeddings": 4096,
-               "tie_word_embeddings": True},
-    "gemma3": {"model_type": "gemma3_text", "vocab_size": 4000, "hidden_size": 256,
-               "intermediate_size": 512, "num_hidden_layers": 4, "num_attention_heads": 4,
-               "num_key_value_heads": 2, "head_dim": 64, "sliding_window": 64,
-               "sliding_window_pattern": 2, "query_pre_attn_scalar": 64,
-               "max_position_embeddings": 4096, "tie_word_embeddings": True},
-    "mistral": {"model_type": "mistral", "vocab_size": 4000, "hidden_size": 256,
-                "intermediate_size": 688, "num_hidden_layers": 2, "num_attention_heads": 8,
-                "num_key_value_heads": 2, "head_dim": 32, "sliding_window": 64,
-                "max_position_embeddings": 4096, "tie_word_embeddings": False},
-    "phi3": {"model_type": "phi3", "vocab_size": 4000, "hidden_size": 256,
-             "intermediate_size": 688, "num_hidden_layers": 2, "num_attention_heads": 8,
-             "num_key_value_heads": 2, "max_position_embeddings": 4096,
-             "tie_word_embeddings": False, "pad_token_id": 0},
-    "mixtral": {"model_type": "mixtral", "vocab_size": 4000, "hidden_size": 256,
-                "intermediate_size": 384, "num_hidden_layers": 2, "num_attention_heads": 8,
-                "num_key_value_heads": 2, "head_dim": 32, "num_local_experts": 4,
-                "num_experts_per_tok": 2, "max_position_embeddings": 4096,
-                "tie_word_embeddings": False, "sliding_window": None},
-    "qwen3_moe": {"model_type": "qwen3_moe", "vocab_size": 4000, "hidden_size": 256,
-                  "intermediate_size": 512, "moe_intermediate_size": 128,
-                  "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 4,
-                  "head_dim": 32, "num_experts": 8, "num_experts_per_tok": 2,
-                  "decoder_sparse_step": 1, "mlp_only_layers": [], "norm_topk_prob": True,
-                  "max_position_embeddings": 4096, "tie_word_embeddings": False,
-                  "use_sliding_window": False},
-    "olmo2": {"model_type": "olmo2", "vocab_size": 4000, "hidden_size": 256,
-              "intermediate_size": 688, "num_hidden_layers": 2, "num_attention_heads": 8,
-              "num_key_value_heads": 8, "max_position_embeddings": 4096,
-              "tie_word_embeddings": False, "pad_token_id": 1},
-    "gpt2": {"model_type": "gpt2", "vocab_size": 4000, "n_embd": 256, "n_layer": 2,
-             "n_head": 4, "n_positions": 1024, "n_inner": None,
-             "activation_function": "gelu_new", "resid_pdrop": 0.1, "embd_pdrop": 0.1,
-             "attn_pdrop": 0.1, "tie_word_embeddings": True},
-    "falcon": {"model_type": "falcon", "vocab_size": 4000, "hidden_size": 256,
-               "num_hidden_layers": 2, "num_attention_heads": 8, "num_kv_heads": 1,
-               "multi_query": True, "new_decoder_architecture": False, "parallel_attn": True,
-               "bias": False, "alibi": False, "max_position_embeddings": 2048,
-               "tie_word_embeddings": True},
-    "deepseek_v3": {"model_type": "deepseek_v3", "vocab_size": 4000, "hidden_size": 256,
-                    "intermediate_size": 512, "moe_intermediate_size": 128,
-                    "num_hidden_layers": 2, "num_attention_heads": 4,
-                    "num_key_value_heads": 4, "n_shared_experts": 1, "n_routed_experts": 8,
-                    "num_experts_per_tok": 2, "n_group": 2, "topk_group": 1,
-                    "first_k_dense_replace": 1, "q_lora_rank": 96, "kv_lora_rank": 64,
-                    "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32,
-                    "max_position_embeddings": 4096, "tie_word_embeddings": False,
-                    "rope_interleave": True},
+    "qwen2": {
+        "model_type": "qwen2",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 704,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "use_sliding_window": False,
+        "rope_parameters": dict(ROPE),
+    },
+    "qwen3": {
+        "model_type": "qwen3",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 704,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 64,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "use_sliding_window": False,
+        "rope_parameters": dict(ROPE),
+    },
+    "gemma2": {
+        "model_type": "gemma2",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 512,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 64,
+        "sliding_window": 64,
+        "attn_logit_softcapping": 50.0,
+        "final_logit_softcapping": 30.0,
+        "query_pre_attn_scalar": 64,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": True,
+    },
+    "gemma3": {
+        "model_type": "gemma3_text",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 512,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 64,
+        "sliding_window": 64,
+        "sliding_window_pattern": 2,
+        "query_pre_attn_scalar": 64,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": True,
+    },
+    "mistral": {
+        "model_type": "mistral",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 688,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 32,
+        "sliding_window": 64,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+    },
+    "phi3": {
+        "model_type": "phi3",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 688,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "pad_token_id": 0,
+    },
+    "mixtral": {
+        "model_type": "mixtral",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 384,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 32,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "sliding_window": None,
+    },
+    "qwen3_moe": {
+        "model_type": "qwen3_moe",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 512,
+        "moe_intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 32,
+        "num_experts": 8,
+        "num_experts_per_tok": 2,
+        "decoder_sparse_step": 1,
+        "mlp_only_layers": [],
+        "norm_topk_prob": True,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "use_sliding_window": False,
+    },
+    "olmo2": {
+        "model_type": "olmo2",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 688,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "pad_token_id": 1,
+    },
+    "gpt2": {
+        "model_type": "gpt2",
+        "vocab_size": 4000,
+        "n_embd": 256,
+        "n_layer": 2,
+        "n_head": 4,
+        "n_positions": 1024,
+        "n_inner": None,
+        "activation_function": "gelu_new",
+        "resid_pdrop": 0.1,
+        "embd_pdrop": 0.1,
+        "attn_pdrop": 0.1,
+        "tie_word_embeddings": True,
+    },
+    "falcon": {
+        "model_type": "falcon",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_kv_heads": 1,
+        "multi_query": True,
+        "new_decoder_architecture": False,
+        "parallel_attn": True,
+        "bias": False,
+        "alibi": False,
+        "max_position_embeddings": 2048,
+        "tie_word_embeddings": True,
+    },
+    "deepseek_v3": {
+        "model_type": "deepseek_v3",
+        "vocab_size": 4000,
+        "hidden_size": 256,
+        "intermediate_size": 512,
+        "moe_intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "n_shared_experts": 1,
+        "n_routed_experts": 8,
+        "num_experts_per_tok": 2,
+        "n_group": 2,
+        "topk_group": 1,
+        "first_k_dense_replace": 1,
+        "q_lora_rank": 96,
+        "kv_lora_rank": 64,
+        "qk_nope_head_dim": 32,
+        "qk_rope_head_dim": 16,
+        "v_head_dim": 32,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "rope_interleave": True,
+    },
 }
 
 # (config, batch, seq, param dtype, compute dtype, attention, checkpointing)
@@ -699,16 +917,25 @@ SUITE_KV = [
 
 
 def meta() -> dict[str, Any]:
-    return {"generated_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            "torch": torch.__version__, "transformers": transformers.__version__,
-            "python": platform.python_version(), "machine": platform.machine(),
-            "torch_threads": torch.get_num_threads(),
-            "units": {"memory": "bytes", "params": "count"}}
+    return {
+        "generated_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "torch_threads": torch.get_num_threads(),
+        "units": {"memory": "bytes", "params": "count"},
+    }
 
 
 def run_suite(only: list[str] | None, quiet: bool, all_saved: bool = False) -> dict[str, Any]:
-    res: dict[str, Any] = {"meta": meta(), "param_counts": [], "kv_cache": [],
-                           "training_memory": [], "errors": []}
+    res: dict[str, Any] = {
+        "meta": meta(),
+        "param_counts": [],
+        "kv_cache": [],
+        "training_memory": [],
+        "errors": [],
+    }
 
     def ok(name: str) -> bool:
         return not only or name in only
@@ -719,8 +946,7 @@ def run_suite(only: list[str] | None, quiet: bool, all_saved: bool = False) -> d
             rec = fn(*a, **kw)
             res[kind].append(rec)
             if not quiet:
-                print(f"[{time.perf_counter() - t0:6.2f}s] {kind}: {rec.get('id', label)}",
-                      file=sys.stderr)
+                print(f"[{time.perf_counter() - t0:6.2f}s] {kind}: {rec.get('id', label)}", file=sys.stderr)
         except Exception as e:  # keep going: one family failing must not lose the rest
             res["errors"].append({"kind": kind, "case": label, "error": repr(e)})
             print(f"FAILED {kind} {label}: {e!r}", file=sys.stderr)
@@ -733,8 +959,20 @@ def run_suite(only: list[str] | None, quiet: bool, all_saved: bool = False) -> d
             attempt("kv_cache", name, measure_kv, SUITE_CONFIGS[name], b, s, d, n, attn, name)
     for name, b, s, pd, cd, attn, ck in SUITE_TRAINING:
         if ok(name):
-            attempt("training_memory", name, measure_training, SUITE_CONFIGS[name], b, s, pd,
-                    cd, attn, bool(ck), name, all_saved=all_saved)
+            attempt(
+                "training_memory",
+                name,
+                measure_training,
+                SUITE_CONFIGS[name],
+                b,
+                s,
+                pd,
+                cd,
+                attn,
+                bool(ck),
+                name,
+                all_saved=all_saved,
+            )
     return res
 
 
@@ -744,10 +982,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", help="label of the model in record ids")
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--seq", type=int, default=128, help="training sequence / KV prompt length")
-    ap.add_argument("--dtype", default="float32", choices=sorted(DTYPES),
-                    help="compute dtype (and parameter dtype unless --param-dtype)")
-    ap.add_argument("--param-dtype", choices=sorted(DTYPES),
-                    help="parameter dtype; differing from --dtype runs the step under autocast")
+    ap.add_argument(
+        "--dtype",
+        default="float32",
+        choices=sorted(DTYPES),
+        help="compute dtype (and parameter dtype unless --param-dtype)",
+    )
+    ap.add_argument(
+        "--param-dtype",
+        choices=sorted(DTYPES),
+        help="parameter dtype; differing from --dtype runs the step under autocast",
+    )
     ap.add_argument("--attn", default="sdpa", choices=["eager", "sdpa"])
     ap.add_argument("--ckpt", type=int, default=0, choices=[0, 1])
     ap.add_argument("--decode", type=int, default=0, help="decode steps after the KV prefill")
@@ -758,8 +1003,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", help="output JSON (default: stdout)")
     ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--all-saved", action="store_true",
-                    help="list every saved activation storage (module, shape, dtype, bytes)")
+    ap.add_argument(
+        "--all-saved",
+        action="store_true",
+        help="list every saved activation storage (module, shape, dtype, bytes)",
+    )
     a = ap.parse_args(argv)
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -773,12 +1021,24 @@ def main(argv: list[str] | None = None) -> int:
         if a.what in ("all", "params"):
             res["param_counts"].append(measure_params(copy.deepcopy(cfg), name))
         if a.what in ("all", "train"):
-            res["training_memory"].append(measure_training(
-                copy.deepcopy(cfg), a.batch, a.seq, a.param_dtype or a.dtype, a.dtype, a.attn,
-                bool(a.ckpt), name, a.seed, a.all_saved))
+            res["training_memory"].append(
+                measure_training(
+                    copy.deepcopy(cfg),
+                    a.batch,
+                    a.seq,
+                    a.param_dtype or a.dtype,
+                    a.dtype,
+                    a.attn,
+                    bool(a.ckpt),
+                    name,
+                    a.seed,
+                    a.all_saved,
+                )
+            )
         if a.what in ("all", "kv"):
-            res["kv_cache"].append(measure_kv(copy.deepcopy(cfg), a.batch, a.seq, a.decode,
-                                              a.dtype, a.attn, name, a.seed))
+            res["kv_cache"].append(
+                measure_kv(copy.deepcopy(cfg), a.batch, a.seq, a.decode, a.dtype, a.attn, name, a.seed)
+            )
     else:
         ap.error("give --config or --suite")
     text = json.dumps(res, indent=1)

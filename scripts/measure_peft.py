@@ -56,8 +56,10 @@ TARGETS: dict[str, dict[str, list[str]]] = {
 }
 OPTIMIZER = "torch.optim.AdamW(trainable params, foreach=True, weight_decay=0)"
 LOSS = "labels=input_ids inside the model; fp32 log_softmax"
-CKPT_IMPL = ("gradient_checkpointing_enable(use_reentrant=False) before get_peft_model; "
-             "transformers 5.24 then also calls enable_input_require_grads()")
+CKPT_IMPL = (
+    "gradient_checkpointing_enable(use_reentrant=False) before get_peft_model; "
+    "transformers 5.24 then also calls enable_input_require_grads()"
+)
 # activation_by_module_type -> activation_breakdown (first match wins)
 BREAKDOWN = [
     (r"^$", "loss(log_softmax+labels)"),
@@ -90,13 +92,17 @@ def target_modules(model_type: str, key: str) -> list[str]:
 
 
 def _bnb_config(double_quant: bool) -> BitsAndBytesConfig:
-    return BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4",
-                              bnb_4bit_use_double_quant=double_quant,
-                              bnb_4bit_compute_dtype=torch.bfloat16)
+    return BitsAndBytesConfig(
+        load_in_4bit=True,
+        bnb_4bit_quant_type="nf4",
+        bnb_4bit_use_double_quant=double_quant,
+        bnb_4bit_compute_dtype=torch.bfloat16,
+    )
 
 
-def base_model(cfg: dict[str, Any], attn: str, qlora: bool, double_quant: bool, scratch: str,
-               label: str, seed: int = 0):
+def base_model(
+    cfg: dict[str, Any], attn: str, qlora: bool, double_quant: bool, scratch: str, label: str, seed: int = 0
+):
     """The bf16 model from config (seed ``seed``); for QLoRA saved under ``scratch/label`` and
     reloaded in NF4."""
     model = hf.build(cfg, attn, torch.bfloat16, seed)
@@ -105,8 +111,9 @@ def base_model(cfg: dict[str, Any], attn: str, qlora: bool, double_quant: bool, 
     path = f"{scratch}/{label}"
     model.save_pretrained(path)
     del model
-    return AutoModelForCausalLM.from_pretrained(path, quantization_config=_bnb_config(double_quant),
-                                                dtype=torch.bfloat16, attn_implementation=attn)
+    return AutoModelForCausalLM.from_pretrained(
+        path, quantization_config=_bnb_config(double_quant), dtype=torch.bfloat16, attn_implementation=attn
+    )
 
 
 def peft_model(model, r: int, dropout: float, targets: list[str], ckpt: bool, kbit_prepare: bool):
@@ -117,8 +124,7 @@ def peft_model(model, r: int, dropout: float, targets: list[str], ckpt: bool, kb
         model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=ckpt, **kw)
     elif ckpt:
         model.gradient_checkpointing_enable(**kw)
-    cfg = LoraConfig(r=r, lora_alpha=2 * r, lora_dropout=dropout, target_modules=targets,
-                     bias="none")
+    cfg = LoraConfig(r=r, lora_alpha=2 * r, lora_dropout=dropout, target_modules=targets, bias="none")
     pm = get_peft_model(model, cfg)
     pm.train()
     return pm
@@ -136,8 +142,9 @@ def quant_state_tensors(model) -> list[torch.Tensor]:
         for st in (qs, qs.state2):
             if st is None:
                 continue
-            out += [t for t in (st.absmax, st.code, getattr(st, "offset", None))
-                    if isinstance(t, torch.Tensor)]
+            out += [
+                t for t in (st.absmax, st.code, getattr(st, "offset", None)) if isinstance(t, torch.Tensor)
+            ]
     return out
 
 
@@ -153,11 +160,16 @@ def _weights(model, qstate: list[torch.Tensor]) -> dict[str, Any]:
         by_td[f"{type(p).__name__}:{str(p.dtype).split('.')[-1]}"] += hf._tbytes(p)
     tb, fb = sum(hf._tbytes(p) for p in train), sum(hf._tbytes(p) for p in frozen)
     qb = sum(hf._tbytes(t) for t in qstate)
-    return {"trainable_params": sum(p.numel() for p in train), "trainable_param_bytes": tb,
-            "n_trainable_tensors": len(train), "frozen_param_bytes": fb,
-            "frozen_param_bytes_by_type_dtype": dict(by_td), "quant_state_bytes": qb,
-            "weight_bytes": tb + fb + qb,
-            "buffer_bytes": sum(hf._tbytes(b) for b in model.buffers())}
+    return {
+        "trainable_params": sum(p.numel() for p in train),
+        "trainable_param_bytes": tb,
+        "n_trainable_tensors": len(train),
+        "frozen_param_bytes": fb,
+        "frozen_param_bytes_by_type_dtype": dict(by_td),
+        "quant_state_bytes": qb,
+        "weight_bytes": tb + fb + qb,
+        "buffer_bytes": sum(hf._tbytes(b) for b in model.buffers()),
+    }
 
 
 def breakdown(by_module_type: dict[str, int]) -> dict[str, int]:
@@ -169,9 +181,18 @@ def breakdown(by_module_type: dict[str, int]) -> dict[str, int]:
     return dict(out)
 
 
-LIVE_KEYS = ("baseline_bytes", "baseline_breakdown", "forward", "backward", "optimizer_step",
-             "forward_peak_bytes_with_logits_still_referenced",
-             "activations_retained_after_forward_bytes", "end_bytes", "peak_bytes", "peak_phase")
+LIVE_KEYS = (
+    "baseline_bytes",
+    "baseline_breakdown",
+    "forward",
+    "backward",
+    "optimizer_step",
+    "forward_peak_bytes_with_logits_still_referenced",
+    "activations_retained_after_forward_bytes",
+    "end_bytes",
+    "peak_bytes",
+    "peak_phase",
+)
 
 
 def _measure(pm, ids: torch.Tensor, qstate: list[torch.Tensor]) -> tuple[dict[str, Any], bool]:
@@ -185,7 +206,8 @@ def _measure(pm, ids: torch.Tensor, qstate: list[torch.Tensor]) -> tuple[dict[st
     opt = torch.optim.AdamW(trainable, lr=1e-4, foreach=True, weight_decay=0.0)
     emb_rg: list[bool] = []
     hook = inner.get_input_embeddings().register_forward_hook(
-        lambda _m, _a, out: emb_rg.append(bool(out.requires_grad)))
+        lambda _m, _a, out: emb_rg.append(bool(out.requires_grad))
+    )
     weights = _weights(pm, qstate)
     it1 = hf.saved_tensor_step(pm, opt, ids, None, names, pkeys)
     hook.remove()
@@ -195,9 +217,13 @@ def _measure(pm, ids: torch.Tensor, qstate: list[torch.Tensor]) -> tuple[dict[st
     per_layer = sfb["activation_per_layer"]
     logits = {k: it1["logits"][k] for k in ("bytes", "dtype", "fp32_bytes")}
     measured = {
-        **weights, "grad_bytes": it1["grad_bytes"], "grad_dtypes": it1["grad_dtypes"],
-        "frozen_params_with_grad": frozen_with_grad, "optimizer_state_bytes": it1["opt_bytes"],
-        "optimizer_state_bytes_by_key": it1["opt_by_key"], "saved_for_backward": sfb,
+        **weights,
+        "grad_bytes": it1["grad_bytes"],
+        "grad_dtypes": it1["grad_dtypes"],
+        "frozen_params_with_grad": frozen_with_grad,
+        "optimizer_state_bytes": it1["opt_bytes"],
+        "optimizer_state_bytes_by_key": it1["opt_by_key"],
+        "saved_for_backward": sfb,
         "activation_bytes": sfb["activation_bytes"],
         "activation_breakdown": breakdown(sfb["activation_by_module_type"]),
         "activation_layer0": per_layer[0] if per_layer else 0,
@@ -223,10 +249,22 @@ def _workload_tag(qlora: bool, double_quant: bool, kbit_prepare: bool) -> str:
     return "qlora-nf4" + ("" if double_quant else "-nodq") + ("-kbitprep" if kbit_prepare else "")
 
 
-def measure_peft(cfg: dict[str, Any], label: str, batch: int, seq: int, r: int, targets_key: str,
-                 dropout: float, attn: str, ckpt: bool, qlora: bool, kbit_prepare: bool = False,
-                 double_quant: bool = True, scratch: str = "./scratch/ckpt",
-                 seed: int = 0) -> dict[str, Any]:
+def measure_peft(
+    cfg: dict[str, Any],
+    label: str,
+    batch: int,
+    seq: int,
+    r: int,
+    targets_key: str,
+    dropout: float,
+    attn: str,
+    ckpt: bool,
+    qlora: bool,
+    kbit_prepare: bool = False,
+    double_quant: bool = True,
+    scratch: str = "./scratch/ckpt",
+    seed: int = 0,
+) -> dict[str, Any]:
     """One LoRA / QLoRA record in the format of peft-measured.json."""
     targets = target_modules(cfg["model_type"], targets_key)
     model = base_model(cfg, attn, qlora, double_quant, scratch, label, seed)
@@ -237,21 +275,36 @@ def measure_peft(cfg: dict[str, Any], label: str, batch: int, seq: int, r: int, 
     n_lora = sum(1 for m in pm.modules() if hasattr(m, "lora_A") and len(m.lora_A))
     tag = _workload_tag(qlora, double_quant, kbit_prepare)
     inputs = {
-        "model": label, "model_type": cfg["model_type"], "config": cfg,
+        "model": label,
+        "model_type": cfg["model_type"],
+        "config": cfg,
         "hf_config": json.loads(json.dumps(inner.config.to_dict(), default=str)),
-        "micro_batch": batch, "seq_len": seq, "tokens": batch * seq,
+        "micro_batch": batch,
+        "seq_len": seq,
+        "tokens": batch * seq,
         "workload": "qlora" if qlora else "lora",
         "base_weights": _base_weights(qlora, double_quant, kbit_prepare),
         "compute_dtype": "bfloat16",
-        "lora": {"r": r, "lora_alpha": 2 * r, "lora_dropout": dropout, "target_modules": targets,
-                 "targets_key": targets_key, "bias": "none", "autocast_adapter_dtype": True,
-                 "adapter_dtype": "float32", "n_lora_modules": n_lora},
+        "lora": {
+            "r": r,
+            "lora_alpha": 2 * r,
+            "lora_dropout": dropout,
+            "target_modules": targets,
+            "targets_key": targets_key,
+            "bias": "none",
+            "autocast_adapter_dtype": True,
+            "adapter_dtype": "float32",
+            "n_lora_modules": n_lora,
+        },
         "kbit_prepare": kbit_prepare,
         **({"double_quant": double_quant} if qlora else {}),
-        "attn_implementation": attn, "gradient_checkpointing": ckpt,
+        "attn_implementation": attn,
+        "gradient_checkpointing": ckpt,
         "gradient_checkpointing_impl": CKPT_IMPL if ckpt else None,
         "embedding_output_requires_grad": emb_rg,
-        "optimizer": OPTIMIZER, "loss": LOSS, "device": "cpu",
+        "optimizer": OPTIMIZER,
+        "loss": LOSS,
+        "device": "cpu",
     }
     rid = f"{label}|b{batch}|s{seq}|{tag}|r{r}|{targets_key}|drop{dropout}|{attn}|ckpt{int(ckpt)}"
     return {"id": rid, "inputs": inputs, "measured": measured}
@@ -260,11 +313,21 @@ def measure_peft(cfg: dict[str, Any], label: str, batch: int, seq: int, r: int, 
 def remeasure(rec: dict[str, Any], scratch: str) -> dict[str, Any]:
     """Measure again from a record's inputs."""
     i = rec["inputs"]
-    return measure_peft(i["config"], i["model"], i["micro_batch"], i["seq_len"], i["lora"]["r"],
-                        i["lora"]["targets_key"], i["lora"]["lora_dropout"],
-                        i["attn_implementation"], i["gradient_checkpointing"],
-                        i["workload"] == "qlora", i["kbit_prepare"], i.get("double_quant", True),
-                        scratch)
+    return measure_peft(
+        i["config"],
+        i["model"],
+        i["micro_batch"],
+        i["seq_len"],
+        i["lora"]["r"],
+        i["lora"]["targets_key"],
+        i["lora"]["lora_dropout"],
+        i["attn_implementation"],
+        i["gradient_checkpointing"],
+        i["workload"] == "qlora",
+        i["kbit_prepare"],
+        i.get("double_quant", True),
+        scratch,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,8 +347,11 @@ def flat(x: Any, prefix: str = "") -> dict[str, Any]:
 def differences(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     """Fields whose values differ (timings left out)."""
     a, b = flat(old), flat(new)
-    return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b))
-            if a.get(k) != b.get(k) and not k.startswith("seconds")]
+    return [
+        (k, a.get(k), b.get(k))
+        for k in sorted(set(a) | set(b))
+        if a.get(k) != b.get(k) and not k.startswith("seconds")
+    ]
 
 
 def reproduce(path: Path, scratch: str) -> int:
@@ -297,8 +363,10 @@ def reproduce(path: Path, scratch: str) -> int:
         diff = differences(rec["measured"], new["measured"])
         hdiff = differences(rec["inputs"]["hf_config"], new["inputs"]["hf_config"])
         n_bad += bool(diff)
-        print(f"{rec['id']}: {len(flat(rec['measured']))} measured fields, "
-              f"{len(diff)} differ; hf_config differs in {[d[0] for d in hdiff]}")
+        print(
+            f"{rec['id']}: {len(flat(rec['measured']))} measured fields, "
+            f"{len(diff)} differ; hf_config differs in {[d[0] for d in hdiff]}"
+        )
         for k, a, b in diff:
             delta = b - a if isinstance(a, int) and isinstance(b, int) else ""
             print(f"    {k}: {a} -> {b} {delta}")
@@ -310,59 +378,141 @@ def reproduce(path: Path, scratch: str) -> int:
 
 ROPE = {"rope_type": "default", "rope_theta": 10000.0}
 SUITE_CONFIGS: dict[str, dict[str, Any]] = {
-    "llama-h512-L4-gqa4": {"model_type": "llama", "vocab_size": 32000, "hidden_size": 512,
-                           "intermediate_size": 1376, "num_hidden_layers": 4,
-                           "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
-                           "tie_word_embeddings": False, "max_position_embeddings": 4096,
-                           "hidden_act": "silu", "attention_bias": False, "mlp_bias": False,
-                           "rope_parameters": dict(ROPE), "rms_norm_eps": 1e-05},
-    "llama-h256-L2-mha": {"model_type": "llama", "vocab_size": 16000, "hidden_size": 256,
-                          "intermediate_size": 688, "num_hidden_layers": 2,
-                          "num_attention_heads": 4, "num_key_value_heads": 4, "head_dim": 64,
-                          "tie_word_embeddings": False, "max_position_embeddings": 4096,
-                          "hidden_act": "silu", "rope_parameters": dict(ROPE)},
-    "llama-h1024-L2-gqa4-tied": {"model_type": "llama", "vocab_size": 16000, "hidden_size": 1024,
-                                 "intermediate_size": 2816, "num_hidden_layers": 2,
-                                 "num_attention_heads": 16, "num_key_value_heads": 4,
-                                 "head_dim": 64, "tie_word_embeddings": True,
-                                 "max_position_embeddings": 4096, "hidden_act": "silu",
-                                 "rope_parameters": dict(ROPE)},
-    "qwen2-h512-L2-gqa4": {"model_type": "qwen2", "vocab_size": 32000, "hidden_size": 512,
-                           "intermediate_size": 1376, "num_hidden_layers": 2,
-                           "num_attention_heads": 8, "num_key_value_heads": 2,
-                           "tie_word_embeddings": False, "max_position_embeddings": 4096,
-                           "hidden_act": "silu", "sliding_window": None,
-                           "layer_types": ["full_attention", "full_attention"],
-                           "rope_parameters": dict(ROPE), "rms_norm_eps": 1e-05},
-    "mistral-h512-L2-gqa4": {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 512,
-                             "intermediate_size": 1376, "num_hidden_layers": 2,
-                             "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64,
-                             "tie_word_embeddings": False, "max_position_embeddings": 4096,
-                             "hidden_act": "silu", "sliding_window": 4096,
-                             "rope_parameters": dict(ROPE), "rms_norm_eps": 1e-05},
-    "mistral-h512-L2-swa128": {"model_type": "mistral", "vocab_size": 32000, "hidden_size": 512,
-                               "intermediate_size": 1376, "num_hidden_layers": 2,
-                               "num_attention_heads": 8, "num_key_value_heads": 2,
-                               "head_dim": 64, "tie_word_embeddings": False,
-                               "max_position_embeddings": 4096, "hidden_act": "silu",
-                               "sliding_window": 128, "rope_parameters": dict(ROPE),
-                               "rms_norm_eps": 1e-05},
-    "qwen3-h512-L2-gqa2": {"model_type": "qwen3", "vocab_size": 32000, "hidden_size": 512,
-                           "intermediate_size": 1536, "num_hidden_layers": 2,
-                           "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 64,
-                           "tie_word_embeddings": True, "max_position_embeddings": 4096,
-                           "use_sliding_window": False, "rope_parameters": dict(ROPE)},
-    "gemma2-h512-L2": {"model_type": "gemma2", "vocab_size": 32000, "hidden_size": 512,
-                       "intermediate_size": 1024, "num_hidden_layers": 2,
-                       "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 64,
-                       "sliding_window": 128, "attn_logit_softcapping": 50.0,
-                       "final_logit_softcapping": 30.0, "query_pre_attn_scalar": 64,
-                       "max_position_embeddings": 4096, "tie_word_embeddings": True},
-    "phi3-h512-L2": {"model_type": "phi3", "vocab_size": 32064, "hidden_size": 512,
-                     "intermediate_size": 1376, "num_hidden_layers": 2,
-                     "num_attention_heads": 8, "num_key_value_heads": 8,
-                     "max_position_embeddings": 4096, "tie_word_embeddings": False,
-                     "pad_token_id": 0},
+    "llama-h512-L4-gqa4": {
+        "model_type": "llama",
+        "vocab_size": 32000,
+        "hidden_size": 512,
+        "intermediate_size": 1376,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 64,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "hidden_act": "silu",
+        "attention_bias": False,
+        "mlp_bias": False,
+        "rope_parameters": dict(ROPE),
+        "rms_norm_eps": 1e-05,
+    },
+    "llama-h256-L2-mha": {
+        "model_type": "llama",
+        "vocab_size": 16000,
+        "hidden_size": 256,
+        "intermediate_size": 688,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 4,
+        "head_dim": 64,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "hidden_act": "silu",
+        "rope_parameters": dict(ROPE),
+    },
+    "llama-h1024-L2-gqa4-tied": {
+        "model_type": "llama",
+        "vocab_size": 16000,
+        "hidden_size": 1024,
+        "intermediate_size": 2816,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 4,
+        "head_dim": 64,
+        "tie_word_embeddings": True,
+        "max_position_embeddings": 4096,
+        "hidden_act": "silu",
+        "rope_parameters": dict(ROPE),
+    },
+    "qwen2-h512-L2-gqa4": {
+        "model_type": "qwen2",
+        "vocab_size": 32000,
+        "hidden_size": 512,
+        "intermediate_size": 1376,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "hidden_act": "silu",
+        "sliding_window": None,
+        "layer_types": ["full_attention", "full_attention"],
+        "rope_parameters": dict(ROPE),
+        "rms_norm_eps": 1e-05,
+    },
+    "mistral-h512-L2-gqa4": {
+        "model_type": "mistral",
+        "vocab_size": 32000,
+        "hidden_size": 512,
+        "intermediate_size": 1376,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 64,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "hidden_act": "silu",
+        "sliding_window": 4096,
+        "rope_parameters": dict(ROPE),
+        "rms_norm_eps": 1e-05,
+    },
+    "mistral-h512-L2-swa128": {
+        "model_type": "mistral",
+        "vocab_size": 32000,
+        "hidden_size": 512,
+        "intermediate_size": 1376,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "head_dim": 64,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "hidden_act": "silu",
+        "sliding_window": 128,
+        "rope_parameters": dict(ROPE),
+        "rms_norm_eps": 1e-05,
+    },
+    "qwen3-h512-L2-gqa2": {
+        "model_type": "qwen3",
+        "vocab_size": 32000,
+        "hidden_size": 512,
+        "intermediate_size": 1536,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 64,
+        "tie_word_embeddings": True,
+        "max_position_embeddings": 4096,
+        "use_sliding_window": False,
+        "rope_parameters": dict(ROPE),
+    },
+    "gemma2-h512-L2": {
+        "model_type": "gemma2",
+        "vocab_size": 32000,
+        "hidden_size": 512,
+        "intermediate_size": 1024,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 4,
+        "head_dim": 64,
+        "sliding_window": 128,
+        "attn_logit_softcapping": 50.0,
+        "final_logit_softcapping": 30.0,
+        "query_pre_attn_scalar": 64,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": True,
+    },
+    "phi3-h512-L2": {
+        "model_type": "phi3",
+        "vocab_size": 32064,
+        "hidden_size": 512,
+        "intermediate_size": 1376,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": False,
+        "pad_token_id": 0,
+    },
 }
 
 # (config, batch, seq, rank, targets, dropout, attention, checkpointing, qlora, kbit prep, dq)
@@ -430,18 +580,34 @@ def run_suite(only: list[str] | None, scratch: str, out: Path | None) -> dict[st
     and rewrites ``out`` after every record."""
     res: dict[str, Any] = {
         "description": "LoRA / QLoRA single training steps of small random-initialised models, "
-                       "measured on CPU with scripts/measure_peft.py, the method of "
-                       "shared/calibration/peft-measured.json (see its README.md). Records "
-                       "of the same format.",
-        "meta": meta(), "records": [], "errors": []}
+        "measured on CPU with scripts/measure_peft.py, the method of "
+        "shared/calibration/peft-measured.json (see its README.md). Records "
+        "of the same format.",
+        "meta": meta(),
+        "records": [],
+        "errors": [],
+    }
     for case in SUITE:
         name, b, s, r, tk, p, attn, ck, q, kp, dq = case
         if only and name not in only:
             continue
         t0 = time.perf_counter()
         try:
-            rec = measure_peft(SUITE_CONFIGS[name], name, b, s, r, tk, p, attn, bool(ck),
-                               bool(q), bool(kp), bool(dq), scratch)
+            rec = measure_peft(
+                SUITE_CONFIGS[name],
+                name,
+                b,
+                s,
+                r,
+                tk,
+                p,
+                attn,
+                bool(ck),
+                bool(q),
+                bool(kp),
+                bool(dq),
+                scratch,
+            )
             res["records"].append(rec)
             print(f"[{time.perf_counter() - t0:6.1f}s] {rec['id']}", file=sys.stderr)
         except Exception as e:  # keep going: one family failing must not lose the rest
@@ -458,8 +624,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--suite", action="store_true", help="measure the built-in cases")
     ap.add_argument("--only", nargs="*", help="with --suite: only these config names")
     ap.add_argument("--list", action="store_true", help="with --suite: list the cases")
-    ap.add_argument("--scratch", default="./scratch/ckpt",
-                    help="where QLoRA saves the bf16 model before reloading it in NF4")
+    ap.add_argument(
+        "--scratch",
+        default="./scratch/ckpt",
+        help="where QLoRA saves the bf16 model before reloading it in NF4",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--out", type=Path)
     a = ap.parse_args(argv)

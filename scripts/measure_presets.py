@@ -60,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out")
     a = ap.parse_args(argv)
     paths = a.configs or sorted(Path("tests/io/configs").glob("*.json"))
-    res: dict[str, Any] = {"transformers": transformers.__version__, "torch": torch.__version__,
-                           "counts": {}}
+    res: dict[str, Any] = {"transformers": transformers.__version__, "torch": torch.__version__, "counts": {}}
     for path in paths:
         cfg = json.loads(path.read_text(encoding="utf-8"))
         try:

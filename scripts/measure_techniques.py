@@ -52,32 +52,31 @@ IGNORE = -100
 CHUNKS = 8  # torchtune's num_output_chunks default
 SOURCES = {
     "full": "torchtune v0.3.1 torchtune/modules/transformer.py TransformerDecoder.forward "
-            "(`output = self.output(h).float()` without chunks) + recipes/"
-            "full_finetune_single_device.py _loss_step (labels shifted with an ignore_index "
-            "column, logits reshaped, torch.nn.CrossEntropyLoss, `del logits`)",
+    "(`output = self.output(h).float()` without chunks) + recipes/"
+    "full_finetune_single_device.py _loss_step (labels shifted with an ignore_index "
+    "column, logits reshaped, torch.nn.CrossEntropyLoss, `del logits`)",
     "chunked": "torchtune v0.3.1 torchtune/modules/transformer.py chunked_output "
-               "(`[self.output(chunk) for chunk in h.chunk(num_output_chunks, dim=1)]`) + "
-               "torchtune/modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss "
-               "(num_output_chunks=8; per chunk F.cross_entropy(logits.float(), reduction='sum'))",
+    "(`[self.output(chunk) for chunk in h.chunk(num_output_chunks, dim=1)]`) + "
+    "torchtune/modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss "
+    "(num_output_chunks=8; per chunk F.cross_entropy(logits.float(), reduction='sum'))",
     "chunked_compiled": "as chunked, with torchtune/training/_compile.py compile_loss: "
-                        "`loss.compute_cross_entropy = torch.compile(...)` (compile: True)",
+    "`loss.compute_cross_entropy = torch.compile(...)` (compile: True)",
     "linear_ce": "torchtune main torchtune/modules/loss/cross_entropy_loss.py "
-                 "LinearCrossEntropyLoss (the output projection moves into the loss: ignored "
-                 "tokens masked with index_select, tensor_split into 8 token chunks, per chunk "
-                 "logits = output(hidden_chunk); F.cross_entropy(logits.float(), reduction='sum'))",
-    "linear_ce_compiled": "as linear_ce, compute_cross_entropy under torch.compile "
-                          "(apply_compile_strategy)",
+    "LinearCrossEntropyLoss (the output projection moves into the loss: ignored "
+    "tokens masked with index_select, tensor_split into 8 token chunks, per chunk "
+    "logits = output(hidden_chunk); F.cross_entropy(logits.float(), reduction='sum'))",
+    "linear_ce_compiled": "as linear_ce, compute_cross_entropy under torch.compile (apply_compile_strategy)",
     "fused": "Liger-Kernel src/liger_kernel/ops/fused_linear_cross_entropy.py "
-             "(fused_linear_cross_entropy_forward: chunk_size = next_pow2(ceil(BT / ceil(V/H))); "
-             "per chunk logits = x @ W.T, the CE kernel writes d(loss)/d(logits) in place, "
-             "grad_input[chunk] = g @ W, grad_weight += g.T @ x; save_for_backward(grad_input, "
-             "grad_weight)); the Triton kernel replaced by torch ops on the chunk",
+    "(fused_linear_cross_entropy_forward: chunk_size = next_pow2(ceil(BT / ceil(V/H))); "
+    "per chunk logits = x @ W.T, the CE kernel writes d(loss)/d(logits) in place, "
+    "grad_input[chunk] = g @ W, grad_weight += g.T @ x; save_for_backward(grad_input, "
+    "grad_weight)); the Triton kernel replaced by torch ops on the chunk",
     "optimizer_in_backward": "torchtune torchtune/training/memory.py register_optim_in_bwd_hooks "
-                             "(`optim_dict[param].step(); optim_dict[param].zero_grad()` in "
-                             "register_post_accumulate_grad_hook) + recipes/"
-                             "full_finetune_single_device.py _setup_optimizer "
-                             "(`{p: config.instantiate(cfg_optimizer, [p]) for p in "
-                             "model.parameters()}`)",
+    "(`optim_dict[param].step(); optim_dict[param].zero_grad()` in "
+    "register_post_accumulate_grad_hook) + recipes/"
+    "full_finetune_single_device.py _setup_optimizer "
+    "(`{p: config.instantiate(cfg_optimizer, [p]) for p in "
+    "model.parameters()}`)",
 }
 
 
@@ -132,8 +131,7 @@ def _linear(h, head, labels, ce):
     idx = torch.where(targets != IGNORE)[0]
     outputs, targets = outputs.index_select(0, idx), targets.index_select(0, idx)
     total = torch.tensor(0.0)
-    for hc, tc in zip(outputs.tensor_split(CHUNKS, dim=0), targets.tensor_split(CHUNKS, dim=0),
-                      strict=True):
+    for hc, tc in zip(outputs.tensor_split(CHUNKS, dim=0), targets.tensor_split(CHUNKS, dim=0), strict=True):
         total += ce(hc, tc, head)
     return total / n_valid
 
@@ -161,21 +159,21 @@ class FusedLinearCE(torch.autograd.Function):
         grad_weight = torch.zeros_like(weight) if weight.requires_grad else None
         loss = torch.zeros((), dtype=torch.float32)
         for s in range(0, bt, chunk):
-            xc, tc = x[s:s + chunk], target[s:s + chunk]
+            xc, tc = x[s : s + chunk], target[s : s + chunk]
             logits = xc @ weight.t()
             lf = logits.float()
             lse = torch.logsumexp(lf, -1)
             ok = tc != IGNORE
             tsafe = tc.clamp(min=0)
             loss += ((lse - lf.gather(1, tsafe[:, None])[:, 0]) * ok).sum() / n
-            g = (torch.softmax(lf, -1) * (ok[:, None] / n))
+            g = torch.softmax(lf, -1) * (ok[:, None] / n)
             g[torch.arange(len(tc)), tsafe] -= ok.float() / n
             del lf
             logits.copy_(g)  # Liger writes the logits' gradient in place, in the logits' dtype
             del g
-            grad_input[s:s + chunk] = logits @ weight
+            grad_input[s : s + chunk] = logits @ weight
             if grad_weight is not None:
-                grad_weight += (logits.t() @ xc)
+                grad_weight += logits.t() @ xc
         ctx.save_for_backward(grad_input, grad_weight)
         return loss
 
@@ -190,13 +188,17 @@ def loss_fused(h, head, labels):
 
 
 LOSSES: dict[str, Callable] = {
-    "full": loss_full, "chunked": loss_chunked, "chunked_compiled": loss_chunked_compiled,
-    "linear_ce": loss_linear_ce, "linear_ce_compiled": loss_linear_ce_compiled,
+    "full": loss_full,
+    "chunked": loss_chunked,
+    "chunked_compiled": loss_chunked_compiled,
+    "linear_ce": loss_linear_ce,
+    "linear_ce_compiled": loss_linear_ce_compiled,
     "fused": loss_fused,
 }
 COMPILED = {"chunked_compiled", "linear_ce_compiled"}
 RECIPES: dict[str, list[Callable]] = {
-    "full": [loss_full], "chunked": [_chunked, _chunk_ce, loss_chunked],
+    "full": [loss_full],
+    "chunked": [_chunked, _chunk_ce, loss_chunked],
     "chunked_compiled": [_chunked, _chunk_ce, loss_chunked_compiled],
     "linear_ce": [_linear, _linear_ce, loss_linear_ce],
     "linear_ce_compiled": [_linear, _linear_ce, loss_linear_ce_compiled],
@@ -258,12 +260,14 @@ def _adamw(foreach: bool) -> Callable[[list], Any]:
     return lambda ps: torch.optim.AdamW(ps, lr=1e-5, foreach=foreach, weight_decay=0.0)
 
 
-BNB_NOTE = ("bitsandbytes 0.50.2 CPU backend: the state bytes are the real layout (uint8 states, "
-            "fp32 absmax per 256 values, fp32 states under 4096 elements; the shared 256-entry "
-            "qmap is counted once per parameter by optimizer_state_bytes_by_key). The profiler "
-            "peak includes the CPU backend's fp32 temporaries of the update (not seen by the "
-            "dispatch tracker, which sees only the custom op); CUDA's blockwise kernel updates "
-            "in place.")
+BNB_NOTE = (
+    "bitsandbytes 0.50.2 CPU backend: the state bytes are the real layout (uint8 states, "
+    "fp32 absmax per 256 values, fp32 states under 4096 elements; the shared 256-entry "
+    "qmap is counted once per parameter by optimizer_state_bytes_by_key). The profiler "
+    "peak includes the CPU backend's fp32 temporaries of the update (not seen by the "
+    "dispatch tracker, which sees only the custom op); CUDA's blockwise kernel updates "
+    "in place."
+)
 
 
 def _bnb(name: str) -> Callable[[list], Any]:
@@ -271,9 +275,12 @@ def _bnb(name: str) -> Callable[[list], Any]:
     min_8bit_size=4096 keep fp32 states). On a CPU the paged variant falls back to ordinary
     buffers (bitsandbytes/optim/optimizer.py get_state_buffer), so its bytes equal AdamW8bit's;
     on CUDA they live in managed memory outside PyTorch's allocator."""
+
     def make(ps: list) -> Any:
         import bitsandbytes as bnb  # only these cases need it
+
         return getattr(bnb.optim, name)(ps, lr=1e-5, weight_decay=0.0)
+
     return make
 
 
@@ -305,8 +312,9 @@ def profiled_step(model, opt, ids: torch.Tensor, baseline: int) -> dict[str, Any
             opt.step()
             opt.zero_grad(set_to_none=True)
     events = list(prof.profiler.kineto_results.events())
-    spans = {e.name().split(":", 1)[1]: (e.start_ns(), e.end_ns())
-             for e in events if e.name().startswith("phase:")}
+    spans = {
+        e.name().split(":", 1)[1]: (e.start_ns(), e.end_ns()) for e in events if e.name().startswith("phase:")
+    }
     mem = sorted((e.start_ns(), e.nbytes()) for e in events if e.name() == "[memory]")
     peaks = {ph: 0 for ph in spans}
     cur = 0
@@ -319,8 +327,7 @@ def profiled_step(model, opt, ids: torch.Tensor, baseline: int) -> dict[str, Any
     for ph in ("forward", "backward", "optimizer_step"):
         out[f"{ph}_peak_bytes"] = baseline + peaks.get(ph, 0)
     phase = max(peaks, key=lambda p: peaks[p])
-    out.update({"peak_bytes": baseline + peaks[phase], "peak_phase": phase,
-                "end_bytes": baseline + cur})
+    out.update({"peak_bytes": baseline + peaks[phase], "peak_phase": phase, "end_bytes": baseline + cur})
     return out
 
 
@@ -341,8 +348,17 @@ def _loss_region(sfb: dict[str, Any]) -> int:
     return reg.get("causal_lm_top_level(loss)", 0) + reg.get("lm_head", 0)
 
 
-def measure(cfg: dict[str, Any], label: str, batch: int, seq: int, loss: str, optimizer: str,
-            ckpt: bool, attn: str = "sdpa", seed: int = 0) -> dict[str, Any]:
+def measure(
+    cfg: dict[str, Any],
+    label: str,
+    batch: int,
+    seq: int,
+    loss: str,
+    optimizer: str,
+    ckpt: bool,
+    attn: str = "sdpa",
+    seed: int = 0,
+) -> dict[str, Any]:
     """One record: a full fine-tuning step of the bf16 model with the given loss and optimizer."""
     lm = hf.build(cfg, attn, torch.bfloat16, seed)
     lm.config.use_cache = False
@@ -365,11 +381,10 @@ def measure(cfg: dict[str, Any], label: str, batch: int, seq: int, loss: str, op
     if loss not in COMPILED:  # a TorchDispatchMode sends compiled code back to eager
         live, _ = hf.live_step(model, opt, ids, None, sfb["activation_bytes"])
         live = {k: live[k] for k in ("baseline_bytes", "peak_bytes", "peak_phase")} | {
-            f"{ph}_peak_bytes": live[ph]["peak_bytes"]
-            for ph in ("forward", "backward", "optimizer_step")}
+            f"{ph}_peak_bytes": live[ph]["peak_bytes"] for ph in ("forward", "backward", "optimizer_step")
+        }
     n_params = sum(p.numel() for p in params)
-    recipe = {"loss": SOURCES[loss], "loss_code": "\n".join(
-        inspect.getsource(f) for f in RECIPES[loss])}
+    recipe = {"loss": SOURCES[loss], "loss_code": "\n".join(inspect.getsource(f) for f in RECIPES[loss])}
     if "bnb" in optimizer:
         recipe["optimizer_note"] = BNB_NOTE
     if optimizer.endswith("in_backward"):
@@ -378,17 +393,29 @@ def measure(cfg: dict[str, Any], label: str, batch: int, seq: int, loss: str, op
     return {
         "id": f"{label}|b{batch}|s{seq}|bf16|{loss}|{optimizer}|{attn}|ckpt{int(ckpt)}",
         "inputs": {
-            "model": label, "model_type": cfg["model_type"], "config": cfg,
-            "params": n_params, "micro_batch": batch, "seq_len": seq, "tokens": batch * seq,
-            "vocab_size": cfg["vocab_size"], "hidden_size": cfg["hidden_size"],
-            "workload": "full_finetune", "param_dtype": "bfloat16",
-            "optimizer_state_dtype": "bfloat16", "master_weights": None,
-            "loss": loss, "loss_chunks": CHUNKS if loss != "full" else None,
-            "compiled_loss": loss in COMPILED, "optimizer": optimizer,
+            "model": label,
+            "model_type": cfg["model_type"],
+            "config": cfg,
+            "params": n_params,
+            "micro_batch": batch,
+            "seq_len": seq,
+            "tokens": batch * seq,
+            "vocab_size": cfg["vocab_size"],
+            "hidden_size": cfg["hidden_size"],
+            "workload": "full_finetune",
+            "param_dtype": "bfloat16",
+            "optimizer_state_dtype": "bfloat16",
+            "master_weights": None,
+            "loss": loss,
+            "loss_chunks": CHUNKS if loss != "full" else None,
+            "compiled_loss": loss in COMPILED,
+            "optimizer": optimizer,
             "optimizer_in_backward": optimizer.endswith("in_backward"),
-            "attn_implementation": attn, "gradient_checkpointing": ckpt,
+            "attn_implementation": attn,
+            "gradient_checkpointing": ckpt,
             "body": "transformers LlamaForCausalLM.model (bf16), final norm included",
-            "recipe": recipe, "device": "cpu",
+            "recipe": recipe,
+            "device": "cpu",
         },
         "measured": {
             "param_bytes": sum(hf._tbytes(p) for p in params),
@@ -413,11 +440,21 @@ ROPE = {"rope_type": "default", "rope_theta": 10000.0}
 
 
 def _llama(hidden: int, layers: int, vocab: int, ffn: int, heads: int, kv: int) -> dict[str, Any]:
-    return {"model_type": "llama", "vocab_size": vocab, "hidden_size": hidden,
-            "intermediate_size": ffn, "num_hidden_layers": layers, "num_attention_heads": heads,
-            "num_key_value_heads": kv, "head_dim": hidden // heads, "tie_word_embeddings": False,
-            "max_position_embeddings": 4096, "hidden_act": "silu", "rope_parameters": dict(ROPE),
-            "rms_norm_eps": 1e-05}
+    return {
+        "model_type": "llama",
+        "vocab_size": vocab,
+        "hidden_size": hidden,
+        "intermediate_size": ffn,
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "head_dim": hidden // heads,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 4096,
+        "hidden_act": "silu",
+        "rope_parameters": dict(ROPE),
+        "rms_norm_eps": 1e-05,
+    }
 
 
 CONFIGS = {
@@ -425,25 +462,30 @@ CONFIGS = {
     "llama-h256-L2-v128k": _llama(256, 2, 128256, 688, 4, 2),
     "llama-h512-L4-v32k": _llama(512, 4, 32000, 1376, 8, 2),
 }
-LOSS_CASES = [(m, b, s) for m in ("llama-h256-L2-v32k", "llama-h256-L2-v128k")
-              for b, s in ((1, 512), (2, 1024))]
+LOSS_CASES = [
+    (m, b, s) for m in ("llama-h256-L2-v32k", "llama-h256-L2-v128k") for b, s in ((1, 512), (2, 1024))
+]
 # (technique, config, batch, seq, loss, optimizer, checkpointing)
 SUITE: list[tuple[str, str, int, int, str, str, int]] = [
     *[("loss", m, b, s, loss, "adamw_foreach", 0) for m, b, s in LOSS_CASES for loss in LOSSES],
     ("loss", "llama-h256-L2-v128k", 2, 1024, "chunked", "adamw_foreach", 1),
     ("loss", "llama-h256-L2-v128k", 2, 1024, "fused", "adamw_foreach", 1),
-    *[("optimizer", "llama-h512-L4-v32k", 2, 256, loss, opt, ck)
-      for loss in ("full", "chunked") for ck in (0, 1)
-      for opt in ("adamw_foreach", "adamw_forloop", "adamw_in_backward")],
-    *[("optimizer", "llama-h512-L4-v32k", 2, 256, "chunked", opt, 1)
-      for opt in ("adamw8bit_bnb", "paged_adamw8bit_bnb", "paged_adamw8bit_bnb_in_backward")],
+    *[
+        ("optimizer", "llama-h512-L4-v32k", 2, 256, loss, opt, ck)
+        for loss in ("full", "chunked")
+        for ck in (0, 1)
+        for opt in ("adamw_foreach", "adamw_forloop", "adamw_in_backward")
+    ],
+    *[
+        ("optimizer", "llama-h512-L4-v32k", 2, 256, "chunked", opt, 1)
+        for opt in ("adamw8bit_bnb", "paged_adamw8bit_bnb", "paged_adamw8bit_bnb_in_backward")
+    ],
 ]
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", nargs="*",
-                    help="techniques (loss, optimizer), losses or optimizers to run")
+    ap.add_argument("--only", nargs="*", help="techniques (loss, optimizer), losses or optimizers to run")
     ap.add_argument("--append", action="store_true", help="add to the records already in --out")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--threads", type=int, default=2)
@@ -458,10 +500,14 @@ def main(argv: list[str] | None = None) -> int:
     meta = hf.meta()
     res: dict[str, Any] = {
         "description": "Plain-PyTorch CPU measurements of training techniques (chunked / "
-                       "linear / fused cross-entropy, optimizer step in backward) with "
-                       "scripts/measure_techniques.py; every record carries the code it ran "
-                       "and the framework source it mirrors.",
-        "meta": meta, "sources": SOURCES, "records": [], "errors": []}
+        "linear / fused cross-entropy, optimizer step in backward) with "
+        "scripts/measure_techniques.py; every record carries the code it ran "
+        "and the framework source it mirrors.",
+        "meta": meta,
+        "sources": SOURCES,
+        "records": [],
+        "errors": [],
+    }
     if a.append and a.out is not None and a.out.exists():
         res["records"] = json.loads(a.out.read_text())["records"]
     for case in cases:

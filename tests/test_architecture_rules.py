@@ -14,11 +14,12 @@ import pytest
 
 def test_core_runs_without_qt() -> None:
     """Importing and using the public API must not load PySide6 or pyqtgraph."""
-    code = ("import sys, gpusizer; gpusizer.estimate_report({'model': {'preset': 'gpt-2'}});"
-            "bad = [m for m in sys.modules if m.split('.')[0] in "
-            "('PySide6', 'shiboken6', 'pyqtgraph')]; print(bad); sys.exit(1 if bad else 0)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)
+    code = (
+        "import sys, gpusizer; gpusizer.estimate_report({'model': {'preset': 'gpt-2'}});"
+        "bad = [m for m in sys.modules if m.split('.')[0] in "
+        "('PySide6', 'shiboken6', 'pyqtgraph')]; print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -18,8 +18,15 @@ from typing import Any
 from ._version import __version__
 from .core.errors import ScenarioError
 
-__all__ = ["ScenarioError", "__version__", "compare_gpus", "estimate_report", "import_hf_config",
-           "import_model", "plan"]
+__all__ = [
+    "ScenarioError",
+    "__version__",
+    "compare_gpus",
+    "estimate_report",
+    "import_hf_config",
+    "import_model",
+    "plan",
+]
 
 
 def estimate_report(scenario: dict[str, Any]) -> dict[str, Any]:
@@ -56,8 +63,14 @@ def plan(scenario: dict[str, Any], **options: Any) -> list[dict[str, Any]]:
     return _plan(scenario, **options)
 
 
-def compare_gpus(scenario: dict[str, Any], *, gpus: Any = None, margin: float = 0.10,
-                 whole_nodes: bool = False, **options: Any) -> list[dict[str, Any]]:
+def compare_gpus(
+    scenario: dict[str, Any],
+    *,
+    gpus: Any = None,
+    margin: float = 0.10,
+    whole_nodes: bool = False,
+    **options: Any,
+) -> list[dict[str, Any]]:
     """One option per GPU type: count, layout, speed, prices, power, cost per unit of work
     (see core/compare.py; ``sort``, ``prices``, ``basis``, ``electricity_usd_per_kwh``,
     ``amortization_years`` pass through). Field names: docs/scenario-format.md."""

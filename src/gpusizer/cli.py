@@ -25,8 +25,7 @@ def _emit(text: str) -> None:
         raise
     except OSError as exc:  # stdout on a full disk (/dev/full)
         _silence_stdout()
-        raise ScenarioError("output", f"cannot write to standard output: "
-                            f"{exc.strerror or exc}") from None
+        raise ScenarioError("output", f"cannot write to standard output: {exc.strerror or exc}") from None
 
 
 def _silence_stdout() -> None:
@@ -68,14 +67,25 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
     s = parse_scenario(scenario_from_args(args))
     filters = (args.gpus, args.vendor, args.category, args.min_memory)
-    ids = None if filters == (None,) * 4 else select_gpus(
-        s, ids=args.gpus, vendors=args.vendor, categories=args.category,
-        min_memory_gb=args.min_memory)
-    options = compare_gpus(s, gpus=ids, margin=args.margin, whole_nodes=args.whole_nodes,
-                           sort=args.sort, basis=args.basis,
-                           electricity_usd_per_kwh=args.electricity)
-    _emit(strict_json(options) if args.json else
-          compare_text(options, s.workload.is_training, s.targets.active))
+    ids = (
+        None
+        if filters == (None,) * 4
+        else select_gpus(
+            s, ids=args.gpus, vendors=args.vendor, categories=args.category, min_memory_gb=args.min_memory
+        )
+    )
+    options = compare_gpus(
+        s,
+        gpus=ids,
+        margin=args.margin,
+        whole_nodes=args.whole_nodes,
+        sort=args.sort,
+        basis=args.basis,
+        electricity_usd_per_kwh=args.electricity,
+    )
+    _emit(
+        strict_json(options) if args.json else compare_text(options, s.workload.is_training, s.targets.active)
+    )
     return 0
 
 
@@ -91,15 +101,32 @@ def _add_compare(sub: Any) -> None:
     cm.add_argument("--vendor", nargs="+", help="only these vendors (NVIDIA, AMD, ...)")
     cm.add_argument("--category", nargs="+", choices=CATEGORIES, help="only these classes")
     cm.add_argument("--min-memory", type=float, metavar="GB", help="memory as sold, at least")
-    cm.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
-                    help="share of usable memory kept spare (default %(default)s)")
+    cm.add_argument(
+        "--margin",
+        type=float,
+        default=DEFAULT_MARGIN,
+        help="share of usable memory kept spare (default %(default)s)",
+    )
     cm.add_argument("--whole-nodes", action="store_true", help="round up to whole servers")
-    cm.add_argument("--sort", choices=SORTS, default="cost",
-                    help="order of the rows: cost per unit of work, speed, or GPU count")
-    cm.add_argument("--basis", choices=BASES, default="cloud",
-                    help="cost per token when renting (cloud) or owning (default cloud)")
-    cm.add_argument("--electricity", type=float, default=ELECTRICITY_USD_PER_KWH,
-                    metavar="USD_PER_KWH", help="electricity price (default %(default)s)")
+    cm.add_argument(
+        "--sort",
+        choices=SORTS,
+        default="cost",
+        help="order of the rows: cost per unit of work, speed, or GPU count",
+    )
+    cm.add_argument(
+        "--basis",
+        choices=BASES,
+        default="cloud",
+        help="cost per token when renting (cloud) or owning (default cloud)",
+    )
+    cm.add_argument(
+        "--electricity",
+        type=float,
+        default=ELECTRICITY_USD_PER_KWH,
+        metavar="USD_PER_KWH",
+        help="electricity price (default %(default)s)",
+    )
     cm.add_argument("--json", action="store_true", help="print the options as JSON")
     cm.set_defaults(func=_cmd_compare)
 
@@ -150,8 +177,10 @@ def _cmd_gpus(args: argparse.Namespace) -> int:
     lines = []
     for gid in sorted(gpu_presets()):
         g = gpu_spec(gid)
-        lines.append(f"{gid:<22}{g.capacity_bytes / 2**30:>8.1f} GiB usable "
-                     f"{g.hbm_bandwidth_gb_per_s:>8.0f} GB/s  {g.name}")
+        lines.append(
+            f"{gid:<22}{g.capacity_bytes / 2**30:>8.1f} GiB usable "
+            f"{g.hbm_bandwidth_gb_per_s:>8.0f} GB/s  {g.name}"
+        )
     _emit("\n".join(lines))
     return 0
 
@@ -193,10 +222,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = _Parser(prog="gpusizer-cli", description=(__doc__ or "").replace("``", ""),
-                 epilog="Sizes read as people write them: 8k context = 8,192 tokens, "
-                        "1T training tokens = 10^12, 80 GiB = 80 x 2^30 bytes, 80 GB = 80 x "
-                        "10^9 (docs/scenario-format.md).")
+    ap = _Parser(
+        prog="gpusizer-cli",
+        description=(__doc__ or "").replace("``", ""),
+        epilog="Sizes read as people write them: 8k context = 8,192 tokens, "
+        "1T training tokens = 10^12, 80 GiB = 80 x 2^30 bytes, 80 GB = 80 x "
+        "10^9 (docs/scenario-format.md).",
+    )
     ap.add_argument("--version", action="version", version=f"gpusizer {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     est = sub.add_parser("estimate", help="per-GPU memory of a scenario (file, stdin or flags)")
@@ -211,31 +243,49 @@ def _parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
     imp.add_argument("config", help="a Hugging Face config.json (or its folder)")
     imp.set_defaults(func=_cmd_import)
-    mi = sub.add_parser("import", help="a model folder, config.json or .gguf -> model block "
-                        "and the precision its checkpoint is stored in")
+    mi = sub.add_parser(
+        "import",
+        help="a model folder, config.json or .gguf -> model block "
+        "and the precision its checkpoint is stored in",
+    )
     mi.add_argument("path", help="a model folder, a config.json, or a .gguf file")
     out = mi.add_mutually_exclusive_group()
-    out.add_argument("--scenario", action="store_true",
-                     help="print a full scenario serving the model (for estimate, plan...)")
-    out.add_argument("--summary", action="store_true",
-                     help="print a readable summary: precision and stored vs estimated bytes")
+    out.add_argument(
+        "--scenario",
+        action="store_true",
+        help="print a full scenario serving the model (for estimate, plan...)",
+    )
+    out.add_argument(
+        "--summary",
+        action="store_true",
+        help="print a readable summary: precision and stored vs estimated bytes",
+    )
     mi.set_defaults(func=_cmd_import_model)
     sub.add_parser("presets", help="list model presets").set_defaults(func=_cmd_presets)
     sub.add_parser("gpus", help="list GPUs in the catalog").set_defaults(func=_cmd_gpus)
     ch = sub.add_parser("chart", help="render a chart to PNG or SVG, headless")
     ch.add_argument("file", help="a scenario file (*.gpusizer.json)")
-    ch.add_argument("--kind", choices=chart_keys(aliases=True), default="memory",
-                    help="which chart (compare: the old name of variants)")
+    ch.add_argument(
+        "--kind",
+        choices=chart_keys(aliases=True),
+        default="memory",
+        help="which chart (compare: the old name of variants)",
+    )
     ch.add_argument("--output", required=True, help="OUT.png or OUT.svg")
     ch.add_argument("--width", type=int, default=1600, help="PNG width in pixels")
-    ch.add_argument("--axis", choices=SWEEP_AXES, default=None,
-                    help="sweep chart: the swept knob (default sequence_length)")
+    ch.add_argument(
+        "--axis",
+        choices=SWEEP_AXES,
+        default=None,
+        help="sweep chart: the swept knob (default sequence_length)",
+    )
     ch.set_defaults(func=_cmd_chart)
     rp = sub.add_parser("report", help="a report folder: Markdown, HTML and every chart")
     add_scenario_args(rp)
     rp.add_argument("--output", required=True, help="the folder to write (created if needed)")
-    rp.add_argument("--units", choices=("GiB", "GB"), default="GiB",
-                    help="memory unit: GiB = 2^30 bytes, GB = 10^9 bytes")
+    rp.add_argument(
+        "--units", choices=("GiB", "GB"), default="GiB", help="memory unit: GiB = 2^30 bytes, GB = 10^9 bytes"
+    )
     rp.set_defaults(func=_cmd_report)
     return ap
 

@@ -55,12 +55,15 @@ def _dtypes() -> list[str]:
 
 FLAGS: tuple[Flag, ...] = (
     Flag("--name", "name", "text", "the scenario's name (shown in reports)"),
-    Flag("--model", "model", "text", "a model preset id (`gpusizer-cli presets` lists them); "
-         "replaces the file's model"),
+    Flag(
+        "--model",
+        "model",
+        "text",
+        "a model preset id (`gpusizer-cli presets` lists them); replaces the file's model",
+    ),
     Flag("--kind", "workload.kind", "text", "what is done with the model", _kinds),
     Flag("--gpu", "hardware.gpu", "text", "a GPU id (`gpusizer-cli gpus` lists them)"),
-    Flag("--gpus-per-node", "hardware.gpus_per_node", "count", "GPUs per node (TP stays "
-         "within a node)"),
+    Flag("--gpus-per-node", "hardware.gpus_per_node", "count", "GPUs per node (TP stays within a node)"),
     Flag("--framework", "framework", "text", "whose memory layout is modelled", _frameworks),
     Flag("--tp", "parallelism.tensor", "count", "tensor-parallel degree"),
     Flag("--pp", "parallelism.pipeline", "count", "pipeline-parallel degree (stages)"),
@@ -68,24 +71,29 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--cp", "parallelism.context", "count", "context-parallel degree"),
     Flag("--ep", "parallelism.expert", "count", "expert-parallel degree (MoE)"),
     Flag("--zero", "parallelism.zero_stage", "count", "ZeRO stage, 0-3 (training)"),
-    Flag("--context", "", "context", "tokens per sequence: the training sequence length, or "
-         "for inference prompt + generated tokens (8k = 8,192)"),
-    Flag("--prompt", "workload.prompt_tokens", "context", "prompt tokens per sequence "
-         "(inference; 8k = 8,192)"),
-    Flag("--generated", "workload.generated_tokens", "context", "tokens generated per "
-         "sequence (inference)"),
-    Flag("--users", "workload.batch_size", "count", "concurrent sequences served "
-         "(inference batch)"),
-    Flag("--micro-batch", "workload.micro_batch_size", "count", "sequences per GPU per "
-         "step (training)"),
-    Flag("--global-batch", "workload.global_batch_size", "count", "sequences per optimizer "
-         "step (training)"),
-    Flag("--tokens", "workload.training_tokens", "tokens", "tokens to train on (1T = 10^12; "
-         "sets the training time)"),
+    Flag(
+        "--context",
+        "",
+        "context",
+        "tokens per sequence: the training sequence length, or "
+        "for inference prompt + generated tokens (8k = 8,192)",
+    ),
+    Flag(
+        "--prompt", "workload.prompt_tokens", "context", "prompt tokens per sequence (inference; 8k = 8,192)"
+    ),
+    Flag("--generated", "workload.generated_tokens", "context", "tokens generated per sequence (inference)"),
+    Flag("--users", "workload.batch_size", "count", "concurrent sequences served (inference batch)"),
+    Flag("--micro-batch", "workload.micro_batch_size", "count", "sequences per GPU per step (training)"),
+    Flag("--global-batch", "workload.global_batch_size", "count", "sequences per optimizer step (training)"),
+    Flag(
+        "--tokens",
+        "workload.training_tokens",
+        "tokens",
+        "tokens to train on (1T = 10^12; sets the training time)",
+    ),
     Flag("--lora-rank", "workload.lora_rank", "count", "LoRA rank r"),
     Flag("--weights", "precision.weights", "text", "storage format of the weights", _dtypes),
-    Flag("--kv-cache", "precision.kv_cache", "text", "storage format of the KV cache",
-         _dtypes),
+    Flag("--kv-cache", "precision.kv_cache", "text", "storage format of the KV cache", _dtypes),
 )
 
 
@@ -95,17 +103,21 @@ def _dest(flag: Flag) -> str:
 
 def add_scenario_args(parser: argparse.ArgumentParser) -> None:
     """The scenario file (optional, ``-`` = stdin) and every flag of :data:`FLAGS`."""
-    parser.add_argument("file", nargs="?", default=None,
-                        help="a scenario file (*.gpusizer.json), or - to read it from stdin; "
-                             "optional when flags describe the scenario")
+    parser.add_argument(
+        "file",
+        nargs="?",
+        default=None,
+        help="a scenario file (*.gpusizer.json), or - to read it from stdin; "
+        "optional when flags describe the scenario",
+    )
     group = parser.add_argument_group("scenario fields (override the file's)")
     for flag in FLAGS:
         meta = {"count": "N", "context": "TOKENS", "tokens": "TOKENS"}.get(
-            flag.kind, "TEXT" if flag.path == "name" else "ID")
+            flag.kind, "TEXT" if flag.path == "name" else "ID"
+        )
         more = f"; {KINDS[flag.kind].meaning}" if flag.kind == "tokens" else ""
         listed = f" ({', '.join(flag.choices())})" if flag.choices else ""
-        group.add_argument(flag.name, dest=_dest(flag), metavar=meta,
-                           help=f"{flag.help}{listed}{more}")
+        group.add_argument(flag.name, dest=_dest(flag), metavar=meta, help=f"{flag.help}{listed}{more}")
 
 
 def _read_base(file: str | None) -> dict[str, Any]:
@@ -116,8 +128,7 @@ def _read_base(file: str | None) -> dict[str, Any]:
     if file == "-":
         text = sys.stdin.read(MAX_STDIN + 1)
         if len(text) > MAX_STDIN:
-            raise ScenarioError("file", f"stdin holds more than {MAX_STDIN // 2**20} MiB: "
-                                "not a scenario")
+            raise ScenarioError("file", f"stdin holds more than {MAX_STDIN // 2**20} MiB: not a scenario")
         return parse_json_object(text, "file", "stdin", "a JSON object (a scenario)")
     return read_scenario_dict(file)
 
@@ -153,8 +164,7 @@ def _apply_context(data: dict[str, Any], tokens: int) -> None:
         return
     generated = (data.get("workload") or {}).get("generated_tokens", 256)
     if not isinstance(generated, int) or tokens <= generated:
-        raise ScenarioError("--context", f"must exceed the generated tokens ({generated}); "
-                            f"got {tokens:,}")
+        raise ScenarioError("--context", f"must exceed the generated tokens ({generated}); got {tokens:,}")
     _set(data, "workload.prompt_tokens", tokens - generated)
 
 
@@ -164,8 +174,9 @@ def scenario_from_args(args: argparse.Namespace) -> dict[str, Any]:
     data = _read_base(getattr(args, "file", None))
     given = {f: getattr(args, _dest(f), None) for f in FLAGS}
     if getattr(args, "file", None) is None and not any(v is not None for v in given.values()):
-        raise ScenarioError("file", "give a scenario file, - for stdin, or flags such as "
-                            "--model and --gpu (see --help)")
+        raise ScenarioError(
+            "file", "give a scenario file, - for stdin, or flags such as --model and --gpu (see --help)"
+        )
     context = None
     for flag, raw in given.items():
         if raw is None:

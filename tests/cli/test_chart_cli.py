@@ -20,11 +20,11 @@ SCENARIO = {"name": "8B LoRA", "model": {"preset": "llama-3.1-8b"}, "workload": 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """The installed command in a fresh process, with no display and no Qt platform set:
     the command must choose offscreen rendering itself."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     cmd = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "gpusizer.cli"]
-    return subprocess.run([*cmd, *args], capture_output=True, text=True, env=env,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        [*cmd, *args], capture_output=True, text=True, env=env, timeout=timeout, check=False
+    )
 
 
 def png_size(path: Path) -> tuple[int, int]:
@@ -43,8 +43,7 @@ def scenario_file(tmp_path: Path) -> Path:
 
 def test_memory_png_at_requested_width(tmp_path: Path, scenario_file: Path) -> None:
     out = tmp_path / "x.png"
-    res = run("chart", str(scenario_file), "--kind", "memory", "--output", str(out),
-              "--width", "1800")
+    res = run("chart", str(scenario_file), "--kind", "memory", "--output", str(out), "--width", "1800")
     assert res.returncode == 0, res.stderr  # 134/139 would be the teardown crash
     assert res.stdout == ""
     assert out.is_file()
@@ -68,15 +67,23 @@ def test_svg_output(tmp_path: Path, scenario_file: Path) -> None:
     assert "<svg" in text and "</svg>" in text
 
 
-@pytest.mark.parametrize(("args", "word"), [
-    (["--kind", "pie", "--output", "x.png"], "--kind"),  # argparse's one-line usage error
-    (["--kind", "memory", "--output", "x.jpg"], "output"),
-    (["--kind", "memory", "--output", "x.png", "--width", "5"], "width"),
-    (["--kind", "memory", "--output", "no/such/dir/x.png"], "output"),
-])
-def test_bad_arguments_exit_2_one_line(tmp_path: Path, scenario_file: Path, args: list[str],
-                                       word: str, capsys: pytest.CaptureFixture[str],
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("args", "word"),
+    [
+        (["--kind", "pie", "--output", "x.png"], "--kind"),  # argparse's one-line usage error
+        (["--kind", "memory", "--output", "x.jpg"], "output"),
+        (["--kind", "memory", "--output", "x.png", "--width", "5"], "width"),
+        (["--kind", "memory", "--output", "no/such/dir/x.png"], "output"),
+    ],
+)
+def test_bad_arguments_exit_2_one_line(
+    tmp_path: Path,
+    scenario_file: Path,
+    args: list[str],
+    word: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # In-process: refused before the renderer (Qt) loads, so no process needs starting
     monkeypatch.setitem(sys.modules, "gpusizer.gui.charts.render", None)  # importing it fails
     args = [a if not a.endswith((".png", ".jpg")) else str(tmp_path / a) for a in args]
@@ -87,13 +94,13 @@ def test_bad_arguments_exit_2_one_line(tmp_path: Path, scenario_file: Path, args
     assert len(lines) == 1 and word in lines[0]
 
 
-def test_bad_scenario_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_scenario_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setitem(sys.modules, "gpusizer.gui.charts.render", None)  # importing it fails
     bad = tmp_path / "bad.gpusizer.json"
     bad.write_text(json.dumps({"model": {"preset": "nope"}}), encoding="utf-8")
-    assert main(["chart", str(bad), "--kind", "memory", "--output",
-                 str(tmp_path / "x.png")]) == 2
+    assert main(["chart", str(bad), "--kind", "memory", "--output", str(tmp_path / "x.png")]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.strip().splitlines() == [err.strip()]
     assert "model.preset" in err

@@ -23,8 +23,17 @@ def test_estimate_json_is_the_report(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["estimate", _write(tmp_path, scenario), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out == json.loads(json.dumps(estimate_report(scenario)))
-    for key in ("scenario", "parameters", "per_gpu", "peak_phase", "cluster", "gpu", "fits",
-                "headroom_bytes", "compute"):
+    for key in (
+        "scenario",
+        "parameters",
+        "per_gpu",
+        "peak_phase",
+        "cluster",
+        "gpu",
+        "fits",
+        "headroom_bytes",
+        "compute",
+    ):
         assert key in out
 
 
@@ -34,17 +43,21 @@ def test_estimate_table(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     assert "GiB" in text and "GB" in text and "headroom" in text and "optimizer" in text
 
 
-@pytest.mark.parametrize(("data", "field"), [
-    ({"model": {"preset": "llama-3.1-8b"}, "parallelism": {"tensor": 3}}, "parallelism.tensor"),
-    ({"model": {"preset": "nope"}}, "model.preset"),
-    ({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "x"}}, "workload.kind"),
-    ({"model": {"preset": "llama-3.1-8b"}, "hardware": {"gpu": "h999"}}, "hardware.gpu"),
-    ({"model": {"preset": "llama-3.1-8b"}, "precison": {}}, "precison"),
-    ("{not json", "file"),
-    ([1, 2], "file"),
-])
-def test_bad_input_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture,
-                                      data: object, field: str) -> None:
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"model": {"preset": "llama-3.1-8b"}, "parallelism": {"tensor": 3}}, "parallelism.tensor"),
+        ({"model": {"preset": "nope"}}, "model.preset"),
+        ({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "x"}}, "workload.kind"),
+        ({"model": {"preset": "llama-3.1-8b"}, "hardware": {"gpu": "h999"}}, "hardware.gpu"),
+        ({"model": {"preset": "llama-3.1-8b"}, "precison": {}}, "precison"),
+        ("{not json", "file"),
+        ([1, 2], "file"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture, data: object, field: str
+) -> None:
     assert main(["estimate", _write(tmp_path, data)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -71,16 +84,24 @@ def test_version(capsys: pytest.CaptureFixture) -> None:
     assert __version__ in capsys.readouterr().out
 
 
-def test_estimate_table_prints_the_serving_block(tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture) -> None:
+def test_estimate_table_prints_the_serving_block(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     # Issue 11: KV tokens, max users, TTFT, TPOT, tokens/s per user and in total
-    scenario = {"model": {"preset": "llama-3.1-8b"}, "framework": "vllm",
-                "workload": {"kind": "inference", "batch_size": 16},
-                "serving": {"max_context": 16384}}
+    scenario = {
+        "model": {"preset": "llama-3.1-8b"},
+        "framework": "vllm",
+        "workload": {"kind": "inference", "batch_size": 16},
+        "serving": {"max_context": 16384},
+    }
     assert main(["estimate", _write(tmp_path, scenario)]) == 0
     text = capsys.readouterr().out
-    for words in ("users at 1,280 tokens each", "KV tokens", "first token", "ms per token",
-                  "tokens/s each", "tokens/s in total"):
+    for words in (
+        "users at 1,280 tokens each",
+        "KV tokens",
+        "first token",
+        "ms per token",
+        "tokens/s each",
+        "tokens/s in total",
+    ):
         assert words in text
     refused = {**scenario, "hardware": {"gpu": "rtx-4090-24gb"}, "serving": {}}
     assert main(["estimate", _write(tmp_path, refused)]) == 0
@@ -88,10 +109,12 @@ def test_estimate_table_prints_the_serving_block(tmp_path: Path,
     assert "does NOT start" in text and "largest context" in text
 
 
-def test_estimate_table_prints_training_time_and_cost(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture) -> None:
-    scenario = {"model": {"preset": "llama-3.1-8b"}, "parallelism": {"data": 8},
-                "workload": {"kind": "full_finetune", "training_tokens": 1e9}}
+def test_estimate_table_prints_training_time_and_cost(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    scenario = {
+        "model": {"preset": "llama-3.1-8b"},
+        "parallelism": {"data": 8},
+        "workload": {"kind": "full_finetune", "training_tokens": 1e9},
+    }
     assert main(["estimate", _write(tmp_path, scenario)]) == 0
     text = capsys.readouterr().out
     assert "training" in text and "GPU-hours" in text and "$" in text

@@ -20,8 +20,22 @@ def _json(capsys: pytest.CaptureFixture) -> dict:
 
 
 def test_the_issue_command_line(capsys: pytest.CaptureFixture) -> None:
-    args = ["estimate", "--model", "llama-3.1-70b", "--kind", "inference", "--gpu",
-            "rtx-4090-24gb", "--tp", "2", "--context", "8k", "--users", "8", "--json"]
+    args = [
+        "estimate",
+        "--model",
+        "llama-3.1-70b",
+        "--kind",
+        "inference",
+        "--gpu",
+        "rtx-4090-24gb",
+        "--tp",
+        "2",
+        "--context",
+        "8k",
+        "--users",
+        "8",
+        "--json",
+    ]
     assert main(args) == 0
     s = _json(capsys)["scenario"]
     assert s["model"]["preset"] == "llama-3.1-70b"
@@ -32,18 +46,37 @@ def test_the_issue_command_line(capsys: pytest.CaptureFixture) -> None:
 
 
 def test_text_estimate_from_flags(capsys: pytest.CaptureFixture) -> None:
-    assert main(["estimate", "--model", "llama-3.1-8b", "--kind", "lora", "--gpu",
-                 "rtx-4090-24gb", "--context", "4k"]) == 0
+    assert (
+        main(
+            [
+                "estimate",
+                "--model",
+                "llama-3.1-8b",
+                "--kind",
+                "lora",
+                "--gpu",
+                "rtx-4090-24gb",
+                "--context",
+                "4k",
+            ]
+        )
+        == 0
+    )
     assert "RTX 4090" in capsys.readouterr().out
 
 
 def test_flags_override_a_file(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     path = tmp_path / "s.gpusizer.json"
-    path.write_text(json.dumps({"model": {"preset": "llama-3.1-8b"},
-                                "workload": {"kind": "full_finetune", "sequence_length": 2048},
-                                "parallelism": {"data": 4, "zero_stage": 3}}))
-    assert main(["estimate", str(path), "--context", "8k", "--tokens", "1T", "--dp", "8",
-                 "--json"]) == 0
+    path.write_text(
+        json.dumps(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {"kind": "full_finetune", "sequence_length": 2048},
+                "parallelism": {"data": 4, "zero_stage": 3},
+            }
+        )
+    )
+    assert main(["estimate", str(path), "--context", "8k", "--tokens", "1T", "--dp", "8", "--json"]) == 0
     s = _json(capsys)["scenario"]
     assert s["workload"]["sequence_length"] == 8192  # training: the sequence length
     assert s["workload"]["training_tokens"] == 1e12  # 1T, not 1 billion
@@ -51,8 +84,10 @@ def test_flags_override_a_file(tmp_path: Path, capsys: pytest.CaptureFixture) ->
 
 
 def test_dash_reads_stdin(monkeypatch, capsys: pytest.CaptureFixture) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(
-        {"model": {"preset": "gpt-2"}, "workload": {"kind": "inference"}})))
+    monkeypatch.setattr(
+        "sys.stdin",
+        io.StringIO(json.dumps({"model": {"preset": "gpt-2"}, "workload": {"kind": "inference"}})),
+    )
     assert main(["estimate", "-", "--users", "4", "--json"]) == 0
     s = _json(capsys)["scenario"]
     assert s["model"]["preset"] == "gpt-2" and s["workload"]["batch_size"] == 4
@@ -70,16 +105,18 @@ def test_plan_from_flags(capsys: pytest.CaptureFixture) -> None:
     assert _json(capsys)[0]["gpus"] >= 1
 
 
-@pytest.mark.parametrize(("args", "words"), [
-    (["--model", "llama-3.1-80b"], ["model.preset", "llama-3.1-70b", "did you mean"]),
-    (["--model", "llama-3.1-8b", "--gpu", "rtx4090"], ["hardware.gpu", "rtx-4090-24gb"]),
-    (["--model", "llama-3.1-8b", "--tokens", "2 TB"], ["--tokens", "bytes"]),
-    (["--model", "llama-3.1-8b", "--context", "1T"], ["--context", "1,024"]),
-    (["--model", "llama-3.1-8b", "--kind", "inference", "--context", "200"],
-     ["--context", "generated"]),
-    (["--model", "llama-3.1-8b", "--tp", "lots"], ["--tp", "lots"]),
-    ([], ["--model"]),
-])
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--model", "llama-3.1-80b"], ["model.preset", "llama-3.1-70b", "did you mean"]),
+        (["--model", "llama-3.1-8b", "--gpu", "rtx4090"], ["hardware.gpu", "rtx-4090-24gb"]),
+        (["--model", "llama-3.1-8b", "--tokens", "2 TB"], ["--tokens", "bytes"]),
+        (["--model", "llama-3.1-8b", "--context", "1T"], ["--context", "1,024"]),
+        (["--model", "llama-3.1-8b", "--kind", "inference", "--context", "200"], ["--context", "generated"]),
+        (["--model", "llama-3.1-8b", "--tp", "lots"], ["--tp", "lots"]),
+        ([], ["--model"]),
+    ],
+)
 def test_bad_flags_are_one_line_exit_2(capsys: pytest.CaptureFixture, args, words) -> None:
     assert main(["estimate", *args]) == 2
     captured = capsys.readouterr()
@@ -100,8 +137,7 @@ def _actions(parser: argparse.ArgumentParser):
 
 
 def test_every_argument_has_help() -> None:
-    missing = [(prog, a.option_strings or a.dest) for prog, a in _actions(_parser())
-               if not a.help]
+    missing = [(prog, a.option_strings or a.dest) for prog, a in _actions(_parser()) if not a.help]
     assert missing == []
 
 

@@ -21,28 +21,83 @@ from gpusizer.cli import main
 BASES: list[dict[str, Any]] = [
     {"model": {"preset": "gpt-2"}, "workload": {"kind": "pretraining"}},
     {"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "inference"}},
-    {"model": {"preset": "qwen2.5-0.5b"}, "workload": {"kind": "lora"},
-     "parallelism": {"data": 2, "zero_stage": 2}},
-    {"model": {"name": "tiny", "layers": 4, "hidden_size": 256, "attention_heads": 8,
-               "kv_heads": 2, "ffn_hidden_size": 688, "vocab_size": 32000},
-     "hardware": {"gpu": {"id": "my-gpu", "memory_bytes": 2**34,
-                          "dense_tflops": {"bf16": 100.0}}}},
+    {
+        "model": {"preset": "qwen2.5-0.5b"},
+        "workload": {"kind": "lora"},
+        "parallelism": {"data": 2, "zero_stage": 2},
+    },
+    {
+        "model": {
+            "name": "tiny",
+            "layers": 4,
+            "hidden_size": 256,
+            "attention_heads": 8,
+            "kv_heads": 2,
+            "ffn_hidden_size": 688,
+            "vocab_size": 32000,
+        },
+        "hardware": {"gpu": {"id": "my-gpu", "memory_bytes": 2**34, "dense_tflops": {"bf16": 100.0}}},
+    },
 ]
-FIELDS = [("model", "layers"), ("model", "hidden_size"), ("model", "attention_heads"),
-          ("model", "name"), ("model", "tied_embeddings"), ("model", "sliding_window"),
-          ("workload", "sequence_length"), ("workload", "micro_batch_size"),
-          ("workload", "batch_size"), ("workload", "training_tokens"),
-          ("workload", "lora_targets"), ("workload", "kind"), ("parallelism", "tensor"),
-          ("parallelism", "pipeline"), ("parallelism", "zero_stage"), ("precision", "weights"),
-          ("hardware", "gpu"), ("hardware", "gpus_per_node"), ("compute", "mfu"),
-          ("compute", "bandwidth_efficiency"), ("", "name")]
+FIELDS = [
+    ("model", "layers"),
+    ("model", "hidden_size"),
+    ("model", "attention_heads"),
+    ("model", "name"),
+    ("model", "tied_embeddings"),
+    ("model", "sliding_window"),
+    ("workload", "sequence_length"),
+    ("workload", "micro_batch_size"),
+    ("workload", "batch_size"),
+    ("workload", "training_tokens"),
+    ("workload", "lora_targets"),
+    ("workload", "kind"),
+    ("parallelism", "tensor"),
+    ("parallelism", "pipeline"),
+    ("parallelism", "zero_stage"),
+    ("precision", "weights"),
+    ("hardware", "gpu"),
+    ("hardware", "gpus_per_node"),
+    ("compute", "mfu"),
+    ("compute", "bandwidth_efficiency"),
+    ("", "name"),
+]
 # JSON text of hostile values: wrong types, limits, non-finite numbers, huge values
-VALUES = ["true", "false", "null", '"4096"', '""', '"' + "x" * 5000 + '"', "-1", "0", "0.5",
-          "4096.0", str(2**31), str(2**64), "1" + "0" * 400, "1" + "0" * 5000, "1e308",
-          "1e999", "NaN", "Infinity", "-Infinity", "[1, 2]", "[]", "{}", '{"a": 1}',
-          "[" * 5000 + "]" * 5000, json.dumps(list(range(3000))), '"h100-sxm-80gb"', "100000",
-          str(2**26), "65536", "1e-300", "5e-324", '{"id": "g", "dense_tflops": {"bf16": -5}}',
-          '{"id": "g", "dense_tflops": {"bf16": 1e-300}, "hbm_bandwidth_gb_per_s": 1e-300}']
+VALUES = [
+    "true",
+    "false",
+    "null",
+    '"4096"',
+    '""',
+    '"' + "x" * 5000 + '"',
+    "-1",
+    "0",
+    "0.5",
+    "4096.0",
+    str(2**31),
+    str(2**64),
+    "1" + "0" * 400,
+    "1" + "0" * 5000,
+    "1e308",
+    "1e999",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "[1, 2]",
+    "[]",
+    "{}",
+    '{"a": 1}',
+    "[" * 5000 + "]" * 5000,
+    json.dumps(list(range(3000))),
+    '"h100-sxm-80gb"',
+    "100000",
+    str(2**26),
+    "65536",
+    "1e-300",
+    "5e-324",
+    '{"id": "g", "dense_tflops": {"bf16": -5}}',
+    '{"id": "g", "dense_tflops": {"bf16": 1e-300}, "hbm_bandwidth_gb_per_s": 1e-300}',
+]
 
 
 def _with_value(base: dict[str, Any], block: str, key: str, value: str) -> str:
@@ -57,8 +112,9 @@ def _with_value(base: dict[str, Any], block: str, key: str, value: str) -> str:
 def bad_files(draw: st.DrawFn) -> bytes:
     base = draw(st.sampled_from(BASES))
     text = json.dumps(base)
-    kind = draw(st.sampled_from(["value", "value", "value", "encoding", "syntax", "twice",
-                                 "unknown", "binary"]))
+    kind = draw(
+        st.sampled_from(["value", "value", "value", "encoding", "syntax", "twice", "unknown", "binary"])
+    )
     if kind == "value":
         block, key = draw(st.sampled_from(FIELDS))
         text = _with_value(base, block, key, draw(st.sampled_from(VALUES)))
@@ -91,6 +147,7 @@ def _run(args: list[str]) -> tuple[int, str, str, float]:
 def _strict_json(text: str) -> Any:
     def refuse(name: str) -> None:
         raise AssertionError(f"{name} in --json output")
+
     return json.loads(text, parse_constant=refuse)
 
 

@@ -23,8 +23,10 @@ BAD_CONFIGS = sorted(p.name for p in DATA.glob("*.config.json"))
 
 def _strict(text: str) -> Any:
     """json.loads that refuses NaN and Infinity, as JavaScript and jq do."""
+
     def refuse(name: str) -> None:
         raise ValueError(f"{name} is not JSON")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -37,14 +39,14 @@ def _refused(capsys: pytest.CaptureFixture[str], code: int) -> str:
 
 @pytest.mark.parametrize("command", ["estimate", "plan"])
 @pytest.mark.parametrize("name", BAD_SCENARIOS)
-def test_each_hostile_scenario_is_one_line_exit_2(name: str, command: str,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_each_hostile_scenario_is_one_line_exit_2(
+    name: str, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     _refused(capsys, main([command, str(DATA / name), "--json"]))
 
 
 @pytest.mark.parametrize("name", BAD_CONFIGS)
-def test_each_hostile_config_is_one_line_exit_2(name: str,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_each_hostile_config_is_one_line_exit_2(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     _refused(capsys, main(["import-config", str(DATA / name)]))
 
 
@@ -67,11 +69,12 @@ class _FullDisk:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
-@pytest.mark.parametrize("args", [["presets"], ["gpus"], ["estimate", "{f}", "--json"],
-                                  ["plan", "{f}"], ["import-config", "{c}"]])
-def test_output_on_a_full_disk_is_one_line_exit_2(tmp_path: Path, args: list[str],
-                                                  monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "args", [["presets"], ["gpus"], ["estimate", "{f}", "--json"], ["plan", "{f}"], ["import-config", "{c}"]]
+)
+def test_output_on_a_full_disk_is_one_line_exit_2(
+    tmp_path: Path, args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     scenario = tmp_path / "s.gpusizer.json"
     scenario.write_text('{"model": {"preset": "gpt-2"}, "workload": {"kind": "inference"}}')
     config = Path(__file__).parents[1] / "io" / "configs" / "gpt-2.json"
@@ -85,17 +88,24 @@ def test_output_on_a_full_disk_is_one_line_exit_2(tmp_path: Path, args: list[str
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
 def test_dev_full_for_real() -> None:
     with open("/dev/full", "w") as full:
-        res = subprocess.run([sys.executable, "-m", "gpusizer.cli", "gpus"], stdout=full,
-                             stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+        res = subprocess.run(
+            [sys.executable, "-m", "gpusizer.cli", "gpus"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     assert res.returncode == 2
-    assert res.stderr.splitlines() == ["error: output: cannot write to standard output: "
-                                       "No space left on device"]
+    assert res.stderr.splitlines() == [
+        "error: output: cannot write to standard output: No space left on device"
+    ]
 
 
 @pytest.mark.parametrize("args", [["gpus"], ["estimate", "{f}"], ["plan", "{f}", "--json"]])
 def test_a_bad_user_gpu_entry_is_skipped_with_one_warning(
-        tmp_path: Path, args: list[str], monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, args: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv(USER_GPUS_ENV, str(DATA / "user-gpus-wrong-type.json"))
     scenario = tmp_path / "s.gpusizer.json"
     scenario.write_text('{"model": {"preset": "gpt-2"}, "workload": {"kind": "inference"}}')
@@ -105,8 +115,9 @@ def test_a_bad_user_gpu_entry_is_skipped_with_one_warning(
     assert "'lab-card'" in err and "memory_bytes" in err
 
 
-def test_a_user_gpu_can_be_used_by_id(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_user_gpu_can_be_used_by_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv(USER_GPUS_ENV, str(DATA / "user-gpus-wrong-type.json"))
     scenario = tmp_path / "s.gpusizer.json"
     scenario.write_text('{"model": {"preset": "gpt-2"}, "hardware": {"gpu": "ok-card"}}')
@@ -115,21 +126,21 @@ def test_a_user_gpu_can_be_used_by_id(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 @pytest.mark.parametrize("command", ["estimate", "plan"])
-def test_json_output_is_strict(tmp_path: Path, command: str,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_output_is_strict(tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
     scenario = tmp_path / "s.gpusizer.json"
-    scenario.write_text(json.dumps({"model": {"preset": "gpt-2"},
-                                    "workload": {"training_tokens": 1e18}}))
+    scenario.write_text(json.dumps({"model": {"preset": "gpt-2"}, "workload": {"training_tokens": 1e18}}))
     assert main([command, str(scenario), "--json"]) == 0
     assert _strict(capsys.readouterr().out)
 
 
 def test_plan_returns_for_the_largest_model_the_limits_allow(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # 10^5 layers (the limit): the search's PP candidates stop at 128 stages, so this is as
     # quick as 128 layers (it hung with 10^9 layers before the limits).
     scenario = tmp_path / "s.gpusizer.json"
-    scenario.write_text('{"model": {"preset": "llama-3.2-1b", "layers": 100000}, '
-                        '"workload": {"kind": "inference"}}')
+    scenario.write_text(
+        '{"model": {"preset": "llama-3.2-1b", "layers": 100000}, "workload": {"kind": "inference"}}'
+    )
     assert main(["plan", str(scenario), "--json"]) == 0
     assert isinstance(_strict(capsys.readouterr().out), list)

@@ -11,10 +11,11 @@ import pytest
 
 from gpusizer.cli import main
 
-SERVE = {"model": {"preset": "qwen3-32b"},
-         "workload": {"kind": "inference", "prompt_tokens": 32768, "generated_tokens": 1024}}
-TRAIN = {"model": {"preset": "llama-3.1-8b"},
-         "workload": {"kind": "lora", "training_tokens": 1e8}}
+SERVE = {
+    "model": {"preset": "qwen3-32b"},
+    "workload": {"kind": "inference", "prompt_tokens": 32768, "generated_tokens": 1024},
+}
+TRAIN = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora", "training_tokens": 1e8}}
 
 
 def _write(tmp_path: Path, data: Any) -> str:
@@ -30,7 +31,8 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def test_table_has_one_row_per_gpu_and_the_serving_columns(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from gpusizer.core.presets import gpu_presets
 
     code, out, err = _run(capsys, _write(tmp_path, SERVE))
@@ -45,10 +47,20 @@ def test_table_has_one_row_per_gpu_and_the_serving_columns(
     assert "Pareto front" in out
 
 
-def test_json_is_compare_gpus_and_filters_apply(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, _write(tmp_path, SERVE), "--json", "--vendor", "amd",
-                        "--category", "datacenter", "--min-memory", "100", "--sort", "speed")
+def test_json_is_compare_gpus_and_filters_apply(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(
+        capsys,
+        _write(tmp_path, SERVE),
+        "--json",
+        "--vendor",
+        "amd",
+        "--category",
+        "datacenter",
+        "--min-memory",
+        "100",
+        "--sort",
+        "speed",
+    )
     options = json.loads(out)
     assert code == 0 and {o["vendor"] for o in options} == {"AMD"}
     assert {o["gpu"] for o in options} == {"mi300x-192gb", "mi325x-256gb", "mi355x-288gb"}
@@ -56,8 +68,7 @@ def test_json_is_compare_gpus_and_filters_apply(tmp_path: Path,
     assert pace == sorted(pace, reverse=True)
 
 
-def test_margin_whole_nodes_and_gpus(tmp_path: Path,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_margin_whole_nodes_and_gpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, SERVE)
     _, out, _ = _run(capsys, path, "--json", "--gpus", "b200-192gb", "--whole-nodes")
     (b200,) = json.loads(out)
@@ -68,22 +79,35 @@ def test_margin_whole_nodes_and_gpus(tmp_path: Path,
 
 
 def test_training_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, _write(tmp_path, TRAIN), "--gpus", "h100-sxm-80gb",
-                        "a100-sxm-80gb", "--basis", "owned", "--electricity", "0.2")
+    code, out, _ = _run(
+        capsys,
+        _write(tmp_path, TRAIN),
+        "--gpus",
+        "h100-sxm-80gb",
+        "a100-sxm-80gb",
+        "--basis",
+        "owned",
+        "--electricity",
+        "0.2",
+    )
     head = out.splitlines()[0]
     assert code == 0 and "Time" in head and "$ to train" in head and "TTFT" not in head
     assert "Cost basis: owning" in out
 
 
-@pytest.mark.parametrize(("args", "field"), [
-    (["--gpus", "no-such-gpu"], "gpus"),
-    (["--vendor", "Nvidea"], "vendor"),
-    (["--margin", "1.5"], "margin"),
-    (["--electricity", "-1"], "electricity"),
-    (["--sort", "price"], "invalid choice"),
-])
-def test_bad_arguments_are_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                           args: list[str], field: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--gpus", "no-such-gpu"], "gpus"),
+        (["--vendor", "Nvidea"], "vendor"),
+        (["--margin", "1.5"], "margin"),
+        (["--electricity", "-1"], "electricity"),
+        (["--sort", "price"], "invalid choice"),
+    ],
+)
+def test_bad_arguments_are_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], field: str
+) -> None:
     code, out, err = _run(capsys, _write(tmp_path, SERVE), *args)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert err.startswith("error:") and field in err

@@ -23,13 +23,17 @@ def test_json_has_the_model_and_the_checkpoint_precision(capsys: pytest.CaptureF
     code, out, err = _run(capsys, str(CONFIGS / "gpt-oss-120b.json"))
     assert code == 0 and err == ""
     r = json.loads(out)
-    assert r["model"]["checkpoint_precision"] == r["precision"] == {
-        "weights": "mxfp4", "quantization_rule": "mxfp4-experts"}
+    assert (
+        r["model"]["checkpoint_precision"]
+        == r["precision"]
+        == {"weights": "mxfp4", "quantization_rule": "mxfp4-experts"}
+    )
     assert r["name"] == "gpt-oss-120b"
 
 
 def test_scenario_loads_and_estimates_at_the_checkpoint_precision(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
     code, out, _ = _run(capsys, str(CONFIGS / "gpt-oss-120b.json"), "--scenario")
     assert code == 0
     path = tmp_path / "s.gpusizer.json"

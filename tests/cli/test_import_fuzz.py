@@ -18,15 +18,35 @@ from tests.io.gguf_files import T, write_gguf
 from .test_cli_fuzz import VALUES, _run, _strict_json
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-KV = {"general.name": "fuzz", "llama.block_count": 1, "llama.embedding_length": 64,
-      "llama.attention.head_count": 4, "llama.attention.head_count_kv": 2,
-      "llama.feed_forward_length": 128, "llama.context_length": 512, "general.file_type": 1,
-      "tokenizer.ggml.tokens": [f"t{i}" for i in range(100)]}
-TENSORS = [("token_embd.weight", (64, 100), T.F16), ("output_norm.weight", (64,), T.F32),
-           *((f"blk.0.{n}.weight", d, T.F16) for n, d in (
-               ("attn_q", (64, 64)), ("attn_k", (64, 32)), ("attn_v", (64, 32)),
-               ("attn_output", (64, 64)), ("ffn_gate", (64, 128)), ("ffn_up", (64, 128)),
-               ("ffn_down", (128, 64)), ("attn_norm", (64,)), ("ffn_norm", (64,))))]
+KV = {
+    "general.name": "fuzz",
+    "llama.block_count": 1,
+    "llama.embedding_length": 64,
+    "llama.attention.head_count": 4,
+    "llama.attention.head_count_kv": 2,
+    "llama.feed_forward_length": 128,
+    "llama.context_length": 512,
+    "general.file_type": 1,
+    "tokenizer.ggml.tokens": [f"t{i}" for i in range(100)],
+}
+TENSORS = [
+    ("token_embd.weight", (64, 100), T.F16),
+    ("output_norm.weight", (64,), T.F32),
+    *(
+        (f"blk.0.{n}.weight", d, T.F16)
+        for n, d in (
+            ("attn_q", (64, 64)),
+            ("attn_k", (64, 32)),
+            ("attn_v", (64, 32)),
+            ("attn_output", (64, 64)),
+            ("ffn_gate", (64, 128)),
+            ("ffn_up", (64, 128)),
+            ("ffn_down", (128, 64)),
+            ("attn_norm", (64,)),
+            ("ffn_norm", (64,)),
+        )
+    ),
+]
 
 
 def _valid_gguf() -> bytes:
@@ -76,20 +96,44 @@ def test_mutated_gguf(content: bytes) -> None:
         _check(["import", str(path)])
 
 
-QUANT_KEYS = ["quant_method", "bits", "group_size", "modules_to_not_convert", "ignore",
-              "load_in_4bit", "bnb_4bit_quant_type", "config_groups", "quant_algo",
-              "weight_block_size", "lm_head"]
-METHODS = ['"gptq"', '"awq"', '"fp8"', '"fbgemm_fp8"', '"compressed-tensors"', '"modelopt"',
-           '"mxfp4"', '"bitsandbytes"', '"hqq"']
+QUANT_KEYS = [
+    "quant_method",
+    "bits",
+    "group_size",
+    "modules_to_not_convert",
+    "ignore",
+    "load_in_4bit",
+    "bnb_4bit_quant_type",
+    "config_groups",
+    "quant_algo",
+    "weight_block_size",
+    "lm_head",
+]
+METHODS = [
+    '"gptq"',
+    '"awq"',
+    '"fp8"',
+    '"fbgemm_fp8"',
+    '"compressed-tensors"',
+    '"modelopt"',
+    '"mxfp4"',
+    '"bitsandbytes"',
+    '"hqq"',
+]
 
 
 @FAST
 @given(st.sampled_from(METHODS), st.sampled_from(QUANT_KEYS), st.sampled_from(VALUES))
 def test_hostile_quantization_config(method: str, key: str, value: str) -> None:
-    cfg: dict[str, Any] = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
-                           "num_attention_heads": 4, "intermediate_size": 128,
-                           "vocab_size": 100, "quantization_config": {"quant_method": "@M@",
-                                                                      key: "@V@"}}
+    cfg: dict[str, Any] = {
+        "model_type": "llama",
+        "num_hidden_layers": 2,
+        "hidden_size": 64,
+        "num_attention_heads": 4,
+        "intermediate_size": 128,
+        "vocab_size": 100,
+        "quantization_config": {"quant_method": "@M@", key: "@V@"},
+    }
     text = json.dumps(cfg).replace('"@M@"', method).replace('"@V@"', value)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "config.json"

@@ -37,14 +37,18 @@ def test_plan_text_prints_a_table(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "TP 1 x PP 1 x DP 1" in out
 
 
-@pytest.mark.parametrize("content", [
-    "{not json",
-    {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference", "batch": 2}},
-    {"model": {"preset": "llama-3.1-8b"}, "parallelism": {"tensor": 3}},
-    {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}, "framework": "vllm"},
-])
-def test_bad_file_is_one_line_on_stderr_exit_2(tmp_path: Path, content: Any,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference", "batch": 2}},
+        {"model": {"preset": "llama-3.1-8b"}, "parallelism": {"tensor": 3}},
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}, "framework": "vllm"},
+    ],
+)
+def test_bad_file_is_one_line_on_stderr_exit_2(
+    tmp_path: Path, content: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["plan", _write(tmp_path, content), "--json"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and err.startswith("error:")

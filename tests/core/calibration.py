@@ -23,20 +23,30 @@ def llama_block(cfg: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def training_scenario(rec: dict[str, Any], model: dict[str, Any] | None = None
-                      ) -> dict[str, Any]:
+def training_scenario(rec: dict[str, Any], model: dict[str, Any] | None = None) -> dict[str, Any]:
     """The scenario a measured training record describes (HF Trainer-like single GPU); the
     model block defaults to the record's Llama config."""
     i = rec["inputs"]
     param, compute = DTYPE[i["param_dtype"]], DTYPE[i["compute_dtype"]]
     return {
         "model": model or llama_block(i["config"]),
-        "workload": {"kind": "pretraining", "sequence_length": i["seq_len"],
-                     "micro_batch_size": i["micro_batch"]},
-        "precision": {"weights": param, "activations": compute, "gradients": param,
-                      "master_weights": None, "optimizer": "adamw", "optimizer_states": param},
-        "parallelism": {"recompute": "full" if i["gradient_checkpointing"] else "none",
-                        "attention": "eager" if i["attn_implementation"] == "eager" else "flash"},
+        "workload": {
+            "kind": "pretraining",
+            "sequence_length": i["seq_len"],
+            "micro_batch_size": i["micro_batch"],
+        },
+        "precision": {
+            "weights": param,
+            "activations": compute,
+            "gradients": param,
+            "master_weights": None,
+            "optimizer": "adamw",
+            "optimizer_states": param,
+        },
+        "parallelism": {
+            "recompute": "full" if i["gradient_checkpointing"] else "none",
+            "attention": "eager" if i["attn_implementation"] == "eager" else "flash",
+        },
         "framework": "huggingface",
         "overhead": {"cuda_context_bytes": 0, "workspace_bytes": 0, "allocator_fraction": 0.0},
     }

@@ -18,21 +18,40 @@ def moe_replays() -> list[Replay]:
     """The gpt-oss records, each in its own settings (the replayed release in the record's
     ``engine_version_note``)."""
     return [
-        Replay(MARLIN_10, _vllm("gpt-oss-120b", "0.11.0"), [
-            ("weights GiB (Marlin layout)", w, logged(MARLIN_10, "weights")),
-            ("available KV GiB", available, logged(MARLIN_10, "kv_cache"))], starts=False),
-        Replay(BATCH_1024, _vllm("gpt-oss-120b", "0.11.0", memory_fraction=0.95,
-                                 prefill_chunk_tokens=1024), [
-            ("available KV GiB", available, logged(BATCH_1024, "kv_cache")),
-            ("KV needed by one request GiB", needed,
-             logged_after(BATCH_1024, "(131072), (", "error"))], starts=False),
-        Replay(TRITON_14, _vllm("gpt-oss-120b", "0.19.0", memory_fraction=0.97,
-                                max_context=5120, max_sequences=1), [
-            ("weights GiB (Triton layout)", w, logged(TRITON_14, "weights"))], starts=False,
-            known={"starts": "ran out of memory after the load at 0.97; where is not in the "
-                             "excerpt (the estimate leaves 12 GiB of pool)"}),
-        Replay(A100_20B, _vllm("gpt-oss-20b", "0.19.0", "a100-sxm-80gb", memory_fraction=0.65,
-                               max_context=131072), [
-            ("weights GiB (Marlin layout)", w, logged(A100_20B, "weights")),
-            ("available KV GiB", available, logged(A100_20B, "kv_cache"))]),
+        Replay(
+            MARLIN_10,
+            _vllm("gpt-oss-120b", "0.11.0"),
+            [
+                ("weights GiB (Marlin layout)", w, logged(MARLIN_10, "weights")),
+                ("available KV GiB", available, logged(MARLIN_10, "kv_cache")),
+            ],
+            starts=False,
+        ),
+        Replay(
+            BATCH_1024,
+            _vllm("gpt-oss-120b", "0.11.0", memory_fraction=0.95, prefill_chunk_tokens=1024),
+            [
+                ("available KV GiB", available, logged(BATCH_1024, "kv_cache")),
+                ("KV needed by one request GiB", needed, logged_after(BATCH_1024, "(131072), (", "error")),
+            ],
+            starts=False,
+        ),
+        Replay(
+            TRITON_14,
+            _vllm("gpt-oss-120b", "0.19.0", memory_fraction=0.97, max_context=5120, max_sequences=1),
+            [("weights GiB (Triton layout)", w, logged(TRITON_14, "weights"))],
+            starts=False,
+            known={
+                "starts": "ran out of memory after the load at 0.97; where is not in the "
+                "excerpt (the estimate leaves 12 GiB of pool)"
+            },
+        ),
+        Replay(
+            A100_20B,
+            _vllm("gpt-oss-20b", "0.19.0", "a100-sxm-80gb", memory_fraction=0.65, max_context=131072),
+            [
+                ("weights GiB (Marlin layout)", w, logged(A100_20B, "weights")),
+                ("available KV GiB", available, logged(A100_20B, "kv_cache")),
+            ],
+        ),
     ]

@@ -1,5 +1,6 @@
-"""Scenarios of the measured PEFT / QLoRA records (scripts/measure_peft.py), shared by the
-calibration replays."""
+"""Scenarios of the measured training records: PEFT / QLoRA (scripts/measure_peft.py) and
+techniques (scripts/measure_techniques.py), shared by the calibration replays and
+scripts/compare_training.py."""
 
 from __future__ import annotations
 
@@ -9,9 +10,18 @@ from gpusizer import import_hf_config
 
 NO_OVERHEAD = {"cuda_context_bytes": 0, "workspace_bytes": 0, "allocator_fraction": 0.0}
 # PEFT module names -> scenario targets (a fused module is named by its parts)
-TARGET = {"q_proj": ("q",), "k_proj": ("k",), "v_proj": ("v",), "o_proj": ("o",),
-          "gate_proj": ("gate",), "up_proj": ("up",), "down_proj": ("down",),
-          "qkv_proj": ("q", "k", "v"), "gate_up_proj": ("gate", "up"), "lm_head": ("lm_head",)}
+TARGET = {
+    "q_proj": ("q",),
+    "k_proj": ("k",),
+    "v_proj": ("v",),
+    "o_proj": ("o",),
+    "gate_proj": ("gate",),
+    "up_proj": ("up",),
+    "down_proj": ("down",),
+    "qkv_proj": ("q", "k", "v"),
+    "gate_up_proj": ("gate", "up"),
+    "lm_head": ("lm_head",),
+}
 ADAPTER_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
 
 
@@ -24,16 +34,30 @@ def peft_scenario(rec: dict[str, Any]) -> dict[str, Any]:
     weights = "nf4_single" if i.get("double_quant") is False else "bf16"
     return {
         "model": import_hf_config(i["config"]),
-        "workload": {"kind": i["workload"], "sequence_length": i["seq_len"],
-                     "micro_batch_size": i["micro_batch"], "lora_rank": i["lora"]["r"],
-                     "lora_targets": targets, "lora_dropout": i["lora"]["lora_dropout"],
-                     "kbit_prepare": i["kbit_prepare"]},
-        "precision": {"weights": weights, "activations": "bf16", "gradients": "fp32",
-                      "master_weights": None, "optimizer": "adamw", "optimizer_states": "fp32",
-                      "adapters": "fp32"},
-        "parallelism": {"recompute": "full" if i["gradient_checkpointing"] else "none",
-                        "attention": "eager" if i["attn_implementation"] == "eager" else "flash"},
-        "framework": "huggingface", "overhead": NO_OVERHEAD,
+        "workload": {
+            "kind": i["workload"],
+            "sequence_length": i["seq_len"],
+            "micro_batch_size": i["micro_batch"],
+            "lora_rank": i["lora"]["r"],
+            "lora_targets": targets,
+            "lora_dropout": i["lora"]["lora_dropout"],
+            "kbit_prepare": i["kbit_prepare"],
+        },
+        "precision": {
+            "weights": weights,
+            "activations": "bf16",
+            "gradients": "fp32",
+            "master_weights": None,
+            "optimizer": "adamw",
+            "optimizer_states": "fp32",
+            "adapters": "fp32",
+        },
+        "parallelism": {
+            "recompute": "full" if i["gradient_checkpointing"] else "none",
+            "attention": "eager" if i["attn_implementation"] == "eager" else "flash",
+        },
+        "framework": "huggingface",
+        "overhead": NO_OVERHEAD,
     }
 
 
@@ -44,3 +68,50 @@ def cpu_dropout_excess(rec: dict[str, Any]) -> float:
     noise = rec["measured"]["activation_breakdown"].get("lora_dropout_noise", 0)
     a = ADAPTER_BYTES[rec["inputs"]["lora"]["adapter_dtype"]]
     return noise * (1 - 1 / a)
+
+
+# measured loss -> (workload.loss, compile_loss): LinearCrossEntropyLoss saves what the chunked
+# loss saves (its forward transient is smaller: ``chunked`` is its upper bound)
+LOSS = {
+    "full": ("full", False),
+    "chunked": ("chunked", False),
+    "chunked_compiled": ("chunked", True),
+    "linear_ce": ("chunked", False),
+    "linear_ce_compiled": ("chunked", True),
+    "fused": ("fused", False),
+}
+
+
+def technique_scenario(rec: dict[str, Any]) -> dict[str, Any]:
+    """Full fine-tuning in bf16 with bf16 AdamW states and no fp32 master (torchtune's
+    ``dtype: bf16``), with the record's loss, optimizer and optimizer-in-backward."""
+    i = rec["inputs"]
+    name = i["optimizer"]
+    opt = ("paged_adamw_8bit" if "paged" in name else "adamw_8bit") if "8bit" in name else "adamw"
+    loss, compiled = LOSS[i["loss"]]
+    return {
+        "model": import_hf_config(i["config"]),
+        "workload": {
+            "kind": "full_finetune",
+            "sequence_length": i["seq_len"],
+            "micro_batch_size": i["micro_batch"],
+            "loss": loss,
+            "compile_loss": compiled,
+            "loss_chunks": i["loss_chunks"] if loss == "chunked" else None,
+        },
+        "precision": {
+            "weights": "bf16",
+            "activations": "bf16",
+            "gradients": "bf16",
+            "master_weights": None,
+            "optimizer": opt,
+            "optimizer_states": "bf16",
+        },
+        "parallelism": {
+            "recompute": "full" if i["gradient_checkpointing"] else "none",
+            "attention": "eager" if i["attn_implementation"] == "eager" else "flash",
+            "optimizer_in_backward": "in_backward" in name,
+        },
+        "framework": "huggingface",
+        "overhead": NO_OVERHEAD,
+    }

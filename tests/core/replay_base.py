@@ -22,8 +22,7 @@ from gpusizer.core.scenario import parse_scenario
 from gpusizer.core.serving import engine_memory
 
 GiB, MiB = 2**30, 2**20
-LOGS = {r["id"]: r for r in json.loads(
-    (Path(__file__).parent / "data" / "engine-logs.json").read_text())}
+LOGS = {r["id"]: r for r in json.loads((Path(__file__).parent / "data" / "engine-logs.json").read_text())}
 TOLERANCE = 0.10  # the issue's: every replayed figure within 10 %
 
 
@@ -92,12 +91,17 @@ class Replay:
         return Run(est, em, cuda_total_bytes(gpu))
 
 
-def _vllm(preset: str, version: str, gpu: str = "h100-sxm-80gb", tp: int = 1, pp: int = 1,
-          **serving: Any) -> dict[str, Any]:
-    return {"model": {"preset": preset}, "workload": {"kind": "inference"},
-            "framework": "vllm", "hardware": {"gpu": gpu},
-            "parallelism": {"tensor": tp, "pipeline": pp},
-            "serving": {"engine_version": version, **serving}}
+def _vllm(
+    preset: str, version: str, gpu: str = "h100-sxm-80gb", tp: int = 1, pp: int = 1, **serving: Any
+) -> dict[str, Any]:
+    return {
+        "model": {"preset": preset},
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+        "hardware": {"gpu": gpu},
+        "parallelism": {"tensor": tp, "pipeline": pp},
+        "serving": {"engine_version": version, **serving},
+    }
 
 
 def _with(sc: dict[str, Any], **blocks: dict[str, Any]) -> dict[str, Any]:

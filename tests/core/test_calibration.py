@@ -29,8 +29,7 @@ def test_training_records(measured: dict) -> None:
             ("weights", pg["weights"], m["param_bytes"], 0.01),
             ("gradients", pg["gradients"], m["grad_bytes"], 0.01),
             ("optimizer", pg["optimizer"], m["optimizer_state_bytes"], 0.01),
-            ("activations", pg["activations"],
-             m["saved_for_backward"]["activation_bytes"], 0.05),
+            ("activations", pg["activations"], m["saved_for_backward"]["activation_bytes"], 0.05),
             ("peak", pg["total"] - pg["overhead"], live["peak_bytes"], 0.10),
         ]
         for name, got, want, tol in checks:
@@ -48,13 +47,22 @@ def test_training_records_are_near_exact(measured: dict) -> None:
 def test_kv_cache_records(measured: dict) -> None:
     for rec in measured["kv_cache"]:
         i = rec["inputs"]
-        rep = estimate_report({
-            "model": llama_block(i["config"]),
-            "workload": {"kind": "inference", "batch_size": i["batch"],
-                         "prompt_tokens": i["prompt_len"], "generated_tokens": i["decode_steps"]},
-            "precision": {"weights": DTYPE[i["dtype"]], "kv_cache": DTYPE[i["dtype"]],
-                          "activations": DTYPE[i["dtype"]]},
-        })
+        rep = estimate_report(
+            {
+                "model": llama_block(i["config"]),
+                "workload": {
+                    "kind": "inference",
+                    "batch_size": i["batch"],
+                    "prompt_tokens": i["prompt_len"],
+                    "generated_tokens": i["decode_steps"],
+                },
+                "precision": {
+                    "weights": DTYPE[i["dtype"]],
+                    "kv_cache": DTYPE[i["dtype"]],
+                    "activations": DTYPE[i["dtype"]],
+                },
+            }
+        )
         want = rec["measured"]["kv_cache_tensor_bytes"]
         assert rep["per_gpu"]["kv_cache"] == pytest.approx(want, rel=0.01), rec["id"]
 

@@ -15,15 +15,46 @@ from tests.core.test_catalog import CATALOG, IDS
 
 # The issue's list, one id per device it names (MI250X as the GCD software sees).
 ISSUE_13_IDS = (
-    "a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-80gb", "h100-pcie-80gb", "h100-sxm-80gb",
-    "h100-nvl-94gb", "h200-141gb", "h20-96gb", "b200-192gb", "b300-288gb", "gb200-186gb",
-    "gb300-288gb", "l4-24gb", "l40s-48gb", "a10-24gb", "rtx-6000-ada-48gb",
-    "rtx-pro-6000-blackwell-96gb", "rtx-3060-12gb", "rtx-3090-24gb", "rtx-4060-ti-16gb",
-    "rtx-4080-16gb", "rtx-4090-24gb", "rtx-5060-ti-16gb", "rtx-5070-ti-16gb", "rtx-5080-16gb",
-    "rtx-5090-32gb", "mi250x-gcd-64gb", "mi300x-192gb", "mi325x-256gb", "mi355x-288gb",
-    "rx-7900-xtx-24gb", "radeon-pro-w7900-48gb", "gaudi-2-96gb", "gaudi-3-128gb",
-    "arc-pro-b60-24gb", "apple-m4-max-128gb", "apple-m3-ultra-256gb", "apple-m3-ultra-512gb",
-    "dgx-spark-128gb", "ryzen-ai-max-395-128gb",
+    "a100-sxm-40gb",
+    "a100-sxm-80gb",
+    "a100-pcie-80gb",
+    "h100-pcie-80gb",
+    "h100-sxm-80gb",
+    "h100-nvl-94gb",
+    "h200-141gb",
+    "h20-96gb",
+    "b200-192gb",
+    "b300-288gb",
+    "gb200-186gb",
+    "gb300-288gb",
+    "l4-24gb",
+    "l40s-48gb",
+    "a10-24gb",
+    "rtx-6000-ada-48gb",
+    "rtx-pro-6000-blackwell-96gb",
+    "rtx-3060-12gb",
+    "rtx-3090-24gb",
+    "rtx-4060-ti-16gb",
+    "rtx-4080-16gb",
+    "rtx-4090-24gb",
+    "rtx-5060-ti-16gb",
+    "rtx-5070-ti-16gb",
+    "rtx-5080-16gb",
+    "rtx-5090-32gb",
+    "mi250x-gcd-64gb",
+    "mi300x-192gb",
+    "mi325x-256gb",
+    "mi355x-288gb",
+    "rx-7900-xtx-24gb",
+    "radeon-pro-w7900-48gb",
+    "gaudi-2-96gb",
+    "gaudi-3-128gb",
+    "arc-pro-b60-24gb",
+    "apple-m4-max-128gb",
+    "apple-m3-ultra-256gb",
+    "apple-m3-ultra-512gb",
+    "dgx-spark-128gb",
+    "ryzen-ai-max-395-128gb",
 )
 CATEGORIES = {"datacenter", "workstation", "consumer", "unified_memory"}
 ID_RULE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")  # lowercase words joined by "-"
@@ -51,8 +82,9 @@ def test_id_class_and_memory_type(gpu_id: str) -> None:
 def test_every_price_has_a_source_and_a_date(gpu_id: str) -> None:
     spec = gpu_spec(gpu_id)
     for price, date, source in (
-            (spec.list_price_usd, spec.list_price_date, spec.list_price_source),
-            (spec.price_per_hour, spec.price_per_hour_date, spec.price_per_hour_source)):
+        (spec.list_price_usd, spec.list_price_date, spec.list_price_source),
+        (spec.price_per_hour, spec.price_per_hour_date, spec.price_per_hour_source),
+    ):
         if price is None:
             assert date is None and source is None
             continue
@@ -102,13 +134,15 @@ def test_saved_mi250x_scenario_still_loads() -> None:
     """A scenario saved with the old package id estimates against one 64 GB GCD."""
     import gpusizer
 
-    rep = gpusizer.estimate_report({"model": {"preset": "llama-3.1-8b"},
-                                    "hardware": {"gpu": "mi250x-128gb", "gpus_per_node": 4}})
+    rep = gpusizer.estimate_report(
+        {"model": {"preset": "llama-3.1-8b"}, "hardware": {"gpu": "mi250x-128gb", "gpus_per_node": 4}}
+    )
     assert rep["scenario"]["hardware"]["gpu"] == "mi250x-128gb"
     assert rep["gpu"]["id"] == "mi250x-gcd-64gb"
     assert rep["gpu"]["memory_bytes"] == 68702699520  # ROCm KFD total of one GCD
-    options = solver.plan({"model": {"preset": "llama-3.1-8b"},
-                          "workload": {"kind": "inference"}}, gpus=["mi250x-128gb"])
+    options = solver.plan(
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}, gpus=["mi250x-128gb"]
+    )
     assert [o["gpu"] for o in options] == ["mi250x-gcd-64gb"]
 
 

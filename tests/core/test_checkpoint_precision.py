@@ -19,8 +19,11 @@ GiB = 2**30
 
 
 def _serve(preset: str, **precision: object) -> dict:
-    s: dict = {"model": {"preset": preset}, "workload": {"kind": "inference"},
-               "hardware": {"gpu": "h200-141gb"}}
+    s: dict = {
+        "model": {"preset": preset},
+        "workload": {"kind": "inference"},
+        "hardware": {"gpu": "h200-141gb"},
+    }
     if precision:
         s["precision"] = precision
     return s
@@ -38,9 +41,14 @@ def test_gpt_oss_serves_as_released(preset: str, gib: float):
 def test_gpt_oss_120b_fits_one_80gb_gpu():
     # model card: "gpt-oss-120b ... fits into a single 80GB GPU" (H100 80GB); served by vLLM
     # with a 32k context (at bf16 the weights alone are 217.6 GiB)
-    rep = estimate_report({"model": {"preset": "gpt-oss-120b"}, "framework": "vllm",
-                           "workload": {"kind": "inference", "prompt_tokens": 2048},
-                           "serving": {"max_context": 32768}})
+    rep = estimate_report(
+        {
+            "model": {"preset": "gpt-oss-120b"},
+            "framework": "vllm",
+            "workload": {"kind": "inference", "prompt_tokens": 2048},
+            "serving": {"max_context": 32768},
+        }
+    )
     assert rep["per_gpu"]["weights"] < 80e9 and rep["serving"]["starts"] and rep["fits"]
 
 
@@ -52,7 +60,9 @@ def test_fp8_releases_follow_their_quantization_config(preset: str):
     s = parse_scenario(_serve(preset))
     assert (s.precision.weights, s.precision.quantization_rule) == ("fp8", "fp8-block")
     assert import_hf_config(cfg)["checkpoint_precision"] == {
-        "weights": "fp8", "quantization_rule": "fp8-block"}
+        "weights": "fp8",
+        "quantization_rule": "fp8-block",
+    }
 
 
 def test_deepseek_v3_fp8_is_half_the_bf16_weights():
@@ -91,20 +101,28 @@ def test_presets_without_a_quantised_release_are_unchanged():
 
 
 def test_modules_in_a_model_block_are_hashable_and_estimate():
-    block = {"preset": "mixtral-8x7b", "checkpoint_precision": {
-        "weights": "gguf_q4_k", "quantization_rule": "uniform",
-        "modules": {"norms": "fp32", "lm_head": "gguf_q6_k"}}}
+    block = {
+        "preset": "mixtral-8x7b",
+        "checkpoint_precision": {
+            "weights": "gguf_q4_k",
+            "quantization_rule": "uniform",
+            "modules": {"norms": "fp32", "lm_head": "gguf_q6_k"},
+        },
+    }
     rep = estimate_report({"model": block, "workload": {"kind": "inference"}})
     assert rep["scenario"]["precision"]["modules"] == {"norms": "fp32", "lm_head": "gguf_q6_k"}
     assert hash(parse_scenario(rep["scenario"]).model)
 
 
-@pytest.mark.parametrize("bad, field", [
-    ({"weights": "fp7"}, "model.checkpoint_precision.weights"),
-    ({"weights": "fp8", "quantization_rule": "nope"}, "model.checkpoint_precision"),
-    ({"weights": "fp8", "modules": {"heads": "fp8"}}, "model.checkpoint_precision.modules"),
-    ({"weights": "fp8", "extra": 1}, "model.checkpoint_precision.extra"),
-])
+@pytest.mark.parametrize(
+    "bad, field",
+    [
+        ({"weights": "fp7"}, "model.checkpoint_precision.weights"),
+        ({"weights": "fp8", "quantization_rule": "nope"}, "model.checkpoint_precision"),
+        ({"weights": "fp8", "modules": {"heads": "fp8"}}, "model.checkpoint_precision.modules"),
+        ({"weights": "fp8", "extra": 1}, "model.checkpoint_precision.extra"),
+    ],
+)
 def test_a_bad_checkpoint_precision_names_the_field(bad: dict, field: str):
     with pytest.raises(ScenarioError) as err:
         parse_scenario({"model": {"preset": "gpt-2", "checkpoint_precision": bad}})

@@ -25,24 +25,54 @@ from gpusizer.core.solver import plan
 # Small cards (user GPUs), so that small models need several of them: the brute force stays
 # small. Prices on two of them only.
 SMALL: list[dict[str, Any]] = [
-    {"id": "tiny-2gb", "name": "Tiny 2GB", "vendor": "Acme", "category": "consumer",
-     "memory_gb_as_sold": 2, "memory_bytes": 2 * 2**30, "gpus_per_node": 4, "tdp_watts": 75,
-     "price_per_hour": 0.05, "list_price_usd": 99.0, "dense_tflops": {"bf16": 20.0},
-     "hbm_bandwidth_gb_per_s": 200.0},
-    {"id": "small-3gb", "name": "Small 3GB", "vendor": "Acme", "category": "workstation",
-     "memory_gb_as_sold": 3, "memory_bytes": 3 * 2**30, "gpus_per_node": 8, "tdp_watts": 120,
-     "price_per_hour": 0.09, "dense_tflops": {"bf16": 40.0}, "hbm_bandwidth_gb_per_s": 400.0},
-    {"id": "mid-6gb", "name": "Mid 6GB", "vendor": "Other", "category": "datacenter",
-     "memory_gb_as_sold": 6, "memory_bytes": 6 * 2**30, "gpus_per_node": 2,
-     "dense_tflops": {"bf16": 80.0}, "hbm_bandwidth_gb_per_s": 900.0},
+    {
+        "id": "tiny-2gb",
+        "name": "Tiny 2GB",
+        "vendor": "Acme",
+        "category": "consumer",
+        "memory_gb_as_sold": 2,
+        "memory_bytes": 2 * 2**30,
+        "gpus_per_node": 4,
+        "tdp_watts": 75,
+        "price_per_hour": 0.05,
+        "list_price_usd": 99.0,
+        "dense_tflops": {"bf16": 20.0},
+        "hbm_bandwidth_gb_per_s": 200.0,
+    },
+    {
+        "id": "small-3gb",
+        "name": "Small 3GB",
+        "vendor": "Acme",
+        "category": "workstation",
+        "memory_gb_as_sold": 3,
+        "memory_bytes": 3 * 2**30,
+        "gpus_per_node": 8,
+        "tdp_watts": 120,
+        "price_per_hour": 0.09,
+        "dense_tflops": {"bf16": 40.0},
+        "hbm_bandwidth_gb_per_s": 400.0,
+    },
+    {
+        "id": "mid-6gb",
+        "name": "Mid 6GB",
+        "vendor": "Other",
+        "category": "datacenter",
+        "memory_gb_as_sold": 6,
+        "memory_bytes": 6 * 2**30,
+        "gpus_per_node": 2,
+        "dense_tflops": {"bf16": 80.0},
+        "hbm_bandwidth_gb_per_s": 900.0,
+    },
 ]
 IDS = [g["id"] for g in SMALL]
-SERVE_1B: dict[str, Any] = {"model": {"preset": "llama-3.2-1b"},
-            "workload": {"kind": "inference", "batch_size": 32, "prompt_tokens": 512,
-                         "generated_tokens": 128}}  # 2-16 small GPUs as the margin grows
-TRAIN_05B = {"model": {"preset": "qwen2.5-0.5b"},
-             "workload": {"kind": "full_finetune", "sequence_length": 512,
-                          "training_tokens": 1e8}}
+SERVE_1B: dict[str, Any] = {
+    "model": {"preset": "llama-3.2-1b"},
+    "workload": {"kind": "inference", "batch_size": 32, "prompt_tokens": 512, "generated_tokens": 128},
+}  # 2-16 small GPUs as the margin grows
+TRAIN_05B = {
+    "model": {"preset": "qwen2.5-0.5b"},
+    "workload": {"kind": "full_finetune", "sequence_length": 512, "training_tokens": 1e8},
+}
 MAX_COUNT = 16  # of the brute force
 
 
@@ -79,12 +109,14 @@ def _layouts(scenario: dict[str, Any], n: int, node: int) -> list[dict[str, Any]
     return out
 
 
-def _fewest_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], margin: float
-                           ) -> int | None:
+def _fewest_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], margin: float) -> int | None:
     for n in range(1, MAX_COUNT + 1):
         for par in _layouts(scenario, n, gpu["gpus_per_node"]):
-            sc = {**scenario, "parallelism": par,
-                  "hardware": {"gpu": gpu["id"], "gpus_per_node": gpu["gpus_per_node"]}}
+            sc = {
+                **scenario,
+                "parallelism": par,
+                "hardware": {"gpu": gpu["id"], "gpus_per_node": gpu["gpus_per_node"]},
+            }
             try:
                 rep = estimate_report(sc, roofline=False)
             except ScenarioError:
@@ -96,8 +128,7 @@ def _fewest_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], margin
 
 @pytest.mark.parametrize("scenario", [SERVE_1B, TRAIN_05B], ids=["serve-1b", "train-0.5b"])
 @pytest.mark.parametrize("margin", [0.0, 0.10, 0.25])
-def test_fewest_gpus_match_a_brute_force_search_and_fit(scenario: dict[str, Any],
-                                                        margin: float) -> None:
+def test_fewest_gpus_match_a_brute_force_search_and_fit(scenario: dict[str, Any], margin: float) -> None:
     options = {o["gpu"]: o for o in compare_gpus(scenario, gpus=IDS, margin=margin)}
     for gpu in SMALL:
         o, fewest = options[gpu["id"]], _fewest_by_brute_force(scenario, gpu, margin)
@@ -108,8 +139,7 @@ def test_fewest_gpus_match_a_brute_force_search_and_fit(scenario: dict[str, Any]
         rep = estimate_report(_put_back(scenario, o), roofline=False)
         assert _keeps(rep, margin) and rep["cluster"]["gpus"] == o["gpus"]
         assert rep["per_gpu"]["total"] == o["per_gpu_total"]
-        assert o["headroom_bytes"] >= o["margin_bytes"] == math.ceil(
-            o["capacity_bytes"] * margin)
+        assert o["headroom_bytes"] >= o["margin_bytes"] == math.ceil(o["capacity_bytes"] * margin)
 
 
 def test_plan_and_compare_agree_on_the_count() -> None:
@@ -117,8 +147,7 @@ def test_plan_and_compare_agree_on_the_count() -> None:
     its Hardware tab (compare_gpus) never disagree."""
     for margin in (0.0, 0.2):
         counts = {o["gpu"]: o["gpus"] for o in plan(SERVE_1B, gpus=IDS, margin=margin)}
-        compared = {o["gpu"]: o["gpus"] for o in compare_gpus(SERVE_1B, gpus=IDS, margin=margin)
-                    if o["fits"]}
+        compared = {o["gpu"]: o["gpus"] for o in compare_gpus(SERVE_1B, gpus=IDS, margin=margin) if o["fits"]}
         assert counts == compared
 
 
@@ -128,28 +157,38 @@ def _meets_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], below: 
     s = parse_scenario(scenario)
     for n in range(1, below):
         for par in _layouts(scenario, n, gpu["gpus_per_node"]):
-            work = {**scenario["workload"],
-                    "batch_size": math.ceil(s.targets.users / par["data"])}
-            sc = {**scenario, "workload": work, "parallelism": par,
-                  "hardware": {"gpu": gpu["id"], "gpus_per_node": gpu["gpus_per_node"]}}
+            work = {**scenario["workload"], "batch_size": math.ceil(s.targets.users / par["data"])}
+            sc = {
+                **scenario,
+                "workload": work,
+                "parallelism": par,
+                "hardware": {"gpu": gpu["id"], "gpus_per_node": gpu["gpus_per_node"]},
+            }
             try:
                 est = estimate(sc)
             except ScenarioError:
                 continue
-            if est.headroom_bytes >= math.ceil(0.1 * est.capacity_bytes) and meets(
-                    speed(est), s.targets):
+            if est.headroom_bytes >= math.ceil(0.1 * est.capacity_bytes) and meets(speed(est), s.targets):
                 return True
     return False
 
 
-@pytest.mark.parametrize("targets", [
-    {"users": 48, "max_ttft_seconds": 0.2},  # replicas: fewer prompts per prefill
-    {"users": 24, "min_tokens_per_second_per_user": 350.0, "max_ttft_seconds": 0.25},  # TP
-], ids=["replicas", "wider-tp"])
+@pytest.mark.parametrize(
+    "targets",
+    [
+        {"users": 48, "max_ttft_seconds": 0.2},  # replicas: fewer prompts per prefill
+        {"users": 24, "min_tokens_per_second_per_user": 350.0, "max_ttft_seconds": 0.25},  # TP
+    ],
+    ids=["replicas", "wider-tp"],
+)
 def test_serving_targets_hold_with_the_fewest_gpus(targets: dict[str, Any]) -> None:
     scenario = {**SERVE_1B, "targets": targets}
-    plain = {o["gpu"]: o for o in compare_gpus({**SERVE_1B, "workload": {
-        **SERVE_1B["workload"], "batch_size": targets["users"]}}, gpus=IDS)}
+    plain = {
+        o["gpu"]: o
+        for o in compare_gpus(
+            {**SERVE_1B, "workload": {**SERVE_1B["workload"], "batch_size": targets["users"]}}, gpus=IDS
+        )
+    }
     met = 0
     for o in compare_gpus(scenario, gpus=IDS):
         if not o["targets_met"]:
@@ -157,8 +196,9 @@ def test_serving_targets_hold_with_the_fewest_gpus(targets: dict[str, Any]) -> N
             continue
         met += 1
         est = estimate(_put_back(scenario, o))
-        assert _keeps({"headroom_bytes": est.headroom_bytes,
-                       "gpu": {"memory_bytes": est.capacity_bytes}}, 0.10)
+        assert _keeps(
+            {"headroom_bytes": est.headroom_bytes, "gpu": {"memory_bytes": est.capacity_bytes}}, 0.10
+        )
         assert meets(speed(est), parse_scenario(scenario).targets)
         assert o["batch_size"] * o["parallelism"]["data"] >= targets["users"]  # all seated
         gpu = next(g for g in SMALL if g["id"] == o["gpu"])
@@ -173,8 +213,7 @@ def test_targets_that_cannot_be_met_are_said_so() -> None:
     for o in compare_gpus(scenario, gpus=IDS):
         assert o["targets_met"] is False
     ranked = compare_gpus({**SERVE_1B, "targets": {"users": 4}}, gpus=IDS)
-    assert [o["targets_met"] for o in ranked] == sorted((o["targets_met"] for o in ranked),
-                                                        reverse=True)
+    assert [o["targets_met"] for o in ranked] == sorted((o["targets_met"] for o in ranked), reverse=True)
 
 
 def test_replica_counts_give_each_batch_once() -> None:
@@ -201,30 +240,38 @@ def test_whole_nodes_round_up_and_still_fit() -> None:
 def test_nulls_where_no_price_or_spec_is_known() -> None:
     options = {o["gpu"]: o for o in compare_gpus(SERVE_1B, gpus=IDS)}
     mid = options["mid-6gb"]  # no price, no TDP
-    for key in ("price_per_hour", "list_price_usd", "purchase_cost", "cloud_cost_per_hour",
-                "owned_cost_per_hour", "cost_per_hour", "cost_per_million_tokens",
-                "power_watts", "energy_kwh_per_million_tokens"):
+    for key in (
+        "price_per_hour",
+        "list_price_usd",
+        "purchase_cost",
+        "cloud_cost_per_hour",
+        "owned_cost_per_hour",
+        "cost_per_hour",
+        "cost_per_million_tokens",
+        "power_watts",
+        "energy_kwh_per_million_tokens",
+    ):
         assert mid[key] is None, key
     small = options["small-3gb"]  # a cloud price and a TDP, no list price
     assert small["purchase_cost"] is None and small["cloud_cost_per_hour"] == pytest.approx(
-        0.09 * small["gpus"])
+        0.09 * small["gpus"]
+    )
     assert small["power_watts"] == 120 * small["gpus"]
     hours_per_m = 1e6 / (small["tokens_per_second"] * 3600)
-    assert small["cost_per_million_tokens"] == pytest.approx(
-        small["cloud_cost_per_hour"] * hours_per_m)
-    assert small["energy_kwh_per_million_tokens"] == pytest.approx(0.12 * small["gpus"]
-                                                                   * hours_per_m)
+    assert small["cost_per_million_tokens"] == pytest.approx(small["cloud_cost_per_hour"] * hours_per_m)
+    assert small["energy_kwh_per_million_tokens"] == pytest.approx(0.12 * small["gpus"] * hours_per_m)
     owned = {o["gpu"]: o for o in compare_gpus(SERVE_1B, gpus=IDS, basis="owned")}
     assert owned["small-3gb"]["cost_per_million_tokens"] is None  # no list price
     tiny = owned["tiny-2gb"]  # 99 USD over 5 years + 75 W at 0.13 USD/kWh
-    assert tiny["owned_cost_per_hour"] == pytest.approx(
-        tiny["gpus"] * (99 / (5 * 8766) + 0.075 * 0.13))
+    assert tiny["owned_cost_per_hour"] == pytest.approx(tiny["gpus"] * (99 / (5 * 8766) + 0.075 * 0.13))
     assert set(mid) == set(tiny)  # every option carries every field
 
 
 def test_user_prices_override_the_catalog() -> None:
-    mine: dict[str, dict[str, Any]] = {"mid-6gb": {"price_per_hour": 0.01},
-                                       "tiny-2gb": {"price_per_hour": None}}
+    mine: dict[str, dict[str, Any]] = {
+        "mid-6gb": {"price_per_hour": 0.01},
+        "tiny-2gb": {"price_per_hour": None},
+    }
     options = {o["gpu"]: o for o in compare_gpus(SERVE_1B, gpus=IDS, prices=mine)}
     assert options["mid-6gb"]["user_prices"] and options["mid-6gb"]["price_per_hour"] == 0.01
     assert options["tiny-2gb"]["price_per_hour"] == 0.05  # null: the catalog's
@@ -250,12 +297,12 @@ def test_sorting(sort: str) -> None:
     options = compare_gpus(SERVE_1B, sort=sort)
     assert [o["rank"] for o in options] == list(range(1, len(options) + 1))
     fits = [o for o in options if o["fits"]]
-    assert options[:len(fits)] == fits  # what does not fit comes last
+    assert options[: len(fits)] == fits  # what does not fit comes last
     if sort == "cost":
-        priced = [o["cost_per_million_tokens"] for o in fits
-                  if o["cost_per_million_tokens"] is not None]
-        assert priced == sorted(priced) and fits[:len(priced)] == [
-            o for o in fits if o["cost_per_million_tokens"] is not None]
+        priced = [o["cost_per_million_tokens"] for o in fits if o["cost_per_million_tokens"] is not None]
+        assert priced == sorted(priced) and fits[: len(priced)] == [
+            o for o in fits if o["cost_per_million_tokens"] is not None
+        ]
     elif sort == "speed":
         pace = [o["tokens_per_second_per_user"] for o in fits]
         assert pace == sorted(pace, reverse=True)
@@ -268,12 +315,14 @@ def test_pareto_front_is_undominated() -> None:
     front = [o for o in options if o["pareto"]]
     assert front
     for o in options:
-        beaten = any(p["cost_per_million_tokens"] <= o["cost_per_million_tokens"]
-                     and p["tokens_per_second_per_user"] >= o["tokens_per_second_per_user"]
-                     and p is not o and (p["cost_per_million_tokens"], p[
-                         "tokens_per_second_per_user"]) != (o["cost_per_million_tokens"],
-                                                            o["tokens_per_second_per_user"])
-                     for p in options)
+        beaten = any(
+            p["cost_per_million_tokens"] <= o["cost_per_million_tokens"]
+            and p["tokens_per_second_per_user"] >= o["tokens_per_second_per_user"]
+            and p is not o
+            and (p["cost_per_million_tokens"], p["tokens_per_second_per_user"])
+            != (o["cost_per_million_tokens"], o["tokens_per_second_per_user"])
+            for p in options
+        )
         assert o["pareto"] == (not beaten), o["gpu"]
 
 
@@ -292,10 +341,14 @@ def test_filters_shared_by_the_window_and_the_cli() -> None:
 
 
 def test_bad_arguments_name_the_field() -> None:
-    for kwargs, field in (({"sort": "price"}, "sort"), ({"margin": 1.0}, "margin"),
-                          ({"margin": -0.1}, "margin"), ({"basis": "lease"}, "basis"),
-                          ({"electricity_usd_per_kwh": -1}, "electricity"),
-                          ({"amortization_years": 0}, "amortization")):
+    for kwargs, field in (
+        ({"sort": "price"}, "sort"),
+        ({"margin": 1.0}, "margin"),
+        ({"margin": -0.1}, "margin"),
+        ({"basis": "lease"}, "basis"),
+        ({"electricity_usd_per_kwh": -1}, "electricity"),
+        ({"amortization_years": 0}, "amortization"),
+    ):
         with pytest.raises(ScenarioError, match=field):
             compare_gpus(SERVE_1B, gpus=IDS, **kwargs)
 
@@ -306,16 +359,20 @@ def test_cancel_stops_the_search() -> None:
 
 
 def test_public_api_and_low_precision_note() -> None:
-    options = gpusizer.compare_gpus({**SERVE_1B, "precision": {"weights": "fp8"}},
-                                    gpus=["a100-sxm-80gb", "h100-sxm-80gb"])
+    options = gpusizer.compare_gpus(
+        {**SERVE_1B, "precision": {"weights": "fp8"}}, gpus=["a100-sxm-80gb", "h100-sxm-80gb"]
+    )
     by = {o["gpu"]: o for o in options}
     assert any("no FP8 tensor cores" in n for n in by["a100-sxm-80gb"]["notes"])
     assert by["h100-sxm-80gb"]["compute_dtype"] == "fp8" and not by["h100-sxm-80gb"]["notes"]
 
 
 def test_a_gpu_that_cannot_hold_the_model_is_listed() -> None:
-    o = compare_gpus({"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}},
-                     gpus=["tiny-2gb"], max_gpus=8)[0]
+    o = compare_gpus(
+        {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}},
+        gpus=["tiny-2gb"],
+        max_gpus=8,
+    )[0]
     assert o["fits"] is False and o["gpus"] is None and o["price_per_hour"] == 0.05
     assert "nothing fits" in o["notes"][0]
 
@@ -328,8 +385,7 @@ def test_repricing_without_searching_again_gives_the_same_options() -> None:
     mine = {"mid-6gb": {"price_per_hour": 0.02}}
     direct = compare_gpus(SERVE_1B, gpus=IDS, prices=mine, basis="owned", sort="speed")
     sized = size_gpus(SERVE_1B, gpus=IDS)
-    again = sort_options(price_options(sized, catalog_specs(), False,
-                                       Money(mine, basis="owned")), "speed")
+    again = sort_options(price_options(sized, catalog_specs(), False, Money(mine, basis="owned")), "speed")
     assert again == direct
 
 
@@ -337,5 +393,6 @@ def test_node_shape_of_the_scenario_applies_to_its_own_gpu_only() -> None:
     sc = {**SERVE_1B, "hardware": {"gpu": "small-3gb", "gpus_per_node": 2}}
     by = {o["gpu"]: o for o in compare_gpus(sc, gpus=IDS, whole_nodes=True)}
     assert by["small-3gb"]["gpus_per_node"] == 2 and by["tiny-2gb"]["gpus_per_node"] == 4
-    assert plan(sc, gpus=["small-3gb"])[0]["gpus"] == compare_gpus(
-        sc, gpus=["small-3gb"])[0]["gpus"]  # the "GPUs needed" line agrees
+    assert (
+        plan(sc, gpus=["small-3gb"])[0]["gpus"] == compare_gpus(sc, gpus=["small-3gb"])[0]["gpus"]
+    )  # the "GPUs needed" line agrees

@@ -16,21 +16,35 @@ from gpusizer.core.roofline import roofline_model
 
 def _train(preset: str, **workload: object) -> dict:
     w = {"kind": "pretraining", "sequence_length": 2048, **workload}
-    return {"model": {"preset": preset}, "workload": w, "framework": "megatron",
-            "parallelism": {"tensor": 8, "data": 4}}
+    return {
+        "model": {"preset": preset},
+        "workload": w,
+        "framework": "megatron",
+        "parallelism": {"tensor": 8, "data": 4},
+    }
 
 
-def _serve(preset: str, gpu: str, dtype: str, tp: int, batch: int, prompt: int, out: int,
-           kv: str | None = None) -> dict:
+def _serve(
+    preset: str, gpu: str, dtype: str, tp: int, batch: int, prompt: int, out: int, kv: str | None = None
+) -> dict:
     act = "fp16" if dtype in ("fp16", "fp8") else "bf16"
-    return {"model": {"preset": preset}, "framework": "vllm", "hardware": {"gpu": gpu},
-            "workload": {"kind": "inference", "batch_size": batch, "prompt_tokens": prompt,
-                         "generated_tokens": out},
-            "precision": {"weights": dtype, "activations": act, "kv_cache": kv or act},
-            "parallelism": {"tensor": tp}}
+    return {
+        "model": {"preset": preset},
+        "framework": "vllm",
+        "hardware": {"gpu": gpu},
+        "workload": {
+            "kind": "inference",
+            "batch_size": batch,
+            "prompt_tokens": prompt,
+            "generated_tokens": out,
+        },
+        "precision": {"weights": dtype, "activations": act, "kv_cache": kv or act},
+        "parallelism": {"tensor": tp},
+    }
 
 
 # --- A. training -----------------------------------------------------------------------------
+
 
 def test_llama31_405b_pretraining_flops_match_meta():
     # Meta, "The Llama 3 Herd of Models" (arXiv 2407.21783) §1 / §3.2.1: the 405B flagship was
@@ -61,7 +75,8 @@ def test_attention_share_is_12_l_s_h_halved_by_causal_mask():
     c = estimate(s).compute
     layers, h, seq = 32, 4096, 4096
     assert c.attention_flops_per_token == pytest.approx(
-        12 * layers * h * seq * mean_causal_context(seq) / seq, rel=1e-9)
+        12 * layers * h * seq * mean_causal_context(seq) / seq, rel=1e-9
+    )
     eager = estimate({**s, "parallelism": {"tensor": 8, "data": 4, "attention": "eager"}})
     assert eager.compute.attention_flops_per_token == pytest.approx(12 * layers * seq * h)
 
@@ -76,7 +91,8 @@ def test_recompute_overheads():
     sel = estimate({**base, "parallelism": {**par, "recompute": "selective"}}).compute
     assert full.total_flops / none.total_flops == pytest.approx(4 / 3, rel=1e-9)
     assert sel.total_flops - none.total_flops == pytest.approx(
-        none.attention_flops_per_token / 3 * 1e9, rel=1e-9)
+        none.attention_flops_per_token / 3 * 1e9, rel=1e-9
+    )
     assert full.model_flops == none.model_flops == sel.model_flops
     assert full.time_seconds / none.time_seconds == pytest.approx(4 / 3)
     assert full.model_flops_utilization == pytest.approx(0.4 * 3 / 4)
@@ -116,6 +132,7 @@ def test_fp8_training_uses_fp8_peak():
 
 # --- inference summary -----------------------------------------------------------------------
 
+
 def test_two_n_flops_per_generated_token_seed():
     # Seed article: inference ≈ 2·N FLOPs per token. Multiplied weights (total less the
     # embedding table) to 1% (attention over a 160-token cache adds 0.3%); total N to 10%.
@@ -134,8 +151,7 @@ def test_report_carries_compute_numbers_and_roofline():
     block = r["roofline"]  # inference reports carry it (issue 4; CLI --json prints it)
     assert block == roofline_points(s)
     assert "roofline" not in estimate_report(s, roofline=False)
-    training = {**s, "framework": "megatron",
-                "workload": {**s["workload"], "kind": "pretraining"}}
+    training = {**s, "framework": "megatron", "workload": {**s["workload"], "kind": "pretraining"}}
     assert "roofline" not in estimate_report(training)
     assert estimate_report(training, roofline=True)["roofline"]["points"]
     step = next(p for p in block["points"] if p["name"] == "step" and p["phase"] == "decode")
@@ -161,26 +177,33 @@ def test_serving_throughput_grows_with_batch_then_saturates():
 # methodology section). Throughput is output tokens/s over the whole batch, prefill included,
 # which is our tokens_per_second. Default efficiencies (flops 0.7, bandwidth 0.8).
 
-@pytest.mark.parametrize(("preset", "gpu", "dtype", "tp", "batch", "isl", "osl", "published"), [
-    # A100 FP16, LLaMA 7B, batch 60, 128 in / 2048 out: 1,928 out tok/s (ours 1,944, +1%)
-    ("llama-2-7b", "a100-sxm-80gb", "fp16", 1, 60, 128, 2048, 1928),
-    # A100 FP16, LLaMA 7B, batch 52, 2048 in / 128 out: 591 out tok/s (ours 544, -8%)
-    ("llama-2-7b", "a100-sxm-80gb", "fp16", 1, 52, 2048, 128, 591),
-    # H100 FP8 (FP8 KV cache), LLaMA 7B, batch 48, 2048 / 2048: 2,740 tok/s/GPU (ours 2,736)
-    ("llama-2-7b", "h100-sxm-80gb", "fp8", 1, 48, 2048, 2048, 2740),
-    # H100 FP8, LLaMA 7B, batch 112, 128 / 2048: 6,818 tok/s/GPU (ours 7,224, +6%)
-    ("llama-2-7b", "h100-sxm-80gb", "fp8", 1, 112, 128, 2048, 6818),
-])
+
+@pytest.mark.parametrize(
+    ("preset", "gpu", "dtype", "tp", "batch", "isl", "osl", "published"),
+    [
+        # A100 FP16, LLaMA 7B, batch 60, 128 in / 2048 out: 1,928 out tok/s (ours 1,944, +1%)
+        ("llama-2-7b", "a100-sxm-80gb", "fp16", 1, 60, 128, 2048, 1928),
+        # A100 FP16, LLaMA 7B, batch 52, 2048 in / 128 out: 591 out tok/s (ours 544, -8%)
+        ("llama-2-7b", "a100-sxm-80gb", "fp16", 1, 52, 2048, 128, 591),
+        # H100 FP8 (FP8 KV cache), LLaMA 7B, batch 48, 2048 / 2048: 2,740 tok/s/GPU (ours 2,736)
+        ("llama-2-7b", "h100-sxm-80gb", "fp8", 1, 48, 2048, 2048, 2740),
+        # H100 FP8, LLaMA 7B, batch 112, 128 / 2048: 6,818 tok/s/GPU (ours 7,224, +6%)
+        ("llama-2-7b", "h100-sxm-80gb", "fp8", 1, 112, 128, 2048, 6818),
+    ],
+)
 def test_trtllm_published_throughput(preset, gpu, dtype, tp, batch, isl, osl, published):
     kv = "fp8" if dtype == "fp8" else None
     c = estimate(_serve(preset, gpu, dtype, tp, batch, isl, osl, kv)).compute
     assert c.tokens_per_second == pytest.approx(published, rel=0.30)
 
 
-@pytest.mark.parametrize(("preset", "tp", "isl", "published_ms"), [
-    ("llama-2-7b", 1, 2048, 133),  # A100 FP16, batch 1, 2048 tokens: 133 ms (ours 128 ms)
-    ("llama-2-70b", 4, 2048, 377),  # A100 FP16, TP 4, batch 1: 377 ms (ours 372 ms)
-])
+@pytest.mark.parametrize(
+    ("preset", "tp", "isl", "published_ms"),
+    [
+        ("llama-2-7b", 1, 2048, 133),  # A100 FP16, batch 1, 2048 tokens: 133 ms (ours 128 ms)
+        ("llama-2-70b", 4, 2048, 377),  # A100 FP16, TP 4, batch 1: 377 ms (ours 372 ms)
+    ],
+)
 def test_trtllm_published_first_token_latency(preset, tp, isl, published_ms):
     c = estimate(_serve(preset, "a100-sxm-80gb", "fp16", tp, 1, isl, 1)).compute
     assert c.prefill_seconds * 1e3 == pytest.approx(published_ms, rel=0.30)

@@ -23,15 +23,15 @@ def test_every_record_is_replayed_or_explained() -> None:
     assert not replayed & set(UNCOVERED)
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if not r.known],
-                         ids=lambda r: f"{r.record}:{r.name}")
+@pytest.mark.parametrize("row", [r for r in ROWS if not r.known], ids=lambda r: f"{r.record}:{r.name}")
 def test_replayed_figure_within_tolerance(row) -> None:
-    assert row.ok, f"{row.name}: estimate {row.estimate:,.2f}, logged {row.logged:,.2f} " \
-                   f"({row.error:+.1%}, tolerance {TOLERANCE:.0%})"
+    assert row.ok, (
+        f"{row.name}: estimate {row.estimate:,.2f}, logged {row.logged:,.2f} "
+        f"({row.error:+.1%}, tolerance {TOLERANCE:.0%})"
+    )
 
 
-@pytest.mark.parametrize("row", [r for r in ROWS if r.known],
-                         ids=lambda r: f"{r.record}:{r.name}")
+@pytest.mark.parametrize("row", [r for r in ROWS if r.known], ids=lambda r: f"{r.record}:{r.name}")
 def test_known_deviation_is_still_there(row) -> None:
     # engine_replay.py says why; when a rule starts matching, move the figure to the checked ones
     assert not row.ok, f"{row.record} {row.name} now matches: drop it from `known`"
@@ -44,17 +44,23 @@ def test_published_vllm_startup_log() -> None:
     # peak 1.89 GiB, "GPU KV cache size: 476,000 tokens", "Maximum concurrency for 8,192 tokens
     # per request: 58.11x". Each within 10 %.
     rec = "vllm-v1-0.19-h100-llama31-8b-tp1"
-    rep = estimate_report({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
-                           "framework": "vllm", "serving": {"engine_version": "0.19.0",
-                                                             "memory_fraction": 0.95,
-                                                             "max_context": 8192}})
+    rep = estimate_report(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "inference"},
+            "framework": "vllm",
+            "serving": {"engine_version": "0.19.0", "memory_fraction": 0.95, "max_context": 8192},
+        }
+    )
     pg, sv = rep["per_gpu"], rep["serving"]
     assert pg["weights"] / GiB == pytest.approx(logged(rec, "weights"), rel=0.10)
     assert max(pg["activations"], pg["temporary"]) / GiB == pytest.approx(
-        logged(rec, "activation_peak"), rel=0.10)
+        logged(rec, "activation_peak"), rel=0.10
+    )
     assert sv["kv_capacity_tokens"] == pytest.approx(logged(rec, "kv_cache_tokens"), rel=0.10)
     assert sv["max_concurrency"] == pytest.approx(
-        logged_after(rec, "per request:", "max_concurrency"), rel=0.10)
+        logged_after(rec, "per request:", "max_concurrency"), rel=0.10
+    )
     assert sv["starts"] and rep["fits"]
 
 
@@ -64,10 +70,16 @@ def test_published_llama_cpp_load_log() -> None:
     # offloaded, 4 slots of 2,048 tokens: "CUDA0 model buffer size = 4403.49 MiB", "CPU ...
     # = 281.81 MiB" (the token embedding stays in RAM), "KV self size = 1024.00 MiB". Each
     # within 10 % (the per-tensor GGUF rule makes them exact).
-    rep = estimate_report({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
-                           "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"},
-                           "hardware": {"gpu": "rtx-4090-24gb"},
-                           "serving": {"engine_version": "ollama-0.5"}})
+    rep = estimate_report(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "inference"},
+            "framework": "llama.cpp",
+            "precision": {"weights": "gguf_q4_k_m"},
+            "hardware": {"gpu": "rtx-4090-24gb"},
+            "serving": {"engine_version": "ollama-0.5"},
+        }
+    )
     pg, sv = rep["per_gpu"], rep["serving"]
     assert pg["weights"] / MiB == pytest.approx(4403.49, rel=0.10)
     assert pg["kv_cache"] / MiB == pytest.approx(1024.00, rel=0.10)

@@ -33,29 +33,66 @@ from gpusizer.core.state import state_bytes_per_sequence
 from gpusizer.io import import_hf_config
 
 TINY_QWEN3_NEXT: dict[str, Any] = {
-    "model_type": "qwen3_next", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 128,
-    "moe_intermediate_size": 32, "shared_expert_intermediate_size": 32, "num_hidden_layers": 4,
-    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "num_experts": 4,
-    "num_experts_per_tok": 2, "linear_num_key_heads": 2, "linear_num_value_heads": 4,
-    "linear_key_head_dim": 8, "linear_value_head_dim": 12, "linear_conv_kernel_dim": 4,
-    "full_attention_interval": 4, "max_position_embeddings": 512, "tie_word_embeddings": False}
+    "model_type": "qwen3_next",
+    "vocab_size": 512,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "moe_intermediate_size": 32,
+    "shared_expert_intermediate_size": 32,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "num_experts": 4,
+    "num_experts_per_tok": 2,
+    "linear_num_key_heads": 2,
+    "linear_num_value_heads": 4,
+    "linear_key_head_dim": 8,
+    "linear_value_head_dim": 12,
+    "linear_conv_kernel_dim": 4,
+    "full_attention_interval": 4,
+    "max_position_embeddings": 512,
+    "tie_word_embeddings": False,
+}
 TINY_NEMOTRON_H: dict[str, Any] = {
-    "model_type": "nemotron_h", "vocab_size": 512, "hidden_size": 64, "intermediate_size": 128,
-    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
-    "hybrid_override_pattern": "M-M*-", "mamba_num_heads": 8, "mamba_head_dim": 8,
-    "ssm_state_size": 16, "n_groups": 2, "conv_kernel": 4, "chunk_size": 16,
-    "max_position_embeddings": 512, "tie_word_embeddings": False}
+    "model_type": "nemotron_h",
+    "vocab_size": 512,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "head_dim": 16,
+    "hybrid_override_pattern": "M-M*-",
+    "mamba_num_heads": 8,
+    "mamba_head_dim": 8,
+    "ssm_state_size": 16,
+    "n_groups": 2,
+    "conv_kernel": 4,
+    "chunk_size": 16,
+    "max_position_embeddings": 512,
+    "tie_word_embeddings": False,
+}
 
 
 def _spec(cfg: dict[str, Any]) -> ModelSpec:
     return ModelSpec(**import_hf_config(cfg))
 
 
-def _serve(model: dict[str, Any], framework: str = "vllm", batch: int = 1, prompt: int = 1000,
-           generated: int = 0) -> dict[str, Any]:
-    return estimate_report({"model": model, "framework": framework, "workload": {
-        "kind": "inference", "batch_size": batch, "prompt_tokens": prompt,
-        "generated_tokens": generated}})
+def _serve(
+    model: dict[str, Any], framework: str = "vllm", batch: int = 1, prompt: int = 1000, generated: int = 0
+) -> dict[str, Any]:
+    return estimate_report(
+        {
+            "model": model,
+            "framework": framework,
+            "workload": {
+                "kind": "inference",
+                "batch_size": batch,
+                "prompt_tokens": prompt,
+                "generated_tokens": generated,
+            },
+        }
+    )
 
 
 def test_tiny_hybrids_count_like_transformers():
@@ -68,20 +105,20 @@ def test_tiny_hybrids_count_like_transformers():
 
 def test_nemotron_pattern_reads_as_mixer_layers_with_and_without_mlp():
     arch = resolve(_spec(TINY_NEMOTRON_H))  # M-M*-: 2 Mamba, 1 attention, 2 MLP blocks
-    assert (arch.layers, arch.attention_layers, arch.mixer_layers, arch.mlp_free_layers) == (
-        3, 1, 2, 1)
+    assert (arch.layers, arch.attention_layers, arch.mixer_layers, arch.mlp_free_layers) == (3, 1, 2, 1)
 
 
 def test_transformers_state_and_kv_match_the_measured_cache():
     # after 40 + 3 tokens of 2 sequences (measured, see the module docstring), bf16
-    for cfg, state_per_seq in ((TINY_QWEN3_NEXT, 3 * (80 * 4 * 2 + 4 * 8 * 12 * 4)),
-                               (TINY_NEMOTRON_H, 2 * (128 * 4 * 2 + 8 * 8 * 16 * 4))):
+    for cfg, state_per_seq in (
+        (TINY_QWEN3_NEXT, 3 * (80 * 4 * 2 + 4 * 8 * 12 * 4)),
+        (TINY_NEMOTRON_H, 2 * (128 * 4 * 2 + 8 * 8 * 16 * 4)),
+    ):
         report = _serve(import_hf_config(cfg), "huggingface", batch=2, prompt=40, generated=3)
         cache = report["cache"]
         assert cache["recurrent_state_bytes"] == 2 * state_per_seq
         assert cache["kv_bytes"] == 2 * 2 * 43 * (2 * 16) * 2  # K and V, 1 attention layer
-        assert report["per_gpu"]["kv_cache"] == cache["kv_bytes"] + cache[
-            "recurrent_state_bytes"]
+        assert report["per_gpu"]["kv_cache"] == cache["kv_bytes"] + cache["recurrent_state_bytes"]
 
 
 def test_vllm_state_shapes_of_the_presets():
@@ -119,15 +156,21 @@ def test_only_attention_layers_hold_a_kv_cache():
 def test_tensor_parallel_splits_the_state():
     model = {"preset": "qwen3-next-80b-a3b"}
     one = _serve(model)["cache"]["recurrent_state_bytes"]
-    report = estimate_report({"model": model, "framework": "vllm", "parallelism": {"tensor": 2},
-                              "workload": {"kind": "inference", "prompt_tokens": 1000,
-                                           "generated_tokens": 0}})
+    report = estimate_report(
+        {
+            "model": model,
+            "framework": "vllm",
+            "parallelism": {"tensor": 2},
+            "workload": {"kind": "inference", "prompt_tokens": 1000, "generated_tokens": 0},
+        }
+    )
     assert report["cache"]["recurrent_state_bytes"] == one / 2
 
 
 def test_decode_reads_and_writes_the_state_once_per_step():
-    s = parse_scenario({"model": {"preset": "qwen3-next-80b-a3b"}, "framework": "vllm",
-                        "workload": {"kind": "inference"}})
+    s = parse_scenario(
+        {"model": {"preset": "qwen3-next-80b-a3b"}, "framework": "vllm", "workload": {"kind": "inference"}}
+    )
     from gpusizer.core.presets import gpu_spec
 
     model = roofline_model(s, gpu_spec("h100-sxm-80gb"))
@@ -139,11 +182,13 @@ def test_decode_reads_and_writes_the_state_once_per_step():
 
 
 def test_hybrid_training_runs_and_full_recompute_keeps_only_layer_inputs():
-    base = {"model": {"preset": "qwen3-next-80b-a3b"}, "workload": {"sequence_length": 4096},
-            "parallelism": {"recompute": "full"}}
+    base = {
+        "model": {"preset": "qwen3-next-80b-a3b"},
+        "workload": {"sequence_length": 4096},
+        "parallelism": {"recompute": "full"},
+    }
     full = estimate_report(base)["per_gpu"]["activations"]
-    none = estimate_report({**base, "parallelism": {"recompute": "none"}})["per_gpu"][
-        "activations"]
+    none = estimate_report({**base, "parallelism": {"recompute": "none"}})["per_gpu"]["activations"]
     assert 0 < full < none
 
 
@@ -151,9 +196,14 @@ def test_engine_pool_counts_attention_layers_and_the_recurrent_state() -> None:
     """vLLM's hybrid allocator (vllm/v1/kv_cache_interface.py, ``MambaSpec``): only the
     attention layers take KV blocks per token; each request also holds one recurrent-state
     page per recurrent layer from the same pool. Qwen3-Next: 12 of 48 layers attend."""
-    s = {"model": {"preset": "qwen3-next-80b-a3b"}, "workload": {"kind": "inference"},
-         "framework": "vllm", "hardware": {"gpu": "h200-141gb"},
-         "parallelism": {"tensor": 2}, "serving": {"max_context": 32768}}
+    s = {
+        "model": {"preset": "qwen3-next-80b-a3b"},
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+        "hardware": {"gpu": "h200-141gb"},
+        "parallelism": {"tensor": 2},
+        "serving": {"max_context": 32768},
+    }
     rep = estimate_report(s)
     sv, cache = rep["serving"], rep["cache"]
     assert cache["attention_layers"] == 12 and sv["starts"]

@@ -9,39 +9,54 @@ from hypothesis import strategies as st
 
 from gpusizer import ScenarioError, estimate_report
 
-PRESETS = ["llama-3.1-8b", "llama-3.2-1b", "mixtral-8x7b", "gpt-2", "qwen2.5-0.5b",
-           "gemma-2-9b", "deepseek-v3", "falcon-7b"]
+PRESETS = [
+    "llama-3.1-8b",
+    "llama-3.2-1b",
+    "mixtral-8x7b",
+    "gpt-2",
+    "qwen2.5-0.5b",
+    "gemma-2-9b",
+    "deepseek-v3",
+    "falcon-7b",
+]
 KINDS = ["pretraining", "full_finetune", "lora", "qlora", "inference"]
 FRAMEWORKS = ["huggingface", "megatron", "deepspeed", "fsdp"]
 
-scenarios = st.fixed_dictionaries({
-    "model": st.fixed_dictionaries({"preset": st.sampled_from(PRESETS)}),
-    "workload": st.fixed_dictionaries({
-        "kind": st.sampled_from(KINDS),
-        "sequence_length": st.sampled_from([128, 512, 2048, 8192]),
-        "micro_batch_size": st.integers(1, 8),
-        "batch_size": st.integers(1, 64),
-        "prompt_tokens": st.integers(1, 32768),
-        "generated_tokens": st.integers(0, 4096),
-    }),
-    "precision": st.fixed_dictionaries({
-        "weights": st.sampled_from(["bf16", "fp16", "fp32", "fp8", "int4", "nf4", "awq_int4"]),
-        "optimizer": st.sampled_from(["adamw", "adamw_8bit", "adafactor", "sgd", "lion"]),
-        "kv_cache": st.sampled_from(["bf16", "fp8"]),
-    }),
-    "parallelism": st.fixed_dictionaries({
-        "tensor": st.sampled_from([1, 2, 4, 8]),
-        "pipeline": st.sampled_from([1, 2, 4]),
-        "data": st.sampled_from([1, 2, 8, 64]),
-        "zero_stage": st.integers(0, 3),
-        "recompute": st.sampled_from(["none", "selective", "full"]),
-        "attention": st.sampled_from(["eager", "flash"]),
-    }),
-    "framework": st.sampled_from(FRAMEWORKS),
-})
+scenarios = st.fixed_dictionaries(
+    {
+        "model": st.fixed_dictionaries({"preset": st.sampled_from(PRESETS)}),
+        "workload": st.fixed_dictionaries(
+            {
+                "kind": st.sampled_from(KINDS),
+                "sequence_length": st.sampled_from([128, 512, 2048, 8192]),
+                "micro_batch_size": st.integers(1, 8),
+                "batch_size": st.integers(1, 64),
+                "prompt_tokens": st.integers(1, 32768),
+                "generated_tokens": st.integers(0, 4096),
+            }
+        ),
+        "precision": st.fixed_dictionaries(
+            {
+                "weights": st.sampled_from(["bf16", "fp16", "fp32", "fp8", "int4", "nf4", "awq_int4"]),
+                "optimizer": st.sampled_from(["adamw", "adamw_8bit", "adafactor", "sgd", "lion"]),
+                "kv_cache": st.sampled_from(["bf16", "fp8"]),
+            }
+        ),
+        "parallelism": st.fixed_dictionaries(
+            {
+                "tensor": st.sampled_from([1, 2, 4, 8]),
+                "pipeline": st.sampled_from([1, 2, 4]),
+                "data": st.sampled_from([1, 2, 8, 64]),
+                "zero_stage": st.integers(0, 3),
+                "recompute": st.sampled_from(["none", "selective", "full"]),
+                "attention": st.sampled_from(["eager", "flash"]),
+            }
+        ),
+        "framework": st.sampled_from(FRAMEWORKS),
+    }
+)
 
-FAST = settings(max_examples=150, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _report(s: dict) -> dict | None:
@@ -75,8 +90,9 @@ def test_more_batch_never_lowers_memory(s: dict, extra: int) -> None:
     if rep is None:
         return
     w = s["workload"]
-    bigger = _with(s, "workload", micro_batch_size=w["micro_batch_size"] + extra,
-                   batch_size=w["batch_size"] + extra)
+    bigger = _with(
+        s, "workload", micro_batch_size=w["micro_batch_size"] + extra, batch_size=w["batch_size"] + extra
+    )
     assert estimate_report(bigger)["per_gpu"]["total"] >= rep["per_gpu"]["total"]
 
 
@@ -87,8 +103,9 @@ def test_longer_sequences_never_lower_memory(s: dict) -> None:
     if rep is None:
         return
     w = s["workload"]
-    longer = _with(s, "workload", sequence_length=2 * w["sequence_length"],
-                   prompt_tokens=2 * w["prompt_tokens"])
+    longer = _with(
+        s, "workload", sequence_length=2 * w["sequence_length"], prompt_tokens=2 * w["prompt_tokens"]
+    )
     assert estimate_report(longer)["per_gpu"]["total"] >= rep["per_gpu"]["total"]
 
 

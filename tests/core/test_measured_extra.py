@@ -30,25 +30,28 @@ def _attention(name: str) -> str:
 
 @pytest.mark.parametrize("rec", DATA["param_counts"], ids=lambda r: r["name"])
 def test_parameters(rec: dict[str, Any]) -> None:
-    rep = estimate_report({"model": import_hf_config(rec["config"]),
-                           "workload": {"kind": "inference"}})
-    assert rep["parameters"]["total"] == pytest.approx(rec["measured"]["total_params"],
-                                                       rel=0.0005)
+    rep = estimate_report({"model": import_hf_config(rec["config"]), "workload": {"kind": "inference"}})
+    assert rep["parameters"]["total"] == pytest.approx(rec["measured"]["total_params"], rel=0.0005)
 
 
 @pytest.mark.parametrize("rec", DATA["kv_cache"], ids=lambda r: r["id"])
 def test_kv_cache(rec: dict[str, Any]) -> None:
     i = rec["inputs"]
     dt = DT[i["dtype"]]
-    rep = estimate_report({
-        "model": import_hf_config(i["config"]),
-        "workload": {"kind": "inference", "batch_size": i["batch"],
-                     "prompt_tokens": i["prompt_len"], "generated_tokens": i["decode_steps"]},
-        "precision": {"weights": dt, "kv_cache": dt, "activations": dt},
-        "parallelism": {"attention": _attention(i["attn_implementation"])},
-    })
-    assert rep["per_gpu"]["kv_cache"] == pytest.approx(rec["measured"]["kv_cache_tensor_bytes"],
-                                                       rel=0.01)
+    rep = estimate_report(
+        {
+            "model": import_hf_config(i["config"]),
+            "workload": {
+                "kind": "inference",
+                "batch_size": i["batch"],
+                "prompt_tokens": i["prompt_len"],
+                "generated_tokens": i["decode_steps"],
+            },
+            "precision": {"weights": dt, "kv_cache": dt, "activations": dt},
+            "parallelism": {"attention": _attention(i["attn_implementation"])},
+        }
+    )
+    assert rep["per_gpu"]["kv_cache"] == pytest.approx(rec["measured"]["kv_cache_tensor_bytes"], rel=0.01)
 
 
 def _training(rec: dict[str, Any]) -> dict[str, Any]:
@@ -57,8 +60,11 @@ def _training(rec: dict[str, Any]) -> dict[str, Any]:
 
 def _marks(rec: dict[str, Any]) -> Any:
     if rec["id"].startswith(CPU_ONLY):
-        return pytest.param(rec, id=rec["id"], marks=pytest.mark.xfail(
-            strict=True, reason="CPU sdpa math-kernel fallback (see CPU_ONLY)"))
+        return pytest.param(
+            rec,
+            id=rec["id"],
+            marks=pytest.mark.xfail(strict=True, reason="CPU sdpa math-kernel fallback (see CPU_ONLY)"),
+        )
     return pytest.param(rec, id=rec["id"])
 
 

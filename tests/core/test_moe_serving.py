@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from gpusizer import estimate_report
 from gpusizer.core.architecture import resolve
+from gpusizer.core.engine_releases import VLLM
 from gpusizer.core.engine_settings import engine_settings
-from gpusizer.core.engines import VLLM, release
+from gpusizer.core.engines import release
 from gpusizer.core.kv_request import largest_context, page_bytes, per_request_bytes
 from gpusizer.core.moe_layout import MOE_LAYOUTS, layer_bytes, mxfp4_layout
 from gpusizer.core.params import count_parameters
@@ -25,26 +26,38 @@ from gpusizer.core.sharding import stage_params
 GiB = 2**30
 
 
-def _vllm(model: Any = "gpt-oss-120b", version: str = "0.33.0", gpu: str = "h100-sxm-80gb",
-          tp: int = 1, **serving: Any) -> dict[str, Any]:
-    return {"model": {"preset": model} if isinstance(model, str) else model,
-            "workload": {"kind": "inference"}, "framework": "vllm", "hardware": {"gpu": gpu},
-            "parallelism": {"tensor": tp}, "serving": {"engine_version": version, **serving}}
+def _vllm(
+    model: Any = "gpt-oss-120b",
+    version: str = "0.33.0",
+    gpu: str = "h100-sxm-80gb",
+    tp: int = 1,
+    **serving: Any,
+) -> dict[str, Any]:
+    return {
+        "model": {"preset": model} if isinstance(model, str) else model,
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+        "hardware": {"gpu": gpu},
+        "parallelism": {"tensor": tp},
+        "serving": {"engine_version": version, **serving},
+    }
 
 
-@pytest.mark.parametrize("version, gpu, layout", [
-    ("0.11.0", "h100-sxm-80gb", "marlin"),  # PyPI wheel, no triton_kernels (vllm#27508)
-    ("0.19.0", "h100-sxm-80gb", "triton-hopper"),  # "Using Triton backend" (vllm#33155)
-    ("0.19.0", "h200-141gb", "triton-hopper"),
-    ("0.33.0", "b200-192gb", "flashinfer-trtllm"),  # SM100: FlashInfer ships with CUDA
-    ("0.11.0", "b200-192gb", "flashinfer-trtllm"),
-    ("0.33.0", "a100-sxm-80gb", "marlin"),  # triton_kernels needs 9.0 <= cc < 11.0
-    ("0.33.0", "rtx-5090-32gb", "marlin"),  # SM120 is not in the SM100 family
-    ("0.33.0", "mi300x-192gb", None),  # no CUDA capability: the checkpoint's bytes
-    ("0.6.5", "h100-sxm-80gb", None),  # V0 did not serve MXFP4 MoE
-])
-def test_backend_by_release_and_compute_capability(version: str, gpu: str,
-                                                   layout: str | None) -> None:
+@pytest.mark.parametrize(
+    "version, gpu, layout",
+    [
+        ("0.11.0", "h100-sxm-80gb", "marlin"),  # PyPI wheel, no triton_kernels (vllm#27508)
+        ("0.19.0", "h100-sxm-80gb", "triton-hopper"),  # "Using Triton backend" (vllm#33155)
+        ("0.19.0", "h200-141gb", "triton-hopper"),
+        ("0.33.0", "b200-192gb", "flashinfer-trtllm"),  # SM100: FlashInfer ships with CUDA
+        ("0.11.0", "b200-192gb", "flashinfer-trtllm"),
+        ("0.33.0", "a100-sxm-80gb", "marlin"),  # triton_kernels needs 9.0 <= cc < 11.0
+        ("0.33.0", "rtx-5090-32gb", "marlin"),  # SM120 is not in the SM100 family
+        ("0.33.0", "mi300x-192gb", None),  # no CUDA capability: the checkpoint's bytes
+        ("0.6.5", "h100-sxm-80gb", None),  # V0 did not serve MXFP4 MoE
+    ],
+)
+def test_backend_by_release_and_compute_capability(version: str, gpu: str, layout: str | None) -> None:
     lay = mxfp4_layout(release(VLLM, version), gpu_spec(gpu))
     assert (lay.id if lay else None) == layout
 
@@ -62,11 +75,12 @@ def test_triton_holds_the_scales_twice() -> None:
     # only the old values: scales held twice, the swizzled copy's rows padded to 256
     # (hopper_scale.py: 2 x num_warps 8 x 2 x 8); w13 5760 -> 5888 rows, w2 2880 -> 3072.
     # Biases bf16 -> fp32. Values unpadded (5760 x 1440 and 2880 x 1440 bytes fit 16 x 32).
-    values = (5760 * 1440 + 2880 * 1440)
+    values = 5760 * 1440 + 2880 * 1440
     scales = (5760 * 90 + 2880 * 90) + (5888 * 90 + 3072 * 90)
     biases = (5760 + 2880) * 4
-    assert layer_bytes(MOE_LAYOUTS["triton-hopper"], 128, 2880, 2880, True, True) == \
-        128 * (values + scales + biases)
+    assert layer_bytes(MOE_LAYOUTS["triton-hopper"], 128, 2880, 2880, True, True) == 128 * (
+        values + scales + biases
+    )
 
 
 @pytest.mark.parametrize("layout", sorted(MOE_LAYOUTS))
@@ -118,21 +132,35 @@ def test_largest_context_is_estimate_max_model_len() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(window=st.sampled_from([128, 1024, 4096]), local=st.integers(1, 24),
-       ctx=st.sampled_from([2048, 32768, 131072]), chunk=st.sampled_from([512, 2048, 8192]))
-def test_windows_never_cost_more_than_full_attention(window: int, local: int, ctx: int,
-                                                     chunk: int) -> None:
+@given(
+    window=st.sampled_from([128, 1024, 4096]),
+    local=st.integers(1, 24),
+    ctx=st.sampled_from([2048, 32768, 131072]),
+    chunk=st.sampled_from([512, 2048, 8192]),
+)
+def test_windows_never_cost_more_than_full_attention(window: int, local: int, ctx: int, chunk: int) -> None:
     # A model whose layers use a sliding window holds at most what the same model with full
     # attention holds, plus the one block vLLM adds to every window layer ("the sliding window
     # may not start from the beginning of the block", SlidingWindowSpec): min(window - 1 +
     # chunk, ctx) tokens + 1 block against cdiv(ctx, 16) blocks.
-    model = {"name": "w", "layers": 24, "hidden_size": 2048, "attention_heads": 16,
-             "kv_heads": 4, "ffn_hidden_size": 8192, "vocab_size": 32000,
-             "max_context": 131072}
+    model = {
+        "name": "w",
+        "layers": 24,
+        "hidden_size": 2048,
+        "attention_heads": 16,
+        "kv_heads": 4,
+        "ffn_hidden_size": 8192,
+        "vocab_size": 32000,
+        "max_context": 131072,
+    }
     full = estimate_report(_vllm(model, max_context=ctx, prefill_chunk_tokens=chunk))
-    windowed = estimate_report(_vllm({**model, "sliding_window": window,
-                                      "sliding_window_layers": local},
-                                     max_context=ctx, prefill_chunk_tokens=chunk))
+    windowed = estimate_report(
+        _vllm(
+            {**model, "sliding_window": window, "sliding_window_layers": local},
+            max_context=ctx,
+            prefill_chunk_tokens=chunk,
+        )
+    )
     pool = full["serving"]["kv_pool_bytes"]
     assert windowed["serving"]["kv_pool_bytes"] == pool
     block = 16 * 2 * 4 * 128 * 2  # 16 tokens x K and V x 4 KV heads x 128 x bf16
@@ -148,7 +176,8 @@ def test_the_sizing_need_counts_the_request_as_the_start_up_check_does() -> None
     # max_context what the engine's check charges: the engine starts exactly when the GPU
     # holds the need (gpt-oss-120b, 18 of 36 layers with a 128-token window).
     for ctx in (32768, 49952, 49953, 65536, 131072):  # 49,952: the largest that fits
-        rep = estimate_report(_vllm(version="0.11.0", memory_fraction=0.95, max_context=ctx,
-                                    prefill_chunk_tokens=1024))
+        rep = estimate_report(
+            _vllm(version="0.11.0", memory_fraction=0.95, max_context=ctx, prefill_chunk_tokens=1024)
+        )
         sv, cap = rep["serving"], gpu_spec("h100-sxm-80gb").capacity_bytes
         assert sv["starts"] == (ctx <= 49952) == (sv["required_bytes"] <= cap), ctx

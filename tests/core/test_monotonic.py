@@ -19,8 +19,16 @@ from gpusizer import ScenarioError, estimate_report
 from gpusizer.core.presets import model_presets
 
 # sliding-window (Gemma 2/3, Mistral, Phi-3), MoE with dense layers (DeepSeek), dense
-PRESETS = ["gemma-2-9b", "gemma-3-27b", "mistral-7b", "phi-3-mini", "deepseek-v3",
-           "qwen3-30b-a3b", "llama-3.2-1b", "gpt-2"]
+PRESETS = [
+    "gemma-2-9b",
+    "gemma-3-27b",
+    "mistral-7b",
+    "phi-3-mini",
+    "deepseek-v3",
+    "qwen3-30b-a3b",
+    "llama-3.2-1b",
+    "gpt-2",
+]
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -36,19 +44,24 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
         model["sliding_window_layers"] = draw(st.integers(0, layers))
     return {
         "model": model,
-        "workload": {"kind": draw(st.sampled_from(["pretraining", "full_finetune", "lora",
-                                                    "qlora", "inference"])),
-                     "sequence_length": draw(st.sampled_from([512, 2048, 8192])),
-                     "micro_batch_size": draw(st.integers(1, 4)),
-                     "batch_size": draw(st.integers(1, 16)),
-                     "prompt_tokens": draw(st.sampled_from([256, 4096, 32768])),
-                     "lora_targets": draw(st.sampled_from([["q", "v"], ["q", "k", "v", "o",
-                                                            "gate", "up", "down", "lm_head"]]))},
-        "parallelism": {"pipeline": pp, "tensor": draw(st.sampled_from([1, 2, 4])),
-                        "data": draw(st.sampled_from([2, 4, 8])),
-                        "zero_stage": draw(st.integers(0, 3)),
-                        "recompute": draw(st.sampled_from(["none", "selective", "full"])),
-                        "attention": draw(st.sampled_from(["eager", "flash"]))},
+        "workload": {
+            "kind": draw(st.sampled_from(["pretraining", "full_finetune", "lora", "qlora", "inference"])),
+            "sequence_length": draw(st.sampled_from([512, 2048, 8192])),
+            "micro_batch_size": draw(st.integers(1, 4)),
+            "batch_size": draw(st.integers(1, 16)),
+            "prompt_tokens": draw(st.sampled_from([256, 4096, 32768])),
+            "lora_targets": draw(
+                st.sampled_from([["q", "v"], ["q", "k", "v", "o", "gate", "up", "down", "lm_head"]])
+            ),
+        },
+        "parallelism": {
+            "pipeline": pp,
+            "tensor": draw(st.sampled_from([1, 2, 4])),
+            "data": draw(st.sampled_from([2, 4, 8])),
+            "zero_stage": draw(st.integers(0, 3)),
+            "recompute": draw(st.sampled_from(["none", "selective", "full"])),
+            "attention": draw(st.sampled_from(["eager", "flash"])),
+        },
         "framework": draw(st.sampled_from(["huggingface", "megatron", "deepspeed", "fsdp"])),
     }
 
@@ -65,9 +78,11 @@ def _with(s: dict[str, Any], block: str, **upd: Any) -> dict[str, Any]:
 
 
 def test_gemma_2_9b_pp2_37_to_38_layers() -> None:
-    s = {"model": {"preset": "gemma-2-9b", "layers": 37},
-         "workload": {"kind": "pretraining", "sequence_length": 8192},
-         "parallelism": {"pipeline": 2}}
+    s = {
+        "model": {"preset": "gemma-2-9b", "layers": 37},
+        "workload": {"kind": "pretraining", "sequence_length": 8192},
+        "parallelism": {"pipeline": 2},
+    }
     before = _peak(s)
     after = _peak(_with(s, "model", layers=38))
     assert before is not None and after is not None and after >= before  # was -0.11 GiB
@@ -87,8 +102,11 @@ def test_one_more_layer_never_lowers_the_peak(s: dict[str, Any]) -> None:
 def test_a_larger_batch_never_lowers_the_peak(s: dict[str, Any], extra: int) -> None:
     before = _peak(s)
     w = s["workload"]
-    after = _peak(_with(s, "workload", micro_batch_size=w["micro_batch_size"] + extra,
-                        batch_size=w["batch_size"] + extra))
+    after = _peak(
+        _with(
+            s, "workload", micro_batch_size=w["micro_batch_size"] + extra, batch_size=w["batch_size"] + extra
+        )
+    )
     if before is not None and after is not None:
         assert after >= before
 
@@ -98,8 +116,9 @@ def test_a_larger_batch_never_lowers_the_peak(s: dict[str, Any], extra: int) -> 
 def test_a_longer_sequence_never_lowers_the_peak(s: dict[str, Any]) -> None:
     before = _peak(s)
     w = s["workload"]
-    after = _peak(_with(s, "workload", sequence_length=2 * w["sequence_length"],
-                        prompt_tokens=2 * w["prompt_tokens"]))
+    after = _peak(
+        _with(s, "workload", sequence_length=2 * w["sequence_length"], prompt_tokens=2 * w["prompt_tokens"])
+    )
     if before is not None and after is not None:
         assert after >= before
 

@@ -93,9 +93,7 @@ TOTALS: list[tuple[str, int | float, float, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("preset", "expected", "tol", "source"), TOTALS, ids=[r[0] for r in TOTALS]
-)
+@pytest.mark.parametrize(("preset", "expected", "tol", "source"), TOTALS, ids=[r[0] for r in TOTALS])
 def test_total_matches_published_count(preset: str, expected: float, tol: float, source: str):
     total = counts(preset).total
     if tol == 0.0:
@@ -122,9 +120,7 @@ ACTIVE: list[tuple[str, float, float, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("preset", "expected", "tol", "source"), ACTIVE, ids=[r[0] for r in ACTIVE]
-)
+@pytest.mark.parametrize(("preset", "expected", "tol", "source"), ACTIVE, ids=[r[0] for r in ACTIVE])
 def test_active_matches_published_count(preset: str, expected: float, tol: float, source: str):
     active = counts(preset).active
     if tol == 0.0:
@@ -237,18 +233,52 @@ def test_calibration_llama_modules():
 # --- the presets themselves ----------------------------------------------------------------------
 
 REQUIRED = {
-    "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "llama-3.2-1b", "llama-3.2-3b",
-    "llama-2-7b", "llama-2-13b", "llama-2-70b", "mistral-7b", "mixtral-8x7b", "mixtral-8x22b",
-    "qwen2.5-0.5b", "qwen2.5-7b", "qwen2.5-72b", "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b",
-    "qwen3-235b-a22b", "gemma-2-9b", "gemma-2-27b", "gemma-3-27b", "phi-3-mini", "phi-3-medium",
-    "deepseek-v3", "gpt-2", "gpt-2-xl", "gpt-3-175b", "falcon-7b", "falcon-40b", "falcon-180b",
-    "olmo-2-7b", "olmoe-1b-7b",
+    "llama-3.1-8b",
+    "llama-3.1-70b",
+    "llama-3.1-405b",
+    "llama-3.2-1b",
+    "llama-3.2-3b",
+    "llama-2-7b",
+    "llama-2-13b",
+    "llama-2-70b",
+    "mistral-7b",
+    "mixtral-8x7b",
+    "mixtral-8x22b",
+    "qwen2.5-0.5b",
+    "qwen2.5-7b",
+    "qwen2.5-72b",
+    "qwen3-8b",
+    "qwen3-32b",
+    "qwen3-30b-a3b",
+    "qwen3-235b-a22b",
+    "gemma-2-9b",
+    "gemma-2-27b",
+    "gemma-3-27b",
+    "phi-3-mini",
+    "phi-3-medium",
+    "deepseek-v3",
+    "gpt-2",
+    "gpt-2-xl",
+    "gpt-3-175b",
+    "falcon-7b",
+    "falcon-40b",
+    "falcon-180b",
+    "olmo-2-7b",
+    "olmoe-1b-7b",
 }
 
 
 # checked against published figures by the dedicated tests above rather than in TOTALS
-CHECKED_ELSEWHERE = {"falcon-7b", "falcon-40b", "gemma-3-27b", "llama-4-scout", "llama-4-maverick",
-                     "gemma-3-4b", "gemma-3-12b", "mistral-small-3.1-24b"}
+CHECKED_ELSEWHERE = {
+    "falcon-7b",
+    "falcon-40b",
+    "gemma-3-27b",
+    "llama-4-scout",
+    "llama-4-maverick",
+    "gemma-3-4b",
+    "gemma-3-12b",
+    "mistral-small-3.1-24b",
+}
 
 
 def test_required_presets_exist_and_each_has_a_reference_count():
@@ -273,13 +303,16 @@ def test_preset_validates_and_is_well_formed(preset: str):
 def test_sliding_window_layouts():
     # Gemma 2: every other layer local, window 4096 (Gemma 2 report §2); Gemma 3: 5 local : 1
     # global, window 1024 (Gemma 3 report §2.2); Mistral 7B v0.1: window 4096 on all layers.
-    spec = {p: parse_scenario({"model": {"preset": p}}).model for p in
-            ("gemma-2-9b", "gemma-2-27b", "gemma-3-27b", "mistral-7b", "llama-3.1-8b")}
-    assert (spec["gemma-2-9b"].sliding_window, spec["gemma-2-9b"].sliding_window_layers) == (
-        4096, 21)
+    spec = {
+        p: parse_scenario({"model": {"preset": p}}).model
+        for p in ("gemma-2-9b", "gemma-2-27b", "gemma-3-27b", "mistral-7b", "llama-3.1-8b")
+    }
+    assert (spec["gemma-2-9b"].sliding_window, spec["gemma-2-9b"].sliding_window_layers) == (4096, 21)
     assert spec["gemma-2-27b"].sliding_window_layers == 23
     assert (spec["gemma-3-27b"].sliding_window, spec["gemma-3-27b"].sliding_window_layers) == (
-        1024, 62 - 62 // 6)
+        1024,
+        62 - 62 // 6,
+    )
     assert spec["mistral-7b"].sliding_window_layers == 32
     assert spec["llama-3.1-8b"].sliding_window is None
 

@@ -56,8 +56,9 @@ def test_dropout_keeps_a_mask_per_targeted_module() -> None:
     # h512 Llama, r64 on all linear layers, b2 s256: dropout 0.1 adds, per targeted module
     # whose input needs a gradient, its own fp32 output and (CPU) its fp32 noise. The
     # estimate's difference is the measured one with the noise as a 1-byte mask (1 %).
-    pair = [_by_id(f"llama-h512-L4-gqa4|b2|s256|lora-bf16|r64|all|drop{p}|sdpa|ckpt0")
-            for p in ("0.0", "0.1")]
+    pair = [
+        _by_id(f"llama-h512-L4-gqa4|b2|s256|lora-bf16|r64|all|drop{p}|sdpa|ckpt0") for p in ("0.0", "0.1")
+    ]
     est = [estimate_report(peft_scenario(r))["per_gpu"]["activations"] for r in pair]
     meas = [r["measured"]["activation_bytes"] - cpu_dropout_excess(r) for r in pair]
     assert est[1] - est[0] == pytest.approx(meas[1] - meas[0], rel=0.01)
@@ -77,6 +78,7 @@ def test_kbit_prepare_upcasts_embedding_norms_and_head() -> None:
     rec = _by_id("llama-h512-L4-gqa4|b2|s256|qlora-nf4-kbitprep|r16|all|drop0.0|sdpa|ckpt0")
     sc = peft_scenario(rec)
     assert estimate_report(sc)["per_gpu"]["weights"] == pytest.approx(
-        rec["measured"]["weight_bytes"], rel=0.001)
+        rec["measured"]["weight_bytes"], rel=0.001
+    )
     sc["workload"]["kbit_prepare"] = False
     assert estimate_report(sc)["per_gpu"]["weights"] < 0.6 * rec["measured"]["weight_bytes"]

@@ -49,8 +49,7 @@ PER_PARAM = [r for r in DATA["records"] if r["compare"] == "model_states_per_par
 def test_published_peak(rec: dict[str, Any]) -> None:
     # Source: rec["source"]["url"]; 15 % (module docstring lists each error)
     rep = estimate_report(rec["recipe_scenario"])
-    assert rep["per_gpu"]["total"] == pytest.approx(rec["figure_bytes"], rel=0.15), \
-        rec["source"]["url"]
+    assert rep["per_gpu"]["total"] == pytest.approx(rec["figure_bytes"], rel=0.15), rec["source"]["url"]
 
 
 @pytest.mark.parametrize("rec", PER_PARAM, ids=lambda r: r["id"])
@@ -76,18 +75,25 @@ def test_torchtune_profile_fills_its_recipe_defaults() -> None:
     assert estimate_report(sc)["per_gpu"] == rep["per_gpu"]  # the echo loads back the same
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "documented gap: Unsloth's own LoRA kernels (unsloth/kernels/fast_lora.py LoRA_MLP, "
-    "LoRA_QKV autograd functions that save a minimal set, adapters without the fp32 cast) are "
-    "not modelled, so the layer rebuilt in backward costs ~1.4x Unsloth's bytes per token: "
-    "the estimate's max context is 28 % below the published 78,475 on 24 GB"))
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "documented gap: Unsloth's own LoRA kernels (unsloth/kernels/fast_lora.py LoRA_MLP, "
+        "LoRA_QKV autograd functions that save a minimal set, adapters without the fp32 cast) are "
+        "not modelled, so the layer rebuilt in backward costs ~1.4x Unsloth's bytes per token: "
+        "the estimate's max context is 28 % below the published 78,475 on 24 GB"
+    ),
+)
 def test_unsloth_max_context_on_24gb() -> None:
     # Unsloth README (until 2026-03-17): Llama 3.1 8B QLoRA r32 on all linear layers, batch 1,
     # on a 24 GB card: 78,475 tokens (offloaded checkpointing, fused loss: the unsloth
     # profile's defaults). Tolerance 15 %.
     rec = next(r for r in DATA["records"] if r["id"] == "unsloth-context|llama-3.1-8b|qlora|24gb")
-    sc = {"model": {"preset": "llama-3.1-8b"}, "framework": "unsloth",
-          "workload": {"kind": "qlora", "lora_rank": 32, "micro_batch_size": 1},
-          "hardware": {"gpu": {"id": "card", "name": "24 GB", "memory_bytes": 24 * 2**30}}}
+    sc = {
+        "model": {"preset": "llama-3.1-8b"},
+        "framework": "unsloth",
+        "workload": {"kind": "qlora", "lora_rank": 32, "micro_batch_size": 1},
+        "hardware": {"gpu": {"id": "card", "name": "24 GB", "memory_bytes": 24 * 2**30}},
+    }
     fits = sweep(sc, "sequence_length", list(range(512, 200_000, 512))).largest_fitting
     assert fits == pytest.approx(rec["figure"]["unsloth_context"], rel=0.15)

@@ -17,8 +17,12 @@ BASE = {"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "full_finetune
 
 @pytest.fixture
 def dummy_framework():
-    profile = replace(frameworks.FRAMEWORKS["deepspeed"], id="dummy-trainer",
-                      label="Dummy trainer", overhead=frameworks.OverheadDefaults(0, 0, 0.0, 0))
+    profile = replace(
+        frameworks.FRAMEWORKS["deepspeed"],
+        id="dummy-trainer",
+        label="Dummy trainer",
+        overhead=frameworks.OverheadDefaults(0, 0, 0.0, 0),
+    )
     frameworks.register(profile)
     yield profile
     frameworks.FRAMEWORKS.pop(profile.id, None)
@@ -26,8 +30,9 @@ def dummy_framework():
 
 @pytest.fixture
 def dummy_kind():
-    kind = workloads.WorkloadKind("dummy_adapters", "Dummy adapters", "Dummy", True,
-                                  is_adapter=True, variant_weights=("bf16",))
+    kind = workloads.WorkloadKind(
+        "dummy_adapters", "Dummy adapters", "Dummy", True, is_adapter=True, variant_weights=("bf16",)
+    )
     workloads.register(kind)
     yield kind
     workloads.WORKLOAD_KINDS.pop(kind.id, None)

@@ -14,13 +14,30 @@ from gpusizer.core.roofline import matmul_dtype, step_ops
 H100_BW = 3.35e12  # H100 SXM HBM3, 3.35 TB/s (NVIDIA H100 datasheet)
 
 
-def _s(preset: str = "llama-3.1-8b", gpu: str = "h100-sxm-80gb", weights: str = "bf16",
-       batch: int = 1, prompt: int = 1024, out: int = 256, tp: int = 1, **extra: object) -> dict:
-    return {"model": {"preset": preset}, "framework": "vllm", "hardware": {"gpu": gpu},
-            "workload": {"kind": "inference", "batch_size": batch, "prompt_tokens": prompt,
-                         "generated_tokens": out},
-            "precision": {"weights": weights},
-            "parallelism": {"tensor": tp}, **extra}
+def _s(
+    preset: str = "llama-3.1-8b",
+    gpu: str = "h100-sxm-80gb",
+    weights: str = "bf16",
+    batch: int = 1,
+    prompt: int = 1024,
+    out: int = 256,
+    tp: int = 1,
+    **extra: object,
+) -> dict:
+    return {
+        "model": {"preset": preset},
+        "framework": "vllm",
+        "hardware": {"gpu": gpu},
+        "workload": {
+            "kind": "inference",
+            "batch_size": batch,
+            "prompt_tokens": prompt,
+            "generated_tokens": out,
+        },
+        "precision": {"weights": weights},
+        "parallelism": {"tensor": tp},
+        **extra,
+    }
 
 
 def _step(block: dict, phase: str, name: str = "step") -> dict:
@@ -37,8 +54,9 @@ def test_batch1_decode_cannot_beat_weight_bytes_over_bandwidth():
     assert est.compute.decode_seconds_per_token >= 16.06e9 / H100_BW
     # At 100% bandwidth the floor is what a step reads: every weight but the embedding table
     # (a lookup reads one row), 15.01 GB, plus the KV cache; exact to 1%.
-    _, m = scenario_model({**_s(prompt=128, out=2),
-                           "compute": {"bandwidth_efficiency": 1.0, "flops_efficiency": 1.0}})
+    _, m = scenario_model(
+        {**_s(prompt=128, out=2), "compute": {"bandwidth_efficiency": 1.0, "flops_efficiency": 1.0}}
+    )
     read = 2 * (est.parameters_total - est.parameters_embedding)
     t = m.decode_seconds(1, 129)
     assert t >= read / H100_BW
@@ -73,8 +91,10 @@ def test_prefill_intensity_grows_with_prompt_until_past_the_ridge():
 
 def test_batching_raises_decode_intensity():
     # Batch-1 bf16 decode does ~2 FLOPs per 2-byte weight: intensity ≈ 1 FLOP/byte (±10%).
-    values = [_step(roofline_points(_s(batch=b, prompt=512, out=64)), "decode")["intensity"]
-              for b in (1, 8, 64, 256)]
+    values = [
+        _step(roofline_points(_s(batch=b, prompt=512, out=64)), "decode")["intensity"]
+        for b in (1, 8, 64, 256)
+    ]
     assert values == sorted(values)
     assert values[0] == pytest.approx(1.0, rel=0.10)
     assert values[2] > 20 * values[0]
@@ -90,9 +110,11 @@ def test_fp8_halves_weight_bytes_and_doubles_the_compute_roof():
     assert fp8["ridge_intensity"] == pytest.approx(2 * bf16["ridge_intensity"], rel=1e-4)
     for op in ("qkv", "out_proj", "mlp"):  # weight-dominated at batch 1: bytes halve (±1%)
         assert _step(fp8, "decode", op)["bytes"] == pytest.approx(
-            _step(bf16, "decode", op)["bytes"] / 2, rel=0.01)
+            _step(bf16, "decode", op)["bytes"] / 2, rel=0.01
+        )
     assert _step(fp8, "prefill", "mlp")["attainable_flops_per_s"] == pytest.approx(
-        2 * _step(bf16, "prefill", "mlp")["attainable_flops_per_s"], rel=1e-4)
+        2 * _step(bf16, "prefill", "mlp")["attainable_flops_per_s"], rel=1e-4
+    )
 
 
 def test_quantised_weights_use_their_bytes_and_the_16_bit_peak():
@@ -107,8 +129,9 @@ def test_quantised_weights_use_their_bytes_and_the_16_bit_peak():
     awq = roofline_points(_s(weights="awq_int4"))
     assert awq["peak_flops_per_s"] == bf16["peak_flops_per_s"]
     # AWQ g128: 4 + 20/128 bits per weight (core/dtypes.py) against 16: ratio 0.2598 (±1%).
-    assert _step(awq, "decode", "mlp")["bytes"] / _step(bf16, "decode", "mlp")["bytes"] == \
-        pytest.approx((4 + 20 / 128) / 16, rel=0.01)
+    assert _step(awq, "decode", "mlp")["bytes"] / _step(bf16, "decode", "mlp")["bytes"] == pytest.approx(
+        (4 + 20 / 128) / 16, rel=0.01
+    )
 
 
 def test_moe_decode_reads_only_the_chosen_experts():
@@ -129,8 +152,7 @@ def test_moe_decode_reads_only_the_chosen_experts():
 def test_mla_decodes_in_the_latent():
     # DeepSeek-V3: the cache holds kv_lora_rank + rope = 576 values per token and layer
     # (arXiv 2405.04434 §2.1.2); absorbed decode attends in that width.
-    _, m = scenario_model(_s("deepseek-v3", gpu="h200-141gb", weights="fp8", tp=8,
-                             prompt=4096, out=512))
+    _, m = scenario_model(_s("deepseek-v3", gpu="h200-141gb", weights="fp8", tp=8, prompt=4096, out=512))
     assert m.shape.kv_tok == 576 * 2
     assert m.shape.decode_dims == (576, 512)
     assert m.decode_seconds(16, 4096) > 0
@@ -166,14 +188,20 @@ def test_sliding_window_layers_cap_kv_reads():
 def test_roofline_block_shape_and_consistency():
     s = _s(batch=4)
     block = roofline_points(s)
-    for key in ("peak_flops_per_s", "bandwidth_bytes_per_s", "ridge_intensity", "dtype",
-                "flops_efficiency", "bandwidth_efficiency", "interconnect_efficiency"):
+    for key in (
+        "peak_flops_per_s",
+        "bandwidth_bytes_per_s",
+        "ridge_intensity",
+        "dtype",
+        "flops_efficiency",
+        "bandwidth_efficiency",
+        "interconnect_efficiency",
+    ):
         assert key in block
     names = {p["name"] for p in block["points"]}
     assert {"qkv", "attention", "out_proj", "mlp", "norms", "lm_head", "step"} <= names
     for p in block["points"]:
-        assert set(p) >= {"name", "phase", "flops", "bytes", "intensity",
-                          "attainable_flops_per_s", "bound"}
+        assert set(p) >= {"name", "phase", "flops", "bytes", "intensity", "attainable_flops_per_s", "bound"}
         assert p["bound"] in ("compute", "memory") and p["phase"] in ("prefill", "decode")
         assert p["attainable_flops_per_s"] <= block["peak_flops_per_s"] * 1.0000001
     c = estimate(s).compute

@@ -17,12 +17,24 @@ from gpusizer.core.result import Estimate, Serving
 from gpusizer.core.roofline import step_ops
 
 
-def _vllm(version: str | None = None, preset: str = "llama-3.1-8b", gpu: str = "h100-sxm-80gb",
-          tp: int = 1, weights: str = "bf16", **serving: Any) -> dict[str, Any]:
+def _vllm(
+    version: str | None = None,
+    preset: str = "llama-3.1-8b",
+    gpu: str = "h100-sxm-80gb",
+    tp: int = 1,
+    weights: str = "bf16",
+    **serving: Any,
+) -> dict[str, Any]:
     sv = {**({"engine_version": version} if version else {}), **serving}
-    return {"model": {"preset": preset}, "workload": {"kind": "inference"}, "framework": "vllm",
-            "hardware": {"gpu": gpu}, "parallelism": {"tensor": tp},
-            "precision": {"weights": weights}, "serving": sv}
+    return {
+        "model": {"preset": preset},
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+        "hardware": {"gpu": gpu},
+        "parallelism": {"tensor": tp},
+        "precision": {"weights": weights},
+        "serving": sv,
+    }
 
 
 def _sv(sc: dict[str, Any]) -> Any:
@@ -30,6 +42,7 @@ def _sv(sc: dict[str, Any]) -> Any:
 
 
 # --- vLLM defaults by version -----------------------------------------------------------------
+
 
 def test_vllm_memory_fraction_by_version() -> None:
     # vllm config/cache.py: gpu_memory_utilization 0.9 up to 0.19.0, 0.92 from 0.20.0 (exact).
@@ -84,6 +97,7 @@ def test_non_torch_memory_grows_with_tensor_parallelism() -> None:
 
 # --- pools: invariants and refusals -----------------------------------------------------------
 
+
 def test_pool_shrinks_as_weights_grow() -> None:
     fp8, bf16 = _sv(_vllm(weights="fp8")), _sv(_vllm())
     big = _sv(_vllm(preset="qwen3-32b"))
@@ -131,6 +145,7 @@ def test_unknown_engine_version_is_a_scenario_error() -> None:
 
 # --- speed --------------------------------------------------------------------------------------
 
+
 def test_concurrency_defaults_to_the_batch_and_is_capped_by_max_sequences() -> None:
     sc = {**_vllm(max_context=8192), "workload": {"kind": "inference", "batch_size": 64}}
     assert _sv(sc).concurrency == _sv(sc).running == 64
@@ -155,15 +170,16 @@ def test_step_latency_override_and_cost_per_million_tokens() -> None:
     assert slow.decode_step_overhead_seconds == slow.prefill_step_overhead_seconds == 0.01
     assert slow.tpot_seconds - base.tpot_seconds == pytest.approx(0.01 - 0.0004, rel=1e-6)
     # H100 at 3.49 $/h (catalog): $ per million output tokens = price x GPUs / tokens per hour
-    assert base.cost_per_million_tokens == pytest.approx(
-        3.49 / 3600 / base.tokens_per_second * 1e6, rel=1e-9)
+    assert base.cost_per_million_tokens == pytest.approx(3.49 / 3600 / base.tokens_per_second * 1e6, rel=1e-9)
 
 
 def test_expert_parallel_decode_reads_the_experts_of_the_whole_group() -> None:
     # Under EP the all-to-all sends every EP rank's tokens to an expert's GPU, so a GPU reads
     # the distinct experts of EP x batch tokens: E(1 - (1 - k/E)^(B x EP)) / EP (exact).
-    sc = {**_vllm(preset="deepseek-v3", gpu="h200-141gb", tp=1, weights="fp8"),
-          "parallelism": {"tensor": 1, "expert": 8, "data": 8}}
+    sc = {
+        **_vllm(preset="deepseek-v3", gpu="h200-141gb", tp=1, weights="fp8"),
+        "parallelism": {"tensor": 1, "expert": 8, "data": 8},
+    }
     _, m = scenario_model(sc)
     sh = m.shape
     ops = {name: b for name, _, b, _ in step_ops(sh, 16, 1, 1024, True)}
@@ -191,10 +207,16 @@ def test_huggingface_serving_block_is_the_roofline() -> None:
 
 # --- llama.cpp offload and unified memory -------------------------------------------------------
 
+
 def _llama(gpu: str, **serving: Any) -> dict[str, Any]:
-    return {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "inference"},
-            "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"},
-            "hardware": {"gpu": gpu}, "serving": {"max_context": 8192, **serving}}
+    return {
+        "model": {"preset": "llama-3.1-70b"},
+        "workload": {"kind": "inference"},
+        "framework": "llama.cpp",
+        "precision": {"weights": "gguf_q4_k_m"},
+        "hardware": {"gpu": gpu},
+        "serving": {"max_context": 8192, **serving},
+    }
 
 
 def test_partial_offload_splits_vram_and_ram_and_slows_decode() -> None:
@@ -224,19 +246,27 @@ def test_unified_memory_reads_host_layers_at_its_own_bandwidth() -> None:
 
 def test_ollama_context_defaults_by_version() -> None:
     # ollama: num_ctx 2048 (v0.5) -> 4096 (v0.6.7) -> by VRAM (v0.17: >= 23 GiB -> 32768).
-    sc = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
-          "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"},
-          "hardware": {"gpu": "rtx-4090-24gb"}}
-    ctx = {v: _sv({**sc, "serving": {"engine_version": v}}).max_context
-           for v in ("ollama-0.5", "ollama-0.6.7", "ollama-0.17")}
+    sc = {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "inference"},
+        "framework": "llama.cpp",
+        "precision": {"weights": "gguf_q4_k_m"},
+        "hardware": {"gpu": "rtx-4090-24gb"},
+    }
+    ctx = {
+        v: _sv({**sc, "serving": {"engine_version": v}}).max_context
+        for v in ("ollama-0.5", "ollama-0.6.7", "ollama-0.17")
+    }
     assert ctx == {"ollama-0.5": 2048, "ollama-0.6.7": 4096, "ollama-0.17": 32768}
 
 
 # --- per-module precision -----------------------------------------------------------------------
 
+
 def _weights(**precision: Any) -> int:
-    return estimate({"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"},
-                     "precision": precision}).memory.weights
+    return estimate(
+        {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}, "precision": precision}
+    ).memory.weights
 
 
 def test_meta_fp8_recipe_quantises_only_middle_mlps() -> None:
@@ -249,16 +279,24 @@ def test_meta_fp8_recipe_quantises_only_middle_mlps() -> None:
 
 def test_gguf_q4_k_m_is_4_89_bits_per_weight() -> None:
     # llama.cpp quantize README: Llama 3 8B Q4_K_M is 4.89 bpw (per-tensor types, 1 %).
-    est = estimate({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
-                    "precision": {"weights": "gguf_q4_k_m"}})
+    est = estimate(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "inference"},
+            "precision": {"weights": "gguf_q4_k_m"},
+        }
+    )
     assert est.memory.weights * 8 / est.parameters_total == pytest.approx(4.89, rel=0.01)
 
 
 def test_mxfp4_experts_only_as_gpt_oss_ships() -> None:
     # gpt-oss: MXFP4 routed experts, attention/router/embedding/LM head 16-bit. On Mixtral's
     # shape: experts at 4.25 bits, everything else 2 B (exact).
-    sc = {"model": {"preset": "mixtral-8x7b"}, "workload": {"kind": "inference"},
-          "precision": {"weights": "mxfp4"}}
+    sc = {
+        "model": {"preset": "mixtral-8x7b"},
+        "workload": {"kind": "inference"},
+        "precision": {"weights": "mxfp4"},
+    }
     est = estimate(sc)
     assert "mxfp4-experts" in " ".join(est.assumptions)
     from gpusizer.core.params import count_parameters
@@ -284,17 +322,24 @@ def test_module_override_and_errors() -> None:
 
 # --- registries: one entry each ------------------------------------------------------------------
 
+
 def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
     from dataclasses import replace
 
     from gpusizer.core import frameworks, quant_rules
-    from gpusizer.core.engines import VLLM
+    from gpusizer.core.engine_releases import VLLM
 
-    rule = quant_rules.register(quant_rules.QuantRule(
-        "dummy-all-but-head", "Dummy", {"lm_head": "unquantised"}))
-    profile = frameworks.register(replace(
-        frameworks.FRAMEWORKS["vllm"], id="dummy-engine", label="Dummy engine",
-        releases=(replace(VLLM[-1], version="1.0", memory_fraction=0.5),)))
+    rule = quant_rules.register(
+        quant_rules.QuantRule("dummy-all-but-head", "Dummy", {"lm_head": "unquantised"})
+    )
+    profile = frameworks.register(
+        replace(
+            frameworks.FRAMEWORKS["vllm"],
+            id="dummy-engine",
+            label="Dummy engine",
+            releases=(replace(VLLM[-1], version="1.0", memory_fraction=0.5),),
+        )
+    )
     try:
         plain = _weights(weights="fp8", quantization_rule="uniform")
         head16 = _weights(weights="fp8", quantization_rule=rule.id)

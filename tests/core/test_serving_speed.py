@@ -19,17 +19,27 @@ import pytest
 from gpusizer.core.estimate import estimate
 
 TOLERANCE = 0.35
-RECORDS = {r["id"]: r for r in json.loads(
-    (Path(__file__).parent / "data" / "serving-speed.json").read_text())}
+RECORDS = {
+    r["id"]: r for r in json.loads((Path(__file__).parent / "data" / "serving-speed.json").read_text())
+}
 
 
 def _apple(name: str, bandwidth: float, tflops: float, ram_gib: int, source: str) -> dict:
     """An Apple GPU not in the catalog: unified memory at its bandwidth, FP16 = FP32 rate."""
-    return {"id": name, "name": name, "vendor": "Apple", "category": "unified_memory",
-            "memory_bytes": ram_gib * 2**30, "hbm_bandwidth_gb_per_s": bandwidth,
-            "dense_tflops": {"fp32": tflops, "fp16": tflops, "bf16": tflops},
-            "interconnect_gb_per_s": 0, "gpus_per_node": 1, "unified_memory": True,
-            "gpu_memory_fraction": 0.75, "source_url": source}
+    return {
+        "id": name,
+        "name": name,
+        "vendor": "Apple",
+        "category": "unified_memory",
+        "memory_bytes": ram_gib * 2**30,
+        "hbm_bandwidth_gb_per_s": bandwidth,
+        "dense_tflops": {"fp32": tflops, "fp16": tflops, "bf16": tflops},
+        "interconnect_gb_per_s": 0,
+        "gpus_per_node": 1,
+        "unified_memory": True,
+        "gpu_memory_fraction": 0.75,
+        "source_url": source,
+    }
 
 
 # Apple newsroom: M1 Max 400 GB/s, 10.4 TFLOPS (2021-10-18); M1 Ultra 800 GB/s, 21 TFLOPS
@@ -37,8 +47,15 @@ def _apple(name: str, bandwidth: float, tflops: float, ram_gib: int, source: str
 M1_MAX = _apple("m1-max-64gb", 400, 10.4, 64, "apple.com/newsroom 2021-10-18")
 M1_ULTRA = _apple("m1-ultra-128gb", 800, 21.0, 128, "apple.com/newsroom 2022-03-08")
 M2_ULTRA = _apple("m2-ultra-192gb", 800, 27.2, 192, "apple.com/newsroom 2023-06-05")
-TINYLLAMA = {"name": "TinyLlama 1.1B", "layers": 22, "hidden_size": 2048, "attention_heads": 32,
-             "kv_heads": 4, "ffn_hidden_size": 5632, "vocab_size": 32000}
+TINYLLAMA = {
+    "name": "TinyLlama 1.1B",
+    "layers": 22,
+    "hidden_size": 2048,
+    "attention_heads": 32,
+    "kv_heads": 4,
+    "ffn_hidden_size": 5632,
+    "vocab_size": 32000,
+}
 
 
 def _trt(r: dict[str, Any], batch: int | None = None) -> Any:
@@ -46,25 +63,42 @@ def _trt(r: dict[str, Any], batch: int | None = None) -> Any:
     prec = r["precision"]
     weights = "nvfp4" if "FP4" in prec else "fp8" if "FP8" in prec else "fp16"
     b = batch or r["batch_size"]
-    return estimate({
-        "model": {"preset": r["model"]["preset"]}, "framework": "tensorrt-llm",
-        "hardware": {"gpu": r["gpu"]["catalog_id"]},
-        "workload": {"kind": "inference", "batch_size": b, "prompt_tokens": r["input_tokens"],
-                     "generated_tokens": r["output_tokens"]},
-        "precision": {"weights": weights, "activations": "fp16",
-                      "kv_cache": "fp8" if weights == "fp8" else "fp16"},
-        "parallelism": {"tensor": r["tensor_parallel"]},
-        "serving": {"max_context": r["input_tokens"] + r["output_tokens"],
-                    "max_sequences": b}}).serving
+    return estimate(
+        {
+            "model": {"preset": r["model"]["preset"]},
+            "framework": "tensorrt-llm",
+            "hardware": {"gpu": r["gpu"]["catalog_id"]},
+            "workload": {
+                "kind": "inference",
+                "batch_size": b,
+                "prompt_tokens": r["input_tokens"],
+                "generated_tokens": r["output_tokens"],
+            },
+            "precision": {
+                "weights": weights,
+                "activations": "fp16",
+                "kv_cache": "fp8" if weights == "fp8" else "fp16",
+            },
+            "parallelism": {"tensor": r["tensor_parallel"]},
+            "serving": {"max_context": r["input_tokens"] + r["output_tokens"], "max_sequences": b},
+        }
+    ).serving
 
 
 def _llama(model: dict, weights: str, gpu: dict, prompt: int, out: int) -> Any:
-    return estimate({
-        "model": model, "framework": "llama.cpp", "hardware": {"gpu": gpu},
-        "precision": {"weights": weights, **({"quantization_rule": "gguf-f16"}
-                                             if weights == "fp16" else {})},
-        "workload": {"kind": "inference", "prompt_tokens": prompt, "generated_tokens": out},
-        "serving": {"max_context": prompt + max(out, 1), "max_sequences": 1}}).serving
+    return estimate(
+        {
+            "model": model,
+            "framework": "llama.cpp",
+            "hardware": {"gpu": gpu},
+            "precision": {
+                "weights": weights,
+                **({"quantization_rule": "gguf-f16"} if weights == "fp16" else {}),
+            },
+            "workload": {"kind": "inference", "prompt_tokens": prompt, "generated_tokens": out},
+            "serving": {"max_context": prompt + max(out, 1), "max_sequences": 1},
+        }
+    ).serving
 
 
 def _cases() -> list[tuple[str, str, float, float, str]]:
@@ -80,50 +114,93 @@ def _cases() -> list[tuple[str, str, float, float, str]]:
         elif "output_tokens_per_second" in m:
             sv = _trt(r)
             tps = m["output_tokens_per_second"] * (
-                r["tensor_parallel"] if "GPU" in m["unit_as_printed"] else 1)
+                r["tensor_parallel"] if "GPU" in m["unit_as_printed"] else 1
+            )
             out.append((rid, "output tokens/s", sv.tokens_per_second, tps, KNOWN.get(rid, "")))
         else:  # trtllm-bench at an infinite request rate: the engine's full batch (2048)
             sv = _trt(r, batch=2048)
-            out.append((rid, "output tokens/s", sv.tokens_per_second,
-                        m["total_output_tokens_per_second"], KNOWN.get(rid, "")))
+            out.append(
+                (
+                    rid,
+                    "output tokens/s",
+                    sv.tokens_per_second,
+                    m["total_output_tokens_per_second"],
+                    KNOWN.get(rid, ""),
+                )
+            )
     m1 = _llama({"preset": "llama-3.1-8b"}, "gguf_q4_k_m", M1_MAX, 512, 128)
     rid = "llamacpp-m1max-llama31-8b-q4km"
-    out += [(rid, "pp512 tokens/s", 512 / m1.ttft_seconds,
-             RECORDS[rid]["metrics"]["prompt_tokens_per_second_pp512"], ""),
-            (rid, "tg128 tokens/s", m1.tokens_per_second_per_user,
-             RECORDS[rid]["metrics"]["tokens_per_second_per_user_tg128"], "")]
+    out += [
+        (
+            rid,
+            "pp512 tokens/s",
+            512 / m1.ttft_seconds,
+            RECORDS[rid]["metrics"]["prompt_tokens_per_second_pp512"],
+            "",
+        ),
+        (
+            rid,
+            "tg128 tokens/s",
+            m1.tokens_per_second_per_user,
+            RECORDS[rid]["metrics"]["tokens_per_second_per_user_tg128"],
+            "",
+        ),
+    ]
     tiny = _llama(TINYLLAMA, "gguf_q4_k_m", M1_ULTRA, 512, 128)
     rid = "llamacpp-m1ultra-tinyllama-q4km"
-    out += [(rid, "pp512 tokens/s", 512 / tiny.ttft_seconds,
-             RECORDS[rid]["metrics"]["pp512_tokens_per_second"], ""),
-            (rid, "tg128 tokens/s", tiny.tokens_per_second_per_user,
-             RECORDS[rid]["metrics"]["tg128_tokens_per_second"], "")]
+    out += [
+        (
+            rid,
+            "pp512 tokens/s",
+            512 / tiny.ttft_seconds,
+            RECORDS[rid]["metrics"]["pp512_tokens_per_second"],
+            "",
+        ),
+        (
+            rid,
+            "tg128 tokens/s",
+            tiny.tokens_per_second_per_user,
+            RECORDS[rid]["metrics"]["tg128_tokens_per_second"],
+            "",
+        ),
+    ]
     rid = "llamacpp-m2ultra-llama7b-pp512"
-    for label, fmt in (("F16", "fp16"), ("Q8_0", "gguf_q8_0"), ("Q4_0", "gguf_q4_0"),
-                       ("Q4_K_M", "gguf_q4_k_m")):
-        pub = next(v for k, v in RECORDS[rid]["metrics"]["pp512_tokens_per_second"].items()
-                   if k.startswith(label))
+    for label, fmt in (
+        ("F16", "fp16"),
+        ("Q8_0", "gguf_q8_0"),
+        ("Q4_0", "gguf_q4_0"),
+        ("Q4_K_M", "gguf_q4_k_m"),
+    ):
+        pub = next(
+            v for k, v in RECORDS[rid]["metrics"]["pp512_tokens_per_second"].items() if k.startswith(label)
+        )
         sv = _llama({"preset": "llama-2-7b"}, fmt, M2_ULTRA, 512, 0)
-        out.append((rid, f"pp512 {label} tokens/s", 512 / sv.ttft_seconds, pub,
-                    KNOWN.get(f"{rid}:{label}", "")))
+        out.append(
+            (rid, f"pp512 {label} tokens/s", 512 / sv.ttft_seconds, pub, KNOWN.get(f"{rid}:{label}", ""))
+        )
     return out
 
 
 KNOWN = {
-    "trtllm-0.6-tput-llama70b-h100-sxm-80gb-tp2-128-128":
-        "TRT-LLM v0.6 FP8 at batch 1,024 runs below the FP8 roofline (+44 %)",
-    "trtllm-0.6-tput-llama70b-h100-sxm-80gb-tp4-128-2048":
+    "trtllm-0.6-tput-llama70b-h100-sxm-80gb-tp2-128-128": (
+        "TRT-LLM v0.6 FP8 at batch 1,024 runs below the FP8 roofline (+44 %)"
+    ),
+    "trtllm-0.6-tput-llama70b-h100-sxm-80gb-tp4-128-2048": (
         "TRT-LLM v0.6 FP8 at batch 480, 2,048 outputs: 2.5x below the roofline; the existing "
-        "compute test keeps the same row as an upper bound only",
-    "trtllm-0.6-tput-llama70b-a100-sxm-80gb-tp4-128-128":
+        "compute test keeps the same row as an upper bound only"
+    ),
+    "trtllm-0.6-tput-llama70b-a100-sxm-80gb-tp4-128-128": (
         "the A100 table prints 'out tok/s' but 670 for 4 GPUs is 0.5 tokens/s per user; our "
-        "2,690 total is 672 per GPU: the column is most likely per GPU as in the H100 table",
-    "trtllm-0.19-llama33-70b-fp4-b200-tp1-128-128":
+        "2,690 total is 672 per GPU: the column is most likely per GPU as in the H100 table"
+    ),
+    "trtllm-0.19-llama33-70b-fp4-b200-tp1-128-128": (
         "trtllm-bench at an infinite rate: the requests in flight are not printed (2,048 "
         "assumed, the max_batch_size default) and in-flight batching mixes prefill chunks "
-        "into the decode steps, which one static batch does not",
-    "llamacpp-m2ultra-llama7b-pp512:Q4_K_M":
-        "K-quant dequantisation in prompt matmuls costs ALU time the roofline does not have",
+        "into the decode steps, which one static batch does not"
+    ),
+    "llamacpp-m2ultra-llama7b-pp512:Q4_K_M": (
+        "K-quant dequantisation in prompt matmuls costs ALU time the roofline does not have"
+    ),
 }
 
 UNCOVERED = {
@@ -133,7 +210,7 @@ UNCOVERED = {
     "vllm-qwen3-32b-h100-sharegpt-gpustack-baseline": "GPU count and concurrency not stated",
     "llamacpp-ryzen-ai-9-hx370-vulkan-vs-rocm": "model not stated",
     "vllm-v0.5.3-llama3-8b-h100-cpu-overhead": "shares of time, not a speed (the reason "
-                                               "the step costs exist)",
+    "the step costs exist)",
 }
 
 CASES = _cases()
@@ -159,9 +236,11 @@ def test_step_costs_bring_first_token_to_the_measured_side() -> None:
     # TensorRT-LLM v0.5, batch 1, 128 tokens (performance.md "Low Latency"): the roofline alone
     # (compute.prefill_seconds) is 35-60 % short on all four 128-token rows; with the step cost
     # each is within 35 %.
-    for rid in ("trtllm-0.5-ttft-llama7b-a100-sxm-80gb-tp1-isl128",
-                "trtllm-0.5-ttft-llama70b-a100-sxm-80gb-tp4-isl128",
-                "trtllm-0.5-ttft-llama70b-h100-sxm-80gb-tp4-isl128"):
+    for rid in (
+        "trtllm-0.5-ttft-llama7b-a100-sxm-80gb-tp1-isl128",
+        "trtllm-0.5-ttft-llama70b-a100-sxm-80gb-tp4-isl128",
+        "trtllm-0.5-ttft-llama70b-h100-sxm-80gb-tp4-isl128",
+    ):
         r = RECORDS[rid]
         sv = _trt(r)
         assert sv.ttft_seconds * 1e3 == pytest.approx(r["metrics"]["ttft_ms"], rel=TOLERANCE)
@@ -170,5 +249,7 @@ def test_step_costs_bring_first_token_to_the_measured_side() -> None:
 
 if __name__ == "__main__":
     for rid, metric, est, pub, why in CASES:
-        print(f"{rid:<55} {metric:<24} {est:>10,.1f} {pub:>10,.1f} {est / pub - 1:>+7.0%}"
-              + (f"  ({why})" if why else ""))
+        print(
+            f"{rid:<55} {metric:<24} {est:>10,.1f} {pub:>10,.1f} {est / pub - 1:>+7.0%}"
+            + (f"  ({why})" if why else "")
+        )

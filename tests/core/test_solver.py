@@ -26,18 +26,25 @@ INF_405B = {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inferen
 FT_70B = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "full_finetune"}}
 SCENARIOS: dict[str, dict[str, Any]] = {
     "8b-inference": INF_8B,
-    "70b-inference-long": {"model": {"preset": "llama-3.1-70b"},
-                           "workload": {"kind": "inference", "batch_size": 8,
-                                        "prompt_tokens": 8192}},
-    "mixtral-inference-vllm": {"model": {"preset": "mixtral-8x7b"},
-                               "workload": {"kind": "inference"}, "framework": "vllm"},
+    "70b-inference-long": {
+        "model": {"preset": "llama-3.1-70b"},
+        "workload": {"kind": "inference", "batch_size": 8, "prompt_tokens": 8192},
+    },
+    "mixtral-inference-vllm": {
+        "model": {"preset": "mixtral-8x7b"},
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+    },
     "70b-full-finetune": FT_70B,
-    "8b-pretraining-megatron": {"model": {"preset": "llama-3.1-8b"},
-                                "workload": {"kind": "pretraining", "sequence_length": 8192,
-                                             "global_batch_size": 256},
-                                "framework": "megatron"},
-    "mixtral-lora": {"model": {"preset": "mixtral-8x7b"},
-                     "workload": {"kind": "lora", "sequence_length": 4096}},
+    "8b-pretraining-megatron": {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "pretraining", "sequence_length": 8192, "global_batch_size": 256},
+        "framework": "megatron",
+    },
+    "mixtral-lora": {
+        "model": {"preset": "mixtral-8x7b"},
+        "workload": {"kind": "lora", "sequence_length": 4096},
+    },
     "8b-qlora": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "qlora"}},
 }
 
@@ -46,8 +53,7 @@ def _by_gpu(options: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {o["gpu"]: o for o in options if o["rank"] == 1}
 
 
-def _put_back(scenario: dict[str, Any], option: dict[str, Any], **workload: int
-              ) -> dict[str, Any]:
+def _put_back(scenario: dict[str, Any], option: dict[str, Any], **workload: int) -> dict[str, Any]:
     out = json.loads(json.dumps(scenario))
     out["parallelism"] = option["parallelism"]
     out["hardware"] = option["hardware"]
@@ -86,8 +92,7 @@ def test_llama_405b_bf16_needs_more_than_8_h100_fp8_fits_in_8() -> None:
     assert gpusizer.estimate_report({**INF_405B, **eight, "precision": {"weights": "fp8"}})["fits"]
 
 
-def test_70b_full_finetune_needs_many_gpus_and_sharding(
-        plans: dict[str, list[dict[str, Any]]]) -> None:
+def test_70b_full_finetune_needs_many_gpus_and_sharding(plans: dict[str, list[dict[str, Any]]]) -> None:
     for opt in plans["70b-full-finetune"]:
         par = opt["parallelism"]
         assert opt["gpus"] >= 4  # 70 B x 16 B of model states is 1.1 TB
@@ -98,8 +103,7 @@ def test_70b_full_finetune_needs_many_gpus_and_sharding(
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
-def test_every_option_re_estimates_as_fitting(name: str,
-                                              plans: dict[str, list[dict[str, Any]]]) -> None:
+def test_every_option_re_estimates_as_fitting(name: str, plans: dict[str, list[dict[str, Any]]]) -> None:
     options = plans[name]
     assert len({o["gpu"] for o in options}) >= 15  # nearly the whole catalog fits something
     for opt in options:
@@ -131,8 +135,9 @@ def test_limits_are_the_largest_that_fit(plans: dict[str, list[dict[str, Any]]])
     mb, dp = t_opt["max_micro_batch_size"], t_opt["parallelism"]["data"]
     assert _keeps_margin(gpusizer.estimate_report(_put_back(train, t_opt, micro_batch_size=mb)))
     bigger = [d for d in range(mb + 1, 256 // dp + 1) if (256 // dp) % d == 0]
-    assert not bigger or not _keeps_margin(gpusizer.estimate_report(
-        _put_back(train, t_opt, micro_batch_size=bigger[0])))
+    assert not bigger or not _keeps_margin(
+        gpusizer.estimate_report(_put_back(train, t_opt, micro_batch_size=bigger[0]))
+    )
 
 
 def test_options_are_ordered_cheapest_first(plans: dict[str, list[dict[str, Any]]]) -> None:
@@ -142,8 +147,9 @@ def test_options_are_ordered_cheapest_first(plans: dict[str, list[dict[str, Any]
         priced = [o["total_price_per_hour"] for o in options if o["price_per_hour"] is not None]
         rest = [o["gpus"] for o in options if o["price_per_hour"] is None]
         assert priced == sorted(priced) and rest == sorted(rest)
-        assert [o["price_per_hour"] is None for o in options] == \
-            sorted(o["price_per_hour"] is None for o in options)
+        assert [o["price_per_hour"] is None for o in options] == sorted(
+            o["price_per_hour"] is None for o in options
+        )
         assert len({o["gpu"] for o in options}) == len(options)  # one best option per GPU
 
 
@@ -164,15 +170,17 @@ def test_every_option_keeps_the_margin(plans: dict[str, list[dict[str, Any]]]) -
 
 
 def test_price_orders_when_every_gpu_has_one(tmp_path: Any, monkeypatch: Any) -> None:
-    gpus = [{"id": "cheap-24gb", "name": "Cheap", "memory_bytes": 24 * 2**30,
-             "price_per_hour": 0.3},
-            {"id": "dear-96gb", "name": "Dear", "memory_bytes": 96 * 2**30,
-             "price_per_hour": 9.0}]
+    gpus = [
+        {"id": "cheap-24gb", "name": "Cheap", "memory_bytes": 24 * 2**30, "price_per_hour": 0.3},
+        {"id": "dear-96gb", "name": "Dear", "memory_bytes": 96 * 2**30, "price_per_hour": 9.0},
+    ]
     path = tmp_path / "gpus.json"
     path.write_text(json.dumps(gpus))
     monkeypatch.setenv("GPUSIZER_USER_GPUS", str(path))
-    options = solver.plan({"model": {"preset": "llama-3.1-70b"},
-                             "workload": {"kind": "inference"}}, gpus=["cheap-24gb", "dear-96gb"])
+    options = solver.plan(
+        {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "inference"}},
+        gpus=["cheap-24gb", "dear-96gb"],
+    )
     assert [o["gpu"] for o in options] == ["cheap-24gb", "dear-96gb"]
     assert options[0]["gpus"] > options[1]["gpus"]  # more GPUs, yet cheaper per hour
     assert options[0]["total_price_per_hour"] == pytest.approx(0.3 * options[0]["gpus"])
@@ -185,8 +193,9 @@ def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any,
     node = max(g.hardware.gpus_per_node for g in gpus)
     ev = layout_search.Evaluator(s, gpus[0].hardware.model_copy(update={"gpus_per_node": node}))
     best: dict[str, tuple[Any, ...]] = {}
-    space, _ = layout_search._combos(s, resolve(s.model), node, (s.parallelism.recompute,),
-                                     2**40)  # no GPU-count pruning: the whole space
+    space, _ = layout_search._combos(
+        s, resolve(s.model), node, (s.parallelism.recompute,), 2**40
+    )  # no GPU-count pruning: the whole space
     for lay in space:
         for dp in layout_search._dp_values(s, lay, max_gpus):
             total = ev.total(replace(lay, dp=dp))
@@ -197,19 +206,26 @@ def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any,
     return best
 
 
-@pytest.mark.parametrize("name", ["70b-full-finetune", "8b-pretraining-megatron",
-                                  "mixtral-inference-vllm", "70b-inference-long"])
+@pytest.mark.parametrize(
+    "name", ["70b-full-finetune", "8b-pretraining-megatron", "mixtral-inference-vllm", "70b-inference-long"]
+)
 def test_search_finds_what_exhaustive_search_finds(name: str) -> None:
     max_gpus = 48
     expected = _exhaustive(SCENARIOS[name], max_gpus)
     # GPUs that only fit with heavier recompute (noted) are outside the exhaustive space
-    got = {o["gpu"]: o for o in solver.plan(SCENARIOS[name], max_gpus=max_gpus)
-           if not o["notes"]}
+    got = {o["gpu"]: o for o in solver.plan(SCENARIOS[name], max_gpus=max_gpus) if not o["notes"]}
     assert set(got) == set(expected)
     for gid, key in expected.items():
         par = got[gid]["parallelism"]
-        lay = solver.Layout(par["tensor"], par["pipeline"], par["context"], par["expert"],
-                            par["zero_stage"], par["recompute"], par["data"])
+        lay = solver.Layout(
+            par["tensor"],
+            par["pipeline"],
+            par["context"],
+            par["expert"],
+            par["zero_stage"],
+            par["recompute"],
+            par["data"],
+        )
         assert (lay.gpus, *layout_search._pref(lay, parse_scenario(SCENARIOS[name]).profile)) == key
 
 
@@ -228,8 +244,10 @@ def test_alternatives_are_distinct_and_fit() -> None:
 
 
 def test_recompute_kept_unless_nothing_fits() -> None:
-    sc = {"model": {"preset": "llama-3.1-8b"},
-          "workload": {"kind": "full_finetune", "sequence_length": 16384}}
+    sc = {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "full_finetune", "sequence_length": 16384},
+    }
     kept = solver.plan(sc, gpus=[H100])[0]
     assert kept["parallelism"]["recompute"] == "none" and not kept["notes"]
     raised = solver.plan(sc, gpus=[H100], max_gpus=2, margin=0.0)  # the mechanism, no margin
@@ -245,8 +263,7 @@ def test_nothing_fits_leaves_the_gpu_out() -> None:
 
 
 def test_inline_gpu_of_the_scenario_is_planned() -> None:
-    gpu = {"id": "my-card-64gb", "name": "My card", "memory_bytes": 64 * 2**30,
-           "gpus_per_node": 4}
+    gpu = {"id": "my-card-64gb", "name": "My card", "memory_bytes": 64 * 2**30, "gpus_per_node": 4}
     sc = {**INF_405B, "hardware": {"gpu": gpu}}
     options = solver.plan(sc, gpus=["my-card-64gb"])
     assert len(options) == 1 and options[0]["hardware"]["gpu"]["id"] == "my-card-64gb"

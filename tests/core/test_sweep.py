@@ -10,14 +10,20 @@ from gpusizer.core.sweep import sweep, vary
 
 CASES = [
     ({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}, "sequence_length"),
-    ({"model": {"preset": "llama-3.1-8b"}, "framework": "megatron",
-      "parallelism": {"tensor": 2, "pipeline": 4, "attention": "eager"}}, "sequence_length"),
-    ({"model": {"preset": "mixtral-8x7b"}, "parallelism": {"data": 8, "zero_stage": 3}},
-     "batch_size"),
-    ({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
-      "framework": "vllm"}, "sequence_length"),
-    ({"model": {"preset": "gemma-2-9b"}, "workload": {"kind": "inference", "batch_size": 4}},
-     "batch_size"),
+    (
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "framework": "megatron",
+            "parallelism": {"tensor": 2, "pipeline": 4, "attention": "eager"},
+        },
+        "sequence_length",
+    ),
+    ({"model": {"preset": "mixtral-8x7b"}, "parallelism": {"data": 8, "zero_stage": 3}}, "batch_size"),
+    (
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"},
+        "sequence_length",
+    ),
+    ({"model": {"preset": "gemma-2-9b"}, "workload": {"kind": "inference", "batch_size": 4}}, "batch_size"),
     ({"model": {"preset": "llama-3.1-70b"}, "parallelism": {"zero_stage": 3}}, "gpus"),
 ]
 
@@ -33,13 +39,15 @@ def test_sweep_matches_direct_estimates(scenario: dict, axis: str) -> None:
         mem = estimate(vary(base, axis, values[i])).memory
         # Exact up to float rounding of the interpolation (1 byte in 1e9).
         assert result.totals[i] == pytest.approx(mem.total, rel=1e-9, abs=2)
-        assert result.components["activations"][i] == pytest.approx(mem.activations, rel=1e-9,
-                                                                     abs=2)
+        assert result.components["activations"][i] == pytest.approx(mem.activations, rel=1e-9, abs=2)
 
 
 def test_oom_boundary_and_largest_fit() -> None:
-    result = sweep({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}},
-                   "sequence_length", list(range(512, 65536 + 1, 512)))
+    result = sweep(
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}},
+        "sequence_length",
+        list(range(512, 65536 + 1, 512)),
+    )
     assert result.largest_fitting is not None and result.oom_at is not None
     assert result.oom_at == result.largest_fitting + 512
     cap = result.capacity_bytes
@@ -49,6 +57,7 @@ def test_oom_boundary_and_largest_fit() -> None:
 
 def test_sweep_marks_invalid_layouts() -> None:
     # EP 4 needs DP to be a multiple of 4: DP 6 breaks the rule and is a gap, not an exception.
-    result = sweep({"model": {"preset": "mixtral-8x7b"}, "parallelism": {"expert": 4, "data": 4}},
-                   "gpus", [4, 6, 8])
+    result = sweep(
+        {"model": {"preset": "mixtral-8x7b"}, "parallelism": {"expert": 4, "data": 4}}, "gpus", [4, 6, 8]
+    )
     assert result.valid == (True, False, True)

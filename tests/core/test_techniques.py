@@ -35,17 +35,22 @@ def test_defaults_are_the_contract_defaults() -> None:
     assert _report()["host_memory_bytes"] == 0
 
 
-@pytest.mark.parametrize(("blocks", "field"), [
-    ({"workload": {"loss": "linear"}}, "workload.loss"),
-    ({"workload": {"loss_chunks": 0}}, "workload.loss_chunks"),
-    ({"workload": {"lora_dropout": 1.0}}, "workload.lora_dropout"),
-    ({"parallelism": {"activation_offload": "disk"}}, "parallelism.activation_offload"),
-    ({"parallelism": {"activation_offload": "checkpoints"}}, "parallelism.activation_offload"),
-    ({"parallelism": {"optimizer_in_backward": True},
-      "workload": {"global_batch_size": 8}}, "parallelism.optimizer_in_backward"),
-    ({"precision": {"optimizer": "paged_lion"}}, "precision.optimizer"),
-    ({"hardware": {"host_memory_bytes": 0}}, "hardware.host_memory_bytes"),
-])
+@pytest.mark.parametrize(
+    ("blocks", "field"),
+    [
+        ({"workload": {"loss": "linear"}}, "workload.loss"),
+        ({"workload": {"loss_chunks": 0}}, "workload.loss_chunks"),
+        ({"workload": {"lora_dropout": 1.0}}, "workload.lora_dropout"),
+        ({"parallelism": {"activation_offload": "disk"}}, "parallelism.activation_offload"),
+        ({"parallelism": {"activation_offload": "checkpoints"}}, "parallelism.activation_offload"),
+        (
+            {"parallelism": {"optimizer_in_backward": True}, "workload": {"global_batch_size": 8}},
+            "parallelism.optimizer_in_backward",
+        ),
+        ({"precision": {"optimizer": "paged_lion"}}, "precision.optimizer"),
+        ({"hardware": {"host_memory_bytes": 0}}, "hardware.host_memory_bytes"),
+    ],
+)
 def test_bad_technique_names_the_field(blocks: dict[str, Any], field: str) -> None:
     with pytest.raises(ScenarioError) as err:
         _report(**blocks)
@@ -60,8 +65,7 @@ def test_paged_optimizers_are_registered() -> None:
 
 def test_profile_defaults_fill_only_what_is_left_out() -> None:
     # torchtune's recipe defaults (core/frameworks.py) fill the echo; a field the user set stays
-    rep = _report(framework="torchtune", workload={"kind": "lora"},
-                  precision={"master_weights": "fp32"})
+    rep = _report(framework="torchtune", workload={"kind": "lora"}, precision={"master_weights": "fp32"})
     sc = rep["scenario"]
     assert sc["precision"]["master_weights"] == "fp32"
     assert sc["precision"]["optimizer_states"] == "bf16"
@@ -74,35 +78,48 @@ def test_profile_defaults_fill_only_what_is_left_out() -> None:
 
 
 def test_assumptions_name_each_technique() -> None:
-    rep = _report(workload={"kind": "qlora", "loss": "chunked", "lora_dropout": 0.05,
-                            "kbit_prepare": True},
-                  precision={"optimizer": "paged_adamw_8bit"},
-                  parallelism={"recompute": "full", "activation_offload": "checkpoints",
-                               "optimizer_in_backward": True})
+    rep = _report(
+        workload={"kind": "qlora", "loss": "chunked", "lora_dropout": 0.05, "kbit_prepare": True},
+        precision={"optimizer": "paged_adamw_8bit"},
+        parallelism={"recompute": "full", "activation_offload": "checkpoints", "optimizer_in_backward": True},
+    )
     text = " | ".join(rep["assumptions"])
-    for phrase in ("chunked cross-entropy", "LoRA dropout 0.05", "prepare_model_for_kbit",
-                   "optimizer step in backward", "8-bit optimizer states",
-                   "paged optimizer states", "activation offload", "host RAM"):
+    for phrase in (
+        "chunked cross-entropy",
+        "LoRA dropout 0.05",
+        "prepare_model_for_kbit",
+        "optimizer step in backward",
+        "8-bit optimizer states",
+        "paged optimizer states",
+        "activation offload",
+        "host RAM",
+    ):
         assert phrase in text
 
 
 def test_paged_states_leave_the_gpu_for_host_memory() -> None:
     # bitsandbytes pages the states of tensors of 1e5+ elements (all of Llama 3.1 8B's
     # matrices; its 4,096-wide norms stay): 2 x (1 + 4/256) B per parameter in host RAM.
-    eight = _report(workload={"kind": "full_finetune"},
-                    precision={"optimizer": "adamw_8bit", "master_weights": None})
-    paged = _report(workload={"kind": "full_finetune"},
-                    precision={"optimizer": "paged_adamw_8bit", "master_weights": None})
+    eight = _report(
+        workload={"kind": "full_finetune"}, precision={"optimizer": "adamw_8bit", "master_weights": None}
+    )
+    paged = _report(
+        workload={"kind": "full_finetune"},
+        precision={"optimizer": "paged_adamw_8bit", "master_weights": None},
+    )
     assert paged["per_gpu"]["optimizer"] + paged["host_memory_bytes"] == pytest.approx(
-        eight["per_gpu"]["optimizer"], rel=1e-9)
+        eight["per_gpu"]["optimizer"], rel=1e-9
+    )
     assert paged["per_gpu"]["optimizer"] < 0.001 * eight["per_gpu"]["optimizer"]
     assert paged["host_memory"]["per_gpu_bytes"] == paged["host_memory_bytes"]
 
 
 def test_host_ram_that_does_not_suffice_is_said() -> None:
-    blocks = {"workload": {"kind": "full_finetune"},
-              "precision": {"optimizer": "paged_adamw", "master_weights": None},
-              "parallelism": {"data": 8}}
+    blocks = {
+        "workload": {"kind": "full_finetune"},
+        "precision": {"optimizer": "paged_adamw", "master_weights": None},
+        "parallelism": {"data": 8},
+    }
     ok = _report(**blocks, hardware={"host_memory_bytes": 2**40})
     short = _report(**blocks, hardware={"host_memory_bytes": 16 * GiB})
     assert ok["host_memory"]["fits"] is True and short["host_memory"]["fits"] is False
@@ -112,25 +129,29 @@ def test_host_ram_that_does_not_suffice_is_said() -> None:
 
 
 def test_offload_moves_layer_inputs_to_host() -> None:
-    base = {"workload": {"kind": "lora", "sequence_length": 8192},
-            "parallelism": {"recompute": "full"}}
+    base = {"workload": {"kind": "lora", "sequence_length": 8192}, "parallelism": {"recompute": "full"}}
     kept = _report(**base)
-    off = _report(workload=base["workload"],
-                  parallelism={"recompute": "full", "activation_offload": "checkpoints"})
+    off = _report(
+        workload=base["workload"], parallelism={"recompute": "full", "activation_offload": "checkpoints"}
+    )
     layers = 32 * 8192 * 4096 * 2  # 32 layer inputs in bf16
     assert off["host_memory_bytes"] == pytest.approx(layers, rel=1e-9)
     assert kept["per_gpu"]["activations"] - off["per_gpu"]["activations"] == pytest.approx(
-        layers * 31 / 32, rel=1e-9)
+        layers * 31 / 32, rel=1e-9
+    )
 
 
 SWEPT = [
-    {"workload": {"kind": "lora", "loss": "chunked", "lora_dropout": 0.1},
-     "parallelism": {"recompute": "full", "activation_offload": "checkpoints"}},
-    {"workload": {"kind": "full_finetune", "loss": "chunked", "compile_loss": True},
-     "precision": {"optimizer": "paged_adamw_8bit", "master_weights": None},
-     "parallelism": {"recompute": "full", "optimizer_in_backward": True}},
-    {"workload": {"kind": "qlora", "kbit_prepare": True, "lora_dropout": 0.05},
-     "framework": "torchtune"},
+    {
+        "workload": {"kind": "lora", "loss": "chunked", "lora_dropout": 0.1},
+        "parallelism": {"recompute": "full", "activation_offload": "checkpoints"},
+    },
+    {
+        "workload": {"kind": "full_finetune", "loss": "chunked", "compile_loss": True},
+        "precision": {"optimizer": "paged_adamw_8bit", "master_weights": None},
+        "parallelism": {"recompute": "full", "optimizer_in_backward": True},
+    },
+    {"workload": {"kind": "qlora", "kbit_prepare": True, "lora_dropout": 0.05}, "framework": "torchtune"},
     {"workload": {"kind": "lora", "loss": "fused"}},  # not one polynomial: the slow path
     {"model": {"preset": "gemma-2-9b"}, "workload": {"kind": "lora"}},  # window 4096
 ]
@@ -138,8 +159,7 @@ SWEPT = [
 
 @pytest.mark.parametrize("blocks", SWEPT)
 @pytest.mark.parametrize("axis", ["sequence_length", "batch_size"])
-def test_sweeps_with_techniques_match_direct_estimates(blocks: dict[str, Any], axis: str
-                                                       ) -> None:
+def test_sweeps_with_techniques_match_direct_estimates(blocks: dict[str, Any], axis: str) -> None:
     scenario = {"model": L8, **blocks}
     values = list(range(512, 512 * 40, 512)) if axis == "sequence_length" else list(range(1, 17))
     result, base = sweep(scenario, axis, values), parse_scenario(scenario)
@@ -150,8 +170,9 @@ def test_sweeps_with_techniques_match_direct_estimates(blocks: dict[str, Any], a
 
 def test_variants_keep_the_techniques() -> None:
     plain = {b.key: b.total for b in variants({"model": L8, "workload": {"kind": "lora"}}).bars}
-    tuned = variants({"model": L8, "framework": "torchtune",
-                      "parallelism": {"activation_offload": "checkpoints"}})
+    tuned = variants(
+        {"model": L8, "framework": "torchtune", "parallelism": {"activation_offload": "checkpoints"}}
+    )
     bars = {b.key: b.total for b in tuned.bars}
     for key in ("pretraining", "lora", "qlora"):
         assert bars[key] < plain[key]
@@ -162,9 +183,16 @@ def test_advisor_turns_techniques_on_and_says_so() -> None:
     # Llama 3.1 8B LoRA at 8,192 tokens does not fit one RTX 4090 as set (full loss, no
     # recompute); with the chunked loss and offloaded checkpoints it does (23.6 of 24.0 GiB:
     # no spare margin asked, so that only the techniques decide).
-    opts = plan({"model": L8, "workload": {"kind": "lora", "sequence_length": 8192},
-                 "hardware": {"gpus_per_node": 1}}, gpus=["rtx-4090-24gb"], max_gpus=1,
-                margin=0.0)
+    opts = plan(
+        {
+            "model": L8,
+            "workload": {"kind": "lora", "sequence_length": 8192},
+            "hardware": {"gpus_per_node": 1},
+        },
+        gpus=["rtx-4090-24gb"],
+        max_gpus=1,
+        margin=0.0,
+    )
     assert len(opts) == 1
     o = opts[0]
     assert o["workload"] == {"loss": "chunked"}
@@ -179,12 +207,14 @@ def test_a_registered_optimizer_is_accepted_and_used() -> None:
     kind = optimizers.OptimizerKind("dummy_adam", "Dummy Adam", 3, step_counter=True)
     optimizers.register(kind)
     try:
-        three = _report(workload={"kind": "full_finetune"},
-                        precision={"optimizer": "dummy_adam", "master_weights": None,
-                                   "optimizer_states": "fp32"})
-        two = _report(workload={"kind": "full_finetune"},
-                      precision={"optimizer": "adamw", "master_weights": None,
-                                 "optimizer_states": "fp32"})
+        three = _report(
+            workload={"kind": "full_finetune"},
+            precision={"optimizer": "dummy_adam", "master_weights": None, "optimizer_states": "fp32"},
+        )
+        two = _report(
+            workload={"kind": "full_finetune"},
+            precision={"optimizer": "adamw", "master_weights": None, "optimizer_states": "fp32"},
+        )
         params = two["parameters"]["trainable"]
         assert three["per_gpu"]["optimizer"] - two["per_gpu"]["optimizer"] == 4 * params
     finally:

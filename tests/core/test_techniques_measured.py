@@ -33,33 +33,11 @@ from typing import Any
 
 import pytest
 
-from gpusizer import estimate_report, import_hf_config
+from gpusizer import estimate_report
+
+from .peft_records import technique_scenario as scenario
 
 DATA = json.loads((Path(__file__).parent / "data" / "techniques-measured.json").read_text())
-NO_OVERHEAD = {"cuda_context_bytes": 0, "workspace_bytes": 0, "allocator_fraction": 0.0}
-LOSS = {"full": ("full", False), "chunked": ("chunked", False),
-        "chunked_compiled": ("chunked", True), "linear_ce": ("chunked", False),
-        "linear_ce_compiled": ("chunked", True), "fused": ("fused", False)}
-
-
-def scenario(rec: dict[str, Any]) -> dict[str, Any]:
-    i = rec["inputs"]
-    name = i["optimizer"]
-    opt = ("paged_adamw_8bit" if "paged" in name else "adamw_8bit") if "8bit" in name \
-        else "adamw"
-    loss, compiled = LOSS[i["loss"]]
-    return {
-        "model": import_hf_config(i["config"]),
-        "workload": {"kind": "full_finetune", "sequence_length": i["seq_len"],
-                     "micro_batch_size": i["micro_batch"], "loss": loss,
-                     "compile_loss": compiled,
-                     "loss_chunks": i["loss_chunks"] if loss == "chunked" else None},
-        "precision": {"weights": "bf16", "activations": "bf16", "gradients": "bf16",
-                      "master_weights": None, "optimizer": opt, "optimizer_states": "bf16"},
-        "parallelism": {"recompute": "full" if i["gradient_checkpointing"] else "none",
-                        "attention": "flash", "optimizer_in_backward": "in_backward" in name},
-        "framework": "huggingface", "overhead": NO_OVERHEAD,
-    }
 
 
 def _peak_bounds(i: dict[str, Any]) -> tuple[float, float]:
@@ -104,8 +82,7 @@ def test_chunked_loss_shrinks_the_transient_not_the_saved_bytes() -> None:
         rec = next(r for r in DATA["records"] if r["id"] == base.format(loss))
         peaks[loss] = estimate_report(scenario(rec))["per_gpu"]["total"]
         tol = 0.10 if loss.endswith("compiled") else 0.015
-        assert peaks[loss] == pytest.approx(rec["measured"]["live_bytes_profiler"]["peak_bytes"],
-                                            rel=tol)
+        assert peaks[loss] == pytest.approx(rec["measured"]["live_bytes_profiler"]["peak_bytes"], rel=tol)
     assert peaks["full"] > peaks["chunked"] > peaks["chunked_compiled"] > peaks["fused"]
 
 
@@ -119,8 +96,12 @@ def test_optimizer_in_backward_lowers_the_peak_only_at_the_step() -> None:
     assert est[0]["total"] == pytest.approx(438.5e6, rel=0.025)
     assert est[1]["total"] == pytest.approx(390.3e6, rel=0.025)  # 2.1 % below
     assert est[1]["gradients"] == 0
-    full = [estimate_report(scenario(_record(f"h512-L4-v32k|b2|s256|bf16|full|{o}|sdpa|ckpt1"))
-                            )["per_gpu"]["total"] for o in ("adamw_foreach", "adamw_in_backward")]
+    full = [
+        estimate_report(scenario(_record(f"h512-L4-v32k|b2|s256|bf16|full|{o}|sdpa|ckpt1")))["per_gpu"][
+            "total"
+        ]
+        for o in ("adamw_foreach", "adamw_in_backward")
+    ]
     assert full[0] == full[1] == pytest.approx(464.0e6, rel=0.025)
 
 
@@ -130,5 +111,4 @@ def test_8bit_adamw_blocks_of_256() -> None:
     # 0.2 %: with 2,048-value blocks it would be 1.4 % low.
     rec = _record("|chunked|adamw8bit_bnb|sdpa|ckpt1")
     rep = estimate_report(scenario(rec))
-    assert rep["per_gpu"]["optimizer"] == pytest.approx(
-        rec["measured"]["optimizer_state_bytes"], rel=0.002)
+    assert rep["per_gpu"]["optimizer"] == pytest.approx(rec["measured"]["optimizer_state_bytes"], rel=0.002)

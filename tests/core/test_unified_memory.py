@@ -22,8 +22,7 @@ def _scenario(gpu: Any, fraction: float | None = None) -> dict[str, Any]:
     hw: dict[str, Any] = {"gpu": gpu, "gpus_per_node": 1}
     if fraction is not None:
         hw["gpu_memory_fraction"] = fraction
-    return {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
-            "hardware": hw}
+    return {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "hardware": hw}
 
 
 def test_capacity_is_the_share_of_ram() -> None:
@@ -91,9 +90,14 @@ def test_fraction_of_one_is_allowed() -> None:
 
 
 def test_inline_unified_gpu() -> None:
-    gpu = {"id": "my-apu", "memory_bytes": 64 * GiB, "unified_memory": True,
-           "gpu_memory_fraction": 0.5, "dense_tflops": {"bf16": 10.0},
-           "hbm_bandwidth_gb_per_s": 200}
+    gpu = {
+        "id": "my-apu",
+        "memory_bytes": 64 * GiB,
+        "unified_memory": True,
+        "gpu_memory_fraction": 0.5,
+        "dense_tflops": {"bf16": 10.0},
+        "hbm_bandwidth_gb_per_s": 200,
+    }
     assert estimate(_scenario(gpu)).capacity_bytes == 32 * GiB
     assert estimate(_scenario(gpu, 0.75)).capacity_bytes == 48 * GiB
 
@@ -101,9 +105,12 @@ def test_inline_unified_gpu() -> None:
 def test_plan_honours_the_override() -> None:
     """The advisor sizes against the same capacity the estimate uses, and its options put
     the fraction back into the scenario."""
-    sc = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "inference",
-          "prompt_tokens": 4096}, "precision": {"weights": "bf16", "kv_cache": "bf16"},
-          "hardware": {"gpu": "apple-m4-max-128gb", "gpu_memory_fraction": 0.95}}
+    sc = {
+        "model": {"preset": "llama-3.1-70b"},
+        "workload": {"kind": "inference", "prompt_tokens": 4096},
+        "precision": {"weights": "bf16", "kv_cache": "bf16"},
+        "hardware": {"gpu": "apple-m4-max-128gb", "gpu_memory_fraction": 0.95},
+    }
     base = {**sc, "hardware": {"gpu": "apple-m4-max-128gb"}}
     # 70B in bf16 is about 131 GiB: more than one Mac at 96 GiB (0.75), still more at 0.95.
     raised = solver.plan(sc, gpus=["apple-m4-max-128gb"])

@@ -15,9 +15,13 @@ GB, TB = 1e9, 1e12
 @pytest.fixture(scope="module")
 def llama405():
     # A cluster scenario on purpose: the comparison must reset it to one GPU.
-    return variants({"model": {"preset": "llama-3.1-405b"},
-                    "workload": {"kind": "lora", "global_batch_size": 64},
-                    "parallelism": {"tensor": 8, "data": 8, "zero_stage": 3}})
+    return variants(
+        {
+            "model": {"preset": "llama-3.1-405b"},
+            "workload": {"kind": "lora", "global_batch_size": 64},
+            "parallelism": {"tensor": 8, "data": 8, "zero_stage": 3},
+        }
+    )
 
 
 def _bar(cmp, key):
@@ -106,9 +110,14 @@ def test_story_ordering(llama405):
 
 
 def test_variant_resets_parallelism_and_keeps_workload_sizes():
-    base = parse_scenario({"model": {"preset": "llama-3.1-8b"}, "framework": "vllm",
-                           "workload": {"kind": "inference", "prompt_tokens": 4096},
-                           "parallelism": {"tensor": 2}})
+    base = parse_scenario(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "framework": "vllm",
+            "workload": {"kind": "inference", "prompt_tokens": 4096},
+            "parallelism": {"tensor": 2},
+        }
+    )
     lora = variant_scenario(base, "lora", "bf16")
     assert lora.parallelism.gpus == 1
     assert lora.framework == "huggingface"  # vLLM cannot train

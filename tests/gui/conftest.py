@@ -29,6 +29,7 @@ def message_boxes(monkeypatch) -> list[tuple[str, str]]:
         def box(_parent: Any, title: str, text: str, *_a: Any, **_k: Any) -> Any:
             shown.append((kind, f"{title}: {text}"))
             return answer
+
         return box
 
     monkeypatch.setattr(QMessageBox, "warning", record("warning", QMessageBox.StandardButton.Ok))
@@ -52,4 +53,3 @@ def window(qtbot) -> Iterator[Any]:
     w.show()
     qtbot.waitExposed(w)
     yield w
-

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 
@@ -59,8 +62,7 @@ def mismatches(binder: Any) -> list[tuple[str, Any, Any]]:
             continue
         if isinstance(b.widget, QLineEdit):
             want = plain_text(want)
-        if shown != want and not (isinstance(want, (list, tuple))
-                                  and tuple(shown) == tuple(want)):
+        if shown != want and not (isinstance(want, (list, tuple)) and tuple(shown) == tuple(want)):
             out.append((b.path, shown, want))
     return out
 
@@ -75,3 +77,17 @@ def step_position(chart: Any, phase: str) -> tuple[float, float]:
     """Where a roofline chart draws the step's star (intensity, TFLOP/s), read back."""
     x, y = chart.steps[phase].getData()
     return (float(10 ** x[0]), float(10 ** y[0])) if x is not None and len(x) else (0.0, 0.0)
+
+
+def drop_path(window: Any, path: Path) -> None:
+    """Drop ``path`` on the window, as a file manager does (a file URL, copy action)."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(
+        QPointF(QPoint(700, 400)),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    window.dropEvent(event)

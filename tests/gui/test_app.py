@@ -23,14 +23,18 @@ from .helpers import find
 
 def _run_app(*args: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "gpusizer.gui.app", *args], env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "gpusizer.gui.app", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _is_blank(path) -> bool:
     image = QImage(str(path))
-    colors = {image.pixel(x, y) for x in range(0, image.width(), 37)
-              for y in range(0, image.height(), 23)}
+    colors = {image.pixel(x, y) for x in range(0, image.width(), 37) for y in range(0, image.height(), 23)}
     return image.isNull() or len(colors) < 8
 
 
@@ -41,8 +45,7 @@ def test_fonts_are_present(qapp):
 def test_screenshot_exits_zero_and_is_not_blank(tmp_path):
     for i in range(3):  # the teardown crash showed up in about half the runs when it existed
         out = tmp_path / f"shot{i}.png"
-        done = _run_app("--screenshot", str(out), env_extra={"GPUSIZER_SETTINGS_DIR":
-                                                              str(tmp_path)})
+        done = _run_app("--screenshot", str(out), env_extra={"GPUSIZER_SETTINGS_DIR": str(tmp_path)})
         assert done.returncode == 0, done.stderr
         assert out.is_file() and not _is_blank(out)
         assert QImage(str(out)).width() == 1440
@@ -51,11 +54,11 @@ def test_screenshot_exits_zero_and_is_not_blank(tmp_path):
 @pytest.mark.parametrize("tab", ["compare", "sweep"])
 def test_screenshot_of_a_scenario_and_tab(tmp_path, tab):
     scenario = tmp_path / "s.gpusizer.json"
-    scenario.write_text(json.dumps({"model": {"preset": "mixtral-8x7b"},
-                                    "workload": {"kind": "inference", "batch_size": 8}}))
+    scenario.write_text(
+        json.dumps({"model": {"preset": "mixtral-8x7b"}, "workload": {"kind": "inference", "batch_size": 8}})
+    )
     out = tmp_path / "shot.png"
-    done = _run_app("--screenshot", str(out), "--scenario", str(scenario), "--tab", tab,
-                    "--size", "1280x800")
+    done = _run_app("--screenshot", str(out), "--scenario", str(scenario), "--tab", tab, "--size", "1280x800")
     assert done.returncode == 0, done.stderr
     assert QImage(str(out)).width() == 1280 and not _is_blank(out)
 
@@ -95,8 +98,7 @@ def test_settings_restore_units_scenario_and_geometry(qtbot):
 
 
 def test_damaged_settings_fall_back_to_defaults(qtbot, temp_settings):
-    (temp_settings / "gpusizer.ini").write_text("[state]\nlast_scenario=\"{broken\"\n"
-                                                "[view]\nunits=parsecs\n")
+    (temp_settings / "gpusizer.ini").write_text('[state]\nlast_scenario="{broken"\n[view]\nunits=parsecs\n')
     w = MainWindow()
     qtbot.addWidget(w)
     assert w.unit == "GiB"
@@ -126,8 +128,12 @@ def test_standard_shortcuts(window):
     from PySide6.QtGui import QKeySequence
 
     std = QKeySequence.StandardKey
-    for name, key in (("action_open", std.Open), ("action_save", std.Save),
-                      ("action_new", std.New), ("action_undo", std.Undo)):
+    for name, key in (
+        ("action_open", std.Open),
+        ("action_save", std.Save),
+        ("action_new", std.New),
+        ("action_undo", std.Undo),
+    ):
         assert window.findChild(QAction, name).shortcut() == QKeySequence(key), name
 
 
@@ -154,8 +160,10 @@ def test_icon_is_packaged():
 
 def test_screenshot_of_a_scenario_the_estimator_refuses_is_one_line(tmp_path):
     bad = tmp_path / "huge.gpusizer.json"
-    bad.write_text('{"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference", '
-                   '"batch_size": 1' + "0" * 330 + "}}")
+    bad.write_text(
+        '{"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference", '
+        '"batch_size": 1' + "0" * 330 + "}}"
+    )
     done = _run_app("--screenshot", str(tmp_path / "x.png"), "--scenario", str(bad))
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

@@ -13,9 +13,9 @@ DATA = Path(__file__).parents[1] / "data" / "hostile"
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in DATA.glob("*.gpusizer.json")))
-def test_screenshot_of_a_hostile_scenario_is_one_line(tmp_path: Path, name: str,
-                                                      capsys: pytest.CaptureFixture[str]
-                                                      ) -> None:
+def test_screenshot_of_a_hostile_scenario_is_one_line(
+    tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "x.png"
     assert main(["--screenshot", str(out), "--scenario", str(DATA / name)]) == 2
     captured = capsys.readouterr()

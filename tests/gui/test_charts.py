@@ -22,8 +22,10 @@ from .helpers import bar_labels, step_position
 
 LORA_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}
 PRE_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "pretraining"}}
-INF_8B: dict[str, Any] = {"model": {"preset": "llama-3.1-8b"},
-          "workload": {"kind": "inference", "batch_size": 1, "prompt_tokens": 2048}}
+INF_8B: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-8b"},
+    "workload": {"kind": "inference", "batch_size": 1, "prompt_tokens": 2048},
+}
 L405 = {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}}
 
 
@@ -39,8 +41,11 @@ def make(qtbot, kind: str, data: dict):
 def colours(img: QImage, step: int = 3) -> set[str]:
     """Distinct colours of the image (every ``step``-th pixel), as #rrggbb."""
     img = img.convertToFormat(QImage.Format.Format_RGB32)
-    return {QColor(img.pixel(x, y)).name() for x in range(0, img.width(), step)
-            for y in range(0, img.height(), step)}
+    return {
+        QColor(img.pixel(x, y)).name()
+        for x in range(0, img.width(), step)
+        for y in range(0, img.height(), step)
+    }
 
 
 def test_fonts_are_installed(qapp):
@@ -55,8 +60,7 @@ def test_registry_and_api(qtbot):
         chart = chart_class(key)()
         qtbot.addWidget(chart)
         assert chart.title
-        for name in ("set_units", "update_from", "export_png", "export_svg", "data_csv",
-                     "copy_to_clipboard"):
+        for name in ("set_units", "update_from", "export_png", "export_svg", "data_csv", "copy_to_clipboard"):
             assert callable(getattr(chart, name))
 
 

@@ -21,8 +21,9 @@ def test_new_estimate_redraws_without_rebuilding(sweep_chart, monkeypatch):
     before = len(chart.plot.items)
     calls = []
     monkeypatch.setattr(chart.legend, "clear", lambda: calls.append("clear"))
-    s = parse_scenario({"model": {"preset": "llama-3.1-8b"},
-                        "workload": {"kind": "lora", "micro_batch_size": 2}})
+    s = parse_scenario(
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora", "micro_batch_size": 2}}
+    )
     chart.update_from(s, estimate(s))
     assert len(chart.plot.items) == before
     assert not calls  # same entries: the legend is relabelled, not rebuilt

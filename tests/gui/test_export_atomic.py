@@ -41,8 +41,9 @@ def _full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
-def test_full_disk_keeps_the_old_chart(chart: Any, tmp_path: Path, suffix: str,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_full_disk_keeps_the_old_chart(
+    chart: Any, tmp_path: Path, suffix: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "out").mkdir()  # tmp_path also holds the test's settings folder
     path = tmp_path / "out" / f"chart{suffix}"
     export = chart.export_png if suffix == ".png" else chart.export_svg
@@ -57,8 +58,9 @@ def test_full_disk_keeps_the_old_chart(chart: Any, tmp_path: Path, suffix: str,
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left
 
 
-def test_a_truncated_svg_is_never_written(chart: Any, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_truncated_svg_is_never_written(
+    chart: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "chart.svg"
     chart.export_svg(path)
     ElementTree.parse(path)  # a whole document
@@ -69,8 +71,7 @@ def test_a_truncated_svg_is_never_written(chart: Any, tmp_path: Path,
     assert path.read_bytes() == before
 
 
-def test_the_window_says_why(chart: Any, tmp_path: Path, qtbot: Any,
-                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_window_says_why(chart: Any, tmp_path: Path, qtbot: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from gpusizer.gui.main_window import MainWindow
 
     window = MainWindow(restore=False)

@@ -8,18 +8,24 @@ import io
 import json
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
 
 from gpusizer.gui.files import classify_json, with_suffix
 
-from .helpers import find
+from .helpers import drop_path, find
 
 LLAMA_LIKE_CONFIG = {
-    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
-    "intermediate_size": 5632, "num_attention_heads": 32, "num_hidden_layers": 22,
-    "num_key_value_heads": 4, "vocab_size": 32000, "max_position_embeddings": 2048,
-    "rms_norm_eps": 1e-5, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "architectures": ["LlamaForCausalLM"],
+    "model_type": "llama",
+    "hidden_size": 2048,
+    "intermediate_size": 5632,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 22,
+    "num_key_value_heads": 4,
+    "vocab_size": 32000,
+    "max_position_embeddings": 2048,
+    "rms_norm_eps": 1e-5,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
 }
 
 
@@ -54,12 +60,15 @@ def test_custom_model_and_gpu_round_trip(window, tmp_path):
     assert window.state.scenario == saved
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("{not json", "not valid JSON"),
-    ('["a", "list"]', "JSON object"),
-    ('{"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "dance"}}', "workload.kind"),
-    ('{"model": {"preset": "llama-3.1-8b"}, "parallelism": {"tensr": 2}}', "parallelism.tensr"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("{not json", "not valid JSON"),
+        ('["a", "list"]', "JSON object"),
+        ('{"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "dance"}}', "workload.kind"),
+        ('{"model": {"preset": "llama-3.1-8b"}, "parallelism": {"tensr": 2}}', "parallelism.tensr"),
+    ],
+)
 def test_malformed_file_is_refused_whole(window, tmp_path, message_boxes, text, reason):
     before = window.state.scenario
     bad = tmp_path / "bad.gpusizer.json"
@@ -96,13 +105,8 @@ def test_drop_a_scenario_and_a_config(window, tmp_path):
     scenario.write_text(json.dumps({"model": {"preset": "gpt-2"}}), encoding="utf-8")
     config = tmp_path / "config.json"
     config.write_text(json.dumps(LLAMA_LIKE_CONFIG), encoding="utf-8")
-    for path, check in ((scenario, lambda m: m.preset == "gpt-2"),
-                        (config, lambda m: m.layers == 22)):
-        mime = QMimeData()
-        mime.setUrls([QUrl.fromLocalFile(str(path))])
-        event = QDropEvent(QPointF(QPoint(700, 400)), Qt.DropAction.CopyAction, mime,
-                           Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-        window.dropEvent(event)
+    for path, check in ((scenario, lambda m: m.preset == "gpt-2"), (config, lambda m: m.layers == 22)):
+        drop_path(window, path)
         assert check(window.state.scenario.model)
 
 

@@ -14,9 +14,11 @@ from gpusizer.core.presets import gpu_presets
 from gpusizer.gui.hardware.settings import load
 from gpusizer.gui.settings import Prefs
 
-QWEN = {"model": {"preset": "qwen3-32b"},
-        "workload": {"kind": "inference", "prompt_tokens": 8192, "generated_tokens": 512},
-        "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8}}
+QWEN = {
+    "model": {"preset": "qwen3-32b"},
+    "workload": {"kind": "inference", "prompt_tokens": 8192, "generated_tokens": 512},
+    "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
+}
 
 
 @pytest.fixture
@@ -43,8 +45,7 @@ def test_one_row_per_gpu_with_the_pareto_front(tab: Any) -> None:
     assert rows[0][0] == "gpu" and len(rows) == len(gpu_presets()) + 1
 
 
-def test_double_click_applies_gpu_and_layout_in_one_undo_step(qtbot: Any, window: Any,
-                                                              tab: Any) -> None:
+def test_double_click_applies_gpu_and_layout_in_one_undo_step(qtbot: Any, window: Any, tab: Any) -> None:
     option = next(o for o in tab.options if o["gpu"] == "b200-192gb")
     before = window.state.scenario
     depth = window.state.undo_stack.count()
@@ -80,8 +81,10 @@ def test_prices_are_edited_and_remembered(tab: Any, window: Any, temp_settings: 
 def test_margin_is_the_one_of_the_gpus_needed_line(qtbot: Any, window: Any, tab: Any) -> None:
     tab.controls.margin.setValue(30)
     assert window.advisor.margin == pytest.approx(0.30)
-    qtbot.waitUntil(lambda: all(o["headroom_bytes"] >= 0.3 * o["capacity_bytes"]
-                                for o in tab.options if o["fits"]), timeout=20000)
+    qtbot.waitUntil(
+        lambda: all(o["headroom_bytes"] >= 0.3 * o["capacity_bytes"] for o in tab.options if o["fits"]),
+        timeout=20000,
+    )
     window.advisor.wait()
     needs = window.summary.needs.text()
     h100 = next(o for o in tab.options if o["gpu"] == "h100-sxm-80gb")
@@ -104,8 +107,10 @@ def test_header_click_sorts_by_value(tab: Any) -> None:
     col = [c.key for c in tab.model.columns].index("tokens_per_second_per_user")
     tab.table.sortByColumn(col, Qt.SortOrder.DescendingOrder)
     proxy = tab.table.proxy
-    values = [proxy.index(r, 0).data(Qt.ItemDataRole.UserRole + 1)[
-        "tokens_per_second_per_user"] for r in range(proxy.rowCount())]
+    values = [
+        proxy.index(r, 0).data(Qt.ItemDataRole.UserRole + 1)["tokens_per_second_per_user"]
+        for r in range(proxy.rowCount())
+    ]
     known = [v for v in values if v is not None]
     assert known == sorted(known, reverse=True)
 
@@ -136,10 +141,11 @@ def test_targets_panel_is_for_serving(qtbot: Any, window: Any) -> None:
 
 def test_targets_column_appears_with_targets(qtbot: Any, window: Any, tab: Any) -> None:
     window.state.edit("targets.users", 8, immediate=True)
-    qtbot.waitUntil(lambda: "targets_met" in [c.key for c in tab.model.columns],
-                    timeout=20000)
-    qtbot.waitUntil(lambda: all(o["batch_size"] * o["parallelism"]["data"] >= 8
-                                for o in tab.options if o["targets_met"]), timeout=20000)
+    qtbot.waitUntil(lambda: "targets_met" in [c.key for c in tab.model.columns], timeout=20000)
+    qtbot.waitUntil(
+        lambda: all(o["batch_size"] * o["parallelism"]["data"] >= 8 for o in tab.options if o["targets_met"]),
+        timeout=20000,
+    )
 
 
 def test_csv_and_png_export_from_the_window(window: Any, tab: Any, tmp_path: Any) -> None:

@@ -21,8 +21,12 @@ from .helpers import find, mismatches
 
 # Above 2^31 - 1 (Qt's spin boxes) and within the core's limits (core/limits.py): a model known
 # by its parameter count alone, and the workspace bytes of the overhead block.
-BIG = {"name": "big", "model": {"name": "big", "parameters": 2**40 + 5},
-       "workload": {"kind": "lora"}, "overhead": {"workspace_bytes": 2**33 + 7}}
+BIG = {
+    "name": "big",
+    "model": {"name": "big", "parameters": 2**40 + 5},
+    "workload": {"kind": "lora"},
+    "overhead": {"workspace_bytes": 2**33 + 7},
+}
 INJECTED = '<img src="file:///tmp/gpusizer-injected.png">'
 
 
@@ -55,9 +59,14 @@ def test_lone_surrogate_in_a_name_starts(qtbot, temp_settings):
     assert mismatches(w.binder) == []
 
 
-@pytest.mark.parametrize("last", ["[" * 100_000, '{"model": {"preset": "gpt-2"}, '
-                                  '"workload": {"lora_rank": 1' + "0" * 330 + "}}",
-                                  '{"model": ' * 3000 + "{}" + "}" * 3000])
+@pytest.mark.parametrize(
+    "last",
+    [
+        "[" * 100_000,
+        '{"model": {"preset": "gpt-2"}, "workload": {"lora_rank": 1' + "0" * 330 + "}}",
+        '{"model": ' * 3000 + "{}" + "}" * 3000,
+    ],
+)
 def test_nested_or_huge_last_scenario_is_dropped_and_said(qtbot, temp_settings, last):
     _ini(temp_settings, last)
     w = _start(qtbot)
@@ -72,11 +81,20 @@ def test_nested_or_huge_last_scenario_is_dropped_and_said(qtbot, temp_settings, 
 
 def test_user_gpu_file_with_a_wrong_type(qtbot, temp_settings, monkeypatch, tmp_path):
     gpus = tmp_path / "user-gpus.json"
-    gpus.write_text(json.dumps([
-        {"id": "bad-gpu", "name": "Bad", "memory_bytes": "lots"},
-        {"id": "good-gpu", "name": "Good 48GB", "memory_bytes": 48 * 2**30,
-         "hbm_bandwidth_gb_per_s": 900, "dense_tflops": {"bf16": 150}},
-    ]))
+    gpus.write_text(
+        json.dumps(
+            [
+                {"id": "bad-gpu", "name": "Bad", "memory_bytes": "lots"},
+                {
+                    "id": "good-gpu",
+                    "name": "Good 48GB",
+                    "memory_bytes": 48 * 2**30,
+                    "hbm_bandwidth_gb_per_s": 900,
+                    "dense_tflops": {"bf16": 150},
+                },
+            ]
+        )
+    )
     monkeypatch.setenv(USER_GPUS_ENV, str(gpus))
     w = _start(qtbot)
     combo = find(w, "combo_gpu")
@@ -86,8 +104,13 @@ def test_user_gpu_file_with_a_wrong_type(qtbot, temp_settings, monkeypatch, tmp_
 
 def test_binder_keeps_refreshing_after_big_values(window):
     window.state.set_scenario(BIG)
-    window.state.set_scenario({"model": {"preset": "gpt-2"}, "workload": {"kind": "inference",
-                               "prompt_tokens": 333}, "parallelism": {"tensor": 2}})
+    window.state.set_scenario(
+        {
+            "model": {"preset": "gpt-2"},
+            "workload": {"kind": "inference", "prompt_tokens": 333},
+            "parallelism": {"tensor": 2},
+        }
+    )
     assert find(window, "spin_prompt_tokens").value() == 333
     assert find(window, "spin_tensor_parallel").value() == 2
     assert mismatches(window.binder) == []
@@ -106,8 +129,9 @@ def test_values_beyond_a_range_are_shown_and_stepped_from(window):
 
 
 def test_names_are_plain_text(window):
-    window.state.set_scenario({"name": INJECTED, "model": {"preset": "gpt-2",
-                               "name": INJECTED}, "workload": {"kind": "inference"}})
+    window.state.set_scenario(
+        {"name": INJECTED, "model": {"preset": "gpt-2", "name": INJECTED}, "workload": {"kind": "inference"}}
+    )
     for label in window.findChildren(QLabel):
         if "<img" in label.text():
             assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName()

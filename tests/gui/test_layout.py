@@ -14,14 +14,24 @@ from gpusizer.gui.main_window import MainWindow
 
 from .helpers import find
 
-LONG = {"model": {"preset": "llama-3.1-70b",
-                  "name": "Llama 3.1 70B Instruct (our long internal fine-tuned variant name)"},
-        "workload": {"kind": "full_finetune", "sequence_length": 8192},
-        "hardware": {"gpu": "rtx-pro-6000-blackwell-96gb"}}
-FITS = {"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "full_finetune",
-        "micro_batch_size": 4}, "hardware": {"gpu": "h100-sxm-80gb"}}
-SERVE = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference", "batch_size": 1,
-         "prompt_tokens": 32, "generated_tokens": 64}, "hardware": {"gpu": "rtx-4090-24gb"}}
+LONG = {
+    "model": {
+        "preset": "llama-3.1-70b",
+        "name": "Llama 3.1 70B Instruct (our long internal fine-tuned variant name)",
+    },
+    "workload": {"kind": "full_finetune", "sequence_length": 8192},
+    "hardware": {"gpu": "rtx-pro-6000-blackwell-96gb"},
+}
+FITS = {
+    "model": {"preset": "llama-3.2-1b"},
+    "workload": {"kind": "full_finetune", "micro_batch_size": 4},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+}
+SERVE = {
+    "model": {"preset": "llama-3.1-8b"},
+    "workload": {"kind": "inference", "batch_size": 1, "prompt_tokens": 32, "generated_tokens": 64},
+    "hardware": {"gpu": "rtx-4090-24gb"},
+}
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1440, 900), (1920, 1080)])
@@ -59,8 +69,9 @@ def test_gpu_dropdown_is_as_wide_as_its_longest_name(window):
     metrics = combo.view().fontMetrics()
     widest = max(metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count()))
     assert combo.view().minimumWidth() >= widest
-    assert any("RTX PRO 6000 Blackwell Workstation Edition" in combo.itemText(i)
-               for i in range(combo.count()))
+    assert any(
+        "RTX PRO 6000 Blackwell Workstation Edition" in combo.itemText(i) for i in range(combo.count())
+    )
 
 
 def test_place_separates_labels_and_keeps_them_inside(qtbot):

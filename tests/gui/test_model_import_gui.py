@@ -4,47 +4,49 @@ keeps its own; a refused file changes nothing."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent
-
-from tests.io.checkpoints import gpt_oss_tensors, write_model
+from tests.io.checkpoints import gpt_oss_tensors, tiny_gpt_oss_config, write_model
 from tests.io.gguf_files import T, write_gguf
 
-from .helpers import find, row_visible
-
-CONFIGS = Path(__file__).parents[1] / "io" / "configs"
-
-
-def _drop(window: Any, path: Path) -> None:
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path))])
-    event = QDropEvent(QPointF(QPoint(700, 400)), Qt.DropAction.CopyAction, mime,
-                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
-    window.dropEvent(event)
+from .helpers import drop_path, find, row_visible
 
 
 def _gguf(tmp_path: Path) -> Path:
-    kv = {"general.name": "Tiny Llama", "llama.block_count": 1, "llama.embedding_length": 256,
-          "llama.attention.head_count": 4, "llama.attention.head_count_kv": 2,
-          "llama.feed_forward_length": 512, "llama.context_length": 4096,
-          "general.file_type": 7}
-    tensors = [("token_embd.weight", (256, 1000), T.Q8_0), ("output.weight", (256, 1000), T.Q8_0),
-               *((f"blk.0.{n}.weight", d, T.Q8_0) for n, d in (
-                   ("attn_q", (256, 256)), ("attn_k", (256, 128)), ("attn_v", (256, 128)),
-                   ("attn_output", (256, 256)), ("ffn_gate", (256, 512)),
-                   ("ffn_up", (256, 512)), ("ffn_down", (512, 256))))]
+    kv = {
+        "general.name": "Tiny Llama",
+        "llama.block_count": 1,
+        "llama.embedding_length": 256,
+        "llama.attention.head_count": 4,
+        "llama.attention.head_count_kv": 2,
+        "llama.feed_forward_length": 512,
+        "llama.context_length": 4096,
+        "general.file_type": 7,
+    }
+    tensors = [
+        ("token_embd.weight", (256, 1000), T.Q8_0),
+        ("output.weight", (256, 1000), T.Q8_0),
+        *(
+            (f"blk.0.{n}.weight", d, T.Q8_0)
+            for n, d in (
+                ("attn_q", (256, 256)),
+                ("attn_k", (256, 128)),
+                ("attn_v", (256, 128)),
+                ("attn_output", (256, 256)),
+                ("ffn_gate", (256, 512)),
+                ("ffn_up", (256, 512)),
+                ("ffn_down", (512, 256)),
+            )
+        ),
+    ]
     return write_gguf(tmp_path / "tiny.gguf", "llama", kv, tensors)
 
 
 def test_drop_a_gguf_when_serving(window: Any, tmp_path: Path):
-    window.state.set_scenario({"model": {"preset": "llama-3.1-8b"},
-                               "workload": {"kind": "inference"}})
+    window.state.set_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}})
     before = window.state.scenario
-    _drop(window, _gguf(tmp_path))
+    drop_path(window, _gguf(tmp_path))
     s = window.state.scenario
     assert s.model.name == "Tiny Llama" and s.precision.weights == "gguf_q8_0"
     assert s.precision.quantization_rule == "gguf-q8_0"
@@ -57,13 +59,10 @@ def test_drop_a_gguf_when_serving(window: Any, tmp_path: Path):
 
 
 def test_drop_a_folder_while_training_keeps_the_precision(window: Any, tmp_path: Path):
-    cfg = json.loads((CONFIGS / "gpt-oss-20b.json").read_text(encoding="utf-8"))
-    cfg.update(num_hidden_layers=2, hidden_size=256, intermediate_size=256, head_dim=64,
-               num_attention_heads=8, num_key_value_heads=2, vocab_size=2048,
-               num_local_experts=8, layer_types=["sliding_attention", "full_attention"])
+    cfg = tiny_gpt_oss_config()
     folder = write_model(tmp_path / "oss", cfg, gpt_oss_tensors(cfg))
     assert window.state.scenario.workload.is_training  # the window starts on LoRA
-    _drop(window, folder)
+    drop_path(window, folder)
     s = window.state.scenario
     assert s.model.name == "gpt-oss-20b" and s.precision.weights == "bf16"
     assert s.model.checkpoint_precision is not None
@@ -71,8 +70,9 @@ def test_drop_a_folder_while_training_keeps_the_precision(window: Any, tmp_path:
     assert "training loads it dequantised" in find(window, "label_checkpoint_precision").text()
 
 
-def test_a_bad_gguf_is_refused_and_changes_nothing(window: Any, tmp_path: Path,
-                                                    message_boxes: list[tuple[str, str]]):
+def test_a_bad_gguf_is_refused_and_changes_nothing(
+    window: Any, tmp_path: Path, message_boxes: list[tuple[str, str]]
+):
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF" + b"\xff" * 20)
     before = window.state.scenario

@@ -15,21 +15,49 @@ from gpusizer.core.scenario import parse_scenario
 
 from .helpers import mismatches
 
-PATHS = ("name", "model.name", "workload.lora_rank", "workload.batch_size",
-         "workload.prompt_tokens", "workload.sequence_length", "workload.kind",
-         "workload.training_tokens", "parallelism.tensor", "parallelism.data",
-         "parallelism.zero_stage", "hardware.gpu", "hardware.gpus_per_node",
-         "precision.weights", "framework", "compute.mfu", "overhead.workspace_bytes",
-         "model.preset")
+PATHS = (
+    "name",
+    "model.name",
+    "workload.lora_rank",
+    "workload.batch_size",
+    "workload.prompt_tokens",
+    "workload.sequence_length",
+    "workload.kind",
+    "workload.training_tokens",
+    "parallelism.tensor",
+    "parallelism.data",
+    "parallelism.zero_stage",
+    "hardware.gpu",
+    "hardware.gpus_per_node",
+    "precision.weights",
+    "framework",
+    "compute.mfu",
+    "overhead.workspace_bytes",
+    "model.preset",
+)
 VALUES = st.one_of(
     st.integers(min_value=-5, max_value=64),
     st.sampled_from([0, 2**31 - 1, 2**31, 2**31 + 5, 2**40, 2**63, 10**330]),
     st.floats(allow_nan=True, allow_infinity=True),
-    st.sampled_from(["", "x\ud800y", "<img src='file:///etc/passwd'>", "vllm", "inference",
-                     "fp8", "rtx-4090-24gb", "llama-3.1-8b", "a" * 500, "=HYPERLINK(1)"]),
-    st.text(max_size=20), st.booleans(), st.none(),
-    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=3), st.integers(),
-                                                         max_size=2),
+    st.sampled_from(
+        [
+            "",
+            "x\ud800y",
+            "<img src='file:///etc/passwd'>",
+            "vllm",
+            "inference",
+            "fp8",
+            "rtx-4090-24gb",
+            "llama-3.1-8b",
+            "a" * 500,
+            "=HYPERLINK(1)",
+        ]
+    ),
+    st.text(max_size=20),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
 )
 
 
@@ -40,10 +68,15 @@ def _set(data: dict, path: str, value) -> None:
     data[parts[-1]] = value
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(edits=st.lists(st.tuples(st.sampled_from(PATHS), VALUES), min_size=1, max_size=3),
-       kind=st.sampled_from(["lora", "inference", "full_finetune"]))
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    edits=st.lists(st.tuples(st.sampled_from(PATHS), VALUES), min_size=1, max_size=3),
+    kind=st.sampled_from(["lora", "inference", "full_finetune"]),
+)
 def test_open_refuses_whole_or_shows_exactly(window, tmp_path, message_boxes, edits, kind):
     data: dict = {"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": kind}}
     for path, value in edits:

@@ -27,7 +27,8 @@ def test_combo_box_changes_workload_kind(window):
 
 def test_check_box_and_quantised_weights(window):
     find(window, "combo_workload_kind").setCurrentIndex(
-        find(window, "combo_workload_kind").findData("inference"))
+        find(window, "combo_workload_kind").findData("inference")
+    )
     before = window.state.estimate.memory.weights
     weights = find(window, "combo_precision_weights")
     weights.setCurrentIndex(weights.findData("awq_int4"))
@@ -42,10 +43,12 @@ def test_check_box_and_quantised_weights(window):
 def test_preset_tree_and_search(window):
     tree = find(window, "tree_model_preset")
     find(window, "edit_model_search").setText("mixtral 8x7")
-    visible = [tree.topLevelItem(i).child(j).data(0, 256)
-               for i in range(tree.topLevelItemCount())
-               for j in range(tree.topLevelItem(i).childCount())
-               if not tree.topLevelItem(i).child(j).isHidden()]
+    visible = [
+        tree.topLevelItem(i).child(j).data(0, 256)
+        for i in range(tree.topLevelItemCount())
+        for j in range(tree.topLevelItem(i).childCount())
+        if not tree.topLevelItem(i).child(j).isHidden()
+    ]
     assert visible == ["mixtral-8x7b"]
     tree.setValue("mixtral-8x7b")
     tree.valueChanged.emit("mixtral-8x7b")
@@ -86,14 +89,26 @@ def test_custom_gpu_fields(window):
     assert not row_visible(memory)
 
 
-@pytest.mark.parametrize("kind, shown, hidden", [
-    ("inference", ["spin_prompt_tokens", "combo_precision_kv_cache"],
-     ["spin_sequence_length", "combo_zero_stage", "spin_lora_rank", "combo_precision_optimizer"]),
-    ("lora", ["spin_lora_rank", "checks_lora_targets", "combo_precision_adapters"],
-     ["spin_prompt_tokens", "combo_precision_master_weights"]),
-    ("pretraining", ["spin_sequence_length", "combo_zero_stage", "combo_precision_master_weights"],
-     ["spin_lora_rank", "spin_batch_size", "combo_precision_kv_cache"]),
-])
+@pytest.mark.parametrize(
+    "kind, shown, hidden",
+    [
+        (
+            "inference",
+            ["spin_prompt_tokens", "combo_precision_kv_cache"],
+            ["spin_sequence_length", "combo_zero_stage", "spin_lora_rank", "combo_precision_optimizer"],
+        ),
+        (
+            "lora",
+            ["spin_lora_rank", "checks_lora_targets", "combo_precision_adapters"],
+            ["spin_prompt_tokens", "combo_precision_master_weights"],
+        ),
+        (
+            "pretraining",
+            ["spin_sequence_length", "combo_zero_stage", "combo_precision_master_weights"],
+            ["spin_lora_rank", "spin_batch_size", "combo_precision_kv_cache"],
+        ),
+    ],
+)
 def test_fields_follow_the_workload_kind(window, kind, shown, hidden):
     combo = find(window, "combo_workload_kind")
     combo.setCurrentIndex(combo.findData(kind))
@@ -106,17 +121,42 @@ def test_fields_follow_the_workload_kind(window, kind, shown, hidden):
 OTHER = {
     "name": "every field changed",
     "model": {"preset": "qwen3-30b-a3b"},
-    "workload": {"kind": "qlora", "sequence_length": 8192, "micro_batch_size": 2,
-                 "global_batch_size": 64, "training_tokens": 2e9, "lora_rank": 64,
-                 "lora_targets": ["q", "v"], "batch_size": 3, "prompt_tokens": 512,
-                 "generated_tokens": 100},
-    "precision": {"weights": "nf4", "activations": "fp16", "gradients": "fp16",
-                  "master_weights": None, "optimizer": "adamw_8bit", "optimizer_states": "int8",
-                  "kv_cache": "fp8", "adapters": "bf16"},
-    "parallelism": {"tensor": 2, "pipeline": 2, "virtual_stages": 2, "data": 4, "context": 1,
-                    "expert": 4, "zero_stage": 2, "sequence_parallel": True,
-                    "recompute": "selective", "attention": "eager",
-                    "offload_optimizer": True, "offload_parameters": False},
+    "workload": {
+        "kind": "qlora",
+        "sequence_length": 8192,
+        "micro_batch_size": 2,
+        "global_batch_size": 64,
+        "training_tokens": 2e9,
+        "lora_rank": 64,
+        "lora_targets": ["q", "v"],
+        "batch_size": 3,
+        "prompt_tokens": 512,
+        "generated_tokens": 100,
+    },
+    "precision": {
+        "weights": "nf4",
+        "activations": "fp16",
+        "gradients": "fp16",
+        "master_weights": None,
+        "optimizer": "adamw_8bit",
+        "optimizer_states": "int8",
+        "kv_cache": "fp8",
+        "adapters": "bf16",
+    },
+    "parallelism": {
+        "tensor": 2,
+        "pipeline": 2,
+        "virtual_stages": 2,
+        "data": 4,
+        "context": 1,
+        "expert": 4,
+        "zero_stage": 2,
+        "sequence_parallel": True,
+        "recompute": "selective",
+        "attention": "eager",
+        "offload_optimizer": True,
+        "offload_parameters": False,
+    },
     "framework": "deepspeed",
     "hardware": {"gpu": "a100-sxm-40gb", "gpus_per_node": 4},
 }

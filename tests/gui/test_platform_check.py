@@ -34,29 +34,38 @@ def test_missing_xcb_cursor_is_one_line_and_exit_1(x11, monkeypatch, capsys):
 
 
 def test_screenshot_under_x11_checks_too(x11, monkeypatch, capsys, tmp_path):
-    monkeypatch.setattr(platform_check, "loadable",
-                        lambda so: so not in ("libxcb-icccm.so.4", "libxcb-keysyms.so.1"))
+    monkeypatch.setattr(
+        platform_check, "loadable", lambda so: so not in ("libxcb-icccm.so.4", "libxcb-keysyms.so.1")
+    )
     assert app.main(["--screenshot", str(tmp_path / "x.png")]) == 1
     err = capsys.readouterr().err
     assert "libxcb-icccm4 libxcb-keysyms1" in err
     assert not (tmp_path / "x.png").exists()
 
 
-@pytest.mark.parametrize(("env", "xcb"), [
-    ({"DISPLAY": ":0"}, True),
-    ({"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"}, False),
-    ({"QT_QPA_PLATFORM": "xcb"}, True),
-    ({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}, False),
-    ({}, False),
-])
+@pytest.mark.parametrize(
+    ("env", "xcb"),
+    [
+        ({"DISPLAY": ":0"}, True),
+        ({"DISPLAY": ":0", "QT_QPA_PLATFORM": "offscreen"}, False),
+        ({"QT_QPA_PLATFORM": "xcb"}, True),
+        ({"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland"}, False),
+        ({}, False),
+    ],
+)
 def test_only_an_x11_start_is_checked(monkeypatch, env, xcb):
     monkeypatch.setattr(sys, "platform", "linux")
     assert platform_check.uses_xcb(env) is xcb
 
 
 def test_check_libraries_lists_every_library():
-    proc = subprocess.run([sys.executable, "-m", "gpusizer.gui.app", "--check-libraries"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpusizer.gui.app", "--check-libraries"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == len(platform_check.XCB_LIBRARIES)
     assert proc.returncode == (1 if any(line.startswith("MISSING") for line in lines) else 0)

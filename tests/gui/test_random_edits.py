@@ -18,8 +18,23 @@ from .helpers import mismatches
 
 EDITS = 500
 SMALL = (1, 2, 3, 4, 6, 8, 16, 64)
-TYPED = ("8", "32k", "1T", "1.5e12", "2 TB", "1,000", "lots", "", "-3", "0", "40 %", "1e400",
-         "2147483648", "auto", "7")
+TYPED = (
+    "8",
+    "32k",
+    "1T",
+    "1.5e12",
+    "2 TB",
+    "1,000",
+    "lots",
+    "",
+    "-3",
+    "0",
+    "40 %",
+    "1e400",
+    "2147483648",
+    "auto",
+    "7",
+)
 
 
 def _edit(b: Binding, rng: random.Random) -> None:

@@ -11,8 +11,9 @@ from .helpers import find
 
 
 def test_a_registered_chart_gets_a_tab(qtbot) -> None:
-    views.register(views.ChartView("dummy", "Dummy", "A dummy chart",
-                                   "gpusizer.gui.charts.memory:MemoryChart"))
+    views.register(
+        views.ChartView("dummy", "Dummy", "A dummy chart", "gpusizer.gui.charts.memory:MemoryChart")
+    )
     try:
         tabs = ChartTabs()
         qtbot.addWidget(tabs)
@@ -48,8 +49,7 @@ def test_a_serving_chart_shows_a_hint_for_training(window) -> None:
     from gpusizer.core.views import CHARTS
 
     key = next(k for k, v in CHARTS.items() if v.serving_only)
-    window.state.set_scenario({"model": {"preset": "llama-3.2-1b"},
-                               "workload": {"kind": "lora"}})
+    window.state.set_scenario({"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "lora"}})
     window.tabs.select(key)
     stack = window.tabs._pages[key]
     assert stack.currentIndex() == 0 and "Inference" in stack.currentWidget().text()

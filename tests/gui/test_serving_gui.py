@@ -9,12 +9,20 @@ from gpusizer.core.scenario import parse_scenario
 from .helpers import bar_labels, find
 from .test_charts import make
 
-VLLM_4090 = {"model": {"preset": "llama-3.1-8b"}, "framework": "vllm",
-             "workload": {"kind": "inference", "batch_size": 16},
-             "hardware": {"gpu": "rtx-4090-24gb"}, "serving": {"max_context": 16384}}
-LLAMA_70B = {"model": {"preset": "llama-3.1-70b"}, "framework": "llama.cpp",
-             "workload": {"kind": "inference"}, "precision": {"weights": "gguf_q4_k_m"},
-             "hardware": {"gpu": "rtx-4090-24gb"}}
+VLLM_4090 = {
+    "model": {"preset": "llama-3.1-8b"},
+    "framework": "vllm",
+    "workload": {"kind": "inference", "batch_size": 16},
+    "hardware": {"gpu": "rtx-4090-24gb"},
+    "serving": {"max_context": 16384},
+}
+LLAMA_70B = {
+    "model": {"preset": "llama-3.1-70b"},
+    "framework": "llama.cpp",
+    "workload": {"kind": "inference"},
+    "precision": {"weights": "gguf_q4_k_m"},
+    "hardware": {"gpu": "rtx-4090-24gb"},
+}
 
 
 def _serving_panel(window):
@@ -78,6 +86,5 @@ def test_users_vs_context_chart(qtbot):
     assert "your 16 fits" in chart._title_text
     rows = chart.data_rows()
     assert rows[0] == ["tokens_per_request", "requests_at_once"] and len(rows) > 10
-    trains = make(qtbot, "capacity", {"model": {"preset": "llama-3.1-8b"},
-                                      "workload": {"kind": "lora"}})
+    trains = make(qtbot, "capacity", {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}})
     assert trains.curve_data.engine  # a training scenario is shown as served

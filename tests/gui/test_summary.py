@@ -9,8 +9,11 @@ from PySide6.QtCore import QObject
 
 from .helpers import find
 
-TOO_BIG = {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "full_finetune"},
-           "hardware": {"gpu": "h100-sxm-80gb"}}
+TOO_BIG = {
+    "model": {"preset": "llama-3.1-70b"},
+    "workload": {"kind": "full_finetune"},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+}
 
 
 def test_gpus_needed_and_apply_layout(window, qtbot):

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from .helpers import find, row_visible
 
-TECHNIQUES = ("combo_loss", "spin_loss_chunks", "check_compile_loss", "spin_lora_dropout",
-              "check_kbit_prepare", "check_optimizer_in_backward", "combo_activation_offload",
-              "spin_host_memory")
+TECHNIQUES = (
+    "combo_loss",
+    "spin_loss_chunks",
+    "check_compile_loss",
+    "spin_lora_dropout",
+    "check_kbit_prepare",
+    "check_optimizer_in_backward",
+    "combo_activation_offload",
+    "spin_host_memory",
+)
 
 
 def _kind(window, kind: str) -> None:

@@ -53,6 +53,7 @@ def test_unsaved_changes_ask_and_cancel_keeps_them(window, monkeypatch):
         def box(_parent, title, text, *args, **kwargs):
             asked.append(text)
             return button
+
         return box
 
     find(window, "spin_tensor_parallel").setValue(2)
@@ -75,8 +76,7 @@ def test_save_answer_saves_before_open(window, tmp_path, monkeypatch):
     find(window, "spin_tensor_parallel").setValue(2)
     window.state.flush()
     target = tmp_path / "mine.gpusizer.json"
-    monkeypatch.setattr(QMessageBox, "question",
-                        lambda *_a, **_k: QMessageBox.StandardButton.Save)
+    monkeypatch.setattr(QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Save)
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(target), ""))
     assert window.files.open_path(other)
     assert json.loads(target.read_text())["parallelism"]["tensor"] == 2
@@ -105,7 +105,8 @@ def test_report_has_advice_labels_and_normal_permissions(window, tmp_path):
     import stat
 
     find(window, "combo_workload_kind").setCurrentIndex(
-        find(window, "combo_workload_kind").findData("inference"))
+        find(window, "combo_workload_kind").findData("inference")
+    )
     window.state.flush()
     window.advisor.wait()
     old = os.umask(0o022)
@@ -123,7 +124,8 @@ def test_report_has_advice_labels_and_normal_permissions(window, tmp_path):
 @pytest.mark.parametrize("answer", ["discard"])
 def test_undo_text_uses_the_field_label(window, answer):
     find(window, "combo_workload_kind").setCurrentIndex(
-        find(window, "combo_workload_kind").findData("inference"))
+        find(window, "combo_workload_kind").findData("inference")
+    )
     window.state.flush()
     find(window, "spin_prompt_tokens").setValue(2048)
     window.state.flush()
@@ -138,8 +140,12 @@ def test_preset_click_highlights_the_loaded_row(window, qtbot):
     for pid in ("qwen3-8b", "olmoe-1b-7b", "phi-3-mini", "mistral-7b"):
         item = tree._items[pid]
         tree.scrollToItem(item)
-        QTest.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton,
-                         Qt.KeyboardModifier.NoModifier, tree.visualItemRect(item).center())
+        QTest.mouseClick(
+            tree.viewport(),
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+            tree.visualItemRect(item).center(),
+        )
         window.state.flush()
         assert window.state.scenario.model.preset == pid
         assert [i.data(0, 256) for i in tree.selectedItems()] == [pid]
@@ -180,8 +186,10 @@ def _type(field, text):
     QTest.keyClick(field.lineEdit(), Qt.Key.Key_Return)
 
 
-@pytest.mark.parametrize(("text", "value"), [("1T", 1e12), ("1.5e12", 1.5e12), ("500B", 5e11),
-                                             ("1,000,000", 1e6), ("15.6T tokens", 15.6e12)])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1T", 1e12), ("1.5e12", 1.5e12), ("500B", 5e11), ("1,000,000", 1e6), ("15.6T tokens", 15.6e12)],
+)
 def test_typed_training_tokens_are_read_as_written(window, text, value):
     tokens = find(window, "spin_training_tokens")
     _type(tokens, text)

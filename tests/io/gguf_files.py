@@ -31,9 +31,14 @@ def _add_kv(w: gguf.GGUFWriter, key: str, value: Any) -> None:
         w.add_array(key, list(value))
 
 
-def write_gguf(path: Path, arch: str, kv: dict[str, Any], tensors: Sequence[Tensor],
-               endianess: gguf.GGUFEndian = gguf.GGUFEndian.LITTLE,
-               split_max_tensors: int = 0) -> Path:
+def write_gguf(
+    path: Path,
+    arch: str,
+    kv: dict[str, Any],
+    tensors: Sequence[Tensor],
+    endianess: gguf.GGUFEndian = gguf.GGUFEndian.LITTLE,
+    split_max_tensors: int = 0,
+) -> Path:
     """A GGUF with these metadata keys and tensors; the data is a sparse zero run. With
     ``split_max_tensors`` the writer splits it as gguf-split does (NAME-00001-of-0000N.gguf);
     the first file's path is returned."""
@@ -51,8 +56,7 @@ def write_gguf(path: Path, arch: str, kv: dict[str, Any], tensors: Sequence[Tens
     w.write_ti_data_to_file()
     w.close()
     for file, shard in zip(files, w.tensors, strict=True):
-        total = sum(gguf.GGUFWriter.ggml_pad(ti.nbytes, w.data_alignment)
-                    for ti in shard.values())
+        total = sum(gguf.GGUFWriter.ggml_pad(ti.nbytes, w.data_alignment) for ti in shard.values())
         with file.open("r+b") as f:
             f.seek(0, 2)
             f.truncate(gguf.GGUFWriter.ggml_pad(f.tell(), w.data_alignment) + total)
@@ -67,25 +71,26 @@ def use_more_bits(i: int, n: int) -> bool:
 def llama_q4_k_m(layers: int, hidden: int, kv: int, ffn: int, vocab: int) -> list[Tensor]:
     """A Llama's tensors as llama-quantize writes Q4_K_M (per-tensor types as llama.cpp logs
     them for Llama 3 8B: llamafile PR #122, ``blk.29.attn_v.weight q6_K``...)."""
-    out: list[Tensor] = [("token_embd.weight", (hidden, vocab), T.Q4_K),
-                         ("rope_freqs.weight", (64,), T.F32)]
+    out: list[Tensor] = [("token_embd.weight", (hidden, vocab), T.Q4_K), ("rope_freqs.weight", (64,), T.F32)]
     for i in range(layers):
         more = T.Q6_K if use_more_bits(i, layers) else T.Q4_K
-        out += [(f"blk.{i}.attn_norm.weight", (hidden,), T.F32),
-                (f"blk.{i}.attn_q.weight", (hidden, hidden), T.Q4_K),
-                (f"blk.{i}.attn_k.weight", (hidden, kv), T.Q4_K),
-                (f"blk.{i}.attn_v.weight", (hidden, kv), more),
-                (f"blk.{i}.attn_output.weight", (hidden, hidden), T.Q4_K),
-                (f"blk.{i}.ffn_norm.weight", (hidden,), T.F32),
-                (f"blk.{i}.ffn_gate.weight", (hidden, ffn), T.Q4_K),
-                (f"blk.{i}.ffn_up.weight", (hidden, ffn), T.Q4_K),
-                (f"blk.{i}.ffn_down.weight", (ffn, hidden), more)]
-    return [*out, ("output_norm.weight", (hidden,), T.F32),
-            ("output.weight", (hidden, vocab), T.Q6_K)]
+        out += [
+            (f"blk.{i}.attn_norm.weight", (hidden,), T.F32),
+            (f"blk.{i}.attn_q.weight", (hidden, hidden), T.Q4_K),
+            (f"blk.{i}.attn_k.weight", (hidden, kv), T.Q4_K),
+            (f"blk.{i}.attn_v.weight", (hidden, kv), more),
+            (f"blk.{i}.attn_output.weight", (hidden, hidden), T.Q4_K),
+            (f"blk.{i}.ffn_norm.weight", (hidden,), T.F32),
+            (f"blk.{i}.ffn_gate.weight", (hidden, ffn), T.Q4_K),
+            (f"blk.{i}.ffn_up.weight", (hidden, ffn), T.Q4_K),
+            (f"blk.{i}.ffn_down.weight", (ffn, hidden), more),
+        ]
+    return [*out, ("output_norm.weight", (hidden,), T.F32), ("output.weight", (hidden, vocab), T.Q6_K)]
 
 
-def raw_gguf(*, magic: bytes = b"GGUF", version: int = 3, tensors: int = 0, kvs: int = 0,
-             body: bytes = b"") -> bytes:
+def raw_gguf(
+    *, magic: bytes = b"GGUF", version: int = 3, tensors: int = 0, kvs: int = 0, body: bytes = b""
+) -> bytes:
     """The fixed header of a GGUF followed by ``body`` (key-values, tensor infos...)."""
     return magic + struct.pack("<IQQ", version, tensors, kvs) + body
 
@@ -96,5 +101,9 @@ def gguf_string(text: str | bytes) -> bytes:
 
 
 def tensor_info(name: str, dims: Sequence[int], ttype: int, offset: int) -> bytes:
-    return (gguf_string(name) + struct.pack("<I", len(dims))
-            + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", ttype, offset))
+    return (
+        gguf_string(name)
+        + struct.pack("<I", len(dims))
+        + b"".join(struct.pack("<Q", d) for d in dims)
+        + struct.pack("<IQ", ttype, offset)
+    )

@@ -52,13 +52,14 @@ def umask() -> Iterator[Callable[[int], None]]:
 
 
 EXPORTS: dict[str, Callable[[dict], str]] = {
-    "report.csv": report_csv, "breakdown.csv": breakdown_csv, "report.md": report_markdown,
+    "report.csv": report_csv,
+    "breakdown.csv": breakdown_csv,
+    "report.md": report_markdown,
 }
 
 
 @pytest.mark.parametrize("name", sorted(EXPORTS))
-def test_full_disk_keeps_the_old_file_and_says_why(tmp_path: Path, name: str,
-                                                   full_disk: None) -> None:
+def test_full_disk_keeps_the_old_file_and_says_why(tmp_path: Path, name: str, full_disk: None) -> None:
     path = tmp_path / name
     path.write_text("old export\n")  # written before the disk filled
     rep = estimate_report({"model": {"preset": "gpt-2"}})
@@ -81,8 +82,9 @@ def test_an_existing_file_keeps_its_mode(tmp_path: Path, mode: int) -> None:
 
 @POSIX
 @pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
-def test_a_new_file_gets_the_umask(tmp_path: Path, umask: Callable[[int], None], mask: int,
-                                   mode: int) -> None:
+def test_a_new_file_gets_the_umask(
+    tmp_path: Path, umask: Callable[[int], None], mask: int, mode: int
+) -> None:
     umask(mask)
     path = write_atomic(tmp_path / "r.md", "# report\n")
     assert stat.S_IMODE(path.stat().st_mode) == mode
@@ -130,8 +132,9 @@ def _cells(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text)))
 
 
-@pytest.mark.parametrize("name", ['=HYPERLINK("http://x","y")', "+1+2", "-2+3", "@SUM(A1)",
-                                  "\tcmd", "\rcmd", "＝1+1"])
+@pytest.mark.parametrize(
+    "name", ['=HYPERLINK("http://x","y")', "+1+2", "-2+3", "@SUM(A1)", "\tcmd", "\rcmd", "＝1+1"]
+)
 def test_csv_defuses_formulas_in_text_cells(name: str) -> None:
     rep = estimate_report({"name": name, "model": {"preset": "gpt-2", "name": name}})
     flat = dict(_cells(report_csv(rep))[1:])

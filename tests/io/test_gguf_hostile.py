@@ -31,9 +31,12 @@ def _array(etype: int, count: int, payload: bytes = b"") -> bytes:
 
 def _valid(tmp_path: Path) -> Path:
     kv = {"general.name": "v", "llama.block_count": 1, "llama.embedding_length": 256}
-    return write_gguf(tmp_path / "valid.gguf", "llama", kv,
-                      [("token_embd.weight", (256, 64), T.F16), ("output.weight", (256, 64),
-                                                                   T.Q8_0)])
+    return write_gguf(
+        tmp_path / "valid.gguf",
+        "llama",
+        kv,
+        [("token_embd.weight", (256, 64), T.F16), ("output.weight", (256, 64), T.Q8_0)],
+    )
 
 
 HOSTILE = {
@@ -43,30 +46,38 @@ HOSTILE = {
     "2^63 tensors": (raw_gguf(tensors=2**63), "at most"),
     "2^40 keys": (raw_gguf(kvs=2**40), "at most"),
     "2^60 u8 array": (raw_gguf(kvs=1, body=_kv("a", ARRAY, _array(U8, 2**60))), "truncated"),
-    "2^40 strings": (raw_gguf(kvs=1, body=_kv("a", ARRAY, _array(STRING, 2**40))),
-                     "strings"),
-    "string of 2^62 bytes": (raw_gguf(kvs=1, body=_kv("a", STRING, struct.pack("<Q", 2**62))),
-                             "truncated"),
+    "2^40 strings": (raw_gguf(kvs=1, body=_kv("a", ARRAY, _array(STRING, 2**40))), "strings"),
+    "string of 2^62 bytes": (raw_gguf(kvs=1, body=_kv("a", STRING, struct.pack("<Q", 2**62))), "truncated"),
     "unknown value type": (raw_gguf(kvs=1, body=_kv("a", 99, b"")), "unknown metadata"),
     "nested array": (raw_gguf(kvs=1, body=_kv("a", ARRAY, _array(ARRAY, 1))), "unknown array"),
     "key twice": (raw_gguf(kvs=2, body=_kv("a", U8, b"\x01") * 2), "given twice"),
     "key not UTF-8": (raw_gguf(kvs=1, body=_kv(b"\xff\xfe", U8, b"\x01")), "UTF-8"),
-    "bad alignment": (raw_gguf(kvs=1, body=_kv("general.alignment", 4, struct.pack("<I", 3))),
-                      "power of two"),
-    "5 dimensions": (raw_gguf(tensors=1, body=tensor_info("t", (1,) * 5, 0, 0)),
-                     "dimensions"),
-    "unknown ggml type": (raw_gguf(tensors=1, body=tensor_info("t", (32,), 999, 0)
-                                   + b"\0" * 64), "unknown ggml type"),
-    "partial block": (raw_gguf(tensors=1, body=tensor_info("t", (33,), int(T.Q8_0), 0)
-                               + b"\0" * 64), "does not fit type"),
-    "data past the end": (raw_gguf(tensors=1, body=tensor_info("t", (1024,), 0, 0)),
-                          "does not lie inside"),
-    "misaligned": (raw_gguf(tensors=1, body=tensor_info("t", (4,), 0, 3) + b"\0" * 64),
-                   "does not lie inside"),
-    "overlap": (raw_gguf(tensors=2, body=tensor_info("a", (8,), 0, 0)
-                         + tensor_info("b", (8,), 0, 0) + b"\0" * 64), "overlap"),
-    "name twice": (raw_gguf(tensors=2, body=tensor_info("a", (8,), 0, 0)
-                            + tensor_info("a", (8,), 0, 32) + b"\0" * 128), "twice"),
+    "bad alignment": (
+        raw_gguf(kvs=1, body=_kv("general.alignment", 4, struct.pack("<I", 3))),
+        "power of two",
+    ),
+    "5 dimensions": (raw_gguf(tensors=1, body=tensor_info("t", (1,) * 5, 0, 0)), "dimensions"),
+    "unknown ggml type": (
+        raw_gguf(tensors=1, body=tensor_info("t", (32,), 999, 0) + b"\0" * 64),
+        "unknown ggml type",
+    ),
+    "partial block": (
+        raw_gguf(tensors=1, body=tensor_info("t", (33,), int(T.Q8_0), 0) + b"\0" * 64),
+        "does not fit type",
+    ),
+    "data past the end": (raw_gguf(tensors=1, body=tensor_info("t", (1024,), 0, 0)), "does not lie inside"),
+    "misaligned": (
+        raw_gguf(tensors=1, body=tensor_info("t", (4,), 0, 3) + b"\0" * 64),
+        "does not lie inside",
+    ),
+    "overlap": (
+        raw_gguf(tensors=2, body=tensor_info("a", (8,), 0, 0) + tensor_info("b", (8,), 0, 0) + b"\0" * 64),
+        "overlap",
+    ),
+    "name twice": (
+        raw_gguf(tensors=2, body=tensor_info("a", (8,), 0, 0) + tensor_info("a", (8,), 0, 32) + b"\0" * 128),
+        "twice",
+    ),
 }
 
 

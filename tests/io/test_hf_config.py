@@ -89,12 +89,25 @@ def test_gemma_3_nested_text_config_takes_transformers_defaults():
 
 def test_qwen2_moe_shared_expert():
     # Qwen1.5-MoE-A2.7B config.json; model card: 14.3B total, 2.7B activated (rounded, 1%).
-    cfg = {"model_type": "qwen2_moe", "hidden_size": 2048, "num_hidden_layers": 24,
-           "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632,
-           "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632,
-           "num_experts": 60, "num_experts_per_tok": 4, "decoder_sparse_step": 1,
-           "mlp_only_layers": [], "vocab_size": 151936, "tie_word_embeddings": False,
-           "max_position_embeddings": 8192, "use_sliding_window": False, "sliding_window": 32768}
+    cfg = {
+        "model_type": "qwen2_moe",
+        "hidden_size": 2048,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "intermediate_size": 5632,
+        "moe_intermediate_size": 1408,
+        "shared_expert_intermediate_size": 5632,
+        "num_experts": 60,
+        "num_experts_per_tok": 4,
+        "decoder_sparse_step": 1,
+        "mlp_only_layers": [],
+        "vocab_size": 151936,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 8192,
+        "use_sliding_window": False,
+        "sliding_window": 32768,
+    }
     block = import_hf_config(cfg)
     assert block["moe"]["shared_expert_gate"] is True and block["qkv_bias"] is True
     counts = count_parameters(ModelSpec(**block))
@@ -105,14 +118,29 @@ def test_qwen2_moe_shared_expert():
 def test_deepseek_v2_lite_without_q_lora():
     # DeepSeek-V2-Lite config.json (q_lora_rank null, 1 dense layer, 2 shared experts);
     # model card: 15.7B total (rounded, 0.1%).
-    cfg = {"model_type": "deepseek_v2", "hidden_size": 2048, "num_hidden_layers": 27,
-           "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 10944,
-           "moe_intermediate_size": 1408, "n_shared_experts": 2, "n_routed_experts": 64,
-           "num_experts_per_tok": 6, "first_k_dense_replace": 1, "moe_layer_freq": 1,
-           "kv_lora_rank": 512, "q_lora_rank": None, "qk_nope_head_dim": 128,
-           "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400,
-           "tie_word_embeddings": False, "max_position_embeddings": 163840,
-           "topk_method": "greedy"}
+    cfg = {
+        "model_type": "deepseek_v2",
+        "hidden_size": 2048,
+        "num_hidden_layers": 27,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 16,
+        "intermediate_size": 10944,
+        "moe_intermediate_size": 1408,
+        "n_shared_experts": 2,
+        "n_routed_experts": 64,
+        "num_experts_per_tok": 6,
+        "first_k_dense_replace": 1,
+        "moe_layer_freq": 1,
+        "kv_lora_rank": 512,
+        "q_lora_rank": None,
+        "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64,
+        "v_head_dim": 128,
+        "vocab_size": 102400,
+        "tie_word_embeddings": False,
+        "max_position_embeddings": 163840,
+        "topk_method": "greedy",
+    }
     block = import_hf_config(cfg)
     assert "q_lora_rank" not in block["mla"]
     assert block["moe"]["dense_layers"] == 1 and block["moe"]["router_bias"] is False
@@ -204,8 +232,9 @@ def test_bad_values_are_refused_as_config_errors():
         import_hf_config(cfg)
 
 
-@pytest.mark.parametrize(("key", "value"), [("hidden_size", "big"), ("num_attention_heads", 0),
-                                            ("first_k_dense_replace", "x")])
+@pytest.mark.parametrize(
+    ("key", "value"), [("hidden_size", "big"), ("num_attention_heads", 0), ("first_k_dense_replace", "x")]
+)
 def test_unusable_values_are_config_errors(key: str, value: Any):
     cfg = json.loads((CONFIGS / "deepseek-v3.json").read_text(encoding="utf-8"))
     cfg[key] = value

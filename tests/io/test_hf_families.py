@@ -40,22 +40,35 @@ def _preset(name: str) -> ParamCounts:
 
 # (preset, measured text, measured vision, published total incl. vision, tolerance, source)
 MULTIMODAL = [
-    ("llama-4-scout", 107_769_861_120, 871_932_416, 109e9, 0.005,
-     "Llama 4 model card: 109B total (rounded)"),
-    ("llama-4-maverick", 400_711_848_960, 871_932_416, 400e9, 0.005,
-     "Llama 4 model card: 400B total (rounded)"),
+    ("llama-4-scout", 107_769_861_120, 871_932_416, 109e9, 0.005, "Llama 4 model card: 109B total (rounded)"),
+    (
+        "llama-4-maverick",
+        400_711_848_960,
+        871_932_416,
+        400e9,
+        0.005,
+        "Llama 4 model card: 400B total (rounded)",
+    ),
     ("gemma-3-4b", 3_880_263_168, 419_816_304, 4.3e9, 0.001, "HF page 4.3B"),
     ("gemma-3-12b", 11_766_034_176, 421_290_864, 12.2e9, 0.005, "HF page 12.2B"),
     ("gemma-3-27b", 27_009_346_304, 423_060_336, 27.4e9, 0.002, "HF page 27.4B"),
-    ("mistral-small-3.1-24b", 23_572_403_200, 438_958_080, 24.0e9, 0.001,
-     "Mistral Small 3.1 model card: 24B"),
+    (
+        "mistral-small-3.1-24b",
+        23_572_403_200,
+        438_958_080,
+        24.0e9,
+        0.001,
+        "Mistral Small 3.1 model card: 24B",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("preset", "text", "vision", "published", "tol", "source"), MULTIMODAL,
-                         ids=[m[0] for m in MULTIMODAL])
-def test_multimodal_presets_count_text_and_vision(preset: str, text: int, vision: int,
-                                                  published: float, tol: float, source: str):
+@pytest.mark.parametrize(
+    ("preset", "text", "vision", "published", "tol", "source"), MULTIMODAL, ids=[m[0] for m in MULTIMODAL]
+)
+def test_multimodal_presets_count_text_and_vision(
+    preset: str, text: int, vision: int, published: float, tol: float, source: str
+):
     c = _preset(preset)
     assert (c.total, c.vision) == (text, vision)
     assert abs((c.total + c.vision) / published - 1) <= tol, source
@@ -71,8 +84,7 @@ def test_mistral_3_counts_the_lm_head_the_checkpoint_stores():
 def test_gemma_3_vision_encoder_matches_the_report():
     # Gemma 3 report (arXiv 2503.19786) Table 1: vision encoder 417M; 4B: 3,209M non-embedding,
     # 12B: 10,759M (to the million). The projector (h_v x h_t + h_v) is part of our vision count.
-    for preset, hidden, non_embedding in (("gemma-3-4b", 2560, 3_209e6),
-                                          ("gemma-3-12b", 3840, 10_759e6)):
+    for preset, hidden, non_embedding in (("gemma-3-4b", 2560, 3_209e6), ("gemma-3-12b", 3840, 10_759e6)):
         c = _preset(preset)
         projector = 1152 * hidden + 1152
         assert round((c.vision - projector) / 1e6) == 417
@@ -115,8 +127,9 @@ def test_gpt_oss_sinks_biases_router_and_window():
         c = _counts(block)
         assert abs((c.active - c.embedding) / active - 1) < 0.001
         # attention: biased q/k/v/o plus one sink logit per head (GptOssAttention)
-        assert c.dense_layer.attention == (2880 * 4096 + 4096 + 2 * (2880 * 512 + 512)
-                                           + 4096 * 2880 + 2880 + 64)
+        assert c.dense_layer.attention == (
+            2880 * 4096 + 4096 + 2 * (2880 * 512 + 512) + 4096 * 2880 + 2880 + 64
+        )
 
 
 def test_glm_4_5_active_parameters_exclude_embeddings():
@@ -148,6 +161,7 @@ def test_kimi_k2_reads_as_deepseek_v3():
 
 # --- strict reading (issue 15 items 2 and 10) -------------------------------------------------
 
+
 @pytest.mark.parametrize("value", ["false", 0, 1, "true", [True]])
 def test_boolean_keys_must_be_booleans(value: Any):
     cfg = _cfg("llama-3.1-8b")
@@ -163,9 +177,14 @@ def test_false_and_null_booleans_are_read():
     assert import_hf_config(cfg)["qkv_bias"] is False
 
 
-@pytest.mark.parametrize(("name", "key"), [("mixtral-8x7b", "num_local_experts"),
-                                           ("qwen3-30b-a3b", "num_experts"),
-                                           ("deepseek-v3", "n_routed_experts")])
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("mixtral-8x7b", "num_local_experts"),
+        ("qwen3-30b-a3b", "num_experts"),
+        ("deepseek-v3", "n_routed_experts"),
+    ],
+)
 def test_zero_experts_is_refused_not_read_as_dense(name: str, key: str):
     cfg = _cfg(name)
     cfg[key] = 0
@@ -173,8 +192,10 @@ def test_zero_experts_is_refused_not_read_as_dense(name: str, key: str):
         import_hf_config(cfg)
 
 
-@pytest.mark.parametrize("name", ["qwen3-30b-a3b", "deepseek-v3", "llama-4-maverick",
-                                  "mixtral-8x7b", "gemma-2-9b", "qwen3-next-80b-a3b"])
+@pytest.mark.parametrize(
+    "name",
+    ["qwen3-30b-a3b", "deepseek-v3", "llama-4-maverick", "mixtral-8x7b", "gemma-2-9b", "qwen3-next-80b-a3b"],
+)
 def test_absurd_layer_counts_are_refused_at_once(name: str):
     cfg = _cfg(name)
     target = cfg.get("text_config", cfg)

@@ -124,8 +124,7 @@ def test_excerpt_never_builds_a_whole_repr() -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
-def test_a_fifo_hangs_no_reader(tmp_path: Path, deadline: None,
-                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fifo_hangs_no_reader(tmp_path: Path, deadline: None, monkeypatch: pytest.MonkeyPatch) -> None:
     fifo = tmp_path / "pipe.gpusizer.json"
     os.mkfifo(fifo)
     with pytest.raises(ScenarioError, match="not a regular file"):
@@ -150,8 +149,9 @@ def test_a_folder_is_not_a_scenario(tmp_path: Path) -> None:
         load_scenario(tmp_path)
 
 
-def test_config_in_a_folder_without_search_permission(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_config_in_a_folder_without_search_permission(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "locked"
     folder.mkdir()
     (folder / "config.json").write_text("{}")
@@ -169,8 +169,7 @@ def test_config_in_a_folder_without_search_permission(tmp_path: Path,
         assert err.value.field == "config"
 
 
-@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0,
-                    reason="root ignores folder permissions")
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="root ignores folder permissions")
 def test_config_in_a_folder_without_search_permission_for_real(tmp_path: Path) -> None:
     folder = tmp_path / "locked"
     folder.mkdir()
@@ -193,8 +192,7 @@ def test_moe_config_with_1e9_layers_is_refused_at_once(deadline: None) -> None:
         import_hf_config(DATA / "moe-1e9-layers.config.json")
 
 
-def test_user_gpu_file_with_a_wrong_type_skips_that_entry(monkeypatch: pytest.MonkeyPatch
-                                                          ) -> None:
+def test_user_gpu_file_with_a_wrong_type_skips_that_entry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(presets.USER_GPUS_ENV, str(DATA / "user-gpus-wrong-type.json"))
     gpus = presets.gpu_presets()
     assert "ok-card" in gpus and "lab-card" not in gpus
@@ -203,16 +201,25 @@ def test_user_gpu_file_with_a_wrong_type_skips_that_entry(monkeypatch: pytest.Mo
     assert "skipped 1 entry" in problem and "'lab-card': memory_bytes" in problem
 
 
-@pytest.mark.parametrize(("block", "value", "field"), [
-    ("workload", {"training_tokens": float("inf")}, "workload.training_tokens"),
-    ("workload", {"training_tokens": float("nan")}, "workload.training_tokens"),
-    ("hardware", {"gpu": {"id": "g", "dense_tflops": {"bf16": float("nan")}}},
-     "hardware.gpu.dense_tflops.bf16"),
-    ("hardware", {"gpu": {"id": "g", "hbm_bandwidth_gb_per_s": -5.0}},
-     "hardware.gpu.hbm_bandwidth_gb_per_s"),
-    ("model", {"preset": "gpt-2", "tied_embeddings": 1}, "model.tied_embeddings"),
-    ("model", {"preset": "gpt-2", "hidden_size": 768.0}, "model.hidden_size"),
-])
+@pytest.mark.parametrize(
+    ("block", "value", "field"),
+    [
+        ("workload", {"training_tokens": float("inf")}, "workload.training_tokens"),
+        ("workload", {"training_tokens": float("nan")}, "workload.training_tokens"),
+        (
+            "hardware",
+            {"gpu": {"id": "g", "dense_tflops": {"bf16": float("nan")}}},
+            "hardware.gpu.dense_tflops.bf16",
+        ),
+        (
+            "hardware",
+            {"gpu": {"id": "g", "hbm_bandwidth_gb_per_s": -5.0}},
+            "hardware.gpu.hbm_bandwidth_gb_per_s",
+        ),
+        ("model", {"preset": "gpt-2", "tied_embeddings": 1}, "model.tied_embeddings"),
+        ("model", {"preset": "gpt-2", "hidden_size": 768.0}, "model.hidden_size"),
+    ],
+)
 def test_api_input_is_strict_and_finite(block: str, value: dict, field: str) -> None:
     with pytest.raises(ScenarioError) as err:
         parse_scenario({"model": {"preset": "gpt-2"}, block: value})
@@ -220,6 +227,7 @@ def test_api_input_is_strict_and_finite(block: str, value: dict, field: str) -> 
 
 
 def test_json_lists_are_still_tuples() -> None:
-    s = parse_scenario({"model": {"preset": "gpt-2"},
-                        "workload": {"kind": "lora", "lora_targets": ["q", "v"]}})
+    s = parse_scenario(
+        {"model": {"preset": "gpt-2"}, "workload": {"kind": "lora", "lora_targets": ["q", "v"]}}
+    )
     assert s.workload.lora_targets == ("q", "v")

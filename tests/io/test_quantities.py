@@ -76,12 +76,22 @@ def test_refused_forms_name_the_field(text, kind, word):
     assert len(str(err.value)) < 300  # a short excerpt of the bad value, never all of it
 
 
-@pytest.mark.parametrize(("value", "kind", "text"), [
-    (10**12, "tokens", "1T"), (1.5e12, "tokens", "1.5T"), (8192, "context", "8,192"),
-    (80 * 2**30, "bytes", "80 GiB"), (141 * 10**9, "bytes", "141 GB"), (0.4, "percent", "40 %"),
-    (8_030_261_248, "parameters", "8,030,261,248"), (70 * 10**9, "parameters", "70B"),
-    (12, "count", "12"), (0.1, "number", "0.1"), (3350.25, "number", "3,350.25"),
-])
+@pytest.mark.parametrize(
+    ("value", "kind", "text"),
+    [
+        (10**12, "tokens", "1T"),
+        (1.5e12, "tokens", "1.5T"),
+        (8192, "context", "8,192"),
+        (80 * 2**30, "bytes", "80 GiB"),
+        (141 * 10**9, "bytes", "141 GB"),
+        (0.4, "percent", "40 %"),
+        (8_030_261_248, "parameters", "8,030,261,248"),
+        (70 * 10**9, "parameters", "70B"),
+        (12, "count", "12"),
+        (0.1, "number", "0.1"),
+        (3350.25, "number", "3,350.25"),
+    ],
+)
 def test_format_reads_back_exactly(value, kind, text):
     assert format_quantity(value, kind) == text
     assert parse_quantity(text, kind, "f") == value
@@ -91,8 +101,10 @@ from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
-@given(st.integers(min_value=0, max_value=10**20),
-       st.sampled_from(["tokens", "context", "parameters", "count", "bytes"]))
+@given(
+    st.integers(min_value=0, max_value=10**20),
+    st.sampled_from(["tokens", "context", "parameters", "count", "bytes"]),
+)
 def test_any_whole_value_round_trips(value, kind):
     expected = value if KINDS[kind].integer else float(value)  # token totals are floats
     assert parse_quantity(format_quantity(value, kind), kind, "f") == expected

@@ -48,11 +48,14 @@ def write_st(path: Path, tensors: dict[str, tuple[str, list[int]]], **meta: str)
 
 
 def test_single_file_counts(tmp_path: Path):
-    path = write_st(tmp_path / "model.safetensors", {
-        "model.embed_tokens.weight": ("BF16", [10, 4]),
-        "model.norm.weight": ("F32", [4]),
-        "lm_head.weight": ("BF16", [10, 4]),
-    })
+    path = write_st(
+        tmp_path / "model.safetensors",
+        {
+            "model.embed_tokens.weight": ("BF16", [10, 4]),
+            "model.norm.weight": ("F32", [4]),
+            "lm_head.weight": ("BF16", [10, 4]),
+        },
+    )
     assert read_safetensors(path) == {
         "parameters": 84,
         "bytes": 40 * 2 * 2 + 4 * 4,

@@ -23,8 +23,17 @@ def _index(folder: Path, shard: str) -> Path:
     return index
 
 
-@pytest.mark.parametrize("shard", ["../outside.safetensors", "sub/../../outside.safetensors",
-                                   "/etc/passwd", "C:\\Windows\\win.ini", "", "."])
+@pytest.mark.parametrize(
+    "shard",
+    [
+        "../outside.safetensors",
+        "sub/../../outside.safetensors",
+        "/etc/passwd",
+        "C:\\Windows\\win.ini",
+        "",
+        ".",
+    ],
+)
 def test_an_index_may_not_leave_its_folder(tmp_path: Path, shard: str) -> None:
     folder = tmp_path / "model"
     folder.mkdir()
@@ -37,8 +46,7 @@ def test_a_shard_in_a_subfolder_is_fine(tmp_path: Path) -> None:
     (tmp_path / "shards").mkdir()
     raw = json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
     raw += b" " * (-len(raw) % 8)
-    (tmp_path / "shards" / "a.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw
-                                                        + bytes(8))
+    (tmp_path / "shards" / "a.safetensors").write_bytes(struct.pack("<Q", len(raw)) + raw + bytes(8))
     assert read_safetensors(_index(tmp_path, "shards/a.safetensors"))["parameters"] == 2
 
 
@@ -70,10 +78,10 @@ def test_a_million_tensors_are_refused_before_parsing(tmp_path: Path) -> None:
     assert peak < 2 * len(raw)  # the header bytes once (parsed, it took 785 MB)
 
 
-@pytest.mark.parametrize("header", [b"[" * 100_000 + b"]" * 100_000,
-                                    b'{"w": {"dtype": "F32", "shape": [1' + b"0" * 5000 + b"]}}"])
-def test_a_header_nested_deep_or_with_a_huge_number_is_refused(tmp_path: Path,
-                                                                header: bytes) -> None:
+@pytest.mark.parametrize(
+    "header", [b"[" * 100_000 + b"]" * 100_000, b'{"w": {"dtype": "F32", "shape": [1' + b"0" * 5000 + b"]}}"]
+)
+def test_a_header_nested_deep_or_with_a_huge_number_is_refused(tmp_path: Path, header: bytes) -> None:
     header += b" " * (-len(header) % 8)
     path = tmp_path / "odd.safetensors"
     path.write_bytes(struct.pack("<Q", len(header)) + header)

@@ -12,14 +12,25 @@ from gpusizer import ScenarioError
 from gpusizer.core.scenario import parse_scenario
 from gpusizer.io.scenario_file import load_scenario, save_scenario
 
-CUSTOM = {"model": {"name": "tiny", "layers": 4, "hidden_size": 256, "attention_heads": 8,
-                    "kv_heads": 2, "ffn_hidden_size": 688, "vocab_size": 32000},
-          "workload": {"kind": "inference"},
-          "hardware": {"gpu": {"id": "my-gpu", "name": "My GPU", "memory_bytes": 2**34}}}
+CUSTOM = {
+    "model": {
+        "name": "tiny",
+        "layers": 4,
+        "hidden_size": 256,
+        "attention_heads": 8,
+        "kv_heads": 2,
+        "ffn_hidden_size": 688,
+        "vocab_size": 32000,
+    },
+    "workload": {"kind": "inference"},
+    "hardware": {"gpu": {"id": "my-gpu", "name": "My GPU", "memory_bytes": 2**34}},
+}
 
 
-@pytest.mark.parametrize("data", [{"model": {"preset": "llama-3.1-8b"}}, CUSTOM,
-                                  {"model": {"name": "7B", "parameters": 7_000_000_000}}])
+@pytest.mark.parametrize(
+    "data",
+    [{"model": {"preset": "llama-3.1-8b"}}, CUSTOM, {"model": {"name": "7B", "parameters": 7_000_000_000}}],
+)
 def test_round_trip(tmp_path: Path, data: dict) -> None:
     scenario = parse_scenario(data)
     path = save_scenario(scenario, tmp_path / "a.gpusizer.json")
@@ -27,10 +38,15 @@ def test_round_trip(tmp_path: Path, data: dict) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["a.gpusizer.json"]  # no temp file left
 
 
-@pytest.mark.parametrize(("text", "field"), [
-    ("{", "file"), ("[]", "file"), ('{"model": {"preset": "x"}}', "model.preset"),
-    ('{"model": {"preset": "llama-3.1-8b"}, "extra": 1}', "extra"),
-])
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("{", "file"),
+        ("[]", "file"),
+        ('{"model": {"preset": "x"}}', "model.preset"),
+        ('{"model": {"preset": "llama-3.1-8b"}, "extra": 1}', "extra"),
+    ],
+)
 def test_malformed_files_are_refused_whole(tmp_path: Path, text: str, field: str) -> None:
     path = tmp_path / "bad.gpusizer.json"
     path.write_text(text)

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from gpusizer.io.serving_text import users_line
 
-_BLOCK = {"starts": True, "kv_capacity_tokens": 131072, "max_concurrency": 1.0,
-          "max_context": 131072, "engine": "llama.cpp", "reason": None}
+_BLOCK = {
+    "starts": True,
+    "kv_capacity_tokens": 131072,
+    "max_concurrency": 1.0,
+    "max_context": 131072,
+    "engine": "llama.cpp",
+    "reason": None,
+}
 
 
 def test_users_held_by_the_kv_cache() -> None:

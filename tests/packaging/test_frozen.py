@@ -22,8 +22,9 @@ SCRIPT = ROOT / "packaging" / "smoke_test.sh"
 RUN_FROZEN = os.environ.get("GPUSIZER_TEST_FROZEN") == "1" or os.environ.get("CI") == "true"
 
 
-@pytest.mark.skipif(not RUN_FROZEN,
-                    reason="frozen-bundle test (~1 min): runs in CI, or set GPUSIZER_TEST_FROZEN=1")
+@pytest.mark.skipif(
+    not RUN_FROZEN, reason="frozen-bundle test (~1 min): runs in CI, or set GPUSIZER_TEST_FROZEN=1"
+)
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux bundle only")
 def test_smoke_test_script_passes() -> None:

@@ -94,8 +94,7 @@ def _block_inputs(c: ActContext, modules: tuple[str, ...], width: int, tokens: f
     adapters of targeted modules need it, and none shares it once dropout makes its own)."""
     if c.targets is None:
         return c.p * tokens * width
-    shared = c.adapter_bytes == c.p and not c.dropout_mask and any(
-        m in c.targets for m in modules)
+    shared = c.adapter_bytes == c.p and not c.dropout_mask and any(m in c.targets for m in modules)
     return (c.p * tokens * width if shared else 0.0) + _adapter_extra(c, modules, width, tokens)
 
 
@@ -144,9 +143,11 @@ def _mla_latents(arch: Arch, c: ActContext) -> float:
     if mla is None:
         return 0.0
     q_lora = mla.q_lora_rank or 0
-    return (c.p * t * (q_lora + mla.kv_lora_rank)
-            + (_norm(arch, c, q_lora, True) if q_lora else 0)
-            + _norm(arch, c, mla.kv_lora_rank, True))
+    return (
+        c.p * t * (q_lora + mla.kv_lora_rank)
+        + (_norm(arch, c, q_lora, True) if q_lora else 0)
+        + _norm(arch, c, mla.kv_lora_rank, True)
+    )
 
 
 def _mlp(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
@@ -154,8 +155,11 @@ def _mlp(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
     down input). Plain: fc1 output and the down input (GELU); the python tanh-GELU of GPT-2
     (``gelu_new``) keeps four ffn-wide tensors of its own."""
     kept = 3 if arch.spec.mlp == "gated" else (4 if arch.spec.activation == "gelu_new" else 1)
-    return (c.p * tokens * ffn * kept + _block_inputs(c, ("down",), ffn, tokens)
-            + _block_inputs(c, _inputs(arch, "mlp"), arch.hidden, tokens))
+    return (
+        c.p * tokens * ffn * kept
+        + _block_inputs(c, ("down",), ffn, tokens)
+        + _block_inputs(c, _inputs(arch, "mlp"), arch.hidden, tokens)
+    )
 
 
 def _moe(arch: Arch, c: ActContext) -> float:

@@ -40,8 +40,9 @@ def _mixer_kept(arch: Arch, c: ActContext) -> float:
     return c.p * t * (arch.hidden + proj + 2 * conv + 2 * out) + 4 * t * (conv + out)
 
 
-def hybrid_delta(arch: Arch, c: ActContext, mixer_layers: float, mlp_free_layers: float,
-                 megatron: bool = False) -> float:
+def hybrid_delta(
+    arch: Arch, c: ActContext, mixer_layers: float, mlp_free_layers: float, megatron: bool = False
+) -> float:
     """Bytes the stage's recurrent layers and MLP-free layers change against attention layers
     with an MLP (per GPU: divided by TP like the layers they adjust)."""
     if c.recompute == "full" or not (mixer_layers or mlp_free_layers):

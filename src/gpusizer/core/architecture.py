@@ -145,4 +145,3 @@ def resolve(spec: ModelSpec) -> Arch:
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
-

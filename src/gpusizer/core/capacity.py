@@ -51,10 +51,14 @@ def served(s: Scenario) -> Scenario:
         return s
     kind = WORKLOAD_KINDS["inference"]
     framework = s.framework if s.profile.fits(kind) else frameworks_for(kind)[0].id
-    par = s.parallelism.model_copy(update={"data": 1, "context": 1, "zero_stage": 0,
-                                           "expert": 1})
-    return s.model_copy(update={"workload": s.workload.model_copy(update={"kind": "inference"}),
-                                "framework": framework, "parallelism": par})
+    par = s.parallelism.model_copy(update={"data": 1, "context": 1, "zero_stage": 0, "expert": 1})
+    return s.model_copy(
+        update={
+            "workload": s.workload.model_copy(update={"kind": "inference"}),
+            "framework": framework,
+            "parallelism": par,
+        }
+    )
 
 
 def context_grid(s: Scenario, points: int = 40) -> list[int]:
@@ -90,13 +94,17 @@ def _users(s: Scenario, context: int) -> int:
     return min(users, st.max_sequences) if st.max_sequences else users
 
 
-def capacity_curve(scenario: Scenario | dict, contexts: list[int] | None = None
-                   ) -> CapacityCurve:
+def capacity_curve(scenario: Scenario | dict, contexts: list[int] | None = None) -> CapacityCurve:
     """The engine's capacity curve for a scenario (see the module docstring)."""
     s = served(parse_scenario(scenario))
     grid = contexts or context_grid(s)
     users = tuple(_users(s, c) for c in grid)
     w = s.workload
-    return CapacityCurve(s.profile.label, tuple(grid), users, w.prompt_tokens
-                         + w.generated_tokens, s.serving.concurrency or w.batch_size,
-                         s.serving.max_sequences)
+    return CapacityCurve(
+        s.profile.label,
+        tuple(grid),
+        users,
+        w.prompt_tokens + w.generated_tokens,
+        s.serving.concurrency or w.batch_size,
+        s.serving.max_sequences,
+    )

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from .dtypes import DTYPES
-from .errors import excerpt
+from .errors import check_id, excerpt
 from .quant_rules import QUANT_RULES, check_modules
 from .workloads import WORKLOAD_KINDS
 
@@ -49,10 +49,7 @@ class CheckpointPrecision(BaseModel):
     @field_validator("quantization_rule")
     @classmethod
     def _rule(cls, v: str | None) -> str | None:
-        if v is not None and v not in QUANT_RULES:
-            raise ValueError(f"unknown quantisation rule; must be one of "
-                             f"{', '.join(QUANT_RULES)}; got {excerpt(v)}")
-        return v
+        return v if v is None else check_id(v, QUANT_RULES, "quantisation rule")
 
     @field_validator("modules")
     @classmethod
@@ -62,8 +59,7 @@ class CheckpointPrecision(BaseModel):
         return v
 
     def __hash__(self) -> int:  # the model block is hashed (roofline keys); a dict is not
-        return hash((self.weights, self.quantization_rule,
-                     tuple(sorted((self.modules or {}).items()))))
+        return hash((self.weights, self.quantization_rule, tuple(sorted((self.modules or {}).items()))))
 
     def fields(self) -> dict[str, Any]:
         """The ``precision`` fields it sets (a null rule or modules is left out)."""
@@ -80,8 +76,11 @@ def follows_checkpoint(workload: Any) -> bool:
 
 def _checkpoint_of(model: Any) -> dict[str, Any] | None:
     """The checkpoint precision of a validated model (a ModelSpec) or of a model dict."""
-    raw = getattr(model, "checkpoint_precision", None) if not isinstance(model, dict) \
+    raw = (
+        getattr(model, "checkpoint_precision", None)
+        if not isinstance(model, dict)
         else model.get("checkpoint_precision")
+    )
     if isinstance(raw, CheckpointPrecision):
         return raw.fields()
     if isinstance(raw, dict) and isinstance(raw.get("weights"), str):

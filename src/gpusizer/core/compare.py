@@ -51,10 +51,14 @@ class _Cancellable(Evaluator):
         return super().total(lay, **workload)
 
 
-def select_gpus(scenario: Scenario | dict[str, Any] | None = None, *,
-                ids: Iterable[str] | None = None, vendors: Iterable[str] | None = None,
-                categories: Iterable[str] | None = None,
-                min_memory_gb: float | None = None) -> list[str]:
+def select_gpus(
+    scenario: Scenario | dict[str, Any] | None = None,
+    *,
+    ids: Iterable[str] | None = None,
+    vendors: Iterable[str] | None = None,
+    categories: Iterable[str] | None = None,
+    min_memory_gb: float | None = None,
+) -> list[str]:
     """GPU ids of the catalog (user GPUs and the scenario's inline GPU too) that pass every
     filter given: ``ids``, ``vendors`` (as the catalog spells them, any case), ``categories``
     (``CATEGORIES``), ``min_memory_gb`` (memory as sold, GB). ScenarioError names a bad one."""
@@ -63,15 +67,19 @@ def select_gpus(scenario: Scenario | dict[str, Any] | None = None, *,
     wanted = _wanted("gpus", ids, list(specs), exact=True)
     vend = _wanted("vendor", vendors, known_vendors)
     cats = _wanted("category", categories, list(CATEGORIES))
-    return [gid for gid, sp in specs.items()
-            if (wanted is None or gid in wanted)
-            and (vend is None or sp.vendor.lower() in vend)
-            and (cats is None or sp.category in cats)
-            and (min_memory_gb is None or sp.memory_gb_as_sold >= min_memory_gb)]
+    return [
+        gid
+        for gid, sp in specs.items()
+        if (wanted is None or gid in wanted)
+        and (vend is None or sp.vendor.lower() in vend)
+        and (cats is None or sp.category in cats)
+        and (min_memory_gb is None or sp.memory_gb_as_sold >= min_memory_gb)
+    ]
 
 
-def _wanted(field: str, given: Iterable[str] | None, allowed: Sequence[str],
-            exact: bool = False) -> set[str] | None:
+def _wanted(
+    field: str, given: Iterable[str] | None, allowed: Sequence[str], exact: bool = False
+) -> set[str] | None:
     if given is None:
         return None
     norm = {a if exact else a.lower(): a for a in allowed}
@@ -85,12 +93,20 @@ def _wanted(field: str, given: Iterable[str] | None, allowed: Sequence[str],
     return out
 
 
-def compare_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | None = None,
-                 margin: float = DEFAULT_MARGIN, whole_nodes: bool = False,
-                 sort: str = "cost", prices: Mapping[str, Mapping[str, Any]] | None = None,
-                 electricity_usd_per_kwh: float = ELECTRICITY_USD_PER_KWH,
-                 amortization_years: float = AMORTIZATION_YEARS, basis: str = "cloud",
-                 max_gpus: int = MAX_GPUS, cancel: Stop | None = None) -> list[dict[str, Any]]:
+def compare_gpus(
+    scenario: Scenario | dict[str, Any],
+    *,
+    gpus: Sequence[str] | None = None,
+    margin: float = DEFAULT_MARGIN,
+    whole_nodes: bool = False,
+    sort: str = "cost",
+    prices: Mapping[str, Mapping[str, Any]] | None = None,
+    electricity_usd_per_kwh: float = ELECTRICITY_USD_PER_KWH,
+    amortization_years: float = AMORTIZATION_YEARS,
+    basis: str = "cloud",
+    max_gpus: int = MAX_GPUS,
+    cancel: Stop | None = None,
+) -> list[dict[str, Any]]:
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
     (``list_price_usd``, ``price_per_hour``). ``basis``: what cost per unit of work is
@@ -100,16 +116,22 @@ def compare_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | N
     s = parse_scenario(scenario)
     money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis)
     check_sort(sort)
-    options = size_gpus(s, gpus=gpus, margin=margin, whole_nodes=whole_nodes,
-                        max_gpus=max_gpus, cancel=cancel)
-    priced = price_options(options, catalog_specs(s.hardware), s.workload.is_training,
-                           money_args)
+    options = size_gpus(
+        s, gpus=gpus, margin=margin, whole_nodes=whole_nodes, max_gpus=max_gpus, cancel=cancel
+    )
+    priced = price_options(options, catalog_specs(s.hardware), s.workload.is_training, money_args)
     return sort_options(priced, sort)
 
 
-def size_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | None = None,
-              margin: float = DEFAULT_MARGIN, whole_nodes: bool = False,
-              max_gpus: int = MAX_GPUS, cancel: Stop | None = None) -> list[dict[str, Any]]:
+def size_gpus(
+    scenario: Scenario | dict[str, Any],
+    *,
+    gpus: Sequence[str] | None = None,
+    margin: float = DEFAULT_MARGIN,
+    whole_nodes: bool = False,
+    max_gpus: int = MAX_GPUS,
+    cancel: Stop | None = None,
+) -> list[dict[str, Any]]:
     """The comparison's search (the slow part), in catalog order, without prices: what
     :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
     window runs this off the UI thread, and reprices and re-sorts without searching again)."""
@@ -121,20 +143,27 @@ def size_gpus(scenario: Scenario | dict[str, Any], *, gpus: Sequence[str] | None
     if not catalog:
         return []
     stop = cancel or (lambda: False)
-    by_gpu = search_catalog(s, catalog, 1, max_gpus, False,
-                            lambda sc, hw: _Cancellable(sc, hw, stop))
+    by_gpu = search_catalog(s, catalog, 1, max_gpus, False, lambda sc, hw: _Cancellable(sc, hw, stop))
     options = []
     for g in catalog:
         if stop():
             raise Cancelled
         ev, fitted, note = by_gpu[g.id]
-        options.append(_option(s, ev, g, fitted, note, whole_nodes, max_gpus)
-                       if fitted else _missing(s, g, max_gpus))
+        options.append(
+            _option(s, ev, g, fitted, note, whole_nodes, max_gpus) if fitted else _missing(s, g, max_gpus)
+        )
     return options
 
 
-def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note: str | None,
-            whole_nodes: bool, max_gpus: int) -> dict[str, Any]:
+def _option(
+    s: Scenario,
+    ev: Evaluator,
+    g: GpuTarget,
+    fitted: list[Fitted],
+    note: str | None,
+    whole_nodes: bool,
+    max_gpus: int,
+) -> dict[str, Any]:
     """One GPU's option: the fewest that fit (``fitted``), grown to the targets and to whole
     nodes, estimated in full; its speed (no prices yet)."""
     lay, sc, est = fitted[0]
@@ -147,8 +176,9 @@ def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note
         got = scaler.to_targets(lay)
         met = got is not None
         if got is None:
-            notes.append(f"targets not met with up to {max_gpus:,} GPUs; the fewest that "
-                         "hold the model are shown")
+            notes.append(
+                f"targets not met with up to {max_gpus:,} GPUs; the fewest that hold the model are shown"
+            )
         else:
             lay, batch = got
     bought = lay.gpus
@@ -163,13 +193,21 @@ def _option(s: Scenario, ev: Evaluator, g: GpuTarget, fitted: list[Fitted], note
     par = sc.parallelism.model_dump(mode="json")
     node = g.hardware.gpus_per_node
     return _row(s, g) | {
-        "fits": True, "gpus": bought, "gpus_in_layout": lay.gpus,
-        "nodes": ceil_div(bought, node), "layout": layout_label(par, training),
-        "parallelism": par, "hardware": sc.hardware.model_dump(mode="json"),
+        "fits": True,
+        "gpus": bought,
+        "gpus_in_layout": lay.gpus,
+        "nodes": ceil_div(bought, node),
+        "layout": layout_label(par, training),
+        "parallelism": par,
+        "hardware": sc.hardware.model_dump(mode="json"),
         "batch_size": None if training else sc.workload.batch_size,
-        "per_gpu_total": est.memory.total, "capacity_bytes": est.capacity_bytes,
-        "headroom_bytes": est.headroom_bytes, "peak_phase": est.memory.peak_phase,
-        "compute_dtype": est.compute.compute_dtype, **speed(est), "targets_met": met,
+        "per_gpu_total": est.memory.total,
+        "capacity_bytes": est.capacity_bytes,
+        "headroom_bytes": est.headroom_bytes,
+        "peak_phase": est.memory.peak_phase,
+        "compute_dtype": est.compute.compute_dtype,
+        **speed(est),
+        "targets_met": met,
         "notes": notes + _compute_notes(sc, est.compute.compute_dtype, g),
     }
 
@@ -179,22 +217,55 @@ def _compute_notes(s: Scenario, used: str, g: GpuTarget) -> list[str]:
     in the activation dtype (core/roofline.matmul_dtype), and timed so."""
     wanted = DTYPES[s.precision.weights].compute_dtype
     if wanted in ("fp8", "int8", "fp4") and wanted not in g.spec.dense_tflops and used != wanted:
-        return [f"no {wanted.upper()} tensor cores: {s.precision.weights} weights compute in "
-                f"{used}"]
+        return [f"no {wanted.upper()} tensor cores: {s.precision.weights} weights compute in {used}"]
     return []
 
 
 # Every option carries every field (null where it does not apply), so tables and CSV align.
 FIELDS = (
-    "rank", "gpu", "gpu_name", "vendor", "category", "fits", "gpus", "gpus_in_layout",
-    "nodes", "gpus_per_node", "layout", "parallelism", "hardware", "batch_size",
-    "per_gpu_total", "capacity_bytes", "headroom_bytes", "margin_bytes", "peak_phase",
-    "compute_dtype", "ttft_seconds", "tpot_seconds", "tokens_per_second_per_user",
-    "tokens_per_second", "time_seconds", "list_price_usd", "price_per_hour", "user_prices",
-    "purchase_cost", "cloud_cost_per_hour", "owned_cost_per_hour", "cost_per_hour",
-    "cost_basis", "power_watts", "cost_per_million_tokens", "energy_kwh_per_million_tokens",
-    "electricity_cost_per_million_tokens", "training_cost", "energy_kwh", "electricity_cost",
-    "targets_met", "pareto", "notes",
+    "rank",
+    "gpu",
+    "gpu_name",
+    "vendor",
+    "category",
+    "fits",
+    "gpus",
+    "gpus_in_layout",
+    "nodes",
+    "gpus_per_node",
+    "layout",
+    "parallelism",
+    "hardware",
+    "batch_size",
+    "per_gpu_total",
+    "capacity_bytes",
+    "headroom_bytes",
+    "margin_bytes",
+    "peak_phase",
+    "compute_dtype",
+    "ttft_seconds",
+    "tpot_seconds",
+    "tokens_per_second_per_user",
+    "tokens_per_second",
+    "time_seconds",
+    "list_price_usd",
+    "price_per_hour",
+    "user_prices",
+    "purchase_cost",
+    "cloud_cost_per_hour",
+    "owned_cost_per_hour",
+    "cost_per_hour",
+    "cost_basis",
+    "power_watts",
+    "cost_per_million_tokens",
+    "energy_kwh_per_million_tokens",
+    "electricity_cost_per_million_tokens",
+    "training_cost",
+    "energy_kwh",
+    "electricity_cost",
+    "targets_met",
+    "pareto",
+    "notes",
 )
 
 
@@ -202,9 +273,15 @@ def _row(s: Scenario, g: GpuTarget) -> dict[str, Any]:
     """The fields every option has, null until set."""
     cap = g.spec.capacity_bytes
     return dict.fromkeys(FIELDS) | {
-        "gpu": g.id, "gpu_name": g.spec.name, "vendor": g.spec.vendor,
-        "category": g.spec.category, "gpus_per_node": g.hardware.gpus_per_node,
-        "capacity_bytes": cap, "margin_bytes": cap - g.capacity, "pareto": False, "notes": [],
+        "gpu": g.id,
+        "gpu_name": g.spec.name,
+        "vendor": g.spec.vendor,
+        "category": g.spec.category,
+        "gpus_per_node": g.hardware.gpus_per_node,
+        "capacity_bytes": cap,
+        "margin_bytes": cap - g.capacity,
+        "pareto": False,
+        "notes": [],
         "targets_met": False if s.targets.active and not s.workload.is_training else None,
     }
 
@@ -214,5 +291,5 @@ def _missing(s: Scenario, g: GpuTarget, max_gpus: int) -> dict[str, Any]:
     false."""
     return _row(s, g) | {
         "fits": False,
-        "notes": [f"nothing fits with up to {max_gpus:,} GPUs and {g.margin:.0%} of memory "
-                  "kept spare"]}
+        "notes": [f"nothing fits with up to {max_gpus:,} GPUs and {g.margin:.0%} of memory kept spare"],
+    }

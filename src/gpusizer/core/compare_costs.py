@@ -52,16 +52,17 @@ def speed(est: Estimate) -> dict[str, float | None]:
     speed the compute block (core/compute.py)."""
     c, sv = est.compute, est.serving
     if est.scenario.workload.is_training or sv is None:
-        rate = c.peak_flops_per_s * est.gpus * c.mfu / c.flops_per_token \
-            if c.flops_per_token else 0.0
+        rate = c.peak_flops_per_s * est.gpus * c.mfu / c.flops_per_token if c.flops_per_token else 0.0
         return {"time_seconds": c.time_seconds or None, "tokens_per_second": rate or None}
-    return {"ttft_seconds": sv.ttft_seconds or None, "tpot_seconds": sv.tpot_seconds or None,
-            "tokens_per_second_per_user": sv.tokens_per_second_per_user or None,
-            "tokens_per_second": sv.tokens_per_second or None}
+    return {
+        "ttft_seconds": sv.ttft_seconds or None,
+        "tpot_seconds": sv.tpot_seconds or None,
+        "tokens_per_second_per_user": sv.tokens_per_second_per_user or None,
+        "tokens_per_second": sv.tokens_per_second or None,
+    }
 
 
-def check_prices(prices: Mapping[str, Mapping[str, Any]] | None
-                 ) -> dict[str, dict[str, float | None]]:
+def check_prices(prices: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, float | None]]:
     """User prices per GPU id (``{"h100-sxm-80gb": {"price_per_hour": 2.5}}``): each value a
     number >= 0 or null (null: use the catalog's); ScenarioError naming the entry otherwise."""
     out: dict[str, dict[str, float | None]] = {}
@@ -70,31 +71,42 @@ def check_prices(prices: Mapping[str, Mapping[str, Any]] | None
             raise ScenarioError(f"prices.{gid}", f"must map {' / '.join(PRICE_KEYS)} to USD")
         for key, value in entry.items():
             if key not in PRICE_KEYS:
-                raise ScenarioError(f"prices.{gid}.{key}",
-                                    f"unknown price; allowed: {', '.join(PRICE_KEYS)}")
-            ok = value is None or (isinstance(value, (int, float))
-                                   and not isinstance(value, bool) and value >= 0)
+                raise ScenarioError(f"prices.{gid}.{key}", f"unknown price; allowed: {', '.join(PRICE_KEYS)}")
+            ok = value is None or (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+            )
             if not ok:
-                raise ScenarioError(f"prices.{gid}.{key}",
-                                    f"must be a number of USD >= 0 or null; got {value!r}")
+                raise ScenarioError(
+                    f"prices.{gid}.{key}", f"must be a number of USD >= 0 or null; got {value!r}"
+                )
         out[gid] = {k: None if v is None else float(v) for k, v in entry.items()}
     return out
 
 
-def unit_prices(spec: GPUSpec, mine: Mapping[str, float | None] | None
-                ) -> tuple[float | None, float | None, bool]:
+def unit_prices(
+    spec: GPUSpec, mine: Mapping[str, float | None] | None
+) -> tuple[float | None, float | None, bool]:
     """(list price per GPU, cloud USD per GPU-hour, whether the user set either)."""
     mine = {k: v for k, v in (mine or {}).items() if v is not None}
-    return (mine.get("list_price_usd", spec.list_price_usd),
-            mine.get("price_per_hour", spec.price_per_hour), bool(mine))
+    return (
+        mine.get("list_price_usd", spec.list_price_usd),
+        mine.get("price_per_hour", spec.price_per_hour),
+        bool(mine),
+    )
 
 
 def _times(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a * b
 
 
-def money(spec: GPUSpec, gpus: int, mine: Mapping[str, float | None] | None,
-          usd_per_kwh: float, years: float, basis: str = "cloud") -> dict[str, Any]:
+def money(
+    spec: GPUSpec,
+    gpus: int,
+    mine: Mapping[str, float | None] | None,
+    usd_per_kwh: float,
+    years: float,
+    basis: str = "cloud",
+) -> dict[str, Any]:
     """Purchase, cloud and owning cost, and power, of ``gpus`` GPUs (USD, W);
     ``cost_per_hour`` on the ``basis`` asked (``BASES``), null where that price is unknown."""
     listed, hourly, user = unit_prices(spec, mine)
@@ -105,27 +117,38 @@ def money(spec: GPUSpec, gpus: int, mine: Mapping[str, float | None] | None,
         owned = purchase / (years * HOURS_PER_YEAR) + power / 1000 * usd_per_kwh
     cloud = _times(hourly, gpus)
     return {
-        "list_price_usd": listed, "price_per_hour": hourly, "user_prices": user,
-        "purchase_cost": purchase, "cloud_cost_per_hour": cloud,
-        "owned_cost_per_hour": owned, "power_watts": power,
-        "cost_per_hour": cloud if basis == "cloud" else owned, "cost_basis": basis,
+        "list_price_usd": listed,
+        "price_per_hour": hourly,
+        "user_prices": user,
+        "purchase_cost": purchase,
+        "cloud_cost_per_hour": cloud,
+        "owned_cost_per_hour": owned,
+        "power_watts": power,
+        "cost_per_hour": cloud if basis == "cloud" else owned,
+        "cost_basis": basis,
     }
 
 
-def per_work(cost: dict[str, Any], pace: dict[str, float | None], training: bool,
-             usd_per_kwh: float) -> dict[str, float | None]:
+def per_work(
+    cost: dict[str, Any], pace: dict[str, float | None], training: bool, usd_per_kwh: float
+) -> dict[str, float | None]:
     """Cost and energy per unit of work: per million tokens (served or trained) and, for a
     training run of ``workload.training_tokens``, per run."""
     tps, kw = pace.get("tokens_per_second"), cost["power_watts"]
     hours_per_m = 1e6 / (tps * 3600) if tps else None
     kwh_per_m = _times(hours_per_m, None if kw is None else kw / 1000)
-    out = {"cost_per_million_tokens": _times(cost["cost_per_hour"], hours_per_m),
-           "energy_kwh_per_million_tokens": kwh_per_m,
-           "electricity_cost_per_million_tokens": _times(kwh_per_m, usd_per_kwh)}
+    out = {
+        "cost_per_million_tokens": _times(cost["cost_per_hour"], hours_per_m),
+        "energy_kwh_per_million_tokens": kwh_per_m,
+        "electricity_cost_per_million_tokens": _times(kwh_per_m, usd_per_kwh),
+    }
     if training:
         seconds = pace.get("time_seconds")
         hours = None if seconds is None else seconds / 3600
         kwh = _times(hours, None if kw is None else kw / 1000)
-        out |= {"training_cost": _times(cost["cost_per_hour"], hours), "energy_kwh": kwh,
-                "electricity_cost": _times(kwh, usd_per_kwh)}
+        out |= {
+            "training_cost": _times(cost["cost_per_hour"], hours),
+            "energy_kwh": kwh,
+            "electricity_cost": _times(kwh, usd_per_kwh),
+        }
     return out

@@ -29,8 +29,11 @@ SORTS = ("cost", "speed", "gpus")
 
 
 def _number(field: str, value: Any, zero: bool) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (
-        value >= 0 if zero else value > 0)
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and (value >= 0 if zero else value > 0)
+    )
     if not ok:
         raise ScenarioError(field, f"must be a number {'>=' if zero else '>'} 0; got {value!r}")
     return float(value)
@@ -64,16 +67,23 @@ class Money:
         _one_of("basis", self.basis, BASES)
 
 
-def price_options(options: Sequence[dict[str, Any]], specs: Mapping[str, GPUSpec],
-                  training: bool, how: Money) -> list[dict[str, Any]]:
+def price_options(
+    options: Sequence[dict[str, Any]], specs: Mapping[str, GPUSpec], training: bool, how: Money
+) -> list[dict[str, Any]]:
     """Copies of the options with their money, power and energy fields and the Pareto
     front (``specs``: the GPUs by id, for catalog prices and TDP)."""
     out = []
     mine = how.prices or {}
     for o in options:
         spec = specs[o["gpu"]]
-        cost = money(spec, o["gpus"] or 1, mine.get(o["gpu"]), how.electricity_usd_per_kwh,
-                     how.amortization_years, how.basis)
+        cost = money(
+            spec,
+            o["gpus"] or 1,
+            mine.get(o["gpu"]),
+            how.electricity_usd_per_kwh,
+            how.amortization_years,
+            how.basis,
+        )
         if o["fits"]:
             row = o | cost | per_work(cost, o, training, how.electricity_usd_per_kwh)
         else:  # the unit prices only: there is nothing to buy
@@ -101,8 +111,7 @@ def mark_pareto(options: Sequence[dict[str, Any]]) -> None:
         if o["fits"] and cost is not None and fast:
             pts.append((cost, fast, o))
     for cost, fast, o in pts:
-        o["pareto"] = not any(c <= cost and f >= fast and (c < cost or f > fast)
-                              for c, f, _ in pts)
+        o["pareto"] = not any(c <= cost and f >= fast and (c < cost or f > fast) for c, f, _ in pts)
 
 
 def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[dict[str, Any]]:
@@ -115,8 +124,11 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
         by_cost = (cost is None, cost or 0.0)
         by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))
         by_gpus = (o["gpus"] or 0,)
-        order = {"cost": (by_cost, by_speed, by_gpus), "speed": (by_speed, by_cost, by_gpus),
-                 "gpus": (by_gpus, by_cost, by_speed)}[sort]
+        order = {
+            "cost": (by_cost, by_speed, by_gpus),
+            "speed": (by_speed, by_cost, by_gpus),
+            "gpus": (by_gpus, by_cost, by_speed),
+        }[sort]
         return (*head, *order, o["capacity_bytes"], o["gpu"])
 
     out = sorted(options, key=key)

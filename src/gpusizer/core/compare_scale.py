@@ -122,14 +122,15 @@ class Scaler:
         hw, s = self.g.hardware, self.s
         tp_max = self.arch.heads if hw.allow_cross_node_tensor_parallel else hw.gpus_per_node
         eps = divisors(s.model.moe.experts) if s.model.moe else [1]
-        pairs = sorted(((t, e) for t in divisors(self.arch.heads) if t <= tp_max for e in eps),
-                       key=lambda te: (te[0] * te[1], te[0]))
+        pairs = sorted(
+            ((t, e) for t in divisors(self.arch.heads) if t <= tp_max for e in eps),
+            key=lambda te: (te[0] * te[1], te[0]),
+        )
         best: tuple[int, tuple[int, ...], Layout, int] | None = None
         for tp, ep in pairs:
             if best is not None and tp * ep >= best[0]:
                 break  # at least TP x EP GPUs: nothing further can beat it
-            for lay, batch in self._pair(base, tp, ep, self.max_gpus if best is None
-                                         else best[0] - 1):
+            for lay, batch in self._pair(base, tp, ep, self.max_gpus if best is None else best[0] - 1):
                 key = (lay.gpus, _pref(lay, s.profile))
                 if best is None or key < best[:2]:
                     best = (*key, lay, batch)
@@ -153,8 +154,9 @@ class Scaler:
         bought = ceil_div(lay.gpus, node) * node
         if self.s.workload.is_training:
             m = lay.model_parallel
-            wider: Sequence[int] = [d for d in _dp_values(self.s, lay, bought)
-                                    if lay.dp < d and d * m <= bought]
+            wider: Sequence[int] = [
+                d for d in _dp_values(self.s, lay, bought) if lay.dp < d and d * m <= bought
+            ]
             for dp in reversed(wider):
                 if self.fits(replace(lay, dp=dp), batch):
                     return replace(lay, dp=dp), batch, bought

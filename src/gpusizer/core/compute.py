@@ -40,8 +40,9 @@ def _cost(gpu: GPUSpec, gpu_hours: float) -> float | None:
     return gpu_hours * gpu.price_per_hour if gpu.price_per_hour is not None else None
 
 
-def _training(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int,
-              adapters: int | None = None) -> Compute:
+def _training(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int, adapters: int | None = None
+) -> Compute:
     w, mfu = s.workload, s.compute.mfu
     if adapters is None:
         adapters = scenario_lora(s)[0]
@@ -53,16 +54,23 @@ def _training(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: 
     seconds = total / (peak * gpus * mfu) if peak and tokens else 0.0
     hours = seconds * gpus / 3600
     return Compute(
-        flops_per_token=f.executed, total_flops=total, time_seconds=seconds, mfu=mfu,
-        gpu_hours=hours, cost=_cost(gpu, hours) if tokens else None,
-        model_flops=f.model * tokens, attention_flops_per_token=3 * f.attention_forward,
-        model_flops_utilization=mfu * f.model / f.executed, compute_dtype=dtype,
+        flops_per_token=f.executed,
+        total_flops=total,
+        time_seconds=seconds,
+        mfu=mfu,
+        gpu_hours=hours,
+        cost=_cost(gpu, hours) if tokens else None,
+        model_flops=f.model * tokens,
+        attention_flops_per_token=3 * f.attention_forward,
+        model_flops_utilization=mfu * f.model / f.executed,
+        compute_dtype=dtype,
         peak_flops_per_s=peak,
     )
 
 
-def serving(model: RooflineModel, batch: int, prompt: int, generated: int, replicas: int = 1,
-            gpus: int = 1) -> dict[str, float]:
+def serving(
+    model: RooflineModel, batch: int, prompt: int, generated: int, replicas: int = 1, gpus: int = 1
+) -> dict[str, float]:
     """Latency and throughput of ``batch`` requests served together (static batch): time to
     first token, time per output token at the mean context prompt + generated/2, and output
     tokens per second over the whole request (prefill included), total and per GPU;
@@ -71,38 +79,52 @@ def serving(model: RooflineModel, batch: int, prompt: int, generated: int, repli
     decode = model.decode_seconds(batch, prompt + generated / 2) if generated else 0.0
     total = prefill + generated * decode
     tps = batch * generated * replicas / total if generated and total else 0.0
-    return {"batch_size": batch, "prefill_seconds": prefill, "decode_seconds_per_token": decode,
-            "request_seconds": total, "tokens_per_second": tps,
-            "tokens_per_second_per_gpu": tps / max(1, gpus),
-            "decode_tokens_per_second": batch * replicas / decode if decode else 0.0}
+    return {
+        "batch_size": batch,
+        "prefill_seconds": prefill,
+        "decode_seconds_per_token": decode,
+        "request_seconds": total,
+        "tokens_per_second": tps,
+        "tokens_per_second_per_gpu": tps / max(1, gpus),
+        "decode_tokens_per_second": batch * replicas / decode if decode else 0.0,
+    }
 
 
-def _inference(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int
-               ) -> Compute:
+def _inference(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int) -> Compute:
     w, p = s.workload, s.parallelism
     model = roofline_model(s, gpu)
     sv = serving(model, w.batch_size, w.prompt_tokens, w.generated_tokens, p.data, gpus)
     prompt, generated = w.prompt_tokens, w.generated_tokens
     m2 = 2.0 * matmul_params(counts)
     per_token = m2 + decode_attention_flops(arch, prompt + generated / 2)
-    prefill_flops = prompt * (m2 + attention_flops_per_token(arch, prompt,
-                                                             p.attention == "flash"))
+    prefill_flops = prompt * (m2 + attention_flops_per_token(arch, prompt, p.attention == "flash"))
     seconds = sv["request_seconds"]
     hours = seconds * gpus / 3600
     return Compute(
-        flops_per_token=per_token, mfu=s.compute.mfu, time_seconds=seconds,
+        flops_per_token=per_token,
+        mfu=s.compute.mfu,
+        time_seconds=seconds,
         total_flops=w.batch_size * p.data * (prefill_flops + generated * per_token),
         prefill_seconds=sv["prefill_seconds"],
         decode_seconds_per_token=sv["decode_seconds_per_token"],
-        tokens_per_second=sv["tokens_per_second"], gpu_hours=hours, cost=_cost(gpu, hours),
-        compute_dtype=model.dtype, peak_flops_per_s=model.peaks["mm"],
+        tokens_per_second=sv["tokens_per_second"],
+        gpu_hours=hours,
+        cost=_cost(gpu, hours),
+        compute_dtype=model.dtype,
+        peak_flops_per_s=model.peaks["mm"],
         tokens_per_second_per_gpu=sv["tokens_per_second_per_gpu"],
         decode_tokens_per_second=sv["decode_tokens_per_second"],
     )
 
 
-def compute_estimate(s: Scenario, counts: ParamCounts, gpu: GPUSpec, gpus: int,
-                     arch: Arch | None = None, adapters: int | None = None) -> Compute:
+def compute_estimate(
+    s: Scenario,
+    counts: ParamCounts,
+    gpu: GPUSpec,
+    gpus: int,
+    arch: Arch | None = None,
+    adapters: int | None = None,
+) -> Compute:
     """The report's ``compute`` block for a validated scenario (``arch``: resolve(s.model);
     ``adapters``: LoRA trainable parameters when the caller has them)."""
     arch = arch or resolve(s.model)
@@ -111,8 +133,9 @@ def compute_estimate(s: Scenario, counts: ParamCounts, gpu: GPUSpec, gpus: int,
     return _inference(s, arch, counts, gpu, gpus)
 
 
-def _phase_points(model: RooflineModel, phase: str, batch: int, new: float, ctx: float
-                  ) -> list[dict[str, object]]:
+def _phase_points(
+    model: RooflineModel, phase: str, batch: int, new: float, ctx: float
+) -> list[dict[str, object]]:
     """One point per operation and one for the whole step (all-reduces in its seconds)."""
     bw = model.bandwidth * model.bandwidth_efficiency
     points: list[dict[str, object]] = []
@@ -121,40 +144,59 @@ def _phase_points(model: RooflineModel, phase: str, batch: int, new: float, ctx:
         name, flops, moved, kind = op
         t_c, t_m = model.op_seconds(op)
         intensity = flops / moved if moved else 0.0
-        points.append({
-            "name": name, "phase": phase, "flops": flops, "bytes": moved, "intensity": intensity,
-            "attainable_flops_per_s": min(model.peaks[kind] * model.flops_efficiency,
-                                          intensity * bw),
-            "bound": "compute" if t_c >= t_m else "memory", "seconds": max(t_c, t_m)})
+        points.append(
+            {
+                "name": name,
+                "phase": phase,
+                "flops": flops,
+                "bytes": moved,
+                "intensity": intensity,
+                "attainable_flops_per_s": min(model.peaks[kind] * model.flops_efficiency, intensity * bw),
+                "bound": "compute" if t_c >= t_m else "memory",
+                "seconds": max(t_c, t_m),
+            }
+        )
         total_f, total_b, seconds = total_f + flops, total_b + moved, seconds + max(t_c, t_m)
     comm = model.allreduce_seconds(batch * new)
     intensity = total_f / total_b if total_b else 0.0
     roof = model.peaks["mm"] * model.flops_efficiency
-    points.append({
-        "name": "step", "phase": phase, "flops": total_f, "bytes": total_b,
-        "intensity": intensity, "attainable_flops_per_s": min(roof, intensity * bw),
-        "bound": "compute" if intensity * bw >= roof else "memory",
-        "seconds": seconds + comm, "allreduce_seconds": comm})
+    points.append(
+        {
+            "name": "step",
+            "phase": phase,
+            "flops": total_f,
+            "bytes": total_b,
+            "intensity": intensity,
+            "attainable_flops_per_s": min(roof, intensity * bw),
+            "bound": "compute" if intensity * bw >= roof else "memory",
+            "seconds": seconds + comm,
+            "allreduce_seconds": comm,
+        }
+    )
     return points
 
 
-def roofline_block(model: RooflineModel, batch: int, prompt: int, generated: int
-                   ) -> dict[str, object]:
+def roofline_block(model: RooflineModel, batch: int, prompt: int, generated: int) -> dict[str, object]:
     """The report's ``roofline`` block: the GPU's roofs for the dtype used and the points of
     every operation and whole step, prefill (batch × prompt) and one decode step."""
     peak, bw = model.peaks["mm"], model.bandwidth
     context = prompt + generated / 2
     return {
-        "dtype": model.dtype, "peak_flops_per_s": peak, "bandwidth_bytes_per_s": bw,
+        "dtype": model.dtype,
+        "peak_flops_per_s": peak,
+        "bandwidth_bytes_per_s": bw,
         "ridge_intensity": peak / bw,
         "flops_efficiency": model.flops_efficiency,
         "bandwidth_efficiency": model.bandwidth_efficiency,
         "interconnect_efficiency": model.interconnect_efficiency,
-        "effective_ridge_intensity": peak * model.flops_efficiency
-        / (bw * model.bandwidth_efficiency),
-        "batch_size": batch, "prompt_tokens": prompt, "decode_context": context,
-        "points": [*_phase_points(model, "prefill", batch, prompt, prompt),
-                   *_phase_points(model, "decode", batch, 1, context)],
+        "effective_ridge_intensity": peak * model.flops_efficiency / (bw * model.bandwidth_efficiency),
+        "batch_size": batch,
+        "prompt_tokens": prompt,
+        "decode_context": context,
+        "points": [
+            *_phase_points(model, "prefill", batch, prompt, prompt),
+            *_phase_points(model, "decode", batch, 1, context),
+        ],
     }
 
 

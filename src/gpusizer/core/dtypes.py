@@ -26,8 +26,7 @@ class DType:
     per_matrix_bytes: int = 0
 
 
-def _q(id_: str, label: str, bits: float, source: str, compute: str = "bf16",
-       per_matrix: int = 0) -> DType:
+def _q(id_: str, label: str, bits: float, source: str, compute: str = "bf16", per_matrix: int = 0) -> DType:
     return DType(id_, label, bits, True, compute, source, per_matrix)
 
 
@@ -45,20 +44,41 @@ DTYPES: dict[str, DType] = {
         DType("int4", "INT4 (4 bits, no scales)", 4, False, "int8", "scenario-format.md"),
         # NF4 with blocksize 64 and fp32 absmax per block: 4 + 32/64 = 4.5 bits.
         # Dettmers et al. 2023 (QLoRA, arXiv 2305.14314), section 3.
-        _q("nf4", "NF4 (double quantised)", 4 + 8 / 64 + 32 / (64 * 256),
-           "QLoRA arXiv 2305.14314 §3: 8-bit absmax per 64, fp32 second-level scale per 256 blocks",
-           per_matrix=16 * 4 + 4 + 256 * 4),
-        _q("nf4_single", "NF4 (fp32 absmax per 64)", 4 + 32 / 64,
-           "QLoRA arXiv 2305.14314 §3, without double quantisation", per_matrix=16 * 4),
-        _q("fp4", "FP4 (bitsandbytes, absmax per 64)", 4 + 32 / 64,
-           "bitsandbytes Linear4bit, blocksize 64, fp32 absmax", per_matrix=16 * 4),
+        _q(
+            "nf4",
+            "NF4 (double quantised)",
+            4 + 8 / 64 + 32 / (64 * 256),
+            "QLoRA arXiv 2305.14314 §3: 8-bit absmax per 64, fp32 second-level scale per 256 blocks",
+            per_matrix=16 * 4 + 4 + 256 * 4,
+        ),
+        _q(
+            "nf4_single",
+            "NF4 (fp32 absmax per 64)",
+            4 + 32 / 64,
+            "QLoRA arXiv 2305.14314 §3, without double quantisation",
+            per_matrix=16 * 4,
+        ),
+        _q(
+            "fp4",
+            "FP4 (bitsandbytes, absmax per 64)",
+            4 + 32 / 64,
+            "bitsandbytes Linear4bit, blocksize 64, fp32 absmax",
+            per_matrix=16 * 4,
+        ),
         # GPTQ/AWQ int4, group 128: fp16 scale + packed 4-bit zero point per group.
-        _q("gptq_int4", "GPTQ INT4 g128", 4 + (16 + 4) / 128,
-           "GPTQ arXiv 2210.17323; AutoGPTQ qzeros/scales layout, group_size 128"),
-        _q("awq_int4", "AWQ INT4 g128", 4 + (16 + 4) / 128,
-           "AWQ arXiv 2306.00978; AutoAWQ GEMM layout, group_size 128"),
-        _q("gptq_int8", "GPTQ INT8 g128", 8 + (16 + 8) / 128,
-           "AutoGPTQ 8-bit, group_size 128"),
+        _q(
+            "gptq_int4",
+            "GPTQ INT4 g128",
+            4 + (16 + 4) / 128,
+            "GPTQ arXiv 2210.17323; AutoGPTQ qzeros/scales layout, group_size 128",
+        ),
+        _q(
+            "awq_int4",
+            "AWQ INT4 g128",
+            4 + (16 + 4) / 128,
+            "AWQ arXiv 2306.00978; AutoAWQ GEMM layout, group_size 128",
+        ),
+        _q("gptq_int8", "GPTQ INT8 g128", 8 + (16 + 8) / 128, "AutoGPTQ 8-bit, group_size 128"),
         # GGUF: Q8_0 stores 32 int8 + one fp16 scale (34 B / 32 values = 8.5 bits).
         _q("gguf_q8_0", "GGUF Q8_0", 34 * 8 / 32, "ggml-common.h block_q8_0"),
         # Q4_K is 4.5 bpw, Q6_K 6.5625 bpw; Q4_K_M mixes them (attn_v, ffn_down half in Q6_K):

@@ -78,18 +78,23 @@ def engine_settings(s: Scenario, gpu: GPUSpec) -> EngineSettings:
         default = rel.max_sequences or (tier.max_sequences if tier else 0)
         seqs = min(default, profile_tokens) if default and profile_tokens else default or None
     w = s.workload
-    host = sv.host_bandwidth_gb_per_s or (gpu.hbm_bandwidth_gb_per_s if gpu.unified_memory
-                                          else HOST_BANDWIDTH_GB_PER_S)
+    host = sv.host_bandwidth_gb_per_s or (
+        gpu.hbm_bandwidth_gb_per_s if gpu.unified_memory else HOST_BANDWIDTH_GB_PER_S
+    )
     return EngineSettings(
         release=rel,
-        memory_fraction=sv.memory_fraction if sv.memory_fraction is not None else (
-            rel.memory_fraction if rel else None),
-        max_context=ctx, max_sequences=seqs, prefill_chunk_tokens=chunk,
+        memory_fraction=sv.memory_fraction
+        if sv.memory_fraction is not None
+        else (rel.memory_fraction if rel else None),
+        max_context=ctx,
+        max_sequences=seqs,
+        prefill_chunk_tokens=chunk,
         kv_block_tokens=sv.kv_block_tokens or (rel.kv_block_tokens if rel else 1),
-        cuda_graphs=sv.cuda_graphs if sv.cuda_graphs is not None else (
-            rel.cuda_graphs if rel else False),
-        gpu_layers=sv.gpu_layers, concurrency=sv.concurrency or w.batch_size,
+        cuda_graphs=sv.cuda_graphs if sv.cuda_graphs is not None else (rel.cuda_graphs if rel else False),
+        gpu_layers=sv.gpu_layers,
+        concurrency=sv.concurrency or w.batch_size,
         step=rel.step_cost(gpu) if rel else StepCost(0.0, 0.0),
-        step_latency_seconds=sv.step_latency_seconds, host_bandwidth=host * 1e9,
+        step_latency_seconds=sv.step_latency_seconds,
+        host_bandwidth=host * 1e9,
         profile_tokens=profile_tokens,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import reprlib
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,7 +25,15 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
         text = f"an integer of about {int(value.bit_length() * 0.30103) + 1:,} digits"
     else:
         text = _REPR.repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def check_id(value: str, registry: Mapping[str, object], what: str) -> str:
+    """An id of a registry (read at validation time, so registered entries are accepted); the
+    message names what is allowed and quotes the value (shortened)."""
+    if value not in registry:
+        raise ValueError(f"unknown {what}; must be one of {', '.join(registry)}; got {excerpt(value)}")
+    return value
 
 
 class ScenarioError(ValueError):
@@ -44,7 +53,7 @@ def _one_line(text: str) -> str:
     """Cut to MESSAGE_CHARS; line breaks (``\\n``, NEL, U+2028...) and other unprintable
     characters (a terminal's escape sequences) shown escaped, as repr() does."""
     if len(text) > MESSAGE_CHARS:
-        text = text[:MESSAGE_CHARS - 1] + "…"
+        text = text[: MESSAGE_CHARS - 1] + "…"
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
@@ -63,7 +72,7 @@ def _message(err: ErrorDetails) -> str:
     if kind == "missing":
         return "required field is missing"
     if msg.startswith("Value error, "):
-        return msg[len("Value error, "):]  # a validator's own message quotes the value
+        return msg[len("Value error, ") :]  # a validator's own message quotes the value
     return f"{msg}; got {excerpt(err.get('input'))}"
 
 

@@ -29,8 +29,9 @@ def _model(spec: ModelSpec) -> tuple[Arch, ParamCounts]:
     return resolve(spec), count_parameters(spec)
 
 
-def training_peak(s: Scenario, arch: Arch, counts: ParamCounts, data: int | None = None
-                  ) -> tuple[Phases, str, int, int]:
+def training_peak(
+    s: Scenario, arch: Arch, counts: ParamCounts, data: int | None = None
+) -> tuple[Phases, str, int, int]:
     """The heavier stage (by tensor peak; the first on a tie): its phases, peak phase, tensor
     peak and the overhead on it; ``data``: the DP degree to take instead of the scenario's."""
     ph = stage_phases(s, arch, counts, True, data)
@@ -60,24 +61,39 @@ def training_total(s: Scenario, data: int) -> tuple[int, int]:
 def _assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     p, prec, w = s.parallelism, s.precision, s.workload
     base = base_weight_dtype(s)
-    out = [f"{s.profile.label} memory layout",
-           f"weights {DTYPES[base].label}", f"activations {prec.activations}"]
+    out = [
+        f"{s.profile.label} memory layout",
+        f"weights {DTYPES[base].label}",
+        f"activations {prec.activations}",
+    ]
     if rule_id(s, base) != "uniform" or prec.modules:
         out.append(rule_note(s, arch, base))
     if w.is_adapter:
-        out += [f"LoRA rank {w.lora_rank} on {','.join(w.lora_targets)}",
-                f"adapters {prec.adapters}, {prec.optimizer} states {state_format(s)}"]
+        out += [
+            f"LoRA rank {w.lora_rank} on {','.join(w.lora_targets)}",
+            f"adapters {prec.adapters}, {prec.optimizer} states {state_format(s)}",
+        ]
     elif w.is_training:
-        out += [f"{prec.optimizer} states {state_format(s)}",
-                f"master weights {prec.master_weights or 'none'}"]
+        out += [
+            f"{prec.optimizer} states {state_format(s)}",
+            f"master weights {prec.master_weights or 'none'}",
+        ]
     if w.is_training:
-        out += [f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",
-                f"recompute {p.recompute}", f"{p.attention} attention", f"ZeRO {p.zero_stage}"]
+        out += [
+            f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",
+            f"recompute {p.recompute}",
+            f"{p.attention} attention",
+            f"ZeRO {p.zero_stage}",
+        ]
     else:
-        out += [f"KV cache {prec.kv_cache}",
-                f"batch {w.batch_size} x ({w.prompt_tokens} + {w.generated_tokens}) tokens"]
-    out.append(f"TP {p.tensor} x PP {p.pipeline} x DP {p.data} x CP {p.context}"
-               + (f", EP {p.expert}" if p.expert > 1 else ""))
+        out += [
+            f"KV cache {prec.kv_cache}",
+            f"batch {w.batch_size} x ({w.prompt_tokens} + {w.generated_tokens}) tokens",
+        ]
+    out.append(
+        f"TP {p.tensor} x PP {p.pipeline} x DP {p.data} x CP {p.context}"
+        + (f", EP {p.expert}" if p.expert > 1 else "")
+    )
     if arch.inferred:
         out.append("architecture inferred from the parameter count")
     return tuple(out) + _model_assumptions(s, arch)
@@ -88,13 +104,14 @@ def _model_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     out = []
     if arch.mixer_layers:
         kind = "Gated DeltaNet" if s.model.linear_attention else "Mamba-2"
-        out.append(f"{arch.mixer_layers} of {arch.layers} layers {kind}: a fixed-size recurrent "
-                   f"state per sequence (in the KV cache), not a growing KV cache; "
-                   f"{arch.attention_layers} attention layers hold the KV cache")
+        out.append(
+            f"{arch.mixer_layers} of {arch.layers} layers {kind}: a fixed-size recurrent "
+            f"state per sequence (in the KV cache), not a growing KV cache; "
+            f"{arch.attention_layers} attention layers hold the KV cache"
+        )
     vision = count_parameters(s.model).vision
     if vision:
-        out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights "
-                   "(text-only FLOPs)")
+        out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights (text-only FLOPs)")
     return tuple(out)
 
 
@@ -132,10 +149,12 @@ def sizing_memory(s: Scenario) -> Memory:
 _SERVED: Memo[tuple[Memory, Serving, tuple[str, ...]]] = Memo(512)
 
 
-def _served(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
-            ) -> tuple[Memory, Serving, tuple[str, ...]]:
+def _served(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
+) -> tuple[Memory, Serving, tuple[str, ...]]:
     """Memory, serving block and engine assumptions of an inference scenario on its GPU (kept
     per frozen scenario and GPU, as the roofline block is)."""
+
     def compute() -> tuple[Memory, Serving, tuple[str, ...]]:
         em, st = engine_memory(s, arch, counts, gpu)
         served = serving_result(s, gpu, arch, roofline_model(s, gpu), em, st)
@@ -164,12 +183,19 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     else:
         memory, served, extra = _served(s, arch, counts, gpu)
     return Estimate(
-        scenario=s, gpu=gpu, parameters_total=counts.total, parameters_active=counts.active,
-        parameters_embedding=counts.embedding, parameters_trainable=trainable,
-        memory=memory, gpus=gpus,
+        scenario=s,
+        gpu=gpu,
+        parameters_total=counts.total,
+        parameters_active=counts.active,
+        parameters_embedding=counts.embedding,
+        parameters_trainable=trainable,
+        memory=memory,
+        gpus=gpus,
         compute=compute_estimate(s, counts, gpu, gpus, arch, lora[0]),
-        assumptions=_assumptions(s, arch) + _memory_share(s, gpu) + extra, serving=served,
-        parameters_vision=counts.vision, notes=notes,
+        assumptions=_assumptions(s, arch) + _memory_share(s, gpu) + extra,
+        serving=served,
+        parameters_vision=counts.vision,
+        notes=notes,
     )
 
 

@@ -23,9 +23,12 @@ def _split(values: Sequence[int], t: dict[int, float], lo: int, hi: int, cap: fl
     return min(hi - 1, max(lo, bisect.bisect_left(values, 1 / x) if x > 0 else hi))
 
 
-def smallest_fitting(f: Callable[[int], float], values: Sequence[int],
-                      caps: dict[str, tuple[int, int]], floor1: float | None = None
-                      ) -> dict[str, int]:
+def smallest_fitting(
+    f: Callable[[int], float],
+    values: Sequence[int],
+    caps: dict[str, tuple[int, int]],
+    floor1: float | None = None,
+) -> dict[str, int]:
     """Per GPU (capacity, largest value allowed), the smallest value whose peak fits. The peak
     must not grow along ``values``, except from 1 to 2 if ``floor1`` (a lower bound of the peak
     at 1) is given. Each GPU is checked at its largest value first (one estimate refutes every
@@ -56,17 +59,18 @@ def smallest_fitting(f: Callable[[int], float], values: Sequence[int],
         if cs and lo == hi:
             out.update(dict.fromkeys(cs, values[lo]))
         elif cs:
-            mid = _split(values, t, lo, hi, sorted(cs.values())[len(cs) // 2]) if interpolate \
+            mid = (
+                _split(values, t, lo, hi, sorted(cs.values())[len(cs) // 2])
+                if interpolate
                 else (lo + hi) // 2
+            )
             t[mid], half = f(values[mid]), (hi - lo + 1) / 2
             stack.append((lo, mid, {g: c for g, c in cs.items() if t[mid] <= c}, mid - lo < half))
-            stack.append((mid + 1, hi, {g: c for g, c in cs.items() if t[mid] > c},
-                          hi - mid < half))
+            stack.append((mid + 1, hi, {g: c for g, c in cs.items() if t[mid] > c}, hi - mid < half))
     return out
 
 
-def largest_fitting(f: Callable[[int], float], values: Sequence[int], start: int,
-                     cap: float) -> int:
+def largest_fitting(f: Callable[[int], float], values: Sequence[int], start: int, cap: float) -> int:
     """Largest of sorted ``values`` whose peak fits ``cap`` (``values[start]`` fits). Memory is
     near-affine in batch and tokens: a secant guess usually lands it in ~4 estimates."""
     if f(values[-1]) <= cap:
@@ -76,8 +80,7 @@ def largest_fitting(f: Callable[[int], float], values: Sequence[int], start: int
     t0, tj = f(values[lo]), f(values[j])
     lo, hi = (j, hi) if tj <= cap else (lo, j)
     if math.isfinite(tj) and tj > t0:
-        at = bisect.bisect_right(values, values[start] + (cap - t0) * (values[j] - values[start])
-                                 / (tj - t0))
+        at = bisect.bisect_right(values, values[start] + (cap - t0) * (values[j] - values[start]) / (tj - t0))
         for i in (at - 1, at):
             if lo < i < hi:
                 lo, hi = (i, hi) if f(values[i]) <= cap else (lo, i)

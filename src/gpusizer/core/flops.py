@@ -69,8 +69,7 @@ def attention_flops_per_token(arch: Arch, seq: int, causal: bool = True) -> floa
     local = local_layers(arch)
     full = mean_causal_context(seq) if causal else float(seq)
     window = arch.spec.sliding_window
-    win = (mean_causal_context(seq, window) if causal else float(min(seq, window or seq))
-           ) if local else 0.0
+    win = (mean_causal_context(seq, window) if causal else float(min(seq, window or seq))) if local else 0.0
     recurrent = state_flops_per_token(arch) if arch.mixer_layers else 0.0
     return width * ((arch.attention_layers - local) * full + local * win) + recurrent
 
@@ -81,8 +80,7 @@ def decode_attention_flops(arch: Arch, context: float) -> float:
     window = arch.spec.sliding_window or context
     width = 2.0 * (arch.q_dim + arch.attn_out_dim)
     recurrent = state_flops_per_token(arch) if arch.mixer_layers else 0.0
-    return width * ((arch.attention_layers - local) * context + local * min(context, window)) \
-        + recurrent
+    return width * ((arch.attention_layers - local) * context + local * min(context, window)) + recurrent
 
 
 @dataclass(frozen=True)
@@ -97,8 +95,9 @@ class TrainingFlops:
     matmul_params: float
 
 
-def training_flops_per_token(s: Scenario, arch: Arch, counts: ParamCounts,
-                             adapter_params: int = 0) -> TrainingFlops:
+def training_flops_per_token(
+    s: Scenario, arch: Arch, counts: ParamCounts, adapter_params: int = 0
+) -> TrainingFlops:
     """FLOPs per trained token for the scenario's workload, recompute and attention kernel."""
     m = matmul_params(counts)
     causal = s.parallelism.attention == "flash"

@@ -23,7 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .engines import LLAMA_CPP, SGLANG, TENSORRT_LLM, VLLM, EngineRelease
+from .engine_releases import SGLANG, VLLM
+from .engine_releases_cpp import LLAMA_CPP, TENSORRT_LLM
+from .engines import EngineRelease
 from .workloads import WorkloadKind
 
 MiB = 2**20
@@ -90,8 +92,9 @@ class FrameworkProfile:
     # "static_pool" (SGLang) reserves (weights + KV) as a fraction; "free_pool" (TensorRT-LLM)
     # gives a fraction of what is free after weights and activations to the KV cache;
     # "layer_offload" (llama.cpp, Ollama) places layers on the GPU or in system RAM.
-    memory_rule: Literal["transformers", "profiled_pool", "static_pool", "free_pool",
-                         "layer_offload"] = "transformers"
+    memory_rule: Literal["transformers", "profiled_pool", "static_pool", "free_pool", "layer_offload"] = (
+        "transformers"
+    )
     releases: tuple[EngineRelease, ...] = ()  # oldest first; the last is the default
     sources: tuple[str, ...] = ()
 
@@ -125,8 +128,7 @@ def framework(profile_id: str) -> FrameworkProfile:
     try:
         return FRAMEWORKS[profile_id]
     except KeyError:
-        raise KeyError(f"unknown framework {profile_id!r}; allowed: "
-                       f"{', '.join(FRAMEWORKS)}") from None
+        raise KeyError(f"unknown framework {profile_id!r}; allowed: {', '.join(FRAMEWORKS)}") from None
 
 
 def frameworks_for(kind: WorkloadKind) -> list[FrameworkProfile]:
@@ -136,97 +138,178 @@ def frameworks_for(kind: WorkloadKind) -> list[FrameworkProfile]:
 
 for _p in (
     FrameworkProfile(
-        "huggingface", "Hugging Face transformers", trains=True, serves=True,
+        "huggingface",
+        "Hugging Face transformers",
+        trains=True,
+        serves=True,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
-        autocast_copies=True, step_counters=True,
-        ddp_buckets=True, foreach_scratch=True, kv_window_slack=1, eager_scores=True,
-        mla_latent_decode=False, recurrent_state="transformers",
-        sources=("transformers modeling_*.py (saved tensors measured: shared/calibration)",
-                 "PyTorch DDP docs: gradient_as_bucket_view=False keeps buckets beside .grad",
-                 "transformers DynamicSlidingWindowLayer keeps window - 1 tokens")),
+        autocast_copies=True,
+        step_counters=True,
+        ddp_buckets=True,
+        foreach_scratch=True,
+        kv_window_slack=1,
+        eager_scores=True,
+        mla_latent_decode=False,
+        recurrent_state="transformers",
+        sources=(
+            "transformers modeling_*.py (saved tensors measured: shared/calibration)",
+            "PyTorch DDP docs: gradient_as_bucket_view=False keeps buckets beside .grad",
+            "transformers DynamicSlidingWindowLayer keeps window - 1 tokens",
+        ),
+    ),
     FrameworkProfile(
-        "megatron", "Megatron-LM", trains=True, serves=False,
+        "megatron",
+        "Megatron-LM",
+        trains=True,
+        serves=False,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
-        activation_layout="megatron", gradients="main_grad", persistent_gradients=True,
-        prefers_model_parallel=True, quantised_base_zero3=False,
-        sources=("Korthikanti et al. 2022, arXiv 2205.05198 (activations, 18 B/param)",
-                 "Megatron-LM main_grad fp32 buffer, distributed optimizer")),
+        activation_layout="megatron",
+        gradients="main_grad",
+        persistent_gradients=True,
+        prefers_model_parallel=True,
+        quantised_base_zero3=False,
+        sources=(
+            "Korthikanti et al. 2022, arXiv 2205.05198 (activations, 18 B/param)",
+            "Megatron-LM main_grad fp32 buffer, distributed optimizer",
+        ),
+    ),
     FrameworkProfile(
-        "deepspeed", "DeepSpeed", trains=True, serves=False,
+        "deepspeed",
+        "DeepSpeed",
+        trains=True,
+        serves=False,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
-        autocast_copies=True, step_counters=True,
-        gradients="scenario", fp32_step_gradients=True,
+        autocast_copies=True,
+        step_counters=True,
+        gradients="scenario",
+        fp32_step_gradients=True,
         techniques=("ZeRO 1-3 sharding", "fp32 gradient partition at the ZeRO-1/2 step"),
-        sources=("Rajbhandari et al. 2020, arXiv 1910.02054 (ZeRO)",
-                 "DeepSpeed docs, Memory Requirements",
-                 "deepspeed/runtime/zero/stage_1_and_2.py step() and "
-                 "estimate_zero2_model_states_mem_needs (2 + 18/N B/param, PR #5099)")),
+        sources=(
+            "Rajbhandari et al. 2020, arXiv 1910.02054 (ZeRO)",
+            "DeepSpeed docs, Memory Requirements",
+            "deepspeed/runtime/zero/stage_1_and_2.py step() and "
+            "estimate_zero2_model_states_mem_needs (2 + 18/N B/param, PR #5099)",
+        ),
+    ),
     FrameworkProfile(
         # FSDP2 (torch/distributed/fsdp/_fully_shard): parameters sharded per rank; a unit's
         # forward/backward all-gathers it in param_dtype and the next unit's prefetch overlaps,
         # so about two units are unsharded at once, plus one unit's unsharded gradient before
         # its reduce-scatter: the ZeRO-3 term largest_layer x (2 x weight + gradient) bytes.
-        "fsdp", "PyTorch FSDP", trains=True, serves=False,
+        "fsdp",
+        "PyTorch FSDP",
+        trains=True,
+        serves=False,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
-        autocast_copies=True, step_counters=True,
-        gradients="scenario", foreach_scratch=True,
+        autocast_copies=True,
+        step_counters=True,
+        gradients="scenario",
+        foreach_scratch=True,
         techniques=("FSDP2 sharding (ZeRO 3)", "all-gather of two units at a time"),
-        sources=("PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",
-                 "torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather, "
-                 "_fsdp_api.py MixedPrecisionPolicy (torch 2.13)")),
+        sources=(
+            "PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",
+            "torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather, "
+            "_fsdp_api.py MixedPrecisionPolicy (torch 2.13)",
+        ),
+    ),
     FrameworkProfile(
-        "vllm", "vLLM", trains=False, serves=True,
+        "vllm",
+        "vLLM",
+        trains=False,
+        serves=True,
         # context 500 MiB and NCCL 1 GiB at TP > 1: the TP 4 init snapshot of vLLM 0.19 shows
         # 1.55 GiB in use before the weights load (llm-d planner logs; outside the budget)
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
-        memory_rule="profiled_pool", releases=VLLM,
-        sources=("docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
-                 "defaults per release in core/engines.py",)),
+        memory_rule="profiled_pool",
+        releases=VLLM,
+        sources=(
+            "docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
+            "defaults per release in core/engine_releases.py",
+        ),
+    ),
     FrameworkProfile(
-        "sglang", "SGLang", trains=False, serves=True,
+        "sglang",
+        "SGLang",
+        trains=False,
+        serves=True,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
-        memory_rule="static_pool", releases=SGLANG,
-        sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",)),
+        memory_rule="static_pool",
+        releases=SGLANG,
+        sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
+    ),
     FrameworkProfile(
-        "tensorrt-llm", "TensorRT-LLM", trains=False, serves=True,
+        "tensorrt-llm",
+        "TensorRT-LLM",
+        trains=False,
+        serves=True,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
-        memory_rule="free_pool", releases=TENSORRT_LLM,
-        sources=("docs/evidence/serving.md §3 (KvCacheConfig docs)",)),
+        memory_rule="free_pool",
+        releases=TENSORRT_LLM,
+        sources=("docs/evidence/serving.md §3 (KvCacheConfig docs)",),
+    ),
     FrameworkProfile(
-        "llama.cpp", "llama.cpp / Ollama", trains=False, serves=True,
+        "llama.cpp",
+        "llama.cpp / Ollama",
+        trains=False,
+        serves=True,
         # the compute buffers are computed (core/offload.py); the context is CUDA's
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
-        memory_rule="layer_offload", releases=LLAMA_CPP,
-        sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",)),
+        memory_rule="layer_offload",
+        releases=LLAMA_CPP,
+        sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",),
+    ),
     FrameworkProfile(
-        "torchtune", "torchtune", trains=True, serves=False,
+        "torchtune",
+        "torchtune",
+        trains=True,
+        serves=False,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         step_counters=True,
-        scenario_defaults=(("precision", "master_weights", None),
-                           ("precision", "optimizer_states", "bf16"),
-                           ("precision", "adapters", "bf16"),
-                           ("workload", "loss", "chunked"),
-                           ("parallelism", "recompute", "full")),
-        techniques=("bf16 weights, adapters and optimizer states, no fp32 master",
-                    "chunked cross-entropy", "activation checkpointing",
-                    "fused AdamW (no foreach copy)"),
-        sources=("torchtune recipes/configs/llama3_1/8B_lora_single_device.yaml@v0.3.1: "
-                 "dtype bf16, loss CEWithChunkedOutputLoss, enable_activation_checkpointing "
-                 "True, optimizer torch.optim.AdamW fused True",
-                 "torchtune recipes/full_finetune_single_device.py: the model is built in "
-                 "dtype, no fp32 copy",
-                 "torchtune/modules/loss/ce_chunked_output_loss.py (8 chunks)")),
+        scenario_defaults=(
+            ("precision", "master_weights", None),
+            ("precision", "optimizer_states", "bf16"),
+            ("precision", "adapters", "bf16"),
+            ("workload", "loss", "chunked"),
+            ("parallelism", "recompute", "full"),
+        ),
+        techniques=(
+            "bf16 weights, adapters and optimizer states, no fp32 master",
+            "chunked cross-entropy",
+            "activation checkpointing",
+            "fused AdamW (no foreach copy)",
+        ),
+        sources=(
+            "torchtune recipes/configs/llama3_1/8B_lora_single_device.yaml@v0.3.1: "
+            "dtype bf16, loss CEWithChunkedOutputLoss, enable_activation_checkpointing "
+            "True, optimizer torch.optim.AdamW fused True",
+            "torchtune recipes/full_finetune_single_device.py: the model is built in dtype, no fp32 copy",
+            "torchtune/modules/loss/ce_chunked_output_loss.py (8 chunks)",
+        ),
+    ),
     FrameworkProfile(
-        "unsloth", "Unsloth", trains=True, serves=False,
+        "unsloth",
+        "Unsloth",
+        trains=True,
+        serves=False,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
-        autocast_copies=True, step_counters=True, ddp_buckets=True, foreach_scratch=True,
-        scenario_defaults=(("workload", "loss", "fused"),
-                           ("parallelism", "recompute", "full"),
-                           ("parallelism", "activation_offload", "checkpoints")),
-        techniques=("fused chunked cross-entropy (no logits kept)",
-                    "offloaded gradient checkpointing (layer inputs in host RAM)"),
-        sources=("unsloth_zoo/gradient_checkpointing.py Unsloth_Offloaded_Gradient_Checkpointer"
-                 " (use_gradient_checkpointing='unsloth', unsloth README)",
-                 "unsloth_zoo/fused_losses/cross_entropy_loss.py, unsloth/models/llama.py")),
+        autocast_copies=True,
+        step_counters=True,
+        ddp_buckets=True,
+        foreach_scratch=True,
+        scenario_defaults=(
+            ("workload", "loss", "fused"),
+            ("parallelism", "recompute", "full"),
+            ("parallelism", "activation_offload", "checkpoints"),
+        ),
+        techniques=(
+            "fused chunked cross-entropy (no logits kept)",
+            "offloaded gradient checkpointing (layer inputs in host RAM)",
+        ),
+        sources=(
+            "unsloth_zoo/gradient_checkpointing.py Unsloth_Offloaded_Gradient_Checkpointer"
+            " (use_gradient_checkpointing='unsloth', unsloth README)",
+            "unsloth_zoo/fused_losses/cross_entropy_loss.py, unsloth/models/llama.py",
+        ),
+    ),
 ):
     register(_p)

@@ -56,9 +56,16 @@ def kv_bytes_per_token_layer(arch: Arch, kv_dtype: str, tp: int = 1) -> float:
     return 2 * heads * arch.head_dim * b
 
 
-def kv_cache_bytes(arch: Arch, profile: FrameworkProfile, kv_dtype: str, batch: Any,
-                   tokens: Any, tp: int = 1, layers: int | None = None,
-                   local: int | None = None) -> Any:
+def kv_cache_bytes(
+    arch: Arch,
+    profile: FrameworkProfile,
+    kv_dtype: str,
+    batch: Any,
+    tokens: Any,
+    tp: int = 1,
+    layers: int | None = None,
+    local: int | None = None,
+) -> Any:
     """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` attention
     layers, ``local`` of them with the sliding window (defaults: the model's; scalars, or numpy
     arrays for sweeps); a sliding-window layer keeps the window less the profile's
@@ -96,13 +103,14 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
     mlp = pb * tokens * ffn * (3 if arch.spec.mlp == "gated" else 2) / par.tensor
     attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / par.tensor
     if par.attention == "eager" and prof.eager_scores:
-        attn = attn + batch * arch.heads * prompt ** 2 * (4 + pb) / par.tensor
+        attn = attn + batch * arch.heads * prompt**2 * (4 + pb) / par.tensor
     logits = batch * arch.vocab * (pb + 4) / par.tensor
     return stream + _maximum(mlp, attn), logits
 
 
-def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
-                         ) -> tuple[float, Any, Any, Any]:
+def inference_components(
+    s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
+) -> tuple[float, Any, Any, Any]:
     """(weights, KV cache, activations, logits) bytes on the heaviest GPU; ``batch`` and
     ``prompt`` may be numpy arrays (sweeps)."""
     par, prec, w = s.parallelism, s.precision, s.workload
@@ -110,11 +118,18 @@ def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: An
     weights = stage_weight_bytes(s, arch, counts, sp)
     # The heaviest stage's attention layers (hybrid models' recurrent layers keep no KV)
     attention = min(sp.layers, ceil_div(arch.attention_layers, par.pipeline))
-    kv = kv_cache_bytes(arch, s.profile, prec.kv_cache, batch, prompt + w.generated_tokens,
-                        par.tensor, attention, min(attention, sp.sliding_layers))
+    kv = kv_cache_bytes(
+        arch,
+        s.profile,
+        prec.kv_cache,
+        batch,
+        prompt + w.generated_tokens,
+        par.tensor,
+        attention,
+        min(attention, sp.sliding_layers),
+    )
     if arch.mixer_layers:  # fixed-size recurrent state per sequence (hybrid models)
-        kv = kv + batch * state_bytes(arch, s.profile, prec.activations, par.tensor,
-                                      par.pipeline)
+        kv = kv + batch * state_bytes(arch, s.profile, prec.activations, par.tensor, par.pipeline)
     acts, logits = _prefill_activations(s, arch, batch, prompt)
     return weights, kv, acts, logits
 
@@ -122,13 +137,18 @@ def inference_components(s: Scenario, arch: Arch, counts: ParamCounts, batch: An
 def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
     """Memory of the heaviest GPU serving the scenario; returns (memory, tensor peak)."""
     w = s.workload
-    weights, kv, acts, logits = inference_components(s, arch, counts, w.batch_size,
-                                                     w.prompt_tokens)
+    weights, kv, acts, logits = inference_components(s, arch, counts, w.batch_size, w.prompt_tokens)
     parts = [int(weights), int(kv), int(acts), int(logits)]
     total = sum(parts)
-    mem = Memory(weights=parts[0], kv_cache=parts[1], activations=parts[2],
-                 temporary=parts[3], total=total, peak_phase="prefill",
-                 alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")))
+    mem = Memory(
+        weights=parts[0],
+        kv_cache=parts[1],
+        activations=parts[2],
+        temporary=parts[3],
+        total=total,
+        peak_phase="prefill",
+        alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
+    )
     return mem, int(total)
 
 
@@ -137,12 +157,16 @@ def cache_block(s: Scenario, arch: Arch) -> dict[str, int]:
     KV cache and the recurrent layers' state, on the heaviest GPU (bytes)."""
     par, prec, w = s.parallelism, s.precision, s.workload
     attn = ceil_div(arch.attention_layers, par.pipeline)
-    kv = kv_cache_bytes(arch, s.profile, prec.kv_cache, w.batch_size,
-                        w.prompt_tokens + w.generated_tokens, par.tensor, attn)
-    conv, recurrent = state_bytes_per_sequence(arch, s.profile, prec.activations, par.tensor,
-                                               par.pipeline)
+    kv = kv_cache_bytes(
+        arch, s.profile, prec.kv_cache, w.batch_size, w.prompt_tokens + w.generated_tokens, par.tensor, attn
+    )
+    conv, recurrent = state_bytes_per_sequence(arch, s.profile, prec.activations, par.tensor, par.pipeline)
     per_token = kv_bytes_per_token_layer(arch, prec.kv_cache, par.tensor) * attn
-    return {"kv_bytes": int(kv), "recurrent_state_bytes": int(w.batch_size * (conv + recurrent)),
-            "recurrent_state_bytes_per_sequence": int(conv + recurrent),
-            "kv_bytes_per_token": int(per_token), "attention_layers": arch.attention_layers,
-            "recurrent_layers": arch.mixer_layers}
+    return {
+        "kv_bytes": int(kv),
+        "recurrent_state_bytes": int(w.batch_size * (conv + recurrent)),
+        "recurrent_state_bytes_per_sequence": int(conv + recurrent),
+        "kv_bytes_per_token": int(per_token),
+        "attention_layers": arch.attention_layers,
+        "recurrent_layers": arch.mixer_layers,
+    }

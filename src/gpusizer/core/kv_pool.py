@@ -93,45 +93,52 @@ class _Stage:
     stored: float = 0.0  # the same weights as the checkpoint stores them
 
 
-def _stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
-            ) -> list[_Stage]:
+def _stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings) -> list[_Stage]:
     """Each distinct pipeline stage: weights as the engine loads them, profile forward peak,
     sampler peak (last)."""
     p = s.parallelism
     rel = st.release
     out = []
-    for first in ([True, False] if p.pipeline > 1 else [True]):
+    for first in [True, False] if p.pipeline > 1 else [True]:
         sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, first)
         seqs = min(st.max_sequences or 1, st.profile_tokens or 1)
         sampler = rel.sampler_bytes_per_logit * seqs * arch.vocab if rel and sp.last else 0.0
         weights, layout, stored = served_weight_bytes(s, arch, counts, sp, gpu, rel)
-        out.append(_Stage(weights, forward_peak(s, arch, st.profile_tokens), sampler, sp,
-                          layout, stored))
+        out.append(_Stage(weights, forward_peak(s, arch, st.profile_tokens), sampler, sp, layout, stored))
     return out
 
 
-def _memory(weights: float, peak_body: float, sampler: float, overhead: float, pool: float
-            ) -> Memory:
+def _memory(weights: float, peak_body: float, sampler: float, overhead: float, pool: float) -> Memory:
     body_wins = peak_body >= sampler
-    parts = {"weights": int(weights), "activations": int(peak_body) if body_wins else 0,
-             "temporary": 0 if body_wins else int(sampler), "overhead": int(overhead),
-             "kv_cache": int(max(0.0, pool))}
-    return Memory(**parts, total=sum(parts.values()), peak_phase="serving",
-                  alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients",
-                                                                         "optimizer")))
+    parts = {
+        "weights": int(weights),
+        "activations": int(peak_body) if body_wins else 0,
+        "temporary": 0 if body_wins else int(sampler),
+        "overhead": int(overhead),
+        "kv_cache": int(max(0.0, pool)),
+    }
+    return Memory(
+        **parts,
+        total=sum(parts.values()),
+        peak_phase="serving",
+        alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
+    )
 
 
 def _layout_note(stage: _Stage) -> tuple[str, ...]:
     """The assumption a backend's MoE layout adds (its bytes beyond the checkpoint's)."""
     if stage.layout is None:
         return ()
-    return (f"MXFP4 experts as vLLM's {stage.layout.label} MoE backend lays them out "
-            f"({(stage.weights - stage.stored) / 2**30:+.2f} GiB per GPU against the "
-            "checkpoint)",)
+    return (
+        f"MXFP4 experts as vLLM's {stage.layout.label} MoE backend lays them out "
+        f"({(stage.weights - stage.stored) / 2**30:+.2f} GiB per GPU against the "
+        "checkpoint)",
+    )
 
 
-def pool_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
-                st: EngineSettings) -> EngineMemory:
+def pool_memory(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+) -> EngineMemory:
     """Memory of a pool engine's heaviest GPU (the stage with the smallest pool under PP)."""
     total, outside = cuda_total_bytes(gpu), outside_bytes(s)
     best: EngineMemory | None = None
@@ -152,8 +159,9 @@ class _Budget:
     memory: Memory
 
 
-def _budget(s: Scenario, gpu: GPUSpec, st: EngineSettings, stage: _Stage, total: int,
-            outside: int) -> _Budget:
+def _budget(
+    s: Scenario, gpu: GPUSpec, st: EngineSettings, stage: _Stage, total: int, outside: int
+) -> _Budget:
     """The pool and what the engine reserves beside it, by the profile's memory rule."""
     rule, rel, p = s.profile.memory_rule, st.release, s.parallelism
     assert rel is not None
@@ -162,29 +170,45 @@ def _budget(s: Scenario, gpu: GPUSpec, st: EngineSettings, stage: _Stage, total:
     if rule == "profiled_pool":
         fraction = st.memory_fraction or 0.9
         non_torch = rel.non_torch_bytes + (
-            rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0)
-        reserved = stage.weights + max(stage.body, stage.sampler) + non_torch + (
-            graphs if rel.graphs_in_pool else 0)
+            rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0
+        )
+        reserved = (
+            stage.weights + max(stage.body, stage.sampler) + non_torch + (graphs if rel.graphs_in_pool else 0)
+        )
         pool = fraction * total - reserved
-        away = (0 if rel.context_in_budget else outside) + (0 if rel.graphs_in_pool
-                                                            else graphs)
-        return _Budget(fraction, reserved, away, pool, _memory(
-            stage.weights, stage.body, stage.sampler,
-            non_torch + graphs + (0 if rel.context_in_budget else outside), pool))
+        away = (0 if rel.context_in_budget else outside) + (0 if rel.graphs_in_pool else graphs)
+        return _Budget(
+            fraction,
+            reserved,
+            away,
+            pool,
+            _memory(
+                stage.weights,
+                stage.body,
+                stage.sampler,
+                non_torch + graphs + (0 if rel.context_in_budget else outside),
+                pool,
+            ),
+        )
     if rule == "static_pool":
         fraction = st.memory_fraction or sglang_fraction(s, gpu, st)
         pool = (total - outside) * fraction - stage.weights
-        return _Budget(fraction, stage.weights, outside + graphs, pool,
-                       _memory(stage.weights, stage.body, 0.0, outside + graphs, pool))
+        return _Budget(
+            fraction,
+            stage.weights,
+            outside + graphs,
+            pool,
+            _memory(stage.weights, stage.body, 0.0, outside + graphs, pool),
+        )
     fraction = st.memory_fraction or 0.9  # free_pool
     reserved = stage.weights + stage.body
     pool = fraction * (total - outside - reserved)
-    return _Budget(fraction, reserved, outside, pool,
-                   _memory(stage.weights, stage.body, 0.0, outside, pool))
+    return _Budget(fraction, reserved, outside, pool, _memory(stage.weights, stage.body, 0.0, outside, pool))
 
 
-def _stage_memory(s: Scenario, arch: Arch, gpu: GPUSpec, st: EngineSettings, stage: _Stage,
-                  total: int, outside: int) -> EngineMemory:
+def _stage_memory(
+    s: Scenario, arch: Arch, gpu: GPUSpec, st: EngineSettings, stage: _Stage, total: int, outside: int
+) -> EngineMemory:
     b = _budget(s, gpu, st, stage, total, outside)
     rel = st.release
     assert rel is not None
@@ -192,13 +216,27 @@ def _stage_memory(s: Scenario, arch: Arch, gpu: GPUSpec, st: EngineSettings, sta
     reason, needed = startup_check(s, arch, st, stage.sp, b.pool, tokens)
     check = s.profile.memory_rule == "profiled_pool" and not rel.context_in_budget
     if check and b.fraction * total > total - outside:
-        reason = (f"free memory on the device ({(total - outside) / 2**30:.2f} GiB) is less "
-                  f"than memory_fraction x total ({b.fraction * total / 2**30:.2f} GiB)")
-    return EngineMemory(b.memory, int(max(0.0, b.pool)), tokens, conc, reason is None, reason,
-                        st.max_context or 0, _sequences(st, tokens), per_token,
-                        notes=_layout_note(stage), fraction=b.fraction,
-                        reserved_bytes=b.reserved, outside_bytes=b.away,
-                        outside_free_check=check, request_bytes=needed)
+        reason = (
+            f"free memory on the device ({(total - outside) / 2**30:.2f} GiB) is less "
+            f"than memory_fraction x total ({b.fraction * total / 2**30:.2f} GiB)"
+        )
+    return EngineMemory(
+        b.memory,
+        int(max(0.0, b.pool)),
+        tokens,
+        conc,
+        reason is None,
+        reason,
+        st.max_context or 0,
+        _sequences(st, tokens),
+        per_token,
+        notes=_layout_note(stage),
+        fraction=b.fraction,
+        reserved_bytes=b.reserved,
+        outside_bytes=b.away,
+        outside_free_check=check,
+        request_bytes=needed,
+    )
 
 
 def _sequences(st: EngineSettings, tokens: int) -> int | None:
@@ -217,8 +255,7 @@ def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     p, rel = s.parallelism, st.release
     assert rel is not None
     if rel.sglang_reserve == "by_tp":
-        return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
-                    if p.tensor >= n)
+        return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if p.tensor >= n)
     mem_mib = cuda_total_bytes(gpu) / MiB
     tier = rel.tier(gpu)
     chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)

@@ -35,8 +35,9 @@ def state_per_request(s: Scenario, arch: Arch) -> float:
     return state_bytes(arch, s.profile, s.precision.activations, p.tensor, p.pipeline)
 
 
-def per_request_bytes(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams,
-                      page: float, ctx: int) -> float:
+def per_request_bytes(
+    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, page: float, ctx: int
+) -> float:
     """Pool bytes one request of ``ctx`` tokens holds (vLLM V1 ``max_memory_usage_bytes``
     summed over the layers, v1/kv_cache_interface.py): a full-attention layer a page per
     block of the context; a sliding-window layer min(window - 1 + max_num_batched_tokens,
@@ -47,12 +48,14 @@ def per_request_bytes(s: Scenario, arch: Arch, st: EngineSettings, sp: StagePara
     windowed = spec.sliding_window and (rel is None or rel.window_pages)
     local = min(spec.sliding_window_layers, layers, sp.sliding_layers) if windowed else 0
     window = min((spec.sliding_window or 0) - 1 + (st.prefill_chunk_tokens or ctx), ctx)
-    return page * ((layers - local) * ceil_div(ctx, block)
-                   + local * (ceil_div(window, block) + 1)) + state_per_request(s, arch)
+    return page * (
+        (layers - local) * ceil_div(ctx, block) + local * (ceil_div(window, block) + 1)
+    ) + state_per_request(s, arch)
 
 
-def largest_context(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams,
-                    page: float, pool: float) -> int:
+def largest_context(
+    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, page: float, pool: float
+) -> int:
     """vLLM's ``estimate_max_model_len`` (v1/core/kv_cache_utils.py, PR #16168): the largest
     max_model_len in 1..max_context whose per-request bytes fit the pool, by binary search
     (0 when none does)."""
@@ -68,12 +71,12 @@ def largest_context(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams
 
 def page_bytes(s: Scenario, arch: Arch, st: EngineSettings) -> float:
     """Bytes of one KV block of one attention layer on one GPU."""
-    return kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) \
-        * st.kv_block_tokens
+    return kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * st.kv_block_tokens
 
 
-def capacity(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float
-             ) -> tuple[int, float, float]:
+def capacity(
+    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float
+) -> tuple[int, float, float]:
     """(KV tokens, max concurrency at max_context, bytes per token) of a pool on one GPU."""
     page = page_bytes(s, arch, st)
     layers = attention_layers(arch, sp, s.parallelism.pipeline)
@@ -86,8 +89,9 @@ def capacity(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool:
     return tokens, pool / request, per_token
 
 
-def startup_check(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float,
-                  tokens: int) -> tuple[str | None, float]:
+def startup_check(
+    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float, tokens: int
+) -> tuple[str | None, float]:
     """(the engine's start-up error in its words or None, the KV bytes one request of
     max_context needs). vLLM V1 ``check_enough_kv_cache_memory`` sums every layer's
     ``max_memory_usage_bytes`` (sliding-window layers their window) and names the largest
@@ -96,15 +100,22 @@ def startup_check(s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, 
     ctx, page, rel = st.max_context or 0, page_bytes(s, arch, st), st.release
     windowed = rel is not None and rel.window_pages
     layers = attention_layers(arch, sp, s.parallelism.pipeline)
-    needed = per_request_bytes(s, arch, st, sp, page, ctx) if windowed and ctx else (
-        0.0 if windowed else page / st.kv_block_tokens * layers * ctx)
+    needed = (
+        per_request_bytes(s, arch, st, sp, page, ctx)
+        if windowed and ctx
+        else (0.0 if windowed else page / st.kv_block_tokens * layers * ctx)
+    )
     if pool <= 0:
-        return ("No available memory for the cache blocks: weights, the profile peak and "
-                "non-torch memory exceed the budget. Increase memory_fraction, use more GPUs "
-                "or a smaller format"), needed
+        return (
+            "No available memory for the cache blocks: weights, the profile peak and "
+            "non-torch memory exceed the budget. Increase memory_fraction, use more GPUs "
+            "or a smaller format"
+        ), needed
     if needed <= pool:
         return None, needed
     largest = largest_context(s, arch, st, sp, page, pool) if windowed else tokens
-    return (f"one request of max_context {ctx:,} tokens needs {needed / 2**30:.2f} GiB of KV "
-            f"cache, more than the pool's {pool / 2**30:.2f} GiB; the largest context that "
-            f"fits is {largest:,}"), needed
+    return (
+        f"one request of max_context {ctx:,} tokens needs {needed / 2**30:.2f} GiB of KV "
+        f"cache, more than the pool's {pool / 2**30:.2f} GiB; the largest context that "
+        f"fits is {largest:,}"
+    ), needed

@@ -45,16 +45,19 @@ class Board:
             count, pref = (w[0], w[1]) if w is not None else (self.open, None)
             groups.setdefault(count, []).append((g.capacity, g.node, g.id, pref))
         # by count, largest first; in each, the GPUs by capacity, largest first
-        self.groups = [(count, max(r[0] for r in rows), sorted(rows, key=lambda r: -r[0]))
-                       for count, rows in sorted(groups.items(), reverse=True)]
+        self.groups = [
+            (count, max(r[0] for r in rows), sorted(rows, key=lambda r: -r[0]))
+            for count, rows in sorted(groups.items(), reverse=True)
+        ]
 
     def limit(self, gid: str, pref: tuple[int, ...]) -> int:
         """The GPU count a layout of preference ``pref`` must stay under on this GPU."""
         w = self.worst.get(gid)
         return w[0] + (pref < w[1]) if w is not None else self.open
 
-    def caps(self, m: int, tp: int, pref: tuple[int, ...], least: int,
-             bound: Callable[[int], float]) -> dict[str, tuple[int, int]]:
+    def caps(
+        self, m: int, tp: int, pref: tuple[int, ...], least: int, bound: Callable[[int], float]
+    ) -> dict[str, tuple[int, int]]:
         """Per GPU on which a layout (TP x PP x CP = ``m``, at least ``least`` DP) could still
         beat the standings: (capacity, largest DP that would), unless ``bound(that DP)``, a
         lower bound of the peak at every DP up to it (so never rising with it), exceeds the
@@ -86,7 +89,7 @@ class Board:
         for gid, dp in fits.items():
             if m * dp < self.limit(gid, pref):
                 best = sorted([*self.found[gid], ((m * dp, *pref), replace(lay, dp=dp))])
-                self.found[gid] = best[:self.keep]
+                self.found[gid] = best[: self.keep]
                 if len(best) >= self.keep:
                     key = self.found[gid][-1][0]
                     self.worst[gid], changed = (key[0], key[1:]), True

@@ -36,8 +36,9 @@ def at(vals: Sequence[int], top: int) -> int:
 class Bounds:
     """The bounds of one search's scenario (``base``), kept per layout shape."""
 
-    def __init__(self, base: Scenario, states: tuple[float, float, float],
-                 checked: Callable[[Layout], Scenario | None]) -> None:
+    def __init__(
+        self, base: Scenario, states: tuple[float, float, float], checked: Callable[[Layout], Scenario | None]
+    ) -> None:
         self.base, self.states, self.checked = base, states, checked
         self.arch, self.counts = resolve(base.model), count_parameters(base.model)
         # Share of the states that are experts (sharded by EP, and by ZeRO only over DP x CP
@@ -65,6 +66,7 @@ class Bounds:
             dp = vals[bisect.bisect_right(vals, top) - 1]
             low = (sharded / (dp * cp) + kept) / split
             return seen if dp <= seen_dp and seen > low else low
+
         return bound
 
     def split(self, zero: int, ep: int) -> tuple[float, float]:
@@ -106,6 +108,7 @@ class Bounds:
             if hit is None:
                 hit = memo[key, flight] = self._activations(replace(lay, dp=vals[0]), flight)
             return hit
+
         return bound
 
     def _activations(self, lay: Layout, flight: float) -> float:

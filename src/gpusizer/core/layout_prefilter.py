@@ -52,17 +52,22 @@ class Prefilter:
         self.sharded = np.array(sharded, dtype=np.float64)[at]
         self.kept = np.array(kept, dtype=np.float64)[at]
         self.tps, self.tp = np.unique(tp, return_inverse=True)  # TP as an index into tps
-        self.tables = [np.array(dp_candidates(s, step, least, max_gpus), dtype=np.int64)
-                       for step, least in rules]
+        self.tables = [
+            np.array(dp_candidates(s, step, least, max_gpus), dtype=np.int64) for step, least in rules
+        ]
 
     def keep(self, lo: int, hi: int, board: Board) -> Any:
         """Of layouts ``lo:hi``, which could beat some GPU group of ``board`` (bool array)."""
         np = self.np
         counts = np.array([g[0] for g in board.groups], dtype=np.int64)
         # per TP (row) and group (column): the most memory of a GPU of the group taking it
-        most = np.array([[max((r[0] for r in rows if r[1] >= tp), default=-1.0)
-                          for _, _, rows in board.groups] for tp in self.tps.tolist()],
-                        dtype=np.float64)[self.tp[lo:hi]]
+        most = np.array(
+            [
+                [max((r[0] for r in rows if r[1] >= tp), default=-1.0) for _, _, rows in board.groups]
+                for tp in self.tps.tolist()
+            ],
+            dtype=np.float64,
+        )[self.tp[lo:hi]]
         top = np.minimum(counts[None, :] // self.m[lo:hi, None], self.limit[lo:hi, None])
         dp = np.ones_like(top)
         valid = np.zeros(top.shape, dtype=bool)
@@ -73,6 +78,7 @@ class Prefilter:
             at = np.searchsorted(table, top[rows], side="right") - 1
             valid[rows] = at >= 0
             dp[rows] = table[np.maximum(at, 0)] if len(table) else 1
-        low = (self.sharded[lo:hi, None] / (dp * self.cp[lo:hi, None]) + self.kept[lo:hi, None]
-               ) / self.split[lo:hi, None]
+        low = (self.sharded[lo:hi, None] / (dp * self.cp[lo:hi, None]) + self.kept[lo:hi, None]) / self.split[
+            lo:hi, None
+        ]
         return (valid & (low <= most)).any(axis=1)

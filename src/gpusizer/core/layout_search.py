@@ -39,8 +39,17 @@ from .layout_space import _combos as _combos  # the search space, as tests check
 from .specs import GPUSpec, HardwareSpec, Scenario, WorkloadSpec
 from .validate import check_scenario
 
-__all__ = ["DEFAULT_MARGIN", "MAX_GPUS", "Evaluator", "GiB", "GpuTarget", "Layout",
-           "check_margin", "divisors", "solve"]
+__all__ = [
+    "DEFAULT_MARGIN",
+    "MAX_GPUS",
+    "Evaluator",
+    "GiB",
+    "GpuTarget",
+    "Layout",
+    "check_margin",
+    "divisors",
+    "solve",
+]
 
 MAX_GPUS = 4096
 # Share of usable memory a sizing keeps spare (``plan``, ``compare_gpus``, the window): the
@@ -69,8 +78,9 @@ class GpuTarget:
 def check_margin(margin: float) -> float:
     """The margin if it is a share in [0, 1); ScenarioError naming ``margin`` otherwise."""
     if not isinstance(margin, (int, float)) or not 0.0 <= margin < 1.0:
-        raise ScenarioError("margin", f"must be a share of memory from 0 to below 1 "
-                            f"(0.10 = 10%); got {margin!r}")
+        raise ScenarioError(
+            "margin", f"must be a share of memory from 0 to below 1 (0.10 = 10%); got {margin!r}"
+        )
     return float(margin)
 
 
@@ -96,10 +106,18 @@ class Evaluator:
 
     def scenario(self, lay: Layout, **workload: int) -> Scenario:
         p = self.base.parallelism
-        par = p.model_copy(update={
-            "tensor": lay.tp, "pipeline": lay.pp, "data": lay.dp, "context": lay.cp,
-            "expert": lay.ep, "zero_stage": lay.zero, "recompute": lay.recompute,
-            "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers)})
+        par = p.model_copy(
+            update={
+                "tensor": lay.tp,
+                "pipeline": lay.pp,
+                "data": lay.dp,
+                "context": lay.cp,
+                "expert": lay.ep,
+                "zero_stage": lay.zero,
+                "recompute": lay.recompute,
+                "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers),
+            }
+        )
         update: dict[str, Any] = {"parallelism": par}
         if workload:  # one object per workload, so that the estimator's memos serve all
             key = tuple(sorted(workload.items()))
@@ -109,8 +127,7 @@ class Evaluator:
         return self.base.model_copy(update=update)
 
     def by_dp(self, lay: Layout) -> Callable[[int], float]:
-        return lambda dp: self.total(Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero,
-                                            lay.recompute, dp))
+        return lambda dp: self.total(Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp))
 
     def total(self, lay: Layout, **workload: int) -> float:
         key = (lay, *sorted(workload.items()))
@@ -142,9 +159,13 @@ class Evaluator:
         dividing DP x CP, DP dividing global/micro, and no accumulation with
         optimizer_in_backward (core/validate.py); the rest hold at every DP or at none."""
         w, p = self.base.workload, self.base.parallelism
-        return w.is_training and _memory is sizing_memory and not p.optimizer_in_backward \
-            and (lay.dp * lay.cp) % lay.ep == 0 \
+        return (
+            w.is_training
+            and _memory is sizing_memory
+            and not p.optimizer_in_backward
+            and (lay.dp * lay.cp) % lay.ep == 0
             and not (w.global_batch_size and w.global_batch_size % (w.micro_batch_size * lay.dp))
+        )
 
     def checked(self, lay: Layout) -> Scenario | None:
         """The layout's scenario, checked (None when invalid); when :meth:`_by_data`, the one
@@ -173,20 +194,20 @@ def _below(caps: dict[str, tuple[int, int]], bound: Bound) -> dict[str, tuple[in
     return {g: (c, top) for g, (c, top) in caps.items() if low[top] <= c}
 
 
-def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int,
-            max_gpus: int) -> Found:
+def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int, max_gpus: int) -> Found:
     """The ``keep`` best layouts per GPU by (GPU count, preference): for each layout the
     smallest DP that fits each GPU on which it could still beat the ``keep``-th best and its
     lower bounds (at the largest valid DP that could) fit. Long searches look at each run of
     layouts first with :class:`Prefilter`, which turns away only what this would."""
     cross = ev.base.hardware.allow_cross_node_tensor_parallel
-    board = Board(entries([(g.id, g.capacity, g.hardware.gpus_per_node) for g in gpus], cross),
-                  keep, max_gpus)
+    board = Board(
+        entries([(g.id, g.capacity, g.hardware.gpus_per_node) for g in gpus], cross), keep, max_gpus
+    )
     order = search_order(space, {g.hardware.gpus_per_node for g in gpus}, ev.base.profile)
     pre = Prefilter(ev.base, order, ev.bounds, max_gpus) if len(order) >= MIN_LAYOUTS else None
     dps: dict[tuple[int, ...], Sequence[int]] = {}
     for lo in range(0, len(order), RUN):
-        run = order[lo:lo + RUN]
+        run = order[lo : lo + RUN]
         wanted = pre.keep(lo, lo + len(run), board) if pre is not None else [True] * len(run)
         for row, want in zip(run, wanted, strict=True):
             if want:
@@ -203,8 +224,7 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
     """One layout: the GPUs it could beat, their smallest DP that fits, recorded."""
     m = lay.model_parallel
     bound = ev.bounds.cheap(lay, vals) if vals else None
-    if bound is None or m * vals[0] >= board.ceiling or \
-            bound((board.ceiling - 1) // m) > board.biggest:
+    if bound is None or m * vals[0] >= board.ceiling or bound((board.ceiling - 1) // m) > board.biggest:
         return
     pref = _pref(lay, ev.base.profile)
     caps = board.caps(m, lay.tp, pref, vals[0], bound)
@@ -215,14 +235,18 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
         board.record(lay, pref, smallest_fitting(ev.by_dp(lay), vals, caps, floor1))
 
 
-def solve(s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_gpus: int,
-           allow_recompute: bool) -> tuple[Found, dict[str, str]]:
+def solve(
+    s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_gpus: int, allow_recompute: bool
+) -> tuple[Found, dict[str, str]]:
     """Search with the user's recompute (heavier too if allowed); GPUs on which nothing fits
     are searched again with heavier recompute, with a note."""
     arch, user = resolve(s.model), s.parallelism.recompute
-    heavier = RECOMPUTE[RECOMPUTE.index(user) + 1:] if s.workload.is_training else ()
-    tp_max = arch.heads if s.hardware.allow_cross_node_tensor_parallel else \
-        max(g.hardware.gpus_per_node for g in gpus)
+    heavier = RECOMPUTE[RECOMPUTE.index(user) + 1 :] if s.workload.is_training else ()
+    tp_max = (
+        arch.heads
+        if s.hardware.allow_cross_node_tensor_parallel
+        else max(g.hardware.gpus_per_node for g in gpus)
+    )
     levels = (user, *heavier) if allow_recompute else (user,)
     space = layout_space(s, arch, tp_max, levels, max_gpus)
     found = _search(ev, space, gpus, keep, max_gpus)
@@ -230,11 +254,8 @@ def solve(s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_
     notes: dict[str, str] = dict.fromkeys(found, cut) if space.tried > space.size else {}
     missing = [g for g in gpus if not found[g.id]]
     if missing and heavier and not allow_recompute:
-        more = _search(ev, layout_space(s, arch, tp_max, heavier, max_gpus), missing, keep,
-                       max_gpus)
+        more = _search(ev, layout_space(s, arch, tp_max, heavier, max_gpus), missing, keep, max_gpus)
         for gid in (gid for gid, lst in more.items() if lst):
             found[gid] = more[gid]
             notes[gid] = f"recompute raised from {user!r}: nothing fits with it up to {max_gpus} GPUs"
     return found, notes
-
-

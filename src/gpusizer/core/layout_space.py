@@ -61,8 +61,9 @@ def _pref(lay: Layout, profile: FrameworkProfile) -> tuple[int, ...]:
     return (rc, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
 
 
-def _shapes(tps: list[int], pps: list[int], cps: list[int], eps: list[int], max_gpus: int
-            ) -> list[tuple[int, int, int, int]]:
+def _shapes(
+    tps: list[int], pps: list[int], cps: list[int], eps: list[int], max_gpus: int
+) -> list[tuple[int, int, int, int]]:
     """(TP, PP, CP, EP) needing at most ``max_gpus`` GPUs (EP divides DP x CP, so DP is at least
     EP / gcd(EP, CP)); the lists are ascending, so each loop stops at the first too large."""
     out = []
@@ -91,8 +92,7 @@ class Space(NamedTuple):
         return len(self.shapes) * len(self.zeros) * len(self.levels)
 
 
-def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
-                 ) -> Space:
+def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int) -> Space:
     """All layouts that need at most ``max_gpus`` GPUs, or the :data:`MAX_LAYOUTS` with the
     fewest model-parallel GPUs."""
     w, p = s.workload, s.parallelism
@@ -101,8 +101,11 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
     cps, zeros = [1], [p.zero_stage]
     if w.is_training:
         seq = w.sequence_length
-        cps += [c for c in divisors(max(1, seq // 2)) if 1 < c <= MAX_CP
-                and seq % (2 * c) == 0 and seq // c >= MIN_CP_TOKENS]
+        cps += [
+            c
+            for c in divisors(max(1, seq // 2))
+            if 1 < c <= MAX_CP and seq % (2 * c) == 0 and seq // c >= MIN_CP_TOKENS
+        ]
         zeros = [0, 1, 2, 3]
     else:
         levels = (p.recompute,)
@@ -110,17 +113,16 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
     per_shape = len(zeros) * len(levels)
     if len(shapes) * per_shape > MAX_LAYOUTS:
         shapes = sorted(shapes, key=lambda x: (x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
-    return Space(shapes[:MAX_LAYOUTS // per_shape], zeros, tuple(levels),
-                 len(shapes) * per_shape)
+    return Space(shapes[: MAX_LAYOUTS // per_shape], zeros, tuple(levels), len(shapes) * per_shape)
 
 
-def _combos(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
-            ) -> tuple[list[Layout], int]:
+def _combos(
+    s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
+) -> tuple[list[Layout], int]:
     """The layouts of :func:`layout_space`, in order of preference, and how many there were
     in all."""
     space = layout_space(s, arch, tp_max, levels, max_gpus)
-    out = [Layout(t, q, c, e, z, r) for t, q, c, e in space.shapes
-           for z in space.zeros for r in space.levels]
+    out = [Layout(t, q, c, e, z, r) for t, q, c, e in space.shapes for z in space.zeros for r in space.levels]
     return sorted(out, key=lambda lay: _pref(lay, s.profile)), space.tried
 
 
@@ -135,8 +137,9 @@ def pp_degrees(layers: int) -> list[int]:
     return out
 
 
-def dp_rule(s: Scenario, ep: int, cp: int, zero: int, model_parallel: int, max_gpus: int
-            ) -> tuple[int, int, int]:
+def dp_rule(
+    s: Scenario, ep: int, cp: int, zero: int, model_parallel: int, max_gpus: int
+) -> tuple[int, int, int]:
     """(step, least, limit): DP is a multiple of ``step`` (EP must divide DP x CP), at least
     ``least`` (ZeRO needs DP x CP > 1 to shard anything, else it is ZeRO 0 under another
     name) and at most ``limit`` (the GPU budget); inference keeps DP = step."""
@@ -152,8 +155,11 @@ def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[in
         return [step] if step <= limit else []
     if w.global_batch_size is None:
         return range(step * ceil_div(least, step), limit + 1, step)
-    return [d for d in divisors(w.global_batch_size // w.micro_batch_size)
-            if d % step == 0 and least <= d <= limit]
+    return [
+        d
+        for d in divisors(w.global_batch_size // w.micro_batch_size)
+        if d % step == 0 and least <= d <= limit
+    ]
 
 
 def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
@@ -174,8 +180,11 @@ def _seeds(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row
     eps = sorted({e for *_, e in space.shapes})
     tps = {max((t for t, *_ in space.shapes if t <= n), default=0) for n in nodes}
     zero, level = max(space.zeros), min(space.levels, key=RECOMPUTE.index)
-    rows = [(t, q, c, e, zero, level) for t, q, c, e in space.shapes
-            if c <= 2 and t in tps and e == eps[len(eps) // 3]]
+    rows = [
+        (t, q, c, e, zero, level)
+        for t, q, c, e in space.shapes
+        if c <= 2 and t in tps and e == eps[len(eps) // 3]
+    ]
     return sorted(rows, key=lambda r: _pref(Layout(*r), profile))
 
 
@@ -187,9 +196,16 @@ def search_order(space: Space, nodes: set[int], profile: FrameworkProfile) -> li
     chosen = set(seeds)
     shapes = sorted(space.shapes, key=lambda x: (-x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
     zeros = sorted(space.zeros, reverse=True)
-    return [*seeds, *(row for r in sorted(space.levels, key=RECOMPUTE.index)
-                      for t, q, c, e in shapes for z in zeros
-                      if (row := (t, q, c, e, z, r)) not in chosen)]
+    return [
+        *seeds,
+        *(
+            row
+            for r in sorted(space.levels, key=RECOMPUTE.index)
+            for t, q, c, e in shapes
+            for z in zeros
+            if (row := (t, q, c, e, z, r)) not in chosen
+        ),
+    ]
 
 
 def virtual_stages(virtual: int, pp: int, layers: int) -> int:

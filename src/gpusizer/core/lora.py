@@ -34,8 +34,9 @@ def module_targets(spec: ModelSpec, targets: tuple[str, ...] | frozenset[str]) -
 
 
 def _fused(spec: ModelSpec, name: str) -> bool:
-    return spec.fused_qkv and spec.mla is None if name == "qkv" else \
-        spec.fused_gate_up and spec.mlp == "gated"
+    return (
+        spec.fused_qkv and spec.mla is None if name == "qkv" else spec.fused_gate_up and spec.mlp == "gated"
+    )
 
 
 def _attention_shapes(arch: Arch) -> dict[str, list[tuple[int, int]]]:
@@ -44,8 +45,12 @@ def _attention_shapes(arch: Arch) -> dict[str, list[tuple[int, int]]]:
         q_out = arch.q_dim * (2 if arch.spec.attention_output_gate else 1)
         if _fused(arch.spec, "qkv"):
             return {"qkv": [(h, q_out + 2 * arch.kv_dim)], "o": [(arch.attn_out_dim, h)]}
-        return {"q": [(h, q_out)], "k": [(h, arch.kv_dim)], "v": [(h, arch.kv_dim)],
-                "o": [(arch.attn_out_dim, h)]}
+        return {
+            "q": [(h, q_out)],
+            "k": [(h, arch.kv_dim)],
+            "v": [(h, arch.kv_dim)],
+            "o": [(arch.attn_out_dim, h)],
+        }
     q_lora = mla.q_lora_rank
     q = [(h, q_lora), (q_lora, arch.q_dim)] if q_lora else [(h, arch.q_dim)]
     return {
@@ -65,8 +70,7 @@ def _mlp_shapes(arch: Arch, ffn: int) -> dict[str, list[tuple[int, int]]]:
     return {"up": [(h, ffn)], "down": [(ffn, h)]}  # plain MLP: fc1 is "up", fc2 is "down"
 
 
-def _adapter(shapes: dict[str, list[tuple[int, int]]], targets: frozenset[str], rank: int
-             ) -> tuple[int, int]:
+def _adapter(shapes: dict[str, list[tuple[int, int]]], targets: frozenset[str], rank: int) -> tuple[int, int]:
     params = tensors = 0
     for t in shapes:
         for d_in, d_out in shapes[t] if t in targets else ():
@@ -76,8 +80,9 @@ def _adapter(shapes: dict[str, list[tuple[int, int]]], targets: frozenset[str], 
 
 
 @lru_cache(maxsize=256)
-def _parts(spec: ModelSpec, rank: int, targets: tuple[str, ...]
-           ) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
+def _parts(
+    spec: ModelSpec, rank: int, targets: tuple[str, ...]
+) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
     """(parameters, tensors) of the adapters of one dense layer, one MoE layer and the LM head,
     and those a hybrid model lacks over all its layers (recurrent layers have no attention
     projections, MLP-free layers no MLP)."""
@@ -94,23 +99,27 @@ def _parts(spec: ModelSpec, rank: int, targets: tuple[str, ...]
             sh, sh_t = _adapter(_mlp_shapes(arch, ffn), names, rank)
             per, per_t = per + sh, per_t + sh_t
     head = (rank * (arch.hidden + arch.vocab), 2) if "lm_head" in names else (0, 0)
-    missing = (attn * arch.mixer_layers + dense * arch.mlp_free_layers,
-               attn_t * arch.mixer_layers + dense_t * arch.mlp_free_layers)
+    missing = (
+        attn * arch.mixer_layers + dense * arch.mlp_free_layers,
+        attn_t * arch.mixer_layers + dense_t * arch.mlp_free_layers,
+    )
     return (attn + dense, attn_t + dense_t), (per, per_t), head, missing
 
 
 @lru_cache(maxsize=256)
-def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]
-                    ) -> list[tuple[int, int]]:
+def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> list[tuple[int, int]]:
     """(elements, how many) of every adapter tensor in the model: ``lora_A`` r x d_in and
     ``lora_B`` d_out x r per targeted module (optimizer rules depend on tensor sizes)."""
     arch, names = resolve(spec), module_targets(spec, targets)
     found: dict[int, int] = {}
-    groups = [(_attention_shapes(arch), arch.attention_layers),
-              (_mlp_shapes(arch, arch.ffn), arch.dense_layers - arch.mlp_free_layers)]
+    groups = [
+        (_attention_shapes(arch), arch.attention_layers),
+        (_mlp_shapes(arch, arch.ffn), arch.dense_layers - arch.mlp_free_layers),
+    ]
     if arch.moe is not None:
-        groups.append((_mlp_shapes(arch, arch.moe.expert_ffn_hidden_size),
-                       arch.moe_layers * arch.moe.experts))
+        groups.append(
+            (_mlp_shapes(arch, arch.moe.expert_ffn_hidden_size), arch.moe_layers * arch.moe.experts)
+        )
     for shapes, count in groups:
         for name, dims in shapes.items():
             for d_in, d_out in dims if name in names else ():
@@ -122,8 +131,9 @@ def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]
     return sorted(found.items())
 
 
-def lora_stage(spec: ModelSpec, rank: int, targets: tuple[str, ...], dense_layers: int,
-               moe_layers: int, last: bool) -> tuple[int, int]:
+def lora_stage(
+    spec: ModelSpec, rank: int, targets: tuple[str, ...], dense_layers: int, moe_layers: int, last: bool
+) -> tuple[int, int]:
     """(trainable parameters, parameter tensors) of the adapters on one pipeline stage: its
     layers' adapters and, on the last stage, the LM head's (where the head is). A hybrid
     model's missing adapters are taken from each stage in proportion to its layers (its
@@ -131,10 +141,10 @@ def lora_stage(spec: ModelSpec, rank: int, targets: tuple[str, ...], dense_layer
     (dense, dense_t), (moe, moe_t), (head, head_t), (gone, gone_t) = _parts(spec, rank, targets)
     layers = resolve(spec).layers
     here = dense_layers + moe_layers
-    return (dense * dense_layers + moe * moe_layers + (head if last else 0)
-            - gone * here // layers,
-            dense_t * dense_layers + moe_t * moe_layers + (head_t if last else 0)
-            - gone_t * here // layers)
+    return (
+        dense * dense_layers + moe * moe_layers + (head if last else 0) - gone * here // layers,
+        dense_t * dense_layers + moe_t * moe_layers + (head_t if last else 0) - gone_t * here // layers,
+    )
 
 
 def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:

@@ -54,8 +54,9 @@ def fused_rows(loss_chunks: int | None, tokens: float, arch: Arch) -> float:
     return float(min(tokens, 2 ** math.ceil(math.log2(max(1, per)))))
 
 
-def saved(arch: Arch, loss: str, compiled: bool, tokens: float, p: float, head_input: bool,
-          head_trainable: bool) -> float:
+def saved(
+    arch: Arch, loss: str, compiled: bool, tokens: float, p: float, head_input: bool, head_trainable: bool
+) -> float:
     """Bytes the loss and the output projection keep for backward (labels included: int64
     shifted labels, 8 B per token)."""
     t, v, h = tokens, arch.vocab, arch.hidden
@@ -70,8 +71,16 @@ def saved(arch: Arch, loss: str, compiled: bool, tokens: float, p: float, head_i
     return kept
 
 
-def transients(arch: Arch, loss: str, compiled: bool, loss_chunks: int | None, tokens: float,
-               vocab: float, p: float, head_grad: float) -> tuple[float, float]:
+def transients(
+    arch: Arch,
+    loss: str,
+    compiled: bool,
+    loss_chunks: int | None,
+    tokens: float,
+    vocab: float,
+    p: float,
+    head_grad: float,
+) -> tuple[float, float]:
     """(forward, backward) short-lived bytes of the loss on the last stage. ``vocab`` is the
     vocabulary on this GPU; ``head_grad`` the output weight's gradient (0 when frozen), which
     the chunked and fused losses build while the loss's own buffers are alive."""

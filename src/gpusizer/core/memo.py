@@ -28,8 +28,7 @@ class Memo(Generic[V]):
         self._data: dict[Hashable, tuple[tuple[object, ...], V]] = {}
         _ALL.append(self)  # type: ignore[arg-type]  # kept only to be cleared together
 
-    def get(self, key: Hashable, compute: Callable[[], V], owners: tuple[object, ...] = ()
-            ) -> V:
+    def get(self, key: Hashable, compute: Callable[[], V], owners: tuple[object, ...] = ()) -> V:
         """The value memoised for ``key``, else ``compute()``'s, remembered with ``owners``
         (the objects whose ``id()`` the key holds). An exception in ``compute`` remembers
         nothing."""

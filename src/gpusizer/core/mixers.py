@@ -48,8 +48,7 @@ def mamba_params(m: MambaSpec, hidden: int) -> int:
     """Parameters of one Mamba-2 mixer (``NemotronHMamba2Mixer``)."""
     inner = m.heads * m.head_dim
     conv = inner + 2 * m.groups * m.state_size
-    in_proj = hidden * (inner + conv + m.heads) + ((inner + conv + m.heads) if m.projection_bias
-                                                   else 0)
+    in_proj = hidden * (inner + conv + m.heads) + ((inner + conv + m.heads) if m.projection_bias else 0)
     out_proj = inner * hidden + (hidden if m.projection_bias else 0)
     conv_w = conv * m.conv_kernel + (conv if m.conv_bias else 0)
     return in_proj + conv_w + 3 * m.heads + inner + out_proj
@@ -75,8 +74,9 @@ def mixer_layers(spec: ModelSpec) -> int:
 def all_mixer_params(spec: ModelSpec, hidden: int) -> int:
     """Parameters of every recurrent mixer of the model."""
     la, mb = spec.linear_attention, spec.mamba
-    return ((la.layers * linear_attention_params(la, hidden) if la else 0)
-            + (mb.layers * mamba_params(mb, hidden) if mb else 0))
+    return (la.layers * linear_attention_params(la, hidden) if la else 0) + (
+        mb.layers * mamba_params(mb, hidden) if mb else 0
+    )
 
 
 def vision_params(v: VisionSpec) -> int:
@@ -87,7 +87,7 @@ def vision_params(v: VisionSpec) -> int:
     mats = 3 if v.mlp == "gated" else 2
     mlp = mats * h * f + (((mats - 1) * f + h) if v.bias else 0)
     layer = attention + mlp + 2 * norm
-    patch = v.channels * v.temporal_patch_size * v.patch_size ** 2 * h + (h if v.patch_bias else 0)
+    patch = v.channels * v.temporal_patch_size * v.patch_size**2 * h + (h if v.patch_bias else 0)
     extra = v.position_embeddings * h + (h if v.class_token else 0) + v.encoder_norms * norm
     return patch + extra + v.layers * layer + v.projector_parameters
 
@@ -109,14 +109,30 @@ def state_shapes(spec: ModelSpec) -> tuple[tuple[int, StateShape], ...]:
     la, mb = spec.linear_attention, spec.mamba
     if la is not None and la.layers:
         k, v = la.key_heads * la.key_head_dim, la.value_heads * la.value_head_dim
-        out.append((la.layers, StateShape(2 * k + v, la.conv_kernel,
-                                          la.value_heads * la.key_head_dim * la.value_head_dim,
-                                          la.state_dtype)))
+        out.append(
+            (
+                la.layers,
+                StateShape(
+                    2 * k + v,
+                    la.conv_kernel,
+                    la.value_heads * la.key_head_dim * la.value_head_dim,
+                    la.state_dtype,
+                ),
+            )
+        )
     if mb is not None and mb.layers:
         inner = mb.heads * mb.head_dim
-        out.append((mb.layers, StateShape(inner + 2 * mb.groups * mb.state_size, mb.conv_kernel,
-                                          mb.heads * mb.head_dim * mb.state_size,
-                                          mb.state_dtype)))
+        out.append(
+            (
+                mb.layers,
+                StateShape(
+                    inner + 2 * mb.groups * mb.state_size,
+                    mb.conv_kernel,
+                    mb.heads * mb.head_dim * mb.state_size,
+                    mb.state_dtype,
+                ),
+            )
+        )
     return tuple(out)
 
 

@@ -64,8 +64,9 @@ def _sub_shares(arch: Arch) -> dict[str, float]:
     return {"attention": v, "mlp": down, "shared_experts": down, "experts": down}
 
 
-def compute_group_bytes(arch: Arch, weights: str, activations: str, rule_name: str,
-                        modules: tuple[tuple[str, str], ...] = ()) -> GroupBytes:
+def compute_group_bytes(
+    arch: Arch, weights: str, activations: str, rule_name: str, modules: tuple[tuple[str, str], ...] = ()
+) -> GroupBytes:
     """Bytes per parameter of each group of a model stored in ``weights`` under a rule
     (``modules``: per-group overrides as (group, dtype) pairs)."""
     rule = quant_rule(rule_name)
@@ -102,13 +103,16 @@ def group_bytes(s: Scenario, arch: Arch, weights: str | None = None) -> GroupByt
     prec = s.precision
     w = weights or prec.weights
     mods = modules_key(s) if prec.modules else ()
-    return _GROUPS.get((id(s.model), w, prec.activations, prec.quantization_rule, mods),
-                       lambda: compute_group_bytes(arch, w, prec.activations, rule_id(s, w), mods),
-                       (s.model,))
+    return _GROUPS.get(
+        (id(s.model), w, prec.activations, prec.quantization_rule, mods),
+        lambda: compute_group_bytes(arch, w, prec.activations, rule_id(s, w), mods),
+        (s.model,),
+    )
 
 
-def _boundary_extra(gb: GroupBytes, arch: Arch, counts: ParamCounts, sp: StageParams,
-                    tp: int, ep: int) -> float:
+def _boundary_extra(
+    gb: GroupBytes, arch: Arch, counts: ParamCounts, sp: StageParams, tp: int, ep: int
+) -> float:
     """Bytes the first and last decoder blocks on this stage add when the rule stores their
     matrices in ``boundary`` (Meta's FP8: both blocks stay 16-bit)."""
     assert gb.boundary is not None
@@ -117,17 +121,21 @@ def _boundary_extra(gb: GroupBytes, arch: Arch, counts: ParamCounts, sp: StagePa
     for i in ends:
         moe = counts.moe_layer is not None and i >= counts.dense_layers
         lay = counts.moe_layer if moe and counts.moe_layer else counts.dense_layer
-        router = (arch.hidden + arch.moe.router_linear_bias) * arch.moe.experts \
-            if moe and arch.moe else 0
-        parts = {"attention": lay.attention / tp, "mlp": 0.0 if moe else lay.mlp / tp,
-                 "router": router / tp, "shared_experts": (lay.mlp - router) / tp if moe else 0.0,
-                 "experts": lay.experts / (tp * ep)}
+        router = (arch.hidden + arch.moe.router_linear_bias) * arch.moe.experts if moe and arch.moe else 0
+        parts = {
+            "attention": lay.attention / tp,
+            "mlp": 0.0 if moe else lay.mlp / tp,
+            "router": router / tp,
+            "shared_experts": (lay.mlp - router) / tp if moe else 0.0,
+            "experts": lay.experts / (tp * ep),
+        }
         extra += sum(n * (gb.boundary - gb.per_param[g]) for g, n in parts.items())
     return extra
 
 
-def stage_weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams,
-                       weights: str | None = None) -> float:
+def stage_weight_bytes(
+    s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, weights: str | None = None
+) -> float:
     """Bytes of the weights one GPU of this stage holds, under the scenario's rule."""
     gb = group_bytes(s, arch, weights)
     if gb.matrix or sp.groups is None:
@@ -144,7 +152,10 @@ def rule_note(s: Scenario, arch: Arch, weights: str) -> str:
     gb = group_bytes(s, arch, weights)
     if gb.rule.id == "uniform" and not s.precision.modules:
         return f"weights: {gb.rule.label.lower()}"
-    kept = [g for g in ("embedding", "lm_head", "router", "attention")
-            if gb.dtypes[g] != weights and g in gb.dtypes]
+    kept = [
+        g
+        for g in ("embedding", "lm_head", "router", "attention")
+        if gb.dtypes[g] != weights and g in gb.dtypes
+    ]
     tail = "; " + ", ".join(f"{g} {gb.dtypes[g]}" for g in kept) if kept else ""
     return f"quantisation rule {gb.rule.id}{tail}"

@@ -21,7 +21,7 @@ vllm/model_executor/layers/quantization/mxfp4.py ``Mxfp4MoEMethod.create_weights
 
 gpt-oss-120b on an H100 (checkpoint 60.77 GiB): Marlin 65.90 GiB against "Model loading took
 65.9651 GiB" (vLLM 0.10.1, vllm#23278); Triton 64.30 GiB against "64.38 GiB" (vLLM 0.14.1,
-vllm#33155). Which layout a GPU gets is release data (core/engines.py ``mxfp4_moe``, by CUDA
+vllm#33155). Which layout a GPU gets is release data (core/engine_releases.py ``mxfp4_moe``, by CUDA
 compute capability, the GPU catalog's ``compute_capability``); a GPU without one (AMD, Apple,
 a custom spec) keeps the checkpoint's bytes.
 """
@@ -55,17 +55,34 @@ class MoeLayout:
     source: str = ""
 
 
-MOE_LAYOUTS: dict[str, MoeLayout] = {lay.id: lay for lay in (
-    MoeLayout("marlin", "Marlin", 128, 256, 2,
-              source="mxfp4.py create_weights (MARLIN); marlin_utils_fp4.py"),
-    MoeLayout("flashinfer-trtllm", "FlashInfer TRT-LLM", 256, 256, 4,
-              source="mxfp4.py create_weights (SM100_FI_MXFP4_BF16 / _MXFP8_TRTLLM)"),
-    MoeLayout("triton-hopper", "Triton (triton_kernels, Hopper swizzle)", 64, 1, 4,
-              value_tile=(16, 32), scale_copy_rows=256,
-              source="mxfp4.py create_weights (TRITON); mxfp4_utils.py _swizzle_mxfp4; "
-                     "triton_kernels v3.5.0 tensor_details/layout_details/hopper_value.py, "
-                     "hopper_scale.py"),
-)}
+MOE_LAYOUTS: dict[str, MoeLayout] = {
+    lay.id: lay
+    for lay in (
+        MoeLayout(
+            "marlin", "Marlin", 128, 256, 2, source="mxfp4.py create_weights (MARLIN); marlin_utils_fp4.py"
+        ),
+        MoeLayout(
+            "flashinfer-trtllm",
+            "FlashInfer TRT-LLM",
+            256,
+            256,
+            4,
+            source="mxfp4.py create_weights (SM100_FI_MXFP4_BF16 / _MXFP8_TRTLLM)",
+        ),
+        MoeLayout(
+            "triton-hopper",
+            "Triton (triton_kernels, Hopper swizzle)",
+            64,
+            1,
+            4,
+            value_tile=(16, 32),
+            scale_copy_rows=256,
+            source="mxfp4.py create_weights (TRITON); mxfp4_utils.py _swizzle_mxfp4; "
+            "triton_kernels v3.5.0 tensor_details/layout_details/hopper_value.py, "
+            "hopper_scale.py",
+        ),
+    )
+}
 
 
 def capability(value: str | None) -> Capability | None:
@@ -102,8 +119,7 @@ def _matrix_bytes(lay: MoeLayout, rows: int, cols: int) -> int:
     return values + scales
 
 
-def layer_bytes(lay: MoeLayout, experts: int, inter: int, hidden: int, gated: bool,
-                bias: bool) -> int:
+def layer_bytes(lay: MoeLayout, experts: int, inter: int, hidden: int, gated: bool, bias: bool) -> int:
     """Bytes of one MoE layer's routed experts on one GPU (``inter``: its share of the
     intermediate size) as ``lay`` holds them."""
     i = _round(inter, lay.intermediate_align)
@@ -115,19 +131,29 @@ def layer_bytes(lay: MoeLayout, experts: int, inter: int, hidden: int, gated: bo
     return experts * per_expert
 
 
-def served_weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams,
-                        gpu: GPUSpec, rel: EngineRelease | None
-                        ) -> tuple[float, MoeLayout | None, float]:
+def served_weight_bytes(
+    s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, gpu: GPUSpec, rel: EngineRelease | None
+) -> tuple[float, MoeLayout | None, float]:
     """(weight bytes on this GPU as the engine loads them, the MoE layout used, the bytes as
     stored): the checkpoint's bytes with MXFP4 routed experts replaced by the layout's."""
     base = stage_weight_bytes(s, arch, counts, sp)
     moe, lay = arch.moe, mxfp4_layout(rel, gpu)
     gb = group_bytes(s, arch)
-    if lay is None or moe is None or not sp.moe_layers or sp.groups is None \
-            or gb.dtypes["experts"] != "mxfp4":
+    if (
+        lay is None
+        or moe is None
+        or not sp.moe_layers
+        or sp.groups is None
+        or gb.dtypes["experts"] != "mxfp4"
+    ):
         return base, None, base
     p = s.parallelism
     laid = sp.moe_layers * layer_bytes(
-        lay, ceil_div(moe.experts, p.expert), ceil_div(moe.expert_ffn_hidden_size, p.tensor),
-        arch.hidden, arch.spec.mlp == "gated", arch.spec.mlp_bias)
+        lay,
+        ceil_div(moe.experts, p.expert),
+        ceil_div(moe.expert_ffn_hidden_size, p.tensor),
+        arch.hidden,
+        arch.spec.mlp == "gated",
+        arch.spec.mlp_bias,
+    )
     return base - sp.groups["experts"] * gb.per_param["experts"] + laid, lay, base

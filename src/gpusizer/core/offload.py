@@ -56,8 +56,7 @@ class _Model:
 def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> _Model:
     gb = group_bytes(s, arch).per_param
     g = stage_params(counts, arch, 1, 1, 1, True).groups or {}
-    layers = sum(g[k] * gb[k] for k in ("attention", "mlp", "shared_experts", "experts",
-                                        "router"))
+    layers = sum(g[k] * gb[k] for k in ("attention", "mlp", "shared_experts", "experts", "router"))
     layers += (g["norms"] - counts.final_norm) * gb["norms"]
     head = g["lm_head"] * gb["lm_head"] if counts.lm_head else counts.embedding * gb["embedding"]
     # Hybrid models (llama-memory-hybrid.cpp): KV cells on the attention layers only, and per
@@ -65,9 +64,13 @@ def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> _Model:
     # (llama-memory-recurrent.cpp, type_r = type_s = GGML_TYPE_F32).
     kv = kv_bytes_per_token_layer(arch, s.precision.kv_cache, 1) * arch.attention_layers
     state = state_bytes(arch, s.profile, "fp32") if arch.mixer_layers else 0.0
-    return _Model(layers / arch.layers, g["embedding"] * gb["embedding"],
-                  head + counts.final_norm * gb["norms"], kv / arch.layers,
-                  state / arch.layers)
+    return _Model(
+        layers / arch.layers,
+        g["embedding"] * gb["embedding"],
+        head + counts.final_norm * gb["norms"],
+        kv / arch.layers,
+        state / arch.layers,
+    )
 
 
 def _compute(arch: Arch, ub: int, n_kv: int, flash: bool, logits: bool) -> float:
@@ -90,8 +93,7 @@ class _Placement:
     host_parts: dict[str, float]  # weights, kv_cache, temporary (compute), outputs (logits)
 
 
-def _place(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, n: int, cells: int
-           ) -> _Placement:
+def _place(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, n: int, cells: int) -> _Placement:
     rel = st.release
     assert rel is not None
     L, gpus = arch.layers, max(1, s.parallelism.tensor * s.parallelism.pipeline)
@@ -110,17 +112,21 @@ def _place(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, n: int, cells
     cpu_layers = L - rep
     host_out = 0.0 if out_gpu else m.output + (arch.vocab * ub * 4 if on_gpu else 0.0)
     # the host keeps the input rows and the mask; with nothing offloaded the whole graph
-    host_compute = ub * arch.hidden * 4 + cells * ub * 4 if on_gpu else _compute(
-        arch, ub, cells, rel.flash_attention, True)
+    host_compute = (
+        ub * arch.hidden * 4 + cells * ub * 4
+        if on_gpu
+        else _compute(arch, ub, cells, rel.flash_attention, True)
+    )
     outputs = arch.vocab * (st.max_sequences or 1) * 4  # the logits buffer of the slots
-    host_parts = {"weights": m.embedding + cpu_layers * m.layer + (0.0 if out_gpu else m.output),
-                  "kv_cache": cpu_layers * kv_layer,
-                  "temporary": host_compute + host_out - (0.0 if out_gpu else m.output),
-                  "outputs": outputs}
+    host_parts = {
+        "weights": m.embedding + cpu_layers * m.layer + (0.0 if out_gpu else m.output),
+        "kv_cache": cpu_layers * kv_layer,
+        "temporary": host_compute + host_out - (0.0 if out_gpu else m.output),
+        "outputs": outputs,
+    }
     read = cpu_layers * m.layer + (0.0 if out_gpu else m.output)
     parts = {"weights": weights, "kv_cache": kv, "temporary": compute, "overhead": over}
-    return _Placement(n, rep, out_gpu, sum(parts.values()), parts, sum(host_parts.values()),
-                      read, host_parts)
+    return _Placement(n, rep, out_gpu, sum(parts.values()), parts, sum(host_parts.values()), read, host_parts)
 
 
 def _cells(st: EngineSettings, context: int) -> int:
@@ -148,8 +154,9 @@ def _fit_context(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, cap: in
     return min(ctx, model)
 
 
-def offload_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
-                   st: EngineSettings) -> EngineMemory:
+def offload_memory(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+) -> EngineMemory:
     """llama.cpp's buffers on the heaviest GPU and in system RAM."""
     m = _model(s, arch, counts)
     cap = gpu.capacity_bytes
@@ -169,18 +176,37 @@ def offload_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
         p = _place(s, arch, m, st, lo, cells)
     reason = None
     if p.gpu > cap:
-        reason = (f"-ngl {p.gpu_layers} needs {p.gpu / 2**30:.2f} GiB on the GPU, more than its "
-                  f"{cap / 2**30:.2f} GiB (cudaMalloc fails: 'unable to allocate buffer')")
+        reason = (
+            f"-ngl {p.gpu_layers} needs {p.gpu / 2**30:.2f} GiB on the GPU, more than its "
+            f"{cap / 2**30:.2f} GiB (cudaMalloc fails: 'unable to allocate buffer')"
+        )
     parts = {c: int(p.parts.get(c, 0)) for c in COMPONENTS}
-    mem = Memory(**parts, total=sum(parts.values()), peak_phase="serving",
-                 alive_at_peak=tuple(c for c in COMPONENTS
-                                     if c not in ("gradients", "optimizer")))
+    mem = Memory(
+        **parts,
+        total=sum(parts.values()),
+        peak_phase="serving",
+        alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
+    )
     kv_tok = m.kv_cell * arch.layers
     conc = cells / ctx if ctx else 0.0
-    note = (f"llama.cpp: {p.gpu_layers}/{full} layers on the GPU (output "
-            f"{'on the GPU' if p.output_on_gpu else 'in RAM'}), token embedding in RAM "
-            f"({m.embedding / MiB:,.0f} MiB)")
-    return EngineMemory(mem, int(p.parts["kv_cache"]), cells, conc, reason is None, reason,
-                        ctx, st.max_sequences, kv_tok, host_memory_bytes=int(p.host),
-                        gpu_layers=p.gpu_layers, host_read_bytes=p.host_read,
-                        notes=(note,), host_parts=p.host_parts)
+    note = (
+        f"llama.cpp: {p.gpu_layers}/{full} layers on the GPU (output "
+        f"{'on the GPU' if p.output_on_gpu else 'in RAM'}), token embedding in RAM "
+        f"({m.embedding / MiB:,.0f} MiB)"
+    )
+    return EngineMemory(
+        mem,
+        int(p.parts["kv_cache"]),
+        cells,
+        conc,
+        reason is None,
+        reason,
+        ctx,
+        st.max_sequences,
+        kv_tok,
+        host_memory_bytes=int(p.host),
+        gpu_layers=p.gpu_layers,
+        host_read_bytes=p.host_read,
+        notes=(note,),
+        host_parts=p.host_parts,
+    )

@@ -54,12 +54,14 @@ def _norm_widths(arch: Arch, sp: StageParams) -> list[tuple[int, float]]:
 _CLASSES: Memo[TensorClasses] = Memo(1024)
 
 
-def tensor_classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams
-                   ) -> TensorClasses:
+def tensor_classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) -> TensorClasses:
     """Size classes of the trainable tensors on this GPU, kept per stage and workload (the
     advisor asks for the same ones thousands of times)."""
-    return _CLASSES.get((id(sp), id(s.workload), s.parallelism.tensor),
-                        lambda: _classes(s, arch, counts, sp), (sp, s.workload))
+    return _CLASSES.get(
+        (id(sp), id(s.workload), s.parallelism.tensor),
+        lambda: _classes(s, arch, counts, sp),
+        (sp, s.workload),
+    )
 
 
 def _classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) -> TensorClasses:
@@ -104,8 +106,7 @@ class StateSplit:
     page_in: float  # the largest paged tensor's states, resident during its update
 
 
-def state_bytes(s: Scenario, arch: Arch, trainable: float, classes: TensorClasses
-                ) -> StateSplit:
+def state_bytes(s: Scenario, arch: Arch, trainable: float, classes: TensorClasses) -> StateSplit:
     """States of ``trainable`` values: 8-bit Adam keeps fp32 states for small tensors;
     Adafactor factors the second moment (rows + columns ≈ 2/h fp32 per parameter, no first
     moment: HF default beta1=None)."""

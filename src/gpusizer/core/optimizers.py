@@ -56,20 +56,52 @@ def register(kind: OptimizerKind) -> OptimizerKind:
 
 
 for _o in (
-    OptimizerKind("adamw", "AdamW", 2, step_counter=True,
-                  source="Loshchilov & Hutter 2017, arXiv 1711.05101; torch.optim.AdamW"),
-    OptimizerKind("adamw_8bit", "AdamW 8-bit", 2, eight_bit=True, foreach=False,
-                  source="Dettmers et al. 2021, arXiv 2110.02861; bitsandbytes AdamW8bit"),
-    OptimizerKind("adafactor", "Adafactor", 0, factored=True,
-                  source="Shazeer & Stern 2018, arXiv 1804.04235"),
+    OptimizerKind(
+        "adamw",
+        "AdamW",
+        2,
+        step_counter=True,
+        source="Loshchilov & Hutter 2017, arXiv 1711.05101; torch.optim.AdamW",
+    ),
+    OptimizerKind(
+        "adamw_8bit",
+        "AdamW 8-bit",
+        2,
+        eight_bit=True,
+        foreach=False,
+        source="Dettmers et al. 2021, arXiv 2110.02861; bitsandbytes AdamW8bit",
+    ),
+    OptimizerKind(
+        "adafactor", "Adafactor", 0, factored=True, source="Shazeer & Stern 2018, arXiv 1804.04235"
+    ),
     OptimizerKind("sgd", "SGD", 0, source="torch.optim.SGD"),
-    OptimizerKind("sgd_momentum", "SGD with momentum", 1, step_counter=True,
-                  source="torch.optim.SGD(momentum>0): one momentum buffer"),
-    OptimizerKind("lion", "Lion", 1, step_counter=True,
-                  source="Chen et al. 2023, arXiv 2302.06675: one momentum"),
-    OptimizerKind("paged_adamw", "Paged AdamW (32-bit)", 2, paged=True, fixed_state_bytes=4.0,
-                  foreach=False, source="bitsandbytes PagedAdamW (optim_bits=32): fp32 states"),
-    OptimizerKind("paged_adamw_8bit", "Paged AdamW 8-bit", 2, eight_bit=True, paged=True,
-                  foreach=False, source="bitsandbytes PagedAdamW8bit (torchtune full configs)"),
+    OptimizerKind(
+        "sgd_momentum",
+        "SGD with momentum",
+        1,
+        step_counter=True,
+        source="torch.optim.SGD(momentum>0): one momentum buffer",
+    ),
+    OptimizerKind(
+        "lion", "Lion", 1, step_counter=True, source="Chen et al. 2023, arXiv 2302.06675: one momentum"
+    ),
+    OptimizerKind(
+        "paged_adamw",
+        "Paged AdamW (32-bit)",
+        2,
+        paged=True,
+        fixed_state_bytes=4.0,
+        foreach=False,
+        source="bitsandbytes PagedAdamW (optim_bits=32): fp32 states",
+    ),
+    OptimizerKind(
+        "paged_adamw_8bit",
+        "Paged AdamW 8-bit",
+        2,
+        eight_bit=True,
+        paged=True,
+        foreach=False,
+        source="bitsandbytes PagedAdamW8bit (torchtune full configs)",
+    ),
 ):
     register(_o)

@@ -16,8 +16,7 @@ def allocator_fraction(profile: FrameworkProfile, spec: OverheadSpec) -> float:
     return d.allocator_fraction if spec.allocator_fraction is None else spec.allocator_fraction
 
 
-def overhead_bytes(profile: FrameworkProfile, spec: OverheadSpec, tensor_peak: float,
-                   gpus: int) -> int:
+def overhead_bytes(profile: FrameworkProfile, spec: OverheadSpec, tensor_peak: float, gpus: int) -> int:
     """Context + workspaces (+ NCCL buffers when ``gpus > 1``) + allocator slack, in bytes."""
     d = profile.overhead
     context = d.cuda_context_bytes if spec.cuda_context_bytes is None else spec.cuda_context_bytes

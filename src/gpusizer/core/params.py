@@ -142,12 +142,12 @@ def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
     if moe.shared_expert_gate:
         shared += arch.hidden
     expert = mlp_params(arch, moe.expert_ffn_hidden_size)
-    return LayerParams(attn, router + shared, moe.experts * expert,
-                       moe.experts_per_token * expert, norms)
+    return LayerParams(attn, router + shared, moe.experts * expert, moe.experts_per_token * expert, norms)
 
 
-def stage_tensors(arch: Arch, dense_layers: int, moe_layers: int, first: bool, last: bool,
-                  head_copy: bool = False) -> int:
+def stage_tensors(
+    arch: Arch, dense_layers: int, moe_layers: int, first: bool, last: bool, head_copy: bool = False
+) -> int:
     """Parameter tensors as transformers holds them (AdamW keeps one ``step`` per tensor), on
     a pipeline stage of ``dense_layers`` + ``moe_layers`` layers: the embeddings on the first
     stage, the final norm and LM head on the last (``head_copy``: a tied head's own copy of
@@ -179,7 +179,7 @@ def stage_tensors(arch: Arch, dense_layers: int, moe_layers: int, first: bool, l
     if first:
         n += 1 + (spec.position_embeddings > 0)
     if last:
-        n += (1 + spec.lm_head_bias if not spec.tied_embeddings else int(head_copy))
+        n += 1 + spec.lm_head_bias if not spec.tied_embeddings else int(head_copy)
         n += norm_t * spec.final_norm
     return n
 
@@ -201,8 +201,7 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
     lm_head = 0 if spec.tied_embeddings else v * h + (v if spec.lm_head_bias else 0)
     final = norm_params(arch, h) if spec.final_norm else 0
     mixers = all_mixer_params(spec, h)
-    replaced = arch.mixer_layers * dense.attention + arch.mlp_free_layers * (
-        dense.mlp + norm_params(arch, h))
+    replaced = arch.mixer_layers * dense.attention + arch.mlp_free_layers * (dense.mlp + norm_params(arch, h))
     layers = dense.total * arch.dense_layers + (moe.total * arch.moe_layers if moe else 0)
     layers += mixers - replaced
     active_layers = dense.active * arch.dense_layers + (moe.active * arch.moe_layers if moe else 0)
@@ -212,9 +211,13 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
         total = spec.parameters or total
         active_layers = total - embedding - lm_head
     linear_layer = dense.attention + dense.mlp
-    linear = linear_layer * arch.dense_layers + (
-        (moe.attention + moe.mlp + moe.experts) * arch.moe_layers if moe else 0
-    ) + v * h + mixers - replaced
+    linear = (
+        linear_layer * arch.dense_layers
+        + ((moe.attention + moe.mlp + moe.experts) * arch.moe_layers if moe else 0)
+        + v * h
+        + mixers
+        - replaced
+    )
     return ParamCounts(
         total=total,
         active=total if arch.inferred else embedding + position + active_layers + final + lm_head,

@@ -31,15 +31,23 @@ class Phases(NamedTuple):
     host: float = 0.0  # host RAM: offloaded or paged states, offloaded weights and activations
 
 
-PHASE_LABEL = {"forward": "forward", "backward": "backward", "backward_end": "backward",
-               "optimizer_step": "optimizer_step", "recompute": "backward"}
+PHASE_LABEL = {
+    "forward": "forward",
+    "backward": "backward",
+    "backward_end": "backward",
+    "optimizer_step": "optimizer_step",
+    "recompute": "backward",
+}
 
 
 def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
-    gone = {"forward": set() if gradients_kept else {"gradients"},
-            "backward": set() if gradients_kept else {"gradients"},
-            "recompute": set() if gradients_kept else {"gradients"},
-            "backward_end": {"activations"}, "optimizer_step": {"activations"}}[phase]
+    gone = {
+        "forward": set() if gradients_kept else {"gradients"},
+        "backward": set() if gradients_kept else {"gradients"},
+        "recompute": set() if gradients_kept else {"gradients"},
+        "backward_end": {"activations"},
+        "optimizer_step": {"activations"},
+    }[phase]
     return tuple(c for c in COMPONENTS if c not in gone)
 
 
@@ -47,15 +55,21 @@ def peak_of(ph: Phases) -> tuple[str, int]:
     """The peak phase and the tensor bytes alive then (whole bytes; rounding never lifts it
     above the parts)."""
     phase = max(ph.totals, key=lambda k: ph.totals[k])
-    parts = [int(x) for x in (ph.weights, ph.gradients, ph.optimizer, ph.activations,
-                              ph.temporaries[phase])]
+    parts = [int(x) for x in (ph.weights, ph.gradients, ph.optimizer, ph.activations, ph.temporaries[phase])]
     return phase, min(int(ph.totals[phase]), sum(parts))
 
 
 def memory_at(ph: Phases, phase: str, total: int, overhead: int = 0) -> Memory:
     """What is alive at the peak ``phase`` (tensor peak ``total``), with ``overhead`` added."""
-    return Memory(weights=int(ph.weights), gradients=int(ph.gradients),
-                  optimizer=int(ph.optimizer), activations=int(ph.activations),
-                  temporary=int(ph.temporaries[phase]), overhead=overhead,
-                  total=total + overhead, peak_phase=PHASE_LABEL[phase],
-                  alive_at_peak=_alive(phase, ph.grads_kept), host_memory=int(ph.host))
+    return Memory(
+        weights=int(ph.weights),
+        gradients=int(ph.gradients),
+        optimizer=int(ph.optimizer),
+        activations=int(ph.activations),
+        temporary=int(ph.temporaries[phase]),
+        overhead=overhead,
+        total=total + overhead,
+        peak_phase=PHASE_LABEL[phase],
+        alive_at_peak=_alive(phase, ph.grads_kept),
+        host_memory=int(ph.host),
+    )

@@ -73,7 +73,7 @@ def _read_user_gpus(path: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
     problems: list[str] = []
     for i, item in enumerate(items, 1):
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-            problems.append(f"entry {i} has no \"id\" string")
+            problems.append(f'entry {i} has no "id" string')
             continue
         try:
             GPUSpec(**_spec_fields(item))
@@ -93,8 +93,7 @@ def _user_state() -> dict[str, Any]:
         st = None
     key = (str(path), st.st_mtime_ns, st.st_size) if st is not None else None
     if _USER.get("key") != key or not _USER:
-        gpus, problems = _read_user_gpus(path) if path is not None and st is not None \
-            else ({}, [])
+        gpus, problems = _read_user_gpus(path) if path is not None and st is not None else ({}, [])
         _USER.update(key=key, gpus=gpus, problems=problems)
     return _USER
 
@@ -111,8 +110,10 @@ def user_gpu_problems() -> list[str]:
     if not problems:
         return []
     path = user_gpu_file()
-    return [f"user GPU file {path}: skipped {len(problems)} "
-            f"entr{'y' if len(problems) == 1 else 'ies'} ({'; '.join(problems)})"]
+    return [
+        f"user GPU file {path}: skipped {len(problems)} "
+        f"entr{'y' if len(problems) == 1 else 'ies'} ({'; '.join(problems)})"
+    ]
 
 
 def gpu_presets() -> dict[str, dict[str, Any]]:
@@ -126,8 +127,7 @@ def gpu_presets() -> dict[str, dict[str, Any]]:
 def gpu_aliases() -> dict[str, str]:
     """Former catalog ids that saved scenarios may still name -> the entry they resolve to
     (an entry's ``aliases`` list; ``mi250x-128gb`` is now the per-GCD ``mi250x-gcd-64gb``)."""
-    return {alias: gid for gid, data in _catalog_gpus().items()
-            for alias in data.get("aliases", ())}
+    return {alias: gid for gid, data in _catalog_gpus().items() for alias in data.get("aliases", ())}
 
 
 def resolve_gpu_id(gpu_id: str) -> str:

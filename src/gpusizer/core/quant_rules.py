@@ -36,8 +36,17 @@ from .dtypes import DTYPES, nbytes
 # Tensor groups (per GPU, see core/sharding.py StageParams): the input embedding (with learned
 # positions), the LM head, attention projections (and hybrid models' recurrent mixers), dense
 # MLPs, shared experts, routed experts, MoE routers, norms (and the final norm), a vision tower.
-GROUPS = ("embedding", "lm_head", "attention", "mlp", "shared_experts", "experts", "router",
-          "norms", "vision")
+GROUPS = (
+    "embedding",
+    "lm_head",
+    "attention",
+    "mlp",
+    "shared_experts",
+    "experts",
+    "router",
+    "norms",
+    "vision",
+)
 # Groups a rule leaves alone unless it names them: every quantiser above targets the language
 # model's layers; a vision tower stays in the 16-bit activation dtype (llm-compressor and
 # ModelOpt recipes ignore ``re:vision_tower.*``; GGUF keeps it in a separate mmproj file).
@@ -81,8 +90,7 @@ def quant_rule(rule_id: str) -> QuantRule:
     try:
         return QUANT_RULES[rule_id]
     except KeyError:
-        raise KeyError(f"unknown quantisation rule {rule_id!r}; allowed: "
-                       f"{', '.join(QUANT_RULES)}") from None
+        raise KeyError(f"unknown quantisation rule {rule_id!r}; allowed: {', '.join(QUANT_RULES)}") from None
 
 
 _U = "unquantised"
@@ -90,47 +98,84 @@ _LINEAR_ONLY = {"embedding": _U, "lm_head": _U, "norms": _U, "router": _U}
 _K_FALLBACK = {"gguf_q4_k": "gguf_q5_0", "gguf_q5_k": "gguf_q5_1", "gguf_q6_k": "gguf_q8_0"}
 
 
-def _gguf(ftype: str, base: str, more: str | None = None, head: str = "gguf_q6_k",
-          experts: str | None = None) -> QuantRule:
+def _gguf(
+    ftype: str, base: str, more: str | None = None, head: str = "gguf_q6_k", experts: str | None = None
+) -> QuantRule:
     """A GGUF file type: every 2-D tensor in ``base`` (embedding included), the output in
     ``head``, norms F32, the router unquantised (F16 as converted)."""
     return QuantRule(
-        f"gguf-{ftype}", f"GGUF {ftype.upper()} (llama.cpp per-tensor types)",
-        {"attention": base, "mlp": base, "shared_experts": base, "experts": experts or base,
-         "embedding": base, "lm_head": head, "norms": "fp32", "router": "fp16"},
-        more_bits=more, tied_as_head=True, row_fallback=_K_FALLBACK,
-        source="llama.cpp src/llama-quant.cpp llama_tensor_get_type_impl (2026 tree)")
+        f"gguf-{ftype}",
+        f"GGUF {ftype.upper()} (llama.cpp per-tensor types)",
+        {
+            "attention": base,
+            "mlp": base,
+            "shared_experts": base,
+            "experts": experts or base,
+            "embedding": base,
+            "lm_head": head,
+            "norms": "fp32",
+            "router": "fp16",
+        },
+        more_bits=more,
+        tied_as_head=True,
+        row_fallback=_K_FALLBACK,
+        source="llama.cpp src/llama-quant.cpp llama_tensor_get_type_impl (2026 tree)",
+    )
 
 
 for _r in (
-    QuantRule("uniform", "Every tensor in the chosen dtype",
-              source="the checkpoint arithmetic N x bytes (16-bit checkpoints; plain int4 is "
-                     "exactly 4 bits per weight by the scenario contract)"),
-    QuantRule("llm-compressor", "llm-compressor: Linear layers; embedding, LM head, norms, "
-              "routers 16-bit", dict(_LINEAR_ONLY),
-              source="llmcompressor 0.14.0.1 quantization/mixin.py (targets ['Linear']); "
-                     "recipes ignore lm_head and MoE gates"),
-    QuantRule("modelopt", "NVIDIA ModelOpt: LM head, routers, embeddings unquantised",
-              dict(_LINEAR_ONLY),
-              source="nvidia-modelopt 0.47.0 ptq/units/default_disabled_quantizers.yaml"),
-    QuantRule("fp8-block", "FP8 128x128 blocks: Linear layers; embedding, LM head, norms, "
-              "routers 16-bit", dict(_LINEAR_ONLY),
-              source="DeepSeek-V3 config.json quantization_config (quant_method fp8, "
-                     "weight_block_size [128, 128]) and inference/model.py (head, gate and "
-                     "embedding in the default dtype); transformers FineGrainedFP8Config"),
-    QuantRule("meta-fp8", "Meta FP8 (405B): middle layers' MLPs only",
-              {**_LINEAR_ONLY, "attention": _U}, boundary=_U,
-              source="Llama 3 paper §6.2 (arXiv 2407.21783); vLLM issue #6746 (57.75 GiB per "
-                     "rank at TP 8)"),
-    QuantRule("bitsandbytes", "bitsandbytes: every Linear but the LM head",
-              {"embedding": _U, "lm_head": _U, "norms": _U},
-              source="transformers 5.24.0 quantizers/base.py get_keys_to_not_convert"),
-    QuantRule("gptq-awq", "GPTQ/AWQ: decoder-block linears", dict(_LINEAR_ONLY),
-              source="AutoGPTQ inside_layer_modules / AutoAWQ: embedding, LM head, norms and "
-                     "routers unquantised"),
-    QuantRule("mxfp4-experts", "MXFP4 routed experts only, the rest 16-bit (gpt-oss)",
-              {**_LINEAR_ONLY, "attention": _U, "mlp": _U, "shared_experts": _U},
-              source="gpt-oss config.json quantization_config.modules_to_not_convert"),
+    QuantRule(
+        "uniform",
+        "Every tensor in the chosen dtype",
+        source="the checkpoint arithmetic N x bytes (16-bit checkpoints; plain int4 is "
+        "exactly 4 bits per weight by the scenario contract)",
+    ),
+    QuantRule(
+        "llm-compressor",
+        "llm-compressor: Linear layers; embedding, LM head, norms, routers 16-bit",
+        dict(_LINEAR_ONLY),
+        source="llmcompressor 0.14.0.1 quantization/mixin.py (targets ['Linear']); "
+        "recipes ignore lm_head and MoE gates",
+    ),
+    QuantRule(
+        "modelopt",
+        "NVIDIA ModelOpt: LM head, routers, embeddings unquantised",
+        dict(_LINEAR_ONLY),
+        source="nvidia-modelopt 0.47.0 ptq/units/default_disabled_quantizers.yaml",
+    ),
+    QuantRule(
+        "fp8-block",
+        "FP8 128x128 blocks: Linear layers; embedding, LM head, norms, routers 16-bit",
+        dict(_LINEAR_ONLY),
+        source="DeepSeek-V3 config.json quantization_config (quant_method fp8, "
+        "weight_block_size [128, 128]) and inference/model.py (head, gate and "
+        "embedding in the default dtype); transformers FineGrainedFP8Config",
+    ),
+    QuantRule(
+        "meta-fp8",
+        "Meta FP8 (405B): middle layers' MLPs only",
+        {**_LINEAR_ONLY, "attention": _U},
+        boundary=_U,
+        source="Llama 3 paper §6.2 (arXiv 2407.21783); vLLM issue #6746 (57.75 GiB per rank at TP 8)",
+    ),
+    QuantRule(
+        "bitsandbytes",
+        "bitsandbytes: every Linear but the LM head",
+        {"embedding": _U, "lm_head": _U, "norms": _U},
+        source="transformers 5.24.0 quantizers/base.py get_keys_to_not_convert",
+    ),
+    QuantRule(
+        "gptq-awq",
+        "GPTQ/AWQ: decoder-block linears",
+        dict(_LINEAR_ONLY),
+        source="AutoGPTQ inside_layer_modules / AutoAWQ: embedding, LM head, norms and routers unquantised",
+    ),
+    QuantRule(
+        "mxfp4-experts",
+        "MXFP4 routed experts only, the rest 16-bit (gpt-oss)",
+        {**_LINEAR_ONLY, "attention": _U, "mlp": _U, "shared_experts": _U},
+        source="gpt-oss config.json quantization_config.modules_to_not_convert",
+    ),
     _gguf("q4_k_m", "gguf_q4_k", "gguf_q6_k"),
     _gguf("q5_k_m", "gguf_q5_k", "gguf_q6_k"),
     _gguf("q4_0", "gguf_q4_0"),
@@ -180,8 +225,7 @@ def use_more_bits_share(layers: int) -> float:
     if layers <= 0:
         return 0.0
     n8 = layers // 8
-    hits = sum(1 for i in range(layers)
-               if i < n8 or i >= 7 * layers // 8 or (i - n8) % 3 == 2)
+    hits = sum(1 for i in range(layers) if i < n8 or i >= 7 * layers // 8 or (i - n8) % 3 == 2)
     return hits / layers
 
 
@@ -200,5 +244,6 @@ def check_modules(modules: dict[str, str]) -> None:
         if group not in GROUPS:
             raise ValueError(f"unknown tensor group {group!r}; allowed: {', '.join(GROUPS)}")
         if dtype not in DTYPES and dtype not in ("weights", "unquantised"):
-            raise ValueError(f"unknown dtype {dtype!r} for {group}; allowed: weights, "
-                             f"unquantised, {', '.join(DTYPES)}")
+            raise ValueError(
+                f"unknown dtype {dtype!r} for {group}; allowed: weights, unquantised, {', '.join(DTYPES)}"
+            )

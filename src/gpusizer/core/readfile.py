@@ -35,8 +35,9 @@ def _size(n: int) -> str:
     return f"{n / MiB:,.2f} MiB" if n >= MiB else f"{n:,} bytes"
 
 
-def open_regular(path: str | Path, field: str, limit: int, folder_file: str | None = None
-                 ) -> tuple[BinaryIO, Path]:
+def open_regular(
+    path: str | Path, field: str, limit: int, folder_file: str | None = None
+) -> tuple[BinaryIO, Path]:
     """Open a regular file of at most ``limit`` bytes for binary reading; (file, its path).
 
     A folder is refused, or replaced by ``folder_file`` inside it when that is given
@@ -62,8 +63,9 @@ def open_regular(path: str | Path, field: str, limit: int, folder_file: str | No
     raise ScenarioError(field, why)
 
 
-def read_bytes(path: str | Path, field: str, limit: int, folder_file: str | None = None
-               ) -> tuple[bytes, Path]:
+def read_bytes(
+    path: str | Path, field: str, limit: int, folder_file: str | None = None
+) -> tuple[bytes, Path]:
     """All bytes of a regular file of at most ``limit`` bytes; (bytes, the path read)."""
     fh, p = open_regular(path, field, limit, folder_file)
     with fh:
@@ -76,8 +78,12 @@ def read_bytes(path: str | Path, field: str, limit: int, folder_file: str | None
     return data, p
 
 
-_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
-              (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
 
 
 def decode_utf8(data: bytes, field: str, name: str) -> str:
@@ -86,17 +92,16 @@ def decode_utf8(data: bytes, field: str, name: str) -> str:
         if data.startswith(bom):
             raise ScenarioError(field, f"{name} is {enc} text; save it as UTF-8")
     if b"\x00" in data:
-        raise ScenarioError(field, f"{name} holds NUL bytes: a binary file, or UTF-16/UTF-32 "
-                            "text (save it as UTF-8)")
+        raise ScenarioError(
+            field, f"{name} holds NUL bytes: a binary file, or UTF-16/UTF-32 text (save it as UTF-8)"
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ScenarioError(field, f"{name} is not UTF-8 text (bad byte at offset "
-                            f"{exc.start})") from None
+        raise ScenarioError(field, f"{name} is not UTF-8 text (bad byte at offset {exc.start})") from None
 
 
-def read_text(path: str | Path, field: str, limit: int, folder_file: str | None = None
-              ) -> tuple[str, Path]:
+def read_text(path: str | Path, field: str, limit: int, folder_file: str | None = None) -> tuple[str, Path]:
     """A regular UTF-8 text file of at most ``limit`` bytes; (text, the path read)."""
     data, p = read_bytes(path, field, limit, folder_file)
     return decode_utf8(data, field, p.name), p
@@ -147,16 +152,17 @@ def parse_json(text: str, field: str, where: str) -> Any:
     """Strict JSON (see the module doc); ScenarioError(``field``) names ``where`` and, for a
     syntax error, the line and column."""
     try:
-        data = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant,
-                          parse_float=_finite_float)
+        data = json.loads(
+            text, object_pairs_hook=_unique_keys, parse_constant=_no_constant, parse_float=_finite_float
+        )
     except _JSONRefused as exc:
         raise ScenarioError(field, f"{where}: {exc.why}") from None
     except json.JSONDecodeError as exc:
-        raise ScenarioError(field, f"{where} is not valid JSON (line {exc.lineno}, "
-                            f"column {exc.colno}: {exc.msg})") from None
+        raise ScenarioError(
+            field, f"{where} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     except RecursionError:
-        raise ScenarioError(field, f"{where} is nested more than {MAX_DEPTH} levels deep"
-                            ) from None
+        raise ScenarioError(field, f"{where} is nested more than {MAX_DEPTH} levels deep") from None
     except ValueError:  # int() refuses over 4,300 digits (CVE-2020-10735 limit)
         raise ScenarioError(field, f"{where} holds a number with too many digits") from None
     if _depth(data) > MAX_DEPTH:
@@ -164,8 +170,7 @@ def parse_json(text: str, field: str, where: str) -> Any:
     return data
 
 
-def parse_json_object(text: str, field: str, where: str, what: str = "a JSON object"
-                      ) -> dict[str, Any]:
+def parse_json_object(text: str, field: str, where: str, what: str = "a JSON object") -> dict[str, Any]:
     """:func:`parse_json` that must give a dict."""
     data = parse_json(text, field, where)
     if not isinstance(data, dict):
@@ -173,15 +178,13 @@ def parse_json_object(text: str, field: str, where: str, what: str = "a JSON obj
     return data
 
 
-def read_json(path: str | Path, field: str, limit: int, folder_file: str | None = None
-              ) -> tuple[Any, Path]:
+def read_json(path: str | Path, field: str, limit: int, folder_file: str | None = None) -> tuple[Any, Path]:
     """Read and parse a strict-JSON regular file; (data, the path read)."""
     text, p = read_text(path, field, limit, folder_file)
     return parse_json(text, field, p.name), p
 
 
-def read_json_object(path: str | Path, field: str, limit: int, what: str = "a JSON object"
-                     ) -> dict[str, Any]:
+def read_json_object(path: str | Path, field: str, limit: int, what: str = "a JSON object") -> dict[str, Any]:
     """Read a file holding one JSON object (see :func:`parse_json_object`)."""
     text, p = read_text(path, field, limit)
     return parse_json_object(text, field, p.name, what)

@@ -29,7 +29,8 @@ def _roofline(est: Estimate) -> dict[str, Any]:
     block = _BLOCKS.get(
         (id(model), w.batch_size, w.prompt_tokens, w.generated_tokens),
         lambda: roofline_block(model, w.batch_size, w.prompt_tokens, w.generated_tokens),
-        (model,))
+        (model,),
+    )
     points = cast(list[dict[str, Any]], block["points"])
     return {**block, "points": [dict(p) for p in points]}
 

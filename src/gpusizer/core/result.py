@@ -6,12 +6,15 @@ from dataclasses import dataclass, field
 
 from .specs import GPUSpec, Scenario
 
-COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "temporary",
-              "overhead")
+COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "temporary", "overhead")
 # The words users see for each component (in a sentence; ``component_title`` for a heading).
 COMPONENT_LABELS = {
-    "weights": "weights", "gradients": "gradients", "optimizer": "optimizer states",
-    "activations": "activations", "kv_cache": "KV cache", "temporary": "temporary buffers",
+    "weights": "weights",
+    "gradients": "gradients",
+    "optimizer": "optimizer states",
+    "activations": "activations",
+    "kv_cache": "KV cache",
+    "temporary": "temporary buffers",
     "overhead": "runtime overhead",
 }
 

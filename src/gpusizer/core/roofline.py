@@ -82,17 +82,19 @@ def linear_ops(sh: Shape) -> tuple[Linear, ...]:
     h, ab, layers, d = sh.hidden, sh.ab, sh.attn_layers, sh.mlp_layers
     ops: list[Linear] = [
         ("norms", "vec", 4.0 * h * sh.norms, sh.norms * h * sh.ob, sh.norms * 2 * h * ab),
-        ("qkv", "mm", 2.0 * sh.qkv_w * layers, layers * sh.qkv_w * sh.wb,
-         layers * ((h + sh.qkv_out) * ab + sh.kv_tok)),
-        ("out_proj", "mm", 2.0 * sh.out_w * layers, layers * sh.out_w * sh.wb,
-         layers * (sh.out_in + h) * ab),
+        (
+            "qkv",
+            "mm",
+            2.0 * sh.qkv_w * layers,
+            layers * sh.qkv_w * sh.wb,
+            layers * ((h + sh.qkv_out) * ab + sh.kv_tok),
+        ),
+        ("out_proj", "mm", 2.0 * sh.out_w * layers, layers * sh.out_w * sh.wb, layers * (sh.out_in + h) * ab),
     ]
     if d:
-        ops.append(("mlp", "mm", 2.0 * sh.mlp_w * d, d * sh.mlp_w * sh.mlp_b,
-                    d * (2 * h + sh.mlp_act) * ab))
+        ops.append(("mlp", "mm", 2.0 * sh.mlp_w * d, d * sh.mlp_w * sh.mlp_b, d * (2 * h + sh.mlp_act) * ab))
     if sh.mixer_w:
-        ops.append(("recurrent_proj", "mm", 2.0 * sh.mixer_w, sh.mixer_w * sh.wb,
-                    sh.mixer_act * ab))
+        ops.append(("recurrent_proj", "mm", 2.0 * sh.mixer_w, sh.mixer_w * sh.wb, sh.mixer_act * ab))
     return tuple(ops)
 
 
@@ -118,16 +120,23 @@ def nonlinear_ops(sh: Shape, batch: int, new: float, ctx: float, decode: bool) -
     n, h = batch * new, sh.hidden
     ops = [_attention_op(sh, batch, new, ctx, decode)]
     if sh.state_seq:  # read + written each decode step; written once by a prefill
-        ops.append(("recurrent_state", n * sh.state_flops,
-                    batch * sh.state_seq * (2 if decode else 1), "act"))
+        ops.append(
+            ("recurrent_state", n * sh.state_flops, batch * sh.state_seq * (2 if decode else 1), "act")
+        )
     if sh.moe_layers:
         e, k, m = sh.experts, sh.top_k, sh.moe_layers
         distinct = e * (1.0 - (1.0 - k / e) ** (n * sh.ep))  # the EP group's tokens
         flops = 2.0 * n * (sh.shared_w + k * sh.expert_w / sh.ep) * m
         weights = sh.shared_w * sh.shared_b + distinct * sh.expert_w / sh.ep * sh.expert_b
         ops.append(("experts", flops, m * (weights + n * (2 * h + sh.moe_act) * sh.ab), "mm"))
-    ops.append(("lm_head", 2.0 * batch * sh.head_w,
-                sh.head_w * sh.head_b + batch * (h * sh.ab + sh.vocab * 4), "head"))
+    ops.append(
+        (
+            "lm_head",
+            2.0 * batch * sh.head_w,
+            sh.head_w * sh.head_b + batch * (h * sh.ab + sh.vocab * 4),
+            "head",
+        )
+    )
     return ops
 
 
@@ -146,13 +155,31 @@ class RooflineModel:
     activation dtype, "vec": norms, "head": LM head); ``bandwidth`` and ``interconnect`` raw
     bytes/s; the efficiency factors (scenario ``compute`` block) scale them."""
 
-    __slots__ = ("_comm", "_inv", "_inv_bw", "_linear", "_steps", "bandwidth",
-                 "bandwidth_efficiency", "dtype", "flops_efficiency", "interconnect",
-                 "interconnect_efficiency", "peaks", "shape")
+    __slots__ = (
+        "_comm",
+        "_inv",
+        "_inv_bw",
+        "_linear",
+        "_steps",
+        "bandwidth",
+        "bandwidth_efficiency",
+        "dtype",
+        "flops_efficiency",
+        "interconnect",
+        "interconnect_efficiency",
+        "peaks",
+        "shape",
+    )
 
-    def __init__(self, shape: Shape, dtype: str, peaks: dict[str, float], bandwidth: float,
-                 interconnect: float, efficiencies: tuple[float, float, float] = (0.7, 0.8, 0.7)
-                 ) -> None:
+    def __init__(
+        self,
+        shape: Shape,
+        dtype: str,
+        peaks: dict[str, float],
+        bandwidth: float,
+        interconnect: float,
+        efficiencies: tuple[float, float, float] = (0.7, 0.8, 0.7),
+    ) -> None:
         self.shape, self.dtype, self.peaks = shape, dtype, peaks
         self._steps: dict[tuple[int, float, float, bool], float] = {}  # step times asked
         self.bandwidth, self.interconnect = bandwidth, interconnect
@@ -161,12 +188,16 @@ class RooflineModel:
         inv = self._inv = {k: 1.0 / (v * fe) if v else 0.0 for k, v in peaks.items()}
         inv_bw = self._inv_bw = 1.0 / (bandwidth * be)
         # seconds per token: compute, memory fixed per step, memory per token
-        self._linear = tuple((f * inv[kind], b0 * inv_bw, b1 * inv_bw)
-                             for _, kind, f, b0, b1 in linear_ops(shape))
+        self._linear = tuple(
+            (f * inv[kind], b0 * inv_bw, b1 * inv_bw) for _, kind, f, b0, b1 in linear_ops(shape)
+        )
         t, link = shape.tp, interconnect * ie
         # ring all-reduce seconds per token: 2 per layer x 2(t-1)/t x hidden x bytes / link
-        self._comm = 0.0 if t == 1 or link <= 0 else \
-            2 * shape.layers * 2 * (t - 1) / t * shape.hidden * shape.ab / link
+        self._comm = (
+            0.0
+            if t == 1 or link <= 0
+            else 2 * shape.layers * 2 * (t - 1) / t * shape.hidden * shape.ab / link
+        )
 
     def op_seconds(self, op: Op) -> tuple[float, float]:
         """(compute time, memory time) of one operation under the efficiency factors."""
@@ -210,16 +241,29 @@ class RooflineModel:
 
 def _build(s: Scenario, gpu: GPUSpec) -> RooflineModel:
     p, prec, c = s.parallelism, s.precision, s.compute
-    sh = shape(s.model, s.profile, p.tensor, p.expert, prec.weights, prec.activations,
-               prec.kv_cache, rule_id(s, prec.weights), modules_key(s))
+    sh = shape(
+        s.model,
+        s.profile,
+        p.tensor,
+        p.expert,
+        prec.weights,
+        prec.activations,
+        prec.kv_cache,
+        rule_id(s, prec.weights),
+        modules_key(s),
+    )
     mm, mm_tflops = peak_tflops(gpu, matmul_dtype(prec.weights, prec.activations, gpu))
     act = peak_tflops(gpu, prec.activations)[1] * 1e12
     vec = gpu.dense_tflops.get("fp32", act / 16e12) * 1e12
     head = act if DTYPES[prec.weights].quantized else mm_tflops * 1e12
     return RooflineModel(
-        sh, mm, {"mm": mm_tflops * 1e12, "act": act, "vec": vec, "head": head},
-        gpu.hbm_bandwidth_gb_per_s * 1e9, gpu.interconnect_gb_per_s * 1e9,
-        (c.flops_efficiency, c.bandwidth_efficiency, c.interconnect_efficiency))
+        sh,
+        mm,
+        {"mm": mm_tflops * 1e12, "act": act, "vec": vec, "head": head},
+        gpu.hbm_bandwidth_gb_per_s * 1e9,
+        gpu.interconnect_gb_per_s * 1e9,
+        (c.flops_efficiency, c.bandwidth_efficiency, c.interconnect_efficiency),
+    )
 
 
 _MODELS: Memo[RooflineModel] = Memo(256)
@@ -228,9 +272,21 @@ _MODELS: Memo[RooflineModel] = Memo(256)
 def roofline_model(s: Scenario, gpu: GPUSpec) -> RooflineModel:
     """The roofline of a validated scenario on a GPU (cached on what it depends on)."""
     p, prec, c = s.parallelism, s.precision, s.compute
-    key = (s.model, s.framework, p.tensor, p.expert, prec.weights, prec.activations,
-           prec.kv_cache, prec.quantization_rule, modules_key(s), gpu.hbm_bandwidth_gb_per_s,
-           gpu.interconnect_gb_per_s,
-           tuple(gpu.dense_tflops.items()), c.flops_efficiency, c.bandwidth_efficiency,
-           c.interconnect_efficiency)
+    key = (
+        s.model,
+        s.framework,
+        p.tensor,
+        p.expert,
+        prec.weights,
+        prec.activations,
+        prec.kv_cache,
+        prec.quantization_rule,
+        modules_key(s),
+        gpu.hbm_bandwidth_gb_per_s,
+        gpu.interconnect_gb_per_s,
+        tuple(gpu.dense_tflops.items()),
+        c.flops_efficiency,
+        c.bandwidth_efficiency,
+        c.interconnect_efficiency,
+    )
     return _MODELS.get(key, lambda: _build(s, gpu))

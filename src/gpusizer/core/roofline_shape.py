@@ -66,21 +66,24 @@ class Shape:
     state_flops: float = 0.0  # state-update FLOPs per token, all layers, this GPU
 
 
-def _mixer_shape(arch: Arch, counts_mixers: int, tp: int, activations: str,
-                 profile: FrameworkProfile
-                 ) -> dict[str, float]:
+def _mixer_shape(
+    arch: Arch, counts_mixers: int, tp: int, activations: str, profile: FrameworkProfile
+) -> dict[str, float]:
     """Per-GPU weights, activation widths, state bytes and FLOPs of the recurrent layers."""
     if not arch.mixer_layers:
         return {}
     proj, conv, out = mixer_widths(arch.spec)
-    return {"mixer_w": counts_mixers / tp,
-            "mixer_act": arch.mixer_layers * (arch.hidden + proj + 2 * conv + 2 * out) / tp,
-            "state_seq": state_bytes(arch, profile, activations, tp),
-            "state_flops": state_flops_per_token(arch) / tp}
+    return {
+        "mixer_w": counts_mixers / tp,
+        "mixer_act": arch.mixer_layers * (arch.hidden + proj + 2 * conv + 2 * out) / tp,
+        "state_seq": state_bytes(arch, profile, activations, tp),
+        "state_flops": state_flops_per_token(arch) / tp,
+    }
 
 
-def _attention_widths(arch: Arch, latent_decode: bool, tp: int
-                      ) -> tuple[float, tuple[int, int], tuple[int, int]]:
+def _attention_widths(
+    arch: Arch, latent_decode: bool, tp: int
+) -> tuple[float, tuple[int, int], tuple[int, int]]:
     """(q/k/v activation width per token, prefill head dims, decode head dims) on one GPU."""
     mla = arch.mla
     if mla is None:
@@ -97,16 +100,27 @@ def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
     moe = arch.moe
     if moe is None:
         return 0, 0, 0.0
-    shared = (moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size
-              * moe.shared_experts) if moe.shared_experts else 0
+    shared = (
+        (moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts)
+        if moe.shared_experts
+        else 0
+    )
     ffn = moe.experts_per_token * moe.expert_ffn_hidden_size + shared
     return moe.experts, moe.experts_per_token, inter * ffn / tp
 
 
 @lru_cache(maxsize=128)
-def shape(spec: ModelSpec, profile: FrameworkProfile, tp: int, ep: int, weights: str,
-          activations: str, kv: str, rule: str = "uniform",
-          modules: tuple[tuple[str, str], ...] = ()) -> Shape:
+def shape(
+    spec: ModelSpec,
+    profile: FrameworkProfile,
+    tp: int,
+    ep: int,
+    weights: str,
+    activations: str,
+    kv: str,
+    rule: str = "uniform",
+    modules: tuple[tuple[str, str], ...] = (),
+) -> Shape:
     """The per-GPU shape of a model under TP/EP with these dtypes and quantisation rule
     (cached), as the framework profile runs it (MLA latent decode, recurrent-state layout)."""
     arch, counts = resolve(spec), count_parameters(spec)
@@ -120,17 +134,38 @@ def shape(spec: ModelSpec, profile: FrameworkProfile, tp: int, ep: int, weights:
     shared = (m.mlp - router) if m else 0
     shared_b = (router * gb["router"] + shared * gb["shared_experts"]) / m.mlp if m else 0.0
     return Shape(
-        layers=arch.layers, local=local_layers(arch), window=spec.sliding_window or 0,
-        dense_layers=counts.dense_layers, moe_layers=counts.moe_layers, hidden=arch.hidden,
+        layers=arch.layers,
+        local=local_layers(arch),
+        window=spec.sliding_window or 0,
+        dense_layers=counts.dense_layers,
+        moe_layers=counts.moe_layers,
+        hidden=arch.hidden,
         norms=arch.layers * spec.norms_per_layer + (1 if spec.final_norm else 0),
-        qkv_w=d.attention / tp - out_w, qkv_out=qkv_out, out_w=out_w,
-        out_in=arch.attn_out_dim / tp, heads=arch.heads / tp, prefill_dims=prefill_dims,
-        decode_dims=decode_dims, kv_tok=kv_bytes_per_token_layer(arch, kv, tp),
-        mlp_w=d.mlp / tp, mlp_act=inter * arch.ffn / tp, shared_w=m.mlp / tp if m else 0.0,
-        expert_w=m.experts / experts / tp if m and experts else 0.0, experts=experts,
-        top_k=top_k, moe_act=moe_act, head_w=arch.vocab * arch.hidden / tp,
-        vocab=arch.vocab / tp, wb=gb["attention"], ob=gb["norms"], ab=nbytes(activations),
-        tp=tp, ep=ep, mlp_b=gb["mlp"], shared_b=shared_b, expert_b=gb["experts"],
+        qkv_w=d.attention / tp - out_w,
+        qkv_out=qkv_out,
+        out_w=out_w,
+        out_in=arch.attn_out_dim / tp,
+        heads=arch.heads / tp,
+        prefill_dims=prefill_dims,
+        decode_dims=decode_dims,
+        kv_tok=kv_bytes_per_token_layer(arch, kv, tp),
+        mlp_w=d.mlp / tp,
+        mlp_act=inter * arch.ffn / tp,
+        shared_w=m.mlp / tp if m else 0.0,
+        expert_w=m.experts / experts / tp if m and experts else 0.0,
+        experts=experts,
+        top_k=top_k,
+        moe_act=moe_act,
+        head_w=arch.vocab * arch.hidden / tp,
+        vocab=arch.vocab / tp,
+        wb=gb["attention"],
+        ob=gb["norms"],
+        ab=nbytes(activations),
+        tp=tp,
+        ep=ep,
+        mlp_b=gb["mlp"],
+        shared_b=shared_b,
+        expert_b=gb["experts"],
         head_b=gb["lm_head"] if counts.lm_head else gb["embedding"],
         attn_layers=arch.attention_layers,
         mlp_layers=counts.dense_layers - arch.mlp_free_layers,

@@ -40,8 +40,9 @@ from .roofline import RooflineModel
 from .specs import GPUSpec, Scenario
 
 
-def _transformers(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
-                  st: EngineSettings) -> EngineMemory:
+def _transformers(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+) -> EngineMemory:
     """transformers allocates as requests need it: the memory is core/inference.py's; the
     "pool" is the batch's cache, its capacity what the free memory would hold."""
     mem, peak = inference_memory(s, arch, counts)
@@ -58,15 +59,17 @@ def _transformers(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec,
 _MEMORY: Memo[tuple[EngineMemory, EngineSettings]] = Memo(1024)
 
 
-def engine_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
-                  ) -> tuple[EngineMemory, EngineSettings]:
+def engine_memory(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
+) -> tuple[EngineMemory, EngineSettings]:
     """The serving engine's memory on the heaviest GPU, by the profile's ``memory_rule``
     (kept per frozen scenario and GPU: sweeps, the advisor and the window ask again)."""
     return _MEMORY.get((id(s), id(gpu)), lambda: _engine_memory(s, arch, counts, gpu), (s, gpu))
 
 
-def _engine_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
-                   ) -> tuple[EngineMemory, EngineSettings]:
+def _engine_memory(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
+) -> tuple[EngineMemory, EngineSettings]:
     st = engine_settings(s, gpu)
     rule = s.profile.memory_rule
     if rule == "transformers":
@@ -119,8 +122,16 @@ def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
     return max(1, limit)
 
 
-def _prefill(s: Scenario, gpu: GPUSpec, model: RooflineModel, em: EngineMemory,
-             st: EngineSettings, running: int, fixed: float, share: float) -> float:
+def _prefill(
+    s: Scenario,
+    gpu: GPUSpec,
+    model: RooflineModel,
+    em: EngineMemory,
+    st: EngineSettings,
+    running: int,
+    fixed: float,
+    share: float,
+) -> float:
     """Mean time to first token of ``running`` requests arriving together, seconds."""
     prompt = s.workload.prompt_tokens
     tokens, chunk = running * prompt, st.prefill_chunk_tokens
@@ -140,15 +151,15 @@ def _prefill(s: Scenario, gpu: GPUSpec, model: RooflineModel, em: EngineMemory,
     return total * min(1.0, max(1.0 / steps, mean / steps))
 
 
-def serving_result(s: Scenario, gpu: GPUSpec, arch: Arch, model: RooflineModel,
-                   em: EngineMemory, st: EngineSettings) -> Serving:
+def serving_result(
+    s: Scenario, gpu: GPUSpec, arch: Arch, model: RooflineModel, em: EngineMemory, st: EngineSettings
+) -> Serving:
     """The report's ``serving`` block of a validated inference scenario."""
     w, p = s.workload, s.parallelism
     pre_fixed, dec_fixed = _overheads(s, arch, st)
     running = _running(s, em, st)
     gpus_weights = em.memory.weights * p.tensor * p.pipeline
-    share = 1.0 - em.host_read_bytes / (em.host_read_bytes + gpus_weights) if (
-        em.host_read_bytes) else 1.0
+    share = 1.0 - em.host_read_bytes / (em.host_read_bytes + gpus_weights) if (em.host_read_bytes) else 1.0
     ttft = _prefill(s, gpu, model, em, st, running, pre_fixed, share)
     host = em.host_read_bytes / (st.host_bandwidth * model.bandwidth_efficiency)
     ctx = w.prompt_tokens + w.generated_tokens / 2
@@ -161,24 +172,38 @@ def serving_result(s: Scenario, gpu: GPUSpec, arch: Arch, model: RooflineModel,
     cost = price * p.gpus / 3600 / tps * 1e6 if price is not None and tps else None
     rel = st.release
     return Serving(
-        engine=s.framework, engine_version=rel.version if rel else None,
-        kv_pool_bytes=em.kv_pool_bytes, kv_capacity_tokens=em.kv_capacity_tokens,
-        max_concurrency=em.max_concurrency, starts=em.starts, reason=em.reason,
-        ttft_seconds=ttft_mean, tpot_seconds=tpot,
-        tokens_per_second_per_user=1 / tpot if tpot else 0.0, tokens_per_second=tps,
-        host_memory_bytes=em.host_memory_bytes, cost_per_million_tokens=cost,
-        concurrency=st.concurrency, running=running, max_context=em.max_context,
-        max_sequences=em.max_sequences, prefill_chunk_tokens=st.prefill_chunk_tokens,
-        kv_block_tokens=st.kv_block_tokens, memory_fraction=st.memory_fraction,
-        cuda_graphs=st.cuda_graphs, gpu_layers=em.gpu_layers,
-        prefill_step_overhead_seconds=pre_fixed, decode_step_overhead_seconds=dec_fixed,
+        engine=s.framework,
+        engine_version=rel.version if rel else None,
+        kv_pool_bytes=em.kv_pool_bytes,
+        kv_capacity_tokens=em.kv_capacity_tokens,
+        max_concurrency=em.max_concurrency,
+        starts=em.starts,
+        reason=em.reason,
+        ttft_seconds=ttft_mean,
+        tpot_seconds=tpot,
+        tokens_per_second_per_user=1 / tpot if tpot else 0.0,
+        tokens_per_second=tps,
+        host_memory_bytes=em.host_memory_bytes,
+        cost_per_million_tokens=cost,
+        concurrency=st.concurrency,
+        running=running,
+        max_context=em.max_context,
+        max_sequences=em.max_sequences,
+        prefill_chunk_tokens=st.prefill_chunk_tokens,
+        kv_block_tokens=st.kv_block_tokens,
+        memory_fraction=st.memory_fraction,
+        cuda_graphs=st.cuda_graphs,
+        gpu_layers=em.gpu_layers,
+        prefill_step_overhead_seconds=pre_fixed,
+        decode_step_overhead_seconds=dec_fixed,
         kv_bytes_per_token=em.kv_bytes_per_token,
         required_bytes=required_bytes(s, em, st, gpu),
     )
 
 
-def serving_notes(s: Scenario, arch: Arch, em: EngineMemory, st: EngineSettings,
-                  gpu: GPUSpec) -> tuple[str, ...]:
+def serving_notes(
+    s: Scenario, arch: Arch, em: EngineMemory, st: EngineSettings, gpu: GPUSpec
+) -> tuple[str, ...]:
     """The engine's settings and the step cost, for the assumptions, one phrase each."""
     rel = st.release
     if rel is None:
@@ -186,12 +211,16 @@ def serving_notes(s: Scenario, arch: Arch, em: EngineMemory, st: EngineSettings,
     out = [f"{s.profile.label} {rel.version} defaults ({rel.date})"]
     if em.fraction is not None:
         out.append(f"memory fraction {em.fraction:g} of {cuda_total_bytes(gpu) / 2**30:,.2f} GiB")
-    out.append(f"max context {em.max_context:,} tokens, "
-               f"{em.max_sequences or 'engine-sized'} sequences, prefill chunk "
-               f"{st.prefill_chunk_tokens or 'whole prompt'}, KV block {st.kv_block_tokens}")
+    out.append(
+        f"max context {em.max_context:,} tokens, "
+        f"{em.max_sequences or 'engine-sized'} sequences, prefill chunk "
+        f"{st.prefill_chunk_tokens or 'whole prompt'}, KV block {st.kv_block_tokens}"
+    )
     pre, dec = _overheads(s, arch, st)
-    origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else (
-        f"{s.profile.label} on a {gpu.category or 'datacenter'} GPU")
-    out.append(f"fixed cost per step {pre * 1e3:.2f} ms prefill, {dec * 1e3:.2f} ms decode "
-               f"({origin})")
+    origin = (
+        "serving.step_latency_seconds"
+        if st.step_latency_seconds is not None
+        else (f"{s.profile.label} on a {gpu.category or 'datacenter'} GPU")
+    )
+    out.append(f"fixed cost per step {pre * 1e3:.2f} ms prefill, {dec * 1e3:.2f} ms decode ({origin})")
     return (*out, *em.notes)

@@ -66,16 +66,15 @@ def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
 _STAGES: Memo[StageParams] = Memo(4096)
 
 
-def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool
-                 ) -> StageParams:
+def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool) -> StageParams:
     """Parameters on one GPU of the first (``first=True``) or the last pipeline stage (kept per
     counts object and layout: the advisor asks for the same stages thousands of times)."""
-    return _STAGES.get((id(counts), tp, pp, ep, first),
-                       lambda: _stage_params(counts, arch, tp, pp, ep, first), (counts,))
+    return _STAGES.get(
+        (id(counts), tp, pp, ep, first), lambda: _stage_params(counts, arch, tp, pp, ep, first), (counts,)
+    )
 
 
-def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool
-                  ) -> StageParams:
+def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool) -> StageParams:
     last = (not first) or pp == 1
     first = first or pp == 1
     dense_n, moe_n = _stage_layers(arch, pp, first if pp > 1 else True)
@@ -89,8 +88,11 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         matrices += moe_n * (m.attention + m.mlp) / tp + experts
         norms += moe_n * m.norms
         largest = max(largest, (m.attention + m.mlp) / tp + m.experts / (tp * ep) + m.norms)
-    mixers = counts.hybrid_delta * (dense_n + moe_n) / arch.layers / tp \
-        if counts.hybrid_delta and (dense_n or moe_n) else 0.0
+    mixers = (
+        counts.hybrid_delta * (dense_n + moe_n) / arch.layers / tp
+        if counts.hybrid_delta and (dense_n or moe_n)
+        else 0.0
+    )
     matrices += mixers  # hybrid layers' recurrent mixers, in place of attention
     embedding = (counts.embedding + counts.position_embedding) / tp if first else 0.0
     vision = counts.vision / tp if first else 0.0  # a vision tower sits with the embedding
@@ -100,14 +102,24 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         other += head + counts.final_norm
         norms += counts.final_norm
     # the router's weight and its learned bias, if any (gpt-oss; params.py counts it there)
-    router = moe_n * (arch.hidden + arch.moe.router_linear_bias) * arch.moe.experts / tp \
-        if m is not None and arch.moe else 0.0
-    groups = {"embedding": embedding, "lm_head": head, "norms": float(norms), "vision": vision,
-              "attention": (dense_n * d.attention + (moe_n * m.attention if m else 0)) / tp
-              + mixers,
-              "mlp": dense_n * d.mlp / tp, "experts": experts, "router": router,
-              "shared_experts": (moe_n * m.mlp / tp - router) if m else 0.0}
+    router = (
+        moe_n * (arch.hidden + arch.moe.router_linear_bias) * arch.moe.experts / tp
+        if m is not None and arch.moe
+        else 0.0
+    )
+    groups = {
+        "embedding": embedding,
+        "lm_head": head,
+        "norms": float(norms),
+        "vision": vision,
+        "attention": (dense_n * d.attention + (moe_n * m.attention if m else 0)) / tp + mixers,
+        "mlp": dense_n * d.mlp / tp,
+        "experts": experts,
+        "router": router,
+        "shared_experts": (moe_n * m.mlp / tp - router) if m else 0.0,
+    }
     sliding = min(dense_n + moe_n, ceil_div(local_layers(arch), pp))
     tensors = stage_tensors(arch, dense_n, moe_n, first, last, head_copy=pp > 1)
-    return StageParams(matrices, other, experts, dense_n, moe_n, first, last, largest, sliding,
-                       tensors, groups)
+    return StageParams(
+        matrices, other, experts, dense_n, moe_n, first, last, largest, sliding, tensors, groups
+    )

@@ -54,8 +54,7 @@ def layout_label(par: dict[str, Any], training: bool) -> str:
     out = f"TP {par['tensor']} x PP {par['pipeline']}{cp} x DP {par['data']}"
     out += f" (ZeRO {par['zero_stage']})" if training else ""
     out += f", EP {par['expert']}" if par["expert"] > 1 else ""
-    return out + (f", recompute {par['recompute']}"
-                  if training and par["recompute"] != "none" else "")
+    return out + (f", recompute {par['recompute']}" if training and par["recompute"] != "none" else "")
 
 
 def _limits(ev: Evaluator, lay: Layout, cap: int) -> dict[str, int]:
@@ -65,32 +64,45 @@ def _limits(ev: Evaluator, lay: Layout, cap: int) -> dict[str, int]:
     if w.is_training:
         g, mb = w.global_batch_size, w.micro_batch_size
         mbs = divisors(g // lay.dp) if g else range(1, max(2**16, mb + 1))
-        return {"max_micro_batch_size": largest_fitting(
-            lambda v: ev.total(lay, micro_batch_size=v), mbs,
-            bisect.bisect_left(mbs, mb), cap)}
+        return {
+            "max_micro_batch_size": largest_fitting(
+                lambda v: ev.total(lay, micro_batch_size=v), mbs, bisect.bisect_left(mbs, mb), cap
+            )
+        }
     most = max(w.prompt_tokens, (ev.base.model.max_context or 2**24) - w.generated_tokens)
-    batch = largest_fitting(lambda v: ev.total(lay, batch_size=v),
-                             range(1, max(2**20, w.batch_size + 1)),
-                             w.batch_size - 1, cap)
-    prompt = largest_fitting(lambda v: ev.total(lay, prompt_tokens=v), range(1, most + 1),
-                              w.prompt_tokens - 1, cap)
+    batch = largest_fitting(
+        lambda v: ev.total(lay, batch_size=v), range(1, max(2**20, w.batch_size + 1)), w.batch_size - 1, cap
+    )
+    prompt = largest_fitting(
+        lambda v: ev.total(lay, prompt_tokens=v), range(1, most + 1), w.prompt_tokens - 1, cap
+    )
     return {"max_batch_size": batch, "max_context_tokens": prompt + w.generated_tokens}
 
 
-def _option(ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | None,
-            s: Scenario, est: Estimate) -> dict[str, Any]:
+def _option(
+    ev: Evaluator, g: GpuTarget, lay: Layout, rank: int, note: str | None, s: Scenario, est: Estimate
+) -> dict[str, Any]:
     """One option: ``s`` is the layout on its own GPU, ``est`` its full estimate."""
     price = g.spec.price_per_hour
     par = s.parallelism.model_dump(mode="json")
     return {
-        "gpu": g.id, "gpu_name": g.spec.name, "gpus": lay.gpus, "rank": rank, "fits": True,
+        "gpu": g.id,
+        "gpu_name": g.spec.name,
+        "gpus": lay.gpus,
+        "rank": rank,
+        "fits": True,
         "nodes": ceil_div(lay.gpus, g.hardware.gpus_per_node),
-        "layout": layout_label(par, s.workload.is_training), "parallelism": par,
-        "hardware": s.hardware.model_dump(mode="json"), "per_gpu_total": est.memory.total,
-        "capacity_bytes": est.capacity_bytes, "headroom_bytes": est.headroom_bytes,
-        "peak_phase": est.memory.peak_phase, "price_per_hour": price,
+        "layout": layout_label(par, s.workload.is_training),
+        "parallelism": par,
+        "hardware": s.hardware.model_dump(mode="json"),
+        "per_gpu_total": est.memory.total,
+        "capacity_bytes": est.capacity_bytes,
+        "headroom_bytes": est.headroom_bytes,
+        "peak_phase": est.memory.peak_phase,
+        "price_per_hour": price,
         "total_price_per_hour": None if price is None else price * lay.gpus,
-        **_limits(ev, lay, g.capacity), "notes": [note] if note else [],
+        **_limits(ev, lay, g.capacity),
+        "notes": [note] if note else [],
         **({"workload": {"loss": s.workload.loss}} if s.workload.is_training else {}),
     }
 
@@ -100,8 +112,7 @@ class PlanCancelled(Exception):
     scenario changed under it)."""
 
 
-def _evaluator(s: Scenario, hardware: HardwareSpec, cancel: Callable[[], bool] | None
-               ) -> Evaluator:
+def _evaluator(s: Scenario, hardware: HardwareSpec, cancel: Callable[[], bool] | None) -> Evaluator:
     """An evaluator whose every estimate first asks ``cancel`` (every loop of the search
     estimates, so this bounds the time to stop by one estimate)."""
     ev = Evaluator(s, hardware)
@@ -126,8 +137,9 @@ def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
     return specs
 
 
-def _catalog(s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN,
-             own_node_only: bool = False) -> list[GpuTarget]:
+def _catalog(
+    s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN, own_node_only: bool = False
+) -> list[GpuTarget]:
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
     the memory ``margin`` to keep spare. The scenario's ``gpus_per_node``, when set, applies
     to every GPU, or with ``own_node_only`` to the scenario's GPU only (the others come as
@@ -145,11 +157,21 @@ def _catalog(s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MA
         mine = explicit and (gid == own or not own_node_only)
         return hw.gpus_per_node if mine else spec.gpus_per_node
 
-    return [GpuTarget(gid, effective_gpu(spec, hw.gpu_memory_fraction), HardwareSpec(
-        gpu=spec if spec is hw.gpu else gid, gpus_per_node=node(gid, spec),
-        allow_cross_node_tensor_parallel=hw.allow_cross_node_tensor_parallel,
-        gpu_memory_fraction=hw.gpu_memory_fraction), margin)
-        for gid, spec in specs.items() if wanted is None or gid in wanted]
+    return [
+        GpuTarget(
+            gid,
+            effective_gpu(spec, hw.gpu_memory_fraction),
+            HardwareSpec(
+                gpu=spec if spec is hw.gpu else gid,
+                gpus_per_node=node(gid, spec),
+                allow_cross_node_tensor_parallel=hw.allow_cross_node_tensor_parallel,
+                gpu_memory_fraction=hw.gpu_memory_fraction,
+            ),
+            margin,
+        )
+        for gid, spec in specs.items()
+        if wanted is None or gid in wanted
+    ]
 
 
 Fitted = tuple[Layout, Scenario, Estimate]
@@ -164,14 +186,20 @@ def _fitted(ev: Evaluator, g: GpuTarget, lay: Layout) -> Fitted | None:
     return (lay, s, est) if est.required_bytes <= g.capacity and est.runs else None
 
 
-def search_catalog(s: Scenario, catalog: Sequence[GpuTarget], keep: int, max_gpus: int,
-                   allow_recompute: bool, factory: EvaluatorFactory = Evaluator
-                   ) -> dict[str, tuple[Evaluator, list[Fitted], str | None]]:
+def search_catalog(
+    s: Scenario,
+    catalog: Sequence[GpuTarget],
+    keep: int,
+    max_gpus: int,
+    allow_recompute: bool,
+    factory: EvaluatorFactory = Evaluator,
+) -> dict[str, tuple[Evaluator, list[Fitted], str | None]]:
     """Per GPU: the evaluator used, the ``keep`` best layouts (re-estimated in full on it)
     and a note; one search serves the whole catalog (the peak does not depend on the GPU),
     a GPU whose full estimate disagrees is searched again alone."""
     probe = catalog[0].hardware.model_copy(
-        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
+        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
+    )
     shared = factory(s, probe)
     found, notes = solve(s, catalog, shared, keep, max_gpus, allow_recompute)
     evs = _relax(s, catalog, probe, found, notes, keep, max_gpus, factory)
@@ -187,9 +215,16 @@ def search_catalog(s: Scenario, catalog: Sequence[GpuTarget], keep: int, max_gpu
     return out
 
 
-def _relax(s: Scenario, catalog: Sequence[GpuTarget], probe: HardwareSpec,
-           found: dict[str, list[tuple[tuple[int, ...], Layout]]], notes: dict[str, str],
-           keep: int, max_gpus: int, factory: EvaluatorFactory) -> dict[str, Evaluator]:
+def _relax(
+    s: Scenario,
+    catalog: Sequence[GpuTarget],
+    probe: HardwareSpec,
+    found: dict[str, list[tuple[tuple[int, ...], Layout]]],
+    notes: dict[str, str],
+    keep: int,
+    max_gpus: int,
+    factory: EvaluatorFactory,
+) -> dict[str, Evaluator]:
     """GPUs on which nothing fits are searched again with the techniques the advisor may turn
     on (core/techniques.relaxations: chunked loss, then checkpoint offload), each noted."""
     evs: dict[str, Evaluator] = {}
@@ -212,10 +247,16 @@ def _plan_key(o: dict[str, Any]) -> tuple[Any, ...]:
     return (price is None, price or 0.0, o["gpus"], o["capacity_bytes"], o["gpu"], o["rank"])
 
 
-def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
-         alternatives: int = 0, allow_recompute: bool = False,
-         gpus: Sequence[str] | None = None, margin: float = DEFAULT_MARGIN,
-         cancel: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
+def plan(
+    scenario: dict[str, Any] | Scenario,
+    *,
+    max_gpus: int = MAX_GPUS,
+    alternatives: int = 0,
+    allow_recompute: bool = False,
+    gpus: Sequence[str] | None = None,
+    margin: float = DEFAULT_MARGIN,
+    cancel: Callable[[], bool] | None = None,
+) -> list[dict[str, Any]]:
     """Sizing options, cheapest first (by total price per hour where the GPU has a cloud
     price, then the unpriced ones by GPU count, then the smaller GPU): per GPU the fewest GPUs
     whose per-GPU peak leaves at least ``margin`` of usable memory spare (default 10%, as
@@ -236,12 +277,12 @@ def plan(scenario: dict[str, Any] | Scenario, *, max_gpus: int = MAX_GPUS,
         return []
     keep = 1 + max(0, alternatives)
     options: list[dict[str, Any]] = []
-    by_gpu = search_catalog(s, catalog, keep, max_gpus, allow_recompute,
-                            lambda sc, hw: _evaluator(sc, hw, cancel))
+    by_gpu = search_catalog(
+        s, catalog, keep, max_gpus, allow_recompute, lambda sc, hw: _evaluator(sc, hw, cancel)
+    )
     for g in catalog:
         ev, fitted, note = by_gpu[g.id]
-        options += [_option(ev, g, lay, i, note, sc, est)
-                    for i, (lay, sc, est) in enumerate(fitted, 1)]
+        options += [_option(ev, g, lay, i, note, sc, est) for i, (lay, sc, est) in enumerate(fitted, 1)]
     return sorted(options, key=_plan_key)
 
 
@@ -250,23 +291,42 @@ def plan_text(options: Sequence[dict[str, Any]]) -> str:
     if not options:
         return "No GPU in the catalog fits this scenario with any layout within the search limit."
     inference = "max_batch_size" in options[0]
-    head = ("GPU", "GPUs", "Nodes", "Layout", "Peak/GPU", "Headroom",
-            *(("Max batch", "Max context") if inference else ("Max micro-batch",)), "$/hour")
-    rows = [head] + [(
-        o["gpu_name"] + ("" if o["rank"] == 1 else f" (alt {o['rank'] - 1})"), str(o["gpus"]),
-        str(o["nodes"]), o["layout"], f"{o['per_gpu_total'] / GiB:.1f} GiB",
-        f"{o['headroom_bytes'] / GiB:.1f} GiB",
-        *((str(o["max_batch_size"]), str(o["max_context_tokens"])) if inference
-          else (str(o["max_micro_batch_size"]),)),
-        "-" if o["total_price_per_hour"] is None else f"{o['total_price_per_hour']:,.2f}")
-        for o in options]
+    head = (
+        "GPU",
+        "GPUs",
+        "Nodes",
+        "Layout",
+        "Peak/GPU",
+        "Headroom",
+        *(("Max batch", "Max context") if inference else ("Max micro-batch",)),
+        "$/hour",
+    )
+    rows = [head] + [
+        (
+            o["gpu_name"] + ("" if o["rank"] == 1 else f" (alt {o['rank'] - 1})"),
+            str(o["gpus"]),
+            str(o["nodes"]),
+            o["layout"],
+            f"{o['per_gpu_total'] / GiB:.1f} GiB",
+            f"{o['headroom_bytes'] / GiB:.1f} GiB",
+            *(
+                (str(o["max_batch_size"]), str(o["max_context_tokens"]))
+                if inference
+                else (str(o["max_micro_batch_size"]),)
+            ),
+            "-" if o["total_price_per_hour"] is None else f"{o['total_price_per_hour']:,.2f}",
+        )
+        for o in options
+    ]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) if i in (0, 3) else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
-             for r in rows]
+    lines = [
+        "  ".join(
+            c.ljust(w) if i in (0, 3) else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in rows
+    ]
     lines.insert(1, "-" * len(lines[0]))
     missing = sorted(set(gpu_presets()) - {o["gpu"] for o in options})
     if missing:
         lines.append(f"Not listed (no layout fits within the search limit): {', '.join(missing)}")
-    return "\n".join(lines + sorted({f"Note ({o['gpu']}): {n}" for o in options
-                                     for n in o["notes"]}))
+    return "\n".join(lines + sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]}))

@@ -7,14 +7,13 @@ live in :mod:`gpusizer.core.validate`, so that both raise :class:`ScenarioError`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .checkpoint import CheckpointPrecision
 from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
-from .errors import excerpt
+from .errors import check_id, excerpt
 from .frameworks import FRAMEWORKS, FrameworkProfile
 from .limits import (
     Batch,
@@ -51,8 +50,9 @@ ComputeCapability = Annotated[str, Field(pattern=r"^\d{1,2}\.\d$")]  # CUDA "maj
 class _Spec(BaseModel):
     # Strict: ``true`` is not 1 and ``"4096"`` is not 4096 (a user would not mean either);
     # NaN and infinities are refused (they have no meaning here and are not JSON).
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False, strict=True,
-                              allow_inf_nan=False)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", validate_default=False, strict=True, allow_inf_nan=False
+    )
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
@@ -138,13 +138,6 @@ class ModelSpec(_Spec):
     checkpoint_precision: CheckpointPrecision | None = None
 
 
-def _check_id(value: str, registry: Mapping[str, object], what: str) -> str:
-    """An id of a registry (read at validation time, so registered entries are accepted)."""
-    if value not in registry:
-        raise ValueError(f"unknown {what}; must be one of {', '.join(registry)}; got {value!r}")
-    return value
-
-
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
 
 
@@ -158,8 +151,7 @@ class WorkloadSpec(_Spec):
     training_tokens: TrainingTokens | None = None
     lora_rank: Width = 16
     # a JSON list is the natural spelling of a tuple: not strict
-    lora_targets: tuple[str, ...] = Field(("q", "k", "v", "o", "gate", "up", "down"),
-                                          strict=False)
+    lora_targets: tuple[str, ...] = Field(("q", "k", "v", "o", "gate", "up", "down"), strict=False)
     batch_size: Batch = 1
     prompt_tokens: Tokens = 1024
     generated_tokens: SomeTokens = 256
@@ -175,14 +167,13 @@ class WorkloadSpec(_Spec):
     def _targets(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         bad = [t for t in v if t not in LORA_TARGETS]
         if bad:
-            raise ValueError(f"unknown target {excerpt(bad[0])}; allowed: "
-                             f"{', '.join(LORA_TARGETS)}")
+            raise ValueError(f"unknown target {excerpt(bad[0])}; allowed: {', '.join(LORA_TARGETS)}")
         return tuple(dict.fromkeys(v))
 
     @field_validator("kind")
     @classmethod
     def _kind(cls, v: str) -> str:
-        return _check_id(v, WORKLOAD_KINDS, "workload kind")
+        return check_id(v, WORKLOAD_KINDS, "workload kind")
 
     @property
     def info(self) -> WorkloadKind:
@@ -197,8 +188,6 @@ class WorkloadSpec(_Spec):
     def is_adapter(self) -> bool:
         """LoRA-like: adapters are trained, the base weights frozen."""
         return WORKLOAD_KINDS[self.kind].is_adapter
-
-
 
 
 class PrecisionSpec(_Spec):
@@ -220,7 +209,7 @@ class PrecisionSpec(_Spec):
     @field_validator("quantization_rule")
     @classmethod
     def _rule(cls, v: str | None) -> str | None:
-        return v if v is None else _check_id(v, QUANT_RULES, "quantisation rule")
+        return v if v is None else check_id(v, QUANT_RULES, "quantisation rule")
 
     @field_validator("modules")
     @classmethod
@@ -365,8 +354,9 @@ class TargetsSpec(_Spec):
 
     @property
     def active(self) -> bool:
-        return any(v is not None for v in (self.users, self.min_tokens_per_second_per_user,
-                                           self.max_ttft_seconds))
+        return any(
+            v is not None for v in (self.users, self.min_tokens_per_second_per_user, self.max_ttft_seconds)
+        )
 
 
 class Scenario(_Spec):
@@ -388,7 +378,7 @@ class Scenario(_Spec):
     @field_validator("framework")
     @classmethod
     def _framework(cls, v: str) -> str:
-        return _check_id(v, FRAMEWORKS, "framework")
+        return check_id(v, FRAMEWORKS, "framework")
 
     @property
     def profile(self) -> FrameworkProfile:

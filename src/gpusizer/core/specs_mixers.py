@@ -17,8 +17,9 @@ STATE_DTYPE_IDS = ("fp32", "bf16", "fp16")
 
 class _Frozen(BaseModel):
     # Strict, as core/specs.py: no coercion from booleans or strings, no NaN or infinities.
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_default=False, strict=True,
-                              allow_inf_nan=False)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", validate_default=False, strict=True, allow_inf_nan=False
+    )
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...]) -> str | None:

@@ -49,8 +49,9 @@ class StageActivations(NamedTuple):
 _ACTS: Memo[StageActivations] = Memo(4096)  # with one micro-batch in flight
 
 
-def stage_activations(s: Scenario, arch: Arch, sp: StageParams, in_flight: float,
-                      counts: ParamCounts) -> StageActivations:
+def stage_activations(
+    s: Scenario, arch: Arch, sp: StageParams, in_flight: float, counts: ParamCounts
+) -> StageActivations:
     """Activations of the stage, kept per everything they depend on: sweeps of DP, ZeRO and
     optimizer settings (the advisor, the GUI) reuse them. ``in_flight``: micro-batches the
     stage holds (1F1B); the first stage keeps its layers' activations once per micro-batch
@@ -58,16 +59,28 @@ def stage_activations(s: Scenario, arch: Arch, sp: StageParams, in_flight: float
     p = s.parallelism
     # Keyed by the identity of the (frozen) blocks, which layout variants share: hashing
     # pydantic models would cost more than it saves.
-    key = (id(s.model), id(s.workload), id(s.precision), s.framework, p.tensor, p.pipeline,
-           p.context, p.expert, p.sequence_parallel, p.recompute, p.attention, sp.first,
-           sp.last, p.activation_offload)
+    key = (
+        id(s.model),
+        id(s.workload),
+        id(s.precision),
+        s.framework,
+        p.tensor,
+        p.pipeline,
+        p.context,
+        p.expert,
+        p.sequence_parallel,
+        p.recompute,
+        p.attention,
+        sp.first,
+        sp.last,
+        p.activation_offload,
+    )
     one = _ACTS.get(key, lambda: _compute(s, arch, sp, counts), (s.model, s.workload, s.precision))
     # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
     # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
     if not sp.first:  # its own micro-batch only (x 1.0 changes no float)
         return one
-    return StageActivations(one.gpu * in_flight, one.host * in_flight, one.recompute_layer,
-                            one.top)
+    return StageActivations(one.gpu * in_flight, one.host * in_flight, one.recompute_layer, one.top)
 
 
 def _context(s: Scenario) -> tuple[ActContext, bool]:
@@ -79,12 +92,21 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
     autocast = s.profile.autocast_copies and wb > pb and not DTYPES[prec.weights].quantized
     lora = w.is_adapter
     return ActContext(
-        b=w.micro_batch_size, s=w.sequence_length // p.context, p=pb,
-        r=4.0 if autocast else pb, tp=p.tensor, sp=p.sequence_parallel, recompute=p.recompute,
+        b=w.micro_batch_size,
+        s=w.sequence_length // p.context,
+        p=pb,
+        r=4.0 if autocast else pb,
+        tp=p.tensor,
+        sp=p.sequence_parallel,
+        recompute=p.recompute,
         eager=p.attention == "eager",
-        targets=module_targets(s.model, w.lora_targets) if lora else None, autocast=autocast,
-        adapter_bytes=nbytes(prec.adapters) if lora else 0.0, lora_rank=w.lora_rank,
-        dropout_mask=dropout_mask(s), loss=w.loss, loss_compiled=w.compile_loss,
+        targets=module_targets(s.model, w.lora_targets) if lora else None,
+        autocast=autocast,
+        adapter_bytes=nbytes(prec.adapters) if lora else 0.0,
+        lora_rank=w.lora_rank,
+        dropout_mask=dropout_mask(s),
+        loss=w.loss,
+        loss_compiled=w.compile_loss,
     ), autocast
 
 
@@ -95,12 +117,12 @@ def _per_layer(arch: Arch, ctx: ActContext, megatron: bool) -> tuple[float, floa
     """Bytes one dense and one MoE layer keep: kept per architecture and context, which every
     pipeline depth and both ends share."""
     layer = megatron_layer if megatron else hf_layer
-    return _PER_LAYER.get((id(arch), ctx, megatron),
-                          lambda: (layer(arch, ctx, False), layer(arch, ctx, True)), (arch,))
+    return _PER_LAYER.get(
+        (id(arch), ctx, megatron), lambda: (layer(arch, ctx, False), layer(arch, ctx, True)), (arch,)
+    )
 
 
-def _layers(s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, dense: float,
-            moe: float) -> float:
+def _layers(s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, dense: float, moe: float) -> float:
     """What ``dense`` and ``moe`` layers of the stage keep (the stage's layer mix)."""
     megatron = s.profile.activation_layout == "megatron"
     dense_b, moe_b = _per_layer(arch, ctx, megatron)
@@ -115,14 +137,12 @@ def _layers(s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, dense: fl
     return per / s.parallelism.tensor
 
 
-def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts
-             ) -> StageActivations:
+def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> StageActivations:
     """The stage's activations with one micro-batch in flight."""
     p = s.parallelism
     ctx, autocast = _context(s)
     megatron = s.profile.activation_layout == "megatron"
-    per = _layers(s, arch, ctx, sp, sp.dense_layers, sp.moe_layers) + _hybrid(arch, ctx, sp,
-                                                                              megatron)
+    per = _layers(s, arch, ctx, sp, sp.dense_layers, sp.moe_layers) + _hybrid(arch, ctx, sp, megatron)
     if megatron:
         top = megatron_top(arch, ctx, sp.first, sp.last)
     else:
@@ -133,12 +153,15 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts
             # under full recompute the layers' copies go with the layer (recast in backward).
             head = counts.lm_head or counts.embedding  # a tied head casts the embedding
             top += (ctx.p * sp.matrices if p.recompute != "full" else 0.0) + (
-                ctx.p * head / p.tensor if sp.last else 0.0)
+                ctx.p * head / p.tensor if sp.last else 0.0
+            )
     rebuilt = 0.0
     if p.recompute == "full" and sp.layers:  # the heaviest layer, as without recompute
         full = replace(ctx, recompute="none")
-        rebuilt = max(_layers(s, arch, full, sp, 1, 0) if sp.dense_layers else 0.0,
-                      _layers(s, arch, full, sp, 0, 1) if sp.moe_layers else 0.0)
+        rebuilt = max(
+            _layers(s, arch, full, sp, 1, 0) if sp.dense_layers else 0.0,
+            _layers(s, arch, full, sp, 0, 1) if sp.moe_layers else 0.0,
+        )
     gpu, host = offload_split(p.activation_offload, per, top, sp.layers)
     return StageActivations(gpu, host, rebuilt, top)
 
@@ -149,5 +172,4 @@ def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> flo
     if not (arch.mixer_layers or arch.mlp_free_layers):
         return 0.0
     share = sp.layers / arch.layers
-    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share,
-                        megatron)
+    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share, megatron)

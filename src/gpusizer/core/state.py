@@ -25,8 +25,9 @@ from .frameworks import FrameworkProfile
 from .mixers import state_shapes
 
 
-def state_bytes_per_sequence(arch: Arch, profile: FrameworkProfile, activations: str,
-                             tp: int = 1, pp: int = 1) -> tuple[float, float]:
+def state_bytes_per_sequence(
+    arch: Arch, profile: FrameworkProfile, activations: str, tp: int = 1, pp: int = 1
+) -> tuple[float, float]:
     """(conv state, recurrent state) bytes one sequence holds on the heaviest GPU: all
     recurrent layers of a pipeline stage (ceil(layers / pp) of each kind), split over TP."""
     conv = recurrent = 0.0
@@ -40,8 +41,7 @@ def state_bytes_per_sequence(arch: Arch, profile: FrameworkProfile, activations:
     return conv, recurrent
 
 
-def state_bytes(arch: Arch, profile: FrameworkProfile, activations: str, tp: int = 1,
-                pp: int = 1) -> float:
+def state_bytes(arch: Arch, profile: FrameworkProfile, activations: str, tp: int = 1, pp: int = 1) -> float:
     """Conv + recurrent state bytes per sequence on the heaviest GPU (0 for a transformer)."""
     conv, recurrent = state_bytes_per_sequence(arch, profile, activations, tp, pp)
     return conv + recurrent

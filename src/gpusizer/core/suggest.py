@@ -24,5 +24,8 @@ def did_you_mean(typed: object, ids: Iterable[str]) -> str:
     near = nearest(typed, ids)
     if not near:
         return ""
-    return "; did you mean " + (" or ".join([", ".join(near[:-1]), near[-1]]) if len(near) > 1
-                                else near[0]) + "?"
+    return (
+        "; did you mean "
+        + (" or ".join([", ".join(near[:-1]), near[-1]]) if len(near) > 1 else near[0])
+        + "?"
+    )

@@ -89,14 +89,21 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
     # (core/inference.py's growing cache) applies only to what allocates as it goes.
     grows = base.workload.is_training or base.profile.memory_rule == "transformers"
     if axis in ("sequence_length", "batch_size") and grows:
-        fast = (training_sweep(base, lambda sc, v: vary(sc, axis, v), values)
-                if base.workload.is_training else inference_sweep(base, axis, values))
+        fast = (
+            training_sweep(base, lambda sc, v: vary(sc, axis, v), values)
+            if base.workload.is_training
+            else inference_sweep(base, axis, values)
+        )
         if fast is not None:
             comps_np, totals_np = fast
-            return SweepResult(axis, tuple(int(v) for v in values),
-                               {c: tuple(int(x) for x in a) for c, a in comps_np.items()},
-                               tuple(int(t) for t in totals_np), capacity,
-                               (True,) * len(values))
+            return SweepResult(
+                axis,
+                tuple(int(v) for v in values),
+                {c: tuple(int(x) for x in a) for c, a in comps_np.items()},
+                tuple(int(t) for t in totals_np),
+                capacity,
+                (True,) * len(values),
+            )
     comps: dict[str, list[int]] = {c: [] for c in COMPONENTS}
     totals: list[int] = []
     valid: list[bool] = []
@@ -116,6 +123,11 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
         totals.append(mem.total)
         for c in COMPONENTS:
             comps[c].append(getattr(mem, c))
-    return SweepResult(axis, tuple(int(v) for v in values),
-                       {c: tuple(x) for c, x in comps.items()}, tuple(totals), capacity,
-                       tuple(valid))
+    return SweepResult(
+        axis,
+        tuple(int(v) for v in values),
+        {c: tuple(x) for c, x in comps.items()},
+        tuple(totals),
+        capacity,
+        tuple(valid),
+    )

@@ -29,13 +29,16 @@ PHASES = ("forward", "backward", "backward_end", "optimizer_step", "recompute")
 def _lagrange(xs: Sequence[float], ys: Sequence[float], x: np.ndarray) -> np.ndarray:
     x0, x1, x2 = xs
     y0, y1, y2 = ys
-    return (y0 * (x - x1) * (x - x2) / ((x0 - x1) * (x0 - x2))
-            + y1 * (x - x0) * (x - x2) / ((x1 - x0) * (x1 - x2))
-            + y2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1)))
+    return (
+        y0 * (x - x1) * (x - x2) / ((x0 - x1) * (x0 - x2))
+        + y1 * (x - x0) * (x - x2) / ((x1 - x0) * (x1 - x2))
+        + y2 * (x - x0) * (x - x1) / ((x2 - x0) * (x2 - x1))
+    )
 
 
-def _stage_curves(samples: list[Phases], xs: list[float], x: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _stage_curves(
+    samples: list[Phases], xs: list[float], x: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(tensor peak, activations, temporary at the peak, peak-phase index) at every x."""
     phases = [k for k in PHASES if k in samples[0].totals]
     totals = np.vstack([_lagrange(xs, [p.totals[k] for p in samples], x) for k in phases])
@@ -46,8 +49,9 @@ def _stage_curves(samples: list[Phases], xs: list[float], x: np.ndarray
     return totals[idx, cols], acts, temps[idx, cols], idx
 
 
-def training_sweep(s: Scenario, vary, values: Sequence[int]
-                   ) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
+def training_sweep(
+    s: Scenario, vary, values: Sequence[int]
+) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
     """Components and totals (bytes) at each value, or None when the fast path does not apply
     (fewer than three distinct values, context parallelism, inference, a term that is not one
     polynomial over the range: core/techniques.polynomial_between)."""
@@ -70,8 +74,12 @@ def training_sweep(s: Scenario, vary, values: Sequence[int]
             best = (samples[0], peak, acts, temp)
         else:
             take = peak > best[1]
-            best = (best[0], np.where(take, peak, best[1]), np.where(take, acts, best[2]),
-                    np.where(take, temp, best[3]))
+            best = (
+                best[0],
+                np.where(take, peak, best[1]),
+                np.where(take, acts, best[2]),
+                np.where(take, temp, best[3]),
+            )
     assert best is not None
     ref, peak, acts, temp = best
     fraction = allocator_fraction(s.profile, s.overhead)
@@ -86,15 +94,17 @@ def training_sweep(s: Scenario, vary, values: Sequence[int]
     return comps, np.floor(peak) + over
 
 
-def inference_sweep(s: Scenario, axis: str, values: Sequence[int]
-                    ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def inference_sweep(
+    s: Scenario, axis: str, values: Sequence[int]
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """Inference components and totals at each prompt length or batch size (vectorised)."""
     x = np.asarray(values, dtype=float)
     w = s.workload
     batch = x if axis == "batch_size" else float(w.batch_size)
     prompt = x if axis == "sequence_length" else float(w.prompt_tokens)
     weights, kv, acts, logits = inference_components(
-        s, resolve(s.model), count_parameters(s.model), batch, prompt)
+        s, resolve(s.model), count_parameters(s.model), batch, prompt
+    )
     comps = {c: np.zeros(x.size) for c in COMPONENTS}
     comps["weights"][:] = int(weights)
     comps["kv_cache"] = np.floor(kv + 0 * x)

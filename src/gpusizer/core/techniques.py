@@ -57,8 +57,7 @@ class StepExtras(NamedTuple):
     top: float = 0.0  # activations outside the layers (one micro-batch), freed before it
 
 
-def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float
-                ) -> tuple[float, float]:
+def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:
     """(forward, backward) transient bytes of the logits and loss on the last stage
     (core/loss.py). Megatron: vocab-parallel fused cross entropy, fp32 gradient of the local
     logits (4·T·V/t)."""
@@ -73,8 +72,7 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float
     return transients(arch, w.loss, w.compile_loss, w.loss_chunks, tokens, vocab, pb, head_grad)
 
 
-def offload_split(mode: str, layers_bytes: float, top: float, layers: int
-                  ) -> tuple[float, float]:
+def offload_split(mode: str, layers_bytes: float, top: float, layers: int) -> tuple[float, float]:
     """(GPU, host) activation bytes: offloading moves the layers' saved tensors to host RAM and
     keeps one layer's in flight; what is outside the layers stays (module docstring)."""
     if mode == "none" or layers <= 0:
@@ -82,13 +80,13 @@ def offload_split(mode: str, layers_bytes: float, top: float, layers: int
     return top + layers_bytes / layers, layers_bytes
 
 
-def step_phases(temps: dict[str, float], persistent: float, extra: StepExtras, foreach: bool
-                ) -> dict[str, float]:
+def step_phases(
+    temps: dict[str, float], persistent: float, extra: StepExtras, foreach: bool
+) -> dict[str, float]:
     """Temporaries with the optimizer step inside backward: at the end of backward one tensor's
     gradient, its single-tensor step copy and its paged states; no step phase of its own."""
     out = dict(temps)
-    out["backward_end"] += extra.largest_grad + extra.page_in + (
-        extra.largest_param if foreach else 0.0)
+    out["backward_end"] += extra.largest_grad + extra.page_in + (extra.largest_param if foreach else 0.0)
     out["optimizer_step"] = persistent
     return out
 
@@ -121,16 +119,20 @@ def check_techniques(s: Scenario) -> None:
     if not w.is_training:
         return
     if p.activation_offload == "checkpoints" and p.recompute != "full":
-        raise ScenarioError("parallelism.activation_offload",
-                            "'checkpoints' offloads the checkpointed layer inputs: it needs "
-                            "parallelism.recompute 'full' (or choose 'all' or 'none')")
+        raise ScenarioError(
+            "parallelism.activation_offload",
+            "'checkpoints' offloads the checkpointed layer inputs: it needs "
+            "parallelism.recompute 'full' (or choose 'all' or 'none')",
+        )
     if p.optimizer_in_backward:
         micro = w.global_batch_size or w.micro_batch_size * p.data * p.pipeline
         if micro // (w.micro_batch_size * p.data) > 1:
-            raise ScenarioError("parallelism.optimizer_in_backward",
-                                "steps each tensor as its gradient is ready, so it cannot "
-                                "accumulate gradients: set global_batch_size to "
-                                "micro_batch_size x data, or turn it off")
+            raise ScenarioError(
+                "parallelism.optimizer_in_backward",
+                "steps each tensor as its gradient is ready, so it cannot "
+                "accumulate gradients: set global_batch_size to "
+                "micro_batch_size x data, or turn it off",
+            )
 
 
 def polynomial_between(s: Scenario, lo: int, hi: int) -> bool:
@@ -158,23 +160,33 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
         return ()
     out = [line for line in (_loss_line(s),) if line and s.profile.activation_layout != "megatron"]
     if w.is_adapter and w.lora_dropout > 0:
-        out.append(f"LoRA dropout {w.lora_dropout:g}: each targeted module keeps its dropout "
-                   "output and a 1-byte mask (CUDA)")
+        out.append(
+            f"LoRA dropout {w.lora_dropout:g}: each targeted module keeps its dropout "
+            "output and a 1-byte mask (CUDA)"
+        )
     if kbit_prepared(s):
-        out.append("prepare_model_for_kbit_training: embedding, norms and LM head in fp32, "
-                   "fp32 residual stream")
+        out.append(
+            "prepare_model_for_kbit_training: embedding, norms and LM head in fp32, fp32 residual stream"
+        )
     if p.optimizer_in_backward:
         out.append("optimizer step in backward: no gradient set is kept")
     opt = optimizer_kind(s)
     if opt.eight_bit:
-        out.append(f"8-bit optimizer states: fp32 absmax per {BLOCK_8BIT} values, fp32 states "
-                   f"for tensors under {MIN_8BIT_SIZE:,} elements")
+        out.append(
+            f"8-bit optimizer states: fp32 absmax per {BLOCK_8BIT} values, fp32 states "
+            f"for tensors under {MIN_8BIT_SIZE:,} elements"
+        )
     if opt.paged:
-        out.append("paged optimizer states in unified memory: counted in host RAM, not in the "
-                   "GPU peak; the largest tensor's states are paged in at its update")
+        out.append(
+            "paged optimizer states in unified memory: counted in host RAM, not in the "
+            "GPU peak; the largest tensor's states are paged in at its update"
+        )
     if p.activation_offload != "none":
-        what = "checkpointed layer inputs" if p.activation_offload == "checkpoints" else \
-            "saved activations of the layers"
+        what = (
+            "checkpointed layer inputs"
+            if p.activation_offload == "checkpoints"
+            else "saved activations of the layers"
+        )
         out.append(f"activation offload: {what} in host RAM, one layer in flight on the GPU")
     if s.profile.fp32_step_gradients and p.zero_stage in (1, 2):
         out.append("DeepSpeed fp32 gradient partition at the step")
@@ -188,8 +200,12 @@ def host_block(s: Scenario, mem: Memory) -> dict[str, Any]:
     node's RAM (``hardware.host_memory_bytes``) holds it (null when it is not given)."""
     per_node = mem.host_memory * min(s.parallelism.gpus, s.hardware.gpus_per_node)
     cap = s.hardware.host_memory_bytes
-    return {"per_gpu_bytes": mem.host_memory, "per_node_bytes": per_node,
-            "capacity_bytes": cap, "fits": None if cap is None else per_node <= cap}
+    return {
+        "per_gpu_bytes": mem.host_memory,
+        "per_node_bytes": per_node,
+        "capacity_bytes": cap,
+        "fits": None if cap is None else per_node <= cap,
+    }
 
 
 def host_note(s: Scenario, mem: Memory) -> str | None:
@@ -197,8 +213,10 @@ def host_note(s: Scenario, mem: Memory) -> str | None:
     block = host_block(s, mem)
     if block["fits"] is not False:
         return None
-    return (f"host RAM does not suffice: {block['per_node_bytes'] / GiB:.1f} GiB needed per "
-            f"node, {block['capacity_bytes'] / GiB:.1f} GiB set in hardware.host_memory_bytes")
+    return (
+        f"host RAM does not suffice: {block['per_node_bytes'] / GiB:.1f} GiB needed per "
+        f"node, {block['capacity_bytes'] / GiB:.1f} GiB set in hardware.host_memory_bytes"
+    )
 
 
 def relaxations(s: Scenario) -> list[tuple[Scenario, str]]:
@@ -209,14 +227,20 @@ def relaxations(s: Scenario) -> list[tuple[Scenario, str]]:
     out: list[tuple[Scenario, str]] = []
     cur, done = s, []
     if s.workload.loss == "full" and s.profile.activation_layout == "huggingface":
-        cur = cur.model_copy(update={"workload": cur.workload.model_copy(
-            update={"loss": "chunked"})})
+        cur = cur.model_copy(update={"workload": cur.workload.model_copy(update={"loss": "chunked"})})
         done.append("the chunked cross-entropy (workload.loss = 'chunked')")
         out.append((cur, f"turned on {done[-1]}: nothing fits as set"))
     if s.parallelism.activation_offload == "none":
-        cur = cur.model_copy(update={"parallelism": cur.parallelism.model_copy(
-            update={"recompute": "full", "activation_offload": "checkpoints"})})
-        done.append("checkpoint offload (parallelism.recompute = 'full', activation_offload "
-                    "= 'checkpoints': layer inputs in host RAM)")
+        cur = cur.model_copy(
+            update={
+                "parallelism": cur.parallelism.model_copy(
+                    update={"recompute": "full", "activation_offload": "checkpoints"}
+                )
+            }
+        )
+        done.append(
+            "checkpoint offload (parallelism.recompute = 'full', activation_offload "
+            "= 'checkpoints': layer inputs in host RAM)"
+        )
         out.append((cur, f"turned on {' and '.join(done)}: nothing fits as set"))
     return out

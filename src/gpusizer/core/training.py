@@ -43,8 +43,9 @@ class Layout(NamedTuple):
     accumulate: bool  # gradients outlive one micro-batch
 
 
-def in_flight(pipeline: int, data: int, virtual_stages: int, micro_batch: int,
-              global_batch: int | None) -> tuple[float, int]:
+def in_flight(
+    pipeline: int, data: int, virtual_stages: int, micro_batch: int, global_batch: int | None
+) -> tuple[float, int]:
     """(micro-batches the first stage holds, micro-batches per step). In flight under 1F1B:
     min(PP, micro-batches); interleaving multiplies by 1 + (p-1)/(p·v) (Korthikanti et al.
     2022 §4.2.3). Never grows with ``data`` (the layout search's bounds rely on it)."""
@@ -60,13 +61,11 @@ def layout(s: Scenario, data: int | None = None) -> Layout:
     instead of the scenario's when given)."""
     p, w = s.parallelism, s.workload
     data = p.data if data is None else data
-    flight, micro = in_flight(p.pipeline, data, p.virtual_stages, w.micro_batch_size,
-                              w.global_batch_size)
+    flight, micro = in_flight(p.pipeline, data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)
     return Layout(p.tensor, p.pipeline, data * p.context, flight, micro > 1)
 
 
-def _weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams,
-                  lora_params: float) -> float:
+def _weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, lora_params: float) -> float:
     """Base weights under the format's quantisation rule (core/quant_rules.py: NF4/GPTQ/AWQ
     compress the layer matrices, norms, embeddings and LM head stay 16-bit), plus adapters."""
     base = stage_weight_bytes(s, arch, counts, sp, base_weight_dtype(s))
@@ -91,14 +90,14 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
     LoRA counts the adapters of this stage's layers (and the head's on the last stage)."""
     w = s.workload
     if w.is_adapter:
-        params, tensors = lora_stage(s.model, w.lora_rank, w.lora_targets, sp.dense_layers,
-                                     sp.moe_layers, sp.last)
+        params, tensors = lora_stage(
+            s.model, w.lora_rank, w.lora_targets, sp.dense_layers, sp.moe_layers, sp.last
+        )
         return params / s.parallelism.tensor, nbytes(s.precision.adapters), tensors
     return sp.total, nbytes(s.precision.weights), 0
 
 
-def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, first: bool
-                 ) -> tuple[Memory, int]:
+def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> tuple[Memory, int]:
     """Memory of one GPU on the first or last pipeline stage; returns (memory, tensor peak)."""
     ph = stage_phases(s, arch, counts, first)
     phase, total = peak_of(ph)
@@ -122,14 +121,18 @@ _UNSHARDED: Memo[_Unsharded] = Memo(4096)
 
 def _unsharded(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) -> _Unsharded:
     """Kept per stage, workload, precision and framework: the advisor varies DP and ZeRO."""
+
     def compute() -> _Unsharded:
         trainable, train_b, lora_tensors = _trainable(s, sp)
         lora_local = trainable if s.workload.is_adapter else 0.0
         weights = _weight_bytes(s, arch, counts, sp, lora_local) + base_extra_bytes(
-            s, arch, sp, base_weight_dtype(s))
+            s, arch, sp, base_weight_dtype(s)
+        )
         classes = tensor_classes(s, arch, counts, sp)
-        return _Unsharded(trainable, train_b, lora_tensors, weights, classes,
-                          state_bytes(s, arch, trainable, classes))
+        return _Unsharded(
+            trainable, train_b, lora_tensors, weights, classes, state_bytes(s, arch, trainable, classes)
+        )
+
     key = (id(sp), id(s.workload), id(s.precision), s.framework, s.parallelism.tensor)
     return _UNSHARDED.get(key, compute, (sp, s.workload, s.precision))
 
@@ -175,17 +178,19 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
     gathered = 0.0
     if par.zero_stage >= 3:  # DeepSpeed docs: 4 x largest layer (16-bit params + grads)
         # LoRA: the gathered base layer is frozen, so no gradient of it is reduced
-        gathered = sp.largest_layer * (2 * nbytes(base_weight_dtype(s))
-                                       + (0.0 if s.workload.is_adapter else u.train_b))
-    foreach = s.profile.foreach_scratch and not par.offload_optimizer \
-        and optimizer_kind(s).foreach
+        gathered = sp.largest_layer * (
+            2 * nbytes(base_weight_dtype(s)) + (0.0 if s.workload.is_adapter else u.train_b)
+        )
+    foreach = s.profile.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
     opt, paged = _optimizer_states(s, sp, u, master)
-    return _Stage(sp, u, expert_w, expert_p, grad_b, master, head_grad, fwd_t, bwd_t,
-                  gathered, foreach, opt, paged)
+    return _Stage(
+        sp, u, expert_w, expert_p, grad_b, master, head_grad, fwd_t, bwd_t, gathered, foreach, opt, paged
+    )
 
 
-def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool,
-                 data: int | None = None) -> Phases:
+def stage_phases(
+    s: Scenario, arch: Arch, counts: ParamCounts, first: bool, data: int | None = None
+) -> Phases:
     """Bytes alive in each phase on one GPU of the first or last pipeline stage; ``data``: the
     DP degree to take instead of the scenario's (the layout search varies only that, so what
     does not depend on it is kept per scenario then)."""
@@ -207,19 +212,29 @@ def stage_phases(s: Scenario, arch: Arch, counts: ParamCounts, first: bool,
     opt, opt_host = _optimizer(par, st.opt, st.paged, shard)
     act = stage_activations(s, arch, sp, lay.in_flight, counts)
     stepped = trainable / shard if par.zero_stage >= 1 else trainable
-    fp32_step = par.zero_stage in (1, 2) and s.profile.fp32_step_gradients and st.grad_b < 4 \
-        and st.master == 4 and not par.offload_optimizer
+    fp32_step = (
+        par.zero_stage in (1, 2)
+        and s.profile.fp32_step_gradients
+        and st.grad_b < 4
+        and st.master == 4
+        and not par.offload_optimizer
+    )
     extra = StepExtras(
-        host=host + opt_host + act.host, recompute_layer=act.recompute_layer, top=act.top,
+        host=host + opt_host + act.host,
+        recompute_layer=act.recompute_layer,
+        top=act.top,
         page_in=u.states.page_in if not par.offload_optimizer else 0.0,
-        largest_grad=u.classes.largest * st.grad_b, largest_param=u.classes.largest * train_b,
-        fp32_grads=4 * stepped if fp32_step else 0.0, head_grad=st.head_grad)
-    return _phases(s, st, lay, weights, grads, opt, act.gpu, stepped, extra,
-                   par.data if data is None else data)
+        largest_grad=u.classes.largest * st.grad_b,
+        largest_param=u.classes.largest * train_b,
+        fp32_grads=4 * stepped if fp32_step else 0.0,
+        head_grad=st.head_grad,
+    )
+    return _phases(
+        s, st, lay, weights, grads, opt, act.gpu, stepped, extra, par.data if data is None else data
+    )
 
 
-def _optimizer_states(s: Scenario, sp: StageParams, u: _Unsharded, master: float
-                      ) -> tuple[float, float]:
+def _optimizer_states(s: Scenario, sp: StageParams, u: _Unsharded, master: float) -> tuple[float, float]:
     """(optimizer states and master weights, their paged share) before ZeRO."""
     opt, paged = u.states.states + u.trainable * master, u.states.paged
     if s.profile.step_counters and optimizer_kind(s).step_counter:
@@ -227,8 +242,7 @@ def _optimizer_states(s: Scenario, sp: StageParams, u: _Unsharded, master: float
     return opt, paged
 
 
-def _optimizer(par: ParallelismSpec, opt: float, paged: float, shard: float
-               ) -> tuple[float, float]:
+def _optimizer(par: ParallelismSpec, opt: float, paged: float, shard: float) -> tuple[float, float]:
     """(GPU, host) bytes of the optimizer states and master weights after ZeRO: offloaded to
     the CPU, or paged into unified memory (core/optimizers.py), they live in host RAM."""
     if par.zero_stage >= 1:
@@ -257,8 +271,18 @@ def _gradient_bytes(s: Scenario, train_b: float) -> float:
     return nbytes(prec.gradients)
 
 
-def _phases(s: Scenario, st: _Stage, lay: Layout, weights: float, grads: float, opt: float,
-            acts: float, trainable: float, extra: StepExtras, data: int) -> Phases:
+def _phases(
+    s: Scenario,
+    st: _Stage,
+    lay: Layout,
+    weights: float,
+    grads: float,
+    opt: float,
+    acts: float,
+    trainable: float,
+    extra: StepExtras,
+    data: int,
+) -> Phases:
     """``trainable`` is the parameter count this GPU's optimizer steps (after ZeRO).
 
     Forward end (logits live), backward start (loss gradient live), backward end (all
@@ -273,19 +297,32 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, weights: float, grads: float, 
     scratch = trainable * st.u.train_b if foreach else 0.0  # foreach step over this GPU's params
     kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
-    temps = {"forward": fwd_t + gathered + persistent, "backward": bwd_t + gathered + persistent,
-             "backward_end": gathered + persistent,
-             "optimizer_step": scratch + persistent + extra.fp32_grads + extra.page_in}
+    temps = {
+        "forward": fwd_t + gathered + persistent,
+        "backward": bwd_t + gathered + persistent,
+        "backward_end": gathered + persistent,
+        "optimizer_step": scratch + persistent + extra.fp32_grads + extra.page_in,
+    }
     if par.optimizer_in_backward:
         temps = step_phases(temps, persistent, extra, foreach)
         grads = kept = 0.0
     if extra.recompute_layer:  # full recompute rebuilds one layer in backward, after the loss
         temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent
-    totals = {"forward": base + kept + acts + temps["forward"],
-              "backward": base + kept + acts + temps["backward"],
-              "backward_end": base + grads + temps["backward_end"],
-              "optimizer_step": base + grads + temps["optimizer_step"]}
+    totals = {
+        "forward": base + kept + acts + temps["forward"],
+        "backward": base + kept + acts + temps["backward"],
+        "backward_end": base + grads + temps["backward_end"],
+        "optimizer_step": base + grads + temps["optimizer_step"],
+    }
     if "recompute" in temps:  # the loss's saved tensors are gone by then
         totals["recompute"] = base + kept + acts - extra.top + temps["recompute"]
-    return Phases(weights, grads, opt, acts, totals, temps, bool(kept)
-                  or prof.persistent_gradients or lay.accumulate, extra.host)
+    return Phases(
+        weights,
+        grads,
+        opt,
+        acts,
+        totals,
+        temps,
+        bool(kept) or prof.persistent_gradients or lay.accumulate,
+        extra.host,
+    )

@@ -21,7 +21,7 @@ def check_model(spec: ModelSpec) -> None:
             raise ScenarioError(
                 "model",
                 "give a preset, a full architecture (layers, hidden_size, attention_heads, ...) "
-                "or {\"name\", \"parameters\"}",
+                'or {"name", "parameters"}',
             )
         return
     for field in ("hidden_size", "attention_heads", "vocab_size"):
@@ -31,8 +31,7 @@ def check_model(spec: ModelSpec) -> None:
     if spec.head_dim is None and spec.mla is None and arch.hidden % arch.heads:
         raise ScenarioError(
             "model.head_dim",
-            f"hidden_size ({arch.hidden}) is not divisible by attention_heads ({arch.heads}); "
-            "give head_dim",
+            f"hidden_size ({arch.hidden}) is not divisible by attention_heads ({arch.heads}); give head_dim",
         )
     if arch.heads % arch.kv_heads:
         raise ScenarioError(
@@ -51,16 +50,18 @@ def _check_hybrid(spec: ModelSpec) -> None:
     """Recurrent layers fit in the model; MLP-free layers come off the dense layers."""
     arch = resolve(spec)
     if arch.mixer_layers > arch.layers:
-        raise ScenarioError("model.linear_attention.layers",
-                            f"linear_attention.layers + mamba.layers at most layers "
-                            f"({arch.layers}); got {arch.mixer_layers}")
+        raise ScenarioError(
+            "model.linear_attention.layers",
+            f"linear_attention.layers + mamba.layers at most layers ({arch.layers}); got {arch.mixer_layers}",
+        )
     if spec.sliding_window_layers > arch.attention_layers:
-        raise ScenarioError("model.sliding_window_layers",
-                            f"at most the attention layers ({arch.attention_layers})")
-    if spec.mlp_layers is not None and not \
-            arch.moe_layers <= spec.mlp_layers <= arch.layers:
-        raise ScenarioError("model.mlp_layers", f"between the MoE layers ({arch.moe_layers}) "
-                            f"and layers ({arch.layers})")
+        raise ScenarioError(
+            "model.sliding_window_layers", f"at most the attention layers ({arch.attention_layers})"
+        )
+    if spec.mlp_layers is not None and not arch.moe_layers <= spec.mlp_layers <= arch.layers:
+        raise ScenarioError(
+            "model.mlp_layers", f"between the MoE layers ({arch.moe_layers}) and layers ({arch.layers})"
+        )
 
 
 def check_parallelism(s: Scenario) -> None:
@@ -78,8 +79,8 @@ def check_parallelism(s: Scenario) -> None:
         )
     if p.tensor < arch.kv_heads and arch.kv_heads % p.tensor:
         raise ScenarioError(
-            "parallelism.tensor", f"must divide kv_heads ({arch.kv_heads}); "
-            f"allowed: {_divisors(arch.kv_heads)}",
+            "parallelism.tensor",
+            f"must divide kv_heads ({arch.kv_heads}); allowed: {_divisors(arch.kv_heads)}",
         )
     if p.pipeline > arch.layers:
         raise ScenarioError("parallelism.pipeline", f"at most layers ({arch.layers})")
@@ -124,12 +125,10 @@ def check_framework(s: Scenario) -> None:
     w, prof = s.workload, s.profile
     if w.is_training and not prof.trains:
         trainers = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains)
-        raise ScenarioError("framework", f"{s.framework} serves models; for training choose "
-                            f"{trainers}")
+        raise ScenarioError("framework", f"{s.framework} serves models; for training choose {trainers}")
     if w.info.quantised_base and s.parallelism.zero_stage == 3 and not prof.quantised_base_zero3:
         able = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains and p.quantised_base_zero3)
-        raise ScenarioError("framework", f"{w.info.label} under ZeRO-3 needs {able}, not "
-                            f"{s.framework}")
+        raise ScenarioError("framework", f"{w.info.label} under ZeRO-3 needs {able}, not {s.framework}")
 
 
 def check_serving(s: Scenario) -> None:
@@ -141,8 +140,10 @@ def check_serving(s: Scenario) -> None:
     if version not in allowed:
         raise ScenarioError(
             "serving.engine_version",
-            f"{s.profile.label} has no versions to choose" if not allowed else
-            f"must be one of {', '.join(allowed)} for {s.profile.label}; got {version!r}")
+            f"{s.profile.label} has no versions to choose"
+            if not allowed
+            else f"must be one of {', '.join(allowed)} for {s.profile.label}; got {version!r}",
+        )
 
 
 def check_workload(s: Scenario) -> None:

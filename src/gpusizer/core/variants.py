@@ -35,9 +35,14 @@ def variant_list() -> list[tuple[str, str, str, str]]:
     for kind in WORKLOAD_KINDS.values():
         many = len(kind.variant_weights) > 1
         for w in kind.variant_weights:
-            out.append((f"{kind.id}_{w}" if many else kind.id,
-                        f"{kind.short_label} {w.upper()}" if many else kind.short_label,
-                        kind.id, w))
+            out.append(
+                (
+                    f"{kind.id}_{w}" if many else kind.id,
+                    f"{kind.short_label} {w.upper()}" if many else kind.short_label,
+                    kind.id,
+                    w,
+                )
+            )
     return out
 
 
@@ -83,18 +88,25 @@ def variant_scenario(base: Scenario, kind: str, weights: str) -> Scenario:
     if not base.profile.fits(info):  # vLLM / llama.cpp only serve: train the default way
         framework = frameworks_for(info)[0].id
     p = base.parallelism  # the training techniques stay (loss, offload, step in backward)
-    par = ParallelismSpec(recompute=p.recompute, attention=p.attention,
-                          optimizer_in_backward=p.optimizer_in_backward,
-                          activation_offload=p.activation_offload)
+    par = ParallelismSpec(
+        recompute=p.recompute,
+        attention=p.attention,
+        optimizer_in_backward=p.optimizer_in_backward,
+        activation_offload=p.activation_offload,
+    )
     # Reset global_batch_size: with one GPU it would mean gradient accumulation the user
     # chose for a cluster, not for this single-GPU comparison.
     work = base.workload.model_copy(update={"kind": kind, "global_batch_size": None})
     # the recipe's precisions: the defaults, or the profile's (torchtune: bf16, no master)
     defaults = {f: v for b, f, v in FRAMEWORKS[framework].scenario_defaults if b == "precision"}
-    return base.model_copy(update={
-        "workload": work, "parallelism": par, "framework": framework,
-        "precision": PrecisionSpec.model_validate({**defaults, "weights": weights}),
-    })
+    return base.model_copy(
+        update={
+            "workload": work,
+            "parallelism": par,
+            "framework": framework,
+            "precision": PrecisionSpec.model_validate({**defaults, "weights": weights}),
+        }
+    )
 
 
 def _bar(key: str, label: str, est: Estimate) -> VariantBar:
@@ -104,8 +116,13 @@ def _bar(key: str, label: str, est: Estimate) -> VariantBar:
     s = est.scenario
     nominal = est.parameters_total * nbytes(s.precision.weights)
     return VariantBar(
-        key=key, label=label, kind=s.workload.kind, weights_dtype=s.precision.weights,
-        parts=parts, at_peak=at_peak, total=int(mem.total),
+        key=key,
+        label=label,
+        kind=s.workload.kind,
+        weights_dtype=s.precision.weights,
+        parts=parts,
+        at_peak=at_peak,
+        total=int(mem.total),
         model_states=parts["weights"] + parts["gradients"] + parts["optimizer"],
         nominal_weights=round(nominal),
         gpus_needed=max(1, math.ceil(mem.total / est.capacity_bytes)),
@@ -128,7 +145,11 @@ def variants(scenario: Scenario | dict) -> Variants:
         raise ScenarioError("model", "no training or inference variant can be estimated")
     one = ests[0]
     return Variants(
-        model_name=base.model.name, parameters=one.parameters_total, gpu_name=one.gpu.name,
-        capacity_bytes=one.capacity_bytes, memory_as_sold_gb=one.gpu.memory_gb_as_sold,
-        gpus_per_node=base.hardware.gpus_per_node, bars=tuple(bars),
+        model_name=base.model.name,
+        parameters=one.parameters_total,
+        gpu_name=one.gpu.name,
+        capacity_bytes=one.capacity_bytes,
+        memory_as_sold_gb=one.gpu.memory_gb_as_sold,
+        gpus_per_node=base.hardware.gpus_per_node,
+        bars=tuple(bars),
     )

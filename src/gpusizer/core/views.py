@@ -29,8 +29,7 @@ class SweepView:
 
     def __post_init__(self) -> None:
         if self.axis not in SWEEP_AXES:
-            raise ScenarioError("axis", f"must be one of {', '.join(SWEEP_AXES)}; "
-                                f"got {self.axis!r}")
+            raise ScenarioError("axis", f"must be one of {', '.join(SWEEP_AXES)}; got {self.axis!r}")
 
 
 @dataclass(frozen=True)
@@ -81,8 +80,7 @@ def view_with(chart: ChartView, **settings: Any) -> Any:
     if chart.view is None:
         return None
     names = {f.name for f in fields(chart.view)}
-    return replace(chart.view, **{k: v for k, v in settings.items()
-                                  if v is not None and k in names})
+    return replace(chart.view, **{k: v for k, v in settings.items() if v is not None and k in names})
 
 
 def chart_keys(aliases: bool = False) -> list[str]:
@@ -93,15 +91,28 @@ def chart_keys(aliases: bool = False) -> list[str]:
 
 for _c in (
     ChartView("memory", "Memory", "Memory per GPU", "gpusizer.gui.charts.memory:MemoryChart"),
-    ChartView("variants", "Training vs inference", "Training vs inference",
-              "gpusizer.gui.charts.variants:VariantsChart", aliases=("compare",)),
+    ChartView(
+        "variants",
+        "Training vs inference",
+        "Training vs inference",
+        "gpusizer.gui.charts.variants:VariantsChart",
+        aliases=("compare",),
+    ),
     ChartView("roofline", "Roofline", "Roofline", "gpusizer.gui.charts.roofline:RooflineChart"),
-    ChartView("sweep", "Sweeps", "Memory sweeps", "gpusizer.gui.charts.sweep:SweepChart",
-              view=SweepView()),
+    ChartView("sweep", "Sweeps", "Memory sweeps", "gpusizer.gui.charts.sweep:SweepChart", view=SweepView()),
     # Issue 11: the serving engine's capacity curve (core/capacity.py)
-    ChartView("capacity", "Users vs context", "Users vs context that fit",
-              "gpusizer.gui.charts.capacity:CapacityChart", serving_only=True),
-    ChartView("hardware", "Hardware", "Every GPU type: cost against speed",
-              "gpusizer.gui.charts.hardware:HardwareChart"),
+    ChartView(
+        "capacity",
+        "Users vs context",
+        "Users vs context that fit",
+        "gpusizer.gui.charts.capacity:CapacityChart",
+        serving_only=True,
+    ),
+    ChartView(
+        "hardware",
+        "Hardware",
+        "Every GPU type: cost against speed",
+        "gpusizer.gui.charts.hardware:HardwareChart",
+    ),
 ):
     register(_c)

@@ -30,8 +30,9 @@ def gpu_id(scenario: Scenario) -> str:
     return gpu.id if isinstance(gpu, GPUSpec) else gpu
 
 
-def cheapest_on_gpu(scenario: Scenario, cancel: Callable[[], bool] | None = None,
-                    margin: float = DEFAULT_MARGIN) -> dict[str, Any] | None:
+def cheapest_on_gpu(
+    scenario: Scenario, cancel: Callable[[], bool] | None = None, margin: float = DEFAULT_MARGIN
+) -> dict[str, Any] | None:
     """The fewest GPUs of the scenario's GPU (and their layout) whose peak leaves ``margin``
     of memory spare (the Hardware tab's margin); None when nothing fits or the advisor fails
     (the summary then says so). PlanCancelled passes."""
@@ -54,8 +55,9 @@ class Advisor(QObject):
     advised = Signal(object, object)
     _finished = Signal(object, str, object, object)  # from the worker: scenario, key, option, job
 
-    def __init__(self, parent: QObject | None = None, idle_ms: int = IDLE_MS,
-                 margin: float = DEFAULT_MARGIN) -> None:
+    def __init__(
+        self, parent: QObject | None = None, idle_ms: int = IDLE_MS, margin: float = DEFAULT_MARGIN
+    ) -> None:
         super().__init__(parent)
         self.margin = margin
         self._last: Scenario | None = None
@@ -100,8 +102,9 @@ class Advisor(QObject):
         self.cancel()
         job = self._job = threading.Event()
         key = scenario_key(scenario)
-        self._thread = threading.Thread(target=self._work, args=(scenario, key, job),
-                                        name="gpusizer-advisor", daemon=True)
+        self._thread = threading.Thread(
+            target=self._work, args=(scenario, key, job), name="gpusizer-advisor", daemon=True
+        )
         self._thread.start()
 
     def _work(self, scenario: Scenario, key: str, job: threading.Event) -> None:

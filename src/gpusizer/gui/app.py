@@ -33,25 +33,30 @@ EXIT_NO_PLATFORM = 1  # the window cannot open here (missing X11 libraries)
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="gpusizer", description="GPU Sizer: how much GPU memory, "
-                                "and how many of which GPU, a model needs.")
+    p = argparse.ArgumentParser(
+        prog="gpusizer",
+        description="GPU Sizer: how much GPU memory, and how many of which GPU, a model needs.",
+    )
     p.add_argument("file", nargs="?", help="a scenario file (*.gpusizer.json) to open")
     p.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG, exit")
     p.add_argument("--scenario", metavar="FILE", help="scenario for --screenshot")
-    p.add_argument("--tab", choices=chart_keys(aliases=True), default="memory",
-                   help="chart tab to show")
+    p.add_argument("--tab", choices=chart_keys(aliases=True), default="memory", help="chart tab to show")
     p.add_argument("--size", default="1440x900", help="window size for --screenshot (WxH)")
-    p.add_argument("--check-libraries", action="store_true",
-                   help="list the X11 libraries the window needs, found or missing (in a "
-                        "frozen bundle: in the bundle), exit 1 if one is missing")
+    p.add_argument(
+        "--check-libraries",
+        action="store_true",
+        help="list the X11 libraries the window needs, found or missing (in a "
+        "frozen bundle: in the bundle), exit 1 if one is missing",
+    )
     p.add_argument("--version", action="version", version=f"gpusizer {__version__}")
     return p.parse_args(argv)
 
 
 def _headless_default() -> None:
     """Without a display, render offscreen instead of aborting (Qt exits 134 otherwise)."""
-    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) \
-            and sys.platform.startswith("linux"):
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")) and sys.platform.startswith(
+        "linux"
+    ):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -64,8 +69,11 @@ def make_app() -> QApplication:
     from .style import apply_style
 
     existing = QApplication.instance()
-    app = existing if isinstance(existing, QApplication) else \
-        QApplication([sys.argv[0] if sys.argv else "gpusizer"])
+    app = (
+        existing
+        if isinstance(existing, QApplication)
+        else QApplication([sys.argv[0] if sys.argv else "gpusizer"])
+    )
     app.setApplicationName("GPU Sizer")
     app.setOrganizationName("gpusizer")
     app.setApplicationVersion(__version__)

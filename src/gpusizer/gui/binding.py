@@ -76,8 +76,11 @@ def plain_text(value: Any) -> str:
     """A string Qt can show as it is: lone surrogates (from an escaped ``\\ud800`` in a
     file), which Qt would silently drop, become U+FFFD."""
     text = str(value)
-    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") \
-        if any("\ud800" <= ch <= "\udfff" for ch in text) else text
+    return (
+        text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        if any("\ud800" <= ch <= "\udfff" for ch in text)
+        else text
+    )
 
 
 def _adapter(widget: Any) -> tuple[Any, Callable[[], Any], Callable[[Any], None], bool]:
@@ -85,8 +88,7 @@ def _adapter(widget: Any) -> tuple[Any, Callable[[], Any], Callable[[Any], None]
     if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
         return widget.valueChanged, widget.value, widget.setValue, False
     if isinstance(widget, QComboBox):
-        return (widget.currentIndexChanged, widget.currentData,
-                lambda v: _combo_set(widget, v), True)
+        return (widget.currentIndexChanged, widget.currentData, lambda v: _combo_set(widget, v), True)
     if isinstance(widget, QAbstractButton):
         return widget.toggled, widget.isChecked, widget.setChecked, True
     if isinstance(widget, QLineEdit):
@@ -110,16 +112,22 @@ class Binder:
         state.changed.connect(self.refresh)
         state.errorChanged.connect(self.show_error)
 
-    def bind(self, widget: QWidget, path: str, *, to_state: Convert | None = None,
-             from_state: Convert | None = None,
-             extra: Callable[[Any], dict[str, Any]] | None = None,
-             error_label: QLabel | None = None, label: str = "") -> Binding:
+    def bind(
+        self,
+        widget: QWidget,
+        path: str,
+        *,
+        to_state: Convert | None = None,
+        from_state: Convert | None = None,
+        extra: Callable[[Any], dict[str, Any]] | None = None,
+        error_label: QLabel | None = None,
+        label: str = "",
+    ) -> Binding:
         """Bind ``widget`` to ``path``. ``to_state``/``from_state`` convert values (GiB <->
         bytes, 0 <-> None); ``extra(value)`` adds edits that go with this one; ``label`` names
         the field in the undo history."""
         signal, getter, setter, immediate = _adapter(widget)
-        b = Binding(widget, path, to_state or _identity, from_state or _identity, getter,
-                    setter, error_label)
+        b = Binding(widget, path, to_state or _identity, from_state or _identity, getter, setter, error_label)
         self.bindings.append(b)
         if label:
             self.state.labels.setdefault(path, label)

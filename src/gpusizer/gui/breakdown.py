@@ -73,8 +73,9 @@ class BreakdownTable(QTableWidget):
         if self._est is not None:
             self.set_estimate(self._est)
 
-    def _cell(self, row: int, col: int, text: str, grey: bool = False, bold: bool = False,
-              tip: str = "") -> None:
+    def _cell(
+        self, row: int, col: int, text: str, grey: bool = False, bold: bool = False, tip: str = ""
+    ) -> None:
         """Update a cell in place (new items re-run the header's size-to-contents each)."""
         existing = self.item(row, col)
         item = existing if existing is not None else QTableWidgetItem()
@@ -100,14 +101,18 @@ class BreakdownTable(QTableWidget):
             value = getattr(mem, c)
             freed = c not in mem.alive_at_peak and value > 0
             tip = f"freed before the peak ({mem.peak_phase})" if freed else ""
-            self._cell(row, 1, f"{to_unit(value, self.unit):,.2f}", grey=freed or not value,
-                       tip=tip)
+            self._cell(row, 1, f"{to_unit(value, self.unit):,.2f}", grey=freed or not value, tip=tip)
             self._cell(row, 2, f"{100 * value / parts:.1f}%", grey=freed or not value, tip=tip)
         last = len(COMPONENTS)
         self._cell(last, 1, f"{to_unit(mem.total, self.unit):,.2f}", bold=True)
         used = 100 * mem.total / max(est.capacity_bytes, 1)
-        self._cell(last, 2, f"{used:.0f}% of GPU", bold=True,
-                   tip=f"of {fmt_bytes(est.capacity_bytes, self.unit)} usable")
+        self._cell(
+            last,
+            2,
+            f"{used:.0f}% of GPU",
+            bold=True,
+            tip=f"of {fmt_bytes(est.capacity_bytes, self.unit)} usable",
+        )
 
 
 def _big(n_bytes: float, unit: str) -> str:
@@ -151,32 +156,45 @@ class FiguresView(QWidget):
 
     def _rows(self, est: Estimate) -> list[tuple[str, str]]:
         c, s, u = est.compute, est.scenario, self.unit
-        rows = [("Parameters", f"{_count(est.parameters_total)} total, "
-                               f"{_count(est.parameters_active)} active"),
-                ("Cluster memory", f"{_big(est.memory.total * est.gpus, u)} on "
-                                   f"{est.gpus:,} GPU{'s' if est.gpus != 1 else ''}"),
-                ("FLOPs per token", _count(c.flops_per_token))]
+        rows = [
+            ("Parameters", f"{_count(est.parameters_total)} total, {_count(est.parameters_active)} active"),
+            (
+                "Cluster memory",
+                f"{_big(est.memory.total * est.gpus, u)} on {est.gpus:,} GPU{'s' if est.gpus != 1 else ''}",
+            ),
+            ("FLOPs per token", _count(c.flops_per_token)),
+        ]
         if s.workload.is_training:
             rows.insert(1, ("Trainable", _count(est.parameters_trainable)))
             if c.time_seconds:
-                rows.append(("Training time", f"{_duration(c.time_seconds)} at "
-                                              f"{c.mfu:.0%} MFU ({c.gpu_hours:,.0f} GPU-hours)"))
+                rows.append(
+                    (
+                        "Training time",
+                        f"{_duration(c.time_seconds)} at {c.mfu:.0%} MFU ({c.gpu_hours:,.0f} GPU-hours)",
+                    )
+                )
         elif est.serving is not None:  # as the engine runs it (the step costs included)
             sv = est.serving
             if not sv.starts:
                 return [*rows, ("Serving", "the engine does not start")]
-            rows += [("First token", _duration(sv.ttft_seconds)),
-                     ("Per token", _duration(sv.tpot_seconds)),
-                     ("Throughput", f"{sv.tokens_per_second:,.0f} tokens/s "
-                                    f"({sv.tokens_per_second_per_user:,.1f} per user)")]
+            rows += [
+                ("First token", _duration(sv.ttft_seconds)),
+                ("Per token", _duration(sv.tpot_seconds)),
+                (
+                    "Throughput",
+                    f"{sv.tokens_per_second:,.0f} tokens/s ({sv.tokens_per_second_per_user:,.1f} per user)",
+                ),
+            ]
             if sv.host_memory_bytes:
                 rows.append(("System RAM", _big(sv.host_memory_bytes, u)))
             if sv.cost_per_million_tokens is not None:
                 rows.append(("Cost", f"${sv.cost_per_million_tokens:,.2f} per M tokens"))
         else:
-            rows += [("Prefill", _duration(c.prefill_seconds)),
-                     ("Per token", _duration(c.decode_seconds_per_token)),
-                     ("Throughput", f"{c.tokens_per_second:,.0f} tokens/s")]
+            rows += [
+                ("Prefill", _duration(c.prefill_seconds)),
+                ("Per token", _duration(c.decode_seconds_per_token)),
+                ("Throughput", f"{c.tokens_per_second:,.0f} tokens/s"),
+            ]
         return rows
 
     def set_estimate(self, est: Estimate) -> None:

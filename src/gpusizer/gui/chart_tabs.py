@@ -18,7 +18,6 @@ from .style import set_role
 log = logging.getLogger(__name__)
 
 
-
 def load_chart(key: str) -> type | None:
     """The chart class of a registered chart, or None while its module is missing or broken."""
     try:
@@ -71,8 +70,9 @@ class ChartTabs(QTabWidget):
             page = QWidget()
             page.setObjectName(f"tab_{key}")
             stack = QStackedLayout(page)
-            stack.addWidget(self._placeholder(f"The {label.lower()} chart is not available."
-                                              if not deferred else ""))
+            stack.addWidget(
+                self._placeholder(f"The {label.lower()} chart is not available." if not deferred else "")
+            )
             self._pages[key] = stack
             self.addTab(page, label)
         self.currentChanged.connect(lambda _i: self._show_current())
@@ -163,8 +163,9 @@ class ChartTabs(QTabWidget):
         if not view.applies_to(self._data[0].workload.is_training):
             hint = stack.widget(0)
             if isinstance(hint, QLabel):
-                hint.setText(f"{view.caption}: a serving question. Choose Inference as the "
-                             "workload kind to see it.")
+                hint.setText(
+                    f"{view.caption}: a serving question. Choose Inference as the workload kind to see it."
+                )
             stack.setCurrentIndex(0)
             return
         stack.setCurrentWidget(chart)

@@ -47,12 +47,14 @@ def ask_open(parent: QWidget, prefs: Prefs, title: str, filters: str) -> str:
     return path
 
 
-def ask_save(parent: QWidget, prefs: Prefs, title: str, file_name: str, filters: str,
-             folder: Path | None = None) -> tuple[str, str]:
+def ask_save(
+    parent: QWidget, prefs: Prefs, title: str, file_name: str, filters: str, folder: Path | None = None
+) -> tuple[str, str]:
     """(path, chosen filter) to save to; the suggested name carries the suffix of the filter
     shown first ("" when cancelled)."""
     start = (folder or start_dir(prefs)) / file_name
-    path, chosen = QFileDialog.getSaveFileName(parent, title, str(start), filters,
-                                               filter_for(filters, file_name))
+    path, chosen = QFileDialog.getSaveFileName(
+        parent, title, str(start), filters, filter_for(filters, file_name)
+    )
     _remember(prefs, path)
     return path, chosen

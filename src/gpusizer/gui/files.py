@@ -29,10 +29,19 @@ from .state import ScenarioState
 log = logging.getLogger(__name__)
 
 SCENARIO_FILTER = "GPU Sizer scenarios (*.gpusizer.json);;JSON files (*.json);;All files (*)"
-_SCENARIO_KEYS = {"format", "model", "workload", "precision", "parallelism", "framework",
-                  "hardware", "overhead", "compute", "name"}
-_HF_KEYS = {"model_type", "architectures", "num_hidden_layers", "n_layer", "hidden_size",
-            "n_embd"}
+_SCENARIO_KEYS = {
+    "format",
+    "model",
+    "workload",
+    "precision",
+    "parallelism",
+    "framework",
+    "hardware",
+    "overhead",
+    "compute",
+    "name",
+}
+_HF_KEYS = {"model_type", "architectures", "num_hidden_layers", "n_layer", "hidden_size", "n_embd"}
 
 
 def with_suffix(path: str | Path) -> Path:
@@ -91,10 +100,15 @@ class FileController(QObject):
         name = self.path.name if self.path else self.state.scenario.name or "this scenario"
         box = QMessageBox.StandardButton
         answer = QMessageBox.question(
-            self.window, "Unsaved changes",
-            as_rich(f"Save the changes to “{name}” before {doing}?\n"
-                    "Your changes will be lost if you don't save them."),
-            box.Save | box.Discard | box.Cancel, box.Save)
+            self.window,
+            "Unsaved changes",
+            as_rich(
+                f"Save the changes to “{name}” before {doing}?\n"
+                "Your changes will be lost if you don't save them."
+            ),
+            box.Save | box.Discard | box.Cancel,
+            box.Save,
+        )
         if answer == box.Save:
             return self.save()
         return answer == box.Discard
@@ -138,8 +152,14 @@ class FileController(QObject):
 
     def save_as(self) -> bool:
         name = self.path.name if self.path else slug(self.state.scenario.name) + SUFFIX
-        path, _f = ask_save(self.window, self.prefs, "Save scenario", name, SCENARIO_FILTER,
-                            self.path.parent if self.path else None)
+        path, _f = ask_save(
+            self.window,
+            self.prefs,
+            "Save scenario",
+            name,
+            SCENARIO_FILTER,
+            self.path.parent if self.path else None,
+        )
         return self.save_to(path) if path else False
 
     def open_dialog(self) -> bool:
@@ -168,8 +188,9 @@ class FileController(QObject):
         return True
 
     def import_hf_dialog(self) -> bool:
-        path = ask_open(self.window, self.prefs, "Import Hugging Face config.json",
-                        "config.json (*.json);;All files (*)")
+        path = ask_open(
+            self.window, self.prefs, "Import Hugging Face config.json", "config.json (*.json);;All files (*)"
+        )
         return self.import_hf_path(path) if path else False
 
     def open_any(self, path: str | Path) -> bool:
@@ -184,8 +205,10 @@ class FileController(QObject):
             return import_model_path(self, path)
         if kind == "scenario":
             return self.open_path(path)
-        self.warn("Unknown file", f"{Path(path).name} is neither a GPU Sizer scenario nor a "
-                  "Hugging Face config.json.")
+        self.warn(
+            "Unknown file",
+            f"{Path(path).name} is neither a GPU Sizer scenario nor a Hugging Face config.json.",
+        )
         return False
 
     # -- exports ---------------------------------------------------------------------------
@@ -197,10 +220,11 @@ class FileController(QObject):
         advisor's "GPUs needed" (``advice``, set by the window)."""
         p = Path(path)
         rep = self.report()
-        writers = {".json": lambda: strict_json(rep) + "\n",
-                   ".csv": lambda: report_csv(rep),
-                   ".md": lambda: report_markdown(rep, unit, *(
-                       (self.advice(),) if self.advice is not None else ()))}
+        writers = {
+            ".json": lambda: strict_json(rep) + "\n",
+            ".csv": lambda: report_csv(rep),
+            ".md": lambda: report_markdown(rep, unit, *((self.advice(),) if self.advice is not None else ())),
+        }
         make = writers.get(p.suffix.lower())
         if make is None:
             self.warn("Cannot export", "choose a .json, .csv or .md file name")

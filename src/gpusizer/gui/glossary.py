@@ -4,125 +4,117 @@ from __future__ import annotations
 
 GLOSSARY: dict[str, str] = {
     "model": "The network to size: pick a preset, describe an architecture, or give only its "
-             "parameter count.",
+    "parameter count.",
     "model.name": "A label for this model; it does not change the estimate.",
     "model.parameters": "Total number of weights; the architecture is then inferred from it.",
     "model.layers": "Number of transformer decoder blocks stacked in the model.",
     "model.hidden_size": "Width of the residual stream: the size of each token's vector.",
-    "model.attention_heads": "Number of query heads each attention layer splits the hidden "
-                             "vector into.",
+    "model.attention_heads": "Number of query heads each attention layer splits the hidden vector into.",
     "model.kv_heads": "Number of key/value heads (grouped-query attention shares each among "
-                      "several query heads; auto = one per query head).",
+    "several query heads; auto = one per query head).",
     "model.head_dim": "Size of each attention head (auto = hidden size / attention heads).",
     "model.ffn_hidden_size": "Inner width of the feed-forward (MLP) block.",
     "model.vocab_size": "Number of tokens in the vocabulary: the rows of the embedding matrix.",
     "model.mlp": "Gated MLPs (SwiGLU) have three matrices, plain MLPs two.",
-    "model.tied_embeddings": "The output layer reuses the input embedding matrix instead of "
-                             "having its own.",
-    "model.moe": "Mixture of experts: each token runs through only a few of many feed-forward "
-                 "experts.",
+    "model.tied_embeddings": "The output layer reuses the input embedding matrix instead of having its own.",
+    "model.moe": "Mixture of experts: each token runs through only a few of many feed-forward experts.",
     "model.moe.experts": "Number of routed experts in each mixture-of-experts layer.",
     "model.moe.experts_per_token": "How many experts the router sends each token to.",
     "model.moe.expert_ffn_hidden_size": "Inner width of each expert's feed-forward block.",
-    "model.moe.shared_experts": "Experts every token passes through, in addition to the routed "
-                                "ones.",
-    "workload.kind": "What is done with the model: pre-train it, fine-tune all or part of it, "
-                     "or serve it.",
+    "model.moe.shared_experts": "Experts every token passes through, in addition to the routed ones.",
+    "workload.kind": "What is done with the model: pre-train it, fine-tune all or part of it, or serve it.",
     "workload.sequence_length": "Tokens in each training sample (the context length trained on).",
     "workload.micro_batch_size": "Samples each GPU processes in one forward/backward pass.",
     "workload.global_batch_size": "Samples per optimizer step over all GPUs, reached by gradient "
-                                  "accumulation (auto = micro-batch x data parallel).",
+    "accumulation (auto = micro-batch x data parallel).",
     "workload.training_tokens": "Tokens to train on in total; sets the training time estimate.",
-    "workload.lora_rank": "Rank r of the low-rank adapter matrices LoRA trains beside each "
-                          "frozen weight.",
+    "workload.lora_rank": "Rank r of the low-rank adapter matrices LoRA trains beside each frozen weight.",
     "workload.lora_targets": "Which weight matrices get a LoRA adapter.",
     "workload.batch_size": "Sequences served at once: each keeps its own KV cache.",
     "workload.prompt_tokens": "Tokens in each prompt (processed at once in the prefill).",
     "workload.generated_tokens": "Tokens generated per sequence after the prompt.",
     "precision.weights": "Storage format of the model weights, quantisation scales included.",
     "precision.activations": "Format of the activations: the intermediate tensors the forward "
-                             "pass keeps for the backward pass.",
+    "pass keeps for the backward pass.",
     "precision.gradients": "Format of the gradients the backward pass computes for each weight.",
     "precision.master_weights": "A separate higher-precision copy of the weights the optimizer "
-                                "updates (none = update the weights in place).",
+    "updates (none = update the weights in place).",
     "precision.optimizer": "The update rule; it decides how many state values are kept per "
-                           "weight (AdamW: two, SGD: none).",
+    "weight (AdamW: two, SGD: none).",
     "precision.optimizer_states": "Format of the optimizer's per-weight states (e.g. AdamW's "
-                                  "momentum and variance).",
+    "momentum and variance).",
     "precision.kv_cache": "Format of the KV cache: the keys and values of past tokens kept so "
-                          "each new token attends to them without recomputing.",
+    "each new token attends to them without recomputing.",
     "precision.adapters": "Format of the trainable LoRA adapter weights.",
     "parallelism.tensor": "Tensor parallel: each layer's matrices are split across this many "
-                          "GPUs, which exchange partial results every layer.",
+    "GPUs, which exchange partial results every layer.",
     "parallelism.pipeline": "Pipeline parallel: the layers are split into this many stages, "
-                            "each on its own GPU.",
+    "each on its own GPU.",
     "parallelism.virtual_stages": "Interleaved pipeline: each GPU holds this many smaller "
-                                  "chunks of layers, shrinking the pipeline bubble.",
+    "chunks of layers, shrinking the pipeline bubble.",
     "parallelism.data": "Data parallel: this many replicas each process different samples and "
-                        "average their gradients.",
-    "parallelism.context": "Context parallel: the sequence is split across this many GPUs "
-                           "(ring attention).",
-    "parallelism.expert": "Expert parallel: the experts of each MoE layer are spread over this "
-                          "many GPUs.",
+    "average their gradients.",
+    "parallelism.context": "Context parallel: the sequence is split across this many GPUs (ring attention).",
+    "parallelism.expert": "Expert parallel: the experts of each MoE layer are spread over this many GPUs.",
     "parallelism.zero_stage": "ZeRO stage: shard optimizer states (1), plus gradients (2), plus "
-                              "weights (3) across the data-parallel GPUs.",
+    "weights (3) across the data-parallel GPUs.",
     "parallelism.sequence_parallel": "Sequence parallel: with tensor parallelism, also split "
-                                     "norms and dropout along the sequence, sharding their "
-                                     "activations.",
+    "norms and dropout along the sequence, sharding their "
+    "activations.",
     "parallelism.recompute": "Activation recomputation: drop activations in the forward pass "
-                             "and recompute them in the backward pass (selective: attention "
-                             "only; full: keep only each layer's input).",
+    "and recompute them in the backward pass (selective: attention "
+    "only; full: keep only each layer's input).",
     "parallelism.attention": "Attention kernel: eager materialises the s x s score matrix, "
-                             "flash (fused) never stores it.",
+    "flash (fused) never stores it.",
     "parallelism.offload_optimizer": "Keep optimizer states in CPU memory instead of the GPU.",
     "workload.loss": "How the loss is computed: full logits keep the fp32 log-softmax of every "
-                     "token (4 bytes x tokens x vocabulary); the chunked loss (torchtune) "
-                     "upcasts one chunk at a time, cutting the temporary logits; the fused "
-                     "linear cross-entropy (Liger, Unsloth) never keeps the logits at all.",
+    "token (4 bytes x tokens x vocabulary); the chunked loss (torchtune) "
+    "upcasts one chunk at a time, cutting the temporary logits; the fused "
+    "linear cross-entropy (Liger, Unsloth) never keeps the logits at all.",
     "workload.loss_chunks": "Chunks the chunked or fused loss runs in (auto: torchtune's 8; "
-                            "Liger's rows rule for the fused loss).",
+    "Liger's rows rule for the fused loss).",
     "workload.compile_loss": "torch.compile of the chunked loss: keeps the 16-bit logits and "
-                             "two numbers per token instead of the fp32 log-softmax (half).",
+    "two numbers per token instead of the fp32 log-softmax (half).",
     "workload.lora_dropout": "LoRA dropout: each adapted module keeps its own dropout output "
-                             "and a 1-byte mask (CUDA); 0 keeps neither.",
+    "and a 1-byte mask (CUDA); 0 keeps neither.",
     "workload.kbit_prepare": "PEFT's prepare_model_for_kbit_training: embedding, norms and the "
-                             "output layer in fp32, so activations are fp32 too (costs "
-                             "memory; for QLoRA stability).",
+    "output layer in fp32, so activations are fp32 too (costs "
+    "memory; for QLoRA stability).",
     "parallelism.optimizer_in_backward": "Step each weight as soon as its gradient is ready "
-                                         "(torchtune): no full set of gradients is ever kept; "
-                                         "needs no gradient accumulation.",
+    "(torchtune): no full set of gradients is ever kept; "
+    "needs no gradient accumulation.",
     "parallelism.activation_offload": "Move saved activations to host RAM and bring them back "
-                                      "in backward: checkpoints = the layer inputs of full "
-                                      "recompute (Unsloth), all = every saved tensor "
-                                      "(torchtune); the GPU keeps about one layer.",
+    "in backward: checkpoints = the layer inputs of full "
+    "recompute (Unsloth), all = every saved tensor "
+    "(torchtune); the GPU keeps about one layer.",
     "hardware.host_memory_bytes": "System RAM of one node: offloaded or paged optimizer states "
-                                  "and offloaded activations must fit in it (not checked when "
-                                  "not set).",
+    "and offloaded activations must fit in it (not checked when "
+    "not set).",
     "parallelism.offload_parameters": "Keep weights in CPU memory and stream them in as needed.",
     "framework": "The software whose memory layout is modelled: its saved tensors, buffers and "
-                 "runtime overhead.",
+    "runtime overhead.",
     "hardware.gpu": "The accelerator: its usable memory decides whether the peak fits.",
     "hardware.gpu.memory_bytes": "Memory of the custom GPU, as the driver reports it.",
     "hardware.gpu.hbm_bandwidth_gb_per_s": "Memory bandwidth: bounds how fast weights and KV "
-                                           "cache stream during decoding.",
+    "cache stream during decoding.",
     "hardware.gpu.dense_tflops.bf16": "Dense BF16 matrix throughput (not the sparse figure).",
     "hardware.gpus_per_node": "GPUs joined by the fast intra-node link (NVLink); tensor "
-                              "parallelism stays within a node.",
+    "parallelism stays within a node.",
     "hardware.gpu.price_per_hour": "What one GPU costs per hour: the advisor then ranks "
-                                   "layouts by price, and training time gets a cost.",
+    "layouts by price, and training time gets a cost.",
     "compute.mfu": "Model FLOPs utilisation: the share of the GPUs' peak FLOP/s that training "
-                   "really achieves (40% is typical for large dense models).",
+    "really achieves (40% is typical for large dense models).",
     "compute.flops_efficiency": "Share of the datasheet FLOP/s a kernel reaches (compute-bound "
-                                "steps such as prefill).",
+    "steps such as prefill).",
     "compute.bandwidth_efficiency": "Share of the datasheet memory bandwidth a kernel reaches "
-                                    "(memory-bound steps such as decode).",
+    "(memory-bound steps such as decode).",
     "compute.interconnect_efficiency": "Share of the NVLink/fabric bandwidth an all-reduce "
-                                       "reaches (tensor parallelism).",
+    "reaches (tensor parallelism).",
     "overhead.cuda_context_bytes": "Memory the CUDA context and loaded kernels take before any "
-                                   "tensor exists; 'framework default' uses typical figures.",
+    "tensor exists; 'framework default' uses typical figures.",
     "overhead.workspace_bytes": "Library workspaces (cuBLAS, NCCL buffers, CUDA graphs).",
     "overhead.allocator_fraction": "Caching-allocator slack and fragmentation, as a share of "
-                                   "the tensor peak.",
+    "the tensor peak.",
 }
 
 
@@ -140,10 +132,9 @@ COMPONENT_TIPS: dict[str, str] = {
     "gradients": "One gradient per trainable weight, produced by the backward pass.",
     "optimizer": "Optimizer states (e.g. AdamW moments) plus master weights when kept.",
     "activations": "Tensors the forward pass keeps for the backward pass (training), or the "
-                   "largest live intermediate tensors (inference).",
-    "kv_cache": "Keys and values of every past token, kept so generation does not recompute "
-                "them.",
+    "largest live intermediate tensors (inference).",
+    "kv_cache": "Keys and values of every past token, kept so generation does not recompute them.",
     "temporary": "Short-lived buffers alive at the peak: logits, gathered ZeRO-3 weights, "
-                 "communication buffers, optimizer scratch.",
+    "communication buffers, optimizer scratch.",
     "overhead": "Memory outside tensors: CUDA context, library workspaces, allocator slack.",
 }

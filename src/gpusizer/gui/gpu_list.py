@@ -69,7 +69,13 @@ def fill_gpu_combo(combo: QComboBox) -> list[str]:
 def custom_spec(g: GPUSpec) -> dict[str, Any]:
     """An inline GPU starting from ``g`` (its usable memory as the memory)."""
     spec = g.model_dump(mode="json")
-    spec.update(id="custom-gpu", name=f"Custom ({g.name})" if g.vendor != "custom" else g.name,
-                vendor="custom", memory_bytes=g.capacity_bytes, usable_memory_bytes=None,
-                unified_memory=False, gpu_memory_fraction=None)
+    spec.update(
+        id="custom-gpu",
+        name=f"Custom ({g.name})" if g.vendor != "custom" else g.name,
+        vendor="custom",
+        memory_bytes=g.capacity_bytes,
+        usable_memory_bytes=None,
+        unified_memory=False,
+        gpu_memory_fraction=None,
+    )
     return spec

@@ -17,17 +17,28 @@ from ..core.workloads import WORKLOAD_KINDS, WorkloadKind
 from .state import ScenarioState
 
 # What serving resets when it has no layout of its own yet (field, serving value, label).
-_SERVING_RESETS = (("data", 1, "DP"), ("zero_stage", 0, "ZeRO"), ("virtual_stages", 1,
-                   "virtual stages"), ("context", 1, "CP"), ("recompute", "none", "recompute"),
-                   ("sequence_parallel", False, "sequence parallel"),
-                   ("offload_optimizer", False, "optimizer offload"))
+_SERVING_RESETS = (
+    ("data", 1, "DP"),
+    ("zero_stage", 0, "ZeRO"),
+    ("virtual_stages", 1, "virtual stages"),
+    ("context", 1, "CP"),
+    ("recompute", "none", "recompute"),
+    ("sequence_parallel", False, "sequence parallel"),
+    ("offload_optimizer", False, "optimizer offload"),
+)
 
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    labels = {f: label for f, _v, label in _SERVING_RESETS} | {"tensor": "TP", "pipeline": "PP",
-                                                                  "expert": "EP"}
-    return [f"{labels.get(k, k)} {before[k]} → {after[k]}" for k in after
-            if k in before and before[k] != after[k] and k in labels]
+    labels = {f: label for f, _v, label in _SERVING_RESETS} | {
+        "tensor": "TP",
+        "pipeline": "PP",
+        "expert": "EP",
+    }
+    return [
+        f"{labels.get(k, k)} {before[k]} → {after[k]}"
+        for k in after
+        if k in before and before[k] != after[k] and k in labels
+    ]
 
 
 def _label(framework: str) -> str:
@@ -60,9 +71,10 @@ class KindSwitch:
             said = f"{new.label}: its own settings are back"
         else:
             was_training = old in WORKLOAD_KINDS and WORKLOAD_KINDS[old].is_training
-            edits = {"framework": self._framework(new, framework),
-                     "parallelism": par if was_training == new.is_training
-                     else self._layout(new, par)}
+            edits = {
+                "framework": self._framework(new, framework),
+                "parallelism": par if was_training == new.is_training else self._layout(new, par),
+            }
             said = new.label
         notes = []
         if edits["framework"] != framework:
@@ -70,11 +82,11 @@ class KindSwitch:
         notes += _changes(par, edits["parallelism"])
         if notes:
             old_label = WORKLOAD_KINDS[old].label if old in WORKLOAD_KINDS else old
-            self.last = (f"{said} — {', '.join(notes)} ({old_label}'s settings are kept for "
-                         "when you switch back).")
+            self.last = (
+                f"{said} — {', '.join(notes)} ({old_label}'s settings are kept for when you switch back)."
+            )
             self.state.notice.emit(self.last)
-        return {k: v for k, v in edits.items()
-                if v != (par if k == "parallelism" else framework)}
+        return {k: v for k, v in edits.items() if v != (par if k == "parallelism" else framework)}
 
     @staticmethod
     def _framework(kind: WorkloadKind, current: str) -> str:

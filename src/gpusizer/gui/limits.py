@@ -33,10 +33,8 @@ class Limits:
 
     def text(self) -> str:
         """``between 1 and 64`` / ``at least 1`` / ``above 0`` / "" (no bound)."""
-        lo = None if self.lo is None else (f"above {self.lo:g}" if self.lo_open
-                                           else f"at least {self.lo:g}")
-        hi = None if self.hi is None else (f"below {self.hi:g}" if self.hi_open
-                                           else f"at most {self.hi:g}")
+        lo = None if self.lo is None else (f"above {self.lo:g}" if self.lo_open else f"at least {self.lo:g}")
+        hi = None if self.hi is None else (f"below {self.hi:g}" if self.hi_open else f"at most {self.hi:g}")
         return " and ".join(t for t in (lo, hi) if t)
 
 
@@ -45,8 +43,12 @@ def _from_metadata(items: list[Any], limits: dict[str, Any]) -> None:
         if isinstance(m, FieldInfo):
             _from_metadata(list(m.metadata), limits)
             continue
-        for attr, key, open_ in (("ge", "lo", False), ("gt", "lo", True), ("le", "hi", False),
-                                 ("lt", "hi", True)):
+        for attr, key, open_ in (
+            ("ge", "lo", False),
+            ("gt", "lo", True),
+            ("le", "hi", False),
+            ("lt", "hi", True),
+        ):
             bound = getattr(m, attr, None)
             if isinstance(bound, (int, float)) and not isinstance(bound, bool):
                 limits[key], limits[f"{key}_open"] = bound, open_
@@ -84,6 +86,5 @@ def field_limits(path: str, root: type[BaseModel] = Scenario) -> Limits:
         limits = {}
         _from_metadata(list(info.metadata), limits)
         members = _unwrap(info.annotation, limits)
-        model = next((m for m in members if isinstance(m, type) and issubclass(m, BaseModel)),
-                     None)
+        model = next((m for m in members if isinstance(m, type) and issubclass(m, BaseModel)), None)
     return Limits(**limits)

@@ -52,9 +52,13 @@ class MainWindow(QMainWindow):
 
     recent_menu: QMenu
 
-    def __init__(self, scenario: Scenario | dict[str, Any] | None = None,
-                 prefs: Prefs | None = None, restore: bool = True,
-                 defer_charts: bool = False) -> None:
+    def __init__(
+        self,
+        scenario: Scenario | dict[str, Any] | None = None,
+        prefs: Prefs | None = None,
+        restore: bool = True,
+        defer_charts: bool = False,
+    ) -> None:
         super().__init__()
         self._defer_charts = defer_charts
         self._charts_queued = False
@@ -190,8 +194,12 @@ class MainWindow(QMainWindow):
         """Put an advised layout (parallelism and node shape) into the scenario: one undo step."""
         if not option:
             return
-        self.state.edit_many({"parallelism": option["parallelism"],
-                              "hardware.gpus_per_node": option["hardware"]["gpus_per_node"]})
+        self.state.edit_many(
+            {
+                "parallelism": option["parallelism"],
+                "hardware.gpus_per_node": option["hardware"]["gpus_per_node"],
+            }
+        )
 
     def _show_error(self, error: ScenarioError | None) -> None:
         self.summary.set_error(error)
@@ -229,9 +237,11 @@ class MainWindow(QMainWindow):
         from ..core.presets import user_gpu_problems
 
         names = [n for p in self.panels for n in getattr(p, "skipped", [])]
-        return user_gpu_problems() + ([
-            f"Left out of the GPU list, unreadable in the user-GPU file: {', '.join(names)}"]
-            if names else [])
+        return user_gpu_problems() + (
+            [f"Left out of the GPU list, unreadable in the user-GPU file: {', '.join(names)}"]
+            if names
+            else []
+        )
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -243,8 +253,7 @@ class MainWindow(QMainWindow):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if not self._shared and (not self.restore or
-                                 self.prefs.geometry("splitter_right") is None):
+        if not self._shared and (not self.restore or self.prefs.geometry("splitter_right") is None):
             self._shared = True
             QTimer.singleShot(0, self._share_height)
         if self.tabs.deferred:  # in case no paint comes (minimised, covered)
@@ -254,9 +263,15 @@ class MainWindow(QMainWindow):
     @staticmethod
     def _dropped(event: QDragEnterEvent | QDropEvent) -> list[Path]:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
-        return [Path(u.toLocalFile()) for u in urls if u.isLocalFile() and (
-            u.toLocalFile().lower().endswith((".json", ".gguf", ".safetensors"))
-            or is_model_path(u.toLocalFile()))]
+        return [
+            Path(u.toLocalFile())
+            for u in urls
+            if u.isLocalFile()
+            and (
+                u.toLocalFile().lower().endswith((".json", ".gguf", ".safetensors"))
+                or is_model_path(u.toLocalFile())
+            )
+        ]
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if self._dropped(event):
@@ -273,10 +288,8 @@ class MainWindow(QMainWindow):
         geometry = self.prefs.geometry("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             screen = self.screen().availableGeometry()  # a first start: fit the screen
-            self.resize(min(1440, int(screen.width() * 0.95)),
-                        min(900, int(screen.height() * 0.92)))
-        for key, splitter in (("splitter_main", self.splitter),
-                              ("splitter_right", self.right_split)):
+            self.resize(min(1440, int(screen.width() * 0.95)), min(900, int(screen.height() * 0.92)))
+        for key, splitter in (("splitter_main", self.splitter), ("splitter_right", self.right_split)):
             value = self.prefs.geometry(key)
             if value is not None:
                 splitter.restoreState(value)

@@ -37,17 +37,22 @@ def _parent(w: MenuHost) -> QWidget:
     """The window itself, as a QWidget parent for actions and dialogs."""
     return w.menuBar().window()
 
+
 CHART_FILTER = "PNG image (*.png);;SVG image (*.svg);;Chart data (*.csv)"
 REPORT_FILTER = "Markdown report (*.md);;JSON report (*.json);;CSV report (*.csv)"
 
 
-def _action(w: MenuHost, name: str, text: str, slot: object,
-            shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None) -> QAction:
+def _action(
+    w: MenuHost,
+    name: str,
+    text: str,
+    slot: object,
+    shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+) -> QAction:
     act = QAction(text, _parent(w))
     act.setObjectName(name)
     if shortcut is not None:
-        act.setShortcut(shortcut if isinstance(shortcut, QKeySequence) else
-                        QKeySequence(shortcut))
+        act.setShortcut(shortcut if isinstance(shortcut, QKeySequence) else QKeySequence(shortcut))
     act.triggered.connect(lambda _checked=False: slot())  # type: ignore[operator]
     return act
 
@@ -82,14 +87,24 @@ def _file_menu(w: MenuHost) -> None:
     menu.addAction(_action(w, "action_save", "&Save", f.save, key.Save))
     menu.addAction(_action(w, "action_save_as", "Save &As…", f.save_as, key.SaveAs))
     menu.addSeparator()
-    menu.addAction(_action(w, "action_import_hf", "&Import Hugging Face config.json…",
-                           f.import_hf_dialog, "Ctrl+I"))
-    menu.addAction(_action(w, "action_import_model", "Import &Model (folder, GGUF)…",
-                           lambda: import_model_dialog(f), "Ctrl+Shift+I"))
-    menu.addAction(_action(w, "action_export_chart", "Export &Chart…",
-                           lambda: export_chart_dialog(w), "Ctrl+E"))
-    menu.addAction(_action(w, "action_export_report", "Export &Report…",
-                           lambda: export_report_dialog(w), "Ctrl+Shift+E"))
+    menu.addAction(
+        _action(w, "action_import_hf", "&Import Hugging Face config.json…", f.import_hf_dialog, "Ctrl+I")
+    )
+    menu.addAction(
+        _action(
+            w,
+            "action_import_model",
+            "Import &Model (folder, GGUF)…",
+            lambda: import_model_dialog(f),
+            "Ctrl+Shift+I",
+        )
+    )
+    menu.addAction(
+        _action(w, "action_export_chart", "Export &Chart…", lambda: export_chart_dialog(w), "Ctrl+E")
+    )
+    menu.addAction(
+        _action(w, "action_export_report", "Export &Report…", lambda: export_report_dialog(w), "Ctrl+Shift+E")
+    )
     menu.addSeparator()
     menu.addAction(_action(w, "action_quit", "&Quit", w.close, key.Quit))
 
@@ -125,8 +140,9 @@ def _edit_menu(w: MenuHost) -> None:
     menu.addAction(redo)
     menu.addSeparator()
     # Ctrl+C stays the text fields' copy; the chart's copy takes Shift as well.
-    menu.addAction(_action(w, "action_copy_chart", "&Copy Chart (image and data)",
-                           lambda: copy_chart(w), "Ctrl+Shift+C"))
+    menu.addAction(
+        _action(w, "action_copy_chart", "&Copy Chart (image and data)", lambda: copy_chart(w), "Ctrl+Shift+C")
+    )
 
 
 def copy_chart(w: MenuHost) -> bool:
@@ -143,8 +159,7 @@ def _view_menu(w: MenuHost) -> None:
     menu = w.menuBar().addMenu("&View")
     group = QActionGroup(_parent(w))
     group.setExclusive(True)
-    for unit, text in (("GiB", "Memory in &GiB (2³⁰ bytes)"),
-                       ("GB", "Memory in G&B (10⁹ bytes)")):
+    for unit, text in (("GiB", "Memory in &GiB (2³⁰ bytes)"), ("GB", "Memory in G&B (10⁹ bytes)")):
         act = QAction(text, _parent(w), checkable=True)
         act.setObjectName(f"action_units_{unit.lower()}")
         act.setChecked(unit == w.unit)
@@ -153,9 +168,15 @@ def _view_menu(w: MenuHost) -> None:
         menu.addAction(act)
     menu.addSeparator()
     for i, view in enumerate(CHARTS.values()):
-        menu.addAction(_action(w, f"action_tab_{view.key}", f"{view.label} chart",
-                               lambda k=view.key: w.tabs.select(k),
-                               f"Ctrl+{i + 1}" if i < 9 else None))
+        menu.addAction(
+            _action(
+                w,
+                f"action_tab_{view.key}",
+                f"{view.label} chart",
+                lambda k=view.key: w.tabs.select(k),
+                f"Ctrl+{i + 1}" if i < 9 else None,
+            )
+        )
 
 
 def export_chart_dialog(w: MenuHost) -> bool:
@@ -175,10 +196,12 @@ def export_report_dialog(w: MenuHost) -> bool:
 
 def show_about(w: MenuHost) -> None:
     QMessageBox.about(
-        _parent(w), "About GPU Sizer",
+        _parent(w),
+        "About GPU Sizer",
         f"<h3>GPU Sizer {__version__}</h3>"
         "<p>How much GPU memory, and how many of which GPU, a model needs to pre-train, "
         "fine-tune (full, LoRA, QLoRA) or serve — and why.</p>"
         "<p>Works fully offline. Figures are estimates from the model's architecture and the "
         "memory layout of the chosen framework; each assumption is listed under the "
-        "summary.</p><p>MIT licence.</p>")
+        "summary.</p><p>MIT licence.</p>",
+    )

@@ -18,8 +18,9 @@ from ..core.errors import ScenarioError
 from ..core.scenario import parse_scenario, scenario_dict
 from ..io.import_text import precision_text
 
-MODEL_FILTER = ("Model files (config.json *.gguf *.safetensors *.index.json);;"
-                "GGUF files (*.gguf);;All files (*)")
+MODEL_FILTER = (
+    "Model files (config.json *.gguf *.safetensors *.index.json);;GGUF files (*.gguf);;All files (*)"
+)
 
 
 def is_model_path(path: str | Path) -> bool:
@@ -51,13 +52,17 @@ def import_model_path(files: Any, path: str | Path) -> bool:
     if follows_checkpoint(data.get("workload")):
         _status(files, f"Imported {result['name']}: stored as {stored}")
     else:
-        _status(files, f"Imported {result['name']}: stored as {stored} (applies when serving; "
-                "training keeps the precision set)")
+        _status(
+            files,
+            f"Imported {result['name']}: stored as {stored} (applies when serving; "
+            "training keeps the precision set)",
+        )
     return True
 
 
 def import_model_dialog(files: Any) -> bool:
     """Choose a config.json (its folder is read), a .gguf or a safetensors file."""
-    path, _f = QFileDialog.getOpenFileName(files.window, "Import model (folder's config.json "
-                                           "or a GGUF file)", str(Path.home()), MODEL_FILTER)
+    path, _f = QFileDialog.getOpenFileName(
+        files.window, "Import model (folder's config.json or a GGUF file)", str(Path.home()), MODEL_FILTER
+    )
     return import_model_path(files, path) if path else False

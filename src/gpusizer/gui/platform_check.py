@@ -94,13 +94,15 @@ def missing_xcb_libraries(found: Callable[[str], bool] | None = None) -> list[st
 def missing_message(missing: list[str]) -> str:
     """One line: what is missing and the command that installs it."""
     packages = " ".join(dict.fromkeys(XCB_LIBRARIES[so] for so in missing))
-    return (f"gpusizer: cannot open the window: Qt's X11 (xcb) platform needs {', '.join(missing)}"
-            f" — install them with: sudo apt install {packages} (Debian/Ubuntu; other systems: "
-            "the packages holding these files), or use gpusizer-cli")
+    return (
+        f"gpusizer: cannot open the window: Qt's X11 (xcb) platform needs {', '.join(missing)}"
+        f" — install them with: sudo apt install {packages} (Debian/Ubuntu; other systems: "
+        "the packages holding these files), or use gpusizer-cli"
+    )
 
 
 def check_platform(found: Callable[[str], bool] | None = None) -> str:
-    """"" when the window can start here, else the one-line reason."""
+    """ "" when the window can start here, else the one-line reason."""
     if not uses_xcb():
         return ""
     missing = missing_xcb_libraries(found)

@@ -33,17 +33,29 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
     textError = Signal(str)
     burst = True  # held arrows: the state throttles the edits
 
-    def __init__(self, kind: str, path: str = "", *, step: Number = 1, unit: str = "",
-                 none_text: str = "", minimum: Number | None = None,
-                 maximum: Number | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        path: str = "",
+        *,
+        step: Number = 1,
+        unit: str = "",
+        none_text: str = "",
+        minimum: Number | None = None,
+        maximum: Number | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.kind, self.path, self.step, self.unit = kind, path, step, unit
         self.none_text = none_text
         core = field_limits(path) if path else Limits()
-        self.limits = Limits(core.lo if minimum is None else minimum,
-                             core.hi if maximum is None else maximum,
-                             core.lo_open and minimum is None, core.hi_open and maximum is None,
-                             core.optional or bool(none_text))
+        self.limits = Limits(
+            core.lo if minimum is None else minimum,
+            core.hi if maximum is None else maximum,
+            core.lo_open and minimum is None,
+            core.hi_open and maximum is None,
+            core.optional or bool(none_text),
+        )
         self._value: Number | None = None
         self._shown = ""
         self.error = ""
@@ -146,8 +158,13 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
             return
         start = self._value
         lo = self.limits.lo
-        if start is not None and steps < 0 and self.none_text and lo is not None \
-                and start + steps * self.step < lo + (self.step if self.limits.lo_open else 0):
+        if (
+            start is not None
+            and steps < 0
+            and self.none_text
+            and lo is not None
+            and start + steps * self.step < lo + (self.step if self.limits.lo_open else 0)
+        ):
             self.setValue(None)  # below the smallest value: the "auto" choice
             return
         if start is None and steps < 0:

@@ -87,8 +87,10 @@ class Prefs:
         try:
             data = json.loads(text)
         except (ValueError, RecursionError) as exc:
-            self.dropped = ("The last scenario could not be read and was dropped "
-                            f"({type(exc).__name__}); starting from the default.")
+            self.dropped = (
+                "The last scenario could not be read and was dropped "
+                f"({type(exc).__name__}); starting from the default."
+            )
             return None
         return data if isinstance(data, dict) else None
 

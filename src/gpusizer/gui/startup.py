@@ -16,8 +16,9 @@ from .state import DEFAULT_SCENARIO
 log = logging.getLogger(__name__)
 
 
-def initial_scenario(scenario: Scenario | dict[str, Any] | None, prefs: Prefs,
-             restore: bool) -> tuple[Scenario | dict[str, Any], str]:
+def initial_scenario(
+    scenario: Scenario | dict[str, Any] | None, prefs: Prefs, restore: bool
+) -> tuple[Scenario | dict[str, Any], str]:
     """(the given scenario, else the last one if it still estimates, else the default; a
     sentence for the status bar when the last one was dropped). Any settings content must let
     the window start (issue 15: one bad last scenario stopped every later start)."""
@@ -32,6 +33,7 @@ def initial_scenario(scenario: Scenario | dict[str, Any] | None, prefs: Prefs,
     except Exception as exc:  # anything: a damaged settings file must not stop the app
         log.warning("last scenario dropped: %s", exc)
         reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
-        return DEFAULT_SCENARIO, ("The last scenario could not be restored and was dropped "
-                                  f"({reason}); starting from the default.")
+        return DEFAULT_SCENARIO, (
+            f"The last scenario could not be restored and was dropped ({reason}); starting from the default."
+        )
     return parsed, ""

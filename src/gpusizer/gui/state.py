@@ -73,8 +73,13 @@ class ScenarioState(QObject):
     changed = Signal()
     notice = Signal(str)  # a sentence for the status bar (what an edit also changed)
 
-    def __init__(self, scenario: Scenario | dict[str, Any] | None = None,
-                 parent: QObject | None = None, delay_ms: int = 30, merge_ms: int = 1000):
+    def __init__(
+        self,
+        scenario: Scenario | dict[str, Any] | None = None,
+        parent: QObject | None = None,
+        delay_ms: int = 30,
+        merge_ms: int = 1000,
+    ):
         super().__init__(parent)
         self._scenario = parse_scenario(scenario if scenario is not None else DEFAULT_SCENARIO)
         if not self._scenario.name:
@@ -118,7 +123,7 @@ class ScenarioState(QObject):
                 if p == path:
                     return edits[p]
                 if path.startswith(p + "."):
-                    return get_path(edits[p], path[len(p) + 1:])
+                    return get_path(edits[p], path[len(p) + 1 :])
         return get_path(self._scenario, path)
 
     # -- editing ---------------------------------------------------------------------------
@@ -144,8 +149,7 @@ class ScenarioState(QObject):
         if not self._queued:
             return
         queued, self._queued = self._queued, {}
-        pending = {p: v for p, v in self._pending.items()
-                   if not any(_related(p, q) for q in queued)}
+        pending = {p: v for p, v in self._pending.items() if not any(_related(p, q) for q in queued)}
         pending.update(queued)
         # The first edit names the undo step (a kind switch that also resets the framework
         # reads "Change Kind"); only single edits merge with the next one of the same field.
@@ -187,8 +191,7 @@ class ScenarioState(QObject):
     def _record(self, before: Scenario, after: Scenario, key: str, single: bool) -> None:
         now = time.monotonic()
         last_key, last_time = self._last_edit
-        merge = single and bool(key) and key == last_key and \
-            (now - last_time) * 1000 < self.merge_ms
+        merge = single and bool(key) and key == last_key and (now - last_time) * 1000 < self.merge_ms
         self._last_edit = (key if single else "", now)
         label = f"Change {self.labels.get(key, key)}" if key else ""
         self.undo_stack.push(SnapshotCommand(self, before, after, key, merge, label))
@@ -202,8 +205,9 @@ class ScenarioState(QObject):
         self.estimateChanged.emit(est)
         self.changed.emit()
 
-    def set_scenario(self, scenario: Scenario | dict[str, Any], record: bool = True,
-                     label: str = "Load scenario") -> None:
+    def set_scenario(
+        self, scenario: Scenario | dict[str, Any], record: bool = True, label: str = "Load scenario"
+    ) -> None:
         """Replace the whole scenario (open, new, undo). Invalid input raises ScenarioError and
         changes nothing."""
         s = parse_scenario(scenario)
@@ -215,8 +219,7 @@ class ScenarioState(QObject):
             raise
         except Exception as exc:  # an estimator failure refuses the scenario, never crashes
             log.exception("estimate failed")
-            raise ScenarioError("", f"cannot be estimated ({type(exc).__name__}: "
-                                f"{str(exc)[:120]})") from None
+            raise ScenarioError("", f"cannot be estimated ({type(exc).__name__}: {str(exc)[:120]})") from None
         self._timer.stop()
         self._queued, self._pending = {}, {}
         before = self._scenario

@@ -19,11 +19,24 @@ STALE_BG, STALE_TEXT = "#fff4e5", "#7a4100"
 def light_palette() -> QPalette:
     pal, r = QPalette(), QPalette.ColorRole
     colors = {
-        r.Window: CANVAS, r.WindowText: TEXT, r.Base: "#ffffff", r.AlternateBase: "#f6f8fa",
-        r.Text: TEXT, r.Button: "#f6f8fa", r.ButtonText: TEXT, r.Highlight: "#2f6fb3",
-        r.HighlightedText: "#ffffff", r.ToolTipBase: "#ffffff", r.ToolTipText: TEXT,
-        r.PlaceholderText: "#8c959f", r.Link: "#2f6fb3", r.Light: "#ffffff",
-        r.Midlight: "#e6eaef", r.Mid: BORDER, r.Dark: "#9aa4ae", r.Shadow: "#6e7781",
+        r.Window: CANVAS,
+        r.WindowText: TEXT,
+        r.Base: "#ffffff",
+        r.AlternateBase: "#f6f8fa",
+        r.Text: TEXT,
+        r.Button: "#f6f8fa",
+        r.ButtonText: TEXT,
+        r.Highlight: "#2f6fb3",
+        r.HighlightedText: "#ffffff",
+        r.ToolTipBase: "#ffffff",
+        r.ToolTipText: TEXT,
+        r.PlaceholderText: "#8c959f",
+        r.Link: "#2f6fb3",
+        r.Light: "#ffffff",
+        r.Midlight: "#e6eaef",
+        r.Mid: BORDER,
+        r.Dark: "#9aa4ae",
+        r.Shadow: "#6e7781",
     }
     for role, color in colors.items():
         pal.setColor(role, QColor(color))

@@ -30,8 +30,11 @@ def verdict(est: Estimate, unit: str) -> str:
     """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom``."""
     peak, cap = fmt_bytes(est.memory.total, unit), fmt_bytes(est.capacity_bytes, unit)
     head = est.headroom_bytes
-    tail = (f"fits, {fmt_bytes(head, unit)} headroom" if head >= 0
-            else f"does not fit, {fmt_bytes(-head, unit)} short")
+    tail = (
+        f"fits, {fmt_bytes(head, unit)} headroom"
+        if head >= 0
+        else f"does not fit, {fmt_bytes(-head, unit)} short"
+    )
     if est.serving is not None and not est.serving.starts:
         tail = "the engine does not start"
     return f"{peak} of {cap} per GPU — {tail}"
@@ -44,9 +47,11 @@ def context_line(est: Estimate) -> str:
     dom = est.dominant
     parts = mem.sum_of_parts or 1
     share = 100 * getattr(mem, dom) / parts
-    return (f"{s.model.name} · {s.workload.info.label} · "
-            f"{est.gpus:,} × {est.gpu.name} ({nodes:,} node{'s' if nodes != 1 else ''}) · "
-            f"peak in {mem.peak_phase} · dominated by {COMPONENT_LABELS[dom]} ({share:.0f}%)")
+    return (
+        f"{s.model.name} · {s.workload.info.label} · "
+        f"{est.gpus:,} × {est.gpu.name} ({nodes:,} node{'s' if nodes != 1 else ''}) · "
+        f"peak in {mem.peak_phase} · dominated by {COMPONENT_LABELS[dom]} ({share:.0f}%)"
+    )
 
 
 class UsageBar(QWidget):
@@ -63,8 +68,7 @@ class UsageBar(QWidget):
         mem = est.memory
         self._parts = [(c, getattr(mem, c)) for c in COMPONENTS if c in mem.alive_at_peak]
         self._capacity = max(est.capacity_bytes, 1)
-        self.setToolTip("  ·  ".join(f"{COMPONENT_LABELS[c]} {fmt_bytes(b)}"
-                                     for c, b in self._parts if b))
+        self.setToolTip("  ·  ".join(f"{COMPONENT_LABELS[c]} {fmt_bytes(b)}" for c, b in self._parts if b))
         self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -83,8 +87,10 @@ class UsageBar(QWidget):
             x += w
         cap_x = rect.left() + self._capacity * scale
         if x > cap_x + 1:  # the part beyond the capacity: what does not fit
-            p.fillRect(QRectF(cap_x, rect.top(), x - cap_x, rect.height()),
-                       QBrush(QColor(198, 40, 40, 150), Qt.BrushStyle.BDiagPattern))
+            p.fillRect(
+                QRectF(cap_x, rect.top(), x - cap_x, rect.height()),
+                QBrush(QColor(198, 40, 40, 150), Qt.BrushStyle.BDiagPattern),
+            )
         p.setPen(QPen(QColor("#202020"), 2))
         p.drawLine(int(cap_x) - 1, 0, int(cap_x) - 1, self.height())
         p.end()
@@ -96,8 +102,9 @@ def serving_text(est: Estimate) -> str:
     assert sv is not None
     block = serving_block(sv)
     if not sv.starts:
-        return (f"<b>{html.escape(est.scenario.profile.label)} does not start</b>: "
-                f"{html.escape(sv.reason or '')}")
+        return (
+            f"<b>{html.escape(est.scenario.profile.label)} does not start</b>: {html.escape(sv.reason or '')}"
+        )
     w = est.scenario.workload
     users = users_line(block, w.prompt_tokens + w.generated_tokens)
     head, _, rest = users.partition(" (")
@@ -109,16 +116,19 @@ def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
     is escaped, a name from a shared file must not load images or links)."""
     gpu = html.escape(est.gpu.name)
     if option is None:
-        return (f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
-                "GPU, quantised weights or a shorter sequence.")
+        return (
+            f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
+            "GPU, quantised weights or a shorter sequence."
+        )
     n, layout = option["gpus"], option["layout"]
     head = f"<b>GPUs needed:</b> at least <b>{n:,} × {gpu}</b>, laid out {layout}"
     if est.fits and n == est.gpus:
         return head + " — the layout set here is already the smallest that fits."
     if est.fits and n > est.gpus:  # it fits, but without the margin kept spare
         spare = est.headroom_bytes / max(est.capacity_bytes, 1)
-        return head + (f" — the layout set here fits on {est.gpus:,} but leaves only "
-                       f"{spare:.0%} of memory spare.")
+        return head + (
+            f" — the layout set here fits on {est.gpus:,} but leaves only {spare:.0%} of memory spare."
+        )
     if est.fits:
         return head + f" — the layout set here uses {est.gpus:,}."
     return head + "."

@@ -14,6 +14,7 @@ class Restorer(Protocol):
 
     def restore(self, scenario: Scenario) -> None: ...
 
+
 _MERGE_ID = 0x5CE  # one id for all field edits; mergeWith compares the field path itself
 
 
@@ -21,8 +22,9 @@ class SnapshotCommand(QUndoCommand):
     """One change of the scenario. Consecutive edits of one field merge (typing ``4096`` into a
     spin box is one undo step, not four)."""
 
-    def __init__(self, state: Restorer, before: Scenario, after: Scenario, key: str,
-                 merge: bool, label: str = "") -> None:
+    def __init__(
+        self, state: Restorer, before: Scenario, after: Scenario, key: str, merge: bool, label: str = ""
+    ) -> None:
         super().__init__(label or (f"Change {key}" if key else "Change scenario"))
         self.state, self.before, self.after = state, before, after
         self.key, self.merge = key, merge

@@ -36,8 +36,7 @@ class DoubleSpinBox(NoWheelMixin, QDoubleSpinBox):
     """Decimal field for a view setting; the wheel changes it only once focused."""
 
 
-def float_spin(lo: float, hi: float, decimals: int = 2, suffix: str = "",
-               special: str = "") -> DoubleSpinBox:
+def float_spin(lo: float, hi: float, decimals: int = 2, suffix: str = "", special: str = "") -> DoubleSpinBox:
     """A decimal spin box for a setting of a view (the Hardware tab's margin), not for a
     scenario field: those use QuantityField, which holds any value the core accepts.
     ``special`` is shown at ``lo``."""
@@ -69,8 +68,7 @@ def combo(items: Iterable[tuple[str, Any]]) -> ComboBox:
 def fit_popup(combo: QComboBox) -> None:
     """Make the dropdown list wide enough for its longest entry."""
     metrics = combo.view().fontMetrics()
-    widest = max((metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count())),
-                 default=0)
+    widest = max((metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count())), default=0)
     combo.view().setMinimumWidth(widest + 48)  # room for the scroll bar and the margins
 
 
@@ -123,8 +121,9 @@ class Form:
         self.rows: dict[str, QWidget] = {}
         self.labels: dict[str, QLabel] = {}
 
-    def add(self, label: str, widget: QWidget, path: str | None = None, name: str = "",
-            key: str = "", **bind: Any) -> QWidget:
+    def add(
+        self, label: str, widget: QWidget, path: str | None = None, name: str = "", key: str = "", **bind: Any
+    ) -> QWidget:
         """Add a row; bind it to ``path`` when given. ``key`` names the row for show/enable
         (default: the path)."""
         if name:

@@ -58,7 +58,7 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
             os.fchmod(fd, mode)
         view = memoryview(payload)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
         os.close(fd)
         fd = -1

@@ -17,8 +17,7 @@ def check_output(output: str | Path, width: int) -> Path:
     if out.suffix.lower() not in SUFFIXES:
         raise ScenarioError("output", f"{excerpt(out.name)} must end in .png or .svg")
     if not MIN_WIDTH <= int(width) <= MAX_WIDTH:
-        raise ScenarioError("width", f"must be between {MIN_WIDTH} and {MAX_WIDTH} px; "
-                            f"got {excerpt(width)}")
+        raise ScenarioError("width", f"must be between {MIN_WIDTH} and {MAX_WIDTH} px; got {excerpt(width)}")
     try:
         folder = out.resolve().parent.is_dir()
     except OSError:

@@ -93,8 +93,9 @@ def dominant(amounts: dict[str, int]) -> str | None:
     return max(amounts, key=lambda k: amounts[k]) if amounts else None
 
 
-def follow_headers(spec: ModelSpec, precision: dict[str, Any], table: GroupTable,
-                   quantised: bool) -> tuple[dict[str, Any], list[str]]:
+def follow_headers(
+    spec: ModelSpec, precision: dict[str, Any], table: GroupTable, quantised: bool
+) -> tuple[dict[str, Any], list[str]]:
     """The declared precision, with a ``modules`` override for each group the headers show
     stored otherwise (module doc); and a note per override."""
     params = group_parameters(spec)
@@ -121,8 +122,13 @@ def follow_headers(spec: ModelSpec, precision: dict[str, Any], table: GroupTable
 
 def _estimated_total(spec: ModelSpec, precision: dict[str, Any]) -> float:
     """The estimator's weight bytes of the whole model on one GPU (boundary rules included)."""
-    s = parse_scenario({"model": spec.model_dump(exclude_none=True, exclude={"preset"}),
-                        "workload": {"kind": "inference"}, "precision": precision})
+    s = parse_scenario(
+        {
+            "model": spec.model_dump(exclude_none=True, exclude={"preset"}),
+            "workload": {"kind": "inference"},
+            "precision": precision,
+        }
+    )
     arch = resolve(s.model)
     counts = count_parameters(s.model)
     return stage_weight_bytes(s, arch, counts, stage_params(counts, arch, 1, 1, 1, True))
@@ -139,16 +145,25 @@ def check(spec: ModelSpec, precision: dict[str, Any], table: GroupTable) -> dict
         if not stored and n <= 0:
             continue
         estimated = round(n * per[group])
-        groups[group] = {"bytes": stored, "by_dtype": dict(sorted(
-            table.by_type.get(group, {}).items())), "parameters": round(n),
-            "estimated_bytes": estimated, "difference": estimated - stored,
-            "relative_difference": (estimated - stored) / stored if stored else None}
+        groups[group] = {
+            "bytes": stored,
+            "by_dtype": dict(sorted(table.by_type.get(group, {}).items())),
+            "parameters": round(n),
+            "estimated_bytes": estimated,
+            "difference": estimated - stored,
+            "relative_difference": (estimated - stored) / stored if stored else None,
+        }
     model_bytes = sum(table.bytes.values())
     estimated_total = round(_estimated_total(spec, precision))
-    return {"tensors": table.tensors, "bytes": table.total,
-            "by_dtype": dict(sorted(table.by_type_all.items())), "groups": groups,
-            "model_bytes": model_bytes, "estimated_bytes": estimated_total,
-            "difference": estimated_total - model_bytes,
-            "relative_difference": (estimated_total - model_bytes) / model_bytes
-            if model_bytes else None,
-            "other_bytes": table.other_bytes, "other_tensors": table.other_names}
+    return {
+        "tensors": table.tensors,
+        "bytes": table.total,
+        "by_dtype": dict(sorted(table.by_type_all.items())),
+        "groups": groups,
+        "model_bytes": model_bytes,
+        "estimated_bytes": estimated_total,
+        "difference": estimated_total - model_bytes,
+        "relative_difference": (estimated_total - model_bytes) / model_bytes if model_bytes else None,
+        "other_bytes": table.other_bytes,
+        "other_tensors": table.other_names,
+    }

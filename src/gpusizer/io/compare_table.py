@@ -65,32 +65,54 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column("rank", "#", _text, tip="Order of the current ranking"),
     Column("gpu_name", "GPU", _text),
     Column("gpus", "GPUs", _num(0), tip="GPUs to buy or rent (whole servers when asked)"),
-    Column("cost_per_million_tokens", "$/M tok", _usd,
-           tip="Cost per million tokens (served or trained), renting or owning"),
+    Column(
+        "cost_per_million_tokens",
+        "$/M tok",
+        _usd,
+        tip="Cost per million tokens (served or trained), renting or owning",
+    ),
     Column("training_cost", "$ to train", _usd, "train", "Cost of the training run"),
-    Column("tokens_per_second_per_user", "Tok/s/user", _num(1), "serve",
-           "Output tokens per second each user sees"),
+    Column(
+        "tokens_per_second_per_user",
+        "Tok/s/user",
+        _num(1),
+        "serve",
+        "Output tokens per second each user sees",
+    ),
     Column("ttft_seconds", "TTFT", _num(2, 1, " s"), "serve", "Time to first token"),
     Column("tpot_seconds", "TPOT", _num(1, 1000, " ms"), "serve", "Time per output token"),
-    Column("tokens_per_second", "Tok/s", _num(0), tip="Tokens per second over all GPUs "
-           "(served output tokens, or trained tokens)"),
+    Column(
+        "tokens_per_second",
+        "Tok/s",
+        _num(0),
+        tip="Tokens per second over all GPUs (served output tokens, or trained tokens)",
+    ),
     Column("time_seconds", "Time", _duration, "train", "Time to train on training_tokens"),
     Column("targets_met", "Targets", _yes, "targets", "Serving targets met"),
     Column("purchase_cost", "Purchase $", _usd, tip="List price x GPUs (the GPUs only)"),
     Column("cloud_cost_per_hour", "Cloud $/h", _usd, tip="Cloud price x GPUs"),
     Column("power_watts", "kW", _num(1, 1e-3), tip="GPU board power (TDP) x GPUs"),
-    Column("energy_kwh_per_million_tokens", "kWh/M tok", _num(2), tip="Energy per million "
-           "tokens at TDP"),
+    Column("energy_kwh_per_million_tokens", "kWh/M tok", _num(2), tip="Energy per million tokens at TDP"),
     Column("energy_kwh", "kWh", _num(0), "train", "Energy of the training run at TDP"),
     Column("electricity_cost", "Power $", _usd, "train", "Electricity of the training run"),
     Column("layout", "Layout", _text, tip="Parallel layout; double-click a row to apply it"),
     Column("nodes", "Nodes", _num(0), tip="Servers (or boxes) of gpus_per_node GPUs"),
     Column("per_gpu_total", "Peak/GPU", _bytes, tip="Peak memory of the busiest GPU"),
     Column("headroom_bytes", "Spare/GPU", _bytes, tip="Usable memory left at the peak"),
-    Column("price_per_hour", "$/GPU-h", _usd, tip="Cloud on-demand price per GPU-hour "
-           "(catalog, dated; yours where set)", editable=True),
-    Column("list_price_usd", "$/GPU", _usd, tip="Purchase (list) price per GPU "
-           "(catalog, dated; yours where set)", editable=True),
+    Column(
+        "price_per_hour",
+        "$/GPU-h",
+        _usd,
+        tip="Cloud on-demand price per GPU-hour (catalog, dated; yours where set)",
+        editable=True,
+    ),
+    Column(
+        "list_price_usd",
+        "$/GPU",
+        _usd,
+        tip="Purchase (list) price per GPU (catalog, dated; yours where set)",
+        editable=True,
+    ),
 )
 
 
@@ -102,22 +124,21 @@ def columns_for(training: bool, targets: bool) -> list[Column]:
     return [c for c in COLUMNS if c.applies not in skip]
 
 
-def table_rows(options: Sequence[dict[str, Any]], columns: Sequence[Column],
-               unit: str = "GiB") -> list[list[str]]:
+def table_rows(
+    options: Sequence[dict[str, Any]], columns: Sequence[Column], unit: str = "GiB"
+) -> list[list[str]]:
     """Header row, then one row of cell texts per option (a GPU that does not fit says so
     in its layout cell)."""
     rows = [[c.header for c in columns]]
     for o in options:
         row = [c.text(o, unit) for c in columns]
         if not o["fits"]:
-            row = [("does not fit" if c.key == "layout" else t) for c, t in zip(columns, row,
-                                                                                  strict=True)]
+            row = [("does not fit" if c.key == "layout" else t) for c, t in zip(columns, row, strict=True)]
         rows.append(row)
     return rows
 
 
-def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: bool,
-                 unit: str = "GiB") -> str:
+def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: bool, unit: str = "GiB") -> str:
     """The table ``gpusizer-cli compare`` prints: text columns left, numbers right; ``*``
     marks the Pareto front (nothing cheaper and faster); notes below."""
     if not options:
@@ -129,19 +150,27 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
         row[name] += " *" if o["pareto"] else ""
     widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     left = {i for i, c in enumerate(cols) if c.fmt is _text and c.key != "rank"}
-    lines = ["  ".join(t.ljust(w) if i in left else t.rjust(w)
-                       for i, (t, w) in enumerate(zip(r, widths, strict=True))).rstrip()
-             for r in rows]
+    lines = [
+        "  ".join(
+            t.ljust(w) if i in left else t.rjust(w) for i, (t, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in rows
+    ]
     lines.insert(1, "-" * len(lines[0]))
     basis = options[0].get("cost_basis") or "cloud"
-    lines.append(f"* on the Pareto front: no other option is both cheaper per million tokens "
-                 f"and faster ({'tokens/s' if training else 'tokens/s per user'}). "
-                 f"Cost basis: {'renting (cloud price)' if basis == 'cloud' else 'owning'}.")
+    lines.append(
+        f"* on the Pareto front: no other option is both cheaper per million tokens "
+        f"and faster ({'tokens/s' if training else 'tokens/s per user'}). "
+        f"Cost basis: {'renting (cloud price)' if basis == 'cloud' else 'owning'}."
+    )
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]})
     return "\n".join(lines)
 
 
 def chart_points(options: Sequence[dict[str, Any]]) -> list[tuple[float, float, dict[str, Any]]]:
     """(speed, cost per million tokens, option) of each option the cost-speed chart shows."""
-    return [(speed_of(o) or 0.0, o["cost_per_million_tokens"], o) for o in options
-            if o["fits"] and speed_of(o) and o["cost_per_million_tokens"] is not None]
+    return [
+        (speed_of(o) or 0.0, o["cost_per_million_tokens"], o)
+        for o in options
+        if o["fits"] and speed_of(o) and o["cost_per_million_tokens"] is not None
+    ]

@@ -26,8 +26,9 @@ def strict_json(data: Any) -> str:
     try:
         return json.dumps(data, indent=2, allow_nan=False)
     except ValueError:
-        raise ScenarioError("output", "the result holds a number that is not finite "
-                            "(please report the scenario)") from None
+        raise ScenarioError(
+            "output", "the result holds a number that is not finite (please report the scenario)"
+        ) from None
 
 
 def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
@@ -71,8 +72,9 @@ def csv_text(rows: Iterable[Sequence[Any]]) -> str:
 
 def report_csv(report: dict[str, Any]) -> str:
     """The whole report as ``key,value`` rows (dotted keys, bytes as integers)."""
-    return csv_text([["key", "value"], *([key, "" if value is None else value]
-                                         for key, value in _flatten(report))])
+    return csv_text(
+        [["key", "value"], *([key, "" if value is None else value] for key, value in _flatten(report))]
+    )
 
 
 def breakdown_csv(report: dict[str, Any], unit: str = "GiB") -> str:
@@ -81,7 +83,9 @@ def breakdown_csv(report: dict[str, Any], unit: str = "GiB") -> str:
     parts = sum(per_gpu[c] for c in COMPONENTS) or 1
     alive = set(report.get("alive_at_peak", COMPONENTS))
     rows: list[list[Any]] = [["component", "bytes", unit, "share_percent", "alive_at_peak"]]
-    rows += [[c, per_gpu[c], f"{to_unit(per_gpu[c], unit):.4f}",
-              f"{100 * per_gpu[c] / parts:.2f}", c in alive] for c in COMPONENTS]
+    rows += [
+        [c, per_gpu[c], f"{to_unit(per_gpu[c], unit):.4f}", f"{100 * per_gpu[c] / parts:.2f}", c in alive]
+        for c in COMPONENTS
+    ]
     rows.append(["total", per_gpu["total"], f"{to_unit(per_gpu['total'], unit):.4f}", "", ""])
     return csv_text(rows)

@@ -33,25 +33,73 @@ from .gguf_reader import MAX_TENSORS, GGUFArray, GGUFFile, read_gguf
 from .hf_config import import_hf_config
 
 # general.architecture -> the transformers model_type whose reader builds it
-ARCHS = {"llama": "llama", "mistral3": "mistral", "llama4": "llama4_text", "qwen2": "qwen2",
-         "qwen2moe": "qwen2_moe", "qwen2vl": "qwen2", "qwen3": "qwen3", "qwen3moe": "qwen3_moe",
-         "qwen3vl": "qwen3", "qwen3vlmoe": "qwen3_moe", "gemma": "gemma", "gemma2": "gemma2",
-         "gemma3": "gemma3_text", "phi3": "phi3", "deepseek2": "deepseek_v2",
-         "gpt-oss": "gpt_oss", "glm4moe": "glm4_moe", "falcon": "falcon", "gpt2": "gpt2",
-         "olmo2": "olmo2", "olmoe": "olmoe"}
-_RECURRENT = ("mamba", "rwkv", "jamba", "nemotron_h", "falcon-h1", "qwen3next", "hybrid",
-              "lfm2", "plamo2", "kimi-linear", "qwen35")
+ARCHS = {
+    "llama": "llama",
+    "mistral3": "mistral",
+    "llama4": "llama4_text",
+    "qwen2": "qwen2",
+    "qwen2moe": "qwen2_moe",
+    "qwen2vl": "qwen2",
+    "qwen3": "qwen3",
+    "qwen3moe": "qwen3_moe",
+    "qwen3vl": "qwen3",
+    "qwen3vlmoe": "qwen3_moe",
+    "gemma": "gemma",
+    "gemma2": "gemma2",
+    "gemma3": "gemma3_text",
+    "phi3": "phi3",
+    "deepseek2": "deepseek_v2",
+    "gpt-oss": "gpt_oss",
+    "glm4moe": "glm4_moe",
+    "falcon": "falcon",
+    "gpt2": "gpt2",
+    "olmo2": "olmo2",
+    "olmoe": "olmoe",
+}
+_RECURRENT = (
+    "mamba",
+    "rwkv",
+    "jamba",
+    "nemotron_h",
+    "falcon-h1",
+    "qwen3next",
+    "hybrid",
+    "lfm2",
+    "plamo2",
+    "kimi-linear",
+    "qwen35",
+)
 # general.file_type (gguf-py LlamaFileType) -> (weights dtype, quantisation rule)
-FILE_TYPES = {0: ("fp32", "uniform"), 1: ("fp16", "gguf-f16"), 2: ("gguf_q4_0", "gguf-q4_0"),
-              3: ("gguf_q4_1", "gguf-q4_1"), 7: ("gguf_q8_0", "gguf-q8_0"),
-              15: ("gguf_q4_k_m", "gguf-q4_k_m"), 17: ("gguf_q5_k_m", "gguf-q5_k_m"),
-              32: ("bf16", "uniform"), 38: ("mxfp4", "gguf-mxfp4_moe")}
+FILE_TYPES = {
+    0: ("fp32", "uniform"),
+    1: ("fp16", "gguf-f16"),
+    2: ("gguf_q4_0", "gguf-q4_0"),
+    3: ("gguf_q4_1", "gguf-q4_1"),
+    7: ("gguf_q8_0", "gguf-q8_0"),
+    15: ("gguf_q4_k_m", "gguf-q4_k_m"),
+    17: ("gguf_q5_k_m", "gguf-q5_k_m"),
+    32: ("bf16", "uniform"),
+    38: ("mxfp4", "gguf-mxfp4_moe"),
+}
 # ggml tensor types stored whole in one of our dtypes (core/dtypes.py)
-GGML_DTYPES = {"F32": "fp32", "F16": "fp16", "BF16": "bf16", "Q8_0": "gguf_q8_0",
-               "Q4_0": "gguf_q4_0", "Q4_1": "gguf_q4_1", "Q5_0": "gguf_q5_0", "Q5_1": "gguf_q5_1",
-               "Q2_K": "gguf_q2_k", "Q3_K": "gguf_q3_k", "Q4_K": "gguf_q4_k", "Q5_K": "gguf_q5_k",
-               "Q6_K": "gguf_q6_k", "IQ4_XS": "gguf_iq4_xs", "IQ4_NL": "gguf_iq4_nl",
-               "MXFP4": "mxfp4"}
+GGML_DTYPES = {
+    "F32": "fp32",
+    "F16": "fp16",
+    "BF16": "bf16",
+    "Q8_0": "gguf_q8_0",
+    "Q4_0": "gguf_q4_0",
+    "Q4_1": "gguf_q4_1",
+    "Q5_0": "gguf_q5_0",
+    "Q5_1": "gguf_q5_1",
+    "Q2_K": "gguf_q2_k",
+    "Q3_K": "gguf_q3_k",
+    "Q4_K": "gguf_q4_k",
+    "Q5_K": "gguf_q5_k",
+    "Q6_K": "gguf_q6_k",
+    "IQ4_XS": "gguf_iq4_xs",
+    "IQ4_NL": "gguf_iq4_nl",
+    "MXFP4": "mxfp4",
+}
 _MATRICES = ("attention", "mlp", "experts", "shared_experts")
 LLAMA4_CHUNK = 8192  # llama-model.cpp: n_attn_chunk = 8192 for LLM_ARCH_LLAMA4 (no GGUF key)
 
@@ -89,20 +137,29 @@ def _merged(files: list[GGUFFile]) -> GGUFFile:
     first = files[0]
     if len(files) == 1:
         return first
-    return GGUFFile(first.version, first.metadata, tuple(t for f in files for t in f.tensors),
-                    first.file_bytes, first.data_start)
+    return GGUFFile(
+        first.version,
+        first.metadata,
+        tuple(t for f in files for t in f.tensors),
+        first.file_bytes,
+        first.data_start,
+    )
 
 
 def _common(m: _Meta, model_type: str, name: str) -> dict[str, Any]:
     layers = (m.get("block_count") or 0) - (m.get("nextn_predict_layers") or 0)
     ffn = m.get("feed_forward_length") or m.get("expert_feed_forward_length")
     cfg: dict[str, Any] = {
-        "_name_or_path": name, "model_type": model_type, "num_hidden_layers": layers,
+        "_name_or_path": name,
+        "model_type": model_type,
+        "num_hidden_layers": layers,
         "hidden_size": m.get("embedding_length"),
         "num_attention_heads": m.get("attention.head_count"),
         "num_key_value_heads": m.get("attention.head_count_kv"),
-        "intermediate_size": ffn, "max_position_embeddings": m.get("context_length"),
-        "head_dim": m.get("attention.key_length"), "vocab_size": _vocab(m),
+        "intermediate_size": ffn,
+        "max_position_embeddings": m.get("context_length"),
+        "head_dim": m.get("attention.key_length"),
+        "vocab_size": _vocab(m),
         "tie_word_embeddings": not m.has("output.weight"),
         "attention_bias": m.has("blk.0.attn_q.bias") or m.has("blk.0.attn_qkv.bias"),
         "mlp_bias": m.has("blk.0.ffn_up.bias"),
@@ -125,28 +182,39 @@ def _family(m: _Meta, cfg: dict[str, Any]) -> None:
         rope = m.get("rope.dimension_count") or 64
         key = m.get("attention.key_length_mla") or m.get("attention.key_length")
         value = m.get("attention.value_length_mla") or m.get("attention.value_length")
-        cfg.update(kv_lora_rank=m.get("attention.kv_lora_rank"),
-                   q_lora_rank=m.get("attention.q_lora_rank") or None, qk_rope_head_dim=rope,
-                   qk_nope_head_dim=(key or rope) - rope, v_head_dim=value)
+        cfg.update(
+            kv_lora_rank=m.get("attention.kv_lora_rank"),
+            q_lora_rank=m.get("attention.q_lora_rank") or None,
+            qk_rope_head_dim=rope,
+            qk_nope_head_dim=(key or rope) - rope,
+            v_head_dim=value,
+        )
         cfg.pop("head_dim", None)
-        if m.get("expert_gating_func") == 2 or m.has("blk.3.exp_probs_b.bias") or any(
-                n.endswith("exp_probs_b.bias") for n in m.names):  # sigmoid + bias: V3
+        if (
+            m.get("expert_gating_func") == 2
+            or m.has("blk.3.exp_probs_b.bias")
+            or any(n.endswith("exp_probs_b.bias") for n in m.names)
+        ):  # sigmoid + bias: V3
             cfg["model_type"] = "deepseek_v3"
     elif kind == "llama4_text":
-        cfg.update(intermediate_size=m.get("expert_feed_forward_length"),
-                   intermediate_size_mlp=m.get("feed_forward_length"),
-                   attention_chunk_size=LLAMA4_CHUNK)
+        cfg.update(
+            intermediate_size=m.get("expert_feed_forward_length"),
+            intermediate_size_mlp=m.get("feed_forward_length"),
+            attention_chunk_size=LLAMA4_CHUNK,
+        )
     elif kind == "gpt_oss":
         cfg["experts_per_token"] = cfg.get("num_experts_per_tok")
     elif kind == "glm4_moe":
         cfg["use_qk_norm"] = m.has("blk.0.attn_q_norm.weight")
     elif kind == "falcon":
-        cfg.update(new_decoder_architecture=m.has("blk.0.attn_norm_2.weight"),
-                   num_kv_heads=cfg.get("num_key_value_heads"), parallel_attn=True,
-                   bias=cfg["attention_bias"])
+        cfg.update(
+            new_decoder_architecture=m.has("blk.0.attn_norm_2.weight"),
+            num_kv_heads=cfg.get("num_key_value_heads"),
+            parallel_attn=True,
+            bias=cfg["attention_bias"],
+        )
     elif kind == "gpt2":
-        cfg.update(n_positions=cfg.get("max_position_embeddings"),
-                   n_inner=cfg.get("intermediate_size"))
+        cfg.update(n_positions=cfg.get("max_position_embeddings"), n_inner=cfg.get("intermediate_size"))
     elif kind == "gemma3_text" and isinstance(m.get("attention.sliding_window_pattern"), int):
         cfg["sliding_window_pattern"] = m.get("attention.sliding_window_pattern")
 
@@ -158,17 +226,19 @@ def gguf_config(f: GGUFFile, fallback_name: str) -> tuple[dict[str, Any], list[s
         raise ScenarioError("gguf", "general.architecture is missing; not a model GGUF")
     notes: list[str] = []
     if any(word in arch for word in _RECURRENT) or any(".ssm_" in t.name for t in f.tensors):
-        raise ScenarioError("gguf", f"architecture {excerpt(arch)} has recurrent (Mamba or "
-                            "linear-attention) layers, which are not read from GGUF metadata; "
-                            "import its config.json instead")
+        raise ScenarioError(
+            "gguf",
+            f"architecture {excerpt(arch)} has recurrent (Mamba or "
+            "linear-attention) layers, which are not read from GGUF metadata; "
+            "import its config.json instead",
+        )
     if arch not in ARCHS:
         notes.append(f"architecture {arch!r} is read as a Llama-like decoder")
     if arch in ("gemma3", "qwen2vl", "qwen3vl", "qwen3vlmoe", "llama4", "mistral3"):
         notes.append("a vision tower lives in a separate mmproj GGUF; not counted")
     name = f.metadata.get("general.name")
     m = _Meta(f, arch)
-    cfg = _common(m, ARCHS.get(arch, arch), name if isinstance(name, str) and name
-                  else fallback_name)
+    cfg = _common(m, ARCHS.get(arch, arch), name if isinstance(name, str) and name else fallback_name)
     _family(m, cfg)
     return cfg, notes
 
@@ -184,11 +254,15 @@ def _shards(p: Path, f: GGUFFile) -> list[GGUFFile]:
         return [f]
     name = _SPLIT.match(p.name)
     if name is None or int(name.group(3)) != count:
-        raise ScenarioError("gguf", f"{p.name}: split into {count} files, but the name is not "
-                            "NAME-00001-of-NNNNN.gguf")
-    files = [f if i == int(name.group(2)) else
-             read_gguf(p.with_name(f"{name.group(1)}-{i:05d}-of-{count:05d}.gguf"))
-             for i in range(1, count + 1)]
+        raise ScenarioError(
+            "gguf", f"{p.name}: split into {count} files, but the name is not NAME-00001-of-NNNNN.gguf"
+        )
+    files = [
+        f
+        if i == int(name.group(2))
+        else read_gguf(p.with_name(f"{name.group(1)}-{i:05d}-of-{count:05d}.gguf"))
+        for i in range(1, count + 1)
+    ]
     if sum(len(x.tensors) for x in files) > MAX_TENSORS:
         raise ScenarioError("gguf", f"{p.name}: more than {MAX_TENSORS:,} tensors in all")
     names = [t.name for x in files for t in x.tensors]
@@ -233,12 +307,16 @@ def import_gguf(path: str | Path) -> dict[str, Any]:
             for d, n in table.whole.get(g, {}).items():
                 mats[d] = mats.get(d, 0) + n
         weights, rule = dominant(mats) or "bf16", "uniform"
-        notes.append(f"file type {excerpt(ftype)} has no rule of its own: {weights} matrices, "
-                     "the other groups as stored")
-    precision, more = follow_headers(spec, {"weights": weights, "quantization_rule": rule},
-                                     table, quantised=True)
+        notes.append(
+            f"file type {excerpt(ftype)} has no rule of its own: {weights} matrices, "
+            "the other groups as stored"
+        )
+    precision, more = follow_headers(
+        spec, {"weights": weights, "quantization_rule": rule}, table, quantised=True
+    )
     block["checkpoint_precision"] = precision
     report = check(spec, precision, table)
-    report.update(format="gguf", files=len(files), file_bytes=sum(x.file_bytes for x in files),
-                  gguf_version=f.version)
+    report.update(
+        format="gguf", files=len(files), file_bytes=sum(x.file_bytes for x in files), gguf_version=f.version
+    )
     return {"model": block, "precision": precision, "checkpoint": report, "notes": notes + more}

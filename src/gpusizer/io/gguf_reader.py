@@ -37,8 +37,19 @@ MAX_KEYS = 2**16  # real files carry 20-60 keys
 MAX_STRINGS = 2**21  # per array; the largest vocabularies are 262,144 tokens (Gemma 3)
 KEEP_ARRAY = 4096  # arrays up to this long are kept (per-layer head counts); longer: counted
 KEEP_STRING = 4096  # longer strings (chat templates) are skipped
-_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q",
-            12: "d"}  # GGUFValueType -> struct format
+_SCALARS = {
+    0: "B",
+    1: "b",
+    2: "H",
+    3: "h",
+    4: "I",
+    5: "i",
+    6: "f",
+    7: "?",
+    10: "Q",
+    11: "q",
+    12: "d",
+}  # GGUFValueType -> struct format
 _STRING, _ARRAY = 8, 9
 
 
@@ -129,7 +140,7 @@ class _Header:
         if n > limit:
             return None
         try:
-            return bytes(self.buf[start:start + n]).decode("utf-8")
+            return bytes(self.buf[start : start + n]).decode("utf-8")
         except UnicodeDecodeError:
             raise self.bad(f"a string at byte {start:,} is not UTF-8") from None
 
@@ -140,8 +151,11 @@ class _Header:
             return self.string(KEEP_STRING)
         if vtype == _ARRAY and not nested:
             return self.array()
-        raise self.bad(f"unknown metadata value type {vtype}" if vtype != _ARRAY
-                       else "arrays of arrays are not GGUF metadata")
+        raise self.bad(
+            f"unknown metadata value type {vtype}"
+            if vtype != _ARRAY
+            else "arrays of arrays are not GGUF metadata"
+        )
 
     def array(self) -> GGUFArray:
         etype, count = self.scalar("I"), self.scalar("Q")
@@ -177,7 +191,7 @@ def read_gguf(path: str | Path) -> GGUFFile:
     fh, size = _open(p)
     with fh:
         h = _Header(fh, size, p)
-        if size < 24 or bytes(h.buf[h.need(4):4]) != b"GGUF":
+        if size < 24 or bytes(h.buf[h.need(4) : 4]) != b"GGUF":
             raise h.bad("not a GGUF file (it does not start with the GGUF magic)")
         version = h.scalar("I")
         if version & 0xFFFF == 0:  # written on the other byte order (gguf-py GGUFReader)
@@ -186,13 +200,14 @@ def read_gguf(path: str | Path) -> GGUFFile:
             raise h.bad(f"GGUF version {version} is not read (versions 2 and 3 are)")
         tensor_count, kv_count = h.scalar("Q"), h.scalar("Q")
         if tensor_count > MAX_TENSORS or kv_count > MAX_KEYS:
-            raise h.bad(f"{tensor_count:,} tensors and {kv_count:,} metadata keys; at most "
-                        f"{MAX_TENSORS:,} and {MAX_KEYS:,} are read")
+            raise h.bad(
+                f"{tensor_count:,} tensors and {kv_count:,} metadata keys; at most "
+                f"{MAX_TENSORS:,} and {MAX_KEYS:,} are read"
+            )
         metadata = _metadata(h, kv_count)
         tensors = [_tensor_info(h) for _ in range(tensor_count)]
         data_start = _data_start(h, metadata)
-    return GGUFFile(version, metadata, _checked(h, tensors, data_start, metadata), size,
-                    data_start)
+    return GGUFFile(version, metadata, _checked(h, tensors, data_start, metadata), size, data_start)
 
 
 def _metadata(h: _Header, count: int) -> dict[str, Any]:
@@ -223,8 +238,9 @@ def _data_start(h: _Header, metadata: dict[str, Any]) -> int:
     return -(-h.pos // align) * align
 
 
-def _checked(h: _Header, infos: list[tuple[str, tuple[int, ...], int, int]], data_start: int,
-             metadata: dict[str, Any]) -> tuple[GGUFTensor, ...]:
+def _checked(
+    h: _Header, infos: list[tuple[str, tuple[int, ...], int, int]], data_start: int, metadata: dict[str, Any]
+) -> tuple[GGUFTensor, ...]:
     """Known types, whole blocks, unique names, aligned tensors inside the file, no overlap."""
     from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
@@ -239,12 +255,16 @@ def _checked(h: _Header, infos: list[tuple[str, tuple[int, ...], int, int]], dat
         for d in dims:
             elements *= d
         if elements > 2**50 or dims[0] % block:
-            raise h.bad(f"tensor {excerpt(name)}: shape {list(dims)} does not fit type "
-                        f"{GGMLQuantizationType(ttype).name}")
+            raise h.bad(
+                f"tensor {excerpt(name)}: shape {list(dims)} does not fit type "
+                f"{GGMLQuantizationType(ttype).name}"
+            )
         nbytes = elements // block * type_size
         if offset % align or data_start + offset + nbytes > h.size:
-            raise h.bad(f"truncated or misplaced: tensor {excerpt(name)} ({nbytes:,} bytes at "
-                        f"offset {offset:,}) does not lie inside the file")
+            raise h.bad(
+                f"truncated or misplaced: tensor {excerpt(name)} ({nbytes:,} bytes at "
+                f"offset {offset:,}) does not lie inside the file"
+            )
         out.append(GGUFTensor(name, ttype, dims, elements, nbytes, offset))
     if len({t.name for t in out}) != len(out):
         raise h.bad("a tensor name appears twice")

@@ -39,8 +39,10 @@ def _gemma(r: Reader) -> Block:
     if r.model_type == "gemma":
         return block
     block["norms_per_layer"] = 4
-    for key, field in (("attn_logit_softcapping", "attention_softcap"),
-                       ("final_logit_softcapping", "final_logit_softcap")):
+    for key, field in (
+        ("attn_logit_softcapping", "attention_softcap"),
+        ("final_logit_softcapping", "final_logit_softcap"),
+    ):
         cap = r.cfg.get(key)  # Reader already merged the defaults
         if cap:  # tanh soft-capping of scores / logits (Gemma 2; Gemma 3 sets none)
             block[field] = float(cap)
@@ -64,15 +66,24 @@ def _deepseek(r: Reader) -> Block:
     block = base(r)
     nope, rope = r.get("qk_nope_head_dim"), r.get("qk_rope_head_dim")
     block["head_dim"] = nope + rope
-    block["mla"] = {"q_lora_rank": r.get("q_lora_rank"), "kv_lora_rank": r.get("kv_lora_rank"),
-                    "qk_nope_head_dim": nope, "qk_rope_head_dim": rope,
-                    "v_head_dim": r.get("v_head_dim")}
+    block["mla"] = {
+        "q_lora_rank": r.get("q_lora_rank"),
+        "kv_lora_rank": r.get("kv_lora_rank"),
+        "qk_nope_head_dim": nope,
+        "qk_rope_head_dim": rope,
+        "v_head_dim": r.get("v_head_dim"),
+    }
     layers, first = block["layers"], int(r.get("first_k_dense_replace", default=0))
     freq = max(1, int(r.get("moe_layer_freq", default=1)))
     sparse = multiples(min(first, layers), layers, freq)  # i >= first with i % freq == 0
     default_topk = "noaux_tc" if r.model_type == "deepseek_v3" else "greedy"
-    moe(r, block, layers - sparse, shared_experts=int(r.get("n_shared_experts", default=0)),
-         router_bias=r.get("topk_method", default=default_topk) == "noaux_tc")
+    moe(
+        r,
+        block,
+        layers - sparse,
+        shared_experts=int(r.get("n_shared_experts", default=0)),
+        router_bias=r.get("topk_method", default=default_topk) == "noaux_tc",
+    )
     return block
 
 
@@ -81,10 +92,16 @@ def _gpt2(r: Reader) -> Block:
     block = base(r, tied=True, ffn_required=False)
     positions = r.get("n_positions", "max_position_embeddings", default=1024)
     block.update(
-        ffn_hidden_size=block["ffn_hidden_size"] or 4 * block["hidden_size"], mlp="plain",
-        activation=r.get("activation_function", default="gelu_new"), max_context=positions,
-        position_embeddings=positions, norm="layernorm", qkv_bias=True,
-        attention_output_bias=True, mlp_bias=True, fused_qkv=True,
+        ffn_hidden_size=block["ffn_hidden_size"] or 4 * block["hidden_size"],
+        mlp="plain",
+        activation=r.get("activation_function", default="gelu_new"),
+        max_context=positions,
+        position_embeddings=positions,
+        norm="layernorm",
+        qkv_bias=True,
+        attention_output_bias=True,
+        mlp_bias=True,
+        fused_qkv=True,
         dropout=float(r.get("resid_pdrop", default=0.1)),
     )
     return block
@@ -104,10 +121,18 @@ def _falcon(r: Reader) -> Block:
         norms = 1 if parallel else 2
     bias = r.flag("bias")
     block.update(
-        family="falcon", kv_heads=kv, ffn_hidden_size=block["ffn_hidden_size"] or 4 * hidden,
-        mlp="plain", activation=r.get("activation", default="gelu"), norm="layernorm",
-        norms_per_layer=norms, parallel_attention=parallel, fused_qkv=True, qkv_bias=bias,
-        attention_output_bias=bias, mlp_bias=bias,
+        family="falcon",
+        kv_heads=kv,
+        ffn_hidden_size=block["ffn_hidden_size"] or 4 * hidden,
+        mlp="plain",
+        activation=r.get("activation", default="gelu"),
+        norm="layernorm",
+        norms_per_layer=norms,
+        parallel_attention=parallel,
+        fused_qkv=True,
+        qkv_bias=bias,
+        attention_output_bias=bias,
+        mlp_bias=bias,
         max_context=r.get("max_position_embeddings", default=2048),
     )
     return block
@@ -121,10 +146,20 @@ def _olmo(r: Reader) -> Block:
 
 
 _FAMILIES: dict[str, Callable[[Reader], Block]] = {
-    "gemma": _gemma, "gemma2": _gemma, "gemma3_text": _gemma, "phi3": _phi3,
-    "deepseek_v2": _deepseek, "deepseek_v3": _deepseek, "gpt2": _gpt2,
-    "falcon": _falcon, "RefinedWeb": _falcon, "RefinedWebModel": _falcon,
-    "olmo2": _olmo, "olmoe": _olmo, "kimi_k2": _deepseek, **FAMILIES,
+    "gemma": _gemma,
+    "gemma2": _gemma,
+    "gemma3_text": _gemma,
+    "phi3": _phi3,
+    "deepseek_v2": _deepseek,
+    "deepseek_v3": _deepseek,
+    "gpt2": _gpt2,
+    "falcon": _falcon,
+    "RefinedWeb": _falcon,
+    "RefinedWebModel": _falcon,
+    "olmo2": _olmo,
+    "olmoe": _olmo,
+    "kimi_k2": _deepseek,
+    **FAMILIES,
 }
 
 
@@ -142,8 +177,12 @@ def _load(config: Config | str | Path) -> Config:
     return parse_json_object(text, "config", str(path))
 
 
-_TEXT_TYPES = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral",
-               "qwen2_5_vl": "qwen2_5_vl_text"}
+_TEXT_TYPES = {
+    "gemma3": "gemma3_text",
+    "llama4": "llama4_text",
+    "mistral3": "mistral",
+    "qwen2_5_vl": "qwen2_5_vl_text",
+}
 
 
 def _text_config(cfg: Config) -> Config:
@@ -194,6 +233,5 @@ def import_hf_config(config: Config | str | Path) -> Block:
         raise
     except (TypeError, ValueError, ZeroDivisionError) as exc:  # e.g. "hidden_size": "big"
         kind = reader.model_type or "model"
-        raise ScenarioError("config", f"a key of this {kind} config has an unusable value "
-                            f"({exc})") from None
+        raise ScenarioError("config", f"a key of this {kind} config has an unusable value ({exc})") from None
     return _validated(block)

@@ -50,8 +50,11 @@ def _qwen_moe(r: Reader, block: Block) -> None:
     step = max(1, r.count("decoder_sparse_step", default=1) or 1)
     sparse = n // step - listed_below(r.get("mlp_only_layers"), n, step)
     shared = r.get("shared_expert_intermediate_size")
-    extra = ({"shared_experts": 1, "shared_expert_ffn_hidden_size": shared,
-              "shared_expert_gate": True} if shared else {})
+    extra = (
+        {"shared_experts": 1, "shared_expert_ffn_hidden_size": shared, "shared_expert_gate": True}
+        if shared
+        else {}
+    )
     moe(r, block, n - sparse, **extra)
 
 
@@ -98,8 +101,7 @@ def glm4_moe(r: Reader) -> Block:
     if r.flag("use_qk_norm"):
         block["qk_norm"] = "head"
     first = min(block["layers"], r.count("first_k_dense_replace", default=1) or 0)
-    moe(r, block, first, shared_experts=r.count("n_shared_experts", default=1) or 0,
-        router_bias=True)
+    moe(r, block, first, shared_experts=r.count("n_shared_experts", default=1) or 0, router_bias=True)
     return block
 
 
@@ -107,19 +109,25 @@ def qwen3_next(r: Reader) -> Block:
     block = base(r)
     n = block["layers"]
     block.update(qk_norm="head", attention_output_gate=True)
-    r.require(("linear_num_key_heads",), ("linear_num_value_heads",), ("linear_key_head_dim",),
-              ("linear_value_head_dim",))
+    r.require(
+        ("linear_num_key_heads",),
+        ("linear_num_value_heads",),
+        ("linear_key_head_dim",),
+        ("linear_value_head_dim",),
+    )
     types = r.cfg.get("layer_types")
     if isinstance(types, list) and types:
         linear = sum(t == "linear_attention" for t in types[:n])
     else:
         linear = n - n // max(1, r.count("full_attention_interval", default=4) or 4)
     block["linear_attention"] = {
-        "layers": linear, "key_heads": r.get("linear_num_key_heads"),
+        "layers": linear,
+        "key_heads": r.get("linear_num_key_heads"),
         "value_heads": r.get("linear_num_value_heads"),
         "key_head_dim": r.get("linear_key_head_dim"),
         "value_head_dim": r.get("linear_value_head_dim"),
-        "conv_kernel": r.count("linear_conv_kernel_dim", default=4)}
+        "conv_kernel": r.count("linear_conv_kernel_dim", default=4),
+    }
     _qwen_moe(r, block)
     return block
 
@@ -132,8 +140,9 @@ def _block_types(r: Reader) -> str:
     if isinstance(types, list):
         letters = {"mamba": "M", "attention": "*", "full_attention": "*", "mlp": "-", "moe": "E"}
         return "".join(letters.get(str(t), "?") for t in types)
-    raise ScenarioError("config", "missing hybrid_override_pattern or layers_block_type "
-                        "(needed for a nemotron_h model)")
+    raise ScenarioError(
+        "config", "missing hybrid_override_pattern or layers_block_type (needed for a nemotron_h model)"
+    )
 
 
 def nemotron_h(r: Reader) -> Block:
@@ -142,32 +151,53 @@ def nemotron_h(r: Reader) -> Block:
         raise ScenarioError("config", "hybrid_override_pattern: at most 100,000 blocks")
     counts = {c: pattern.count(c) for c in "M*-E"}
     if counts["E"] or len(pattern) != sum(counts.values()):
-        raise ScenarioError("config", "hybrid_override_pattern: only M (Mamba-2), * (attention) "
-                            "and - (MLP) blocks are modelled")
+        raise ScenarioError(
+            "config",
+            "hybrid_override_pattern: only M (Mamba-2), * (attention) and - (MLP) blocks are modelled",
+        )
     mixers = counts["M"] + counts["*"]
     if not mixers or counts["-"] > mixers:
-        raise ScenarioError("config", "hybrid_override_pattern: needs at least as many M/* "
-                            "blocks as - blocks")
+        raise ScenarioError(
+            "config", "hybrid_override_pattern: needs at least as many M/* blocks as - blocks"
+        )
     r.cfg.setdefault("num_hidden_layers", len(pattern))
     block = base(r)
     layers(r)  # refuse absurd counts like any other family
-    block.update(layers=mixers, head_dim=r.get("head_dim", "attention_head_dim") or
-                 block["head_dim"], mlp="plain", activation=r.get("mlp_hidden_act",
-                 default="relu2"), qkv_bias=False, attention_output_bias=False,
-                 mlp_layers=counts["-"])
+    block.update(
+        layers=mixers,
+        head_dim=r.get("head_dim", "attention_head_dim") or block["head_dim"],
+        mlp="plain",
+        activation=r.get("mlp_hidden_act", default="relu2"),
+        qkv_bias=False,
+        attention_output_bias=False,
+        mlp_layers=counts["-"],
+    )
     r.require(("mamba_num_heads",), ("mamba_head_dim",), ("ssm_state_size",))
     block["mamba"] = {
-        "layers": counts["M"], "heads": r.get("mamba_num_heads"),
-        "head_dim": r.get("mamba_head_dim"), "state_size": r.get("ssm_state_size"),
-        "groups": r.count("n_groups", default=1), "conv_kernel": r.count("conv_kernel", default=4),
-        "conv_bias": r.flag("use_conv_bias", True), "projection_bias": r.flag("use_bias"),
-        "state_dtype": _STATE_DTYPES.get(str(r.get("mamba_ssm_cache_dtype")))}
+        "layers": counts["M"],
+        "heads": r.get("mamba_num_heads"),
+        "head_dim": r.get("mamba_head_dim"),
+        "state_size": r.get("ssm_state_size"),
+        "groups": r.count("n_groups", default=1),
+        "conv_kernel": r.count("conv_kernel", default=4),
+        "conv_bias": r.flag("use_conv_bias", True),
+        "projection_bias": r.flag("use_bias"),
+        "state_dtype": _STATE_DTYPES.get(str(r.get("mamba_ssm_cache_dtype"))),
+    }
     return block
 
 
 FAMILIES: dict[str, Callable[[Reader], Block]] = {
-    "qwen2": qwen, "qwen2_moe": qwen, "qwen3": qwen, "qwen3_moe": qwen,
-    "qwen2_5_vl": qwen, "qwen2_5_vl_text": qwen,
-    "gpt_oss": gpt_oss, "llama4": llama4, "llama4_text": llama4, "glm4_moe": glm4_moe,
-    "qwen3_next": qwen3_next, "nemotron_h": nemotron_h,
+    "qwen2": qwen,
+    "qwen2_moe": qwen,
+    "qwen3": qwen,
+    "qwen3_moe": qwen,
+    "qwen2_5_vl": qwen,
+    "qwen2_5_vl_text": qwen,
+    "gpt_oss": gpt_oss,
+    "llama4": llama4,
+    "llama4_text": llama4,
+    "glm4_moe": glm4_moe,
+    "qwen3_next": qwen3_next,
+    "nemotron_h": nemotron_h,
 }

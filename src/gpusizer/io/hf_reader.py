@@ -28,12 +28,22 @@ EXPERTS = ("num_local_experts", "num_experts", "n_routed_experts")
 
 # transformers defaults for keys that released configs leave out (configuration_gemma3.py)
 _DEFAULTS: dict[str, Config] = {
-    "gemma3_text": {"vocab_size": 262_208, "max_position_embeddings": 131_072, "head_dim": 256,
-                    "sliding_window": 4096, "sliding_window_pattern": 6,
-                    "hidden_activation": "gelu_pytorch_tanh"},
-    "gemma2": {"vocab_size": 256_000, "head_dim": 256, "sliding_window": 4096,
-               "hidden_activation": "gelu_pytorch_tanh", "attn_logit_softcapping": 50.0,
-               "final_logit_softcapping": 30.0},
+    "gemma3_text": {
+        "vocab_size": 262_208,
+        "max_position_embeddings": 131_072,
+        "head_dim": 256,
+        "sliding_window": 4096,
+        "sliding_window_pattern": 6,
+        "hidden_activation": "gelu_pytorch_tanh",
+    },
+    "gemma2": {
+        "vocab_size": 256_000,
+        "head_dim": 256,
+        "sliding_window": 4096,
+        "hidden_activation": "gelu_pytorch_tanh",
+        "attn_logit_softcapping": 50.0,
+        "final_logit_softcapping": 30.0,
+    },
 }
 
 
@@ -65,10 +75,13 @@ class Reader:
             value = self.cfg.get(name)
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 \
-                    or value != int(value):
-                raise ScenarioError("config", f"{name} must be a whole number; got "
-                                    f"{excerpt(value)}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or value < 0
+                or value != int(value)
+            ):
+                raise ScenarioError("config", f"{name} must be a whole number; got {excerpt(value)}")
             return int(value)
         return default
 
@@ -98,16 +111,18 @@ def base(r: Reader, tied: bool = False, ffn_required: bool = True) -> Block:
     return {
         "name": str(r.get("_name_or_path") or r.model_type or "custom").rstrip("/").split("/")[-1],
         "family": r.model_type or "llama",
-        "layers": n_layers, "hidden_size": hidden, "attention_heads": heads,
+        "layers": n_layers,
+        "hidden_size": hidden,
+        "attention_heads": heads,
         "kv_heads": r.get("num_key_value_heads", "num_kv_heads", default=heads),
-        "head_dim": head_dim, "ffn_hidden_size": r.get(*FFN),
-        "activation": r.get("hidden_activation", "hidden_act", "activation_function",
-                            default="silu"),
+        "head_dim": head_dim,
+        "ffn_hidden_size": r.get(*FFN),
+        "activation": r.get("hidden_activation", "hidden_act", "activation_function", default="silu"),
         "vocab_size": r.get(*VOCAB),
         "tied_embeddings": r.flag("tie_word_embeddings", tied),
-        "max_context": r.get("max_position_embeddings", "n_positions", "max_sequence_length",
-                             "seq_length"),
-        "qkv_bias": bias, "attention_output_bias": bias,
+        "max_context": r.get("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"),
+        "qkv_bias": bias,
+        "attention_output_bias": bias,
         "mlp_bias": r.flag("mlp_bias"),
         "dropout": float(r.get("resid_pdrop", "hidden_dropout", default=0.0)),
     }
@@ -129,8 +144,9 @@ def experts(r: Reader) -> int:
     for name in EXPERTS:
         n = r.count(name)
         if n == 0:
-            raise ScenarioError("config", f"{name} is 0: an MoE config needs experts (a dense "
-                                "model's config has no such key)")
+            raise ScenarioError(
+                "config", f"{name} is 0: an MoE config needs experts (a dense model's config has no such key)"
+            )
         if n:
             return n
     return 0
@@ -142,9 +158,13 @@ def moe(r: Reader, block: Block, dense_layers: int = 0, **extra: Any) -> None:
     if not n:
         return
     r.require(("num_experts_per_tok",), ("moe_intermediate_size", "intermediate_size"))
-    block["moe"] = {"experts": n, "experts_per_token": r.get("num_experts_per_tok"),
-                    "expert_ffn_hidden_size": r.get("moe_intermediate_size", "intermediate_size"),
-                    "dense_layers": dense_layers, **extra}
+    block["moe"] = {
+        "experts": n,
+        "experts_per_token": r.get("num_experts_per_tok"),
+        "expert_ffn_hidden_size": r.get("moe_intermediate_size", "intermediate_size"),
+        "dense_layers": dense_layers,
+        **extra,
+    }
 
 
 def multiples(lo: int, hi: int, step: int) -> int:
@@ -157,5 +177,10 @@ def listed_below(values: Any, limit: int, step: int = 1) -> int:
     ``mlp_only_layers``); the list is bounded by the file, not by the layer count."""
     if not isinstance(values, list):
         return 0
-    return len({v for v in values if isinstance(v, int) and not isinstance(v, bool)
-                and 0 <= v < limit and (v + 1) % step == 0})
+    return len(
+        {
+            v
+            for v in values
+            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v < limit and (v + 1) % step == 0
+        }
+    )

@@ -43,9 +43,13 @@ def _pixtral(v: Reader, outer: Config, text_hidden: int, block: dict[str, Any]) 
     h = block["hidden_size"]
     merge = int(outer.get("spatial_merge_size") or 2)
     bias = text_hidden * 2 if outer.get("multimodal_projector_bias") is True else 0
-    block.update(mlp="gated", norm="rmsnorm", bias=False, patch_bias=False,
-                 projector_parameters=h + h * merge * merge * h + h * text_hidden
-                 + text_hidden * text_hidden + bias)
+    block.update(
+        mlp="gated",
+        norm="rmsnorm",
+        bias=False,
+        patch_bias=False,
+        projector_parameters=h + h * merge * merge * h + h * text_hidden + text_hidden * text_hidden + bias,
+    )
 
 
 def _llama4(v: Reader, text_hidden: int, block: dict[str, Any]) -> None:
@@ -54,18 +58,27 @@ def _llama4(v: Reader, text_hidden: int, block: dict[str, Any]) -> None:
     pin = v.count("projector_input_dim", default=4096) or 0
     pout = v.count("projector_output_dim", default=4096) or 0
     vout = v.count("vision_output_dim", default=pout) or 0
-    block.update(patch_bias=False, position_embeddings=(image // patch) ** 2 + 1,
-                 class_token=True, encoder_norms=2,
-                 projector_parameters=f * pin + pout * pout + vout * text_hidden)
+    block.update(
+        patch_bias=False,
+        position_embeddings=(image // patch) ** 2 + 1,
+        class_token=True,
+        encoder_norms=2,
+        projector_parameters=f * pin + pout * pout + vout * text_hidden,
+    )
 
 
 def _qwen2_5_vl(v: Reader, block: dict[str, Any]) -> None:
     h = block["hidden_size"]
     out = v.count("out_hidden_size", default=h) or h
     merged = h * (v.count("spatial_merge_size", default=2) or 2) ** 2
-    block.update(mlp="gated", norm="rmsnorm", patch_bias=False, encoder_norms=0,
-                 temporal_patch_size=v.count("temporal_patch_size", default=2) or 1,
-                 projector_parameters=h + merged * merged + merged + merged * out + out)
+    block.update(
+        mlp="gated",
+        norm="rmsnorm",
+        patch_bias=False,
+        encoder_norms=0,
+        temporal_patch_size=v.count("temporal_patch_size", default=2) or 1,
+        projector_parameters=h + merged * merged + merged + merged * out + out,
+    )
 
 
 def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
@@ -76,15 +89,16 @@ def vision_block(cfg: Config, text_hidden: int) -> dict[str, Any] | None:
     outer = str(cfg.get("model_type") or "")
     v = Reader(raw)
     family = v.model_type or outer
-    v.require(("hidden_size", "embed_dim"), ("num_hidden_layers", "depth"),
-              ("intermediate_size",))
+    v.require(("hidden_size", "embed_dim"), ("num_hidden_layers", "depth"), ("intermediate_size",))
     block: dict[str, Any] = {
-        "family": family, "layers": v.count("num_hidden_layers", "depth"),
+        "family": family,
+        "layers": v.count("num_hidden_layers", "depth"),
         "hidden_size": v.count("hidden_size", "embed_dim"),
         "ffn_hidden_size": v.count("intermediate_size"),
         "attention_heads": v.count("num_attention_heads", "num_heads", default=16),
         "patch_size": v.count("patch_size", default=14),
-        "channels": v.count("num_channels", "in_channels", "in_chans", default=3)}
+        "channels": v.count("num_channels", "in_channels", "in_chans", default=3),
+    }
     if family == "pixtral":
         _pixtral(v, cfg, text_hidden, block)
     elif family.startswith("llama4"):

@@ -34,8 +34,7 @@ from .quant_config import declared_precision
 from .safetensors_header import read_tensor_table
 
 # safetensors dtypes stored whole in one of our dtypes (others are packed parts of a format)
-SAFETENSORS_DTYPES = {"BF16": "bf16", "F16": "fp16", "F32": "fp32", "F8_E4M3": "fp8",
-                      "F8_E5M2": "fp8"}
+SAFETENSORS_DTYPES = {"BF16": "bf16", "F16": "fp16", "F32": "fp32", "F8_E4M3": "fp8", "F8_E5M2": "fp8"}
 _WEIGHT_FILES = ("model.safetensors.index.json", "model.safetensors")
 _MATRICES = ("attention", "mlp", "experts", "shared_experts")
 
@@ -63,8 +62,9 @@ def _is_gguf(path: Path) -> bool:
 def _folder_gguf(folder: Path) -> Path | None:
     """The GGUF of a folder holding no config.json: its only model file (or first shard)."""
     try:
-        names = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".gguf")
-                       and "mmproj" not in e.name)
+        names = sorted(
+            e.name for e in os.scandir(folder) if e.name.endswith(".gguf") and "mmproj" not in e.name
+        )
     except OSError as exc:
         raise ScenarioError("import", f"cannot read {folder}: {exc.strerror or exc}") from None
     firsts = [n for n in names if "-00001-of-" in n] or names
@@ -83,8 +83,7 @@ def _config(folder: Path) -> dict[str, Any]:
 
 
 def _records(tensors: dict[str, tuple[str, int, int]]) -> list[Record]:
-    return [(name, dtype, size, SAFETENSORS_DTYPES.get(dtype))
-            for name, (dtype, _, size) in tensors.items()]
+    return [(name, dtype, size, SAFETENSORS_DTYPES.get(dtype)) for name, (dtype, _, size) in tensors.items()]
 
 
 def import_folder(folder: Path, with_weights: bool = True) -> dict[str, Any]:
@@ -113,11 +112,13 @@ def import_folder(folder: Path, with_weights: bool = True) -> dict[str, Any]:
         precision, more = follow_headers(spec, precision, table, declared.quantised)
         notes += more
         report = check(spec, precision, table)
-        report.update(format="safetensors", files=len(files),
-                      file_bytes=sum(os.stat(f).st_size for f in files))
+        report.update(
+            format="safetensors", files=len(files), file_bytes=sum(os.stat(f).st_size for f in files)
+        )
     elif weights is None:
-        notes.append("no model.safetensors (or index) beside config.json: the precision is "
-                     "the config's, unchecked")
+        notes.append(
+            "no model.safetensors (or index) beside config.json: the precision is the config's, unchecked"
+        )
     block["checkpoint_precision"] = precision
     return {"model": block, "precision": precision, "checkpoint": report, "notes": notes}
 
@@ -135,8 +136,7 @@ def import_model(path: str | Path) -> dict[str, Any]:
         else:
             gguf = _folder_gguf(p)
             if gguf is None:
-                raise ScenarioError("import", f"{p}: a model folder needs a config.json or "
-                                    "one .gguf file")
+                raise ScenarioError("import", f"{p}: a model folder needs a config.json or one .gguf file")
             out, fmt, p = import_gguf(gguf), "gguf", gguf
     elif _is_gguf(p):
         out, fmt = import_gguf(p), "gguf"
@@ -152,14 +152,12 @@ def import_model(path: str | Path) -> dict[str, Any]:
         declared = declared_precision(cfg, block["layers"], "moe" in block)
         precision = {k: v for k, v in declared.precision.items() if v is not None}
         block["checkpoint_precision"] = precision
-        out = {"model": block, "precision": precision, "checkpoint": None,
-               "notes": declared.notes}
+        out = {"model": block, "precision": precision, "checkpoint": None, "notes": declared.notes}
         fmt = "huggingface"
     return {"source": str(p), "format": fmt, "name": out["model"]["name"], **out}
 
 
-def imported_scenario(result: dict[str, Any], base: dict[str, Any] | None = None
-                      ) -> dict[str, Any]:
+def imported_scenario(result: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
     """A scenario dict with the imported model (``base``: a scenario whose other blocks are
     kept; default: serving the model). A serving scenario takes the checkpoint's precision;
     a training one keeps its own (core/checkpoint.py: training dequantises)."""

@@ -40,8 +40,7 @@ from ..core.errors import ScenarioError, excerpt
 from ..core.quant_rules import quant_rule
 from .tensor_groups import layer_index, pattern_group
 
-TORCH_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
-                "float": "fp32"}
+TORCH_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32"}
 _SKIP_KEYS = ("modules_to_not_convert", "ignore", "exclude_modules", "llm_int8_skip_modules")
 
 
@@ -123,8 +122,10 @@ def _finish(out: Declared, q: dict[str, Any], layers: int, rule: str) -> Declare
         mods["lm_head"] = "weights"
     out.precision.update(quantization_rule=rule, modules=mods or None)
     for group, found in sorted(partial.items()):
-        out.notes.append(f"{len(found)} of {layers} layers keep {group} unquantised; not "
-                         "modelled per layer (the safetensors headers give the exact bytes)")
+        out.notes.append(
+            f"{len(found)} of {layers} layers keep {group} unquantised; not "
+            "modelled per layer (the safetensors headers give the exact bytes)"
+        )
     if unknown:
         out.notes.append(f"modules left alone but not recognised: {', '.join(unknown[:4])}")
     return out
@@ -134,38 +135,47 @@ def _nearest(bits: int, table: dict[int, str], what: str, notes: list[str]) -> s
     if bits in table:
         return table[bits]
     near = min(table, key=lambda b: abs(b - bits))
-    notes.append(f"{bits}-bit {what} has no format of its own here: {table[near]} assumed "
-                 "(the safetensors headers give the exact bytes)")
+    notes.append(
+        f"{bits}-bit {what} has no format of its own here: {table[near]} assumed "
+        "(the safetensors headers give the exact bytes)"
+    )
     return table[near]
 
 
 def _count(q: dict[str, Any], key: str, default: int) -> int:
     value = q.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ScenarioError("config", f"quantization_config.{key} must be a whole number; got "
-                            f"{excerpt(value)}")
+        raise ScenarioError(
+            "config", f"quantization_config.{key} must be a whole number; got {excerpt(value)}"
+        )
     return value
 
 
 def _gptq_awq(q: dict[str, Any], method: str, notes: list[str]) -> tuple[str, str]:
     bits, group = _count(q, "bits", 4), _count(q, "group_size", 128)
     kind = "awq" if method == "awq" else "gptq"
-    weights = _nearest(bits, {4: f"{kind}_int4", 8: "gptq_int8"} if kind == "gptq"
-                       else {4: "awq_int4"}, method.upper(), notes)
+    weights = _nearest(
+        bits,
+        {4: f"{kind}_int4", 8: "gptq_int8"} if kind == "gptq" else {4: "awq_int4"},
+        method.upper(),
+        notes,
+    )
     if group != 128:
-        notes.append(f"group_size {group}: the format's scales are costed at group 128 "
-                     "(the safetensors headers give the exact bytes)")
+        notes.append(
+            f"group_size {group}: the format's scales are costed at group 128 "
+            "(the safetensors headers give the exact bytes)"
+        )
     return weights, "gptq-awq"
 
 
 def _compressed(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
     groups = q.get("config_groups")
     if not isinstance(groups, dict) or not groups:
-        raise ScenarioError("config", "compressed-tensors quantization_config needs "
-                            "config_groups")
-    scheme = next((g for g in groups.values() if isinstance(g, dict)
-                   and "Linear" in (g.get("targets") or [])),
-                  next(iter(groups.values())))
+        raise ScenarioError("config", "compressed-tensors quantization_config needs config_groups")
+    scheme = next(
+        (g for g in groups.values() if isinstance(g, dict) and "Linear" in (g.get("targets") or [])),
+        next(iter(groups.values())),
+    )
     w = scheme.get("weights") if isinstance(scheme, dict) else None
     if not isinstance(w, dict):
         raise ScenarioError("config", "compressed-tensors config_groups need a weights scheme")
@@ -178,14 +188,22 @@ def _compressed(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
     if len(groups) > 1:
         notes.append(f"{len(groups)} quantisation schemes; the one for Linear layers is used")
     if q.get("kv_cache_scheme"):
-        notes.append("the checkpoint carries KV-cache scales: set precision.kv_cache to fp8 "
-                     "to serve with them")
+        notes.append(
+            "the checkpoint carries KV-cache scales: set precision.kv_cache to fp8 to serve with them"
+        )
     return weights, "llm-compressor"
 
 
-_MODELOPT = {"FP8": "fp8", "FP8_PER_CHANNEL_PER_TOKEN": "fp8", "FP8_PB_WO": "fp8",
-             "NVFP4": "nvfp4", "W4A16_AWQ": "awq_int4", "W4A8_AWQ": "awq_int4",
-             "MXFP4": "mxfp4", "NVFP4_AWQ": "nvfp4"}
+_MODELOPT = {
+    "FP8": "fp8",
+    "FP8_PER_CHANNEL_PER_TOKEN": "fp8",
+    "FP8_PB_WO": "fp8",
+    "NVFP4": "nvfp4",
+    "W4A16_AWQ": "awq_int4",
+    "W4A8_AWQ": "awq_int4",
+    "MXFP4": "mxfp4",
+    "NVFP4_AWQ": "nvfp4",
+}
 
 
 def _modelopt(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
@@ -193,12 +211,14 @@ def _modelopt(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
     block: dict[str, Any] = nested if isinstance(nested, dict) else q
     algo = str(block.get("quant_algo") or "").upper()
     if algo not in _MODELOPT:
-        raise ScenarioError("config", f"ModelOpt quant_algo {excerpt(algo)} is not modelled; "
-                            f"known: {', '.join(_MODELOPT)}")
+        raise ScenarioError(
+            "config", f"ModelOpt quant_algo {excerpt(algo)} is not modelled; known: {', '.join(_MODELOPT)}"
+        )
     q.setdefault("exclude_modules", block.get("exclude_modules"))
     if block.get("kv_cache_quant_algo"):
-        notes.append("the checkpoint carries KV-cache scales: set precision.kv_cache to fp8 "
-                     "to serve with them")
+        notes.append(
+            "the checkpoint carries KV-cache scales: set precision.kv_cache to fp8 to serve with them"
+        )
     return _MODELOPT[algo], "modelopt"
 
 
@@ -207,8 +227,7 @@ def _bnb(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
         return "int8", "bitsandbytes"
     kind = q.get("bnb_4bit_quant_type", "fp4")  # BitsAndBytesConfig's default
     if kind == "nf4":
-        return ("nf4" if q.get("bnb_4bit_use_double_quant") is True else "nf4_single",
-                "bitsandbytes")
+        return ("nf4" if q.get("bnb_4bit_use_double_quant") is True else "nf4_single", "bitsandbytes")
     if q.get("bnb_4bit_use_double_quant") is True:
         notes.append("FP4 with double quantisation: costed with fp32 absmax per 64")
     return "fp4", "bitsandbytes"
@@ -238,14 +257,17 @@ def declared_precision(cfg: dict[str, Any], layers: int, moe: bool) -> Declared:
         if stored is None:
             out.notes.append("the config names no torch_dtype: bf16 assumed")
         return out
-    method = str(q.get("quant_method") or ("bitsandbytes" if "load_in_4bit" in q
-                                          or "load_in_8bit" in q else "")).lower()
+    method = str(
+        q.get("quant_method") or ("bitsandbytes" if "load_in_4bit" in q or "load_in_8bit" in q else "")
+    ).lower()
     handler = METHODS.get(method)
     if handler is None:
         out = Declared({"weights": stored or "bf16"})
-        out.notes.append(f"quant_method {excerpt(method)} is not modelled: the weights are "
-                         f"costed as {out.precision['weights']} (the safetensors headers give "
-                         "the exact bytes)")
+        out.notes.append(
+            f"quant_method {excerpt(method)} is not modelled: the weights are "
+            f"costed as {out.precision['weights']} (the safetensors headers give "
+            "the exact bytes)"
+        )
         return out
     out = Declared({}, quantised=True)
     weights, rule = handler(q, out.notes)

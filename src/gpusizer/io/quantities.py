@@ -31,8 +31,19 @@ from ..core.errors import ScenarioError
 
 MAX_TEXT = 64  # characters: a quantity longer than this is not a typed number
 _DEC = {"k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
-_BYTES = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12, "pb": 10**15,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "pib": 2**50}
+_BYTES = {
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "pb": 10**15,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+    "pib": 2**50,
+}
 
 
 @dataclass(frozen=True)
@@ -51,44 +62,83 @@ class QuantityKind:
     examples: tuple[str, ...] = field(default=("1,000,000", "32k"))
 
 
-KINDS: dict[str, QuantityKind] = {k.id: k for k in (
-    QuantityKind("tokens", "a number of tokens", _DEC, False,
-                 "k = 10³, M = 10⁶, B = 10⁹, T = 10¹² tokens", ("tokens", "token", "tok"),
-                 examples=("1T", "1.5e12", "500B")),
-    QuantityKind("context", "a length in tokens", {"k": 2**10, "m": 2**20}, True,
-                 "k = 1,024 and M = 1,048,576 tokens (context lengths are powers of two)",
-                 ("tokens", "token", "tok"), examples=("8k", "128K", "4096")),
-    QuantityKind("parameters", "a parameter count", _DEC, True,
-                 "k = 10³, M = 10⁶, B = 10⁹, T = 10¹² parameters",
-                 ("parameters", "params", "param"), examples=("70B", "1.5T", "8,030,261,248")),
-    QuantityKind("count", "a count", {"k": 10**3, "m": 10**6}, True,
-                 "k = 1,000, M = 10⁶", examples=("8", "1,024", "32k")),
-    QuantityKind("bytes", "an amount of memory", _BYTES, True,
-                 "GB = 10⁹ bytes, GiB = 2³⁰ bytes (also kB/MB/TB, KiB/MiB/TiB; B = bytes)",
-                 default_unit="gib", examples=("80 GiB", "141 GB", "2 TB")),
-    QuantityKind("number", "a number", {"k": 10**3}, False, "k = 1,000",
-                 examples=("3,350", "989.5")),
-    QuantityKind("percent", "a percentage", {"%": 1}, False, "0-100 %", scale=0.01,
-                 examples=("40", "40 %")),
-)}
+KINDS: dict[str, QuantityKind] = {
+    k.id: k
+    for k in (
+        QuantityKind(
+            "tokens",
+            "a number of tokens",
+            _DEC,
+            False,
+            "k = 10³, M = 10⁶, B = 10⁹, T = 10¹² tokens",
+            ("tokens", "token", "tok"),
+            examples=("1T", "1.5e12", "500B"),
+        ),
+        QuantityKind(
+            "context",
+            "a length in tokens",
+            {"k": 2**10, "m": 2**20},
+            True,
+            "k = 1,024 and M = 1,048,576 tokens (context lengths are powers of two)",
+            ("tokens", "token", "tok"),
+            examples=("8k", "128K", "4096"),
+        ),
+        QuantityKind(
+            "parameters",
+            "a parameter count",
+            _DEC,
+            True,
+            "k = 10³, M = 10⁶, B = 10⁹, T = 10¹² parameters",
+            ("parameters", "params", "param"),
+            examples=("70B", "1.5T", "8,030,261,248"),
+        ),
+        QuantityKind(
+            "count",
+            "a count",
+            {"k": 10**3, "m": 10**6},
+            True,
+            "k = 1,000, M = 10⁶",
+            examples=("8", "1,024", "32k"),
+        ),
+        QuantityKind(
+            "bytes",
+            "an amount of memory",
+            _BYTES,
+            True,
+            "GB = 10⁹ bytes, GiB = 2³⁰ bytes (also kB/MB/TB, KiB/MiB/TiB; B = bytes)",
+            default_unit="gib",
+            examples=("80 GiB", "141 GB", "2 TB"),
+        ),
+        QuantityKind("number", "a number", {"k": 10**3}, False, "k = 1,000", examples=("3,350", "989.5")),
+        QuantityKind(
+            "percent", "a percentage", {"%": 1}, False, "0-100 %", scale=0.01, examples=("40", "40 %")
+        ),
+    )
+}
 
-_NUMBER = re.compile(r"""^(?P<sign>[+-]?)
+_NUMBER = re.compile(
+    r"""^(?P<sign>[+-]?)
     (?P<num>(\d{1,3}(,\d{3})+|\d+(_\d+)*|\d{1,3}(\ \d{3})+)?(\.\d+)?([eE][+-]?\d+)?)
-    \s*(?P<suffix>[A-Za-z%]*)$""", re.VERBOSE)
+    \s*(?P<suffix>[A-Za-z%]*)$""",
+    re.VERBOSE,
+)
 
 
 def _refuse(field_name: str, kind: QuantityKind, text: str, why: str = "") -> ScenarioError:
     shown = text if len(text) <= 24 else text[:21] + "..."
     reason = f" ({why})" if why else ""
-    return ScenarioError(field_name, f"cannot read {shown!r} as {kind.label}{reason}; "
-                         f"write e.g. {', '.join(kind.examples)} — {kind.meaning}")
+    return ScenarioError(
+        field_name,
+        f"cannot read {shown!r} as {kind.label}{reason}; "
+        f"write e.g. {', '.join(kind.examples)} — {kind.meaning}",
+    )
 
 
 def _strip_word(text: str, kind: QuantityKind) -> str:
     low = text.lower()
     for word in sorted(kind.words, key=len, reverse=True):
         if low.endswith(word) and (len(low) == len(word) or not low[-len(word) - 1].isalpha()):
-            return text[:-len(word)].rstrip()
+            return text[: -len(word)].rstrip()
     return text
 
 
@@ -135,8 +185,9 @@ def parse_quantity(text: str, kind: str, field_name: str) -> int | float:
 
 def _compact(value: int, kind: QuantityKind) -> str:
     """``1T``, ``1.5T``, ``8k``: the shortest suffix form that is exact, else digits."""
-    steps = sorted(((m, s) for s, m in kind.multipliers.items()
-                    if s != "g" or kind.id == "bytes"), reverse=True)
+    steps = sorted(
+        ((m, s) for s, m in kind.multipliers.items() if s != "g" or kind.id == "bytes"), reverse=True
+    )
     for mult, suffix in steps:
         if mult <= 1 or abs(value) < mult or abs(value) >= 1000 * mult:
             continue
@@ -150,8 +201,9 @@ def _compact(value: int, kind: QuantityKind) -> str:
 
 def _suffix_text(suffix: str, kind: QuantityKind) -> str:
     if kind.id == "bytes":
-        return " " + {"kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "pib": "PiB",
-                      "kb": "kB"}.get(suffix, suffix.upper())
+        return " " + {"kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB", "pib": "PiB", "kb": "kB"}.get(
+            suffix, suffix.upper()
+        )
     return {"k": "k", "m": "M", "t": "T"}.get(suffix, suffix.upper())
 
 

@@ -18,8 +18,13 @@ NOT_ASKED = object()  # ``advice`` default: the report has no "GPUs needed" sect
 
 def duration(seconds: float) -> str:
     """``3.20 ms``, ``12.4 s``, ``5.3 h``, ``12.1 days``."""
-    for limit, div, unit, digits in ((1, 1e-3, "ms", 2), (120, 1, "s", 1), (2 * 3600, 60, "min", 1),
-                                     (3 * 86400, 3600, "h", 1), (float("inf"), 86400, "days", 1)):
+    for limit, div, unit, digits in (
+        (1, 1e-3, "ms", 2),
+        (120, 1, "s", 1),
+        (2 * 3600, 60, "min", 1),
+        (3 * 86400, 3600, "h", 1),
+        (float("inf"), 86400, "days", 1),
+    ):
         if seconds < limit:
             return f"{seconds / div:,.{digits}f} {unit}"
     return f"{seconds:,.0f} s"
@@ -72,20 +77,27 @@ def compute_lines(report: dict[str, Any]) -> list[str]:
     kind = WORKLOAD_KINDS.get(str(report["scenario"]["workload"]["kind"]))
     training = kind is not None and kind.is_training
     c = report["compute"]
-    return [f"- {label}: {fmt(c[key])}" for key, label, fmt, for_training in COMPUTE_ROWS
-            if for_training == training and isinstance(c.get(key), (int, float)) and c[key]]
+    return [
+        f"- {label}: {fmt(c[key])}"
+        for key, label, fmt, for_training in COMPUTE_ROWS
+        if for_training == training and isinstance(c.get(key), (int, float)) and c[key]
+    ]
 
 
 def advice_lines(advice: Any, gpu_name: str) -> list[str]:
     """The advisor's answer for the scenario's GPU (a ``gpusizer.plan`` option, or None when
     no layout fits)."""
     if advice is None:
-        return [f"No layout of up to 4,096 × {gpu_name} fits: choose a bigger GPU, quantised "
-                "weights or a shorter sequence."]
+        return [
+            f"No layout of up to 4,096 × {gpu_name} fits: choose a bigger GPU, quantised "
+            "weights or a shorter sequence."
+        ]
     n = advice["gpus"]
-    return [f"At least **{n:,} × {advice.get('gpu_name', gpu_name)}**, laid out "
-            f"{advice['layout']} (per GPU {fmt_bytes(advice['per_gpu_total'])}, "
-            f"{fmt_bytes(advice['headroom_bytes'])} headroom)."]
+    return [
+        f"At least **{n:,} × {advice.get('gpu_name', gpu_name)}**, laid out "
+        f"{advice['layout']} (per GPU {fmt_bytes(advice['per_gpu_total'])}, "
+        f"{fmt_bytes(advice['headroom_bytes'])} headroom)."
+    ]
 
 
 def _verdict(report: dict[str, Any], unit: str) -> str:
@@ -101,9 +113,11 @@ def _subject(report: dict[str, Any]) -> str:
     s, g = report["scenario"], report["gpu"]
     kind = WORKLOAD_KINDS.get(str(s["workload"]["kind"]))
     framework = FRAMEWORKS.get(str(s["framework"]))
-    return (f"{s['model'].get('name', '')} · {kind.label if kind else s['workload']['kind']} · "
-            f"{framework.label if framework else s['framework']} · "
-            f"{report['cluster']['gpus']:,} × {g['name']}")
+    return (
+        f"{s['model'].get('name', '')} · {kind.label if kind else s['workload']['kind']} · "
+        f"{framework.label if framework else s['framework']} · "
+        f"{report['cluster']['gpus']:,} × {g['name']}"
+    )
 
 
 def report_markdown(report: dict[str, Any], unit: str = "GiB", advice: Any = NOT_ASKED) -> str:
@@ -112,16 +126,33 @@ def report_markdown(report: dict[str, Any], unit: str = "GiB", advice: Any = NOT
     s, p, per_gpu = report["scenario"], report["parameters"], report["per_gpu"]
     parts = sum(per_gpu[c] for c in COMPONENTS) or 1
     name = s.get("name") or s["model"].get("name", "scenario")
-    lines = [f"# GPU Sizer report: {name}", "", _subject(report), "", _verdict(report, unit),
-             "", f"Peak during **{report['peak_phase'].replace('_', ' ')}**.", ""]
+    lines = [
+        f"# GPU Sizer report: {name}",
+        "",
+        _subject(report),
+        "",
+        _verdict(report, unit),
+        "",
+        f"Peak during **{report['peak_phase'].replace('_', ' ')}**.",
+        "",
+    ]
     if advice is not NOT_ASKED:
         lines += ["## GPUs needed", "", *advice_lines(advice, report["gpu"]["name"]), ""]
     lines += [f"| Component | {unit} | Share |", "|---|---:|---:|"]
-    lines += [f"| {component_title(c)} | {to_unit(per_gpu[c], unit):,.2f} | "
-              f"{100 * per_gpu[c] / parts:.1f}% |" for c in COMPONENTS]
-    lines += [f"| **Peak per GPU** | **{to_unit(per_gpu['total'], unit):,.2f}** | |", "",
-              "## Parameters", "", f"- Total: {p['total']:,}",
-              f"- Active per token: {p['active']:,}", f"- Trainable: {p['trainable']:,}", ""]
+    lines += [
+        f"| {component_title(c)} | {to_unit(per_gpu[c], unit):,.2f} | {100 * per_gpu[c] / parts:.1f}% |"
+        for c in COMPONENTS
+    ]
+    lines += [
+        f"| **Peak per GPU** | **{to_unit(per_gpu['total'], unit):,.2f}** | |",
+        "",
+        "## Parameters",
+        "",
+        f"- Total: {p['total']:,}",
+        f"- Active per token: {p['active']:,}",
+        f"- Trainable: {p['trainable']:,}",
+        "",
+    ]
     figures = compute_lines(report)
     if figures:
         lines += ["## Speed and time", "", *figures, ""]

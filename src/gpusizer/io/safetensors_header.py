@@ -31,9 +31,26 @@ MAX_INDEX_BYTES = 16 * MiB  # DeepSeek-V3's model.safetensors.index.json is abou
 
 # bits per element of the dtypes safetensors defines (F4/F6: sub-byte floats, packed)
 DTYPE_BITS = {
-    "BOOL": 8, "U8": 8, "I8": 8, "F8_E4M3": 8, "F8_E5M2": 8, "F8_E8M0": 8, "F4": 4,
-    "F6_E2M3": 6, "F6_E3M2": 6, "U16": 16, "I16": 16, "F16": 16, "BF16": 16, "U32": 32,
-    "I32": 32, "F32": 32, "U64": 64, "I64": 64, "F64": 64, "C64": 64,
+    "BOOL": 8,
+    "U8": 8,
+    "I8": 8,
+    "F8_E4M3": 8,
+    "F8_E5M2": 8,
+    "F8_E8M0": 8,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+    "U16": 16,
+    "I16": 16,
+    "F16": 16,
+    "BF16": 16,
+    "U32": 32,
+    "I32": 32,
+    "F32": 32,
+    "U64": 64,
+    "I64": 64,
+    "F64": 64,
+    "C64": 64,
 }
 
 Tensor = tuple[str, int, int]  # dtype, elements, bytes
@@ -55,8 +72,9 @@ def _read_header(path: Path) -> tuple[dict[str, Any], int]:
                 raise _bad(path, "not a safetensors file (shorter than its 8-byte header length)")
             (length,) = struct.unpack("<Q", prefix)
             if length > MAX_HEADER_BYTES or length + 8 > size:
-                raise _bad(path, f"not a safetensors file (its header length does not fit its "
-                           f"{size:,} bytes)")
+                raise _bad(
+                    path, f"not a safetensors file (its header length does not fit its {size:,} bytes)"
+                )
             raw = f.read(length)
         except OSError as exc:
             raise _bad(path, f"cannot read: {exc.strerror or exc}") from None
@@ -84,15 +102,25 @@ def _tensor(path: Path, name: str, info: Any, data_size: int) -> Tensor:
         raise _bad(path, f"tensor {excerpt(name)}: dtype missing")
     if not isinstance(shape, list) or not all(_is_count(d) for d in shape):
         raise _bad(path, f"tensor {excerpt(name)}: shape must be a list of non-negative integers")
-    if (not isinstance(offsets, list) or len(offsets) != 2 or not all(map(_is_count, offsets))
-            or not offsets[0] <= offsets[1] <= data_size):
-        raise _bad(path, f"tensor {excerpt(name)}: data_offsets must be [begin, end] within the "
-                   f"{data_size}-byte data buffer")
+    if (
+        not isinstance(offsets, list)
+        or len(offsets) != 2
+        or not all(map(_is_count, offsets))
+        or not offsets[0] <= offsets[1] <= data_size
+    ):
+        raise _bad(
+            path,
+            f"tensor {excerpt(name)}: data_offsets must be [begin, end] within the "
+            f"{data_size}-byte data buffer",
+        )
     elements, nbytes = math.prod(shape), offsets[1] - offsets[0]
     bits = DTYPE_BITS.get(dtype)
     if bits is not None and (elements * bits + 7) // 8 != nbytes:
-        raise _bad(path, f"tensor {excerpt(name)}: {dtype} {shape} needs "
-                   f"{(elements * bits + 7) // 8} bytes, its offsets span {nbytes}")
+        raise _bad(
+            path,
+            f"tensor {excerpt(name)}: {dtype} {shape} needs "
+            f"{(elements * bits + 7) // 8} bytes, its offsets span {nbytes}",
+        )
     return dtype, elements, nbytes
 
 
@@ -123,8 +151,11 @@ def _index_tensors(path: Path) -> tuple[dict[str, Tensor], list[Path]]:
         tensors.update(found)
     lost = [n for n, shard in weight_map.items() if n not in tensors]
     if lost:
-        raise _bad(path, f"weight_map lists {excerpt(lost[0])} ({excerpt(weight_map[lost[0]])}), "
-                   "which its shard does not hold")
+        raise _bad(
+            path,
+            f"weight_map lists {excerpt(lost[0])} ({excerpt(weight_map[lost[0]])}), "
+            "which its shard does not hold",
+        )
     return tensors, shards
 
 
@@ -133,8 +164,10 @@ def _inside(index: Path, shard: str) -> str:
     symlinks, as the Hugging Face cache does; the name itself may not leave the folder)."""
     parts = PurePath(shard).parts
     if not parts or PurePath(shard).anchor or PureWindowsPath(shard).anchor or ".." in parts:
-        raise _bad(index, f"shard {excerpt(shard)} is outside the index's folder; only files "
-                   "beside the index are read")
+        raise _bad(
+            index,
+            f"shard {excerpt(shard)} is outside the index's folder; only files beside the index are read",
+        )
     return shard
 
 

@@ -17,33 +17,39 @@ def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     # The engine runs at most max_sequences requests at once (vLLM max_num_seqs, llama.cpp
     # n_parallel), however many more the KV cache could hold: the users it serves are the less.
     if 0 < limit < held:
-        return (f"{limit:,} users at {tokens_per_user:,} tokens each (the engine's limit, "
-                f"max_sequences {limit:,}; its {cap:,} KV tokens would hold {held:,}; "
-                f"{sv['max_concurrency']:,.1f} at the full {sv['max_context']:,}-token context)")
-    return (f"{held:,} users at {tokens_per_user:,} tokens each "
-            f"({cap:,} KV tokens; {sv['max_concurrency']:,.1f} at the full "
-            f"{sv['max_context']:,}-token context)")
+        return (
+            f"{limit:,} users at {tokens_per_user:,} tokens each (the engine's limit, "
+            f"max_sequences {limit:,}; its {cap:,} KV tokens would hold {held:,}; "
+            f"{sv['max_concurrency']:,.1f} at the full {sv['max_context']:,}-token context)"
+        )
+    return (
+        f"{held:,} users at {tokens_per_user:,} tokens each "
+        f"({cap:,} KV tokens; {sv['max_concurrency']:,.1f} at the full "
+        f"{sv['max_context']:,}-token context)"
+    )
 
 
 def speed_line(sv: Mapping[str, Any]) -> str:
     """Time to first token, time per output token and tokens/s at the served concurrency."""
     users = "1 user" if sv["concurrency"] == 1 else f"{sv['concurrency']:,} users"
-    return (f"{users} ({sv['running']:,} at once): first token "
-            f"{sv['ttft_seconds'] * 1e3:,.0f} ms, {sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
-            f"{sv['tokens_per_second_per_user']:,.1f} tokens/s each, "
-            f"{sv['tokens_per_second']:,.0f} tokens/s in total")
+    return (
+        f"{users} ({sv['running']:,} at once): first token "
+        f"{sv['ttft_seconds'] * 1e3:,.0f} ms, {sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
+        f"{sv['tokens_per_second_per_user']:,.1f} tokens/s each, "
+        f"{sv['tokens_per_second']:,.0f} tokens/s in total"
+    )
 
 
 def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
     """The serving block as the CLI prints it (one fact per line)."""
-    lines = [f"  serving      {users_line(sv, tokens_per_user)}",
-             f"  speed        {speed_line(sv)}"]
+    lines = [f"  serving      {users_line(sv, tokens_per_user)}", f"  speed        {speed_line(sv)}"]
     if sv.get("host_memory_bytes"):
-        lines.append(f"  system RAM   {sv['host_memory_bytes'] / 2**30:,.2f} GiB "
-                     f"(layers and KV kept off the GPU; {sv['gpu_layers']} layers on the GPU)")
+        lines.append(
+            f"  system RAM   {sv['host_memory_bytes'] / 2**30:,.2f} GiB "
+            f"(layers and KV kept off the GPU; {sv['gpu_layers']} layers on the GPU)"
+        )
     if sv.get("cost_per_million_tokens") is not None:
-        lines.append(f"  cost         ${sv['cost_per_million_tokens']:,.2f} per million output "
-                     "tokens")
+        lines.append(f"  cost         ${sv['cost_per_million_tokens']:,.2f} per million output tokens")
     return lines
 
 
@@ -62,5 +68,7 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
         return None
     cost = compute.get("cost")
     money = f", ${cost:,.0f}" if cost is not None else ""
-    return (f"  training     {duration(compute['time_seconds'])} on {gpus:,} GPUs "
-            f"({compute['gpu_hours']:,.0f} GPU-hours{money})")
+    return (
+        f"  training     {duration(compute['time_seconds'])} on {gpus:,} GPUs "
+        f"({compute['gpu_hours']:,.0f} GPU-hours{money})"
+    )

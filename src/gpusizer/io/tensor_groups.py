@@ -30,26 +30,44 @@ from __future__ import annotations
 
 import re
 
-_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((g, re.compile(p)) for g, p in (
-    ("vision", r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|multi_modal_projector|"
-               r"mm_projector|vision_embed_tokens|image_newline)(\.|$)|^(v|mm)\."),
-    # norms inside attention (per-head q/k norms, MLA's latent norms, a mixer's norm): the
-    # estimator counts them with the attention parameters (core/params.py attention_params)
-    ("attention", r"(self_attn|self_attention|linear_attn|mixer)\.[a-z0-9_]*norm|"
-                  r"(^|\.)attn_(q|k|q_a|kv_a)_norm(\.|$)|(^|\.)ssm_norm(\.|$)"),
-    ("norms", r"(^|[._])[a-z0-9_]*norm[a-z0-9_]*(\.|$)|(^|\.)ln_[a-z0-9_]+(\.|$)"),
-    ("lm_head", r"^(model\.|transformer\.)?(lm_head|embed_out)(\.|$)|^output(\.|$)"),
-    ("embedding", r"(^|\.)(embed_tokens|wte|wpe|word_embeddings|tok_embeddings|embed_positions|"
-                  r"position_embeddings|embeddings)(\.|$)|^(token_embd|position_embd)(\.|$)"),
-    ("shared_experts", r"shared_experts?(\.|_|$)|_shexp(\.|$)"),
-    ("experts", r"(^|\.)experts(\.|$)|_exps(\.|$)"),
-    ("router", r"(^|\.)(gate|router)(\.|$)|ffn_gate_inp(\.|$)|exp_probs_b(\.|$)|"
-               r"e_score_correction_bias"),
-    ("mlp", r"\.mixer\.(up|down)_proj(\.|$)"),
-    ("attention", r"self_attn|self_attention|(^|\.)(attn|attention|linear_attn|mixer|mamba)(\.|$)"
-                  r"|(^|\.)attn_|(^|\.)ssm_|c_attn|query_key_value"),
-    ("mlp", r"(^|\.)(mlp|feed_forward|ffn)(\.|$)|(^|\.)ffn_|dense_h_to_4h|dense_4h_to_h|c_fc"),
-))
+_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (g, re.compile(p))
+    for g, p in (
+        (
+            "vision",
+            r"(^|\.)(vision_tower|vision_model|visual|vision_encoder|multi_modal_projector|"
+            r"mm_projector|vision_embed_tokens|image_newline)(\.|$)|^(v|mm)\.",
+        ),
+        # norms inside attention (per-head q/k norms, MLA's latent norms, a mixer's norm): the
+        # estimator counts them with the attention parameters (core/params.py attention_params)
+        (
+            "attention",
+            r"(self_attn|self_attention|linear_attn|mixer)\.[a-z0-9_]*norm|"
+            r"(^|\.)attn_(q|k|q_a|kv_a)_norm(\.|$)|(^|\.)ssm_norm(\.|$)",
+        ),
+        ("norms", r"(^|[._])[a-z0-9_]*norm[a-z0-9_]*(\.|$)|(^|\.)ln_[a-z0-9_]+(\.|$)"),
+        ("lm_head", r"^(model\.|transformer\.)?(lm_head|embed_out)(\.|$)|^output(\.|$)"),
+        (
+            "embedding",
+            r"(^|\.)(embed_tokens|wte|wpe|word_embeddings|tok_embeddings|embed_positions|"
+            r"position_embeddings|embeddings)(\.|$)|^(token_embd|position_embd)(\.|$)",
+        ),
+        ("shared_experts", r"shared_experts?(\.|_|$)|_shexp(\.|$)"),
+        ("experts", r"(^|\.)experts(\.|$)|_exps(\.|$)"),
+        (
+            "router",
+            r"(^|\.)(gate|router)(\.|$)|ffn_gate_inp(\.|$)|exp_probs_b(\.|$)|"
+            r"e_score_correction_bias",
+        ),
+        ("mlp", r"\.mixer\.(up|down)_proj(\.|$)"),
+        (
+            "attention",
+            r"self_attn|self_attention|(^|\.)(attn|attention|linear_attn|mixer|mamba)(\.|$)"
+            r"|(^|\.)attn_|(^|\.)ssm_|c_attn|query_key_value",
+        ),
+        ("mlp", r"(^|\.)(mlp|feed_forward|ffn)(\.|$)|(^|\.)ffn_|dense_h_to_4h|dense_4h_to_h|c_fc"),
+    )
+)
 _LAYER = re.compile(r"(?:^|\.)(?:layers|blk|h|layer|block|blocks)\.(\d+)(?:\.|$)")
 _EXTRA = re.compile(r"(^|\.)(mtp|mtp_layers|nextn)(\.|_|$)|rotary_emb\.inv_freq|^rope_freqs")
 

@@ -12,4 +12,3 @@ def to_unit(n_bytes: float, unit: str = "GiB") -> float:
 def fmt_bytes(n_bytes: float, unit: str = "GiB", digits: int = 2) -> str:
     """``fmt_bytes(16e9, "GB") == "16.00 GB"``; negative values keep their sign."""
     return f"{to_unit(n_bytes, unit):,.{digits}f} {unit}"
-

@@ -31,8 +31,9 @@ def read_list(path: Path) -> list[Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
-        raise ScenarioError(FIELD, f"{path.name} cannot be read ({type(exc).__name__}); "
-                            "fix or delete it first") from None
+        raise ScenarioError(
+            FIELD, f"{path.name} cannot be read ({type(exc).__name__}); fix or delete it first"
+        ) from None
     if not isinstance(data, list):
         raise ScenarioError(FIELD, f"{path.name} must hold a JSON list of GPUs")
     return data

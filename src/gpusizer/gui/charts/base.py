@@ -64,8 +64,7 @@ class ChartBase(ExportMixin, QWidget):
         # Labels are laid out in screen pixels: again whenever the plot's size changes.
         self.plot.vb.sigResized.connect(lambda *_a: self.relayout())
         # Rate-limited: a tooltip per mouse move would cost more than the repaint.
-        self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30,
-                                     slot=self._on_mouse)
+        self._hover = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._on_mouse)
 
     def _frame(self) -> None:
         """Title on top, plot below it, legend in a column of its own so that it never hides
@@ -115,8 +114,9 @@ class ChartBase(ExportMixin, QWidget):
 
     def _arrange_legend(self) -> None:
         """Legend at the right, or under the plot when the chart is short or narrow."""
-        below = self.slot.wants_below(self.legend, self.width(), self.height(),
-                                      self.title_item.boundingRect().height())
+        below = self.slot.wants_below(
+            self.legend, self.width(), self.height(), self.title_item.boundingRect().height()
+        )
         columns = LegendSlot.columns(self.legend, self.width() - 40) if below else 1
         if below == self.slot.below and self.legend.columnCount == columns:
             return
@@ -251,8 +251,7 @@ class ChartBase(ExportMixin, QWidget):
             key = tuple(id(item) for item in items)
             legend = self._legends.get(key)
             if legend is None:
-                legend = self._legends[key] = (self.legend if not self._legend_items
-                                               else self._new_legend())
+                legend = self._legends[key] = self.legend if not self._legend_items else self._new_legend()
                 legend.clear()
                 for item, text in entries:
                     legend.addItem(item, text)
@@ -270,8 +269,13 @@ class ChartBase(ExportMixin, QWidget):
         self.legend.texts = [text for _, text in entries]
         self._arrange_legend()
 
-    def text_item(self, anchor: tuple[float, float] = (0, 0), pixels: int = LABEL_PX,
-                  bold: bool = False, boxed: bool = True) -> pg.TextItem:
+    def text_item(
+        self,
+        anchor: tuple[float, float] = (0, 0),
+        pixels: int = LABEL_PX,
+        bold: bool = False,
+        boxed: bool = True,
+    ) -> pg.TextItem:
         """An annotation added to the plot (not scaled with the view); ``boxed``: on a
         translucent box of the background colour, readable across lines and bars (but hiding
         what is under it: not for labels beside markers)."""

@@ -33,8 +33,7 @@ def count_ticks(top: float) -> list[tuple[float, str]]:
     print 3·10² and crowd the minor steps."""
     out, k = [], 0
     while 10**k <= top * 1.01:
-        out += [(math.log10(m * 10**k), f"{m * 10**k:,}") for m in (1, 2, 5)
-                if m * 10**k <= top * 1.01]
+        out += [(math.log10(m * 10**k), f"{m * 10**k:,}") for m in (1, 2, 5) if m * 10**k <= top * 1.01]
         k += 1
     return out
 
@@ -53,8 +52,9 @@ class CapacityChart(ChartBase):
         self.point.setZValue(15)
         self.plot.addItem(self.point)
         self.point_label = self.text_item((0, 1))
-        self.limit = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={
-            "position": 0.9, "anchors": [(1, 0.5), (1, 0.5)]})
+        self.limit = pg.InfiniteLine(
+            angle=90, movable=False, label="", labelOpts={"position": 0.9, "anchors": [(1, 0.5), (1, 0.5)]}
+        )
         self.limit.setZValue(10)
         self.plot.addItem(self.limit)
         self.plot.setMouseEnabled(x=False, y=False)
@@ -77,9 +77,11 @@ class CapacityChart(ChartBase):
         fit = c.users_at(c.context)
         verdict = "fits" if c.concurrency <= fit else "does not fit"
         # The title is rich text: names from a shared file are escaped (issue 15)
-        return (f"{html.escape(self.model_name)}: {html.escape(c.engine)} on "
-                f"{html.escape(self.gpu_name)}, max context set to each request: {fit:,} "
-                f"users at {c.context:,} tokens each; your {c.concurrency:,} {verdict}")
+        return (
+            f"{html.escape(self.model_name)}: {html.escape(c.engine)} on "
+            f"{html.escape(self.gpu_name)}, max context set to each request: {fit:,} "
+            f"users at {c.context:,} tokens each; your {c.concurrency:,} {verdict}"
+        )
 
     def _redraw(self) -> None:
         c = self.curve_data
@@ -92,8 +94,12 @@ class CapacityChart(ChartBase):
         fit = c.users_at(c.context)
         good = c.concurrency <= fit
         t = self.theme
-        self.point.setData([_log(c.context)], [_log(c.concurrency)],
-                           brush=pg.mkBrush(t.good if good else t.bad), pen=pg.mkPen(t.foreground))
+        self.point.setData(
+            [_log(c.context)],
+            [_log(c.concurrency)],
+            brush=pg.mkBrush(t.good if good else t.bad),
+            pen=pg.mkPen(t.foreground),
+        )
         self.point_label.setText(f" your {c.concurrency:,} users × {c.context:,} tokens")
         self.point_label.setPos(_log(c.context), _log(c.concurrency))
         longest = self.longest()
@@ -105,8 +111,11 @@ class CapacityChart(ChartBase):
             lo, hi = _log(x[0]), _log(x[-1])
             right = hi > lo and (_log(longest) - lo) / (hi - lo) > 0.5
             self.limit.label.anchors = [(1, 0.5), (1, 0.5)] if right else [(0, 0.5), (0, 0.5)]
-            self.limit.label.setFormat(f"does not start above {longest:,} tokens " if right
-                                       else f" does not start above {longest:,} tokens")
+            self.limit.label.setFormat(
+                f"does not start above {longest:,} tokens "
+                if right
+                else f" does not start above {longest:,} tokens"
+            )
         top = max(float(np.nanmax(y_plot, initial=1.0)), c.concurrency, 2.0)
         self.plot.setXRange(_log(x[0]), _log(x[-1]), padding=0.02)
         self.plot.setYRange(-0.08, _log(top) * 1.15 + 0.1, padding=0)
@@ -134,12 +143,15 @@ class CapacityChart(ChartBase):
         c = self.curve_data
         if c is None:
             return ""
-        tokens = 10 ** x
+        tokens = 10**x
         i = int(np.argmin([abs(math.log10(v) - x) for v in c.contexts]))
         users = c.users[i]
-        return (f"{c.contexts[i]:,} tokens per request: "
-                + (f"{users:,} requests at once" if users else "the engine does not start")
-                if tokens > 0 else "")
+        return (
+            f"{c.contexts[i]:,} tokens per request: "
+            + (f"{users:,} requests at once" if users else "the engine does not start")
+            if tokens > 0
+            else ""
+        )
 
     def data_rows(self) -> list[list[Any]]:
         c = self.curve_data

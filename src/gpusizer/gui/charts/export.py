@@ -91,10 +91,8 @@ class ExportMixin(_WidgetBase):
         painter = QPainter(gen)
         try:
             with self._uncached():
-                painter.fillRect(QRect(0, 0, size.width(), size.height()),
-                                 self.theme.qcolor("background"))
-                view.render(painter, QRectF(0, 0, size.width(), size.height()),
-                            view.viewport().rect())
+                painter.fillRect(QRect(0, 0, size.width(), size.height()), self.theme.qcolor("background"))
+                view.render(painter, QRectF(0, 0, size.width(), size.height()), view.viewport().rect())
         finally:
             painter.end()
         buffer.close()
@@ -145,4 +143,3 @@ class ExportMixin(_WidgetBase):
         params["background"] = self.theme.qcolor("background")
         params["width"] = int(width)  # the height follows the aspect ratio
         return exporter
-

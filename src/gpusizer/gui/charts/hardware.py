@@ -148,12 +148,16 @@ class HardwareChart(ChartBase):
         if s is None:
             return
         try:
-            ids = set(select_gpus(s, vendors=[st.vendor] if st.vendor else None,
-                                  categories=[st.category] if st.category else None,
-                                  min_memory_gb=st.min_memory_gb or None))
+            ids = set(
+                select_gpus(
+                    s,
+                    vendors=[st.vendor] if st.vendor else None,
+                    categories=[st.category] if st.category else None,
+                    min_memory_gb=st.min_memory_gb or None,
+                )
+            )
             shown = [o for o in self.sized if o["gpu"] in ids]
-            priced = price_options(shown, catalog_specs(s.hardware), s.workload.is_training,
-                                   st.money())
+            priced = price_options(shown, catalog_specs(s.hardware), s.workload.is_training, st.money())
         except ScenarioError as exc:  # a vendor or price no longer valid: say so, keep going
             self._status(str(exc))
             return
@@ -167,9 +171,11 @@ class HardwareChart(ChartBase):
             name = keys.index("gpu_name")
             self.table.setColumnWidth(name, min(NAME_PX, self.table.columnWidth(name)))
         fits, front = sum(o["fits"] for o in self.options), sum(o["pareto"] for o in self.options)
-        self._status(f"Cost vs speed · {front} best of {fits}",
-                     f"{len(self.options)} GPU types shown, {fits} fit the scenario; {front} "
-                     "are on the Pareto front (big dots: no other is both cheaper and faster)")
+        self._status(
+            f"Cost vs speed · {front} best of {fits}",
+            f"{len(self.options)} GPU types shown, {fits} fit the scenario; {front} "
+            "are on the Pareto front (big dots: no other is both cheaper and faster)",
+        )
         self._redraw()
 
     def _busy(self, busy: bool) -> None:
@@ -198,12 +204,10 @@ class HardwareChart(ChartBase):
         self.note.setVisible(not pts)
         if pts:
             for axis, values in (("bottom", [p[0] for p in pts]), ("left", [p[1] for p in pts])):
-                self.plot.getAxis(axis).setTicks([log_ticks(10 ** min(values),
-                                                            10 ** max(values))])
+                self.plot.getAxis(axis).setTicks([log_ticks(10 ** min(values), 10 ** max(values))])
             self.plot.enableAutoRange()
         else:
-            self.note.setText("No price on this basis:\nenter prices in the table\n"
-                              "or switch \"Cost when\".")
+            self.note.setText('No price on this basis:\nenter prices in the table\nor switch "Cost when".')
             self.note.setPos(0, 0)
             self.plot.setRange(xRange=(-1, 1), yRange=(-1, 1))
         self._mark()
@@ -222,8 +226,7 @@ class HardwareChart(ChartBase):
         for item, (_x, _y, o) in zip(self.labels, front, strict=False):
             item.setText(short_name(o))
             widths.append(item.textItem.boundingRect().width())
-        sides = place(pixels(front, pts, size), widths,
-                      self.labels[0].textItem.boundingRect().height(), size)
+        sides = place(pixels(front, pts, size), widths, self.labels[0].textItem.boundingRect().height(), size)
         unit = span_per_pixel(pts, size)
         for i, item in enumerate(self.labels):
             side = sides[i] if i < len(sides) else None
@@ -239,8 +242,7 @@ class HardwareChart(ChartBase):
         o = self.table.option_at(rows[0]) if rows else None
         x = speed_of(o) if o is not None and o["fits"] else None
         y = o["cost_per_million_tokens"] if o is not None and x else None
-        self.mark.setData([math.log10(x)] if x and y else [],
-                          [math.log10(y)] if x and y else [])
+        self.mark.setData([math.log10(x)] if x and y else [], [math.log10(y)] if x and y else [])
 
     def _restyle_items(self) -> None:
         t = self.theme
@@ -264,20 +266,20 @@ class HardwareChart(ChartBase):
                 best, where = o, d
         if best is None:
             return ""
-        return (f"<b>{best['gpu_name']}</b>{' — Pareto front' if best['pareto'] else ''}<br>"
-                f"{best['gpus']:,} GPUs, {best['layout']}<br>"
-                f"{speed_of(best):,.1f} tokens/s · ${best['cost_per_million_tokens']:,.2f} "
-                f"per million tokens")
+        return (
+            f"<b>{best['gpu_name']}</b>{' — Pareto front' if best['pareto'] else ''}<br>"
+            f"{best['gpus']:,} GPUs, {best['layout']}<br>"
+            f"{speed_of(best):,.1f} tokens/s · ${best['cost_per_million_tokens']:,.2f} "
+            f"per million tokens"
+        )
 
     def data_rows(self) -> list[list[Any]]:
         """The table behind the chart, every option's raw values (contract field names;
         bytes, seconds, USD, W), the shown rows in rank order."""
-        keys = ["gpu", *(c.key for c in self.model.columns if c.key != "gpu"), "pareto",
-                "notes"]
+        keys = ["gpu", *(c.key for c in self.model.columns if c.key != "gpu"), "pareto", "notes"]
         rows: list[list[Any]] = [keys]
         for o in self.options:
-            rows.append(["; ".join(o[k]) if k == "notes" else "" if o.get(k) is None else o[k]
-                         for k in keys])
+            rows.append(["; ".join(o[k]) if k == "notes" else "" if o.get(k) is None else o[k] for k in keys])
         return rows
 
     def _ensure_laid_out(self) -> None:

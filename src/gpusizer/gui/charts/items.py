@@ -52,12 +52,13 @@ class Title(pg.LabelItem):
         height = bounds.height()
         self.setMinimumWidth(min(bounds.width(), self.MIN_WIDTH))
         self.setMinimumHeight(height)
-        self._sizeHint = {Qt.SizeHint.MinimumSize: (min(bounds.width(), self.MIN_WIDTH), height),
-                          Qt.SizeHint.PreferredSize: (bounds.width(), height),
-                          Qt.SizeHint.MaximumSize: (-1, -1), Qt.SizeHint.MinimumDescent: (0, 0)}
+        self._sizeHint = {
+            Qt.SizeHint.MinimumSize: (min(bounds.width(), self.MIN_WIDTH), height),
+            Qt.SizeHint.PreferredSize: (bounds.width(), height),
+            Qt.SizeHint.MaximumSize: (-1, -1),
+            Qt.SizeHint.MinimumDescent: (0, 0),
+        }
         self.updateGeometry()
-
-
 
 
 class LegendSlot:
@@ -76,8 +77,10 @@ class LegendSlot:
     def _entry(legend: _Legend) -> tuple[float, float]:
         """(width, height) of the widest and tallest entry, sample included."""
         labels = [label.boundingRect() for _, label in legend.items] or []
-        return (max((r.width() for r in labels), default=0.0) + 40,
-                max((r.height() for r in labels), default=0.0) + 2)
+        return (
+            max((r.width() for r in labels), default=0.0) + 40,
+            max((r.height() for r in labels), default=0.0) + 2,
+        )
 
     def wants_below(self, legend: _Legend, width: float, height: float, title: float) -> bool:
         w, h = self._entry(legend)

@@ -66,8 +66,9 @@ def move_by(item: pg.TextItem, vb: pg.ViewBox, dx: float, dy: float) -> None:
     item.setPos(vb.mapSceneToView(QPointF(here.x() + dx, here.y() + dy)))
 
 
-def place(items: Sequence[pg.TextItem], vb: pg.ViewBox, obstacles: Sequence[QRectF] = (),
-          reach: float = 160.0) -> list[tuple[pg.TextItem, float, float]]:
+def place(
+    items: Sequence[pg.TextItem], vb: pg.ViewBox, obstacles: Sequence[QRectF] = (), reach: float = 160.0
+) -> list[tuple[pg.TextItem, float, float]]:
     """Nudge visible ``items`` (in priority order) so that none overlaps another or an
     obstacle and all stay inside the view box; returns (item, dx, dy) of each move."""
     sync(vb)
@@ -95,8 +96,14 @@ def place(items: Sequence[pg.TextItem], vb: pg.ViewBox, obstacles: Sequence[QRec
     return moves
 
 
-def room_above(vb: pg.ViewBox, tops: Sequence[float], items: Sequence[pg.TextItem],
-               floor: float, extra_px: float = 0.0, most: float = 0.6) -> float:
+def room_above(
+    vb: pg.ViewBox,
+    tops: Sequence[float],
+    items: Sequence[pg.TextItem],
+    floor: float,
+    extra_px: float = 0.0,
+    most: float = 0.6,
+) -> float:
     """The view's top (data units, from 0) at which each label fits above its value in
     ``tops`` with ``extra_px`` more pixels: value / (1 - label px / view px). At least
     ``floor``; a label taller than ``most`` of the view is left to the nudging."""
@@ -121,8 +128,12 @@ def visible_texts(plot: pg.PlotItem) -> list[pg.TextItem]:
     out = [i for i in plot.items if isinstance(i, pg.TextItem) and i.isVisible()]
     for item in plot.items:
         label = getattr(item, "label", None)
-        if isinstance(item, pg.InfiniteLine) and item.isVisible() and \
-                isinstance(label, pg.TextItem) and label.isVisible():
+        if (
+            isinstance(item, pg.InfiniteLine)
+            and item.isVisible()
+            and isinstance(label, pg.TextItem)
+            and label.isVisible()
+        ):
             out.append(label)
     return out
 
@@ -130,8 +141,7 @@ def visible_texts(plot: pg.PlotItem) -> list[pg.TextItem]:
 def overlaps(items: Iterable[pg.TextItem]) -> list[tuple[int, int]]:
     """Pairs (i, j) of visible labels whose rectangles overlap (tests and a debug check)."""
     rects = [(i, scene_rect(it)) for i, it in enumerate(items) if it.isVisible()]
-    return [(i, j) for a, (i, ri) in enumerate(rects) for j, rj in rects[a + 1:]
-            if ri.intersects(rj)]
+    return [(i, j) for a, (i, ri) in enumerate(rects) for j, rj in rects[a + 1 :] if ri.intersects(rj)]
 
 
 def outside(items: Iterable[pg.TextItem], vb: pg.ViewBox) -> list[int]:
@@ -156,8 +166,9 @@ class Leaders:
         for point, item in pairs:
             rect = scene_rect(item)
             p = vb.mapViewToScene(point)
-            nearest = QPointF(min(max(p.x(), rect.left()), rect.right()),
-                              min(max(p.y(), rect.top()), rect.bottom()))
+            nearest = QPointF(
+                min(max(p.x(), rect.left()), rect.right()), min(max(p.y(), rect.top()), rect.bottom())
+            )
             if (nearest - p).manhattanLength() <= LEADER_PX:
                 continue
             if used == len(self.lines):
@@ -166,8 +177,7 @@ class Leaders:
                 self.plot.addItem(line)
                 self.lines.append(line)
             end = vb.mapSceneToView(nearest)
-            self.lines[used].setData([point.x(), end.x()], [point.y(), end.y()],
-                                     pen=pg.mkPen(color, width=1))
+            self.lines[used].setData([point.x(), end.x()], [point.y(), end.y()], pen=pg.mkPen(color, width=1))
             self.lines[used].setVisible(True)
             used += 1
         for line in self.lines[used:]:

@@ -24,8 +24,13 @@ from .palette import LABEL_PX, font
 from .pool import HALF, PoolView
 from .stack import StackedBars, style_line
 
-KIND_LABELS = {"pretraining": "pre-training", "full_finetune": "full fine-tune", "lora": "LoRA",
-               "qlora": "QLoRA", "inference": "inference"}
+KIND_LABELS = {
+    "pretraining": "pre-training",
+    "full_finetune": "full fine-tune",
+    "lora": "LoRA",
+    "qlora": "QLoRA",
+    "inference": "inference",
+}
 
 
 def _fmt(n_bytes: float, unit: str) -> str:
@@ -63,8 +68,9 @@ class MemoryChart(ChartBase):
         self.bar_labels = [self.text_item((0.5, 1)) for _ in range(2)]
         self._top = 1.0
         self.plot.setMouseEnabled(x=False, y=False)
-        self.pool = PoolView(self.plot, self.text_item((0, 0.5), boxed=True),
-                             self.text_item((1, 0), boxed=True))
+        self.pool = PoolView(
+            self.plot, self.text_item((0, 0.5), boxed=True), self.text_item((1, 0), boxed=True)
+        )
 
     # --- data ---------------------------------------------------------------------------------
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
@@ -92,8 +98,7 @@ class MemoryChart(ChartBase):
         n = len(self.bars)
         self.stack.set_bars([b.parts for b in self.bars], scale)
         self.capacity_line.setValue(self.capacity / scale)
-        self.cap_label.setText(f"{self.gpu_name}: {fmt_bytes(self.capacity, self.unit, 1)} "
-                               "usable")
+        self.cap_label.setText(f"{self.gpu_name}: {fmt_bytes(self.capacity, self.unit, 1)} usable")
         self.plot.getAxis("bottom").setTicks([[(i, b.label) for i, b in enumerate(self.bars)]])
         self._top = max(self.capacity, *(b.total for b in self.bars)) / scale
         # An engine's pool labels its bar on the right (users' mark): room for them there.
@@ -102,12 +107,17 @@ class MemoryChart(ChartBase):
         self.plot.setYRange(0, self._top * 1.08, padding=0)
         self.set_axis_label("left", f"memory per GPU ({unit})")
         subject, gpu = html.escape(self.subject), html.escape(self.gpu_name)
-        self.set_title(self.pool.title(subject, self.peak, gpu, self.unit)
-                       or f"{subject}: peak {fmt_bytes(self.peak, self.unit, 1)} per GPU on {gpu}")
+        self.set_title(
+            self.pool.title(subject, self.peak, gpu, self.unit)
+            or f"{subject}: peak {fmt_bytes(self.peak, self.unit, 1)} per GPU on {gpu}"
+        )
         self.pool.redraw(self.bars[-1].parts, scale, self.unit)
         parts = {**self.bars[0].parts, **self.freed}
-        self.set_legend(self.stack.legend_entries(
-            {c: f"{COMPONENT_LABELS[c]}  {_fmt(v, self.unit)}" for c, v in parts.items()}))
+        self.set_legend(
+            self.stack.legend_entries(
+                {c: f"{COMPONENT_LABELS[c]}  {_fmt(v, self.unit)}" for c, v in parts.items()}
+            )
+        )
         self._update_labels(scale)
 
     def _update_labels(self, scale: float) -> None:
@@ -122,15 +132,15 @@ class MemoryChart(ChartBase):
             value = self.peak if bar is peak_bar else bar.total
             html = f"<b>{fmt_bytes(value, self.unit, 1)}</b>"
             if self.freed and (bar is not peak_bar or len(self.bars) == 1):
-                gone = ", ".join(f"{COMPONENT_LABELS[c]} {_fmt(v, self.unit)}"
-                                 for c, v in self.freed.items())
-                html += (f"<br><span style='color:{t.muted}'>freed before the peak:<br>{gone}"
-                         "</span>")
+                gone = ", ".join(f"{COMPONENT_LABELS[c]} {_fmt(v, self.unit)}" for c, v in self.freed.items())
+                html += f"<br><span style='color:{t.muted}'>freed before the peak:<br>{gone}</span>"
             if bar is peak_bar:
                 room = self.capacity - self.peak
                 word, color = ("headroom", t.good) if room >= 0 else ("short by", t.bad)
-                html += (f"<br><span style='color:{color}'><b>{word} "
-                         f"{fmt_bytes(abs(room), self.unit, 1)}</b></span>")
+                html += (
+                    f"<br><span style='color:{color}'><b>{word} "
+                    f"{fmt_bytes(abs(room), self.unit, 1)}</b></span>"
+                )
             self.set_centred_html(label, f"<div style='color:{t.foreground}'>{html}</div>")
             label.setPos(i, max(bar.total, value) / scale)
 
@@ -163,7 +173,7 @@ class MemoryChart(ChartBase):
         scale, vb = self.stack.scale, self.plot.vb
         height = max(vb.sceneBoundingRect().height(), 1.0)
         need, ok = self._top * 1.08, True
-        for i, label in enumerate(self.bar_labels[:len(self.bars)]):
+        for i, label in enumerate(self.bar_labels[: len(self.bars)]):
             h = scene_rect(label).height() + 2 * PAD + band
             if h >= 0.8 * height:
                 ok = False
@@ -175,11 +185,11 @@ class MemoryChart(ChartBase):
         if abs(need - vb.viewRange()[1][1]) > 1e-9 * need:
             self.plot.setYRange(0, need, padding=0)
         self._update_labels(scale)
-        place(self.bar_labels[:len(self.bars)], vb)
+        place(self.bar_labels[: len(self.bars)], vb)
         return ok
 
     def _bar_rects(self) -> list[QRectF]:
-        return [scene_rect(x) for x in self.bar_labels[:len(self.bars)] if x.isVisible()]
+        return [scene_rect(x) for x in self.bar_labels[: len(self.bars)] if x.isVisible()]
 
     def _capacity_on_line(self) -> bool:
         """The capacity label beside the line: right end, left end, above then below."""
@@ -195,7 +205,8 @@ class MemoryChart(ChartBase):
             self.cap_label.setPos(x, y)
             rect = scene_rect(self.cap_label)
             if area.contains(rect) and not any(
-                    rect.intersects(r.adjusted(-PAD, -PAD, PAD, PAD)) for r in taken):
+                rect.intersects(r.adjusted(-PAD, -PAD, PAD, PAD)) for r in taken
+            ):
                 return True
         return False
 
@@ -228,15 +239,18 @@ class MemoryChart(ChartBase):
             return ""
         bar = self.bars[hit[0]]
         extra = self.pool.tip(hit[1], self.unit)
-        return (f"{bar.label}\n{COMPONENT_LABELS[hit[1]]}: "
-                f"{fmt_bytes(bar.parts[hit[1]], self.unit, 2)}" + (f"\n{extra}" if extra else ""))
+        return f"{bar.label}\n{COMPONENT_LABELS[hit[1]]}: {fmt_bytes(bar.parts[hit[1]], self.unit, 2)}" + (
+            f"\n{extra}" if extra else ""
+        )
 
     def data_rows(self) -> list[list[Any]]:
         u = self.unit
         rows: list[list[Any]] = [["bar", "component", "bytes", u]]
         for bar in self.bars:
-            rows += [[bar.label, c, bar.parts.get(c, 0), round(to_unit(bar.parts.get(c, 0), u), 3)]
-                     for c in COMPONENTS]
+            rows += [
+                [bar.label, c, bar.parts.get(c, 0), round(to_unit(bar.parts.get(c, 0), u), 3)]
+                for c in COMPONENTS
+            ]
             rows.append([bar.label, "sum", bar.total, round(to_unit(bar.total, u), 3)])
         rows.append(["peak", "total", self.peak, round(to_unit(self.peak, u), 3)])
         rows.append(["capacity", "usable", self.capacity, round(to_unit(self.capacity, u), 3)])

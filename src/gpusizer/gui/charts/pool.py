@@ -74,10 +74,14 @@ class PoolView:
         if not sv.starts:
             return f"{subject}: {self.engine} does not start on {gpu}"
         if self.offload:
-            return (f"{subject}: {fmt_bytes(peak, unit, 1)} on {gpu}, "
-                    f"{fmt_bytes(sv.host_memory_bytes, unit, 1)} in system RAM")
-        return (f"{subject}: {self.engine} reserves {fmt_bytes(peak, unit, 1)} per {gpu}, "
-                f"KV pool {sv.kv_capacity_tokens:,} tokens")
+            return (
+                f"{subject}: {fmt_bytes(peak, unit, 1)} on {gpu}, "
+                f"{fmt_bytes(sv.host_memory_bytes, unit, 1)} in system RAM"
+            )
+        return (
+            f"{subject}: {self.engine} reserves {fmt_bytes(peak, unit, 1)} per {gpu}, "
+            f"KV pool {sv.kv_capacity_tokens:,} tokens"
+        )
 
     def redraw(self, parts: dict[str, int], scale: float, unit: str) -> None:
         show = self.reserved and self.sv is not None and self.sv.starts
@@ -91,8 +95,7 @@ class PoolView:
         if self.budget:
             share = f"{sv.memory_fraction:g} of the GPU" if sv.memory_fraction else "weights + pool"
             self.budget_line.setValue(self.budget / scale)
-            self.budget_label.setText(f"{self.engine} budget ({share}): "
-                                      f"{fmt_bytes(self.budget, unit, 1)}")
+            self.budget_label.setText(f"{self.engine} budget ({share}): {fmt_bytes(self.budget, unit, 1)}")
         base = sum(parts.get(c, 0) for c in _BELOW_KV)
         y = (base + self.used_kv) / scale
         self.mark.setData([-HALF, HALF], [y, y])
@@ -114,9 +117,11 @@ class PoolView:
         sv = self.sv
         if sv is None or component != "kv_cache" or not (self.reserved or self.offload):
             return ""
-        return (f"{sv.kv_capacity_tokens:,} tokens; {sv.max_concurrency:,.1f} requests of "
-                f"{sv.max_context:,} tokens; your users fill "
-                f"{fmt_bytes(self.used_kv, unit, 2)}")
+        return (
+            f"{sv.kv_capacity_tokens:,} tokens; {sv.max_concurrency:,.1f} requests of "
+            f"{sv.max_context:,} tokens; your users fill "
+            f"{fmt_bytes(self.used_kv, unit, 2)}"
+        )
 
     def restyle(self, theme: Theme) -> None:
         style_line(self.budget_line, theme, color=theme.muted, font=font(LABEL_PX), width=1.5)

@@ -44,8 +44,15 @@ def ensure_app() -> QApplication:
     return _APP
 
 
-def render_chart(scenario: Scenario, est: Estimate, kind: str, output: str | Path,
-                 width: int = 1600, unit: str = "GiB", view: Any = None) -> Path:
+def render_chart(
+    scenario: Scenario,
+    est: Estimate,
+    kind: str,
+    output: str | Path,
+    width: int = 1600,
+    unit: str = "GiB",
+    view: Any = None,
+) -> Path:
     """Render one chart (a key of core/views.CHARTS) of an estimate to PNG (``width`` px) or
     SVG, by the output suffix, memory in ``unit`` ("GiB" or "GB"), with the chart's ``view``
     settings (None: its defaults)."""

@@ -72,8 +72,10 @@ def names_html(group: list[dict[str, Any]], dark: bool = False) -> str:
     by_phase = {ph: [p["name"] for p in group if p["phase"] == ph] for ph in PHASES}
     by_phase = {ph: names for ph, names in by_phase.items() if names}
     both = len(by_phase) > 1
-    return " · ".join(f"<span style='color:{text_color(ph, dark)}'>{ph + ': ' if both else ''}"
-                      f"{', '.join(names)}</span>" for ph, names in by_phase.items())
+    return " · ".join(
+        f"<span style='color:{text_color(ph, dark)}'>{ph + ': ' if both else ''}{', '.join(names)}</span>"
+        for ph, names in by_phase.items()
+    )
 
 
 class RooflineChart(ChartBase):
@@ -88,15 +90,12 @@ class RooflineChart(ChartBase):
         self.roof = self.plot.plot([], [])
         self.eff_roof = self.plot.plot([], [])
         self.ridge = self.plot.plot([], [], pen=None, symbol="d", symbolSize=12)
-        self.ops = {ph: self.plot.plot([], [], pen=None, symbol=SYMBOLS[ph], symbolSize=10)
-                    for ph in PHASES}
-        self.steps = {ph: self.plot.plot([], [], pen=None, symbol="star", symbolSize=22)
-                      for ph in PHASES}
+        self.ops = {ph: self.plot.plot([], [], pen=None, symbol=SYMBOLS[ph], symbolSize=10) for ph in PHASES}
+        self.steps = {ph: self.plot.plot([], [], pen=None, symbol="star", symbolSize=22) for ph in PHASES}
         # Labels sit beside their markers (operations: right; steps: below), roof labels
         # above the roofs; none is boxed, so none hides a marker.
         self.op_labels = [self.text_item((0, -0.2), pixels=12, boxed=False) for _ in range(16)]
-        self.step_labels = {ph: self.text_item((0.5, -0.25), bold=True, boxed=False)
-                            for ph in PHASES}
+        self.step_labels = {ph: self.text_item((0.5, -0.25), bold=True, boxed=False) for ph in PHASES}
         self.ridge_label = self.text_item((1.06, 0.5), pixels=13, boxed=False)
         self.leaders = Leaders(self.plot)
         self._groups: list[list[dict[str, Any]]] = []
@@ -111,8 +110,7 @@ class RooflineChart(ChartBase):
         if w.is_training:
             # The serving fields are hidden (and stale) in training: the forward pass of one
             # micro-batch is the prefill of micro-batch x sequence-length tokens.
-            w = w.model_copy(update={"batch_size": w.micro_batch_size,
-                                     "prompt_tokens": w.sequence_length})
+            w = w.model_copy(update={"batch_size": w.micro_batch_size, "prompt_tokens": w.sequence_length})
             scenario = scenario.model_copy(update={"workload": w})
         self.data = roofline_points(scenario)
         self.model_name = scenario.model.name
@@ -130,8 +128,7 @@ class RooflineChart(ChartBase):
             return
         d = self.data
         peak, bw = d["peak_flops_per_s"] / 1e12, d["bandwidth_bytes_per_s"] / 1e12
-        eff_peak, eff_bw = peak * d.get("flops_efficiency", 1.0), bw * d.get(
-            "bandwidth_efficiency", 1.0)
+        eff_peak, eff_bw = peak * d.get("flops_efficiency", 1.0), bw * d.get("bandwidth_efficiency", 1.0)
         ridge = d["ridge_intensity"]
         xs = [p["intensity"] for p in d["points"] if p["intensity"] > 0] + [ridge]
         # Room right of the ridge for the compute-roof label, left of the points for the memory
@@ -144,10 +141,12 @@ class RooflineChart(ChartBase):
         self.ridge.setData([ridge], [peak])
         for ph in PHASES:
             ops, step = self.points(ph), self.points(ph, step=True)
-            self.ops[ph].setData([p["intensity"] for p in ops],
-                                 [p["attainable_flops_per_s"] / 1e12 for p in ops])
-            self.steps[ph].setData([p["intensity"] for p in step],
-                                   [p["attainable_flops_per_s"] / 1e12 for p in step])
+            self.ops[ph].setData(
+                [p["intensity"] for p in ops], [p["attainable_flops_per_s"] / 1e12 for p in ops]
+            )
+            self.steps[ph].setData(
+                [p["intensity"] for p in step], [p["attainable_flops_per_s"] / 1e12 for p in step]
+            )
         ys = [p["attainable_flops_per_s"] / 1e12 for p in d["points"]] + [bw * lo]
         ylo, yhi = max(min(ys) / 3, 1e-3), peak * 4
         self.plot.setXRange(math.log10(lo), math.log10(hi), padding=0)
@@ -192,15 +191,20 @@ class RooflineChart(ChartBase):
                 c = vb.mapViewToScene(QPointF(*_log_xy(p)))
                 r = 11.0 if p["name"] == "step" else 6.0
                 markers.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
-        order = [*self.step_labels.values(), self.compute_label, self.ridge_label,
-                 self.memory_label, *self.op_labels]
+        order = [
+            *self.step_labels.values(),
+            self.compute_label,
+            self.ridge_label,
+            self.memory_label,
+            *self.op_labels,
+        ]
         place(order, vb, markers)
-        self.leaders.draw([(QPointF(*_log_xy(g[-1])), item)
-                           for g, item in zip(self._groups, self.op_labels, strict=False)],
-                          self.theme.muted)
+        self.leaders.draw(
+            [(QPointF(*_log_xy(g[-1])), item) for g, item in zip(self._groups, self.op_labels, strict=False)],
+            self.theme.muted,
+        )
 
-    def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]
-                    ) -> list[list[dict[str, Any]]]:
+    def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
         """Label the step's star, with the names of the operations drawn at the same place
         (which would print over it); returns the groups still to label."""
         step = self.points(ph, step=True)
@@ -211,36 +215,43 @@ class RooflineChart(ChartBase):
         p = step[0]
         sx, sy = _log_xy(p)
         # Operations within half a decade would collide with the step's label: it names them.
-        here = [g for g in groups if any(abs(_log_xy(q)[0] - sx) < 2 * CLUSTER
-                                         and abs(_log_xy(q)[1] - sy) < 2 * CLUSTER for q in g)]
-        names = "".join(f"<br><span style='font-weight:normal'>{names_html(g, dark)}</span>"
-                        for g in here)
+        here = [
+            g
+            for g in groups
+            if any(abs(_log_xy(q)[0] - sx) < 2 * CLUSTER and abs(_log_xy(q)[1] - sy) < 2 * CLUSTER for q in g)
+        ]
+        names = "".join(f"<br><span style='font-weight:normal'>{names_html(g, dark)}</span>" for g in here)
         # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
         # (under the slope), compute-bound centred under it (under the flat roof).
         label.setAnchor((-0.06, -0.3) if p["bound"] == "memory" else (0.5, -0.15))
-        self.set_centred_html(label, f"<div style='color:{text_color(ph, dark)}'><b>{ph} step "
-                      f"({p['bound']}-bound)</b>{names}</div>")
+        self.set_centred_html(
+            label,
+            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step ({p['bound']}-bound)</b>{names}</div>",
+        )
         label.setPos(sx, sy)
         return [g for g in groups if not any(g is h for h in here)]
 
     def _titles_and_legend(self) -> None:
-        what = (f"training: the forward pass of micro-batch {self.batch} x {self.prompt:,} "
-                "tokens, drawn as a prefill" if self.training else
-                f"inference, batch {self.batch} x {self.prompt:,}-token prompts")
-        self.set_title(f"Roofline: {html.escape(self.model_name)} on "
-                       f"{html.escape(self.gpu_name)}<br><span style='font-size:14px'>{what}; "
-                       "dashed: with the efficiency factors</span>")
+        what = (
+            f"training: the forward pass of micro-batch {self.batch} x {self.prompt:,} "
+            "tokens, drawn as a prefill"
+            if self.training
+            else f"inference, batch {self.batch} x {self.prompt:,}-token prompts"
+        )
+        self.set_title(
+            f"Roofline: {html.escape(self.model_name)} on "
+            f"{html.escape(self.gpu_name)}<br><span style='font-size:14px'>{what}; "
+            "dashed: with the efficiency factors</span>"
+        )
         entries = [(self.roof, "roofs (datasheet)"), (self.eff_roof, "roofs x efficiency")]
         for ph in PHASES:
-            entries += [(self.ops[ph], f"{ph}, per operation"),
-                        (self.steps[ph], f"{ph}, whole step")]
+            entries += [(self.ops[ph], f"{ph}, per operation"), (self.steps[ph], f"{ph}, whole step")]
         self.set_legend(entries)
 
     def _restyle_items(self) -> None:
         t = self.theme
         self.roof.setPen(pg.mkPen(t.foreground, width=TOTAL_PEN_WIDTH))
-        self.eff_roof.setPen(pg.mkPen(t.muted, width=LINE_PEN_WIDTH,
-                                      style=pg.QtCore.Qt.PenStyle.DashLine))
+        self.eff_roof.setPen(pg.mkPen(t.muted, width=LINE_PEN_WIDTH, style=pg.QtCore.Qt.PenStyle.DashLine))
         self.ridge.setSymbolBrush(pg.mkBrush(t.foreground))
         self.ridge.setSymbolPen(pg.mkPen(t.background))
         for ph in PHASES:
@@ -264,20 +275,20 @@ class RooflineChart(ChartBase):
                 best, dist = p, dd
         if best is None:
             return ""
-        return (f"{best['phase']} · {best['name']}: {best['intensity']:,.2f} FLOP/B, "
-                f"{best['attainable_flops_per_s'] / 1e12:,.1f} TFLOP/s, {best['bound']}-bound"
-                + (f", {best['seconds'] * 1e3:,.3f} ms" if "seconds" in best else ""))
+        return (
+            f"{best['phase']} · {best['name']}: {best['intensity']:,.2f} FLOP/B, "
+            f"{best['attainable_flops_per_s'] / 1e12:,.1f} TFLOP/s, {best['bound']}-bound"
+            + (f", {best['seconds'] * 1e3:,.3f} ms" if "seconds" in best else "")
+        )
 
     def data_rows(self) -> list[list[Any]]:
-        keys = ["phase", "name", "flops", "bytes", "intensity", "attainable_flops_per_s",
-                "bound", "seconds"]
+        keys = ["phase", "name", "flops", "bytes", "intensity", "attainable_flops_per_s", "bound", "seconds"]
         rows: list[list[Any]] = [keys]
         if self.data:
             rows += [[p.get(k, "") for k in keys] for p in self.data["points"]]
-            rows.append(["gpu", "peak_flops_per_s", self.data["peak_flops_per_s"], "", "", "",
-                         "", ""])
-            rows.append(["gpu", "bandwidth_bytes_per_s", "", self.data["bandwidth_bytes_per_s"],
-                         "", "", "", ""])
-            rows.append(["gpu", "ridge_intensity", "", "", self.data["ridge_intensity"], "", "",
-                         ""])
+            rows.append(["gpu", "peak_flops_per_s", self.data["peak_flops_per_s"], "", "", "", "", ""])
+            rows.append(
+                ["gpu", "bandwidth_bytes_per_s", "", self.data["bandwidth_bytes_per_s"], "", "", "", ""]
+            )
+            rows.append(["gpu", "ridge_intensity", "", "", self.data["ridge_intensity"], "", "", ""])
         return rows

@@ -41,18 +41,15 @@ class StackedBars:
     def restyle(self, theme: Theme) -> None:
         for c, item in self.items.items():
             # A background-coloured outline separates the segments of a stack.
-            item.setOpts(brush=pg.mkBrush(component_qcolor(c)),
-                         pen=pg.mkPen(theme.background, width=1))
+            item.setOpts(brush=pg.mkBrush(component_qcolor(c)), pen=pg.mkPen(theme.background, width=1))
 
     def used_components(self) -> list[str]:
         """Components non-zero in at least one bar, in stacking order."""
         return [c for c in COMPONENTS if any(p.get(c, 0) for p in self.parts)]
 
-    def legend_entries(self, names: dict[str, str] | None = None
-                       ) -> list[tuple[pg.BarGraphItem, str]]:
+    def legend_entries(self, names: dict[str, str] | None = None) -> list[tuple[pg.BarGraphItem, str]]:
         """(item, text) per used component, top of the stack first (as the eye reads it)."""
-        return [(self.items[c], (names or COMPONENT_LABELS)[c])
-                for c in reversed(self.used_components())]
+        return [(self.items[c], (names or COMPONENT_LABELS)[c]) for c in reversed(self.used_components())]
 
     def segment_at(self, x: float, y: float) -> tuple[int, str] | None:
         """(bar index, component) under view point (x, y), or None."""
@@ -68,18 +65,25 @@ class StackedBars:
         return None
 
 
-def capacity_line(plot: pg.PlotItem, position: float = 0.99,
-                  anchor: tuple[float, float] = (1, 1)) -> pg.InfiniteLine:
+def capacity_line(
+    plot: pg.PlotItem, position: float = 0.99, anchor: tuple[float, float] = (1, 1)
+) -> pg.InfiniteLine:
     """A horizontal line labelled above it, at ``position`` along the view (0 left, 1 right)."""
-    line = pg.InfiniteLine(angle=0, movable=False, label="", labelOpts={
-        "position": position, "anchors": [anchor, anchor]})
+    line = pg.InfiniteLine(
+        angle=0, movable=False, label="", labelOpts={"position": position, "anchors": [anchor, anchor]}
+    )
     line.setZValue(10)  # above the bars
     plot.addItem(line)
     return line
 
 
-def style_line(line: pg.InfiniteLine, theme: Theme, color: str | None = None,
-               font: QFont | None = None, width: float = 2.0) -> None:
+def style_line(
+    line: pg.InfiniteLine,
+    theme: Theme,
+    color: str | None = None,
+    font: QFont | None = None,
+    width: float = 2.0,
+) -> None:
     """Dashed line in ``color`` (default: foreground); its label on a filled box, so that it
     stays readable where it crosses a bar."""
     c = color or theme.foreground

@@ -30,8 +30,7 @@ from .base import ChartBase, display_unit
 from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font
 from .stack import capacity_line, style_line
 
-AXIS_NAMES = {"sequence_length": "sequence length", "batch_size": "batch size",
-              "gpus": "GPU count"}
+AXIS_NAMES = {"sequence_length": "sequence length", "batch_size": "batch size", "gpus": "GPU count"}
 MAX_POINTS = 1000
 
 
@@ -85,8 +84,7 @@ class SweepChart(ChartBase):
         self.selector.setObjectName("combo_sweep_axis")
         for key in SWEEP_AXES:
             self.selector.addItem(f"memory vs {AXIS_NAMES[key]}", key)
-        self.selector.currentIndexChanged.connect(
-            lambda i: self.set_axis(self.selector.itemData(i)))
+        self.selector.currentIndexChanged.connect(lambda i: self.set_axis(self.selector.itemData(i)))
         self._layout.insertWidget(0, self.selector)
 
     @property
@@ -104,8 +102,9 @@ class SweepChart(ChartBase):
         self._log_x: bool | None = None
         self._ticks: list[list[tuple[float, str]]] | None = None
         self.capacity_line = capacity_line(self.plot, position=0.02, anchor=(0, 1))
-        self.boundary = pg.InfiniteLine(angle=90, movable=False, label="", labelOpts={
-            "position": 0.93, "anchors": [(0, 0.5), (0, 0.5)]})
+        self.boundary = pg.InfiniteLine(
+            angle=90, movable=False, label="", labelOpts={"position": 0.93, "anchors": [(0, 0.5), (0, 0.5)]}
+        )
         self.current = pg.InfiniteLine(angle=90, movable=False)
         self.current_sample = pg.PlotDataItem()  # legend sample of the "this scenario" line
         for item in (self.boundary, self.current):
@@ -142,8 +141,11 @@ class SweepChart(ChartBase):
         r = self.result
         if r is None:
             return ""
-        ok = [v for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
-              if good and t <= r.capacity_bytes]
+        ok = [
+            v
+            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
+            if good and t <= r.capacity_bytes
+        ]
         name = self.knob_name()
         if not ok:
             return f"nothing fits from {r.values[0]:,} to {r.values[-1]:,}"
@@ -169,8 +171,11 @@ class SweepChart(ChartBase):
             return None
         if self.axis != "gpus":
             return r.oom_at
-        ok = [v for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
-              if good and t <= r.capacity_bytes]
+        ok = [
+            v
+            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
+            if good and t <= r.capacity_bytes
+        ]
         return min(ok) if ok and ok[0] != r.values[0] else None
 
     # --- drawing ------------------------------------------------------------------------------
@@ -198,7 +203,8 @@ class SweepChart(ChartBase):
         self.over_curve.setData(x, np.fmax(np.nan_to_num(totals, nan=cap), cap), fillLevel=cap)
         self.capacity_line.setValue(cap)
         self.capacity_line.label.setFormat(
-            f"{self.gpu_name}: {fmt_bytes(r.capacity_bytes, self.unit, 1)} usable")
+            f"{self.gpu_name}: {fmt_bytes(r.capacity_bytes, self.unit, 1)} usable"
+        )
         self._place_markers(log_x)
         top = np.nanmax(totals, initial=0.0)
         self.plot.setYRange(0, max(cap, min(top, 3 * cap)) * 1.12, padding=0)
@@ -213,6 +219,7 @@ class SweepChart(ChartBase):
     def _place_markers(self, log_x: bool) -> None:
         def pos(v: float) -> float:
             return math.log10(v) if log_x else v
+
         b = self.boundary_value()
         self.boundary.setVisible(b is not None)
         if b is not None:
@@ -222,8 +229,7 @@ class SweepChart(ChartBase):
             lo, hi = pos(vals[0]), pos(vals[-1])
             right_half = hi > lo and (pos(b) - lo) / (hi - lo) > 0.6
             # Near the right edge the label goes left of the line, so it is never clipped.
-            self.boundary.label.anchors = [(1, 0.5), (1, 0.5)] if right_half else [(0, 0.5),
-                                                                                   (0, 0.5)]
+            self.boundary.label.anchors = [(1, 0.5), (1, 0.5)] if right_half else [(0, 0.5), (0, 0.5)]
             text = f"{word} {b:,} " if right_half else f" {word} {b:,}"
             self.boundary.label.setFormat(text)
             self.boundary.label.updatePosition()
@@ -236,11 +242,12 @@ class SweepChart(ChartBase):
         unit_of_x = {"sequence_length": " (tokens)", "batch_size": " (sequences)"}
         self.set_axis_label("bottom", name + unit_of_x.get(self.axis, ""))
         self.set_axis_label("left", f"memory per GPU ({unit})")
-        self.set_title(f"{html.escape(self.scenario.model.name)}: memory per GPU vs {name}<br><span style="
-                       f"'font-size:{LABEL_PX + 1}px'>{self.fit_text()}</span>")
+        self.set_title(
+            f"{html.escape(self.scenario.model.name)}: memory per GPU vs {name}<br><span style="
+            f"'font-size:{LABEL_PX + 1}px'>{self.fit_text()}</span>"
+        )
         entries = [(self.total_curve, "peak")]
-        entries += [(self.curves[c], COMPONENT_LABELS[c]) for c in reversed(COMPONENTS)
-                    if c in self._shown]
+        entries += [(self.curves[c], COMPONENT_LABELS[c]) for c in reversed(COMPONENTS) if c in self._shown]
         entries.append((self.current_sample, "this scenario"))
         self.set_legend(entries)
 
@@ -256,8 +263,7 @@ class SweepChart(ChartBase):
         self.boundary.label.setColor(t.bad)
         self.boundary.label.setFont(font(LABEL_PX, bold=True))
         self.boundary.label.fill = pg.mkBrush(t.qcolor("background", 215))
-        self.current.setPen(pg.mkPen(t.muted, width=LINE_PEN_WIDTH,
-                                     style=pg.QtCore.Qt.PenStyle.DotLine))
+        self.current.setPen(pg.mkPen(t.muted, width=LINE_PEN_WIDTH, style=pg.QtCore.Qt.PenStyle.DotLine))
         self.current_sample.setPen(self.current.pen)
 
     # --- hover and data -----------------------------------------------------------------------
@@ -265,24 +271,41 @@ class SweepChart(ChartBase):
         r = self.result
         if r is None:
             return ""
-        v = 10 ** x if self.axis != "gpus" else x
+        v = 10**x if self.axis != "gpus" else x
         i = int(np.argmin(np.abs(np.asarray(r.values, dtype=float) - v)))
         if not r.valid[i]:
             return f"{AXIS_NAMES[self.axis]} {r.values[i]:,}: invalid layout"
-        lines = [f"{AXIS_NAMES[self.axis]} {r.values[i]:,}: peak "
-                 f"{fmt_bytes(r.totals[i], self.unit, 2)}"]
-        lines += [f"  {COMPONENT_LABELS[c]}: {fmt_bytes(r.components[c][i], self.unit, 2)}"
-                  for c in COMPONENTS if r.components[c][i]]
+        lines = [f"{AXIS_NAMES[self.axis]} {r.values[i]:,}: peak {fmt_bytes(r.totals[i], self.unit, 2)}"]
+        lines += [
+            f"  {COMPONENT_LABELS[c]}: {fmt_bytes(r.components[c][i], self.unit, 2)}"
+            for c in COMPONENTS
+            if r.components[c][i]
+        ]
         return "\n".join(lines)
 
     def data_rows(self) -> list[list[Any]]:
         r = self.result
-        rows: list[list[Any]] = [[self.axis, "valid", *[f"{c}_bytes" for c in COMPONENTS],
-                                  "peak_bytes", f"peak_{self.unit}", "fits"]]
+        rows: list[list[Any]] = [
+            [
+                self.axis,
+                "valid",
+                *[f"{c}_bytes" for c in COMPONENTS],
+                "peak_bytes",
+                f"peak_{self.unit}",
+                "fits",
+            ]
+        ]
         if r is None:
             return rows
         for i, v in enumerate(r.values):
-            rows.append([v, r.valid[i], *[r.components[c][i] for c in COMPONENTS], r.totals[i],
-                         round(to_unit(r.totals[i], self.unit), 3),
-                         r.valid[i] and r.totals[i] <= r.capacity_bytes])
+            rows.append(
+                [
+                    v,
+                    r.valid[i],
+                    *[r.components[c][i] for c in COMPONENTS],
+                    r.totals[i],
+                    round(to_unit(r.totals[i], self.unit), 3),
+                    r.valid[i] and r.totals[i] <= r.capacity_bytes,
+                ]
+            )
         return rows

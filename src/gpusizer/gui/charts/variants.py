@@ -73,8 +73,7 @@ class VariantsChart(ChartBase):
         top_bytes = max(max(b.total for b in cmp.bars), cmp.capacity_bytes)
         unit, scale = display_unit(self.unit, top_bytes)
         self.stack.set_bars([b.at_peak for b in cmp.bars], scale)
-        self.plot.getAxis("bottom").setTicks([[(i, tick_label(b.label))
-                                               for i, b in enumerate(cmp.bars)]])
+        self.plot.getAxis("bottom").setTicks([[(i, tick_label(b.label)) for i, b in enumerate(cmp.bars)]])
         self.gpu_line.setValue(cmp.capacity_bytes / scale)
         self.gpu_line.label.setFormat("1 GPU")
         node = cmp.node_capacity_bytes
@@ -93,9 +92,14 @@ class VariantsChart(ChartBase):
         # The GPU is named in the title: a long name here would squeeze the plot.
         entries.append((self.gpu_sample, f"1 GPU: {_short(cmp.capacity_bytes, self.unit)}"))
         if self.node_line.isVisible():
-            entries.append((self.node_sample, f"1 node, {cmp.gpus_per_node} GPUs: "
-                                              f"{_short(node, self.unit)}<br>"
-                                              f"({sold:,.0f} GB as sold)"))
+            entries.append(
+                (
+                    self.node_sample,
+                    f"1 node, {cmp.gpus_per_node} GPUs: "
+                    f"{_short(node, self.unit)}<br>"
+                    f"({sold:,.0f} GB as sold)",
+                )
+            )
         self.set_legend(entries)
         self._update_labels(scale)
 
@@ -106,19 +110,26 @@ class VariantsChart(ChartBase):
         facts = []
         if "pretraining" in by_key:
             b = by_key["pretraining"]
-            facts.append(f"model states at {b.model_states / cmp.parameters:.0f} B/param: "
-                         f"{self._series([b.model_states])}")
-        weights = [by_key[k].nominal_weights for k in
-                   ("inference_fp16", "inference_fp8", "inference_int4") if k in by_key]
+            facts.append(
+                f"model states at {b.model_states / cmp.parameters:.0f} B/param: "
+                f"{self._series([b.model_states])}"
+            )
+        weights = [
+            by_key[k].nominal_weights
+            for k in ("inference_fp16", "inference_fp8", "inference_int4")
+            if k in by_key
+        ]
         if len(weights) == 3:
             facts.append(f"weights FP16 / FP8 / INT4: {self._series(weights)}")
         sub = " · ".join(facts)
-        self.set_title(f"{html.escape(cmp.model_name)} ({cmp.parameters / 1e9:,.1f} B params): "
-                       f"training vs inference, whole job, on {html.escape(cmp.gpu_name)}<br>"
-                       f"<span style='font-size:14px;color:{self.theme.muted}'>{sub}</span>")
+        self.set_title(
+            f"{html.escape(cmp.model_name)} ({cmp.parameters / 1e9:,.1f} B params): "
+            f"training vs inference, whole job, on {html.escape(cmp.gpu_name)}<br>"
+            f"<span style='font-size:14px;color:{self.theme.muted}'>{sub}</span>"
+        )
 
     def _series(self, values: list[int]) -> str:
-        """"756 / 378 / 189 GiB (812 / 406 / 203 GB)": the published figures are decimal, so
+        """ "756 / 378 / 189 GiB (812 / 406 / 203 GB)": the published figures are decimal, so
         in GiB mode they are given in GB too, to be recognised."""
         out = _numbers(values, self.unit)
         return f"{out} ({_numbers(values, 'GB')})" if self.unit == "GiB" else out
@@ -137,9 +148,12 @@ class VariantsChart(ChartBase):
             b = cmp.bars[i]
             color = t.good if b.gpus_needed == 1 else t.foreground
             gpus = f"{b.gpus_needed} GPU{'s' if b.gpus_needed > 1 else ''}"
-            self.set_centred_html(label, f"<div style='color:{t.foreground}'><b>"
-                                  f"{_short(b.total, self.unit)}</b><br>"
-                                  f"<span style='color:{color}'>{gpus}</span></div>")
+            self.set_centred_html(
+                label,
+                f"<div style='color:{t.foreground}'><b>"
+                f"{_short(b.total, self.unit)}</b><br>"
+                f"<span style='color:{color}'>{gpus}</span></div>",
+            )
             label.setPos(i, b.total / scale)
 
     def _layout_labels(self) -> None:
@@ -149,15 +163,20 @@ class VariantsChart(ChartBase):
         if cmp is None:
             return
         scale = self.stack.scale
-        labels = self.bar_labels[:len(cmp.bars)]
+        labels = self.bar_labels[: len(cmp.bars)]
         lines = [x for x in (self.gpu_line, self.node_line) if x.isVisible()]
         tops = [b.total / scale for b in cmp.bars] + [x.value() for x in lines]
         set_top(vb, room_above(vb, tops, [*labels, *(x.label for x in lines)], self._top))
         self._update_labels(scale)
         if overlaps(labels):  # neighbours side by side: room for a second row of labels
             extra = max(scene_rect(x).height() for x in labels)
-            set_top(vb, max(room_above(vb, tops[:len(labels)], labels, self._top, extra),
-                            room_above(vb, tops[len(labels):], [x.label for x in lines], 0.0)))
+            set_top(
+                vb,
+                max(
+                    room_above(vb, tops[: len(labels)], labels, self._top, extra),
+                    room_above(vb, tops[len(labels) :], [x.label for x in lines], 0.0),
+                ),
+            )
             self._update_labels(scale)
         fixed = []
         for line in (self.gpu_line, self.node_line):
@@ -165,9 +184,13 @@ class VariantsChart(ChartBase):
                 line.label.updatePosition()
                 fixed.append(scene_rect(line.label))
         place(labels, vb, fixed)
-        self.leaders.draw([(QPointF(i, b.total / scale), label)
-                           for i, (b, label) in enumerate(zip(cmp.bars, labels, strict=False))],
-                          self.theme.muted)
+        self.leaders.draw(
+            [
+                (QPointF(i, b.total / scale), label)
+                for i, (b, label) in enumerate(zip(cmp.bars, labels, strict=False))
+            ],
+            self.theme.muted,
+        )
 
     def _restyle_items(self) -> None:
         self.stack.restyle(self.theme)
@@ -185,19 +208,38 @@ class VariantsChart(ChartBase):
         if hit is None or self.cmp is None:
             return ""
         b = self.cmp.bars[hit[0]]
-        return (f"{b.label}: {COMPONENT_LABELS[hit[1]]} {_short(b.at_peak[hit[1]], self.unit)}\n"
-                f"peak {_short(b.total, self.unit)} ({b.peak_phase.replace('_', ' ')}), "
-                f"{b.gpus_needed} × {self.cmp.gpu_name}")
+        return (
+            f"{b.label}: {COMPONENT_LABELS[hit[1]]} {_short(b.at_peak[hit[1]], self.unit)}\n"
+            f"peak {_short(b.total, self.unit)} ({b.peak_phase.replace('_', ' ')}), "
+            f"{b.gpus_needed} × {self.cmp.gpu_name}"
+        )
 
     def data_rows(self) -> list[list[Any]]:
         u = self.unit
-        head = ["variant", "kind", "weights_dtype", *[f"{c}_bytes" for c in COMPONENTS],
-                "peak_bytes", f"peak_{u}", "model_states_bytes", "nominal_weights_bytes",
-                "gpus_needed"]
+        head = [
+            "variant",
+            "kind",
+            "weights_dtype",
+            *[f"{c}_bytes" for c in COMPONENTS],
+            "peak_bytes",
+            f"peak_{u}",
+            "model_states_bytes",
+            "nominal_weights_bytes",
+            "gpus_needed",
+        ]
         rows: list[list[Any]] = [head]
         for b in self.cmp.bars if self.cmp else ():
-            rows.append([b.label, b.kind, b.weights_dtype, *[b.at_peak.get(c, 0) for c in
-                                                             COMPONENTS],
-                         b.total, round(to_unit(b.total, u), 2), b.model_states,
-                         b.nominal_weights, b.gpus_needed])
+            rows.append(
+                [
+                    b.label,
+                    b.kind,
+                    b.weights_dtype,
+                    *[b.at_peak.get(c, 0) for c in COMPONENTS],
+                    b.total,
+                    round(to_unit(b.total, u), 2),
+                    b.model_states,
+                    b.nominal_weights,
+                    b.gpus_needed,
+                ]
+            )
         return rows

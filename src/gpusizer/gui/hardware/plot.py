@@ -39,10 +39,16 @@ GAP = 8  # px between a marker's centre and its label
 # Where a label may go, in order (left, right, above, below of its point, then above and
 # below ending or starting at it): the box's offset from the point in units of its (width,
 # height), the gap's direction, the text anchor.
-SIDES = (((-1.0, -0.5), (-1, 0), (1.0, 0.5)), ((0.0, -0.5), (1, 0), (0.0, 0.5)),
-         ((-0.5, 0.0), (0, 1), (0.5, 1.0)), ((-0.5, -1.0), (0, -1), (0.5, 0.0)),
-         ((-1.0, 0.0), (0, 1), (1.0, 1.0)), ((0.0, 0.0), (0, 1), (0.0, 1.0)),
-         ((-1.0, -1.0), (0, -1), (1.0, 0.0)), ((0.0, -1.0), (0, -1), (0.0, 0.0)))
+SIDES = (
+    ((-1.0, -0.5), (-1, 0), (1.0, 0.5)),
+    ((0.0, -0.5), (1, 0), (0.0, 0.5)),
+    ((-0.5, 0.0), (0, 1), (0.5, 1.0)),
+    ((-0.5, -1.0), (0, -1), (0.5, 0.0)),
+    ((-1.0, 0.0), (0, 1), (1.0, 1.0)),
+    ((0.0, 0.0), (0, 1), (0.0, 1.0)),
+    ((-1.0, -1.0), (0, -1), (1.0, 0.0)),
+    ((0.0, -1.0), (0, -1), (0.0, 0.0)),
+)
 
 
 def _box(x: float, y: float, w: float, h: float, side: int) -> Box:
@@ -51,8 +57,9 @@ def _box(x: float, y: float, w: float, h: float, side: int) -> Box:
     return left, bottom, left + w, bottom + h
 
 
-def place(points: list[tuple[float, float]], widths: list[float], height: float,
-          size: tuple[float, float]) -> list[int | None]:
+def place(
+    points: list[tuple[float, float]], widths: list[float], height: float, size: tuple[float, float]
+) -> list[int | None]:
     """Where each point's label goes (an index of ``SIDES``), or None when every place leaves
     the plot or overlaps a marker or a label already placed. Points, widths and ``size`` (the
     plot's) in pixels, y upward."""
@@ -63,8 +70,9 @@ def place(points: list[tuple[float, float]], widths: list[float], height: float,
         for s in range(len(SIDES)):
             box = _box(x, y, w, height, s)
             inside = box[0] >= 0 and box[2] <= size[0] and box[1] >= 0 and box[3] <= size[1]
-            if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3]
-                                  and b[1] < box[3] for b in boxes):
+            if inside and not any(
+                box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in boxes
+            ):
                 side = s
                 boxes.append(box)
                 break
@@ -72,18 +80,21 @@ def place(points: list[tuple[float, float]], widths: list[float], height: float,
     return out
 
 
-def pixels(front: list[Point], every: list[Point], size: tuple[float, float]
-           ) -> list[tuple[float, float]]:
+def pixels(front: list[Point], every: list[Point], size: tuple[float, float]) -> list[tuple[float, float]]:
     """The front's points in pixels (y upward) of a view that shows ``every`` point with 5%
     of their span as a margin on each side."""
     xs, ys = [p[0] for p in every], [p[1] for p in every]
     sx, sy = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
-    return [((p[0] - min(xs) + 0.05 * sx) / (1.1 * sx) * size[0],
-             (p[1] - min(ys) + 0.05 * sy) / (1.1 * sy) * size[1]) for p in front]
+    return [
+        (
+            (p[0] - min(xs) + 0.05 * sx) / (1.1 * sx) * size[0],
+            (p[1] - min(ys) + 0.05 * sy) / (1.1 * sy) * size[1],
+        )
+        for p in front
+    ]
 
 
 def span_per_pixel(every: list[Point], size: tuple[float, float]) -> tuple[float, float]:
     """Data units per pixel, x and y, of that view."""
     xs, ys = [p[0] for p in every], [p[1] for p in every]
-    return (1.1 * ((max(xs) - min(xs)) or 1.0) / size[0],
-            1.1 * ((max(ys) - min(ys)) or 1.0) / size[1])
+    return (1.1 * ((max(xs) - min(xs)) or 1.0) / size[0], 1.1 * ((max(ys) - min(ys)) or 1.0) / size[1])

@@ -113,8 +113,7 @@ class CompareRunner(QObject):
             self._stop.set()
             self._stop = None
 
-    def _work(self, key: str, scenario: Scenario, settings: dict[str, Any],
-              stop: threading.Event) -> None:
+    def _work(self, key: str, scenario: Scenario, settings: dict[str, Any], stop: threading.Event) -> None:
         """In the worker thread: search, then hand the result to the UI thread."""
         try:
             options: Any = size_gpus(scenario, cancel=stop.is_set, **settings)

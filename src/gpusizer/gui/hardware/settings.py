@@ -44,8 +44,7 @@ class HardwareSettings:
         return self
 
     def money(self) -> Money:
-        return Money(self.prices, self.electricity_usd_per_kwh, self.amortization_years,
-                     self.basis)
+        return Money(self.prices, self.electricity_usd_per_kwh, self.amortization_years, self.basis)
 
     def with_price(self, gpu: str, key: str, value: float | None) -> HardwareSettings:
         """A copy with the user's price of one GPU set (None: back to the catalog's)."""

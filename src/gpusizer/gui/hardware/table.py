@@ -24,8 +24,10 @@ Index = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole
 OPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MUTED, FRONT, BAD = QColor("#8c959f"), QColor("#eaf3ea"), QColor("#c62828")
-_SOURCES = {"price_per_hour": ("price_per_hour_source", "price_per_hour_date"),
-            "list_price_usd": ("list_price_source", "list_price_date")}
+_SOURCES = {
+    "price_per_hour": ("price_per_hour_source", "price_per_hour_date"),
+    "list_price_usd": ("list_price_source", "list_price_date"),
+}
 
 
 def _sort_value(value: Any) -> Any:
@@ -68,8 +70,7 @@ class OptionsModel(QAbstractTableModel):
     def set_unit(self, unit: str) -> None:
         self.unit = unit
         if self.options:
-            self.dataChanged.emit(self.index(0, 0),
-                                  self.index(len(self.options) - 1, len(self.columns) - 1))
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.options) - 1, len(self.columns) - 1))
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
         return 0 if parent.isValid() else len(self.options)
@@ -77,8 +78,9 @@ class OptionsModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
         return 0 if parent.isValid() else len(self.columns)
 
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
         if orientation != Qt.Orientation.Horizontal or section >= len(self.columns):
             return None
         col = self.columns[section]
@@ -90,14 +92,12 @@ class OptionsModel(QAbstractTableModel):
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         base = super().flags(index)
-        return base | Qt.ItemFlag.ItemIsEditable if self.columns[index.column()].editable \
-            else base
+        return base | Qt.ItemFlag.ItemIsEditable if self.columns[index.column()].editable else base
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         o, col = self.options[index.row()], self.columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return "does not fit" if col.key == "layout" and not o["fits"] else col.text(
-                o, self.unit)
+            return "does not fit" if col.key == "layout" and not o["fits"] else col.text(o, self.unit)
         if role == Qt.ItemDataRole.EditRole:
             value = o.get(col.key)
             return "" if value is None else f"{value:g}"
@@ -110,8 +110,10 @@ class OptionsModel(QAbstractTableModel):
     def _look(self, o: dict[str, Any], col: Column, role: int) -> Any:
         if role == Qt.ItemDataRole.TextAlignmentRole:
             left = col.key in ("gpu_name", "layout")
-            return int((Qt.AlignmentFlag.AlignLeft if left else Qt.AlignmentFlag.AlignRight)
-                       | Qt.AlignmentFlag.AlignVCenter)
+            return int(
+                (Qt.AlignmentFlag.AlignLeft if left else Qt.AlignmentFlag.AlignRight)
+                | Qt.AlignmentFlag.AlignVCenter
+            )
         if role == Qt.ItemDataRole.ForegroundRole:
             if not o["fits"] or (col.key == "targets_met" and o["targets_met"] is False):
                 return BAD if col.key == "targets_met" else MUTED
@@ -119,7 +121,8 @@ class OptionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole:
             return FRONT if o["pareto"] else None
         if role == Qt.ItemDataRole.FontRole and (
-                (col.editable and o.get("user_prices")) or (col.key == "gpu_name" and o["pareto"])):
+            (col.editable and o.get("user_prices")) or (col.key == "gpu_name" and o["pareto"])
+        ):
             font = QFont()
             font.setBold(col.key == "gpu_name")
             font.setItalic(col.editable)
@@ -131,8 +134,10 @@ class OptionsModel(QAbstractTableModel):
     def _tip(self, o: dict[str, Any], col: Column) -> str:
         if col.editable:
             return price_tip(o, col.key)
-        lines = [o["gpu_name"] + (" — on the Pareto front (nothing both cheaper and faster)"
-                                  if o["pareto"] else "")]
+        lines = [
+            o["gpu_name"]
+            + (" — on the Pareto front (nothing both cheaper and faster)" if o["pareto"] else "")
+        ]
         if o["fits"]:
             lines.append(f"{o['layout']} · double-click to apply this GPU and layout")
         return "\n".join(lines + o["notes"])
@@ -166,8 +171,9 @@ class OptionsTable(QTableView):
         self.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                             | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
         self.setAlternatingRowColors(False)
         self.setWordWrap(False)
         self.verticalHeader().hide()

@@ -13,9 +13,29 @@ from .targets_panel import TargetsPanel
 from .training_panel import TrainingPanel
 from .workload_panel import WorkloadPanel
 
-PANELS = (ScenarioPanel, ModelPanel, WorkloadPanel, PrecisionPanel, ParallelismPanel,
-          TrainingPanel, ServingPanel, TargetsPanel, HardwarePanel, AssumptionsPanel)
+PANELS = (
+    ScenarioPanel,
+    ModelPanel,
+    WorkloadPanel,
+    PrecisionPanel,
+    ParallelismPanel,
+    TrainingPanel,
+    ServingPanel,
+    TargetsPanel,
+    HardwarePanel,
+    AssumptionsPanel,
+)
 
-__all__ = ["PANELS", "AssumptionsPanel", "HardwarePanel", "ModelPanel", "ParallelismPanel",
-           "PrecisionPanel", "ScenarioPanel", "ServingPanel", "TargetsPanel", "TrainingPanel",
-           "WorkloadPanel"]
+__all__ = [
+    "PANELS",
+    "AssumptionsPanel",
+    "HardwarePanel",
+    "ModelPanel",
+    "ParallelismPanel",
+    "PrecisionPanel",
+    "ScenarioPanel",
+    "ServingPanel",
+    "TargetsPanel",
+    "TrainingPanel",
+    "WorkloadPanel",
+]

@@ -14,11 +14,12 @@ from .base import Panel
 _MIB = 2**20
 
 
-_FACTORS = (("Training MFU", "compute.mfu", "spin_mfu"),
-            ("FLOP/s efficiency", "compute.flops_efficiency", "spin_flops_efficiency"),
-            ("Bandwidth efficiency", "compute.bandwidth_efficiency", "spin_bandwidth_efficiency"),
-            ("Interconnect eff.", "compute.interconnect_efficiency",
-             "spin_interconnect_efficiency"))
+_FACTORS = (
+    ("Training MFU", "compute.mfu", "spin_mfu"),
+    ("FLOP/s efficiency", "compute.flops_efficiency", "spin_flops_efficiency"),
+    ("Bandwidth efficiency", "compute.bandwidth_efficiency", "spin_bandwidth_efficiency"),
+    ("Interconnect eff.", "compute.interconnect_efficiency", "spin_interconnect_efficiency"),
+)
 
 
 class AssumptionsPanel(Panel):
@@ -32,15 +33,24 @@ class AssumptionsPanel(Panel):
         for label, field, name in _FACTORS:
             f.add(label, QuantityField("percent", field, step=0.01), field, name=name)
         default = "framework default"
-        f.add("CUDA context", QuantityField("bytes", "overhead.cuda_context_bytes",
-                                            step=50 * _MIB, none_text=default),
-              "overhead.cuda_context_bytes", name="spin_cuda_context")
-        f.add("Workspaces", QuantityField("bytes", "overhead.workspace_bytes", step=64 * _MIB,
-                                          none_text=default),
-              "overhead.workspace_bytes", name="spin_workspace")
-        f.add("Allocator slack", QuantityField("percent", "overhead.allocator_fraction",
-                                               step=0.01, none_text=default),
-              "overhead.allocator_fraction", name="spin_allocator_fraction")
+        f.add(
+            "CUDA context",
+            QuantityField("bytes", "overhead.cuda_context_bytes", step=50 * _MIB, none_text=default),
+            "overhead.cuda_context_bytes",
+            name="spin_cuda_context",
+        )
+        f.add(
+            "Workspaces",
+            QuantityField("bytes", "overhead.workspace_bytes", step=64 * _MIB, none_text=default),
+            "overhead.workspace_bytes",
+            name="spin_workspace",
+        )
+        f.add(
+            "Allocator slack",
+            QuantityField("percent", "overhead.allocator_fraction", step=0.01, none_text=default),
+            "overhead.allocator_fraction",
+            name="spin_allocator_fraction",
+        )
         self.state.changed.connect(self.refresh)
         self.refresh()
 
@@ -48,6 +58,9 @@ class AssumptionsPanel(Panel):
         kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
         training = kind is not None and kind.is_training
         self.form.show("compute.mfu", training)
-        for key in ("compute.flops_efficiency", "compute.bandwidth_efficiency",
-                    "compute.interconnect_efficiency"):
+        for key in (
+            "compute.flops_efficiency",
+            "compute.bandwidth_efficiency",
+            "compute.interconnect_efficiency",
+        ):
             self.form.show(key, not training)

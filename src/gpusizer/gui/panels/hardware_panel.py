@@ -31,26 +31,48 @@ class HardwarePanel(Panel):
         self.gpu: ComboBox = combo(())
         self.skipped = fill_gpu_combo(self.gpu)
         self.gpu.setMaxVisibleItems(24)
-        f.add("GPU", self.gpu, "hardware.gpu", name="combo_gpu",
-              to_state=self._gpu_for,
-              from_state=lambda g: resolve_gpu_id(g) if isinstance(g, str) else CUSTOM)
+        f.add(
+            "GPU",
+            self.gpu,
+            "hardware.gpu",
+            name="combo_gpu",
+            to_state=self._gpu_for,
+            from_state=lambda g: resolve_gpu_id(g) if isinstance(g, str) else CUSTOM,
+        )
         f.add("Name", QLineEdit(), "hardware.gpu.name", name="edit_gpu_name")
-        f.add("Memory", QuantityField("bytes", "hardware.gpu.memory_bytes", step=_GIB),
-              "hardware.gpu.memory_bytes", name="spin_gpu_memory")
-        f.add("Bandwidth", QuantityField("number", "hardware.gpu.hbm_bandwidth_gb_per_s",
-                                         step=100, unit="GB/s"),
-              "hardware.gpu.hbm_bandwidth_gb_per_s", name="spin_gpu_bandwidth")
-        f.add("BF16 dense", QuantityField("number", step=10, unit="TFLOPS", minimum=0.001),
-              "hardware.gpu.dense_tflops.bf16", name="spin_gpu_tflops")
-        f.add("Price", QuantityField("number", "hardware.gpu.price_per_hour", step=0.1,
-                                     unit="$/h", none_text="not set"),
-              "hardware.gpu.price_per_hour", name="spin_gpu_price")
-        f.add("GPUs per node", QuantityField("count", "hardware.gpus_per_node"),
-              "hardware.gpus_per_node", name="spin_gpus_per_node")
+        f.add(
+            "Memory",
+            QuantityField("bytes", "hardware.gpu.memory_bytes", step=_GIB),
+            "hardware.gpu.memory_bytes",
+            name="spin_gpu_memory",
+        )
+        f.add(
+            "Bandwidth",
+            QuantityField("number", "hardware.gpu.hbm_bandwidth_gb_per_s", step=100, unit="GB/s"),
+            "hardware.gpu.hbm_bandwidth_gb_per_s",
+            name="spin_gpu_bandwidth",
+        )
+        f.add(
+            "BF16 dense",
+            QuantityField("number", step=10, unit="TFLOPS", minimum=0.001),
+            "hardware.gpu.dense_tflops.bf16",
+            name="spin_gpu_tflops",
+        )
+        f.add(
+            "Price",
+            QuantityField("number", "hardware.gpu.price_per_hour", step=0.1, unit="$/h", none_text="not set"),
+            "hardware.gpu.price_per_hour",
+            name="spin_gpu_price",
+        )
+        f.add(
+            "GPUs per node",
+            QuantityField("count", "hardware.gpus_per_node"),
+            "hardware.gpus_per_node",
+            name="spin_gpus_per_node",
+        )
         self.save_gpu = QPushButton("Save to my GPUs")
         self.save_gpu.setObjectName("button_save_gpu")
-        self.save_gpu.setToolTip("Keep this custom GPU in the GPU list (saved with the app's "
-                                 "settings).")
+        self.save_gpu.setToolTip("Keep this custom GPU in the GPU list (saved with the app's settings).")
         self.save_gpu.clicked.connect(self.save_to_my_gpus)
         self.remove_gpu = QPushButton("Remove from my GPUs")
         self.remove_gpu.setObjectName("button_remove_gpu")
@@ -106,8 +128,7 @@ class HardwarePanel(Panel):
             return False
         self._gpus_changed()
         self.state.edit("hardware.gpu", spec, immediate=True)
-        self.state.notice.emit(f"Removed {gid} from my GPUs; this scenario keeps it as a "
-                               "custom GPU.")
+        self.state.notice.emit(f"Removed {gid} from my GPUs; this scenario keeps it as a custom GPU.")
         return True
 
     def _gpus_changed(self) -> None:
@@ -117,9 +138,13 @@ class HardwarePanel(Panel):
     def refresh(self) -> None:
         gpu = self.state.value("hardware.gpu")
         custom = not isinstance(gpu, str)
-        for key in ("hardware.gpu.name", "hardware.gpu.memory_bytes",
-                    "hardware.gpu.hbm_bandwidth_gb_per_s", "hardware.gpu.dense_tflops.bf16",
-                    "hardware.gpu.price_per_hour"):
+        for key in (
+            "hardware.gpu.name",
+            "hardware.gpu.memory_bytes",
+            "hardware.gpu.hbm_bandwidth_gb_per_s",
+            "hardware.gpu.dense_tflops.bf16",
+            "hardware.gpu.price_per_hour",
+        ):
             self.form.show(key, custom)
         mine = isinstance(gpu, str) and gpu in user_gpus()
         self.save_gpu.setVisible(custom)
@@ -134,4 +159,5 @@ class HardwarePanel(Panel):
             f"{g.capacity_bytes / _GIB:,.1f} GiB usable · {g.hbm_bandwidth_gb_per_s:,.0f} GB/s"
             f" · {bf16:,.0f} BF16 TFLOPS · {g.interconnect_gb_per_s:,.0f} GB/s link"
             f"<br>{est.gpus:,} GPU{'s' if est.gpus != 1 else ''} on {nodes:,} "
-            f"node{'s' if nodes != 1 else ''}")
+            f"node{'s' if nodes != 1 else ''}"
+        )

@@ -15,8 +15,7 @@ from ..widgets import combo
 from .base import Panel
 from .preset_tree import PresetTree
 
-_SOURCES = (("Preset", "preset"), ("Custom architecture", "custom"),
-            ("Parameter count only", "size"))
+_SOURCES = (("Preset", "preset"), ("Custom architecture", "custom"), ("Parameter count only", "size"))
 _FALLBACK_PRESET = "llama-3.1-8b"
 # (label, field, step, text of "not set"); the ranges are the spec's own (gui/limits.py).
 _ARCH_INTS = (
@@ -45,15 +44,18 @@ def source_of(model: Any) -> str:
 
 def shape_line(model: Any) -> str:
     """``32 layers · hidden 4,096 · 32 heads (8 KV) · FFN 14,336 · vocab 128,256``."""
+
     def g(field: str) -> Any:
         return get_path(model, field)
 
     if g("layers") is None:
         return ""
     heads, kv = g("attention_heads"), g("kv_heads") or g("attention_heads")
-    text = (f"{g('layers')} layers · hidden {g('hidden_size'):,} · {heads} heads"
-            f"{f' ({kv} KV)' if kv != heads else ''} · FFN {g('ffn_hidden_size') or 0:,} · "
-            f"vocab {g('vocab_size'):,}")
+    text = (
+        f"{g('layers')} layers · hidden {g('hidden_size'):,} · {heads} heads"
+        f"{f' ({kv} KV)' if kv != heads else ''} · FFN {g('ffn_hidden_size') or 0:,} · "
+        f"vocab {g('vocab_size'):,}"
+    )
     if g("moe") is not None:
         text += f" · MoE {g('moe.experts')} experts, {g('moe.experts_per_token')} per token"
     return text
@@ -91,36 +93,74 @@ class ModelPanel(Panel):
         self.tree.setMinimumHeight(170)
         self.tree.setMaximumHeight(200)
         f.add_widget(self.tree, "tree")
-        f.binder.bind(self.tree, "model", label="Model", to_state=lambda pid: {"preset": pid},
-                      from_state=lambda m: get_path(m, "preset") or "")
+        f.binder.bind(
+            self.tree,
+            "model",
+            label="Model",
+            to_state=lambda pid: {"preset": pid},
+            from_state=lambda m: get_path(m, "preset") or "",
+        )
         self.search.textChanged.connect(self.tree.filter)
         self.search.returnPressed.connect(self._load_first_match)
-        f.add("Source", combo(_SOURCES), "model", name="combo_model_source",
-              key="source", to_state=self._model_for_source, from_state=source_of)
+        f.add(
+            "Source",
+            combo(_SOURCES),
+            "model",
+            name="combo_model_source",
+            key="source",
+            to_state=self._model_for_source,
+            from_state=source_of,
+        )
         f.add("Name", QLineEdit(), "model.name", name="edit_model_name")
         self.shape = QLabel()
         self.shape.setObjectName("label_model_shape")
         set_role(self.shape, "hint")
         self.shape.setWordWrap(True)
         f.add("Shape", self.shape, key="shape")
-        f.add("Parameters", QuantityField("parameters", "model.parameters", step=10**9),
-              "model.parameters", name="spin_model_parameters")
+        f.add(
+            "Parameters",
+            QuantityField("parameters", "model.parameters", step=10**9),
+            "model.parameters",
+            name="spin_model_parameters",
+        )
 
     def _build_arch(self) -> None:
         f = self.form
         for label, field, step, special in _ARCH_INTS:
-            f.add(label, QuantityField("count", f"model.{field}", step=step, none_text=special),
-                  f"model.{field}", name=f"spin_model_{field}")
-        f.add("MLP", combo((("Gated (SwiGLU, 3 matrices)", "gated"),
-                            ("Plain (2 matrices)", "plain"))), "model.mlp",
-              name="combo_model_mlp")
-        f.add("", QCheckBox("Tied input/output embeddings"), "model.tied_embeddings",
-              name="check_model_tied_embeddings")
-        f.add("", QCheckBox("Mixture of experts"), "model.moe", name="check_model_moe",
-              key="moe", to_state=self._moe_for, from_state=lambda m: m is not None)
+            f.add(
+                label,
+                QuantityField("count", f"model.{field}", step=step, none_text=special),
+                f"model.{field}",
+                name=f"spin_model_{field}",
+            )
+        f.add(
+            "MLP",
+            combo((("Gated (SwiGLU, 3 matrices)", "gated"), ("Plain (2 matrices)", "plain"))),
+            "model.mlp",
+            name="combo_model_mlp",
+        )
+        f.add(
+            "",
+            QCheckBox("Tied input/output embeddings"),
+            "model.tied_embeddings",
+            name="check_model_tied_embeddings",
+        )
+        f.add(
+            "",
+            QCheckBox("Mixture of experts"),
+            "model.moe",
+            name="check_model_moe",
+            key="moe",
+            to_state=self._moe_for,
+            from_state=lambda m: m is not None,
+        )
         for label, field, step in _MOE_INTS:
-            f.add(label, QuantityField("count", f"model.moe.{field}", step=step),
-                  f"model.moe.{field}", name=f"spin_moe_{field}")
+            f.add(
+                label,
+                QuantityField("count", f"model.moe.{field}", step=step),
+                f"model.moe.{field}",
+                name=f"spin_moe_{field}",
+            )
 
     def _load_first_match(self) -> None:
         """Enter in the search: load the first preset it shows."""

@@ -22,14 +22,16 @@ _DEGREES = (  # (label, field, object name)
     ("Context (CP)", "context", "spin_context_parallel"),
     ("Expert (EP)", "expert", "spin_expert_parallel"),
 )
-_ZERO = (("0 — none", 0), ("1 — optimizer states", 1), ("2 — + gradients", 2),
-         ("3 — + weights (FSDP)", 3))
-_RECOMPUTE = (("None", "none"), ("Selective (attention)", "selective"),
-              ("Full (layer inputs only)", "full"))
+_ZERO = (("0 — none", 0), ("1 — optimizer states", 1), ("2 — + gradients", 2), ("3 — + weights (FSDP)", 3))
+_RECOMPUTE = (("None", "none"), ("Selective (attention)", "selective"), ("Full (layer inputs only)", "full"))
 _ATTENTION = (("Flash (fused)", "flash"), ("Eager (scores stored)", "eager"))
-_TRAINING_ONLY = ("parallelism.virtual_stages", "parallelism.zero_stage",
-                  "parallelism.sequence_parallel", "parallelism.recompute",
-                  "parallelism.offload_optimizer")
+_TRAINING_ONLY = (
+    "parallelism.virtual_stages",
+    "parallelism.zero_stage",
+    "parallelism.sequence_parallel",
+    "parallelism.recompute",
+    "parallelism.offload_optimizer",
+)
 
 
 class ParallelismPanel(Panel):
@@ -41,25 +43,36 @@ class ParallelismPanel(Panel):
         super().__init__(binder)
         f = self.form
         for label, field, name in _DEGREES:
-            f.add(label, QuantityField("count", f"parallelism.{field}"), f"parallelism.{field}",
-                  name=name)
+            f.add(label, QuantityField("count", f"parallelism.{field}"), f"parallelism.{field}", name=name)
         self.total = QLabel()
         self.total.setObjectName("label_gpus_total")
         set_role(self.total, "figure")
         f.add("GPUs", self.total, key="gpus_total")
         f.add("ZeRO stage", combo(_ZERO), "parallelism.zero_stage", name="combo_zero_stage")
-        f.add("", QCheckBox("Sequence parallel (with TP)"), "parallelism.sequence_parallel",
-              name="check_sequence_parallel")
+        f.add(
+            "",
+            QCheckBox("Sequence parallel (with TP)"),
+            "parallelism.sequence_parallel",
+            name="check_sequence_parallel",
+        )
         f.add("Recompute", combo(_RECOMPUTE), "parallelism.recompute", name="combo_recompute")
-        f.add("Attention kernel", combo(_ATTENTION), "parallelism.attention",
-              name="combo_attention")
-        f.add("", QCheckBox("Offload optimizer to CPU"), "parallelism.offload_optimizer",
-              name="check_offload_optimizer")
-        f.add("", QCheckBox("Offload weights to CPU"), "parallelism.offload_parameters",
-              name="check_offload_parameters")
+        f.add("Attention kernel", combo(_ATTENTION), "parallelism.attention", name="combo_attention")
+        f.add(
+            "",
+            QCheckBox("Offload optimizer to CPU"),
+            "parallelism.offload_optimizer",
+            name="check_offload_optimizer",
+        )
+        f.add(
+            "",
+            QCheckBox("Offload weights to CPU"),
+            "parallelism.offload_parameters",
+            name="check_offload_parameters",
+        )
         self.framework: ComboBox = combo((p.label, p.id) for p in FRAMEWORKS.values())
-        f.add("Framework", self.framework, "framework", name="combo_framework",
-              extra=profile_edits)  # a recipe's defaults come with it (torchtune: bf16...)
+        f.add(
+            "Framework", self.framework, "framework", name="combo_framework", extra=profile_edits
+        )  # a recipe's defaults come with it (torchtune: bf16...)
         self.state.changed.connect(self.refresh)
         self.refresh()
 
@@ -69,22 +82,26 @@ class ParallelismPanel(Panel):
         training = kind is not None and kind.is_training
         for key in _TRAINING_ONLY:
             self.form.show(key, training)
+
         # A field stays enabled while it holds a value that needs fixing.
         def above_one(path: str) -> bool:
             return int(v(path) or 1) > 1
 
-        self.form.enable("parallelism.virtual_stages", above_one("parallelism.pipeline")
-                         or above_one("parallelism.virtual_stages"))
-        self.form.enable("parallelism.sequence_parallel", above_one("parallelism.tensor")
-                         or bool(v("parallelism.sequence_parallel")))
-        self.form.enable("parallelism.expert", get_path(v("model"), "moe") is not None
-                         or above_one("parallelism.expert"))
+        self.form.enable(
+            "parallelism.virtual_stages",
+            above_one("parallelism.pipeline") or above_one("parallelism.virtual_stages"),
+        )
+        self.form.enable(
+            "parallelism.sequence_parallel",
+            above_one("parallelism.tensor") or bool(v("parallelism.sequence_parallel")),
+        )
+        self.form.enable(
+            "parallelism.expert", get_path(v("model"), "moe") is not None or above_one("parallelism.expert")
+        )
         self._list_frameworks(kind)
-        degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data",
-                                                            "context")]
+        degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
-        self.total.setText(f"<b>{tp * pp * dp * cp:,}</b>  (TP {tp} × PP {pp} × DP {dp}"
-                           f" × CP {cp})")
+        self.total.setText(f"<b>{tp * pp * dp * cp:,}</b>  (TP {tp} × PP {pp} × DP {dp} × CP {cp})")
 
     def _list_frameworks(self, kind: WorkloadKind | None) -> None:
         """Only the frameworks that run this kind of work are listed (the one set stays listed

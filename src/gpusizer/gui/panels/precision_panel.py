@@ -19,9 +19,14 @@ from ..style import set_role
 from ..widgets import combo
 from .base import Panel
 
-_OPTIMIZER_LABELS = {"adamw": "AdamW", "adamw_8bit": "AdamW 8-bit (bitsandbytes)",
-                     "adafactor": "Adafactor", "sgd": "SGD", "sgd_momentum": "SGD + momentum",
-                     "lion": "Lion"}
+_OPTIMIZER_LABELS = {
+    "adamw": "AdamW",
+    "adamw_8bit": "AdamW 8-bit (bitsandbytes)",
+    "adafactor": "Adafactor",
+    "sgd": "SGD",
+    "sgd_momentum": "SGD + momentum",
+    "lion": "Lion",
+}
 _NONE = "none"  # combo data for "no master copy" (None cannot round-trip through findData)
 
 
@@ -45,9 +50,11 @@ def tensor_core_warning(weights: str, activations: str, gpu: GPUSpec) -> str:
     used = matmul_dtype(weights, activations, gpu)
     if used == compute:
         return ""
-    return (f"⚠ {gpu.name} has no {compute.upper()} tensor cores: "
-            f"{DTYPES[weights].label} weights save memory, but matmuls run in {used.upper()} "
-            f"(the times assume {used.upper()}).")
+    return (
+        f"⚠ {gpu.name} has no {compute.upper()} tensor cores: "
+        f"{DTYPES[weights].label} weights save memory, but matmuls run in {used.upper()} "
+        f"(the times assume {used.upper()})."
+    )
 
 
 class PrecisionPanel(Panel):
@@ -58,16 +65,16 @@ class PrecisionPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
-        f.add("Weights", combo(_dtype_items(DTYPES)), "precision.weights",
-              name="combo_precision_weights")
+        f.add("Weights", combo(_dtype_items(DTYPES)), "precision.weights", name="combo_precision_weights")
         self.tensor_note = QLabel()
         self.tensor_note.setTextFormat(Qt.TextFormat.PlainText)
         self.tensor_note.setObjectName("label_tensor_core_warning")
         set_role(self.tensor_note, "stale")
         self.tensor_note.setWordWrap(True)
         f.add_widget(self.tensor_note, "tensor_note")
-        self.qlora_note = QLabel("QLoRA stores the frozen weights in NF4 unless a quantised "
-                                 "format is chosen here.")  # the kind's base_dtype
+        self.qlora_note = QLabel(
+            "QLoRA stores the frozen weights in NF4 unless a quantised format is chosen here."
+        )  # the kind's base_dtype
         set_role(self.qlora_note, "hint")
         self.qlora_note.setWordWrap(True)
         f.add_widget(self.qlora_note, "qlora_note")
@@ -77,32 +84,54 @@ class PrecisionPanel(Panel):
         set_role(self.checkpoint_note, "hint")
         self.checkpoint_note.setWordWrap(True)
         f.add_widget(self.checkpoint_note, "checkpoint_note")
-        f.add("Activations", combo(_dtype_items(TRAINING_DTYPES)), "precision.activations",
-              name="combo_precision_activations")
-        f.add("Gradients", combo(_dtype_items(TRAINING_DTYPES)), "precision.gradients",
-              name="combo_precision_gradients")
-        f.add("Master weights", combo([("None (update in place)", _NONE),
-                                       *_dtype_items(("fp32", "bf16", "fp16"))]),
-              "precision.master_weights", name="combo_precision_master_weights",
-              to_state=lambda v: None if v == _NONE else v,
-              from_state=lambda v: v or _NONE)
-        f.add("Optimizer", combo((_OPTIMIZER_LABELS.get(o.id, o.label), o.id)
-                                 for o in OPTIMIZER_KINDS.values()),
-              "precision.optimizer", name="combo_precision_optimizer")
-        f.add("Optimizer states", combo(_dtype_items(STATE_DTYPES)),
-              "precision.optimizer_states", name="combo_precision_optimizer_states")
-        f.add("LoRA adapters", combo(_dtype_items(TRAINING_DTYPES)), "precision.adapters",
-              name="combo_precision_adapters")
-        f.add("KV cache", combo(_dtype_items(DTYPES)), "precision.kv_cache",
-              name="combo_precision_kv_cache")
+        f.add(
+            "Activations",
+            combo(_dtype_items(TRAINING_DTYPES)),
+            "precision.activations",
+            name="combo_precision_activations",
+        )
+        f.add(
+            "Gradients",
+            combo(_dtype_items(TRAINING_DTYPES)),
+            "precision.gradients",
+            name="combo_precision_gradients",
+        )
+        f.add(
+            "Master weights",
+            combo([("None (update in place)", _NONE), *_dtype_items(("fp32", "bf16", "fp16"))]),
+            "precision.master_weights",
+            name="combo_precision_master_weights",
+            to_state=lambda v: None if v == _NONE else v,
+            from_state=lambda v: v or _NONE,
+        )
+        f.add(
+            "Optimizer",
+            combo((_OPTIMIZER_LABELS.get(o.id, o.label), o.id) for o in OPTIMIZER_KINDS.values()),
+            "precision.optimizer",
+            name="combo_precision_optimizer",
+        )
+        f.add(
+            "Optimizer states",
+            combo(_dtype_items(STATE_DTYPES)),
+            "precision.optimizer_states",
+            name="combo_precision_optimizer_states",
+        )
+        f.add(
+            "LoRA adapters",
+            combo(_dtype_items(TRAINING_DTYPES)),
+            "precision.adapters",
+            name="combo_precision_adapters",
+        )
+        f.add("KV cache", combo(_dtype_items(DTYPES)), "precision.kv_cache", name="combo_precision_kv_cache")
         self.state.changed.connect(self.refresh)
         self.state.estimateChanged.connect(self._warn_tensor_cores)
         self.refresh()
         self._warn_tensor_cores(self.state.estimate)
 
     def _warn_tensor_cores(self, est: Estimate) -> None:
-        text = tensor_core_warning(est.scenario.precision.weights,
-                                   est.scenario.precision.activations, est.gpu)
+        text = tensor_core_warning(
+            est.scenario.precision.weights, est.scenario.precision.activations, est.gpu
+        )
         self.tensor_note.setText(text)
         self.form.show("tensor_note", bool(text))
 
@@ -120,7 +149,8 @@ class PrecisionPanel(Panel):
         stored = self.state.value("model.checkpoint_precision")
         if stored is not None:
             fields = stored.fields() if hasattr(stored, "fields") else dict(stored)
-            self.checkpoint_note.setText(f"Checkpoint stored as {precision_text(fields)}"
-                                         + (" (training loads it dequantised)" if training
-                                            else ""))
+            self.checkpoint_note.setText(
+                f"Checkpoint stored as {precision_text(fields)}"
+                + (" (training loads it dequantised)" if training else "")
+            )
         self.form.show("checkpoint_note", stored is not None)

@@ -17,9 +17,17 @@ from ...core.params import count_parameters
 from ...core.presets import model_presets
 from ...core.scenario import parse_scenario
 
-_FAMILY_NAMES = (("deepseek", "DeepSeek"), ("gpt", "GPT"), ("olmo", "OLMo"),
-                 ("mixtral", "Mistral"), ("qwen", "Qwen"), ("phi", "Phi"), ("glm", "GLM"),
-                 ("kimi", "Kimi"), ("nemotron", "Nemotron"))
+_FAMILY_NAMES = (
+    ("deepseek", "DeepSeek"),
+    ("gpt", "GPT"),
+    ("olmo", "OLMo"),
+    ("mixtral", "Mistral"),
+    ("qwen", "Qwen"),
+    ("phi", "Phi"),
+    ("glm", "GLM"),
+    ("kimi", "Kimi"),
+    ("nemotron", "Nemotron"),
+)
 _ID = Qt.ItemDataRole.UserRole
 
 
@@ -27,8 +35,7 @@ def family_title(family: str) -> str:
     """``qwen3_moe`` -> ``Qwen``: one group per maker's family, whatever the version."""
     stem = re.match(r"[a-z]+", family.lower())
     key = stem.group(0) if stem else family
-    return next((title for prefix, title in _FAMILY_NAMES if key.startswith(prefix)),
-                key.title())
+    return next((title for prefix, title in _FAMILY_NAMES if key.startswith(prefix)), key.title())
 
 
 def _size(preset_id: str) -> tuple[int, int]:
@@ -74,8 +81,7 @@ class PresetTree(QTreeWidget):
                 group.setFont(0, font)
                 groups[title] = group
             total, active = _size(pid)
-            size = _fmt_params(total) + (f" ({_fmt_params(active)} active)"
-                                         if active != total else "")
+            size = _fmt_params(total) + (f" ({_fmt_params(active)} active)" if active != total else "")
             item = QTreeWidgetItem(groups[title], [str(data.get("name", pid)), size])
             item.setData(0, _ID, pid)
             item.setToolTip(0, f"{pid}\n{data.get('source_url', '')}".strip())

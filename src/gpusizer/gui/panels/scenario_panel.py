@@ -17,6 +17,8 @@ class ScenarioPanel(Panel):
         super().__init__(binder)
         self.name = QLineEdit()
         self.name.setPlaceholderText("named after the model, the work and the GPUs")
-        self.name.setToolTip("Follows the scenario (model, kind of work, GPUs) until you type "
-                             "a name of your own; empty it to follow the scenario again.")
+        self.name.setToolTip(
+            "Follows the scenario (model, kind of work, GPUs) until you type "
+            "a name of your own; empty it to follow the scenario again."
+        )
         self.form.add("Name", self.name, "name", name="edit_scenario_name")

@@ -1,6 +1,7 @@
 """Serving panel (inference): how the engine is run. Every field starts at the engine's
 default, shown as the field's special text ("vLLM default: 0.92"), and the scenario keeps
-``null`` until the user sets a value (core/engines.py has the defaults and their sources)."""
+``null`` until the user sets a value (core/engine_releases.py and engine_releases_cpp.py have
+the defaults and their sources)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ DEFAULT = "engine default"  # null: the engine's default (shown resolved by show
 _INTS = (
     ("Max context", "serving.max_context", "spin_serving_max_context", "context", 256, "tokens"),
     ("Max sequences", "serving.max_sequences", "spin_serving_max_sequences", "count", 1, ""),
-    ("Prefill chunk", "serving.prefill_chunk_tokens", "spin_serving_prefill_chunk", "context",
-     256, "tokens"),
+    ("Prefill chunk", "serving.prefill_chunk_tokens", "spin_serving_prefill_chunk", "context", 256, "tokens"),
     ("KV block", "serving.kv_block_tokens", "spin_serving_kv_block", "count", 16, "tokens"),
     ("Users at once", "serving.concurrency", "spin_serving_concurrency", "count", 1, ""),
 )
@@ -29,22 +29,22 @@ _INTS = (
 
 TIPS = {
     "serving.engine_version": "The engine release whose defaults apply (memory fraction, batch "
-                              "sizes, what the KV pool pays for).",
+    "sizes, what the KV pool pays for).",
     "serving.memory_fraction": "vLLM gpu_memory_utilization (of the whole GPU), SGLang "
-                               "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction.",
+    "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction.",
     "serving.max_context": "Longest request the engine accepts: vLLM max_model_len, llama.cpp "
-                           "n_ctx per sequence. vLLM refuses to start when one such request "
-                           "does not fit its KV pool.",
+    "n_ctx per sequence. vLLM refuses to start when one such request "
+    "does not fit its KV pool.",
     "serving.max_sequences": "Requests run at once: vLLM max_num_seqs, llama.cpp n_parallel.",
     "serving.prefill_chunk_tokens": "Prompt tokens per engine step: vLLM "
-                                    "max_num_batched_tokens, llama.cpp n_ubatch.",
+    "max_num_batched_tokens, llama.cpp n_ubatch.",
     "serving.kv_block_tokens": "Tokens per KV page: vLLM block_size, SGLang page_size.",
     "serving.concurrency": "Users served at once (default: the batch).",
     "serving.gpu_layers": "llama.cpp -ngl: layers on the GPU, the output layer counted; the "
-                          "rest stay in system RAM.",
+    "rest stay in system RAM.",
     "serving.cuda_graphs": "Off = vLLM --enforce-eager: no graph memory, slower decode steps.",
     "serving.step_latency_seconds": "Fixed cost of every engine step (launches, scheduling, "
-                                    "sampling); default: the engine's per GPU class.",
+    "sampling); default: the engine's per GPU class.",
 }
 
 
@@ -57,26 +57,28 @@ class ServingPanel(Panel):
         super().__init__(binder)
         f = self.form
         self.version: ComboBox = combo([("current release", None)])
-        f.add("Engine version", self.version, "serving.engine_version",
-              name="combo_serving_engine_version")
-        self.fraction = QuantityField("number", "serving.memory_fraction", step=0.01,
-                                      none_text=DEFAULT)
-        f.add("Memory fraction", self.fraction, "serving.memory_fraction",
-              name="spin_serving_memory_fraction")
+        f.add("Engine version", self.version, "serving.engine_version", name="combo_serving_engine_version")
+        self.fraction = QuantityField("number", "serving.memory_fraction", step=0.01, none_text=DEFAULT)
+        f.add(
+            "Memory fraction", self.fraction, "serving.memory_fraction", name="spin_serving_memory_fraction"
+        )
         self.spins: dict[str, QuantityField] = {}
         for label, path, name, kind, step, unit in _INTS:
             spin = QuantityField(kind, path, step=step, unit=unit, none_text=DEFAULT)
             f.add(label, spin, path, name=name)
             self.spins[path] = spin
         self.layers = QuantityField("count", "serving.gpu_layers", none_text=DEFAULT)
-        f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers",
-              name="spin_serving_gpu_layers")
-        f.add("CUDA graphs", combo([("engine default", None), ("on", True), ("off (eager)", False)]),
-              "serving.cuda_graphs", name="combo_serving_cuda_graphs")
-        self.latency = QuantityField("number", "serving.step_latency_seconds", step=0.001,
-                                     unit="s", none_text=DEFAULT)
-        f.add("Step latency", self.latency, "serving.step_latency_seconds",
-              name="spin_serving_step_latency")
+        f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers", name="spin_serving_gpu_layers")
+        f.add(
+            "CUDA graphs",
+            combo([("engine default", None), ("on", True), ("off (eager)", False)]),
+            "serving.cuda_graphs",
+            name="combo_serving_cuda_graphs",
+        )
+        self.latency = QuantityField(
+            "number", "serving.step_latency_seconds", step=0.001, unit="s", none_text=DEFAULT
+        )
+        f.add("Step latency", self.latency, "serving.step_latency_seconds", name="spin_serving_step_latency")
         for path, tip in TIPS.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
             for b in binder.bindings:
@@ -109,8 +111,7 @@ class ServingPanel(Panel):
         blocked = self.version.blockSignals(True)
         self.version.clear()
         latest = versions[-1] if versions else ""
-        self.version.addItem(f"current release ({latest})" if latest else "current release",
-                             None)
+        self.version.addItem(f"current release ({latest})" if latest else "current release", None)
         for v in reversed(versions):
             self.version.addItem(v, v)
         index = self.version.findData(current)
@@ -128,11 +129,13 @@ class ServingPanel(Panel):
             return f"{name} default: " + (fmt.format(value) if value is not None else "auto")
 
         self.fraction.setSpecialValueText(text(sv.memory_fraction, "{:g}"))
-        values = {"serving.max_context": sv.max_context,
-                  "serving.max_sequences": sv.max_sequences,
-                  "serving.prefill_chunk_tokens": sv.prefill_chunk_tokens,
-                  "serving.kv_block_tokens": sv.kv_block_tokens,
-                  "serving.concurrency": sv.concurrency}
+        values = {
+            "serving.max_context": sv.max_context,
+            "serving.max_sequences": sv.max_sequences,
+            "serving.prefill_chunk_tokens": sv.prefill_chunk_tokens,
+            "serving.kv_block_tokens": sv.kv_block_tokens,
+            "serving.concurrency": sv.concurrency,
+        }
         for path, value in values.items():
             spin = self.spins[path]
             if path == "serving.concurrency":
@@ -145,4 +148,5 @@ class ServingPanel(Panel):
         self.layers.setSpecialValueText(f"{name} default: {layers}")
         fixed = sv.decode_step_overhead_seconds * 1e3
         self.latency.setSpecialValueText(
-            f"{name} default: {sv.prefill_step_overhead_seconds * 1e3:.1f} / {fixed:.1f} ms")
+            f"{name} default: {sv.prefill_step_overhead_seconds * 1e3:.1f} / {fixed:.1f} ms"
+        )

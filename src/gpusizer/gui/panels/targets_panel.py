@@ -28,20 +28,37 @@ class TargetsPanel(Panel):
         super().__init__(binder)
         self.box.setObjectName("panel_targets")
         f = self.form
-        f.add("Users at once", _tip(QuantityField("count", "targets.users", none_text=NOT_SET),
-              "Requests served at the same time, over all replicas (targets.users). The "
-              "Hardware tab adds replicas until each GPU's share fits and is fast enough."),
-              "targets.users", name="spin_target_users")
-        f.add("Speed per user", _tip(QuantityField(
-            "number", "targets.min_tokens_per_second_per_user", unit="tokens/s",
-            none_text=NOT_SET),
-              "Output tokens per second each user must see, at least "
-              "(targets.min_tokens_per_second_per_user)."),
-              "targets.min_tokens_per_second_per_user", name="spin_target_speed")
-        f.add("First token within", _tip(QuantityField(
-            "number", "targets.max_ttft_seconds", step=0.1, unit="s", none_text=NOT_SET),
-              "The longest time to first token allowed (targets.max_ttft_seconds)."),
-              "targets.max_ttft_seconds", name="spin_target_ttft")
+        f.add(
+            "Users at once",
+            _tip(
+                QuantityField("count", "targets.users", none_text=NOT_SET),
+                "Requests served at the same time, over all replicas (targets.users). The "
+                "Hardware tab adds replicas until each GPU's share fits and is fast enough.",
+            ),
+            "targets.users",
+            name="spin_target_users",
+        )
+        f.add(
+            "Speed per user",
+            _tip(
+                QuantityField(
+                    "number", "targets.min_tokens_per_second_per_user", unit="tokens/s", none_text=NOT_SET
+                ),
+                "Output tokens per second each user must see, at least "
+                "(targets.min_tokens_per_second_per_user).",
+            ),
+            "targets.min_tokens_per_second_per_user",
+            name="spin_target_speed",
+        )
+        f.add(
+            "First token within",
+            _tip(
+                QuantityField("number", "targets.max_ttft_seconds", step=0.1, unit="s", none_text=NOT_SET),
+                "The longest time to first token allowed (targets.max_ttft_seconds).",
+            ),
+            "targets.max_ttft_seconds",
+            name="spin_target_ttft",
+        )
         self.state.changed.connect(self.refresh)
         self.refresh()
 

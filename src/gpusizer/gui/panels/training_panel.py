@@ -14,11 +14,12 @@ from ..style import set_role
 from ..widgets import combo
 from .base import Panel
 
-_LOSS = (("Full logits (fp32 log-softmax kept)", "full"),
-         ("Chunked cross-entropy (torchtune)", "chunked"),
-         ("Fused linear cross-entropy (no logits)", "fused"))
-_OFFLOAD = (("None", "none"), ("Checkpoints (layer inputs)", "checkpoints"),
-            ("All saved activations", "all"))
+_LOSS = (
+    ("Full logits (fp32 log-softmax kept)", "full"),
+    ("Chunked cross-entropy (torchtune)", "chunked"),
+    ("Fused linear cross-entropy (no logits)", "fused"),
+)
+_OFFLOAD = (("None", "none"), ("Checkpoints (layer inputs)", "checkpoints"), ("All saved activations", "all"))
 _GIB = 2**30
 
 
@@ -31,21 +32,48 @@ class TrainingPanel(Panel):
         super().__init__(binder)
         f = self.form
         f.add("Loss", combo(_LOSS), "workload.loss", name="combo_loss")
-        f.add("Loss chunks", QuantityField("count", "workload.loss_chunks", none_text="auto"),
-              "workload.loss_chunks", name="spin_loss_chunks")
-        f.add("", QCheckBox("Compile the loss (torch.compile)"), "workload.compile_loss",
-              name="check_compile_loss")
-        f.add("LoRA dropout", QuantityField("number", "workload.lora_dropout", step=0.05),
-              "workload.lora_dropout", name="spin_lora_dropout")
-        f.add("", QCheckBox("prepare_model_for_kbit_training"), "workload.kbit_prepare",
-              name="check_kbit_prepare")
-        f.add("", QCheckBox("Optimizer step in backward"), "parallelism.optimizer_in_backward",
-              name="check_optimizer_in_backward")
-        f.add("Activation offload", combo(_OFFLOAD), "parallelism.activation_offload",
-              name="combo_activation_offload")
-        f.add("Host RAM per node", QuantityField("bytes", "hardware.host_memory_bytes",
-                                                 step=_GIB, none_text="not checked"),
-              "hardware.host_memory_bytes", name="spin_host_memory")
+        f.add(
+            "Loss chunks",
+            QuantityField("count", "workload.loss_chunks", none_text="auto"),
+            "workload.loss_chunks",
+            name="spin_loss_chunks",
+        )
+        f.add(
+            "",
+            QCheckBox("Compile the loss (torch.compile)"),
+            "workload.compile_loss",
+            name="check_compile_loss",
+        )
+        f.add(
+            "LoRA dropout",
+            QuantityField("number", "workload.lora_dropout", step=0.05),
+            "workload.lora_dropout",
+            name="spin_lora_dropout",
+        )
+        f.add(
+            "",
+            QCheckBox("prepare_model_for_kbit_training"),
+            "workload.kbit_prepare",
+            name="check_kbit_prepare",
+        )
+        f.add(
+            "",
+            QCheckBox("Optimizer step in backward"),
+            "parallelism.optimizer_in_backward",
+            name="check_optimizer_in_backward",
+        )
+        f.add(
+            "Activation offload",
+            combo(_OFFLOAD),
+            "parallelism.activation_offload",
+            name="combo_activation_offload",
+        )
+        f.add(
+            "Host RAM per node",
+            QuantityField("bytes", "hardware.host_memory_bytes", step=_GIB, none_text="not checked"),
+            "hardware.host_memory_bytes",
+            name="spin_host_memory",
+        )
         self.host = QLabel()
         self.host.setObjectName("label_host_memory")
         set_role(self.host, "hint")
@@ -63,10 +91,12 @@ class TrainingPanel(Panel):
         self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)
         self.form.show("workload.kbit_prepare", kind is not None and kind.quantised_base)
         loss = self.state.value("workload.loss")
-        self.form.enable("workload.loss_chunks", loss != "full"
-                         or bool(self.state.value("workload.loss_chunks")))
-        self.form.enable("workload.compile_loss", loss == "chunked"
-                         or bool(self.state.value("workload.compile_loss")))
+        self.form.enable(
+            "workload.loss_chunks", loss != "full" or bool(self.state.value("workload.loss_chunks"))
+        )
+        self.form.enable(
+            "workload.compile_loss", loss == "chunked" or bool(self.state.value("workload.compile_loss"))
+        )
 
     def _show_host(self, est: Any) -> None:
         host = est.memory.host_memory

@@ -10,8 +10,12 @@ from ..quantity_field import QuantityField
 from ..widgets import MultiCheck, combo
 from .base import Panel
 
-_TRAINING = ("workload.sequence_length", "workload.micro_batch_size",
-             "workload.global_batch_size", "workload.training_tokens")
+_TRAINING = (
+    "workload.sequence_length",
+    "workload.micro_batch_size",
+    "workload.global_batch_size",
+    "workload.training_tokens",
+)
 _LORA = ("workload.lora_rank", "workload.lora_targets")
 _INFERENCE = ("workload.batch_size", "workload.prompt_tokens", "workload.generated_tokens")
 
@@ -25,31 +29,71 @@ class WorkloadPanel(Panel):
         super().__init__(binder)
         f = self.form
         self.switch = KindSwitch(self.state)
-        f.add("Kind", combo((k.label, k.id) for k in WORKLOAD_KINDS.values()), "workload.kind",
-              name="combo_workload_kind", extra=self.switch.edits_for)
-        f.add("Sequence length", QuantityField("context", "workload.sequence_length",
-                                               step=512, unit="tokens"),
-              "workload.sequence_length", name="spin_sequence_length")
-        f.add("Micro-batch", QuantityField("count", "workload.micro_batch_size"),
-              "workload.micro_batch_size", name="spin_micro_batch_size")
-        f.add("Global batch", QuantityField("count", "workload.global_batch_size",
-                                            none_text="auto"),
-              "workload.global_batch_size", name="spin_global_batch_size")
-        f.add("Training tokens", QuantityField("tokens", "workload.training_tokens",
-                                               step=10**10, unit="tokens", none_text="not set"),
-              "workload.training_tokens", name="spin_training_tokens")
-        f.add("LoRA rank", QuantityField("count", "workload.lora_rank"), "workload.lora_rank",
-              name="spin_lora_rank")
-        f.add("LoRA targets", MultiCheck(LORA_TARGETS, columns=4), "workload.lora_targets",
-              name="checks_lora_targets", to_state=tuple, from_state=tuple)
-        f.add("Batch (sequences)", QuantityField("count", "workload.batch_size"),
-              "workload.batch_size", name="spin_batch_size")
-        f.add("Prompt", QuantityField("context", "workload.prompt_tokens", step=256,
-                                      unit="tokens"),
-              "workload.prompt_tokens", name="spin_prompt_tokens")
-        f.add("Generated", QuantityField("context", "workload.generated_tokens", step=128,
-                                         unit="tokens"),
-              "workload.generated_tokens", name="spin_generated_tokens")
+        f.add(
+            "Kind",
+            combo((k.label, k.id) for k in WORKLOAD_KINDS.values()),
+            "workload.kind",
+            name="combo_workload_kind",
+            extra=self.switch.edits_for,
+        )
+        f.add(
+            "Sequence length",
+            QuantityField("context", "workload.sequence_length", step=512, unit="tokens"),
+            "workload.sequence_length",
+            name="spin_sequence_length",
+        )
+        f.add(
+            "Micro-batch",
+            QuantityField("count", "workload.micro_batch_size"),
+            "workload.micro_batch_size",
+            name="spin_micro_batch_size",
+        )
+        f.add(
+            "Global batch",
+            QuantityField("count", "workload.global_batch_size", none_text="auto"),
+            "workload.global_batch_size",
+            name="spin_global_batch_size",
+        )
+        f.add(
+            "Training tokens",
+            QuantityField(
+                "tokens", "workload.training_tokens", step=10**10, unit="tokens", none_text="not set"
+            ),
+            "workload.training_tokens",
+            name="spin_training_tokens",
+        )
+        f.add(
+            "LoRA rank",
+            QuantityField("count", "workload.lora_rank"),
+            "workload.lora_rank",
+            name="spin_lora_rank",
+        )
+        f.add(
+            "LoRA targets",
+            MultiCheck(LORA_TARGETS, columns=4),
+            "workload.lora_targets",
+            name="checks_lora_targets",
+            to_state=tuple,
+            from_state=tuple,
+        )
+        f.add(
+            "Batch (sequences)",
+            QuantityField("count", "workload.batch_size"),
+            "workload.batch_size",
+            name="spin_batch_size",
+        )
+        f.add(
+            "Prompt",
+            QuantityField("context", "workload.prompt_tokens", step=256, unit="tokens"),
+            "workload.prompt_tokens",
+            name="spin_prompt_tokens",
+        )
+        f.add(
+            "Generated",
+            QuantityField("context", "workload.generated_tokens", step=128, unit="tokens"),
+            "workload.generated_tokens",
+            name="spin_generated_tokens",
+        )
         self.state.changed.connect(self.refresh)
         self.refresh()
 

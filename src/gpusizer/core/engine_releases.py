@@ -1,0 +1,228 @@
+"""vLLM and SGLang releases: the defaults and measured costs that decide their memory.
+
+core/frameworks.py attaches each tuple (oldest first, the last the current default) to its
+serving profile; :class:`core.engines.EngineRelease` says what each field means. Every figure
+names the file, function and version it was read from; docs/evidence/serving.md holds the
+excerpts. GiB = 2^30.
+"""
+
+from __future__ import annotations
+
+from .engines import BatchTier, EngineRelease, GiB, StepCost, ms
+
+# Step costs (derived, docs/evidence/serving.md §7): TensorRT-LLM v0.5 first-token latency at
+# 128 tokens less the roofline is ~5 ms for LLaMA-7B on an H100 (32 layers: 0.16 ms each),
+# ~7.6 ms on an A100 (0.24 ms), ~19 / 25 ms for LLaMA-70B at TP 4 (80 layers and 160 all-
+# reduces); 0.2 ms per layer and 25 µs per all-reduce reproduce all four within 25 %.
+# Graph-replayed decode: vLLM on an A100 decodes Llama-3.1-8B at 75 tokens/s, 0.4 ms over the
+# bandwidth roofline (J. Musgrave, vLLM 0.23). llama.cpp on Apple M1 Max: 46.2 tokens/s for
+# Llama-3.1-8B Q4_K_M against a 15.3 ms roofline: 0.2 ms per layer and step (no graphs).
+_DC = StepCost(layer=0.2 * ms, decode=0.4 * ms)
+_STEPS = (("", _DC),)
+
+# Non-torch memory that appears with more than one GPU (NCCL communicators, custom all-reduce
+# buffers), a fixed part plus one per other rank, from two measured layouts per engine
+# generation: V0 3.58 - 1.79 = 1.79 GiB at TP 2 (PR #10511) and 5.68 - 0.35 = 5.33 GiB at TP 8
+# (vllm#10702, H200); V1 2.07 - 0.25 = 1.82 GiB at TP 2 and 2.13 - 0.25 = 1.88 at TP 4
+# (llm-d v0.19.0 sweep). V1's snapshot after the distributed init leaves NCCL's own buffers
+# outside the budget, hence the small per-rank part.
+_V0_COMM, _V0_PEER = int(1.2 * GiB), int(0.59 * GiB)
+_V1_COMM, _V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
+_V1_SMALL = BatchTier(0, 256, 2048)
+# MXFP4 MoE backend by compute capability (vllm mxfp4.py get_mxfp4_backend; 2026
+# fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend): FlashInfer TRT-LLM on SM100 (FlashInfer
+# ships with CUDA builds), OpenAI's Triton kernels on 9.0 <= cc < 11.0 when triton_kernels is
+# installed, Marlin otherwise (cc >= 8.0, Mxfp4Config.get_min_capability). The 0.11.0 PyPI
+# wheel brought no triton_kernels (an H100 loads with Marlin: vllm#27508); from 0.11.1 vLLM
+# pins triton_kernels v3.5.0 and an H100 loads with Triton (vllm#33155, 0.14.1).
+_MOE_PYPI = (((10, 0), (11, 0), "flashinfer-trtllm"), ((8, 0), (99, 0), "marlin"))
+_MOE_TRITON = (
+    ((10, 0), (11, 0), "flashinfer-trtllm"),
+    ((9, 0), (10, 0), "triton-hopper"),
+    ((8, 0), (99, 0), "marlin"),
+)
+VLLM = (
+    EngineRelease(
+        "0.6.4",
+        "2024-11",
+        0.9,
+        (BatchTier(0, 256, 0),),
+        chunked_prefill="long_context",
+        non_torch_bytes=int(0.35 * GiB),
+        comm_bytes=_V0_COMM,
+        comm_per_peer_bytes=_V0_PEER,
+        context_in_budget=True,
+        window_pages=False,
+        graph_bytes=GiB,
+        steps=_STEPS,
+        sources=(
+            "vllm 0.6.x engine/arg_utils.py: gpu_memory_utilization 0.90, max_num_seqs "
+            "256; chunked prefill only above max_model_len 32768 (use_long_context)",
+            "vllm#10517 (RTX 3090): non_torch 0.35 GiB; the profile peak is the forward "
+            "pass alone (0.06 GiB at 2,048 tokens, 256 sequences: no sampler)",
+        ),
+    ),
+    EngineRelease(
+        "0.6.5",
+        "2024-12",
+        0.9,
+        (BatchTier(0, 256, 0),),
+        chunked_prefill="long_context",
+        sampler_bytes_per_logit=40,
+        non_torch_bytes=int(1.79 * GiB),
+        comm_bytes=_V0_COMM,
+        comm_per_peer_bytes=_V0_PEER,
+        context_in_budget=True,
+        graph_bytes=GiB,
+        steps=_STEPS,
+        window_pages=False,
+        sources=(
+            "vllm PR #10511 (memory profiling overhaul): non_torch 1.79 / 3.58 GiB at "
+            "TP 1 / 2, activation peak 1.26 GiB = the V0 sampler (worker/model_runner.py "
+            "profile_run; sampler.py: fp32 logits, sort values + int64 indices, "
+            "probs_sort, cumsum, scatter, probs, logprobs = 40 B per logit)",
+        ),
+    ),
+    EngineRelease(
+        "0.11.0",
+        "2025-10",
+        0.9,
+        (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        sampler_bytes_per_logit=38,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM,
+        comm_per_peer_bytes=_V1_PEER,
+        graph_bytes=GiB,
+        steps=_STEPS,
+        mxfp4_moe=_MOE_PYPI,
+        sources=(
+            "vllm 0.11.0 engine/arg_utils.py _set_default_args (OpenAI server: >= 70 "
+            "GiB and not A100: 1024 sequences, 8192 batched tokens; else 256 / 2048)",
+            "v1/worker/gpu_worker.py: memory snapshot after the distributed init (the "
+            "context and NCCL lie outside the budget)",
+            "llm-d planner v0.19.0 sweep: non-torch 0.25 GiB at TP 1, 2.07 / 2.13 at TP 2 / 4",
+            "sampler: v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p sorts the fp32 "
+            "logits; PyTorch's segmented sort (aten/src/ATen/native/cuda/SortStable.cu "
+            "segmented_sort_pairs, cub DeviceSegmentedRadixSort) holds input 4 + values 4 "
+            "+ int64 indices 8 + int64 reverse indices 8 + cub key/value buffers 12 B, "
+            "beside the bf16 logits 2 B: 38 B per logit (vllm#27508 and #23278, "
+            "gpt-oss-120b on an H100: 7.55 / 7.45 GiB beyond the weights)",
+        ),
+    ),
+    EngineRelease(
+        "0.19.0",
+        "2026-04",
+        0.9,
+        (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        sampler_bytes_per_logit=16,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM,
+        comm_per_peer_bytes=_V1_PEER,
+        graph_bytes=GiB,
+        steps=_STEPS,
+        mxfp4_moe=_MOE_TRITON,
+        sources=(
+            "vllm 0.19.0 config/cache.py gpu_memory_utilization 0.9; envs.py "
+            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS '0': graphs outside the pool",
+            "llm-d v0.19.0 H100 logs: graphs 0.91 GiB (mean 1.03 GiB over the sweep); "
+            "sampler peak 1.89 GiB = 1024 x 128256 x 16 B (measured; below 0.11.0's "
+            "sort, the change itself not traced)",
+        ),
+    ),
+    EngineRelease(
+        "0.20.0",
+        "2026-05",
+        0.92,
+        (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        sampler_bytes_per_logit=16,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM,
+        comm_per_peer_bytes=_V1_PEER,
+        graph_bytes=GiB,
+        graphs_in_pool=True,
+        steps=_STEPS,
+        mxfp4_moe=_MOE_TRITON,
+        sources=(
+            "vllm 0.20.0 config/cache.py gpu_memory_utilization 0.92; envs.py "
+            "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS '1': the pool pays for graphs",
+        ),
+    ),
+    EngineRelease(
+        "0.33.0",
+        "2026-08",
+        0.92,
+        (BatchTier(160, 1024, 16384), BatchTier(70, 1024, 8192, excluded=("a100", "spark")), _V1_SMALL),
+        sampler_bytes_per_logit=16,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM,
+        comm_per_peer_bytes=_V1_PEER,
+        graph_bytes=GiB,
+        graphs_in_pool=True,
+        steps=_STEPS,
+        mxfp4_moe=_MOE_TRITON,
+        sources=(
+            "vllm 0.33.0 engine/arg_utils.py get_batch_defaults (>= 160 GiB: 16384 "
+            "batched tokens; GB10 kept on the small tier); gpu_worker.py "
+            "determine_available_memory subtracts the CUDA-graph estimate",
+            "sampler: the Triton top-k/top-p path may peak lower (not measured; the 0.19 figure is kept)",
+        ),
+    ),
+)
+
+SGLANG = (
+    EngineRelease(
+        "0.4.3",
+        "2025-02",
+        None,
+        (BatchTier(25_000 / 1024, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
+        kv_block_tokens=1,
+        sglang_reserve="by_tp",
+        steps=_STEPS,
+        sources=(
+            "sglang 0.4.3.post2 server_args.py __post_init__: mem_fraction_static 0.88 "
+            "(TP 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16); chunked_prefill_size 2048 "
+            "below 25,000 MB else 8192",
+        ),
+    ),
+    EngineRelease(
+        "0.5.3",
+        "2025-10",
+        None,
+        (
+            BatchTier(160, 0, 16384, 512),
+            BatchTier(60, 0, 8192, 256),
+            BatchTier(35, 0, 4096, 32),
+            BatchTier(20, 0, 2048, 16),
+            BatchTier(0, 0, 2048, 8),
+        ),
+        kv_block_tokens=1,
+        sglang_reserve="formula",
+        steps=_STEPS,
+        sources=(
+            "sglang 0.5.3 server_args.py _handle_gpu_memory_settings: reserved MiB = 512 "
+            "+ max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + TP x PP / 8 x 1024 (at "
+            "least 10 GiB above 60 GiB); mem_fraction_static = 1 - reserved / memory",
+            "model_executor/model_runner.py profile_max_num_token: pool = free x "
+            "fraction - weights; cell = KV bytes per token; page_size 1",
+        ),
+    ),
+    EngineRelease(
+        "0.5.23",
+        "2026-08",
+        None,
+        (
+            BatchTier(160, 0, 16384, 512),
+            BatchTier(60, 0, 8192, 256),
+            BatchTier(35, 0, 4096, 32),
+            BatchTier(20, 0, 4096, 48),
+            BatchTier(0, 0, 2048, 8),
+        ),
+        kv_block_tokens=1,
+        sglang_reserve="formula",
+        steps=_STEPS,
+        sources=(
+            "sglang 0.5.23 arg_groups/memory_hook.py: the 20-35 GiB class now "
+            "chunked_prefill_size 4096 and cuda_graph_max_bs 48",
+        ),
+    ),
+)

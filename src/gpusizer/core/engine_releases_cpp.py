@@ -1,0 +1,125 @@
+"""TensorRT-LLM and llama.cpp releases: the defaults that decide their memory.
+
+As core/engine_releases.py, for the two C++ engines. Every figure names the file, function and
+version it was read from; docs/evidence/serving.md holds the excerpts. GiB = 2^30.
+"""
+
+from __future__ import annotations
+
+from .engines import BatchTier, EngineRelease, StepCost, ms
+
+# No graph replay: 0.2 ms per layer and step, nothing extra per decode step (llama.cpp on an
+# Apple M1 Max, Llama-3.1-8B Q4_K_M: 46.2 tokens/s against a 15.3 ms roofline; derivation in
+# core/engine_releases.py and docs/evidence/serving.md §7).
+_LLAMA_STEPS = (("", StepCost(layer=0.2 * ms, decode=0.0)),)
+
+TENSORRT_LLM = (
+    EngineRelease(
+        "0.19.0",
+        "2025-05",
+        0.9,
+        (BatchTier(0, 2048, 8192),),
+        kv_block_tokens=32,
+        chunked_prefill="off",
+        steps=(("", StepCost(layer=0.2 * ms, decode=0.0)),),
+        sources=(
+            "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory free "
+            "after weights and activations (docs examples/kvcacheconfig; "
+            "_torch/pyexecutor/_util.py estimate_max_kv_cache_tokens); tokens_per_block "
+            "32; enable_chunked_prefill False",
+            "max_batch_size 2048 / max_num_tokens 8192: commonly quoted, not verified",
+        ),
+    ),
+)
+
+LLAMA_CPP = (
+    EngineRelease(
+        "b2500",
+        "2024-03",
+        None,
+        max_sequences=1,
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_LLAMA_STEPS,
+        sources=(
+            "llama.cpp 2024 logs: 'offloaded 25/33 layers' keeps the output layer on the "
+            "CPU until -ngl exceeds n_layer",
+        ),
+    ),
+    EngineRelease(
+        "ollama-0.5",
+        "2024-12",
+        None,
+        max_sequences=4,
+        context_tiers=((0, 2048),),
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_LLAMA_STEPS,
+        sources=("ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",),
+    ),
+    EngineRelease(
+        "ollama-0.6.7",
+        "2025-04",
+        None,
+        max_sequences=2,
+        context_tiers=((0, 4096),),
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_LLAMA_STEPS,
+        sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",),
+    ),
+    EngineRelease(
+        "ollama-0.10",
+        "2025-07",
+        None,
+        max_sequences=1,
+        context_tiers=((0, 4096),),
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_LLAMA_STEPS,
+        sources=("ollama v0.10.0: OLLAMA_NUM_PARALLEL default 1",),
+    ),
+    EngineRelease(
+        "ollama-0.17",
+        "2026-02",
+        None,
+        max_sequences=1,
+        context_tiers=((47, 262144), (23, 32768), (0, 4096)),
+        output_in_gpu_layers=False,
+        flash_attention=True,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_LLAMA_STEPS,
+        sources=(
+            "ollama server/routes.go (commit 0334ffa62, 2026-02-02): num_ctx by total "
+            "VRAM, >= 47 GiB 262144, >= 23 GiB 32768, else 4096",
+        ),
+    ),
+    EngineRelease(
+        "b7000",
+        "2026-08",
+        None,
+        max_sequences=4,
+        flash_attention=True,
+        kv_unified=True,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_LLAMA_STEPS,
+        sources=(
+            "llama.cpp src/llama-model.cpp load_tensors: token_embd on the CPU; "
+            "i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) (the output layer counts)",
+            "tools/server/server.cpp: -np auto = 4 with kv_unified; common.h n_ctx 0 = "
+            "the training context, flash_attn auto",
+        ),
+    ),
+)
