@@ -45,6 +45,7 @@ QWEN235_VLLM, QWEN235_SGL = "vllm-v1-qwen3-235b-fp8-tp4-h100", "sglang-qwen3-235
 F405 = "vllm-v0-8xh100-llama31-405b-fp8-refused"
 GPTQ = "vllm-v0-rtx3090-qwen15-7b-gptq-refused"
 PP2 = "vllm-v1-0.15-pp2-5070ti-5090d-qwen3-coder-30b-a3b-fp8-refused"
+TRT08 = "trtllm-0.8-a100-80gb-7b-smoothquant-b1"
 QWEN15_7B = {
     "name": "Qwen1.5-7B",
     "layers": 32,
@@ -298,6 +299,24 @@ def _replays() -> list[Replay]:
             ),
             [],
             starts=False,
+        ),
+        # TensorRT-LLM: the C++ runtime's free-memory fraction (the 0.19.0 rule; 0.8's default
+        # 0.9 and the build's max_num_tokens / max_seq_len / max_batch_size given explicitly)
+        Replay(
+            TRT08,
+            {
+                "model": {"preset": "llama-2-7b"},
+                "workload": {"kind": "inference"},
+                "framework": "tensorrt-llm",
+                "precision": {"weights": "int8", "kv_cache": "fp16"},
+                "hardware": {"gpu": "a100-sxm-80gb"},
+                "serving": {"max_sequences": 1, "prefill_chunk_tokens": 4096, "max_context": 5120},
+            },
+            [
+                ("engine (weights) MiB", gpu_mib("weights"), logged_after(TRT08, "GPU", "engine_memory")),
+                ("KV pool GiB", kv, logged_after(TRT08, "Allocate", "kv_cache_bytes") / GiB),
+                ("KV tokens", tokens, logged_after(TRT08, "Using", "kv_cache_tokens")),
+            ],
         ),
         # llama.cpp / Ollama
         Replay(
