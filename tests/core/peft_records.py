@@ -76,8 +76,8 @@ LOSS = {
     "full": ("full", False),
     "chunked": ("chunked", False),
     "chunked_compiled": ("chunked", True),
-    "linear_ce": ("chunked", False),
-    "linear_ce_compiled": ("chunked", True),
+    "linear_ce": ("linear_chunked", False),
+    "linear_ce_compiled": ("linear_chunked", True),
     "fused": ("fused", False),
 }
 

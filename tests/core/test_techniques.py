@@ -10,11 +10,14 @@ from typing import Any
 import pytest
 
 from gpusizer import ScenarioError, estimate_report
+from gpusizer.core.architecture import resolve
 from gpusizer.core.estimate import estimate
 from gpusizer.core.optimizers import OPTIMIZER_KINDS
+from gpusizer.core.params import count_parameters
 from gpusizer.core.scenario import parse_scenario
 from gpusizer.core.solver import plan
 from gpusizer.core.sweep import sweep, vary
+from gpusizer.core.training import stage_phases
 from gpusizer.core.variants import variants
 
 GiB = 2**30
@@ -69,7 +72,8 @@ def test_profile_defaults_fill_only_what_is_left_out() -> None:
     sc = rep["scenario"]
     assert sc["precision"]["master_weights"] == "fp32"
     assert sc["precision"]["optimizer_states"] == "bf16"
-    assert sc["workload"]["loss"] == "chunked" and sc["parallelism"]["recompute"] == "full"
+    # recipe configs since torchtune v0.6.0 (PR #2531): LinearCrossEntropyLoss
+    assert sc["workload"]["loss"] == "linear_chunked" and sc["parallelism"]["recompute"] == "full"
     again = estimate_report(sc)
     assert again["scenario"] == sc and again["per_gpu"] == rep["per_gpu"]
     unsloth = _report(framework="unsloth", workload={"kind": "qlora"})["scenario"]
@@ -222,3 +226,37 @@ def test_a_registered_optimizer_is_accepted_and_used() -> None:
     with pytest.raises(ScenarioError) as err:
         _report(precision={"optimizer": "dummy_adam"})
     assert err.value.field == "precision.optimizer"
+
+
+def test_loss_projected_per_chunk_holds_one_chunk_of_logits() -> None:
+    # torchtune LinearCrossEntropyLoss (core/loss.py): the same saved bytes as the chunked loss,
+    # but the forward holds one chunk's 16-bit logits instead of all of them. Llama 3.1 8B at
+    # 2 x 2,048 tokens, bf16: the forward's total drops by 2 B x T x V x (1 - 1/8) = 920 MB,
+    # nothing else changes (exact: both rules are closed forms).
+    phases = {}
+    for loss in ("chunked", "linear_chunked"):
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "framework": "torchtune",
+                "workload": {
+                    "kind": "full_finetune",
+                    "micro_batch_size": 2,
+                    "sequence_length": 2048,
+                    "loss": loss,
+                },
+            }
+        )
+        phases[loss] = stage_phases(s, resolve(s.model), count_parameters(s.model), False)
+    chunked, linear = phases["chunked"], phases["linear_chunked"]
+    assert linear.activations == chunked.activations
+    drop = chunked.totals["forward"] - linear.totals["forward"]
+    assert drop == pytest.approx(2 * (2 * 2048) * 128256 * (1 - 1 / 8), rel=1e-9)
+    assert {k: v for k, v in linear.totals.items() if k != "forward"} == {
+        k: v for k, v in chunked.totals.items() if k != "forward"
+    }
+
+
+def test_unknown_loss_names_the_allowed_ones() -> None:
+    with pytest.raises(ScenarioError, match="linear_chunked"):
+        _report(workload={"kind": "full_finetune", "loss": "linear"})

@@ -71,5 +71,5 @@ def test_choosing_torchtune_brings_its_recipe_defaults(window):
     s = window.state.scenario
     assert s.framework == "torchtune"
     assert (s.precision.adapters, s.precision.optimizer_states) == ("bf16", "bf16")
-    assert s.workload.loss == "chunked" and s.parallelism.recompute == "full"
-    assert find(window, "combo_loss").currentData() == "chunked"
+    assert s.workload.loss == "linear_chunked" and s.parallelism.recompute == "full"
+    assert find(window, "combo_loss").currentData() == "linear_chunked"

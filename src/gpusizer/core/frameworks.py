@@ -269,12 +269,12 @@ for _p in (
             ("precision", "master_weights", None),
             ("precision", "optimizer_states", "bf16"),
             ("precision", "adapters", "bf16"),
-            ("workload", "loss", "chunked"),
+            ("workload", "loss", "linear_chunked"),
             ("parallelism", "recompute", "full"),
         ),
         techniques=(
             "bf16 weights, adapters and optimizer states, no fp32 master",
-            "chunked cross-entropy",
+            "chunked cross-entropy, projection in the loss (LinearCrossEntropyLoss)",
             "activation checkpointing",
             "fused AdamW (no foreach copy)",
         ),
@@ -283,7 +283,9 @@ for _p in (
             "dtype bf16, loss CEWithChunkedOutputLoss, enable_activation_checkpointing "
             "True, optimizer torch.optim.AdamW fused True",
             "torchtune recipes/full_finetune_single_device.py: the model is built in dtype, no fp32 copy",
-            "torchtune/modules/loss/ce_chunked_output_loss.py (8 chunks)",
+            "torchtune/modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss (8 chunks): the "
+            "loss of every recipe config since v0.6.0 (PR #2531, 2025-04; before it "
+            "CEWithChunkedOutputLoss, workload.loss 'chunked')",
         ),
     ),
     FrameworkProfile(

@@ -16,8 +16,15 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   gradients (8·T·V/n) beside the output weight's gradient. With ``compile_loss`` (torchtune
   ``training.compile_loss`` compiles ``compute_cross_entropy``) inductor saves each chunk's
   16-bit logits plus two fp32 values per row (p·T·V + 8·T) and recomputes the softmax: the
-  backward holds one chunk's 16-bit gradient. torchtune's ``LinearCrossEntropyLoss`` saves the
-  same bytes with a smaller forward transient (no chunk list): ``chunked`` is its upper bound.
+  backward holds one chunk's 16-bit gradient.
+* ``linear_chunked`` (torchtune ``LinearCrossEntropyLoss``,
+  ``torchtune/modules/loss/cross_entropy_loss.py``, every recipe config since v0.6.0, PR
+  #2531): the model skips its output layer and the loss projects one chunk of hidden states at
+  a time (``compute_cross_entropy``: ``linear_projection(hidden_chunk)``, then
+  ``F.cross_entropy(logits.float())``). The saved bytes are the chunked loss's (the masked
+  hidden states, ``index_select``, stand in for the head's input), but the forward holds only
+  one chunk's 16-bit logits and their fp32 upcast (p·T·V/n + 4·T·V/n); backward and the
+  compiled variant as ``chunked``.
 * ``fused`` (Liger ``fused_linear_cross_entropy_forward``,
   ``src/liger_kernel/ops/fused_linear_cross_entropy.py``; Apple's cut-cross-entropy and
   Unsloth's fused loss work alike): per chunk of rows the logits are computed, the kernel
@@ -36,9 +43,9 @@ from __future__ import annotations
 import math
 
 from .architecture import Arch
+from .loss_kinds import LOSS_KINDS
 
-LOSSES = ("full", "chunked", "fused")
-DEFAULT_CHUNKS = 8  # torchtune CEWithChunkedOutputLoss.num_output_chunks
+DEFAULT_CHUNKS = 8  # torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss num_output_chunks
 
 
 def chunks(loss_chunks: int | None) -> float:
@@ -63,7 +70,7 @@ def saved(
     if loss == "fused":
         return p * t * h + (p * v * h if head_trainable else 0.0) + 8 * t
     kept = p * t * h if head_input else 0.0
-    if loss == "chunked" and compiled:
+    if compiled and LOSS_KINDS[loss].compilable:
         return kept + p * t * v + 8 * t + 8 * t  # 16-bit logits, fp32 max and log-sum-exp
     kept += 4 * t * v + 8 * t  # fp32 log-softmax output + shifted labels
     if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
@@ -88,9 +95,11 @@ def transients(
     if loss == "fused":
         rows = fused_rows(loss_chunks, tokens, arch)
         return 4 * rows * vocab + head_grad, p * tokens * arch.hidden + head_grad
-    if loss == "chunked":
+    kind = LOSS_KINDS[loss]
+    if kind.chunked:
         n = chunks(loss_chunks)
         if compiled:
             return 0.0, p * tv / n + head_grad
-        return p * tv + 4 * tv / n, 8 * tv / n + head_grad
+        logits = p * tv if kind.logit_list else p * tv / n  # 16-bit logits alive in the forward
+        return logits + 4 * tv / n, 8 * tv / n + head_grad
     return tv * (p + (4 if p < 4 else 0)), 8 * tv

@@ -35,6 +35,7 @@ from .limits import (
     Vocab,
     Width,
 )
+from .loss_kinds import LOSS_KINDS
 from .optimizers import OPTIMIZER_KINDS
 from .quant_rules import QUANT_RULES, check_modules
 from .serving_spec import ServingSpec
@@ -156,7 +157,7 @@ class WorkloadSpec(_Spec):
     prompt_tokens: Tokens = 1024
     generated_tokens: SomeTokens = 256
     # Training techniques (core/loss.py, core/peft.py; scenario-format.md "Training techniques")
-    loss: Literal["full", "chunked", "fused"] = "full"
+    loss: str = "full"  # core/loss.py LOSS_KINDS
     loss_chunks: Width | None = None  # null: the technique's default (chunked 8; fused: Liger)
     compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
     lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
@@ -174,6 +175,11 @@ class WorkloadSpec(_Spec):
     @classmethod
     def _kind(cls, v: str) -> str:
         return check_id(v, WORKLOAD_KINDS, "workload kind")
+
+    @field_validator("loss")
+    @classmethod
+    def _loss(cls, v: str) -> str:
+        return check_id(v, LOSS_KINDS, "loss")
 
     @property
     def info(self) -> WorkloadKind:

@@ -30,6 +30,7 @@ from .dtypes import nbytes
 from .errors import ScenarioError
 from .frameworks import FRAMEWORKS
 from .loss import DEFAULT_CHUNKS, transients
+from .loss_kinds import LOSS_KINDS
 from .optimizer_states import optimizer_kind
 from .optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .peft import kbit_prepared
@@ -145,11 +146,13 @@ def polynomial_between(s: Scenario, lo: int, hi: int) -> bool:
 
 def _loss_line(s: Scenario) -> str | None:
     w = s.workload
-    if w.loss == "chunked":
-        kept = "16-bit logits kept (compiled)" if w.compile_loss else "fp32 log-softmax kept"
-        return f"chunked cross-entropy, {w.loss_chunks or DEFAULT_CHUNKS} chunks: {kept}"
-    if w.loss == "fused":
+    kind = LOSS_KINDS[w.loss]
+    if kind.id == "fused":
         return "fused linear cross-entropy: no logits kept"
+    if kind.chunked:
+        kept = "16-bit logits kept (compiled)" if w.compile_loss else "fp32 log-softmax kept"
+        where = "" if kind.logit_list else ", projection in the loss"
+        return f"chunked cross-entropy{where}, {w.loss_chunks or DEFAULT_CHUNKS} chunks: {kept}"
     return None
 
 

@@ -69,7 +69,9 @@ GLOSSARY: dict[str, str] = {
     "parallelism.offload_optimizer": "Keep optimizer states in CPU memory instead of the GPU.",
     "workload.loss": "How the loss is computed: full logits keep the fp32 log-softmax of every "
     "token (4 bytes x tokens x vocabulary); the chunked loss (torchtune) "
-    "upcasts one chunk at a time, cutting the temporary logits; the fused "
+    "upcasts one chunk at a time, cutting the temporary logits, and with the "
+    "projection in the loss (torchtune 0.6 and later) only one chunk of logits "
+    "exists at a time; the fused "
     "linear cross-entropy (Liger, Unsloth) never keeps the logits at all.",
     "workload.loss_chunks": "Chunks the chunked or fused loss runs in (auto: torchtune's 8; "
     "Liger's rows rule for the fused loss).",

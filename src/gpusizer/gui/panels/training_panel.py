@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel
 
+from ...core.loss_kinds import LOSS_KINDS
 from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..quantity_field import QuantityField
@@ -14,11 +15,6 @@ from ..style import set_role
 from ..widgets import combo
 from .base import Panel
 
-_LOSS = (
-    ("Full logits (fp32 log-softmax kept)", "full"),
-    ("Chunked cross-entropy (torchtune)", "chunked"),
-    ("Fused linear cross-entropy (no logits)", "fused"),
-)
 _OFFLOAD = (("None", "none"), ("Checkpoints (layer inputs)", "checkpoints"), ("All saved activations", "all"))
 _GIB = 2**30
 
@@ -31,7 +27,12 @@ class TrainingPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
-        f.add("Loss", combo(_LOSS), "workload.loss", name="combo_loss")
+        f.add(
+            "Loss",
+            combo(tuple((k.label, k.id) for k in LOSS_KINDS.values())),
+            "workload.loss",
+            name="combo_loss",
+        )
         f.add(
             "Loss chunks",
             QuantityField("count", "workload.loss_chunks", none_text="auto"),
@@ -94,8 +95,11 @@ class TrainingPanel(Panel):
         self.form.enable(
             "workload.loss_chunks", loss != "full" or bool(self.state.value("workload.loss_chunks"))
         )
+        loss_kind = LOSS_KINDS.get(str(loss))
         self.form.enable(
-            "workload.compile_loss", loss == "chunked" or bool(self.state.value("workload.compile_loss"))
+            "workload.compile_loss",
+            (loss_kind is not None and loss_kind.compilable)
+            or bool(self.state.value("workload.compile_loss")),
         )
 
     def _show_host(self, est: Any) -> None:

@@ -1,0 +1,60 @@
+"""The ways of computing the language-model loss (``workload.loss``): a registry.
+
+What each saves and holds briefly is core/loss.py; this table says which mechanism a kind
+uses, so that validation (core/specs.py), the window's list and the report read one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LossKind:
+    """One way of computing the language-model loss (``workload.loss``)."""
+
+    id: str
+    label: str  # as the window lists it
+    chunked: bool  # runs in ``loss_chunks`` chunks of rows (torchtune's 8 by default)
+    compilable: bool  # ``compile_loss`` changes what it saves (torchtune ``compile: True``)
+    logit_list: bool  # the model emits every chunk's 16-bit logits before the loss runs
+    sources: tuple[str, ...] = ()
+
+
+LOSS_KINDS: dict[str, LossKind] = {
+    k.id: k
+    for k in (
+        LossKind(
+            "full",
+            "Full logits (fp32 log-softmax kept)",
+            chunked=False,
+            compilable=False,
+            logit_list=False,
+            sources=("transformers loss/loss_utils.py ForCausalLMLoss",),
+        ),
+        LossKind(
+            "chunked",
+            "Chunked cross-entropy (torchtune < 0.6)",
+            chunked=True,
+            compilable=True,
+            logit_list=True,
+            sources=("torchtune/modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss",),
+        ),
+        LossKind(
+            "linear_chunked",
+            "Chunked, projection in the loss (torchtune >= 0.6)",
+            chunked=True,
+            compilable=True,
+            logit_list=False,
+            sources=("torchtune/modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss",),
+        ),
+        LossKind(
+            "fused",
+            "Fused linear cross-entropy (no logits)",
+            chunked=True,
+            compilable=False,
+            logit_list=False,
+            sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
+        ),
+    )
+}
