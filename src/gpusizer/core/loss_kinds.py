@@ -42,7 +42,7 @@ LOSS_KINDS: dict[str, LossKind] = {
         ),
         LossKind(
             "linear_chunked",
-            "Chunked, projection in the loss (torchtune >= 0.6)",
+            "Linear cross-entropy (torchtune 0.6+)",
             chunked=True,
             compilable=True,
             logit_list=False,
