@@ -139,7 +139,7 @@ def test_sglang_default_fraction_formula() -> None:
 
 def test_unknown_engine_version_is_a_scenario_error() -> None:
     with pytest.raises(ScenarioError) as err:
-        estimate(_vllm("9.9"))
+        estimate(_vllm("0.1"))  # older than every documented release
     assert err.value.field == "serving.engine_version" and "0.33.0" in str(err.value)
 
 
@@ -349,3 +349,47 @@ def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
     finally:
         quant_rules.QUANT_RULES.pop(rule.id, None)
         frameworks.FRAMEWORKS.pop(profile.id, None)
+
+
+@pytest.mark.parametrize(
+    ("framework", "asked", "applies"),
+    [
+        ("vllm", "0.6.5", "0.6.5"),  # a documented release: itself
+        ("vllm", "0.8.3", "0.6.5"),  # between 0.6.5 and 0.11.0: the older one's rules
+        ("vllm", "v0.10.1", "0.6.5"),
+        ("vllm", "0.6.4.post1", "0.6.4"),  # a post release keeps its release's rules
+        ("vllm", "0.40.0", "0.33.0"),  # newer than the table: the newest documented
+        ("sglang", "0.4.6.post4", "0.4.3"),
+        ("llama.cpp", "b4000", "b2500"),
+        ("llama.cpp", "ollama-0.9.2", "ollama-0.6.7"),
+    ],
+)
+def test_a_version_takes_the_newest_documented_release_not_newer(framework, asked, applies) -> None:
+    # core/engines.release: the release table lists only versions whose defaults differ
+    rep = estimate_report(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "inference"},
+            "framework": framework,
+            "serving": {"engine_version": asked},
+        }
+    )
+    assert rep["serving"]["engine_version"] == applies
+    said = f"{asked}: the defaults of release {applies}" if asked != applies else f"{applies} defaults"
+    assert any(said in a for a in rep["assumptions"])
+
+
+@pytest.mark.parametrize(
+    ("framework", "asked"),
+    [("vllm", "0.5.4"), ("vllm", "banana"), ("llama.cpp", "ollama-0.4"), ("vllm", "b4000")],
+)
+def test_a_version_older_than_every_release_is_refused(framework, asked) -> None:
+    with pytest.raises(ScenarioError, match=r"serving\.engine_version.*documented releases"):
+        estimate_report(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {"kind": "inference"},
+                "framework": framework,
+                "serving": {"engine_version": asked},
+            }
+        )

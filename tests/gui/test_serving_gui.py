@@ -88,3 +88,13 @@ def test_users_vs_context_chart(qtbot):
     assert rows[0] == ["tokens_per_request", "requests_at_once"] and len(rows) > 10
     trains = make(qtbot, "capacity", {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}})
     assert trains.curve_data.engine  # a training scenario is shown as served
+
+
+def test_a_version_between_releases_shows_as_itself(window):
+    # vLLM 0.8.3 is not a documented release: its rules are 0.6.5's (core/engines.release), and
+    # the field shows the version the scenario names, not "current release"
+    window.state.set_scenario({**VLLM_4090, "serving": {"engine_version": "0.8.3"}})
+    window.state.flush()
+    combo = find(window, "combo_serving_engine_version")
+    assert combo.currentData() == "0.8.3"
+    assert any("defaults of release 0.6.5" in a for a in window.state.estimate.assumptions)

@@ -9,6 +9,7 @@ it was read from; docs/evidence/serving.md holds the excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -116,14 +117,40 @@ class EngineRelease:
         return table.get(gpu.category or "", table.get("", StepCost(0.0, 0.0)))
 
 
+_VERSION = re.compile(r"^v?(?P<family>[a-z]+-?)?(?P<number>\d+(?:\.\d+)*)(?P<rest>.*)$")
+
+
+def version_key(version: str) -> tuple[str, tuple[int, ...]] | None:
+    """(family, numbers) of an engine version as engines print it: "0.8.3", "v0.8.3",
+    "0.6.4.post1", "0.10.1rc2" (vLLM, SGLang, TensorRT-LLM); "b4000" (llama.cpp build);
+    "ollama-0.9.2" (Ollama). None when it reads as none of these. A suffix after the numbers
+    (post, rc, dev, +cu128) does not change which rules apply."""
+    m = _VERSION.match(version.strip().lower())
+    if m is None:
+        return None
+    return m["family"] or "", tuple(int(x) for x in m["number"].split("."))
+
+
 def release(releases: tuple[EngineRelease, ...], version: str | None) -> EngineRelease:
-    """The named release (None: the current one, the last)."""
+    """The release whose rules apply to ``version`` (None: the current one, the last): the
+    documented release of that name, else the newest of the same family not newer than it.
+    The table lists only versions whose defaults differ (module docstring), so a version
+    between two takes the older one's. KeyError when it is older than every release, of
+    another family, or unreadable."""
     if version is None:
         return releases[-1]
     for r in releases:
         if r.version == version:
             return r
-    raise KeyError(version)
+    key = version_key(version)
+    older = [
+        (k, r)
+        for r in releases
+        if key is not None and (k := version_key(r.version)) is not None and k[0] == key[0] and k <= key
+    ]
+    if not older:
+        raise KeyError(version)
+    return max(older, key=lambda kr: kr[0])[1]
 
 
 def cuda_total_bytes(gpu: Device) -> int:

@@ -208,7 +208,14 @@ def serving_notes(
     rel = st.release
     if rel is None:
         return ()
-    out = [f"{s.profile.label} {rel.version} defaults ({rel.date})"]
+    asked = s.serving.engine_version
+    if asked is not None and asked != rel.version:  # a version between two documented ones
+        out = [
+            f"{s.profile.label} {asked}: the defaults of release {rel.version} ({rel.date}), "
+            "the newest documented not newer"
+        ]
+    else:
+        out = [f"{s.profile.label} {rel.version} defaults ({rel.date})"]
     if em.fraction is not None:
         out.append(f"memory fraction {em.fraction:g} of {cuda_total_bytes(gpu) / 2**30:,.2f} GiB")
     out.append(

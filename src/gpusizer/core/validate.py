@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .architecture import resolve
-from .errors import ScenarioError
+from .engines import release
+from .errors import ScenarioError, excerpt
 from .frameworks import FRAMEWORKS
 from .memo import Memo
 from .specs import ModelSpec, Scenario
@@ -137,13 +138,17 @@ def check_serving(s: Scenario) -> None:
     if version is None or s.workload.is_training:
         return
     allowed = s.profile.versions
-    if version not in allowed:
+    if not allowed:
+        raise ScenarioError("serving.engine_version", f"{s.profile.label} has no versions to choose")
+    try:
+        release(s.profile.releases, version)
+    except KeyError:
         raise ScenarioError(
             "serving.engine_version",
-            f"{s.profile.label} has no versions to choose"
-            if not allowed
-            else f"must be one of {', '.join(allowed)} for {s.profile.label}; got {version!r}",
-        )
+            f"must be a {s.profile.label} version from {allowed[0]} on (documented releases: "
+            f"{', '.join(allowed)}; a version between two takes the older one's defaults); "
+            f"got {excerpt(version)}",
+        ) from None
 
 
 def check_workload(s: Scenario) -> None:

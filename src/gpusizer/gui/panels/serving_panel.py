@@ -114,6 +114,8 @@ class ServingPanel(Panel):
         self.version.addItem(f"current release ({latest})" if latest else "current release", None)
         for v in reversed(versions):
             self.version.addItem(v, v)
+        if current is not None and current not in versions:  # between two releases (engines.release)
+            self.version.addItem(str(current), current)
         index = self.version.findData(current)
         self.version.setCurrentIndex(max(index, 0))
         self.version.blockSignals(blocked)
