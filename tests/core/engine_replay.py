@@ -46,6 +46,19 @@ F405 = "vllm-v0-8xh100-llama31-405b-fp8-refused"
 GPTQ = "vllm-v0-rtx3090-qwen15-7b-gptq-refused"
 PP2 = "vllm-v1-0.15-pp2-5070ti-5090d-qwen3-coder-30b-a3b-fp8-refused"
 TRT08 = "trtllm-0.8-a100-80gb-7b-smoothquant-b1"
+V07_4060 = "vllm-v0-0.7-rtx4060-qwen25-7b-awq-refused"
+V08_L40S = "vllm-v0-0.8-2xl40s-qwen25-32b-tp2"
+QWEN25_32B = {
+    "name": "Qwen2.5-32B",
+    "layers": 64,
+    "hidden_size": 5120,
+    "attention_heads": 40,
+    "kv_heads": 8,
+    "ffn_hidden_size": 27648,
+    "vocab_size": 152064,
+    "qkv_bias": True,
+    "max_context": 32768,
+}
 QWEN15_7B = {
     "name": "Qwen1.5-7B",
     "layers": 32,
@@ -299,6 +312,48 @@ def _replays() -> list[Replay]:
             ),
             [],
             starts=False,
+        ),
+        # V0 from 0.7.0: non-torch grows only outside torch's reserved memory (release 0.7.0)
+        Replay(
+            V07_4060,
+            {
+                "model": {"preset": "qwen2.5-7b"},
+                "workload": {"kind": "inference"},
+                "framework": "vllm",
+                "precision": {"weights": "awq_int4"},
+                "hardware": {"gpu": {"id": "rtx-4060-8gb", "name": "RTX 4060 8GB", "memory_bytes": 8 * GiB}},
+                "serving": {"engine_version": "0.7.3", "memory_fraction": 0.7, "max_context": 4096},
+            },
+            [
+                ("weights GiB", w, logged(V07_4060, "weights")),
+                ("profile peak GiB", peak, logged(V07_4060, "activation_peak")),
+            ],
+            starts=False,
+        ),
+        Replay(
+            V08_L40S,
+            {
+                "model": QWEN25_32B,
+                "workload": {"kind": "inference"},
+                "framework": "vllm",
+                "hardware": {"gpu": "l40s-48gb"},
+                "parallelism": {"tensor": 2},
+                "serving": {"engine_version": "0.8.2", "max_context": 10000},
+            },
+            [
+                ("weights GiB", w, logged(V08_L40S, "weights")),
+                ("profile peak GiB", peak, logged(V08_L40S, "activation_peak")),
+                ("non-torch GiB", non_torch_v0, logged(V08_L40S, "non_torch_memory")),
+                ("KV pool GiB", kv, logged(V08_L40S, "kv_cache")),
+                ("KV tokens", tokens, LOGS[V08_L40S]["derived"]["kv_cache_tokens"]),
+            ],
+            fitted=("non-torch GiB",),
+            known={
+                "profile peak GiB": "the V0 sampler at 40 B per logit and the default 256 "
+                "sequences is 1.45 GiB for Qwen's 152,064 vocabulary (vllm#13882, the same "
+                "vocabulary at TP 1: 1.42 logged); 1.26 GiB is what 222 sequences would take, and "
+                "max_num_seqs is not printed here; the pool is within 1 % (weights 0.2 GiB under)",
+            },
         ),
         # TensorRT-LLM: the C++ runtime's free-memory fraction (the 0.19.0 rule; 0.8's default
         # 0.9 and the build's max_num_tokens / max_seq_len / max_batch_size given explicitly)

@@ -355,8 +355,9 @@ def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
     ("framework", "asked", "applies"),
     [
         ("vllm", "0.6.5", "0.6.5"),  # a documented release: itself
-        ("vllm", "0.8.3", "0.6.5"),  # between 0.6.5 and 0.11.0: the older one's rules
-        ("vllm", "v0.10.1", "0.6.5"),
+        ("vllm", "0.8.3", "0.7.0"),  # between 0.7.0 and 0.11.0: the older one's rules
+        ("vllm", "v0.10.1", "0.7.0"),
+        ("vllm", "0.6.6", "0.6.5"),
         ("vllm", "0.6.4.post1", "0.6.4"),  # a post release keeps its release's rules
         ("vllm", "0.40.0", "0.33.0"),  # newer than the table: the newest documented
         ("sglang", "0.4.6.post4", "0.4.3"),

@@ -28,6 +28,10 @@ _STEPS = (("", _DC),)
 # outside the budget, hence the small per-rank part.
 _V0_COMM, _V0_PEER = int(1.2 * GiB), int(0.59 * GiB)
 _V1_COMM, _V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
+# V0 from 0.7.0 counts only what grows outside torch's reserved memory since a snapshot taken
+# before the distributed init: 0.30 - 0.16 = 0.14 GiB at TP 2 (vllm#15815) and about 0.22 at
+# TP 4 (0.34-0.43 logged, vllm#16570).
+_V07_COMM, _V07_PEER = int(0.10 * GiB), int(0.04 * GiB)
 _V1_SMALL = BatchTier(0, 256, 2048)
 # MXFP4 MoE backend by compute capability (vllm mxfp4.py get_mxfp4_backend; 2026
 # fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend): FlashInfer TRT-LLM on SM100 (FlashInfer
@@ -81,6 +85,33 @@ VLLM = (
             "TP 1 / 2, activation peak 1.26 GiB = the V0 sampler (worker/model_runner.py "
             "profile_run; sampler.py: fp32 logits, sort values + int64 indices, "
             "probs_sort, cumsum, scatter, probs, logprobs = 40 B per logit)",
+        ),
+    ),
+    EngineRelease(
+        "0.7.0",
+        "2025-01",
+        0.9,
+        (BatchTier(0, 256, 0),),
+        chunked_prefill="long_context",
+        sampler_bytes_per_logit=40,
+        non_torch_bytes=int(0.16 * GiB),
+        comm_bytes=_V07_COMM,
+        comm_per_peer_bytes=_V07_PEER,
+        startup_free_check=False,
+        graph_bytes=GiB,
+        steps=_STEPS,
+        window_pages=False,
+        sources=(
+            "vllm 0.7.3 worker/worker.py init_device: MemorySnapshot() after set_device, before "
+            "init_worker_distributed_environment; utils.py memory_profiling: non_torch_increase "
+            "= change of (cuda used - torch reserved) since that snapshot, so the CUDA context "
+            "lies outside the budget, NCCL inside, and the allocator's cached slack no longer "
+            "counts as non-torch (PR #11809 / #12126, January 2025)",
+            "non-torch at TP 1: 0.16 GiB (PR #12126, H100; 0.03 GiB on an RTX 4060, vllm#13882); "
+            "TP 2: 0.30 GiB (vllm#15815, 2 x L40S); TP 4: 0.34-0.43 GiB (vllm#16570, 4 x A100 "
+            "40GB)",
+            "the V0 engine of 0.7.x-0.10.x (VLLM_USE_V1=0 or a V0 fallback): the same profile "
+            "run and 40 B per logit sampler as 0.6.5 (vllm#13882: peak 1.42 GiB logged)",
         ),
     ),
     EngineRelease(

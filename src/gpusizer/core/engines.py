@@ -85,6 +85,9 @@ class EngineRelease:
     comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
     comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
     context_in_budget: bool = False  # the CUDA context lies inside the fraction (V0)
+    # the engine refuses unless fraction x total is free at start (V1 gpu_worker
+    # init_device; V0 has no such check)
+    startup_free_check: bool = True
     graph_bytes: int = 0  # CUDA graphs
     graphs_in_pool: bool = False  # the KV pool pays for the graphs
     sglang_reserve: str = ""  # "by_tp" (0.4.x) | "formula" (0.5.x)

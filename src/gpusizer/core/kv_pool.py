@@ -214,7 +214,7 @@ def _stage_memory(
     assert rel is not None
     tokens, conc, per_token = capacity(s, arch, st, stage.sp, b.pool)
     reason, needed = startup_check(s, arch, st, stage.sp, b.pool, tokens)
-    check = s.profile.memory_rule == "profiled_pool" and not rel.context_in_budget
+    check = s.profile.memory_rule == "profiled_pool" and not rel.context_in_budget and rel.startup_free_check
     if check and b.fraction * total > total - outside:
         reason = (
             f"free memory on the device ({(total - outside) / 2**30:.2f} GiB) is less "
