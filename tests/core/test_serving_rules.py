@@ -394,3 +394,9 @@ def test_a_version_older_than_every_release_is_refused(framework, asked) -> None
                 "serving": {"engine_version": asked},
             }
         )
+
+
+def test_a_huge_engine_version_is_refused_in_one_line() -> None:
+    # hostile input: a 10,000-character version never reaches the assumptions or the window
+    with pytest.raises(ScenarioError, match=r"serving\.engine_version.*at most 40"):
+        estimate(_vllm("1." * 5000 + "1"))

@@ -29,6 +29,6 @@ class ServingSpec(BaseModel):
     concurrency: _PosInt | None = None  # users served at once (null: workload.batch_size)
     # Additive: the engine release whose defaults apply (null: the current one), the fixed
     # cost of a step (null: the engine's per GPU class), host RAM bandwidth (offloaded layers).
-    engine_version: str | None = None
+    engine_version: Annotated[str, Field(max_length=40)] | None = None  # as engines print it
     step_latency_seconds: Annotated[float, Field(ge=0.0)] | None = None
     host_bandwidth_gb_per_s: Annotated[float, Field(gt=0.0)] | None = None
