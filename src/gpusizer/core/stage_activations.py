@@ -201,3 +201,13 @@ def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> flo
         return 0.0
     share = sp.layers / arch.layers
     return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share, megatron)
+
+
+def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
+    """The report's line when Unsloth's kernels lay out the layers (core/activations_unsloth.py)."""
+    if not s.workload.is_training or _layout(s, arch, _context(s)[0]) != "unsloth":
+        return ()
+    return (
+        "Unsloth LoRA kernels: fused q/k/v, o and MLP autograd functions keep 16-bit inputs "
+        "(no fp32 casts); xformers attention expands k/v to every head",
+    )
