@@ -20,6 +20,10 @@ overhead). Errors at the time of writing (estimate / figure - 1):
   breakdown shows its 1-byte mask): -5.6, -7.6, -8.9, -4.4 %. Korthikanti's 34 B per s·b·h
   per layer (the Figure 1 test pins it) against the tool's measured 41: the rest is the gap.
 - Qwen README (Qwen-7B LoRA r64 on one A100, checkpointing, batch 1): -5.7 to -12.2 %.
+- Unsloth's context-length tables (README until 2026-03-17, unsloth.ai/blog/llama3-3),
+  QLoRA r32, batch 1, max context that fits: Llama 3.1 8B +10.5 to +13.4 % from 16 to 80 GB
+  (24 GB: 87,776 vs 78,475, +11.9 %), 12 GB +16.3 % and 8 GB +55 % (misses); Llama 3.3 70B
+  80 GB +4.5 %, 48 GB -15.4 % (miss). Unsloth's kernels: core/activations_unsloth.py.
 - DeepSpeed's own estimator (stage_1_and_2.py ``estimate_zero2_model_states_mem_needs``,
   2 + 18/N B/param since PR #5099): 20 and 4.25 B/param, exact (0.5 %), counting the fp32
   gradient partition its ``step()`` builds.
@@ -75,25 +79,47 @@ def test_torchtune_profile_fills_its_recipe_defaults() -> None:
     assert estimate_report(sc)["per_gpu"] == rep["per_gpu"]  # the echo loads back the same
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "documented gap: Unsloth's own LoRA kernels (unsloth/kernels/fast_lora.py LoRA_MLP, "
-        "LoRA_QKV autograd functions that save a minimal set, adapters without the fp32 cast) are "
-        "not modelled, so the layer rebuilt in backward costs ~1.4x Unsloth's bytes per token: "
-        "the estimate's max context is 28 % below the published 78,475 on 24 GB"
-    ),
+CONTEXTS = [r for r in DATA["records"] if r["kind"] == "max_context_that_fits"]
+# Misses, estimate / figure - 1. Each published table is one straight line (8B: 4,719 tokens per
+# GB in every row; 70B: 2,415), so the rows are a fit extrapolated across cards: where the
+# context is short the fixed costs decide, and the line's intercept is not the estimate's.
+CONTEXT_MISSES = {
+    "unsloth-context|llama-3.1-8b|qlora|8gb": "+55 %: 4,608 vs 2,972; the fixed costs decide "
+    "(the estimate's are 0.34 GiB below the published line's intercept)",
+    "unsloth-context|llama-3.1-8b|qlora|12gb": "+16.3 %: 25,408 vs 21,848 (the 8B rows are "
+    "+10.5 to +13.4 % from 16 GB up: the bytes per token are ~10 % below the line's slope)",
+    "unsloth-context|llama-3.3-70b|qlora|48gb": "-15.4 %: 10,240 vs 12,106; the fixed costs "
+    "decide (the estimate's are 1.06 GiB above the line's intercept: the 5 % allocator "
+    "allowance on 43 GiB of weights and states alone is 2.2 GiB)",
+}
+
+
+@pytest.mark.parametrize(
+    "rec",
+    [
+        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=CONTEXT_MISSES[r["id"]]))
+        if r["id"] in CONTEXT_MISSES
+        else r
+        for r in CONTEXTS
+    ],
+    ids=lambda r: r["id"],
 )
-def test_unsloth_max_context_on_24gb() -> None:
-    # Unsloth README (until 2026-03-17): Llama 3.1 8B QLoRA r32 on all linear layers, batch 1,
-    # on a 24 GB card: 78,475 tokens (offloaded checkpointing, fused loss: the unsloth
-    # profile's defaults). Tolerance 15 %.
-    rec = next(r for r in DATA["records"] if r["id"] == "unsloth-context|llama-3.1-8b|qlora|24gb")
+def test_unsloth_max_context(rec: dict[str, Any]) -> None:
+    # Unsloth README "Context length benchmarks" (until 2026-03-17) and unsloth.ai/blog/llama3-3
+    # (Unsloth 2024-12 with Apple's Cut Cross Entropy): 4-bit QLoRA r32 on all linear layers,
+    # batch 1, on an N GB card (N GiB: Unsloth prints torch.cuda.max_memory_reserved() / 2**30
+    # as "GB"); the unsloth profile's defaults (offloaded checkpointing, fused loss, its LoRA
+    # kernels: core/activations_unsloth.py). Tolerance 15 %. Llama 3.1 8B 24 GB: 87,776 vs
+    # 78,475 (+11.9 %; 56,576, -27.9 %, with PEFT's layout); 70B on 80 GB: +4.5 %.
+    preset = "llama-3.3-70b" if "70b" in rec["id"] else "llama-3.1-8b"
+    gib = rec["figure"]["value"]
     sc = {
-        "model": {"preset": "llama-3.1-8b"},
+        "model": {"preset": preset},
         "framework": "unsloth",
         "workload": {"kind": "qlora", "lora_rank": 32, "micro_batch_size": 1},
-        "hardware": {"gpu": {"id": "card", "name": "24 GB", "memory_bytes": 24 * 2**30}},
+        "hardware": {"gpu": {"id": "card", "name": f"{gib} GB", "memory_bytes": gib * 2**30}},
     }
-    fits = sweep(sc, "sequence_length", list(range(512, 200_000, 512))).largest_fitting
-    assert fits == pytest.approx(rec["figure"]["unsloth_context"], rel=0.15)
+    coarse = sweep(sc, "sequence_length", list(range(512, 500_000, 512))).largest_fitting
+    assert coarse is not None
+    fits = sweep(sc, "sequence_length", list(range(coarse, coarse + 512, 16))).largest_fitting
+    assert fits == pytest.approx(rec["figure"]["unsloth_context"], rel=0.15), rec["source"]["url"]

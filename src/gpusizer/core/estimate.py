@@ -18,6 +18,7 @@ from .roofline import roofline_model
 from .scenario import parse_scenario
 from .serving import engine_memory, required_bytes, serving_notes, serving_result
 from .specs import GPUSpec, ModelSpec, Scenario
+from .stage_activations import kernel_assumptions
 from .techniques import host_note, technique_assumptions
 from .training import base_weight_dtype, stage_phases
 from .unified import memory_share_note
@@ -179,7 +180,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         memory = _memory(s, arch, counts)
         note = host_note(s, memory)
         notes = (note,) if note else ()
-        extra = technique_assumptions(s, memory) + notes
+        extra = technique_assumptions(s, memory) + kernel_assumptions(s, arch) + notes
     else:
         memory, served, extra = _served(s, arch, counts, gpu)
     return Estimate(

@@ -55,6 +55,10 @@ class FrameworkProfile:
     # Saved tensors and loss: "huggingface" (transformers' modules, fp32 log-softmax of the
     # logits) or "megatron" (Korthikanti accounting, vocabulary-parallel fused cross entropy).
     activation_layout: Literal["huggingface", "megatron"] = "huggingface"
+    # How adapted layers run: PEFT's modules ("peft", the transformers layout) or Unsloth's
+    # fused LoRA autograd functions, RMSNorm, RoPE and xformers attention ("unsloth",
+    # core/activations_unsloth.py), which save fewer tensors and cast no input to fp32.
+    lora_kernels: Literal["peft", "unsloth"] = "peft"
     # fp32 weights under torch.autocast: every matmul keeps its 16-bit weight copy.
     autocast_copies: bool = False
     # Gradient dtype of fully trained weights: the parameter's ("parameter", PyTorch .grad),
@@ -298,6 +302,7 @@ for _p in (
         step_counters=True,
         ddp_buckets=True,
         foreach_scratch=True,
+        lora_kernels="unsloth",
         scenario_defaults=(
             ("workload", "loss", "fused"),
             ("parallelism", "recompute", "full"),
@@ -306,11 +311,14 @@ for _p in (
         techniques=(
             "fused chunked cross-entropy (no logits kept)",
             "offloaded gradient checkpointing (layer inputs in host RAM)",
+            "fused LoRA kernels: minimal saved tensors, no fp32 input casts",
         ),
         sources=(
             "unsloth_zoo/gradient_checkpointing.py Unsloth_Offloaded_Gradient_Checkpointer"
             " (use_gradient_checkpointing='unsloth', unsloth README)",
             "unsloth_zoo/fused_losses/cross_entropy_loss.py, unsloth/models/llama.py",
+            "unsloth/kernels/fast_lora.py LoRA_MLP, LoRA_QKV, LoRA_W; rms_layernorm.py, "
+            "rope_embedding.py (saved tensors: core/activations_unsloth.py)",
         ),
     ),
 ):
