@@ -21,6 +21,11 @@ BAD_SCENARIOS = sorted(p.name for p in DATA.glob("*.gpusizer.json"))
 BAD_CONFIGS = sorted(p.name for p in DATA.glob("*.config.json"))
 
 
+def test_the_hostile_files_are_there() -> None:
+    # the parametrized tests below would pass vacuously on an empty folder
+    assert len(BAD_SCENARIOS) >= 15 and BAD_CONFIGS
+
+
 def _strict(text: str) -> Any:
     """json.loads that refuses NaN and Infinity, as JavaScript and jq do."""
 

@@ -212,3 +212,19 @@ def test_engine_pool_counts_attention_layers_and_the_recurrent_state() -> None:
     state = cache["recurrent_state_bytes_per_sequence"]
     per_request = sv["kv_bytes_per_token"] * 32768 + state  # block-aligned: 32768 = 2048 x 16
     assert sv["max_concurrency"] == pytest.approx(sv["kv_pool_bytes"] / per_request, rel=1e-9)
+
+
+def test_transformers_serving_counts_attention_layers_only() -> None:
+    # The same rule without an engine (core/serving._transformers): the capacity the free
+    # memory would hold is in KV bytes of the 12 attention layers, not all 48 (it was 4x high).
+    rep = estimate_report(
+        {
+            "model": {"preset": "qwen3-next-80b-a3b"},
+            "workload": {"kind": "inference"},
+            "framework": "huggingface",
+            "hardware": {"gpu": "h200-141gb"},
+        }
+    )
+    cache = rep["cache"]
+    assert rep["serving"]["kv_bytes_per_token"] == cache["kv_bytes_per_token"]
+    assert cache["attention_layers"] == 12

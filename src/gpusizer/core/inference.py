@@ -23,7 +23,7 @@ from .frameworks import FrameworkProfile
 from .module_bytes import stage_weight_bytes
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
-from .sharding import stage_params
+from .sharding import StageParams, stage_params
 from .specs import Scenario
 from .state import state_bytes, state_bytes_per_sequence
 
@@ -108,6 +108,12 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
     return stream + _maximum(mlp, attn), logits
 
 
+def attention_layers(arch: Arch, sp: StageParams, pp: int) -> int:
+    """Layers of this stage that keep keys and values: hybrid models' recurrent layers keep a
+    fixed-size state instead (core/state.py)."""
+    return min(sp.layers, ceil_div(arch.attention_layers, pp))
+
+
 def inference_components(
     s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
 ) -> tuple[float, Any, Any, Any]:
@@ -116,8 +122,7 @@ def inference_components(
     par, prec, w = s.parallelism, s.precision, s.workload
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
     weights = stage_weight_bytes(s, arch, counts, sp)
-    # The heaviest stage's attention layers (hybrid models' recurrent layers keep no KV)
-    attention = min(sp.layers, ceil_div(arch.attention_layers, par.pipeline))
+    attention = attention_layers(arch, sp, par.pipeline)  # the heaviest stage's
     kv = kv_cache_bytes(
         arch,
         s.profile,

@@ -13,16 +13,10 @@ from __future__ import annotations
 
 from .architecture import Arch, ceil_div
 from .engine_settings import EngineSettings
-from .inference import kv_bytes_per_token_layer
+from .inference import attention_layers, kv_bytes_per_token_layer
 from .sharding import StageParams
 from .specs import Scenario
 from .state import state_bytes
-
-
-def attention_layers(arch: Arch, sp: StageParams, pp: int) -> int:
-    """Layers of this stage that keep keys and values: hybrid models' recurrent layers keep a
-    fixed-size state instead (core/state.py)."""
-    return min(sp.layers, ceil_div(arch.attention_layers, pp))
 
 
 def state_per_request(s: Scenario, arch: Arch) -> float:

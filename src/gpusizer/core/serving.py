@@ -29,7 +29,7 @@ import math
 from .architecture import Arch
 from .engine_settings import EngineSettings, engine_settings
 from .engines import cuda_total_bytes
-from .inference import inference_memory, kv_bytes_per_token_layer
+from .inference import attention_layers, inference_memory, kv_bytes_per_token_layer
 from .kv_pool import EngineMemory, pool_memory
 from .memo import Memo
 from .offload import offload_memory
@@ -37,6 +37,7 @@ from .overhead import scenario_overhead
 from .params import ParamCounts
 from .result import Memory, Serving
 from .roofline import RooflineModel
+from .sharding import stage_params
 from .specs import GPUSpec, Scenario
 
 
@@ -48,8 +49,11 @@ def _transformers(
     mem, peak = inference_memory(s, arch, counts)
     over = scenario_overhead(s, peak)
     mem = Memory(**{**mem.__dict__, "overhead": over, "total": peak + over})
-    layers = math.ceil(arch.layers / s.parallelism.pipeline)
-    per = kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * layers
+    p = s.parallelism
+    sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, True)  # the heaviest stage
+    per = kv_bytes_per_token_layer(arch, s.precision.kv_cache, p.tensor) * attention_layers(
+        arch, sp, p.pipeline
+    )
     free = max(0, gpu.capacity_bytes - mem.total)
     tokens = int((mem.kv_cache + free) // per) if per else 0
     ctx = st.max_context or 1
