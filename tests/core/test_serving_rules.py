@@ -400,3 +400,20 @@ def test_a_huge_engine_version_is_refused_in_one_line() -> None:
     # hostile input: a 10,000-character version never reaches the assumptions or the window
     with pytest.raises(ScenarioError, match=r"serving\.engine_version.*at most 40"):
         estimate(_vllm("1." * 5000 + "1"))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("max_sequences", "8"),  # a string is not a count (strict, as every scenario block)
+        ("max_sequences", True),
+        ("max_context", 10**30),  # beyond core/limits.MAX_TOKENS
+        ("step_latency_seconds", 1e308),  # made the time NaN (0 x inf)
+        ("host_bandwidth_gb_per_s", 1e-300),
+        ("gpu_layers", 10**9),
+    ],
+)
+def test_serving_values_are_bounded_and_strict(field: str, value: Any) -> None:
+    with pytest.raises(ScenarioError) as err:
+        estimate(_vllm(**{field: value}))
+    assert err.value.field == f"serving.{field}"

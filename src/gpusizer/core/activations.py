@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from . import loss as lm_loss
 from .architecture import Arch
+from .loss_kinds import LOSS_KINDS
 
 
 @dataclass(frozen=True)
@@ -171,8 +172,7 @@ def _moe(arch: Arch, c: ActContext) -> float:
     kept += c.p * t * arch.hidden if c.targets is None else 0  # the router keeps its input
     kept += _mlp(arch, c, moe.expert_ffn_hidden_size, routed)
     if moe.shared_experts:
-        ffn = moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts
-        kept += _mlp(arch, c, ffn, t)
+        kept += _mlp(arch, c, moe.shared_ffn, t)
     return kept
 
 
@@ -241,9 +241,9 @@ def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> 
     if last:
         if arch.spec.final_norm:
             total += _norm(arch, c, h, c.targets is None)
-        if c.loss != "fused":  # the LM head keeps its input (LoRA on it: the cast, dropout)
+        if not LOSS_KINDS[c.loss].fused:  # the LM head keeps its input (LoRA on it: the cast, dropout)
             total += _block_inputs(c, ("lm_head",), h, t)
-        total += lm_loss.saved(arch, c.loss, c.loss_compiled, t, c.p, False, not frozen)
+        total += lm_loss.saved(arch, c.loss, c.loss_compiled, t, c.p, not frozen)
     return total
 
 

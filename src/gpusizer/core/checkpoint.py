@@ -19,21 +19,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import field_validator
 
 from .dtypes import DTYPES
 from .errors import check_id, excerpt
+from .limits import Strict
 from .quant_rules import QUANT_RULES, check_modules
 from .workloads import WORKLOAD_KINDS
 
 PRECISION_FIELDS = ("weights", "quantization_rule", "modules")
 
 
-class CheckpointPrecision(BaseModel):
+class CheckpointPrecision(Strict):
     """How the checkpoint stores its weights: a weight dtype of core/dtypes.py, a rule of
     core/quant_rules.py (null: the format's default) and per-group overrides."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     weights: str
     quantization_rule: str | None = None

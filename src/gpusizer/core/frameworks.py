@@ -127,14 +127,6 @@ def register(profile: FrameworkProfile) -> FrameworkProfile:
     return profile
 
 
-def framework(profile_id: str) -> FrameworkProfile:
-    """The profile with this id; KeyError naming the allowed ids."""
-    try:
-        return FRAMEWORKS[profile_id]
-    except KeyError:
-        raise KeyError(f"unknown framework {profile_id!r}; allowed: {', '.join(FRAMEWORKS)}") from None
-
-
 def frameworks_for(kind: WorkloadKind) -> list[FrameworkProfile]:
     """The profiles that run this kind of work, in registry order (the first is the default)."""
     return [p for p in FRAMEWORKS.values() if p.fits(kind)]

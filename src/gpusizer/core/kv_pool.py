@@ -27,6 +27,7 @@ from .engine_settings import EngineSettings
 from .engines import MiB, cuda_total_bytes
 from .kv_request import capacity, startup_check
 from .moe_layout import MoeLayout, served_weight_bytes
+from .overhead import scenario_overhead
 from .params import ParamCounts
 from .result import COMPONENTS, Memory
 from .sharding import StageParams, stage_params
@@ -73,14 +74,6 @@ def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
         mlp = pb * tokens * arch.ffn * (3 if arch.spec.mlp == "gated" else 2) / tp
     attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / tp
     return 2 * pb * tokens * arch.hidden + max(mlp, attn)
-
-
-def outside_bytes(s: Scenario) -> int:
-    """Context and NCCL memory taken before the engine's snapshot (outside its budget)."""
-    p, prof, o = s.parallelism, s.profile, s.overhead
-    ctx = prof.overhead.cuda_context_bytes if o.cuda_context_bytes is None else o.cuda_context_bytes
-    comm = prof.overhead.distributed_workspace_bytes if p.tensor * p.pipeline > 1 else 0
-    return int(ctx + (comm if o.workspace_bytes is None else o.workspace_bytes))
 
 
 @dataclass(frozen=True)
@@ -140,7 +133,8 @@ def pool_memory(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
 ) -> EngineMemory:
     """Memory of a pool engine's heaviest GPU (the stage with the smallest pool under PP)."""
-    total, outside = cuda_total_bytes(gpu), outside_bytes(s)
+    # context, workspaces and NCCL: taken before the engine's snapshot, outside its budget
+    total, outside = cuda_total_bytes(gpu), scenario_overhead(s, 0)
     best: EngineMemory | None = None
     for stage in _stages(s, arch, counts, gpu, st):
         em = _stage_memory(s, arch, gpu, st, stage, total, outside)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 MAX_LAYERS = 100_000
 MAX_WIDTH = 2**20  # hidden, FFN, head and latent sizes, LoRA rank
@@ -58,3 +58,13 @@ def _none_or_some(rate: float) -> float:
 
 LinkRate = Annotated[float, Field(ge=0, le=MAX_RATE), AfterValidator(_none_or_some)]
 TrainingTokens = Annotated[float, Field(gt=0, le=MAX_TRAINING_TOKENS)]
+
+
+class Strict(BaseModel):
+    """The base of every scenario block. Strict: ``true`` is not 1 and ``"4096"`` is not 4096
+    (a user would not mean either); NaN and infinities are refused (they have no meaning here
+    and are not JSON); unknown keys are errors; blocks are frozen."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", validate_default=False, strict=True, allow_inf_nan=False
+    )

@@ -95,8 +95,7 @@ def _parts(
         exp, exp_t = _adapter(_mlp_shapes(arch, moe.expert_ffn_hidden_size), names, rank)
         per, per_t = attn + exp * moe.experts, attn_t + exp_t * moe.experts
         if moe.shared_experts:
-            ffn = moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts
-            sh, sh_t = _adapter(_mlp_shapes(arch, ffn), names, rank)
+            sh, sh_t = _adapter(_mlp_shapes(arch, moe.shared_ffn), names, rank)
             per, per_t = per + sh, per_t + sh_t
     head = (rank * (arch.hidden + arch.vocab), 2) if "lm_head" in names else (0, 0)
     missing = (
@@ -116,10 +115,11 @@ def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> lis
         (_attention_shapes(arch), arch.attention_layers),
         (_mlp_shapes(arch, arch.ffn), arch.dense_layers - arch.mlp_free_layers),
     ]
-    if arch.moe is not None:
-        groups.append(
-            (_mlp_shapes(arch, arch.moe.expert_ffn_hidden_size), arch.moe_layers * arch.moe.experts)
-        )
+    moe = arch.moe
+    if moe is not None:  # the routed experts and, as _parts counts them, the shared ones
+        groups.append((_mlp_shapes(arch, moe.expert_ffn_hidden_size), arch.moe_layers * moe.experts))
+        if moe.shared_experts:
+            groups.append((_mlp_shapes(arch, moe.shared_ffn), arch.moe_layers))
     for shapes, count in groups:
         for name, dims in shapes.items():
             for d_in, d_out in dims if name in names else ():

@@ -61,18 +61,17 @@ def fused_rows(loss_chunks: int | None, tokens: float, arch: Arch) -> float:
     return float(min(tokens, 2 ** math.ceil(math.log2(max(1, per)))))
 
 
-def saved(
-    arch: Arch, loss: str, compiled: bool, tokens: float, p: float, head_input: bool, head_trainable: bool
-) -> float:
-    """Bytes the loss and the output projection keep for backward (labels included: int64
-    shifted labels, 8 B per token)."""
+def saved(arch: Arch, loss: str, compiled: bool, tokens: float, p: float, head_trainable: bool) -> float:
+    """Bytes the loss keeps for backward beside the head's input (labels included: int64
+    shifted labels, 8 B per token); the fused loss keeps the gradients of the head's input
+    and weight instead."""
     t, v, h = tokens, arch.vocab, arch.hidden
-    if loss == "fused":
+    kind = LOSS_KINDS[loss]
+    if kind.fused:
         return p * t * h + (p * v * h if head_trainable else 0.0) + 8 * t
-    kept = p * t * h if head_input else 0.0
-    if compiled and LOSS_KINDS[loss].compilable:
-        return kept + p * t * v + 8 * t + 8 * t  # 16-bit logits, fp32 max and log-sum-exp
-    kept += 4 * t * v + 8 * t  # fp32 log-softmax output + shifted labels
+    if compiled and kind.compilable:
+        return p * t * v + 8 * t + 8 * t  # 16-bit logits, fp32 max and log-sum-exp
+    kept = 4 * t * v + 8 * t  # fp32 log-softmax output + shifted labels
     if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
         kept += p * t * v
     return kept
@@ -92,10 +91,10 @@ def transients(
     vocabulary on this GPU; ``head_grad`` the output weight's gradient (0 when frozen), which
     the chunked and fused losses build while the loss's own buffers are alive."""
     tv = tokens * vocab
-    if loss == "fused":
+    kind = LOSS_KINDS[loss]
+    if kind.fused:
         rows = fused_rows(loss_chunks, tokens, arch)
         return 4 * rows * vocab + head_grad, p * tokens * arch.hidden + head_grad
-    kind = LOSS_KINDS[loss]
     if kind.chunked:
         n = chunks(loss_chunks)
         if compiled:

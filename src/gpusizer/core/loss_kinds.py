@@ -18,6 +18,9 @@ class LossKind:
     chunked: bool  # runs in ``loss_chunks`` chunks of rows (torchtune's 8 by default)
     compilable: bool  # ``compile_loss`` changes what it saves (torchtune ``compile: True``)
     logit_list: bool  # the model emits every chunk's 16-bit logits before the loss runs
+    # the output projection and its gradients run inside the loss (Liger): no logits and no
+    # head input are kept, only the gradients of the head's input and weight
+    fused: bool = False
     sources: tuple[str, ...] = ()
 
 
@@ -54,6 +57,7 @@ LOSS_KINDS: dict[str, LossKind] = {
             chunked=True,
             compilable=False,
             logit_list=False,
+            fused=True,
             sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
         ),
     )

@@ -65,12 +65,6 @@ def mixer_tensors(spec: ModelSpec) -> int:
     return n
 
 
-def mixer_layers(spec: ModelSpec) -> int:
-    """Layers whose token mixer is recurrent rather than softmax attention."""
-    la, mb = spec.linear_attention, spec.mamba
-    return (la.layers if la else 0) + (mb.layers if mb else 0)
-
-
 def all_mixer_params(spec: ModelSpec, hidden: int) -> int:
     """Parameters of every recurrent mixer of the model."""
     la, mb = spec.linear_attention, spec.mamba

@@ -123,12 +123,6 @@ def attention_params(arch: Arch) -> int:
     return n
 
 
-def _shared_ffn(arch: Arch) -> int:
-    moe = arch.moe
-    assert moe is not None
-    return moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts
-
-
 def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
     attn = attention_params(arch)
     norms = arch.spec.norms_per_layer * norm_params(arch, arch.hidden)
@@ -138,7 +132,7 @@ def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
     # DeepSeek's e_score_correction_bias is a buffer, not a parameter (measured): not counted;
     # gpt-oss's router is a Linear with a bias (GptOssTopKRouter.bias)
     router = (arch.hidden + moe.router_linear_bias) * moe.experts
-    shared = mlp_params(arch, _shared_ffn(arch)) if moe.shared_experts else 0
+    shared = mlp_params(arch, moe.shared_ffn) if moe.shared_experts else 0
     if moe.shared_expert_gate:
         shared += arch.hidden
     expert = mlp_params(arch, moe.expert_ffn_hidden_size)

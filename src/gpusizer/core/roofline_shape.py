@@ -27,7 +27,6 @@ class Shape:
     layers: int
     local: int  # sliding-window layers
     window: int
-    dense_layers: int
     moe_layers: int
     hidden: int
     norms: int  # norm applications per step, final norm included
@@ -100,11 +99,7 @@ def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
     moe = arch.moe
     if moe is None:
         return 0, 0, 0.0
-    shared = (
-        (moe.shared_expert_ffn_hidden_size or moe.expert_ffn_hidden_size * moe.shared_experts)
-        if moe.shared_experts
-        else 0
-    )
+    shared = moe.shared_ffn
     ffn = moe.experts_per_token * moe.expert_ffn_hidden_size + shared
     return moe.experts, moe.experts_per_token, inter * ffn / tp
 
@@ -137,7 +132,6 @@ def shape(
         layers=arch.layers,
         local=local_layers(arch),
         window=spec.sliding_window or 0,
-        dense_layers=counts.dense_layers,
         moe_layers=counts.moe_layers,
         hidden=arch.hidden,
         norms=arch.layers * spec.norms_per_layer + (1 if spec.final_norm else 0),

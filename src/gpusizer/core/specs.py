@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from .checkpoint import CheckpointPrecision
 from .dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
@@ -30,6 +30,7 @@ from .limits import (
     SomeExperts,
     SomeLayers,
     SomeTokens,
+    Strict,
     Tokens,
     TrainingTokens,
     Vocab,
@@ -48,14 +49,6 @@ GPUCategory = Literal["datacenter", "workstation", "consumer", "unified_memory"]
 ComputeCapability = Annotated[str, Field(pattern=r"^\d{1,2}\.\d$")]  # CUDA "major.minor", "9.0"
 
 
-class _Spec(BaseModel):
-    # Strict: ``true`` is not 1 and ``"4096"`` is not 4096 (a user would not mean either);
-    # NaN and infinities are refused (they have no meaning here and are not JSON).
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", validate_default=False, strict=True, allow_inf_nan=False
-    )
-
-
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
     if value is None:
         return value
@@ -65,7 +58,7 @@ def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> s
     return value
 
 
-class MoESpec(_Spec):
+class MoESpec(Strict):
     """Mixture of experts: routed experts, shared experts and leading dense layers."""
 
     experts: Experts
@@ -79,8 +72,16 @@ class MoESpec(_Spec):
     layer_step: Layers = 1  # MoE on every k-th layer after dense_layers (Llama 4 Maverick: 2)
     router_linear_bias: bool = False  # the router Linear has a learned bias (gpt-oss)
 
+    @property
+    def shared_ffn(self) -> int:
+        """FFN width of the shared experts together (0 without them): the given width, else
+        one expert's width per shared expert."""
+        if not self.shared_experts:
+            return 0
+        return self.shared_expert_ffn_hidden_size or self.expert_ffn_hidden_size * self.shared_experts
 
-class MLASpec(_Spec):
+
+class MLASpec(Strict):
     """Multi-head latent attention (DeepSeek V2/V3, arXiv 2405.04434 §2.1)."""
 
     q_lora_rank: Width | None = None  # None: plain q projection (DeepSeek V2 Lite)
@@ -90,7 +91,7 @@ class MLASpec(_Spec):
     v_head_dim: Width
 
 
-class ModelSpec(_Spec):
+class ModelSpec(Strict):
     """A transformer architecture, or a model known only by its parameter count."""
 
     name: str = "custom"
@@ -142,7 +143,7 @@ class ModelSpec(_Spec):
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
 
 
-class WorkloadSpec(_Spec):
+class WorkloadSpec(Strict):
     """What is done with the model: train, fine-tune or serve, and at what size."""
 
     kind: str = "pretraining"  # an id of core/workloads.WORKLOAD_KINDS
@@ -196,7 +197,7 @@ class WorkloadSpec(_Spec):
         return WORKLOAD_KINDS[self.kind].is_adapter
 
 
-class PrecisionSpec(_Spec):
+class PrecisionSpec(Strict):
     """Data type of each kind of tensor (ids from :mod:`gpusizer.core.dtypes`)."""
 
     weights: str = "bf16"
@@ -252,7 +253,7 @@ class PrecisionSpec(_Spec):
         return v
 
 
-class ParallelismSpec(_Spec):
+class ParallelismSpec(Strict):
     """How the work is split across GPUs, and what is recomputed."""
 
     tensor: Degree = 1
@@ -275,7 +276,7 @@ class ParallelismSpec(_Spec):
         return self.tensor * self.pipeline * self.data * self.context
 
 
-class GPUSpec(_Spec):
+class GPUSpec(Strict):
     """One accelerator. Catalog entries are files in ``gpusizer/presets/gpus/``.
 
     ``memory_bytes`` is the physical capacity; ``usable_memory_bytes`` what the driver exposes
@@ -322,7 +323,7 @@ class GPUSpec(_Spec):
         return self.memory_bytes
 
 
-class HardwareSpec(_Spec):
+class HardwareSpec(Strict):
     """The GPU (catalog id or inline spec) and the node shape."""
 
     gpu: str | GPUSpec = "h100-sxm-80gb"
@@ -333,7 +334,7 @@ class HardwareSpec(_Spec):
     host_memory_bytes: PosInt | None = None  # system RAM of one node (null: not checked)
 
 
-class OverheadSpec(_Spec):
+class OverheadSpec(Strict):
     """Memory outside tensors. ``None`` takes the framework's default (see overhead.py)."""
 
     cuda_context_bytes: Bytes | None = None
@@ -341,7 +342,7 @@ class OverheadSpec(_Spec):
     allocator_fraction: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
 
 
-class ComputeSpec(_Spec):
+class ComputeSpec(Strict):
     """Efficiency factors for time estimates: explicit settings, shown to the user."""
 
     mfu: Efficiency = 0.4
@@ -350,7 +351,7 @@ class ComputeSpec(_Spec):
     interconnect_efficiency: Efficiency = 0.7
 
 
-class TargetsSpec(_Spec):
+class TargetsSpec(Strict):
     """Serving targets a deployment must meet (``compare_gpus`` grows the GPU count with
     replicas or wider tensor parallelism until they hold); null = no target."""
 
@@ -365,7 +366,7 @@ class TargetsSpec(_Spec):
         )
 
 
-class Scenario(_Spec):
+class Scenario(Strict):
     """One complete, validated scenario (a ``*.gpusizer.json`` file)."""
 
     format: Literal["gpusizer.scenario/1"] = "gpusizer.scenario/1"

@@ -7,19 +7,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import field_validator
 
 from .errors import excerpt
-from .limits import Heads, Layers, NonNegInt, SomeLayers, SomeTokens, Width
+from .limits import Heads, Layers, NonNegInt, SomeLayers, SomeTokens, Strict, Width
 
 STATE_DTYPE_IDS = ("fp32", "bf16", "fp16")
-
-
-class _Frozen(BaseModel):
-    # Strict, as core/specs.py: no coercion from booleans or strings, no NaN or infinities.
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", validate_default=False, strict=True, allow_inf_nan=False
-    )
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...]) -> str | None:
@@ -28,7 +21,7 @@ def _check_dtype(value: str | None, allowed: tuple[str, ...]) -> str | None:
     return value
 
 
-class LinearAttentionSpec(_Frozen):
+class LinearAttentionSpec(Strict):
     """Gated DeltaNet token mixers in place of softmax attention on ``layers`` layers (Qwen3-Next,
     transformers ``Qwen3NextGatedDeltaNet``; Yang et al. 2024, arXiv 2412.06464)."""
 
@@ -46,7 +39,7 @@ class LinearAttentionSpec(_Frozen):
         return _check_dtype(v, STATE_DTYPE_IDS)
 
 
-class MambaSpec(_Frozen):
+class MambaSpec(Strict):
     """Mamba-2 token mixers in place of softmax attention on ``layers`` layers (Nemotron-H,
     transformers ``NemotronHMamba2Mixer``; Dao & Gu 2024, arXiv 2405.21060)."""
 
@@ -66,7 +59,7 @@ class MambaSpec(_Frozen):
         return _check_dtype(v, STATE_DTYPE_IDS)
 
 
-class VisionSpec(_Frozen):
+class VisionSpec(Strict):
     """A ViT image encoder and its projector into the text model (SigLIP, Pixtral, Llama 4).
 
     The encoder is counted from its shape; ``projector_parameters`` is what the family's

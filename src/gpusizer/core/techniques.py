@@ -141,13 +141,13 @@ def polynomial_between(s: Scenario, lo: int, hi: int) -> bool:
     ``lo..hi`` (sweep_fast): a sliding window's mask appears past the window, and the fused
     loss sizes its chunks by rounding."""
     window = s.model.sliding_window
-    return not (s.workload.loss == "fused" or (window and lo <= window < hi))
+    return not (LOSS_KINDS[s.workload.loss].fused or (window and lo <= window < hi))
 
 
 def _loss_line(s: Scenario) -> str | None:
     w = s.workload
     kind = LOSS_KINDS[w.loss]
-    if kind.id == "fused":
+    if kind.fused:
         return "fused linear cross-entropy: no logits kept"
     if kind.chunked:
         kept = "16-bit logits kept (compiled)" if w.compile_loss else "fp32 log-softmax kept"
@@ -229,7 +229,7 @@ def relaxations(s: Scenario) -> list[tuple[Scenario, str]]:
         return []
     out: list[tuple[Scenario, str]] = []
     cur, done = s, []
-    if s.workload.loss == "full" and s.profile.activation_layout == "huggingface":
+    if not LOSS_KINDS[s.workload.loss].chunked and s.profile.activation_layout == "huggingface":
         cur = cur.model_copy(update={"workload": cur.workload.model_copy(update={"loss": "chunked"})})
         done.append("the chunked cross-entropy (workload.loss = 'chunked')")
         out.append((cur, f"turned on {done[-1]}: nothing fits as set"))

@@ -27,8 +27,7 @@ from .optimizer_states import (
 )
 from .params import ParamCounts
 from .peft import base_extra_bytes
-from .phases import Phases, memory_at, peak_of
-from .result import Memory
+from .phases import Phases
 from .sharding import StageParams, stage_params
 from .specs import ParallelismSpec, Scenario
 from .stage_activations import stage_activations
@@ -95,13 +94,6 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
         )
         return params / s.parallelism.tensor, nbytes(s.precision.adapters), tensors
     return sp.total, nbytes(s.precision.weights), 0
-
-
-def stage_memory(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> tuple[Memory, int]:
-    """Memory of one GPU on the first or last pipeline stage; returns (memory, tensor peak)."""
-    ph = stage_phases(s, arch, counts, first)
-    phase, total = peak_of(ph)
-    return memory_at(ph, phase, total), total
 
 
 @dataclass(frozen=True)
