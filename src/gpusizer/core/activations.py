@@ -197,28 +197,37 @@ def sliding_mask(arch: Arch, c: ActContext) -> float:
     return repeat + c.p * c.b * c.s * c.s
 
 
+def hf_attention_block(arch: Arch, c: ActContext) -> float:
+    """What the attention block of a decoder layer keeps, its input norm aside: the q/k/v
+    projections' input, the kernel's tensors, MLA latents, the o_proj input and q/k norms
+    (a hybrid model's recurrent layer has none of it: core/activations_hybrid.py)."""
+    t, spec = c.tokens, arch.spec
+    total = _block_inputs(c, _inputs(arch, "attention"), arch.hidden, t)
+    total += _attention_core(arch, c) + _mla_latents(arch, c)
+    if c.eager and c.recompute != "selective":
+        total += _block_inputs(c, ("o",), arch.attn_out_dim, t)
+    else:  # the fused kernel's output is the o_proj input: kept already
+        total += _adapter_extra(c, ("o",), arch.attn_out_dim, t)
+    if spec.qk_norm != "none":  # q_norm and k_norm: per head (Qwen3, Gemma 3) or full width
+        per_head = spec.qk_norm == "head"
+        for width, heads in ((arch.q_dim, arch.heads), (arch.kv_dim, arch.kv_heads)):
+            total += _norm(arch, c, width, c.targets is None, t * heads if per_head else t)
+    return total
+
+
 def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     """Bytes one decoder layer keeps under transformers + PyTorch autograd (see module doc)."""
     t, h, spec = c.tokens, arch.hidden, arch.spec
     if c.recompute == "full":  # gradient checkpointing keeps only the layer input
         return c.r * t * h
     keep_norm_out = c.targets is None
-    total = _norm(arch, c, h, keep_norm_out) + _block_inputs(c, _inputs(arch, "attention"), h, t)
+    total = _norm(arch, c, h, keep_norm_out) + hf_attention_block(arch, c)
     if c.autocast and c.targets is None:  # each Linear keeps its own low-precision input copy
         total += c.p * t * h * (_readers(arch, "attention") + _readers(arch, "mlp") - 2)
-    total += _attention_core(arch, c) + _mla_latents(arch, c)
-    if c.eager and c.recompute != "selective":
-        total += _block_inputs(c, ("o",), arch.attn_out_dim, t)
-    else:  # the fused kernel's output is the o_proj input: kept already
-        total += _adapter_extra(c, ("o",), arch.attn_out_dim, t)
     if not spec.parallel_attention:
         total += _norm(arch, c, h, keep_norm_out)
     if spec.norms_per_layer > 2:  # post-norms (Gemma 2/3): input, rsqrt; output feeds the add
         total += (spec.norms_per_layer - 2) * _norm(arch, c, h, False)
-    if spec.qk_norm != "none":  # q_norm and k_norm: per head (Qwen3, Gemma 3) or full width
-        per_head = spec.qk_norm == "head"
-        for width, heads in ((arch.q_dim, arch.heads), (arch.kv_dim, arch.kv_heads)):
-            total += _norm(arch, c, width, keep_norm_out, t * heads if per_head else t)
     if spec.dropout > 0:  # residual dropouts keep their noise in the compute dtype (measured
         total += 2 * c.p * t * h  # with PyTorch; CUDA's native_dropout keeps a 1-byte mask)
     if moe_layer and arch.moe is not None:

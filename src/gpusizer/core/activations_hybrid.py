@@ -11,22 +11,26 @@ core/mixers.py (projection output P, conv channels C, mixer output O):
 - the fp32 copies the scan works on (C) and its fp32 output (O);
 - the gate and the gated norm's output, the output projection's input (2·O).
 
-The attention block it replaces (q/k/v, the kernel's output and log-sum-exp, the projections'
-inputs) is taken off, and a layer without an MLP block (Nemotron-H) loses the MLP's tensors and
-one norm. Full recompute keeps only the layer input either way: no change.
+The attention block it replaces is taken off, exactly as the layer's own rule counts it
+(q/k/v, the kernel's tensors, the projections' inputs, with LoRA and eager attention), and a
+layer without an MLP block (Nemotron-H) loses the MLP's tensors and one norm. Full recompute
+keeps only the layer input either way: no change.
 """
 
 from __future__ import annotations
 
-from .activations import ActContext, _mlp, _norm
+from .activations import ActContext, _mlp, _norm, hf_attention_block
 from .architecture import Arch
 from .mixers import mixer_widths
 
 
-def _attention_kept(arch: Arch, c: ActContext) -> float:
-    """What an attention block keeps per layer (flash kernel: q, k, v, output, fp32 LSE; eager:
-    the fp32 scores and their low-precision copy instead of the output), the q/k/v and o
-    projections' inputs included."""
+def _attention_kept(arch: Arch, c: ActContext, megatron: bool) -> float:
+    """What the attention block it replaces keeps per layer: the transformers layout's own
+    (core/activations.hf_attention_block, LoRA and eager attention included); under Megatron's
+    accounting the flash kernel's q, k, v, output and fp32 LSE (eager: the fp32 scores and
+    their low-precision copy instead of the output), the projections' inputs included."""
+    if not megatron:
+        return hf_attention_block(arch, c)
     t = c.tokens
     kept = c.p * t * (arch.hidden + arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
     if c.eager and c.recompute != "selective":
@@ -47,7 +51,7 @@ def hybrid_delta(
     with an MLP (per GPU: divided by TP like the layers they adjust)."""
     if c.recompute == "full" or not (mixer_layers or mlp_free_layers):
         return 0.0
-    delta = mixer_layers * (_mixer_kept(arch, c) - _attention_kept(arch, c))
+    delta = mixer_layers * (_mixer_kept(arch, c) - _attention_kept(arch, c, megatron))
     if mlp_free_layers:
         if megatron:
             mats = 3 if arch.spec.mlp == "gated" else 2
