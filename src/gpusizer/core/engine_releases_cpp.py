@@ -11,7 +11,7 @@ from .engines import BatchTier, EngineRelease, StepCost, ms
 # No graph replay: 0.2 ms per layer and step, nothing extra per decode step (llama.cpp on an
 # Apple M1 Max, Llama-3.1-8B Q4_K_M: 46.2 tokens/s against a 15.3 ms roofline; derivation in
 # core/engine_releases.py and docs/evidence/serving.md §7).
-_LLAMA_STEPS = (("", StepCost(layer=0.2 * ms, decode=0.0)),)
+_NO_GRAPH_STEPS = (("", StepCost(layer=0.2 * ms, decode=0.0)),)
 
 TENSORRT_LLM = (
     EngineRelease(
@@ -21,7 +21,7 @@ TENSORRT_LLM = (
         (BatchTier(0, 2048, 8192),),
         kv_block_tokens=32,
         chunked_prefill="off",
-        steps=(("", StepCost(layer=0.2 * ms, decode=0.0)),),
+        steps=_NO_GRAPH_STEPS,
         sources=(
             "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory free "
             "after weights and activations (docs examples/kvcacheconfig; "
@@ -44,7 +44,7 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_LLAMA_STEPS,
+        steps=_NO_GRAPH_STEPS,
         sources=(
             "llama.cpp 2024 logs: 'offloaded 25/33 layers' keeps the output layer on the "
             "CPU until -ngl exceeds n_layer",
@@ -60,7 +60,7 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_LLAMA_STEPS,
+        steps=_NO_GRAPH_STEPS,
         sources=("ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",),
     ),
     EngineRelease(
@@ -73,7 +73,7 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_LLAMA_STEPS,
+        steps=_NO_GRAPH_STEPS,
         sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",),
     ),
     EngineRelease(
@@ -86,7 +86,7 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_LLAMA_STEPS,
+        steps=_NO_GRAPH_STEPS,
         sources=("ollama v0.10.0: OLLAMA_NUM_PARALLEL default 1",),
     ),
     EngineRelease(
@@ -100,7 +100,7 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_LLAMA_STEPS,
+        steps=_NO_GRAPH_STEPS,
         sources=(
             "ollama server/routes.go (commit 0334ffa62, 2026-02-02): num_ctx by total "
             "VRAM, >= 47 GiB 262144, >= 23 GiB 32768, else 4096",
@@ -116,7 +116,7 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_LLAMA_STEPS,
+        steps=_NO_GRAPH_STEPS,
         sources=(
             "llama.cpp src/llama-model.cpp load_tensors: token_embd on the CPU; "
             "i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) (the output layer counts)",

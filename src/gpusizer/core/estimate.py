@@ -110,7 +110,7 @@ def _model_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
             f"state per sequence (in the KV cache), not a growing KV cache; "
             f"{arch.attention_layers} attention layers hold the KV cache"
         )
-    vision = count_parameters(s.model).vision
+    vision = _model(s.model)[1].vision  # the counts this estimate already has
     if vision:
         out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights (text-only FLOPs)")
     return tuple(out)

@@ -4,7 +4,7 @@ layout whose bound exceeds a GPU's capacity is not estimated for that GPU.
 Each bound holds at every DP up to the one it is asked at (the search asks at the largest
 valid DP it would try), because no term of the peak grows with DP there: ZeRO shards states
 over DP x CP, and fewer micro-batches per rank never put more of them in flight
-(core/training.in_flight). So skipping on a bound drops only layouts and GPUs on which no DP
+(core/phases.in_flight). So skipping on a bound drops only layouts and GPUs on which no DP
 the search would try fits: the answers are those of the search without it.
 """
 
@@ -20,10 +20,10 @@ from .architecture import resolve
 from .layout_space import Layout, shape, virtual_stages
 from .overhead import overhead_bytes
 from .params import count_parameters
+from .phases import in_flight
 from .sharding import stage_params
 from .specs import Scenario
 from .stage_activations import stage_activations
-from .training import in_flight
 
 Bound = Callable[[int], float]  # of the largest valid DP up to the one given
 
@@ -94,7 +94,7 @@ class Bounds:
         stage; the overhead (core/overhead.overhead_bytes) does not fall as the peak or the
         GPU count grows, and every GPU count of the layout is at least TP x PP x CP. Only the
         first stage's activations depend on DP, through the micro-batches in flight, which
-        do not grow with DP (core/training.in_flight), and they grow with them
+        do not grow with DP (core/phases.in_flight), and they grow with them
         (core/stage_activations: the first stage keeps its activations once per micro-batch
         in flight)."""
         p, w = self.base.parallelism, self.base.workload

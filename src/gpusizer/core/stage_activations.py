@@ -205,7 +205,8 @@ def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> flo
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     """The report's line when Unsloth's kernels lay out the layers (core/activations_unsloth.py)."""
-    if not s.workload.is_training or _layout(s, arch, _context(s)[0]) != "unsloth":
+    unsloth = s.profile.lora_kernels == "unsloth"  # cheap test first: estimate() asks every time
+    if not (unsloth and s.workload.is_training) or _layout(s, arch, _context(s)[0]) != "unsloth":
         return ()
     return (
         "Unsloth LoRA kernels: fused q/k/v, o and MLP autograd functions keep 16-bit inputs "

@@ -34,6 +34,7 @@ from .loss_kinds import LOSS_KINDS
 from .optimizer_states import optimizer_kind
 from .optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .peft import kbit_prepared
+from .phases import in_flight
 
 if TYPE_CHECKING:
     from .architecture import Arch
@@ -126,8 +127,8 @@ def check_techniques(s: Scenario) -> None:
             "parallelism.recompute 'full' (or choose 'all' or 'none')",
         )
     if p.optimizer_in_backward:
-        micro = w.global_batch_size or w.micro_batch_size * p.data * p.pipeline
-        if micro // (w.micro_batch_size * p.data) > 1:
+        micro = in_flight(p.pipeline, p.data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)[1]
+        if micro > 1:
             raise ScenarioError(
                 "parallelism.optimizer_in_backward",
                 "steps each tensor as its gradient is ready, so it cannot "

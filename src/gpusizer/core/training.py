@@ -27,7 +27,7 @@ from .optimizer_states import (
 )
 from .params import ParamCounts
 from .peft import base_extra_bytes
-from .phases import Phases
+from .phases import Phases, in_flight
 from .sharding import StageParams, stage_params
 from .specs import ParallelismSpec, Scenario
 from .stage_activations import stage_activations
@@ -40,19 +40,6 @@ class Layout(NamedTuple):
     dp_shard: int  # ranks that share ZeRO/FSDP shards (data x context)
     in_flight: float  # micro-batches whose activations the heaviest stage holds
     accumulate: bool  # gradients outlive one micro-batch
-
-
-def in_flight(
-    pipeline: int, data: int, virtual_stages: int, micro_batch: int, global_batch: int | None
-) -> tuple[float, int]:
-    """(micro-batches the first stage holds, micro-batches per step). In flight under 1F1B:
-    min(PP, micro-batches); interleaving multiplies by 1 + (p-1)/(p·v) (Korthikanti et al.
-    2022 §4.2.3). Never grows with ``data`` (the layout search's bounds rely on it)."""
-    micro = max(1, (global_batch or micro_batch * data * pipeline) // (micro_batch * data))
-    flight = float(min(pipeline, micro))
-    if virtual_stages > 1 and pipeline > 1:
-        flight *= 1 + (pipeline - 1) / (pipeline * virtual_stages)
-    return flight, micro
 
 
 def layout(s: Scenario, data: int | None = None) -> Layout:
