@@ -90,16 +90,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _add_compare(sub: Any) -> None:
-    from .core.compare import CATEGORIES
-    from .core.compare_costs import BASES, ELECTRICITY_USD_PER_KWH
-    from .core.compare_rank import SORTS
-    from .core.layout_search import DEFAULT_MARGIN
+    from .core.compare_options import BASES, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH, SORTS
 
     cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")
     add_scenario_args(cm)
     cm.add_argument("--gpus", nargs="+", metavar="ID", help="only these GPU ids")
     cm.add_argument("--vendor", nargs="+", help="only these vendors (NVIDIA, AMD, ...)")
-    cm.add_argument("--category", nargs="+", choices=CATEGORIES, help="only these classes")
+    # No argparse choices: the classes live in core/specs.py (pydantic, the estimator's import
+    # cost); select_gpus refuses an unknown one in one line naming the allowed classes.
+    cm.add_argument(
+        "--category",
+        nargs="+",
+        metavar="CLASS",
+        help="only these GPU classes (an unknown one is refused, naming them)",
+    )
     cm.add_argument("--min-memory", type=float, metavar="GB", help="memory as sold, at least")
     cm.add_argument(
         "--margin",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core.errors import ScenarioError
-from .core.readfile import parse_json_object
+from .core.readfile import decode_utf8, parse_json_object
 from .io.quantities import KINDS, parse_quantity
 
 MAX_STDIN = 64 * 2**20  # bytes: a scenario is a few kB; more is not a scenario
@@ -126,11 +126,24 @@ def _read_base(file: str | None) -> dict[str, Any]:
     if file is None:
         return {}
     if file == "-":
-        text = sys.stdin.read(MAX_STDIN + 1)
-        if len(text) > MAX_STDIN:
-            raise ScenarioError("file", f"stdin holds more than {MAX_STDIN // 2**20} MiB: not a scenario")
-        return parse_json_object(text, "file", "stdin", "a JSON object (a scenario)")
+        return _read_stdin()
     return read_scenario_dict(file)
+
+
+def _read_stdin() -> dict[str, Any]:
+    """The scenario on stdin, read as a file is (core/readfile.py): bytes, at most MAX_STDIN,
+    UTF-8 with an optional byte-order mark, strict JSON."""
+    stream = getattr(sys.stdin, "buffer", None)  # None: no stdin at all (a windowed start)
+    if stream is None:
+        raise ScenarioError("file", "there is no standard input to read; give a file")
+    try:
+        data = stream.read(MAX_STDIN + 1)
+    except OSError as exc:
+        raise ScenarioError("file", f"cannot read stdin: {exc.strerror or exc}") from None
+    if len(data) > MAX_STDIN:
+        raise ScenarioError("file", f"stdin holds more than {MAX_STDIN // 2**20} MiB: not a scenario")
+    text = decode_utf8(data, "file", "stdin")
+    return parse_json_object(text, "file", "stdin", "a JSON object (a scenario)")
 
 
 def _set(data: dict[str, Any], path: str, value: Any) -> None:

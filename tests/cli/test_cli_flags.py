@@ -83,10 +83,16 @@ def test_flags_override_a_file(tmp_path: Path, capsys: pytest.CaptureFixture) ->
     assert (s["parallelism"]["data"], s["parallelism"]["zero_stage"]) == (8, 3)
 
 
+def _stdin(data: bytes | str) -> io.TextIOWrapper:
+    """A stdin as a pipe gives it: text over a binary ``buffer`` (which the CLI reads)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    return io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8")
+
+
 def test_dash_reads_stdin(monkeypatch, capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setattr(
         "sys.stdin",
-        io.StringIO(json.dumps({"model": {"preset": "gpt-2"}, "workload": {"kind": "inference"}})),
+        _stdin(json.dumps({"model": {"preset": "gpt-2"}, "workload": {"kind": "inference"}})),
     )
     assert main(["estimate", "-", "--users", "4", "--json"]) == 0
     s = _json(capsys)["scenario"]
@@ -94,10 +100,42 @@ def test_dash_reads_stdin(monkeypatch, capsys: pytest.CaptureFixture) -> None:
 
 
 def test_dash_with_bad_stdin_is_one_line(monkeypatch, capsys: pytest.CaptureFixture) -> None:
-    monkeypatch.setattr("sys.stdin", io.StringIO("[1, 2]"))
+    monkeypatch.setattr("sys.stdin", _stdin("[1, 2]"))
     assert main(["estimate", "-"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "stdin" in err[0]
+
+
+GPT2 = '{"model": {"preset": "gpt-2"}, "workload": {"kind": "inference"}}'
+
+
+def test_stdin_is_read_as_a_file_is(monkeypatch, capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """Bytes, decoded as core/readfile.py decodes a file: a UTF-8 byte-order mark (Windows
+    editors write one) works from stdin as from a file; UTF-16 is refused with the file's
+    message, naming stdin instead of the file."""
+    bom = b"\xef\xbb\xbf" + GPT2.encode()
+    monkeypatch.setattr("sys.stdin", _stdin(bom))
+    assert main(["estimate", "-", "--json"]) == 0
+    assert _json(capsys)["scenario"]["model"]["preset"] == "gpt-2"
+    wide = GPT2.encode("utf-16")  # with its byte-order mark, as Notepad saves "Unicode"
+    path = tmp_path / "s.gpusizer.json"
+    path.write_bytes(wide)
+    assert main(["estimate", str(path)]) == 2
+    from_file = capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", _stdin(wide))
+    assert main(["estimate", "-"]) == 2
+    from_stdin = capsys.readouterr().err
+    assert len(from_stdin.splitlines()) == 1 and "UTF-16" in from_stdin
+    assert from_stdin == from_file.replace(path.name, "stdin")
+
+
+def test_stdin_limit_counts_bytes(monkeypatch, capsys: pytest.CaptureFixture) -> None:
+    """The limit is in bytes, as a file's: 100 two-byte characters are 200 bytes."""
+    monkeypatch.setattr("gpusizer.cli_args.MAX_STDIN", 150)
+    monkeypatch.setattr("sys.stdin", _stdin('{"name": "' + "é" * 100 + '"}'))
+    assert main(["estimate", "-"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "stdin holds more than" in err
 
 
 def test_plan_from_flags(capsys: pytest.CaptureFixture) -> None:

@@ -113,6 +113,19 @@ def test_bad_arguments_are_one_line_exit_2(
     assert err.startswith("error:") and field in err
 
 
+def test_unknown_category_is_one_line_naming_the_classes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--category has no argparse choices (they would import the estimator at start-up):
+    select_gpus refuses an unknown class, and the line names every allowed one."""
+    from gpusizer.core.compare import CATEGORIES
+
+    code, out, err = _run(capsys, _write(tmp_path, SERVE), "--category", "gaming")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: category:") and "'gaming'" in err
+    assert all(c in err for c in CATEGORIES)
+
+
 def test_bad_file_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, _write(tmp_path, {**SERVE, "targets": {"users": 0}}))
     assert code == 2 and out == "" and "targets.users" in err

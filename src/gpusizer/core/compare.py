@@ -19,13 +19,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
 from .architecture import ceil_div
-from .compare_costs import AMORTIZATION_YEARS, ELECTRICITY_USD_PER_KWH, speed
+from .compare_costs import speed
+from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .compare_scale import Scaler
 from .dtypes import DTYPES
 from .errors import ScenarioError
 from .estimate import estimate
-from .layout_search import DEFAULT_MARGIN, MAX_GPUS, Evaluator, GpuTarget, Layout, check_margin
+from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout, check_margin
 from .scenario import parse_scenario
 from .solver import Fitted, _catalog, catalog_specs, layout_label, search_catalog
 from .specs import GPUCategory, HardwareSpec, Scenario

@@ -26,19 +26,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .compare_options import AMORTIZATION_YEARS as AMORTIZATION_YEARS
+from .compare_options import BASES as BASES
+from .compare_options import ELECTRICITY_USD_PER_KWH as ELECTRICITY_USD_PER_KWH
 from .errors import ScenarioError
 from .result import Estimate
 from .specs import GPUSpec
 
-ELECTRICITY_USD_PER_KWH = 0.13
-AMORTIZATION_YEARS = 5.0
 HOURS_PER_YEAR = 8766.0  # 365.25 days
 PRICE_KEYS = ("list_price_usd", "price_per_hour")  # what a user may set per GPU
-# What "cost" means: renting (the cloud's on-demand price) or owning (the purchase over
-# AMORTIZATION_YEARS of round-the-clock use, plus electricity). Never mixed in one ranking: a
-# cloud price pays for the server, network, power, building and margin as well, so owning one
-# GPU looks several times cheaper than renting it.
-BASES = ("cloud", "owned")
 
 
 def speed(est: Estimate) -> dict[str, float | None]:

@@ -14,18 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .compare_costs import (
-    AMORTIZATION_YEARS,
-    BASES,
-    ELECTRICITY_USD_PER_KWH,
-    check_prices,
-    money,
-    per_work,
-)
+from .compare_costs import check_prices, money, per_work
+from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH
+from .compare_options import SORTS as SORTS
 from .errors import ScenarioError
 from .specs import GPUSpec
-
-SORTS = ("cost", "speed", "gpus")
 
 
 def _number(field: str, value: Any, zero: bool) -> float:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails
+if TYPE_CHECKING:  # annotations only: importing pydantic here cost every CLI start 35 ms
+    from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
 
 EXCERPT_CHARS = 60  # a bad value is quoted up to this many characters, then "…"
 MESSAGE_CHARS = 400  # and a whole message is cut here (a path or a key may be long)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .architecture import resolve
+from .compare_options import DEFAULT_MARGIN
 from .errors import ScenarioError
 from .estimate import sizing_memory, training_total
 from .fit_search import smallest_fitting
@@ -52,10 +53,6 @@ __all__ = [
 ]
 
 MAX_GPUS = 4096
-# Share of usable memory a sizing keeps spare (``plan``, ``compare_gpus``, the window): the
-# estimate is a model, allocators fragment, and engines grow buffers at run time (issue 13:
-# layouts at 98-100% of memory are not a recommendation).
-DEFAULT_MARGIN = 0.10
 GiB = 2**30
 _memory = sizing_memory  # the estimator's memory path (a seam for tests)
 

@@ -8,15 +8,22 @@ file whole and the error reaches the user. Also:
   editor's file would (``mkstemp``'s 0600 is for secrets, not documents);
 - a symbolic link is written through: its target is replaced, the link stays;
 - the folder must exist: a mistyped folder is an error, not a silently created tree.
+
+JSON files (scenarios, the user's GPUs) go through :func:`write_json`: strict JSON, as
+core/readfile.py reads it back.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import secrets
 import stat
 from pathlib import Path
+from typing import Any
+
+from ..core.errors import ScenarioError
 
 
 def _target(path: str | Path) -> Path:
@@ -69,3 +76,16 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
         tmp.unlink(missing_ok=True)
         raise
     return target
+
+
+def write_json(path: str | Path, data: Any, field: str) -> Path:
+    """``data`` as indented JSON and a final newline, written by :func:`write_atomic`. Strict
+    (RFC 8259), as core/readfile.py reads it: a NaN or an infinity, which that reader refuses,
+    is a ScenarioError(``field``) and nothing is written."""
+    try:
+        text = json.dumps(data, indent=2, allow_nan=False)
+    except ValueError:
+        raise ScenarioError(
+            field, "holds a number that is not finite (NaN or infinity); not written"
+        ) from None
+    return write_atomic(path, text + "\n")

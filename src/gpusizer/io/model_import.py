@@ -30,7 +30,7 @@ from ..core.readfile import MiB, open_regular, parse_json_object, read_json, rea
 from .checkpoint_check import Record, check, dominant, follow_headers, group_table
 from .gguf_import import import_gguf
 from .hf_config import MAX_CONFIG_BYTES, import_hf_config
-from .quant_config import declared_precision
+from .quant_config import Declared, declared_precision
 from .safetensors_header import read_tensor_table
 
 # safetensors dtypes stored whole in one of our dtypes (others are packed parts of a format)
@@ -86,20 +86,33 @@ def _records(tensors: dict[str, tuple[str, int, int]]) -> list[Record]:
     return [(name, dtype, size, SAFETENSORS_DTYPES.get(dtype)) for name, (dtype, _, size) in tensors.items()]
 
 
-def import_folder(folder: Path, with_weights: bool = True) -> dict[str, Any]:
+def _from_config(cfg: dict[str, Any], name: str) -> tuple[dict[str, Any], Declared, dict[str, Any]]:
+    """A config.json's model block (named ``name`` unless the config names its model), what
+    it declares (io/quant_config.py), and the precision fields it sets."""
+    block = import_hf_config(cfg)
+    if not cfg.get("_name_or_path"):
+        block["name"] = name or block["name"]
+    declared = declared_precision(cfg, block["layers"], "moe" in block)
+    return block, declared, {k: v for k, v in declared.precision.items() if v is not None}
+
+
+def _result(
+    block: dict[str, Any], precision: dict[str, Any], report: dict[str, Any] | None, notes: list[str]
+) -> dict[str, Any]:
+    """The import (module doc); the block carries the precision as ``checkpoint_precision``."""
+    block["checkpoint_precision"] = precision
+    return {"model": block, "precision": precision, "checkpoint": report, "notes": notes}
+
+
+def import_folder(folder: Path) -> dict[str, Any]:
     """A Hugging Face model folder (config.json, safetensors headers when present)."""
     from ..core.scenario import parse_scenario
 
-    cfg = _config(folder)
-    block = import_hf_config(cfg)
-    if not cfg.get("_name_or_path"):
-        block["name"] = folder.resolve().name or block["name"]
-    declared = declared_precision(cfg, block["layers"], "moe" in block)
+    block, declared, precision = _from_config(_config(folder), folder.resolve().name)
     notes = list(declared.notes)
     weights = next((folder / n for n in _WEIGHT_FILES if _exists(folder / n)), None)
     report = None
-    precision = {k: v for k, v in declared.precision.items() if v is not None}
-    if with_weights and weights is not None:
+    if weights is not None:
         tensors, files = read_tensor_table(weights)
         spec = parse_scenario({"model": block}).model
         table = group_table(_records(tensors), block["layers"])
@@ -115,12 +128,11 @@ def import_folder(folder: Path, with_weights: bool = True) -> dict[str, Any]:
         report.update(
             format="safetensors", files=len(files), file_bytes=sum(os.stat(f).st_size for f in files)
         )
-    elif weights is None:
+    else:
         notes.append(
             "no model.safetensors (or index) beside config.json: the precision is the config's, unchecked"
         )
-    block["checkpoint_precision"] = precision
-    return {"model": block, "precision": precision, "checkpoint": report, "notes": notes}
+    return _result(block, precision, report, notes)
 
 
 def import_model(path: str | Path) -> dict[str, Any]:
@@ -146,14 +158,8 @@ def import_model(path: str | Path) -> dict[str, Any]:
         cfg, _ = read_json(p, "config", MAX_CONFIG_BYTES)
         if not isinstance(cfg, dict):
             raise ScenarioError("import", f"{p.name} is neither a GGUF file nor a config.json")
-        block = import_hf_config(cfg)
-        if not cfg.get("_name_or_path"):
-            block["name"] = p.stem
-        declared = declared_precision(cfg, block["layers"], "moe" in block)
-        precision = {k: v for k, v in declared.precision.items() if v is not None}
-        block["checkpoint_precision"] = precision
-        out = {"model": block, "precision": precision, "checkpoint": None, "notes": declared.notes}
-        fmt = "huggingface"
+        block, declared, precision = _from_config(cfg, p.stem)
+        out, fmt = _result(block, precision, None, declared.notes), "huggingface"
     return {"source": str(p), "format": fmt, "name": out["model"]["name"], **out}
 
 

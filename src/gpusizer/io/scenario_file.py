@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..core.readfile import MiB, read_json_object
 from ..core.scenario import parse_scenario, scenario_dict
 from ..core.specs import Scenario
-from .atomic import write_atomic
+from .atomic import write_json
 
 SUFFIX = ".gpusizer.json"
 MAX_SCENARIO_BYTES = 1 * MiB  # a full scenario with an inline model and GPU is about 3 KB
@@ -31,4 +30,4 @@ def save_scenario(s: Scenario | dict[str, Any], path: str | Path) -> Path:
     the file's mode kept, a symlink written through); strict JSON (no NaN/Infinity)."""
     # The file form: every field written, so the file states all its assumptions.
     data = scenario_dict(s) if isinstance(s, Scenario) else s
-    return write_atomic(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
+    return write_json(path, data, "file")

@@ -4,14 +4,14 @@ core/presets.py; written here, atomically, never losing entries it does not unde
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import ScenarioError
-from ..core.presets import gpu_presets, user_gpu_file
-from .atomic import write_atomic
+from ..core.presets import MAX_USER_GPU_BYTES, gpu_presets, user_gpu_file
+from ..core.readfile import read_json
+from .atomic import write_json
 
 FIELD = "user GPUs"
 
@@ -25,15 +25,14 @@ def _path() -> Path:
 
 def read_list(path: Path) -> list[Any]:
     """The file's entries as they are ([] when it does not exist); ScenarioError when it is
-    not a JSON list, so that a save never overwrites what it could not read."""
+    not a JSON list, so that a save never overwrites what it could not read. Read as
+    core/presets.py reads it (core/readfile.py: strict JSON, UTF-8, bounded)."""
     if not path.exists():
         return []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        raise ScenarioError(
-            FIELD, f"{path.name} cannot be read ({type(exc).__name__}); fix or delete it first"
-        ) from None
+        data, _ = read_json(path, FIELD, MAX_USER_GPU_BYTES)
+    except ScenarioError as exc:
+        raise ScenarioError(FIELD, f"{exc.message}; fix or delete it first") from None
     if not isinstance(data, list):
         raise ScenarioError(FIELD, f"{path.name} must hold a JSON list of GPUs")
     return data
@@ -56,7 +55,7 @@ def save_user_gpu(spec: dict[str, Any]) -> str:
     gid = new_id(str(spec.get("name", "gpu")), taken)
     items.append({**spec, "id": gid, "vendor": spec.get("vendor") or "custom"})
     path.parent.mkdir(parents=True, exist_ok=True)  # the app's own settings folder
-    write_atomic(path, json.dumps(items, indent=2) + "\n")
+    write_json(path, items, FIELD)
     return gid
 
 
@@ -67,5 +66,5 @@ def remove_user_gpu(gid: str) -> bool:
     kept = [d for d in items if not (isinstance(d, dict) and d.get("id") == gid)]
     if len(kept) == len(items):
         return False
-    write_atomic(path, json.dumps(kept, indent=2) + "\n")
+    write_json(path, kept, FIELD)
     return True
