@@ -1,4 +1,5 @@
-"""File > Import Model… and drag-and-drop of a model folder, a config.json or a .gguf file.
+"""File > Import Model…, File > Import Hugging Face config.json… and drag-and-drop of a model
+folder, a config.json or a .gguf file: all through ``import_model_path``.
 
 The import (io/model_import.py) replaces the model and, for a serving scenario, the precision
 with the checkpoint's, in one undo step; a training scenario keeps its precision (training
@@ -17,7 +18,9 @@ from ..core.checkpoint import follows_checkpoint
 from ..core.errors import ScenarioError
 from ..core.scenario import parse_scenario, scenario_dict
 from ..io.import_text import precision_text
+from .dialogs import ask_open
 
+CONFIG_FILTER = "config.json (*.json);;All files (*)"
 MODEL_FILTER = (
     "Model files (config.json *.gguf *.safetensors *.index.json);;GGUF files (*.gguf);;All files (*)"
 )
@@ -65,4 +68,10 @@ def import_model_dialog(files: Any) -> bool:
     path, _f = QFileDialog.getOpenFileName(
         files.window, "Import model (folder's config.json or a GGUF file)", str(Path.home()), MODEL_FILTER
     )
+    return import_model_path(files, path) if path else False
+
+
+def import_config_dialog(files: Any) -> bool:
+    """Choose a Hugging Face config.json (File > Import Hugging Face config.json…, Ctrl+I)."""
+    path = ask_open(files.window, files.prefs, "Import Hugging Face config.json", CONFIG_FILTER)
     return import_model_path(files, path) if path else False
