@@ -11,6 +11,7 @@ from ...core.frameworks import FRAMEWORKS
 from ...core.result import Estimate
 from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
+from ..glossary import engine_name
 from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
@@ -125,7 +126,7 @@ class ServingPanel(Panel):
         sv = est.serving
         if sv is None:
             return
-        name = est.scenario.profile.label.split(" /")[0]
+        name = engine_name(est.scenario.profile)
 
         def text(value: Any, fmt: str = "{:,}") -> str:
             return f"{name} default: " + (fmt.format(value) if value is not None else "auto")
