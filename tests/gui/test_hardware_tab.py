@@ -175,3 +175,17 @@ def test_the_table_refreshes_once_per_unit_change(window: Any, tab: Any) -> None
     tab._refresh()  # set_options and a redraw: the table keeps GB
     assert _index(tab, "h100-sxm-80gb", "per_gpu_total").data().endswith(" GB")
     assert changes == [1]
+
+
+def test_closing_the_window_stops_the_comparison(window: Any, tab: Any, monkeypatch: Any) -> None:
+    """MainWindow.closeEvent stops the Hardware tab's worker as it stops the advisor's."""
+    calls: list[bool] = []
+    stop = tab.runner.shutdown
+
+    def shutdown() -> None:
+        calls.append(True)
+        stop()
+
+    monkeypatch.setattr(tab.runner, "shutdown", shutdown)
+    assert window.close()
+    assert calls == [True]
