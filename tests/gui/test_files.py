@@ -8,6 +8,8 @@ import io
 import json
 
 import pytest
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog
 
 from gpusizer.gui.files import classify_json, with_suffix
 
@@ -88,15 +90,21 @@ def test_recent_files_are_remembered(window, tmp_path):
     assert any("a.gpusizer.json" in t for t in actions)
 
 
-def test_import_hf_config_replaces_only_the_model(window, tmp_path):
+def test_import_hf_config_replaces_only_the_model(window, tmp_path, monkeypatch):
+    """Ctrl+I (File > Import Hugging Face config.json…) on a config imports the model; the
+    window starts on LoRA, so the precision stays too (gui/model_import.py)."""
     config = tmp_path / "config.json"
     config.write_text(json.dumps(LLAMA_LIKE_CONFIG), encoding="utf-8")
-    kind = window.state.scenario.workload.kind
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *_a, **_k: (str(config), ""))
+    before = window.state.scenario
     assert classify_json(config) == "hf_config"
-    assert window.files.import_hf_path(config)
+    action = window.findChild(QAction, "action_import_hf")
+    assert action.shortcut().toString() == "Ctrl+I"
+    action.trigger()
     model = window.state.scenario.model
     assert (model.layers, model.hidden_size, model.kv_heads) == (22, 2048, 4)
-    assert window.state.scenario.workload.kind == kind
+    assert window.state.scenario.workload == before.workload
+    assert window.state.scenario.precision == before.precision
     assert find(window, "combo_model_source").currentData() == "custom"
 
 

@@ -158,3 +158,34 @@ def test_csv_and_png_export_from_the_window(window: Any, tab: Any, tmp_path: Any
     assert rows[0][:3] == ["gpu", "rank", "gpu_name"] and len(rows) == len(tab.options) + 1
     assert window.files.export_chart(window.tabs.current_chart(), tmp_path / "hw.png")
     assert QImage(str(tmp_path / "hw.png")).width() == 1600
+
+
+def test_the_table_refreshes_once_per_unit_change(window: Any, tab: Any) -> None:
+    """A redraw in the same unit leaves the cells alone (set_options already reset them); a
+    new unit refreshes them, and a later set_options still shows it."""
+    changes: list[int] = []
+    tab.model.dataChanged.connect(lambda *_a: changes.append(1))
+    peak = _index(tab, "h100-sxm-80gb", "per_gpu_total")
+    assert peak.data().endswith(" GiB")
+    tab._redraw()
+    assert changes == []
+    window.set_units("GB")
+    assert changes == [1]
+    assert _index(tab, "h100-sxm-80gb", "per_gpu_total").data().endswith(" GB")
+    tab._refresh()  # set_options and a redraw: the table keeps GB
+    assert _index(tab, "h100-sxm-80gb", "per_gpu_total").data().endswith(" GB")
+    assert changes == [1]
+
+
+def test_closing_the_window_stops_the_comparison(window: Any, tab: Any, monkeypatch: Any) -> None:
+    """MainWindow.closeEvent stops the Hardware tab's worker as it stops the advisor's."""
+    calls: list[bool] = []
+    stop = tab.runner.shutdown
+
+    def shutdown() -> None:
+        calls.append(True)
+        stop()
+
+    monkeypatch.setattr(tab.runner, "shutdown", shutdown)
+    assert window.close()
+    assert calls == [True]

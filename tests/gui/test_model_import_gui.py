@@ -86,3 +86,24 @@ def test_the_menu_has_the_import(window: Any):
 
     action = window.findChild(QAction, "action_import_model")
     assert action is not None and "Model" in action.text()
+
+
+def test_import_model_starts_in_the_last_folder(window: Any, tmp_path: Path, monkeypatch: Any):
+    """File > Import Model… opens where the last file dialog was (gui/dialogs.py), and the
+    import's sentence reaches the status bar through the state's notice."""
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QFileDialog
+
+    gguf = _gguf(tmp_path)
+    window.prefs.set_last_dir(tmp_path)
+    started: list[str] = []
+
+    def choose(_parent: Any, _title: str, folder: str, _filters: str) -> tuple[str, str]:
+        started.append(folder)
+        return str(gguf), ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
+    window.findChild(QAction, "action_import_model").trigger()
+    assert started == [str(tmp_path)]
+    assert window.state.scenario.model.name == "Tiny Llama"
+    assert "Tiny Llama" in window.statusBar().currentMessage()

@@ -142,6 +142,13 @@ class ChartTabs(QTabWidget):
         for key, chart in self.charts.items():
             self._call(key, chart.set_units, unit)
 
+    def shutdown(self) -> None:
+        """The window is closing: charts with background work (the Hardware tab) stop it."""
+        for chart in self.charts.values():
+            stop = getattr(chart, "shutdown", None)
+            if callable(stop):
+                stop()
+
     def set_stale(self, stale: bool) -> None:
         """Fade the charts while they show the last valid estimate (a veil over them: an
         opacity effect would re-render every chart offscreen on each repaint)."""

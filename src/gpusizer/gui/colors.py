@@ -41,6 +41,6 @@ def verdict_color(est: Estimate) -> str:
     """Green when it fits comfortably, amber when tight, red when it does not fit."""
     if not est.fits:
         return BAD
-    if est.serving is not None and est.scenario.profile.memory_rule not in ("transformers", "layer_offload"):
+    if est.serving is not None and est.scenario.profile.reserves_memory:
         return GOOD  # an engine that reserves its pool leaves 1 - fraction free by design
     return TIGHT if est.headroom_bytes < TIGHT_FRACTION * est.capacity_bytes else GOOD

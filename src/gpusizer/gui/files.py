@@ -1,4 +1,4 @@
-"""File menu work: open, save, recent files, import a Hugging Face config.json, export.
+"""File menu work: open, save, recent files, export; model imports are in gui/model_import.py.
 
 A file is accepted whole or refused whole (with the reason); the current scenario stays as it
 was when a file is refused. Scenario files are written atomically.
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..core.errors import ScenarioError
 from ..core.report import report_from_estimate
-from ..core.scenario import parse_scenario, scenario_dict
+from ..core.scenario import scenario_dict
 from ..io.atomic import write_atomic
 from ..io.export import report_csv, report_markdown, strict_json
 from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
@@ -167,31 +167,6 @@ class FileController(QObject):
             return False
         path = ask_open(self.window, self.prefs, "Open scenario", SCENARIO_FILTER)
         return self.open_path(path, ask=False) if path else False
-
-    # -- Hugging Face config.json ----------------------------------------------------------
-    def import_hf_path(self, path: str | Path) -> bool:
-        """Replace the model by the one a config.json describes (nothing else changes)."""
-        p = Path(path)
-        try:
-            from .. import import_hf_config
-
-            block = import_hf_config(p)
-            data = scenario_dict(self.state.scenario)
-            data["model"] = block
-            self.state.set_scenario(parse_scenario(data), label=f"Import {p.name}")
-        except ScenarioError as exc:
-            self.warn("Cannot import config", f"{p.name} was not imported:\n{exc}")
-            return False
-        except (ImportError, OSError, ValueError, TypeError, KeyError, RecursionError) as exc:
-            self.warn("Cannot import config", f"{p.name} was not imported: {exc}")
-            return False
-        return True
-
-    def import_hf_dialog(self) -> bool:
-        path = ask_open(
-            self.window, self.prefs, "Import Hugging Face config.json", "config.json (*.json);;All files (*)"
-        )
-        return self.import_hf_path(path) if path else False
 
     def open_any(self, path: str | Path) -> bool:
         """A dropped file: a scenario opens; a model folder, config.json or .gguf imports

@@ -1,6 +1,12 @@
-"""One-sentence definitions of the terms the window uses, shown as tooltips."""
+"""One-sentence definitions of the terms the window uses, shown as tooltips, and the short
+name the window gives a serving engine."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..core.frameworks import FrameworkProfile
 
 GLOSSARY: dict[str, str] = {
     "model": "The network to size: pick a preset, describe an architecture, or give only its "
@@ -140,3 +146,9 @@ COMPONENT_TIPS: dict[str, str] = {
     "communication buffers, optimizer scratch.",
     "overhead": "Memory outside tensors: CUDA context, library workspaces, allocator slack.",
 }
+
+
+def engine_name(profile: FrameworkProfile) -> str:
+    """The engine's own name, without the tools sharing its profile:
+    ``llama.cpp / Ollama`` -> ``llama.cpp`` (core/frameworks.py labels)."""
+    return profile.label.split(" /")[0]

@@ -308,6 +308,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.advisor.shutdown()
+        self.tabs.shutdown()
         if self.restore:
             self.save_session()
         super().closeEvent(event)

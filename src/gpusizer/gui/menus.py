@@ -13,7 +13,7 @@ from ..core.views import CHARTS
 from .chart_tabs import ChartTabs
 from .dialogs import ask_save, slug
 from .files import FileController
-from .model_import import import_model_dialog
+from .model_import import import_config_dialog, import_model_dialog
 from .state import ScenarioState
 
 
@@ -88,7 +88,13 @@ def _file_menu(w: MenuHost) -> None:
     menu.addAction(_action(w, "action_save_as", "Save &As…", f.save_as, key.SaveAs))
     menu.addSeparator()
     menu.addAction(
-        _action(w, "action_import_hf", "&Import Hugging Face config.json…", f.import_hf_dialog, "Ctrl+I")
+        _action(
+            w,
+            "action_import_hf",
+            "&Import Hugging Face config.json…",
+            lambda: import_config_dialog(f),
+            "Ctrl+I",
+        )
     )
     menu.addAction(
         _action(

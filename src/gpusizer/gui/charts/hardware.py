@@ -113,6 +113,11 @@ class HardwareChart(ChartBase):
         self.applyRequested.connect(lambda o: apply_option(window.state, o))
         self.advisor.set_margin(self.settings.margin)
 
+    def shutdown(self) -> None:
+        """Stop the background search and wait for its worker (the window is closing)."""
+        if self.runner is not None:
+            self.runner.shutdown()
+
     # -- data --------------------------------------------------------------------------------
     def update_from(self, scenario: Scenario, estimate: Estimate) -> None:
         self.scenario, self.has_data = scenario, True

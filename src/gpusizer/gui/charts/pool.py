@@ -17,10 +17,10 @@ from PySide6.QtCore import Qt
 from ...core.engines import cuda_total_bytes
 from ...core.result import Estimate
 from ...io.units import fmt_bytes
+from ..glossary import engine_name
 from .palette import LABEL_PX, Theme, font
 from .stack import style_line
 
-_POOLS = ("profiled_pool", "static_pool", "free_pool")
 _BELOW_KV = ("weights", "gradients", "optimizer", "activations")
 HALF = 0.55 / 2  # half the bar's width
 
@@ -50,8 +50,8 @@ class PoolView:
     def set_estimate(self, est: Estimate) -> None:
         sv, rule = est.serving, est.scenario.profile.memory_rule
         self.sv = sv
-        self.engine = est.scenario.profile.label.split(" /")[0]
-        self.reserved = sv is not None and rule in _POOLS
+        self.engine = engine_name(est.scenario.profile)
+        self.reserved = sv is not None and est.scenario.profile.reserves_memory
         self.offload = sv is not None and rule == "layer_offload"
         self.budget = 0
         if self.reserved and sv is not None:

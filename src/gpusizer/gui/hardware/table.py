@@ -19,11 +19,12 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 
 from ...core.presets import gpu_presets
 from ...io.compare_table import Column, columns_for
+from .. import colors
 
 Index = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole
 OPTION_ROLE = Qt.ItemDataRole.UserRole + 1
-MUTED, FRONT, BAD = QColor("#8c959f"), QColor("#eaf3ea"), QColor("#c62828")
+MUTED, FRONT, BAD = QColor("#8c959f"), QColor("#eaf3ea"), QColor(colors.BAD)
 _SOURCES = {
     "price_per_hour": ("price_per_hour_source", "price_per_hour_date"),
     "list_price_usd": ("list_price_source", "list_price_date"),
@@ -68,6 +69,10 @@ class OptionsModel(QAbstractTableModel):
         self.endResetModel()
 
     def set_unit(self, unit: str) -> None:
+        """Show memory in ``unit``; the cells refresh only when it changes (set_options
+        resets the whole table, which reads the unit anew)."""
+        if unit == self.unit:
+            return
         self.unit = unit
         if self.options:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.options) - 1, len(self.columns) - 1))

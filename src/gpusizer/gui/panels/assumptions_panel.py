@@ -6,7 +6,6 @@ user, not hidden constants); ``framework default`` leaves an overhead figure to 
 
 from __future__ import annotations
 
-from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from .base import Panel
@@ -55,7 +54,7 @@ class AssumptionsPanel(Panel):
         self.refresh()
 
     def refresh(self) -> None:
-        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        kind = self.kind()
         training = kind is not None and kind.is_training
         self.form.show("compute.mfu", training)
         for key in (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...core.workloads import WORKLOAD_KINDS, WorkloadKind
 from ..binding import Binder
 from ..widgets import Form
 
@@ -16,3 +17,8 @@ class Panel:
         self.form = Form(binder, self.title)
         self.box = self.form.box
         self.box.setObjectName("panel_" + self.title.lower())
+
+    def kind(self) -> WorkloadKind | None:
+        """The scenario's kind of work (core/workloads.py), or None while the field holds an
+        unknown id."""
+        return WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))

@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
 from ...core.frameworks import FRAMEWORKS
 from ...core.techniques import profile_edits
-from ...core.workloads import WORKLOAD_KINDS, WorkloadKind
+from ...core.workloads import WorkloadKind
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..state import get_path
@@ -78,7 +78,7 @@ class ParallelismPanel(Panel):
 
     def refresh(self) -> None:
         v = self.state.value
-        kind = WORKLOAD_KINDS.get(str(v("workload.kind")))
+        kind = self.kind()
         training = kind is not None and kind.is_training
         for key in _TRAINING_ONLY:
             self.form.show(key, training)

@@ -12,7 +12,6 @@ from ...core.optimizers import OPTIMIZER_KINDS
 from ...core.result import Estimate
 from ...core.roofline import matmul_dtype
 from ...core.specs import GPUSpec
-from ...core.workloads import WORKLOAD_KINDS
 from ...io.import_text import precision_text
 from ..binding import Binder
 from ..style import set_role
@@ -136,7 +135,7 @@ class PrecisionPanel(Panel):
         self.form.show("tensor_note", bool(text))
 
     def refresh(self) -> None:
-        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        kind = self.kind()
         training = kind is not None and kind.is_training
         lora = kind is not None and kind.is_adapter
         for key in ("precision.gradients", "precision.optimizer", "precision.optimizer_states"):

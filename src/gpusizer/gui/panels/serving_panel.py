@@ -9,8 +9,8 @@ from typing import Any
 
 from ...core.frameworks import FRAMEWORKS
 from ...core.result import Estimate
-from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
+from ..glossary import engine_name
 from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
@@ -92,7 +92,7 @@ class ServingPanel(Panel):
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine."""
-        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        kind = self.kind()
         self.box.setVisible(kind is not None and not kind.is_training)
         profile = FRAMEWORKS.get(str(self.state.value("framework")))
         if profile is None:
@@ -125,7 +125,7 @@ class ServingPanel(Panel):
         sv = est.serving
         if sv is None:
             return
-        name = est.scenario.profile.label.split(" /")[0]
+        name = engine_name(est.scenario.profile)
 
         def text(value: Any, fmt: str = "{:,}") -> str:
             return f"{name} default: " + (fmt.format(value) if value is not None else "auto")

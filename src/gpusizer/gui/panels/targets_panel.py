@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from .base import Panel
@@ -63,5 +62,5 @@ class TargetsPanel(Panel):
         self.refresh()
 
     def refresh(self) -> None:
-        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        kind = self.kind()
         self.box.setVisible(kind is not None and not kind.is_training)

@@ -8,7 +8,6 @@ from typing import Any
 from PySide6.QtWidgets import QCheckBox, QLabel
 
 from ...core.loss_kinds import LOSS_KINDS
-from ...core.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..style import set_role
@@ -86,7 +85,7 @@ class TrainingPanel(Panel):
         self._show_host(self.state.estimate)
 
     def refresh(self) -> None:
-        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        kind = self.kind()
         training = kind is not None and kind.is_training
         self.box.setVisible(training)
         self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)

@@ -98,7 +98,7 @@ class WorkloadPanel(Panel):
         self.refresh()
 
     def refresh(self) -> None:
-        kind = WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))
+        kind = self.kind()
         training = kind is not None and kind.is_training
         for key in _TRAINING:
             self.form.show(key, training)
