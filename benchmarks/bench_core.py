@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpusizer import estimate_report
-from gpusizer.core.sweep import sweep
+from gpusizer.core.views.sweep import sweep
 
 TRAINING = {
     "model": {"preset": "llama-3.1-70b"},
@@ -71,8 +71,8 @@ def _fresh(kind: str) -> list[dict]:
 @pytest.mark.parametrize("kind", ["training", "inference"])
 def test_estimate_report_fresh_scenarios(benchmark, kind: str) -> None:
     """Per round 1,000 never-seen scenarios (validation, estimate, report); divide by 1,000."""
-    from gpusizer.core.estimate import clear_caches
-    from gpusizer.core.scenario import clear_cache
+    from gpusizer.core.pipeline.estimate import clear_caches
+    from gpusizer.core.pipeline.scenario import clear_cache
 
     def setup() -> tuple[tuple[list[dict]], dict]:
         clear_caches()

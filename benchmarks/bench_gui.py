@@ -18,7 +18,7 @@ from itertools import cycle
 
 import pytest
 
-from gpusizer.core.views import CHARTS
+from gpusizer.core.views.settings import CHARTS
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

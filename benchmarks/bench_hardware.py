@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.compare import compare_gpus
-from gpusizer.core.estimate import clear_caches
-from gpusizer.core.presets import gpu_presets
+from gpusizer.core.model.presets import gpu_presets
+from gpusizer.core.pipeline.estimate import clear_caches
+from gpusizer.core.sizing.compare import compare_gpus
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

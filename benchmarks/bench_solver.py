@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.estimate import clear_caches
-from gpusizer.core.presets import gpu_presets
-from gpusizer.core.solver import plan
+from gpusizer.core.model.presets import gpu_presets
+from gpusizer.core.pipeline.estimate import clear_caches
+from gpusizer.core.sizing.solver import plan
 
 TARGET_SECONDS = 0.250
 SCENARIOS: dict[str, dict[str, Any]] = {

@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from gpusizer import estimate_report
-from gpusizer.core.architecture import resolve
-from gpusizer.core.params import count_parameters
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.training import stage_phases
+from gpusizer.core.memory.training import stage_phases
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.model.params import count_parameters
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the records' scenarios live beside the tests that replay them

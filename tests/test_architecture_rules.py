@@ -60,3 +60,23 @@ def test_no_import_cycles() -> None:
     grimp = pytest.importorskip("grimp")  # import-linter's graph builder (test extras)
     graph = grimp.build_graph("gpusizer")
     assert _cycles(graph, set(graph.modules)) == []
+
+
+def test_old_flat_core_paths_import_the_moved_modules() -> None:
+    """The contract named flat paths (``gpusizer.core.workloads.WORKLOAD_KINDS``...) before the
+    core was grouped into sub-packages; each still gives the very module object that moved."""
+    import importlib
+
+    from gpusizer.core import MOVED
+
+    assert len(MOVED) == 65  # 67 flat modules, less views.py and serving.py (now packages)
+    for old, new in MOVED.items():
+        assert importlib.import_module(old) is importlib.import_module(new), old
+    from gpusizer.core import frameworks  # type: ignore[attr-defined]  # the alias mypy cannot see
+
+    assert frameworks.__name__ == "gpusizer.core.registry.frameworks"
+    from gpusizer.core import serving, views
+    from gpusizer.core.serving import engine_memory
+
+    assert serving.serving_result is engine_memory.serving_result  # the old flat module's names
+    assert views.CHARTS is importlib.import_module("gpusizer.core.views.settings").CHARTS

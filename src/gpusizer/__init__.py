@@ -31,7 +31,7 @@ __all__ = [
 
 def estimate_report(scenario: dict[str, Any]) -> dict[str, Any]:
     """Validate and estimate a scenario; exactly what ``gpusizer-cli estimate --json`` prints."""
-    from .core.report import estimate_report as _report
+    from .core.pipeline.report import estimate_report as _report
 
     return _report(scenario)
 
@@ -58,7 +58,7 @@ def import_model(path: Any) -> dict[str, Any]:
 def plan(scenario: dict[str, Any], **options: Any) -> list[dict[str, Any]]:
     """Sizing options for a scenario, cheapest first (see core/solver.py; ``margin``,
     ``gpus``, ``max_gpus``, ``alternatives``, ``allow_recompute`` pass through)."""
-    from .core.solver import plan as _plan
+    from .core.sizing.solver import plan as _plan
 
     return _plan(scenario, **options)
 
@@ -74,6 +74,6 @@ def compare_gpus(
     """One option per GPU type: count, layout, speed, prices, power, cost per unit of work
     (see core/compare.py; ``sort``, ``prices``, ``basis``, ``electricity_usd_per_kwh``,
     ``amortization_years`` pass through). Field names: docs/scenario-format.md."""
-    from .core.compare import compare_gpus as _compare
+    from .core.sizing.compare import compare_gpus as _compare
 
     return _compare(scenario, gpus=gpus, margin=margin, whole_nodes=whole_nodes, **options)

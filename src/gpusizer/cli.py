@@ -11,7 +11,7 @@ from typing import Any
 from . import __version__
 from .cli_args import add_scenario_args, scenario_from_args
 from .core.errors import ScenarioError
-from .core.views import SWEEP_AXES, chart_keys, chart_view, view_with
+from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
 
 EXIT_BAD_INPUT = 2
 
@@ -41,7 +41,7 @@ def _silence_stdout() -> None:
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
-    from .core.report import estimate_report
+    from .core.pipeline.report import estimate_report
     from .io.export import strict_json
     from .io.text_report import text_report
 
@@ -51,7 +51,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
-    from .core.solver import plan, plan_text
+    from .core.sizing.solver import plan, plan_text
     from .io.export import strict_json
 
     options = plan(scenario_from_args(args))
@@ -60,8 +60,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .core.compare import compare_gpus, select_gpus
-    from .core.scenario import parse_scenario
+    from .core.pipeline.scenario import parse_scenario
+    from .core.sizing.compare import compare_gpus, select_gpus
     from .io.compare_table import compare_text
     from .io.export import strict_json
 
@@ -90,7 +90,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _add_compare(sub: Any) -> None:
-    from .core.compare_options import BASES, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH, SORTS
+    from .core.sizing.compare_options import BASES, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH, SORTS
 
     cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")
     add_scenario_args(cm)
@@ -144,7 +144,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_import_model(args: argparse.Namespace) -> int:
-    from .core.scenario import parse_scenario, scenario_dict
+    from .core.pipeline.scenario import parse_scenario, scenario_dict
     from .io.export import strict_json
     from .io.import_text import import_summary
     from .io.model_import import import_model, imported_scenario
@@ -158,8 +158,8 @@ def _cmd_import_model(args: argparse.Namespace) -> int:
 
 
 def _cmd_presets(args: argparse.Namespace) -> int:
-    from .core.params import count_parameters
-    from .core.scenario import parse_scenario
+    from .core.model.params import count_parameters
+    from .core.pipeline.scenario import parse_scenario
 
     lines = []
     for pid in sorted(_presets()):
@@ -170,13 +170,13 @@ def _cmd_presets(args: argparse.Namespace) -> int:
 
 
 def _presets() -> dict[str, Any]:
-    from .core.presets import model_presets
+    from .core.model.presets import model_presets
 
     return model_presets()
 
 
 def _cmd_gpus(args: argparse.Namespace) -> int:
-    from .core.presets import gpu_presets, gpu_spec
+    from .core.model.presets import gpu_presets, gpu_spec
 
     lines = []
     for gid in sorted(gpu_presets()):
@@ -190,8 +190,8 @@ def _cmd_gpus(args: argparse.Namespace) -> int:
 
 
 def _cmd_chart(args: argparse.Namespace) -> int:
-    from .core.estimate import estimate
-    from .core.scenario import parse_scenario
+    from .core.pipeline.estimate import estimate
+    from .core.pipeline.scenario import parse_scenario
     from .io.chart_output import check_output
     from .io.scenario_file import read_scenario_dict
 
@@ -206,8 +206,8 @@ def _cmd_chart(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from .core.estimate import estimate
-    from .core.scenario import parse_scenario
+    from .core.pipeline.estimate import estimate
+    from .core.pipeline.scenario import parse_scenario
 
     scenario = parse_scenario(scenario_from_args(args))
     est = estimate(scenario)
@@ -310,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `gpusizer-cli gpus | head -1`
         _silence_stdout()
         return 0
-    from .core.presets import user_gpu_problems
+    from .core.model.presets import user_gpu_problems
 
     for line in user_gpu_problems():  # once, after a command that succeeded
         print(f"warning: {line}", file=sys.stderr)

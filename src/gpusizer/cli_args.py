@@ -36,19 +36,19 @@ class Flag:
 
 
 def _kinds() -> list[str]:
-    from .core.workloads import WORKLOAD_KINDS
+    from .core.registry.workloads import WORKLOAD_KINDS
 
     return list(WORKLOAD_KINDS)
 
 
 def _frameworks() -> list[str]:
-    from .core.frameworks import FRAMEWORKS
+    from .core.registry.frameworks import FRAMEWORKS
 
     return list(FRAMEWORKS)
 
 
 def _dtypes() -> list[str]:
-    from .core.dtypes import DTYPES
+    from .core.registry.dtypes import DTYPES
 
     return list(DTYPES)
 
@@ -163,7 +163,7 @@ def _value(flag: Flag, raw: str) -> Any:
 
 
 def _kind_is_training(data: dict[str, Any]) -> bool:
-    from .core.workloads import WORKLOAD_KINDS
+    from .core.registry.workloads import WORKLOAD_KINDS
 
     kind = (data.get("workload") or {}).get("kind", "pretraining")
     entry = WORKLOAD_KINDS.get(str(kind))

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gpusizer.cli import main
-from gpusizer.core.presets import USER_GPUS_ENV
+from gpusizer.core.model.presets import USER_GPUS_ENV
 
 DATA = Path(__file__).parents[1] / "data" / "hostile"
 BAD_SCENARIOS = sorted(p.name for p in DATA.glob("*.gpusizer.json"))

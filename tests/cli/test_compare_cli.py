@@ -33,7 +33,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def test_table_has_one_row_per_gpu_and_the_serving_columns(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from gpusizer.core.presets import gpu_presets
+    from gpusizer.core.model.presets import gpu_presets
 
     code, out, err = _run(capsys, _write(tmp_path, SERVE))
     lines = out.splitlines()
@@ -118,7 +118,7 @@ def test_unknown_category_is_one_line_naming_the_classes(
 ) -> None:
     """--category has no argparse choices (they would import the estimator at start-up):
     select_gpus refuses an unknown class, and the line names every allowed one."""
-    from gpusizer.core.compare import CATEGORIES
+    from gpusizer.core.sizing.compare import CATEGORIES
 
     code, out, err = _run(capsys, _write(tmp_path, SERVE), "--category", "gaming")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1

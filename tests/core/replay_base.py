@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpusizer.core.architecture import resolve
-from gpusizer.core.engines import cuda_total_bytes
-from gpusizer.core.estimate import estimate
-from gpusizer.core.kv_pool import EngineMemory
-from gpusizer.core.params import count_parameters
-from gpusizer.core.result import Estimate
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.serving import engine_memory
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.model.params import count_parameters
+from gpusizer.core.model.result import Estimate
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.engines import cuda_total_bytes
+from gpusizer.core.serving.engine_memory import engine_memory
+from gpusizer.core.serving.kv_pool import EngineMemory
 
 GiB, MiB = 2**30, 2**20
 LOGS = {r["id"]: r for r in json.loads((Path(__file__).parent / "data" / "engine-logs.json").read_text())}
@@ -84,7 +84,7 @@ class Replay:
     def run(self) -> Run:
         s = parse_scenario(self.scenario)
         est = estimate(s)
-        from gpusizer.core.presets import scenario_gpu
+        from gpusizer.core.model.presets import scenario_gpu
 
         gpu = scenario_gpu(s)
         em, _ = engine_memory(s, resolve(s.model), count_parameters(s.model), gpu)

@@ -7,10 +7,10 @@ from dataclasses import replace
 from typing import Any
 
 from gpusizer import estimate_report
-from gpusizer.core.activations import ActContext
-from gpusizer.core.activations_unsloth import applies, unsloth_layer, unsloth_rebuilt
-from gpusizer.core.architecture import resolve
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.memory.activations import ActContext
+from gpusizer.core.memory.activations_unsloth import applies, unsloth_layer, unsloth_rebuilt
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 ALL = frozenset({"q", "k", "v", "o", "gate", "up", "down"})
 T = 4096

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gpusizer.core.presets import USER_GPUS_ENV, gpu_presets, gpu_spec
-from gpusizer.core.specs import GPUSpec
+from gpusizer.core.model.presets import USER_GPUS_ENV, gpu_presets, gpu_spec
+from gpusizer.core.model.specs import GPUSpec
 
 GiB = 2**30
 MiB = 2**20

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core import solver
-from gpusizer.core.presets import gpu_aliases, gpu_presets, gpu_spec, resolve_gpu_id
-from gpusizer.core.specs import GPUSpec
+from gpusizer.core.model.presets import gpu_aliases, gpu_presets, gpu_spec, resolve_gpu_id
+from gpusizer.core.model.specs import GPUSpec
+from gpusizer.core.sizing import solver
 from tests.core.test_catalog import CATALOG, IDS
 
 # The issue's list, one id per device it names (MI250X as the GCD software sees).
@@ -174,7 +174,7 @@ def test_user_gpu_without_new_fields_still_loads(tmp_path: Any, monkeypatch: Any
     """The new fields are optional: an old user GPU file stays valid."""
     import json
 
-    from gpusizer.core.presets import USER_GPUS_ENV
+    from gpusizer.core.model.presets import USER_GPUS_ENV
 
     path = tmp_path / "gpus.json"
     path.write_text(json.dumps([{"id": "old-card", "memory_bytes": 8 * 2**30}]))

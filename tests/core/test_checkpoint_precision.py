@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from gpusizer import ScenarioError, estimate_report
-from gpusizer.core.estimate import estimate
-from gpusizer.core.scenario import parse_scenario, scenario_dict
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario, scenario_dict
 from gpusizer.io.hf_config import import_hf_config
 
 CONFIGS = Path(__file__).parents[1] / "io" / "configs"

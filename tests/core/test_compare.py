@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 
 import gpusizer
-from gpusizer.core.architecture import resolve
-from gpusizer.core.compare import Cancelled, compare_gpus, select_gpus
-from gpusizer.core.compare_costs import speed
-from gpusizer.core.compare_scale import meets, replica_counts
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.estimate import estimate
-from gpusizer.core.report import estimate_report
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.solver import plan
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.report import estimate_report
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.sizing.compare import Cancelled, compare_gpus, select_gpus
+from gpusizer.core.sizing.compare_costs import speed
+from gpusizer.core.sizing.compare_scale import meets, replica_counts
+from gpusizer.core.sizing.solver import plan
 
 # Small cards (user GPUs), so that small models need several of them: the brute force stays
 # small. Prices on two of them only.
@@ -378,9 +378,9 @@ def test_a_gpu_that_cannot_hold_the_model_is_listed() -> None:
 
 
 def test_repricing_without_searching_again_gives_the_same_options() -> None:
-    from gpusizer.core.compare import size_gpus
-    from gpusizer.core.compare_rank import Money, price_options, sort_options
-    from gpusizer.core.solver import catalog_specs
+    from gpusizer.core.sizing.compare import size_gpus
+    from gpusizer.core.sizing.compare_rank import Money, price_options, sort_options
+    from gpusizer.core.sizing.solver import catalog_specs
 
     mine = {"mid-6gb": {"price_per_hour": 0.02}}
     direct = compare_gpus(SERVE_1B, gpus=IDS, prices=mine, basis="owned", sort="speed")

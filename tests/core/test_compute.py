@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from gpusizer.core.compute import roofline_points, scenario_model, serving
-from gpusizer.core.estimate import estimate
-from gpusizer.core.flops import mean_causal_context
-from gpusizer.core.report import estimate_report
-from gpusizer.core.roofline import roofline_model
+from gpusizer.core.model.flops import mean_causal_context
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.report import estimate_report, roofline_points, scenario_model
+from gpusizer.core.speed.compute import serving
+from gpusizer.core.speed.roofline import roofline_model
 
 
 def _train(preset: str, **workload: object) -> dict:

@@ -22,14 +22,14 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.architecture import resolve
-from gpusizer.core.frameworks import FRAMEWORKS
-from gpusizer.core.params import count_parameters
-from gpusizer.core.report import estimate_report
-from gpusizer.core.roofline import roofline_model, step_ops
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.specs import ModelSpec
-from gpusizer.core.state import state_bytes_per_sequence
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.model.params import count_parameters
+from gpusizer.core.model.specs import ModelSpec
+from gpusizer.core.model.state import state_bytes_per_sequence
+from gpusizer.core.pipeline.report import estimate_report
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.frameworks import FRAMEWORKS
+from gpusizer.core.speed.roofline import roofline_model, step_ops
 from gpusizer.io import import_hf_config
 
 TINY_QWEN3_NEXT: dict[str, Any] = {
@@ -171,7 +171,7 @@ def test_decode_reads_and_writes_the_state_once_per_step():
     s = parse_scenario(
         {"model": {"preset": "qwen3-next-80b-a3b"}, "framework": "vllm", "workload": {"kind": "inference"}}
     )
-    from gpusizer.core.presets import gpu_spec
+    from gpusizer.core.model.presets import gpu_spec
 
     model = roofline_model(s, gpu_spec("h100-sxm-80gb"))
     per_seq = state_bytes_per_sequence(resolve(s.model), FRAMEWORKS["vllm"], "bf16")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpusizer.core.lora import adapter_tensors, lora_trainable
-from gpusizer.core.presets import model_presets
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.memory.lora import adapter_tensors, lora_trainable
+from gpusizer.core.model.presets import model_presets
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 
 @pytest.mark.parametrize("preset", sorted(model_presets()))

@@ -12,16 +12,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusizer import estimate_report
-from gpusizer.core.architecture import resolve
-from gpusizer.core.engine_releases import VLLM
-from gpusizer.core.engine_settings import engine_settings
-from gpusizer.core.engines import release
-from gpusizer.core.kv_request import largest_context, page_bytes, per_request_bytes
-from gpusizer.core.moe_layout import MOE_LAYOUTS, layer_bytes, mxfp4_layout
-from gpusizer.core.params import count_parameters
-from gpusizer.core.presets import gpu_spec, scenario_gpu
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.sharding import stage_params
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.model.params import count_parameters
+from gpusizer.core.model.presets import gpu_spec, scenario_gpu
+from gpusizer.core.model.sharding import stage_params
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.engine_releases import VLLM
+from gpusizer.core.registry.engines import release
+from gpusizer.core.serving.engine_settings import engine_settings
+from gpusizer.core.serving.kv_request import largest_context, page_bytes, per_request_bytes
+from gpusizer.core.serving.moe_layout import MOE_LAYOUTS, layer_bytes, mxfp4_layout
 
 GiB = 2**30
 

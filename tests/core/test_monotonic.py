@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpusizer import ScenarioError, estimate_report
-from gpusizer.core.presets import model_presets
+from gpusizer.core.model.presets import model_presets
 
 # sliding-window (Gemma 2/3, Mistral, Phi-3), MoE with dense layers (DeepSeek), dense
 PRESETS = [

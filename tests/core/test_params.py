@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.params import ParamCounts, count_parameters
-from gpusizer.core.presets import model_presets
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.model.params import ParamCounts, count_parameters
+from gpusizer.core.model.presets import model_presets
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 
 def counts(preset: str) -> ParamCounts:

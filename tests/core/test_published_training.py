@@ -38,11 +38,11 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
-from gpusizer.core.architecture import resolve
-from gpusizer.core.params import count_parameters
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.sweep import sweep
-from gpusizer.core.training import stage_phases
+from gpusizer.core.memory.training import stage_phases
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.model.params import count_parameters
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.views.sweep import sweep
 
 DATA = json.loads((Path(__file__).parent / "data" / "training-published.json").read_text())
 PEAKS = [r for r in DATA["records"] if r.get("recipe_scenario") and r["compare"] == "total"]

@@ -9,8 +9,9 @@ import pytest
 
 from gpusizer import ScenarioError, estimate_report
 from gpusizer.cli import main
-from gpusizer.core import frameworks, views, workloads
-from gpusizer.core.variants import variant_list, variants
+from gpusizer.core.registry import frameworks, workloads
+from gpusizer.core.views import settings as views
+from gpusizer.core.views.variants import variant_list, variants
 
 BASE = {"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "full_finetune"}}
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpusizer.core.compute import roofline_points, scenario_model
-from gpusizer.core.estimate import estimate
-from gpusizer.core.roofline import matmul_dtype, step_ops
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.report import roofline_points, scenario_model
+from gpusizer.core.speed.roofline import matmul_dtype, step_ops
 
 H100_BW = 3.35e12  # H100 SXM HBM3, 3.35 TB/s (NVIDIA H100 datasheet)
 

@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
-from gpusizer.core.compute import scenario_model
-from gpusizer.core.engines import GiB
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.estimate import estimate
-from gpusizer.core.result import Estimate, Serving
-from gpusizer.core.roofline import step_ops
+from gpusizer.core.model.result import Estimate, Serving
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.report import scenario_model
+from gpusizer.core.registry.engines import GiB
+from gpusizer.core.speed.roofline import step_ops
 
 
 def _vllm(
@@ -127,10 +127,10 @@ def test_sglang_default_fraction_formula() -> None:
     # sglang 0.5.3 server_args.py, worked example in docs/evidence/serving.md §2.1: H100 80 GB at
     # TP 1: reserved 512 + 8192 x 1.5 + 256 x 2 + 128 = 13,440 MiB -> 0.834 (our device total is
     # cudaMemGetInfo's 81,047 MiB: 0.834 to 0.001).
-    from gpusizer.core.engine_settings import engine_settings
-    from gpusizer.core.kv_pool import sglang_fraction
-    from gpusizer.core.presets import gpu_spec
-    from gpusizer.core.scenario import parse_scenario
+    from gpusizer.core.model.presets import gpu_spec
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.serving.engine_settings import engine_settings
+    from gpusizer.core.serving.kv_pool import sglang_fraction
 
     s = parse_scenario({**_vllm(), "framework": "sglang", "serving": {"engine_version": "0.5.3"}})
     gpu = gpu_spec("h100-sxm-80gb")
@@ -299,8 +299,8 @@ def test_mxfp4_experts_only_as_gpt_oss_ships() -> None:
     }
     est = estimate(sc)
     assert "mxfp4-experts" in " ".join(est.assumptions)
-    from gpusizer.core.params import count_parameters
-    from gpusizer.core.scenario import parse_scenario
+    from gpusizer.core.model.params import count_parameters
+    from gpusizer.core.pipeline.scenario import parse_scenario
 
     counts = count_parameters(parse_scenario(sc).model)
     experts = counts.expert_params
@@ -326,8 +326,8 @@ def test_module_override_and_errors() -> None:
 def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
     from dataclasses import replace
 
-    from gpusizer.core import frameworks, quant_rules
-    from gpusizer.core.engine_releases import VLLM
+    from gpusizer.core.registry import frameworks, quant_rules
+    from gpusizer.core.registry.engine_releases import VLLM
 
     rule = quant_rules.register(
         quant_rules.QuantRule("dummy-all-but-head", "Dummy", {"lm_head": "unquantised"})

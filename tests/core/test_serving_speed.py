@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.estimate import estimate
+from gpusizer.core.pipeline.estimate import estimate
 
 TOLERANCE = 0.35
 RECORDS = {

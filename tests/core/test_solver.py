@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 import gpusizer
-from gpusizer.core import layout_search, solver
-from gpusizer.core.architecture import resolve
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.frameworks import FRAMEWORKS
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.frameworks import FRAMEWORKS
+from gpusizer.core.sizing import layout_search, solver
 
 H100 = "h100-sxm-80gb"
 INF_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
@@ -62,7 +62,7 @@ def _put_back(scenario: dict[str, Any], option: dict[str, Any], **workload: int)
 
 
 def gpusizer_catalog_price(gpu_id: str) -> float | None:
-    from gpusizer.core.presets import gpu_spec
+    from gpusizer.core.model.presets import gpu_spec
 
     return gpu_spec(gpu_id).price_per_hour
 

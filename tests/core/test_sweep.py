@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpusizer.core.estimate import estimate
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.sweep import sweep, vary
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.views.sweep import sweep, vary
 
 CASES = [
     ({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}, "sequence_length"),

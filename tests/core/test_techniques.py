@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 from gpusizer import ScenarioError, estimate_report
-from gpusizer.core.architecture import resolve
-from gpusizer.core.estimate import estimate
-from gpusizer.core.optimizers import OPTIMIZER_KINDS
-from gpusizer.core.params import count_parameters
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.solver import plan
-from gpusizer.core.sweep import sweep, vary
-from gpusizer.core.training import stage_phases
-from gpusizer.core.variants import variants
+from gpusizer.core.memory.training import stage_phases
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.model.params import count_parameters
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.optimizers import OPTIMIZER_KINDS
+from gpusizer.core.sizing.solver import plan
+from gpusizer.core.views.sweep import sweep, vary
+from gpusizer.core.views.variants import variants
 
 GiB = 2**30
 L8 = {"preset": "llama-3.1-8b"}
@@ -206,7 +206,7 @@ def test_advisor_turns_techniques_on_and_says_so() -> None:
 
 def test_a_registered_optimizer_is_accepted_and_used() -> None:
     # One registry entry (core/optimizers.py): validation and the state rules read it.
-    from gpusizer.core import optimizers
+    from gpusizer.core.registry import optimizers
 
     kind = optimizers.OptimizerKind("dummy_adam", "Dummy Adam", 3, step_counter=True)
     optimizers.register(kind)

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 
 import gpusizer
-from gpusizer.core import solver
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.estimate import estimate
-from gpusizer.core.presets import gpu_spec
-from gpusizer.core.specs import GPUSpec
-from gpusizer.core.unified import effective_gpu
+from gpusizer.core.model.presets import gpu_spec
+from gpusizer.core.model.specs import GPUSpec
+from gpusizer.core.model.unified import effective_gpu
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.sizing import solver
 
 GiB = 2**30
 

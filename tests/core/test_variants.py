@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.variants import variant_list, variant_scenario, variants
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.views.variants import variant_list, variant_scenario, variants
 
 GB, TB = 1e9, 1e12
 

@@ -29,8 +29,8 @@ def row_visible(widget: QWidget) -> bool:
 
 def make_sweep_chart(qtbot: Any) -> Any:
     """A shown sweep chart holding a 1,000-point curve (Llama 3.1 8B LoRA)."""
-    from gpusizer.core.estimate import estimate
-    from gpusizer.core.scenario import parse_scenario
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
     from gpusizer.gui.charts.sweep import SweepChart
 
     chart = SweepChart()

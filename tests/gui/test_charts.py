@@ -10,9 +10,9 @@ import pytest
 from PySide6.QtGui import QAction, QColor, QFontInfo, QGuiApplication, QImage, QPalette
 from PySide6.QtWidgets import QApplication
 
-from gpusizer.core.estimate import estimate
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.views import CHARTS, chart_view
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.views.settings import CHARTS, chart_view
 from gpusizer.gui.charts import chart_class
 from gpusizer.gui.charts.palette import DARK, PREFILL_COLOR
 from gpusizer.gui.charts.report import write_report

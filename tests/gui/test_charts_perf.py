@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gpusizer.core.estimate import estimate
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 from .helpers import make_sweep_chart
 

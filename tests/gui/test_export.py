@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
-from gpusizer.core.report import estimate_report
-from gpusizer.core.result import COMPONENTS
+from gpusizer.core.model.result import COMPONENTS
+from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.io.export import breakdown_csv, report_csv, report_markdown
 
 SCENARIO = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}

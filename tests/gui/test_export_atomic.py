@@ -11,8 +11,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from gpusizer.core.estimate import estimate
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.gui.charts import chart_class
 from gpusizer.gui.charts.export import ExportMixin
 

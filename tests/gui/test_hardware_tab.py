@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QWidget
 
-from gpusizer.core.presets import gpu_presets
+from gpusizer.core.model.presets import gpu_presets
 from gpusizer.gui.hardware.settings import load
 from gpusizer.gui.settings import Prefs
 

@@ -13,8 +13,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from gpusizer.core.presets import USER_GPUS_ENV
-from gpusizer.core.views import CHARTS
+from gpusizer.core.model.presets import USER_GPUS_ENV
+from gpusizer.core.views.settings import CHARTS
 from gpusizer.gui.main_window import MainWindow
 
 from .helpers import find, mismatches
@@ -145,7 +145,7 @@ def test_names_are_plain_text(window):
 
 
 def test_advisor_runs_off_the_gui_thread_and_is_cancelled(window, monkeypatch, qtbot):
-    import gpusizer.core.solver as solver
+    import gpusizer.core.sizing.solver as solver
 
     calls: list[dict] = []
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from gpusizer.core.views import CHARTS
+from gpusizer.core.views.settings import CHARTS
 from gpusizer.gui.charts.labels import outside, overlaps
 from gpusizer.gui.main_window import MainWindow
 

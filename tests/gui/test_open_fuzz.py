@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 from .helpers import mismatches
 
@@ -101,7 +101,7 @@ def test_open_refuses_whole_or_shows_exactly(window, tmp_path, message_boxes, ed
 def _expected(data: dict):
     scenario = parse_scenario(data)
     if not scenario.name:
-        from gpusizer.core.naming import with_derived_name
+        from gpusizer.core.model.naming import with_derived_name
 
         scenario = with_derived_name(scenario)
     return scenario

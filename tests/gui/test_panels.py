@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 from .helpers import find, row_visible
 

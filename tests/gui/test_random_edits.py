@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit
 
-from gpusizer.core.presets import model_presets
+from gpusizer.core.model.presets import model_presets
 from gpusizer.gui.binding import Binding
 from gpusizer.gui.panels.preset_tree import PresetTree
 from gpusizer.gui.quantity_field import QuantityField

@@ -3,8 +3,8 @@ framework list follows the workload kind."""
 
 from __future__ import annotations
 
-from gpusizer.core import views
-from gpusizer.core.frameworks import FRAMEWORKS
+from gpusizer.core.registry.frameworks import FRAMEWORKS
+from gpusizer.core.views import settings as views
 from gpusizer.gui.chart_tabs import ChartTabs
 
 from .helpers import find
@@ -46,7 +46,7 @@ def test_switching_kind_never_leaves_an_invalid_framework(window) -> None:
 def test_a_serving_chart_shows_a_hint_for_training(window) -> None:
     """core/views.ChartView.serving_only: the users-vs-context chart answers a serving
     question; a training scenario gets a sentence saying so, not an engine's curve."""
-    from gpusizer.core.views import CHARTS
+    from gpusizer.core.views.settings import CHARTS
 
     key = next(k for k, v in CHARTS.items() if v.serving_only)
     window.state.set_scenario({"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "lora"}})

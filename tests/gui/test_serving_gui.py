@@ -4,7 +4,7 @@ context chart."""
 
 from __future__ import annotations
 
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 from .helpers import bar_labels, find
 from .test_charts import make

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gpusizer.core.report import estimate_report
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.pipeline.report import estimate_report
+from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.io.atomic import write_atomic
 from gpusizer.io.export import breakdown_csv, csv_text, report_csv, report_markdown
 from gpusizer.io.scenario_file import save_scenario

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from gpusizer import ScenarioError, estimate_report
-from gpusizer.core.dtypes import DTYPES
-from gpusizer.core.presets import model_presets
+from gpusizer.core.model.presets import model_presets
+from gpusizer.core.registry.dtypes import DTYPES
 from gpusizer.io.gguf_import import GGML_DTYPES
 from gpusizer.io.gguf_reader import read_gguf
 from gpusizer.io.model_import import import_model

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.params import count_parameters
-from gpusizer.core.presets import model_presets
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.specs import ModelSpec
+from gpusizer.core.model.params import count_parameters
+from gpusizer.core.model.presets import model_presets
+from gpusizer.core.model.specs import ModelSpec
+from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.io import import_hf_config
 
 CONFIGS = Path(__file__).parent / "configs"

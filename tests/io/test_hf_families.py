@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.params import ParamCounts, count_parameters
-from gpusizer.core.scenario import parse_scenario
-from gpusizer.core.specs import ModelSpec
+from gpusizer.core.model.params import ParamCounts, count_parameters
+from gpusizer.core.model.specs import ModelSpec
+from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.io import import_hf_config
 
 CONFIGS = Path(__file__).parent / "configs"

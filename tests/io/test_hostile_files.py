@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from gpusizer import ScenarioError, import_hf_config
-from gpusizer.core import presets
 from gpusizer.core.errors import excerpt
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.model import presets
+from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.io import read_safetensors
 from gpusizer.io.scenario_file import load_scenario
 

@@ -15,7 +15,7 @@ import pytest
 
 import gpusizer
 from gpusizer import ScenarioError
-from gpusizer.core.scenario import parse_scenario, scenario_dict
+from gpusizer.core.pipeline.scenario import parse_scenario, scenario_dict
 from gpusizer.io.model_import import import_model, imported_scenario
 
 from .checkpoints import (

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gpusizer import ScenarioError
-from gpusizer.core.scenario import parse_scenario
+from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.io.scenario_file import load_scenario, save_scenario
 
 CUSTOM = {

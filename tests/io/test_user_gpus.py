@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.presets import user_gpu_problems, user_gpus
+from gpusizer.core.model.presets import user_gpu_problems, user_gpus
 from gpusizer.io.user_gpus import read_list, remove_user_gpu, save_user_gpu
 
 GPU = {

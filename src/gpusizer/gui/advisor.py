@@ -12,8 +12,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ..core.layout_search import DEFAULT_MARGIN
-from ..core.specs import GPUSpec, Scenario
+from ..core.model.specs import GPUSpec, Scenario
+from ..core.sizing.layout_search import DEFAULT_MARGIN
 
 log = logging.getLogger(__name__)
 IDLE_MS = 150  # after the last edit; the search takes 5-100 ms, too much for every frame
@@ -36,7 +36,7 @@ def cheapest_on_gpu(
     """The fewest GPUs of the scenario's GPU (and their layout) whose peak leaves ``margin``
     of memory spare (the Hardware tab's margin); None when nothing fits or the advisor fails
     (the summary then says so). PlanCancelled passes."""
-    from ..core.solver import PlanCancelled, plan
+    from ..core.sizing.solver import PlanCancelled, plan
 
     try:
         options = plan(scenario, gpus=[gpu_id(scenario)], cancel=cancel, margin=margin)
@@ -108,7 +108,7 @@ class Advisor(QObject):
         self._thread.start()
 
     def _work(self, scenario: Scenario, key: str, job: threading.Event) -> None:
-        from ..core.solver import PlanCancelled
+        from ..core.sizing.solver import PlanCancelled
 
         try:
             option = cheapest_on_gpu(scenario, cancel=job.is_set, margin=self.margin)

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..core.views import chart_keys
+from ..core.views.settings import chart_keys
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication, QWidget
@@ -86,7 +86,7 @@ def make_app() -> QApplication:
 
 
 def _point_user_gpus_at_settings() -> None:
-    from ..core.presets import USER_GPUS_ENV
+    from ..core.model.presets import USER_GPUS_ENV
     from .settings import open_settings, settings_dir
 
     os.environ.setdefault(USER_GPUS_ENV, str(settings_dir(open_settings()) / "user-gpus.json"))
@@ -105,7 +105,7 @@ def _estimates(scenario: Any) -> None:
     """ScenarioError unless the estimator takes the scenario (one line, exit 2, never a
     traceback: issue 15)."""
     from ..core.errors import ScenarioError
-    from ..core.estimate import estimate
+    from ..core.pipeline.estimate import estimate
 
     try:
         estimate(scenario)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.result import COMPONENTS, Estimate
+from ..core.model.result import COMPONENTS, Estimate
 from ..io.units import fmt_bytes, to_unit
 from .colors import COMPONENT_LABELS, component_qcolor
 from .glossary import COMPONENT_TIPS

@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QLabel, QStackedLayout, QTabWidget, QWidget
 
-from ..core.result import Estimate
-from ..core.specs import Scenario
-from ..core.views import CHARTS, chart_view
+from ..core.model.result import Estimate
+from ..core.model.specs import Scenario
+from ..core.views.settings import CHARTS, chart_view
 from .style import set_role
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from ..core.result import COMPONENT_LABELS, COMPONENTS, Estimate
+from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 
 __all__ = ["COMPONENT_COLORS", "COMPONENT_LABELS", "component_qcolor", "verdict_color"]
 

@@ -16,8 +16,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..core.errors import ScenarioError
-from ..core.report import report_from_estimate
-from ..core.scenario import scenario_dict
+from ..core.pipeline.report import report_from_estimate
+from ..core.pipeline.scenario import scenario_dict
 from ..io.atomic import write_atomic
 from ..io.export import report_csv, report_markdown, strict_json
 from ..io.scenario_file import SUFFIX, load_scenario, save_scenario

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..core.frameworks import FrameworkProfile
+    from ..core.registry.frameworks import FrameworkProfile
 
 GLOSSARY: dict[str, str] = {
     "model": "The network to size: pick a preset, describe an architecture, or give only its "

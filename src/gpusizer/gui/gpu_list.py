@@ -9,8 +9,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox
 
-from ..core.presets import gpu_presets, gpu_spec, user_gpus
-from ..core.specs import GPUSpec
+from ..core.model.presets import gpu_presets, gpu_spec, user_gpus
+from ..core.model.specs import GPUSpec
 from .binding import plain_text
 from .widgets import fit_popup
 

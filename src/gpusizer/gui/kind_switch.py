@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.frameworks import FRAMEWORKS, frameworks_for
-from ..core.workloads import WORKLOAD_KINDS, WorkloadKind
+from ..core.registry.frameworks import FRAMEWORKS, frameworks_for
+from ..core.registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from .state import ScenarioState
 
 # What serving resets when it has no layout of its own yet (field, serving value, label).

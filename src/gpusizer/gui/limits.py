@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from ..core.specs import Scenario
+from ..core.model.specs import Scenario
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.errors import ScenarioError
-from ..core.result import Estimate
-from ..core.scenario import scenario_dict
-from ..core.specs import Scenario
+from ..core.model.result import Estimate
+from ..core.model.specs import Scenario
+from ..core.pipeline.scenario import scenario_dict
 from .advisor import Advisor
 from .binding import Binder, plain_text
 from .breakdown import BreakdownTable, FiguresView
@@ -234,7 +234,7 @@ class MainWindow(QMainWindow):
     def dropped_gpus(self) -> list[str]:
         """Sentences about user GPUs left out of the list (a damaged "my GPUs" file): the
         entries the core skipped when reading it, and any the dropdown could not show."""
-        from ..core.presets import user_gpu_problems
+        from ..core.model.presets import user_gpu_problems
 
         names = [n for p in self.panels for n in getattr(p, "skipped", [])]
         return user_gpu_problems() + (

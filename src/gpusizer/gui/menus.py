@@ -9,7 +9,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox, QWidget
 
 from .._version import __version__
-from ..core.views import CHARTS
+from ..core.views.settings import CHARTS
 from .chart_tabs import ChartTabs
 from .dialogs import ask_save, slug
 from .files import FileController

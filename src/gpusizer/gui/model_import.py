@@ -12,9 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.checkpoint import follows_checkpoint
 from ..core.errors import ScenarioError
-from ..core.scenario import parse_scenario, scenario_dict
+from ..core.model.checkpoint import follows_checkpoint
+from ..core.pipeline.scenario import parse_scenario, scenario_dict
 from ..io.import_text import precision_text
 from .dialogs import ask_open
 

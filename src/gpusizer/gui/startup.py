@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..core.estimate import estimate
-from ..core.scenario import parse_scenario
-from ..core.specs import Scenario
+from ..core.model.specs import Scenario
+from ..core.pipeline.estimate import estimate
+from ..core.pipeline.scenario import parse_scenario
 from .settings import Prefs
 from .state import DEFAULT_SCENARIO
 

@@ -16,11 +16,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
 from ..core.errors import ScenarioError
-from ..core.estimate import estimate
-from ..core.naming import is_derived, with_derived_name
-from ..core.result import Estimate
-from ..core.scenario import parse_scenario, scenario_dict
-from ..core.specs import Scenario
+from ..core.model.naming import is_derived, with_derived_name
+from ..core.model.result import Estimate
+from ..core.model.specs import Scenario
+from ..core.pipeline.estimate import estimate
+from ..core.pipeline.scenario import parse_scenario, scenario_dict
 from .undo import SnapshotCommand
 
 log = logging.getLogger(__name__)

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.report import serving_block
-from ..core.result import COMPONENTS, Estimate
+from ..core.model.result import COMPONENTS, Estimate
+from ..core.pipeline.report import serving_block
 from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
 from .colors import COMPONENT_LABELS, component_qcolor, verdict_color

@@ -6,7 +6,7 @@ from typing import Protocol
 
 from PySide6.QtGui import QUndoCommand
 
-from ..core.specs import Scenario
+from ..core.model.specs import Scenario
 
 
 class Restorer(Protocol):

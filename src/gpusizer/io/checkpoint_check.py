@@ -17,14 +17,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.architecture import resolve
-from ..core.dtypes import nbytes
-from ..core.module_bytes import compute_group_bytes, stage_weight_bytes
-from ..core.params import count_parameters
-from ..core.quant_rules import GROUPS, default_rule
-from ..core.scenario import parse_scenario
-from ..core.sharding import stage_params
-from ..core.specs import ModelSpec
+from ..core.model.architecture import resolve
+from ..core.model.module_bytes import compute_group_bytes, stage_weight_bytes
+from ..core.model.params import count_parameters
+from ..core.model.sharding import stage_params
+from ..core.model.specs import ModelSpec
+from ..core.pipeline.scenario import parse_scenario
+from ..core.registry.dtypes import nbytes
+from ..core.registry.quant_rules import GROUPS, default_rule
 
 TOLERANCE = 0.02  # a group's bytes per parameter within 2 % of the rule's: the rule holds
 # A stored tensor: (name, storage type as the file names it, bytes, our dtype id when the

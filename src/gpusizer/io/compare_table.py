@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.compare_rank import speed_of
+from ..core.sizing.compare_rank import speed_of
 from .units import fmt_bytes
 
 Fmt = Callable[[Any, str], str]

@@ -1,6 +1,6 @@
 """The estimate report as CSV and Markdown (no Qt: the GUI, the CLI and scripts share it).
 
-Both take the report dict of :func:`gpusizer.core.report.report_from_estimate` (the
+Both take the report dict of :func:`gpusizer.core.pipeline.report.report_from_estimate` (the
 ``--json`` contract), so every export states the same figures as the JSON.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..core.errors import ScenarioError
-from ..core.result import COMPONENTS
+from ..core.model.result import COMPONENTS
 from .report_md import report_markdown
 from .units import to_unit
 

@@ -283,7 +283,7 @@ def _records(files: list[GGUFFile]) -> list[Record]:
 
 def import_gguf(path: str | Path) -> dict[str, Any]:
     """A GGUF file -> ``{"model", "precision", "checkpoint", "notes"}`` (io/model_import.py)."""
-    from ..core.scenario import parse_scenario
+    from ..core.pipeline.scenario import parse_scenario
 
     p = Path(path)
     f = read_gguf(p)

@@ -15,9 +15,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..core.errors import ScenarioError, from_validation
+from ..core.model.specs import ModelSpec
+from ..core.pipeline.validate import check_model
 from ..core.readfile import MiB, parse_json_object, read_text
-from ..core.specs import ModelSpec
-from ..core.validate import check_model
 from .hf_families import FAMILIES
 from .hf_reader import Block, Config, Reader, base, moe, multiples, sliding
 from .hf_vision import vision_block
@@ -214,7 +214,7 @@ def _validated(block: Block) -> Block:
 def import_hf_config(config: Config | str | Path) -> Block:
     """A Hugging Face config.json (dict, JSON text, file or model folder) -> a model block.
 
-    The block holds :class:`~gpusizer.core.specs.ModelSpec` fields (no ``preset``) and gives the
+    The block holds :class:`~gpusizer.core.model.specs.ModelSpec` fields (no ``preset``) and gives the
     same parameter count as transformers' ``AutoModelForCausalLM.from_config``; a config with a
     ``quantization_config`` adds ``checkpoint_precision`` (io/quant_config.py). Raises
     :class:`ScenarioError` (field ``config``) naming the missing or bad keys.

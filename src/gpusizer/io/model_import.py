@@ -24,8 +24,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..core.checkpoint import PRECISION_FIELDS, follows_checkpoint
 from ..core.errors import ScenarioError
+from ..core.model.checkpoint import PRECISION_FIELDS, follows_checkpoint
 from ..core.readfile import MiB, open_regular, parse_json_object, read_json, read_text
 from .checkpoint_check import Record, check, dominant, follow_headers, group_table
 from .gguf_import import import_gguf
@@ -106,7 +106,7 @@ def _result(
 
 def import_folder(folder: Path) -> dict[str, Any]:
     """A Hugging Face model folder (config.json, safetensors headers when present)."""
-    from ..core.scenario import parse_scenario
+    from ..core.pipeline.scenario import parse_scenario
 
     block, declared, precision = _from_config(_config(folder), folder.resolve().name)
     notes = list(declared.notes)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import ScenarioError, excerpt
-from ..core.quant_rules import quant_rule
+from ..core.registry.quant_rules import quant_rule
 from .tensor_groups import layer_index, pattern_group
 
 TORCH_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32"}

@@ -8,9 +8,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..core.frameworks import FRAMEWORKS
-from ..core.result import COMPONENTS, component_title
-from ..core.workloads import WORKLOAD_KINDS
+from ..core.model.result import COMPONENTS, component_title
+from ..core.registry.frameworks import FRAMEWORKS
+from ..core.registry.workloads import WORKLOAD_KINDS
 from .units import fmt_bytes, to_unit
 
 NOT_ASKED = object()  # ``advice`` default: the report has no "GPUs needed" section

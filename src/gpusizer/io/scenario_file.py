@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..core.model.specs import Scenario
+from ..core.pipeline.scenario import parse_scenario, scenario_dict
 from ..core.readfile import MiB, read_json_object
-from ..core.scenario import parse_scenario, scenario_dict
-from ..core.specs import Scenario
 from .atomic import write_json
 
 SUFFIX = ".gpusizer.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.result import COMPONENTS
+from ..core.model.result import COMPONENTS
 from .serving_text import serving_lines, training_line
 from .units import to_unit
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ScenarioError
-from ..core.presets import MAX_USER_GPU_BYTES, gpu_presets, user_gpu_file
+from ..core.model.presets import MAX_USER_GPU_BYTES, gpu_presets, user_gpu_file
 from ..core.readfile import read_json
 from .atomic import write_json
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from ...core.views import chart_view
+from ...core.views.settings import chart_view
 from .base import ChartBase
 
 

@@ -17,8 +17,8 @@ from PySide6.QtGui import QCursor, QResizeEvent
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
 from ...core.errors import ScenarioError
-from ...core.result import Estimate
-from ...core.specs import Scenario
+from ...core.model.result import Estimate
+from ...core.model.specs import Scenario
 from ...io.units import UNITS
 from ..binding import as_rich
 from .export import ExportMixin

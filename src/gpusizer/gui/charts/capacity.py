@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 
-from ...core.capacity import CapacityCurve, capacity_curve
-from ...core.result import Estimate
-from ...core.specs import Scenario
+from ...core.model.result import Estimate
+from ...core.model.specs import Scenario
+from ...core.views.capacity import CapacityCurve, capacity_curve
 from .base import ChartBase
 from .labels import place, scene_rect
 from .palette import LABEL_PX, font

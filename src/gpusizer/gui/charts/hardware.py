@@ -20,12 +20,12 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSplitter
 
-from ...core.compare import select_gpus, size_gpus
-from ...core.compare_rank import price_options, sort_options, speed_of
 from ...core.errors import ScenarioError
-from ...core.result import Estimate
-from ...core.solver import catalog_specs
-from ...core.specs import Scenario
+from ...core.model.result import Estimate
+from ...core.model.specs import Scenario
+from ...core.sizing.compare import select_gpus, size_gpus
+from ...core.sizing.compare_rank import price_options, sort_options, speed_of
+from ...core.sizing.solver import catalog_specs
 from ...io.compare_table import chart_points, columns_for
 from ..hardware.controls import ControlsStrip, HardwareControls
 from ..hardware.plot import GAP, SIDES, Point, log_ticks, pixels, place, short_name, span_per_pixel

@@ -14,8 +14,8 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
-from ...core.result import COMPONENTS, Estimate
-from ...core.specs import Scenario
+from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.specs import Scenario
 from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit

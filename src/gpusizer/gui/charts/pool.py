@@ -14,8 +14,8 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from ...core.engines import cuda_total_bytes
-from ...core.result import Estimate
+from ...core.model.result import Estimate
+from ...core.registry.engines import cuda_total_bytes
 from ...io.units import fmt_bytes
 from ..glossary import engine_name
 from .palette import LABEL_PX, Theme, font

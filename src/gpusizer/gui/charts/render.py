@@ -17,9 +17,9 @@ from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
 
 from ...core.errors import ScenarioError
-from ...core.result import Estimate
-from ...core.specs import Scenario
-from ...core.views import chart_view
+from ...core.model.result import Estimate
+from ...core.model.specs import Scenario
+from ...core.views.settings import chart_view
 from ...io.chart_output import check_output
 
 _APP: QApplication | None = None  # kept alive for the process (Qt needs one per process)

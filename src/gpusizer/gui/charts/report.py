@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 
 from ... import __version__
-from ...core.naming import derived_name
-from ...core.result import COMPONENTS, Estimate
-from ...core.scenario import scenario_dict
-from ...core.specs import Scenario
-from ...core.views import CHARTS
+from ...core.model.naming import derived_name
+from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.specs import Scenario
+from ...core.pipeline.scenario import scenario_dict
+from ...core.views.settings import CHARTS
 from ...io.atomic import write_atomic
 from ...io.report_md import advice_lines
 from ...io.units import fmt_bytes

@@ -18,9 +18,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
 
-from ...core.compute import roofline_points
-from ...core.result import Estimate
-from ...core.specs import Scenario
+from ...core.model.result import Estimate
+from ...core.model.specs import Scenario
+from ...core.pipeline.report import roofline_points
 from .base import ChartBase
 from .labels import Leaders, place
 from .palette import DECODE_COLOR, LINE_PEN_WIDTH, PREFILL_COLOR, TOTAL_PEN_WIDTH

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from ...core.result import COMPONENTS
+from ...core.model.result import COMPONENTS
 from ..colors import COMPONENT_LABELS, component_qcolor
 from .palette import Theme
 

@@ -20,10 +20,10 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from ...core.result import COMPONENTS, Estimate
-from ...core.specs import Scenario
-from ...core.sweep import SweepResult, current_value, sweep
-from ...core.views import SWEEP_AXES, SweepView
+from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.specs import Scenario
+from ...core.views.settings import SWEEP_AXES, SweepView
+from ...core.views.sweep import SweepResult, current_value, sweep
 from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS, component_qcolor
 from .base import ChartBase, display_unit

@@ -14,9 +14,9 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
 
-from ...core.result import COMPONENTS, Estimate
-from ...core.specs import Scenario
-from ...core.variants import Variants, variants
+from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.specs import Scenario
+from ...core.views.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.compare import CATEGORIES
-from ...core.solver import catalog_specs
+from ...core.sizing.compare import CATEGORIES
+from ...core.sizing.solver import catalog_specs
 from ..widgets import combo, float_spin
 from .settings import HardwareSettings
 

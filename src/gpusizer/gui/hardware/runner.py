@@ -21,11 +21,11 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ...core.compare import Cancelled, size_gpus
 from ...core.errors import ScenarioError
-from ...core.presets import gpu_spec
-from ...core.scenario import scenario_dict
-from ...core.specs import Scenario
+from ...core.model.presets import gpu_spec
+from ...core.model.specs import Scenario
+from ...core.pipeline.scenario import scenario_dict
+from ...core.sizing.compare import Cancelled, size_gpus
 
 log = logging.getLogger(__name__)
 DELAY_MS = 60  # after the last edit: a burst of edits starts one search, not ten

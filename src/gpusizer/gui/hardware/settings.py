@@ -9,10 +9,10 @@ import logging
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from ...core.compare_costs import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, check_prices
-from ...core.compare_rank import SORTS, Money
 from ...core.errors import ScenarioError
-from ...core.layout_search import DEFAULT_MARGIN, check_margin
+from ...core.sizing.compare_costs import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, check_prices
+from ...core.sizing.compare_rank import SORTS, Money
+from ...core.sizing.layout_search import DEFAULT_MARGIN, check_margin
 from ..settings import Prefs
 
 log = logging.getLogger(__name__)

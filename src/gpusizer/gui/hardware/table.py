@@ -17,7 +17,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from ...core.presets import gpu_presets
+from ...core.model.presets import gpu_presets
 from ...io.compare_table import Column, columns_for
 from .. import colors
 

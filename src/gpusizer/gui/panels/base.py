@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...core.workloads import WORKLOAD_KINDS, WorkloadKind
+from ...core.registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from ..binding import Binder
 from ..widgets import Form
 

@@ -7,8 +7,8 @@ from typing import Any
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from ...core.errors import ScenarioError
-from ...core.presets import resolve_gpu_id, user_gpus
-from ...core.scenario import clear_cache
+from ...core.model.presets import resolve_gpu_id, user_gpus
+from ...core.pipeline.scenario import clear_cache
 from ...io.user_gpus import remove_user_gpu, save_user_gpu
 from ..binding import Binder
 from ..gpu_list import CUSTOM, custom_spec, fill_gpu_combo

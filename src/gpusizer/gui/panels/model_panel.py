@@ -6,7 +6,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
-from ...core.presets import model_presets
+from ...core.model.presets import model_presets
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..state import get_path

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
-from ...core.frameworks import FRAMEWORKS
-from ...core.techniques import profile_edits
-from ...core.workloads import WorkloadKind
+from ...core.memory.techniques import profile_edits
+from ...core.registry.frameworks import FRAMEWORKS
+from ...core.registry.workloads import WorkloadKind
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..state import get_path

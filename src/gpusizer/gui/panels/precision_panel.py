@@ -7,11 +7,11 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from ...core.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
-from ...core.optimizers import OPTIMIZER_KINDS
-from ...core.result import Estimate
-from ...core.roofline import matmul_dtype
-from ...core.specs import GPUSpec
+from ...core.model.result import Estimate
+from ...core.model.specs import GPUSpec
+from ...core.registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
+from ...core.registry.optimizers import OPTIMIZER_KINDS
+from ...core.speed.roofline import matmul_dtype
 from ...io.import_text import precision_text
 from ..binding import Binder
 from ..style import set_role

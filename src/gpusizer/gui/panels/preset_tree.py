@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.params import count_parameters
-from ...core.presets import model_presets
-from ...core.scenario import parse_scenario
+from ...core.model.params import count_parameters
+from ...core.model.presets import model_presets
+from ...core.pipeline.scenario import parse_scenario
 
 _FAMILY_NAMES = (
     ("deepseek", "DeepSeek"),

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.frameworks import FRAMEWORKS
-from ...core.result import Estimate
+from ...core.model.result import Estimate
+from ...core.registry.frameworks import FRAMEWORKS
 from ..binding import Binder
 from ..glossary import engine_name
 from ..quantity_field import QuantityField

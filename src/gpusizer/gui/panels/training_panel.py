@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel
 
-from ...core.loss_kinds import LOSS_KINDS
+from ...core.registry.loss_kinds import LOSS_KINDS
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..style import set_role

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...core.specs import LORA_TARGETS
-from ...core.workloads import WORKLOAD_KINDS
+from ...core.model.specs import LORA_TARGETS
+from ...core.registry.workloads import WORKLOAD_KINDS
 from ..binding import Binder
 from ..kind_switch import KindSwitch
 from ..quantity_field import QuantityField

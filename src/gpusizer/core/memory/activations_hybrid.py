@@ -1,0 +1,62 @@
+"""Training activations of hybrid models' recurrent layers: what changes against an attention layer.
+
+Modelled, not measured: the main tensors the torch implementations keep for the backward pass
+(transformers ``Qwen3NextGatedDeltaNet`` with ``torch_chunk_gated_delta_rule``,
+``NemotronHMamba2Mixer`` with its torch SSD scan; the fused FLA / mamba_ssm kernels keep less
+and recompute inside the kernel). Per token of a recurrent layer, with the widths of
+core/mixers.py (projection output P, conv channels C, mixer output O):
+
+- the input projection's input (h) and output (P), in the compute dtype;
+- the depthwise conv's input and its activated output (2·C);
+- the fp32 copies the scan works on (C) and its fp32 output (O);
+- the gate and the gated norm's output, the output projection's input (2·O).
+
+The attention block it replaces is taken off, exactly as the layer's own rule counts it
+(q/k/v, the kernel's tensors, the projections' inputs, with LoRA and eager attention), and a
+layer without an MLP block (Nemotron-H) loses the MLP's tensors and one norm. Full recompute
+keeps only the layer input either way: no change.
+"""
+
+from __future__ import annotations
+
+from ..model.architecture import Arch
+from ..model.mixers import mixer_widths
+from .activations import ActContext, _mlp, _norm, hf_attention_block
+
+
+def _attention_kept(arch: Arch, c: ActContext, megatron: bool) -> float:
+    """What the attention block it replaces keeps per layer: the transformers layout's own
+    (core/activations.hf_attention_block, LoRA and eager attention included); under Megatron's
+    accounting the flash kernel's q, k, v, output and fp32 LSE (eager: the fp32 scores and
+    their low-precision copy instead of the output), the projections' inputs included."""
+    if not megatron:
+        return hf_attention_block(arch, c)
+    t = c.tokens
+    kept = c.p * t * (arch.hidden + arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
+    if c.eager and c.recompute != "selective":
+        return kept + c.b * arch.heads * c.s * c.s * (4 + (c.p if c.p < 4 else 0))
+    return kept + 4 * c.b * arch.heads * c.s
+
+
+def _mixer_kept(arch: Arch, c: ActContext) -> float:
+    proj, conv, out = mixer_widths(arch.spec)
+    t = c.tokens
+    return c.p * t * (arch.hidden + proj + 2 * conv + 2 * out) + 4 * t * (conv + out)
+
+
+def hybrid_delta(
+    arch: Arch, c: ActContext, mixer_layers: float, mlp_free_layers: float, megatron: bool = False
+) -> float:
+    """Bytes the stage's recurrent layers and MLP-free layers change against attention layers
+    with an MLP (per GPU: divided by TP like the layers they adjust)."""
+    if c.recompute == "full" or not (mixer_layers or mlp_free_layers):
+        return 0.0
+    delta = mixer_layers * (_mixer_kept(arch, c) - _attention_kept(arch, c, megatron))
+    if mlp_free_layers:
+        if megatron:
+            mats = 3 if arch.spec.mlp == "gated" else 2
+            mlp = c.p * c.tokens * (arch.ffn * mats + arch.hidden)
+        else:
+            mlp = _mlp(arch, c, arch.ffn, c.tokens) + _norm(arch, c, arch.hidden, True)
+        delta -= mlp_free_layers * mlp
+    return delta / c.tp

@@ -1,0 +1,177 @@
+"""Per-GPU inference memory: weights, KV cache, the largest live activations, runtime buffers.
+
+KV cache per token and layer: 2 · kv_heads · head_dim · bytes (K and V; GQA, Ainslie et al.
+2023 arXiv 2305.13245). Sliding-window layers keep at most the window (Mistral, arXiv
+2310.06825 §2; transformers' DynamicSlidingWindowLayer keeps window − 1 tokens). MLA caches the
+compressed latent plus the shared RoPE key, (kv_lora_rank + qk_rope_head_dim) values per token
+and layer (DeepSeek-V2, arXiv 2405.04434 §2.1.2), in vLLM, SGLang, Megatron and transformers 5
+(measured: keys [b, 1, s, kv_lora_rank], values [b, 1, s, qk_rope_head_dim]).
+
+Only softmax-attention layers hold a KV cache; the recurrent layers of hybrid models keep a
+fixed-size state per sequence instead (core/state.py), counted in the same ``kv_cache``
+component and named in the report's ``cache`` block. The vision tower's weights sit with the
+other weights (core/sharding.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.architecture import Arch, ceil_div
+from ..model.module_bytes import stage_weight_bytes
+from ..model.params import ParamCounts
+from ..model.result import COMPONENTS, Memory
+from ..model.sharding import StageParams, stage_params
+from ..model.specs import Scenario
+from ..model.state import state_bytes, state_bytes_per_sequence
+from ..registry.dtypes import nbytes
+from ..registry.frameworks import FrameworkProfile
+
+
+def _minimum(a: Any, b: Any) -> Any:
+    """min() for scalars, numpy.minimum for sweep arrays (numpy stays out of the app's start)."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return min(a, b)
+    import numpy as np
+
+    return np.minimum(a, b)
+
+
+def _maximum(a: Any, b: Any) -> Any:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return max(a, b)
+    import numpy as np
+
+    return np.maximum(a, b)
+
+
+def kv_bytes_per_token_layer(arch: Arch, kv_dtype: str, tp: int = 1) -> float:
+    """K+V bytes one token adds to one layer's cache on one GPU (TP splits KV heads; a head is
+    replicated when TP exceeds the KV heads, Megatron/vLLM)."""
+    b = nbytes(kv_dtype)
+    mla = arch.mla
+    if mla is not None:  # the latent and the shared RoPE key, replicated over TP
+        return (mla.kv_lora_rank + mla.qk_rope_head_dim) * b
+    heads = max(1, ceil_div(arch.kv_heads, tp))
+    return 2 * heads * arch.head_dim * b
+
+
+def kv_cache_bytes(
+    arch: Arch,
+    profile: FrameworkProfile,
+    kv_dtype: str,
+    batch: Any,
+    tokens: Any,
+    tp: int = 1,
+    layers: int | None = None,
+    local: int | None = None,
+) -> Any:
+    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` attention
+    layers, ``local`` of them with the sliding window (defaults: the model's; scalars, or numpy
+    arrays for sweeps); a sliding-window layer keeps the window less the profile's
+    ``kv_window_slack``."""
+    layers = arch.attention_layers if layers is None else layers
+    per = kv_bytes_per_token_layer(arch, kv_dtype, tp)
+    spec = arch.spec
+    if local is None:
+        local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
+    window_tokens = tokens
+    if spec.sliding_window:
+        window = spec.sliding_window - profile.kv_window_slack
+        window_tokens = _minimum(tokens, window)
+    return batch * per * ((layers - local) * tokens + local * window_tokens)
+
+
+def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tuple[Any, Any]:
+    """(largest live activations inside a layer, logits buffer) during prefill, bytes.
+
+    Without autograd nothing is kept between layers: the peak is the residual stream and the
+    normalised input plus the widest intermediate (MLP: gate, up and their product; eager
+    attention: the fp32 scores and their copy, where the profile materialises them). Engines
+    prefill in chunks (``FrameworkProfile.prefill_chunk_tokens``: vLLM's
+    ``max_num_batched_tokens``, llama.cpp's ``n_batch`` per sequence); transformers prefills
+    the whole prompt. Logits are computed for the last position only during generation (fp32
+    upcast included)."""
+    par, prof = s.parallelism, s.profile
+    pb = nbytes(s.precision.activations)
+    tokens = batch * prompt
+    chunk = prof.prefill_chunk_tokens
+    if chunk is not None:
+        tokens = _minimum(tokens, chunk * batch if prof.prefill_chunk_per_sequence else chunk)
+    stream = 2 * pb * tokens * arch.hidden
+    ffn = arch.moe.expert_ffn_hidden_size * arch.moe.experts_per_token if arch.moe else arch.ffn
+    mlp = pb * tokens * ffn * (3 if arch.spec.mlp == "gated" else 2) / par.tensor
+    attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / par.tensor
+    if par.attention == "eager" and prof.eager_scores:
+        attn = attn + batch * arch.heads * prompt**2 * (4 + pb) / par.tensor
+    logits = batch * arch.vocab * (pb + 4) / par.tensor
+    return stream + _maximum(mlp, attn), logits
+
+
+def attention_layers(arch: Arch, sp: StageParams, pp: int) -> int:
+    """Layers of this stage that keep keys and values: hybrid models' recurrent layers keep a
+    fixed-size state instead (core/state.py)."""
+    return min(sp.layers, ceil_div(arch.attention_layers, pp))
+
+
+def inference_components(
+    s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
+) -> tuple[float, Any, Any, Any]:
+    """(weights, KV cache, activations, logits) bytes on the heaviest GPU; ``batch`` and
+    ``prompt`` may be numpy arrays (sweeps)."""
+    par, prec, w = s.parallelism, s.precision, s.workload
+    sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
+    weights = stage_weight_bytes(s, arch, counts, sp)
+    attention = attention_layers(arch, sp, par.pipeline)  # the heaviest stage's
+    kv = kv_cache_bytes(
+        arch,
+        s.profile,
+        prec.kv_cache,
+        batch,
+        prompt + w.generated_tokens,
+        par.tensor,
+        attention,
+        min(attention, sp.sliding_layers),
+    )
+    if arch.mixer_layers:  # fixed-size recurrent state per sequence (hybrid models)
+        kv = kv + batch * state_bytes(arch, s.profile, prec.activations, par.tensor, par.pipeline)
+    acts, logits = _prefill_activations(s, arch, batch, prompt)
+    return weights, kv, acts, logits
+
+
+def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
+    """Memory of the heaviest GPU serving the scenario; returns (memory, tensor peak)."""
+    w = s.workload
+    weights, kv, acts, logits = inference_components(s, arch, counts, w.batch_size, w.prompt_tokens)
+    parts = [int(weights), int(kv), int(acts), int(logits)]
+    total = sum(parts)
+    mem = Memory(
+        weights=parts[0],
+        kv_cache=parts[1],
+        activations=parts[2],
+        temporary=parts[3],
+        total=total,
+        peak_phase="prefill",
+        alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
+    )
+    return mem, int(total)
+
+
+def cache_block(s: Scenario, arch: Arch) -> dict[str, int]:
+    """The report's ``cache`` block: the ``kv_cache`` component split into the attention layers'
+    KV cache and the recurrent layers' state, on the heaviest GPU (bytes)."""
+    par, prec, w = s.parallelism, s.precision, s.workload
+    attn = ceil_div(arch.attention_layers, par.pipeline)
+    kv = kv_cache_bytes(
+        arch, s.profile, prec.kv_cache, w.batch_size, w.prompt_tokens + w.generated_tokens, par.tensor, attn
+    )
+    conv, recurrent = state_bytes_per_sequence(arch, s.profile, prec.activations, par.tensor, par.pipeline)
+    per_token = kv_bytes_per_token_layer(arch, prec.kv_cache, par.tensor) * attn
+    return {
+        "kv_bytes": int(kv),
+        "recurrent_state_bytes": int(w.batch_size * (conv + recurrent)),
+        "recurrent_state_bytes_per_sequence": int(conv + recurrent),
+        "kv_bytes_per_token": int(per_token),
+        "attention_layers": arch.attention_layers,
+        "recurrent_layers": arch.mixer_layers,
+    }

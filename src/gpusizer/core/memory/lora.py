@@ -1,0 +1,160 @@
+"""Trainable parameters of LoRA adapters (Hu et al. 2021, arXiv 2106.09685 §4.1).
+
+A targeted ``d_in x d_out`` Linear gains ``A: r x d_in`` and ``B: d_out x r``, so
+``r·(d_in + d_out)`` trainable parameters; the base weight is frozen. Routed experts each get
+their own adapters (PEFT on per-expert Linear modules). Hybrid models: the recurrent layers
+have no q/k/v/o (their projections are not targeted by these names) and MLP-free layers no
+gate/up/down.
+
+A fused projection is one Linear module, so PEFT gives it one adapter: Phi-3's ``qkv_proj``
+gets one ``lora_A`` (r x h) and one ``lora_B`` ((q + k + v) x r), not three adapters' worth
+(measured: tests/core/data/peft-extra-measured.json, phi3 records; PEFT
+``tuners/lora/model.py`` wraps each targeted ``nn.Linear``). Naming any of q/k/v (gate/up)
+targets the fused module.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..model.architecture import Arch, resolve
+from ..model.specs import ModelSpec, Scenario
+
+# A fused module's name and the target names that select it.
+FUSED = {"qkv": ("q", "k", "v"), "gate_up": ("gate", "up")}
+
+
+def module_targets(spec: ModelSpec, targets: tuple[str, ...] | frozenset[str]) -> frozenset[str]:
+    """The targets as module names: a fused module is targeted when any of its parts is."""
+    out = set(targets)
+    for fused, parts in FUSED.items():
+        if _fused(spec, fused) and out & set(parts):
+            out.add(fused)
+    return frozenset(out)
+
+
+def _fused(spec: ModelSpec, name: str) -> bool:
+    return (
+        spec.fused_qkv and spec.mla is None if name == "qkv" else spec.fused_gate_up and spec.mlp == "gated"
+    )
+
+
+def _attention_shapes(arch: Arch) -> dict[str, list[tuple[int, int]]]:
+    h, mla = arch.hidden, arch.mla
+    if mla is None:
+        q_out = arch.q_dim * (2 if arch.spec.attention_output_gate else 1)
+        if _fused(arch.spec, "qkv"):
+            return {"qkv": [(h, q_out + 2 * arch.kv_dim)], "o": [(arch.attn_out_dim, h)]}
+        return {
+            "q": [(h, q_out)],
+            "k": [(h, arch.kv_dim)],
+            "v": [(h, arch.kv_dim)],
+            "o": [(arch.attn_out_dim, h)],
+        }
+    q_lora = mla.q_lora_rank
+    q = [(h, q_lora), (q_lora, arch.q_dim)] if q_lora else [(h, arch.q_dim)]
+    return {
+        "q": q,
+        "k": [(h, mla.kv_lora_rank + mla.qk_rope_head_dim)],
+        "v": [(mla.kv_lora_rank, arch.heads * (mla.qk_nope_head_dim + mla.v_head_dim))],
+        "o": [(arch.attn_out_dim, h)],
+    }
+
+
+def _mlp_shapes(arch: Arch, ffn: int) -> dict[str, list[tuple[int, int]]]:
+    h = arch.hidden
+    if _fused(arch.spec, "gate_up"):
+        return {"gate_up": [(h, 2 * ffn)], "down": [(ffn, h)]}
+    if arch.spec.mlp == "gated":
+        return {"gate": [(h, ffn)], "up": [(h, ffn)], "down": [(ffn, h)]}
+    return {"up": [(h, ffn)], "down": [(ffn, h)]}  # plain MLP: fc1 is "up", fc2 is "down"
+
+
+def _adapter(shapes: dict[str, list[tuple[int, int]]], targets: frozenset[str], rank: int) -> tuple[int, int]:
+    params = tensors = 0
+    for t in shapes:
+        for d_in, d_out in shapes[t] if t in targets else ():
+            params += rank * (d_in + d_out)
+            tensors += 2
+    return params, tensors
+
+
+@lru_cache(maxsize=256)
+def _parts(
+    spec: ModelSpec, rank: int, targets: tuple[str, ...]
+) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """(parameters, tensors) of the adapters of one dense layer, one MoE layer and the LM head,
+    and those a hybrid model lacks over all its layers (recurrent layers have no attention
+    projections, MLP-free layers no MLP)."""
+    arch, names = resolve(spec), module_targets(spec, targets)
+    attn, attn_t = _adapter(_attention_shapes(arch), names, rank)
+    dense, dense_t = _adapter(_mlp_shapes(arch, arch.ffn), names, rank)
+    per, per_t = 0, 0
+    moe = arch.moe
+    if moe is not None:
+        exp, exp_t = _adapter(_mlp_shapes(arch, moe.expert_ffn_hidden_size), names, rank)
+        per, per_t = attn + exp * moe.experts, attn_t + exp_t * moe.experts
+        if moe.shared_experts:
+            sh, sh_t = _adapter(_mlp_shapes(arch, moe.shared_ffn), names, rank)
+            per, per_t = per + sh, per_t + sh_t
+    head = (rank * (arch.hidden + arch.vocab), 2) if "lm_head" in names else (0, 0)
+    missing = (
+        attn * arch.mixer_layers + dense * arch.mlp_free_layers,
+        attn_t * arch.mixer_layers + dense_t * arch.mlp_free_layers,
+    )
+    return (attn + dense, attn_t + dense_t), (per, per_t), head, missing
+
+
+@lru_cache(maxsize=256)
+def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> list[tuple[int, int]]:
+    """(elements, how many) of every adapter tensor in the model: ``lora_A`` r x d_in and
+    ``lora_B`` d_out x r per targeted module (optimizer rules depend on tensor sizes)."""
+    arch, names = resolve(spec), module_targets(spec, targets)
+    found: dict[int, int] = {}
+    groups = [
+        (_attention_shapes(arch), arch.attention_layers),
+        (_mlp_shapes(arch, arch.ffn), arch.dense_layers - arch.mlp_free_layers),
+    ]
+    moe = arch.moe
+    if moe is not None:  # the routed experts and, as _parts counts them, the shared ones
+        groups.append((_mlp_shapes(arch, moe.expert_ffn_hidden_size), arch.moe_layers * moe.experts))
+        if moe.shared_experts:
+            groups.append((_mlp_shapes(arch, moe.shared_ffn), arch.moe_layers))
+    for shapes, count in groups:
+        for name, dims in shapes.items():
+            for d_in, d_out in dims if name in names else ():
+                for n in (rank * d_in, rank * d_out):
+                    found[n] = found.get(n, 0) + count
+    if "lm_head" in names:
+        for n in (rank * arch.hidden, rank * arch.vocab):
+            found[n] = found.get(n, 0) + 1
+    return sorted(found.items())
+
+
+def lora_stage(
+    spec: ModelSpec, rank: int, targets: tuple[str, ...], dense_layers: int, moe_layers: int, last: bool
+) -> tuple[int, int]:
+    """(trainable parameters, parameter tensors) of the adapters on one pipeline stage: its
+    layers' adapters and, on the last stage, the LM head's (where the head is). A hybrid
+    model's missing adapters are taken from each stage in proportion to its layers (its
+    recurrent and MLP-free layers are spread over the stages, core/sharding.py)."""
+    (dense, dense_t), (moe, moe_t), (head, head_t), (gone, gone_t) = _parts(spec, rank, targets)
+    layers = resolve(spec).layers
+    here = dense_layers + moe_layers
+    return (
+        dense * dense_layers + moe * moe_layers + (head if last else 0) - gone * here // layers,
+        dense_t * dense_layers + moe_t * moe_layers + (head_t if last else 0) - gone_t * here // layers,
+    )
+
+
+def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
+    """(trainable parameters in the whole model, per dense layer, parameter tensors)."""
+    arch = resolve(spec)
+    total, tensors = lora_stage(spec, rank, targets, arch.dense_layers, arch.moe_layers, True)
+    return total, _parts(spec, rank, targets)[0][0], tensors
+
+
+def scenario_lora(s: Scenario) -> tuple[int, int, int]:
+    """:func:`lora_trainable` of the scenario's adapters; zeros when it trains no adapters."""
+    w = s.workload
+    return lora_trainable(s.model, w.lora_rank, w.lora_targets) if w.is_adapter else (0, 0, 0)

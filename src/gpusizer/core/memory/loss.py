@@ -1,0 +1,104 @@
+"""The language-model loss: what it saves for backward and what it allocates briefly.
+
+``workload.loss`` (transformers / torchtune / Liger layouts; T tokens on the GPU, V vocabulary,
+h hidden, p activation bytes; measured in plain PyTorch on a CPU,
+tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
+
+* ``full`` (transformers ``ForCausalLMLoss``, torchtune without chunks): the fp32 log-softmax
+  of the whole logits is saved (4·T·V); the forward holds the logits and their fp32 upcast
+  (transformers returns the 16-bit logits: (p + 4)·T·V), the backward starts with the fp32
+  logits gradient and its upcast (8·T·V).
+* ``chunked`` (torchtune ``CEWithChunkedOutputLoss``,
+  ``torchtune/modules/loss/ce_chunked_output_loss.py``; the model's ``chunked_output`` emits
+  ``loss_chunks`` 16-bit logit chunks, 8 by default): eager, every chunk's fp32 log-softmax is
+  still saved (4·T·V: chunking changes the transient, not the saved bytes); the forward holds
+  the 16-bit chunk list and one fp32 chunk (p·T·V + 4·T·V/n), the backward one chunk's fp32
+  gradients (8·T·V/n) beside the output weight's gradient. With ``compile_loss`` (torchtune
+  ``training.compile_loss`` compiles ``compute_cross_entropy``) inductor saves each chunk's
+  16-bit logits plus two fp32 values per row (p·T·V + 8·T) and recomputes the softmax: the
+  backward holds one chunk's 16-bit gradient.
+* ``linear_chunked`` (torchtune ``LinearCrossEntropyLoss``,
+  ``torchtune/modules/loss/cross_entropy_loss.py``, every recipe config since v0.6.0, PR
+  #2531): the model skips its output layer and the loss projects one chunk of hidden states at
+  a time (``compute_cross_entropy``: ``linear_projection(hidden_chunk)``, then
+  ``F.cross_entropy(logits.float())``). The saved bytes are the chunked loss's (the masked
+  hidden states, ``index_select``, stand in for the head's input), but the forward holds only
+  one chunk's 16-bit logits and their fp32 upcast (p·T·V/n + 4·T·V/n); backward and the
+  compiled variant as ``chunked``.
+* ``fused`` (Liger ``fused_linear_cross_entropy_forward``,
+  ``src/liger_kernel/ops/fused_linear_cross_entropy.py``; Apple's cut-cross-entropy and
+  Unsloth's fused loss work alike): per chunk of rows the logits are computed, the kernel
+  writes d(loss)/d(logits) in place and the input and weight gradients are accumulated in the
+  forward; only ``grad_input`` (p·T·h, instead of the head's input) and ``grad_weight`` (p·V·h,
+  none when the head is frozen) are saved, no logits. Chunk rows: Liger's
+  ``next_pow2(ceil(T / ceil(V / h)))`` unless ``loss_chunks`` is set. Forward transient: one
+  chunk's fp32 logits and the chunk's weight-gradient product; backward: the gradients scaled
+  by the loss gradient (as measured).
+
+Megatron-LM's vocabulary-parallel cross entropy is its own layout (activations.megatron_top).
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..model.architecture import Arch
+from ..registry.loss_kinds import LOSS_KINDS
+
+DEFAULT_CHUNKS = 8  # torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss num_output_chunks
+
+
+def chunks(loss_chunks: int | None) -> float:
+    """Chunks of the chunked loss: the scenario's, else torchtune's 8."""
+    return float(loss_chunks or DEFAULT_CHUNKS)
+
+
+def fused_rows(loss_chunks: int | None, tokens: float, arch: Arch) -> float:
+    """Rows of one fused-loss chunk (Liger's rule unless ``loss_chunks`` is set)."""
+    if loss_chunks:
+        return math.ceil(tokens / loss_chunks)
+    per = math.ceil(tokens / math.ceil(arch.vocab / arch.hidden))
+    return float(min(tokens, 2 ** math.ceil(math.log2(max(1, per)))))
+
+
+def saved(arch: Arch, loss: str, compiled: bool, tokens: float, p: float, head_trainable: bool) -> float:
+    """Bytes the loss keeps for backward beside the head's input (labels included: int64
+    shifted labels, 8 B per token); the fused loss keeps the gradients of the head's input
+    and weight instead."""
+    t, v, h = tokens, arch.vocab, arch.hidden
+    kind = LOSS_KINDS[loss]
+    if kind.fused:
+        return p * t * h + (p * v * h if head_trainable else 0.0) + 8 * t
+    if compiled and kind.compilable:
+        return p * t * v + 8 * t + 8 * t  # 16-bit logits, fp32 max and log-sum-exp
+    kept = 4 * t * v + 8 * t  # fp32 log-softmax output + shifted labels
+    if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
+        kept += p * t * v
+    return kept
+
+
+def transients(
+    arch: Arch,
+    loss: str,
+    compiled: bool,
+    loss_chunks: int | None,
+    tokens: float,
+    vocab: float,
+    p: float,
+    head_grad: float,
+) -> tuple[float, float]:
+    """(forward, backward) short-lived bytes of the loss on the last stage. ``vocab`` is the
+    vocabulary on this GPU; ``head_grad`` the output weight's gradient (0 when frozen), which
+    the chunked and fused losses build while the loss's own buffers are alive."""
+    tv = tokens * vocab
+    kind = LOSS_KINDS[loss]
+    if kind.fused:
+        rows = fused_rows(loss_chunks, tokens, arch)
+        return 4 * rows * vocab + head_grad, p * tokens * arch.hidden + head_grad
+    if kind.chunked:
+        n = chunks(loss_chunks)
+        if compiled:
+            return 0.0, p * tv / n + head_grad
+        logits = p * tv if kind.logit_list else p * tv / n  # 16-bit logits alive in the forward
+        return logits + 4 * tv / n, 8 * tv / n + head_grad
+    return tv * (p + (4 if p < 4 else 0)), 8 * tv

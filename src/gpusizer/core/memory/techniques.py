@@ -1,0 +1,250 @@
+"""Training techniques of real recipes: what each changes in a step, how a profile sets it,
+what the report says about it, and which ones the advisor may turn on.
+
+Scenario fields (docs/scenario-format.md "Training techniques"): ``workload.loss``,
+``loss_chunks``, ``compile_loss`` (core/loss.py), ``lora_dropout``, ``kbit_prepare``
+(core/peft.py), ``parallelism.optimizer_in_backward``, ``activation_offload``, and the paged
+optimizers (core/optimizers.py). Sources:
+
+- Optimizer step in backward: torchtune ``training/memory.py`` ``register_optim_in_bwd_hooks``:
+  one optimizer per parameter, stepped and zeroed (set to None) in a
+  ``register_post_accumulate_grad_hook``; it needs ``gradient_accumulation_steps == 1``. No
+  gradient outlives its own step, so the whole gradient set and the foreach copy disappear;
+  the peak falls only where it was at the step (measured: 438.5 -> 390.3 MB with the chunked
+  loss and checkpointing, unchanged 506.5 MB with the full loss, whose peak is the loss's
+  backward; tests/core/data/techniques-measured.json).
+- Activation offload: ``checkpoints`` = offloaded gradient checkpointing (Unsloth
+  ``unsloth_zoo/gradient_checkpointing.py``: each checkpointed layer input is moved to the CPU
+  and brought back in backward); ``all`` = torchtune ``training/_activation_offloading.py``
+  ``OffloadActivations``: every saved tensor of at least 1 KiB goes to pinned host memory on a
+  side stream and comes back in backward, except the output projection's (``NoOpManager`` on
+  ``model.output``). The GPU keeps what is outside the layers and about one layer in flight;
+  host RAM holds the rest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import ScenarioError
+from ..registry.dtypes import nbytes
+from ..registry.frameworks import FRAMEWORKS
+from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
+from .loss import DEFAULT_CHUNKS, transients
+from .optimizer_states import optimizer_kind
+from .peft import kbit_prepared
+from .phases import in_flight
+
+if TYPE_CHECKING:
+    from ..model.architecture import Arch
+    from ..model.result import Memory
+    from ..model.sharding import StageParams
+    from ..model.specs import Scenario
+
+GiB = 2**30
+
+
+class StepExtras(NamedTuple):
+    """What the techniques add to one GPU's step, bytes (a named tuple: built for every
+    estimate of the advisor's searches)."""
+
+    host: float = 0.0  # host RAM (offloaded or paged states, weights, activations)
+    page_in: float = 0.0  # paged states of the largest tensor, resident during its update
+    largest_grad: float = 0.0  # gradient of the largest trainable tensor
+    largest_param: float = 0.0  # the largest trainable tensor (a single-tensor step's copy)
+    fp32_grads: float = 0.0  # DeepSpeed ZeRO-1/2 fp32 gradient partition at the step
+    head_grad: float = 0.0  # the output weight's gradient (0 when frozen)
+    recompute_layer: float = 0.0  # one layer rebuilt in backward by full recompute
+    top: float = 0.0  # activations outside the layers (one micro-batch), freed before it
+
+
+def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:
+    """(forward, backward) transient bytes of the logits and loss on the last stage
+    (core/loss.py). Megatron: vocab-parallel fused cross entropy, fp32 gradient of the local
+    logits (4·T·V/t)."""
+    if not sp.last:
+        return 0.0, 0.0
+    w, p = s.workload, s.parallelism
+    tokens = w.micro_batch_size * (w.sequence_length // p.context)
+    vocab = arch.vocab / p.tensor
+    if s.profile.activation_layout == "megatron":
+        return 0.0, 4 * tokens * vocab
+    pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
+    return transients(arch, w.loss, w.compile_loss, w.loss_chunks, tokens, vocab, pb, head_grad)
+
+
+def offload_split(mode: str, layers_bytes: float, top: float, layers: int) -> tuple[float, float]:
+    """(GPU, host) activation bytes: offloading moves the layers' saved tensors to host RAM and
+    keeps one layer's in flight; what is outside the layers stays (module docstring)."""
+    if mode == "none" or layers <= 0:
+        return layers_bytes + top, 0.0
+    return top + layers_bytes / layers, layers_bytes
+
+
+def step_phases(
+    temps: dict[str, float], persistent: float, extra: StepExtras, foreach: bool
+) -> dict[str, float]:
+    """Temporaries with the optimizer step inside backward: at the end of backward one tensor's
+    gradient, its single-tensor step copy and its paged states; no step phase of its own."""
+    out = dict(temps)
+    out["backward_end"] += extra.largest_grad + extra.page_in + (extra.largest_param if foreach else 0.0)
+    out["optimizer_step"] = persistent
+    return out
+
+
+def fill_profile_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    """The scenario dict with the framework profile's defaults filled in where the user left a
+    field out (the echo then states them, and loads back the same)."""
+    fw = data.get("framework", "huggingface")
+    prof = FRAMEWORKS.get(fw) if isinstance(fw, str) else None
+    if prof is None or not prof.scenario_defaults:
+        return data
+    out = dict(data)
+    for block, field, value in prof.scenario_defaults:
+        blk = out.get(block, {})
+        if isinstance(blk, dict) and field not in blk:
+            out[block] = {**blk, field: value}
+    return out
+
+
+def profile_edits(framework_id: object) -> dict[str, object]:
+    """The profile's defaults as dotted-path edits (the window applies them with a switch of
+    framework, as validation fills them into a file that leaves them out)."""
+    prof = FRAMEWORKS.get(framework_id) if isinstance(framework_id, str) else None
+    return {f"{b}.{f}": v for b, f, v in prof.scenario_defaults} if prof else {}
+
+
+def check_techniques(s: Scenario) -> None:
+    """Techniques that cannot run as set: a ScenarioError naming the field."""
+    w, p = s.workload, s.parallelism
+    if not w.is_training:
+        return
+    if p.activation_offload == "checkpoints" and p.recompute != "full":
+        raise ScenarioError(
+            "parallelism.activation_offload",
+            "'checkpoints' offloads the checkpointed layer inputs: it needs "
+            "parallelism.recompute 'full' (or choose 'all' or 'none')",
+        )
+    if p.optimizer_in_backward:
+        micro = in_flight(p.pipeline, p.data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)[1]
+        if micro > 1:
+            raise ScenarioError(
+                "parallelism.optimizer_in_backward",
+                "steps each tensor as its gradient is ready, so it cannot "
+                "accumulate gradients: set global_batch_size to "
+                "micro_batch_size x data, or turn it off",
+            )
+
+
+def polynomial_between(s: Scenario, lo: int, hi: int) -> bool:
+    """Whether every phase stays one polynomial in sequence and batch for sequence lengths
+    ``lo..hi`` (sweep_fast): a sliding window's mask appears past the window, and the fused
+    loss sizes its chunks by rounding."""
+    window = s.model.sliding_window
+    return not (LOSS_KINDS[s.workload.loss].fused or (window and lo <= window < hi))
+
+
+def _loss_line(s: Scenario) -> str | None:
+    w = s.workload
+    kind = LOSS_KINDS[w.loss]
+    if kind.fused:
+        return "fused linear cross-entropy: no logits kept"
+    if kind.chunked:
+        kept = "16-bit logits kept (compiled)" if w.compile_loss else "fp32 log-softmax kept"
+        where = "" if kind.logit_list else ", projection in the loss"
+        return f"chunked cross-entropy{where}, {w.loss_chunks or DEFAULT_CHUNKS} chunks: {kept}"
+    return None
+
+
+def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
+    """One phrase per training technique in force (the report's ``assumptions``)."""
+    w, p = s.workload, s.parallelism
+    if not w.is_training:
+        return ()
+    out = [line for line in (_loss_line(s),) if line and s.profile.activation_layout != "megatron"]
+    if w.is_adapter and w.lora_dropout > 0:
+        out.append(
+            f"LoRA dropout {w.lora_dropout:g}: each targeted module keeps its dropout "
+            "output and a 1-byte mask (CUDA)"
+        )
+    if kbit_prepared(s):
+        out.append(
+            "prepare_model_for_kbit_training: embedding, norms and LM head in fp32, fp32 residual stream"
+        )
+    if p.optimizer_in_backward:
+        out.append("optimizer step in backward: no gradient set is kept")
+    opt = optimizer_kind(s)
+    if opt.eight_bit:
+        out.append(
+            f"8-bit optimizer states: fp32 absmax per {BLOCK_8BIT} values, fp32 states "
+            f"for tensors under {MIN_8BIT_SIZE:,} elements"
+        )
+    if opt.paged:
+        out.append(
+            "paged optimizer states in unified memory: counted in host RAM, not in the "
+            "GPU peak; the largest tensor's states are paged in at its update"
+        )
+    if p.activation_offload != "none":
+        what = (
+            "checkpointed layer inputs"
+            if p.activation_offload == "checkpoints"
+            else "saved activations of the layers"
+        )
+        out.append(f"activation offload: {what} in host RAM, one layer in flight on the GPU")
+    if s.profile.fp32_step_gradients and p.zero_stage in (1, 2):
+        out.append("DeepSpeed fp32 gradient partition at the step")
+    if mem.host_memory:
+        out.append(f"host RAM {mem.host_memory / GiB:.1f} GiB per GPU")
+    return tuple(out)
+
+
+def host_block(s: Scenario, mem: Memory) -> dict[str, Any]:
+    """The report's ``host_memory`` block: system RAM per GPU and per node, and whether the
+    node's RAM (``hardware.host_memory_bytes``) holds it (null when it is not given)."""
+    per_node = mem.host_memory * min(s.parallelism.gpus, s.hardware.gpus_per_node)
+    cap = s.hardware.host_memory_bytes
+    return {
+        "per_gpu_bytes": mem.host_memory,
+        "per_node_bytes": per_node,
+        "capacity_bytes": cap,
+        "fits": None if cap is None else per_node <= cap,
+    }
+
+
+def host_note(s: Scenario, mem: Memory) -> str | None:
+    """A sentence when the node's RAM does not hold what offloading puts there."""
+    block = host_block(s, mem)
+    if block["fits"] is not False:
+        return None
+    return (
+        f"host RAM does not suffice: {block['per_node_bytes'] / GiB:.1f} GiB needed per "
+        f"node, {block['capacity_bytes'] / GiB:.1f} GiB set in hardware.host_memory_bytes"
+    )
+
+
+def relaxations(s: Scenario) -> list[tuple[Scenario, str]]:
+    """Scenarios the advisor may try, in order, when nothing fits as set: the chunked loss
+    (transformers layout with the full loss), then offloaded checkpointing (core/solver.py)."""
+    if not s.workload.is_training:
+        return []
+    out: list[tuple[Scenario, str]] = []
+    cur, done = s, []
+    if not LOSS_KINDS[s.workload.loss].chunked and s.profile.activation_layout == "huggingface":
+        cur = cur.model_copy(update={"workload": cur.workload.model_copy(update={"loss": "chunked"})})
+        done.append("the chunked cross-entropy (workload.loss = 'chunked')")
+        out.append((cur, f"turned on {done[-1]}: nothing fits as set"))
+    if s.parallelism.activation_offload == "none":
+        cur = cur.model_copy(
+            update={
+                "parallelism": cur.parallelism.model_copy(
+                    update={"recompute": "full", "activation_offload": "checkpoints"}
+                )
+            }
+        )
+        done.append(
+            "checkpoint offload (parallelism.recompute = 'full', activation_offload "
+            "= 'checkpoints': layer inputs in host RAM)"
+        )
+        out.append((cur, f"turned on {' and '.join(done)}: nothing fits as set"))
+    return out

@@ -1,0 +1,156 @@
+"""Preset data: one JSON file per model and per GPU, read with importlib.resources.
+
+Files live in ``gpusizer/presets/models`` and ``gpusizer/presets/gpus``; each carries a
+``source_url``. User GPUs (stored with the app's settings) are merged in by id, never
+overriding a catalog id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import ScenarioError, excerpt, from_validation
+from ..readfile import MiB, read_json
+from .specs import GPUSpec, Scenario
+from .unified import effective_gpu
+
+USER_GPUS_ENV = "GPUSIZER_USER_GPUS"  # a JSON file of user GPUs (the GUI points it at settings)
+
+
+def _read_dir(sub: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    folder = resources.files("gpusizer.presets").joinpath(sub)
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        data = json.loads(entry.read_text(encoding="utf-8"))
+        out[data.get("id", entry.name[:-5])] = data
+    return out
+
+
+@cache
+def model_presets() -> dict[str, dict[str, Any]]:
+    """All model presets by id: ``{"llama-3.1-8b": {...model fields..., "source_url": ...}}``."""
+    return _read_dir("models")
+
+
+@cache
+def _catalog_gpus() -> dict[str, dict[str, Any]]:
+    return _read_dir("gpus")
+
+
+MAX_USER_GPU_BYTES = 1 * MiB  # a GPU entry is about 400 bytes
+_GPU_META_KEYS = ("notes", "family", "form_factor", "release_year", "aliases")
+_USER: dict[str, Any] = {}  # the last read: "key" (path, mtime, size), "gpus", "problems"
+
+
+def user_gpu_file() -> Path | None:
+    path = os.environ.get(USER_GPUS_ENV)
+    return Path(path) if path else None
+
+
+def _spec_fields(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in _GPU_META_KEYS}
+
+
+def _read_user_gpus(path: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Valid entries by id, and one phrase per entry skipped (validated here, so that a bad
+    entry is skipped, never raised later by whoever lists or uses the GPUs)."""
+    try:
+        items, _ = read_json(path, "user GPUs", MAX_USER_GPU_BYTES)
+    except ScenarioError as exc:
+        return {}, [str(exc)]
+    if not isinstance(items, list):
+        return {}, [f"{path.name} must be a JSON list of GPU objects"]
+    gpus: dict[str, dict[str, Any]] = {}
+    problems: list[str] = []
+    for i, item in enumerate(items, 1):
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            problems.append(f'entry {i} has no "id" string')
+            continue
+        try:
+            GPUSpec(**_spec_fields(item))
+        except ValidationError as exc:
+            problems.append(f"{excerpt(item['id'])}: {from_validation(exc)}")
+            continue
+        gpus[item["id"]] = item
+    return gpus, problems
+
+
+def _user_state() -> dict[str, Any]:
+    """The user file as last read, read again when its path, size or mtime changes."""
+    path = user_gpu_file()
+    try:
+        st = os.stat(path) if path is not None else None
+    except OSError:
+        st = None
+    key = (str(path), st.st_mtime_ns, st.st_size) if st is not None else None
+    if _USER.get("key") != key or not _USER:
+        gpus, problems = _read_user_gpus(path) if path is not None and st is not None else ({}, [])
+        _USER.update(key=key, gpus=gpus, problems=problems)
+    return _USER
+
+
+def user_gpus() -> dict[str, dict[str, Any]]:
+    """User-defined GPUs from the settings file (a JSON list of GPU objects): the valid ones
+    (see :func:`user_gpu_problems` for those skipped)."""
+    return dict(_user_state()["gpus"])
+
+
+def user_gpu_problems() -> list[str]:
+    """Why entries of the user GPU file were skipped (empty when none were), for a warning."""
+    problems: list[str] = _user_state()["problems"]
+    if not problems:
+        return []
+    path = user_gpu_file()
+    return [
+        f"user GPU file {path}: skipped {len(problems)} "
+        f"entr{'y' if len(problems) == 1 else 'ies'} ({'; '.join(problems)})"
+    ]
+
+
+def gpu_presets() -> dict[str, dict[str, Any]]:
+    """Catalog GPUs plus the user's own, by id (catalog wins on a clash)."""
+    merged = dict(user_gpus())
+    merged.update(_catalog_gpus())
+    return merged
+
+
+@cache
+def gpu_aliases() -> dict[str, str]:
+    """Former catalog ids that saved scenarios may still name -> the entry they resolve to
+    (an entry's ``aliases`` list; ``mi250x-128gb`` is now the per-GCD ``mi250x-gcd-64gb``)."""
+    return {alias: gid for gid, data in _catalog_gpus().items() for alias in data.get("aliases", ())}
+
+
+def resolve_gpu_id(gpu_id: str) -> str:
+    """The catalog id an alias stands for; any other id unchanged."""
+    return gpu_aliases().get(gpu_id, gpu_id)
+
+
+@cache
+def _gpu_spec_cached(gpu_id: str) -> GPUSpec:
+    return GPUSpec(**_spec_fields(gpu_presets()[gpu_id]))
+
+
+def gpu_spec(gpu_id: str) -> GPUSpec:
+    """The catalog (or user) GPU with this id or catalog alias; KeyError if unknown."""
+    gpu_id = resolve_gpu_id(gpu_id)
+    if gpu_id in _catalog_gpus():
+        return _gpu_spec_cached(gpu_id)
+    return GPUSpec(**_spec_fields(user_gpus()[gpu_id]))
+
+
+def scenario_gpu(s: Scenario) -> GPUSpec:
+    """The scenario's GPU: a catalog or user GPU by id, or the inline spec, with the
+    scenario's unified-memory share applied (core/unified.py)."""
+    gpu = s.hardware.gpu
+    spec = gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
+    return effective_gpu(spec, s.hardware.gpu_memory_fraction)

@@ -1,0 +1,131 @@
+"""Turn user input (a dict from a file, the CLI or a script) into a validated :class:`Scenario`.
+
+Every failure is a :class:`ScenarioError` naming the field (``model.layers``) and what is
+allowed; unknown fields are refused (a typo must not pass silently: scenario-format.md).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import ScenarioError, excerpt, from_validation
+from ..memo import Memo
+from ..memory.techniques import fill_profile_defaults
+from ..model.checkpoint import fill_precision
+from ..model.presets import gpu_presets, model_presets, resolve_gpu_id
+from ..model.specs import GPUSpec, ModelSpec, Scenario
+from ..suggest import did_you_mean
+from .validate import check_model, check_scenario
+
+
+def _expand_model(block: Any) -> Any:
+    """A ``{"preset": id, ...overrides}`` block becomes the preset's fields plus the overrides."""
+    if not isinstance(block, dict) or "preset" not in block:
+        return block
+    if block["preset"] is None:  # a saved custom model echoes "preset": null
+        return {k: v for k, v in block.items() if k != "preset"}
+    name = block["preset"]
+    presets = model_presets()
+    if not isinstance(name, str) or name not in presets:
+        raise ScenarioError(
+            "model.preset",
+            f"unknown preset {excerpt(name)}{did_you_mean(name, presets)}; run "
+            f"`gpusizer-cli presets` for the list (e.g. {', '.join(list(presets)[:4])})",
+        )
+    data = {k: v for k, v in presets[name].items() if k not in ("id", "aliases", "notes")}
+    data.update(block)
+    return data
+
+
+def _check_gpu(hardware: Any) -> None:
+    """A catalog id must exist; an inline GPU is validated alone, so that its error names the
+    field (``hardware.gpu.dense_tflops.bf16``), not the other branch of ``str | GPUSpec``."""
+    if not isinstance(hardware, dict):
+        return
+    gpu = hardware.get("gpu")
+    if isinstance(gpu, dict):
+        try:
+            GPUSpec.model_validate(gpu)
+        except ValidationError as exc:
+            raise from_validation(exc, ("hardware", "gpu")) from None
+    if isinstance(gpu, str) and resolve_gpu_id(gpu) not in gpu_presets():
+        ids = ", ".join(sorted(gpu_presets())[:6])
+        raise ScenarioError(
+            "hardware.gpu",
+            f"unknown GPU {excerpt(gpu)}{did_you_mean(gpu, gpu_presets())}; run `gpusizer-cli "
+            f"gpus` for the list (e.g. {ids}, ...)",
+        )
+
+
+_VALIDATED: Memo[Scenario] = Memo(512)  # canonical JSON -> frozen Scenario (safe to share)
+_MODELS: Memo[ModelSpec] = Memo(512)  # canonical JSON of a model block -> its validated spec
+
+
+def clear_cache() -> None:
+    """Forget validated scenarios (call after the user's GPU list changes)."""
+    _VALIDATED.clear()
+    _MODELS.clear()
+
+
+def _canonical(data: Any) -> str | None:
+    """Sorted-key JSON of a dict, the memo key; None when it is not JSON-able."""
+    try:
+        return json.dumps(data, sort_keys=True)
+    except (TypeError, ValueError):
+        return None
+
+
+def parse_scenario(data: Any) -> Scenario:
+    """Validate a scenario dict (contract: scenario-format.md) or raise ScenarioError.
+
+    Scenarios are frozen, so a dict seen before returns the same validated object; scripts and
+    sweeps that re-estimate one scenario skip re-validation."""
+    if isinstance(data, Scenario):
+        return data
+    if not isinstance(data, dict):
+        raise ScenarioError("", "a scenario must be a JSON object")
+    key = _canonical(data)
+    if key is None:  # not JSON-able: validation names the bad field
+        return _validate(dict(data))
+    return _VALIDATED.get(key, lambda: _validate(dict(data)))
+
+
+def _validated_model(block: Any) -> ModelSpec:
+    try:
+        spec = ModelSpec.model_validate(_expand_model(block))
+    except ValidationError as exc:
+        raise from_validation(exc, ("model",)) from None
+    check_model(spec)
+    return spec
+
+
+def _model_spec(block: Any) -> Any:
+    """The validated model of a block, shared between scenarios that name the same model, so
+    everything derived from it (shape, counts, activations) is found by identity, not rebuilt."""
+    key = _canonical(block) if isinstance(block, dict) else None
+    if key is None:
+        return _expand_model(block)
+    return _MODELS.get(key, lambda: _validated_model(block))
+
+
+def scenario_dict(s: Scenario) -> dict[str, Any]:
+    """The scenario with every default filled in, as JSON-able data that parses back to the
+    same scenario (the report's echo, saved files, the window's last scenario)."""
+    return s.model_dump(mode="json")
+
+
+def _validate(data: dict[str, Any]) -> Scenario:
+    data = fill_profile_defaults(data)
+    if "model" in data:
+        data["model"] = _model_spec(data["model"])
+    fill_precision(data)  # serving follows the checkpoint's precision (core/checkpoint.py)
+    _check_gpu(data.get("hardware"))
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation(exc) from None
+    check_scenario(scenario)
+    return scenario

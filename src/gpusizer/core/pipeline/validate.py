@@ -1,0 +1,180 @@
+"""Rules that tie fields together; each violation names the field and what would be allowed."""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError, excerpt
+from ..memo import Memo
+from ..memory.techniques import check_techniques
+from ..model.architecture import resolve
+from ..model.specs import ModelSpec, Scenario
+from ..registry.engines import release
+from ..registry.frameworks import FRAMEWORKS
+
+
+def _divisors(n: int, limit: int = 64) -> str:
+    return ", ".join(str(d) for d in range(1, min(n, limit) + 1) if n % d == 0)
+
+
+def check_model(spec: ModelSpec) -> None:
+    """The architecture must be complete (or size-only) and self-consistent."""
+    if spec.layers is None:
+        if spec.parameters is None:
+            raise ScenarioError(
+                "model",
+                "give a preset, a full architecture (layers, hidden_size, attention_heads, ...) "
+                'or {"name", "parameters"}',
+            )
+        return
+    for field in ("hidden_size", "attention_heads", "vocab_size"):
+        if getattr(spec, field) is None:
+            raise ScenarioError(f"model.{field}", "required with model.layers (a full architecture)")
+    arch = resolve(spec)
+    if spec.head_dim is None and spec.mla is None and arch.hidden % arch.heads:
+        raise ScenarioError(
+            "model.head_dim",
+            f"hidden_size ({arch.hidden}) is not divisible by attention_heads ({arch.heads}); give head_dim",
+        )
+    if arch.heads % arch.kv_heads:
+        raise ScenarioError(
+            "model.kv_heads",
+            f"must divide attention_heads ({arch.heads}); allowed: {_divisors(arch.heads)}",
+        )
+    moe = spec.moe
+    if moe is not None and moe.experts_per_token > moe.experts:
+        raise ScenarioError("model.moe.experts_per_token", f"at most experts ({moe.experts})")
+    if spec.sliding_window_layers > arch.layers:
+        raise ScenarioError("model.sliding_window_layers", f"at most layers ({arch.layers})")
+    _check_hybrid(spec)
+
+
+def _check_hybrid(spec: ModelSpec) -> None:
+    """Recurrent layers fit in the model; MLP-free layers come off the dense layers."""
+    arch = resolve(spec)
+    if arch.mixer_layers > arch.layers:
+        raise ScenarioError(
+            "model.linear_attention.layers",
+            f"linear_attention.layers + mamba.layers at most layers ({arch.layers}); got {arch.mixer_layers}",
+        )
+    if spec.sliding_window_layers > arch.attention_layers:
+        raise ScenarioError(
+            "model.sliding_window_layers", f"at most the attention layers ({arch.attention_layers})"
+        )
+    if spec.mlp_layers is not None and not arch.moe_layers <= spec.mlp_layers <= arch.layers:
+        raise ScenarioError(
+            "model.mlp_layers", f"between the MoE layers ({arch.moe_layers}) and layers ({arch.layers})"
+        )
+
+
+def check_parallelism(s: Scenario) -> None:
+    """TP divides heads, PP at most layers, EP divides experts, TP within a node (Megatron-LM)."""
+    p, arch = s.parallelism, resolve(s.model)
+    if arch.heads % p.tensor:
+        raise ScenarioError(
+            "parallelism.tensor",
+            f"must divide attention_heads ({arch.heads}); allowed: {_divisors(arch.heads)}",
+        )
+    if s.model.mla is None and p.tensor > arch.kv_heads and p.tensor % arch.kv_heads:
+        raise ScenarioError(
+            "parallelism.tensor",
+            f"must divide kv_heads ({arch.kv_heads}) or be a multiple of it",
+        )
+    if p.tensor < arch.kv_heads and arch.kv_heads % p.tensor:
+        raise ScenarioError(
+            "parallelism.tensor",
+            f"must divide kv_heads ({arch.kv_heads}); allowed: {_divisors(arch.kv_heads)}",
+        )
+    if p.pipeline > arch.layers:
+        raise ScenarioError("parallelism.pipeline", f"at most layers ({arch.layers})")
+    if p.virtual_stages > 1 and p.pipeline * p.virtual_stages > arch.layers:
+        raise ScenarioError(
+            "parallelism.virtual_stages",
+            f"pipeline x virtual_stages must not exceed layers ({arch.layers})",
+        )
+    moe = s.model.moe
+    if p.expert > 1:
+        if moe is None:
+            raise ScenarioError("parallelism.expert", "must be 1 for a dense model (no experts)")
+        if moe.experts % p.expert:
+            raise ScenarioError(
+                "parallelism.expert",
+                f"must divide experts ({moe.experts}); allowed: {_divisors(moe.experts, 256)}",
+            )
+        if (p.data * p.context) % p.expert:
+            raise ScenarioError(
+                "parallelism.expert",
+                f"must divide data x context ({p.data * p.context}): experts are sharded over "
+                "the data-parallel ranks",
+            )
+    if p.context > 1 and s.workload.sequence_length % (2 * p.context) and s.workload.is_training:
+        raise ScenarioError(
+            "parallelism.context",
+            f"2 x context must divide sequence_length ({s.workload.sequence_length}) "
+            "(load-balanced ring attention)",
+        )
+    hw = s.hardware
+    if p.tensor > hw.gpus_per_node and not hw.allow_cross_node_tensor_parallel:
+        raise ScenarioError(
+            "parallelism.tensor",
+            f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "
+            "allowed only with hardware.allow_cross_node_tensor_parallel",
+        )
+
+
+def check_framework(s: Scenario) -> None:
+    """The framework runs this kind of work (core/frameworks.py: ``trains``; serving engines
+    cannot train) and this layout."""
+    w, prof = s.workload, s.profile
+    if w.is_training and not prof.trains:
+        trainers = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains)
+        raise ScenarioError("framework", f"{s.framework} serves models; for training choose {trainers}")
+    if w.info.quantised_base and s.parallelism.zero_stage == 3 and not prof.quantised_base_zero3:
+        able = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains and p.quantised_base_zero3)
+        raise ScenarioError("framework", f"{w.info.label} under ZeRO-3 needs {able}, not {s.framework}")
+
+
+def check_serving(s: Scenario) -> None:
+    """``serving.engine_version`` names a release of the chosen engine."""
+    version = s.serving.engine_version
+    if version is None or s.workload.is_training:
+        return
+    allowed = s.profile.versions
+    if not allowed:
+        raise ScenarioError("serving.engine_version", f"{s.profile.label} has no versions to choose")
+    try:
+        release(s.profile.releases, version)
+    except KeyError:
+        raise ScenarioError(
+            "serving.engine_version",
+            f"must be a {s.profile.label} version from {allowed[0]} on (documented releases: "
+            f"{', '.join(allowed)}; a version between two takes the older one's defaults); "
+            f"got {excerpt(version)}",
+        ) from None
+
+
+def check_workload(s: Scenario) -> None:
+    w, p = s.workload, s.parallelism
+    if w.global_batch_size is not None and w.is_training:
+        unit = w.micro_batch_size * p.data
+        if w.global_batch_size % unit:
+            raise ScenarioError(
+                "workload.global_batch_size",
+                f"must be a multiple of micro_batch_size x data ({unit})",
+            )
+
+
+_VALID_MODELS: Memo[bool] = Memo(256)  # models that passed check_model, by identity
+
+
+def _valid_model(spec: ModelSpec) -> bool:
+    check_model(spec)
+    return True
+
+
+def check_scenario(s: Scenario) -> None:
+    # A model checked once is valid for good (frozen): layout variants share the object.
+    _VALID_MODELS.get(id(s.model), lambda: _valid_model(s.model), (s.model,))
+    check_parallelism(s)
+    check_workload(s)
+    check_framework(s)
+    check_serving(s)
+    check_techniques(s)

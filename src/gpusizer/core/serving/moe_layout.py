@@ -1,0 +1,159 @@
+"""How a serving engine lays out MXFP4 routed experts in GPU memory, as one registry.
+
+The checkpoint stores each expert's fused gate/up projection (w13, [2I, H]) and down projection
+(w2, [H, I]) as MXFP4: 4-bit values (1/2 B) with one 8-bit scale per 32 values along the input
+axis, plus bf16 biases (gpt-oss). vLLM does not keep that layout (sources:
+vllm/model_executor/layers/quantization/mxfp4.py ``Mxfp4MoEMethod.create_weights`` and
+``process_weights_after_loading``; 2026: fused_moe/oracle/mxfp4.py
+``mxfp4_round_up_hidden_size_and_intermediate_size`` and ``convert_to_mxfp4_moe_kernel_format``):
+
+- ``marlin``: I rounded up to 128 and H to 256 ("the moe marlin kernel requires that for each
+  linear n % 256 == 0 and k % 128 == 0"); values repacked, scales permuted (same count,
+  ``mxfp4_marlin_process_scales``), biases permuted in bf16 (``marlin_permute_bias``).
+- ``flashinfer-trtllm`` (SM100): I and H rounded up to 256; biases converted to fp32; values
+  and scales shuffled to the same shapes (the scales are reshaped back to [E, 2I, H/32]).
+- ``triton-hopper``: I rounded up to 64, H kept; biases to fp32; ``_swizzle_mxfp4``
+  (quantization/utils/mxfp4_utils.py) writes the values into triton_kernels'
+  ``HopperMXValueLayout`` (padded to its 16-row x 32-byte tile) and the scales into
+  ``HopperMXScaleLayout`` (rows padded to 2 x num_warps x 2 x 8 = 256 with num_warps 8,
+  columns to 2) as new tensors. The values' old parameter is deleted (``del
+  layer.w13_weight``); the scales' old parameter is not, so the scales are held twice.
+
+gpt-oss-120b on an H100 (checkpoint 60.77 GiB): Marlin 65.90 GiB against "Model loading took
+65.9651 GiB" (vLLM 0.10.1, vllm#23278); Triton 64.30 GiB against "64.38 GiB" (vLLM 0.14.1,
+vllm#33155). Which layout a GPU gets is release data (core/engine_releases.py ``mxfp4_moe``, by CUDA
+compute capability, the GPU catalog's ``compute_capability``); a GPU without one (AMD, Apple,
+a custom spec) keeps the checkpoint's bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model.architecture import Arch, ceil_div
+from ..model.module_bytes import group_bytes, stage_weight_bytes
+from ..model.params import ParamCounts
+from ..model.sharding import StageParams
+from ..model.specs import GPUSpec, Scenario
+from ..registry.engines import Capability, EngineRelease
+
+
+@dataclass(frozen=True)
+class MoeLayout:
+    """One backend's layout of an MXFP4 expert: the padding of the intermediate and hidden
+    sizes, the bias dtype after loading, the tile the values are padded to (rows, bytes per
+    row) and, for a swizzled copy of the scales beside the loaded ones, the rows it is padded
+    to (0: no copy)."""
+
+    id: str
+    label: str
+    intermediate_align: int
+    hidden_align: int
+    bias_bytes: int
+    value_tile: tuple[int, int] = (1, 1)
+    scale_copy_rows: int = 0
+    source: str = ""
+
+
+MOE_LAYOUTS: dict[str, MoeLayout] = {
+    lay.id: lay
+    for lay in (
+        MoeLayout(
+            "marlin", "Marlin", 128, 256, 2, source="mxfp4.py create_weights (MARLIN); marlin_utils_fp4.py"
+        ),
+        MoeLayout(
+            "flashinfer-trtllm",
+            "FlashInfer TRT-LLM",
+            256,
+            256,
+            4,
+            source="mxfp4.py create_weights (SM100_FI_MXFP4_BF16 / _MXFP8_TRTLLM)",
+        ),
+        MoeLayout(
+            "triton-hopper",
+            "Triton (triton_kernels, Hopper swizzle)",
+            64,
+            1,
+            4,
+            value_tile=(16, 32),
+            scale_copy_rows=256,
+            source="mxfp4.py create_weights (TRITON); mxfp4_utils.py _swizzle_mxfp4; "
+            "triton_kernels v3.5.0 tensor_details/layout_details/hopper_value.py, "
+            "hopper_scale.py",
+        ),
+    )
+}
+
+
+def capability(value: str | None) -> Capability | None:
+    """``"9.0"`` as (9, 0); None stays None."""
+    if value is None:
+        return None
+    major, minor = value.split(".")
+    return int(major), int(minor)
+
+
+def mxfp4_layout(rel: EngineRelease | None, gpu: GPUSpec) -> MoeLayout | None:
+    """The layout this release gives MXFP4 experts on this GPU (None: the checkpoint's)."""
+    cc = capability(gpu.compute_capability)
+    if rel is None or cc is None:
+        return None
+    for low, below, layout_id in rel.mxfp4_moe:
+        if low <= cc < below:
+            return MOE_LAYOUTS[layout_id]
+    return None
+
+
+def _round(x: int, to: int) -> int:
+    return ceil_div(x, to) * to
+
+
+def _matrix_bytes(lay: MoeLayout, rows: int, cols: int) -> int:
+    """One expert matrix of ``rows`` outputs x ``cols`` inputs (the quantised axis)."""
+    tile_rows, tile_bytes = lay.value_tile
+    values = _round(rows, tile_rows) * _round(ceil_div(cols, 2), tile_bytes)
+    groups = ceil_div(cols, 32)
+    scales = rows * groups
+    if lay.scale_copy_rows:
+        scales += _round(rows, lay.scale_copy_rows) * _round(groups, 2)
+    return values + scales
+
+
+def layer_bytes(lay: MoeLayout, experts: int, inter: int, hidden: int, gated: bool, bias: bool) -> int:
+    """Bytes of one MoE layer's routed experts on one GPU (``inter``: its share of the
+    intermediate size) as ``lay`` holds them."""
+    i = _round(inter, lay.intermediate_align)
+    h = _round(hidden, lay.hidden_align)
+    up = (2 if gated else 1) * i
+    per_expert = _matrix_bytes(lay, up, h) + _matrix_bytes(lay, h, i)
+    if bias:
+        per_expert += (up + h) * lay.bias_bytes
+    return experts * per_expert
+
+
+def served_weight_bytes(
+    s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, gpu: GPUSpec, rel: EngineRelease | None
+) -> tuple[float, MoeLayout | None, float]:
+    """(weight bytes on this GPU as the engine loads them, the MoE layout used, the bytes as
+    stored): the checkpoint's bytes with MXFP4 routed experts replaced by the layout's."""
+    base = stage_weight_bytes(s, arch, counts, sp)
+    moe, lay = arch.moe, mxfp4_layout(rel, gpu)
+    gb = group_bytes(s, arch)
+    if (
+        lay is None
+        or moe is None
+        or not sp.moe_layers
+        or sp.groups is None
+        or gb.dtypes["experts"] != "mxfp4"
+    ):
+        return base, None, base
+    p = s.parallelism
+    laid = sp.moe_layers * layer_bytes(
+        lay,
+        ceil_div(moe.experts, p.expert),
+        ceil_div(moe.expert_ffn_hidden_size, p.tensor),
+        arch.hidden,
+        arch.spec.mlp == "gated",
+        arch.spec.mlp_bias,
+    )
+    return base - sp.groups["experts"] * gb.per_param["experts"] + laid, lay, base

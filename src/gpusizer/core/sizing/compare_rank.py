@@ -1,0 +1,130 @@
+"""Prices, the Pareto front and the ranking of comparison options (core/compare.py).
+
+Cheap (no search): the window reprices and re-sorts on the UI thread when a price, the cost
+basis or the electricity price changes. Sorting (``SORTS``): ``cost`` (cost per million tokens,
+served or trained, on the basis asked; unpriced after), ``speed`` (tokens per second per user
+for serving, trained tokens per second for training) or ``gpus``; options that fit come first,
+those that meet the serving targets before those that do not. ``pareto`` marks the options
+that no other beats on both cost per million tokens and speed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ScenarioError
+from ..model.specs import GPUSpec
+from .compare_costs import check_prices, money, per_work
+from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH
+from .compare_options import SORTS as SORTS
+
+
+def _number(field: str, value: Any, zero: bool) -> float:
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and (value >= 0 if zero else value > 0)
+    )
+    if not ok:
+        raise ScenarioError(field, f"must be a number {'>=' if zero else '>'} 0; got {value!r}")
+    return float(value)
+
+
+def _one_of(field: str, value: Any, allowed: Sequence[str]) -> str:
+    if value not in allowed:
+        raise ScenarioError(field, f"must be one of {', '.join(allowed)}; got {value!r}")
+    return str(value)
+
+
+def check_sort(sort: str) -> str:
+    return _one_of("sort", sort, SORTS)
+
+
+@dataclass(frozen=True)
+class Money:
+    """How options are priced: the user's prices per GPU id, electricity (USD/kWh), the
+    years a purchase is spread over, and the cost basis (``BASES``). Checked on creation
+    (ScenarioError naming the field)."""
+
+    prices: Mapping[str, Mapping[str, Any]] | None = None
+    electricity_usd_per_kwh: float = ELECTRICITY_USD_PER_KWH
+    amortization_years: float = AMORTIZATION_YEARS
+    basis: str = "cloud"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prices", check_prices(self.prices))
+        _number("electricity_usd_per_kwh", self.electricity_usd_per_kwh, zero=True)
+        _number("amortization_years", self.amortization_years, zero=False)
+        _one_of("basis", self.basis, BASES)
+
+
+def price_options(
+    options: Sequence[dict[str, Any]], specs: Mapping[str, GPUSpec], training: bool, how: Money
+) -> list[dict[str, Any]]:
+    """Copies of the options with their money, power and energy fields and the Pareto
+    front (``specs``: the GPUs by id, for catalog prices and TDP)."""
+    out = []
+    mine = how.prices or {}
+    for o in options:
+        spec = specs[o["gpu"]]
+        cost = money(
+            spec,
+            o["gpus"] or 1,
+            mine.get(o["gpu"]),
+            how.electricity_usd_per_kwh,
+            how.amortization_years,
+            how.basis,
+        )
+        if o["fits"]:
+            row = o | cost | per_work(cost, o, training, how.electricity_usd_per_kwh)
+        else:  # the unit prices only: there is nothing to buy
+            row = o | {k: cost[k] for k in ("list_price_usd", "price_per_hour", "user_prices")}
+        out.append(row)
+    mark_pareto(out)
+    return out
+
+
+def speed_of(o: Mapping[str, Any]) -> float | None:
+    """The speed an option is ranked and charted by: tokens per second per user when
+    serving, trained tokens per second otherwise."""
+    per_user = o.get("tokens_per_second_per_user")
+    return per_user if per_user is not None else o.get("tokens_per_second")
+
+
+def mark_pareto(options: Sequence[dict[str, Any]]) -> None:
+    """``pareto`` = true for each fitting option with a cost and a speed that no other
+    beats on both (lower or equal cost per million tokens, higher or equal speed, one of
+    them strictly)."""
+    pts: list[tuple[float, float, dict[str, Any]]] = []
+    for o in options:
+        o["pareto"] = False
+        cost, fast = o.get("cost_per_million_tokens"), speed_of(o)
+        if o["fits"] and cost is not None and fast:
+            pts.append((cost, fast, o))
+    for cost, fast, o in pts:
+        o["pareto"] = not any(c <= cost and f >= fast and (c < cost or f > fast) for c, f, _ in pts)
+
+
+def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[dict[str, Any]]:
+    """Sorted by ``sort`` (``SORTS``) and numbered (``rank`` 1, 2...)."""
+    check_sort(sort)
+
+    def key(o: dict[str, Any]) -> tuple[Any, ...]:
+        head = (not o["fits"], o["targets_met"] is False)
+        cost, fast = o.get("cost_per_million_tokens"), speed_of(o)
+        by_cost = (cost is None, cost or 0.0)
+        by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))
+        by_gpus = (o["gpus"] or 0,)
+        order = {
+            "cost": (by_cost, by_speed, by_gpus),
+            "speed": (by_speed, by_cost, by_gpus),
+            "gpus": (by_gpus, by_cost, by_speed),
+        }[sort]
+        return (*head, *order, o["capacity_bytes"], o["gpu"])
+
+    out = sorted(options, key=key)
+    for i, o in enumerate(out, 1):
+        o["rank"] = i
+    return out

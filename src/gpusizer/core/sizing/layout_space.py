@@ -1,0 +1,218 @@
+"""The advisor's search space (core/layout_search.py): the layouts it tries, in which order,
+and the DP degrees valid for each.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import NamedTuple
+
+from ..model.architecture import Arch, ceil_div
+from ..model.specs import Scenario
+from ..registry.frameworks import FrameworkProfile
+
+MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
+# Pipeline stages tried: Megatron-LM's 1T-parameter run used 64 (arXiv 2104.04473, Table 1),
+# Llama 3 405B 16 (arXiv 2407.21783, Table 4). A bound, so that the search's cost does not grow
+# with the layer count (every preset has at most 128 layers: for them nothing is cut).
+MAX_PP = 128
+# Layouts tried per search, the most preferred first (the fewest model-parallel GPUs). Real
+# models need at most about 40,000 (DeepSeek-V3 at 64k tokens); only divisor-rich heads and
+# experts (e.g. 55,440 of each) reach millions. Beyond it the search stops, with a note.
+MAX_LAYOUTS = 100_000
+RECOMPUTE = ("none", "selective", "full")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One parallel layout (recompute included: it trades compute for memory)."""
+
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    ep: int = 1
+    zero: int = 0
+    recompute: str = "none"
+    dp: int = 1
+
+    @property
+    def model_parallel(self) -> int:
+        return self.tp * self.pp * self.cp
+
+    @property
+    def gpus(self) -> int:
+        return self.model_parallel * self.dp
+
+
+@cache
+def divisors(n: int) -> list[int]:
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    return sorted({*small, *(n // d for d in small)})
+
+
+def _pref(lay: Layout, profile: FrameworkProfile) -> tuple[int, ...]:
+    """Preference among layouts of the same GPU count (smaller is better)."""
+    rc, mp = RECOMPUTE.index(lay.recompute), lay.model_parallel
+    if profile.prefers_model_parallel:
+        return (rc, lay.zero > 1, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
+    return (rc, mp, lay.pp, lay.cp, lay.zero, lay.ep, lay.tp)
+
+
+def _shapes(
+    tps: list[int], pps: list[int], cps: list[int], eps: list[int], max_gpus: int
+) -> list[tuple[int, int, int, int]]:
+    """(TP, PP, CP, EP) needing at most ``max_gpus`` GPUs (EP divides DP x CP, so DP is at least
+    EP / gcd(EP, CP)); the lists are ascending, so each loop stops at the first too large."""
+    out = []
+    for t in tps:
+        for q in (q for q in pps if t * q <= max_gpus):
+            for c in (c for c in cps if t * q * c <= max_gpus):
+                for e in eps:
+                    if t * q * e > max_gpus * c:  # e / c <= e / gcd(e, c): none further fits
+                        break
+                    if t * q * c * (e // math.gcd(e, c)) <= max_gpus:
+                        out.append((t, q, c, e))
+    return out
+
+
+class Space(NamedTuple):
+    """The layouts one search tries: every shape (TP, PP, CP, EP) with every ZeRO stage and
+    recompute level; ``tried`` of them there were in all (before :data:`MAX_LAYOUTS`)."""
+
+    shapes: list[tuple[int, int, int, int]]
+    zeros: list[int]
+    levels: tuple[str, ...]
+    tried: int
+
+    @property
+    def size(self) -> int:
+        return len(self.shapes) * len(self.zeros) * len(self.levels)
+
+
+def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int) -> Space:
+    """All layouts that need at most ``max_gpus`` GPUs, or the :data:`MAX_LAYOUTS` with the
+    fewest model-parallel GPUs."""
+    w, p = s.workload, s.parallelism
+    tps = [t for t in divisors(arch.heads) if t <= min(tp_max, max_gpus)]
+    eps = [e for e in divisors(s.model.moe.experts) if e <= max_gpus] if s.model.moe else [1]
+    cps, zeros = [1], [p.zero_stage]
+    if w.is_training:
+        seq = w.sequence_length
+        cps += [
+            c
+            for c in divisors(max(1, seq // 2))
+            if 1 < c <= MAX_CP and seq % (2 * c) == 0 and seq // c >= MIN_CP_TOKENS
+        ]
+        zeros = [0, 1, 2, 3]
+    else:
+        levels = (p.recompute,)
+    shapes = _shapes(tps, pp_degrees(arch.layers), cps, eps, max_gpus)
+    per_shape = len(zeros) * len(levels)
+    if len(shapes) * per_shape > MAX_LAYOUTS:
+        shapes = sorted(shapes, key=lambda x: (x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
+    return Space(shapes[: MAX_LAYOUTS // per_shape], zeros, tuple(levels), len(shapes) * per_shape)
+
+
+def _combos(
+    s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
+) -> tuple[list[Layout], int]:
+    """The layouts of :func:`layout_space`, in order of preference, and how many there were
+    in all."""
+    space = layout_space(s, arch, tp_max, levels, max_gpus)
+    out = [Layout(t, q, c, e, z, r) for t, q, c, e in space.shapes for z in space.zeros for r in space.levels]
+    return sorted(out, key=lambda lay: _pref(lay, s.profile)), space.tried
+
+
+def pp_degrees(layers: int) -> list[int]:
+    """The smallest PP degree of each stage size ⌈layers/PP⌉, up to :data:`MAX_PP` (a larger
+    PP with the stage size of a smaller one only adds GPUs)."""
+    out, size = [], 0
+    for pp in range(1, min(layers, MAX_PP) + 1):
+        if ceil_div(layers, pp) != size:
+            out.append(pp)
+            size = ceil_div(layers, pp)
+    return out
+
+
+def dp_rule(
+    s: Scenario, ep: int, cp: int, zero: int, model_parallel: int, max_gpus: int
+) -> tuple[int, int, int]:
+    """(step, least, limit): DP is a multiple of ``step`` (EP must divide DP x CP), at least
+    ``least`` (ZeRO needs DP x CP > 1 to shard anything, else it is ZeRO 0 under another
+    name) and at most ``limit`` (the GPU budget); inference keeps DP = step."""
+    least = 2 if s.workload.is_training and zero and cp == 1 else 1
+    return ep // math.gcd(ep, cp), least, max_gpus // model_parallel
+
+
+def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[int]:
+    """The DP degrees of a :func:`dp_rule` up to ``limit`` (ascending); training: DP must
+    divide global/micro when the global batch is set."""
+    w = s.workload
+    if not w.is_training:
+        return [step] if step <= limit else []
+    if w.global_batch_size is None:
+        return range(step * ceil_div(least, step), limit + 1, step)
+    return [
+        d
+        for d in divisors(w.global_batch_size // w.micro_batch_size)
+        if d % step == 0 and least <= d <= limit
+    ]
+
+
+def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
+    """Valid DP degrees (:func:`dp_rule`)."""
+    return dp_candidates(s, *dp_rule(s, lay.ep, lay.cp, lay.zero, lay.model_parallel, max_gpus))
+
+
+Row = tuple[int, int, int, int, int, str]  # a Layout's fields but DP, as the search orders them
+
+
+def _seeds(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row]:
+    """Tried first, for early bounds: per pipeline depth the largest TP of each node size with
+    the top ZeRO stage, an EP a third of the way up its choices and CP 1 and 2 (one of them
+    is near the best for most GPUs of a catalog, so the rest must beat a count close to it),
+    with the lightest recompute; in order of preference."""
+    if not space.shapes:
+        return []
+    eps = sorted({e for *_, e in space.shapes})
+    tps = {max((t for t, *_ in space.shapes if t <= n), default=0) for n in nodes}
+    zero, level = max(space.zeros), min(space.levels, key=RECOMPUTE.index)
+    rows = [
+        (t, q, c, e, zero, level)
+        for t, q, c, e in space.shapes
+        if c <= 2 and t in tps and e == eps[len(eps) // 3]
+    ]
+    return sorted(rows, key=lambda r: _pref(Layout(*r), profile))
+
+
+def search_order(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row]:
+    """The seeds, then the rest from the most model-parallel GPUs down: those fit with a small
+    DP (few estimates), and each GPU's best count falls early, so that layouts of fewer
+    model-parallel GPUs (which need a large DP) are mostly turned away by it."""
+    seeds = _seeds(space, nodes, profile)
+    chosen = set(seeds)
+    shapes = sorted(space.shapes, key=lambda x: (-x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
+    zeros = sorted(space.zeros, reverse=True)
+    return [
+        *seeds,
+        *(
+            row
+            for r in sorted(space.levels, key=RECOMPUTE.index)
+            for t, q, c, e in shapes
+            for z in zeros
+            if (row := (t, q, c, e, z, r)) not in chosen
+        ),
+    ]
+
+
+def virtual_stages(virtual: int, pp: int, layers: int) -> int:
+    """The scenario's interleaving (``virtual_stages``) where PP x it fits the layers, else 1."""
+    return virtual if pp * virtual <= layers else 1
+
+
+def shape(lay: Layout) -> tuple[int, int, int, int, str]:
+    """What activations depend on (not ZeRO; DP only through micro-batches in flight)."""
+    return lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute

@@ -1,0 +1,110 @@
+"""Users against context: how many requests of C tokens the serving engine holds at once.
+
+For each context C the engine is configured for requests of C tokens (``serving.max_context``)
+and its own memory rule is run (core/serving.py): a vLLM V0 profile pass grows with
+``max_model_len``, a pool engine refuses a context one request does not fit, llama.cpp moves
+layers to system RAM when the KV cache of more users would not fit. Users = requests of C
+tokens the KV cache holds (vLLM's "maximum concurrency", floored), within ``max_sequences``;
+0 where the engine does not start. A training scenario is shown as served (the first serving
+framework when its own does not serve).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..errors import ScenarioError
+from ..model.architecture import resolve
+from ..model.params import count_parameters
+from ..model.presets import scenario_gpu
+from ..model.specs import Scenario
+from ..pipeline.scenario import parse_scenario
+from ..pipeline.validate import check_scenario
+from ..registry.frameworks import frameworks_for
+from ..registry.workloads import WORKLOAD_KINDS
+from ..serving.engine_memory import engine_memory
+
+
+@dataclass(frozen=True)
+class CapacityCurve:
+    """``users[i]`` requests of ``contexts[i]`` tokens fit at once (0: the engine refuses)."""
+
+    engine: str  # the profile's label
+    contexts: tuple[int, ...]
+    users: tuple[int, ...]
+    context: int  # the scenario's tokens per request (prompt + output)
+    concurrency: int  # the scenario's users
+    max_sequences: int | None
+
+    def users_at(self, context: int) -> int:
+        """Users at a context (the nearest computed context at or above it)."""
+        for c, u in zip(self.contexts, self.users, strict=True):
+            if c >= context:
+                return u
+        return 0
+
+
+def served(s: Scenario) -> Scenario:
+    """The scenario as an inference workload on a serving framework."""
+    if not s.workload.is_training:
+        return s
+    kind = WORKLOAD_KINDS["inference"]
+    framework = s.framework if s.profile.fits(kind) else frameworks_for(kind)[0].id
+    par = s.parallelism.model_copy(update={"data": 1, "context": 1, "zero_stage": 0, "expert": 1})
+    return s.model_copy(
+        update={
+            "workload": s.workload.model_copy(update={"kind": "inference"}),
+            "framework": framework,
+            "parallelism": par,
+        }
+    )
+
+
+def context_grid(s: Scenario, points: int = 40) -> list[int]:
+    """Contexts from 256 tokens to the model's context (at least 4x the request), geometric,
+    multiples of 16 (vLLM's block), the request's own length included."""
+    w = s.workload
+    request = w.prompt_tokens + w.generated_tokens
+    hi = max(s.model.max_context or 131072, 4 * request, 512)
+    lo = min(256, request)
+    ratio = (hi / lo) ** (1 / max(1, points - 1))
+    grid = {max(16, int(lo * ratio**i) // 16 * 16) for i in range(points)}
+    return sorted(grid | {request})
+
+
+def _users(s: Scenario, context: int) -> int:
+    sv = s.serving.model_copy(update={"max_context": context})
+    v = s.model_copy(update={"serving": sv})
+    try:
+        check_scenario(v)
+    except ScenarioError:
+        return 0
+    gpu = scenario_gpu(v)
+    em, st = engine_memory(v, resolve(v.model), count_parameters(v.model), gpu)
+    if not em.starts:
+        return 0
+    if s.profile.memory_rule == "layer_offload":  # slots whose KV fits beside the layers
+        spare = gpu.capacity_bytes - em.memory.total
+        per = em.kv_bytes_per_token * context
+        on_gpu = em.host_read_bytes == 0
+        users = 1 + (int(spare // per) if on_gpu and per > 0 else 0)
+    else:
+        users = math.floor(em.max_concurrency + 1e-9)
+    return min(users, st.max_sequences) if st.max_sequences else users
+
+
+def capacity_curve(scenario: Scenario | dict, contexts: list[int] | None = None) -> CapacityCurve:
+    """The engine's capacity curve for a scenario (see the module docstring)."""
+    s = served(parse_scenario(scenario))
+    grid = contexts or context_grid(s)
+    users = tuple(_users(s, c) for c in grid)
+    w = s.workload
+    return CapacityCurve(
+        s.profile.label,
+        tuple(grid),
+        users,
+        w.prompt_tokens + w.generated_tokens,
+        s.serving.concurrency or w.batch_size,
+        s.serving.max_sequences,
+    )

@@ -1,0 +1,133 @@
+"""Sweeps: per-GPU memory against one knob, and where out-of-memory begins.
+
+Each point is a full estimate of the scenario with one field changed (no re-validation of the
+unchanged fields), so a sweep shows exactly what the estimate would show at that value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..errors import ScenarioError
+from ..model.presets import scenario_gpu
+from ..model.result import COMPONENTS
+from ..model.specs import Scenario
+from ..pipeline.estimate import memory_only
+from ..pipeline.scenario import parse_scenario
+from ..pipeline.validate import check_scenario
+from .settings import SWEEP_AXES
+from .sweep_fast import inference_sweep, training_sweep
+
+AXES = SWEEP_AXES
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """``values`` of the axis and, per value, each component and the peak (bytes, per GPU)."""
+
+    axis: str
+    values: tuple[int, ...]
+    components: dict[str, tuple[int, ...]]
+    totals: tuple[int, ...]
+    capacity_bytes: int
+    valid: tuple[bool, ...]  # False where the layout is invalid at that value (shown as a gap)
+
+    @property
+    def largest_fitting(self) -> int | None:
+        """The largest axis value whose peak fits (None if none does)."""
+        best = None
+        for v, t, ok in zip(self.values, self.totals, self.valid, strict=True):
+            if ok and t <= self.capacity_bytes:
+                best = v
+        return best
+
+    @property
+    def oom_at(self) -> int | None:
+        """The first axis value that does not fit."""
+        for v, t, ok in zip(self.values, self.totals, self.valid, strict=True):
+            if ok and t > self.capacity_bytes:
+                return v
+        return None
+
+
+def axis_field(s: Scenario, axis: str) -> tuple[str, str]:
+    """(block, field) that an axis sets: training and inference read different fields."""
+    training = s.workload.is_training
+    if axis == "sequence_length":
+        return "workload", "sequence_length" if training else "prompt_tokens"
+    if axis == "batch_size":
+        return "workload", "micro_batch_size" if training else "batch_size"
+    if axis == "gpus":  # more data-parallel ranks (what ZeRO/FSDP shard over)
+        return "parallelism", "data"
+    raise ScenarioError("axis", f"must be one of {', '.join(AXES)}; got {axis!r}")
+
+
+def current_value(s: Scenario, axis: str) -> int:
+    """The scenario's own value on an axis (where the chart marks "this scenario")."""
+    block, field = axis_field(s, axis)
+    return int(getattr(getattr(s, block), field))
+
+
+def vary(s: Scenario, axis: str, value: int) -> Scenario:
+    """The scenario with one knob set (a training batch sweep drops the global batch, which
+    would otherwise have to stay a multiple of micro-batch x DP)."""
+    block, field = axis_field(s, axis)
+    upd: dict[str, object] = {field: value}
+    if field == "micro_batch_size" and s.workload.global_batch_size is not None:
+        upd["global_batch_size"] = None
+    spec = getattr(s, block)
+    return s.model_copy(update={block: spec.model_copy(update=upd)})
+
+
+def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepResult:
+    """Estimate the scenario at each value of ``axis`` (``sequence_length``, ``batch_size``,
+    ``gpus``); invalid layouts at some values are marked, not raised."""
+    base = parse_scenario(scenario)
+    capacity = scenario_gpu(base).capacity_bytes
+    # An engine that reserves its memory holds the same pool at every size: the fast path
+    # (core/inference.py's growing cache) applies only to what allocates as it goes.
+    grows = base.workload.is_training or base.profile.memory_rule == "transformers"
+    if axis in ("sequence_length", "batch_size") and grows:
+        fast = (
+            training_sweep(base, lambda sc, v: vary(sc, axis, v), values)
+            if base.workload.is_training
+            else inference_sweep(base, axis, values)
+        )
+        if fast is not None:
+            comps_np, totals_np = fast
+            return SweepResult(
+                axis,
+                tuple(int(v) for v in values),
+                {c: tuple(int(x) for x in a) for c, a in comps_np.items()},
+                tuple(int(t) for t in totals_np),
+                capacity,
+                (True,) * len(values),
+            )
+    comps: dict[str, list[int]] = {c: [] for c in COMPONENTS}
+    totals: list[int] = []
+    valid: list[bool] = []
+    for v in values:
+        s = vary(base, axis, int(v))
+        try:
+            if axis == "gpus" or s.parallelism.context > 1:
+                check_scenario(s)
+            mem = memory_only(s)
+        except ScenarioError:
+            valid.append(False)
+            totals.append(0)
+            for c in COMPONENTS:
+                comps[c].append(0)
+            continue
+        valid.append(True)
+        totals.append(mem.total)
+        for c in COMPONENTS:
+            comps[c].append(getattr(mem, c))
+    return SweepResult(
+        axis,
+        tuple(int(v) for v in values),
+        {c: tuple(x) for c, x in comps.items()},
+        tuple(totals),
+        capacity,
+        tuple(valid),
+    )
