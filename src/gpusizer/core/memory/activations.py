@@ -276,6 +276,19 @@ def first_layer_frozen_input(arch: Arch, c: ActContext) -> float:
     return saved
 
 
+def megatron_attention(arch: Arch, c: ActContext) -> float:
+    """Korthikanti et al. 2022 §4.1, the attention core (TP-sharded, bytes before the split):
+    q, k, v and the output; eager attention keeps the softmax output and, with dropout, its
+    mask and output (5as²b at p = 2), the fused kernel its fp32 log-sum-exp only. A hybrid
+    model's recurrent layer has none of it (core/activations_hybrid.py takes off exactly this)."""
+    s, b, p = c.s, c.b, c.p
+    kept = p * s * b * (arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
+    if c.eager and c.recompute != "selective":
+        mask = 1 if arch.spec.dropout > 0 else 0
+        return kept + arch.heads * s * s * b * (2 * p + mask)
+    return kept + 4 * arch.heads * s * b
+
+
 def megatron_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     """Korthikanti et al. 2022 eq. (1)-(2), Table 2, generalised; bytes per layer per GPU."""
     s, b, h, p, t = c.s, c.b, arch.hidden, c.p, c.tp
@@ -284,17 +297,13 @@ def megatron_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
         return p * sbh / (t if c.sp else 1)
     mask = 1 if arch.spec.dropout > 0 else 0
     replicated = (4 * p + 2 * mask) * sbh  # 2 LayerNorm inputs, QKV and MLP inputs, 2 masks
-    sharded = p * s * b * (arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
+    sharded = megatron_attention(arch, c)
     if moe_layer and arch.moe is not None:
         moe = arch.moe
         routed = moe.experts_per_token * (3 if arch.spec.mlp == "gated" else 2)
         sharded += p * s * b * moe.expert_ffn_hidden_size * routed + 4 * s * b * moe.experts
     else:
         sharded += p * s * b * arch.ffn * (3 if arch.spec.mlp == "gated" else 2)
-    if c.eager and c.recompute != "selective":
-        sharded += arch.heads * s * s * b * (2 * p + mask)  # 5as²b at p = 2 with dropout
-    else:
-        sharded += 4 * arch.heads * s * b  # fused kernel: fp32 log-sum-exp only
     return replicated / (t if c.sp else 1) + sharded / t
 
 

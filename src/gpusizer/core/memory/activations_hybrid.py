@@ -21,21 +21,17 @@ from __future__ import annotations
 
 from ..model.architecture import Arch
 from ..model.mixers import mixer_widths
-from .activations import ActContext, _mlp, _norm, hf_attention_block
+from .activations import ActContext, _mlp, _norm, hf_attention_block, megatron_attention
 
 
 def _attention_kept(arch: Arch, c: ActContext, megatron: bool) -> float:
-    """What the attention block it replaces keeps per layer: the transformers layout's own
-    (core/activations.hf_attention_block, LoRA and eager attention included); under Megatron's
-    accounting the flash kernel's q, k, v, output and fp32 LSE (eager: the fp32 scores and
-    their low-precision copy instead of the output), the projections' inputs included."""
+    """What the attention block it replaces keeps per layer, counted exactly as the layer's own
+    rule counts it (never more, so a layer never comes out negative): the transformers
+    layout's (core/activations.hf_attention_block, LoRA and eager attention included), or
+    Megatron's attention core (core/activations.megatron_attention) and the QKV input."""
     if not megatron:
         return hf_attention_block(arch, c)
-    t = c.tokens
-    kept = c.p * t * (arch.hidden + arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
-    if c.eager and c.recompute != "selective":
-        return kept + c.b * arch.heads * c.s * c.s * (4 + (c.p if c.p < 4 else 0))
-    return kept + 4 * c.b * arch.heads * c.s
+    return c.p * c.tokens * arch.hidden + megatron_attention(arch, c)
 
 
 def _mixer_kept(arch: Arch, c: ActContext) -> float:

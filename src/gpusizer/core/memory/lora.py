@@ -82,10 +82,10 @@ def _adapter(shapes: dict[str, list[tuple[int, int]]], targets: frozenset[str], 
 @lru_cache(maxsize=256)
 def _parts(
     spec: ModelSpec, rank: int, targets: tuple[str, ...]
-) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
+) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int], tuple[int, int]]:
     """(parameters, tensors) of the adapters of one dense layer, one MoE layer and the LM head,
-    and those a hybrid model lacks over all its layers (recurrent layers have no attention
-    projections, MLP-free layers no MLP)."""
+    and those of one attention block and one dense MLP: what a hybrid model's recurrent and
+    MLP-free layers lack."""
     arch, names = resolve(spec), module_targets(spec, targets)
     attn, attn_t = _adapter(_attention_shapes(arch), names, rank)
     dense, dense_t = _adapter(_mlp_shapes(arch, arch.ffn), names, rank)
@@ -98,11 +98,7 @@ def _parts(
             sh, sh_t = _adapter(_mlp_shapes(arch, moe.shared_ffn), names, rank)
             per, per_t = per + sh, per_t + sh_t
     head = (rank * (arch.hidden + arch.vocab), 2) if "lm_head" in names else (0, 0)
-    missing = (
-        attn * arch.mixer_layers + dense * arch.mlp_free_layers,
-        attn_t * arch.mixer_layers + dense_t * arch.mlp_free_layers,
-    )
-    return (attn + dense, attn_t + dense_t), (per, per_t), head, missing
+    return (attn + dense, attn_t + dense_t), (per, per_t), head, (attn, attn_t), (dense, dense_t)
 
 
 @lru_cache(maxsize=256)
@@ -132,18 +128,28 @@ def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> lis
 
 
 def lora_stage(
-    spec: ModelSpec, rank: int, targets: tuple[str, ...], dense_layers: int, moe_layers: int, last: bool
+    spec: ModelSpec,
+    rank: int,
+    targets: tuple[str, ...],
+    dense_layers: int,
+    moe_layers: int,
+    last: bool,
+    hybrid_layers: tuple[int, int] | None = None,
 ) -> tuple[int, int]:
     """(trainable parameters, parameter tensors) of the adapters on one pipeline stage: its
     layers' adapters and, on the last stage, the LM head's (where the head is). A hybrid
-    model's missing adapters are taken from each stage in proportion to its layers (its
-    recurrent and MLP-free layers are spread over the stages, core/sharding.py)."""
-    (dense, dense_t), (moe, moe_t), (head, head_t), (gone, gone_t) = _parts(spec, rank, targets)
-    layers = resolve(spec).layers
-    here = dense_layers + moe_layers
+    model's recurrent layers have no attention adapters and its MLP-free layers no MLP ones:
+    ``hybrid_layers`` (recurrent, MLP-free) of the stage (core/sharding.py; None: the model's)."""
+    (dense, dense_t), (moe, moe_t), (head, head_t), (attn, attn_t), (mlp, mlp_t) = _parts(spec, rank, targets)
+    arch = resolve(spec)
+    mixers, free = hybrid_layers or (arch.mixer_layers, arch.mlp_free_layers)
     return (
-        dense * dense_layers + moe * moe_layers + (head if last else 0) - gone * here // layers,
-        dense_t * dense_layers + moe_t * moe_layers + (head_t if last else 0) - gone_t * here // layers,
+        dense * dense_layers + moe * moe_layers + (head if last else 0) - attn * mixers - mlp * free,
+        dense_t * dense_layers
+        + moe_t * moe_layers
+        + (head_t if last else 0)
+        - attn_t * mixers
+        - mlp_t * free,
     )
 
 

@@ -195,12 +195,11 @@ def _rebuilt(s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, layout: 
 
 
 def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> float:
-    """Recurrent and MLP-free layers of the stage, in proportion to its layers
-    (core/activations_hybrid.py)."""
-    if not (arch.mixer_layers or arch.mlp_free_layers):
+    """Recurrent and MLP-free layers of the stage (core/architecture.stage_hybrid_layers,
+    core/activations_hybrid.py)."""
+    if not (sp.mixer_layers or sp.mlp_free_layers):
         return 0.0
-    share = sp.layers / arch.layers
-    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share, megatron)
+    return hybrid_delta(arch, ctx, sp.mixer_layers, sp.mlp_free_layers, megatron)
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:

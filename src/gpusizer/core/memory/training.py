@@ -77,7 +77,13 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
     w = s.workload
     if w.is_adapter:
         params, tensors = lora_stage(
-            s.model, w.lora_rank, w.lora_targets, sp.dense_layers, sp.moe_layers, sp.last
+            s.model,
+            w.lora_rank,
+            w.lora_targets,
+            sp.dense_layers,
+            sp.moe_layers,
+            sp.last,
+            (sp.mixer_layers, sp.mlp_free_layers),
         )
         return params / s.parallelism.tensor, nbytes(s.precision.adapters), tensors
     return sp.total, nbytes(s.precision.weights), 0

@@ -80,6 +80,21 @@ class Arch:
         return 0 if mlp is None else max(0, min(self.dense_layers, self.layers - mlp))
 
 
+def stage_hybrid_layers(arch: Arch, stage_layers: int, pp: int) -> tuple[int, int]:
+    """(recurrent, MLP-free) layers on a pipeline stage of ``stage_layers`` layers, counted as
+    the sliding-window layers are (core/sharding.py): hybrid families interleave them with
+    the others (Qwen3-Next: three Gated DeltaNet layers to one attention layer,
+    ``full_attention_interval``; Nemotron-H ``hybrid_override_pattern``), so a stage holds
+    ⌈recurrent/PP⌉ recurrent layers and ⌈with-MLP/PP⌉ layers with an MLP, the rest of its
+    layers MLP-free; each at most its layers. One stage holds the model's own counts. Taking
+    them as the model's share of the stage's layers made one more attention layer lower a
+    stage's memory (issue 24, item 3)."""
+    mixers = min(stage_layers, ceil_div(arch.mixer_layers, pp))
+    with_mlp = arch.layers - arch.mlp_free_layers
+    free = max(0, stage_layers - ceil_div(with_mlp, pp))
+    return mixers, min(free, arch.mlp_free_layers)
+
+
 def moe_layers_before(spec: ModelSpec, index: int) -> int:
     """MoE layers among layers 0 .. index-1: after the leading dense layers, every
     ``layer_step``-th layer (Llama 4 ``interleave_moe_layer_step``: layers k-1, 2k-1, ...;
@@ -90,16 +105,25 @@ def moe_layers_before(spec: ModelSpec, index: int) -> int:
     return max(0, index - moe.dense_layers) // moe.layer_step
 
 
-def _infer_shape(parameters: int) -> tuple[int, int, int, int]:
-    """A Llama-like shape for a model known only by size: (layers, hidden, heads, ffn).
+MIN_INFERRED_PARAMETERS = 1_000_000  # below, no Llama-like shape of hidden >= 128 is left
+
+
+def _infer_shape(parameters: int, copies: int) -> tuple[int, int, int, int, int]:
+    """A Llama-like shape for a model known only by size: (layers, hidden, heads, ffn, vocab).
 
     Uses N ≈ 12·L·h² (Kaplan et al. 2020, arXiv 2001.08361 §2.1) with the aspect ratio
-    h/L ≈ 128 of GPT-3-era models (Brown et al. 2020, Table 2.1), head_dim 128.
+    h/L ≈ 128 of GPT-3-era models (Brown et al. 2020, Table 2.1), head_dim 128. Kaplan's N
+    leaves the embedding out but the user's count holds it (``copies``: 2 with an untied LM
+    head), so a vocabulary of 32,000 is kept only while it leaves the layers at least one
+    layer's 12·h²; a smaller model (under about 60M parameters) gets a smaller vocabulary.
+    Without it the embedding of a 10M model outweighed the model and its layers, FLOPs and
+    cost came out negative (issue 24, item 2).
     """
     hidden = max(128, round((parameters * 128 / 12) ** (1 / 3) / 128) * 128)
     layers = max(1, round(parameters / (12 * hidden * hidden)))
     heads = max(1, hidden // 128)
-    return layers, hidden, heads, 4 * hidden
+    vocab = min(32000, max(1, (parameters - 12 * hidden * hidden) // (hidden * copies)))
+    return layers, hidden, heads, 4 * hidden, vocab
 
 
 K = TypeVar("K")
@@ -124,8 +148,9 @@ def memo_by_identity(fn: Callable[[K], V]) -> Callable[[K], V]:
 def resolve(spec: ModelSpec) -> Arch:
     """Fill every default of an architecture (the spec itself must already be validated)."""
     if spec.layers is None:
-        layers, hidden, heads, ffn = _infer_shape(spec.parameters or 1)
-        return Arch(spec, layers, hidden, heads, heads, hidden // heads, ffn, 32000, True)
+        copies = 1 if spec.tied_embeddings else 2
+        layers, hidden, heads, ffn, vocab = _infer_shape(spec.parameters or MIN_INFERRED_PARAMETERS, copies)
+        return Arch(spec, layers, hidden, heads, heads, hidden // heads, ffn, vocab, True)
     hidden = spec.hidden_size or 1
     heads = spec.attention_heads or 1
     head_dim = spec.head_dim or max(1, hidden // heads)

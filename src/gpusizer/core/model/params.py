@@ -140,15 +140,21 @@ def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
 
 
 def stage_tensors(
-    arch: Arch, dense_layers: int, moe_layers: int, first: bool, last: bool, head_copy: bool = False
+    arch: Arch,
+    dense_layers: int,
+    moe_layers: int,
+    first: bool,
+    last: bool,
+    head_copy: bool = False,
+    hybrid_layers: tuple[int, int] | None = None,
 ) -> int:
     """Parameter tensors as transformers holds them (AdamW keeps one ``step`` per tensor), on
     a pipeline stage of ``dense_layers`` + ``moe_layers`` layers: the embeddings on the first
     stage, the final norm and LM head on the last (``head_copy``: a tied head's own copy of
     the embedding, as a stage apart from the first holds it). The whole model is the stage
     with every layer, first and last. A hybrid model's recurrent mixers replace attention
-    (and some layers have no MLP): that difference is taken from each stage in proportion to
-    its layers.
+    (and some layers have no MLP): ``hybrid_layers`` (recurrent, MLP-free) of the stage
+    (core/architecture.stage_hybrid_layers; None: the model's own).
 
     Fused projections are one tensor (GPT-2/Falcon ``query_key_value``, Phi-3 ``gate_up_proj``);
     transformers 5 stores a layer's routed experts as two 3-D tensors (``gate_up_proj``,
@@ -168,8 +174,10 @@ def stage_tensors(
         shared = (mlp if moe.shared_experts else 0) + moe.shared_expert_gate
         router = 1 + moe.router_linear_bias
         n += moe_layers * (per_layer + router + 2 * (1 + spec.mlp_bias) + shared)
-    hybrid = mixer_tensors(spec) - arch.mixer_layers * attn - arch.mlp_free_layers * (mlp + norm_t)
-    n += hybrid * (dense_layers + moe_layers) // arch.layers
+    mixers, free = hybrid_layers or (arch.mixer_layers, arch.mlp_free_layers)
+    if mixers:  # the recurrent mixers' tensors in place of attention's
+        n += mixer_tensors(spec) * mixers // arch.mixer_layers - mixers * attn
+    n -= free * (mlp + norm_t)
     if first:
         n += 1 + (spec.position_embeddings > 0)
     if last:

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..memo import Memo
-from .architecture import Arch, ceil_div, moe_layers_before
+from .architecture import Arch, ceil_div, moe_layers_before, stage_hybrid_layers
 from .flops import local_layers
-from .params import ParamCounts, stage_tensors
+from .params import ParamCounts, norm_params, stage_tensors
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,9 @@ class StageParams:
     # The same parameters by tensor group (core/quant_rules.GROUPS): matrices = attention +
     # mlp + shared_experts + experts + router; other = embedding + lm_head + norms + vision.
     groups: dict[str, float] | None = None
+    # Hybrid models: recurrent and MLP-free layers among this stage's (stage_hybrid_layers)
+    mixer_layers: int = 0
+    mlp_free_layers: int = 0
 
     @property
     def total(self) -> float:
@@ -54,13 +57,18 @@ class StageParams:
 
 
 def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
-    """(dense, MoE) layers on the first or last stage; leading dense layers sit on the first,
-    interleaved MoE layers (``moe.layer_step``) where they fall."""
-    per_stage = ceil_div(arch.layers, pp)
-    start = 0 if first else max(0, arch.layers - per_stage)
-    end = min(arch.layers, start + per_stage)
-    moe = moe_layers_before(arch.spec, end) - moe_layers_before(arch.spec, start)
-    return (end - start) - moe, moe
+    """(dense, MoE) layers on the first or the heaviest later stage. The leading dense layers
+    sit on the first. With MoE layers interleaved every ``moe.layer_step`` k (Llama 4
+    Maverick) a later stage is sized as the one holding the most: ⌈layers/k⌉ of its layers, at
+    most the model's. The model's last ⌈layers/PP⌉ layers held one MoE layer more or less as
+    the layer count changed, and one more layer lowered the peak by 215 GiB (issue 24)."""
+    per_stage = min(arch.layers, ceil_div(arch.layers, pp))
+    if first:
+        moe = moe_layers_before(arch.spec, per_stage)
+    else:
+        step = arch.moe.layer_step if arch.moe is not None else 1
+        moe = min(arch.moe_layers, ceil_div(per_stage, step))
+    return per_stage - moe, moe
 
 
 _STAGES: Memo[StageParams] = Memo(4096)
@@ -88,11 +96,8 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         matrices += moe_n * (m.attention + m.mlp) / tp + experts
         norms += moe_n * m.norms
         largest = max(largest, (m.attention + m.mlp) / tp + m.experts / (tp * ep) + m.norms)
-    mixers = (
-        counts.hybrid_delta * (dense_n + moe_n) / arch.layers / tp
-        if counts.hybrid_delta and (dense_n or moe_n)
-        else 0.0
-    )
+    hybrid = stage_hybrid_layers(arch, dense_n + moe_n, pp)
+    mixers = _hybrid_params(counts, arch, hybrid) / tp
     matrices += mixers  # hybrid layers' recurrent mixers, in place of attention
     embedding = (counts.embedding + counts.position_embedding) / tp if first else 0.0
     vision = counts.vision / tp if first else 0.0  # a vision tower sits with the embedding
@@ -119,7 +124,16 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         "shared_experts": (moe_n * m.mlp / tp - router) if m else 0.0,
     }
     sliding = min(dense_n + moe_n, ceil_div(local_layers(arch), pp))
-    tensors = stage_tensors(arch, dense_n, moe_n, first, last, head_copy=pp > 1)
+    tensors = stage_tensors(arch, dense_n, moe_n, first, last, head_copy=pp > 1, hybrid_layers=hybrid)
     return StageParams(
-        matrices, other, experts, dense_n, moe_n, first, last, largest, sliding, tensors, groups
+        matrices, other, experts, dense_n, moe_n, first, last, largest, sliding, tensors, groups, *hybrid
     )
+
+
+def _hybrid_params(counts: ParamCounts, arch: Arch, hybrid: tuple[int, int]) -> float:
+    """What a stage's recurrent and MLP-free layers (core/architecture.stage_hybrid_layers)
+    change against attention layers with an MLP, in parameters."""
+    mixers, free = hybrid
+    d = counts.dense_layer
+    delta = counts.mixers * mixers / arch.mixer_layers - mixers * d.attention if mixers else 0.0
+    return delta - free * (d.mlp + norm_params(arch, arch.hidden))

@@ -22,6 +22,7 @@ from ..limits import (
     Layers,
     LinkRate,
     NonNegRate,
+    PosBytes,
     PosInt,
     Rate,
     SomeExperts,
@@ -276,6 +277,9 @@ class ParallelismSpec(Strict):
         return self.tensor * self.pipeline * self.data * self.context
 
 
+PEAK_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")  # GPUSpec.dense_tflops keys
+
+
 class GPUSpec(Strict):
     """One accelerator. Catalog entries are files in ``gpusizer/presets/gpus/``.
 
@@ -290,7 +294,7 @@ class GPUSpec(Strict):
     vendor: str = "custom"
     memory_gb_as_sold: NonNegRate = 80.0
     memory_bytes: Bytes = 80 * 2**30
-    usable_memory_bytes: Bytes | None = None
+    usable_memory_bytes: PosBytes | None = None  # 0 would hold nothing (it was ignored)
     hbm_bandwidth_gb_per_s: Rate = 3350.0
     dense_tflops: dict[str, Rate] = Field(default_factory=lambda: {"bf16": 989.0})
     interconnect_gb_per_s: LinkRate = 450.0  # per direction, per GPU
@@ -311,6 +315,21 @@ class GPUSpec(Strict):
     gpu_memory_fraction: Fraction | None = None
     # CUDA compute capability (NVIDIA only): engines pick kernels by it (core/moe_layout.py)
     compute_capability: ComputeCapability | None = None
+
+    @field_validator("dense_tflops")
+    @classmethod
+    def _peaks(cls, v: dict[str, float]) -> dict[str, float]:
+        """Rates of dtypes the speed model knows (core/roofline.peak_tflops), with the 16-bit
+        one that every dtype without a rate of its own falls back to (``{}`` ran at 0 FLOP/s)."""
+        bad = [k for k in v if k not in PEAK_DTYPES]
+        if bad:
+            raise ValueError(f"unknown dtype {excerpt(bad[0])}; allowed: {', '.join(PEAK_DTYPES)}")
+        if not v.keys() & {"bf16", "fp16"}:
+            raise ValueError(
+                'needs the 16-bit rate, {"bf16": TFLOPS} or {"fp16": TFLOPS}: '
+                "dtypes without a rate of their own fall back to it"
+            )
+        return v
 
     @property
     def capacity_bytes(self) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import ScenarioError, excerpt
 from ..memo import Memo
 from ..memory.techniques import check_techniques
-from ..model.architecture import resolve
+from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
@@ -23,6 +23,12 @@ def check_model(spec: ModelSpec) -> None:
                 "model",
                 "give a preset, a full architecture (layers, hidden_size, attention_heads, ...) "
                 'or {"name", "parameters"}',
+            )
+        if spec.parameters < MIN_INFERRED_PARAMETERS:
+            raise ScenarioError(
+                "model.parameters",
+                f"a model known only by its size needs at least {MIN_INFERRED_PARAMETERS:,} parameters; "
+                f"got {spec.parameters:,} (give a smaller model's architecture: layers, hidden_size, ...)",
             )
         return
     for field in ("hidden_size", "attention_heads", "vocab_size"):
