@@ -9,17 +9,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
-from .cli_args import add_scenario_args, scenario_from_args
+from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
 from .core.errors import ScenarioError
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
+from .io.terminal import safe_data, safe_text
 
 EXIT_BAD_INPUT = 2
 
 
 def _emit(text: str) -> None:
-    """Print to stdout now, so that a full disk or a closed terminal is an error we report."""
+    """Print to stdout now, so that a full disk or a closed terminal is an error we report;
+    control characters escaped (io/terminal.py; the writers escape the names they format)."""
     try:
-        print(text)
+        print(safe_text(text))
         sys.stdout.flush()
     except BrokenPipeError:
         raise
@@ -46,7 +48,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     from .io.text_report import text_report
 
     rep = estimate_report(scenario_from_args(args))
-    _emit(strict_json(rep) if args.json else text_report(rep))
+    _emit(strict_json(rep) if args.json else text_report(safe_data(rep)))
     return 0
 
 
@@ -55,7 +57,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from .io.export import strict_json
 
     options = plan(scenario_from_args(args))
-    _emit(strict_json(options) if args.json else plan_text(options))
+    _emit(strict_json(options) if args.json else plan_text(safe_data(options)))
     return 0
 
 
@@ -84,7 +86,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         electricity_usd_per_kwh=args.electricity,
     )
     _emit(
-        strict_json(options) if args.json else compare_text(options, s.workload.is_training, s.targets.active)
+        strict_json(options)
+        if args.json
+        else compare_text(safe_data(options), s.workload.is_training, s.targets.active)
     )
     return 0
 
@@ -104,10 +108,12 @@ def _add_compare(sub: Any) -> None:
         metavar="CLASS",
         help="only these GPU classes (an unknown one is refused, naming them)",
     )
-    cm.add_argument("--min-memory", type=float, metavar="GB", help="memory as sold, at least")
+    cm.add_argument(
+        "--min-memory", type=quantity_arg("number"), metavar="GB", help="memory as sold, at least"
+    )
     cm.add_argument(
         "--margin",
-        type=float,
+        type=quantity_arg("number"),
         default=DEFAULT_MARGIN,
         help="share of usable memory kept spare (default %(default)s)",
     )
@@ -126,7 +132,7 @@ def _add_compare(sub: Any) -> None:
     )
     cm.add_argument(
         "--electricity",
-        type=float,
+        type=quantity_arg("number"),
         default=ELECTRICITY_USD_PER_KWH,
         metavar="USD_PER_KWH",
         help="electricity price (default %(default)s)",
@@ -153,7 +159,7 @@ def _cmd_import_model(args: argparse.Namespace) -> int:
     if args.scenario:
         _emit(strict_json(scenario_dict(parse_scenario(imported_scenario(result)))))
     else:
-        _emit(import_summary(result) if args.summary else strict_json(result))
+        _emit(import_summary(safe_data(result)) if args.summary else strict_json(result))
     return 0
 
 
@@ -276,7 +282,7 @@ def _parser() -> argparse.ArgumentParser:
         help="which chart (compare: the old name of variants)",
     )
     ch.add_argument("--output", required=True, help="OUT.png or OUT.svg")
-    ch.add_argument("--width", type=int, default=1600, help="PNG width in pixels")
+    ch.add_argument("--width", type=quantity_arg("count"), default=1600, help="PNG width in pixels")
     ch.add_argument(
         "--axis",
         choices=SWEEP_AXES,

@@ -33,6 +33,7 @@ class Flag:
     kind: str
     help: str
     choices: Callable[[], list[str]] | None = None
+    applies: str = ""  # "training" or "inference": the other kind ignores it (a warning says so)
 
 
 def _kinds() -> list[str]:
@@ -70,7 +71,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--dp", "parallelism.data", "count", "data-parallel degree (replicas)"),
     Flag("--cp", "parallelism.context", "count", "context-parallel degree"),
     Flag("--ep", "parallelism.expert", "count", "expert-parallel degree (MoE)"),
-    Flag("--zero", "parallelism.zero_stage", "count", "ZeRO stage, 0-3 (training)"),
+    Flag("--zero", "parallelism.zero_stage", "count", "ZeRO stage, 0-3 (training)", applies="training"),
     Flag(
         "--context",
         "",
@@ -79,22 +80,69 @@ FLAGS: tuple[Flag, ...] = (
         "for inference prompt + generated tokens (8k = 8,192)",
     ),
     Flag(
-        "--prompt", "workload.prompt_tokens", "context", "prompt tokens per sequence (inference; 8k = 8,192)"
+        "--prompt",
+        "workload.prompt_tokens",
+        "context",
+        "prompt tokens per sequence (inference; 8k = 8,192)",
+        applies="inference",
     ),
-    Flag("--generated", "workload.generated_tokens", "context", "tokens generated per sequence (inference)"),
-    Flag("--users", "workload.batch_size", "count", "concurrent sequences served (inference batch)"),
-    Flag("--micro-batch", "workload.micro_batch_size", "count", "sequences per GPU per step (training)"),
-    Flag("--global-batch", "workload.global_batch_size", "count", "sequences per optimizer step (training)"),
+    Flag(
+        "--generated",
+        "workload.generated_tokens",
+        "context",
+        "tokens generated per sequence (inference)",
+        applies="inference",
+    ),
+    Flag(
+        "--users",
+        "workload.batch_size",
+        "count",
+        "concurrent sequences served (inference batch)",
+        applies="inference",
+    ),
+    Flag(
+        "--micro-batch",
+        "workload.micro_batch_size",
+        "count",
+        "sequences per GPU per step (training)",
+        applies="training",
+    ),
+    Flag(
+        "--global-batch",
+        "workload.global_batch_size",
+        "count",
+        "sequences per optimizer step (training)",
+        applies="training",
+    ),
     Flag(
         "--tokens",
         "workload.training_tokens",
         "tokens",
         "tokens to train on (1T = 10^12; sets the training time)",
+        applies="training",
     ),
-    Flag("--lora-rank", "workload.lora_rank", "count", "LoRA rank r"),
+    Flag("--lora-rank", "workload.lora_rank", "count", "LoRA rank r", applies="training"),
     Flag("--weights", "precision.weights", "text", "storage format of the weights", _dtypes),
     Flag("--kv-cache", "precision.kv_cache", "text", "storage format of the KV cache", _dtypes),
 )
+
+
+def quantity_arg(kind: str) -> Callable[[str], int | float]:
+    """An argparse ``type`` that reads a value as the scenario flags do (io/quantities.py:
+    ASCII digits, finite; ``nan`` and ``inf`` are no number), so ``--min-memory nan`` is one
+    line and exit 2 instead of a filter that lets nothing through with exit 0."""
+
+    def read(text: str) -> int | float:
+        try:
+            return parse_quantity(text, kind, "")
+        except ScenarioError as exc:
+            raise argparse.ArgumentTypeError(exc.message) from None
+
+    read.__name__ = KINDS[kind].label
+    return read
+
+
+_PROMPT = next(f for f in FLAGS if f.name == "--prompt")
 
 
 def _dest(flag: Flag) -> str:
@@ -198,6 +246,16 @@ def scenario_from_args(args: argparse.Namespace) -> dict[str, Any]:
             context = _value(flag, raw)
             continue
         _set(data, flag.path, _value(flag, raw))
+    training = _kind_is_training(data)
     if context is not None:
+        if not training and given[_PROMPT] is not None:  # both set the prompt: which one?
+            raise ScenarioError(
+                "--prompt",
+                "give --prompt or --context, not both (--context sets the prompt: context - generated)",
+            )
         _apply_context(data, context)
+    for flag, raw in given.items():  # a flag the kind ignores is said, not silently dropped
+        if raw is not None and flag.applies and (flag.applies == "training") != training:
+            kind = "training" if training else "inference"
+            print(f"warning: {flag.name} applies to {flag.applies}; ignored for {kind}", file=sys.stderr)
     return data

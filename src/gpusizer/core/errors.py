@@ -37,6 +37,42 @@ def check_id(value: str, registry: Mapping[str, object], what: str) -> str:
     return value
 
 
+def _not_text(value: str) -> str | None:
+    """The first lone surrogate of ``value`` (escaped), or None for text that is UTF-8."""
+    if value.isascii():
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return repr(value[exc.start])[1:-1]
+    return None
+
+
+def check_text(data: Any, field: str = "") -> None:
+    """Every string (key or value) of JSON-like ``data`` must be text: a lone surrogate
+    (``"\\ud800"`` in JSON; a byte that is not UTF-8 in a command-line argument, such as
+    ``\\xff``) cannot be written to a file or a terminal, and made ``report`` and the exports
+    fail half-way (issue 24, item 9). Raises ScenarioError naming the field."""
+    stack: list[tuple[Any, str]] = [(data, field)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, str):
+            bad = _not_text(value)
+        elif isinstance(value, dict):
+            bad = next((b for b in map(_not_text, (k for k in value if isinstance(k, str))) if b), None)
+            stack.extend((v, f"{where}.{k}" if where else str(k)) for k, v in value.items())
+        elif isinstance(value, (list, tuple)):
+            bad = None
+            stack.extend((v, where) for v in value)
+        else:
+            continue
+        if bad:
+            raise ScenarioError(
+                where,
+                f"is not text: it holds {bad}, a lone surrogate (a byte not UTF-8, or half a UTF-16 pair)",
+            )
+
+
 class ScenarioError(ValueError):
     """Bad input, naming the field and what is allowed.
 
@@ -51,10 +87,15 @@ class ScenarioError(ValueError):
 
 
 def _one_line(text: str) -> str:
-    """Cut to MESSAGE_CHARS; line breaks (``\\n``, NEL, U+2028...) and other unprintable
-    characters (a terminal's escape sequences) shown escaped, as repr() does."""
+    """Cut to MESSAGE_CHARS, one line (see :func:`printable`)."""
     if len(text) > MESSAGE_CHARS:
         text = text[: MESSAGE_CHARS - 1] + "…"
+    return printable(text)
+
+
+def printable(text: str) -> str:
+    """``text`` with line breaks (``\\n``, NEL, U+2028...) and other unprintable characters
+    (a terminal's escape sequences, lone surrogates) shown escaped, as repr() does."""
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -24,7 +24,7 @@ import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .errors import ScenarioError, excerpt
+from .errors import ScenarioError, check_text, excerpt
 
 MiB = 2**20
 MAX_DEPTH = 64  # a scenario is 4 levels deep, a config.json about 4; 64 is never real
@@ -167,6 +167,10 @@ def parse_json(text: str, field: str, where: str) -> Any:
         raise ScenarioError(field, f"{where} holds a number with too many digits") from None
     if _depth(data) > MAX_DEPTH:
         raise ScenarioError(field, f"{where} is nested more than {MAX_DEPTH} levels deep")
+    try:
+        check_text(data)
+    except ScenarioError as exc:  # "\ud800" escapes decode to no text
+        raise ScenarioError(field, f"{where}: {exc}") from None
     return data
 
 

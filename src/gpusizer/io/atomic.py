@@ -7,7 +7,11 @@ file whole and the error reaches the user. Also:
 - an existing file keeps its permission bits; a new one gets 0666 minus the umask, as any
   editor's file would (``mkstemp``'s 0600 is for secrets, not documents);
 - a symbolic link is written through: its target is replaced, the link stays;
-- the folder must exist: a mistyped folder is an error, not a silently created tree.
+- the folder must exist: a mistyped folder is an error, not a silently created tree;
+- only a regular file is replaced: a FIFO, a device or a socket at the path (or at the end of
+  its links) is refused with the reason, never deleted for a regular file in its place (as
+  root ``--output /dev/null`` replaced ``/dev/null``). ``/dev/stdout``, ``/dev/stderr`` and
+  ``/dev/null`` are the exceptions users mean: they are written to as streams.
 
 JSON files (scenarios, the user's GPUs) go through :func:`write_json`: strict JSON, as
 core/readfile.py reads it back.
@@ -25,17 +29,40 @@ from typing import Any
 
 from ..core.errors import ScenarioError
 
+STREAMS = ("/dev/stdout", "/dev/stderr", "/dev/null")  # written to, never replaced
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
 
 def _target(path: str | Path) -> Path:
-    """The file to replace: the end of a symlink chain; its folder must exist."""
+    """The file to replace: the end of a symlink chain; its folder must exist, and what is
+    there now must be a regular file (or nothing)."""
     p = Path(path)
     if p.is_symlink():
         p = Path(os.path.realpath(p))
     if not p.parent.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"the folder {p.parent} does not exist", str(p))
-    if p.is_dir():
+    try:
+        mode = os.stat(p).st_mode
+    except OSError:  # nothing there (or unreadable: the rename will say)
+        return p
+    if stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, f"{p} is a folder", str(p))
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise OSError(errno.EINVAL, f"{p} is {kind}; only a regular file is replaced", str(p))
     return p
+
+
+def _write_stream(path: str, payload: bytes) -> Path:
+    """``/dev/stdout`` and friends: written to as they are (nothing to replace)."""
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_BINARY", 0))
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    return Path(path)
 
 
 def _create_temp(target: Path) -> tuple[int, Path]:
@@ -53,8 +80,11 @@ def _create_temp(target: Path) -> tuple[int, Path]:
 def write_atomic(path: str | Path, data: bytes | str) -> Path:
     """Replace ``path`` (or create it) with ``data`` (str is written as UTF-8), atomically;
     returns the file written (a symlink's target). Raises OSError with the reason."""
-    target = _target(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    name = os.fspath(path)
+    if os.name == "posix" and (name in STREAMS or os.path.realpath(name) in STREAMS):
+        return _write_stream(name, payload)
+    target = _target(path)
     fd, tmp = _create_temp(target)
     try:
         try:

@@ -15,9 +15,10 @@ What a suffix means depends on the field (the :data:`KINDS` registry):
 - **percent**: 0-100, the value is the fraction (``40`` or ``40 %`` -> 0.4).
 
 Group separators: commas between groups of three digits (``1,000,000``), underscores, and
-spaces between digit groups. Anything else is refused with a :class:`ScenarioError` naming the
-field and the forms it accepts; the number itself is exact (decimal arithmetic, no binary
-rounding: ``1.5e12`` is 1,500,000,000,000).
+spaces between digit groups. Digits are ASCII (0-9): other scripts' digits are refused.
+Anything else is refused with a :class:`ScenarioError` naming the field and the forms it
+accepts; the number itself is exact (decimal arithmetic, no binary rounding: ``1.5e12`` is
+1,500,000,000,000).
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ _NUMBER = re.compile(
     r"""^(?P<sign>[+-]?)
     (?P<num>(\d{1,3}(,\d{3})+|\d+(_\d+)*|\d{1,3}(\ \d{3})+)?(\.\d+)?([eE][+-]?\d+)?)
     \s*(?P<suffix>[A-Za-z%]*)$""",
-    re.VERBOSE,
+    re.VERBOSE | re.ASCII,  # ASCII digits only: "١٢", "８" and "𝟴" were read as 12, 8 and 8
 )
 
 

@@ -4,16 +4,28 @@ needed", and the scenario itself so the report can be reproduced."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
+from ..core.errors import printable
 from ..core.model.result import COMPONENTS, component_title
 from ..core.registry.frameworks import FRAMEWORKS
 from ..core.registry.workloads import WORKLOAD_KINDS
 from .units import fmt_bytes, to_unit
 
 NOT_ASKED = object()  # ``advice`` default: the report has no "GPUs needed" section
+_MD_PUNCTUATION = re.compile(r"([\\`*_\[\]|#])")
+
+
+def md_text(text: str) -> str:
+    """A name a user gave, as Markdown text: HTML escaped (a name is not markup: the HTML
+    report escapes it, and ``<img src=x onerror=...>`` in a heading ran in previewers), the
+    punctuation that makes emphasis, links, code or table cells backslash-escaped, and
+    control characters shown escaped, on one line (issue 24, item 10)."""
+    return _MD_PUNCTUATION.sub(r"\\\1", html.escape(printable(text), quote=False))
 
 
 def duration(seconds: float) -> str:
@@ -114,9 +126,9 @@ def _subject(report: dict[str, Any]) -> str:
     kind = WORKLOAD_KINDS.get(str(s["workload"]["kind"]))
     framework = FRAMEWORKS.get(str(s["framework"]))
     return (
-        f"{s['model'].get('name', '')} · {kind.label if kind else s['workload']['kind']} · "
+        f"{md_text(s['model'].get('name', ''))} · {kind.label if kind else s['workload']['kind']} · "
         f"{framework.label if framework else s['framework']} · "
-        f"{report['cluster']['gpus']:,} × {g['name']}"
+        f"{report['cluster']['gpus']:,} × {md_text(g['name'])}"
     )
 
 
@@ -127,7 +139,7 @@ def report_markdown(report: dict[str, Any], unit: str = "GiB", advice: Any = NOT
     parts = sum(per_gpu[c] for c in COMPONENTS) or 1
     name = s.get("name") or s["model"].get("name", "scenario")
     lines = [
-        f"# GPU Sizer report: {name}",
+        f"# GPU Sizer report: {md_text(name)}",
         "",
         _subject(report),
         "",
@@ -137,7 +149,12 @@ def report_markdown(report: dict[str, Any], unit: str = "GiB", advice: Any = NOT
         "",
     ]
     if advice is not NOT_ASKED:
-        lines += ["## GPUs needed", "", *advice_lines(advice, report["gpu"]["name"]), ""]
+        gpu = md_text(report["gpu"]["name"])
+        named = advice and {
+            **advice,
+            "gpu_name": md_text(advice["gpu_name"]) if advice.get("gpu_name") else gpu,
+        }
+        lines += ["## GPUs needed", "", *advice_lines(named, gpu), ""]
     lines += [f"| Component | {unit} | Share |", "|---|---:|---:|"]
     lines += [
         f"| {component_title(c)} | {to_unit(per_gpu[c], unit):,.2f} | {100 * per_gpu[c] / parts:.1f}% |"

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import ScenarioError, excerpt, from_validation
+from ..errors import ScenarioError, check_text, excerpt, from_validation
 from ..memo import Memo
 from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
@@ -118,6 +118,7 @@ def scenario_dict(s: Scenario) -> dict[str, Any]:
 
 
 def _validate(data: dict[str, Any]) -> Scenario:
+    check_text(data)
     data = fill_profile_defaults(data)
     if "model" in data:
         data["model"] = _model_spec(data["model"])

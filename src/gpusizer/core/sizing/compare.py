@@ -29,7 +29,7 @@ from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .compare_scale import Scaler
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout, check_margin
-from .solver import Fitted, _catalog, catalog_specs, layout_label, search_catalog
+from .solver import Fitted, _catalog, catalog_specs, id_list, layout_label, search_catalog
 
 CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
 Stop = Callable[[], bool]
@@ -85,7 +85,7 @@ def _wanted(
         return None
     norm = {a if exact else a.lower(): a for a in allowed}
     out = set()
-    for item in given:
+    for item in id_list(field, given):
         key = item if exact else item.lower()
         if key not in norm:
             shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")

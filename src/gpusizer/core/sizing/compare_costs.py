@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, excerpt
+from ..limits import MAX_RATE
 from ..model.result import Estimate
 from ..model.specs import GPUSpec
 from .compare_options import AMORTIZATION_YEARS as AMORTIZATION_YEARS
@@ -62,6 +63,10 @@ def check_prices(prices: Mapping[str, Mapping[str, Any]] | None) -> dict[str, di
     """User prices per GPU id (``{"h100-sxm-80gb": {"price_per_hour": 2.5}}``): each value a
     number >= 0 or null (null: use the catalog's); ScenarioError naming the entry otherwise."""
     out: dict[str, dict[str, float | None]] = {}
+    if prices is not None and not isinstance(prices, Mapping):
+        raise ScenarioError(
+            "prices", f"must map GPU ids to {{{', '.join(PRICE_KEYS)}}}; got {excerpt(prices)}"
+        )
     for gid, entry in (prices or {}).items():
         if not isinstance(entry, Mapping):
             raise ScenarioError(f"prices.{gid}", f"must map {' / '.join(PRICE_KEYS)} to USD")
@@ -69,11 +74,12 @@ def check_prices(prices: Mapping[str, Mapping[str, Any]] | None) -> dict[str, di
             if key not in PRICE_KEYS:
                 raise ScenarioError(f"prices.{gid}.{key}", f"unknown price; allowed: {', '.join(PRICE_KEYS)}")
             ok = value is None or (
-                isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
-            )
+                isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_RATE
+            )  # Infinity came back from the API as Infinity (not JSON); the catalog's own bound
             if not ok:
                 raise ScenarioError(
-                    f"prices.{gid}.{key}", f"must be a number of USD >= 0 or null; got {value!r}"
+                    f"prices.{gid}.{key}",
+                    f"must be a number of USD from 0 to {MAX_RATE:g}, or null; got {excerpt(value)}",
                 )
         out[gid] = {k: None if v is None else float(v) for k, v in entry.items()}
     return out

@@ -14,21 +14,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, excerpt
+from ..limits import MAX_RATE, MIN_RATE
 from ..model.specs import GPUSpec
 from .compare_costs import check_prices, money, per_work
 from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH
 from .compare_options import SORTS as SORTS
 
 
-def _number(field: str, value: Any, zero: bool) -> float:
+def _number(field: str, value: Any, low: float, high: float, zero: bool) -> float:
+    """A finite number in [``low``, ``high``] (``zero``: 0 is allowed too); beyond, costs
+    overflowed to Infinity (``--electricity 1e308`` ended in "please report the scenario")."""
     ok = (
         isinstance(value, (int, float))
         and not isinstance(value, bool)
-        and (value >= 0 if zero else value > 0)
+        and ((zero and value == 0) or low <= value <= high)
     )
     if not ok:
-        raise ScenarioError(field, f"must be a number {'>=' if zero else '>'} 0; got {value!r}")
+        lowest = "0" if zero else f"{low:g}"
+        raise ScenarioError(field, f"must be a number from {lowest} to {high:g}; got {excerpt(value)}")
     return float(value)
 
 
@@ -55,8 +59,8 @@ class Money:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "prices", check_prices(self.prices))
-        _number("electricity_usd_per_kwh", self.electricity_usd_per_kwh, zero=True)
-        _number("amortization_years", self.amortization_years, zero=False)
+        _number("electricity_usd_per_kwh", self.electricity_usd_per_kwh, MIN_RATE, MAX_RATE, zero=True)
+        _number("amortization_years", self.amortization_years, 0.01, 1000.0, zero=False)  # 4 days..
         _one_of("basis", self.basis, BASES)
 
 

@@ -26,6 +26,7 @@ import bisect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..errors import ScenarioError, excerpt
 from ..memory.techniques import relaxations
 from ..model.architecture import ceil_div
 from ..model.presets import gpu_presets, gpu_spec, resolve_gpu_id
@@ -137,6 +138,17 @@ def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
     return specs
 
 
+def id_list(field: str, given: Any) -> list[str]:
+    """A list of ids (GPU ids, vendors, classes) as a caller gave it: ``gpus="h100"`` is one
+    string, not a list, and was read letter by letter (issue 24, item 11)."""
+    if isinstance(given, str) or not isinstance(given, (list, tuple, set, frozenset)):
+        raise ScenarioError(field, f'must be a list of ids, e.g. ["h100-sxm-80gb"]; got {excerpt(given)}')
+    bad = next((g for g in given if not isinstance(g, str)), None)
+    if bad is not None:
+        raise ScenarioError(field, f"each id must be text; got {excerpt(bad)}")
+    return list(given)
+
+
 def _catalog(
     s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN, own_node_only: bool = False
 ) -> list[GpuTarget]:
@@ -151,7 +163,10 @@ def _catalog(
         margin = 0.0
     explicit = "gpus_per_node" in hw.model_fields_set
     own = hw.gpu.id if isinstance(hw.gpu, GPUSpec) else resolve_gpu_id(hw.gpu)
-    wanted = None if only is None else {resolve_gpu_id(g) for g in only}
+    wanted = None if only is None else {resolve_gpu_id(g) for g in id_list("gpus", only)}
+    if wanted is not None and wanted - specs.keys():
+        bad = sorted(wanted - specs.keys())[0]
+        raise ScenarioError("gpus", f"unknown GPU {excerpt(bad)}; run `gpusizer-cli gpus` for the list")
 
     def node(gid: str, spec: GPUSpec) -> int:
         mine = explicit and (gid == own or not own_node_only)
