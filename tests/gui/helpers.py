@@ -91,3 +91,4 @@ def drop_path(window: Any, path: Path) -> None:
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(event)
+    window.files.importer.wait()  # a model import reads in a worker thread

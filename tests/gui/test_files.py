@@ -101,6 +101,7 @@ def test_import_hf_config_replaces_only_the_model(window, tmp_path, monkeypatch)
     action = window.findChild(QAction, "action_import_hf")
     assert action.shortcut().toString() == "Ctrl+I"
     action.trigger()
+    window.files.importer.wait()
     model = window.state.scenario.model
     assert (model.layers, model.hidden_size, model.kv_heads) == (22, 2048, 4)
     assert window.state.scenario.workload == before.workload

@@ -76,7 +76,8 @@ def test_a_bad_gguf_is_refused_and_changes_nothing(
     bad = tmp_path / "bad.gguf"
     bad.write_bytes(b"GGUF" + b"\xff" * 20)
     before = window.state.scenario
-    assert not window.files.open_any(bad)
+    window.files.open_any(bad)
+    window.files.importer.wait()  # read in a worker thread, refused on the GUI thread
     assert window.state.scenario is before
     assert "bad.gguf" in message_boxes[-1][1]
 
@@ -104,6 +105,7 @@ def test_import_model_starts_in_the_last_folder(window: Any, tmp_path: Path, mon
 
     monkeypatch.setattr(QFileDialog, "getOpenFileName", choose)
     window.findChild(QAction, "action_import_model").trigger()
+    window.files.importer.wait()
     assert started == [str(tmp_path)]
     assert window.state.scenario.model.name == "Tiny Llama"
     assert "Tiny Llama" in window.statusBar().currentMessage()

@@ -87,9 +87,9 @@ def make_app() -> QApplication:
 
 def _point_user_gpus_at_settings() -> None:
     from ..core.model.presets import USER_GPUS_ENV
-    from .settings import open_settings, settings_dir
+    from .settings import settings_path
 
-    os.environ.setdefault(USER_GPUS_ENV, str(settings_dir(open_settings()) / "user-gpus.json"))
+    os.environ.setdefault(USER_GPUS_ENV, str(settings_path().parent / "user-gpus.json"))
 
 
 def _close(app: QApplication, window: MainWindow | None) -> None:

@@ -6,7 +6,6 @@ was when a file is refused. Scenario files are written atomically.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +15,13 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from ..core.errors import ScenarioError
+from ..core.model.specs import Scenario
 from ..core.pipeline.report import report_from_estimate
 from ..core.pipeline.scenario import scenario_dict
+from ..core.readfile import read_json_object
 from ..io.atomic import write_atomic
 from ..io.export import report_csv, report_markdown, strict_json
+from ..io.hf_config import MAX_CONFIG_BYTES
 from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
 from .binding import as_rich
 from .dialogs import ask_open, ask_save, slug
@@ -29,18 +31,7 @@ from .state import ScenarioState
 log = logging.getLogger(__name__)
 
 SCENARIO_FILTER = "GPU Sizer scenarios (*.gpusizer.json);;JSON files (*.json);;All files (*)"
-_SCENARIO_KEYS = {
-    "format",
-    "model",
-    "workload",
-    "precision",
-    "parallelism",
-    "framework",
-    "hardware",
-    "overhead",
-    "compute",
-    "name",
-}
+_SCENARIO_KEYS = frozenset(Scenario.model_fields)  # every block a saved scenario may hold
 _HF_KEYS = {"model_type", "architectures", "num_hidden_layers", "n_layer", "hidden_size", "n_embd"}
 
 
@@ -50,19 +41,29 @@ def with_suffix(path: str | Path) -> Path:
     return p if p.name.endswith(".json") else p.with_name(p.name + SUFFIX)
 
 
+def classify_data(data: dict[str, Any]) -> str:
+    """``scenario`` | ``hf_config`` | ``unknown`` for the JSON object of a dropped file."""
+    if data.keys() & _HF_KEYS and not data.keys() & {"model", "workload"}:
+        return "hf_config"
+    return "scenario" if data.keys() <= _SCENARIO_KEYS else "unknown"
+
+
+def read_dropped(path: str | Path) -> dict[str, Any]:
+    """The JSON object of a dropped or opened file, read as File > Open reads (core/readfile.py:
+    a regular file, bounded, UTF-8, strict JSON, nesting limited); ScenarioError says why not.
+    A FIFO hung the window, a link to /dev/zero grew to 2.1 GB and a 100 MB file froze it for
+    3.7 s (issue 24, item 6)."""
+    return read_json_object(path, "file", MAX_CONFIG_BYTES, "a JSON object (a scenario or a config.json)")
+
+
 def classify_json(path: str | Path) -> str:
     """``scenario`` | ``hf_config`` | ``unknown`` for a dropped or opened JSON file."""
     if str(path).endswith(SUFFIX):
         return "scenario"
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return classify_data(read_dropped(path))
+    except ScenarioError:
         return "unknown"
-    if not isinstance(data, dict):
-        return "unknown"
-    if data.keys() & _HF_KEYS and not data.keys() & {"model", "workload"}:
-        return "hf_config"
-    return "scenario" if data.keys() <= _SCENARIO_KEYS else "unknown"
 
 
 class FileController(QObject):
@@ -76,6 +77,9 @@ class FileController(QObject):
         self.state, self.prefs, self.window = state, prefs, window
         self.path: Path | None = None
         self.advice: Callable[[], Any] | None = None  # the advisor's option for the scenario
+        from .model_import import ModelImporter
+
+        self.importer = ModelImporter(self)  # model imports, off the GUI thread
 
     def warn(self, title: str, text: str) -> None:
         QMessageBox.warning(self.window, title, as_rich(text))
@@ -175,7 +179,13 @@ class FileController(QObject):
 
         if is_model_path(path):
             return import_model_path(self, path)
-        kind = classify_json(path)
+        if str(path).endswith(SUFFIX):
+            return self.open_path(path)
+        try:
+            kind = classify_data(read_dropped(path))
+        except ScenarioError as exc:
+            self.warn("Cannot open file", f"{Path(path).name} was not opened:\n{exc}")
+            return False
         if kind == "hf_config":
             return import_model_path(self, path)
         if kind == "scenario":

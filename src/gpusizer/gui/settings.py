@@ -1,41 +1,83 @@
 """What the window remembers between runs: geometry, units, the last scenario, recent files.
 
 Stored with QSettings in an INI file. ``GPUSIZER_SETTINGS_DIR`` points it at another folder
-(tests use a temporary one, so they never read or change the user's settings).
+(tests use a temporary one, so they never read or change the user's settings). Only a regular
+file of at most :data:`MAX_SETTINGS_BYTES` is read: QSettings opens its file when it is made,
+so a FIFO named ``gpusizer.ini`` stopped every start (issue 24, item 7). Anything else there
+is left alone and this session's settings go to a temporary file (the window says so).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from ..core.errors import ScenarioError
+from ..core.readfile import parse_json_object
+
 SETTINGS_ENV = "GPUSIZER_SETTINGS_DIR"
 MAX_RECENT = 8
 MAX_SCENARIO_CHARS = 4 * 2**20  # a scenario is a few kB
+MAX_SETTINGS_BYTES = 16 * 2**20  # a few kB in use: a last scenario, geometry, recent files
+
+
+def settings_path() -> Path:
+    """Where the settings file is: ``$GPUSIZER_SETTINGS_DIR/gpusizer.ini``, else the INI
+    file QSettings keeps for the user (asked of Qt with a name no file has, so that nothing
+    is opened: Qt reads a settings file as the QSettings is made)."""
+    folder = os.environ.get(SETTINGS_ENV)
+    if folder:
+        return Path(folder) / "gpusizer.ini"
+    probe = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "gpusizer-path-probe", "probe")
+    return Path(probe.fileName()).parent.parent / "gpusizer" / "gpusizer.ini"
+
+
+def unreadable(path: Path) -> str:
+    """Why the settings file at ``path`` is not read ("" when it is, or when there is none)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISREG(st.st_mode):
+        return "is not a regular file"
+    if st.st_size > MAX_SETTINGS_BYTES:
+        return f"is over {MAX_SETTINGS_BYTES // 2**20} MiB"
+    return ""
 
 
 def open_settings() -> QSettings:
-    """The app's settings (INI), in ``$GPUSIZER_SETTINGS_DIR`` when that is set."""
-    folder = os.environ.get(SETTINGS_ENV)
-    if folder:
-        return QSettings(str(Path(folder) / "gpusizer.ini"), QSettings.Format.IniFormat)
-    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, "gpusizer", "gpusizer")
+    """The app's settings (INI) at :func:`settings_path`, or in a temporary file when that
+    is not a regular file (see the module doc; ``Prefs.dropped`` says why)."""
+    return _open()[0]
 
 
-def settings_dir(settings: QSettings) -> Path:
-    return Path(settings.fileName()).parent
+def _open() -> tuple[QSettings, str, tempfile.TemporaryDirectory[str] | None]:
+    path = settings_path()
+    why = unreadable(path)
+    if not why:
+        return QSettings(str(path), QSettings.Format.IniFormat), "", None
+    spare = tempfile.TemporaryDirectory(prefix="gpusizer-settings-")
+    note = f"The settings file {path} {why}: it was not read, and settings are not kept this time."
+    return QSettings(str(Path(spare.name) / "gpusizer.ini"), QSettings.Format.IniFormat), note, spare
 
 
 class Prefs:
     """Typed access to the settings; every read tolerates a missing or damaged value."""
 
     def __init__(self, settings: QSettings | None = None) -> None:
-        self.qs = settings if settings is not None else open_settings()
         self.dropped = ""  # why a remembered value was dropped (the window says so)
+        self._spare = None  # the temporary folder of settings not kept (removed with these)
+        if settings is None:
+            settings, self.dropped, self._spare = _open()
+        self.qs = settings
 
     def _get(self, key: str, default: Any) -> Any:
         try:
@@ -84,15 +126,13 @@ class Prefs:
         if len(text) > MAX_SCENARIO_CHARS:
             self.dropped = "The last scenario was too large to restore; starting from the default."
             return None
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError) as exc:
+        try:  # read as a scenario file is (core/readfile.py: strict JSON, depth, text)
+            return parse_json_object(text, "settings", "the last scenario")
+        except ScenarioError as exc:
             self.dropped = (
-                "The last scenario could not be read and was dropped "
-                f"({type(exc).__name__}); starting from the default."
+                f"The last scenario could not be read and was dropped ({exc}); starting from the default."
             )
             return None
-        return data if isinstance(data, dict) else None
 
     def save_last_scenario(self, data: dict[str, Any]) -> None:
         self.qs.setValue("state/last_scenario", json.dumps(data))

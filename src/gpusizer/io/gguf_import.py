@@ -116,9 +116,18 @@ class _Meta:
         self.meta, self.arch = f.metadata, arch
         self.names = {t.name: t for t in f.tensors}
 
-    def get(self, key: str) -> Any:
-        value = _largest(self.meta.get(f"{self.arch}.{key}"))
-        return None if isinstance(value, (str, float)) else value
+    def get(self, key: str) -> int | None:
+        """A count of the architecture's metadata (llama.cpp stores every key read here as
+        an integer, or a per-layer array of them): a bool, float or string is a damaged file,
+        refused by name (a bool ``block_count`` became 1 layer, a float ``head_count_kv`` was
+        passed over and the size gap then "explained" by a storage type; issue 24, item 11)."""
+        full = f"{self.arch}.{key}"
+        value = _largest(self.meta.get(full))
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ScenarioError("gguf", f"{full} must be an integer; got {excerpt(value)}")
+        return value
 
     def has(self, tensor: str) -> bool:
         return tensor in self.names
@@ -215,8 +224,10 @@ def _family(m: _Meta, cfg: dict[str, Any]) -> None:
         )
     elif kind == "gpt2":
         cfg.update(n_positions=cfg.get("max_position_embeddings"), n_inner=cfg.get("intermediate_size"))
-    elif kind == "gemma3_text" and isinstance(m.get("attention.sliding_window_pattern"), int):
-        cfg["sliding_window_pattern"] = m.get("attention.sliding_window_pattern")
+    elif kind == "gemma3_text":  # an integer period; newer files store a per-layer bool array
+        pattern = m.meta.get(f"{m.arch}.attention.sliding_window_pattern")
+        if isinstance(pattern, int) and not isinstance(pattern, bool):
+            cfg["sliding_window_pattern"] = pattern
 
 
 def gguf_config(f: GGUFFile, fallback_name: str) -> tuple[dict[str, Any], list[str]]:

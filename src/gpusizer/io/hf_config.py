@@ -19,7 +19,7 @@ from ..core.model.specs import ModelSpec
 from ..core.pipeline.validate import check_model
 from ..core.readfile import MiB, parse_json_object, read_text
 from .hf_families import FAMILIES
-from .hf_reader import Block, Config, Reader, base, moe, multiples, sliding
+from .hf_reader import Block, Config, Reader, base, model_type, moe, multiples, sliding
 from .hf_vision import vision_block
 from .quant_config import declared_precision
 
@@ -102,7 +102,7 @@ def _gpt2(r: Reader) -> Block:
         attention_output_bias=True,
         mlp_bias=True,
         fused_qkv=True,
-        dropout=float(r.get("resid_pdrop", default=0.1)),
+        dropout=r.fraction("resid_pdrop", default=0.1),
     )
     return block
 
@@ -191,7 +191,7 @@ def _text_config(cfg: Config) -> Config:
     inner = cfg.get("text_config")
     if not isinstance(inner, dict):
         return cfg
-    outer_type = str(cfg.get("model_type") or "")
+    outer_type = model_type(cfg)
     text = {"_name_or_path": cfg.get("_name_or_path"), **inner}
     if "tie_word_embeddings" in cfg and "tie_word_embeddings" not in inner:
         text["tie_word_embeddings"] = cfg["tie_word_embeddings"]

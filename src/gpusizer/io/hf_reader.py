@@ -47,11 +47,22 @@ _DEFAULTS: dict[str, Config] = {
 }
 
 
+def model_type(cfg: Config) -> str:
+    """``model_type`` as transformers has it: a string ("" when absent). A list was read as
+    the family ``"['llama']"`` (issue 24, item 11)."""
+    value = cfg.get("model_type")
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        raise ScenarioError("config", f'model_type must be a string such as "llama"; got {excerpt(value)}')
+    return value
+
+
 class Reader:
     """Reads a config by any of a key's spellings; names what is missing or mistyped."""
 
     def __init__(self, cfg: Config) -> None:
-        self.model_type = str(cfg.get("model_type") or "")
+        self.model_type = model_type(cfg)
         self.cfg = {**_DEFAULTS.get(self.model_type, {}), **cfg}
 
     def get(self, *names: str, default: Any = None) -> Any:
@@ -68,6 +79,17 @@ class Reader:
         if not isinstance(value, bool):
             raise ScenarioError("config", f"{name} must be true or false; got {excerpt(value)}")
         return value
+
+    def fraction(self, *names: str, default: float = 0.0) -> float:
+        """A probability key (dropout): a JSON number from 0 to 1 (``"0.1"`` is refused)."""
+        for name in names:
+            value = self.cfg.get(name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+                raise ScenarioError("config", f"{name} must be a number from 0 to 1; got {excerpt(value)}")
+            return float(value)
+        return default
 
     def count(self, *names: str, default: int | None = None) -> int | None:
         """A non-negative integer key (a float such as 4096.0 is accepted when whole)."""
@@ -124,7 +146,7 @@ def base(r: Reader, tied: bool = False, ffn_required: bool = True) -> Block:
         "qkv_bias": bias,
         "attention_output_bias": bias,
         "mlp_bias": r.flag("mlp_bias"),
-        "dropout": float(r.get("resid_pdrop", "hidden_dropout", default=0.0)),
+        "dropout": r.fraction("resid_pdrop", "hidden_dropout"),
     }
 
 

@@ -152,6 +152,8 @@ def import_model(path: str | Path) -> dict[str, Any]:
             out, fmt, p = import_gguf(gguf), "gguf", gguf
     elif _is_gguf(p):
         out, fmt = import_gguf(p), "gguf"
+    elif p.name.endswith(".gguf"):  # was read as a config.json: "config holds NUL bytes"
+        raise ScenarioError("import", f"{p.name} is not a GGUF file (it does not start with GGUF)")
     elif p.name == "config.json" or p.name.endswith((".safetensors", ".index.json")):
         out, fmt = import_folder(p.parent), "huggingface"
     else:  # another JSON file: a config without weights beside it

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import ScenarioError, excerpt
+from ..core.limits import MAX_WIDTH
 from ..core.registry.quant_rules import quant_rule
 from .tensor_groups import layer_index, pattern_group
 
@@ -142,17 +143,56 @@ def _nearest(bits: int, table: dict[int, str], what: str, notes: list[str]) -> s
     return table[near]
 
 
-def _count(q: dict[str, Any], key: str, default: int) -> int:
+MAX_BITS = 32  # a weight of more bits than fp32 is no quantisation
+
+
+def _count(q: dict[str, Any], key: str, default: int, low: int = 1, high: int = MAX_WIDTH) -> int:
+    """A whole number from ``low`` to ``high``: ``bits`` of 0, -4 or 10^9 and a ``group_size``
+    of 2^62 were taken as given (issue 24, item 11)."""
     value = q.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ScenarioError(
-            "config", f"quantization_config.{key} must be a whole number; got {excerpt(value)}"
+            "config",
+            f"quantization_config.{key} must be a whole number from {low} to {high:,}; got {excerpt(value)}",
         )
     return value
 
 
+def _group(q: dict[str, Any], notes: list[str]) -> int:
+    """GPTQ's ``group_size``: a positive width, or -1 for one scale per output column
+    (transformers ``GPTQConfig``: "-1 uses per-column quantization")."""
+    if q.get("group_size") == -1 and not isinstance(q.get("group_size"), bool):
+        notes.append(
+            "group_size -1 (one scale per column): costed at group 128 "
+            "(the safetensors headers give the exact bytes)"
+        )
+        return 128
+    return _count(q, "group_size", 128)
+
+
+def _block_size(q: dict[str, Any]) -> None:
+    """FP8's ``weight_block_size`` (DeepSeek-V3: [128, 128]): two positive widths, when given."""
+    size = q.get("weight_block_size")
+    ok = size is None or (
+        isinstance(size, list)
+        and len(size) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_WIDTH for v in size)
+    )
+    if not ok:
+        raise ScenarioError(
+            "config",
+            "quantization_config.weight_block_size must be [rows, columns], whole numbers >= 1; "
+            f"got {excerpt(size)}",
+        )
+
+
+def _fp8(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
+    _block_size(q)
+    return "fp8", "fp8-block"
+
+
 def _gptq_awq(q: dict[str, Any], method: str, notes: list[str]) -> tuple[str, str]:
-    bits, group = _count(q, "bits", 4), _count(q, "group_size", 128)
+    bits, group = _count(q, "bits", 4, high=MAX_BITS), _group(q, notes)
     kind = "awq" if method == "awq" else "gptq"
     weights = _nearest(
         bits,
@@ -179,7 +219,7 @@ def _compressed(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
     w = scheme.get("weights") if isinstance(scheme, dict) else None
     if not isinstance(w, dict):
         raise ScenarioError("config", "compressed-tensors config_groups need a weights scheme")
-    bits, group = _count(w, "num_bits", 8), w.get("group_size")
+    bits, group = _count(w, "num_bits", 8, high=MAX_BITS), w.get("group_size")
     if w.get("type") == "float":
         table = {8: "fp8", 4: "mxfp4" if group == 32 else "nvfp4"}
         weights = _nearest(bits, table, "float", notes)
@@ -225,7 +265,16 @@ def _modelopt(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
 def _bnb(q: dict[str, Any], notes: list[str]) -> tuple[str, str]:
     if q.get("load_in_8bit") is True:
         return "int8", "bitsandbytes"
+    if q.get("load_in_4bit") is not True:  # was costed as FP4
+        raise ScenarioError(
+            "config",
+            "a bitsandbytes quantization_config needs load_in_4bit or load_in_8bit true; both are off",
+        )
     kind = q.get("bnb_4bit_quant_type", "fp4")  # BitsAndBytesConfig's default
+    if kind not in ("nf4", "fp4"):
+        raise ScenarioError(
+            "config", f"quantization_config.bnb_4bit_quant_type must be nf4 or fp4; got {excerpt(kind)}"
+        )
     if kind == "nf4":
         return ("nf4" if q.get("bnb_4bit_use_double_quant") is True else "nf4_single", "bitsandbytes")
     if q.get("bnb_4bit_use_double_quant") is True:
@@ -238,7 +287,7 @@ METHODS: dict[str, _Handler] = {
     "gptq": lambda q, n: _gptq_awq(q, "gptq", n),
     "auto-round": lambda q, n: _gptq_awq(q, "gptq", n),
     "awq": lambda q, n: _gptq_awq(q, "awq", n),
-    "fp8": lambda q, n: ("fp8", "fp8-block"),
+    "fp8": _fp8,
     "fbgemm_fp8": lambda q, n: ("fp8", "fbgemm"),
     "compressed-tensors": _compressed,
     "modelopt": _modelopt,

@@ -13,8 +13,8 @@ as their storage elements, and a checkpoint that stores tied weights twice count
 from __future__ import annotations
 
 import json
-import math
 import os
+import re
 import struct
 from pathlib import Path, PurePath, PureWindowsPath
 from typing import Any
@@ -28,6 +28,13 @@ MAX_HEADER_BYTES = 100 * 1024 * 1024  # safetensors' own limit (MAX_HEADER_SIZE)
 # matrices, each with an FP8 scale); a shard of 5 GB (transformers' default) a few thousand.
 MAX_TENSORS = 2**17
 MAX_INDEX_BYTES = 16 * MiB  # DeepSeek-V3's model.safetensors.index.json is about 9 MB
+# Bounds of one tensor's shape, as the GGUF reader has (io/gguf_reader.py): real checkpoints
+# hold at most 5 dimensions (Qwen2.5-VL's 3-D convolution) and far fewer than 2^50 elements.
+# Unbounded, 100,000 dimensions took 28 s (their product is a big integer), 200,000 took
+# 111 s, and the message quoting the product ended in a ValueError (issue 24, item 8).
+MAX_DIMS = 16
+_DTYPE_NAME = re.compile(r"[A-Za-z0-9_]{1,32}")  # BF16, F8_E4M3...; unknown ones are counted by name
+MAX_ELEMENTS = 2**50
 
 # bits per element of the dtypes safetensors defines (F4/F6: sub-byte floats, packed)
 DTYPE_BITS = {
@@ -100,8 +107,11 @@ def _tensor(path: Path, name: str, info: Any, data_size: int) -> Tensor:
     dtype, shape, offsets = info.get("dtype"), info.get("shape"), info.get("data_offsets")
     if not isinstance(dtype, str):
         raise _bad(path, f"tensor {excerpt(name)}: dtype missing")
+    if not _DTYPE_NAME.fullmatch(dtype):  # a 50 MB dtype went into the import's JSON whole
+        raise _bad(path, f"tensor {excerpt(name)}: dtype {excerpt(dtype)} is not a safetensors dtype name")
     if not isinstance(shape, list) or not all(_is_count(d) for d in shape):
         raise _bad(path, f"tensor {excerpt(name)}: shape must be a list of non-negative integers")
+    elements = _elements(path, name, shape)
     if (
         not isinstance(offsets, list)
         or len(offsets) != 2
@@ -113,7 +123,7 @@ def _tensor(path: Path, name: str, info: Any, data_size: int) -> Tensor:
             f"tensor {excerpt(name)}: data_offsets must be [begin, end] within the "
             f"{data_size}-byte data buffer",
         )
-    elements, nbytes = math.prod(shape), offsets[1] - offsets[0]
+    nbytes = offsets[1] - offsets[0]
     bits = DTYPE_BITS.get(dtype)
     if bits is not None and (elements * bits + 7) // 8 != nbytes:
         raise _bad(
@@ -122,6 +132,21 @@ def _tensor(path: Path, name: str, info: Any, data_size: int) -> Tensor:
             f"{(elements * bits + 7) // 8} bytes, its offsets span {nbytes}",
         )
     return dtype, elements, nbytes
+
+
+def _elements(path: Path, name: str, shape: list[int]) -> int:
+    """The product of a shape within :data:`MAX_DIMS` and :data:`MAX_ELEMENTS` (checked as it
+    grows, so no product is ever a big integer)."""
+    if len(shape) > MAX_DIMS:
+        raise _bad(path, f"tensor {excerpt(name)}: {len(shape):,} dimensions; at most {MAX_DIMS} are read")
+    if 0 in shape:
+        return 0
+    elements = 1
+    for d in shape:
+        elements *= d
+        if elements > MAX_ELEMENTS:
+            raise _bad(path, f"tensor {excerpt(name)}: over {MAX_ELEMENTS:,} elements; not a real tensor")
+    return elements
 
 
 def _file_tensors(path: Path) -> dict[str, Tensor]:

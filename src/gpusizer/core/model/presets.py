@@ -47,8 +47,11 @@ def _catalog_gpus() -> dict[str, dict[str, Any]]:
 
 
 MAX_USER_GPU_BYTES = 1 * MiB  # a GPU entry is about 400 bytes
+MAX_USER_GPUS = 1024  # entries read (the catalog has about 50 GPUs)
+SHOWN_PROBLEMS = 3  # skipped entries named in the warning; the rest are counted (issue 24)
 _GPU_META_KEYS = ("notes", "family", "form_factor", "release_year", "aliases")
-_USER: dict[str, Any] = {}  # the last read: "key" (path, mtime, size), "gpus", "problems"
+# the last read: "key" (path, mtime, size), "gpus", "problems" (phrases), "skipped" (entries)
+_USER: dict[str, Any] = {}
 
 
 def user_gpu_file() -> Path | None:
@@ -60,28 +63,33 @@ def _spec_fields(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in _GPU_META_KEYS}
 
 
-def _read_user_gpus(path: Path) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Valid entries by id, and one phrase per entry skipped (validated here, so that a bad
-    entry is skipped, never raised later by whoever lists or uses the GPUs)."""
+def _read_user_gpus(path: Path) -> tuple[dict[str, dict[str, Any]], list[str], int]:
+    """Valid entries by id, a phrase per problem and the entries skipped (validated here, so
+    that a bad entry is skipped, never raised later by whoever lists or uses the GPUs)."""
     try:
         items, _ = read_json(path, "user GPUs", MAX_USER_GPU_BYTES)
     except ScenarioError as exc:
-        return {}, [str(exc)]
+        return {}, [str(exc)], 1
     if not isinstance(items, list):
-        return {}, [f"{path.name} must be a JSON list of GPU objects"]
+        return {}, [f"{path.name} must be a JSON list of GPU objects"], 1
     gpus: dict[str, dict[str, Any]] = {}
     problems: list[str] = []
-    for i, item in enumerate(items, 1):
+    skipped = max(0, len(items) - MAX_USER_GPUS)
+    if skipped:
+        problems.append(f"{len(items):,} entries; the first {MAX_USER_GPUS:,} are read")
+    for i, item in enumerate(items[:MAX_USER_GPUS], 1):
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
             problems.append(f'entry {i} has no "id" string')
-            continue
-        try:
-            GPUSpec(**_spec_fields(item))
-        except ValidationError as exc:
-            problems.append(f"{excerpt(item['id'])}: {from_validation(exc)}")
-            continue
-        gpus[item["id"]] = item
-    return gpus, problems
+        else:
+            try:
+                GPUSpec(**_spec_fields(item))
+            except ValidationError as exc:
+                problems.append(f"{excerpt(item['id'])}: {from_validation(exc)}")
+            else:
+                gpus[item["id"]] = item
+                continue
+        skipped += 1
+    return gpus, problems, skipped
 
 
 def _user_state() -> dict[str, Any]:
@@ -93,8 +101,10 @@ def _user_state() -> dict[str, Any]:
         st = None
     key = (str(path), st.st_mtime_ns, st.st_size) if st is not None else None
     if _USER.get("key") != key or not _USER:
-        gpus, problems = _read_user_gpus(path) if path is not None and st is not None else ({}, [])
-        _USER.update(key=key, gpus=gpus, problems=problems)
+        gpus, problems, skipped = (
+            _read_user_gpus(path) if path is not None and st is not None else ({}, [], 0)
+        )
+        _USER.update(key=key, gpus=gpus, problems=problems, skipped=skipped)
     return _USER
 
 
@@ -105,15 +115,17 @@ def user_gpus() -> dict[str, dict[str, Any]]:
 
 
 def user_gpu_problems() -> list[str]:
-    """Why entries of the user GPU file were skipped (empty when none were), for a warning."""
-    problems: list[str] = _user_state()["problems"]
+    """Why entries of the user GPU file were skipped (empty when none were), for a warning:
+    the first few reasons and a count (340,000 bad entries made an 11 MB line; issue 24)."""
+    state = _user_state()
+    problems, skipped = state["problems"], state["skipped"]
     if not problems:
         return []
-    path = user_gpu_file()
-    return [
-        f"user GPU file {path}: skipped {len(problems)} "
-        f"entr{'y' if len(problems) == 1 else 'ies'} ({'; '.join(problems)})"
-    ]
+    shown = "; ".join(problems[:SHOWN_PROBLEMS])
+    if len(problems) > SHOWN_PROBLEMS:
+        shown += f"; {len(problems) - SHOWN_PROBLEMS:,} more"
+    entries = "entry" if skipped == 1 else "entries"
+    return [f"user GPU file {user_gpu_file()}: skipped {skipped:,} {entries} ({shown})"]
 
 
 def gpu_presets() -> dict[str, dict[str, Any]]:
