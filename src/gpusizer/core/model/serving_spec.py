@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from ..limits import Batch, Rate, SomeLayers, Strict, Tokens
+from ..limits import Batch, Efficiency, Rate, SomeLayers, Strict, Tokens
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
 
@@ -18,8 +18,9 @@ class ServingSpec(Strict):
     version; core/engines.py). Names follow the contract, the engines' own names beside;
     bounds as every scenario value's (core/limits.py)."""
 
-    # vLLM gpu_memory_utilization, SGLang mem_fraction_static, TRT free_gpu_memory_fraction
-    memory_fraction: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    # vLLM gpu_memory_utilization, SGLang mem_fraction_static, TRT free_gpu_memory_fraction;
+    # at least 0.1 % (MIN_EFFICIENCY): the engine's budget is divided by it (1e-300 overflowed)
+    memory_fraction: Efficiency | None = None
     max_context: Tokens | None = None  # vLLM max_model_len; llama.cpp n_ctx per sequence
     max_sequences: Batch | None = None  # vLLM max_num_seqs; llama.cpp n_parallel
     prefill_chunk_tokens: Tokens | None = None  # vLLM max_num_batched_tokens
