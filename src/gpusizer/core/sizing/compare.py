@@ -151,7 +151,9 @@ def size_gpus(
             raise Cancelled
         ev, fitted, note = by_gpu[g.id]
         options.append(
-            _option(s, ev, g, fitted, note, whole_nodes, max_gpus) if fitted else _missing(s, g, max_gpus)
+            _option(s, ev, g, fitted, note, whole_nodes, max_gpus)
+            if fitted
+            else _missing(s, g, max_gpus, note)
         )
     return options
 
@@ -287,10 +289,8 @@ def _row(s: Scenario, g: GpuTarget) -> dict[str, Any]:
     }
 
 
-def _missing(s: Scenario, g: GpuTarget, max_gpus: int) -> dict[str, Any]:
-    """A GPU on which nothing fits: listed (with its unit prices once priced), ``fits``
-    false."""
-    return _row(s, g) | {
-        "fits": False,
-        "notes": [f"nothing fits with up to {max_gpus:,} GPUs and {g.margin:.0%} of memory kept spare"],
-    }
+def _missing(s: Scenario, g: GpuTarget, max_gpus: int, note: str | None = None) -> dict[str, Any]:
+    """A GPU on which nothing fits (or nothing was found within the search's work budget,
+    ``note``): listed (with its unit prices once priced), ``fits`` false."""
+    why = f"nothing fits with up to {max_gpus:,} GPUs and {g.margin:.0%} of memory kept spare"
+    return _row(s, g) | {"fits": False, "notes": [why, *([note] if note else [])]}

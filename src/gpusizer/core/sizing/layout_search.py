@@ -39,6 +39,7 @@ from .layout_space import (
     virtual_stages,
 )
 from .layout_space import _combos as _combos  # the search space, as tests check it
+from .work import ACTIVATIONS, ESTIMATE, LAYOUT, Work
 
 __all__ = [
     "DEFAULT_MARGIN",
@@ -93,8 +94,13 @@ class Evaluator:
         if base.workload.is_training:  # the whole model's states, on one GPU
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
             states = (one.weights, one.gradients, one.optimizer)
-        self.bounds = Bounds(self.base, states, self.checked)
+        self.work = Work()  # shared by the evaluators of one call (solver.search_catalog)
+        self.bounds = Bounds(self.base, states, self._bound_checked)
         self._shapes: dict[tuple[Any, ...], Scenario | None] = {}
+
+    def _bound_checked(self, lay: Layout) -> Scenario | None:
+        self.work.spent += ACTIVATIONS  # asked once per activation bound computed
+        return self.checked(lay)
 
     def lower_bound(self, lay: Layout, dp: int) -> float:
         """Bytes no GPU of the layout goes below at any DP up to ``dp``
@@ -129,6 +135,7 @@ class Evaluator:
     def total(self, lay: Layout, **workload: int) -> float:
         key = (lay, *sorted(workload.items()))
         if key not in self.memo:
+            self.work.spent += ESTIMATE
             if workload or not self._by_data(lay):
                 got = self._estimate(lay, workload)
             else:
@@ -204,6 +211,8 @@ def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int, m
     pre = Prefilter(ev.base, order, ev.bounds, max_gpus) if len(order) >= MIN_LAYOUTS else None
     dps: dict[tuple[int, ...], Sequence[int]] = {}
     for lo in range(0, len(order), RUN):
+        if ev.work.over:  # the call's work budget (core/sizing/work.py): the best so far stand
+            break
         run = order[lo : lo + RUN]
         wanted = pre.keep(lo, lo + len(run), board) if pre is not None else [True] * len(run)
         for row, want in zip(run, wanted, strict=True):
@@ -220,6 +229,7 @@ def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int, m
 def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
     """One layout: the GPUs it could beat, their smallest DP that fits, recorded."""
     m = lay.model_parallel
+    ev.work.spent += LAYOUT
     bound = ev.bounds.cheap(lay, vals) if vals else None
     if bound is None or m * vals[0] >= board.ceiling or bound((board.ceiling - 1) // m) > board.biggest:
         return
@@ -245,6 +255,8 @@ def solve(
         else max(g.hardware.gpus_per_node for g in gpus)
     )
     levels = (user, *heavier) if allow_recompute else (user,)
+    if ev.work.over:  # the call's budget is spent (core/sizing/work.py): no new search
+        return {g.id: [] for g in gpus}, {g.id: ev.work.note() for g in gpus}
     space = layout_space(s, arch, tp_max, levels, max_gpus)
     found = _search(ev, space, gpus, keep, max_gpus)
     cut = f"only the {space.size:,} simplest of {space.tried:,} layouts were tried"
@@ -255,4 +267,6 @@ def solve(
         for gid in (gid for gid, lst in more.items() if lst):
             found[gid] = more[gid]
             notes[gid] = f"recompute raised from {user!r}: nothing fits with it up to {max_gpus} GPUs"
+    if ev.work.over:
+        notes = {g.id: "; ".join(n for n in (notes.get(g.id), ev.work.note()) if n) for g in gpus}
     return found, notes

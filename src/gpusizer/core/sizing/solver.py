@@ -47,6 +47,7 @@ from .layout_search import (
     divisors,
     solve,
 )
+from .work import Work
 
 
 def layout_label(par: dict[str, Any], training: bool) -> str:
@@ -215,6 +216,7 @@ def search_catalog(
     probe = catalog[0].hardware.model_copy(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
     )
+    factory = _sharing(factory, Work())  # one work budget for every search of the call
     shared = factory(s, probe)
     found, notes = solve(s, catalog, shared, keep, max_gpus, allow_recompute)
     evs = _relax(s, catalog, probe, found, notes, keep, max_gpus, factory)
@@ -228,6 +230,17 @@ def search_catalog(
             fitted, note = [_fitted(ev, g, lay) for _, lay in one[g.id]], again.get(g.id)
         out[g.id] = (ev, [f for f in fitted if f is not None], note)
     return out
+
+
+def _sharing(factory: EvaluatorFactory, work: Work) -> EvaluatorFactory:
+    """The factory, its evaluators counting their work in ``work`` (core/sizing/work.py)."""
+
+    def make(s: Scenario, hw: HardwareSpec) -> Evaluator:
+        ev = factory(s, hw)
+        ev.work = work
+        return ev
+
+    return make
 
 
 def _relax(

@@ -1,0 +1,126 @@
+"""Every sizing call within 2 s (issue 24, item 12): ``plan`` for each of 8 GPUs (the window's
+"GPUs needed" call) and ``compare_gpus`` over the catalog, for every model preset x workload
+kind x context (powers of 4 from 1,024 tokens up to the model's limit, and the limit itself).
+
+The search's work is bounded (core/sizing/work.py), not only its input. Run the whole grid
+(about 9,000 calls; half an hour on the 2-core machine) and record it::
+
+    .venv/bin/python benchmarks/bench_search_bounds.py --out benchmarks/search_bounds.json
+
+or a sample under pytest (``pytest benchmarks/bench_search_bounds.py --benchmark-enable``).
+Times are process CPU seconds, so that other processes on a shared machine do not count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gpusizer
+from gpusizer.core.model.presets import model_presets
+from gpusizer.core.pipeline.estimate import clear_caches
+from gpusizer.core.registry.workloads import WORKLOAD_KINDS
+
+TARGET_SECONDS = 2.0
+GPUS = (  # one of each class and memory size the catalog spans
+    "h100-sxm-80gb",
+    "b200-192gb",
+    "a100-sxm-40gb",
+    "mi300x-192gb",
+    "rtx-4090-24gb",
+    "rtx-3060-12gb",
+    "l4-24gb",
+    "apple-m3-ultra-512gb",
+)
+DEFAULT_CONTEXT = 131_072  # a preset that names no limit
+
+
+def contexts(limit: int) -> list[int]:
+    """1k, 4k, 16k... below the model's limit, and the limit."""
+    out, c = [], 1024
+    while c < limit:
+        out.append(c)
+        c *= 4
+    return [*out, limit]
+
+
+def scenario(preset: str, kind: str, context: int) -> dict[str, Any]:
+    if WORKLOAD_KINDS[kind].is_training:
+        work: dict[str, Any] = {"kind": kind, "sequence_length": context}
+    else:
+        generated = min(256, context // 2)
+        work = {"kind": kind, "prompt_tokens": context - generated, "generated_tokens": generated}
+    return {"model": {"preset": preset}, "workload": work}
+
+
+def calls() -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+    """(label, function, scenario, keyword arguments) for the whole grid."""
+    for preset, spec in sorted(model_presets().items()):
+        for kind in WORKLOAD_KINDS:
+            for ctx in contexts(int(spec.get("max_context") or DEFAULT_CONTEXT)):
+                s = scenario(preset, kind, ctx)
+                yield f"compare|{preset}|{kind}|{ctx}", "compare_gpus", s, {}
+                for gpu in GPUS:
+                    yield f"plan|{preset}|{kind}|{ctx}|{gpu}", "plan", s, {"gpus": [gpu]}
+
+
+def timed(fn: str, s: dict[str, Any], kw: dict[str, Any]) -> tuple[float, str]:
+    """(process CPU seconds, outcome) of one cold call."""
+    clear_caches()
+    start = time.process_time()
+    try:
+        getattr(gpusizer, fn)(s, **kw)
+        outcome = "ok"
+    except gpusizer.ScenarioError as exc:  # a combination the estimator refuses, in one line
+        outcome = f"refused: {exc.field}"
+    return time.process_time() - start, outcome
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--every", type=int, default=1, help="run every Nth call of the grid")
+    a = ap.parse_args(argv)
+    rows = []
+    for i, (label, fn, s, kw) in enumerate(calls()):
+        if i % a.every:
+            continue
+        seconds, outcome = timed(fn, s, kw)
+        rows.append({"call": label, "seconds": round(seconds, 3), "outcome": outcome})
+    rows.sort(key=lambda r: -r["seconds"])
+    over = [r for r in rows if r["seconds"] > TARGET_SECONDS]
+    summary = {
+        "calls": len(rows),
+        "over_target": len(over),
+        "target_seconds": TARGET_SECONDS,
+        "max_seconds": rows[0]["seconds"] if rows else 0.0,
+        "slowest": rows[:25],
+    }
+    Path(a.out).write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"{len(rows)} calls, {len(over)} over {TARGET_SECONDS} s, slowest {summary['max_seconds']} s")
+    return 1 if over else 0
+
+
+SAMPLE = random.Random(24).sample(list(calls()), 40)
+
+
+@pytest.mark.parametrize(("label", "fn", "s", "kw"), SAMPLE, ids=[c[0] for c in SAMPLE])
+def test_sampled_call_within_target(
+    benchmark: Any, label: str, fn: str, s: dict[str, Any], kw: dict[str, Any]
+) -> None:
+    if benchmark.disabled:
+        pytest.skip("a speed target: run with --benchmark-enable")
+    seconds, _ = benchmark.pedantic(timed, args=(fn, s, kw), rounds=1, iterations=1)
+    assert seconds <= TARGET_SECONDS, label
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""The layout search's work budget: how much one ``plan`` or ``compare_gpus`` call may look at.
+
+The search space is bounded (layout_space.MAX_LAYOUTS), but not what is done in it: where
+nothing fits (Kimi K2 QLoRA at a 64M-token context), no found layout prunes the rest, and a
+``compare`` looked at 194,712 layouts in four searches (9.8 s in the CLI, 17 s in the window;
+issue 24, item 12). Work is counted in layouts looked at, an estimate and an activation bound
+as the layouts they cost: measured by process time over 76 random ``plan`` calls (least
+squares on this 2-core machine, 2026-12): 0.032 ms per layout, 0.18 ms per activation bound,
+estimates collinear with both (their own cost is in the layouts'). Past :data:`MAX_WORK`
+(about 1.3 s of search) the search stops where it is, each GPU's best so far stands, and
+every option says so. The order of the search (the fewest model-parallel GPUs first) makes
+what is cut the layouts least likely to be the answer.
+"""
+
+from __future__ import annotations
+
+LAYOUT = 1  # a layout looked at (its cheap bounds, the GPUs it could beat)
+ACTIVATIONS = 6  # an activation bound computed (a stage's activations at its shape)
+ESTIMATE = 1  # an estimate of a layout (its phases; most of its cost is counted above)
+MAX_WORK = 40_000  # per call; the ordinary scenarios' searches stay far below (benchmarks)
+
+
+class Work:
+    """Work done by the searches of one call (shared by their evaluators)."""
+
+    __slots__ = ("limit", "spent")
+
+    def __init__(self, limit: int = MAX_WORK) -> None:
+        self.spent, self.limit = 0, limit
+
+    @property
+    def over(self) -> bool:
+        return self.spent > self.limit
+
+    def note(self) -> str:
+        return (
+            f"the search stopped at its work limit ({self.limit:,} layouts' worth): "
+            "a layout not looked at may need fewer GPUs"
+        )
