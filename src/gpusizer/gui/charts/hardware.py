@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
 import pyqtgraph as pg
@@ -24,12 +25,13 @@ from ...core.errors import ScenarioError
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.sizing.compare import select_gpus, size_gpus
+from ...core.sizing.compare_costs import check_prices
 from ...core.sizing.compare_rank import price_options, sort_options, speed_of
 from ...core.sizing.solver import catalog_specs
 from ...io.compare_table import chart_points, columns_for
 from ..hardware.controls import ControlsStrip, HardwareControls
 from ..hardware.plot import GAP, SIDES, Point, log_ticks, pixels, place, short_name, span_per_pixel
-from ..hardware.settings import HardwareSettings, as_kwargs, load, save
+from ..hardware.settings import HardwareSettings, as_kwargs, load, load_my_prices, save, save_my_prices
 from ..hardware.table import OptionsModel, OptionsTable
 from .base import ChartBase
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
@@ -93,6 +95,7 @@ class HardwareChart(ChartBase):
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.controls.changed.connect(self._settings_changed)
+        self.controls.pricesRequested.connect(self.edit_prices)
         self.model.priceEdited.connect(self._price_edited)
         self.table.doubleClicked.connect(self._double_clicked)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._mark())
@@ -105,7 +108,12 @@ class HardwareChart(ChartBase):
 
         self.prefs, self.advisor = window.prefs, window.advisor
         self.settings = load(window.prefs)
+        prices, problem = load_my_prices(window.prefs, self.settings.prices)
+        self.settings = replace(self.settings, prices=prices)
+        save(window.prefs, self.settings)  # the INI no longer keeps prices
         self.controls.set_settings(self.settings)
+        if problem:
+            self._status(problem)
         self.runner = CompareRunner(self)
         self.runner.finished.connect(self._searched)
         self.runner.failed.connect(lambda _k, msg: self._status(f"Comparison failed: {msg}"))
@@ -313,11 +321,24 @@ class HardwareChart(ChartBase):
             self._refresh()
 
     def _price_edited(self, gpu: str, key: str, value: float | None) -> None:
-        self.settings = self.settings.with_price(gpu, key, value)
+        self.set_prices(self.settings.with_price(gpu, key, value).prices)
+
+    def set_prices(self, prices: dict[str, dict[str, Any]]) -> None:
+        """Use (and, in a window, save) the user's prices ("My prices"), then reprice."""
+        self.settings = replace(self.settings, prices=check_prices(prices))
         self.controls.set_settings(self.settings)
-        if self.prefs is not None:
-            save(self.prefs, self.settings)
+        problem = save_my_prices(self.prefs, self.settings.prices) if self.prefs is not None else ""
         self._refresh()
+        if problem:
+            self._status(problem)
+
+    def edit_prices(self) -> None:
+        """The "My prices" dialog; its prices replace the user's when saved."""
+        from ..hardware.prices_dialog import PricesDialog
+
+        dialog = PricesDialog(self.settings.prices, self.scenario, self)
+        if dialog.exec():
+            self.set_prices(dialog.prices)
 
     def _double_clicked(self, index: QModelIndex) -> None:
         o = self.table.option_at(index)

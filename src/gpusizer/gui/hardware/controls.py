@@ -1,5 +1,7 @@
-"""The Hardware tab's settings bar: margin, whole servers, ranking, cost basis, electricity
-price, and the filters (vendor, class, memory). ``changed(HardwareSettings)`` on every edit."""
+"""The Hardware tab's settings bar: margin, whole servers, cards per box, ranking, cost basis,
+electricity price, the filters (vendor, class, memory) and "My prices…" (the user's own
+prices, gui/hardware/prices_dialog.py). ``changed(HardwareSettings)`` on every edit,
+``pricesRequested()`` when "My prices…" is pressed."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QWidget,
@@ -25,7 +28,8 @@ from ..widgets import combo, float_spin
 from .settings import HardwareSettings
 
 SORT_LABELS = (("cost per token", "cost"), ("speed", "speed"), ("fewest GPUs", "gpus"))
-BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"))
+BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"), ("marketplace", "marketplace"))
+BOX_LABELS = (("fewest", None), ("1", 1), ("2", 2), ("4", 4))
 CATEGORY_LABELS = {
     "datacenter": "data centre",
     "workstation": "workstation",
@@ -52,6 +56,7 @@ class HardwareControls(QWidget):
     """Two rows of settings above the table (fits a 1280 px window's chart area)."""
 
     changed = Signal(object)
+    pricesRequested = Signal()
 
     def __init__(self, settings: HardwareSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -72,6 +77,14 @@ class HardwareControls(QWidget):
         self.vendor = combo([("all", ""), *((v, v) for v in vendors)])
         self.category = combo([("all", ""), *((CATEGORY_LABELS.get(c, c), c) for c in CATEGORIES)])
         self.memory = float_spin(0, 10_000, 0, " GB", special="any")
+        self.box = combo(BOX_LABELS)
+        self.my_prices = QPushButton("My prices…")
+        self.my_prices.setObjectName("button_my_prices")
+        self.my_prices.setToolTip(
+            "Your own purchase and rental prices of any GPU or system (quotes); they replace the "
+            "catalog's, are saved with your settings and marked as yours in the table"
+        )
+        self.my_prices.clicked.connect(self.pricesRequested)
         for name, w in (
             ("combo_hardware_sort", self.sort),
             ("combo_cost_basis", self.basis),
@@ -79,6 +92,7 @@ class HardwareControls(QWidget):
             ("combo_vendor", self.vendor),
             ("combo_category", self.category),
             ("spin_min_memory", self.memory),
+            ("combo_cards_per_box", self.box),
         ):
             w.setObjectName(name)
             if hasattr(w, "setMinimumContentsLength"):
@@ -94,6 +108,7 @@ class HardwareControls(QWidget):
             self.vendor.currentIndexChanged,
             self.category.currentIndexChanged,
             self.memory.valueChanged,
+            self.box.currentIndexChanged,
         ):
             sig.connect(self._edited)
 
@@ -109,12 +124,20 @@ class HardwareControls(QWidget):
                 'Share of each GPU\'s usable memory kept free (the "GPUs needed" line uses the same margin)',
             ),
             self.whole,
+            _pair(
+                "Cards per box",
+                self.box,
+                "Cards sold alone (consumer, workstation, PCIe) in one box: 1, 2 or 4, "
+                "or the fewest boxes that hold them",
+            ),
             _pair("Rank by", self.sort, "Order of the # column (click a header to sort by it)"),
             _pair(
                 "Cost when",
                 self.basis,
-                "Renting: the cloud's on-demand price. Owning: the "
-                "list price over 5 years of use, plus electricity",
+                "Renting: the on-demand list price of provider-operated clouds (RunPod Secure Cloud "
+                "where listed, else the named provider), per GPU-hour, dated. Owning: the 2025-26 "
+                "street price of the whole system over 5 years of use, plus electricity at its "
+                "system power. Marketplace: community or spot rates (RunPod Community, Vast.ai, Akash)",
             ),
         ]
         second = [
@@ -122,11 +145,12 @@ class HardwareControls(QWidget):
             _pair("Class", self.category, "Data centre, workstation, consumer or unified-memory machines"),
             _pair("Memory ≥", self.memory, "Memory as sold, at least"),
             _pair("Electricity", self.power, "Price of electricity (energy costs; owning)"),
+            self.my_prices,
         ]
         for row, items in enumerate((first, second)):
             for col, w in enumerate(items):
                 grid.addWidget(w, row, col)
-        grid.setColumnStretch(len(second), 1)
+        grid.setColumnStretch(max(len(first), len(second)), 1)
 
     def set_settings(self, s: HardwareSettings) -> None:
         """Show ``s`` without emitting ``changed``."""
@@ -140,6 +164,7 @@ class HardwareControls(QWidget):
             self.basis,
             self.vendor,
             self.category,
+            self.box,
         ]
         blocked = [w.blockSignals(True) for w in widgets]
         self.margin.setValue(round(s.margin * 100))
@@ -151,6 +176,7 @@ class HardwareControls(QWidget):
             (self.basis, s.basis),
             (self.vendor, s.vendor),
             (self.category, s.category),
+            (self.box, s.cards_per_box),
         ):
             box.setCurrentIndex(max(0, box.findData(data)))
         for w, was in zip(widgets, blocked, strict=True):
@@ -167,6 +193,7 @@ class HardwareControls(QWidget):
             vendor=self.vendor.currentData(),
             category=self.category.currentData(),
             min_memory_gb=self.memory.value(),
+            cards_per_box=self.box.currentData(),
         )
         self.changed.emit(self.settings)
 
