@@ -10,6 +10,7 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.errors import ScenarioError
+from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.model.result import Estimate, Serving
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import scenario_model
