@@ -173,6 +173,7 @@ def test_step_latency_override_and_cost_per_million_tokens() -> None:
     # H100 at the catalog's $/GPU-hour (3.99 since issue 22): $ per million output tokens =
     # price x GPUs / tokens per hour
     price = gpu_spec("h100-sxm-80gb").price_per_hour
+    assert price is not None
     assert base.cost_per_million_tokens == pytest.approx(
         price / 3600 / base.tokens_per_second * 1e6, rel=1e-9
     )

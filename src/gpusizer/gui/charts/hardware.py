@@ -181,8 +181,10 @@ class HardwareChart(ChartBase):
         if keys != self._sized_for:  # widths once per set of columns, then the user's
             self._sized_for = keys
             self.table.resizeColumnsToContents()
-            name = keys.index("gpu_name")
-            self.table.setColumnWidth(name, min(NAME_PX, self.table.columnWidth(name)))
+            for key in ("gpu_name", "system_name"):  # long names elide (the tooltip has them)
+                if key in keys:
+                    col = keys.index(key)
+                    self.table.setColumnWidth(col, min(NAME_PX, self.table.columnWidth(col)))
         fits, front = sum(o["fits"] for o in self.options), sum(o["pareto"] for o in self.options)
         self._status(
             f"Cost vs speed · {front} best of {fits}",

@@ -85,6 +85,13 @@ class HardwareControls(QWidget):
             "catalog's, are saved with your settings and marked as yours in the table"
         )
         self.my_prices.clicked.connect(self.pricesRequested)
+        self.basis_note = QLabel()
+        self.basis_note.setObjectName("label_price_basis")
+        self.basis_note.setToolTip(
+            "Renting: on-demand list prices of provider-operated clouds (RunPod Secure Cloud where "
+            "listed, else the named provider). Marketplace: community or spot. Owning: 2025-26 street "
+            "prices of whole systems. Hover a price in the table for its source and date."
+        )
         for name, w in (
             ("combo_hardware_sort", self.sort),
             ("combo_cost_basis", self.basis),
@@ -124,12 +131,6 @@ class HardwareControls(QWidget):
                 'Share of each GPU\'s usable memory kept free (the "GPUs needed" line uses the same margin)',
             ),
             self.whole,
-            _pair(
-                "Cards per box",
-                self.box,
-                "Cards sold alone (consumer, workstation, PCIe) in one box: 1, 2 or 4, "
-                "or the fewest boxes that hold them",
-            ),
             _pair("Rank by", self.sort, "Order of the # column (click a header to sort by it)"),
             _pair(
                 "Cost when",
@@ -145,12 +146,21 @@ class HardwareControls(QWidget):
             _pair("Class", self.category, "Data centre, workstation, consumer or unified-memory machines"),
             _pair("Memory ≥", self.memory, "Memory as sold, at least"),
             _pair("Electricity", self.power, "Price of electricity (energy costs; owning)"),
+        ]
+        third = [
+            _pair(
+                "Cards per box",
+                self.box,
+                "Cards sold alone (consumer, workstation, PCIe) in one box: 1, 2 or 4, "
+                "or the fewest boxes that hold them",
+            ),
             self.my_prices,
         ]
-        for row, items in enumerate((first, second)):
+        for row, items in enumerate((first, second, third)):
             for col, w in enumerate(items):
                 grid.addWidget(w, row, col)
-        grid.setColumnStretch(max(len(first), len(second)), 1)
+        grid.addWidget(self.basis_note, 2, len(third), 1, len(first) - len(third))
+        grid.setColumnStretch(len(first), 1)
 
     def set_settings(self, s: HardwareSettings) -> None:
         """Show ``s`` without emitting ``changed``."""
@@ -181,6 +191,8 @@ class HardwareControls(QWidget):
             box.setCurrentIndex(max(0, box.findData(data)))
         for w, was in zip(widgets, blocked, strict=True):
             w.blockSignals(was)
+        mine = len(s.prices)
+        self.basis_note.setText("Prices 2025-26, dated (hover)" + (f" · {mine} of yours" if mine else ""))
 
     def _edited(self, *_args: Any) -> None:
         self.settings = replace(

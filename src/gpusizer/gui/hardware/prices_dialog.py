@@ -39,11 +39,12 @@ COLUMNS = (
     ("Catalog $/h", "catalog:price_per_hour", False),
     ("Your purchase $", "list_price_usd", True),
     ("Your $/h", "price_per_hour", True),
-    ("Your marketplace $/h", "price_per_hour_marketplace", True),
+    ("Your market $/h", "price_per_hour_marketplace", True),
     ("Date", "date", True),
     ("Source (your quote)", "source", True),
 )
 ID_ROLE = Qt.ItemDataRole.UserRole
+NAME_PX = 280
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ class PricesDialog(QDialog):
         lay = QVBoxLayout(self)
         for w in (note, self.filter, self.table, self.error, buttons):
             lay.addWidget(w)
-        self.resize(1100, 640)
+        self.resize(1180, 640)
 
     def _table(self) -> QTableWidget:
         t = QTableWidget(len(self.rows), len(COLUMNS))
@@ -162,11 +163,13 @@ class PricesDialog(QDialog):
                         item.setToolTip(_tip(row, key.split(":", 1)[1]))
                         item.setForeground(QColor("#57606a"))
                 elif key in PRICE_KEYS:
-                    item.setTextAlignment(int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter))
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 t.setItem(r, c, item)
+        t.setWordWrap(False)
+        t.verticalHeader().setDefaultSectionSize(t.fontMetrics().height() + 8)
         t.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         t.resizeColumnsToContents()
-        t.setColumnWidth(1, min(t.columnWidth(1), 340))
+        t.setColumnWidth(1, min(t.columnWidth(1), NAME_PX))  # long names elide
         t.horizontalHeader().setStretchLastSection(True)
         return t
 
