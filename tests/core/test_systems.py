@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from gpusizer.core.model.presets import gpu_presets, gpu_spec, gpu_systems, system_presets
 from gpusizer.core.model.system_spec import SystemSpec
 from gpusizer.core.sizing.systems import purchase_unit, system_cost, units_for
+from tests.core.buyer_cases import NOT_RENTED, gpu_coverage, system_coverage
 
 SYSTEMS = system_presets()
 # The issue's list: every kind of unit it names has an entry.
@@ -41,24 +42,7 @@ ISSUE_22 = {
         for n in (1, 2, 4)
     },
 }
-# Not rented by the hour (desk-side and unified-memory machines) or not outside China: a
-# missing rental price is then not a gap. Sold only as racks: a missing per-GPU purchase price
-# is then not a gap (the rack has one).
-NOT_RENTED = {
-    "apple-m3-ultra-256gb",
-    "apple-m3-ultra-512gb",
-    "apple-m4-max-128gb",
-    "dgx-spark-128gb",
-    "ryzen-ai-max-395-128gb",
-    "h20-96gb",
-}
 NOT_RENTED_SYSTEMS = {s for s, (g, _) in ISSUE_22.items() if g in NOT_RENTED}
-RACK_ONLY = {"gb200-186gb", "gb300-288gb"}
-
-
-def _dated(date: str | None) -> bool:
-    """A 2025-26 date (the issue's basis for purchase prices; rentals are dated 2025-26 too)."""
-    return date is not None and date[:4] in ("2025", "2026")
 
 
 def test_the_issue_list_of_systems() -> None:
@@ -128,33 +112,17 @@ def test_a_bad_system_is_refused_naming_the_field() -> None:
 
 
 def test_coverage_of_prices_on_their_stated_bases() -> None:
-    """Issue 22's bar, counted honestly: a GPU is covered when it has a 2025-26 purchase price
-    (or is sold only as a rack, whose system has one) and a dated rental price on a stated
-    basis (on-demand or marketplace) or is not rented by the hour (``NOT_RENTED``). The
-    counts are the floor reached with the stored sources (docs/evidence/catalog.md lists the
-    gaps); every gap says why in its ``*_null_reason`` or basis."""
-    covered: list[str] = []
-    gaps: list[str] = []
+    """Issue 22's bar, counted honestly (tests/core/buyer_cases.py): the counts are the floor
+    reached with the stored sources (docs/evidence/catalog.md lists the gaps); every missing
+    price says why in its ``*_null_reason``."""
+    covered, gaps = gpu_coverage()
     for gid in gpu_presets():
         g = gpu_spec(gid)
-        buy = (g.list_price_usd is not None and _dated(g.list_price_date)) or gid in RACK_ONLY
-        rent = (
-            (g.price_per_hour is not None and _dated(g.price_per_hour_date))
-            or (g.price_per_hour_marketplace is not None and _dated(g.price_per_hour_marketplace_date))
-            or gid in NOT_RENTED
-        )
-        (covered if buy and rent else gaps).append(gid)
         assert g.list_price_usd is not None or g.list_price_null_reason, gid
         assert g.price_per_hour is not None or g.price_per_hour_null_reason, gid
-    assert len(covered) >= 25, gaps  # of 47: see docs/evidence/catalog.md, "Coverage"
-    sys_covered = [
-        s.id
-        for s in SYSTEMS.values()
-        if s.list_price_usd is not None
-        and _dated(s.list_price_date)
-        and (s.price_per_hour is not None or s.id in NOT_RENTED_SYSTEMS)
-    ]
-    assert len(sys_covered) >= 19, sorted(set(SYSTEMS) - set(sys_covered))
+    assert len(covered) >= 25, gaps  # of 47 (docs/evidence/catalog.md, "Coverage")
+    sys_covered, sys_gaps = system_coverage()
+    assert len(sys_covered) >= 21, sys_gaps  # of 25
 
 
 def test_each_gpu_comes_in_its_purchasable_unit() -> None:
