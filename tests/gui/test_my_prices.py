@@ -110,3 +110,13 @@ def test_an_unreadable_prices_file_is_said_and_kept(qtbot: Any, temp_settings: A
     chart.set_prices({"h100-sxm-80gb": {"price_per_hour": 2.0}})
     assert (temp_settings / "prices.json").read_text() == "{oops"  # not overwritten
     assert "My prices not saved" in chart.plot_widget.toolTip() or "not saved" in chart._title_text
+
+
+def test_the_csv_marks_the_users_prices(tab: Any) -> None:
+    tab.set_prices({"hgx-h100-8gpu": {"list_price_usd": 200000, "source": "quote"}})
+    rows = tab.data_rows()
+    head = rows[0]
+    h100 = next(r for r in rows[1:] if r[0] == "h100-sxm-80gb")
+    assert h100[head.index("user_prices")] is True
+    assert h100[head.index("list_price_source")] == "yours (quote)"
+    assert h100[head.index("system")] == "hgx-h100-8gpu"

@@ -37,6 +37,16 @@ from .base import ChartBase
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
+# The CSV says whose each price is and where it comes from (issue 22: the user's are marked)
+PROVENANCE = (
+    "system",
+    "user_prices",
+    "list_price_date",
+    "list_price_source",
+    "price_per_hour_provider",
+    "price_per_hour_date",
+    "price_per_hour_source",
+)
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
 
 
@@ -290,8 +300,9 @@ class HardwareChart(ChartBase):
 
     def data_rows(self) -> list[list[Any]]:
         """The table behind the chart, every option's raw values (contract field names;
-        bytes, seconds, USD, W), the shown rows in rank order."""
-        keys = ["gpu", *(c.key for c in self.model.columns if c.key != "gpu"), "pareto", "notes"]
+        bytes, seconds, USD, W) and where its prices come from (``user_prices`` marks the
+        user's), the shown rows in rank order."""
+        keys = ["gpu", *(c.key for c in self.model.columns if c.key != "gpu"), *PROVENANCE, "pareto", "notes"]
         rows: list[list[Any]] = [keys]
         for o in self.options:
             rows.append(["; ".join(o[k]) if k == "notes" else "" if o.get(k) is None else o[k] for k in keys])
