@@ -11,7 +11,7 @@ from typing import Any
 from ..core.model.specs import GPUSpec
 from ..core.sizing.compare_options import AMORTIZATION_YEARS, ELECTRICITY_USD_PER_KWH
 from ..core.sizing.prices import unit_prices
-from ..core.sizing.systems import purchase_unit
+from ..core.sizing.systems import purchase_unit, single_gpu
 
 BASIS_LINES = (
     "Renting (cloud): the on-demand list price of provider-operated GPU clouds: RunPod Secure "
@@ -43,48 +43,30 @@ def _usd(value: float | None, per: str) -> str:
 
 
 def price_rows(spec: GPUSpec, prices: Mapping[str, Mapping[str, Any]] | None) -> list[PriceRow]:
-    """The GPU's and its unit's purchase and rental prices (the user's where set)."""
-    mine = (prices or {}).get(spec.id, {})
+    """Purchase and rental prices of one GPU and of the unit it is bought in (the user's
+    where set), each with its basis, source and date or why there is none."""
     unit = purchase_unit(spec.id, spec)
-    up = unit_prices(unit, prices)
-    src, prov = unit.sources, up.provenance
-
-    def gpu_row(key: str, what: str, per: str, source: str | None, date: str | None) -> PriceRow:
-        user = mine.get(key) is not None
-        value = mine[key] if user else getattr(spec, key)
-        basis = "yours" if user else (getattr(spec, key.replace("_usd", "") + "_basis", None) or "")
-        why = (
-            "" if value is not None else (getattr(spec, f"{key.replace('_usd', '')}_null_reason", None) or "")
-        )
-        where = mine.get("source") or "your price" if user else source or why
-        return PriceRow(
-            f"{spec.name}: {what}", _usd(value, per), basis, where, (mine.get("date") if user else date) or ""
-        )
-
-    rows = [
-        gpu_row("list_price_usd", "purchase", "per GPU", spec.list_price_source, spec.list_price_date),
-        gpu_row(
-            "price_per_hour", "rental", "per GPU-hour", spec.price_per_hour_source, spec.price_per_hour_date
-        ),
-    ]
-    for key, what, per, basis_key in (
-        ("list_price_usd", "purchase", "per unit", "list_price_basis"),
-        ("price_per_hour", "rental", "per unit-hour", "price_per_hour_basis"),
+    rows = []
+    for label, per, one in (
+        (f"{spec.name}", "GPU", single_gpu(spec)),
+        (f"{unit.name} ({unit.gpus} GPUs)", "unit", unit),
     ):
-        user = key in up.user_keys
-        value = getattr(up, key)
-        stem = "list_price" if key == "list_price_usd" else "price_per_hour"
-        basis = "yours" if user else str(src.get(basis_key) or unit.priced_as)
-        source = prov.get(f"{stem}_source") or src.get(f"{stem}_null_reason") or ""
-        rows.append(
-            PriceRow(
-                f"{unit.name} ({unit.gpus} GPUs): {what}",
-                _usd(value, per),
-                basis,
-                str(source),
-                str(prov.get(f"{stem}_date") or ""),
+        up = unit_prices(one, prices)
+        for key, stem, what, unit_word in (
+            ("list_price_usd", "list_price", "purchase", f"per {per}"),
+            ("price_per_hour", "price_per_hour", "rental", f"per {per}-hour"),
+        ):
+            value = getattr(up, key)
+            why = "" if value is not None else str(one.sources.get(f"{stem}_null_reason") or "")
+            rows.append(
+                PriceRow(
+                    f"{label}: {what}",
+                    _usd(value, unit_word),
+                    str(up.provenance.get(f"{stem}_basis") or one.priced_as),
+                    str(up.provenance.get(f"{stem}_source") or why),
+                    str(up.provenance.get(f"{stem}_date") or ""),
+                )
             )
-        )
     return rows
 
 

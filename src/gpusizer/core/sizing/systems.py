@@ -33,6 +33,20 @@ from .layout_search import GpuTarget
 
 BOX_SIZES = (1, 2, 4, 8)  # cards a box of cards sold alone may hold (a 4U PCIe server holds 8)
 SOLD_ALONE = ("consumer", "workstation")  # classes sold as cards; PCIe data-centre cards too
+# Where a unit's prices come from (fields of both the GPU and the system schema)
+SOURCE_KEYS = (
+    "list_price_source",
+    "list_price_date",
+    "list_price_basis",
+    "list_price_null_reason",
+    "price_per_hour_provider",
+    "price_per_hour_source",
+    "price_per_hour_date",
+    "price_per_hour_basis",
+    "price_per_hour_null_reason",
+    "price_per_hour_marketplace_provider",
+    "price_per_hour_marketplace_date",
+)
 
 
 @dataclass(frozen=True)
@@ -90,21 +104,6 @@ def box_size(spec: GPUSpec, gpus: int | None, cards_per_box: int | None) -> int:
 
 
 def _system_unit(sys: SystemSpec) -> PurchaseUnit:
-    keys = (
-        "list_price_source",
-        "list_price_date",
-        "list_price_basis",
-        "list_price_null_reason",
-        "price_per_hour_provider",
-        "price_per_hour_source",
-        "price_per_hour_date",
-        "price_per_hour_basis",
-        "price_per_hour_null_reason",
-        "price_per_hour_marketplace_provider",
-        "price_per_hour_marketplace_date",
-        "power_basis",
-        "power_source",
-    )
     return PurchaseUnit(
         gpu=sys.gpu,
         gpus=sys.gpus,
@@ -116,7 +115,7 @@ def _system_unit(sys: SystemSpec) -> PurchaseUnit:
         rental_gpus=sys.rental_gpus,
         power_watts=sys.power_watts,
         priced_as="system",
-        sources={k: getattr(sys, k) for k in keys},
+        sources={k: getattr(sys, k) for k in (*SOURCE_KEYS, "power_basis", "power_source")},
     )
 
 
@@ -125,19 +124,6 @@ def _times(a: float | None, n: int) -> float | None:
 
 
 def _box_unit(spec: GPUSpec, n: int) -> PurchaseUnit:
-    keys = (
-        "list_price_source",
-        "list_price_date",
-        "list_price_basis",
-        "list_price_null_reason",
-        "price_per_hour_provider",
-        "price_per_hour_source",
-        "price_per_hour_date",
-        "price_per_hour_basis",
-        "price_per_hour_null_reason",
-        "price_per_hour_marketplace_provider",
-        "price_per_hour_marketplace_date",
-    )
     what = "cards" if sold_as_cards(spec) else "GPUs"
     return PurchaseUnit(
         gpu=spec.id,
@@ -150,12 +136,17 @@ def _box_unit(spec: GPUSpec, n: int) -> PurchaseUnit:
         rental_gpus=1,
         power_watts=_times(spec.tdp_watts, n),
         priced_as="gpus only",
-        sources={k: getattr(spec, k) for k in keys}
+        sources={k: getattr(spec, k) for k in SOURCE_KEYS}
         | {
             "power_basis": "estimate",
             "power_source": f"GPU board power only ({n} x TDP): no system figure in the catalog",
         },
     )
+
+
+def single_gpu(spec: GPUSpec) -> PurchaseUnit:
+    """One GPU alone, at its own catalog prices (the per-GPU rows of tables and reports)."""
+    return _box_unit(spec, 1)
 
 
 def purchase_unit(
