@@ -62,7 +62,7 @@ def price_rows(spec: GPUSpec, prices: Mapping[str, Mapping[str, Any]] | None) ->
                 PriceRow(
                     f"{label}: {what}",
                     _usd(value, unit_word),
-                    str(up.provenance.get(f"{stem}_basis") or one.priced_as),
+                    str(up.provenance.get(f"{stem}_basis") or one.priced_as) if value is not None else "",
                     str(up.provenance.get(f"{stem}_source") or why),
                     str(up.provenance.get(f"{stem}_date") or ""),
                 )
