@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--every", type=int, default=1, help="run every Nth call of the grid")
     a = ap.parse_args(argv)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, (label, fn, s, kw) in enumerate(calls()):
         if i % a.every:
             continue

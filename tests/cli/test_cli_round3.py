@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,7 +141,7 @@ def test_a_flag_the_kind_ignores_is_said(
         ),
     ],
 )
-def test_api_misuse_is_a_scenario_error(call, field: str) -> None:  # type: ignore[no-untyped-def]
+def test_api_misuse_is_a_scenario_error(call: Callable[[dict[str, Any]], object], field: str) -> None:
     s = {"model": {"preset": "gpt-2"}, "workload": {"kind": "inference"}, "framework": "vllm"}
     with pytest.raises(gpusizer.ScenarioError) as err:
         call(s)

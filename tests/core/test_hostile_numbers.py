@@ -134,7 +134,7 @@ def _stage_weights(s: dict[str, Any]) -> list[float]:
 def test_one_more_layer_never_lowers_the_peak_at_pp(
     preset: str, layers: int, parallelism: dict[str, Any], kind: str, framework: str
 ) -> None:
-    s = {
+    s: dict[str, Any] = {
         "model": {"preset": preset, "layers": layers},
         "workload": {"kind": kind, "sequence_length": 8192},
         "parallelism": parallelism,
@@ -149,7 +149,7 @@ def test_doubling_tp_never_raises_a_stages_weights_deepseek_pp3() -> None:
     """The reported GPU is the heaviest at the peak: from TP 2 to 4 the last stage (LM head,
     four MoE layers) becomes it, so the report's weights rise from 13.4 to 22.3 GiB while
     its total falls from 164 to 90 GiB. Each stage's own weights only fall."""
-    s = {
+    s: dict[str, Any] = {
         "model": {"preset": "deepseek-v3", "layers": 11},
         "workload": {"kind": "lora", "sequence_length": 16384, "micro_batch_size": 2},
         "parallelism": {"pipeline": 3, "tensor": 2, "zero_stage": 2, "recompute": "selective"},

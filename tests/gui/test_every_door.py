@@ -19,7 +19,7 @@ import pytest
 import gpusizer
 from gpusizer.cli import main as cli
 from gpusizer.core.model import presets
-from gpusizer.core.pipeline.scenario import scenario_dict
+from gpusizer.core.pipeline.scenario import parse_scenario, scenario_dict
 from gpusizer.gui.files import classify_json
 from gpusizer.gui.settings import Prefs
 
@@ -129,7 +129,7 @@ def test_valid_scenarios_with_serving_or_targets_open_through_every_door(
 ) -> None:
     """A dropped .json holding ``serving`` or ``targets`` was "neither a scenario nor a
     config.json", although every file the app writes holds both."""
-    saved = scenario_dict(gpusizer.core.pipeline.scenario.parse_scenario(SERVING))
+    saved = scenario_dict(parse_scenario(SERVING))
     for name, data in (("short.json", SERVING), ("full.json", saved), ("s.gpusizer.json", SERVING)):
         path = tmp_path / name
         path.write_text(json.dumps(data))

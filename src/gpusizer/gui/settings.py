@@ -38,6 +38,11 @@ def settings_path() -> Path:
     return Path(probe.fileName()).parent.parent / "gpusizer" / "gpusizer.ini"
 
 
+def settings_dir(settings: QSettings) -> Path:
+    """The folder of ``settings``' file (a temporary one when the settings are not kept)."""
+    return Path(settings.fileName()).parent
+
+
 def unreadable(path: Path) -> str:
     """Why the settings file at ``path`` is not read ("" when it is, or when there is none)."""
     try:

@@ -60,7 +60,7 @@ class Money:
     def __post_init__(self) -> None:
         object.__setattr__(self, "prices", check_prices(self.prices))
         _number("electricity_usd_per_kwh", self.electricity_usd_per_kwh, MIN_RATE, MAX_RATE, zero=True)
-        _number("amortization_years", self.amortization_years, 0.01, 1000.0, zero=False)  # 4 days..
+        _number("amortization_years", self.amortization_years, 0.01, 1000.0, zero=False)  # 4 days+
         _one_of("basis", self.basis, BASES)
 
 
