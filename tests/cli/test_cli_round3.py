@@ -146,3 +146,16 @@ def test_api_misuse_is_a_scenario_error(call: Callable[[dict[str, Any]], object]
     with pytest.raises(gpusizer.ScenarioError) as err:
         call(s)
     assert err.value.field == field
+
+
+@pytest.mark.parametrize("kind", ["pretraining", "inference"])
+def test_the_roofline_of_a_small_size_only_model_is_drawn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """A 10M model's negative FLOPs made the roofline "math domain error"; `chart --kind
+    roofline` exited 1 with a traceback (issue 24, item 2)."""
+    f = tmp_path / "s.gpusizer.json"
+    f.write_text(json.dumps({"model": {"name": "tiny", "parameters": 10**7}, "workload": {"kind": kind}}))
+    out = tmp_path / "r.png"
+    assert main(["chart", str(f), "--kind", "roofline", "--output", str(out)]) == 0
+    assert out.stat().st_size > 1000
