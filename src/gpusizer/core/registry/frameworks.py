@@ -52,13 +52,15 @@ class FrameworkProfile:
     serves: bool
     overhead: OverheadDefaults
     # -- training ---------------------------------------------------------------------------
-    # Saved tensors and loss: "huggingface" (transformers' modules, fp32 log-softmax of the
-    # logits) or "megatron" (Korthikanti accounting, vocabulary-parallel fused cross entropy).
-    activation_layout: Literal["huggingface", "megatron"] = "huggingface"
-    # How adapted layers run: PEFT's modules ("peft", the transformers layout) or Unsloth's
-    # fused LoRA autograd functions, RMSNorm, RoPE and xformers attention ("unsloth",
-    # core/activations_unsloth.py), which save fewer tensors and cast no input to fp32.
-    lora_kernels: Literal["peft", "unsloth"] = "peft"
+    # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
+    # (transformers' modules, fp32 log-softmax of the logits) or "megatron" (Korthikanti
+    # accounting, vocabulary-parallel fused cross entropy).
+    activation_layout: str = "huggingface"
+    # How adapted layers run, a key of core/memory/layouts.LORA_KERNELS: PEFT's modules
+    # ("peft", the transformers layout) or Unsloth's fused LoRA autograd functions, RMSNorm,
+    # RoPE and xformers attention ("unsloth", core/activations_unsloth.py), which save fewer
+    # tensors and cast no input to fp32.
+    lora_kernels: str = "peft"
     # fp32 weights under torch.autocast: every matmul keeps its 16-bit weight copy.
     autocast_copies: bool = False
     # Gradient dtype of fully trained weights: the parameter's ("parameter", PyTorch .grad),
