@@ -11,14 +11,14 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.model.params import count_parameters
 from gpusizer.core.model.presets import gpu_spec
-from gpusizer.core.model.specs import GPUSpec
+from gpusizer.core.model.specs import GPUSpec, Scenario
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.pipeline.validate import check_scenario
@@ -63,50 +63,14 @@ def _sized(gpu: GPUSpec, capacity: int) -> GPUSpec:
     return gpu.model_copy(update={"usable_memory_bytes": max(1, capacity)})
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(
-    engine=st.sampled_from(ENGINES),
-    preset=st.sampled_from(PRESETS),
-    users=st.integers(1, 64),
-    prompt=st.integers(1, 6000),
-    out=st.integers(1, 2000),
-    context=st.sampled_from([2048, 5000, 32768]),
-    tensor=st.sampled_from([1, 2]),
-    fraction=st.sampled_from([None, 0.6, 0.85]),
-    gpu_id=st.sampled_from(["h100-sxm-80gb", "apple-m4-max-128gb"]),
-)
-def test_the_inverse_round_trips_the_pool_within_one_block(
-    engine: tuple[str, str | None],
-    preset: str,
-    users: int,
-    prompt: int,
-    out: int,
-    context: int,
-    tensor: int,
-    fraction: float | None,
-    gpu_id: str,
-) -> None:
-    # For every engine rule and release: the smallest GPU the inverse returns
-    # (serving.required_bytes) starts the engine, holds the load (each user's pages, windows and
-    # state) and fits; one block of KV less does not. The settings are held fixed (a larger GPU
-    # would change defaults that depend on its size: vLLM's batch tiers, SGLang's fraction
-    # formula, Ollama's context), and the report states whole bytes (hence R + 1).
-    fw, version = engine
-    extra = (
-        {"memory_fraction": fraction}
-        if fraction and "memory_fraction" in memory_rule(FRAMEWORKS[fw]).serving_fields
-        else {}
-    )
-    try:
-        s = _scenario(fw, version, preset, users, prompt, out, context=context, **extra)
-        s = s.model_copy(update={"parallelism": s.parallelism.model_copy(update={"tensor": tensor})})
-        check_scenario(s)
-    except ScenarioError:
-        return  # a layout the model does not allow (TP over its heads)
-    rule, gpu = memory_rule(s.profile), gpu_spec(gpu_id)
+def _round_trip(s: Scenario, gpu: GPUSpec) -> None:
+    """The smallest GPU the inverse returns (serving.required_bytes) starts the engine, holds
+    the load and one request of max_context, and fits; one block of KV less does not. The
+    settings are held fixed (a larger GPU would change the defaults that depend on its size:
+    vLLM's batch tiers, SGLang's fraction formula, Ollama's context); the report states whole
+    bytes, truncated (hence R + 1)."""
+    rule = memory_rule(s.profile)
     arch, counts = resolve(s.model), count_parameters(s.model)
-    if rule.allocates_on_demand and arch.mixer_layers:
-        return  # transformers' inverse falls below its own peak for hybrid models (next commit)
     st_ = rule.settings(s, gpu)
     em = rule.memory(s, arch, counts, gpu, st_)
     st_ = replace(st_, memory_fraction=em.fraction, max_context=em.max_context)
@@ -117,6 +81,50 @@ def test_the_inverse_round_trips_the_pool_within_one_block(
     assert rule.runs(at, need + 1), (at.reason, at.holds_load, at.memory.total, need)
     less = rule.memory(s, arch, counts, _sized(gpu, below), st_)
     assert not rule.runs(less, below), (need, below)
+
+
+@pytest.mark.parametrize("engine", ENGINES, ids=[f"{fw}-{v}" for fw, v in ENGINES])
+def test_every_engine_and_release_round_trips(engine: tuple[str, str | None]) -> None:
+    # 8 users of 1,500 + 300 tokens, Llama-3.1-8B on an H100 (and Gemma-3-4B's windows)
+    for preset in ("llama-3.1-8b", "gemma-3-4b"):
+        _round_trip(_scenario(*engine, preset, 8, 1500, 300, context=8192), gpu_spec("h100-sxm-80gb"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    engine=st.sampled_from(ENGINES),
+    preset=st.sampled_from(PRESETS),
+    users=st.integers(1, 64),
+    prompt=st.integers(1, 6000),
+    out=st.integers(1, 2000),
+    context=st.sampled_from([2048, 5000, 32768]),
+    layout=st.sampled_from([(1, 1), (2, 1)]),  # PP > 1: next commit
+    fraction=st.sampled_from([None, 0.6, 0.85]),
+    gpu_id=st.sampled_from(["h100-sxm-80gb", "apple-m4-max-128gb"]),
+)
+def test_the_inverse_round_trips_the_pool_within_one_block(
+    engine: tuple[str, str | None],
+    preset: str,
+    users: int,
+    prompt: int,
+    out: int,
+    context: int,
+    layout: tuple[int, int],
+    fraction: float | None,
+    gpu_id: str,
+) -> None:
+    # every rule and release, hybrid and windowed models, TP and PP, unified memory
+    fw, version = engine
+    reads = memory_rule(FRAMEWORKS[fw]).serving_fields
+    extra = {"memory_fraction": fraction} if fraction and "memory_fraction" in reads else {}
+    try:
+        s = _scenario(fw, version, preset, users, prompt, out, context=context, **extra)
+        par = s.parallelism.model_copy(update={"tensor": layout[0], "pipeline": layout[1]})
+        s = s.model_copy(update={"parallelism": par})
+        check_scenario(s)
+    except ScenarioError:
+        return  # a layout the model does not allow (TP over its heads)
+    _round_trip(s, gpu_spec(gpu_id))
 
 
 def test_the_pool_chart_draws_the_load_as_the_rule_counts_it() -> None:

@@ -4,7 +4,8 @@
   "pool" is the batch's cache, its capacity what the free memory would hold. A request holds
   the whole context in every attention layer (counted by kv_request's whole-context layout,
   one token a block). Inverse: the peak, with the cache replaced by what the load and one
-  request of max_context need.
+  request of max_context need, never below the peak itself (a hybrid model's cache holds its
+  recurrent state besides the tokens).
 - ``layer_offload`` (llama.cpp, Ollama; core/serving/offload.py): layers on the GPU or in
   system RAM, KV cells for the context (n_ctx, or n_ctx x slots), padded to 256. Inverse: the
   GPU bytes of every layer on the GPU (or the ``-ngl`` set) with the cells the load needs.
@@ -64,7 +65,7 @@ class Transformers(MemoryRule):
             per,
             load_bytes=load_bytes,
             holds_load=mem.kv_cache + free >= need,
-            required_bytes=int(mem.total - mem.kv_cache + need),
+            required_bytes=int(max(mem.total, mem.total - mem.kv_cache + need)),
         )
 
 
