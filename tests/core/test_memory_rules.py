@@ -98,7 +98,7 @@ def test_every_engine_and_release_round_trips(engine: tuple[str, str | None]) ->
     prompt=st.integers(1, 6000),
     out=st.integers(1, 2000),
     context=st.sampled_from([2048, 5000, 32768]),
-    layout=st.sampled_from([(1, 1), (2, 1)]),  # PP > 1: next commit
+    layout=st.sampled_from([(1, 1), (2, 1), (1, 2), (2, 2)]),
     fraction=st.sampled_from([None, 0.6, 0.85]),
     gpu_id=st.sampled_from(["h100-sxm-80gb", "apple-m4-max-128gb"]),
 )

@@ -55,7 +55,9 @@ class PoolRule(MemoryRule):
     def memory(
         self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
     ) -> EngineMemory:
-        """The heaviest GPU: the stage whose pool holds the fewest tokens, and its inverse."""
+        """The heaviest GPU: the stage whose pool holds the fewest tokens. The inverse is the
+        largest of the stages' (every stage must start and hold the load: when no stage's pool
+        is positive, the one reported is the first, not always the heaviest)."""
         v = engine_view(s, gpu, st)
         load, layout = scenario_load(s, st), kv_layout(st.release)
         best: EngineMemory | None = None
@@ -64,9 +66,10 @@ class PoolRule(MemoryRule):
             b = self.budget(v, stage)
             kv = request_kv(s, arch, st, stage.sp, layout)
             em = self._stage_memory(v, stage, b, kv, load)
+            kv_need = max(em.request_bytes, kv.whole_blocks(em.load_bytes))
+            need = max(need, self.device_total(v, stage, b, kv_need))
             if best is None or em.kv_capacity_tokens < best.kv_capacity_tokens:
-                kv_need = max(em.request_bytes, kv.whole_blocks(em.load_bytes))
-                best, need = em, self.device_total(v, stage, b, kv_need)
+                best = em
         assert best is not None
         return replace(best, required_bytes=int(need + v.driver))
 
