@@ -111,6 +111,7 @@ class Serving:
     load: str = "steady"
     ttft_p99_seconds: float = 0.0
     e2e_seconds: float = 0.0
+    request_rate: float | None = None  # the "rate" load's requests/s (None otherwise)
 
 
 @dataclass(frozen=True)

@@ -147,6 +147,15 @@ VLLM = (
             "+ int64 indices 8 + int64 reverse indices 8 + cub key/value buffers 12 B, "
             "beside the bf16 logits 2 B: 38 B per logit (vllm#27508 and #23278, "
             "gpt-oss-120b on an H100: 7.55 / 7.45 GiB beyond the weights)",
+            "with FlashInfer installed (vLLM's Docker image; an extra of the PyPI wheel: "
+            "Requires-Dist flashinfer-python==0.3.1; extra == 'flashinfer') 0.11.0 samples with "
+            "FlashInfer by default (v1/sample/ops/topk_topp_sampler.py: VLLM_USE_FLASHINFER_SAMPLER "
+            "None is not False; log 'Using FlashInfer for top-p & top-k sampling.'): "
+            "top_k_top_p_sampling_from_logits (flashinfer 0.3.1 sampling.py, top_k_first) holds the "
+            "bf16 logits 2 + fp32 copy 4 + masked logits 4 + probs 4 B, no sort: 14 B per logit "
+            "(Mistral-Small 3.x, 1,024 x 131,072: 1.75 GiB against 2.1 GiB logged with the live "
+            "activations; the sort's 38 B give 4.75). vLLM PR #26859 (2025-10-15) turned it off by "
+            "default after 0.11.0",
         ),
     ),
     EngineRelease(

@@ -145,6 +145,14 @@ class EngineRelease:
                 return t
         return self.tiers[-1] if self.tiers else None
 
+    def sampler_bytes(self, flashinfer: bool | None) -> float:
+        """Bytes per (sequence x vocab) of the profile run's sampler peak: FlashInfer's
+        top-k/top-p path where the scenario says it runs (``serving.flashinfer_sampler``) and
+        this release has one, else the release's default path."""
+        if flashinfer and self.flashinfer_sampler_bytes_per_logit:
+            return self.flashinfer_sampler_bytes_per_logit
+        return self.sampler_bytes_per_logit
+
     def step_cost(self, gpu: Device) -> StepCost:
         table = dict(self.steps)
         return table.get(gpu.category or "", table.get("", NO_STEP_COST))

@@ -110,7 +110,8 @@ def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
 def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> Serving:
     """The report's ``serving`` block of a validated inference scenario."""
     p = s.parallelism
-    step, run = serving_load(s, gpu, em, st)
+    served = serving_load(s, gpu, em, st)
+    step, run = served.step, served.run
     tps = p.data * run.tokens_per_second if em.starts else 0.0
     price = gpu.price_per_hour
     cost = price * p.gpus / 3600 / tps * 1e6 if price is not None and tps else None
@@ -145,6 +146,7 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         load=s.serving.load or "steady",
         ttft_p99_seconds=run.ttft_p99,
         e2e_seconds=run.e2e,
+        request_rate=s.serving.request_rate if s.serving.load == "rate" else None,
     )
 
 

@@ -15,6 +15,8 @@ What comes from where:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..memo import Memo
 from ..model.specs import GPUSpec, Scenario
 from ..speed.step import EngineCosts, Offload, StepModel
@@ -107,40 +109,48 @@ def _workload(s: Scenario, st: EngineSettings) -> Workload:
     )
 
 
-_RUNS: Memo[tuple[StepModel, LoadResult]] = Memo(512)
+@dataclass(frozen=True)
+class ServedLoad:
+    """A scenario's step model, the workload simulated and what it gave."""
+
+    step: StepModel
+    workload: Workload
+    run: LoadResult
 
 
-def serving_load(
-    s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
-) -> tuple[StepModel, LoadResult]:
-    """The step model and the simulated run of an inference scenario (kept per frozen
-    scenario and GPU)."""
+_RUNS: Memo[ServedLoad] = Memo(512)
 
-    def run() -> tuple[StepModel, LoadResult]:
+
+def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> ServedLoad:
+    """The simulated run of an inference scenario (kept per frozen scenario and GPU)."""
+
+    def run() -> ServedLoad:
         step = step_model(s, gpu, engine_costs(s, gpu, st), _offload(s, gpu, em, st))
         eng, wl = _engine(s, em, st), _workload(s, st)
         if wl.users == 1 and wl.load != "rate" and not wl.spread:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
-        return step, simulate(step, eng, wl)
+        return ServedLoad(step, wl, simulate(step, eng, wl))
 
     return _RUNS.get((id(s), id(gpu)), run, (s, gpu))
 
 
 def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> str:
     """The assumption behind the speed figures: the load and the step's fixed cost."""
-    step, run = serving_load(s, gpu, em, st)
-    sv, wl = s.serving, _workload(s, st)
+    served = serving_load(s, gpu, em, st)
+    step, wl, run = served.step, served.workload, served.run
+    n = wl.users
     what = {
-        "steady": f"steady load of {wl.users:,} users",
-        "burst": f"burst of {wl.users:,} requests at once",
+        "steady": f"a steady load of {n:,} user{'s' if n != 1 else ''}",
+        "burst": f"a burst of {n:,} request{'s' if n != 1 else ''} at once",
         "rate": f"Poisson arrivals at {wl.rate:g} requests/s",
     }[wl.load]
-    boxed = " (the first ones of a time-boxed run)" if wl.time_boxed and run.completed < wl.requests else ""
+    done = f"{run.completed:,} request{'s' if run.completed != 1 else ''} simulated"
+    if wl.time_boxed and run.completed < wl.requests:
+        done += " (the run stopped at its time box)"
     origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else "kernel floors + host"
     r = step.rates
     return (
-        f"speed for a {what}, {run.completed:,} requests simulated{boxed}; fixed cost per step "
-        f"{step.fixed * 1e3:.2f} ms ({origin}); {s.profile.kernels} kernels reach {r.bandwidth:.0%} of the "
-        f"memory bandwidth, {r.matmul:.0%} of the 16-bit peak"
-        + ("" if sv.load else "; serving.load not set: steady")
+        f"speed for {what}, {done}; fixed cost per step {step.fixed * 1e3:.2f} ms ({origin}); "
+        f"{s.profile.kernels} kernels reach {r.bandwidth:.0%} of the memory bandwidth, {r.matmul:.0%} "
+        f"of the 16-bit peak" + ("" if s.serving.load else " (serving.load not set: steady)")
     )

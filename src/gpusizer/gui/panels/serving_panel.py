@@ -39,7 +39,13 @@ TIPS = {
     "serving.prefill_chunk_tokens": "Prompt tokens per engine step: vLLM "
     "max_num_batched_tokens, llama.cpp n_ubatch.",
     "serving.kv_block_tokens": "Tokens per KV page: vLLM block_size, SGLang page_size.",
-    "serving.concurrency": "Users served at once (default: the batch).",
+    "serving.concurrency": "Users served at once (default: the batch); under a burst, the "
+    "requests that arrive together.",
+    "serving.load": "The load the speed figures are for: steady users each sending the next "
+    "request when the last ends (vllm bench serve --max-concurrency), a burst arriving at "
+    "once and drained, or Poisson arrivals at a request rate. The engine's scheduler is "
+    "simulated step by step.",
+    "serving.request_rate": "Requests per second arriving at random (Poisson), for the rate load.",
     "serving.gpu_layers": "llama.cpp -ngl: layers on the GPU, the output layer counted; the "
     "rest stay in system RAM.",
     "serving.cuda_graphs": "Off = vLLM --enforce-eager: no graph memory, slower decode steps.",
@@ -67,6 +73,23 @@ class ServingPanel(Panel):
             spin = QuantityField(kind, path, step=step, unit=unit, none_text=DEFAULT)
             f.add(label, spin, path, name=name)
             self.spins[path] = spin
+        f.add(
+            "Load",
+            combo(
+                [
+                    ("steady users (default)", None),
+                    ("steady users", "steady"),
+                    ("burst at once", "burst"),
+                    ("requests per second", "rate"),
+                ]
+            ),
+            "serving.load",
+            name="combo_serving_load",
+        )
+        self.rate = QuantityField(
+            "number", "serving.request_rate", step=0.5, unit="req/s", none_text="set a rate"
+        )
+        f.add("Request rate", self.rate, "serving.request_rate", name="spin_serving_request_rate")
         self.layers = QuantityField("count", "serving.gpu_layers", none_text=DEFAULT)
         f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers", name="spin_serving_gpu_layers")
         f.add(
@@ -105,6 +128,7 @@ class ServingPanel(Panel):
         self.form.show("serving.memory_fraction", not offload and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
         self.form.show("serving.cuda_graphs", not offload and bool(profile.releases))
+        self.form.show("serving.request_rate", self.state.value("serving.load") == "rate")
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")
