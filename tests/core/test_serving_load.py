@@ -15,7 +15,7 @@ from gpusizer.core.pipeline.estimate import _model, estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.serving.load import serving_load
-from gpusizer.core.serving.scheduler import TIME_BOXED_STEPS, Engine, Workload, _Run, simulate
+from gpusizer.core.serving.scheduler import TIME_BOXED_STEPS, Engine, Run, Workload, simulate
 from gpusizer.core.speed.step import StepModel
 
 
@@ -109,7 +109,7 @@ def test_runs_are_deterministic_and_a_default_run_is_time_boxed() -> None:
     assert _sv(sc) == _sv(sc)
     step = _step(_vllm())
     eng = Engine(8192, True, True, 4096, 10_000_000, 16, "grow")
-    run = _Run(step, eng, Workload(1024, 256, "steady", 4096, 1.0, 200_000, True, 0.3))
+    run = Run(step, eng, Workload(1024, 256, "steady", 4096, 1.0, 200_000, True, 0.3))
     run.run()
     assert run.evals <= TIME_BOXED_STEPS + 2 and 0 < run.st.done < 200_000
 

@@ -17,7 +17,7 @@ newest request, recomputed later (V1 ``_preempt_request``); transformers serves 
 A step's time is core/speed/step.py's. Requests are identical, so those that start together
 stay together (groups), decodes advance in lock-step, and a stretch of pure decode steps is
 summed in one go: a run costs a few step evaluations per group. A run the scenario did not ask
-for (``serving.load`` null) stops after ``TIME_BOXED_STEPS`` evaluations (about 20 ms) and
+for (``serving.load`` null) stops after ``TIME_BOXED_STEPS`` step evaluations (under 20 ms) and
 reports the requests completed by then.
 
 Metrics as ``vllm bench serve`` prints them: TTFT = first token - arrival; TPOT per request =
@@ -27,357 +27,47 @@ arrival).
 
 from __future__ import annotations
 
-import math
-import random
-from collections import deque
-from dataclasses import dataclass, field
-from typing import Literal
-
 from ..speed.step import StepModel
+from .scheduler_run import Run
+from .scheduler_types import LEVELS, TIME_BOXED_STEPS, Admission, Engine, Load, LoadResult, Workload
 
-Load = Literal["steady", "burst", "rate"]
-Admission = Literal["grow", "reserve", "static"]
-
-TIME_BOXED_STEPS = 1500
-LEVELS = 5  # a length spread: 5 even steps from -spread to +spread
-MAX_STEPS = 400_000  # bounds any scenario's run
-SEED = 20
-
-
-@dataclass(frozen=True)
-class Engine:
-    """How the engine schedules (resolved settings)."""
-
-    budget: int  # tokens per step (max_num_batched_tokens)
-    chunked: bool  # a prompt may be split over steps
-    mixed: bool  # prompt chunks share steps with decodes
-    max_running: int
-    kv_tokens: float  # the KV pool, tokens
-    block: int
-    admission: Admission
+__all__ = [
+    "LEVELS",
+    "TIME_BOXED_STEPS",
+    "Admission",
+    "Engine",
+    "Load",
+    "LoadResult",
+    "Run",
+    "Workload",
+    "simulate",
+]
 
 
-@dataclass(frozen=True)
-class Workload:
-    prompt: int
-    output: int
-    load: Load
-    users: int  # steady: users; burst: requests at once
-    rate: float  # rate: requests/s
-    requests: int  # requests in the run
-    time_boxed: bool
-    spread: float = 0.0  # lengths vary by +- this share (LEVELS even steps, in turn)
-
-
-@dataclass(frozen=True)
-class LoadResult:
-    """What users see over the run (module docstring): seconds, tokens/s."""
-
-    ttft: float
-    ttft_p99: float
-    tpot: float
-    e2e: float
-    tokens_per_second: float
-    completed: int
-    running: float  # mean requests in a decode step
-
-
-@dataclass
-class _Group:
-    """Requests in the same state. Prefill: ``done`` of ``need`` tokens computed. Decode: they
-    finish when the decode counter reaches ``finish``."""
-
-    n: int
-    arrivals: list[float]
-    need: int
-    prompt: int = 0
-    output: int = 0
-    done: int = 0
-    generated: int = 0  # tokens generated (kept through a preemption)
-    first: float = -1.0  # time of the first token
-    finish: int = 0  # decode: the decode counter at which the group is done
-    base: float = 0.0  # decode: context - decode counter (context grows with the counter)
-
-    def split(self, n: int) -> _Group:
-        """Detach the first ``n`` requests as a new group."""
-        head = self.copy(n, self.arrivals[:n])
-        self.n, self.arrivals = self.n - n, self.arrivals[n:]
-        return head
-
-    def copy(self, n: int, arrivals: list[float]) -> _Group:
-        g = _Group(n, arrivals, self.need, self.prompt, self.output, self.done, self.generated, self.first)
-        g.finish, g.base = self.finish, self.base
-        return g
-
-
-@dataclass
-class _Stats:
-    ttft_at: list[float] = field(default_factory=list)
-    ttft_sum: float = 0.0
-    tpot: float = 0.0
-    tpot_n: int = 0
-    e2e: float = 0.0
-    done: int = 0
-    tokens: int = 0
-    last: float = 0.0
-    decode_steps: int = 0
-    decode_seqs: float = 0.0
-
-
-class _Run:
-    """One simulated run (module docstring)."""
-
-    def __init__(self, step: StepModel, eng: Engine, w: Workload) -> None:
-        self.step, self.eng, self.w = step, eng, w
-        self.now, self.k = 0.0, 0  # time, decode steps so far
-        self.waiting: deque[_Group] = deque()
-        self.prefill: list[_Group] = []
-        self.decode: deque[_Group] = deque()  # by finish
-        self.d_n, self.d_base = 0, 0.0  # decoding requests; sum of (prompt + generated - k)
-        self.issued, self.evals = 0, 0
-        self.st = _Stats()
-        self.arrivals: deque[float] = deque()
-        if w.load == "rate":
-            rng, t = random.Random(SEED), 0.0
-            for _ in range(w.requests):
-                self.arrivals.append(t)
-                t += rng.expovariate(w.rate)
-        else:
-            self._arrive(0.0, w.users)
-
-    # -- bookkeeping -------------------------------------------------------------------------
-    def _arrive(self, t: float, n: int) -> None:
-        """``n`` requests at ``t``; with a length spread they take the levels in turn."""
-        n = min(n, self.w.requests - self.issued)
-        w, levels = self.w, LEVELS if self.w.spread else 1
-        a, b = self.issued, self.issued + max(0, n)
-
-        def upto(x: int, i: int) -> int:  # requests before number x that take level i
-            return max(0, (x - i + levels - 1) // levels)
-
-        counts = [upto(b, i) - upto(a, i) for i in range(levels)]
-        self.issued = b
-        for i, c in enumerate(counts):
-            if c > 0:
-                f = 1.0 + w.spread * (2 * i / (levels - 1) - 1) if levels > 1 else 1.0
-                p, o = max(1, round(w.prompt * f)), max(0, round(w.output * f))
-                self.waiting.append(_Group(c, [t] * c, p, p, o))
-
-    def _running(self) -> int:
-        return self.d_n + sum(g.n for g in self.prefill)
-
-    def _kv_used(self) -> float:
-        eng, w, half = self.eng, self.w, self.eng.block / 2
-        if eng.admission == "reserve":
-            per = math.ceil((w.prompt + w.output) * (1 + w.spread) / eng.block) * eng.block
-            return self._running() * per
-        ctx = self.d_base + self.d_n * self.k
-        return ctx + self.d_n * half + sum(g.n * (g.done + half) for g in self.prefill)
-
-    def _room(self) -> int:
-        """Requests that may still be admitted (max_running and the pool)."""
-        eng, w = self.eng, self.w
-        room = eng.max_running - self._running()
-        if eng.admission == "static" and self._running():
-            return 0
-        per = (
-            (w.prompt + w.output) * (1 + w.spread) if eng.admission == "reserve" else w.prompt / 2 + eng.block
-        )
-        return max(0, min(room, int((eng.kv_tokens - self._kv_used()) // max(1.0, per))))
-
-    # -- a step's prompt chunks ---------------------------------------------------------------
-    def _take(self, budget: float, plan: list[tuple[_Group, int]]) -> float:
-        """Give ``budget`` tokens to the unfinished prompts in order (splitting a group whose
-        requests do not all fit); returns what is left."""
-        chunked = self.eng.chunked
-        for g in list(self.prefill):
-            if budget <= 0:
-                break
-            left = g.need - g.done
-            c = min(left, int(budget)) if chunked else left
-            if c > budget and (plan or self.d_n):
-                break
-            fit = max(1, int(budget // c)) if c else g.n
-            if fit < g.n:
-                head = g.split(fit)
-                self.prefill.insert(self.prefill.index(g), head)
-                g = head
-            plan.append((g, c))
-            budget -= g.n * c
-        return budget
-
-    def _admit(self, budget: float, room: int, plan: list[tuple[_Group, int]], decodes: bool) -> None:
-        """Waiting requests into the step while the budget, max_running and the pool allow."""
-        chunked = self.eng.chunked
-        while budget > 0 and self.waiting and room > 0:
-            g = self.waiting[0]
-            c = min(g.need, int(budget)) if chunked else g.need
-            if c > budget and (plan or (decodes and self.d_n)):
-                break
-            n = min(g.n, room, max(1, int(budget // c)) if c else g.n)
-            g = self.waiting.popleft() if n == g.n else g.split(n)
-            self.prefill.append(g)
-            plan.append((g, c))
-            budget -= n * c
-            room -= n
-
-    def _plan(self) -> tuple[list[tuple[_Group, int]], bool]:
-        """The prompt chunks of the next step, and whether its decodes run."""
-        eng = self.eng
-        plan: list[tuple[_Group, int]] = []
-        room = self._room()
-        want = bool(self.prefill) or (bool(self.waiting) and room > 0)
-        decodes = eng.mixed or not want
-        if eng.mixed or not decodes:
-            budget = float(eng.budget - (self.d_n if eng.mixed else 0))
-            budget = self._take(budget, plan)
-            self._admit(budget, room, plan, decodes)
-        return plan, decodes and self.d_n > 0
-
-    # -- running the step ------------------------------------------------------------------------
-    def _advance(self, plan: list[tuple[_Group, int]], decodes: bool) -> None:
-        step, d = self.step, self.d_n if decodes else 0
-        tokens = seqs = attn = read = sampled = 0.0
-        for g, c in plan:
-            a, r = step.chunk(g.done, c)
-            tokens, seqs, attn, read = tokens + g.n * c, seqs + g.n, attn + g.n * a, read + g.n * r
-            if g.done + c >= g.need:
-                sampled += g.n
-        mean = (self.d_base / d + self.k) if d else 0.0
-        dt = step.seconds(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
-        self.evals += 1
-        self.now += dt
-        if d:
-            self._decoded(1, d)
-        for g, c in plan:
-            g.done += c
-            if g.done >= g.need:
-                self._prefilled(g)
-
-    def _decoded(self, steps: int, d: int) -> None:
-        self.k += steps
-        self.st.decode_steps += steps
-        self.st.decode_seqs += steps * d
-
-    def _prefilled(self, g: _Group) -> None:
-        """A group's prompt is in the cache: its first (or next) token comes with this step."""
-        self.prefill.remove(g)
-        if g.generated == 0:
-            g.first = self.now
-            self.st.ttft_sum += sum(self.now - a for a in g.arrivals)
-            self.st.ttft_at.extend(self.now - a for a in g.arrivals)
-        g.generated += 1
-        if g.generated >= g.output:
-            self._complete(g)
-            return
-        g.finish = self.k + g.output - g.generated
-        g.base = g.prompt + g.generated - self.k
-        self.d_n += g.n
-        self.d_base += g.n * g.base
-        i = len(self.decode)
-        while i and self.decode[i - 1].finish > g.finish:
-            i -= 1
-        self.decode.insert(i, g)
-
-    def _complete(self, g: _Group) -> None:
-        st, o = self.st, g.output
-        st.done += g.n
-        st.tokens += g.n * g.output
-        st.last = self.now
-        st.e2e += sum(self.now - a for a in g.arrivals)
-        if o > 1:
-            st.tpot += g.n * (self.now - g.first) / (o - 1)
-            st.tpot_n += g.n
-        if self.w.load == "steady":
-            self._arrive(self.now, g.n)
-
-    def _finish_decodes(self) -> None:
-        while self.decode and self.decode[0].finish <= self.k:
-            g = self.decode.popleft()
-            self.d_n -= g.n
-            self.d_base -= g.n * g.base
-            self._complete(g)
-
-    def _preempt(self) -> None:
-        """vLLM/SGLang: the pool cannot take the next tokens: the newest requests go back to the
-        head of the queue and recompute their prompt and output so far."""
-        eng = self.eng
-        while self.d_n and self._kv_used() + self.d_n > eng.kv_tokens and len(self.decode) > 0:
-            over = self._kv_used() + self.d_n - eng.kv_tokens
-            g = self.decode[-1]
-            per = g.base + self.k + eng.block / 2
-            n = min(g.n, max(1, math.ceil(over / max(1.0, per))))
-            if n == g.n and len(self.decode) == 1 and not self.prefill:
-                break  # the last group keeps running
-            out = self.decode.pop() if n == g.n else None
-            if out is None:
-                out = g.copy(n, g.arrivals[-n:])
-                g.n, g.arrivals = g.n - n, g.arrivals[:-n]
-            self.d_n -= out.n
-            self.d_base -= out.n * out.base
-            made = int(out.base - out.prompt + self.k)  # tokens generated so far
-            back = _Group(out.n, out.arrivals, out.prompt + made, out.prompt, out.output, 0, made, out.first)
-            self.waiting.appendleft(back)
-
-    # -- the run ---------------------------------------------------------------------------------
-    def _stretch(self) -> None:
-        """Pure decode steps until the next event (a group done, an arrival, the pool full),
-        summed in one go: the step time grows linearly with the context."""
-        steps = self.decode[0].finish - self.k
-        t0 = self._decode_time(0)
-        if self.arrivals:
-            steps = min(steps, max(1, math.ceil((self.arrivals[0] - self.now) / max(t0, 1e-12))))
-        if self.eng.admission == "grow":
-            free = self.eng.kv_tokens - self._kv_used()
-            steps = min(steps, max(1, int(free // max(1, self.d_n))))
-        t1 = self._decode_time(steps - 1) if steps > 1 else t0
-        self.evals += 1 + (steps > 1)
-        self.now += steps * (t0 + t1) / 2
-        self._decoded(steps, self.d_n)
-
-    def _decode_time(self, ahead: int) -> float:
-        d, step = self.d_n, self.step
-        mean = self.d_base / d + self.k + ahead
-        return step.seconds(d, d * step.positions(mean), sampled=d)
-
-    def run(self) -> LoadResult:
-        cap = TIME_BOXED_STEPS if self.w.time_boxed else MAX_STEPS
-        while self.evals < cap:
-            while self.arrivals and self.arrivals[0] <= self.now:
-                self._arrive(self.arrivals.popleft(), 1)
-            if self.eng.admission == "grow":
-                self._preempt()
-            plan, decodes = self._plan()
-            if plan:
-                self._advance(plan, decodes)
-            elif decodes:
-                self._stretch()
-            elif self.arrivals:  # idle until the next request
-                self.now = max(self.now, self.arrivals[0])
-                continue
-            else:
-                break
-            self._finish_decodes()
-        return self._result()
-
-    def _result(self) -> LoadResult:
-        st = self.st
-        n = len(st.ttft_at)
-        ttft = st.ttft_sum / n if n else 0.0
-        p99 = sorted(st.ttft_at)[min(n - 1, math.ceil(0.99 * n) - 1)] if n else 0.0
-        tokens = st.tokens
-        tps = tokens / st.last if st.last else 0.0
-        return LoadResult(
-            ttft=ttft,
-            ttft_p99=p99,
-            tpot=st.tpot / st.tpot_n if st.tpot_n else 0.0,
-            e2e=st.e2e / st.done if st.done else 0.0,
-            tokens_per_second=tps,
-            completed=st.done,
-            running=st.decode_seqs / st.decode_steps if st.decode_steps else 0.0,
-        )
+def _alone(step: StepModel, engine: Engine, w: Workload) -> LoadResult:
+    """One request with the engine to itself (what a lone user's every request sees): its
+    prompt in chunks of the budget, then decode steps whose time grows linearly with the
+    context (summed exactly by the trapezoid). The run of one request, without the queue."""
+    t, done = 0.0, 0
+    while done < w.prompt:
+        c = min(w.prompt - done, engine.budget) if engine.chunked else w.prompt
+        attn, read = step.chunk(done, c)
+        last = done + c >= w.prompt
+        t += step.seconds(0, 0.0, c, 1, attn, read, 1.0 if last else 0.0)
+        done += c
+    ttft, n = t, w.output - 1
+    if n > 0:
+        first, final = w.prompt + 1, w.prompt + n
+        t0 = step.seconds(1, step.positions(first), sampled=1)
+        t1 = step.seconds(1, step.positions(final), sampled=1) if n > 1 else t0
+        t += n * (t0 + t1) / 2
+    tpot = (t - ttft) / n if n > 0 else 0.0
+    return LoadResult(ttft, ttft, tpot, t, w.output / t if t else 0.0, 1, 1.0)
 
 
 def simulate(step: StepModel, engine: Engine, workload: Workload) -> LoadResult:
     """The run of ``workload`` on ``engine`` (module docstring)."""
-    return _Run(step, engine, workload).run()
+    w = workload
+    if w.users == 1 and w.requests == 1 and w.load != "rate" and not w.spread:
+        return _alone(step, engine, w)
+    return Run(step, engine, workload).run()

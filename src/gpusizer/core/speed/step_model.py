@@ -104,9 +104,35 @@ _MODELS: Memo[StepModel] = Memo(256)
 
 
 def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload = NO_OFFLOAD) -> StepModel:
-    """The step model of a validated scenario on a GPU (kept per frozen scenario, GPU and
-    engine costs)."""
-    return _MODELS.get((id(s), id(gpu), costs, offload), lambda: _build(s, gpu, costs, offload), (s, gpu))
+    """The step model of a validated scenario on a GPU (kept by what it depends on: scenarios
+    that differ only in their workload share one)."""
+    p, prec, c = s.parallelism, s.precision, s.compute
+    key = (
+        s.model,
+        s.framework,
+        p.tensor,
+        p.expert,
+        p.pipeline,
+        prec.weights,
+        prec.activations,
+        prec.kv_cache,
+        prec.quantization_rule,
+        modules_key(s),
+        s.hardware.gpus_per_node,
+        gpu.id,
+        gpu.hbm_bandwidth_gb_per_s,
+        gpu.interconnect_gb_per_s,
+        tuple(gpu.dense_tflops.items()),
+        gpu.compute_capability,
+        gpu.vendor,
+        gpu.unified_memory,
+        c.flops_efficiency,
+        c.bandwidth_efficiency,
+        c.interconnect_efficiency,
+        costs,
+        offload,
+    )
+    return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))
 
 
 def matmul_dtype_used(s: Scenario, gpu: GPUSpec, library: str) -> str:
