@@ -122,7 +122,7 @@ def test_a_rate_load_needs_its_rate() -> None:
 def test_a_length_spread_desynchronises_the_waves() -> None:
     # identical requests of steady users stay in lockstep waves (all prompts at once); lengths
     # that differ spread the completions, so later prompts come one group at a time
-    sc = {**_vllm(load="steady", concurrency=64, requests=640), "framework": "sglang"}
+    sc: dict[str, Any] = {**_vllm(load="steady", concurrency=64, requests=640), "framework": "sglang"}
     same, spread = _sv(sc), _sv({**sc, "serving": {**sc["serving"], "length_spread": 0.1}})
     assert spread.ttft_seconds < same.ttft_seconds
 
@@ -132,7 +132,7 @@ def test_vllm_0_11_sampler_peak_follows_flashinfer() -> None:
     # holds 38 B per logit, FlashInfer's top-k/top-p (the default when FlashInfer is installed)
     # 14 B. Mistral-Small 3.x (vocab 131,072): 4.75 GiB vs 1.75 GiB (2.1 GiB logged, with the
     # dummy forward's live activations; mechanisms in core/registry/engine_releases.py)
-    sc = {
+    sc: dict[str, Any] = {
         "model": {"preset": "mistral-small-3.1-24b"},
         "framework": "vllm",
         "workload": {"kind": "inference"},
