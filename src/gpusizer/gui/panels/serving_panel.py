@@ -49,8 +49,9 @@ TIPS = {
     "serving.gpu_layers": "llama.cpp -ngl: layers on the GPU, the output layer counted; the "
     "rest stay in system RAM.",
     "serving.cuda_graphs": "Off = vLLM --enforce-eager: no graph memory, slower decode steps.",
-    "serving.step_latency_seconds": "Fixed cost of every engine step (launches, scheduling, "
-    "sampling); default: the engine's per GPU class.",
+    "serving.step_latency_seconds": "Fixed cost of every engine step; default: its kernels' "
+    "floors (the least a kernel takes on this GPU) and the engine's host cost (scheduling, "
+    "sampling).",
 }
 
 
@@ -173,6 +174,4 @@ class ServingPanel(Panel):
         layers = "all that fit" if sv.gpu_layers is None else f"fit: {sv.gpu_layers}"
         self.layers.setSpecialValueText(f"{name} default: {layers}")
         fixed = sv.decode_step_overhead_seconds * 1e3
-        self.latency.setSpecialValueText(
-            f"{name} default: {sv.prefill_step_overhead_seconds * 1e3:.1f} / {fixed:.1f} ms"
-        )
+        self.latency.setSpecialValueText(f"{name} default: {fixed:.2f} ms")
