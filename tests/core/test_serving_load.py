@@ -110,8 +110,10 @@ def test_runs_are_deterministic_and_a_default_run_is_time_boxed() -> None:
     step = _step(_vllm())
     eng = Engine(8192, True, True, 4096, 10_000_000, 16, "grow")
     run = Run(step, eng, Workload(1024, 256, "steady", 4096, 1.0, 200_000, True, 0.3))
-    run.run()
-    assert run.evals <= TIME_BOXED_STEPS + 2 and 0 < run.st.done < 200_000
+    res = run.run()
+    assert run.evals <= TIME_BOXED_STEPS + 2 and run.st.done < 200_000
+    # stopped before a request completed: the steps it ran give TPOT and tokens/s
+    assert res.tpot == pytest.approx(run.st.decode_time / run.st.decode_steps) and res.tokens_per_second > 0
 
 
 def test_a_rate_load_needs_its_rate() -> None:

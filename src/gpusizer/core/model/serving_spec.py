@@ -37,7 +37,7 @@ class ServingSpec(Strict):
     # Additive (issue 20): the load the speed figures are for (core/serving/scheduler.py):
     # "steady" (null: steady, time-boxed) ``concurrency`` users sending a request when the
     # last ends; "burst" ``concurrency`` requests at once; "rate" Poisson arrivals at
-    # ``request_rate`` requests/s. ``requests``: requests in the run (null: steady 10 x
+    # ``request_rate`` requests/s. ``requests``: requests in the run (null: steady 4 x
     # concurrency, burst the concurrency, rate 1,000). ``flashinfer_sampler``: vLLM runs
     # FlashInfer's top-k/top-p sampler (startup log "Using FlashInfer for top-p & top-k
     # sampling."; null: the release's default install, without FlashInfer). ``mixed_prefill``:

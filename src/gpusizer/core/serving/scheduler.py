@@ -17,7 +17,7 @@ newest request, recomputed later (V1 ``_preempt_request``); transformers serves 
 A step's time is core/speed/step.py's. Requests are identical, so those that start together
 stay together (groups), decodes advance in lock-step, and a stretch of pure decode steps is
 summed in one go: a run costs a few step evaluations per group. A run the scenario did not ask
-for (``serving.load`` null) stops after ``TIME_BOXED_STEPS`` step evaluations (under 20 ms) and
+for (``serving.load`` null) stops after ``TIME_BOXED_STEPS`` step evaluations (a few ms) and
 reports the requests completed by then.
 
 Metrics as ``vllm bench serve`` prints them: TTFT = first token - arrival; TPOT per request =

@@ -14,7 +14,7 @@ from ..speed.step import StepModel
 from .scheduler_types import LEVELS, MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload
 
 
-@dataclass
+@dataclass(eq=False)  # groups are told apart by identity (list.remove, index)
 class Group:
     """Requests in the same state. Prefill: ``done`` of ``need`` tokens computed. Decode: they
     finish when the decode counter reaches ``finish``."""
@@ -54,6 +54,7 @@ class Stats:
     last: float = 0.0
     decode_steps: int = 0
     decode_seqs: float = 0.0
+    decode_time: float = 0.0
 
 
 class Run:
@@ -64,6 +65,7 @@ class Run:
         self.now, self.k = 0.0, 0  # time, decode steps so far
         self.waiting: deque[Group] = deque()
         self.prefill: list[Group] = []
+        self.p_n, self.p_done = 0, 0.0  # requests prefilling; their prompt tokens computed
         self.decode: deque[Group] = deque()  # by finish
         self.d_n, self.d_base = 0, 0.0  # decoding requests; sum of (prompt + generated - k)
         self.issued, self.evals = 0, 0
@@ -102,7 +104,7 @@ class Run:
                 self.waiting.append(Group(c, [t] * c, p, p, o))
 
     def _running(self) -> int:
-        return self.d_n + sum(g.n for g in self.prefill)
+        return self.d_n + self.p_n
 
     def _kv_used(self) -> float:
         eng, w, half = self.eng, self.w, self.eng.block / 2
@@ -110,7 +112,7 @@ class Run:
             per = math.ceil((w.prompt + w.output) * (1 + w.spread) / eng.block) * eng.block
             return self._running() * per
         ctx = self.d_base + self.d_n * self.k
-        return ctx + self.d_n * half + sum(g.n * (g.done + half) for g in self.prefill)
+        return ctx + self.d_n * half + self.p_done + self.p_n * half
 
     def _room(self) -> int:
         """Requests that may still be admitted (max_running and the pool)."""
@@ -155,6 +157,8 @@ class Run:
             n = min(g.n, room, max(1, int(budget // c)) if c else g.n)
             g = self.waiting.popleft() if n == g.n else g.split(n)
             self.prefill.append(g)
+            self.p_n += g.n
+            self.p_done += g.n * g.done
             plan.append((g, c))
             budget -= n * c
             room -= n
@@ -185,10 +189,12 @@ class Run:
         dt = step.seconds(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
         self.evals += 1
         self.now += dt
+        self.st.decode_time += dt if d else 0.0
         if d:
             self._decoded(1, d)
         for g, c in plan:
             g.done += c
+            self.p_done += g.n * c
             if g.done >= g.need:
                 self._prefilled(g)
 
@@ -200,6 +206,8 @@ class Run:
     def _prefilled(self, g: Group) -> None:
         """A group's prompt is in the cache: its first (or next) token comes with this step."""
         self.prefill.remove(g)
+        self.p_n -= g.n
+        self.p_done -= g.n * g.done
         if g.generated == 0:
             g.first, now = self.now, self.now
             self.st.ttft_sum += g.n * now - sum(g.arrivals)
@@ -271,6 +279,7 @@ class Run:
         t1 = self._decode_time(steps - 1) if steps > 1 else t0
         self.evals += 1 + (steps > 1)
         self.now += steps * (t0 + t1) / 2
+        self.st.decode_time += steps * (t0 + t1) / 2
         self._decoded(steps, self.d_n)
 
     def _decode_time(self, ahead: int) -> float:
@@ -299,17 +308,24 @@ class Run:
         return self._result()
 
     def _result(self) -> LoadResult:
-        st = self.st
+        """The run's metrics; a run stopped at its time box before a request completed reports
+        what its steps show: TPOT = time of the decode steps / their number, tokens/s = tokens
+        generated / time, E2E = TTFT + (output - 1) TPOT."""
+        st, w = self.st, self.w
         n = len(st.ttft_at)
-        ttft = st.ttft_sum / n if n else 0.0
-        p99 = sorted(st.ttft_at)[min(n - 1, math.ceil(0.99 * n) - 1)] if n else 0.0
-        tokens = st.tokens
-        tps = tokens / st.last if st.last else 0.0
+        ttft = st.ttft_sum / n if n else self.now
+        p99 = sorted(st.ttft_at)[min(n - 1, math.ceil(0.99 * n) - 1)] if n else self.now
+        if st.tpot_n:
+            tpot, e2e, tps = st.tpot / st.tpot_n, st.e2e / st.done, st.tokens / st.last
+        else:
+            tpot = st.decode_time / st.decode_steps if st.decode_steps else 0.0
+            e2e = ttft + max(0, w.output - 1) * tpot
+            tps = (st.decode_seqs + n) / self.now if self.now else 0.0
         return LoadResult(
             ttft=ttft,
             ttft_p99=p99,
-            tpot=st.tpot / st.tpot_n if st.tpot_n else 0.0,
-            e2e=st.e2e / st.done if st.done else 0.0,
+            tpot=tpot,
+            e2e=e2e,
             tokens_per_second=tps,
             completed=st.done,
             running=st.decode_seqs / st.decode_steps if st.decode_steps else 0.0,

@@ -8,7 +8,7 @@ from typing import Literal
 Load = Literal["steady", "burst", "rate"]
 Admission = Literal["grow", "reserve", "static"]
 
-TIME_BOXED_STEPS = 1000
+TIME_BOXED_STEPS = 120
 LEVELS = 5  # a length spread: 5 even steps from -spread to +spread
 MAX_STEPS = 400_000  # bounds any scenario's run
 SEED = 20
