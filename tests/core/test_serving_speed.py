@@ -80,7 +80,12 @@ def _trt(r: dict[str, Any], batch: int | None = None) -> Any:
                 "kv_cache": "fp8" if weights == "fp8" else "fp16",
             },
             "parallelism": {"tensor": r["tensor_parallel"]},
-            "serving": {"max_context": r["input_tokens"] + r["output_tokens"], "max_sequences": b},
+            # the tables' static batch: the requests arrive together (a burst) and are drained
+            "serving": {
+                "max_context": r["input_tokens"] + r["output_tokens"],
+                "max_sequences": b,
+                "load": "burst",
+            },
         }
     ).serving
 

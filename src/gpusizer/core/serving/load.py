@@ -21,8 +21,8 @@ from ..memo import Memo
 from ..model.specs import GPUSpec, Scenario
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
+from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
-from .kv_pool import EngineMemory
 from .scheduler import Engine, LoadResult, Workload, simulate
 
 UNLIMITED = 1 << 40  # tokens per step when the engine sets no budget (transformers)
@@ -39,7 +39,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
     rel = st.release
     apple = gpu.vendor.lower() == "apple"
     sched = rel.scheduling if rel else None
-    eager = s.profile.memory_rule == "transformers"  # no engine: PyTorch eager, no graphs
+    eager = rel is None  # no engine release: transformers, the model run op by op
     return EngineCosts(
         library=s.profile.kernels,
         layer_kernels="eager" if eager else s.profile.kernels,

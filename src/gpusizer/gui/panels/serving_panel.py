@@ -9,13 +9,13 @@ from typing import Any
 
 from ...core.model.result import Estimate
 from ...core.registry.frameworks import FRAMEWORKS
+from ...core.serving.rules import MEMORY_RULES
 from ..binding import Binder
 from ..glossary import engine_name
 from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
 
-_LAYER_OFFLOAD = "layer_offload"
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
 # (label, path, object name, quantity kind, step, unit)
 _INTS = (
@@ -48,7 +48,9 @@ TIPS = {
     "serving.request_rate": "Requests per second arriving at random (Poisson), for the rate load.",
     "serving.gpu_layers": "llama.cpp -ngl: layers on the GPU, the output layer counted; the "
     "rest stay in system RAM.",
-    "serving.cuda_graphs": "Off = vLLM --enforce-eager: no graph memory, slower decode steps.",
+    "serving.cuda_graphs": "Off: eager steps, each kernel launched from the host (vLLM "
+    "--enforce-eager: no graph memory); on: steps replayed from CUDA graphs (llama.cpp's "
+    "one-sequence decode, transformers with a compiled static cache).",
     "serving.step_latency_seconds": "Fixed cost of every engine step; default: its kernels' "
     "floors (the least a kernel takes on this GPU) and the engine's host cost (scheduling, "
     "sampling).",
@@ -124,11 +126,14 @@ class ServingPanel(Panel):
         if profile.id != self._versions_of:
             self._versions_of = profile.id
             self._fill_versions(profile.versions)
-        offload = profile.memory_rule == _LAYER_OFFLOAD
-        self.form.show("serving.gpu_layers", offload)
-        self.form.show("serving.memory_fraction", not offload and bool(profile.releases))
+        rule = MEMORY_RULES.get(profile.memory_rule)  # the fields its memory rule reads
+        reads = rule.serving_fields if rule is not None else frozenset()
+        self.form.show("serving.gpu_layers", "gpu_layers" in reads)
+        self.form.show("serving.memory_fraction", "memory_fraction" in reads and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
-        self.form.show("serving.cuda_graphs", not offload and bool(profile.releases))
+        # the step model reads CUDA graphs for every engine (eager steps wait on launches);
+        # some memory rules also count the graphs' memory
+        self.form.show("serving.cuda_graphs", True)
         self.form.show("serving.request_rate", self.state.value("serving.load") == "rate")
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
