@@ -90,11 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=int, default=1, help="run every Nth call of the grid")
     a = ap.parse_args(argv)
     rows: list[dict[str, Any]] = []
-    for i, (label, fn, s, kw) in enumerate(calls()):
-        if i % a.every:
-            continue
-        seconds, outcome = timed(fn, s, kw)
-        rows.append({"call": label, "seconds": round(seconds, 3), "outcome": outcome})
+    with Path(a.out).with_suffix(".jsonl").open("w") as log:  # each call as it is timed
+        for i, (label, fn, s, kw) in enumerate(calls()):
+            if i % a.every:
+                continue
+            seconds, outcome = timed(fn, s, kw)
+            rows.append({"call": label, "seconds": round(seconds, 3), "outcome": outcome})
+            log.write(json.dumps(rows[-1]) + "\n")
+            log.flush()
     rows.sort(key=lambda r: -r["seconds"])
     over = [r for r in rows if r["seconds"] > TARGET_SECONDS]
     summary = {

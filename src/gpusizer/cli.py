@@ -10,7 +10,7 @@ from typing import Any
 
 from . import __version__
 from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
-from .core.errors import ScenarioError
+from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
 from .io.terminal import safe_data, safe_text
 
@@ -222,8 +222,8 @@ def _cmd_gpus(args: argparse.Namespace) -> int:
     for gid in sorted(gpu_presets()):
         g = gpu_spec(gid)
         lines.append(
-            f"{gid:<22}{g.capacity_bytes / 2**30:>8.1f} GiB usable "
-            f"{g.hbm_bandwidth_gb_per_s:>8.0f} GB/s  {g.name}"
+            f"{printable(gid):<22}{g.capacity_bytes / 2**30:>8.1f} GiB usable "
+            f"{g.hbm_bandwidth_gb_per_s:>8.0f} GB/s  {printable(g.name)}"  # a user GPU's own words
         )
     _emit("\n".join(lines))
     return 0

@@ -159,3 +159,18 @@ def test_the_roofline_of_a_small_size_only_model_is_drawn(
     out = tmp_path / "r.png"
     assert main(["chart", str(f), "--kind", "roofline", "--output", str(out)]) == 0
     assert out.stat().st_size > 1000
+
+
+def test_a_user_gpus_name_is_listed_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gpusizer.core.model.presets import USER_GPUS_ENV
+
+    f = tmp_path / "user-gpus.json"
+    f.write_text(
+        json.dumps([{"id": "mine\n\x1b[2J", "name": "E\r\nfits: 999\x1b]0;x\x07", "memory_bytes": 10**9}])
+    )
+    monkeypatch.setenv(USER_GPUS_ENV, str(f))
+    assert main(["gpus"]) == 0
+    out = capsys.readouterr().out
+    assert "mine\\n\\x1b[2J" in out and "E\\r\\nfits: 999" in out and "\x1b" not in out
