@@ -17,7 +17,10 @@ from __future__ import annotations
 LAYOUT = 1  # a layout looked at (its cheap bounds, the GPUs it could beat)
 ACTIVATIONS = 6  # an activation bound computed (a stage's activations at its shape)
 ESTIMATE = 1  # an estimate of a layout (its phases; most of its cost is counted above)
-MAX_WORK = 40_000  # per call; the ordinary scenarios' searches stay far below (benchmarks)
+# Per call. Every preset x kind x framework of scripts/answer_dump.py (default contexts) stays
+# below: the most, 24,825, is Kimi K2 served with vLLM; a call cut here takes about 1.3 s
+# (benchmarks/bench_search_bounds.py records the whole grid).
+MAX_WORK = 40_000
 
 
 class Work:
