@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import ScenarioError
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
-from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.loss_kinds import LOSS_KINDS, advisor_fallback
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .loss import DEFAULT_CHUNKS, transients
 from .optimizer_states import optimizer_kind
@@ -231,8 +231,9 @@ def relaxations(s: Scenario) -> list[tuple[Scenario, str]]:
     out: list[tuple[Scenario, str]] = []
     cur, done = s, []
     if not LOSS_KINDS[s.workload.loss].chunked and s.profile.activation_layout == "huggingface":
-        cur = cur.model_copy(update={"workload": cur.workload.model_copy(update={"loss": "chunked"})})
-        done.append("the chunked cross-entropy (workload.loss = 'chunked')")
+        loss = advisor_fallback().id
+        cur = cur.model_copy(update={"workload": cur.workload.model_copy(update={"loss": loss})})
+        done.append(f"the {loss} cross-entropy (workload.loss = '{loss}')")
         out.append((cur, f"turned on {done[-1]}: nothing fits as set"))
     if s.parallelism.activation_offload == "none":
         cur = cur.model_copy(
