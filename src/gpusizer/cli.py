@@ -42,8 +42,8 @@ def _silence_stdout() -> None:
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from .core.pipeline.report import estimate_report
+    from .io.estimate_text import text_report
     from .io.export import strict_json
-    from .io.text_report import text_report
 
     rep = estimate_report(scenario_from_args(args))
     _emit(strict_json(rep) if args.json else text_report(rep))
@@ -196,8 +196,17 @@ def _cmd_chart(args: argparse.Namespace) -> int:
     from .io.scenario_file import read_scenario_dict
 
     check_output(args.output, args.width)  # bad input is refused before Qt loads
-    view = view_with(chart_view(args.kind), axis=args.axis)
+    chart = chart_view(args.kind)
+    view = view_with(
+        chart,
+        axis=args.axis,
+        margin=args.margin,
+        sort=args.sort,
+        basis=args.basis,
+        whole_nodes=args.whole_nodes or None,
+    )
     scenario = parse_scenario(read_scenario_dict(args.file))
+    chart.check_applies(scenario.workload.info)  # a serving chart of training: nothing true to draw
     est = estimate(scenario)
     from .gui.charts.render import render_chart
 
@@ -211,10 +220,30 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     scenario = parse_scenario(scenario_from_args(args))
     est = estimate(scenario)
-    from .gui.charts.report import write_report
+    from .gui.charts.folder import write_report
 
     _emit(str(write_report(scenario, est, args.output, args.units)))
     return 0
+
+
+def _add_hardware_view(ch: argparse.ArgumentParser) -> None:
+    """The Hardware chart's settings (core/views.HardwareView), as ``compare`` takes them."""
+    from .core.sizing.compare_options import BASES, DEFAULT_MARGIN, SORTS
+
+    ch.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        help=f"hardware chart: share of usable memory kept spare (default {DEFAULT_MARGIN})",
+    )
+    ch.add_argument("--sort", choices=SORTS, default=None, help="hardware chart: order of the options")
+    ch.add_argument(
+        "--basis",
+        choices=BASES,
+        default=None,
+        help="hardware chart: cost per token when renting (cloud, the default) or owning",
+    )
+    ch.add_argument("--whole-nodes", action="store_true", help="hardware chart: round up to whole servers")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -283,6 +312,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="sweep chart: the swept knob (default sequence_length)",
     )
+    _add_hardware_view(ch)
     ch.set_defaults(func=_cmd_chart)
     rp = sub.add_parser("report", help="a report folder: Markdown, HTML and every chart")
     add_scenario_args(rp)

@@ -1,5 +1,5 @@
 """The comparison's options and defaults (``compare_gpus``, ``plan``, the window, ``gpusizer-cli
-compare``), as plain constants that import nothing.
+compare``), as plain constants and the margin's check, importing only core/errors.py.
 
 ``gpusizer-cli`` reads them to build its parser, so they live apart from the modules that use
 them (compare.py, compare_costs.py, compare_rank.py, layout_search.py import the estimator:
@@ -8,6 +8,8 @@ them under their old names. The sources of the cost defaults: compare_costs.py.
 """
 
 from __future__ import annotations
+
+from ..errors import ScenarioError
 
 # Share of usable memory a sizing keeps spare (``plan``, ``compare_gpus``, the window): the
 # estimate is a model, allocators fragment, and engines grow buffers at run time (issue 13:
@@ -21,3 +23,12 @@ AMORTIZATION_YEARS = 5.0  # the useful life GPU clouds depreciate over (see comp
 # GPU looks several times cheaper than renting it.
 BASES = ("cloud", "owned")
 SORTS = ("cost", "speed", "gpus")  # the order of the options (compare_rank.py)
+
+
+def check_margin(margin: float) -> float:
+    """The margin if it is a share in [0, 1); ScenarioError naming ``margin`` otherwise."""
+    if not isinstance(margin, (int, float)) or not 0.0 <= margin < 1.0:
+        raise ScenarioError(
+            "margin", f"must be a share of memory from 0 to below 1 (0.10 = 10%); got {margin!r}"
+        )
+    return float(margin)

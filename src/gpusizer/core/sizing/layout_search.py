@@ -16,12 +16,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..cancel import CancelToken
 from ..errors import ScenarioError
 from ..model.architecture import resolve
 from ..model.specs import GPUSpec, HardwareSpec, Scenario, WorkloadSpec
 from ..pipeline.estimate import sizing_memory, training_total
 from ..pipeline.validate import check_scenario
-from .compare_options import DEFAULT_MARGIN
+from .compare_options import DEFAULT_MARGIN, check_margin
 from .fit_search import smallest_fitting
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
@@ -72,19 +73,11 @@ class GpuTarget:
         return cap - math.ceil(cap * self.margin)
 
 
-def check_margin(margin: float) -> float:
-    """The margin if it is a share in [0, 1); ScenarioError naming ``margin`` otherwise."""
-    if not isinstance(margin, (int, float)) or not 0.0 <= margin < 1.0:
-        raise ScenarioError(
-            "margin", f"must be a share of memory from 0 to below 1 (0.10 = 10%); got {margin!r}"
-        )
-    return float(margin)
-
-
 class Evaluator:
     """Per-GPU peak bytes (``inf`` if invalid) of the scenario under a layout, memoised."""
 
-    def __init__(self, base: Scenario, hardware: HardwareSpec) -> None:
+    def __init__(self, base: Scenario, hardware: HardwareSpec, cancel: CancelToken | None = None) -> None:
+        self.cancel = cancel  # checked before every estimate (core/cancel.py)
         self.base = base.model_copy(update={"hardware": hardware})
         self.layers = resolve(base.model).layers
         self.memo: dict[tuple[Any, ...], float] = {}
@@ -127,6 +120,8 @@ class Evaluator:
         return lambda dp: self.total(Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp))
 
     def total(self, lay: Layout, **workload: int) -> float:
+        if self.cancel is not None:
+            self.cancel.check()
         key = (lay, *sorted(workload.items()))
         if key not in self.memo:
             if workload or not self._by_data(lay):

@@ -55,8 +55,9 @@ def render_chart(
 ) -> Path:
     """Render one chart (a key of core/views.CHARTS) of an estimate to PNG (``width`` px) or
     SVG, by the output suffix, memory in ``unit`` ("GiB" or "GB"), with the chart's ``view``
-    settings (None: its defaults)."""
-    chart_view(kind)  # refuse an unknown chart before any work
+    settings (None: its defaults). ScenarioError for a chart that does not apply to the
+    scenario's kind of work (a serving chart of a training scenario)."""
+    chart_view(kind).check_applies(scenario.workload.info)  # an unknown or inapplicable chart
     out = check_output(output, width)
     ensure_app()
     from . import chart_class

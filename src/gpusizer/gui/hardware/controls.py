@@ -1,5 +1,5 @@
 """The Hardware tab's settings bar: margin, whole servers, ranking, cost basis, electricity
-price, and the filters (vendor, class, memory). ``changed(HardwareSettings)`` on every edit."""
+price, and the filters (vendor, class, memory). ``changed(HardwareView)`` on every edit."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 
 from ...core.sizing.compare import CATEGORIES
 from ...core.sizing.solver import catalog_specs
+from ...core.views.settings import HardwareView
 from ..widgets import combo, float_spin
-from .settings import HardwareSettings
 
 SORT_LABELS = (("cost per token", "cost"), ("speed", "speed"), ("fewest GPUs", "gpus"))
 BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"))
@@ -53,7 +53,7 @@ class HardwareControls(QWidget):
 
     changed = Signal(object)
 
-    def __init__(self, settings: HardwareSettings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: HardwareView, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("hardware_controls")
         self.settings = settings
@@ -128,7 +128,7 @@ class HardwareControls(QWidget):
                 grid.addWidget(w, row, col)
         grid.setColumnStretch(len(second), 1)
 
-    def set_settings(self, s: HardwareSettings) -> None:
+    def set_settings(self, s: HardwareView) -> None:
         """Show ``s`` without emitting ``changed``."""
         self.settings = s
         widgets: list[QWidget] = [
