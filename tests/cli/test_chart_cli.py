@@ -111,9 +111,7 @@ def test_bad_scenario_exit_2(
     assert not (tmp_path / "x.png").exists()
 
 
-def test_hardware_view_flags(
-    tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_hardware_view_flags(tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--margin``, ``--sort``, ``--basis`` and ``--whole-nodes`` set the Hardware chart's
     view (core/views.HardwareView), as the window's controls do."""
     import gpusizer.gui.charts.render as render

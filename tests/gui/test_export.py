@@ -6,8 +6,8 @@ import csv
 import io
 
 from gpusizer.core.model.result import COMPONENTS
-from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.io.export import breakdown_csv, report_csv
 from gpusizer.io.report import report_facts, to_markdown
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.io.atomic import write_atomic
-from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.io.export import breakdown_csv, csv_text, report_csv
 from gpusizer.io.report import report_facts, to_markdown
 from gpusizer.io.scenario_file import save_scenario

@@ -164,6 +164,11 @@ class ChartBase(ExportMixin, QWidget):
     def shutdown(self) -> None:
         """Stop background work (the window is closing); charts with a worker override this."""
 
+    def wait_settled(self, timeout_s: float = 30.0) -> bool:
+        """Wait until background work has shown its result (screenshots, scripts); True when
+        it has (at once for a chart without any)."""
+        return True
+
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         """Compute the chart's data (bytes, unit-free) from the estimate."""
         raise NotImplementedError
