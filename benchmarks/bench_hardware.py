@@ -107,6 +107,7 @@ def _edit_and_wait(w: Any, batch: int, lateness: list[float]) -> float:
 
     chart = w.tabs.charts["hardware"]
     done: list[bool] = []
+
     def finished(*_a: Any) -> None:
         done.append(True)
 
