@@ -31,7 +31,7 @@ from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .compare_scale import Scaler
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget, check_margin
-from .solver import Fitted, _catalog, catalog_specs, layout_label, search_catalog
+from .solver import Fitted, catalog_specs, catalog_targets, layout_label, search_catalog
 
 CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
 Stop = CancelToken | Callable[[], bool]  # core/cancel.py
@@ -126,7 +126,7 @@ def size_gpus(
     estimate(s)  # errors only the estimator raises
     if gpus is not None:
         select_gpus(s, ids=gpus)  # names an unknown id
-    catalog = _catalog(s, gpus, check_margin(margin), own_node_only=True)
+    catalog = catalog_targets(s, gpus, check_margin(margin), own_node_only=True)
     if not catalog:
         return []
     token = as_token(cancel)

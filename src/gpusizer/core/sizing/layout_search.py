@@ -31,15 +31,14 @@ from .layout_space import (
     RECOMPUTE,
     Layout,
     Space,
-    _dp_values,
-    _pref,
     divisors,
+    dp_values,
+    layout_preference,
     layout_space,
     search_order,
     shape,
     virtual_stages,
 )
-from .layout_space import _combos as _combos  # the search space, as tests check it
 
 __all__ = [
     "DEFAULT_MARGIN",
@@ -207,7 +206,7 @@ def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int, m
                 key = (lay.ep, lay.cp, lay.zero > 0, lay.model_parallel)
                 vals = dps.get(key)
                 if vals is None:
-                    vals = dps[key] = _dp_values(ev.base, lay, max_gpus)
+                    vals = dps[key] = dp_values(ev.base, lay, max_gpus)
                 _try(ev, board, lay, vals)
     return board.found
 
@@ -218,7 +217,7 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
     bound = ev.bounds.cheap(lay, vals) if vals else None
     if bound is None or m * vals[0] >= board.ceiling or bound((board.ceiling - 1) // m) > board.biggest:
         return
-    pref = _pref(lay, ev.base.profile)
+    pref = layout_preference(lay, ev.base.profile)
     caps = board.caps(m, lay.tp, pref, vals[0], bound)
     if caps and ev.base.workload.is_training:  # dearer: only before an estimate
         caps = _below(caps, ev.bounds.activations(lay, vals))

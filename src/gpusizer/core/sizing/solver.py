@@ -120,7 +120,7 @@ def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
     return specs
 
 
-def _catalog(
+def catalog_targets(
     s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN, own_node_only: bool = False
 ) -> list[GpuTarget]:
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
@@ -255,7 +255,7 @@ def plan(
     returning True) says so: it is asked before every estimate."""
     s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
-    catalog = _catalog(s, gpus, check_margin(margin))
+    catalog = catalog_targets(s, gpus, check_margin(margin))
     if not catalog:
         return []
     token = as_token(cancel)
