@@ -29,7 +29,7 @@ from .optimizer_states import (
     tensor_classes,
 )
 from .peft import base_extra_bytes
-from .phases import Phases, in_flight
+from .phases import Phases, in_flight, peak_of
 from .stage_activations import stage_activations
 from .techniques import StepExtras, logit_bytes, step_phases
 
@@ -165,6 +165,28 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
     return _Stage(
         sp, u, expert_w, expert_p, grad_b, master, head_grad, fwd_t, bwd_t, gathered, foreach, opt, paged
     )
+
+
+@dataclass(frozen=True)
+class StagePeak:
+    """The heavier pipeline stage at its peak: its phases, the peak phase, its tensor bytes."""
+
+    phases: Phases
+    phase: str
+    peak: int
+
+
+def heavier_stage(s: Scenario, arch: Arch, counts: ParamCounts, data: int | None = None) -> StagePeak:
+    """The heavier of the first and last pipeline stages by tensor peak (the first on a tie);
+    ``data``: the DP degree to take instead of the scenario's."""
+    ph = stage_phases(s, arch, counts, True, data)
+    phase, peak = peak_of(ph)
+    if s.parallelism.pipeline > 1:
+        last = stage_phases(s, arch, counts, False, data)
+        last_phase, last_peak = peak_of(last)
+        if last_peak > peak:
+            ph, phase, peak = last, last_phase, last_peak
+    return StagePeak(ph, phase, peak)
 
 
 def stage_phases(

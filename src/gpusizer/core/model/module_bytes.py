@@ -147,6 +147,14 @@ def stage_weight_bytes(
     return total
 
 
+def rule_assumption(s: Scenario, arch: Arch, weights: str) -> str | None:
+    """The rule's phrase for the assumptions where it is not plain uniform storage of every
+    module in ``weights`` (None then)."""
+    if rule_id(s, weights) != "uniform" or s.precision.modules:
+        return rule_note(s, arch, weights)
+    return None
+
+
 def rule_note(s: Scenario, arch: Arch, weights: str) -> str:
     """One phrase for the assumptions: the rule and where it leaves tensors alone."""
     gb = group_bytes(s, arch, weights)
