@@ -43,7 +43,11 @@ SCENARIOS = {
         "workload": {"kind": "lora"},
         "parallelism": {"recompute": "full", "activation_offload": "checkpoints"},
     },
-    "serve-vllm": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"},
+    "serve-vllm": {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+    },
     "serve-transformers": {"model": {"preset": "gemma-3-27b"}, "workload": {"kind": "inference"}},
     "serve-llamacpp": {
         "model": {"preset": "llama-3.1-8b"},
@@ -66,9 +70,9 @@ def walk(data: dict[str, Any]) -> list[str]:
             return
         callee = frame.f_globals.get("__name__", "")
         caller = frame.f_back.f_globals.get("__name__", "")
-        if caller == PIPELINE and callee.startswith("gpusizer.core.") and callee not in (PIPELINE, RESOLVE):
-            if not steps or steps[-1] != callee:
-                steps.append(callee)
+        step = caller == PIPELINE and callee.startswith("gpusizer.core.") and callee not in (PIPELINE, RESOLVE)
+        if step and (not steps or steps[-1] != callee):
+            steps.append(callee)
 
     sys.setprofile(profile)
     try:
