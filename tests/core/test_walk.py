@@ -70,7 +70,9 @@ def walk(data: dict[str, Any]) -> list[str]:
             return
         callee = frame.f_globals.get("__name__", "")
         caller = frame.f_back.f_globals.get("__name__", "")
-        step = caller == PIPELINE and callee.startswith("gpusizer.core.") and callee not in (PIPELINE, RESOLVE)
+        step = (
+            caller == PIPELINE and callee.startswith("gpusizer.core.") and callee not in (PIPELINE, RESOLVE)
+        )
         if step and (not steps or steps[-1] != callee):
             steps.append(callee)
 
