@@ -248,7 +248,12 @@ def test_targets_take_the_solvers_pipeline_degrees_beyond_128_layers(monkeypatch
     g = catalog_targets(s, ["h100-sxm-80gb"])[0]
     scaler = Scaler(s, Evaluator(s, g.hardware), g, 10**6)
     tried: list[int] = []
-    monkeypatch.setattr(scaler, "fits", lambda lay, _b: tried.append(lay.pp) or lay.pp >= 150)
+
+    def fits(lay: Layout, _batch: int | None) -> bool:
+        tried.append(lay.pp)
+        return lay.pp >= 150
+
+    monkeypatch.setattr(scaler, "fits", fits)
     assert scaler._stages(Layout(), None) is None  # no degree of the solver's reaches 150
     assert set(tried) <= set(pp_degrees(200)) and max(pp_degrees(200)) <= MAX_PP < 150
 

@@ -29,7 +29,7 @@ from gpusizer.core.pipeline.scenario import clear_cache, parse_scenario
 
 PIPELINE = "gpusizer.core.pipeline.estimate"
 RESOLVE = "gpusizer.core.model.architecture"
-SCENARIOS = {
+SCENARIOS: dict[str, dict[str, Any]] = {
     "lora": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}},
     "qlora": {"model": {"preset": "qwen3-32b"}, "workload": {"kind": "qlora"}},
     "pretraining-pp": {
