@@ -252,7 +252,8 @@ def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> 
             total += norm_block(arch, c, h, c.targets is None)
         if not LOSS_KINDS[c.loss].fused:  # the LM head keeps its input (LoRA on it: the cast, dropout)
             total += _block_inputs(c, ("lm_head",), h, t)
-        total += lm_loss.saved(arch, c.loss, c.loss_compiled, t, c.p, not frozen)
+        setup = lm_loss.LossSetup.of(c.loss, c.loss_compiled)
+        total += lm_loss.saved(arch, setup, lm_loss.Logits(t, arch.vocab, c.p), not frozen)
     return total
 
 

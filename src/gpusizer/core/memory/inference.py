@@ -15,7 +15,7 @@ other weights (core/sharding.py).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..model.architecture import Arch, ceil_div
 from ..model.module_bytes import stage_weight_bytes
@@ -114,11 +114,27 @@ def attention_layers(arch: Arch, sp: StageParams, pp: int) -> int:
     return min(sp.layers, ceil_div(arch.attention_layers, pp))
 
 
+class InferenceParts(NamedTuple):
+    """Bytes on the heaviest GPU serving: weights, KV cache (and recurrent state), the
+    prefill's activations and its logits buffer (numbers, or numpy arrays for sweeps)."""
+
+    weights: float
+    kv: Any
+    acts: Any
+    logits: Any
+
+
+class InferenceMemory(NamedTuple):
+    """The memory of the heaviest GPU serving, and its tensor peak (bytes)."""
+
+    memory: Memory
+    peak: int
+
+
 def inference_components(
     s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
-) -> tuple[float, Any, Any, Any]:
-    """(weights, KV cache, activations, logits) bytes on the heaviest GPU; ``batch`` and
-    ``prompt`` may be numpy arrays (sweeps)."""
+) -> InferenceParts:
+    """The parts on the heaviest GPU; ``batch`` and ``prompt`` may be numpy arrays (sweeps)."""
     par, prec, w = s.parallelism, s.precision, s.workload
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
     weights = stage_weight_bytes(s, arch, counts, sp)
@@ -136,11 +152,11 @@ def inference_components(
     if arch.mixer_layers:  # fixed-size recurrent state per sequence (hybrid models)
         kv = kv + batch * state_bytes(arch, s.profile, prec.activations, par.tensor, par.pipeline)
     acts, logits = _prefill_activations(s, arch, batch, prompt)
-    return weights, kv, acts, logits
+    return InferenceParts(weights, kv, acts, logits)
 
 
-def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
-    """Memory of the heaviest GPU serving the scenario; returns (memory, tensor peak)."""
+def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> InferenceMemory:
+    """Memory of the heaviest GPU serving the scenario, with its tensor peak."""
     w = s.workload
     weights, kv, acts, logits = inference_components(s, arch, counts, w.batch_size, w.prompt_tokens)
     parts = [int(weights), int(kv), int(acts), int(logits)]
@@ -154,7 +170,7 @@ def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memo
         peak_phase="prefill",
         alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
     )
-    return mem, int(total)
+    return InferenceMemory(mem, int(total))
 
 
 def cache_block(s: Scenario, arch: Arch) -> dict[str, int]:

@@ -16,6 +16,7 @@ targets the fused module.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..model.architecture import Arch, resolve
 from ..model.specs import ModelSpec, Scenario
@@ -147,14 +148,23 @@ def lora_stage(
     )
 
 
-def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
-    """(trainable parameters in the whole model, per dense layer, parameter tensors)."""
+class LoraCounts(NamedTuple):
+    """A model's LoRA adapters: trainable parameters in the whole model, per dense layer, and
+    parameter tensors."""
+
+    total: int
+    per_dense_layer: int
+    tensors: int
+
+
+def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> LoraCounts:
+    """The adapters of ``rank`` on ``targets`` over the whole model."""
     arch = resolve(spec)
     total, tensors = lora_stage(spec, rank, targets, arch.dense_layers, arch.moe_layers, True)
-    return total, _parts(spec, rank, targets)[0][0], tensors
+    return LoraCounts(total, _parts(spec, rank, targets)[0][0], tensors)
 
 
-def scenario_lora(s: Scenario) -> tuple[int, int, int]:
+def scenario_lora(s: Scenario) -> LoraCounts:
     """:func:`lora_trainable` of the scenario's adapters; zeros when it trains no adapters."""
     w = s.workload
-    return lora_trainable(s.model, w.lora_rank, w.lora_targets) if w.is_adapter else (0, 0, 0)
+    return lora_trainable(s.model, w.lora_rank, w.lora_targets) if w.is_adapter else LoraCounts(0, 0, 0)

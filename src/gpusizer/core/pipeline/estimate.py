@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..memo import Memo, clear_all
 from ..memory.lora import scenario_lora
@@ -60,13 +61,20 @@ def _training(s: Scenario, arch: Arch, counts: ParamCounts) -> Memory:
     return training_peak(s, arch, counts).memory()
 
 
-def training_total(s: Scenario, data: int) -> tuple[int, int]:
-    """(total, activations) bytes of :func:`sizing_memory` for a valid training scenario
-    with DP ``data`` instead of its own, without building the scenario or its memory (the
-    layout search's DP searches)."""
+class TrainingTotal(NamedTuple):
+    """Bytes per GPU: the total (:func:`sizing_memory`'s) and the activations in it."""
+
+    total: int
+    activations: int
+
+
+def training_total(s: Scenario, data: int) -> TrainingTotal:
+    """The total and activation bytes of a valid training scenario with DP ``data`` instead
+    of its own, without building the scenario or its memory (the layout search's DP
+    searches)."""
     arch, counts = _model(s.model)
     t = training_peak(s, arch, counts, data)
-    return t.peak + t.overhead, int(t.phases.activations)
+    return TrainingTotal(t.peak + t.overhead, int(t.phases.activations))
 
 
 @dataclass(frozen=True)
@@ -248,7 +256,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     job = _job(s)
     kind, counts, gpu = job.kind, job.counts, job.gpu
     share = memory_share_note(gpu, s.hardware.gpu_memory_fraction)
-    trainable_lora = scenario_lora(s)[0]
+    trainable_lora = scenario_lora(s).total
     base = base_weight_dtype(s)
     work = _trained(job) if kind.is_training else _serving(job)
     notes = Notes(base, rule_assumption(s, job.arch, base), work.states, share)
