@@ -171,13 +171,16 @@ def chart_view(key: str) -> ChartView:
     raise ScenarioError("kind", f"must be one of {', '.join(CHARTS)}; got {key!r}")
 
 
+def with_settings(view: Any, **settings: Any) -> Any:
+    """The view with the given settings (None values and settings the view does not have
+    are ignored: one command line serves every chart); checked on creation."""
+    names = {f.name for f in fields(view)}
+    return replace(view, **{k: v for k, v in settings.items() if v is not None and k in names})
+
+
 def view_with(chart: ChartView, **settings: Any) -> Any:
-    """The chart's default view with the given settings (None values and settings the view
-    does not have are ignored: one command line serves every chart)."""
-    if chart.view is None:
-        return None
-    names = {f.name for f in fields(chart.view)}
-    return replace(chart.view, **{k: v for k, v in settings.items() if v is not None and k in names})
+    """The chart's default view with the given settings (None: it has no view)."""
+    return None if chart.view is None else with_settings(chart.view, **settings)
 
 
 def charts_for(kind: WorkloadKind) -> list[ChartView]:
