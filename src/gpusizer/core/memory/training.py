@@ -89,9 +89,7 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
     LoRA counts the adapters of this stage's layers (and the head's on the last stage)."""
     w = s.workload
     if w.is_adapter:
-        params, tensors = lora_stage(
-            s.model, w.lora_rank, w.lora_targets, sp.dense_layers, sp.moe_layers, sp.last
-        )
+        params, tensors = lora_stage(s.model, w.lora_rank, w.lora_targets, sp.stage_layers)
         return params / s.parallelism.tensor, nbytes(s.precision.adapters), tensors
     return sp.total, nbytes(s.precision.weights), 0
 
