@@ -84,11 +84,31 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         sort=view.sort,
         basis=view.basis,
         electricity_usd_per_kwh=view.electricity_usd_per_kwh,
+        prices=view.prices or None,
+        cards_per_box=view.cards_per_box,
     )
     _emit(
         strict_json(options) if args.json else compare_text(options, s.workload.is_training, s.targets.active)
     )
     return 0
+
+
+def _prices(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The prices file named by ``--prices`` (io/user_prices.py), or None."""
+    if getattr(args, "prices", None) is None:
+        return None
+    from .io.user_prices import read_prices
+
+    return read_prices(args.prices)
+
+
+def _add_prices(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="your own prices: a JSON object {GPU or system id: {list_price_usd, price_per_hour, "
+        "price_per_hour_marketplace, date, source}} (docs/scenario-format.md)",
+    )
 
 
 def _add_compare(sub: Any) -> None:
@@ -115,6 +135,7 @@ def _add_compare(sub: Any) -> None:
         metavar="USD_PER_KWH",
         help=f"electricity price (default {ELECTRICITY_USD_PER_KWH})",
     )
+    _add_prices(cm)
     cm.add_argument("--json", action="store_true", help="print the options as JSON")
     cm.set_defaults(func=_cmd_compare)
 
@@ -122,7 +143,7 @@ def _add_compare(sub: Any) -> None:
 def _add_view_flags(parser: argparse.ArgumentParser, scope: str) -> None:
     """The comparison's settings (core/views.HardwareView, what the Hardware tab keeps), for
     ``compare`` and for ``chart --kind hardware`` (``scope`` prefixes the help)."""
-    from .core.sizing.compare_options import BASES, DEFAULT_MARGIN, SORTS
+    from .core.sizing.compare_options import BASES, CARDS_PER_BOX, DEFAULT_MARGIN, SORTS
 
     parser.add_argument(
         "--margin",
@@ -141,7 +162,15 @@ def _add_view_flags(parser: argparse.ArgumentParser, scope: str) -> None:
         "--basis",
         choices=BASES,
         default=None,
-        help=f"{scope}cost per token when renting (cloud, the default) or owning (owned)",
+        help=f"{scope}cost per token when renting (cloud: on-demand, the default), owning, or "
+        "renting on a marketplace",
+    )
+    parser.add_argument(
+        "--cards-per-box",
+        type=int,
+        choices=CARDS_PER_BOX,
+        help=f"{scope}cards sold alone (consumer, workstation, PCIe) per box (default: the fewest "
+        "that hold them)",
     )
 
 
@@ -154,6 +183,8 @@ def _view_settings(args: argparse.Namespace) -> dict[str, Any]:
         "basis": args.basis,
         "whole_nodes": args.whole_nodes or None,
         "electricity_usd_per_kwh": getattr(args, "electricity", None),
+        "cards_per_box": args.cards_per_box,
+        "prices": _prices(args),
     }
 
 
@@ -234,10 +265,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario
 
     scenario = parse_scenario(scenario_from_args(args))
+    prices = _prices(args)
     est = estimate(scenario)
     from .gui.charts.folder import write_report
 
-    _emit(str(write_report(scenario, est, args.output, args.units)))
+    _emit(str(write_report(scenario, est, args.output, args.units, prices=prices)))
     return 0
 
 
@@ -308,6 +340,7 @@ def _parser() -> argparse.ArgumentParser:
         help="sweep chart: the swept knob (default sequence_length)",
     )
     _add_view_flags(ch, "hardware chart: ")
+    _add_prices(ch)
     ch.set_defaults(func=_cmd_chart)
     rp = sub.add_parser("report", help="a report folder: Markdown, HTML and every chart")
     add_scenario_args(rp)
@@ -315,6 +348,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--units", choices=("GiB", "GB"), default="GiB", help="memory unit: GiB = 2^30 bytes, GB = 10^9 bytes"
     )
+    _add_prices(rp)
     rp.set_defaults(func=_cmd_report)
     return ap
 

@@ -76,6 +76,7 @@ class FileController(QObject):
         self.state, self.prefs, self.window = state, prefs, window
         self.path: Path | None = None
         self.advice: Callable[[], Any] | None = None  # the advisor's option for the scenario
+        self.prices: Callable[[], Any] | None = None  # the user's own prices ("My prices")
 
     def warn(self, title: str, text: str) -> None:
         QMessageBox.warning(self.window, title, as_rich(text))
@@ -192,11 +193,12 @@ class FileController(QObject):
 
     def export_report(self, path: str | Path, unit: str = "GiB") -> bool:
         """The report (io/report.py) as .md, .html, .json or .csv, by the file's suffix; with
-        the advisor's "GPUs needed" (``advice``, set by the window)."""
+        the advisor's "GPUs needed" (``advice``) and My prices (``prices``), set by the window."""
         p = Path(path)
         advice = self.advice() if self.advice is not None else NOT_ASKED
+        prices = self.prices() if self.prices is not None else None
         try:
-            text = report_text(report_facts(self.state.estimate, unit, advice), p)
+            text = report_text(report_facts(self.state.estimate, unit, advice, prices), p)
         except ScenarioError as exc:
             self.warn("Cannot export", str(exc).removeprefix("output: "))
             return False

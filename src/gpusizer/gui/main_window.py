@@ -78,6 +78,8 @@ class MainWindow(QMainWindow):
         self.files = FileController(self.state, self.prefs, self)
         self.advisor = Advisor(self, margin=load_hardware_view(self.prefs).margin)
         self.files.advice = lambda: self.advisor.advice_for(self.state.scenario)
+        self.files.prices = lambda: self.hardware_view().prices
+        self._views: dict[type, Any] = {}  # each chart view as last shown (what is remembered)
         self.last_render_ms = 0.0
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -188,14 +190,26 @@ class MainWindow(QMainWindow):
     def _chart_created(self, _key: str, chart: ChartBase) -> None:
         """A new chart starts with its remembered view; its view edits are remembered, and its
         scenario edits (a Hardware row's layout) applied as one undo step."""
-        chart.set_view(remembered(self.prefs, chart.view))
+        view, problem = remembered(self.prefs, chart.view)
+        self._views[type(view)] = view
+        chart.set_view(view)
+        if problem:
+            self.notify(problem)
         chart.viewChanged.connect(self._view_edited)
         chart.editRequested.connect(self.state.edit_many)
 
     def _view_edited(self, view: Any) -> None:
-        remember(self.prefs, view)
+        problem = remember(self.prefs, view, self._views.get(type(view)))
+        self._views[type(view)] = view
+        if problem:
+            self.notify(problem)
         if isinstance(view, HardwareView):  # the "GPUs needed" line keeps the tab's margin
             self.advisor.set_margin(view.margin)
+
+    def hardware_view(self) -> HardwareView:
+        """The Hardware tab's settings and My prices: as shown, or as remembered."""
+        view = self._views.get(HardwareView)
+        return view if isinstance(view, HardwareView) else remembered(self.prefs, HardwareView()).view
 
     def _show_advice(self, scenario: Scenario, option: dict[str, Any] | None) -> None:
         if scenario == self.state.scenario:  # advice for an older scenario is dropped

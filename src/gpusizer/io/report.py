@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from ..core.pipeline.report import report_from_estimate
 from ..core.sizing.compare_costs import speed
 from .export import report_csv, strict_json
 from .figures import advice_lines, cost_lines, speed_lines
+from .report_prices import BASIS_LINES, PriceRow, price_rows, your_prices
 from .units import fmt_bytes, to_unit
 
 NOT_ASKED = object()  # ``advice`` default: the report has no "GPUs needed" section
@@ -74,12 +75,20 @@ class ReportFacts:
     cost: tuple[str, ...]
     assumptions: tuple[str, ...]
     notes: tuple[str, ...]
+    prices: tuple[PriceRow, ...]  # the GPU's and its unit's prices, each with basis and source
+    your_prices: tuple[str, ...]  # the user's own ("My prices", ``--prices``)
     report: dict[str, Any] = field(repr=False)  # the JSON contract
 
 
-def report_facts(est: Estimate, unit: str = "GiB", advice: Any = NOT_ASKED) -> ReportFacts:
+def report_facts(
+    est: Estimate,
+    unit: str = "GiB",
+    advice: Any = NOT_ASKED,
+    prices: Mapping[str, Mapping[str, Any]] | None = None,
+) -> ReportFacts:
     """The facts of an estimate; ``advice``: the sizing advisor's option for the scenario's GPU
-    (a ``plan`` option, or None when nothing fits), or NOT_ASKED for no "GPUs needed"."""
+    (a ``plan`` option, or None when nothing fits), or NOT_ASKED for no "GPUs needed";
+    ``prices``: the user's own (core/sizing/prices.py), which replace the catalog's."""
     rep = report_from_estimate(est)
     s, mem = est.scenario, est.memory
     parts = sum(getattr(mem, c) for c in COMPONENTS) or 1
@@ -114,6 +123,8 @@ def report_facts(est: Estimate, unit: str = "GiB", advice: Any = NOT_ASKED) -> R
         cost=tuple(cost_lines(rep, est.gpu.price_per_hour)),
         assumptions=tuple(est.assumptions),
         notes=tuple(est.notes),
+        prices=tuple(price_rows(est.gpu, prices)),
+        your_prices=tuple(your_prices(prices)),
         report=rep,
     )
 
@@ -126,6 +137,9 @@ class Section:
     paragraphs: tuple[str, ...] = ()  # plain sentences (the first in bold where ``strong``)
     bullets: tuple[str, ...] = ()
     table: tuple[tuple[str, ...], ...] = ()  # header row first
+    right: tuple[int, ...] = ()  # the table's right-aligned (number) columns
+    after: tuple[str, ...] = ()  # bullets after the table, under their own lead sentence
+    lead: str = ""  # the sentence before ``after``
     code: str = ""  # a JSON block
     strong: bool = False
 
@@ -143,10 +157,21 @@ def sections(f: ReportFacts) -> list[Section]:
     if f.gpus_needed is not None:
         out.append(Section("GPUs needed", f.gpus_needed))
     out += [
-        Section("Memory per GPU by component", table=tuple(rows)),
+        Section("Memory per GPU by component", table=tuple(rows), right=(1, 2)),
         Section("Parameters", bullets=tuple(f"{x.label}: {x.value}" for x in f.parameters)),
         Section("Speed", bullets=f.speed),
         Section("Cost", bullets=f.cost),
+        Section(
+            "Prices",
+            bullets=BASIS_LINES,
+            table=(
+                ("", "price", "basis", "source", "date"),
+                *((r.item, r.price, r.basis, r.source, r.date) for r in f.prices),
+            ),
+            right=(1,),
+            lead="Your prices (marked yours above and in the Hardware table):" if f.your_prices else "",
+            after=f.your_prices,
+        ),
         Section("Assumptions", bullets=f.assumptions),
     ]
     if f.notes:
@@ -163,8 +188,11 @@ def _md_section(sec: Section) -> list[str]:
         out += [*(f"- {b}" for b in sec.bullets), ""]
     if sec.table:
         head, *body = sec.table
-        out += [f"| {' | '.join(head)} |", "|---|" + "---:|" * (len(head) - 2) + "---|"]
+        rule = "".join("---:|" if i in sec.right else "---|" for i in range(len(head)))
+        out += [f"| {' | '.join(head)} |", "|" + rule]
         out += [f"| {' | '.join(row)} |" for row in body] + [""]
+    if sec.after:
+        out += [sec.lead, "", *(f"- {a}" for a in sec.after), ""]
     if sec.code:
         out += ["```json", sec.code, "```", ""]
     return out
@@ -194,6 +222,8 @@ def _html_section(sec: Section) -> str:
         out += "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"
         out += "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in body)
         out += "</table>"
+    if sec.after:
+        out += f"<p>{e(sec.lead)}</p><ul>" + "".join(f"<li>{e(a)}</li>" for a in sec.after) + "</ul>"
     if sec.code:
         out += f"<pre>{e(sec.code)}</pre>"
     return out

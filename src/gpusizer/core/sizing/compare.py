@@ -27,11 +27,12 @@ from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario
 from ..registry.dtypes import DTYPES
 from .compare_costs import speed
-from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH
+from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH, SYSTEM_FIELDS
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .compare_scale import Scaler
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget, check_margin
 from .solver import Fitted, catalog_specs, catalog_targets, layout_label, search_catalog
+from .systems import boxed, check_cards_per_box, option_unit
 
 CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
 Stop = CancelToken | Callable[[], bool]  # core/cancel.py
@@ -92,19 +93,27 @@ def compare_gpus(
     basis: str = "cloud",
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
+    cards_per_box: int | None = None,
 ) -> list[dict[str, Any]]:
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
     (``list_price_usd``, ``price_per_hour``). ``basis``: what cost per unit of work is
     counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: a
     CancelToken or a callable, asked during the search; once it says so, core/cancel.Cancelled
-    is raised. Bad input raises
-    ScenarioError."""
+    is raised. Bad input raises ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or
+    4 to a box (None: the smallest box holding them); each option is costed on its unit
+    (core/sizing/systems.py)."""
     s = parse_scenario(scenario)
     money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis)
     check_sort(sort)
     options = size_gpus(
-        s, gpus=gpus, margin=margin, whole_nodes=whole_nodes, max_gpus=max_gpus, cancel=cancel
+        s,
+        gpus=gpus,
+        margin=margin,
+        whole_nodes=whole_nodes,
+        max_gpus=max_gpus,
+        cancel=cancel,
+        cards_per_box=cards_per_box,
     )
     priced = price_options(options, catalog_specs(s.hardware), s.workload.is_training, money_args)
     return sort_options(priced, sort)
@@ -118,6 +127,7 @@ def size_gpus(
     whole_nodes: bool = False,
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
+    cards_per_box: int | None = None,
 ) -> list[dict[str, Any]]:
     """The comparison's search (the slow part), in catalog order, without prices: what
     :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
@@ -126,7 +136,8 @@ def size_gpus(
     estimate(s)  # errors only the estimator raises
     if gpus is not None:
         select_gpus(s, ids=gpus)  # names an unknown id
-    catalog = catalog_targets(s, gpus, check_margin(margin), own_node_only=True)
+    box = check_cards_per_box(cards_per_box)
+    catalog = boxed(catalog_targets(s, gpus, check_margin(margin), own_node_only=True), box)
     if not catalog:
         return []
     token = as_token(cancel)
@@ -136,9 +147,8 @@ def size_gpus(
         if token is not None:
             token.check()
         ev, fitted, note = by_gpu[g.id]
-        options.append(
-            _option(s, ev, g, fitted, note, whole_nodes, max_gpus) if fitted else _missing(s, g, max_gpus)
-        )
+        o = _option(s, ev, g, fitted, note, whole_nodes, max_gpus) if fitted else _missing(s, g, max_gpus)
+        options.append(o | option_unit(g.id, g.spec, box, o["gpus"]))
     return options
 
 
@@ -220,6 +230,7 @@ FIELDS = (
     "gpus_in_layout",
     "nodes",
     "gpus_per_node",
+    *SYSTEM_FIELDS,
     "layout",
     "parallelism",
     "hardware",

@@ -25,6 +25,7 @@ from ..sizing.compare_options import (
     DEFAULT_MARGIN,
     ELECTRICITY_USD_PER_KWH,
     SORTS,
+    check_cards_per_box,
     check_margin,
 )
 
@@ -47,14 +48,15 @@ class SweepView:
 
 @dataclass(frozen=True)
 class HardwareView:
-    """The Hardware tab's settings (``gpusizer-cli chart --kind hardware --margin --sort
-    --basis --whole-nodes``; the window remembers them): the memory ``margin`` kept spare
-    (the window's "GPUs needed" line uses it too), whole servers, the ranking (``SORTS``),
-    the cost basis (``BASES``), electricity (USD/kWh), the years a purchase is spread over,
-    the filters (``""`` = every vendor or class; memory as sold, GB), and the user's own
-    prices per GPU id (``{gpu_id: {"price_per_hour": x, "list_price_usd": y}}``), which
-    override the catalog's. Margin, ranking and basis are checked on creation, the rest by
-    :meth:`check` (ScenarioError naming the field)."""
+    """The Hardware tab's settings (``gpusizer-cli compare`` and ``chart --kind hardware``
+    take the same flags; the window remembers them): the memory ``margin`` kept spare (the
+    window's "GPUs needed" line uses it too), whole servers, the ranking (``SORTS``), the cost
+    basis (``BASES``), electricity (USD/kWh), the years a purchase is spread over, the filters
+    (``""`` = every vendor or class; memory as sold, GB), cards sold alone per box (None: the
+    fewest that hold them), and the user's own prices per GPU or system id ("My prices",
+    core/sizing/prices.py), which override the catalog's. Margin, ranking, basis and cards per
+    box are checked on creation, the prices and money by :meth:`check` (ScenarioError naming
+    the field)."""
 
     margin: float = DEFAULT_MARGIN
     whole_nodes: bool = False
@@ -65,10 +67,12 @@ class HardwareView:
     vendor: str = ""
     category: str = ""
     min_memory_gb: float = 0.0
-    prices: Mapping[str, Mapping[str, float | None]] = field(default_factory=dict)
+    cards_per_box: int | None = None
+    prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_margin(self.margin)
+        check_cards_per_box(self.cards_per_box)
         for name, allowed in (("sort", SORTS), ("basis", BASES)):
             if getattr(self, name) not in allowed:
                 raise ScenarioError(name, f"must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
@@ -87,11 +91,11 @@ class HardwareView:
     def search_args(self) -> dict[str, Any]:
         """What the search depends on (``size_gpus``' keywords); the rest is pricing, redone
         cheaply without searching again."""
-        return {"margin": self.margin, "whole_nodes": self.whole_nodes}
+        return {"margin": self.margin, "whole_nodes": self.whole_nodes, "cards_per_box": self.cards_per_box}
 
     def with_price(self, gpu: str, key: str, value: float | None) -> HardwareView:
         """A copy with the user's price of one GPU set (None: back to the catalog's)."""
-        from ..sizing.compare_costs import check_prices
+        from ..sizing.prices import check_prices
 
         prices = {g: dict(p) for g, p in self.prices.items()}
         mine = prices.setdefault(gpu, {})

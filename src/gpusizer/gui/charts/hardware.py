@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pyqtgraph as pg
@@ -28,6 +30,7 @@ from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.sizing.compare import select_gpus, size_gpus
 from ...core.sizing.compare_rank import price_options, sort_options, speed_of
+from ...core.sizing.prices import check_prices
 from ...core.sizing.solver import catalog_specs
 from ...core.views.settings import HardwareView
 from ...io.compare_table import chart_points, columns_for
@@ -40,6 +43,16 @@ from .labels import sync
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
+# The CSV says whose each price is and where it comes from (issue 22: the user's are marked)
+PROVENANCE = (
+    "system",
+    "user_prices",
+    "list_price_date",
+    "list_price_source",
+    "price_per_hour_provider",
+    "price_per_hour_date",
+    "price_per_hour_source",
+)
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
 FRONT_PX, OTHER_PX = 12, 8
@@ -93,6 +106,7 @@ class HardwareChart(ChartBase):
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.controls.changed.connect(self._edited)
+        self.controls.pricesRequested.connect(self.edit_prices)
         self.model.priceEdited.connect(self._price_edited)
         self.table.doubleClicked.connect(self._double_clicked)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._mark())
@@ -186,8 +200,10 @@ class HardwareChart(ChartBase):
         if keys != self._sized_for:  # widths once per set of columns, then the user's
             self._sized_for = keys
             self.table.resizeColumnsToContents()
-            name = keys.index("gpu_name")
-            self.table.setColumnWidth(name, min(NAME_PX, self.table.columnWidth(name)))
+            for key in ("gpu_name", "system_name"):  # long names elide (the tooltip has them)
+                if key in keys:
+                    col = keys.index(key)
+                    self.table.setColumnWidth(col, min(NAME_PX, self.table.columnWidth(col)))
 
     def _busy(self, busy: bool) -> None:
         if busy:
@@ -296,8 +312,9 @@ class HardwareChart(ChartBase):
 
     def data_rows(self) -> list[list[Any]]:
         """The table behind the chart, every option's raw values (contract field names;
-        bytes, seconds, USD, W), the shown rows in rank order."""
-        keys = ["gpu", *(c.key for c in self.model.columns if c.key != "gpu"), "pareto", "notes"]
+        bytes, seconds, USD, W) and where its prices come from (``user_prices`` marks the
+        user's), the shown rows in rank order."""
+        keys = ["gpu", *(c.key for c in self.model.columns if c.key != "gpu"), *PROVENANCE, "pareto", "notes"]
         rows: list[list[Any]] = [keys]
         for o in self.options:
             rows.append(["; ".join(o[k]) if k == "notes" else "" if o.get(k) is None else o[k] for k in keys])
@@ -341,13 +358,26 @@ class HardwareChart(ChartBase):
             self._refresh()
 
     def _price_edited(self, gpu: str, key: str, value: float | None) -> None:
+        self.set_prices(self.view.with_price(gpu, key, value).prices)
+
+    def set_prices(self, prices: Mapping[str, Mapping[str, Any]]) -> None:
+        """The user's prices ("My prices") in place of the view's, as an edit in the tab
+        (``viewChanged``: the window saves them); repriced without searching again."""
         try:
-            new = self.view.with_price(gpu, key, value)
+            new = replace(self.view, prices=check_prices(prices))
         except ScenarioError as exc:
             self._status(str(exc))
             return
         self.controls.set_settings(new)
         self._edited(new)
+
+    def edit_prices(self) -> None:
+        """The "My prices" dialog; its prices replace the user's when saved."""
+        from ..hardware.prices_dialog import PricesDialog
+
+        dialog = PricesDialog({g: dict(p) for g, p in self.view.prices.items()}, self.scenario, self)
+        if dialog.exec():
+            self.set_prices(dialog.prices)
 
     def _double_clicked(self, index: QModelIndex) -> None:
         o = self.table.option_at(index)
