@@ -16,11 +16,12 @@ import pytest
 import gpusizer
 from gpusizer import ScenarioError, import_hf_config
 from gpusizer.core.model import presets
+from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.readfile import parse_json
 from gpusizer.io.atomic import write_atomic
 from gpusizer.io.model_import import import_model
 from gpusizer.io.quant_config import declared_precision
-from gpusizer.io.report_md import md_text, report_markdown
+from gpusizer.io.report import md_text, report_facts, to_markdown
 from gpusizer.io.safetensors_header import read_safetensors
 from tests.io.gguf_files import T, write_gguf
 
@@ -94,13 +95,16 @@ def test_a_json_file_with_a_lone_surrogate_is_refused() -> None:
 # -- item 10: names as Markdown -------------------------------------------------------------------
 def test_the_markdown_heading_escapes_html_and_markup() -> None:
     name = "<img src=x onerror=alert(1)> *bold* [link](u) a|b"
-    rep = gpusizer.estimate_report({"name": name, "model": {"preset": "gpt-2"}})
-    md = report_markdown(rep).split("```json")[0]  # the scenario's JSON block is literal text
+    md = to_markdown(report_facts(estimate({"name": name, "model": {"preset": "gpt-2"}})))
+    md = md.split("```json")[0]  # the scenario's JSON block is literal text
     heading = md.splitlines()[0]
     assert "<img" not in md and heading.startswith("# GPU Sizer report: &lt;img")
     assert "\\*bold\\*" in heading and "\\[link\\]" in heading and "a\\|b" in heading
     assert md_text("Llama 3.1 8B") == "Llama 3.1 8B"  # ordinary names unchanged
     assert md_text("a\x1b[2J\nb") == "a\\\\x1b\\[2J\\\\nb"
+    fence = "```"
+    md = to_markdown(report_facts(estimate({"name": f"x{fence}\n# owned", "model": {"preset": "gpt-2"}})))
+    assert "\n# owned" not in md and "````json" in md  # the name cannot close the JSON block
 
 
 # -- item 11: loose input to the readers ----------------------------------------------------------

@@ -9,21 +9,20 @@ checkpoint is stored. A refused import changes nothing and says why.
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import threading
+import itertools
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject
 
+from ..core.cancel import CancelToken
 from ..core.errors import ScenarioError, printable
 from ..core.model.checkpoint import follows_checkpoint
 from ..core.pipeline.scenario import parse_scenario, scenario_dict
 from ..io.import_text import precision_text
 from .dialogs import ask_open
+from .worker import BackgroundWorker
 
-log = logging.getLogger(__name__)
 CONFIG_FILTER = "config.json (*.json);;All files (*)"
 MODEL_FILTER = (
     "Model files (config.json *.gguf *.safetensors *.index.json);;GGUF files (*.gguf);;All files (*)"
@@ -43,64 +42,48 @@ def import_model_path(files: Any, path: str | Path) -> bool:
 
 
 class ModelImporter(QObject):
-    """Reads a model (io/model_import.py) off the GUI thread: a safetensors header or a GGUF
-    tensor table of up to 100 MB is parsed and checked there, and the window stays live
-    (issue 24, item 8: it ran on the GUI thread). The result is applied on the GUI thread,
-    on the scenario as it is then; one import at a time."""
-
-    _finished = Signal(object, object, object)  # from the worker: path, result, error
+    """Reads a model (io/model_import.py) in the window's kind of background worker
+    (gui/worker.py): a safetensors header or a GGUF tensor table of up to 100 MB is parsed
+    and checked there, and the window stays live (issue 24, item 8: it ran on the GUI
+    thread). The result is applied on the GUI thread, on the scenario as it is then; a newer
+    import supersedes one still being read."""
 
     def __init__(self, files: Any) -> None:
         super().__init__(files)
         self.files = files
-        self._thread: threading.Thread | None = None
-        self._finished.connect(self._apply)
-
-    @property
-    def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        self._paths: dict[str, Path] = {}  # request key -> the path it reads
+        self._count = itertools.count()
+        self.worker = BackgroundWorker(_read, self, delay_ms=0, cache_size=1, name="gpusizer-import")
+        self.worker.finished.connect(self._apply)
+        self.worker.failed.connect(self._refused)
 
     def start(self, path: Path) -> bool:
-        if self.busy:
-            self.files.state.notice.emit("A model is being imported; drop the next one when it is done")
-            return False
         self.files.state.notice.emit(f"Importing {printable(path.name)}…")
-        self._thread = threading.Thread(target=self._read, args=(path,), name="model-import", daemon=True)
-        self._thread.start()
+        key = f"{next(self._count)}:{path}"  # every import reads the files again
+        self._paths = {key: path}
+        self.worker.request(key, path)
         return True
 
-    def _read(self, path: Path) -> None:
-        from ..io.model_import import import_model
+    def wait(self, timeout: float = 30.0) -> None:
+        """Until the running import is read and applied (tests, screenshots)."""
+        self.worker.wait(timeout)
 
-        result, error = None, None
-        try:
-            result = import_model(path)
-        except ScenarioError as exc:
-            error = exc
-        except Exception as exc:  # a reader's own failure on odd input: said, and logged
-            log.exception("model import failed")
-            error = ScenarioError("", f"cannot be read ({type(exc).__name__})")
-        with contextlib.suppress(RuntimeError):  # the window closed while reading: nothing to do
-            self._finished.emit(path, result, error)
+    def _refused(self, key: str, message: str) -> None:
+        path = self._paths.get(key)
+        if path is not None:
+            self.files.warn("Cannot import model", f"{path.name} was not imported:\n{message}")
 
-    def wait(self, timeout: float | None = None) -> None:
-        """Until the running import is read and applied (tests, closing)."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-        QCoreApplication.sendPostedEvents(self)
-
-    def _apply(self, path: Path, result: dict[str, Any] | None, error: ScenarioError | None) -> None:
+    def _apply(self, key: str, result: dict[str, Any]) -> None:
         from ..io.model_import import imported_scenario
 
-        files = self.files
+        files, path = self.files, self._paths.get(key)
+        if path is None:
+            return
         try:
-            if error is not None:
-                raise error
-            assert result is not None
             data = imported_scenario(result, scenario_dict(files.state.scenario))
             scenario = parse_scenario(data)
         except ScenarioError as exc:
-            files.warn("Cannot import model", f"{path.name} was not imported:\n{exc}")
+            self._refused(key, str(exc))
             return
         files.state.set_scenario(scenario, label=f"Import {result['name']}")
         stored = precision_text(result["precision"])
@@ -111,6 +94,13 @@ class ModelImporter(QObject):
                 f"Imported {result['name']}: stored as {stored} (applies when serving; "
                 "training keeps the precision set)",
             )
+
+
+def _read(path: Path, _token: CancelToken) -> dict[str, Any]:
+    """The import, in the worker thread (headers and tables only; bounded readers)."""
+    from ..io.model_import import import_model
+
+    return import_model(path)
 
 
 def import_model_dialog(

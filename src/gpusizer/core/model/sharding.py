@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..memo import Memo
 from .architecture import Arch, ceil_div, moe_layers_before, stage_hybrid_layers
 from .flops import local_layers
-from .params import ParamCounts, norm_params, stage_tensors
+from .params import ParamCounts, StageLayers, norm_params, stage_tensors
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,11 @@ class StageParams:
     @property
     def layers(self) -> int:
         return self.dense_layers + self.moe_layers
+
+    @property
+    def stage_layers(self) -> StageLayers:
+        hybrid = (self.mixer_layers, self.mlp_free_layers)
+        return StageLayers(self.dense_layers, self.moe_layers, self.first, self.last, hybrid)
 
 
 def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
@@ -124,7 +129,7 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         "shared_experts": (moe_n * m.mlp / tp - router) if m else 0.0,
     }
     sliding = min(dense_n + moe_n, ceil_div(local_layers(arch), pp))
-    tensors = stage_tensors(arch, dense_n, moe_n, first, last, head_copy=pp > 1, hybrid_layers=hybrid)
+    tensors = stage_tensors(arch, StageLayers(dense_n, moe_n, first, last, hybrid), head_copy=pp > 1)
     return StageParams(
         matrices, other, experts, dense_n, moe_n, first, last, largest, sliding, tensors, groups, *hybrid
     )
