@@ -94,12 +94,13 @@ def test_a_json_file_with_a_lone_surrogate_is_refused() -> None:
 
 # -- item 10: names as Markdown -------------------------------------------------------------------
 def test_the_markdown_heading_escapes_html_and_markup() -> None:
-    name = "<img src=x onerror=alert(1)> *bold* [link](u) a|b"
+    name = "<img src=x onerror=alert(1)> *bold* [link](u) a|b snake_case"
     md = to_markdown(report_facts(estimate({"name": name, "model": {"preset": "gpt-2"}})))
     md = md.split("```json")[0]  # the scenario's JSON block is literal text
     heading = md.splitlines()[0]
     assert "<img" not in md and heading.startswith("# GPU Sizer report: &lt;img")
     assert "\\*bold\\*" in heading and "\\[link\\]" in heading and "a\\|b" in heading
+    assert "snake_case" in heading
     assert md_text("Llama 3.1 8B") == "Llama 3.1 8B"  # ordinary names unchanged
     assert md_text("a\x1b[2J\nb") == "a\\\\x1b\\[2J\\\\nb"
     fence = "```"

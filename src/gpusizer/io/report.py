@@ -181,15 +181,15 @@ def sections(f: ReportFacts) -> list[Section]:
     return out
 
 
-_MD_PUNCTUATION = re.compile(r"([\\`*_\[\]|#])|^([-+>])")
+_MD_PUNCTUATION = re.compile(r"([\\`*\[\]|#])|^([-+>])")  # not "_": intraword it is no emphasis
 
 
 def md_text(text: str) -> str:
     """Plain text (a name a user gave, a sentence holding one) as Markdown: HTML escaped (a
     name is not markup: the HTML report escapes it, and ``<img src=x onerror=...>`` in the
-    heading ran in previewers), the punctuation that makes emphasis, links, code, headings,
-    lists or table cells backslash-escaped, control characters shown escaped, on one line
-    (issue 24, item 10)."""
+    heading ran in previewers), the punctuation that makes links, code, headings, lists,
+    table cells or ``*`` emphasis backslash-escaped (``training_tokens`` stays as it is),
+    control characters shown escaped, on one line (issue 24, item 10)."""
     return _MD_PUNCTUATION.sub(r"\\\1\2", html.escape(printable(text), quote=False))
 
 
