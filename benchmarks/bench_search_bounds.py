@@ -18,7 +18,7 @@ import json
 import random
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +61,12 @@ def scenario(preset: str, kind: str, context: int) -> dict[str, Any]:
     return {"model": {"preset": preset}, "workload": work}
 
 
-def calls() -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
-    """(label, function, scenario, keyword arguments) for the whole grid."""
+def calls(only: Sequence[str] = ()) -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+    """(label, function, scenario, keyword arguments) for the whole grid (``only``: these
+    presets)."""
     for preset, spec in sorted(model_presets().items()):
+        if only and preset not in only:
+            continue
         for kind in WORKLOAD_KINDS:
             for ctx in contexts(int(spec.get("max_context") or DEFAULT_CONTEXT)):
                 s = scenario(preset, kind, ctx)
@@ -88,10 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--every", type=int, default=1, help="run every Nth call of the grid")
+    ap.add_argument("--presets", nargs="+", default=(), help="only these model presets")
     a = ap.parse_args(argv)
     rows: list[dict[str, Any]] = []
     with Path(a.out).with_suffix(".jsonl").open("w") as log:  # each call as it is timed
-        for i, (label, fn, s, kw) in enumerate(calls()):
+        for i, (label, fn, s, kw) in enumerate(calls(a.presets)):
             if i % a.every:
                 continue
             seconds, outcome = timed(fn, s, kw)
