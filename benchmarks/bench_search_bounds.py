@@ -87,33 +87,50 @@ def timed(fn: str, s: dict[str, Any], kw: dict[str, Any]) -> tuple[float, str]:
     return time.process_time() - start, outcome
 
 
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """What is recorded: the count, those over the target, the slowest per function and the
+    25 slowest calls."""
+    rows = sorted(rows, key=lambda r: -r["seconds"])
+    by_fn: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        fn = r["call"].split("|")[0]
+        entry = by_fn.setdefault(fn, {"calls": 0, "max_seconds": r["seconds"], "slowest": r["call"]})
+        entry["calls"] += 1
+    return {
+        "calls": len(rows),
+        "over_target": sum(r["seconds"] > TARGET_SECONDS for r in rows),
+        "target_seconds": TARGET_SECONDS,
+        "max_seconds": rows[0]["seconds"] if rows else 0.0,
+        "mean_seconds": round(sum(r["seconds"] for r in rows) / max(1, len(rows)), 4),
+        "by_function": by_fn,
+        "slowest": rows[:25],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--every", type=int, default=1, help="run every Nth call of the grid")
     ap.add_argument("--presets", nargs="+", default=(), help="only these model presets")
+    ap.add_argument("--from-log", help="summarise an earlier run's .jsonl instead of running")
     a = ap.parse_args(argv)
-    rows: list[dict[str, Any]] = []
-    with Path(a.out).with_suffix(".jsonl").open("w") as log:  # each call as it is timed
-        for i, (label, fn, s, kw) in enumerate(calls(a.presets)):
-            if i % a.every:
-                continue
-            seconds, outcome = timed(fn, s, kw)
-            rows.append({"call": label, "seconds": round(seconds, 3), "outcome": outcome})
-            log.write(json.dumps(rows[-1]) + "\n")
-            log.flush()
-    rows.sort(key=lambda r: -r["seconds"])
-    over = [r for r in rows if r["seconds"] > TARGET_SECONDS]
-    summary = {
-        "calls": len(rows),
-        "over_target": len(over),
-        "target_seconds": TARGET_SECONDS,
-        "max_seconds": rows[0]["seconds"] if rows else 0.0,
-        "slowest": rows[:25],
-    }
+    if a.from_log:
+        rows = [json.loads(line) for line in Path(a.from_log).read_text().splitlines() if line]
+    else:
+        rows = []
+        with Path(a.out).with_suffix(".jsonl").open("w") as log:  # each call as it is timed
+            for i, (label, fn, s, kw) in enumerate(calls(a.presets)):
+                if i % a.every:
+                    continue
+                seconds, outcome = timed(fn, s, kw)
+                rows.append({"call": label, "seconds": round(seconds, 3), "outcome": outcome})
+                log.write(json.dumps(rows[-1]) + "\n")
+                log.flush()
+    summary = summarize(rows)
     Path(a.out).write_text(json.dumps(summary, indent=1) + "\n")
-    print(f"{len(rows)} calls, {len(over)} over {TARGET_SECONDS} s, slowest {summary['max_seconds']} s")
-    return 1 if over else 0
+    calls_, over, top = summary["calls"], summary["over_target"], summary["max_seconds"]
+    print(f"{calls_} calls, {over} over {TARGET_SECONDS} s, the slowest {top} s")
+    return 1 if summary["over_target"] else 0
 
 
 SAMPLE = random.Random(24).sample(list(calls()), 40)
