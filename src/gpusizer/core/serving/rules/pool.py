@@ -81,7 +81,7 @@ class PoolRule(MemoryRule):
         tokens = kv.pool_tokens(b.pool)
         request = kv.request_bytes(ctx or 1)
         conc = b.pool / request if b.pool > 0 and kv.block_bytes > 0 else 0.0
-        needed = request if ctx else 0.0
+        needed = kv.check_bytes(ctx) if ctx else 0.0
         reason = self.refusal(v, b) or _pool_refusal(kv, b.pool, needed, ctx)
         load_bytes = kv.load_bytes(load)
         return EngineMemory(
