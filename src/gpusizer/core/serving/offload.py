@@ -36,6 +36,7 @@ from ..model.state import state_bytes
 from ..registry.engines import MiB
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
+from .ollama_estimate import OllamaEstimate, full_offload_free, ollama_estimate
 
 MIN_FIT_CONTEXT = 4096  # llama.cpp common.h fit_params_min_ctx
 
@@ -154,6 +155,17 @@ def _fit_context(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, cap: in
     return min(ctx, model)
 
 
+def planned_free(
+    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings, ctx: int
+) -> float:
+    """The free memory per GPU on which Ollama's estimate offloads every layer at ``ctx``
+    tokens per slot (its num_ctx; llama.cpp then pads the cells)."""
+    rel = st.release
+    assert rel is not None
+    m = _model(s, arch, counts)
+    return full_offload_free(s, arch, m.layer, m.output, gpu, rel, ctx)
+
+
 def gpu_bytes(
     s: Scenario, arch: Arch, counts: ParamCounts, st: EngineSettings, *, gpu_layers: int, cells: int
 ) -> float:
@@ -171,8 +183,14 @@ def offload_memory(
     ctx = st.max_context or _fit_context(s, arch, m, st, cap)
     cells = kv_cells(st, ctx)
     full = arch.layers + 1
-    if st.gpu_layers is not None:
-        p = _place(s, arch, m, st, min(st.gpu_layers, full), cells)
+    rel = st.release
+    planned = None
+    if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
+        # Ollama starts llama.cpp with the layer count its own estimate gives
+        planned = ollama_estimate(s, arch, m.layer, m.output, gpu, rel, ctx)
+    n = planned.layers if planned is not None else st.gpu_layers
+    if n is not None:
+        p = _place(s, arch, m, st, min(n, full), cells)
     else:  # the most layers that fit (monotone in N: binary search)
         lo, hi = 0, full
         while lo < hi:
@@ -202,6 +220,7 @@ def offload_memory(
         f"{'on the GPU' if p.output_on_gpu else 'in RAM'}), token embedding in RAM "
         f"({m.embedding / MiB:,.0f} MiB)"
     )
+    notes = (note,) if planned is None else (note, _planned_note(planned, full))
     return EngineMemory(
         mem,
         int(p.parts["kv_cache"]),
@@ -215,6 +234,15 @@ def offload_memory(
         host_memory_bytes=int(p.host),
         gpu_layers=p.gpu_layers,
         host_read_bytes=p.host_read,
-        notes=(note,),
+        notes=notes,
         host_parts=p.host_parts,
+    )
+
+
+def _planned_note(e: OllamaEstimate, full: int) -> str:
+    """The assumption line of Ollama's estimate: what it placed the layers by."""
+    return (
+        f"Ollama's estimate placed {e.layers}/{full} layers: graph {e.graph_full / MiB:,.1f} MiB "
+        f"full, {e.graph_partial / MiB:,.1f} MiB partial, KV {e.kv_total / MiB:,.1f} MiB, "
+        f"{max(e.allocations) / 2**30:.1f} GiB planned on the GPU"
     )
