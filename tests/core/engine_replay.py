@@ -526,10 +526,10 @@ class Row:
     fitted: bool  # the logged value set a constant (in-sample)
 
 
-def table() -> list[Row]:
-    """Every replayed figure of every covered record."""
+def table(replays: list[Replay] | None = None) -> list[Row]:
+    """Every replayed figure of every covered record (of ``replays``, else engine-logs.json's)."""
     rows = []
-    for rp in REPLAYS:
+    for rp in REPLAYS if replays is None else replays:
         r = rp.run()
         for name, get, value in rp.checks:
             est = get(r)

@@ -373,6 +373,25 @@ SGLANG = (
         ),
     ),
     EngineRelease(
+        "0.4.9",
+        "2025-07",
+        None,
+        (BatchTier(160, 0, 16384, 512), BatchTier(35, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
+        kv_block_tokens=1,
+        sglang_reserve="by_class",
+        steps=_STEPS,
+        sources=(
+            "sglang 0.4.9 server_args.py __post_init__: mem_fraction_static = 1 - reserved / "
+            "memory, reserved GiB by GPU class (< 35 GiB: 2.8 + TP x PP / 10; < 90: 9.5 + TP x "
+            "PP / 2; < 160: 12 + TP x PP / 2; else 32); chunked_prefill_size 2048 below 35 GiB, "
+            "8192 below 160, else 16384 (the same in 0.4.10 and 0.5.1)",
+            "managers/tp_worker.py: max_req_len = min(context_len - 1, max_total_num_tokens - 1), "
+            "max_req_input_len = max_req_len - 5: a context longer than the pool is capped, "
+            "not refused (from 0.4.x on; sglang#36583 logs 1,741 pool tokens -> 'maximum "
+            "allowed length (1735 tokens)')",
+        ),
+    ),
+    EngineRelease(
         "0.5.3",
         "2025-10",
         None,

@@ -67,6 +67,7 @@ LLAMA_CPP = (
         cuda_graphs=False,
         steps=_NO_GRAPH_STEPS,
         ollama_estimate="uniform",
+        ollama_projector_first=True,
         sources=(
             "ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",
             _ESTIMATE,
@@ -84,6 +85,7 @@ LLAMA_CPP = (
         cuda_graphs=False,
         steps=_NO_GRAPH_STEPS,
         ollama_estimate="per_layer",
+        ollama_projector_first=True,
         sources=(
             "ollama f66216e39 (2025-03-24, first in v0.6.3) 'Support heterogeneous KV cache "
             "layer sizes in memory estimation': fs/ggml/ggml.go GraphSize gives gemma3's window "
@@ -102,6 +104,7 @@ LLAMA_CPP = (
         cuda_graphs=False,
         steps=_NO_GRAPH_STEPS,
         ollama_estimate="per_layer",
+        ollama_projector_first=True,
         sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",),
     ),
     EngineRelease(

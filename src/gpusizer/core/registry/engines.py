@@ -98,7 +98,7 @@ class EngineRelease:
     startup_free_check: bool = True
     graph_bytes: int = 0  # CUDA graphs
     graphs_in_pool: bool = False  # the KV pool pays for the graphs
-    sglang_reserve: str = ""  # "by_tp" (0.4.x) | "formula" (0.5.x)
+    sglang_reserve: str = ""  # "by_tp" (0.4.3) | "by_class" (0.4.9-0.5.1) | "formula" (0.5.3 on)
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
     context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
     output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
@@ -109,6 +109,7 @@ class EngineRelease:
     # v0.6.3 on); gpt-oss's graph.partial as a multiple of graph.full (its branch, v0.11.0)
     ollama_estimate: str = ""
     ollama_gptoss_partial: float = 0.0
+    ollama_projector_first: bool = False  # the vision projector on the first GPU up front (to v0.7.0)
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch

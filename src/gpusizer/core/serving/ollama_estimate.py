@@ -23,16 +23,21 @@ github.com/ollama/ollama:
   loaded, each GPU adds ``graph.full``, else ``graph.partial``; with more than one GPU
   ``full = partial``, on Metal ``partial = full``.
 
-Logged as ``msg=offload ... layers.offload memory.required.partial memory.required.kv
-memory.graph.full memory.graph.partial`` (docs/evidence/serving.md §4.6). Vision projectors
-are not modelled.
+A vision model's projector (``GGML.VisionGraphSize``: the ``v.*`` tensors and, for gemma3 and
+mistral3, ``4 x (image^2 x channels + hidden x patch + patches^2 x heads)``) sits on the first
+GPU from the start (to v0.7.0: ``gpuZeroOverhead``) or goes with the output layer (v0.7.1 on,
+``ollamaEngineProjectorWeights``). Logged as ``msg=offload ... layers.offload
+memory.required.partial memory.required.kv memory.graph.full memory.graph.partial
+projector.weights projector.graph`` (docs/evidence/serving.md §4.6).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..model.architecture import Arch
+from ..model.params import ParamCounts
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.engines import EngineRelease, MiB
@@ -50,6 +55,21 @@ _ARCH = {
     "deepseek_v3": "deepseek2",
     "kimi_k2": "deepseek2",
 }
+
+
+def projector(s: Scenario, counts: ParamCounts) -> tuple[float, float]:
+    """(weights, graph) bytes of the vision projector as Ollama sizes it (0, 0 without one):
+    the encoder in 16 bit; the graph of gemma3 / mistral3's branch of VisionGraphSize."""
+    v = s.model.vision
+    if v is None or not counts.vision:
+        return 0.0, 0.0
+    graph = 0.0
+    if s.model.family in ("gemma3_text", "mistral") and v.position_embeddings:
+        side = math.isqrt(v.position_embeddings)  # SigLIP: (image / patch)^2 positions
+        image, patches = side * v.patch_size, side * side
+        pixels = image * image * v.channels
+        graph = 4.0 * (pixels + v.hidden_size * v.patch_size + patches**2 * v.attention_heads)
+    return 2.0 * counts.vision, graph
 
 
 @dataclass(frozen=True)
@@ -149,9 +169,11 @@ def ollama_estimate(
     gpu: GPUSpec,
     rel: EngineRelease,
     ctx: int,
+    proj: tuple[float, float] = (0.0, 0.0),
 ) -> OllamaEstimate:
     """Ollama's estimate and placement for ``ctx`` tokens per slot on the scenario's GPUs (the
-    GPU's capacity taken as its free memory; every GPU alike)."""
+    GPU's capacity taken as its free memory; every GPU alike); ``proj`` the vision projector's
+    (weights, graph)."""
     parallel = max(1, s.serving.max_sequences or rel.max_sequences or 1)
     total_ctx = ctx * parallel
     batch = min(total_ctx, 512)
@@ -169,8 +191,18 @@ def ollama_estimate(
         partial = full
     elif gpus > 1:
         full = partial
-    layers, allocations = _place(s, arch, layer_bytes, output_bytes, kv, (partial, full), gpus, gpu, metal)
+    free = float(gpu.capacity_bytes)  # the GPU's free memory as Ollama reads it
+    split = _split(rel, proj)
+    layers, allocations = _place(
+        s, arch, layer_bytes, output_bytes, kv, (partial, full), gpus, free, metal, split
+    )
     return OllamaEstimate(tuple(kv), full, partial, layers, allocations)
+
+
+def _split(rel: EngineRelease, proj: tuple[float, float]) -> tuple[float, float]:
+    """(on the first GPU from the start, with the output layer) of the projector's bytes."""
+    total = proj[0] + proj[1]
+    return (total, 0.0) if rel.ollama_projector_first else (0.0, total)
 
 
 def full_offload_free(
@@ -181,20 +213,40 @@ def full_offload_free(
     gpu: GPUSpec,
     rel: EngineRelease,
     ctx: int,
+    proj: tuple[float, float] = (0.0, 0.0),
 ) -> float:
     """The least free memory per GPU on which the estimate places every layer and the output
-    (the inverse of :func:`_place`, whose tests are strict: one byte more than this). When
-    everything fits no GPU drops out, so layer i goes to GPU i mod G and the output to
-    GPU L mod G; each GPU must hold its share, the buffer layer and the larger graph."""
-    e = ollama_estimate(s, arch, layer_bytes, output_bytes, gpu, rel, ctx)
+    (the inverse of :func:`_place`, whose tests are strict). With everything placed no GPU
+    drops out, layer i goes to GPU i mod G and the output to GPU L mod G: each GPU must then
+    hold its share, the buffer layer and the larger graph. Short of that a GPU that drops out
+    hands its last layers to the others, so the exact edge lies below: found by bisection."""
+    e = ollama_estimate(s, arch, layer_bytes, output_bytes, gpu, rel, ctx, proj)
     gpus = max(1, s.parallelism.tensor * s.parallelism.pipeline)
     metal = gpu.unified_memory and gpu.vendor.lower() == "apple"
+    zero, last = _split(rel, proj)
     base = MINIMUM_MEMORY["metal" if metal else ""] + layer_bytes + e.kv[0]
     share = [base] * gpus
+    share[0] += zero
     for i, k in enumerate(e.kv):
         share[i % gpus] += layer_bytes + k
-    share[arch.layers % gpus] += output_bytes
-    return max(max(share), base + layer_bytes + e.kv[0]) + max(e.graph_partial, e.graph_full)
+    share[arch.layers % gpus] += output_bytes + last
+    graph = max(e.graph_partial, e.graph_full)
+    high = max(max(share), base + layer_bytes + e.kv[0]) + graph
+    if gpus == 1:
+        return high
+    low = high - (layer_bytes + max(e.kv) + output_bytes + last) * gpus
+    graphs = (e.graph_partial, e.graph_full)
+    while high - low > 1:
+        mid = (low + high) / 2
+        kv = list(e.kv)
+        if (
+            _place(s, arch, layer_bytes, output_bytes, kv, graphs, gpus, mid, metal, (zero, last))[0]
+            > arch.layers
+        ):
+            high = mid
+        else:
+            low = mid
+    return high
 
 
 def _place(
@@ -205,21 +257,26 @@ def _place(
     kv: list[float],
     graphs: tuple[float, float],
     gpus: int,
-    gpu: GPUSpec,
+    free: float,
     metal: bool,
+    proj: tuple[float, float] = (0.0, 0.0),
 ) -> tuple[int, tuple[float, ...]]:
-    """estimateGPULayers' placement: (layers offloaded, VRAM planned per GPU)."""
+    """estimateGPULayers' placement on ``gpus`` GPUs of ``free`` bytes each, ``proj`` the
+    projector's bytes (on the first GPU, with the output): (layers offloaded, VRAM planned
+    per GPU)."""
     partial, full = graphs
     graph = max(partial, full)
-    free = float(gpu.capacity_bytes)
+    zero, last = proj
     minimum = MINIMUM_MEMORY["metal" if metal else ""]
     num_gpu = s.serving.gpu_layers
     first = layer + kv[0]
     alloc = [0.0] * gpus
     counts = [0] * gpus
-    with_space = [g for g in range(gpus) if free >= graph + minimum + 2 * first]
+    with_space = [g for g in range(gpus) if free >= (zero if g == 0 else 0) + graph + minimum + 2 * first]
     for g in with_space:
         alloc[g] += minimum + first
+    if with_space:
+        alloc[with_space[0]] += zero
     placed = 0
     for i in range(arch.layers - 1, -1, -1):
         size = layer + kv[i]
@@ -237,8 +294,8 @@ def _place(
     if num_gpu is None or placed < num_gpu:
         for j in range(len(with_space), 0, -1):
             g = with_space[placed % j]
-            if free > alloc[g] + graph + output:
-                alloc[g] += output
+            if free > alloc[g] + graph + output + last:
+                alloc[g] += output + last
                 counts[g] += 1
                 placed += 1
                 break
