@@ -82,6 +82,12 @@ class OllamaEstimate:
     graph_partial: float
     layers: int
     allocations: tuple[float, ...]
+    overflow: float = 0.0  # what does not fit a GPU (layers, output, projector): system RAM
+
+    @property
+    def required_full(self) -> float:
+        """memory.required.full: the plan on the GPUs plus what overflows to system RAM."""
+        return sum(self.allocations) + self.overflow
 
     @property
     def kv_total(self) -> float:
@@ -193,10 +199,10 @@ def ollama_estimate(
         full = partial
     free = float(gpu.capacity_bytes)  # the GPU's free memory as Ollama reads it
     split = _split(rel, proj)
-    layers, allocations = _place(
+    layers, allocations, overflow = _place(
         s, arch, layer_bytes, output_bytes, kv, (partial, full), gpus, free, metal, split
     )
-    return OllamaEstimate(tuple(kv), full, partial, layers, allocations)
+    return OllamaEstimate(tuple(kv), full, partial, layers, allocations, overflow)
 
 
 def _split(rel: EngineRelease, proj: tuple[float, float]) -> tuple[float, float]:
@@ -260,10 +266,10 @@ def _place(
     free: float,
     metal: bool,
     proj: tuple[float, float] = (0.0, 0.0),
-) -> tuple[int, tuple[float, ...]]:
+) -> tuple[int, tuple[float, ...], float]:
     """estimateGPULayers' placement on ``gpus`` GPUs of ``free`` bytes each, ``proj`` the
     projector's bytes (on the first GPU, with the output): (layers offloaded, VRAM planned
-    per GPU)."""
+    per GPU, bytes that overflow to system RAM)."""
     partial, full = graphs
     graph = max(partial, full)
     zero, last = proj
@@ -275,13 +281,18 @@ def _place(
     with_space = [g for g in range(gpus) if free >= (zero if g == 0 else 0) + graph + minimum + 2 * first]
     for g in with_space:
         alloc[g] += minimum + first
+    overflow = 0.0
     if with_space:
         alloc[with_space[0]] += zero
+    else:
+        overflow += zero
     placed = 0
     for i in range(arch.layers - 1, -1, -1):
         size = layer + kv[i]
         if num_gpu is not None and placed >= num_gpu:
+            overflow += size
             continue
+        before = placed
         for j in range(len(with_space), 0, -1):
             g = with_space[i % j]
             if free > alloc[g] + graph + size:
@@ -290,6 +301,8 @@ def _place(
                 placed += 1
                 break
             with_space.pop(i % j)
+        if placed == before:
+            overflow += size
     loaded = placed >= arch.layers
     if num_gpu is None or placed < num_gpu:
         for j in range(len(with_space), 0, -1):
@@ -299,8 +312,10 @@ def _place(
                 counts[g] += 1
                 placed += 1
                 break
-    loaded = loaded and placed >= arch.layers + 1
+    if placed < arch.layers + 1:
+        loaded = False
+        overflow += output + last
     for g in range(gpus):
         if counts[g]:
             alloc[g] += full if loaded else partial
-    return placed, tuple(alloc)
+    return placed, tuple(alloc), overflow
