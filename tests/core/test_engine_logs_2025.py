@@ -199,15 +199,16 @@ def test_ollama_places_layers_by_its_graph_estimate() -> None:
     # memory.graph.full 2.0 GiB, graph.partial 4.0 GiB, kv 300 MiB, layers.offload=23 of 25
     # (fs/ggml/ggml.go GraphSize case gptoss v0.11.0: partial = 2 x full). llama.cpp's own
     # buffers would fit all 25 layers: Ollama's estimate is what decides.
+    serving = {"engine_version": "ollama-0.11", "max_context": 8192, "max_sequences": 1}
     sc = {
         "model": {"preset": "gpt-oss-20b"},
         "workload": {"kind": "inference"},
         "framework": "llama.cpp",
         "hardware": {"gpu": {"id": "g", "name": "15.6 GiB free", "memory_bytes": int(15.6 * GiB)}},
-        "serving": {"engine_version": "ollama-0.11", "max_context": 8192, "max_sequences": 1},
+        "serving": serving,
     }
     rep = estimate_report(sc)
     assert rep["serving"]["gpu_layers"] == 23
     assert any("graph 2,048.0 MiB full, 4,096.0 MiB partial, KV 300.0 MiB" in a for a in rep["assumptions"])
-    newer = estimate_report({**sc, "serving": {**sc["serving"], "engine_version": "ollama-0.13"}})
+    newer = estimate_report({**sc, "serving": {**serving, "engine_version": "ollama-0.13"}})
     assert newer["serving"]["gpu_layers"] == 25  # v0.13: placed by real allocations
