@@ -8,7 +8,18 @@ excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
-from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
+from .engine_releases_vllm_v1 import (
+    MOE_PYPI,
+    V1_08_TO_010,
+    V1_COMM,
+    V1_FLASHINFER,
+    V1_LARGE,
+    V1_PEER,
+    V1_SMALL,
+    V1_SORT,
+    VLLM_STEPS,
+)
+from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, us
 
 # Host cost of a step (core/registry/engines.py StepCost; evidence: docs/evidence/speed.md).
 # vLLM: 0.4 ms per step that the GPU waits for (the scheduler, input preparation, sampling
@@ -17,7 +28,7 @@ from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
 # (--enforce-eager) issues PyTorch ops one by one at 55 us each (Qwen3-14B-AWQ on an A100 at one
 # request: TPOT 20.63 ms for 364 kernels, QwenLM/Qwen3#1536). SGLang overlaps its scheduler
 # with the GPU ("runs one batch ahead", SGLang v0.4 blog 2024-12-04): no host cost per step.
-_VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us)),)
+_VLLM_STEPS = VLLM_STEPS
 _SGLANG_STEPS = (("", StepCost(step=0.0, launch=55 * us)),)
 # vLLM V0 (0.6.x, 0.7.x) without chunked prefill runs prompt steps alone (V0 scheduler.py
 # _schedule_default: prefills first, then decodes); SGLang's default too (enable_mixed_chunk
@@ -32,35 +43,19 @@ _SGLANG = Scheduling(mixed=False)
 # (llm-d v0.19.0 sweep). V1's snapshot after the distributed init leaves NCCL's own buffers
 # outside the budget, hence the small per-rank part.
 _V0_COMM, _V0_PEER = int(1.2 * GiB), int(0.59 * GiB)
-_V1_COMM, _V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
+_V1_COMM, _V1_PEER = V1_COMM, V1_PEER
 # V0 from 0.7.0 counts only what grows outside torch's reserved memory since a snapshot taken
 # before the distributed init: 0.30 - 0.16 = 0.14 GiB at TP 2 (vllm#15815) and about 0.22 at
 # TP 4 (0.34-0.43 logged, vllm#16570).
 _V07_COMM, _V07_PEER = int(0.10 * GiB), int(0.04 * GiB)
-_V1_SMALL = BatchTier(0, 256, 2048)
-_V1_LARGE = BatchTier(70, 1024, 8192, excluded=("a100",))
-# vLLM V1 0.8.x - 0.10.x (PyPI wheels read for every release; docs/evidence/serving.md §1.2b):
-# the profile run samples 1024 / 256 sequences with the sort-based top-k/top-p of the 0.11.0
-# entry (38 B per logit; FlashInfer's sampler replaces it only where flashinfer is installed,
-# which the wheel does not bring: vllm#23278, 0.10.1, logs the sort's reserve).
-_V1_SORT = 38
-# With flashinfer installed (the vllm/vllm-openai image; ``serving.flashinfer_sampler``) V1
-# samples with FlashInfer from 0.9.0 (v1/sample/ops/topk_topp_sampler.py: 0.8.x turned it off
-# for flashinfer >= 0.2.3): the 0.11.0 entry's 14 B per logit
-_V1_FLASHINFER = 14
-_V1_08_SOURCES = (
-    "vllm 0.8.0 v1/worker/gpu_worker.py determine_available_memory: available = total x "
-    "util - (torch's allocated peak + (device used - torch allocated) after the profile): no "
-    "snapshot, so the CUDA context and NCCL's buffers count inside the fraction; no start-up "
-    "free-memory check",
-)
+_V1_SMALL = V1_SMALL
 # MXFP4 MoE backend by compute capability (vllm mxfp4.py get_mxfp4_backend; 2026
 # fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend): FlashInfer TRT-LLM on SM100 (FlashInfer
 # ships with CUDA builds), OpenAI's Triton kernels on 9.0 <= cc < 11.0 when triton_kernels is
 # installed, Marlin otherwise (cc >= 8.0, Mxfp4Config.get_min_capability). The 0.11.0 PyPI
 # wheel brought no triton_kernels (an H100 loads with Marlin: vllm#27508); from 0.11.1 vLLM
 # pins triton_kernels v3.5.0 and an H100 loads with Triton (vllm#33155, 0.14.1).
-_MOE_PYPI = (((10, 0), (11, 0), "flashinfer-trtllm"), ((8, 0), (99, 0), "marlin"))
+_MOE_PYPI = MOE_PYPI
 _MOE_TRITON = (
     ((10, 0), (11, 0), "flashinfer-trtllm"),
     ((9, 0), (10, 0), "triton-hopper"),
@@ -138,161 +133,14 @@ VLLM = (
             "run and 40 B per logit sampler as 0.6.5 (vllm#13882: peak 1.42 GiB logged)",
         ),
     ),
-    EngineRelease(
-        "0.8.0",
-        "2025-03",
-        0.9,
-        (BatchTier(0, 1024, 8192, only=("h100", "h200")), BatchTier(0, 1024, 2048)),
-        sampler_bytes_per_logit=_V1_SORT,
-        non_torch_bytes=int(0.25 * GiB),
-        comm_bytes=_V1_COMM,
-        comm_per_peer_bytes=_V1_PEER,
-        startup_free_check=False,
-        budget_snapshot="none",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        kv_layout="whole_context",
-        sources=(
-            *_V1_08_SOURCES,
-            "engine/arg_utils.py _set_default_args_v1: H100/H200 by device name 8192 batched "
-            "tokens (server), else 2048; 1024 sequences on every GPU",
-            "no SlidingWindowSpec before 0.8.3: every layer a FullAttentionSpec",
-        ),
-    ),
-    EngineRelease(
-        "0.8.3",
-        "2025-04",
-        0.9,
-        (BatchTier(0, 1024, 8192, only=("h100", "h200")), BatchTier(0, 1024, 2048)),
-        sampler_bytes_per_logit=_V1_SORT,
-        non_torch_bytes=int(0.25 * GiB),
-        comm_bytes=_V1_COMM,
-        comm_per_peer_bytes=_V1_PEER,
-        startup_free_check=False,
-        budget_snapshot="none",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        kv_layout="unified",
-        sources=(
-            *_V1_08_SOURCES,
-            "v1/kv_cache_interface.py SlidingWindowSpec (new); v1/core/kv_cache_utils.py "
-            "get_kv_cache_config checks per layer kind, then unify_hybrid_kv_cache_specs "
-            "allocates a model mixing window and full layers as full attention",
-        ),
-    ),
-    EngineRelease(
-        "0.8.4",
-        "2025-04",
-        0.9,
-        (BatchTier(0, 1024, 8192, only=("h100", "h200")), _V1_SMALL),
-        sampler_bytes_per_logit=_V1_SORT,
-        non_torch_bytes=int(0.25 * GiB),
-        comm_bytes=_V1_COMM,
-        comm_per_peer_bytes=_V1_PEER,
-        startup_free_check=False,
-        budget_snapshot="none",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        kv_layout="unified",
-        sources=(
-            *_V1_08_SOURCES,
-            "engine/arg_utils.py _set_default_args_v1: default_max_num_seqs 256 off H100/H200",
-        ),
-    ),
-    EngineRelease(
-        "0.8.5",
-        "2025-04",
-        0.9,
-        (BatchTier(70, 1024, 8192), _V1_SMALL),
-        sampler_bytes_per_logit=_V1_SORT,
-        non_torch_bytes=int(0.25 * GiB),
-        comm_bytes=_V1_COMM,
-        comm_per_peer_bytes=_V1_PEER,
-        startup_free_check=False,
-        budget_snapshot="none",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        kv_layout="unified",
-        sources=(
-            *_V1_08_SOURCES,
-            "engine/arg_utils.py _set_default_args_v1: device_memory >= 70 GiB takes 1024 "
-            "sequences / 8192 batched tokens (an A100-80GB included), else 256 / 2048",
-        ),
-    ),
-    EngineRelease(
-        "0.9.0",
-        "2025-05",
-        0.9,
-        (_V1_LARGE, _V1_SMALL),
-        sampler_bytes_per_logit=_V1_SORT,
-        flashinfer_sampler_bytes_per_logit=_V1_FLASHINFER,
-        non_torch_bytes=int(0.25 * GiB),
-        comm_bytes=_V1_COMM,
-        comm_per_peer_bytes=_V1_PEER,
-        startup_free_check=False,
-        budget_snapshot="none",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        kv_layout="unified",
-        sources=(
-            *_V1_08_SOURCES,
-            "engine/arg_utils.py _set_default_args_v1: >= 70 GiB and not 'a100' in the "
-            "device name (the A100-80GB back on the small tier)",
-        ),
-    ),
-    EngineRelease(
-        "0.9.1",
-        "2025-06",
-        0.9,
-        (_V1_LARGE, _V1_SMALL),
-        sampler_bytes_per_logit=_V1_SORT,
-        flashinfer_sampler_bytes_per_logit=_V1_FLASHINFER,
-        non_torch_bytes=int(0.25 * GiB),
-        comm_bytes=_V1_COMM,
-        comm_per_peer_bytes=_V1_PEER,
-        budget_snapshot="before_nccl",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        sources=(
-            "vllm 0.9.1 v1/worker/gpu_worker.py init_device: init_snapshot = MemorySnapshot() "
-            "before init_worker_distributed_environment, requested = total x util, "
-            "ValueError unless that much is free; determine_available_memory with "
-            "utils.memory_profiling (weights + torch peak increase + non-torch increase "
-            "since the snapshot): the context outside, NCCL inside",
-            "config.py SchedulerConfig.disable_hybrid_kv_cache_manager False: the hybrid KV "
-            "cache manager pages window layers their window (v1/core/kv_cache_utils.py "
-            "_get_kv_cache_config_uniform_page_size)",
-        ),
-    ),
-    EngineRelease(
-        "0.10.1",
-        "2025-08",
-        0.9,
-        (_V1_LARGE, _V1_SMALL),
-        sampler_bytes_per_logit=_V1_SORT,
-        flashinfer_sampler_bytes_per_logit=_V1_FLASHINFER,
-        non_torch_bytes=int(0.25 * GiB),
-        comm_bytes=_V1_COMM,
-        comm_per_peer_bytes=_V1_PEER,
-        budget_snapshot="before_nccl",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        mxfp4_moe=_MOE_PYPI,
-        sources=(
-            "vllm 0.10.1 model_executor/layers/quantization/mxfp4.py (new): "
-            "Mxfp4MoEMethod._should_use_marlin: Marlin on capability < 9.0 and on SM90 without "
-            "triton_kernels (not in the wheel); FlashInfer on SM100",
-            "0.10.2 adds only the opt-in --kv-cache-memory (kv_cache_memory_bytes), no default "
-            "change: it takes this entry's rules",
-        ),
-    ),
+    *V1_08_TO_010,
     EngineRelease(
         "0.11.0",
         "2025-10",
         0.9,
-        (_V1_LARGE, _V1_SMALL),
-        sampler_bytes_per_logit=_V1_SORT,
-        flashinfer_sampler_bytes_per_logit=14,
+        (V1_LARGE, _V1_SMALL),
+        sampler_bytes_per_logit=V1_SORT,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
         non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM,
         comm_per_peer_bytes=_V1_PEER,
