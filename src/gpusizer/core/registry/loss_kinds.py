@@ -2,6 +2,7 @@
 
 What each saves and holds briefly is core/loss.py; this table says which mechanism a kind
 uses, so that validation (core/specs.py), the window's list and the report read one place.
+Adding a kind is one :func:`register` call (as :mod:`.workloads`).
 """
 
 from __future__ import annotations
@@ -21,61 +22,77 @@ class LossKind:
     # the output projection and its gradients run inside the loss (Liger): no logits and no
     # head input are kept, only the gradients of the head's input and weight
     fused: bool = False
+    # what the sizing advisor turns on when nothing fits with a loss that keeps every logit
+    # (core/techniques.relaxations): torchtune's recipes ship with it
+    advisor_fallback: bool = False
     # the log-softmax runs on the 16-bit logits (no fp32 upcast): LitGPT's bf16-true loss
     upcast: bool = True
     chunk_tokens: int | None = None  # chunks of this many positions per sequence (not n chunks)
     sources: tuple[str, ...] = ()
 
 
-LOSS_KINDS: dict[str, LossKind] = {
-    k.id: k
-    for k in (
-        LossKind(
-            "full",
-            "Full logits (fp32 log-softmax kept)",
-            chunked=False,
-            compilable=False,
-            logit_list=False,
-            sources=("transformers loss/loss_utils.py ForCausalLMLoss",),
+LOSS_KINDS: dict[str, LossKind] = {}
+
+
+def register(kind: LossKind) -> LossKind:
+    """Add (or replace) a loss; the registry's order is the window's list order."""
+    LOSS_KINDS[kind.id] = kind
+    return kind
+
+
+def advisor_fallback() -> LossKind:
+    """The loss the advisor tries when nothing fits (the first marked ``advisor_fallback``)."""
+    return next(k for k in LOSS_KINDS.values() if k.advisor_fallback)
+
+
+for _k in (
+    LossKind(
+        "full",
+        "Full logits (fp32 log-softmax kept)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        sources=("transformers loss/loss_utils.py ForCausalLMLoss",),
+    ),
+    LossKind(
+        "chunked",
+        "Chunked cross-entropy (torchtune < 0.6)",
+        chunked=True,
+        compilable=True,
+        logit_list=True,
+        advisor_fallback=True,
+        sources=("torchtune/modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss",),
+    ),
+    LossKind(
+        "linear_chunked",
+        "Linear cross-entropy (torchtune 0.6+)",
+        chunked=True,
+        compilable=True,
+        logit_list=False,
+        sources=("torchtune/modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss",),
+    ),
+    LossKind(
+        "chunked_16bit",
+        "Chunked cross-entropy in 16 bit, 128-token chunks (LitGPT)",
+        chunked=True,
+        compilable=False,
+        logit_list=True,
+        upcast=False,
+        chunk_tokens=128,
+        sources=(
+            "litgpt 0.4.x finetune/lora.py fit: model(input_ids, lm_head_chunk_size=128), the "
+            "chunk list held through backward; utils.py chunked_cross_entropy: "
+            "F.cross_entropy per 16-bit chunk (bf16-true precision, no fp32 upcast)",
         ),
-        LossKind(
-            "chunked",
-            "Chunked cross-entropy (torchtune < 0.6)",
-            chunked=True,
-            compilable=True,
-            logit_list=True,
-            sources=("torchtune/modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss",),
-        ),
-        LossKind(
-            "linear_chunked",
-            "Linear cross-entropy (torchtune 0.6+)",
-            chunked=True,
-            compilable=True,
-            logit_list=False,
-            sources=("torchtune/modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss",),
-        ),
-        LossKind(
-            "chunked_16bit",
-            "Chunked cross-entropy in 16 bit, 128-token chunks (LitGPT)",
-            chunked=True,
-            compilable=False,
-            logit_list=True,
-            upcast=False,
-            chunk_tokens=128,
-            sources=(
-                "litgpt 0.4.x finetune/lora.py fit: model(input_ids, lm_head_chunk_size=128), the "
-                "chunk list held through backward; utils.py chunked_cross_entropy: "
-                "F.cross_entropy per 16-bit chunk (bf16-true precision, no fp32 upcast)",
-            ),
-        ),
-        LossKind(
-            "fused",
-            "Fused linear cross-entropy (no logits)",
-            chunked=True,
-            compilable=False,
-            logit_list=False,
-            fused=True,
-            sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
-        ),
-    )
-}
+    ),
+    LossKind(
+        "fused",
+        "Fused linear cross-entropy (no logits)",
+        chunked=True,
+        compilable=False,
+        logit_list=False,
+        fused=True,
+        sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
+    ),
+):
+    register(_k)

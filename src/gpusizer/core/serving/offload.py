@@ -162,14 +162,21 @@ def offload_model(s: Scenario, arch: Arch, counts: ParamCounts) -> LayerBytes:
 
 
 def planned_free(
-    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings, ctx: int
+    s: Scenario,
+    arch: Arch,
+    counts: ParamCounts,
+    gpu: GPUSpec,
+    st: EngineSettings,
+    ctx: int,
+    floor: float = 0.0,
 ) -> float:
-    """The free memory per GPU on which Ollama's estimate offloads every layer at ``ctx``
-    tokens per slot (its num_ctx; llama.cpp then pads the cells)."""
+    """The least free memory per GPU, not below ``floor``, on which Ollama's estimate
+    offloads every layer at ``ctx`` tokens per slot (its num_ctx; llama.cpp pads the cells)."""
     rel = st.release
     assert rel is not None
     m = _model(s, arch, counts)
-    return full_offload_free(s, arch, m.layer, m.output, gpu, rel, ctx, projector(s, counts))
+    proj = projector(s, counts)
+    return full_offload_free(s, arch, m.layer, m.output, gpu, rel, ctx, proj, floor)
 
 
 def gpu_bytes(

@@ -220,35 +220,39 @@ def full_offload_free(
     rel: EngineRelease,
     ctx: int,
     proj: tuple[float, float] = (0.0, 0.0),
+    floor: float = 0.0,
 ) -> float:
-    """The least free memory per GPU on which the estimate places every layer and the output
-    (the inverse of :func:`_place`, whose tests are strict). With everything placed no GPU
-    drops out, layer i goes to GPU i mod G and the output to GPU L mod G: each GPU must then
-    hold its share, the buffer layer and the larger graph. Short of that a GPU that drops out
-    hands its last layers to the others, so the exact edge lies below: found by bisection."""
+    """The least free memory per GPU, not below ``floor``, on which the estimate places every
+    layer and the output (the inverse of :func:`_place`). One GPU: its share, the buffer
+    layer and the larger graph, one byte more (the tests are strict). Several: the round robin
+    hands a dropped GPU's layers to the others, so the placement is not monotone in the free
+    memory; the least free memory that places everything is found by bisection between
+    ``floor`` and what one GPU alone would need."""
     e = ollama_estimate(s, arch, layer_bytes, output_bytes, gpu, rel, ctx, proj)
     gpus = max(1, s.parallelism.tensor * s.parallelism.pipeline)
     metal = gpu.unified_memory and gpu.vendor.lower() == "apple"
     zero, last = _split(rel, proj)
     base = MINIMUM_MEMORY["metal" if metal else ""] + layer_bytes + e.kv[0]
-    share = [base] * gpus
-    share[0] += zero
-    for i, k in enumerate(e.kv):
-        share[i % gpus] += layer_bytes + k
-    share[arch.layers % gpus] += output_bytes + last
     graph = max(e.graph_partial, e.graph_full)
-    high = max(max(share), base + layer_bytes + e.kv[0]) + graph
+    alone = base + zero + sum(layer_bytes + k for k in e.kv) + output_bytes + last + graph + 1
     if gpus == 1:
-        return high
-    low = high - (layer_bytes + max(e.kv) + output_bytes + last) * gpus
+        return max(floor, alone)
     graphs = (e.graph_partial, e.graph_full)
-    while high - low > 1:
-        mid = (low + high) / 2
+
+    def places_all(free: float) -> bool:
         kv = list(e.kv)
-        if (
-            _place(s, arch, layer_bytes, output_bytes, kv, graphs, gpus, mid, metal, (zero, last))[0]
+        return (
+            _place(s, arch, layer_bytes, output_bytes, kv, graphs, gpus, free, metal, (zero, last))[0]
             > arch.layers
-        ):
+        )
+
+    low = max(floor, base + graph) - 1
+    if places_all(low + 1):
+        return low + 1
+    high = max(alone, low + 1)
+    while high - low > 1:  # places_all(high) holds, places_all(low) does not
+        mid = (low + high) // 2
+        if places_all(mid):
             high = mid
         else:
             low = mid

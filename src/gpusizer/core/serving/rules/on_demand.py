@@ -94,7 +94,7 @@ class LayerOffload(MemoryRule):
             # Ollama offloads only what its own estimate places: every layer needs its margin
             slots = max(1, st.max_sequences or 1)
             ctx = max(em.max_context, ceil_div(load.total_tokens, slots))
-            required = max(required, planned_free(s, arch, counts, gpu, st, ctx) + 1)
+            required = planned_free(s, arch, counts, gpu, st, ctx, floor=required)
         return replace(
             em,
             load_bytes=em.kv_bytes_per_token * load.total_tokens,
