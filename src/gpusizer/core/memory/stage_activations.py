@@ -29,6 +29,7 @@ from .activations import (
     sliding_mask,
 )
 from .activations_hybrid import hybrid_delta
+from .activations_torchtitan import torchtitan_layer
 from .activations_unsloth import applies as unsloth_applies
 from .activations_unsloth import unsloth_layer, unsloth_rebuilt
 from .lora import module_targets
@@ -118,14 +119,14 @@ _PER_LAYER: Memo[tuple[float, float]] = Memo(1024)
 def _layout(s: Scenario, arch: Arch, ctx: ActContext) -> str:
     """Which per-layer rules hold: the profile's activation layout, or Unsloth's kernels where
     the profile runs them and they patch this model's layers (core/activations_unsloth.py)."""
-    if s.profile.activation_layout == "megatron":
-        return "megatron"
+    if s.profile.activation_layout != "huggingface":
+        return s.profile.activation_layout
     if s.profile.lora_kernels == "unsloth" and unsloth_applies(arch, ctx):
         return "unsloth"
     return "huggingface"
 
 
-_LAYER_RULES = {"megatron": megatron_layer, "huggingface": hf_layer}
+_LAYER_RULES = {"megatron": megatron_layer, "huggingface": hf_layer, "torchtitan": torchtitan_layer}
 
 
 def _per_layer(arch: Arch, ctx: ActContext, layout: str) -> tuple[float, float]:
@@ -147,7 +148,7 @@ def _layers(
     dense_b, moe_b = _per_layer(arch, ctx, layout)
     per = dense * dense_b if dense else 0.0
     per += moe * moe_b if moe else 0.0
-    if layout == "megatron":
+    if layout in ("megatron", "torchtitan"):  # their rules divide by TP themselves
         return per
     if layout == "huggingface" and sp.sliding_layers and sp.layers:  # the window's layers get
         # an explicit mask: the stage's own (core/sharding.py), in proportion when fewer than
@@ -161,7 +162,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     p = s.parallelism
     ctx, autocast = _context(s)
     layout = _layout(s, arch, ctx)
-    megatron = layout == "megatron"
+    megatron = layout in ("megatron", "torchtitan")  # vocabulary-parallel loss, TP-split rules
     per = _layers(s, arch, ctx, sp, sp.dense_layers, sp.moe_layers, layout)
     per += _hybrid(arch, ctx, sp, megatron)
     if megatron:
