@@ -58,7 +58,7 @@ COMPUTE_ROWS: tuple[Row, ...] = (
     ("time_seconds", "Training time", duration, True),
     ("gpu_hours", "GPU-hours", _rate, True),
     ("cost", "Cost (USD, at the GPU's hourly price)", _usd, True),
-    ("mfu", "Model FLOPs utilisation assumed (MFU)", _pct, True),
+    ("mfu", "Share of peak FLOP/s the training step reaches (MFU)", _pct, True),
     ("peak_flops_per_s", "Peak per GPU (dense, matmul dtype)", _tflops, True),
     ("prefill_seconds", "Time to first token (prefill of the batch)", duration, False),
     ("decode_seconds_per_token", "Time per output token", duration, False),
