@@ -102,10 +102,10 @@ class StepParts(NamedTuple):
     optimizer: float = 0.0
 
     def scaled(self, k: float) -> StepParts:
-        return StepParts(*(v * k for v in self))
+        return StepParts._make([v * k for v in self])
 
     def plus(self, other: StepParts) -> StepParts:
-        return StepParts(*map(add, self, other))
+        return StepParts._make(map(add, self, other))
 
     def as_dict(self) -> dict[str, float]:
         return {f"{name}_seconds": v for name, v in zip(self._fields, self, strict=True)}
