@@ -38,7 +38,8 @@ GPU generation, set from one published run each and checked against the others
 
 - Ampere 0.84: fms-fsdp Llama 2 7B on 128 A100 80GB, 4,550 tokens/s/GPU
   (foundation-model-stack/fms-fsdp README, "Training throughput benchmarks").
-- Hopper and later 0.66: the same table's 7B on 96 H100, 9,600 tokens/s/GPU.
+- Hopper and later 0.66: the same table's 7B on 96 H100, 9,600 tokens/s/GPU. GPUs without a
+  CUDA compute capability (AMD, Intel, Apple) take it too: no published run here sets theirs.
 """
 
 from __future__ import annotations
