@@ -1,7 +1,7 @@
 """Per-token work of one decoder layer in training: matmul weights, activation widths, and the
 bytes its memory-bound (elementwise) operations move, eager or fused.
 
-The step model (core/speed/train_step.py) multiplies these by the tokens of a micro-batch and
+The step model (core/speed/train_layer.py) multiplies these by the tokens of a micro-batch and
 divides the widths by tensor parallelism. Counted from the modelling code the frameworks run
 (torchtitan ``models/llama/model.py`` at 9dec370, transformers ``modeling_llama.py``):
 
