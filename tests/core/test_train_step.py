@@ -146,7 +146,9 @@ def test_rates_and_links() -> None:
     assert matmul_rate(gpu_spec("h100-pcie-80gb"), "bf16") == pytest.approx(0.803 * 756.5e12, rel=1e-3)
     inside = group_link(h100, 8, 1, 8, 50.0)
     across = group_link(h100, 32, 8, 8, 50.0)  # one rank per node: one NIC each
-    assert inside.kind == "nvlink" and inside.bus_bandwidth == pytest.approx(370e9)
-    assert across.kind == "network" and across.bus_bandwidth == pytest.approx(47e9)
-    # ring all-reduce moves 2(n-1)/n of the bytes: 8 GPUs, 1 GB over NVLink
-    assert collective_seconds("all_reduce", 1e9, 8, inside) == pytest.approx(10e-6 + 1.75 / 370)
+    assert inside.kind == "nvlink" and inside.beta == pytest.approx(370e9)
+    assert across.kind == "network" and across.beta == pytest.approx(47e9)
+    # eight ranks a node apart, one per node: eight NICs' worth never beats NVLink
+    assert group_link(h100, 64, 1, 8, 50.0).beta == pytest.approx(370e9)
+    # ring all-reduce moves 2(n-1)/n of the bytes: 8 GPUs, 1 GB over NVLink (collectives.py)
+    assert collective_seconds("all_reduce", 1e9, 8, inside) == pytest.approx(8e-6 + 1.75 / 370)

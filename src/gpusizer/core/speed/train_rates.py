@@ -1,9 +1,11 @@
 """Achieved rates and links the training step model reads (core/speed/train_step.py).
 
-PROVISIONAL, kept apart on purpose: issue 20's serving half owns "achieved matmul rate per GPU
-x dtype" and "collective time per link class" (core/speed rates and collectives). The training
-step calls only :func:`matmul_rate`, :func:`attention_rate`, :func:`memory_rate`,
-:func:`group_link` and :func:`collective_seconds`, so moving to theirs is an import change.
+Links and collectives are core/speed/collectives.py's (alpha + bytes / beta per link class,
+shared with the inference step); this module adds what training needs beyond one contiguous
+group: groups strided across nodes (data parallelism outside TP) and the network a scenario
+names. The matmul and attention rates are training's own: large GEMMs at the MAMF table's
+shares (core/speed/rates.py's ``vendor`` shares are the inference kernels'), attention as
+forward and backward of the kernel the framework calls.
 
 Sources:
 
@@ -21,28 +23,29 @@ Sources:
   backward in the same FA3 figure: 0.50.
 - HBM: streaming elementwise kernels reach about 0.8 of the datasheet bandwidth (the decode
   and copy fractions in /work/research/speed/mechanisms.md §3: 74-88%).
-- Links: NCCL ring bus bandwidth is about 82% of the NVLink line rate ("450GB/s is the line
-  rate. With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of
-  370GB/s", NVIDIA/nccl-tests#212); an NDR 400 Gb/s NIC gives 46-48 GB/s (same thread: 0.94).
-  Small-message latency (alpha): one-shot all-reduce inside NVLink about 10 µs at 8 GPUs
-  (sgl-project/sglang PR #2904, vLLM custom all-reduce, 512 B), NCCL over 8 PCIe GPUs 42.6 µs
-  (NVIDIA/nccl#1530), two nodes over InfiniBand 46-48 µs (NVIDIA/nccl#1244).
+- Links: core/speed/collectives.py (NVLink 0.82 of the line rate and 8 µs, PCIe 0.7 and
+  6.8 + 5.1 x (n - 1) µs, the network 47 µs and 47 GB/s per 400 Gb/s NIC).
 - Network per GPU when the scenario gives none: 400 Gb/s per GPU on Hopper/Blackwell and MI300
   platforms (DGX H100/B200: one ConnectX-7 per GPU; torchtitan's and Llama 3's clusters:
-  "400 Gb/s per GPU"), 200 Gb/s on A100 (DGX A100: ConnectX-6 HDR per GPU), 100 Gb/s
-  elsewhere (a 100 GbE NIC: "12.2 GB/s ... is as good as you can get", NVIDIA/nccl-tests#29).
+  "400 Gb/s per GPU"), 200 Gb/s on A100 (DGX A100: ConnectX-6 HDR per GPU), Gaudi's own
+  scale-out ports (3 of each card's 24 Ethernet ports: 3 x 100 GbE on Gaudi 2, 3 x 200 GbE on
+  Gaudi 3: Intel Gaudi 2 / Gaudi 3 white papers), 100 Gb/s elsewhere (a 100 GbE NIC: "12.2
+  GB/s ... is as good as you can get", NVIDIA/nccl-tests#29).
 - A group crossing nodes with k of its ranks in each node moves its ring traffic over k NICs
   per node: bus bandwidth min(NVLink, k x NIC) (2 nodes x 8 A100 with 4 x 200 Gb: 86 GB/s,
-  NVIDIA/nccl-tests#175).
+  NVIDIA/nccl-tests#175); a NIC of N Gb/s gives collectives.py's 47 GB/s x N / 400.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from statistics import median
 
 from ..model.specs import GPUSpec
+from . import collectives as col
+from .collectives import Link
 from .roofline import peak_tflops
+
+NIC_GB_PER_S = 50.0  # the 400 Gb/s NIC collectives.NETWORK_BETA was measured on
 
 # Measured MAMF, TFLOPS: catalog id -> {dtype: TFLOPS} (table rows named in the docstring).
 MAMF_TFLOPS: dict[str, dict[str, float]] = {
@@ -78,18 +81,6 @@ _ATTENTION: dict[str, dict[int, float]] = {
 }
 _ATTENTION_TO_MATMUL = 0.50 / 0.869  # A100: FA2 share over MAMF share, for other vendors
 HBM_EFFICIENCY = 0.8
-NCCL_LINE_EFFICIENCY = 370.0 / 450.0
-NIC_EFFICIENCY = 0.94
-
-
-@dataclass(frozen=True)
-class Link:
-    """One class of link as a collective sees it: bus bandwidth (bytes/s per GPU) and the
-    latency of one collective (seconds)."""
-
-    kind: str  # "nvlink" | "pcie" | "network"
-    bus_bandwidth: float
-    latency: float
 
 
 def _major(gpu: GPUSpec) -> int:
@@ -122,8 +113,13 @@ def memory_rate(gpu: GPUSpec) -> float:
     return gpu.hbm_bandwidth_gb_per_s * 1e9 * HBM_EFFICIENCY
 
 
+_NETWORK_GB_PER_S = {"gaudi-2-96gb": 37.5, "gaudi-3-128gb": 75.0}
+
+
 def network_gb_per_s(gpu: GPUSpec) -> float:
     """Network bandwidth per GPU and direction (GB/s) when the scenario does not give one."""
+    if gpu.id in _NETWORK_GB_PER_S:
+        return _NETWORK_GB_PER_S[gpu.id]
     if gpu.category in ("datacenter", None) and (_major(gpu) >= 9 or gpu.vendor == "AMD"):
         return 50.0
     if gpu.category in ("datacenter", None) and _major(gpu) == 8:
@@ -132,23 +128,22 @@ def network_gb_per_s(gpu: GPUSpec) -> float:
 
 
 def group_link(gpu: GPUSpec, ranks: int, stride: int, gpus_per_node: int, network_gb: float) -> Link:
-    """The link a collective of ``ranks`` GPUs, ``stride`` GPUs apart, crosses."""
-    nvlink = gpu.interconnect_gb_per_s >= 100
-    nic = network_gb * 1e9 * NIC_EFFICIENCY
-    # a GPU listing no interconnect reaches its neighbours only through the host's network
-    own = gpu.interconnect_gb_per_s * 1e9 * NCCL_LINE_EFFICIENCY or nic
-    intra = Link("nvlink" if nvlink else "pcie", own, 10e-6 if nvlink else 42.6e-6)
+    """The link a collective of ``ranks`` GPUs, ``stride`` GPUs apart, crosses (collectives.py's
+    link inside a node; across nodes the network, over as many NICs as the group has ranks in
+    a node, at most the intra-node link)."""
+    if ranks <= 1:
+        return col.NO_LINK
+    inside = col.link(gpu, 2, max(2, gpus_per_node))  # the node's own link (network if none)
     per_node = max(1, min(ranks, gpus_per_node // max(1, stride)))
-    if ranks <= per_node:
-        return intra
-    return Link("network", min(intra.bus_bandwidth, per_node * nic), 47e-6)
+    if ranks <= per_node and inside.kind != "network":
+        return inside
+    nic = col.NETWORK_BETA * network_gb / NIC_GB_PER_S
+    beta = per_node * nic if inside.kind == "network" else min(inside.beta, per_node * nic)
+    return Link("network", col.NETWORK_ALPHA, beta)
 
 
 def collective_seconds(kind: str, nbytes: float, ranks: int, link: Link) -> float:
-    """Ring time of one collective on ``nbytes`` (the whole tensor): all-reduce moves
-    2(n-1)/n of it per GPU, all-gather and reduce-scatter (n-1)/n (NCCL docs, "Performance":
-    busBw = algBw x 2(n-1)/n), plus the link's latency."""
-    if ranks <= 1 or nbytes <= 0:
-        return 0.0
-    share = (2.0 if kind == "all_reduce" else 1.0) * (ranks - 1) / ranks
-    return link.latency + share * nbytes / link.bus_bandwidth
+    """One collective on ``nbytes`` (the whole tensor) over ``ranks`` (collectives.py)."""
+    if kind == "all_reduce":
+        return col.all_reduce_seconds(link, nbytes, ranks)
+    return col.all_gather_seconds(link, nbytes, ranks)  # all-gather, reduce-scatter, all-to-all
