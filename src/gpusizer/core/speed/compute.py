@@ -47,7 +47,7 @@ def _training(
 ) -> Compute:
     w = s.workload
     if adapters is None:
-        adapters = scenario_lora(s)[0]
+        adapters = scenario_lora(s).total
     f = training_flops_per_token(s, arch, counts, adapters)
     dtype, tflops = peak_tflops(gpu, s.precision.activations)
     peak = tflops * 1e12
