@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from ...core.model.result import Estimate
@@ -66,13 +66,13 @@ def text_color(phase: str, dark: bool) -> str:
     return QColor(PHASE_COLORS[phase]).lighter(140).name() if dark else PHASE_COLORS[phase]
 
 
-def names_html(group: list[dict[str, Any]], dark: bool = False) -> str:
+def names_html(group: list[dict[str, Any]], dark: bool = False, sep: str = " · ") -> str:
     """The operation names of a cluster, coloured by phase (and named by phase where a cluster
-    holds both: "prefill: lm_head · decode: mlp, qkv")."""
+    holds both: "prefill: lm_head · decode: mlp, qkv"; ``sep`` between the phases)."""
     by_phase = {ph: [p["name"] for p in group if p["phase"] == ph] for ph in PHASES}
     by_phase = {ph: names for ph, names in by_phase.items() if names}
     both = len(by_phase) > 1
-    return " · ".join(
+    return sep.join(
         f"<span style='color:{text_color(ph, dark)}'>{ph + ': ' if both else ''}{', '.join(names)}</span>"
         for ph, names in by_phase.items()
     )
@@ -198,11 +198,35 @@ class RooflineChart(ChartBase):
             self.memory_label,
             *self.op_labels,
         ]
-        place(order, vb, markers)
+        # Labels and leader lines keep off the roofs too (a MoE's names once ran across the
+        # slope at 1280 x 720: issue 23), and each operation label's leader off other labels.
+        anchors = [None] * (len(order) - len(self.op_labels)) + [
+            QPointF(*_log_xy(g[-1])) for g in self._groups
+        ]
+        place(order, vb, markers, lines=self._roof_segments(), anchors=anchors)
+        stars = [
+            (QPointF(*_log_xy(step[0])), self.step_labels[ph])
+            for ph in PHASES
+            if (step := self.points(ph, step=True))
+        ]
         self.leaders.draw(
-            [(QPointF(*_log_xy(g[-1])), item) for g, item in zip(self._groups, self.op_labels, strict=False)],
+            [
+                *(pair for pair in stars if pair[1].isVisible()),
+                *((QPointF(*_log_xy(g[-1])), item) for g, item in zip(self._groups, self.op_labels, strict=False)),
+            ],
             self.theme.muted,
         )
+
+    def _roof_segments(self) -> list[QLineF]:
+        """The roofs (datasheet and with efficiency) as scene-pixel segments."""
+        vb, out = self.plot.vb, []
+        for curve in (self.roof, self.eff_roof):
+            xs, ys = curve.getData()
+            if xs is None or len(xs) < 2:
+                continue
+            pts = [vb.mapViewToScene(QPointF(float(x), float(y))) for x, y in zip(xs, ys, strict=True)]
+            out += [QLineF(a, b) for a, b in zip(pts, pts[1:], strict=False)]
+        return out
 
     def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
         """Label the step's star, with the names of the operations drawn at the same place
@@ -220,7 +244,10 @@ class RooflineChart(ChartBase):
             for g in groups
             if any(abs(_log_xy(q)[0] - sx) < 2 * CLUSTER and abs(_log_xy(q)[1] - sy) < 2 * CLUSTER for q in g)
         ]
-        names = "".join(f"<br><span style='font-weight:normal'>{names_html(g, dark)}</span>" for g in here)
+        # One phase a line: a step label as wide as the plot crossed the roofs (issue 23).
+        names = "".join(
+            f"<br><span style='font-weight:normal'>{names_html(g, dark, '<br>')}</span>" for g in here
+        )
         # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
         # (under the slope), compute-bound centred under it (under the flat roof).
         label.setAnchor((-0.06, -0.3) if p["bound"] == "memory" else (0.5, -0.15))
