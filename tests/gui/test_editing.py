@@ -23,7 +23,7 @@ from .test_model_import_gui import _gguf
 CTRL, SHIFT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
 
 
-def _type(qtbot: Any, field: QWidget, text: str, key: Qt.Key = Qt.Key.Key_Return) -> None:
+def _type(qtbot: Any, field: Any, text: str, key: Qt.Key = Qt.Key.Key_Return) -> None:
     """Select the field's text, type ``text`` and press ``key``: all sent to the field."""
     field.setFocus()
     field.lineEdit().selectAll()
@@ -104,10 +104,14 @@ class GreedyEdit(QLineEdit):
     (QKeySequence::MoveToEndOfLine is Ctrl+E there; the offscreen platform binds End only)."""
 
     def event(self, e: QEvent) -> bool:
-        if e.type() == QEvent.Type.ShortcutOverride and isinstance(e, QKeyEvent):
-            if e.key() == Qt.Key.Key_E and e.modifiers() == CTRL:
-                e.accept()
-                return True
+        if (
+            isinstance(e, QKeyEvent)
+            and e.type() == QEvent.Type.ShortcutOverride
+            and e.key() == Qt.Key.Key_E
+            and e.modifiers() == CTRL
+        ):
+            e.accept()
+            return True
         return super().event(e)
 
 

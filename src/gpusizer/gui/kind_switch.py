@@ -4,12 +4,13 @@ item 4: Unsloth, full recompute and activation offload carried from QLoRA into p
 turned 28 days into 39; TP 4 carried from serving into QLoRA). The status bar says what changed.
 
 "The way a kind is done" (:func:`kind_paths`): the framework, the whole parallelism block, the
-training techniques of the workload block, the weight format, and every field a framework profile sets by default
-(``FrameworkProfile.scenario_defaults``: torchtune's bf16 optimizer states, Unsloth's fused loss,
-core/registry/frameworks.py). What the model is, its sizes and the hardware are kept. A kind's
-defaults are what validation gives a scenario that leaves those fields out, with the kind's
-default framework (``frameworks_for``: the first that runs it), so the framework's own defaults
-are filled in as in a file (core/memory/techniques.py ``fill_profile_defaults``).
+training techniques of the workload block, the weight format, and every field a framework
+profile sets by default (``FrameworkProfile.scenario_defaults``: torchtune's bf16 optimizer
+states, Unsloth's fused loss, core/registry/frameworks.py). What the model is, its sizes and
+the hardware are kept. A kind's defaults are what validation gives a scenario that leaves those
+fields out, with the kind's default framework (``frameworks_for``: the first that runs it), so
+the framework's own defaults are filled in as in a file (core/memory/techniques.py
+``fill_profile_defaults``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def kind_paths() -> tuple[str, ...]:
 def _drop(data: dict[str, Any], path: str) -> None:
     *parents, last = path.split(".")
     for part in parents:
-        data = data.get(part) if isinstance(data.get(part), dict) else {}
+        child = data.get(part)
+        data = child if isinstance(child, dict) else {}
     data.pop(last, None)
 
 

@@ -129,7 +129,8 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
             raw = raw[: -len(self.unit)].strip()
         value = parse_quantity(raw, self.kind, self.path or self.objectName())
         if not self.limits.contains(value):
-            raise ScenarioError(self.path, f"must be {self.limits.text(self.limit_text)}; got {text.strip()!r}")
+            bounds = self.limits.text(self.limit_text)
+            raise ScenarioError(self.path, f"must be {bounds}; got {text.strip()!r}")
         return value
 
     def interpretText(self) -> None:

@@ -51,10 +51,7 @@ class WindowShortcuts(QObject):
     def keys(self) -> set[QKeySequence]:
         """Every shortcut of the window's actions (read each time: actions come and go)."""
         return {
-            key
-            for act in self.window.findChildren(QAction)
-            if act.isEnabled()
-            for key in act.shortcuts()
+            key for act in self.window.findChildren(QAction) if act.isEnabled() for key in act.shortcuts()
         }
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -70,4 +67,3 @@ class WindowShortcuts(QObject):
             event.ignore()  # not the field's: Qt's shortcut map gives it to the action
             return True
         return False
-

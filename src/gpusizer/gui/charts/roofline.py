@@ -10,6 +10,7 @@ decode step right, toward the ridge.
 from __future__ import annotations
 
 import html
+import itertools
 import math
 from typing import Any
 
@@ -212,7 +213,10 @@ class RooflineChart(ChartBase):
         self.leaders.draw(
             [
                 *(pair for pair in stars if pair[1].isVisible()),
-                *((QPointF(*_log_xy(g[-1])), item) for g, item in zip(self._groups, self.op_labels, strict=False)),
+                *(
+                    (QPointF(*_log_xy(g[-1])), item)
+                    for g, item in zip(self._groups, self.op_labels, strict=False)
+                ),
             ],
             self.theme.muted,
         )
@@ -225,7 +229,7 @@ class RooflineChart(ChartBase):
             if xs is None or len(xs) < 2:
                 continue
             pts = [vb.mapViewToScene(QPointF(float(x), float(y))) for x, y in zip(xs, ys, strict=True)]
-            out += [QLineF(a, b) for a, b in zip(pts, pts[1:], strict=False)]
+            out += [QLineF(a, b) for a, b in itertools.pairwise(pts)]
         return out
 
     def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
