@@ -67,6 +67,7 @@ CASES: dict[str, dict[str, Any]] = {
     },
 }
 SIZES = ("1280x720", "1440x900", "1920x1080")
+Qt: Any = None  # PySide6.QtCore.Qt, imported in main (after the platform is chosen)
 
 
 def user_gpus(count: int) -> list[dict[str, Any]]:
@@ -89,12 +90,34 @@ def user_gpus(count: int) -> list[dict[str, Any]]:
     ]
 
 
+def check(chart: Any) -> list[str]:
+    """Labels over each other or outside the plot, and Hardware-table cells cut short."""
+    from gpusizer.gui.charts.labels import outside, overlaps
+
+    if chart is None or not chart.plot_widget.isVisible():  # a serving chart's hint in training
+        return []
+    items = chart.annotations()
+    texts = [i.toPlainText()[:40] for i in items]
+    out = [f"overlap: {texts[i]!r} / {texts[j]!r}" for i, j in overlaps(items)]
+    out += [f"outside: {texts[i]!r}" for i in outside(items, chart.plot.vb)]
+    table = getattr(chart, "table", None)
+    if table is not None and table.isVisible():
+        header = table.horizontalHeader()
+        for c in range(table.model().columnCount()):
+            need = max(table.sizeHintForColumn(c), header.sectionSizeHint(c))
+            name = table.model().headerData(c, Qt.Orientation.Horizontal)
+            if table.columnWidth(c) < need and name != "GPU":
+                out.append(f"cut column: {name} ({table.columnWidth(c)} < {need} px)")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--sizes", nargs="*", default=list(SIZES))
     ap.add_argument("--cases", nargs="*", default=list(CASES))
     ap.add_argument("--tabs", nargs="*", default=None)
+    ap.add_argument("--check", action="store_true", help="also list labels that overlap or are cut")
     args = ap.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     settings = tempfile.mkdtemp(prefix="gpusizer-shots-")
@@ -102,6 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     gpus = Path(settings) / "user-gpus.json"
     gpus.write_text(json.dumps(user_gpus(13)), encoding="utf-8")
     os.environ["GPUSIZER_USER_GPUS"] = str(gpus)
+
+    global Qt
+    from PySide6.QtCore import Qt
 
     from gpusizer.core.views.settings import CHARTS
     from gpusizer.gui.app import make_app
@@ -127,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                     app.processEvents()
                 path = out / f"{case}-{tab}-{size}.png"
                 window.grab().save(str(path))
-                print(path)
+                problems = check(window.tabs.current_chart()) if args.check else []
+                print(path, *problems, sep="\n  ")
             window.close()
             window.deleteLater()
             app.processEvents()

@@ -128,13 +128,18 @@ def _first_free(
     anchor: QPointF | None,
 ) -> QRectF:
     """The first candidate clear of everything; failing that, clear of the labels while
-    crossing a line or a leader (a label wider than the room under a roof); else ``base``."""
+    crossing a line or a leader (a label wider than the room under a roof); else the one that
+    covers the least of the labels placed before it."""
+    trials = [_inside(base.translated(dx, dy), area) for dx, dy in _offsets(step, reach)]
     for strict_lines, strict_anchor in ((lines, anchor), (lines, None), ((), None)):
-        for dx, dy in _offsets(step, reach):
-            trial = _inside(base.translated(dx, dy), area)
+        for trial in trials:
             if _free(trial, placed, strict_lines, strict_anchor):
                 return trial
-    return base
+
+    def covered(r: QRectF) -> float:
+        return sum((r & p).width() * (r & p).height() for p in placed if r.intersects(p))
+
+    return min(trials, key=covered, default=base)
 
 
 def place(

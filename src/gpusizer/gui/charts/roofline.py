@@ -23,7 +23,7 @@ from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.pipeline.report import roofline_points
 from .base import ChartBase
-from .labels import Leaders, place
+from .labels import Leaders, crosses, overlaps, place, scene_rect
 from .palette import DECODE_COLOR, LINE_PEN_WIDTH, PREFILL_COLOR, TOTAL_PEN_WIDTH
 
 PHASES = ("prefill", "decode")
@@ -79,6 +79,12 @@ def names_html(group: list[dict[str, Any]], dark: bool = False, sep: str = " · 
     )
 
 
+def _clashing(items: list[pg.TextItem]) -> list[tuple[pg.TextItem, pg.TextItem]]:
+    """The pairs of visible labels that overlap."""
+    shown = [x for x in items if x.isVisible()]
+    return [(shown[i], shown[j]) for i, j in overlaps(shown)]
+
+
 class RooflineChart(ChartBase):
     """Roofs, ridge, and prefill/decode points per operation and per step."""
 
@@ -100,6 +106,7 @@ class RooflineChart(ChartBase):
         self.ridge_label = self.text_item((1.06, 0.5), pixels=13, boxed=False)
         self.leaders = Leaders(self.plot)
         self._groups: list[list[dict[str, Any]]] = []
+        self._tall = True  # step labels: one phase a line
         self.compute_label = self.text_item((1, 1.1), pixels=13, boxed=False)
         self.memory_label = self.text_item((1, 1.0), pixels=13, boxed=False)
         self.set_axis_label("bottom", "arithmetic intensity (FLOP per byte moved)")
@@ -184,6 +191,39 @@ class RooflineChart(ChartBase):
         label moved off its point gets a leader line (labels.py)."""
         if self.data is None or not hasattr(self, "_label_args"):
             return
+        # The step labels one phase a line (narrow, tall) or on one line (wide, short):
+        # whichever leaves no label over another or across a roof (issue 23), else the one
+        # with the fewest clashes.
+        tried: list[tuple[int, bool]] = []
+        for tall in (True, False):
+            tried.append((self._place_all(tall), not tall))
+            if tried[-1][0] == 0:
+                break
+        best = min(tried)
+        if best is not tried[-1]:
+            self._place_all(not best[1])
+        stars = [
+            (QPointF(*_log_xy(step[0])), self.step_labels[ph])
+            for ph in PHASES
+            if (step := self.points(ph, step=True))
+        ]
+        self.leaders.draw(
+            [
+                *(pair for pair in stars if pair[1].isVisible()),
+                *(
+                    (QPointF(*_log_xy(g[-1])), item)
+                    for g, item in zip(self._groups, self.op_labels, strict=False)
+                    if item.isVisible()
+                ),
+            ],
+            self.theme.muted,
+        )
+
+    def _place_all(self, tall: bool) -> int:
+        """Place every label (step labels ``tall`` or not); returns the clashes left: 10 per
+        pair of overlapping labels, 1 per label across a roof."""
+        assert self.data is not None
+        self._tall = tall
         self._place_labels(*self._label_args)
         vb = self.plot.vb
         markers = []
@@ -204,22 +244,14 @@ class RooflineChart(ChartBase):
         anchors = [None] * (len(order) - len(self.op_labels)) + [
             QPointF(*_log_xy(g[-1])) for g in self._groups
         ]
-        place(order, vb, markers, lines=self._roof_segments(), anchors=anchors)
-        stars = [
-            (QPointF(*_log_xy(step[0])), self.step_labels[ph])
-            for ph in PHASES
-            if (step := self.points(ph, step=True))
-        ]
-        self.leaders.draw(
-            [
-                *(pair for pair in stars if pair[1].isVisible()),
-                *(
-                    (QPointF(*_log_xy(g[-1])), item)
-                    for g, item in zip(self._groups, self.op_labels, strict=False)
-                ),
-            ],
-            self.theme.muted,
-        )
+        roofs = self._roof_segments()
+        place(order, vb, markers, lines=roofs, anchors=anchors)
+        for item in reversed(self.op_labels):  # no room in a short plot: its tooltip names them
+            if item.isVisible() and any(item in pair for pair in _clashing(order)):
+                item.setVisible(False)
+        shown = [x for x in order if x.isVisible()]
+        across = sum(any(crosses(seg, scene_rect(x)) for seg in roofs) for x in shown)
+        return 10 * len(overlaps(shown)) + across
 
     def _roof_segments(self) -> list[QLineF]:
         """The roofs (datasheet and with efficiency) as scene-pixel segments."""
@@ -248,9 +280,10 @@ class RooflineChart(ChartBase):
             for g in groups
             if any(abs(_log_xy(q)[0] - sx) < 2 * CLUSTER and abs(_log_xy(q)[1] - sy) < 2 * CLUSTER for q in g)
         ]
-        # One phase a line: a step label as wide as the plot crossed the roofs (issue 23).
+        # One phase a line where a wide label would cross the roofs (_layout_labels).
+        sep = "<br>" if self._tall else " · "
         names = "".join(
-            f"<br><span style='font-weight:normal'>{names_html(g, dark, '<br>')}</span>" for g in here
+            f"<br><span style='font-weight:normal'>{names_html(g, dark, sep)}</span>" for g in here
         )
         # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
         # (under the slope), compute-bound centred under it (under the flat roof).

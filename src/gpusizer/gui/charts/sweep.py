@@ -243,7 +243,21 @@ class SweepChart(ChartBase):
             self.off_label.setPos(xpos, ymax)
 
     def _layout_labels(self) -> None:
-        """The off-the-scale label clear of the boundary's and the capacity's labels."""
+        """The lines' labels inside the plot (a short plot cut them at the top: the capacity
+        label goes under its line, the boundary's lower on its line), then the off-the-scale
+        label clear of both."""
+        area = self.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+        cap = self.capacity_line.label
+        for anchor in ((0, 1), (0, 0)):
+            cap.anchors = [anchor, anchor]
+            cap.updatePosition()
+            if area.contains(scene_rect(cap)):
+                break
+        if self.boundary.isVisible():
+            for position in (0.93, 0.85, 0.75, 0.6):
+                self.boundary.label.setPosition(position)
+                if area.contains(scene_rect(self.boundary.label)):
+                    break
         if self.off_label.isVisible():
             fixed = [scene_rect(x.label) for x in (self.boundary, self.capacity_line) if x.isVisible()]
             place([self.off_label], self.plot.vb, fixed)
