@@ -102,9 +102,9 @@ def missing_message(missing: list[str]) -> str:
 
 
 NO_DISPLAY = (
-    "gpusizer: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it in a desktop "
-    "session; headless, render the window with: gpusizer --screenshot OUT.png [--scenario F] "
-    "(or set QT_QPA_PLATFORM=offscreen), or use gpusizer-cli"
+    "gpusizer: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+    "Run it in a desktop session; headless, render the window with: gpusizer --screenshot "
+    "OUT.png [--scenario F] (or set QT_QPA_PLATFORM=offscreen), or use gpusizer-cli"
 )
 
 
