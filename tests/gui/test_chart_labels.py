@@ -101,7 +101,8 @@ def test_moe_roofline_at_1280x720_keeps_names_apart_and_off_the_roofs(qtbot):
     qtbot.waitExposed(w)
     w.tabs.select("roofline")
     QApplication.processEvents()
-    chart = w.tabs.current_chart()
+    chart: Any = w.tabs.current_chart()
+    assert chart is not None
     chart.relayout()
     items = chart.annotations()
     assert overlaps(items) == [] and outside(items, chart.plot.vb) == []
