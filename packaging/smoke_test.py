@@ -8,7 +8,7 @@ Checks, each one line "ok ..." or "FAIL ...", exit 0 when all pass:
   - the command line: --version matches the bundle's VERSION, presets (the bundled data is
     found), estimate of a scenario (text and --json), bad input -> exit 2;
   - the window: ``--screenshot OUT.png`` offscreen -> exit 0 and a PNG of the window's size;
-  - the size of the bundle, at most targets.SIZE_LIMIT_MB for the platform.
+  - the size of the bundle, at most targets.SIZE_LIMIT_MIB for the platform.
 The programs run with a clean environment (no PYTHONPATH, no virtual environment) from a
 temporary folder, so nothing is imported from a source tree.
 """
@@ -63,8 +63,9 @@ def png_size(path: Path) -> tuple[int, int] | None:
     return struct.unpack(">II", head[16:24])
 
 
-def folder_mb(folder: Path) -> float:
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
+def folder_mib(folder: Path) -> float:
+    """The files' bytes in MiB (what ``du -sh`` reports as M), links not followed."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink()) / 2**20
 
 
 class Smoke:
@@ -131,8 +132,8 @@ class Smoke:
     def size_check(self) -> None:
         bundle = targets.app_bundle(self.platform)
         folder = self.dist / bundle if bundle else self.dist / targets.COLLECT_NAME
-        mb, limit = folder_mb(folder), targets.SIZE_LIMIT_MB.get(self.platform, 300)
-        self.check(mb <= limit, f"bundle size {mb:,.0f} MB (at most {limit} MB)", str(folder))
+        mib, limit = folder_mib(folder), targets.SIZE_LIMIT_MIB.get(self.platform, 300)
+        self.check(mib <= limit, f"bundle size {mib:,.0f} MiB (at most {limit} MiB)", str(folder))
 
 
 def main(argv: list[str] | None = None) -> int:

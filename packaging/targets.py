@@ -28,7 +28,7 @@ BUNDLE_ID = "io.github.gpusizer"
 DOCUMENT_EXTENSION = "gpusizer.json"  # scenario files (io/scenario_file.SUFFIX without the dot)
 DOCUMENT_TYPE = f"{BUNDLE_ID}.scenario"
 COLLECT_NAME = "gpusizer"  # dist/gpusizer/: the one-folder bundle on every platform
-SIZE_LIMIT_MB = {"linux": 195, "win32": 260, "darwin": 300}  # the smoke test's ceiling
+SIZE_LIMIT_MIB = {"linux": 195, "win32": 260, "darwin": 300}  # the smoke test's ceiling (du -sh)
 
 
 @dataclass(frozen=True)

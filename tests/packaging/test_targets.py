@@ -65,7 +65,7 @@ def test_linux_stays_one_program():
     dist = Path("dist")
     assert targets.program_path("linux", dist, gui=False) == dist / "gpusizer" / "gpusizer-cli"
     assert "libqxcb.so" in targets.keep_plugins("linux")["platforms"]
-    assert targets.SIZE_LIMIT_MB["linux"] == 195
+    assert targets.SIZE_LIMIT_MIB["linux"] == 195
 
 
 @pytest.mark.parametrize("platform", ["linux", "win32", "darwin"])
