@@ -106,7 +106,7 @@ def check(chart: Any) -> list[str]:
         for c in range(table.model().columnCount()):
             need = max(table.sizeHintForColumn(c), header.sectionSizeHint(c))
             name = table.model().headerData(c, Qt.Orientation.Horizontal)
-            if table.columnWidth(c) < need and name != "GPU":
+            if table.columnWidth(c) < need and name not in ("GPU", "System"):
                 out.append(f"cut column: {name} ({table.columnWidth(c)} < {need} px)")
     return out
 

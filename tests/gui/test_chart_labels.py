@@ -16,6 +16,7 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.gui.charts import chart_class
 from gpusizer.gui.charts.labels import crosses, outside, overlaps, scene_rect
+from gpusizer.gui.hardware.table import NAME_KEYS
 from gpusizer.gui.main_window import MainWindow
 
 NOFIT = {
@@ -157,5 +158,5 @@ def test_hardware_table_columns_follow_their_texts(qtbot, window):
     table, header = chart.table, chart.table.horizontalHeader()
     for col, column in enumerate(chart.model.columns):
         need = max(table.sizeHintForColumn(col), header.sectionSizeHint(col))
-        if column.key != "gpu_name":  # names elide past NAME_CAP_PX (the tooltip has them)
+        if column.key not in NAME_KEYS:  # names elide past NAME_CAP_PX (the tooltip has them)
             assert table.columnWidth(col) >= need, column.header

@@ -25,11 +25,12 @@ from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario
 from ..registry.dtypes import DTYPES
 from .compare_costs import speed
-from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH
+from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH, SYSTEM_FIELDS
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .compare_scale import Scaler
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout, check_margin
 from .solver import Fitted, _catalog, catalog_specs, layout_label, search_catalog
+from .systems import boxed, check_cards_per_box, option_unit
 
 CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
 Stop = Callable[[], bool]
@@ -107,18 +108,26 @@ def compare_gpus(
     basis: str = "cloud",
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
+    cards_per_box: int | None = None,
 ) -> list[dict[str, Any]]:
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
     (``list_price_usd``, ``price_per_hour``). ``basis``: what cost per unit of work is
     counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: polled
     during the search; when it returns true, :class:`Cancelled` is raised. Bad input raises
-    ScenarioError."""
+    ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or 4 to a box (None: the
+    smallest box holding them); each option is costed on its unit (core/sizing/systems.py)."""
     s = parse_scenario(scenario)
     money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis)
     check_sort(sort)
     options = size_gpus(
-        s, gpus=gpus, margin=margin, whole_nodes=whole_nodes, max_gpus=max_gpus, cancel=cancel
+        s,
+        gpus=gpus,
+        margin=margin,
+        whole_nodes=whole_nodes,
+        max_gpus=max_gpus,
+        cancel=cancel,
+        cards_per_box=cards_per_box,
     )
     priced = price_options(options, catalog_specs(s.hardware), s.workload.is_training, money_args)
     return sort_options(priced, sort)
@@ -132,6 +141,7 @@ def size_gpus(
     whole_nodes: bool = False,
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
+    cards_per_box: int | None = None,
 ) -> list[dict[str, Any]]:
     """The comparison's search (the slow part), in catalog order, without prices: what
     :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
@@ -140,7 +150,8 @@ def size_gpus(
     estimate(s)  # errors only the estimator raises
     if gpus is not None:
         select_gpus(s, ids=gpus)  # names an unknown id
-    catalog = _catalog(s, gpus, check_margin(margin), own_node_only=True)
+    box = check_cards_per_box(cards_per_box)
+    catalog = boxed(_catalog(s, gpus, check_margin(margin), own_node_only=True), box)
     if not catalog:
         return []
     stop = cancel or (lambda: False)
@@ -150,9 +161,8 @@ def size_gpus(
         if stop():
             raise Cancelled
         ev, fitted, note = by_gpu[g.id]
-        options.append(
-            _option(s, ev, g, fitted, note, whole_nodes, max_gpus) if fitted else _missing(s, g, max_gpus)
-        )
+        o = _option(s, ev, g, fitted, note, whole_nodes, max_gpus) if fitted else _missing(s, g, max_gpus)
+        options.append(o | option_unit(g.id, g.spec, box, o["gpus"]))
     return options
 
 
@@ -234,6 +244,7 @@ FIELDS = (
     "gpus_in_layout",
     "nodes",
     "gpus_per_node",
+    *SYSTEM_FIELDS,
     "layout",
     "parallelism",
     "hardware",
