@@ -11,9 +11,9 @@ capacity equivalent (the seed articles' "81 H100s"), not a training plan.
 A serving engine that reserves its memory up front (vLLM, SGLang, TensorRT-LLM: its pool
 fills the GPU whatever the weights) would draw FP16, FP8 and INT4 at the same height. Their
 bars hold what each needs instead (``VariantBar.needs``): the pool's weights, profile peak and
-overheads, and the KV cache of the scenario's load (``concurrency`` requests of prompt +
-generated tokens at the engine's ``kv_bytes_per_token``, core/model/result.Serving); the pool
-as reserved is kept beside it (``reserved``).
+overheads, and the KV cache of the scenario's load as the engine's memory rule counts it (the
+users' KV within the pool, block-rounded: ``pool_line``, core/serving/rules); the pool as
+reserved is kept beside it (``reserved``).
 
 The seed story for Llama 3.1 405B (shared/seeds/000, shared/docs/reference-figures.md): model
 states at 16 B/param ≈ 6.49 TB; checkpoint weights 810 / 405 / 203 GB at FP16 / FP8 / INT4;
@@ -33,6 +33,7 @@ from ..pipeline.scenario import parse_scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS, frameworks_for
 from ..registry.workloads import WORKLOAD_KINDS
+from ..serving.engine_memory import pool_line
 
 
 def variant_list() -> list[tuple[str, str, str, str]]:
@@ -118,15 +119,6 @@ def variant_scenario(base: Scenario, kind: str, weights: str) -> Scenario:
     )
 
 
-def load_kv_bytes(est: Estimate) -> int:
-    """The KV cache of the scenario's load: ``concurrency`` requests of prompt + generated
-    tokens at the engine's bytes per token (per GPU), not the pool the engine reserves."""
-    sv, w = est.serving, est.scenario.workload
-    if sv is None:
-        return int(est.memory.kv_cache)
-    return int(sv.kv_bytes_per_token * sv.concurrency * (w.prompt_tokens + w.generated_tokens))
-
-
 def _bar(key: str, label: str, est: Estimate) -> VariantBar:
     mem = est.memory
     parts = {c: int(getattr(mem, c)) for c in COMPONENTS}
@@ -134,9 +126,10 @@ def _bar(key: str, label: str, est: Estimate) -> VariantBar:
     s = est.scenario
     nominal = est.parameters_total * nbytes(s.precision.weights)
     reserved, total = 0, int(mem.total)
-    if est.serving is not None and s.profile.reserves_memory:  # the needs, not the pool
+    line = pool_line(est) if est.serving is not None else None
+    if line is not None and line.reserved:  # the needs, not the pool
         reserved = total
-        at_peak = {**at_peak, "kv_cache": load_kv_bytes(est)}
+        at_peak = {**at_peak, "kv_cache": int(line.used_kv_bytes)}
         total = sum(at_peak.values())
     return VariantBar(
         key=key,
