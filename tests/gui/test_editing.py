@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QAction, QKeyEvent
-from PySide6.QtWidgets import QFileDialog, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit, QWidget
 
 from gpusizer.gui.menus import export_chart_dialog
 from gpusizer.gui.quantity_field import QuantityField
@@ -32,9 +32,13 @@ def _type(qtbot: Any, field: Any, text: str, key: Qt.Key = Qt.Key.Key_Return) ->
 
 
 def _kind(qtbot: Any, window: Any, kind: str) -> None:
+    """Choose the kind by typing its label into the focused combo box (keyboard search)."""
     combo = find(window, "combo_workload_kind")
-    combo.setCurrentIndex(combo.findData(kind))
+    combo.setFocus()
+    qtbot.wait(QApplication.keyboardInputInterval() + 50)  # a new search, not the last one's tail
+    qtbot.keyClicks(combo, combo.itemText(combo.findData(kind)))
     window.state.flush()
+    assert combo.currentData() == kind
 
 
 def _errors(window: Any) -> dict[str, str]:
@@ -257,6 +261,9 @@ def test_one_users_field_is_the_target_and_the_other_says_per_replica(window, qt
     assert [text for text in captions.values() if "at once" in text.lower()] == []
     assert captions["targets.users"] == "Users to serve"
     assert captions["serving.concurrency"] == "Requests per replica"
+    _type(qtbot, find(window, "spin_target_users"), "64")
+    window.state.flush()
+    assert window.state.scenario.targets.users == 64 and window.state.scenario.serving.concurrency is None
 
 
 def test_qlora_weights_box_shows_nf4(window, qtbot):
