@@ -32,6 +32,7 @@ from ..limits import (
     Tokens,
     TrainingTokens,
     Vocab,
+    Whole,
     Width,
 )
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
@@ -117,7 +118,7 @@ class ModelSpec(Strict):
     position_embeddings: SomeTokens = 0  # learned absolute positions (GPT-2: 1024)
     max_context: Tokens | None = None
     norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
-    norms_per_layer: Annotated[int, Field(ge=0, le=8)] = 2
+    norms_per_layer: Annotated[int, Whole, Field(ge=0, le=8)] = 2
     final_norm: bool = True
     qk_norm: Literal["none", "head", "full"] = "none"
     qkv_bias: bool = False
@@ -169,6 +170,7 @@ class WorkloadSpec(Strict):
     compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
     lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     kbit_prepare: bool = False  # PEFT prepare_model_for_kbit_training (quantised base)
+    compile: bool = False  # torch.compile of the layers (torchtitan training.compile): speed only
 
     @field_validator("lora_targets")
     @classmethod
@@ -218,6 +220,9 @@ class PrecisionSpec(Strict):
     # default rule) and per-group overrides {group: dtype | "weights" | "unquantised"}.
     quantization_rule: str | None = None
     modules: dict[str, str] | None = None
+    # Float8 training (torchao Float8Linear, Transformer Engine): the linear layers' matmuls run
+    # in FP8 with dynamic scales; saved activations and attention stay in ``activations``.
+    matmuls: Literal["fp8"] | None = None
 
     @field_validator("quantization_rule")
     @classmethod
@@ -268,7 +273,7 @@ class ParallelismSpec(Strict):
     data: Degree = 1
     context: Degree = 1
     expert: Degree = 1
-    zero_stage: Annotated[int, Field(ge=0, le=3)] = 0
+    zero_stage: Annotated[int, Whole, Field(ge=0, le=3)] = 0
     sequence_parallel: bool = False
     recompute: Literal["none", "selective", "full"] = "none"
     attention: Literal["eager", "flash"] = "flash"
@@ -276,6 +281,11 @@ class ParallelismSpec(Strict):
     offload_parameters: bool = False
     optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
     activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
+    # How the weights reach the GPU (core/memory/loading.py): one tensor at a time, the whole
+    # 16-bit model before sharding, or FSDP's full state dict unit by unit
+    model_loading: Literal["sharded", "whole_model", "full_state_dict"] = "sharded"
+    # TP collectives overlapped with the matmuls (torchtitan async TP, Megatron --tp-comm-overlap)
+    async_tensor_parallel: bool = False
 
     @property
     def gpus(self) -> int:
@@ -368,6 +378,9 @@ class HardwareSpec(Strict):
     # Unified-memory GPUs only (null: the device's default share); see core/unified.py.
     gpu_memory_fraction: Fraction | None = None
     host_memory_bytes: PosInt | None = None  # system RAM of one node (null: not checked)
+    # Network bandwidth per GPU and direction between nodes (null: the GPU class's reference
+    # NIC, core/speed/train_rates.py); training collectives that cross nodes use it.
+    network_gb_per_s: Rate | None = None
 
 
 class OverheadSpec(Strict):
@@ -381,7 +394,9 @@ class OverheadSpec(Strict):
 class ComputeSpec(Strict):
     """Efficiency factors for time estimates: explicit settings, shown to the user."""
 
-    mfu: Efficiency = 0.4
+    # Training: the share of the GPUs' peak the executed FLOPs run at; null = from the layout
+    # (core/speed/train_step.py). A number overrides the step model, as before.
+    mfu: Efficiency | None = None
     flops_efficiency: Efficiency = 0.7
     bandwidth_efficiency: Efficiency = 0.8
     interconnect_efficiency: Efficiency = 0.7

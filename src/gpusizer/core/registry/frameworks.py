@@ -53,8 +53,9 @@ class FrameworkProfile:
     overhead: OverheadDefaults
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
-    # (transformers' modules, fp32 log-softmax of the logits) or "megatron" (Korthikanti
-    # accounting, vocabulary-parallel fused cross entropy).
+    # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
+    # accounting, vocabulary-parallel fused cross entropy) or "torchtitan" (its op-level
+    # selective recompute, core/memory/activations_torchtitan.py).
     activation_layout: str = "huggingface"
     # How adapted layers run, a key of core/memory/layouts.LORA_KERNELS: PEFT's modules
     # ("peft", the transformers layout) or Unsloth's fused LoRA autograd functions, RMSNorm,
@@ -79,6 +80,32 @@ class FrameworkProfile:
     # partition is converted to an fp32 ``.grad`` of the fp32 master before the update, beside
     # the 16-bit gradients: 4 B per stepped parameter at the step (its estimator: 2 + 18/N).
     fp32_step_gradients: bool = False
+    # Its tables' own memory line: "allocated" (torch.cuda.max_memory_allocated, tensors only)
+    # or "reserved" (max_memory_reserved: the caching allocator's segments, not the CUDA
+    # context or NCCL's buffers); "" when it prints none (core/memory/overhead.py reported_bytes)
+    reports: Literal["", "allocated", "reserved"] = ""
+    # Its checkpoint converter copies a tied embedding into a separate LM head (LitGPT 0.4.x
+    # scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
+    unties_embeddings: bool = False
+    # -- training speed (core/speed/train_step.py) ----------------------------------------
+    # Attention kernel: PyTorch SDPA's FlashAttention-2 ("flash2") or cuDNN fused attention
+    # through Transformer Engine ("cudnn", Megatron-LM).
+    attention_kernel: Literal["flash2", "cudnn"] = "flash2"
+    # Fused norm / RoPE / activation / loss kernels without torch.compile (Megatron-LM with TE
+    # or apex); otherwise they are fused only under ``workload.compile``.
+    fused_kernels: bool = False
+    # What ``parallelism.recompute: "selective"`` reruns: the attention core (Korthikanti et al.
+    # 2022) or every second matmul of a layer with the elementwise ops (torchtitan op-level SAC).
+    selective_recompute: Literal["attention", "every_other_matmul"] = "attention"
+    # Bytes per value of the data-parallel gradient reduction (None: the gradient dtype).
+    grad_reduce_bytes: int | None = None
+    # ZeRO-1/2: the updated parameters' all-gather overlaps the next forward (Megatron
+    # --overlap-param-gather); False: it follows the optimizer step (DeepSpeed).
+    param_gather_overlap: bool = True
+    # ZeRO-3 under pipeline parallelism keeps the stage's parameters gathered (activation
+    # dtype) and its gradients unsharded (reduce dtype) across micro-batches (torchtitan
+    # apply_fsdp: reshard_after_forward=False when PP is on; FSDP2 accumulates in reduce_dtype).
+    pipeline_gathered: bool = False
     # (block, field, value) the profile sets when the scenario leaves the field out.
     scenario_defaults: tuple[tuple[str, str, object], ...] = ()
     techniques: tuple[str, ...] = ()  # what the profile does, in the user's words (tooltips)
@@ -162,9 +189,15 @@ for _p in (
         persistent_gradients=True,
         prefers_model_parallel=True,
         quantised_base_zero3=False,
+        attention_kernel="cudnn",
+        fused_kernels=True,
+        grad_reduce_bytes=4,
         sources=(
             "Korthikanti et al. 2022, arXiv 2205.05198 (activations, 18 B/param)",
             "Megatron-LM main_grad fp32 buffer, distributed optimizer",
+            "Megatron-LM README: Transformer Engine fused kernels and attention; gradients "
+            "reduced in fp32 unless --grad-reduce-in-bf16; --overlap-grad-reduce "
+            "--overlap-param-gather",
         ),
     ),
     FrameworkProfile(
@@ -177,6 +210,7 @@ for _p in (
         step_counters=True,
         gradients="scenario",
         fp32_step_gradients=True,
+        param_gather_overlap=False,
         techniques=("ZeRO 1-3 sharding", "fp32 gradient partition at the ZeRO-1/2 step"),
         sources=(
             "Rajbhandari et al. 2020, arXiv 1910.02054 (ZeRO)",
@@ -204,6 +238,42 @@ for _p in (
             "PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",
             "torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather, "
             "_fsdp_api.py MixedPrecisionPolicy (torch 2.13)",
+        ),
+    ),
+    FrameworkProfile(
+        # FSDP2 (ZeRO-3 over data x context) with fp32 sharded parameters, gradients and AdamW
+        # states, bf16 compute (MixedPrecisionPolicy param_dtype bf16, reduce_dtype fp32);
+        # TP with sequence parallel and loss parallel; op-level selective recompute.
+        "torchtitan",
+        "torchtitan",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
+        activation_layout="torchtitan",
+        step_counters=True,
+        foreach_scratch=True,
+        selective_recompute="every_other_matmul",
+        grad_reduce_bytes=4,
+        pipeline_gathered=True,
+        scenario_defaults=(
+            ("precision", "weights", "fp32"),
+            ("precision", "master_weights", None),
+            ("precision", "gradients", "fp32"),
+            ("parallelism", "zero_stage", 3),
+            ("parallelism", "sequence_parallel", True),
+            ("parallelism", "recompute", "selective"),
+        ),
+        techniques=(
+            "FSDP2: fp32 parameters, gradients and AdamW states sharded, bf16 compute",
+            "TP with sequence parallel and vocabulary-parallel loss",
+            "selective op-level activation checkpointing (every second matmul rerun)",
+            "Float8 linear layers (precision.matmuls), torch.compile (workload.compile), async TP",
+        ),
+        sources=(
+            "pytorch/torchtitan 9dec370: train_configs/llama3_*.toml, parallelisms/"
+            "parallelize_llama.py (_save_list, apply_fsdp MixedPrecisionPolicy, apply_tp "
+            "loss_parallel), config_manager.py (mixed_precision_reduce float32)",
+            "torchtitan docs/performance.md (d4c86e3, 2025-01-30): H100 tables 1-6",
         ),
     ),
     FrameworkProfile(
@@ -310,6 +380,90 @@ for _p in (
             "unsloth_zoo/fused_losses/cross_entropy_loss.py, unsloth/models/llama.py",
             "unsloth/kernels/fast_lora.py LoRA_MLP, LoRA_QKV, LoRA_W; rms_layernorm.py, "
             "rope_embedding.py (saved tensors: core/activations_unsloth.py)",
+        ),
+        reports="reserved",
+    ),
+    FrameworkProfile(
+        "litgpt",
+        "LitGPT",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        step_counters=True,
+        foreach_scratch=True,
+        reports="allocated",
+        unties_embeddings=True,
+        scenario_defaults=(
+            ("precision", "master_weights", None),
+            ("precision", "optimizer_states", "bf16"),
+            ("precision", "adapters", "bf16"),
+            ("precision", "gradients", "bf16"),
+            ("workload", "loss", "chunked_16bit"),
+            ("parallelism", "model_loading", "full_state_dict"),
+        ),
+        techniques=(
+            "bf16-true: weights, adapters, gradients and AdamW states in bf16",
+            "16-bit cross-entropy in 128-token chunks (no fp32 logits)",
+            "tied embeddings copied into a separate LM head",
+            "FSDP full-state-dict loading (each unit gathered in turn)",
+        ),
+        sources=(
+            "litgpt v0.4.5 finetune/lora.py main/fit: fabric.init_module, load_checkpoint "
+            "(fabric.load_raw under FSDP), model(input_ids, lm_head_chunk_size=128), "
+            "chunked_cross_entropy; 'Memory used' = torch.cuda.max_memory_allocated() / 1e9 "
+            "over the whole run (never reset)",
+            "litgpt v0.4.5 scripts/convert_hf_checkpoint.py copy_weights_hf_llama: "
+            "lm_head.weight = transformer.wte.weight when the checkpoint ties them",
+            "lightning 2.3 fabric/strategies/fsdp.py _load_raw_module_state (FULL_STATE_DICT, "
+            "rank0_only=False); plugins/precision/bitsandbytes.py _Linear4bit",
+        ),
+    ),
+    FrameworkProfile(
+        "ms-swift",
+        "ms-swift",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        autocast_copies=True,
+        step_counters=True,
+        ddp_buckets=True,
+        foreach_scratch=True,
+        reports="reserved",
+        scenario_defaults=(("parallelism", "recompute", "full"),),
+        techniques=(
+            "transformers' loss: fp32 upcast of the logits and fp32 log-softmax",
+            "gradient checkpointing on by default",
+        ),
+        sources=(
+            "ms-swift 3602360 swift/trainers/arguments.py gradient_checkpointing True; the "
+            "model's own loss (transformers 4.51.3 loss/loss_utils.py ForCausalLMLoss: "
+            "logits.float(), fp32 log-softmax)",
+            "swift/trainers/patcher.py add_train_message -> swift/utils/torch_utils.py "
+            "get_max_reserved_memory: 'memory(GiB)' = max of torch.cuda.max_memory_reserved()",
+        ),
+    ),
+    FrameworkProfile(
+        "axolotl",
+        "axolotl",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        autocast_copies=True,
+        step_counters=True,
+        ddp_buckets=True,
+        foreach_scratch=True,
+        reports="reserved",
+        scenario_defaults=(("workload", "loss", "fused"),),
+        techniques=(
+            "Cut Cross Entropy plugin: no logits kept",
+            "model sharded before it reaches the GPU (skip_move_to_device)",
+        ),
+        sources=(
+            "axolotl 067b021 integrations/cut_cross_entropy (every 2025-26 example config "
+            "loads CutCrossEntropyPlugin)",
+            "axolotl loaders/model.py _build_model / _apply_post_lora_load_setup: "
+            "experimental_skip_move_to_device default True since #3015 (2025-08-06)",
+            "examples/gpt-oss/README.md: 'Memory usage taken from device_mem_reserved(gib)'",
         ),
     ),
 ):
