@@ -83,8 +83,9 @@ def _check(args: list[str]) -> None:
     assert code in (0, 2), err
     if code == 2:
         assert out == "" and len(err.splitlines()) == 1 and err.startswith("error: ")
-    else:
-        assert err == "" and _strict_json(out) is not None
+    else:  # imported: stderr holds at most warnings (the tensor table not matching the metadata)
+        assert all(line.startswith("warning: ") for line in err.splitlines()), err
+        assert _strict_json(out) is not None
 
 
 @FAST
