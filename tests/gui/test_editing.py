@@ -196,6 +196,7 @@ def test_serving_tp_does_not_carry_into_a_new_kind(window, qtbot):
 def test_import_renames_and_a_later_preset_drops_the_gguf_weights(window, qtbot, tmp_path, monkeypatch):
     _kind(qtbot, window, "inference")
     assert window.files.open_any(_gguf(tmp_path))
+    window.files.importer.wait()  # the import reads in a worker thread
     s = window.state.scenario
     assert s.name.startswith("Tiny Llama") and "Tiny Llama" in window.windowTitle()
     seen: list[str] = []
@@ -222,6 +223,7 @@ def test_import_renames_and_a_later_preset_drops_the_gguf_weights(window, qtbot,
 def test_undo_clears_the_undone_message_and_new_clears_the_search(window, qtbot, tmp_path):
     window.state.set_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}})
     assert window.files.open_any(_gguf(tmp_path))
+    window.files.importer.wait()  # the import reads in a worker thread
     assert "Imported Tiny Llama" in window.statusBar().currentMessage()
     window.findChild(QAction, "action_undo").trigger()
     assert window.statusBar().currentMessage() == ""
@@ -246,6 +248,7 @@ def test_gguf_whose_tensors_do_not_match_its_metadata_warns(window, tmp_path, me
     tensors = [("token_embd.weight", (256, 1000), T.Q8_0), ("blk.0.attn_q.weight", (256, 256), T.Q8_0)]
     path = write_gguf(tmp_path / "odd.gguf", "llama", kv, tensors)
     assert window.files.open_any(path)
+    window.files.importer.wait()
     assert any("does not match the metadata" in text for _k, text in message_boxes)
 
 
