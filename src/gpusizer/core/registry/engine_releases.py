@@ -21,9 +21,12 @@ _VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us)),)
 _SGLANG_STEPS = (("", StepCost(step=0.0, launch=55 * us)),)
 # vLLM V0 (0.6.x, 0.7.x) without chunked prefill runs prompt steps alone (V0 scheduler.py
 # _schedule_default: prefills first, then decodes); SGLang's default too (enable_mixed_chunk
-# False: a prefill batch runs on its own, scheduler.py get_next_batch_to_run).
+# False: a prefill batch runs on its own, scheduler.py get_next_batch_to_run). SGLang replays
+# CUDA graphs for decode batches only: ForwardMode.is_cuda_graph() is DECODE, TARGET_VERIFY or
+# IDLE (python/sglang/srt/model_executor/forward_batch_info.py, 0.4-0.5.x; piecewise graphs for
+# EXTEND are opt-in), so a prefill (extend) batch issues its kernels from Python one by one.
 _V0 = Scheduling(mixed=False)
-_SGLANG = Scheduling(mixed=False)
+_SGLANG = Scheduling(mixed=False, graph_prefill=False)
 
 # Non-torch memory that appears with more than one GPU (NCCL communicators, custom all-reduce
 # buffers), a fixed part plus one per other rank, from two measured layouts per engine
