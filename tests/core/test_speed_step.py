@@ -32,7 +32,8 @@ from gpusizer.core.speed.step_model import step_model
         ("b200-192gb", "blackwell"),
         ("rtx-5090-32gb", "blackwell-rtx"),
         ("dgx-spark-128gb", "gb10"),
-        ("apple-m4-max-128gb", "apple"),
+        ("apple-m4-max-128gb", "apple-m3"),
+        ("apple-m3-ultra-256gb", "apple-m3"),
         ("mi300x-192gb", "amd"),
         ("ryzen-ai-max-395-128gb", "apu"),
     ],
@@ -101,9 +102,12 @@ def test_pipeline_stages_overlap_micro_batches_but_not_one_sequence() -> None:
     pp4 = _step({**base, "parallelism": {"pipeline": 4}})
     # one sequence crosses every stage in turn: no faster than one GPU (plus the sends)
     assert pp4.decode_seconds(1, 1024) >= one.decode_seconds(1, 1024)
-    # 64 sequences: 4 micro-batches of 16 advance in the time one takes through the stages
-    assert pp4.decode_seconds(64, 1024) == pytest.approx(one.decode_seconds(16, 1024), rel=0.05)
-    assert pp4.decode_seconds(64, 1024) < one.decode_seconds(64, 1024)
+    # 64 sequences: 4 micro-batches of 16 keep every stage busy; the step takes 4 turns of the
+    # slowest stage, the last (20 layers and the LM head): more than one micro-batch's trip
+    # through the stages, by 3 more LM heads, and less than one GPU's step of all 64
+    trip = one.decode_seconds(16, 1024)
+    assert trip < pp4.decode_seconds(64, 1024) < one.decode_seconds(64, 1024)
+    assert pp4.decode_seconds(64, 1024) < 1.2 * trip
 
 
 def test_eager_steps_are_bound_by_kernel_launches() -> None:

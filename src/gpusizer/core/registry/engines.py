@@ -67,6 +67,11 @@ class StepCost:
 
     step: float
     launch: float
+    # host seconds per request of the step that an overlapping scheduler runs beside the GPU
+    # (the step takes at least requests x per_request), and under pipeline parallelism, where
+    # every rank's host handles every micro-batch (core/speed/step.py)
+    per_request: float = 0.0
+    per_request_pipeline: float = 0.0
 
 
 NO_STEP_COST = StepCost(0.0, 0.0)
@@ -86,12 +91,17 @@ class Scheduling:
     SGLang), "reserve" holds a request's whole KV from admission (TensorRT-LLM
     GUARANTEED_NO_EVICT, llama.cpp slots); ``graph_batch`` the largest decode batch replayed
     from a CUDA graph, ``graph_prefill`` whether steps with prompt tokens replay graphs too
-    (vLLM V1 piecewise graphs)."""
+    (vLLM V1 piecewise graphs); ``per_micro_batch``: under pipeline parallelism the running
+    limit and the token budget hold for each in-flight micro-batch, not the whole pipeline
+    (TensorRT-LLM: ``_executor_loop_pp`` schedules every micro-batch with its own
+    ``_schedule()`` call, and trtllm-bench sizes ``max_batch_size`` as the requests that fit
+    divided by ``pp_size``, tensorrt_llm/bench/build/tuning.py ``finetune_setting``)."""
 
     mixed: bool = True
     admission: Literal["grow", "reserve"] = "grow"
     graph_batch: int = 512
     graph_prefill: bool = True
+    per_micro_batch: bool = False
 
 
 @dataclass(frozen=True)
