@@ -25,8 +25,12 @@ _SGLANG_STEPS = (("", StepCost(step=0.0, launch=55 * us)),)
 # CUDA graphs for decode batches only: ForwardMode.is_cuda_graph() is DECODE, TARGET_VERIFY or
 # IDLE (python/sglang/srt/model_executor/forward_batch_info.py, 0.4-0.5.x; piecewise graphs for
 # EXTEND are opt-in), so a prefill (extend) batch issues its kernels from Python one by one.
+# SGLang admits a request only while the pool holds the running requests' remaining output at
+# new_token_ratio (0.7 of max_new_tokens at start, schedule_policy.py PrefillAdder) beside its
+# prompt, so it seldom retracts: modelled as reserving the whole request (a burst of 500 4K
+# prompts of Qwen3-14B-FP8 otherwise thrashes in preemption: TPOT 90x the published).
 _V0 = Scheduling(mixed=False)
-_SGLANG = Scheduling(mixed=False, graph_prefill=False)
+_SGLANG = Scheduling(mixed=False, graph_prefill=False, admission="reserve")
 
 # Non-torch memory that appears with more than one GPU (NCCL communicators, custom all-reduce
 # buffers), a fixed part plus one per other rank, from two measured layouts per engine
