@@ -145,3 +145,31 @@ def test_vllm_0_11_sampler_peak_follows_flashinfer() -> None:
     assert pytorch == pytest.approx(1024 * 131072 * 38, rel=1e-6)
     assert flashinfer["per_gpu"]["temporary"] == pytest.approx(1024 * 131072 * 14, rel=1e-6)
     assert flashinfer["serving"]["kv_pool_bytes"] > estimate_report(sc)["serving"]["kv_pool_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("version", "per_logit", "flashinfer"),
+    [
+        ("0.11.0", 38, False),
+        ("0.19.0", 16, False),
+        ("0.20.0", 16, False),
+        ("0.21.0", 14, True),
+        (None, 14, True),
+    ],
+)
+def test_the_sampler_path_is_each_release_default(
+    version: str | None, per_logit: int, flashinfer: bool
+) -> None:
+    # vLLM's default per release (core/registry/engine_releases.py): 0.11.0's PyPI wheel has no
+    # FlashInfer (the sort); 0.19-0.20 install it but keep its sampler off (PR #26859); from
+    # 0.21.0 it samples by default (PR #40376). The assumptions say which path the peak is for.
+    sc: dict[str, Any] = {
+        "model": {"preset": "mistral-small-3.1-24b"},
+        "framework": "vllm",
+        "workload": {"kind": "inference"},
+        "serving": {"max_context": 32768, **({"engine_version": version} if version else {})},
+    }
+    rep = estimate_report(sc)
+    assert rep["per_gpu"]["temporary"] == pytest.approx(1024 * 131072 * per_logit, rel=1e-6)
+    note = next(a for a in rep["assumptions"] if a.startswith("profile-run sampler"))
+    assert ("FlashInfer top-k/top-p" in note) is flashinfer and "default" in note

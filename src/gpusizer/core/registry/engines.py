@@ -117,9 +117,11 @@ class EngineRelease:
     # V0), otherwise the chunk is max(max_context, 2048); "off": whole prompts.
     chunked_prefill: str = "always"
     sampler_bytes_per_logit: float = 0.0  # profile-run sampler peak per (sequence x vocab)
-    # ... when FlashInfer's top-k/top-p sampler runs instead (0: this release never uses it
-    # by default); ``serving.flashinfer_sampler`` says whether it does
+    # ... when FlashInfer's top-k/top-p sampler runs instead (0: no FlashInfer rule for this
+    # release); ``serving.flashinfer_sampler`` says whether it does, null this release's
+    # default install and setting (``flashinfer_sampler_default``)
     flashinfer_sampler_bytes_per_logit: float = 0.0
+    flashinfer_sampler_default: bool = False
     non_torch_bytes: int = 0  # inside the budget on one GPU
     comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
     comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
@@ -156,11 +158,17 @@ class EngineRelease:
                 return t
         return self.tiers[-1] if self.tiers else None
 
+    def uses_flashinfer_sampler(self, flashinfer: bool | None) -> bool:
+        """Whether the profile run samples with FlashInfer: as the scenario says
+        (``serving.flashinfer_sampler``), else as this release does by default."""
+        use = self.flashinfer_sampler_default if flashinfer is None else flashinfer
+        return bool(use and self.flashinfer_sampler_bytes_per_logit)
+
     def sampler_bytes(self, flashinfer: bool | None) -> float:
         """Bytes per (sequence x vocab) of the profile run's sampler peak: FlashInfer's
-        top-k/top-p path where the scenario says it runs (``serving.flashinfer_sampler``) and
-        this release has one, else the release's default path."""
-        if flashinfer and self.flashinfer_sampler_bytes_per_logit:
+        top-k/top-p path where it runs (:meth:`uses_flashinfer_sampler`), else the release's
+        other path."""
+        if self.uses_flashinfer_sampler(flashinfer):
             return self.flashinfer_sampler_bytes_per_logit
         return self.sampler_bytes_per_logit
 
