@@ -36,6 +36,14 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "workload": {"kind": "full_finetune"},
         "framework": "megatron",
     },
+    # Issue 20: a serving plan simulates each option's load (tests/core/buyer_cases.py)
+    "llama-3.1-70b-serve-50-users-8k": {
+        "model": {"preset": "llama-3.1-70b"},
+        "framework": "vllm",
+        "workload": {"kind": "inference", "prompt_tokens": 7168, "generated_tokens": 1024},
+        "serving": {"max_context": 8192},
+        "targets": {"users": 50},
+    },
 }
 
 

@@ -184,6 +184,9 @@ class StepModel:
         self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
         self._ar = 2 * sh.layers if sh.tp > 1 else 0
         self._a2a = 2 * sh.moe_layers if sh.ep > 1 else 0
+        # the terms that depend on the step's token count alone (projections, experts,
+        # collectives), kept per count: a run asks for the same few counts again and again
+        self._by_tokens: dict[float, tuple[float, float]] = {}
 
     # -- work helpers ---------------------------------------------------------------------
     def positions(self, ctx: float) -> float:
@@ -268,10 +271,10 @@ class StepModel:
         """(seconds of the step's kernels on one GPU, of which the final norm and LM head)."""
         sh, rate = self.shape, self.rate
         n = decodes + prefill
-        total = 0.0
-        for c, m0, m1 in self._linear:
-            t_c, t_m = c * n, m0 + m1 * n
-            total += t_c if t_c > t_m else t_m
+        per_n = self._by_tokens.get(n)
+        if per_n is None:
+            per_n = self._token_terms(n)
+        total, comm = per_n
         if decodes:  # attention over the cache, then the prefill chunks' causal attention
             t_c, t_m = self._dec_f * decode_ctx, self._dec_b * decode_ctx + self._dec_tok * decodes
             total += t_c if t_c > t_m else t_m
@@ -288,7 +291,18 @@ class StepModel:
         head_c = 2.0 * rows * sh.head_w / rate.head
         head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
         head = head_c if head_c > head_m else head_m
-        return total + head + self._comm(n), head
+        return total + head + comm, head
+
+    def _token_terms(self, n: float) -> tuple[float, float]:
+        """(the projections' seconds, the collectives') for ``n`` tokens, kept per count."""
+        total = 0.0
+        for c, m0, m1 in self._linear:
+            t_c, t_m = c * n, m0 + m1 * n
+            total += t_c if t_c > t_m else t_m
+        if len(self._by_tokens) > 4096:
+            self._by_tokens.clear()
+        out = self._by_tokens[n] = (total, self._comm(n))
+        return out
 
     def _experts(self, n: float) -> float:
         """Routed experts (grouped GEMMs at their tokens per expert) and shared experts."""
