@@ -173,3 +173,33 @@ def test_the_sampler_path_is_each_release_default(
     assert rep["per_gpu"]["temporary"] == pytest.approx(1024 * 131072 * per_logit, rel=1e-6)
     note = next(a for a in rep["assumptions"] if a.startswith("profile-run sampler"))
     assert ("FlashInfer top-k/top-p" in note) is flashinfer and "default" in note
+
+
+def test_tensorrt_llm_limits_hold_per_micro_batch() -> None:
+    # _executor_loop_pp schedules each micro-batch with its own max_batch_size and
+    # max_num_tokens (trtllm-bench sizes max_batch_size as the requests that fit / pp_size)
+    from gpusizer.core.model.architecture import resolve
+    from gpusizer.core.model.params import count_parameters
+    from gpusizer.core.model.presets import scenario_gpu
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.serving.engine_memory import engine_memory
+    from gpusizer.core.serving.load import serving_load
+
+    def engine(pp: int) -> Any:
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "framework": "tensorrt-llm",
+                "parallelism": {"pipeline": pp},
+                "serving": {"max_sequences": 256, "prefill_chunk_tokens": 2048, "load": "burst"},
+                "workload": {"kind": "inference", "batch_size": 1000},
+            }
+        )
+        gpu = scenario_gpu(s)
+        em, st = engine_memory(s, resolve(s.model), count_parameters(s.model), gpu)
+        served = serving_load(s, gpu, em, st)
+        assert served.run.completed == 1000
+        return served.engine
+
+    one, four = engine(1), engine(4)
+    assert (four.max_running, four.budget) == (4 * one.max_running, 4 * one.budget) == (1024, 8192)

@@ -117,11 +117,13 @@ def _workload(s: Scenario, st: EngineSettings) -> Workload:
 
 @dataclass(frozen=True)
 class ServedLoad:
-    """A scenario's step model, the workload simulated and what it gave."""
+    """A scenario's step model, the engine's scheduling, the workload simulated and what it
+    gave."""
 
     step: StepModel
     workload: Workload
     run: LoadResult
+    engine: Engine
 
 
 _RUNS: Memo[ServedLoad] = Memo(512)
@@ -135,7 +137,7 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
         eng, wl = _engine(s, em, st), _workload(s, st)
         if wl.users == 1 and wl.load != "rate" and not wl.spread:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
-        return ServedLoad(step, wl, simulate(step, eng, wl))
+        return ServedLoad(step, wl, simulate(step, eng, wl), eng)
 
     return _RUNS.get((id(s), id(gpu)), run, (s, gpu))
 
