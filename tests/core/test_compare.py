@@ -229,6 +229,41 @@ def test_replica_counts_give_each_batch_once() -> None:
     assert replica_counts(None, 4, 3) == [1] and replica_counts(8, 2, 0) == []
 
 
+def test_targets_take_the_solvers_pipeline_degrees_beyond_128_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare_scale re-derived its stage counts from every ⌈layers/k⌉ and so, above
+    layout_space.MAX_PP (128) layers, tried pipeline degrees the solver never does (issue 19):
+    it now takes the solver's pp_degrees."""
+    from gpusizer.core.sizing.compare_scale import Scaler
+    from gpusizer.core.sizing.layout_search import Evaluator, Layout
+    from gpusizer.core.sizing.layout_space import MAX_PP, pp_degrees
+    from gpusizer.core.sizing.solver import catalog_targets
+
+    s = parse_scenario(
+        {
+            "model": {
+                "name": "deep",
+                "layers": 200,
+                "hidden_size": 256,
+                "attention_heads": 4,
+                "ffn_hidden_size": 512,
+                "vocab_size": 1000,
+            },
+            "workload": {"kind": "inference"},
+        }
+    )
+    g = catalog_targets(s, ["h100-sxm-80gb"])[0]
+    scaler = Scaler(s, Evaluator(s, g.hardware), g, 10**6)
+    tried: list[int] = []
+
+    def fits(lay: Layout, _batch: int | None) -> bool:
+        tried.append(lay.pp)
+        return lay.pp >= 150
+
+    monkeypatch.setattr(scaler, "fits", fits)
+    assert scaler._stages(Layout(), None) is None  # no degree of the solver's reaches 150
+    assert set(tried) <= set(pp_degrees(200)) and max(pp_degrees(200)) <= MAX_PP < 150
+
+
 def test_whole_nodes_round_up_and_still_fit() -> None:
     few = {o["gpu"]: o for o in compare_gpus(TRAIN_05B, gpus=IDS)}
     for scenario in (SERVE_1B, TRAIN_05B):

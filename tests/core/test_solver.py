@@ -19,7 +19,7 @@ from gpusizer.core.model.architecture import resolve
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.serving.rules import memory_rule
-from gpusizer.core.sizing import layout_search, solver
+from gpusizer.core.sizing import layout_search, layout_space, solver
 
 H100 = "h100-sxm-80gb"
 INF_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
@@ -159,7 +159,7 @@ def test_every_option_keeps_the_margin(plans: dict[str, list[dict[str, Any]]]) -
         reserving = memory_rule(FRAMEWORKS[SCENARIOS[name].get("framework", "huggingface")]).reserves_memory
         for opt in options:
             # An engine that takes a share of the GPU up front (vLLM's gpu_memory_utilization)
-            # leaves the rest free itself: that share is its margin (solver._catalog).
+            # leaves the rest free itself: that share is its margin (solver.catalog_targets).
             margin = 0 if reserving else math.ceil(0.10 * opt["capacity_bytes"])
             assert opt["headroom_bytes"] >= margin, name
     zero = solver.plan(INF_8B, gpus=[H100], margin=0.0)[0]
@@ -190,17 +190,17 @@ def test_price_orders_when_every_gpu_has_one(tmp_path: Any, monkeypatch: Any) ->
 def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any, ...]]:
     """Every layout of the search space at every valid DP: the best key per GPU."""
     s = parse_scenario(scenario)
-    gpus = solver._catalog(s, None)
+    gpus = solver.catalog_targets(s, None)
     node = max(g.hardware.gpus_per_node for g in gpus)
     ev = layout_search.Evaluator(s, gpus[0].hardware.model_copy(update={"gpus_per_node": node}))
     best: dict[str, tuple[Any, ...]] = {}
-    space, _ = layout_search._combos(
+    space, _ = layout_space.ordered_layouts(
         s, resolve(s.model), node, (s.parallelism.recompute,), 2**40
     )  # no GPU-count pruning: the whole space
     for lay in space:
-        for dp in layout_search._dp_values(s, lay, max_gpus):
+        for dp in layout_space.dp_values(s, lay, max_gpus):
             total = ev.total(replace(lay, dp=dp))
-            key = (lay.model_parallel * dp, *layout_search._pref(lay, s.profile))
+            key = (lay.model_parallel * dp, *layout_space.layout_preference(lay, s.profile))
             for g in gpus:
                 if lay.tp <= g.hardware.gpus_per_node and total <= g.capacity:
                     best[g.id] = min(best.get(g.id, key), key)
@@ -227,7 +227,10 @@ def test_search_finds_what_exhaustive_search_finds(name: str) -> None:
             par["recompute"],
             par["data"],
         )
-        assert (lay.gpus, *layout_search._pref(lay, parse_scenario(SCENARIOS[name]).profile)) == key
+        assert (
+            lay.gpus,
+            *layout_space.layout_preference(lay, parse_scenario(SCENARIOS[name]).profile),
+        ) == key
 
 
 def test_alternatives_are_distinct_and_fit() -> None:

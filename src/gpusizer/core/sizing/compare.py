@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
+from ..cancel import Cancelled as Cancelled  # re-exported: its old home
+from ..cancel import CancelToken, as_token
 from ..errors import ScenarioError
 from ..model.architecture import ceil_div
-from ..model.specs import GPUCategory, HardwareSpec, Scenario
+from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario
 from ..registry.dtypes import DTYPES
@@ -28,29 +30,12 @@ from .compare_costs import speed
 from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH, SYSTEM_FIELDS
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .compare_scale import Scaler
-from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout, check_margin
-from .solver import Fitted, _catalog, catalog_specs, layout_label, search_catalog
+from .layout_search import MAX_GPUS, Evaluator, GpuTarget, check_margin
+from .solver import Fitted, catalog_specs, catalog_targets, layout_label, search_catalog
 from .systems import boxed, check_cards_per_box, option_unit
 
 CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
-Stop = Callable[[], bool]
-
-
-class Cancelled(Exception):
-    """The comparison was cancelled (``cancel()`` returned true); nothing is returned."""
-
-
-class _Cancellable(Evaluator):
-    """An evaluator that stops the search as soon as ``stop()`` says so."""
-
-    def __init__(self, base: Scenario, hardware: HardwareSpec, stop: Stop) -> None:
-        self.stop = stop
-        super().__init__(base, hardware)
-
-    def total(self, lay: Layout, **workload: int) -> float:
-        if self.stop():
-            raise Cancelled
-        return super().total(lay, **workload)
+Stop = CancelToken | Callable[[], bool]  # core/cancel.py
 
 
 def select_gpus(
@@ -113,10 +98,11 @@ def compare_gpus(
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
     (``list_price_usd``, ``price_per_hour``). ``basis``: what cost per unit of work is
-    counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: polled
-    during the search; when it returns true, :class:`Cancelled` is raised. Bad input raises
-    ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or 4 to a box (None: the
-    smallest box holding them); each option is costed on its unit (core/sizing/systems.py)."""
+    counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: a
+    CancelToken or a callable, asked during the search; once it says so, core/cancel.Cancelled
+    is raised. Bad input raises ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or
+    4 to a box (None: the smallest box holding them); each option is costed on its unit
+    (core/sizing/systems.py)."""
     s = parse_scenario(scenario)
     money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis)
     check_sort(sort)
@@ -151,15 +137,15 @@ def size_gpus(
     if gpus is not None:
         select_gpus(s, ids=gpus)  # names an unknown id
     box = check_cards_per_box(cards_per_box)
-    catalog = boxed(_catalog(s, gpus, check_margin(margin), own_node_only=True), box)
+    catalog = boxed(catalog_targets(s, gpus, check_margin(margin), own_node_only=True), box)
     if not catalog:
         return []
-    stop = cancel or (lambda: False)
-    by_gpu = search_catalog(s, catalog, 1, max_gpus, False, lambda sc, hw: _Cancellable(sc, hw, stop))
+    token = as_token(cancel)
+    by_gpu = search_catalog(s, catalog, 1, max_gpus, False, lambda sc, hw: Evaluator(sc, hw, token))
     options = []
     for g in catalog:
-        if stop():
-            raise Cancelled
+        if token is not None:
+            token.check()
         ev, fitted, note = by_gpu[g.id]
         o = _option(s, ev, g, fitted, note, whole_nodes, max_gpus) if fitted else _missing(s, g, max_gpus)
         options.append(o | option_unit(g.id, g.spec, box, o["gpus"]))

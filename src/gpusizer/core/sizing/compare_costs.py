@@ -54,9 +54,13 @@ def speed(est: Estimate) -> dict[str, float | None]:
 
     Serving speed is the estimate's ``serving`` block (core/serving.py: the engine's step
     costs, prefill chunking and the users it runs at once on top of the roofline); training
-    speed the compute block (core/compute.py)."""
+    speed the compute block (core/compute.py: the training step of the layout, or the
+    scenario's ``compute.mfu``)."""
     c, sv = est.compute, est.serving
-    if est.scenario.workload.is_training or sv is None:
+    if est.scenario.workload.is_training:
+        rate = c.tokens_per_second_per_gpu * est.gpus
+        return {"time_seconds": c.time_seconds or None, "tokens_per_second": rate or None}
+    if sv is None:
         rate = c.peak_flops_per_s * est.gpus * c.mfu / c.flops_per_token if c.flops_per_token else 0.0
         return {"time_seconds": c.time_seconds or None, "tokens_per_second": rate or None}
     return {

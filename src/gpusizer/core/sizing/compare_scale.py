@@ -8,8 +8,8 @@
   every tensor-parallel width (wider TP splits each step's weights over more GPUs: faster per
   user) and expert-parallel degree, each with the fewest replicas that meet the targets and
   the fewest pipeline stages that hold the memory, and keeps the fewest GPUs (ties: the
-  layout the solver prefers, core/layout_search._pref). Pipeline stages add no speed
-  (core/roofline.py: stages run one after another).
+  layout the solver prefers, core/sizing/layout_space.layout_preference). Pipeline stages add
+  no speed (core/roofline.py: stages run one after another).
   This is how serving deployments are sized: replicas for users, TP for latency (vLLM
   docs, "Parallelism and Scaling": TP within a node, data parallel replicas for throughput).
 - **Whole nodes**: the count rounded up to ``gpus_per_node`` (a B200 comes 8 to an HGX
@@ -31,7 +31,8 @@ from ..model.result import Estimate
 from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
 from .compare_costs import speed
-from .layout_search import Evaluator, GpuTarget, Layout, _dp_values, _pref, divisors
+from .layout_search import Evaluator, GpuTarget, Layout, divisors
+from .layout_space import dp_values, layout_preference, pp_degrees
 
 Pace = dict[str, float | None]
 
@@ -104,9 +105,9 @@ class Scaler:
         return self._pace[key]
 
     def _stages(self, lay: Layout, batch: int | None) -> int | None:
-        """The fewest pipeline stages (of the solver's candidates) that hold the memory."""
-        pps = sorted({ceil_div(self.arch.layers, k) for k in range(1, self.arch.layers + 1)})
-        pps = [q for q in pps if q * lay.tp * lay.dp <= self.max_gpus]
+        """The fewest pipeline stages (of the solver's candidates, layout_space.pp_degrees:
+        up to MAX_PP) that hold the memory."""
+        pps = [q for q in pp_degrees(self.arch.layers) if q * lay.tp * lay.dp <= self.max_gpus]
         i = _first(lambda j: self.fits(replace(lay, pp=pps[j]), batch), len(pps))
         return None if i is None else pps[i]
 
@@ -138,7 +139,7 @@ class Scaler:
             if best is not None and tp * ep >= best[0]:
                 break  # at least TP x EP GPUs: nothing further can beat it
             for lay, batch in self._pair(base, tp, ep, self.max_gpus if best is None else best[0] - 1):
-                key = (lay.gpus, _pref(lay, s.profile))
+                key = (lay.gpus, layout_preference(lay, s.profile))
                 if best is None or key < best[:2]:
                     best = (*key, lay, batch)
         return None if best is None else (best[2], best[3])
@@ -162,7 +163,7 @@ class Scaler:
         if self.s.workload.is_training:
             m = lay.model_parallel
             wider: Sequence[int] = [
-                d for d in _dp_values(self.s, lay, bought) if lay.dp < d and d * m <= bought
+                d for d in dp_values(self.s, lay, bought) if lay.dp < d and d * m <= bought
             ]
             for dp in reversed(wider):
                 if self.fits(replace(lay, dp=dp), batch):

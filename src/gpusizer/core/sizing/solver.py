@@ -26,6 +26,7 @@ import bisect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..cancel import Cancelled, CancelToken, as_token
 from ..memory.techniques import relaxations
 from ..model.architecture import ceil_div
 from ..model.presets import gpu_presets, gpu_spec, resolve_gpu_id
@@ -108,25 +109,7 @@ def _option(
     }
 
 
-class PlanCancelled(Exception):
-    """``plan`` stopped because its ``cancel`` callback said so (the window's advisor, when the
-    scenario changed under it)."""
-
-
-def _evaluator(s: Scenario, hardware: HardwareSpec, cancel: Callable[[], bool] | None) -> Evaluator:
-    """An evaluator whose every estimate first asks ``cancel`` (every loop of the search
-    estimates, so this bounds the time to stop by one estimate)."""
-    ev = Evaluator(s, hardware)
-    if cancel is not None:
-        total = ev.total
-
-        def checked(lay: Layout, **workload: int) -> float:
-            if cancel():
-                raise PlanCancelled
-            return total(lay, **workload)
-
-        ev.total = checked  # type: ignore[method-assign]  # an instance-level wrapper
-    return ev
+PlanCancelled = Cancelled  # the old name of core/cancel.Cancelled (scripts catch it)
 
 
 def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
@@ -138,7 +121,7 @@ def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
     return specs
 
 
-def _catalog(
+def catalog_targets(
     s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN, own_node_only: bool = False
 ) -> list[GpuTarget]:
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
@@ -256,7 +239,7 @@ def plan(
     allow_recompute: bool = False,
     gpus: Sequence[str] | None = None,
     margin: float = DEFAULT_MARGIN,
-    cancel: Callable[[], bool] | None = None,
+    cancel: CancelToken | Callable[[], bool] | None = None,
 ) -> list[dict[str, Any]]:
     """Sizing options, cheapest first (by total price per hour where the GPU has a cloud
     price, then the unpriced ones by GPU count, then the smaller GPU): per GPU the fewest GPUs
@@ -269,17 +252,18 @@ def plan(
     ``max_context_tokens`` (inference) or ``max_micro_batch_size`` (training), the largest
     that keep the margin, ``notes``. ``gpus`` restricts the catalog. GPUs on which nothing fits
     with up to ``max_gpus`` GPUs are left out (``plan_text`` names them). Raises ScenarioError
-    for bad input, and PlanCancelled once ``cancel()`` returns True (it is asked before every
-    estimate)."""
+    for bad input, and core/cancel.Cancelled once ``cancel`` (a CancelToken, or a callable
+    returning True) says so: it is asked before every estimate."""
     s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
-    catalog = _catalog(s, gpus, check_margin(margin))
+    catalog = catalog_targets(s, gpus, check_margin(margin))
     if not catalog:
         return []
+    token = as_token(cancel)
     keep = 1 + max(0, alternatives)
     options: list[dict[str, Any]] = []
     by_gpu = search_catalog(
-        s, catalog, keep, max_gpus, allow_recompute, lambda sc, hw: _evaluator(sc, hw, cancel)
+        s, catalog, keep, max_gpus, allow_recompute, lambda sc, hw: Evaluator(sc, hw, token)
     )
     for g in catalog:
         ev, fitted, note = by_gpu[g.id]
