@@ -279,6 +279,9 @@ class ParallelismSpec(Strict):
     offload_parameters: bool = False
     optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
     activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
+    # How the weights reach the GPU (core/memory/loading.py): one tensor at a time, the whole
+    # 16-bit model before sharding, or FSDP's full state dict unit by unit
+    model_loading: Literal["sharded", "whole_model", "full_state_dict"] = "sharded"
     # TP collectives overlapped with the matmuls (torchtitan async TP, Megatron --tp-comm-overlap)
     async_tensor_parallel: bool = False
 
