@@ -18,9 +18,11 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.compare import Cancelled, compare_gpus, select_gpus
-from gpusizer.core.sizing.compare_costs import speed
-from gpusizer.core.sizing.compare_scale import meets, replica_counts
+from gpusizer.core.sizing.fill import meets
+from gpusizer.core.sizing.links import links_for
+from gpusizer.core.sizing.pace import option_pace
 from gpusizer.core.sizing.solver import plan
+from tests.core.put_back import put_back, set_path
 
 # Small cards (user GPUs), so that small models need several of them: the brute force stays
 # small. Prices on two of them only.
@@ -84,11 +86,13 @@ def small_gpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _put_back(scenario: dict[str, Any], o: dict[str, Any]) -> dict[str, Any]:
-    out = json.loads(json.dumps(scenario))
-    out["parallelism"], out["hardware"] = o["parallelism"], o["hardware"]
-    if o["batch_size"] is not None:
-        out["workload"]["batch_size"] = o["batch_size"]
-    return out
+    return put_back(scenario, o)
+
+
+def speed(est: Any) -> Any:
+    """The speed an option is ranked by (core/sizing/pace.py) of an estimate."""
+    s = est.scenario
+    return option_pace(est, links_for(est.gpu, s.hardware.gpus_per_node, s.compute.interconnect_efficiency))
 
 
 def _keeps(rep: dict[str, Any], margin: float) -> bool:
@@ -109,12 +113,19 @@ def _layouts(scenario: dict[str, Any], n: int, node: int) -> list[dict[str, Any]
     return out
 
 
+def _with_changes(scenario: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    out = json.loads(json.dumps(scenario))
+    for path, value in changes.items():
+        set_path(out, path, value)
+    return out
+
+
 def _fewest_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], margin: float) -> int | None:
     for n in range(1, MAX_COUNT + 1):
         for par in _layouts(scenario, n, gpu["gpus_per_node"]):
             sc = {
                 **scenario,
-                "parallelism": par,
+                "parallelism": {**scenario.get("parallelism", {}), **par},
                 "hardware": {"gpu": gpu["id"], "gpus_per_node": gpu["gpus_per_node"]},
             }
             try:
@@ -129,13 +140,21 @@ def _fewest_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], margin
 @pytest.mark.parametrize("scenario", [SERVE_1B, TRAIN_05B], ids=["serve-1b", "train-0.5b"])
 @pytest.mark.parametrize("margin", [0.0, 0.10, 0.25])
 def test_fewest_gpus_match_a_brute_force_search_and_fit(scenario: dict[str, Any], margin: float) -> None:
+    """The user's GPUs are bought one at a time: the count is the fewest that fit, with the
+    techniques the option names; without them, no fewer fit (they are turned on only where
+    they save GPUs)."""
     options = {o["gpu"]: o for o in compare_gpus(scenario, gpus=IDS, margin=margin)}
     for gpu in SMALL:
-        o, fewest = options[gpu["id"]], _fewest_by_brute_force(scenario, gpu, margin)
+        o = options[gpu["id"]]
+        changed = _with_changes(scenario, o["scenario_changes"] or {})
+        fewest = _fewest_by_brute_force(changed, gpu, margin)
         if fewest is None:
             assert not o["fits"] or o["gpus"] > MAX_COUNT
             continue
         assert o["fits"] and o["gpus"] == fewest, (gpu["id"], o["layout"])
+        if o["scenario_changes"]:
+            as_set = _fewest_by_brute_force(scenario, gpu, margin)
+            assert as_set is None or as_set > fewest
         rep = estimate_report(_put_back(scenario, o), roofline=False)
         assert _keeps(rep, margin) and rep["cluster"]["gpus"] == o["gpus"]
         assert rep["per_gpu"]["total"] == o["per_gpu_total"]
@@ -214,13 +233,6 @@ def test_targets_that_cannot_be_met_are_said_so() -> None:
         assert o["targets_met"] is False
     ranked = compare_gpus({**SERVE_1B, "targets": {"users": 4}}, gpus=IDS)
     assert [o["targets_met"] for o in ranked] == sorted((o["targets_met"] for o in ranked), reverse=True)
-
-
-def test_replica_counts_give_each_batch_once() -> None:
-    rs = replica_counts(10, 1, 100)
-    batches = [math.ceil(10 / r) for r in rs]
-    assert batches == sorted(set(batches), reverse=True) and batches[-1] == 1
-    assert replica_counts(None, 4, 3) == [1] and replica_counts(8, 2, 0) == []
 
 
 def test_whole_nodes_round_up_and_still_fit() -> None:

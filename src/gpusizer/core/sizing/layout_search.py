@@ -27,7 +27,6 @@ from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
 from .layout_prefilter import MIN_LAYOUTS, RUN, Prefilter
 from .layout_space import (
-    RECOMPUTE,
     Layout,
     Space,
     _dp_values,
@@ -42,6 +41,7 @@ from .layout_space import _combos as _combos  # the search space, as tests check
 
 __all__ = [
     "DEFAULT_MARGIN",
+    "Cancelled",
     "MAX_GPUS",
     "Evaluator",
     "GiB",
@@ -81,10 +81,18 @@ def check_margin(margin: float) -> float:
     return float(margin)
 
 
-class Evaluator:
-    """Per-GPU peak bytes (``inf`` if invalid) of the scenario under a layout, memoised."""
+class Cancelled(Exception):
+    """The search stopped because its ``stop`` callback said so (a newer scenario)."""
 
-    def __init__(self, base: Scenario, hardware: HardwareSpec) -> None:
+
+class Evaluator:
+    """Per-GPU peak bytes (``inf`` if invalid) of the scenario under a layout, memoised.
+    ``stop`` is asked before every estimate; when it says so, :class:`Cancelled` is raised."""
+
+    def __init__(
+        self, base: Scenario, hardware: HardwareSpec, stop: Callable[[], bool] | None = None
+    ) -> None:
+        self.stop = stop
         self.base = base.model_copy(update={"hardware": hardware})
         self.layers = resolve(base.model).layers
         self.memo: dict[tuple[Any, ...], float] = {}
@@ -129,6 +137,8 @@ class Evaluator:
     def total(self, lay: Layout, **workload: int) -> float:
         key = (lay, *sorted(workload.items()))
         if key not in self.memo:
+            if self.stop is not None and self.stop():
+                raise Cancelled
             if workload or not self._by_data(lay):
                 got = self._estimate(lay, workload)
             else:
@@ -233,26 +243,17 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
 
 
 def solve(
-    s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_gpus: int, allow_recompute: bool
+    s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_gpus: int
 ) -> tuple[Found, dict[str, str]]:
-    """Search with the user's recompute (heavier too if allowed); GPUs on which nothing fits
-    are searched again with heavier recompute, with a note."""
-    arch, user = resolve(s.model), s.parallelism.recompute
-    heavier = RECOMPUTE[RECOMPUTE.index(user) + 1 :] if s.workload.is_training else ()
+    """Search with the scenario's recompute (heavier techniques are the advice's ladder,
+    core/sizing/savings.py); a note on each GPU when the search space was cut."""
+    arch = resolve(s.model)
     tp_max = (
         arch.heads
         if s.hardware.allow_cross_node_tensor_parallel
         else max(g.hardware.gpus_per_node for g in gpus)
     )
-    levels = (user, *heavier) if allow_recompute else (user,)
-    space = layout_space(s, arch, tp_max, levels, max_gpus)
+    space = layout_space(s, arch, tp_max, (s.parallelism.recompute,), max_gpus)
     found = _search(ev, space, gpus, keep, max_gpus)
     cut = f"only the {space.size:,} simplest of {space.tried:,} layouts were tried"
-    notes: dict[str, str] = dict.fromkeys(found, cut) if space.tried > space.size else {}
-    missing = [g for g in gpus if not found[g.id]]
-    if missing and heavier and not allow_recompute:
-        more = _search(ev, layout_space(s, arch, tp_max, heavier, max_gpus), missing, keep, max_gpus)
-        for gid in (gid for gid, lst in more.items() if lst):
-            found[gid] = more[gid]
-            notes[gid] = f"recompute raised from {user!r}: nothing fits with it up to {max_gpus} GPUs"
-    return found, notes
+    return found, dict.fromkeys(found, cut) if space.tried > space.size else {}

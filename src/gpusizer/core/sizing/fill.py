@@ -1,0 +1,264 @@
+"""The layouts a practitioner would run on a given count of one GPU type, fastest first
+(core/sizing/advise.py asks for the count it decided).
+
+- Serving: one replica is TP x PP GPUs (TP within the node, PP for what TP cannot hold),
+  as many replicas as the count takes; a MoE model may also spread its experts over the
+  replicas (EP = DP, as vLLM's ``--enable-expert-parallel`` does). Each TP width is tried
+  with the fewest stages that hold the memory of its share of the users. The fastest is the
+  one that serves the most tokens per second over all its replicas (at a fixed count, the
+  cheapest per million tokens), among those meeting the serving targets; then the fastest
+  per user.
+- Training: every shape of the search space (TP within the node, PP, CP, EP, ZeRO) with the
+  widest data parallelism the count and the global batch allow, ranked by trained tokens
+  per second; the first of them whose peak fits is the answer. A technique (the ladder of
+  core/sizing/savings.py) is used only when nothing fits this count without it.
+
+Speed is core/sizing/pace.py's; memory the search's evaluator (its memo shared by every GPU
+of the catalog: a training peak does not depend on the GPU).
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from ..model.architecture import ceil_div, resolve
+from ..model.params import count_parameters
+from ..model.result import Estimate
+from ..model.specs import Scenario, TargetsSpec
+from ..pipeline.estimate import estimate
+from .layout_search import Evaluator, GpuTarget
+from .layout_space import Layout, _pref, divisors, dp_candidates, dp_rule, layout_space, pp_degrees
+from .links import Links
+from .option import Pace
+from .pace import TrainingClock, option_pace
+from .savings import Variant
+from .units import Unit
+
+
+def _first(ok: Callable[[int], bool], n: int) -> int | None:
+    """The first index in range(n) where a monotone ``ok`` holds (None when none does)."""
+    if n == 0 or not ok(n - 1):
+        return None
+    return bisect.bisect_left(range(n - 1), True, key=ok)
+
+
+def meets(pace: Pace, t: TargetsSpec) -> bool:
+    """Whether a serving speed meets the per-user targets (``users`` is met by spreading
+    them over the replicas)."""
+    ttft, per_user = pace.ttft_seconds, pace.tokens_per_second_per_user
+    if t.max_ttft_seconds is not None and (ttft is None or ttft > t.max_ttft_seconds):
+        return False
+    floor = t.min_tokens_per_second_per_user
+    return floor is None or (per_user is not None and per_user >= floor)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A layout on this GPU: the variant (index into the ladder), the layout, requests per
+    replica (serving), its speed, the scenario put back, and how many were weighed."""
+
+    variant: int
+    layout: Layout
+    batch: int | None
+    pace: Pace
+    scenario: Scenario
+    met: bool = True
+    weighed: int = 1
+
+
+class Filler:
+    """The fastest layouts of one GPU type on up to ``n`` GPUs."""
+
+    def __init__(
+        self,
+        g: GpuTarget,
+        variants: list[Variant],
+        evaluator: Callable[[int], Evaluator],
+        links: Links,
+        stop: Callable[[], bool],
+    ) -> None:
+        self.g, self.variants, self.evaluator, self.links, self.stop = g, variants, evaluator, links, stop
+        self.base = variants[0].scenario
+        self.arch = resolve(self.base.model)
+        self._clocks: dict[int, TrainingClock] = {}
+        self._estimates: dict[tuple[Layout, int | None], Estimate] = {}
+        self._weights: tuple[float, float] | None = None  # (one GPU's weights, expert share)
+        self._best: dict[tuple[int, int], list[Choice]] = {}
+
+    def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
+        extra = {} if batch is None else {"batch_size": batch}
+        return self.evaluator(v).scenario(lay, **extra).model_copy(update={"hardware": self.g.hardware})
+
+    def clock(self, v: int) -> TrainingClock:
+        if v not in self._clocks:
+            self._clocks[v] = TrainingClock(self.variants[v].scenario, self.g.spec, self.links)
+        return self._clocks[v]
+
+    def best(self, n: int, keep: int = 1) -> list[Choice]:
+        """Up to ``keep`` layouts on at most ``n`` GPUs, fastest first (empty: none fits)."""
+        key = (n, keep)
+        if key not in self._best:
+            self._best[key] = self._training(n, keep) if self.base.workload.is_training else self._serving(n, keep)
+        return self._best[key]
+
+    # -- training ---------------------------------------------------------------------------
+    def _training(self, n: int, keep: int) -> list[Choice]:
+        for v, variant in enumerate(self.variants):
+            if n > variant.max_gpus:
+                continue
+            found = self._train_variant(v, n, keep)
+            if found:
+                return found
+        return []
+
+    def _shapes(self, v: int, n: int) -> list[tuple[Layout, Sequence[int]]]:
+        """Each shape of variant ``v``'s search space (DP 1) with its valid DP degrees up to
+        ``n`` GPUs."""
+        s = self.variants[v].scenario
+        node = self.g.hardware.gpus_per_node
+        tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
+        space = layout_space(s, self.arch, tp_max, (s.parallelism.recompute,), n)
+        out = []
+        for tp, pp, cp, ep in space.shapes:
+            for zero in space.zeros:
+                vals = dp_candidates(s, *dp_rule(s, ep, cp, zero, tp * pp * cp, n))
+                if vals:
+                    out.append((Layout(tp, pp, cp, ep, zero, s.parallelism.recompute), vals))
+        return out
+
+    def _train_variant(self, v: int, n: int, keep: int) -> list[Choice]:
+        """The fastest layouts of variant ``v`` on up to ``n`` GPUs: each shape with its
+        widest DP, by speed; the first that fit."""
+        clock = self.clock(v)
+        ranked = []
+        for shape, vals in self._shapes(v, n):
+            lay = replace(shape, dp=vals[-1])
+            ranked.append((-(clock.pace(lay).tokens_per_second or 0.0), _pref(lay, self.base.profile), lay))
+        ranked.sort(key=lambda r: (r[0], r[1]))
+        return self._first_fitting(v, [r[2] for r in ranked], keep)
+
+    def _first_fitting(self, v: int, layouts: list[Layout], keep: int) -> list[Choice]:
+        ev, clock, out = self.evaluator(v), self.clock(v), []
+        for lay in layouts:
+            if self.stop():
+                break
+            if ev.lower_bound(lay, lay.dp) > self.g.capacity or ev.total(lay) > self.g.capacity:
+                continue
+            out.append(Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(layouts)))
+            if len(out) >= keep:
+                break
+        return out
+
+    def deadline(self, seconds: float, unit: Unit, most: int, keep: int) -> list[Choice]:
+        """The layouts that train ``workload.training_tokens`` within ``seconds`` on the
+        fewest whole units (then the fastest), up to ``most`` GPUs, with the lightest
+        technique that needs no more units than any other."""
+        best: list[Choice] = []
+        for v, variant in enumerate(self.variants):
+            found, memory_bound = self._timed(v, seconds, unit, min(most, variant.max_gpus), keep)
+            if found and (not best or unit.count(found[0].layout.gpus) < unit.count(best[0].layout.gpus)):
+                best = found
+            if best and not memory_bound:
+                break  # speed, not memory, set the count: a technique only slows it
+        return best
+
+    def _timed(self, v: int, seconds: float, unit: Unit, most: int, keep: int) -> tuple[list[Choice], bool]:
+        """Variant ``v``'s layouts fast enough on the fewest whole units: per shape the
+        smallest DP fast enough (time falls as DP grows) and, if that does not fit, the
+        smallest that fits (memory falls as DP grows); and whether a layout of fewer units
+        was turned away for memory."""
+        clock, ev = self.clock(v), self.evaluator(v)
+        heap: list[tuple[int, float, tuple[int, ...], int, Layout, Sequence[int]]] = []
+
+        def push(lay: Layout, vals: Sequence[int]) -> None:
+            rate = -(clock.pace(lay).tokens_per_second or 0.0)
+            heapq.heappush(heap, (unit.count(lay.gpus), rate, _pref(lay, self.base.profile), len(heap), lay, vals))
+
+        shapes = self._shapes(v, most)
+        for shape, vals in shapes:
+            fast = lambda j: (clock.pace(replace(shape, dp=vals[j])).time_seconds or math.inf) <= seconds  # noqa: B023,E731
+            i = _first(fast, len(vals))
+            if i is not None:
+                push(replace(shape, dp=vals[i]), vals[i:])
+        out: list[Choice] = []
+        least = heap[0][0] if heap else 0
+        while heap and len(out) < keep and not self.stop():
+            *_, lay, vals = heapq.heappop(heap)
+            if ev.lower_bound(lay, vals[-1]) > self.g.capacity:
+                continue
+            if ev.total(lay) <= self.g.capacity:
+                out.append(Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(shapes)))
+                continue
+            j = _first(lambda k: ev.total(replace(lay, dp=vals[k])) <= self.g.capacity, len(vals))  # noqa: B023
+            if j is not None and j > 0:  # the smallest DP that fits, weighed again
+                push(replace(lay, dp=vals[j]), vals[j:])
+        return out, bool(out) and unit.count(out[0].layout.gpus) > least or not out
+
+    # -- serving ----------------------------------------------------------------------------
+    def _serving(self, n: int, keep: int) -> list[Choice]:
+        s = self.base
+        node = self.g.hardware.gpus_per_node
+        tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
+        found: list[Choice] = []
+        for tp in (t for t in divisors(self.arch.heads) if t <= min(tp_max, n)):
+            for ep_all in (False, True) if s.model.moe else (False,):
+                got = self._replica(tp, ep_all, n)
+                if got is not None:
+                    found.append(got)
+        key = lambda c: (  # noqa: E731
+            not c.met,
+            -(c.pace.tokens_per_second or 0.0),
+            -(c.pace.tokens_per_second_per_user or 0.0),
+            c.layout.gpus,
+            _pref(c.layout, s.profile),
+        )
+        found.sort(key=key)
+        return [replace(c, weighed=len(found)) for c in found[:keep]]
+
+    def _replica(self, tp: int, ep_all: bool, n: int) -> Choice | None:
+        """TP ``tp`` with the fewest stages that hold the memory and as many replicas as
+        ``n`` takes (their experts spread over them when ``ep_all``)."""
+        s = self.base
+        users = s.targets.users
+        for pp in pp_degrees(self.arch.layers):
+            if tp * pp > n or self.stop():
+                return None
+            dp = n // (tp * pp)
+            ep = dp if ep_all else 1
+            if ep_all and (dp < 2 or s.model.moe is None or s.model.moe.experts % dp):
+                return None
+            if self._weights_bound(tp, pp, ep) > self.g.capacity:
+                continue
+            batch = ceil_div(users, dp) if users is not None else s.workload.batch_size
+            lay = Layout(tp, pp, 1, ep, 0, s.parallelism.recompute, dp)
+            if self.evaluator(0).total(lay, batch_size=batch) > self.g.capacity:
+                continue
+            est = self._estimate(lay, batch)
+            if est.required_bytes > self.g.capacity or not est.runs:
+                continue
+            pace = option_pace(est, self.links)
+            return Choice(0, lay, batch, pace, est.scenario, meets(pace, s.targets))
+        return None
+
+    def _estimate(self, lay: Layout, batch: int | None) -> Estimate:
+        key = (lay, batch)
+        if key not in self._estimates:
+            self._estimates[key] = estimate(self.scenario(0, lay, batch))
+        return self._estimates[key]
+
+    def _weights_bound(self, tp: int, pp: int, ep: int) -> float:
+        """Weights no GPU of the replica goes below: the model's, split evenly over TP x PP
+        (the routed experts also over EP); 0 for an engine that keeps layers in system RAM."""
+        if self.base.profile.memory_rule == "layer_offload":
+            return 0.0
+        if self._weights is None:
+            one = estimate(self.scenario(0, Layout(recompute=self.base.parallelism.recompute), 1))
+            counts = count_parameters(self.base.model)
+            share = counts.expert_params / counts.total if counts.total else 0.0
+            self._weights = (float(one.memory.weights), share)
+        weights, share = self._weights
+        return math.floor(weights * (1 - share + share / ep) / (tp * pp))

@@ -1,0 +1,67 @@
+"""Why an option is what it is, in one phrase (``layout_reason``): what decided the count,
+where the layout's parallelism runs, the techniques it turns on, and how it was chosen.
+
+``8-GPU server (1 GPU would hold it); TP 8 within a node (NVLink-class fabric); fastest of
+12 layouts tried``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .fill import Choice
+from .grow import DAY, Growth
+
+
+def _count(adv: Any, c: Choice, g: Growth) -> str:
+    unit, s = g.unit, adv.s
+    bought = unit.count(c.layout.gpus)
+    if g.why == "deadline" and g.met:
+        days = (c.pace.time_seconds or 0.0) / DAY
+        return f"trains in {days:,.1f} of {s.targets.max_training_days:g} days"
+    if g.why == "targets" and g.met:
+        users = s.targets.users
+        return f"the fewest that meet the targets{f' for {users:,} users' if users else ''}"
+    if g.met is False:
+        return "the fewest that hold it (the targets cannot be met)"
+    if unit.size == 1:
+        return "the fewest that hold it"
+    units = bought // unit.size
+    count = f"{units} x {unit.name}" if units > 1 else f"one {unit.name}"
+    return count + ("" if g.least == bought else f" ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)")
+
+
+def _where(adv: Any, c: Choice) -> list[str]:
+    lay, links, training = c.layout, adv.links, adv.s.workload.is_training
+    out = []
+    if lay.tp > 1:
+        out.append(f"TP {lay.tp} within a node ({links.intra.name})")
+    if lay.pp > 1:
+        span = lay.tp * lay.pp if not training else lay.gpus
+        out.append(
+            f"PP {lay.pp} across nodes ({links.inter.name})"
+            if span > links.node
+            else f"PP {lay.pp} where TP cannot hold it"
+        )
+    if lay.cp > 1:
+        out.append(f"CP {lay.cp} for the long sequence")
+    if training and lay.dp > 1:
+        out.append(f"DP {lay.dp}" + (f" with ZeRO {lay.zero}" if lay.zero else ""))
+    if not training and lay.dp > 1:
+        out.append(f"{lay.dp} replicas" + (" sharing the experts" if lay.ep > 1 else ""))
+    return out
+
+
+def layout_reason(adv: Any, c: Choice, g: Growth, index: int) -> str:
+    """The phrase for choice ``c`` (``index`` 0: the answer; more: runners-up) of ``adv``, a
+    core/sizing/advise.GpuAdvice."""
+    parts = [_count(adv, c, g), *_where(adv, c)]
+    phrase = adv.variants[c.variant].phrase
+    if phrase:
+        parts.append(phrase)
+    parts.append(
+        f"fastest of {c.weighed} layout{'s' if c.weighed != 1 else ''} tried"
+        if index == 0
+        else f"runner-up {index + 1} of {c.weighed}"
+    )
+    return "; ".join(parts)

@@ -1,0 +1,108 @@
+"""Techniques that save hardware: what the advice may turn on so that training fits on fewer
+or cheaper GPUs (``plan``, ``compare_gpus``, the window's "GPUs needed" line).
+
+The ladder, cheapest in speed first, each step keeping the ones before it (how a practitioner
+tries them; docs/evidence/training.md has the memory each saves):
+
+1. a fused cross-entropy loss (Liger, cut-cross-entropy, Unsloth: no logits kept);
+2. selective recompute (Korthikanti et al. 2022, arXiv 2205.05198: attention recomputed);
+3. gradient checkpointing (``recompute: "full"``: only each layer's input kept; about a
+   third more FLOPs, core/flops.py);
+4. offloaded gradient checkpointing (the checkpoints in host RAM, Unsloth's);
+5. optimizer offload (ZeRO-Offload: optimizer states in host RAM, stepped on the CPU);
+6. for LoRA and QLoRA, an adapter-friendly framework: Unsloth (its fused LoRA kernels save
+   fewer tensors; core/activations_unsloth.py), with the defaults its profile sets.
+
+A step the scenario already has, or that its framework cannot run (validation says so), is
+left out. A variant never changes the model, the workload kind or the precision; its
+``changes`` (dotted field paths -> values) applied to the scenario reproduce it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ScenarioError
+from ..memory.techniques import profile_edits
+from ..model.specs import Scenario
+from ..pipeline.validate import check_scenario
+from ..registry.loss_kinds import LOSS_KINDS
+
+ADAPTER_FRAMEWORK = "unsloth"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The scenario with ``changes`` applied, and the techniques named for people."""
+
+    scenario: Scenario
+    changes: dict[str, Any] = field(default_factory=dict)
+    names: tuple[str, ...] = ()
+    max_gpus: int = 2**31  # Unsloth (open source) trains on one GPU
+
+    @property
+    def phrase(self) -> str:
+        """``with gradient checkpointing and optimizer offload`` (empty as set)."""
+        if not self.names:
+            return ""
+        words = list(self.names)
+        return "with " + (words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1])
+
+
+def apply_changes(s: Scenario, changes: dict[str, Any]) -> Scenario:
+    """``s`` with dotted-path ``changes`` (``framework``, ``workload.loss``...) set; the
+    result is checked (ScenarioError when the combination cannot run)."""
+    blocks: dict[str, dict[str, Any]] = {}
+    top: dict[str, Any] = {}
+    for path, value in changes.items():
+        block, _, name = path.partition(".")
+        if name:
+            blocks.setdefault(block, {})[name] = value
+        else:
+            top[block] = value
+    update = {b: getattr(s, b).model_copy(update=v) for b, v in blocks.items()} | top
+    out = s.model_copy(update=update)
+    check_scenario(out)
+    return out
+
+
+def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
+    """(name, changes) of each ladder step that changes something."""
+    w, p = s.workload, s.parallelism
+    out: list[tuple[str, dict[str, Any]]] = []
+    if s.profile.activation_layout == "huggingface" and not LOSS_KINDS[w.loss].fused:
+        out.append(("a fused cross-entropy loss", {"workload.loss": "fused"}))
+    if p.recompute == "none":
+        out.append(("selective recompute", {"parallelism.recompute": "selective"}))
+    if p.recompute != "full":
+        out.append(("gradient checkpointing", {"parallelism.recompute": "full"}))
+    if p.activation_offload == "none":
+        out.append(("offloaded checkpoints", {"parallelism.activation_offload": "checkpoints"}))
+    if not p.offload_optimizer:
+        out.append(("optimizer offload", {"parallelism.offload_optimizer": True}))
+    if w.is_adapter and s.framework != ADAPTER_FRAMEWORK:
+        out.append(("Unsloth", {"framework": ADAPTER_FRAMEWORK, **profile_edits(ADAPTER_FRAMEWORK)}))
+    return out
+
+
+def ladder(s: Scenario) -> list[Variant]:
+    """The scenario as set, then each step of the ladder added to the ones before it
+    (training only; a serving scenario has only itself)."""
+    out = [Variant(s)]
+    if not s.workload.is_training:
+        return out
+    changes: dict[str, Any] = {}
+    names: list[str] = []
+    for name, step in _steps(s):
+        trial = changes | step
+        try:
+            sc = apply_changes(s, trial)
+        except ScenarioError:
+            continue
+        changes, names = trial, [*names, name]
+        if names[-1] == "gradient checkpointing" and "selective recompute" in names:
+            names.remove("selective recompute")  # full recompute replaces it
+        alone = ADAPTER_FRAMEWORK in (sc.framework,) and s.framework != ADAPTER_FRAMEWORK
+        out.append(Variant(sc, dict(changes), tuple(names), 1 if alone else 2**31))
+    return out
