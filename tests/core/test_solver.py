@@ -103,7 +103,7 @@ def test_70b_full_finetune_needs_many_gpus_and_sharding(plans: dict[str, list[di
         assert par["zero_stage"] >= 1 or par["tensor"] * par["pipeline"] > 1 or opt["gpus_in_layout"] == 1
     h100 = _by_gpu(plans["70b-full-finetune"])[H100]
     # two 8-GPU servers, or one with the optimizer's states in host RAM (ZeRO-Offload)
-    assert h100["gpus"] >= 16 and h100["nodes"] >= 2 or (
+    assert (h100["gpus"] >= 16 and h100["nodes"] >= 2) or (
         h100["gpus"] == 8 and h100["scenario_changes"].get("parallelism.offload_optimizer")
     )
     assert h100["max_micro_batch_size"] >= 1

@@ -31,15 +31,21 @@ def gpu_id(scenario: Scenario) -> str:
 
 
 def cheapest_on_gpu(
-    scenario: Scenario, cancel: Callable[[], bool] | None = None, margin: float = DEFAULT_MARGIN
+    scenario: Scenario,
+    cancel: Callable[[], bool] | None = None,
+    margin: float = DEFAULT_MARGIN,
+    whole_nodes: bool = False,
 ) -> dict[str, Any] | None:
-    """The fewest GPUs of the scenario's GPU (and their layout) whose peak leaves ``margin``
-    of memory spare (the Hardware tab's margin); None when nothing fits or the advisor fails
-    (the summary then says so). PlanCancelled passes."""
+    """The advice for the scenario's GPU (``plan``, the Hardware tab's row for it with the
+    same ``margin`` and ``whole_nodes``): how many, laid out how, with which techniques;
+    None when nothing fits or the advisor fails (the summary then says so). PlanCancelled
+    passes."""
     from ..core.sizing.solver import PlanCancelled, plan
 
     try:
-        options = plan(scenario, gpus=[gpu_id(scenario)], cancel=cancel, margin=margin)
+        options = plan(
+            scenario, gpus=[gpu_id(scenario)], cancel=cancel, margin=margin, whole_nodes=whole_nodes
+        )
     except PlanCancelled:
         raise
     except Exception:  # the advice is optional: the estimate stays on screen without it
@@ -60,6 +66,7 @@ class Advisor(QObject):
     ) -> None:
         super().__init__(parent)
         self.margin = margin
+        self.whole_nodes = False  # the Hardware tab's setting, as its row for this GPU
         self._last: Scenario | None = None
         self._pending: Scenario | None = None
         # Keyed by the scenario's JSON: an inline GPU's dict field makes Scenario unhashable.
@@ -111,7 +118,7 @@ class Advisor(QObject):
         from ..core.sizing.solver import PlanCancelled
 
         try:
-            option = cheapest_on_gpu(scenario, cancel=job.is_set, margin=self.margin)
+            option = cheapest_on_gpu(scenario, job.is_set, self.margin, self.whole_nodes)
         except PlanCancelled:
             return
         except BaseException:  # never let the worker die silently
@@ -133,15 +140,16 @@ class Advisor(QObject):
         """The advice for ``scenario`` now: known, or computed here (a report being written)."""
         key = scenario_key(scenario)
         if key not in self._cache:
-            self._cache[key] = cheapest_on_gpu(scenario, margin=self.margin)
+            self._cache[key] = cheapest_on_gpu(scenario, None, self.margin, self.whole_nodes)
         return self._cache[key]
 
-    def set_margin(self, margin: float) -> None:
-        """Advise with another memory margin (the Hardware tab's), again for the last
-        scenario."""
-        if margin == self.margin:
+    def set_margin(self, margin: float, whole_nodes: bool | None = None) -> None:
+        """Advise with another memory margin (and whole-node setting: the Hardware tab's),
+        again for the last scenario."""
+        nodes = self.whole_nodes if whole_nodes is None else whole_nodes
+        if (margin, nodes) == (self.margin, self.whole_nodes):
             return
-        self.margin = margin
+        self.margin, self.whole_nodes = margin, nodes
         self._cache.clear()
         if self._last is not None:
             self.request(self._last)

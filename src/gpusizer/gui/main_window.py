@@ -24,6 +24,7 @@ from ..core.errors import ScenarioError
 from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
 from ..core.pipeline.scenario import scenario_dict
+from ..core.sizing.option import option_edits
 from .advisor import Advisor
 from .binding import Binder, plain_text
 from .breakdown import BreakdownTable, FiguresView
@@ -191,15 +192,10 @@ class MainWindow(QMainWindow):
             self.summary.set_advice(self.state.estimate, option)
 
     def apply_layout(self, option: dict[str, Any] | None) -> None:
-        """Put an advised layout (parallelism and node shape) into the scenario: one undo step."""
-        if not option:
-            return
-        self.state.edit_many(
-            {
-                "parallelism": option["parallelism"],
-                "hardware.gpus_per_node": option["hardware"]["gpus_per_node"],
-            }
-        )
+        """Put the advised option (its techniques, layout, node shape and, serving, requests
+        per replica) into the scenario: one undo step."""
+        if option:
+            self.state.edit_many(option_edits(option, gpu=False))
 
     def _show_error(self, error: ScenarioError | None) -> None:
         self.summary.set_error(error)

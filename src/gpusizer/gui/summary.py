@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from ..core.model.result import COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
+from ..core.sizing.savings import describe
 from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
 from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
@@ -112,23 +113,31 @@ def serving_text(est: Estimate) -> str:
 
 
 def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
-    """What the advisor says about the scenario's GPU, in one line (rich text: the GPU's name
-    is escaped, a name from a shared file must not load images or links)."""
+    """What the advisor says about the scenario's GPU, in one line: how many to buy, laid out
+    how, with which techniques (rich text: the GPU's name is escaped, a name from a shared
+    file must not load images or links)."""
     gpu = html.escape(est.gpu.name)
     if option is None:
         return (
             f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
             "GPU, quantised weights or a shorter sequence."
         )
-    n, layout = option["gpus"], option["layout"]
-    head = f"<b>GPUs needed:</b> at least <b>{n:,} × {gpu}</b>, laid out {layout}"
-    if est.fits and n == est.gpus:
-        return head + " — the layout set here is already the smallest that fits."
-    if est.fits and n > est.gpus:  # it fits, but without the margin kept spare
+    n, least, layout = option["gpus"], option.get("min_gpus") or option["gpus"], option["layout"]
+    head = f"<b>GPUs needed:</b> <b>{n:,} × {gpu}</b>"
+    if least < n:
+        head += f" ({least:,} would hold it)"
+    head += f", laid out {html.escape(layout)}"
+    how = describe(option.get("scenario_changes") or {})
+    if how:
+        head += f" <b>{html.escape(how)}</b>"
+    if option.get("targets_met") is False:
+        return head + " — the targets cannot be met with up to 4,096 GPUs."
+    same = est.fits and not option.get("scenario_changes") and n == est.gpus
+    if same and option["parallelism"] == est.scenario.parallelism.model_dump(mode="json"):
+        return head + " — the layout set here."
+    if est.fits and est.gpus < n:
         spare = est.headroom_bytes / max(est.capacity_bytes, 1)
-        return head + (
-            f" — the layout set here fits on {est.gpus:,} but leaves only {spare:.0%} of memory spare."
-        )
+        return head + f" — the layout set here runs on {est.gpus:,}, with {spare:.0%} of memory spare."
     if est.fits:
         return head + f" — the layout set here uses {est.gpus:,}."
     return head + "."
@@ -163,7 +172,10 @@ class SummaryHeader(QFrame):
         self.needs.setWordWrap(True)
         self.apply = QPushButton("Apply this layout")
         self.apply.setObjectName("button_apply_layout")
-        self.apply.setToolTip("Set the parallelism (and GPUs per node) to the advised layout.")
+        self.apply.setToolTip(
+            "Set the parallelism, GPUs per node and the techniques named (gradient "
+            "checkpointing...) to the advised option."
+        )
         self.apply.hide()
         self.apply.clicked.connect(lambda: self.applyRequested.emit(self._option))
         self._option: dict[str, Any] | None = None
@@ -218,7 +230,9 @@ class SummaryHeader(QFrame):
         self._option = option
         self.needs.setText(needs_text(est, option))
         self._hold_height()
-        self.apply.setVisible(option is not None and (not est.fits or option["gpus"] != est.gpus))
+        self.apply.setVisible(
+            option is not None and not needs_text(est, option).endswith("the layout set here.")
+        )
 
     def set_advice_pending(self) -> None:
         """The scenario changed: the last advice may be out of date until the next one."""

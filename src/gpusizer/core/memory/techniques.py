@@ -221,30 +221,3 @@ def host_note(s: Scenario, mem: Memory) -> str | None:
         f"host RAM does not suffice: {block['per_node_bytes'] / GiB:.1f} GiB needed per "
         f"node, {block['capacity_bytes'] / GiB:.1f} GiB set in hardware.host_memory_bytes"
     )
-
-
-def relaxations(s: Scenario) -> list[tuple[Scenario, str]]:
-    """Scenarios the advisor may try, in order, when nothing fits as set: the chunked loss
-    (transformers layout with the full loss), then offloaded checkpointing (core/solver.py)."""
-    if not s.workload.is_training:
-        return []
-    out: list[tuple[Scenario, str]] = []
-    cur, done = s, []
-    if not LOSS_KINDS[s.workload.loss].chunked and s.profile.activation_layout == "huggingface":
-        cur = cur.model_copy(update={"workload": cur.workload.model_copy(update={"loss": "chunked"})})
-        done.append("the chunked cross-entropy (workload.loss = 'chunked')")
-        out.append((cur, f"turned on {done[-1]}: nothing fits as set"))
-    if s.parallelism.activation_offload == "none":
-        cur = cur.model_copy(
-            update={
-                "parallelism": cur.parallelism.model_copy(
-                    update={"recompute": "full", "activation_offload": "checkpoints"}
-                )
-            }
-        )
-        done.append(
-            "checkpoint offload (parallelism.recompute = 'full', activation_offload "
-            "= 'checkpoints': layer inputs in host RAM)"
-        )
-        out.append((cur, f"turned on {' and '.join(done)}: nothing fits as set"))
-    return out

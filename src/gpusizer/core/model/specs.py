@@ -355,7 +355,7 @@ class TargetsSpec(Strict):
     """Targets a deployment must meet; null = no target. Serving: ``compare_gpus`` grows the
     GPU count with replicas or wider tensor parallelism until they hold. Training:
     ``max_training_days``, data-parallel replicas and nodes grow until
-    ``workload.training_tokens`` are trained in that many days (core/sizing/grow.py)."""
+    ``workload.training_tokens`` are trained in that many days (core/sizing/compare_scale.py)."""
 
     users: PosInt | None = None  # requests served at once, over all replicas
     min_tokens_per_second_per_user: Annotated[float, Field(gt=0)] | None = None

@@ -110,6 +110,14 @@ def _model_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
             f"state per sequence (in the KV cache), not a growing KV cache; "
             f"{arch.attention_layers} attention layers hold the KV cache"
         )
+    w, limit = s.workload, s.model.max_context
+    tokens = w.sequence_length if w.is_training else w.prompt_tokens + w.generated_tokens
+    if limit and tokens > limit:
+        what = "sequence" if w.is_training else "request"
+        out.append(
+            f"the {what} of {tokens:,} tokens is longer than the model's max_context "
+            f"({limit:,}): it was not trained for it"
+        )
     vision = _model(s.model)[1].vision  # the counts this estimate already has
     if vision:
         out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights (text-only FLOPs)")

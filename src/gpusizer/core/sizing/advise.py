@@ -8,7 +8,7 @@ For each GPU of the catalog:
    set and, for training, with the techniques of the ladder (core/sizing/savings.py) where
    they let it fit on fewer whole units.
 2. The count: that many, in whole purchase units (core/sizing/units.py); more when the
-   targets ask (core/sizing/grow.py): serving ``targets`` (users, speed per user, time to
+   targets ask (core/sizing/compare_scale.py): serving ``targets`` (users, speed per user, time to
    first token) or a training deadline (``targets.max_training_days``).
 3. The layout: the fastest a practitioner would run on that count (core/sizing/fill.py),
    speed from the one speed function (core/sizing/pace.py); techniques only where nothing
@@ -26,9 +26,9 @@ from ..model.architecture import ceil_div
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
+from .compare_scale import Growth, grow
 from .fill import Choice, Filler
 from .fit_search import largest_fitting
-from .grow import Growth, grow
 from .layout_search import MAX_GPUS, Cancelled, Evaluator, GpuTarget, Layout, divisors
 from .links import links_for
 from .option import SizingOption, layout_label
@@ -139,9 +139,14 @@ class GpuAdvice:
             }
         b = c.batch or w.batch_size
         most = max(w.prompt_tokens, (ev.base.model.max_context or 2**24) - w.generated_tokens)
-        batch = largest_fitting(lambda v: ev.total(lay, batch_size=v), range(1, max(2**20, b + 1)), b - 1, cap)
+        batch = largest_fitting(
+            lambda v: ev.total(lay, batch_size=v), range(1, max(2**20, b + 1)), b - 1, cap
+        )
         prompt = largest_fitting(
-            lambda v: ev.total(lay, batch_size=b, prompt_tokens=v), range(1, most + 1), w.prompt_tokens - 1, cap
+            lambda v: ev.total(lay, batch_size=b, prompt_tokens=v),
+            range(1, most + 1),
+            w.prompt_tokens - 1,
+            cap,
         )
         return {"max_batch_size": batch, "max_context_tokens": prompt + w.generated_tokens}
 
@@ -160,7 +165,9 @@ class GpuAdvice:
 
     def _missing(self) -> SizingOption:
         """Nothing fits with up to ``max_gpus`` GPUs: listed, ``fits`` false."""
-        why = f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
+        why = (
+            f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
+        )
         goal = self.s.targets.applies(self.s.workload.is_training)
         return SizingOption(**self._blank(), targets_met=False if goal else None, notes=(why,))
 
@@ -226,7 +233,9 @@ def _ladder_counts(
     return fewest, evs, notes
 
 
-def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, stop: Stop) -> list[list[SizingOption]]:
+def advise_catalog(
+    s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, stop: Stop
+) -> list[list[SizingOption]]:
     """Per GPU of ``catalog`` (in its order): its options, the answer first."""
     variants = ladder(s)
     factory: EvaluatorFactory = lambda sc, hw: Evaluator(sc, hw, stop)  # noqa: E731
@@ -237,7 +246,9 @@ def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, stop: St
         for g in catalog
     }
     fewest, evs, notes = _ladder_counts(variants, catalog, ask, factory, units)
-    probe = catalog[0].hardware.model_copy(update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)})
+    probe = catalog[0].hardware.model_copy(
+        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
+    )
     shared: dict[int, Evaluator] = {}
 
     def evaluator_for(g: GpuTarget) -> Callable[[int], Evaluator]:

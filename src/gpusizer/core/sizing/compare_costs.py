@@ -1,13 +1,12 @@
-"""Speed, money and energy of one sizing option (``compare_gpus``, core/compare.py).
+"""Money and energy of one sizing option (``compare_gpus``, core/compare.py); its speed is
+core/sizing/pace.option_pace, the one function the advice ranks by.
 
-Speed comes from one function, :func:`speed`, so that the engines' serving block (issue 11)
-can replace today's roofline figures in one place. Money: the GPU's list price (purchase) and
-its cloud on-demand price per GPU-hour, both from the catalog (dated, with sources) unless the
-user gives their own. The hourly cost is renting (the cloud price) or owning (the purchase
-spread evenly over ``amortization_years`` of round-the-clock use plus the electricity it
-draws), as the caller asks (``BASES``). Power is the GPUs' TDP (board power), the most they draw: the host,
-cooling and network are not counted (no PUE), so energy is a floor for a whole server and a
-ceiling for the GPUs alone.
+Money: the GPU's list price (purchase) and its cloud on-demand price per GPU-hour, both from
+the catalog (dated, with sources) unless the user gives their own. The hourly cost is renting
+(the cloud price) or owning (the purchase spread evenly over ``amortization_years`` of
+round-the-clock use plus the electricity it draws), as the caller asks (``BASES``). Power is
+the GPUs' TDP (board power), the most they draw: the host, cooling and network are not
+counted (no PUE), so energy is a floor for a whole server and a ceiling for the GPUs alone.
 
 Defaults, explicit and editable:
 
@@ -27,7 +26,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ScenarioError
-from ..model.result import Estimate
 from ..model.specs import GPUSpec
 from .compare_options import AMORTIZATION_YEARS as AMORTIZATION_YEARS
 from .compare_options import BASES as BASES
@@ -35,27 +33,6 @@ from .compare_options import ELECTRICITY_USD_PER_KWH as ELECTRICITY_USD_PER_KWH
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days
 PRICE_KEYS = ("list_price_usd", "price_per_hour")  # what a user may set per GPU
-
-
-def speed(est: Estimate) -> dict[str, float | None]:
-    """How fast an option runs: ``ttft_seconds``, ``tpot_seconds``,
-    ``tokens_per_second_per_user`` and ``tokens_per_second`` (output tokens per second over
-    all replicas) for serving; ``time_seconds`` (null without ``workload.training_tokens``)
-    and ``tokens_per_second`` (trained tokens per second) for training.
-
-    Serving speed is the estimate's ``serving`` block (core/serving.py: the engine's step
-    costs, prefill chunking and the users it runs at once on top of the roofline); training
-    speed the compute block (core/compute.py)."""
-    c, sv = est.compute, est.serving
-    if est.scenario.workload.is_training or sv is None:
-        rate = c.peak_flops_per_s * est.gpus * c.mfu / c.flops_per_token if c.flops_per_token else 0.0
-        return {"time_seconds": c.time_seconds or None, "tokens_per_second": rate or None}
-    return {
-        "ttft_seconds": sv.ttft_seconds or None,
-        "tpot_seconds": sv.tpot_seconds or None,
-        "tokens_per_second_per_user": sv.tokens_per_second_per_user or None,
-        "tokens_per_second": sv.tokens_per_second or None,
-    }
 
 
 def check_prices(prices: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, float | None]]:

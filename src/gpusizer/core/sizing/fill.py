@@ -29,6 +29,7 @@ from ..model.architecture import ceil_div, resolve
 from ..model.params import count_parameters
 from ..model.result import Estimate
 from ..model.specs import Scenario, TargetsSpec
+from ..model.unified import pool_bytes
 from ..pipeline.estimate import estimate
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import Layout, _pref, divisors, dp_candidates, dp_rule, layout_space, pp_degrees
@@ -36,6 +37,7 @@ from .links import Links
 from .option import Pace
 from .pace import TrainingClock, option_pace
 from .savings import Variant
+from .search import holds
 from .units import Unit
 
 
@@ -88,6 +90,7 @@ class Filler:
         self._estimates: dict[tuple[Layout, int | None], Estimate] = {}
         self._weights: tuple[float, float] | None = None  # (one GPU's weights, expert share)
         self._best: dict[tuple[int, int], list[Choice]] = {}
+        self.pooled = pool_bytes(g.spec) is not None  # unified memory: check the machine too
 
     def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
         extra = {} if batch is None else {"batch_size": batch}
@@ -102,7 +105,9 @@ class Filler:
         """Up to ``keep`` layouts on at most ``n`` GPUs, fastest first (empty: none fits)."""
         key = (n, keep)
         if key not in self._best:
-            self._best[key] = self._training(n, keep) if self.base.workload.is_training else self._serving(n, keep)
+            self._best[key] = (
+                self._training(n, keep) if self.base.workload.is_training else self._serving(n, keep)
+            )
         return self._best[key]
 
     # -- training ---------------------------------------------------------------------------
@@ -141,12 +146,20 @@ class Filler:
         ranked.sort(key=lambda r: (r[0], r[1]))
         return self._first_fitting(v, [r[2] for r in ranked], keep)
 
+    def fits(self, v: int, lay: Layout) -> bool:
+        """Whether training layout ``lay`` of variant ``v`` fits (on unified memory, the
+        whole machine too: a full estimate)."""
+        ev = self.evaluator(v)
+        if ev.lower_bound(lay, lay.dp) > self.g.capacity or ev.total(lay) > self.g.capacity:
+            return False
+        return not self.pooled or holds(estimate(self.scenario(v, lay, None)), self.g.capacity)
+
     def _first_fitting(self, v: int, layouts: list[Layout], keep: int) -> list[Choice]:
-        ev, clock, out = self.evaluator(v), self.clock(v), []
+        clock, out = self.clock(v), []
         for lay in layouts:
             if self.stop():
                 break
-            if ev.lower_bound(lay, lay.dp) > self.g.capacity or ev.total(lay) > self.g.capacity:
+            if not self.fits(v, lay):
                 continue
             out.append(Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(layouts)))
             if len(out) >= keep:
@@ -176,7 +189,9 @@ class Filler:
 
         def push(lay: Layout, vals: Sequence[int]) -> None:
             rate = -(clock.pace(lay).tokens_per_second or 0.0)
-            heapq.heappush(heap, (unit.count(lay.gpus), rate, _pref(lay, self.base.profile), len(heap), lay, vals))
+            heapq.heappush(
+                heap, (unit.count(lay.gpus), rate, _pref(lay, self.base.profile), len(heap), lay, vals)
+            )
 
         shapes = self._shapes(v, most)
         for shape, vals in shapes:
@@ -190,13 +205,15 @@ class Filler:
             *_, lay, vals = heapq.heappop(heap)
             if ev.lower_bound(lay, vals[-1]) > self.g.capacity:
                 continue
-            if ev.total(lay) <= self.g.capacity:
-                out.append(Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(shapes)))
+            if self.fits(v, lay):
+                out.append(
+                    Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(shapes))
+                )
                 continue
             j = _first(lambda k: ev.total(replace(lay, dp=vals[k])) <= self.g.capacity, len(vals))  # noqa: B023
             if j is not None and j > 0:  # the smallest DP that fits, weighed again
                 push(replace(lay, dp=vals[j]), vals[j:])
-        return out, bool(out) and unit.count(out[0].layout.gpus) > least or not out
+        return out, (bool(out) and unit.count(out[0].layout.gpus) > least) or not out
 
     # -- serving ----------------------------------------------------------------------------
     def _serving(self, n: int, keep: int) -> list[Choice]:
@@ -238,7 +255,7 @@ class Filler:
             if self.evaluator(0).total(lay, batch_size=batch) > self.g.capacity:
                 continue
             est = self._estimate(lay, batch)
-            if est.required_bytes > self.g.capacity or not est.runs:
+            if not holds(est, self.g.capacity):
                 continue
             pace = option_pace(est, self.links)
             return Choice(0, lay, batch, pace, est.scenario, meets(pace, s.targets))

@@ -41,8 +41,8 @@ from .layout_space import _combos as _combos  # the search space, as tests check
 
 __all__ = [
     "DEFAULT_MARGIN",
-    "Cancelled",
     "MAX_GPUS",
+    "Cancelled",
     "Evaluator",
     "GiB",
     "GpuTarget",

@@ -171,3 +171,19 @@ def layout_label(par: dict[str, Any], training: bool) -> str:
     out += f" (ZeRO {par['zero_stage']})" if training else ""
     out += f", EP {par['expert']}" if par["expert"] > 1 else ""
     return out + (f", recompute {par['recompute']}" if training and par["recompute"] != "none" else "")
+
+
+def option_edits(option: dict[str, Any], gpu: bool = True) -> dict[str, Any]:
+    """The edits (block or dotted field path -> value) that put an option into its scenario:
+    its techniques (``scenario_changes``), ``parallelism`` and ``hardware`` (only
+    ``hardware.gpus_per_node`` when ``gpu`` is false: the scenario keeps its GPU) and, for
+    serving, ``workload.batch_size``. Applied in this order they reproduce the option."""
+    edits: dict[str, Any] = dict(option.get("scenario_changes") or {})
+    edits["parallelism"] = option["parallelism"]
+    if gpu:
+        edits["hardware"] = option["hardware"]
+    else:
+        edits["hardware.gpus_per_node"] = option["hardware"]["gpus_per_node"]
+    if option.get("batch_size") is not None:
+        edits["workload.batch_size"] = option["batch_size"]
+    return edits

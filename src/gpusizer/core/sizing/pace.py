@@ -55,7 +55,9 @@ def allreduce_seconds(nbytes_: float, ranks: int, link: Link) -> float:
     """A ring all-reduce of ``nbytes_`` over ``ranks`` GPUs on ``link``."""
     if ranks <= 1 or nbytes_ <= 0:
         return 0.0
-    return 2 * (ranks - 1) / ranks * nbytes_ / link.bytes_per_s + 2 * math.ceil(math.log2(ranks)) * link.alpha_s
+    return (
+        2 * (ranks - 1) / ranks * nbytes_ / link.bytes_per_s + 2 * math.ceil(math.log2(ranks)) * link.alpha_s
+    )
 
 
 @dataclass(frozen=True)
@@ -106,7 +108,11 @@ class TrainingClock:
         gpus = lay.gpus
         tokens = w.micro_batch_size * w.sequence_length * m * lay.dp
         compute = tokens * work.flops[lay.recompute] / (gpus * work.peak) if work.peak else 0.0
-        v = self.s.parallelism.virtual_stages if lay.pp * self.s.parallelism.virtual_stages <= work.layers else 1
+        v = (
+            self.s.parallelism.virtual_stages
+            if lay.pp * self.s.parallelism.virtual_stages <= work.layers
+            else 1
+        )
         step = compute * (1 + (lay.pp - 1) / (v * m)) + self._comm(lay, m, compute)
         rate = tokens / step if step else 0.0
         run = w.training_tokens / rate if w.training_tokens and rate else None

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .compare_scale import DAY, Growth
 from .fill import Choice
-from .grow import DAY, Growth
 
 
 def _count(adv: Any, c: Choice, g: Growth) -> str:
@@ -28,7 +28,9 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
         return "the fewest that hold it"
     units = bought // unit.size
     count = f"{units} x {unit.name}" if units > 1 else f"one {unit.name}"
-    return count + ("" if g.least == bought else f" ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)")
+    return count + (
+        "" if g.least == bought else f" ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)"
+    )
 
 
 def _where(adv: Any, c: Choice) -> list[str]:

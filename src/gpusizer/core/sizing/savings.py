@@ -30,6 +30,22 @@ from ..pipeline.validate import check_scenario
 from ..registry.loss_kinds import LOSS_KINDS
 
 ADAPTER_FRAMEWORK = "unsloth"
+# (name, dotted field, value) of each rung but the framework, cheapest in speed first
+STEPS: tuple[tuple[str, str, Any], ...] = (
+    ("a fused cross-entropy loss", "workload.loss", "fused"),
+    ("selective recompute", "parallelism.recompute", "selective"),
+    ("gradient checkpointing", "parallelism.recompute", "full"),
+    ("offloaded checkpoints", "parallelism.activation_offload", "checkpoints"),
+    ("optimizer offload", "parallelism.offload_optimizer", True),
+)
+
+
+def phrase(names: tuple[str, ...] | list[str]) -> str:
+    """``with gradient checkpointing and optimizer offload`` (empty for none)."""
+    if not names:
+        return ""
+    words = list(names)
+    return "with " + (words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1])
 
 
 @dataclass(frozen=True)
@@ -43,11 +59,15 @@ class Variant:
 
     @property
     def phrase(self) -> str:
-        """``with gradient checkpointing and optimizer offload`` (empty as set)."""
-        if not self.names:
-            return ""
-        words = list(self.names)
-        return "with " + (words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1])
+        return phrase(self.names)
+
+
+def describe(changes: dict[str, Any]) -> str:
+    """The techniques of an option's ``scenario_changes`` for people (empty for none)."""
+    if changes.get("framework") == ADAPTER_FRAMEWORK:
+        extra = ["optimizer offload"] if changes.get("parallelism.offload_optimizer") else []
+        return phrase(["Unsloth", *extra])
+    return phrase([name for name, path, value in STEPS if changes.get(path) == value])
 
 
 def apply_changes(s: Scenario, changes: dict[str, Any]) -> Scenario:
@@ -67,27 +87,27 @@ def apply_changes(s: Scenario, changes: dict[str, Any]) -> Scenario:
     return out
 
 
+def _applies(s: Scenario, path: str, value: Any) -> bool:
+    """Whether a rung changes ``s`` (and the loss one: its framework computes the loss)."""
+    block, name = path.split(".")
+    current = getattr(getattr(s, block), name)
+    if path == "workload.loss":
+        return s.profile.activation_layout == "huggingface" and not LOSS_KINDS[current].fused
+    if value == "selective":
+        return current == "none"
+    return bool(current != value)
+
+
 def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
-    """(name, changes) of each ladder step that changes something."""
-    w, p = s.workload, s.parallelism
-    out: list[tuple[str, dict[str, Any]]] = []
-    if s.profile.activation_layout == "huggingface" and not LOSS_KINDS[w.loss].fused:
-        out.append(("a fused cross-entropy loss", {"workload.loss": "fused"}))
-    if p.recompute == "none":
-        out.append(("selective recompute", {"parallelism.recompute": "selective"}))
-    if p.recompute != "full":
-        out.append(("gradient checkpointing", {"parallelism.recompute": "full"}))
-    if p.activation_offload == "none":
-        out.append(("offloaded checkpoints", {"parallelism.activation_offload": "checkpoints"}))
-    if not p.offload_optimizer:
-        out.append(("optimizer offload", {"parallelism.offload_optimizer": True}))
-    if w.is_adapter and s.framework != ADAPTER_FRAMEWORK:
+    """(name, changes) of each ladder rung that changes something."""
+    out = [(name, {path: value}) for name, path, value in STEPS if _applies(s, path, value)]
+    if s.workload.is_adapter and s.framework != ADAPTER_FRAMEWORK:
         out.append(("Unsloth", {"framework": ADAPTER_FRAMEWORK, **profile_edits(ADAPTER_FRAMEWORK)}))
     return out
 
 
 def ladder(s: Scenario) -> list[Variant]:
-    """The scenario as set, then each step of the ladder added to the ones before it
+    """The scenario as set, then each rung of the ladder added to the ones before it
     (training only; a serving scenario has only itself)."""
     out = [Variant(s)]
     if not s.workload.is_training:
@@ -101,8 +121,8 @@ def ladder(s: Scenario) -> list[Variant]:
         except ScenarioError:
             continue
         changes, names = trial, [*names, name]
-        if names[-1] == "gradient checkpointing" and "selective recompute" in names:
+        if name == "gradient checkpointing" and "selective recompute" in names:
             names.remove("selective recompute")  # full recompute replaces it
-        alone = ADAPTER_FRAMEWORK in (sc.framework,) and s.framework != ADAPTER_FRAMEWORK
+        alone = name == "Unsloth"
         out.append(Variant(sc, dict(changes), tuple(names), 1 if alone else 2**31))
     return out

@@ -69,12 +69,21 @@ def catalog_targets(
     ]
 
 
+def holds(est: Estimate, capacity: int) -> bool:
+    """Whether the estimated work runs within ``capacity`` bytes of the GPU: what it needs
+    there fits, a serving engine starts and holds a request, and on unified memory the
+    rest fits the machine too (core/result.Estimate.fits, with the margin kept)."""
+    if est.required_bytes > capacity or not est.runs or est.pool_shortfall is not None:
+        return False
+    return est.serving is None or bool(est.requests_held)
+
+
 def fitted(ev: Evaluator, g: GpuTarget, lay: Layout) -> Fitted | None:
-    """The layout re-estimated in full on its own GPU; None if what it needs exceeds the
-    capacity there (the margin kept) or the serving engine would not start."""
+    """The layout re-estimated in full on its own GPU; None if it does not hold there
+    (:func:`holds`, the margin kept)."""
     s = ev.scenario(lay).model_copy(update={"hardware": g.hardware})
     est = estimate(s)
-    return (lay, s, est) if est.required_bytes <= g.capacity and est.runs else None
+    return (lay, s, est) if holds(est, g.capacity) else None
 
 
 def search_catalog(

@@ -25,7 +25,8 @@ from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.sizing.compare import select_gpus, size_gpus
 from ...core.sizing.compare_rank import price_options, sort_options, speed_of
-from ...core.sizing.solver import catalog_specs
+from ...core.sizing.option import option_edits
+from ...core.sizing.search import catalog_specs
 from ...io.compare_table import chart_points, columns_for
 from ..hardware.controls import ControlsStrip, HardwareControls
 from ..hardware.plot import GAP, SIDES, Point, log_ticks, pixels, place, short_name, span_per_pixel
@@ -39,12 +40,9 @@ NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full 
 
 
 def apply_option(state: Any, option: dict[str, Any]) -> None:
-    """Put an option's GPU, node shape, layout (and, serving, its batch per replica) into
-    the scenario: one undo step."""
-    edits = {"hardware": option["hardware"], "parallelism": option["parallelism"]}
-    if option.get("batch_size") is not None:
-        edits["workload.batch_size"] = option["batch_size"]
-    state.edit_many(edits)
+    """Put an option's GPU, node shape, layout, techniques (and, serving, its batch per
+    replica) into the scenario: one undo step."""
+    state.edit_many(option_edits(option))
 
 
 class HardwareChart(ChartBase):
@@ -111,7 +109,7 @@ class HardwareChart(ChartBase):
         self.runner.failed.connect(lambda _k, msg: self._status(f"Comparison failed: {msg}"))
         self.runner.busy.connect(self._busy)
         self.applyRequested.connect(lambda o: apply_option(window.state, o))
-        self.advisor.set_margin(self.settings.margin)
+        self.advisor.set_margin(self.settings.margin, self.settings.whole_nodes)
 
     def shutdown(self) -> None:
         """Stop the background search and wait for its worker (the window is closing)."""
@@ -305,8 +303,8 @@ class HardwareChart(ChartBase):
         old, self.settings = self.settings, new
         if self.prefs is not None:
             save(self.prefs, new)
-        if self.advisor is not None and new.margin != old.margin:
-            self.advisor.set_margin(new.margin)
+        if self.advisor is not None and (new.margin, new.whole_nodes) != (old.margin, old.whole_nodes):
+            self.advisor.set_margin(new.margin, new.whole_nodes)
         if as_kwargs(new) != as_kwargs(old):
             self._search()
         else:
