@@ -88,7 +88,9 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         tip="Tokens per second over all GPUs (served output tokens, or trained tokens)",
     ),
     Column("time_seconds", "Time", _duration, "train", "Time to train on training_tokens"),
-    Column("targets_met", "Targets", _yes, "targets", "Serving targets met"),
+    Column(
+        "targets_met", "Targets", _yes, "targets", "Targets met (serving targets, or the training deadline)"
+    ),
     Column("purchase_cost", "Purchase $", _usd, tip="List price x GPUs (the GPUs only)"),
     Column("cloud_cost_per_hour", "Cloud $/h", _usd, tip="Cloud price x GPUs"),
     Column("power_watts", "kW", _num(1, 1e-3), tip="GPU board power (TDP) x GPUs"),
@@ -119,7 +121,7 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
 def columns_for(training: bool, targets: bool) -> list[Column]:
     """The columns that apply to a workload (and to serving targets when stated)."""
     skip = {"serve"} if training else {"train"}
-    if not targets or training:
+    if not targets:
         skip.add("targets")
     return [c for c in COLUMNS if c.applies not in skip]
 

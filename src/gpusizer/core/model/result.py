@@ -166,10 +166,14 @@ class Estimate:
 
     @property
     def pool_shortfall(self) -> str | None:
-        """Unified memory: why the GPU's part and the rest (host buffers, offloaded states)
-        do not fit the machine's RAM less what the OS keeps (None when they do)."""
+        """Why what the work keeps beside the GPU (host buffers, CPU layers, offloaded
+        states) does not fit the machine's RAM: on unified memory with the GPU's part, less
+        what the OS keeps; else against ``hardware.host_memory_bytes`` when given (None when
+        it fits)."""
+        s = self.scenario
         host = self.serving.host_memory_bytes if self.serving else self.memory.host_memory
-        return pool_note(self.gpu, max(0, self.memory.total), host)
+        per_node = min(s.parallelism.gpus, s.hardware.gpus_per_node)
+        return pool_note(self.gpu, max(0, self.memory.total), host, s.hardware.host_memory_bytes, per_node)
 
     @property
     def fits(self) -> bool:

@@ -37,13 +37,25 @@ def pool_bytes(gpu: GPUSpec) -> int | None:
     return max(0, total - OS_RESERVE_BYTES)
 
 
-def pool_note(gpu: GPUSpec, gpu_part: int, host_part: int) -> str | None:
-    """Why the work does not fit a unified-memory machine (None when it does): the GPU's part
-    and the rest together exceed its memory less what the OS keeps."""
-    pool = pool_bytes(gpu)
-    if pool is None or gpu_part + host_part <= pool:
-        return None
+def pool_note(
+    gpu: GPUSpec, gpu_part: int, host_part: int, host_ram: int | None = None, per_node: int = 1
+) -> str | None:
+    """Why the work does not fit the machine's RAM (None when it does): on unified memory the
+    GPU's part and the rest together exceed the memory less what the OS keeps; a GPU with
+    its own memory checks the system RAM its ``per_node`` GPUs need beside it against
+    ``host_ram`` (``hardware.host_memory_bytes``), when given."""
     gib = 2**30
+    pool = pool_bytes(gpu)
+    if pool is None:
+        need = host_part * per_node
+        if host_ram is None or need <= host_ram:
+            return None
+        return (
+            f"needs {need / gib:,.2f} GiB of system RAM per node beside the GPUs, more than "
+            f"the {host_ram / gib:,.2f} GiB of hardware.host_memory_bytes"
+        )
+    if gpu_part + host_part <= pool:
+        return None
     return (
         f"needs {(gpu_part + host_part) / gib:,.2f} GiB of the machine's unified memory "
         f"({gpu_part / gib:,.2f} on the GPU, {host_part / gib:,.2f} beside it), more than the "

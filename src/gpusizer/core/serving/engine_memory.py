@@ -38,7 +38,7 @@ from ..registry.engines import cuda_total_bytes
 from ..speed.roofline import RooflineModel
 from .engine_settings import EngineSettings, engine_settings
 from .kv_pool import EngineMemory, pool_memory
-from .offload import offload_memory
+from .offload import MIN_FIT_CONTEXT, offload_memory
 
 
 def _transformers(
@@ -91,7 +91,12 @@ def required_bytes(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSp
     w, m = s.workload, em.memory
     users = st.concurrency * (w.prompt_tokens + w.generated_tokens)
     block = max(1, st.kv_block_tokens)
-    kv = em.kv_bytes_per_token * math.ceil(max(em.max_context, users) / block) * block
+    context = em.max_context
+    if s.profile.memory_rule == "layer_offload" and st.max_context is None:
+        # an unset n_ctx is fitted to the memory, down to 4,096 tokens (offload.py): what
+        # it needs is that much, or the requests, not the memory it fills
+        context = min(em.max_context, MIN_FIT_CONTEXT)
+    kv = em.kv_bytes_per_token * math.ceil(max(context, users) / block) * block
     if st.release is not None and st.release.window_pages and em.request_bytes:
         kv = max(em.request_bytes, em.kv_bytes_per_token * math.ceil(users / block) * block)
     rule, f = s.profile.memory_rule, em.fraction or 1.0

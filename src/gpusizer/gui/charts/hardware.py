@@ -165,7 +165,7 @@ class HardwareChart(ChartBase):
             self._status(str(exc))
             return
         self.options = sort_options(priced, st.sort)
-        columns = columns_for(s.workload.is_training, s.targets.active)
+        columns = columns_for(s.workload.is_training, s.targets.applies(s.workload.is_training))
         keys = [c.key for c in columns]
         self.model.set_options(self.options, columns)
         if keys != self._sized_for:  # widths once per set of columns, then the user's
