@@ -73,9 +73,10 @@ def compare_gpus(
     whole_nodes: bool = False,
     **options: Any,
 ) -> list[dict[str, Any]]:
-    """One option per GPU type: count, layout, speed, prices, power, cost per unit of work
-    (see core/compare.py; ``sort``, ``prices``, ``basis``, ``electricity_usd_per_kwh``,
-    ``amortization_years`` pass through). Field names: docs/scenario-format.md."""
+    """One option per GPU type: count, the system it is bought in, layout, speed, prices,
+    power, cost per unit of work (see core/compare.py; ``sort``, ``prices`` (the user's own,
+    by GPU or system id), ``basis``, ``electricity_usd_per_kwh``, ``amortization_years``,
+    ``cards_per_box`` pass through). Field names: docs/scenario-format.md."""
     from .core.sizing.compare import compare_gpus as _compare
 
     return _compare(scenario, gpus=gpus, margin=margin, whole_nodes=whole_nodes, **options)

@@ -83,6 +83,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         sort=args.sort,
         basis=args.basis,
         electricity_usd_per_kwh=args.electricity,
+        prices=_prices(args),
+        cards_per_box=args.cards_per_box,
     )
     _emit(
         strict_json(options)
@@ -92,8 +94,32 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _prices(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The prices file named by ``--prices`` (io/user_prices.py), or None."""
+    if getattr(args, "prices", None) is None:
+        return None
+    from .io.user_prices import read_prices
+
+    return read_prices(args.prices)
+
+
+def _add_prices(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--prices",
+        metavar="FILE",
+        help="your own prices: a JSON object {GPU or system id: {list_price_usd, price_per_hour, "
+        "price_per_hour_marketplace, date, source}} (docs/scenario-format.md)",
+    )
+
+
 def _add_compare(sub: Any) -> None:
-    from .core.sizing.compare_options import BASES, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH, SORTS
+    from .core.sizing.compare_options import (
+        BASES,
+        CARDS_PER_BOX,
+        DEFAULT_MARGIN,
+        ELECTRICITY_USD_PER_KWH,
+        SORTS,
+    )
 
     cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")
     add_scenario_args(cm)
@@ -125,7 +151,8 @@ def _add_compare(sub: Any) -> None:
         "--basis",
         choices=BASES,
         default="cloud",
-        help="cost per token when renting (cloud) or owning (default cloud)",
+        help="cost per token when renting (cloud: on-demand), owning, or renting on a marketplace "
+        "(default cloud)",
     )
     cm.add_argument(
         "--electricity",
@@ -134,6 +161,13 @@ def _add_compare(sub: Any) -> None:
         metavar="USD_PER_KWH",
         help="electricity price (default %(default)s)",
     )
+    cm.add_argument(
+        "--cards-per-box",
+        type=int,
+        choices=CARDS_PER_BOX,
+        help="cards sold alone (consumer, workstation, PCIe) per box (default: the fewest that hold them)",
+    )
+    _add_prices(cm)
     cm.add_argument("--json", action="store_true", help="print the options as JSON")
     cm.set_defaults(func=_cmd_compare)
 
@@ -199,12 +233,13 @@ def _cmd_chart(args: argparse.Namespace) -> int:
     from .io.scenario_file import read_scenario_dict
 
     check_output(args.output, args.width)  # bad input is refused before Qt loads
+    prices = _prices(args)
     view = view_with(chart_view(args.kind), axis=args.axis)
     scenario = parse_scenario(read_scenario_dict(args.file))
     est = estimate(scenario)
     from .gui.charts.render import render_chart
 
-    render_chart(scenario, est, args.kind, args.output, args.width, view=view)
+    render_chart(scenario, est, args.kind, args.output, args.width, view=view, prices=prices)
     return 0
 
 
@@ -213,10 +248,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario
 
     scenario = parse_scenario(scenario_from_args(args))
+    prices = _prices(args)
     est = estimate(scenario)
     from .gui.charts.report import write_report
 
-    _emit(str(write_report(scenario, est, args.output, args.units)))
+    _emit(str(write_report(scenario, est, args.output, args.units, prices=prices)))
     return 0
 
 
@@ -287,6 +323,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="sweep chart: the swept knob (default sequence_length)",
     )
+    _add_prices(ch)
     ch.set_defaults(func=_cmd_chart)
     rp = sub.add_parser("report", help="a report folder: Markdown, HTML and every chart")
     add_scenario_args(rp)
@@ -294,6 +331,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--units", choices=("GiB", "GB"), default="GiB", help="memory unit: GiB = 2^30 bytes, GB = 10^9 bytes"
     )
+    _add_prices(rp)
     rp.set_defaults(func=_cmd_report)
     return ap
 

@@ -22,6 +22,7 @@ from gpusizer.core.sizing.fill import meets
 from gpusizer.core.sizing.links import links_for
 from gpusizer.core.sizing.pace import option_pace
 from gpusizer.core.sizing.solver import plan
+from gpusizer.core.sizing.units import Unit
 from tests.core.put_back import put_back, set_path
 
 # Small cards (user GPUs), so that small models need several of them: the brute force stays
@@ -95,6 +96,13 @@ def speed(est: Any) -> Any:
     return option_pace(est, links_for(est.gpu, s.hardware.gpus_per_node, s.compute.interconnect_efficiency))
 
 
+def _unit(gpu_id: str) -> Unit:
+    """How the GPU is bought (core/sizing/units.py over the catalog's systems)."""
+    from gpusizer.core.model.presets import gpu_spec
+
+    return Unit(gpu_id, gpu_spec(gpu_id))
+
+
 def _keeps(rep: dict[str, Any], margin: float) -> bool:
     return rep["headroom_bytes"] >= math.ceil(rep["gpu"]["memory_bytes"] * margin)
 
@@ -151,12 +159,14 @@ def test_fewest_gpus_match_a_brute_force_search_and_fit(scenario: dict[str, Any]
         if fewest is None:
             assert not o["fits"] or o["gpus"] > MAX_COUNT
             continue
-        assert o["fits"] and o["gpus"] == fewest, (gpu["id"], o["layout"])
+        # the fewest that fit, bought in whole units (a box of cards, a server's node)
+        assert o["fits"] and o["min_gpus"] == fewest, (gpu["id"], o["layout"])
+        assert o["gpus"] == _unit(gpu["id"]).count(fewest), (gpu["id"], o["gpus"])
         if o["scenario_changes"]:
             as_set = _fewest_by_brute_force(scenario, gpu, margin)
             assert as_set is None or as_set > fewest
         rep = estimate_report(_put_back(scenario, o), roofline=False)
-        assert _keeps(rep, margin) and rep["cluster"]["gpus"] == o["gpus"]
+        assert _keeps(rep, margin) and rep["cluster"]["gpus"] == o["gpus_in_layout"] <= o["gpus"]
         assert rep["per_gpu"]["total"] == o["per_gpu_total"]
         assert o["headroom_bytes"] >= o["margin_bytes"] == math.ceil(o["capacity_bytes"] * margin)
 
@@ -221,7 +231,9 @@ def test_serving_targets_hold_with_the_fewest_gpus(targets: dict[str, Any]) -> N
         assert meets(speed(est), parse_scenario(scenario).targets)
         assert o["batch_size"] * o["parallelism"]["data"] >= targets["users"]  # all seated
         gpu = next(g for g in SMALL if g["id"] == o["gpu"])
-        assert not _meets_by_brute_force(scenario, gpu, min(o["gpus"], MAX_COUNT + 1))
+        unit = _unit(o["gpu"])
+        fewer = max((n for n in range(1, o["gpus"]) if unit.count(n) < o["gpus"]), default=0)
+        assert not _meets_by_brute_force(scenario, gpu, min(fewer + 1, MAX_COUNT + 1))
         assert o["ttft_seconds"] <= targets["max_ttft_seconds"]
         assert o["gpus"] > plain[o["gpu"]]["gpus"]  # the targets, not the memory, set it
     assert met >= 2

@@ -10,6 +10,7 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.errors import ScenarioError
+from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.model.result import Estimate, Serving
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import scenario_model
@@ -169,8 +170,13 @@ def test_step_latency_override_and_cost_per_million_tokens() -> None:
     slow = _sv({**sc, "serving": {"max_context": 8192, "step_latency_seconds": 0.01}})
     assert slow.decode_step_overhead_seconds == slow.prefill_step_overhead_seconds == 0.01
     assert slow.tpot_seconds - base.tpot_seconds == pytest.approx(0.01 - 0.0004, rel=1e-6)
-    # H100 at 3.49 $/h (catalog): $ per million output tokens = price x GPUs / tokens per hour
-    assert base.cost_per_million_tokens == pytest.approx(3.49 / 3600 / base.tokens_per_second * 1e6, rel=1e-9)
+    # H100 at the catalog's $/GPU-hour (3.99 since issue 22): $ per million output tokens =
+    # price x GPUs / tokens per hour
+    price = gpu_spec("h100-sxm-80gb").price_per_hour
+    assert price is not None
+    assert base.cost_per_million_tokens == pytest.approx(
+        price / 3600 / base.tokens_per_second * 1e6, rel=1e-9
+    )
 
 
 def test_expert_parallel_decode_reads_the_experts_of_the_whole_group() -> None:

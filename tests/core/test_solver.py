@@ -180,9 +180,10 @@ def test_every_option_keeps_the_margin(plans: dict[str, list[dict[str, Any]]]) -
 
 
 def test_price_orders_when_every_gpu_has_one(tmp_path: Any, monkeypatch: Any) -> None:
+    cards = {"category": "consumer", "gpus_per_node": 8}  # sold alone: bought by the card
     gpus = [
-        {"id": "cheap-24gb", "name": "Cheap", "memory_bytes": 24 * 2**30, "price_per_hour": 0.3},
-        {"id": "dear-96gb", "name": "Dear", "memory_bytes": 96 * 2**30, "price_per_hour": 9.0},
+        {"id": "cheap-24gb", "name": "Cheap", "memory_bytes": 24 * 2**30, "price_per_hour": 0.3, **cards},
+        {"id": "dear-96gb", "name": "Dear", "memory_bytes": 96 * 2**30, "price_per_hour": 9.0, **cards},
     ]
     path = tmp_path / "gpus.json"
     path.write_text(json.dumps(gpus))

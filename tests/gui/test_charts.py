@@ -211,3 +211,18 @@ def test_edit_copy_chart_puts_image_and_data_on_the_clipboard(window):
     action.trigger()
     mime = QGuiApplication.clipboard().mimeData()
     assert mime.hasImage() and mime.text() == window.tabs.current_chart().data_csv()
+
+
+def test_report_shows_prices_with_basis_and_date_and_the_users(qtbot, tmp_path):
+    """Issue 22: the report states each price's basis, source and date; "My prices" reach it
+    (``gpusizer-cli report --prices``) marked as the user's."""
+    s = parse_scenario({"model": {"preset": "llama-3.1-8b"}, "hardware": {"gpu": "h100-sxm-80gb"}})
+    prices = {"hgx-h100-8gpu": {"list_price_usd": 199999, "source": "Dell quote", "date": "2026-11"}}
+    md = write_report(s, estimate(s), tmp_path / "rep", prices=prices)
+    text = md.read_text(encoding="utf-8")
+    assert "## Prices" in text and "Renting (cloud)" in text
+    assert "RunPod Secure Cloud (on-demand)" not in text or "2026-11" in text
+    assert "$199,999 per unit | yours | yours (Dell quote) | 2026-11" in text
+    assert "| H100 SXM 80GB: rental | $3.99 per GPU-hour |" in text
+    html = (md.parent / "report.html").read_text(encoding="utf-8")
+    assert "<h2>Prices</h2>" in html and "Dell quote" in html

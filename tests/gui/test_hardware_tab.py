@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QWidget
 from gpusizer.core.model.presets import gpu_presets
 from gpusizer.gui.hardware.settings import load
 from gpusizer.gui.settings import Prefs
+from gpusizer.io.user_prices import load_user_prices
 
 QWEN = {
     "model": {"preset": "qwen3-32b"},
@@ -72,9 +73,11 @@ def test_prices_are_edited_and_remembered(tab: Any, window: Any, temp_settings: 
     assert h100["price_per_hour"] == 1.25 and h100["user_prices"]
     assert h100["cloud_cost_per_hour"] == pytest.approx(1.25 * h100["gpus"])
     window.prefs.sync()
-    assert load(Prefs()).prices == {"h100-sxm-80gb": {"price_per_hour": 1.25}}
+    # "My prices" live in their own file beside the INI (issue 22), not in the INI
+    assert load_user_prices(temp_settings / "prices.json") == {"h100-sxm-80gb": {"price_per_hour": 1.25}}
+    assert load(Prefs()).prices == {}
     assert tab.table.proxy.setData(_index(tab, "h100-sxm-80gb", "price_per_hour"), "")
-    assert load(window.prefs).prices == {}  # cleared: the catalog's again
+    assert load_user_prices(temp_settings / "prices.json") == {}  # cleared: the catalog's again
     assert not tab.table.proxy.setData(_index(tab, "h100-sxm-80gb", "price_per_hour"), "-3")
 
 

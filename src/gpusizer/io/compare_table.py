@@ -61,10 +61,23 @@ class Column:
         return "" if value is None else self.fmt(value, unit)
 
 
+BASIS_WORDS = {
+    "cloud": "renting, the on-demand list price of provider-operated clouds (RunPod Secure where listed)",
+    "owned": "owning, the 2025-26 street price of whole systems over the years given, plus electricity",
+    "marketplace": "renting on community or spot marketplaces",
+}
 COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details after
     Column("rank", "#", _text, tip="Order of the current ranking"),
     Column("gpu_name", "GPU", _text),
     Column("gpus", "GPUs", _num(0), tip="GPUs to buy or rent (whole servers when asked)"),
+    Column(
+        "system_name",
+        "System",
+        _text,
+        tip="What is bought or rented: a catalog system (server, rack, workstation, Mac) or a box "
+        "of cards sold alone (priced as its cards)",
+    ),
+    Column("systems", "Units", _num(0), tip="Systems (servers, racks, boxes) to buy"),
     Column(
         "cost_per_million_tokens",
         "$/M tok",
@@ -91,11 +104,28 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column(
         "targets_met", "Targets", _yes, "targets", "Targets met (serving targets, or the training deadline)"
     ),
-    Column("purchase_cost", "Purchase $", _usd, tip="List price x GPUs (the GPUs only)"),
-    Column("cloud_cost_per_hour", "Cloud $/h", _usd, tip="Cloud price x GPUs"),
-    Column("power_watts", "kW", _num(1, 1e-3), tip="GPU board power (TDP) x GPUs"),
-    Column("energy_kwh_per_million_tokens", "kWh/M tok", _num(2), tip="Energy per million tokens at TDP"),
-    Column("energy_kwh", "kWh", _num(0), "train", "Energy of the training run at TDP"),
+    Column(
+        "purchase_cost",
+        "Purchase $",
+        _usd,
+        tip="Street price (2025-26) x whole systems; yours where set",
+    ),
+    Column(
+        "cloud_cost_per_hour",
+        "Cloud $/h",
+        _usd,
+        tip="On-demand price of the GPUs rented (by the GPU, or whole systems where only those are rented)",
+    ),
+    Column(
+        "power_watts",
+        "kW",
+        _num(1, 1e-3),
+        tip="System power (measured or specified): the systems owned, or the rented GPUs' share",
+    ),
+    Column(
+        "energy_kwh_per_million_tokens", "kWh/M tok", _num(2), tip="Energy per million tokens at system power"
+    ),
+    Column("energy_kwh", "kWh", _num(0), "train", "Energy of the training run at system power"),
     Column("electricity_cost", "Power $", _usd, "train", "Electricity of the training run"),
     Column("layout", "Layout", _text, tip="Parallel layout; double-click a row to apply it"),
     Column("nodes", "Nodes", _num(0), tip="Servers (or boxes) of gpus_per_node GPUs"),
@@ -105,14 +135,15 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         "price_per_hour",
         "$/GPU-h",
         _usd,
-        tip="Cloud on-demand price per GPU-hour (catalog, dated; yours where set)",
+        tip="On-demand price per GPU-hour of a provider-operated cloud (RunPod Secure Cloud where "
+        "listed, else the named provider; dated in the tooltip); yours where set",
         editable=True,
     ),
     Column(
         "list_price_usd",
         "$/GPU",
         _usd,
-        tip="Purchase (list) price per GPU (catalog, dated; yours where set)",
+        tip="2025-26 street price per GPU (dated in the tooltip); yours where set",
         editable=True,
     ),
 )
@@ -149,7 +180,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     rows = table_rows(options, cols, unit)
     name = next(i for i, c in enumerate(cols) if c.key == "gpu_name")
     for row, o in zip(rows[1:], options, strict=True):
-        row[name] += " *" if o["pareto"] else ""
+        row[name] += (" *" if o["pareto"] else "") + (" (yours)" if o.get("user_prices") else "")
     widths = [max(len(r[i]) for r in rows) for i in range(len(cols))]
     left = {i for i, c in enumerate(cols) if c.fmt is _text and c.key != "rank"}
     lines = [
@@ -163,8 +194,10 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     lines.append(
         f"* on the Pareto front: no other option is both cheaper per million tokens "
         f"and faster ({'tokens/s' if training else 'tokens/s per user'}). "
-        f"Cost basis: {'renting (cloud price)' if basis == 'cloud' else 'owning'}."
+        f"Cost basis: {BASIS_WORDS.get(basis, basis)}."
     )
+    if any(o.get("user_prices") for o in options):
+        lines.append("(yours) priced with your own prices (--prices).")
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]})
     return "\n".join(lines)
 

@@ -1,8 +1,11 @@
-"""Preset data: one JSON file per model and per GPU, read with importlib.resources.
+"""Preset data: one JSON file per model, per GPU and per system, read with importlib.resources.
 
-Files live in ``gpusizer/presets/models`` and ``gpusizer/presets/gpus``; each carries a
-``source_url``. User GPUs (stored with the app's settings) are merged in by id, never
-overriding a catalog id.
+Files live in ``gpusizer/presets/models``, ``gpusizer/presets/gpus`` and
+``gpusizer/presets/systems``; each carries its sources. User GPUs (stored with the app's
+settings) are merged in by id, never overriding a catalog id. Systems (the units a buyer buys:
+servers, racks, workstations, desk-side boxes; core/model/system_spec.py) are read strictly:
+strict JSON, at most :data:`MAX_SYSTEM_BYTES` each, the file named after its id, its GPU a
+catalog GPU; a bad file is an error at first use, not a skipped entry (it ships with the app).
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import ScenarioError, excerpt, from_validation
-from ..readfile import MiB, read_json
+from ..readfile import MiB, parse_json_object, read_json
 from .specs import GPUSpec, Scenario
+from .system_spec import SystemSpec
 from .unified import effective_gpu
 
 USER_GPUS_ENV = "GPUSIZER_USER_GPUS"  # a JSON file of user GPUs (the GUI points it at settings)
@@ -44,6 +48,38 @@ def model_presets() -> dict[str, dict[str, Any]]:
 @cache
 def _catalog_gpus() -> dict[str, dict[str, Any]]:
     return _read_dir("gpus")
+
+
+MAX_SYSTEM_BYTES = 32 * 1024  # a system entry is about 3 KB
+
+
+@cache
+def system_presets() -> dict[str, SystemSpec]:
+    """Catalog systems by id, validated (ScenarioError naming the file and field otherwise)."""
+    out: dict[str, SystemSpec] = {}
+    folder = resources.files("gpusizer.presets").joinpath("systems")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        raw = entry.read_bytes()
+        field = f"systems/{entry.name}"
+        if len(raw) > MAX_SYSTEM_BYTES:
+            raise ScenarioError(field, f"{len(raw):,} bytes; at most {MAX_SYSTEM_BYTES:,}")
+        data = parse_json_object(raw.decode("utf-8"), field, entry.name)
+        try:
+            spec = SystemSpec(**data)
+        except ValidationError as exc:
+            raise from_validation(exc, (field,)) from None
+        if spec.id != entry.name[:-5] or spec.gpu not in _catalog_gpus():
+            raise ScenarioError(field, f"id must be the file name and gpu a catalog GPU; got {spec.gpu!r}")
+        out[spec.id] = spec
+    return out
+
+
+def gpu_systems(gpu_id: str) -> list[SystemSpec]:
+    """The catalog systems built of this GPU (or catalog alias), fewest GPUs first."""
+    gid = resolve_gpu_id(gpu_id)
+    return sorted((s for s in system_presets().values() if s.gpu == gid), key=lambda s: (s.gpus, s.id))
 
 
 MAX_USER_GPU_BYTES = 1 * MiB  # a GPU entry is about 400 bytes

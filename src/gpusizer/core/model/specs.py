@@ -44,9 +44,14 @@ from .serving_spec import ServingSpec
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
 
 Fraction = Annotated[float, Field(gt=0.0, le=1.0)]
-YearMonth = Annotated[str, Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]  # "2025-01"
+# When a price was read: "2026-05", or "2026" where the source gives the year only (issue 22)
+PriceDate = Annotated[str, Field(pattern=r"^\d{4}(-(0[1-9]|1[0-2]))?$")]
 GPUCategory = Literal["datacenter", "workstation", "consumer", "unified_memory"]
 ComputeCapability = Annotated[str, Field(pattern=r"^\d{1,2}\.\d$")]  # CUDA "major.minor", "9.0"
+# The link a GPU's interconnect_gb_per_s is (a system's scale-up or scale-out link, system_spec.py)
+LinkKind = Literal[
+    "nvlink", "infinity_fabric", "ethernet", "infiniband", "pcie", "thunderbolt", "nvlink_c2c", "none"
+]
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
@@ -303,10 +308,22 @@ class GPUSpec(Strict):
     category: GPUCategory | None = None
     memory_type: str | None = None
     list_price_usd: NonNegRate | None = None
-    list_price_date: YearMonth | None = None
+    list_price_date: PriceDate | None = None
     list_price_source: str | None = None
-    price_per_hour_date: YearMonth | None = None
+    price_per_hour_date: PriceDate | None = None
     price_per_hour_source: str | None = None
+    # Issue 22: one stated basis per price column, the provider named, a reason where none.
+    list_price_basis: str | None = None
+    list_price_null_reason: str | None = None
+    price_per_hour_provider: str | None = None
+    price_per_hour_basis: str | None = None
+    price_per_hour_null_reason: str | None = None
+    price_per_hour_marketplace: NonNegRate | None = None
+    price_per_hour_marketplace_provider: str | None = None
+    price_per_hour_marketplace_date: PriceDate | None = None
+    price_per_hour_marketplace_source: str | None = None
+    interconnect_kind: LinkKind | None = None  # what interconnect_gb_per_s is
+    network_gb_per_s: LinkRate | None = None  # scale-out per GPU, per direction
     unified_memory: bool = False
     gpu_memory_fraction: Fraction | None = None
     # CUDA compute capability (NVIDIA only): engines pick kernels by it (core/moe_layout.py)

@@ -35,7 +35,8 @@ from .option import SizingOption, layout_label
 from .reason import layout_reason
 from .savings import Variant, ladder
 from .search import EvaluatorFactory, search_catalog
-from .units import Unit, purchase_unit
+from .systems import option_unit
+from .units import Unit
 
 Stop = Callable[[], bool]
 
@@ -49,6 +50,12 @@ class Ask:
     max_gpus: int = MAX_GPUS
     keep: int = 1
     limits: bool = False  # plan: the largest batch, context or micro-batch that fit
+    cards_per_box: int | None = None  # cards sold alone: 1, 2 or 4 to a box (None: fewest)
+
+
+def unit_of(g: GpuTarget, ask: Ask) -> Unit:
+    """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit."""
+    return Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
 
 
 class GpuAdvice:
@@ -67,7 +74,7 @@ class GpuAdvice:
         self.g, self.variants, self.fewest, self.ask = g, variants, fewest, ask
         self.s = variants[0].scenario
         node = g.hardware.gpus_per_node
-        self.unit = Unit(node, f"{node}-GPU node") if ask.whole_nodes else purchase_unit(g.id, g.spec, node)
+        self.unit = unit_of(g, ask)
         self.links = links_for(g.spec, node, self.s.compute.interconnect_efficiency)
         self.filler = Filler(g, variants, evaluator, self.links, stop)
         self.notes = list(notes)
@@ -91,7 +98,7 @@ class GpuAdvice:
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "
-                f"all of {growth.unit.name}s"
+                f"all of {growth.unit.units(bought)} x {growth.unit.name(bought)}"
             )
         variant = self.variants[c.variant]
         if variant.names:
@@ -119,6 +126,7 @@ class GpuAdvice:
             "targets_met": growth.met,
             "notes": tuple(notes),
             "limits": self._limits(c) if self.ask.limits else None,
+            "unit": self._unit_fields(bought),
         }
         return SizingOption(**fields)
 
@@ -150,6 +158,16 @@ class GpuAdvice:
         )
         return {"max_batch_size": batch, "max_context_tokens": prompt + w.generated_tokens}
 
+    def _unit_fields(self, gpus: int | None) -> dict[str, Any]:
+        """``system``, ``system_name``, ``gpus_per_system`` and ``systems`` of the unit bought
+        (core/sizing/systems.option_unit; the node when whole nodes are asked)."""
+        g = self.g
+        fields = option_unit(g.id, g.spec, self.ask.cards_per_box, gpus)
+        if self.ask.whole_nodes and gpus is not None:
+            node = g.hardware.gpus_per_node
+            fields |= {"gpus_per_system": max(node, int(str(fields["gpus_per_system"] or 0)))}
+        return fields
+
     def _blank(self) -> dict[str, Any]:
         g = self.g
         cap = g.spec.capacity_bytes
@@ -169,7 +187,8 @@ class GpuAdvice:
             f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
         )
         goal = self.s.targets.applies(self.s.workload.is_training)
-        return SizingOption(**self._blank(), targets_met=False if goal else None, notes=(why,))
+        unit = self._unit_fields(None)
+        return SizingOption(**self._blank(), targets_met=False if goal else None, notes=(why,), unit=unit)
 
     def _compute_notes(self, s: Scenario, used: str) -> list[str]:
         """Low-precision weights on a GPU without their tensor cores: stored that way,
@@ -223,7 +242,7 @@ def _ladder_counts(
 
     last = len(variants) - 1
     heavy = [last, last - 1] if last > 1 and variants[last].max_gpus == 1 else [last]
-    todo = [g for g in catalog if whole(g.id, 0) > units[g.id].size] if last else []
+    todo = [g for g in catalog if whole(g.id, 0) > units[g.id].count(1)] if last else []
     for v in heavy if todo else ():
         search(v, todo)
     for g in todo:  # a heavy rung counts only where it saves whole units
@@ -239,12 +258,7 @@ def advise_catalog(
     """Per GPU of ``catalog`` (in its order): its options, the answer first."""
     variants = ladder(s)
     factory: EvaluatorFactory = lambda sc, hw: Evaluator(sc, hw, stop)  # noqa: E731
-    units = {
-        g.id: Unit(g.hardware.gpus_per_node, "node")
-        if ask.whole_nodes
-        else purchase_unit(g.id, g.spec, g.hardware.gpus_per_node)
-        for g in catalog
-    }
+    units = {g.id: unit_of(g, ask) for g in catalog}
     fewest, evs, notes = _ladder_counts(variants, catalog, ask, factory, units)
     probe = catalog[0].hardware.model_copy(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}

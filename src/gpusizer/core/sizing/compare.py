@@ -31,6 +31,7 @@ from .layout_search import MAX_GPUS, check_margin
 from .layout_search import Cancelled as Cancelled  # raised when ``cancel()`` says so
 from .option import SizingOption
 from .search import catalog_specs, catalog_targets
+from .systems import boxed, check_cards_per_box
 
 CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
 Stop = Callable[[], bool]
@@ -91,18 +92,26 @@ def compare_gpus(
     basis: str = "cloud",
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
+    cards_per_box: int | None = None,
 ) -> list[dict[str, Any]]:
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
     (``list_price_usd``, ``price_per_hour``). ``basis``: what cost per unit of work is
     counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: polled
     during the search; when it returns true, :class:`Cancelled` is raised. Bad input raises
-    ScenarioError."""
+    ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or 4 to a box (None: the
+    smallest box holding them); each option is costed on its unit (core/sizing/systems.py)."""
     s = parse_scenario(scenario)
     money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis)
     check_sort(sort)
     options = size_gpus(
-        s, gpus=gpus, margin=margin, whole_nodes=whole_nodes, max_gpus=max_gpus, cancel=cancel
+        s,
+        gpus=gpus,
+        margin=margin,
+        whole_nodes=whole_nodes,
+        max_gpus=max_gpus,
+        cancel=cancel,
+        cards_per_box=cards_per_box,
     )
     priced = price_options(options, catalog_specs(s.hardware), s.workload.is_training, money_args)
     return sort_options(priced, sort)
@@ -116,11 +125,13 @@ def size_gpus(
     whole_nodes: bool = False,
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
+    cards_per_box: int | None = None,
 ) -> list[dict[str, Any]]:
     """The comparison's search (the slow part), in catalog order, without prices: what
     :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
     window runs this off the UI thread, and reprices and re-sorts without searching again)."""
-    return [o[0].as_dict() for o in sized(scenario, gpus, margin, Ask(whole_nodes, max_gpus), cancel)]
+    ask = Ask(whole_nodes, max_gpus, cards_per_box=check_cards_per_box(cards_per_box))
+    return [o[0].as_dict() for o in sized(scenario, gpus, margin, ask, cancel)]
 
 
 def sized(
@@ -137,7 +148,7 @@ def sized(
     if gpus is not None:
         gpus = [resolve_gpu_id(g) for g in gpus]  # a saved scenario's former catalog id
         select_gpus(s, ids=gpus)  # names an unknown id
-    catalog = catalog_targets(s, gpus, check_margin(margin), own_node_only=True)
+    catalog = boxed(catalog_targets(s, gpus, check_margin(margin), own_node_only=True), ask.cards_per_box)
     if not catalog:
         return []
     return advise_catalog(s, catalog, ask, cancel or (lambda: False))

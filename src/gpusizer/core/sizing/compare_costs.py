@@ -1,12 +1,18 @@
 """Money and energy of one sizing option (``compare_gpus``, core/compare.py); its speed is
 core/sizing/pace.option_pace, the one function the advice ranks by.
 
-Money: the GPU's list price (purchase) and its cloud on-demand price per GPU-hour, both from
-the catalog (dated, with sources) unless the user gives their own. The hourly cost is renting
-(the cloud price) or owning (the purchase spread evenly over ``amortization_years`` of
-round-the-clock use plus the electricity it draws), as the caller asks (``BASES``). Power is
-the GPUs' TDP (board power), the most they draw: the host, cooling and network are not
-counted (no PUE), so energy is a floor for a whole server and a ceiling for the GPUs alone.
+Money and power come from the unit the GPU is bought in (core/sizing/systems.py, issue 22): an
+8-GPU server, an NVL72 rack, a workstation, a Mac, or a box of cards sold alone. Buying is
+whole units at their 2025-26 street price (``list_price_usd`` of the system, or of its GPUs for
+a box of cards, which then leaves the host out); renting is the on-demand price of one named
+class of provider-operated cloud (``price_per_hour``, by the GPU where a cloud rents part of a
+unit, a share the option says it is) or, as a second basis, a community or spot marketplace
+(``price_per_hour_marketplace``). The user's own prices (core/sizing/prices.py) replace the
+catalog's and are marked. The hourly cost is renting, or owning: the purchase spread evenly
+over ``amortization_years`` of round-the-clock use plus the electricity it draws (``BASES``).
+Power is the system's (a vendor maximum or a measured wall figure, never the sum of GPU TDPs; a
+box of cards alone has only its cards' board power): the whole units bought when owning, the
+rented GPUs' share when renting. Cooling and the building are not counted (no PUE).
 
 Defaults, explicit and editable:
 
@@ -23,82 +29,73 @@ Defaults, explicit and editable:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ScenarioError
 from ..model.specs import GPUSpec
 from .compare_options import AMORTIZATION_YEARS as AMORTIZATION_YEARS
 from .compare_options import BASES as BASES
 from .compare_options import ELECTRICITY_USD_PER_KWH as ELECTRICITY_USD_PER_KWH
+from .prices import PRICE_KEYS as PRICE_KEYS  # what a user may set per GPU or system
+from .prices import check_prices as check_prices  # re-exported: callers import it from here
+from .prices import gpu_prices, unit_prices
+from .systems import system_cost, unit_of
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days
-PRICE_KEYS = ("list_price_usd", "price_per_hour")  # what a user may set per GPU
-
-
-def check_prices(prices: Mapping[str, Mapping[str, Any]] | None) -> dict[str, dict[str, float | None]]:
-    """User prices per GPU id (``{"h100-sxm-80gb": {"price_per_hour": 2.5}}``): each value a
-    number >= 0 or null (null: use the catalog's); ScenarioError naming the entry otherwise."""
-    out: dict[str, dict[str, float | None]] = {}
-    for gid, entry in (prices or {}).items():
-        if not isinstance(entry, Mapping):
-            raise ScenarioError(f"prices.{gid}", f"must map {' / '.join(PRICE_KEYS)} to USD")
-        for key, value in entry.items():
-            if key not in PRICE_KEYS:
-                raise ScenarioError(f"prices.{gid}.{key}", f"unknown price; allowed: {', '.join(PRICE_KEYS)}")
-            ok = value is None or (
-                isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
-            )
-            if not ok:
-                raise ScenarioError(
-                    f"prices.{gid}.{key}", f"must be a number of USD >= 0 or null; got {value!r}"
-                )
-        out[gid] = {k: None if v is None else float(v) for k, v in entry.items()}
-    return out
-
-
-def unit_prices(
-    spec: GPUSpec, mine: Mapping[str, float | None] | None
-) -> tuple[float | None, float | None, bool]:
-    """(list price per GPU, cloud USD per GPU-hour, whether the user set either)."""
-    mine = {k: v for k, v in (mine or {}).items() if v is not None}
-    return (
-        mine.get("list_price_usd", spec.list_price_usd),
-        mine.get("price_per_hour", spec.price_per_hour),
-        bool(mine),
-    )
 
 
 def _times(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else a * b
 
 
+@dataclass(frozen=True)
+class Rates:
+    """Electricity (USD/kWh), the years a purchase is spread over, and the cost basis."""
+
+    usd_per_kwh: float
+    years: float
+    basis: str = "cloud"
+
+
 def money(
-    spec: GPUSpec,
-    gpus: int,
-    mine: Mapping[str, float | None] | None,
-    usd_per_kwh: float,
-    years: float,
-    basis: str = "cloud",
+    spec: GPUSpec, option: Mapping[str, Any], prices: Mapping[str, Mapping[str, Any]] | None, rates: Rates
 ) -> dict[str, Any]:
-    """Purchase, cloud and owning cost, and power, of ``gpus`` GPUs (USD, W);
-    ``cost_per_hour`` on the ``basis`` asked (``BASES``), null where that price is unknown."""
-    listed, hourly, user = unit_prices(spec, mine)
-    power = _times(spec.tdp_watts, gpus)
-    purchase = _times(listed, gpus)
+    """Purchase, rent and owning cost, and power, of an option's GPUs on its unit (USD, USD/h,
+    W); ``cost_per_hour`` on the basis asked (``BASES``), null where that price is unknown."""
+    unit = unit_of(option["gpu"], spec, option.get("system"), option.get("gpus_per_system"))
+    mine = unit_prices(unit, prices)
+    cost = system_cost(
+        unit, option["gpus"] or 1, mine.list_price_usd, mine.price_per_hour, mine.price_per_hour_marketplace
+    )
     owned = None
-    if purchase is not None and power is not None:
-        owned = purchase / (years * HOURS_PER_YEAR) + power / 1000 * usd_per_kwh
-    cloud = _times(hourly, gpus)
+    if cost.purchase_usd is not None and cost.owned_power_watts is not None:
+        spread = cost.purchase_usd / (rates.years * HOURS_PER_YEAR)
+        owned = spread + cost.owned_power_watts / 1000 * rates.usd_per_kwh
+    per_hour = {
+        "cloud": cost.cloud_usd_per_hour,
+        "owned": owned,
+        "marketplace": cost.marketplace_usd_per_hour,
+    }
+    catalog = {k: getattr(spec, k) for k in PRICE_KEYS}
     return {
-        "list_price_usd": listed,
-        "price_per_hour": hourly,
-        "user_prices": user,
-        "purchase_cost": purchase,
-        "cloud_cost_per_hour": cloud,
+        **gpu_prices(catalog, option["gpu"], prices),
+        "system_list_price_usd": mine.list_price_usd,
+        "system_price_per_hour": mine.price_per_hour,
+        "user_prices": bool(mine.user_keys)
+        or any((prices or {}).get(option["gpu"], {}).get(k) is not None for k in PRICE_KEYS),
+        "user_price_keys": list(mine.user_keys),
+        **mine.provenance,
+        "systems": cost.systems,
+        "rented_gpus": cost.rented_gpus,
+        "rents_a_share": cost.rents_a_share,
+        "purchase_cost": cost.purchase_usd,
+        "cloud_cost_per_hour": cost.cloud_usd_per_hour,
+        "marketplace_cost_per_hour": cost.marketplace_usd_per_hour,
         "owned_cost_per_hour": owned,
-        "power_watts": power,
-        "cost_per_hour": cloud if basis == "cloud" else owned,
-        "cost_basis": basis,
+        "power_watts": cost.owned_power_watts if rates.basis == "owned" else cost.rented_power_watts,
+        "power_basis": unit.sources.get("power_basis"),
+        "cost_per_hour": per_hour[rates.basis],
+        "cost_basis": rates.basis,
     }
 
 

@@ -15,9 +15,38 @@ from __future__ import annotations
 DEFAULT_MARGIN = 0.10
 ELECTRICITY_USD_PER_KWH = 0.13  # US commercial average, 2023 (EIA; see compare_costs.py)
 AMORTIZATION_YEARS = 5.0  # the useful life GPU clouds depreciate over (see compare_costs.py)
-# What "cost" means: renting (the cloud's on-demand price) or owning (the purchase over
-# AMORTIZATION_YEARS of round-the-clock use, plus electricity). Never mixed in one ranking: a
-# cloud price pays for the server, network, power, building and margin as well, so owning one
-# GPU looks several times cheaper than renting it.
-BASES = ("cloud", "owned")
+# What "cost" means: renting (the on-demand price of provider-operated clouds), owning (the
+# purchase over AMORTIZATION_YEARS of round-the-clock use, plus electricity) or renting on a
+# community/spot marketplace (issue 22). Never mixed in one ranking: a cloud price pays for the
+# server, network, power, building and margin as well, so owning one GPU looks several times
+# cheaper than renting it.
+BASES = ("cloud", "owned", "marketplace")
 SORTS = ("cost", "speed", "gpus")  # the order of the options (compare_rank.py)
+# Cards sold alone (consumer, workstation, PCIe data-centre cards) come this many to a box, as
+# the buyer chooses (``cards_per_box``; None: the smallest box holding the GPUs needed). Issue 22.
+CARDS_PER_BOX = (1, 2, 4)
+# The option fields issue 22 adds (docs/scenario-format.md, "The buyer's comparison"): the unit
+# bought (a catalog system or a box of cards), its prices, and where each price comes from.
+SYSTEM_FIELDS = (
+    "system",
+    "system_name",
+    "systems",
+    "gpus_per_system",
+    "system_list_price_usd",
+    "system_price_per_hour",
+    "price_per_hour_marketplace",
+    "marketplace_cost_per_hour",
+    "rented_gpus",
+    "rents_a_share",
+    "power_basis",
+    "user_price_keys",
+    "list_price_basis",
+    "list_price_date",
+    "list_price_source",
+    "price_per_hour_basis",
+    "price_per_hour_provider",
+    "price_per_hour_date",
+    "price_per_hour_source",
+    "price_per_hour_marketplace_provider",
+    "price_per_hour_marketplace_date",
+)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import ScenarioError
 from ..model.specs import GPUSpec
-from .compare_costs import check_prices, money, per_work
+from .compare_costs import Rates, check_prices, money, per_work
 from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH
 from .compare_options import SORTS as SORTS
 
@@ -60,30 +60,57 @@ class Money:
         _one_of("basis", self.basis, BASES)
 
 
+RACK_GPUS = 8  # a unit of more GPUs than a server is a rack: renting part of it is said
+UNIT_PRICE_KEYS = (  # what an option that does not fit still shows: the unit's prices
+    "list_price_usd",
+    "price_per_hour",
+    "price_per_hour_marketplace",
+    "system_list_price_usd",
+    "system_price_per_hour",
+    "user_prices",
+    "user_price_keys",
+    "list_price_basis",
+    "list_price_date",
+    "list_price_source",
+    "price_per_hour_basis",
+    "price_per_hour_provider",
+    "price_per_hour_date",
+    "price_per_hour_source",
+    "price_per_hour_marketplace_provider",
+    "price_per_hour_marketplace_date",
+)
+
+
 def price_options(
     options: Sequence[dict[str, Any]], specs: Mapping[str, GPUSpec], training: bool, how: Money
 ) -> list[dict[str, Any]]:
     """Copies of the options with their money, power and energy fields and the Pareto
-    front (``specs``: the GPUs by id, for catalog prices and TDP)."""
+    front (``specs``: the GPUs by id, for catalog prices and power)."""
     out = []
-    mine = how.prices or {}
+    rates = Rates(how.electricity_usd_per_kwh, how.amortization_years, how.basis)
     for o in options:
-        spec = specs[o["gpu"]]
-        cost = money(
-            spec,
-            o["gpus"] or 1,
-            mine.get(o["gpu"]),
-            how.electricity_usd_per_kwh,
-            how.amortization_years,
-            how.basis,
-        )
+        cost = money(specs[o["gpu"]], o, how.prices, rates)
         if o["fits"]:
             row = o | cost | per_work(cost, o, training, how.electricity_usd_per_kwh)
+            row["notes"] = list(o["notes"]) + unit_notes(row, how.basis)
         else:  # the unit prices only: there is nothing to buy
-            row = o | {k: cost[k] for k in ("list_price_usd", "price_per_hour", "user_prices")}
+            row = o | {k: cost[k] for k in UNIT_PRICE_KEYS}
         out.append(row)
     mark_pareto(out)
     return out
+
+
+def unit_notes(o: Mapping[str, Any], basis: str) -> list[str]:
+    """What the option buys or rents, where that is not simply its GPUs: a share of a rack
+    rented by the GPU (a server's GPUs are rented singly as a matter of course), or whole
+    units owned of which some GPUs idle."""
+    per, name, n = o["gpus_per_system"], o["system_name"], o["systems"]
+    if basis != "owned" and o["rents_a_share"] and per > RACK_GPUS:
+        return [f"rents {o['rented_gpus']:,} of the {per * n:,} GPUs of {n:,} x {name}, by the GPU (a share)"]
+    idle = n * per - (o["gpus_in_layout"] or o["gpus"])
+    if basis == "owned" and idle > 0:
+        return [f"buys {n:,} x {name} ({n * per:,} GPUs) and uses {n * per - idle:,}; the rest idle"]
+    return []
 
 
 def speed_of(o: Mapping[str, Any]) -> float | None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..model.specs import Scenario
 from .fill import Choice, Filler
-from .units import Unit
+from .units import Unit, any_count
 
 DAY = 86400.0
 
@@ -64,8 +64,8 @@ def _goal(s: Scenario) -> tuple[Goal | None, str, tuple[str, ...]]:
 def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, keep: int) -> Growth:
     """The count and its layouts for a GPU on which ``least`` GPUs hold the work."""
     if unit.count(least) > max_gpus:  # not even one unit within the limit: count GPUs
-        unit = Unit(1, "GPU")
-    top = max_gpus // unit.size * unit.size
+        unit = any_count(unit.gpu, unit.spec)
+    top = unit.top(max_gpus)
     start = unit.count(least)
     goal, why, notes = _goal(s)
     if goal is None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .compare_options import SYSTEM_FIELDS
+
 # Every comparison option carries every field (null where it does not apply), so tables and
 # CSV align. Money fields are filled by compare_rank.price_options.
 FIELDS = (
@@ -26,6 +28,7 @@ FIELDS = (
     "min_gpus",
     "nodes",
     "gpus_per_node",
+    *SYSTEM_FIELDS,
     "layout",
     "layout_reason",
     "parallelism",
@@ -128,6 +131,9 @@ class SizingOption:
     # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
     # the margin (null in compare_gpus, which does not spend the estimates on them)
     limits: dict[str, int] | None = None
+    # the unit bought (core/sizing/systems.option_unit): system, system_name, gpus_per_system,
+    # systems
+    unit: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -161,7 +167,7 @@ class SizingOption:
         out["scenario_changes"] = dict(self.scenario_changes)
         out["notes"] = list(self.notes)
         out["pareto"] = False
-        return out
+        return out | self.unit
 
 
 def layout_label(par: dict[str, Any], training: bool) -> str:

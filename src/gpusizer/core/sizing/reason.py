@@ -24,13 +24,11 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
         return f"the fewest that meet the targets{f' for {users:,} users' if users else ''}"
     if g.met is False:
         return "the fewest that hold it (the targets cannot be met)"
-    if unit.size == 1:
+    if bought == g.least:
         return "the fewest that hold it"
-    units = bought // unit.size
-    count = f"{units} x {unit.name}" if units > 1 else f"one {unit.name}"
-    return count + (
-        "" if g.least == bought else f" ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)"
-    )
+    units, name = unit.units(bought), unit.name(bought)
+    what = f"{units} x {name}" if units > 1 else f"one {name}"
+    return f"{what} ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)"
 
 
 def _where(adv: Any, c: Choice) -> list[str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
 import pyqtgraph as pg
@@ -24,18 +25,29 @@ from ...core.errors import ScenarioError
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.sizing.compare import select_gpus, size_gpus
+from ...core.sizing.compare_costs import check_prices
 from ...core.sizing.compare_rank import price_options, sort_options, speed_of
 from ...core.sizing.option import option_edits
 from ...core.sizing.search import catalog_specs
 from ...io.compare_table import chart_points, columns_for
 from ..hardware.controls import ControlsStrip, HardwareControls
 from ..hardware.plot import GAP, SIDES, Point, log_ticks, pixels, place, short_name, span_per_pixel
-from ..hardware.settings import HardwareSettings, as_kwargs, load, save
+from ..hardware.settings import HardwareSettings, as_kwargs, load, load_my_prices, save, save_my_prices
 from ..hardware.table import OptionsModel, OptionsTable
 from .base import ChartBase
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
+# The CSV says whose each price is and where it comes from (issue 22: the user's are marked)
+PROVENANCE = (
+    "system",
+    "user_prices",
+    "list_price_date",
+    "list_price_source",
+    "price_per_hour_provider",
+    "price_per_hour_date",
+    "price_per_hour_source",
+)
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
 
 
@@ -91,6 +103,7 @@ class HardwareChart(ChartBase):
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.controls.changed.connect(self._settings_changed)
+        self.controls.pricesRequested.connect(self.edit_prices)
         self.model.priceEdited.connect(self._price_edited)
         self.table.doubleClicked.connect(self._double_clicked)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._mark())
@@ -103,7 +116,12 @@ class HardwareChart(ChartBase):
 
         self.prefs, self.advisor = window.prefs, window.advisor
         self.settings = load(window.prefs)
+        prices, problem = load_my_prices(window.prefs, self.settings.prices)
+        self.settings = replace(self.settings, prices=prices)
+        save(window.prefs, self.settings)  # the INI no longer keeps prices
         self.controls.set_settings(self.settings)
+        if problem:
+            self._status(problem)
         self.runner = CompareRunner(self)
         self.runner.finished.connect(self._searched)
         self.runner.failed.connect(lambda _k, msg: self._status(f"Comparison failed: {msg}"))
@@ -171,8 +189,10 @@ class HardwareChart(ChartBase):
         if keys != self._sized_for:  # widths once per set of columns, then the user's
             self._sized_for = keys
             self.table.resizeColumnsToContents()
-            name = keys.index("gpu_name")
-            self.table.setColumnWidth(name, min(NAME_PX, self.table.columnWidth(name)))
+            for key in ("gpu_name", "system_name"):  # long names elide (the tooltip has them)
+                if key in keys:
+                    col = keys.index(key)
+                    self.table.setColumnWidth(col, min(NAME_PX, self.table.columnWidth(col)))
         fits, front = sum(o["fits"] for o in self.options), sum(o["pareto"] for o in self.options)
         self._status(
             f"Cost vs speed · {front} best of {fits}",
@@ -278,8 +298,9 @@ class HardwareChart(ChartBase):
 
     def data_rows(self) -> list[list[Any]]:
         """The table behind the chart, every option's raw values (contract field names;
-        bytes, seconds, USD, W), the shown rows in rank order."""
-        keys = ["gpu", *(c.key for c in self.model.columns if c.key != "gpu"), "pareto", "notes"]
+        bytes, seconds, USD, W) and where its prices come from (``user_prices`` marks the
+        user's), the shown rows in rank order."""
+        keys = ["gpu", *(c.key for c in self.model.columns if c.key != "gpu"), *PROVENANCE, "pareto", "notes"]
         rows: list[list[Any]] = [keys]
         for o in self.options:
             rows.append(["; ".join(o[k]) if k == "notes" else "" if o.get(k) is None else o[k] for k in keys])
@@ -311,11 +332,24 @@ class HardwareChart(ChartBase):
             self._refresh()
 
     def _price_edited(self, gpu: str, key: str, value: float | None) -> None:
-        self.settings = self.settings.with_price(gpu, key, value)
+        self.set_prices(self.settings.with_price(gpu, key, value).prices)
+
+    def set_prices(self, prices: dict[str, dict[str, Any]]) -> None:
+        """Use (and, in a window, save) the user's prices ("My prices"), then reprice."""
+        self.settings = replace(self.settings, prices=check_prices(prices))
         self.controls.set_settings(self.settings)
-        if self.prefs is not None:
-            save(self.prefs, self.settings)
+        problem = save_my_prices(self.prefs, self.settings.prices) if self.prefs is not None else ""
         self._refresh()
+        if problem:
+            self._status(problem)
+
+    def edit_prices(self) -> None:
+        """The "My prices" dialog; its prices replace the user's when saved."""
+        from ..hardware.prices_dialog import PricesDialog
+
+        dialog = PricesDialog(self.settings.prices, self.scenario, self)
+        if dialog.exec():
+            self.set_prices(dialog.prices)
 
     def _double_clicked(self, index: QModelIndex) -> None:
         o = self.table.option_at(index)

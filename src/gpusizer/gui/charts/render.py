@@ -52,10 +52,11 @@ def render_chart(
     width: int = 1600,
     unit: str = "GiB",
     view: Any = None,
+    prices: Any = None,
 ) -> Path:
     """Render one chart (a key of core/views.CHARTS) of an estimate to PNG (``width`` px) or
     SVG, by the output suffix, memory in ``unit`` ("GiB" or "GB"), with the chart's ``view``
-    settings (None: its defaults)."""
+    settings (None: its defaults) and the user's ``prices`` (charts that show prices)."""
     chart_view(kind)  # refuse an unknown chart before any work
     out = check_output(output, width)
     ensure_app()
@@ -65,6 +66,8 @@ def render_chart(
     try:
         if view is not None:
             chart.set_view(view)
+        if prices and hasattr(chart, "set_prices"):
+            chart.set_prices(prices)
         chart.set_units(unit)
         chart.update_from(scenario, est)
         if out.suffix.lower() == ".svg":

@@ -1,5 +1,7 @@
-"""The Hardware tab's settings bar: margin, whole servers, ranking, cost basis, electricity
-price, and the filters (vendor, class, memory). ``changed(HardwareSettings)`` on every edit."""
+"""The Hardware tab's settings bar: margin, whole servers, cards per box, ranking, cost basis,
+electricity price, the filters (vendor, class, memory) and "My prices…" (the user's own
+prices, gui/hardware/prices_dialog.py). ``changed(HardwareSettings)`` on every edit,
+``pricesRequested()`` when "My prices…" is pressed."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QWidget,
@@ -25,7 +28,8 @@ from ..widgets import combo, float_spin
 from .settings import HardwareSettings
 
 SORT_LABELS = (("cost per token", "cost"), ("speed", "speed"), ("fewest GPUs", "gpus"))
-BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"))
+BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"), ("marketplace", "marketplace"))
+BOX_LABELS = (("fewest", None), ("1", 1), ("2", 2), ("4", 4))
 CATEGORY_LABELS = {
     "datacenter": "data centre",
     "workstation": "workstation",
@@ -52,6 +56,7 @@ class HardwareControls(QWidget):
     """Two rows of settings above the table (fits a 1280 px window's chart area)."""
 
     changed = Signal(object)
+    pricesRequested = Signal()
 
     def __init__(self, settings: HardwareSettings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -72,6 +77,21 @@ class HardwareControls(QWidget):
         self.vendor = combo([("all", ""), *((v, v) for v in vendors)])
         self.category = combo([("all", ""), *((CATEGORY_LABELS.get(c, c), c) for c in CATEGORIES)])
         self.memory = float_spin(0, 10_000, 0, " GB", special="any")
+        self.box = combo(BOX_LABELS)
+        self.my_prices = QPushButton("My prices…")
+        self.my_prices.setObjectName("button_my_prices")
+        self.my_prices.setToolTip(
+            "Your own purchase and rental prices of any GPU or system (quotes); they replace the "
+            "catalog's, are saved with your settings and marked as yours in the table"
+        )
+        self.my_prices.clicked.connect(self.pricesRequested)
+        self.basis_note = QLabel()
+        self.basis_note.setObjectName("label_price_basis")
+        self.basis_note.setToolTip(
+            "Renting: on-demand list prices of provider-operated clouds (RunPod Secure Cloud where "
+            "listed, else the named provider). Marketplace: community or spot. Owning: 2025-26 street "
+            "prices of whole systems. Hover a price in the table for its source and date."
+        )
         for name, w in (
             ("combo_hardware_sort", self.sort),
             ("combo_cost_basis", self.basis),
@@ -79,6 +99,7 @@ class HardwareControls(QWidget):
             ("combo_vendor", self.vendor),
             ("combo_category", self.category),
             ("spin_min_memory", self.memory),
+            ("combo_cards_per_box", self.box),
         ):
             w.setObjectName(name)
             if hasattr(w, "setMinimumContentsLength"):
@@ -94,6 +115,7 @@ class HardwareControls(QWidget):
             self.vendor.currentIndexChanged,
             self.category.currentIndexChanged,
             self.memory.valueChanged,
+            self.box.currentIndexChanged,
         ):
             sig.connect(self._edited)
 
@@ -113,8 +135,10 @@ class HardwareControls(QWidget):
             _pair(
                 "Cost when",
                 self.basis,
-                "Renting: the cloud's on-demand price. Owning: the "
-                "list price over 5 years of use, plus electricity",
+                "Renting: the on-demand list price of provider-operated clouds (RunPod Secure Cloud "
+                "where listed, else the named provider), per GPU-hour, dated. Owning: the 2025-26 "
+                "street price of the whole system over 5 years of use, plus electricity at its "
+                "system power. Marketplace: community or spot rates (RunPod Community, Vast.ai, Akash)",
             ),
         ]
         second = [
@@ -123,10 +147,20 @@ class HardwareControls(QWidget):
             _pair("Memory ≥", self.memory, "Memory as sold, at least"),
             _pair("Electricity", self.power, "Price of electricity (energy costs; owning)"),
         ]
-        for row, items in enumerate((first, second)):
+        third = [
+            _pair(
+                "Cards per box",
+                self.box,
+                "Cards sold alone (consumer, workstation, PCIe) in one box: 1, 2 or 4, "
+                "or the fewest boxes that hold them",
+            ),
+            self.my_prices,
+        ]
+        for row, items in enumerate((first, second, third)):
             for col, w in enumerate(items):
                 grid.addWidget(w, row, col)
-        grid.setColumnStretch(len(second), 1)
+        grid.addWidget(self.basis_note, 2, len(third), 1, len(first) - len(third))
+        grid.setColumnStretch(len(first), 1)
 
     def set_settings(self, s: HardwareSettings) -> None:
         """Show ``s`` without emitting ``changed``."""
@@ -140,6 +174,7 @@ class HardwareControls(QWidget):
             self.basis,
             self.vendor,
             self.category,
+            self.box,
         ]
         blocked = [w.blockSignals(True) for w in widgets]
         self.margin.setValue(round(s.margin * 100))
@@ -151,10 +186,13 @@ class HardwareControls(QWidget):
             (self.basis, s.basis),
             (self.vendor, s.vendor),
             (self.category, s.category),
+            (self.box, s.cards_per_box),
         ):
             box.setCurrentIndex(max(0, box.findData(data)))
         for w, was in zip(widgets, blocked, strict=True):
             w.blockSignals(was)
+        mine = len(s.prices)
+        self.basis_note.setText("Prices 2025-26, dated (hover)" + (f" · {mine} of yours" if mine else ""))
 
     def _edited(self, *_args: Any) -> None:
         self.settings = replace(
@@ -167,6 +205,7 @@ class HardwareControls(QWidget):
             vendor=self.vendor.currentData(),
             category=self.category.currentData(),
             min_memory_gb=self.memory.value(),
+            cards_per_box=self.box.currentData(),
         )
         self.changed.emit(self.settings)
 

@@ -17,7 +17,6 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from ...core.model.presets import gpu_presets
 from ...io.compare_table import Column, columns_for
 from .. import colors
 
@@ -25,10 +24,27 @@ Index = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole
 OPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MUTED, FRONT, BAD = QColor("#8c959f"), QColor("#eaf3ea"), QColor(colors.BAD)
-_SOURCES = {
-    "price_per_hour": ("price_per_hour_source", "price_per_hour_date"),
-    "list_price_usd": ("list_price_source", "list_price_date"),
+_SOURCES = {  # the option's provenance fields of each price column (core/sizing/prices.py)
+    "price_per_hour": ("price_per_hour_provider", "price_per_hour_source", "price_per_hour_date"),
+    "list_price_usd": ("list_price_basis", "list_price_source", "list_price_date"),
 }
+# Cells that say the user's prices were used (italic, with the tooltip saying so): the cell's
+# column -> the price key of the user's that it shows (None: any of them)
+_USER_MARKED: dict[str, str | None] = {
+    "price_per_hour": "price_per_hour",
+    "cloud_cost_per_hour": "price_per_hour",
+    "list_price_usd": "list_price_usd",
+    "purchase_cost": "list_price_usd",
+    "system_name": None,
+}
+
+
+def user_cell(option: dict[str, Any], key: str) -> bool:
+    """Whether a cell shows (or is costed with) one of the user's prices."""
+    if key not in _USER_MARKED or not option.get("user_prices"):
+        return False
+    price = _USER_MARKED[key]
+    return price is None or price in (option.get("user_price_keys") or ())
 
 
 def _sort_value(value: Any) -> Any:
@@ -41,14 +57,14 @@ def _sort_value(value: Any) -> Any:
 
 
 def price_tip(option: dict[str, Any], key: str) -> str:
-    """Where a unit price comes from: the user's, or the catalog's source and date."""
-    if option.get("user_prices"):
-        return "Your price (double-click to change; clear it to use the catalog's)"
-    data = gpu_presets().get(option["gpu"], {})
-    source, date = (data.get(k) for k in _SOURCES[key])
+    """Where a unit price comes from: the user's, or the catalog's basis, source and date."""
+    who, source, date = (option.get(k) for k in _SOURCES[key])
     if option.get(key) is None:
-        return "No price known: double-click to enter yours"
-    return f"Catalog price, {date or 'undated'}: {source or 'no source'} (double-click to change)"
+        return "No price known: double-click to enter yours (or use My prices…)"
+    if option.get("user_prices") and str(source or "").startswith("yours"):
+        return f"Your price{f', {date}' if date else ''} ({source}); clear it to use the catalog's"
+    head = f"{who}, " if who and key == "price_per_hour" else ""
+    return f"Catalog price: {head}{date or 'undated'}: {source or 'no source'} (double-click to change)"
 
 
 class OptionsModel(QAbstractTableModel):
@@ -114,7 +130,7 @@ class OptionsModel(QAbstractTableModel):
 
     def _look(self, o: dict[str, Any], col: Column, role: int) -> Any:
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            left = col.key in ("gpu_name", "layout")
+            left = col.key in ("gpu_name", "layout", "system_name")
             return int(
                 (Qt.AlignmentFlag.AlignLeft if left else Qt.AlignmentFlag.AlignRight)
                 | Qt.AlignmentFlag.AlignVCenter
@@ -126,11 +142,11 @@ class OptionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.BackgroundRole:
             return FRONT if o["pareto"] else None
         if role == Qt.ItemDataRole.FontRole and (
-            (col.editable and o.get("user_prices")) or (col.key == "gpu_name" and o["pareto"])
+            user_cell(o, col.key) or (col.key == "gpu_name" and o["pareto"])
         ):
             font = QFont()
             font.setBold(col.key == "gpu_name")
-            font.setItalic(col.editable)
+            font.setItalic(user_cell(o, col.key))
             return font
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tip(o, col)
@@ -143,6 +159,11 @@ class OptionsModel(QAbstractTableModel):
             o["gpu_name"]
             + (" — on the Pareto front (nothing both cheaper and faster)" if o["pareto"] else "")
         ]
+        if o.get("system_name"):
+            what = "catalog system" if o.get("system") else "the GPU alone: the host is not priced"
+            lines.append(f"Bought as: {o['system_name']} ({what})")
+        if o.get("user_prices"):
+            lines.append("Priced with your own prices (My prices…)")
         if o["fits"]:
             lines.append(f"{o['layout']} · double-click to apply this GPU and layout")
         return "\n".join(lines + o["notes"])
