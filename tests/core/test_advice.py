@@ -13,8 +13,8 @@ import pytest
 
 import gpusizer
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.model.architecture import resolve
+from gpusizer.core.pipeline.scenario import parse_scenario
 from tests.core.put_back import put_back
 
 CASES = Path(__file__).resolve().parents[2] / "docs" / "evidence" / "advice"
@@ -43,9 +43,7 @@ def gpusizer_spec(gpu_id: str) -> Any:
     return gpu_spec(gpu_id)
 
 
-@pytest.mark.parametrize(
-    "name", ["serve-70b-50-users", "serve-deepseek-v3", "lora-8b", "pretrain-70b-1t"]
-)
+@pytest.mark.parametrize("name", ["serve-70b-50-users", "serve-deepseek-v3", "lora-8b", "pretrain-70b-1t"])
 def test_top_five_are_options_a_buyer_would_sign(name: str) -> None:
     """None of the top 5 by the default sort (cost per million tokens) uses PP inside one
     NVLink node where TP fits, more than 8 consumer or workstation cards, or a run longer
@@ -71,9 +69,9 @@ def test_the_deadline_decides_the_training_count() -> None:
     h100 = gpusizer.compare_gpus(scenario, gpus=["h100-sxm-80gb"])[0]
     assert h100["targets_met"] and h100["time_seconds"] <= 30 * 86400
     assert "of 30 days" in h100["layout_reason"]
-    fewer = gpusizer.compare_gpus(
-        {**scenario, "targets": {"max_training_days": 60}}, gpus=["h100-sxm-80gb"]
-    )[0]
+    fewer = gpusizer.compare_gpus({**scenario, "targets": {"max_training_days": 60}}, gpus=["h100-sxm-80gb"])[
+        0
+    ]
     assert fewer["gpus"] < h100["gpus"]
     rep = gpusizer.estimate_report(put_back(scenario, h100))
     assert rep["fits"]

@@ -17,7 +17,6 @@ For each GPU of the catalog:
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,13 +27,11 @@ from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
 from .compare_scale import Growth, grow
 from .fill import Choice, Filler
-from .fit_search import largest_fitting
-from .layout_search import MAX_GPUS, Cancelled, Evaluator, GpuTarget, Layout, divisors
+from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout
 from .links import links_for
 from .option import SizingOption, layout_label
 from .reason import layout_reason
-from .savings import Variant, ladder
-from .search import EvaluatorFactory, search_catalog
+from .savings import Variant
 from .systems import option_unit
 from .units import Unit
 
@@ -70,23 +67,26 @@ class GpuAdvice:
         ask: Ask,
         stop: Stop,
         notes: Sequence[str] = (),
+        searched: dict[int, int | None] | None = None,
     ) -> None:
         self.g, self.variants, self.fewest, self.ask = g, variants, fewest, ask
         self.s = variants[0].scenario
         node = g.hardware.gpus_per_node
         self.unit = unit_of(g, ask)
         self.links = links_for(g.spec, node, self.s.compute.interconnect_efficiency)
-        self.filler = Filler(g, variants, evaluator, self.links, stop)
+        self.filler = Filler(g, variants, evaluator, self.links, stop, searched)
         self.notes = list(notes)
 
-    def options(self) -> list[SizingOption]:
+    def options(self) -> list[tuple[SizingOption, Choice | None]]:
+        """The answer, then runners-up (``ask.keep`` in all), each with the choice it is of
+        (None: nothing fits)."""
         if not self.fewest:
-            return [self._missing()]
+            return [(self._missing(), None)]
         least = min(lay.gpus for lay in self.fewest.values())
         growth = grow(self.s, self.filler, self.unit, least, self.ask.max_gpus, self.ask.keep)
         if not growth.choices:
-            return [self._missing()]
-        return [self._option(c, growth, i) for i, c in enumerate(growth.choices)]
+            return [(self._missing(), None)]
+        return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
 
     def _option(self, c: Choice, growth: Growth, index: int) -> SizingOption:
         est = estimate(c.scenario)
@@ -125,38 +125,9 @@ class GpuAdvice:
             "pace": c.pace,
             "targets_met": growth.met,
             "notes": tuple(notes),
-            "limits": self._limits(c) if self.ask.limits else None,
             "unit": self._unit_fields(bought),
         }
         return SizingOption(**fields)
-
-    def _limits(self, c: Choice) -> dict[str, int]:
-        """The largest batch and context (serving; context capped at model.max_context) or
-        micro-batch (training; a divisor of global/DP when the global batch is set) that
-        fit the layout with the margin kept."""
-        ev, lay, cap = self.filler.evaluator(c.variant), c.layout, self.g.capacity
-        w = ev.base.workload
-        if w.is_training:
-            g, mb = w.global_batch_size, w.micro_batch_size
-            mbs = divisors(g // lay.dp) if g else range(1, max(2**16, mb + 1))
-            start = bisect.bisect_left(mbs, mb)
-            return {
-                "max_micro_batch_size": largest_fitting(
-                    lambda v: ev.total(lay, micro_batch_size=v), mbs, start, cap
-                )
-            }
-        b = c.batch or w.batch_size
-        most = max(w.prompt_tokens, (ev.base.model.max_context or 2**24) - w.generated_tokens)
-        batch = largest_fitting(
-            lambda v: ev.total(lay, batch_size=v), range(1, max(2**20, b + 1)), b - 1, cap
-        )
-        prompt = largest_fitting(
-            lambda v: ev.total(lay, batch_size=b, prompt_tokens=v),
-            range(1, most + 1),
-            w.prompt_tokens - 1,
-            cap,
-        )
-        return {"max_batch_size": batch, "max_context_tokens": prompt + w.generated_tokens}
 
     def _unit_fields(self, gpus: int | None) -> dict[str, Any]:
         """``system``, ``system_name``, ``gpus_per_system`` and ``systems`` of the unit bought
@@ -197,96 +168,3 @@ class GpuAdvice:
         if wanted in ("fp8", "int8", "fp4") and wanted not in self.g.spec.dense_tflops and used != wanted:
             return [f"no {wanted.upper()} tensor cores: {s.precision.weights} weights compute in {used}"]
         return []
-
-
-def _searched(
-    s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, factory: EvaluatorFactory
-) -> tuple[dict[str, Layout], dict[str, Evaluator], dict[str, str]]:
-    """The fewest that hold ``s`` per GPU (the layout search), the evaluator that found it
-    and the search's note."""
-    found, evs, notes = {}, {}, {}
-    for gid, (ev, fitted, note) in search_catalog(s, catalog, 1, ask.max_gpus, factory).items():
-        evs[gid] = ev
-        if fitted:
-            found[gid] = fitted[0][0]
-        if note:
-            notes[gid] = note
-    return found, evs, notes
-
-
-def _ladder_counts(
-    variants: list[Variant],
-    catalog: Sequence[GpuTarget],
-    ask: Ask,
-    factory: EvaluatorFactory,
-    units: dict[str, Unit],
-) -> tuple[dict[str, dict[int, Layout]], dict[tuple[str, int], Evaluator], dict[str, str]]:
-    """Per GPU, the fewest that hold the work as set and, where whole units could be saved,
-    with the heaviest rungs of the ladder (the count is the least of them; the layout at
-    that count then takes the lightest rung that fits, core/sizing/fill.py)."""
-    found0, evs0, notes = _searched(variants[0].scenario, catalog, ask, factory)
-    fewest: dict[str, dict[int, Layout]] = {g.id: {} for g in catalog}
-    evs = {(gid, 0): ev for gid, ev in evs0.items()}
-    for gid, lay in found0.items():
-        fewest[gid][0] = lay
-
-    def whole(gid: str, v: int) -> int:
-        lay = fewest[gid].get(v)
-        return units[gid].count(lay.gpus) if lay is not None else 2**62
-
-    def search(v: int, gpus: list[GpuTarget]) -> None:
-        most = min(ask.max_gpus, variants[v].max_gpus)
-        found, v_evs, _ = _searched(variants[v].scenario, gpus, Ask(ask.whole_nodes, most), factory)
-        for gid, lay in found.items():
-            fewest[gid][v], evs[gid, v] = lay, v_evs[gid]
-
-    last = len(variants) - 1
-    heavy = [last, last - 1] if last > 1 and variants[last].max_gpus == 1 else [last]
-    todo = [g for g in catalog if whole(g.id, 0) > units[g.id].count(1)] if last else []
-    for v in heavy if todo else ():
-        search(v, todo)
-    for g in todo:  # a heavy rung counts only where it saves whole units
-        if min((whole(g.id, v) for v in fewest[g.id]), default=2**62) >= whole(g.id, 0):
-            for v in heavy:
-                fewest[g.id].pop(v, None)
-    return fewest, evs, notes
-
-
-def advise_catalog(
-    s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, stop: Stop
-) -> list[list[SizingOption]]:
-    """Per GPU of ``catalog`` (in its order): its options, the answer first."""
-    variants = ladder(s)
-    factory: EvaluatorFactory = lambda sc, hw: Evaluator(sc, hw, stop)  # noqa: E731
-    units = {g.id: unit_of(g, ask) for g in catalog}
-    fewest, evs, notes = _ladder_counts(variants, catalog, ask, factory, units)
-    probe = catalog[0].hardware.model_copy(
-        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
-    )
-    shared: dict[int, Evaluator] = {}
-
-    def evaluator_for(g: GpuTarget) -> Callable[[int], Evaluator]:
-        mine: dict[int, Evaluator] = {}
-
-        def get(v: int) -> Evaluator:
-            if v not in mine:
-                if not s.workload.is_training:  # an engine sizes its memory to the GPU
-                    mine[v] = factory(variants[v].scenario, g.hardware)
-                elif (g.id, v) in evs:
-                    mine[v] = evs[g.id, v]
-                else:
-                    if v not in shared:
-                        shared[v] = factory(variants[v].scenario, probe)
-                    mine[v] = shared[v]
-            return mine[v]
-
-        return get
-
-    out = []
-    for g in catalog:
-        if stop():
-            raise Cancelled
-        note = [notes[g.id]] if g.id in notes else []
-        adv = GpuAdvice(g, variants, fewest[g.id], evaluator_for(g), ask, stop, note)
-        out.append(adv.options())
-    return out

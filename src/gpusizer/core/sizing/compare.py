@@ -24,7 +24,8 @@ from ..model.presets import resolve_gpu_id
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario
-from .advise import Ask, advise_catalog
+from .advise import Ask
+from .advise_all import advise_catalog
 from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .layout_search import MAX_GPUS, check_margin
@@ -131,7 +132,7 @@ def size_gpus(
     :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
     window runs this off the UI thread, and reprices and re-sorts without searching again)."""
     ask = Ask(whole_nodes, max_gpus, cards_per_box=check_cards_per_box(cards_per_box))
-    return [o[0].as_dict() for o in sized(scenario, gpus, margin, ask, cancel)]
+    return [opts[0].as_dict() for opts in sized(scenario, gpus, margin, ask, cancel)]
 
 
 def sized(
@@ -151,4 +152,5 @@ def sized(
     catalog = boxed(catalog_targets(s, gpus, check_margin(margin), own_node_only=True), ask.cards_per_box)
     if not catalog:
         return []
-    return advise_catalog(s, catalog, ask, cancel or (lambda: False))
+    entries = advise_catalog(s, catalog, ask, cancel or (lambda: False))
+    return [[option for option, _ in entry] for entry in entries]

@@ -48,6 +48,11 @@ def _first(ok: Callable[[int], bool], n: int) -> int | None:
     return bisect.bisect_left(range(n - 1), True, key=ok)
 
 
+def _with_dp(lay: Layout, dp: int) -> Layout:
+    """``lay`` at another DP (dataclasses.replace costs five times as much)."""
+    return Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp)
+
+
 def meets(pace: Pace, t: TargetsSpec) -> bool:
     """Whether a serving speed meets the per-user targets (``users`` is met by spreading
     them over the replicas)."""
@@ -82,8 +87,10 @@ class Filler:
         evaluator: Callable[[int], Evaluator],
         links: Links,
         stop: Callable[[], bool],
+        searched: dict[int, int | None] | None = None,
     ) -> None:
         self.g, self.variants, self.evaluator, self.links, self.stop = g, variants, evaluator, links, stop
+        self.searched = searched or {}
         self.base = variants[0].scenario
         self.arch = resolve(self.base.model)
         self._clocks: dict[int, TrainingClock] = {}
@@ -111,9 +118,21 @@ class Filler:
         return self._best[key]
 
     # -- training ---------------------------------------------------------------------------
+    def _lightest(self, n: int) -> int:
+        """The lightest rung that may fit ``n`` GPUs: each rung saves memory over the ones
+        before it, so a rung the search found needs more than ``n`` rules out the lighter
+        ones (``searched``: the fewest found per rung searched, None when none fit)."""
+        out = 0
+        for v, fewest in self.searched.items():
+            if n > self.variants[v].max_gpus:
+                continue  # searched only up to fewer GPUs: it says nothing of n
+            if fewest is None or fewest > n:
+                out = max(out, v + 1)
+        return out
+
     def _training(self, n: int, keep: int) -> list[Choice]:
-        for v, variant in enumerate(self.variants):
-            if n > variant.max_gpus:
+        for v in range(self._lightest(n), len(self.variants)):
+            if n > self.variants[v].max_gpus:
                 continue
             found = self._train_variant(v, n, keep)
             if found:
@@ -137,12 +156,15 @@ class Filler:
 
     def _train_variant(self, v: int, n: int, keep: int) -> list[Choice]:
         """The fastest layouts of variant ``v`` on up to ``n`` GPUs: each shape with its
-        widest DP, by speed; the first that fit."""
-        clock = self.clock(v)
+        widest DP (not below the states' lower bound), by speed; the first that fit."""
+        clock, ev, cap = self.clock(v), self.evaluator(v), self.g.capacity
         ranked = []
         for shape, vals in self._shapes(v, n):
-            lay = replace(shape, dp=vals[-1])
-            ranked.append((-(clock.pace(lay).tokens_per_second or 0.0), _pref(lay, self.base.profile), lay))
+            lay = _with_dp(shape, vals[-1])
+            if ev.lower_bound(lay, lay.dp) <= cap:
+                ranked.append(
+                    (-(clock.pace(lay).tokens_per_second or 0.0), _pref(lay, self.base.profile), lay)
+                )
         ranked.sort(key=lambda r: (r[0], r[1]))
         return self._first_fitting(v, [r[2] for r in ranked], keep)
 
@@ -172,6 +194,8 @@ class Filler:
         technique that needs no more units than any other."""
         best: list[Choice] = []
         for v, variant in enumerate(self.variants):
+            if v < self._lightest(most):
+                continue
             found, memory_bound = self._timed(v, seconds, unit, min(most, variant.max_gpus), keep)
             if found and (not best or unit.count(found[0].layout.gpus) < unit.count(best[0].layout.gpus)):
                 best = found
@@ -195,10 +219,10 @@ class Filler:
 
         shapes = self._shapes(v, most)
         for shape, vals in shapes:
-            fast = lambda j: (clock.pace(replace(shape, dp=vals[j])).time_seconds or math.inf) <= seconds  # noqa: B023,E731
+            fast = lambda j: (clock.pace(_with_dp(shape, vals[j])).time_seconds or math.inf) <= seconds  # noqa: B023,E731
             i = _first(fast, len(vals))
             if i is not None:
-                push(replace(shape, dp=vals[i]), vals[i:])
+                push(_with_dp(shape, vals[i]), vals[i:])
         out: list[Choice] = []
         least = heap[0][0] if heap else 0
         while heap and len(out) < keep and not self.stop():
@@ -210,9 +234,9 @@ class Filler:
                     Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(shapes))
                 )
                 continue
-            j = _first(lambda k: ev.total(replace(lay, dp=vals[k])) <= self.g.capacity, len(vals))  # noqa: B023
+            j = _first(lambda k: ev.total(_with_dp(lay, vals[k])) <= self.g.capacity, len(vals))  # noqa: B023
             if j is not None and j > 0:  # the smallest DP that fits, weighed again
-                push(replace(lay, dp=vals[j]), vals[j:])
+                push(_with_dp(lay, vals[j]), vals[j:])
         return out, (bool(out) and unit.count(out[0].layout.gpus) > least) or not out
 
     # -- serving ----------------------------------------------------------------------------

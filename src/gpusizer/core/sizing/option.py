@@ -9,6 +9,7 @@ present, null where it does not apply.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,10 +165,13 @@ class SizingOption:
         ):
             out[key] = getattr(self, key)
         out |= self.pace.fields()
+        # copies: options are kept for the next caller (core/sizing/advise_all.py)
+        out["parallelism"] = copy.deepcopy(self.parallelism)
+        out["hardware"] = copy.deepcopy(self.hardware)
         out["scenario_changes"] = dict(self.scenario_changes)
         out["notes"] = list(self.notes)
         out["pareto"] = False
-        return out | self.unit
+        return out | dict(self.unit)
 
 
 def layout_label(par: dict[str, Any], training: bool) -> str:
