@@ -126,8 +126,10 @@ def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
     head = f"<b>GPUs needed:</b> <b>{n:,} × {gpu}</b>"
     if least < n:
         head += f" ({least:,} would hold it)"
-    head += f", laid out {html.escape(layout)}"
     how = describe(option.get("scenario_changes") or {})
+    if how:  # the techniques say the recompute; the layout need not
+        layout = layout.split(", recompute")[0]
+    head += f", {html.escape(layout)}"
     if how:
         head += f" <b>{html.escape(how)}</b>"
     if option.get("targets_met") is False:

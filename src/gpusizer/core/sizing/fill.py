@@ -131,13 +131,18 @@ class Filler:
         return out
 
     def _training(self, n: int, keep: int) -> list[Choice]:
-        for v in range(self._lightest(n), len(self.variants)):
-            if n > self.variants[v].max_gpus:
-                continue
-            found = self._train_variant(v, n, keep)
-            if found:
-                return found
-        return []
+        """The lightest rung with a layout on ``n`` GPUs (rungs only add savings: a bisection
+        over them), its fastest layouts."""
+        rungs = [v for v in range(self._lightest(n), len(self.variants)) if n <= self.variants[v].max_gpus]
+        found: dict[int, list[Choice]] = {}
+
+        def fits(i: int) -> bool:
+            if rungs[i] not in found:
+                found[rungs[i]] = self._train_variant(rungs[i], n, keep)
+            return bool(found[rungs[i]])
+
+        i = _first(fits, len(rungs))
+        return [] if i is None else found[rungs[i]]
 
     def _shapes(self, v: int, n: int) -> list[tuple[Layout, Sequence[int]]]:
         """Each shape of variant ``v``'s search space (DP 1) with its valid DP degrees up to
@@ -147,9 +152,13 @@ class Filler:
         tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
         space = layout_space(s, self.arch, tp_max, (s.parallelism.recompute,), n)
         out = []
+        dps: dict[tuple[int, ...], Sequence[int]] = {}
         for tp, pp, cp, ep in space.shapes:
             for zero in space.zeros:
-                vals = dp_candidates(s, *dp_rule(s, ep, cp, zero, tp * pp * cp, n))
+                rule = dp_rule(s, ep, cp, zero, tp * pp * cp, n)
+                vals = dps.get(rule)
+                if vals is None:
+                    vals = dps[rule] = dp_candidates(s, *rule)
                 if vals:
                     out.append((Layout(tp, pp, cp, ep, zero, s.parallelism.recompute), vals))
         return out
@@ -159,14 +168,15 @@ class Filler:
         widest DP (not below the states' lower bound), by speed; the first that fit."""
         clock, ev, cap = self.clock(v), self.evaluator(v), self.g.capacity
         ranked = []
-        for shape, vals in self._shapes(v, n):
+        shapes = self._shapes(v, n)
+        for shape, vals in shapes:
             lay = _with_dp(shape, vals[-1])
             if ev.lower_bound(lay, lay.dp) <= cap:
                 ranked.append(
                     (-(clock.pace(lay).tokens_per_second or 0.0), _pref(lay, self.base.profile), lay)
                 )
         ranked.sort(key=lambda r: (r[0], r[1]))
-        return self._first_fitting(v, [r[2] for r in ranked], keep)
+        return self._first_fitting(v, [r[2] for r in ranked], keep, len(shapes))
 
     def fits(self, v: int, lay: Layout) -> bool:
         """Whether training layout ``lay`` of variant ``v`` fits (on unified memory, the
@@ -176,14 +186,14 @@ class Filler:
             return False
         return not self.pooled or holds(estimate(self.scenario(v, lay, None)), self.g.capacity)
 
-    def _first_fitting(self, v: int, layouts: list[Layout], keep: int) -> list[Choice]:
+    def _first_fitting(self, v: int, layouts: list[Layout], keep: int, weighed: int) -> list[Choice]:
         clock, out = self.clock(v), []
         for lay in layouts:
             if self.stop():
                 break
             if not self.fits(v, lay):
                 continue
-            out.append(Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(layouts)))
+            out.append(Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, weighed))
             if len(out) >= keep:
                 break
         return out

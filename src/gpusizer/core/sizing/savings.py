@@ -32,7 +32,7 @@ from ..registry.loss_kinds import LOSS_KINDS
 ADAPTER_FRAMEWORK = "unsloth"
 # (name, dotted field, value) of each rung but the framework, cheapest in speed first
 STEPS: tuple[tuple[str, str, Any], ...] = (
-    ("a fused cross-entropy loss", "workload.loss", "fused"),
+    ("a fused loss", "workload.loss", "fused"),
     ("selective recompute", "parallelism.recompute", "selective"),
     ("gradient checkpointing", "parallelism.recompute", "full"),
     ("offloaded checkpoints", "parallelism.activation_offload", "checkpoints"),
