@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
         self.unit = self.prefs.units
+        self.fit_models: Any = None  # View > Models That Fit, once opened (gui/fit_models.py)
         first, dropped = initial_scenario(scenario, self.prefs, restore)
         self.state = ScenarioState(first, self)
         self.binder = Binder(self.state)
@@ -215,6 +216,8 @@ class MainWindow(QMainWindow):
         self.unit = unit
         for view in (self.summary, self.table, self.figures, self.tabs):
             view.set_units(unit)
+        if self.fit_models is not None:
+            self.fit_models.set_units(unit)
         for act in self.findChildren(QAction):
             if act.objectName() == f"action_units_{unit.lower()}":
                 act.setChecked(True)
@@ -223,6 +226,15 @@ class MainWindow(QMainWindow):
 
     def new_scenario(self) -> bool:
         return self.files.new()
+
+    def show_fit_models(self) -> None:
+        """View > Models That Fit This Machine (gui/fit_models.py), one window, kept."""
+        from .fit_models import FitModelsDialog
+
+        if self.fit_models is None:
+            self.fit_models = FitModelsDialog(self.state, self, self.unit)
+        self.fit_models.show()
+        self.fit_models.raise_()
 
     def notify(self, message: str) -> None:
         self.statusBar().showMessage(plain_text(message), 10000)

@@ -72,8 +72,8 @@ def _row(mid: str, s: Scenario, est: Estimate, spare: int) -> dict[str, Any]:
         "model": mid,
         "name": s.model.name,
         "parameters": est.parameters_total,
-        "per_gpu_total": est.memory.total,
-        "headroom_bytes": est.headroom_bytes,
+        "per_gpu_total": est.required_bytes,
+        "headroom_bytes": est.capacity_bytes - est.required_bytes,
         "tokens_per_second_per_user": None if training or sv is None else sv.tokens_per_second_per_user,
         "time_seconds": (est.compute.time_seconds or None) if training else None,
         "max_context": _max_context(s, est, spare),
@@ -89,7 +89,9 @@ def models_that_fit(
 ) -> list[dict[str, Any]]:
     """The models that fit the scenario's machine, largest first: ``model`` (the preset id,
     or the name of a model that is not a preset), ``name``, ``parameters``,
-    ``per_gpu_total`` and ``headroom_bytes`` (bytes), ``tokens_per_second_per_user``
+    ``per_gpu_total`` (what the work needs of one GPU: the peak, or for a serving engine what
+    it needs to start and hold the scenario's requests, not the pool it fills) and
+    ``headroom_bytes`` (the GPU's capacity less that), ``tokens_per_second_per_user``
     (serving) or ``time_seconds`` (training with ``workload.training_tokens``), and
     ``max_context`` (the longest context that still fits one user, or one training
     sequence), ``host_memory_bytes`` (system RAM one GPU's process needs beside it: layers
