@@ -19,8 +19,6 @@ the option says so.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model.specs import Scenario
@@ -43,22 +41,16 @@ class Growth:
     notes: tuple[str, ...] = ()
 
 
-Goal = Callable[[Choice], bool]
-
-
-def _goal(s: Scenario) -> tuple[Goal | None, str, tuple[str, ...]]:
-    """(predicate on the fastest layout of a count, what it is, notes)."""
+def _goal(s: Scenario) -> tuple[str, tuple[str, ...]]:
+    """What decides the count (``fewest`` | ``deadline`` | ``targets``) and notes."""
     t, w = s.targets, s.workload
     if w.is_training:
         if t.max_training_days is None:
-            return None, "fewest", ()
+            return "fewest", ()
         if not w.training_tokens:
-            return None, "fewest", ("targets.max_training_days needs workload.training_tokens: ignored",)
-        limit = t.max_training_days * DAY
-        return (lambda c: c.pace.time_seconds is not None and c.pace.time_seconds <= limit), "deadline", ()
-    if not t.serving_active:
-        return None, "fewest", ()
-    return (lambda c: c.met), "targets", ()
+            return "fewest", ("targets.max_training_days needs workload.training_tokens: ignored",)
+        return "deadline", ()
+    return ("targets" if t.serving_active else "fewest"), ()
 
 
 def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, keep: int) -> Growth:
@@ -67,8 +59,8 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
         unit = any_count(unit.gpu, unit.spec)
     top = unit.top(max_gpus)
     start = unit.count(least)
-    goal, why, notes = _goal(s)
-    if goal is None:
+    why, notes = _goal(s)
+    if why == "fewest":
         return Growth(filler.best(start, keep), unit, least, start, why, None, notes)
     if why == "deadline":
         days = s.targets.max_training_days or 0.0
@@ -78,7 +70,7 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
         return Growth(
             filler.best(start, keep), unit, least, start, why, False, (*notes, _unmet(s, filler, top))
         )
-    found = _smallest(s, filler, unit, start, top, goal)
+    found = _smallest(filler, unit, start, top)
     if found is not None:
         return Growth(filler.best(found, keep), unit, least, found, why, True, notes)
     shown = filler.best(start, keep)
@@ -100,32 +92,20 @@ def _unmet(s: Scenario, filler: Filler, top: int) -> str:
     return f"targets not met with up to {top:,} GPUs; the fewest that hold the model are shown"
 
 
-def _smallest(s: Scenario, filler: Filler, unit: Unit, start: int, top: int, goal: Goal) -> int | None:
-    """The smallest count of whole units from ``start`` up to ``top`` whose fastest layout
-    meets ``goal`` (None when none does)."""
-
-    def ok(n: int) -> tuple[bool, Choice | None]:
-        got = filler.best(n)
-        return (bool(got) and goal(got[0])), (got[0] if got else None)
-
+def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> int | None:
+    """The smallest count of whole units from ``start`` up to ``top`` on which a layout meets
+    the serving targets (None when none does): doubling, then a bisection."""
     lo, n = 0, start
-    while True:
-        good, c = ok(n)
-        if good:
-            break
+    while not filler.serves(n):
         lo = n
         if n >= top:
             return None
-        guess = 2 * n
-        time = c.pace.time_seconds if c is not None else None
-        if s.workload.is_training and time and s.targets.max_training_days:
-            guess = math.ceil(n * time / (s.targets.max_training_days * DAY))
-        n = min(top, unit.count(max(guess, n + 1)))
+        n = min(top, unit.count(max(2 * n, n + 1)))
     hi = n
     while lo and unit.count(lo + 1) < hi:
         mid = unit.count((lo + hi) // 2)
         mid = mid if lo < mid < hi else unit.count(lo + 1)
-        if ok(mid)[0]:
+        if filler.serves(mid):
             hi = mid
         else:
             lo = mid

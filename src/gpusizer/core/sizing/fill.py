@@ -97,6 +97,7 @@ class Filler:
         self._estimates: dict[tuple[Layout, int | None], Estimate] = {}
         self._weights: tuple[float, float] | None = None  # (one GPU's weights, expert share)
         self._best: dict[tuple[int, int], list[Choice]] = {}
+        self._replicas: dict[tuple[int, bool, int], Choice | None] = {}
         self.pooled = pool_bytes(g.spec) is not None  # unified memory: check the machine too
 
     def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
@@ -250,16 +251,33 @@ class Filler:
         return out, (bool(out) and unit.count(out[0].layout.gpus) > least) or not out
 
     # -- serving ----------------------------------------------------------------------------
-    def _serving(self, n: int, keep: int) -> list[Choice]:
+    def _widths(self, n: int) -> list[tuple[int, bool]]:
+        """(TP, experts over the replicas) of the replicas weighed on ``n`` GPUs, widest
+        first (the likeliest to meet a speed target)."""
         s = self.base
         node = self.g.hardware.gpus_per_node
         tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
+        tps = [t for t in divisors(self.arch.heads) if t <= min(tp_max, n)]
+        return [
+            (tp, ep_all) for tp in reversed(tps) for ep_all in ((True, False) if s.model.moe else (False,))
+        ]
+
+    def serves(self, n: int) -> bool:
+        """Whether some layout on up to ``n`` GPUs meets the serving targets (stops at the
+        first: the count search asks it many times)."""
+        for tp, ep_all in self._widths(n):
+            got = self._replica(tp, ep_all, n)
+            if got is not None and got.met:
+                return True
+        return False
+
+    def _serving(self, n: int, keep: int) -> list[Choice]:
+        s = self.base
         found: list[Choice] = []
-        for tp in (t for t in divisors(self.arch.heads) if t <= min(tp_max, n)):
-            for ep_all in (False, True) if s.model.moe else (False,):
-                got = self._replica(tp, ep_all, n)
-                if got is not None:
-                    found.append(got)
+        for tp, ep_all in self._widths(n):
+            got = self._replica(tp, ep_all, n)
+            if got is not None:
+                found.append(got)
         key = lambda c: (  # noqa: E731
             not c.met,
             -(c.pace.tokens_per_second or 0.0),
@@ -273,6 +291,12 @@ class Filler:
     def _replica(self, tp: int, ep_all: bool, n: int) -> Choice | None:
         """TP ``tp`` with the fewest stages that hold the memory and as many replicas as
         ``n`` takes (their experts spread over them when ``ep_all``)."""
+        key = (tp, ep_all, n)
+        if key not in self._replicas:
+            self._replicas[key] = self._replica_of(tp, ep_all, n)
+        return self._replicas[key]
+
+    def _replica_of(self, tp: int, ep_all: bool, n: int) -> Choice | None:
         s = self.base
         users = s.targets.users
         for pp in pp_degrees(self.arch.layers):
