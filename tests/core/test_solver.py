@@ -18,6 +18,7 @@ import pytest
 import gpusizer
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.architecture import resolve
+from gpusizer.core.pipeline.estimate import clear_caches
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.sizing import advise, fill, layout_search, search, solver
@@ -308,6 +309,7 @@ def test_gpu_dependent_peak_is_searched_again(monkeypatch: Any) -> None:
     monkeypatch.setattr(layout_search, "_memory", heavier)
     for module in (search, fill, advise):
         monkeypatch.setattr(module, "estimate", estimate_heavier)
+    clear_caches()  # the answers kept for the plain run
     moved = _by_gpu(solver.plan(base, gpus=[H100, "a100-sxm-80gb"]))
     assert moved["a100-sxm-80gb"]["min_gpus"] == plain["a100-sxm-80gb"]["min_gpus"]
     assert moved[H100]["min_gpus"] > plain[H100]["min_gpus"]

@@ -109,6 +109,8 @@ def _key(scenario_key: str, g: GpuTarget, ask: Ask) -> tuple[object, ...]:
 def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, stop: Stop) -> list[Entry]:
     """Per GPU of ``catalog`` (in its order): its options, the answer first, each with its
     choice (None when nothing fits); with ``ask.limits``, each option's limits."""
+    if stop():
+        raise Cancelled
     scenario_key = s.model_dump_json()
     entries: dict[str, Entry] = {}
     for g in catalog:
