@@ -188,11 +188,8 @@ def test_advisor_turns_techniques_on_and_says_so() -> None:
     # recompute); with a fused loss and gradient checkpointing it does (no spare margin
     # asked, so that only the techniques decide). The option names them (scenario_changes,
     # its reason and a note) and, put back, fits.
-    sc = {
-        "model": L8,
-        "workload": {"kind": "lora", "sequence_length": 8192},
-        "hardware": {"gpus_per_node": 1},
-    }
+    workload: dict[str, Any] = {"kind": "lora", "sequence_length": 8192}
+    sc = {"model": L8, "workload": workload, "hardware": {"gpus_per_node": 1}}
     opts = plan(sc, gpus=["rtx-4090-24gb"], max_gpus=1, margin=0.0)
     assert len(opts) == 1
     o = opts[0]
@@ -202,7 +199,7 @@ def test_advisor_turns_techniques_on_and_says_so() -> None:
     assert "with a fused loss" in o["layout_reason"]
     assert any("scenario_changes" in n for n in o["notes"])
     back = {**sc, "parallelism": o["parallelism"], "hardware": o["hardware"]}
-    back["workload"] = {**sc["workload"], "loss": "fused"}
+    back["workload"] = {**workload, "loss": "fused"}
     assert _report(**{k: v for k, v in back.items() if k != "model"})["fits"]
 
 
