@@ -20,7 +20,7 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.engine_releases import VLLM
 from gpusizer.core.registry.engines import release
 from gpusizer.core.serving.engine_settings import engine_settings
-from gpusizer.core.serving.kv_request import largest_context, page_bytes, per_request_bytes
+from gpusizer.core.serving.kv_request import RequestKV, request_kv
 from gpusizer.core.serving.moe_layout import MOE_LAYOUTS, layer_bytes, mxfp4_layout
 
 GiB = 2**30
@@ -98,35 +98,34 @@ def test_the_report_names_the_layout_and_huggingface_keeps_the_checkpoint() -> N
     assert hf["per_gpu"]["weights"] < rep["per_gpu"]["weights"] - 5 * GiB
 
 
-def _stage(sc: dict[str, Any]) -> tuple[Any, ...]:
+def _stage(sc: dict[str, Any]) -> RequestKV:
     s = parse_scenario(sc)
     arch, gpu = resolve(s.model), scenario_gpu(s)
-    st_ = engine_settings(s, gpu)
     sp = stage_params(count_parameters(s.model), arch, 1, 1, 1, True)
-    return s, arch, st_, sp, page_bytes(s, arch, st_)
+    return request_kv(s, arch, engine_settings(s, gpu), sp)
 
 
 def test_one_request_charges_sliding_layers_their_window() -> None:
     # vllm#27508: gpt-oss-120b, max_num_batched_tokens 1024: 18 full layers x 8192 blocks +
     # 18 window layers x (cdiv(127 + 1024, 16) + 1 = 73) blocks, 32 KiB a block: 4.54 GiB
     # (logged), not 36 x 8192 blocks = 9.00 GiB.
-    s, arch, st_, sp, page = _stage(_vllm(version="0.11.0", prefill_chunk_tokens=1024))
+    kv = _stage(_vllm(version="0.11.0", prefill_chunk_tokens=1024))
+    page = kv.page_bytes
     assert page == 16 * 8 * 64 * 2 * 2
-    assert per_request_bytes(s, arch, st_, sp, page, 131072) == 18 * (8192 + 73) * page
+    assert kv.request_bytes(131072) == 18 * (8192 + 73) * page
     # V0 charged every layer the whole context (raise_if_cache_size_invalid)
-    s0, arch0, st0, sp0, page0 = _stage(_vllm(version="0.6.5", prefill_chunk_tokens=1024))
-    assert per_request_bytes(s0, arch0, st0, sp0, page0, 131072) == 36 * 8192 * page
+    v0 = _stage(_vllm(version="0.6.5", prefill_chunk_tokens=1024))
+    assert v0.request_bytes(131072) == 36 * 8192 * page
 
 
 def test_largest_context_is_estimate_max_model_len() -> None:
     # v1/core/kv_cache_utils.py estimate_max_model_len: binary search for the largest
     # max_model_len whose bytes fit; the refusal names it
     sc = _vllm(version="0.11.0", memory_fraction=0.95, prefill_chunk_tokens=1024)
-    s, arch, st_, sp, page = _stage(sc)
+    kv = _stage(sc)
     pool = 1.71 * GiB  # vllm#27508
-    best = largest_context(s, arch, st_, sp, page, pool)
-    assert per_request_bytes(s, arch, st_, sp, page, best) <= pool
-    assert per_request_bytes(s, arch, st_, sp, page, best + 1) > pool
+    best = kv.largest_context(pool, 131072)
+    assert kv.request_bytes(best) <= pool < kv.request_bytes(best + 1)
     rep = estimate_report(sc)
     assert not rep["serving"]["starts"] and "largest context that fits" in rep["serving"]["reason"]
 

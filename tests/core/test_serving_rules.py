@@ -131,7 +131,7 @@ def test_sglang_default_fraction_formula() -> None:
     from gpusizer.core.model.presets import gpu_spec
     from gpusizer.core.pipeline.scenario import parse_scenario
     from gpusizer.core.serving.engine_settings import engine_settings
-    from gpusizer.core.serving.kv_pool import sglang_fraction
+    from gpusizer.core.serving.rules import sglang_fraction
 
     s = parse_scenario({**_vllm(), "framework": "sglang", "serving": {"engine_version": "0.5.3"}})
     gpu = gpu_spec("h100-sxm-80gb")

@@ -21,6 +21,7 @@ from gpusizer.core.model.architecture import resolve
 from gpusizer.core.pipeline.estimate import clear_caches
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.frameworks import FRAMEWORKS
+from gpusizer.core.serving.rules import memory_rule
 from gpusizer.core.sizing import advise, fill, layout_search, search, solver
 from tests.core.put_back import put_back
 
@@ -166,7 +167,7 @@ def test_options_are_ordered_cheapest_first(plans: dict[str, list[dict[str, Any]
 
 def test_every_option_keeps_the_margin(plans: dict[str, list[dict[str, Any]]]) -> None:
     for name, options in plans.items():
-        reserving = FRAMEWORKS[SCENARIOS[name].get("framework", "huggingface")].reserves_memory
+        reserving = memory_rule(FRAMEWORKS[SCENARIOS[name].get("framework", "huggingface")]).reserves_memory
         for opt in options:
             # An engine that takes a share of the GPU up front (vLLM's gpu_memory_utilization)
             # leaves the rest free itself: that share is its margin (solver._catalog).

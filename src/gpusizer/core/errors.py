@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # annotations only: importing pydantic here cost every CLI start 35 ms
     from pydantic import ValidationError
@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # annotations only: importing pydantic here cost every CLI st
 EXCERPT_CHARS = 60  # a bad value is quoted up to this many characters, then "…"
 MESSAGE_CHARS = 400  # and a whole message is cut here (a path or a key may be long)
 
+_T = TypeVar("_T")
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxdict, _REPR.maxlist, _REPR.maxtuple = 2, 4, 6, 6
 _REPR.maxset = _REPR.maxfrozenset = _REPR.maxdeque = _REPR.maxarray = 6
@@ -35,6 +36,18 @@ def check_id(value: str, registry: Mapping[str, object], what: str) -> str:
     if value not in registry:
         raise ValueError(f"unknown {what}; must be one of {', '.join(registry)}; got {excerpt(value)}")
     return value
+
+
+def registered(table: Mapping[str, _T], key: str, field: str, owner: str) -> _T:
+    """The rule ``key`` names in a registry of rule objects (a framework's memory rule, a
+    release's KV layout...); a ScenarioError on ``field`` naming the registered ones when
+    nobody registered it (``owner``: who names it, "vLLM names memory rule")."""
+    found = table.get(key)
+    if found is None:
+        raise ScenarioError(
+            field, f"{owner} {excerpt(key)}, which is not registered; registered: {', '.join(table)}"
+        )
+    return found
 
 
 class ScenarioError(ValueError):

@@ -19,18 +19,8 @@ from ..model.params import ParamCounts
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
 from ..registry.dtypes import DTYPES, nbytes
-from .activations import (
-    ActContext,
-    first_layer_frozen_input,
-    hf_layer,
-    hf_top,
-    megatron_layer,
-    megatron_top,
-    sliding_mask,
-)
-from .activations_hybrid import hybrid_delta
-from .activations_unsloth import applies as unsloth_applies
-from .activations_unsloth import unsloth_layer, unsloth_rebuilt
+from .activations import ActContext
+from .layouts import lora_kernels, stage_layout
 from .lora import module_targets
 from .peft import dropout_mask, kbit_prepared
 from .techniques import offload_split
@@ -112,103 +102,32 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
     ), autocast
 
 
-_PER_LAYER: Memo[tuple[float, float]] = Memo(1024)
-
-
-def _layout(s: Scenario, arch: Arch, ctx: ActContext) -> str:
-    """Which per-layer rules hold: the profile's activation layout, or Unsloth's kernels where
-    the profile runs them and they patch this model's layers (core/activations_unsloth.py)."""
-    if s.profile.activation_layout == "megatron":
-        return "megatron"
-    if s.profile.lora_kernels == "unsloth" and unsloth_applies(arch, ctx):
-        return "unsloth"
-    return "huggingface"
-
-
-_LAYER_RULES = {"megatron": megatron_layer, "huggingface": hf_layer}
-
-
-def _per_layer(arch: Arch, ctx: ActContext, layout: str) -> tuple[float, float]:
-    """Bytes one dense and one MoE layer keep: kept per architecture and context, which every
-    pipeline depth and both ends share (Unsloth's kernels patch dense layers only)."""
-    if layout == "unsloth":
-        dense = unsloth_layer(arch, ctx)
-        return dense, dense
-    layer = _LAYER_RULES[layout]
-    return _PER_LAYER.get(
-        (id(arch), ctx, layout), lambda: (layer(arch, ctx, False), layer(arch, ctx, True)), (arch,)
-    )
-
-
-def _layers(
-    s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, dense: float, moe: float, layout: str
-) -> float:
-    """What ``dense`` and ``moe`` layers of the stage keep (the stage's layer mix)."""
-    dense_b, moe_b = _per_layer(arch, ctx, layout)
-    per = dense * dense_b if dense else 0.0
-    per += moe * moe_b if moe else 0.0
-    if layout == "megatron":
-        return per
-    if layout == "huggingface" and sp.sliding_layers and sp.layers:  # the window's layers get
-        # an explicit mask: the stage's own (core/sharding.py), in proportion when fewer than
-        # its layers are asked (xformers under Unsloth takes a local-attention bias: no mask)
-        per += sp.sliding_layers * (dense + moe) / sp.layers * sliding_mask(arch, ctx)
-    return per / s.parallelism.tensor
-
-
 def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> StageActivations:
-    """The stage's activations with one micro-batch in flight."""
+    """The stage's activations with one micro-batch in flight, by its layout (core/memory/
+    layouts.py: the framework's, or its LoRA kernels' where they patch the layers)."""
     p = s.parallelism
     ctx, autocast = _context(s)
-    layout = _layout(s, arch, ctx)
-    megatron = layout == "megatron"
-    per = _layers(s, arch, ctx, sp, sp.dense_layers, sp.moe_layers, layout)
-    per += _hybrid(arch, ctx, sp, megatron)
-    if megatron:
-        top = megatron_top(arch, ctx, sp.first, sp.last)
-    else:
-        if sp.first and layout == "huggingface":  # layer 0 of a frozen embedding (LoRA) saves less
-            per -= first_layer_frozen_input(arch, ctx) / p.tensor
-        top = hf_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
-        if autocast:  # autocast keeps a low-precision copy of every matmul weight it cast;
-            # under full recompute the layers' copies go with the layer (recast in backward).
-            head = counts.lm_head or counts.embedding  # a tied head casts the embedding
-            top += (ctx.p * sp.matrices if p.recompute != "full" else 0.0) + (
-                ctx.p * head / p.tensor if sp.last else 0.0
-            )
+    layout = stage_layout(s, arch, ctx)
+    per = layout.kept(s, arch, ctx, sp)
+    top = layout.top(s, arch, ctx, sp)
+    if autocast and layout.casts_weights:  # autocast keeps a low-precision copy of every
+        # matmul weight it cast; under full recompute the layers' copies go with the layer
+        head = counts.lm_head or counts.embedding  # a tied head casts the embedding
+        top += (ctx.p * sp.matrices if p.recompute != "full" else 0.0) + (
+            ctx.p * head / p.tensor if sp.last else 0.0
+        )
     gpu, host = offload_split(p.activation_offload, per, top, sp.layers)
-    return StageActivations(gpu, host, _rebuilt(s, arch, ctx, sp, layout), top)
-
-
-def _rebuilt(s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, layout: str) -> float:
-    """Full recompute: the heaviest layer rebuilt in backward, as without recompute (Unsloth's
-    kernels: with its backward's own peak, core/activations_unsloth.py)."""
-    if s.parallelism.recompute != "full" or not sp.layers:
-        return 0.0
-    full = replace(ctx, recompute="none")
-    if layout == "unsloth":
-        return unsloth_rebuilt(arch, full) / s.parallelism.tensor
-    return max(
-        _layers(s, arch, full, sp, 1, 0, layout) if sp.dense_layers else 0.0,
-        _layers(s, arch, full, sp, 0, 1, layout) if sp.moe_layers else 0.0,
+    rebuilt = (
+        layout.rebuilt(s, arch, replace(ctx, recompute="none"), sp)
+        if p.recompute == "full" and sp.layers
+        else 0.0
     )
-
-
-def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> float:
-    """Recurrent and MLP-free layers of the stage, in proportion to its layers
-    (core/activations_hybrid.py)."""
-    if not (arch.mixer_layers or arch.mlp_free_layers):
-        return 0.0
-    share = sp.layers / arch.layers
-    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share, megatron)
+    return StageActivations(gpu, host, rebuilt, top)
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     """The report's line when Unsloth's kernels lay out the layers (core/activations_unsloth.py)."""
-    unsloth = s.profile.lora_kernels == "unsloth"  # cheap test first: estimate() asks every time
-    if not (unsloth and s.workload.is_training) or _layout(s, arch, _context(s)[0]) != "unsloth":
+    if not (s.workload.is_training and lora_kernels(s.profile).own_kernels):  # cheap test first
         return ()
-    return (
-        "Unsloth LoRA kernels: fused q/k/v, o and MLP autograd functions keep 16-bit inputs "
-        "(no fp32 casts); xformers attention expands k/v to every head",
-    )
+    line = stage_layout(s, arch, _context(s)[0]).assumption
+    return (line,) if line else ()

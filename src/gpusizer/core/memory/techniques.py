@@ -31,6 +31,7 @@ from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
+from .layouts import activation_layout
 from .loss import DEFAULT_CHUNKS, transients
 from .optimizer_states import optimizer_kind
 from .peft import kbit_prepared
@@ -68,7 +69,7 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     w, p = s.workload, s.parallelism
     tokens = w.micro_batch_size * (w.sequence_length // p.context)
     vocab = arch.vocab / p.tensor
-    if s.profile.activation_layout == "megatron":
+    if activation_layout(s.profile).vocab_parallel_loss:
         return 0.0, 4 * tokens * vocab
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
     return transients(arch, w.loss, w.compile_loss, w.loss_chunks, tokens, vocab, pb, head_grad)
@@ -162,7 +163,8 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
     w, p = s.workload, s.parallelism
     if not w.is_training:
         return ()
-    out = [line for line in (_loss_line(s),) if line and s.profile.activation_layout != "megatron"]
+    own_loss = activation_layout(s.profile).vocab_parallel_loss  # workload.loss does not apply
+    out = [line for line in (_loss_line(s),) if line and not own_loss]
     if w.is_adapter and w.lora_dropout > 0:
         out.append(
             f"LoRA dropout {w.lora_dropout:g}: each targeted module keeps its dropout "

@@ -127,6 +127,9 @@ class Estimate:
     parameters_vision: int = 0  # vision tower + projector (stored with the weights)
     notes: tuple[str, ...] = ()
     serving: Serving | None = None  # inference only
+    # The serving engine sizes its memory to the GPU (a reserved pool, llama.cpp's fitted
+    # context; its rule's ``allocates_on_demand`` is False): ``required_bytes`` is its inverse.
+    sized_by_engine: bool = False
 
     @property
     def capacity_bytes(self) -> int:
@@ -142,8 +145,7 @@ class Estimate:
         """What the scenario needs of one GPU: the peak, or for a serving engine that sizes its
         memory to the GPU (a reserved pool, llama.cpp's fitted context) what it needs to start
         and hold its users (``serving.required_bytes``)."""
-        engine = self.scenario.profile.memory_rule != "transformers"
-        return self.serving.required_bytes if engine and self.serving else self.memory.total
+        return self.serving.required_bytes if self.sized_by_engine and self.serving else self.memory.total
 
     @property
     def runs(self) -> bool:

@@ -18,7 +18,8 @@ from ..model.result import Estimate, Memory, Serving
 from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
-from ..serving.engine_memory import engine_memory, required_bytes, serving_notes, serving_result
+from ..serving.engine_memory import engine_memory, serving_notes, serving_result
+from ..serving.rules import memory_rule
 from ..speed.compute import compute_estimate
 from ..speed.roofline import roofline_model
 from .scenario import parse_scenario
@@ -145,12 +146,11 @@ def sizing_memory(s: Scenario) -> Memory:
     """What the sizing advisor compares with a GPU's capacity: the peak (training,
     transformers) or, for an engine that reserves its memory, what it needs to start and hold
     the workload (the report's ``serving.required_bytes``), with the KV cache it needs."""
-    if s.workload.is_training or s.profile.memory_rule == "transformers":
+    if s.workload.is_training or memory_rule(s.profile).allocates_on_demand:
         return memory_only(s)
     arch, counts = _model(s.model)
-    gpu = scenario_gpu(s)
-    em, st = engine_memory(s, arch, counts, gpu)
-    need, m = required_bytes(s, em, st, gpu), em.memory
+    em, _ = engine_memory(s, arch, counts, scenario_gpu(s))
+    need, m = em.required_bytes, em.memory
     rest = m.total - m.kv_cache
     return Memory(**{**m.__dict__, "kv_cache": max(0, need - rest), "total": max(need, rest)})
 
@@ -205,6 +205,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         serving=served,
         parameters_vision=counts.vision,
         notes=notes,
+        sized_by_engine=served is not None and not memory_rule(s.profile).allocates_on_demand,
     )
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from ..errors import ScenarioError, excerpt
 from ..memo import Memo
+from ..memory.layouts import check_layouts
 from ..memory.techniques import check_techniques
 from ..model.architecture import resolve
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from ..serving.rules import check_rules
 
 
 def _divisors(n: int, limit: int = 64) -> str:
@@ -121,9 +123,12 @@ def check_parallelism(s: Scenario) -> None:
 
 
 def check_framework(s: Scenario) -> None:
-    """The framework runs this kind of work (core/frameworks.py: ``trains``; serving engines
-    cannot train) and this layout."""
+    """The framework names registered rules (its memory rule, its releases' KV layouts, its
+    activation layout and LoRA kernels), runs this kind of work (core/frameworks.py:
+    ``trains``; serving engines cannot train) and this layout."""
     w, prof = s.workload, s.profile
+    check_rules(prof)
+    check_layouts(prof)
     if w.is_training and not prof.trains:
         trainers = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains)
         raise ScenarioError("framework", f"{s.framework} serves models; for training choose {trainers}")

@@ -56,7 +56,7 @@ VLLM = (
         comm_bytes=_V0_COMM,
         comm_per_peer_bytes=_V0_PEER,
         context_in_budget=True,
-        window_pages=False,
+        kv_layout="whole_context",
         graph_bytes=GiB,
         steps=_STEPS,
         sources=(
@@ -79,7 +79,7 @@ VLLM = (
         context_in_budget=True,
         graph_bytes=GiB,
         steps=_STEPS,
-        window_pages=False,
+        kv_layout="whole_context",
         sources=(
             "vllm PR #10511 (memory profiling overhaul): non_torch 1.79 / 3.58 GiB at "
             "TP 1 / 2, activation peak 1.26 GiB = the V0 sampler (worker/model_runner.py "
@@ -100,7 +100,7 @@ VLLM = (
         startup_free_check=False,
         graph_bytes=GiB,
         steps=_STEPS,
-        window_pages=False,
+        kv_layout="whole_context",
         sources=(
             "vllm 0.7.3 worker/worker.py init_device: MemorySnapshot() after set_device, before "
             "init_worker_distributed_environment; utils.py memory_profiling: non_torch_increase "

@@ -99,11 +99,12 @@ class EngineRelease:
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
     steps: tuple[tuple[str, StepCost], ...] = ()  # (GPU category, cost); "" = any other
-    # True: a sliding-window layer holds window - 1 + one chunk + 1 block per request (vLLM V1
-    # SlidingWindowSpec.max_memory_usage_bytes) in the start-up check and the concurrency;
-    # False: every attention layer is charged the whole context (V0 raise_if_cache_size_invalid
-    # and its printed concurrency, blocks x block size / max_model_len)
-    window_pages: bool = True
+    # How one request's KV is counted, a key of core/serving/kv_request.KV_LAYOUTS:
+    # "per_layer" (vLLM V1's hybrid KV cache manager: a sliding-window layer holds window - 1 +
+    # one chunk + 1 block, SlidingWindowSpec.max_memory_usage_bytes; a recurrent layer one
+    # state) or "whole_context" (V0: every attention layer charged the whole context,
+    # raise_if_cache_size_invalid and its printed concurrency)
+    kv_layout: str = "per_layer"
     # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/moe_layout.py id)
     mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
     sources: tuple[str, ...] = ()

@@ -52,13 +52,15 @@ class FrameworkProfile:
     serves: bool
     overhead: OverheadDefaults
     # -- training ---------------------------------------------------------------------------
-    # Saved tensors and loss: "huggingface" (transformers' modules, fp32 log-softmax of the
-    # logits) or "megatron" (Korthikanti accounting, vocabulary-parallel fused cross entropy).
-    activation_layout: Literal["huggingface", "megatron"] = "huggingface"
-    # How adapted layers run: PEFT's modules ("peft", the transformers layout) or Unsloth's
-    # fused LoRA autograd functions, RMSNorm, RoPE and xformers attention ("unsloth",
-    # core/activations_unsloth.py), which save fewer tensors and cast no input to fp32.
-    lora_kernels: Literal["peft", "unsloth"] = "peft"
+    # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
+    # (transformers' modules, fp32 log-softmax of the logits) or "megatron" (Korthikanti
+    # accounting, vocabulary-parallel fused cross entropy).
+    activation_layout: str = "huggingface"
+    # How adapted layers run, a key of core/memory/layouts.LORA_KERNELS: PEFT's modules
+    # ("peft", the transformers layout) or Unsloth's fused LoRA autograd functions, RMSNorm,
+    # RoPE and xformers attention ("unsloth", core/activations_unsloth.py), which save fewer
+    # tensors and cast no input to fp32.
+    lora_kernels: str = "peft"
     # fp32 weights under torch.autocast: every matmul keeps its 16-bit weight copy.
     autocast_copies: bool = False
     # Gradient dtype of fully trained weights: the parameter's ("parameter", PyTorch .grad),
@@ -90,15 +92,14 @@ class FrameworkProfile:
     # Hybrid models' recurrent state (core/state.py): "transformers" keeps the whole conv
     # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
     recurrent_state: Literal["transformers", "engine"] = "engine"
-    # How the engine takes GPU memory when serving (core/kv_pool.py, core/offload.py):
-    # "transformers" allocates as requests need it (core/inference.py); "profiled_pool" (vLLM)
-    # reserves a fraction of the device, profiles a dummy batch and pages the rest as KV;
-    # "static_pool" (SGLang) reserves (weights + KV) as a fraction; "free_pool" (TensorRT-LLM)
-    # gives a fraction of what is free after weights and activations to the KV cache;
-    # "layer_offload" (llama.cpp, Ollama) places layers on the GPU or in system RAM.
-    memory_rule: Literal["transformers", "profiled_pool", "static_pool", "free_pool", "layer_offload"] = (
-        "transformers"
-    )
+    # How the engine takes GPU memory when serving, a key of core/serving/rules.MEMORY_RULES
+    # (one class each; an unknown key is an error at validation): "transformers" allocates as
+    # requests need it (core/inference.py); "profiled_pool" (vLLM) reserves a fraction of the
+    # device, profiles a dummy batch and pages the rest as KV; "static_pool" (SGLang) reserves
+    # (weights + KV) as a fraction; "free_pool" (TensorRT-LLM) gives a fraction of what is
+    # free after weights and activations to the KV cache; "layer_offload" (llama.cpp, Ollama)
+    # places layers on the GPU or in system RAM.
+    memory_rule: str = "transformers"
     releases: tuple[EngineRelease, ...] = ()  # oldest first; the last is the default
     sources: tuple[str, ...] = ()
 
@@ -106,12 +107,6 @@ class FrameworkProfile:
     def versions(self) -> tuple[str, ...]:
         """``serving.engine_version`` values this profile accepts (empty: none)."""
         return tuple(r.version for r in self.releases)
-
-    @property
-    def reserves_memory(self) -> bool:
-        """Whether the engine takes a share of the GPU up front when serving (its memory
-        fraction), whatever the workload needs: that share is its own safety margin."""
-        return self.memory_rule in ("profiled_pool", "static_pool", "free_pool")
 
     def fits(self, kind: WorkloadKind) -> bool:
         """Whether this framework runs that kind of work."""

@@ -1,5 +1,5 @@
-"""Serving as the engine runs it: its memory (core/kv_pool.py, core/offload.py), whether it
-starts, and the speed users see at a concurrency (the report's ``serving`` block).
+"""Serving as the engine runs it: its memory (by the framework's rule, core/serving/rules),
+whether it starts, and the speed users see at a concurrency (the report's ``serving`` block).
 
 Speed is the roofline (core/roofline.py) plus what it has no term for (core/engines.py
 ``StepCost``, an explicit assumption the report shows): a fixed cost per engine step, per layer
@@ -27,38 +27,15 @@ from __future__ import annotations
 import math
 
 from ..memo import Memo
-from ..memory.inference import attention_layers, inference_memory, kv_bytes_per_token_layer
-from ..memory.overhead import scenario_overhead
-from ..model.architecture import Arch
-from ..model.params import ParamCounts
-from ..model.result import Memory, Serving
-from ..model.sharding import stage_params
+from ..model.architecture import Arch, resolve
+from ..model.params import ParamCounts, count_parameters
+from ..model.result import Estimate, Serving
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import cuda_total_bytes
 from ..speed.roofline import RooflineModel
-from .engine_settings import EngineSettings, engine_settings
-from .kv_pool import EngineMemory, pool_memory
-from .offload import MIN_FIT_CONTEXT, offload_memory
-
-
-def _transformers(
-    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
-) -> EngineMemory:
-    """transformers allocates as requests need it: the memory is core/inference.py's; the
-    "pool" is the batch's cache, its capacity what the free memory would hold."""
-    mem, peak = inference_memory(s, arch, counts)
-    over = scenario_overhead(s, peak)
-    mem = Memory(**{**mem.__dict__, "overhead": over, "total": peak + over})
-    p = s.parallelism
-    sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, True)  # the heaviest stage
-    per = kv_bytes_per_token_layer(arch, s.precision.kv_cache, p.tensor) * attention_layers(
-        arch, sp, p.pipeline
-    )
-    free = max(0, gpu.capacity_bytes - mem.total)
-    tokens = int((mem.kv_cache + free) // per) if per else 0
-    ctx = st.max_context or 1
-    return EngineMemory(mem, mem.kv_cache, tokens, tokens / ctx, True, None, ctx, None, per)
-
+from .engine_result import EngineMemory, PoolLine
+from .engine_settings import EngineSettings
+from .rules import memory_rule
 
 _MEMORY: Memo[tuple[EngineMemory, EngineSettings]] = Memo(1024)
 
@@ -66,50 +43,35 @@ _MEMORY: Memo[tuple[EngineMemory, EngineSettings]] = Memo(1024)
 def engine_memory(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
 ) -> tuple[EngineMemory, EngineSettings]:
-    """The serving engine's memory on the heaviest GPU, by the profile's ``memory_rule``
-    (kept per frozen scenario and GPU: sweeps, the advisor and the window ask again)."""
+    """The serving engine's memory on the heaviest GPU, by the framework's memory rule
+    (core/serving/rules; kept per frozen scenario and GPU: sweeps, the advisor and the window
+    ask again)."""
     return _MEMORY.get((id(s), id(gpu)), lambda: _engine_memory(s, arch, counts, gpu), (s, gpu))
 
 
 def _engine_memory(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
 ) -> tuple[EngineMemory, EngineSettings]:
-    st = engine_settings(s, gpu)
-    rule = s.profile.memory_rule
-    if rule == "transformers":
-        return _transformers(s, arch, counts, gpu, st), st
-    if rule == "layer_offload":
-        return offload_memory(s, arch, counts, gpu, st), st
-    return pool_memory(s, arch, counts, gpu, st), st
+    rule = memory_rule(s.profile)
+    st = rule.settings(s, gpu)
+    return rule.memory(s, arch, counts, gpu, st), st
 
 
 def required_bytes(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> int:
     """Per-GPU memory the engine needs to start and hold ``concurrency`` requests of prompt +
-    output tokens (and one of max_context): its budget rule solved for the device size (the
-    driver's reserve added back: engines see cudaMemGetInfo's total). The request of
-    max_context is counted as the start-up check counts it (vLLM V1: windows paged)."""
-    w, m = s.workload, em.memory
-    users = st.concurrency * (w.prompt_tokens + w.generated_tokens)
-    block = max(1, st.kv_block_tokens)
-    context = em.max_context
-    if s.profile.memory_rule == "layer_offload" and st.max_context is None:
-        # an unset n_ctx is fitted to the memory, down to 4,096 tokens (offload.py): what
-        # it needs is that much, or the requests, not the memory it fills
-        context = min(em.max_context, MIN_FIT_CONTEXT)
-    kv = em.kv_bytes_per_token * math.ceil(max(context, users) / block) * block
-    if st.release is not None and st.release.window_pages and em.request_bytes:
-        kv = max(em.request_bytes, em.kv_bytes_per_token * math.ceil(users / block) * block)
-    rule, f = s.profile.memory_rule, em.fraction or 1.0
-    driver = gpu.capacity_bytes - cuda_total_bytes(gpu)
-    if rule == "profiled_pool":  # fraction x total >= inside, and everything fits the device
-        inside = em.reserved_bytes + kv  # (V1 also needs fraction x total free at start)
-        free_check = em.outside_bytes / (1 - f) if f < 1 and em.outside_free_check else 0.0
-        return int(max(inside / f, inside + em.outside_bytes, free_check) + driver)
-    if rule == "static_pool":  # (total - outside) x fraction >= weights + pool
-        return int((em.reserved_bytes + kv) / f + em.outside_bytes + driver)
-    if rule == "free_pool":  # fraction x (total - outside - weights - activations) >= pool
-        return int(em.reserved_bytes + kv / f + em.outside_bytes + driver)
-    return int(m.total - m.kv_cache + kv)
+    output tokens (and one of max_context): its rule's inverse (core/serving/rules), which
+    ``engine_memory`` already solved."""
+    return em.required_bytes
+
+
+def pool_line(est: Estimate) -> PoolLine | None:
+    """What the memory chart draws over a serving estimate's bar, as its rule says (None for
+    training)."""
+    s = est.scenario
+    if est.serving is None or s.workload.is_training:
+        return None
+    em, _ = engine_memory(s, resolve(s.model), count_parameters(s.model), est.gpu)
+    return memory_rule(s.profile).pool_line(est, em)
 
 
 def _overheads(s: Scenario, arch: Arch, st: EngineSettings) -> tuple[float, float]:
@@ -206,7 +168,7 @@ def serving_result(
         prefill_step_overhead_seconds=pre_fixed,
         decode_step_overhead_seconds=dec_fixed,
         kv_bytes_per_token=em.kv_bytes_per_token,
-        required_bytes=required_bytes(s, em, st, gpu),
+        required_bytes=em.required_bytes,
     )
 
 

@@ -47,11 +47,11 @@ def _chunk(rel: EngineRelease, gpu: GPUSpec, max_context: int) -> tuple[int | No
     return size, size
 
 
-def _context(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) -> int | None:
+def _context(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec, fitted: bool) -> int | None:
     """The default max context: transformers has none (the request's length); vLLM, SGLang
     and TensorRT-LLM take the model's (max_model_len = the config's max_position_embeddings);
-    Ollama its num_ctx by total VRAM, capped at the model's; llama.cpp fits it to memory
-    (None, core/offload.py)."""
+    Ollama its num_ctx by total VRAM, capped at the model's; an engine that fits it to memory
+    (``fitted``: llama.cpp) None (core/offload.py)."""
     w = s.workload
     if rel is None:
         return w.prompt_tokens + w.generated_tokens
@@ -59,18 +59,23 @@ def _context(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) -> int | None
     if rel.context_tiers:
         gib = gpu.capacity_bytes / GiB
         return min(next(t for g, t in rel.context_tiers if gib >= g), model)
-    return None if s.profile.memory_rule == "layer_offload" else model
+    return None if fitted else model
 
 
-def engine_settings(s: Scenario, gpu: GPUSpec) -> EngineSettings:
-    """The settings of a validated inference scenario on ``gpu``."""
+def engine_settings(
+    s: Scenario, gpu: GPUSpec, *, fitted_context: bool = False, ubatch_prefill: bool = False
+) -> EngineSettings:
+    """The settings of a validated inference scenario on ``gpu``. The memory rule
+    (core/serving/rules) says what its engine does differently: ``fitted_context``, an unset
+    context is fitted to memory; ``ubatch_prefill``, prompts run in the release's micro-batch
+    (llama.cpp ``n_ubatch``) unless the scenario sets a chunk."""
     sv, prof = s.serving, s.profile
     rel = release(prof.releases, sv.engine_version) if prof.releases else None
-    ctx = sv.max_context or _context(s, rel, gpu)
+    ctx = sv.max_context or _context(s, rel, gpu, fitted_context)
     chunk, profile_tokens = (None, 0) if rel is None else _chunk(rel, gpu, ctx or 0)
     if sv.prefill_chunk_tokens is not None:
         chunk = profile_tokens = sv.prefill_chunk_tokens
-    if rel is not None and prof.memory_rule == "layer_offload":
+    if rel is not None and ubatch_prefill:
         chunk = sv.prefill_chunk_tokens or rel.ubatch_tokens
     seqs = sv.max_sequences
     if seqs is None and rel is not None:

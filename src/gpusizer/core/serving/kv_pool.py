@@ -1,20 +1,12 @@
-"""Per-GPU memory of engines that reserve a paged KV pool up front (vLLM, SGLang, TensorRT-LLM).
+"""What the engines that reserve a paged KV pool up front share (vLLM, SGLang, TensorRT-LLM;
+each one's budget is its rule in core/serving/rules): the stages as the engine loads them,
+the profile forward peak, and the report's components of the memory it holds.
 
 The memory an engine holds is the pool as it reserves it, mapped onto the report's components:
 ``weights``; the profile peak in ``activations`` (the forward pass of the profile batch) or in
 ``temporary`` (vLLM's sampler on full-vocabulary fp32 logits, when that is larger);
 ``overhead`` = non-torch memory (CUDA context, NCCL, allocator) + CUDA graphs; ``kv_cache`` =
-the pool. Rules by ``FrameworkProfile.memory_rule`` (sources: core/engines.py and
-docs/evidence/serving.md §1-3):
-
-- profiled_pool (vLLM ``determine_available_memory``): pool = fraction x total - weights -
-  profile peak - non-torch (- CUDA graphs from 0.20); KV pages of ``block`` tokens; the engine
-  refuses to start when one request of ``max_model_len`` does not fit
-  (``check_enough_kv_cache_memory``; V0 ``raise_if_cache_size_invalid``).
-- static_pool (SGLang ``profile_max_num_token``): pool = free x fraction - weights, the
-  fraction from the reservation formula of the release.
-- free_pool (TensorRT-LLM ``KvCacheConfig``): pool = fraction x (free after weights and the
-  activations of ``max_num_tokens``).
+the pool (sources: core/registry/engines.py and docs/evidence/serving.md §1-3).
 """
 
 from __future__ import annotations
@@ -28,35 +20,23 @@ from ..model.result import COMPONENTS, Memory
 from ..model.sharding import StageParams, stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
-from ..registry.engines import MiB, cuda_total_bytes
+from ..registry.engines import cuda_total_bytes
+from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
-from .kv_request import capacity, startup_check
 from .moe_layout import MoeLayout, served_weight_bytes
 
-
-@dataclass(frozen=True)
-class EngineMemory:
-    """What an engine holds on its heaviest GPU, and what its KV cache can serve."""
-
-    memory: Memory
-    kv_pool_bytes: int  # per GPU
-    kv_capacity_tokens: int
-    max_concurrency: float  # requests of max_context tokens the pool holds at once
-    starts: bool
-    reason: str | None
-    max_context: int
-    max_sequences: int | None
-    kv_bytes_per_token: float  # per GPU (its layers)
-    host_memory_bytes: int = 0
-    gpu_layers: int | None = None
-    host_read_bytes: float = 0.0  # weights + KV a decode step reads from host RAM
-    notes: tuple[str, ...] = ()
-    fraction: float | None = None  # the memory fraction applied
-    reserved_bytes: float = 0.0  # inside the budget besides the pool (weights, peak, ...)
-    outside_bytes: float = 0.0  # taken outside the budget (context, NCCL, graphs)
-    outside_free_check: bool = False  # the engine refuses unless fraction x total is free
-    host_parts: dict[str, float] | None = None  # system RAM by buffer (llama.cpp)
-    request_bytes: float = 0.0  # pool bytes one request of max_context needs (start-up check)
+__all__ = [
+    "EngineMemory",
+    "EngineView",
+    "PoolBudget",
+    "Stage",
+    "engine_view",
+    "forward_peak",
+    "layout_note",
+    "pool_parts",
+    "sequences",
+    "stages",
+]
 
 
 def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
@@ -77,7 +57,9 @@ def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
 
 
 @dataclass(frozen=True)
-class _Stage:
+class Stage:
+    """One distinct pipeline stage as the engine loads it (bytes on one of its GPUs)."""
+
     weights: float
     body: float
     sampler: float
@@ -86,7 +68,7 @@ class _Stage:
     stored: float = 0.0  # the same weights as the checkpoint stores them
 
 
-def _stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings) -> list[_Stage]:
+def stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings) -> list[Stage]:
     """Each distinct pipeline stage: weights as the engine loads them, profile forward peak,
     sampler peak (last)."""
     p = s.parallelism
@@ -97,11 +79,13 @@ def _stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: Engi
         seqs = min(st.max_sequences or 1, st.profile_tokens or 1)
         sampler = rel.sampler_bytes_per_logit * seqs * arch.vocab if rel and sp.last else 0.0
         weights, layout, stored = served_weight_bytes(s, arch, counts, sp, gpu, rel)
-        out.append(_Stage(weights, forward_peak(s, arch, st.profile_tokens), sampler, sp, layout, stored))
+        out.append(Stage(weights, forward_peak(s, arch, st.profile_tokens), sampler, sp, layout, stored))
     return out
 
 
-def _memory(weights: float, peak_body: float, sampler: float, overhead: float, pool: float) -> Memory:
+def pool_parts(weights: float, peak_body: float, sampler: float, overhead: float, pool: float) -> Memory:
+    """The report's components of a pool engine's GPU: the profile peak in ``activations``
+    (the forward pass) or ``temporary`` (the sampler), whichever is larger."""
     body_wins = peak_body >= sampler
     parts = {
         "weights": int(weights),
@@ -118,7 +102,7 @@ def _memory(weights: float, peak_body: float, sampler: float, overhead: float, p
     )
 
 
-def _layout_note(stage: _Stage) -> tuple[str, ...]:
+def layout_note(stage: Stage) -> tuple[str, ...]:
     """The assumption a backend's MoE layout adds (its bytes beyond the checkpoint's)."""
     if stage.layout is None:
         return ()
@@ -129,132 +113,44 @@ def _layout_note(stage: _Stage) -> tuple[str, ...]:
     )
 
 
-def pool_memory(
-    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
-) -> EngineMemory:
-    """Memory of a pool engine's heaviest GPU (the stage with the smallest pool under PP)."""
-    # context, workspaces and NCCL: taken before the engine's snapshot, outside its budget
-    total, outside = cuda_total_bytes(gpu), scenario_overhead(s, 0)
-    best: EngineMemory | None = None
-    for stage in _stages(s, arch, counts, gpu, st):
-        em = _stage_memory(s, arch, gpu, st, stage, total, outside)
-        if best is None or em.kv_capacity_tokens < best.kv_capacity_tokens:
-            best = em
-    assert best is not None
-    return best
+@dataclass(frozen=True)
+class EngineView:
+    """The scenario on one GPU as a pool engine sees it at start-up: what its rule's budget
+    and inverse read (core/serving/rules)."""
+
+    s: Scenario
+    gpu: GPUSpec
+    st: EngineSettings
+    total: int  # the device total the engine sees (cudaMemGetInfo: less the driver's reserve)
+    outside: int  # context, workspaces and NCCL, taken before the engine's memory snapshot
+
+    @property
+    def driver(self) -> int:
+        """What the driver keeps of the GPU's capacity (engines never see it)."""
+        return self.gpu.capacity_bytes - self.total
+
+
+def engine_view(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineView:
+    return EngineView(s, gpu, st, cuda_total_bytes(gpu), scenario_overhead(s, 0))
 
 
 @dataclass(frozen=True)
-class _Budget:
+class PoolBudget:
+    """A pool engine's budget on one stage's GPU, as its rule computes it (core/serving/rules):
+    the memory fraction, what it reserves beside the pool inside the budget, what it takes
+    outside the budget (the memory's total is the budget's share plus this) and the pool."""
+
     fraction: float
-    reserved: float  # inside the budget besides the pool
-    away: float  # outside the budget
+    reserved: float
+    away: float
     pool: float
     memory: Memory
 
 
-def _budget(
-    s: Scenario, gpu: GPUSpec, st: EngineSettings, stage: _Stage, total: int, outside: int
-) -> _Budget:
-    """The pool and what the engine reserves beside it, by the profile's memory rule."""
-    rule, rel, p = s.profile.memory_rule, st.release, s.parallelism
-    assert rel is not None
-    graphs = rel.graph_bytes if st.cuda_graphs else 0
-    ranks = p.tensor * p.pipeline
-    if rule == "profiled_pool":
-        fraction = st.memory_fraction or 0.9
-        non_torch = rel.non_torch_bytes + (
-            rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0
-        )
-        reserved = (
-            stage.weights + max(stage.body, stage.sampler) + non_torch + (graphs if rel.graphs_in_pool else 0)
-        )
-        pool = fraction * total - reserved
-        away = (0 if rel.context_in_budget else outside) + (0 if rel.graphs_in_pool else graphs)
-        return _Budget(
-            fraction,
-            reserved,
-            away,
-            pool,
-            _memory(
-                stage.weights,
-                stage.body,
-                stage.sampler,
-                non_torch + graphs + (0 if rel.context_in_budget else outside),
-                pool,
-            ),
-        )
-    if rule == "static_pool":
-        fraction = st.memory_fraction or sglang_fraction(s, gpu, st)
-        pool = (total - outside) * fraction - stage.weights
-        return _Budget(
-            fraction,
-            stage.weights,
-            outside + graphs,
-            pool,
-            _memory(stage.weights, stage.body, 0.0, outside + graphs, pool),
-        )
-    fraction = st.memory_fraction or 0.9  # free_pool
-    reserved = stage.weights + stage.body
-    pool = fraction * (total - outside - reserved)
-    return _Budget(fraction, reserved, outside, pool, _memory(stage.weights, stage.body, 0.0, outside, pool))
-
-
-def _stage_memory(
-    s: Scenario, arch: Arch, gpu: GPUSpec, st: EngineSettings, stage: _Stage, total: int, outside: int
-) -> EngineMemory:
-    b = _budget(s, gpu, st, stage, total, outside)
-    rel = st.release
-    assert rel is not None
-    tokens, conc, per_token = capacity(s, arch, st, stage.sp, b.pool)
-    reason, needed = startup_check(s, arch, st, stage.sp, b.pool, tokens)
-    check = s.profile.memory_rule == "profiled_pool" and not rel.context_in_budget and rel.startup_free_check
-    if check and b.fraction * total > total - outside:
-        reason = (
-            f"free memory on the device ({(total - outside) / 2**30:.2f} GiB) is less "
-            f"than memory_fraction x total ({b.fraction * total / 2**30:.2f} GiB)"
-        )
-    return EngineMemory(
-        b.memory,
-        int(max(0.0, b.pool)),
-        tokens,
-        conc,
-        reason is None,
-        reason,
-        st.max_context or 0,
-        _sequences(st, tokens),
-        per_token,
-        notes=_layout_note(stage),
-        fraction=b.fraction,
-        reserved_bytes=b.reserved,
-        outside_bytes=b.away,
-        outside_free_check=check,
-        request_bytes=needed,
-    )
-
-
-def _sequences(st: EngineSettings, tokens: int) -> int | None:
+def sequences(st: EngineSettings, tokens: int) -> int | None:
     """Requests run at once: the setting, else SGLang's ``max_running_requests`` (half the
     pool's tokens, within its 2,048-4,096 request slots; managers/tp_worker.py)."""
     if st.max_sequences is not None:
         return st.max_sequences
     slots = min(max(int(tokens / max(1, st.max_context or 1) * 512), 2048), 4096)
     return max(1, min(tokens // 2, slots))
-
-
-def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
-    """SGLang's default ``mem_fraction_static`` (server_args.py): 0.4.x by TP size; 0.5.x
-    1 - reserved / memory with reserved MiB = 512 + max(chunk, 2048) x 1.5 + graph batch x 2
-    + TP x PP / 8 x 1024, at least 10 GiB on GPUs above 60 GiB."""
-    p, rel = s.parallelism, st.release
-    assert rel is not None
-    if rel.sglang_reserve == "by_tp":
-        return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if p.tensor >= n)
-    mem_mib = cuda_total_bytes(gpu) / MiB
-    tier = rel.tier(gpu)
-    chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)
-    graph = tier.graph_batch if tier else 8
-    reserved = 512 + max(chunk, 2048) * 1.5 + graph * 2 + p.tensor * p.pipeline / 8 * 1024
-    if mem_mib > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    return round((mem_mib - reserved) / mem_mib, 3) if mem_mib > reserved else 0.0

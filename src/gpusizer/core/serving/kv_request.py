@@ -1,115 +1,221 @@
-"""What one request holds in a paged KV pool, and whether an engine starts (vLLM V1 and V0,
-and the pool engines that follow the same paging: SGLang, TensorRT-LLM).
+"""The bytes one request holds in an engine's KV cache: the one rule every memory rule, the
+start-up check, the inverse and the pool chart use (core/serving/rules).
 
-A pool is counted in blocks of ``kv_block_tokens`` tokens per attention layer. One request of
-``max_context`` tokens holds a block per ``block`` tokens of the context in every
-full-attention layer, its window in a sliding-window layer (where the release pages windows,
-core/engines.py ``window_pages``), and a hybrid model's recurrent state. The engine refuses to
-start when that does not fit the pool (vllm/v1/core/kv_cache_utils.py
-``check_enough_kv_cache_memory``; V0 worker.py ``raise_if_cache_size_invalid``).
+After vllm/v1/kv_cache_interface.py (0.11.0): one spec per kind of layer, each owning what one
+request of ``tokens`` tokens holds (``max_memory_usage_bytes``), in pages of ``block`` tokens of
+one layer (``page_size_bytes``; every attention layer of a model shares one page size here):
+
+- :class:`FullAttentionSpec`: a page per block of the context, ``cdiv(tokens, block)``;
+- :class:`SlidingWindowSpec`: ``min(window - 1 + max_num_batched_tokens, tokens)`` tokens plus
+  one block ("the sliding window may not start from the beginning of the block");
+- a hybrid model's recurrent state (``MambaSpec``): one state per request, whatever its length.
+
+Which specs a request is built from is the release's KV layout (``EngineRelease.kv_layout``), a
+key of :data:`KV_LAYOUTS`: ``"per_layer"`` (vLLM V1's hybrid KV cache manager, and the engines
+that page alike: SGLang, TensorRT-LLM) or ``"whole_context"`` (vLLM V0 ``CacheEngine``: every
+attention layer charged the whole context, ``raise_if_cache_size_invalid``; transformers'
+DynamicCache as a request count, block 1). A new layout is one :class:`KVLayout` subclass
+registered with :func:`register_layout`.
+
+The pool itself is counted in blocks of every attention layer (``get_num_blocks``:
+``available // page_size // num_layers``) and its tokens are those blocks' (the engine's "GPU
+KV cache size"); the scenario's load, ``concurrency`` x (prompt + output) tokens, fits when its
+tokens in whole blocks do (:meth:`RequestKV.load_bytes`, :meth:`RequestKV.holds`).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
+from ..errors import registered
 from ..memory.inference import attention_layers, kv_bytes_per_token_layer
 from ..model.architecture import Arch, ceil_div
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
 from ..model.state import state_bytes
+from ..registry.engines import EngineRelease
+from .engine_result import Load
 from .engine_settings import EngineSettings
 
 
-def state_per_request(s: Scenario, arch: Arch) -> float:
+@dataclass(frozen=True)
+class FullAttentionSpec:
+    """``layers`` full-attention layers: a page per block of the request's tokens."""
+
+    layers: int
+
+    def pages(self, tokens: int, block: int) -> int:
+        return self.layers * ceil_div(tokens, block)
+
+
+@dataclass(frozen=True)
+class SlidingWindowSpec:
+    """``layers`` sliding-window layers of ``window`` tokens, prefilled in chunks of ``chunk``
+    tokens (None: whole prompts): vLLM ``SlidingWindowSpec.max_memory_usage_bytes``."""
+
+    layers: int
+    window: int
+    chunk: int | None
+
+    def pages(self, tokens: int, block: int) -> int:
+        kept = min(self.window - 1 + (self.chunk or tokens), tokens)
+        return self.layers * (ceil_div(kept, block) + 1)
+
+
+AttentionSpec = FullAttentionSpec | SlidingWindowSpec
+
+
+@dataclass(frozen=True)
+class RequestKV:
+    """One GPU's KV cache as requests use it: the page of one attention layer, the specs one
+    request is made of, and the recurrent state it holds beside its pages."""
+
+    page_bytes: float  # one block of one attention layer
+    block_tokens: int
+    layers: int  # attention layers on this GPU (the pool's block spans them all)
+    specs: tuple[AttentionSpec, ...]
+    state_bytes: float = 0.0  # recurrent state per request (vLLM MambaSpec)
+
+    @property
+    def block_bytes(self) -> float:
+        """One block of every attention layer: the pool's unit."""
+        return self.page_bytes * self.layers
+
+    @property
+    def per_token(self) -> float:
+        """Bytes one token adds over every attention layer."""
+        return self.page_bytes / self.block_tokens * self.layers
+
+    def request_bytes(self, tokens: int) -> float:
+        """Bytes one request of ``tokens`` tokens holds (pages rounded to whole blocks, its
+        state included)."""
+        pages = sum(spec.pages(tokens, self.block_tokens) for spec in self.specs)
+        return self.page_bytes * pages + self.state_bytes
+
+    def load_bytes(self, load: Load) -> float:
+        """Bytes the load's tokens take in the pool, in whole blocks: the pool's token count
+        (what vLLM logs as "GPU KV cache size: N tokens", and the requests the speed model
+        runs at once) holds every user's prompt and output."""
+        return self.block_bytes * ceil_div(load.total_tokens, self.block_tokens)
+
+    def blocks(self, pool: float) -> int:
+        """Whole blocks a pool of ``pool`` bytes holds."""
+        unit = self.block_bytes
+        return int(pool // unit) if pool > 0 and unit > 0 else 0
+
+    def pool_tokens(self, pool: float) -> int:
+        """Tokens of one sequence the pool holds (the engine's "KV cache size")."""
+        return self.blocks(pool) * self.block_tokens
+
+    def whole_blocks(self, nbytes: float) -> float:
+        """``nbytes`` rounded up to whole blocks of the pool."""
+        unit = self.block_bytes
+        return math.ceil(nbytes / unit) * unit if unit > 0 else nbytes
+
+    def holds(self, pool: float, nbytes: float) -> bool:
+        """Whether the pool's whole blocks hold ``nbytes`` of pages and state."""
+        unit = self.block_bytes
+        return nbytes <= 0 or (unit > 0 and math.ceil(nbytes / unit) <= self.blocks(pool))
+
+    def largest_context(self, pool: float, max_context: int) -> int:
+        """vLLM's ``estimate_max_model_len`` (v1/core/kv_cache_utils.py, PR #16168): the largest
+        max_model_len in 1..max_context whose request fits the pool, by binary search (0 when
+        none does). Under the whole-context layout it is the pool's tokens, as V0 printed."""
+        low, high, best = 1, max_context, 0
+        while low <= high:
+            mid = (low + high) // 2
+            if self.request_bytes(mid) <= pool:
+                best, low = mid, mid + 1
+            else:
+                high = mid - 1
+        return best
+
+
+class KVLayout:
+    """Which specs one request is built from (a release's ``kv_layout``)."""
+
+    key = ""
+    label = ""
+
+    def specs(
+        self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int
+    ) -> tuple[tuple[AttentionSpec, ...], float]:
+        """(attention specs, recurrent state bytes) of one request on this stage."""
+        raise NotImplementedError
+
+
+class WholeContext(KVLayout):
+    """vLLM V0 (worker/cache_engine.py): every attention layer keeps the whole context, the
+    pool has no state pages (V0's Mamba cache lived outside it); transformers' cache counted
+    as tokens."""
+
+    key = "whole_context"
+    label = "every attention layer keeps the whole context"
+
+    def specs(
+        self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int
+    ) -> tuple[tuple[AttentionSpec, ...], float]:
+        return (FullAttentionSpec(layers),), 0.0
+
+
+class PerLayer(KVLayout):
+    """vLLM V1's hybrid KV cache manager (v1/kv_cache_interface.py): full-attention layers
+    page the context, sliding-window layers their window, recurrent layers one state."""
+
+    key = "per_layer"
+    label = "full layers page the context, window layers their window, recurrent layers a state"
+
+    def specs(
+        self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int
+    ) -> tuple[tuple[AttentionSpec, ...], float]:
+        spec = arch.spec
+        local = min(spec.sliding_window_layers, layers, sp.sliding_layers) if spec.sliding_window else 0
+        out: tuple[AttentionSpec, ...] = (FullAttentionSpec(layers - local),)
+        if local:
+            out += (SlidingWindowSpec(local, spec.sliding_window or 0, st.prefill_chunk_tokens),)
+        return out, _state_per_request(s, arch)
+
+
+def _state_per_request(s: Scenario, arch: Arch) -> float:
     """Recurrent-state bytes one request holds on one GPU (0 for a transformer): vLLM's hybrid
     allocator gives each request one state page per recurrent layer from the same pool as the
-    attention blocks (vllm/v1/kv_cache_interface.py ``MambaSpec.page_size_bytes``)."""
+    attention blocks (``MambaSpec.page_size_bytes``)."""
     if not arch.mixer_layers:
         return 0.0
     p = s.parallelism
     return state_bytes(arch, s.profile, s.precision.activations, p.tensor, p.pipeline)
 
 
-def per_request_bytes(
-    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, page: float, ctx: int
-) -> float:
-    """Pool bytes one request of ``ctx`` tokens holds (vLLM V1 ``max_memory_usage_bytes``
-    summed over the layers, v1/kv_cache_interface.py): a full-attention layer a page per
-    block of the context; a sliding-window layer min(window - 1 + max_num_batched_tokens,
-    ctx) tokens plus one block (``SlidingWindowSpec``), where the release pages windows; a
-    hybrid model's recurrent state (``MambaSpec``)."""
-    block, rel = st.kv_block_tokens, st.release
-    spec, layers = arch.spec, attention_layers(arch, sp, s.parallelism.pipeline)
-    windowed = spec.sliding_window and (rel is None or rel.window_pages)
-    local = min(spec.sliding_window_layers, layers, sp.sliding_layers) if windowed else 0
-    window = min((spec.sliding_window or 0) - 1 + (st.prefill_chunk_tokens or ctx), ctx)
-    return page * (
-        (layers - local) * ceil_div(ctx, block) + local * (ceil_div(window, block) + 1)
-    ) + state_per_request(s, arch)
+KV_LAYOUTS: dict[str, KVLayout] = {}
 
 
-def largest_context(
-    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, page: float, pool: float
-) -> int:
-    """vLLM's ``estimate_max_model_len`` (v1/core/kv_cache_utils.py, PR #16168): the largest
-    max_model_len in 1..max_context whose per-request bytes fit the pool, by binary search
-    (0 when none does)."""
-    low, high, best = 1, st.max_context or 0, 0
-    while low <= high:
-        mid = (low + high) // 2
-        if per_request_bytes(s, arch, st, sp, page, mid) <= pool:
-            best, low = mid, mid + 1
-        else:
-            high = mid - 1
-    return best
+def register_layout(layout: KVLayout) -> KVLayout:
+    """Add (or replace) a KV layout under its key (what ``EngineRelease.kv_layout`` names)."""
+    KV_LAYOUTS[layout.key] = layout
+    return layout
 
 
-def page_bytes(s: Scenario, arch: Arch, st: EngineSettings) -> float:
-    """Bytes of one KV block of one attention layer on one GPU."""
-    return kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * st.kv_block_tokens
+WHOLE_CONTEXT = register_layout(WholeContext())
+register_layout(PerLayer())
 
 
-def capacity(
-    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float
-) -> tuple[int, float, float]:
-    """(KV tokens, max concurrency at max_context, bytes per token) of a pool on one GPU."""
-    page = page_bytes(s, arch, st)
-    layers = attention_layers(arch, sp, s.parallelism.pipeline)
-    per_token = page / st.kv_block_tokens * layers
-    if pool <= 0 or page * layers <= 0:
-        return 0, 0.0, per_token
-    blocks = int(pool // (page * layers))
-    tokens = blocks * st.kv_block_tokens
-    request = per_request_bytes(s, arch, st, sp, page, st.max_context or 1)
-    return tokens, pool / request, per_token
-
-
-def startup_check(
-    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, pool: float, tokens: int
-) -> tuple[str | None, float]:
-    """(the engine's start-up error in its words or None, the KV bytes one request of
-    max_context needs). vLLM V1 ``check_enough_kv_cache_memory`` sums every layer's
-    ``max_memory_usage_bytes`` (sliding-window layers their window) and names the largest
-    context that fits (``estimate_max_model_len``); V0 ``raise_if_cache_size_invalid``
-    compares max_model_len with the pool's tokens, every layer charged the whole context."""
-    ctx, page, rel = st.max_context or 0, page_bytes(s, arch, st), st.release
-    windowed = rel is not None and rel.window_pages
-    layers = attention_layers(arch, sp, s.parallelism.pipeline)
-    needed = (
-        per_request_bytes(s, arch, st, sp, page, ctx)
-        if windowed and ctx
-        else (0.0 if windowed else page / st.kv_block_tokens * layers * ctx)
+def kv_layout(rel: EngineRelease | None, default: KVLayout = WHOLE_CONTEXT) -> KVLayout:
+    """The layout a release names (``default`` without a release); an unknown key is a
+    ScenarioError naming the registered ones."""
+    if rel is None:
+        return default
+    return registered(
+        KV_LAYOUTS, rel.kv_layout, "serving.engine_version", f"release {rel.version} names KV layout"
     )
-    if pool <= 0:
-        return (
-            "No available memory for the cache blocks: weights, the profile peak and "
-            "non-torch memory exceed the budget. Increase memory_fraction, use more GPUs "
-            "or a smaller format"
-        ), needed
-    if needed <= pool:
-        return None, needed
-    largest = largest_context(s, arch, st, sp, page, pool) if windowed else tokens
-    return (
-        f"one request of max_context {ctx:,} tokens needs {needed / 2**30:.2f} GiB of KV "
-        f"cache, more than the pool's {pool / 2**30:.2f} GiB; the largest context that "
-        f"fits is {largest:,}"
-    ), needed
+
+
+def request_kv(
+    s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layout: KVLayout | None = None
+) -> RequestKV:
+    """The KV cache of one GPU of the stage ``sp`` as requests use it (``layout``: the
+    release's, else whole-context)."""
+    layers = attention_layers(arch, sp, s.parallelism.pipeline)
+    page = kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * st.kv_block_tokens
+    specs, state = (layout or kv_layout(st.release)).specs(s, arch, st, sp, layers)
+    return RequestKV(page, st.kv_block_tokens, layers, specs, state)

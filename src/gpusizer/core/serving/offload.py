@@ -38,8 +38,8 @@ from ..model.specs import GPUSpec, Scenario
 from ..model.state import state_bytes
 from ..model.unified import pool_note
 from ..registry.engines import MiB
+from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
-from .kv_pool import EngineMemory
 
 MIN_FIT_CONTEXT = 4096  # llama.cpp common.h fit_params_min_ctx
 
@@ -133,7 +133,7 @@ def _place(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, n: int, cells
     return _Placement(n, rep, out_gpu, sum(parts.values()), parts, sum(host_parts.values()), read, host_parts)
 
 
-def _cells(st: EngineSettings, context: int) -> int:
+def kv_cells(st: EngineSettings, context: int) -> int:
     """KV cells llama.cpp allocates: n_ctx (shared by the slots) or n_ctx x slots, padded to
     256 (llama-context.cpp)."""
     rel = st.release
@@ -148,7 +148,7 @@ def _fit_context(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, cap: in
     full = arch.layers + 1
     ctx = model
     for _ in range(4):  # the compute buffer grows with the context: settle in a few steps
-        p = _place(s, arch, m, st, full, _cells(st, ctx))
+        p = _place(s, arch, m, st, full, kv_cells(st, ctx))
         if p.gpu <= cap or ctx <= MIN_FIT_CONTEXT:
             break
         spare = cap - (p.gpu - p.parts["kv_cache"])
@@ -158,6 +158,14 @@ def _fit_context(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, cap: in
     return min(ctx, model)
 
 
+def gpu_bytes(
+    s: Scenario, arch: Arch, counts: ParamCounts, st: EngineSettings, *, gpu_layers: int, cells: int
+) -> float:
+    """Bytes on the heaviest GPU with ``gpu_layers`` (-ngl) and ``cells`` KV cells: weights,
+    KV, compute buffer and overhead (the placement the inverse asks for)."""
+    return _place(s, arch, _model(s, arch, counts), st, gpu_layers, cells).gpu
+
+
 def offload_memory(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
 ) -> EngineMemory:
@@ -165,7 +173,7 @@ def offload_memory(
     m = _model(s, arch, counts)
     cap = gpu.capacity_bytes
     ctx = st.max_context or _fit_context(s, arch, m, st, cap)
-    cells = _cells(st, ctx)
+    cells = kv_cells(st, ctx)
     full = arch.layers + 1
     if st.gpu_layers is not None:
         p = _place(s, arch, m, st, min(st.gpu_layers, full), cells)

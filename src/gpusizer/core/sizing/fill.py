@@ -31,6 +31,7 @@ from ..model.result import Estimate
 from ..model.specs import Scenario, TargetsSpec
 from ..model.unified import pool_bytes
 from ..pipeline.estimate import estimate
+from ..serving.rules import memory_rule
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import Layout, _pref, divisors, dp_candidates, dp_rule, layout_space, pp_degrees
 from .links import Links
@@ -328,7 +329,7 @@ class Filler:
     def _weights_bound(self, tp: int, pp: int, ep: int) -> float:
         """Weights no GPU of the replica goes below: the model's, split evenly over TP x PP
         (the routed experts also over EP); 0 for an engine that keeps layers in system RAM."""
-        if self.base.profile.memory_rule == "layer_offload":
+        if "gpu_layers" in memory_rule(self.base.profile).serving_fields:
             return 0.0
         if self._weights is None:
             one = estimate(self.scenario(0, Layout(recompute=self.base.parallelism.recompute), 1))

@@ -23,6 +23,7 @@ from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario, scenario_dict
+from ..serving.rules import memory_rule
 from .fit_search import largest_fitting
 from .layout_search import DEFAULT_MARGIN, check_margin
 
@@ -39,7 +40,7 @@ def _candidates(s: Scenario, models: Iterable[dict[str, Any]] | None) -> list[tu
 
 def _spare(s: Scenario, est: Estimate, margin: float) -> int:
     """Bytes the work must leave free: the margin, none for an engine reserving its share."""
-    if s.profile.reserves_memory and not s.workload.is_training:
+    if not s.workload.is_training and memory_rule(s.profile).reserves_memory:
         return 0
     return math.ceil(est.capacity_bytes * margin)
 
@@ -51,7 +52,7 @@ def _max_context(s: Scenario, est: Estimate, spare: int) -> int:
     if sv is not None:  # the KV tokens the engine holds, less what the margin keeps free
         free = est.headroom_bytes - spare
         tokens = sv.kv_capacity_tokens
-        if not s.profile.reserves_memory and sv.kv_bytes_per_token and free < 0:
+        if not memory_rule(s.profile).reserves_memory and sv.kv_bytes_per_token and free < 0:
             tokens -= math.ceil(-free / sv.kv_bytes_per_token)
         return max(0, min(limit, tokens, sv.max_context if s.serving.max_context else limit))
     w = s.workload

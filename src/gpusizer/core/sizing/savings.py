@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ScenarioError
+from ..memory.layouts import activation_layout
 from ..memory.techniques import profile_edits
 from ..model.specs import Scenario
 from ..pipeline.validate import check_scenario
@@ -92,7 +93,7 @@ def _applies(s: Scenario, path: str, value: Any) -> bool:
     block, name = path.split(".")
     current = getattr(getattr(s, block), name)
     if path == "workload.loss":
-        return s.profile.activation_layout == "huggingface" and not LOSS_KINDS[current].fused
+        return not activation_layout(s.profile).vocab_parallel_loss and not LOSS_KINDS[current].fused
     if value == "selective":
         return current == "none"
     return bool(current != value)

@@ -16,6 +16,7 @@ from ..model.result import Estimate
 from ..model.specs import GPUSpec, HardwareSpec, Scenario
 from ..model.unified import effective_gpu
 from ..pipeline.estimate import estimate
+from ..serving.rules import memory_rule
 from .layout_search import DEFAULT_MARGIN, Evaluator, GpuTarget, Layout, solve
 
 Fitted = tuple[Layout, Scenario, Estimate]
@@ -38,10 +39,10 @@ def catalog_targets(
     the memory ``margin`` to keep spare. The scenario's ``gpus_per_node``, when set, applies
     to every GPU, or with ``own_node_only`` to the scenario's GPU only (the others come as
     their catalog entry says: a comparison across GPU types). A serving engine that takes a
-    share of each GPU up front (``FrameworkProfile.reserves_memory``) keeps the rest free
+    share of each GPU up front (its memory rule's ``reserves_memory``) keeps the rest free
     itself: that share is its margin, so no second one is taken from what it needs."""
     hw, specs = s.hardware, catalog_specs(s.hardware)
-    if s.profile.reserves_memory and not s.workload.is_training:
+    if not s.workload.is_training and memory_rule(s.profile).reserves_memory:
         margin = 0.0
     explicit = "gpus_per_node" in hw.model_fields_set
     own = hw.gpu.id if isinstance(hw.gpu, GPUSpec) else resolve_gpu_id(hw.gpu)

@@ -11,7 +11,6 @@ framework when its own does not serve).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ..errors import ScenarioError
@@ -24,6 +23,7 @@ from ..pipeline.validate import check_scenario
 from ..registry.frameworks import frameworks_for
 from ..registry.workloads import WORKLOAD_KINDS
 from ..serving.engine_memory import engine_memory
+from ..serving.rules import memory_rule
 
 
 @dataclass(frozen=True)
@@ -84,13 +84,7 @@ def _users(s: Scenario, context: int) -> int:
     em, st = engine_memory(v, resolve(v.model), count_parameters(v.model), gpu)
     if not em.starts:
         return 0
-    if s.profile.memory_rule == "layer_offload":  # slots whose KV fits beside the layers
-        spare = gpu.capacity_bytes - em.memory.total
-        per = em.kv_bytes_per_token * context
-        on_gpu = em.host_read_bytes == 0
-        users = 1 + (int(spare // per) if on_gpu and per > 0 else 0)
-    else:
-        users = math.floor(em.max_concurrency + 1e-9)
+    users = memory_rule(s.profile).users_at(em, gpu)
     return min(users, st.max_sequences) if st.max_sequences else users
 
 

@@ -16,6 +16,7 @@ from ..model.specs import Scenario
 from ..pipeline.estimate import memory_only
 from ..pipeline.scenario import parse_scenario
 from ..pipeline.validate import check_scenario
+from ..serving.rules import memory_rule
 from .settings import SWEEP_AXES
 from .sweep_fast import inference_sweep, training_sweep
 
@@ -87,7 +88,7 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
     capacity = scenario_gpu(base).capacity_bytes
     # An engine that reserves its memory holds the same pool at every size: the fast path
     # (core/inference.py's growing cache) applies only to what allocates as it goes.
-    grows = base.workload.is_training or base.profile.memory_rule == "transformers"
+    grows = base.workload.is_training or memory_rule(base.profile).allocates_on_demand
     if axis in ("sequence_length", "batch_size") and grows:
         fast = (
             training_sweep(base, lambda sc, v: vary(sc, axis, v), values)

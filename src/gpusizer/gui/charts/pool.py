@@ -4,7 +4,8 @@ For an engine that reserves memory up front (vLLM, SGLang, TensorRT-LLM) the bar
 takes (weights, profile peak, non-torch memory and graphs, the KV pool); a dashed line marks
 its budget (vLLM: memory fraction x device total; SGLang: weights + pool), and a mark inside
 the KV pool shows how much of it the scenario's users fill. For llama.cpp the bar is the GPU's
-share and the title says how much stays in system RAM.
+share and the title says how much stays in system RAM. What to draw is the engine's memory
+rule's answer (core/serving/rules ``pool_line``), not worked out here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from ...core.model.result import Estimate
-from ...core.registry.engines import cuda_total_bytes
+from ...core.serving.engine_memory import pool_line
+from ...core.serving.engine_result import PoolLine
 from ...io.units import fmt_bytes
 from ..glossary import engine_name
 from .palette import LABEL_PX, Theme, font
@@ -42,26 +44,23 @@ class PoolView:
         self.reserved = False
         self.offload = False
         self.budget = 0
+        self.share = ""
         self.used_kv = 0.0
         self.sv: Any = None
         self.mark_y = 0.0
         self.engine = ""
 
     def set_estimate(self, est: Estimate) -> None:
-        sv, rule = est.serving, est.scenario.profile.memory_rule
-        self.sv = sv
+        """Ask the engine's memory rule what to draw (core/serving/rules ``pool_line``: the
+        budget and the users' KV, block-rounded with windows and state as the rule counts)."""
+        self.sv = est.serving
         self.engine = engine_name(est.scenario.profile)
-        self.reserved = sv is not None and est.scenario.profile.reserves_memory
-        self.offload = sv is not None and rule == "layer_offload"
-        self.budget = 0
-        if self.reserved and sv is not None:
-            if rule == "profiled_pool" and sv.memory_fraction:
-                self.budget = int(sv.memory_fraction * cuda_total_bytes(est.gpu))
-            elif rule == "static_pool":
-                self.budget = est.memory.weights + sv.kv_pool_bytes
-            w = est.scenario.workload
-            need = sv.concurrency * (w.prompt_tokens + w.generated_tokens) * sv.kv_bytes_per_token
-            self.used_kv = min(float(sv.kv_pool_bytes), need)
+        line = pool_line(est) or PoolLine()
+        self.reserved = line.reserved
+        self.offload = line.host_split
+        self.budget = line.budget_bytes
+        self.share = line.budget_share
+        self.used_kv = line.used_kv_bytes
 
     @property
     def bar_label(self) -> str:
@@ -93,9 +92,10 @@ class PoolView:
             return
         sv = self.sv
         if self.budget:
-            share = f"{sv.memory_fraction:g} of the GPU" if sv.memory_fraction else "weights + pool"
             self.budget_line.setValue(self.budget / scale)
-            self.budget_label.setText(f"{self.engine} budget ({share}): {fmt_bytes(self.budget, unit, 1)}")
+            self.budget_label.setText(
+                f"{self.engine} budget ({self.share}): {fmt_bytes(self.budget, unit, 1)}"
+            )
         base = sum(parts.get(c, 0) for c in _BELOW_KV)
         y = (base + self.used_kv) / scale
         self.mark.setData([-HALF, HALF], [y, y])

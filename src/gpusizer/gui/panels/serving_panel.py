@@ -9,13 +9,13 @@ from typing import Any
 
 from ...core.model.result import Estimate
 from ...core.registry.frameworks import FRAMEWORKS
+from ...core.serving.rules import MEMORY_RULES
 from ..binding import Binder
 from ..glossary import engine_name
 from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
 
-_LAYER_OFFLOAD = "layer_offload"
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
 # (label, path, object name, quantity kind, step, unit)
 _INTS = (
@@ -100,11 +100,12 @@ class ServingPanel(Panel):
         if profile.id != self._versions_of:
             self._versions_of = profile.id
             self._fill_versions(profile.versions)
-        offload = profile.memory_rule == _LAYER_OFFLOAD
-        self.form.show("serving.gpu_layers", offload)
-        self.form.show("serving.memory_fraction", not offload and bool(profile.releases))
+        rule = MEMORY_RULES.get(profile.memory_rule)  # the fields its memory rule reads
+        reads = rule.serving_fields if rule is not None else frozenset()
+        self.form.show("serving.gpu_layers", "gpu_layers" in reads)
+        self.form.show("serving.memory_fraction", "memory_fraction" in reads and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
-        self.form.show("serving.cuda_graphs", not offload and bool(profile.releases))
+        self.form.show("serving.cuda_graphs", "cuda_graphs" in reads and bool(profile.releases))
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")

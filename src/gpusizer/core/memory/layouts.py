@@ -1,0 +1,241 @@
+"""How a training framework's layers keep activations, as small registries of rule objects.
+
+A framework names two of them (core/registry/frameworks.py):
+
+- ``activation_layout``, a key of :data:`ACTIVATION_LAYOUTS`: what each layer saves for
+  backward and which loss the model ends in. ``huggingface``: transformers' modules, measured
+  (core/memory/activations.py ``hf_layer``, ``hf_top``), the loss ``workload.loss`` chooses;
+  ``megatron``: Korthikanti et al. 2022 (arXiv 2205.05198) accounting, already per GPU, and
+  Megatron's own vocabulary-parallel fused cross entropy.
+- ``lora_kernels``, a key of :data:`LORA_KERNELS`: how adapted layers run. ``peft``: PEFT's
+  modules, the layout as it is; ``unsloth``: Unsloth's fused LoRA autograd functions
+  (core/memory/activations_unsloth.py), on the layers they patch, in a layout that allows it.
+
+An unknown key is a ScenarioError at validation (:func:`check_layouts`). A new layout or kernel
+family is one subclass registered with :func:`register_layout` / :func:`register_kernels`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..errors import registered
+from ..memo import Memo
+from ..model.architecture import Arch
+from ..model.sharding import StageParams
+from ..model.specs import Scenario
+from ..registry.frameworks import FrameworkProfile
+from .activations import (
+    ActContext,
+    first_layer_frozen_input,
+    hf_layer,
+    hf_top,
+    megatron_layer,
+    megatron_top,
+    sliding_mask,
+)
+from .activations_hybrid import hybrid_delta
+from .activations_unsloth import applies as unsloth_applies
+from .activations_unsloth import unsloth_layer, unsloth_rebuilt
+
+_PER_LAYER: Memo[tuple[float, float]] = Memo(1024)
+
+
+class ActivationLayout:
+    """What one dense and one MoE layer keep, and what a stage keeps outside its layers."""
+
+    key: ClassVar[str] = ""
+    label: ClassVar[str] = ""
+    kernels_patch: ClassVar[bool] = False  # LoRA kernels may replace its layers' modules
+    vocab_parallel_loss: ClassVar[bool] = False  # its own loss: workload.loss does not apply
+    korthikanti: ClassVar[bool] = False  # hybrid layers by Korthikanti's accounting
+    casts_weights: ClassVar[bool] = True  # autocast keeps a 16-bit copy of each cast weight
+    assumption: ClassVar[str] = ""  # the report's line when it is in force
+
+    def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
+        """Bytes one layer keeps (a formula of core/memory/activations.py)."""
+        raise NotImplementedError
+
+    def per_layer(self, arch: Arch, ctx: ActContext) -> tuple[float, float]:
+        """(dense, MoE) layer bytes, kept per architecture and context (every pipeline depth
+        and both ends share them)."""
+        return _PER_LAYER.get(
+            (id(arch), ctx, self.key),
+            lambda: (self.layer(arch, ctx, False), self.layer(arch, ctx, True)),
+            (arch,),
+        )
+
+    def layers(self, arch: Arch, ctx: ActContext, dense: float, moe: float) -> float:
+        """What ``dense`` and ``moe`` layers keep, as the layer formula gives them."""
+        dense_b, moe_b = self.per_layer(arch, ctx)
+        per = dense * dense_b if dense else 0.0
+        return per + (moe * moe_b if moe else 0.0)
+
+    def mix(
+        self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, *, dense: float, moe: float
+    ) -> float:
+        """What ``dense`` and ``moe`` layers of the stage keep on one GPU."""
+        return self.layers(arch, ctx, dense, moe) / s.parallelism.tensor
+
+    def kept(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
+        """Every layer of the stage with one micro-batch in flight, hybrid layers included."""
+        per = self.mix(s, arch, ctx, sp, dense=sp.dense_layers, moe=sp.moe_layers)
+        return per + _hybrid(arch, ctx, sp, self.korthikanti)
+
+    def top(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
+        """What one micro-batch keeps outside the layers: transformers' token ids, RoPE
+        tables, final norm, LM-head input and loss."""
+        return hf_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
+
+    def rebuilt(self, s: Scenario, arch: Arch, full: ActContext, sp: StageParams) -> float:
+        """Full recompute: the heaviest layer rebuilt in backward, as without recompute."""
+        return max(
+            self.mix(s, arch, full, sp, dense=1, moe=0) if sp.dense_layers else 0.0,
+            self.mix(s, arch, full, sp, dense=0, moe=1) if sp.moe_layers else 0.0,
+        )
+
+
+class HuggingFace(ActivationLayout):
+    """transformers' modules: measured saved tensors, the window's explicit mask, and the
+    first layer's frozen input under LoRA."""
+
+    key: ClassVar[str] = "huggingface"
+    label: ClassVar[str] = "transformers' modules"
+    kernels_patch: ClassVar[bool] = True
+
+    def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
+        return hf_layer(arch, ctx, moe)
+
+    def mix(
+        self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, *, dense: float, moe: float
+    ) -> float:
+        per = self.layers(arch, ctx, dense, moe)
+        if sp.sliding_layers and sp.layers:  # the window's layers get an explicit mask: the
+            # stage's own (core/sharding.py), in proportion when fewer than its layers are asked
+            per += sp.sliding_layers * (dense + moe) / sp.layers * sliding_mask(arch, ctx)
+        return per / s.parallelism.tensor
+
+    def kept(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
+        per = super().kept(s, arch, ctx, sp)
+        if sp.first:  # layer 0 of a frozen embedding (LoRA) saves less
+            per -= first_layer_frozen_input(arch, ctx) / s.parallelism.tensor
+        return per
+
+
+class Megatron(ActivationLayout):
+    """Megatron-LM: Korthikanti accounting (already per GPU), vocabulary-parallel loss."""
+
+    key: ClassVar[str] = "megatron"
+    label: ClassVar[str] = "Megatron-LM (Korthikanti et al. 2022)"
+    vocab_parallel_loss: ClassVar[bool] = True
+    korthikanti: ClassVar[bool] = True
+    casts_weights: ClassVar[bool] = False
+
+    def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
+        return megatron_layer(arch, ctx, moe)
+
+    def mix(
+        self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams, *, dense: float, moe: float
+    ) -> float:
+        return self.layers(arch, ctx, dense, moe)  # Korthikanti's figures are per GPU already
+
+    def top(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
+        return megatron_top(arch, ctx, sp.first, sp.last)
+
+
+class Unsloth(ActivationLayout):
+    """Unsloth's fused kernels on the layers they patch (dense layers only; xformers takes a
+    local-attention bias, so no mask)."""
+
+    key: ClassVar[str] = "unsloth"
+    label: ClassVar[str] = "Unsloth's fused LoRA kernels"
+    assumption: ClassVar[str] = (
+        "Unsloth LoRA kernels: fused q/k/v, o and MLP autograd functions keep 16-bit inputs "
+        "(no fp32 casts); xformers attention expands k/v to every head"
+    )
+
+    def per_layer(self, arch: Arch, ctx: ActContext) -> tuple[float, float]:
+        dense = unsloth_layer(arch, ctx)
+        return dense, dense
+
+    def rebuilt(self, s: Scenario, arch: Arch, full: ActContext, sp: StageParams) -> float:
+        """With its backward's own peak (core/memory/activations_unsloth.py)."""
+        return unsloth_rebuilt(arch, full) / s.parallelism.tensor
+
+
+def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> float:
+    """Recurrent and MLP-free layers of the stage, in proportion to its layers
+    (core/memory/activations_hybrid.py)."""
+    if not (arch.mixer_layers or arch.mlp_free_layers):
+        return 0.0
+    share = sp.layers / arch.layers
+    return hybrid_delta(arch, ctx, arch.mixer_layers * share, arch.mlp_free_layers * share, megatron)
+
+
+class LoraKernels:
+    """How adapted layers run: PEFT's modules keep the layout as it is."""
+
+    key: ClassVar[str] = "peft"
+    label: ClassVar[str] = "PEFT's modules"
+    own_kernels: ClassVar[bool] = False  # it may replace the layout (then it says so)
+
+    def layout(self, base: ActivationLayout, arch: Arch, ctx: ActContext) -> ActivationLayout:
+        return base
+
+
+class UnslothKernels(LoraKernels):
+    """Unsloth's kernels where they patch this model's layers (``activations_unsloth.applies``)
+    in a layout of transformers' modules."""
+
+    key: ClassVar[str] = "unsloth"
+    label: ClassVar[str] = "Unsloth's fused LoRA kernels"
+    own_kernels: ClassVar[bool] = True
+
+    def layout(self, base: ActivationLayout, arch: Arch, ctx: ActContext) -> ActivationLayout:
+        return UNSLOTH if base.kernels_patch and unsloth_applies(arch, ctx) else base
+
+
+ACTIVATION_LAYOUTS: dict[str, ActivationLayout] = {}
+LORA_KERNELS: dict[str, LoraKernels] = {}
+UNSLOTH = Unsloth()
+
+
+def register_layout(layout: ActivationLayout) -> ActivationLayout:
+    """Add (or replace) an activation layout under its key."""
+    ACTIVATION_LAYOUTS[layout.key] = layout
+    return layout
+
+
+def register_kernels(kernels: LoraKernels) -> LoraKernels:
+    """Add (or replace) a LoRA kernel family under its key."""
+    LORA_KERNELS[kernels.key] = kernels
+    return kernels
+
+
+register_layout(HuggingFace())
+register_layout(Megatron())
+register_kernels(LoraKernels())
+register_kernels(UnslothKernels())
+
+
+def activation_layout(profile: FrameworkProfile) -> ActivationLayout:
+    """The layout a framework names (a ScenarioError naming the registered ones if none)."""
+    owner = f"{profile.label} names activation layout"
+    return registered(ACTIVATION_LAYOUTS, profile.activation_layout, "framework", owner)
+
+
+def lora_kernels(profile: FrameworkProfile) -> LoraKernels:
+    """The LoRA kernels a framework names (a ScenarioError naming the registered ones if none)."""
+    return registered(LORA_KERNELS, profile.lora_kernels, "framework", f"{profile.label} names LoRA kernels")
+
+
+def check_layouts(profile: FrameworkProfile) -> None:
+    """Validation: the framework's activation layout and LoRA kernels are registered."""
+    activation_layout(profile)
+    lora_kernels(profile)
+
+
+def stage_layout(s: Scenario, arch: Arch, ctx: ActContext) -> ActivationLayout:
+    """The layout the stage's layers follow: the framework's, or its LoRA kernels' where they
+    patch this model's layers."""
+    return lora_kernels(s.profile).layout(activation_layout(s.profile), arch, ctx)

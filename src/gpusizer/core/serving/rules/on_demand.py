@@ -1,0 +1,109 @@
+"""transformers and llama.cpp / Ollama: engines that take no pool up front.
+
+- ``transformers`` (core/memory/inference.py): memory is allocated as requests need it; the
+  "pool" is the batch's cache, its capacity what the free memory would hold. A request holds
+  the whole context in every attention layer (counted by kv_request's whole-context layout,
+  one token a block). Inverse: the peak, with the cache replaced by what the load and one
+  request of max_context need, never below the peak itself (a hybrid model's cache holds its
+  recurrent state besides the tokens).
+- ``layer_offload`` (llama.cpp, Ollama; core/serving/offload.py): layers on the GPU or in
+  system RAM, KV cells for the context (n_ctx, or n_ctx x slots), padded to 256. Inverse: the
+  GPU bytes of every layer on the GPU (or the ``-ngl`` set) with the cells the load needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import ClassVar
+
+from ...memory.inference import inference_memory
+from ...memory.overhead import scenario_overhead
+from ...model.architecture import Arch, ceil_div
+from ...model.params import ParamCounts
+from ...model.result import Estimate, Memory
+from ...model.sharding import stage_params
+from ...model.specs import GPUSpec, Scenario
+from ..engine_result import EngineMemory, PoolLine, scenario_load
+from ..engine_settings import EngineSettings
+from ..kv_request import WHOLE_CONTEXT, request_kv
+from ..offload import MIN_FIT_CONTEXT, gpu_bytes, offload_memory
+from .base import MemoryRule
+
+
+class Transformers(MemoryRule):
+    """transformers: memory as requests need it."""
+
+    key: ClassVar[str] = "transformers"
+    label: ClassVar[str] = "allocated as requests need it"
+    allocates_on_demand: ClassVar[bool] = True
+
+    def memory(
+        self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+    ) -> EngineMemory:
+        mem, peak = inference_memory(s, arch, counts)
+        over = scenario_overhead(s, peak)
+        mem = Memory(**{**mem.__dict__, "overhead": over, "total": peak + over})
+        p = s.parallelism
+        sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, True)  # the heaviest stage
+        kv = request_kv(s, arch, st, sp, WHOLE_CONTEXT)
+        per = kv.per_token
+        free = max(0, gpu.capacity_bytes - mem.total)
+        tokens = int((mem.kv_cache + free) // per) if per else 0
+        ctx = st.max_context or 1
+        load = scenario_load(s, st)
+        load_bytes = kv.load_bytes(load)
+        need = max(kv.request_bytes(ctx), load_bytes)
+        return EngineMemory(
+            mem,
+            mem.kv_cache,
+            tokens,
+            tokens / ctx,
+            True,
+            None,
+            ctx,
+            None,
+            per,
+            load_bytes=load_bytes,
+            holds_load=mem.kv_cache + free >= need,
+            required_bytes=int(max(mem.total, mem.total - mem.kv_cache + need)),
+        )
+
+
+class LayerOffload(MemoryRule):
+    """llama.cpp / Ollama: layers on the GPU or in system RAM."""
+
+    key: ClassVar[str] = "layer_offload"
+    label: ClassVar[str] = "layers on the GPU or in system RAM, KV cells for the context"
+    fitted_context: ClassVar[bool] = True
+    ubatch_prefill: ClassVar[bool] = True
+    serving_fields: ClassVar[frozenset[str]] = frozenset({"gpu_layers"})
+
+    def memory(
+        self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+    ) -> EngineMemory:
+        em = offload_memory(s, arch, counts, gpu, st)
+        load = scenario_load(s, st, em.max_context)
+        cells = em.kv_capacity_tokens  # n_ctx (x slots), padded to 256 (offload.kv_cells)
+        full = arch.layers + 1
+        layers = full if st.gpu_layers is None else min(st.gpu_layers, full)
+        # a context the load fits in; an unset n_ctx is fitted to the memory, down to 4,096
+        # tokens (offload.py): it needs that much, not the memory it fills (issue 21)
+        least = cells if st.max_context else min(cells, ceil_div(MIN_FIT_CONTEXT, 256) * 256)
+        need = max(least, ceil_div(load.total_tokens, 256) * 256)
+        placed = st.gpu_layers is not None or em.gpu_layers == full
+        return replace(
+            em,
+            load_bytes=em.kv_bytes_per_token * load.total_tokens,
+            holds_load=placed and cells >= load.total_tokens,
+            required_bytes=int(gpu_bytes(s, arch, counts, st, gpu_layers=layers, cells=need)),
+        )
+
+    def users_at(self, em: EngineMemory, gpu: GPUSpec) -> int:
+        """Slots whose KV fits beside the layers (all on the GPU), at least one."""
+        spare = gpu.capacity_bytes - em.memory.total
+        per = em.kv_bytes_per_token * em.max_context
+        on_gpu = em.host_read_bytes == 0
+        return 1 + (int(spare // per) if on_gpu and per > 0 else 0)
+
+    def pool_line(self, est: Estimate, em: EngineMemory) -> PoolLine:
+        return PoolLine(host_split=True)

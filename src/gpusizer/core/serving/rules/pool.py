@@ -1,0 +1,125 @@
+"""What the three engines that reserve a paged KV pool up front share (vLLM, SGLang,
+TensorRT-LLM): the pool on each pipeline stage, the start-up check on one request of
+``max_context`` tokens, the load it holds, and the inverse solved per stage.
+
+Each subclass owns its budget (:meth:`PoolRule.budget`: the pool and what the engine reserves
+beside it) and the budget's inverse (:meth:`PoolRule.device_total`: the smallest device total,
+as cudaMemGetInfo reports it, whose pool holds ``kv`` bytes and whose memory fits the GPU).
+
+Start-up check (vllm/v1/core/kv_cache_utils.py ``check_enough_kv_cache_memory``; V0
+worker.py ``raise_if_cache_size_invalid``, the same test once a request is counted in whole
+blocks): refused when the pool is empty or one request of ``max_context`` needs more than it.
+The load: ``concurrency`` requests of prompt + output tokens, each its own pages and state
+(core/serving/kv_request.py), held when their blocks fit the pool's whole blocks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import ClassVar
+
+from ...model.architecture import Arch
+from ...model.params import ParamCounts
+from ...model.result import Estimate
+from ...model.specs import GPUSpec, Scenario
+from ..engine_result import EngineMemory, Load, PoolLine, scenario_load
+from ..engine_settings import EngineSettings
+from ..kv_pool import EngineView, PoolBudget, Stage, engine_view, layout_note, sequences, stages
+from ..kv_request import RequestKV, kv_layout, request_kv
+from .base import MemoryRule
+
+
+class PoolRule(MemoryRule):
+    """An engine that reserves its KV pool up front (subclasses: the budget and its inverse)."""
+
+    reserves_memory: ClassVar[bool] = True
+    serving_fields: ClassVar[frozenset[str]] = frozenset({"memory_fraction", "cuda_graphs"})
+
+    def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
+        """The pool and what the engine reserves beside it on the stage's GPU."""
+        raise NotImplementedError
+
+    def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+        """The inverse: the smallest device total (as the engine sees it) whose pool holds
+        ``kv`` bytes and whose memory fits the GPU."""
+        raise NotImplementedError
+
+    def refusal(self, v: EngineView, b: PoolBudget) -> str | None:
+        """A start-up check of the engine's own besides the pool's (None: it passes)."""
+        return None
+
+    def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
+        """(bytes, words) of the budget line the chart draws (0: none)."""
+        return 0, ""
+
+    def memory(
+        self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+    ) -> EngineMemory:
+        """The heaviest GPU: the stage whose pool holds the fewest tokens. The inverse is the
+        largest of the stages' (every stage must start and hold the load: when no stage's pool
+        is positive, the one reported is the first, not always the heaviest)."""
+        v = engine_view(s, gpu, st)
+        load, layout = scenario_load(s, st), kv_layout(st.release)
+        best: EngineMemory | None = None
+        need = 0.0
+        for stage in stages(s, arch, counts, gpu, st):
+            b = self.budget(v, stage)
+            kv = request_kv(s, arch, st, stage.sp, layout)
+            em = self._stage_memory(v, stage, b, kv, load)
+            kv_need = max(em.request_bytes, kv.whole_blocks(em.load_bytes))
+            need = max(need, self.device_total(v, stage, b, kv_need))
+            if best is None or em.kv_capacity_tokens < best.kv_capacity_tokens:
+                best = em
+        assert best is not None
+        return replace(best, required_bytes=int(need + v.driver))
+
+    def _stage_memory(
+        self, v: EngineView, stage: Stage, b: PoolBudget, kv: RequestKV, load: Load
+    ) -> EngineMemory:
+        st = v.st
+        ctx = st.max_context or 0
+        tokens = kv.pool_tokens(b.pool)
+        request = kv.request_bytes(ctx or 1)
+        conc = b.pool / request if b.pool > 0 and kv.block_bytes > 0 else 0.0
+        needed = request if ctx else 0.0
+        reason = self.refusal(v, b) or _pool_refusal(kv, b.pool, needed, ctx)
+        load_bytes = kv.load_bytes(load)
+        return EngineMemory(
+            b.memory,
+            int(max(0.0, b.pool)),
+            tokens,
+            conc,
+            reason is None,
+            reason,
+            ctx,
+            sequences(st, tokens),
+            kv.per_token,
+            notes=layout_note(stage),
+            fraction=b.fraction,
+            reserved_bytes=b.reserved,
+            outside_bytes=b.away,
+            request_bytes=needed,
+            load_bytes=load_bytes,
+            holds_load=kv.holds(b.pool, load_bytes),
+        )
+
+    def pool_line(self, est: Estimate, em: EngineMemory) -> PoolLine:
+        budget, words = self.budget_line(est, em)
+        return PoolLine(True, False, budget, words, min(float(em.kv_pool_bytes), em.load_bytes))
+
+
+def _pool_refusal(kv: RequestKV, pool: float, needed: float, ctx: int) -> str | None:
+    """The engine's start-up error in its words, or None."""
+    if pool <= 0:
+        return (
+            "No available memory for the cache blocks: weights, the profile peak and "
+            "non-torch memory exceed the budget. Increase memory_fraction, use more GPUs "
+            "or a smaller format"
+        )
+    if needed <= pool:
+        return None
+    return (
+        f"one request of max_context {ctx:,} tokens needs {needed / 2**30:.2f} GiB of KV "
+        f"cache, more than the pool's {pool / 2**30:.2f} GiB; the largest context that "
+        f"fits is {kv.largest_context(pool, ctx):,}"
+    )

@@ -1,0 +1,89 @@
+"""SGLang's static fraction and TensorRT-LLM's free pool (docs/evidence/serving.md §2-3).
+
+- ``static_pool`` (SGLang ``model_runner.py`` ``profile_max_num_token``): the pool is
+  ``free x mem_fraction_static - weights``, where free is what the device has once the context
+  and NCCL are up; the default fraction is the release's reservation formula
+  (:func:`sglang_fraction`). Inverse: ``(T - outside) x fraction >= weights + KV``, and the
+  memory (weights + peak + outside + pool) fits the GPU.
+- ``free_pool`` (TensorRT-LLM ``KvCacheConfig.free_gpu_memory_fraction``): the pool is that
+  fraction of what is free after the weights and the activations of ``max_num_tokens``.
+  Inverse: ``T >= weights + activations + outside + KV / fraction`` (the memory then fits).
+
+Release-specific figures (the fraction formula, tiers, chunk sizes) are data on the
+``EngineRelease`` entries (core/registry/engine_releases*.py).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...model.result import Estimate
+from ...model.specs import GPUSpec, Scenario
+from ...registry.engines import MiB, cuda_total_bytes
+from ..engine_result import EngineMemory
+from ..engine_settings import EngineSettings
+from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
+from .pool import PoolRule
+
+
+class StaticPool(PoolRule):
+    """SGLang: (weights + KV pool) as a fraction of the free device."""
+
+    key: ClassVar[str] = "static_pool"
+    label: ClassVar[str] = "weights + KV pool as a fraction of the free device"
+
+    def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
+        st, rel, outside = v.st, v.st.release, v.outside
+        assert rel is not None
+        graphs = rel.graph_bytes if st.cuda_graphs else 0
+        fraction = st.memory_fraction or sglang_fraction(v.s, v.gpu, st)
+        pool = (v.total - outside) * fraction - stage.weights
+        memory = pool_parts(stage.weights, stage.body, 0.0, outside + graphs, pool)
+        return PoolBudget(fraction, stage.weights, outside + graphs, pool, memory)
+
+    def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+        f = b.fraction
+        pool = (b.reserved + kv) / f + v.outside
+        if f >= 1:
+            return pool
+        graphs = b.away - v.outside
+        return max(pool, v.outside + (stage.body + graphs - v.driver) / (1 - f))
+
+    def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
+        return est.memory.weights + em.kv_pool_bytes, "weights + pool"
+
+
+class FreePool(PoolRule):
+    """TensorRT-LLM: a fraction of what is free after weights and activations."""
+
+    key: ClassVar[str] = "free_pool"
+    label: ClassVar[str] = "a fraction of the memory free after weights and activations"
+
+    def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
+        fraction, outside = v.st.memory_fraction or 0.9, v.outside
+        reserved = stage.weights + stage.body
+        pool = fraction * (v.total - outside - reserved)
+        return PoolBudget(
+            fraction, reserved, outside, pool, pool_parts(stage.weights, stage.body, 0.0, outside, pool)
+        )
+
+    def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+        return b.reserved + kv / b.fraction + b.away
+
+
+def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
+    """SGLang's default ``mem_fraction_static`` (server_args.py): 0.4.x by TP size; 0.5.x
+    1 - reserved / memory with reserved MiB = 512 + max(chunk, 2048) x 1.5 + graph batch x 2
+    + TP x PP / 8 x 1024, at least 10 GiB on GPUs above 60 GiB."""
+    p, rel = s.parallelism, st.release
+    assert rel is not None
+    if rel.sglang_reserve == "by_tp":
+        return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if p.tensor >= n)
+    mem_mib = cuda_total_bytes(gpu) / MiB
+    tier = rel.tier(gpu)
+    chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)
+    graph = tier.graph_batch if tier else 8
+    reserved = 512 + max(chunk, 2048) * 1.5 + graph * 2 + p.tensor * p.pipeline / 8 * 1024
+    if mem_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    return round((mem_mib - reserved) / mem_mib, 3) if mem_mib > reserved else 0.0

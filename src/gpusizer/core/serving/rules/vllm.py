@@ -1,0 +1,87 @@
+"""vLLM's memory rule, V0 and V1 (key ``profiled_pool``; docs/evidence/serving.md §1).
+
+vLLM reserves ``gpu_memory_utilization`` x the device total, profiles a dummy batch and pages
+the rest as KV (V1 ``gpu_worker.py`` ``determine_available_memory``; V0 ``worker.py``
+``determine_num_available_blocks``)::
+
+    pool = fraction x total - weights - profile peak - non-torch (- CUDA graphs from 0.20)
+
+What differs between releases is data on each ``EngineRelease`` (core/registry/
+engine_releases.py): whether the CUDA context lies inside the fraction (``context_in_budget``:
+V0 up to 0.6.x), whether V1 refuses unless fraction x total is free at start
+(``startup_free_check``, ``init_device``), whether the pool pays for the CUDA graphs
+(``graphs_in_pool``, 0.20 on), the non-torch and NCCL bytes, the sampler peak, and how one
+request's KV is counted (``kv_layout``: V0 charges every layer the whole context, V1's hybrid
+manager pages windows and states; core/serving/kv_request.py). A new release is one entry.
+
+Inverse (the smallest device total T = capacity - driver reserve that runs the load)::
+
+    fraction x T >= inside = reserved + KV the load and one max_context request need
+    (1 - fraction) x T >= outside          (V1's free check: context, NCCL before the snapshot)
+    (1 - fraction) x T >= away - driver    (the memory, fraction x T + away, fits the GPU)
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...model.result import Estimate
+from ...registry.engines import cuda_total_bytes
+from ..engine_result import EngineMemory
+from ..engine_settings import EngineSettings
+from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
+from .pool import PoolRule
+
+
+class ProfiledPool(PoolRule):
+    """vLLM V0 and V1: a fraction of the device, less what the profile run measured."""
+
+    key: ClassVar[str] = "profiled_pool"
+    label: ClassVar[str] = "a fraction of the device, less weights and the profiled peak, paged as KV"
+
+    def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
+        st, rel, p = v.st, v.st.release, v.s.parallelism
+        assert rel is not None
+        graphs = rel.graph_bytes if st.cuda_graphs else 0
+        ranks = p.tensor * p.pipeline
+        fraction = st.memory_fraction or 0.9
+        non_torch = rel.non_torch_bytes + (
+            rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0
+        )
+        reserved = (
+            stage.weights + max(stage.body, stage.sampler) + non_torch + (graphs if rel.graphs_in_pool else 0)
+        )
+        pool = fraction * v.total - reserved
+        context = 0 if rel.context_in_budget else v.outside
+        away = context + (0 if rel.graphs_in_pool else graphs)
+        memory = pool_parts(stage.weights, stage.body, stage.sampler, non_torch + graphs + context, pool)
+        return PoolBudget(fraction, reserved, away, pool, memory)
+
+    def refusal(self, v: EngineView, b: PoolBudget) -> str | None:
+        """V1 ``init_device``: the engine refuses unless fraction x total is free at start."""
+        total, outside = v.total, v.outside
+        if not _free_check(v.st) or b.fraction * total <= total - outside:
+            return None
+        return (
+            f"free memory on the device ({(total - outside) / 2**30:.2f} GiB) is less "
+            f"than memory_fraction x total ({b.fraction * total / 2**30:.2f} GiB)"
+        )
+
+    def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
+        f = b.fraction
+        inside = b.reserved + kv
+        if f >= 1:  # everything in the budget: only the pool's term is left
+            return inside / f
+        free = v.outside / (1 - f) if _free_check(v.st) else 0.0
+        return max(inside / f, free, (b.away - v.driver) / (1 - f))
+
+    def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
+        f = em.fraction
+        return (int(f * cuda_total_bytes(est.gpu)), f"{f:g} of the GPU") if f else (0, "")
+
+
+def _free_check(st: EngineSettings) -> bool:
+    """Whether the release refuses unless fraction x total is free (V1; a V0 context inside
+    the budget leaves nothing to check)."""
+    rel = st.release
+    return rel is not None and not rel.context_in_budget and rel.startup_free_check
