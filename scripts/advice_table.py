@@ -52,8 +52,9 @@ option's `layout_reason`. `tests/core/test_advice.py` holds the rules below for 
 - **Techniques that save hardware** are turned on only where they save whole units (the
   8B LoRA on a 24 GB RTX 3090: a fused loss and gradient checkpointing put it on one card),
   named in `scenario_changes`.
-- The 392 RTX 4080s of the 8B LoRA came from the global batch of 112 forcing DP 56 over PP 7;
-  with gradient checkpointing one card holds a replica, and the count is the fewest that fit.
+- The 392 RTX 4080s of the 8B LoRA came from the global batch of 112 forcing DP 56 over PP 7
+  without recompute; with a fused loss and gradient checkpointing two cards hold it (PP 2,
+  18 hours for the 100M tokens), and the count is the fewest that fit.
 """
 
 

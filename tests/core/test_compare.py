@@ -382,6 +382,22 @@ def test_cancel_stops_the_search() -> None:
         compare_gpus(SERVE_1B, cancel=lambda: True)
 
 
+@pytest.mark.parametrize("after", [5, 60, 180])
+def test_a_search_cancelled_midway_keeps_no_answer(after: int) -> None:
+    """Answers are kept for the next caller (core/sizing/advise_all.py): one stopped midway
+    must raise, never keep a partial one ("nothing fits" for a GPU it did not finish)."""
+    from gpusizer.core.pipeline.estimate import clear_caches
+
+    scenario = {**SERVE_1B, "targets": {"users": 48}}
+    clear_caches()
+    calls = iter(range(10**9))
+    with pytest.raises(Cancelled):
+        compare_gpus(scenario, cancel=lambda: next(calls) >= after)
+    kept = compare_gpus(scenario)
+    clear_caches()
+    assert kept == compare_gpus(scenario)
+
+
 def test_public_api_and_low_precision_note() -> None:
     options = gpusizer.compare_gpus(
         {**SERVE_1B, "precision": {"weights": "fp8"}}, gpus=["a100-sxm-80gb", "h100-sxm-80gb"]

@@ -28,16 +28,23 @@ from .style import set_role, set_text_color
 
 
 def verdict(est: Estimate, unit: str) -> str:
-    """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom``."""
+    """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom``; why it does not run when
+    the peak fits but the work does not (the engine's context, unified memory); how many of
+    the requests it holds when fewer; the system RAM a serving engine keeps beside the GPU."""
     peak, cap = fmt_bytes(est.memory.total, unit), fmt_bytes(est.capacity_bytes, unit)
     head = est.headroom_bytes
-    tail = (
-        f"fits, {fmt_bytes(head, unit)} headroom"
-        if head >= 0
-        else f"does not fit, {fmt_bytes(-head, unit)} short"
-    )
-    if est.serving is not None and not est.serving.starts:
+    why = est.fit_reason
+    if head < 0:
+        tail = f"does not fit, {fmt_bytes(-head, unit)} short"
+    elif est.serving is not None and not est.serving.starts:
         tail = "the engine does not start"
+    elif not est.fits:
+        tail = f"does not run: {why}"
+    else:
+        tail = f"fits, {fmt_bytes(head, unit)} headroom" + (f"; {why}" if why else "")
+    host = est.serving.host_memory_bytes if est.serving is not None else 0
+    if host and est.fits:
+        tail += f", plus {fmt_bytes(host, unit)} of system RAM"
     return f"{peak} of {cap} per GPU — {tail}"
 
 

@@ -198,6 +198,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     )
     if any(o.get("user_prices") for o in options):
         lines.append("(yours) priced with your own prices (--prices).")
+    lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options[:10] if o.get("layout_reason")]
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]})
     return "\n".join(lines)
 

@@ -32,7 +32,7 @@ from ..model.specs import Scenario, TargetsSpec
 from ..model.unified import pool_bytes
 from ..pipeline.estimate import estimate
 from ..serving.rules import memory_rule
-from .layout_search import Evaluator, GpuTarget
+from .layout_search import Cancelled, Evaluator, GpuTarget
 from .layout_space import Layout, _pref, divisors, dp_candidates, dp_rule, layout_space, pp_degrees
 from .links import Links
 from .option import Pace
@@ -100,6 +100,11 @@ class Filler:
         self._best: dict[tuple[int, int], list[Choice]] = {}
         self._replicas: dict[tuple[int, bool, int], Choice | None] = {}
         self.pooled = pool_bytes(g.spec) is not None  # unified memory: check the machine too
+
+    def _check(self) -> None:
+        """Stop when asked: raise, never return a partial answer (answers are kept)."""
+        if self.stop():
+            raise Cancelled
 
     def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
         extra = {} if batch is None else {"batch_size": batch}
@@ -191,8 +196,7 @@ class Filler:
     def _first_fitting(self, v: int, layouts: list[Layout], keep: int, weighed: int) -> list[Choice]:
         clock, out = self.clock(v), []
         for lay in layouts:
-            if self.stop():
-                break
+            self._check()
             if not self.fits(v, lay):
                 continue
             out.append(Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, weighed))
@@ -237,7 +241,8 @@ class Filler:
                 push(_with_dp(shape, vals[i]), vals[i:])
         out: list[Choice] = []
         least = heap[0][0] if heap else 0
-        while heap and len(out) < keep and not self.stop():
+        while heap and len(out) < keep:
+            self._check()
             *_, lay, vals = heapq.heappop(heap)
             if ev.lower_bound(lay, vals[-1]) > self.g.capacity:
                 continue
@@ -301,7 +306,8 @@ class Filler:
         s = self.base
         users = s.targets.users
         for pp in pp_degrees(self.arch.layers):
-            if tp * pp > n or self.stop():
+            self._check()
+            if tp * pp > n:
                 return None
             dp = n // (tp * pp)
             ep = dp if ep_all else 1

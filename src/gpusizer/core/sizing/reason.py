@@ -14,21 +14,28 @@ from .fill import Choice
 
 
 def _count(adv: Any, c: Choice, g: Growth) -> str:
+    """What decided the count: the deadline, the targets, or the fewest that hold the work,
+    in the units it is bought in."""
     unit, s = g.unit, adv.s
     bought = unit.count(c.layout.gpus)
-    if g.why == "deadline" and g.met:
-        days = (c.pace.time_seconds or 0.0) / DAY
-        return f"trains in {days:,.1f} of {s.targets.max_training_days:g} days"
-    if g.why == "targets" and g.met:
-        users = s.targets.users
-        return f"the fewest that meet the targets{f' for {users:,} users' if users else ''}"
+    held = "" if g.least >= bought else f" ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)"
+    what = unit.what(bought)
+    one = what.startswith("one ")
     if g.met is False:
-        return "the fewest that hold it (the targets cannot be met)"
+        return f"{what}: the fewest that hold it (the targets cannot be met){held}"
+    if g.why == "deadline":
+        days = (c.pace.time_seconds or 0.0) / DAY
+        return (
+            f"{what} {'trains' if one else 'train'} it in {days:,.1f} of {s.targets.max_training_days:g} days"
+        )
+    if g.why == "targets":
+        users = s.targets.users
+        return (
+            f"{what} {'meets' if one else 'meet'} the targets{f' for {users:,} users' if users else ''}{held}"
+        )
     if bought == g.least:
         return "the fewest that hold it"
-    units, name = unit.units(bought), unit.name(bought)
-    what = f"{units} x {name}" if units > 1 else f"one {name}"
-    return f"{what} ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)"
+    return what + held
 
 
 def _where(adv: Any, c: Choice) -> list[str]:

@@ -51,6 +51,14 @@ class Unit:
             return f"{self.node}-GPU node"
         return purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).name
 
+    def what(self, n: int) -> str:
+        """``one NVIDIA DGX H100 8-GPU server``, ``3 x ...``, ``2 x 8-GPU node``, or
+        ``12 GPUs`` for GPUs bought alone (a box of cards is no system to name)."""
+        if not self.node and purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).system is None:
+            return f"{n:,} GPU{'s' if n != 1 else ''}"
+        units, name = self.units(n), self.name(n)
+        return f"{units} x {name}" if units > 1 else f"one {name}"
+
     def units(self, n: int) -> int:
         """Whole units of ``n`` GPUs."""
         return ceil_div(max(1, n), self.size(n))
