@@ -83,3 +83,38 @@ def test_estimate_report_fresh_scenarios(benchmark, kind: str) -> None:
         return sum(estimate_report(s)["per_gpu"]["total"] > 0 for s in scenarios)
 
     assert benchmark.pedantic(run, setup=setup, rounds=5, iterations=1) == 1000
+
+
+# Issue 20: the serving load simulation (core/serving/scheduler.py). A scenario that does not
+# state serving.load is time-boxed (about 20 ms on this machine); one that asks runs to the end.
+LOAD = {
+    "steady-64-default": {**ENGINES["vllm"], "workload": {"kind": "inference", "batch_size": 64}},
+    "steady-64-asked": {
+        **ENGINES["vllm"],
+        "serving": {"max_context": 8192, "load": "steady", "concurrency": 64},
+    },
+    "burst-30000-trtllm": {
+        "model": {"preset": "llama-3.1-8b"},
+        "framework": "tensorrt-llm",
+        "precision": {"weights": "fp8", "kv_cache": "fp8"},
+        "workload": {"kind": "inference", "prompt_tokens": 128, "generated_tokens": 128},
+        "serving": {"max_context": 256, "load": "burst", "concurrency": 30000},
+    },
+    "rate-1000-requests": {
+        **ENGINES["vllm"],
+        "serving": {"max_context": 8192, "load": "rate", "request_rate": 20.0},
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(LOAD))
+def test_load_simulation(benchmark, name: str) -> None:
+    """One report with its load simulated from scratch (the estimator's memos cleared)."""
+    from gpusizer.core.pipeline.estimate import clear_caches
+
+    def run() -> dict:
+        clear_caches()
+        return estimate_report(LOAD[name])
+
+    rep = benchmark.pedantic(run, rounds=5, iterations=1)
+    assert rep["serving"]["tokens_per_second"] > 0

@@ -131,8 +131,13 @@ def coverage_lines() -> list[str]:
         f"- GPUs: **{len(covered)} of {n}** ({len(covered) / n:.0%}) have a 2025-26 purchase price (or are "
         "sold only as a rack, whose system is priced) and a dated rental price on a stated basis "
         "(on-demand or marketplace), or are not rented by the hour (Mac Studios, DGX Spark, Ryzen AI "
-        "Max, the China-only H20, the discontinued MI250X). The issue's bar of 95% is **not** met: "
-        "the stored sources have no 2025-26 price for the gaps below.",
+        "Max, the China-only H20, the discontinued MI250X). "
+        + (
+            "The issue's bar of 95% is met."
+            if len(covered) >= 0.95 * n
+            else "The issue's bar of 95% is **not** met: two search passes over the stored sources found "
+            "no 2025-26 price for the gaps below (each says why)."
+        ),
         f"- Systems: **{len(sys_covered)} of {m}** ({len(sys_covered) / m:.0%}) have a dated purchase price "
         "and a rental price (or are not rented by the hour).",
         "",

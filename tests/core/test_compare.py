@@ -72,6 +72,11 @@ SERVE_1B: dict[str, Any] = {
     "model": {"preset": "llama-3.2-1b"},
     "workload": {"kind": "inference", "batch_size": 32, "prompt_tokens": 512, "generated_tokens": 128},
 }  # 2-16 small GPUs as the margin grows
+# Speed targets need a speed that follows the hardware: transformers' eager decode is bound by
+# its kernel launches on the host (core/speed/step.py) whatever the GPU, so these serve with a
+# compiled static cache (CUDA graphs: generate with cache_implementation="static" under
+# torch.compile)
+SERVE_1B_GRAPHS: dict[str, Any] = {**SERVE_1B, "serving": {"cuda_graphs": True}}
 TRAIN_05B = {
     "model": {"preset": "qwen2.5-0.5b"},
     "workload": {"kind": "full_finetune", "sequence_length": 512, "training_tokens": 1e8},
@@ -206,16 +211,17 @@ def _meets_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], below: 
     "targets",
     [
         {"users": 48, "max_ttft_seconds": 0.2},  # replicas: fewer prompts per prefill
-        {"users": 24, "min_tokens_per_second_per_user": 350.0, "max_ttft_seconds": 0.25},  # TP
+        {"users": 24, "min_tokens_per_second_per_user": 200.0, "max_ttft_seconds": 0.25},  # TP
     ],
     ids=["replicas", "wider-tp"],
 )
 def test_serving_targets_hold_with_the_fewest_gpus(targets: dict[str, Any]) -> None:
-    scenario = {**SERVE_1B, "targets": targets}
+    scenario = {**SERVE_1B_GRAPHS, "targets": targets}
     plain = {
         o["gpu"]: o
         for o in compare_gpus(
-            {**SERVE_1B, "workload": {**SERVE_1B["workload"], "batch_size": targets["users"]}}, gpus=IDS
+            {**SERVE_1B_GRAPHS, "workload": {**SERVE_1B["workload"], "batch_size": targets["users"]}},
+            gpus=IDS,
         )
     }
     met = 0

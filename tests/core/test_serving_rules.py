@@ -169,7 +169,9 @@ def test_step_latency_override_and_cost_per_million_tokens() -> None:
     base = _sv(sc)
     slow = _sv({**sc, "serving": {"max_context": 8192, "step_latency_seconds": 0.01}})
     assert slow.decode_step_overhead_seconds == slow.prefill_step_overhead_seconds == 0.01
-    assert slow.tpot_seconds - base.tpot_seconds == pytest.approx(0.01 - 0.0004, rel=1e-6)
+    # the override replaces a graph-replayed decode step's floors and host cost
+    extra = 0.01 - base.decode_step_overhead_seconds
+    assert slow.tpot_seconds - base.tpot_seconds == pytest.approx(extra, rel=1e-6)
     # H100 at the catalog's $/GPU-hour (3.99 since issue 22): $ per million output tokens =
     # price x GPUs / tokens per hour
     price = gpu_spec("h100-sxm-80gb").price_per_hour
@@ -202,13 +204,16 @@ def _block(est: Estimate) -> Serving:
     return est.serving
 
 
-def test_huggingface_serving_block_is_the_roofline() -> None:
-    # transformers has no engine step cost here: the block's first token is the roofline's
+def test_huggingface_serving_is_launch_bound_at_batch_one() -> None:
+    # transformers runs the model op by op (core/speed/step.py EAGER_LAYER: 43 kernels a
+    # layer, 24 us a launch): an 8B decodes at the launches' pace, 32 x 43 + 4 kernels x 24 us
+    # = 33 ms, above the bandwidth roofline (Fireworks: 30 tokens/s for LLaMA-7B without graphs)
     sc = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
     est = estimate(sc)
-    assert _block(est).ttft_seconds == pytest.approx(est.compute.prefill_seconds)
-    assert _block(est).tpot_seconds == pytest.approx(est.compute.decode_seconds_per_token)
-    assert _block(est).kv_pool_bytes == est.memory.kv_cache
+    sv = _block(est)
+    assert sv.tpot_seconds == pytest.approx((32 * 43 + 4) * 24e-6, rel=1e-9)  # the floors hide in it
+    assert sv.tpot_seconds > est.compute.decode_seconds_per_token
+    assert sv.kv_pool_bytes == est.memory.kv_cache
 
 
 # --- llama.cpp offload and unified memory -------------------------------------------------------
@@ -367,7 +372,7 @@ def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
         ("vllm", "0.6.4.post1", "0.6.4"),  # a post release keeps its release's rules
         ("vllm", "0.40.0", "0.33.0"),  # newer than the table: the newest documented
         ("sglang", "0.4.6.post4", "0.4.3"),
-        ("llama.cpp", "b4000", "b2500"),
+        ("llama.cpp", "b4000", "b2824"),
         ("llama.cpp", "ollama-0.9.2", "ollama-0.6.7"),
     ],
 )

@@ -29,12 +29,24 @@ def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     )
 
 
+def load_phrase(sv: Mapping[str, Any]) -> str:
+    """The load the speed figures are for, in words (the report's ``serving.load``)."""
+    n = int(sv["concurrency"])
+    load = sv.get("load", "steady")
+    if load == "burst":
+        return f"a burst of {n:,} request{'s' if n != 1 else ''} at once"
+    if load == "rate":
+        return f"Poisson arrivals at {sv.get('request_rate') or 0:,.3g} requests/s"
+    return f"{n:,} steady user{'s' if n != 1 else ''}"
+
+
 def speed_line(sv: Mapping[str, Any]) -> str:
-    """Time to first token, time per output token and tokens/s at the served concurrency."""
-    users = "1 user" if sv["concurrency"] == 1 else f"{sv['concurrency']:,} users"
+    """Time to first token (mean, p99), time per output token and tokens/s under the load."""
+    held = "" if sv.get("load") == "rate" else f" (up to {sv['running']:,} at once)"
     return (
-        f"{users} ({sv['running']:,} at once): first token "
-        f"{sv['ttft_seconds'] * 1e3:,.0f} ms, {sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
+        f"{load_phrase(sv)}{held}: first token "
+        f"{sv['ttft_seconds'] * 1e3:,.0f} ms (p99 {sv.get('ttft_p99_seconds', 0.0) * 1e3:,.0f} ms), "
+        f"{sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
         f"{sv['tokens_per_second_per_user']:,.1f} tokens/s each, "
         f"{sv['tokens_per_second']:,.0f} tokens/s in total"
     )

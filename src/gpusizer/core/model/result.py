@@ -108,6 +108,11 @@ class Serving:
     decode_step_overhead_seconds: float
     kv_bytes_per_token: float
     required_bytes: int  # per GPU: what the engine needs to start and hold the concurrency
+    # Additive (issue 20): the load the speed figures are for and more of what users see
+    load: str = "steady"
+    ttft_p99_seconds: float = 0.0
+    e2e_seconds: float = 0.0
+    request_rate: float | None = None  # the "rate" load's requests/s (None otherwise)
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,15 @@ serving engine is run; ``null`` = the engine's default for the GPU and release
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..limits import Batch, Rate, SomeLayers, Strict, Tokens
+from ..limits import MAX_RATE, Batch, Rate, SomeLayers, Strict, Tokens
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
+# Requests in one simulated run: 10x the largest published benchmark run (trtllm-bench 30,000)
+MAX_REQUESTS = 300_000
 
 
 class ServingSpec(Strict):
@@ -32,3 +34,20 @@ class ServingSpec(Strict):
     engine_version: Annotated[str, Field(max_length=40)] | None = None  # as engines print it
     step_latency_seconds: Annotated[float, Field(ge=0.0, le=MAX_STEP_SECONDS)] | None = None
     host_bandwidth_gb_per_s: Rate | None = None
+    # Additive (issue 20): the load the speed figures are for (core/serving/scheduler.py):
+    # "steady" (null: steady, time-boxed) ``concurrency`` users sending a request when the
+    # last ends; "burst" ``concurrency`` requests at once; "rate" Poisson arrivals at
+    # ``request_rate`` requests/s. ``requests``: requests in the run (null: steady 4 x
+    # concurrency, burst the concurrency, rate 1,000). ``flashinfer_sampler``: vLLM runs
+    # FlashInfer's top-k/top-p sampler (startup log "Using FlashInfer for top-p & top-k
+    # sampling."; null: the release's default install, without FlashInfer). ``mixed_prefill``:
+    # prompt chunks share steps with decodes (vLLM V1, TensorRT-LLM, llama.cpp's server) or
+    # run alone first (SGLang without --enable-mixed-chunk, vLLM V0, llama-batched-bench);
+    # null: the engine's. ``length_spread``: requests' prompt and output lengths vary by +-
+    # this share around the workload's (five even steps, in turn; null: 0, all alike).
+    load: Literal["steady", "burst", "rate"] | None = None
+    request_rate: Annotated[float, Field(gt=0.0, le=MAX_RATE)] | None = None
+    requests: Annotated[int, Field(ge=1, le=MAX_REQUESTS)] | None = None
+    flashinfer_sampler: bool | None = None
+    mixed_prefill: bool | None = None
+    length_spread: Annotated[float, Field(ge=0.0, le=0.9)] | None = None

@@ -21,7 +21,6 @@ from ..registry.dtypes import DTYPES
 from ..serving.engine_memory import engine_memory, serving_notes, serving_result
 from ..serving.rules import memory_rule
 from ..speed.compute import compute_estimate
-from ..speed.roofline import roofline_model
 from .scenario import parse_scenario
 
 
@@ -166,7 +165,7 @@ def _served(
 
     def compute() -> tuple[Memory, Serving, tuple[str, ...]]:
         em, st = engine_memory(s, arch, counts, gpu)
-        served = serving_result(s, gpu, arch, roofline_model(s, gpu), em, st)
+        served = serving_result(s, gpu, em, st)
         return em.memory, served, serving_notes(s, arch, em, st, gpu)
 
     return _SERVED.get((id(s), id(gpu)), compute, (s, gpu))

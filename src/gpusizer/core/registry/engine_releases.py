@@ -8,17 +8,22 @@ excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
-from .engines import BatchTier, EngineRelease, GiB, StepCost, ms
+from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
 
-# Step costs (derived, docs/evidence/serving.md §7): TensorRT-LLM v0.5 first-token latency at
-# 128 tokens less the roofline is ~5 ms for LLaMA-7B on an H100 (32 layers: 0.16 ms each),
-# ~7.6 ms on an A100 (0.24 ms), ~19 / 25 ms for LLaMA-70B at TP 4 (80 layers and 160 all-
-# reduces); 0.2 ms per layer and 25 µs per all-reduce reproduce all four within 25 %.
-# Graph-replayed decode: vLLM on an A100 decodes Llama-3.1-8B at 75 tokens/s, 0.4 ms over the
-# bandwidth roofline (J. Musgrave, vLLM 0.23). llama.cpp on Apple M1 Max: 46.2 tokens/s for
-# Llama-3.1-8B Q4_K_M against a 15.3 ms roofline: 0.2 ms per layer and step (no graphs).
-_DC = StepCost(layer=0.2 * ms, decode=0.4 * ms)
-_STEPS = (("", _DC),)
+# Host cost of a step (core/registry/engines.py StepCost; evidence: docs/evidence/speed.md).
+# vLLM: 0.4 ms per step that the GPU waits for (the scheduler, input preparation, sampling
+# and output processing run between steps unless --async-scheduling is set: vLLM blog 2025-10-09
+# "eliminating GPU idle time previously caused by synchronization"); an eager step
+# (--enforce-eager) issues PyTorch ops one by one at 55 us each (Qwen3-14B-AWQ on an A100 at one
+# request: TPOT 20.63 ms for 364 kernels, QwenLM/Qwen3#1536). SGLang overlaps its scheduler
+# with the GPU ("runs one batch ahead", SGLang v0.4 blog 2024-12-04): no host cost per step.
+_VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us)),)
+_SGLANG_STEPS = (("", StepCost(step=0.0, launch=55 * us)),)
+# vLLM V0 (0.6.x, 0.7.x) without chunked prefill runs prompt steps alone (V0 scheduler.py
+# _schedule_default: prefills first, then decodes); SGLang's default too (enable_mixed_chunk
+# False: a prefill batch runs on its own, scheduler.py get_next_batch_to_run).
+_V0 = Scheduling(mixed=False)
+_SGLANG = Scheduling(mixed=False)
 
 # Non-torch memory that appears with more than one GPU (NCCL communicators, custom all-reduce
 # buffers), a fixed part plus one per other rank, from two measured layouts per engine
@@ -58,7 +63,8 @@ VLLM = (
         context_in_budget=True,
         kv_layout="whole_context",
         graph_bytes=GiB,
-        steps=_STEPS,
+        steps=_VLLM_STEPS,
+        scheduling=_V0,
         sources=(
             "vllm 0.6.x engine/arg_utils.py: gpu_memory_utilization 0.90, max_num_seqs "
             "256; chunked prefill only above max_model_len 32768 (use_long_context)",
@@ -78,7 +84,8 @@ VLLM = (
         comm_per_peer_bytes=_V0_PEER,
         context_in_budget=True,
         graph_bytes=GiB,
-        steps=_STEPS,
+        steps=_VLLM_STEPS,
+        scheduling=_V0,
         kv_layout="whole_context",
         sources=(
             "vllm PR #10511 (memory profiling overhaul): non_torch 1.79 / 3.58 GiB at "
@@ -99,7 +106,8 @@ VLLM = (
         comm_per_peer_bytes=_V07_PEER,
         startup_free_check=False,
         graph_bytes=GiB,
-        steps=_STEPS,
+        steps=_VLLM_STEPS,
+        scheduling=_V0,
         kv_layout="whole_context",
         sources=(
             "vllm 0.7.3 worker/worker.py init_device: MemorySnapshot() after set_device, before "
@@ -120,11 +128,12 @@ VLLM = (
         0.9,
         (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
         sampler_bytes_per_logit=38,
+        flashinfer_sampler_bytes_per_logit=14,
         non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM,
         comm_per_peer_bytes=_V1_PEER,
         graph_bytes=GiB,
-        steps=_STEPS,
+        steps=_VLLM_STEPS,
         mxfp4_moe=_MOE_PYPI,
         sources=(
             "vllm 0.11.0 engine/arg_utils.py _set_default_args (OpenAI server: >= 70 "
@@ -138,6 +147,15 @@ VLLM = (
             "+ int64 indices 8 + int64 reverse indices 8 + cub key/value buffers 12 B, "
             "beside the bf16 logits 2 B: 38 B per logit (vllm#27508 and #23278, "
             "gpt-oss-120b on an H100: 7.55 / 7.45 GiB beyond the weights)",
+            "with FlashInfer installed (vLLM's Docker image; an extra of the PyPI wheel: "
+            "Requires-Dist flashinfer-python==0.3.1; extra == 'flashinfer') 0.11.0 samples with "
+            "FlashInfer by default (v1/sample/ops/topk_topp_sampler.py: VLLM_USE_FLASHINFER_SAMPLER "
+            "None is not False; log 'Using FlashInfer for top-p & top-k sampling.'): "
+            "top_k_top_p_sampling_from_logits (flashinfer 0.3.1 sampling.py, top_k_first) holds the "
+            "bf16 logits 2 + fp32 copy 4 + masked logits 4 + probs 4 B, no sort: 14 B per logit "
+            "(Mistral-Small 3.x, 1,024 x 131,072: 1.75 GiB against 2.1 GiB logged with the live "
+            "activations; the sort's 38 B give 4.75). vLLM PR #26859 (2025-10-15) turned it off by "
+            "default after 0.11.0",
         ),
     ),
     EngineRelease(
@@ -150,7 +168,7 @@ VLLM = (
         comm_bytes=_V1_COMM,
         comm_per_peer_bytes=_V1_PEER,
         graph_bytes=GiB,
-        steps=_STEPS,
+        steps=_VLLM_STEPS,
         mxfp4_moe=_MOE_TRITON,
         sources=(
             "vllm 0.19.0 config/cache.py gpu_memory_utilization 0.9; envs.py "
@@ -171,7 +189,7 @@ VLLM = (
         comm_per_peer_bytes=_V1_PEER,
         graph_bytes=GiB,
         graphs_in_pool=True,
-        steps=_STEPS,
+        steps=_VLLM_STEPS,
         mxfp4_moe=_MOE_TRITON,
         sources=(
             "vllm 0.20.0 config/cache.py gpu_memory_utilization 0.92; envs.py "
@@ -189,7 +207,7 @@ VLLM = (
         comm_per_peer_bytes=_V1_PEER,
         graph_bytes=GiB,
         graphs_in_pool=True,
-        steps=_STEPS,
+        steps=_VLLM_STEPS,
         mxfp4_moe=_MOE_TRITON,
         sources=(
             "vllm 0.33.0 engine/arg_utils.py get_batch_defaults (>= 160 GiB: 16384 "
@@ -208,7 +226,8 @@ SGLANG = (
         (BatchTier(25_000 / 1024, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
         kv_block_tokens=1,
         sglang_reserve="by_tp",
-        steps=_STEPS,
+        steps=_SGLANG_STEPS,
+        scheduling=_SGLANG,
         sources=(
             "sglang 0.4.3.post2 server_args.py __post_init__: mem_fraction_static 0.88 "
             "(TP 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16); chunked_prefill_size 2048 "
@@ -228,7 +247,8 @@ SGLANG = (
         ),
         kv_block_tokens=1,
         sglang_reserve="formula",
-        steps=_STEPS,
+        steps=_SGLANG_STEPS,
+        scheduling=_SGLANG,
         sources=(
             "sglang 0.5.3 server_args.py _handle_gpu_memory_settings: reserved MiB = 512 "
             "+ max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + TP x PP / 8 x 1024 (at "
@@ -250,7 +270,8 @@ SGLANG = (
         ),
         kv_block_tokens=1,
         sglang_reserve="formula",
-        steps=_STEPS,
+        steps=_SGLANG_STEPS,
+        scheduling=_SGLANG,
         sources=(
             "sglang 0.5.23 arg_groups/memory_hook.py: the 20-35 GiB class now "
             "chunked_prefill_size 4096 and cuda_graph_max_bs 48",

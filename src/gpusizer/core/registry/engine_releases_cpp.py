@@ -6,12 +6,24 @@ version it was read from; docs/evidence/serving.md holds the excerpts. GiB = 2^3
 
 from __future__ import annotations
 
-from .engines import BatchTier, EngineRelease, StepCost, ms
+from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
 
-# No graph replay: 0.2 ms per layer and step, nothing extra per decode step (llama.cpp on an
-# Apple M1 Max, Llama-3.1-8B Q4_K_M: 46.2 tokens/s against a 15.3 ms roofline; derivation in
-# core/engine_releases.py and docs/evidence/serving.md §7).
-_NO_GRAPH_STEPS = (("", StepCost(layer=0.2 * ms, decode=0.0)),)
+# Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
+# its scheduler with the GPU ("At step n, the system launches GPU computation for step n+1
+# without waiting for CPU tasks", overlap scheduler, enabled by default) and launches from C++.
+# llama.cpp launches each ggml node from the host at 9.4 us when a step is not one CUDA graph:
+# without graphs an H100 PCIe decodes LLaMA-2 7B Q4_K_M at 143.35 tokens/s (6.98 ms for the
+# 740 kernels of 32 layers, core/speed/step.py), with graphs at 163.83 (ggml-org/llama.cpp#6763).
+_TRT_STEPS = (("", StepCost(step=0.0, launch=3 * us)),)
+_GGML_STEPS = (("", StepCost(step=0.0, launch=9.4 * us)),)
+# TensorRT-LLM: in-flight batching puts prompts and decodes in one step; the capacity scheduler
+# (GUARANTEED_NO_EVICT, the default) admits a request only with room for all its tokens; CUDA
+# graphs for generation batches (cuda_graph_config), not for context steps.
+_TRT = Scheduling(mixed=True, admission="reserve", graph_batch=8192, graph_prefill=False)
+# llama.cpp: the server batches prompt tokens with the slots' decodes; each slot holds its
+# context; CUDA graphs for a batch of one token only ("for a batch size of 1 it's faster but
+# for batch sizes >> 1 it's slower", PR #6766).
+_GGML = Scheduling(mixed=True, admission="reserve", graph_batch=1, graph_prefill=False)
 
 TENSORRT_LLM = (
     EngineRelease(
@@ -21,7 +33,8 @@ TENSORRT_LLM = (
         (BatchTier(0, 2048, 8192),),
         kv_block_tokens=32,
         chunked_prefill="off",
-        steps=_NO_GRAPH_STEPS,
+        steps=_TRT_STEPS,
+        scheduling=_TRT,
         sources=(
             "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory free "
             "after weights and activations (docs examples/kvcacheconfig; "
@@ -44,10 +57,29 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_NO_GRAPH_STEPS,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
         sources=(
             "llama.cpp 2024 logs: 'offloaded 25/33 layers' keeps the output layer on the "
             "CPU until -ngl exceeds n_layer",
+        ),
+    ),
+    EngineRelease(
+        "b2824",
+        "2024-05",
+        None,
+        max_sequences=1,
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=True,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
+        sources=(
+            "llama.cpp PR #6766 (CUDA graphs, merged May 2024; GGML_CUDA_USE_GRAPHS on by default "
+            "in llama.cpp's build): a batch-one decode step is captured once and replayed",
+            "XiongjieDai's tables of builds 2824-2843 match the graph-replayed decode of #6763 "
+            "(H100 PCIe: 145.55 tokens/s for Llama 3 8B Q4_K_M; docs/evidence/speed.md)",
         ),
     ),
     EngineRelease(
@@ -60,7 +92,8 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_NO_GRAPH_STEPS,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
         sources=("ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",),
     ),
     EngineRelease(
@@ -73,7 +106,8 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_NO_GRAPH_STEPS,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
         sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",),
     ),
     EngineRelease(
@@ -86,7 +120,8 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_NO_GRAPH_STEPS,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
         sources=("ollama v0.10.0: OLLAMA_NUM_PARALLEL default 1",),
     ),
     EngineRelease(
@@ -100,7 +135,8 @@ LLAMA_CPP = (
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
-        steps=_NO_GRAPH_STEPS,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
         sources=(
             "ollama server/routes.go (commit 0334ffa62, 2026-02-02): num_ctx by total "
             "VRAM, >= 47 GiB 262144, >= 23 GiB 32768, else 4096",
@@ -115,8 +151,9 @@ LLAMA_CPP = (
         kv_unified=True,
         kv_block_tokens=1,
         chunked_prefill="off",
-        cuda_graphs=False,
-        steps=_NO_GRAPH_STEPS,
+        cuda_graphs=True,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
         sources=(
             "llama.cpp src/llama-model.cpp load_tensors: token_embd on the CPU; "
             "i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) (the output layer counts)",

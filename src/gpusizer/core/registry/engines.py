@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 
 class Device(Protocol):
@@ -34,6 +34,7 @@ class Device(Protocol):
 GiB = 2**30
 MiB = 2**20
 ms = 1e-3
+us = 1e-6
 
 # nvidia-smi's total minus cudaMemGetInfo's total (what engines call "total"): H100 81,559 ->
 # 81,090 MiB (469), RTX 3090 24,576 -> 24,146 (430), H200 143,771 -> 143,073 (698), read from
@@ -58,14 +59,39 @@ class BatchTier:
 
 @dataclass(frozen=True)
 class StepCost:
-    """Fixed cost of an engine step that the roofline has no term for (kernel launches,
-    scheduling, sampling, small-shape kernels), seconds. ``layer`` is paid per decoder layer
-    by every step not replayed from a CUDA graph (prefill, eager decode); ``decode`` once per
-    graph-replayed decode step; ``allreduce`` per tensor-parallel all-reduce (latency)."""
+    """What an engine step costs the host beyond the GPU's kernels (core/speed/step.py),
+    seconds: ``step`` once per step that the GPU waits for (scheduling, sampling, output
+    processing not overlapped with the next step); ``launch`` per kernel of a step not
+    replayed from a CUDA graph (the host issues kernels one by one: the step takes at least
+    kernels x launch)."""
 
-    layer: float
-    decode: float
-    allreduce: float = 25e-6
+    step: float
+    launch: float
+
+
+NO_STEP_COST = StepCost(0.0, 0.0)
+# transformers' generate runs the model op by op from Python: 24 us per kernel launch, from
+# "without CUDA graphs, LLaMA-7B inference executes at 30 tokens/sec, but with CUDA graphs
+# enabled it executes at 69 tokens/sec" (Fireworks, quoted in vllm-project/vllm#914): 33 ms for
+# the 1,380 kernels of 32 eager layers (core/speed/step.py EAGER_LAYER).
+EAGER_STEP_COST = StepCost(0.0, 24 * us)
+
+
+@dataclass(frozen=True)
+class Scheduling:
+    """How an engine fills a step (core/serving/scheduler.py): ``mixed`` prompt chunks share
+    steps with decodes (vLLM V1 and chunked V0, TensorRT-LLM in-flight batching, llama.cpp's
+    server) or run in steps of their own (SGLang's default, vLLM V0 without chunking);
+    ``admission`` "grow" takes KV as tokens come and preempts when the pool is full (vLLM,
+    SGLang), "reserve" holds a request's whole KV from admission (TensorRT-LLM
+    GUARANTEED_NO_EVICT, llama.cpp slots); ``graph_batch`` the largest decode batch replayed
+    from a CUDA graph, ``graph_prefill`` whether steps with prompt tokens replay graphs too
+    (vLLM V1 piecewise graphs)."""
+
+    mixed: bool = True
+    admission: Literal["grow", "reserve"] = "grow"
+    graph_batch: int = 512
+    graph_prefill: bool = True
 
 
 @dataclass(frozen=True)
@@ -81,6 +107,9 @@ class EngineRelease:
     # V0), otherwise the chunk is max(max_context, 2048); "off": whole prompts.
     chunked_prefill: str = "always"
     sampler_bytes_per_logit: float = 0.0  # profile-run sampler peak per (sequence x vocab)
+    # ... when FlashInfer's top-k/top-p sampler runs instead (0: this release never uses it
+    # by default); ``serving.flashinfer_sampler`` says whether it does
+    flashinfer_sampler_bytes_per_logit: float = 0.0
     non_torch_bytes: int = 0  # inside the budget on one GPU
     comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
     comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
@@ -99,6 +128,7 @@ class EngineRelease:
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
     steps: tuple[tuple[str, StepCost], ...] = ()  # (GPU category, cost); "" = any other
+    scheduling: Scheduling = Scheduling()
     # How one request's KV is counted, a key of core/serving/kv_request.KV_LAYOUTS:
     # "per_layer" (vLLM V1's hybrid KV cache manager: a sliding-window layer holds window - 1 +
     # one chunk + 1 block, SlidingWindowSpec.max_memory_usage_bytes; a recurrent layer one
@@ -116,9 +146,17 @@ class EngineRelease:
                 return t
         return self.tiers[-1] if self.tiers else None
 
+    def sampler_bytes(self, flashinfer: bool | None) -> float:
+        """Bytes per (sequence x vocab) of the profile run's sampler peak: FlashInfer's
+        top-k/top-p path where the scenario says it runs (``serving.flashinfer_sampler``) and
+        this release has one, else the release's default path."""
+        if flashinfer and self.flashinfer_sampler_bytes_per_logit:
+            return self.flashinfer_sampler_bytes_per_logit
+        return self.sampler_bytes_per_logit
+
     def step_cost(self, gpu: Device) -> StepCost:
         table = dict(self.steps)
-        return table.get(gpu.category or "", table.get("", StepCost(0.0, 0.0)))
+        return table.get(gpu.category or "", table.get("", NO_STEP_COST))
 
 
 _VERSION = re.compile(r"^v?(?P<family>[a-z]+-?)?(?P<number>\d+(?:\.\d+)*)(?P<rest>.*)$")

@@ -101,6 +101,9 @@ class FrameworkProfile:
     # places layers on the GPU or in system RAM.
     memory_rule: str = "transformers"
     releases: tuple[EngineRelease, ...] = ()  # oldest first; the last is the default
+    # Whose kernels run the model when serving (core/speed/rates.py): "ggml" (llama.cpp's own)
+    # or "vendor" (cuBLAS, CUTLASS, FlashAttention, Marlin... under PyTorch or TensorRT).
+    kernels: Literal["ggml", "vendor"] = "vendor"
     sources: tuple[str, ...] = ()
 
     @property
@@ -247,6 +250,7 @@ for _p in (
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload",
         releases=LLAMA_CPP,
+        kernels="ggml",
         sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",),
     ),
     FrameworkProfile(

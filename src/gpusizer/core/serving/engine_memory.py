@@ -1,30 +1,20 @@
 """Serving as the engine runs it: its memory (by the framework's rule, core/serving/rules),
-whether it starts, and the speed users see at a concurrency (the report's ``serving`` block).
+whether it starts, and the speed users see under the stated load (the report's ``serving``
+block).
 
-Speed is the roofline (core/roofline.py) plus what it has no term for (core/engines.py
-``StepCost``, an explicit assumption the report shows): a fixed cost per engine step, per layer
-for prefill steps and eager decode, once for a graph-replayed decode step, and a latency per
-tensor-parallel all-reduce. ``serving.step_latency_seconds`` replaces it for every step.
+Speed: the engine's scheduler simulated step by step under ``serving.load``
+(core/serving/scheduler.py, core/serving/load.py), each step from the step model
+(core/speed/step.py: operations at achieved rates, kernel floors, collectives at alpha +
+bytes / beta, the engine's host cost). ``serving.step_latency_seconds`` replaces the fixed
+cost of every step.
 
-- Requests: ``concurrency`` users arrive together; the engine runs ``running`` of them at once
-  (``max_sequences``, and as many prompt + output tokens as the KV pool holds); the rest wait
-  for a slot (waves).
-- Time to first token: the prompts of the running requests are prefilled in chunks of
-  ``prefill_chunk_tokens`` per step (vLLM ``max_num_batched_tokens``, SGLang
-  ``chunked_prefill_size``, llama.cpp ``n_ubatch``; whole prompts where the engine has no
-  chunking); each step re-reads the weights and pays the step cost; the mean request waits for
-  half the chunks of the batch before its own (docs/evidence/serving.md §7.3).
-- Time per output token: one decode step of ``running`` sequences at the mean context (prompt
-  + half the output); layers in system RAM (llama.cpp) are read at the host's bandwidth, and
-  for prefill their weights cross PCIe to the GPU once per step (ggml-cuda offloads large
-  batches of CPU-layer matmuls).
-- Tokens/s per user: 1 / TPOT. Tokens/s: output tokens of every replica over the whole request
-  time, prefill included (as serving benchmarks report "output token throughput").
+- Time to first token: mean and 99th percentile over the run's requests; time per output
+  token: the mean of (E2E - TTFT) / (output - 1); tokens/s per user: 1 / TPOT; tokens/s:
+  output tokens of every replica over the run (as ``vllm bench serve`` reports them).
+- ``running``: requests that may decode together (``max_sequences`` and the pool).
 """
 
 from __future__ import annotations
-
-import math
 
 from ..memo import Memo
 from ..model.architecture import Arch, resolve
@@ -32,9 +22,9 @@ from ..model.params import ParamCounts, count_parameters
 from ..model.result import Estimate, Serving
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import cuda_total_bytes
-from ..speed.roofline import RooflineModel
 from .engine_result import EngineMemory, PoolLine
 from .engine_settings import EngineSettings
+from .load import load_note, serving_load
 from .rules import memory_rule
 
 _MEMORY: Memo[tuple[EngineMemory, EngineSettings]] = Memo(1024)
@@ -74,16 +64,6 @@ def pool_line(est: Estimate) -> PoolLine | None:
     return memory_rule(s.profile).pool_line(est, em)
 
 
-def _overheads(s: Scenario, arch: Arch, st: EngineSettings) -> tuple[float, float]:
-    """(prefill step, decode step) fixed costs, seconds (core/engines.py StepCost)."""
-    if st.step_latency_seconds is not None:
-        return st.step_latency_seconds, st.step_latency_seconds
-    c, tp = st.step, s.parallelism.tensor
-    reduce = 2 * arch.layers * c.allreduce if tp > 1 else 0.0
-    layers = c.layer * arch.layers
-    return layers + reduce, (c.decode if st.cuda_graphs else layers) + reduce
-
-
 def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
     """Requests decoding together: the concurrency, within max_sequences and the pool."""
     w = s.workload
@@ -93,52 +73,12 @@ def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
     return max(1, limit)
 
 
-def _prefill(
-    s: Scenario,
-    gpu: GPUSpec,
-    model: RooflineModel,
-    em: EngineMemory,
-    st: EngineSettings,
-    running: int,
-    fixed: float,
-    share: float,
-) -> float:
-    """Mean time to first token of ``running`` requests arriving together, seconds."""
-    prompt = s.workload.prompt_tokens
-    tokens, chunk = running * prompt, st.prefill_chunk_tokens
-    steps = 1 if not chunk else max(1, math.ceil(tokens / chunk))
-    roof = model.prefill_seconds(running, prompt)  # reads the weights once already
-    if steps > 1:  # every chunk reads them again
-        roof = max(roof, steps * model.decode_seconds(1, 1))
-    roof *= share
-    pcie = 0.0
-    if em.host_read_bytes and not gpu.unified_memory:
-        link = max(1.0, gpu.interconnect_gb_per_s * 1e9 * model.interconnect_efficiency)
-        pcie = steps * em.host_read_bytes / link
-    total = roof + pcie + steps * fixed
-    if steps == 1:
-        return total
-    mean = 1.0 if not chunk else prompt * (running + 1) / 2 / chunk + 0.5
-    return total * min(1.0, max(1.0 / steps, mean / steps))
-
-
-def serving_result(
-    s: Scenario, gpu: GPUSpec, arch: Arch, model: RooflineModel, em: EngineMemory, st: EngineSettings
-) -> Serving:
+def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> Serving:
     """The report's ``serving`` block of a validated inference scenario."""
-    w, p = s.workload, s.parallelism
-    pre_fixed, dec_fixed = _overheads(s, arch, st)
-    running = _running(s, em, st)
-    gpus_weights = em.memory.weights * p.tensor * p.pipeline
-    share = 1.0 - em.host_read_bytes / (em.host_read_bytes + gpus_weights) if (em.host_read_bytes) else 1.0
-    ttft = _prefill(s, gpu, model, em, st, running, pre_fixed, share)
-    host = em.host_read_bytes / (st.host_bandwidth * model.bandwidth_efficiency)
-    ctx = w.prompt_tokens + w.generated_tokens / 2
-    tpot = model.decode_seconds(running, ctx) * share + host + dec_fixed
-    waves = math.ceil(st.concurrency / running)
-    request = ttft + w.generated_tokens * tpot
-    ttft_mean = ttft + (waves - 1) / 2 * request
-    tps = p.data * running * w.generated_tokens / request if request and em.starts else 0.0
+    p = s.parallelism
+    served = serving_load(s, gpu, em, st)
+    step, run = served.step, served.run
+    tps = p.data * run.tokens_per_second if em.starts else 0.0
     price = gpu.price_per_hour
     cost = price * p.gpus / 3600 / tps * 1e6 if price is not None and tps else None
     rel = st.release
@@ -150,14 +90,14 @@ def serving_result(
         max_concurrency=em.max_concurrency,
         starts=em.starts,
         reason=em.reason,
-        ttft_seconds=ttft_mean,
-        tpot_seconds=tpot,
-        tokens_per_second_per_user=1 / tpot if tpot else 0.0,
+        ttft_seconds=run.ttft,
+        tpot_seconds=run.tpot,
+        tokens_per_second_per_user=1 / run.tpot if run.tpot else 0.0,
         tokens_per_second=tps,
         host_memory_bytes=em.host_memory_bytes,
         cost_per_million_tokens=cost,
         concurrency=st.concurrency,
-        running=running,
+        running=_running(s, em, st),
         max_context=em.max_context,
         max_sequences=em.max_sequences,
         prefill_chunk_tokens=st.prefill_chunk_tokens,
@@ -165,20 +105,25 @@ def serving_result(
         memory_fraction=st.memory_fraction,
         cuda_graphs=st.cuda_graphs,
         gpu_layers=em.gpu_layers,
-        prefill_step_overhead_seconds=pre_fixed,
-        decode_step_overhead_seconds=dec_fixed,
+        prefill_step_overhead_seconds=step.fixed,
+        decode_step_overhead_seconds=step.fixed,
         kv_bytes_per_token=em.kv_bytes_per_token,
         required_bytes=em.required_bytes,
+        load=s.serving.load or "steady",
+        ttft_p99_seconds=run.ttft_p99,
+        e2e_seconds=run.e2e,
+        request_rate=s.serving.request_rate if s.serving.load == "rate" else None,
     )
 
 
 def serving_notes(
     s: Scenario, arch: Arch, em: EngineMemory, st: EngineSettings, gpu: GPUSpec
 ) -> tuple[str, ...]:
-    """The engine's settings and the step cost, for the assumptions, one phrase each."""
+    """The engine's settings and the load the speed is for, for the assumptions, one phrase
+    each."""
     rel = st.release
     if rel is None:
-        return ()
+        return (load_note(s, gpu, em, st),)
     asked = s.serving.engine_version
     if asked is not None and asked != rel.version:  # a version between two documented ones
         out = [
@@ -194,11 +139,5 @@ def serving_notes(
         f"{em.max_sequences or 'engine-sized'} sequences, prefill chunk "
         f"{st.prefill_chunk_tokens or 'whole prompt'}, KV block {st.kv_block_tokens}"
     )
-    pre, dec = _overheads(s, arch, st)
-    origin = (
-        "serving.step_latency_seconds"
-        if st.step_latency_seconds is not None
-        else (f"{s.profile.label} on a {gpu.category or 'datacenter'} GPU")
-    )
-    out.append(f"fixed cost per step {pre * 1e3:.2f} ms prefill, {dec * 1e3:.2f} ms decode ({origin})")
+    out.append(load_note(s, gpu, em, st))
     return (*out, *em.notes)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.specs import GPUSpec, Scenario
-from ..registry.engines import EngineRelease, GiB, StepCost, release
+from ..registry.engines import EAGER_STEP_COST, EngineRelease, GiB, StepCost, release
 
 # Assumed host RAM bandwidth for layers and KV kept in system memory (dual-channel DDR5-5000:
 # 2 channels x 8 B x 5,000 MT/s = 80 GB/s); ``serving.host_bandwidth_gb_per_s`` replaces it.
@@ -98,7 +98,7 @@ def engine_settings(
         cuda_graphs=sv.cuda_graphs if sv.cuda_graphs is not None else (rel.cuda_graphs if rel else False),
         gpu_layers=sv.gpu_layers,
         concurrency=sv.concurrency or w.batch_size,
-        step=rel.step_cost(gpu) if rel else StepCost(0.0, 0.0),
+        step=rel.step_cost(gpu) if rel else EAGER_STEP_COST,
         step_latency_seconds=sv.step_latency_seconds,
         host_bandwidth=host * 1e9,
         profile_tokens=profile_tokens,

@@ -77,7 +77,8 @@ def stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: Engin
     for first in [True, False] if p.pipeline > 1 else [True]:
         sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, first)
         seqs = min(st.max_sequences or 1, st.profile_tokens or 1)
-        sampler = rel.sampler_bytes_per_logit * seqs * arch.vocab if rel and sp.last else 0.0
+        per_logit = rel.sampler_bytes(s.serving.flashinfer_sampler) if rel else 0.0
+        sampler = per_logit * seqs * arch.vocab if sp.last else 0.0
         weights, layout, stored = served_weight_bytes(s, arch, counts, sp, gpu, rel)
         out.append(Stage(weights, forward_peak(s, arch, st.profile_tokens), sampler, sp, layout, stored))
     return out

@@ -39,12 +39,21 @@ TIPS = {
     "serving.prefill_chunk_tokens": "Prompt tokens per engine step: vLLM "
     "max_num_batched_tokens, llama.cpp n_ubatch.",
     "serving.kv_block_tokens": "Tokens per KV page: vLLM block_size, SGLang page_size.",
-    "serving.concurrency": "Users served at once (default: the batch).",
+    "serving.concurrency": "Users served at once (default: the batch); under a burst, the "
+    "requests that arrive together.",
+    "serving.load": "The load the speed figures are for: steady users each sending the next "
+    "request when the last ends (vllm bench serve --max-concurrency), a burst arriving at "
+    "once and drained, or Poisson arrivals at a request rate. The engine's scheduler is "
+    "simulated step by step.",
+    "serving.request_rate": "Requests per second arriving at random (Poisson), for the rate load.",
     "serving.gpu_layers": "llama.cpp -ngl: layers on the GPU, the output layer counted; the "
     "rest stay in system RAM.",
-    "serving.cuda_graphs": "Off = vLLM --enforce-eager: no graph memory, slower decode steps.",
-    "serving.step_latency_seconds": "Fixed cost of every engine step (launches, scheduling, "
-    "sampling); default: the engine's per GPU class.",
+    "serving.cuda_graphs": "Off: eager steps, each kernel launched from the host (vLLM "
+    "--enforce-eager: no graph memory); on: steps replayed from CUDA graphs (llama.cpp's "
+    "one-sequence decode, transformers with a compiled static cache).",
+    "serving.step_latency_seconds": "Fixed cost of every engine step; default: its kernels' "
+    "floors (the least a kernel takes on this GPU) and the engine's host cost (scheduling, "
+    "sampling).",
 }
 
 
@@ -67,6 +76,23 @@ class ServingPanel(Panel):
             spin = QuantityField(kind, path, step=step, unit=unit, none_text=DEFAULT)
             f.add(label, spin, path, name=name)
             self.spins[path] = spin
+        f.add(
+            "Load",
+            combo(
+                [
+                    ("steady users (default)", None),
+                    ("steady users", "steady"),
+                    ("burst at once", "burst"),
+                    ("requests per second", "rate"),
+                ]
+            ),
+            "serving.load",
+            name="combo_serving_load",
+        )
+        self.rate = QuantityField(
+            "number", "serving.request_rate", step=0.5, unit="req/s", none_text="set a rate"
+        )
+        f.add("Request rate", self.rate, "serving.request_rate", name="spin_serving_request_rate")
         self.layers = QuantityField("count", "serving.gpu_layers", none_text=DEFAULT)
         f.add("GPU layers (-ngl)", self.layers, "serving.gpu_layers", name="spin_serving_gpu_layers")
         f.add(
@@ -105,7 +131,10 @@ class ServingPanel(Panel):
         self.form.show("serving.gpu_layers", "gpu_layers" in reads)
         self.form.show("serving.memory_fraction", "memory_fraction" in reads and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
-        self.form.show("serving.cuda_graphs", "cuda_graphs" in reads and bool(profile.releases))
+        # the step model reads CUDA graphs for every engine (eager steps wait on launches);
+        # some memory rules also count the graphs' memory
+        self.form.show("serving.cuda_graphs", True)
+        self.form.show("serving.request_rate", self.state.value("serving.load") == "rate")
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")
@@ -150,6 +179,4 @@ class ServingPanel(Panel):
         layers = "all that fit" if sv.gpu_layers is None else f"fit: {sv.gpu_layers}"
         self.layers.setSpecialValueText(f"{name} default: {layers}")
         fixed = sv.decode_step_overhead_seconds * 1e3
-        self.latency.setSpecialValueText(
-            f"{name} default: {sv.prefill_step_overhead_seconds * 1e3:.1f} / {fixed:.1f} ms"
-        )
+        self.latency.setSpecialValueText(f"{name} default: {fixed:.2f} ms")

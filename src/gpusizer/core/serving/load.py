@@ -1,0 +1,158 @@
+"""The serving block's speed: a scenario's engine settings, KV pool and stated load turned into a
+simulated run (core/serving/scheduler.py) of its step model (core/speed/step.py).
+
+What comes from where:
+- the step: the engine's kernel library (``FrameworkProfile.kernels``) on the GPU's
+  architecture; the release's host cost per step and per eager kernel launch (``StepCost``),
+  CUDA graphs as set (Apple GPUs have none); llama.cpp layers in system RAM read at the
+  host's bandwidth (core/serving/offload.py);
+- the scheduler: the release's ``Scheduling``; the token budget is ``prefill_chunk_tokens``
+  (vLLM ``max_num_batched_tokens``, SGLang ``chunked_prefill_size``, TensorRT-LLM
+  ``max_num_tokens``, llama.cpp ``n_ubatch``); the running limit ``max_sequences``; the pool
+  the engine's KV capacity; transformers (no release) serves static batches;
+- the load: ``serving.load``, ``concurrency``, ``request_rate``, ``requests``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..memo import Memo
+from ..model.specs import GPUSpec, Scenario
+from ..speed.step import EngineCosts, Offload, StepModel
+from ..speed.step_model import step_model
+from .engine_result import EngineMemory
+from .engine_settings import EngineSettings
+from .scheduler import Engine, LoadResult, Workload, simulate
+
+UNLIMITED = 1 << 40  # tokens per step when the engine sets no budget (transformers)
+# Requests in a run the scenario does not count: four rounds of every user (the first, all
+# arriving together, weighs a quarter; benchmark suites often run ten, InferenceX 10 x the
+# concurrency: state ``serving.requests`` to match one), vllm bench serve's default
+# --num-prompts for a rate.
+ROUNDS = 4
+RATE_REQUESTS = 1000
+
+
+def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
+    """What the engine adds to the kernels of a step on ``gpu``."""
+    rel = st.release
+    apple = gpu.vendor.lower() == "apple"
+    sched = rel.scheduling if rel else None
+    eager = rel is None  # no engine release: transformers, the model run op by op
+    return EngineCosts(
+        library=s.profile.kernels,
+        layer_kernels="eager" if eager else s.profile.kernels,
+        host=st.step.step,
+        launch=0.0 if apple else st.step.launch,
+        graphs=st.cuda_graphs and not apple,
+        graph_batch=sched.graph_batch if sched else UNLIMITED,  # transformers: a compiled static cache
+        graph_prefill=sched.graph_prefill if sched else False,
+        flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
+        fixed=st.step_latency_seconds,
+    )
+
+
+def _offload(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> Offload:
+    host = em.host_read_bytes
+    if not host:
+        return Offload()
+    p = s.parallelism
+    on_gpu = em.memory.weights * p.tensor * p.pipeline
+    link = gpu.hbm_bandwidth_gb_per_s if gpu.unified_memory else gpu.interconnect_gb_per_s
+    return Offload(host, st.host_bandwidth, max(1.0, link * 1e9 * 0.7), on_gpu / (on_gpu + host))
+
+
+def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
+    rel = st.release
+    if rel is None:  # transformers: a static batch, whole prompts
+        return Engine(UNLIMITED, False, False, st.concurrency, em.kv_capacity_tokens, 1, "static")
+    chunked = rel.chunked_prefill == "always" or (
+        rel.chunked_prefill == "long_context" and (em.max_context or 0) > 32768
+    )
+    if s.profile.kernels == "ggml":  # llama.cpp evaluates a batch in n_ubatch pieces
+        chunked = True
+    budget = st.prefill_chunk_tokens or st.profile_tokens or UNLIMITED  # TRT: max_num_tokens
+    running = st.max_sequences or max(1, st.concurrency)
+    if not chunked:  # an unsplit prompt needs a budget of one prompt beside the decodes
+        spread = 1 + (s.serving.length_spread or 0.0)  # (TRT: max_num_tokens >= max_input_len)
+        budget = max(budget, int(s.workload.prompt_tokens * spread) + running)
+    mixed = rel.scheduling.mixed or (chunked and rel.chunked_prefill == "long_context")
+    if s.serving.mixed_prefill is not None:
+        mixed = s.serving.mixed_prefill
+    return Engine(
+        budget,
+        chunked,
+        mixed,
+        running,
+        em.kv_capacity_tokens,
+        max(1, st.kv_block_tokens),
+        rel.scheduling.admission,
+    )
+
+
+def _workload(s: Scenario, st: EngineSettings) -> Workload:
+    w, sv = s.workload, s.serving
+    load = sv.load or "steady"
+    users = max(1, st.concurrency)
+    default = {"steady": ROUNDS * users, "burst": users, "rate": RATE_REQUESTS}[load]
+    requests = sv.requests or default
+    if load == "burst":
+        users = requests = min(users, requests)
+    return Workload(
+        w.prompt_tokens,
+        w.generated_tokens,
+        load,
+        users,
+        sv.request_rate or 1.0,
+        requests,
+        sv.load is None,
+        sv.length_spread or 0.0,
+    )
+
+
+@dataclass(frozen=True)
+class ServedLoad:
+    """A scenario's step model, the workload simulated and what it gave."""
+
+    step: StepModel
+    workload: Workload
+    run: LoadResult
+
+
+_RUNS: Memo[ServedLoad] = Memo(512)
+
+
+def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> ServedLoad:
+    """The simulated run of an inference scenario (kept per frozen scenario and GPU)."""
+
+    def run() -> ServedLoad:
+        step = step_model(s, gpu, engine_costs(s, gpu, st), _offload(s, gpu, em, st))
+        eng, wl = _engine(s, em, st), _workload(s, st)
+        if wl.users == 1 and wl.load != "rate" and not wl.spread:  # one user's requests are alike
+            wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
+        return ServedLoad(step, wl, simulate(step, eng, wl))
+
+    return _RUNS.get((id(s), id(gpu)), run, (s, gpu))
+
+
+def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> str:
+    """The assumption behind the speed figures: the load and the step's fixed cost."""
+    served = serving_load(s, gpu, em, st)
+    step, wl, run = served.step, served.workload, served.run
+    n = wl.users
+    what = {
+        "steady": f"a steady load of {n:,} user{'s' if n != 1 else ''}",
+        "burst": f"a burst of {n:,} request{'s' if n != 1 else ''} at once",
+        "rate": f"Poisson arrivals at {wl.rate:g} requests/s",
+    }[wl.load]
+    done = f"{run.completed:,} request{'s' if run.completed != 1 else ''} simulated"
+    if wl.time_boxed and run.completed < wl.requests:
+        done += " (the run stopped at its time box)"
+    origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else "kernel floors + host"
+    r = step.rates
+    return (
+        f"speed for {what}, {done}; fixed cost per step {step.fixed * 1e3:.2f} ms ({origin}); "
+        f"{s.profile.kernels} kernels reach {r.bandwidth:.0%} of the memory bandwidth, {r.matmul:.0%} "
+        f"of the 16-bit peak" + ("" if s.serving.load else " (serving.load not set: steady)")
+    )

@@ -1,0 +1,332 @@
+"""The step-by-step run behind core/serving/scheduler.py (its docstring says what is
+simulated): groups of identical requests, the engine's step plan (prompt chunks to the budget,
+admission by max_running and the KV pool, preemption), stretches of pure decode steps summed in
+one go, and the metrics of ``vllm bench serve``."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..speed.step import StepModel
+from .scheduler_types import LEVELS, MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload
+
+
+@dataclass(eq=False)  # groups are told apart by identity (list.remove, index)
+class Group:
+    """Requests in the same state. Prefill: ``done`` of ``need`` tokens computed. Decode: they
+    finish when the decode counter reaches ``finish``."""
+
+    n: int
+    arrivals: list[float]
+    need: int
+    prompt: int = 0
+    output: int = 0
+    done: int = 0
+    generated: int = 0  # tokens generated (kept through a preemption)
+    first: float = -1.0  # time of the first token
+    finish: int = 0  # decode: the decode counter at which the group is done
+    base: float = 0.0  # decode: context - decode counter (context grows with the counter)
+
+    def split(self, n: int) -> Group:
+        """Detach the first ``n`` requests as a new group."""
+        head = self.copy(n, self.arrivals[:n])
+        self.n, self.arrivals = self.n - n, self.arrivals[n:]
+        return head
+
+    def copy(self, n: int, arrivals: list[float]) -> Group:
+        g = Group(n, arrivals, self.need, self.prompt, self.output, self.done, self.generated, self.first)
+        g.finish, g.base = self.finish, self.base
+        return g
+
+
+@dataclass
+class Stats:
+    ttft_at: list[float] = field(default_factory=list)
+    ttft_sum: float = 0.0
+    tpot: float = 0.0
+    tpot_n: int = 0
+    e2e: float = 0.0
+    done: int = 0
+    tokens: int = 0
+    last: float = 0.0
+    decode_steps: int = 0
+    decode_seqs: float = 0.0
+    decode_time: float = 0.0
+
+
+class Run:
+    """One simulated run (module docstring)."""
+
+    def __init__(self, step: StepModel, eng: Engine, w: Workload) -> None:
+        self.step, self.eng, self.w = step, eng, w
+        self.now, self.k = 0.0, 0  # time, decode steps so far
+        self.waiting: deque[Group] = deque()
+        self.prefill: list[Group] = []
+        self.p_n, self.p_done = 0, 0.0  # requests prefilling; their prompt tokens computed
+        self.decode: deque[Group] = deque()  # by finish
+        self.d_n, self.d_base = 0, 0.0  # decoding requests; sum of (prompt + generated - k)
+        self.issued, self.evals = 0, 0
+        self.st = Stats()
+        self.arrivals: deque[float] = deque()
+        if w.load == "rate":
+            rng, t = random.Random(SEED), 0.0
+            for _ in range(w.requests):
+                self.arrivals.append(t)
+                t += rng.expovariate(w.rate)
+        else:
+            self._arrive(0.0, w.users)
+
+    # -- bookkeeping -------------------------------------------------------------------------
+    def _arrive(self, t: float, n: int) -> None:
+        """``n`` requests at ``t``; with a length spread they take the levels in turn."""
+        n = min(n, self.w.requests - self.issued)
+        if n <= 0:
+            return
+        w = self.w
+        if not w.spread:
+            self.issued += n
+            self.waiting.append(Group(n, [t] * n, w.prompt, w.prompt, w.output))
+            return
+        a, b = self.issued, self.issued + n
+
+        def upto(x: int, i: int) -> int:  # requests before number x that take level i
+            return max(0, (x - i + LEVELS - 1) // LEVELS)
+
+        self.issued = b
+        for i in range(LEVELS):
+            c = upto(b, i) - upto(a, i)
+            if c > 0:
+                f = 1.0 + w.spread * (2 * i / (LEVELS - 1) - 1)
+                p, o = max(1, round(w.prompt * f)), max(0, round(w.output * f))
+                self.waiting.append(Group(c, [t] * c, p, p, o))
+
+    def _running(self) -> int:
+        return self.d_n + self.p_n
+
+    def _kv_used(self) -> float:
+        eng, w, half = self.eng, self.w, self.eng.block / 2
+        if eng.admission == "reserve":
+            per = math.ceil((w.prompt + w.output) * (1 + w.spread) / eng.block) * eng.block
+            return self._running() * per
+        ctx = self.d_base + self.d_n * self.k
+        return ctx + self.d_n * half + self.p_done + self.p_n * half
+
+    def _room(self) -> int:
+        """Requests that may still be admitted (max_running and the pool)."""
+        eng, w = self.eng, self.w
+        room = eng.max_running - self._running()
+        if eng.admission == "static" and self._running():
+            return 0
+        per = (
+            (w.prompt + w.output) * (1 + w.spread) if eng.admission == "reserve" else w.prompt / 2 + eng.block
+        )
+        return max(0, min(room, int((eng.kv_tokens - self._kv_used()) // max(1.0, per))))
+
+    # -- a step's prompt chunks ---------------------------------------------------------------
+    def _take(self, budget: float, plan: list[tuple[Group, int]]) -> float:
+        """Give ``budget`` tokens to the unfinished prompts in order (splitting a group whose
+        requests do not all fit); returns what is left."""
+        chunked = self.eng.chunked
+        for g in list(self.prefill):
+            if budget <= 0:
+                break
+            left = g.need - g.done
+            c = min(left, int(budget)) if chunked else left
+            if c > budget and (plan or self.d_n):
+                break
+            fit = max(1, int(budget // c)) if c else g.n
+            if fit < g.n:
+                head = g.split(fit)
+                self.prefill.insert(self.prefill.index(g), head)
+                g = head
+            plan.append((g, c))
+            budget -= g.n * c
+        return budget
+
+    def _admit(self, budget: float, room: int, plan: list[tuple[Group, int]], decodes: bool) -> None:
+        """Waiting requests into the step while the budget, max_running and the pool allow."""
+        chunked = self.eng.chunked
+        while budget > 0 and self.waiting and room > 0:
+            g = self.waiting[0]
+            c = min(g.need, int(budget)) if chunked else g.need
+            if c > budget and (plan or (decodes and self.d_n)):
+                break
+            n = min(g.n, room, max(1, int(budget // c)) if c else g.n)
+            g = self.waiting.popleft() if n == g.n else g.split(n)
+            self.prefill.append(g)
+            self.p_n += g.n
+            self.p_done += g.n * g.done
+            plan.append((g, c))
+            budget -= n * c
+            room -= n
+
+    def _plan(self) -> tuple[list[tuple[Group, int]], bool]:
+        """The prompt chunks of the next step, and whether its decodes run."""
+        eng = self.eng
+        plan: list[tuple[Group, int]] = []
+        room = self._room()
+        want = bool(self.prefill) or (bool(self.waiting) and room > 0)
+        decodes = eng.mixed or not want
+        if eng.mixed or not decodes:
+            budget = float(eng.budget - (self.d_n if eng.mixed else 0))
+            budget = self._take(budget, plan)
+            self._admit(budget, room, plan, decodes)
+        return plan, decodes and self.d_n > 0
+
+    # -- running the step ------------------------------------------------------------------------
+    def _advance(self, plan: list[tuple[Group, int]], decodes: bool) -> None:
+        step, d = self.step, self.d_n if decodes else 0
+        tokens = seqs = attn = read = sampled = 0.0
+        for g, c in plan:
+            a, r = step.chunk(g.done, c)
+            tokens, seqs, attn, read = tokens + g.n * c, seqs + g.n, attn + g.n * a, read + g.n * r
+            if g.done + c >= g.need:
+                sampled += g.n
+        mean = (self.d_base / d + self.k) if d else 0.0
+        dt = step.seconds(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
+        self.evals += 1
+        self.now += dt
+        self.st.decode_time += dt if d else 0.0
+        if d:
+            self._decoded(1, d)
+        for g, c in plan:
+            g.done += c
+            self.p_done += g.n * c
+            if g.done >= g.need:
+                self._prefilled(g)
+
+    def _decoded(self, steps: int, d: int) -> None:
+        self.k += steps
+        self.st.decode_steps += steps
+        self.st.decode_seqs += steps * d
+
+    def _prefilled(self, g: Group) -> None:
+        """A group's prompt is in the cache: its first (or next) token comes with this step."""
+        self.prefill.remove(g)
+        self.p_n -= g.n
+        self.p_done -= g.n * g.done
+        if g.generated == 0:
+            g.first, now = self.now, self.now
+            self.st.ttft_sum += g.n * now - sum(g.arrivals)
+            self.st.ttft_at.extend([now - a for a in g.arrivals])
+        g.generated += 1
+        if g.generated >= g.output:
+            self._complete(g)
+            return
+        g.finish = self.k + g.output - g.generated
+        g.base = g.prompt + g.generated - self.k
+        self.d_n += g.n
+        self.d_base += g.n * g.base
+        i = len(self.decode)
+        while i and self.decode[i - 1].finish > g.finish:
+            i -= 1
+        self.decode.insert(i, g)
+
+    def _complete(self, g: Group) -> None:
+        st, o = self.st, g.output
+        st.done += g.n
+        st.tokens += g.n * g.output
+        st.last = self.now
+        st.e2e += g.n * self.now - sum(g.arrivals)
+        if o > 1:
+            st.tpot += g.n * (self.now - g.first) / (o - 1)
+            st.tpot_n += g.n
+        if self.w.load == "steady":
+            self._arrive(self.now, g.n)
+
+    def _finish_decodes(self) -> None:
+        while self.decode and self.decode[0].finish <= self.k:
+            g = self.decode.popleft()
+            self.d_n -= g.n
+            self.d_base -= g.n * g.base
+            self._complete(g)
+
+    def _preempt(self) -> None:
+        """vLLM/SGLang: the pool cannot take the next tokens: the newest requests go back to the
+        head of the queue and recompute their prompt and output so far."""
+        eng = self.eng
+        while self.d_n and self._kv_used() + self.d_n > eng.kv_tokens and len(self.decode) > 0:
+            over = self._kv_used() + self.d_n - eng.kv_tokens
+            g = self.decode[-1]
+            per = g.base + self.k + eng.block / 2
+            n = min(g.n, max(1, math.ceil(over / max(1.0, per))))
+            if n == g.n and len(self.decode) == 1 and not self.prefill:
+                break  # the last group keeps running
+            out = self.decode.pop() if n == g.n else None
+            if out is None:
+                out = g.copy(n, g.arrivals[-n:])
+                g.n, g.arrivals = g.n - n, g.arrivals[:-n]
+            self.d_n -= out.n
+            self.d_base -= out.n * out.base
+            made = int(out.base - out.prompt + self.k)  # tokens generated so far
+            back = Group(out.n, out.arrivals, out.prompt + made, out.prompt, out.output, 0, made, out.first)
+            self.waiting.appendleft(back)
+
+    # -- the run ---------------------------------------------------------------------------------
+    def _stretch(self) -> None:
+        """Pure decode steps until the next event (a group done, an arrival, the pool full),
+        summed in one go: the step time grows linearly with the context."""
+        steps = self.decode[0].finish - self.k
+        t0 = self._decode_time(0)
+        if self.arrivals:
+            steps = min(steps, max(1, math.ceil((self.arrivals[0] - self.now) / max(t0, 1e-12))))
+        if self.eng.admission == "grow":
+            free = self.eng.kv_tokens - self._kv_used()
+            steps = min(steps, max(1, int(free // max(1, self.d_n))))
+        t1 = self._decode_time(steps - 1) if steps > 1 else t0
+        self.evals += 1 + (steps > 1)
+        self.now += steps * (t0 + t1) / 2
+        self.st.decode_time += steps * (t0 + t1) / 2
+        self._decoded(steps, self.d_n)
+
+    def _decode_time(self, ahead: int) -> float:
+        d, step = self.d_n, self.step
+        mean = self.d_base / d + self.k + ahead
+        return step.seconds(d, d * step.positions(mean), sampled=d)
+
+    def run(self) -> LoadResult:
+        cap = TIME_BOXED_STEPS if self.w.time_boxed else MAX_STEPS
+        while self.evals < cap:
+            while self.arrivals and self.arrivals[0] <= self.now:
+                self._arrive(self.arrivals.popleft(), 1)
+            if self.eng.admission == "grow":
+                self._preempt()
+            plan, decodes = self._plan()
+            if plan:
+                self._advance(plan, decodes)
+            elif decodes:
+                self._stretch()
+            elif self.arrivals:  # idle until the next request
+                self.now = max(self.now, self.arrivals[0])
+                continue
+            else:
+                break
+            self._finish_decodes()
+        return self._result()
+
+    def _result(self) -> LoadResult:
+        """The run's metrics; a run stopped at its time box before a request completed reports
+        what its steps show: TPOT = time of the decode steps / their number, tokens/s = tokens
+        generated / time, E2E = TTFT + (output - 1) TPOT."""
+        st, w = self.st, self.w
+        n = len(st.ttft_at)
+        ttft = st.ttft_sum / n if n else self.now
+        p99 = sorted(st.ttft_at)[min(n - 1, math.ceil(0.99 * n) - 1)] if n else self.now
+        if st.tpot_n:
+            tpot, e2e, tps = st.tpot / st.tpot_n, st.e2e / st.done, st.tokens / st.last
+        else:
+            tpot = st.decode_time / st.decode_steps if st.decode_steps else 0.0
+            e2e = ttft + max(0, w.output - 1) * tpot
+            tps = (st.decode_seqs + n) / self.now if self.now else 0.0
+        return LoadResult(
+            ttft=ttft,
+            ttft_p99=p99,
+            tpot=tpot,
+            e2e=e2e,
+            tokens_per_second=tps,
+            completed=st.done,
+            running=st.decode_seqs / st.decode_steps if st.decode_steps else 0.0,
+        )

@@ -1,0 +1,109 @@
+"""Collectives at alpha + bytes / beta for the link they cross (inference TP/EP/PP in
+core/speed/step.py; training's TP, DP and PP collectives use the same functions).
+
+A collective over ``n`` ranks costs a latency ``alpha`` per call plus its bytes over the bus
+bandwidth ``beta`` (NCCL docs "Performance": busBw = algBw x 2(n-1)/n for all-reduce,
+(n-1)/n for all-gather, reduce-scatter and all-to-all). The link is the slowest one the group
+crosses: NVLink/NVSwitch (or another scale-up fabric) inside a node when the catalog's
+``interconnect_gb_per_s`` says so, PCIe when it is a PCIe card, the network once the group
+spans nodes.
+
+- NVLink: ``alpha`` 8 us: vLLM's custom all-reduce on H100 takes 9.1-10.1 us at 512 B and
+  8.7-11.8 us at 32 KB for TP 2-8 (sgl-project/sglang PR #2904, "vllm" table; SGLang's own
+  3.7-5.9 us); ``beta`` = 0.82 x the catalog's per-direction rate: NCCL reaches "an effective
+  NVLink bandwidth of 370GB/s" of the 450 GB/s line rate on H100 (NVIDIA/nccl-tests#212).
+- PCIe: ``alpha`` 6.8 + 5.1 x (n - 1) us, through 11.9 us for 2 RTX 4090 (8 B all-to-all, P2P
+  off: tinygrad/open-gpu-kernel-modules#17) and 42.6 us for 8 (8 B all-reduce, NCCL tree:
+  NVIDIA/nccl#1530); ``beta`` = 0.7 x the catalog's PCIe rate (the product's interconnect
+  efficiency: no NCCL-over-PCIe bus bandwidth was found).
+- Network: ``alpha`` 47 us (2 nodes x 8 H20, NDR, 4 B-1 KB all-reduce: 46-48 us,
+  NVIDIA/nccl#1244); ``beta`` 47 GB/s per GPU: "For NDR @ 400Gbps you should see 46-48GB/s
+  per NIC" (NVIDIA/nccl-tests#290), one 400 Gb/s NIC per GPU as DGX/HGX H100 and B200 ship.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+LinkKind = Literal["none", "nvlink", "pcie", "network"]
+
+us = 1e-6
+NVLINK_ALPHA = 8.0 * us
+NVLINK_EFFICIENCY = 370 / 450
+PCIE_ALPHA = 6.8 * us
+PCIE_ALPHA_PER_RANK = 5.1 * us
+PCIE_EFFICIENCY = 0.7
+NETWORK_ALPHA = 47.0 * us
+NETWORK_BETA = 47e9  # bytes/s per GPU
+# Faster than any PCIe generation: a scale-up fabric (NVLink, Infinity Fabric, Gaudi's links)
+SCALE_UP_GB_PER_S = 100.0
+
+
+class Device(Protocol):
+    """What the links read of a GPU (core/model/specs.GPUSpec)."""
+
+    @property
+    def interconnect_gb_per_s(self) -> float: ...
+
+
+@dataclass(frozen=True)
+class Link:
+    """The link a collective crosses: its kind, latency per call (s) and bus bandwidth
+    (bytes/s per GPU)."""
+
+    kind: LinkKind
+    alpha: float
+    beta: float
+
+    def latency(self, ranks: int) -> float:
+        """``alpha`` for a group of ``ranks`` (PCIe's grows with the ranks)."""
+        if self.kind == "pcie":
+            return self.alpha + PCIE_ALPHA_PER_RANK * max(0, ranks - 2)
+        return self.alpha
+
+
+NO_LINK = Link("none", 0.0, 0.0)
+
+
+def link(gpu: Device, ranks: int, gpus_per_node: int, efficiency: float | None = None) -> Link:
+    """The slowest link a group of ``ranks`` GPUs crosses when it fills nodes of
+    ``gpus_per_node`` in order (``efficiency``: a user's share of the link rate, replacing the
+    measured one)."""
+    if ranks <= 1:
+        return NO_LINK
+    rate = gpu.interconnect_gb_per_s * 1e9
+    if ranks > max(1, gpus_per_node) or rate <= 0:
+        return Link("network", NETWORK_ALPHA, NETWORK_BETA * (efficiency / 0.7 if efficiency else 1.0))
+    if gpu.interconnect_gb_per_s >= SCALE_UP_GB_PER_S:
+        return Link("nvlink", NVLINK_ALPHA, rate * (efficiency or NVLINK_EFFICIENCY))
+    return Link("pcie", PCIE_ALPHA + PCIE_ALPHA_PER_RANK, rate * (efficiency or PCIE_EFFICIENCY))
+
+
+def all_reduce_seconds(ln: Link, nbytes: float, ranks: int) -> float:
+    """One all-reduce of ``nbytes`` (the tensor each rank holds) over ``ranks``."""
+    if ranks <= 1 or ln.beta <= 0:
+        return 0.0
+    return ln.latency(ranks) + 2 * (ranks - 1) / ranks * nbytes / ln.beta
+
+
+def all_gather_seconds(ln: Link, nbytes: float, ranks: int) -> float:
+    """One all-gather (or reduce-scatter) whose full, gathered tensor is ``nbytes``."""
+    if ranks <= 1 or ln.beta <= 0:
+        return 0.0
+    return ln.latency(ranks) + (ranks - 1) / ranks * nbytes / ln.beta
+
+
+reduce_scatter_seconds = all_gather_seconds
+
+
+def all_to_all_seconds(ln: Link, nbytes: float, ranks: int) -> float:
+    """One all-to-all in which each rank holds ``nbytes`` to spread over the group."""
+    return all_gather_seconds(ln, nbytes, ranks)
+
+
+def send_seconds(ln: Link, nbytes: float) -> float:
+    """A point-to-point send (pipeline stages)."""
+    if ln.beta <= 0:
+        return 0.0
+    return ln.alpha + nbytes / ln.beta

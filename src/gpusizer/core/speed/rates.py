@@ -1,0 +1,259 @@
+"""Achieved rates: the share of the datasheet figures (the GPU catalog) that real kernels reach,
+per kernel library, GPU architecture and number format. Shared by the inference step model
+(core/speed/step.py) and training time; the catalog keeps the datasheet peaks, this table what
+kernels achieve on them. Every entry names the published measurement it was read from; entries
+with no measurement of their own say which they borrow.
+
+- Library: ``ggml`` (llama.cpp, Ollama: its own CUDA/Metal kernels: MMVQ/MMQ for quantised
+  types, dmmv or cuBLAS for F16) or ``vendor`` (vLLM, SGLang, TensorRT-LLM, transformers:
+  cuBLAS, CUTLASS, DeepGEMM, Marlin, FlashAttention/FlashInfer).
+- Architecture (:func:`gpu_family`): NVIDIA by compute capability (8.0 ``ampere-hbm``, 8.6
+  ``ampere``, 8.9 ``ada``, 9.0 ``hopper``, 10.x ``blackwell``, 12.0 ``blackwell-rtx``, 12.1
+  ``gb10``), ``apple``, ``amd``, ``apu`` (other unified memory), ``other``.
+- Formats: matmuls in 16 bits, in the GPU's own FP8/INT8/FP4 tensor-core format (``low``), or
+  weight-only quantised formats dequantised inside the kernel (``quant``: GGUF, GPTQ/AWQ,
+  NF4, INT4; ggml's MMQ, Marlin). Streaming weights and the KV cache reaches ``bandwidth``.
+
+``matmul`` figures are for large GEMMs; a decode step's small-``m`` GEMMs are memory-bound
+and take their time from ``bandwidth`` (the step model takes the larger of the two per
+operation, which reproduces DeepGEMM's FP8 table at m = 64 and 128 within 6 % and its
+7168 x 16384 GEMM at m = 4096 within 10 %). Grouped MoE
+GEMMs lose efficiency with few tokens per expert: ``m / (m + grouped_half)`` of the rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+Library = Literal["ggml", "vendor"]
+
+us = 1e-6
+
+
+class Device(Protocol):
+    """What the table reads of a GPU (core/model/specs.GPUSpec)."""
+
+    @property
+    def vendor(self) -> str: ...
+
+    @property
+    def compute_capability(self) -> str | None: ...
+
+    @property
+    def unified_memory(self) -> bool: ...
+
+    @property
+    def category(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Achieved fractions of the catalog's figures for one library on one architecture."""
+
+    matmul: float  # large 16-bit GEMMs, of the 16-bit dense peak
+    matmul_low: float  # GEMMs in the GPU's FP8/INT8/FP4 format, of that format's peak
+    matmul_quant: float  # weight-only quantised GEMMs (dequantised in the kernel), of the 16-bit peak
+    attention: float  # prefill attention (FlashAttention), of the 16-bit peak
+    bandwidth: float  # weights and KV cache streamed by decode kernels, of the memory bandwidth
+    kernel_floor: float  # seconds: the least one kernel takes (ramp, tail, gap to the next)
+    grouped_half: float = 64.0  # tokens per expert at which a grouped GEMM runs at half rate
+    grouped_bandwidth: float = 0.0  # experts' weights streamed by grouped GEMMs (0: bandwidth)
+    sources: tuple[str, ...] = ()
+
+
+def gpu_family(gpu: Device) -> str:
+    """The architecture key of a GPU (module docstring)."""
+    vendor = gpu.vendor.lower()
+    if vendor == "apple":
+        return "apple"
+    cc = gpu.compute_capability
+    if vendor == "nvidia" and cc:
+        major, minor = (int(x) for x in cc.split("."))
+        return {
+            (8, 0): "ampere-hbm",
+            (8, 6): "ampere",
+            (8, 7): "ampere",
+            (8, 9): "ada",
+            (9, 0): "hopper",
+            (12, 0): "blackwell-rtx",
+            (12, 1): "gb10",
+        }.get((major, minor), "blackwell" if major == 10 else "other")
+    if vendor == "amd":
+        return "apu" if gpu.unified_memory else "amd"
+    return "apu" if gpu.unified_memory else "other"
+
+
+_XD = "XiongjieDai/GPU-Benchmarks-on-LLM-Inference LLaMA 3 llama-bench tables (May 2024, builds 2795-2843)"
+_SPARK = "ggml-org/llama.cpp benches/dgx-spark.md (build 6918)"
+_DEEPGEMM = (
+    "deepseek-ai/DeepGEMM README a6d97a1c, H800 FP8 dense GEMMs at m 4,096: 1,358 / 1,304 / 990 TFLOPS "
+    "= 69 / 66 / 50 % of 1,979 (mean 62 %); at m 64 memory-bound at 50-80 % of HBM"
+)
+
+# (library, family) -> rates; ("vendor" | "ggml", "") is the library's fallback.
+# ggml: each architecture's four shares are solved exactly from four figures of one GPU
+# (docs/evidence/speed.md "Constants"; tests/core/test_speed_figures.py replays them): bandwidth
+# and kernel floor from the 8B and 70B Q4_K_M tg512 pair (the 70B reads 8.6x the bytes through
+# 2.5x the kernels), then the F16 and Q4_K_M pp512. Every other figure of the file is out of
+# sample. ``grouped_half`` from gpt-oss-120b's pp2048 on the DGX Spark (its 20b is out of sample).
+_GROUPED = 57.0
+RATES: dict[tuple[str, str], Rates] = {
+    ("ggml", "ada"): Rates(
+        matmul=0.88,
+        matmul_low=0.5,
+        matmul_quant=0.64,
+        attention=0.5,
+        bandwidth=0.92,
+        kernel_floor=3.5 * us,
+        grouped_half=_GROUPED,
+        sources=(
+            f"{_XD}: RTX 4090, Llama 3 8B (F16 pp512 9,382; Q4_K_M pp512 7,139, tg512 130.58) "
+            "and 70B Q4_K_M on 2 GPUs (tg512 19.22)",
+        ),
+    ),
+    ("ggml", "ampere"): Rates(
+        matmul=0.93,
+        matmul_low=0.5,
+        matmul_quant=0.83,
+        attention=0.5,
+        bandwidth=0.84,
+        kernel_floor=3.7 * us,
+        grouped_half=_GROUPED,
+        sources=(
+            f"{_XD}: RTX 3090, 8B (F16 pp512 4,444.65; Q4_K_M pp512 4,030.4, tg512 115.42) "
+            "and 70B Q4_K_M on 2 GPUs (tg512 16.57)",
+        ),
+    ),
+    ("ggml", "ampere-hbm"): Rates(
+        matmul=0.375,
+        matmul_low=0.3,
+        matmul_quant=0.28,
+        attention=0.3,
+        bandwidth=0.58,
+        kernel_floor=4.0 * us,
+        grouped_half=_GROUPED,
+        sources=(
+            f"{_XD}: A100 PCIe, 8B (F16 pp512 7,741.34; Q4_K_M pp512 5,981.04, tg512 140.62) "
+            "and 70B Q4_K_M (tg512 22.31): llama.cpp then had no A100/H100 tuning, 58 % of HBM "
+            "and 38 % of the BF16 peak",
+        ),
+    ),
+    ("ggml", "hopper"): Rates(
+        matmul=0.22,
+        matmul_low=0.15,
+        matmul_quant=0.16,
+        attention=0.2,
+        bandwidth=0.67,
+        kernel_floor=4.55 * us,
+        grouped_half=_GROUPED,
+        sources=(
+            f"{_XD}: H100 PCIe (310 W cap), 8B (F16 pp512 10,815.51; Q4_K_M pp512 8,125.45, "
+            "tg512 145.55) and 70B Q4_K_M (tg512 25.03)",
+        ),
+    ),
+    ("ggml", "apple"): Rates(
+        matmul=0.62,
+        matmul_low=0.5,
+        matmul_quant=0.52,
+        attention=0.5,
+        bandwidth=0.78,
+        kernel_floor=7.1 * us,
+        grouped_half=_GROUPED,
+        sources=(
+            f"{_XD}: M2 Ultra 76-core, 8B (F16 pp512 1,175.4; Q4_K_M pp512 994.04, tg512 78.81) "
+            "and 70B Q4_K_M (tg512 12.48): Metal, no graphs",
+        ),
+    ),
+    ("ggml", "gb10"): Rates(
+        matmul=0.50,
+        matmul_low=0.50,
+        matmul_quant=0.50,
+        attention=0.5,
+        bandwidth=0.86,
+        kernel_floor=3.3 * us,
+        grouped_half=_GROUPED,
+        sources=(
+            f"{_SPARK}: gemma-3-4b Q4_0 tg32 78.97 and Qwen2.5-Coder-7B Q8_0 tg32 29.30 (bandwidth, "
+            "floor), its pp2048 2,276.28 (quantised matmul; no F16 figure: the same share); MXFP4 "
+            "runs in ggml's integer MMQ, not on FP4 tensor cores (4-6 % of the 500 TFLOPS datasheet)",
+            f"{_SPARK}: gpt-oss-120b pp2048 1,937.54 (64 tokens per expert): half rate at 57 tokens "
+            "per expert",
+        ),
+    ),
+    ("ggml", ""): Rates(
+        matmul=0.6,
+        matmul_low=0.4,
+        matmul_quant=0.5,
+        attention=0.4,
+        bandwidth=0.80,
+        kernel_floor=4.0 * us,
+        grouped_half=_GROUPED,
+        sources=("no measurement on this architecture: the middle of the measured ggml entries",),
+    ),
+    ("vendor", "hopper"): Rates(
+        matmul=0.70,
+        matmul_low=0.62,
+        matmul_quant=0.45,
+        attention=0.6,
+        bandwidth=0.80,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        sources=(
+            _DEEPGEMM,
+            "DeepGEMM masked grouped GEMM: 256 tokens per expert 932 TFLOPS vs 1,297 at 8,192: half "
+            "rate at ~95 tokens per expert; it streams the experts at 2,064 GB/s = 62 % of HBM",
+            "FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608): BF16 forward up to 75 % of H100 peak; "
+            "0.6 for causal prefill",
+            "IST-DASLab/marlin README: W4A16 'not yet optimized for Hopper'; prefill as FP16 (QQQ#15: "
+            "TTFT fp16 71.63 ms vs marlin 71.94) at 0.45",
+        ),
+    ),
+    ("vendor", "blackwell"): Rates(
+        matmul=0.65,
+        matmul_low=0.30,
+        matmul_quant=0.45,
+        attention=0.6,
+        bandwidth=0.78,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        sources=(
+            "aiconfigurator breakdown (shared/docs/speed-anchors.md): Llama 3.3 70B NVFP4 on B200 at "
+            "~385 running requests: FP4 GEMMs at ~30 % of the FP4 peak, decode attention reading the "
+            "KV cache at ~78 % of HBM",
+        ),
+    ),
+    ("vendor", "ampere-hbm"): Rates(
+        matmul=0.70,
+        matmul_low=0.6,
+        matmul_quant=0.6,
+        attention=0.5,
+        bandwidth=0.80,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        sources=(
+            "FlashAttention-2 (Dao 2023, arXiv 2307.08691): forward up to 73 % of A100 peak, 0.5 causal",
+            "IST-DASLab/marlin README: near-ideal W4A16 speedups up to batch 16-32 on Ampere",
+        ),
+    ),
+    ("vendor", ""): Rates(
+        matmul=0.70,
+        matmul_low=0.5,
+        matmul_quant=0.5,
+        attention=0.5,
+        bandwidth=0.80,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        sources=("no measurement on this architecture: the Ampere/Hopper vendor entries",),
+    ),
+}
+
+
+def achieved(gpu: Device, library: str) -> Rates:
+    """The achieved rates of ``library`` on ``gpu``'s architecture (the library's fallback
+    when that architecture has no entry of its own)."""
+    return RATES.get((library, gpu_family(gpu))) or RATES[(library, "")]

@@ -1,0 +1,309 @@
+"""The time of one engine step on one GPU, as the serving load simulation asks for it
+(core/serving/scheduler.py): decodes and prefill chunks together.
+
+A step is the sum, over its operations, of the larger of the math at its achieved rate and
+the bytes at the achieved bandwidth (core/speed/rates.py: measured shares of the catalog's
+datasheet figures), plus
+
+- a floor per kernel (``Rates.kernel_floor``: the least a kernel takes, ramp and tail) for
+  every kernel of the step: :func:`kernels_per_layer` counts them per layer kind and library;
+- each collective at alpha + bytes / beta over the link it crosses (core/speed/collectives.py):
+  2 tensor-parallel all-reduces of the hidden state per layer (Megatron-LM, Shoeybi et al.
+  2019 arXiv 1909.08053 §3; vLLM ``RowParallelLinear`` for ``o_proj`` and ``down_proj``), an
+  expert-parallel dispatch and combine per MoE layer (DeepSeek-V3 arXiv 2412.19437 §3.4), a
+  send between pipeline stages;
+- the engine's host cost per step (``StepCost.step``: scheduling, sampling and output work the
+  GPU waits for) and, for a step not replayed from a CUDA graph, the kernels' launches: the
+  step takes at least ``kernels x StepCost.launch`` (the host issues kernels one by one; the GPU
+  waits when they are shorter than a launch).
+
+MoE: a step reads the experts its tokens route to (tokens of the whole EP group). Routers are
+skewed: expert i of E takes a share ∝ i^-alpha of the tokens (power-law routing, NVIDIA
+aiconfigurator's MoE tables, shared/docs/speed-anchors.md: alpha ~1.2 in decode for
+Qwen3-style routers, 1.01 for DeepSeek's, whose score-correction bias balances the load), so
+the expected experts read are Σ_i 1 − (1 − p_i)^(tokens·k), fewer than uniform routing's
+E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark decodes 32 sequences in
+102 ms, not the 165 ms 82 uniform experts of 128 would take). The grouped GEMMs run at the
+rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``; up to 8 tokens a vector
+kernel, memory-bound). Pipeline parallelism: the engine keeps one micro-batch per stage in
+flight, so a step's work advances in the time one micro-batch takes through every stage (at
+most as many micro-batches as sequences).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .collectives import NO_LINK, Link, all_reduce_seconds, all_to_all_seconds, send_seconds
+from .rates import Rates
+from .roofline import linear_ops
+from .roofline_shape import Shape
+
+# Kernels of one decoder layer (module docstring). ggml: llama.cpp's graph for a Llama layer,
+# flash attention off: rms_norm, mul, 3 mul_mat (q, k, v), 2 rope, 2 cpy into the cache, mul_mat
+# (KQ), soft_max, mul_mat (KQV), cont, mul_mat (o), add, rms_norm, mul, 2 mul_mat (gate, up),
+# silu, mul, mul_mat (down), add = 23; flash attention replaces KQ, soft_max, KQV and cont by one
+# kernel (20). Its MoE FFN (llm_build_moe_ffn): router mul_mat, soft_max, argsort, get_rows, 3
+# mul_mat_id, silu, mul, weights mul, one add per extra expert: 11 + k - 1 instead of 5.
+# vendor: vLLM/TensorRT-LLM fused kernels: fused add + rms_norm, qkv GEMM, rope + cache write,
+# attention, o GEMM, fused add + rms_norm, gate_up GEMM, silu_and_mul, down GEMM = 9; a fused MoE
+# FFN: router GEMM, top-k softmax, align/sort, 2 grouped GEMMs, activation, finalize = 7 (+3
+# shared experts) instead of 3; MLA: q_a, q_a norm, q_b, kv_a, kv norm, rope, 2 absorbed BMMs,
+# attention, o = 10 instead of 5.
+# eager: transformers' modeling_llama.py run op by op: 7 per RMSNorm (to fp32, pow, mean, add,
+# rsqrt, mul, to dtype + weight), 3 projections, ~10 for rotary (index, rotate_half's slices,
+# neg, cat, muls, adds), 2 cache cats, 2 repeat_kv copies, sdpa, a contiguous copy, o, add, the
+# second norm, gate, up, act, mul, down, add = 43.
+GGML_LAYER, GGML_LAYER_FA, GGML_MLP = 23, 20, 5
+VENDOR_LAYER, VENDOR_MLP, VENDOR_MOE, VENDOR_MLA_EXTRA = 9, 3, 7, 5
+EAGER_LAYER = 43
+HEAD_KERNELS = 4  # final norm, LM head, logits copy / sampling
+# Block-scaled FP8 (DeepSeek's checkpoints) quantises each GEMM's input per 128-group in a kernel
+# of its own (vLLM apply_w8a8_block_fp8_linear -> per_token_group_quant_fp8): ~6 per layer.
+BLOCK_FP8_QUANT = 6
+# Up to 8 tokens per expert a matrix-vector kernel runs (ggml MMVQ_MAX_BATCH_SIZE = 8);
+# beyond, tiled GEMMs whose rows the few tokens leave mostly empty
+GEMV_TOKENS = 8
+ROUTING_ALPHA = 1.2  # Qwen3-style routers in decode
+BALANCED_ROUTING_ALPHA = 1.01  # routers with a load-balancing bias (DeepSeek-V3 router_bias)
+
+
+@lru_cache(maxsize=4096)
+def experts_read(experts: int, top_k: int, tokens: float, alpha: float = ROUTING_ALPHA) -> float:
+    """Expected distinct experts of ``experts`` that ``tokens`` tokens choosing ``top_k`` each
+    touch when expert i is chosen with probability ∝ i^-alpha (module docstring); at least
+    the ``top_k`` one token chooses."""
+    if tokens <= 0:
+        return 0.0
+    weights = [i**-alpha for i in range(1, experts + 1)]
+    total, draws = sum(weights), tokens * top_k
+    return max(min(experts, top_k), sum(1.0 - (1.0 - w / total) ** draws for w in weights))
+
+
+def kernels_per_step(
+    sh: Shape, library: str, flash_attention: bool, shared_experts: bool, mla: bool, block_fp8: bool = False
+) -> int:
+    """Kernels one step launches, all layers (the counts above; ``library`` "eager" counts an
+    unfused PyTorch model)."""
+    layers, moe = sh.layers, sh.moe_layers
+    if library == "ggml":
+        per = GGML_LAYER_FA if flash_attention else GGML_LAYER
+        moe_extra = 11 + max(0, sh.top_k - 1) - GGML_MLP
+        return layers * per + moe * moe_extra + HEAD_KERNELS
+    moe_extra = VENDOR_MOE + (3 if shared_experts else 0) - VENDOR_MLP
+    base = EAGER_LAYER if library == "eager" else VENDOR_LAYER
+    per = base + (VENDOR_MLA_EXTRA if mla else 0) + (BLOCK_FP8_QUANT if block_fp8 else 0)
+    return layers * per + moe * moe_extra + HEAD_KERNELS
+
+
+@dataclass(frozen=True)
+class EngineCosts:
+    """What the engine adds to the GPU's kernels (core/registry/engines.py ``StepCost``)."""
+
+    library: str  # "ggml" | "vendor" (core/speed/rates.py)
+    layer_kernels: str  # how kernels are counted: "ggml", "vendor" (fused) or "eager" (transformers)
+    host: float  # seconds per step the GPU waits for
+    launch: float  # seconds per kernel launch of a step not replayed from a CUDA graph
+    graphs: bool  # decode steps replay a CUDA graph
+    graph_batch: int  # largest batch a graph covers (llama.cpp: 1)
+    graph_prefill: bool  # steps with prefill tokens replay graphs too (vLLM V1 piecewise)
+    flash_attention: bool
+    fixed: float | None = None  # serving.step_latency_seconds: replaces floors + host
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Achieved FLOP/s of each operation kind and bytes/s (after the rates table)."""
+
+    mm: float  # the projections and MLP in the weights' format
+    head: float
+    attention: float
+    bandwidth: float
+
+
+@dataclass(frozen=True)
+class Offload:
+    """Layers kept in system RAM (llama.cpp ``-ngl`` below all): ``host_bytes`` read per
+    decode step at ``host_bandwidth``; a prefill step (32 tokens or more: ggml-cuda runs a CPU
+    layer's large matmuls on the GPU) sends them over ``link_bandwidth``; ``gpu_share`` of the
+    weights stays on the GPU."""
+
+    host_bytes: float = 0.0
+    host_bandwidth: float = 1.0
+    link_bandwidth: float = 1.0
+    gpu_share: float = 1.0
+
+
+NO_OFFLOAD = Offload()
+
+
+class StepModel:
+    """Step times of one scenario on its GPU (module docstring). Work is given as totals over
+    the step's sequences: ``decode_ctx`` the decodes' attended positions summed over layers,
+    ``prefill_attn`` / ``prefill_read`` the prefill chunks' (:meth:`chunk`)."""
+
+    def __init__(
+        self,
+        shape: Shape,
+        rates: Rates,
+        rate: Rate,
+        costs: EngineCosts,
+        links: tuple[Link, Link, Link] = (NO_LINK, NO_LINK, NO_LINK),
+        pipeline: int = 1,
+        layer_kinds: tuple[bool, bool, bool] = (False, False, False),
+        offload: Offload = NO_OFFLOAD,
+        routing_alpha: float = ROUTING_ALPHA,
+    ) -> None:
+        self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
+        self.pipeline, self.offload, self.routing_alpha = pipeline, offload, routing_alpha
+        self.tp_link, self.ep_link, self.pp_link = links
+        bw = 1.0 / rate.bandwidth
+        inv = {"mm": 1.0 / rate.mm, "vec": 0.0}
+        self._linear = tuple((f * inv[kind], b0 * bw, b1 * bw) for _, kind, f, b0, b1 in linear_ops(shape))
+        sh = shape
+        shared, mla, block_fp8 = layer_kinds
+        self.kernels = kernels_per_step(
+            sh, costs.layer_kernels, costs.flash_attention, shared, mla, block_fp8
+        )
+        self._floor = self.kernels * rates.kernel_floor
+        full = sh.attn_layers - sh.local
+        self._full, self._local = full, sh.local
+        dqk, dv = sh.decode_dims
+        pqk, pv = sh.prefill_dims
+        self._dec_f = 2.0 * sh.heads * (dqk + dv) / rate.attention
+        self._dec_b = sh.kv_tok * bw
+        self._dec_tok = sh.attn_layers * sh.heads * (dqk + dv) * sh.ab * bw
+        self._pre_f = 2.0 * sh.heads * (pqk + pv) / rate.attention
+        self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
+        self._ar = 2 * sh.layers if sh.tp > 1 else 0
+        self._a2a = 2 * sh.moe_layers if sh.ep > 1 else 0
+
+    # -- work helpers ---------------------------------------------------------------------
+    def positions(self, ctx: float) -> float:
+        """Attended positions of one decode token at context ``ctx``, summed over layers."""
+        sh = self.shape
+        return self._full * ctx + (self._local * min(ctx, sh.window) if self._local else 0.0)
+
+    def chunk(self, start: float, tokens: float) -> tuple[float, float]:
+        """(attended positions summed over the chunk's tokens and the layers, cache positions
+        read) of a prefill chunk of ``tokens`` after ``start`` (causal: masked blocks skipped)."""
+        end = start + tokens
+        attn = self._full * tokens * (start + (tokens + 1) / 2)
+        if self._local:
+            w = self.shape.window
+            inside = max(0.0, min(end, w) - start)  # tokens whose window is not full yet
+            attn += self._local * (inside * (start + (inside + 1) / 2) + (tokens - inside) * w)
+        return attn, self.shape.attn_layers * end
+
+    # -- the step ---------------------------------------------------------------------------
+    def seconds(
+        self,
+        decodes: float,
+        decode_ctx: float,
+        prefill: float = 0.0,
+        prefill_seqs: float = 0.0,
+        prefill_attn: float = 0.0,
+        prefill_read: float = 0.0,
+        sampled: float | None = None,
+    ) -> float:
+        """Seconds for every sequence of the step to advance (pipeline stages overlapped)."""
+        seqs = decodes + prefill_seqs
+        m = float(min(self.pipeline, max(1.0, seqs)))
+        if m > 1:  # one micro-batch of the step through every stage
+            decodes, decode_ctx, prefill = decodes / m, decode_ctx / m, prefill / m
+            prefill_seqs, prefill_attn, prefill_read = prefill_seqs / m, prefill_attn / m, prefill_read / m
+            sampled = None if sampled is None else sampled / m
+        gpu = self._gpu(decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled)
+        off = self.offload
+        if off.host_bytes:  # the GPU's share of the weights, the rest from system RAM
+            host = off.host_bytes / (off.link_bandwidth if prefill >= 32 else off.host_bandwidth)
+            gpu = gpu * off.gpu_share + host
+        c = self.costs
+        if c.fixed is not None:
+            return gpu + c.fixed
+        gpu += self._floor
+        replay = c.graphs and decodes <= c.graph_batch and (prefill == 0 or c.graph_prefill)
+        if not replay and c.launch:  # the host issues the kernels one by one
+            gpu = max(gpu, self.kernels * c.launch)
+        return gpu + c.host
+
+    @property
+    def fixed(self) -> float:
+        """The fixed cost of a graph-replayed step: kernel floors and the engine's host cost
+        (or the scenario's ``serving.step_latency_seconds``)."""
+        c = self.costs
+        return c.fixed if c.fixed is not None else self._floor + c.host
+
+    def _gpu(
+        self,
+        decodes: float,
+        decode_ctx: float,
+        prefill: float,
+        prefill_seqs: float,
+        prefill_attn: float,
+        prefill_read: float,
+        sampled: float | None,
+    ) -> float:
+        sh, rate = self.shape, self.rate
+        n = decodes + prefill
+        total = 0.0
+        for c, m0, m1 in self._linear:
+            t_c, t_m = c * n, m0 + m1 * n
+            total += t_c if t_c > t_m else t_m
+        if decodes:  # attention over the cache, then the prefill chunks' causal attention
+            t_c, t_m = self._dec_f * decode_ctx, self._dec_b * decode_ctx + self._dec_tok * decodes
+            total += t_c if t_c > t_m else t_m
+        if prefill:
+            t_c = self._pre_f * prefill_attn
+            t_m = self._dec_b * prefill_read + self._pre_tok * prefill
+            total += t_c if t_c > t_m else t_m
+        if sh.state_seq:
+            state = sh.state_seq * (2 * decodes + prefill_seqs) / rate.bandwidth
+            total += max(n * sh.state_flops / rate.attention, state)
+        if sh.moe_layers:
+            total += self._experts(n)
+        rows = decodes + prefill_seqs if sampled is None else sampled
+        head_c = 2.0 * rows * sh.head_w / rate.head
+        head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
+        total += head_c if head_c > head_m else head_m
+        return total + self._comm(n)
+
+    def _experts(self, n: float) -> float:
+        """Routed experts (grouped GEMMs at their tokens per expert) and shared experts."""
+        sh, rate = self.shape, self.rate
+        e, k, layers, ep = sh.experts, sh.top_k, sh.moe_layers, sh.ep
+        routed_tokens = n * ep  # the EP group's tokens choose among this GPU's experts
+        distinct = experts_read(e, k, round(routed_tokens, 1), self.routing_alpha)
+        grouped = rate.bandwidth * (self.rates.grouped_bandwidth / self.rates.bandwidth or 1.0)
+        routed_bytes = distinct * sh.expert_w / ep * sh.expert_b
+        other = sh.shared_w * sh.shared_b + n * (2 * sh.hidden + sh.moe_act) * sh.ab
+        moved = layers * (routed_bytes / grouped + other / rate.bandwidth)
+        per_expert = routed_tokens * k / distinct if distinct else 0.0
+        gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
+        eff = 1.0 if gemv else per_expert / (per_expert + self.rates.grouped_half)
+        routed = 2.0 * n * k * sh.expert_w * layers / (rate.mm * eff)
+        shared = 2.0 * n * sh.shared_w * layers / rate.mm
+        return max(routed + shared, moved)
+
+    def _comm(self, n: float) -> float:
+        sh = self.shape
+        msg = n * sh.hidden * sh.ab
+        t = 0.0
+        if self._ar:
+            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp)
+        if self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks
+            t += self._a2a * all_to_all_seconds(self.ep_link, msg * sh.top_k, sh.ep)
+        if self.pipeline > 1:
+            t += (self.pipeline - 1) * send_seconds(self.pp_link, msg)
+        return t
+
+    # -- conveniences -----------------------------------------------------------------------
+    def decode_seconds(self, batch: int, context: float) -> float:
+        """One decode step of ``batch`` sequences at ``context`` tokens each."""
+        return self.seconds(batch, batch * self.positions(context))
+
+    def prefill_seconds(self, tokens: float, start: float = 0.0, sequences: float = 1.0) -> float:
+        """One step prefilling ``tokens`` of one sequence after ``start`` cached tokens."""
+        attn, read = self.chunk(start, tokens)
+        return self.seconds(0, 0.0, tokens, sequences, attn, read, sequences)

@@ -1,0 +1,140 @@
+"""Build a scenario's :class:`~.step.StepModel` on its GPU: the per-GPU shape (core/speed/
+roofline_shape.py), the achieved rates of the engine's kernel library on the GPU's architecture
+(core/speed/rates.py) applied to the catalog's datasheet peaks, and the links its tensor-,
+expert- and pipeline-parallel groups cross (core/speed/collectives.py).
+
+Which peak a matmul runs at: the weights' own FP8/INT8/FP4 tensor-core format where the GPU
+has it and the library uses it (vendor kernels: cuBLAS/CUTLASS FP8, NVFP4; ggml has no FP8/FP4
+tensor-core path: its quantised types run in integer MMQ/MMVQ at the ``quant`` share of the
+16-bit peak), weight-only formats dequantised to the 16-bit activation dtype (Marlin, GGUF),
+else the 16-bit peak. A scenario's ``compute`` efficiency set to anything but its default
+replaces the table's share (the user's measured figure wins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..memo import Memo
+from ..model.architecture import resolve
+from ..model.module_bytes import modules_key, rule_id
+from ..model.specs import ComputeSpec, GPUSpec, Scenario
+from ..registry.dtypes import DTYPES
+from .collectives import link
+from .rates import Rates, achieved
+from .roofline import peak_tflops
+from .roofline_shape import shape
+from .step import (
+    BALANCED_ROUTING_ALPHA,
+    NO_OFFLOAD,
+    ROUTING_ALPHA,
+    EngineCosts,
+    Offload,
+    Rate,
+    StepModel,
+)
+
+_LOW = ("fp8", "int8", "fp4")
+_DEFAULT = ComputeSpec()
+
+
+def _user_rates(r: Rates, c: ComputeSpec) -> Rates:
+    """The table's shares, with the scenario's efficiencies where it set its own."""
+    if c.flops_efficiency != _DEFAULT.flops_efficiency:
+        f = c.flops_efficiency
+        r = replace(r, matmul=f, matmul_low=f, matmul_quant=f, attention=f)
+    if c.bandwidth_efficiency != _DEFAULT.bandwidth_efficiency:
+        r = replace(r, bandwidth=c.bandwidth_efficiency)
+    return r
+
+
+def op_rate(s: Scenario, gpu: GPUSpec, r: Rates, library: str) -> tuple[Rate, str]:
+    """Achieved FLOP/s of the scenario's matmuls, LM head and attention, and bytes/s; with the
+    dtype the matmuls run in."""
+    prec = s.precision
+    act_dtype, act = peak_tflops(gpu, prec.activations)
+    w = DTYPES[prec.weights]
+    low = w.compute_dtype if prec.weights != "int4" else ""
+    if library == "vendor" and low in _LOW and low in gpu.dense_tflops:
+        mm_dtype, mm = low, gpu.dense_tflops[low] * r.matmul_low
+    elif w.quantized or prec.weights in _LOW or prec.weights == "int4":
+        mm_dtype, mm = act_dtype, act * r.matmul_quant
+    else:
+        mm_dtype, mm = act_dtype, act * r.matmul
+    quant_head = library == "ggml" and w.quantized
+    head = act * (r.matmul_quant if quant_head else r.matmul)
+    rate = Rate(
+        mm=mm * 1e12,
+        head=head * 1e12,
+        attention=act * r.attention * 1e12,
+        bandwidth=gpu.hbm_bandwidth_gb_per_s * 1e9 * r.bandwidth,
+    )
+    return rate, mm_dtype
+
+
+def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> StepModel:
+    p, prec, c = s.parallelism, s.precision, s.compute
+    sh = shape(
+        s.model,
+        s.profile,
+        p.tensor,
+        p.expert,
+        prec.weights,
+        prec.activations,
+        prec.kv_cache,
+        rule_id(s, prec.weights),
+        modules_key(s),
+    )
+    r = _user_rates(achieved(gpu, costs.library), c)
+    rate, _ = op_rate(s, gpu, r, costs.library)
+    node = s.hardware.gpus_per_node
+    eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None
+    tp_link = link(gpu, p.tensor, node, eff)  # beyond one node: the network
+    ep_link = link(gpu, p.expert, node, eff) if p.expert > 1 else tp_link
+    pp_link = link(gpu, p.tensor * p.pipeline, node, eff) if p.pipeline > 1 else tp_link
+    arch = resolve(s.model)
+    block_fp8 = costs.library == "vendor" and rule_id(s, prec.weights) == "fp8-block"
+    kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
+    alpha = BALANCED_ROUTING_ALPHA if arch.moe and arch.moe.router_bias else ROUTING_ALPHA
+    links = (tp_link, ep_link, pp_link)
+    return StepModel(sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha)
+
+
+_MODELS: Memo[StepModel] = Memo(256)
+
+
+def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload = NO_OFFLOAD) -> StepModel:
+    """The step model of a validated scenario on a GPU (kept by what it depends on: scenarios
+    that differ only in their workload share one)."""
+    p, prec, c = s.parallelism, s.precision, s.compute
+    key = (
+        s.model,
+        s.framework,
+        p.tensor,
+        p.expert,
+        p.pipeline,
+        prec.weights,
+        prec.activations,
+        prec.kv_cache,
+        prec.quantization_rule,
+        modules_key(s),
+        s.hardware.gpus_per_node,
+        gpu.id,
+        gpu.hbm_bandwidth_gb_per_s,
+        gpu.interconnect_gb_per_s,
+        tuple(gpu.dense_tflops.items()),
+        gpu.compute_capability,
+        gpu.vendor,
+        gpu.unified_memory,
+        c.flops_efficiency,
+        c.bandwidth_efficiency,
+        c.interconnect_efficiency,
+        costs,
+        offload,
+    )
+    return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))
+
+
+def matmul_dtype_used(s: Scenario, gpu: GPUSpec, library: str) -> str:
+    """The dtype the scenario's matmuls run in under ``library`` (assumptions, report)."""
+    return op_rate(s, gpu, achieved(gpu, library), library)[1]

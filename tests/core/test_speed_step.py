@@ -1,0 +1,114 @@
+"""The step model's parts (core/speed/rates.py, collectives.py, step.py): each checked against
+the published figure or the exact arithmetic it stands for."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer.core.model.presets import gpu_spec as gpu_by_id
+from gpusizer.core.model.presets import scenario_gpu
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.serving.engine_settings import engine_settings
+from gpusizer.core.serving.load import engine_costs
+from gpusizer.core.speed.collectives import (
+    NETWORK_ALPHA,
+    NVLINK_ALPHA,
+    all_gather_seconds,
+    all_reduce_seconds,
+    link,
+)
+from gpusizer.core.speed.rates import RATES, achieved, gpu_family
+from gpusizer.core.speed.step import StepModel, experts_read, kernels_per_step
+from gpusizer.core.speed.step_model import step_model
+
+
+@pytest.mark.parametrize(
+    ("gpu", "family"),
+    [
+        ("h100-sxm-80gb", "hopper"),
+        ("a100-pcie-80gb", "ampere-hbm"),
+        ("rtx-3090-24gb", "ampere"),
+        ("rtx-4090-24gb", "ada"),
+        ("b200-192gb", "blackwell"),
+        ("rtx-5090-32gb", "blackwell-rtx"),
+        ("dgx-spark-128gb", "gb10"),
+        ("apple-m4-max-128gb", "apple"),
+        ("mi300x-192gb", "amd"),
+        ("ryzen-ai-max-395-128gb", "apu"),
+    ],
+)
+def test_architecture_of_each_gpu(gpu: str, family: str) -> None:
+    assert gpu_family(gpu_by_id(gpu)) == family
+
+
+def test_every_rate_is_a_share_and_cites_a_source() -> None:
+    for key, r in RATES.items():
+        for share in (r.matmul, r.matmul_low, r.matmul_quant, r.attention, r.bandwidth):
+            assert 0 < share <= 1, key
+        assert 0 < r.kernel_floor < 20e-6 and r.sources, key
+    # an architecture with no entry of its own takes the library's fallback
+    assert achieved(gpu_by_id("mi300x-192gb"), "vendor") is RATES[("vendor", "")]
+
+
+def test_links_by_class_and_alpha_plus_bytes_over_beta() -> None:
+    h100, pcie = gpu_by_id("h100-sxm-80gb"), gpu_by_id("rtx-4090-24gb")
+    nv = link(h100, 8, 8)
+    assert nv.kind == "nvlink" and nv.alpha == NVLINK_ALPHA
+    assert nv.beta == pytest.approx(450e9 * 370 / 450)  # NCCL's effective 370 GB/s of 450
+    assert link(h100, 16, 8).alpha == NETWORK_ALPHA  # beyond one node
+    assert link(h100, 1, 8).beta == 0 and all_reduce_seconds(link(h100, 1, 8), 1e6, 1) == 0
+    # PCIe latency grows with the ranks: 11.9 us for 2 and 42.6 us for 8 (NCCL measurements)
+    assert link(pcie, 2, 8).latency(2) == pytest.approx(11.9e-6)
+    assert link(pcie, 8, 8).latency(8) == pytest.approx(42.4e-6, abs=0.3e-6)
+    msg = 16 * 2**20
+    assert all_reduce_seconds(nv, msg, 8) == pytest.approx(nv.alpha + 2 * 7 / 8 * msg / nv.beta)
+    assert all_gather_seconds(nv, msg, 8) == pytest.approx(nv.alpha + 7 / 8 * msg / nv.beta)
+
+
+def test_power_law_routing_reads_fewer_experts_than_uniform() -> None:
+    for e, k in ((128, 4), (256, 8)):
+        assert experts_read(e, k, 1) == k  # one token: its own k
+        for tokens in (4, 16, 64):
+            uniform = e * (1 - (1 - k / e) ** tokens)
+            assert k <= experts_read(e, k, tokens) < uniform
+        assert experts_read(e, k, 100_000) == pytest.approx(e, rel=1e-3)
+
+
+def _step(sc: dict) -> StepModel:
+    s = parse_scenario(sc)
+    gpu = scenario_gpu(s)
+    return step_model(s, gpu, engine_costs(s, gpu, engine_settings(s, gpu)))
+
+
+def test_kernel_counts() -> None:
+    s = _step({"model": {"preset": "llama-3.1-8b"}, "framework": "vllm", "workload": {"kind": "inference"}})
+    assert s.kernels == 32 * 9 + 4  # fused: 9 a layer + the head's 4
+    sh = s.shape
+    assert kernels_per_step(sh, "ggml", False, False, False) == 32 * 23 + 4
+    assert kernels_per_step(sh, "ggml", True, False, False) == 32 * 20 + 4
+    assert kernels_per_step(sh, "eager", True, False, False) == 32 * 43 + 4
+
+
+def test_pipeline_stages_overlap_micro_batches_but_not_one_sequence() -> None:
+    base = {
+        "model": {"preset": "llama-3.1-70b"},
+        "framework": "tensorrt-llm",
+        "hardware": {"gpu": "h100-sxm-80gb"},
+        "workload": {"kind": "inference"},
+        "precision": {"weights": "fp8"},
+    }
+    one = _step(base)
+    pp4 = _step({**base, "parallelism": {"pipeline": 4}})
+    # one sequence crosses every stage in turn: no faster than one GPU (plus the sends)
+    assert pp4.decode_seconds(1, 1024) >= one.decode_seconds(1, 1024)
+    # 64 sequences: 4 micro-batches of 16 advance in the time one takes through the stages
+    assert pp4.decode_seconds(64, 1024) == pytest.approx(one.decode_seconds(16, 1024), rel=0.05)
+    assert pp4.decode_seconds(64, 1024) < one.decode_seconds(64, 1024)
+
+
+def test_eager_steps_are_bound_by_kernel_launches() -> None:
+    sc = {"model": {"preset": "llama-3.1-8b"}, "framework": "vllm", "workload": {"kind": "inference"}}
+    graphs = _step(sc)
+    eager = _step({**sc, "serving": {"cuda_graphs": False}})
+    assert eager.decode_seconds(1, 1024) == pytest.approx(eager.kernels * 55e-6 + 0.4e-3, rel=1e-9)
+    assert graphs.decode_seconds(1, 1024) < eager.decode_seconds(1, 1024)
