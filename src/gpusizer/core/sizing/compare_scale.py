@@ -20,6 +20,7 @@ the option says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..model.specs import Scenario
 from .fill import Choice, Filler
@@ -92,14 +93,24 @@ def _unmet(s: Scenario, filler: Filler, top: int) -> str:
     return f"targets not met with up to {top:,} GPUs; the fewest that hold the model are shown"
 
 
+def _faster(before: dict[Any, tuple[float, float]], after: dict[Any, tuple[float, float]]) -> bool:
+    """Whether a width newly holds the users, or one serves them 1% faster (either speed)."""
+    for width, (per_user, ttft) in after.items():
+        old = before.get(width)
+        if old is None or per_user > 1.01 * old[0] or ttft > old[1] + 0.01 * abs(old[1]):
+            return True
+    return False
+
+
 def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> int | None:
     """The smallest count of whole units from ``start`` up to ``top`` on which a layout meets
     the serving targets (None when none does): doubling, then a bisection."""
-    lo, n = 0, start
+    lo, n, seen = 0, start, None
     while not filler.serves(n):
-        lo = n
-        if n >= top:
-            return None
+        lo, now = n, filler.progress(n)
+        if n >= top or (seen is not None and not _faster(seen, now)):
+            return None  # doubling the GPUs served no user faster: more will not either
+        seen = now
         n = min(top, unit.count(max(2 * n, n + 1)))
     hi = n
     while lo and unit.count(lo + 1) < hi:

@@ -277,6 +277,22 @@ class Filler:
                 return True
         return False
 
+    def progress(self, n: int) -> dict[tuple[int, bool], tuple[float, float]]:
+        """Per width that holds the users on ``n`` GPUs: (tokens/s per user, -TTFT), the
+        speeds more replicas can raise, each only when a target asks for it (the count
+        search stops when none rises)."""
+        t, out = self.base.targets, {}
+        for width in self._widths(n):
+            got = self._replica(*width, n)
+            if got is not None:
+                per_user = got.pace.tokens_per_second_per_user or 0.0
+                ttft = -(got.pace.ttft_seconds or 0.0)
+                out[width] = (
+                    per_user if t.min_tokens_per_second_per_user is not None else 0.0,
+                    ttft if t.max_ttft_seconds is not None else 0.0,
+                )
+        return out
+
     def _serving(self, n: int, keep: int) -> list[Choice]:
         s = self.base
         found: list[Choice] = []
