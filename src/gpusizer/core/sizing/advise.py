@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.architecture import ceil_div
-from ..model.specs import Scenario
+from ..model.specs import ComputeSpec, Scenario
 from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
 from .compare_scale import Growth, grow
@@ -73,7 +73,8 @@ class GpuAdvice:
         self.s = variants[0].scenario
         node = g.hardware.gpus_per_node
         self.unit = unit_of(g, ask)
-        self.links = links_for(g.spec, node, self.s.compute.interconnect_efficiency)
+        eff = self.s.compute.interconnect_efficiency
+        self.links = links_for(g.spec, node, eff if eff != ComputeSpec().interconnect_efficiency else None)
         self.filler = Filler(g, variants, evaluator, self.links, stop, searched)
         self.notes = list(notes)
 

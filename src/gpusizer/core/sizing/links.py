@@ -1,20 +1,14 @@
-"""The links a layout's collectives cross (core/sizing/pace.py): inside a node, and between
-nodes, each with a bandwidth per GPU (beta, bytes/s per direction at the scenario's
-``compute.interconnect_efficiency``) and a latency per collective step (alpha).
+"""The links a training layout's collectives cross (core/sizing/pace.py): inside a node and
+between nodes, as the speed model's collectives see them (core/speed/collectives.py: alpha
+per call, beta per GPU, NCCL's bus-bandwidth factors).
 
-An interim table until the catalog's systems (issue 22) state each system's scale-up link and
-network per GPU and the speed issue (issue 20) its latency per link class:
-
-- inside a node: the GPU's ``interconnect_gb_per_s`` (NVLink, Infinity Fabric, PCIe);
-  alpha 10 us for a scale-up fabric (NCCL all-reduce of 32 B on 2 A100 SXM: 10.14 us,
-  NVIDIA/nccl#583) and 54 us over PCIe (8 B on 8 RTX 3090: 54.18 us, NVIDIA/nccl#1439).
-- between nodes: a datacenter board GPU has its own 400 Gb/s NIC (DGX H100/B200: eight
-  ConnectX-7 400 Gb/s ports for the compute fabric, NVIDIA DGX H100 user guide): 50 GB/s; a
-  PCIe server two 200 Gb/s NICs for its 8 cards (6.25 GB/s per GPU); a desktop, workstation
-  or unified-memory machine one 10 GbE port for the box (1.25 GB/s, shared by its GPUs);
-  a DGX Spark its 200 GbE port (its ``interconnect_gb_per_s``). Alpha 47 us (NCCL all-reduce
-  of 4 B over 2 nodes of 8 H20 with NDR InfiniBand: 47.5 us, NVIDIA/nccl#1244; 45.8 us over
-  TCP sockets, NVIDIA/nccl-tests#82).
+- Inside a node: the GPU's scale-up link (NVLink, Infinity Fabric) or PCIe, as
+  :func:`collectives.link` gives it.
+- Between nodes: the catalog's ``network_gb_per_s`` (issue 22: the system's scale-out per
+  GPU, 400 Gb/s InfiniBand on an HGX H100, Thunderbolt 5 on a Mac) at the network's alpha.
+  A card the catalog states no network for sits in a desktop or workstation with one 10 GbE
+  port (1.25 GB/s, shared by its cards; a datacenter PCIe server has two 200 Gb/s NICs for
+  8 cards): where nodes of such cards must talk, Ethernet sets the pace.
 """
 
 from __future__ import annotations
@@ -22,19 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.specs import GPUSpec
+from ..speed.collectives import NETWORK_ALPHA, Link, link
 
-FABRIC_GB_PER_S = 100.0  # faster than any PCIe x16 (64 GB/s Gen5): a scale-up fabric
-FABRIC_ALPHA_S, PCIE_ALPHA_S, NETWORK_ALPHA_S = 10e-6, 54e-6, 47e-6
-NIC_PER_GPU_GB_PER_S = 50.0  # 400 Gb/s per board GPU
-PCIE_SERVER_GB_PER_S = 50.0  # 2 x 200 Gb/s per PCIe server
 BOX_ETHERNET_GB_PER_S = 1.25  # 10 GbE per desktop or workstation
-
-
-@dataclass(frozen=True)
-class Link:
-    name: str
-    bytes_per_s: float
-    alpha_s: float
+PCIE_SERVER_GB_PER_S = 50.0  # 2 x 200 Gb/s per datacenter PCIe server
 
 
 @dataclass(frozen=True)
@@ -50,27 +35,17 @@ class Links:
         numbered node by node)."""
         return self.intra if size * stride <= self.node else self.inter
 
-    def node_crossings(self, span: int) -> int:
-        """Node boundaries inside ``span`` consecutive ranks starting a node."""
-        return max(0, (span - 1) // self.node)
+    def name(self, ln: Link) -> str:
+        return {"nvlink": "NVLink-class fabric", "pcie": "PCIe"}.get(ln.kind, "network")
 
 
-def links_for(gpu: GPUSpec, node: int, efficiency: float) -> Links:
-    """The interim links of ``gpu`` in nodes of ``node`` (``efficiency``: the scenario's
-    ``compute.interconnect_efficiency``)."""
-    up = gpu.interconnect_gb_per_s
-    fabric = up >= FABRIC_GB_PER_S
-    intra = Link(
-        "NVLink-class fabric" if fabric else "PCIe",
-        max(up, 1e-3) * 1e9 * efficiency,
-        FABRIC_ALPHA_S if fabric else PCIE_ALPHA_S,
-    )
-    if gpu.category == "datacenter" and fabric:
-        net, name = NIC_PER_GPU_GB_PER_S, "InfiniBand"
-    elif gpu.category == "datacenter":
-        net, name = PCIE_SERVER_GB_PER_S / max(node, 1), "InfiniBand"
-    elif gpu.unified_memory and up > 0:
-        net, name = up, "Ethernet"
-    else:
-        net, name = BOX_ETHERNET_GB_PER_S / max(node, 1), "Ethernet"
-    return Links(node, intra, Link(name, net * 1e9 * efficiency, NETWORK_ALPHA_S))
+def links_for(gpu: GPUSpec, node: int, efficiency: float | None = None) -> Links:
+    """The links of ``gpu`` in nodes of ``node`` GPUs (``efficiency``: a user's share of the
+    link rates, as ``compute.interconnect_efficiency`` set by hand; None: the measured)."""
+    node = max(1, node)
+    intra = link(gpu, min(2, node), node, efficiency) if node > 1 else link(gpu, 2, 2, efficiency)
+    net = gpu.network_gb_per_s
+    if net is None:
+        net = (PCIE_SERVER_GB_PER_S if gpu.category == "datacenter" else BOX_ETHERNET_GB_PER_S) / node
+    # NCCL reaches 46-48 GB/s of a 400 Gb/s NIC (NVIDIA/nccl-tests#290): 0.94 of its rate
+    return Links(node, intra, Link("network", NETWORK_ALPHA, net * 1e9 * (efficiency or 0.94)))

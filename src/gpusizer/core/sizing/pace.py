@@ -18,11 +18,9 @@ each collective at alpha + bytes / beta over the link it crosses (core/sizing/li
   al. 2023, arXiv 2310.01889); an offloaded optimizer's step on the CPU, gradients down and
   16-bit weights up over PCIe and the CPU's Adam at 0.8e9 parameters/s (DeepSpeed CPU-Adam:
   Llama 2 1.2B, 1.5 s per step, deepspeedai/DeepSpeed#6695), not overlapped.
-- serving: a replica whose pipeline stages span nodes sends each step's hidden states over
-  the network at every stage boundary between nodes (vLLM pipeline parallelism).
-
-Ring all-reduce of ``n`` bytes over ``k`` ranks: 2 (k - 1) / k x n / beta (NCCL docs,
-"Performance": busBw), plus 2 log2 k alphas (tree latency for small messages).
+Serving speed is the estimate's serving block (issue 20's step model: each collective at
+alpha + bytes / beta over its link, pipeline sends included, the engine's scheduler under the
+load). Each training collective is core/speed/collectives.py's.
 
 The speed issue (issue 20: a per-op step model, collectives per link class, the PP bubble
 and training time from the layout) replaces the body of :func:`option_pace` and of
@@ -31,7 +29,6 @@ and training time from the layout) replaces the body of :func:`option_pace` and 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ..memory.lora import scenario_lora
@@ -41,23 +38,15 @@ from ..model.params import count_parameters
 from ..model.result import Estimate
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
+from ..speed.collectives import all_reduce_seconds, send_seconds
 from ..speed.roofline import peak_tflops
 from .layout_space import RECOMPUTE, Layout
-from .links import Link, Links
+from .links import Links
 from .option import Pace
 
 GRAD_BYTES = 2.0  # gradients are all-reduced in the 16-bit training dtype (DDP, ZeRO)
 CPU_ADAM_PARAMS_PER_S = 0.8e9  # DeepSpeed CPU-Adam (deepspeedai/DeepSpeed#6695)
 HOST_LINK_BYTES_PER_S = 25e9  # PCIe Gen4 x16 as measured host-to-device (of 32 GB/s)
-
-
-def allreduce_seconds(nbytes_: float, ranks: int, link: Link) -> float:
-    """A ring all-reduce of ``nbytes_`` over ``ranks`` GPUs on ``link``."""
-    if ranks <= 1 or nbytes_ <= 0:
-        return 0.0
-    return (
-        2 * (ranks - 1) / ranks * nbytes_ / link.bytes_per_s + 2 * math.ceil(math.log2(ranks)) * link.alpha_s
-    )
 
 
 @dataclass(frozen=True)
@@ -124,24 +113,25 @@ class TrainingClock:
         act = w.micro_batch_size * w.sequence_length / lay.cp * work.hidden * work.act_bytes
         layers = ceil_div(work.layers, lay.pp)
         per_layer = 6 if lay.recompute == "full" else 4
-        tp = m * layers * per_layer * allreduce_seconds(act, lay.tp, links.group(lay.tp, 1))
+        tp = m * layers * per_layer * all_reduce_seconds(links.group(lay.tp, 1), act, lay.tp)
         dp_link = links.group(lay.dp, lay.tp * lay.cp)
         share = lay.tp * lay.pp
         backward = 2 / 3 * compute / m  # the last micro-batch's backward
         if lay.zero == 3:  # per micro-batch: gather twice, reduce-scatter once
-            per_mb = 1.5 * allreduce_seconds(work.params / share * GRAD_BYTES, lay.dp, dp_link)
+            per_mb = 1.5 * all_reduce_seconds(dp_link, work.params / share * GRAD_BYTES, lay.dp)
             dp = m * max(0.0, per_mb - compute / m)
         else:
-            dp = max(0.0, allreduce_seconds(work.trainable / share * GRAD_BYTES, lay.dp, dp_link) - backward)
+            grads = all_reduce_seconds(dp_link, work.trainable / share * GRAD_BYTES, lay.dp)
+            dp = max(0.0, grads - backward)
         pp = 0.0
         if lay.pp > 1:  # forward and backward activations at each stage boundary
             link = links.group(lay.pp, lay.tp * lay.cp * lay.dp)
-            pp = 2 * m * (act / lay.tp / link.bytes_per_s + link.alpha_s)
+            pp = 2 * m * send_seconds(link, act / lay.tp)
         cp = 0.0
         if lay.cp > 1:  # K and V of the other ranks' chunks, around the ring
             link = links.group(lay.cp, lay.tp)
             kv = 2 * act / work.hidden * work.kv_dim / lay.tp
-            cp = 3 * m * layers * (lay.cp - 1) * (kv / link.bytes_per_s + link.alpha_s)
+            cp = 3 * m * layers * (lay.cp - 1) * send_seconds(link, kv)
         return tp + dp + pp + cp + self._offload(lay, share)
 
     def _offload(self, lay: Layout, share: int) -> float:
@@ -152,30 +142,17 @@ class TrainingClock:
         return mine / CPU_ADAM_PARAMS_PER_S + 2 * GRAD_BYTES * mine / HOST_LINK_BYTES_PER_S
 
 
-def serving_pace(est: Estimate, links: Links) -> Pace:
-    """The serving block's speed, plus the hidden states a replica's pipeline sends between
-    nodes each step (one decode token per running request; the whole prompt in prefill)."""
-    sv, s = est.serving, est.scenario
+def serving_pace(est: Estimate) -> Pace:
+    """The serving block's speed (its step model charges the collectives, pipeline sends
+    between nodes included, and the load: core/speed/step.py)."""
+    sv = est.serving
     if sv is None:
         return Pace()
-    p = s.parallelism
-    hops = links.node_crossings(p.tensor * p.pipeline) if p.pipeline > 1 else 0
-    tpot, ttft = sv.tpot_seconds, sv.ttft_seconds
-    if hops and sv.running:
-        row = resolve(s.model).hidden * nbytes(s.precision.activations)
-        net = links.inter
-        tpot += hops * (net.alpha_s + sv.running * row / net.bytes_per_s)
-        ttft += hops * (net.alpha_s + sv.running * s.workload.prompt_tokens * row / net.bytes_per_s)
-    per_user = 1 / tpot if tpot else 0.0
-    total = sv.tokens_per_second
-    if total and tpot != sv.tpot_seconds:  # the same requests, each step slower
-        request = sv.ttft_seconds + s.workload.generated_tokens * sv.tpot_seconds
-        total *= request / (ttft + s.workload.generated_tokens * tpot)
     return Pace(
-        ttft_seconds=ttft or None,
-        tpot_seconds=tpot or None,
-        tokens_per_second_per_user=per_user or None,
-        tokens_per_second=total or None,
+        ttft_seconds=sv.ttft_seconds or None,
+        tpot_seconds=sv.tpot_seconds or None,
+        tokens_per_second_per_user=sv.tokens_per_second_per_user or None,
+        tokens_per_second=sv.tokens_per_second or None,
     )
 
 
@@ -184,7 +161,7 @@ def option_pace(est: Estimate, links: Links, clock: TrainingClock | None = None)
     ranked by (``clock``: the scenario's :class:`TrainingClock`, when the caller has one)."""
     s = est.scenario
     if not s.workload.is_training:
-        return serving_pace(est, links)
+        return serving_pace(est)
     p = s.parallelism
     lay = Layout(p.tensor, p.pipeline, p.context, p.expert, p.zero_stage, p.recompute, p.data)
     return (clock or TrainingClock(s, est.gpu, links)).pace(lay)

@@ -42,11 +42,11 @@ def _where(adv: Any, c: Choice) -> list[str]:
     lay, links, training = c.layout, adv.links, adv.s.workload.is_training
     out = []
     if lay.tp > 1:
-        out.append(f"TP {lay.tp} within a node ({links.intra.name})")
+        out.append(f"TP {lay.tp} within a node ({links.name(links.intra)})")
     if lay.pp > 1:
         span = lay.tp * lay.pp if not training else lay.gpus
         out.append(
-            f"PP {lay.pp} across nodes ({links.inter.name})"
+            f"PP {lay.pp} across nodes (network)"
             if span > links.node
             else f"PP {lay.pp} where TP cannot hold it"
         )
