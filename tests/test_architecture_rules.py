@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +81,38 @@ def test_old_flat_core_paths_import_the_moved_modules() -> None:
 
     assert serving.serving_result is engine_memory.serving_result  # the old flat module's names
     assert views.CHARTS is importlib.import_module("gpusizer.core.views.settings").CHARTS
+
+
+def _private_imports(root: Path) -> list[str]:
+    """``from gpusizer... import _name`` and ``gpusizer_module._name`` across modules."""
+    import ast
+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        ours: set[str] = set()  # names bound to our own modules
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").startswith("gpusizer")
+            ):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{path.relative_to(root)}:{node.lineno} imports {alias.name}")
+                    ours.add(alias.asname or alias.name)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ours
+            ):
+                found.append(f"{path.relative_to(root)}:{node.lineno} uses {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_private_name_is_imported_across_modules() -> None:
+    """House rule: a name another module needs is public (or moves there)."""
+    import gpusizer
+
+    assert _private_imports(Path(gpusizer.__file__).parent) == []

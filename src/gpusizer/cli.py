@@ -43,8 +43,8 @@ def _silence_stdout() -> None:
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
     from .core.pipeline.report import estimate_report
+    from .io.estimate_text import text_report
     from .io.export import strict_json
-    from .io.text_report import text_report
 
     rep = estimate_report(scenario_from_args(args))
     _emit(strict_json(rep) if args.json else text_report(rep))
@@ -63,6 +63,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario
     from .core.sizing.compare import compare_gpus, select_gpus
+    from .core.views.settings import HardwareView, with_settings
     from .io.compare_table import compare_text
     from .io.export import strict_json
 
@@ -75,16 +76,17 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             s, ids=args.gpus, vendors=args.vendor, categories=args.category, min_memory_gb=args.min_memory
         )
     )
+    view = with_settings(HardwareView(), **_view_settings(args))
     options = compare_gpus(
         s,
         gpus=ids,
-        margin=args.margin,
-        whole_nodes=args.whole_nodes,
-        sort=args.sort,
-        basis=args.basis,
-        electricity_usd_per_kwh=args.electricity,
-        prices=_prices(args),
-        cards_per_box=args.cards_per_box,
+        margin=view.margin,
+        whole_nodes=view.whole_nodes,
+        sort=view.sort,
+        basis=view.basis,
+        electricity_usd_per_kwh=view.electricity_usd_per_kwh,
+        prices=view.prices or None,
+        cards_per_box=view.cards_per_box,
     )
     _emit(
         strict_json(options)
@@ -113,13 +115,7 @@ def _add_prices(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_compare(sub: Any) -> None:
-    from .core.sizing.compare_options import (
-        BASES,
-        CARDS_PER_BOX,
-        DEFAULT_MARGIN,
-        ELECTRICITY_USD_PER_KWH,
-        SORTS,
-    )
+    from .core.sizing.compare_options import ELECTRICITY_USD_PER_KWH
 
     cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")
     add_scenario_args(cm)
@@ -134,42 +130,65 @@ def _add_compare(sub: Any) -> None:
         help="only these GPU classes (an unknown one is refused, naming them)",
     )
     cm.add_argument("--min-memory", type=float, metavar="GB", help="memory as sold, at least")
-    cm.add_argument(
-        "--margin",
-        type=float,
-        default=DEFAULT_MARGIN,
-        help="share of usable memory kept spare (default %(default)s)",
-    )
-    cm.add_argument("--whole-nodes", action="store_true", help="round up to whole servers")
-    cm.add_argument(
-        "--sort",
-        choices=SORTS,
-        default="cost",
-        help="order of the rows: cost per unit of work, speed, or GPU count",
-    )
-    cm.add_argument(
-        "--basis",
-        choices=BASES,
-        default="cloud",
-        help="cost per token when renting (cloud: on-demand), owning, or renting on a marketplace "
-        "(default cloud)",
-    )
+    _add_view_flags(cm, "")
     cm.add_argument(
         "--electricity",
         type=float,
-        default=ELECTRICITY_USD_PER_KWH,
+        default=None,
         metavar="USD_PER_KWH",
-        help="electricity price (default %(default)s)",
-    )
-    cm.add_argument(
-        "--cards-per-box",
-        type=int,
-        choices=CARDS_PER_BOX,
-        help="cards sold alone (consumer, workstation, PCIe) per box (default: the fewest that hold them)",
+        help=f"electricity price (default {ELECTRICITY_USD_PER_KWH})",
     )
     _add_prices(cm)
     cm.add_argument("--json", action="store_true", help="print the options as JSON")
     cm.set_defaults(func=_cmd_compare)
+
+
+def _add_view_flags(parser: argparse.ArgumentParser, scope: str) -> None:
+    """The comparison's settings (core/views.HardwareView, what the Hardware tab keeps), for
+    ``compare`` and for ``chart --kind hardware`` (``scope`` prefixes the help)."""
+    from .core.sizing.compare_options import BASES, CARDS_PER_BOX, DEFAULT_MARGIN, SORTS
+
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        help=f"{scope}share of usable memory kept spare (default {DEFAULT_MARGIN})",
+    )
+    parser.add_argument("--whole-nodes", action="store_true", help=f"{scope}round up to whole servers")
+    parser.add_argument(
+        "--sort",
+        choices=SORTS,
+        default=None,
+        help=f"{scope}order of the rows: cost per unit of work, speed, or GPU count (default cost)",
+    )
+    parser.add_argument(
+        "--basis",
+        choices=BASES,
+        default=None,
+        help=f"{scope}cost per token when renting (cloud: on-demand, the default), owning, or "
+        "renting on a marketplace",
+    )
+    parser.add_argument(
+        "--cards-per-box",
+        type=int,
+        choices=CARDS_PER_BOX,
+        help=f"{scope}cards sold alone (consumer, workstation, PCIe) per box (default: the fewest "
+        "that hold them)",
+    )
+
+
+def _view_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The view settings given on the command line (None: the view's default)."""
+    return {
+        "axis": getattr(args, "axis", None),
+        "margin": args.margin,
+        "sort": args.sort,
+        "basis": args.basis,
+        "whole_nodes": args.whole_nodes or None,
+        "electricity_usd_per_kwh": getattr(args, "electricity", None),
+        "cards_per_box": args.cards_per_box,
+        "prices": _prices(args),
+    }
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
@@ -233,13 +252,14 @@ def _cmd_chart(args: argparse.Namespace) -> int:
     from .io.scenario_file import read_scenario_dict
 
     check_output(args.output, args.width)  # bad input is refused before Qt loads
-    prices = _prices(args)
-    view = view_with(chart_view(args.kind), axis=args.axis)
+    chart = chart_view(args.kind)
+    view = view_with(chart, **_view_settings(args))
     scenario = parse_scenario(read_scenario_dict(args.file))
+    chart.check_applies(scenario.workload.info)  # a serving chart of training: nothing true to draw
     est = estimate(scenario)
     from .gui.charts.render import render_chart
 
-    render_chart(scenario, est, args.kind, args.output, args.width, view=view, prices=prices)
+    render_chart(scenario, est, args.kind, args.output, args.width, view=view)
     return 0
 
 
@@ -250,7 +270,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     scenario = parse_scenario(scenario_from_args(args))
     prices = _prices(args)
     est = estimate(scenario)
-    from .gui.charts.report import write_report
+    from .gui.charts.folder import write_report
 
     _emit(str(write_report(scenario, est, args.output, args.units, prices=prices)))
     return 0
@@ -323,6 +343,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="sweep chart: the swept knob (default sequence_length)",
     )
+    _add_view_flags(ch, "hardware chart: ")
     _add_prices(ch)
     ch.set_defaults(func=_cmd_chart)
     rp = sub.add_parser("report", help="a report folder: Markdown, HTML and every chart")

@@ -74,6 +74,10 @@ def test_svg_output(tmp_path: Path, scenario_file: Path) -> None:
         (["--kind", "memory", "--output", "x.jpg"], "output"),
         (["--kind", "memory", "--output", "x.png", "--width", "5"], "width"),
         (["--kind", "memory", "--output", "no/such/dir/x.png"], "output"),
+        # a serving chart of a LoRA scenario: refused, not a curve of users that "fit"
+        (["--kind", "capacity", "--output", "x.png"], "a serving question"),
+        (["--kind", "hardware", "--output", "x.png", "--margin", "1.5"], "margin"),
+        (["--kind", "hardware", "--output", "x.png", "--sort", "price"], "--sort"),
     ],
 )
 def test_bad_arguments_exit_2_one_line(
@@ -105,3 +109,19 @@ def test_bad_scenario_exit_2(
     assert out == "" and err.strip().splitlines() == [err.strip()]
     assert "model.preset" in err
     assert not (tmp_path / "x.png").exists()
+
+
+def test_hardware_view_flags(tmp_path: Path, scenario_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--margin``, ``--sort``, ``--basis`` and ``--whole-nodes`` set the Hardware chart's
+    view (core/views.HardwareView), as the window's controls do."""
+    import gpusizer.gui.charts.render as render
+    from gpusizer.core.views import HardwareView
+
+    seen: list[object] = []
+    monkeypatch.setattr(render, "render_chart", lambda *a, **k: seen.append(k["view"]))
+    out = str(tmp_path / "hw.png")
+    args = ["chart", str(scenario_file), "--kind", "hardware", "--output", out]
+    assert main([*args, "--margin", "0.25", "--sort", "speed", "--basis", "owned", "--whole-nodes"]) == 0
+    assert seen[-1] == HardwareView(margin=0.25, sort="speed", basis="owned", whole_nodes=True)
+    assert main(args) == 0
+    assert seen[-1] == HardwareView()

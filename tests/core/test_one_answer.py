@@ -1,5 +1,5 @@
 """One answer everywhere (issue 21): ``plan``, ``compare_gpus`` and the window's "GPUs needed"
-line (gui/advisor.cheapest_on_gpu: ``plan`` for the scenario's GPU alone) give the same count,
+line (core/sizing/gpus_needed.py: ``plan`` for the scenario's GPU alone) give the same count,
 layout, speed and cost for the same scenario, GPU and margin, over every model preset and
 workload kind on ten GPUs buyers compare most. They share one search (its answers are kept,
 core/sizing/advise_all.py); the window's line is also searched afresh, for that GPU alone."""

@@ -22,7 +22,7 @@ from gpusizer.core.pipeline.estimate import clear_caches
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.serving.rules import memory_rule
-from gpusizer.core.sizing import advise, fill, layout_search, search, solver
+from gpusizer.core.sizing import advise, fill, layout_search, layout_space, search, solver
 from tests.core.put_back import put_back
 
 H100 = "h100-sxm-80gb"
@@ -170,7 +170,7 @@ def test_every_option_keeps_the_margin(plans: dict[str, list[dict[str, Any]]]) -
         reserving = memory_rule(FRAMEWORKS[SCENARIOS[name].get("framework", "huggingface")]).reserves_memory
         for opt in options:
             # An engine that takes a share of the GPU up front (vLLM's gpu_memory_utilization)
-            # leaves the rest free itself: that share is its margin (solver._catalog).
+            # leaves the rest free itself: that share is its margin (solver.catalog_targets).
             margin = 0 if reserving else math.ceil(0.10 * opt["capacity_bytes"])
             assert opt["headroom_bytes"] >= margin, name
     zero = solver.plan(INF_8B, gpus=[H100], margin=0.0)[0]
@@ -206,13 +206,13 @@ def _exhaustive(scenario: dict[str, Any], max_gpus: int) -> dict[str, tuple[Any,
     node = max(g.hardware.gpus_per_node for g in gpus)
     ev = layout_search.Evaluator(s, gpus[0].hardware.model_copy(update={"gpus_per_node": node}))
     best: dict[str, tuple[Any, ...]] = {}
-    space, _ = layout_search._combos(
+    space, _ = layout_space.ordered_layouts(
         s, resolve(s.model), node, (s.parallelism.recompute,), 2**40
     )  # no GPU-count pruning: the whole space
     for lay in space:
-        for dp in layout_search._dp_values(s, lay, max_gpus):
+        for dp in layout_space.dp_values(s, lay, max_gpus):
             total = ev.total(replace(lay, dp=dp))
-            key = (lay.model_parallel * dp, *layout_search._pref(lay, s.profile))
+            key = (lay.model_parallel * dp, *layout_space.layout_preference(lay, s.profile))
             for g in gpus:
                 if lay.tp <= g.hardware.gpus_per_node and total <= g.capacity:
                     best[g.id] = min(best.get(g.id, key), key)
@@ -234,7 +234,7 @@ def test_search_finds_what_exhaustive_search_finds(name: str) -> None:
     assert set(got) == set(expected)
     for gid, key in expected.items():
         lay = got[gid]
-        assert (lay.gpus, *layout_search._pref(lay, s.profile)) == key
+        assert (lay.gpus, *layout_space.layout_preference(lay, s.profile)) == key
 
 
 def test_alternatives_are_distinct_and_fit() -> None:

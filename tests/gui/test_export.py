@@ -1,4 +1,4 @@
-"""The Qt-free report exports (gpusizer.io.export): CSV and Markdown agree with the JSON."""
+"""The Qt-free report exports (gpusizer.io.export, io/report.py): CSV and Markdown agree with the JSON."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import csv
 import io
 
 from gpusizer.core.model.result import COMPONENTS
+from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import estimate_report
-from gpusizer.io.export import breakdown_csv, report_csv, report_markdown
+from gpusizer.io.export import breakdown_csv, report_csv
+from gpusizer.io.report import report_facts, to_markdown
 
 SCENARIO = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}
 
@@ -34,8 +36,8 @@ def test_breakdown_csv_in_units():
 
 def test_markdown_report_is_readable_and_reproducible():
     rep = estimate_report(SCENARIO)
-    text = report_markdown(rep, "GiB")
+    text = to_markdown(report_facts(estimate(SCENARIO), "GiB"))
     assert text.startswith("# GPU Sizer report")
-    assert "| Component | GiB | Share |" in text
+    assert "| Component | GiB | Share | Alive at peak |" in text
     assert ("fits" in text) and "```json" in text
     assert all(a in text for a in rep["assumptions"])

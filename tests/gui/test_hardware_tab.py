@@ -11,6 +11,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QWidget
 
 from gpusizer.core.model.presets import gpu_presets
+from gpusizer.gui.hardware.runner import search_key
 from gpusizer.gui.hardware.settings import load
 from gpusizer.gui.settings import Prefs
 from gpusizer.io.user_prices import load_user_prices
@@ -97,7 +98,7 @@ def test_margin_is_the_one_of_the_gpus_needed_line(qtbot: Any, window: Any, tab:
 
 
 def test_filters_and_basis_do_not_search_again(qtbot: Any, tab: Any, monkeypatch: Any) -> None:
-    monkeypatch.setattr(tab.runner, "start", lambda: pytest.fail("searched again"))
+    monkeypatch.setattr(tab.worker, "start", lambda: pytest.fail("searched again"))
     tab.controls.vendor.setCurrentIndex(tab.controls.vendor.findData("AMD"))
     assert tab.options and {o["vendor"] for o in tab.options} == {"AMD"}
     tab.controls.vendor.setCurrentIndex(0)
@@ -121,13 +122,15 @@ def test_header_click_sorts_by_value(tab: Any) -> None:
 
 def test_an_older_result_is_dropped(qtbot: Any, window: Any, tab: Any) -> None:
     """A newer request cancels the running search; an older result never reaches the tab."""
-    runner, shown = tab.runner, []
-    runner.finished.connect(lambda key, _o: shown.append(key))
-    first = runner.request(window.state.scenario, {"margin": 0.2, "whole_nodes": False})
-    runner.start()
-    second = runner.request(window.state.scenario, {"margin": 0.3, "whole_nodes": True})
+    worker, shown, s = tab.worker, [], window.state.scenario
+    worker.finished.connect(lambda key, _o: shown.append(key))
+    args = {"margin": 0.2, "whole_nodes": False}
+    first = worker.request(search_key(s, args), (s, args))
+    worker.start()
+    args = {"margin": 0.3, "whole_nodes": True}
+    second = worker.request(search_key(s, args), (s, args))
     assert first != second
-    runner.start()
+    worker.start()
     qtbot.waitUntil(lambda: second in shown, timeout=20000)
     assert first not in shown
 
@@ -184,12 +187,13 @@ def test_the_table_refreshes_once_per_unit_change(window: Any, tab: Any) -> None
 def test_closing_the_window_stops_the_comparison(window: Any, tab: Any, monkeypatch: Any) -> None:
     """MainWindow.closeEvent stops the Hardware tab's worker as it stops the advisor's."""
     calls: list[bool] = []
-    stop = tab.runner.shutdown
+    stop = tab.worker.shutdown
 
     def shutdown() -> None:
         calls.append(True)
         stop()
 
-    monkeypatch.setattr(tab.runner, "shutdown", shutdown)
+    monkeypatch.setattr(tab.worker, "shutdown", shutdown)
     assert window.close()
     assert calls == [True]
+    assert not tab.worker.alive and not window.advisor.worker.alive  # both threads joined

@@ -164,7 +164,7 @@ def test_advisor_runs_off_the_gui_thread_and_is_cancelled(window, monkeypatch, q
     find(window, "spin_tensor_parallel").setValue(2)
     window.state.flush()
     start = time.perf_counter()
-    advisor.run()
+    advisor.worker.start()
     assert time.perf_counter() - start < 0.5  # the window is not waiting for it
     qtbot.waitUntil(lambda: len(calls) == 1, timeout=2000)
     assert calls[0]["thread"] is not threading.main_thread()

@@ -43,9 +43,9 @@ def test_no_label_collides_or_is_cut(qtbot, size, scenario):
     w.show()
     qtbot.waitExposed(w)
     w.advisor.wait()
-    training = w.state.scenario.workload.is_training
+    kind = w.state.scenario.workload.info
     for key, view in CHARTS.items():
-        if not view.applies_to(training):  # a serving chart shows a hint for training
+        if not view.applies_to(kind):  # a serving chart shows a hint for training
             continue
         w.tabs.select(key)
         QApplication.processEvents()

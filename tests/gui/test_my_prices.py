@@ -44,7 +44,7 @@ def _set(dialog: PricesDialog, row_id: str, key: str, text: str) -> None:
 def test_the_dialog_saves_marks_and_round_trips(
     qtbot: Any, window: Any, tab: Any, temp_settings: Any
 ) -> None:
-    dialog = PricesDialog(tab.settings.prices, tab.scenario, tab)
+    dialog = PricesDialog(tab.view.prices, tab.scenario, tab)
     qtbot.addWidget(dialog)
     assert {r.kind for r in dialog.rows} == {"GPU", "System"}
     _set(dialog, "hgx-h100-8gpu", "list_price_usd", "$210,000")
@@ -70,7 +70,7 @@ def test_the_dialog_saves_marks_and_round_trips(
     other = MainWindow(restore=False)
     qtbot.addWidget(other)
     other.tabs.select("hardware")
-    assert other.tabs.charts["hardware"].settings.prices == saved
+    assert other.tabs.charts["hardware"].view.prices == saved
 
 
 def test_a_bad_cell_is_named_and_nothing_is_saved(qtbot: Any, tab: Any, temp_settings: Any) -> None:
@@ -93,7 +93,7 @@ def test_prices_kept_in_the_ini_move_to_the_file(qtbot: Any, temp_settings: Any)
     w = MainWindow(restore=False)
     qtbot.addWidget(w)
     w.tabs.select("hardware")
-    assert w.tabs.charts["hardware"].settings.prices == {"h100-sxm-80gb": {"price_per_hour": 1.5}}
+    assert w.tabs.charts["hardware"].view.prices == {"h100-sxm-80gb": {"price_per_hour": 1.5}}
     assert load_user_prices(temp_settings / "prices.json") == {"h100-sxm-80gb": {"price_per_hour": 1.5}}
     assert "prices" not in json.loads(str(Prefs().qs.value(KEY)))
 
@@ -106,10 +106,10 @@ def test_an_unreadable_prices_file_is_said_and_kept(qtbot: Any, temp_settings: A
     qtbot.addWidget(w)
     w.tabs.select("hardware")
     chart = w.tabs.charts["hardware"]
-    assert chart.settings.prices == {}
+    assert chart.view.prices == {}
     chart.set_prices({"h100-sxm-80gb": {"price_per_hour": 2.0}})
     assert (temp_settings / "prices.json").read_text() == "{oops"  # not overwritten
-    assert "My prices not saved" in chart.plot_widget.toolTip() or "not saved" in chart._title_text
+    assert "My prices not saved" in w.statusBar().currentMessage()  # the window says so
 
 
 def test_the_csv_marks_the_users_prices(tab: Any) -> None:

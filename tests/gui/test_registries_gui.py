@@ -1,7 +1,15 @@
-"""The window lists what the registries hold (issue 10): a dummy chart gets a tab, and the
-framework list follows the workload kind."""
+"""The window lists what the registries hold (issue 10): a dummy chart gets a tab, the
+framework list follows the workload kind, and a kind, a loss and a chart registered at run
+time work in the window, every chart, the CLI chart and the report (issue 19)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication
 
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.views import settings as views
@@ -55,3 +63,89 @@ def test_a_serving_chart_shows_a_hint_for_training(window) -> None:
     assert stack.currentIndex() == 0 and "Inference" in stack.currentWidget().text()
     window.state.edit("workload.kind", "inference", immediate=True)
     assert stack.currentWidget() is window.tabs.current_chart()
+
+
+@pytest.fixture
+def registered() -> Iterator[dict[str, Any]]:
+    """A workload kind, a loss and a chart registered at run time (as a plug-in would), then
+    taken out again."""
+    from gpusizer.core.pipeline.estimate import clear_caches
+    from gpusizer.core.pipeline.scenario import clear_cache
+    from gpusizer.core.registry import loss_kinds, workloads
+
+    kind = workloads.register(
+        workloads.WorkloadKind(
+            "preference", "Preference tuning", "Preference", True, variant_weights=("bf16",), source="a test"
+        )
+    )
+    loss = loss_kinds.register(
+        loss_kinds.LossKind("test_loss", "A test loss", chunked=True, compilable=False, logit_list=False)
+    )
+    chart = views.register(
+        views.ChartView(
+            "training_memory",
+            "Training memory",
+            "Training memory per GPU",
+            "gpusizer.gui.charts.memory:MemoryChart",
+            training_only=True,
+        )
+    )
+    try:
+        yield {"kind": kind, "loss": loss, "chart": chart}
+    finally:
+        workloads.WORKLOAD_KINDS.pop(kind.id, None)
+        loss_kinds.LOSS_KINDS.pop(loss.id, None)
+        views.CHARTS.pop(chart.key, None)
+        clear_caches()
+        clear_cache()
+
+
+NEW = {
+    "name": "Preference run",
+    "model": {"preset": "llama-3.2-1b"},
+    "workload": {"kind": "preference", "loss": "test_loss", "sequence_length": 1024},
+}
+
+
+def test_a_kind_a_loss_and_a_chart_registered_at_run_time_work_everywhere(
+    registered: dict[str, Any], qtbot: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The window (its lists, every chart tab), ``gpusizer-cli chart`` for every chart and
+    ``gpusizer-cli report`` take the new entries with no other list to edit."""
+    import json
+
+    from gpusizer.cli import main
+    from gpusizer.gui.main_window import MainWindow
+
+    w = MainWindow(NEW, restore=False)
+    qtbot.addWidget(w)
+    w.resize(1440, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    failed: list[str] = []
+    w.tabs.failed.connect(failed.append)
+    assert w.state.error is None and w.state.scenario.workload.kind == "preference"
+    kinds, losses = find(w, "combo_workload_kind"), find(w, "combo_loss")
+    assert kinds.findData("preference") >= 0 and losses.findData("test_loss") >= 0
+    assert w.tabs.keys()[-1] == "training_memory"
+    for key, view in views.CHARTS.items():
+        w.tabs.select(key)
+        QApplication.processEvents()
+        chart = w.tabs.current_chart()
+        assert chart is not None and chart.wait_settled(), key
+        page = w.tabs._pages[key]
+        assert (page.currentWidget() is chart) == view.applies_to(registered["kind"]), key
+    assert failed == []
+    assert ", preference: peak" in w.tabs.charts["memory"]._title_text  # its label, in a sentence
+    w.close()
+
+    path = tmp_path / "new.gpusizer.json"
+    path.write_text(json.dumps(NEW), encoding="utf-8")
+    for key, view in views.CHARTS.items():
+        out = tmp_path / f"{key}.png"
+        code = main(["chart", str(path), "--kind", key, "--output", str(out)])
+        assert code == (0 if view.applies_to(registered["kind"]) else 2), (key, capsys.readouterr().err)
+        assert out.is_file() == (code == 0)
+    assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
+    text = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "Preference tuning" in text and "(training_memory.png)" in text and "(capacity.png)" not in text

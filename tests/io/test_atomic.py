@@ -15,10 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.io.atomic import write_atomic
-from gpusizer.io.export import breakdown_csv, csv_text, report_csv, report_markdown
+from gpusizer.io.export import breakdown_csv, csv_text, report_csv
+from gpusizer.io.report import report_facts, to_markdown
 from gpusizer.io.scenario_file import save_scenario
 
 POSIX = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and links")
@@ -54,7 +56,7 @@ def umask() -> Iterator[Callable[[int], None]]:
 EXPORTS: dict[str, Callable[[dict], str]] = {
     "report.csv": report_csv,
     "breakdown.csv": breakdown_csv,
-    "report.md": report_markdown,
+    "report.md": lambda _rep: to_markdown(report_facts(estimate({"model": {"preset": "gpt-2"}}))),
 }
 
 

@@ -5,8 +5,9 @@ contract in pyproject.toml): ``registry`` (dtypes, quantisation rules, optimizer
 workload kinds, frameworks, engine releases) < ``model`` (the scenario schema, architecture,
 parameters, presets, sharding) < ``memory`` (training and inference bytes) < ``speed``
 (roofline, compute) < ``serving`` (engine memory rules, KV pools) < ``pipeline`` (parse,
-validate, estimate, report) < ``views`` (sweeps and chart data) | ``sizing`` (layout search,
-plan, compare). ``errors``, ``limits``, ``memo``, ``readfile`` and ``suggest`` sit below all.
+validate, estimate, report) < ``sizing`` (layout search, plan, compare) < ``views`` (sweeps,
+chart data and chart settings; the Hardware tab's view prices sizing's options). ``errors``,
+``cancel``, ``limits``, ``memo``, ``readfile`` and ``suggest`` sit below all.
 
 Before it was grouped, the core was flat; the contract (docs/scenario-format.md) named some of its modules
 (``gpusizer.core.workloads.WORKLOAD_KINDS``, ``gpusizer.core.frameworks.FRAMEWORKS``,

@@ -22,7 +22,7 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from .errors import ScenarioError, excerpt
 
@@ -31,14 +31,34 @@ MAX_DEPTH = 64  # a scenario is 4 levels deep, a config.json about 4; 64 is neve
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
+class Opened(NamedTuple):
+    """An open regular file and the path opened (a folder's ``folder_file``)."""
+
+    file: BinaryIO
+    path: Path
+
+
+class FileBytes(NamedTuple):
+    data: bytes
+    path: Path  # the path read (a folder's ``folder_file``)
+
+
+class FileText(NamedTuple):
+    text: str
+    path: Path
+
+
+class FileJson(NamedTuple):
+    data: Any
+    path: Path
+
+
 def _size(n: int) -> str:
     return f"{n / MiB:,.2f} MiB" if n >= MiB else f"{n:,} bytes"
 
 
-def open_regular(
-    path: str | Path, field: str, limit: int, folder_file: str | None = None
-) -> tuple[BinaryIO, Path]:
-    """Open a regular file of at most ``limit`` bytes for binary reading; (file, its path).
+def open_regular(path: str | Path, field: str, limit: int, folder_file: str | None = None) -> Opened:
+    """Open a regular file of at most ``limit`` bytes for binary reading.
 
     A folder is refused, or replaced by ``folder_file`` inside it when that is given
     (``config.json`` of a model folder)."""
@@ -56,17 +76,15 @@ def open_regular(
     elif st.st_size > limit:
         why = f"{p.name} is {_size(st.st_size)}; at most {_size(limit)} is read"
     if why is None:
-        return os.fdopen(fd, "rb"), p
+        return Opened(os.fdopen(fd, "rb"), p)
     os.close(fd)
     if not why and folder_file:
         return open_regular(p / folder_file, field, limit)
     raise ScenarioError(field, why)
 
 
-def read_bytes(
-    path: str | Path, field: str, limit: int, folder_file: str | None = None
-) -> tuple[bytes, Path]:
-    """All bytes of a regular file of at most ``limit`` bytes; (bytes, the path read)."""
+def read_bytes(path: str | Path, field: str, limit: int, folder_file: str | None = None) -> FileBytes:
+    """All bytes of a regular file of at most ``limit`` bytes, and the path read."""
     fh, p = open_regular(path, field, limit, folder_file)
     with fh:
         try:
@@ -75,7 +93,7 @@ def read_bytes(
             raise ScenarioError(field, f"cannot read {p}: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise ScenarioError(field, f"{p.name} is over {_size(limit)}")
-    return data, p
+    return FileBytes(data, p)
 
 
 _WIDE_BOMS = (
@@ -101,10 +119,10 @@ def decode_utf8(data: bytes, field: str, name: str) -> str:
         raise ScenarioError(field, f"{name} is not UTF-8 text (bad byte at offset {exc.start})") from None
 
 
-def read_text(path: str | Path, field: str, limit: int, folder_file: str | None = None) -> tuple[str, Path]:
-    """A regular UTF-8 text file of at most ``limit`` bytes; (text, the path read)."""
+def read_text(path: str | Path, field: str, limit: int, folder_file: str | None = None) -> FileText:
+    """A regular UTF-8 text file of at most ``limit`` bytes, and the path read."""
     data, p = read_bytes(path, field, limit, folder_file)
-    return decode_utf8(data, field, p.name), p
+    return FileText(decode_utf8(data, field, p.name), p)
 
 
 class _JSONRefused(Exception):
@@ -178,10 +196,10 @@ def parse_json_object(text: str, field: str, where: str, what: str = "a JSON obj
     return data
 
 
-def read_json(path: str | Path, field: str, limit: int, folder_file: str | None = None) -> tuple[Any, Path]:
+def read_json(path: str | Path, field: str, limit: int, folder_file: str | None = None) -> FileJson:
     """Read and parse a strict-JSON regular file; (data, the path read)."""
     text, p = read_text(path, field, limit, folder_file)
-    return parse_json(text, field, p.name), p
+    return FileJson(parse_json(text, field, p.name), p)
 
 
 def read_json_object(path: str | Path, field: str, limit: int, what: str = "a JSON object") -> dict[str, Any]:

@@ -1,174 +1,100 @@
-"""How many GPUs the scenario needs at least: the sizing advisor (``gpusizer.plan``) for the
-chosen GPU, run off the GUI thread once editing pauses, and cancelled when the scenario
-changes under it, so that a slow search never freezes the window."""
+"""How many GPUs the scenario needs at least: the sizing advisor (core/sizing/gpus_needed.py)
+for the chosen GPU, run by the window's background worker (gui/worker.py) once editing pauses,
+and cancelled when the scenario changes under it, so that a slow search never freezes the
+window."""
 
 from __future__ import annotations
 
 import json
-import logging
-import threading
-from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
-from ..core.model.specs import GPUSpec, Scenario
-from ..core.sizing.layout_search import DEFAULT_MARGIN
+from ..core.cancel import CancelToken
+from ..core.model.specs import Scenario
+from ..core.sizing.compare_options import DEFAULT_MARGIN
+from ..core.sizing.gpus_needed import gpus_needed
+from .worker import BackgroundWorker
 
-log = logging.getLogger(__name__)
 IDLE_MS = 150  # after the last edit; the search takes 5-100 ms, too much for every frame
+MAX_CACHED = 64  # scenarios remembered (a long session must not grow without bound)
 
 
-def scenario_key(scenario: Scenario) -> str:
-    """The scenario as canonical JSON (a cache key). ``json.dumps`` escapes a lone surrogate
-    in a name where pydantic's JSON encoder raises (issue 15)."""
-    return json.dumps(scenario.model_dump(mode="json"), sort_keys=True)
+Search = tuple[float, bool, int | None]  # margin, whole nodes, cards per box (the tab's)
 
 
-def gpu_id(scenario: Scenario) -> str:
-    gpu = scenario.hardware.gpu
-    return gpu.id if isinstance(gpu, GPUSpec) else gpu
+def scenario_key(scenario: Scenario, search: Search = (DEFAULT_MARGIN, False, None)) -> str:
+    """The scenario and the search's settings as canonical JSON (a cache key). ``json.dumps``
+    escapes a lone surrogate in a name where pydantic's JSON encoder raises (issue 15)."""
+    return json.dumps([scenario.model_dump(mode="json"), *search], sort_keys=True)
 
 
-def cheapest_on_gpu(
-    scenario: Scenario,
-    cancel: Callable[[], bool] | None = None,
-    margin: float = DEFAULT_MARGIN,
-    whole_nodes: bool = False,
-) -> dict[str, Any] | None:
-    """The advice for the scenario's GPU (``plan``, the Hardware tab's row for it with the
-    same ``margin`` and ``whole_nodes``): how many, laid out how, with which techniques;
-    None when nothing fits or the advisor fails (the summary then says so). PlanCancelled
-    passes."""
-    from ..core.sizing.solver import PlanCancelled, plan
-
-    try:
-        options = plan(
-            scenario, gpus=[gpu_id(scenario)], cancel=cancel, margin=margin, whole_nodes=whole_nodes
-        )
-    except PlanCancelled:
-        raise
-    except Exception:  # the advice is optional: the estimate stays on screen without it
-        log.warning("sizing advisor failed", exc_info=True)
-        return None
-    return options[0] if options else None
+def _advise(payload: tuple[Scenario, Search], token: CancelToken) -> dict[str, Any] | None:
+    scenario, (margin, whole_nodes, box) = payload
+    return gpus_needed(scenario, cancel=token, margin=margin, whole_nodes=whole_nodes, cards_per_box=box)
 
 
 class Advisor(QObject):
-    """``advised(scenario, option)`` once the advice for ``scenario`` is known. One search at a
-    time, in a worker thread; a newer request cancels the running one."""
+    """``advised(scenario, option)`` once the advice for ``scenario`` is known (option: a
+    ``plan`` option, or None when nothing fits)."""
 
     advised = Signal(object, object)
-    _finished = Signal(object, str, object, object)  # from the worker: scenario, key, option, job
 
     def __init__(
         self, parent: QObject | None = None, idle_ms: int = IDLE_MS, margin: float = DEFAULT_MARGIN
     ) -> None:
         super().__init__(parent)
         self.margin = margin
-        self.whole_nodes = False  # the Hardware tab's setting, as its row for this GPU
+        self.whole_nodes = False  # the Hardware tab's settings: its row for this GPU agrees
+        self.cards_per_box: int | None = None
         self._last: Scenario | None = None
-        self._pending: Scenario | None = None
-        # Keyed by the scenario's JSON: an inline GPU's dict field makes Scenario unhashable.
-        self._cache: dict[str, dict[str, Any] | None] = {}
-        self._job: threading.Event | None = None  # set = cancel the running search
-        self._thread: threading.Thread | None = None
-        self._timer = QTimer(self, singleShot=True, interval=idle_ms)
-        self._timer.timeout.connect(self.run)
-        self._finished.connect(self._done)
-
-    @property
-    def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        self.worker = BackgroundWorker(
+            _advise, self, delay_ms=idle_ms, cache_size=MAX_CACHED, name="gpusizer-advisor"
+        )
+        self.worker.finished.connect(self._done)
+        self.worker.failed.connect(lambda key, _msg: self._done(key, None))
 
     def request(self, scenario: Scenario) -> None:
         """Advise on ``scenario`` when editing pauses (at once if it is already known)."""
         self._last = scenario
-        key = scenario_key(scenario)
-        self.cancel()
-        if key in self._cache:
-            self._timer.stop()
-            self._pending = None
-            self.advised.emit(scenario, self._cache[key])
-            return
-        self._pending = scenario
-        self._timer.start()
+        self.worker.request(self._key(scenario), (scenario, self._search()))
 
-    def cancel(self) -> None:
-        """Stop the running search (its result, if any, is dropped)."""
-        if self._job is not None:
-            self._job.set()
-            self._job = None
+    def _search(self) -> Search:
+        return (self.margin, self.whole_nodes, self.cards_per_box)
 
-    def run(self) -> None:
-        """Start the pending search now, in the worker thread."""
-        self._timer.stop()
-        scenario, self._pending = self._pending, None
-        if scenario is None:
-            return
-        self.cancel()
-        job = self._job = threading.Event()
-        key = scenario_key(scenario)
-        self._thread = threading.Thread(
-            target=self._work, args=(scenario, key, job), name="gpusizer-advisor", daemon=True
-        )
-        self._thread.start()
+    def _key(self, scenario: Scenario) -> str:
+        return scenario_key(scenario, self._search())
 
-    def _work(self, scenario: Scenario, key: str, job: threading.Event) -> None:
-        from ..core.sizing.solver import PlanCancelled
-
-        try:
-            option = cheapest_on_gpu(scenario, job.is_set, self.margin, self.whole_nodes)
-        except PlanCancelled:
-            return
-        except BaseException:  # never let the worker die silently
-            log.exception("sizing advisor failed")
-            option = None
-        if not job.is_set():
-            self._finished.emit(scenario, key, option, job)  # queued into the GUI thread
-
-    def _done(self, scenario: Scenario, key: str, option: Any, job: threading.Event) -> None:
-        if job.is_set() or job is not self._job:
-            return  # cancelled after it finished: a newer scenario is being advised on
-        self._job = None
-        if len(self._cache) > 64:  # a long session must not grow without bound
-            self._cache.clear()
-        self._cache[key] = option
-        self.advised.emit(scenario, option)
+    def _done(self, key: str, option: Any) -> None:
+        if self._last is not None and key == self._key(self._last):
+            self.advised.emit(self._last, option)
 
     def advice_for(self, scenario: Scenario) -> dict[str, Any] | None:
         """The advice for ``scenario`` now: known, or computed here (a report being written)."""
-        key = scenario_key(scenario)
-        if key not in self._cache:
-            self._cache[key] = cheapest_on_gpu(scenario, None, self.margin, self.whole_nodes)
-        return self._cache[key]
+        result: dict[str, Any] | None = self.worker.run_now(self._key(scenario), (scenario, self._search()))
+        return result
 
-    def set_margin(self, margin: float, whole_nodes: bool | None = None) -> None:
-        """Advise with another memory margin (and whole-node setting: the Hardware tab's),
-        again for the last scenario."""
+    def set_margin(self, margin: float, whole_nodes: bool | None = None, cards_per_box: Any = ...) -> None:
+        """Advise with another memory margin (and whole-node and cards-per-box settings: the
+        Hardware tab's), again for the last scenario."""
         nodes = self.whole_nodes if whole_nodes is None else whole_nodes
-        if (margin, nodes) == (self.margin, self.whole_nodes):
+        box = self.cards_per_box if cards_per_box is ... else cards_per_box
+        if (margin, nodes, box) == self._search():
             return
-        self.margin, self.whole_nodes = margin, nodes
-        self._cache.clear()
+        self.margin, self.whole_nodes, self.cards_per_box = margin, nodes, box
         if self._last is not None:
             self.request(self._last)
+
+    @property
+    def pending(self) -> bool:
+        """Whether advice is still to come for the last scenario."""
+        return not self.worker.idle
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Run the pending search (if any) and wait for it; True when it finished in time
         (screenshots and tests, which want the advice on screen)."""
-        if self._pending is not None:
-            self.run()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-        from PySide6.QtCore import QCoreApplication
-
-        QCoreApplication.processEvents()  # deliver the queued result
-        return thread is None or not thread.is_alive()
+        return self.worker.wait(timeout)
 
     def shutdown(self) -> None:
-        """Cancel everything (the window is closing); the daemon worker ends on its own."""
-        self._timer.stop()
-        self._pending = None
-        self.cancel()
+        """Cancel the search and join the worker thread (the window is closing)."""
+        self.worker.shutdown()

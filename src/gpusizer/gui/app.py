@@ -173,9 +173,9 @@ def screenshot(args: argparse.Namespace) -> int:
 
     def shoot() -> None:
         window.advisor.wait()  # the advice normally waits for editing to pause
-        settle = getattr(window.tabs.current_chart(), "wait_settled", None)
-        if callable(settle):  # a chart that computes in the background (Hardware tab)
-            settle()
+        chart = window.tabs.current_chart()
+        if chart is not None:  # a chart that computes in the background (Hardware tab)
+            chart.wait_settled()
         for _ in range(3):  # the advice re-wraps the summary: let the layouts settle
             app.processEvents()
         ok = window.grab().save(args.screenshot)

@@ -47,13 +47,17 @@ class ChartTabs(QTabWidget):
     """Tabs of charts, or placeholders where a chart is not available.
 
     ``failed(str)`` reports a chart that raised, so the window can say so in its status bar.
+    ``background``: charts may run slow work in a worker thread (the window's tabs do).
     """
 
     failed = Signal(str)
     created = Signal(str, object)  # (key, chart) once a chart is made (window hooks)
 
-    def __init__(self, parent: QWidget | None = None, deferred: bool = False) -> None:
+    def __init__(
+        self, parent: QWidget | None = None, deferred: bool = False, background: bool = False
+    ) -> None:
         super().__init__(parent)
+        self.background = background  # charts may run slow work in a worker thread
         # Deferred: no chart (hence no pyqtgraph/numpy import) until start() is called, so
         # the first frame of the window does not wait for them.
         self.deferred = deferred
@@ -107,7 +111,7 @@ class ChartTabs(QTabWidget):
             self._broken.add(key)
             return None
         try:
-            chart = cls()
+            chart = cls(background=self.background)
             chart.set_units(self.unit)
         except Exception as exc:  # a broken chart must leave the rest of the window usable
             log.exception("cannot create chart %s", key)
@@ -145,9 +149,7 @@ class ChartTabs(QTabWidget):
     def shutdown(self) -> None:
         """The window is closing: charts with background work (the Hardware tab) stop it."""
         for chart in self.charts.values():
-            stop = getattr(chart, "shutdown", None)
-            if callable(stop):
-                stop()
+            chart.shutdown()
 
     def set_stale(self, stale: bool) -> None:
         """Fade the charts while they show the last valid estimate (a veil over them: an
@@ -167,12 +169,11 @@ class ChartTabs(QTabWidget):
             return
         self._dirty.discard(key)
         view, stack = chart_view(key), self._pages[key]
-        if not view.applies_to(self._data[0].workload.is_training):
+        kind = self._data[0].workload.info
+        if not view.applies_to(kind):
             hint = stack.widget(0)
             if isinstance(hint, QLabel):
-                hint.setText(
-                    f"{view.caption}: a serving question. Choose Inference as the workload kind to see it."
-                )
+                hint.setText(view.hint(kind))
             stack.setCurrentIndex(0)
             return
         stack.setCurrentWidget(chart)

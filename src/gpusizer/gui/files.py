@@ -19,7 +19,7 @@ from ..core.errors import ScenarioError
 from ..core.pipeline.report import report_from_estimate
 from ..core.pipeline.scenario import scenario_dict
 from ..io.atomic import write_atomic
-from ..io.export import report_csv, report_markdown, strict_json
+from ..io.report import NOT_ASKED, report_facts, report_text
 from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
 from .binding import as_rich
 from .dialogs import ask_open, ask_save, slug
@@ -76,6 +76,7 @@ class FileController(QObject):
         self.state, self.prefs, self.window = state, prefs, window
         self.path: Path | None = None
         self.advice: Callable[[], Any] | None = None  # the advisor's option for the scenario
+        self.prices: Callable[[], Any] | None = None  # the user's own prices ("My prices")
 
     def warn(self, title: str, text: str) -> None:
         QMessageBox.warning(self.window, title, as_rich(text))
@@ -191,23 +192,20 @@ class FileController(QObject):
         return report_from_estimate(self.state.estimate)
 
     def export_report(self, path: str | Path, unit: str = "GiB") -> bool:
-        """The report as .json, .csv or .md (by the file's suffix); the Markdown one with the
-        advisor's "GPUs needed" (``advice``, set by the window)."""
+        """The report (io/report.py) as .md, .html, .json or .csv, by the file's suffix; with
+        the advisor's "GPUs needed" (``advice``) and My prices (``prices``), set by the window."""
         p = Path(path)
-        rep = self.report()
-        writers = {
-            ".json": lambda: strict_json(rep) + "\n",
-            ".csv": lambda: report_csv(rep),
-            ".md": lambda: report_markdown(rep, unit, *((self.advice(),) if self.advice is not None else ())),
-        }
-        make = writers.get(p.suffix.lower())
-        if make is None:
-            self.warn("Cannot export", "choose a .json, .csv or .md file name")
+        advice = self.advice() if self.advice is not None else NOT_ASKED
+        prices = self.prices() if self.prices is not None else None
+        try:
+            text = report_text(report_facts(self.state.estimate, unit, advice, prices), p)
+        except ScenarioError as exc:
+            self.warn("Cannot export", str(exc).removeprefix("output: "))
             return False
         try:
-            write_atomic(p, make())
-        except (OSError, ScenarioError) as exc:
-            self.warn("Cannot export", f"{p} was not written: {getattr(exc, 'strerror', '') or exc}")
+            write_atomic(p, text)
+        except OSError as exc:
+            self.warn("Cannot export", f"{p} was not written: {exc.strerror or exc}")
             return False
         return True
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QPaintEvent, QShowEvent
@@ -25,12 +25,14 @@ from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
 from ..core.pipeline.scenario import scenario_dict
 from ..core.sizing.option import option_edits
+from ..core.views.settings import HardwareView
 from .advisor import Advisor
 from .binding import Binder, plain_text
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
 from .files import FileController
-from .hardware.settings import margin_of
+from .hardware.settings import load as load_hardware_view
+from .hardware.settings import remember, remembered
 from .icon import app_icon
 from .menus import build_menus
 from .model_import import is_model_path
@@ -41,6 +43,9 @@ from .state import ScenarioState
 from .style import set_role
 from .summary import SummaryHeader
 from .widgets import align_captions
+
+if TYPE_CHECKING:  # the charts load pyqtgraph, which the first frame must not wait for
+    from .charts.base import ChartBase
 
 log = logging.getLogger(__name__)
 LEFT_WIDTH = 430
@@ -73,8 +78,12 @@ class MainWindow(QMainWindow):
         self.state = ScenarioState(first, self)
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
-        self.advisor = Advisor(self, margin=margin_of(self.prefs))
+        shown = load_hardware_view(self.prefs)
+        self.advisor = Advisor(self, margin=shown.margin)
+        self.advisor.set_margin(shown.margin, shown.whole_nodes, shown.cards_per_box)
         self.files.advice = lambda: self.advisor.advice_for(self.state.scenario)
+        self.files.prices = lambda: self.hardware_view().prices
+        self._views: dict[type, Any] = {}  # each chart view as last shown (what is remembered)
         self.last_render_ms = 0.0
         self.setWindowIcon(app_icon())
         self.setAcceptDrops(True)
@@ -126,7 +135,7 @@ class MainWindow(QMainWindow):
         lay.setSpacing(8)
         self.summary = SummaryHeader()
         lay.addWidget(self.summary)
-        self.tabs = ChartTabs(deferred=self._defer_charts)
+        self.tabs = ChartTabs(deferred=self._defer_charts, background=True)
         self.table = BreakdownTable()
         self.figures = FiguresView()
         details = QFrame()
@@ -182,11 +191,29 @@ class MainWindow(QMainWindow):
         self.summary.set_advice_pending()
         self.advisor.request(est.scenario)
 
-    def _chart_created(self, _key: str, chart: Any) -> None:
-        """A chart that works with the window (the Hardware tab) is handed the window."""
-        attach = getattr(chart, "attach", None)
-        if callable(attach):
-            attach(self)
+    def _chart_created(self, _key: str, chart: ChartBase) -> None:
+        """A new chart starts with its remembered view; its view edits are remembered, and its
+        scenario edits (a Hardware row's layout) applied as one undo step."""
+        view, problem = remembered(self.prefs, chart.view)
+        self._views[type(view)] = view
+        chart.set_view(view)
+        if problem:
+            self.notify(problem)
+        chart.viewChanged.connect(self._view_edited)
+        chart.editRequested.connect(self.state.edit_many)
+
+    def _view_edited(self, view: Any) -> None:
+        problem = remember(self.prefs, view, self._views.get(type(view)))
+        self._views[type(view)] = view
+        if problem:
+            self.notify(problem)
+        if isinstance(view, HardwareView):  # the "GPUs needed" line keeps the tab's margin
+            self.advisor.set_margin(view.margin, view.whole_nodes, view.cards_per_box)
+
+    def hardware_view(self) -> HardwareView:
+        """The Hardware tab's settings and My prices: as shown, or as remembered."""
+        view = self._views.get(HardwareView)
+        return view if isinstance(view, HardwareView) else remembered(self.prefs, HardwareView()).view
 
     def _show_advice(self, scenario: Scenario, option: dict[str, Any] | None) -> None:
         if scenario == self.state.scenario:  # advice for an older scenario is dropped

@@ -40,7 +40,7 @@ def _parent(w: MenuHost) -> QWidget:
 
 
 CHART_FILTER = "PNG image (*.png);;SVG image (*.svg);;Chart data (*.csv)"
-REPORT_FILTER = "Markdown report (*.md);;JSON report (*.json);;CSV report (*.csv)"
+REPORT_FILTER = "Markdown report (*.md);;HTML report (*.html);;JSON report (*.json);;CSV report (*.csv)"
 
 
 def _action(

@@ -1,7 +1,8 @@
-"""The estimate report as CSV and Markdown (no Qt: the GUI, the CLI and scripts share it).
+"""Strict JSON and CSV of the estimate report (no Qt: the GUI, the CLI and scripts share it).
 
-Both take the report dict of :func:`gpusizer.core.pipeline.report.report_from_estimate` (the
-``--json`` contract), so every export states the same figures as the JSON.
+They take the report dict of :func:`gpusizer.core.pipeline.report.report_from_estimate` (the
+``--json`` contract), so every export states the same figures as the JSON; the readable
+report (Markdown, HTML) is io/report.py, which writes JSON and CSV through these.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from typing import Any
 
 from ..core.errors import ScenarioError
 from ..core.model.result import COMPONENTS
-from .report_md import report_markdown
 from .units import to_unit
 
-__all__ = ["breakdown_csv", "csv_text", "report_csv", "report_markdown", "strict_json"]
+__all__ = ["breakdown_csv", "csv_text", "report_csv", "strict_json"]
 
 
 def strict_json(data: Any) -> str:

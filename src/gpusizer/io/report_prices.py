@@ -70,17 +70,7 @@ def price_rows(spec: GPUSpec, prices: Mapping[str, Mapping[str, Any]] | None) ->
     return rows
 
 
-def prices_markdown(spec: GPUSpec, prices: Mapping[str, Mapping[str, Any]] | None) -> list[str]:
-    """The section as Markdown lines."""
-    out = (
-        ["## Prices", ""]
-        + [f"- {line}" for line in BASIS_LINES]
-        + ["", "| | price | basis | source | date |", "|---|---:|---|---|---|"]
-    )
-    out += [f"| {r.item} | {r.price} | {r.basis} | {r.source} | {r.date} |" for r in price_rows(spec, prices)]
-    if prices:
-        out += ["", "Your prices (marked *yours* above and in the Hardware table):", ""]
-        out += [
-            f"- `{gid}`: " + ", ".join(f"{k} {v}" for k, v in entry.items()) for gid, entry in prices.items()
-        ]
-    return out
+def your_prices(prices: Mapping[str, Mapping[str, Any]] | None) -> list[str]:
+    """The user's own prices, one line per GPU or system id."""
+    entries = (prices or {}).items()
+    return [f"{gid}: " + ", ".join(f"{k} {v}" for k, v in entry.items()) for gid, entry in entries]

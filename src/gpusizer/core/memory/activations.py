@@ -58,7 +58,7 @@ class ActContext:
 _FP32_WEIGHT_NORMS = ("gemma", "olmo2")
 
 
-def _norm(arch: Arch, c: ActContext, width: int, keep_output: bool, rows: int = 0) -> float:
+def norm_block(arch: Arch, c: ActContext, width: int, keep_output: bool, rows: int = 0) -> float:
     """Bytes an RMSNorm/LayerNorm keeps (transformers' LlamaRMSNorm, GemmaRMSNorm,
     Olmo2RMSNorm, nn.LayerNorm); ``rows`` normalised vectors (default: one per token)."""
     t = c.tokens
@@ -146,12 +146,12 @@ def _mla_latents(arch: Arch, c: ActContext) -> float:
     q_lora = mla.q_lora_rank or 0
     return (
         c.p * t * (q_lora + mla.kv_lora_rank)
-        + (_norm(arch, c, q_lora, True) if q_lora else 0)
-        + _norm(arch, c, mla.kv_lora_rank, True)
+        + (norm_block(arch, c, q_lora, True) if q_lora else 0)
+        + norm_block(arch, c, mla.kv_lora_rank, True)
     )
 
 
-def _mlp(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
+def mlp_block(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
     """Gated: gate, act(gate), up (kept by the activation and the product) and the product (the
     down input). Plain: fc1 output and the down input (GELU); the python tanh-GELU of GPT-2
     (``gelu_new``) keeps four ffn-wide tensors of its own."""
@@ -170,9 +170,9 @@ def _moe(arch: Arch, c: ActContext) -> float:
     routed = t * moe.experts_per_token
     kept = 4 * t * moe.experts + 8 * routed + c.p * routed * arch.hidden  # softmax, top-k, outputs
     kept += c.p * t * arch.hidden if c.targets is None else 0  # the router keeps its input
-    kept += _mlp(arch, c, moe.expert_ffn_hidden_size, routed)
+    kept += mlp_block(arch, c, moe.expert_ffn_hidden_size, routed)
     if moe.shared_experts:
-        kept += _mlp(arch, c, moe.shared_ffn, t)
+        kept += mlp_block(arch, c, moe.shared_ffn, t)
     return kept
 
 
@@ -211,7 +211,7 @@ def hf_attention_block(arch: Arch, c: ActContext) -> float:
     if spec.qk_norm != "none":  # q_norm and k_norm: per head (Qwen3, Gemma 3) or full width
         per_head = spec.qk_norm == "head"
         for width, heads in ((arch.q_dim, arch.heads), (arch.kv_dim, arch.kv_heads)):
-            total += _norm(arch, c, width, c.targets is None, t * heads if per_head else t)
+            total += norm_block(arch, c, width, c.targets is None, t * heads if per_head else t)
     return total
 
 
@@ -221,18 +221,18 @@ def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     if c.recompute == "full":  # gradient checkpointing keeps only the layer input
         return c.r * t * h
     keep_norm_out = c.targets is None
-    total = _norm(arch, c, h, keep_norm_out) + hf_attention_block(arch, c)
+    total = norm_block(arch, c, h, keep_norm_out) + hf_attention_block(arch, c)
     if c.autocast and c.targets is None:  # each Linear keeps its own low-precision input copy
         total += c.p * t * h * (_readers(arch, "attention") + _readers(arch, "mlp") - 2)
     if not spec.parallel_attention:
-        total += _norm(arch, c, h, keep_norm_out)
+        total += norm_block(arch, c, h, keep_norm_out)
     if spec.norms_per_layer > 2:  # post-norms (Gemma 2/3): input, rsqrt; output feeds the add
-        total += (spec.norms_per_layer - 2) * _norm(arch, c, h, False)
+        total += (spec.norms_per_layer - 2) * norm_block(arch, c, h, False)
     if spec.dropout > 0:  # residual dropouts keep their noise in the compute dtype (measured
         total += 2 * c.p * t * h  # with PyTorch; CUDA's native_dropout keeps a 1-byte mask)
     if moe_layer and arch.moe is not None:
         return total + _moe(arch, c)
-    return total + _mlp(arch, c, arch.ffn, t)
+    return total + mlp_block(arch, c, arch.ffn, t)
 
 
 def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> float:
@@ -249,10 +249,11 @@ def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> 
             total += c.p * t * h
     if last:
         if arch.spec.final_norm:
-            total += _norm(arch, c, h, c.targets is None)
+            total += norm_block(arch, c, h, c.targets is None)
         if not LOSS_KINDS[c.loss].fused:  # the LM head keeps its input (LoRA on it: the cast, dropout)
             total += _block_inputs(c, ("lm_head",), h, t)
-        total += lm_loss.saved(arch, c.loss, c.loss_compiled, t, c.p, not frozen)
+        setup = lm_loss.LossSetup.of(c.loss, c.loss_compiled)
+        total += lm_loss.saved(arch, setup, lm_loss.Logits(t, arch.vocab, c.p), not frozen)
     return total
 
 
@@ -266,7 +267,7 @@ def first_layer_frozen_input(arch: Arch, c: ActContext) -> float:
         return 0.0
     t, h = c.tokens, arch.hidden
     masks = c.dropout_mask * t * h * sum(m in c.targets for m in _inputs(arch, "attention"))
-    saved = _norm(arch, c, h, False) + masks
+    saved = norm_block(arch, c, h, False) + masks
     if c.eager and not arch.spec.fused_qkv and arch.mla is None and c.recompute != "selective":
         # q @ k^T keeps q only for k's gradient and k (repeated to every head) only for q's:
         # an untargeted projection of a frozen input needs none (measured: q and v targeted)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..model.architecture import Arch
 from ..model.mixers import mixer_widths
-from .activations import ActContext, _mlp, _norm, hf_attention_block
+from .activations import ActContext, hf_attention_block, mlp_block, norm_block
 
 
 def _attention_kept(arch: Arch, c: ActContext, megatron: bool) -> float:
@@ -57,6 +57,6 @@ def hybrid_delta(
             mats = 3 if arch.spec.mlp == "gated" else 2
             mlp = c.p * c.tokens * (arch.ffn * mats + arch.hidden)
         else:
-            mlp = _mlp(arch, c, arch.ffn, c.tokens) + _norm(arch, c, arch.hidden, True)
+            mlp = mlp_block(arch, c, arch.ffn, c.tokens) + norm_block(arch, c, arch.hidden, True)
         delta -= mlp_free_layers * mlp
     return delta / c.tp

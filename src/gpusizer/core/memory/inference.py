@@ -15,7 +15,8 @@ other weights (core/sharding.py).
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from ..model.architecture import Arch, ceil_div
 from ..model.module_bytes import stage_weight_bytes
@@ -25,7 +26,6 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import Scenario
 from ..model.state import state_bytes, state_bytes_per_sequence
 from ..registry.dtypes import nbytes
-from ..registry.frameworks import FrameworkProfile
 
 
 def _minimum(a: Any, b: Any) -> Any:
@@ -56,29 +56,31 @@ def kv_bytes_per_token_layer(arch: Arch, kv_dtype: str, tp: int = 1) -> float:
     return 2 * heads * arch.head_dim * b
 
 
-def kv_cache_bytes(
-    arch: Arch,
-    profile: FrameworkProfile,
-    kv_dtype: str,
-    batch: Any,
-    tokens: Any,
-    tp: int = 1,
-    layers: int | None = None,
-    local: int | None = None,
-) -> Any:
-    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens over ``layers`` attention
-    layers, ``local`` of them with the sliding window (defaults: the model's; scalars, or numpy
-    arrays for sweeps); a sliding-window layer keeps the window less the profile's
-    ``kv_window_slack``."""
-    layers = arch.attention_layers if layers is None else layers
-    per = kv_bytes_per_token_layer(arch, kv_dtype, tp)
-    spec = arch.spec
+@dataclass(frozen=True)
+class KvLayout:
+    """How one GPU holds keys and values: their dtype, the TP split, the attention layers it
+    holds (None: every one of the model's) and how many of them keep only the sliding window
+    (None: the model's sliding-window layers among them), and the tokens an engine keeps
+    beyond the window (``FrameworkProfile.kv_window_slack``, taken off the window)."""
+
+    dtype: str
+    tp: int = 1
+    layers: int | None = None
+    local: int | None = None
+    window_slack: int = 0
+
+
+def kv_cache_bytes(arch: Arch, kv: KvLayout, batch: Any, tokens: Any) -> Any:
+    """Whole-cache bytes for ``batch`` sequences of ``tokens`` tokens (scalars, or numpy arrays
+    for sweeps); a sliding-window layer keeps the window less the slack."""
+    layers = arch.attention_layers if kv.layers is None else kv.layers
+    per = kv_bytes_per_token_layer(arch, kv.dtype, kv.tp)
+    spec, local = arch.spec, kv.local
     if local is None:
         local = min(spec.sliding_window_layers, layers) if spec.sliding_window else 0
     window_tokens = tokens
     if spec.sliding_window:
-        window = spec.sliding_window - profile.kv_window_slack
-        window_tokens = _minimum(tokens, window)
+        window_tokens = _minimum(tokens, spec.sliding_window - kv.window_slack)
     return batch * per * ((layers - local) * tokens + local * window_tokens)
 
 
@@ -114,33 +116,43 @@ def attention_layers(arch: Arch, sp: StageParams, pp: int) -> int:
     return min(sp.layers, ceil_div(arch.attention_layers, pp))
 
 
+class InferenceParts(NamedTuple):
+    """Bytes on the heaviest GPU serving: weights, KV cache (and recurrent state), the
+    prefill's activations and its logits buffer (numbers, or numpy arrays for sweeps)."""
+
+    weights: float
+    kv: Any
+    acts: Any
+    logits: Any
+
+
+class InferenceMemory(NamedTuple):
+    """The memory of the heaviest GPU serving, and its tensor peak (bytes)."""
+
+    memory: Memory
+    peak: int
+
+
 def inference_components(
     s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
-) -> tuple[float, Any, Any, Any]:
-    """(weights, KV cache, activations, logits) bytes on the heaviest GPU; ``batch`` and
-    ``prompt`` may be numpy arrays (sweeps)."""
+) -> InferenceParts:
+    """The parts on the heaviest GPU; ``batch`` and ``prompt`` may be numpy arrays (sweeps)."""
     par, prec, w = s.parallelism, s.precision, s.workload
     sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
     weights = stage_weight_bytes(s, arch, counts, sp)
     attention = attention_layers(arch, sp, par.pipeline)  # the heaviest stage's
-    kv = kv_cache_bytes(
-        arch,
-        s.profile,
-        prec.kv_cache,
-        batch,
-        prompt + w.generated_tokens,
-        par.tensor,
-        attention,
-        min(attention, sp.sliding_layers),
+    cache = KvLayout(
+        prec.kv_cache, par.tensor, attention, min(attention, sp.sliding_layers), s.profile.kv_window_slack
     )
+    kv = kv_cache_bytes(arch, cache, batch, prompt + w.generated_tokens)
     if arch.mixer_layers:  # fixed-size recurrent state per sequence (hybrid models)
         kv = kv + batch * state_bytes(arch, s.profile, prec.activations, par.tensor, par.pipeline)
     acts, logits = _prefill_activations(s, arch, batch, prompt)
-    return weights, kv, acts, logits
+    return InferenceParts(weights, kv, acts, logits)
 
 
-def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memory, int]:
-    """Memory of the heaviest GPU serving the scenario; returns (memory, tensor peak)."""
+def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> InferenceMemory:
+    """Memory of the heaviest GPU serving the scenario, with its tensor peak."""
     w = s.workload
     weights, kv, acts, logits = inference_components(s, arch, counts, w.batch_size, w.prompt_tokens)
     parts = [int(weights), int(kv), int(acts), int(logits)]
@@ -154,7 +166,7 @@ def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> tuple[Memo
         peak_phase="prefill",
         alive_at_peak=tuple(c for c in COMPONENTS if c not in ("gradients", "optimizer")),
     )
-    return mem, int(total)
+    return InferenceMemory(mem, int(total))
 
 
 def cache_block(s: Scenario, arch: Arch) -> dict[str, int]:
@@ -162,9 +174,8 @@ def cache_block(s: Scenario, arch: Arch) -> dict[str, int]:
     KV cache and the recurrent layers' state, on the heaviest GPU (bytes)."""
     par, prec, w = s.parallelism, s.precision, s.workload
     attn = ceil_div(arch.attention_layers, par.pipeline)
-    kv = kv_cache_bytes(
-        arch, s.profile, prec.kv_cache, w.batch_size, w.prompt_tokens + w.generated_tokens, par.tensor, attn
-    )
+    cache = KvLayout(prec.kv_cache, par.tensor, attn, window_slack=s.profile.kv_window_slack)
+    kv = kv_cache_bytes(arch, cache, w.batch_size, w.prompt_tokens + w.generated_tokens)
     conv, recurrent = state_bytes_per_sequence(arch, s.profile, prec.activations, par.tensor, par.pipeline)
     per_token = kv_bytes_per_token_layer(arch, prec.kv_cache, par.tensor) * attn
     return {

@@ -16,8 +16,10 @@ targets the fused module.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..model.architecture import Arch, resolve
+from ..model.params import StageLayers
 from ..model.specs import ModelSpec, Scenario
 
 # A fused module's name and the target names that select it.
@@ -131,15 +133,14 @@ def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> lis
     return sorted(found.items())
 
 
-def lora_stage(
-    spec: ModelSpec, rank: int, targets: tuple[str, ...], dense_layers: int, moe_layers: int, last: bool
-) -> tuple[int, int]:
+def lora_stage(spec: ModelSpec, rank: int, targets: tuple[str, ...], stage: StageLayers) -> tuple[int, int]:
     """(trainable parameters, parameter tensors) of the adapters on one pipeline stage: its
     layers' adapters and, on the last stage, the LM head's (where the head is). A hybrid
     model's missing adapters are taken from each stage in proportion to its layers (its
     recurrent and MLP-free layers are spread over the stages, core/sharding.py)."""
     (dense, dense_t), (moe, moe_t), (head, head_t), (gone, gone_t) = _parts(spec, rank, targets)
     layers = resolve(spec).layers
+    dense_layers, moe_layers, last = stage.dense, stage.moe, stage.last
     here = dense_layers + moe_layers
     return (
         dense * dense_layers + moe * moe_layers + (head if last else 0) - gone * here // layers,
@@ -147,14 +148,23 @@ def lora_stage(
     )
 
 
-def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> tuple[int, int, int]:
-    """(trainable parameters in the whole model, per dense layer, parameter tensors)."""
+class LoraCounts(NamedTuple):
+    """A model's LoRA adapters: trainable parameters in the whole model, per dense layer, and
+    parameter tensors."""
+
+    total: int
+    per_dense_layer: int
+    tensors: int
+
+
+def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> LoraCounts:
+    """The adapters of ``rank`` on ``targets`` over the whole model."""
     arch = resolve(spec)
-    total, tensors = lora_stage(spec, rank, targets, arch.dense_layers, arch.moe_layers, True)
-    return total, _parts(spec, rank, targets)[0][0], tensors
+    total, tensors = lora_stage(spec, rank, targets, StageLayers.whole(arch))
+    return LoraCounts(total, _parts(spec, rank, targets)[0][0], tensors)
 
 
-def scenario_lora(s: Scenario) -> tuple[int, int, int]:
+def scenario_lora(s: Scenario) -> LoraCounts:
     """:func:`lora_trainable` of the scenario's adapters; zeros when it trains no adapters."""
     w = s.workload
-    return lora_trainable(s.model, w.lora_rank, w.lora_targets) if w.is_adapter else (0, 0, 0)
+    return lora_trainable(s.model, w.lora_rank, w.lora_targets) if w.is_adapter else LoraCounts(0, 0, 0)

@@ -41,9 +41,10 @@ Megatron-LM's vocabulary-parallel cross entropy is its own layout (activations.m
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from ..model.architecture import Arch
-from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.loss_kinds import LOSS_KINDS, LossKind
 
 DEFAULT_CHUNKS = 8  # torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss num_output_chunks
 
@@ -61,15 +62,39 @@ def fused_rows(loss_chunks: int | None, tokens: float, arch: Arch) -> float:
     return float(min(tokens, 2 ** math.ceil(math.log2(max(1, per)))))
 
 
-def saved(arch: Arch, loss: str, compiled: bool, tokens: float, p: float, head_trainable: bool) -> float:
+@dataclass(frozen=True)
+class LossSetup:
+    """How the workload computes its loss: the registry's kind (``workload.loss``), compiled
+    (``workload.compile_loss``), its chunks (``workload.loss_chunks``; None: the default)."""
+
+    kind: LossKind
+    compiled: bool = False
+    chunks: int | None = None
+
+    @classmethod
+    def of(cls, loss: str, compiled: bool = False, loss_chunks: int | None = None) -> LossSetup:
+        return cls(LOSS_KINDS[loss], compiled, loss_chunks)
+
+
+@dataclass(frozen=True)
+class Logits:
+    """The logits one GPU computes: ``tokens`` rows of ``vocab`` columns (its share of the
+    vocabulary), ``p`` bytes per 16-bit (or upcast) value."""
+
+    tokens: float
+    vocab: float
+    p: float
+
+
+def saved(arch: Arch, loss: LossSetup, logits: Logits, head_trainable: bool) -> float:
     """Bytes the loss keeps for backward beside the head's input (labels included: int64
     shifted labels, 8 B per token); the fused loss keeps the gradients of the head's input
     and weight instead."""
-    t, v, h = tokens, arch.vocab, arch.hidden
-    kind = LOSS_KINDS[loss]
+    t, v, h, p = logits.tokens, logits.vocab, arch.hidden, logits.p
+    kind = loss.kind
     if kind.fused:
         return p * t * h + (p * v * h if head_trainable else 0.0) + 8 * t
-    if compiled and kind.compilable:
+    if loss.compiled and kind.compilable:
         return p * t * v + 8 * t + 8 * t  # 16-bit logits, fp32 max and log-sum-exp
     kept = 4 * t * v + 8 * t  # fp32 log-softmax output + shifted labels
     if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
@@ -77,28 +102,20 @@ def saved(arch: Arch, loss: str, compiled: bool, tokens: float, p: float, head_t
     return kept
 
 
-def transients(
-    arch: Arch,
-    loss: str,
-    compiled: bool,
-    loss_chunks: int | None,
-    tokens: float,
-    vocab: float,
-    p: float,
-    head_grad: float,
-) -> tuple[float, float]:
-    """(forward, backward) short-lived bytes of the loss on the last stage. ``vocab`` is the
-    vocabulary on this GPU; ``head_grad`` the output weight's gradient (0 when frozen), which
-    the chunked and fused losses build while the loss's own buffers are alive."""
+def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) -> tuple[float, float]:
+    """(forward, backward) short-lived bytes of the loss on the last stage; ``head_grad`` the
+    output weight's gradient (0 when frozen), which the chunked and fused losses build while
+    the loss's own buffers are alive."""
+    tokens, vocab, p = logits.tokens, logits.vocab, logits.p
     tv = tokens * vocab
-    kind = LOSS_KINDS[loss]
+    kind = loss.kind
     if kind.fused:
-        rows = fused_rows(loss_chunks, tokens, arch)
+        rows = fused_rows(loss.chunks, tokens, arch)
         return 4 * rows * vocab + head_grad, p * tokens * arch.hidden + head_grad
     if kind.chunked:
-        n = chunks(loss_chunks)
-        if compiled:
+        n = chunks(loss.chunks)
+        if loss.compiled:
             return 0.0, p * tv / n + head_grad
-        logits = p * tv if kind.logit_list else p * tv / n  # 16-bit logits alive in the forward
-        return logits + 4 * tv / n, 8 * tv / n + head_grad
+        logits_kept = p * tv if kind.logit_list else p * tv / n  # 16-bit logits alive in the forward
+        return logits_kept + 4 * tv / n, 8 * tv / n + head_grad
     return tv * (p + (4 if p < 4 else 0)), 8 * tv

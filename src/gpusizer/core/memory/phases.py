@@ -75,14 +75,21 @@ def memory_at(ph: Phases, phase: str, total: int, overhead: int = 0) -> Memory:
     )
 
 
+class InFlight(NamedTuple):
+    """Micro-batches the first pipeline stage holds at once, and micro-batches per step."""
+
+    held: float
+    per_step: int
+
+
 def in_flight(
     pipeline: int, data: int, virtual_stages: int, micro_batch: int, global_batch: int | None
-) -> tuple[float, int]:
-    """(micro-batches the first stage holds, micro-batches per step). In flight under 1F1B:
+) -> InFlight:
+    """Micro-batches the first stage holds and micro-batches per step. In flight under 1F1B:
     min(PP, micro-batches); interleaving multiplies by 1 + (p-1)/(p·v) (Korthikanti et al.
     2022 §4.2.3). Never grows with ``data`` (the layout search's bounds rely on it)."""
     micro = max(1, (global_batch or micro_batch * data * pipeline) // (micro_batch * data))
     flight = float(min(pipeline, micro))
     if virtual_stages > 1 and pipeline > 1:
         flight *= 1 + (pipeline - 1) / (pipeline * virtual_stages)
-    return flight, micro
+    return InFlight(flight, micro)

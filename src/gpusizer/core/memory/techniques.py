@@ -32,7 +32,7 @@ from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .layouts import activation_layout
-from .loss import DEFAULT_CHUNKS, transients
+from .loss import DEFAULT_CHUNKS, Logits, LossSetup, transients
 from .optimizer_states import optimizer_kind
 from .peft import kbit_prepared
 from .phases import in_flight
@@ -72,7 +72,8 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     if activation_layout(s.profile).vocab_parallel_loss:
         return 0.0, 4 * tokens * vocab
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
-    return transients(arch, w.loss, w.compile_loss, w.loss_chunks, tokens, vocab, pb, head_grad)
+    setup = LossSetup.of(w.loss, w.compile_loss, w.loss_chunks)
+    return transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
 
 
 def offload_split(mode: str, layers_bytes: float, top: float, layers: int) -> tuple[float, float]:
@@ -128,7 +129,8 @@ def check_techniques(s: Scenario) -> None:
             "parallelism.recompute 'full' (or choose 'all' or 'none')",
         )
     if p.optimizer_in_backward:
-        micro = in_flight(p.pipeline, p.data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)[1]
+        flight = in_flight(p.pipeline, p.data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)
+        micro = flight.per_step
         if micro > 1:
             raise ScenarioError(
                 "parallelism.optimizer_in_backward",

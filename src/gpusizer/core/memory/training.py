@@ -29,7 +29,7 @@ from .optimizer_states import (
     tensor_classes,
 )
 from .peft import base_extra_bytes
-from .phases import Phases, in_flight
+from .phases import Phases, in_flight, peak_of
 from .stage_activations import stage_activations
 from .techniques import StepExtras, logit_bytes, step_phases
 
@@ -40,6 +40,19 @@ class Layout(NamedTuple):
     dp_shard: int  # ranks that share ZeRO/FSDP shards (data x context)
     in_flight: float  # micro-batches whose activations the heaviest stage holds
     accumulate: bool  # gradients outlive one micro-batch
+    dp: int = 1  # data-parallel replicas
+
+
+@dataclass(frozen=True)
+class OnGpu:
+    """One GPU's bytes after ZeRO: weights, gradients, optimizer states (with master
+    weights) and activations; ``stepped``: the parameters its optimizer steps."""
+
+    weights: float
+    grads: float
+    opt: float
+    acts: float
+    stepped: float
 
 
 def layout(s: Scenario, data: int | None = None) -> Layout:
@@ -48,7 +61,7 @@ def layout(s: Scenario, data: int | None = None) -> Layout:
     p, w = s.parallelism, s.workload
     data = p.data if data is None else data
     flight, micro = in_flight(p.pipeline, data, p.virtual_stages, w.micro_batch_size, w.global_batch_size)
-    return Layout(p.tensor, p.pipeline, data * p.context, flight, micro > 1)
+    return Layout(p.tensor, p.pipeline, data * p.context, flight, micro > 1, data)
 
 
 def _weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, lora_params: float) -> float:
@@ -76,9 +89,7 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
     LoRA counts the adapters of this stage's layers (and the head's on the last stage)."""
     w = s.workload
     if w.is_adapter:
-        params, tensors = lora_stage(
-            s.model, w.lora_rank, w.lora_targets, sp.dense_layers, sp.moe_layers, sp.last
-        )
+        params, tensors = lora_stage(s.model, w.lora_rank, w.lora_targets, sp.stage_layers)
         return params / s.parallelism.tensor, nbytes(s.precision.adapters), tensors
     return sp.total, nbytes(s.precision.weights), 0
 
@@ -167,6 +178,28 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
     )
 
 
+@dataclass(frozen=True)
+class StagePeak:
+    """The heavier pipeline stage at its peak: its phases, the peak phase, its tensor bytes."""
+
+    phases: Phases
+    phase: str
+    peak: int
+
+
+def heavier_stage(s: Scenario, arch: Arch, counts: ParamCounts, data: int | None = None) -> StagePeak:
+    """The heavier of the first and last pipeline stages by tensor peak (the first on a tie);
+    ``data``: the DP degree to take instead of the scenario's."""
+    ph = stage_phases(s, arch, counts, True, data)
+    phase, peak = peak_of(ph)
+    if s.parallelism.pipeline > 1:
+        last = stage_phases(s, arch, counts, False, data)
+        last_phase, last_peak = peak_of(last)
+        if last_peak > peak:
+            ph, phase, peak = last, last_phase, last_peak
+    return StagePeak(ph, phase, peak)
+
+
 def stage_phases(
     s: Scenario, arch: Arch, counts: ParamCounts, first: bool, data: int | None = None
 ) -> Phases:
@@ -208,9 +241,7 @@ def stage_phases(
         fp32_grads=4 * stepped if fp32_step else 0.0,
         head_grad=st.head_grad,
     )
-    return _phases(
-        s, st, lay, weights, grads, opt, act.gpu, stepped, extra, par.data if data is None else data
-    )
+    return _phases(s, st, lay, OnGpu(weights, grads, opt, act.gpu, stepped), extra)
 
 
 def _optimizer_states(s: Scenario, sp: StageParams, u: _Unsharded, master: float) -> tuple[float, float]:
@@ -250,30 +281,18 @@ def _gradient_bytes(s: Scenario, train_b: float) -> float:
     return nbytes(prec.gradients)
 
 
-def _phases(
-    s: Scenario,
-    st: _Stage,
-    lay: Layout,
-    weights: float,
-    grads: float,
-    opt: float,
-    acts: float,
-    trainable: float,
-    extra: StepExtras,
-    data: int,
-) -> Phases:
-    """``trainable`` is the parameter count this GPU's optimizer steps (after ZeRO).
-
-    Forward end (logits live), backward start (loss gradient live), backward end (all
+def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras) -> Phases:
+    """Forward end (logits live), backward start (loss gradient live), backward end (all
     gradients, activations freed) and the optimizer step (foreach scratch, DeepSpeed's fp32
     gradient partition, the page-in of paged states); core/techniques.py moves the step into
     backward under ``optimizer_in_backward``."""
     par, prof = s.parallelism, s.profile
     fwd_t, bwd_t, gathered, foreach = st.fwd_t, st.bwd_t, st.gathered, st.foreach
+    weights, grads, opt, acts = gpu.weights, gpu.grads, gpu.opt, gpu.acts
     persistent = 0.0
-    if prof.ddp_buckets and data > 1 and par.zero_stage == 0:
+    if prof.ddp_buckets and lay.dp > 1 and par.zero_stage == 0:
         persistent = grads  # DDP gradient buckets (gradient_as_bucket_view=False, PyTorch docs)
-    scratch = trainable * st.u.train_b if foreach else 0.0  # foreach step over this GPU's params
+    scratch = gpu.stepped * st.u.train_b if foreach else 0.0  # foreach step over this GPU's params
     kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
     temps = {

@@ -32,6 +32,7 @@ Per-sequence state (what a hybrid layer keeps instead of a growing KV cache):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .specs import ModelSpec
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
@@ -130,9 +131,18 @@ def state_shapes(spec: ModelSpec) -> tuple[tuple[int, StateShape], ...]:
     return tuple(out)
 
 
-def mixer_widths(spec: ModelSpec) -> tuple[int, int, int]:
-    """(projection output width, conv channels, mixer output width) per token of one recurrent
-    layer, averaged over the layers of each kind (for activations and the roofline)."""
+class MixerWidths(NamedTuple):
+    """Per token of one recurrent layer: the projection's output width, the conv channels and
+    the mixer's output width."""
+
+    projection: int
+    conv: int
+    output: int
+
+
+def mixer_widths(spec: ModelSpec) -> MixerWidths:
+    """The widths of one recurrent layer, averaged over the layers of each kind (for
+    activations and the roofline)."""
     la, mb = spec.linear_attention, spec.mamba
     rows: list[tuple[int, int, int, int]] = []
     if la is not None and la.layers:
@@ -144,9 +154,9 @@ def mixer_widths(spec: ModelSpec) -> tuple[int, int, int]:
         rows.append((mb.layers, inner + conv + mb.heads, conv, inner))
     n = sum(r[0] for r in rows)
     if not n:
-        return 0, 0, 0
+        return MixerWidths(0, 0, 0)
 
     def mean(i: int) -> int:
         return sum(r[0] * r[i] for r in rows) // n
 
-    return mean(1), mean(2), mean(3)
+    return MixerWidths(mean(1), mean(2), mean(3))

@@ -24,7 +24,7 @@ from ..registry.quant_rules import (
 from .architecture import Arch
 from .params import ParamCounts
 from .sharding import StageParams
-from .specs import Scenario
+from .specs import ParallelismSpec, Scenario
 
 
 @dataclass(frozen=True)
@@ -111,11 +111,12 @@ def group_bytes(s: Scenario, arch: Arch, weights: str | None = None) -> GroupByt
 
 
 def _boundary_extra(
-    gb: GroupBytes, arch: Arch, counts: ParamCounts, sp: StageParams, tp: int, ep: int
+    gb: GroupBytes, arch: Arch, counts: ParamCounts, sp: StageParams, p: ParallelismSpec
 ) -> float:
     """Bytes the first and last decoder blocks on this stage add when the rule stores their
     matrices in ``boundary`` (Meta's FP8: both blocks stay 16-bit)."""
     assert gb.boundary is not None
+    tp, ep = p.tensor, p.expert
     ends = [i for i, on in ((0, sp.first), (arch.layers - 1, sp.last and arch.layers > 1)) if on]
     extra = 0.0
     for i in ends:
@@ -142,9 +143,16 @@ def stage_weight_bytes(
         return sp.matrices * gb.matrix + sp.other * gb.other
     total = sum(sp.groups[g] * gb.per_param[g] for g in GROUPS)
     if gb.boundary is not None:
-        p = s.parallelism
-        total += _boundary_extra(gb, arch, counts, sp, p.tensor, p.expert)
+        total += _boundary_extra(gb, arch, counts, sp, s.parallelism)
     return total
+
+
+def rule_assumption(s: Scenario, arch: Arch, weights: str) -> str | None:
+    """The rule's phrase for the assumptions where it is not plain uniform storage of every
+    module in ``weights`` (None then)."""
+    if rule_id(s, weights) != "uniform" or s.precision.modules:
+        return rule_note(s, arch, weights)
+    return None
 
 
 def rule_note(s: Scenario, arch: Arch, weights: str) -> str:

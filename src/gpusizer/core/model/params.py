@@ -139,12 +139,26 @@ def _layer(arch: Arch, moe_layer: bool) -> LayerParams:
     return LayerParams(attn, router + shared, moe.experts * expert, moe.experts_per_token * expert, norms)
 
 
-def stage_tensors(
-    arch: Arch, dense_layers: int, moe_layers: int, first: bool, last: bool, head_copy: bool = False
-) -> int:
+@dataclass(frozen=True)
+class StageLayers:
+    """The layers one pipeline stage holds (dense and MoE), and whether it is the first stage
+    (the embeddings sit there) and the last (the final norm and the LM head). The whole model
+    is the stage with every layer, first and last (:meth:`whole`)."""
+
+    dense: int
+    moe: int
+    first: bool = True
+    last: bool = True
+
+    @classmethod
+    def whole(cls, arch: Arch) -> StageLayers:
+        return cls(arch.dense_layers, arch.moe_layers)
+
+
+def stage_tensors(arch: Arch, stage: StageLayers, head_copy: bool = False) -> int:
     """Parameter tensors as transformers holds them (AdamW keeps one ``step`` per tensor), on
-    a pipeline stage of ``dense_layers`` + ``moe_layers`` layers: the embeddings on the first
-    stage, the final norm and LM head on the last (``head_copy``: a tied head's own copy of
+    a pipeline stage: the embeddings on the first stage, the final norm and LM head on the
+    last (``head_copy``: a tied head's own copy of
     the embedding, as a stage apart from the first holds it). The whole model is the stage
     with every layer, first and last. A hybrid model's recurrent mixers replace attention
     (and some layers have no MLP): that difference is taken from each stage in proportion to
@@ -162,7 +176,7 @@ def stage_tensors(
     mats = 2 if spec.mlp == "plain" or spec.fused_gate_up else 3
     mlp = mats * (1 + spec.mlp_bias)
     per_layer = attn + spec.norms_per_layer * norm_t
-    moe = arch.moe
+    moe, dense_layers, moe_layers = arch.moe, stage.dense, stage.moe
     n = dense_layers * (per_layer + mlp)
     if moe is not None:
         shared = (mlp if moe.shared_experts else 0) + moe.shared_expert_gate
@@ -170,9 +184,9 @@ def stage_tensors(
         n += moe_layers * (per_layer + router + 2 * (1 + spec.mlp_bias) + shared)
     hybrid = mixer_tensors(spec) - arch.mixer_layers * attn - arch.mlp_free_layers * (mlp + norm_t)
     n += hybrid * (dense_layers + moe_layers) // arch.layers
-    if first:
+    if stage.first:
         n += 1 + (spec.position_embeddings > 0)
-    if last:
+    if stage.last:
         n += 1 + spec.lm_head_bias if not spec.tied_embeddings else int(head_copy)
         n += norm_t * spec.final_norm
     return n
@@ -224,7 +238,7 @@ def count_parameters(spec: ModelSpec) -> ParamCounts:
         dense_layers=arch.dense_layers,
         moe_layers=arch.moe_layers,
         linear=linear,
-        tensors=stage_tensors(arch, arch.dense_layers, arch.moe_layers, True, True),
+        tensors=stage_tensors(arch, StageLayers.whole(arch)),
         mixers=mixers,
         replaced=replaced,
         vision=vision_params(spec.vision) if spec.vision else 0,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..memo import Memo
 from .architecture import Arch, ceil_div, moe_layers_before
 from .flops import local_layers
-from .params import ParamCounts, stage_tensors
+from .params import ParamCounts, StageLayers, stage_tensors
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,10 @@ class StageParams:
     @property
     def layers(self) -> int:
         return self.dense_layers + self.moe_layers
+
+    @property
+    def stage_layers(self) -> StageLayers:
+        return StageLayers(self.dense_layers, self.moe_layers, self.first, self.last)
 
 
 def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
@@ -119,7 +123,7 @@ def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fi
         "shared_experts": (moe_n * m.mlp / tp - router) if m else 0.0,
     }
     sliding = min(dense_n + moe_n, ceil_div(local_layers(arch), pp))
-    tensors = stage_tensors(arch, dense_n, moe_n, first, last, head_copy=pp > 1)
+    tensors = stage_tensors(arch, StageLayers(dense_n, moe_n, first, last), head_copy=pp > 1)
     return StageParams(
         matrices, other, experts, dense_n, moe_n, first, last, largest, sliding, tensors, groups
     )

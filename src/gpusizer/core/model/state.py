@@ -19,17 +19,27 @@ only with the number of sequences. Shapes in core/mixers.py. Bytes by the framew
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FrameworkProfile
 from .architecture import Arch, ceil_div
 from .mixers import state_shapes
 
 
+class SequenceState(NamedTuple):
+    """Bytes of recurrent-layer state one sequence holds: the conv state and the recurrent
+    state."""
+
+    conv: float
+    recurrent: float
+
+
 def state_bytes_per_sequence(
     arch: Arch, profile: FrameworkProfile, activations: str, tp: int = 1, pp: int = 1
-) -> tuple[float, float]:
-    """(conv state, recurrent state) bytes one sequence holds on the heaviest GPU: all
-    recurrent layers of a pipeline stage (ceil(layers / pp) of each kind), split over TP."""
+) -> SequenceState:
+    """The state one sequence holds on the heaviest GPU: all recurrent layers of a pipeline
+    stage (ceil(layers / pp) of each kind), split over TP."""
     conv = recurrent = 0.0
     whole_kernel = profile.recurrent_state == "transformers"
     for layers, sh in state_shapes(arch.spec):
@@ -38,7 +48,7 @@ def state_bytes_per_sequence(
         state_dtype = "fp32" if whole_kernel else (sh.state_dtype or activations)
         conv += local * sh.conv_channels / tp * kept * nbytes(activations)
         recurrent += local * sh.recurrent / tp * nbytes(state_dtype)
-    return conv, recurrent
+    return SequenceState(conv, recurrent)
 
 
 def state_bytes(arch: Arch, profile: FrameworkProfile, activations: str, tp: int = 1, pp: int = 1) -> float:

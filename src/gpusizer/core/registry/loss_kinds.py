@@ -2,6 +2,7 @@
 
 What each saves and holds briefly is core/loss.py; this table says which mechanism a kind
 uses, so that validation (core/specs.py), the window's list and the report read one place.
+Adding a kind is one :func:`register` call (as :mod:`.workloads`).
 """
 
 from __future__ import annotations
@@ -21,44 +22,60 @@ class LossKind:
     # the output projection and its gradients run inside the loss (Liger): no logits and no
     # head input are kept, only the gradients of the head's input and weight
     fused: bool = False
+    # what the sizing advisor turns on when a loss that keeps every logit is what keeps the
+    # work off fewer GPUs (core/sizing/savings.py's first rung): a fused loss keeps none
+    advisor_fallback: bool = False
     sources: tuple[str, ...] = ()
 
 
-LOSS_KINDS: dict[str, LossKind] = {
-    k.id: k
-    for k in (
-        LossKind(
-            "full",
-            "Full logits (fp32 log-softmax kept)",
-            chunked=False,
-            compilable=False,
-            logit_list=False,
-            sources=("transformers loss/loss_utils.py ForCausalLMLoss",),
-        ),
-        LossKind(
-            "chunked",
-            "Chunked cross-entropy (torchtune < 0.6)",
-            chunked=True,
-            compilable=True,
-            logit_list=True,
-            sources=("torchtune/modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss",),
-        ),
-        LossKind(
-            "linear_chunked",
-            "Linear cross-entropy (torchtune 0.6+)",
-            chunked=True,
-            compilable=True,
-            logit_list=False,
-            sources=("torchtune/modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss",),
-        ),
-        LossKind(
-            "fused",
-            "Fused linear cross-entropy (no logits)",
-            chunked=True,
-            compilable=False,
-            logit_list=False,
-            fused=True,
-            sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
-        ),
-    )
-}
+LOSS_KINDS: dict[str, LossKind] = {}
+
+
+def register(kind: LossKind) -> LossKind:
+    """Add (or replace) a loss; the registry's order is the window's list order."""
+    LOSS_KINDS[kind.id] = kind
+    return kind
+
+
+def advisor_fallback() -> LossKind:
+    """The loss the advisor tries when nothing fits (the first marked ``advisor_fallback``)."""
+    return next(k for k in LOSS_KINDS.values() if k.advisor_fallback)
+
+
+for _k in (
+    LossKind(
+        "full",
+        "Full logits (fp32 log-softmax kept)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        sources=("transformers loss/loss_utils.py ForCausalLMLoss",),
+    ),
+    LossKind(
+        "chunked",
+        "Chunked cross-entropy (torchtune < 0.6)",
+        chunked=True,
+        compilable=True,
+        logit_list=True,
+        sources=("torchtune/modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss",),
+    ),
+    LossKind(
+        "linear_chunked",
+        "Linear cross-entropy (torchtune 0.6+)",
+        chunked=True,
+        compilable=True,
+        logit_list=False,
+        sources=("torchtune/modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss",),
+    ),
+    LossKind(
+        "fused",
+        "Fused linear cross-entropy (no logits)",
+        chunked=True,
+        compilable=False,
+        logit_list=False,
+        fused=True,
+        advisor_fallback=True,
+        sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
+    ),
+):
+    register(_k)

@@ -31,6 +31,15 @@ class WorkloadKind:
     variant_weights: tuple[str, ...] = ()
     source: str = ""
 
+    @property
+    def in_sentence(self) -> str:
+        """The short label inside a sentence ("Llama 3.1 8B, pre-training"): its first letter
+        in lower case, unless the first word is an acronym ("LoRA", "QLoRA")."""
+        word = self.short_label.split(" ")[0]
+        if any(ch.isupper() for ch in word[1:]):
+            return self.short_label
+        return self.short_label[:1].lower() + self.short_label[1:]
+
 
 WORKLOAD_KINDS: dict[str, WorkloadKind] = {}
 

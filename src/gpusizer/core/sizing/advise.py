@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..cancel import CancelToken
 from ..model.architecture import ceil_div
 from ..model.specs import ComputeSpec, Scenario
 from ..pipeline.estimate import estimate
@@ -34,8 +35,6 @@ from .reason import layout_reason
 from .savings import Variant
 from .systems import option_unit
 from .units import Unit
-
-Stop = Callable[[], bool]
 
 
 @dataclass(frozen=True)
@@ -65,7 +64,7 @@ class GpuAdvice:
         fewest: dict[int, Layout],
         evaluator: Callable[[int], Evaluator],
         ask: Ask,
-        stop: Stop,
+        token: CancelToken,
         notes: Sequence[str] = (),
         searched: dict[int, int | None] | None = None,
     ) -> None:
@@ -75,7 +74,7 @@ class GpuAdvice:
         self.unit = unit_of(g, ask)
         eff = self.s.compute.interconnect_efficiency
         self.links = links_for(g.spec, node, eff if eff != ComputeSpec().interconnect_efficiency else None)
-        self.filler = Filler(g, variants, evaluator, self.links, stop, searched)
+        self.filler = Filler(g, variants, evaluator, self.links, token, searched)
         self.notes = list(notes)
 
     def options(self) -> list[tuple[SizingOption, Choice | None]]:

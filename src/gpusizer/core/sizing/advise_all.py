@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ..cancel import CancelToken
 from ..memo import Memo
 from ..model.specs import Scenario
-from .advise import Ask, GpuAdvice, Stop, unit_of
+from .advise import Ask, GpuAdvice, unit_of
 from .fill import Choice
 from .headroom import limits
-from .layout_search import Cancelled, Evaluator, GpuTarget, Layout
+from .layout_search import Evaluator, GpuTarget, Layout
 from .option import SizingOption
 from .savings import Variant, ladder
 from .search import EvaluatorFactory, search_catalog
@@ -106,11 +107,10 @@ def _key(scenario_key: str, g: GpuTarget, ask: Ask) -> tuple[object, ...]:
     return (scenario_key, repr(g), ask.whole_nodes, ask.max_gpus, ask.keep, ask.cards_per_box)
 
 
-def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, stop: Stop) -> list[Entry]:
+def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken) -> list[Entry]:
     """Per GPU of ``catalog`` (in its order): its options, the answer first, each with its
     choice (None when nothing fits); with ``ask.limits``, each option's limits."""
-    if stop():
-        raise Cancelled
+    token.check()
     scenario_key = s.model_dump_json()
     entries: dict[str, Entry] = {}
     for g in catalog:
@@ -119,30 +119,30 @@ def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, stop: St
             entries[g.id] = hit
     todo = [g for g in catalog if g.id not in entries]
     variants = ladder(s)
-    for g, entry in zip(todo, _advise(s, variants, todo, ask, stop) if todo else [], strict=True):
+    for g, entry in zip(todo, _advise(s, variants, todo, ask, token) if todo else [], strict=True):
         entries[g.id] = _ADVICE.get(_key(scenario_key, g, ask), lambda e=entry: e)  # type: ignore[misc]
     if not ask.limits:
         return [entries[g.id] for g in catalog]
-    return [_with_limits(entries[g.id], variants, g, stop) for g in catalog]
+    return [_with_limits(entries[g.id], variants, g, token) for g in catalog]
 
 
-def _with_limits(entry: Entry, variants: list[Variant], g: GpuTarget, stop: Stop) -> Entry:
+def _with_limits(entry: Entry, variants: list[Variant], g: GpuTarget, token: CancelToken) -> Entry:
     out: Entry = []
     evs: dict[int, Evaluator] = {}
     for option, c in entry:
         if c is not None:
             if c.variant not in evs:
-                evs[c.variant] = Evaluator(variants[c.variant].scenario, g.hardware, stop)
+                evs[c.variant] = Evaluator(variants[c.variant].scenario, g.hardware, token)
             option = replace(option, limits=limits(evs[c.variant], c, g.capacity))
         out.append((option, c))
     return out
 
 
 def _advise(
-    s: Scenario, variants: list[Variant], catalog: Sequence[GpuTarget], ask: Ask, stop: Stop
+    s: Scenario, variants: list[Variant], catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken
 ) -> list[Entry]:
     """The options of each GPU of ``catalog``, searched together."""
-    factory: EvaluatorFactory = lambda sc, hw: Evaluator(sc, hw, stop)  # noqa: E731
+    factory: EvaluatorFactory = lambda sc, hw: Evaluator(sc, hw, token)  # noqa: E731
     units = {g.id: unit_of(g, ask) for g in catalog}
     found = _ladder_counts(variants, catalog, ask, factory, units)
     evs = found.evs
@@ -170,11 +170,10 @@ def _advise(
 
     out = []
     for g in catalog:
-        if stop():
-            raise Cancelled
+        token.check()
         note = [found.notes[g.id]] if g.id in found.notes else []
         adv = GpuAdvice(
-            g, variants, found.fewest[g.id], evaluator_for(g), ask, stop, note, found.searched[g.id]
+            g, variants, found.fewest[g.id], evaluator_for(g), ask, token, note, found.searched[g.id]
         )
         out.append(adv.options())
     return out

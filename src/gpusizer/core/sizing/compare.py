@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
+from ..cancel import Cancelled as Cancelled  # re-exported: its old home
+from ..cancel import CancelToken, as_token
 from ..errors import ScenarioError
 from ..model.presets import resolve_gpu_id
 from ..model.specs import GPUCategory, Scenario
@@ -26,16 +28,21 @@ from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario
 from .advise import Ask
 from .advise_all import advise_catalog
-from .compare_options import AMORTIZATION_YEARS, DEFAULT_MARGIN, ELECTRICITY_USD_PER_KWH
+from .compare_options import (
+    AMORTIZATION_YEARS,
+    DEFAULT_MARGIN,
+    ELECTRICITY_USD_PER_KWH,
+    check_cards_per_box,
+    check_margin,
+)
 from .compare_rank import Money, check_sort, price_options, sort_options
-from .layout_search import MAX_GPUS, check_margin
-from .layout_search import Cancelled as Cancelled  # raised when ``cancel()`` says so
+from .layout_search import MAX_GPUS
 from .option import SizingOption
 from .search import catalog_specs, catalog_targets
-from .systems import boxed, check_cards_per_box
+from .systems import boxed
 
 CATEGORIES: tuple[str, ...] = get_args(GPUCategory)
-Stop = Callable[[], bool]
+Stop = CancelToken | Callable[[], bool]  # core/cancel.py
 
 
 def select_gpus(
@@ -98,10 +105,11 @@ def compare_gpus(
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
     (``list_price_usd``, ``price_per_hour``). ``basis``: what cost per unit of work is
-    counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: polled
-    during the search; when it returns true, :class:`Cancelled` is raised. Bad input raises
-    ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or 4 to a box (None: the
-    smallest box holding them); each option is costed on its unit (core/sizing/systems.py)."""
+    counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: a
+    CancelToken or a callable, asked during the search; once it says so, core/cancel.Cancelled
+    is raised. Bad input raises ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or
+    4 to a box (None: the smallest box holding them); each option is costed on its unit
+    (core/sizing/systems.py)."""
     s = parse_scenario(scenario)
     money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis)
     check_sort(sort)
@@ -152,5 +160,5 @@ def sized(
     catalog = boxed(catalog_targets(s, gpus, check_margin(margin), own_node_only=True), ask.cards_per_box)
     if not catalog:
         return []
-    entries = advise_catalog(s, catalog, ask, cancel or (lambda: False))
+    entries = advise_catalog(s, catalog, ask, as_token(cancel) or CancelToken())
     return [[option for option, _ in entry] for entry in entries]

@@ -1,5 +1,5 @@
 """The comparison's options and defaults (``compare_gpus``, ``plan``, the window, ``gpusizer-cli
-compare``), as plain constants that import nothing.
+compare``), as plain constants and the margin's check, importing only core/errors.py.
 
 ``gpusizer-cli`` reads them to build its parser, so they live apart from the modules that use
 them (compare.py, compare_costs.py, compare_rank.py, layout_search.py import the estimator:
@@ -8,6 +8,8 @@ them under their old names. The sources of the cost defaults: compare_costs.py.
 """
 
 from __future__ import annotations
+
+from ..errors import ScenarioError, excerpt
 
 # Share of usable memory a sizing keeps spare (``plan``, ``compare_gpus``, the window): the
 # estimate is a model, allocators fragment, and engines grow buffers at run time (issue 13:
@@ -50,3 +52,20 @@ SYSTEM_FIELDS = (
     "price_per_hour_marketplace_provider",
     "price_per_hour_marketplace_date",
 )
+
+
+def check_margin(margin: float) -> float:
+    """The margin if it is a share in [0, 1); ScenarioError naming ``margin`` otherwise."""
+    if not isinstance(margin, (int, float)) or not 0.0 <= margin < 1.0:
+        raise ScenarioError(
+            "margin", f"must be a share of memory from 0 to below 1 (0.10 = 10%); got {margin!r}"
+        )
+    return float(margin)
+
+
+def check_cards_per_box(value: object) -> int | None:
+    """``cards_per_box`` if allowed (``CARDS_PER_BOX`` or None); ScenarioError otherwise."""
+    if value is None or (type(value) is int and value in CARDS_PER_BOX):
+        return value
+    allowed = ", ".join(map(str, CARDS_PER_BOX))
+    raise ScenarioError("cards_per_box", f"must be one of {allowed} or null; got {excerpt(value)}")

@@ -25,6 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ..cancel import CancelToken
 from ..model.architecture import ceil_div, resolve
 from ..model.params import count_parameters
 from ..model.result import Estimate
@@ -32,8 +33,16 @@ from ..model.specs import Scenario, TargetsSpec
 from ..model.unified import pool_bytes
 from ..pipeline.estimate import estimate
 from ..serving.rules import memory_rule
-from .layout_search import Cancelled, Evaluator, GpuTarget
-from .layout_space import Layout, _pref, divisors, dp_candidates, dp_rule, layout_space, pp_degrees
+from .layout_search import Evaluator, GpuTarget
+from .layout_space import (
+    Layout,
+    divisors,
+    dp_candidates,
+    dp_rule,
+    layout_preference,
+    layout_space,
+    pp_degrees,
+)
 from .links import Links
 from .option import Pace
 from .pace import TrainingClock, option_pace
@@ -87,10 +96,10 @@ class Filler:
         variants: list[Variant],
         evaluator: Callable[[int], Evaluator],
         links: Links,
-        stop: Callable[[], bool],
+        token: CancelToken,
         searched: dict[int, int | None] | None = None,
     ) -> None:
-        self.g, self.variants, self.evaluator, self.links, self.stop = g, variants, evaluator, links, stop
+        self.g, self.variants, self.evaluator, self.links, self.token = g, variants, evaluator, links, token
         self.searched = searched or {}
         self.base = variants[0].scenario
         self.arch = resolve(self.base.model)
@@ -101,10 +110,12 @@ class Filler:
         self._replicas: dict[tuple[int, bool, int], Choice | None] = {}
         self.pooled = pool_bytes(g.spec) is not None  # unified memory: check the machine too
 
+    def _pref(self, lay: Layout) -> tuple[int, ...]:
+        return layout_preference(lay, self.base.profile)
+
     def _check(self) -> None:
         """Stop when asked: raise, never return a partial answer (answers are kept)."""
-        if self.stop():
-            raise Cancelled
+        self.token.check()
 
     def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
         extra = {} if batch is None else {"batch_size": batch}
@@ -180,7 +191,11 @@ class Filler:
             lay = _with_dp(shape, vals[-1])
             if ev.lower_bound(lay, lay.dp) <= cap:
                 ranked.append(
-                    (-(clock.pace(lay).tokens_per_second or 0.0), _pref(lay, self.base.profile), lay)
+                    (
+                        -(clock.pace(lay).tokens_per_second or 0.0),
+                        layout_preference(lay, self.base.profile),
+                        lay,
+                    )
                 )
         ranked.sort(key=lambda r: (r[0], r[1]))
         return self._first_fitting(v, [r[2] for r in ranked], keep, len(shapes))
@@ -230,7 +245,8 @@ class Filler:
         def push(lay: Layout, vals: Sequence[int]) -> None:
             rate = -(clock.pace(lay).tokens_per_second or 0.0)
             heapq.heappush(
-                heap, (unit.count(lay.gpus), rate, _pref(lay, self.base.profile), len(heap), lay, vals)
+                heap,
+                (unit.count(lay.gpus), rate, layout_preference(lay, self.base.profile), len(heap), lay, vals),
             )
 
         shapes = self._shapes(v, most)
@@ -305,7 +321,7 @@ class Filler:
             -(c.pace.tokens_per_second or 0.0),
             -(c.pace.tokens_per_second_per_user or 0.0),
             c.layout.gpus,
-            _pref(c.layout, s.profile),
+            layout_preference(c.layout, s.profile),
         )
         found.sort(key=key)
         return [replace(c, weighed=len(found)) for c in found[:keep]]

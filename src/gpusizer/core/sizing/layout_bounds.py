@@ -103,7 +103,7 @@ class Bounds:
         key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute)
 
         def bound(top: int) -> float:
-            flight = in_flight(pp, at(vals, top), v, mb, gb)[0]
+            flight = in_flight(pp, at(vals, top), v, mb, gb).held
             hit = memo.get((key, flight))
             if hit is None:
                 hit = memo[key, flight] = self._activations(replace(lay, dp=vals[0]), flight)

@@ -16,12 +16,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..cancel import CancelToken
 from ..errors import ScenarioError
 from ..model.architecture import resolve
 from ..model.specs import GPUSpec, HardwareSpec, Scenario, WorkloadSpec
 from ..pipeline.estimate import sizing_memory, training_total
 from ..pipeline.validate import check_scenario
-from .compare_options import DEFAULT_MARGIN
+from .compare_options import DEFAULT_MARGIN, check_margin
 from .fit_search import smallest_fitting
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
@@ -29,20 +30,18 @@ from .layout_prefilter import MIN_LAYOUTS, RUN, Prefilter
 from .layout_space import (
     Layout,
     Space,
-    _dp_values,
-    _pref,
     divisors,
+    dp_values,
+    layout_preference,
     layout_space,
     search_order,
     shape,
     virtual_stages,
 )
-from .layout_space import _combos as _combos  # the search space, as tests check it
 
 __all__ = [
     "DEFAULT_MARGIN",
     "MAX_GPUS",
-    "Cancelled",
     "Evaluator",
     "GiB",
     "GpuTarget",
@@ -72,27 +71,11 @@ class GpuTarget:
         return cap - math.ceil(cap * self.margin)
 
 
-def check_margin(margin: float) -> float:
-    """The margin if it is a share in [0, 1); ScenarioError naming ``margin`` otherwise."""
-    if not isinstance(margin, (int, float)) or not 0.0 <= margin < 1.0:
-        raise ScenarioError(
-            "margin", f"must be a share of memory from 0 to below 1 (0.10 = 10%); got {margin!r}"
-        )
-    return float(margin)
-
-
-class Cancelled(Exception):
-    """The search stopped because its ``stop`` callback said so (a newer scenario)."""
-
-
 class Evaluator:
-    """Per-GPU peak bytes (``inf`` if invalid) of the scenario under a layout, memoised.
-    ``stop`` is asked before every estimate; when it says so, :class:`Cancelled` is raised."""
+    """Per-GPU peak bytes (``inf`` if invalid) of the scenario under a layout, memoised."""
 
-    def __init__(
-        self, base: Scenario, hardware: HardwareSpec, stop: Callable[[], bool] | None = None
-    ) -> None:
-        self.stop = stop
+    def __init__(self, base: Scenario, hardware: HardwareSpec, cancel: CancelToken | None = None) -> None:
+        self.cancel = cancel  # checked before every estimate (core/cancel.py)
         self.base = base.model_copy(update={"hardware": hardware})
         self.layers = resolve(base.model).layers
         self.memo: dict[tuple[Any, ...], float] = {}
@@ -135,10 +118,10 @@ class Evaluator:
         return lambda dp: self.total(Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp))
 
     def total(self, lay: Layout, **workload: int) -> float:
+        if self.cancel is not None:
+            self.cancel.check()
         key = (lay, *sorted(workload.items()))
         if key not in self.memo:
-            if self.stop is not None and self.stop():
-                raise Cancelled
             if workload or not self._by_data(lay):
                 got = self._estimate(lay, workload)
             else:
@@ -222,7 +205,7 @@ def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int, m
                 key = (lay.ep, lay.cp, lay.zero > 0, lay.model_parallel)
                 vals = dps.get(key)
                 if vals is None:
-                    vals = dps[key] = _dp_values(ev.base, lay, max_gpus)
+                    vals = dps[key] = dp_values(ev.base, lay, max_gpus)
                 _try(ev, board, lay, vals)
     return board.found
 
@@ -233,7 +216,7 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
     bound = ev.bounds.cheap(lay, vals) if vals else None
     if bound is None or m * vals[0] >= board.ceiling or bound((board.ceiling - 1) // m) > board.biggest:
         return
-    pref = _pref(lay, ev.base.profile)
+    pref = layout_preference(lay, ev.base.profile)
     caps = board.caps(m, lay.tp, pref, vals[0], bound)
     if caps and ev.base.workload.is_training:  # dearer: only before an estimate
         caps = _below(caps, ev.bounds.activations(lay, vals))

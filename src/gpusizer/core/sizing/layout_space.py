@@ -53,7 +53,7 @@ def divisors(n: int) -> list[int]:
     return sorted({*small, *(n // d for d in small)})
 
 
-def _pref(lay: Layout, profile: FrameworkProfile) -> tuple[int, ...]:
+def layout_preference(lay: Layout, profile: FrameworkProfile) -> tuple[int, ...]:
     """Preference among layouts of the same GPU count (smaller is better)."""
     rc, mp = RECOMPUTE.index(lay.recompute), lay.model_parallel
     if profile.prefers_model_parallel:
@@ -116,14 +116,14 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
     return Space(shapes[: MAX_LAYOUTS // per_shape], zeros, tuple(levels), len(shapes) * per_shape)
 
 
-def _combos(
+def ordered_layouts(
     s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], max_gpus: int
 ) -> tuple[list[Layout], int]:
     """The layouts of :func:`layout_space`, in order of preference, and how many there were
     in all."""
     space = layout_space(s, arch, tp_max, levels, max_gpus)
     out = [Layout(t, q, c, e, z, r) for t, q, c, e in space.shapes for z in space.zeros for r in space.levels]
-    return sorted(out, key=lambda lay: _pref(lay, s.profile)), space.tried
+    return sorted(out, key=lambda lay: layout_preference(lay, s.profile)), space.tried
 
 
 def pp_degrees(layers: int) -> list[int]:
@@ -162,7 +162,7 @@ def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[in
     ]
 
 
-def _dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
+def dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
     """Valid DP degrees (:func:`dp_rule`)."""
     return dp_candidates(s, *dp_rule(s, lay.ep, lay.cp, lay.zero, lay.model_parallel, max_gpus))
 
@@ -185,7 +185,7 @@ def _seeds(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row
         for t, q, c, e in space.shapes
         if c <= 2 and t in tps and e == eps[len(eps) // 3]
     ]
-    return sorted(rows, key=lambda r: _pref(Layout(*r), profile))
+    return sorted(rows, key=lambda r: layout_preference(Layout(*r), profile))
 
 
 def search_order(space: Space, nodes: set[int], profile: FrameworkProfile) -> list[Row]:

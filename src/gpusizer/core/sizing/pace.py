@@ -41,7 +41,7 @@ from ..registry.dtypes import nbytes
 from ..speed.collectives import all_reduce_seconds, send_seconds
 from ..speed.roofline import peak_tflops
 from .layout_space import RECOMPUTE, Layout
-from .links import Links
+from .links import Links, links_for
 from .option import Pace
 
 GRAD_BYTES = 2.0  # gradients are all-reduced in the 16-bit training dtype (DDP, ZeRO)
@@ -165,3 +165,13 @@ def option_pace(est: Estimate, links: Links, clock: TrainingClock | None = None)
     p = s.parallelism
     lay = Layout(p.tensor, p.pipeline, p.context, p.expert, p.zero_stage, p.recompute, p.data)
     return (clock or TrainingClock(s, est.gpu, links)).pace(lay)
+
+
+def estimate_pace(est: Estimate) -> dict[str, float | None]:
+    """:func:`option_pace` of an estimate as laid out, on its own node shape and links: the
+    public speed fields (the report's speed lines, io/report.py)."""
+    s = est.scenario
+    eff = s.compute.interconnect_efficiency
+    default = type(s.compute)().interconnect_efficiency
+    links = links_for(est.gpu, s.hardware.gpus_per_node, None if eff == default else eff)
+    return option_pace(est, links).fields()

@@ -28,12 +28,12 @@ from ..memory.layouts import activation_layout
 from ..memory.techniques import profile_edits
 from ..model.specs import Scenario
 from ..pipeline.validate import check_scenario
-from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.loss_kinds import LOSS_KINDS, advisor_fallback
 
 ADAPTER_FRAMEWORK = "unsloth"
 # (name, dotted field, value) of each rung but the framework, cheapest in speed first
 STEPS: tuple[tuple[str, str, Any], ...] = (
-    ("a fused loss", "workload.loss", "fused"),
+    ("a fused loss", "workload.loss", advisor_fallback().id),  # the loss kinds' registry
     ("selective recompute", "parallelism.recompute", "selective"),
     ("gradient checkpointing", "parallelism.recompute", "full"),
     ("offloaded checkpoints", "parallelism.activation_offload", "checkpoints"),
@@ -93,7 +93,8 @@ def _applies(s: Scenario, path: str, value: Any) -> bool:
     block, name = path.split(".")
     current = getattr(getattr(s, block), name)
     if path == "workload.loss":
-        return not activation_layout(s.profile).vocab_parallel_loss and not LOSS_KINDS[current].fused
+        keeps_logits = not LOSS_KINDS[current].fused
+        return not activation_layout(s.profile).vocab_parallel_loss and keeps_logits
     if value == "selective":
         return current == "none"
     return bool(current != value)

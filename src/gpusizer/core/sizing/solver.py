@@ -20,18 +20,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..cancel import Cancelled as PlanCancelled  # the old name of core/cancel.Cancelled
+from ..cancel import CancelToken
 from ..model.presets import gpu_presets
 from ..pipeline.scenario import parse_scenario
 from .advise import Ask
 from .compare import sized
+from .compare_options import check_cards_per_box
 from .compare_rank import Money, price_options, sort_options
 from .layout_search import DEFAULT_MARGIN, MAX_GPUS, GiB
-from .layout_search import Cancelled as PlanCancelled  # raised once ``cancel()`` says so
-from .layout_space import Layout as Layout
 from .option import SizingOption
 from .search import catalog_specs
+from .search import catalog_targets as catalog_targets  # its old home
 
-__all__ = ["PlanCancelled", "plan", "plan_text"]
+__all__ = ["PlanCancelled", "catalog_specs", "catalog_targets", "plan", "plan_text"]
 
 
 def _plan_fields(o: SizingOption, rank: int, priced: dict[str, Any], loss: str | None) -> dict[str, Any]:
@@ -54,8 +56,9 @@ def plan(
     allow_recompute: bool = False,
     gpus: Sequence[str] | None = None,
     margin: float = DEFAULT_MARGIN,
-    cancel: Callable[[], bool] | None = None,
+    cancel: CancelToken | Callable[[], bool] | None = None,
     whole_nodes: bool = False,
+    cards_per_box: int | None = None,
 ) -> list[dict[str, Any]]:
     """Sizing options, cheapest first (compare_gpus' default order: cost per million
     tokens), one per GPU on which the work fits with ``margin`` of usable memory spare
@@ -69,7 +72,7 @@ def plan(
     for bad input, and PlanCancelled once ``cancel()`` returns True."""
     del allow_recompute
     s = parse_scenario(scenario)
-    ask = Ask(whole_nodes, max_gpus, 1 + max(0, alternatives), limits=True)
+    ask = Ask(whole_nodes, max_gpus, 1 + max(0, alternatives), True, check_cards_per_box(cards_per_box))
     per_gpu = [opts for opts in sized(s, gpus, margin, ask, cancel) if opts[0].fits]
     specs, training = catalog_specs(s.hardware), s.workload.is_training
     rows = [[o.as_dict() for o in opts] for opts in per_gpu]

@@ -23,12 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 
-from ..errors import ScenarioError, excerpt
 from ..model.architecture import ceil_div
 from ..model.presets import gpu_spec, gpu_systems, resolve_gpu_id, system_presets
 from ..model.specs import GPUSpec
 from ..model.system_spec import SystemSpec
-from .compare_options import CARDS_PER_BOX
+from .compare_options import check_cards_per_box as check_cards_per_box  # its old home
 from .layout_search import GpuTarget
 
 BOX_SIZES = (1, 2, 4, 8)  # cards a box of cards sold alone may hold (a 4U PCIe server holds 8)
@@ -189,14 +188,6 @@ def option_unit(g_id: str, spec: GPUSpec, cards_per_box: int | None, gpus: int |
         "gpus_per_system": unit.gpus,
         "systems": None if gpus is None else units_for(unit, gpus),
     }
-
-
-def check_cards_per_box(value: object) -> int | None:
-    """``cards_per_box`` if allowed (``CARDS_PER_BOX`` or None); ScenarioError otherwise."""
-    if value is None or (type(value) is int and value in CARDS_PER_BOX):
-        return value
-    allowed = ", ".join(map(str, CARDS_PER_BOX))
-    raise ScenarioError("cards_per_box", f"must be one of {allowed} or null; got {excerpt(value)}")
 
 
 def boxed(catalog: Sequence[GpuTarget], cards_per_box: int | None) -> list[GpuTarget]:

@@ -42,7 +42,7 @@ def _training(
 ) -> Compute:
     w, mfu = s.workload, s.compute.mfu
     if adapters is None:
-        adapters = scenario_lora(s)[0]
+        adapters = scenario_lora(s).total
     f = training_flops_per_token(s, arch, counts, adapters)
     dtype, tflops = peak_tflops(gpu, s.precision.activations)
     peak = tflops * 1e12

@@ -6,9 +6,11 @@ from .settings import (
     CHARTS,
     SWEEP_AXES,
     ChartView,
+    HardwareView,
     SweepView,
     chart_keys,
     chart_view,
+    charts_for,
     register,
     view_with,
 )
@@ -17,9 +19,11 @@ __all__ = [
     "CHARTS",
     "SWEEP_AXES",
     "ChartView",
+    "HardwareView",
     "SweepView",
     "chart_keys",
     "chart_view",
+    "charts_for",
     "register",
     "view_with",
 ]

@@ -1,22 +1,36 @@
 """Views of an estimate: the chart registry, and the view settings each chart keeps.
 
 A chart is one :class:`ChartView` entry: its key (``gpusizer-cli chart --kind``, ``gpusizer
---tab``, the window's tab), its tab label, its caption and file name in a report, and its
-renderer, a ``module:Class`` path that only the window (or ``gpusizer-cli chart``) imports,
-when the chart is first needed: the core never imports Qt. Adding a chart is one
-:func:`register` call plus the chart's own module.
+--tab``, the window's tab), its tab label, its caption and file name in a report, the kinds of
+work it has something to say about, and its renderer, a ``module:Class`` path that only the
+window (or ``gpusizer-cli chart``) imports, when the chart is first needed: the core never
+imports Qt. Adding a chart is one :func:`register` call plus the chart's own module.
 
-Settings of a view that are not part of the scenario (the sweep's axis) live in a small frozen
-state object per chart (glue's one state object per view), not in a widget, so the CLI sets
-them as the window does.
+Settings of a view that are not part of the scenario (the sweep's axis, the Hardware tab's
+margin, ranking and cost basis) live in a small frozen state object per chart (glue's one
+state object per view), not in a widget, so the CLI sets them as the window does.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
+from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
+from ..sizing.compare_options import (
+    AMORTIZATION_YEARS,
+    BASES,
+    DEFAULT_MARGIN,
+    ELECTRICITY_USD_PER_KWH,
+    SORTS,
+    check_cards_per_box,
+    check_margin,
+)
+
+if TYPE_CHECKING:
+    from ..sizing.compare_rank import Money
 
 SWEEP_AXES = ("sequence_length", "batch_size", "gpus")
 
@@ -33,9 +47,78 @@ class SweepView:
 
 
 @dataclass(frozen=True)
+class HardwareView:
+    """The Hardware tab's settings (``gpusizer-cli compare`` and ``chart --kind hardware``
+    take the same flags; the window remembers them): the memory ``margin`` kept spare (the
+    window's "GPUs needed" line uses it too), whole servers, the ranking (``SORTS``), the cost
+    basis (``BASES``), electricity (USD/kWh), the years a purchase is spread over, the filters
+    (``""`` = every vendor or class; memory as sold, GB), cards sold alone per box (None: the
+    fewest that hold them), and the user's own prices per GPU or system id ("My prices",
+    core/sizing/prices.py), which override the catalog's. Margin, ranking, basis and cards per
+    box are checked on creation, the prices and money by :meth:`check` (ScenarioError naming
+    the field)."""
+
+    margin: float = DEFAULT_MARGIN
+    whole_nodes: bool = False
+    sort: str = "cost"
+    basis: str = "cloud"
+    electricity_usd_per_kwh: float = ELECTRICITY_USD_PER_KWH
+    amortization_years: float = AMORTIZATION_YEARS
+    vendor: str = ""
+    category: str = ""
+    min_memory_gb: float = 0.0
+    cards_per_box: int | None = None
+    prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_margin(self.margin)
+        check_cards_per_box(self.cards_per_box)
+        for name, allowed in (("sort", SORTS), ("basis", BASES)):
+            if getattr(self, name) not in allowed:
+                raise ScenarioError(name, f"must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")
+
+    def check(self) -> HardwareView:
+        """Itself if every value is allowed (prices, electricity, years too)."""
+        self.money()
+        return self
+
+    def money(self) -> Money:
+        """How the options are priced (core/sizing/compare_rank.Money; checks the prices)."""
+        from ..sizing.compare_rank import Money
+
+        return Money(self.prices, self.electricity_usd_per_kwh, self.amortization_years, self.basis)
+
+    def search_args(self) -> dict[str, Any]:
+        """What the search depends on (``size_gpus``' keywords); the rest is pricing, redone
+        cheaply without searching again."""
+        return {"margin": self.margin, "whole_nodes": self.whole_nodes, "cards_per_box": self.cards_per_box}
+
+    def with_price(self, gpu: str, key: str, value: float | None) -> HardwareView:
+        """A copy with the user's price of one GPU set (None: back to the catalog's)."""
+        from ..sizing.prices import check_prices
+
+        prices = {g: dict(p) for g, p in self.prices.items()}
+        mine = prices.setdefault(gpu, {})
+        if value is None:
+            mine.pop(key, None)
+        else:
+            mine[key] = float(value)
+        check_prices(prices)
+        return replace(self, prices={g: p for g, p in prices.items() if p})
+
+
+def serving_kind() -> WorkloadKind | None:
+    """The first kind of the registry that serves rather than trains (the hint's "Choose
+    Inference")."""
+    return next((k for k in WORKLOAD_KINDS.values() if not k.is_training), None)
+
+
+@dataclass(frozen=True)
 class ChartView:
     """One chart. ``view`` is its default settings object (None: it has none); ``aliases``
-    are older keys still accepted (saved command lines, scripts)."""
+    are older keys still accepted (saved command lines, scripts). ``serving_only`` and
+    ``training_only``: the kinds of work it has something to say about (the window shows a
+    hint instead, the CLI refuses, the report leaves it out)."""
 
     key: str
     label: str  # tab label
@@ -44,10 +127,28 @@ class ChartView:
     aliases: tuple[str, ...] = ()
     view: Any = None
     serving_only: bool = False  # about serving: a training scenario gets a hint instead
+    training_only: bool = False  # about training: a serving scenario gets a hint instead
 
-    def applies_to(self, is_training: bool) -> bool:
+    def applies_to(self, kind: WorkloadKind) -> bool:
         """Whether the chart has something to say about this kind of work."""
-        return not (self.serving_only and is_training)
+        wrong = self.serving_only if kind.is_training else self.training_only
+        return not wrong
+
+    def hint(self, kind: WorkloadKind) -> str:
+        """Why the chart shows nothing for this kind ("" when it applies): one sentence."""
+        if self.applies_to(kind):
+            return ""
+        if self.serving_only:
+            other = serving_kind()
+            choose = f"Choose {other.label} as the workload kind to see it." if other else ""
+            return f"{self.caption}: a serving question. {choose}".strip()
+        return f"{self.caption}: a training question. Choose a training workload kind to see it."
+
+    def check_applies(self, kind: WorkloadKind) -> None:
+        """ScenarioError (field ``kind``, the :meth:`hint`) when the chart does not apply."""
+        hint = self.hint(kind)
+        if hint:
+            raise ScenarioError("kind", hint)
 
     @property
     def file_name(self) -> str:
@@ -74,13 +175,21 @@ def chart_view(key: str) -> ChartView:
     raise ScenarioError("kind", f"must be one of {', '.join(CHARTS)}; got {key!r}")
 
 
+def with_settings(view: Any, **settings: Any) -> Any:
+    """The view with the given settings (None values and settings the view does not have
+    are ignored: one command line serves every chart); checked on creation."""
+    names = {f.name for f in fields(view)}
+    return replace(view, **{k: v for k, v in settings.items() if v is not None and k in names})
+
+
 def view_with(chart: ChartView, **settings: Any) -> Any:
-    """The chart's default view with the given settings (None values and settings the view
-    does not have are ignored: one command line serves every chart)."""
-    if chart.view is None:
-        return None
-    names = {f.name for f in fields(chart.view)}
-    return replace(chart.view, **{k: v for k, v in settings.items() if v is not None and k in names})
+    """The chart's default view with the given settings (None: it has no view)."""
+    return None if chart.view is None else with_settings(chart.view, **settings)
+
+
+def charts_for(kind: WorkloadKind) -> list[ChartView]:
+    """The charts that have something to say about this kind of work, in order."""
+    return [c for c in CHARTS.values() if c.applies_to(kind)]
 
 
 def chart_keys(aliases: bool = False) -> list[str]:
@@ -113,6 +222,7 @@ for _c in (
         "Hardware",
         "Every GPU type: cost against speed",
         "gpusizer.gui.charts.hardware:HardwareChart",
+        view=HardwareView(),
     ),
 ):
     register(_c)

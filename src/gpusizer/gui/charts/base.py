@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QCursor, QResizeEvent
 from PySide6.QtWidgets import QGraphicsItem, QSizePolicy, QToolTip, QVBoxLayout, QWidget
 
@@ -22,7 +22,7 @@ from ...core.model.specs import Scenario
 from ...io.units import UNITS
 from ..binding import as_rich
 from .export import ExportMixin
-from .items import LegendSlot, Title, _Legend
+from .items import Legend, LegendSlot, Title
 from .labels import visible_texts
 from .palette import FONT_PX, LABEL_PX, TITLE_PX, Theme, font, theme_for
 
@@ -38,21 +38,32 @@ def display_unit(unit: str, max_bytes: float) -> tuple[str, float]:
 
 class ChartBase(ExportMixin, QWidget):
     """Base of every chart widget; subclasses fill ``_build``, ``_recompute``, ``_redraw``,
-    ``data_rows`` and optionally ``tooltip_at`` and ``_restyle_items``."""
+    ``data_rows`` and optionally ``tooltip_at``, ``_restyle_items``, ``_layout_labels``,
+    ``_view_changed``, ``_body`` and ``shutdown``.
+
+    What a chart needs from outside comes in explicitly: its view settings (:meth:`set_view`),
+    ``background`` (in a window: slow work may run in a worker thread, gui/worker.py), and
+    two signals out, which the window connects for every chart: ``viewChanged(view)`` when
+    the user changes the view in the chart (the window remembers it) and
+    ``editRequested(edits)`` to put ``{path: value}`` edits into the scenario (one undo step).
+    """
 
     title = "Chart"
     grid_x = True  # vertical grid lines (off for bar charts)
+    has_legend = True  # a legend column (a chart whose title names its series has none)
     view: Any = None  # the chart's view settings (core/views.py); None when it has none
+    viewChanged = Signal(object)
+    editRequested = Signal(object)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, background: bool = False) -> None:
         super().__init__(parent)
+        self.background = background
         self.unit = "GiB"
         self.theme: Theme = theme_for(self.palette())
         self.plot_widget = pg.GraphicsLayoutWidget(parent=self)
         self._frame()
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.addWidget(self.plot_widget)
         self._title_text = ""
         self._axis_text: dict[str, str] = {}
         self._texts: list[pg.TextItem] = []
@@ -60,6 +71,7 @@ class ChartBase(ExportMixin, QWidget):
         self.has_data = False
         self._laying_out = False
         self._build()
+        self._layout.addWidget(self._body(), 1)
         self.restyle()
         # Labels are laid out in screen pixels: again whenever the plot's size changes.
         self.plot.vb.sigResized.connect(lambda *_a: self.relayout())
@@ -84,13 +96,14 @@ class ChartBase(ExportMixin, QWidget):
         self.legend = self._new_legend()
         # One legend per set of entries, built once: switching between them (training vs
         # inference components) costs a layout swap instead of ~1 ms per rebuilt entry.
-        self._legends: dict[tuple[int, ...], _Legend] = {}
-        self._place_legend(self.legend)
+        self._legends: dict[tuple[int, ...], Legend] = {}
+        if self.has_legend:
+            self._place_legend(self.legend)
         glw.layout.setColumnStretchFactor(0, 1)
         glw.layout.setColumnStretchFactor(1, 0)
 
-    def _new_legend(self) -> _Legend:
-        legend = _Legend(labelTextSize=f"{LABEL_PX}px", verSpacing=-4)
+    def _new_legend(self) -> Legend:
+        legend = Legend(labelTextSize=f"{LABEL_PX}px", verSpacing=-4)
         # Fixed: sized by its entries, not stretched to the plot's height.
         legend.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         # pyqtgraph makes a legend ignore transformations (it floats over a view); in a layout
@@ -100,7 +113,7 @@ class ChartBase(ExportMixin, QWidget):
         legend.theme = None
         return legend
 
-    def _place_legend(self, legend: _Legend) -> None:
+    def _place_legend(self, legend: Legend) -> None:
         glw = self.plot_widget.ci
         if self.slot.below:
             legend.setColumnCount(LegendSlot.columns(legend, self.width() - 40))
@@ -114,6 +127,8 @@ class ChartBase(ExportMixin, QWidget):
 
     def _arrange_legend(self) -> None:
         """Legend at the right, or under the plot when the chart is short or narrow."""
+        if not self.has_legend:
+            return
         below = self.slot.wants_below(
             self.legend, self.width(), self.height(), self.title_item.boundingRect().height()
         )
@@ -128,7 +143,7 @@ class ChartBase(ExportMixin, QWidget):
         super().resizeEvent(event)
         self._arrange_legend()
 
-    def _style_legend(self, legend: _Legend) -> None:
+    def _style_legend(self, legend: Legend) -> None:
         t = self.theme
         legend.setLabelTextColor(t.foreground)
         for _, label in legend.items:
@@ -140,6 +155,19 @@ class ChartBase(ExportMixin, QWidget):
     # --- to implement -----------------------------------------------------------------------
     def _build(self) -> None:
         """Create the graphics items (once)."""
+
+    def _body(self) -> QWidget:
+        """What fills the chart below any bar a chart adds in ``_build``: the plot (a chart
+        with a table beside its plot returns both, in a splitter)."""
+        return self.plot_widget
+
+    def shutdown(self) -> None:
+        """Stop background work (the window is closing); charts with a worker override this."""
+
+    def wait_settled(self, timeout_s: float = 30.0) -> bool:
+        """Wait until background work has shown its result (screenshots, scripts); True when
+        it has (at once for a chart without any)."""
+        return True
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         """Compute the chart's data (bytes, unit-free) from the estimate."""

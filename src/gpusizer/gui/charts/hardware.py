@@ -1,40 +1,46 @@
-"""The Hardware tab: every GPU type side by side (core/compare.py) as a sortable table, and a
-chart of cost per million tokens against speed with the Pareto front marked: the options that
-no other beats on both, the good buys.
+"""The Hardware tab: every GPU type side by side (core/sizing/compare.py) as a sortable table,
+and a chart of cost per million tokens against speed with the Pareto front marked: the
+options that no other beats on both, the good buys.
 
-The search runs off the UI thread once the tab is in a window (gui/hardware/runner.py);
-headless (``gpusizer-cli chart --kind hardware``, the report, tests) it runs in place.
-Prices, the cost basis and the filters are applied on the UI thread without searching again.
-Double-clicking a row applies that GPU and layout (one undo step); the unit price columns are
-edited in place and remembered (gui/hardware/settings.py).
+A chart like the others (charts/base.py): its settings are its view (core/views.HardwareView:
+margin, whole servers, ranking, cost basis, filters, the user's prices), set with
+``set_view`` and reported with ``viewChanged`` when the user edits them in the tab (the window
+remembers them and gives the margin to its "GPUs needed" line); a double-clicked row asks for
+its GPU and layout through ``editRequested``. With ``background`` (in the window) the search
+runs in the window's worker (gui/worker.py); headless (``gpusizer-cli chart --kind hardware``,
+the report, tests) it runs in place. Prices, the cost basis and the filters are applied on
+the UI thread without searching again.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPointF, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QSplitter
+from PySide6.QtWidgets import QSplitter, QWidget
 
 from ...core.errors import ScenarioError
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.sizing.compare import select_gpus, size_gpus
-from ...core.sizing.compare_costs import check_prices
 from ...core.sizing.compare_rank import price_options, sort_options, speed_of
 from ...core.sizing.option import option_edits
+from ...core.sizing.prices import check_prices
 from ...core.sizing.search import catalog_specs
+from ...core.views.settings import HardwareView
 from ...io.compare_table import chart_points, columns_for
 from ..hardware.controls import ControlsStrip, HardwareControls
-from ..hardware.plot import GAP, SIDES, Point, log_ticks, pixels, place, short_name, span_per_pixel
-from ..hardware.settings import HardwareSettings, as_kwargs, load, load_my_prices, save, save_my_prices
+from ..hardware.plot import GAP, SIDES, Point, log_ticks, place, short_name
+from ..hardware.runner import compare_worker, search_key
 from ..hardware.table import OptionsModel, OptionsTable
 from .base import ChartBase
+from .labels import sync
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
@@ -49,104 +55,84 @@ PROVENANCE = (
     "price_per_hour_source",
 )
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
-
-
-def apply_option(state: Any, option: dict[str, Any]) -> None:
-    """Put an option's GPU, node shape, layout, techniques (and, serving, its batch per
-    replica) into the scenario: one undo step."""
-    state.edit_many(option_edits(option))
+# Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
+FRONT_PX, OTHER_PX = 12, 8
 
 
 class HardwareChart(ChartBase):
-    """Controls, the comparison table and the cost-speed chart. ``applyRequested(option)``
-    when a row is double-clicked."""
+    """Controls, the comparison table and the cost-speed chart."""
 
     title = "Cost against speed"
-    applyRequested = Signal(object)
+    has_legend = False  # two series: the title says which
+    view: HardwareView = HardwareView()
 
     def _build(self) -> None:
-        self.settings = HardwareSettings()
-        self.prefs: Any = None  # the window's Prefs once attached
-        self.runner: Any = None  # a CompareRunner once attached
-        self.advisor: Any = None  # the window's Advisor once attached
         self.scenario: Scenario | None = None
+        self._args: dict[str, Any] | None = None  # what the last search was asked with
         self.sized: list[dict[str, Any]] = []  # the search's options (unpriced)
         self.options: list[dict[str, Any]] = []  # shown: filtered, priced, ranked
         self._sized_for: list[str] = []  # the columns the widths were fitted to
         self.model = OptionsModel(self)
         self.table = OptionsTable(self.model)
-        self.controls = HardwareControls(self.settings)
-        self._layout.removeWidget(self.plot_widget)
-        self.split = QSplitter(Qt.Orientation.Horizontal)
-        self.split.setObjectName("splitter_hardware")
-        self.split.addWidget(self.table)
-        self.split.addWidget(self.plot_widget)
-        self.split.setStretchFactor(0, 3)
-        self.split.setStretchFactor(1, 2)
-        self.split.setChildrenCollapsible(False)
+        self.controls = HardwareControls(self.view)
         self.strip = ControlsStrip(self.controls)
         self._layout.addWidget(self.strip)
-        self._layout.addWidget(self.split, 1)
+        self.split = QSplitter(Qt.Orientation.Horizontal)
+        self.split.setObjectName("splitter_hardware")
         self._split_set = False
+        self.worker = compare_worker(self) if self.background else None
+        if self.worker is not None:
+            self.worker.finished.connect(self._searched)
+            self.worker.failed.connect(lambda _k, msg: self._status(f"Comparison failed: {msg}"))
+            self.worker.busy.connect(self._busy)
         # log10 values on linear axes with our own ticks (pyqtgraph's log mode labels minor
         # ticks that overlap in a narrow chart)
-        self.others = self.plot.plot([], [], pen=None, symbol="o", symbolSize=8)
+        self.others = self.plot.plot([], [], pen=None, symbol="o", symbolSize=OTHER_PX)
         self.front_line = self.plot.plot([], [])
-        self.front = self.plot.plot([], [], pen=None, symbol="o", symbolSize=12)
+        self.front = self.plot.plot([], [], pen=None, symbol="o", symbolSize=FRONT_PX)
         self.mark = self.plot.plot([], [], pen=None, symbol="o", symbolSize=22)
         self.note = self.text_item(anchor=(0.5, 0.5))
-        self.plot_widget.ci.removeItem(self.legend)  # two series: the title says which
         self.labels: list[pg.TextItem] = []
         self._pts: list[Point] = []
         self._front: list[Point] = []
-        self.plot.vb.sigResized.connect(lambda *_: self._label())
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
-        self.controls.changed.connect(self._settings_changed)
+        self.controls.changed.connect(self._edited)
         self.controls.pricesRequested.connect(self.edit_prices)
         self.model.priceEdited.connect(self._price_edited)
         self.table.doubleClicked.connect(self._double_clicked)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._mark())
 
-    # -- in a window -------------------------------------------------------------------------
-    def attach(self, window: Any) -> None:
-        """Run in the background, remember settings and prices, apply rows to the window's
-        scenario, keep its "GPUs needed" line on the same margin (hook: gui/main_window)."""
-        from ..hardware.runner import CompareRunner
-
-        self.prefs, self.advisor = window.prefs, window.advisor
-        self.settings = load(window.prefs)
-        prices, problem = load_my_prices(window.prefs, self.settings.prices)
-        self.settings = replace(self.settings, prices=prices)
-        save(window.prefs, self.settings)  # the INI no longer keeps prices
-        self.controls.set_settings(self.settings)
-        if problem:
-            self._status(problem)
-        self.runner = CompareRunner(self)
-        self.runner.finished.connect(self._searched)
-        self.runner.failed.connect(lambda _k, msg: self._status(f"Comparison failed: {msg}"))
-        self.runner.busy.connect(self._busy)
-        self.applyRequested.connect(lambda o: apply_option(window.state, o))
-        self.advisor.set_margin(self.settings.margin, self.settings.whole_nodes)
+    def _body(self) -> QWidget:
+        """The table (3/5 at first) beside the plot (2/5)."""
+        self.split.addWidget(self.table)
+        self.split.addWidget(self.plot_widget)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setChildrenCollapsible(False)
+        return self.split
 
     def shutdown(self) -> None:
-        """Stop the background search and wait for its worker (the window is closing)."""
-        if self.runner is not None:
-            self.runner.shutdown()
+        """Stop the background search and join its thread (the window is closing)."""
+        if self.worker is not None:
+            self.worker.shutdown()
 
     # -- data --------------------------------------------------------------------------------
-    def update_from(self, scenario: Scenario, estimate: Estimate) -> None:
-        self.scenario, self.has_data = scenario, True
+    def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
+        """Search again: in the worker in a window (the result comes later, to
+        :meth:`_searched`), here otherwise."""
+        self.scenario = scenario
         self._search()
 
     def _search(self) -> None:
-        """Search again: in the background in a window, here otherwise."""
         if self.scenario is None:
             return
-        if self.runner is not None:
-            self.runner.request(self.scenario, as_kwargs(self.settings))
-            return
-        self._searched("", size_gpus(self.scenario, **as_kwargs(self.settings)))
+        args = self._args = self.view.search_args()
+        if self.worker is not None:
+            self.worker.request(search_key(self.scenario, args), (self.scenario, args))
+        else:
+            self.sized = size_gpus(self.scenario, **args)
+            self._price()
 
     def wait_settled(self, timeout_s: float = 30.0) -> bool:
         """Process events until the background search has shown its result (screenshots,
@@ -154,10 +140,10 @@ class HardwareChart(ChartBase):
         from PySide6.QtWidgets import QApplication
 
         deadline = time.monotonic() + timeout_s
-        while self.runner is not None and not self.runner.idle and time.monotonic() < deadline:
+        while self.worker is not None and not self.worker.idle and time.monotonic() < deadline:
             QApplication.processEvents()
             time.sleep(0.005)
-        return self.runner is None or self.runner.idle
+        return self.worker is None or self.worker.idle
 
     def _searched(self, _key: str, options: list[dict[str, Any]]) -> None:
         self.sized = options
@@ -165,24 +151,41 @@ class HardwareChart(ChartBase):
 
     def _refresh(self) -> None:
         """Filter, price, rank and show the searched options (no search)."""
-        s, st = self.scenario, self.settings
+        if self._price():
+            self._redraw()
+            self.relayout()
+
+    def _price(self) -> bool:
+        """Filter, price and rank :attr:`sized` into :attr:`options` and the table; False
+        (the reason in the title) when the view's filters or prices are no longer valid."""
+        s, v = self.scenario, self.view
         if s is None:
-            return
+            return False
         try:
             ids = set(
                 select_gpus(
                     s,
-                    vendors=[st.vendor] if st.vendor else None,
-                    categories=[st.category] if st.category else None,
-                    min_memory_gb=st.min_memory_gb or None,
+                    vendors=[v.vendor] if v.vendor else None,
+                    categories=[v.category] if v.category else None,
+                    min_memory_gb=v.min_memory_gb or None,
                 )
             )
             shown = [o for o in self.sized if o["gpu"] in ids]
-            priced = price_options(shown, catalog_specs(s.hardware), s.workload.is_training, st.money())
+            priced = price_options(shown, catalog_specs(s.hardware), s.workload.is_training, v.money())
         except ScenarioError as exc:  # a vendor or price no longer valid: say so, keep going
             self._status(str(exc))
-            return
-        self.options = sort_options(priced, st.sort)
+            return False
+        self.options = sort_options(priced, v.sort)
+        self._fill_table(s)
+        fits, front = sum(o["fits"] for o in self.options), sum(o["pareto"] for o in self.options)
+        self._status(
+            f"Cost vs speed · {front} best of {fits}",
+            f"{len(self.options)} GPU types shown, {fits} fit the scenario; {front} "
+            "are on the Pareto front (big dots: no other is both cheaper and faster)",
+        )
+        return True
+
+    def _fill_table(self, s: Scenario) -> None:
         columns = columns_for(s.workload.is_training, s.targets.applies(s.workload.is_training))
         keys = [c.key for c in columns]
         self.model.set_options(self.options, columns)
@@ -193,13 +196,6 @@ class HardwareChart(ChartBase):
                 if key in keys:
                     col = keys.index(key)
                     self.table.setColumnWidth(col, min(NAME_PX, self.table.columnWidth(col)))
-        fits, front = sum(o["fits"] for o in self.options), sum(o["pareto"] for o in self.options)
-        self._status(
-            f"Cost vs speed · {front} best of {fits}",
-            f"{len(self.options)} GPU types shown, {fits} fit the scenario; {front} "
-            "are on the Pareto front (big dots: no other is both cheaper and faster)",
-        )
-        self._redraw()
 
     def _busy(self, busy: bool) -> None:
         if busy:
@@ -219,46 +215,56 @@ class HardwareChart(ChartBase):
         for item, group in ((self.others, rest), (self.front, front), (self.front_line, front)):
             item.setData([p[0] for p in group], [p[1] for p in group])
         self._pts, self._front = pts, front
-        self._label()
         training = self.scenario is not None and self.scenario.workload.is_training
-        basis = "renting" if self.settings.basis == "cloud" else "owning"
+        basis = "renting" if self.view.basis == "cloud" else "owning"
         self.set_axis_label("bottom", "trained tokens/s" if training else "tokens/s per user")
         self.set_axis_label("left", f"$ per M tokens, {basis}")
         self.note.setVisible(not pts)
         if pts:
-            for axis, values in (("bottom", [p[0] for p in pts]), ("left", [p[1] for p in pts])):
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            for axis, values in (("bottom", xs), ("left", ys)):
                 self.plot.getAxis(axis).setTicks([log_ticks(10 ** min(values), 10 ** max(values))])
-            self.plot.enableAutoRange()
+            # An explicit range (5% of the span each side), so labels are placed against the
+            # range drawn, measured in pixels by the view box.
+            self.plot.setRange(xRange=(min(xs), max(xs)), yRange=(min(ys), max(ys)), padding=0.05)
         else:
             self.note.setText('No price on this basis:\nenter prices in the table\nor switch "Cost when".')
             self.note.setPos(0, 0)
             self.plot.setRange(xRange=(-1, 1), yRange=(-1, 1))
         self._mark()
 
-    def _label(self) -> None:
-        """Name the front's points where the names fit without overlapping."""
-        pts, front, vb = self._pts, self._front[:MAX_LABELS], self.plot.vb
+    def _layout_labels(self) -> None:
+        """Name the front's points where the names fit without overlapping a dot or another
+        name: positions in pixels from ``ViewBox.mapViewToScene`` (the range as drawn)."""
+        front, vb = self._front[:MAX_LABELS], self.plot.vb
         while len(self.labels) < len(front):
-            self.labels.append(self.text_item(pixels=LABEL_PX - 2))
+            self.labels.append(self.text_item(pixels=LABEL_PX - 2, boxed=False))
+        for item in self.labels[len(front) :]:
+            item.hide()
         if not front:
-            for item in self.labels:
-                item.hide()
             return
-        size = (max(vb.width(), 50.0), max(vb.height(), 50.0))
+        sync(vb)
+        area = vb.sceneBoundingRect()
+
+        def pixel(p: Point) -> tuple[float, float]:  # from the plot's bottom-left, y up
+            s = vb.mapViewToScene(QPointF(p[0], p[1]))
+            return s.x() - area.left(), area.bottom() - s.y()
+
+        markers = [(*pixel(p), (FRONT_PX if p[2]["pareto"] else OTHER_PX) / 2 + 1.5) for p in self._pts]
         widths = []
         for item, (_x, _y, o) in zip(self.labels, front, strict=False):
             item.setText(short_name(o))
             widths.append(item.textItem.boundingRect().width())
-        sides = place(pixels(front, pts, size), widths, self.labels[0].textItem.boundingRect().height(), size)
-        unit = span_per_pixel(pts, size)
-        for i, item in enumerate(self.labels):
-            side = sides[i] if i < len(sides) else None
+        height = self.labels[0].textItem.boundingRect().height()
+        sides = place([pixel(p) for p in front], widths, height, (area.width(), area.height()), markers)
+        for item, p, side in zip(self.labels, front, sides, strict=False):
             item.setVisible(side is not None)
             if side is not None:
                 _, (gx, gy), anchor = SIDES[side]
+                at = vb.mapViewToScene(QPointF(p[0], p[1]))
                 item.setAnchor(anchor)
                 item.setColor(self.theme.foreground)
-                item.setPos(front[i][0] + gx * GAP * unit[0], front[i][1] + gy * GAP * unit[1])
+                item.setPos(vb.mapSceneToView(QPointF(at.x() + gx * GAP, at.y() - gy * GAP)))
 
     def _mark(self) -> None:
         rows = self.table.selectionModel().selectedRows() if self.has_data else []
@@ -280,11 +286,11 @@ class HardwareChart(ChartBase):
             item.setColor(t.foreground)
 
     def tooltip_at(self, x: float, y: float) -> str:
-        """The option under the pointer (within ~10 px), in words."""
+        """The option under the pointer (within ~10 px), on the front or not, in words."""
         px, py = self.plot.vb.viewPixelSize()
         best, where = None, 10.0
-        for sx, sy, o in chart_points(self.options):
-            d = math.hypot((math.log10(sx) - x) / (px or 1), (math.log10(sy) - y) / (py or 1))
+        for sx, sy, o in self._pts:
+            d = math.hypot((sx - x) / (px or 1), (sy - y) / (py or 1))
             if d < where:
                 best, where = o, d
         if best is None:
@@ -319,39 +325,53 @@ class HardwareChart(ChartBase):
             self._split_set = True
             self.split.setSizes([self.width() * 3 // 5, self.width() * 2 // 5])
 
-    # -- edits -------------------------------------------------------------------------------
-    def _settings_changed(self, new: HardwareSettings) -> None:
-        old, self.settings = self.settings, new
-        if self.prefs is not None:
-            save(self.prefs, new)
-        if self.advisor is not None and (new.margin, new.whole_nodes) != (old.margin, old.whole_nodes):
-            self.advisor.set_margin(new.margin, new.whole_nodes)
-        if as_kwargs(new) != as_kwargs(old):
+    # -- the view and edits ------------------------------------------------------------------
+    def _view_changed(self) -> None:
+        """A view set from outside (the window's remembered one, the CLI's flags)."""
+        self.controls.set_settings(self.view)
+        self._apply()
+
+    def _edited(self, new: HardwareView) -> None:
+        """The user changed a setting in the tab."""
+        self.view = new
+        self.viewChanged.emit(new)
+        self._apply()
+
+    def _apply(self) -> None:
+        """Search again if what the search depends on changed; else price and rank again."""
+        if not self.has_data:
+            return
+        if self.view.search_args() != self._args:
             self._search()
+            if self.worker is None:
+                self._redraw()
+                self.relayout()
         else:
             self._refresh()
 
     def _price_edited(self, gpu: str, key: str, value: float | None) -> None:
-        self.set_prices(self.settings.with_price(gpu, key, value).prices)
+        self.set_prices(self.view.with_price(gpu, key, value).prices)
 
-    def set_prices(self, prices: dict[str, dict[str, Any]]) -> None:
-        """Use (and, in a window, save) the user's prices ("My prices"), then reprice."""
-        self.settings = replace(self.settings, prices=check_prices(prices))
-        self.controls.set_settings(self.settings)
-        problem = save_my_prices(self.prefs, self.settings.prices) if self.prefs is not None else ""
-        self._refresh()
-        if problem:
-            self._status(problem)
+    def set_prices(self, prices: Mapping[str, Mapping[str, Any]]) -> None:
+        """The user's prices ("My prices") in place of the view's, as an edit in the tab
+        (``viewChanged``: the window saves them); repriced without searching again."""
+        try:
+            new = replace(self.view, prices=check_prices(prices))
+        except ScenarioError as exc:
+            self._status(str(exc))
+            return
+        self.controls.set_settings(new)
+        self._edited(new)
 
     def edit_prices(self) -> None:
         """The "My prices" dialog; its prices replace the user's when saved."""
         from ..hardware.prices_dialog import PricesDialog
 
-        dialog = PricesDialog(self.settings.prices, self.scenario, self)
+        dialog = PricesDialog({g: dict(p) for g, p in self.view.prices.items()}, self.scenario, self)
         if dialog.exec():
             self.set_prices(dialog.prices)
 
     def _double_clicked(self, index: QModelIndex) -> None:
         o = self.table.option_at(index)
         if o is not None and o["fits"] and not self.table.is_price(index):
-            self.applyRequested.emit(o)
+            self.editRequested.emit(option_edits(o))

@@ -10,7 +10,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 
-class _Legend(pg.LegendItem):
+class Legend(pg.LegendItem):
     """A legend that lives in a layout cell: a change of entries also asks the parent layout
     for room (pyqtgraph sizes a floating legend itself and moves it to the scene origin)."""
 
@@ -74,7 +74,7 @@ class LegendSlot:
         self.below = False
 
     @staticmethod
-    def _entry(legend: _Legend) -> tuple[float, float]:
+    def _entry(legend: Legend) -> tuple[float, float]:
         """(width, height) of the widest and tallest entry, sample included."""
         labels = [label.boundingRect() for _, label in legend.items] or []
         return (
@@ -82,7 +82,7 @@ class LegendSlot:
             max((r.height() for r in labels), default=0.0) + 2,
         )
 
-    def wants_below(self, legend: _Legend, width: float, height: float, title: float) -> bool:
+    def wants_below(self, legend: Legend, width: float, height: float, title: float) -> bool:
         w, h = self._entry(legend)
         n = len(legend.items)
         if not n or width - w >= self.MIN_PLOT_WIDTH:
@@ -91,7 +91,7 @@ class LegendSlot:
         return height - title - self.AXIS_PX - rows * h >= self.MIN_PLOT_HEIGHT
 
     @classmethod
-    def columns(cls, legend: _Legend, width: float) -> int:
+    def columns(cls, legend: Legend, width: float) -> int:
         """As many columns as the width holds (at least 1)."""
         per = cls._entry(legend)[0]
         return max(1, min(len(legend.items), int(width // max(per, 1.0))))

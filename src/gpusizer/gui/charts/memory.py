@@ -24,14 +24,6 @@ from .palette import LABEL_PX, font
 from .pool import HALF, PoolView
 from .stack import StackedBars, style_line
 
-KIND_LABELS = {
-    "pretraining": "pre-training",
-    "full_finetune": "full fine-tune",
-    "lora": "LoRA",
-    "qlora": "QLoRA",
-    "inference": "inference",
-}
-
 
 def _fmt(n_bytes: float, unit: str) -> str:
     """One decimal, two below 1 unit: 0.02 GiB of logits is not "0.0 GiB"."""
@@ -88,7 +80,7 @@ class MemoryChart(ChartBase):
         self.peak = int(mem.total)
         self.capacity = int(estimate.capacity_bytes)
         self.gpu_name = estimate.gpu.name
-        self.subject = f"{scenario.model.name}, {KIND_LABELS[scenario.workload.kind]}"
+        self.subject = f"{scenario.model.name}, {scenario.workload.info.in_sentence}"
         self.pool.set_estimate(estimate)
         if self.pool.reserved or self.pool.offload:  # the engine's own view of the GPU
             self.bars = [Bar(self.pool.bar_label, alive)]

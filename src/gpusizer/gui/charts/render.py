@@ -52,12 +52,12 @@ def render_chart(
     width: int = 1600,
     unit: str = "GiB",
     view: Any = None,
-    prices: Any = None,
 ) -> Path:
     """Render one chart (a key of core/views.CHARTS) of an estimate to PNG (``width`` px) or
     SVG, by the output suffix, memory in ``unit`` ("GiB" or "GB"), with the chart's ``view``
-    settings (None: its defaults) and the user's ``prices`` (charts that show prices)."""
-    chart_view(kind)  # refuse an unknown chart before any work
+    settings (None: its defaults). ScenarioError for a chart that does not apply to the
+    scenario's kind of work (a serving chart of a training scenario)."""
+    chart_view(kind).check_applies(scenario.workload.info)  # an unknown or inapplicable chart
     out = check_output(output, width)
     ensure_app()
     from . import chart_class
@@ -66,8 +66,6 @@ def render_chart(
     try:
         if view is not None:
             chart.set_view(view)
-        if prices and hasattr(chart, "set_prices"):
-            chart.set_prices(prices)
         chart.set_units(unit)
         chart.update_from(scenario, est)
         if out.suffix.lower() == ".svg":

@@ -75,11 +75,11 @@ class SweepChart(ChartBase):
 
     title = "Sweeps"
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, background: bool = False) -> None:
         self.view = SweepView()
         self.result: SweepResult | None = None
         self.scenario: Scenario | None = None
-        super().__init__(parent)
+        super().__init__(parent, background=background)
         self.selector = QComboBox(self)
         self.selector.setObjectName("combo_sweep_axis")
         for key in SWEEP_AXES:
@@ -114,8 +114,9 @@ class SweepChart(ChartBase):
     # --- data ---------------------------------------------------------------------------------
     def set_axis(self, axis: str) -> None:
         """Sweep ``sequence_length``, ``batch_size`` or ``gpus`` (recomputes the sweep)."""
-        if axis in SWEEP_AXES:
+        if axis in SWEEP_AXES and axis != self.axis:
             self.set_view(replace(self.view, axis=axis))
+            self.viewChanged.emit(self.view)
 
     def _view_changed(self) -> None:
         idx = self.selector.findData(self.axis)

@@ -16,6 +16,7 @@ from PySide6.QtCore import QPointF
 
 from ...core.model.result import COMPONENTS, Estimate
 from ...core.model.specs import Scenario
+from ...core.registry.workloads import WORKLOAD_KINDS
 from ...core.views.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS
@@ -106,21 +107,23 @@ class VariantsChart(ChartBase):
     def _set_titles(self) -> None:
         cmp = self.cmp
         assert cmp is not None
-        by_key = {b.key: b for b in cmp.bars}
         facts = []
-        if "pretraining" in by_key:
-            b = by_key["pretraining"]
+        # The seed articles' arithmetic, from the registry's entries: the model states of the
+        # first kind that trains every weight, the checkpoint weights of the first kind shown
+        # at several weight formats (inference at FP16 / FP8 / INT4).
+        kinds = [WORKLOAD_KINDS[b.kind] for b in cmp.bars]
+        trains_all = [b for b, k in zip(cmp.bars, kinds, strict=True) if k.is_training and not k.is_adapter]
+        full = trains_all[0] if trains_all else None
+        if full is not None:
             facts.append(
-                f"model states at {b.model_states / cmp.parameters:.0f} B/param: "
-                f"{self._series([b.model_states])}"
+                f"model states at {full.model_states / cmp.parameters:.0f} B/param: "
+                f"{self._series([full.model_states])}"
             )
-        weights = [
-            by_key[k].nominal_weights
-            for k in ("inference_fp16", "inference_fp8", "inference_int4")
-            if k in by_key
-        ]
-        if len(weights) == 3:
-            facts.append(f"weights FP16 / FP8 / INT4: {self._series(weights)}")
+        many = next((k for k in kinds if len(k.variant_weights) > 1), None)
+        shown = [b for b in cmp.bars if many is not None and b.kind == many.id]
+        if len(shown) > 1:
+            names = " / ".join(b.weights_dtype.upper() for b in shown)
+            facts.append(f"weights {names}: {self._series([b.nominal_weights for b in shown])}")
         sub = " · ".join(facts)
         self.set_title(
             f"{html.escape(cmp.model_name)} ({cmp.parameters / 1e9:,.1f} B params): "

@@ -1,6 +1,6 @@
 """The Hardware tab's settings bar: margin, whole servers, cards per box, ranking, cost basis,
 electricity price, the filters (vendor, class, memory) and "My prices…" (the user's own
-prices, gui/hardware/prices_dialog.py). ``changed(HardwareSettings)`` on every edit,
+prices, gui/hardware/prices_dialog.py). ``changed(HardwareView)`` on every edit,
 ``pricesRequested()`` when "My prices…" is pressed."""
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.sizing.compare import CATEGORIES
-from ...core.sizing.search import catalog_specs
+from ...core.sizing.solver import catalog_specs
+from ...core.views.settings import HardwareView
 from ..widgets import combo, float_spin
-from .settings import HardwareSettings
 
 SORT_LABELS = (("cost per token", "cost"), ("speed", "speed"), ("fewest GPUs", "gpus"))
 BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"), ("marketplace", "marketplace"))
@@ -58,7 +58,7 @@ class HardwareControls(QWidget):
     changed = Signal(object)
     pricesRequested = Signal()
 
-    def __init__(self, settings: HardwareSettings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: HardwareView, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("hardware_controls")
         self.settings = settings
@@ -162,7 +162,7 @@ class HardwareControls(QWidget):
         grid.addWidget(self.basis_note, 2, len(third), 1, len(first) - len(third))
         grid.setColumnStretch(len(first), 1)
 
-    def set_settings(self, s: HardwareSettings) -> None:
+    def set_settings(self, s: HardwareView) -> None:
         """Show ``s`` without emitting ``changed``."""
         self.settings = s
         widgets: list[QWidget] = [

@@ -1,9 +1,11 @@
 """Drawing helpers of the Hardware tab's chart (no Qt): log ticks, short GPU names, and
-where each Pareto point's name goes so that no two names, or a name and a marker, overlap."""
+where each Pareto point's name goes so that no two names, or a name and a dot, overlap (in
+pixels the chart measures with pyqtgraph's ``ViewBox.mapViewToScene``)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 Point = tuple[float, float, dict[str, Any]]  # log10 speed, log10 cost, the option
@@ -57,13 +59,21 @@ def _box(x: float, y: float, w: float, h: float, side: int) -> Box:
     return left, bottom, left + w, bottom + h
 
 
+Marker = tuple[float, float, float]  # centre x, y and radius of a dot, in pixels
+
+
 def place(
-    points: list[tuple[float, float]], widths: list[float], height: float, size: tuple[float, float]
+    points: list[tuple[float, float]],
+    widths: list[float],
+    height: float,
+    size: tuple[float, float],
+    markers: Sequence[Marker] = (),
 ) -> list[int | None]:
     """Where each point's label goes (an index of ``SIDES``), or None when every place leaves
-    the plot or overlaps a marker or a label already placed. Points, widths and ``size`` (the
-    plot's) in pixels, y upward."""
-    boxes: list[Box] = [(x - 7, y - 7, x + 7, y + 7) for x, y in points]  # the markers
+    the plot or overlaps a dot (``markers``: every dot drawn, the labelled ones included) or a
+    label already placed. Points, widths, markers and ``size`` (the plot's) in pixels, y
+    upward, from the plot's bottom-left corner."""
+    boxes: list[Box] = [(x - r, y - r, x + r, y + r) for x, y, r in markers]
     out: list[int | None] = []
     for (x, y), w in zip(points, widths, strict=True):
         side = None
@@ -78,23 +88,3 @@ def place(
                 break
         out.append(side)
     return out
-
-
-def pixels(front: list[Point], every: list[Point], size: tuple[float, float]) -> list[tuple[float, float]]:
-    """The front's points in pixels (y upward) of a view that shows ``every`` point with 5%
-    of their span as a margin on each side."""
-    xs, ys = [p[0] for p in every], [p[1] for p in every]
-    sx, sy = (max(xs) - min(xs)) or 1.0, (max(ys) - min(ys)) or 1.0
-    return [
-        (
-            (p[0] - min(xs) + 0.05 * sx) / (1.1 * sx) * size[0],
-            (p[1] - min(ys) + 0.05 * sy) / (1.1 * sy) * size[1],
-        )
-        for p in front
-    ]
-
-
-def span_per_pixel(every: list[Point], size: tuple[float, float]) -> tuple[float, float]:
-    """Data units per pixel, x and y, of that view."""
-    xs, ys = [p[0] for p in every], [p[1] for p in every]
-    return (1.1 * ((max(xs) - min(xs)) or 1.0) / size[0], 1.1 * ((max(ys) - min(ys)) or 1.0) / size[1])

@@ -90,11 +90,11 @@ class TrainingPanel(Panel):
         self.box.setVisible(training)
         self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)
         self.form.show("workload.kbit_prepare", kind is not None and kind.quantised_base)
-        loss = self.state.value("workload.loss")
+        loss_kind = LOSS_KINDS.get(str(self.state.value("workload.loss")))
         self.form.enable(
-            "workload.loss_chunks", loss != "full" or bool(self.state.value("workload.loss_chunks"))
+            "workload.loss_chunks",
+            loss_kind is None or loss_kind.chunked or bool(self.state.value("workload.loss_chunks")),
         )
-        loss_kind = LOSS_KINDS.get(str(loss))
         self.form.enable(
             "workload.compile_loss",
             (loss_kind is not None and loss_kind.compilable)

@@ -1,0 +1,267 @@
+"""The one report of a scenario: the window's Export Report and ``gpusizer-cli report`` (no Qt).
+
+One model of the facts (:class:`ReportFacts`: the scenario, memory by component, the GPUs
+needed, speed, cost, assumptions and notes), built from the estimate and the report dict of
+:func:`gpusizer.core.pipeline.report.report_from_estimate` (the ``--json`` contract), in the
+words the window uses (no ``mfu: 0.4`` on a serving scenario). Every format is written from
+it: Markdown and HTML from the same :func:`sections`, JSON and CSV from the report dict
+(io/export.py), so every place states the same figures. Chart images are added by the GUI or
+CLI side only (``images``: the report folder of gui/charts/folder.py).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..core.errors import ScenarioError
+from ..core.model.naming import derived_name
+from ..core.model.result import COMPONENTS, Estimate, component_title
+from ..core.pipeline.report import report_from_estimate
+from ..core.sizing.pace import estimate_pace
+from .export import report_csv, strict_json
+from .figures import advice_lines, cost_lines, speed_lines
+from .report_prices import BASIS_LINES, PriceRow, price_rows, your_prices
+from .units import fmt_bytes, to_unit
+
+NOT_ASKED = object()  # ``advice`` default: the report has no "GPUs needed" section
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One labelled figure ("Peak per GPU", "61.3 GiB")."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class ComponentRow:
+    """One row of the memory table: bytes per GPU, share of the parts, alive at the peak."""
+
+    title: str
+    bytes: int
+    share: float  # of the sum of the parts, 0..1
+    alive: bool
+
+
+@dataclass(frozen=True)
+class Image:
+    """A chart image beside the report (its caption and file name)."""
+
+    caption: str
+    file: str
+
+
+@dataclass(frozen=True)
+class ReportFacts:
+    """Everything a report states, in words and figures, whatever its format."""
+
+    title: str
+    subject: str  # model · kind · framework · N × GPU
+    verdict: str  # fits or not, with the headroom
+    peak_phase: str
+    unit: str
+    gpus_needed: tuple[str, ...] | None  # None: not asked
+    components: tuple[ComponentRow, ...]
+    peak_bytes: int
+    parameters: tuple[Fact, ...]
+    speed: tuple[str, ...]
+    cost: tuple[str, ...]
+    assumptions: tuple[str, ...]
+    notes: tuple[str, ...]
+    prices: tuple[PriceRow, ...]  # the GPU's and its unit's prices, each with basis and source
+    your_prices: tuple[str, ...]  # the user's own ("My prices", ``--prices``)
+    report: dict[str, Any] = field(repr=False)  # the JSON contract
+
+
+def report_facts(
+    est: Estimate,
+    unit: str = "GiB",
+    advice: Any = NOT_ASKED,
+    prices: Mapping[str, Mapping[str, Any]] | None = None,
+) -> ReportFacts:
+    """The facts of an estimate; ``advice``: the sizing advisor's option for the scenario's GPU
+    (a ``plan`` option, or None when nothing fits), or NOT_ASKED for no "GPUs needed";
+    ``prices``: the user's own (core/sizing/prices.py), which replace the catalog's."""
+    rep = report_from_estimate(est)
+    s, mem = est.scenario, est.memory
+    parts = sum(getattr(mem, c) for c in COMPONENTS) or 1
+    head = est.headroom_bytes
+    peak, cap = fmt_bytes(mem.total, unit), fmt_bytes(est.capacity_bytes, unit)
+    verdict = (
+        f"{peak} of {cap} per GPU — fits, {fmt_bytes(head, unit)} headroom."
+        if est.fits
+        else f"{peak} of {cap} per GPU — does not fit, {fmt_bytes(-head, unit)} short."
+    )
+    p = rep["parameters"]
+    return ReportFacts(
+        title=s.name or derived_name(s),
+        subject=(
+            f"{s.model.name} · {s.workload.info.label} · {s.profile.label} · {est.gpus:,} × {est.gpu.name}"
+        ),
+        verdict=verdict,
+        peak_phase=mem.peak_phase.replace("_", " "),
+        unit=unit,
+        gpus_needed=None if advice is NOT_ASKED else tuple(advice_lines(advice, est.gpu.name)),
+        components=tuple(
+            ComponentRow(component_title(c), getattr(mem, c), getattr(mem, c) / parts, c in mem.alive_at_peak)
+            for c in COMPONENTS
+        ),
+        peak_bytes=mem.total,
+        parameters=(
+            Fact("Total", f"{p['total']:,}"),
+            Fact("Active per token", f"{p['active']:,}"),
+            Fact("Trainable", f"{p['trainable']:,}"),
+        ),
+        speed=tuple(speed_lines(rep, estimate_pace(est))),
+        cost=tuple(cost_lines(rep, est.gpu.price_per_hour)),
+        assumptions=tuple(est.assumptions),
+        notes=tuple(est.notes),
+        prices=tuple(price_rows(est.gpu, prices)),
+        your_prices=tuple(your_prices(prices)),
+        report=rep,
+    )
+
+
+@dataclass(frozen=True)
+class Section:
+    """One titled part of a report: bullet lines, paragraphs, a table or a code block."""
+
+    title: str
+    paragraphs: tuple[str, ...] = ()  # plain sentences (the first in bold where ``strong``)
+    bullets: tuple[str, ...] = ()
+    table: tuple[tuple[str, ...], ...] = ()  # header row first
+    right: tuple[int, ...] = ()  # the table's right-aligned (number) columns
+    after: tuple[str, ...] = ()  # bullets after the table, under their own lead sentence
+    lead: str = ""  # the sentence before ``after``
+    code: str = ""  # a JSON block
+    strong: bool = False
+
+
+def sections(f: ReportFacts) -> list[Section]:
+    """The report's sections, in order: what every format writes."""
+    unit = f.unit
+    rows = [("Component", unit, "Share", "Alive at peak")]
+    rows += [
+        (c.title, f"{to_unit(c.bytes, unit):,.2f}", f"{100 * c.share:.1f}%", "yes" if c.alive else "freed")
+        for c in f.components
+    ]
+    rows.append(("Peak per GPU", f"{to_unit(f.peak_bytes, unit):,.2f}", "", ""))
+    out = [Section("Verdict", (f.verdict, f.subject, f"Peak during {f.peak_phase}."), strong=True)]
+    if f.gpus_needed is not None:
+        out.append(Section("GPUs needed", f.gpus_needed))
+    out += [
+        Section("Memory per GPU by component", table=tuple(rows), right=(1, 2)),
+        Section("Parameters", bullets=tuple(f"{x.label}: {x.value}" for x in f.parameters)),
+        Section("Speed", bullets=f.speed),
+        Section("Cost", bullets=f.cost),
+        Section(
+            "Prices",
+            bullets=BASIS_LINES,
+            table=(
+                ("", "price", "basis", "source", "date"),
+                *((r.item, r.price, r.basis, r.source, r.date) for r in f.prices),
+            ),
+            right=(1,),
+            lead="Your prices (marked yours above and in the Hardware table):" if f.your_prices else "",
+            after=f.your_prices,
+        ),
+        Section("Assumptions", bullets=f.assumptions),
+    ]
+    if f.notes:
+        out.append(Section("Notes", bullets=f.notes))
+    out.append(Section("Scenario", code=json.dumps(f.report["scenario"], indent=2)))
+    return out
+
+
+def _md_section(sec: Section) -> list[str]:
+    out = [f"## {sec.title}", ""]
+    for i, text in enumerate(sec.paragraphs):
+        out += [f"**{text}**" if sec.strong and i == 0 else text, ""]
+    if sec.bullets:
+        out += [*(f"- {b}" for b in sec.bullets), ""]
+    if sec.table:
+        head, *body = sec.table
+        rule = "".join("---:|" if i in sec.right else "---|" for i in range(len(head)))
+        out += [f"| {' | '.join(head)} |", "|" + rule]
+        out += [f"| {' | '.join(row)} |" for row in body] + [""]
+    if sec.after:
+        out += [sec.lead, "", *(f"- {a}" for a in sec.after), ""]
+    if sec.code:
+        out += ["```json", sec.code, "```", ""]
+    return out
+
+
+def to_markdown(f: ReportFacts, images: Sequence[Image] = ()) -> str:
+    """The report as Markdown; ``images`` (chart PNGs beside it) go after the cost."""
+    out = [f"# GPU Sizer report: {f.title}", "", f"Generated by GPU Sizer {__version__}.", ""]
+    for sec in sections(f):
+        if sec.title == "Assumptions" and images:
+            out += ["## Charts", ""]
+            for im in images:
+                out += [f"### {im.caption}", "", f"![{im.caption}]({im.file})", ""]
+        out += _md_section(sec)
+    return "\n".join(out)
+
+
+def _html_section(sec: Section) -> str:
+    e = html.escape
+    out = f"<h2>{e(sec.title)}</h2>"
+    for i, text in enumerate(sec.paragraphs):
+        out += f"<p><b>{e(text)}</b></p>" if sec.strong and i == 0 else f"<p>{e(text)}</p>"
+    if sec.bullets:
+        out += "<ul>" + "".join(f"<li>{e(b)}</li>" for b in sec.bullets) + "</ul>"
+    if sec.table:
+        head, *body = sec.table
+        out += "<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"
+        out += "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in body)
+        out += "</table>"
+    if sec.after:
+        out += f"<p>{e(sec.lead)}</p><ul>" + "".join(f"<li>{e(a)}</li>" for a in sec.after) + "</ul>"
+    if sec.code:
+        out += f"<pre>{e(sec.code)}</pre>"
+    return out
+
+
+def to_html(f: ReportFacts, images: Sequence[Image] = ()) -> str:
+    """The report as one HTML page (the same sections as the Markdown)."""
+    e = html.escape
+    body = ""
+    for sec in sections(f):
+        if sec.title == "Assumptions" and images:
+            body += "<h2>Charts</h2>" + "".join(
+                f"<h3>{e(im.caption)}</h3>"
+                f"<img src='{e(im.file)}' alt='{e(im.caption)}' style='max-width:100%'>"
+                for im in images
+            )
+        body += _html_section(sec)
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{e(f.title)}</title>"
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
+        "th{text-align:left;padding-right:1em}td{padding:0 1em 0 0}</style></head><body>"
+        f"<h1>GPU Sizer report: {e(f.title)}</h1><p>Generated by GPU Sizer {e(__version__)}.</p>"
+        f"{body}</body></html>\n"
+    )
+
+
+WRITERS: dict[str, Callable[[ReportFacts], str]] = {
+    ".md": to_markdown,
+    ".html": to_html,
+    ".json": lambda f: strict_json(f.report) + "\n",
+    ".csv": lambda f: report_csv(f.report),
+}
+
+
+def report_text(f: ReportFacts, path: str | Path) -> str:
+    """The report in the format the file's suffix names (``WRITERS``); ScenarioError for
+    another suffix."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in WRITERS:
+        raise ScenarioError("output", f"choose a {', '.join(WRITERS)} file name")
+    return WRITERS[suffix](f)
