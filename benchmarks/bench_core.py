@@ -118,3 +118,35 @@ def test_load_simulation(benchmark, name: str) -> None:
 
     rep = benchmark.pedantic(run, rounds=5, iterations=1)
     assert rep["serving"]["tokens_per_second"] > 0
+
+
+def test_training_step_1000_layouts(benchmark) -> None:
+    """Issue 20: the sizing search prices training layouts by their step time. 1,000 layouts
+    (data-parallel degree x ZeRO stage around four model-parallel splits), made as the search
+    makes them (``model_copy`` of one scenario): the step's stage part is kept per
+    model-parallel split, so a data-parallel variant costs a few tens of µs."""
+    from gpusizer.core.model.presets import scenario_gpu
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.speed.train_step import training_step
+
+    base = parse_scenario(
+        {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "pretraining", "sequence_length": 8192}}
+    )
+    layouts = [
+        base.model_copy(
+            update={
+                "parallelism": base.parallelism.model_copy(
+                    update={"tensor": t, "pipeline": p, "data": d, "zero_stage": z}
+                )
+            }
+        )
+        for t, p in ((1, 1), (2, 1), (4, 2), (8, 4))
+        for d in range(1, 64)
+        for z in (0, 1, 2, 3)
+    ][:1000]
+    gpu = scenario_gpu(base)
+
+    def run() -> float:
+        return sum(training_step(s, gpu).seconds for s in layouts)
+
+    assert benchmark(run) > 0

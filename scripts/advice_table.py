@@ -38,12 +38,20 @@ option's `layout_reason`. `tests/core/test_advice.py` holds the rules below for 
   (replicas, data parallelism). Where a unit holds more than the work needs, the reason says
   how many would hold it (`min_gpus`).
 - **The layout is the fastest on that count**, by one speed function
-  (`core/sizing/pace.option_pace`): the estimate's speed plus each collective at alpha +
-  bytes/beta over the link it crosses (NVLink-class fabric, PCIe, the network between nodes)
-  and the pipeline bubble. PP 4 on one NVLink node (the H100 for 70B) becomes TP 8; the H200 and
-  B200 for DeepSeek-V3 run one server, experts spread over 8 replicas (vLLM's DP + EP) instead of
-  PP 6 and PP 5. Consumer scale-outs pay PCIe and Ethernet: 16 RTX 3090s over four boxes and
-  52 over thirteen leave the top 10.
+  (`core/sizing/pace.option_pace`): the estimate's own speed of the option's scenario, the
+  serving block or issue 20's training step of the layout (each collective at alpha +
+  bytes/beta over the link it crosses, NVLink-class fabric, PCIe or the network between nodes,
+  the pipeline bubble, an offloaded optimizer's CPU step). PP 3 and PP 2 on one NVLink node
+  (the H200 and B200 for 70B) become TP 4 or TP 8; the H200 and B200 for DeepSeek-V3 run one
+  server at TP 8 instead of PP 6 and PP 5. Consumer scale-outs pay PCIe and the box's 10 GbE:
+  16 RTX 3090s over four boxes and 52 over thirteen leave the top 10, and no consumer or
+  workstation card trains the 70B in 30 days with up to 4,096 of them.
+- **Training speed is the layout's** (merged from issue 20's training step model): the 70B
+  pre-training top 10 moved from our interim model's picks (TP 2 x PP 3 on MI325X, ZeRO 2 on
+  H100) to the step model's, which hides ZeRO-3's gathers behind compute and favours long
+  pipelines with many micro-batches (PP 27 on 54 MI325X or H100 servers); PCIe clusters of
+  L4 and L40S reach the top 10 on price. Those are the speed model's verdicts, ranked here
+  unchanged.
 - **Targets decide the count.** Serving: the fewest units on which a layout meets the users,
   speed and first-token targets. Training: `targets.max_training_days`; the 70B pre-training
   case asks for 30 days, so each GPU's data-parallel replicas grow until the 1T tokens train in

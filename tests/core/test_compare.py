@@ -19,7 +19,6 @@ from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.compare import Cancelled, compare_gpus, select_gpus
 from gpusizer.core.sizing.fill import meets
-from gpusizer.core.sizing.links import links_for
 from gpusizer.core.sizing.pace import option_pace
 from gpusizer.core.sizing.solver import plan
 from gpusizer.core.sizing.units import Unit
@@ -97,8 +96,7 @@ def _put_back(scenario: dict[str, Any], o: dict[str, Any]) -> dict[str, Any]:
 
 def speed(est: Any) -> Any:
     """The speed an option is ranked by (core/sizing/pace.py) of an estimate."""
-    s = est.scenario
-    return option_pace(est, links_for(est.gpu, s.hardware.gpus_per_node, s.compute.interconnect_efficiency))
+    return option_pace(est)
 
 
 def _unit(gpu_id: str) -> Unit:

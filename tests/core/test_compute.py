@@ -84,7 +84,9 @@ def test_attention_share_is_12_l_s_h_halved_by_causal_mask():
 def test_recompute_overheads():
     # Full recompute = one more forward: 8·N·D instead of 6·N·D (Narayanan et al. 2021 §5.1,
     # 96 vs 72 B·s·l·h²); selective adds the attention core only (Korthikanti et al. 2022 §5).
-    base = _train("llama-3.1-8b", training_tokens=1e9)
+    # compute.mfu set: the executed FLOPs run at that share of the peak (the override keeps
+    # the meaning it had before the step model)
+    base = {**_train("llama-3.1-8b", training_tokens=1e9), "compute": {"mfu": 0.4}}
     par = {"tensor": 8, "data": 4}
     none = estimate(base).compute
     full = estimate({**base, "parallelism": {**par, "recompute": "full"}}).compute
@@ -99,7 +101,7 @@ def test_recompute_overheads():
 
 
 def test_time_gpu_hours_cost_and_mfu_setting():
-    s = _train("llama-3.1-8b", training_tokens=1e10)
+    s = {**_train("llama-3.1-8b", training_tokens=1e10), "compute": {"mfu": 0.4}}
     s["hardware"] = {"gpu": {"id": "x", "dense_tflops": {"bf16": 1000.0}, "price_per_hour": 2.0}}
     c = estimate(s).compute
     assert c.time_seconds == pytest.approx(c.total_flops / (32 * 1e15 * 0.4))

@@ -73,3 +73,18 @@ def test_choosing_torchtune_brings_its_recipe_defaults(window):
     assert (s.precision.adapters, s.precision.optimizer_states) == ("bf16", "bf16")
     assert s.workload.loss == "linear_chunked" and s.parallelism.recompute == "full"
     assert find(window, "combo_loss").currentData() == "linear_chunked"
+
+
+def test_training_mfu_comes_from_the_layout_unless_set(window):
+    # Issue 20: compute.mfu empty = the step model's; a number overrides it
+    _kind(window, "pretraining")
+    fw = find(window, "combo_framework")
+    fw.setCurrentIndex(fw.findData("torchtitan"))
+    mfu = find(window, "spin_mfu")
+    assert window.state.scenario.compute.mfu is None and mfu.text() == "from the layout"
+    step = window.state.estimate.compute
+    assert 0 < step.mfu < 1 and step.tokens_per_second_per_gpu > 0
+    mfu.setValue(0.5)
+    window.state.flush()
+    assert window.state.scenario.compute.mfu == 0.5
+    assert window.state.estimate.compute.mfu == 0.5

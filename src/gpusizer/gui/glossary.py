@@ -110,8 +110,9 @@ GLOSSARY: dict[str, str] = {
     "parallelism stays within a node.",
     "hardware.gpu.price_per_hour": "What one GPU costs per hour: the advisor then ranks "
     "layouts by price, and training time gets a cost.",
-    "compute.mfu": "Model FLOPs utilisation: the share of the GPUs' peak FLOP/s that training "
-    "really achieves (40% is typical for large dense models).",
+    "compute.mfu": "Share of the GPUs' peak FLOP/s the training step reaches. Empty: worked out "
+    "from the layout (matmuls, attention, communication, pipeline bubble, optimizer); a number "
+    "overrides it.",
     "compute.flops_efficiency": "Share of the datasheet FLOP/s a kernel reaches (compute-bound "
     "steps such as prefill).",
     "compute.bandwidth_efficiency": "Share of the datasheet memory bandwidth a kernel reaches "

@@ -69,7 +69,7 @@ COMPUTE_ROWS: tuple[Row, ...] = (
     Row("time_seconds", "Training time", duration, True),
     Row("gpu_hours", "GPU-hours", _rate, True),
     Row("cost", "Training cost (USD, at the GPU's hourly price)", _usd, True, True),
-    Row("mfu", "Model FLOPs utilisation assumed (MFU)", _pct, True),
+    Row("mfu", "Share of peak FLOP/s the training step reaches (MFU)", _pct, True),
     Row("peak_flops_per_s", "Peak per GPU (dense, matmul dtype)", _tflops, True),
     Row("prefill_seconds", "Time to first token (prefill of the batch)", duration, False, roofline=True),
     Row("decode_seconds_per_token", "Time per output token", duration, False, roofline=True),

@@ -6,7 +6,10 @@ A framework names two of them (core/registry/frameworks.py):
   backward and which loss the model ends in. ``huggingface``: transformers' modules, measured
   (core/memory/activations.py ``hf_layer``, ``hf_top``), the loss ``workload.loss`` chooses;
   ``megatron``: Korthikanti et al. 2022 (arXiv 2205.05198) accounting, already per GPU, and
-  Megatron's own vocabulary-parallel fused cross entropy.
+  Megatron's own vocabulary-parallel fused cross entropy; ``torchtitan``: its Llama layers
+  under its op-level selective recompute (core/memory/activations_torchtitan.py), per GPU,
+  with the fp32 log-softmax of the local logits kept (``loss_parallel`` under TP) and the
+  loss's transients as ``workload.loss`` gives them.
 - ``lora_kernels``, a key of :data:`LORA_KERNELS`: how adapted layers run. ``peft``: PEFT's
   modules, the layout as it is; ``unsloth``: Unsloth's fused LoRA autograd functions
   (core/memory/activations_unsloth.py), on the layers they patch, in a layout that allows it.
@@ -35,6 +38,7 @@ from .activations import (
     sliding_mask,
 )
 from .activations_hybrid import hybrid_delta
+from .activations_torchtitan import torchtitan_layer
 from .activations_unsloth import applies as unsloth_applies
 from .activations_unsloth import unsloth_layer, unsloth_rebuilt
 
@@ -143,6 +147,18 @@ class Megatron(ActivationLayout):
         return megatron_top(arch, ctx, sp.first, sp.last)
 
 
+class Torchtitan(Megatron):
+    """torchtitan: its saved tensors (already per GPU), Megatron's top (vocabulary-parallel
+    fp32 log-softmax kept); the loss's transients follow ``workload.loss``."""
+
+    key: ClassVar[str] = "torchtitan"
+    label: ClassVar[str] = "torchtitan (op-level selective recompute)"
+    vocab_parallel_loss: ClassVar[bool] = False
+
+    def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
+        return torchtitan_layer(arch, ctx, moe)
+
+
 class Unsloth(ActivationLayout):
     """Unsloth's fused kernels on the layers they patch (dense layers only; xformers takes a
     local-attention bias, so no mask)."""
@@ -214,6 +230,7 @@ def register_kernels(kernels: LoraKernels) -> LoraKernels:
 
 register_layout(HuggingFace())
 register_layout(Megatron())
+register_layout(Torchtitan())
 register_kernels(LoraKernels())
 register_kernels(UnslothKernels())
 

@@ -171,6 +171,9 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
         gathered = sp.largest_layer * (
             2 * nbytes(base_weight_dtype(s)) + (0.0 if s.workload.is_adapter else u.train_b)
         )
+        if par.pipeline > 1 and s.profile.pipeline_gathered:  # the whole stage, all step long
+            reduce = s.profile.grad_reduce_bytes or grad_b
+            gathered = sp.total * (nbytes(prec.activations) + (0.0 if s.workload.is_adapter else reduce))
     foreach = s.profile.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
     opt, paged = _optimizer_states(s, sp, u, master)
     return _Stage(

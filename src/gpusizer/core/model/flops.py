@@ -17,7 +17,9 @@ Formulas and their sources:
   layers see at most the window (Mistral 7B, arXiv 2310.06825 §2).
 - Activation recomputation: full recompute runs the forward pass once more (8·N·D instead of
   6·N·D; Narayanan et al. 2021 §5.1: 96·B·s·l·h² instead of 72); selective recompute reruns the
-  attention core only (Korthikanti et al. 2022, arXiv 2205.05198 §5).
+  attention core only (Korthikanti et al. 2022, arXiv 2205.05198 §5), or, under torchtitan's
+  op-level policy (``parallelize_llama.py`` ``_custom_policy``: every second ``aten.mm`` of a
+  layer is not saved), the layer's even-numbered matmuls.
 - Hybrid models: only softmax-attention layers attend; recurrent layers (Gated DeltaNet,
   Mamba-2) add their projections to N and about 6 FLOPs per state value per token for the
   state update (core/state.py), whatever the context.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..registry.frameworks import FRAMEWORKS
 from .architecture import Arch
 from .params import ParamCounts
 from .specs import Scenario
@@ -83,6 +86,47 @@ def decode_attention_flops(arch: Arch, context: float) -> float:
     return width * ((arch.attention_layers - local) * context + local * min(context, window)) + recurrent
 
 
+def _attention_matmuls(arch: Arch) -> list[float]:
+    """Weights of the attention's matmuls in forward order (the output projection last)."""
+    h, mla = arch.hidden, arch.mla
+    if mla is None:
+        return [float(h * arch.q_dim), h * arch.kv_dim, h * arch.kv_dim, arch.attn_out_dim * h]
+    q = [float(h * mla.q_lora_rank), mla.q_lora_rank * arch.q_dim] if mla.q_lora_rank else [h * arch.q_dim]
+    kv_b = mla.kv_lora_rank * arch.heads * (mla.qk_nope_head_dim + mla.v_head_dim)
+    return [*q, h * (mla.kv_lora_rank + mla.qk_rope_head_dim), kv_b, arch.attn_out_dim * h]
+
+
+def _mlp_matmuls(arch: Arch) -> list[float]:
+    """Weights of the MLP's matmuls in forward order (per routed expert of an MoE layer)."""
+    h, moe = arch.hidden, arch.moe
+    ffn = moe.expert_ffn_hidden_size if moe else arch.ffn
+    mlp = [float(h * ffn)] * (3 if arch.spec.mlp == "gated" else 2)
+    return mlp * (moe.experts_per_token if moe else 1)
+
+
+def layer_matmuls(arch: Arch) -> list[float]:
+    """Weights of one layer's matmuls in the order the forward runs them."""
+    return _attention_matmuls(arch) + _mlp_matmuls(arch)
+
+
+def tensor_parallel_pairs(arch: Arch) -> tuple[float, float, float, float]:
+    """Shares of a layer's matmul weights next to each TP collective: the attention's input
+    projections (after its all-gather), its output projection (before its reduce-scatter),
+    the MLP's input and output matmuls (Megatron column/row-parallel pairs)."""
+    attn, mlp = _attention_matmuls(arch), _mlp_matmuls(arch)
+    per = 3 if arch.spec.mlp == "gated" else 2
+    out = sum(m for i, m in enumerate(mlp) if i % per == per - 1)
+    total = sum(attn) + sum(mlp)
+    return sum(attn[:-1]) / total, attn[-1] / total, (sum(mlp) - out) / total, out / total
+
+
+def every_other_matmul_share(arch: Arch) -> float:
+    """Share of a layer's matmul weights in its even-numbered matmuls (k, o and up of q, k,
+    v, o, gate, up, down): what torchtitan's op-level selective recompute runs again."""
+    mms = layer_matmuls(arch)
+    return sum(mms[1::2]) / sum(mms)
+
+
 @dataclass(frozen=True)
 class TrainingFlops:
     """FLOPs per training token: ``model`` (the work the model needs, what MFU counts; PaLM,
@@ -110,5 +154,8 @@ def training_flops_per_token(
     else:
         model = 3.0 * forward  # backward = 2 x forward (Kaplan et al. 2020 §2.1)
     recompute = s.parallelism.recompute
-    extra = forward if recompute == "full" else (a if recompute == "selective" else 0.0)
+    extra = forward if recompute == "full" else 0.0
+    if recompute == "selective":
+        every_other = FRAMEWORKS[s.framework].selective_recompute == "every_other_matmul"
+        extra = 2.0 * m * every_other_matmul_share(arch) if every_other else a
     return TrainingFlops(model, model + extra, a, m)

@@ -75,6 +75,8 @@ class Compute:
     peak_flops_per_s: float = 0.0
     tokens_per_second_per_gpu: float = 0.0
     decode_tokens_per_second: float = 0.0
+    # Training: one optimizer step of the layout (core/speed/train_step.py step_block)
+    training_step: dict[str, float | bool] | None = None
 
 
 @dataclass(frozen=True)

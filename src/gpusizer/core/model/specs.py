@@ -168,6 +168,7 @@ class WorkloadSpec(Strict):
     compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
     lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     kbit_prepare: bool = False  # PEFT prepare_model_for_kbit_training (quantised base)
+    compile: bool = False  # torch.compile of the layers (torchtitan training.compile): speed only
 
     @field_validator("lora_targets")
     @classmethod
@@ -217,6 +218,9 @@ class PrecisionSpec(Strict):
     # default rule) and per-group overrides {group: dtype | "weights" | "unquantised"}.
     quantization_rule: str | None = None
     modules: dict[str, str] | None = None
+    # Float8 training (torchao Float8Linear, Transformer Engine): the linear layers' matmuls run
+    # in FP8 with dynamic scales; saved activations and attention stay in ``activations``.
+    matmuls: Literal["fp8"] | None = None
 
     @field_validator("quantization_rule")
     @classmethod
@@ -275,6 +279,8 @@ class ParallelismSpec(Strict):
     offload_parameters: bool = False
     optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
     activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
+    # TP collectives overlapped with the matmuls (torchtitan async TP, Megatron --tp-comm-overlap)
+    async_tensor_parallel: bool = False
 
     @property
     def gpus(self) -> int:
@@ -349,6 +355,9 @@ class HardwareSpec(Strict):
     # Unified-memory GPUs only (null: the device's default share); see core/unified.py.
     gpu_memory_fraction: Fraction | None = None
     host_memory_bytes: PosInt | None = None  # system RAM of one node (null: not checked)
+    # Network bandwidth per GPU and direction between nodes (null: the GPU class's reference
+    # NIC, core/speed/train_rates.py); training collectives that cross nodes use it.
+    network_gb_per_s: Rate | None = None
 
 
 class OverheadSpec(Strict):
@@ -362,7 +371,9 @@ class OverheadSpec(Strict):
 class ComputeSpec(Strict):
     """Efficiency factors for time estimates: explicit settings, shown to the user."""
 
-    mfu: Efficiency = 0.4
+    # Training: the share of the GPUs' peak the executed FLOPs run at; null = from the layout
+    # (core/speed/train_step.py). A number overrides the step model, as before.
+    mfu: Efficiency | None = None
     flops_efficiency: Efficiency = 0.7
     bandwidth_efficiency: Efficiency = 0.8
     interconnect_efficiency: Efficiency = 0.7

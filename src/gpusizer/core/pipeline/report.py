@@ -82,6 +82,8 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         "host_memory_bytes": mem.host_memory,
         "host_memory": host_block(est.scenario, mem),
     }
+    if c.training_step is not None:
+        report["training_step"] = c.training_step
     if not est.scenario.workload.is_training:
         report["cache"] = cache_block(est.scenario, resolve(est.scenario.model))
     if est.serving is not None:

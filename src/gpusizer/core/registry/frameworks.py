@@ -53,8 +53,9 @@ class FrameworkProfile:
     overhead: OverheadDefaults
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
-    # (transformers' modules, fp32 log-softmax of the logits) or "megatron" (Korthikanti
-    # accounting, vocabulary-parallel fused cross entropy).
+    # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
+    # accounting, vocabulary-parallel fused cross entropy) or "torchtitan" (its op-level
+    # selective recompute, core/memory/activations_torchtitan.py).
     activation_layout: str = "huggingface"
     # How adapted layers run, a key of core/memory/layouts.LORA_KERNELS: PEFT's modules
     # ("peft", the transformers layout) or Unsloth's fused LoRA autograd functions, RMSNorm,
@@ -79,6 +80,25 @@ class FrameworkProfile:
     # partition is converted to an fp32 ``.grad`` of the fp32 master before the update, beside
     # the 16-bit gradients: 4 B per stepped parameter at the step (its estimator: 2 + 18/N).
     fp32_step_gradients: bool = False
+    # -- training speed (core/speed/train_step.py) ----------------------------------------
+    # Attention kernel: PyTorch SDPA's FlashAttention-2 ("flash2") or cuDNN fused attention
+    # through Transformer Engine ("cudnn", Megatron-LM).
+    attention_kernel: Literal["flash2", "cudnn"] = "flash2"
+    # Fused norm / RoPE / activation / loss kernels without torch.compile (Megatron-LM with TE
+    # or apex); otherwise they are fused only under ``workload.compile``.
+    fused_kernels: bool = False
+    # What ``parallelism.recompute: "selective"`` reruns: the attention core (Korthikanti et al.
+    # 2022) or every second matmul of a layer with the elementwise ops (torchtitan op-level SAC).
+    selective_recompute: Literal["attention", "every_other_matmul"] = "attention"
+    # Bytes per value of the data-parallel gradient reduction (None: the gradient dtype).
+    grad_reduce_bytes: int | None = None
+    # ZeRO-1/2: the updated parameters' all-gather overlaps the next forward (Megatron
+    # --overlap-param-gather); False: it follows the optimizer step (DeepSpeed).
+    param_gather_overlap: bool = True
+    # ZeRO-3 under pipeline parallelism keeps the stage's parameters gathered (activation
+    # dtype) and its gradients unsharded (reduce dtype) across micro-batches (torchtitan
+    # apply_fsdp: reshard_after_forward=False when PP is on; FSDP2 accumulates in reduce_dtype).
+    pipeline_gathered: bool = False
     # (block, field, value) the profile sets when the scenario leaves the field out.
     scenario_defaults: tuple[tuple[str, str, object], ...] = ()
     techniques: tuple[str, ...] = ()  # what the profile does, in the user's words (tooltips)
@@ -162,9 +182,15 @@ for _p in (
         persistent_gradients=True,
         prefers_model_parallel=True,
         quantised_base_zero3=False,
+        attention_kernel="cudnn",
+        fused_kernels=True,
+        grad_reduce_bytes=4,
         sources=(
             "Korthikanti et al. 2022, arXiv 2205.05198 (activations, 18 B/param)",
             "Megatron-LM main_grad fp32 buffer, distributed optimizer",
+            "Megatron-LM README: Transformer Engine fused kernels and attention; gradients "
+            "reduced in fp32 unless --grad-reduce-in-bf16; --overlap-grad-reduce "
+            "--overlap-param-gather",
         ),
     ),
     FrameworkProfile(
@@ -177,6 +203,7 @@ for _p in (
         step_counters=True,
         gradients="scenario",
         fp32_step_gradients=True,
+        param_gather_overlap=False,
         techniques=("ZeRO 1-3 sharding", "fp32 gradient partition at the ZeRO-1/2 step"),
         sources=(
             "Rajbhandari et al. 2020, arXiv 1910.02054 (ZeRO)",
@@ -204,6 +231,42 @@ for _p in (
             "PyTorch FSDP docs (sharded parameters, gradients, optimizer states)",
             "torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py foreach_all_gather, "
             "_fsdp_api.py MixedPrecisionPolicy (torch 2.13)",
+        ),
+    ),
+    FrameworkProfile(
+        # FSDP2 (ZeRO-3 over data x context) with fp32 sharded parameters, gradients and AdamW
+        # states, bf16 compute (MixedPrecisionPolicy param_dtype bf16, reduce_dtype fp32);
+        # TP with sequence parallel and loss parallel; op-level selective recompute.
+        "torchtitan",
+        "torchtitan",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
+        activation_layout="torchtitan",
+        step_counters=True,
+        foreach_scratch=True,
+        selective_recompute="every_other_matmul",
+        grad_reduce_bytes=4,
+        pipeline_gathered=True,
+        scenario_defaults=(
+            ("precision", "weights", "fp32"),
+            ("precision", "master_weights", None),
+            ("precision", "gradients", "fp32"),
+            ("parallelism", "zero_stage", 3),
+            ("parallelism", "sequence_parallel", True),
+            ("parallelism", "recompute", "selective"),
+        ),
+        techniques=(
+            "FSDP2: fp32 parameters, gradients and AdamW states sharded, bf16 compute",
+            "TP with sequence parallel and vocabulary-parallel loss",
+            "selective op-level activation checkpointing (every second matmul rerun)",
+            "Float8 linear layers (precision.matmuls), torch.compile (workload.compile), async TP",
+        ),
+        sources=(
+            "pytorch/torchtitan 9dec370: train_configs/llama3_*.toml, parallelisms/"
+            "parallelize_llama.py (_save_list, apply_fsdp MixedPrecisionPolicy, apply_tp "
+            "loss_parallel), config_manager.py (mixed_precision_reduce float32)",
+            "torchtitan docs/performance.md (d4c86e3, 2025-01-30): H100 tables 1-6",
         ),
     ),
     FrameworkProfile(

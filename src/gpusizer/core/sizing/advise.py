@@ -23,7 +23,7 @@ from typing import Any
 
 from ..cancel import CancelToken
 from ..model.architecture import ceil_div
-from ..model.specs import ComputeSpec, Scenario
+from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
 from .compare_scale import Growth, grow
@@ -72,9 +72,8 @@ class GpuAdvice:
         self.s = variants[0].scenario
         node = g.hardware.gpus_per_node
         self.unit = unit_of(g, ask)
-        eff = self.s.compute.interconnect_efficiency
-        self.links = links_for(g.spec, node, eff if eff != ComputeSpec().interconnect_efficiency else None)
-        self.filler = Filler(g, variants, evaluator, self.links, token, searched)
+        self.links = links_for(g.spec, node)
+        self.filler = Filler(g, variants, evaluator, token, searched)
         self.notes = list(notes)
 
     def options(self) -> list[tuple[SizingOption, Choice | None]]:

@@ -43,7 +43,6 @@ from .layout_space import (
     layout_space,
     pp_degrees,
 )
-from .links import Links
 from .option import Pace
 from .pace import TrainingClock, option_pace
 from .savings import Variant
@@ -95,11 +94,10 @@ class Filler:
         g: GpuTarget,
         variants: list[Variant],
         evaluator: Callable[[int], Evaluator],
-        links: Links,
         token: CancelToken,
         searched: dict[int, int | None] | None = None,
     ) -> None:
-        self.g, self.variants, self.evaluator, self.links, self.token = g, variants, evaluator, links, token
+        self.g, self.variants, self.evaluator, self.token = g, variants, evaluator, token
         self.searched = searched or {}
         self.base = variants[0].scenario
         self.arch = resolve(self.base.model)
@@ -123,7 +121,7 @@ class Filler:
 
     def clock(self, v: int) -> TrainingClock:
         if v not in self._clocks:
-            self._clocks[v] = TrainingClock(self.variants[v].scenario, self.g.spec, self.links)
+            self._clocks[v] = TrainingClock(lambda lay: self.scenario(v, lay, None), self.g.spec)
         return self._clocks[v]
 
     def best(self, n: int, keep: int = 1) -> list[Choice]:
@@ -251,6 +249,8 @@ class Filler:
 
         shapes = self._shapes(v, most)
         for shape, vals in shapes:
+            if ev.lower_bound(shape, vals[-1]) > self.g.capacity:
+                continue  # no DP holds it: not timed
             fast = lambda j: (clock.pace(_with_dp(shape, vals[j])).time_seconds or math.inf) <= seconds  # noqa: B023,E731
             i = _first(fast, len(vals))
             if i is not None:
@@ -354,7 +354,7 @@ class Filler:
             est = self._estimate(lay, batch)
             if not holds(est, self.g.capacity):
                 continue
-            pace = option_pace(est, self.links)
+            pace = option_pace(est)
             return Choice(0, lay, batch, pace, est.scenario, meets(pace, s.targets))
         return None
 

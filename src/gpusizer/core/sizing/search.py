@@ -38,7 +38,8 @@ def catalog_targets(
     """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
     the memory ``margin`` to keep spare. The scenario's ``gpus_per_node``, when set, applies
     to every GPU, or with ``own_node_only`` to the scenario's GPU only (the others come as
-    their catalog entry says: a comparison across GPU types). A serving engine that takes a
+    their catalog entry says: a comparison across GPU types); so does its
+    ``network_gb_per_s``. A serving engine that takes a
     share of each GPU up front (its memory rule's ``reserves_memory``) keeps the rest free
     itself: that share is its margin, so no second one is taken from what it needs."""
     hw, specs = s.hardware, catalog_specs(s.hardware)
@@ -48,9 +49,11 @@ def catalog_targets(
     own = hw.gpu.id if isinstance(hw.gpu, GPUSpec) else resolve_gpu_id(hw.gpu)
     wanted = None if only is None else {resolve_gpu_id(g) for g in only}
 
+    def mine(gid: str) -> bool:
+        return gid == own or not own_node_only
+
     def node(gid: str, spec: GPUSpec) -> int:
-        mine = explicit and (gid == own or not own_node_only)
-        return hw.gpus_per_node if mine else spec.gpus_per_node
+        return hw.gpus_per_node if explicit and mine(gid) else spec.gpus_per_node
 
     return [
         GpuTarget(
@@ -62,6 +65,7 @@ def catalog_targets(
                 allow_cross_node_tensor_parallel=hw.allow_cross_node_tensor_parallel,
                 gpu_memory_fraction=hw.gpu_memory_fraction,
                 host_memory_bytes=hw.host_memory_bytes,
+                network_gb_per_s=hw.network_gb_per_s if mine(gid) else None,
             ),
             margin,
         )

@@ -31,6 +31,11 @@ from ..model.params import ParamCounts
 from ..model.result import Compute
 from ..model.specs import GPUSpec, Scenario
 from .roofline import RooflineModel, peak_tflops, roofline_model, step_ops
+from .train_step import step_block, step_for
+
+# Inference reports echo this as ``compute.mfu`` (the scenario's value before issue 20's
+# training step model; nothing uses it when serving).
+INFERENCE_MFU = 0.4
 
 
 def _cost(gpu: GPUSpec, gpu_hours: float) -> float | None:
@@ -40,28 +45,36 @@ def _cost(gpu: GPUSpec, gpu_hours: float) -> float | None:
 def _training(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus: int, adapters: int | None = None
 ) -> Compute:
-    w, mfu = s.workload, s.compute.mfu
+    w = s.workload
     if adapters is None:
         adapters = scenario_lora(s).total
     f = training_flops_per_token(s, arch, counts, adapters)
     dtype, tflops = peak_tflops(gpu, s.precision.activations)
     peak = tflops * 1e12
+    step = step_for(s, gpu, adapters if w.is_adapter else None)
+    if s.compute.mfu is not None:  # the user's MFU replaces the step model, as before
+        rate = peak * s.compute.mfu / f.executed if f.executed else 0.0
+    else:
+        rate = step.tokens_per_second_per_gpu
     tokens = w.training_tokens or 0.0
     total = f.executed * tokens
-    seconds = total / (peak * gpus * mfu) if peak and tokens else 0.0
+    seconds = tokens / (rate * gpus) if rate and tokens else 0.0
     hours = seconds * gpus / 3600
     return Compute(
         flops_per_token=f.executed,
         total_flops=total,
         time_seconds=seconds,
-        mfu=mfu,
+        mfu=f.executed * rate / peak if peak else 0.0,
+        tokens_per_second=rate * gpus,
         gpu_hours=hours,
         cost=_cost(gpu, hours) if tokens else None,
         model_flops=f.model * tokens,
         attention_flops_per_token=3 * f.attention_forward,
-        model_flops_utilization=mfu * f.model / f.executed,
+        model_flops_utilization=f.model * rate / peak if peak else 0.0,
         compute_dtype=dtype,
         peak_flops_per_s=peak,
+        tokens_per_second_per_gpu=rate,
+        training_step=step_block(step, s.compute.mfu is None),
     )
 
 
@@ -99,7 +112,7 @@ def _inference(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, gpus:
     hours = seconds * gpus / 3600
     return Compute(
         flops_per_token=per_token,
-        mfu=s.compute.mfu,
+        mfu=INFERENCE_MFU if s.compute.mfu is None else s.compute.mfu,
         time_seconds=seconds,
         total_flops=w.batch_size * p.data * (prefill_flops + generated * per_token),
         prefill_seconds=sv["prefill_seconds"],

@@ -30,7 +30,9 @@ class AssumptionsPanel(Panel):
         super().__init__(binder)
         f = self.form
         for label, field, name in _FACTORS:
-            f.add(label, QuantityField("percent", field, step=0.01), field, name=name)
+            # Training MFU: empty = from the layout's step time (core/speed/train_step.py)
+            none = "from the layout" if field == "compute.mfu" else ""
+            f.add(label, QuantityField("percent", field, step=0.01, none_text=none), field, name=name)
         default = "framework default"
         f.add(
             "CUDA context",

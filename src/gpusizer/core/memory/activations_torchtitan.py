@@ -1,0 +1,49 @@
+"""Activation memory of torchtitan's Llama layers (``models/llama/model.py`` at 9dec370).
+
+- ``recompute: "full"`` (``ptd_checkpoint_wrapper`` per block): the block input only.
+- ``recompute: "selective"`` is torchtitan's op-level policy (``parallelize_llama.py``
+  ``_save_list`` / ``_custom_policy``): the outputs of ``aten.mm`` are saved except every
+  second one of a block, of SDPA (output and fp32 log-sum-exp) and of TP's reduce-scatters;
+  everything else is recomputed. Saved per token: the block input, wq's and wv's outputs, the
+  attention output and log-sum-exp, w1's output and w2's (under TP a full-width partial sum
+  before its reduce-scatter), and the two reduce-scatter outputs (1/TP of the hidden width).
+- No recompute: the tensors autograd keeps for the eager modules, as transformers' Llama
+  (core/memory/activations.py ``hf_layer``: fp32 RMSNorm input and rsqrt, gated MLP), except
+  that torchtitan calls SDPA on k and v repeated to every head (``repeat_kv``), which SDPA
+  keeps, and that under sequence parallelism the attention's and the MLP's inputs are
+  all-gathered to the whole sequence before their matmuls, which keep them whole for the
+  weight gradients.
+- Outside the layers: the vocabulary-parallel loss (``loss_parallel`` under TP) keeps the fp32
+  log-softmax of the local logits, as Megatron's (``megatron_top``).
+
+Sequence parallelism shards the hidden-width tensors over TP; the rest is sharded by heads or
+the MLP width.
+"""
+
+from __future__ import annotations
+
+from ..model.architecture import Arch
+from .activations import ActContext, hf_layer
+
+
+def _ffn(arch: Arch, moe_layer: bool) -> float:
+    """MLP intermediate values per token (routed and shared experts of an MoE layer)."""
+    moe = arch.moe
+    if moe_layer and moe is not None:
+        return moe.experts_per_token * moe.expert_ffn_hidden_size + moe.shared_ffn
+    return float(arch.ffn)
+
+
+def torchtitan_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
+    """Bytes one decoder layer keeps on one TP rank (see the module docstring)."""
+    t, tp, p, h = c.tokens, c.tp, c.p, arch.hidden
+    hidden = p * t * h / (tp if c.sp else 1)  # the block input, sharded by SP
+    if c.recompute == "full":
+        return hidden
+    if c.recompute == "selective":
+        sharded = p * t * (2 * arch.q_dim + arch.kv_dim + _ffn(arch, moe_layer)) + 4 * t * arch.heads
+        scattered = 2 * p * t * h / tp if tp > 1 else 0.0
+        return hidden + sharded / tp + p * t * h + scattered
+    repeated = 2 * p * t * (arch.q_dim - arch.kv_dim)  # k and v expanded to every head
+    gathered = 2 * p * t * h * (tp - 1) if tp > 1 and c.sp else 0.0  # whole, not 1/TP
+    return (hf_layer(arch, c, moe_layer) + repeated + gathered) / tp

@@ -1,0 +1,95 @@
+"""Data-parallel collectives of a training step, as the frameworks overlap them, and the
+optimizer step (core/speed/train_step.py calls both).
+
+- ZeRO-3 / FSDP: each layer's parameters are all-gathered before its forward and again before
+  its backward (``reshard_after_forward``), its gradients reduce-scattered after; the next
+  layer's all-gather is prefetched during the current layer's compute, and the reduce-scatter
+  runs beside the next layer's backward (torchtitan ``docs/fsdp.md``: "FSDP2 always follows
+  backward_prefetch=BACKWARD_PRE ... the only way to overlap collectives in backward"). So a
+  layer waits only for what its own compute cannot hide, plus the first all-gather and the last
+  reduce-scatter. Under pipeline parallelism torchtitan keeps the parameters gathered across
+  micro-batches (``reshard_after_forward=False``): one all-gather and one reduce-scatter per
+  step instead of per micro-batch.
+- ZeRO-0 (DDP): gradients all-reduced in buckets as backward produces them (PyTorch DDP
+  docs, "Internal design": bucketed all-reduce overlapped with backward); the last bucket
+  waits. ZeRO-1/2: the same with a reduce-scatter, then an all-gather of the updated
+  parameters, overlapped with the next forward where the framework does (Megatron-LM
+  ``--overlap-param-gather``), exposed after the step otherwise (DeepSpeed ZeRO-1/2).
+- With gradient accumulation the reduction happens once per step (DDP ``no_sync``), on the
+  last micro-batch's backward.
+- Optimizer step: memory-bound. A fused AdamW reads the parameter (or fp32 master), gradient
+  and states and writes the parameter and states once; torch.optim's foreach AdamW
+  (``_multi_tensor_adamw``: lerp, mul, addcmul, sqrt, div, add, addcdiv, weight-decay mul)
+  moves 80 bytes per fp32 parameter where the fused kernel moves 28: ``FOREACH`` = 80/28.
+  Gradient-norm clipping reads the gradients twice and writes them once.
+- Optimizer offloaded to the CPU (``parallelism.offload_optimizer``: DeepSpeed ZeRO-Offload,
+  Ren et al. 2021 arXiv 2101.06840): the GPU sends its gradients down and gets its 16-bit
+  weights back over PCIe (25 GB/s host-to-device of a Gen4 x16 link's 32), and the CPU steps
+  Adam at 0.8e9 parameters/s (DeepSpeed CPU-Adam, Llama 2 1.2B in 1.5 s per step:
+  deepspeedai/DeepSpeed#6695); not overlapped with the GPU's compute.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .train_rates import Link, collective_seconds
+
+FOREACH = 80.0 / 28.0
+CPU_ADAM_PARAMS_PER_S = 0.8e9  # DeepSpeed CPU-Adam (deepspeedai/DeepSpeed#6695)
+HOST_LINK_BYTES_PER_S = 25e9  # PCIe Gen4 x16 as measured host-to-device (of 32 GB/s)
+
+
+class DataParallel(NamedTuple):
+    """One stage's data-parallel group and the compute its collectives can hide behind."""
+
+    ranks: int
+    zero: int
+    layers: int  # layers on the stage
+    layer_weights: float  # parameters of one layer on one GPU before data-parallel sharding
+    weight_bytes: float  # bytes per value all-gathered
+    grad_bytes: float  # bytes per value reduced
+    forward: float  # seconds of one layer's forward compute, one micro-batch
+    backward: float  # seconds of one layer's backward compute, one micro-batch
+    microbatches: int
+    pipelined: bool
+    gather_overlap: bool
+    link: Link
+
+
+def data_parallel_seconds(g: DataParallel) -> float:
+    """Exposed seconds of one step's data-parallel collectives."""
+    if g.ranks <= 1:
+        return 0.0
+    n, layers = g.ranks, max(1, g.layers)
+    if g.zero >= 3:
+        ag = collective_seconds("all_gather", g.layer_weights * g.weight_bytes, n, g.link)
+        rs = collective_seconds("reduce_scatter", g.layer_weights * g.grad_bytes, n, g.link)
+        back = rs if g.pipelined else ag + rs
+        one = layers * (max(0.0, ag - g.forward) + max(0.0, back - g.backward)) + ag + rs
+        return one * (1 if g.pipelined else g.microbatches)
+    total = g.layer_weights * layers
+    hide = layers * g.backward
+    if g.zero == 0:
+        ar = collective_seconds("all_reduce", total * g.grad_bytes, n, g.link)
+        return max(ar - hide, ar / layers)
+    rs = collective_seconds("reduce_scatter", total * g.grad_bytes, n, g.link)
+    ag = collective_seconds("all_gather", total * g.weight_bytes, n, g.link)
+    gather = max(ag - layers * g.forward, ag / layers) if g.gather_overlap else ag
+    return max(rs - hide, rs / layers) + gather
+
+
+def optimizer_seconds(
+    params: float, master_bytes: float, state_bytes: float, grad_bytes: float, foreach: bool, bandwidth: float
+) -> float:
+    """Seconds of the optimizer step over ``params`` parameters on one GPU (bytes per value;
+    ``state_bytes``: all states of one parameter; ``master_bytes``: the copy that is stepped)."""
+    fused = 2 * (master_bytes + state_bytes) + grad_bytes
+    moved = fused * (FOREACH if foreach else 1.0) + 3 * grad_bytes
+    return params * moved / bandwidth
+
+
+def cpu_optimizer_seconds(params: float, grad_bytes: float, weight_bytes: float) -> float:
+    """Seconds of an optimizer step offloaded to the CPU over ``params`` parameters of one
+    GPU: gradients down, weights back up, Adam on the CPU."""
+    return params / CPU_ADAM_PARAMS_PER_S + params * (grad_bytes + weight_bytes) / HOST_LINK_BYTES_PER_S

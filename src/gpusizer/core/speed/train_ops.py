@@ -1,0 +1,115 @@
+"""Per-token work of one decoder layer in training: matmul weights, activation widths, and the
+bytes its memory-bound (elementwise) operations move, eager or fused.
+
+The step model (core/speed/train_layer.py) multiplies these by the tokens of a micro-batch and
+divides the widths by tensor parallelism. Counted from the modelling code the frameworks run
+(torchtitan ``models/llama/model.py`` at 9dec370, transformers ``modeling_llama.py``):
+
+- Eager RMSNorm (torchtitan ``RMSNorm``, transformers ``LlamaRMSNorm``): ``x.float()``, ``pow``,
+  ``mean``, ``* rsqrt``, ``type_as``, ``* weight``: six kernels, 28 + 4·a bytes per value (a:
+  activation bytes); fused (torch.compile, Megatron/TE or apex kernels): read the input and the
+  residual, write the sum and the normalised value, 4·a. LayerNorm is one kernel either way.
+- Eager RoPE (complex multiply in fp32, or ``rotate_half``): about 16 + 2·a per q/k value;
+  fused 2·a. GQA ``repeat_kv`` copies k and v to every head (2·a·(kv + q) each, both ways);
+  the attention output's ``transpose(1, 2).contiguous()`` copies it (2·a·q).
+- Two residual adds (3·a per value each, eager); gated MLP ``silu(gate) * up``: 5·a per
+  intermediate value eager, 3·a fused; plain MLP activation 2·a.
+- Backward moves about twice the forward bytes: a pointwise op's backward reads its output
+  gradient and saved inputs and writes one gradient per input.
+- The loss over the logits: eager ``cross_entropy(logits.float())`` casts, takes max and
+  sum-exp, writes the fp32 log-softmax and runs its backward and the cast's: about 44 bytes per
+  logit; a fused or compiled loss reads the 16-bit logits and writes their gradient: 6.
+- Float8 training (torchao ``Float8Linear``, dynamic tensorwise scales): each linear's input,
+  and in backward its output gradient, is read for the amax, read again and written in FP8,
+  and a transposed FP8 copy made for the weight gradient: (2·a + 3) bytes per value of every
+  distinct input and output (q/k/v share their input, gate/up theirs).
+- Selective op-level recompute (torchtitan ``selective_ac_option = "op"``,
+  ``parallelize_llama.py`` ``_custom_policy``): ``aten.mm`` outputs are saved except every second
+  one of a layer, so the even-numbered matmuls (k, o and up of q, k, v, o, gate, up, down) run
+  again in backward; attention's output is saved, the elementwise ops are all recomputed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model.architecture import memo_by_identity, resolve
+from ..model.flops import every_other_matmul_share, matmul_params, tensor_parallel_pairs
+from ..model.params import count_parameters
+from ..model.specs import ModelSpec
+
+EAGER_LOSS_BYTES = 44.0  # per logit: cast, log-softmax forward and backward, cast back
+FUSED_LOSS_BYTES = 6.0  # per logit: read the 16-bit logits, write their gradient
+BACKWARD_BYTES = 2.0  # backward bytes of an elementwise op over its forward bytes
+
+
+@dataclass(frozen=True)
+class TrainShape:
+    """One model's per-token training work per layer (whole layer, before TP)."""
+
+    layers: int
+    hidden: int
+    q: int  # query / attention-output width
+    kv: int  # key (= value) width
+    act: int  # MLP intermediate values per token (active experts included)
+    gated: bool
+    rms_norms: int  # RMSNorm applications per layer (LayerNorm ones are cheap either way)
+    layer_norms: int
+    vocab: int
+    layer_matmul: float  # matmul weights per layer, average over layers (active experts)
+    head: float  # LM head weights
+    every_other_share: float  # share of a layer's matmul weights in its even-numbered matmuls
+    parameters: int  # all parameters (the optimizer steps each)
+    moe_layers: int = 0
+    top_k: int = 0  # routed experts per token (expert-parallel all-to-all)
+    # shares of the layer's matmul weights next to each TP collective (model/flops.py)
+    tp_pairs: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
+
+
+@memo_by_identity
+def train_shape(spec: ModelSpec) -> TrainShape:
+    """The per-token work of a model's layers (memoised by the model)."""
+    arch, counts = resolve(spec), count_parameters(spec)
+    head = float(arch.vocab * arch.hidden)
+    moe = arch.moe
+    act = (moe.experts_per_token * moe.expert_ffn_hidden_size + moe.shared_ffn) if moe else arch.ffn
+    norms = spec.norms_per_layer
+    return TrainShape(
+        layers=arch.layers,
+        hidden=arch.hidden,
+        q=arch.q_dim,
+        kv=arch.kv_dim,
+        act=act,
+        gated=spec.mlp == "gated",
+        rms_norms=norms if spec.norm == "rmsnorm" else 0,
+        layer_norms=norms if spec.norm != "rmsnorm" else 0,
+        vocab=arch.vocab,
+        layer_matmul=(matmul_params(counts) - head) / arch.layers,
+        head=head,
+        every_other_share=every_other_matmul_share(arch),
+        parameters=counts.total,
+        moe_layers=counts.moe_layers,
+        top_k=moe.experts_per_token if moe else 0,
+        tp_pairs=tensor_parallel_pairs(arch),
+    )
+
+
+def elementwise_bytes(ts: TrainShape, a: float, tp: int, sp: bool, fused: bool) -> float:
+    """Forward bytes of one layer's elementwise ops per token on one TP rank (``a``: bytes per
+    activation value; ``sp``: sequence parallel shards the hidden-width ops too)."""
+    h = ts.hidden / tp if sp else float(ts.hidden)
+    q, kv, act = ts.q / tp, ts.kv / tp, ts.act / tp
+    gqa = 2 * a * (kv + q) * 2 if ts.kv < ts.q else 0.0  # repeat_kv of k and v
+    if fused:
+        norms = (ts.rms_norms + ts.layer_norms) * 4 * a * h
+        return norms + 2 * a * (q + kv) + gqa + 2 * a * q + (3 if ts.gated else 2) * a * act
+    norms = ts.rms_norms * (28 + 4 * a) * h + ts.layer_norms * 4 * a * h
+    residual = 2 * 3 * a * h
+    return norms + (16 + 2 * a) * (q + kv) + gqa + 2 * a * q + residual + (5 if ts.gated else 2) * a * act
+
+
+def float8_bytes(ts: TrainShape, a: float, tp: int) -> float:
+    """Float8 casts of one layer per token on one TP rank, forward and backward together."""
+    inputs = 2 * ts.hidden + ts.q + ts.act
+    outputs = ts.q + 2 * ts.kv + 2 * ts.hidden + (2 if ts.gated else 1) * ts.act
+    return (2 * a + 3) * (inputs + outputs) / tp

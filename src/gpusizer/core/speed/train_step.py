@@ -1,0 +1,196 @@
+"""Training step time from the layout: one micro-batch on the slowest pipeline stage (its
+layers from core/speed/train_layer.py, the LM head and loss on the last stage), the pipeline
+schedule around it, data-parallel collectives overlapped as the framework overlaps them and
+the optimizer step (core/speed/train_dp.py).
+
+Per step: (m + (p - 1)/v) micro-batch times on the slowest stage for m micro-batches, p stages
+and v virtual stages (1F1B; interleaved 1F1B divides the bubble by v: Narayanan et al. 2021
+arXiv 2104.04473 §2.2). The stage part does not depend on data parallelism, so it is kept per
+model, workload, precision, GPU and model-parallel layout: the sizing search prices a
+data-parallel variant without recomputing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import ceil, floor
+from typing import NamedTuple
+
+from ..memo import Memo
+from ..model.specs import GPUSpec, Scenario
+from ..registry.dtypes import nbytes
+from ..registry.frameworks import FRAMEWORKS
+from ..registry.optimizers import OPTIMIZER_KINDS
+from .train_dp import DataParallel, cpu_optimizer_seconds, data_parallel_seconds, optimizer_seconds
+from .train_layer import (
+    StepParts,
+    head_parts,
+    layer_communication,
+    layer_compute,
+    layer_context,
+    network,
+)
+from .train_rates import group_link
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    """One optimizer step of the layout: its seconds, tokens (all GPUs) and parts."""
+
+    seconds: float
+    tokens: float
+    gpus: int
+    microbatches: int
+    parts: StepParts
+
+    @property
+    def tokens_per_second_per_gpu(self) -> float:
+        return self.tokens / (self.seconds * self.gpus) if self.seconds else 0.0
+
+
+class _Stage(NamedTuple):
+    """One micro-batch on the slowest pipeline stage (what does not depend on data
+    parallelism: the sizing search varies that around it), its layers and one layer's
+    forward and backward seconds."""
+
+    parts: StepParts
+    layers: int
+    forward: float
+    backward: float
+    bandwidth: float
+    parameters: int
+
+
+_STAGES: Memo[_Stage] = Memo(4096)
+
+
+def _build_stage(s: Scenario, gpu: GPUSpec) -> _Stage:
+    c, head_rate = layer_context(s, gpu)
+    layer = layer_compute(c)
+    per_layer = layer.parts.plus(layer_communication(c, layer, c.ts.moe_layers / c.ts.layers))
+    head = head_parts(s, c, head_rate)
+    pp = s.parallelism.pipeline
+    hi, lo = ceil(c.ts.layers / pp), floor(c.ts.layers / pp)
+    first, last = per_layer.scaled(hi), per_layer.scaled(lo).plus(head)
+    parts, layers = (first, hi) if sum(first) >= sum(last) else (last, lo)
+    return _Stage(parts, layers, layer.forward, layer.backward, c.bandwidth, c.ts.parameters)
+
+
+def _stage(s: Scenario, gpu: GPUSpec) -> _Stage:
+    """:func:`_build_stage`, kept by the blocks and layout fields it reads."""
+    p, hw = s.parallelism, s.hardware
+    key = (
+        id(s.model),
+        id(s.workload),
+        id(s.precision),
+        id(gpu),
+        s.framework,
+        p.tensor,
+        p.pipeline,
+        p.context,
+        p.expert,
+        p.sequence_parallel,
+        p.recompute,
+        p.attention,
+        p.async_tensor_parallel,
+        hw.gpus_per_node,
+        hw.network_gb_per_s,
+    )
+    return _STAGES.get(key, lambda: _build_stage(s, gpu), (s.model, s.workload, s.precision, gpu))
+
+
+def _grad_bytes(s: Scenario) -> float:
+    prof = FRAMEWORKS[s.framework]
+    if prof.grad_reduce_bytes:
+        return float(prof.grad_reduce_bytes)
+    main = prof.gradients == "main_grad" and s.precision.master_weights is not None
+    return 4.0 if main else nbytes(s.precision.gradients)
+
+
+def _optimizer(s: Scenario, trainable: float, ranks: int, bandwidth: float) -> float:
+    """Seconds of the optimizer step on one GPU (its share of the trainable parameters)."""
+    p, pr = s.parallelism, s.precision
+    kind = OPTIMIZER_KINDS[pr.optimizer]
+    stepped = trainable / (p.tensor * p.pipeline) / (ranks if p.zero_stage >= 1 else 1)
+    if p.offload_optimizer:
+        return cpu_optimizer_seconds(stepped, _grad_bytes(s), nbytes(pr.weights))
+    master = nbytes(pr.master_weights or pr.weights)
+    states = kind.states * (kind.fixed_state_bytes or nbytes(pr.optimizer_states))
+    foreach = FRAMEWORKS[s.framework].foreach_scratch and kind.foreach
+    return optimizer_seconds(stepped, master, states, _grad_bytes(s), foreach, bandwidth)
+
+
+def data_parallel_pricer(
+    s: Scenario, gpu: GPUSpec, trainable: int | None = None
+) -> Callable[[int], TrainingStep]:
+    """One optimizer step of a training scenario's model-parallel shape at any data-parallel
+    degree (``trainable``: parameters the optimizer steps, default all): the stage is worked
+    out once, so that the sizing search prices each degree without a scenario of its own."""
+    p, w = s.parallelism, s.workload
+    st = _stage(s, gpu)
+    params = trainable if trainable is not None else st.parameters
+    share = params / st.parameters if st.parameters else 1.0
+    grad_bytes = _grad_bytes(s)
+    weight_bytes = nbytes(s.precision.weights)
+    overlap = FRAMEWORKS[s.framework].param_gather_overlap
+    net, node = network(s, gpu), s.hardware.gpus_per_node
+    bubble = (p.pipeline - 1) / p.virtual_stages * sum(st.parts)
+    layer_weights = st.parameters / (p.tensor * p.pipeline) / max(1, st.layers)
+    per_replica = p.gpus // p.data
+
+    def price(degree: int) -> TrainingStep:
+        global_batch = w.global_batch_size or w.micro_batch_size * degree
+        m = max(1.0, global_batch / (w.micro_batch_size * degree))
+        ranks = degree * p.context
+        dp = DataParallel(
+            ranks=ranks,
+            zero=p.zero_stage,
+            layers=st.layers,
+            layer_weights=layer_weights,
+            weight_bytes=weight_bytes,
+            grad_bytes=grad_bytes * share,
+            forward=st.forward,
+            backward=st.backward,
+            microbatches=round(m),
+            pipelined=p.pipeline > 1,
+            gather_overlap=overlap,
+            link=group_link(gpu, ranks, p.tensor, node, net),
+        )
+        extra = StepParts(
+            pipeline_bubble=bubble,
+            dp_communication=data_parallel_seconds(dp),
+            optimizer=_optimizer(s, params, ranks, st.bandwidth),
+        )
+        parts = st.parts.scaled(m).plus(extra)
+        return TrainingStep(sum(parts), global_batch * w.sequence_length, per_replica * degree, round(m), parts)
+
+    return price
+
+
+def training_step(s: Scenario, gpu: GPUSpec, trainable: int | None = None) -> TrainingStep:
+    """One optimizer step of a training scenario on its GPU (``trainable``: parameters the
+    optimizer steps; default all)."""
+    return data_parallel_pricer(s, gpu, trainable)(s.parallelism.data)
+
+
+_STEPS: Memo[TrainingStep] = Memo(1024)
+
+
+def step_for(s: Scenario, gpu: GPUSpec, trainable: int | None = None) -> TrainingStep:
+    """:func:`training_step`, kept per frozen scenario and GPU (the estimate, the sweeps and
+    the sizing search ask again for the same ones)."""
+    return _STEPS.get((id(s), id(gpu), trainable), lambda: training_step(s, gpu, trainable), (s, gpu))
+
+
+def step_block(step: TrainingStep, from_layout: bool) -> dict[str, float | bool]:
+    """The report's ``compute.training_step`` block: one optimizer step of the layout, and
+    whether the times came from it (false when ``compute.mfu`` overrides it)."""
+    return {
+        "from_layout": from_layout,
+        "seconds": step.seconds,
+        "tokens": step.tokens,
+        "microbatches": step.microbatches,
+        "tokens_per_second_per_gpu": step.tokens_per_second_per_gpu,
+        **step.parts.as_dict(),
+    }
