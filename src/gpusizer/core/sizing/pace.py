@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from ..memory.lora import scenario_lora
 from ..model.architecture import resolve
-from ..model.params import count_parameters
 from ..model.flops import training_flops_per_token
+from ..model.params import count_parameters
 from ..model.result import Compute, Estimate
 from ..model.specs import GPUSpec, Scenario
 from ..speed.roofline import peak_tflops

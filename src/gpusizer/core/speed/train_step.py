@@ -163,7 +163,8 @@ def data_parallel_pricer(
             optimizer=_optimizer(s, params, ranks, st.bandwidth),
         )
         parts = st.parts.scaled(m).plus(extra)
-        return TrainingStep(sum(parts), global_batch * w.sequence_length, per_replica * degree, round(m), parts)
+        tokens = global_batch * w.sequence_length
+        return TrainingStep(sum(parts), tokens, per_replica * degree, round(m), parts)
 
     return price
 
