@@ -243,7 +243,8 @@ def _replays() -> list[Replay]:
         ),
         Replay(
             QWEN235_VLLM,
-            _with(_vllm("qwen3-235b-a22b", "0.11.0", tp=4, max_context=40960), precision={"weights": "fp8"}),
+            # July 2025 (0.9.2 / 0.10.0): the 0.9.1 rules (NCCL inside the budget)
+            _with(_vllm("qwen3-235b-a22b", "0.9.1", tp=4, max_context=40960), precision={"weights": "fp8"}),
             [
                 ("KV pool GiB", kv, logged(QWEN235_VLLM, "kv_cache")),
                 # the smaller pool than SGLang's is the 0.10/0.11 sampler's sort (38 B per logit
@@ -338,7 +339,8 @@ def _replays() -> list[Replay]:
                 "framework": "vllm",
                 "hardware": {"gpu": "l40s-48gb"},
                 "parallelism": {"tensor": 2},
-                "serving": {"engine_version": "0.8.2", "max_context": 10000},
+                # V0 in a 0.8 release (VLLM_USE_V1=0 or a fallback): the 0.7.0 V0 rules
+                "serving": {"engine_version": "0.7.0", "max_context": 10000},
             },
             [
                 ("weights GiB", w, logged(V08_L40S, "weights")),
@@ -524,10 +526,10 @@ class Row:
     fitted: bool  # the logged value set a constant (in-sample)
 
 
-def table() -> list[Row]:
-    """Every replayed figure of every covered record."""
+def table(replays: list[Replay] | None = None) -> list[Row]:
+    """Every replayed figure of every covered record (of ``replays``, else engine-logs.json's)."""
     rows = []
-    for rp in REPLAYS:
+    for rp in REPLAYS if replays is None else replays:
         r = rp.run()
         for name, get, value in rp.checks:
             est = get(r)

@@ -20,7 +20,7 @@ def moe_replays() -> list[Replay]:
     return [
         Replay(
             MARLIN_10,
-            _vllm("gpt-oss-120b", "0.11.0"),
+            _vllm("gpt-oss-120b", "0.10.1"),
             [
                 ("weights GiB (Marlin layout)", w, logged(MARLIN_10, "weights")),
                 ("available KV GiB", available, logged(MARLIN_10, "kv_cache")),

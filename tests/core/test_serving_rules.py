@@ -366,14 +366,17 @@ def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
     ("framework", "asked", "applies"),
     [
         ("vllm", "0.6.5", "0.6.5"),  # a documented release: itself
-        ("vllm", "0.8.3", "0.7.0"),  # between 0.7.0 and 0.11.0: the older one's rules
-        ("vllm", "v0.10.1", "0.7.0"),
+        ("vllm", "0.8.2", "0.8.0"),  # between 0.8.0 and 0.8.3: the older one's rules
+        ("vllm", "v0.10.2", "0.10.1"),
+        ("vllm", "0.9.2", "0.9.1"),
         ("vllm", "0.6.6", "0.6.5"),
         ("vllm", "0.6.4.post1", "0.6.4"),  # a post release keeps its release's rules
         ("vllm", "0.40.0", "0.33.0"),  # newer than the table: the newest documented
         ("sglang", "0.4.6.post4", "0.4.3"),
         ("llama.cpp", "b4000", "b2824"),
         ("llama.cpp", "ollama-0.9.2", "ollama-0.6.7"),
+        ("llama.cpp", "ollama-0.6.5", "ollama-0.6.3"),
+        ("llama.cpp", "ollama-0.12.3", "ollama-0.11"),
     ],
 )
 def test_a_version_takes_the_newest_documented_release_not_newer(framework, asked, applies) -> None:

@@ -91,10 +91,10 @@ def test_users_vs_context_chart(qtbot):
 
 
 def test_a_version_between_releases_shows_as_itself(window):
-    # vLLM 0.8.3 is not a documented release: its rules are 0.7.0's (core/engines.release), and
+    # vLLM 0.9.2 is not a documented release: its rules are 0.9.1's (core/engines.release), and
     # the field shows the version the scenario names, not "current release"
-    window.state.set_scenario({**VLLM_4090, "serving": {"engine_version": "0.8.3"}})
+    window.state.set_scenario({**VLLM_4090, "serving": {"engine_version": "0.9.2"}})
     window.state.flush()
     combo = find(window, "combo_serving_engine_version")
-    assert combo.currentData() == "0.8.3"
-    assert any("defaults of release 0.7.0" in a for a in window.state.estimate.assumptions)
+    assert combo.currentData() == "0.9.2"
+    assert any("defaults of release 0.9.1" in a for a in window.state.estimate.assumptions)

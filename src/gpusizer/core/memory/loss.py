@@ -25,6 +25,12 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   hidden states, ``index_select``, stand in for the head's input), but the forward holds only
   one chunk's 16-bit logits and their fp32 upcast (p·T·V/n + 4·T·V/n); backward and the
   compiled variant as ``chunked``.
+* ``chunked_16bit`` (LitGPT 0.4.x ``finetune/lora.py`` ``fit``: ``model(input_ids,
+  lm_head_chunk_size=128)`` returns the 16-bit logits of every 128 positions as a list that the
+  loop holds through backward; ``utils.py`` ``chunked_cross_entropy`` runs ``F.cross_entropy``
+  on each 16-bit chunk under bf16-true precision): the 16-bit log-softmax is saved (p·T·V), no
+  fp32 copy exists; the chunk list (p·T·V) is alive in the forward and the backward, which adds
+  one chunk's two gradients (2·p·T·V/n).
 * ``fused`` (Liger ``fused_linear_cross_entropy_forward``,
   ``src/liger_kernel/ops/fused_linear_cross_entropy.py``; Apple's cut-cross-entropy and
   Unsloth's fused loss work alike): per chunk of rows the logits are computed, the kernel
@@ -96,7 +102,7 @@ def saved(arch: Arch, loss: LossSetup, logits: Logits, head_trainable: bool) -> 
         return p * t * h + (p * v * h if head_trainable else 0.0) + 8 * t
     if loss.compiled and kind.compilable:
         return p * t * v + 8 * t + 8 * t  # 16-bit logits, fp32 max and log-sum-exp
-    kept = 4 * t * v + 8 * t  # fp32 log-softmax output + shifted labels
+    kept = (4 if kind.upcast else p) * t * v + 8 * t  # log-softmax output + shifted labels
     if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
         kept += p * t * v
     return kept
@@ -112,6 +118,9 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
     if kind.fused:
         rows = fused_rows(loss.chunks, tokens, arch)
         return 4 * rows * vocab + head_grad, p * tokens * arch.hidden + head_grad
+    if kind.chunked and not kind.upcast:  # the 16-bit chunk list lives through backward
+        n = chunks(loss.chunks)
+        return p * tv, p * tv + 2 * p * tv / n + head_grad
     if kind.chunked:
         n = chunks(loss.chunks)
         if loss.compiled:

@@ -40,3 +40,19 @@ def scenario_overhead(s: Scenario, tensor_peak: float, data: int | None = None) 
     """The overhead of a validated scenario whose tensors peak at ``tensor_peak`` bytes (with
     DP ``data`` instead of the scenario's when given)."""
     return overhead_bytes(s.profile, s.overhead, tensor_peak, communicating_gpus(s, data))
+
+
+def reported_bytes(s: Scenario, total: int, overhead: int) -> int | None:
+    """What the framework's own memory line would print for a peak of ``total`` bytes of
+    which ``overhead`` is outside tensors (``FrameworkProfile.reports``): ``allocated`` the
+    tensors; ``reserved`` the tensors, the allocator's slack and the library workspaces (the
+    caching allocator's segments), not the CUDA context or NCCL's own buffers. None when the
+    framework prints none."""
+    rep, d, spec = s.profile.reports, s.profile.overhead, s.overhead
+    if not rep:
+        return None
+    if rep == "allocated":
+        return total - overhead
+    context = d.cuda_context_bytes if spec.cuda_context_bytes is None else spec.cuda_context_bytes
+    nccl = d.distributed_workspace_bytes if spec.workspace_bytes is None and communicating_gpus(s) > 1 else 0
+    return max(total - overhead, total - context - nccl)

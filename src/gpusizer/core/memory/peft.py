@@ -66,4 +66,8 @@ def base_extra_bytes(s: Scenario, arch: Arch, sp: StageParams, base_dtype: str) 
         extra += n * dt.per_matrix_bytes / s.parallelism.tensor
     if kbit_prepared(s):
         extra += sp.other * (4 - nbytes(s.precision.activations))
+    if s.profile.unties_embeddings and arch.spec.tied_embeddings and sp.last and s.parallelism.pipeline == 1:
+        # a separate LM head copied from the embedding (LitGPT convert_hf_checkpoint), an
+        # nn.Linear like the layers' (bitsandbytes quantises it with them)
+        extra += arch.vocab * arch.hidden / s.parallelism.tensor * nbytes(base_dtype)
     return extra

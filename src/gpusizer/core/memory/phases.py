@@ -37,6 +37,7 @@ PHASE_LABEL = {
     "backward_end": "backward",
     "optimizer_step": "optimizer_step",
     "recompute": "backward",
+    "load": "load",
 }
 
 
@@ -47,6 +48,7 @@ def _alive(phase: str, gradients_kept: bool) -> tuple[str, ...]:
         "recompute": set() if gradients_kept else {"gradients"},
         "backward_end": {"activations"},
         "optimizer_step": {"activations"},
+        "load": {"gradients", "optimizer", "activations"},
     }[phase]
     return tuple(c for c in COMPONENTS if c not in gone)
 

@@ -24,6 +24,7 @@ optimizers (core/optimizers.py). Sources:
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ScenarioError
@@ -32,8 +33,10 @@ from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .layouts import activation_layout
+from .loading import loading_note
 from .loss import DEFAULT_CHUNKS, Logits, LossSetup, transients
 from .optimizer_states import optimizer_kind
+from .overhead import reported_bytes
 from .peft import kbit_prepared
 from .phases import in_flight
 
@@ -58,6 +61,7 @@ class StepExtras(NamedTuple):
     head_grad: float = 0.0  # the output weight's gradient (0 when frozen)
     recompute_layer: float = 0.0  # one layer rebuilt in backward by full recompute
     top: float = 0.0  # activations outside the layers (one micro-batch), freed before it
+    load: float = 0.0  # bytes alive at the peak of model loading (core/memory/loading.py)
 
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:
@@ -72,7 +76,9 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     if activation_layout(s.profile).vocab_parallel_loss:
         return 0.0, 4 * tokens * vocab
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
-    setup = LossSetup.of(w.loss, w.compile_loss, w.loss_chunks)
+    per = LOSS_KINDS[w.loss].chunk_tokens  # chunks of so many positions of each sequence
+    n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
+    setup = LossSetup.of(w.loss, w.compile_loss, n)
     return transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
 
 
@@ -153,6 +159,10 @@ def _loss_line(s: Scenario) -> str | None:
     kind = LOSS_KINDS[w.loss]
     if kind.fused:
         return "fused linear cross-entropy: no logits kept"
+    if kind.chunked and not kind.upcast:
+        return (
+            f"16-bit cross-entropy in {kind.chunk_tokens}-token chunks: 16-bit log-softmax kept, no fp32 copy"
+        )
     if kind.chunked:
         kept = "16-bit logits kept (compiled)" if w.compile_loss else "fp32 log-softmax kept"
         where = "" if kind.logit_list else ", projection in the loss"
@@ -200,6 +210,17 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
         out.append("DeepSpeed fp32 gradient partition at the step")
     if mem.host_memory:
         out.append(f"host RAM {mem.host_memory / GiB:.1f} GiB per GPU")
+    load = loading_note(s)
+    if mem.peak_phase == "load":
+        out.append(f"{load or 'model loading'}: the peak, {mem.total / GiB:.2f} GiB")
+    elif load:
+        out.append(load)
+    shown = reported_bytes(s, mem.total, mem.overhead)
+    if shown is not None:
+        out.append(
+            f"{s.profile.label} prints torch.cuda.max_memory_{s.profile.reports}: "
+            f"{shown / GiB:.2f} GiB of this peak"
+        )
     return tuple(out)
 
 

@@ -20,6 +20,7 @@ from ..model.params import ParamCounts
 from ..model.sharding import StageParams, stage_params
 from ..model.specs import ParallelismSpec, Scenario
 from ..registry.dtypes import DTYPES, nbytes
+from .loading import load_peak
 from .lora import lora_stage
 from .optimizer_states import (
     StateSplit,
@@ -243,6 +244,7 @@ def stage_phases(
         largest_param=u.classes.largest * train_b,
         fp32_grads=4 * stepped if fp32_step else 0.0,
         head_grad=st.head_grad,
+        load=load_peak(s, arch, sp, weights, base_weight_dtype(s)),
     )
     return _phases(s, st, lay, OnGpu(weights, grads, opt, act.gpu, stepped), extra)
 
@@ -317,6 +319,7 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
     }
     if "recompute" in temps:  # the loss's saved tensors are gone by then
         totals["recompute"] = base + kept + acts - extra.top + temps["recompute"]
+    totals["load"], temps["load"] = extra.load, max(0.0, extra.load - weights)  # nothing else yet
     return Phases(
         weights,
         grads,

@@ -8,7 +8,18 @@ excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
-from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
+from .engine_releases_vllm_v1 import (
+    MOE_PYPI,
+    V1_08_TO_010,
+    V1_COMM,
+    V1_FLASHINFER,
+    V1_LARGE,
+    V1_PEER,
+    V1_SMALL,
+    V1_SORT,
+    VLLM_STEPS,
+)
+from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, us
 
 # Host cost of a step (core/registry/engines.py StepCost; evidence: docs/evidence/speed.md).
 # vLLM: 0.4 ms per step that the GPU waits for (the scheduler, input preparation, sampling
@@ -17,7 +28,7 @@ from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
 # (--enforce-eager) issues PyTorch ops one by one at 55 us each (Qwen3-14B-AWQ on an A100 at one
 # request: TPOT 20.63 ms for 364 kernels, QwenLM/Qwen3#1536). SGLang overlaps its scheduler
 # with the GPU ("runs one batch ahead", SGLang v0.4 blog 2024-12-04): no host cost per step.
-_VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us)),)
+_VLLM_STEPS = VLLM_STEPS
 _SGLANG_STEPS = (("", StepCost(step=0.0, launch=55 * us)),)
 # vLLM V0 (0.6.x, 0.7.x) without chunked prefill runs prompt steps alone (V0 scheduler.py
 # _schedule_default: prefills first, then decodes); SGLang's default too (enable_mixed_chunk
@@ -32,19 +43,19 @@ _SGLANG = Scheduling(mixed=False)
 # (llm-d v0.19.0 sweep). V1's snapshot after the distributed init leaves NCCL's own buffers
 # outside the budget, hence the small per-rank part.
 _V0_COMM, _V0_PEER = int(1.2 * GiB), int(0.59 * GiB)
-_V1_COMM, _V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
+_V1_COMM, _V1_PEER = V1_COMM, V1_PEER
 # V0 from 0.7.0 counts only what grows outside torch's reserved memory since a snapshot taken
 # before the distributed init: 0.30 - 0.16 = 0.14 GiB at TP 2 (vllm#15815) and about 0.22 at
 # TP 4 (0.34-0.43 logged, vllm#16570).
 _V07_COMM, _V07_PEER = int(0.10 * GiB), int(0.04 * GiB)
-_V1_SMALL = BatchTier(0, 256, 2048)
+_V1_SMALL = V1_SMALL
 # MXFP4 MoE backend by compute capability (vllm mxfp4.py get_mxfp4_backend; 2026
 # fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend): FlashInfer TRT-LLM on SM100 (FlashInfer
 # ships with CUDA builds), OpenAI's Triton kernels on 9.0 <= cc < 11.0 when triton_kernels is
 # installed, Marlin otherwise (cc >= 8.0, Mxfp4Config.get_min_capability). The 0.11.0 PyPI
 # wheel brought no triton_kernels (an H100 loads with Marlin: vllm#27508); from 0.11.1 vLLM
 # pins triton_kernels v3.5.0 and an H100 loads with Triton (vllm#33155, 0.14.1).
-_MOE_PYPI = (((10, 0), (11, 0), "flashinfer-trtllm"), ((8, 0), (99, 0), "marlin"))
+_MOE_PYPI = MOE_PYPI
 _MOE_TRITON = (
     ((10, 0), (11, 0), "flashinfer-trtllm"),
     ((9, 0), (10, 0), "triton-hopper"),
@@ -122,13 +133,14 @@ VLLM = (
             "run and 40 B per logit sampler as 0.6.5 (vllm#13882: peak 1.42 GiB logged)",
         ),
     ),
+    *V1_08_TO_010,
     EngineRelease(
         "0.11.0",
         "2025-10",
         0.9,
-        (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
-        sampler_bytes_per_logit=38,
-        flashinfer_sampler_bytes_per_logit=14,
+        (V1_LARGE, _V1_SMALL),
+        sampler_bytes_per_logit=V1_SORT,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
         non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM,
         comm_per_peer_bytes=_V1_PEER,
@@ -232,6 +244,26 @@ SGLANG = (
             "sglang 0.4.3.post2 server_args.py __post_init__: mem_fraction_static 0.88 "
             "(TP 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16); chunked_prefill_size 2048 "
             "below 25,000 MB else 8192",
+        ),
+    ),
+    EngineRelease(
+        "0.4.9",
+        "2025-07",
+        None,
+        (BatchTier(160, 0, 16384, 512), BatchTier(35, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
+        kv_block_tokens=1,
+        sglang_reserve="by_class",
+        steps=_SGLANG_STEPS,
+        scheduling=_SGLANG,
+        sources=(
+            "sglang 0.4.9 server_args.py __post_init__: mem_fraction_static = 1 - reserved / "
+            "memory, reserved GiB by GPU class (< 35 GiB: 2.8 + TP x PP / 10; < 90: 9.5 + TP x "
+            "PP / 2; < 160: 12 + TP x PP / 2; else 32); chunked_prefill_size 2048 below 35 GiB, "
+            "8192 below 160, else 16384 (the same in 0.4.10 and 0.5.1)",
+            "managers/tp_worker.py: max_req_len = min(context_len - 1, max_total_num_tokens - 1), "
+            "max_req_input_len = max_req_len - 5: a context longer than the pool is capped, "
+            "not refused (from 0.4.x on; sglang#36583 logs 1,741 pool tokens -> 'maximum "
+            "allowed length (1735 tokens)')",
         ),
     ),
     EngineRelease(

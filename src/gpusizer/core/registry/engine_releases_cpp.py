@@ -24,6 +24,11 @@ _TRT = Scheduling(mixed=True, admission="reserve", graph_batch=8192, graph_prefi
 # context; CUDA graphs for a batch of one token only ("for a batch size of 1 it's faster but
 # for batch sizes >> 1 it's slower", PR #6766).
 _GGML = Scheduling(mixed=True, admission="reserve", graph_batch=1, graph_prefill=False)
+_ESTIMATE = (
+    "ollama llm/memory.go EstimateGPULayers and fs/ggml/ggml.go GraphSize (v0.5.7 - v0.12): "
+    "layers placed by Ollama's own estimate of the graph and the KV (core/serving/"
+    "ollama_estimate.py)"
+)
 
 TENSORRT_LLM = (
     EngineRelease(
@@ -94,7 +99,32 @@ LLAMA_CPP = (
         cuda_graphs=False,
         steps=_GGML_STEPS,
         scheduling=_GGML,
-        sources=("ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",),
+        ollama_estimate="uniform",
+        ollama_projector_first=True,
+        sources=(
+            "ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",
+            _ESTIMATE,
+        ),
+    ),
+    EngineRelease(
+        "ollama-0.6.3",
+        "2025-03",
+        None,
+        max_sequences=4,
+        context_tiers=((0, 2048),),
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
+        ollama_estimate="per_layer",
+        ollama_projector_first=True,
+        sources=(
+            "ollama f66216e39 (2025-03-24, first in v0.6.3) 'Support heterogeneous KV cache "
+            "layer sizes in memory estimation': fs/ggml/ggml.go GraphSize gives gemma3's window "
+            "layers parallel x sliding_window + batch cells",
+        ),
     ),
     EngineRelease(
         "ollama-0.6.7",
@@ -108,6 +138,8 @@ LLAMA_CPP = (
         cuda_graphs=False,
         steps=_GGML_STEPS,
         scheduling=_GGML,
+        ollama_estimate="per_layer",
+        ollama_projector_first=True,
         sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",),
     ),
     EngineRelease(
@@ -122,7 +154,48 @@ LLAMA_CPP = (
         cuda_graphs=False,
         steps=_GGML_STEPS,
         scheduling=_GGML,
+        ollama_estimate="per_layer",
         sources=("ollama v0.10.0: OLLAMA_NUM_PARALLEL default 1",),
+    ),
+    EngineRelease(
+        "ollama-0.11",
+        "2025-08",
+        None,
+        max_sequences=1,
+        context_tiers=((0, 4096),),
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
+        ollama_estimate="per_layer",
+        ollama_gptoss_partial=2.0,
+        sources=(
+            "ollama v0.11.0 (2025-08-05) fs/ggml/ggml.go GraphSize case gptoss: even layers "
+            "parallel x 4096 + batch cells, full = 4 x heads / kv_heads x kvTotal / 6, partial "
+            "= 2 x full (v0.11.3: partial = full; v0.11.10: 2 x heads / kv_heads x kvTotal / 6)",
+            "the old estimate serves the Ollama engine's models until v0.11.11 (eb10390de) and "
+            "every model until v0.13.0 (f560bd077 deletes llm/memory.go)",
+        ),
+    ),
+    EngineRelease(
+        "ollama-0.13",
+        "2025-11",
+        None,
+        max_sequences=1,
+        context_tiers=((0, 4096),),
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
+        sources=(
+            "ollama v0.13.0 (f560bd077, 2025-11-11): 'Use Ollama engine memory layouts for both "
+            "old and new engines', llm/memory.go deleted; llm/server.go createLayout fits layers "
+            "by the runner's real allocations (Operation fit/alloc/commit)",
+        ),
     ),
     EngineRelease(
         "ollama-0.17",

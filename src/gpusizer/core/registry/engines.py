@@ -48,13 +48,15 @@ Capability = tuple[int, int]  # CUDA compute capability (major, minor)
 @dataclass(frozen=True)
 class BatchTier:
     """A default that depends on the GPU: the first tier whose ``min_memory_gib`` the GPU
-    reaches and whose ``excluded`` words its id does not contain applies."""
+    reaches, whose ``excluded`` words its id does not contain and, when ``only`` names any,
+    whose id contains one of them (vLLM 0.8.0-0.8.4 chose by device name) applies."""
 
     min_memory_gib: float
     max_sequences: int
     prefill_chunk_tokens: int
     graph_batch: int = 0  # SGLang cuda_graph_max_bs (TP < 4)
     excluded: tuple[str, ...] = ()
+    only: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,16 +116,29 @@ class EngineRelease:
     comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
     comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
     context_in_budget: bool = False  # the CUDA context lies inside the fraction (V0)
+    # Where vLLM V1 takes the memory snapshot its budget counts from (v1/worker/gpu_worker.py):
+    # "none" (0.8.x: no snapshot, non-torch = device used - torch allocated, so the CUDA context
+    # and NCCL's buffers count inside the fraction), "before_nccl" (0.9.1-0.10.x: init_snapshot
+    # before init_worker_distributed_environment: the context outside, NCCL inside) or
+    # "after_nccl" (0.11.0 on: both outside)
+    budget_snapshot: str = "after_nccl"
     # the engine refuses unless fraction x total is free at start (V1 gpu_worker
     # init_device; V0 has no such check)
     startup_free_check: bool = True
     graph_bytes: int = 0  # CUDA graphs
     graphs_in_pool: bool = False  # the KV pool pays for the graphs
-    sglang_reserve: str = ""  # "by_tp" (0.4.x) | "formula" (0.5.x)
+    sglang_reserve: str = ""  # "by_tp" (0.4.3) | "by_class" (0.4.9-0.5.1) | "formula" (0.5.3 on)
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
     context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
     output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
     kv_unified: bool = False  # llama.cpp: every sequence may use the whole n_ctx
+    # Ollama places layers by its own estimate (core/serving/ollama_estimate.py): "" no (the
+    # most layers whose real buffers fit: llama.cpp, Ollama from v0.13), "uniform" (every
+    # layer's KV at the whole context, to v0.6.2) or "per_layer" (window layers their window,
+    # v0.6.3 on); gpt-oss's graph.partial as a multiple of graph.full (its branch, v0.11.0)
+    ollama_estimate: str = ""
+    ollama_gptoss_partial: float = 0.0
+    ollama_projector_first: bool = False  # the vision projector on the first GPU up front (to v0.7.0)
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
@@ -142,7 +157,8 @@ class EngineRelease:
     def tier(self, gpu: Device) -> BatchTier | None:
         gib = gpu.capacity_bytes / GiB
         for t in self.tiers:
-            if gib >= t.min_memory_gib and not any(w in gpu.id for w in t.excluded):
+            named = not t.only or any(w in gpu.id for w in t.only)
+            if named and gib >= t.min_memory_gib and not any(w in gpu.id for w in t.excluded):
                 return t
         return self.tiers[-1] if self.tiers else None
 

@@ -80,6 +80,13 @@ class FrameworkProfile:
     # partition is converted to an fp32 ``.grad`` of the fp32 master before the update, beside
     # the 16-bit gradients: 4 B per stepped parameter at the step (its estimator: 2 + 18/N).
     fp32_step_gradients: bool = False
+    # Its tables' own memory line: "allocated" (torch.cuda.max_memory_allocated, tensors only)
+    # or "reserved" (max_memory_reserved: the caching allocator's segments, not the CUDA
+    # context or NCCL's buffers); "" when it prints none (core/memory/overhead.py reported_bytes)
+    reports: Literal["", "allocated", "reserved"] = ""
+    # Its checkpoint converter copies a tied embedding into a separate LM head (LitGPT 0.4.x
+    # scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
+    unties_embeddings: bool = False
     # -- training speed (core/speed/train_step.py) ----------------------------------------
     # Attention kernel: PyTorch SDPA's FlashAttention-2 ("flash2") or cuDNN fused attention
     # through Transformer Engine ("cudnn", Megatron-LM).
@@ -373,6 +380,90 @@ for _p in (
             "unsloth_zoo/fused_losses/cross_entropy_loss.py, unsloth/models/llama.py",
             "unsloth/kernels/fast_lora.py LoRA_MLP, LoRA_QKV, LoRA_W; rms_layernorm.py, "
             "rope_embedding.py (saved tensors: core/activations_unsloth.py)",
+        ),
+        reports="reserved",
+    ),
+    FrameworkProfile(
+        "litgpt",
+        "LitGPT",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        step_counters=True,
+        foreach_scratch=True,
+        reports="allocated",
+        unties_embeddings=True,
+        scenario_defaults=(
+            ("precision", "master_weights", None),
+            ("precision", "optimizer_states", "bf16"),
+            ("precision", "adapters", "bf16"),
+            ("precision", "gradients", "bf16"),
+            ("workload", "loss", "chunked_16bit"),
+            ("parallelism", "model_loading", "full_state_dict"),
+        ),
+        techniques=(
+            "bf16-true: weights, adapters, gradients and AdamW states in bf16",
+            "16-bit cross-entropy in 128-token chunks (no fp32 logits)",
+            "tied embeddings copied into a separate LM head",
+            "FSDP full-state-dict loading (each unit gathered in turn)",
+        ),
+        sources=(
+            "litgpt v0.4.5 finetune/lora.py main/fit: fabric.init_module, load_checkpoint "
+            "(fabric.load_raw under FSDP), model(input_ids, lm_head_chunk_size=128), "
+            "chunked_cross_entropy; 'Memory used' = torch.cuda.max_memory_allocated() / 1e9 "
+            "over the whole run (never reset)",
+            "litgpt v0.4.5 scripts/convert_hf_checkpoint.py copy_weights_hf_llama: "
+            "lm_head.weight = transformer.wte.weight when the checkpoint ties them",
+            "lightning 2.3 fabric/strategies/fsdp.py _load_raw_module_state (FULL_STATE_DICT, "
+            "rank0_only=False); plugins/precision/bitsandbytes.py _Linear4bit",
+        ),
+    ),
+    FrameworkProfile(
+        "ms-swift",
+        "ms-swift",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        autocast_copies=True,
+        step_counters=True,
+        ddp_buckets=True,
+        foreach_scratch=True,
+        reports="reserved",
+        scenario_defaults=(("parallelism", "recompute", "full"),),
+        techniques=(
+            "transformers' loss: fp32 upcast of the logits and fp32 log-softmax",
+            "gradient checkpointing on by default",
+        ),
+        sources=(
+            "ms-swift 3602360 swift/trainers/arguments.py gradient_checkpointing True; the "
+            "model's own loss (transformers 4.51.3 loss/loss_utils.py ForCausalLMLoss: "
+            "logits.float(), fp32 log-softmax)",
+            "swift/trainers/patcher.py add_train_message -> swift/utils/torch_utils.py "
+            "get_max_reserved_memory: 'memory(GiB)' = max of torch.cuda.max_memory_reserved()",
+        ),
+    ),
+    FrameworkProfile(
+        "axolotl",
+        "axolotl",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+        autocast_copies=True,
+        step_counters=True,
+        ddp_buckets=True,
+        foreach_scratch=True,
+        reports="reserved",
+        scenario_defaults=(("workload", "loss", "fused"),),
+        techniques=(
+            "Cut Cross Entropy plugin: no logits kept",
+            "model sharded before it reaches the GPU (skip_move_to_device)",
+        ),
+        sources=(
+            "axolotl 067b021 integrations/cut_cross_entropy (every 2025-26 example config "
+            "loads CutCrossEntropyPlugin)",
+            "axolotl loaders/model.py _build_model / _apply_post_lora_load_setup: "
+            "experimental_skip_move_to_device default True since #3015 (2025-08-06)",
+            "examples/gpt-oss/README.md: 'Memory usage taken from device_mem_reserved(gib)'",
         ),
     ),
 ):

@@ -25,6 +25,9 @@ class LossKind:
     # what the sizing advisor turns on when a loss that keeps every logit is what keeps the
     # work off fewer GPUs (core/sizing/savings.py's first rung): a fused loss keeps none
     advisor_fallback: bool = False
+    # the log-softmax runs on the 16-bit logits (no fp32 upcast): LitGPT's bf16-true loss
+    upcast: bool = True
+    chunk_tokens: int | None = None  # chunks of this many positions per sequence (not n chunks)
     sources: tuple[str, ...] = ()
 
 
@@ -66,6 +69,20 @@ for _k in (
         compilable=True,
         logit_list=False,
         sources=("torchtune/modules/loss/cross_entropy_loss.py LinearCrossEntropyLoss",),
+    ),
+    LossKind(
+        "chunked_16bit",
+        "Chunked cross-entropy in 16 bit, 128-token chunks (LitGPT)",
+        chunked=True,
+        compilable=False,
+        logit_list=True,
+        upcast=False,
+        chunk_tokens=128,
+        sources=(
+            "litgpt 0.4.x finetune/lora.py fit: model(input_ids, lm_head_chunk_size=128), the "
+            "chunk list held through backward; utils.py chunked_cross_entropy: "
+            "F.cross_entropy per 16-bit chunk (bf16-true precision, no fp32 upcast)",
+        ),
     ),
     LossKind(
         "fused",

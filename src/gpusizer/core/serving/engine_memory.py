@@ -133,7 +133,9 @@ def serving_notes(
     else:
         out = [f"{s.profile.label} {rel.version} defaults ({rel.date})"]
     if em.fraction is not None:
-        out.append(f"memory fraction {em.fraction:g} of {cuda_total_bytes(gpu) / 2**30:,.2f} GiB")
+        base = em.fraction_of or cuda_total_bytes(gpu)
+        what = "free at start" if em.fraction_of and em.fraction_of < cuda_total_bytes(gpu) else "in all"
+        out.append(f"memory fraction {em.fraction:g} of {base / 2**30:,.2f} GiB ({what})")
     out.append(
         f"max context {em.max_context:,} tokens, "
         f"{em.max_sequences or 'engine-sized'} sequences, prefill chunk "

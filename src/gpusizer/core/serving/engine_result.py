@@ -54,6 +54,8 @@ class EngineMemory:
     host_read_bytes: float = 0.0  # weights + KV a decode step reads from host RAM
     notes: tuple[str, ...] = ()
     fraction: float | None = None  # the memory fraction applied
+    fraction_of: float = 0.0  # the bytes it multiplies (vLLM: the device total; SGLang: the free
+    # memory at start, after the context and NCCL)
     reserved_bytes: float = 0.0  # inside the budget besides the pool (weights, peak, ...)
     outside_bytes: float = 0.0  # taken outside the budget (context, NCCL, graphs)
     host_parts: dict[str, float] | None = None  # system RAM by buffer (llama.cpp)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..memory.overhead import scenario_overhead
+from ..memory.overhead import overhead_bytes, scenario_overhead
 from ..model.architecture import Arch
 from ..model.params import ParamCounts
 from ..model.result import COMPONENTS, Memory
@@ -124,6 +124,7 @@ class EngineView:
     st: EngineSettings
     total: int  # the device total the engine sees (cudaMemGetInfo: less the driver's reserve)
     outside: int  # context, workspaces and NCCL, taken before the engine's memory snapshot
+    nccl: int = 0  # the part of ``outside`` that only exists with more than one rank (NCCL)
 
     @property
     def driver(self) -> int:
@@ -132,7 +133,9 @@ class EngineView:
 
 
 def engine_view(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineView:
-    return EngineView(s, gpu, st, cuda_total_bytes(gpu), scenario_overhead(s, 0))
+    outside = scenario_overhead(s, 0)
+    single = overhead_bytes(s.profile, s.overhead, 0, 1)
+    return EngineView(s, gpu, st, cuda_total_bytes(gpu), outside, outside - single)
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,9 @@ class RequestKV:
     layers: int  # attention layers on this GPU (the pool's block spans them all)
     specs: tuple[AttentionSpec, ...]
     state_bytes: float = 0.0  # recurrent state per request (vLLM MambaSpec)
+    # the specs the start-up check sums when they differ from the allocation's (vLLM 0.8.3 -
+    # 0.9.0: checked per layer kind, allocated as full attention)
+    check_specs: tuple[AttentionSpec, ...] | None = None
 
     @property
     def block_bytes(self) -> float:
@@ -91,6 +94,14 @@ class RequestKV:
         """Bytes one request of ``tokens`` tokens holds (pages rounded to whole blocks, its
         state included)."""
         pages = sum(spec.pages(tokens, self.block_tokens) for spec in self.specs)
+        return self.page_bytes * pages + self.state_bytes
+
+    def check_bytes(self, tokens: int) -> float:
+        """What the start-up check counts for one request of ``tokens`` tokens
+        (``check_enough_kv_cache_memory``): the allocation's bytes unless it sums other specs."""
+        if self.check_specs is None:
+            return self.request_bytes(tokens)
+        pages = sum(spec.pages(tokens, self.block_tokens) for spec in self.check_specs)
         return self.page_bytes * pages + self.state_bytes
 
     def load_bytes(self, load: Load) -> float:
@@ -125,7 +136,7 @@ class RequestKV:
         low, high, best = 1, max_context, 0
         while low <= high:
             mid = (low + high) // 2
-            if self.request_bytes(mid) <= pool:
+            if self.check_bytes(mid) <= pool:
                 best, low = mid, mid + 1
             else:
                 high = mid - 1
@@ -144,6 +155,13 @@ class KVLayout:
         """(attention specs, recurrent state bytes) of one request on this stage."""
         raise NotImplementedError
 
+    def request(
+        self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int, page: float
+    ) -> RequestKV:
+        """The stage's KV cache as this layout pages it (``layers`` attention layers)."""
+        specs, state = self.specs(s, arch, st, sp, layers)
+        return RequestKV(page, st.kv_block_tokens, layers, specs, state)
+
 
 class WholeContext(KVLayout):
     """vLLM V0 (worker/cache_engine.py): every attention layer keeps the whole context, the
@@ -159,9 +177,27 @@ class WholeContext(KVLayout):
         return (FullAttentionSpec(layers),), 0.0
 
 
+def _local_layers(arch: Arch, sp: StageParams, layers: int) -> int:
+    """Sliding-window layers among the stage's ``layers`` attention layers."""
+    spec = arch.spec
+    return min(spec.sliding_window_layers, layers, sp.sliding_layers) if spec.sliding_window else 0
+
+
+def _windowed(arch: Arch, st: EngineSettings, full: int, local: int) -> tuple[AttentionSpec, ...]:
+    out: tuple[AttentionSpec, ...] = (FullAttentionSpec(full),)
+    if local:
+        out += (SlidingWindowSpec(local, arch.spec.sliding_window or 0, st.prefill_chunk_tokens),)
+    return out
+
+
 class PerLayer(KVLayout):
-    """vLLM V1's hybrid KV cache manager (v1/kv_cache_interface.py): full-attention layers
-    page the context, sliding-window layers their window, recurrent layers one state."""
+    """vLLM V1's hybrid KV cache manager (0.9.1 on; v1/kv_cache_interface.py,
+    v1/core/kv_cache_utils.py ``_get_kv_cache_config_uniform_page_size``): full-attention layers
+    page the context, sliding-window layers their window, recurrent layers one state. Layers
+    are grouped by kind in groups of ``min(full, window)`` layers, the larger kind padded to a
+    whole number of groups ("Add %d padding layers, may waste at most %.2f%% KV cache memory":
+    Gemma 3 27B's 52 window layers beside 10 global ones take 60 layers' pages), and the
+    pool's blocks span the groups: tokens = blocks // groups x block size."""
 
     key = "per_layer"
     label = "full layers page the context, window layers their window, recurrent layers a state"
@@ -169,12 +205,46 @@ class PerLayer(KVLayout):
     def specs(
         self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int
     ) -> tuple[tuple[AttentionSpec, ...], float]:
-        spec = arch.spec
-        local = min(spec.sliding_window_layers, layers, sp.sliding_layers) if spec.sliding_window else 0
-        out: tuple[AttentionSpec, ...] = (FullAttentionSpec(layers - local),)
-        if local:
-            out += (SlidingWindowSpec(local, spec.sliding_window or 0, st.prefill_chunk_tokens),)
-        return out, _state_per_request(s, arch)
+        local = _local_layers(arch, sp, layers)
+        return _windowed(arch, st, layers - local, local), _state_per_request(s, arch)
+
+    def request(
+        self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int, page: float
+    ) -> RequestKV:
+        local = _local_layers(arch, sp, layers)
+        full = layers - local
+        if full and local:  # groups of min(full, local) layers; the other kind padded
+            g = min(full, local)
+            full, local = ceil_div(full, g) * g, ceil_div(local, g) * g
+        specs = _windowed(arch, st, full, local)
+        return RequestKV(page, st.kv_block_tokens, full + local, specs, _state_per_request(s, arch))
+
+
+class Unified(KVLayout):
+    """vLLM V1 0.8.3 - 0.9.0.1 (v1/core/kv_cache_utils.py ``get_kv_cache_config``):
+    ``check_enough_kv_cache_memory`` sums each layer's own spec (window layers their window),
+    then ``unify_hybrid_kv_cache_specs`` turns every window layer of a model that mixes both
+    kinds into full attention, so the pool, its tokens and the concurrency count every layer
+    at the whole context; a model whose attention layers all use the window keeps it."""
+
+    key = "unified"
+    label = "checked per layer kind, allocated as full attention when the kinds mix"
+
+    def specs(
+        self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int
+    ) -> tuple[tuple[AttentionSpec, ...], float]:
+        local = _local_layers(arch, sp, layers)
+        if local and local < layers:
+            return (FullAttentionSpec(layers),), 0.0
+        return _windowed(arch, st, layers - local, local), 0.0
+
+    def request(
+        self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int, page: float
+    ) -> RequestKV:
+        specs, state = self.specs(s, arch, st, sp, layers)
+        local = _local_layers(arch, sp, layers)
+        check = _windowed(arch, st, layers - local, local)
+        return RequestKV(page, st.kv_block_tokens, layers, specs, state, check_specs=check)
 
 
 def _state_per_request(s: Scenario, arch: Arch) -> float:
@@ -198,6 +268,7 @@ def register_layout(layout: KVLayout) -> KVLayout:
 
 WHOLE_CONTEXT = register_layout(WholeContext())
 register_layout(PerLayer())
+register_layout(Unified())
 
 
 def kv_layout(rel: EngineRelease | None, default: KVLayout = WHOLE_CONTEXT) -> KVLayout:
@@ -217,5 +288,4 @@ def request_kv(
     release's, else whole-context)."""
     layers = attention_layers(arch, sp, s.parallelism.pipeline)
     page = kv_bytes_per_token_layer(arch, s.precision.kv_cache, s.parallelism.tensor) * st.kv_block_tokens
-    specs, state = (layout or kv_layout(st.release)).specs(s, arch, st, sp, layers)
-    return RequestKV(page, st.kv_block_tokens, layers, specs, state)
+    return (layout or kv_layout(st.release)).request(s, arch, st, sp, layers, page)

@@ -40,12 +40,13 @@ from ..model.unified import pool_note
 from ..registry.engines import MiB
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
+from .ollama_estimate import OllamaEstimate, full_offload_free, ollama_estimate, projector
 
 MIN_FIT_CONTEXT = 4096  # llama.cpp common.h fit_params_min_ctx
 
 
 @dataclass(frozen=True)
-class _Model:
+class LayerBytes:
     """Bytes of the parts llama.cpp places: one repeating layer (mean), the input embedding,
     the output layer (head + final norm), KV per cell and layer (mean: a hybrid model's
     recurrent layers keep none), recurrent state per sequence and layer (mean)."""
@@ -57,7 +58,7 @@ class _Model:
     state: float = 0.0
 
 
-def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> _Model:
+def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> LayerBytes:
     gb = group_bytes(s, arch).per_param
     g = stage_params(counts, arch, 1, 1, 1, True).groups or {}
     layers = sum(g[k] * gb[k] for k in ("attention", "mlp", "shared_experts", "experts", "router"))
@@ -68,7 +69,7 @@ def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> _Model:
     # (llama-memory-recurrent.cpp, type_r = type_s = GGML_TYPE_F32).
     kv = kv_bytes_per_token_layer(arch, s.precision.kv_cache, 1) * arch.attention_layers
     state = state_bytes(arch, s.profile, "fp32") if arch.mixer_layers else 0.0
-    return _Model(
+    return LayerBytes(
         layers / arch.layers,
         g["embedding"] * gb["embedding"],
         head + counts.final_norm * gb["norms"],
@@ -97,7 +98,7 @@ class _Placement:
     host_parts: dict[str, float]  # weights, kv_cache, temporary (compute), outputs (logits)
 
 
-def _place(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, n: int, cells: int) -> _Placement:
+def _place(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, n: int, cells: int) -> _Placement:
     rel = st.release
     assert rel is not None
     L, gpus = arch.layers, max(1, s.parallelism.tensor * s.parallelism.pipeline)
@@ -142,7 +143,7 @@ def kv_cells(st: EngineSettings, context: int) -> int:
     return ceil_div(total, 256) * 256
 
 
-def _fit_context(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, cap: int) -> int:
+def _fit_context(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, cap: int) -> int:
     """An unset context: the model's, reduced (not below 4,096) until all layers fit."""
     model = s.model.max_context or (s.workload.prompt_tokens + s.workload.generated_tokens)
     full = arch.layers + 1
@@ -156,6 +157,30 @@ def _fit_context(s: Scenario, arch: Arch, m: _Model, st: EngineSettings, cap: in
         per *= 1 if st.release and st.release.kv_unified else (st.max_sequences or 1)
         ctx = max(MIN_FIT_CONTEXT, min(ctx - 256, int(spare / per) // 256 * 256))
     return min(ctx, model)
+
+
+def offload_model(s: Scenario, arch: Arch, counts: ParamCounts) -> LayerBytes:
+    """The bytes llama.cpp places per part (a repeating layer, the embedding, the output
+    layer, KV per cell), as the GGUF stores them."""
+    return _model(s, arch, counts)
+
+
+def planned_free(
+    s: Scenario,
+    arch: Arch,
+    counts: ParamCounts,
+    gpu: GPUSpec,
+    st: EngineSettings,
+    ctx: int,
+    floor: float = 0.0,
+) -> float:
+    """The least free memory per GPU, not below ``floor``, on which Ollama's estimate
+    offloads every layer at ``ctx`` tokens per slot (its num_ctx; llama.cpp pads the cells)."""
+    rel = st.release
+    assert rel is not None
+    m = _model(s, arch, counts)
+    proj = projector(s, counts)
+    return full_offload_free(s, arch, m.layer, m.output, gpu, rel, ctx, proj, floor)
 
 
 def gpu_bytes(
@@ -175,8 +200,14 @@ def offload_memory(
     ctx = st.max_context or _fit_context(s, arch, m, st, cap)
     cells = kv_cells(st, ctx)
     full = arch.layers + 1
-    if st.gpu_layers is not None:
-        p = _place(s, arch, m, st, min(st.gpu_layers, full), cells)
+    rel = st.release
+    planned = None
+    if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
+        # Ollama starts llama.cpp with the layer count its own estimate gives
+        planned = ollama_estimate(s, arch, m.layer, m.output, gpu, rel, ctx, projector(s, counts))
+    n = planned.layers if planned is not None else st.gpu_layers
+    if n is not None:
+        p = _place(s, arch, m, st, min(n, full), cells)
     else:  # the most layers that fit (monotone in N: binary search)
         lo, hi = 0, full
         while lo < hi:
@@ -208,6 +239,7 @@ def offload_memory(
         f"{'on the GPU' if p.output_on_gpu else 'in RAM'}), token embedding in RAM "
         f"({m.embedding / MiB:,.0f} MiB)"
     )
+    notes = (note,) if planned is None else (note, _planned_note(planned, full))
     return EngineMemory(
         mem,
         int(p.parts["kv_cache"]),
@@ -221,6 +253,15 @@ def offload_memory(
         host_memory_bytes=int(p.host),
         gpu_layers=p.gpu_layers,
         host_read_bytes=p.host_read,
-        notes=(note,),
+        notes=notes,
         host_parts=p.host_parts,
+    )
+
+
+def _planned_note(e: OllamaEstimate, full: int) -> str:
+    """The assumption line of Ollama's estimate: what it placed the layers by."""
+    return (
+        f"Ollama's estimate placed {e.layers}/{full} layers: graph {e.graph_full / MiB:,.1f} MiB "
+        f"full, {e.graph_partial / MiB:,.1f} MiB partial, KV {e.kv_total / MiB:,.1f} MiB, "
+        f"{max(e.allocations) / 2**30:.1f} GiB planned on the GPU"
     )

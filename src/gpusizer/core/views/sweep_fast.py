@@ -23,7 +23,7 @@ from ..model.params import count_parameters
 from ..model.result import COMPONENTS
 from ..model.specs import Scenario
 
-PHASES = ("forward", "backward", "backward_end", "optimizer_step", "recompute")
+PHASES = ("forward", "backward", "backward_end", "optimizer_step", "recompute", "load")
 
 
 def _lagrange(xs: Sequence[float], ys: Sequence[float], x: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ from ...model.specs import GPUSpec, Scenario
 from ..engine_result import EngineMemory, PoolLine, scenario_load
 from ..engine_settings import EngineSettings
 from ..kv_request import WHOLE_CONTEXT, request_kv
-from ..offload import MIN_FIT_CONTEXT, gpu_bytes, offload_memory
+from ..offload import MIN_FIT_CONTEXT, gpu_bytes, offload_memory, planned_free
 from .base import MemoryRule
 
 
@@ -91,11 +91,18 @@ class LayerOffload(MemoryRule):
         least = cells if st.max_context else min(cells, ceil_div(MIN_FIT_CONTEXT, 256) * 256)
         need = max(least, ceil_div(load.total_tokens, 256) * 256)
         placed = st.gpu_layers is not None or em.gpu_layers == full
+        required = gpu_bytes(s, arch, counts, st, gpu_layers=layers, cells=need)
+        rel = st.release
+        if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
+            # Ollama offloads only what its own estimate places: every layer needs its margin
+            slots = max(1, st.max_sequences or 1)
+            ctx = max(em.max_context, ceil_div(load.total_tokens, slots))
+            required = planned_free(s, arch, counts, gpu, st, ctx, floor=required)
         return replace(
             em,
             load_bytes=em.kv_bytes_per_token * load.total_tokens,
             holds_load=placed and cells >= load.total_tokens,
-            required_bytes=int(gpu_bytes(s, arch, counts, st, gpu_layers=layers, cells=need)),
+            required_bytes=int(required),
         )
 
     def users_at(self, em: EngineMemory, gpu: GPUSpec) -> int:

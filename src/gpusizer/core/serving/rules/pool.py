@@ -34,6 +34,9 @@ class PoolRule(MemoryRule):
 
     reserves_memory: ClassVar[bool] = True
     serving_fields: ClassVar[frozenset[str]] = frozenset({"memory_fraction", "cuda_graphs"})
+    # The engine starts whatever the context and caps each request to its pool (SGLang
+    # tp_worker.py: max_req_len = min(context_len - 1, pool tokens - 1)) instead of refusing
+    caps_context: ClassVar[bool] = False
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         """The pool and what the engine reserves beside it on the stage's GPU."""
@@ -51,6 +54,10 @@ class PoolRule(MemoryRule):
     def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
         """(bytes, words) of the budget line the chart draws (0: none)."""
         return 0, ""
+
+    def fraction_of(self, v: EngineView) -> float:
+        """The bytes the memory fraction multiplies (the device total the engine sees)."""
+        return float(v.total)
 
     def memory(
         self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
@@ -79,11 +86,19 @@ class PoolRule(MemoryRule):
         st = v.st
         ctx = st.max_context or 0
         tokens = kv.pool_tokens(b.pool)
-        request = kv.request_bytes(ctx or 1)
+        needed = kv.check_bytes(ctx) if ctx else 0.0
+        notes = layout_note(stage)
+        holds = kv.holds(b.pool, kv.load_bytes(load))
+        served = ctx
+        if self.caps_context and b.pool > 0 and 0 < tokens < ctx:  # capped, not refused
+            served = tokens - 1
+            notes += (_cap_note(ctx, tokens),)
+            holds = holds and needed <= b.pool  # the context asked for is not served whole
+            reason = self.refusal(v, b) or _pool_refusal(kv, b.pool, 0.0, ctx)
+        else:
+            reason = self.refusal(v, b) or _pool_refusal(kv, b.pool, needed, ctx)
+        request = kv.request_bytes(served or 1)
         conc = b.pool / request if b.pool > 0 and kv.block_bytes > 0 else 0.0
-        needed = request if ctx else 0.0
-        reason = self.refusal(v, b) or _pool_refusal(kv, b.pool, needed, ctx)
-        load_bytes = kv.load_bytes(load)
         return EngineMemory(
             b.memory,
             int(max(0.0, b.pool)),
@@ -91,21 +106,31 @@ class PoolRule(MemoryRule):
             conc,
             reason is None,
             reason,
-            ctx,
+            served,
             sequences(st, tokens),
             kv.per_token,
-            notes=layout_note(stage),
+            notes=notes,
             fraction=b.fraction,
+            fraction_of=self.fraction_of(v),
             reserved_bytes=b.reserved,
             outside_bytes=b.away,
             request_bytes=needed,
-            load_bytes=load_bytes,
-            holds_load=kv.holds(b.pool, load_bytes),
+            load_bytes=kv.load_bytes(load),
+            holds_load=holds,
         )
 
     def pool_line(self, est: Estimate, em: EngineMemory) -> PoolLine:
         budget, words = self.budget_line(est, em)
         return PoolLine(True, False, budget, words, min(float(em.kv_pool_bytes), em.load_bytes))
+
+
+def _cap_note(ctx: int, tokens: int) -> str:
+    """What an engine that caps requests says instead of refusing (SGLang)."""
+    return (
+        f"the pool holds {tokens:,} tokens, fewer than max_context {ctx:,}: requests are capped "
+        f"at {tokens - 1:,} tokens (input at most {tokens - 6:,}; longer prompts are rejected "
+        "one by one), the engine still starts"
+    )
 
 
 def _pool_refusal(kv: RequestKV, pool: float, needed: float, ctx: int) -> str | None:

@@ -31,6 +31,12 @@ class StaticPool(PoolRule):
 
     key: ClassVar[str] = "static_pool"
     label: ClassVar[str] = "weights + KV pool as a fraction of the free device"
+    caps_context: ClassVar[bool] = True
+
+    def fraction_of(self, v: EngineView) -> float:
+        """SGLang's fraction multiplies the free memory at start (``min_per_gpu_memory``, after
+        the context and NCCL), not the device total."""
+        return float(v.total - v.outside)
 
     def budget(self, v: EngineView, stage: Stage) -> PoolBudget:
         st, rel, outside = v.st, v.st.release, v.outside
@@ -71,15 +77,34 @@ class FreePool(PoolRule):
         return b.reserved + kv / b.fraction + b.away
 
 
+def _by_class(mem_mib: float, ranks: int) -> float:
+    """SGLang 0.4.9 - 0.5.1 server_args.py __post_init__: GiB reserved by GPU class, TP x PP
+    ranks ``ranks``: < 35 GiB (T4, A10, L4, 4090, 5090) 2.8 + ranks/10; < 90 (A100, H100) 9.5 +
+    ranks/2; < 160 (H20, H200) 12 + ranks/2; else (B200, MI300) 32."""
+    gib = mem_mib / 1024
+    if gib < 35:
+        reserved = 2.8 + ranks / 10
+    elif gib < 90:
+        reserved = 9.5 + ranks / 2
+    elif gib < 160:
+        reserved = 12 + ranks / 2
+    else:
+        reserved = 32.0
+    return round((gib - reserved) / gib, 3) if gib > reserved else 0.0
+
+
 def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
-    """SGLang's default ``mem_fraction_static`` (server_args.py): 0.4.x by TP size; 0.5.x
-    1 - reserved / memory with reserved MiB = 512 + max(chunk, 2048) x 1.5 + graph batch x 2
-    + TP x PP / 8 x 1024, at least 10 GiB on GPUs above 60 GiB."""
+    """SGLang's default ``mem_fraction_static`` (server_args.py): 0.4.3 by TP size; 0.4.9 -
+    0.5.1 by GPU class (:func:`_by_class`); 0.5.3 on 1 - reserved / memory with reserved MiB
+    = 512 + max(chunk, 2048) x 1.5 + graph batch x 2 + TP x PP / 8 x 1024, at least 10 GiB on
+    GPUs above 60 GiB."""
     p, rel = s.parallelism, st.release
     assert rel is not None
     if rel.sglang_reserve == "by_tp":
         return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if p.tensor >= n)
     mem_mib = cuda_total_bytes(gpu) / MiB
+    if rel.sglang_reserve == "by_class":
+        return _by_class(mem_mib, p.tensor * p.pipeline)
     tier = rel.tier(gpu)
     chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)
     graph = tier.graph_batch if tier else 8

@@ -8,11 +8,13 @@ the rest as KV (V1 ``gpu_worker.py`` ``determine_available_memory``; V0 ``worker
 
 What differs between releases is data on each ``EngineRelease`` (core/registry/
 engine_releases.py): whether the CUDA context lies inside the fraction (``context_in_budget``:
-V0 up to 0.6.x), whether V1 refuses unless fraction x total is free at start
-(``startup_free_check``, ``init_device``), whether the pool pays for the CUDA graphs
-(``graphs_in_pool``, 0.20 on), the non-torch and NCCL bytes, the sampler peak, and how one
-request's KV is counted (``kv_layout``: V0 charges every layer the whole context, V1's hybrid
-manager pages windows and states; core/serving/kv_request.py). A new release is one entry.
+V0 up to 0.6.x), where V1 takes the snapshot the budget counts from (``budget_snapshot``: none
+in 0.8.x, before NCCL in 0.9.1-0.10.x, after it from 0.11.0), whether V1 refuses unless
+fraction x total is free at start (``startup_free_check``, ``init_device``), whether the pool
+pays for the CUDA graphs (``graphs_in_pool``, 0.20 on), the non-torch and NCCL bytes, the
+sampler peak, and how one request's KV is counted (``kv_layout``: V0 charges every layer the
+whole context, V1's hybrid manager pages windows and states; core/serving/kv_request.py). A
+new release is one entry.
 
 Inverse (the smallest device total T = capacity - driver reserve that runs the load)::
 
@@ -45,21 +47,24 @@ class ProfiledPool(PoolRule):
         graphs = rel.graph_bytes if st.cuda_graphs else 0
         ranks = p.tensor * p.pipeline
         fraction = st.memory_fraction or 0.9
-        non_torch = rel.non_torch_bytes + (
-            rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0
+        before = _before_snapshot(v)
+        non_torch = (
+            rel.non_torch_bytes
+            + (rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0)
+            + (v.outside - before)  # what the snapshot does not see counts inside
         )
         reserved = (
             stage.weights + max(stage.body, stage.sampler) + non_torch + (graphs if rel.graphs_in_pool else 0)
         )
         pool = fraction * v.total - reserved
-        context = 0 if rel.context_in_budget else v.outside
+        context = 0 if rel.context_in_budget else before
         away = context + (0 if rel.graphs_in_pool else graphs)
         memory = pool_parts(stage.weights, stage.body, stage.sampler, non_torch + graphs + context, pool)
         return PoolBudget(fraction, reserved, away, pool, memory)
 
     def refusal(self, v: EngineView, b: PoolBudget) -> str | None:
         """V1 ``init_device``: the engine refuses unless fraction x total is free at start."""
-        total, outside = v.total, v.outside
+        total, outside = v.total, _before_snapshot(v)
         if not _free_check(v.st) or b.fraction * total <= total - outside:
             return None
         return (
@@ -72,12 +77,24 @@ class ProfiledPool(PoolRule):
         inside = b.reserved + kv
         if f >= 1:  # everything in the budget: only the pool's term is left
             return inside / f
-        free = v.outside / (1 - f) if _free_check(v.st) else 0.0
+        free = _before_snapshot(v) / (1 - f) if _free_check(v.st) else 0.0
         return max(inside / f, free, (b.away - v.driver) / (1 - f))
 
     def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
         f = em.fraction
         return (int(f * cuda_total_bytes(est.gpu)), f"{f:g} of the GPU") if f else (0, "")
+
+
+def _before_snapshot(v: EngineView) -> int:
+    """What is on the device before the memory snapshot the budget counts from (outside the
+    fraction): the CUDA context and NCCL's buffers (0.11.0 on), the context alone (0.9.1-0.10.x:
+    the snapshot precedes the distributed init), nothing (0.8.x: device used - torch allocated
+    counts all of it inside)."""
+    rel = v.st.release
+    snap = rel.budget_snapshot if rel is not None else "after_nccl"
+    if snap == "none":
+        return 0
+    return v.outside - v.nccl if snap == "before_nccl" else v.outside
 
 
 def _free_check(st: EngineSettings) -> bool:

@@ -1,0 +1,184 @@
+"""vLLM V1 releases 0.8.0 - 0.10.1 (issue 25): the rules and defaults that changed between
+the V0-era release 0.7.0 and 0.11.0, read from the PyPI wheels of every release (docs/evidence/
+serving.md §1.2b). core/registry/engine_releases.py places them in the ``VLLM`` table; the
+constants both modules use live here. GiB = 2^30.
+"""
+
+from __future__ import annotations
+
+from .engines import BatchTier, EngineRelease, GiB, StepCost, ms, us
+
+# Host cost of a vLLM step (core/registry/engines.py StepCost; docs/evidence/speed.md): 0.4 ms
+# per step the GPU waits for, 55 us per op of an eager step (engine_releases.py says why).
+VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us)),)
+# V1's non-torch growth with more than one GPU (engine_releases.py: llm-d v0.19.0 sweep)
+V1_COMM, V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
+V1_SMALL = BatchTier(0, 256, 2048)
+# MXFP4 MoE backends of a PyPI wheel without triton_kernels (engine_releases.py)
+MOE_PYPI = (((10, 0), (11, 0), "flashinfer-trtllm"), ((8, 0), (99, 0), "marlin"))
+V1_LARGE = BatchTier(70, 1024, 8192, excluded=("a100",))
+# vLLM V1 0.8.x - 0.10.x (PyPI wheels read for every release; docs/evidence/serving.md §1.2b):
+# the profile run samples 1024 / 256 sequences with the sort-based top-k/top-p of the 0.11.0
+# entry (38 B per logit; FlashInfer's sampler replaces it only where flashinfer is installed,
+# which the wheel does not bring: vllm#23278, 0.10.1, logs the sort's reserve).
+V1_SORT = 38
+# With flashinfer installed (the vllm/vllm-openai image; ``serving.flashinfer_sampler``) V1
+# samples with FlashInfer from 0.9.0 (v1/sample/ops/topk_topp_sampler.py: 0.8.x turned it off
+# for flashinfer >= 0.2.3): the 0.11.0 entry's 14 B per logit
+V1_FLASHINFER = 14
+V1_08_SOURCES = (
+    "vllm 0.8.0 v1/worker/gpu_worker.py determine_available_memory: available = total x "
+    "util - (torch's allocated peak + (device used - torch allocated) after the profile): no "
+    "snapshot, so the CUDA context and NCCL's buffers count inside the fraction; no start-up "
+    "free-memory check",
+)
+V1_08_TO_010 = (
+    EngineRelease(
+        "0.8.0",
+        "2025-03",
+        0.9,
+        (BatchTier(0, 1024, 8192, only=("h100", "h200")), BatchTier(0, 1024, 2048)),
+        sampler_bytes_per_logit=V1_SORT,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=V1_COMM,
+        comm_per_peer_bytes=V1_PEER,
+        startup_free_check=False,
+        budget_snapshot="none",
+        graph_bytes=GiB,
+        steps=VLLM_STEPS,
+        kv_layout="whole_context",
+        sources=(
+            *V1_08_SOURCES,
+            "engine/arg_utils.py _set_default_args_v1: H100/H200 by device name 8192 batched "
+            "tokens (server), else 2048; 1024 sequences on every GPU",
+            "no SlidingWindowSpec before 0.8.3: every layer a FullAttentionSpec",
+        ),
+    ),
+    EngineRelease(
+        "0.8.3",
+        "2025-04",
+        0.9,
+        (BatchTier(0, 1024, 8192, only=("h100", "h200")), BatchTier(0, 1024, 2048)),
+        sampler_bytes_per_logit=V1_SORT,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=V1_COMM,
+        comm_per_peer_bytes=V1_PEER,
+        startup_free_check=False,
+        budget_snapshot="none",
+        graph_bytes=GiB,
+        steps=VLLM_STEPS,
+        kv_layout="unified",
+        sources=(
+            *V1_08_SOURCES,
+            "v1/kv_cache_interface.py SlidingWindowSpec (new); v1/core/kv_cache_utils.py "
+            "get_kv_cache_config checks per layer kind, then unify_hybrid_kv_cache_specs "
+            "allocates a model mixing window and full layers as full attention",
+        ),
+    ),
+    EngineRelease(
+        "0.8.4",
+        "2025-04",
+        0.9,
+        (BatchTier(0, 1024, 8192, only=("h100", "h200")), V1_SMALL),
+        sampler_bytes_per_logit=V1_SORT,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=V1_COMM,
+        comm_per_peer_bytes=V1_PEER,
+        startup_free_check=False,
+        budget_snapshot="none",
+        graph_bytes=GiB,
+        steps=VLLM_STEPS,
+        kv_layout="unified",
+        sources=(
+            *V1_08_SOURCES,
+            "engine/arg_utils.py _set_default_args_v1: default_max_num_seqs 256 off H100/H200",
+        ),
+    ),
+    EngineRelease(
+        "0.8.5",
+        "2025-04",
+        0.9,
+        (BatchTier(70, 1024, 8192), V1_SMALL),
+        sampler_bytes_per_logit=V1_SORT,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=V1_COMM,
+        comm_per_peer_bytes=V1_PEER,
+        startup_free_check=False,
+        budget_snapshot="none",
+        graph_bytes=GiB,
+        steps=VLLM_STEPS,
+        kv_layout="unified",
+        sources=(
+            *V1_08_SOURCES,
+            "engine/arg_utils.py _set_default_args_v1: device_memory >= 70 GiB takes 1024 "
+            "sequences / 8192 batched tokens (an A100-80GB included), else 256 / 2048",
+        ),
+    ),
+    EngineRelease(
+        "0.9.0",
+        "2025-05",
+        0.9,
+        (V1_LARGE, V1_SMALL),
+        sampler_bytes_per_logit=V1_SORT,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=V1_COMM,
+        comm_per_peer_bytes=V1_PEER,
+        startup_free_check=False,
+        budget_snapshot="none",
+        graph_bytes=GiB,
+        steps=VLLM_STEPS,
+        kv_layout="unified",
+        sources=(
+            *V1_08_SOURCES,
+            "engine/arg_utils.py _set_default_args_v1: >= 70 GiB and not 'a100' in the "
+            "device name (the A100-80GB back on the small tier)",
+        ),
+    ),
+    EngineRelease(
+        "0.9.1",
+        "2025-06",
+        0.9,
+        (V1_LARGE, V1_SMALL),
+        sampler_bytes_per_logit=V1_SORT,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=V1_COMM,
+        comm_per_peer_bytes=V1_PEER,
+        budget_snapshot="before_nccl",
+        graph_bytes=GiB,
+        steps=VLLM_STEPS,
+        sources=(
+            "vllm 0.9.1 v1/worker/gpu_worker.py init_device: init_snapshot = MemorySnapshot() "
+            "before init_worker_distributed_environment, requested = total x util, "
+            "ValueError unless that much is free; determine_available_memory with "
+            "utils.memory_profiling (weights + torch peak increase + non-torch increase "
+            "since the snapshot): the context outside, NCCL inside",
+            "config.py SchedulerConfig.disable_hybrid_kv_cache_manager False: the hybrid KV "
+            "cache manager pages window layers their window (v1/core/kv_cache_utils.py "
+            "_get_kv_cache_config_uniform_page_size)",
+        ),
+    ),
+    EngineRelease(
+        "0.10.1",
+        "2025-08",
+        0.9,
+        (V1_LARGE, V1_SMALL),
+        sampler_bytes_per_logit=V1_SORT,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=V1_COMM,
+        comm_per_peer_bytes=V1_PEER,
+        budget_snapshot="before_nccl",
+        graph_bytes=GiB,
+        steps=VLLM_STEPS,
+        mxfp4_moe=MOE_PYPI,
+        sources=(
+            "vllm 0.10.1 model_executor/layers/quantization/mxfp4.py (new): "
+            "Mxfp4MoEMethod._should_use_marlin: Marlin on capability < 9.0 and on SM90 without "
+            "triton_kernels (not in the wheel); FlashInfer on SM100",
+            "0.10.2 adds only the opt-in --kv-cache-memory (kv_cache_memory_bytes), no default "
+            "change: it takes this entry's rules",
+        ),
+    ),
+)
