@@ -102,6 +102,7 @@ class Filler:
         self.base = variants[0].scenario
         self.arch = resolve(self.base.model)
         self._clocks: dict[int, TrainingClock] = {}
+        self._bases: dict[int, tuple[Evaluator, Scenario]] = {}
         self._estimates: dict[tuple[Layout, int | None], Estimate] = {}
         self._weights: tuple[float, float] | None = None  # (one GPU's weights, expert share)
         self._best: dict[tuple[int, int], list[Choice]] = {}
@@ -116,8 +117,15 @@ class Filler:
         self.token.check()
 
     def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
-        extra = {} if batch is None else {"batch_size": batch}
-        return self.evaluator(v).scenario(lay, **extra).model_copy(update={"hardware": self.g.hardware})
+        """Variant ``v``'s scenario laid out as ``lay`` on this GPU (``batch``: serving's
+        requests per replica)."""
+        ev = self.evaluator(v)
+        if batch is not None:
+            return ev.scenario(lay, batch_size=batch).model_copy(update={"hardware": self.g.hardware})
+        base = self._bases.get(v)
+        if base is None or base[0] is not ev:  # the base on this GPU, once per evaluator
+            base = self._bases[v] = (ev, ev.base.model_copy(update={"hardware": self.g.hardware}))
+        return base[1].model_copy(update={"parallelism": ev.parallelism(lay)})
 
     def clock(self, v: int) -> TrainingClock:
         if v not in self._clocks:
@@ -186,6 +194,7 @@ class Filler:
         ranked = []
         shapes = self._shapes(v, n)
         for shape, vals in shapes:
+            self._check()
             lay = _with_dp(shape, vals[-1])
             if ev.lower_bound(lay, lay.dp) <= cap:
                 ranked.append(
@@ -249,6 +258,7 @@ class Filler:
 
         shapes = self._shapes(v, most)
         for shape, vals in shapes:
+            self._check()
             if ev.lower_bound(shape, vals[-1]) > self.g.capacity:
                 continue  # no DP holds it: not timed
             fast = lambda j: (clock.pace(_with_dp(shape, vals[j])).time_seconds or math.inf) <= seconds  # noqa: B023,E731

@@ -19,7 +19,7 @@ from typing import Any
 from ..cancel import CancelToken
 from ..errors import ScenarioError
 from ..model.architecture import resolve
-from ..model.specs import GPUSpec, HardwareSpec, Scenario, WorkloadSpec
+from ..model.specs import GPUSpec, HardwareSpec, ParallelismSpec, Scenario, WorkloadSpec
 from ..pipeline.estimate import sizing_memory, training_total
 from ..pipeline.validate import check_scenario
 from .compare_options import DEFAULT_MARGIN, check_margin
@@ -92,9 +92,10 @@ class Evaluator:
         (:meth:`Bounds.cheap`)."""
         return self.bounds.cheap(lay, (dp,))(dp)
 
-    def scenario(self, lay: Layout, **workload: int) -> Scenario:
+    def parallelism(self, lay: Layout) -> ParallelismSpec:
+        """The scenario's parallelism block laid out as ``lay``."""
         p = self.base.parallelism
-        par = p.model_copy(
+        return p.model_copy(
             update={
                 "tensor": lay.tp,
                 "pipeline": lay.pp,
@@ -106,7 +107,9 @@ class Evaluator:
                 "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers),
             }
         )
-        update: dict[str, Any] = {"parallelism": par}
+
+    def scenario(self, lay: Layout, **workload: int) -> Scenario:
+        update: dict[str, Any] = {"parallelism": self.parallelism(lay)}
         if workload:  # one object per workload, so that the estimator's memos serve all
             key = tuple(sorted(workload.items()))
             if key not in self._workloads:
