@@ -14,6 +14,12 @@ what is cut the layouts least likely to be the answer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from ..model.specs import HardwareSpec, Scenario
+
 LAYOUT = 1  # a layout looked at (its cheap bounds, the GPUs it could beat)
 ACTIVATIONS = 6  # an activation bound computed (a stage's activations at its shape)
 ESTIMATE = 1  # an estimate of a layout (its phases; most of its cost is counted above)
@@ -40,3 +46,23 @@ class Work:
             f"the search stopped at its work limit ({self.limit:,} layouts' worth): "
             "a layout not looked at may need fewer GPUs"
         )
+
+
+class Counting(Protocol):
+    work: Work
+
+
+E = TypeVar("E", bound=Counting)
+Factory = Callable[["Scenario", "HardwareSpec"], E]
+
+
+def sharing(factory: Factory[E], work: Work) -> Factory[E]:
+    """``factory``, its evaluators (layout_search.Evaluator) counting their work in ``work``:
+    one budget for every search of a call."""
+
+    def make(s: Scenario, hw: HardwareSpec) -> E:
+        ev = factory(s, hw)
+        ev.work = work
+        return ev
+
+    return make
