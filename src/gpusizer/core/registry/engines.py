@@ -139,6 +139,13 @@ class EngineRelease:
     ollama_estimate: str = ""
     ollama_gptoss_partial: float = 0.0
     ollama_projector_first: bool = False  # the vision projector on the first GPU up front (to v0.7.0)
+    # Ollama's placement order: blk.0 first (to v0.6.x), else from the last block backwards
+    # (v0.7.0 on, llm/memory.go commit 0478d440f)
+    ollama_layers_forward: bool = False
+    # What its ``memory.weights`` line adds up (llm/memory.go MemoryEstimate.LogValue):
+    # "blocks_kv" (to v0.6.0: total = blocks + their KV, repeating = total - output),
+    # "blocks" (v0.6.1 - v0.6.2: total = repeating = blocks) or "blocks_output" (v0.6.3 on)
+    ollama_weights_log: str = "blocks_output"
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
