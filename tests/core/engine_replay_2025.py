@@ -283,8 +283,8 @@ def replays_2025() -> list[Replay]:
         ),
         Replay(
             SGL_355,
-            {
-                **_vllm("qwen3-30b-a3b", "0.5.23", "mi355x-288gb", memory_fraction=0.911),
+            {  # Qwen3-30B-A3B-Instruct-2507 (the PR's command): 262,144 tokens of context
+                **_vllm("qwen3-30b-a3b", "0.5.23", "mi355x-288gb", memory_fraction=0.911, max_context=262144),
                 "framework": "sglang",
             },
             [
@@ -292,8 +292,11 @@ def replays_2025() -> list[Replay]:
                 ("KV tokens", tokens, 1669816.0),
             ],
             known={
-                "KV tokens": "the AITER attention backend's 51.75 GB workspace is carved out of "
-                "the pool budget (the PR's own debug line; sglang#18263 is about exactly this)",
+                "KV tokens": "the log is sglang#18263's own build (an open PR, not a release): "
+                "it takes the AITER decode workspace (51.75 GiB at 3,261 request slots, "
+                "core/serving/aiter.py, test_aiter_workspace_*) out of the pool budget. "
+                "Released SGLang allocates it after the pool (0.4.9 - 0.5.x with the fraction "
+                "x 0.85: 1.80 M tokens), which is what the estimate follows",
             },
         ),
     ]

@@ -128,6 +128,10 @@ class EngineRelease:
     graph_bytes: int = 0  # CUDA graphs
     graphs_in_pool: bool = False  # the KV pool pays for the graphs
     sglang_reserve: str = ""  # "by_tp" (0.4.3) | "by_class" (0.4.9-0.5.1) | "formula" (0.5.3 on)
+    # SGLang's AITER backend on AMD GPUs (core/serving/aiter.py): "" none (0.4.3), "fraction_cut"
+    # (0.4.9-0.5.x: mem_fraction_static x 0.85 above 8,192 tokens of context, the workspace
+    # after the pool) or "after_pool" (2026: no cut for the default backend, the workspace after)
+    sglang_aiter: str = ""
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
     context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
     output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
