@@ -270,10 +270,13 @@ def replays_2025() -> list[Replay]:
             starts=False,
             known={
                 "non-torch GiB": "release 0.7.0 takes 0.30 GiB at TP 2 (2 x L40S, vllm#15815); "
-                "these two RTX 4090s logged 0.25",
-                "profile peak GiB (rank 1)": "the printing worker (rank 1) does not sample; its "
-                "0.19 GiB is 0.07 above the forward pass at 2,048 tokens (its share of the 256 "
-                "rows' logits and the gather, not modelled)",
+                "an RTX 4090 has no GPU peer access, so vLLM's custom all-reduce (two 8 MiB "
+                "cudaMalloc IPC buffers) is off and NCCL's connection buffers sit in host memory "
+                "(shared-memory transport): ~0.05 GiB less; the catalog has no peer-access field",
+                "profile peak GiB (rank 1)": "the printing worker (rank 1) does not sample; at TP 2 "
+                "vLLM's Qwen2MLP keeps gate_up until it returns and RowParallelLinear adds the down "
+                "output and the out-of-place all-reduce's (2 x 2,048 x 5,120 x 2 B more, 0.16 GiB) "
+                "beside cuBLAS's workspace; the forward-peak rule counts the FFN tensors only",
             },
         ),
         Replay(
