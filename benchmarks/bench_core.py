@@ -2,6 +2,12 @@
 
 Targets (issue "Estimator core"): one estimate_report under 80 µs on this 2-core machine
 (llm-analysis takes ~170 µs for a comparable training estimate); a 1,000-point sweep under 20 ms.
+
+Issue 20, CPU medians on this shared machine (code before the step model / main after its first
+pass / now): one estimate_report 63-120 / 70-137 / 72-87 us (llm-analysis 0.2.2 on the same
+scenario 268 us, bench_llm_analysis.py); never-seen inference scenarios 0.16-0.33 / 0.20-0.41 /
+0.22-0.45 ms each (a load run of the default single user, about 40 us, is what the step model
+adds; the step model keeps its token-count terms per count).
 """
 
 from __future__ import annotations

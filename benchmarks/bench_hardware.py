@@ -39,6 +39,14 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "targets": {"users": 32, "min_tokens_per_second_per_user": 20, "max_ttft_seconds": 10},
     },
     "deepseek-v3-serve": {"model": {"preset": "deepseek-v3"}, "workload": {"kind": "inference"}},
+    # Issue 20: every option's load simulated unless the targets set no speed bound
+    "llama-3.1-70b-serve-50-users-8k": {
+        "model": {"preset": "llama-3.1-70b"},
+        "framework": "vllm",
+        "workload": {"kind": "inference", "prompt_tokens": 7168, "generated_tokens": 1024},
+        "serving": {"max_context": 8192},
+        "targets": {"users": 50},
+    },
     "deepseek-v3-serve-targets": {
         "model": {"preset": "deepseek-v3"},
         "workload": {"kind": "inference"},

@@ -3,6 +3,14 @@
 Target (issue "Sizing advisor"): a full catalog search (every GPU in the catalog, ~20) under
 250 ms on this 2-core machine, including the re-estimate of every returned option and its
 largest batch / context / micro-batch.
+
+Issue 20 (serving speed from a simulated load), CPU medians on this shared machine, code before
+the step model / main after its first pass / now: ``plan`` for Llama 3.1 70B serving 50 users
+at 8k 40-56 / 46-75 / 53-57 ms; ``compare_gpus`` (bench_hardware.py) 146-194 / 548-801 / 126-139
+ms: an option's load is simulated only where the targets bound its speed
+(core/sizing/compare_scale.py ``speed_bound``); DeepSeek-V3 for 64 users at 20 tokens/s (every
+option simulated) 294-411 / 331-418 / 352-407 ms. Answers byte-identical
+(scripts/answer_dump.py --plan --compare).
 """
 
 from __future__ import annotations
@@ -35,6 +43,14 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "model": {"preset": "deepseek-v3"},
         "workload": {"kind": "full_finetune"},
         "framework": "megatron",
+    },
+    # Issue 20: a serving plan simulates each option's load (tests/core/buyer_cases.py)
+    "llama-3.1-70b-serve-50-users-8k": {
+        "model": {"preset": "llama-3.1-70b"},
+        "framework": "vllm",
+        "workload": {"kind": "inference", "prompt_tokens": 7168, "generated_tokens": 1024},
+        "serving": {"max_context": 8192},
+        "targets": {"users": 50},
     },
 }
 

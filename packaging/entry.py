@@ -1,19 +1,21 @@
 """Frozen entry point: one executable serves both the window and the CLI.
 
-* invoked as ``gpusizer-cli`` (a symlink next to the executable, or in ~/.local/bin)
-  -> the CLI, with all arguments;
+* invoked as ``gpusizer-cli`` (Linux: a symlink next to the executable, or in ~/.local/bin;
+  Windows: the console ``gpusizer-cli.exe``; macOS: ``gpusizer-cli`` in the .app) -> the CLI,
+  with all arguments;
 * invoked as ``gpusizer cli ARGS...`` -> the CLI with ARGS;
-* otherwise -> the GUI (``gpusizer.gui.app:main``), which reads sys.argv itself.
+* otherwise (``gpusizer``, the windowed ``GPU Sizer``) -> the GUI (``gpusizer.gui.app:main``),
+  which reads sys.argv itself.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
 
 def _is_cli(argv: list[str]) -> tuple[bool, list[str]]:
-    name = os.path.basename(argv[0] if argv else "").lower()
+    # Either separator: a Windows path tested on any system names the same program.
+    name = (argv[0] if argv else "").replace("\\", "/").rsplit("/", 1)[-1].lower()
     if name.endswith(".exe"):
         name = name[:-4]
     if name.startswith("gpusizer-cli") or name.startswith("gpusizer_cli"):

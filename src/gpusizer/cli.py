@@ -199,10 +199,13 @@ def _cmd_import(args: argparse.Namespace) -> int:
 def _cmd_import_model(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario, scenario_dict
     from .io.export import strict_json
-    from .io.import_text import import_summary
+    from .io.import_text import import_summary, table_mismatch
     from .io.model_import import import_model, imported_scenario
 
     result = import_model(args.path)
+    warning = table_mismatch(result)
+    if warning and not args.summary:  # the summary states it among its lines
+        print(f"warning: {warning}", file=sys.stderr)
     if args.scenario:
         _emit(strict_json(scenario_dict(parse_scenario(imported_scenario(result)))))
     else:

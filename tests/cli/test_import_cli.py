@@ -53,3 +53,38 @@ def test_summary(capsys: pytest.CaptureFixture[str]):
 def test_bad_path_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     code, out, err = _run(capsys, str(tmp_path / "nothing"))
     assert code == 2 and out == "" and err.count("\n") == 1 and "no such file" in err
+
+
+def test_summary_states_the_parameters(capsys: pytest.CaptureFixture[str]):
+    code, out, _ = _run(capsys, str(CONFIGS / "deepseek-v3.json"), "--summary")
+    # DeepSeek-V3 (arXiv 2412.19437): 671B total, 37B activated per token
+    assert code == 0 and "671.03 B parameters (37.55 B active)" in out
+
+
+def test_a_gguf_whose_tensors_do_not_match_is_flagged_with_columns_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    from tests.io.gguf_files import T, write_gguf
+
+    kv = {
+        "general.name": "Odd Llama",
+        "llama.block_count": 40,  # the tensor table holds one layer
+        "llama.embedding_length": 256,
+        "llama.attention.head_count": 4,
+        "llama.attention.head_count_kv": 2,
+        "llama.feed_forward_length": 512,
+        "general.file_type": 7,
+    }
+    tensors = [
+        ("token_embd.weight", (256, 1000), T.Q8_0),
+        ("blk.0.attn_q.weight", (256, 256), T.Q8_0),
+        ("blk.0.ffn_up.weight", (256, 512), T.Q8_0),
+    ]
+    path = write_gguf(tmp_path / "odd.gguf", "llama", kv, tensors)
+    code, out, err = _run(capsys, str(path), "--summary")
+    assert code == 0 and "warning: the tensor table does not match the metadata" in out
+    rows = [line for line in out.splitlines() if line.strip().startswith(("attention", "mlp", "model"))]
+    for row in rows:  # every figure stands apart: "0.013 MB  +41,900%", never "MB+41900.0%"
+        assert "MB+" not in row and "MB-" not in row, row
+    code, out, err = _run(capsys, str(path))  # JSON: the warning on stderr, one line
+    assert code == 0 and err.startswith("warning: the tensor table") and err.count("\n") == 1

@@ -224,3 +224,25 @@ def test_no_rule_name_is_compared_outside_its_rule_classes() -> None:
         if asked.search(line.split("#")[0])
     ]
     assert found == []
+
+
+def test_sglang_default_fraction_zero_is_never_a_division() -> None:
+    """SGLang's default ``mem_fraction_static`` is 0 when its reservation for the GPU class and
+    TP x PP is the whole device (server_args.py); the inverse then answers "more than any GPU"
+    instead of dividing by zero (a Kimi K2 comparison under SGLang crashed with a traceback)."""
+    import gpusizer
+    from gpusizer.core.limits import MAX_BYTES
+
+    scen = {
+        "model": {"preset": "kimi-k2"},
+        "workload": {"kind": "inference", "batch_size": 1, "prompt_tokens": 2048},
+        "framework": "sglang",
+        "hardware": {"gpu": "h100-sxm-80gb"},
+    }
+    options = gpusizer.compare_gpus(scen)
+    assert options and all(o["gpus"] >= 1 for o in options if o["fits"])
+    # RTX 4090, TP 4 x PP 61: SGLang 0.5.3 reserves 512 + 2048 x 1.5 + 16 + 244/8 x 1024 MiB, more
+    # than the card has, so its default fraction is 0.
+    small = {**scen, "hardware": {"gpu": "rtx-4090-24gb"}, "parallelism": {"tensor": 4, "pipeline": 61}}
+    r = gpusizer.estimate_report(small)
+    assert not r["fits"] and r["serving"]["required_bytes"] >= MAX_BYTES

@@ -145,3 +145,61 @@ def test_vllm_0_11_sampler_peak_follows_flashinfer() -> None:
     assert pytorch == pytest.approx(1024 * 131072 * 38, rel=1e-6)
     assert flashinfer["per_gpu"]["temporary"] == pytest.approx(1024 * 131072 * 14, rel=1e-6)
     assert flashinfer["serving"]["kv_pool_bytes"] > estimate_report(sc)["serving"]["kv_pool_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("version", "per_logit", "flashinfer"),
+    [
+        ("0.11.0", 38, False),
+        ("0.19.0", 16, False),
+        ("0.20.0", 16, False),
+        ("0.21.0", 14, True),
+        (None, 14, True),
+    ],
+)
+def test_the_sampler_path_is_each_release_default(
+    version: str | None, per_logit: int, flashinfer: bool
+) -> None:
+    # vLLM's default per release (core/registry/engine_releases.py): 0.11.0's PyPI wheel has no
+    # FlashInfer (the sort); 0.19-0.20 install it but keep its sampler off (PR #26859); from
+    # 0.21.0 it samples by default (PR #40376). The assumptions say which path the peak is for.
+    sc: dict[str, Any] = {
+        "model": {"preset": "mistral-small-3.1-24b"},
+        "framework": "vllm",
+        "workload": {"kind": "inference"},
+        "serving": {"max_context": 32768, **({"engine_version": version} if version else {})},
+    }
+    rep = estimate_report(sc)
+    assert rep["per_gpu"]["temporary"] == pytest.approx(1024 * 131072 * per_logit, rel=1e-6)
+    note = next(a for a in rep["assumptions"] if a.startswith("profile-run sampler"))
+    assert ("FlashInfer top-k/top-p" in note) is flashinfer and "default" in note
+
+
+def test_tensorrt_llm_limits_hold_per_micro_batch() -> None:
+    # _executor_loop_pp schedules each micro-batch with its own max_batch_size and
+    # max_num_tokens (trtllm-bench sizes max_batch_size as the requests that fit / pp_size)
+    from gpusizer.core.model.architecture import resolve
+    from gpusizer.core.model.params import count_parameters
+    from gpusizer.core.model.presets import scenario_gpu
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.serving.engine_memory import engine_memory
+    from gpusizer.core.serving.load import serving_load
+
+    def engine(pp: int) -> Any:
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "framework": "tensorrt-llm",
+                "parallelism": {"pipeline": pp},
+                "serving": {"max_sequences": 256, "prefill_chunk_tokens": 2048, "load": "burst"},
+                "workload": {"kind": "inference", "batch_size": 1000},
+            }
+        )
+        gpu = scenario_gpu(s)
+        em, st = engine_memory(s, resolve(s.model), count_parameters(s.model), gpu)
+        served = serving_load(s, gpu, em, st)
+        assert served.run.completed == 1000
+        return served.engine
+
+    one, four = engine(1), engine(4)
+    assert (four.max_running, four.budget) == (4 * one.max_running, 4 * one.budget) == (1024, 8192)

@@ -58,6 +58,13 @@ TINYLLAMA = {
 }
 
 
+def _version(r: dict[str, Any]) -> str:
+    """The release a record ran ("0.5 (static batching, ...)" -> "0.5.0"): its own rules (the
+    C++ runtime of v0.5 / v0.6, the PyTorch backend of 0.19)."""
+    v = r["engine_version"].split()[0]
+    return v if v.count(".") >= 2 else v + ".0"
+
+
 def _trt(r: dict[str, Any], batch: int | None = None) -> Any:
     """A TensorRT-LLM benchmark run: the engine built for this batch and these lengths."""
     prec = r["precision"]
@@ -85,6 +92,7 @@ def _trt(r: dict[str, Any], batch: int | None = None) -> Any:
                 "max_context": r["input_tokens"] + r["output_tokens"],
                 "max_sequences": b,
                 "load": "burst",
+                "engine_version": _version(r),
             },
         }
     ).serving

@@ -103,6 +103,55 @@ def regimes() -> dict[str, list[float]]:
     return out
 
 
+def _gpu(r: dict[str, Any]) -> str:
+    return r["gpu"].get("catalog_id") or r["id"]
+
+
+GEFORCE = ("rtx-3090-24gb", "rtx-4080-16gb", "rtx-4090-24gb")
+BLACKWELL = ("b200-192gb", "gb200-186gb", "rtx-pro-6000-blackwell-96gb")
+# The issue's per-regime table (issue 20): which figures each row is re-run on
+ISSUE_ROWS: dict[str, Any] = {
+    "batch-1 decode, llama.cpp on NVIDIA (RTX 3090/4080/4090, 8B and 70B Q4)": lambda r, e: (
+        r["engine"] == "llama.cpp" and _gpu(r) in GEFORCE and "q4_k_m" in r["id"] and e["label"][:2] == "tg"
+    ),
+    "batch-1 decode, llama.cpp on Apple (M2 Ultra, M3 Max)": lambda r, e: (
+        ("m2-ultra" in r["id"] or "m3-max" in r["id"]) and e["label"][:2] == "tg"
+    ),
+    "prefill, llama.cpp on CUDA and Apple (pp512)": lambda r, e: (
+        r["engine"] == "llama.cpp" and e["label"] == "pp512"
+    ),
+    "DGX Spark, MXFP4 prefill (gpt-oss 20b, 120b)": lambda r, e: (
+        "dgx-spark-gpt-oss" in r["id"] and e["label"] == "pp2048"
+    ),
+    "large-batch max throughput, Hopper (TensorRT-LLM 1.0 dense FP8)": lambda r, e: (
+        r["id"].startswith("trtllm-1.0")
+        and _gpu(r) in ("h100-sxm-80gb", "h200-141gb")
+        and "moe" not in r["regime"]
+    ),
+    "max throughput, Blackwell FP4 (TensorRT-LLM 1.0)": lambda r, e: (
+        r["id"].startswith("trtllm-1.0") and _gpu(r) in BLACKWELL
+    ),
+    "MoE decode at small batch (DeepSeek-R1 TP 8 and 16, Qwen3-30B-A3B)": lambda r, e: (
+        (r["id"].startswith("sglang") and "TPOT" in e["label"])
+        or ("qwen3-coder-30b-a3b" in r["id"] and e["label"] == "tg32")
+    ),
+    "4 concurrent requests, Qwen3-8B on H100 (TensorRT-LLM / SGLang / vLLM)": lambda r, e: (
+        "qwen3-8b-h100" in r["id"] and "c=4" in e["label"]
+    ),
+    "500 requests at once, vLLM, Qwen3-14B": lambda r, e: (
+        "qwen3-14b-h100" in r["id"] and "x500" in e["label"]
+    ),
+}
+
+
+def issue_rows() -> dict[str, list[float]]:
+    """Speed ratios of each row of the issue's table (docs/evidence/speed.md)."""
+    return {
+        row: [speed_ratio(e, RATIOS[(r["id"], e["label"])]) for r, e in FIGURES if pick(r, e)]
+        for row, pick in ISSUE_ROWS.items()
+    }
+
+
 if __name__ == "__main__":
     for r, e in FIGURES:
         ratio = RATIOS[(r["id"], e["label"])]
@@ -115,3 +164,5 @@ if __name__ == "__main__":
     print(f"out of sample {len(oos)}, {_share_within(oos):.0%} within 25 %")
     for g, v in regimes().items():
         print(f"{g}: {len(v)} figures, speed ratios {min(v):.2f}-{max(v):.2f}")
+    for row, v in issue_rows().items():
+        print(f"| {row} | {len(v)} | {min(v):.2f}-{max(v):.2f} |")

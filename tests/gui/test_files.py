@@ -148,3 +148,22 @@ def test_export_chart_png_svg_csv(window, tmp_path):
 def test_suffix_is_added():
     assert with_suffix("/x/plan").name == "plan.gpusizer.json"
     assert with_suffix("/x/plan.json").name == "plan.json"
+
+
+def test_a_document_the_system_opens_opens_in_the_window(window, tmp_path):
+    """macOS hands a double-clicked .gpusizer.json to the app as a QFileOpenEvent (the
+    Info.plist's document type, packaging/targets.py)."""
+    from PySide6.QtGui import QFileOpenEvent
+    from PySide6.QtWidgets import QApplication
+
+    from gpusizer.gui.app import open_documents
+
+    path = tmp_path / "plan.gpusizer.json"
+    path.write_text(
+        json.dumps({"model": {"preset": "gpt-2"}, "workload": {"kind": "lora"}}), encoding="utf-8"
+    )
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    open_documents(app, window)
+    QApplication.sendEvent(app, QFileOpenEvent(str(path)))
+    assert window.state.scenario.model.preset == "gpt-2" and window.files.path == path

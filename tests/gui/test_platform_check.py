@@ -76,3 +76,40 @@ def test_bundle_report_finds_libraries_in_a_folder(tmp_path):
     (tmp_path / "_internal" / "libxcb-cursor.so.0").write_bytes(b"")
     present, missing = platform_check.bundle_report(tmp_path)
     assert present == ["libxcb-cursor.so.0"] and "libxcb-icccm.so.4" in missing
+
+
+@pytest.mark.parametrize(
+    ("env", "none"),
+    [
+        ({}, True),
+        ({"QT_QPA_PLATFORM": "xcb"}, True),
+        ({"QT_QPA_PLATFORM": "wayland"}, True),
+        ({"QT_QPA_PLATFORM": "offscreen"}, False),
+        ({"DISPLAY": ":0"}, False),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, False),
+        ({"WAYLAND_DISPLAY": "wayland-0", "QT_QPA_PLATFORM": "xcb"}, True),
+    ],
+)
+def test_no_display_is_seen_before_qt_aborts(monkeypatch, env, none):
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert platform_check.no_display(env) is none
+
+
+def test_launch_without_a_display_is_one_line_and_exit_1(tmp_path):
+    """The README's launch command on a machine with no display (issue 23): no SIGABRT, no
+    core dump, one line saying how to run headless."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["GPUSIZER_SETTINGS_DIR"] = str(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpusizer.gui.app"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
+    )
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--screenshot" in lines[0] and "QT_QPA_PLATFORM=offscreen" in lines[0]

@@ -100,3 +100,16 @@ def test_closing_the_window_joins_the_advisors_worker(window: Any, qtbot: Any, m
     assert window.advisor.worker.alive
     assert window.close()
     assert calls[-1][1].cancelled and not window.advisor.worker.alive
+
+
+def test_a_request_after_shutdown_starts_nothing(qtbot):
+    """A field committed as its window closes (focus leaving it) asks for work after the
+    window shut its worker down: the request is dropped, not submitted to the closed pool
+    (RuntimeError "cannot schedule new futures after shutdown" in the event loop)."""
+    from gpusizer.gui.worker import BackgroundWorker
+
+    worker = BackgroundWorker(lambda payload, _token: payload, delay_ms=1)
+    worker.shutdown()
+    worker.request("late", 1)
+    qtbot.wait(50)  # the request's timer fires; pytest-qt fails the test on an error there
+    assert worker.wait(1.0)

@@ -37,6 +37,17 @@ def test_smoke_test_script_passes() -> None:
     print(proc.stderr, file=sys.stderr)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert "SMOKE TEST PASSED" in proc.stdout
+    # The portable smoke test the release workflow runs on every system (packaging/smoke_test.py)
+    portable = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "smoke_test.py"), str(ROOT / "dist")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    print(portable.stdout)
+    assert portable.returncode == 0, portable.stdout[-4000:] + portable.stderr[-4000:]
+    assert "SMOKE TEST PASSED" in portable.stdout
 
 
 def test_entry_dispatch() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 MAX_LAYERS = 100_000
 MAX_WIDTH = 2**20  # hidden, FFN, head and latent sizes, LoRA rank
@@ -31,20 +31,33 @@ MIN_RATE = 1e-6
 MIN_EFFICIENCY = 1e-3
 MAX_TRAINING_TOKENS = 1e18
 
-PosInt = Annotated[int, Field(ge=1, le=MAX_COUNT)]
-NonNegInt = Annotated[int, Field(ge=0, le=MAX_COUNT)]
-Layers = Annotated[int, Field(ge=1, le=MAX_LAYERS)]
-SomeLayers = Annotated[int, Field(ge=0, le=MAX_LAYERS)]
-Width = Annotated[int, Field(ge=1, le=MAX_WIDTH)]
-Heads = Annotated[int, Field(ge=1, le=MAX_HEADS)]
-Tokens = Annotated[int, Field(ge=1, le=MAX_TOKENS)]
-SomeTokens = Annotated[int, Field(ge=0, le=MAX_TOKENS)]
-Vocab = Annotated[int, Field(ge=1, le=MAX_VOCAB)]
-Batch = Annotated[int, Field(ge=1, le=MAX_BATCH)]
-Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE)]
-Experts = Annotated[int, Field(ge=1, le=MAX_EXPERTS)]
-SomeExperts = Annotated[int, Field(ge=0, le=MAX_EXPERTS)]
-Bytes = Annotated[int, Field(ge=0, le=MAX_BYTES)]
+
+def whole_number(value: object) -> object:
+    """A JSON number with no fractional part (``7e9``, ``4096.0``) as the int it is: JSON has
+    one number type, and people write 7e9 (issue 23). ``true``, ``"8"`` and ``7.5`` are still
+    refused (the strict int check after this sees them unchanged, or this names the fraction)."""
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        raise ValueError(f"must be a whole number; got {value:g}")
+    return value
+
+
+Whole = BeforeValidator(whole_number)  # on every count of the scenario (Strict models)
+PosInt = Annotated[int, Whole, Field(ge=1, le=MAX_COUNT)]
+NonNegInt = Annotated[int, Whole, Field(ge=0, le=MAX_COUNT)]
+Layers = Annotated[int, Whole, Field(ge=1, le=MAX_LAYERS)]
+SomeLayers = Annotated[int, Whole, Field(ge=0, le=MAX_LAYERS)]
+Width = Annotated[int, Whole, Field(ge=1, le=MAX_WIDTH)]
+Heads = Annotated[int, Whole, Field(ge=1, le=MAX_HEADS)]
+Tokens = Annotated[int, Whole, Field(ge=1, le=MAX_TOKENS)]
+SomeTokens = Annotated[int, Whole, Field(ge=0, le=MAX_TOKENS)]
+Vocab = Annotated[int, Whole, Field(ge=1, le=MAX_VOCAB)]
+Batch = Annotated[int, Whole, Field(ge=1, le=MAX_BATCH)]
+Degree = Annotated[int, Whole, Field(ge=1, le=MAX_DEGREE)]
+Experts = Annotated[int, Whole, Field(ge=1, le=MAX_EXPERTS)]
+SomeExperts = Annotated[int, Whole, Field(ge=0, le=MAX_EXPERTS)]
+Bytes = Annotated[int, Whole, Field(ge=0, le=MAX_BYTES)]
 Rate = Annotated[float, Field(ge=MIN_RATE, le=MAX_RATE)]
 NonNegRate = Annotated[float, Field(ge=0, le=MAX_RATE)]
 Efficiency = Annotated[float, Field(ge=MIN_EFFICIENCY, le=1.0)]

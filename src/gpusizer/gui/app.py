@@ -23,6 +23,7 @@ from .._version import __version__
 from ..core.views.settings import chart_keys
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import QObject
     from PySide6.QtWidgets import QApplication, QWidget
 
     from .main_window import MainWindow
@@ -221,6 +222,25 @@ def _quit_after_first_frame(app: QApplication, window: QWidget) -> None:
     app.installEventFilter(probe)
 
 
+def open_documents(app: QApplication, window: MainWindow) -> QObject:
+    """Files the system asks the app to open (macOS: a .gpusizer.json double-clicked in Finder
+    arrives as a QFileOpenEvent, the document type of packaging/targets.info_plist) open in
+    the window as a dropped file does. Returns the filter (kept alive by the window)."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtGui import QFileOpenEvent
+
+    class _Opener(QObject):
+        def eventFilter(self, obj: QObject, ev: QEvent) -> bool:  # Qt's name
+            if ev.type() == QEvent.Type.FileOpen and isinstance(ev, QFileOpenEvent) and ev.file():
+                window.files.open_any(ev.file())
+                return True
+            return False
+
+    opener = _Opener(window)
+    app.installEventFilter(opener)
+    return opener
+
+
 def freeze_startup_heap() -> None:
     """Move what start-up built (modules, Qt wrappers, pydantic schemas, presets: tens of
     thousands of objects that live as long as the app) out of the garbage collector's sight
@@ -245,6 +265,7 @@ def interactive(args: argparse.Namespace) -> int:
     app = make_app()
     window = MainWindow(defer_charts=True)
     excepthook.install(window.notify)
+    open_documents(app, window)
     window.show()
     QTimer.singleShot(0, freeze_startup_heap)  # after the first frame
     if args.file:

@@ -111,6 +111,7 @@ class Binder:
         # the fields inside it too, so the form always shows what the state holds.
         state.changed.connect(self.refresh)
         state.errorChanged.connect(self.show_error)
+        state.replaced.connect(self.drop_typed)
 
     def bind(
         self,
@@ -173,6 +174,17 @@ class Binder:
                 self._pull(b)
             except Exception:  # a value a widget cannot hold: logged, the rest still refresh
                 log.exception("cannot show %s", b.path)
+
+    def drop_typed(self, *_loaded: bool) -> None:
+        """A whole scenario replaces the form (New, Open, an import, Undo): text that could
+        not be read belongs to the old one, so its red message goes with it (issue 23)."""
+        for b in self.bindings:
+            if b.text_error:
+                b.text_error = ""
+                discard = getattr(b.widget, "discard_text", None)
+                if callable(discard):
+                    discard()
+        self.show_error(None)
 
     def _text_error(self, b: Binding, message: str) -> None:
         b.text_error = message

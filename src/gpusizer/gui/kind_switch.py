@@ -1,49 +1,76 @@
-"""Switching the kind of work keeps each kind's own settings: the framework and the layout
-(parallelism) set for a kind come back when the user returns to it, and what does not apply to
-a kind never seen before is reset (a training layout — DP 7, ZeRO-3 — carried into serving
-would count replicas as memory; vLLM cannot train). The status bar says what changed.
+"""Switching the kind of work: each kind keeps its own way of being done. The first visit to a
+kind starts from that kind's defaults; a later visit brings back what the kind had (issue 23
+item 4: Unsloth, full recompute and activation offload carried from QLoRA into pre-training
+turned 28 days into 39; TP 4 carried from serving into QLoRA). The status bar says what changed.
 
-Sources of the resets: serving replicas add throughput, not memory (core/solver.py keeps
-DP = EP for inference); ZeRO, recomputation, virtual pipeline stages, sequence parallelism and
-optimizer offload are training techniques (core/specs.ParallelismSpec docstrings).
+"The way a kind is done" (:func:`kind_paths`): the framework, the whole parallelism block, the
+training techniques of the workload block, the weight format, and every field a framework
+profile sets by default (``FrameworkProfile.scenario_defaults``: torchtune's bf16 optimizer
+states, Unsloth's fused loss, core/registry/frameworks.py). What the model is, its sizes and
+the hardware are kept. A kind's defaults are what validation gives a scenario that leaves those
+fields out, with the kind's default framework (``frameworks_for``: the first that runs it), so
+the framework's own defaults are filled in as in a file (core/memory/techniques.py
+``fill_profile_defaults``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..core.errors import ScenarioError
+from ..core.pipeline.scenario import parse_scenario, scenario_dict
 from ..core.registry.frameworks import FRAMEWORKS, frameworks_for
-from ..core.registry.workloads import WORKLOAD_KINDS, WorkloadKind
-from .state import ScenarioState
+from ..core.registry.workloads import WORKLOAD_KINDS
+from .state import ScenarioState, get_path
 
-# What serving resets when it has no layout of its own yet (field, serving value, label).
-_SERVING_RESETS = (
-    ("data", 1, "DP"),
-    ("zero_stage", 0, "ZeRO"),
-    ("virtual_stages", 1, "virtual stages"),
-    ("context", 1, "CP"),
-    ("recompute", "none", "recompute"),
-    ("sequence_parallel", False, "sequence parallel"),
-    ("offload_optimizer", False, "optimizer offload"),
+_TECHNIQUES = (
+    "workload.loss",
+    "workload.loss_chunks",
+    "workload.compile_loss",
+    "workload.lora_dropout",
+    "workload.kbit_prepare",
+    # Serving loads the checkpoint as stored, training dequantises it (core/model/checkpoint.py):
+    # Q4_K_M weights served from a GGUF are no training precision.
+    "precision.weights",
+    "precision.quantization_rule",
+    "precision.modules",
 )
+_SHORT = {  # parallelism fields as the status bar names them
+    "tensor": "TP",
+    "pipeline": "PP",
+    "data": "DP",
+    "context": "CP",
+    "expert": "EP",
+    "zero_stage": "ZeRO",
+    "virtual_stages": "virtual stages",
+    "sequence_parallel": "sequence parallel",
+    "recompute": "recompute",
+    "attention": "attention",
+    "offload_optimizer": "optimizer offload",
+    "offload_parameters": "weight offload",
+    "optimizer_in_backward": "optimizer step in backward",
+    "activation_offload": "activation offload",
+}
 
 
-def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    labels = {f: label for f, _v, label in _SERVING_RESETS} | {
-        "tensor": "TP",
-        "pipeline": "PP",
-        "expert": "EP",
-    }
-    return [
-        f"{labels.get(k, k)} {before[k]} → {after[k]}"
-        for k in after
-        if k in before and before[k] != after[k] and k in labels
-    ]
+def kind_paths() -> tuple[str, ...]:
+    """The dotted paths that belong to how a kind is done (see the module docstring)."""
+    profiled = {f"{block}.{field}" for p in FRAMEWORKS.values() for block, field, _v in p.scenario_defaults}
+    extra = sorted(p for p in profiled if not p.startswith("parallelism.") and p not in _TECHNIQUES)
+    return ("framework", "parallelism", *_TECHNIQUES, *extra)
 
 
-def _label(framework: str) -> str:
-    profile = FRAMEWORKS.get(framework)
-    return profile.label if profile is not None else framework
+def _drop(data: dict[str, Any], path: str) -> None:
+    *parents, last = path.split(".")
+    for part in parents:
+        child = data.get(part)
+        data = child if isinstance(child, dict) else {}
+    data.pop(last, None)
+
+
+def _label(framework: Any) -> str:
+    profile = FRAMEWORKS.get(str(framework))
+    return profile.label if profile is not None else str(framework)
 
 
 class KindSwitch:
@@ -52,8 +79,33 @@ class KindSwitch:
 
     def __init__(self, state: ScenarioState) -> None:
         self.state = state
-        self.saved: dict[str, dict[str, Any]] = {}  # kind id -> framework and parallelism
+        self.saved: dict[str, dict[str, Any]] = {}  # kind id -> its values of kind_paths()
         self.last = ""
+        state.replaced.connect(self._loaded)
+
+    def _loaded(self, loaded: bool) -> None:
+        """A new, opened or imported scenario: every other kind is unvisited again."""
+        if loaded:
+            self.saved.clear()
+
+    def current(self) -> dict[str, Any]:
+        data = scenario_dict(self.state.scenario)
+        return {p: get_path(data, p) if p != "parallelism" else data["parallelism"] for p in kind_paths()}
+
+    def defaults(self, kind_id: str) -> dict[str, Any]:
+        """The kind's own defaults of kind_paths() for the current model and hardware."""
+        data = scenario_dict(self.state.scenario)
+        for path in kind_paths():
+            _drop(data, path)
+        data["workload"]["kind"] = kind_id
+        fitting = frameworks_for(WORKLOAD_KINDS[kind_id])
+        if fitting:
+            data["framework"] = fitting[0].id
+        try:
+            fresh = scenario_dict(parse_scenario(data))
+        except ScenarioError:  # the current model cannot take the defaults: keep what it has
+            return self.current()
+        return {p: get_path(fresh, p) if p != "parallelism" else fresh["parallelism"] for p in kind_paths()}
 
     def edits_for(self, kind_id: Any) -> dict[str, Any]:
         """The edits to apply with the switch to ``kind_id`` (and the message, in ``last``)."""
@@ -62,49 +114,37 @@ class KindSwitch:
         self.last = ""
         if new is None or new.id == old:
             return {}
-        par = dict(self.state.scenario.parallelism.model_dump(mode="json"))
-        framework = str(self.state.value("framework"))
-        self.saved[old] = {"framework": framework, "parallelism": par}
+        now = self.current()
+        self.saved[old] = now
         mine = self.saved.get(new.id)
-        if mine is not None:
-            edits = {"framework": mine["framework"], "parallelism": dict(mine["parallelism"])}
-            said = f"{new.label}: its own settings are back"
-        else:
-            was_training = old in WORKLOAD_KINDS and WORKLOAD_KINDS[old].is_training
-            edits = {
-                "framework": self._framework(new, framework),
-                "parallelism": par if was_training == new.is_training else self._layout(new, par),
-            }
-            said = new.label
-        notes = []
-        if edits["framework"] != framework:
-            notes.append(f"framework {_label(framework)} → {_label(edits['framework'])}")
-        notes += _changes(par, edits["parallelism"])
+        target = dict(mine) if mine is not None else self.defaults(new.id)
+        said = f"{new.label}: its own settings are back" if mine is not None else f"{new.label}: its defaults"
+        notes = self._changes(now, target)
         if notes:
             old_label = WORKLOAD_KINDS[old].label if old in WORKLOAD_KINDS else old
             self.last = (
                 f"{said} — {', '.join(notes)} ({old_label}'s settings are kept for when you switch back)."
             )
             self.state.notice.emit(self.last)
-        return {k: v for k, v in edits.items() if v != (par if k == "parallelism" else framework)}
+        return {p: v for p, v in target.items() if v != now.get(p)}
 
-    @staticmethod
-    def _framework(kind: WorkloadKind, current: str) -> str:
-        """The current framework if it runs this kind, else the kind's default."""
-        profile = FRAMEWORKS.get(current)
-        if profile is not None and profile.fits(kind):
-            return current
-        fitting = frameworks_for(kind)
-        return fitting[0].id if fitting else current
+    def _changes(self, before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+        """What the switch changes, in the words of the form ("DP 7 → 1")."""
+        notes = []
+        if before["framework"] != after["framework"]:
+            notes.append(f"framework {_label(before['framework'])} → {_label(after['framework'])}")
+        par_before, par_after = before["parallelism"], after["parallelism"]
+        notes += [
+            f"{_SHORT.get(k, k)} {par_before[k]} → {par_after[k]}"
+            for k in par_after
+            if k in par_before and par_before[k] != par_after[k]
+        ]
+        for path in kind_paths()[2:]:
+            if before.get(path) != after.get(path):
+                name = self.state.labels.get(path, path.rpartition(".")[2].replace("_", " "))
+                notes.append(f"{name.lower()} {_text(before.get(path))} → {_text(after.get(path))}")
+        return notes
 
-    @staticmethod
-    def _layout(kind: WorkloadKind, par: dict[str, Any]) -> dict[str, Any]:
-        """A layout for a kind met for the first time: serving drops the training-only
-        settings and data-parallel replicas; training starts from the serving TP/PP."""
-        out = dict(par)
-        if not kind.is_training:
-            for field, value, _label in _SERVING_RESETS:
-                out[field] = value
-        else:
-            out["data"] = 1
-        return out
+
+def _text(value: Any) -> str:
+    return "auto" if value is None else "on" if value is True else "off" if value is False else str(value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,10 +32,11 @@ class Limits:
             return False
         return not (self.hi is not None and (value > self.hi or (self.hi_open and value == self.hi)))
 
-    def text(self) -> str:
-        """``between 1 and 64`` / ``at least 1`` / ``above 0`` / "" (no bound)."""
-        lo = None if self.lo is None else (f"above {self.lo:g}" if self.lo_open else f"at least {self.lo:g}")
-        hi = None if self.hi is None else (f"below {self.hi:g}" if self.hi_open else f"at most {self.hi:g}")
+    def text(self, fmt: Callable[[float], str] = "{:,}".format) -> str:
+        """``at least 1 and at most 64M tokens`` / ``above 0`` / "" (no bound): each bound
+        written by ``fmt`` (the field's own quantities: never 6.71089e+07, issue 23)."""
+        lo = None if self.lo is None else f"{'above' if self.lo_open else 'at least'} {fmt(self.lo)}"
+        hi = None if self.hi is None else f"{'below' if self.hi_open else 'at most'} {fmt(self.hi)}"
         return " and ".join(t for t in (lo, hi) if t)
 
 

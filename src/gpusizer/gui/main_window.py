@@ -37,6 +37,7 @@ from .menus import build_menus
 from .model_import import is_model_path
 from .panels import PANELS
 from .settings import Prefs
+from .shortcuts import WindowShortcuts
 from .startup import initial_scenario
 from .state import ScenarioState
 from .style import set_role
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build()
         build_menus(self)
+        self.shortcuts = WindowShortcuts(self)
         self._connect()
         self.set_units(self.unit)
         self._render(self.state.estimate)
@@ -165,6 +167,7 @@ class MainWindow(QMainWindow):
         self.state.estimateChanged.connect(self._render)
         self.state.errorChanged.connect(self._show_error)
         self.state.notice.connect(self.notify)
+        self.state.replaced.connect(self._replaced)
         # Bound methods, not lambdas: Qt drops them when the window is deleted, while a lambda
         # would outlive it and call into a deleted C++ object (abort in the tests).
         self.state.undo_stack.cleanChanged.connect(self._update_title)
@@ -225,6 +228,11 @@ class MainWindow(QMainWindow):
                 "hardware.gpus_per_node": option["hardware"]["gpus_per_node"],
             }
         )
+
+    def _replaced(self, loaded: bool) -> None:
+        """Undo and Redo take back what the status bar said about the step (issue 23)."""
+        if not loaded:
+            self.statusBar().clearMessage()
 
     def _show_error(self, error: ScenarioError | None) -> None:
         self.summary.set_error(error)

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ScenarioError
-from ..core.model.checkpoint import follows_checkpoint
+from ..core.model.checkpoint import PRECISION_FIELDS, follows_checkpoint
+from ..core.model.naming import is_derived
 from ..core.pipeline.scenario import parse_scenario, scenario_dict
-from ..io.import_text import precision_text
+from ..io.import_text import precision_text, table_mismatch
 from .dialogs import ask_open
 
 CONFIG_FILTER = "config.json (*.json);;All files (*)"
@@ -38,11 +39,16 @@ def import_model_path(files: Any, path: str | Path) -> bool:
     try:
         result = import_model(p)
         data = imported_scenario(result, scenario_dict(files.state.scenario))
+        if is_derived(files.state.scenario):
+            data["name"] = ""  # a name that followed the old model follows the new one
         scenario = parse_scenario(data)
     except ScenarioError as exc:
         files.warn("Cannot import model", f"{p.name} was not imported:\n{exc}")
         return False
     files.state.set_scenario(scenario, label=f"Import {result['name']}")
+    mismatch = table_mismatch(result)
+    if mismatch:  # as the CLI says it (issue 23): imported, but not what the file holds
+        files.warn("Model imported with a warning", f"{p.name}: {mismatch}.")
     stored = precision_text(result["precision"])
     if follows_checkpoint(data.get("workload")):
         files.state.notice.emit(f"Imported {result['name']}: stored as {stored}")
@@ -68,3 +74,22 @@ def import_model_dialog(
 def import_config_dialog(files: Any) -> bool:
     """Choose a Hugging Face config.json (File > Import Hugging Face config.json…, Ctrl+I)."""
     return import_model_dialog(files, "Import Hugging Face config.json", CONFIG_FILTER)
+
+
+def precision_for_model(state: Any, model: dict[str, Any]) -> dict[str, Any]:
+    """Precision edits that go with a new model block (a preset picked after an import):
+    a precision that followed the old model's checkpoint (Q4_K_M from a GGUF) follows the new
+    one, as validation fills it for a file that leaves it out (core/model/checkpoint.py):
+    the new checkpoint's when serving, the default (bf16, the format's rule) otherwise."""
+    from ..core.model.presets import model_presets
+
+    old = state.scenario.model.checkpoint_precision
+    current = state.scenario.precision
+    if old is None or any(getattr(current, k) != v for k, v in old.fields().items()):
+        return {}  # the user's own precision stays
+    preset = model_presets().get(model.get("preset") or "", {})
+    stored = model.get("checkpoint_precision") or preset.get("checkpoint_precision")
+    serving = follows_checkpoint({"kind": state.scenario.workload.kind})
+    defaults = {"weights": "bf16", "quantization_rule": None, "modules": None}
+    fields = {**defaults, **(stored if serving and isinstance(stored, dict) else {})}
+    return {f"precision.{k}": fields.get(k) for k in PRECISION_FIELDS}

@@ -101,8 +101,33 @@ def missing_message(missing: list[str]) -> str:
     )
 
 
+NO_DISPLAY = (
+    "gpusizer: no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+    "Run it in a desktop session; headless, render the window with: gpusizer --screenshot "
+    "OUT.png [--scenario F] (or set QT_QPA_PLATFORM=offscreen), or use gpusizer-cli"
+)
+
+
+def no_display(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
+    """Whether Qt would find no display to open a window on: Linux, no X display and no
+    Wayland one for the platform Qt picks. Qt then prints "could not connect to display" and
+    aborts (SIGABRT, exit 134, a core dump: issue 23); a platform set explicitly to another
+    plugin (offscreen, vnc...) is its user's choice."""
+    env = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux"):
+        return False
+    chosen = env.get("QT_QPA_PLATFORM", "").split(";")[0].split(":")[0]
+    if chosen == "wayland":
+        return not env.get("WAYLAND_DISPLAY")
+    if chosen in ("", "xcb"):
+        return not env.get("DISPLAY") and not (chosen == "" and env.get("WAYLAND_DISPLAY"))
+    return False
+
+
 def check_platform(found: Callable[[str], bool] | None = None) -> str:
     """ "" when the window can start here, else the one-line reason."""
+    if no_display():
+        return NO_DISPLAY
     if not uses_xcb():
         return ""
     missing = missing_xcb_libraries(found)

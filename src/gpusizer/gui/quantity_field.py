@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QValidator
+from PySide6.QtGui import QKeyEvent, QValidator
 from PySide6.QtWidgets import QAbstractSpinBox, QWidget
 
 from ..core.errors import ScenarioError
-from ..io.quantities import KINDS, describe, format_quantity, parse_quantity
+from ..io.quantities import KINDS, compact_quantity, describe, format_quantity, parse_quantity
 from .limits import Limits, field_limits
 from .wheel import NoWheelMixin
 
@@ -64,6 +64,7 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
         self.setKeyboardTracking(False)
         self.setCorrectionMode(QAbstractSpinBox.CorrectionMode.CorrectToPreviousValue)
         self.setToolTip(describe(kind))
+        # Focus out reaches us through the line edit; Return and Enter do not (keyPressEvent).
         self.lineEdit().editingFinished.connect(self.interpretText)
 
     # -- value -------------------------------------------------------------------------------
@@ -96,10 +97,22 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
         text = format_quantity(value, self.kind)
         return f"{text} {self.unit}" if self.unit and not text.endswith(self.unit) else text
 
+    def limit_text(self, value: Number) -> str:
+        """A bound as this field writes quantities (``64M tokens``, not ``6.71089e+07``)."""
+        if self.kind == "percent":
+            return format_quantity(value, self.kind)
+        text = compact_quantity(value, self.kind)
+        return f"{text} {self.unit}" if self.unit and not text.endswith(self.unit) else text
+
     def _show(self) -> None:
         self._shown = self.text_for(self._value)
         self._set_error("")
         self.lineEdit().setText(self._shown)
+
+    def discard_text(self) -> None:
+        """Drop unreadable typed text and its message; the field shows its value again."""
+        if self.error:
+            self._show()
 
     def _set_error(self, message: str) -> None:
         if message != self.error:
@@ -116,7 +129,8 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
             raw = raw[: -len(self.unit)].strip()
         value = parse_quantity(raw, self.kind, self.path or self.objectName())
         if not self.limits.contains(value):
-            raise ScenarioError(self.path, f"must be {self.limits.text()}; got {text.strip()!r}")
+            bounds = self.limits.text(self.limit_text)
+            raise ScenarioError(self.path, f"must be {bounds}; got {text.strip()!r}")
         return value
 
     def interpretText(self) -> None:
@@ -136,6 +150,14 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
         self._value = value
         self._show()
         self.valueChanged.emit(value)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter commits what was typed, as in every spin box: QAbstractSpinBox handles Return
+        itself (its private interpret, not this class's interpretText) and never lets the line
+        edit emit editingFinished, so the value would wait for the focus to leave."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.interpretText()
+        super().keyPressEvent(event)
 
     def validate(self, text: str, pos: int) -> QValidator.State:  # type: ignore[override]
         # PySide6 accepts a bare state; its stub wants (state, text, pos).

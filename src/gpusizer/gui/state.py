@@ -72,6 +72,8 @@ class ScenarioState(QObject):
     errorChanged = Signal(object)
     changed = Signal()
     notice = Signal(str)  # a sentence for the status bar (what an edit also changed)
+    # A whole scenario comes in (new, open, import: True; undo, redo: False): typed text goes.
+    replaced = Signal(bool)
 
     def __init__(
         self,
@@ -224,6 +226,7 @@ class ScenarioState(QObject):
         self._queued, self._pending = {}, {}
         before = self._scenario
         self._last_edit = ("", 0.0)
+        self.replaced.emit(record)
         self._commit(s, est)
         if record and s != before:
             self.undo_stack.push(SnapshotCommand(self, before, s, "", False, label))

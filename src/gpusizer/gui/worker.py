@@ -107,6 +107,8 @@ class BackgroundWorker(QObject):
         self.destroyed.connect(partial(_abandon, self._tokens, self._pool))
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
         self._timer.timeout.connect(self.start)
+        self._closed = False  # after shutdown: a late request (a field committed as the
+        # window closes, its focus leaving) starts nothing
         self._done.connect(self._on_done)
 
     # -- requests --------------------------------------------------------------------------
@@ -133,7 +135,7 @@ class BackgroundWorker(QObject):
     def start(self) -> None:
         """Start the pending job now (cancelling a running one)."""
         self._timer.stop()
-        if self._pending is None:
+        if self._pending is None or self._closed:
             return
         (key, payload), self._pending = self._pending, None
         self.cancel()
@@ -170,6 +172,7 @@ class BackgroundWorker(QObject):
 
     def shutdown(self) -> None:
         """Cancel everything and join the worker thread (the window is closing)."""
+        self._closed = True
         self._timer.stop()
         self._pending = None
         self.cancel()

@@ -225,6 +225,14 @@ def format_quantity(value: int | float, kind: str) -> str:
     return _compact(n, k)
 
 
+def compact_quantity(value: int | float, kind: str) -> str:
+    """The shortest exact text of ``value`` (``64M`` tokens, ``1 PiB``, ``16,777,216``): a
+    limit in a message, where the full digits of a context length would be hard to read."""
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:,.12f}".rstrip("0").rstrip(".") if abs(value) < 1 else format_quantity(value, kind)
+    return _compact(int(value), KINDS[kind])
+
+
 def describe(kind: str) -> str:
     """One line for a tooltip: what the field reads (``k = 1,024 ...``)."""
     k = KINDS[kind]

@@ -40,11 +40,12 @@ class ServingSpec(Strict):
     # ``request_rate`` requests/s. ``requests``: requests in the run (null: steady 4 x
     # concurrency, burst the concurrency, rate 1,000). ``flashinfer_sampler``: vLLM runs
     # FlashInfer's top-k/top-p sampler (startup log "Using FlashInfer for top-p & top-k
-    # sampling."; null: the release's default install, without FlashInfer). ``mixed_prefill``:
+    # sampling."; null: the release's default, core/registry/engines.py
+    # ``flashinfer_sampler_default``). ``mixed_prefill``:
     # prompt chunks share steps with decodes (vLLM V1, TensorRT-LLM, llama.cpp's server) or
     # run alone first (SGLang without --enable-mixed-chunk, vLLM V0, llama-batched-bench);
     # null: the engine's. ``length_spread``: requests' prompt and output lengths vary by +-
-    # this share around the workload's (five even steps, in turn; null: 0, all alike).
+    # this share around the workload's (one even step per user, 5 to 64, in turn; null: 0).
     load: Literal["steady", "burst", "rate"] | None = None
     request_rate: Annotated[float, Field(gt=0.0, le=MAX_RATE)] | None = None
     requests: Annotated[int, Field(ge=1, le=MAX_REQUESTS)] | None = None

@@ -31,6 +31,7 @@ from ..limits import (
     Tokens,
     TrainingTokens,
     Vocab,
+    Whole,
     Width,
 )
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
@@ -116,7 +117,7 @@ class ModelSpec(Strict):
     position_embeddings: SomeTokens = 0  # learned absolute positions (GPT-2: 1024)
     max_context: Tokens | None = None
     norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
-    norms_per_layer: Annotated[int, Field(ge=0, le=8)] = 2
+    norms_per_layer: Annotated[int, Whole, Field(ge=0, le=8)] = 2
     final_norm: bool = True
     qk_norm: Literal["none", "head", "full"] = "none"
     qkv_bias: bool = False
@@ -271,7 +272,7 @@ class ParallelismSpec(Strict):
     data: Degree = 1
     context: Degree = 1
     expert: Degree = 1
-    zero_stage: Annotated[int, Field(ge=0, le=3)] = 0
+    zero_stage: Annotated[int, Whole, Field(ge=0, le=3)] = 0
     sequence_parallel: bool = False
     recompute: Literal["none", "selective", "full"] = "none"
     attention: Literal["eager", "flash"] = "flash"

@@ -46,6 +46,20 @@ _V1_COMM, _V1_PEER = V1_COMM, V1_PEER
 # TP 4 (0.34-0.43 logged, vllm#16570).
 _V07_COMM, _V07_PEER = int(0.10 * GiB), int(0.04 * GiB)
 _V1_SMALL = V1_SMALL
+# The profile run's sampler after 0.11.0: flashinfer-python became a default dependency of the
+# CUDA wheel and PR #26859 (2025-10-15) turned FlashInfer's top-k/top-p off by default ("Since
+# flashinfer-python is a default dep of vLLM CUDA now, many more users would be using this
+# kernel by default"); PR #40376 (merged 2026-04-20) turned it back on, in v0.21.0 ("vLLM
+# v0.21.0 enabled FlashInfer top-k/top-p sampling by default (#40376)", PR #44405). FlashInfer's
+# path holds 14 B a logit (0.11.0's analysis, flashinfer 0.3.1; later FlashInfer not measured).
+_SAMPLER_OFF = (
+    "sampler: FlashInfer installed but its top-k/top-p off by default (vllm PR #26859); "
+    "serving.flashinfer_sampler true for VLLM_USE_FLASHINFER_SAMPLER=1"
+)
+_SAMPLER_ON = (
+    "sampler: FlashInfer's top-k/top-p by default from v0.21.0 (vllm PR #40376; PR #44405 names "
+    "the release), 14 B a logit (flashinfer 0.3.1's allocations, 0.11.0 analysis)"
+)
 # MXFP4 MoE backend by compute capability (vllm mxfp4.py get_mxfp4_backend; 2026
 # fused_moe/oracle/mxfp4.py select_mxfp4_moe_backend): FlashInfer TRT-LLM on SM100 (FlashInfer
 # ships with CUDA builds), OpenAI's Triton kernels on 9.0 <= cc < 11.0 when triton_kernels is
@@ -165,6 +179,10 @@ VLLM = (
             "(Mistral-Small 3.x, 1,024 x 131,072: 1.75 GiB against 2.1 GiB logged with the live "
             "activations; the sort's 38 B give 4.75). vLLM PR #26859 (2025-10-15) turned it off by "
             "default after 0.11.0",
+            "default install: the PyPI wheel (the docs' 'pip install vllm'), which lists FlashInfer "
+            "only as an extra, so the sort's 38 B unless serving.flashinfer_sampler says FlashInfer "
+            "runs (the vllm/vllm-openai image installs it: docker/Dockerfile vllm-base stage); the "
+            "0.11.0 pip logs of vllm#27508 peak as the sort",
         ),
     ),
     EngineRelease(
@@ -173,6 +191,7 @@ VLLM = (
         0.9,
         (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
         sampler_bytes_per_logit=16,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
         non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM,
         comm_per_peer_bytes=_V1_PEER,
@@ -185,6 +204,7 @@ VLLM = (
             "llm-d v0.19.0 H100 logs: graphs 0.91 GiB (mean 1.03 GiB over the sweep); "
             "sampler peak 1.89 GiB = 1024 x 128256 x 16 B (measured; below 0.11.0's "
             "sort, the change itself not traced)",
+            _SAMPLER_OFF,
         ),
     ),
     EngineRelease(
@@ -193,6 +213,7 @@ VLLM = (
         0.92,
         (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
         sampler_bytes_per_logit=16,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
         non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM,
         comm_per_peer_bytes=_V1_PEER,
@@ -203,7 +224,25 @@ VLLM = (
         sources=(
             "vllm 0.20.0 config/cache.py gpu_memory_utilization 0.92; envs.py "
             "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS '1': the pool pays for graphs",
+            _SAMPLER_OFF,
         ),
+    ),
+    EngineRelease(
+        "0.21.0",
+        "2026-05",
+        0.92,
+        (BatchTier(70, 1024, 8192, excluded=("a100",)), _V1_SMALL),
+        sampler_bytes_per_logit=16,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
+        flashinfer_sampler_default=True,
+        non_torch_bytes=int(0.25 * GiB),
+        comm_bytes=_V1_COMM,
+        comm_per_peer_bytes=_V1_PEER,
+        graph_bytes=GiB,
+        graphs_in_pool=True,
+        steps=_VLLM_STEPS,
+        mxfp4_moe=_MOE_TRITON,
+        sources=(_SAMPLER_ON,),
     ),
     EngineRelease(
         "0.33.0",
@@ -211,6 +250,8 @@ VLLM = (
         0.92,
         (BatchTier(160, 1024, 16384), BatchTier(70, 1024, 8192, excluded=("a100", "spark")), _V1_SMALL),
         sampler_bytes_per_logit=16,
+        flashinfer_sampler_bytes_per_logit=V1_FLASHINFER,
+        flashinfer_sampler_default=True,
         non_torch_bytes=int(0.25 * GiB),
         comm_bytes=_V1_COMM,
         comm_per_peer_bytes=_V1_PEER,
@@ -222,7 +263,9 @@ VLLM = (
             "vllm 0.33.0 engine/arg_utils.py get_batch_defaults (>= 160 GiB: 16384 "
             "batched tokens; GB10 kept on the small tier); gpu_worker.py "
             "determine_available_memory subtracts the CUDA-graph estimate",
-            "sampler: the Triton top-k/top-p path may peak lower (not measured; the 0.19 figure is kept)",
+            "sampler without FlashInfer: the Triton top-k/top-p path may peak lower (not measured; "
+            "the 0.19 figure is kept)",
+            _SAMPLER_ON,
         ),
     ),
 )

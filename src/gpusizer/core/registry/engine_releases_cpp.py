@@ -12,16 +12,35 @@ from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
 # its scheduler with the GPU ("At step n, the system launches GPU computation for step n+1
-# without waiting for CPU tasks", overlap scheduler, enabled by default) and launches from C++.
+# without waiting for CPU tasks", overlap scheduler, enabled by default). Its PyTorch backend
+# (the default since 1.0; the perf tables since 0.19) replays CUDA graphs for generation-only
+# steps; a step with a context request runs the model's PyTorch modules from Python, at vLLM's
+# measured eager cost per kernel (55 us, core/registry/engine_releases.py; no TensorRT-LLM
+# figure of its own). Under pipeline parallelism TensorRT-LLM runs ``_executor_loop_pp``
+# instead of the overlap loop (py_executor.py 1.0: "if self.dist.pp_size > 1: self.event_loop
+# = self._executor_loop_pp"): every rank's host schedules, prepares and updates every
+# micro-batch's requests and passes the sampled tokens around the ring as pickled objects
+# (``isend_object`` / ``recv_object``), so the host's work per request does not shrink with
+# more stages: 84 us per request of a step, set from the RTX Pro 6000 PP 8 row at 128/128
+# (11,881 tokens/s, the most host-bound of the page's pipeline sweep; the other lengths and
+# stage counts are out of sample).
 # llama.cpp launches each ggml node from the host at 9.4 us when a step is not one CUDA graph:
 # without graphs an H100 PCIe decodes LLaMA-2 7B Q4_K_M at 143.35 tokens/s (6.98 ms for the
 # 740 kernels of 32 layers, core/speed/step.py), with graphs at 163.83 (ggml-org/llama.cpp#6763).
-_TRT_STEPS = (("", StepCost(step=0.0, launch=3 * us)),)
+_TRT_STEPS = (("", StepCost(step=0.0, launch=55 * us, per_request_pipeline=84 * us)),)
+# Before the PyTorch backend TensorRT-LLM ran TensorRT engines from its C++ runtime
+# (gptSessionBenchmark, the C++ batch manager): a context step enqueues its layers from C++,
+# at the kernel floor's 3 us (its v0.5 / v0.6 tables, tests/core/test_serving_speed.py).
+_TRT_ENGINE_STEPS = (("", StepCost(step=0.0, launch=3 * us)),)
 _GGML_STEPS = (("", StepCost(step=0.0, launch=9.4 * us)),)
 # TensorRT-LLM: in-flight batching puts prompts and decodes in one step; the capacity scheduler
 # (GUARANTEED_NO_EVICT, the default) admits a request only with room for all its tokens; CUDA
-# graphs for generation batches (cuda_graph_config), not for context steps.
-_TRT = Scheduling(mixed=True, admission="reserve", graph_batch=8192, graph_prefill=False)
+# graphs for generation-only batches (model_engine.py ``_maybe_get_cuda_graph``: "if not
+# self._run_cuda_graphs or not batch.is_generation_only: return None"), not for a step with a
+# context request; limits per pipeline micro-batch (engines.py Scheduling).
+_TRT = Scheduling(
+    mixed=True, admission="reserve", graph_batch=8192, graph_prefill=False, per_micro_batch=True
+)
 # llama.cpp: the server batches prompt tokens with the slots' decodes; each slot holds its
 # context; CUDA graphs for a batch of one token only ("for a batch size of 1 it's faster but
 # for batch sizes >> 1 it's slower", PR #6766).
@@ -53,6 +72,21 @@ def _ollama(version: str, date: str, parallel: int, ctx: int, **kw: Any) -> Engi
 
 
 TENSORRT_LLM = (
+    EngineRelease(
+        "0.5.0",
+        "2023-10",
+        0.9,
+        (BatchTier(0, 2048, 8192),),
+        kv_block_tokens=32,
+        chunked_prefill="off",
+        steps=_TRT_ENGINE_STEPS,
+        scheduling=_TRT,
+        sources=(
+            "TensorRT engines run from the C++ runtime (the tables of v0.5 and v0.6 ran "
+            "gptSessionBenchmark); memory defaults as 0.19.0's (its free-fraction rule replays "
+            "v0.8's logs, TensorRT-LLM#1400)",
+        ),
+    ),
     EngineRelease(
         "0.19.0",
         "2025-05",

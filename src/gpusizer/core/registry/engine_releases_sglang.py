@@ -13,9 +13,16 @@ from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
 # 2024-12-04): no host cost per step; an eager step launches each op at 55 us (as vLLM's,
 # core/registry/engine_releases.py).
 _SGLANG_STEPS = (("", StepCost(step=0.0, launch=55 * us)),)
-# SGLang's default runs a prefill batch on its own (enable_mixed_chunk False,
-# scheduler.py get_next_batch_to_run).
-_SGLANG = Scheduling(mixed=False)
+# SGLang's default runs a prefill batch on its own (enable_mixed_chunk False, scheduler.py
+# get_next_batch_to_run). SGLang replays CUDA graphs for decode batches only:
+# ForwardMode.is_cuda_graph() is DECODE, TARGET_VERIFY or IDLE
+# (python/sglang/srt/model_executor/forward_batch_info.py, 0.4-0.5.x; piecewise graphs for
+# EXTEND are opt-in), so a prefill (extend) batch issues its kernels from Python one by one.
+# SGLang admits a request only while the pool holds the running requests' remaining output at
+# new_token_ratio (0.7 of max_new_tokens at start, schedule_policy.py PrefillAdder) beside its
+# prompt, so it seldom retracts: modelled as reserving the whole request (a burst of 500 4K
+# prompts of Qwen3-14B-FP8 otherwise thrashes in preemption: TPOT 90x the published).
+_SGLANG = Scheduling(mixed=False, graph_prefill=False, admission="reserve")
 
 SGLANG = (
     EngineRelease(

@@ -69,6 +69,11 @@ class StepCost:
 
     step: float
     launch: float
+    # host seconds per request of the step that an overlapping scheduler runs beside the GPU
+    # (the step takes at least requests x per_request), and under pipeline parallelism, where
+    # every rank's host handles every micro-batch (core/speed/step.py)
+    per_request: float = 0.0
+    per_request_pipeline: float = 0.0
 
 
 NO_STEP_COST = StepCost(0.0, 0.0)
@@ -88,12 +93,17 @@ class Scheduling:
     SGLang), "reserve" holds a request's whole KV from admission (TensorRT-LLM
     GUARANTEED_NO_EVICT, llama.cpp slots); ``graph_batch`` the largest decode batch replayed
     from a CUDA graph, ``graph_prefill`` whether steps with prompt tokens replay graphs too
-    (vLLM V1 piecewise graphs)."""
+    (vLLM V1 piecewise graphs); ``per_micro_batch``: under pipeline parallelism the running
+    limit and the token budget hold for each in-flight micro-batch, not the whole pipeline
+    (TensorRT-LLM: ``_executor_loop_pp`` schedules every micro-batch with its own
+    ``_schedule()`` call, and trtllm-bench sizes ``max_batch_size`` as the requests that fit
+    divided by ``pp_size``, tensorrt_llm/bench/build/tuning.py ``finetune_setting``)."""
 
     mixed: bool = True
     admission: Literal["grow", "reserve"] = "grow"
     graph_batch: int = 512
     graph_prefill: bool = True
+    per_micro_batch: bool = False
 
 
 @dataclass(frozen=True)
@@ -109,9 +119,11 @@ class EngineRelease:
     # V0), otherwise the chunk is max(max_context, 2048); "off": whole prompts.
     chunked_prefill: str = "always"
     sampler_bytes_per_logit: float = 0.0  # profile-run sampler peak per (sequence x vocab)
-    # ... when FlashInfer's top-k/top-p sampler runs instead (0: this release never uses it
-    # by default); ``serving.flashinfer_sampler`` says whether it does
+    # ... when FlashInfer's top-k/top-p sampler runs instead (0: no FlashInfer rule for this
+    # release); ``serving.flashinfer_sampler`` says whether it does, null this release's
+    # default install and setting (``flashinfer_sampler_default``)
     flashinfer_sampler_bytes_per_logit: float = 0.0
+    flashinfer_sampler_default: bool = False
     non_torch_bytes: int = 0  # inside the budget on one GPU
     comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
     comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
@@ -173,11 +185,17 @@ class EngineRelease:
                 return t
         return self.tiers[-1] if self.tiers else None
 
+    def uses_flashinfer_sampler(self, flashinfer: bool | None) -> bool:
+        """Whether the profile run samples with FlashInfer: as the scenario says
+        (``serving.flashinfer_sampler``), else as this release does by default."""
+        use = self.flashinfer_sampler_default if flashinfer is None else flashinfer
+        return bool(use and self.flashinfer_sampler_bytes_per_logit)
+
     def sampler_bytes(self, flashinfer: bool | None) -> float:
         """Bytes per (sequence x vocab) of the profile run's sampler peak: FlashInfer's
-        top-k/top-p path where the scenario says it runs (``serving.flashinfer_sampler``) and
-        this release has one, else the release's default path."""
-        if flashinfer and self.flashinfer_sampler_bytes_per_logit:
+        top-k/top-p path where it runs (:meth:`uses_flashinfer_sampler`), else the release's
+        other path."""
+        if self.uses_flashinfer_sampler(flashinfer):
             return self.flashinfer_sampler_bytes_per_logit
         return self.sampler_bytes_per_logit
 

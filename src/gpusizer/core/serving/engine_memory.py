@@ -21,7 +21,7 @@ from ..model.architecture import Arch, resolve
 from ..model.params import ParamCounts, count_parameters
 from ..model.result import Estimate, Serving
 from ..model.specs import GPUSpec, Scenario
-from ..registry.engines import cuda_total_bytes
+from ..registry.engines import EngineRelease, cuda_total_bytes
 from .engine_result import EngineMemory, PoolLine
 from .engine_settings import EngineSettings
 from .load import load_note, serving_load
@@ -141,5 +141,24 @@ def serving_notes(
         f"{em.max_sequences or 'engine-sized'} sequences, prefill chunk "
         f"{st.prefill_chunk_tokens or 'whole prompt'}, KV block {st.kv_block_tokens}"
     )
+    if rel.sampler_bytes_per_logit:
+        out.append(sampler_note(rel, s.serving.flashinfer_sampler))
     out.append(load_note(s, gpu, em, st))
     return (*out, *em.notes)
+
+
+def sampler_note(rel: EngineRelease, flashinfer: bool | None) -> str:
+    """Which top-k/top-p path the profile run's sampler peak is for, and how to say the other."""
+    fi = rel.uses_flashinfer_sampler(flashinfer)
+    how = "as set" if flashinfer is not None else "this release's default"
+    if fi:
+        return (
+            f"profile-run sampler: FlashInfer top-k/top-p, {rel.flashinfer_sampler_bytes_per_logit:g} B a "
+            f"logit ({how}; serving.flashinfer_sampler false for VLLM_USE_FLASHINFER_SAMPLER=0)"
+        )
+    other = (
+        "; serving.flashinfer_sampler true where the log says 'Using FlashInfer for top-p & top-k sampling.'"
+        if rel.flashinfer_sampler_bytes_per_logit
+        else ""
+    )
+    return f"profile-run sampler: {rel.sampler_bytes_per_logit:g} B a logit without FlashInfer ({how}{other})"

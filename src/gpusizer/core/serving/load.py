@@ -50,6 +50,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         graph_prefill=sched.graph_prefill if sched else False,
         flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
         fixed=st.step_latency_seconds,
+        per_request=st.step.per_request_pipeline if s.parallelism.pipeline > 1 else st.step.per_request,
     )
 
 
@@ -74,6 +75,9 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         chunked = True
     budget = st.prefill_chunk_tokens or st.profile_tokens or UNLIMITED  # TRT: max_num_tokens
     running = st.max_sequences or max(1, st.concurrency)
+    stages = s.parallelism.pipeline
+    if rel.scheduling.per_micro_batch and stages > 1:  # limits of each micro-batch in flight
+        budget, running = budget * stages, running * stages
     if not chunked:  # an unsplit prompt needs a budget of one prompt beside the decodes
         spread = 1 + (s.serving.length_spread or 0.0)  # (TRT: max_num_tokens >= max_input_len)
         budget = max(budget, int(s.workload.prompt_tokens * spread) + running)
@@ -113,11 +117,13 @@ def _workload(s: Scenario, st: EngineSettings) -> Workload:
 
 @dataclass(frozen=True)
 class ServedLoad:
-    """A scenario's step model, the workload simulated and what it gave."""
+    """A scenario's step model, the engine's scheduling, the workload simulated and what it
+    gave."""
 
     step: StepModel
     workload: Workload
     run: LoadResult
+    engine: Engine
 
 
 _RUNS: Memo[ServedLoad] = Memo(512)
@@ -131,7 +137,7 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
         eng, wl = _engine(s, em, st), _workload(s, st)
         if wl.users == 1 and wl.load != "rate" and not wl.spread:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
-        return ServedLoad(step, wl, simulate(step, eng, wl))
+        return ServedLoad(step, wl, simulate(step, eng, wl), eng)
 
     return _RUNS.get((id(s), id(gpu)), run, (s, gpu))
 

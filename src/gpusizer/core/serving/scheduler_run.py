@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
-from .scheduler_types import LEVELS, MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload
+from .scheduler_types import MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload, levels
 
 
 @dataclass(eq=False)  # groups are told apart by identity (list.remove, index)
@@ -90,16 +90,16 @@ class Run:
             self.issued += n
             self.waiting.append(Group(n, [t] * n, w.prompt, w.prompt, w.output))
             return
-        a, b = self.issued, self.issued + n
+        a, b, k = self.issued, self.issued + n, levels(w.users)
 
         def upto(x: int, i: int) -> int:  # requests before number x that take level i
-            return max(0, (x - i + LEVELS - 1) // LEVELS)
+            return max(0, (x - i + k - 1) // k)
 
         self.issued = b
-        for i in range(LEVELS):
+        for i in range(k):
             c = upto(b, i) - upto(a, i)
             if c > 0:
-                f = 1.0 + w.spread * (2 * i / (LEVELS - 1) - 1)
+                f = 1.0 + w.spread * (2 * i / (k - 1) - 1)
                 p, o = max(1, round(w.prompt * f)), max(0, round(w.output * f))
                 self.waiting.append(Group(c, [t] * c, p, p, o))
 

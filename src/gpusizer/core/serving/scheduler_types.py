@@ -9,7 +9,21 @@ Load = Literal["steady", "burst", "rate"]
 Admission = Literal["grow", "reserve", "static"]
 
 TIME_BOXED_STEPS = 120
-LEVELS = 5  # a length spread: 5 even steps from -spread to +spread
+# A length spread: the users' lengths in even steps from -spread to +spread, at least LEVELS and
+# up to one per user (MAX_LEVELS at most). Benchmarks draw every request's length at random
+# (``--random-range-ratio``), so users finish at distinct steps and each finish lets a new
+# prompt in: an engine that runs prompt steps alone (SGLang, vLLM V0) interrupts its decodes
+# once per finish, not once per level (SGLang DeepSeek-R1 at 64 users: TPOT 26 ms with 5
+# levels, 29 with one per user, 34.6 published; docs/evidence/speed.md).
+LEVELS = 5
+MAX_LEVELS = 64
+
+
+def levels(users: int) -> int:
+    """Length levels of a spread run of ``users`` users."""
+    return max(LEVELS, min(users, MAX_LEVELS))
+
+
 MAX_STEPS = 400_000  # bounds any scenario's run
 SEED = 20
 
@@ -36,7 +50,7 @@ class Workload:
     rate: float  # rate: requests/s
     requests: int  # requests in the run
     time_boxed: bool
-    spread: float = 0.0  # lengths vary by +- this share (LEVELS even steps, in turn)
+    spread: float = 0.0  # lengths vary by +- this share (levels() even steps, in turn)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,12 @@ from .layout_space import dp_values, layout_preference, pp_degrees
 Pace = dict[str, float | None]
 
 
+def speed_bound(t: TargetsSpec) -> bool:
+    """Whether the targets ask anything of the speed (a first-token or tokens/s bound): without
+    one, every layout that holds the users meets them and none needs its load simulated."""
+    return t.max_ttft_seconds is not None or t.min_tokens_per_second_per_user is not None
+
+
 def meets(pace: Pace, t: TargetsSpec) -> bool:
     """Whether a speed meets the per-user targets (``users`` is met by construction)."""
     ttft, per_user = pace.get("ttft_seconds"), pace.get("tokens_per_second_per_user")
@@ -114,7 +120,8 @@ class Scaler:
         if pp is None:
             return None
         lay = replace(lay, pp=pp)
-        ok = meets(self.pace(lay, batch), self.s.targets)
+        t = self.s.targets
+        ok = not speed_bound(t) or meets(self.pace(lay, batch), t)
         return (lay, batch or self.s.workload.batch_size) if ok else None
 
     def to_targets(self, base: Layout) -> tuple[Layout, int] | None:

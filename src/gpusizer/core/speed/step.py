@@ -26,8 +26,13 @@ E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark deco
 102 ms, not the 165 ms 82 uniform experts of 128 would take). The grouped GEMMs run at the
 rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``; up to 8 tokens a vector
 kernel, memory-bound). Pipeline parallelism: the engine keeps one micro-batch per stage in
-flight, so a step's work advances in the time one micro-batch takes through every stage (at
-most as many micro-batches as sequences).
+flight (at most as many micro-batches as sequences); a step's work advances in the time one
+micro-batch takes through every stage, or, when the pipe is full, in as many turns of its
+slowest stage: layers split as evenly as they go (the first ``layers % stages`` stages one more,
+vLLM ``get_pp_indices``, TensorRT-LLM alike) and the last stage also runs the final norm and the
+LM head for every micro-batch ("A pipeline advances at max_i(t_i), not the average ... the
+un-sharded lm_head lives alone on the last stage", NVIDIA aiconfigurator
+docs/PIPELINE_PARALLEL_MODELING.md §2: Qwen3-32B at PP 8 on H20 decodes at 6.65x, not 8x).
 """
 
 from __future__ import annotations
@@ -110,6 +115,7 @@ class EngineCosts:
     graph_prefill: bool  # steps with prefill tokens replay graphs too (vLLM V1 piecewise)
     flash_attention: bool
     fixed: float | None = None  # serving.step_latency_seconds: replaces floors + host
+    per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
 
 
 @dataclass(frozen=True)
@@ -178,6 +184,9 @@ class StepModel:
         self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
         self._ar = 2 * sh.layers if sh.tp > 1 else 0
         self._a2a = 2 * sh.moe_layers if sh.ep > 1 else 0
+        # the terms that depend on the step's token count alone (projections, experts,
+        # collectives), kept per count: a run asks for the same few counts again and again
+        self._by_tokens: dict[float, tuple[float, float]] = {}
 
     # -- work helpers ---------------------------------------------------------------------
     def positions(self, ctx: float) -> float:
@@ -214,19 +223,33 @@ class StepModel:
             decodes, decode_ctx, prefill = decodes / m, decode_ctx / m, prefill / m
             prefill_seqs, prefill_attn, prefill_read = prefill_seqs / m, prefill_attn / m, prefill_read / m
             sampled = None if sampled is None else sampled / m
-        gpu = self._gpu(decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled)
+        gpu, head = self._gpu(decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled)
         off = self.offload
         if off.host_bytes:  # the GPU's share of the weights, the rest from system RAM
             host = off.host_bytes / (off.link_bandwidth if prefill >= 32 else off.host_bandwidth)
             gpu = gpu * off.gpu_share + host
         c = self.costs
         if c.fixed is not None:
-            return gpu + c.fixed
-        gpu += self._floor
+            return self._turns(gpu, head, m) + c.fixed
+        gpu = self._turns(gpu + self._floor, head, m)
         replay = c.graphs and decodes <= c.graph_batch and (prefill == 0 or c.graph_prefill)
         if not replay and c.launch:  # the host issues the kernels one by one
             gpu = max(gpu, self.kernels * c.launch)
+        if c.per_request:  # the scheduler's work for every request, beside the kernels
+            gpu = max(gpu, c.per_request * seqs)
         return gpu + c.host
+
+    def _turns(self, traverse: float, head: float, m: float) -> float:
+        """A step of ``m`` micro-batches whose one trip through every stage takes
+        ``traverse`` (``head`` of it the last stage's LM head): the trip, or ``m`` turns of the
+        slowest stage when the micro-batches keep every stage busy (module docstring)."""
+        if m <= 1:
+            return traverse
+        layers, stages = self.shape.layers, self.pipeline
+        q, r = divmod(layers, stages)
+        body = traverse - head
+        slowest = max(body * (q + (r > 0)) / layers, body * q / layers + head)
+        return max(traverse, m * slowest)
 
     @property
     def fixed(self) -> float:
@@ -244,13 +267,14 @@ class StepModel:
         prefill_attn: float,
         prefill_read: float,
         sampled: float | None,
-    ) -> float:
+    ) -> tuple[float, float]:
+        """(seconds of the step's kernels on one GPU, of which the final norm and LM head)."""
         sh, rate = self.shape, self.rate
         n = decodes + prefill
-        total = 0.0
-        for c, m0, m1 in self._linear:
-            t_c, t_m = c * n, m0 + m1 * n
-            total += t_c if t_c > t_m else t_m
+        per_n = self._by_tokens.get(n)
+        if per_n is None:
+            per_n = self._token_terms(n)
+        total, comm = per_n
         if decodes:  # attention over the cache, then the prefill chunks' causal attention
             t_c, t_m = self._dec_f * decode_ctx, self._dec_b * decode_ctx + self._dec_tok * decodes
             total += t_c if t_c > t_m else t_m
@@ -266,8 +290,19 @@ class StepModel:
         rows = decodes + prefill_seqs if sampled is None else sampled
         head_c = 2.0 * rows * sh.head_w / rate.head
         head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
-        total += head_c if head_c > head_m else head_m
-        return total + self._comm(n)
+        head = head_c if head_c > head_m else head_m
+        return total + head + comm, head
+
+    def _token_terms(self, n: float) -> tuple[float, float]:
+        """(the projections' seconds, the collectives') for ``n`` tokens, kept per count."""
+        total = 0.0
+        for c, m0, m1 in self._linear:
+            t_c, t_m = c * n, m0 + m1 * n
+            total += t_c if t_c > t_m else t_m
+        if len(self._by_tokens) > 4096:
+            self._by_tokens.clear()
+        out = self._by_tokens[n] = (total, self._comm(n))
+        return out
 
     def _experts(self, n: float) -> float:
         """Routed experts (grouped GEMMs at their tokens per expert) and shared experts."""

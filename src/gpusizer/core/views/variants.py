@@ -8,6 +8,13 @@ sizes (sequence length, micro-batch, LoRA rank, prompt and generated tokens) are
 The bar of a variant is its peak in bytes; the GPUs it needs is ``ceil(peak / capacity)``, a
 capacity equivalent (the seed articles' "81 H100s"), not a training plan.
 
+A serving engine that reserves its memory up front (vLLM, SGLang, TensorRT-LLM: its pool
+fills the GPU whatever the weights) would draw FP16, FP8 and INT4 at the same height. Their
+bars hold what each needs instead (``VariantBar.needs``): the pool's weights, profile peak and
+overheads, and the KV cache of the scenario's load as the engine's memory rule counts it (the
+users' KV within the pool, block-rounded: ``pool_line``, core/serving/rules); the pool as
+reserved is kept beside it (``reserved``).
+
 The seed story for Llama 3.1 405B (shared/seeds/000, shared/docs/reference-figures.md): model
 states at 16 B/param ≈ 6.49 TB; checkpoint weights 810 / 405 / 203 GB at FP16 / FP8 / INT4;
 an 8x H100 node has 640 GB.
@@ -26,6 +33,7 @@ from ..pipeline.scenario import parse_scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS, frameworks_for
 from ..registry.workloads import WORKLOAD_KINDS
+from ..serving.engine_memory import pool_line
 
 
 def variant_list() -> list[tuple[str, str, str, str]]:
@@ -61,6 +69,8 @@ class VariantBar:
     nominal_weights: int  # parameters x bytes per value of the weight dtype (checkpoint arithmetic)
     gpus_needed: int  # ceil(total / capacity of one chosen GPU)
     peak_phase: str
+    reserved: int = 0  # bytes an engine reserves up front (its pool fills the GPU); 0: none
+    engine: str = ""  # the framework's label when ``reserved``
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,12 @@ def _bar(key: str, label: str, est: Estimate) -> VariantBar:
     at_peak = {c: parts[c] for c in COMPONENTS if c in mem.alive_at_peak}
     s = est.scenario
     nominal = est.parameters_total * nbytes(s.precision.weights)
+    reserved, total = 0, int(mem.total)
+    line = pool_line(est) if est.serving is not None else None
+    if line is not None and line.reserved:  # the needs, not the pool
+        reserved = total
+        at_peak = {**at_peak, "kv_cache": int(line.used_kv_bytes)}
+        total = sum(at_peak.values())
     return VariantBar(
         key=key,
         label=label,
@@ -122,11 +138,13 @@ def _bar(key: str, label: str, est: Estimate) -> VariantBar:
         weights_dtype=s.precision.weights,
         parts=parts,
         at_peak=at_peak,
-        total=int(mem.total),
+        total=total,
         model_states=parts["weights"] + parts["gradients"] + parts["optimizer"],
         nominal_weights=round(nominal),
-        gpus_needed=max(1, math.ceil(mem.total / est.capacity_bytes)),
+        gpus_needed=max(1, math.ceil(total / est.capacity_bytes)),
         peak_phase=mem.peak_phase,
+        reserved=reserved,
+        engine=s.profile.label if reserved else "",
     )
 
 

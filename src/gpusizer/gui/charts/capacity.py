@@ -3,7 +3,9 @@
 The curve is the engine's own (core/capacity.py: each context runs the engine's memory rule,
 so vLLM's refusal beyond the longest context its pool holds, the V0 profile pass growing with
 max_model_len and llama.cpp's offload all show); the area under it fits. The scenario is a
-point: its users at its prompt + output tokens, green under the curve, red above it.
+point: its users at its prompt + output tokens, green under the curve, red above it. Where the
+engine starts at no context at all, the chart says so and why (the engine's own reason), rather
+than drawing an empty plot with one dot (issue 23).
 """
 
 from __future__ import annotations
@@ -57,12 +59,16 @@ class CapacityChart(ChartBase):
         )
         self.limit.setZValue(10)
         self.plot.addItem(self.limit)
+        self.note = self.text_item((0.5, 0.5), pixels=LABEL_PX + 1)
+        self.reason = ""
         self.plot.setMouseEnabled(x=False, y=False)
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.curve_data = capacity_curve(scenario)
         self.gpu_name = estimate.gpu.name
         self.model_name = scenario.model.name
+        sv = estimate.serving
+        self.reason = (sv.reason or "") if sv is not None and not sv.starts else ""
 
     def longest(self) -> int | None:
         """The longest context at which the engine still starts (None: every one)."""
@@ -83,9 +89,48 @@ class CapacityChart(ChartBase):
             f"users at {c.context:,} tokens each; your {c.concurrency:,} {verdict}"
         )
 
+    def never_starts(self) -> bool:
+        """Whether the engine starts at no context of the curve."""
+        return self.curve_data is not None and not any(self.curve_data.users)
+
+    def _show_never(self) -> None:
+        """No curve to draw: the engine's reason in the plot, in place of one lonely dot."""
+        c = self.curve_data
+        assert c is not None
+        for item in (self.curve, self.fill, self.point, self.point_label, self.limit):
+            item.setVisible(False)
+        reason = self.reason or "its weights and buffers leave no memory for the KV cache"
+        self.note.setTextWidth(-1)
+        self.note.setHtml(
+            f"<div style='color:{self.theme.bad}'><b>{html.escape(c.engine)} does not start on "
+            f"{html.escape(self.gpu_name)} at any context</b></div>"
+            f"<div style='color:{self.theme.foreground}'>{html.escape(reason)}</div>"
+        )
+        width = max(self.plot.vb.sceneBoundingRect().width() * 0.85, 200.0)
+        self.note.setTextWidth(min(width, self.note.textItem.document().idealWidth()))
+        self.note.setVisible(True)
+        self.plot.setXRange(0, 1, padding=0)
+        self.plot.setYRange(0, 1, padding=0)
+        self.note.setPos(0.5, 0.5)
+        self.plot.getAxis("bottom").setTicks([[]])
+        self.plot.getAxis("left").setTicks([[]])
+        self.set_title(
+            f"{html.escape(self.model_name)}: {html.escape(c.engine)} on {html.escape(self.gpu_name)} "
+            "holds no requests (see GPUs needed above)"
+        )
+        self.set_legend([])
+        self.legend.setVisible(False)  # nothing drawn: no empty legend frame
+
     def _redraw(self) -> None:
         c = self.curve_data
         assert c is not None
+        if self.never_starts():
+            self._show_never()
+            return
+        self.note.setVisible(False)
+        self.legend.setVisible(True)
+        for item in (self.curve, self.fill, self.point, self.point_label):
+            item.setVisible(True)
         x = np.asarray(c.contexts, dtype=float)
         y = np.asarray(c.users, dtype=float)
         y_plot = np.where(y > 0, y, np.nan)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QLineF, QPointF, QRectF
 
 PAD = 3.0  # px between labels
 LEADER_PX = 14.0  # a label moved further than this from its point gets a leader line
@@ -35,7 +35,8 @@ def scene_rect(item: pg.TextItem) -> QRectF:
 
 
 def _offsets(step: float, reach: float) -> Iterable[tuple[float, float]]:
-    """Candidate moves: none, then up and down by growing steps, then sideways."""
+    """Candidate moves: none, then up and down by growing steps, then sideways, then
+    diagonally (a crowded corner of a chart)."""
     yield 0.0, 0.0
     n = 1
     while n * step <= reach:
@@ -44,6 +45,57 @@ def _offsets(step: float, reach: float) -> Iterable[tuple[float, float]]:
         n += 1
     for dx in (-reach / 2, reach / 2, -reach, reach):
         yield dx, 0.0
+    for dx in (-reach / 2, reach / 2, -reach, reach):
+        for k in (1, 2, 4):
+            yield dx, -k * step
+            yield dx, k * step
+
+
+def crosses(line: QLineF, rect: QRectF) -> bool:
+    """Whether a segment meets a rectangle (Liang-Barsky clipping, scene pixels)."""
+    x0, y0, dx, dy = line.x1(), line.y1(), line.dx(), line.dy()
+    lo, hi = 0.0, 1.0
+    for p, q in (
+        (-dx, x0 - rect.left()),
+        (dx, rect.right() - x0),
+        (-dy, y0 - rect.top()),
+        (dy, rect.bottom() - y0),
+    ):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            lo = max(lo, t)
+        else:
+            hi = min(hi, t)
+        if lo > hi:
+            return False
+    return True
+
+
+def _nearest(p: QPointF, r: QRectF) -> QPointF:
+    return QPointF(min(max(p.x(), r.left()), r.right()), min(max(p.y(), r.top()), r.bottom()))
+
+
+def _free(
+    trial: QRectF,
+    placed: Sequence[QRectF],
+    lines: Sequence[QLineF],
+    anchor: QPointF | None,
+) -> bool:
+    """No overlap with a placed rectangle or a line; a leader from ``anchor`` (when the label
+    sits away from it) crosses no placed rectangle either."""
+    if any(trial.intersects(p) for p in placed) or any(crosses(seg, trial) for seg in lines):
+        return False
+    if anchor is None:
+        return True
+    end = _nearest(anchor, trial)
+    if (end - anchor).manhattanLength() <= LEADER_PX:
+        return True
+    leader = QLineF(anchor, end)
+    return not any(crosses(leader, p) for p in placed)
 
 
 def _inside(r: QRectF, area: QRectF) -> QRectF:
@@ -66,16 +118,48 @@ def move_by(item: pg.TextItem, vb: pg.ViewBox, dx: float, dy: float) -> None:
     item.setPos(vb.mapSceneToView(QPointF(here.x() + dx, here.y() + dy)))
 
 
+def _first_free(
+    base: QRectF,
+    area: QRectF,
+    step: float,
+    reach: float,
+    placed: Sequence[QRectF],
+    lines: Sequence[QLineF],
+    anchor: QPointF | None,
+) -> QRectF:
+    """The first candidate clear of everything; failing that, clear of the labels while
+    crossing a line or a leader (a label wider than the room under a roof); else the one that
+    covers the least of the labels placed before it."""
+    trials = [_inside(base.translated(dx, dy), area) for dx, dy in _offsets(step, reach)]
+    for strict_lines, strict_anchor in ((lines, anchor), (lines, None), ((), None)):
+        for trial in trials:
+            if _free(trial, placed, strict_lines, strict_anchor):
+                return trial
+
+    def covered(r: QRectF) -> float:
+        return sum((r & p).width() * (r & p).height() for p in placed if r.intersects(p))
+
+    return min(trials, key=covered, default=base)
+
+
 def place(
-    items: Sequence[pg.TextItem], vb: pg.ViewBox, obstacles: Sequence[QRectF] = (), reach: float = 160.0
+    items: Sequence[pg.TextItem],
+    vb: pg.ViewBox,
+    obstacles: Sequence[QRectF] = (),
+    reach: float = 160.0,
+    lines: Sequence[QLineF] = (),
+    anchors: Sequence[QPointF | None] = (),
 ) -> list[tuple[pg.TextItem, float, float]]:
-    """Nudge visible ``items`` (in priority order) so that none overlaps another or an
-    obstacle and all stay inside the view box; returns (item, dx, dy) of each move."""
+    """Nudge visible ``items`` (in priority order) so that none overlaps another, an
+    obstacle or a line segment (``lines``: a roof, in scene pixels) and all stay inside the
+    view box; a label with an anchor (its point, view coordinates) moved off it is placed
+    where its leader line crosses no label. Returns (item, dx, dy) of each move."""
     sync(vb)
     area = vb.sceneBoundingRect()
     placed = [o.adjusted(-PAD, -PAD, PAD, PAD) for o in obstacles]
+    points = [None if a is None else vb.mapViewToScene(a) for a in anchors]
     moves = []
-    for item in items:
+    for n, item in enumerate(items):
         if not item.isVisible():
             continue
         start = scene_rect(item)
@@ -83,12 +167,8 @@ def place(
             continue
         base = _inside(start, area)
         step = max(4.0, start.height() / 2)
-        chosen = base
-        for dx, dy in _offsets(step, reach):
-            trial = _inside(base.translated(dx, dy), area)
-            if not any(trial.intersects(p) for p in placed):
-                chosen = trial
-                break
+        anchor = points[n] if n < len(points) else None
+        chosen = _first_free(base, area, step, reach, placed, lines, anchor)
         ddx, ddy = chosen.left() - start.left(), chosen.top() - start.top()
         move_by(item, vb, ddx, ddy)
         placed.append(chosen.adjusted(-PAD, -PAD, PAD, PAD))
@@ -166,9 +246,7 @@ class Leaders:
         for point, item in pairs:
             rect = scene_rect(item)
             p = vb.mapViewToScene(point)
-            nearest = QPointF(
-                min(max(p.x(), rect.left()), rect.right()), min(max(p.y(), rect.top()), rect.bottom())
-            )
+            nearest = _nearest(p, rect)
             if (nearest - p).manhattanLength() <= LEADER_PX:
                 continue
             if used == len(self.lines):

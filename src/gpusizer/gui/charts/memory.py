@@ -183,11 +183,20 @@ class MemoryChart(ChartBase):
     def _bar_rects(self) -> list[QRectF]:
         return [scene_rect(x) for x in self.bar_labels[: len(self.bars)] if x.isVisible()]
 
+    def _bodies(self) -> list[QRectF]:
+        """The bars themselves, in scene pixels: the capacity label is never drawn over one
+        (issue 23)."""
+        vb, half, scale = self.plot.vb, self.stack.width / 2, self.stack.scale
+        return [
+            vb.mapViewToScene(QRectF(i - half, 0, 2 * half, bar.total / scale)).boundingRect()
+            for i, bar in enumerate(self.bars)
+        ]
+
     def _capacity_on_line(self) -> bool:
         """The capacity label beside the line: right end, left end, above then below."""
         vb, y = self.plot.vb, self.capacity / self.stack.scale
         (x0, x1), _ = vb.viewRange()
-        area, taken = vb.sceneBoundingRect(), self._bar_rects()
+        area, taken = vb.sceneBoundingRect(), self._bar_rects() + self._bodies()
         usable = f"{fmt_bytes(self.capacity, self.unit, 1)} usable"
         self.cap_label.setText(f"{self.gpu_name}: {usable}")
         if scene_rect(self.cap_label).width() > 0.6 * area.width():
@@ -208,7 +217,7 @@ class MemoryChart(ChartBase):
         (x0, x1), (_y0, top) = vb.viewRange()
         self.cap_label.setAnchor((1, 0))
         self.cap_label.setPos(x1, top)
-        place([self.cap_label], vb, self._bar_rects())
+        place([self.cap_label], vb, self._bar_rects() + self._bodies())
         rect = scene_rect(self.cap_label)
         foot = vb.mapSceneToView(rect.bottomRight())
         x = max(x0, min(x1, foot.x() - 0.02 * (x1 - x0)))

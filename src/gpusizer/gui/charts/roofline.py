@@ -10,19 +10,20 @@ decode step right, toward the ridge.
 from __future__ import annotations
 
 import html
+import itertools
 import math
 from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.pipeline.report import roofline_points
 from .base import ChartBase
-from .labels import Leaders, place
+from .labels import Leaders, crosses, overlaps, place, scene_rect
 from .palette import DECODE_COLOR, LINE_PEN_WIDTH, PREFILL_COLOR, TOTAL_PEN_WIDTH
 
 PHASES = ("prefill", "decode")
@@ -66,16 +67,22 @@ def text_color(phase: str, dark: bool) -> str:
     return QColor(PHASE_COLORS[phase]).lighter(140).name() if dark else PHASE_COLORS[phase]
 
 
-def names_html(group: list[dict[str, Any]], dark: bool = False) -> str:
+def names_html(group: list[dict[str, Any]], dark: bool = False, sep: str = " · ") -> str:
     """The operation names of a cluster, coloured by phase (and named by phase where a cluster
-    holds both: "prefill: lm_head · decode: mlp, qkv")."""
+    holds both: "prefill: lm_head · decode: mlp, qkv"; ``sep`` between the phases)."""
     by_phase = {ph: [p["name"] for p in group if p["phase"] == ph] for ph in PHASES}
     by_phase = {ph: names for ph, names in by_phase.items() if names}
     both = len(by_phase) > 1
-    return " · ".join(
+    return sep.join(
         f"<span style='color:{text_color(ph, dark)}'>{ph + ': ' if both else ''}{', '.join(names)}</span>"
         for ph, names in by_phase.items()
     )
+
+
+def _clashing(items: list[pg.TextItem]) -> list[tuple[pg.TextItem, pg.TextItem]]:
+    """The pairs of visible labels that overlap."""
+    shown = [x for x in items if x.isVisible()]
+    return [(shown[i], shown[j]) for i, j in overlaps(shown)]
 
 
 class RooflineChart(ChartBase):
@@ -99,6 +106,7 @@ class RooflineChart(ChartBase):
         self.ridge_label = self.text_item((1.06, 0.5), pixels=13, boxed=False)
         self.leaders = Leaders(self.plot)
         self._groups: list[list[dict[str, Any]]] = []
+        self._tall = True  # step labels: one phase a line
         self.compute_label = self.text_item((1, 1.1), pixels=13, boxed=False)
         self.memory_label = self.text_item((1, 1.0), pixels=13, boxed=False)
         self.set_axis_label("bottom", "arithmetic intensity (FLOP per byte moved)")
@@ -183,6 +191,39 @@ class RooflineChart(ChartBase):
         label moved off its point gets a leader line (labels.py)."""
         if self.data is None or not hasattr(self, "_label_args"):
             return
+        # The step labels one phase a line (narrow, tall) or on one line (wide, short):
+        # whichever leaves no label over another or across a roof (issue 23), else the one
+        # with the fewest clashes.
+        tried: list[tuple[int, bool]] = []
+        for tall in (True, False):
+            tried.append((self._place_all(tall), not tall))
+            if tried[-1][0] == 0:
+                break
+        best = min(tried)
+        if best is not tried[-1]:
+            self._place_all(not best[1])
+        stars = [
+            (QPointF(*_log_xy(step[0])), self.step_labels[ph])
+            for ph in PHASES
+            if (step := self.points(ph, step=True))
+        ]
+        self.leaders.draw(
+            [
+                *(pair for pair in stars if pair[1].isVisible()),
+                *(
+                    (QPointF(*_log_xy(g[-1])), item)
+                    for g, item in zip(self._groups, self.op_labels, strict=False)
+                    if item.isVisible()
+                ),
+            ],
+            self.theme.muted,
+        )
+
+    def _place_all(self, tall: bool) -> int:
+        """Place every label (step labels ``tall`` or not); returns the clashes left: 10 per
+        pair of overlapping labels, 1 per label across a roof."""
+        assert self.data is not None
+        self._tall = tall
         self._place_labels(*self._label_args)
         vb = self.plot.vb
         markers = []
@@ -198,11 +239,30 @@ class RooflineChart(ChartBase):
             self.memory_label,
             *self.op_labels,
         ]
-        place(order, vb, markers)
-        self.leaders.draw(
-            [(QPointF(*_log_xy(g[-1])), item) for g, item in zip(self._groups, self.op_labels, strict=False)],
-            self.theme.muted,
-        )
+        # Labels and leader lines keep off the roofs too (a MoE's names once ran across the
+        # slope at 1280 x 720: issue 23), and each operation label's leader off other labels.
+        anchors = [None] * (len(order) - len(self.op_labels)) + [
+            QPointF(*_log_xy(g[-1])) for g in self._groups
+        ]
+        roofs = self._roof_segments()
+        place(order, vb, markers, lines=roofs, anchors=anchors)
+        for item in reversed(self.op_labels):  # no room in a short plot: its tooltip names them
+            if item.isVisible() and any(item in pair for pair in _clashing(order)):
+                item.setVisible(False)
+        shown = [x for x in order if x.isVisible()]
+        across = sum(any(crosses(seg, scene_rect(x)) for seg in roofs) for x in shown)
+        return 10 * len(overlaps(shown)) + across
+
+    def _roof_segments(self) -> list[QLineF]:
+        """The roofs (datasheet and with efficiency) as scene-pixel segments."""
+        vb, out = self.plot.vb, []
+        for curve in (self.roof, self.eff_roof):
+            xs, ys = curve.getData()
+            if xs is None or len(xs) < 2:
+                continue
+            pts = [vb.mapViewToScene(QPointF(float(x), float(y))) for x, y in zip(xs, ys, strict=True)]
+            out += [QLineF(a, b) for a, b in itertools.pairwise(pts)]
+        return out
 
     def _step_label(self, ph: str, groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
         """Label the step's star, with the names of the operations drawn at the same place
@@ -220,7 +280,11 @@ class RooflineChart(ChartBase):
             for g in groups
             if any(abs(_log_xy(q)[0] - sx) < 2 * CLUSTER and abs(_log_xy(q)[1] - sy) < 2 * CLUSTER for q in g)
         ]
-        names = "".join(f"<br><span style='font-weight:normal'>{names_html(g, dark)}</span>" for g in here)
+        # One phase a line where a wide label would cross the roofs (_layout_labels).
+        sep = "<br>" if self._tall else " · "
+        names = "".join(
+            f"<br><span style='font-weight:normal'>{names_html(g, dark, sep)}</span>" for g in here
+        )
         # Below the roofs, where nothing else is drawn: memory-bound to the right of the star
         # (under the slope), compute-bound centred under it (under the flat roof).
         label.setAnchor((-0.06, -0.3) if p["bound"] == "memory" else (0.5, -0.15))

@@ -5,8 +5,10 @@ edits it, as ``gpusizer-cli chart --kind sweep --axis`` does.
 
 The peak is the thick curve, components thin curves in their palette colours; the capacity is a
 dashed line, the area where the peak exceeds it is shaded, and the boundary is marked with the
-largest value that fits (the fewest GPUs that fit, on the GPU axis). The sweep itself is
-core/sweep.py; this module only chooses the axis values and draws.
+largest value that fits (the fewest GPUs that fit, on the GPU axis). The y axis stops at three
+times the capacity, where the peak crosses it, so the boundary stays legible; a peak that runs
+above says where and how high (issue 23), and one that never comes near the capacity is drawn
+whole. The sweep itself is core/sweep.py; this module only chooses the axis values and draws.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ...core.views.sweep import SweepResult, current_value, sweep
 from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS, component_qcolor
 from .base import ChartBase, display_unit
+from .labels import place, scene_rect
 from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font
 from .stack import capacity_line, style_line
 
@@ -106,6 +109,8 @@ class SweepChart(ChartBase):
             angle=90, movable=False, label="", labelOpts={"position": 0.93, "anchors": [(0, 0.5), (0, 0.5)]}
         )
         self.current = pg.InfiniteLine(angle=90, movable=False)
+        self.off_label = self.text_item((0, 0))  # where the peak leaves the top of the chart
+        self._scale = 1.0  # bytes per unit of the y axis
         self.current_sample = pg.PlotDataItem()  # legend sample of the "this scenario" line
         for item in (self.boundary, self.current):
             item.setZValue(10)
@@ -188,6 +193,7 @@ class SweepChart(ChartBase):
             self.plot.setLogMode(x=log_x, y=False)
             self._log_x = log_x
         unit, scale = display_unit(self.unit, r.capacity_bytes * 2)
+        self._scale = scale
         x = np.asarray(r.values, dtype=float)
         valid = np.asarray(r.valid, dtype=bool)
         totals = np.where(valid, np.asarray(r.totals, dtype=float) / scale, np.nan)
@@ -207,15 +213,55 @@ class SweepChart(ChartBase):
             f"{self.gpu_name}: {fmt_bytes(r.capacity_bytes, self.unit, 1)} usable"
         )
         self._place_markers(log_x)
-        top = np.nanmax(totals, initial=0.0)
-        self.plot.setYRange(0, max(cap, min(top, 3 * cap)) * 1.12, padding=0)
         lo, hi = (math.log10(x[0]), math.log10(x[-1])) if log_x else (x[0], x[-1])
+        self._y_range(x, totals, cap, log_x, lo, hi)
         self.plot.setXRange(lo, hi, padding=0.01)
         ticks = [log2_ticks(x[0], x[-1])] if log_x else None
         if ticks != self._ticks:  # new ticks invalidate the axis and its cached grid
             self.plot.getAxis("bottom").setTicks(ticks)
             self._ticks = ticks
         self._texts_and_legend(unit)
+
+    def _y_range(
+        self, x: np.ndarray, totals: np.ndarray, cap: float, log_x: bool, lo: float, hi: float
+    ) -> None:
+        """Up to three times the capacity (the whole peak when all of it is above that); where
+        the peak leaves the top, a label at that point says how high it goes."""
+        top, low = np.nanmax(totals, initial=0.0), np.nanmin(totals, initial=np.inf)
+        ymax = top * 1.12 if low > 3 * cap else max(cap, min(top, 3 * cap)) * 1.12
+        self.plot.setYRange(0, ymax, padding=0)
+        above = np.flatnonzero(np.nan_to_num(totals, nan=0.0) > ymax)
+        self.off_label.setVisible(above.size > 0)
+        if above.size:
+            first = float(x[above[0]])
+            xpos = math.log10(first) if log_x else first
+            right = hi > lo and (xpos - lo) / (hi - lo) > 0.6
+            self.off_label.setAnchor((1, 0) if right else (0, 0))
+            self.off_label.setText(
+                f"↑ peak above the scale from {int(first):,}: up to "
+                f"{fmt_bytes(int(top * self._scale), self.unit, 1)}"
+            )
+            self.off_label.setPos(xpos, ymax)
+
+    def _layout_labels(self) -> None:
+        """The lines' labels inside the plot (a short plot cut them at the top: the capacity
+        label goes under its line, the boundary's lower on its line), then the off-the-scale
+        label clear of both."""
+        area = self.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+        cap = self.capacity_line.label
+        for anchor in ((0, 1), (0, 0)):
+            cap.anchors = [anchor, anchor]
+            cap.updatePosition()
+            if area.contains(scene_rect(cap)):
+                break
+        if self.boundary.isVisible():
+            for position in (0.93, 0.85, 0.75, 0.6):
+                self.boundary.label.setPosition(position)
+                if area.contains(scene_rect(self.boundary.label)):
+                    break
+        if self.off_label.isVisible():
+            fixed = [scene_rect(x.label) for x in (self.boundary, self.capacity_line) if x.isVisible()]
+            place([self.off_label], self.plot.vb, fixed)
 
     def _place_markers(self, log_x: bool) -> None:
         def pos(v: float) -> float:

@@ -2,7 +2,10 @@
 
 Each bar is the whole job's peak as if it sat on one GPU (core/variants.py), stacked by the
 components alive at the peak, labelled with how many of the chosen GPUs it needs; dashed lines
-mark one GPU and one node of them. The subtitle carries the seed articles' arithmetic (model
+mark one GPU and one node of them, their labels where they cover no bar and no bar's label
+(else the legend alone names them). A serving engine that reserves its memory draws what each
+variant needs (weights, the KV cache at the scenario's load) inside a dashed outline of the
+pool it reserves. The subtitle carries the seed articles' arithmetic (model
 states at 16 B/param, checkpoint weights at FP16 / FP8 / INT4).
 """
 
@@ -12,7 +15,8 @@ import html
 from typing import Any
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor
 
 from ...core.model.result import COMPONENTS, Estimate
 from ...core.model.specs import Scenario
@@ -21,7 +25,7 @@ from ...core.views.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
 from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
-from .labels import Leaders, overlaps, place, room_above, scene_rect, set_top
+from .labels import PAD, Leaders, overlaps, place, room_above, scene_rect, set_top
 from .palette import LABEL_PX, font
 from .stack import StackedBars, capacity_line, style_line
 
@@ -53,6 +57,10 @@ class VariantsChart(ChartBase):
     def _build(self) -> None:
         self.cmp: Variants | None = None
         self.stack = StackedBars(self.plot, width=0.62)
+        # The pool an engine reserves, outlined around what the variant needs (issue 23).
+        self.pools = pg.BarGraphItem(x=[], height=[], width=0.62, brush=None)
+        self.pools.setZValue(5)
+        self.plot.addItem(self.pools)
         # Short labels at the left end; the full story is in the legend (the right of the plot
         # is where the small inference bars carry their own labels).
         self.gpu_line = capacity_line(self.plot, position=0.01, anchor=(0, 1))
@@ -71,9 +79,12 @@ class VariantsChart(ChartBase):
     def _redraw(self) -> None:
         cmp = self.cmp
         assert cmp is not None
-        top_bytes = max(max(b.total for b in cmp.bars), cmp.capacity_bytes)
+        top_bytes = max(max(max(b.total, b.reserved) for b in cmp.bars), cmp.capacity_bytes)
         unit, scale = display_unit(self.unit, top_bytes)
         self.stack.set_bars([b.at_peak for b in cmp.bars], scale)
+        pooled = [(i, b.reserved / scale) for i, b in enumerate(cmp.bars) if b.reserved]
+        self.pools.setOpts(x=[i for i, _h in pooled], height=[h for _i, h in pooled], width=0.62)
+        self.pools.setVisible(bool(pooled))
         self.plot.getAxis("bottom").setTicks([[(i, tick_label(b.label)) for i, b in enumerate(cmp.bars)]])
         self.gpu_line.setValue(cmp.capacity_bytes / scale)
         self.gpu_line.label.setFormat("1 GPU")
@@ -90,6 +101,12 @@ class VariantsChart(ChartBase):
         self.set_axis_label("left", f"memory of the whole job ({unit})")
         self._set_titles()
         entries = self.stack.legend_entries()
+        engines = sorted({b.engine for b in cmp.bars if b.reserved})
+        if engines:
+            reserved = max(b.reserved for b in cmp.bars)
+            entries.append(
+                (self.pools, f"{' / '.join(engines)} reserves {_short(reserved, self.unit)}<br>(its pool)")
+            )
         # The GPU is named in the title: a long name here would squeeze the plot.
         entries.append((self.gpu_sample, f"1 GPU: {_short(cmp.capacity_bytes, self.unit)}"))
         if self.node_line.isVisible():
@@ -181,22 +198,54 @@ class VariantsChart(ChartBase):
                 ),
             )
             self._update_labels(scale)
-        fixed = []
-        for line in (self.gpu_line, self.node_line):
-            if line.isVisible():
-                line.label.updatePosition()
-                fixed.append(scene_rect(line.label))
-        place(labels, vb, fixed)
+        bodies = self._bodies(scale)
+        place(labels, vb, bodies)
         self.leaders.draw(
             [
                 (QPointF(i, b.total / scale), label)
                 for i, (b, label) in enumerate(zip(cmp.bars, labels, strict=False))
+                if not b.reserved  # above its pool's outline: plainly the bar's label
             ],
             self.theme.muted,
         )
+        self._place_line_labels([*bodies, *(scene_rect(x) for x in labels if x.isVisible())])
+
+    def _bodies(self, scale: float) -> list[QRectF]:
+        """The bars (and the pools outlined around them) in scene pixels."""
+        assert self.cmp is not None
+        vb, half = self.plot.vb, self.stack.width / 2
+        return [
+            vb.mapViewToScene(QRectF(i - half, 0, 2 * half, max(b.total, b.reserved) / scale)).boundingRect()
+            for i, b in enumerate(self.cmp.bars)
+        ]
+
+    def _place_line_labels(self, taken: list[QRectF]) -> None:
+        """Each line's label at the right or left end, above or below its line, where it
+        covers no bar and no label ("1 node" once covered "1 GPU" and the bars: issue 23);
+        hidden where no such place is (the legend names both lines)."""
+        area = self.plot.vb.sceneBoundingRect()
+        for line in (self.gpu_line, self.node_line):
+            label = line.label
+            label.setVisible(line.isVisible())
+            if not line.isVisible():
+                continue
+            for position, anchor in ((0.99, (1, 1)), (0.99, (1, 0)), (0.01, (0, 1)), (0.01, (0, 0))):
+                label.anchors = [anchor, anchor]
+                label.setPosition(position)
+                label.updatePosition()
+                rect = scene_rect(label)
+                if area.contains(rect) and not any(
+                    rect.intersects(r.adjusted(-PAD, -PAD, PAD, PAD)) for r in taken
+                ):
+                    taken.append(rect)
+                    break
+            else:
+                label.setVisible(False)
 
     def _restyle_items(self) -> None:
         self.stack.restyle(self.theme)
+        pen = pg.mkPen(QColor(self.theme.foreground), width=1.5, style=Qt.PenStyle.DashLine)
+        self.pools.setOpts(pen=pen, brush=None)
         style_line(self.gpu_line, self.theme, font=font(LABEL_PX))
         style_line(self.node_line, self.theme, color=self.theme.bad, font=font(LABEL_PX))
         self.gpu_sample.setPen(self.gpu_line.pen)
@@ -229,6 +278,7 @@ class VariantsChart(ChartBase):
             "model_states_bytes",
             "nominal_weights_bytes",
             "gpus_needed",
+            "reserved_bytes",
         ]
         rows: list[list[Any]] = [head]
         for b in self.cmp.bars if self.cmp else ():
@@ -243,6 +293,7 @@ class VariantsChart(ChartBase):
                     b.model_states,
                     b.nominal_weights,
                     b.gpus_needed,
+                    b.reserved,
                 ]
             )
         return rows

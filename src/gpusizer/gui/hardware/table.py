@@ -24,6 +24,8 @@ Index = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole
 OPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MUTED, FRONT, BAD = QColor("#8c959f"), QColor("#eaf3ea"), QColor(colors.BAD)
+NAME_CAP_PX = 230  # GPU and system names elide past this (the tooltip has the full name)
+NAME_KEYS = ("gpu_name", "system_name")
 _SOURCES = {  # the option's provenance fields of each price column (core/sizing/prices.py)
     "price_per_hour": ("price_per_hour_provider", "price_per_hour_source", "price_per_hour_date"),
     "list_price_usd": ("list_price_basis", "list_price_source", "list_price_date"),
@@ -206,6 +208,24 @@ class OptionsTable(QTableView):
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setHighlightSections(False)
+        # Every search brings new texts ("3,745 days", "TP 1 x PP 3 x DP 4 (ZeRO 1), EP 4"):
+        # widen any column they no longer fit, so no figure is cut (issue 23).
+        model.modelReset.connect(self.fit_columns)
+        model.dataChanged.connect(self.fit_columns)
+
+    def fit_columns(self, *_changed: Any) -> None:
+        """Widen each column to its header and cells (never narrower: a width the user set
+        stays when it is wide enough); the GPU and system names stop at NAME_CAP_PX."""
+        model = self.proxy.sourceModel()
+        if not isinstance(model, OptionsModel) or not model.options:
+            return
+        header = self.horizontalHeader()
+        for i, col in enumerate(model.columns):
+            need = max(self.sizeHintForColumn(i), header.sectionSizeHint(i))
+            if col.key in NAME_KEYS:
+                need = min(need, NAME_CAP_PX)
+            if self.columnWidth(i) < need:
+                self.setColumnWidth(i, need)
 
     def option_at(self, index: QModelIndex) -> dict[str, Any] | None:
         value = self.proxy.data(index, OPTION_ROLE) if index.isValid() else None

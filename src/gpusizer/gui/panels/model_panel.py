@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QLineEdit
 
 from ...core.model.presets import model_presets
 from ..binding import Binder
+from ..model_import import precision_for_model
 from ..quantity_field import QuantityField
 from ..state import get_path
 from ..style import set_role
@@ -99,8 +100,10 @@ class ModelPanel(Panel):
             label="Model",
             to_state=lambda pid: {"preset": pid},
             from_state=lambda m: get_path(m, "preset") or "",
+            extra=lambda model: precision_for_model(self.state, model),
         )
         self.search.textChanged.connect(self.tree.filter)
+        self.state.replaced.connect(self._loaded)
         self.search.returnPressed.connect(self._load_first_match)
         f.add(
             "Source",
@@ -110,6 +113,7 @@ class ModelPanel(Panel):
             key="source",
             to_state=self._model_for_source,
             from_state=source_of,
+            extra=lambda model: precision_for_model(self.state, model),
         )
         f.add("Name", QLineEdit(), "model.name", name="edit_model_name")
         self.shape = QLabel()
@@ -161,6 +165,11 @@ class ModelPanel(Panel):
                 f"model.moe.{field}",
                 name=f"spin_moe_{field}",
             )
+
+    def _loaded(self, loaded: bool) -> None:
+        """New, Open or an import: the search of the old one must not hide the new model."""
+        if loaded:
+            self.search.clear()
 
     def _load_first_match(self) -> None:
         """Enter in the search: load the first preset it shows."""

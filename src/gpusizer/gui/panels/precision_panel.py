@@ -64,7 +64,13 @@ class PrecisionPanel(Panel):
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
         f = self.form
-        f.add("Weights", combo(_dtype_items(DTYPES)), "precision.weights", name="combo_precision_weights")
+        f.add(
+            "Weights",
+            combo(_dtype_items(DTYPES)),
+            "precision.weights",
+            name="combo_precision_weights",
+            from_state=self._weights_used,
+        )
         self.tensor_note = QLabel()
         self.tensor_note.setTextFormat(Qt.TextFormat.PlainText)
         self.tensor_note.setObjectName("label_tensor_core_warning")
@@ -72,7 +78,8 @@ class PrecisionPanel(Panel):
         self.tensor_note.setWordWrap(True)
         f.add_widget(self.tensor_note, "tensor_note")
         self.qlora_note = QLabel(
-            "QLoRA stores the frozen weights in NF4 unless a quantised format is chosen here."
+            "QLoRA quantises the frozen weights itself (NF4); another quantised format "
+            "(GPTQ, AWQ...) can be chosen here."
         )  # the kind's base_dtype
         set_role(self.qlora_note, "hint")
         self.qlora_note.setWordWrap(True)
@@ -126,6 +133,16 @@ class PrecisionPanel(Panel):
         self.state.estimateChanged.connect(self._warn_tensor_cores)
         self.refresh()
         self._warn_tensor_cores(self.state.estimate)
+
+    def _weights_used(self, weights: str) -> str:
+        """What the base weights are stored in: QLoRA's NF4 while the field holds an
+        unquantised type (core/memory/training.base_weight_dtype), so the box shows what is
+        used, not BF16 (issue 23)."""
+        kind = self.kind()
+        dtype = DTYPES.get(weights)
+        if kind is not None and kind.base_dtype and dtype is not None and not dtype.quantized:
+            return kind.base_dtype
+        return weights
 
     def _warn_tensor_cores(self, est: Estimate) -> None:
         text = tensor_core_warning(

@@ -23,7 +23,8 @@ _INTS = (
     ("Max sequences", "serving.max_sequences", "spin_serving_max_sequences", "count", 1, ""),
     ("Prefill chunk", "serving.prefill_chunk_tokens", "spin_serving_prefill_chunk", "context", 256, "tokens"),
     ("KV block", "serving.kv_block_tokens", "spin_serving_kv_block", "count", 16, "tokens"),
-    ("Users at once", "serving.concurrency", "spin_serving_concurrency", "count", 1, ""),
+    # Not "users at once": that is the target over all replicas (targets panel, issue 23).
+    ("Requests per replica", "serving.concurrency", "spin_serving_concurrency", "count", 1, ""),
 )
 
 
@@ -39,8 +40,10 @@ TIPS = {
     "serving.prefill_chunk_tokens": "Prompt tokens per engine step: vLLM "
     "max_num_batched_tokens, llama.cpp n_ubatch.",
     "serving.kv_block_tokens": "Tokens per KV page: vLLM block_size, SGLang page_size.",
-    "serving.concurrency": "Users served at once (default: the batch); under a burst, the "
-    "requests that arrive together.",
+    "serving.concurrency": "Requests one engine replica holds at once, for its KV cache and "
+    "first-token time (serving.concurrency; default: the batch; under a burst, the requests "
+    "that arrive together). The users to serve over all replicas are the Serving targets' "
+    "\u201cUsers to serve\u201d, which the Hardware tab sizes for.",
     "serving.load": "The load the speed figures are for: steady users each sending the next "
     "request when the last ends (vllm bench serve --max-concurrency), a burst arriving at "
     "once and drained, or Poisson arrivals at a request rate. The engine's scheduler is "

@@ -28,11 +28,13 @@ class TargetsPanel(Panel):
         self.box.setObjectName("panel_targets")
         f = self.form
         f.add(
-            "Users at once",
+            "Users to serve",
             _tip(
                 QuantityField("count", "targets.users", none_text=NOT_SET),
-                "Requests served at the same time, over all replicas (targets.users). The "
-                "Hardware tab adds replicas until each GPU's share fits and is fast enough.",
+                "Users served at the same time, over all replicas (targets.users): the speed "
+                "and first-token targets are checked at this load. The Hardware tab adds "
+                "replicas until each replica's share fits and is fast enough. Not set: one "
+                "replica's batch.",
             ),
             "targets.users",
             name="spin_target_users",

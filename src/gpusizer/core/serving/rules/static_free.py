@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ...limits import MAX_BYTES
 from ...memory.inference import kv_bytes_per_token_layer
 from ...model.architecture import Arch, resolve
 from ...model.result import Estimate
@@ -57,6 +58,11 @@ class StaticPool(PoolRule):
 
     def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         f = b.fraction
+        if f <= 0:
+            # The default fraction is 0 when SGLang's reservation for this GPU class and TP x PP
+            # is the whole device (server_args.py): no device of these settings starts, so the
+            # answer is "more than any GPU" (the bytes limit), not a division by zero.
+            return float(MAX_BYTES)
         pool = (b.reserved + kv) / f + v.outside
         if f >= 1:
             return pool
