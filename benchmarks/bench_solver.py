@@ -8,8 +8,9 @@ Issue 20 (serving speed from a simulated load), CPU medians on this shared machi
 the step model / main after its first pass / now: ``plan`` for Llama 3.1 70B serving 50 users
 at 8k 40-56 / 46-75 / 53-57 ms; ``compare_gpus`` (bench_hardware.py) 146-194 / 548-801 / 126-139
 ms: an option's load is simulated only where the targets bound its speed
-(core/sizing/compare_scale.py ``speed_bound``); DeepSeek-V3 for 64 users at 20 tokens/s (every
-option simulated) 294-411 / 331-418 / 352-407 ms. Answers byte-identical
+(``speed_bound``, before issue 21's advice, which estimates every option it weighs in full:
+its fit is the engine holding a request, its layouts ranked by speed); DeepSeek-V3 for 64
+users at 20 tokens/s (every option simulated) 294-411 / 331-418 / 352-407 ms. Answers byte-identical
 (scripts/answer_dump.py --plan --compare).
 """
 

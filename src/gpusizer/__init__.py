@@ -8,6 +8,7 @@ The public, Qt-free API (contract: shared/docs/scenario-format.md)::
     gpusizer.plan(scenario: dict) -> list[dict]
     gpusizer.compare_gpus(scenario: dict, *, gpus=None, margin=0.10, whole_nodes=False)
         -> list[dict]
+    gpusizer.models_that_fit(scenario: dict, *, margin=0.10) -> list[dict]
     gpusizer.ScenarioError
 """
 
@@ -25,6 +26,7 @@ __all__ = [
     "estimate_report",
     "import_hf_config",
     "import_model",
+    "models_that_fit",
     "plan",
 ]
 
@@ -78,3 +80,16 @@ def compare_gpus(
     from .core.sizing.compare import compare_gpus as _compare
 
     return _compare(scenario, gpus=gpus, margin=margin, whole_nodes=whole_nodes, **options)
+
+
+def models_that_fit(
+    scenario: dict[str, Any], *, margin: float = 0.10, **options: Any
+) -> list[dict[str, Any]]:
+    """The models that fit the scenario's machine (its hardware, layout, workload, framework
+    and precision): every preset, the scenario's own model when it is not one, and any
+    ``models`` given; largest first, each with ``model``, ``parameters``, ``per_gpu_total``,
+    ``headroom_bytes``, ``tokens_per_second_per_user`` (serving) or ``time_seconds``
+    (training), ``max_context`` (core/sizing/fit_models.py; docs/scenario-format.md)."""
+    from .core.sizing.fit_models import models_that_fit as _fit
+
+    return _fit(scenario, margin=margin, **options)

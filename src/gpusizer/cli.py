@@ -10,6 +10,7 @@ from typing import Any
 
 from . import __version__
 from .cli_args import add_scenario_args, scenario_from_args
+from .cli_fit import add_fit_models
 from .core.errors import ScenarioError
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
 
@@ -88,7 +89,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         cards_per_box=view.cards_per_box,
     )
     _emit(
-        strict_json(options) if args.json else compare_text(options, s.workload.is_training, s.targets.active)
+        strict_json(options)
+        if args.json
+        else compare_text(options, s.workload.is_training, s.targets.applies(s.workload.is_training))
     )
     return 0
 
@@ -303,6 +306,7 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--json", action="store_true", help="print the options as JSON")
     pl.set_defaults(func=_cmd_plan)
     _add_compare(sub)
+    add_fit_models(sub, _emit)
     imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
     imp.add_argument("config", help="a Hugging Face config.json (or its folder)")
     imp.set_defaults(func=_cmd_import)

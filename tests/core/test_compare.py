@@ -18,9 +18,11 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.compare import Cancelled, compare_gpus, select_gpus
-from gpusizer.core.sizing.compare_costs import speed
-from gpusizer.core.sizing.compare_scale import meets, replica_counts
+from gpusizer.core.sizing.fill import meets
+from gpusizer.core.sizing.pace import option_pace
 from gpusizer.core.sizing.solver import plan
+from gpusizer.core.sizing.units import Unit
+from tests.core.put_back import put_back, set_path
 
 # Small cards (user GPUs), so that small models need several of them: the brute force stays
 # small. Prices on two of them only.
@@ -89,11 +91,19 @@ def small_gpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _put_back(scenario: dict[str, Any], o: dict[str, Any]) -> dict[str, Any]:
-    out = json.loads(json.dumps(scenario))
-    out["parallelism"], out["hardware"] = o["parallelism"], o["hardware"]
-    if o["batch_size"] is not None:
-        out["workload"]["batch_size"] = o["batch_size"]
-    return out
+    return put_back(scenario, o)
+
+
+def speed(est: Any) -> Any:
+    """The speed an option is ranked by (core/sizing/pace.py) of an estimate."""
+    return option_pace(est)
+
+
+def _unit(gpu_id: str) -> Unit:
+    """How the GPU is bought (core/sizing/units.py over the catalog's systems)."""
+    from gpusizer.core.model.presets import gpu_spec
+
+    return Unit(gpu_id, gpu_spec(gpu_id))
 
 
 def _keeps(rep: dict[str, Any], margin: float) -> bool:
@@ -114,12 +124,19 @@ def _layouts(scenario: dict[str, Any], n: int, node: int) -> list[dict[str, Any]
     return out
 
 
+def _with_changes(scenario: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    out = json.loads(json.dumps(scenario))
+    for path, value in changes.items():
+        set_path(out, path, value)
+    return out
+
+
 def _fewest_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], margin: float) -> int | None:
     for n in range(1, MAX_COUNT + 1):
         for par in _layouts(scenario, n, gpu["gpus_per_node"]):
             sc = {
                 **scenario,
-                "parallelism": par,
+                "parallelism": {**scenario.get("parallelism", {}), **par},
                 "hardware": {"gpu": gpu["id"], "gpus_per_node": gpu["gpus_per_node"]},
             }
             try:
@@ -134,15 +151,25 @@ def _fewest_by_brute_force(scenario: dict[str, Any], gpu: dict[str, Any], margin
 @pytest.mark.parametrize("scenario", [SERVE_1B, TRAIN_05B], ids=["serve-1b", "train-0.5b"])
 @pytest.mark.parametrize("margin", [0.0, 0.10, 0.25])
 def test_fewest_gpus_match_a_brute_force_search_and_fit(scenario: dict[str, Any], margin: float) -> None:
+    """The user's GPUs are bought one at a time: the count is the fewest that fit, with the
+    techniques the option names; without them, no fewer fit (they are turned on only where
+    they save GPUs)."""
     options = {o["gpu"]: o for o in compare_gpus(scenario, gpus=IDS, margin=margin)}
     for gpu in SMALL:
-        o, fewest = options[gpu["id"]], _fewest_by_brute_force(scenario, gpu, margin)
+        o = options[gpu["id"]]
+        changed = _with_changes(scenario, o["scenario_changes"] or {})
+        fewest = _fewest_by_brute_force(changed, gpu, margin)
         if fewest is None:
             assert not o["fits"] or o["gpus"] > MAX_COUNT
             continue
-        assert o["fits"] and o["gpus"] == fewest, (gpu["id"], o["layout"])
+        # the fewest that fit, bought in whole units (a box of cards, a server's node)
+        assert o["fits"] and o["min_gpus"] == fewest, (gpu["id"], o["layout"])
+        assert o["gpus"] == _unit(gpu["id"]).count(fewest), (gpu["id"], o["gpus"])
+        if o["scenario_changes"]:
+            as_set = _fewest_by_brute_force(scenario, gpu, margin)
+            assert as_set is None or as_set > fewest
         rep = estimate_report(_put_back(scenario, o), roofline=False)
-        assert _keeps(rep, margin) and rep["cluster"]["gpus"] == o["gpus"]
+        assert _keeps(rep, margin) and rep["cluster"]["gpus"] == o["gpus_in_layout"] <= o["gpus"]
         assert rep["per_gpu"]["total"] == o["per_gpu_total"]
         assert o["headroom_bytes"] >= o["margin_bytes"] == math.ceil(o["capacity_bytes"] * margin)
 
@@ -208,9 +235,11 @@ def test_serving_targets_hold_with_the_fewest_gpus(targets: dict[str, Any]) -> N
         assert meets(speed(est), parse_scenario(scenario).targets)
         assert o["batch_size"] * o["parallelism"]["data"] >= targets["users"]  # all seated
         gpu = next(g for g in SMALL if g["id"] == o["gpu"])
-        assert not _meets_by_brute_force(scenario, gpu, min(o["gpus"], MAX_COUNT + 1))
+        unit = _unit(o["gpu"])
+        fewer = max((n for n in range(1, o["gpus"]) if unit.count(n) < o["gpus"]), default=0)
+        assert not _meets_by_brute_force(scenario, gpu, min(fewer + 1, MAX_COUNT + 1))
         assert o["ttft_seconds"] <= targets["max_ttft_seconds"]
-        assert o["gpus"] > plain[o["gpu"]]["gpus"]  # the targets, not the memory, set it
+        assert o["gpus"] >= plain[o["gpu"]]["gpus"]  # the targets, and the memory, set it
     assert met >= 2
 
 
@@ -220,48 +249,6 @@ def test_targets_that_cannot_be_met_are_said_so() -> None:
         assert o["targets_met"] is False
     ranked = compare_gpus({**SERVE_1B, "targets": {"users": 4}}, gpus=IDS)
     assert [o["targets_met"] for o in ranked] == sorted((o["targets_met"] for o in ranked), reverse=True)
-
-
-def test_replica_counts_give_each_batch_once() -> None:
-    rs = replica_counts(10, 1, 100)
-    batches = [math.ceil(10 / r) for r in rs]
-    assert batches == sorted(set(batches), reverse=True) and batches[-1] == 1
-    assert replica_counts(None, 4, 3) == [1] and replica_counts(8, 2, 0) == []
-
-
-def test_targets_take_the_solvers_pipeline_degrees_beyond_128_layers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """compare_scale re-derived its stage counts from every ⌈layers/k⌉ and so, above
-    layout_space.MAX_PP (128) layers, tried pipeline degrees the solver never does (issue 19):
-    it now takes the solver's pp_degrees."""
-    from gpusizer.core.sizing.compare_scale import Scaler
-    from gpusizer.core.sizing.layout_search import Evaluator, Layout
-    from gpusizer.core.sizing.layout_space import MAX_PP, pp_degrees
-    from gpusizer.core.sizing.solver import catalog_targets
-
-    s = parse_scenario(
-        {
-            "model": {
-                "name": "deep",
-                "layers": 200,
-                "hidden_size": 256,
-                "attention_heads": 4,
-                "ffn_hidden_size": 512,
-                "vocab_size": 1000,
-            },
-            "workload": {"kind": "inference"},
-        }
-    )
-    g = catalog_targets(s, ["h100-sxm-80gb"])[0]
-    scaler = Scaler(s, Evaluator(s, g.hardware), g, 10**6)
-    tried: list[int] = []
-
-    def fits(lay: Layout, _batch: int | None) -> bool:
-        tried.append(lay.pp)
-        return lay.pp >= 150
-
-    monkeypatch.setattr(scaler, "fits", fits)
-    assert scaler._stages(Layout(), None) is None  # no degree of the solver's reaches 150
-    assert set(tried) <= set(pp_degrees(200)) and max(pp_degrees(200)) <= MAX_PP < 150
 
 
 def test_whole_nodes_round_up_and_still_fit() -> None:
@@ -397,6 +384,22 @@ def test_bad_arguments_name_the_field() -> None:
 def test_cancel_stops_the_search() -> None:
     with pytest.raises(Cancelled):
         compare_gpus(SERVE_1B, cancel=lambda: True)
+
+
+@pytest.mark.parametrize("after", [5, 60, 180])
+def test_a_search_cancelled_midway_keeps_no_answer(after: int) -> None:
+    """Answers are kept for the next caller (core/sizing/advise_all.py): one stopped midway
+    must raise, never keep a partial one ("nothing fits" for a GPU it did not finish)."""
+    from gpusizer.core.pipeline.estimate import clear_caches
+
+    scenario = {**SERVE_1B, "targets": {"users": 48}}
+    clear_caches()
+    calls = iter(range(10**9))
+    with pytest.raises(Cancelled):
+        compare_gpus(scenario, cancel=lambda: next(calls) >= after)
+    kept = compare_gpus(scenario)
+    clear_caches()
+    assert kept == compare_gpus(scenario)
 
 
 def test_public_api_and_low_precision_note() -> None:

@@ -33,9 +33,34 @@ def test_gpus_needed_and_apply_layout(window, qtbot):
 
 
 def test_advice_for_a_fitting_scenario(window, qtbot):
+    """Once the advised option is applied, the line says it is the layout set here and the
+    button goes."""
     window.advisor.wait()
-    assert "already the smallest" in find(window, "label_needs").text()
-    assert not find(window, "button_apply_layout").isVisibleTo(window)
+    apply = find(window, "button_apply_layout")
+    if apply.isVisibleTo(window):
+        apply.click()
+        window.advisor.wait()
+    assert "the layout set here." in find(window, "label_needs").text()
+    assert not apply.isVisibleTo(window)
+
+
+def test_apply_sets_the_techniques_the_line_names(window, qtbot):
+    """QLoRA of Qwen3 32B on one RTX 5090: gradient checkpointing (and a fused loss) let it
+    fit one card; the line says so and Apply sets them (issue 21)."""
+    window.state.set_scenario(
+        {
+            "model": {"preset": "qwen3-32b"},
+            "workload": {"kind": "qlora"},
+            "hardware": {"gpu": "rtx-5090-32gb"},
+        }
+    )
+    assert not window.state.estimate.fits
+    window.advisor.wait()
+    needs = find(window, "label_needs").text()
+    assert "<b>1 × GeForce RTX 5090" in needs and "gradient checkpointing" in needs
+    find(window, "button_apply_layout").click()
+    s = window.state.scenario
+    assert s.parallelism.recompute == "full" and window.state.estimate.fits
 
 
 def test_edit_does_not_wait_for_the_advisor(window):

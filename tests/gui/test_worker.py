@@ -93,7 +93,7 @@ def test_closing_the_window_joins_the_advisors_worker(window: Any, qtbot: Any, m
     calls: list[tuple[Any, CancelToken]] = []
     started = threading.Event()
     slow = _slow(calls, started)
-    monkeypatch.setattr(advisor, "gpus_needed", lambda s, cancel, margin: slow(s, cancel))
+    monkeypatch.setattr(advisor, "gpus_needed", lambda s, cancel, margin, **_: slow(s, cancel))
     window.state.edit("workload.sequence_length", 2048, immediate=True)
     window.advisor.worker.start()  # a search under way when the window closes
     qtbot.waitUntil(started.is_set, timeout=2000)

@@ -41,6 +41,11 @@ class Memo(Generic[V]):
         self._data[key] = (owners, value)
         return value
 
+    def peek(self, key: Hashable) -> V | None:
+        """The value memoised for ``key``, or None (nothing computed)."""
+        hit = self._data.get(key)
+        return None if hit is None else hit[1]
+
     def __len__(self) -> int:
         return len(self._data)
 

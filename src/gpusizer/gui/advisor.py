@@ -20,15 +20,18 @@ IDLE_MS = 150  # after the last edit; the search takes 5-100 ms, too much for ev
 MAX_CACHED = 64  # scenarios remembered (a long session must not grow without bound)
 
 
-def scenario_key(scenario: Scenario, margin: float = DEFAULT_MARGIN) -> str:
-    """The scenario and margin as canonical JSON (a cache key). ``json.dumps`` escapes a lone
-    surrogate in a name where pydantic's JSON encoder raises (issue 15)."""
-    return json.dumps([scenario.model_dump(mode="json"), margin], sort_keys=True)
+Search = tuple[float, bool, int | None]  # margin, whole nodes, cards per box (the tab's)
 
 
-def _advise(payload: tuple[Scenario, float], token: CancelToken) -> dict[str, Any] | None:
-    scenario, margin = payload
-    return gpus_needed(scenario, cancel=token, margin=margin)
+def scenario_key(scenario: Scenario, search: Search = (DEFAULT_MARGIN, False, None)) -> str:
+    """The scenario and the search's settings as canonical JSON (a cache key). ``json.dumps``
+    escapes a lone surrogate in a name where pydantic's JSON encoder raises (issue 15)."""
+    return json.dumps([scenario.model_dump(mode="json"), *search], sort_keys=True)
+
+
+def _advise(payload: tuple[Scenario, Search], token: CancelToken) -> dict[str, Any] | None:
+    scenario, (margin, whole_nodes, box) = payload
+    return gpus_needed(scenario, cancel=token, margin=margin, whole_nodes=whole_nodes, cards_per_box=box)
 
 
 class Advisor(QObject):
@@ -42,6 +45,8 @@ class Advisor(QObject):
     ) -> None:
         super().__init__(parent)
         self.margin = margin
+        self.whole_nodes = False  # the Hardware tab's settings: its row for this GPU agrees
+        self.cards_per_box: int | None = None
         self._last: Scenario | None = None
         self.worker = BackgroundWorker(
             _advise, self, delay_ms=idle_ms, cache_size=MAX_CACHED, name="gpusizer-advisor"
@@ -52,25 +57,31 @@ class Advisor(QObject):
     def request(self, scenario: Scenario) -> None:
         """Advise on ``scenario`` when editing pauses (at once if it is already known)."""
         self._last = scenario
-        self.worker.request(scenario_key(scenario, self.margin), (scenario, self.margin))
+        self.worker.request(self._key(scenario), (scenario, self._search()))
+
+    def _search(self) -> Search:
+        return (self.margin, self.whole_nodes, self.cards_per_box)
+
+    def _key(self, scenario: Scenario) -> str:
+        return scenario_key(scenario, self._search())
 
     def _done(self, key: str, option: Any) -> None:
-        if self._last is not None and key == scenario_key(self._last, self.margin):
+        if self._last is not None and key == self._key(self._last):
             self.advised.emit(self._last, option)
 
     def advice_for(self, scenario: Scenario) -> dict[str, Any] | None:
         """The advice for ``scenario`` now: known, or computed here (a report being written)."""
-        result: dict[str, Any] | None = self.worker.run_now(
-            scenario_key(scenario, self.margin), (scenario, self.margin)
-        )
+        result: dict[str, Any] | None = self.worker.run_now(self._key(scenario), (scenario, self._search()))
         return result
 
-    def set_margin(self, margin: float) -> None:
-        """Advise with another memory margin (the Hardware tab's), again for the last
-        scenario."""
-        if margin == self.margin:
+    def set_margin(self, margin: float, whole_nodes: bool | None = None, cards_per_box: Any = ...) -> None:
+        """Advise with another memory margin (and whole-node and cards-per-box settings: the
+        Hardware tab's), again for the last scenario."""
+        nodes = self.whole_nodes if whole_nodes is None else whole_nodes
+        box = self.cards_per_box if cards_per_box is ... else cards_per_box
+        if (margin, nodes, box) == self._search():
             return
-        self.margin = margin
+        self.margin, self.whole_nodes, self.cards_per_box = margin, nodes, box
         if self._last is not None:
             self.request(self._last)
 

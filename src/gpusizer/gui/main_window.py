@@ -24,6 +24,7 @@ from ..core.errors import ScenarioError
 from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
 from ..core.pipeline.scenario import scenario_dict
+from ..core.sizing.option import option_edits
 from ..core.views.settings import HardwareView
 from .advisor import Advisor
 from .binding import Binder, plain_text
@@ -73,11 +74,14 @@ class MainWindow(QMainWindow):
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
         self.unit = self.prefs.units
+        self.fit_models: Any = None  # View > Models That Fit, once opened (gui/fit_models.py)
         first, dropped = initial_scenario(scenario, self.prefs, restore)
         self.state = ScenarioState(first, self)
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
-        self.advisor = Advisor(self, margin=load_hardware_view(self.prefs).margin)
+        shown = load_hardware_view(self.prefs)
+        self.advisor = Advisor(self, margin=shown.margin)
+        self.advisor.set_margin(shown.margin, shown.whole_nodes, shown.cards_per_box)
         self.files.advice = lambda: self.advisor.advice_for(self.state.scenario)
         self.files.prices = lambda: self.hardware_view().prices
         self._views: dict[type, Any] = {}  # each chart view as last shown (what is remembered)
@@ -207,7 +211,7 @@ class MainWindow(QMainWindow):
         if problem:
             self.notify(problem)
         if isinstance(view, HardwareView):  # the "GPUs needed" line keeps the tab's margin
-            self.advisor.set_margin(view.margin)
+            self.advisor.set_margin(view.margin, view.whole_nodes, view.cards_per_box)
 
     def hardware_view(self) -> HardwareView:
         """The Hardware tab's settings and My prices: as shown, or as remembered."""
@@ -219,15 +223,10 @@ class MainWindow(QMainWindow):
             self.summary.set_advice(self.state.estimate, option)
 
     def apply_layout(self, option: dict[str, Any] | None) -> None:
-        """Put an advised layout (parallelism and node shape) into the scenario: one undo step."""
-        if not option:
-            return
-        self.state.edit_many(
-            {
-                "parallelism": option["parallelism"],
-                "hardware.gpus_per_node": option["hardware"]["gpus_per_node"],
-            }
-        )
+        """Put the advised option (its techniques, layout, node shape and, serving, requests
+        per replica) into the scenario: one undo step."""
+        if option:
+            self.state.edit_many(option_edits(option, gpu=False))
 
     def _replaced(self, loaded: bool) -> None:
         """Undo and Redo take back what the status bar said about the step (issue 23)."""
@@ -252,6 +251,8 @@ class MainWindow(QMainWindow):
         self.unit = unit
         for view in (self.summary, self.table, self.figures, self.tabs):
             view.set_units(unit)
+        if self.fit_models is not None:
+            self.fit_models.set_units(unit)
         for act in self.findChildren(QAction):
             if act.objectName() == f"action_units_{unit.lower()}":
                 act.setChecked(True)
@@ -260,6 +261,15 @@ class MainWindow(QMainWindow):
 
     def new_scenario(self) -> bool:
         return self.files.new()
+
+    def show_fit_models(self) -> None:
+        """View > Models That Fit This Machine (gui/fit_models.py), one window, kept."""
+        from .fit_models import FitModelsDialog
+
+        if self.fit_models is None:
+            self.fit_models = FitModelsDialog(self.state, self, self.unit)
+        self.fit_models.show()
+        self.fit_models.raise_()
 
     def notify(self, message: str) -> None:
         self.statusBar().showMessage(plain_text(message), 10000)

@@ -29,6 +29,7 @@ class MenuHost(Protocol):
 
     def menuBar(self) -> QMenuBar: ...
     def set_units(self, unit: str) -> None: ...
+    def show_fit_models(self) -> None: ...
     def new_scenario(self) -> bool: ...
     def close(self) -> bool: ...
 
@@ -172,6 +173,10 @@ def _view_menu(w: MenuHost) -> None:
         act.triggered.connect(lambda _c=False, u=unit: w.set_units(u))
         group.addAction(act)
         menu.addAction(act)
+    menu.addSeparator()
+    menu.addAction(
+        _action(w, "action_fit_models", "&Models That Fit This Machine…", w.show_fit_models, "Ctrl+M")
+    )
     menu.addSeparator()
     for i, view in enumerate(CHARTS.values()):
         menu.addAction(

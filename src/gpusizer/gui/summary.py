@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from ..core.model.result import COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
+from ..core.sizing.savings import describe
 from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
 from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
@@ -27,16 +28,23 @@ from .style import set_role, set_text_color
 
 
 def verdict(est: Estimate, unit: str) -> str:
-    """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom``."""
+    """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom``; why it does not run when
+    the peak fits but the work does not (the engine's context, unified memory); how many of
+    the requests it holds when fewer; the system RAM a serving engine keeps beside the GPU."""
     peak, cap = fmt_bytes(est.memory.total, unit), fmt_bytes(est.capacity_bytes, unit)
     head = est.headroom_bytes
-    tail = (
-        f"fits, {fmt_bytes(head, unit)} headroom"
-        if head >= 0
-        else f"does not fit, {fmt_bytes(-head, unit)} short"
-    )
-    if est.serving is not None and not est.serving.starts:
+    why = est.fit_reason
+    if head < 0:
+        tail = f"does not fit, {fmt_bytes(-head, unit)} short"
+    elif est.serving is not None and not est.serving.starts:
         tail = "the engine does not start"
+    elif not est.fits:
+        tail = f"does not run: {why}"
+    else:
+        tail = f"fits, {fmt_bytes(head, unit)} headroom" + (f"; {why}" if why else "")
+    host = est.serving.host_memory_bytes if est.serving is not None else 0
+    if host and est.fits:
+        tail += f", plus {fmt_bytes(host, unit)} of system RAM"
     return f"{peak} of {cap} per GPU — {tail}"
 
 
@@ -112,23 +120,33 @@ def serving_text(est: Estimate) -> str:
 
 
 def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
-    """What the advisor says about the scenario's GPU, in one line (rich text: the GPU's name
-    is escaped, a name from a shared file must not load images or links)."""
+    """What the advisor says about the scenario's GPU, in one line: how many to buy, laid out
+    how, with which techniques (rich text: the GPU's name is escaped, a name from a shared
+    file must not load images or links)."""
     gpu = html.escape(est.gpu.name)
     if option is None:
         return (
             f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
             "GPU, quantised weights or a shorter sequence."
         )
-    n, layout = option["gpus"], option["layout"]
-    head = f"<b>GPUs needed:</b> at least <b>{n:,} × {gpu}</b>, laid out {layout}"
-    if est.fits and n == est.gpus:
-        return head + " — the layout set here is already the smallest that fits."
-    if est.fits and n > est.gpus:  # it fits, but without the margin kept spare
+    n, least, layout = option["gpus"], option.get("min_gpus") or option["gpus"], option["layout"]
+    head = f"<b>GPUs needed:</b> <b>{n:,} × {gpu}</b>"
+    if least < n:
+        head += f" ({least:,} would hold it)"
+    how = describe(option.get("scenario_changes") or {})
+    if how:  # the techniques say the recompute; the layout need not
+        layout = layout.split(", recompute")[0]
+    head += f", {html.escape(layout)}"
+    if how:
+        head += f" <b>{html.escape(how)}</b>"
+    if option.get("targets_met") is False:
+        return head + " — the targets cannot be met with up to 4,096 GPUs."
+    same = est.fits and not option.get("scenario_changes") and n == est.gpus
+    if same and option["parallelism"] == est.scenario.parallelism.model_dump(mode="json"):
+        return head + " — the layout set here."
+    if est.fits and est.gpus < n:
         spare = est.headroom_bytes / max(est.capacity_bytes, 1)
-        return head + (
-            f" — the layout set here fits on {est.gpus:,} but leaves only {spare:.0%} of memory spare."
-        )
+        return head + f" — the layout set here runs on {est.gpus:,}, with {spare:.0%} of memory spare."
     if est.fits:
         return head + f" — the layout set here uses {est.gpus:,}."
     return head + "."
@@ -163,7 +181,10 @@ class SummaryHeader(QFrame):
         self.needs.setWordWrap(True)
         self.apply = QPushButton("Apply this layout")
         self.apply.setObjectName("button_apply_layout")
-        self.apply.setToolTip("Set the parallelism (and GPUs per node) to the advised layout.")
+        self.apply.setToolTip(
+            "Set the parallelism, GPUs per node and the techniques named (gradient "
+            "checkpointing...) to the advised option."
+        )
         self.apply.hide()
         self.apply.clicked.connect(lambda: self.applyRequested.emit(self._option))
         self._option: dict[str, Any] | None = None
@@ -218,7 +239,9 @@ class SummaryHeader(QFrame):
         self._option = option
         self.needs.setText(needs_text(est, option))
         self._hold_height()
-        self.apply.setVisible(option is not None and (not est.fits or option["gpus"] != est.gpus))
+        self.apply.setVisible(
+            option is not None and not needs_text(est, option).endswith("the layout set here.")
+        )
 
     def set_advice_pending(self) -> None:
         """The scenario changed: the last advice may be out of date until the next one."""

@@ -101,7 +101,9 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         tip="Tokens per second over all GPUs (served output tokens, or trained tokens)",
     ),
     Column("time_seconds", "Time", _duration, "train", "Time to train on training_tokens"),
-    Column("targets_met", "Targets", _yes, "targets", "Serving targets met"),
+    Column(
+        "targets_met", "Targets", _yes, "targets", "Targets met (serving targets, or the training deadline)"
+    ),
     Column(
         "purchase_cost",
         "Purchase $",
@@ -150,7 +152,7 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
 def columns_for(training: bool, targets: bool) -> list[Column]:
     """The columns that apply to a workload (and to serving targets when stated)."""
     skip = {"serve"} if training else {"train"}
-    if not targets or training:
+    if not targets:
         skip.add("targets")
     return [c for c in COLUMNS if c.applies not in skip]
 
@@ -196,6 +198,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     )
     if any(o.get("user_prices") for o in options):
         lines.append("(yours) priced with your own prices (--prices).")
+    lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options[:10] if o.get("layout_reason")]
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]})
     return "\n".join(lines)
 

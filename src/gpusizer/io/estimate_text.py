@@ -38,6 +38,8 @@ def text_report(rep: dict[str, Any]) -> str:
     if sv_refuses(rep):
         verdict = "does NOT start"
     lines.append(f"  {verdict}: headroom {to_unit(head, 'GiB'):,.2f} GiB ({to_unit(head, 'GB'):,.2f} GB)")
+    if rep.get("fit_reason"):
+        lines.append(f"  {'why' if not rep['fits'] else 'note'}: {rep['fit_reason']}")
     if rep.get("host_memory_bytes"):  # offloaded / paged tensors in system RAM, not the peak
         lines.append(_row("host RAM", rep["host_memory_bytes"]) + "   (per GPU, system memory)")
     sv = rep.get("serving")

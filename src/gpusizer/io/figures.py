@@ -109,8 +109,8 @@ PACE: tuple[tuple[str, str, Callable[[float], str]], ...] = (
 
 
 def speed_lines(report: Mapping[str, Any], pace: Mapping[str, float | None]) -> list[str]:
-    """How fast it runs (``pace``: core/sizing/compare_costs.speed, the one speed the
-    Hardware tab ranks by): serving, the users the engine holds and the speed each sees at
+    """How fast it runs (``pace``: core/sizing/pace.estimate_pace, the one speed the advice
+    ranks by): serving, the users the engine holds and the speed each sees at
     the served concurrency (its ``serving`` block); training, the trained tokens per
     second. Then the compute block's speed and time figures."""
     sv = report.get("serving")

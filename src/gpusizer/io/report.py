@@ -23,7 +23,7 @@ from ..core.errors import ScenarioError
 from ..core.model.naming import derived_name
 from ..core.model.result import COMPONENTS, Estimate, component_title
 from ..core.pipeline.report import report_from_estimate
-from ..core.sizing.compare_costs import speed
+from ..core.sizing.pace import estimate_pace
 from .export import report_csv, strict_json
 from .figures import advice_lines, cost_lines, speed_lines
 from .report_prices import BASIS_LINES, PriceRow, price_rows, your_prices
@@ -119,7 +119,7 @@ def report_facts(
             Fact("Active per token", f"{p['active']:,}"),
             Fact("Trainable", f"{p['trainable']:,}"),
         ),
-        speed=tuple(speed_lines(rep, speed(est))),
+        speed=tuple(speed_lines(rep, estimate_pace(est))),
         cost=tuple(cost_lines(rep, est.gpu.price_per_hour)),
         assumptions=tuple(est.assumptions),
         notes=tuple(est.notes),

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import ScenarioError
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
-from ..registry.loss_kinds import LOSS_KINDS, advisor_fallback
+from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .layouts import activation_layout
 from .loading import loading_note
@@ -246,31 +246,3 @@ def host_note(s: Scenario, mem: Memory) -> str | None:
         f"host RAM does not suffice: {block['per_node_bytes'] / GiB:.1f} GiB needed per "
         f"node, {block['capacity_bytes'] / GiB:.1f} GiB set in hardware.host_memory_bytes"
     )
-
-
-def relaxations(s: Scenario) -> list[tuple[Scenario, str]]:
-    """Scenarios the advisor may try, in order, when nothing fits as set: the chunked loss
-    (transformers layout with the full loss), then offloaded checkpointing (core/solver.py)."""
-    if not s.workload.is_training:
-        return []
-    out: list[tuple[Scenario, str]] = []
-    cur, done = s, []
-    if not LOSS_KINDS[s.workload.loss].chunked and not activation_layout(s.profile).vocab_parallel_loss:
-        loss = advisor_fallback().id
-        cur = cur.model_copy(update={"workload": cur.workload.model_copy(update={"loss": loss})})
-        done.append(f"the {loss} cross-entropy (workload.loss = '{loss}')")
-        out.append((cur, f"turned on {done[-1]}: nothing fits as set"))
-    if s.parallelism.activation_offload == "none":
-        cur = cur.model_copy(
-            update={
-                "parallelism": cur.parallelism.model_copy(
-                    update={"recompute": "full", "activation_offload": "checkpoints"}
-                )
-            }
-        )
-        done.append(
-            "checkpoint offload (parallelism.recompute = 'full', activation_offload "
-            "= 'checkpoints': layer inputs in host RAM)"
-        )
-        out.append((cur, f"turned on {' and '.join(done)}: nothing fits as set"))
-    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .specs import GPUSpec, Scenario
+from .unified import pool_note
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "temporary", "overhead")
 # The words users see for each component (in a sentence; ``component_title`` for a heading).
@@ -159,9 +160,65 @@ class Estimate:
         return self.serving is None or self.serving.starts
 
     @property
+    def requests_held(self) -> int | None:
+        """Serving: requests of the scenario's length (prompt + output tokens) the engine runs
+        at once: none when one is longer than its context (``serving.max_context``), else as
+        many as its KV cache holds, within ``max_sequences``. None when training."""
+        sv, w = self.serving, self.scenario.workload
+        if sv is None:
+            return None
+        need = w.prompt_tokens + w.generated_tokens
+        if not sv.starts or need > sv.max_context:
+            return 0
+        held = sv.kv_capacity_tokens // need
+        return min(held, sv.max_sequences) if sv.max_sequences else held
+
+    @property
+    def pool_shortfall(self) -> str | None:
+        """Why what the work keeps beside the GPU (host buffers, CPU layers, offloaded
+        states) does not fit the machine's RAM: on unified memory with the GPU's part, less
+        what the OS keeps; else against ``hardware.host_memory_bytes`` when given (None when
+        it fits)."""
+        s = self.scenario
+        host = self.serving.host_memory_bytes if self.serving else self.memory.host_memory
+        per_node = min(s.parallelism.gpus, s.hardware.gpus_per_node)
+        return pool_note(self.gpu, max(0, self.memory.total), host, s.hardware.host_memory_bytes, per_node)
+
+    @property
     def fits(self) -> bool:
-        """The peak fits the GPU and, when serving, the engine starts."""
-        return self.headroom_bytes >= 0 and (self.serving is None or self.serving.starts)
+        """The work runs: the peak fits the GPU, on unified memory the whole fits the
+        machine's RAM, and a serving engine starts and holds at least one request of the
+        scenario's length (``requests_held``; ``workload.batch_size`` of them is what the
+        advice sizes for, and the headline says how many it holds)."""
+        if self.headroom_bytes < 0 or self.pool_shortfall is not None:
+            return False
+        return self.serving is None or (self.serving.starts and bool(self.requests_held))
+
+    @property
+    def fit_reason(self) -> str | None:
+        """Why the work does not run as set, or, serving, how many of ``batch_size`` requests
+        it holds when fewer; None when it runs as set."""
+        if self.headroom_bytes < 0:
+            return f"the peak is {-self.headroom_bytes / 2**30:,.2f} GiB more than the GPU's memory"
+        short = self.pool_shortfall
+        if short is not None:
+            return short
+        sv, w = self.serving, self.scenario.workload
+        if sv is None:
+            return None
+        if not sv.starts:
+            return f"the engine does not start: {sv.reason}"
+        need, held = w.prompt_tokens + w.generated_tokens, self.requests_held or 0
+        if need > sv.max_context:
+            return (
+                f"a request of {need:,} tokens is longer than the engine's {sv.max_context:,}-token "
+                "context (serving.max_context)"
+            )
+        if held == 0:
+            return f"the KV cache ({sv.kv_capacity_tokens:,} tokens) holds no request of {need:,} tokens"
+        if held < w.batch_size:
+            return f"holds {held:,} of the {w.batch_size:,} requests of {need:,} tokens at once"
+        return None
 
     @property
     def dominant(self) -> str:

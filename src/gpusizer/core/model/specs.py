@@ -384,18 +384,31 @@ class ComputeSpec(Strict):
 
 
 class TargetsSpec(Strict):
-    """Serving targets a deployment must meet (``compare_gpus`` grows the GPU count with
-    replicas or wider tensor parallelism until they hold); null = no target."""
+    """Targets a deployment must meet; null = no target. Serving: ``compare_gpus`` grows the
+    GPU count with replicas or wider tensor parallelism until they hold. Training:
+    ``max_training_days``, data-parallel replicas and nodes grow until
+    ``workload.training_tokens`` are trained in that many days (core/sizing/compare_scale.py)."""
 
     users: PosInt | None = None  # requests served at once, over all replicas
     min_tokens_per_second_per_user: Annotated[float, Field(gt=0)] | None = None
     max_ttft_seconds: Annotated[float, Field(gt=0)] | None = None
+    max_training_days: Annotated[float, Field(gt=0, le=1e6)] | None = None
 
     @property
-    def active(self) -> bool:
+    def serving_active(self) -> bool:
+        """Whether a serving target is set."""
         return any(
             v is not None for v in (self.users, self.min_tokens_per_second_per_user, self.max_ttft_seconds)
         )
+
+    @property
+    def active(self) -> bool:
+        """Whether any target is set (serving or training)."""
+        return self.serving_active or self.max_training_days is not None
+
+    def applies(self, training: bool) -> bool:
+        """Whether a target of this kind of work is set."""
+        return self.max_training_days is not None if training else self.serving_active
 
 
 class Scenario(Strict):

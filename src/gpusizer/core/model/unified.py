@@ -7,11 +7,60 @@ system RAM with the CPU. The catalog states each device's default share
 ``sudo sysctl iogpu.wired_limit_mb=N`` (the Metal ``recommendedMaxWorkingSetSize`` then
 follows the setting: AlexsJones/llmfit#754, antirez/ds4#893). A discrete GPU has its own
 memory, so the field does not apply to it: the estimate ignores it and says so.
+
+The GPU's share and the rest of the RAM are one pool: what a serving engine keeps off the
+GPU (llama.cpp's CPU layers, host buffers and their KV cache) and what training offloads to
+"host" RAM come out of the same memory. The work fits only when the GPU's part fits its
+share and the whole fits the machine's memory less what the operating system keeps
+(:data:`OS_RESERVE_BYTES`). The machine's memory is ``memory_bytes``, or the measured total
+the OS reports where the catalog gives one below it (DGX Spark: MemTotal).
 """
 
 from __future__ import annotations
 
 from .specs import GPUSpec
+
+# What macOS and its apps keep: "Increase Metal memory to 90 GB, leaving 6 for macOS" on a
+# 96 GB Mac Studio (sudo sysctl iogpu.wired_limit_mb=92000, antirez/ds4#46). DGX OS (Ubuntu)
+# and Windows on Ryzen AI Max keep as much for the desktop and services.
+OS_RESERVE_BYTES = 6 * 2**30
+
+
+def pool_bytes(gpu: GPUSpec) -> int | None:
+    """Bytes of a unified-memory machine that its GPU and CPU share, less what the OS keeps
+    (None for a GPU with its own memory)."""
+    if not gpu.unified_memory:
+        return None
+    total = gpu.memory_bytes
+    if gpu.usable_memory_bytes and gpu.usable_memory_bytes < total and gpu.gpu_memory_fraction is None:
+        total = gpu.usable_memory_bytes  # the OS's measured total (the catalog's)
+    return max(0, total - OS_RESERVE_BYTES)
+
+
+def pool_note(
+    gpu: GPUSpec, gpu_part: int, host_part: int, host_ram: int | None = None, per_node: int = 1
+) -> str | None:
+    """Why the work does not fit the machine's RAM (None when it does): on unified memory the
+    GPU's part and the rest together exceed the memory less what the OS keeps; a GPU with
+    its own memory checks the system RAM its ``per_node`` GPUs need beside it against
+    ``host_ram`` (``hardware.host_memory_bytes``), when given."""
+    gib = 2**30
+    pool = pool_bytes(gpu)
+    if pool is None:
+        need = host_part * per_node
+        if host_ram is None or need <= host_ram:
+            return None
+        return (
+            f"needs {need / gib:,.2f} GiB of system RAM per node beside the GPUs, more than "
+            f"the {host_ram / gib:,.2f} GiB of hardware.host_memory_bytes"
+        )
+    if gpu_part + host_part <= pool:
+        return None
+    return (
+        f"needs {(gpu_part + host_part) / gib:,.2f} GiB of the machine's unified memory "
+        f"({gpu_part / gib:,.2f} on the GPU, {host_part / gib:,.2f} beside it), more than the "
+        f"{pool / gib:,.2f} GiB it has once the OS keeps {OS_RESERVE_BYTES / gib:.0f} GiB"
+    )
 
 
 def effective_gpu(gpu: GPUSpec, fraction: float | None) -> GPUSpec:

@@ -154,6 +154,14 @@ def _model_assumptions(job: Job) -> tuple[str, ...]:
             f"state per sequence (in the KV cache), not a growing KV cache; "
             f"{arch.attention_layers} attention layers hold the KV cache"
         )
+    w, limit, training = job.s.workload, job.s.model.max_context, job.kind.is_training
+    tokens = w.sequence_length if training else w.prompt_tokens + w.generated_tokens
+    if limit and tokens > limit:
+        what = "sequence" if training else "request"
+        out.append(
+            f"the {what} of {tokens:,} tokens is longer than the model's max_context "
+            f"({limit:,}): it was not trained for it"
+        )
     vision = job.counts.vision
     if vision:
         out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights (text-only FLOPs)")

@@ -59,6 +59,7 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         "cluster": {"gpus": est.gpus, "total_bytes": mem.total * est.gpus},
         "gpu": {"id": gpu.id, "name": gpu.name, "memory_bytes": gpu.capacity_bytes},
         "fits": est.fits,
+        "fit_reason": est.fit_reason,
         "headroom_bytes": est.headroom_bytes,
         "compute": {
             "flops_per_token": c.flops_per_token,

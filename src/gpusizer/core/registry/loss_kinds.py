@@ -22,8 +22,8 @@ class LossKind:
     # the output projection and its gradients run inside the loss (Liger): no logits and no
     # head input are kept, only the gradients of the head's input and weight
     fused: bool = False
-    # what the sizing advisor turns on when nothing fits with a loss that keeps every logit
-    # (core/techniques.relaxations): torchtune's recipes ship with it
+    # what the sizing advisor turns on when a loss that keeps every logit is what keeps the
+    # work off fewer GPUs (core/sizing/savings.py's first rung): a fused loss keeps none
     advisor_fallback: bool = False
     # the log-softmax runs on the 16-bit logits (no fp32 upcast): LitGPT's bf16-true loss
     upcast: bool = True
@@ -60,7 +60,6 @@ for _k in (
         chunked=True,
         compilable=True,
         logit_list=True,
-        advisor_fallback=True,
         sources=("torchtune/modules/loss/ce_chunked_output_loss.py CEWithChunkedOutputLoss",),
     ),
     LossKind(
@@ -92,6 +91,7 @@ for _k in (
         compilable=False,
         logit_list=False,
         fused=True,
+        advisor_fallback=True,
         sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
     ),
 ):

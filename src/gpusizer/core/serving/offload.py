@@ -18,6 +18,9 @@ Sources (docs/evidence/serving.md §4; llama.cpp tree of 2026 unless a release s
   Qwen2.5-3B: 300.75 (300.75). The host keeps the input rows and the mask (12.00 / 24.01 MiB).
 - Auto placement (``-ngl`` unset: llama.cpp ``fit_params``, Ollama's scheduler): the most
   layers that fit; an unset context is first reduced towards 4,096 tokens.
+- On a unified-memory machine (Apple, DGX Spark, Ryzen AI Max) the layers left on the CPU,
+  the host buffers and their KV cache come out of the same RAM as the GPU's share: the engine
+  runs only when both fit the machine's memory less what the OS keeps (core/unified.py).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from ..model.result import COMPONENTS, Memory
 from ..model.sharding import stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..model.state import state_bytes
+from ..model.unified import pool_note
 from ..registry.engines import MiB
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
@@ -219,6 +223,8 @@ def offload_memory(
             f"-ngl {p.gpu_layers} needs {p.gpu / 2**30:.2f} GiB on the GPU, more than its "
             f"{cap / 2**30:.2f} GiB (cudaMalloc fails: 'unable to allocate buffer')"
         )
+    else:  # unified memory: the CPU layers and host buffers share the GPU's RAM
+        reason = pool_note(gpu, int(p.gpu), int(p.host))
     parts = {c: int(p.parts.get(c, 0)) for c in COMPONENTS}
     mem = Memory(
         **parts,

@@ -1,19 +1,18 @@
-"""Speed, money and energy of one sizing option (``compare_gpus``, core/compare.py).
+"""Money and energy of one sizing option (``compare_gpus``, core/compare.py); its speed is
+core/sizing/pace.option_pace, the one function the advice ranks by.
 
-Speed comes from one function, :func:`speed`, so that the engines' serving block (issue 11)
-can replace today's roofline figures in one place. Money and power come from the unit the GPU
-is bought in (core/sizing/systems.py, issue 22): an 8-GPU server, an NVL72 rack, a workstation,
-a Mac, or a box of cards sold alone. Buying is whole units at their 2025-26 street price
-(``list_price_usd`` of the system, or of its GPUs for a box of cards, which then leaves the host
-out); renting is the on-demand price of one named class of provider-operated cloud
-(``price_per_hour``, by the GPU where a cloud rents part of a unit, a share the option says it
-is) or, as a second basis, a community or spot marketplace (``price_per_hour_marketplace``).
-The user's own prices (core/sizing/prices.py) replace the catalog's and are marked. The hourly
-cost is renting, or owning: the purchase spread evenly over ``amortization_years`` of
-round-the-clock use plus the electricity it draws (``BASES``). Power is the system's (a vendor
-maximum or a measured wall figure, never the sum of GPU TDPs; a box of cards alone has only its
-cards' board power): the whole units bought when owning, the rented GPUs' share when renting.
-Cooling and the building are not counted (no PUE).
+Money and power come from the unit the GPU is bought in (core/sizing/systems.py, issue 22): an
+8-GPU server, an NVL72 rack, a workstation, a Mac, or a box of cards sold alone. Buying is
+whole units at their 2025-26 street price (``list_price_usd`` of the system, or of its GPUs for
+a box of cards, which then leaves the host out); renting is the on-demand price of one named
+class of provider-operated cloud (``price_per_hour``, by the GPU where a cloud rents part of a
+unit, a share the option says it is) or, as a second basis, a community or spot marketplace
+(``price_per_hour_marketplace``). The user's own prices (core/sizing/prices.py) replace the
+catalog's and are marked. The hourly cost is renting, or owning: the purchase spread evenly
+over ``amortization_years`` of round-the-clock use plus the electricity it draws (``BASES``).
+Power is the system's (a vendor maximum or a measured wall figure, never the sum of GPU TDPs; a
+box of cards alone has only its cards' board power): the whole units bought when owning, the
+rented GPUs' share when renting. Cooling and the building are not counted (no PUE).
 
 Defaults, explicit and editable:
 
@@ -33,7 +32,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..model.result import Estimate
 from ..model.specs import GPUSpec
 from .compare_options import AMORTIZATION_YEARS as AMORTIZATION_YEARS
 from .compare_options import BASES as BASES
@@ -44,31 +42,6 @@ from .prices import gpu_prices, unit_prices
 from .systems import system_cost, unit_of
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days
-
-
-def speed(est: Estimate) -> dict[str, float | None]:
-    """How fast an option runs: ``ttft_seconds``, ``tpot_seconds``,
-    ``tokens_per_second_per_user`` and ``tokens_per_second`` (output tokens per second over
-    all replicas) for serving; ``time_seconds`` (null without ``workload.training_tokens``)
-    and ``tokens_per_second`` (trained tokens per second) for training.
-
-    Serving speed is the estimate's ``serving`` block (core/serving.py: the engine's step
-    costs, prefill chunking and the users it runs at once on top of the roofline); training
-    speed the compute block (core/compute.py: the training step of the layout, or the
-    scenario's ``compute.mfu``)."""
-    c, sv = est.compute, est.serving
-    if est.scenario.workload.is_training:
-        rate = c.tokens_per_second_per_gpu * est.gpus
-        return {"time_seconds": c.time_seconds or None, "tokens_per_second": rate or None}
-    if sv is None:
-        rate = c.peak_flops_per_s * est.gpus * c.mfu / c.flops_per_token if c.flops_per_token else 0.0
-        return {"time_seconds": c.time_seconds or None, "tokens_per_second": rate or None}
-    return {
-        "ttft_seconds": sv.ttft_seconds or None,
-        "tpot_seconds": sv.tpot_seconds or None,
-        "tokens_per_second_per_user": sv.tokens_per_second_per_user or None,
-        "tokens_per_second": sv.tokens_per_second or None,
-    }
 
 
 def _times(a: float | None, b: float | None) -> float | None:

@@ -1,176 +1,123 @@
-"""Growing a sizing option past the fewest GPUs that hold the model (core/compare.py).
+"""Growing a sizing past the fewest GPUs: the count of one GPU type the advice recommends
+(core/sizing/advise.py).
 
-- **Serving targets** (scenario block ``targets``): ``users`` requests at once, at least
-  ``min_tokens_per_second_per_user`` each, a first token within ``max_ttft_seconds``. Users
-  are spread over data-parallel replicas (``workload.batch_size`` is per replica, as in
-  core/compute.py: ``batch x data`` requests in flight), so each replica serves
-  ⌈users / DP⌉; fewer per replica means a smaller KV cache and faster steps. The search tries
-  every tensor-parallel width (wider TP splits each step's weights over more GPUs: faster per
-  user) and expert-parallel degree, each with the fewest replicas that meet the targets and
-  the fewest pipeline stages that hold the memory, and keeps the fewest GPUs (ties: the
-  layout the solver prefers, core/sizing/layout_space.layout_preference). Pipeline stages add
-  no speed (core/roofline.py: stages run one after another).
-  This is how serving deployments are sized: replicas for users, TP for latency (vLLM
-  docs, "Parallelism and Scaling": TP within a node, data parallel replicas for throughput).
-- **Whole nodes**: the count rounded up to ``gpus_per_node`` (a B200 comes 8 to an HGX
-  server, a GB200 72 to an NVL72 rack); the spare GPUs become replicas (serving) or a wider
-  data-parallel degree (training), when the memory still fits.
+Without targets: the fewest that hold the work, in whole purchase units. With targets, the
+smallest count of whole units at which the fastest layout (core/sizing/fill.py) meets them:
 
-Speed is checked through ``compare_costs.speed`` (the seam for the engines' serving block).
-Memory does not depend on the GPU, so the evaluator's memo serves every GPU of the catalog.
+- serving (``targets.users``, ``min_tokens_per_second_per_user``, ``max_ttft_seconds``): the
+  users are spread over the replicas (``workload.batch_size`` is per replica); the count
+  doubles until a layout meets the targets, then a bisection finds the smallest;
+- training (``targets.max_training_days``): data-parallel replicas and nodes grow until
+  ``workload.training_tokens`` are trained in time: per layout shape the smallest DP fast
+  enough (core/sizing/fill.Filler.deadline); the fewest whole units of any shape win.
+
+A count that meets the targets stays met on more GPUs (a layout of fewer GPUs is still
+weighed), so the bisection finds the smallest. No option goes past ``max_gpus`` (4,096):
+when even that many cannot meet the targets, the fewest that hold the work are shown and
+the option says so.
 """
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass
+from typing import Any
 
-from ..model.architecture import ceil_div, resolve
-from ..model.result import Estimate
-from ..model.specs import Scenario, TargetsSpec
-from ..pipeline.estimate import estimate
-from .compare_costs import speed
-from .layout_search import Evaluator, GpuTarget, Layout, divisors
-from .layout_space import dp_values, layout_preference, pp_degrees
+from ..model.specs import Scenario
+from .fill import Choice, Filler
+from .units import Unit, any_count
 
-Pace = dict[str, float | None]
+DAY = 86400.0
 
 
-def speed_bound(t: TargetsSpec) -> bool:
-    """Whether the targets ask anything of the speed (a first-token or tokens/s bound): without
-    one, every layout that holds the users meets them and none needs its load simulated."""
-    return t.max_ttft_seconds is not None or t.min_tokens_per_second_per_user is not None
+@dataclass(frozen=True)
+class Growth:
+    """The choices at the count decided, what decided it, and whether the targets hold."""
+
+    choices: list[Choice]
+    unit: Unit  # what the count is bought in
+    least: int  # fewest GPUs that hold the work (memory), before units and targets
+    count: int  # the count weighed (whole units)
+    why: str  # "fewest" | "targets" | "deadline"
+    met: bool | None = None  # targets met (None: none apply)
+    notes: tuple[str, ...] = ()
 
 
-def meets(pace: Pace, t: TargetsSpec) -> bool:
-    """Whether a speed meets the per-user targets (``users`` is met by construction)."""
-    ttft, per_user = pace.get("ttft_seconds"), pace.get("tokens_per_second_per_user")
-    if t.max_ttft_seconds is not None and (ttft is None or ttft > t.max_ttft_seconds):
-        return False
-    floor = t.min_tokens_per_second_per_user
-    return floor is None or (per_user is not None and per_user >= floor)
+def _goal(s: Scenario) -> tuple[str, tuple[str, ...]]:
+    """What decides the count (``fewest`` | ``deadline`` | ``targets``) and notes."""
+    t, w = s.targets, s.workload
+    if w.is_training:
+        if t.max_training_days is None:
+            return "fewest", ()
+        if not w.training_tokens:
+            return "fewest", ("targets.max_training_days needs workload.training_tokens: ignored",)
+        return "deadline", ()
+    return ("targets" if t.serving_active else "fewest"), ()
 
 
-def _first(ok: Callable[[int], bool], n: int) -> int | None:
-    """The first index in range(n) where a monotone ``ok`` holds (None when none does)."""
-    if n == 0 or not ok(n - 1):
-        return None
-    return bisect.bisect_left(range(n - 1), True, key=ok)
-
-
-def replica_counts(users: int | None, ep: int, most: int) -> list[int]:
-    """Replica multiples r (DP = EP x r) worth trying: the fewest for each distinct batch
-    per replica ⌈users / (EP x r)⌉, up to ``most``; ``[1]`` without a users target."""
-    if users is None:
-        return [1] if most >= 1 else []
-    out, r = [], 1
-    while r <= most:
-        out.append(r)
-        b = ceil_div(users, ep * r)
-        if b == 1:
-            break
-        r = ceil_div(users, ep * (b - 1))
-    return out
-
-
-class Scaler:
-    """Targets and whole nodes for one GPU of the catalog (its evaluator's memo shared)."""
-
-    def __init__(self, s: Scenario, ev: Evaluator, g: GpuTarget, max_gpus: int) -> None:
-        self.s, self.ev, self.g, self.max_gpus = s, ev, g, max_gpus
-        self.arch = resolve(s.model)
-        self._pace: dict[tuple[Layout, int | None], Pace] = {}
-
-    def batch_for(self, dp: int, batch: int | None) -> int | None:
-        """Requests per replica: the users spread over DP, else ``batch`` (None: the
-        scenario's own)."""
-        users = self.s.targets.users
-        return batch if users is None or self.s.workload.is_training else ceil_div(users, dp)
-
-    def final(self, lay: Layout, batch: int | None) -> tuple[Scenario, Estimate]:
-        """The layout (and batch per replica) on this GPU, estimated in full."""
-        extra = {} if batch is None else {"batch_size": batch}
-        sc = self.ev.scenario(lay, **extra).model_copy(update={"hardware": self.g.hardware})
-        return sc, estimate(sc)
-
-    def fits(self, lay: Layout, batch: int | None) -> bool:
-        extra = {} if batch is None else {"batch_size": batch}
-        return self.ev.total(lay, **extra) <= self.g.capacity
-
-    def pace(self, lay: Layout, batch: int | None) -> Pace:
-        key = (lay, batch)
-        if key not in self._pace:
-            self._pace[key] = speed(self.final(lay, batch)[1])
-        return self._pace[key]
-
-    def _stages(self, lay: Layout, batch: int | None) -> int | None:
-        """The fewest pipeline stages (of the solver's candidates, layout_space.pp_degrees:
-        up to MAX_PP) that hold the memory."""
-        pps = [q for q in pp_degrees(self.arch.layers) if q * lay.tp * lay.dp <= self.max_gpus]
-        i = _first(lambda j: self.fits(replace(lay, pp=pps[j]), batch), len(pps))
-        return None if i is None else pps[i]
-
-    def _candidate(self, base: Layout, tp: int, ep: int, r: int) -> tuple[Layout, int] | None:
-        """TP x EP with EP x r replicas: the layout (fewest stages) and batch, if it holds
-        the memory and meets the targets."""
-        lay = replace(base, tp=tp, pp=1, cp=1, ep=ep, dp=ep * r)
-        batch = self.batch_for(lay.dp, None)
-        pp = self._stages(lay, batch)
-        if pp is None:
-            return None
-        lay = replace(lay, pp=pp)
-        t = self.s.targets
-        ok = not speed_bound(t) or meets(self.pace(lay, batch), t)
-        return (lay, batch or self.s.workload.batch_size) if ok else None
-
-    def to_targets(self, base: Layout) -> tuple[Layout, int] | None:
-        """The fewest GPUs (then the preferred layout) meeting the serving targets, with
-        the batch per replica; None when no layout of up to ``max_gpus`` does."""
-        hw, s = self.g.hardware, self.s
-        tp_max = self.arch.heads if hw.allow_cross_node_tensor_parallel else hw.gpus_per_node
-        eps = divisors(s.model.moe.experts) if s.model.moe else [1]
-        pairs = sorted(
-            ((t, e) for t in divisors(self.arch.heads) if t <= tp_max for e in eps),
-            key=lambda te: (te[0] * te[1], te[0]),
+def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, keep: int) -> Growth:
+    """The count and its layouts for a GPU on which ``least`` GPUs hold the work."""
+    if unit.count(least) > max_gpus:  # not even one unit within the limit: count GPUs
+        unit = any_count(unit.gpu, unit.spec)
+    top = unit.top(max_gpus)
+    start = unit.count(least)
+    why, notes = _goal(s)
+    if why == "fewest":
+        return Growth(filler.best(start, keep), unit, least, start, why, None, notes)
+    if why == "deadline":
+        days = s.targets.max_training_days or 0.0
+        timed = filler.deadline(days * DAY, unit, top, keep)
+        if timed:
+            return Growth(timed, unit, least, unit.count(timed[0].layout.gpus), why, True, notes)
+        return Growth(
+            filler.best(start, keep), unit, least, start, why, False, (*notes, _unmet(s, filler, top))
         )
-        best: tuple[int, tuple[int, ...], Layout, int] | None = None
-        for tp, ep in pairs:
-            if best is not None and tp * ep >= best[0]:
-                break  # at least TP x EP GPUs: nothing further can beat it
-            for lay, batch in self._pair(base, tp, ep, self.max_gpus if best is None else best[0] - 1):
-                key = (lay.gpus, layout_preference(lay, s.profile))
-                if best is None or key < best[:2]:
-                    best = (*key, lay, batch)
-        return None if best is None else (best[2], best[3])
+    found = _smallest(filler, unit, start, top)
+    if found is not None:
+        return Growth(filler.best(found, keep), unit, least, found, why, True, notes)
+    shown = filler.best(start, keep)
+    return Growth(shown, unit, least, start, why, False, (*notes, _unmet(s, filler, top)))
 
-    def _pair(self, base: Layout, tp: int, ep: int, most: int) -> list[tuple[Layout, int]]:
-        """Layouts of this TP x EP meeting the targets with at most ``most`` GPUs: from the
-        fewest replicas that do (a bisection: more replicas only help) upward, while the
-        replicas alone stay under ``most``."""
-        rs = replica_counts(self.s.targets.users, ep, most // (tp * ep))
-        i = _first(lambda j: self._candidate(base, tp, ep, rs[j]) is not None, len(rs))
-        if i is None:
-            return []
-        found = [self._candidate(base, tp, ep, r) for r in rs[i:]]
-        return [got for got in found if got is not None and got[0].gpus <= most]
 
-    def whole_nodes(self, lay: Layout, batch: int | None) -> tuple[Layout, int | None, int]:
-        """(layout, batch per replica, GPUs bought): the count rounded up to whole nodes,
-        the spare GPUs used as replicas or data parallelism where the memory allows."""
-        node = self.g.hardware.gpus_per_node
-        bought = ceil_div(lay.gpus, node) * node
-        if self.s.workload.is_training:
-            m = lay.model_parallel
-            wider: Sequence[int] = [
-                d for d in dp_values(self.s, lay, bought) if lay.dp < d and d * m <= bought
-            ]
-            for dp in reversed(wider):
-                if self.fits(replace(lay, dp=dp), batch):
-                    return replace(lay, dp=dp), batch, bought
-            return lay, batch, bought
-        more = replace(lay, dp=lay.ep * (bought // (lay.tp * lay.pp * lay.ep)))
-        mine = self.batch_for(more.dp, batch)
-        if more.dp > lay.dp and self.fits(more, mine):
-            return more, mine, bought
-        return lay, batch, bought
+def _unmet(s: Scenario, filler: Filler, top: int) -> str:
+    if s.workload.is_training:
+        best = filler.best(top)
+        days = (
+            f": {best[0].pace.time_seconds / DAY:,.0f} days on {top:,}"
+            if best and best[0].pace.time_seconds
+            else ""
+        )
+        return (
+            f"the {s.targets.max_training_days:g}-day deadline needs more than {top:,} GPUs{days}; "
+            "the fewest that hold the work are shown"
+        )
+    return f"targets not met with up to {top:,} GPUs; the fewest that hold the model are shown"
+
+
+def _faster(before: dict[Any, tuple[float, float]], after: dict[Any, tuple[float, float]]) -> bool:
+    """Whether a width newly holds the users, or one serves them 1% faster (either speed)."""
+    for width, (per_user, ttft) in after.items():
+        old = before.get(width)
+        if old is None or per_user > 1.01 * old[0] or ttft > old[1] + 0.01 * abs(old[1]):
+            return True
+    return False
+
+
+def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> int | None:
+    """The smallest count of whole units from ``start`` up to ``top`` on which a layout meets
+    the serving targets (None when none does): doubling, then a bisection."""
+    lo, n, seen = 0, start, None
+    while not filler.serves(n):
+        lo, now = n, filler.progress(n)
+        if n >= top or (seen is not None and not _faster(seen, now)):
+            return None  # doubling the GPUs served no user faster: more will not either
+        seen = now
+        n = min(top, unit.count(max(2 * n, n + 1)))
+    hi = n
+    while lo and unit.count(lo + 1) < hi:
+        mid = unit.count((lo + hi) // 2)
+        mid = mid if lo < mid < hi else unit.count(lo + 1)
+        if filler.serves(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -24,14 +24,24 @@ def gpus_needed(
     scenario: Scenario,
     cancel: CancelToken | Callable[[], bool] | None = None,
     margin: float = DEFAULT_MARGIN,
+    whole_nodes: bool = False,
+    cards_per_box: int | None = None,
 ) -> dict[str, Any] | None:
-    """The fewest GPUs of the scenario's GPU (and their layout) whose peak leaves ``margin``
-    of memory spare (the Hardware tab's margin): a ``plan`` option; None when nothing fits or
-    the advisor fails (a report or the summary then says so). Cancelled passes."""
+    """The advice for the scenario's GPU (``plan`` for it alone: the Hardware tab's row for
+    it with the same ``margin``, ``whole_nodes`` and ``cards_per_box``): how many to buy,
+    laid out how, with which techniques; None when nothing fits or the advisor fails (a
+    report or the summary then says so). Cancelled passes."""
     from .solver import plan
 
     try:
-        options = plan(scenario, gpus=[gpu_id(scenario)], cancel=cancel, margin=margin)
+        options = plan(
+            scenario,
+            gpus=[gpu_id(scenario)],
+            cancel=cancel,
+            margin=margin,
+            whole_nodes=whole_nodes,
+            cards_per_box=cards_per_box,
+        )
     except Cancelled:
         raise
     except Exception:  # the advice is optional: the estimate stands without it

@@ -19,7 +19,7 @@ from typing import Any
 from ..cancel import CancelToken
 from ..errors import ScenarioError
 from ..model.architecture import resolve
-from ..model.specs import GPUSpec, HardwareSpec, Scenario, WorkloadSpec
+from ..model.specs import GPUSpec, HardwareSpec, ParallelismSpec, Scenario, WorkloadSpec
 from ..pipeline.estimate import sizing_memory, training_total
 from ..pipeline.validate import check_scenario
 from .compare_options import DEFAULT_MARGIN, check_margin
@@ -28,7 +28,6 @@ from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
 from .layout_prefilter import MIN_LAYOUTS, RUN, Prefilter
 from .layout_space import (
-    RECOMPUTE,
     Layout,
     Space,
     divisors,
@@ -93,9 +92,10 @@ class Evaluator:
         (:meth:`Bounds.cheap`)."""
         return self.bounds.cheap(lay, (dp,))(dp)
 
-    def scenario(self, lay: Layout, **workload: int) -> Scenario:
+    def parallelism(self, lay: Layout) -> ParallelismSpec:
+        """The scenario's parallelism block laid out as ``lay``."""
         p = self.base.parallelism
-        par = p.model_copy(
+        return p.model_copy(
             update={
                 "tensor": lay.tp,
                 "pipeline": lay.pp,
@@ -107,7 +107,9 @@ class Evaluator:
                 "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers),
             }
         )
-        update: dict[str, Any] = {"parallelism": par}
+
+    def scenario(self, lay: Layout, **workload: int) -> Scenario:
+        update: dict[str, Any] = {"parallelism": self.parallelism(lay)}
         if workload:  # one object per workload, so that the estimator's memos serve all
             key = tuple(sorted(workload.items()))
             if key not in self._workloads:
@@ -227,26 +229,17 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
 
 
 def solve(
-    s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_gpus: int, allow_recompute: bool
+    s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_gpus: int
 ) -> tuple[Found, dict[str, str]]:
-    """Search with the user's recompute (heavier too if allowed); GPUs on which nothing fits
-    are searched again with heavier recompute, with a note."""
-    arch, user = resolve(s.model), s.parallelism.recompute
-    heavier = RECOMPUTE[RECOMPUTE.index(user) + 1 :] if s.workload.is_training else ()
+    """Search with the scenario's recompute (heavier techniques are the advice's ladder,
+    core/sizing/savings.py); a note on each GPU when the search space was cut."""
+    arch = resolve(s.model)
     tp_max = (
         arch.heads
         if s.hardware.allow_cross_node_tensor_parallel
         else max(g.hardware.gpus_per_node for g in gpus)
     )
-    levels = (user, *heavier) if allow_recompute else (user,)
-    space = layout_space(s, arch, tp_max, levels, max_gpus)
+    space = layout_space(s, arch, tp_max, (s.parallelism.recompute,), max_gpus)
     found = _search(ev, space, gpus, keep, max_gpus)
     cut = f"only the {space.size:,} simplest of {space.tried:,} layouts were tried"
-    notes: dict[str, str] = dict.fromkeys(found, cut) if space.tried > space.size else {}
-    missing = [g for g in gpus if not found[g.id]]
-    if missing and heavier and not allow_recompute:
-        more = _search(ev, layout_space(s, arch, tp_max, heavier, max_gpus), missing, keep, max_gpus)
-        for gid in (gid for gid, lst in more.items() if lst):
-            found[gid] = more[gid]
-            notes[gid] = f"recompute raised from {user!r}: nothing fits with it up to {max_gpus} GPUs"
-    return found, notes
+    return found, dict.fromkeys(found, cut) if space.tried > space.size else {}

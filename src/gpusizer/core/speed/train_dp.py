@@ -22,6 +22,11 @@ optimizer step (core/speed/train_step.py calls both).
   (``_multi_tensor_adamw``: lerp, mul, addcmul, sqrt, div, add, addcdiv, weight-decay mul)
   moves 80 bytes per fp32 parameter where the fused kernel moves 28: ``FOREACH`` = 80/28.
   Gradient-norm clipping reads the gradients twice and writes them once.
+- Optimizer offloaded to the CPU (``parallelism.offload_optimizer``: DeepSpeed ZeRO-Offload,
+  Ren et al. 2021 arXiv 2101.06840): the GPU sends its gradients down and gets its 16-bit
+  weights back over PCIe (25 GB/s host-to-device of a Gen4 x16 link's 32), and the CPU steps
+  Adam at 0.8e9 parameters/s (DeepSpeed CPU-Adam, Llama 2 1.2B in 1.5 s per step:
+  deepspeedai/DeepSpeed#6695); not overlapped with the GPU's compute.
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from typing import NamedTuple
 from .train_rates import Link, collective_seconds
 
 FOREACH = 80.0 / 28.0
+CPU_ADAM_PARAMS_PER_S = 0.8e9  # DeepSpeed CPU-Adam (deepspeedai/DeepSpeed#6695)
+HOST_LINK_BYTES_PER_S = 25e9  # PCIe Gen4 x16 as measured host-to-device (of 32 GB/s)
 
 
 class DataParallel(NamedTuple):
@@ -80,3 +87,9 @@ def optimizer_seconds(
     fused = 2 * (master_bytes + state_bytes) + grad_bytes
     moved = fused * (FOREACH if foreach else 1.0) + 3 * grad_bytes
     return params * moved / bandwidth
+
+
+def cpu_optimizer_seconds(params: float, grad_bytes: float, weight_bytes: float) -> float:
+    """Seconds of an optimizer step offloaded to the CPU over ``params`` parameters of one
+    GPU: gradients down, weights back up, Adam on the CPU."""
+    return params / CPU_ADAM_PARAMS_PER_S + params * (grad_bytes + weight_bytes) / HOST_LINK_BYTES_PER_S

@@ -30,7 +30,10 @@ Sources:
   "400 Gb/s per GPU"), 200 Gb/s on A100 (DGX A100: ConnectX-6 HDR per GPU), Gaudi's own
   scale-out ports (3 of each card's 24 Ethernet ports: 3 x 100 GbE on Gaudi 2, 3 x 200 GbE on
   Gaudi 3: Intel Gaudi 2 / Gaudi 3 white papers), 100 Gb/s elsewhere (a 100 GbE NIC: "12.2
-  GB/s ... is as good as you can get", NVIDIA/nccl-tests#29).
+  GB/s ... is as good as you can get", NVIDIA/nccl-tests#29). The catalog's
+  ``network_gb_per_s`` (its system's scale-out per GPU) comes first; a consumer or
+  workstation card the catalog gives none sits in a desktop or workstation with one 10 GbE
+  port shared by its cards (issue 21: consumer scale-outs pay for their network).
 - A group crossing nodes with k of its ranks in each node moves its ring traffic over k NICs
   per node: bus bandwidth min(NVLink, k x NIC) (2 nodes x 8 A100 with 4 x 200 Gb: 86 GB/s,
   NVIDIA/nccl-tests#175); a NIC of N Gb/s gives collectives.py's 47 GB/s x N / 400.
@@ -114,10 +117,18 @@ def memory_rate(gpu: GPUSpec) -> float:
 
 
 _NETWORK_GB_PER_S = {"gaudi-2-96gb": 37.5, "gaudi-3-128gb": 75.0}
+BOX_ETHERNET_GB_PER_S = 1.25  # one 10 GbE port per desktop or workstation
 
 
 def network_gb_per_s(gpu: GPUSpec) -> float:
-    """Network bandwidth per GPU and direction (GB/s) when the scenario does not give one."""
+    """Network bandwidth per GPU and direction (GB/s) when the scenario does not give one:
+    the catalog's (its system's scale-out per GPU), else the GPU class's reference NIC; a
+    consumer or workstation card sits in a desktop with one 10 GbE port (1.25 GB/s) shared by
+    its ``gpus_per_node`` cards."""
+    if gpu.network_gb_per_s is not None:
+        return gpu.network_gb_per_s
+    if gpu.category in ("consumer", "workstation"):
+        return BOX_ETHERNET_GB_PER_S / max(1, gpu.gpus_per_node)
     if gpu.id in _NETWORK_GB_PER_S:
         return _NETWORK_GB_PER_S[gpu.id]
     if gpu.category in ("datacenter", None) and (_major(gpu) >= 9 or gpu.vendor == "AMD"):

@@ -12,6 +12,7 @@ data-parallel variant without recomputing it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import ceil, floor
 from typing import NamedTuple
@@ -21,7 +22,7 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.optimizers import OPTIMIZER_KINDS
-from .train_dp import DataParallel, data_parallel_seconds, optimizer_seconds
+from .train_dp import DataParallel, cpu_optimizer_seconds, data_parallel_seconds, optimizer_seconds
 from .train_layer import (
     StepParts,
     head_parts,
@@ -112,43 +113,66 @@ def _optimizer(s: Scenario, trainable: float, ranks: int, bandwidth: float) -> f
     p, pr = s.parallelism, s.precision
     kind = OPTIMIZER_KINDS[pr.optimizer]
     stepped = trainable / (p.tensor * p.pipeline) / (ranks if p.zero_stage >= 1 else 1)
+    if p.offload_optimizer:
+        return cpu_optimizer_seconds(stepped, _grad_bytes(s), nbytes(pr.weights))
     master = nbytes(pr.master_weights or pr.weights)
     states = kind.states * (kind.fixed_state_bytes or nbytes(pr.optimizer_states))
     foreach = FRAMEWORKS[s.framework].foreach_scratch and kind.foreach
     return optimizer_seconds(stepped, master, states, _grad_bytes(s), foreach, bandwidth)
 
 
+def data_parallel_pricer(
+    s: Scenario, gpu: GPUSpec, trainable: int | None = None
+) -> Callable[[int], TrainingStep]:
+    """One optimizer step of a training scenario's model-parallel shape at any data-parallel
+    degree (``trainable``: parameters the optimizer steps, default all): the stage is worked
+    out once, so that the sizing search prices each degree without a scenario of its own."""
+    p, w = s.parallelism, s.workload
+    st = _stage(s, gpu)
+    params = trainable if trainable is not None else st.parameters
+    share = params / st.parameters if st.parameters else 1.0
+    grad_bytes = _grad_bytes(s)
+    weight_bytes = nbytes(s.precision.weights)
+    overlap = FRAMEWORKS[s.framework].param_gather_overlap
+    net, node = network(s, gpu), s.hardware.gpus_per_node
+    bubble = (p.pipeline - 1) / p.virtual_stages * sum(st.parts)
+    layer_weights = st.parameters / (p.tensor * p.pipeline) / max(1, st.layers)
+    per_replica = p.gpus // p.data
+
+    def price(degree: int) -> TrainingStep:
+        global_batch = w.global_batch_size or w.micro_batch_size * degree
+        m = max(1.0, global_batch / (w.micro_batch_size * degree))
+        ranks = degree * p.context
+        dp = DataParallel(
+            ranks=ranks,
+            zero=p.zero_stage,
+            layers=st.layers,
+            layer_weights=layer_weights,
+            weight_bytes=weight_bytes,
+            grad_bytes=grad_bytes * share,
+            forward=st.forward,
+            backward=st.backward,
+            microbatches=round(m),
+            pipelined=p.pipeline > 1,
+            gather_overlap=overlap,
+            link=group_link(gpu, ranks, p.tensor, node, net),
+        )
+        extra = StepParts(
+            pipeline_bubble=bubble,
+            dp_communication=data_parallel_seconds(dp),
+            optimizer=_optimizer(s, params, ranks, st.bandwidth),
+        )
+        parts = st.parts.scaled(m).plus(extra)
+        tokens = global_batch * w.sequence_length
+        return TrainingStep(sum(parts), tokens, per_replica * degree, round(m), parts)
+
+    return price
+
+
 def training_step(s: Scenario, gpu: GPUSpec, trainable: int | None = None) -> TrainingStep:
     """One optimizer step of a training scenario on its GPU (``trainable``: parameters the
     optimizer steps; default all)."""
-    p, w = s.parallelism, s.workload
-    st = _stage(s, gpu)
-    global_batch = w.global_batch_size or w.micro_batch_size * p.data
-    m = max(1.0, global_batch / (w.micro_batch_size * p.data))
-    ranks = p.data * p.context
-    params = trainable if trainable is not None else st.parameters
-    share = params / st.parameters if st.parameters else 1.0
-    dp = DataParallel(
-        ranks=ranks,
-        zero=p.zero_stage,
-        layers=st.layers,
-        layer_weights=st.parameters / (p.tensor * p.pipeline) / max(1, st.layers),
-        weight_bytes=nbytes(s.precision.weights),
-        grad_bytes=_grad_bytes(s) * share,
-        forward=st.forward,
-        backward=st.backward,
-        microbatches=round(m),
-        pipelined=p.pipeline > 1,
-        gather_overlap=FRAMEWORKS[s.framework].param_gather_overlap,
-        link=group_link(gpu, ranks, p.tensor, s.hardware.gpus_per_node, network(s, gpu)),
-    )
-    extra = StepParts(
-        pipeline_bubble=(p.pipeline - 1) / p.virtual_stages * sum(st.parts),
-        dp_communication=data_parallel_seconds(dp),
-        optimizer=_optimizer(s, params, ranks, st.bandwidth),
-    )
-    parts = st.parts.scaled(m).plus(extra)
-    return TrainingStep(sum(parts), global_batch * w.sequence_length, p.gpus, round(m), parts)
+    return data_parallel_pricer(s, gpu, trainable)(s.parallelism.data)
 
 
 _STEPS: Memo[TrainingStep] = Memo(1024)

@@ -30,8 +30,9 @@ from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.sizing.compare import select_gpus, size_gpus
 from ...core.sizing.compare_rank import price_options, sort_options, speed_of
+from ...core.sizing.option import option_edits
 from ...core.sizing.prices import check_prices
-from ...core.sizing.solver import catalog_specs
+from ...core.sizing.search import catalog_specs
 from ...core.views.settings import HardwareView
 from ...io.compare_table import chart_points, columns_for
 from ..hardware.controls import ControlsStrip, HardwareControls
@@ -56,15 +57,6 @@ PROVENANCE = (
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
 FRONT_PX, OTHER_PX = 12, 8
-
-
-def option_edits(option: dict[str, Any]) -> dict[str, Any]:
-    """An option's GPU, node shape, layout (and, serving, its batch per replica) as
-    scenario edits: one undo step."""
-    edits = {"hardware": option["hardware"], "parallelism": option["parallelism"]}
-    if option.get("batch_size") is not None:
-        edits["workload.batch_size"] = option["batch_size"]
-    return edits
 
 
 class HardwareChart(ChartBase):
@@ -194,7 +186,7 @@ class HardwareChart(ChartBase):
         return True
 
     def _fill_table(self, s: Scenario) -> None:
-        columns = columns_for(s.workload.is_training, s.targets.active)
+        columns = columns_for(s.workload.is_training, s.targets.applies(s.workload.is_training))
         keys = [c.key for c in columns]
         self.model.set_options(self.options, columns)
         if keys != self._sized_for:  # widths once per set of columns, then the user's

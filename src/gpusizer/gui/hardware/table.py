@@ -168,6 +168,8 @@ class OptionsModel(QAbstractTableModel):
             lines.append("Priced with your own prices (My prices…)")
         if o["fits"]:
             lines.append(f"{o['layout']} · double-click to apply this GPU and layout")
+            if o.get("layout_reason"):
+                lines.append(f"Why: {o['layout_reason']}")
         return "\n".join(lines + o["notes"])
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:

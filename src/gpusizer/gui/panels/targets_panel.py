@@ -1,6 +1,6 @@
 """Serving targets panel (inference only): the users to serve at once, the speed each must
 see and the longest wait for the first token. The Hardware tab sizes every GPU to meet them
-(core/compare_scale.py); the estimate itself does not use them."""
+(core/sizing/compare_scale.py); the estimate itself does not use them."""
 
 from __future__ import annotations
 

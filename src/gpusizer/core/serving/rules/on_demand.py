@@ -26,7 +26,7 @@ from ...model.specs import GPUSpec, Scenario
 from ..engine_result import EngineMemory, PoolLine, scenario_load
 from ..engine_settings import EngineSettings
 from ..kv_request import WHOLE_CONTEXT, request_kv
-from ..offload import gpu_bytes, offload_memory, planned_free
+from ..offload import MIN_FIT_CONTEXT, gpu_bytes, offload_memory, planned_free
 from .base import MemoryRule
 
 
@@ -86,7 +86,10 @@ class LayerOffload(MemoryRule):
         cells = em.kv_capacity_tokens  # n_ctx (x slots), padded to 256 (offload.kv_cells)
         full = arch.layers + 1
         layers = full if st.gpu_layers is None else min(st.gpu_layers, full)
-        need = max(cells, ceil_div(load.total_tokens, 256) * 256)  # a context the load fits in
+        # a context the load fits in; an unset n_ctx is fitted to the memory, down to 4,096
+        # tokens (offload.py): it needs that much, not the memory it fills (issue 21)
+        least = cells if st.max_context else min(cells, ceil_div(MIN_FIT_CONTEXT, 256) * 256)
+        need = max(least, ceil_div(load.total_tokens, 256) * 256)
         placed = st.gpu_layers is not None or em.gpu_layers == full
         required = gpu_bytes(s, arch, counts, st, gpu_layers=layers, cells=need)
         rel = st.release

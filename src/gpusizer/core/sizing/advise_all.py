@@ -1,0 +1,179 @@
+"""The advice for a catalog of GPUs (core/sizing/advise.py per GPU), searched together and
+kept, so that every caller asking the same finds one answer: the window's "GPUs needed" line,
+its Hardware tab, ``plan`` and ``compare_gpus``.
+
+The fewest GPUs that hold the work come from one layout search over the catalog
+(core/sizing/search.py), as set and, where whole units could be saved, with the heaviest
+rungs of the technique ladder (core/sizing/savings.py); each GPU's count and layout are then
+its own (core/sizing/advise.GpuAdvice).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from ..cancel import CancelToken
+from ..memo import Memo
+from ..model.specs import Scenario
+from .advise import Ask, GpuAdvice, unit_of
+from .fill import Choice
+from .headroom import limits
+from .layout_search import Evaluator, GpuTarget, Layout
+from .option import SizingOption
+from .savings import Variant, ladder
+from .search import EvaluatorFactory, search_catalog
+from .units import Unit
+
+
+def _searched(
+    s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, factory: EvaluatorFactory
+) -> tuple[dict[str, Layout], dict[str, Evaluator], dict[str, str]]:
+    """The fewest that hold ``s`` per GPU (the layout search), the evaluator that found it
+    and the search's note."""
+    found, evs, notes = {}, {}, {}
+    for gid, (ev, fitted, note) in search_catalog(s, catalog, 1, ask.max_gpus, factory).items():
+        evs[gid] = ev
+        if fitted:
+            found[gid] = fitted[0][0]
+        if note:
+            notes[gid] = note
+    return found, evs, notes
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """What the searches found: per GPU the fewest per rung kept for its count, per rung
+    searched the fewest (None: none), the evaluators that found them, the searches' notes."""
+
+    fewest: dict[str, dict[int, Layout]]
+    searched: dict[str, dict[int, int | None]]
+    evs: dict[tuple[str, int], Evaluator]
+    notes: dict[str, str]
+
+
+def _ladder_counts(
+    variants: list[Variant],
+    catalog: Sequence[GpuTarget],
+    ask: Ask,
+    factory: EvaluatorFactory,
+    units: dict[str, Unit],
+) -> Ladder:
+    """Per GPU, the fewest that hold the work as set and, where whole units could be saved,
+    with the heaviest rungs of the ladder (the count is the least of them; the layout at
+    that count then takes the lightest rung that fits, core/sizing/fill.py); and per rung
+    searched the fewest found (None: none within the limit)."""
+    found0, evs0, notes = _searched(variants[0].scenario, catalog, ask, factory)
+    fewest: dict[str, dict[int, Layout]] = {g.id: {} for g in catalog}
+    searched: dict[str, dict[int, int | None]] = {g.id: {0: None} for g in catalog}
+    evs = {(gid, 0): ev for gid, ev in evs0.items()}
+    for gid, lay in found0.items():
+        fewest[gid][0] = lay
+        searched[gid][0] = lay.gpus
+
+    def whole(gid: str, v: int) -> int:
+        lay = fewest[gid].get(v)
+        return units[gid].count(lay.gpus) if lay is not None else 2**62
+
+    def search(v: int, gpus: list[GpuTarget]) -> None:
+        most = min(ask.max_gpus, variants[v].max_gpus)
+        found, v_evs, _ = _searched(variants[v].scenario, gpus, Ask(ask.whole_nodes, most), factory)
+        for g in gpus:
+            searched[g.id][v] = found[g.id].gpus if g.id in found else None
+        for gid, lay in found.items():
+            fewest[gid][v], evs[gid, v] = lay, v_evs[gid]
+
+    last = len(variants) - 1
+    heavy = [last, last - 1] if last > 1 and variants[last].max_gpus == 1 else [last]
+    todo = [g for g in catalog if whole(g.id, 0) > units[g.id].count(1)] if last else []
+    for v in heavy if todo else ():
+        search(v, todo)
+    for g in todo:  # a heavy rung counts only where it saves whole units
+        if min((whole(g.id, v) for v in fewest[g.id]), default=2**62) >= whole(g.id, 0):
+            for v in heavy:
+                fewest[g.id].pop(v, None)
+    return Ladder(fewest, searched, evs, notes)
+
+
+Entry = list[tuple[SizingOption, Choice | None]]
+# One search for every caller: the window's "GPUs needed" line, its Hardware tab, plan and
+# compare_gpus ask for the same scenario and GPUs; each GPU's options are kept by what they
+# depend on (the scenario, the GPU as sized, the ask), so the second asker finds them.
+_ADVICE: Memo[Entry] = Memo(4096)
+
+
+def _key(scenario_key: str, g: GpuTarget, ask: Ask) -> tuple[object, ...]:
+    """What one GPU's options depend on (not ``limits``: computed after, core/sizing/headroom.py)."""
+    return (scenario_key, repr(g), ask.whole_nodes, ask.max_gpus, ask.keep, ask.cards_per_box)
+
+
+def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken) -> list[Entry]:
+    """Per GPU of ``catalog`` (in its order): its options, the answer first, each with its
+    choice (None when nothing fits); with ``ask.limits``, each option's limits."""
+    token.check()
+    scenario_key = s.model_dump_json()
+    entries: dict[str, Entry] = {}
+    for g in catalog:
+        hit = _ADVICE.peek(_key(scenario_key, g, ask))
+        if hit is not None:
+            entries[g.id] = hit
+    todo = [g for g in catalog if g.id not in entries]
+    variants = ladder(s)
+    for g, entry in zip(todo, _advise(s, variants, todo, ask, token) if todo else [], strict=True):
+        entries[g.id] = _ADVICE.get(_key(scenario_key, g, ask), lambda e=entry: e)  # type: ignore[misc]
+    if not ask.limits:
+        return [entries[g.id] for g in catalog]
+    return [_with_limits(entries[g.id], variants, g, token) for g in catalog]
+
+
+def _with_limits(entry: Entry, variants: list[Variant], g: GpuTarget, token: CancelToken) -> Entry:
+    out: Entry = []
+    evs: dict[int, Evaluator] = {}
+    for option, c in entry:
+        if c is not None:
+            if c.variant not in evs:
+                evs[c.variant] = Evaluator(variants[c.variant].scenario, g.hardware, token)
+            option = replace(option, limits=limits(evs[c.variant], c, g.capacity))
+        out.append((option, c))
+    return out
+
+
+def _advise(
+    s: Scenario, variants: list[Variant], catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken
+) -> list[Entry]:
+    """The options of each GPU of ``catalog``, searched together."""
+    factory: EvaluatorFactory = lambda sc, hw: Evaluator(sc, hw, token)  # noqa: E731
+    units = {g.id: unit_of(g, ask) for g in catalog}
+    found = _ladder_counts(variants, catalog, ask, factory, units)
+    evs = found.evs
+    probe = catalog[0].hardware.model_copy(
+        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
+    )
+    shared: dict[int, Evaluator] = {}
+
+    def evaluator_for(g: GpuTarget) -> Callable[[int], Evaluator]:
+        mine: dict[int, Evaluator] = {}
+
+        def get(v: int) -> Evaluator:
+            if v not in mine:
+                if not s.workload.is_training:  # an engine sizes its memory to the GPU
+                    mine[v] = factory(variants[v].scenario, g.hardware)
+                elif (g.id, v) in evs:
+                    mine[v] = evs[g.id, v]
+                else:
+                    if v not in shared:
+                        shared[v] = factory(variants[v].scenario, probe)
+                    mine[v] = shared[v]
+            return mine[v]
+
+        return get
+
+    out = []
+    for g in catalog:
+        token.check()
+        note = [found.notes[g.id]] if g.id in found.notes else []
+        adv = GpuAdvice(
+            g, variants, found.fewest[g.id], evaluator_for(g), ask, token, note, found.searched[g.id]
+        )
+        out.append(adv.options())
+    return out

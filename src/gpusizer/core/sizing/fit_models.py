@@ -1,0 +1,114 @@
+"""What runs on this machine: the models that fit the scenario's hardware (``gpusizer.models_that_fit``,
+``gpusizer-cli fit-models``, the window's "Models that fit" list).
+
+Every model preset, the scenario's own model when it is not a preset (an imported one) and
+any ``models`` the caller gives are tried with the scenario's hardware, layout, workload,
+framework and precision. A model fits when the work runs (core/result.Estimate.fits: on
+unified memory the whole machine, a serving engine holding a request of the scenario's
+length) with ``margin`` of usable memory spare (none for an engine that reserves its own
+share, as the sizing advice counts it). A model the layout cannot take (TP not dividing its
+heads) does not fit. Largest first.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import ScenarioError
+from ..model.presets import model_presets
+from ..model.result import Estimate
+from ..model.specs import Scenario
+from ..pipeline.estimate import estimate
+from ..pipeline.scenario import parse_scenario, scenario_dict
+from ..serving.rules import memory_rule
+from .fit_search import largest_fitting
+from .layout_search import DEFAULT_MARGIN, check_margin
+
+
+def _candidates(s: Scenario, models: Iterable[dict[str, Any]] | None) -> list[tuple[str, dict[str, Any]]]:
+    """(id, model block): the presets, the scenario's own model if not one, the caller's."""
+    out = [(mid, {"preset": mid}) for mid in model_presets()]
+    if s.model.preset is None:
+        out.append((s.model.name or "imported model", s.model.model_dump(mode="json")))
+    for block in models or ():
+        out.append((str(block.get("preset") or block.get("name") or "model"), dict(block)))
+    return out
+
+
+def _spare(s: Scenario, est: Estimate, margin: float) -> int:
+    """Bytes the work must leave free: the margin, none for an engine reserving its share."""
+    if not s.workload.is_training and memory_rule(s.profile).reserves_memory:
+        return 0
+    return math.ceil(est.capacity_bytes * margin)
+
+
+def _max_context(s: Scenario, est: Estimate, spare: int) -> int:
+    """The longest context one user (serving) or one sequence (training) can have."""
+    limit = s.model.max_context or 2**24
+    sv = est.serving
+    if sv is not None:  # the KV tokens the engine holds, less what the margin keeps free
+        free = est.headroom_bytes - spare
+        tokens = sv.kv_capacity_tokens
+        if not memory_rule(s.profile).reserves_memory and sv.kv_bytes_per_token and free < 0:
+            tokens -= math.ceil(-free / sv.kv_bytes_per_token)
+        return max(0, min(limit, tokens, sv.max_context if s.serving.max_context else limit))
+    w = s.workload
+    cap = est.capacity_bytes - spare
+
+    def peak(n: int) -> float:
+        sc = s.model_copy(update={"workload": w.model_copy(update={"sequence_length": n})})
+        return float(estimate(sc).memory.total)
+
+    values = range(1, limit + 1)
+    return int(largest_fitting(peak, values, bisect.bisect_left(values, w.sequence_length), cap))
+
+
+def _row(mid: str, s: Scenario, est: Estimate, spare: int) -> dict[str, Any]:
+    training = s.workload.is_training
+    sv = est.serving
+    return {
+        "model": mid,
+        "name": s.model.name,
+        "parameters": est.parameters_total,
+        "per_gpu_total": est.required_bytes,
+        "headroom_bytes": est.capacity_bytes - est.required_bytes,
+        "tokens_per_second_per_user": None if training or sv is None else sv.tokens_per_second_per_user,
+        "time_seconds": (est.compute.time_seconds or None) if training else None,
+        "max_context": _max_context(s, est, spare),
+        "host_memory_bytes": sv.host_memory_bytes if sv is not None else est.memory.host_memory,
+    }
+
+
+def models_that_fit(
+    scenario: Scenario | dict[str, Any],
+    *,
+    margin: float = DEFAULT_MARGIN,
+    models: Iterable[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """The models that fit the scenario's machine, largest first: ``model`` (the preset id,
+    or the name of a model that is not a preset), ``name``, ``parameters``,
+    ``per_gpu_total`` (what the work needs of one GPU: the peak, or for a serving engine what
+    it needs to start and hold the scenario's requests, not the pool it fills) and
+    ``headroom_bytes`` (the GPU's capacity less that), ``tokens_per_second_per_user``
+    (serving) or ``time_seconds`` (training with ``workload.training_tokens``), and
+    ``max_context`` (the longest context that still fits one user, or one training
+    sequence), ``host_memory_bytes`` (system RAM one GPU's process needs beside it: layers
+    kept in RAM, offloaded states). ScenarioError for a bad scenario or margin."""
+    s = parse_scenario(scenario)
+    estimate(s)  # errors only the estimator raises (a serving framework asked to train)
+    check_margin(margin)
+    base = scenario_dict(s)
+    out = []
+    for mid, block in _candidates(s, models):
+        try:
+            sc = parse_scenario({**base, "model": block})
+            est = estimate(sc)
+        except ScenarioError:
+            continue  # the layout cannot take it
+        spare = _spare(sc, est, margin)
+        if est.fits and est.required_bytes <= est.capacity_bytes - spare:
+            out.append(_row(mid, sc, est, spare))
+    return sorted(out, key=lambda r: (-r["parameters"], r["model"]))

@@ -1,0 +1,199 @@
+"""The sizing option: one GPU type's answer, as every caller gets it.
+
+``plan``, ``compare_gpus``, the window's "GPUs needed" line and its Hardware tab all build
+their answers from :class:`SizingOption` (core/sizing/advise.py makes them), so the count,
+layout, speed and cost of a scenario, GPU and margin are the same everywhere. ``as_dict``
+gives the public fields (docs/scenario-format.md, "The buyer's comparison"); every field is
+present, null where it does not apply.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from .compare_options import SYSTEM_FIELDS
+
+# Every comparison option carries every field (null where it does not apply), so tables and
+# CSV align. Money fields are filled by compare_rank.price_options.
+FIELDS = (
+    "rank",
+    "gpu",
+    "gpu_name",
+    "vendor",
+    "category",
+    "fits",
+    "gpus",
+    "gpus_in_layout",
+    "min_gpus",
+    "nodes",
+    "gpus_per_node",
+    *SYSTEM_FIELDS,
+    "layout",
+    "layout_reason",
+    "parallelism",
+    "hardware",
+    "scenario_changes",
+    "batch_size",
+    "per_gpu_total",
+    "capacity_bytes",
+    "headroom_bytes",
+    "margin_bytes",
+    "peak_phase",
+    "compute_dtype",
+    "ttft_seconds",
+    "tpot_seconds",
+    "tokens_per_second_per_user",
+    "tokens_per_second",
+    "time_seconds",
+    "list_price_usd",
+    "price_per_hour",
+    "user_prices",
+    "purchase_cost",
+    "cloud_cost_per_hour",
+    "owned_cost_per_hour",
+    "cost_per_hour",
+    "cost_basis",
+    "power_watts",
+    "cost_per_million_tokens",
+    "energy_kwh_per_million_tokens",
+    "electricity_cost_per_million_tokens",
+    "training_cost",
+    "energy_kwh",
+    "electricity_cost",
+    "targets_met",
+    "pareto",
+    "notes",
+)
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast an option runs (core/sizing/pace.py): serving ``ttft_seconds``,
+    ``tpot_seconds``, ``tokens_per_second_per_user`` and ``tokens_per_second`` (output tokens
+    over every replica); training ``time_seconds`` (a run of ``workload.training_tokens``,
+    null without it), ``step_seconds`` and ``tokens_per_second`` (trained)."""
+
+    ttft_seconds: float | None = None
+    tpot_seconds: float | None = None
+    tokens_per_second_per_user: float | None = None
+    tokens_per_second: float | None = None
+    time_seconds: float | None = None
+    step_seconds: float | None = None
+
+    def fields(self) -> dict[str, float | None]:
+        """The public speed fields (``step_seconds`` is the search's own)."""
+        return {
+            "ttft_seconds": self.ttft_seconds,
+            "tpot_seconds": self.tpot_seconds,
+            "tokens_per_second_per_user": self.tokens_per_second_per_user,
+            "tokens_per_second": self.tokens_per_second,
+            "time_seconds": self.time_seconds,
+        }
+
+
+@dataclass(frozen=True)
+class SizingOption:
+    """One GPU type: how many to buy or rent, laid out how, why, and how fast.
+
+    ``gpus`` is what is bought (whole purchase units, core/sizing/units.py), ``gpus_in_layout``
+    what the layout uses (fewer only when no layout fills the units), ``min_gpus`` the fewest
+    that hold the work and meet the targets before rounding to units. ``parallelism`` and
+    ``hardware`` with ``scenario_changes`` (dotted field paths -> values: the techniques turned
+    on, e.g. ``{"parallelism.recompute": "full"}``) and, serving, ``workload.batch_size =
+    batch_size`` put back into the scenario reproduce the option."""
+
+    gpu: str
+    gpu_name: str
+    vendor: str
+    category: str | None
+    gpus_per_node: int
+    capacity_bytes: int
+    margin_bytes: int
+    fits: bool = False
+    gpus: int | None = None
+    gpus_in_layout: int | None = None
+    min_gpus: int | None = None
+    nodes: int | None = None
+    layout: str | None = None
+    layout_reason: str | None = None
+    parallelism: dict[str, Any] | None = None
+    hardware: dict[str, Any] | None = None
+    scenario_changes: dict[str, Any] = field(default_factory=dict)
+    batch_size: int | None = None
+    per_gpu_total: int | None = None
+    headroom_bytes: int | None = None
+    peak_phase: str | None = None
+    compute_dtype: str | None = None
+    pace: Pace = field(default_factory=Pace)
+    targets_met: bool | None = None
+    notes: tuple[str, ...] = ()
+    # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
+    # the margin (null in compare_gpus, which does not spend the estimates on them)
+    limits: dict[str, int] | None = None
+    # the unit bought (core/sizing/systems.option_unit): system, system_name, gpus_per_system,
+    # systems
+    unit: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The public option: every field of :data:`FIELDS` (money null until priced)."""
+        out: dict[str, Any] = dict.fromkeys(FIELDS)
+        for key in (
+            "gpu",
+            "gpu_name",
+            "vendor",
+            "category",
+            "fits",
+            "gpus",
+            "gpus_in_layout",
+            "min_gpus",
+            "nodes",
+            "gpus_per_node",
+            "layout",
+            "layout_reason",
+            "parallelism",
+            "hardware",
+            "batch_size",
+            "per_gpu_total",
+            "capacity_bytes",
+            "headroom_bytes",
+            "margin_bytes",
+            "peak_phase",
+            "compute_dtype",
+            "targets_met",
+        ):
+            out[key] = getattr(self, key)
+        out |= self.pace.fields()
+        # copies: options are kept for the next caller (core/sizing/advise_all.py)
+        out["parallelism"] = copy.deepcopy(self.parallelism)
+        out["hardware"] = copy.deepcopy(self.hardware)
+        out["scenario_changes"] = dict(self.scenario_changes)
+        out["notes"] = list(self.notes)
+        out["pareto"] = False
+        return out | dict(self.unit)
+
+
+def layout_label(par: dict[str, Any], training: bool) -> str:
+    """``TP 8 x PP 2 x DP 4 (ZeRO 1)``, with CP, EP and recompute when they are used."""
+    cp = f" x CP {par['context']}" if par["context"] > 1 else ""
+    out = f"TP {par['tensor']} x PP {par['pipeline']}{cp} x DP {par['data']}"
+    out += f" (ZeRO {par['zero_stage']})" if training else ""
+    out += f", EP {par['expert']}" if par["expert"] > 1 else ""
+    return out + (f", recompute {par['recompute']}" if training and par["recompute"] != "none" else "")
+
+
+def option_edits(option: dict[str, Any], gpu: bool = True) -> dict[str, Any]:
+    """The edits (block or dotted field path -> value) that put an option into its scenario:
+    its techniques (``scenario_changes``), ``parallelism`` and ``hardware`` (only
+    ``hardware.gpus_per_node`` when ``gpu`` is false: the scenario keeps its GPU) and, for
+    serving, ``workload.batch_size``. Applied in this order they reproduce the option."""
+    edits: dict[str, Any] = dict(option.get("scenario_changes") or {})
+    edits["parallelism"] = option["parallelism"]
+    if gpu:
+        edits["hardware"] = option["hardware"]
+    else:
+        edits["hardware.gpus_per_node"] = option["hardware"]["gpus_per_node"]
+    if option.get("batch_size") is not None:
+        edits["workload.batch_size"] = option["batch_size"]
+    return edits

@@ -1,0 +1,74 @@
+"""Why an option is what it is, in one phrase (``layout_reason``): what decided the count,
+where the layout's parallelism runs, the techniques it turns on, and how it was chosen.
+
+``8-GPU server (1 GPU would hold it); TP 8 within a node (NVLink-class fabric); fastest of
+12 layouts tried``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .compare_scale import DAY, Growth
+from .fill import Choice
+
+
+def _count(adv: Any, c: Choice, g: Growth) -> str:
+    """What decided the count: the deadline, the targets, or the fewest that hold the work,
+    in the units it is bought in."""
+    unit, s = g.unit, adv.s
+    bought = unit.count(c.layout.gpus)
+    held = "" if g.least >= bought else f" ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)"
+    what = unit.what(bought)
+    one = what.startswith("one ")
+    if g.met is False:
+        return f"{what}: the fewest that hold it (the targets cannot be met){held}"
+    if g.why == "deadline":
+        days = (c.pace.time_seconds or 0.0) / DAY
+        return (
+            f"{what} {'trains' if one else 'train'} it in {days:,.1f} of {s.targets.max_training_days:g} days"
+        )
+    if g.why == "targets":
+        users = s.targets.users
+        return (
+            f"{what} {'meets' if one else 'meet'} the targets{f' for {users:,} users' if users else ''}{held}"
+        )
+    if bought == g.least:
+        return "the fewest that hold it"
+    return what + held
+
+
+def _where(adv: Any, c: Choice) -> list[str]:
+    lay, links, training = c.layout, adv.links, adv.s.workload.is_training
+    out = []
+    if lay.tp > 1:
+        out.append(f"TP {lay.tp} within a node ({links.name(links.intra)})")
+    if lay.pp > 1:
+        span = lay.tp * lay.pp if not training else lay.gpus
+        out.append(
+            f"PP {lay.pp} across nodes (network)"
+            if span > links.node
+            else f"PP {lay.pp} where TP cannot hold it"
+        )
+    if lay.cp > 1:
+        out.append(f"CP {lay.cp} for the long sequence")
+    if training and lay.dp > 1:
+        out.append(f"DP {lay.dp}" + (f" with ZeRO {lay.zero}" if lay.zero else ""))
+    if not training and lay.dp > 1:
+        out.append(f"{lay.dp} replicas" + (" sharing the experts" if lay.ep > 1 else ""))
+    return out
+
+
+def layout_reason(adv: Any, c: Choice, g: Growth, index: int) -> str:
+    """The phrase for choice ``c`` (``index`` 0: the answer; more: runners-up) of ``adv``, a
+    core/sizing/advise.GpuAdvice."""
+    parts = [_count(adv, c, g), *_where(adv, c)]
+    phrase = adv.variants[c.variant].phrase
+    if phrase:
+        parts.append(phrase)
+    parts.append(
+        f"fastest of {c.weighed} layout{'s' if c.weighed != 1 else ''} tried"
+        if index == 0
+        else f"runner-up {index + 1} of {c.weighed}"
+    )
+    return "; ".join(parts)

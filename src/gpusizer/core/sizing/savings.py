@@ -1,0 +1,130 @@
+"""Techniques that save hardware: what the advice may turn on so that training fits on fewer
+or cheaper GPUs (``plan``, ``compare_gpus``, the window's "GPUs needed" line).
+
+The ladder, cheapest in speed first, each step keeping the ones before it (how a practitioner
+tries them; docs/evidence/training.md has the memory each saves):
+
+1. a fused cross-entropy loss (Liger, cut-cross-entropy, Unsloth: no logits kept);
+2. selective recompute (Korthikanti et al. 2022, arXiv 2205.05198: attention recomputed);
+3. gradient checkpointing (``recompute: "full"``: only each layer's input kept; about a
+   third more FLOPs, core/flops.py);
+4. offloaded gradient checkpointing (the checkpoints in host RAM, Unsloth's);
+5. optimizer offload (ZeRO-Offload: optimizer states in host RAM, stepped on the CPU);
+6. for LoRA and QLoRA, an adapter-friendly framework: Unsloth (its fused LoRA kernels save
+   fewer tensors; core/activations_unsloth.py), with the defaults its profile sets.
+
+A step the scenario already has, or that its framework cannot run (validation says so), is
+left out. A variant never changes the model, the workload kind or the precision; its
+``changes`` (dotted field paths -> values) applied to the scenario reproduce it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ScenarioError
+from ..memory.layouts import activation_layout
+from ..memory.techniques import profile_edits
+from ..model.specs import Scenario
+from ..pipeline.validate import check_scenario
+from ..registry.loss_kinds import LOSS_KINDS, advisor_fallback
+
+ADAPTER_FRAMEWORK = "unsloth"
+# (name, dotted field, value) of each rung but the framework, cheapest in speed first
+STEPS: tuple[tuple[str, str, Any], ...] = (
+    ("a fused loss", "workload.loss", advisor_fallback().id),  # the loss kinds' registry
+    ("selective recompute", "parallelism.recompute", "selective"),
+    ("gradient checkpointing", "parallelism.recompute", "full"),
+    ("offloaded checkpoints", "parallelism.activation_offload", "checkpoints"),
+    ("optimizer offload", "parallelism.offload_optimizer", True),
+)
+
+
+def phrase(names: tuple[str, ...] | list[str]) -> str:
+    """``with gradient checkpointing and optimizer offload`` (empty for none)."""
+    if not names:
+        return ""
+    words = list(names)
+    return "with " + (words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1])
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The scenario with ``changes`` applied, and the techniques named for people."""
+
+    scenario: Scenario
+    changes: dict[str, Any] = field(default_factory=dict)
+    names: tuple[str, ...] = ()
+    max_gpus: int = 2**31  # Unsloth (open source) trains on one GPU
+
+    @property
+    def phrase(self) -> str:
+        return phrase(self.names)
+
+
+def describe(changes: dict[str, Any]) -> str:
+    """The techniques of an option's ``scenario_changes`` for people (empty for none)."""
+    if changes.get("framework") == ADAPTER_FRAMEWORK:
+        extra = ["optimizer offload"] if changes.get("parallelism.offload_optimizer") else []
+        return phrase(["Unsloth", *extra])
+    return phrase([name for name, path, value in STEPS if changes.get(path) == value])
+
+
+def apply_changes(s: Scenario, changes: dict[str, Any]) -> Scenario:
+    """``s`` with dotted-path ``changes`` (``framework``, ``workload.loss``...) set; the
+    result is checked (ScenarioError when the combination cannot run)."""
+    blocks: dict[str, dict[str, Any]] = {}
+    top: dict[str, Any] = {}
+    for path, value in changes.items():
+        block, _, name = path.partition(".")
+        if name:
+            blocks.setdefault(block, {})[name] = value
+        else:
+            top[block] = value
+    update = {b: getattr(s, b).model_copy(update=v) for b, v in blocks.items()} | top
+    out = s.model_copy(update=update)
+    check_scenario(out)
+    return out
+
+
+def _applies(s: Scenario, path: str, value: Any) -> bool:
+    """Whether a rung changes ``s`` (and the loss one: its framework computes the loss)."""
+    block, name = path.split(".")
+    current = getattr(getattr(s, block), name)
+    if path == "workload.loss":
+        keeps_logits = not LOSS_KINDS[current].fused
+        return not activation_layout(s.profile).vocab_parallel_loss and keeps_logits
+    if value == "selective":
+        return current == "none"
+    return bool(current != value)
+
+
+def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
+    """(name, changes) of each ladder rung that changes something."""
+    out = [(name, {path: value}) for name, path, value in STEPS if _applies(s, path, value)]
+    if s.workload.is_adapter and s.framework != ADAPTER_FRAMEWORK:
+        out.append(("Unsloth", {"framework": ADAPTER_FRAMEWORK, **profile_edits(ADAPTER_FRAMEWORK)}))
+    return out
+
+
+def ladder(s: Scenario) -> list[Variant]:
+    """The scenario as set, then each rung of the ladder added to the ones before it
+    (training only; a serving scenario has only itself)."""
+    out = [Variant(s)]
+    if not s.workload.is_training:
+        return out
+    changes: dict[str, Any] = {}
+    names: list[str] = []
+    for name, step in _steps(s):
+        trial = changes | step
+        try:
+            sc = apply_changes(s, trial)
+        except ScenarioError:
+            continue
+        changes, names = trial, [*names, name]
+        if name == "gradient checkpointing" and "selective recompute" in names:
+            names.remove("selective recompute")  # full recompute replaces it
+        alone = name == "Unsloth"
+        out.append(Variant(sc, dict(changes), tuple(names), 1 if alone else 2**31))
+    return out

@@ -1,0 +1,113 @@
+"""The catalog the advice sizes, and the fewest GPUs of each that hold the work.
+
+Per GPU of the catalog (user GPUs and the scenario's inline GPU included): its node shape,
+the memory margin kept spare, and the fewest GPUs whose per-GPU peak fits with that margin
+(the layout search, core/sizing/layout_search.py, re-estimated in full on the GPU). One search
+serves the whole catalog (the peak does not depend on the GPU); a GPU whose full estimate
+disagrees (a serving engine that sizes itself to the GPU) is searched again alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ..model.presets import gpu_presets, gpu_spec, resolve_gpu_id
+from ..model.result import Estimate
+from ..model.specs import GPUSpec, HardwareSpec, Scenario
+from ..model.unified import effective_gpu
+from ..pipeline.estimate import estimate
+from ..serving.rules import memory_rule
+from .layout_search import DEFAULT_MARGIN, Evaluator, GpuTarget, Layout, solve
+
+Fitted = tuple[Layout, Scenario, Estimate]
+EvaluatorFactory = Callable[[Scenario, HardwareSpec], Evaluator]
+
+
+def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
+    """Catalog and user GPUs by id (bad user GPUs are already left out by core/presets.py),
+    plus the inline GPU of ``hw``."""
+    specs = {gid: gpu_spec(gid) for gid in gpu_presets()}
+    if hw is not None and isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:
+        specs[hw.gpu.id] = hw.gpu
+    return specs
+
+
+def catalog_targets(
+    s: Scenario, only: Sequence[str] | None, margin: float = DEFAULT_MARGIN, own_node_only: bool = False
+) -> list[GpuTarget]:
+    """Catalog and user GPUs (and the scenario's inline GPU), each with its node shape and
+    the memory ``margin`` to keep spare. The scenario's ``gpus_per_node``, when set, applies
+    to every GPU, or with ``own_node_only`` to the scenario's GPU only (the others come as
+    their catalog entry says: a comparison across GPU types); so does its
+    ``network_gb_per_s``. A serving engine that takes a
+    share of each GPU up front (its memory rule's ``reserves_memory``) keeps the rest free
+    itself: that share is its margin, so no second one is taken from what it needs."""
+    hw, specs = s.hardware, catalog_specs(s.hardware)
+    if not s.workload.is_training and memory_rule(s.profile).reserves_memory:
+        margin = 0.0
+    explicit = "gpus_per_node" in hw.model_fields_set
+    own = hw.gpu.id if isinstance(hw.gpu, GPUSpec) else resolve_gpu_id(hw.gpu)
+    wanted = None if only is None else {resolve_gpu_id(g) for g in only}
+
+    def mine(gid: str) -> bool:
+        return gid == own or not own_node_only
+
+    def node(gid: str, spec: GPUSpec) -> int:
+        return hw.gpus_per_node if explicit and mine(gid) else spec.gpus_per_node
+
+    return [
+        GpuTarget(
+            gid,
+            effective_gpu(spec, hw.gpu_memory_fraction),
+            HardwareSpec(
+                gpu=spec if spec is hw.gpu else gid,
+                gpus_per_node=node(gid, spec),
+                allow_cross_node_tensor_parallel=hw.allow_cross_node_tensor_parallel,
+                gpu_memory_fraction=hw.gpu_memory_fraction,
+                host_memory_bytes=hw.host_memory_bytes,
+                network_gb_per_s=hw.network_gb_per_s if mine(gid) else None,
+            ),
+            margin,
+        )
+        for gid, spec in specs.items()
+        if wanted is None or gid in wanted
+    ]
+
+
+def holds(est: Estimate, capacity: int) -> bool:
+    """Whether the estimated work runs within ``capacity`` bytes of the GPU: what it needs
+    there fits, a serving engine starts and holds a request, and on unified memory the
+    rest fits the machine too (core/result.Estimate.fits, with the margin kept)."""
+    if est.required_bytes > capacity or not est.runs or est.pool_shortfall is not None:
+        return False
+    return est.serving is None or bool(est.requests_held)
+
+
+def fitted(ev: Evaluator, g: GpuTarget, lay: Layout) -> Fitted | None:
+    """The layout re-estimated in full on its own GPU; None if it does not hold there
+    (:func:`holds`, the margin kept)."""
+    s = ev.scenario(lay).model_copy(update={"hardware": g.hardware})
+    est = estimate(s)
+    return (lay, s, est) if holds(est, g.capacity) else None
+
+
+def search_catalog(
+    s: Scenario, catalog: Sequence[GpuTarget], keep: int, max_gpus: int, factory: EvaluatorFactory = Evaluator
+) -> dict[str, tuple[Evaluator, list[Fitted], str | None]]:
+    """Per GPU: the evaluator used, the ``keep`` best layouts (re-estimated in full on it)
+    and a note."""
+    probe = catalog[0].hardware.model_copy(
+        update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
+    )
+    shared = factory(s, probe)
+    found, notes = solve(s, catalog, shared, keep, max_gpus)
+    out: dict[str, tuple[Evaluator, list[Fitted], str | None]] = {}
+    for g in catalog:
+        ev, note = shared, notes.get(g.id)
+        got = [fitted(ev, g, lay) for _, lay in found[g.id]]
+        if None in got:  # the peak depends on the GPU after all: search this one alone
+            ev = factory(ev.base, g.hardware)
+            one, again = solve(ev.base, [g], ev, keep, max_gpus)
+            got, note = [fitted(ev, g, lay) for _, lay in one[g.id]], again.get(g.id)
+        out[g.id] = (ev, [f for f in got if f is not None], note)
+    return out

@@ -1,0 +1,69 @@
+"""What a GPU is bought in, as the counts of a sizing see it: the purchasable unit of the
+catalog's systems (core/sizing/systems.py, issue 22) rounding a count up.
+
+A buyer buys systems: an H100, H200 or B200 SXM comes eight to an HGX/DGX server, an MI300X
+eight to a platform, a GB200 72 to an NVL72 rack, a Mac or a DGX Spark is one machine; cards
+sold alone come in a box of 1, 2 or 4 (as the buyer sets ``cards_per_box``, else the smallest
+box holding them), several boxes beyond one. The count a sizing recommends is the smallest
+whole number of units that holds the work and meets the targets; the GPUs beyond the fewest
+become replicas (serving) or data parallelism (training). With ``whole_nodes`` the unit is
+the node (``gpus_per_node``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model.architecture import ceil_div
+from ..model.specs import GPUSpec
+from .systems import purchase_unit
+
+
+@dataclass(frozen=True)
+class Unit:
+    """How one GPU type is bought: ``node`` set (whole nodes asked) rounds to it, else the
+    GPU's purchase unit for the count asked."""
+
+    gpu: str
+    spec: GPUSpec
+    cards_per_box: int | None = None
+    node: int | None = None
+
+    def size(self, n: int) -> int:
+        """GPUs in one unit when ``n`` are needed."""
+        if self.node:
+            return self.node
+        return purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).gpus
+
+    def count(self, n: int) -> int:
+        """The smallest count of whole units holding at least ``n`` GPUs."""
+        u = self.size(n)
+        return ceil_div(max(1, n), u) * u
+
+    def top(self, most: int) -> int:
+        """The largest count of whole units within ``most`` GPUs (0: not even one)."""
+        u = self.size(most)
+        return most // u * u
+
+    def name(self, n: int) -> str:
+        """``8-GPU node`` or the catalog's unit (``DGX H100``, ``4 x RTX 4090 (cards only)``)."""
+        if self.node:
+            return f"{self.node}-GPU node"
+        return purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).name
+
+    def what(self, n: int) -> str:
+        """``one NVIDIA DGX H100 8-GPU server``, ``3 x ...``, ``2 x 8-GPU node``, or
+        ``12 GPUs`` for GPUs bought alone (a box of cards is no system to name)."""
+        if not self.node and purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).system is None:
+            return f"{n:,} GPU{'s' if n != 1 else ''}"
+        units, name = self.units(n), self.name(n)
+        return f"{units} x {name}" if units > 1 else f"one {name}"
+
+    def units(self, n: int) -> int:
+        """Whole units of ``n`` GPUs."""
+        return ceil_div(max(1, n), self.size(n))
+
+
+def any_count(gpu: str, spec: GPUSpec) -> Unit:
+    """A unit of one GPU (any count is bought): when not even one unit fits the limit."""
+    return Unit(gpu, spec, node=1)
