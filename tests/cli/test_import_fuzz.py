@@ -83,8 +83,10 @@ def _check(args: list[str]) -> None:
     assert code in (0, 2), err
     if code == 2:
         assert out == "" and len(err.splitlines()) == 1 and err.startswith("error: ")
-    else:
-        assert err == "" and _strict_json(out) is not None
+    else:  # a valid import may warn, one "warning: " line a finding (cli.py: the tensor table
+        # not matching the metadata), never a traceback
+        assert all(line.startswith("warning: ") for line in err.splitlines()), err
+        assert _strict_json(out) is not None
 
 
 @FAST
