@@ -212,3 +212,77 @@ def test_ollama_places_layers_by_its_graph_estimate() -> None:
     assert any("graph 2,048.0 MiB full, 4,096.0 MiB partial, KV 300.0 MiB" in a for a in rep["assumptions"])
     newer = estimate_report({**sc, "serving": {**serving, "engine_version": "ollama-0.13"}})
     assert newer["serving"]["gpu_layers"] == 25  # v0.13: placed by real allocations
+
+
+# -- SGLang's AITER backend on AMD GPUs --------------------------------------------------------
+
+
+def _mi355x(version: str) -> dict:
+    return {
+        "model": {"preset": "qwen3-30b-a3b"},
+        "workload": {"kind": "inference"},
+        "framework": "sglang",
+        "hardware": {"gpu": "mi355x-288gb"},
+        "serving": {"engine_version": version, "memory_fraction": 0.911, "max_context": 262144},
+    }
+
+
+def test_aiter_workspace_is_the_logged_buffer() -> None:
+    # sglang#18263 (MI355X, Qwen3-30B-A3B-Instruct-2507, July 2026): "self.workspace_buffer
+    # size: 51.75 GB" with 1,669,816 pool tokens, i.e. req_to_token_pool.size = int(1,669,816 /
+    # 262,144 x 512) = 3,261 slots; aiter_backend.py: slots x 32 heads x 1,024 partitions x
+    # (128 x 4 + 8) B. That build subtracts it from the pool budget: 204.63 GB (its "initial
+    # available_bytes") - 51.75 = 152.88 GB = 1,669,816 x 96 KiB.
+    from gpusizer.core.model.architecture import resolve
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.serving.aiter import request_slots, workspace_bytes
+
+    s = parse_scenario(_mi355x("0.5.23"))
+    slots = request_slots(None, 1669816, 262144)
+    assert slots == 3261
+    work = workspace_bytes(s, resolve(s.model), slots, 262144)
+    assert work / GiB == pytest.approx(51.75, abs=0.005)
+    per_token = 48 * 4 * 128 * 2 * 2
+    assert (219721119039 - work) // per_token == pytest.approx(1669816, rel=1e-4)
+
+
+def test_aiter_cuts_the_fraction_and_leaves_its_workspace_after_the_pool() -> None:
+    # model_runner.py (0.4.9, 0.5.3): aiter by default on ROCm, mem_fraction_static x 0.85 when
+    # context_len > 8192; the workspace is allocated after the pool. sglang#18263 on main:
+    # "only ~5 GB is left available after that". 2026 main sizes the pool from the uncut
+    # fraction (its log: 2,227,073 tokens) and the workspace no longer fits.
+    old = estimate_report(_mi355x("0.5.3"))
+    new = estimate_report(_mi355x("0.5.23"))
+    assert old["serving"]["kv_capacity_tokens"] < 0.85 * new["serving"]["kv_capacity_tokens"]
+    assert any("mem_fraction_static x 0.85" in a for a in old["assumptions"])
+    left = 288 * 2**30 - old["per_gpu"]["total"]
+    assert 0 < left < 12 * GiB  # the PR's "~5 GB" (its weights and context are this log's)
+    assert new["per_gpu"]["total"] > 288 * 2**30
+    cuda = estimate_report({**_mi355x("0.5.3"), "hardware": {"gpu": "h200-141gb"}})
+    assert not any("AITER" in a for a in cuda["assumptions"])
+
+
+# -- GGUF rows that are not a multiple of 256 --------------------------------------------------
+
+
+def test_gguf_fallback_is_decided_tensor_by_tensor() -> None:
+    # llama-quant.cpp llama_tensor_get_type: a k-quant needs ne[0] % 256 == 0 per tensor.
+    # Qwen2.5-0.5B Q4_K_M (ollama#9031's load log: 132 q5_0, 13 q8_0, 12 q4_K, 12 q6_K): its
+    # 896-wide projections fall back, ffn_down (4,864 = 19 x 256) keeps Q4_K / Q6_K: 235.8 MiB of
+    # blocks = the logged total 331.8 MiB less 96.0 MiB of KV (Ollama v0.5 adds the KV).
+    from gpusizer.core.model.architecture import resolve
+    from gpusizer.core.model.params import count_parameters
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.serving.offload import offload_model
+
+    s = parse_scenario(
+        {
+            "model": {"preset": "qwen2.5-0.5b"},
+            "workload": {"kind": "inference"},
+            "framework": "llama.cpp",
+            "precision": {"weights": "gguf_q4_k_m"},
+        }
+    )
+    m = offload_model(s, resolve(s.model), count_parameters(s.model))
+    # (0.1 MiB: the q/k/v biases, F32 in the file, are costed with their projections)
+    assert sum(m.blocks) / 2**20 == pytest.approx(331.8 - 96.0, abs=0.15)

@@ -374,7 +374,7 @@ def test_a_registered_quantisation_rule_and_engine_are_used() -> None:
         ("vllm", "0.40.0", "0.33.0"),  # newer than the table: the newest documented
         ("sglang", "0.4.6.post4", "0.4.3"),
         ("llama.cpp", "b4000", "b2824"),
-        ("llama.cpp", "ollama-0.9.2", "ollama-0.6.7"),
+        ("llama.cpp", "ollama-0.9.2", "ollama-0.7"),
         ("llama.cpp", "ollama-0.6.5", "ollama-0.6.3"),
         ("llama.cpp", "ollama-0.12.3", "ollama-0.11"),
     ],

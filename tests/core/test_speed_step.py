@@ -161,3 +161,45 @@ def test_prefill_steps_replay_graphs_as_each_engine_does() -> None:
         prefill = st.prefill_seconds(16)
         assert (prefill >= st.kernels * st.costs.launch) is eager, fw
         assert st.decode_seconds(1, 16) < st.kernels * 55e-6, fw
+
+
+def _ggml_prefill_rate(gpu: str, weights: str) -> float:
+    st = _step(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "framework": "llama.cpp",
+            "hardware": {"gpu": gpu},
+            "workload": {"kind": "inference"},
+            "precision": {"weights": weights, "kv_cache": "fp16"},
+        }
+    )
+    return st.rate.mm
+
+
+def test_ggml_prefill_on_ada_is_bound_by_board_power() -> None:
+    # XiongjieDai's llama-bench tables: F16 pp512 per watt 20.8 (RTX 4090, 450 W), 22.6 (RTX
+    # 4080, 320 W), 22.2 (RTX 6000 Ada, 300 W) though the cards have 128, 76 and 142 SMs: the
+    # matmul rate scales with TDP (core/speed/rates.py power_capped)
+    r4090, r4080 = _ggml_prefill_rate("rtx-4090-24gb", "fp16"), _ggml_prefill_rate("rtx-4080-16gb", "fp16")
+    r6000 = _ggml_prefill_rate("rtx-6000-ada-48gb", "fp16")
+    assert r4080 / r4090 == pytest.approx(320 / 450) and r6000 / r4090 == pytest.approx(300 / 450)
+    q4090 = _ggml_prefill_rate("rtx-4090-24gb", "gguf_q4_k_m")
+    assert q4090 / r4090 == pytest.approx(0.235 / 0.3231)
+
+
+def test_ggml_multiplies_in_fp16_on_geforce_at_twice_the_catalogs_rate() -> None:
+    # the catalog lists GeForce 16-bit tensor peaks with FP32 accumulation (half rate); ggml's
+    # cuBLAS path accumulates in FP16: the RTX 3090 (71 TFLOPS listed) and the RTX A6000 (154.8,
+    # full rate on a professional card) run ggml's F16 prefill at 142 x share and 154.8 x share
+    r3090, a6000 = _ggml_prefill_rate("rtx-3090-24gb", "fp16"), _ggml_prefill_rate("rtx-a6000-48gb", "fp16")
+    assert a6000 / r3090 == pytest.approx(154.8 / 142.0)
+    # vendor kernels keep the catalog's peak (vLLM on a GeForce card accumulates in FP32)
+    vllm = _step(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "framework": "vllm",
+            "hardware": {"gpu": "rtx-3090-24gb"},
+            "workload": {"kind": "inference"},
+        }
+    )
+    assert vllm.rate.mm == pytest.approx(71.0e12 * achieved(gpu_by_id("rtx-3090-24gb"), "vendor").matmul)

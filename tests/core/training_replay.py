@@ -76,10 +76,15 @@ AX_DEVSTRAL = "axolotl-devstral-small-qlora-2048"
 AX_MAGISTRAL = "axolotl-magistral-small-qlora-2048"
 _MEG = {"framework": "megatron", "overhead": {"cuda_context_bytes": 0}}  # Megatron-SWIFT
 _AX_FSDP = (
-    "FSDP2 over gpt-oss's 32-expert layers: between the 4- and 8-GPU rows of one config the "
-    "figure falls 10 GiB, i.e. ~4.1 B per parameter sharded, where the estimate shards 6 "
-    "(bf16 weights and gradients, 8-bit states); the rest (~26 GiB at any GPU count) is "
-    "reserved memory the estimate has no term for (not traced)"
+    "FSDP2 over gpt-oss's 32- and 128-expert layers, run through kernels the estimate has no "
+    "term for: the 20B rows were written with their config's use_kernels: true (axolotl "
+    "ba3dba3e4, 2025-08-06: the kernels hub's MegaBlocks MoE for GptOssMLP), the 120B row "
+    "(50f2b94d5) with transformers' eager expert loop, whose GptOssExperts.forward indexes "
+    "gate_up_proj[expert_idx] with a one-element tensor in training: a copy of each expert "
+    "saved for backward and, per expert, an IndexBackward zero gradient of the whole [E, H, 2I] "
+    "tensor added into the layer's unsharded gradient (about three more layers of expert "
+    "weights than FSDP2's two gathered ones). Between the 4- and 8-GPU rows of one config the "
+    "figure falls 10 GiB, ~4.1 B per parameter sharded where the estimate shards 6"
 )
 
 
@@ -227,18 +232,17 @@ def _replays() -> list[TrainingReplay]:
         TrainingReplay(
             AX_MAGISTRAL,
             {
+                # the README's "about 24GB" was written with the config of its own commit
+                # (axolotl eac4a61f5, 2025-06-12): no Cut Cross Entropy plugin (added in
+                # 90e559893, 2025-07-30), so transformers' loss keeps the fp32 logits
+                # (loss_utils.py ForCausalLMLoss: 12 B per logit of 131,072 x 4,096)
                 "framework": "axolotl",
                 "model": {"preset": "mistral-small-3.1-24b"},
                 "precision": {"optimizer": "adamw_8bit"},
-                "workload": _w("qlora", 2, 2048, **_lora(32)),
+                "workload": _w("qlora", 2, 2048, loss="full", lora_dropout=0.05, **_lora(32)),
                 "parallelism": {"recompute": "full"},
             },
             figure(AX_MAGISTRAL),
-            known=(
-                "the same 24B body and settings as the Devstral record, with 8-bit AdamW states "
-                "instead of fp32: 24 GB printed against Devstral's 21, where the states can "
-                "only make it smaller; something outside the two configs differs"
-            ),
         ),
     ]
 

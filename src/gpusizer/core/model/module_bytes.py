@@ -19,9 +19,9 @@ from ..registry.quant_rules import (
     default_rule,
     quant_rule,
     resolve_dtype,
-    use_more_bits_share,
 )
 from .architecture import Arch
+from .gguf_bytes import LayerBytesPerParam, gguf_layer_bytes, row_fallback
 from .params import ParamCounts
 from .sharding import StageParams
 from .specs import ParallelismSpec, Scenario
@@ -40,6 +40,8 @@ class GroupBytes:
     # other`` applies (0 when it does not).
     matrix: float = 0.0
     other: float = 0.0
+    # GGUF: the bytes per parameter on the layers where ``use_more_bits`` holds and on the rest
+    layered: LayerBytesPerParam | None = None
 
 
 def _two_level(per: dict[str, float], boundary: float | None) -> tuple[float, float]:
@@ -55,15 +57,6 @@ def rule_id(s: Scenario, weights: str) -> str:
     return s.precision.quantization_rule or default_rule(weights, s.model.moe is not None)
 
 
-def _sub_shares(arch: Arch) -> dict[str, float]:
-    """Share of a group's parameters that GGUF may store with more bits: ``attn_v`` of the
-    attention projections, ``ffn_down`` of a (gated: 1 of 3, plain: 1 of 2) MLP."""
-    attn = arch.hidden * (2 * arch.q_dim + 2 * arch.kv_dim)
-    v = 0.0 if arch.mla is not None or not attn else arch.hidden * arch.kv_dim / attn
-    down = 1 / 3 if arch.spec.mlp == "gated" else 1 / 2
-    return {"attention": v, "mlp": down, "shared_experts": down, "experts": down}
-
-
 def compute_group_bytes(
     arch: Arch, weights: str, activations: str, rule_name: str, modules: tuple[tuple[str, str], ...] = ()
 ) -> GroupBytes:
@@ -73,20 +66,22 @@ def compute_group_bytes(
     dtypes = {g: resolve_dtype(rule.spec(g), weights, activations) for g in GROUPS}
     if rule.tied_as_head and arch.spec.tied_embeddings:
         dtypes["embedding"] = dtypes["lm_head"]
-    if rule.row_fallback and arch.hidden % 256:  # k-quants need rows of 256 values
-        dtypes = {g: rule.row_fallback.get(d, d) for g, d in dtypes.items()}
-    per = {g: nbytes(d) for g, d in dtypes.items()}
-    if rule.more_bits:
-        share = use_more_bits_share(arch.layers)
-        for g, sub in _sub_shares(arch).items():
-            per[g] += sub * share * (nbytes(rule.more_bits) - per[g])
+    layered = None
+    if rule.row_fallback or rule.more_bits:  # GGUF: tensor by tensor
+        layered = gguf_layer_bytes(rule, arch, dtypes)
+        per = layered.mean
+        dtypes = {g: row_fallback(rule, d, arch.hidden) for g, d in dtypes.items()}
+    else:
+        per = {g: nbytes(d) for g, d in dtypes.items()}
     for g, d in modules:  # the user's per-group choice wins
         dtypes[g] = resolve_dtype(d, weights, activations)
         per[g] = nbytes(dtypes[g])
+        if layered is not None:
+            layered = layered.fixed(g, per[g])
     boundary = None
     if rule.boundary is not None:
         boundary = nbytes(resolve_dtype(rule.boundary, weights, activations))
-    return GroupBytes(rule, per, dtypes, boundary, *_two_level(per, boundary))
+    return GroupBytes(rule, per, dtypes, boundary, *_two_level(per, boundary), layered=layered)
 
 
 def modules_key(s: Scenario) -> tuple[tuple[str, str], ...]:

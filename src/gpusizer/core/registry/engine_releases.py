@@ -1,4 +1,5 @@
-"""vLLM and SGLang releases: the defaults and measured costs that decide their memory.
+"""vLLM releases: the defaults and measured costs that decide their memory (SGLang:
+core/registry/engine_releases_sglang.py).
 
 core/frameworks.py attaches each tuple (oldest first, the last the current default) to its
 serving profile; :class:`core.engines.EngineRelease` says what each field means. Every figure
@@ -19,29 +20,18 @@ from .engine_releases_vllm_v1 import (
     V1_SORT,
     VLLM_STEPS,
 )
-from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, us
+from .engines import BatchTier, EngineRelease, GiB, Scheduling
 
 # Host cost of a step (core/registry/engines.py StepCost; evidence: docs/evidence/speed.md).
 # vLLM: 0.4 ms per step that the GPU waits for (the scheduler, input preparation, sampling
 # and output processing run between steps unless --async-scheduling is set: vLLM blog 2025-10-09
 # "eliminating GPU idle time previously caused by synchronization"); an eager step
 # (--enforce-eager) issues PyTorch ops one by one at 55 us each (Qwen3-14B-AWQ on an A100 at one
-# request: TPOT 20.63 ms for 364 kernels, QwenLM/Qwen3#1536). SGLang overlaps its scheduler
-# with the GPU ("runs one batch ahead", SGLang v0.4 blog 2024-12-04): no host cost per step.
+# request: TPOT 20.63 ms for 364 kernels, QwenLM/Qwen3#1536).
 _VLLM_STEPS = VLLM_STEPS
-_SGLANG_STEPS = (("", StepCost(step=0.0, launch=55 * us)),)
 # vLLM V0 (0.6.x, 0.7.x) without chunked prefill runs prompt steps alone (V0 scheduler.py
-# _schedule_default: prefills first, then decodes); SGLang's default too (enable_mixed_chunk
-# False: a prefill batch runs on its own, scheduler.py get_next_batch_to_run). SGLang replays
-# CUDA graphs for decode batches only: ForwardMode.is_cuda_graph() is DECODE, TARGET_VERIFY or
-# IDLE (python/sglang/srt/model_executor/forward_batch_info.py, 0.4-0.5.x; piecewise graphs for
-# EXTEND are opt-in), so a prefill (extend) batch issues its kernels from Python one by one.
-# SGLang admits a request only while the pool holds the running requests' remaining output at
-# new_token_ratio (0.7 of max_new_tokens at start, schedule_policy.py PrefillAdder) beside its
-# prompt, so it seldom retracts: modelled as reserving the whole request (a burst of 500 4K
-# prompts of Qwen3-14B-FP8 otherwise thrashes in preemption: TPOT 90x the published).
+# _schedule_default: prefills first, then decodes).
 _V0 = Scheduling(mixed=False)
-_SGLANG = Scheduling(mixed=False, graph_prefill=False, admission="reserve")
 
 # Non-torch memory that appears with more than one GPU (NCCL communicators, custom all-reduce
 # buffers), a fixed part plus one per other rank, from two measured layouts per engine
@@ -276,87 +266,6 @@ VLLM = (
             "sampler without FlashInfer: the Triton top-k/top-p path may peak lower (not measured; "
             "the 0.19 figure is kept)",
             _SAMPLER_ON,
-        ),
-    ),
-)
-
-SGLANG = (
-    EngineRelease(
-        "0.4.3",
-        "2025-02",
-        None,
-        (BatchTier(25_000 / 1024, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
-        kv_block_tokens=1,
-        sglang_reserve="by_tp",
-        steps=_SGLANG_STEPS,
-        scheduling=_SGLANG,
-        sources=(
-            "sglang 0.4.3.post2 server_args.py __post_init__: mem_fraction_static 0.88 "
-            "(TP 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16); chunked_prefill_size 2048 "
-            "below 25,000 MB else 8192",
-        ),
-    ),
-    EngineRelease(
-        "0.4.9",
-        "2025-07",
-        None,
-        (BatchTier(160, 0, 16384, 512), BatchTier(35, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
-        kv_block_tokens=1,
-        sglang_reserve="by_class",
-        steps=_SGLANG_STEPS,
-        scheduling=_SGLANG,
-        sources=(
-            "sglang 0.4.9 server_args.py __post_init__: mem_fraction_static = 1 - reserved / "
-            "memory, reserved GiB by GPU class (< 35 GiB: 2.8 + TP x PP / 10; < 90: 9.5 + TP x "
-            "PP / 2; < 160: 12 + TP x PP / 2; else 32); chunked_prefill_size 2048 below 35 GiB, "
-            "8192 below 160, else 16384 (the same in 0.4.10 and 0.5.1)",
-            "managers/tp_worker.py: max_req_len = min(context_len - 1, max_total_num_tokens - 1), "
-            "max_req_input_len = max_req_len - 5: a context longer than the pool is capped, "
-            "not refused (from 0.4.x on; sglang#36583 logs 1,741 pool tokens -> 'maximum "
-            "allowed length (1735 tokens)')",
-        ),
-    ),
-    EngineRelease(
-        "0.5.3",
-        "2025-10",
-        None,
-        (
-            BatchTier(160, 0, 16384, 512),
-            BatchTier(60, 0, 8192, 256),
-            BatchTier(35, 0, 4096, 32),
-            BatchTier(20, 0, 2048, 16),
-            BatchTier(0, 0, 2048, 8),
-        ),
-        kv_block_tokens=1,
-        sglang_reserve="formula",
-        steps=_SGLANG_STEPS,
-        scheduling=_SGLANG,
-        sources=(
-            "sglang 0.5.3 server_args.py _handle_gpu_memory_settings: reserved MiB = 512 "
-            "+ max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + TP x PP / 8 x 1024 (at "
-            "least 10 GiB above 60 GiB); mem_fraction_static = 1 - reserved / memory",
-            "model_executor/model_runner.py profile_max_num_token: pool = free x "
-            "fraction - weights; cell = KV bytes per token; page_size 1",
-        ),
-    ),
-    EngineRelease(
-        "0.5.23",
-        "2026-08",
-        None,
-        (
-            BatchTier(160, 0, 16384, 512),
-            BatchTier(60, 0, 8192, 256),
-            BatchTier(35, 0, 4096, 32),
-            BatchTier(20, 0, 4096, 48),
-            BatchTier(0, 0, 2048, 8),
-        ),
-        kv_block_tokens=1,
-        sglang_reserve="formula",
-        steps=_SGLANG_STEPS,
-        scheduling=_SGLANG,
-        sources=(
-            "sglang 0.5.23 arg_groups/memory_hook.py: the 20-35 GiB class now "
-            "chunked_prefill_size 4096 and cuda_graph_max_bs 48",
         ),
     ),
 )

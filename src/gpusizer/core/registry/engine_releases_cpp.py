@@ -6,6 +6,8 @@ version it was read from; docs/evidence/serving.md holds the excerpts. GiB = 2^3
 
 from __future__ import annotations
 
+from typing import Any
+
 from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
@@ -48,6 +50,26 @@ _ESTIMATE = (
     "layers placed by Ollama's own estimate of the graph and the KV (core/serving/"
     "ollama_estimate.py)"
 )
+
+
+def _ollama(version: str, date: str, parallel: int, ctx: int, **kw: Any) -> EngineRelease:
+    """An Ollama release: its default OLLAMA_NUM_PARALLEL and num_ctx; llama.cpp's runner
+    underneath (output layer outside -ngl's count, no CUDA graphs, whole prompts)."""
+    return EngineRelease(
+        version,
+        date,
+        None,
+        max_sequences=parallel,
+        context_tiers=((0, ctx),),
+        output_in_gpu_layers=False,
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=False,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
+        **kw,
+    )
+
 
 TENSORRT_LLM = (
     EngineRelease(
@@ -121,88 +143,89 @@ LLAMA_CPP = (
             "(H100 PCIe: 145.55 tokens/s for Llama 3 8B Q4_K_M; docs/evidence/speed.md)",
         ),
     ),
-    EngineRelease(
+    _ollama(
         "ollama-0.5",
         "2024-12",
-        None,
-        max_sequences=4,
-        context_tiers=((0, 2048),),
-        output_in_gpu_layers=False,
-        kv_block_tokens=1,
-        chunked_prefill="off",
-        cuda_graphs=False,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
+        4,
+        2048,
         ollama_estimate="uniform",
         ollama_projector_first=True,
+        ollama_layers_forward=True,
+        ollama_weights_log="blocks_kv",
         sources=(
             "ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",
             _ESTIMATE,
+            "llm/memory.go (v0.5.x - v0.6.2) EstimateGPULayers: layers placed from blk.0 "
+            "upwards, each at its own size (blk.N + its KV); the memory.weights line adds every "
+            "block with its KV and prints repeating = that total - the output layer (to v0.6.0)",
         ),
     ),
-    EngineRelease(
+    _ollama(
+        "ollama-0.6.1",
+        "2025-03",
+        4,
+        2048,
+        ollama_estimate="uniform",
+        ollama_projector_first=True,
+        ollama_layers_forward=True,
+        ollama_weights_log="blocks",
+        sources=(
+            "ollama 033cec232 (2025-03-12, first in v0.6.1) 'count gemma3 vision tensors': "
+            "memory.weights adds the blocks alone, total = repeating (f4f0992b6, v0.6.3, adds "
+            "the output layer to the total)",
+        ),
+    ),
+    _ollama(
         "ollama-0.6.3",
         "2025-03",
-        None,
-        max_sequences=4,
-        context_tiers=((0, 2048),),
-        output_in_gpu_layers=False,
-        kv_block_tokens=1,
-        chunked_prefill="off",
-        cuda_graphs=False,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
+        4,
+        2048,
         ollama_estimate="per_layer",
         ollama_projector_first=True,
+        ollama_layers_forward=True,
         sources=(
             "ollama f66216e39 (2025-03-24, first in v0.6.3) 'Support heterogeneous KV cache "
             "layer sizes in memory estimation': fs/ggml/ggml.go GraphSize gives gemma3's window "
             "layers parallel x sliding_window + batch cells",
         ),
     ),
-    EngineRelease(
+    _ollama(
         "ollama-0.6.7",
         "2025-04",
-        None,
-        max_sequences=2,
-        context_tiers=((0, 4096),),
-        output_in_gpu_layers=False,
-        kv_block_tokens=1,
-        chunked_prefill="off",
-        cuda_graphs=False,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
+        2,
+        4096,
         ollama_estimate="per_layer",
         ollama_projector_first=True,
+        ollama_layers_forward=True,
         sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",),
     ),
-    EngineRelease(
+    _ollama(
+        "ollama-0.7",
+        "2025-05",
+        2,
+        4096,
+        ollama_estimate="per_layer",
+        ollama_projector_first=True,
+        sources=(
+            "ollama 0478d440f (2025-05-13, first in v0.7.0) 'Fixed over vram allocation due to "
+            "small initial layer sizes': llm/memory.go places layers from the last block "
+            "backwards (v0.7.0 alone also took the largest layer as the buffer; v0.7.1, "
+            "3fe74fba4, went back to blk.0)",
+        ),
+    ),
+    _ollama(
         "ollama-0.10",
         "2025-07",
-        None,
-        max_sequences=1,
-        context_tiers=((0, 4096),),
-        output_in_gpu_layers=False,
-        kv_block_tokens=1,
-        chunked_prefill="off",
-        cuda_graphs=False,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
+        1,
+        4096,
         ollama_estimate="per_layer",
         sources=("ollama v0.10.0: OLLAMA_NUM_PARALLEL default 1",),
     ),
-    EngineRelease(
+    _ollama(
         "ollama-0.11",
         "2025-08",
-        None,
-        max_sequences=1,
-        context_tiers=((0, 4096),),
-        output_in_gpu_layers=False,
-        kv_block_tokens=1,
-        chunked_prefill="off",
-        cuda_graphs=False,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
+        1,
+        4096,
         ollama_estimate="per_layer",
         ollama_gptoss_partial=2.0,
         sources=(
@@ -213,18 +236,11 @@ LLAMA_CPP = (
             "every model until v0.13.0 (f560bd077 deletes llm/memory.go)",
         ),
     ),
-    EngineRelease(
+    _ollama(
         "ollama-0.13",
         "2025-11",
-        None,
-        max_sequences=1,
-        context_tiers=((0, 4096),),
-        output_in_gpu_layers=False,
-        kv_block_tokens=1,
-        chunked_prefill="off",
-        cuda_graphs=False,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
+        1,
+        4096,
         sources=(
             "ollama v0.13.0 (f560bd077, 2025-11-11): 'Use Ollama engine memory layouts for both "
             "old and new engines', llm/memory.go deleted; llm/server.go createLayout fits layers "

@@ -140,6 +140,10 @@ class EngineRelease:
     graph_bytes: int = 0  # CUDA graphs
     graphs_in_pool: bool = False  # the KV pool pays for the graphs
     sglang_reserve: str = ""  # "by_tp" (0.4.3) | "by_class" (0.4.9-0.5.1) | "formula" (0.5.3 on)
+    # SGLang's AITER backend on AMD GPUs (core/serving/aiter.py): "" none (0.4.3), "fraction_cut"
+    # (0.4.9-0.5.x: mem_fraction_static x 0.85 above 8,192 tokens of context, the workspace
+    # after the pool) or "after_pool" (2026: no cut for the default backend, the workspace after)
+    sglang_aiter: str = ""
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
     context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
     output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
@@ -151,6 +155,13 @@ class EngineRelease:
     ollama_estimate: str = ""
     ollama_gptoss_partial: float = 0.0
     ollama_projector_first: bool = False  # the vision projector on the first GPU up front (to v0.7.0)
+    # Ollama's placement order: blk.0 first (to v0.6.x), else from the last block backwards
+    # (v0.7.0 on, llm/memory.go commit 0478d440f)
+    ollama_layers_forward: bool = False
+    # What its ``memory.weights`` line adds up (llm/memory.go MemoryEstimate.LogValue):
+    # "blocks_kv" (to v0.6.0: total = blocks + their KV, repeating = total - output),
+    # "blocks" (v0.6.1 - v0.6.2: total = repeating = blocks) or "blocks_output" (v0.6.3 on)
+    ollama_weights_log: str = "blocks_output"
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch

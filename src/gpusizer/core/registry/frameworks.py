@@ -23,8 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .engine_releases import SGLANG, VLLM
+from .engine_releases import VLLM
 from .engine_releases_cpp import LLAMA_CPP, TENSORRT_LLM
+from .engine_releases_sglang import SGLANG
 from .engines import EngineRelease
 from .workloads import WorkloadKind
 

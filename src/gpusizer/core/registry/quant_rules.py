@@ -219,14 +219,18 @@ def unquantised_dtype(activations: str) -> str:
     return activations if nbytes(activations) >= 2 else "bf16"
 
 
+def use_more_bits(i: int, n: int) -> bool:
+    """llama.cpp's ``use_more_bits(i_layer, n_layers)`` (llama-quant.cpp):
+    ``i < n/8 || i >= 7n/8 || (i - n/8) % 3 == 2`` in C's integer arithmetic."""
+    n8 = n // 8
+    return i < n8 or i >= 7 * n // 8 or (i - n8) % 3 == 2
+
+
 def use_more_bits_share(layers: int) -> float:
-    """Share of layers where llama.cpp's ``use_more_bits(i, n)`` holds:
-    ``i < n/8 || i >= 7n/8 || (i - n/8) % 3 == 2`` (llama-quant.cpp)."""
+    """Share of layers where :func:`use_more_bits` holds."""
     if layers <= 0:
         return 0.0
-    n8 = layers // 8
-    hits = sum(1 for i in range(layers) if i < n8 or i >= 7 * layers // 8 or (i - n8) % 3 == 2)
-    return hits / layers
+    return sum(1 for i in range(layers) if use_more_bits(i, layers)) / layers
 
 
 def resolve_dtype(spec: str, weights: str, activations: str) -> str:

@@ -149,6 +149,7 @@ class PoolBudget:
     away: float
     pool: float
     memory: Memory
+    notes: tuple[str, ...] = ()  # what the rule's budget adds to the assumptions
 
 
 def sequences(st: EngineSettings, tokens: int) -> int | None:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from ..memo import Memo
 from ..model.specs import GPUSpec, Scenario
+from ..speed.rates import power_capped, sixteen_bit_scale
+from ..speed.roofline import peak_tflops
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
 from .engine_result import EngineMemory
@@ -157,8 +159,11 @@ def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -
         done += " (the run stopped at its time box)"
     origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else "kernel floors + host"
     r = step.rates
+    _, peak = peak_tflops(gpu, s.precision.activations)
+    # the 16-bit matmuls' share of the catalog's peak (FP16 accumulation, board power)
+    mm = power_capped(peak * sixteen_bit_scale(gpu, r) * r.matmul, gpu, r.watt_tflops) / peak if peak else 0.0
     return (
         f"speed for {what}, {done}; fixed cost per step {step.fixed * 1e3:.2f} ms ({origin}); "
-        f"{s.profile.kernels} kernels reach {r.bandwidth:.0%} of the memory bandwidth, {r.matmul:.0%} "
+        f"{s.profile.kernels} kernels reach {r.bandwidth:.0%} of the memory bandwidth, {mm:.0%} "
         f"of the 16-bit peak" + ("" if s.serving.load else " (serving.load not set: steady)")
     )

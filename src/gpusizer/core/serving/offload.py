@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from ..memory.inference import kv_bytes_per_token_layer
 from ..memory.overhead import scenario_overhead
 from ..model.architecture import Arch, ceil_div
+from ..model.gguf_bytes import block_bytes
 from ..model.module_bytes import group_bytes
 from ..model.params import ParamCounts
 from ..model.result import COMPONENTS, Memory
@@ -56,10 +57,12 @@ class LayerBytes:
     output: float
     kv_cell: float
     state: float = 0.0
+    blocks: tuple[float, ...] = ()  # each repeating block (DeepSeek-V3: 3 dense, then MoE)
 
 
 def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> LayerBytes:
-    gb = group_bytes(s, arch).per_param
+    grouped = group_bytes(s, arch)
+    gb = grouped.per_param
     g = stage_params(counts, arch, 1, 1, 1, True).groups or {}
     layers = sum(g[k] * gb[k] for k in ("attention", "mlp", "shared_experts", "experts", "router"))
     layers += (g["norms"] - counts.final_norm) * gb["norms"]
@@ -75,6 +78,7 @@ def _model(s: Scenario, arch: Arch, counts: ParamCounts) -> LayerBytes:
         head + counts.final_norm * gb["norms"],
         kv / arch.layers,
         state / arch.layers,
+        block_bytes(arch, counts, gb, grouped.layered, layers),
     )
 
 
@@ -111,7 +115,10 @@ def _place(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, n: int, c
     ub = min(st.prefill_chunk_tokens or rel.ubatch_tokens, cells)
     on_gpu = bool(rep or out_gpu)
     compute = _compute(arch, ub, cells, rel.flash_attention, out_gpu) if on_gpu else 0.0
-    weights = per_gpu * m.layer + (m.output if out_gpu else 0.0)
+    # llama.cpp offloads the last ``rep`` blocks (the MoE ones of DeepSeek-V3, not its dense head)
+    on = m.blocks[L - rep :] if rep else ()
+    layer = sum(on) / rep if rep else m.layer
+    weights = per_gpu * layer + (m.output if out_gpu else 0.0)
     kv = per_gpu * kv_layer
     over = scenario_overhead(s, 0) if on_gpu else 0
     cpu_layers = L - rep
@@ -124,12 +131,12 @@ def _place(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, n: int, c
     )
     outputs = arch.vocab * (st.max_sequences or 1) * 4  # the logits buffer of the slots
     host_parts = {
-        "weights": m.embedding + cpu_layers * m.layer + (0.0 if out_gpu else m.output),
+        "weights": m.embedding + sum(m.blocks[: L - rep]) + (0.0 if out_gpu else m.output),
         "kv_cache": cpu_layers * kv_layer,
         "temporary": host_compute + host_out - (0.0 if out_gpu else m.output),
         "outputs": outputs,
     }
-    read = cpu_layers * m.layer + (0.0 if out_gpu else m.output)
+    read = sum(m.blocks[: L - rep]) + (0.0 if out_gpu else m.output)
     parts = {"weights": weights, "kv_cache": kv, "temporary": compute, "overhead": over}
     return _Placement(n, rep, out_gpu, sum(parts.values()), parts, sum(host_parts.values()), read, host_parts)
 
@@ -180,7 +187,7 @@ def planned_free(
     assert rel is not None
     m = _model(s, arch, counts)
     proj = projector(s, counts)
-    return full_offload_free(s, arch, m.layer, m.output, gpu, rel, ctx, proj, floor)
+    return full_offload_free(s, arch, m.blocks, m.output, gpu, rel, ctx, proj, floor)
 
 
 def gpu_bytes(
@@ -204,7 +211,7 @@ def offload_memory(
     planned = None
     if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
         # Ollama starts llama.cpp with the layer count its own estimate gives
-        planned = ollama_estimate(s, arch, m.layer, m.output, gpu, rel, ctx, projector(s, counts))
+        planned = ollama_estimate(s, arch, m.blocks, m.output, gpu, rel, ctx, projector(s, counts))
     n = planned.layers if planned is not None else st.gpu_layers
     if n is not None:
         p = _place(s, arch, m, st, min(n, full), cells)

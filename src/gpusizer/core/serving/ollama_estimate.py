@@ -6,22 +6,20 @@ and places layers by that estimate, then starts llama.cpp with ``--n-gpu-layers`
 count. Sources, read at tags v0.5.7, v0.6.2, v0.6.5, v0.10.0, v0.11.0-v0.11.4, v0.11.10 of
 github.com/ollama/ollama:
 
-- ``fs/ggml/ggml.go`` (``llm/ggml.go`` before v0.6) ``GGML.GraphSize(context, batch,
-  numParallel, kvCacheType)``: the KV of every layer, ``context x (key_length + value_length) x
-  head_count_kv x bytes`` (f16 2 B) with ``context = num_ctx x parallel``; from v0.6.3
-  (f66216e39, "heterogeneous KV cache layer sizes") gemma3's window layers (all but every 6th)
-  hold ``parallel x sliding_window + batch`` cells and gpt-oss's even layers ``parallel x 4096 +
-  batch`` (v0.11.0); then a graph size per architecture for a full and a partial offload
-  (``batch = min(num_ctx x parallel, num_batch 512)``, formulas below); an architecture
-  without a branch (qwen3, qwen3moe, phi3, mistral3, glm4 ...) gets ``partial = head_count /
-  head_count_kv x kvTotal / 6`` and ``full = partial`` (``llm/memory.go``).
+- ``GGML.GraphSize``: the KV of every layer and a graph size per architecture
+  (core/serving/ollama_graph.py); an architecture without a branch (qwen3, qwen3moe, phi3,
+  mistral3, glm4 ...) gets ``partial = head_count / head_count_kv x kvTotal / 6`` and ``full =
+  partial`` (``llm/memory.go``).
 - ``llm/memory.go`` ``EstimateGPULayers``: a GPU takes layers only if its free memory holds
   ``OLLAMA_GPU_OVERHEAD`` (0) + the larger graph + ``MinimumMemory`` (457 MiB CUDA/ROCm, 512 MiB
-  Metal; discover/gpu.go) + two layers; layers go from the last block backwards, round robin
-  over the GPUs, while ``free > overhead + used + max(graphs) + layer weight + its KV``; the
-  output layer (``output_norm`` + ``output``, or ``token_embd`` when tied) goes last. Fully
-  loaded, each GPU adds ``graph.full``, else ``graph.partial``; with more than one GPU
-  ``full = partial``, on Metal ``partial = full``.
+  Metal; discover/gpu.go) + two of ``blk.0`` with its KV; each block is placed at its own size
+  (``blk.N`` + its KV: DeepSeek-V3's three dense blocks are a tenth of its MoE blocks), from
+  ``blk.0`` upwards (to v0.6.x) or from the last block backwards (v0.7.0 on, 0478d440f), round
+  robin over the GPUs, while ``free > overhead + used + max(graphs) + block``; the output
+  layer (``output_norm`` + ``output``, or ``token_embd`` when tied) goes last. Fully loaded,
+  each GPU adds ``graph.full``, else ``graph.partial``; with more than one GPU ``full =
+  partial``, on Metal ``partial = full``. llama.cpp then offloads the *last* ``-ngl`` blocks
+  (core/serving/offload.py), so a count made from the small first blocks overfills the GPU.
 
 A vision model's projector (``GGML.VisionGraphSize``: the ``v.*`` tensors and, for gemma3 and
 mistral3, ``4 x (image^2 x channels + hidden x patch + patches^2 x heads)``) sits on the first
@@ -39,22 +37,10 @@ from dataclasses import dataclass
 from ..model.architecture import Arch
 from ..model.params import ParamCounts
 from ..model.specs import GPUSpec, Scenario
-from ..registry.dtypes import nbytes
 from ..registry.engines import EngineRelease, MiB
+from .ollama_graph import ARCH, graph_sizes, layer_kv, per_cell
 
 MINIMUM_MEMORY = {"metal": 512 * MiB, "": 457 * MiB}  # discover/gpu.go CudaMinimumMemory etc.
-_ARCH = {
-    "llama": "llama",
-    "mistral": "llama",
-    "mixtral": "llama",
-    "llama4_text": "llama",
-    "qwen2": "qwen2",
-    "gemma2": "gemma",
-    "gemma3_text": "gemma3",
-    "gpt_oss": "gptoss",
-    "deepseek_v3": "deepseek2",
-    "kimi_k2": "deepseek2",
-}
 
 
 def projector(s: Scenario, counts: ParamCounts) -> tuple[float, float]:
@@ -83,6 +69,8 @@ class OllamaEstimate:
     layers: int
     allocations: tuple[float, ...]
     overflow: float = 0.0  # what does not fit a GPU (layers, output, projector): system RAM
+    # memory.weights total / repeating / nonrepeating as the release's log line adds them
+    weights: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
     @property
     def required_full(self) -> float:
@@ -94,83 +82,26 @@ class OllamaEstimate:
         return sum(self.kv)
 
 
-def _dims(arch: Arch) -> tuple[int, int, int, int]:
-    """(heads, KV heads, key length, value length) as the GGUF of the time stores them; an MLA
-    model's GGUF then stored every head's full K and V (no latent cache in llama.cpp yet)."""
-    mla = arch.mla
-    if mla is not None:
-        return arch.heads, arch.heads, mla.qk_nope_head_dim + mla.qk_rope_head_dim, mla.v_head_dim
-    return arch.heads, arch.kv_heads, arch.head_dim, arch.head_dim
-
-
-def _per_cell(s: Scenario, arch: Arch) -> float:
-    """KV bytes of one cell of one layer."""
-    _, hkv, dk, dv = _dims(arch)
-    return (dk + dv) * hkv * nbytes(s.precision.kv_cache)
-
-
-def _kv(s: Scenario, arch: Arch, rel: EngineRelease, ctx: int, batch: int, parallel: int) -> list[float]:
-    """Ollama's KV bytes per layer (GraphSize's ``kv`` slice)."""
-    per_cell = _per_cell(s, arch)
-    kind = _ARCH.get(s.model.family, "")
-    out = []
-    for i in range(arch.layers):
-        cells = ctx
-        if rel.ollama_estimate == "per_layer":
-            if kind == "gemma3" and (i + 1) % 6:
-                cells = parallel * (s.model.sliding_window or 0) + batch
-            elif kind == "gptoss" and rel.ollama_gptoss_partial and i % 2 == 0:
-                cells = parallel * 4096 + batch
-        out.append(cells * per_cell)
-    return out
-
-
-def _graphs(
-    arch: Arch, kind: str, ctx: int, b: int, kv_total: float, rel: EngineRelease
-) -> tuple[float, float]:  # Go's integer arithmetic, kept as written
-    """(partial, full) graph bytes of GraphSize's branch for this architecture (0, 0: none)."""
-    e, v = arch.hidden, arch.vocab
-    h, hkv, dk, _ = _dims(arch)
-    eh = e // h  # EmbeddingHeadCount
-    if kind == "llama":
-        full = max(4 * b * (1 + 4 * e + ctx * (1 + h)), 4 * b * (e + v))
-        partial = 4 * b * e + max(
-            4 * b * (1 + e + max(ctx, e)) + e * e * 9 // 16 + 4 * ctx * (b * h + eh * hkv),
-            4 * b * (e + v) + e * v * 105 // 128,
-        )
-        return partial, full
-    if kind in ("gemma", "gemma3"):
-        full = max(4 * b * (e + v), 4 * b * (2 + ctx + ctx * h + 2 * e + 2 * dk * h))
-        partial = max(
-            4 * e * b + e * v * 105 // 128 + 4 * v * b,
-            4 * b * (2 * e + 1 + 2 * dk * h + ctx + ctx * h) + 4 * dk * ctx * 8 + e * dk * h * 9 // 16,
-        )
-        return partial, full
-    if kind == "qwen2":
-        full = max(4 * b * (e + v), 4 * b * (1 + 2 * e + ctx + ctx * h))
-        partial = max(
-            4 * b * (e + v) + e * v * 105 // 128, 4 * (b * (1 + 2 * e + ctx * (1 + h)) + e * (1 + ctx))
-        )
-        return partial, full
-    if kind == "deepseek2":
-        full = max(4 * b * (3 * e + v), 4 * b * (3 * e + 2 + ctx * (1 + hkv) + 2 * dk * hkv))
-        partial = max(
-            4 * b * (3 * e + v) + e * v * 105 // 128,
-            4 * b * (2 * e + 1 + 2 * dk * hkv + ctx + ctx * hkv)
-            + 4 * dk * ctx * hkv
-            + e * dk * hkv * 9 // 16,
-        )
-        return partial, full
-    if kind == "gptoss" and rel.ollama_gptoss_partial:
-        oss = 4 * h // max(1, arch.kv_heads) * kv_total / 6
-        return rel.ollama_gptoss_partial * oss, oss
-    return 0.0, 0.0
+def weights_logged(
+    rel: EngineRelease, blocks: tuple[float, ...], kv: list[float], output: float
+) -> tuple[float, float, float]:
+    """``memory.weights`` (total, repeating, nonrepeating) as llm/memory.go ``LogValue`` adds
+    them: to v0.6.0 every block with its KV and repeating = total - output (Qwen2.5-0.5B,
+    ollama#9031: 331.8 MiB total = 235.8 of blocks + 96.0 of KV, 193.8 "repeating"); v0.6.1 -
+    v0.6.2 the blocks for both; v0.6.3 on the blocks, and the output added to the total."""
+    body = sum(blocks)
+    if rel.ollama_weights_log == "blocks_kv":
+        total = body + sum(kv)
+        return total, total - output, output
+    if rel.ollama_weights_log == "blocks":
+        return body, body, output
+    return body + output, body, output
 
 
 def ollama_estimate(
     s: Scenario,
     arch: Arch,
-    layer_bytes: float,
+    blocks: tuple[float, ...],
     output_bytes: float,
     gpu: GPUSpec,
     rel: EngineRelease,
@@ -178,16 +109,18 @@ def ollama_estimate(
     proj: tuple[float, float] = (0.0, 0.0),
 ) -> OllamaEstimate:
     """Ollama's estimate and placement for ``ctx`` tokens per slot on the scenario's GPUs (the
-    GPU's capacity taken as its free memory; every GPU alike); ``proj`` the vision projector's
-    (weights, graph)."""
+    GPU's capacity taken as its free memory; every GPU alike); ``blocks`` the bytes of each
+    repeating block as the GGUF stores it, ``proj`` the vision projector's (weights, graph)."""
     parallel = max(1, s.serving.max_sequences or rel.max_sequences or 1)
     total_ctx = ctx * parallel
     batch = min(total_ctx, 512)
-    kv = _kv(s, arch, rel, total_ctx, batch, parallel)
-    kind = _ARCH.get(s.model.family, "")
+    kv = layer_kv(s, arch, rel, total_ctx, batch, parallel)
+    kind = ARCH.get(s.model.family, "")
     kv_total = sum(kv)
     # gpt-oss's branch sizes its graph by the KV computed before its own windows
-    partial, full = _graphs(arch, kind, total_ctx, batch, arch.layers * total_ctx * _per_cell(s, arch), rel)
+    partial, full = graph_sizes(
+        arch, kind, total_ctx, batch, arch.layers * total_ctx * per_cell(s, arch), rel
+    )
     if not partial:  # no branch: the GQA rule of llm/memory.go
         partial = arch.heads // max(1, arch.kv_heads) * kv_total / 6
     full = full or partial
@@ -200,9 +133,10 @@ def ollama_estimate(
     free = float(gpu.capacity_bytes)  # the GPU's free memory as Ollama reads it
     split = _split(rel, proj)
     layers, allocations, overflow = _place(
-        s, arch, layer_bytes, output_bytes, kv, (partial, full), gpus, free, metal, split
+        s, rel, blocks, output_bytes, kv, (partial, full), gpus, free, metal, split
     )
-    return OllamaEstimate(tuple(kv), full, partial, layers, allocations, overflow)
+    logged = weights_logged(rel, blocks, kv, output_bytes)
+    return OllamaEstimate(tuple(kv), full, partial, layers, allocations, overflow, logged)
 
 
 def _split(rel: EngineRelease, proj: tuple[float, float]) -> tuple[float, float]:
@@ -214,7 +148,7 @@ def _split(rel: EngineRelease, proj: tuple[float, float]) -> tuple[float, float]
 def full_offload_free(
     s: Scenario,
     arch: Arch,
-    layer_bytes: float,
+    blocks: tuple[float, ...],
     output_bytes: float,
     gpu: GPUSpec,
     rel: EngineRelease,
@@ -228,13 +162,13 @@ def full_offload_free(
     hands a dropped GPU's layers to the others, so the placement is not monotone in the free
     memory; the least free memory that places everything is found by bisection between
     ``floor`` and what one GPU alone would need."""
-    e = ollama_estimate(s, arch, layer_bytes, output_bytes, gpu, rel, ctx, proj)
+    e = ollama_estimate(s, arch, blocks, output_bytes, gpu, rel, ctx, proj)
     gpus = max(1, s.parallelism.tensor * s.parallelism.pipeline)
     metal = gpu.unified_memory and gpu.vendor.lower() == "apple"
     zero, last = _split(rel, proj)
-    base = MINIMUM_MEMORY["metal" if metal else ""] + layer_bytes + e.kv[0]
+    base = MINIMUM_MEMORY["metal" if metal else ""] + blocks[0] + e.kv[0]
     graph = max(e.graph_partial, e.graph_full)
-    alone = base + zero + sum(layer_bytes + k for k in e.kv) + output_bytes + last + graph + 1
+    alone = base + zero + sum(blocks) + sum(e.kv) + output_bytes + last + graph + 1
     if gpus == 1:
         return max(floor, alone)
     graphs = (e.graph_partial, e.graph_full)
@@ -242,8 +176,7 @@ def full_offload_free(
     def places_all(free: float) -> bool:
         kv = list(e.kv)
         return (
-            _place(s, arch, layer_bytes, output_bytes, kv, graphs, gpus, free, metal, (zero, last))[0]
-            > arch.layers
+            _place(s, rel, blocks, output_bytes, kv, graphs, gpus, free, metal, (zero, last))[0] > arch.layers
         )
 
     low = max(floor, base + graph) - 1
@@ -261,8 +194,8 @@ def full_offload_free(
 
 def _place(
     s: Scenario,
-    arch: Arch,
-    layer: float,
+    rel: EngineRelease,
+    blocks: tuple[float, ...],
     output: float,
     kv: list[float],
     graphs: tuple[float, float],
@@ -273,13 +206,14 @@ def _place(
 ) -> tuple[int, tuple[float, ...], float]:
     """estimateGPULayers' placement on ``gpus`` GPUs of ``free`` bytes each, ``proj`` the
     projector's bytes (on the first GPU, with the output): (layers offloaded, VRAM planned
-    per GPU, bytes that overflow to system RAM)."""
+    per GPU, bytes that overflow to system RAM). To v0.6.x the blocks go from ``blk.0`` up and
+    every block left over counts as large as the last one; from v0.7.0 from the last down."""
     partial, full = graphs
     graph = max(partial, full)
     zero, last = proj
     minimum = MINIMUM_MEMORY["metal" if metal else ""]
     num_gpu = s.serving.gpu_layers
-    first = layer + kv[0]
+    first = blocks[0] + kv[0]
     alloc = [0.0] * gpus
     counts = [0] * gpus
     with_space = [g for g in range(gpus) if free >= (zero if g == 0 else 0) + graph + minimum + 2 * first]
@@ -291,10 +225,12 @@ def _place(
     else:
         overflow += zero
     placed = 0
-    for i in range(arch.layers - 1, -1, -1):
-        size = layer + kv[i]
+    n = len(blocks)
+    order = range(n) if rel.ollama_layers_forward else range(n - 1, -1, -1)
+    for i in order:
+        size = blocks[i] + kv[i]
         if num_gpu is not None and placed >= num_gpu:
-            overflow += size
+            overflow += 0.0 if rel.ollama_layers_forward else size
             continue
         before = placed
         for j in range(len(with_space), 0, -1):
@@ -305,9 +241,11 @@ def _place(
                 placed += 1
                 break
             with_space.pop(i % j)
-        if placed == before:
+        if placed == before and not rel.ollama_layers_forward:
             overflow += size
-    loaded = placed >= arch.layers
+    if rel.ollama_layers_forward:
+        overflow += (n - min(placed, n)) * (blocks[-1] + kv[-1])
+    loaded = placed >= n
     if num_gpu is None or placed < num_gpu:
         for j in range(len(with_space), 0, -1):
             g = with_space[placed % j]
@@ -316,7 +254,7 @@ def _place(
                 counts[g] += 1
                 placed += 1
                 break
-    if placed < arch.layers + 1:
+    if placed < n + 1:
         loaded = False
         overflow += output + last
     for g in range(gpus):

@@ -20,6 +20,11 @@ and take their time from ``bandwidth`` (the step model takes the larger of the t
 operation, which reproduces DeepGEMM's FP8 table at m = 64 and 128 within 6 % and its
 7168 x 16384 GEMM at m = 4096 within 10 %). Grouped MoE
 GEMMs lose efficiency with few tokens per expert: ``m / (m + grouped_half)`` of the rate.
+
+Two bounds sit beside the shares where they were measured: ggml multiplies 16-bit and
+dequantised matrices in FP16 with FP16 accumulation, which GeForce cards run at twice the
+FP32-accumulate peak the catalog lists (:func:`sixteen_bit_scale`); and on Ada its prefill is
+bound by board power, TDP x TFLOPS per watt (:func:`power_capped`), not by the SMs.
 """
 
 from __future__ import annotations
@@ -51,6 +56,9 @@ class Device(Protocol):
     @property
     def category(self) -> str | None: ...
 
+    @property
+    def tdp_watts(self) -> float | None: ...
+
 
 @dataclass(frozen=True)
 class Rates:
@@ -64,6 +72,12 @@ class Rates:
     kernel_floor: float  # seconds: the least one kernel takes (ramp, tail, gap to the next)
     grouped_half: float = 64.0  # tokens per expert at which a grouped GEMM runs at half rate
     grouped_bandwidth: float = 0.0  # experts' weights streamed by grouped GEMMs (0: bandwidth)
+    # the 16-bit shares are of the FP16-accumulate peak (:func:`sixteen_bit_scale`)
+    fp16_accumulate: bool = False
+    # board-power bound of the 16-bit and the quantised matmuls, TFLOPS per watt of the GPU's
+    # TDP (0: none; :func:`power_capped`)
+    watt_tflops: float = 0.0
+    watt_tflops_quant: float = 0.0
     sources: tuple[str, ...] = ()
 
 
@@ -98,6 +112,11 @@ def gpu_family(gpu: Device) -> str:
 
 _XD = "XiongjieDai/GPU-Benchmarks-on-LLM-Inference LLaMA 3 llama-bench tables (May 2024, builds 2795-2843)"
 _SPARK = "ggml-org/llama.cpp benches/dgx-spark.md (build 6918)"
+_ADA_POWER = (
+    f"{_XD}: ggml's prefill on Ada follows board power, not SMs: 8B F16 pp512 per watt RTX 4090 "
+    "(450 W, 128 SMs) 20.8, RTX 4080 (320 W, 76 SMs) 22.6, RTX 6000 Ada (300 W, 142 SMs) 22.2, "
+    "RTX 5000 Ada (250 W) 24.6, RTX 4000 Ada (130 W) 24.0 t/s per W"
+)
 _DEEPGEMM = (
     "deepseek-ai/DeepGEMM README a6d97a1c, H800 FP8 dense GEMMs at m 4,096: 1,358 / 1,304 / 990 TFLOPS "
     "= 69 / 66 / 50 % of 1,979 (mean 62 %); at m 64 memory-bound at 50-80 % of HBM"
@@ -112,29 +131,39 @@ _DEEPGEMM = (
 _GROUPED = 57.0
 RATES: dict[tuple[str, str], Rates] = {
     ("ggml", "ada"): Rates(
-        matmul=0.88,
+        matmul=0.70,
         matmul_low=0.5,
-        matmul_quant=0.64,
-        attention=0.5,
+        matmul_quant=0.51,
+        attention=0.25,
         bandwidth=0.92,
         kernel_floor=3.5 * us,
         grouped_half=_GROUPED,
+        fp16_accumulate=True,
+        watt_tflops=0.3231,
+        watt_tflops_quant=0.235,
         sources=(
             f"{_XD}: RTX 4090, Llama 3 8B (F16 pp512 9,382; Q4_K_M pp512 7,139, tg512 130.58) "
             "and 70B Q4_K_M on 2 GPUs (tg512 19.22)",
+            f"{_ADA_POWER}: the RTX 4090's F16 and Q4_K_M pp512 at its 450 W give 0.3231 and 0.235 "
+            "TFLOPS per watt; below those, the caps: cuBLAS's large-GEMM share (the vendor entries' "
+            "0.70, no Ada measurement), x 0.727 for dequantised weights (the 4090's Q4_K_M / F16 "
+            "rate), attention the 4090's",
         ),
     ),
     ("ggml", "ampere"): Rates(
-        matmul=0.93,
+        matmul=0.465,
         matmul_low=0.5,
-        matmul_quant=0.83,
-        attention=0.5,
+        matmul_quant=0.415,
+        attention=0.25,
         bandwidth=0.84,
         kernel_floor=3.7 * us,
         grouped_half=_GROUPED,
+        fp16_accumulate=True,
         sources=(
             f"{_XD}: RTX 3090, 8B (F16 pp512 4,444.65; Q4_K_M pp512 4,030.4, tg512 115.42) "
-            "and 70B Q4_K_M on 2 GPUs (tg512 16.57)",
+            "and 70B Q4_K_M on 2 GPUs (tg512 16.57); shares of the FP16-accumulate peak (142 "
+            "TFLOPS on the 3090), which professional cards (RTX A6000, A40) run at the rate the "
+            "catalog lists",
         ),
     ),
     ("ggml", "ampere-hbm"): Rates(
@@ -290,3 +319,25 @@ def achieved(gpu: Device, library: str) -> Rates:
     """The achieved rates of ``library`` on ``gpu``'s architecture (the library's fallback
     when that architecture has no entry of its own)."""
     return RATES.get((library, gpu_family(gpu))) or RATES[(library, "")]
+
+
+def sixteen_bit_scale(gpu: Device, r: Rates) -> float:
+    """The peak the library's 16-bit GEMMs run at, as a multiple of the catalog's 16-bit peak
+    (FP32 accumulate): 2 where the library multiplies in FP16 with FP16 accumulation on a
+    GeForce card, which runs FP32 accumulation at half that rate (the catalog's notes); else
+    1. ggml does: "convert src0 and src1 to fp16, multiply as fp16", cublasGemmEx with
+    CUBLAS_COMPUTE_16F for F16 and dequantised weights (ggml-cuda.cu
+    ``ggml_cuda_op_mul_mat_cublas``, builds of 2024); the RTX 4080's F16 pp512 of 7,247 t/s
+    (XiongjieDai) needs 102 TFLOPS of matmuls, above its 97.5 FP32-accumulate peak."""
+    consumer = gpu.vendor.lower() == "nvidia" and gpu.category == "consumer"
+    return 2.0 if r.fp16_accumulate and consumer else 1.0
+
+
+def power_capped(tflops: float, gpu: Device, per_watt: float) -> float:
+    """``tflops`` bounded by board power, TDP x ``per_watt`` TFLOPS per watt (unbounded when
+    the entry has no such figure or the catalog no TDP): a sustained GEMM load holds the
+    board at its power limit and the clock falls until it fits (the Ada prefill figures of
+    ``_ADA_POWER`` scale with the cards' watts, not their SMs)."""
+    if per_watt <= 0 or not gpu.tdp_watts:
+        return tflops
+    return min(tflops, gpu.tdp_watts * per_watt)

@@ -7,8 +7,10 @@ Which peak a matmul runs at: the weights' own FP8/INT8/FP4 tensor-core format wh
 has it and the library uses it (vendor kernels: cuBLAS/CUTLASS FP8, NVFP4; ggml has no FP8/FP4
 tensor-core path: its quantised types run in integer MMQ/MMVQ at the ``quant`` share of the
 16-bit peak), weight-only formats dequantised to the 16-bit activation dtype (Marlin, GGUF),
-else the 16-bit peak. A scenario's ``compute`` efficiency set to anything but its default
-replaces the table's share (the user's measured figure wins).
+else the 16-bit peak: ggml's FP16-accumulate peak on GeForce cards and, on Ada, the board-power
+bound (core/speed/rates.py ``sixteen_bit_scale``, ``power_capped``). A scenario's ``compute``
+efficiency set to anything but its default replaces the table's share, of the catalog's peak and
+unbounded (the user's measured figure wins).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..model.module_bytes import modules_key, rule_id
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from .collectives import link
-from .rates import Rates, achieved
+from .rates import Rates, achieved, power_capped, sixteen_bit_scale
 from .roofline import peak_tflops
 from .roofline_shape import shape
 from .step import (
@@ -40,9 +42,10 @@ _DEFAULT = ComputeSpec()
 
 def _user_rates(r: Rates, c: ComputeSpec) -> Rates:
     """The table's shares, with the scenario's efficiencies where it set its own."""
-    if c.flops_efficiency != _DEFAULT.flops_efficiency:
+    if c.flops_efficiency != _DEFAULT.flops_efficiency:  # of the datasheet peak, unbounded
         f = c.flops_efficiency
         r = replace(r, matmul=f, matmul_low=f, matmul_quant=f, attention=f)
+        r = replace(r, fp16_accumulate=False, watt_tflops=0.0, watt_tflops_quant=0.0)
     if c.bandwidth_efficiency != _DEFAULT.bandwidth_efficiency:
         r = replace(r, bandwidth=c.bandwidth_efficiency)
     return r
@@ -53,20 +56,23 @@ def op_rate(s: Scenario, gpu: GPUSpec, r: Rates, library: str) -> tuple[Rate, st
     dtype the matmuls run in."""
     prec = s.precision
     act_dtype, act = peak_tflops(gpu, prec.activations)
+    act *= sixteen_bit_scale(gpu, r)
     w = DTYPES[prec.weights]
     low = w.compute_dtype if prec.weights != "int4" else ""
+    full, quant = r.watt_tflops, r.watt_tflops_quant  # board-power bounds (0: none)
     if library == "vendor" and low in _LOW and low in gpu.dense_tflops:
         mm_dtype, mm = low, gpu.dense_tflops[low] * r.matmul_low
     elif w.quantized or prec.weights in _LOW or prec.weights == "int4":
-        mm_dtype, mm = act_dtype, act * r.matmul_quant
+        mm_dtype, mm = act_dtype, power_capped(act * r.matmul_quant, gpu, quant)
     else:
-        mm_dtype, mm = act_dtype, act * r.matmul
+        mm_dtype, mm = act_dtype, power_capped(act * r.matmul, gpu, full)
     quant_head = library == "ggml" and w.quantized
-    head = act * (r.matmul_quant if quant_head else r.matmul)
+    head_share, head_watt = (r.matmul_quant, quant) if quant_head else (r.matmul, full)
+    head = power_capped(act * head_share, gpu, head_watt)
     rate = Rate(
         mm=mm * 1e12,
         head=head * 1e12,
-        attention=act * r.attention * 1e12,
+        attention=power_capped(act * r.attention, gpu, full) * 1e12,
         bandwidth=gpu.hbm_bandwidth_gb_per_s * 1e9 * r.bandwidth,
     )
     return rate, mm_dtype

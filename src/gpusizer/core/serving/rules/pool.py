@@ -87,7 +87,7 @@ class PoolRule(MemoryRule):
         ctx = st.max_context or 0
         tokens = kv.pool_tokens(b.pool)
         needed = kv.check_bytes(ctx) if ctx else 0.0
-        notes = layout_note(stage)
+        notes = layout_note(stage) + b.notes
         holds = kv.holds(b.pool, kv.load_bytes(load))
         served = ctx
         if self.caps_context and b.pool > 0 and 0 < tokens < ctx:  # capped, not refused

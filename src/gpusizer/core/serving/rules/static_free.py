@@ -3,8 +3,9 @@
 - ``static_pool`` (SGLang ``model_runner.py`` ``profile_max_num_token``): the pool is
   ``free x mem_fraction_static - weights``, where free is what the device has once the context
   and NCCL are up; the default fraction is the release's reservation formula
-  (:func:`sglang_fraction`). Inverse: ``(T - outside) x fraction >= weights + KV``, and the
-  memory (weights + peak + outside + pool) fits the GPU.
+  (:func:`sglang_fraction`); on AMD GPUs the AITER backend's cut of the fraction and its
+  workspace, allocated after the pool (core/serving/aiter.py). Inverse: ``(T - outside) x
+  fraction >= weights + KV``, and the memory (weights + peak + outside + pool) fits the GPU.
 - ``free_pool`` (TensorRT-LLM ``KvCacheConfig.free_gpu_memory_fraction``): the pool is that
   fraction of what is free after the weights and the activations of ``max_num_tokens``.
   Inverse: ``T >= weights + activations + outside + KV / fraction`` (the memory then fits).
@@ -18,9 +19,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...limits import MAX_BYTES
+from ...memory.inference import kv_bytes_per_token_layer
+from ...model.architecture import Arch, resolve
 from ...model.result import Estimate
 from ...model.specs import GPUSpec, Scenario
 from ...registry.engines import MiB, cuda_total_bytes
+from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspace_bytes
 from ..engine_result import EngineMemory
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
@@ -43,10 +47,14 @@ class StaticPool(PoolRule):
         st, rel, outside = v.st, v.st.release, v.outside
         assert rel is not None
         graphs = rel.graph_bytes if st.cuda_graphs else 0
+        arch, ctx = resolve(v.s.model), st.max_context or 0
         fraction = st.memory_fraction or sglang_fraction(v.s, v.gpu, st)
-        pool = (v.total - outside) * fraction - stage.weights
-        memory = pool_parts(stage.weights, stage.body, 0.0, outside + graphs, pool)
-        return PoolBudget(fraction, stage.weights, outside + graphs, pool, memory)
+        cut = fraction_cut(v.s, arch, v.gpu, rel, ctx)
+        pool = (v.total - outside) * fraction * cut - stage.weights
+        work = _aiter_workspace(v, arch, stage, pool)  # allocated after the pool
+        memory = pool_parts(stage.weights, stage.body, 0.0, outside + graphs + work, pool)
+        notes = (aiter_note(cut, work),) if work else ()
+        return PoolBudget(fraction * cut, stage.weights, outside + graphs + work, pool, memory, notes)
 
     def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         f = b.fraction
@@ -81,6 +89,20 @@ class FreePool(PoolRule):
 
     def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         return b.reserved + kv / b.fraction + b.away
+
+
+def _aiter_workspace(v: EngineView, arch: Arch, stage: Stage, pool: float) -> float:
+    """The AITER backend's paged-decode workspace on this GPU (core/serving/aiter.py; 0
+    off AMD GPUs or releases without it), sized by the request slots of the pool."""
+    st = v.st
+    if pool <= 0 or not runs_aiter(v.s, arch, v.gpu, st.release):
+        return 0.0
+    ctx = st.max_context or 1
+    sp = stage.sp
+    layers = (sp.dense_layers + sp.moe_layers) * arch.attention_layers / max(1, arch.layers)
+    per_token = kv_bytes_per_token_layer(arch, v.s.precision.kv_cache, v.s.parallelism.tensor) * layers
+    tokens = int(pool // per_token) if per_token else 0
+    return workspace_bytes(v.s, arch, request_slots(st.max_sequences, tokens, ctx), ctx)
 
 
 def _by_class(mem_mib: float, ranks: int) -> float:
