@@ -294,7 +294,7 @@ def test_a_search_that_finds_nothing_stops_at_its_work_budget(monkeypatch: pytes
     """Kimi K2 QLoRA at a 64M-token context: `compare` looked at 194,712 layouts in four
     searches (9.8 s in the CLI). Here with a small budget, so the test is quick: the work
     stops within one run of layouts past it, and every row says the search stopped."""
-    from gpusizer.core.sizing import solver, work
+    from gpusizer.core.sizing import advise_all, work
 
     made: list[work.Work] = []
 
@@ -302,7 +302,7 @@ def test_a_search_that_finds_nothing_stops_at_its_work_budget(monkeypatch: pytes
         made.append(work.Work(2_000))
         return made[-1]
 
-    monkeypatch.setattr(solver, "Work", small)
+    monkeypatch.setattr(advise_all, "Work", small)
     s = {"model": {"preset": "kimi-k2"}, "workload": {"kind": "qlora", "sequence_length": 64 * 2**20}}
     rows = gpusizer.compare_gpus(s, gpus=["h100-sxm-80gb", "b200-192gb", "rtx-4090-24gb"])
     run = 256 * (work.LAYOUT + work.ACTIVATIONS + 4 * work.ESTIMATE)  # checked once per run

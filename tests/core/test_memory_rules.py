@@ -19,6 +19,7 @@ from gpusizer.core.model.architecture import resolve
 from gpusizer.core.model.params import count_parameters
 from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.model.specs import GPUSpec, Scenario
+from gpusizer.core.model.unified import OS_RESERVE_BYTES
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.pipeline.validate import check_scenario
@@ -60,7 +61,14 @@ def _scenario(fw: str, version: str | None, preset: str, users: int, prompt: int
 
 
 def _sized(gpu: GPUSpec, capacity: int) -> GPUSpec:
-    return gpu.model_copy(update={"usable_memory_bytes": max(1, capacity)})
+    """``gpu`` with ``capacity`` bytes for the work. The inverse sizes the GPU's share; on
+    unified memory the machine's whole pool (core/model/unified.pool_note: the share plus what
+    sits beside it, less the OS's 6 GiB) is a second condition, so the machine grows with the
+    share and never binds here (a 128 GB Mac sized to a 123.2 GiB share held 122 GiB)."""
+    update: dict[str, int] = {"usable_memory_bytes": max(1, capacity)}
+    if gpu.unified_memory:
+        update["memory_bytes"] = max(gpu.memory_bytes, 2 * capacity + OS_RESERVE_BYTES)
+    return gpu.model_copy(update=update)
 
 
 def _round_trip(s: Scenario, gpu: GPUSpec) -> None:

@@ -120,7 +120,10 @@ def test_nothing_but_the_bounded_memos_holds_old_scenarios(window, qtbot):
         window.state.flush()
         if i % 25 == 0:
             qtbot.wait(1)
-    window.advisor.wait()
+    from gpusizer.gui.worker import BackgroundWorker
+
+    for worker in window.findChildren(BackgroundWorker):  # a running search holds its scenarios
+        worker.wait()
     qtbot.wait(10)
     window.state.undo_stack.clear()
     memo.clear_all()

@@ -352,6 +352,7 @@ class MainWindow(QMainWindow):
             return
         self.advisor.shutdown()
         self.tabs.shutdown()
+        self.files.importer.worker.shutdown()  # a model still being read
         if self.restore:
             self.save_session()
         super().closeEvent(event)

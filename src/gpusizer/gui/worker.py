@@ -26,7 +26,6 @@ responsive while the worker searches.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 from collections import OrderedDict
@@ -36,7 +35,7 @@ from concurrent.futures import wait as wait_for
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 
 from ..core.cancel import Cancelled, CancelToken
 from ..core.errors import ScenarioError
@@ -72,6 +71,15 @@ class LruCache:
         self._data.clear()
 
 
+class _Relay(QObject):
+    """Carries a job's answer from the worker thread to the GUI thread. The job holds the
+    relay, never the worker: a window deleted while its job runs (a close that was refused,
+    then ``deleteLater``) takes its worker with it, Qt drops the queued connection, and the
+    job's late ``emit`` lands on a live object instead of a deleted one (a crash in PySide6)."""
+
+    done = Signal(str, object, str, object)
+
+
 class BackgroundWorker(QObject):
     """``request(key, payload)``; then ``finished(key, result)`` in the GUI thread, or
     ``failed(key, message)`` (bad input: the ScenarioError's line; a bug: "internal error").
@@ -81,7 +89,6 @@ class BackgroundWorker(QObject):
     finished = Signal(str, object)
     failed = Signal(str, str)
     busy = Signal(bool)
-    _done = Signal(str, object, str, object)  # from the worker thread, queued to this one
 
     def __init__(
         self,
@@ -109,7 +116,8 @@ class BackgroundWorker(QObject):
         self._timer.timeout.connect(self.start)
         self._closed = False  # after shutdown: a late request (a field committed as the
         # window closes, its focus leaving) starts nothing
-        self._done.connect(self._on_done)
+        self._relay = _Relay()  # no parent: alive while a job still holds it
+        self._relay.done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
 
     # -- requests --------------------------------------------------------------------------
     def request(self, key: str, payload: Any) -> str:
@@ -142,7 +150,8 @@ class BackgroundWorker(QObject):
         token = CancelToken()
         self._tokens[:] = [token]
         self.busy.emit(True)
-        future = self._pool.submit(self._run, key, payload, token)
+        job = partial(_run, self.work, self._relay, self._threads)
+        future = self._pool.submit(job, key, payload, token)
         self._running = (key, token, future)
 
     def cancel(self) -> None:
@@ -185,21 +194,7 @@ class BackgroundWorker(QObject):
         """Whether a worker thread is still running (False after :meth:`shutdown`)."""
         return any(t.is_alive() for t in self._threads)
 
-    # -- in the worker thread, then back in the GUI thread ---------------------------------
-    def _run(self, key: str, payload: Any, token: CancelToken) -> None:
-        self._threads.add(threading.current_thread())
-        try:
-            result, error = self.work(payload, token), ""
-        except Cancelled:
-            return
-        except ScenarioError as exc:
-            result, error = None, str(exc)
-        except Exception as exc:  # a bug must not kill the worker: say so where the answer goes
-            log.exception("background job failed")
-            result, error = None, f"internal error: {exc}"
-        with contextlib.suppress(RuntimeError):  # this object was deleted (window closed)
-            self._done.emit(key, result, error, token)
-
+    # -- back in the GUI thread ------------------------------------------------------------
     def _on_done(self, key: str, result: Any, error: str, token: CancelToken) -> None:
         if self._running is not None and self._running[1] is token:
             self._running = None
@@ -222,6 +217,23 @@ class BackgroundWorker(QObject):
     def _settle(self) -> None:
         self.idle = True
         self.busy.emit(False)
+
+
+def _run(
+    work: Work, relay: _Relay, threads: set[threading.Thread], key: str, payload: Any, token: CancelToken
+) -> None:
+    """In the worker thread: ``work(payload, token)``, its answer sent through ``relay``."""
+    threads.add(threading.current_thread())
+    try:
+        result, error = work(payload, token), ""
+    except Cancelled:
+        return
+    except ScenarioError as exc:
+        result, error = None, str(exc)
+    except Exception as exc:  # a bug must not kill the worker: say so where the answer goes
+        log.exception("background job failed")
+        result, error = None, f"internal error: {exc}"
+    relay.done.emit(key, result, error, token)
 
 
 def _abandon(tokens: list[CancelToken], pool: ThreadPoolExecutor, *_: object) -> None:

@@ -158,7 +158,8 @@ class GpuAdvice:
         )
         goal = self.s.targets.applies(self.s.workload.is_training)
         unit = self._unit_fields(None)
-        return SizingOption(**self._blank(), targets_met=False if goal else None, notes=(why,), unit=unit)
+        notes = (why, *self.notes)  # the search's own (its work limit reached, core/sizing/work.py)
+        return SizingOption(**self._blank(), targets_met=False if goal else None, notes=notes, unit=unit)
 
     def _compute_notes(self, s: Scenario, used: str) -> list[str]:
         """Low-precision weights on a GPU without their tensor cores: stored that way,

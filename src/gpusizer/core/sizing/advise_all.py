@@ -143,9 +143,14 @@ def _advise(
     s: Scenario, variants: list[Variant], catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken
 ) -> list[Entry]:
     """The options of each GPU of ``catalog``, searched together."""
-    factory = sharing(lambda sc, hw: Evaluator(sc, hw, token), Work())  # one budget per call
+    work = Work()  # one budget per call
+    factory = sharing(lambda sc, hw: Evaluator(sc, hw, token), work)
     units = {g.id: unit_of(g, ask) for g in catalog}
     found = _ladder_counts(variants, catalog, ask, factory, units)
+    if work.over:  # any rung's search stopped early: every GPU's answer says so
+        for g in catalog:
+            had = found.notes.get(g.id, "")
+            found.notes[g.id] = had if work.note() in had else "; ".join(n for n in (had, work.note()) if n)
     evs = found.evs
     probe = catalog[0].hardware.model_copy(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
