@@ -197,3 +197,21 @@ def test_closing_the_window_stops_the_comparison(window: Any, tab: Any, monkeypa
     assert window.close()
     assert calls == [True]
     assert not tab.worker.alive and not window.advisor.worker.alive  # both threads joined
+
+
+def test_columns_hidden_from_the_header_menu_are_remembered(tab: Any, window: Any) -> None:
+    """At 1280 px the table shows a few columns at a time; the header's menu hides the ones a
+    buyer does not need (never the rank and the GPU), and the choice is remembered."""
+    keys = [c.key for c in tab.model.columns]
+    menu = tab.table.column_menu()
+    entries = {a.text(): a for a in menu.actions() if a.isCheckable()}
+    assert "#" not in entries and "GPU" not in entries  # always shown
+    entries["kW"].setChecked(False)
+    assert tab.table.isColumnHidden(keys.index("power_watts")) and "power_watts" in tab.view.hidden_columns
+    assert "power_watts" in load(Prefs()).hidden_columns  # the window saved the tab's view
+    tab._refresh()  # repriced: still hidden
+    assert tab.table.isColumnHidden(keys.index("power_watts"))
+    show_all = next(a for a in tab.table.column_menu().actions() if a.text() == "Show all columns")
+    show_all.trigger()
+    assert not any(tab.table.isColumnHidden(i) for i in range(len(keys)))
+    assert load(Prefs()).hidden_columns == ()

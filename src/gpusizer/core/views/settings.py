@@ -53,10 +53,11 @@ class HardwareView:
     window's "GPUs needed" line uses it too), whole servers, the ranking (``SORTS``), the cost
     basis (``BASES``), electricity (USD/kWh), the years a purchase is spread over, the filters
     (``""`` = every vendor or class; memory as sold, GB), cards sold alone per box (None: the
-    fewest that hold them), and the user's own prices per GPU or system id ("My prices",
-    core/sizing/prices.py), which override the catalog's. Margin, ranking, basis and cards per
-    box are checked on creation, the prices and money by :meth:`check` (ScenarioError naming
-    the field)."""
+    fewest that hold them), the user's own prices per GPU or system id ("My prices",
+    core/sizing/prices.py), which override the catalog's, and the table's columns the user
+    hid (io/compare_table.COLUMNS keys; the window's table only). Margin, ranking, basis,
+    cards per box and hidden columns are checked on creation, the prices and money by
+    :meth:`check` (ScenarioError naming the field)."""
 
     margin: float = DEFAULT_MARGIN
     whole_nodes: bool = False
@@ -69,10 +70,17 @@ class HardwareView:
     min_memory_gb: float = 0.0
     cards_per_box: int | None = None
     prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    hidden_columns: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_margin(self.margin)
         check_cards_per_box(self.cards_per_box)
+        hidden = self.hidden_columns
+        if not isinstance(hidden, (list, tuple)) or not all(
+            isinstance(k, str) and k.isidentifier() for k in hidden
+        ):
+            raise ScenarioError("hidden_columns", f"must be a list of column keys; got {hidden!r}")
+        object.__setattr__(self, "hidden_columns", tuple(dict.fromkeys(hidden)))  # a list read back
         for name, allowed in (("sort", SORTS), ("basis", BASES)):
             if getattr(self, name) not in allowed:
                 raise ScenarioError(name, f"must be one of {', '.join(allowed)}; got {getattr(self, name)!r}")

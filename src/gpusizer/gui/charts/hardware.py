@@ -101,6 +101,7 @@ class HardwareChart(ChartBase):
         self.controls.pricesRequested.connect(self.edit_prices)
         self.model.priceEdited.connect(self._price_edited)
         self.table.doubleClicked.connect(self._double_clicked)
+        self.table.hiddenChanged.connect(self._hide_columns)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._mark())
 
     def _body(self) -> QWidget:
@@ -196,6 +197,14 @@ class HardwareChart(ChartBase):
                 if key in keys:
                     col = keys.index(key)
                     self.table.setColumnWidth(col, min(NAME_PX, self.table.columnWidth(col)))
+        self.table.show_columns(self.view.hidden_columns)
+
+    def _hide_columns(self, hidden: tuple[str, ...]) -> None:
+        """The user hid or showed columns of the table (kept with the view: remembered)."""
+        keep = tuple(k for k in self.view.hidden_columns if k not in {c.key for c in self.model.columns})
+        self.view = replace(self.view, hidden_columns=keep + hidden)  # other kinds' columns stay
+        self.viewChanged.emit(self.view)
+        self.table.show_columns(self.view.hidden_columns)
 
     def _busy(self, busy: bool) -> None:
         if busy:

@@ -15,7 +15,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from ...io.compare_table import Column, columns_for
 from .. import colors
@@ -26,6 +26,7 @@ OPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MUTED, FRONT, BAD = QColor("#8c959f"), QColor("#eaf3ea"), QColor(colors.BAD)
 NAME_CAP_PX = 230  # GPU and system names elide past this (the tooltip has the full name)
 NAME_KEYS = ("gpu_name", "system_name")
+ALWAYS_SHOWN = ("rank", "gpu_name")  # a row must say what it is
 _SOURCES = {  # the option's provenance fields of each price column (core/sizing/prices.py)
     "price_per_hour": ("price_per_hour_provider", "price_per_hour_source", "price_per_hour_date"),
     "list_price_usd": ("list_price_basis", "list_price_source", "list_price_date"),
@@ -110,7 +111,7 @@ class OptionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return col.header
         if role == Qt.ItemDataRole.ToolTipRole:
-            return col.tip or col.header
+            return f"{col.tip or col.header}\n(right-click a header to show or hide columns)"
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
@@ -188,7 +189,11 @@ class OptionsModel(QAbstractTableModel):
 
 
 class OptionsTable(QTableView):
-    """The sortable view (a proxy sorts by each column's value)."""
+    """The sortable view (a proxy sorts by each column's value). Right-clicking the header
+    lists the columns to show or hide (``hiddenChanged``: the keys now hidden; the tab keeps
+    them in its view settings, so they are remembered)."""
+
+    hiddenChanged = Signal(tuple)
 
     def __init__(self, model: OptionsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -214,6 +219,47 @@ class OptionsTable(QTableView):
         # widen any column they no longer fit, so no figure is cut (issue 23).
         model.modelReset.connect(self.fit_columns)
         model.dataChanged.connect(self.fit_columns)
+        header = self.horizontalHeader()
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(
+            lambda pos: self.column_menu().exec(header.mapToGlobal(pos))
+        )
+
+    def hidden_keys(self) -> tuple[str, ...]:
+        """Keys of the current columns that are hidden."""
+        model = self.proxy.sourceModel()
+        columns = model.columns if isinstance(model, OptionsModel) else []
+        return tuple(c.key for i, c in enumerate(columns) if self.isColumnHidden(i))
+
+    def show_columns(self, hidden: tuple[str, ...]) -> None:
+        """Hide the columns whose keys are in ``hidden`` (never the rank and the GPU), show
+        the rest."""
+        model = self.proxy.sourceModel()
+        for i, col in enumerate(model.columns if isinstance(model, OptionsModel) else []):
+            self.setColumnHidden(i, col.key in hidden and col.key not in ALWAYS_SHOWN)
+
+    def column_menu(self) -> QMenu:
+        """One checkable entry per column (checked: shown), and "Show all columns"."""
+        menu = QMenu(self)
+        menu.setObjectName("menu_table_columns")
+        model = self.proxy.sourceModel()
+        columns = model.columns if isinstance(model, OptionsModel) else []
+        hidden = set(self.hidden_keys())
+        for col in columns:
+            if col.key in ALWAYS_SHOWN:
+                continue
+            action = menu.addAction(col.header)
+            action.setCheckable(True)
+            action.setChecked(col.key not in hidden)
+            action.setToolTip(col.tip)
+            action.toggled.connect(lambda on, key=col.key: self._toggle(key, on))
+        menu.addSeparator()
+        menu.addAction("Show all columns", lambda: self.hiddenChanged.emit(()))
+        return menu
+
+    def _toggle(self, key: str, shown: bool) -> None:
+        hidden = [k for k in self.hidden_keys() if k != key] + ([] if shown else [key])
+        self.hiddenChanged.emit(tuple(hidden))
 
     def fit_columns(self, *_changed: Any) -> None:
         """Widen each column to its header and cells (never narrower: a width the user set
