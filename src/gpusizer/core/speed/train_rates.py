@@ -37,6 +37,16 @@ Sources:
 - A group crossing nodes with k of its ranks in each node moves its ring traffic over k NICs
   per node: bus bandwidth min(NVLink, k x NIC) (2 nodes x 8 A100 with 4 x 200 Gb: 86 GB/s,
   NVIDIA/nccl-tests#175); a NIC of N Gb/s gives collectives.py's 47 GB/s x N / 400.
+- SMs a collective takes from the compute beside it: an NCCL kernel holds its SMs alone ("NCCL
+  CTAs won't share an SM with compute kernels"; "on DGX ... it would use 16 SMs",
+  NVIDIA/nccl#689) and, run beside a compute kernel, leaves it 85% of the SMs ("when I run a
+  single NCCL kernel, the active SMs is 15%", NVIDIA/nccl#1432): ``NCCL_SM_SHARE`` 0.15. The
+  training step's ``SUSTAINED`` shares (core/speed/train_layer.py) were set from FSDP runs,
+  whose per-layer all-gathers and reduce-scatters run beside nearly all of the compute; a
+  replicated layout (no TP, CP, PP or EP, gradients reduced by DDP or ZeRO-1/2 behind the
+  backward of the step's last micro-batch: Megatron ``--overlap-grad-reduce``, PyTorch DDP's
+  ``no_sync`` accumulation) has a collective beside its compute in 1/m of its m micro-batches
+  only (:func:`replicated_compute_speedup`).
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ from .collectives import Link
 from .roofline import peak_tflops
 
 NIC_GB_PER_S = 50.0  # the 400 Gb/s NIC collectives.NETWORK_BETA was measured on
+NCCL_SM_SHARE = 0.15  # SMs an NCCL collective holds beside compute (NVIDIA/nccl#689, #1432)
 
 # Measured MAMF, TFLOPS: catalog id -> {dtype: TFLOPS} (table rows named in the docstring).
 MAMF_TFLOPS: dict[str, dict[str, float]] = {
@@ -160,6 +171,15 @@ def group_link(gpu: GPUSpec, ranks: int, stride: int, gpus_per_node: int, networ
     nic = col.NETWORK_BETA * network_gb / NIC_GB_PER_S
     beta = per_node * nic if inside.kind == "network" else min(inside.beta, per_node * nic)
     return Link("network", col.NETWORK_ALPHA, beta)
+
+
+def replicated_compute_speedup(microbatches: float, ranks: int) -> float:
+    """How much faster the matmuls and attention of a replicated layout run than the
+    ``SUSTAINED`` share (set from FSDP runs, a collective beside all compute) assumes: a
+    collective sits beside the compute of 1/m of the step's ``microbatches`` (none on one
+    GPU), where it takes ``NCCL_SM_SHARE`` of the SMs."""
+    beside = 1.0 / max(1.0, microbatches) if ranks > 1 else 0.0
+    return (1.0 - NCCL_SM_SHARE * beside) / (1.0 - NCCL_SM_SHARE)
 
 
 def collective_seconds(kind: str, nbytes: float, ranks: int, link: Link) -> float:

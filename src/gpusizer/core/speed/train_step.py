@@ -31,7 +31,7 @@ from .train_layer import (
     layer_context,
     network,
 )
-from .train_rates import group_link
+from .train_rates import group_link, replicated_compute_speedup
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,7 @@ def data_parallel_pricer(
     bubble = (p.pipeline - 1) / p.virtual_stages * sum(st.parts)
     layer_weights = st.parameters / (p.tensor * p.pipeline) / max(1, st.layers)
     per_replica = p.gpus // p.data
+    replicated = per_replica == 1 and p.expert == 1 and p.zero_stage < 3  # nothing beside the compute
 
     def price(degree: int) -> TrainingStep:
         global_batch = w.global_batch_size or w.micro_batch_size * degree
@@ -162,7 +163,11 @@ def data_parallel_pricer(
             dp_communication=data_parallel_seconds(dp),
             optimizer=_optimizer(s, params, ranks, st.bandwidth),
         )
-        parts = st.parts.scaled(m).plus(extra)
+        stage = st.parts
+        if replicated:
+            k = 1.0 / replicated_compute_speedup(m, ranks)
+            stage = stage._replace(matmul=stage.matmul * k, attention=stage.attention * k)
+        parts = stage.scaled(m).plus(extra)
         tokens = global_batch * w.sequence_length
         return TrainingStep(sum(parts), tokens, per_replica * degree, round(m), parts)
 
