@@ -177,7 +177,7 @@ def replicated_compute_speedup(microbatches: float, ranks: int) -> float:
     """How much faster the matmuls and attention of a replicated layout run than the
     ``SUSTAINED`` share (set from FSDP runs, a collective beside all compute) assumes: a
     collective sits beside the compute of 1/m of the step's ``microbatches`` (none on one
-    GPU), where it takes ``NCCL_SM_SHARE`` of the SMs."""
+    GPU, whatever the ZeRO stage), where it takes ``NCCL_SM_SHARE`` of the SMs."""
     beside = 1.0 / max(1.0, microbatches) if ranks > 1 else 0.0
     return (1.0 - NCCL_SM_SHARE * beside) / (1.0 - NCCL_SM_SHARE)
 

@@ -121,6 +121,13 @@ def _optimizer(s: Scenario, trainable: float, ranks: int, bandwidth: float) -> f
     return optimizer_seconds(stepped, master, states, _grad_bytes(s), foreach, bandwidth)
 
 
+def _replicated(parts: StepParts, microbatches: float, ranks: int) -> StepParts:
+    """A replicated layout's micro-batch: its matmuls and attention keep the SMs a collective
+    would take beside them (core/speed/train_rates.py :func:`replicated_compute_speedup`)."""
+    k = 1.0 / replicated_compute_speedup(microbatches, ranks)
+    return parts._replace(matmul=parts.matmul * k, attention=parts.attention * k)
+
+
 def data_parallel_pricer(
     s: Scenario, gpu: GPUSpec, trainable: int | None = None
 ) -> Callable[[int], TrainingStep]:
@@ -138,7 +145,7 @@ def data_parallel_pricer(
     bubble = (p.pipeline - 1) / p.virtual_stages * sum(st.parts)
     layer_weights = st.parameters / (p.tensor * p.pipeline) / max(1, st.layers)
     per_replica = p.gpus // p.data
-    replicated = per_replica == 1 and p.expert == 1 and p.zero_stage < 3  # nothing beside the compute
+    replicated = per_replica == 1 and p.expert == 1  # no TP/CP/PP/EP collective beside the compute
 
     def price(degree: int) -> TrainingStep:
         global_batch = w.global_batch_size or w.micro_batch_size * degree
@@ -163,11 +170,8 @@ def data_parallel_pricer(
             dp_communication=data_parallel_seconds(dp),
             optimizer=_optimizer(s, params, ranks, st.bandwidth),
         )
-        stage = st.parts
-        if replicated:
-            k = 1.0 / replicated_compute_speedup(m, ranks)
-            stage = stage._replace(matmul=stage.matmul * k, attention=stage.attention * k)
-        parts = stage.scaled(m).plus(extra)
+        alone = replicated and (p.zero_stage < 3 or ranks <= 1)  # FSDP gathers beside every layer
+        parts = (_replicated(st.parts, m, ranks) if alone else st.parts).scaled(m).plus(extra)
         tokens = global_batch * w.sequence_length
         return TrainingStep(sum(parts), tokens, per_replica * degree, round(m), parts)
 
