@@ -11,42 +11,24 @@ the maximum reserved GiB): at least 80% within 15%, none off by more than 30%.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpusizer.core.pipeline.report import estimate_report
 
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "speed-figures-training.json").read_text()
-)
+from .training_figures import load, off, ratios, states_its_figure
+
+RECORDS = load("speed-figures-training.json")
 SPEED_TOLERANCE, SPEED_SHARE, SPEED_WORST = 0.25, 0.80, 2.0
 MEMORY_TOLERANCE, MEMORY_SHARE, MEMORY_WORST = 0.15, 0.80, 0.30
-
-
-def _predicted(record: dict[str, Any]) -> tuple[float, float]:
-    """(predicted, published) for the record's speed figure: tokens/s per GPU, else MFU."""
-    rep = estimate_report(record["scenario"])
-    m = record["metrics"]
-    if "tokens_per_s_per_gpu" in m:
-        return rep["compute"]["tokens_per_second_per_gpu"], m["tokens_per_s_per_gpu"]
-    return rep["compute"]["model_flops_utilization"], m["mfu"]
-
-
-def _off(ratio: float) -> float:
-    """How far off a ratio is, as a factor >= 1."""
-    return max(ratio, 1 / ratio)
-
-
-RATIOS = {r["id"]: (lambda p: p[0] / p[1])(_predicted(r)) for r in RECORDS}
+RATIOS = ratios(RECORDS)
 
 
 def test_the_data_file_states_its_figures() -> None:
     assert len(RECORDS) >= 15
     for r in RECORDS:
-        assert r["source"] and r["quote"] and r["settings"] and r["scenario"], r["id"]
+        assert states_its_figure(r), r["id"]
         assert r["role"] in ("calibration", "out-of-sample"), r["id"]
 
 
@@ -55,8 +37,8 @@ def test_speed_targets(role: str | None) -> None:
     ratios = {k: v for k, v in RATIOS.items() if role is None or _role(k) == role}
     within = [k for k, v in ratios.items() if abs(v - 1) <= SPEED_TOLERANCE]
     assert len(within) >= SPEED_SHARE * len(ratios), {k: round(v, 2) for k, v in ratios.items()}
-    worst = max(ratios, key=lambda k: _off(ratios[k]))
-    assert _off(ratios[worst]) <= SPEED_WORST, (worst, ratios[worst])
+    worst = max(ratios, key=lambda k: off(ratios[k]))
+    assert off(ratios[worst]) <= SPEED_WORST, (worst, ratios[worst])
 
 
 def _role(record_id: str) -> str:

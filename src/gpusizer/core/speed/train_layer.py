@@ -26,6 +26,8 @@ context:
   reduce-scattered backward (torchtitan's default ``context_parallel_rotate_method =
   "allgather"``); the first sub-attention on the local shard (1/CP of it) hides the transfer.
 - Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes.
+- MoE token permutation: the copies of each token per routed expert around the all-to-all
+  and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward.
 
 Kernels in a whole training step run below their standalone rates (sustained clocks under a
 power cap, collectives sharing the SMs, gaps between kernels): ``SUSTAINED`` is that share per
@@ -56,6 +58,7 @@ from .train_ops import (
     TrainShape,
     elementwise_bytes,
     float8_bytes,
+    permute_bytes,
     train_shape,
 )
 from .train_rates import (
@@ -153,14 +156,16 @@ def layer_compute(c: LayerContext) -> LayerTime:
     extra_att = att_f if c.recompute in ("full", "attention") else 0.0
     extra_ew = ew_f if c.recompute in ("full", "every_other_matmul") else 0.0
     casts = float8_bytes(c.ts, c.a, c.tp) * c.tokens / c.bandwidth if c.fp8 else 0.0
+    moe_share = c.ts.moe_layers / c.ts.layers if c.ts.layers else 0.0
+    perm = permute_bytes(c.ts, c.a, c.tp, c.sp, c.ep) * moe_share * c.tokens / c.bandwidth
     passes = 2 + (1 if extra_mm else 0)
-    fwd = mm_f + att_f + ew_f + deq
+    fwd = mm_f + att_f + ew_f + deq + perm
     bwd = mm_b + extra_mm + ATTENTION_BACKWARD * att_f + extra_att + BACKWARD_BYTES * ew_f + extra_ew
-    bwd += deq * (passes - 1) + casts
+    bwd += deq * (passes - 1) + casts + perm
     parts = StepParts(
         matmul=mm_f + mm_b + extra_mm,
         attention=att_f * (1 + ATTENTION_BACKWARD) + extra_att,
-        memory=ew_f * (1 + BACKWARD_BYTES) + extra_ew + deq * passes + casts,
+        memory=ew_f * (1 + BACKWARD_BYTES) + extra_ew + deq * passes + casts + 2 * perm,
     )
     return LayerTime(parts, fwd, bwd, mm_f + mm_b + extra_mm, att_f)
 
