@@ -8,8 +8,9 @@ README's Mixtral 8x7B (468 TFLOPS on 64 H100), Megatron-MoE-ModelZoo's Qwen3-235
 and the DeepSeek-V3 report's pre-training GPU-hours (2,048 H800). All are out of sample: no
 constant was set from them. docs/evidence/speed.md §10.5 tabulates them before and after.
 
-Targets as reached: at least 14 of the 23 within 25 % (before the MoE mechanisms: 11 of 23), none beyond 2x except the two records marked ``known`` (the 25.11 Qwen3-30B
-rows, which the 25.09 table contradicts at the same layout by 2x), and none of those beyond 4x.
+Targets as reached: at least 14 of the 23 within 25 % (before the MoE mechanisms: 11 of 23),
+none beyond 2x except the two records marked ``known`` (the 25.11 Qwen3-30B rows, which the
+25.09 table contradicts at the same layout by 2x), and none of those beyond 4x.
 """
 
 from __future__ import annotations
