@@ -15,6 +15,13 @@ optimizer step (core/speed/train_step.py calls both).
   waits. ZeRO-1/2: the same with a reduce-scatter, then an all-gather of the updated
   parameters, overlapped with the next forward where the framework does (Megatron-LM
   ``--overlap-param-gather``), exposed after the step otherwise (DeepSpeed ZeRO-1/2).
+- MoE expert weights (expert parallelism): each GPU holds 1/EP of the routed experts, so
+  their gradients are reduced (and, under ZeRO, their shards gathered) only over the expert
+  data-parallel group, the (DP x CP) / EP ranks that hold the same experts, not over all
+  data-parallel ranks (Megatron-LM ``core/parallel_state.py`` ``_EXPERT_DATA_PARALLEL_GROUP``;
+  ``distributed_data_parallel.py`` keeps ``expert_parallel_buffers`` reduced over
+  ``get_expert_data_parallel_group()``): both groups' bytes go over the links in turn, behind
+  the same backward.
 - With gradient accumulation the reduction happens once per step (DDP ``no_sync``), on the
   last micro-batch's backward.
 - Optimizer step: memory-bound. A fused AdamW reads the parameter (or fp32 master), gradient
@@ -55,26 +62,37 @@ class DataParallel(NamedTuple):
     pipelined: bool
     gather_overlap: bool
     link: Link
+    expert_weights: float = 0.0  # routed-expert parameters of one layer on one GPU (already / EP)
+    expert_ranks: int = 1  # the expert data-parallel group: (DP x CP) / EP
+    expert_link: Link | None = None
+
+
+def _seconds(g: DataParallel, kind: str, per_value: float, layers: int) -> float:
+    """One collective of kind over the stage's dense weights and, in turn, its experts'."""
+    dense = collective_seconds(kind, g.layer_weights * layers * per_value, g.ranks, g.link)
+    if not g.expert_weights or g.expert_ranks <= 1 or g.expert_link is None:
+        return dense
+    experts = g.expert_weights * layers * per_value
+    return dense + collective_seconds(kind, experts, g.expert_ranks, g.expert_link)
 
 
 def data_parallel_seconds(g: DataParallel) -> float:
     """Exposed seconds of one step's data-parallel collectives."""
     if g.ranks <= 1:
         return 0.0
-    n, layers = g.ranks, max(1, g.layers)
+    layers = max(1, g.layers)
     if g.zero >= 3:
-        ag = collective_seconds("all_gather", g.layer_weights * g.weight_bytes, n, g.link)
-        rs = collective_seconds("reduce_scatter", g.layer_weights * g.grad_bytes, n, g.link)
+        ag = _seconds(g, "all_gather", g.weight_bytes, 1)
+        rs = _seconds(g, "reduce_scatter", g.grad_bytes, 1)
         back = rs if g.pipelined else ag + rs
         one = layers * (max(0.0, ag - g.forward) + max(0.0, back - g.backward)) + ag + rs
         return one * (1 if g.pipelined else g.microbatches)
-    total = g.layer_weights * layers
     hide = layers * g.backward
     if g.zero == 0:
-        ar = collective_seconds("all_reduce", total * g.grad_bytes, n, g.link)
+        ar = _seconds(g, "all_reduce", g.grad_bytes, layers)
         return max(ar - hide, ar / layers)
-    rs = collective_seconds("reduce_scatter", total * g.grad_bytes, n, g.link)
-    ag = collective_seconds("all_gather", total * g.weight_bytes, n, g.link)
+    rs = _seconds(g, "reduce_scatter", g.grad_bytes, layers)
+    ag = _seconds(g, "all_gather", g.weight_bytes, layers)
     gather = max(ag - layers * g.forward, ag / layers) if g.gather_overlap else ag
     return max(rs - hide, rs / layers) + gather
 

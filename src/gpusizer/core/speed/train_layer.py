@@ -25,7 +25,14 @@ context:
 - Context parallelism: the K/V shards are all-gathered forward and their gradients
   reduce-scattered backward (torchtitan's default ``context_parallel_rotate_method =
   "allgather"``); the first sub-attention on the local shard (1/CP of it) hides the transfer.
-- Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes.
+- Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes;
+  under TP with sequence parallelism (Megatron requires it for MoE with TP) each TP rank
+  routes its own 1/TP of the tokens, and the experts' TP ranks (Megatron's default expert TP =
+  TP) all-gather what each received before the expert GEMMs and reduce-scatter it after
+  (Megatron-LM ``token_dispatcher.py`` at 0014f13, ``gather_from_sequence_parallel_region`` /
+  ``reduce_scatter_to_sequence_parallel_region`` when ``tp_size > 1``).
+- MoE token permutation: the copies of each token per routed expert around the all-to-all
+  and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward.
 
 Kernels in a whole training step run below their standalone rates (sustained clocks under a
 power cap, collectives sharing the SMs, gaps between kernels): ``SUSTAINED`` is that share per
@@ -56,6 +63,7 @@ from .train_ops import (
     TrainShape,
     elementwise_bytes,
     float8_bytes,
+    permute_bytes,
     train_shape,
 )
 from .train_rates import (
@@ -153,14 +161,16 @@ def layer_compute(c: LayerContext) -> LayerTime:
     extra_att = att_f if c.recompute in ("full", "attention") else 0.0
     extra_ew = ew_f if c.recompute in ("full", "every_other_matmul") else 0.0
     casts = float8_bytes(c.ts, c.a, c.tp) * c.tokens / c.bandwidth if c.fp8 else 0.0
+    moe_share = c.ts.moe_layers / c.ts.layers if c.ts.layers else 0.0
+    perm = permute_bytes(c.ts, c.a, c.tp, c.sp, c.ep) * moe_share * c.tokens / c.bandwidth
     passes = 2 + (1 if extra_mm else 0)
-    fwd = mm_f + att_f + ew_f + deq
+    fwd = mm_f + att_f + ew_f + deq + perm
     bwd = mm_b + extra_mm + ATTENTION_BACKWARD * att_f + extra_att + BACKWARD_BYTES * ew_f + extra_ew
-    bwd += deq * (passes - 1) + casts
+    bwd += deq * (passes - 1) + casts + perm
     parts = StepParts(
         matmul=mm_f + mm_b + extra_mm,
         attention=att_f * (1 + ATTENTION_BACKWARD) + extra_att,
-        memory=ew_f * (1 + BACKWARD_BYTES) + extra_ew + deq * passes + casts,
+        memory=ew_f * (1 + BACKWARD_BYTES) + extra_ew + deq * passes + casts + 2 * perm,
     )
     return LayerTime(parts, fwd, bwd, mm_f + mm_b + extra_mm, att_f)
 
@@ -191,8 +201,14 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
         cp = n * max(0.0, one - layer.attention_forward / c.cp)
     ep = 0.0
     if moe_share and c.ep > 1:
-        routed = c.tokens * c.ts.top_k * c.ts.hidden * c.a
-        ep = 4 * moe_share * collective_seconds("all_to_all", routed, c.ep, c.ep_link)
+        # each TP rank routes its own sequence-parallel share of the tokens; the experts' TP
+        # ranks (Megatron's default expert TP = TP) then all-gather what each received before
+        # the expert GEMMs and reduce-scatter it after, both passes
+        routed = c.tokens / (c.tp if c.sp else 1) * c.ts.top_k * c.ts.hidden * c.a
+        ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
+        if c.tp > 1 and c.sp:
+            ep += collective_seconds("all_gather", routed * c.tp, c.tp, c.tp_link)
+        ep *= 4 * moe_share
     return StepParts(tp_communication=tp, cp_communication=cp, ep_communication=ep)
 
 

@@ -23,6 +23,13 @@ divides the widths by tensor parallelism. Counted from the modelling code the fr
   and in backward its output gradient, is read for the amax, read again and written in FP8,
   and a transposed FP8 copy made for the weight gradient: (2·a + 3) bytes per value of every
   distinct input and output (q/k/v share their input, gate/up theirs).
+- MoE token permutation (Megatron-LM ``core/transformer/moe/token_dispatcher.py`` at 0014f13,
+  ``MoEAlltoAllTokenDispatcher``; the same steps run in transformers' per-expert gather and
+  ``index_add_``): permutation 1 copies each token once per routed expert into the all-to-all
+  buffer (reads the hidden state, writes top_k of them), unpermutation 1 reads the top_k expert
+  outputs back and writes their weighted sum; with more than one expert on a GPU, permutation 2
+  sorts the received tokens by local expert and unpermutation 2 restores them (read and write
+  top_k hidden states each). Backward runs the inverse gathers: the same bytes again.
 - Selective op-level recompute (torchtitan ``selective_ac_option = "op"``,
   ``parallelize_llama.py`` ``_custom_policy``): ``aten.mm`` outputs are saved except every second
   one of a layer, so the even-numbered matmuls (k, o and up of q, k, v, o, gate, up, down) run
@@ -61,6 +68,8 @@ class TrainShape:
     every_other_share: float  # share of a layer's matmul weights in its even-numbered matmuls
     parameters: int  # all parameters (the optimizer steps each)
     moe_layers: int = 0
+    experts: int = 0  # routed experts per MoE layer
+    expert_parameters: int = 0  # routed experts' parameters, all layers (sharded over EP)
     top_k: int = 0  # routed experts per token (expert-parallel all-to-all)
     # shares of the layer's matmul weights next to each TP collective (model/flops.py)
     tp_pairs: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
@@ -89,6 +98,8 @@ def train_shape(spec: ModelSpec) -> TrainShape:
         every_other_share=every_other_matmul_share(arch),
         parameters=counts.total,
         moe_layers=counts.moe_layers,
+        experts=moe.experts if moe else 0,
+        expert_parameters=counts.expert_params,
         top_k=moe.experts_per_token if moe else 0,
         tp_pairs=tensor_parallel_pairs(arch),
     )
@@ -113,3 +124,15 @@ def float8_bytes(ts: TrainShape, a: float, tp: int) -> float:
     inputs = 2 * ts.hidden + ts.q + ts.act
     outputs = ts.q + 2 * ts.kv + 2 * ts.hidden + (2 if ts.gated else 1) * ts.act
     return (2 * a + 3) * (inputs + outputs) / tp
+
+
+def permute_bytes(ts: TrainShape, a: float, tp: int, sp: bool, ep: int) -> float:
+    """Forward bytes per token of one MoE layer's token permutation and unpermutation on one
+    GPU (``a``: bytes per activation value; sequence parallelism gives each TP rank 1/TP of the
+    tokens); the backward moves the same. Zero for a dense layer."""
+    if not ts.top_k:
+        return 0.0
+    h, k = ts.hidden * a / (tp if sp else 1), ts.top_k
+    outer = 2 * (1 + k) * h  # permutation 1 and unpermutation 1
+    local = 4 * k * h if ts.experts > ep else 0.0  # permutation 2 and its inverse
+    return outer + local

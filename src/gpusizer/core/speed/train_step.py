@@ -60,6 +60,7 @@ class _Stage(NamedTuple):
     backward: float
     bandwidth: float
     parameters: int
+    expert_parameters: int  # routed experts' (all layers, before EP sharding)
 
 
 _STAGES: Memo[_Stage] = Memo(4096)
@@ -74,7 +75,9 @@ def _build_stage(s: Scenario, gpu: GPUSpec) -> _Stage:
     hi, lo = ceil(c.ts.layers / pp), floor(c.ts.layers / pp)
     first, last = per_layer.scaled(hi), per_layer.scaled(lo).plus(head)
     parts, layers = (first, hi) if sum(first) >= sum(last) else (last, lo)
-    return _Stage(parts, layers, layer.forward, layer.backward, c.bandwidth, c.ts.parameters)
+    return _Stage(
+        parts, layers, layer.forward, layer.backward, c.bandwidth, c.ts.parameters, c.ts.expert_parameters
+    )
 
 
 def _stage(s: Scenario, gpu: GPUSpec) -> _Stage:
@@ -143,7 +146,9 @@ def data_parallel_pricer(
     overlap = FRAMEWORKS[s.framework].param_gather_overlap
     net, node = network(s, gpu), s.hardware.gpus_per_node
     bubble = (p.pipeline - 1) / p.virtual_stages * sum(st.parts)
-    layer_weights = st.parameters / (p.tensor * p.pipeline) / max(1, st.layers)
+    per_layer = p.tensor * p.pipeline * max(1, st.layers)
+    layer_weights = (st.parameters - st.expert_parameters) / per_layer
+    expert_weights = st.expert_parameters / p.expert / per_layer  # Megatron: experts split by TP too
     per_replica = p.gpus // p.data
     replicated = per_replica == 1 and p.expert == 1  # no TP/CP/PP/EP collective beside the compute
 
@@ -164,6 +169,9 @@ def data_parallel_pricer(
             pipelined=p.pipeline > 1,
             gather_overlap=overlap,
             link=group_link(gpu, ranks, p.tensor, node, net),
+            expert_weights=expert_weights,
+            expert_ranks=max(1, ranks // p.expert),
+            expert_link=group_link(gpu, ranks // p.expert, p.tensor * p.expert, node, net),
         )
         extra = StepParts(
             pipeline_bubble=bubble,

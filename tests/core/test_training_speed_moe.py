@@ -1,0 +1,105 @@
+"""Published mixture-of-experts training speeds (tests/core/data/speed-figures-training-moe.json)
+against the training step model (core/speed/train_step.py), replayed as the dense figures are
+(tests/core/training_figures.py).
+
+23 figures: Megatron-Bridge's performance summary (25.09 and 25.11 containers: DeepSeek-V3,
+Qwen3-30B-A3B, Qwen3-235B-A22B, gpt-oss-120b on H100, B200, GB200 and GB300), the Megatron-Core MoE
+README's Mixtral 8x7B (468 TFLOPS on 64 H100), Megatron-MoE-ModelZoo's Qwen3-235B on 256 H100
+and the DeepSeek-V3 report's pre-training GPU-hours (2,048 H800). All are out of sample: no
+constant was set from them. docs/evidence/speed.md §10.5 tabulates them before and after.
+
+Targets as reached: at least 14 of the 23 within 25 % (before the MoE mechanisms: 11 of 23),
+none beyond 2x except the two records marked ``known`` (the 25.11 Qwen3-30B rows, which the
+25.09 table contradicts at the same layout by 2x), and none of those beyond 4x.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer.core.pipeline.report import estimate_report
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.speed.train_dp import DataParallel, data_parallel_seconds
+from gpusizer.core.speed.train_ops import permute_bytes, train_shape
+from gpusizer.core.speed.train_rates import Link, collective_seconds
+
+from .training_figures import load, off, ratios, states_its_figure
+
+RECORDS = load("speed-figures-training-moe.json")
+RATIOS = ratios(RECORDS)
+SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 14, 2.0, 4.0
+
+
+def test_the_data_file_states_its_figures() -> None:
+    assert len(RECORDS) >= 12
+    for r in RECORDS:
+        assert states_its_figure(r), r["id"]
+        assert r["role"] == "out-of-sample", r["id"]
+    models = {r["scenario"]["model"]["preset"] for r in RECORDS}
+    gpus = {str(r["scenario"]["hardware"]["gpu"]) for r in RECORDS}
+    assert len(models) >= 3 and len(gpus) >= 2, (models, gpus)
+
+
+def test_speed_targets() -> None:
+    within = [k for k, v in RATIOS.items() if abs(v - 1) <= SPEED_TOLERANCE]
+    assert len(within) >= WITHIN_AT_LEAST, {k: round(v, 2) for k, v in RATIOS.items()}
+    known = {r["id"] for r in RECORDS if r.get("known")}
+    for k, v in RATIOS.items():
+        assert off(v) <= (KNOWN_WORST if k in known else SPEED_WORST), (k, v)
+
+
+def test_expert_gradients_reduce_over_the_expert_data_parallel_group() -> None:
+    # Megatron-LM distributed_data_parallel.py keeps the experts' gradients in
+    # expert_parallel_buffers reduced over get_expert_data_parallel_group(): (DP x CP) / EP
+    # ranks, each holding 1/EP of the experts. The DeepSeek-V3 report's run (2,048 H800, PP 16,
+    # EP 64, ZeRO-1 over DP 128): dense weights over 128 ranks, experts over 2.
+    link = Link("network", 47e-6, 47e9)
+    dense, experts = 1e8, 6e8  # one layer's weights on one GPU (experts already / EP)
+    g = DataParallel(128, 1, 4, dense, 2.0, 4.0, 0.0, 0.0, 1, True, True, link, experts, 2, link)
+    expected = sum(
+        collective_seconds(kind, w * 4 * b, n, link)
+        for kind, b in (("reduce_scatter", 4.0), ("all_gather", 2.0))
+        for w, n in ((dense, 128), (experts, 2))
+    )
+    assert data_parallel_seconds(g) == pytest.approx(expected)
+    one_group = g._replace(expert_ranks=1)  # EP = DP x CP: no other GPU holds these experts
+    assert data_parallel_seconds(one_group) < data_parallel_seconds(g)
+    # the replay: 14.8T tokens in 2.664M H800-hours = 1,543 tokens/s/GPU; within 25%
+    assert RATIOS["deepseek-v3-report-2048xh800-pretraining-gpu-hours"] == pytest.approx(1.0, abs=0.25)
+
+
+def test_token_permutation_bytes() -> None:
+    # Megatron-LM token_dispatcher.py (0014f13) MoEAlltoAllTokenDispatcher: permutation 1 and
+    # unpermutation 1 read/write (1 + top_k) hidden states each; with more than one local
+    # expert, permutation 2 and its inverse read and write top_k each. DeepSeek-V3: hidden
+    # 7168, top-8 of 256 experts; bf16.
+    ts = train_shape(parse_scenario({"model": {"preset": "deepseek-v3"}}).model)
+    h, k = 7168 * 2, 8
+    assert permute_bytes(ts, 2, 1, False, 64) == 2 * (1 + k) * h + 4 * k * h  # 4 experts per GPU
+    assert permute_bytes(ts, 2, 1, False, 256) == 2 * (1 + k) * h  # one expert per GPU
+    # the replay: Megatron-Bridge 25.11, DeepSeek-V3 BF16 on 256 GB200 (EP 64, 4 experts per
+    # GPU), 3,139 tokens/s/GPU; within 25%
+    assert RATIOS["mbridge-2511-deepseek-v3-256xgb200-bf16-tp1pp4ep64"] == pytest.approx(1.0, abs=0.25)
+    # and the Mixtral 8x7B row (EP 8 of 8 experts: permutation 1 only), 468 TFLOPS; within 25%
+    assert RATIOS["megatron-core-v09-mixtral-8x7b-64xh100-bf16-tp1-ep8-pp4"] == pytest.approx(1.0, abs=0.25)
+
+
+def test_known_rows_state_their_counterpart() -> None:
+    for r in RECORDS:
+        if r.get("known"):
+            assert any(other["id"] in r["known"] for other in RECORDS if other is not r), r["id"]
+
+
+def test_each_tensor_parallel_rank_routes_its_sequence_share() -> None:
+    # Megatron-LM token_dispatcher.py (0014f13): with TP (sequence parallel, required for MoE
+    # with TP) each rank permutes and all-to-alls its own 1/TP of the tokens; the experts' TP
+    # ranks then all-gather what each received. DeepSeek-V3 on 1,024 H100 (Megatron-Bridge
+    # 25.09: TP 2, PP 8, EP 64), 1,297 tokens/s/GPU.
+    record = next(r for r in RECORDS if r["id"] == "mbridge-2509-deepseek-v3-1024xh100-fp8-tp2pp8ep64")
+    sc = record["scenario"]
+    unsplit = {**sc, "parallelism": {**sc["parallelism"], "sequence_parallel": False}}
+    split_ep = estimate_report(sc)["training_step"]["ep_communication_seconds"]
+    assert split_ep < estimate_report(unsplit)["training_step"]["ep_communication_seconds"]
+    assert RATIOS[record["id"]] == pytest.approx(1.0, abs=0.25)  # within 25%
+    # Megatron-MoE-ModelZoo Qwen3-235B on 256 H100 at TP 4, PP 8, EP 8: 29.0 s a step; within 25%
+    assert RATIOS["moe-modelzoo-qwen3-235b-256xh100-tp4-ep8-pp8"] == pytest.approx(1.0, abs=0.25)
