@@ -49,6 +49,12 @@ from .savings import Variant
 from .search import holds
 from .units import Unit
 
+# Shapes checked for memory before a lighter rung of techniques counts as not fitting on a
+# count (the bisection over the rungs, Filler._any_fits; issue 24, item 12: MoE models at long
+# sequences have thousands of shapes, Kimi K2: 16 EP x 4 TP x 15 PP x 3 CP x 4 ZeRO degrees).
+# A heavier rung then holds the work: slower, never a layout that does not fit.
+MAX_CHECKED = 512
+
 
 def _first(ok: Callable[[int], bool], n: int) -> int | None:
     """The first index in range(n) where a monotone ``ok`` holds (None when none does)."""
@@ -106,6 +112,7 @@ class Filler:
         self._estimates: dict[tuple[Layout, int | None], Estimate] = {}
         self._weights: tuple[float, float] | None = None  # (one GPU's weights, expert share)
         self._best: dict[tuple[int, int], list[Choice]] = {}
+        self._shape_lists: dict[tuple[int, int], list[tuple[Layout, Sequence[int]]]] = {}
         self._replicas: dict[tuple[int, bool, int], Choice | None] = {}
         self.pooled = pool_bytes(g.spec) is not None  # unified memory: check the machine too
 
@@ -158,19 +165,33 @@ class Filler:
         """The lightest rung with a layout on ``n`` GPUs (rungs only add savings: a bisection
         over them), its fastest layouts."""
         rungs = [v for v in range(self._lightest(n), len(self.variants)) if n <= self.variants[v].max_gpus]
-        found: dict[int, list[Choice]] = {}
+        last = len(rungs) - 1
+        i = _first(lambda j: self._any_fits(rungs[j], n, whole=j == last), len(rungs))
+        return [] if i is None else self._train_variant(rungs[i], n, keep)
 
-        def fits(i: int) -> bool:
-            if rungs[i] not in found:
-                found[rungs[i]] = self._train_variant(rungs[i], n, keep)
-            return bool(found[rungs[i]])
-
-        i = _first(fits, len(rungs))
-        return [] if i is None else found[rungs[i]]
+    def _any_fits(self, v: int, n: int, whole: bool) -> bool:
+        """Whether some layout of variant ``v`` on up to ``n`` GPUs fits (each shape at its
+        widest DP, as :meth:`_train_variant` weighs them): memory only, so that the bisection
+        over the rungs times the layouts of one rung, not of each it tries. Past
+        :data:`MAX_CHECKED` shapes a lighter rung counts as not fitting (a heavier one then
+        holds the work: slower, never a layout that does not fit); the heaviest (``whole``)
+        is checked through."""
+        fewest = self.searched.get(v)
+        if fewest is not None and fewest <= n and not self.pooled:
+            return True  # the count search found one on fewer GPUs (advise_all._ladder_counts)
+        shapes = self._shapes(v, n)
+        for shape, vals in shapes if whole else shapes[:MAX_CHECKED]:
+            self._check()
+            if self.fits(v, _with_dp(shape, vals[-1])):
+                return True
+        return False
 
     def _shapes(self, v: int, n: int) -> list[tuple[Layout, Sequence[int]]]:
         """Each shape of variant ``v``'s search space (DP 1) with its valid DP degrees up to
-        ``n`` GPUs."""
+        ``n`` GPUs, in layout_space's order (TP, then PP, CP and EP from the smallest)."""
+        key = (v, n)
+        if key in self._shape_lists:
+            return self._shape_lists[key]
         s = self.variants[v].scenario
         node = self.g.hardware.gpus_per_node
         tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
@@ -185,6 +206,7 @@ class Filler:
                     vals = dps[rule] = dp_candidates(s, *rule)
                 if vals:
                     out.append((Layout(tp, pp, cp, ep, zero, s.parallelism.recompute), vals))
+        self._shape_lists[key] = out
         return out
 
     def _train_variant(self, v: int, n: int, keep: int) -> list[Choice]:
