@@ -171,7 +171,9 @@ def data_parallel_pricer(
             link=group_link(gpu, ranks, p.tensor, node, net),
             expert_weights=expert_weights,
             expert_ranks=max(1, ranks // p.expert),
-            expert_link=group_link(gpu, ranks // p.expert, p.tensor * p.expert, node, net),
+            expert_link=group_link(gpu, ranks // p.expert, p.tensor * p.expert, node, net)
+            if expert_weights
+            else None,
         )
         extra = StepParts(
             pipeline_bubble=bubble,
