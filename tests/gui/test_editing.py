@@ -15,10 +15,9 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QLineEdit, QWid
 
 from gpusizer.gui.menus import export_chart_dialog
 from gpusizer.gui.quantity_field import QuantityField
-from tests.io.gguf_files import T, write_gguf
+from tests.io.gguf_files import T, tiny_llama_gguf, write_gguf
 
 from .helpers import find
-from .test_model_import_gui import _gguf
 
 CTRL, SHIFT = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
 
@@ -195,7 +194,7 @@ def test_serving_tp_does_not_carry_into_a_new_kind(window, qtbot):
 # -- 5. nothing stale after an import ---------------------------------------------------------
 def test_import_renames_and_a_later_preset_drops_the_gguf_weights(window, qtbot, tmp_path, monkeypatch):
     _kind(qtbot, window, "inference")
-    assert window.files.open_any(_gguf(tmp_path))
+    assert window.files.open_any(tiny_llama_gguf(tmp_path, "Tiny Llama"))
     window.files.importer.wait()  # the import reads in a worker thread
     s = window.state.scenario
     assert s.name.startswith("Tiny Llama") and "Tiny Llama" in window.windowTitle()
@@ -222,7 +221,7 @@ def test_import_renames_and_a_later_preset_drops_the_gguf_weights(window, qtbot,
 
 def test_undo_clears_the_undone_message_and_new_clears_the_search(window, qtbot, tmp_path):
     window.state.set_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}})
-    assert window.files.open_any(_gguf(tmp_path))
+    assert window.files.open_any(tiny_llama_gguf(tmp_path, "Tiny Llama"))
     window.files.importer.wait()  # the import reads in a worker thread
     assert "Imported Tiny Llama" in window.statusBar().currentMessage()
     window.findChild(QAction, "action_undo").trigger()

@@ -8,45 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.io.checkpoints import gpt_oss_tensors, tiny_gpt_oss_config, write_model
-from tests.io.gguf_files import T, write_gguf
+from tests.io.gguf_files import tiny_llama_gguf
 
 from .helpers import drop_path, find, row_visible
-
-
-def _gguf(tmp_path: Path) -> Path:
-    kv = {
-        "general.name": "Tiny Llama",
-        "llama.block_count": 1,
-        "llama.embedding_length": 256,
-        "llama.attention.head_count": 4,
-        "llama.attention.head_count_kv": 2,
-        "llama.feed_forward_length": 512,
-        "llama.context_length": 4096,
-        "general.file_type": 7,
-    }
-    tensors = [
-        ("token_embd.weight", (256, 1000), T.Q8_0),
-        ("output.weight", (256, 1000), T.Q8_0),
-        *(
-            (f"blk.0.{n}.weight", d, T.Q8_0)
-            for n, d in (
-                ("attn_q", (256, 256)),
-                ("attn_k", (256, 128)),
-                ("attn_v", (256, 128)),
-                ("attn_output", (256, 256)),
-                ("ffn_gate", (256, 512)),
-                ("ffn_up", (256, 512)),
-                ("ffn_down", (512, 256)),
-            )
-        ),
-    ]
-    return write_gguf(tmp_path / "tiny.gguf", "llama", kv, tensors)
 
 
 def test_drop_a_gguf_when_serving(window: Any, tmp_path: Path):
     window.state.set_scenario({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}})
     before = window.state.scenario
-    drop_path(window, _gguf(tmp_path))
+    drop_path(window, tiny_llama_gguf(tmp_path, "Tiny Llama"))
     s = window.state.scenario
     assert s.model.name == "Tiny Llama" and s.precision.weights == "gguf_q8_0"
     assert s.precision.quantization_rule == "gguf-q8_0"
@@ -95,7 +65,7 @@ def test_import_model_starts_in_the_last_folder(window: Any, tmp_path: Path, mon
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QFileDialog
 
-    gguf = _gguf(tmp_path)
+    gguf = tiny_llama_gguf(tmp_path, "Tiny Llama")
     window.prefs.set_last_dir(tmp_path)
     started: list[str] = []
 

@@ -107,3 +107,38 @@ def tensor_info(name: str, dims: Sequence[int], ttype: int, offset: int) -> byte
         + b"".join(struct.pack("<Q", d) for d in dims)
         + struct.pack("<IQ", ttype, offset)
     )
+
+
+# The tiny llama's metadata: one layer, hidden 256, 4 heads, 2 KV heads, FFN 512, Q8_0 (7)
+TINY_KV = {
+    "general.name": "Tiny",
+    "llama.block_count": 1,
+    "llama.embedding_length": 256,
+    "llama.attention.head_count": 4,
+    "llama.attention.head_count_kv": 2,
+    "llama.feed_forward_length": 512,
+    "llama.context_length": 4096,
+    "general.file_type": 7,
+}
+# One layer's matrices of the tiny llama (hidden 256, 4 heads of 64, 2 KV heads, FFN 512)
+TINY_LAYER = (
+    ("attn_q", (256, 256)),
+    ("attn_k", (256, 128)),
+    ("attn_v", (256, 128)),
+    ("attn_output", (256, 256)),
+    ("ffn_gate", (256, 512)),
+    ("ffn_up", (256, 512)),
+    ("ffn_down", (512, 256)),
+)
+
+
+def tiny_llama_gguf(folder: Path, name: str = "Tiny", **kv_extra: Any) -> Path:
+    """A one-layer llama GGUF in Q8_0 (hidden 256, 4 heads, 2 KV heads, FFN 512, vocabulary
+    1,000) at ``folder/tiny.gguf``; ``kv_extra`` overrides or adds metadata keys."""
+    kv = {**TINY_KV, "general.name": name, **kv_extra}
+    tensors = [
+        ("token_embd.weight", (256, 1000), T.Q8_0),
+        ("output.weight", (256, 1000), T.Q8_0),
+        *((f"blk.0.{n}.weight", d, T.Q8_0) for n, d in TINY_LAYER),
+    ]
+    return write_gguf(folder / "tiny.gguf", "llama", kv, tensors)

@@ -17,18 +17,9 @@ from gpusizer.io.gguf_import import GGML_DTYPES
 from gpusizer.io.gguf_reader import read_gguf
 from gpusizer.io.model_import import import_model
 
-from .gguf_files import T, llama_q4_k_m, write_gguf
+from .gguf_files import TINY_KV, TINY_LAYER, T, llama_q4_k_m, write_gguf
 
-LLAMA_KV = {
-    "general.name": "Tiny Llama",
-    "llama.block_count": 2,
-    "llama.embedding_length": 256,
-    "llama.attention.head_count": 4,
-    "llama.attention.head_count_kv": 2,
-    "llama.feed_forward_length": 512,
-    "llama.context_length": 4096,
-    "general.file_type": 7,
-}
+LLAMA_KV = {**TINY_KV, "general.name": "Tiny Llama", "llama.block_count": 2}
 
 
 def test_our_table_is_gguf_py_readers(tmp_path: Path):
@@ -283,18 +274,7 @@ def test_a_mix_without_a_rule_follows_the_tensor_types(tmp_path: Path):
         ("output_norm.weight", (256,), T.F32),
     ]
     for i in range(2):
-        tensors += [
-            (f"blk.{i}.{n}.weight", d, T.Q4_K)
-            for n, d in (
-                ("attn_q", (256, 256)),
-                ("attn_k", (256, 128)),
-                ("attn_v", (256, 128)),
-                ("attn_output", (256, 256)),
-                ("ffn_gate", (256, 512)),
-                ("ffn_up", (256, 512)),
-                ("ffn_down", (512, 256)),
-            )
-        ]
+        tensors += [(f"blk.{i}.{n}.weight", d, T.Q4_K) for n, d in TINY_LAYER]
         tensors += [(f"blk.{i}.attn_norm.weight", (256,), T.F32), (f"blk.{i}.ffn_norm.weight", (256,), T.F32)]
     r = import_model(write_gguf(tmp_path / "s.gguf", "llama", {**LLAMA_KV, "general.file_type": 14}, tensors))
     assert r["precision"] == {

@@ -23,7 +23,7 @@ from gpusizer.io.model_import import import_model
 from gpusizer.io.quant_config import declared_precision
 from gpusizer.io.report import md_text, report_facts, to_markdown
 from gpusizer.io.safetensors_header import read_safetensors
-from tests.io.gguf_files import T, write_gguf
+from tests.io.gguf_files import tiny_llama_gguf
 
 LLAMA = {
     "model_type": "llama",
@@ -109,35 +109,6 @@ def test_the_markdown_heading_escapes_html_and_markup() -> None:
 
 
 # -- item 11: loose input to the readers ----------------------------------------------------------
-def _gguf(tmp_path: Path, **extra: Any) -> Path:
-    kv = {
-        "general.name": "Tiny",
-        "llama.block_count": 1,
-        "llama.embedding_length": 256,
-        "llama.attention.head_count": 4,
-        "llama.attention.head_count_kv": 2,
-        "llama.feed_forward_length": 512,
-        "llama.context_length": 4096,
-        "general.file_type": 7,
-        **extra,
-    }
-    tensors = [
-        ("token_embd.weight", (256, 1000), T.Q8_0),
-        ("output.weight", (256, 1000), T.Q8_0),
-        *(
-            (f"blk.0.{n}.weight", d, T.Q8_0)
-            for n, d in (
-                ("attn_q", (256, 256)),
-                ("attn_k", (256, 128)),
-                ("attn_v", (256, 128)),
-                ("attn_output", (256, 256)),
-                ("ffn_gate", (256, 512)),
-                ("ffn_up", (256, 512)),
-                ("ffn_down", (512, 256)),
-            )
-        ),
-    ]
-    return write_gguf(tmp_path / "tiny.gguf", "llama", kv, tensors)
 
 
 @pytest.mark.parametrize(
@@ -148,7 +119,7 @@ def test_gguf_metadata_of_the_wrong_type_is_refused(tmp_path: Path, key: str, va
     """A bool block_count became 1 layer; a float head_count_kv was passed over and the size
     gap then "explained" by an invented storage type."""
     with pytest.raises(ScenarioError) as err:
-        import_model(_gguf(tmp_path, **{key: value}))
+        import_model(tiny_llama_gguf(tmp_path, **{key: value}))
     assert key in str(err.value) and "must be an integer" in str(err.value)
 
 

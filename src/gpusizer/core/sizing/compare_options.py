@@ -29,6 +29,18 @@ SORTS = ("cost", "speed", "gpus")  # the order of the options (compare_rank.py)
 CARDS_PER_BOX = (1, 2, 4)
 # The option fields issue 22 adds (docs/scenario-format.md, "The buyer's comparison"): the unit
 # bought (a catalog system or a box of cards), its prices, and where each price comes from.
+# Where each price of an option comes from (core/sizing/prices.py fills them per unit)
+PROVENANCE_FIELDS = (
+    "list_price_basis",
+    "list_price_date",
+    "list_price_source",
+    "price_per_hour_basis",
+    "price_per_hour_provider",
+    "price_per_hour_date",
+    "price_per_hour_source",
+    "price_per_hour_marketplace_provider",
+    "price_per_hour_marketplace_date",
+)
 SYSTEM_FIELDS = (
     "system",
     "system_name",
@@ -42,15 +54,7 @@ SYSTEM_FIELDS = (
     "rents_a_share",
     "power_basis",
     "user_price_keys",
-    "list_price_basis",
-    "list_price_date",
-    "list_price_source",
-    "price_per_hour_basis",
-    "price_per_hour_provider",
-    "price_per_hour_date",
-    "price_per_hour_source",
-    "price_per_hour_marketplace_provider",
-    "price_per_hour_marketplace_date",
+    *PROVENANCE_FIELDS,
 )
 
 

@@ -18,7 +18,7 @@ from ..errors import ScenarioError, excerpt
 from ..limits import MAX_RATE, MIN_RATE
 from ..model.specs import GPUSpec
 from .compare_costs import Rates, check_prices, money, per_work
-from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH
+from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, PROVENANCE_FIELDS
 from .compare_options import SORTS as SORTS
 
 
@@ -73,15 +73,7 @@ UNIT_PRICE_KEYS = (  # what an option that does not fit still shows: the unit's 
     "system_price_per_hour",
     "user_prices",
     "user_price_keys",
-    "list_price_basis",
-    "list_price_date",
-    "list_price_source",
-    "price_per_hour_basis",
-    "price_per_hour_provider",
-    "price_per_hour_date",
-    "price_per_hour_source",
-    "price_per_hour_marketplace_provider",
-    "price_per_hour_marketplace_date",
+    *PROVENANCE_FIELDS,
 )
 
 

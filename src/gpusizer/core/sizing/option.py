@@ -10,7 +10,7 @@ present, null where it does not apply.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .compare_options import SYSTEM_FIELDS
@@ -139,31 +139,9 @@ class SizingOption:
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
         out: dict[str, Any] = dict.fromkeys(FIELDS)
-        for key in (
-            "gpu",
-            "gpu_name",
-            "vendor",
-            "category",
-            "fits",
-            "gpus",
-            "gpus_in_layout",
-            "min_gpus",
-            "nodes",
-            "gpus_per_node",
-            "layout",
-            "layout_reason",
-            "parallelism",
-            "hardware",
-            "batch_size",
-            "per_gpu_total",
-            "capacity_bytes",
-            "headroom_bytes",
-            "margin_bytes",
-            "peak_phase",
-            "compute_dtype",
-            "targets_met",
-        ):
-            out[key] = getattr(self, key)
+        for f in fields(self):
+            if f.name in out:
+                out[f.name] = getattr(self, f.name)
         out |= self.pace.fields()
         # copies: options are kept for the next caller (core/sizing/advise_all.py)
         out["parallelism"] = copy.deepcopy(self.parallelism)

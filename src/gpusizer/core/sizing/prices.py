@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ScenarioError, excerpt
+from .compare_options import PROVENANCE_FIELDS
 from .systems import PurchaseUnit
 
 PRICE_KEYS = ("list_price_usd", "price_per_hour", "price_per_hour_marketplace")
@@ -125,20 +126,7 @@ def unit_prices(unit: PurchaseUnit, prices: Mapping[str, Mapping[str, Any]] | No
                 if key != "list_price_usd":
                     src[f"{key}_provider"] = "yours"
                 break
-    provenance = {
-        k: src.get(k)
-        for k in (
-            "list_price_basis",
-            "list_price_date",
-            "list_price_source",
-            "price_per_hour_basis",
-            "price_per_hour_provider",
-            "price_per_hour_date",
-            "price_per_hour_source",
-            "price_per_hour_marketplace_provider",
-            "price_per_hour_marketplace_date",
-        )
-    }
+    provenance = {k: src.get(k) for k in PROVENANCE_FIELDS}
     return UnitPrices(
         values["list_price_usd"],
         values["price_per_hour"],
