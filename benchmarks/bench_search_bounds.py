@@ -16,14 +16,28 @@ pre-training at 16k tokens; ``plan`` at most 1.13 s); ``search_bounds_heavy.json
 heaviest presets (Qwen3-Coder 480B, GLM-4.5, DeepSeek V3 and R1, Kimi K2) again on the final
 code, 1,125 calls, the slowest 1.67 s. Both were recorded before issue 21's growth was merged.
 
-On the merged code (2026-12-02) the bound no longer holds for ``compare`` of the largest MoE
-models trained at 16k-64k tokens: over the five heaviest presets' 125 ``compare`` calls, 42 take
-over 2 s, the slowest 8.1 s (Kimi K2 pre-training at 16k; DeepSeek-V3/R1 at 64k 5.5-7.5 s).
-The count search is bounded (core/sizing/work.py), but timing every layout of the count it
-found is not (core/sizing/fill.py: thousands of EP x TP x PP x CP x ZeRO shapes, ~0.15 ms
-each). A cap on the layouts timed, tried, cut the worst to 5.9 s but changed 15 of 1,551
-options of the default training cases (GB200 layouts 3-7x slower than the best), so it was
-not kept.
+On the merged code (2026-12-02, morning) the bound no longer held for ``compare`` of the
+largest MoE models trained at 16k-64k tokens: over the five heaviest presets' 125 ``compare``
+calls, 42 took over 2 s, the slowest 8.1 s (Kimi K2 pre-training at 16k). The count search is
+bounded (core/sizing/work.py); the fill after it priced every layout of each GPU's count
+(27,378 layouts for Kimi K2 at 16k, ~0.15 ms each) and estimated the memory of 28,116.
+
+The fill now weighs few of them and gives the same answers (tests/core/test_fill_bounds.py:
+the same options with every layout priced): memory first, from shapes sorted by their lower
+bound and shared by the GPUs of a count (core/sizing/widest.py); then speed in order of an
+upper bound, the step without its data-parallel collectives and optimizer step
+(pace.TrainingClock.ceiling), stopping when the fastest priced beats every bound left; the
+deadline's search by whole units expands a shape only when its bound could win (A*). Kimi K2
+at 16k: 1,558 layouts priced, 5,849 memory lookups. Over 40 default training cases, 16 long-
+context ones and the 70B 30-day deadline, all 2,491 options are unchanged.
+
+Recorded (2026-12-02, evening, the five heaviest presets, 125 ``compare`` calls, the 2-core
+machine also running other work): 1 over 2 s, Kimi K2 pre-training at 16k at 2.05 s (full
+fine-tuning 2.00 s); the next 1.74 s (DeepSeek-V3 full fine-tuning at 64k). The 70B
+pre-training ``compare`` with a 30-day deadline: 3.9 s before, 0.8 s after. What is left of
+Kimi K2's 2 s is its count search at the work limit (40,309 of 40,000, about 1.2 s). Lowering
+the limit to 30,000 met the bound but changed 217 options of the long-context cases (H100
+found nothing for Qwen3-Coder 480B pre-training at 16k, where 32 fit), so it was not kept.
 """
 
 from __future__ import annotations

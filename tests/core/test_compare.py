@@ -18,7 +18,7 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.compare import Cancelled, compare_gpus, select_gpus
-from gpusizer.core.sizing.fill import meets
+from gpusizer.core.sizing.fill_serving import meets
 from gpusizer.core.sizing.pace import option_pace
 from gpusizer.core.sizing.solver import plan
 from gpusizer.core.sizing.units import Unit

@@ -69,6 +69,18 @@ class Bounds:
 
         return bound
 
+    def at_dp(self, lay: Layout, dp: int) -> float:
+        """:meth:`cheap` at exactly ``dp`` (a valid DP), without building the bound (the
+        sizing fill asks it of thousands of layouts)."""
+        sharded, kept = self.split(lay.zero, lay.ep)
+        low = (sharded / (dp * lay.cp) + kept) / (lay.tp * lay.pp)
+        seen_dp, seen = self.seen.get((lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute), (0, 0.0))
+        if not seen or dp > seen_dp:
+            return low
+        if self.base.workload.is_training:
+            seen += overhead_bytes(self.base.profile, self.base.overhead, seen, lay.model_parallel)
+        return seen if seen > low else low
+
     def split(self, zero: int, ep: int) -> tuple[float, float]:
         """(states ZeRO shards over DP x CP, states it keeps, experts already over EP)."""
         key = (zero, ep)

@@ -96,7 +96,7 @@ class Evaluator:
     def lower_bound(self, lay: Layout, dp: int) -> float:
         """Bytes no GPU of the layout goes below at any DP up to ``dp``
         (:meth:`Bounds.cheap`)."""
-        return self.bounds.cheap(lay, (dp,))(dp)
+        return self.bounds.at_dp(lay, dp)
 
     def parallelism(self, lay: Layout) -> ParallelismSpec:
         """The scenario's parallelism block laid out as ``lay``."""

@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
+from ..memo import Memo
 from ..model.architecture import Arch, ceil_div
 from ..model.specs import Scenario
 from ..registry.frameworks import FrameworkProfile
@@ -160,6 +161,37 @@ def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[in
         for d in divisors(w.global_batch_size // w.micro_batch_size)
         if d % step == 0 and least <= d <= limit
     ]
+
+
+# The same DP-1 layouts for every count and GPU (a Layout's init costs about 0.6 us; lists of
+# thousands are built per count).
+_layout = lru_cache(maxsize=1 << 16)(Layout)
+_SHAPE_DEGREES: Memo[list[tuple[Layout, Sequence[int]]]] = Memo(256)
+
+
+def shape_degrees(s: Scenario, arch: Arch, tp_max: int, n: int) -> list[tuple[Layout, Sequence[int]]]:
+    """Each training shape of :func:`layout_space` (DP 1) with every ZeRO stage, and its valid
+    DP degrees up to ``n`` GPUs (those without any left out), in layout_space's order (TP,
+    then PP, CP and EP from the smallest). Kept per scenario, node size and count: every GPU
+    of a catalog with them asks for the same (Kimi K2 at 16k tokens: thousands of shapes)."""
+
+    def build() -> list[tuple[Layout, Sequence[int]]]:
+        rc = s.parallelism.recompute
+        space = layout_space(s, arch, tp_max, (rc,), n)
+        out = []
+        dps: dict[tuple[int, ...], Sequence[int]] = {}
+        for tp, pp, cp, ep in space.shapes:
+            rules = [dp_rule(s, ep, cp, z, tp * pp * cp, n) for z in (0, 1)]  # ZeRO off or on
+            for zero in space.zeros:
+                rule = rules[zero > 0]
+                vals = dps.get(rule)
+                if vals is None:
+                    vals = dps[rule] = dp_candidates(s, *rule)
+                if vals:
+                    out.append((_layout(tp, pp, cp, ep, zero, rc), vals))
+        return out
+
+    return _SHAPE_DEGREES.get((id(s), id(arch), tp_max, n), build, (s, arch))
 
 
 def dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:

@@ -13,6 +13,7 @@ without a whole estimate.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from ..memory.lora import scenario_lora
@@ -20,10 +21,10 @@ from ..model.architecture import resolve
 from ..model.flops import training_flops_per_token
 from ..model.params import count_parameters
 from ..model.result import Compute, Estimate
-from ..model.specs import GPUSpec, Scenario
+from ..model.specs import GPUSpec, Scenario, WorkloadSpec
 from ..speed.roofline import peak_tflops
-from ..speed.train_step import TrainingStep, data_parallel_pricer
-from .layout_space import Layout
+from ..speed.train_step import TrainingStep, data_parallel_pricer, layer_seconds
+from .layout_space import Layout, virtual_stages
 from .option import Pace
 
 
@@ -49,6 +50,7 @@ class TrainingClock:
         self._paces: dict[Layout, Pace] = {}
         self._shapes: dict[Layout, tuple[Scenario, float | None, Callable[[int], TrainingStep]]] = {}
         self._trainable: tuple[int | None] | None = None
+        self._floors: dict[tuple[int, int, int, str], tuple[WorkloadSpec, float, float, int, int] | None] = {}
 
     def _shape(self, lay: Layout) -> tuple[Scenario, float | None, Callable[[int], TrainingStep]]:
         """The scenario of ``lay``'s shape (DP 1), under a set ``compute.mfu`` the rate per
@@ -71,8 +73,49 @@ class TrainingClock:
             got = self._shapes[shape] = (s, rate, price)
         return got
 
+    def ceiling(self, lay: Layout) -> float:
+        """Trained tokens/s that :meth:`pace` of ``lay`` cannot exceed: its micro-batches and
+        pipeline bubble on the slowest stage, without the data-parallel collectives and the
+        optimizer step that the step adds to them (core/speed/train_step.py), from one
+        layer's parts kept per TP, CP and EP, so that the search prices only the layouts that
+        could be the fastest. Infinite where no such bound is kept: a set ``compute.mfu`` (it
+        sets the rate) and a replicated layout (its compute takes back the SMs a collective
+        beside it would hold: train_step._replicated)."""
+        if lay.tp * lay.pp * lay.cp == 1 and lay.ep == 1:
+            return math.inf
+        floor = self._floor(lay)
+        if floor is None:
+            return math.inf
+        w, layer, head, layers, virtual = floor
+        pp = lay.pp
+        stage = max(-(-layers // pp) * layer, layers // pp * layer + head)  # first, last stage
+        batch = w.global_batch_size or w.micro_batch_size * lay.dp
+        m = max(1.0, batch / (w.micro_batch_size * lay.dp))
+        bubble = (pp - 1) / virtual_stages(virtual, pp, layers)
+        # the step sums the same terms in another order: a relative 1e-9 covers its rounding
+        return batch * w.sequence_length / ((m + bubble) * stage) * (1 + 1e-9) if stage > 0 else math.inf
+
+    def _floor(self, lay: Layout) -> tuple[WorkloadSpec, float, float, int, int] | None:
+        """(workload, seconds of one layer and of the head per micro-batch, layers, virtual
+        stages asked) of ``lay``'s TP, CP and EP (core/speed/train_step.layer_seconds); None
+        under a set ``compute.mfu``."""
+        key = (lay.tp, lay.cp, lay.ep, lay.recompute)
+        if key not in self._floors:
+            s = self.build(Layout(lay.tp, 1, lay.cp, lay.ep, 0, lay.recompute, 1))
+            layer, head, layers = layer_seconds(s, self.gpu)
+            keep = s.compute.mfu is None
+            self._floors[key] = (
+                (s.workload, layer, head, layers, s.parallelism.virtual_stages) if keep else None
+            )
+        return self._floors[key]
+
     def pace(self, lay: Layout) -> Pace:
-        """Step time, run time and trained tokens/s of ``lay`` (its DP included)."""
+        """Step time, run time and trained tokens/s of ``lay`` (its DP included). ZeRO-2 is
+        priced as ZeRO-1: the step model charges both the same reduce-scatter and all-gather
+        and the same sharded optimizer step (core/speed/train_dp.py; tests/core/
+        test_fill_bounds.py holds them equal), so the search prices one of the two."""
+        if lay.zero == 2:
+            lay = Layout(lay.tp, lay.pp, lay.cp, lay.ep, 1, lay.recompute, lay.dp)
         out = self._paces.get(lay)
         if out is None:
             s, rate, price = self._shape(lay)

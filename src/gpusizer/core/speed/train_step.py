@@ -63,34 +63,60 @@ class _Stage(NamedTuple):
     expert_parameters: int  # routed experts' (all layers, before EP sharding)
 
 
+class _Layer(NamedTuple):
+    """One layer's parts of a micro-batch with its collectives, the LM head's, and what the
+    stage passes on: all but the pipeline split (kept per layout without PP: the sizing search
+    weighs up to 15 PP degrees of each)."""
+
+    per_layer: StepParts
+    head: StepParts
+    layers: int
+    forward: float
+    backward: float
+    bandwidth: float
+    parameters: int
+    expert_parameters: int
+
+
+_LAYERS: Memo[_Layer] = Memo(4096)
 _STAGES: Memo[_Stage] = Memo(4096)
 
 
-def _build_stage(s: Scenario, gpu: GPUSpec) -> _Stage:
+def _build_layer(s: Scenario, gpu: GPUSpec) -> _Layer:
     c, head_rate = layer_context(s, gpu)
     layer = layer_compute(c)
     per_layer = layer.parts.plus(layer_communication(c, layer, c.ts.moe_layers / c.ts.layers))
-    head = head_parts(s, c, head_rate)
-    pp = s.parallelism.pipeline
-    hi, lo = ceil(c.ts.layers / pp), floor(c.ts.layers / pp)
-    first, last = per_layer.scaled(hi), per_layer.scaled(lo).plus(head)
-    parts, layers = (first, hi) if sum(first) >= sum(last) else (last, lo)
-    return _Stage(
-        parts, layers, layer.forward, layer.backward, c.bandwidth, c.ts.parameters, c.ts.expert_parameters
+    return _Layer(
+        per_layer,
+        head_parts(s, c, head_rate),
+        c.ts.layers,
+        layer.forward,
+        layer.backward,
+        c.bandwidth,
+        c.ts.parameters,
+        c.ts.expert_parameters,
     )
 
 
-def _stage(s: Scenario, gpu: GPUSpec) -> _Stage:
-    """:func:`_build_stage`, kept by the blocks and layout fields it reads."""
+def _split(ly: _Layer, pp: int) -> tuple[StepParts, int]:
+    """The slowest of the first stage (⌈layers/PP⌉ layers) and the last (⌊layers/PP⌋ and the
+    LM head), and its layers."""
+    hi, lo = ceil(ly.layers / pp), floor(ly.layers / pp)
+    first, last = ly.per_layer.scaled(hi), ly.per_layer.scaled(lo).plus(ly.head)
+    return (first, hi) if sum(first) >= sum(last) else (last, lo)
+
+
+def _key(s: Scenario, gpu: GPUSpec) -> tuple[object, ...]:
+    """What a stage depends on: the blocks and layout fields it reads (PP sixth)."""
     p, hw = s.parallelism, s.hardware
-    key = (
+    return (
         id(s.model),
         id(s.workload),
         id(s.precision),
         id(gpu),
         s.framework,
-        p.tensor,
         p.pipeline,
+        p.tensor,
         p.context,
         p.expert,
         p.sequence_parallel,
@@ -100,7 +126,35 @@ def _stage(s: Scenario, gpu: GPUSpec) -> _Stage:
         hw.gpus_per_node,
         hw.network_gb_per_s,
     )
-    return _STAGES.get(key, lambda: _build_stage(s, gpu), (s.model, s.workload, s.precision, gpu))
+
+
+def _layer(s: Scenario, gpu: GPUSpec, key: tuple[object, ...]) -> _Layer:
+    """:func:`_build_layer`, kept by all of ``key`` but PP."""
+    return _LAYERS.get(
+        key[:5] + key[6:], lambda: _build_layer(s, gpu), (s.model, s.workload, s.precision, gpu)
+    )
+
+
+def _build_stage(s: Scenario, gpu: GPUSpec, key: tuple[object, ...]) -> _Stage:
+    ly = _layer(s, gpu, key)
+    parts, layers = _split(ly, s.parallelism.pipeline)
+    return _Stage(parts, layers, ly.forward, ly.backward, ly.bandwidth, ly.parameters, ly.expert_parameters)
+
+
+def _stage(s: Scenario, gpu: GPUSpec) -> _Stage:
+    """:func:`_build_stage`, kept by the blocks and layout fields it reads."""
+    key = _key(s, gpu)
+    return _STAGES.get(key, lambda: _build_stage(s, gpu, key), (s.model, s.workload, s.precision, gpu))
+
+
+def layer_seconds(s: Scenario, gpu: GPUSpec) -> tuple[float, float, int]:
+    """(seconds of one layer's micro-batch with its collectives, of the LM head and loss, the
+    model's layers) of ``s``'s layout, its PP not read: the slowest of PP stages takes
+    max(⌈layers/PP⌉ x layer, ⌊layers/PP⌋ x layer + head) (:func:`_split`), which
+    :func:`data_parallel_pricer` scales by the micro-batches and the bubble before it adds
+    the data-parallel collectives and the optimizer step."""
+    ly = _layer(s, gpu, _key(s, gpu))
+    return sum(ly.per_layer), sum(ly.head), ly.layers
 
 
 def _grad_bytes(s: Scenario) -> float:

@@ -1,0 +1,172 @@
+"""Serving layouts of one GPU type on a count (core/sizing/fill.Filler's serving half): one
+replica is TP x PP GPUs (TP within the node, PP for what TP cannot hold), as many replicas as
+the count takes; a MoE model may also spread its experts over the replicas (EP = DP, as vLLM's
+``--enable-expert-parallel`` does). Each TP width is tried with the fewest stages that hold
+the memory of its share of the users. The fastest serves the most tokens per second over all
+its replicas (at a fixed count, the cheapest per million tokens), among those meeting the
+serving targets; then the fastest per user.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from ..model.architecture import Arch, ceil_div
+from ..model.params import count_parameters
+from ..model.result import Estimate
+from ..model.specs import Scenario, TargetsSpec
+from ..pipeline.estimate import estimate
+from ..serving.rules import memory_rule
+from .layout_search import Evaluator, GpuTarget
+from .layout_space import Layout, divisors, layout_preference, pp_degrees
+from .option import Pace
+from .pace import option_pace
+from .search import holds
+
+
+def meets(pace: Pace, t: TargetsSpec) -> bool:
+    """Whether a serving speed meets the per-user targets (``users`` is met by spreading
+    them over the replicas)."""
+    ttft, per_user = pace.ttft_seconds, pace.tokens_per_second_per_user
+    if t.max_ttft_seconds is not None and (ttft is None or ttft > t.max_ttft_seconds):
+        return False
+    floor = t.min_tokens_per_second_per_user
+    return floor is None or (per_user is not None and per_user >= floor)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A layout on this GPU: the variant (index into the ladder), the layout, requests per
+    replica (serving), its speed, the scenario put back, and how many were weighed."""
+
+    variant: int
+    layout: Layout
+    batch: int | None
+    pace: Pace
+    scenario: Scenario
+    met: bool = True
+    weighed: int = 1
+
+
+class ServingFill:
+    """The serving half of core/sizing/fill.Filler (which sets these attributes)."""
+
+    g: GpuTarget
+    base: Scenario
+    arch: Arch
+    evaluator: Callable[[int], Evaluator]
+    _estimates: dict[tuple[Layout, int | None], Estimate]
+    _weights: tuple[float, float] | None
+    _replicas: dict[tuple[int, bool, int], Choice | None]
+
+    def _check(self) -> None:
+        raise NotImplementedError
+
+    def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
+        raise NotImplementedError
+
+    def _widths(self, n: int) -> list[tuple[int, bool]]:
+        """(TP, experts over the replicas) of the replicas weighed on ``n`` GPUs, widest
+        first (the likeliest to meet a speed target)."""
+        s = self.base
+        node = self.g.hardware.gpus_per_node
+        tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
+        tps = [t for t in divisors(self.arch.heads) if t <= min(tp_max, n)]
+        return [
+            (tp, ep_all) for tp in reversed(tps) for ep_all in ((True, False) if s.model.moe else (False,))
+        ]
+
+    def serves(self, n: int) -> bool:
+        """Whether some layout on up to ``n`` GPUs meets the serving targets (stops at the
+        first: the count search asks it many times)."""
+        for tp, ep_all in self._widths(n):
+            got = self._replica(tp, ep_all, n)
+            if got is not None and got.met:
+                return True
+        return False
+
+    def progress(self, n: int) -> dict[tuple[int, bool], tuple[float, float]]:
+        """Per width that holds the users on ``n`` GPUs: (tokens/s per user, -TTFT), the
+        speeds more replicas can raise, each only when a target asks for it (the count
+        search stops when none rises)."""
+        t, out = self.base.targets, {}
+        for width in self._widths(n):
+            got = self._replica(*width, n)
+            if got is not None:
+                per_user = got.pace.tokens_per_second_per_user or 0.0
+                ttft = -(got.pace.ttft_seconds or 0.0)
+                out[width] = (
+                    per_user if t.min_tokens_per_second_per_user is not None else 0.0,
+                    ttft if t.max_ttft_seconds is not None else 0.0,
+                )
+        return out
+
+    def _serving(self, n: int, keep: int) -> list[Choice]:
+        s = self.base
+        found: list[Choice] = []
+        for tp, ep_all in self._widths(n):
+            got = self._replica(tp, ep_all, n)
+            if got is not None:
+                found.append(got)
+        key = lambda c: (  # noqa: E731
+            not c.met,
+            -(c.pace.tokens_per_second or 0.0),
+            -(c.pace.tokens_per_second_per_user or 0.0),
+            c.layout.gpus,
+            layout_preference(c.layout, s.profile),
+        )
+        found.sort(key=key)
+        return [replace(c, weighed=len(found)) for c in found[:keep]]
+
+    def _replica(self, tp: int, ep_all: bool, n: int) -> Choice | None:
+        """TP ``tp`` with the fewest stages that hold the memory and as many replicas as
+        ``n`` takes (their experts spread over them when ``ep_all``)."""
+        key = (tp, ep_all, n)
+        if key not in self._replicas:
+            self._replicas[key] = self._replica_of(tp, ep_all, n)
+        return self._replicas[key]
+
+    def _replica_of(self, tp: int, ep_all: bool, n: int) -> Choice | None:
+        s = self.base
+        users = s.targets.users
+        for pp in pp_degrees(self.arch.layers):
+            self._check()
+            if tp * pp > n:
+                return None
+            dp = n // (tp * pp)
+            ep = dp if ep_all else 1
+            if ep_all and (dp < 2 or s.model.moe is None or s.model.moe.experts % dp):
+                return None
+            if self._weights_bound(tp, pp, ep) > self.g.capacity:
+                continue
+            batch = ceil_div(users, dp) if users is not None else s.workload.batch_size
+            lay = Layout(tp, pp, 1, ep, 0, s.parallelism.recompute, dp)
+            if self.evaluator(0).total(lay, batch_size=batch) > self.g.capacity:
+                continue
+            est = self._estimate(lay, batch)
+            if not holds(est, self.g.capacity):
+                continue
+            pace = option_pace(est)
+            return Choice(0, lay, batch, pace, est.scenario, meets(pace, s.targets))
+        return None
+
+    def _estimate(self, lay: Layout, batch: int | None) -> Estimate:
+        key = (lay, batch)
+        if key not in self._estimates:
+            self._estimates[key] = estimate(self.scenario(0, lay, batch))
+        return self._estimates[key]
+
+    def _weights_bound(self, tp: int, pp: int, ep: int) -> float:
+        """Weights no GPU of the replica goes below: the model's, split evenly over TP x PP
+        (the routed experts also over EP); 0 for an engine that keeps layers in system RAM."""
+        if "gpu_layers" in memory_rule(self.base.profile).serving_fields:
+            return 0.0
+        if self._weights is None:
+            one = estimate(self.scenario(0, Layout(recompute=self.base.parallelism.recompute), 1))
+            counts = count_parameters(self.base.model)
+            share = counts.expert_params / counts.total if counts.total else 0.0
+            self._weights = (float(one.memory.weights), share)
+        weights, share = self._weights
+        return math.floor(weights * (1 - share + share / ep) / (tp * pp))
