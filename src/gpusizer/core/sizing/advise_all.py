@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..cancel import CancelToken
-from ..memo import Memo
+from ..memo import Memo, paused_collector
 from ..model.specs import Scenario
 from .advise import Ask, GpuAdvice, unit_of
 from .fill import Choice
@@ -120,7 +120,9 @@ def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: C
             entries[g.id] = hit
     todo = [g for g in catalog if g.id not in entries]
     variants = ladder(s)
-    for g, entry in zip(todo, _advise(s, variants, todo, ask, token) if todo else [], strict=True):
+    with paused_collector():
+        advised = _advise(s, variants, todo, ask, token) if todo else []
+    for g, entry in zip(todo, advised, strict=True):
         entries[g.id] = _ADVICE.get(_key(scenario_key, g, ask), lambda e=entry: e)  # type: ignore[misc]
     if not ask.limits:
         return [entries[g.id] for g in catalog]

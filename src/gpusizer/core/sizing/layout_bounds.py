@@ -72,7 +72,7 @@ class Bounds:
     def at_dp(self, lay: Layout, dp: int) -> float:
         """:meth:`cheap` at exactly ``dp`` (a valid DP), without building the bound (the
         sizing fill asks it of thousands of layouts)."""
-        sharded, kept = self.split(lay.zero, lay.ep)
+        sharded, kept = self._splits.get((lay.zero, lay.ep)) or self.split(lay.zero, lay.ep)
         low = (sharded / (dp * lay.cp) + kept) / (lay.tp * lay.pp)
         seen_dp, seen = self.seen.get((lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute), (0, 0.0))
         if not seen or dp > seen_dp:

@@ -12,7 +12,7 @@ the node (``gpus_per_node``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model.architecture import ceil_div
 from ..model.specs import GPUSpec
@@ -28,12 +28,18 @@ class Unit:
     spec: GPUSpec
     cards_per_box: int | None = None
     node: int | None = None
+    # GPUs per unit by count asked: the deadline's search asks for thousands of counts, and a
+    # purchase unit (its prices and sources) takes ~15 us to build
+    _sizes: dict[int, int] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def size(self, n: int) -> int:
         """GPUs in one unit when ``n`` are needed."""
         if self.node:
             return self.node
-        return purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).gpus
+        got = self._sizes.get(n)
+        if got is None:
+            got = self._sizes[n] = purchase_unit(self.gpu, self.spec, self.cards_per_box, max(1, n)).gpus
+        return got
 
     def count(self, n: int) -> int:
         """The smallest count of whole units holding at least ``n`` GPUs."""
