@@ -3,18 +3,18 @@
 kind x context (powers of 4 from 1,024 tokens up to the model's limit, and the limit itself).
 
 The search's work is bounded (core/sizing/work.py), not only its input. Run the whole grid
-(about 9,000 calls; half an hour on the 2-core machine) and record it::
+(about 9,000 calls; 13 minutes on the 2-core machine) and record it::
 
     .venv/bin/python benchmarks/bench_search_bounds.py --out benchmarks/search_bounds.json
 
 or a sample under pytest (``pytest benchmarks/bench_search_bounds.py --benchmark-enable``).
 Times are process CPU seconds, so that other processes on a shared machine do not count.
 
-Recorded (2026-12, the 2-core machine under a load of 5-10): ``search_bounds.json``, the whole
-grid, 9,135 calls, none over 2 s, the slowest 1.72 s (``compare`` of Qwen3-Coder 480B
-pre-training at 16k tokens; ``plan`` at most 1.13 s); ``search_bounds_heavy.json``, the five
-heaviest presets (Qwen3-Coder 480B, GLM-4.5, DeepSeek V3 and R1, Kimi K2) again on the final
-code, 1,125 calls, the slowest 1.67 s. Both were recorded before issue 21's growth was merged.
+First recorded (2026-12, the 2-core machine under a load of 5-10, before issue 21's growth was
+merged): the whole grid, 9,135 calls, none over 2 s, the slowest 1.72 s (``compare`` of
+Qwen3-Coder 480B pre-training at 16k tokens; ``plan`` at most 1.13 s); the five heaviest
+presets (Qwen3-Coder 480B, GLM-4.5, DeepSeek V3 and R1, Kimi K2), 1,125 calls, the slowest
+1.67 s. Both files now hold the record at the end of this docstring.
 
 On the merged code (2026-12-02, morning) the bound no longer held for ``compare`` of the
 largest MoE models trained at 16k-64k tokens: over the five heaviest presets' 125 ``compare``
@@ -31,13 +31,21 @@ deadline's search by whole units expands a shape only when its bound could win (
 at 16k: 1,558 layouts priced, 5,849 memory lookups. Over 40 default training cases, 16 long-
 context ones and the 70B 30-day deadline, all 2,491 options are unchanged.
 
-Recorded (2026-12-02, evening, the five heaviest presets, 125 ``compare`` calls, the 2-core
-machine also running other work): 1 over 2 s, Kimi K2 pre-training at 16k at 2.05 s (full
-fine-tuning 2.00 s); the next 1.74 s (DeepSeek-V3 full fine-tuning at 64k). The 70B
-pre-training ``compare`` with a 30-day deadline: 3.9 s before, 0.8 s after. What is left of
-Kimi K2's 2 s is its count search at the work limit (40,309 of 40,000, about 1.2 s). Lowering
-the limit to 30,000 met the bound but changed 217 options of the long-context cases (H100
-found nothing for Qwen3-Coder 480B pre-training at 16k, where 32 fit), so it was not kept.
+The fill adds two more bounds: a shape's activations (layout_bounds.Bounds.activations, one per
+TP, PP, CP and EP for its ZeRO stages) before its peak is estimated, and one ceiling per shape
+for its ZeRO stages. Sizing calls run with the cyclic garbage collector paused (core/memo.py
+``paused_collector``: full collections rescanned the memos, 0.31 s of a 2.0 s call).
+
+Recorded again on this code (2026-12-02, 07:16-07:29 UTC, the 2-core machine): the whole
+grid, 9,135 calls, **none over 2 s**, the slowest 1.87 s (``compare`` of Kimi K2 full
+fine-tuning at 16k, its count search at the work limit; Kimi K2 pre-training at 16k 1.78 s);
+``plan`` at most 0.74 s; the mean 0.075 s (``search_bounds.json``). The five heaviest presets'
+1,125 calls taken from the same run: ``search_bounds_heavy.json``. The first run of the day on
+this code, before the two last bounds, had 2 over 2 s, Llama 4 Scout QLoRA and LoRA at a 4M
+context (2.25 and 2.04 s: 200,000 ceilings and 29,000 peak lookups over the catalog), now
+1.45-1.57 s. The 70B pre-training ``compare`` with a 30-day deadline: 3.9 s before, 0.59 s.
+Lowering the work limit to 30,000 was tried and dropped: it changed 217 options of the
+long-context cases (H100 found nothing for Qwen3-Coder 480B pre-training at 16k, where 32 fit).
 """
 
 from __future__ import annotations

@@ -122,8 +122,9 @@ def _options(scenario: dict[str, Any], gpus: list[str] | None = None) -> list[tu
         {"model": {"preset": "mixtral-8x7b"}, "workload": {"kind": "pretraining", "sequence_length": 16384}},
         {"model": {"preset": "llama-3.1-70b"}, "workload": {"kind": "full_finetune"}},
         json.loads((CASES / "pretrain-70b-1t.gpusizer.json").read_text()),
+        {"model": {"preset": "llama-4-scout"}, "workload": {"kind": "qlora", "sequence_length": 4 * 2**20}},
     ],
-    ids=["moe-16k", "dense", "deadline"],
+    ids=["moe-16k", "dense", "deadline", "scout-4m-context"],
 )
 def test_weighing_by_ceiling_gives_the_answers_of_weighing_every_layout(
     scenario: dict[str, Any], monkeypatch: pytest.MonkeyPatch
@@ -139,7 +140,7 @@ def test_weighing_by_ceiling_gives_the_answers_of_weighing_every_layout(
         "gb200-186gb",
     ]
     fast = _options(scenario, gpus)
-    monkeypatch.setattr(TrainingClock, "ceiling", lambda self, lay: math.inf)
+    monkeypatch.setattr(TrainingClock, "ceiling", lambda self, lay, dp=None: math.inf)
     assert _options(scenario, gpus) == fast
 
 

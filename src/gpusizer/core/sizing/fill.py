@@ -174,14 +174,23 @@ class Filler(ServingFill):
         rank = lambda lay: (-(clock.pace(lay).tokens_per_second or 0.0), self._pref(lay))  # noqa: E731
         if self.pooled:
             return sorted(table.fitting(cap, self._check), key=rank)
-        rows = sorted(
-            ((clock.ceiling(lay), j, lay) for j, lay in table.candidates(cap)), key=lambda r: (-r[0], r[1])
-        )
+        ceilings: dict[tuple[int, int, int, int, int], float] = {}  # a shape's ZeRO stages share one
+        rows = []
+        for j, shape, dp in table.candidates(cap):
+            key = (shape.tp, shape.pp, shape.cp, shape.ep, dp)
+            top = ceilings.get(key)
+            if top is None:
+                top = ceilings[key] = clock.ceiling(shape, dp)
+            rows.append((-top, j, shape, dp))
+        rows.sort()  # fastest ceiling first; rows differ in j, so shapes are never compared
         best: list[tuple[tuple[float, tuple[int, ...]], Layout]] = []
-        for top, j, lay in rows:
+        for top, j, shape, dp in rows:
             self._check()
-            if len(best) >= keep and -best[keep - 1][0][0] > top:
+            if len(best) >= keep and best[keep - 1][0][0] < top:  # both negated
                 break
+            if not table.held(j, cap):
+                continue
+            lay = with_dp(shape, dp)
             if table.fits(j, lay, cap):
                 bisect.insort(best, (rank(lay), lay), key=lambda r: r[0])
         return [lay for _, lay in best[:keep]]

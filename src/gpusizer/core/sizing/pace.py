@@ -73,24 +73,25 @@ class TrainingClock:
             got = self._shapes[shape] = (s, rate, price)
         return got
 
-    def ceiling(self, lay: Layout) -> float:
+    def ceiling(self, lay: Layout, dp: int | None = None) -> float:
         """Trained tokens/s that :meth:`pace` of ``lay`` cannot exceed: its micro-batches and
         pipeline bubble on the slowest stage, without the data-parallel collectives and the
         optimizer step that the step adds to them (core/speed/train_step.py), from one
         layer's parts kept per TP, CP and EP, so that the search prices only the layouts that
         could be the fastest. Infinite where no such bound is kept: a set ``compute.mfu`` (it
         sets the rate) and a replicated layout (its compute takes back the SMs a collective
-        beside it would hold: train_step._replicated)."""
+        beside it would hold: train_step._replicated). ``dp``: the DP to take instead of
+        ``lay``'s (the fill weighs shapes at their widest without a layout each)."""
         if lay.tp * lay.pp * lay.cp == 1 and lay.ep == 1:
             return math.inf
         floor = self._floor(lay)
         if floor is None:
             return math.inf
         w, layer, head, layers, virtual = floor
-        pp = lay.pp
+        pp, dp = lay.pp, lay.dp if dp is None else dp
         stage = max(-(-layers // pp) * layer, layers // pp * layer + head)  # first, last stage
-        batch = w.global_batch_size or w.micro_batch_size * lay.dp
-        m = max(1.0, batch / (w.micro_batch_size * lay.dp))
+        batch = w.global_batch_size or w.micro_batch_size * dp
+        m = max(1.0, batch / (w.micro_batch_size * dp))
         bubble = (pp - 1) / virtual_stages(virtual, pp, layers)
         # the step sums the same terms in another order: a relative 1e-9 covers its rounding
         return batch * w.sequence_length / ((m + bubble) * stage) * (1 + 1e-9) if stage > 0 else math.inf

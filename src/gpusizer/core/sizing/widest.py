@@ -5,8 +5,10 @@ A training peak does not depend on the GPU, only the capacity it is held against
 each (evaluator, shape list) is looked at once: every shape at the widest DP the count allows,
 its lower bound (layout_search.Evaluator.lower_bound) worked out once and the shapes sorted by
 it. A GPU then takes the shapes whose bound is within its capacity with one bisection, and
-each of those has its peak estimated once for the whole catalog. Kimi K2 trained at 16k tokens
-on the catalog: 93,761 bounds and 27,302 peak lookups over 42 GPUs became about 4,000 bounds.
+each of those has its peak estimated once for the whole catalog, when the fill asks for it
+(in order of speed: core/sizing/fill.Filler._fastest). Kimi K2 trained at 16k tokens on the
+catalog: 93,761 bounds and 27,302 peak lookups per GPU became 57 tables of 60,000 bounds in
+all and 5,849 peak lookups.
 """
 
 from __future__ import annotations
@@ -38,12 +40,21 @@ class Widest:
         self.index = [i for _, i in rows]  # the shape's place in the list
         self.peaks: list[float | None] = [None] * len(rows)
 
-    def candidates(self, capacity: int) -> Iterator[tuple[int, Layout]]:
-        """(row, layout at its widest DP) of the shapes whose bound is within ``capacity``,
-        the lowest bound first (the likeliest to fit)."""
+    def candidates(self, capacity: int) -> Iterator[tuple[int, Layout, int]]:
+        """(row, shape at DP 1, its widest DP) of the shapes whose bound is within
+        ``capacity``, the lowest bound first (the likeliest to fit)."""
         for j in range(bisect.bisect_right(self.bounds, capacity)):
             shape, vals = self.shapes[self.index[j]]
-            yield j, with_dp(shape, vals[-1])
+            yield j, shape, vals[-1]
+
+    def held(self, j: int, capacity: int) -> bool:
+        """Whether row ``j``'s activations may fit ``capacity``: their bound at its widest DP
+        (layout_bounds.Bounds.activations: the first and last stages' activations, kept per
+        TP, PP, CP, EP and micro-batches in flight, so one serves the shape's ZeRO stages and
+        every GPU), before its peak is estimated. Llama 4 Scout at a 4M-token context: most
+        shapes within their states' bound hold too many activations."""
+        shape, vals = self.shapes[self.index[j]]
+        return self.ev.bounds.activations(shape, vals)(vals[-1]) <= capacity
 
     def fits(self, j: int, lay: Layout, capacity: int) -> bool:
         """Whether row ``j`` (``lay``) has its peak within ``capacity`` (estimated once)."""
@@ -55,8 +66,9 @@ class Widest:
     def fitting(self, capacity: int, check: Callable[[], None]) -> Iterator[Layout]:
         """The layouts whose peak is within ``capacity``, the lowest bound first (``check``
         raises when the caller is cancelled)."""
-        for j, lay in self.candidates(capacity):
+        for j, shape, dp in self.candidates(capacity):
             check()
+            lay = with_dp(shape, dp)
             if self.fits(j, lay, capacity):
                 yield lay
 
