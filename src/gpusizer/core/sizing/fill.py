@@ -144,17 +144,19 @@ class Filler(ServingFill):
         fewest = self.searched.get(v)
         if fewest is not None and fewest <= n and not self.pooled:
             return True  # the count search found one on fewer GPUs (advise_all._ladder_counts)
-        table = widest(self.evaluator(v), self._shapes(v, n), None if whole else MAX_CHECKED)
+        first = None if whole else MAX_CHECKED
+        table = widest(self.evaluator(v), self._shapes(v, n, first), first)
         return any(self._pooled_fits(v, lay) for lay in table.fitting(self.g.capacity, self._check))
 
-    def _shapes(self, v: int, n: int) -> list[tuple[Layout, Sequence[int]]]:
-        """Variant ``v``'s shapes with their DP degrees on up to ``n`` GPUs (kept for every
-        GPU of the catalog with the same node size: layout_space.shape_degrees)."""
+    def _shapes(self, v: int, n: int, first: int | None = None) -> list[tuple[Layout, Sequence[int]]]:
+        """Variant ``v``'s shapes with their DP degrees on up to ``n`` GPUs, their first
+        ``first`` when given (kept for every GPU of the catalog with the same node size:
+        layout_space.shape_degrees)."""
         s = self.variants[v].scenario
         tp_max = (
             self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else self.g.hardware.gpus_per_node
         )
-        return shape_degrees(s, self.arch, tp_max, n)
+        return shape_degrees(s, self.arch, tp_max, n, first)
 
     def _train_variant(self, v: int, n: int, keep: int) -> list[Choice]:
         """The fastest layouts of variant ``v`` on up to ``n`` GPUs: each shape with its

@@ -169,11 +169,18 @@ _layout = lru_cache(maxsize=1 << 16)(Layout)
 _SHAPE_DEGREES: Memo[list[tuple[Layout, Sequence[int]]]] = Memo(256)
 
 
-def shape_degrees(s: Scenario, arch: Arch, tp_max: int, n: int) -> list[tuple[Layout, Sequence[int]]]:
+def shape_degrees(
+    s: Scenario, arch: Arch, tp_max: int, n: int, first: int | None = None
+) -> list[tuple[Layout, Sequence[int]]]:
     """Each training shape of :func:`layout_space` (DP 1) with every ZeRO stage, and its valid
     DP degrees up to ``n`` GPUs (those without any left out), in layout_space's order (TP,
-    then PP, CP and EP from the smallest). Kept per scenario, node size and count: every GPU
-    of a catalog with them asks for the same (Kimi K2 at 16k tokens: thousands of shapes)."""
+    then PP, CP and EP from the smallest); only the first ``first`` when given. Kept per
+    scenario, node size and count: every GPU of a catalog with them asks for the same (Kimi
+    K2 at 16k tokens: thousands of shapes)."""
+    key = (id(s), id(arch), tp_max, n)
+    whole = _SHAPE_DEGREES.peek(key)
+    if first is not None and whole is not None:
+        return _SHAPE_DEGREES.get((*key, first), lambda: whole[:first], (s, arch))
 
     def build() -> list[tuple[Layout, Sequence[int]]]:
         rc = s.parallelism.recompute
@@ -189,9 +196,11 @@ def shape_degrees(s: Scenario, arch: Arch, tp_max: int, n: int) -> list[tuple[La
                     vals = dps[rule] = dp_candidates(s, *rule)
                 if vals:
                     out.append((_layout(tp, pp, cp, ep, zero, rc), vals))
+                    if len(out) == first:
+                        return out
         return out
 
-    return _SHAPE_DEGREES.get((id(s), id(arch), tp_max, n), build, (s, arch))
+    return _SHAPE_DEGREES.get(key if first is None else (*key, first), build, (s, arch))
 
 
 def dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
