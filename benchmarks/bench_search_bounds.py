@@ -36,14 +36,17 @@ TP, PP, CP and EP for its ZeRO stages) before its peak is estimated, and one cei
 for its ZeRO stages. Sizing calls run with the cyclic garbage collector paused (core/memo.py
 ``paused_collector``: full collections rescanned the memos, 0.31 s of a 2.0 s call).
 
-Recorded again on this code (2026-12-02, 07:16-07:29 UTC, the 2-core machine): the whole
-grid, 9,135 calls, **none over 2 s**, the slowest 1.87 s (``compare`` of Kimi K2 full
-fine-tuning at 16k, its count search at the work limit; Kimi K2 pre-training at 16k 1.78 s);
-``plan`` at most 0.74 s; the mean 0.075 s (``search_bounds.json``). The five heaviest presets'
-1,125 calls taken from the same run: ``search_bounds_heavy.json``. The first run of the day on
-this code, before the two last bounds, had 2 over 2 s, Llama 4 Scout QLoRA and LoRA at a 4M
-context (2.25 and 2.04 s: 200,000 ceilings and 29,000 peak lookups over the catalog), now
-1.45-1.57 s. The 70B pre-training ``compare`` with a 30-day deadline: 3.9 s before, 0.59 s.
+Recorded again on this code (2026-12-02, 07:57-08:10 UTC, the 2-core machine doing nothing
+else): the whole grid, 9,135 calls, **none over 2 s**, the slowest 1.74 s (``compare`` of Llama
+4 Scout QLoRA at a 4M-token context), then Kimi K2 pre-training and full fine-tuning at 16k
+(1.66 and 1.64 s; their count search runs to the work limit); ``plan`` at most 0.83 s; the mean
+0.077 s (``search_bounds.json``). The five heaviest presets' 1,125 calls taken from the same
+run: ``search_bounds_heavy.json``, the slowest 1.66 s. Two earlier runs of the grid, with other
+work on the machine's second core: 1.87 and 1.98 s for Kimi K2 full fine-tuning at 16k, none
+over 2 s; CPU time is not free of a busy neighbour. The first run of the day on this code,
+before the last two bounds, had 2 over 2 s, Llama 4 Scout QLoRA and LoRA at a 4M context (2.25
+and 2.04 s: 200,000 ceilings and 29,000 peak lookups over the catalog). The 70B
+pre-training ``compare`` with a 30-day deadline: 3.9 s before, 0.59 s.
 Lowering the work limit to 30,000 was tried and dropped: it changed 217 options of the
 long-context cases (H100 found nothing for Qwen3-Coder 480B pre-training at 16k, where 32 fit).
 """
