@@ -31,10 +31,11 @@ deadline's search by whole units expands a shape only when its bound could win (
 at 16k: 1,558 layouts priced, 5,849 memory lookups. Over 40 default training cases, 16 long-
 context ones and the 70B 30-day deadline, all 2,491 options are unchanged.
 
-The fill adds two more bounds: a shape's activations (layout_bounds.Bounds.activations, one per
-TP, PP, CP and EP for its ZeRO stages) before its peak is estimated, and one ceiling per shape
-for its ZeRO stages. Sizing calls run with the cyclic garbage collector paused (core/memo.py
-``paused_collector``: full collections rescanned the memos, 0.31 s of a 2.0 s call).
+The fill keeps one ceiling per shape for its ZeRO stages (they are priced alike). Sizing calls
+run with the cyclic garbage collector paused (core/memo.py ``paused_collector``: full
+collections rescanned the memos, 0.31 s of a 2.0 s call). An activation-bound check before
+each peak (Bounds.activations) was tried for Llama 4 Scout at 4M tokens and dropped: it saved
+1,356 of 29,026 peak lookups, within the run-to-run noise.
 
 Recorded again on this code (2026-12-02, 07:57-08:10 UTC, the 2-core machine doing nothing
 else): the whole grid, 9,135 calls, **none over 2 s**, the slowest 1.74 s (``compare`` of Llama
@@ -44,7 +45,7 @@ else): the whole grid, 9,135 calls, **none over 2 s**, the slowest 1.74 s (``com
 run: ``search_bounds_heavy.json``, the slowest 1.66 s. Two earlier runs of the grid, with other
 work on the machine's second core: 1.87 and 1.98 s for Kimi K2 full fine-tuning at 16k, none
 over 2 s; CPU time is not free of a busy neighbour. The first run of the day on this code,
-before the last two bounds, had 2 over 2 s, Llama 4 Scout QLoRA and LoRA at a 4M context (2.25
+before the shared ceilings, had 2 over 2 s, Llama 4 Scout QLoRA and LoRA at a 4M context (2.25
 and 2.04 s: 200,000 ceilings and 29,000 peak lookups over the catalog). The 70B
 pre-training ``compare`` with a 30-day deadline: 3.9 s before, 0.59 s.
 Lowering the work limit to 30,000 was tried and dropped: it changed 217 options of the

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.io.gguf_files import T, write_gguf
+from tests.io.gguf_files import T, llama_layer, write_gguf
 
 from .test_cli_fuzz import VALUES, _run, _strict_json
 
@@ -34,17 +34,7 @@ TENSORS = [
     ("output_norm.weight", (64,), T.F32),
     *(
         (f"blk.0.{n}.weight", d, T.F16)
-        for n, d in (
-            ("attn_q", (64, 64)),
-            ("attn_k", (64, 32)),
-            ("attn_v", (64, 32)),
-            ("attn_output", (64, 64)),
-            ("ffn_gate", (64, 128)),
-            ("ffn_up", (64, 128)),
-            ("ffn_down", (128, 64)),
-            ("attn_norm", (64,)),
-            ("ffn_norm", (64,)),
-        )
+        for n, d in (*llama_layer(64, 32, 128), ("attn_norm", (64,)), ("ffn_norm", (64,)))
     ),
 ]
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.model.architecture import resolve
 from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.pipeline.estimate import clear_caches
 from gpusizer.core.pipeline.scenario import parse_scenario
@@ -62,7 +63,7 @@ def test_the_ceiling_bounds_the_priced_speed(name: str, gpu: str) -> None:
     (an upper bound by construction: the step adds data-parallel collectives and the optimizer
     step to the micro-batches and bubble the ceiling counts; core/sizing/pace.py)."""
     clock, s = _clock(name, gpu)
-    layers = gpusizer_layers(s)
+    layers = resolve(s.model).layers
     eps = [e for e in divisors(s.model.moe.experts) if e <= 8] if s.model.moe else [1]
     checked = finite = 0
     for tp in (1, 2, 8):
@@ -79,12 +80,6 @@ def test_the_ceiling_bounds_the_priced_speed(name: str, gpu: str) -> None:
                         checked += 1
                         finite += math.isfinite(top) and top < 1.5 * rate  # a bound that prunes
     assert checked > 50 and finite > checked // 2
-
-
-def gpusizer_layers(s: Any) -> int:
-    from gpusizer.core.model.architecture import resolve
-
-    return resolve(s.model).layers
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))

@@ -120,16 +120,23 @@ TINY_KV = {
     "llama.context_length": 4096,
     "general.file_type": 7,
 }
+
+
+def llama_layer(hidden: int, kv: int, ffn: int) -> tuple[tuple[str, tuple[int, int]], ...]:
+    """One llama layer's matrices as GGUF stores them (``kv``: K/V heads x head size)."""
+    return (
+        ("attn_q", (hidden, hidden)),
+        ("attn_k", (hidden, kv)),
+        ("attn_v", (hidden, kv)),
+        ("attn_output", (hidden, hidden)),
+        ("ffn_gate", (hidden, ffn)),
+        ("ffn_up", (hidden, ffn)),
+        ("ffn_down", (ffn, hidden)),
+    )
+
+
 # One layer's matrices of the tiny llama (hidden 256, 4 heads of 64, 2 KV heads, FFN 512)
-TINY_LAYER = (
-    ("attn_q", (256, 256)),
-    ("attn_k", (256, 128)),
-    ("attn_v", (256, 128)),
-    ("attn_output", (256, 256)),
-    ("ffn_gate", (256, 512)),
-    ("ffn_up", (256, 512)),
-    ("ffn_down", (512, 256)),
-)
+TINY_LAYER = llama_layer(256, 128, 512)
 
 
 def tiny_llama_gguf(folder: Path, name: str = "Tiny", **kv_extra: Any) -> Path:

@@ -75,8 +75,9 @@ def paused_collector() -> Iterator[None]:
     entries, and each full collection rescans all of them. ``compare`` of Kimi K2 trained at
     16k tokens ran 5 full collections over ~290,000 objects: 0.31 s of its 2.0 s (measured
     with ``gc.callbacks``). Reference counting still frees everything without a cycle at once;
-    the estimator's objects (frozen models, named tuples, dataclasses) hold none. Nested and
-    concurrent calls (the window's worker beside the CLI's thread) share one pause."""
+    what has one (a caught ScenarioError's traceback: the search turns invalid layouts away
+    so) waits for the collection when the call ends. Nested and concurrent calls (the
+    window's worker beside the CLI's thread) share one pause."""
     with _PAUSE:
         if _paused[0] == 0:
             _paused[1] = gc.isenabled()

@@ -27,8 +27,6 @@ SORTS = ("cost", "speed", "gpus")  # the order of the options (compare_rank.py)
 # Cards sold alone (consumer, workstation, PCIe data-centre cards) come this many to a box, as
 # the buyer chooses (``cards_per_box``; None: the smallest box holding the GPUs needed). Issue 22.
 CARDS_PER_BOX = (1, 2, 4)
-# The option fields issue 22 adds (docs/scenario-format.md, "The buyer's comparison"): the unit
-# bought (a catalog system or a box of cards), its prices, and where each price comes from.
 # Where each price of an option comes from (core/sizing/prices.py fills them per unit)
 PROVENANCE_FIELDS = (
     "list_price_basis",
@@ -41,6 +39,8 @@ PROVENANCE_FIELDS = (
     "price_per_hour_marketplace_provider",
     "price_per_hour_marketplace_date",
 )
+# The option fields issue 22 adds (docs/scenario-format.md, "The buyer's comparison"): the unit
+# bought (a catalog system or a box of cards), its prices, and where each price comes from.
 SYSTEM_FIELDS = (
     "system",
     "system_name",

@@ -160,9 +160,7 @@ class Filler(ServingFill):
 
     def _train_variant(self, v: int, n: int, keep: int) -> list[Choice]:
         """The fastest layouts of variant ``v`` on up to ``n`` GPUs: each shape with its
-        widest DP, the ones whose memory fits, by speed. Memory is weighed first: its memo is
-        shared by every GPU of the catalog, while speed is priced per GPU (Kimi K2 trained at
-        16k tokens: 28,116 shapes within the lower bound over the catalog, 5,078 fit)."""
+        widest DP, the ones whose memory fits, by speed (:meth:`_fastest`)."""
         shapes = self._shapes(v, n)
         table = widest(self.evaluator(v), shapes)
         return self._first_fitting(v, self._fastest(v, table, keep), keep, len(shapes))
@@ -176,22 +174,13 @@ class Filler(ServingFill):
         rank = lambda lay: (-(clock.pace(lay).tokens_per_second or 0.0), self._pref(lay))  # noqa: E731
         if self.pooled:
             return sorted(table.fitting(cap, self._check), key=rank)
-        ceilings: dict[tuple[int, int, int, int, int], float] = {}  # a shape's ZeRO stages share one
-        rows = []
-        for j, shape, dp in table.candidates(cap):
-            key = (shape.tp, shape.pp, shape.cp, shape.ep, dp)
-            top = ceilings.get(key)
-            if top is None:
-                top = ceilings[key] = clock.ceiling(shape, dp)
-            rows.append((-top, j, shape, dp))
+        rows = [(-clock.ceiling(shape, dp), j, shape, dp) for j, shape, dp in table.candidates(cap)]
         rows.sort()  # fastest ceiling first; rows differ in j, so shapes are never compared
         best: list[tuple[tuple[float, tuple[int, ...]], Layout]] = []
         for top, j, shape, dp in rows:
             self._check()
             if len(best) >= keep and best[keep - 1][0][0] < top:  # both negated
                 break
-            if not table.held(j, cap):
-                continue
             lay = with_dp(shape, dp)
             if table.fits(j, lay, cap):
                 bisect.insort(best, (rank(lay), lay), key=lambda r: r[0])

@@ -33,6 +33,13 @@ def at(vals: Sequence[int], top: int) -> int:
     return vals[bisect.bisect_right(vals, top) - 1]
 
 
+def _low(parts: tuple[float, float, int, int, int, float], dp: int) -> float:
+    """:meth:`Bounds.cheap` of its parts at ``dp``."""
+    sharded, kept, cp, split, seen_dp, seen = parts
+    low = (sharded / (dp * cp) + kept) / split
+    return seen if dp <= seen_dp and seen > low else low
+
+
 class Bounds:
     """The bounds of one search's scenario (``base``), kept per layout shape."""
 
@@ -56,30 +63,22 @@ class Bounds:
         best split evenly over TP x PP (experts also over EP) and, from ZeRO 3, 2, 1 on, over
         DP x CP (experts included); or the activations an estimate saw for the shape at a DP
         at least this large (ZeRO does not touch them, they do not grow with DP)."""
-        sharded, kept = self.split(lay.zero, lay.ep)
-        cp, split = lay.cp, lay.tp * lay.pp
-        seen_dp, seen = self.seen.get(shape(lay), (0, 0.0))
-        if seen and self.base.workload.is_training:  # and the overhead on them (activations)
-            seen += overhead_bytes(self.base.profile, self.base.overhead, seen, lay.model_parallel)
-
-        def bound(top: int) -> float:
-            dp = vals[bisect.bisect_right(vals, top) - 1]
-            low = (sharded / (dp * cp) + kept) / split
-            return seen if dp <= seen_dp and seen > low else low
-
-        return bound
+        parts = self._parts(lay)
+        return lambda top: _low(parts, vals[bisect.bisect_right(vals, top) - 1])
 
     def at_dp(self, lay: Layout, dp: int) -> float:
         """:meth:`cheap` at exactly ``dp`` (a valid DP), without building the bound (the
         sizing fill asks it of thousands of layouts)."""
-        sharded, kept = self._splits.get((lay.zero, lay.ep)) or self.split(lay.zero, lay.ep)
-        low = (sharded / (dp * lay.cp) + kept) / (lay.tp * lay.pp)
-        seen_dp, seen = self.seen.get((lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute), (0, 0.0))
-        if not seen or dp > seen_dp:
-            return low
-        if self.base.workload.is_training:
+        return _low(self._parts(lay), dp)
+
+    def _parts(self, lay: Layout) -> tuple[float, float, int, int, int, float]:
+        """What :meth:`cheap` weighs: (states sharded, states kept, CP, TP x PP, the DP and
+        activations an estimate saw for the shape, with their overhead)."""
+        sharded, kept = self.split(lay.zero, lay.ep)
+        seen_dp, seen = self.seen.get(shape(lay), (0, 0.0))
+        if seen and self.base.workload.is_training:  # and the overhead on them (activations)
             seen += overhead_bytes(self.base.profile, self.base.overhead, seen, lay.model_parallel)
-        return seen if seen > low else low
+        return sharded, kept, lay.cp, lay.tp * lay.pp, seen_dp, seen
 
     def split(self, zero: int, ep: int) -> tuple[float, float]:
         """(states ZeRO shards over DP x CP, states it keeps, experts already over EP)."""

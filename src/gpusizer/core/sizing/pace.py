@@ -50,6 +50,7 @@ class TrainingClock:
         self._paces: dict[Layout, Pace] = {}
         self._shapes: dict[Layout, tuple[Scenario, float | None, Callable[[int], TrainingStep]]] = {}
         self._trainable: tuple[int | None] | None = None
+        self._ceilings: dict[tuple[int, int, int, int, str, int], float] = {}
         self._floors: dict[tuple[int, int, int, str], tuple[WorkloadSpec, float, float, int, int] | None] = {}
 
     def _shape(self, lay: Layout) -> tuple[Scenario, float | None, Callable[[int], TrainingStep]]:
@@ -82,13 +83,21 @@ class TrainingClock:
         sets the rate) and a replicated layout (its compute takes back the SMs a collective
         beside it would hold: train_step._replicated). ``dp``: the DP to take instead of
         ``lay``'s (the fill weighs shapes at their widest without a layout each)."""
+        dp = lay.dp if dp is None else dp
+        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, dp)  # not ZeRO: its stages share one
+        got = self._ceilings.get(key)
+        if got is None:
+            got = self._ceilings[key] = self._ceiling(lay, dp)
+        return got
+
+    def _ceiling(self, lay: Layout, dp: int) -> float:
         if lay.tp * lay.pp * lay.cp == 1 and lay.ep == 1:
             return math.inf
         floor = self._floor(lay)
         if floor is None:
             return math.inf
         w, layer, head, layers, virtual = floor
-        pp, dp = lay.pp, lay.dp if dp is None else dp
+        pp = lay.pp
         stage = max(-(-layers // pp) * layer, layers // pp * layer + head)  # first, last stage
         batch = w.global_batch_size or w.micro_batch_size * dp
         m = max(1.0, batch / (w.micro_batch_size * dp))

@@ -47,15 +47,6 @@ class Widest:
             shape, vals = self.shapes[self.index[j]]
             yield j, shape, vals[-1]
 
-    def held(self, j: int, capacity: int) -> bool:
-        """Whether row ``j``'s activations may fit ``capacity``: their bound at its widest DP
-        (layout_bounds.Bounds.activations: the first and last stages' activations, kept per
-        TP, PP, CP, EP and micro-batches in flight, so one serves the shape's ZeRO stages and
-        every GPU), before its peak is estimated. Llama 4 Scout at a 4M-token context: most
-        shapes within their states' bound hold too many activations."""
-        shape, vals = self.shapes[self.index[j]]
-        return self.ev.bounds.activations(shape, vals)(vals[-1]) <= capacity
-
     def fits(self, j: int, lay: Layout, capacity: int) -> bool:
         """Whether row ``j`` (``lay``) has its peak within ``capacity`` (estimated once)."""
         got = self.peaks[j]
