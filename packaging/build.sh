@@ -40,6 +40,7 @@ B="$ROOT/dist/gpusizer"
 ln -sfn gpusizer "$B/gpusizer-cli"                        # argv[0] dispatch -> CLI
 mkdir -p "$B/share"
 cp "$DESKTOP" "$B/share/gpusizer.desktop"
+cp "$ROOT/resources/gpusizer-mime.xml" "$B/share/gpusizer-mime.xml"
 cp "$ICON_SVG" "$B/share/gpusizer.svg"
 cp "$ICONS/gpusizer-256.png" "$B/share/gpusizer.png"
 mkdir -p "$B/share/icons"; cp "$ICONS"/gpusizer-*.png "$B/share/icons/"   # hicolor sizes

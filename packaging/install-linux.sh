@@ -16,11 +16,13 @@ ICONS="$DATA/icons/hicolor"
 refresh_caches() {
     command -v update-desktop-database >/dev/null 2>&1 && update-desktop-database -q "$APPS" 2>/dev/null || true
     command -v gtk-update-icon-cache >/dev/null 2>&1 && gtk-update-icon-cache -q -t "$ICONS" 2>/dev/null || true
+    command -v update-mime-database >/dev/null 2>&1 && update-mime-database "$DATA/mime" 2>/dev/null || true
 }
 
 uninstall() {
     rm -f "$BIN/gpusizer" "$BIN/gpusizer-cli" "$APPS/gpusizer.desktop" \
-          "$ICONS/scalable/apps/gpusizer.svg" "$ICONS"/*/apps/gpusizer.png
+          "$ICONS/scalable/apps/gpusizer.svg" "$ICONS"/*/apps/gpusizer.png \
+          "$DATA/mime/packages/gpusizer.xml"
     rm -rf "$OPT"
     refresh_caches
     echo "GPU Sizer removed."
@@ -91,9 +93,15 @@ Exec="$OPT/gpusizer" %f
 Icon=$ICON_PATH
 Terminal=false
 Categories=Science;Development;Utility;
+MimeType=application/x-gpusizer-scenario;
 DESK
 fi
 chmod +x "$APPS/gpusizer.desktop"
+# the scenario file type (*.gpusizer.json), which the desktop entry's MimeType= names
+if [[ -f "$OPT/share/gpusizer-mime.xml" ]]; then
+    mkdir -p "$DATA/mime/packages"
+    cp "$OPT/share/gpusizer-mime.xml" "$DATA/mime/packages/gpusizer.xml"
+fi
 refresh_caches
 
 echo "GPU Sizer installed in $OPT"

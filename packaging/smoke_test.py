@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import os
+import plistlib
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -129,6 +131,30 @@ class Smoke:
                 f"{got}, rc {proc.returncode}" + (f": {(proc.stdout + proc.stderr)[:600]}" if logged else ""),
             )
 
+    def run_all(self) -> int:
+        """Every check in turn; 0 when all pass."""
+        for name in (self.cli, self.gui):
+            self.check(Path(name).is_file(), "program present", name)
+        if self.fails:
+            return 1
+        self.cli_checks()
+        self.gui_checks()
+        self.size_check()
+        self.plist_check()
+        print("SMOKE TEST PASSED" if not self.fails else f"SMOKE TEST FAILED ({self.fails})")
+        return 0 if not self.fails else 1
+
+    def plist_check(self) -> None:
+        """macOS: the built Info.plist keeps the window's app in the Dock (LSBackgroundOnly
+        false) and names the scenario document type."""
+        bundle = targets.app_bundle(self.platform)
+        if not bundle:
+            return
+        with (self.dist / bundle / "Contents" / "Info.plist").open("rb") as fh:
+            plist = plistlib.load(fh)
+        self.check(plist.get("LSBackgroundOnly") is False, "Info.plist LSBackgroundOnly is false")
+        self.check("CFBundleDocumentTypes" in plist, "Info.plist names the scenario document type")
+
     def size_check(self) -> None:
         bundle = targets.app_bundle(self.platform)
         folder = self.dist / bundle if bundle else self.dist / targets.COLLECT_NAME
@@ -139,15 +165,10 @@ class Smoke:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     smoke = Smoke(Path(args[0] if args else "dist"))
-    for name in (smoke.cli, smoke.gui):
-        smoke.check(Path(name).is_file(), "program present", name)
-    if smoke.fails:
-        return 1
-    smoke.cli_checks()
-    smoke.gui_checks()
-    smoke.size_check()
-    print("SMOKE TEST PASSED" if not smoke.fails else f"SMOKE TEST FAILED ({smoke.fails})")
-    return 0 if not smoke.fails else 1
+    try:
+        return smoke.run_all()
+    finally:  # the temporary home and screenshots go, whatever happened
+        shutil.rmtree(smoke.tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -111,6 +111,10 @@ if [[ -x "$B/install-linux.sh" ]]; then
     if run "$B/install-linux.sh" "$B" >/dev/null 2>"$T/inst.err"; then
         d="$H/.local/share/applications/gpusizer.desktop"
         ex="$(grep '^Exec=' "$d" 2>/dev/null)"; ic="$(grep '^Icon=' "$d" 2>/dev/null)"
+        mt="$(grep '^MimeType=' "$d" 2>/dev/null)"
+        mx="$H/.local/share/mime/packages/gpusizer.xml"
+        [[ "$mt" == *"application/x-gpusizer-scenario"* && -f "$mx" ]] \
+            && pass "install-linux.sh: scenario file type ($mt)" || fail "install-linux.sh: MimeType=[$mt], $mx"
         out="$(run "$H/.local/bin/gpusizer-cli" presets 2>&1)"; rc=$?
         if [[ $rc == 0 && "$ex" == *"$H/.local/opt/gpusizer/gpusizer"* && "$ic" == "Icon=/"* \
               && -x "$H/.local/bin/gpusizer" ]]; then

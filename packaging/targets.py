@@ -110,6 +110,11 @@ def info_plist(version: str) -> dict[str, Any]:
         "CFBundleShortVersionString": version,
         "CFBundleVersion": version,
         "NSHighResolutionCapable": True,
+        # PyInstaller's BUNDLE takes its console flag from the last EXE of the COLLECT (here the
+        # terminal gpusizer-cli) and then writes LSBackgroundOnly=True, which starts the app with
+        # no Dock icon and no menu bar (PyInstaller building/osx.py); this dict is merged after
+        # its defaults, so the window's app states it.
+        "LSBackgroundOnly": False,
         "LSMinimumSystemVersion": "11.0",
         "NSHumanReadableCopyright": "MIT licence",
         "CFBundleDocumentTypes": [

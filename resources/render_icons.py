@@ -23,6 +23,13 @@ HERE = Path(__file__).resolve().parent
 PACKAGE = HERE.parent / "src" / "gpusizer" / "gui" / "resources"
 SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)  # Windows: the .exe icon (PyInstaller's icon=)
+# macOS: every size Finder and the Dock ask for, as PNG entries keyed by their OSType (Apple
+# Icon Image format: icp4/icp5/icp6 16-64 px, ic07-ic10 128-1024 px, ic11-ic14 the @2x of
+# 16-256 pt); a .icns with one size looks blurred in the Dock and in Finder's list view.
+ICNS_TYPES = (
+    ("icp4", 16), ("icp5", 32), ("icp6", 64), ("ic07", 128), ("ic08", 256), ("ic09", 512),
+    ("ic10", 1024), ("ic11", 32), ("ic12", 64), ("ic13", 256), ("ic14", 512),
+)
 
 
 def render(svg: Path, size: int, out: Path) -> None:
@@ -50,6 +57,16 @@ def write_ico(pngs: list[tuple[int, bytes]], out: Path) -> None:
     out.write_bytes(header + directory + blobs)
 
 
+def write_icns(pngs: dict[int, bytes], out: Path) -> None:
+    """A .icns of PNG entries: the ``icns`` magic and the file's length, then per entry its
+    OSType, its length (header included) and the PNG (big-endian lengths)."""
+    body = b"".join(
+        kind.encode("ascii") + struct.pack(">I", 8 + len(pngs[size])) + pngs[size]
+        for kind, size in ICNS_TYPES
+    )
+    out.write_bytes(b"icns" + struct.pack(">I", 8 + len(body)) + body)
+
+
 def main() -> int:
     _app = QGuiApplication(sys.argv)
     svg = HERE / "gpusizer.svg"
@@ -58,9 +75,14 @@ def main() -> int:
         render(svg, size, PACKAGE / f"gpusizer-{size}.png")
     write_ico([(n, (PACKAGE / f"gpusizer-{n}.png").read_bytes()) for n in ICO_SIZES],
               HERE / "gpusizer.ico")
-    big = QImage(str(PACKAGE / "gpusizer-512.png"))
-    if not big.save(str(HERE / "gpusizer.icns")):  # macOS bundle icon
-        raise OSError("cannot write gpusizer.icns")
+    icns_sizes = sorted({size for _, size in ICNS_TYPES})
+    pngs: dict[int, bytes] = {}
+    for size in icns_sizes:  # 1024 px is drawn for the .icns only, not shipped in the package
+        out = HERE / f".icns-{size}.png"
+        render(svg, size, out)
+        pngs[size] = out.read_bytes()
+        out.unlink()
+    write_icns(pngs, HERE / "gpusizer.icns")
     return 0
 
 

@@ -79,3 +79,80 @@ def test_release_workflow_builds_and_smoke_tests_on_three_systems():
     for runner in ("ubuntu-", "windows-", "macos-"):
         assert runner in text
     assert "packaging/gpusizer.spec" in text and "packaging/smoke_test.py" in text
+
+
+def test_macos_app_is_not_background_only():
+    """PyInstaller's BUNDLE writes LSBackgroundOnly=True when the last EXE of the COLLECT is a
+    console program (gpusizer-cli here; PyInstaller building/osx.py), then merges the spec's
+    info_plist over its defaults: the app's own entry must say False, or macOS starts it with no
+    Dock icon and no menu bar. The built plist is read by smoke_test.py's plist_check on macOS."""
+    assert targets.programs("darwin")[-1].console  # the case that triggers PyInstaller's default
+    built = {"LSBackgroundOnly": True}  # what PyInstaller writes for a console EXE
+    built.update(targets.info_plist(__version__))
+    assert built["LSBackgroundOnly"] is False
+
+
+def _icns_entries(data: bytes) -> dict[str, tuple[int, int]]:
+    """The .icns entries' OSType -> (width, height) of their PNG (Apple Icon Image format)."""
+    import struct
+
+    assert data[:4] == b"icns" and struct.unpack(">I", data[4:8])[0] == len(data)
+    entries, i = {}, 8
+    while i < len(data):
+        kind, length = data[i : i + 4].decode("ascii"), struct.unpack(">I", data[i + 4 : i + 8])[0]
+        png = data[i + 8 : i + length]
+        assert png[:8] == b"\x89PNG\r\n\x1a\n", kind
+        entries[kind] = struct.unpack(">II", png[16:24])
+        i += length
+    return entries
+
+
+def test_macos_icon_holds_every_size_finder_asks_for():
+    entries = _icns_entries((ROOT / "resources" / "gpusizer.icns").read_bytes())
+    want = {"icp4": 16, "icp5": 32, "icp6": 64, "ic07": 128, "ic08": 256, "ic09": 512, "ic10": 1024}
+    want |= {"ic11": 32, "ic12": 64, "ic13": 256, "ic14": 512}  # the @2x entries
+    assert entries == {kind: (px, px) for kind, px in want.items()}
+
+
+def test_linux_desktop_entry_opens_scenario_files():
+    """A double-click on NAME.gpusizer.json opens the app: the desktop entry names a MIME type
+    that the shipped shared-mime-info file declares for that suffix (install-linux.sh installs
+    it; smoke_test.sh checks the installed pair)."""
+    import xml.etree.ElementTree as ET
+
+    desktop = (ROOT / "resources" / "gpusizer.desktop").read_text(encoding="utf-8")
+    mime_line = next(line for line in desktop.splitlines() if line.startswith("MimeType="))
+    ns = {"m": "http://www.freedesktop.org/standards/shared-mime-info"}
+    root = ET.parse(ROOT / "resources" / "gpusizer-mime.xml").getroot()
+    kind = root.find("m:mime-type", ns)
+    assert kind is not None and mime_line == f"MimeType={kind.get('type')};"
+    globs = [g.get("pattern") for g in kind.findall("m:glob", ns)]
+    assert globs == [f"*{SUFFIX}"]
+    assert "Exec=gpusizer %f" in desktop  # the double-clicked file reaches the program
+    build = (ROOT / "packaging" / "build.sh").read_text(encoding="utf-8")
+    install = (ROOT / "packaging" / "install-linux.sh").read_text(encoding="utf-8")
+    assert "gpusizer-mime.xml" in build and "mime/packages/gpusizer.xml" in install
+
+
+def test_release_builds_use_pinned_dependencies_and_both_mac_architectures():
+    """Release bundles are built from pinned versions, each within pyproject's range, and for
+    Apple silicon and Intel Macs both."""
+    import tomllib
+    from packaging.requirements import Requirement
+
+    workflow = (ROOT / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert "-c packaging/constraints-release.txt" in workflow
+    assert "macos-14" in workflow and "macos-13" in workflow and "macos-x86_64" in workflow
+    pins = {}
+    for line in (ROOT / "packaging" / "constraints-release.txt").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[name.lower().replace("_", "-")] = version
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    needed = project["dependencies"] + project["optional-dependencies"]["package"]
+    for spec in map(Requirement, needed):
+        if spec.marker is not None and not spec.marker.evaluate({"python_version": "3.11"}):
+            continue  # the release workflow builds with Python 3.11
+        name = spec.name.lower().replace("_", "-")
+        assert name in pins, f"{name} is not pinned for release builds"
+        assert spec.specifier.contains(pins[name]), f"{name}=={pins[name]} outside {spec.specifier}"
