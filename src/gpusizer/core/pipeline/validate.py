@@ -135,9 +135,10 @@ def check_framework(s: Scenario) -> None:
     w, prof = s.workload, s.profile
     check_rules(prof)
     check_layouts(prof)
-    if w.is_training and not prof.trains:
-        trainers = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains)
-        raise ScenarioError("framework", f"{s.framework} serves models; for training choose {trainers}")
+    if not prof.fits(w.info):
+        able = ", ".join(p.id for p in FRAMEWORKS.values() if p.fits(w.info))
+        does = "serves models; for training" if prof.serves else "trains models; for serving"
+        raise ScenarioError("framework", f"{s.framework} {does} choose {able}")
     if w.info.quantised_base and s.parallelism.zero_stage == 3 and not prof.quantised_base_zero3:
         able = ", ".join(p.id for p in FRAMEWORKS.values() if p.trains and p.quantised_base_zero3)
         raise ScenarioError("framework", f"{w.info.label} under ZeRO-3 needs {able}, not {s.framework}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QCheckBox, QLabel, QListView
 
 from ...core.memory.techniques import profile_edits
@@ -107,8 +108,14 @@ class ParallelismPanel(Panel):
         """Only the frameworks that run this kind of work are listed (the one set stays listed
         while it does not fit, so that the error beside it names what to change)."""
         view = self.framework.view()
+        model = self.framework.model()
         current = str(self.state.value("framework"))
         for row, profile in enumerate(FRAMEWORKS.values()):
-            fits = kind is None or profile.fits(kind)
+            listed = kind is None or profile.fits(kind) or profile.id == current
             if isinstance(view, QListView):
-                view.setRowHidden(row, not fits and profile.id != current)
+                view.setRowHidden(row, not listed)
+            # A hidden row is still reached by the wheel and the arrow keys unless it is also
+            # disabled (QComboBox steps over disabled items only).
+            item = model.item(row) if isinstance(model, QStandardItemModel) else None
+            if item is not None:
+                item.setEnabled(listed)
