@@ -200,18 +200,57 @@ def test_closing_the_window_stops_the_comparison(window: Any, tab: Any, monkeypa
 
 
 def test_columns_hidden_from_the_header_menu_are_remembered(tab: Any, window: Any) -> None:
-    """At 1280 px the table shows a few columns at a time; the header's menu hides the ones a
-    buyer does not need (never the rank and the GPU), and the choice is remembered."""
+    """At 1280 px the table shows a few columns at a time; the header's menu shows or hides the
+    others (never the rank and the GPU), and the choice is remembered."""
     keys = [c.key for c in tab.model.columns]
     menu = tab.table.column_menu()
     entries = {a.text(): a for a in menu.actions() if a.isCheckable()}
     assert "#" not in entries and "GPU" not in entries  # always shown
+    assert not entries["kW"].isChecked()  # a detail: hidden at first
+    entries["kW"].setChecked(True)
+    assert not tab.table.isColumnHidden(keys.index("power_watts"))
+    assert "power_watts" not in load(Prefs()).hidden_columns  # the window saved the tab's view
+    entries = {a.text(): a for a in tab.table.column_menu().actions() if a.isCheckable()}
     entries["kW"].setChecked(False)
     assert tab.table.isColumnHidden(keys.index("power_watts")) and "power_watts" in tab.view.hidden_columns
-    assert "power_watts" in load(Prefs()).hidden_columns  # the window saved the tab's view
+    assert "power_watts" in load(Prefs()).hidden_columns
     tab._refresh()  # repriced: still hidden
     assert tab.table.isColumnHidden(keys.index("power_watts"))
     show_all = next(a for a in tab.table.column_menu().actions() if a.text() == "Show all columns")
     show_all.trigger()
     assert not any(tab.table.isColumnHidden(i) for i in range(len(keys)))
-    assert load(Prefs()).hidden_columns == ()
+    assert not set(load(Prefs()).hidden_columns) & set(keys)  # training's own columns keep theirs
+
+
+@pytest.mark.parametrize("kind", ["inference", "pretraining"])
+def test_at_1280x720_the_buyer_columns_fit_beside_a_frozen_gpu_name(
+    qtbot: Any, window: Any, kind: str
+) -> None:
+    """The default columns are what a buyer ranks by, and they fit at 1280x720 with no sideways
+    scrolling; when the user shows more, the rank and GPU stay in view while the rest scroll."""
+    scenario = {**QWEN, "workload": {**QWEN["workload"], "kind": kind}}
+    window.resize(1280, 720)
+    window.state.set_scenario(scenario, record=False)
+    window.tabs.select("hardware")
+    tab = window.tabs.charts["hardware"]
+    qtbot.waitUntil(lambda: len(tab.options) == len(gpu_presets()), timeout=30000)
+    qtbot.wait(50)
+    table = tab.table
+    shown = [c.key for i, c in enumerate(tab.model.columns) if not table.isColumnHidden(i)]
+    speed, cost = ("time_seconds", "training_cost") if kind != "inference" else (
+        "tokens_per_second_per_user",
+        "cost_per_million_tokens",
+    )
+    assert shown[:3] == ["rank", "gpu_name", "gpus"] and {speed, cost, "purchase_cost"} <= set(shown)
+    assert table.horizontalScrollBar().maximum() == 0, shown  # all default columns in view
+    assert table.frozen.isVisible() and table.frozen.width() == table.frozen.width_frozen() > 0
+    tab.table.hiddenChanged.emit(())  # show every column: now the table scrolls sideways
+    qtbot.wait(50)
+    bar = table.horizontalScrollBar()
+    assert bar.maximum() > 0
+    bar.setValue(bar.maximum())
+    frozen = table.frozen
+    assert all(frozen.isColumnHidden(i) for i in range(2, len(tab.model.columns)))
+    assert not frozen.isColumnHidden(0) and not frozen.isColumnHidden(1)
+    name = frozen.model().index(0, 1).data()
+    assert name and frozen.visualRect(frozen.model().index(0, 1)).left() >= 0  # still drawn

@@ -46,6 +46,17 @@ class SweepView:
             raise ScenarioError("axis", f"must be one of {', '.join(SWEEP_AXES)}; got {self.axis!r}")
 
 
+# The Hardware table's columns shown at first (the rest are one right-click on its header away):
+# what a buyer ranks by: the count, the speed each user sees or the days to train, the cost per
+# million tokens or of the run, the purchase, targets met; at 1280x720 these fit beside the
+# frozen rank and GPU without sideways scrolling. Keys of io/compare_table.COLUMNS.
+DEFAULT_HIDDEN_COLUMNS: tuple[str, ...] = (
+    "system_name", "systems", "tpot_seconds", "tokens_per_second", "cloud_cost_per_hour",
+    "power_watts", "energy_kwh_per_million_tokens", "energy_kwh", "electricity_cost", "layout",
+    "nodes", "per_gpu_total", "headroom_bytes", "price_per_hour", "list_price_usd",
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class HardwareView:
     """The Hardware tab's settings (``gpusizer-cli compare`` and ``chart --kind hardware``
@@ -70,7 +81,7 @@ class HardwareView:
     min_memory_gb: float = 0.0
     cards_per_box: int | None = None
     prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    hidden_columns: tuple[str, ...] = ()
+    hidden_columns: tuple[str, ...] = DEFAULT_HIDDEN_COLUMNS
 
     def __post_init__(self) -> None:
         check_margin(self.margin)

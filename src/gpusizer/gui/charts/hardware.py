@@ -55,6 +55,8 @@ PROVENANCE = (
     "price_per_hour_source",
 )
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
+NAME_MIN_PX = 140  # and the narrowest, when the tab is narrow (1280 px windows)
+TABLE_SHARE_MAX = 0.72  # the table's most of the tab's width at first; the chart keeps the rest
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
 FRONT_PX, OTHER_PX = 12, 8
 
@@ -111,6 +113,7 @@ class HardwareChart(ChartBase):
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setChildrenCollapsible(False)
+        self.split.splitterMoved.connect(self._split_moved)
         return self.split
 
     def shutdown(self) -> None:
@@ -190,6 +193,7 @@ class HardwareChart(ChartBase):
         columns = columns_for(s.workload.is_training, s.targets.applies(s.workload.is_training))
         keys = [c.key for c in columns]
         self.model.set_options(self.options, columns)
+        self.table.show_columns(self.view.hidden_columns)
         if keys != self._sized_for:  # widths once per set of columns, then the user's
             self._sized_for = keys
             self.table.resizeColumnsToContents()
@@ -197,7 +201,7 @@ class HardwareChart(ChartBase):
                 if key in keys:
                     col = keys.index(key)
                     self.table.setColumnWidth(col, min(NAME_PX, self.table.columnWidth(col)))
-        self.table.show_columns(self.view.hidden_columns)
+            self._fit_split()
 
     def _hide_columns(self, hidden: tuple[str, ...]) -> None:
         """The user hid or showed columns of the table (kept with the view: remembered)."""
@@ -330,9 +334,27 @@ class HardwareChart(ChartBase):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        if not self._split_set and self.width() > 100:  # table 3/5, chart 2/5 at first
-            self._split_set = True
-            self.split.setSizes([self.width() * 3 // 5, self.width() * 2 // 5])
+        self._fit_split()
+
+    def _split_moved(self, *_args: Any) -> None:
+        self._split_set = True  # the user's split stays
+
+    def _fit_split(self) -> None:
+        """Until the user moves the splitter: the table takes the width its shown columns need
+        (at most TABLE_SHARE_MAX of the tab), the GPU names elide down to NAME_MIN_PX to fit,
+        and the chart takes the rest; so at 1280x720 the buyer's columns need no scrolling."""
+        width, t = self.split.width(), self.table
+        if self._split_set or width <= 100 or not self.table.isVisible():
+            return
+        keys = [c.key for c in self.model.columns]
+        shown = [i for i in range(len(keys)) if not t.isColumnHidden(i)]
+        name = keys.index("gpu_name") if "gpu_name" in keys else -1
+        chrome = t.verticalScrollBar().sizeHint().width() + 2 * t.frameWidth() + 2
+        others = sum(t.columnWidth(i) for i in shown if i != name)
+        table_px = min(int(width * TABLE_SHARE_MAX), others + NAME_PX + chrome)
+        if name >= 0:
+            t.setColumnWidth(name, max(NAME_MIN_PX, min(NAME_PX, table_px - others - chrome)))
+        self.split.setSizes([table_px, width - table_px - self.split.handleWidth()])
 
     # -- the view and edits ------------------------------------------------------------------
     def _view_changed(self) -> None:

@@ -14,11 +14,12 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
 from ...io.compare_table import Column, columns_for
 from .. import colors
+from .frozen import FrozenColumns
 
 Index = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole
@@ -26,7 +27,8 @@ OPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MUTED, FRONT, BAD = QColor("#8c959f"), QColor("#eaf3ea"), QColor(colors.BAD)
 NAME_CAP_PX = 230  # GPU and system names elide past this (the tooltip has the full name)
 NAME_KEYS = ("gpu_name", "system_name")
-ALWAYS_SHOWN = ("rank", "gpu_name")  # a row must say what it is
+ALWAYS_SHOWN = ("rank", "gpu_name")  # a row must say what it is: the first two columns, frozen
+_ENSURE_VISIBLE = QAbstractItemView.ScrollHint.EnsureVisible
 _SOURCES = {  # the option's provenance fields of each price column (core/sizing/prices.py)
     "price_per_hour": ("price_per_hour_provider", "price_per_hour_source", "price_per_hour_date"),
     "list_price_usd": ("list_price_basis", "list_price_source", "list_price_date"),
@@ -224,6 +226,20 @@ class OptionsTable(QTableView):
         header.customContextMenuRequested.connect(
             lambda pos: self.column_menu().exec(header.mapToGlobal(pos))
         )
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.frozen = FrozenColumns(self, len(ALWAYS_SHOWN))  # the rank and GPU stay in view
+        self.frozen.horizontalHeader().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.frozen.horizontalHeader().customContextMenuRequested.connect(
+            lambda pos: self.column_menu().exec(self.frozen.horizontalHeader().mapToGlobal(pos))
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.frozen.place()
+
+    def scrollTo(self, index: Index, hint: QAbstractItemView.ScrollHint = _ENSURE_VISIBLE) -> None:
+        super().scrollTo(index, hint)
+        self.frozen.uncover(QModelIndex(index))
 
     def hidden_keys(self) -> tuple[str, ...]:
         """Keys of the current columns that are hidden."""
@@ -237,6 +253,7 @@ class OptionsTable(QTableView):
         model = self.proxy.sourceModel()
         for i, col in enumerate(model.columns if isinstance(model, OptionsModel) else []):
             self.setColumnHidden(i, col.key in hidden and col.key not in ALWAYS_SHOWN)
+        self.frozen.sync()
 
     def column_menu(self) -> QMenu:
         """One checkable entry per column (checked: shown), and "Show all columns"."""
@@ -274,6 +291,7 @@ class OptionsTable(QTableView):
                 need = min(need, NAME_CAP_PX)
             if self.columnWidth(i) < need:
                 self.setColumnWidth(i, need)
+        self.frozen.sync()
 
     def option_at(self, index: QModelIndex) -> dict[str, Any] | None:
         value = self.proxy.data(index, OPTION_ROLE) if index.isValid() else None
