@@ -98,6 +98,35 @@ def test_memory_units_and_tooltip(qtbot):
         chart.set_units("MiB")
 
 
+def test_training_vs_inference_draws_the_host_ram_a_job_uses(qtbot):
+    """A 405B served by llama.cpp on one 24 GB card keeps most layers in host RAM
+    (``gpu_layers``): the bar draws that part, hatched above the GPU's, and its label says it;
+    jobs that stay on the GPU draw none."""
+    one_card = {
+        "model": {"preset": "llama-3.1-405b"},
+        "workload": {"kind": "inference", "prompt_tokens": 2048, "generated_tokens": 256},
+        "framework": "llama.cpp",
+        "hardware": {"gpu": "rtx-4090-24gb", "gpus_per_node": 1},
+        "precision": {"weights": "gguf_q4_k_m"},
+    }
+    chart = make(qtbot, "variants", one_card)
+    bars = {b.key: b for b in chart.cmp.bars}
+    fp16 = bars["inference_fp16"]
+    # 405.9 B params x 2 bytes = 812 GB of weights: what the 24 GB card cannot hold is on the host
+    assert fp16.gpus_needed == 1 and fp16.total < 24e9 and fp16.host > 700e9
+    assert not bars["pretraining"].host  # training keeps everything on the GPUs here
+    assert chart.host.isVisible() and len(chart.host.opts["x"]) == 3  # the three inference bars
+    label = chart.bar_labels[list(bars).index("inference_fp16")]
+    assert "736 GiB host RAM" in label.textItem.toPlainText()  # 812 GB - the card's share
+    scale = chart.stack.scale
+    i = list(bars).index("inference_fp16")
+    assert "in host RAM" in chart.tooltip_at(i, (fp16.total + fp16.host / 2) / scale)
+    head, *rows = chart.data_rows()
+    assert head[-1] == "host_bytes" and rows[i][-1] == fp16.host
+    plain = make(qtbot, "variants", L405)
+    assert not plain.host.isVisible()
+
+
 def test_compare_405b_tells_the_seed_story(qtbot):
     chart = make(qtbot, "variants", L405)
     assert len(bar_labels(chart)) == 7

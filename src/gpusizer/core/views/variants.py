@@ -71,6 +71,9 @@ class VariantBar:
     peak_phase: str
     reserved: int = 0  # bytes an engine reserves up front (its pool fills the GPU); 0: none
     engine: str = ""  # the framework's label when ``reserved``
+    host: int = 0  # bytes the job keeps in host RAM beside the GPU (layers llama.cpp leaves on
+    # the CPU, optimizer states or weights offloaded): drawn above the GPU's part, not counted
+    # in ``total`` or ``gpus_needed``
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,7 @@ class Variants:
     memory_as_sold_gb: float  # the datasheet figure of one GPU (80 for an H100)
     gpus_per_node: int
     bars: tuple[VariantBar, ...]
+    unified: bool = False  # the GPU shares the machine's RAM (Apple, DGX Spark, Strix Halo)
 
     @property
     def node_capacity_bytes(self) -> int:
@@ -145,7 +149,15 @@ def _bar(key: str, label: str, est: Estimate) -> VariantBar:
         peak_phase=mem.peak_phase,
         reserved=reserved,
         engine=s.profile.label if reserved else "",
+        host=_host_bytes(est),
     )
+
+
+def _host_bytes(est: Estimate) -> int:
+    """Host RAM the job uses beside the GPU (bytes): the serving engine's own figure where it
+    keeps layers or KV on the CPU (llama.cpp's ``gpu_layers``), else the training offloads."""
+    serving = est.serving.host_memory_bytes if est.serving is not None else 0
+    return int(max(serving, est.memory.host_memory, 0))
 
 
 def variants(scenario: Scenario | dict) -> Variants:
@@ -170,4 +182,5 @@ def variants(scenario: Scenario | dict) -> Variants:
         memory_as_sold_gb=one.gpu.memory_gb_as_sold,
         gpus_per_node=base.hardware.gpus_per_node,
         bars=tuple(bars),
+        unified=one.gpu.unified_memory,
     )

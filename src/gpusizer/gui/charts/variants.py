@@ -16,7 +16,7 @@ from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QBrush, QColor
 
 from ...core.model.result import COMPONENTS, Estimate
 from ...core.model.specs import Scenario
@@ -61,6 +61,11 @@ class VariantsChart(ChartBase):
         self.pools = pg.BarGraphItem(x=[], height=[], width=0.62, brush=None)
         self.pools.setZValue(5)
         self.plot.addItem(self.pools)
+        # Host RAM the job uses beside the GPU (llama.cpp's CPU layers, offloads), hatched
+        # above the GPU's part: a 405B on one 24 GB card is mostly here.
+        self.host = pg.BarGraphItem(x=[], height=[], y0=[], width=0.62)
+        self.host.setZValue(4)
+        self.plot.addItem(self.host)
         # Short labels at the left end; the full story is in the legend (the right of the plot
         # is where the small inference bars carry their own labels).
         self.gpu_line = capacity_line(self.plot, position=0.01, anchor=(0, 1))
@@ -79,15 +84,23 @@ class VariantsChart(ChartBase):
     def _redraw(self) -> None:
         cmp = self.cmp
         assert cmp is not None
-        top_bytes = max(max(max(b.total, b.reserved) for b in cmp.bars), cmp.capacity_bytes)
+        top_bytes = max(max(max(b.total + b.host, b.reserved) for b in cmp.bars), cmp.capacity_bytes)
         unit, scale = display_unit(self.unit, top_bytes)
         self.stack.set_bars([b.at_peak for b in cmp.bars], scale)
+        hosted = [(i, b) for i, b in enumerate(cmp.bars) if b.host]
+        self.host.setOpts(
+            x=[i for i, _b in hosted],
+            y0=[b.total / scale for _i, b in hosted],
+            height=[b.host / scale for _i, b in hosted],
+            width=0.62,
+        )
+        self.host.setVisible(bool(hosted))
         pooled = [(i, b.reserved / scale) for i, b in enumerate(cmp.bars) if b.reserved]
         self.pools.setOpts(x=[i for i, _h in pooled], height=[h for _i, h in pooled], width=0.62)
         self.pools.setVisible(bool(pooled))
         self.plot.getAxis("bottom").setTicks([[(i, tick_label(b.label)) for i, b in enumerate(cmp.bars)]])
         self.gpu_line.setValue(cmp.capacity_bytes / scale)
-        self.gpu_line.label.setFormat("1 GPU")
+        self.gpu_line.label.setFormat("GPU's share" if cmp.unified else "1 GPU")
         node = cmp.node_capacity_bytes
         # The node line only where it tells something: within reach of the tallest bar.
         self.node_line.setVisible(node <= 1.5 * top_bytes and cmp.gpus_per_node > 1)
@@ -107,8 +120,12 @@ class VariantsChart(ChartBase):
             entries.append(
                 (self.pools, f"{' / '.join(engines)} reserves {_short(reserved, self.unit)}<br>(its pool)")
             )
+        if hosted:
+            where = "the CPU's share of unified memory" if cmp.unified else "host RAM (CPU), beside the GPU"
+            entries.append((self.host, f"in {where}"))
         # The GPU is named in the title: a long name here would squeeze the plot.
-        entries.append((self.gpu_sample, f"1 GPU: {_short(cmp.capacity_bytes, self.unit)}"))
+        gpu = "GPU's share of unified memory" if cmp.unified else "1 GPU"
+        entries.append((self.gpu_sample, f"{gpu}: {_short(cmp.capacity_bytes, self.unit)}"))
         if self.node_line.isVisible():
             entries.append(
                 (
@@ -168,13 +185,15 @@ class VariantsChart(ChartBase):
             b = cmp.bars[i]
             color = t.good if b.gpus_needed == 1 else t.foreground
             gpus = f"{b.gpus_needed} GPU{'s' if b.gpus_needed > 1 else ''}"
+            where = "on the CPU's share" if cmp.unified else "host RAM"
+            host = f"<br>+ {_short(b.host, self.unit)} {where}" if b.host else ""
             self.set_centred_html(
                 label,
                 f"<div style='color:{t.foreground}'><b>"
                 f"{_short(b.total, self.unit)}</b><br>"
-                f"<span style='color:{color}'>{gpus}</span></div>",
+                f"<span style='color:{color}'>{gpus}</span>{host}</div>",
             )
-            label.setPos(i, b.total / scale)
+            label.setPos(i, (b.total + b.host) / scale)
 
     def _layout_labels(self) -> None:
         """Room above the bars for their labels, then the labels nudged off each other and
@@ -185,7 +204,7 @@ class VariantsChart(ChartBase):
         scale = self.stack.scale
         labels = self.bar_labels[: len(cmp.bars)]
         lines = [x for x in (self.gpu_line, self.node_line) if x.isVisible()]
-        tops = [b.total / scale for b in cmp.bars] + [x.value() for x in lines]
+        tops = [(b.total + b.host) / scale for b in cmp.bars] + [x.value() for x in lines]
         set_top(vb, room_above(vb, tops, [*labels, *(x.label for x in lines)], self._top))
         self._update_labels(scale)
         if overlaps(labels):  # neighbours side by side: room for a second row of labels
@@ -202,7 +221,7 @@ class VariantsChart(ChartBase):
         place(labels, vb, bodies)
         self.leaders.draw(
             [
-                (QPointF(i, b.total / scale), label)
+                (QPointF(i, (b.total + b.host) / scale), label)
                 for i, (b, label) in enumerate(zip(cmp.bars, labels, strict=False))
                 if not b.reserved  # above its pool's outline: plainly the bar's label
             ],
@@ -215,7 +234,9 @@ class VariantsChart(ChartBase):
         assert self.cmp is not None
         vb, half = self.plot.vb, self.stack.width / 2
         return [
-            vb.mapViewToScene(QRectF(i - half, 0, 2 * half, max(b.total, b.reserved) / scale)).boundingRect()
+            vb.mapViewToScene(
+                QRectF(i - half, 0, 2 * half, max(b.total + b.host, b.reserved) / scale)
+            ).boundingRect()
             for i, b in enumerate(self.cmp.bars)
         ]
 
@@ -246,6 +267,10 @@ class VariantsChart(ChartBase):
         self.stack.restyle(self.theme)
         pen = pg.mkPen(QColor(self.theme.foreground), width=1.5, style=Qt.PenStyle.DashLine)
         self.pools.setOpts(pen=pen, brush=None)
+        host_color = QColor(self.theme.muted)
+        self.host.setOpts(
+            pen=pg.mkPen(host_color, width=1), brush=QBrush(host_color, Qt.BrushStyle.BDiagPattern)
+        )
         style_line(self.gpu_line, self.theme, font=font(LABEL_PX))
         style_line(self.node_line, self.theme, color=self.theme.bad, font=font(LABEL_PX))
         self.gpu_sample.setPen(self.gpu_line.pen)
@@ -257,6 +282,8 @@ class VariantsChart(ChartBase):
 
     def tooltip_at(self, x: float, y: float) -> str:
         hit = self.stack.segment_at(x, y)
+        if hit is None and self.cmp is not None:
+            return self._host_tip(x, y)
         if hit is None or self.cmp is None:
             return ""
         b = self.cmp.bars[hit[0]]
@@ -264,6 +291,20 @@ class VariantsChart(ChartBase):
             f"{b.label}: {COMPONENT_LABELS[hit[1]]} {_short(b.at_peak[hit[1]], self.unit)}\n"
             f"peak {_short(b.total, self.unit)} ({b.peak_phase.replace('_', ' ')}), "
             f"{b.gpus_needed} × {self.cmp.gpu_name}"
+        )
+
+    def _host_tip(self, x: float, y: float) -> str:
+        """The hatched host-RAM part of a bar under the pointer, or ""."""
+        assert self.cmp is not None
+        i, scale = round(x), self.stack.scale
+        if not 0 <= i < len(self.cmp.bars) or abs(x - i) > self.stack.width / 2:
+            return ""
+        b = self.cmp.bars[i]
+        if not b.host or not b.total / scale <= y <= (b.total + b.host) / scale:
+            return ""
+        return (
+            f"{b.label}: {_short(b.host, self.unit)} in host RAM (CPU) beside "
+            f"{_short(b.total, self.unit)} on {b.gpus_needed} × {self.cmp.gpu_name}"
         )
 
     def data_rows(self) -> list[list[Any]]:
@@ -279,6 +320,7 @@ class VariantsChart(ChartBase):
             "nominal_weights_bytes",
             "gpus_needed",
             "reserved_bytes",
+            "host_bytes",
         ]
         rows: list[list[Any]] = [head]
         for b in self.cmp.bars if self.cmp else ():
@@ -294,6 +336,7 @@ class VariantsChart(ChartBase):
                     b.nominal_weights,
                     b.gpus_needed,
                     b.reserved,
+                    b.host,
                 ]
             )
         return rows
