@@ -79,3 +79,26 @@ def test_core_refuses_a_framework_that_does_not_run_the_kind(kind, framework):
         )
     assert err.value.field == "framework"
     assert framework in str(err.value)
+
+
+def test_a_click_on_blank_space_keeps_the_place_in_the_form(window, qtbot):
+    """Clicking the form's margin or a caption, then Tab, goes on from the field that had the
+    focus: it never jumps back to the first field at the top of the form."""
+    from PySide6.QtTest import QTest
+
+    field = find(window, "combo_framework")
+    window.left.ensureWidgetVisible(field)
+    column = find(window, "left_column")
+    bar = window.left.verticalScrollBar()
+    y = field.mapTo(column, QPoint(0, field.height() // 2)).y()
+    for x in (3, 60):  # the column's margin, the field's caption
+        field.setFocus()
+        qtbot.waitUntil(field.hasFocus, timeout=1000)
+        top = bar.value()
+        target = column.childAt(QPoint(x, y)) or column
+        local = target.mapFrom(column, QPoint(x, y)) if target is not column else QPoint(x, y)
+        QTest.mouseClick(target, Qt.MouseButton.LeftButton, pos=local)
+        QTest.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_Tab)
+        now = QApplication.focusWidget()
+        assert now is not None and now.objectName() != "edit_scenario_name", (x, now)
+        assert bar.value() >= top > 0

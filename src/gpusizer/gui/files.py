@@ -17,12 +17,12 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from ..core.errors import ScenarioError
 from ..core.model.specs import Scenario
 from ..core.pipeline.report import report_from_estimate
-from ..core.pipeline.scenario import scenario_dict
+from ..core.pipeline.scenario import OTHER_KINDS, scenario_dict
 from ..core.readfile import read_json_object
 from ..io.atomic import write_atomic
 from ..io.hf_config import MAX_CONFIG_BYTES
 from ..io.report import NOT_ASKED, report_facts, report_text
-from ..io.scenario_file import SUFFIX, load_scenario, save_scenario
+from ..io.scenario_file import SUFFIX, load_scenario_file, save_scenario
 from .binding import as_rich
 from .dialogs import ask_open, ask_save, slug
 from .settings import Prefs
@@ -31,7 +31,7 @@ from .state import ScenarioState
 log = logging.getLogger(__name__)
 
 SCENARIO_FILTER = "GPU Sizer scenarios (*.gpusizer.json);;JSON files (*.json);;All files (*)"
-_SCENARIO_KEYS = frozenset(Scenario.model_fields)  # every block a saved scenario may hold
+_SCENARIO_KEYS = frozenset(Scenario.model_fields) | {OTHER_KINDS}  # every block a saved file may hold
 _HF_KEYS = {"model_type", "architectures", "num_hidden_layers", "n_layer", "hidden_size", "n_embd"}
 
 
@@ -76,6 +76,7 @@ class FileController(QObject):
         super().__init__(window)
         self.state, self.prefs, self.window = state, prefs, window
         self.path: Path | None = None
+        self.saved: Scenario = state.scenario  # as last opened, saved or started
         self.advice: Callable[[], Any] | None = None  # the advisor's option for the scenario
         self.prices: Callable[[], Any] | None = None  # the user's own prices ("My prices")
         from .model_import import ModelImporter
@@ -90,12 +91,16 @@ class FileController(QObject):
         if path is not None:
             self.recentChanged.emit(self.prefs.add_recent(path))
         self.state.undo_stack.setClean()
+        self.saved = self.state.scenario
         self.pathChanged.emit(path)
 
     # -- unsaved work ----------------------------------------------------------------------
     @property
     def modified(self) -> bool:
-        return not self.state.undo_stack.isClean()
+        """Whether the scenario differs from the one last opened, saved or started: a value
+        edited and then set back to what it was is no change (the undo stack's clean mark
+        would still say there is one)."""
+        return self.state.scenario != self.saved
 
     def may_discard(self, doing: str) -> bool:
         """Before New, Open or Quit: True to go on. Unsaved changes ask Save / Discard /
@@ -135,17 +140,22 @@ class FileController(QObject):
         if ask and not self.may_discard(f"opening {p.name}"):
             return False
         try:
-            self.state.set_scenario(load_scenario(p), label=f"Open {p.name}")
+            scenario, others = load_scenario_file(p)
+            self.state.set_scenario(scenario, label=f"Open {p.name}")
         except (ScenarioError, RecursionError) as exc:  # nothing changed: refused whole
             self.warn("Cannot open scenario", f"{p.name} was not opened:\n{exc}")
             return False
+        self.state.other_kinds.update(others)  # after the load, which forgets the old ones
         self._set_path(p)
         return True
 
     def save_to(self, path: str | Path) -> bool:
         p = with_suffix(path)
         try:
-            save_scenario(scenario_dict(self.state.scenario), p)
+            others = {
+                k: v for k, v in self.state.other_kinds.items() if k != self.state.scenario.workload.kind
+            }
+            save_scenario(scenario_dict(self.state.scenario), p, others)
         except OSError as exc:
             self.warn("Cannot save scenario", f"{p} was not written: {exc.strerror or exc}")
             return False

@@ -79,12 +79,15 @@ class KindSwitch:
 
     def __init__(self, state: ScenarioState) -> None:
         self.state = state
-        self.saved: dict[str, dict[str, Any]] = {}  # kind id -> its values of kind_paths()
+        # kind id -> its values of kind_paths(): kept on the state, so a saved file carries them
+        # (its other_kinds block) and an opened one brings them back
+        self.saved = state.other_kinds
         self.last = ""
         state.replaced.connect(self._loaded)
 
     def _loaded(self, loaded: bool) -> None:
-        """A new, opened or imported scenario: every other kind is unvisited again."""
+        """A new, opened or imported scenario: every other kind is unvisited again (an opened
+        file then puts back the settings it carries)."""
         if loaded:
             self.saved.clear()
 

@@ -119,6 +119,10 @@ class MainWindow(QMainWindow):
         self.left.setFrameShape(QFrame.Shape.NoFrame)
         self.left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.left.setWidget(column)
+        # A click on blank space or a caption would give the scroll area the focus, and the next
+        # Tab would then start again at the form's first field (scrolling to the top); the field
+        # that had the focus keeps it instead. The wheel still scrolls the area.
+        self.left.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.left.setMinimumWidth(LEFT_WIDTH)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("splitter_main")
@@ -243,7 +247,7 @@ class MainWindow(QMainWindow):
         s, path = self.state.scenario, self.files.path
         name = plain_text(s.name or s.model.name).replace("[*]", "[ * ]")
         self.setWindowTitle(f"{name}{f' ({path.name})' if path else ''}[*] — GPU Sizer")
-        self.setWindowModified(not self.state.undo_stack.isClean())
+        self.setWindowModified(self.files.modified)
 
     # -- commands --------------------------------------------------------------------------
     def set_units(self, unit: str) -> None:

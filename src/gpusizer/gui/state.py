@@ -94,6 +94,8 @@ class ScenarioState(QObject):
         self._last_edit: tuple[str, float] = ("", 0.0)
         self.undo_stack = QUndoStack(self)
         self.labels: dict[str, str] = {}  # field path -> the label users see (undo items)
+        # how each kind not shown was last done (gui/kind_switch.py), saved with the file
+        self.other_kinds: dict[str, dict[str, Any]] = {}
         # Throttle, not restart: a held spin-box arrow still redraws every ~30 ms.
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
         self._timer.timeout.connect(self.flush)

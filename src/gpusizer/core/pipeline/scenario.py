@@ -17,6 +17,7 @@ from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
 from ..model.presets import gpu_presets, model_presets, resolve_gpu_id
 from ..model.specs import GPUSpec, ModelSpec, Scenario
+from ..registry.workloads import WORKLOAD_KINDS
 from ..suggest import did_you_mean
 from .validate import check_model, check_scenario
 
@@ -117,7 +118,29 @@ def scenario_dict(s: Scenario) -> dict[str, Any]:
     return s.model_dump(mode="json")
 
 
+OTHER_KINDS = "other_kinds"  # the file's optional block of the other kinds' settings
+
+
+def other_kinds(data: Any) -> dict[str, dict[str, Any]]:
+    """The optional ``other_kinds`` block of a scenario file: for each workload kind not shown,
+    how the window last had it done (its framework, parallelism and techniques, by dotted path),
+    so that switching kind after reopening the file brings them back. Ignored by the estimate;
+    ScenarioError names a kind that is not registered or a value that is not an object."""
+    block = data.get(OTHER_KINDS, {}) if isinstance(data, dict) else {}
+    if not isinstance(block, dict):
+        raise ScenarioError(OTHER_KINDS, "must be an object of workload kind -> settings")
+    for kind, settings in block.items():
+        if kind not in WORKLOAD_KINDS:
+            known = ", ".join(WORKLOAD_KINDS)
+            raise ScenarioError(f"{OTHER_KINDS}.{excerpt(kind)}", f"is not a workload kind ({known})")
+        if not isinstance(settings, dict) or not all(isinstance(k, str) for k in settings):
+            raise ScenarioError(f"{OTHER_KINDS}.{kind}", "must be an object of field path -> value")
+    return {str(k): dict(v) for k, v in block.items()}
+
+
 def _validate(data: dict[str, Any]) -> Scenario:
+    other_kinds(data)  # checked, then left to the window: no part of the estimate
+    data.pop(OTHER_KINDS, None)
     check_text(data)
     data = fill_profile_defaults(data)
     if "model" in data:
