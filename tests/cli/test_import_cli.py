@@ -47,7 +47,8 @@ def test_scenario_loads_and_estimates_at_the_checkpoint_precision(
 
 def test_summary(capsys: pytest.CaptureFixture[str]):
     code, out, _ = _run(capsys, str(CONFIGS / "deepseek-v3.json"), "--summary")
-    assert code == 0 and "precision: fp8, rule fp8-block" in out
+    assert code == 0 and "precision: FP8 (E4M3/E5M2) weights; FP8 128x128 blocks" in out
+    assert "(fp8, rule fp8-block)" in out  # the fields after the words
 
 
 def test_bad_path_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]):

@@ -5,18 +5,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.registry.dtypes import DTYPES
+from ..core.registry.quant_rules import QUANT_RULES
 from .units import to_unit
 
 
 def precision_text(precision: dict[str, Any]) -> str:
-    """``mxfp4, rule mxfp4-experts, modules norms: fp32`` (the precision fields set)."""
-    parts = [precision["weights"]]
-    if precision.get("quantization_rule"):
-        parts.append(f"rule {precision['quantization_rule']}")
+    """The stored precision in words first, the fields after: ``FP8 (E4M3/E5M2) weights;
+    FP8 128x128 blocks: Linear layers; ... 16-bit (fp8, rule fp8-block)``. The words are the
+    registries' labels (core/registry/dtypes.py, quant_rules.py); the fields are the
+    scenario's ``precision`` as set, for a reader who will type them."""
+    weights = str(precision["weights"])
+    dtype = DTYPES.get(weights)
+    words = [f"{dtype.label if dtype is not None else weights} weights"]
+    fields = [weights]
+    rule_id = precision.get("quantization_rule")
+    if rule_id:
+        rule = QUANT_RULES.get(str(rule_id))
+        if rule is not None and rule.id != "uniform":
+            words.append(rule.label)
+        fields.append(f"rule {rule_id}")
     mods = precision.get("modules") or {}
     if mods:
-        parts.append("modules " + ", ".join(f"{g}: {d}" for g, d in mods.items()))
-    return ", ".join(parts)
+        words.append("kept apart: " + ", ".join(f"{g} in {d}" for g, d in mods.items()))
+        fields.append("modules " + ", ".join(f"{g}: {d}" for g, d in mods.items()))
+    return f"{'; '.join(words)} ({', '.join(fields)})"
 
 
 MISMATCH = 0.10

@@ -166,7 +166,7 @@ class PrecisionPanel(Panel):
         if stored is not None:
             fields = stored.fields() if hasattr(stored, "fields") else dict(stored)
             self.checkpoint_note.setText(
-                f"Checkpoint stored as {precision_text(fields)}"
+                f"The checkpoint stores {precision_text(fields)}"
                 + (" (training loads it dequantised)" if training else "")
             )
         self.form.show("checkpoint_note", stored is not None)

@@ -137,9 +137,10 @@ def _pool_refusal(kv: RequestKV, pool: float, needed: float, ctx: int) -> str | 
     """The engine's start-up error in its words, or None."""
     if pool <= 0:
         return (
-            "No available memory for the cache blocks: weights, the profile peak and "
-            "non-torch memory exceed the budget. Increase memory_fraction, use more GPUs "
-            "or a smaller format"
+            "no memory is left for the KV cache: the weights, the engine's start-up test run "
+            "and its own runtime memory take all the memory it may use. Let it use more of the "
+            "GPU (memory_fraction), add GPUs or choose a smaller format (vLLM's words: No "
+            "available memory for the cache blocks)"
         )
     if needed <= pool:
         return None
