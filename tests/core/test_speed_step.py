@@ -38,6 +38,10 @@ from gpusizer.core.speed.step_model import step_model
         ("mi325x-256gb", "cdna3"),
         ("mi355x-288gb", "cdna4"),
         ("mi250x-gcd-64gb", "amd"),
+        ("rx-7900-xtx-24gb", "rdna3"),
+        ("radeon-pro-w7900-48gb", "rdna3"),
+        ("rx-9070-xt-16gb", "rdna4"),
+        ("radeon-ai-pro-r9700-32gb", "rdna4"),
         ("ryzen-ai-max-395-128gb", "apu"),
     ],
 )

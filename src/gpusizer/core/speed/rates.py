@@ -10,8 +10,9 @@ with no measurement of their own say which they borrow.
 - Architecture (:func:`gpu_family`): NVIDIA by compute capability (8.0 ``ampere-hbm``, 8.6
   ``ampere``, 8.9 ``ada``, 9.0 ``hopper``, 10.x ``blackwell``, 12.0 ``blackwell-rtx``, 12.1
   ``gb10``), ``apple`` (M1, M2) and ``apple-m3`` (M3 and later), AMD Instinct ``cdna3``
-  (MI300X, MI325X) and ``cdna4`` (MI350X, MI355X), ``amd`` (other AMD), ``apu`` (other
-  unified memory), ``other``.
+  (MI300X, MI325X) and ``cdna4`` (MI350X, MI355X), Radeon ``rdna3`` (RX 7000, PRO W7000)
+  and ``rdna4`` (RX 9000, AI PRO R9000), ``amd`` (other AMD), ``apu`` (other unified
+  memory), ``other``.
 - Formats: matmuls in 16 bits, in the GPU's own FP8/INT8/FP4 tensor-core format (``low``), or
   weight-only quantised formats dequantised inside the kernel (``quant``: GGUF, GPTQ/AWQ,
   NF4, INT4; ggml's MMQ, Marlin). Streaming weights and the KV cache reaches ``bandwidth``.
@@ -92,6 +93,9 @@ _APPLE_CHIP = re.compile(r"\bM(\d+)\b")
 # (gfx950); AMD's CDNA3 and CDNA4 white papers. Older Instinct (MI250X, CDNA2) stays "amd".
 _INSTINCT = re.compile(r"\bMI3(\d)\d")
 _CDNA = {"0": "cdna3", "2": "cdna3", "5": "cdna4"}
+# Radeon by product number: RX 7000 and PRO W7000 are RDNA3 (Navi 3x), RX 9000 and AI PRO R9000
+# RDNA4 (Navi 4x); AMD's product pages.
+_RDNA = ((re.compile(r"\b(?:RX 7|W7)\d{3}\b"), "rdna3"), (re.compile(r"\b(?:RX 9|R9)\d{3}\b"), "rdna4"))
 
 
 def gpu_family(gpu: Device) -> str:
@@ -116,7 +120,9 @@ def gpu_family(gpu: Device) -> str:
         if gpu.unified_memory:
             return "apu"
         inst = _INSTINCT.search(gpu.name)
-        return _CDNA.get(inst.group(1), "amd") if inst else "amd"
+        if inst:
+            return _CDNA.get(inst.group(1), "amd")
+        return next((fam for pattern, fam in _RDNA if pattern.search(gpu.name)), "amd")
     return "apu" if gpu.unified_memory else "other"
 
 
@@ -126,6 +132,10 @@ _ADA_POWER = (
     f"{_XD}: ggml's prefill on Ada follows board power, not SMs: 8B F16 pp512 per watt RTX 4090 "
     "(450 W, 128 SMs) 20.8, RTX 4080 (320 W, 76 SMs) 22.6, RTX 6000 Ada (300 W, 142 SMs) 22.2, "
     "RTX 5000 Ada (250 W) 24.6, RTX 4000 Ada (130 W) 24.0 t/s per W"
+)
+_RDNA3_MMQ = (
+    "ggml-org/llama.cpp PR #26284 'HIP: tune rdna 3 mmq configs' (2026), RX 7900 XTX under ROCm/HIP, "
+    "llama-bench after the PR"
 )
 _DEEPGEMM = (
     "deepseek-ai/DeepGEMM README a6d97a1c, H800 FP8 dense GEMMs at m 4,096: 1,358 / 1,304 / 990 TFLOPS "
@@ -236,6 +246,21 @@ RATES: dict[tuple[str, str], Rates] = {
             "runs in ggml's integer MMQ, not on FP4 tensor cores (4-6 % of the 500 TFLOPS datasheet)",
             f"{_SPARK}: gpt-oss-120b pp2048 1,937.54 (64 tokens per expert): half rate at 57 tokens "
             "per expert",
+        ),
+    ),
+    ("ggml", "rdna3"): Rates(
+        matmul=0.6,
+        matmul_low=0.4,
+        matmul_quant=0.39,
+        attention=0.4,
+        bandwidth=0.715,
+        kernel_floor=4.0 * us,
+        grouped_half=_GROUPED,
+        sources=(
+            f"{_RDNA3_MMQ}: llama 8B Q4_K_M at n_ubatch 512, pp2048 3,226.54 (quantised matmul share, "
+            "MMQ on the WMMA peak) and tg64 105.81 (bandwidth; the fallback's 4 us kernel floor); "
+            "n_ubatch 1024 and the Q5_K_M rows out of sample",
+            "no RDNA3 figure for F16 matmuls or attention: the ggml fallback's shares",
         ),
     ),
     ("ggml", ""): Rates(
