@@ -34,7 +34,14 @@ from gpusizer.core.speed.step_model import step_model
         ("dgx-spark-128gb", "gb10"),
         ("apple-m4-max-128gb", "apple-m3"),
         ("apple-m3-ultra-256gb", "apple-m3"),
-        ("mi300x-192gb", "amd"),
+        ("mi300x-192gb", "cdna3"),
+        ("mi325x-256gb", "cdna3"),
+        ("mi355x-288gb", "cdna4"),
+        ("mi250x-gcd-64gb", "amd"),
+        ("rx-7900-xtx-24gb", "rdna3"),
+        ("radeon-pro-w7900-48gb", "rdna3"),
+        ("rx-9070-xt-16gb", "rdna4"),
+        ("radeon-ai-pro-r9700-32gb", "rdna4"),
         ("ryzen-ai-max-395-128gb", "apu"),
     ],
 )
@@ -48,7 +55,7 @@ def test_every_rate_is_a_share_and_cites_a_source() -> None:
             assert 0 < share <= 1, key
         assert 0 < r.kernel_floor < 20e-6 and r.sources, key
     # an architecture with no entry of its own takes the library's fallback
-    assert achieved(gpu_by_id("mi300x-192gb"), "vendor") is RATES[("vendor", "")]
+    assert achieved(gpu_by_id("mi250x-gcd-64gb"), "vendor") is RATES[("vendor", "")]
 
 
 def test_links_by_class_and_alpha_plus_bytes_over_beta() -> None:

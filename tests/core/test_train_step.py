@@ -152,3 +152,22 @@ def test_rates_and_links() -> None:
     assert group_link(h100, 64, 1, 8, 50.0).beta == pytest.approx(370e9)
     # ring all-reduce moves 2(n-1)/n of the bytes: 8 GPUs, 1 GB over NVLink (collectives.py)
     assert collective_seconds("all_reduce", 1e9, 8, inside) == pytest.approx(8e-6 + 1.75 / 370)
+
+
+def test_geforce_qlora_matmuls_follow_the_cards_fp32_accumulate_rates() -> None:
+    # GeForce runs PyTorch's BF16 GEMMs (FP32 accumulate) at half the FP16-accumulate rate: the
+    # catalog's 165.2 (RTX 4090) and 209.5 TFLOPS (RTX 5090), Ada and Blackwell GeForce
+    # whitepapers. Neither card has a training run of its own, so both take one sustained share
+    # and the 5090's QLoRA matmuls are faster by the ratio of the peaks (they were equal).
+    def qlora(gpu: str) -> dict[str, Any]:
+        return _step(
+            workload={"kind": "qlora", "sequence_length": 2048, "micro_batch_size": 1},
+            precision={"weights": "nf4", "activations": "bf16"},
+            parallelism={"data": 1, "zero_stage": 0, "recompute": "full"},
+            framework="huggingface",
+            hardware={"gpu": gpu},
+        )
+
+    old, new = qlora("rtx-4090-24gb"), qlora("rtx-5090-32gb")
+    assert old["matmul_seconds"] / new["matmul_seconds"] == pytest.approx(209.5 / 165.2, rel=1e-3)
+    assert new["tokens_per_second_per_gpu"] > 1.25 * old["tokens_per_second_per_gpu"]

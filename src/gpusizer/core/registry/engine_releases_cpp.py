@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
+from .engines import BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
 # its scheduler with the GPU ("At step n, the system launches GPU computation for step n+1
@@ -27,7 +27,10 @@ from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
 # llama.cpp launches each ggml node from the host at 9.4 us when a step is not one CUDA graph:
 # without graphs an H100 PCIe decodes LLaMA-2 7B Q4_K_M at 143.35 tokens/s (6.98 ms for the
 # 740 kernels of 32 layers, core/speed/step.py), with graphs at 163.83 (ggml-org/llama.cpp#6763).
-_TRT_STEPS = (("", StepCost(step=0.0, launch=55 * us, per_request_pipeline=84 * us)),)
+# trtllm-serve's cost per request (StepCost.front_end): 33.6 ms, the mean TTFT of 1.2.0rc1
+# serving Qwen3-8B to 4 users on one H100 (51.61 ms, GPUStack performance lab, ShareGPT at
+# 233 / 221 tokens) less the step model's 18.0 ms; trtllm-bench runs in process (none).
+_TRT_STEPS = (("", StepCost(step=0.0, launch=55 * us, per_request_pipeline=84 * us, front_end=33.6 * ms)),)
 # Before the PyTorch backend TensorRT-LLM ran TensorRT engines from its C++ runtime
 # (gptSessionBenchmark, the C++ batch manager): a context step enqueues its layers from C++,
 # at the kernel floor's 3 us (its v0.5 / v0.6 tables, tests/core/test_serving_speed.py).

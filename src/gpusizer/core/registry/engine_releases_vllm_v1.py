@@ -10,7 +10,12 @@ from .engines import BatchTier, EngineRelease, GiB, StepCost, ms, us
 
 # Host cost of a vLLM step (core/registry/engines.py StepCost; docs/evidence/speed.md): 0.4 ms
 # per step the GPU waits for, 55 us per op of an eager step (engine_releases.py says why).
-VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us)),)
+# The API server's cost per request (StepCost.front_end): 50.5 ms, the c=1 mean TTFT of vLLM
+# 0.11.0 less the step model's 8.5 ms prefill (GPUStack performance lab, Qwen3-8B on one H100
+# SXM, ShareGPT at 233 / 221 tokens, 59.01 ms; its c=2/4/8 TTFTs out of sample). The same for
+# every release: no other release has a published TTFT at short prompts here.
+VLLM_FRONT_END = 50.5 * ms
+VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us, front_end=VLLM_FRONT_END)),)
 # V1's non-torch growth with more than one GPU (engine_releases.py: llm-d v0.19.0 sweep)
 V1_COMM, V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
 V1_SMALL = BatchTier(0, 256, 2048)

@@ -43,8 +43,7 @@ def _engine_memory(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
 ) -> tuple[EngineMemory, EngineSettings]:
     rule = memory_rule(s.profile)
-    st = rule.settings(s, gpu)
-    return rule.memory(s, arch, counts, gpu, st), st
+    return rule.fit(s, arch, counts, gpu, rule.settings(s, gpu))
 
 
 def required_bytes(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> int:

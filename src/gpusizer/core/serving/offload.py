@@ -187,7 +187,7 @@ def planned_free(
     assert rel is not None
     m = _model(s, arch, counts)
     proj = projector(s, counts)
-    return full_offload_free(s, arch, m.blocks, m.output, gpu, rel, ctx, proj, floor)
+    return full_offload_free(s, arch, m.blocks, m.output, gpu, rel, ctx, proj, floor, st.max_sequences)
 
 
 def gpu_bytes(
@@ -211,7 +211,8 @@ def offload_memory(
     planned = None
     if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
         # Ollama starts llama.cpp with the layer count its own estimate gives
-        planned = ollama_estimate(s, arch, m.blocks, m.output, gpu, rel, ctx, projector(s, counts))
+        proj = projector(s, counts)
+        planned = ollama_estimate(s, arch, m.blocks, m.output, gpu, rel, ctx, proj, st.max_sequences)
     n = planned.layers if planned is not None else st.gpu_layers
     if n is not None:
         p = _place(s, arch, m, st, min(n, full), cells)

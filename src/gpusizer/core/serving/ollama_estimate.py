@@ -107,11 +107,13 @@ def ollama_estimate(
     rel: EngineRelease,
     ctx: int,
     proj: tuple[float, float] = (0.0, 0.0),
+    parallel: int | None = None,
 ) -> OllamaEstimate:
     """Ollama's estimate and placement for ``ctx`` tokens per slot on the scenario's GPUs (the
     GPU's capacity taken as its free memory; every GPU alike); ``blocks`` the bytes of each
-    repeating block as the GGUF stores it, ``proj`` the vision projector's (weights, graph)."""
-    parallel = max(1, s.serving.max_sequences or rel.max_sequences or 1)
+    repeating block as the GGUF stores it, ``proj`` the vision projector's (weights, graph);
+    ``parallel`` the slots Ollama settled on (null: the scenario's or the release's)."""
+    parallel = max(1, parallel or s.serving.max_sequences or rel.max_sequences or 1)
     total_ctx = ctx * parallel
     batch = min(total_ctx, 512)
     kv = layer_kv(s, arch, rel, total_ctx, batch, parallel)
@@ -155,6 +157,7 @@ def full_offload_free(
     ctx: int,
     proj: tuple[float, float] = (0.0, 0.0),
     floor: float = 0.0,
+    parallel: int | None = None,
 ) -> float:
     """The least free memory per GPU, not below ``floor``, on which the estimate places every
     layer and the output (the inverse of :func:`_place`). One GPU: its share, the buffer
@@ -162,7 +165,7 @@ def full_offload_free(
     hands a dropped GPU's layers to the others, so the placement is not monotone in the free
     memory; the least free memory that places everything is found by bisection between
     ``floor`` and what one GPU alone would need."""
-    e = ollama_estimate(s, arch, blocks, output_bytes, gpu, rel, ctx, proj)
+    e = ollama_estimate(s, arch, blocks, output_bytes, gpu, rel, ctx, proj, parallel)
     gpus = max(1, s.parallelism.tensor * s.parallelism.pipeline)
     metal = gpu.unified_memory and gpu.vendor.lower() == "apple"
     zero, last = _split(rel, proj)

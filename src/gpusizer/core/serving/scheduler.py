@@ -27,6 +27,8 @@ arrival).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..speed.step import StepModel
 from .scheduler_run import Run
 from .scheduler_types import LEVELS, TIME_BOXED_STEPS, Admission, Engine, Load, LoadResult, Workload
@@ -65,9 +67,33 @@ def _alone(step: StepModel, engine: Engine, w: Workload) -> LoadResult:
     return LoadResult(ttft, ttft, tpot, t, w.output / t if t else 0.0, 1, 1.0)
 
 
+def client_view(r: LoadResult, w: Workload, front_end: float) -> LoadResult:
+    """What a client of the API server sees of the engine's run ``r``: each request reaches
+    the scheduler ``front_end`` seconds after it is sent and its first token leaves through
+    the server, so TTFT and end-to-end time grow by it; the steps do not (the server is
+    another process). Throughput: a steady user's cycle grows by it, a burst's drain starts
+    that much later, Poisson arrivals keep their rate."""
+    if front_end <= 0:
+        return r
+    tps = r.tokens_per_second
+    if w.load == "steady" and r.e2e > 0:
+        tps *= r.e2e / (r.e2e + front_end)
+    elif w.load == "burst" and tps > 0:
+        span = r.completed * w.output / tps  # first arrival to last completion
+        tps *= span / (span + front_end)
+    return replace(
+        r,
+        ttft=r.ttft + front_end,
+        ttft_p99=r.ttft_p99 + front_end,
+        e2e=r.e2e + front_end,
+        tokens_per_second=tps,
+    )
+
+
 def simulate(step: StepModel, engine: Engine, workload: Workload) -> LoadResult:
-    """The run of ``workload`` on ``engine`` (module docstring)."""
+    """The run of ``workload`` on ``engine`` (module docstring), as a client of the engine's
+    API server sees it (:func:`client_view`)."""
     w = workload
     if w.users == 1 and w.requests == 1 and w.load != "rate" and not w.spread:
-        return _alone(step, engine, w)
-    return Run(step, engine, workload).run()
+        return client_view(_alone(step, engine, w), w, engine.front_end)
+    return client_view(Run(step, engine, workload).run(), w, engine.front_end)

@@ -39,6 +39,7 @@ class Engine:
     kv_tokens: float  # the KV pool, tokens
     block: int
     admission: Admission
+    front_end: float = 0.0  # seconds per request in the API server (StepCost.front_end)
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,10 @@ with no measurement of their own say which they borrow.
   cuBLAS, CUTLASS, DeepGEMM, Marlin, FlashAttention/FlashInfer).
 - Architecture (:func:`gpu_family`): NVIDIA by compute capability (8.0 ``ampere-hbm``, 8.6
   ``ampere``, 8.9 ``ada``, 9.0 ``hopper``, 10.x ``blackwell``, 12.0 ``blackwell-rtx``, 12.1
-  ``gb10``), ``apple`` (M1, M2) and ``apple-m3`` (M3 and later), ``amd``, ``apu`` (other
-  unified memory), ``other``.
+  ``gb10``), ``apple`` (M1, M2) and ``apple-m3`` (M3 and later), AMD Instinct ``cdna3``
+  (MI300X, MI325X) and ``cdna4`` (MI350X, MI355X), Radeon ``rdna3`` (RX 7000, PRO W7000)
+  and ``rdna4`` (RX 9000, AI PRO R9000), ``amd`` (other AMD), ``apu`` (other unified
+  memory), ``other``.
 - Formats: matmuls in 16 bits, in the GPU's own FP8/INT8/FP4 tensor-core format (``low``), or
   weight-only quantised formats dequantised inside the kernel (``quant``: GGUF, GPTQ/AWQ,
   NF4, INT4; ggml's MMQ, Marlin). Streaming weights and the KV cache reaches ``bandwidth``.
@@ -87,6 +89,15 @@ class Rates:
 _APPLE_CHIP = re.compile(r"\bM(\d+)\b")
 
 
+# AMD Instinct by product number: MI300X/MI325X are CDNA3 (gfx942), MI350X/MI355X CDNA4
+# (gfx950); AMD's CDNA3 and CDNA4 white papers. Older Instinct (MI250X, CDNA2) stays "amd".
+_INSTINCT = re.compile(r"\bMI3(\d)\d")
+_CDNA = {"0": "cdna3", "2": "cdna3", "5": "cdna4"}
+# Radeon by product number: RX 7000 and PRO W7000 are RDNA3 (Navi 3x), RX 9000 and AI PRO R9000
+# RDNA4 (Navi 4x); AMD's product pages.
+_RDNA = ((re.compile(r"\b(?:RX 7|W7)\d{3}\b"), "rdna3"), (re.compile(r"\b(?:RX 9|R9)\d{3}\b"), "rdna4"))
+
+
 def gpu_family(gpu: Device) -> str:
     """The architecture key of a GPU (module docstring)."""
     vendor = gpu.vendor.lower()
@@ -106,7 +117,12 @@ def gpu_family(gpu: Device) -> str:
             (12, 1): "gb10",
         }.get((major, minor), "blackwell" if major == 10 else "other")
     if vendor == "amd":
-        return "apu" if gpu.unified_memory else "amd"
+        if gpu.unified_memory:
+            return "apu"
+        inst = _INSTINCT.search(gpu.name)
+        if inst:
+            return _CDNA.get(inst.group(1), "amd")
+        return next((fam for pattern, fam in _RDNA if pattern.search(gpu.name)), "amd")
     return "apu" if gpu.unified_memory else "other"
 
 
@@ -117,9 +133,19 @@ _ADA_POWER = (
     "(450 W, 128 SMs) 20.8, RTX 4080 (320 W, 76 SMs) 22.6, RTX 6000 Ada (300 W, 142 SMs) 22.2, "
     "RTX 5000 Ada (250 W) 24.6, RTX 4000 Ada (130 W) 24.0 t/s per W"
 )
+_RDNA3_MMQ = (
+    "ggml-org/llama.cpp PR #26284 'HIP: tune rdna 3 mmq configs' (2026), RX 7900 XTX under ROCm/HIP, "
+    "llama-bench after the PR"
+)
 _DEEPGEMM = (
     "deepseek-ai/DeepGEMM README a6d97a1c, H800 FP8 dense GEMMs at m 4,096: 1,358 / 1,304 / 990 TFLOPS "
     "= 69 / 66 / 50 % of 1,979 (mean 62 %); at m 64 memory-bound at 50-80 % of HBM"
+)
+
+_ORACLE = (
+    "Oracle Cloud blog 'Serving Llama 3.1 405B model with AMD Instinct MI300X Accelerators' "
+    "(2024-10-10): Llama 3.1 405B FP8, TP 8 on 8 x MI300X, vLLM's ROCm build, benchmark_latency.py, "
+    "128 input and 128 output tokens"
 )
 
 # (library, family) -> rates; ("vendor" | "ggml", "") is the library's fallback.
@@ -222,6 +248,21 @@ RATES: dict[tuple[str, str], Rates] = {
             "per expert",
         ),
     ),
+    ("ggml", "rdna3"): Rates(
+        matmul=0.6,
+        matmul_low=0.4,
+        matmul_quant=0.39,
+        attention=0.4,
+        bandwidth=0.715,
+        kernel_floor=4.0 * us,
+        grouped_half=_GROUPED,
+        sources=(
+            f"{_RDNA3_MMQ}: llama 8B Q4_K_M at n_ubatch 512, pp2048 3,226.54 (quantised matmul share, "
+            "MMQ on the WMMA peak) and tg64 105.81 (bandwidth; the fallback's 4 us kernel floor); "
+            "n_ubatch 1024 and the Q5_K_M rows out of sample",
+            "no RDNA3 figure for F16 matmuls or attention: the ggml fallback's shares",
+        ),
+    ),
     ("ggml", ""): Rates(
         matmul=0.6,
         matmul_low=0.4,
@@ -280,6 +321,26 @@ RATES: dict[tuple[str, str], Rates] = {
             "IST-DASLab/marlin README: near-ideal W4A16 speedups up to batch 16-32 on Ampere",
         ),
     ),
+    ("vendor", "cdna3"): Rates(
+        matmul=0.70,
+        matmul_low=0.19,
+        matmul_quant=0.5,
+        attention=0.5,
+        bandwidth=0.43,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        sources=(
+            f"{_ORACLE}: batch 1, 3.530 s for 128 + 128 tokens: 43 % of HBM with the vendor entries' "
+            "3 us kernel floor and 8 us all-reduce (it absorbs what the ROCm build of then lost to "
+            "both; no separate MI300X figure for either was found)",
+            f"{_ORACLE}: batch 256, 17.750 s: FP8 GEMMs at 19 % of the 2,615 TFLOPS FP8 peak (hipBLASLt "
+            "FP8 through torch._scaled_mm at the per-GPU shapes of TP 8); batches 2-128 and the two "
+            "benchmark_throughput figures out of sample",
+            "no CDNA3 figure for 16-bit or weight-only GEMMs, attention or grouped MoE GEMMs: the "
+            "vendor fallback's shares",
+        ),
+    ),
     ("vendor", ""): Rates(
         matmul=0.70,
         matmul_low=0.5,
@@ -312,6 +373,15 @@ RATES[("ggml", "apple-m3")] = replace(
         "out of sample); Apple's M3 press release (2023-10-30, quoted by digitaltrends.com 'Apple dynamic "
         "caching explained'): Dynamic Caching 'dramatically increases the average utilization of the GPU'",
     ),
+)
+
+
+# CDNA4 (MI350X/MI355X): no published figure the step model can replay yet (the MI355X runs
+# found leave their KV-cache settings unstated); it takes CDNA3's shares of its own, higher
+# peaks and bandwidth, the nearest measured kernels (hipBLASLt, the same vLLM ROCm builds).
+_CDNA3 = RATES[("vendor", "cdna3")]
+RATES[("vendor", "cdna4")] = replace(
+    _CDNA3, sources=(*_CDNA3.sources, "CDNA4: no measurement of its own, CDNA3's shares")
 )
 
 

@@ -43,6 +43,7 @@ GPU generation, set from one published run each and checked against the others
   (foundation-model-stack/fms-fsdp README, "Training throughput benchmarks").
 - Hopper and later 0.66: the same table's 7B on 96 H100, 9,600 tokens/s/GPU. GPUs without a
   CUDA compute capability (AMD, Intel, Apple) take it too: no published run here sets theirs.
+  GeForce and workstation cards take Ampere's whatever their generation (:func:`sustained`).
 """
 
 from __future__ import annotations
@@ -81,7 +82,17 @@ ATTENTION_BACKWARD = 2.5
 
 
 def sustained(gpu: GPUSpec) -> float:
-    """The share of standalone kernel rates a training step sustains on this GPU."""
+    """The share of standalone kernel rates a training step sustains on this GPU: each run's
+    share for the datacenter generation it measured (Ampere below compute capability 9, Hopper
+    and later from 9). GeForce and workstation cards were measured by neither run; they take
+    one share, Ampere's, whatever their generation, so that two of them differ by their own
+    rates alone. By compute capability the RTX 5090 (12.0) took Hopper's 0.66 and the RTX 4090
+    (8.9) Ampere's 0.84, which cancelled the 5090's 27 % higher FP32-accumulate tensor peak
+    (209.5 against 165.2 TFLOPS, NVIDIA's Ada and Blackwell GeForce whitepapers; GeForce runs
+    PyTorch's BF16 GEMMs, FP32-accumulate, at half the FP16-accumulate rate) and gave both the
+    same QLoRA matmul time."""
+    if gpu.category in ("consumer", "workstation"):
+        return SUSTAINED[8]
     cc = gpu.compute_capability
     major = int(cc.split(".")[0]) if cc else 9
     return SUSTAINED[8] if major < 9 else SUSTAINED[9]

@@ -62,6 +62,13 @@ class MemoryRule:
         """The memory on the heaviest GPU, the load it holds and the inverse."""
         raise NotImplementedError
 
+    def fit(
+        self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+    ) -> tuple[EngineMemory, EngineSettings]:
+        """The memory and the settings the engine settles on: :meth:`memory` with ``st``,
+        unless the engine changes a setting when the model does not fit (a subclass says)."""
+        return self.memory(s, arch, counts, gpu, st), st
+
     def runs(self, em: EngineMemory, capacity: int) -> bool:
         """What the inverse inverts: the engine starts, holds the load and fits ``capacity``
         bytes (a GPU's ``capacity_bytes``)."""

@@ -105,6 +105,27 @@ class LayerOffload(MemoryRule):
             required_bytes=int(required),
         )
 
+    def fit(
+        self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
+    ) -> tuple[EngineMemory, EngineSettings]:
+        """Ollama's parallel fallback: with OLLAMA_NUM_PARALLEL unset it tries its default
+        slots (num_ctx x slots cells), then one, for a fit with every layer on the GPU, and
+        loads a partial fit with one slot (ollama server/sched.go ``pickBestFullFitByLibrary``:
+        "try larger then smaller, always end with 1"; ``pickBestPartialFitByLibrary``: "if
+        *numParallel <= 0 { *numParallel = 1; req.opts.NumCtx = req.origNumCtx }", v0.5 -
+        v0.9). Before it does, layers leave the GPU only when one slot does not fit either."""
+        em = self.memory(s, arch, counts, gpu, st)
+        rel = st.release
+        default = st.max_sequences or 1
+        # Ollama's own placement (ollama_estimate) and slots (a count the scenario leaves
+        # unset); a layer count the user sets (num_gpu, -ngl) keeps the default slots
+        auto = st.gpu_layers is None and s.serving.max_sequences is None
+        fallback = rel is not None and bool(rel.ollama_estimate) and auto
+        if not fallback or default <= 1 or (em.gpu_layers == arch.layers + 1 and em.starts):
+            return em, st
+        one = replace(st, max_sequences=1)
+        return self.memory(s, arch, counts, gpu, one), one
+
     def users_at(self, em: EngineMemory, gpu: GPUSpec) -> int:
         """Slots whose KV fits beside the layers (all on the GPU), at least one."""
         spare = gpu.capacity_bytes - em.memory.total
