@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.cancel import Cancelled
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.sizing.compare import Cancelled, compare_gpus, select_gpus
+from gpusizer.core.sizing.compare import compare_gpus, select_gpus
 from gpusizer.core.sizing.fill_serving import meets
 from gpusizer.core.sizing.pace import option_pace
 from gpusizer.core.sizing.solver import plan

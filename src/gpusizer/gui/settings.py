@@ -58,12 +58,6 @@ def unreadable(path: Path) -> str:
     return ""
 
 
-def open_settings() -> QSettings:
-    """The app's settings (INI) at :func:`settings_path`, or in a temporary file when that
-    is not a regular file (see the module doc; ``Prefs.dropped`` says why)."""
-    return _open()[0]
-
-
 def _open() -> tuple[QSettings, str, tempfile.TemporaryDirectory[str] | None]:
     path = settings_path()
     why = unreadable(path)

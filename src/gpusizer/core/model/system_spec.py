@@ -94,8 +94,3 @@ class SystemSpec(Strict):
         if self.gpus % self.rental_gpus:
             raise ValueError(f"rental_gpus ({self.rental_gpus}) must divide gpus ({self.gpus})")
         return self
-
-    @property
-    def rented_by_the_gpu(self) -> bool:
-        """Whether a cloud rents part of the unit (fewer GPUs than it holds)."""
-        return self.price_per_hour is not None and self.rental_gpus < self.gpus

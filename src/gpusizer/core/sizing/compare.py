@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
-from ..cancel import Cancelled as Cancelled  # re-exported: its old home
 from ..cancel import CancelToken, as_token
 from ..errors import ScenarioError
 from ..model.presets import resolve_gpu_id

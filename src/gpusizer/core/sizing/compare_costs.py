@@ -33,12 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.specs import GPUSpec
-from .compare_options import AMORTIZATION_YEARS as AMORTIZATION_YEARS
-from .compare_options import BASES as BASES
-from .compare_options import ELECTRICITY_USD_PER_KWH as ELECTRICITY_USD_PER_KWH
-from .prices import PRICE_KEYS as PRICE_KEYS  # what a user may set per GPU or system
-from .prices import check_prices as check_prices  # re-exported: callers import it from here
-from .prices import gpu_prices, unit_prices
+from .prices import PRICE_KEYS, gpu_prices, unit_prices  # PRICE_KEYS: what a user may set
 from .systems import system_cost, unit_of
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days

@@ -3,8 +3,8 @@ compare``), as plain constants and the margin's check, importing only core/error
 
 ``gpusizer-cli`` reads them to build its parser, so they live apart from the modules that use
 them (compare.py, compare_costs.py, compare_rank.py, layout_search.py import the estimator:
-a tenth of a second that every command, ``--version`` included, paid). Those modules re-export
-them under their old names. The sources of the cost defaults: compare_costs.py.
+a tenth of a second that every command, ``--version`` included, paid). The sources of the
+cost defaults: compare_costs.py.
 """
 
 from __future__ import annotations
