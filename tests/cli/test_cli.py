@@ -106,7 +106,7 @@ def test_estimate_table_prints_the_serving_block(tmp_path: Path, capsys: pytest.
     refused = {**scenario, "hardware": {"gpu": "rtx-4090-24gb"}, "serving": {}}
     assert main(["estimate", _write(tmp_path, refused)]) == 0
     text = capsys.readouterr().out
-    assert "does NOT start" in text and "largest context" in text
+    assert "the engine does not start" in text and "largest context" in text
 
 
 def test_estimate_table_prints_training_time_and_cost(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

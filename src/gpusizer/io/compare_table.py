@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.sizing.compare_rank import speed_of
 from .units import fmt_bytes
+from .wording import duration
 
 Fmt = Callable[[Any, str], str]
 
@@ -27,11 +28,8 @@ def _usd(v: float, _u: str) -> str:
 
 
 def _duration(v: float, _u: str) -> str:
-    """Seconds as the largest unit that keeps a number above 1 (s, min, h, days)."""
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
-        if v >= size:
-            return f"{v / size:,.1f} {unit}"
-    return f"{v:.2f} s"
+    """The one scale of io/wording.py, compact (``2.3 d``)."""
+    return duration(v, compact=True)
 
 
 def _bytes(v: int, unit: str) -> str:
