@@ -3,7 +3,7 @@
 Stored with QSettings in an INI file. ``GPUSIZER_SETTINGS_DIR`` points it at another folder
 (tests use a temporary one, so they never read or change the user's settings). Only a regular
 file of at most :data:`MAX_SETTINGS_BYTES` is read: QSettings opens its file when it is made,
-so a FIFO named ``gpusizer.ini`` stopped every start (issue 24, item 7). Anything else there
+so a FIFO named ``gpusizer.ini`` stopped every start. Anything else there
 is left alone and this session's settings go to a temporary file (the window says so).
 """
 

@@ -183,7 +183,7 @@ class ScenarioState(QObject):
             self._record(before, scenario, key, single)
 
     def _named(self, scenario: Scenario, renamed: bool) -> Scenario:
-        """An edit keeps a name that follows the scenario following it (issue 14: a gpt-oss on
+        """An edit keeps a name that follows the scenario following it (a gpt-oss on
         RTX 4090 setup still read "Llama 3.1 8B, LoRA on one H100"); a name the user typed
         stays; an emptied name follows the scenario again."""
         if not scenario.name or (not renamed and is_derived(self._scenario)):

@@ -1,7 +1,7 @@
 """The comparison as a table: one registry of columns for ``gpusizer-cli compare``, the
 Hardware tab and its CSV (so every place shows the same columns, in the same words and units).
 
-A column is its option field (core/compare.py), its header, its unit, a formatter and the
+A column is its option field (core/sizing/compare.py), its header, its unit, a formatter and the
 workloads it applies to (``serve``, ``train`` or both; ``targets``: only when the scenario
 states serving targets).
 """

@@ -183,7 +183,7 @@ def md_text(text: str) -> str:
     name is not markup: the HTML report escapes it, and ``<img src=x onerror=...>`` in the
     heading ran in previewers), the punctuation that makes links, code, headings, lists,
     table cells or ``*`` emphasis backslash-escaped (``training_tokens`` stays as it is),
-    control characters shown escaped, on one line (issue 24, item 10)."""
+    control characters shown escaped, on one line."""
     return _MD_PUNCTUATION.sub(r"\\\1\2", html.escape(printable(text), quote=False))
 
 

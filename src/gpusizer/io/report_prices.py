@@ -1,4 +1,4 @@
-"""The report's "Prices" section (issue 22): the basis of each price column, and the prices of
+"""The report's "Prices" section: the basis of each price column, and the prices of
 the scenario's GPU and of the unit it is bought in, each with its source and date; the user's
 own prices marked as theirs."""
 

@@ -1,5 +1,5 @@
 """A purchasable unit: the server, rack, workstation or desk-side box a buyer actually buys
-(catalog entries in ``gpusizer/presets/systems/``, one JSON file each; issue 22).
+(catalog entries in ``gpusizer/presets/systems/``, one JSON file each).
 
 A system names its GPU (a catalog GPU id) and how many it holds, the links between them
 (scale-up: NVLink, Infinity Fabric, on-chip Ethernet, PCIe; the domain it spans) and to other

@@ -42,7 +42,7 @@ __all__ = [
 def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
     """Largest live activations of a forward pass over ``tokens`` tokens (no autograd): the
     residual stream and normalised input plus the widest intermediate (gated MLP: gate, up
-    and their product; attention q, k, v), split by TP (core/inference.py's rule). A fused MoE
+    and their product; attention q, k, v), split by TP (core/memory/inference.py's rule). A fused MoE
     layer holds [T, k, 2I], [T·k, I] and the per-expert outputs [T, k, H] (vLLM/SGLang
     fused_moe.py ``fused_experts_impl`` intermediate_cache1-3, chunks of 32,768 tokens)."""
     pb, tp = nbytes(s.precision.activations), s.parallelism.tensor

@@ -1,7 +1,7 @@
-"""Money and energy of one sizing option (``compare_gpus``, core/compare.py); its speed is
+"""Money and energy of one sizing option (``compare_gpus``, core/sizing/compare.py); its speed is
 core/sizing/pace.option_pace, the one function the advice ranks by.
 
-Money and power come from the unit the GPU is bought in (core/sizing/systems.py, issue 22): an
+Money and power come from the unit the GPU is bought in (core/sizing/systems.py): an
 8-GPU server, an NVL72 rack, a workstation, a Mac, or a box of cards sold alone. Buying is
 whole units at their 2025-26 street price (``list_price_usd`` of the system, or of its GPUs for
 a box of cards, which then leaves the host out); renting is the on-demand price of one named

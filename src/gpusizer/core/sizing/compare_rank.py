@@ -1,4 +1,4 @@
-"""Prices, the Pareto front and the ranking of comparison options (core/compare.py).
+"""Prices, the Pareto front and the ranking of comparison options (core/sizing/compare.py).
 
 Cheap (no search): the window reprices and re-sorts on the UI thread when a price, the cost
 basis or the electricity price changes. Sorting (``SORTS``): ``cost`` (cost per million tokens,

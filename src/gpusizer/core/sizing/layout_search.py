@@ -157,7 +157,7 @@ class Evaluator:
         """Whether the layout's DP may be varied without a scenario (training, the estimator's
         own memory path): check_scenario's rules that read DP hold for it. They are EP
         dividing DP x CP, DP dividing global/micro, and no accumulation with
-        optimizer_in_backward (core/validate.py); the rest hold at every DP or at none."""
+        optimizer_in_backward (core/pipeline/validate.py); the rest hold at every DP or at none."""
         w, p = self.base.workload, self.base.parallelism
         return (
             w.is_training

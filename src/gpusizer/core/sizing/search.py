@@ -24,7 +24,7 @@ EvaluatorFactory = Callable[[Scenario, HardwareSpec], Evaluator]
 
 
 def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
-    """Catalog and user GPUs by id (bad user GPUs are already left out by core/presets.py),
+    """Catalog and user GPUs by id (bad user GPUs are already left out by core/model/presets.py),
     plus the inline GPU of ``hw``."""
     specs = {gid: gpu_spec(gid) for gid in gpu_presets()}
     if hw is not None and isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:

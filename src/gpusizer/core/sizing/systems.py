@@ -1,4 +1,4 @@
-"""What a buyer buys or rents a GPU in, and what that costs (issue 22): the core API the
+"""What a buyer buys or rents a GPU in, and what that costs: the core API the
 comparison (core/sizing/compare*.py) and the advisor use for "the smallest count on the GPU's
 purchasable unit".
 

@@ -44,7 +44,7 @@ from .labels import sync
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
-# The CSV says whose each price is and where it comes from (issue 22: the user's are marked)
+# The CSV says whose each price is and where it comes from (the user's are marked)
 PROVENANCE = (
     "system",
     "user_prices",

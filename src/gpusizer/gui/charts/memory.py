@@ -184,8 +184,7 @@ class MemoryChart(ChartBase):
         return [scene_rect(x) for x in self.bar_labels[: len(self.bars)] if x.isVisible()]
 
     def _bodies(self) -> list[QRectF]:
-        """The bars themselves, in scene pixels: the capacity label is never drawn over one
-        (issue 23)."""
+        """The bars themselves, in scene pixels: the capacity label is never drawn over one."""
         vb, half, scale = self.plot.vb, self.stack.width / 2, self.stack.scale
         return [
             vb.mapViewToScene(QRectF(i - half, 0, 2 * half, bar.total / scale)).boundingRect()

@@ -7,8 +7,8 @@ The peak is the thick curve, components thin curves in their palette colours; th
 dashed line, the area where the peak exceeds it is shaded, and the boundary is marked with the
 largest value that fits (the fewest GPUs that fit, on the GPU axis). The y axis stops at three
 times the capacity, where the peak crosses it, so the boundary stays legible; a peak that runs
-above says where and how high (issue 23), and one that never comes near the capacity is drawn
-whole. The sweep itself is core/sweep.py; this module only chooses the axis values and draws.
+above says where and how high, and one that never comes near the capacity is drawn
+whole. The sweep itself is core/views/sweep.py; this module only chooses the axis values and draws.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Training vs inference: the same model pre-trained, fine-tuned and served, side by side.
 
-Each bar is the whole job's peak as if it sat on one GPU (core/variants.py), stacked by the
+Each bar is the whole job's peak as if it sat on one GPU (core/views/variants.py), stacked by the
 components alive at the peak, labelled with how many of the chosen GPUs it needs; dashed lines
 mark one GPU and one node of them, their labels where they cover no bar and no bar's label
 (else the legend alone names them). A serving engine that reserves its memory draws what each
@@ -57,7 +57,7 @@ class VariantsChart(ChartBase):
     def _build(self) -> None:
         self.cmp: Variants | None = None
         self.stack = StackedBars(self.plot, width=0.62)
-        # The pool an engine reserves, outlined around what the variant needs (issue 23).
+        # The pool an engine reserves, outlined around what the variant needs.
         self.pools = pg.BarGraphItem(x=[], height=[], width=0.62, brush=None)
         self.pools.setZValue(5)
         self.plot.addItem(self.pools)
@@ -221,7 +221,7 @@ class VariantsChart(ChartBase):
 
     def _place_line_labels(self, taken: list[QRectF]) -> None:
         """Each line's label at the right or left end, above or below its line, where it
-        covers no bar and no label ("1 node" once covered "1 GPU" and the bars: issue 23);
+        covers no bar and no label ("1 node" once covered "1 GPU" and the bars);
         hidden where no such place is (the legend names both lines)."""
         area = self.plot.vb.sceneBoundingRect()
         for line in (self.gpu_line, self.node_line):
