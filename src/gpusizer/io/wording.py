@@ -105,7 +105,7 @@ def verdict_phrase(fit: Fit, unit: str = "GiB", also: str | None = None) -> str:
     if fit.headroom < 0:
         tail = f"does not fit, {size(-fit.headroom, unit, also)} short"
     elif fit.engine_reason is not None:
-        tail = f"the engine does not start: {fit.engine_reason}"
+        tail = "the engine does not start" + (f": {fit.engine_reason}" if fit.engine_reason else "")
     elif not fit.fits:
         tail = f"does not run: {fit.reason}"
     else:
