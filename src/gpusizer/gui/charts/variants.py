@@ -23,6 +23,7 @@ from ...core.model.specs import Scenario
 from ...core.registry.workloads import WORKLOAD_KINDS
 from ...core.views.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
+from ...io.wording import count
 from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, overlaps, place, room_above, scene_rect, set_top
@@ -93,7 +94,7 @@ class VariantsChart(ChartBase):
         self.node_line.setVisible(node <= 1.5 * top_bytes and cmp.gpus_per_node > 1)
         self.node_line.setValue(node / scale)
         sold = cmp.gpus_per_node * cmp.memory_as_sold_gb
-        self.node_line.label.setFormat(f"1 node ({cmp.gpus_per_node} GPUs)")
+        self.node_line.label.setFormat(f"1 node ({count(cmp.gpus_per_node, 'GPU')})")
         top = max(top_bytes, node if self.node_line.isVisible() else 0) / scale
         self.plot.setXRange(-0.6, len(cmp.bars) - 0.4, padding=0)
         self._top = top * 1.05
@@ -113,7 +114,7 @@ class VariantsChart(ChartBase):
             entries.append(
                 (
                     self.node_sample,
-                    f"1 node, {cmp.gpus_per_node} GPUs: "
+                    f"1 node, {count(cmp.gpus_per_node, 'GPU')}: "
                     f"{_short(node, self.unit)}<br>"
                     f"({sold:,.0f} GB as sold)",
                 )
@@ -167,7 +168,7 @@ class VariantsChart(ChartBase):
                 continue
             b = cmp.bars[i]
             color = t.good if b.gpus_needed == 1 else t.foreground
-            gpus = f"{b.gpus_needed} GPU{'s' if b.gpus_needed > 1 else ''}"
+            gpus = count(b.gpus_needed, "GPU")
             self.set_centred_html(
                 label,
                 f"<div style='color:{t.foreground}'><b>"
