@@ -15,10 +15,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.model.result import COMPONENTS, Estimate
+from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..io.units import fmt_bytes, to_unit
 from ..io.wording import count, duration
-from .colors import COMPONENT_LABELS, component_qcolor
+from .colors import component_qcolor
 from .glossary import COMPONENT_TIPS
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter

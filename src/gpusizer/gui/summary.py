@@ -18,12 +18,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.model.result import COMPONENTS, Estimate
+from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
 from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
 from ..io.wording import count, fit_of, gpus_needed_spans, verdict_line
-from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
+from .colors import component_qcolor, verdict_color
 from .style import set_role, set_text_color
 
 

@@ -21,12 +21,10 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.engines import cuda_total_bytes
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .moe_layout import MoeLayout, served_weight_bytes
 
 __all__ = [
-    "EngineMemory",
     "EngineView",
     "PoolBudget",
     "Stage",

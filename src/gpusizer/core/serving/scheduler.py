@@ -29,17 +29,9 @@ from __future__ import annotations
 
 from ..speed.step import StepModel
 from .scheduler_run import Run
-from .scheduler_types import LEVELS, TIME_BOXED_STEPS, Admission, Engine, Load, LoadResult, Workload
+from .scheduler_types import Engine, LoadResult, Workload
 
 __all__ = [
-    "LEVELS",
-    "TIME_BOXED_STEPS",
-    "Admission",
-    "Engine",
-    "Load",
-    "LoadResult",
-    "Run",
-    "Workload",
     "simulate",
 ]
 

@@ -42,7 +42,7 @@ from .search import holds
 from .units import Unit
 from .widest import Widest, widest, with_dp
 
-__all__ = ["Choice", "Filler"]
+__all__ = ["Filler"]
 
 # Shapes checked for memory before a lighter rung of techniques counts as not fitting on a
 # count (the bisection over the rungs, Filler._any_fits; MoE models at long

@@ -17,7 +17,9 @@ from ..model.specs import GPUSpec, HardwareSpec, Scenario
 from ..model.unified import effective_gpu
 from ..pipeline.estimate import estimate
 from ..serving.rules import memory_rule
-from .layout_search import DEFAULT_MARGIN, Evaluator, GpuTarget, Layout, solve
+from .compare_options import DEFAULT_MARGIN
+from .layout_search import Evaluator, GpuTarget, solve
+from .layout_space import Layout
 
 Fitted = tuple[Layout, Scenario, Estimate]
 EvaluatorFactory = Callable[[Scenario, HardwareSpec], Evaluator]

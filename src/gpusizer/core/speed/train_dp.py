@@ -40,7 +40,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .train_rates import Link, collective_seconds
+from .collectives import Link
+from .train_rates import collective_seconds
 
 FOREACH = 80.0 / 28.0
 CPU_ADAM_PARAMS_PER_S = 0.8e9  # DeepSpeed CPU-Adam (deepspeedai/DeepSpeed#6695)

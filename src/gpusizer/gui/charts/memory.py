@@ -14,10 +14,9 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
-from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...io.units import fmt_bytes, to_unit
-from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, place, scene_rect
 from .palette import LABEL_PX, font

@@ -22,12 +22,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...core.views.settings import SWEEP_AXES, SweepView
 from ...core.views.sweep import SweepResult, current_value, sweep
 from ...io.units import fmt_bytes, to_unit
-from ..colors import COMPONENT_LABELS, component_qcolor
+from ..colors import component_qcolor
 from .base import ChartBase, display_unit
 from .labels import place, scene_rect
 from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font

@@ -18,13 +18,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor
 
-from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...core.registry.workloads import WORKLOAD_KINDS
 from ...core.views.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
 from ...io.wording import count
-from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, overlaps, place, room_above, scene_rect, set_top
 from .palette import LABEL_PX, font

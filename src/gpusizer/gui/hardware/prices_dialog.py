@@ -28,7 +28,7 @@ from ...core.errors import ScenarioError
 from ...core.model.presets import system_presets
 from ...core.model.specs import Scenario
 from ...core.sizing.prices import META_KEYS, PRICE_KEYS, check_prices
-from ...core.sizing.solver import catalog_specs
+from ...core.sizing.search import catalog_specs
 from .. import colors
 
 # (header, key, editable)
