@@ -30,7 +30,6 @@ DEFAULT_SCENARIO: dict[str, Any] = {  # unnamed: the name follows the scenario
     "workload": {"kind": "lora", "sequence_length": 4096, "micro_batch_size": 1},
     "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
 }
-_MISSING = object()
 
 
 def get_path(obj: Any, path: str) -> Any:
