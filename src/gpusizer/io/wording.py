@@ -19,14 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..core.model.result import Estimate
+from ..core.sizing.layout_search import MAX_GPUS  # the most GPUs the advice searches
+from ..core.sizing.savings import describe
 from .units import fmt_bytes
-
-if TYPE_CHECKING:  # light to import: the CLI's parser and the comparison table read this module
-    from ..core.model.result import Estimate
-
-MAX_GPUS = 4096  # the advice searches counts up to this (core/sizing/gpus_needed.py)
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:
@@ -150,8 +148,6 @@ def need_phrase(option: Mapping[str, Any]) -> str:
 
 def techniques_phrase(option: Mapping[str, Any]) -> str:
     """The techniques the advice turns on (``with a fused loss, gradient checkpointing...``)."""
-    from ..core.sizing.savings import describe  # the estimator: loaded only when advice is worded
-
     return describe(dict(option.get("scenario_changes") or {}))
 
 
