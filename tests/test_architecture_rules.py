@@ -63,24 +63,20 @@ def test_no_import_cycles() -> None:
     assert _cycles(graph, set(graph.modules)) == []
 
 
-def test_old_flat_core_paths_import_the_moved_modules() -> None:
-    """The contract named flat paths (``gpusizer.core.workloads.WORKLOAD_KINDS``...) before the
-    core was grouped into sub-packages; each still gives the very module object that moved."""
+def test_old_flat_core_paths_are_gone() -> None:
+    """The 0.1.0 flat paths (``gpusizer.core.frameworks``...) and the lazy names of the old
+    ``gpusizer.core.serving`` module are removed: one home per module and per name."""
     import importlib
 
-    from gpusizer.core import MOVED
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("gpusizer.core.frameworks")
+    import gpusizer.core.serving
 
-    assert len(MOVED) == 65  # 67 flat modules, less views.py and serving.py (now packages)
-    for old, new in MOVED.items():
-        assert importlib.import_module(old) is importlib.import_module(new), old
-    from gpusizer.core import frameworks  # type: ignore[attr-defined]  # the alias mypy cannot see
-
-    assert frameworks.__name__ == "gpusizer.core.registry.frameworks"
-    from gpusizer.core import serving, views
-    from gpusizer.core.serving import engine_memory
-
-    assert serving.serving_result is engine_memory.serving_result  # the old flat module's names
-    assert views.CHARTS is importlib.import_module("gpusizer.core.views.settings").CHARTS
+    assert not hasattr(gpusizer.core.serving, "serving_result")
+    assert (
+        importlib.import_module("gpusizer.core.views").CHARTS
+        is importlib.import_module("gpusizer.core.views.settings").CHARTS
+    )  # the contract names gpusizer.core.views.CHARTS
 
 
 def _private_imports(root: Path) -> list[str]:

@@ -58,7 +58,7 @@ def import_model(path: Any) -> dict[str, Any]:
 
 
 def plan(scenario: dict[str, Any], **options: Any) -> list[dict[str, Any]]:
-    """Sizing options for a scenario, cheapest first (see core/solver.py; ``margin``,
+    """Sizing options for a scenario, cheapest first (see core/sizing/solver.py; ``margin``,
     ``gpus``, ``max_gpus``, ``alternatives``, ``allow_recompute`` pass through)."""
     from .core.sizing.solver import plan as _plan
 
@@ -74,7 +74,7 @@ def compare_gpus(
     **options: Any,
 ) -> list[dict[str, Any]]:
     """One option per GPU type: count, the system it is bought in, layout, speed, prices,
-    power, cost per unit of work (see core/compare.py; ``sort``, ``prices`` (the user's own,
+    power, cost per unit of work (see core/sizing/compare.py; ``sort``, ``prices`` (the user's own,
     by GPU or system id), ``basis``, ``electricity_usd_per_kwh``, ``amortization_years``,
     ``cards_per_box`` pass through). Field names: docs/scenario-format.md."""
     from .core.sizing.compare import compare_gpus as _compare

@@ -125,7 +125,7 @@ def _add_compare(sub: Any) -> None:
     add_scenario_args(cm)
     cm.add_argument("--gpus", nargs="+", metavar="ID", help="only these GPU ids")
     cm.add_argument("--vendor", nargs="+", help="only these vendors (NVIDIA, AMD, ...)")
-    # No argparse choices: the classes live in core/specs.py (pydantic, the estimator's import
+    # No argparse choices: the classes live in core/model/specs.py (pydantic, the estimator's import
     # cost); select_gpus refuses an unknown one in one line naming the allowed classes.
     cm.add_argument(
         "--category",

@@ -10,7 +10,7 @@ from gpusizer.core.model.presets import gpu_presets, gpu_spec, system_presets
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.compare import size_gpus
 from gpusizer.core.sizing.compare_rank import Money, price_options, sort_options
-from gpusizer.core.sizing.solver import catalog_specs
+from gpusizer.core.sizing.search import catalog_specs
 
 CASES: dict[str, dict[str, Any]] = {
     "70B serving, 50 users at 8k": {

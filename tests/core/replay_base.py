@@ -19,7 +19,7 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.engines import cuda_total_bytes
 from gpusizer.core.serving.engine_memory import engine_memory
-from gpusizer.core.serving.kv_pool import EngineMemory
+from gpusizer.core.serving.engine_result import EngineMemory
 
 GiB, MiB = 2**30, 2**20
 LOGS = {r["id"]: r for r in json.loads((Path(__file__).parent / "data" / "engine-logs.json").read_text())}

@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.cancel import Cancelled
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.sizing.compare import Cancelled, compare_gpus, select_gpus
+from gpusizer.core.sizing.compare import compare_gpus, select_gpus
 from gpusizer.core.sizing.fill_serving import meets
 from gpusizer.core.sizing.pace import option_pace
 from gpusizer.core.sizing.solver import plan
@@ -424,7 +425,7 @@ def test_a_gpu_that_cannot_hold_the_model_is_listed() -> None:
 def test_repricing_without_searching_again_gives_the_same_options() -> None:
     from gpusizer.core.sizing.compare import size_gpus
     from gpusizer.core.sizing.compare_rank import Money, price_options, sort_options
-    from gpusizer.core.sizing.solver import catalog_specs
+    from gpusizer.core.sizing.search import catalog_specs
 
     mine = {"mid-6gb": {"price_per_hour": 0.02}}
     direct = compare_gpus(SERVE_1B, gpus=IDS, prices=mine, basis="owned", sort="speed")

@@ -16,7 +16,9 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.engine_releases_vllm_v1 import VLLM_FRONT_END
 from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.serving.load import serving_load
-from gpusizer.core.serving.scheduler import TIME_BOXED_STEPS, Engine, Run, Workload, simulate
+from gpusizer.core.serving.scheduler import simulate
+from gpusizer.core.serving.scheduler_run import Run
+from gpusizer.core.serving.scheduler_types import TIME_BOXED_STEPS, Engine, Workload
 from gpusizer.core.speed.step import StepModel
 
 

@@ -23,6 +23,7 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.serving.rules import memory_rule
 from gpusizer.core.sizing import advise, fill, layout_search, layout_space, search, solver
+from gpusizer.core.sizing.compare_options import DEFAULT_MARGIN
 from tests.core.put_back import put_back
 
 H100 = "h100-sxm-80gb"
@@ -123,7 +124,7 @@ def test_every_option_re_estimates_as_fitting(name: str, plans: dict[str, list[d
         assert rep["cluster"]["gpus"] == opt["gpus_in_layout"] <= opt["gpus"]
 
 
-def _keeps_margin(rep: dict[str, Any], margin: float = layout_search.DEFAULT_MARGIN) -> bool:
+def _keeps_margin(rep: dict[str, Any], margin: float = DEFAULT_MARGIN) -> bool:
     """The peak leaves at least ``margin`` of usable memory spare (plan's default, issue 13)."""
     cap = rep["gpu"]["memory_bytes"]
     return rep["headroom_bytes"] >= math.ceil(cap * margin)
@@ -170,7 +171,7 @@ def test_every_option_keeps_the_margin(plans: dict[str, list[dict[str, Any]]]) -
         reserving = memory_rule(FRAMEWORKS[SCENARIOS[name].get("framework", "huggingface")]).reserves_memory
         for opt in options:
             # An engine that takes a share of the GPU up front (vLLM's gpu_memory_utilization)
-            # leaves the rest free itself: that share is its margin (solver.catalog_targets).
+            # leaves the rest free itself: that share is its margin (search.catalog_targets).
             margin = 0 if reserving else math.ceil(0.10 * opt["capacity_bytes"])
             assert opt["headroom_bytes"] >= margin, name
     zero = solver.plan(INF_8B, gpus=[H100], margin=0.0)[0]

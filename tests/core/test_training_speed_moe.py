@@ -19,9 +19,10 @@ import pytest
 
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.speed.collectives import Link
 from gpusizer.core.speed.train_dp import DataParallel, data_parallel_seconds
 from gpusizer.core.speed.train_ops import permute_bytes, train_shape
-from gpusizer.core.speed.train_rates import Link, collective_seconds
+from gpusizer.core.speed.train_rates import collective_seconds
 
 from .training_figures import load, off, ratios, states_its_figure
 

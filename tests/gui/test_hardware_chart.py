@@ -11,8 +11,9 @@ from PySide6.QtCore import QPointF, QRectF
 
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.sizing.option import option_edits
 from gpusizer.core.views import HardwareView
-from gpusizer.gui.charts.hardware import FRONT_PX, OTHER_PX, HardwareChart, option_edits
+from gpusizer.gui.charts.hardware import FRONT_PX, OTHER_PX, HardwareChart
 from gpusizer.gui.charts.labels import overlaps, scene_rect
 from gpusizer.gui.hardware.plot import GAP, SIDES
 

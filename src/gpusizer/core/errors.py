@@ -53,7 +53,7 @@ def check_text(data: Any, field: str = "") -> None:
     """Every string (key or value) of JSON-like ``data`` must be text: a lone surrogate
     (``"\\ud800"`` in JSON; a byte that is not UTF-8 in a command-line argument, such as
     ``\\xff``) cannot be written to a file or a terminal, and made ``report`` and the exports
-    fail half-way (issue 24, item 9). Raises ScenarioError naming the field."""
+    fail half-way. Raises ScenarioError naming the field."""
     stack: list[tuple[Any, str]] = [(data, field)]
     while stack:
         value, where = stack.pop()

@@ -34,7 +34,7 @@ MAX_TRAINING_TOKENS = 1e18
 
 def whole_number(value: object) -> object:
     """A JSON number with no fractional part (``7e9``, ``4096.0``) as the int it is: JSON has
-    one number type, and people write 7e9 (issue 23). ``true``, ``"8"`` and ``7.5`` are still
+    one number type, and people write 7e9. ``true``, ``"8"`` and ``7.5`` are still
     refused (the strict int check after this sees them unchanged, or this names the fraction)."""
     if isinstance(value, float):
         if value.is_integer():

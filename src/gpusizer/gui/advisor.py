@@ -25,7 +25,7 @@ Search = tuple[float, bool, int | None]  # margin, whole nodes, cards per box (t
 
 def scenario_key(scenario: Scenario, search: Search = (DEFAULT_MARGIN, False, None)) -> str:
     """The scenario and the search's settings as canonical JSON (a cache key). ``json.dumps``
-    escapes a lone surrogate in a name where pydantic's JSON encoder raises (issue 15)."""
+    escapes a lone surrogate in a name where pydantic's JSON encoder raises."""
     return json.dumps([scenario.model_dump(mode="json"), *search], sort_keys=True)
 
 

@@ -104,7 +104,7 @@ def _close(app: QApplication, window: MainWindow | None) -> None:
 
 def _estimates(scenario: Any) -> None:
     """ScenarioError unless the estimator takes the scenario (one line, exit 2, never a
-    traceback: issue 15)."""
+    traceback)."""
     from ..core.errors import ScenarioError
     from ..core.pipeline.estimate import estimate
 
@@ -124,7 +124,7 @@ def _load(path: str) -> Any:
 
 def platform_problem() -> str:
     """Why the window cannot start here ("" when it can): printed as one line instead of
-    letting Qt abort with a core dump (issue 14 item 8)."""
+    letting Qt abort with a core dump."""
     from .platform_check import check_platform
 
     return check_platform()

@@ -177,7 +177,7 @@ class Binder:
 
     def drop_typed(self, *_loaded: bool) -> None:
         """A whole scenario replaces the form (New, Open, an import, Undo): text that could
-        not be read belongs to the old one, so its red message goes with it (issue 23)."""
+        not be read belongs to the old one, so its red message goes with it."""
         for b in self.bindings:
             if b.text_error:
                 b.text_error = ""

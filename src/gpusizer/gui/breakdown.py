@@ -15,9 +15,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.model.result import COMPONENTS, Estimate
+from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..io.units import fmt_bytes, to_unit
-from .colors import COMPONENT_LABELS, component_qcolor
+from ..io.wording import count, duration
+from .colors import component_qcolor
 from .glossary import COMPONENT_TIPS
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -128,13 +129,6 @@ def _count(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def _duration(seconds: float) -> str:
-    for div, suffix in ((86400, " days"), (3600, " h"), (60, " min"), (1, " s")):
-        if seconds >= div:
-            return f"{seconds / div:,.1f}{suffix}"
-    return f"{seconds * 1000:,.1f} ms"
-
-
 class FiguresView(QWidget):
     """Key figures of the estimate as label rows (selectable, so they can be copied)."""
 
@@ -160,7 +154,7 @@ class FiguresView(QWidget):
             ("Parameters", f"{_count(est.parameters_total)} total, {_count(est.parameters_active)} active"),
             (
                 "Cluster memory",
-                f"{_big(est.memory.total * est.gpus, u)} on {est.gpus:,} GPU{'s' if est.gpus != 1 else ''}",
+                f"{_big(est.memory.total * est.gpus, u)} on {count(est.gpus, 'GPU')}",
             ),
             ("FLOPs per token", _count(c.flops_per_token)),
         ]
@@ -170,7 +164,7 @@ class FiguresView(QWidget):
                 rows.append(
                     (
                         "Training time",
-                        f"{_duration(c.time_seconds)} at {c.mfu:.0%} MFU ({c.gpu_hours:,.0f} GPU-hours)",
+                        f"{duration(c.time_seconds)} at {c.mfu:.0%} MFU ({c.gpu_hours:,.0f} GPU-hours)",
                     )
                 )
         elif est.serving is not None:  # as the engine runs it (the step costs included)
@@ -178,8 +172,8 @@ class FiguresView(QWidget):
             if not sv.starts:
                 return [*rows, ("Serving", "the engine does not start")]
             rows += [
-                ("First token", _duration(sv.ttft_seconds)),
-                ("Per token", _duration(sv.tpot_seconds)),
+                ("First token", duration(sv.ttft_seconds)),
+                ("Per token", duration(sv.tpot_seconds)),
                 (
                     "Throughput",
                     f"{sv.tokens_per_second:,.0f} tokens/s ({sv.tokens_per_second_per_user:,.1f} per user)",
@@ -191,8 +185,8 @@ class FiguresView(QWidget):
                 rows.append(("Cost", f"${sv.cost_per_million_tokens:,.2f} per M tokens"))
         else:
             rows += [
-                ("Prefill", _duration(c.prefill_seconds)),
-                ("Per token", _duration(c.decode_seconds_per_token)),
+                ("Prefill", duration(c.prefill_seconds)),
+                ("Per token", duration(c.decode_seconds_per_token)),
                 ("Throughput", f"{c.tokens_per_second:,.0f} tokens/s"),
             ]
         return rows

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
+from ..core.model.result import COMPONENTS, Estimate
 from ..core.serving.rules import memory_rule
 
-__all__ = ["COMPONENT_COLORS", "COMPONENT_LABELS", "component_qcolor", "verdict_color"]
+__all__ = ["COMPONENT_COLORS", "component_qcolor", "verdict_color"]
 
 # Mid-tone hues (Tableau 10, Tableau Software's default categorical palette) with enough
 # contrast on both a white and a near-black background: a component has the same colour in

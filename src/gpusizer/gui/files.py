@@ -52,7 +52,7 @@ def read_dropped(path: str | Path) -> dict[str, Any]:
     """The JSON object of a dropped or opened file, read as File > Open reads (core/readfile.py:
     a regular file, bounded, UTF-8, strict JSON, nesting limited); ScenarioError says why not.
     A FIFO hung the window, a link to /dev/zero grew to 2.1 GB and a 100 MB file froze it for
-    3.7 s (issue 24, item 6)."""
+    3.7 s."""
     return read_json_object(path, "file", MAX_CONFIG_BYTES, "a JSON object (a scenario or a config.json)")
 
 

@@ -15,6 +15,7 @@ from ..core.model.presets import scenario_gpu
 from ..core.model.specs import Scenario
 from ..core.registry.dtypes import DTYPES
 from ..io.units import fmt_bytes
+from ..io.wording import duration
 from .state import ScenarioState
 
 IDLE_MS = 150
@@ -25,7 +26,7 @@ def _speed(row: dict[str, Any]) -> str:
     if row["tokens_per_second_per_user"] is not None:
         return f"{row['tokens_per_second_per_user']:,.1f} tokens/s per user"
     if row["time_seconds"] is not None:
-        return f"{row['time_seconds'] / 86400:,.1f} days"
+        return duration(row["time_seconds"])
     return ""
 
 

@@ -151,5 +151,5 @@ COMPONENT_TIPS: dict[str, str] = {
 
 def engine_name(profile: FrameworkProfile) -> str:
     """The engine's own name, without the tools sharing its profile:
-    ``llama.cpp / Ollama`` -> ``llama.cpp`` (core/frameworks.py labels)."""
+    ``llama.cpp / Ollama`` -> ``llama.cpp`` (core/registry/frameworks.py labels)."""
     return profile.label.split(" /")[0]

@@ -47,7 +47,7 @@ def gpu_entries() -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[st
 
 def fill_gpu_combo(combo: QComboBox) -> list[str]:
     """(Re)fill the dropdown; returns the names left out. The popup is as wide as the longest
-    name (long names are not cut there: issue 14)."""
+    name (long names are not cut there)."""
     catalog, own, skipped = gpu_entries()
     blocked = combo.blockSignals(True)
     try:

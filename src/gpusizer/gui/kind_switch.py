@@ -1,7 +1,8 @@
 """Switching the kind of work: each kind keeps its own way of being done. The first visit to a
-kind starts from that kind's defaults; a later visit brings back what the kind had (issue 23
-item 4: Unsloth, full recompute and activation offload carried from QLoRA into pre-training
-turned 28 days into 39; TP 4 carried from serving into QLoRA). The status bar says what changed.
+kind starts from that kind's defaults; a later visit brings back what the kind had (settings
+carried across did harm: Unsloth, full recompute and activation offload carried from QLoRA into
+pre-training turned 28 days into 39; TP 4 carried from serving into QLoRA). The status bar says
+what changed.
 
 "The way a kind is done" (:func:`kind_paths`): the framework, the whole parallelism block, the
 training techniques of the workload block, the weight format, and every field a framework

@@ -34,7 +34,7 @@ class Limits:
 
     def text(self, fmt: Callable[[float], str] = "{:,}".format) -> str:
         """``at least 1 and at most 64M tokens`` / ``above 0`` / "" (no bound): each bound
-        written by ``fmt`` (the field's own quantities: never 6.71089e+07, issue 23)."""
+        written by ``fmt`` (the field's own quantities: never 6.71089e+07)."""
         lo = None if self.lo is None else f"{'above' if self.lo_open else 'at least'} {fmt(self.lo)}"
         hi = None if self.hi is None else f"{'below' if self.hi_open else 'at most'} {fmt(self.hi)}"
         return " and ".join(t for t in (lo, hi) if t)

@@ -233,7 +233,7 @@ class MainWindow(QMainWindow):
             self.state.edit_many(option_edits(option, gpu=False))
 
     def _replaced(self, loaded: bool) -> None:
-        """Undo and Redo take back what the status bar said about the step (issue 23)."""
+        """Undo and Redo take back what the status bar said about the step."""
         if not loaded:
             self.statusBar().clearMessage()
 

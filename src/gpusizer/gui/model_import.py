@@ -3,7 +3,7 @@ folder, a config.json or a .gguf file: all through ``import_model_path``.
 
 The import (io/model_import.py) replaces the model and, for a serving scenario, the precision
 with the checkpoint's, in one undo step; a training scenario keeps its precision (training
-loads the checkpoint dequantised, core/checkpoint.py) and the status bar says how the
+loads the checkpoint dequantised, core/model/checkpoint.py) and the status bar says how the
 checkpoint is stored. A refused import changes nothing and says why.
 """
 
@@ -45,7 +45,7 @@ def import_model_path(files: Any, path: str | Path) -> bool:
 class ModelImporter(QObject):
     """Reads a model (io/model_import.py) in the window's kind of background worker
     (gui/worker.py): a safetensors header or a GGUF tensor table of up to 100 MB is parsed
-    and checked there, and the window stays live (issue 24, item 8: it ran on the GUI
+    and checked there, and the window stays live (it ran on the GUI
     thread). The result is applied on the GUI thread, on the scenario as it is then; a newer
     import supersedes one still being read."""
 
@@ -90,7 +90,7 @@ class ModelImporter(QObject):
             return
         files.state.set_scenario(scenario, label=f"Import {result['name']}")
         mismatch = table_mismatch(result)
-        if mismatch:  # as the CLI says it (issue 23): imported, but not what the file holds
+        if mismatch:  # as the CLI says it: imported, but not what the file holds
             files.warn("Model imported with a warning", f"{path.name}: {mismatch}.")
         stored = precision_text(result["precision"])
         if follows_checkpoint(data.get("workload")):

@@ -111,7 +111,7 @@ NO_DISPLAY = (
 def no_display(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
     """Whether Qt would find no display to open a window on: Linux, no X display and no
     Wayland one for the platform Qt picks. Qt then prints "could not connect to display" and
-    aborts (SIGABRT, exit 134, a core dump: issue 23); a platform set explicitly to another
+    aborts (SIGABRT, exit 134, a core dump); a platform set explicitly to another
     plugin (offscreen, vnc...) is its user's choice."""
     env = os.environ if environ is None else environ
     if not sys.platform.startswith("linux"):

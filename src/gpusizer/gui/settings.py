@@ -3,7 +3,7 @@
 Stored with QSettings in an INI file. ``GPUSIZER_SETTINGS_DIR`` points it at another folder
 (tests use a temporary one, so they never read or change the user's settings). Only a regular
 file of at most :data:`MAX_SETTINGS_BYTES` is read: QSettings opens its file when it is made,
-so a FIFO named ``gpusizer.ini`` stopped every start (issue 24, item 7). Anything else there
+so a FIFO named ``gpusizer.ini`` stopped every start. Anything else there
 is left alone and this session's settings go to a temporary file (the window says so).
 """
 
@@ -56,12 +56,6 @@ def unreadable(path: Path) -> str:
     if st.st_size > MAX_SETTINGS_BYTES:
         return f"is over {MAX_SETTINGS_BYTES // 2**20} MiB"
     return ""
-
-
-def open_settings() -> QSettings:
-    """The app's settings (INI) at :func:`settings_path`, or in a temporary file when that
-    is not a regular file (see the module doc; ``Prefs.dropped`` says why)."""
-    return _open()[0]
 
 
 def _open() -> tuple[QSettings, str, tempfile.TemporaryDirectory[str] | None]:

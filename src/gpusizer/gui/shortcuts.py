@@ -1,4 +1,4 @@
-"""The window's shortcuts work wherever the focus is (issue 23, item 3).
+"""The window's shortcuts work wherever the focus is.
 
 A focused text field claims some keys before the window's actions see them: on X11 a line edit
 binds Ctrl+E to "end of line" (Qt's KB_X11 key bindings, qplatformtheme.cpp) and every line edit

@@ -1,5 +1,5 @@
 """The scenario the window starts on: the one given, else the last one if it still estimates,
-else the default. Any settings content must let the window start (issue 15: one bad last
+else the default. Any settings content must let the window start (one bad last
 scenario stopped every later start until the settings file was deleted)."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def initial_scenario(
 ) -> tuple[Scenario | dict[str, Any], str]:
     """(the given scenario, else the last one if it still estimates, else the default; a
     sentence for the status bar when the last one was dropped). Any settings content must let
-    the window start (issue 15: one bad last scenario stopped every later start)."""
+    the window start (one bad last scenario stopped every later start)."""
     if scenario is not None:
         return scenario, ""
     last = prefs.last_scenario() if restore else None

@@ -30,7 +30,6 @@ DEFAULT_SCENARIO: dict[str, Any] = {  # unnamed: the name follows the scenario
     "workload": {"kind": "lora", "sequence_length": 4096, "micro_batch_size": 1},
     "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
 }
-_MISSING = object()
 
 
 def get_path(obj: Any, path: str) -> Any:
@@ -185,7 +184,7 @@ class ScenarioState(QObject):
             self._record(before, scenario, key, single)
 
     def _named(self, scenario: Scenario, renamed: bool) -> Scenario:
-        """An edit keeps a name that follows the scenario following it (issue 14: a gpt-oss on
+        """An edit keeps a name that follows the scenario following it (a gpt-oss on
         RTX 4090 setup still read "Llama 3.1 8B, LoRA on one H100"); a name the user typed
         stays; an emptied name follows the scenario again."""
         if not scenario.name or (not renamed and is_derived(self._scenario)):

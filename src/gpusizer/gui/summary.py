@@ -18,34 +18,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.model.result import COMPONENTS, Estimate
+from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
-from ..core.sizing.savings import describe
 from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
-from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
+from ..io.wording import count, fit_of, gpus_needed_spans, verdict_line
+from .colors import component_qcolor, verdict_color
 from .style import set_role, set_text_color
 
 
 def verdict(est: Estimate, unit: str) -> str:
-    """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom``; why it does not run when
-    the peak fits but the work does not (the engine's context, unified memory); how many of
-    the requests it holds when fewer; the system RAM a serving engine keeps beside the GPU."""
-    peak, cap = fmt_bytes(est.memory.total, unit), fmt_bytes(est.capacity_bytes, unit)
-    head = est.headroom_bytes
-    why = est.fit_reason
-    if head < 0:
-        tail = f"does not fit, {fmt_bytes(-head, unit)} short"
-    elif est.serving is not None and not est.serving.starts:
-        tail = "the engine does not start"
-    elif not est.fits:
-        tail = f"does not run: {why}"
-    else:
-        tail = f"fits, {fmt_bytes(head, unit)} headroom" + (f"; {why}" if why else "")
-    host = est.serving.host_memory_bytes if est.serving is not None else 0
-    if host and est.fits:
-        tail += f", plus {fmt_bytes(host, unit)} of system RAM"
-    return f"{peak} of {cap} per GPU — {tail}"
+    """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom`` (io/wording.py: the CLI
+    and the report word it the same)."""
+    return verdict_line(fit_of(est), unit)
 
 
 def context_line(est: Estimate) -> str:
@@ -57,7 +42,7 @@ def context_line(est: Estimate) -> str:
     share = 100 * getattr(mem, dom) / parts
     return (
         f"{s.model.name} · {s.workload.info.label} · "
-        f"{est.gpus:,} × {est.gpu.name} ({nodes:,} node{'s' if nodes != 1 else ''}) · "
+        f"{est.gpus:,} × {est.gpu.name} ({count(nodes, 'node')}) · "
         f"peak in {mem.peak_phase} · dominated by {COMPONENT_LABELS[dom]} ({share:.0f}%)"
     )
 
@@ -121,35 +106,13 @@ def serving_text(est: Estimate) -> str:
 
 def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
     """What the advisor says about the scenario's GPU, in one line: how many to buy, laid out
-    how, with which techniques (rich text: the GPU's name is escaped, a name from a shared
-    file must not load images or links)."""
-    gpu = html.escape(est.gpu.name)
-    if option is None:
-        return (
-            f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
-            "GPU, quantised weights or a shorter sequence."
-        )
-    n, least, layout = option["gpus"], option.get("min_gpus") or option["gpus"], option["layout"]
-    head = f"<b>GPUs needed:</b> <b>{n:,} × {gpu}</b>"
-    if least < n:
-        head += f" ({least:,} would hold it)"
-    how = describe(option.get("scenario_changes") or {})
-    if how:  # the techniques say the recompute; the layout need not
-        layout = layout.split(", recompute")[0]
-    head += f", {html.escape(layout)}"
-    if how:
-        head += f" <b>{html.escape(how)}</b>"
-    if option.get("targets_met") is False:
-        return head + " — the targets cannot be met with up to 4,096 GPUs."
-    same = est.fits and not option.get("scenario_changes") and n == est.gpus
-    if same and option["parallelism"] == est.scenario.parallelism.model_dump(mode="json"):
-        return head + " — the layout set here."
-    if est.fits and est.gpus < n:
-        spare = est.headroom_bytes / max(est.capacity_bytes, 1)
-        return head + f" — the layout set here runs on {est.gpus:,}, with {spare:.0%} of memory spare."
-    if est.fits:
-        return head + f" — the layout set here uses {est.gpus:,}."
-    return head + "."
+    how, with which techniques (io/wording.py; rich text: the GPU's name is escaped, a name
+    from a shared file must not load images or links)."""
+    words = "".join(
+        f"<b>{html.escape(text)}</b>" if strong else html.escape(text)
+        for text, strong in gpus_needed_spans(est, option)
+    )
+    return f"<b>GPUs needed:</b> {words}"
 
 
 class SummaryHeader(QFrame):

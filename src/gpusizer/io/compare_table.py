@@ -1,7 +1,7 @@
 """The comparison as a table: one registry of columns for ``gpusizer-cli compare``, the
 Hardware tab and its CSV (so every place shows the same columns, in the same words and units).
 
-A column is its option field (core/compare.py), its header, its unit, a formatter and the
+A column is its option field (core/sizing/compare.py), its header, its unit, a formatter and the
 workloads it applies to (``serve``, ``train`` or both; ``targets``: only when the scenario
 states serving targets).
 """
@@ -14,6 +14,7 @@ from typing import Any
 
 from ..core.sizing.compare_rank import speed_of
 from .units import fmt_bytes
+from .wording import duration
 
 Fmt = Callable[[Any, str], str]
 
@@ -27,11 +28,8 @@ def _usd(v: float, _u: str) -> str:
 
 
 def _duration(v: float, _u: str) -> str:
-    """Seconds as the largest unit that keeps a number above 1 (s, min, h, days)."""
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
-        if v >= size:
-            return f"{v / size:,.1f} {unit}"
-    return f"{v:.2f} s"
+    """The one scale of io/wording.py, compact (``2.3 d``)."""
+    return duration(v, compact=True)
 
 
 def _bytes(v: int, unit: str) -> str:

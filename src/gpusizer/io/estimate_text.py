@@ -7,16 +7,11 @@ from typing import Any
 from ..core.model.result import COMPONENTS
 from .serving_text import serving_lines, training_line
 from .units import to_unit
+from .wording import fit_of_report, verdict_phrase
 
 
 def _row(label: str, n: float) -> str:
     return f"  {label:<13}{to_unit(n, 'GiB'):>12,.2f} GiB{to_unit(n, 'GB'):>12,.2f} GB"
-
-
-def sv_refuses(rep: dict[str, Any]) -> bool:
-    """The serving engine refuses to start (the peak may still be below the capacity)."""
-    sv = rep.get("serving")
-    return sv is not None and not sv["starts"]
 
 
 def text_report(rep: dict[str, Any]) -> str:
@@ -33,13 +28,7 @@ def text_report(rep: dict[str, Any]) -> str:
     lines += [_row(c, rep["per_gpu"][c]) for c in COMPONENTS]
     lines.append(_row("peak", rep["per_gpu"]["total"]) + f"   ({rep['peak_phase']})")
     lines.append(_row("capacity", g["memory_bytes"]))
-    head = rep["headroom_bytes"]
-    verdict = "fits" if rep["fits"] else "does NOT fit"
-    if sv_refuses(rep):
-        verdict = "does NOT start"
-    lines.append(f"  {verdict}: headroom {to_unit(head, 'GiB'):,.2f} GiB ({to_unit(head, 'GB'):,.2f} GB)")
-    if rep.get("fit_reason"):
-        lines.append(f"  {'why' if not rep['fits'] else 'note'}: {rep['fit_reason']}")
+    lines.append(f"  {verdict_phrase(fit_of_report(rep), 'GiB', also='GB')}")  # io/wording.py
     if rep.get("host_memory_bytes"):  # offloaded / paged tensors in system RAM, not the peak
         lines.append(_row("host RAM", rep["host_memory_bytes"]) + "   (per GPU, system memory)")
     sv = rep.get("serving")

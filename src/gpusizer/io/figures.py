@@ -8,23 +8,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.model.result import Estimate
 from ..core.registry.workloads import WORKLOAD_KINDS
 from .serving_text import users_line
-from .units import fmt_bytes
-
-
-def duration(seconds: float) -> str:
-    """``3.20 ms``, ``12.4 s``, ``5.3 h``, ``12.1 days``."""
-    for limit, div, unit, digits in (
-        (1, 1e-3, "ms", 2),
-        (120, 1, "s", 1),
-        (2 * 3600, 60, "min", 1),
-        (3 * 86400, 3600, "h", 1),
-        (float("inf"), 86400, "days", 1),
-    ):
-        if seconds < limit:
-            return f"{seconds / div:,.{digits}f} {unit}"
-    return f"{seconds:,.0f} s"
+from .wording import count, duration, gpus_needed_spans, nothing_fits, per_gpu_phrase, plain
 
 
 def _sci(v: float) -> str:
@@ -118,12 +105,12 @@ def speed_lines(report: Mapping[str, Any], pace: Mapping[str, float | None]) -> 
     if sv is not None:
         w = report["scenario"]["workload"]
         out.append(users_line(sv, w["prompt_tokens"] + w["generated_tokens"]))
-        at = f" ({sv['concurrency']:,} users)" if sv["concurrency"] != 1 else " (1 user)"
+        at = f" ({count(sv['concurrency'], 'user')})"
         out += [f"{label}{at}: {fmt(v)}" for key, label, fmt in PACE if (v := pace.get(key))]
     elif pace.get("tokens_per_second"):
         gpus = report["cluster"]["gpus"]
         rate = _rate(pace["tokens_per_second"] or 0.0)
-        out.append(f"Trained tokens per second: {rate} on {gpus:,} GPU{'s' * (gpus != 1)}")
+        out.append(f"Trained tokens per second: {rate} on {count(gpus, 'GPU')}")
     return out + compute_lines(report)
 
 
@@ -135,9 +122,7 @@ def cost_lines(report: Mapping[str, Any], price_per_hour: float | None) -> list[
     if price_per_hour is None:
         return [f"No hourly price for {name} in the catalog: set one on the GPU to see costs."]
     hourly = _usd(price_per_hour * gpus)
-    out = [
-        f"Price: {_usd(price_per_hour)} per GPU-hour, {hourly} per hour for {gpus:,} GPU{'s' * (gpus != 1)}"
-    ]
+    out = [f"Price: {_usd(price_per_hour)} per GPU-hour, {hourly} per hour for {count(gpus, 'GPU')}"]
     sv = report.get("serving")
     if sv is not None and sv.get("cost_per_million_tokens") is not None:
         out.append(f"Cost per million output tokens: {_usd(sv['cost_per_million_tokens'])}")
@@ -148,17 +133,16 @@ def cost_lines(report: Mapping[str, Any], price_per_hour: float | None) -> list[
     return out
 
 
-def advice_lines(advice: Any, gpu_name: str) -> list[str]:
+def advice_lines(est: Estimate, advice: Any, unit: str = "GiB") -> list[str]:
     """The advisor's answer for the scenario's GPU (a ``gpusizer.plan`` option, or None when
-    no layout fits)."""
+    no layout fits), in the window's words (io/wording.py), then the advised layout's memory."""
     if advice is None:
-        return [
-            f"No layout of up to 4,096 × {gpu_name} fits: choose a bigger GPU, quantised "
-            "weights or a shorter sequence."
-        ]
-    n = advice["gpus"]
+        return [_sentence(nothing_fits(est.gpu.name))]
     return [
-        f"At least {n:,} × {advice.get('gpu_name', gpu_name)}, laid out "
-        f"{advice['layout']} (per GPU {fmt_bytes(advice['per_gpu_total'])}, "
-        f"{fmt_bytes(advice['headroom_bytes'])} headroom)."
+        _sentence(plain(gpus_needed_spans(est, advice))),
+        _sentence(per_gpu_phrase(advice, unit)) + ".",
     ]
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

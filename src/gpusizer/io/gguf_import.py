@@ -17,7 +17,7 @@ embedding's rows (else the token list's length), the embedding is tied when ther
 ``ffn_up.bias`` do.
 
 The precision: ``general.file_type`` names the llama.cpp quantisation (a rule of
-core/quant_rules.py where one exists), and the tensor types give each group's stored bytes
+core/registry/quant_rules.py where one exists), and the tensor types give each group's stored bytes
 (io/checkpoint_check.py). A vision tower sits in a separate ``mmproj`` GGUF and is not counted.
 """
 
@@ -81,7 +81,7 @@ FILE_TYPES = {
     32: ("bf16", "uniform"),
     38: ("mxfp4", "gguf-mxfp4_moe"),
 }
-# ggml tensor types stored whole in one of our dtypes (core/dtypes.py)
+# ggml tensor types stored whole in one of our dtypes (core/registry/dtypes.py)
 GGML_DTYPES = {
     "F32": "fp32",
     "F16": "fp16",
@@ -120,7 +120,7 @@ class _Meta:
         """A count of the architecture's metadata (llama.cpp stores every key read here as
         an integer, or a per-layer array of them): a bool, float or string is a damaged file,
         refused by name (a bool ``block_count`` became 1 layer, a float ``head_count_kv`` was
-        passed over and the size gap then "explained" by a storage type; issue 24, item 11)."""
+        passed over and the size gap then "explained" by a storage type)."""
         full = f"{self.arch}.{key}"
         value = _largest(self.meta.get(full))
         if value is None:

@@ -1,6 +1,6 @@
 """Reading a Hugging Face ``config.json``: keys by any spelling, strict types, shared blocks.
 
-Strictness (issue 15): a boolean key must hold a JSON boolean (``"attention_bias": "false"``
+Strictness: a boolean key must hold a JSON boolean (``"attention_bias": "false"``
 is refused, not read as true); a layer count beyond :data:`MAX_LAYERS` is refused before any
 work that grows with it, and every count below is computed arithmetically, never by looping
 over layers; a config that names 0 experts is refused rather than read as a dense model.
@@ -49,7 +49,7 @@ _DEFAULTS: dict[str, Config] = {
 
 def model_type(cfg: Config) -> str:
     """``model_type`` as transformers has it: a string ("" when absent). A list was read as
-    the family ``"['llama']"`` (issue 24, item 11)."""
+    the family ``"['llama']"``."""
     value = cfg.get("model_type")
     if value is None or value == "":
         return ""

@@ -168,7 +168,7 @@ def import_model(path: str | Path) -> dict[str, Any]:
 def imported_scenario(result: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
     """A scenario dict with the imported model (``base``: a scenario whose other blocks are
     kept; default: serving the model). A serving scenario takes the checkpoint's precision;
-    a training one keeps its own (core/checkpoint.py: training dequantises)."""
+    a training one keeps its own (core/model/checkpoint.py: training dequantises)."""
     data = dict(base or {"name": result["name"], "workload": {"kind": "inference"}})
     data["model"] = result["model"]
     if follows_checkpoint(data.get("workload")):

@@ -1,5 +1,5 @@
 """The precision a checkpoint declares: ``config.json`` ``quantization_config`` (or
-``torch_dtype``) -> ``{weights, quantization_rule, modules}`` (core/checkpoint.py).
+``torch_dtype``) -> ``{weights, quantization_rule, modules}`` (core/model/checkpoint.py).
 
 Each ``quant_method`` as its loader reads it:
 
@@ -148,7 +148,7 @@ MAX_BITS = 32  # a weight of more bits than fp32 is no quantisation
 
 def _count(q: dict[str, Any], key: str, default: int, low: int = 1, high: int = MAX_WIDTH) -> int:
     """A whole number from ``low`` to ``high``: ``bits`` of 0, -4 or 10^9 and a ``group_size``
-    of 2^62 were taken as given (issue 24, item 11)."""
+    of 2^62 were taken as given."""
     value = q.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ScenarioError(

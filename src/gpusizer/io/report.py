@@ -28,7 +28,8 @@ from ..core.sizing.pace import estimate_pace
 from .export import report_csv, strict_json
 from .figures import advice_lines, cost_lines, speed_lines
 from .report_prices import BASIS_LINES, PriceRow, price_rows, your_prices
-from .units import fmt_bytes, to_unit
+from .units import to_unit
+from .wording import fit_of, verdict_line
 
 NOT_ASKED = object()  # ``advice`` default: the report has no "GPUs needed" section
 
@@ -93,23 +94,16 @@ def report_facts(
     rep = report_from_estimate(est)
     s, mem = est.scenario, est.memory
     parts = sum(getattr(mem, c) for c in COMPONENTS) or 1
-    head = est.headroom_bytes
-    peak, cap = fmt_bytes(mem.total, unit), fmt_bytes(est.capacity_bytes, unit)
-    verdict = (
-        f"{peak} of {cap} per GPU — fits, {fmt_bytes(head, unit)} headroom."
-        if est.fits
-        else f"{peak} of {cap} per GPU — does not fit, {fmt_bytes(-head, unit)} short."
-    )
     p = rep["parameters"]
     return ReportFacts(
         title=s.name or derived_name(s),
         subject=(
             f"{s.model.name} · {s.workload.info.label} · {s.profile.label} · {est.gpus:,} × {est.gpu.name}"
         ),
-        verdict=verdict,
+        verdict=verdict_line(fit_of(est), unit) + ".",
         peak_phase=mem.peak_phase.replace("_", " "),
         unit=unit,
-        gpus_needed=None if advice is NOT_ASKED else tuple(advice_lines(advice, est.gpu.name)),
+        gpus_needed=None if advice is NOT_ASKED else tuple(advice_lines(est, advice, unit)),
         components=tuple(
             ComponentRow(component_title(c), getattr(mem, c), getattr(mem, c) / parts, c in mem.alive_at_peak)
             for c in COMPONENTS
@@ -189,7 +183,7 @@ def md_text(text: str) -> str:
     name is not markup: the HTML report escapes it, and ``<img src=x onerror=...>`` in the
     heading ran in previewers), the punctuation that makes links, code, headings, lists,
     table cells or ``*`` emphasis backslash-escaped (``training_tokens`` stays as it is),
-    control characters shown escaped, on one line (issue 24, item 10)."""
+    control characters shown escaped, on one line."""
     return _MD_PUNCTUATION.sub(r"\\\1\2", html.escape(printable(text), quote=False))
 
 

@@ -1,4 +1,4 @@
-"""The report's "Prices" section (issue 22): the basis of each price column, and the prices of
+"""The report's "Prices" section: the basis of each price column, and the prices of
 the scenario's GPU and of the unit it is bought in, each with its source and date; the user's
 own prices marked as theirs."""
 
@@ -12,6 +12,7 @@ from ..core.model.specs import GPUSpec
 from ..core.sizing.compare_options import AMORTIZATION_YEARS, ELECTRICITY_USD_PER_KWH
 from ..core.sizing.prices import unit_prices
 from ..core.sizing.systems import purchase_unit, single_gpu
+from .wording import count
 
 BASIS_LINES = (
     "Renting (cloud): the on-demand list price of provider-operated GPU clouds: RunPod Secure "
@@ -49,7 +50,7 @@ def price_rows(spec: GPUSpec, prices: Mapping[str, Mapping[str, Any]] | None) ->
     rows = []
     for label, per, one in (
         (f"{spec.name}", "GPU", single_gpu(spec)),
-        (f"{unit.name} ({unit.gpus} GPUs)", "unit", unit),
+        (f"{unit.name} ({count(unit.gpus, 'GPU')})", "unit", unit),
     ):
         up = unit_prices(one, prices)
         for key, stem, what, unit_word in (

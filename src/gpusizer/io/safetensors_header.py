@@ -31,7 +31,7 @@ MAX_INDEX_BYTES = 16 * MiB  # DeepSeek-V3's model.safetensors.index.json is abou
 # Bounds of one tensor's shape, as the GGUF reader has (io/gguf_reader.py): real checkpoints
 # hold at most 5 dimensions (Qwen2.5-VL's 3-D convolution) and far fewer than 2^50 elements.
 # Unbounded, 100,000 dimensions took 28 s (their product is a big integer), 200,000 took
-# 111 s, and the message quoting the product ended in a ValueError (issue 24, item 8).
+# 111 s, and the message quoting the product ended in a ValueError.
 MAX_DIMS = 16
 _DTYPE_NAME = re.compile(r"[A-Za-z0-9_]{1,32}")  # BF16, F8_E4M3...; unknown ones are counted by name
 MAX_ELEMENTS = 2**50

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .wording import count, duration
+
 
 def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     """The headline: how many users the engine holds at ``tokens_per_user`` tokens each."""
@@ -18,12 +20,12 @@ def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     # n_parallel), however many more the KV cache could hold: the users it serves are the less.
     if 0 < limit < held:
         return (
-            f"{limit:,} users at {tokens_per_user:,} tokens each (the engine's limit, "
+            f"{count(limit, 'user')} at {tokens_per_user:,} tokens each (the engine's limit, "
             f"max_sequences {limit:,}; its {cap:,} KV tokens would hold {held:,}; "
             f"{sv['max_concurrency']:,.1f} at the full {sv['max_context']:,}-token context)"
         )
     return (
-        f"{held:,} users at {tokens_per_user:,} tokens each "
+        f"{count(held, 'user')} at {tokens_per_user:,} tokens each "
         f"({cap:,} KV tokens; {sv['max_concurrency']:,.1f} at the full "
         f"{sv['max_context']:,}-token context)"
     )
@@ -34,10 +36,10 @@ def load_phrase(sv: Mapping[str, Any]) -> str:
     n = int(sv["concurrency"])
     load = sv.get("load", "steady")
     if load == "burst":
-        return f"a burst of {n:,} request{'s' if n != 1 else ''} at once"
+        return f"a burst of {count(n, 'request')} at once"
     if load == "rate":
         return f"Poisson arrivals at {sv.get('request_rate') or 0:,.3g} requests/s"
-    return f"{n:,} steady user{'s' if n != 1 else ''}"
+    return f"{count(n, 'steady user')}"
 
 
 def speed_line(sv: Mapping[str, Any]) -> str:
@@ -65,15 +67,6 @@ def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
     return lines
 
 
-def duration(seconds: float) -> str:
-    """``3.2 days``, ``5.1 hours``, ``12 minutes``."""
-    if seconds >= 86400:
-        return f"{seconds / 86400:,.1f} days"
-    if seconds >= 3600:
-        return f"{seconds / 3600:,.1f} hours"
-    return f"{seconds / 60:,.0f} minutes"
-
-
 def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     """Training time and cost (None when the scenario names no training tokens)."""
     if not compute.get("time_seconds"):
@@ -81,6 +74,6 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     cost = compute.get("cost")
     money = f", ${cost:,.0f}" if cost is not None else ""
     return (
-        f"  training     {duration(compute['time_seconds'])} on {gpus:,} GPUs "
+        f"  training     {duration(compute['time_seconds'])} on {count(gpus, 'GPU')} "
         f"({compute['gpu_hours']:,.0f} GPU-hours{money})"
     )

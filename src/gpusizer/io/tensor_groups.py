@@ -39,7 +39,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"mm_projector|vision_embed_tokens|image_newline)(\.|$)|^(v|mm)\.",
         ),
         # norms inside attention (per-head q/k norms, MLA's latent norms, a mixer's norm): the
-        # estimator counts them with the attention parameters (core/params.py attention_params)
+        # estimator counts them with the attention parameters (core/model/params.py attention_params)
         (
             "attention",
             r"(self_attn|self_attention|linear_attn|mixer)\.[a-z0-9_]*norm|"

@@ -1,6 +1,6 @@
 """Text for a terminal: what a user named (models, GPUs, scenarios) printed with its control
 characters escaped, so that a name cannot clear the screen, set the window title or forge a
-line ("fits: headroom 999 GiB") in ``estimate``, ``plan`` or ``compare`` (issue 24, item 10).
+line ("fits: headroom 999 GiB") in ``estimate``, ``plan`` or ``compare``.
 JSON output needs none of it: it escapes them itself."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The user's own GPUs ("my GPUs"): a JSON list of GPU objects in the file that
 ``GPUSIZER_USER_GPUS`` names (the window points it at its settings folder). Read by
-core/presets.py; written here, atomically, never losing entries it does not understand."""
+core/model/presets.py; written here, atomically, never losing entries it does not understand."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _path() -> Path:
 def read_list(path: Path) -> list[Any]:
     """The file's entries as they are ([] when it does not exist); ScenarioError when it is
     not a JSON list, so that a save never overwrites what it could not read. Read as
-    core/presets.py reads it (core/readfile.py: strict JSON, UTF-8, bounded)."""
+    core/model/presets.py reads it (core/readfile.py: strict JSON, UTF-8, bounded)."""
     if not path.exists():
         return []
     try:

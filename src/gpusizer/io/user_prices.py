@@ -1,4 +1,4 @@
-"""The user's own prices ("My prices", issue 22): one JSON object in the shape
+"""The user's own prices ("My prices"): one JSON object in the shape
 ``compare_gpus(prices=...)`` takes (core/sizing/prices.py), keyed by GPU or system id:
 
     {"h100-sxm-80gb": {"price_per_hour": 2.5, "date": "2026-11", "source": "broker quote"},

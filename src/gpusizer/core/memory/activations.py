@@ -45,7 +45,7 @@ class ActContext:
     # LoRA dropout (p > 0): bytes per input element of the mask each targeted module's dropout
     # keeps (CUDA native_dropout: a 1-byte bool mask); 0 = no dropout (nn.Identity)
     dropout_mask: float = 0.0
-    loss: str = "full"  # workload.loss (core/loss.py)
+    loss: str = "full"  # workload.loss (core/memory/loss.py)
     loss_compiled: bool = False
 
     @property
@@ -200,7 +200,7 @@ def sliding_mask(arch: Arch, c: ActContext) -> float:
 def hf_attention_block(arch: Arch, c: ActContext) -> float:
     """What the attention block of a decoder layer keeps, its input norm aside: the q/k/v
     projections' input, the kernel's tensors, MLA latents, the o_proj input and q/k norms
-    (a hybrid model's recurrent layer has none of it: core/activations_hybrid.py)."""
+    (a hybrid model's recurrent layer has none of it: core/memory/activations_hybrid.py)."""
     t, spec = c.tokens, arch.spec
     total = _block_inputs(c, _inputs(arch, "attention"), arch.hidden, t)
     total += _attention_core(arch, c) + _mla_latents(arch, c)
@@ -281,7 +281,7 @@ def megatron_attention(arch: Arch, c: ActContext) -> float:
     """Korthikanti et al. 2022 §4.1, the attention core (TP-sharded, bytes before the split):
     q, k, v and the output; eager attention keeps the softmax output and, with dropout, its
     mask and output (5as²b at p = 2), the fused kernel its fp32 log-sum-exp only. A hybrid
-    model's recurrent layer has none of it (core/activations_hybrid.py takes off exactly this)."""
+    model's recurrent layer has none of it (core/memory/activations_hybrid.py takes off exactly this)."""
     s, b, p = c.s, c.b, c.p
     kept = p * s * b * (arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
     if c.eager and c.recompute != "selective":

@@ -4,7 +4,7 @@ Modelled, not measured: the main tensors the torch implementations keep for the 
 (transformers ``Qwen3NextGatedDeltaNet`` with ``torch_chunk_gated_delta_rule``,
 ``NemotronHMamba2Mixer`` with its torch SSD scan; the fused FLA / mamba_ssm kernels keep less
 and recompute inside the kernel). Per token of a recurrent layer, with the widths of
-core/mixers.py (projection output P, conv channels C, mixer output O):
+core/model/mixers.py (projection output P, conv channels C, mixer output O):
 
 - the input projection's input (h) and output (P), in the compute dtype;
 - the depthwise conv's input and its activated output (2·C);

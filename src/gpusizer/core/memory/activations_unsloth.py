@@ -35,7 +35,7 @@ context-length table, README "Context length benchmarks"; unsloth-zoo at 44a919c
 
 Unsloth patches a layer only when its q, k, v, o, gate, up and down all carry adapters without
 dropout or bias (``FastLlamaModel.patch_peft_model``); other layers run PEFT's modules, and the
-estimator counts them with the transformers layout (core/activations.py).
+estimator counts them with the transformers layout (core/memory/activations.py).
 
 Units: bytes; ``t`` tokens, ``p`` activation bytes, ``h`` hidden, ``f`` ffn width.
 """

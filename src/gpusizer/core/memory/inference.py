@@ -8,9 +8,9 @@ and layer (DeepSeek-V2, arXiv 2405.04434 §2.1.2), in vLLM, SGLang, Megatron and
 (measured: keys [b, 1, s, kv_lora_rank], values [b, 1, s, qk_rope_head_dim]).
 
 Only softmax-attention layers hold a KV cache; the recurrent layers of hybrid models keep a
-fixed-size state per sequence instead (core/state.py), counted in the same ``kv_cache``
+fixed-size state per sequence instead (core/model/state.py), counted in the same ``kv_cache``
 component and named in the report's ``cache`` block. The vision tower's weights sit with the
-other weights (core/sharding.py).
+other weights (core/model/sharding.py).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
 
 def attention_layers(arch: Arch, sp: StageParams, pp: int) -> int:
     """Layers of this stage that keep keys and values: hybrid models' recurrent layers keep a
-    fixed-size state instead (core/state.py)."""
+    fixed-size state instead (core/model/state.py)."""
     return min(sp.layers, ceil_div(arch.attention_layers, pp))
 
 

@@ -115,7 +115,7 @@ class HuggingFace(ActivationLayout):
     ) -> float:
         per = self.layers(arch, ctx, dense, moe)
         if sp.sliding_layers and sp.layers:  # the window's layers get an explicit mask: the
-            # stage's own (core/sharding.py), in proportion when fewer than its layers are asked
+            # stage's own (core/model/sharding.py), in proportion when fewer than its layers are asked
             per += sp.sliding_layers * (dense + moe) / sp.layers * sliding_mask(arch, ctx)
         return per / s.parallelism.tensor
 

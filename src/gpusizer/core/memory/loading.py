@@ -36,7 +36,6 @@ from ..model.sharding import StageParams
 from ..model.specs import Scenario
 from ..registry.dtypes import DTYPES, nbytes
 
-LOADINGS = ("sharded", "whole_model", "full_state_dict")
 _LABEL = {
     "sharded": "one tensor at a time into its resident form",
     "whole_model": "the whole 16-bit model on the GPU before sharding",

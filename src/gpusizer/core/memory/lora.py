@@ -133,7 +133,7 @@ def lora_stage(spec: ModelSpec, rank: int, targets: tuple[str, ...], stage: Stag
     """(trainable parameters, parameter tensors) of the adapters on one pipeline stage: its
     layers' adapters and, on the last stage, the LM head's (where the head is). A hybrid
     model's recurrent layers have no attention adapters and its MLP-free layers no MLP ones:
-    the stage's own (:meth:`StageLayers.hybrid_layers`, core/sharding.py)."""
+    the stage's own (:meth:`StageLayers.hybrid_layers`, core/model/sharding.py)."""
     (dense, dense_t), (moe, moe_t), (head, head_t), (attn, attn_t), (mlp, mlp_t) = _parts(spec, rank, targets)
     mixers, free = stage.hybrid_layers(resolve(spec))
     dense_layers, moe_layers, last = stage.dense, stage.moe, stage.last

@@ -1,5 +1,5 @@
 """Optimizer states of one GPU: bytes per value, the size classes bitsandbytes treats apart
-(fp32 states under 4,096 elements, paging from 1e5), and the paged share (core/optimizers.py
+(fp32 states under 4,096 elements, paging from 1e5), and the paged share (core/registry/optimizers.py
 has the registry and the sources)."""
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def tensor_classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams
 
 
 def _classes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams) -> TensorClasses:
-    """LoRA: the adapter tensors of the whole model (core/lora.py), spread over the stages by
+    """LoRA: the adapter tensors of the whole model (core/memory/lora.py), spread over the stages by
     layers; full training: norms are the small tensors, matrices and embeddings the rest."""
     w = s.workload
     if w.is_adapter:

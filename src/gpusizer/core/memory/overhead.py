@@ -1,6 +1,6 @@
 """Memory outside tensors: CUDA context, library workspaces, allocator slack.
 
-The defaults are each framework's (``FrameworkProfile.overhead``, core/frameworks.py, with
+The defaults are each framework's (``FrameworkProfile.overhead``, core/registry/frameworks.py, with
 their sources); the scenario's ``overhead`` block overrides any of them.
 """
 

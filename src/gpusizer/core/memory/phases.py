@@ -2,7 +2,7 @@
 
 A step's memory rises and falls: the forward pass ends with the logits live, backward starts
 with the loss gradient live, backward ends with every gradient and no activations, and the
-optimizer step adds its scratch (core/training.py builds the phases; Rajbhandari et al. 2020
+optimizer step adds its scratch (core/memory/training.py builds the phases; Rajbhandari et al. 2020
 §3 and the PyTorch memory-snapshot guide name the same moments). The peak is the largest
 phase total; the report shows the components alive then.
 """

@@ -1,5 +1,5 @@
 """Activations of one pipeline stage on one GPU: what the layers and the top keep for backward
-(core/activations.py), where offloading puts them, and what full recompute rebuilds.
+(core/memory/activations.py), where offloading puts them, and what full recompute rebuilds.
 
 Full recompute (activation checkpointing, ``torch.utils.checkpoint``; Megatron
 ``--recompute-granularity full``) keeps each layer's input; in backward each layer is run again
@@ -78,7 +78,7 @@ def stage_activations(
 def _context(s: Scenario) -> tuple[ActContext, bool]:
     """The per-layer formulas' context, and whether autocast copies the weights."""
     p, w, prec = s.parallelism, s.workload, s.precision
-    # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/peft.py)
+    # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/memory/peft.py)
     pb = 4.0 if kbit_prepared(s) else nbytes(prec.activations)
     wb = nbytes(prec.weights)
     autocast = s.profile.autocast_copies and wb > pb and not DTYPES[prec.weights].quantized
@@ -126,7 +126,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
-    """The report's line when Unsloth's kernels lay out the layers (core/activations_unsloth.py)."""
+    """The report's line when Unsloth's kernels lay out the layers (core/memory/activations_unsloth.py)."""
     if not (s.workload.is_training and lora_kernels(s.profile).own_kernels):  # cheap test first
         return ()
     line = stage_layout(s, arch, _context(s)[0]).assumption

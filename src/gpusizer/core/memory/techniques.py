@@ -2,9 +2,9 @@
 what the report says about it, and which ones the advisor may turn on.
 
 Scenario fields (docs/scenario-format.md "Training techniques"): ``workload.loss``,
-``loss_chunks``, ``compile_loss`` (core/loss.py), ``lora_dropout``, ``kbit_prepare``
-(core/peft.py), ``parallelism.optimizer_in_backward``, ``activation_offload``, and the paged
-optimizers (core/optimizers.py). Sources:
+``loss_chunks``, ``compile_loss`` (core/memory/loss.py), ``lora_dropout``, ``kbit_prepare``
+(core/memory/peft.py), ``parallelism.optimizer_in_backward``, ``activation_offload``, and the paged
+optimizers (core/registry/optimizers.py). Sources:
 
 - Optimizer step in backward: torchtune ``training/memory.py`` ``register_optim_in_bwd_hooks``:
   one optimizer per parameter, stepped and zeroed (set to None) in a
@@ -66,7 +66,7 @@ class StepExtras(NamedTuple):
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:
     """(forward, backward) transient bytes of the logits and loss on the last stage
-    (core/loss.py). Megatron: vocab-parallel fused cross entropy, fp32 gradient of the local
+    (core/memory/loss.py). Megatron: vocab-parallel fused cross entropy, fp32 gradient of the local
     logits (4·T·V/t)."""
     if not sp.last:
         return 0.0, 0.0

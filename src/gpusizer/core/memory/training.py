@@ -66,7 +66,7 @@ def layout(s: Scenario, data: int | None = None) -> Layout:
 
 
 def _weight_bytes(s: Scenario, arch: Arch, counts: ParamCounts, sp: StageParams, lora_params: float) -> float:
-    """Base weights under the format's quantisation rule (core/quant_rules.py: NF4/GPTQ/AWQ
+    """Base weights under the format's quantisation rule (core/registry/quant_rules.py: NF4/GPTQ/AWQ
     compress the layer matrices, norms, embeddings and LM head stay 16-bit), plus adapters."""
     base = stage_weight_bytes(s, arch, counts, sp, base_weight_dtype(s))
     return base + lora_params * nbytes(s.precision.adapters)
@@ -259,7 +259,7 @@ def _optimizer_states(s: Scenario, sp: StageParams, u: _Unsharded, master: float
 
 def _optimizer(par: ParallelismSpec, opt: float, paged: float, shard: float) -> tuple[float, float]:
     """(GPU, host) bytes of the optimizer states and master weights after ZeRO: offloaded to
-    the CPU, or paged into unified memory (core/optimizers.py), they live in host RAM."""
+    the CPU, or paged into unified memory (core/registry/optimizers.py), they live in host RAM."""
     if par.zero_stage >= 1:
         opt, paged = opt / shard, paged / shard
     if par.offload_optimizer:
@@ -289,7 +289,7 @@ def _gradient_bytes(s: Scenario, train_b: float) -> float:
 def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras) -> Phases:
     """Forward end (logits live), backward start (loss gradient live), backward end (all
     gradients, activations freed) and the optimizer step (foreach scratch, DeepSpeed's fp32
-    gradient partition, the page-in of paged states); core/techniques.py moves the step into
+    gradient partition, the page-in of paged states); core/memory/techniques.py moves the step into
     backward under ``optimizer_in_backward``."""
     par, prof = s.parallelism, s.profile
     fwd_t, bwd_t, gathered, foreach = st.fwd_t, st.bwd_t, st.gathered, st.foreach

@@ -82,13 +82,13 @@ class Arch:
 
 def stage_hybrid_layers(arch: Arch, stage_layers: int, pp: int) -> tuple[int, int]:
     """(recurrent, MLP-free) layers on a pipeline stage of ``stage_layers`` layers, counted as
-    the sliding-window layers are (core/sharding.py): hybrid families interleave them with
+    the sliding-window layers are (core/model/sharding.py): hybrid families interleave them with
     the others (Qwen3-Next: three Gated DeltaNet layers to one attention layer,
     ``full_attention_interval``; Nemotron-H ``hybrid_override_pattern``), so a stage holds
     ⌈recurrent/PP⌉ recurrent layers and ⌈with-MLP/PP⌉ layers with an MLP, the rest of its
     layers MLP-free; each at most its layers. One stage holds the model's own counts. Taking
     them as the model's share of the stage's layers made one more attention layer lower a
-    stage's memory (issue 24, item 3)."""
+    stage's memory."""
     mixers = min(stage_layers, ceil_div(arch.mixer_layers, pp))
     with_mlp = arch.layers - arch.mlp_free_layers
     free = max(0, stage_layers - ceil_div(with_mlp, pp))
@@ -117,7 +117,7 @@ def _infer_shape(parameters: int, copies: int) -> tuple[int, int, int, int, int]
     head), so a vocabulary of 32,000 is kept only while it leaves the layers at least one
     layer's 12·h²; a smaller model (under about 60M parameters) gets a smaller vocabulary.
     Without it the embedding of a 10M model outweighed the model and its layers, FLOPs and
-    cost came out negative (issue 24, item 2).
+    cost came out negative.
     """
     hidden = max(128, round((parameters * 128 / 12) ** (1 / 3) / 128) * 128)
     layers = max(1, round(parameters / (12 * hidden * hidden)))

@@ -31,8 +31,8 @@ PRECISION_FIELDS = ("weights", "quantization_rule", "modules")
 
 
 class CheckpointPrecision(Strict):
-    """How the checkpoint stores its weights: a weight dtype of core/dtypes.py, a rule of
-    core/quant_rules.py (null: the format's default) and per-group overrides."""
+    """How the checkpoint stores its weights: a weight dtype of core/registry/dtypes.py, a rule of
+    core/registry/quant_rules.py (null: the format's default) and per-group overrides."""
 
     weights: str
     quantization_rule: str | None = None

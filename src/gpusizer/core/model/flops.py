@@ -22,7 +22,7 @@ Formulas and their sources:
   layer is not saved), the layer's even-numbered matmuls.
 - Hybrid models: only softmax-attention layers attend; recurrent layers (Gated DeltaNet,
   Mamba-2) add their projections to N and about 6 FLOPs per state value per token for the
-  state update (core/state.py), whatever the context.
+  state update (core/model/state.py), whatever the context.
 - LoRA / QLoRA: the frozen base weights need the input gradient only (2 FLOPs per weight per
   token backward, no weight gradient): 4·N·D plus 6 per adapter weight (Hu et al. 2021,
   arXiv 2106.09685 §4.1: no gradients or optimizer states for the frozen weights).

@@ -1,4 +1,4 @@
-"""Weight bytes under the scenario's quantisation rule (core/quant_rules.py), per tensor group.
+"""Weight bytes under the scenario's quantisation rule (core/registry/quant_rules.py), per tensor group.
 
 Every place that costs weights reads them here: training and inference memory (the stage's
 bytes, :func:`stage_weight_bytes`) and the roofline (bytes per parameter of each group,

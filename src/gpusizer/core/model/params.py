@@ -6,7 +6,7 @@ transformers): gated MLPs have three matrices (Llama: gate, up, down), GQA shrin
 MoE layers hold a router plus experts (Mixtral, arXiv 2401.04088 §2). Checked against the
 measured counts in ``shared/calibration/hf-measured.json`` (exact to the parameter).
 
-Hybrid models (core/mixers.py) replace the attention of some layers by a recurrent mixer and
+Hybrid models (core/model/mixers.py) replace the attention of some layers by a recurrent mixer and
 drop the MLP of some (Nemotron-H): ``dense_layer``/``moe_layer`` describe layers with softmax
 attention, and ``mixers`` / ``replaced`` correct the sum. The vision tower (``vision``) is a
 parameter group of its own: stored with the weights, outside ``total`` and ``active`` (the

@@ -84,7 +84,7 @@ def gpu_systems(gpu_id: str) -> list[SystemSpec]:
 
 MAX_USER_GPU_BYTES = 1 * MiB  # a GPU entry is about 400 bytes
 MAX_USER_GPUS = 1024  # entries read (the catalog has about 50 GPUs)
-SHOWN_PROBLEMS = 3  # skipped entries named in the warning; the rest are counted (issue 24)
+SHOWN_PROBLEMS = 3  # skipped entries named in the warning; the rest are counted
 _GPU_META_KEYS = ("notes", "family", "form_factor", "release_year", "aliases")
 # the last read: "key" (path, mtime, size), "gpus", "problems" (phrases), "skipped" (entries)
 _USER: dict[str, Any] = {}
@@ -152,7 +152,7 @@ def user_gpus() -> dict[str, dict[str, Any]]:
 
 def user_gpu_problems() -> list[str]:
     """Why entries of the user GPU file were skipped (empty when none were), for a warning:
-    the first few reasons and a count (340,000 bad entries made an 11 MB line; issue 24)."""
+    the first few reasons and a count (340,000 bad entries made an 11 MB line)."""
     state = _user_state()
     problems, skipped = state["problems"], state["skipped"]
     if not problems:
@@ -198,7 +198,7 @@ def gpu_spec(gpu_id: str) -> GPUSpec:
 
 def scenario_gpu(s: Scenario) -> GPUSpec:
     """The scenario's GPU: a catalog or user GPU by id, or the inline spec, with the
-    scenario's unified-memory share applied (core/unified.py)."""
+    scenario's unified-memory share applied (core/model/unified.py)."""
     gpu = s.hardware.gpu
     spec = gpu if isinstance(gpu, GPUSpec) else gpu_spec(gpu)
     return effective_gpu(spec, s.hardware.gpu_memory_fraction)

@@ -43,7 +43,7 @@ class Memory:
     # Which components are alive at the peak (the charts show it when total < sum).
     alive_at_peak: tuple[str, ...] = COMPONENTS
     # System RAM this GPU's process needs beside (not in ``total``): offloaded or paged
-    # optimizer states, offloaded weights and activations (core/techniques.py).
+    # optimizer states, offloaded weights and activations (core/memory/techniques.py).
     host_memory: int = 0
 
     def as_dict(self) -> dict[str, int]:
@@ -81,7 +81,7 @@ class Compute:
 
 @dataclass(frozen=True)
 class Serving:
-    """How the serving engine runs the scenario (core/serving.py): its KV pool, whether it
+    """How the serving engine runs the scenario (core/serving/engine_memory.py): its KV pool, whether it
     starts, and the speed users see at ``concurrency``. Bytes per GPU; seconds; tokens/s."""
 
     engine: str
@@ -110,7 +110,7 @@ class Serving:
     decode_step_overhead_seconds: float
     kv_bytes_per_token: float
     required_bytes: int  # per GPU: what the engine needs to start and hold the concurrency
-    # Additive (issue 20): the load the speed figures are for and more of what users see
+    # Additive: the load the speed figures are for and more of what users see
     load: str = "steady"
     ttft_p99_seconds: float = 0.0
     e2e_seconds: float = 0.0

@@ -1,6 +1,6 @@
 """The scenario's ``serving`` block (contract: docs/scenario-format.md "serving"): how the
 serving engine is run; ``null`` = the engine's default for the GPU and release
-(core/engine_settings.py, core/engines.py)."""
+(core/serving/engine_settings.py, core/registry/engines.py)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ MAX_REQUESTS = 300_000
 
 class ServingSpec(Strict):
     """How the serving engine is run (null: the engine's default for the scenario's GPU and
-    version; core/engines.py). Names follow the contract, the engines' own names beside;
+    version; core/registry/engines.py). Names follow the contract, the engines' own names beside;
     bounds as every scenario value's (core/limits.py)."""
 
     # vLLM gpu_memory_utilization, SGLang mem_fraction_static, TRT free_gpu_memory_fraction;
@@ -35,7 +35,7 @@ class ServingSpec(Strict):
     engine_version: Annotated[str, Field(max_length=40)] | None = None  # as engines print it
     step_latency_seconds: Annotated[float, Field(ge=0.0, le=MAX_STEP_SECONDS)] | None = None
     host_bandwidth_gb_per_s: Rate | None = None
-    # Additive (issue 20): the load the speed figures are for (core/serving/scheduler.py):
+    # Additive: the load the speed figures are for (core/serving/scheduler.py):
     # "steady" (null: steady, time-boxed) ``concurrency`` users sending a request when the
     # last ends; "burst" ``concurrency`` requests at once; "rate" Poisson arrivals at
     # ``request_rate`` requests/s. ``requests``: requests in the run (null: steady 4 x

@@ -5,7 +5,7 @@ arXiv 2104.04473 §2): attention and MLP matrices split over TP, norms replicate
 split over TP, layers split over PP stages with the embedding on the first stage and the final
 norm and LM head on the last (both hold the embedding when tied), experts split over EP.
 ZeRO/FSDP sharding over data-parallel ranks is applied by the caller (training.py). Hybrid
-layers' recurrent mixers (core/mixers.py) are spread over the stages in proportion to their
+layers' recurrent mixers (core/model/mixers.py) are spread over the stages in proportion to their
 layers; a vision tower sits on the first stage with the embedding.
 
 Both ends are sized as the heaviest stage: ⌈layers/PP⌉ layers each. Sliding-window layers
@@ -13,7 +13,7 @@ are interleaved with global ones in every family that mixes them (Gemma 2 altern
 ``modeling_gemma2.py``; Gemma 3 has five local to one global, ``modeling_gemma3.py``), so
 they spread over the stages like the layers: a stage holds ⌈window layers/PP⌉ of them (at
 most its layers). Counting them per stage, not as the model's share of the stage's layers,
-keeps a stage's memory from falling when a global layer is added (issue 15, item 11).
+keeps a stage's memory from falling when a global layer is added.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
     sit on the first. With MoE layers interleaved every ``moe.layer_step`` k (Llama 4
     Maverick) a later stage is sized as the one holding the most: ⌈layers/k⌉ of its layers, at
     most the model's. The model's last ⌈layers/PP⌉ layers held one MoE layer more or less as
-    the layer count changed, and one more layer lowered the peak by 215 GiB (issue 24)."""
+    the layer count changed, and one more layer lowered the peak by 215 GiB."""
     per_stage = min(arch.layers, ceil_div(arch.layers, pp))
     if first:
         moe = moe_layers_before(arch.spec, per_stage)

@@ -46,7 +46,7 @@ from .serving_spec import ServingSpec
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
 
 Fraction = Annotated[float, Field(gt=0.0, le=1.0)]
-# When a price was read: "2026-05", or "2026" where the source gives the year only (issue 22)
+# When a price was read: "2026-05", or "2026" where the source gives the year only
 PriceDate = Annotated[str, Field(pattern=r"^\d{4}(-(0[1-9]|1[0-2]))?$")]
 GPUCategory = Literal["datacenter", "workstation", "consumer", "unified_memory"]
 ComputeCapability = Annotated[str, Field(pattern=r"^\d{1,2}\.\d$")]  # CUDA "major.minor", "9.0"
@@ -143,7 +143,7 @@ class ModelSpec(Strict):
     vision: VisionSpec | None = None
     source_url: str | None = None
     # How the released checkpoint stores its weights; serving scenarios that set no
-    # precision.weights follow it (core/checkpoint.py).
+    # precision.weights follow it (core/model/checkpoint.py).
     checkpoint_precision: CheckpointPrecision | None = None
 
 
@@ -164,8 +164,8 @@ class WorkloadSpec(Strict):
     batch_size: Batch = 1
     prompt_tokens: Tokens = 1024
     generated_tokens: SomeTokens = 256
-    # Training techniques (core/loss.py, core/peft.py; scenario-format.md "Training techniques")
-    loss: str = "full"  # core/loss.py LOSS_KINDS
+    # Training techniques (core/memory/loss.py, core/memory/peft.py; scenario-format.md "Training techniques")
+    loss: str = "full"  # core/memory/loss.py LOSS_KINDS
     loss_chunks: Width | None = None  # null: the technique's default (chunked 8; fused: Liger)
     compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
     lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
@@ -216,7 +216,7 @@ class PrecisionSpec(Strict):
     optimizer_states: str = "fp32"
     kv_cache: str = "bf16"
     adapters: str = "fp32"  # PEFT keeps LoRA weights in fp32 (autocast_adapter_dtype=True)
-    # Which tensors the weight format leaves alone (core/quant_rules.py; null: the format's
+    # Which tensors the weight format leaves alone (core/registry/quant_rules.py; null: the format's
     # default rule) and per-group overrides {group: dtype | "weights" | "unquantised"}.
     quantization_rule: str | None = None
     modules: dict[str, str] | None = None
@@ -326,7 +326,7 @@ class GPUSpec(Strict):
     list_price_source: str | None = None
     price_per_hour_date: PriceDate | None = None
     price_per_hour_source: str | None = None
-    # Issue 22: one stated basis per price column, the provider named, a reason where none.
+    # One stated basis per price column, the provider named, a reason where none.
     list_price_basis: str | None = None
     list_price_null_reason: str | None = None
     price_per_hour_provider: str | None = None
@@ -340,7 +340,7 @@ class GPUSpec(Strict):
     network_gb_per_s: LinkRate | None = None  # scale-out per GPU, per direction
     unified_memory: bool = False
     gpu_memory_fraction: Fraction | None = None
-    # CUDA compute capability (NVIDIA only): engines pick kernels by it (core/moe_layout.py)
+    # CUDA compute capability (NVIDIA only): engines pick kernels by it (core/serving/moe_layout.py)
     compute_capability: ComputeCapability | None = None
 
     @field_validator("dense_tflops")
@@ -375,7 +375,7 @@ class HardwareSpec(Strict):
     gpu: str | GPUSpec = "h100-sxm-80gb"
     gpus_per_node: Degree = 8
     allow_cross_node_tensor_parallel: bool = False
-    # Unified-memory GPUs only (null: the device's default share); see core/unified.py.
+    # Unified-memory GPUs only (null: the device's default share); see core/model/unified.py.
     gpu_memory_fraction: Fraction | None = None
     host_memory_bytes: PosInt | None = None  # system RAM of one node (null: not checked)
     # Network bandwidth per GPU and direction between nodes (null: the GPU class's reference
@@ -443,7 +443,7 @@ class Scenario(Strict):
     hardware: HardwareSpec = Field(default_factory=HardwareSpec)
     overhead: OverheadSpec = Field(default_factory=OverheadSpec)
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
-    targets: TargetsSpec = Field(default_factory=TargetsSpec)  # serving (issue 13)
+    targets: TargetsSpec = Field(default_factory=TargetsSpec)  # serving
     serving: ServingSpec = Field(default_factory=ServingSpec)
 
     @field_validator("framework")

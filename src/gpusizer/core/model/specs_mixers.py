@@ -1,6 +1,6 @@
 """Model blocks beyond the transformer decoder: recurrent token mixers (hybrid models) and
 vision towers. Fields are part of the scenario contract (docs/scenario-format.md): add, never
-rename. Parameter counts: core/mixers.py; state bytes: core/inference.py.
+rename. Parameter counts: core/model/mixers.py; state bytes: core/memory/inference.py.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 A Gated DeltaNet or Mamba-2 layer keeps, for each sequence being served, a conv state (the
 last inputs of its depthwise convolution) and a recurrent state (delta-rule memory or SSM
 state) instead of keys and values for every token: the state does not grow with the context,
-only with the number of sequences. Shapes in core/mixers.py. Bytes by the framework profile's
-``recurrent_state`` layout (core/frameworks.py):
+only with the number of sequences. Shapes in core/model/mixers.py. Bytes by the framework profile's
+``recurrent_state`` layout (core/registry/frameworks.py):
 
 - ``"transformers"`` (transformers 5.24, ``LinearAttentionLayer`` in cache_utils.py; measured on
   a CPU, tests/core/test_hybrid.py): the conv state holds the whole kernel

@@ -1,5 +1,5 @@
 """A purchasable unit: the server, rack, workstation or desk-side box a buyer actually buys
-(catalog entries in ``gpusizer/presets/systems/``, one JSON file each; issue 22).
+(catalog entries in ``gpusizer/presets/systems/``, one JSON file each).
 
 A system names its GPU (a catalog GPU id) and how many it holds, the links between them
 (scale-up: NVLink, Infinity Fabric, on-chip Ethernet, PCIe; the domain it spans) and to other
@@ -94,8 +94,3 @@ class SystemSpec(Strict):
         if self.gpus % self.rental_gpus:
             raise ValueError(f"rental_gpus ({self.rental_gpus}) must divide gpus ({self.gpus})")
         return self
-
-    @property
-    def rented_by_the_gpu(self) -> bool:
-        """Whether a cloud rents part of the unit (fewer GPUs than it holds)."""
-        return self.price_per_hour is not None and self.rental_gpus < self.gpus

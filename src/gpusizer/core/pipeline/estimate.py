@@ -145,7 +145,7 @@ def _assumptions(job: Job, n: Notes) -> tuple[str, ...]:
 
 
 def _model_assumptions(job: Job) -> tuple[str, ...]:
-    """What hybrid layers and vision towers change (core/state.py, core/mixers.py)."""
+    """What hybrid layers and vision towers change (core/model/state.py, core/model/mixers.py)."""
     arch, out = job.arch, []
     if arch.mixer_layers:
         kind = "Gated DeltaNet" if job.s.model.linear_attention else "Mamba-2"

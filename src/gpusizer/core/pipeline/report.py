@@ -21,7 +21,7 @@ _BLOCKS: Memo[dict[str, Any]] = Memo(256)
 
 
 def _roofline(est: Estimate) -> dict[str, Any]:
-    """Roofline points of the scenario's inference phases (core/roofline.py): prefill of
+    """Roofline points of the scenario's inference phases (core/speed/roofline.py): prefill of
     batch x prompt and one decode step, per operation and whole step, with the GPU's roofs.
 
     Kept per roofline model (itself cached per model, layout, dtypes and GPU) and sizes; the

@@ -145,7 +145,7 @@ def _validate(data: dict[str, Any]) -> Scenario:
     data = fill_profile_defaults(data)
     if "model" in data:
         data["model"] = _model_spec(data["model"])
-    fill_precision(data)  # serving follows the checkpoint's precision (core/checkpoint.py)
+    fill_precision(data)  # serving follows the checkpoint's precision (core/model/checkpoint.py)
     _check_gpu(data.get("hardware"))
     try:
         scenario = Scenario.model_validate(data)

@@ -130,7 +130,7 @@ def check_parallelism(s: Scenario) -> None:
 
 def check_framework(s: Scenario) -> None:
     """The framework names registered rules (its memory rule, its releases' KV layouts, its
-    activation layout and LoRA kernels), runs this kind of work (core/frameworks.py:
+    activation layout and LoRA kernels), runs this kind of work (core/registry/frameworks.py:
     ``trains``; serving engines cannot train) and this layout."""
     w, prof = s.workload, s.profile
     check_rules(prof)

@@ -86,7 +86,7 @@ DTYPES: dict[str, DType] = {
         _q("gguf_q4_k_m", "GGUF Q4_K_M", 4.89, "llama.cpp quantize README, Q4_K_M row"),
         _q("gguf_q5_k_m", "GGUF Q5_K_M", 5.70, "llama.cpp quantize README, Q5_K_M row"),
         _q("gguf_q4_0", "GGUF Q4_0", 18 * 8 / 32, "ggml-common.h block_q4_0 (fp16 scale per 32)"),
-        # Single GGUF tensor types (per-tensor rules, core/quant_rules.py): k-quants store
+        # Single GGUF tensor types (per-tensor rules, core/registry/quant_rules.py): k-quants store
         # 256 values per super-block (ggml-common.h block_q*_K: Q2_K 84 B, Q3_K 110 B, Q4_K
         # 144 B, Q5_K 176 B, Q6_K 210 B); legacy blocks of 32 (Q4_1 20 B, Q5_0 22 B, Q5_1
         # 24 B).

@@ -1,7 +1,7 @@
 """vLLM releases: the defaults and measured costs that decide their memory (SGLang:
 core/registry/engine_releases_sglang.py).
 
-core/frameworks.py attaches each tuple (oldest first, the last the current default) to its
+core/registry/frameworks.py attaches each tuple (oldest first, the last the current default) to its
 serving profile; :class:`core.engines.EngineRelease` says what each field means. Every figure
 names the file, function and version it was read from; docs/evidence/serving.md holds the
 excerpts. GiB = 2^30.

@@ -1,6 +1,6 @@
 """TensorRT-LLM and llama.cpp releases: the defaults that decide their memory.
 
-As core/engine_releases.py, for the two C++ engines. Every figure names the file, function and
+As core/registry/engine_releases.py, for the two C++ engines. Every figure names the file, function and
 version it was read from; docs/evidence/serving.md holds the excerpts. GiB = 2^30.
 """
 

@@ -1,4 +1,4 @@
-"""vLLM V1 releases 0.8.0 - 0.10.1 (issue 25): the rules and defaults that changed between
+"""vLLM V1 releases 0.8.0 - 0.10.1: the rules and defaults that changed between
 the V0-era release 0.7.0 and 0.11.0, read from the PyPI wheels of every release (docs/evidence/
 serving.md §1.2b). core/registry/engine_releases.py places them in the ``VLLM`` table; the
 constants both modules use live here. GiB = 2^30.

@@ -1,8 +1,8 @@
 """Serving engines' documented defaults, one :class:`EngineRelease` per version that differs.
 
-The releases themselves are data: core/engine_releases.py (vLLM, SGLang) and
-core/engine_releases_cpp.py (TensorRT-LLM, llama.cpp). A serving profile (core/frameworks.py)
-carries its releases, oldest first; the last is the current one and the default
+The releases themselves are data: core/registry/engine_releases.py (vLLM, SGLang) and
+core/registry/engine_releases_cpp.py (TensorRT-LLM, llama.cpp). A serving profile
+(core/registry/frameworks.py) carries its releases, oldest first; the last is the current one and the default
 (``serving.engine_version`` picks another). Every figure names the file, function and version
 it was read from; docs/evidence/serving.md holds the excerpts. GiB = 2^30.
 """
@@ -178,7 +178,7 @@ class EngineRelease:
     # state) or "whole_context" (V0: every attention layer charged the whole context,
     # raise_if_cache_size_invalid and its printed concurrency)
     kv_layout: str = "per_layer"
-    # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/moe_layout.py id)
+    # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/serving/moe_layout.py id)
     mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
     sources: tuple[str, ...] = ()
 

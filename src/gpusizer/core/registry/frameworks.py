@@ -10,12 +10,12 @@ Sources of the defaults (per entry below):
   "CUDA semantics: memory management"; cuBLAS ``CUBLAS_WORKSPACE_CONFIG`` (32 MiB per stream on
   Hopper); NCCL docs ``NCCL_BUFFSIZE`` (4 MiB per channel and peer); vLLM docs "Conserving
   memory" (CUDA graphs, sampler). Typical figures, each overridable in the scenario's
-  ``overhead`` block (core/overhead.py).
-- Activation layouts: core/activations.py (transformers' saved tensors, measured; Megatron-LM
+  ``overhead`` block (core/memory/overhead.py).
+- Activation layouts: core/memory/activations.py (transformers' saved tensors, measured; Megatron-LM
   after Korthikanti et al. 2022, arXiv 2205.05198).
 - Training recipes (torchtune, Unsloth) and their defaults: docs/evidence/training.md, with the
   recipe files cited per entry. ``scenario_defaults`` are filled in at validation only where the
-  scenario leaves the field out (core/techniques.py), so the report's echo states them.
+  scenario leaves the field out (core/memory/techniques.py), so the report's echo states them.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class FrameworkProfile:
     activation_layout: str = "huggingface"
     # How adapted layers run, a key of core/memory/layouts.LORA_KERNELS: PEFT's modules
     # ("peft", the transformers layout) or Unsloth's fused LoRA autograd functions, RMSNorm,
-    # RoPE and xformers attention ("unsloth", core/activations_unsloth.py), which save fewer
+    # RoPE and xformers attention ("unsloth", core/memory/activations_unsloth.py), which save fewer
     # tensors and cast no input to fp32.
     lora_kernels: str = "peft"
     # fp32 weights under torch.autocast: every matmul keeps its 16-bit weight copy.
@@ -86,7 +86,7 @@ class FrameworkProfile:
     # context or NCCL's buffers); "" when it prints none (core/memory/overhead.py reported_bytes)
     reports: Literal["", "allocated", "reserved"] = ""
     # Its checkpoint converter copies a tied embedding into a separate LM head (LitGPT 0.4.x
-    # scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
+    # litgpt/scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
     unties_embeddings: bool = False
     # -- training speed (core/speed/train_step.py) ----------------------------------------
     # Attention kernel: PyTorch SDPA's FlashAttention-2 ("flash2") or cuDNN fused attention
@@ -111,18 +111,18 @@ class FrameworkProfile:
     scenario_defaults: tuple[tuple[str, str, object], ...] = ()
     techniques: tuple[str, ...] = ()  # what the profile does, in the user's words (tooltips)
     # -- serving ----------------------------------------------------------------------------
-    # transformers' rule (core/inference.py); engines' chunking is per release (engines.py)
+    # transformers' rule (core/memory/inference.py); engines' chunking is per release (engines.py)
     prefill_chunk_tokens: int | None = None  # tokens per prefill pass; None = whole prompt
     prefill_chunk_per_sequence: bool = False  # the chunk is per sequence, not per batch
     kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
     eager_scores: bool = False  # eager attention materialises the scores when serving
     mla_latent_decode: bool = True  # MLA decodes in the compressed latent (weight absorption)
-    # Hybrid models' recurrent state (core/state.py): "transformers" keeps the whole conv
+    # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
     # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
     recurrent_state: Literal["transformers", "engine"] = "engine"
     # How the engine takes GPU memory when serving, a key of core/serving/rules.MEMORY_RULES
     # (one class each; an unknown key is an error at validation): "transformers" allocates as
-    # requests need it (core/inference.py); "profiled_pool" (vLLM) reserves a fraction of the
+    # requests need it (core/memory/inference.py); "profiled_pool" (vLLM) reserves a fraction of the
     # device, profiles a dummy batch and pages the rest as KV; "static_pool" (SGLang) reserves
     # (weights + KV) as a fraction; "free_pool" (TensorRT-LLM) gives a fraction of what is
     # free after weights and activations to the KV cache; "layer_offload" (llama.cpp, Ollama)
@@ -289,7 +289,7 @@ for _p in (
         releases=VLLM,
         sources=(
             "docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
-            "defaults per release in core/engine_releases.py",
+            "defaults per release in core/registry/engine_releases.py",
         ),
     ),
     FrameworkProfile(
@@ -317,7 +317,7 @@ for _p in (
         "llama.cpp / Ollama",
         trains=False,
         serves=True,
-        # the compute buffers are computed (core/offload.py); the context is CUDA's
+        # the compute buffers are computed (core/serving/offload.py); the context is CUDA's
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload",
         releases=LLAMA_CPP,
@@ -380,7 +380,7 @@ for _p in (
             " (use_gradient_checkpointing='unsloth', unsloth README)",
             "unsloth_zoo/fused_losses/cross_entropy_loss.py, unsloth/models/llama.py",
             "unsloth/kernels/fast_lora.py LoRA_MLP, LoRA_QKV, LoRA_W; rms_layernorm.py, "
-            "rope_embedding.py (saved tensors: core/activations_unsloth.py)",
+            "rope_embedding.py (saved tensors: core/memory/activations_unsloth.py)",
         ),
         reports="reserved",
     ),

@@ -1,7 +1,7 @@
 """The ways of computing the language-model loss (``workload.loss``): a registry.
 
-What each saves and holds briefly is core/loss.py; this table says which mechanism a kind
-uses, so that validation (core/specs.py), the window's list and the report read one place.
+What each saves and holds briefly is core/memory/loss.py; this table says which mechanism a kind
+uses, so that validation (core/model/specs.py), the window's list and the report read one place.
 Adding a kind is one :func:`register` call (as :mod:`.workloads`).
 """
 

@@ -16,7 +16,7 @@ Sources per entry below. bitsandbytes (``bitsandbytes/optim/optimizer.py``,
 - The update is one in-place CUDA kernel per tensor: no foreach copy of the parameters
   (torch.optim's foreach step allocates one, ``torch/optim/adamw.py`` ``_multi_tensor_adamw``).
 
-What the states of one GPU come to is core/optimizer_states.py.
+What the states of one GPU come to is core/memory/optimizer_states.py.
 """
 
 from __future__ import annotations

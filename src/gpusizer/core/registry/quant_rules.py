@@ -3,7 +3,7 @@
 A quantised checkpoint is not "every parameter at b bits": each format leaves some tensors
 alone. A :class:`QuantRule` says, per tensor group (:data:`GROUPS`), which dtype the group is
 stored in: ``"weights"`` (the scenario's ``precision.weights``), ``"unquantised"`` (the 16-bit
-activation dtype) or a dtype id of core/dtypes.py. The scenario picks a rule
+activation dtype) or a dtype id of core/registry/dtypes.py. The scenario picks a rule
 (``precision.quantization_rule``, null = the format's default, :data:`FORMAT_DEFAULTS`) and may
 override groups (``precision.modules: {group: dtype}``). Sources per entry below:
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from .dtypes import DTYPES, nbytes
 
-# Tensor groups (per GPU, see core/sharding.py StageParams): the input embedding (with learned
+# Tensor groups (per GPU, see core/model/sharding.py StageParams): the input embedding (with learned
 # positions), the LM head, attention projections (and hybrid models' recurrent mixers), dense
 # MLPs, shared experts, routed experts, MoE routers, norms (and the final norm), a vision tower.
 GROUPS = (

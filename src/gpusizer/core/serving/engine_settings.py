@@ -1,5 +1,5 @@
 """The engine settings a serving scenario runs with: the ``serving`` block where set, else the
-engine release's defaults for this GPU (core/engines.py; sources there)."""
+engine release's defaults for this GPU (core/registry/engines.py; sources there)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def _context(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec, fitted: bool)
     """The default max context: transformers has none (the request's length); vLLM, SGLang
     and TensorRT-LLM take the model's (max_model_len = the config's max_position_embeddings);
     Ollama its num_ctx by total VRAM, capped at the model's; an engine that fits it to memory
-    (``fitted``: llama.cpp) None (core/offload.py)."""
+    (``fitted``: llama.cpp) None (core/serving/offload.py)."""
     w = s.workload
     if rel is None:
         return w.prompt_tokens + w.generated_tokens

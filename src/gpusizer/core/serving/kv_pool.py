@@ -21,12 +21,10 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.engines import cuda_total_bytes
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .moe_layout import MoeLayout, served_weight_bytes
 
 __all__ = [
-    "EngineMemory",
     "EngineView",
     "PoolBudget",
     "Stage",
@@ -42,7 +40,7 @@ __all__ = [
 def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
     """Largest live activations of a forward pass over ``tokens`` tokens (no autograd): the
     residual stream and normalised input plus the widest intermediate (gated MLP: gate, up
-    and their product; attention q, k, v), split by TP (core/inference.py's rule). A fused MoE
+    and their product; attention q, k, v), split by TP (core/memory/inference.py's rule). A fused MoE
     layer holds [T, k, 2I], [T·k, I] and the per-expert outputs [T, k, H] (vLLM/SGLang
     fused_moe.py ``fused_experts_impl`` intermediate_cache1-3, chunks of 32,768 tokens)."""
     pb, tp = nbytes(s.precision.activations), s.parallelism.tensor

@@ -25,7 +25,8 @@ from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
-from .scheduler import Engine, LoadResult, Workload, simulate
+from .scheduler import simulate
+from .scheduler_types import Engine, LoadResult, Workload
 
 UNLIMITED = 1 << 40  # tokens per step when the engine sets no budget (transformers)
 # Requests in a run the scenario does not count: four rounds of every user (the first, all

@@ -21,7 +21,7 @@ vllm/model_executor/layers/quantization/mxfp4.py ``Mxfp4MoEMethod.create_weights
 
 gpt-oss-120b on an H100 (checkpoint 60.77 GiB): Marlin 65.90 GiB against "Model loading took
 65.9651 GiB" (vLLM 0.10.1, vllm#23278); Triton 64.30 GiB against "64.38 GiB" (vLLM 0.14.1,
-vllm#33155). Which layout a GPU gets is release data (core/engine_releases.py ``mxfp4_moe``, by CUDA
+vllm#33155). Which layout a GPU gets is release data (core/registry/engine_releases.py ``mxfp4_moe``, by CUDA
 compute capability, the GPU catalog's ``compute_capability``); a GPU without one (AMD, Apple,
 a custom spec) keeps the checkpoint's bytes.
 """

@@ -20,7 +20,7 @@ Sources (docs/evidence/serving.md §4; llama.cpp tree of 2026 unless a release s
   layers that fit; an unset context is first reduced towards 4,096 tokens.
 - On a unified-memory machine (Apple, DGX Spark, Ryzen AI Max) the layers left on the CPU,
   the host buffers and their KV cache come out of the same RAM as the GPU's share: the engine
-  runs only when both fit the machine's memory less what the OS keeps (core/unified.py).
+  runs only when both fit the machine's memory less what the OS keeps (core/model/unified.py).
 """
 
 from __future__ import annotations

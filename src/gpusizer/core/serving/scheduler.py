@@ -2,7 +2,7 @@
 
 Requests of ``prompt`` + ``output`` tokens arrive as ``serving.load`` says: ``steady`` (N users,
 each sending its next request when the last ends: ``vllm bench serve --max-concurrency`` wraps
-every request in a semaphore, benchmarks/serve.py), ``burst`` (N at once, drained) or ``rate``
+every request in a semaphore, vllm/benchmarks/serve.py), ``burst`` (N at once, drained) or ``rate``
 (Poisson arrivals: ``--request-rate`` with burstiness 1 draws exponential gaps; seeded, so the
 answer is the same every time). Each step (vLLM 0.11 ``v1/core/sched/scheduler.py``
 ``schedule()``): the running requests decode one token each; the rest of the token budget
@@ -31,17 +31,9 @@ from dataclasses import replace
 
 from ..speed.step import StepModel
 from .scheduler_run import Run
-from .scheduler_types import LEVELS, TIME_BOXED_STEPS, Admission, Engine, Load, LoadResult, Workload
+from .scheduler_types import Engine, LoadResult, Workload
 
 __all__ = [
-    "LEVELS",
-    "TIME_BOXED_STEPS",
-    "Admission",
-    "Engine",
-    "Load",
-    "LoadResult",
-    "Run",
-    "Workload",
     "simulate",
 ]
 

@@ -27,8 +27,10 @@ from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
 from .compare_scale import Growth, grow
-from .fill import Choice, Filler
-from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout
+from .fill import Filler
+from .fill_serving import Choice
+from .layout_search import MAX_GPUS, Evaluator, GpuTarget
+from .layout_space import Layout
 from .links import links_for
 from .option import SizingOption, layout_label
 from .reason import layout_reason

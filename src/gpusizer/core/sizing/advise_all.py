@@ -17,9 +17,10 @@ from ..cancel import CancelToken
 from ..memo import Memo, paused_collector
 from ..model.specs import Scenario
 from .advise import Ask, GpuAdvice, unit_of
-from .fill import Choice
+from .fill_serving import Choice
 from .headroom import limits
-from .layout_search import Evaluator, GpuTarget, Layout
+from .layout_search import Evaluator, GpuTarget
+from .layout_space import Layout
 from .option import SizingOption
 from .savings import Variant, ladder
 from .search import EvaluatorFactory, search_catalog

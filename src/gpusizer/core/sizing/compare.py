@@ -5,12 +5,12 @@ Per GPU of the catalog (user GPUs and the scenario's inline GPU included): the a
 (core/sizing/advise.py, shared with ``plan`` and the window's "GPUs needed" line): how many
 to buy in whole purchase units, grown to the targets, laid out as fast as that count allows,
 why, and at what speed; then its prices, power and cost per unit of work
-(core/compare_costs.py). Every option's ``parallelism`` and ``hardware`` with its
+(core/sizing/compare_costs.py). Every option's ``parallelism`` and ``hardware`` with its
 ``scenario_changes`` (and, for serving, ``workload.batch_size = batch_size``) put back into
 the scenario fits with the margin spare. A GPU on which nothing fits is still listed, with
 ``fits`` false.
 
-Prices, the Pareto front and the ranking are core/compare_rank.py (cheap: the window redoes
+Prices, the Pareto front and the ranking are core/sizing/compare_rank.py (cheap: the window redoes
 them on the UI thread when a price changes).
 """
 
@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
-from ..cancel import Cancelled as Cancelled  # re-exported: its old home
 from ..cancel import CancelToken, as_token
 from ..errors import ScenarioError
 from ..model.presets import resolve_gpu_id
@@ -105,7 +104,7 @@ def compare_gpus(
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
     (``list_price_usd``, ``price_per_hour``). ``basis``: what cost per unit of work is
-    counted in, ``cloud`` (renting) or ``owned`` (core/compare_costs.py). ``cancel``: a
+    counted in, ``cloud`` (renting) or ``owned`` (core/sizing/compare_costs.py). ``cancel``: a
     CancelToken or a callable, asked during the search; once it says so, core/cancel.Cancelled
     is raised. Bad input raises ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or
     4 to a box (None: the smallest box holding them); each option is costed on its unit

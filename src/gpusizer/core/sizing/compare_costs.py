@@ -1,7 +1,7 @@
-"""Money and energy of one sizing option (``compare_gpus``, core/compare.py); its speed is
+"""Money and energy of one sizing option (``compare_gpus``, core/sizing/compare.py); its speed is
 core/sizing/pace.option_pace, the one function the advice ranks by.
 
-Money and power come from the unit the GPU is bought in (core/sizing/systems.py, issue 22): an
+Money and power come from the unit the GPU is bought in (core/sizing/systems.py): an
 8-GPU server, an NVL72 rack, a workstation, a Mac, or a box of cards sold alone. Buying is
 whole units at their 2025-26 street price (``list_price_usd`` of the system, or of its GPUs for
 a box of cards, which then leaves the host out); renting is the on-demand price of one named
@@ -33,12 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.specs import GPUSpec
-from .compare_options import AMORTIZATION_YEARS as AMORTIZATION_YEARS
-from .compare_options import BASES as BASES
-from .compare_options import ELECTRICITY_USD_PER_KWH as ELECTRICITY_USD_PER_KWH
-from .prices import PRICE_KEYS as PRICE_KEYS  # what a user may set per GPU or system
-from .prices import check_prices as check_prices  # re-exported: callers import it from here
-from .prices import gpu_prices, unit_prices
+from .prices import PRICE_KEYS, gpu_prices, unit_prices  # PRICE_KEYS: what a user may set
 from .systems import system_cost, unit_of
 
 HOURS_PER_YEAR = 8766.0  # 365.25 days

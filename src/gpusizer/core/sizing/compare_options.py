@@ -3,8 +3,8 @@ compare``), as plain constants and the margin's check, importing only core/error
 
 ``gpusizer-cli`` reads them to build its parser, so they live apart from the modules that use
 them (compare.py, compare_costs.py, compare_rank.py, layout_search.py import the estimator:
-a tenth of a second that every command, ``--version`` included, paid). Those modules re-export
-them under their old names. The sources of the cost defaults: compare_costs.py.
+a tenth of a second that every command, ``--version`` included, paid). The sources of the
+cost defaults: compare_costs.py.
 """
 
 from __future__ import annotations
@@ -12,20 +12,20 @@ from __future__ import annotations
 from ..errors import ScenarioError, excerpt
 
 # Share of usable memory a sizing keeps spare (``plan``, ``compare_gpus``, the window): the
-# estimate is a model, allocators fragment, and engines grow buffers at run time (issue 13:
-# layouts at 98-100% of memory are not a recommendation).
+# estimate is a model, allocators fragment, and engines grow buffers at run time (layouts
+# at 98-100% of memory are not a recommendation).
 DEFAULT_MARGIN = 0.10
 ELECTRICITY_USD_PER_KWH = 0.13  # US commercial average, 2023 (EIA; see compare_costs.py)
 AMORTIZATION_YEARS = 5.0  # the useful life GPU clouds depreciate over (see compare_costs.py)
 # What "cost" means: renting (the on-demand price of provider-operated clouds), owning (the
 # purchase over AMORTIZATION_YEARS of round-the-clock use, plus electricity) or renting on a
-# community/spot marketplace (issue 22). Never mixed in one ranking: a cloud price pays for the
+# community/spot marketplace. Never mixed in one ranking: a cloud price pays for the
 # server, network, power, building and margin as well, so owning one GPU looks several times
 # cheaper than renting it.
 BASES = ("cloud", "owned", "marketplace")
 SORTS = ("cost", "speed", "gpus")  # the order of the options (compare_rank.py)
 # Cards sold alone (consumer, workstation, PCIe data-centre cards) come this many to a box, as
-# the buyer chooses (``cards_per_box``; None: the smallest box holding the GPUs needed). Issue 22.
+# the buyer chooses (``cards_per_box``; None: the smallest box holding the GPUs needed).
 CARDS_PER_BOX = (1, 2, 4)
 # Where each price of an option comes from (core/sizing/prices.py fills them per unit)
 PROVENANCE_FIELDS = (
@@ -39,7 +39,7 @@ PROVENANCE_FIELDS = (
     "price_per_hour_marketplace_provider",
     "price_per_hour_marketplace_date",
 )
-# The option fields issue 22 adds (docs/scenario-format.md, "The buyer's comparison"): the unit
+# The option fields of the unit bought (docs/scenario-format.md, "The buyer's comparison"): the unit
 # bought (a catalog system or a box of cards), its prices, and where each price comes from.
 SYSTEM_FIELDS = (
     "system",

@@ -1,4 +1,4 @@
-"""Prices, the Pareto front and the ranking of comparison options (core/compare.py).
+"""Prices, the Pareto front and the ranking of comparison options (core/sizing/compare.py).
 
 Cheap (no search): the window reprices and re-sorts on the UI thread when a price, the cost
 basis or the electricity price changes. Sorting (``SORTS``): ``cost`` (cost per million tokens,
@@ -17,9 +17,9 @@ from typing import Any
 from ..errors import ScenarioError, excerpt
 from ..limits import MAX_RATE, MIN_RATE
 from ..model.specs import GPUSpec
-from .compare_costs import Rates, check_prices, money, per_work
-from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, PROVENANCE_FIELDS
-from .compare_options import SORTS as SORTS
+from .compare_costs import Rates, money, per_work
+from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, PROVENANCE_FIELDS, SORTS
+from .prices import check_prices
 
 
 def _number(field: str, value: Any, low: float, high: float, zero: bool) -> float:

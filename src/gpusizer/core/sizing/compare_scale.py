@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.specs import Scenario
-from .fill import Choice, Filler
+from .fill import Filler
+from .fill_serving import Choice
 from .units import Unit, any_count
 
 DAY = 86400.0

@@ -42,10 +42,10 @@ from .search import holds
 from .units import Unit
 from .widest import Widest, widest, with_dp
 
-__all__ = ["Choice", "Filler"]
+__all__ = ["Filler"]
 
 # Shapes checked for memory before a lighter rung of techniques counts as not fitting on a
-# count (the bisection over the rungs, Filler._any_fits; issue 24, item 12: MoE models at long
+# count (the bisection over the rungs, Filler._any_fits; MoE models at long
 # sequences have thousands of shapes, Kimi K2: 16 EP x 4 TP x 15 PP x 3 CP x 4 ZeRO degrees).
 # A heavier rung then holds the work: slower, never a layout that does not fit.
 MAX_CHECKED = 512

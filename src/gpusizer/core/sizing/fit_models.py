@@ -24,8 +24,8 @@ from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario, scenario_dict
 from ..serving.rules import memory_rule
+from .compare_options import DEFAULT_MARGIN, check_margin
 from .fit_search import largest_fitting
-from .layout_search import DEFAULT_MARGIN, check_margin
 
 
 def _candidates(s: Scenario, models: Iterable[dict[str, Any]] | None) -> list[tuple[str, dict[str, Any]]]:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import bisect
 
-from .fill import Choice
+from .fill_serving import Choice
 from .fit_search import largest_fitting
-from .layout_search import Evaluator, divisors
+from .layout_search import Evaluator
+from .layout_space import divisors
 
 
 def limits(ev: Evaluator, c: Choice, capacity: int) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""Standings of one layout search (core/layout_search.py): per GPU the best layouts so far,
+"""Standings of one layout search (core/sizing/layout_search.py): per GPU the best layouts so far,
 and for a new layout the GPUs on which it could still beat them.
 """
 

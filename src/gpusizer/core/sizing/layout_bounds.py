@@ -1,4 +1,4 @@
-"""Lower bounds of a layout's per-GPU peak for the layout search (core/layout_search.py): a
+"""Lower bounds of a layout's per-GPU peak for the layout search (core/sizing/layout_search.py): a
 layout whose bound exceeds a GPU's capacity is not estimated for that GPU.
 
 Each bound holds at every DP up to the one it is asked at (the search asks at the largest

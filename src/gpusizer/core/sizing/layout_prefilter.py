@@ -1,4 +1,4 @@
-"""A first, vectorised look at a run of layouts for the layout search (core/layout_search.py):
+"""A first, vectorised look at a run of layouts for the layout search (core/sizing/layout_search.py):
 by the model-states bound alone (:meth:`layout_bounds.Bounds.cheap`, without the activations
 seen), which could still beat some GPU's standing. Most layouts of a long search fail it for
 every GPU; numpy tells them apart in about a microsecond each, where the search's own look,
@@ -32,7 +32,7 @@ class Prefilter:
     DP limit and rule, and the states ZeRO shards or keeps."""
 
     def __init__(self, s: Scenario, order: Sequence[Row], bounds: Bounds, max_gpus: int) -> None:
-        import numpy as np  # here: numpy stays out of the app's start (core/inference.py)
+        import numpy as np  # here: numpy stays out of the app's start (core/memory/inference.py)
 
         self.np = np
         tp, pp, cp, ep, zero = np.array([r[:5] for r in order], dtype=np.int64).reshape(-1, 5).T

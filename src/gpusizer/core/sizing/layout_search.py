@@ -22,7 +22,6 @@ from ..model.architecture import resolve
 from ..model.specs import GPUSpec, HardwareSpec, ParallelismSpec, Scenario, WorkloadSpec
 from ..pipeline.estimate import sizing_memory, training_total
 from ..pipeline.validate import check_scenario
-from .compare_options import DEFAULT_MARGIN, check_margin
 from .fit_search import smallest_fitting
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
@@ -30,7 +29,6 @@ from .layout_prefilter import MIN_LAYOUTS, RUN, Prefilter
 from .layout_space import (
     Layout,
     Space,
-    divisors,
     dp_values,
     layout_preference,
     layout_space,
@@ -41,14 +39,10 @@ from .layout_space import (
 from .work import ACTIVATIONS, ESTIMATE, LAYOUT, Work
 
 __all__ = [
-    "DEFAULT_MARGIN",
     "MAX_GPUS",
     "Evaluator",
     "GiB",
     "GpuTarget",
-    "Layout",
-    "check_margin",
-    "divisors",
     "solve",
 ]
 
@@ -157,7 +151,7 @@ class Evaluator:
         """Whether the layout's DP may be varied without a scenario (training, the estimator's
         own memory path): check_scenario's rules that read DP hold for it. They are EP
         dividing DP x CP, DP dividing global/micro, and no accumulation with
-        optimizer_in_backward (core/validate.py); the rest hold at every DP or at none."""
+        optimizer_in_backward (core/pipeline/validate.py); the rest hold at every DP or at none."""
         w, p = self.base.workload, self.base.parallelism
         return (
             w.is_training

@@ -1,4 +1,4 @@
-"""The advisor's search space (core/layout_search.py): the layouts it tries, in which order,
+"""The advisor's search space (core/sizing/layout_search.py): the layouts it tries, in which order,
 and the DP degrees valid for each.
 """
 

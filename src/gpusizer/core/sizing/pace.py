@@ -2,7 +2,7 @@
 
 :func:`option_pace` gives an option's tokens/s per user, time to first token and tokens/s
 (serving) or step and run time (training), as the estimate of the option's scenario gives
-them: serving, the serving block (issue 20's step model: each collective at alpha + bytes /
+them: serving, the serving block (the step model: each collective at alpha + bytes /
 beta over its link, pipeline sends between nodes included, the engine's scheduler under the
 load: core/speed/step.py); training, the compute block (the training step of the layout:
 core/speed/train_step.py, its pipeline bubble, tensor-, context- and data-parallel
@@ -123,7 +123,7 @@ class TrainingClock:
         """Step time, run time and trained tokens/s of ``lay`` (its DP included). ZeRO-2 is
         priced as ZeRO-1: the step model charges both the same reduce-scatter and all-gather
         and the same sharded optimizer step (core/speed/train_dp.py; tests/core/
-        test_fill_bounds.py holds them equal), so the search prices one of the two."""
+        tests/core/test_fill_bounds.py holds them equal), so the search prices one of the two."""
         if lay.zero == 2:
             lay = Layout(lay.tp, lay.pp, lay.cp, lay.ep, 1, lay.recompute, lay.dp)
         out = self._paces.get(lay)

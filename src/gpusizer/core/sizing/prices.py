@@ -1,4 +1,4 @@
-"""The user's own prices ("My prices", issue 22): quotes that replace the catalog's.
+"""The user's own prices ("My prices"): quotes that replace the catalog's.
 
 One shape everywhere: ``compare_gpus(prices=...)``, ``gpusizer-cli compare --prices FILE``, the
 report and the window's "My prices" file (io/user_prices.py) take

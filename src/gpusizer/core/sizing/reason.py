@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .compare_scale import DAY, Growth
-from .fill import Choice
+from .fill_serving import Choice
 
 
 def _count(adv: Any, c: Choice, g: Growth) -> str:

@@ -7,11 +7,11 @@ tries them; docs/evidence/training.md has the memory each saves):
 1. a fused cross-entropy loss (Liger, cut-cross-entropy, Unsloth: no logits kept);
 2. selective recompute (Korthikanti et al. 2022, arXiv 2205.05198: attention recomputed);
 3. gradient checkpointing (``recompute: "full"``: only each layer's input kept; about a
-   third more FLOPs, core/flops.py);
+   third more FLOPs, core/model/flops.py);
 4. offloaded gradient checkpointing (the checkpoints in host RAM, Unsloth's);
 5. optimizer offload (ZeRO-Offload: optimizer states in host RAM, stepped on the CPU);
 6. for LoRA and QLoRA, an adapter-friendly framework: Unsloth (its fused LoRA kernels save
-   fewer tensors; core/activations_unsloth.py), with the defaults its profile sets.
+   fewer tensors; core/memory/activations_unsloth.py), with the defaults its profile sets.
 
 A step the scenario already has, or that its framework cannot run (validation says so), is
 left out. A variant never changes the model, the workload kind or the precision; its

@@ -17,14 +17,16 @@ from ..model.specs import GPUSpec, HardwareSpec, Scenario
 from ..model.unified import effective_gpu
 from ..pipeline.estimate import estimate
 from ..serving.rules import memory_rule
-from .layout_search import DEFAULT_MARGIN, Evaluator, GpuTarget, Layout, solve
+from .compare_options import DEFAULT_MARGIN
+from .layout_search import Evaluator, GpuTarget, solve
+from .layout_space import Layout
 
 Fitted = tuple[Layout, Scenario, Estimate]
 EvaluatorFactory = Callable[[Scenario, HardwareSpec], Evaluator]
 
 
 def catalog_specs(hw: HardwareSpec | None = None) -> dict[str, GPUSpec]:
-    """Catalog and user GPUs by id (bad user GPUs are already left out by core/presets.py),
+    """Catalog and user GPUs by id (bad user GPUs are already left out by core/model/presets.py),
     plus the inline GPU of ``hw``."""
     specs = {gid: gpu_spec(gid) for gid in gpu_presets()}
     if hw is not None and isinstance(hw.gpu, GPUSpec) and hw.gpu.id not in specs:

@@ -26,14 +26,13 @@ from ..model.presets import gpu_presets
 from ..pipeline.scenario import parse_scenario
 from .advise import Ask
 from .compare import sized
-from .compare_options import check_cards_per_box
+from .compare_options import DEFAULT_MARGIN, check_cards_per_box
 from .compare_rank import Money, price_options, sort_options
-from .layout_search import DEFAULT_MARGIN, MAX_GPUS, GiB
+from .layout_search import MAX_GPUS, GiB
 from .option import SizingOption
 from .search import catalog_specs
-from .search import catalog_targets as catalog_targets  # its old home
 
-__all__ = ["PlanCancelled", "catalog_specs", "catalog_targets", "plan", "plan_text"]
+__all__ = ["PlanCancelled", "plan", "plan_text"]
 
 
 def _plan_fields(o: SizingOption, rank: int, priced: dict[str, Any], loss: str | None) -> dict[str, Any]:

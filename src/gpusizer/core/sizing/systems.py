@@ -1,4 +1,4 @@
-"""What a buyer buys or rents a GPU in, and what that costs (issue 22): the core API the
+"""What a buyer buys or rents a GPU in, and what that costs: the core API the
 comparison (core/sizing/compare*.py) and the advisor use for "the smallest count on the GPU's
 purchasable unit".
 
@@ -27,7 +27,6 @@ from ..model.architecture import ceil_div
 from ..model.presets import gpu_spec, gpu_systems, resolve_gpu_id, system_presets
 from ..model.specs import GPUSpec
 from ..model.system_spec import SystemSpec
-from .compare_options import check_cards_per_box as check_cards_per_box  # its old home
 from .layout_search import GpuTarget
 
 BOX_SIZES = (1, 2, 4, 8)  # cards a box of cards sold alone may hold (a 4U PCIe server holds 8)
@@ -65,10 +64,6 @@ class PurchaseUnit:
     power_watts: float | None
     priced_as: str  # "system" (the whole unit) | "gpus only" (the host is not priced)
     sources: Mapping[str, str | None] = field(default_factory=dict)
-
-    @property
-    def rents_by_the_gpu(self) -> bool:
-        return self.rental_gpus < self.gpus
 
 
 @cache

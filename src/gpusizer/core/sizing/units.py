@@ -1,5 +1,5 @@
 """What a GPU is bought in, as the counts of a sizing see it: the purchasable unit of the
-catalog's systems (core/sizing/systems.py, issue 22) rounding a count up.
+catalog's systems (core/sizing/systems.py) rounding a count up.
 
 A buyer buys systems: an H100, H200 or B200 SXM comes eight to an HGX/DGX server, an MI300X
 eight to a platform, a GB200 72 to an NVL72 rack, a Mac or a DGX Spark is one machine; cards

@@ -2,8 +2,8 @@
 
 The search space is bounded (layout_space.MAX_LAYOUTS), but not what is done in it: where
 nothing fits (Kimi K2 QLoRA at a 64M-token context), no found layout prunes the rest, and a
-``compare`` looked at 194,712 layouts in four searches (9.8 s in the CLI, 17 s in the window;
-issue 24, item 12). Work is counted in layouts looked at, an estimate and an activation bound
+``compare`` looked at 194,712 layouts in four searches (9.8 s in the CLI, 17 s in the window).
+Work is counted in layouts looked at, an estimate and an activation bound
 as the layouts they cost: measured by process time over 76 random ``plan`` calls (least
 squares on this 2-core machine, 2026-12): 0.032 ms per layout, 0.18 ms per activation bound,
 estimates collinear with both (their own cost is in the layouts'). Past :data:`MAX_WORK`

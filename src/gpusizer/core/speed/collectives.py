@@ -94,9 +94,6 @@ def all_gather_seconds(ln: Link, nbytes: float, ranks: int) -> float:
     return ln.latency(ranks) + (ranks - 1) / ranks * nbytes / ln.beta
 
 
-reduce_scatter_seconds = all_gather_seconds
-
-
 def all_to_all_seconds(ln: Link, nbytes: float, ranks: int) -> float:
     """One all-to-all in which each rank holds ``nbytes`` to spread over the group."""
     return all_gather_seconds(ln, nbytes, ranks)

@@ -1,6 +1,6 @@
 """Compute and time: training FLOPs and duration, inference latency and throughput.
 
-Training: FLOPs per token from core/flops.py (6·N plus attention, recompute and LoRA included;
+Training: FLOPs per token from core/model/flops.py (6·N plus attention, recompute and LoRA included;
 Kaplan et al. 2020 arXiv 2001.08361 §2.1, Narayanan et al. 2021 arXiv 2104.04473 §5.1,
 Korthikanti et al. 2022 arXiv 2205.05198 §5), times ``workload.training_tokens``. Time =
 executed FLOPs / (GPUs × dense peak of the activation dtype × ``compute.mfu``). The setting is
@@ -11,7 +11,7 @@ hardware FLOPs utilisation stayed near 56-57%, so recompute costs time here.
 Chowdhery et al. 2022 arXiv 2204.02311 Appendix B).
 
 Inference: time to first token, time per output token and throughput from the roofline
-(core/roofline.py); ~2·N FLOPs per generated token plus attention over the cache.
+(core/speed/roofline.py); ~2·N FLOPs per generated token plus attention over the cache.
 
 :func:`roofline_block` gives the report's ``roofline`` block (pipeline/report.py's
 ``roofline_points`` builds it for any scenario, the chart's).
@@ -33,8 +33,8 @@ from ..model.specs import GPUSpec, Scenario
 from .roofline import RooflineModel, peak_tflops, roofline_model, step_ops
 from .train_step import step_block, step_for
 
-# Inference reports echo this as ``compute.mfu`` (the scenario's value before issue 20's
-# training step model; nothing uses it when serving).
+# Inference reports echo this as ``compute.mfu`` (the scenario's value before the
+# training step was modelled; nothing uses it when serving).
 INFERENCE_MFU = 0.4
 
 

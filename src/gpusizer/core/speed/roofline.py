@@ -11,9 +11,9 @@ the other, so a token's time is the sum over all layers.
   weight-only formats (GPTQ/AWQ/NF4/GGUF, plain int4) dequantise to the 16-bit activation dtype
   (Marlin, Frantar et al. 2024 arXiv 2408.11743). Attention runs in the activation dtype; norms
   on the non-tensor FP32 units.
-- Bytes: weights in their stored format (scales included, core/dtypes.py), norms and the LM
-  head in 16-bit under weight-only formats (as core/inference.py); KV cache written for new
-  tokens and read for the context (GQA/MLA sizes from core/inference.py); activations read and
+- Bytes: weights in their stored format (scales included, core/registry/dtypes.py), norms and the LM
+  head in 16-bit under weight-only formats (as core/memory/inference.py); KV cache written for new
+  tokens and read for the context (GQA/MLA sizes from core/memory/inference.py); activations read and
   written once per operation; gated-MLP intermediates (gate, up, product) written and read.
 - Prefill attention is causal with skipped masked blocks (FlashAttention-2, arXiv 2307.08691);
   a decode step attends to the whole cache (FlashDecoding). MLA decodes in the compressed latent
@@ -22,7 +22,7 @@ the other, so a token's time is the sum over all layers.
   E·(1 − (1 − k/E)^tokens) under uniform routing (occupancy of E bins by tokens·k draws).
 - Hybrid models: only the attention layers run q/k/v/o and attention; the recurrent layers run
   their projections (weights read once per step) and update a fixed-size state per sequence,
-  read and written once per decode step and written once per prefill (core/state.py).
+  read and written once per decode step and written once per prefill (core/model/state.py).
   Under expert parallelism the all-to-all dispatch sends every EP rank's tokens to the GPU
   holding an expert (DeepSeek-V3 arXiv 2412.19437 §3.4; vLLM/SGLang EP), so the tokens that
   choose among a GPU's experts are EP × the replica's: reading only the replica's own share
@@ -35,7 +35,7 @@ the other, so a token's time is the sum over all layers.
   modelled, so small batches on many GPUs are optimistic.
 
 The report block (``compute.roofline_block``, ``compute.roofline_points``) is in
-core/compute.py.
+core/speed/compute.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The per-GPU shape of a model for the roofline (core/roofline.py): parameters and activation
+"""The per-GPU shape of a model for the roofline (core/speed/roofline.py): parameters and activation
 widths of each kind of operation under TP/EP, cache and state bytes, bytes per value."""
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Shape:
     ab: float  # bytes per activation
     tp: int
     ep: int
-    # Bytes per weight of the other groups under the quantisation rule (core/quant_rules.py)
+    # Bytes per weight of the other groups under the quantisation rule (core/registry/quant_rules.py)
     mlp_b: float = 0.0
     shared_b: float = 0.0  # router + shared experts
     expert_b: float = 0.0

@@ -31,8 +31,9 @@ micro-batch takes through every stage, or, when the pipe is full, in as many tur
 slowest stage: layers split as evenly as they go (the first ``layers % stages`` stages one more,
 vLLM ``get_pp_indices``, TensorRT-LLM alike) and the last stage also runs the final norm and the
 LM head for every micro-batch ("A pipeline advances at max_i(t_i), not the average ... the
-un-sharded lm_head lives alone on the last stage", NVIDIA aiconfigurator
-docs/PIPELINE_PARALLEL_MODELING.md §2: Qwen3-32B at PP 8 on H20 decodes at 6.65x, not 8x).
+un-sharded lm_head lives alone on the last stage", NVIDIA's
+aiconfigurator/docs/PIPELINE_PARALLEL_MODELING.md §2: Qwen3-32B at PP 8 on H20 decodes at
+6.65x, not 8x).
 """
 
 from __future__ import annotations

@@ -139,8 +139,3 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         offload,
     )
     return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))
-
-
-def matmul_dtype_used(s: Scenario, gpu: GPUSpec, library: str) -> str:
-    """The dtype the scenario's matmuls run in under ``library`` (assumptions, report)."""
-    return op_rate(s, gpu, achieved(gpu, library), library)[1]

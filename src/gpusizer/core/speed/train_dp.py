@@ -4,7 +4,7 @@ optimizer step (core/speed/train_step.py calls both).
 - ZeRO-3 / FSDP: each layer's parameters are all-gathered before its forward and again before
   its backward (``reshard_after_forward``), its gradients reduce-scattered after; the next
   layer's all-gather is prefetched during the current layer's compute, and the reduce-scatter
-  runs beside the next layer's backward (torchtitan ``docs/fsdp.md``: "FSDP2 always follows
+  runs beside the next layer's backward (``torchtitan/docs/fsdp.md``: "FSDP2 always follows
   backward_prefetch=BACKWARD_PRE ... the only way to overlap collectives in backward"). So a
   layer waits only for what its own compute cannot hide, plus the first all-gather and the last
   reduce-scatter. Under pipeline parallelism torchtitan keeps the parameters gathered across
@@ -18,7 +18,7 @@ optimizer step (core/speed/train_step.py calls both).
 - MoE expert weights (expert parallelism): each GPU holds 1/EP of the routed experts, so
   their gradients are reduced (and, under ZeRO, their shards gathered) only over the expert
   data-parallel group, the (DP x CP) / EP ranks that hold the same experts, not over all
-  data-parallel ranks (Megatron-LM ``core/parallel_state.py`` ``_EXPERT_DATA_PARALLEL_GROUP``;
+  data-parallel ranks (Megatron-LM ``megatron/core/parallel_state.py`` ``_EXPERT_DATA_PARALLEL_GROUP``;
   ``distributed_data_parallel.py`` keeps ``expert_parallel_buffers`` reduced over
   ``get_expert_data_parallel_group()``): both groups' bytes go over the links in turn, behind
   the same backward.
@@ -40,7 +40,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .train_rates import Link, collective_seconds
+from .collectives import Link
+from .train_rates import collective_seconds
 
 FOREACH = 80.0 / 28.0
 CPU_ADAM_PARAMS_PER_S = 0.8e9  # DeepSpeed CPU-Adam (deepspeedai/DeepSpeed#6695)

@@ -57,6 +57,7 @@ from ..model.flops import attention_flops_per_token
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
+from .collectives import Link
 from .train_ops import (
     BACKWARD_BYTES,
     EAGER_LOSS_BYTES,
@@ -68,7 +69,6 @@ from .train_ops import (
     train_shape,
 )
 from .train_rates import (
-    Link,
     attention_rate,
     collective_seconds,
     group_link,

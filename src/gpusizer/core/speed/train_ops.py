@@ -23,7 +23,7 @@ divides the widths by tensor parallelism. Counted from the modelling code the fr
   and in backward its output gradient, is read for the amax, read again and written in FP8,
   and a transposed FP8 copy made for the weight gradient: (2·a + 3) bytes per value of every
   distinct input and output (q/k/v share their input, gate/up theirs).
-- MoE token permutation (Megatron-LM ``core/transformer/moe/token_dispatcher.py`` at 0014f13,
+- MoE token permutation (Megatron-LM ``megatron/core/transformer/moe/token_dispatcher.py`` at 0014f13,
   ``MoEAlltoAllTokenDispatcher``; the same steps run in transformers' per-expert gather and
   ``index_add_``): permutation 1 copies each token once per routed expert into the all-to-all
   buffer (reads the hidden state, writes top_k of them), unpermutation 1 reads the top_k expert

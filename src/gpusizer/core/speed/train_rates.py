@@ -33,7 +33,7 @@ Sources:
   GB/s ... is as good as you can get", NVIDIA/nccl-tests#29). The catalog's
   ``network_gb_per_s`` (its system's scale-out per GPU) comes first; a consumer or
   workstation card the catalog gives none sits in a desktop or workstation with one 10 GbE
-  port shared by its cards (issue 21: consumer scale-outs pay for their network).
+  port shared by its cards (consumer scale-outs pay for their network).
 - A group crossing nodes with k of its ranks in each node moves its ring traffic over k NICs
   per node: bus bandwidth min(NVLink, k x NIC) (2 nodes x 8 A100 with 4 x 200 Gb: 86 GB/s,
   NVIDIA/nccl-tests#175); a NIC of N Gb/s gives collectives.py's 47 GB/s x N / 400.

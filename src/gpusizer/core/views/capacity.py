@@ -1,7 +1,7 @@
 """Users against context: how many requests of C tokens the serving engine holds at once.
 
 For each context C the engine is configured for requests of C tokens (``serving.max_context``)
-and its own memory rule is run (core/serving.py): a vLLM V0 profile pass grows with
+and its own memory rule is run (core/serving/engine_memory.py): a vLLM V0 profile pass grows with
 ``max_model_len``, a pool engine refuses a context one request does not fit, llama.cpp moves
 layers to system RAM when the KV cache of more users would not fit. Users = requests of C
 tokens the KV cache holds (vLLM's "maximum concurrency", floored), within ``max_sequences``;

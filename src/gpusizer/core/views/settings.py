@@ -228,7 +228,7 @@ for _c in (
     ),
     ChartView("roofline", "Roofline", "Roofline", "gpusizer.gui.charts.roofline:RooflineChart"),
     ChartView("sweep", "Sweeps", "Memory sweeps", "gpusizer.gui.charts.sweep:SweepChart", view=SweepView()),
-    # Issue 11: the serving engine's capacity curve (core/capacity.py)
+    # The serving engine's capacity curve (core/views/capacity.py)
     ChartView(
         "capacity",
         "Users vs context",

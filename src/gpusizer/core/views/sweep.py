@@ -87,7 +87,7 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
     base = parse_scenario(scenario)
     capacity = scenario_gpu(base).capacity_bytes
     # An engine that reserves its memory holds the same pool at every size: the fast path
-    # (core/inference.py's growing cache) applies only to what allocates as it goes.
+    # (core/memory/inference.py's growing cache) applies only to what allocates as it goes.
     grows = base.workload.is_training or memory_rule(base.profile).allocates_on_demand
     if axis in ("sequence_length", "batch_size") and grows:
         fast = (

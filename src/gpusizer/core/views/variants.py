@@ -1,7 +1,7 @@
 """Variants: training vs inference for one model, the same weights, very different memory.
 
 For the scenario's model, each variant (every workload kind at the weight dtypes its registry
-entry names, core/workloads.py: pre-training, full fine-tune, LoRA, QLoRA, inference at FP16,
+entry names, core/registry/workloads.py: pre-training, full fine-tune, LoRA, QLoRA, inference at FP16,
 FP8 and INT4) is estimated as if the whole job sat on one GPU of unlimited size: the
 parallelism is reset to a single GPU, precisions are the recipe's defaults, and the workload
 sizes (sequence length, micro-batch, LoRA rank, prompt and generated tokens) are the user's.

@@ -1,4 +1,4 @@
-"""Charts of an estimate, one pyqtgraph widget per registered chart (core/views.py).
+"""Charts of an estimate, one pyqtgraph widget per registered chart (core/views/settings.py).
 
 ``chart_class(key)`` imports the chart's module only when it is first needed; a chart
 instance's ``update_from(scenario, estimate)`` fills it and ``export_png``/``export_svg``/

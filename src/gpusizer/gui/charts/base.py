@@ -51,7 +51,7 @@ class ChartBase(ExportMixin, QWidget):
     title = "Chart"
     grid_x = True  # vertical grid lines (off for bar charts)
     has_legend = True  # a legend column (a chart whose title names its series has none)
-    view: Any = None  # the chart's view settings (core/views.py); None when it has none
+    view: Any = None  # the chart's view settings (core/views/settings.py); None when it has none
     viewChanged = Signal(object)
     editRequested = Signal(object)
 
@@ -217,7 +217,7 @@ class ChartBase(ExportMixin, QWidget):
             self.relayout()
 
     def set_view(self, view: Any) -> None:
-        """New view settings (a frozen object of core/views.py); redrawn if data is shown."""
+        """New view settings (a frozen object of core/views/settings.py); redrawn if data is shown."""
         if view == self.view:
             return
         self.view = view

@@ -1,11 +1,11 @@
 """Users against context: how many requests of C tokens the serving engine holds at once.
 
-The curve is the engine's own (core/capacity.py: each context runs the engine's memory rule,
+The curve is the engine's own (core/views/capacity.py: each context runs the engine's memory rule,
 so vLLM's refusal beyond the longest context its pool holds, the V0 profile pass growing with
 max_model_len and llama.cpp's offload all show); the area under it fits. The scenario is a
 point: its users at its prompt + output tokens, green under the curve, red above it. Where the
 engine starts at no context at all, the chart says so and why (the engine's own reason), rather
-than drawing an empty plot with one dot (issue 23).
+than drawing an empty plot with one dot.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class CapacityChart(ChartBase):
         assert c is not None
         fit = c.users_at(c.context)
         verdict = "fits" if c.concurrency <= fit else "does not fit"
-        # The title is rich text: names from a shared file are escaped (issue 15)
+        # The title is rich text: names from a shared file are escaped
         return (
             f"{html.escape(self.model_name)}: {html.escape(c.engine)} on "
             f"{html.escape(self.gpu_name)}, max context set to each request: {fit:,} "

@@ -35,6 +35,7 @@ from ...core.sizing.prices import check_prices
 from ...core.sizing.search import catalog_specs
 from ...core.views.settings import HardwareView
 from ...io.compare_table import chart_points, columns_for
+from ...io.wording import count
 from ..hardware.controls import ControlsStrip, HardwareControls
 from ..hardware.plot import GAP, SIDES, Point, log_ticks, place, short_name
 from ..hardware.runner import compare_worker, search_key
@@ -44,7 +45,7 @@ from .labels import sync
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
-# The CSV says whose each price is and where it comes from (issue 22: the user's are marked)
+# The CSV says whose each price is and where it comes from (the user's are marked)
 PROVENANCE = (
     "system",
     "user_prices",
@@ -310,7 +311,7 @@ class HardwareChart(ChartBase):
             return ""
         return (
             f"<b>{best['gpu_name']}</b>{' — Pareto front' if best['pareto'] else ''}<br>"
-            f"{best['gpus']:,} GPUs, {best['layout']}<br>"
+            f"{count(best['gpus'], 'GPU')}, {best['layout']}<br>"
             f"{speed_of(best):,.1f} tokens/s · ${best['cost_per_million_tokens']:,.2f} "
             f"per million tokens"
         )

@@ -14,10 +14,9 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
-from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...io.units import fmt_bytes, to_unit
-from ..colors import COMPONENT_LABELS
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, place, scene_rect
 from .palette import LABEL_PX, font
@@ -184,8 +183,7 @@ class MemoryChart(ChartBase):
         return [scene_rect(x) for x in self.bar_labels[: len(self.bars)] if x.isVisible()]
 
     def _bodies(self) -> list[QRectF]:
-        """The bars themselves, in scene pixels: the capacity label is never drawn over one
-        (issue 23)."""
+        """The bars themselves, in scene pixels: the capacity label is never drawn over one."""
         vb, half, scale = self.plot.vb, self.stack.width / 2, self.stack.scale
         return [
             vb.mapViewToScene(QRectF(i - half, 0, 2 * half, bar.total / scale)).boundingRect()

@@ -2,7 +2,7 @@
 
 The memory roof (bandwidth x intensity) meets the compute roof (peak of the matmul data type)
 at the ridge point; dashed roofs apply the scenario's efficiency factors, which is where the
-operations' points sit (core/roofline.py: Williams, Waterman & Patterson 2009). Prefill and
+operations' points sit (core/speed/roofline.py: Williams, Waterman & Patterson 2009). Prefill and
 decode points are shown per operation and for the whole step; a larger batch moves the
 decode step right, toward the ridge.
 """
@@ -192,7 +192,7 @@ class RooflineChart(ChartBase):
         if self.data is None or not hasattr(self, "_label_args"):
             return
         # The step labels one phase a line (narrow, tall) or on one line (wide, short):
-        # whichever leaves no label over another or across a roof (issue 23), else the one
+        # whichever leaves no label over another or across a roof, else the one
         # with the fewest clashes.
         tried: list[tuple[int, bool]] = []
         for tall in (True, False):
@@ -240,7 +240,7 @@ class RooflineChart(ChartBase):
             *self.op_labels,
         ]
         # Labels and leader lines keep off the roofs too (a MoE's names once ran across the
-        # slope at 1280 x 720: issue 23), and each operation label's leader off other labels.
+        # slope at 1280 x 720), and each operation label's leader off other labels.
         anchors = [None] * (len(order) - len(self.op_labels)) + [
             QPointF(*_log_xy(g[-1])) for g in self._groups
         ]

@@ -9,8 +9,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
-from ...core.model.result import COMPONENTS
-from ..colors import COMPONENT_LABELS, component_qcolor
+from ...core.model.result import COMPONENT_LABELS, COMPONENTS
+from ..colors import component_qcolor
 from .palette import Theme
 
 

@@ -7,8 +7,8 @@ The peak is the thick curve, components thin curves in their palette colours; th
 dashed line, the area where the peak exceeds it is shaded, and the boundary is marked with the
 largest value that fits (the fewest GPUs that fit, on the GPU axis). The y axis stops at three
 times the capacity, where the peak crosses it, so the boundary stays legible; a peak that runs
-above says where and how high (issue 23), and one that never comes near the capacity is drawn
-whole. The sweep itself is core/sweep.py; this module only chooses the axis values and draws.
+above says where and how high, and one that never comes near the capacity is drawn
+whole. The sweep itself is core/views/sweep.py; this module only chooses the axis values and draws.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...core.views.settings import SWEEP_AXES, SweepView
 from ...core.views.sweep import SweepResult, current_value, sweep
 from ...io.units import fmt_bytes, to_unit
-from ..colors import COMPONENT_LABELS, component_qcolor
+from ..colors import component_qcolor
 from .base import ChartBase, display_unit
 from .labels import place, scene_rect
 from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font

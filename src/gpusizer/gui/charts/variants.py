@@ -1,6 +1,6 @@
 """Training vs inference: the same model pre-trained, fine-tuned and served, side by side.
 
-Each bar is the whole job's peak as if it sat on one GPU (core/variants.py), stacked by the
+Each bar is the whole job's peak as if it sat on one GPU (core/views/variants.py), stacked by the
 components alive at the peak, labelled with how many of the chosen GPUs it needs; dashed lines
 mark one GPU and one node of them, their labels where they cover no bar and no bar's label
 (else the legend alone names them). A serving engine that reserves its memory draws what each
@@ -18,12 +18,12 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from ...core.model.result import COMPONENTS, Estimate
+from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...core.registry.workloads import WORKLOAD_KINDS
 from ...core.views.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
-from ..colors import COMPONENT_LABELS
+from ...io.wording import count
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, overlaps, place, room_above, scene_rect, set_top
 from .palette import LABEL_PX, font
@@ -57,7 +57,7 @@ class VariantsChart(ChartBase):
     def _build(self) -> None:
         self.cmp: Variants | None = None
         self.stack = StackedBars(self.plot, width=0.62)
-        # The pool an engine reserves, outlined around what the variant needs (issue 23).
+        # The pool an engine reserves, outlined around what the variant needs.
         self.pools = pg.BarGraphItem(x=[], height=[], width=0.62, brush=None)
         self.pools.setZValue(5)
         self.plot.addItem(self.pools)
@@ -106,7 +106,7 @@ class VariantsChart(ChartBase):
         self.node_line.setVisible(node <= 1.5 * top_bytes and cmp.gpus_per_node > 1)
         self.node_line.setValue(node / scale)
         sold = cmp.gpus_per_node * cmp.memory_as_sold_gb
-        self.node_line.label.setFormat(f"1 node ({cmp.gpus_per_node} GPUs)")
+        self.node_line.label.setFormat(f"1 node ({count(cmp.gpus_per_node, 'GPU')})")
         top = max(top_bytes, node if self.node_line.isVisible() else 0) / scale
         self.plot.setXRange(-0.6, len(cmp.bars) - 0.4, padding=0)
         self._top = top * 1.05
@@ -130,7 +130,7 @@ class VariantsChart(ChartBase):
             entries.append(
                 (
                     self.node_sample,
-                    f"1 node, {cmp.gpus_per_node} GPUs: "
+                    f"1 node, {count(cmp.gpus_per_node, 'GPU')}: "
                     f"{_short(node, self.unit)}<br>"
                     f"({sold:,.0f} GB as sold)",
                 )
@@ -184,7 +184,7 @@ class VariantsChart(ChartBase):
                 continue
             b = cmp.bars[i]
             color = t.good if b.gpus_needed == 1 else t.foreground
-            gpus = f"{b.gpus_needed} GPU{'s' if b.gpus_needed > 1 else ''}"
+            gpus = count(b.gpus_needed, "GPU")
             where = "on the CPU's share" if cmp.unified else "host RAM"
             host = f"<br>+ {_short(b.host, self.unit)} {where}" if b.host else ""
             self.set_centred_html(
@@ -242,7 +242,7 @@ class VariantsChart(ChartBase):
 
     def _place_line_labels(self, taken: list[QRectF]) -> None:
         """Each line's label at the right or left end, above or below its line, where it
-        covers no bar and no label ("1 node" once covered "1 GPU" and the bars: issue 23);
+        covers no bar and no label ("1 node" once covered "1 GPU" and the bars);
         hidden where no such place is (the legend names both lines)."""
         area = self.plot.vb.sceneBoundingRect()
         for line in (self.gpu_line, self.node_line):

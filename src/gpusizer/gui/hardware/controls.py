@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.sizing.compare import CATEGORIES
-from ...core.sizing.solver import catalog_specs
+from ...core.sizing.search import catalog_specs
 from ...core.views.settings import HardwareView
 from ..widgets import combo, float_spin
 

@@ -1,4 +1,4 @@
-""" "My prices" (issue 22): the purchase and rental price of any GPU or system, the user's own
+""" "My prices": the purchase and rental price of any GPU or system, the user's own
 quotes beside the catalog's (with its basis, source and date in each cell's tooltip). Saved by
 the Hardware tab to the user's prices file (io/user_prices.py); a bad value is named under the
 table and nothing is saved."""
@@ -28,7 +28,7 @@ from ...core.errors import ScenarioError
 from ...core.model.presets import system_presets
 from ...core.model.specs import Scenario
 from ...core.sizing.prices import META_KEYS, PRICE_KEYS, check_prices
-from ...core.sizing.solver import catalog_specs
+from ...core.sizing.search import catalog_specs
 from .. import colors
 
 # (header, key, editable)

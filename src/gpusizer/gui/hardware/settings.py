@@ -1,7 +1,7 @@
 """The Hardware tab's view settings (core/views.HardwareView) remembered between runs: the
 memory margin (which the "GPUs needed" line uses too), whole servers, cards per box, ranking,
 cost basis, electricity price and filters in gui/settings.py's INI file. The user's own prices
-("My prices", issue 22), which override the catalog's, live in their own file beside the INI
+("My prices"), which override the catalog's, live in their own file beside the INI
 (io/user_prices.py), written atomically; prices an older version kept in the INI move there
 once."""
 

@@ -73,7 +73,7 @@ def price_tip(option: dict[str, Any], key: str) -> str:
 
 
 class OptionsModel(QAbstractTableModel):
-    """Options of core/compare.py as rows. ``priceEdited(gpu, key, value)`` when the user
+    """Options of core/sizing/compare.py as rows. ``priceEdited(gpu, key, value)`` when the user
     types a unit price (value None: cleared)."""
 
     priceEdited = Signal(str, str, object)
@@ -218,7 +218,7 @@ class OptionsTable(QTableView):
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setHighlightSections(False)
         # Every search brings new texts ("3,745 days", "TP 1 x PP 3 x DP 4 (ZeRO 1), EP 4"):
-        # widen any column they no longer fit, so no figure is cut (issue 23).
+        # widen any column they no longer fit, so no figure is cut.
         model.modelReset.connect(self.fit_columns)
         model.dataChanged.connect(self.fit_columns)
         header = self.horizontalHeader()

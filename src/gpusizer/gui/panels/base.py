@@ -19,6 +19,6 @@ class Panel:
         self.box.setObjectName("panel_" + self.title.lower())
 
     def kind(self) -> WorkloadKind | None:
-        """The scenario's kind of work (core/workloads.py), or None while the field holds an
+        """The scenario's kind of work (core/registry/workloads.py), or None while the field holds an
         unknown id."""
         return WORKLOAD_KINDS.get(str(self.state.value("workload.kind")))

@@ -10,6 +10,7 @@ from ...core.errors import ScenarioError
 from ...core.model.presets import resolve_gpu_id, user_gpus
 from ...core.pipeline.scenario import clear_cache
 from ...io.user_gpus import remove_user_gpu, save_user_gpu
+from ...io.wording import count
 from ..binding import Binder
 from ..gpu_list import CUSTOM, custom_spec, fill_gpu_combo
 from ..quantity_field import QuantityField
@@ -158,6 +159,5 @@ class HardwarePanel(Panel):
         self.info.setText(
             f"{g.capacity_bytes / _GIB:,.1f} GiB usable · {g.hbm_bandwidth_gb_per_s:,.0f} GB/s"
             f" · {bf16:,.0f} BF16 TFLOPS · {g.interconnect_gb_per_s:,.0f} GB/s link"
-            f"<br>{est.gpus:,} GPU{'s' if est.gpus != 1 else ''} on {nodes:,} "
-            f"node{'s' if nodes != 1 else ''}"
+            f"<br>{count(est.gpus, 'GPU')} on {count(nodes, 'node')}"
         )

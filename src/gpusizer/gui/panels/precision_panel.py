@@ -137,7 +137,7 @@ class PrecisionPanel(Panel):
     def _weights_used(self, weights: str) -> str:
         """What the base weights are stored in: QLoRA's NF4 while the field holds an
         unquantised type (core/memory/training.base_weight_dtype), so the box shows what is
-        used, not BF16 (issue 23)."""
+        used, not BF16."""
         kind = self.kind()
         dtype = DTYPES.get(weights)
         if kind is not None and kind.base_dtype and dtype is not None and not dtype.quantized:

@@ -1,6 +1,6 @@
 """Serving panel (inference): how the engine is run. Every field starts at the engine's
 default, shown as the field's special text ("vLLM default: 0.92"), and the scenario keeps
-``null`` until the user sets a value (core/engine_releases.py and engine_releases_cpp.py have
+``null`` until the user sets a value (core/registry/engine_releases.py and engine_releases_cpp.py have
 the defaults and their sources)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ _INTS = (
     ("Max sequences", "serving.max_sequences", "spin_serving_max_sequences", "count", 1, ""),
     ("Prefill chunk", "serving.prefill_chunk_tokens", "spin_serving_prefill_chunk", "context", 256, "tokens"),
     ("KV block", "serving.kv_block_tokens", "spin_serving_kv_block", "count", 16, "tokens"),
-    # Not "users at once": that is the target over all replicas (targets panel, issue 23).
+    # Not "users at once": that is the target over all replicas (targets panel).
     ("Requests per replica", "serving.concurrency", "spin_serving_concurrency", "count", 1, ""),
 )
 

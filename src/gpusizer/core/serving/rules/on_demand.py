@@ -87,7 +87,7 @@ class LayerOffload(MemoryRule):
         full = arch.layers + 1
         layers = full if st.gpu_layers is None else min(st.gpu_layers, full)
         # a context the load fits in; an unset n_ctx is fitted to the memory, down to 4,096
-        # tokens (offload.py): it needs that much, not the memory it fills (issue 21)
+        # tokens (offload.py): it needs that much, not the memory it fills
         least = cells if st.max_context else min(cells, ceil_div(MIN_FIT_CONTEXT, 256) * 256)
         need = max(least, ceil_div(load.total_tokens, 256) * 256)
         placed = st.gpu_layers is not None or em.gpu_layers == full

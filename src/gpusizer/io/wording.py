@@ -1,0 +1,199 @@
+"""The words every surface uses for the same answer: the window (gui/summary.py,
+gui/breakdown.py), the CLI text (io/estimate_text.py, io/serving_text.py), the report
+(io/report.py, io/figures.py) and the comparison table and its CSV (io/compare_table.py).
+
+One function per thing worded, so that the window, the CLI and the report cannot disagree:
+
+- the verdict: fits (with the headroom), does not fit (by how much), the engine does not
+  start (and why), does not run (and why); plain words first, the figure after;
+- "GPUs needed": what to buy (the purchase) and what would hold it (the need) as two phrases,
+  the layout, and the techniques the advice turns on (core/sizing/savings.describe);
+- counts with their plural ("1 GPU", "2 GPUs"), bytes in the user's unit (GiB = 2^30 bytes,
+  GB = 10^9 bytes; io/units.py) and durations on one scale (``duration``; table cells use its
+  ``compact`` form, the same scale with short unit names).
+
+No Qt: the window adds its own markup to :data:`Span` lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.model.result import Estimate
+from ..core.sizing.layout_search import MAX_GPUS  # the most GPUs the advice searches
+from ..core.sizing.savings import describe
+from .units import fmt_bytes
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 GPU``, ``2 GPUs``, ``1,024 users``: the number with thousands separators and the noun
+    in the plural unless the number is one (``plural`` when the noun's is not ``noun + "s"``)."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+def size(n_bytes: float, unit: str = "GiB", also: str | None = None) -> str:
+    """Bytes in the user's unit (``12.30 GiB``), with a second unit in brackets when asked
+    (``12.30 GiB (13.21 GB)``: the CLI prints both)."""
+    text = fmt_bytes(n_bytes, unit)
+    return f"{text} ({fmt_bytes(n_bytes, also)})" if also else text
+
+
+# Each unit is used from one of it upwards: 200,000 s is 2.3 days everywhere.
+_SCALE = ((86400.0, "days", "d"), (3600.0, "h", "h"), (60.0, "min", "min"), (1.0, "s", "s"))
+
+
+def duration(seconds: float, compact: bool = False) -> str:
+    """Seconds on one scale: ``6.9 ms``, ``12.4 s``, ``5.0 min``, ``55.6 h`` below a day,
+    ``2.3 days``; ``compact`` (table cells) writes days as ``d`` (``2.3 d``)."""
+    for div, word, short in _SCALE:
+        if seconds >= div:
+            return f"{seconds / div:,.1f} {short if compact else word}"
+    return f"{seconds * 1e3:,.1f} ms"
+
+
+@dataclass(frozen=True)
+class Fit:
+    """What a verdict is worded from, taken from an estimate or from its report (the JSON
+    contract), so that both give the same words. Bytes per GPU."""
+
+    peak: int
+    headroom: int  # capacity minus the peak; negative when the peak does not fit
+    fits: bool  # the work runs (core/model/result.Estimate.fits)
+    reason: str | None  # why it does not run, or a note when it does (``fit_reason``)
+    engine_reason: str | None  # why the serving engine refuses to start (None: it starts)
+    host_ram: int = 0  # system RAM a serving engine keeps beside the GPU
+
+    @property
+    def capacity(self) -> int:
+        return self.peak + self.headroom
+
+
+def fit_of(est: Estimate) -> Fit:
+    """The verdict's facts of an estimate."""
+    sv = est.serving
+    return Fit(
+        peak=est.memory.total,
+        headroom=est.headroom_bytes,
+        fits=est.fits,
+        reason=est.fit_reason,
+        engine_reason=(sv.reason or "") if sv is not None and not sv.starts else None,
+        host_ram=sv.host_memory_bytes if sv is not None else 0,
+    )
+
+
+def fit_of_report(rep: Mapping[str, Any]) -> Fit:
+    """The verdict's facts of an estimate report (``gpusizer.estimate_report``)."""
+    sv = rep.get("serving")
+    return Fit(
+        peak=int(rep["per_gpu"]["total"]),
+        headroom=int(rep["headroom_bytes"]),
+        fits=bool(rep["fits"]),
+        reason=rep.get("fit_reason"),
+        engine_reason=(sv.get("reason") or "") if sv is not None and not sv["starts"] else None,
+        host_ram=int(sv.get("host_memory_bytes") or 0) if sv is not None else 0,
+    )
+
+
+def verdict_phrase(fit: Fit, unit: str = "GiB", also: str | None = None) -> str:
+    """``fits, 17.55 GiB headroom``, ``does not fit, 4.20 GiB short``, ``the engine does not
+    start: <why>`` or ``does not run: <why>`` (the peak fits but the work does not: the
+    engine's context, unified memory); with the system RAM a serving engine keeps when it runs."""
+    if fit.headroom < 0:
+        tail = f"does not fit, {size(-fit.headroom, unit, also)} short"
+    elif fit.engine_reason is not None:
+        tail = "the engine does not start" + (f": {fit.engine_reason}" if fit.engine_reason else "")
+    elif not fit.fits:
+        tail = f"does not run: {fit.reason}"
+    else:
+        tail = f"fits, {size(fit.headroom, unit, also)} headroom" + (f"; {fit.reason}" if fit.reason else "")
+    if fit.host_ram and fit.fits:
+        tail += f", plus {size(fit.host_ram, unit, also)} of system RAM"
+    return tail
+
+
+def verdict_line(fit: Fit, unit: str = "GiB") -> str:
+    """``62.10 GiB of 79.65 GiB per GPU — fits, 17.55 GiB headroom`` (the window's headline
+    and the report's first line)."""
+    return f"{size(fit.peak, unit)} of {size(fit.capacity, unit)} per GPU — {verdict_phrase(fit, unit)}"
+
+
+Span = tuple[str, bool]  # a piece of a sentence and whether it is stressed (bold in the window)
+
+
+def plain(spans: list[Span]) -> str:
+    """The sentence without stress (the CLI, the report)."""
+    return "".join(text for text, _strong in spans)
+
+
+def nothing_fits(gpu_name: str) -> str:
+    """The advice when no count of the GPU holds the work."""
+    return (
+        f"no layout of up to {MAX_GPUS:,} × {gpu_name} fits; choose a bigger GPU, quantised "
+        "weights or a shorter sequence."
+    )
+
+
+def purchase_phrase(option: Mapping[str, Any], gpu_name: str) -> str:
+    """What to buy: ``8 × H100 SXM 80GB`` (whole purchase units, core/sizing/systems.py)."""
+    return f"{option['gpus']:,} × {option.get('gpu_name') or gpu_name}"
+
+
+def need_phrase(option: Mapping[str, Any]) -> str:
+    """What would hold the work when fewer than the purchase: ``4 would hold it`` (else "")."""
+    least = option.get("min_gpus") or option["gpus"]
+    return f"{least:,} would hold it" if least < option["gpus"] else ""
+
+
+def techniques_phrase(option: Mapping[str, Any]) -> str:
+    """The techniques the advice turns on (``with a fused loss, gradient checkpointing...``)."""
+    return describe(dict(option.get("scenario_changes") or {}))
+
+
+def layout_phrase(option: Mapping[str, Any]) -> str:
+    """The layout (``TP 1 x PP 1 x DP 8 (ZeRO 3)``); the recompute is left to the techniques
+    when they name it (gradient checkpointing)."""
+    layout = str(option["layout"])
+    return layout.split(", recompute")[0] if techniques_phrase(option) else layout
+
+
+def against_setting_phrase(est: Estimate, option: Mapping[str, Any]) -> str:
+    """How the advice compares with the layout set in the scenario (``the layout set here
+    runs on 4, with 12% of memory spare``), or why the targets cannot be met; "" for none."""
+    n = option["gpus"]
+    if option.get("targets_met") is False:
+        return f"the targets cannot be met with up to {MAX_GPUS:,} GPUs"
+    same = est.fits and not option.get("scenario_changes") and n == est.gpus
+    if same and option["parallelism"] == est.scenario.parallelism.model_dump(mode="json"):
+        return "the layout set here"
+    if est.fits and est.gpus < n:
+        spare = est.headroom_bytes / max(est.capacity_bytes, 1)
+        return f"the layout set here runs on {est.gpus:,}, with {spare:.0%} of memory spare"
+    if est.fits:
+        return f"the layout set here uses {est.gpus:,}"
+    return ""
+
+
+def gpus_needed_spans(est: Estimate, option: Mapping[str, Any] | None) -> list[Span]:
+    """ "GPUs needed" as one sentence: the purchase, the need, the layout, the techniques and
+    how it compares with the scenario as set (``option``: a ``gpusizer.plan`` option for the
+    scenario's GPU, or None when nothing fits)."""
+    if option is None:
+        return [(nothing_fits(est.gpu.name), False)]
+    out: list[Span] = [(purchase_phrase(option, est.gpu.name), True)]
+    need = need_phrase(option)
+    if need:
+        out.append((f" ({need})", False))
+    out.append((f", {layout_phrase(option)}", False))
+    how = techniques_phrase(option)
+    if how:
+        out += [(" ", False), (how, True)]
+    against = against_setting_phrase(est, option)
+    out.append((f" — {against}." if against else ".", False))
+    return out
+
+
+def per_gpu_phrase(option: Mapping[str, Any], unit: str = "GiB") -> str:
+    """The advised layout's memory: ``per GPU 40.32 GiB, 39.33 GiB headroom``."""
+    return f"per GPU {size(option['per_gpu_total'], unit)}, {size(option['headroom_bytes'], unit)} headroom"
