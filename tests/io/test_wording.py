@@ -58,14 +58,15 @@ def test_vllm_refusing_to_start_is_worded_alike(qapp: Any) -> None:
     est = estimate(REFUSED)
     # vLLM's own error when the budget is below weights + profile peak + non-torch memory
     # (vllm/v1/core/kv_cache_utils.py: "No available memory for the cache blocks. Try
-    # increasing `gpu_memory_utilization`"); the peak (18.41 GiB) is far below 79.65 GiB.
+    # increasing `gpu_memory_utilization`"), said in plain words first and quoted after; the
+    # peak (18.41 GiB) is far below 79.65 GiB.
     assert not est.serving.starts and est.headroom_bytes > 0
-    said = "the engine does not start: No available memory for the cache blocks"
+    said = "the engine does not start: no memory is left for the KV cache"
     window, _needs, rows = _window(est)
     cli = text_report(report_from_estimate(est))
     report = to_html(report_facts(est, "GiB"))
     for surface in (window, cli, report):
-        assert said in surface
+        assert said in surface and "No available memory for the cache blocks" in surface
         assert "short" not in surface and "does NOT" not in surface
     assert window.startswith("18.41 GiB of 79.65 GiB per GPU — " + said)
     assert html.escape(window) in report  # the report's verdict is the window's, word for word
