@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gpusizer.core.evidence.bands import BANDS_PATH, band_edges, percentile
+from gpusizer.core.evidence.confidence import case_key
 from gpusizer.core.evidence.regimes import memory_regime, speed_regime
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.report import estimate_report
@@ -39,12 +40,16 @@ class Figure:
     key: str  # source file : record : figure
     regime: str
     ratio: float  # estimate / published (speed: estimated speed / published speed)
+    case: str = ""  # framework|gpu|model where the scenario names a catalog model and GPU
 
 
-def _regime(kind: str, scenario: dict[str, Any]) -> str:
+def _regime(kind: str, scenario: dict[str, Any]) -> tuple[str, str]:
+    """The figure's regime and its case (core/evidence/confidence.py ``case_key``)."""
     s = parse_scenario(scenario)
     gpu = scenario_gpu(s)
-    return memory_regime(s, gpu) if kind == "memory" else speed_regime(s, gpu)
+    regime = memory_regime(s, gpu) if kind == "memory" else speed_regime(s, gpu)
+    named = "preset" in scenario.get("model", {}) and isinstance(scenario.get("hardware", {}).get("gpu"), str)
+    return regime, case_key(s, gpu) if named else ""
 
 
 def _engine_logs() -> Iterator[Figure]:
@@ -52,23 +57,24 @@ def _engine_logs() -> Iterator[Figure]:
     from tests.core.engine_replay_2025 import replays_2025
 
     for rp in [*REPLAYS, *replays_2025()]:
-        run, regime = rp.run(), _regime("memory", rp.scenario)
+        run, (regime, case) = rp.run(), _regime("memory", rp.scenario)
         for name, get, value in rp.checks:
             if value > 0:
-                yield Figure(f"engine-logs:{rp.record}:{name}", regime, get(run) / value)
+                yield Figure(f"engine-logs:{rp.record}:{name}", regime, get(run) / value, case)
 
 
 def _trainer_tables() -> Iterator[Figure]:
     from tests.core.training_replay import _BIG, TRAINING_REPLAYS
 
     for rp in TRAINING_REPLAYS:
-        regime = _regime("memory", {"hardware": _BIG, **rp.scenario})
-        yield Figure(f"trainer-tables:{rp.record}", regime, rp.estimate() / rp.logged)
+        regime, case = _regime("memory", {"hardware": _BIG, **rp.scenario})
+        yield Figure(f"trainer-tables:{rp.record}", regime, rp.estimate() / rp.logged, case)
 
 
 def _memory(key: str, scenario: dict[str, Any], published: float, less: float = 0.0) -> Figure:
     rep = estimate_report(scenario, roofline=False)
-    return Figure(key, _regime("memory", scenario), rep["per_gpu"]["total"] / (published - less))
+    regime, case = _regime("memory", scenario)
+    return Figure(key, regime, rep["per_gpu"]["total"] / (published - less), case)
 
 
 def _training_peaks() -> Iterator[Figure]:
@@ -115,7 +121,8 @@ def _serving_speeds() -> Iterator[Figure]:
 
     for r, e in FIGURES:
         ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
-        yield Figure(f"speed-figures:{r['id']}:{e['label']}", _regime("speed", e["scenario"]), ratio)
+        regime, case = _regime("speed", e["scenario"])
+        yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case)
     # serving-speed.json's cases are built inside its test: TensorRT-LLM's static batches run
     # as a burst on NVIDIA GPUs, llama.cpp's rows on Apple at batch one
     regimes = {
@@ -137,7 +144,8 @@ def _training_speeds() -> Iterator[Figure]:
     ):
         for rec in load(name):
             est, pub = predicted(rec)
-            yield Figure(f"{name[:-5]}:{rec['id']}", _regime("speed", rec["scenario"]), est / pub)
+            regime, case = _regime("speed", rec["scenario"])
+            yield Figure(f"{name[:-5]}:{rec['id']}", regime, est / pub, case)
 
 
 def figures() -> list[Figure]:
@@ -166,6 +174,9 @@ def regime_entry(group: list[Figure]) -> dict[str, Any]:
     fit = sorted(f.ratio for f in group if not held_out(f.key))
     test = [f.ratio for f in group if held_out(f.key)]
     entry: dict[str, Any] = {"figures": len(group), "held_out": len(test)}
+    cases = sorted({f.case for f in group if f.case})
+    if cases:
+        entry["measured"] = cases
     if len(group) < MIN_FIGURES or not fit:
         return entry
     lo, hi = (round(x, 4) for x in band_edges(fit))

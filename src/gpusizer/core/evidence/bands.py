@@ -54,6 +54,8 @@ class Band:
     p10: float | None = None
     p90: float | None = None
     median_width: float | None = None
+    # ``framework|gpu id|model name`` of the replayed figures whose model and GPU the catalog names
+    cases: frozenset[str] = frozenset()
 
     @property
     def has_band(self) -> bool:
@@ -93,6 +95,7 @@ def band(regime: str) -> Band:
         e.get("p10"),
         e.get("p90"),
         e.get("median_width"),
+        frozenset(e.get("measured", ())),
     )
 
 

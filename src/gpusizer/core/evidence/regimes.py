@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..model.architecture import resolve
 from ..model.specs import GPUSpec, Scenario
+from ..registry.frameworks import FRAMEWORKS
 
 # Framework id -> memory family. Serving engines that size a pool from a memory fraction share
 # one family (vLLM, SGLang, TensorRT-LLM: the pool takes what the weights and profile leave);
@@ -41,6 +42,7 @@ FAMILY_LABELS = {
     "unified-memory": "unified memory",
     "unknown": "a framework with no replayed run",
 }
+VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel"}
 BATCH_LABELS = {"batch-one": "batch one", "large-batch": "large batch", "burst": "burst", "moe": "MoE"}
 
 
@@ -90,11 +92,24 @@ def speed_regime(s: Scenario, gpu: GPUSpec) -> str:
     return f"speed/{s.framework}/{vendor(gpu)}/{batch_regime(s)}"
 
 
+def engine_label(framework: str) -> str:
+    """The framework's label (``vLLM``), its id when no profile is registered."""
+    profile = FRAMEWORKS.get(framework)
+    return profile.label if profile else framework
+
+
+def vendor_label(key: str) -> str:
+    return VENDOR_LABELS.get(key, key)
+
+
 def regime_label(regime: str) -> str:
-    """Words for a regime key: ``vLLM on NVIDIA, batch one``-like."""
+    """Words for a regime key: ``vLLM speed on NVIDIA, batch one``-like."""
     parts = regime.split("/")
     if parts[0] == "memory":
-        return f"memory, {FAMILY_LABELS.get(parts[1], parts[1])}, {parts[2]}"
+        group = {"full": "full training", "adapter": "LoRA / QLoRA"}.get(parts[2], parts[2])
+        return f"{FAMILY_LABELS.get(parts[1], parts[1])} memory, {group}"
     if parts[1] == "training":
-        return f"training speed, {parts[2]}"
-    return f"{parts[1]} speed on {parts[2]}, {BATCH_LABELS.get(parts[3], parts[3])}"
+        return f"training speed, {parts[2]} models"
+    return (
+        f"{engine_label(parts[1])} speed on {vendor_label(parts[2])}, {BATCH_LABELS.get(parts[3], parts[3])}"
+    )
