@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.model.result import COMPONENTS
+from .evidence_text import how_sure, peak_band
 from .serving_text import serving_lines, training_line
 from .units import to_unit
 
@@ -32,6 +33,9 @@ def text_report(rep: dict[str, Any]) -> str:
     ]
     lines += [_row(c, rep["per_gpu"][c]) for c in COMPONENTS]
     lines.append(_row("peak", rep["per_gpu"]["total"]) + f"   ({rep['peak_phase']})")
+    band = peak_band(rep)
+    if band:
+        lines.append(f"  {'band':<13}{band:>16}   (runs like this, 80 % of published figures)")
     lines.append(_row("capacity", g["memory_bytes"]))
     head = rep["headroom_bytes"]
     verdict = "fits" if rep["fits"] else "does NOT fit"
@@ -49,6 +53,7 @@ def text_report(rep: dict[str, Any]) -> str:
     train = None if sv is not None else training_line(rep["compute"], rep["cluster"]["gpus"])
     if train:
         lines += ["", train]
+    lines += ["", "  " + how_sure(rep)]
     if rep.get("assumptions"):
         lines += ["", "  assumes: " + "; ".join(rep["assumptions"])]
     return "\n".join(lines)

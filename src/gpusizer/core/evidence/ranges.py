@@ -35,4 +35,5 @@ def add_ranges(report: dict[str, Any], est: Estimate) -> None:
         sv["tokens_per_second_range"] = _pair(b.size_range(sv["tokens_per_second"]))
         sv["tokens_per_second_per_user_range"] = _pair(b.size_range(sv["tokens_per_second_per_user"]))
         sv["ttft_seconds_range"] = _pair(b.time_range(sv["ttft_seconds"]))
+        sv["tpot_seconds_range"] = _pair(b.time_range(sv["tpot_seconds"]))
     report["evidence"] = {**mem.as_dict(), "speed": speed.as_dict()}
