@@ -38,6 +38,16 @@ def how_sure(rep: Mapping[str, Any]) -> str:
     return f"How sure: {_one('memory', ev)}; {_one('speed', ev['speed'])}"
 
 
+def how_sure_short(ev: Mapping[str, Any]) -> str:
+    """ "How sure: memory measured (71) · speed extrapolated (0)" from an ``evidence`` block,
+    each with its figure count: the window's one-line form (the reasons go in its tooltip)."""
+    sp = ev["speed"]
+    return (
+        f"How sure: memory {ev['confidence']} ({ev['figures']:,}) · "
+        f"speed {sp['confidence']} ({sp['figures']:,})"
+    )
+
+
 def how_sure_lines(rep: Mapping[str, Any], unit: str = "GiB") -> list[str]:
     """The report's "How sure" section: the confidence of memory and speed, each band."""
     ev = rep.get("evidence")

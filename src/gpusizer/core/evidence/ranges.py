@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.result import Estimate
+from .bands import Band
 from .confidence import Evidence, memory_evidence, speed_evidence
 
 
@@ -31,9 +32,19 @@ def add_ranges(report: dict[str, Any], est: Estimate) -> None:
     report["compute"]["time_seconds_range"] = _pair(speed.band.time_range(t)) if t else None
     sv = report.get("serving")
     if sv is not None:
-        b = speed.band
-        sv["tokens_per_second_range"] = _pair(b.size_range(sv["tokens_per_second"]))
-        sv["tokens_per_second_per_user_range"] = _pair(b.size_range(sv["tokens_per_second_per_user"]))
-        sv["ttft_seconds_range"] = _pair(b.time_range(sv["ttft_seconds"]))
-        sv["tpot_seconds_range"] = _pair(b.time_range(sv["tpot_seconds"]))
+        add_serving_ranges(sv, speed.band)
     report["evidence"] = {**mem.as_dict(), "speed": speed.as_dict()}
+
+
+def evidence_block(est: Estimate) -> dict[str, Any]:
+    """The report's ``evidence`` block of an estimate."""
+    mem, speed = estimate_evidence(est)
+    return {**mem.as_dict(), "speed": speed.as_dict()}
+
+
+def add_serving_ranges(sv: dict[str, Any], b: Band) -> None:
+    """Add the speed band's ranges to a ``serving`` block dict."""
+    sv["tokens_per_second_range"] = _pair(b.size_range(sv["tokens_per_second"]))
+    sv["tokens_per_second_per_user_range"] = _pair(b.size_range(sv["tokens_per_second_per_user"]))
+    sv["ttft_seconds_range"] = _pair(b.time_range(sv["ttft_seconds"]))
+    sv["tpot_seconds_range"] = _pair(b.time_range(sv["tpot_seconds"]))
