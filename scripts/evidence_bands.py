@@ -13,6 +13,7 @@ fast. Memory ratios are estimate / published bytes (or tokens, for an engine's K
 
     PYTHONPATH=src:. python scripts/evidence_bands.py            # write the file
     PYTHONPATH=src:. python scripts/evidence_bands.py --check    # exit 1 if it differs
+    PYTHONPATH=src:. python scripts/evidence_bands.py --table    # the README's table
 """
 
 from __future__ import annotations
@@ -203,7 +204,24 @@ def generate() -> dict[str, Any]:
     }
 
 
+def table(data: dict[str, Any]) -> str:
+    """The README's table (``--table``): per regime its figures, band and median width."""
+    rows = ["| regime | figures | held out (inside the band) | band (estimate / published) | width |"]
+    rows.append("|---|---:|---:|---|---:|")
+    for k, e in data["regimes"].items():
+        if "p10" in e:
+            inside = f"{e['held_out']} ({e['held_out_within']})"
+            band, width = f"{e['p10']:.2f}-{e['p90']:.2f}", f"{100 * e['median_width']:.0f} %"
+        else:
+            inside, band, width = str(e["held_out"]), f"fewer than {data['min_figures']} figures", "-"
+        rows.append(f"| `{k}` | {e['figures']} | {inside} | {band} | {width} |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str]) -> int:
+    if "--table" in argv:
+        print(table(json.loads(Path(str(BANDS_PATH)).read_text())))
+        return 0
     text = json.dumps(generate(), indent=1) + "\n"
     path = Path(str(BANDS_PATH))
     if "--check" in argv:

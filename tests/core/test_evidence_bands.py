@@ -67,3 +67,10 @@ def test_conformal_ranks() -> None:
     assert band_edges(nine) == (1.0, 9.0)
     nineteen = [float(i) for i in range(1, 20)]
     assert band_edges(nineteen) == (2.0, 18.0)
+
+
+def test_the_readme_states_each_regimes_width() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    lines = [line.strip() for line in readme.splitlines()]
+    for row in evidence_bands.table(SHIPPED).splitlines():
+        assert row in lines, row
