@@ -10,6 +10,7 @@ from typing import Any
 
 from . import __version__
 from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
+from .cli_check import add_check
 from .cli_fit import add_fit_models
 from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
@@ -313,6 +314,7 @@ def _parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=_cmd_plan)
     _add_compare(sub)
     add_fit_models(sub, _emit)
+    add_check(sub, _emit)
     imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
     imp.add_argument("config", help="a Hugging Face config.json (or its folder)")
     imp.set_defaults(func=_cmd_import)
