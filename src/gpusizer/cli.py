@@ -50,8 +50,22 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     from .io.export import strict_json
 
     rep = estimate_report(scenario_from_args(args))
-    _emit(strict_json(rep) if args.json else text_report(safe_data(rep)))
+    if args.calibration:  # your own runs' ratios (io/calibration.py), beside the estimate
+        from .io.calibration import apply, load
+
+        entries, problems = load(args.calibration)
+        for line in problems:
+            print(f"warning: {line}", file=sys.stderr)
+        apply(rep, entries)
+    text = text_report(safe_data(rep))
+    _emit(strict_json(rep) if args.json else "\n".join([text, *_calibration_lines(rep)]))
     return 0
+
+
+def _calibration_lines(rep: dict[str, Any]) -> list[str]:
+    from .io.calibration import calibration_lines
+
+    return calibration_lines(rep)
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -307,6 +321,9 @@ def _parser() -> argparse.ArgumentParser:
     est = sub.add_parser("estimate", help="per-GPU memory of a scenario (file, stdin or flags)")
     add_scenario_args(est)
     est.add_argument("--json", action="store_true", help="print the JSON report")
+    est.add_argument(
+        "--calibration", metavar="CAL.json", help="your runs' ratios (gpusizer-cli check --calibrate)"
+    )
     est.set_defaults(func=_cmd_estimate)
     pl = sub.add_parser("plan", help="which GPUs, how many, laid out how")
     add_scenario_args(pl)

@@ -18,6 +18,13 @@ def _cmd_check(args: argparse.Namespace, emit: Callable[[str], None]) -> int:
 
     text = read_text(args.file, "file", MAX_LOG_BYTES).text
     result = check(read_run(text), gpu=args.gpu, model=args.model, version=args.engine_version)
+    if args.calibrate:
+        from pathlib import Path
+
+        from .io.calibration import entry, save
+
+        saved = save(args.calibrate, entry(result, Path(args.file).name))
+        emit(f"calibration for {result['scenario']['hardware']['gpu']} x {result['engine']} kept in {saved}")
     if args.json:
         rows = [
             {"figure": r.figure, "measured": r.measured, "estimate": r.estimate, "ratio": r.ratio}
@@ -41,5 +48,11 @@ def add_check(sub: Any, emit: Callable[[str], None]) -> None:
     ck.add_argument("--gpu", help="the GPU it ran on (an id of gpusizer-cli gpus): logs rarely name it")
     ck.add_argument("--model", help="the model preset, where the log does not name one the catalog knows")
     ck.add_argument("--engine-version", help="the engine release, where the log does not print it (0.10.1)")
+    ck.add_argument(
+        "--calibrate",
+        metavar="CAL.json",
+        help="keep the run's measured / estimated ratios for its GPU and engine in this file "
+        "(gpusizer-cli estimate --calibration CAL.json uses them)",
+    )
     ck.add_argument("--json", action="store_true", help="print the comparison as JSON")
     ck.set_defaults(func=lambda args: _cmd_check(args, emit))

@@ -4,6 +4,7 @@ with what was found and what is missing (exit 2)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,44 @@ def test_cli_check_prints_both_columns_and_refuses_with_exit_2(capsys: pytest.Ca
     assert err.count("\n") == 1 and "missing the GPU" in err
     assert main(["check", str(LOGS / "README.md")]) == 2
     assert "cannot place this file" in capsys.readouterr().err
+
+
+def test_a_calibrated_estimate_reproduces_the_run(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # The issue's target: a calibrated estimate of the same scenario within 5 % of the run
+    cal = tmp_path / "cal.json"
+    log = str(LOGS / "vllm-qwen3-235b-fp8-tp4.log")
+    assert (
+        main(["check", log, "--gpu", "h100-sxm-80gb", "--engine-version", "0.9.1", "--calibrate", str(cal)])
+        == 0
+    )
+    capsys.readouterr()
+    sc = tmp_path / "q.json"
+    sc.write_text(
+        '{"model": {"preset": "qwen3-235b-a22b"}, "workload": {"kind": "inference"}, "framework": "vllm", '
+        '"precision": {"weights": "fp8"}, "parallelism": {"tensor": 4}, '
+        '"serving": {"engine_version": "0.9.1"}}'
+    )
+    assert main(["estimate", str(sc), "--calibration", str(cal), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["calibration"]["figures"]["serving.kv_capacity_tokens"] == pytest.approx(178_880, rel=0.05)
+    assert (
+        rep["evidence"]["confidence"] == "measured"
+        and "calibrated from your run of" in rep["evidence"]["reason"]
+    )
+    assert rep["evidence"]["speed"]["confidence"] != "measured"  # the log measured no speed
+
+
+def test_a_malformed_calibration_file_is_ignored_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    bad = tmp_path / "cal.json"
+    bad.write_text(
+        '{"calibrations": {"h100-sxm-80gb|vllm": {"date": "2026-01-01", "ratios": {"KV tokens": -3}}}}'
+    )
+    sc = tmp_path / "s.json"
+    sc.write_text(
+        '{"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"}'
+    )
+    assert main(["estimate", str(sc), "--calibration", str(bad)]) == 0
+    captured = capsys.readouterr()
+    assert "calibration file cal.json ignored" in captured.err and "calibrated from" not in captured.out
