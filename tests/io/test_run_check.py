@@ -151,3 +151,23 @@ def test_a_malformed_calibration_file_is_ignored_with_a_message(
     assert main(["estimate", str(sc), "--calibration", str(bad)]) == 0
     captured = capsys.readouterr()
     assert "calibration file cal.json ignored" in captured.err and "calibrated from" not in captured.out
+
+
+def test_vllm_08_lines_and_the_v1_config_line() -> None:
+    # "Model loading took 14.9888 GB" is 0.8.1's line (vllm#12568, 2025-03-24: the figure is GiB);
+    # the config line is the V1 engine core's format (v1/engine/core.py "Initializing a V1 LLM
+    # engine (v%s) with config: %s"), trimmed to the fields the reader takes
+    text = (
+        "INFO 03-24 04:03:40 [core.py:53] Initializing a V1 LLM engine (v0.8.1) with config: "
+        "model='meta-llama/Llama-Guard-3-8B', dtype=torch.bfloat16, max_seq_len=131072, "
+        "tensor_parallel_size=1, pipeline_parallel_size=1\n"
+        "INFO 03-24 04:03:55 [gpu_model_runner.py:1176] Model loading took 14.9888 GB and 28.719376 seconds\n"
+    )
+    run = read_run(text)
+    assert run.settings == {
+        "model": "meta-llama/Llama-Guard-3-8B",
+        "version": "0.8.1",
+        "tensor": 1,
+        "max_model_len": 131072,
+    }
+    assert run.measured == {"weights GiB": 14.9888}
