@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
+from gpusizer.core.evidence import ranges
 from gpusizer.core.evidence import regimes as regime_module
 from gpusizer.core.evidence.bands import band
 
@@ -56,6 +57,7 @@ def test_a_regime_below_five_figures_says_so_instead_of_a_band() -> None:
 
 def test_a_framework_with_no_replayed_run_has_none(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delitem(regime_module.FAMILIES, "deepspeed")
+    monkeypatch.setattr(ranges, "_SEEN", {})  # the evidence kept per regime key
     rep = estimate_report(
         {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}, "framework": "deepspeed"}
     )
