@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpusizer.core.evidence.bands import BANDS_PATH, band_edges, percentile
+from gpusizer.core.evidence.bands import BANDS_PATH, band_edges, percentile, release_key
 from gpusizer.core.evidence.confidence import case_key
 from gpusizer.core.evidence.regimes import memory_regime, speed_regime
 from gpusizer.core.model.presets import scenario_gpu
@@ -42,6 +42,7 @@ class Figure:
     regime: str
     ratio: float  # estimate / published (speed: estimated speed / published speed)
     case: str = ""  # framework|gpu|model where the scenario names a catalog model and GPU
+    release: str = ""  # the engine release the figure was replayed on, where it states one
 
 
 def _regime(kind: str, scenario: dict[str, Any]) -> tuple[str, str]:
@@ -123,7 +124,8 @@ def _serving_speeds() -> Iterator[Figure]:
     for r, e in FIGURES:
         ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
         regime, case = _regime("speed", e["scenario"])
-        yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case)
+        release = e["scenario"].get("serving", {}).get("engine_version") or ""
+        yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release)
     # serving-speed.json's cases are built inside its test: TensorRT-LLM's static batches run
     # as a burst on NVIDIA GPUs, llama.cpp's rows on Apple at batch one
     regimes = {
@@ -178,6 +180,9 @@ def regime_entry(group: list[Figure]) -> dict[str, Any]:
     cases = sorted({f.case for f in group if f.case})
     if cases:
         entry["measured"] = cases
+    oldest = min((f.release for f in group if f.release), key=release_key, default=None)
+    if oldest:
+        entry["oldest_release"] = oldest
     if len(group) < MIN_FIGURES or not fit:
         return entry
     lo, hi = (round(x, 4) for x in band_edges(fit))

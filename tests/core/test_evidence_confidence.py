@@ -71,3 +71,14 @@ def test_training_time_carries_the_training_band() -> None:
     b = band("speed/training/dense")
     t = rep["compute"]["time_seconds"]
     assert rep["compute"]["time_seconds_range"] == pytest.approx([t * b.p10, t * b.p90])
+
+
+def test_a_release_older_than_its_regimes_figures_is_extrapolated() -> None:
+    # speed/vllm/nvidia/batch-one was replayed on 0.11.0 and later; 0.8.5's step costs are not
+    rep = _report(serving={"engine_version": "0.8.5"})
+    sp = rep["evidence"]["speed"]
+    assert (
+        sp["confidence"] == "extrapolated"
+        and "0.8.5 is older than every replayed speed figure" in sp["reason"]
+    )
+    assert _report(serving={"engine_version": "0.11.0"})["evidence"]["speed"]["confidence"] != "extrapolated"

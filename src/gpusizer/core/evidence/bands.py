@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -43,6 +44,13 @@ def band_edges(values: list[float], share: float = 0.8) -> tuple[float, float]:
     return values[lo - 1], values[hi - 1]
 
 
+def release_key(version: str) -> tuple[int, ...]:
+    """An engine release as a sortable key: ``0.10.1`` -> (0, 10, 1), llama.cpp's ``b2843`` ->
+    (2843,); () when it holds no number."""
+    m = re.search(r"\d+(?:\.\d+)*", version)
+    return tuple(int(x) for x in m.group(0).split(".")) if m else ()
+
+
 @dataclass(frozen=True)
 class Band:
     """One regime's evidence: its figures, the held-out fifth and the ratio band (None below
@@ -56,6 +64,7 @@ class Band:
     median_width: float | None = None
     # ``framework|gpu id|model name`` of the replayed figures whose model and GPU the catalog names
     cases: frozenset[str] = frozenset()
+    oldest_release: str | None = None  # the oldest engine release a figure was replayed on
 
     @property
     def has_band(self) -> bool:
@@ -96,6 +105,7 @@ def band(regime: str) -> Band:
         e.get("p90"),
         e.get("median_width"),
         frozenset(e.get("measured", ())),
+        e.get("oldest_release"),
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.specs import GPUSpec, Scenario
-from .bands import Band, Confidence, band, min_figures, regimes
+from .bands import Band, Confidence, band, min_figures, regimes, release_key
 from .regimes import (
     BATCH_LABELS,
     batch_regime,
@@ -88,9 +88,23 @@ def memory_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
     )
 
 
+def _older(b: Band, s: Scenario) -> bool:
+    """The scenario names an engine release older than every figure of its regime (its rates
+    and step costs come from later releases)."""
+    v = s.serving.engine_version
+    return bool(v and b.oldest_release and release_key(v) and release_key(v) < release_key(b.oldest_release))
+
+
 def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
     """How sure the speed (tokens/s, first-token time, training time) is."""
     b = band(speed_regime(s, gpu))
+    if b.has_band and not s.workload.is_training and _older(b, s):
+        return Evidence(
+            b,
+            "extrapolated",
+            f"{engine_label(s.framework)} {s.serving.engine_version} is older than every replayed speed "
+            f"figure of {regime_label(b.regime)} (from {b.oldest_release})",
+        )
     if b.has_band:
         return _validated(b, s, gpu)
     if b.figures:

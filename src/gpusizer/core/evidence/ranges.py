@@ -19,6 +19,7 @@ def _cached(est: Estimate) -> tuple[Evidence, Evidence, dict[str, Any]]:
     key = (
         s.framework, s.workload.kind, s.parallelism.zero_stage, g.id, g.vendor, g.unified_memory,
         s.model.name, s.model.moe is not None, s.serving.load, s.serving.concurrency, s.workload.batch_size,
+        s.serving.engine_version, g.name,
     )  # fmt: skip
     hit = _SEEN.get(key)
     if hit is None:
