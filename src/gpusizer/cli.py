@@ -10,7 +10,7 @@ from typing import Any
 
 from . import __version__
 from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
-from .cli_check import add_check
+from .cli_check import add_check, calibrate
 from .cli_fit import add_fit_models
 from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
@@ -50,22 +50,9 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     from .io.export import strict_json
 
     rep = estimate_report(scenario_from_args(args))
-    if args.calibration:  # your own runs' ratios (io/calibration.py), beside the estimate
-        from .io.calibration import apply, load
-
-        entries, problems = load(args.calibration)
-        for line in problems:
-            print(f"warning: {line}", file=sys.stderr)
-        apply(rep, entries)
-    text = text_report(safe_data(rep))
-    _emit(strict_json(rep) if args.json else "\n".join([text, *_calibration_lines(rep)]))
+    calibrated = calibrate(rep, args.calibration)  # your own runs' ratios, beside the estimate
+    _emit(strict_json(rep) if args.json else "\n".join([text_report(safe_data(rep)), *calibrated]))
     return 0
-
-
-def _calibration_lines(rep: dict[str, Any]) -> list[str]:
-    from .io.calibration import calibration_lines
-
-    return calibration_lines(rep)
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,20 @@ def _cmd_check(args: argparse.Namespace, emit: Callable[[str], None]) -> int:
     else:
         emit(check_text(result))
     return 0
+
+
+def calibrate(report: dict[str, Any], path: str | None) -> list[str]:
+    """Apply ``estimate --calibration CAL.json`` to a report (io/calibration.py): the lines the
+    table prints after it; a malformed file is a warning on stderr, never an error."""
+    if not path:
+        return []
+    from .io.calibration import apply, calibration_lines, load
+
+    entries, problems = load(path)
+    for line in problems:
+        print(f"warning: {line}", file=sys.stderr)
+    apply(report, entries)
+    return calibration_lines(report)
 
 
 def add_check(sub: Any, emit: Callable[[str], None]) -> None:

@@ -22,16 +22,11 @@ from ..core.evidence.ranges import add_serving_ranges, estimate_evidence, eviden
 from ..core.model.result import COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
 from ..core.sizing.savings import describe
-from ..io.evidence_text import how_sure, how_sure_short
+from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
 from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
 from .colors import COMPONENT_LABELS, component_qcolor, verdict_color
 from .style import set_role, set_text_color
-
-EVIDENCE_TIP = (
-    "Bands: 80 % of the project's replayed published figures of this regime fall inside "
-    "(docs/evidence/serving.md, speed.md, training.md; README 'How far to trust it')."
-)
 
 
 def verdict(est: Estimate, unit: str) -> str:

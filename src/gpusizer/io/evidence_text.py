@@ -9,6 +9,11 @@ from typing import Any
 
 from .units import to_unit
 
+EVIDENCE_TIP = (
+    "Bands: 80 % of the project's replayed published figures of this regime fall inside "
+    "(docs/evidence/serving.md, speed.md, training.md; README 'How far to trust it')."
+)
+
 
 def banded(text: str, rng: Sequence[float] | None, fmt: Callable[[float], str]) -> str:
     """``22.4 tokens/s`` -> ``22.4 tokens/s (17.1-25.0)``; unchanged without a band."""
