@@ -6,7 +6,9 @@ tests/core: engine logs, trainer tables, published training peaks, measured HF /
 technique records, published serving and training speeds), runs the estimator on each figure,
 groups the ratios by regime (core/evidence/regimes.py) and keeps per regime its count, a
 deterministic fifth held out (the sha-256 of the figure's key), the 10th and 90th percentile of
-the other four fifths and how many of the held-out fifth that band holds.
+the other four fifths and how many of the held-out fifth that band holds; besides, the cases
+replayed (``framework|gpu|model``, what makes a scenario's confidence ``measured``) and the
+oldest engine release a speed figure was replayed on (an older one is ``extrapolated``).
 
 Speed ratios are estimated speed / published speed (a time is inverted): above 1 the estimate is
 fast. Memory ratios are estimate / published bytes (or tokens, for an engine's KV pool).
