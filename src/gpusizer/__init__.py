@@ -69,7 +69,7 @@ def compare_gpus(
     scenario: dict[str, Any],
     *,
     gpus: Any = None,
-    margin: float = 0.10,
+    margin: float | str = 0.10,
     whole_nodes: bool = False,
     **options: Any,
 ) -> list[dict[str, Any]]:

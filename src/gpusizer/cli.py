@@ -10,6 +10,7 @@ from typing import Any
 
 from . import __version__
 from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
+from .cli_check import add_check, calibrate
 from .cli_fit import add_fit_models
 from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
@@ -49,7 +50,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     from .io.export import strict_json
 
     rep = estimate_report(scenario_from_args(args))
-    _emit(strict_json(rep) if args.json else text_report(safe_data(rep)))
+    calibrated = calibrate(rep, args.calibration)  # your own runs' ratios, beside the estimate
+    _emit(strict_json(rep) if args.json else "\n".join([text_report(safe_data(rep)), *calibrated]))
     return 0
 
 
@@ -306,6 +308,9 @@ def _parser() -> argparse.ArgumentParser:
     est = sub.add_parser("estimate", help="per-GPU memory of a scenario (file, stdin or flags)")
     add_scenario_args(est)
     est.add_argument("--json", action="store_true", help="print the JSON report")
+    est.add_argument(
+        "--calibration", metavar="CAL.json", help="your runs' ratios (gpusizer-cli check --calibrate)"
+    )
     est.set_defaults(func=_cmd_estimate)
     pl = sub.add_parser("plan", help="which GPUs, how many, laid out how")
     add_scenario_args(pl)
@@ -313,6 +318,7 @@ def _parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=_cmd_plan)
     _add_compare(sub)
     add_fit_models(sub, _emit)
+    add_check(sub, _emit)
     imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
     imp.add_argument("config", help="a Hugging Face config.json (or its folder)")
     imp.set_defaults(func=_cmd_import)

@@ -76,11 +76,15 @@ def test_every_figure_is_a_finite_non_negative_int(s: dict) -> None:
     rep = _report(s)
     if rep is None:
         return
-    for value in rep["per_gpu"].values():
+    per_gpu = {k: v for k, v in rep["per_gpu"].items() if not k.endswith("_range")}
+    for value in per_gpu.values():
         assert isinstance(value, int) and value >= 0
-    assert rep["per_gpu"]["total"] <= sum(v for k, v in rep["per_gpu"].items() if k != "total")
-    for value in rep["compute"].values():
-        assert value is None or (math.isfinite(value) and value >= 0)
+    assert per_gpu["total"] <= sum(v for k, v in per_gpu.items() if k != "total")
+    for key, value in rep["compute"].items():
+        if key.endswith("_range"):  # the evidence band: [lower, upper] or null
+            assert value is None or 0 <= value[0] <= value[1]
+        else:
+            assert value is None or (math.isfinite(value) and value >= 0)
 
 
 @FAST

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox, QWidget
 from .._version import __version__
 from ..core.views.settings import CHARTS
 from .chart_tabs import ChartTabs
+from .check_run import check_run_dialog
 from .dialogs import ask_save, slug
 from .files import FileController
 from .model_import import import_config_dialog, import_model_dialog
@@ -104,6 +105,14 @@ def _file_menu(w: MenuHost) -> None:
             "Import &Model (folder, GGUF)…",
             lambda: import_model_dialog(f),
             "Ctrl+Shift+I",
+        )
+    )
+    menu.addAction(
+        _action(
+            w,
+            "action_check_run",
+            "Check Against My &Run…",
+            lambda: check_run_dialog(_parent(w), f, w.state.scenario),
         )
     )
     menu.addAction(

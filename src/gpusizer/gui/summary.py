@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QFrame,
@@ -18,8 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.evidence.ranges import add_serving_ranges, estimate_evidence, evidence_block
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
+from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
 from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
 from ..io.wording import count, fit_of, gpus_needed_spans, verdict_line
@@ -61,6 +63,7 @@ class UsageBar(QWidget):
         mem = est.memory
         self._parts = [(c, getattr(mem, c)) for c in COMPONENTS if c in mem.alive_at_peak]
         self._capacity = max(est.capacity_bytes, 1)
+        self._band = estimate_evidence(est)[0].band.size_range(mem.total)  # the peak's whisker
         self.setToolTip("  ·  ".join(f"{COMPONENT_LABELS[c]} {fmt_bytes(b)}" for c, b in self._parts if b))
         self.update()
 
@@ -86,6 +89,13 @@ class UsageBar(QWidget):
             )
         p.setPen(QPen(QColor("#202020"), 2))
         p.drawLine(int(cap_x) - 1, 0, int(cap_x) - 1, self.height())
+        if self._band:  # where published runs like this peaked: a whisker across the bar's end
+            x0, x1 = (min(rect.left() + v * scale, rect.right()) for v in self._band)
+            y = rect.center().y()
+            p.setPen(QPen(QColor("#202020"), 1.5))
+            p.drawLine(QPointF(x0, y), QPointF(x1, y))
+            for x in (x0, x1):
+                p.drawLine(QPointF(x, rect.top() + 3), QPointF(x, rect.bottom() - 3))
         p.end()
 
 
@@ -94,6 +104,7 @@ def serving_text(est: Estimate) -> str:
     sv = est.serving
     assert sv is not None
     block = serving_block(sv)
+    add_serving_ranges(block, estimate_evidence(est)[1].band)
     if not sv.starts:
         return (
             f"<b>{html.escape(est.scenario.profile.label)} does not start</b>: {html.escape(sv.reason or '')}"
@@ -155,6 +166,7 @@ class SummaryHeader(QFrame):
         needs_row.setContentsMargins(0, 0, 0, 0)
         needs_row.addWidget(self.needs, 1)
         needs_row.addWidget(self.apply)
+        self.how_sure = self._label("label_how_sure", "hint")  # the evidence's confidence
         self.assumptions = self._label("label_assumptions", "hint")
         self.stale = self._label("label_stale", "stale")
         self.stale.setWordWrap(True)
@@ -162,8 +174,13 @@ class SummaryHeader(QFrame):
         for w in (self.verdict, self.bar, self.context, self.serving):
             lay.addWidget(w)
         lay.addLayout(needs_row)
-        for w in (self.assumptions, self.stale):
-            lay.addWidget(w)
+        hints = QHBoxLayout()  # one row: the summary keeps its height, the charts theirs
+        hints.setContentsMargins(0, 0, 0, 0)
+        hints.setSpacing(12)
+        hints.addWidget(self.how_sure, 1)
+        hints.addWidget(self.assumptions, 1)
+        lay.addLayout(hints)
+        lay.addWidget(self.stale)
 
     def _label(self, name: str, role: str, rich: bool = False) -> QLabel:
         label = QLabel()
@@ -192,6 +209,10 @@ class SummaryHeader(QFrame):
         self.serving.setVisible(est.serving is not None)
         if est.serving is not None:
             self.serving.setText(serving_text(est))
+        ev = evidence_block(est)
+        self._how_sure_text = how_sure_short(ev)
+        full = html.escape(how_sure({"evidence": ev}))
+        self.how_sure.setToolTip(f"{full}<br><br>{EVIDENCE_TIP}")
         text = "Assumes: " + " · ".join(est.assumptions)
         self.assumptions.setToolTip("<br>".join(html.escape(a) for a in est.assumptions))
         self._assumption_text = text
@@ -219,10 +240,12 @@ class SummaryHeader(QFrame):
             self.stale.setText(f"⚠ Showing the last valid estimate — {error}")
 
     def _elide(self) -> None:
-        text = getattr(self, "_assumption_text", "")
-        metrics = self.assumptions.fontMetrics()
-        width = max(self.assumptions.width(), 200)
-        self.assumptions.setText(metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
+        for label, text in (
+            (self.assumptions, getattr(self, "_assumption_text", "")),
+            (self.how_sure, getattr(self, "_how_sure_text", "")),
+        ):
+            width = max(label.width(), 200)
+            label.setText(label.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, width))
 
     def resizeEvent(self, event: object) -> None:
         super().resizeEvent(event)  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.model.result import COMPONENTS
+from .evidence_text import how_sure, peak_band
 from .serving_text import serving_lines, training_line
 from .units import to_unit
 from .wording import fit_of_report, verdict_phrase
@@ -27,6 +28,9 @@ def text_report(rep: dict[str, Any]) -> str:
     ]
     lines += [_row(c, rep["per_gpu"][c]) for c in COMPONENTS]
     lines.append(_row("peak", rep["per_gpu"]["total"]) + f"   ({rep['peak_phase']})")
+    band = peak_band(rep)
+    if band:
+        lines.append(f"  {'band':<13}{band:>16}   (runs like this, 80 % of published figures)")
     lines.append(_row("capacity", g["memory_bytes"]))
     lines.append(f"  {verdict_phrase(fit_of_report(rep), 'GiB', also='GB')}")  # io/wording.py
     if rep.get("host_memory_bytes"):  # offloaded / paged tensors in system RAM, not the peak
@@ -38,6 +42,7 @@ def text_report(rep: dict[str, Any]) -> str:
     train = None if sv is not None else training_line(rep["compute"], rep["cluster"]["gpus"])
     if train:
         lines += ["", train]
+    lines += ["", "  " + how_sure(rep)]
     if rep.get("assumptions"):
         lines += ["", "  assumes: " + "; ".join(rep["assumptions"])]
     return "\n".join(lines)

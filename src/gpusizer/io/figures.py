@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.model.result import Estimate
 from ..core.registry.workloads import WORKLOAD_KINDS
+from .evidence_text import banded
 from .serving_text import users_line
 from .wording import count, duration, gpus_needed_spans, nothing_fits, per_gpu_phrase, plain
 
@@ -77,7 +78,7 @@ def compute_lines(report: Mapping[str, Any], cost: bool = False) -> list[str]:
     training = kind is not None and kind.is_training
     c, engine = report["compute"], report.get("serving") is not None
     return [
-        f"{r.label}: {r.fmt(c[r.key])}"
+        f"{r.label}: {banded(r.fmt(c[r.key]), c.get(r.key + '_range') if r.training else None, r.fmt)}"
         for r in COMPUTE_ROWS
         if r.training == training
         and r.cost == cost
@@ -106,7 +107,11 @@ def speed_lines(report: Mapping[str, Any], pace: Mapping[str, float | None]) -> 
         w = report["scenario"]["workload"]
         out.append(users_line(sv, w["prompt_tokens"] + w["generated_tokens"]))
         at = f" ({count(sv['concurrency'], 'user')})"
-        out += [f"{label}{at}: {fmt(v)}" for key, label, fmt in PACE if (v := pace.get(key))]
+        out += [
+            f"{label}{at}: {banded(fmt(v), sv.get(key + '_range'), fmt)}"
+            for key, label, fmt in PACE
+            if (v := pace.get(key))
+        ]
     elif pace.get("tokens_per_second"):
         gpus = report["cluster"]["gpus"]
         rate = _rate(pace["tokens_per_second"] or 0.0)

@@ -25,6 +25,7 @@ from ..core.model.naming import derived_name
 from ..core.model.result import COMPONENTS, Estimate, component_title
 from ..core.pipeline.report import report_from_estimate
 from ..core.sizing.pace import estimate_pace
+from .evidence_text import how_sure_lines
 from .export import report_csv, strict_json
 from .figures import advice_lines, cost_lines, speed_lines
 from .report_prices import BASIS_LINES, PriceRow, price_rows, your_prices
@@ -80,6 +81,7 @@ class ReportFacts:
     prices: tuple[PriceRow, ...]  # the GPU's and its unit's prices, each with basis and source
     your_prices: tuple[str, ...]  # the user's own ("My prices", ``--prices``)
     report: dict[str, Any] = field(repr=False)  # the JSON contract
+    how_sure: tuple[str, ...] = ()  # the evidence's confidence and bands (io/evidence_text.py)
 
 
 def report_facts(
@@ -121,6 +123,7 @@ def report_facts(
         prices=tuple(price_rows(est.gpu, prices)),
         your_prices=tuple(your_prices(prices)),
         report=rep,
+        how_sure=tuple(how_sure_lines(rep, unit)),
     )
 
 
@@ -149,6 +152,8 @@ def sections(f: ReportFacts) -> list[Section]:
     ]
     rows.append(("Peak per GPU", f"{to_unit(f.peak_bytes, unit):,.2f}", "", ""))
     out = [Section("Verdict", (f.verdict, f.subject, f"Peak during {f.peak_phase}."), strong=True)]
+    if f.how_sure:
+        out.append(Section("How sure", bullets=f.how_sure))
     if f.gpus_needed is not None:
         out.append(Section("GPUs needed", f.gpus_needed))
     out += [

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .evidence_text import banded
 from .wording import count, duration
 
 
@@ -45,13 +46,34 @@ def load_phrase(sv: Mapping[str, Any]) -> str:
 def speed_line(sv: Mapping[str, Any]) -> str:
     """Time to first token (mean, p99), time per output token and tokens/s under the load."""
     held = "" if sv.get("load") == "rate" else f" (up to {sv['running']:,} at once)"
+    rng = sv.get("ttft_seconds_range")
+    band = f"{_ms(rng[0])}-{_ms(rng[1])} ms, " if rng else ""
+    each = banded(
+        f"{sv['tokens_per_second_per_user']:,.1f} tokens/s each",
+        sv.get("tokens_per_second_per_user_range"),
+        _one,
+    )
+    total = banded(
+        f"{sv['tokens_per_second']:,.0f} tokens/s in total", sv.get("tokens_per_second_range"), _whole
+    )
     return (
         f"{load_phrase(sv)}{held}: first token "
-        f"{sv['ttft_seconds'] * 1e3:,.0f} ms (p99 {sv.get('ttft_p99_seconds', 0.0) * 1e3:,.0f} ms), "
+        f"{_ms(sv['ttft_seconds'])} ms ({band}p99 {_ms(sv.get('ttft_p99_seconds', 0.0))} ms), "
         f"{sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
-        f"{sv['tokens_per_second_per_user']:,.1f} tokens/s each, "
-        f"{sv['tokens_per_second']:,.0f} tokens/s in total"
+        f"{each}, {total}"
     )
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:,.0f}"
+
+
+def _one(v: float) -> str:
+    return f"{v:,.1f}"
+
+
+def _whole(v: float) -> str:
+    return f"{v:,.0f}"
 
 
 def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
@@ -73,7 +95,9 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
         return None
     cost = compute.get("cost")
     money = f", ${cost:,.0f}" if cost is not None else ""
+    rng = compute.get("time_seconds_range")
+    band = f" ({duration(rng[0])} to {duration(rng[1])})" if rng else ""
     return (
-        f"  training     {duration(compute['time_seconds'])} on {count(gpus, 'GPU')} "
+        f"  training     {duration(compute['time_seconds'])}{band} on {count(gpus, 'GPU')} "
         f"({compute['gpu_hours']:,.0f} GPU-hours{money})"
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, cast
 
+from ..evidence.ranges import add_ranges
 from ..memo import Memo
 from ..memory.inference import cache_block
 from ..memory.techniques import host_block
@@ -90,6 +91,7 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         report["serving"] = serving_block(est.serving)
     if roofline or (roofline is None and not est.scenario.workload.is_training):
         report["roofline"] = _roofline(est)
+    add_ranges(report, est)
     return report
 
 

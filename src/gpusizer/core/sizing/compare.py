@@ -21,18 +21,18 @@ from typing import Any, get_args
 
 from ..cancel import CancelToken, as_token
 from ..errors import ScenarioError
-from ..model.presets import resolve_gpu_id
+from ..model.presets import resolve_gpu_id, scenario_gpu
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario
 from .advise import Ask
 from .advise_all import advise_catalog
+from .band_margin import band_note, resolve_margin
 from .compare_options import (
     AMORTIZATION_YEARS,
     DEFAULT_MARGIN,
     ELECTRICITY_USD_PER_KWH,
     check_cards_per_box,
-    check_margin,
 )
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .layout_search import MAX_GPUS
@@ -90,7 +90,7 @@ def compare_gpus(
     scenario: Scenario | dict[str, Any],
     *,
     gpus: Sequence[str] | None = None,
-    margin: float = DEFAULT_MARGIN,
+    margin: float | str = DEFAULT_MARGIN,
     whole_nodes: bool = False,
     sort: str = "cost",
     prices: Mapping[str, Mapping[str, Any]] | None = None,
@@ -129,7 +129,7 @@ def size_gpus(
     scenario: Scenario | dict[str, Any],
     *,
     gpus: Sequence[str] | None = None,
-    margin: float = DEFAULT_MARGIN,
+    margin: float | str = DEFAULT_MARGIN,
     whole_nodes: bool = False,
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
@@ -145,7 +145,7 @@ def size_gpus(
 def sized(
     scenario: Scenario | dict[str, Any],
     gpus: Sequence[str] | None,
-    margin: float,
+    margin: float | str,
     ask: Ask,
     cancel: Stop | None = None,
 ) -> list[list[SizingOption]]:
@@ -156,8 +156,10 @@ def sized(
     if gpus is not None:
         gpus = [resolve_gpu_id(g) for g in gpus]  # a saved scenario's former catalog id
         select_gpus(s, ids=gpus)  # names an unknown id
-    catalog = boxed(catalog_targets(s, gpus, check_margin(margin), own_node_only=True), ask.cards_per_box)
+    margin = resolve_margin(margin, s)  # a share, or "band": the evidence band's upper edge
+    catalog = boxed(catalog_targets(s, gpus, margin, own_node_only=True), ask.cards_per_box)
     if not catalog:
         return []
     entries = advise_catalog(s, catalog, ask, as_token(cancel) or CancelToken())
-    return [[option for option, _ in entry] for entry in entries]
+    specs = {t.id: t.spec for t in catalog}
+    return [[band_note(o, s, specs.get(o.gpu, scenario_gpu(s))) for o, _ in entry] for entry in entries]

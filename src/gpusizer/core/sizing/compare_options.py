@@ -62,7 +62,7 @@ def check_margin(margin: float) -> float:
     """The margin if it is a share in [0, 1); ScenarioError naming ``margin`` otherwise."""
     if not isinstance(margin, (int, float)) or not 0.0 <= margin < 1.0:
         raise ScenarioError(
-            "margin", f"must be a share of memory from 0 to below 1 (0.10 = 10%); got {margin!r}"
+            "margin", f"must be a share of memory from 0 to below 1 (0.10 = 10%) or 'band'; got {margin!r}"
         )
     return float(margin)
 

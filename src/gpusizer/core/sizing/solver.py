@@ -54,7 +54,7 @@ def plan(
     alternatives: int = 0,
     allow_recompute: bool = False,
     gpus: Sequence[str] | None = None,
-    margin: float = DEFAULT_MARGIN,
+    margin: float | str = DEFAULT_MARGIN,
     cancel: CancelToken | Callable[[], bool] | None = None,
     whole_nodes: bool = False,
     cards_per_box: int | None = None,

@@ -14,6 +14,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
 
+from ...core.evidence.ranges import estimate_evidence
 from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...io.units import fmt_bytes, to_unit
@@ -22,6 +23,7 @@ from .labels import PAD, Leaders, place, scene_rect
 from .palette import LABEL_PX, font
 from .pool import HALF, PoolView
 from .stack import StackedBars, style_line
+from .whisker import Whisker
 
 
 def _fmt(n_bytes: float, unit: str) -> str:
@@ -56,6 +58,8 @@ class MemoryChart(ChartBase):
         self.plot.addItem(self.capacity_line)
         self.cap_label = self.text_item((1, 1))
         self.leaders = Leaders(self.plot)
+        self.whisker = Whisker(self.plot)  # the evidence band of the peak
+        self.band: tuple[float, float] | None = None
         self.bar_labels = [self.text_item((0.5, 1)) for _ in range(2)]
         self._top = 1.0
         self.plot.setMouseEnabled(x=False, y=False)
@@ -77,6 +81,7 @@ class MemoryChart(ChartBase):
         else:
             self.bars = [Bar(f"peak ({phase})", alive)]
         self.peak = int(mem.total)
+        self.band = estimate_evidence(estimate)[0].band.size_range(mem.total)
         self.capacity = int(estimate.capacity_bytes)
         self.gpu_name = estimate.gpu.name
         self.subject = f"{scenario.model.name}, {scenario.workload.info.in_sentence}"
@@ -91,7 +96,9 @@ class MemoryChart(ChartBase):
         self.capacity_line.setValue(self.capacity / scale)
         self.cap_label.setText(f"{self.gpu_name}: {fmt_bytes(self.capacity, self.unit, 1)} usable")
         self.plot.getAxis("bottom").setTicks([[(i, b.label) for i, b in enumerate(self.bars)]])
-        self._top = max(self.capacity, *(b.total for b in self.bars)) / scale
+        self._top = max(self.capacity, *(b.total for b in self.bars), *(self.band or ())) / scale
+        lo, hi = (v / scale for v in self.band) if self.band else (None, None)
+        self.whisker.set(n - 1, lo, hi, 0.06)
         # An engine's pool labels its bar on the right (users' mark): room for them there.
         right = n - 0.4 + (0.9 if self.pool.reserved else 0.0)
         self.plot.setXRange(-0.6, right, padding=0)
@@ -122,6 +129,10 @@ class MemoryChart(ChartBase):
             bar = self.bars[i]
             value = self.peak if bar is peak_bar else bar.total
             html = f"<b>{fmt_bytes(value, self.unit, 1)}</b>"
+            if bar is peak_bar and self.band:  # the whisker's words
+                lo, hi = (to_unit(v, self.unit) for v in self.band)
+                band = f"runs like this: {lo:,.1f}-{hi:,.1f} {self.unit}"
+                html += f"<br><span style='color:{t.muted}'>{band}</span>"
             if self.freed and (bar is not peak_bar or len(self.bars) == 1):
                 gone = ", ".join(f"{COMPONENT_LABELS[c]} {_fmt(v, self.unit)}" for c, v in self.freed.items())
                 html += f"<br><span style='color:{t.muted}'>freed before the peak:<br>{gone}</span>"
@@ -133,7 +144,8 @@ class MemoryChart(ChartBase):
                     f"{fmt_bytes(abs(room), self.unit, 1)}</b></span>"
                 )
             self.set_centred_html(label, f"<div style='color:{t.foreground}'>{html}</div>")
-            label.setPos(i, max(bar.total, value) / scale)
+            top = max(bar.total, value, *(self.band or ()) if bar is peak_bar else ())
+            label.setPos(i, top / scale)
 
     def _layout_labels(self) -> None:
         """Room above the bars for their labels; the capacity label on the line where it
@@ -169,7 +181,10 @@ class MemoryChart(ChartBase):
             if h >= 0.8 * height:
                 ok = False
                 continue
-            value = max(self.bars[i].total, self.peak if i == len(self.bars) - 1 else 0)
+            last = i == len(self.bars) - 1
+            value = max(
+                self.bars[i].total, self.peak if last else 0, self.band[1] if self.band and last else 0
+            )
             need = max(need, value / scale / (1 - h / height))
         if band:
             need = max(need, self.capacity / scale / (1 - band / height))
@@ -224,6 +239,7 @@ class MemoryChart(ChartBase):
     # --- style --------------------------------------------------------------------------------
     def _restyle_items(self) -> None:
         self.stack.restyle(self.theme)
+        self.whisker.restyle(self.theme)
         style_line(self.capacity_line, self.theme, font=font(LABEL_PX))
         self.pool.restyle(self.theme)
         self.cap_label.setColor(self.theme.foreground)
@@ -253,4 +269,6 @@ class MemoryChart(ChartBase):
             rows.append([bar.label, "sum", bar.total, round(to_unit(bar.total, u), 3)])
         rows.append(["peak", "total", self.peak, round(to_unit(self.peak, u), 3)])
         rows.append(["capacity", "usable", self.capacity, round(to_unit(self.capacity, u), 3)])
+        for edge, v in zip(("lower", "upper"), self.band or (), strict=False):  # the evidence band
+            rows.append(["peak band", edge, round(v), round(to_unit(v, u), 3)])
         return rows

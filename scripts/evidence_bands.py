@@ -1,0 +1,241 @@
+"""Generate src/gpusizer/presets/evidence-bands.json: the band each regime's replayed published
+figures give (estimate / published, per figure).
+
+Reads the data files the tests replay (tests/core/data/*.json through the replay helpers of
+tests/core: engine logs, trainer tables, published training peaks, measured HF / PEFT /
+technique records, published serving and training speeds), runs the estimator on each figure,
+groups the ratios by regime (core/evidence/regimes.py) and keeps per regime its count, a
+deterministic fifth held out (the sha-256 of the figure's key), the 10th and 90th percentile of
+the other four fifths and how many of the held-out fifth that band holds; besides, the cases
+replayed (``framework|gpu|model``, what makes a scenario's confidence ``measured``) and the
+oldest engine release a speed figure was replayed on (an older one is ``extrapolated``).
+
+Speed ratios are estimated speed / published speed (a time is inverted): above 1 the estimate is
+fast. Memory ratios are estimate / published bytes (or tokens, for an engine's KV pool).
+
+    PYTHONPATH=src:. python scripts/evidence_bands.py            # write the file
+    PYTHONPATH=src:. python scripts/evidence_bands.py --check    # exit 1 if it differs
+    PYTHONPATH=src:. python scripts/evidence_bands.py --table    # the README's table
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpusizer.core.evidence.bands import BANDS_PATH, band_edges, percentile, release_key
+from gpusizer.core.evidence.confidence import case_key
+from gpusizer.core.evidence.regimes import memory_regime, speed_regime
+from gpusizer.core.model.presets import scenario_gpu
+from gpusizer.core.pipeline.report import estimate_report
+from gpusizer.core.pipeline.scenario import parse_scenario
+
+MIN_FIGURES = 5  # below this a regime states its count, not a band
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str  # source file : record : figure
+    regime: str
+    ratio: float  # estimate / published (speed: estimated speed / published speed)
+    case: str = ""  # framework|gpu|model where the scenario names a catalog model and GPU
+    release: str = ""  # the engine release the figure was replayed on, where it states one
+
+
+def _regime(kind: str, scenario: dict[str, Any]) -> tuple[str, str]:
+    """The figure's regime and its case (core/evidence/confidence.py ``case_key``)."""
+    s = parse_scenario(scenario)
+    gpu = scenario_gpu(s)
+    regime = memory_regime(s, gpu) if kind == "memory" else speed_regime(s, gpu)
+    named = "preset" in scenario.get("model", {}) and isinstance(scenario.get("hardware", {}).get("gpu"), str)
+    return regime, case_key(s, gpu) if named else ""
+
+
+def _engine_logs() -> Iterator[Figure]:
+    from tests.core.engine_replay import REPLAYS
+    from tests.core.engine_replay_2025 import replays_2025
+
+    for rp in [*REPLAYS, *replays_2025()]:
+        run, (regime, case) = rp.run(), _regime("memory", rp.scenario)
+        for name, get, value in rp.checks:
+            if value > 0:
+                yield Figure(f"engine-logs:{rp.record}:{name}", regime, get(run) / value, case)
+
+
+def _trainer_tables() -> Iterator[Figure]:
+    from tests.core.training_replay import _BIG, TRAINING_REPLAYS
+
+    for rp in TRAINING_REPLAYS:
+        regime, case = _regime("memory", {"hardware": _BIG, **rp.scenario})
+        yield Figure(f"trainer-tables:{rp.record}", regime, rp.estimate() / rp.logged, case)
+
+
+def _memory(key: str, scenario: dict[str, Any], published: float, less: float = 0.0) -> Figure:
+    rep = estimate_report(scenario, roofline=False)
+    regime, case = _regime("memory", scenario)
+    return Figure(key, regime, rep["per_gpu"]["total"] / (published - less), case)
+
+
+def _training_peaks() -> Iterator[Figure]:
+    from tests.core.test_published_training import PEAKS
+    from tests.core.training_figures import load
+
+    for rec in PEAKS:
+        yield _memory(f"training-published:{rec['id']}", rec["recipe_scenario"], rec["figure_bytes"])
+    for rec in load("speed-figures-training.json"):
+        if "memory_gib" in rec["metrics"]:
+            gib = rec["metrics"]["memory_gib"] * 2**30
+            yield _memory(f"torchtitan-memory:{rec['id']}", rec["scenario"], gib)
+
+
+def _measured() -> Iterator[Figure]:
+    from tests.core.calibration import training_scenario
+    from tests.core.peft_records import cpu_dropout_excess, peft_scenario, technique_scenario
+    from tests.core.test_measured_extra import CPU_ONLY
+    from tests.core.test_measured_extra import DATA as HF
+    from tests.core.test_peft_measured import DATA as PEFT
+    from tests.core.test_techniques_measured import DATA as TECH
+
+    from gpusizer import import_hf_config
+
+    for rec in HF["training_memory"]:
+        if not rec["id"].startswith(CPU_ONLY):  # the CPU's math-kernel fallback, not a GPU's
+            sc = training_scenario(rec, import_hf_config(rec["inputs"]["config"]))
+            yield _memory(f"hf-measured:{rec['id']}", sc, rec["measured"]["peak_bytes"])
+    for rec in PEFT["records"]:
+        peak = rec["measured"]["live_bytes_steady_state_iteration"]["peak_bytes"]
+        yield _memory(f"peft-measured:{rec['id']}", peft_scenario(rec), peak, cpu_dropout_excess(rec))
+    for rec in TECH["records"]:
+        sc, m = technique_scenario(rec), rec["measured"]
+        live = m[
+            "live_bytes_dispatch_tracker" if "bnb" in rec["inputs"]["optimizer"] else "live_bytes_profiler"
+        ]
+        host = estimate_report(sc, roofline=False)["host_memory_bytes"]
+        yield _memory(f"techniques-measured:{rec['id']}", sc, live["peak_bytes"], host)
+
+
+def _serving_speeds() -> Iterator[Figure]:
+    from tests.core import test_serving_speed as old
+    from tests.core.test_speed_figures import FIGURES, RATIOS, speed_ratio
+
+    for r, e in FIGURES:
+        ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
+        regime, case = _regime("speed", e["scenario"])
+        release = e["scenario"].get("serving", {}).get("engine_version") or ""
+        yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release)
+    # serving-speed.json's cases are built inside its test: TensorRT-LLM's static batches run
+    # as a burst on NVIDIA GPUs, llama.cpp's rows on Apple at batch one
+    regimes = {
+        "tensorrt-llm": "speed/tensorrt-llm/nvidia/burst",
+        "llama.cpp": "speed/llama.cpp/apple/batch-one",
+    }
+    for rid, metric, est, pub, _ in old.CASES:
+        ratio = pub / est if "ms" in metric else est / pub
+        yield Figure(f"serving-speed:{rid}:{metric}", regimes[old.RECORDS[rid]["engine"]], ratio)
+
+
+def _training_speeds() -> Iterator[Figure]:
+    from tests.core.training_figures import load, predicted
+
+    for name in (
+        "speed-figures-training.json",
+        "speed-figures-training-moe.json",
+        "speed-figures-training-blackwell.json",
+    ):
+        for rec in load(name):
+            est, pub = predicted(rec)
+            regime, case = _regime("speed", rec["scenario"])
+            yield Figure(f"{name[:-5]}:{rec['id']}", regime, est / pub, case)
+
+
+def figures() -> list[Figure]:
+    """Every replayed figure with its regime and ratio."""
+    out: list[Figure] = []
+    for source in (
+        _engine_logs,
+        _trainer_tables,
+        _training_peaks,
+        _measured,
+        _serving_speeds,
+        _training_speeds,
+    ):
+        out.extend(source())
+    return out
+
+
+def held_out(key: str) -> bool:
+    """A deterministic fifth: the figure key's sha-256 modulo 5."""
+    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 5 == 0
+
+
+def regime_entry(group: list[Figure]) -> dict[str, Any]:
+    """One regime's count, held-out count and band (from the four fifths not held out); the
+    width is the band's span over its median ratio."""
+    fit = sorted(f.ratio for f in group if not held_out(f.key))
+    test = [f.ratio for f in group if held_out(f.key)]
+    entry: dict[str, Any] = {"figures": len(group), "held_out": len(test)}
+    cases = sorted({f.case for f in group if f.case})
+    if cases:
+        entry["measured"] = cases
+    oldest = min((f.release for f in group if f.release), key=release_key, default=None)
+    if oldest:
+        entry["oldest_release"] = oldest
+    if len(group) < MIN_FIGURES or not fit:
+        return entry
+    lo, hi = (round(x, 4) for x in band_edges(fit))
+    mid = round(percentile(fit, 0.5), 4)
+    entry.update(
+        p10=lo,
+        p90=hi,
+        median=mid,
+        median_width=round((hi - lo) / mid, 4),
+        held_out_within=sum(lo <= r <= hi for r in test),
+    )
+    return entry
+
+
+def generate() -> dict[str, Any]:
+    """The file's content."""
+    groups: dict[str, list[Figure]] = {}
+    for f in figures():
+        groups.setdefault(f.regime, []).append(f)
+    return {
+        "description": __doc__.split("\n\n")[0].replace("\n", " "),
+        "min_figures": MIN_FIGURES,
+        "regimes": {k: regime_entry(groups[k]) for k in sorted(groups)},
+    }
+
+
+def table(data: dict[str, Any]) -> str:
+    """The README's table (``--table``): per regime its figures, band and median width."""
+    rows = ["| regime | figures | held out (inside the band) | band (estimate / published) | width |"]
+    rows.append("|---|---:|---:|---|---:|")
+    for k, e in data["regimes"].items():
+        if "p10" in e:
+            inside = f"{e['held_out']} ({e['held_out_within']})"
+            band, width = f"{e['p10']:.2f}-{e['p90']:.2f}", f"{100 * e['median_width']:.0f} %"
+        else:
+            inside, band, width = str(e["held_out"]), f"fewer than {data['min_figures']} figures", "-"
+        rows.append(f"| `{k}` | {e['figures']} | {inside} | {band} | {width} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str]) -> int:
+    if "--table" in argv:
+        print(table(json.loads(Path(str(BANDS_PATH)).read_text())))
+        return 0
+    text = json.dumps(generate(), indent=1) + "\n"
+    path = Path(str(BANDS_PATH))
+    if "--check" in argv:
+        return 0 if path.read_text() == text else 1
+    path.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

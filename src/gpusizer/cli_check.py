@@ -1,0 +1,73 @@
+"""``gpusizer-cli check FILE``: a run's own log or benchmark output beside the estimate of the
+scenario it states (io/run_log.py reads it, io/run_check.py compares), figure by figure."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+MAX_LOG_BYTES = 32 * 2**20  # a startup log of a long-running server, not a whole day's
+
+
+def _cmd_check(args: argparse.Namespace, emit: Callable[[str], None]) -> int:
+    from .core.readfile import read_text
+    from .io.run_check import check, check_text
+    from .io.run_log import read_run
+
+    text = read_text(args.file, "file", MAX_LOG_BYTES).text
+    result = check(read_run(text), gpu=args.gpu, model=args.model, version=args.engine_version)
+    if args.calibrate:
+        from pathlib import Path
+
+        from .io.calibration import entry, save
+
+        saved = save(args.calibrate, entry(result, Path(args.file).name))
+        emit(f"calibration for {result['scenario']['hardware']['gpu']} x {result['engine']} kept in {saved}")
+    if args.json:
+        rows = [
+            {"figure": r.figure, "measured": r.measured, "estimate": r.estimate, "ratio": r.ratio}
+            for r in result["rows"]
+        ]
+        out = {k: result[k] for k in ("engine", "kind", "settings", "scenario")}
+        emit(json.dumps({**out, "rows": rows, "evidence": result["report"]["evidence"]}, indent=2))
+    else:
+        emit(check_text(result))
+    return 0
+
+
+def calibrate(report: dict[str, Any], path: str | None) -> list[str]:
+    """Apply ``estimate --calibration CAL.json`` to a report (io/calibration.py): the lines the
+    table prints after it; a malformed file is a warning on stderr, never an error."""
+    if not path:
+        return []
+    from .io.calibration import apply, calibration_lines, load
+
+    entries, problems = load(path)
+    for line in problems:
+        print(f"warning: {line}", file=sys.stderr)
+    apply(report, entries)
+    return calibration_lines(report)
+
+
+def add_check(sub: Any, emit: Callable[[str], None]) -> None:
+    """Register ``check`` on the CLI's subparsers."""
+    ck = sub.add_parser(
+        "check",
+        help="a vLLM / SGLang / llama.cpp startup log, llama-bench output or vllm bench serve "
+        "JSON beside the estimate of the run it states",
+    )
+    ck.add_argument("file", help="the log or benchmark output")
+    ck.add_argument("--gpu", help="the GPU it ran on (an id of gpusizer-cli gpus): logs rarely name it")
+    ck.add_argument("--model", help="the model preset, where the log does not name one the catalog knows")
+    ck.add_argument("--engine-version", help="the engine release, where the log does not print it (0.10.1)")
+    ck.add_argument(
+        "--calibrate",
+        metavar="CAL.json",
+        help="keep the run's measured / estimated ratios for its GPU and engine in this file "
+        "(gpusizer-cli estimate --calibration CAL.json uses them)",
+    )
+    ck.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    ck.set_defaults(func=lambda args: _cmd_check(args, emit))

@@ -1,0 +1,130 @@
+"""A scenario's evidence: its memory and speed regimes, the band each gives and how sure the
+figure is.
+
+``validated``: the regime holds at least ``min_figures`` replayed published figures and so has a
+band. ``measured``: besides, published figures of this very model on this GPU with this
+framework were replayed. ``extrapolated``: the framework has figures, but not in this regime (an
+engine on a GPU vendor never measured, a batch regime never measured) or too few of them for a
+band. ``none``: no replayed figure of this framework at all. Each says why in ``reason``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..model.specs import GPUSpec, Scenario
+from .bands import Band, Confidence, band, min_figures, regimes, release_key
+from .regimes import (
+    BATCH_LABELS,
+    batch_regime,
+    engine_label,
+    memory_regime,
+    regime_label,
+    speed_regime,
+    vendor,
+    vendor_label,
+    workload_group,
+)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One figure kind's evidence (memory or speed)."""
+
+    band: Band
+    confidence: Confidence
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report's ``evidence`` block (scenario-format.md "Evidence and bands")."""
+        b = self.band
+        return {
+            "regime": b.regime,
+            "label": regime_label(b.regime),
+            "figures": b.figures,
+            "held_out": b.held_out,
+            "confidence": self.confidence,
+            "reason": self.reason,
+            "band": [b.p10, b.p90] if b.has_band else None,
+            "median_width": b.median_width,
+        }
+
+
+def case_key(s: Scenario, gpu: GPUSpec) -> str:
+    """``framework|gpu id|model`` of a scenario: how a replayed figure names its case."""
+    return f"{s.framework}|{gpu.id}|{s.model.name}"
+
+
+def _validated(b: Band, s: Scenario, gpu: GPUSpec) -> Evidence:
+    label = regime_label(b.regime)
+    if case_key(s, gpu) in b.cases:
+        why = f"published figures of {s.model.name} on {gpu.name} with {engine_label(s.framework)} among them"
+        return Evidence(b, "measured", f"{b.figures} figures of {label}; {why}")
+    return Evidence(b, "validated", f"{b.figures} replayed published figures of {label}")
+
+
+def _sparse(b: Band) -> Evidence:
+    return Evidence(
+        b,
+        "extrapolated",
+        f"only {b.figures} published figure{'s' if b.figures != 1 else ''} of {regime_label(b.regime)}: "
+        f"fewer than {min_figures()}, no band",
+    )
+
+
+def memory_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
+    """How sure the per-GPU memory is."""
+    b = band(memory_regime(s, gpu))
+    if b.has_band:
+        return _validated(b, s, gpu)
+    if b.figures:
+        return _sparse(b)
+    family = b.regime.split("/")[1]
+    if family == "unknown":
+        return Evidence(b, "none", f"no replayed run of the framework {engine_label(s.framework)}")
+    return Evidence(
+        b, "extrapolated", f"no replayed figure of {regime_label(b.regime)} ({workload_group(s)} runs)"
+    )
+
+
+def _older(b: Band, s: Scenario) -> bool:
+    """The scenario names an engine release older than every figure of its regime (its rates
+    and step costs come from later releases)."""
+    v = s.serving.engine_version
+    return bool(v and b.oldest_release and release_key(v) and release_key(v) < release_key(b.oldest_release))
+
+
+def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
+    """How sure the speed (tokens/s, first-token time, training time) is."""
+    b = band(speed_regime(s, gpu))
+    if b.has_band and not s.workload.is_training and _older(b, s):
+        return Evidence(
+            b,
+            "extrapolated",
+            f"{engine_label(s.framework)} {s.serving.engine_version} is older than every replayed speed "
+            f"figure of {regime_label(b.regime)} (from {b.oldest_release})",
+        )
+    if b.has_band:
+        return _validated(b, s, gpu)
+    if b.figures:
+        return _sparse(b)
+    if s.workload.is_training:
+        return Evidence(b, "none", "no published training speed of this kind")
+    prefix = f"speed/{s.framework}/"
+    seen = sorted({k.split("/")[2] for k in regimes() if k.startswith(prefix)})
+    if not seen:
+        return Evidence(b, "none", f"no published speed of {engine_label(s.framework)}")
+    if vendor(gpu) not in seen:
+        return Evidence(
+            b,
+            "extrapolated",
+            f"{engine_label(s.framework)} never measured on {vendor_label(vendor(gpu))} GPUs "
+            f"(measured on {', '.join(vendor_label(v) for v in seen)})",
+        )
+    return Evidence(
+        b,
+        "extrapolated",
+        f"{engine_label(s.framework)} never measured at {BATCH_LABELS[batch_regime(s)]} on "
+        f"{vendor_label(vendor(gpu))} GPUs",
+    )

@@ -1,0 +1,115 @@
+"""The regime of a scenario: which group of replayed published figures speaks for it.
+
+Memory regimes are a framework family x workload group (engine pools, HF/PEFT eager,
+FSDP/DeepSpeed, Megatron, llama.cpp/Ollama, unified memory; serving, full training, adapters);
+speed regimes are an engine x GPU vendor x batch regime (batch one, large batch, burst, MoE),
+and training (dense or MoE). The same functions group the figures when the bands are generated
+(scripts/evidence_bands.py) and place a scenario when it is estimated, so a scenario always
+meets the band of the figures that were grouped like it.
+"""
+
+from __future__ import annotations
+
+from ..model.architecture import resolve
+from ..model.specs import GPUSpec, Scenario
+from ..registry.frameworks import FRAMEWORKS
+
+# Framework id -> memory family. Serving engines that size a pool from a memory fraction share
+# one family (vLLM, SGLang, TensorRT-LLM: the pool takes what the weights and profile leave);
+# trainers that run the eager transformers modules another; sharding trainers a third.
+FAMILIES: dict[str, str] = {
+    "vllm": "engine-pools",
+    "sglang": "engine-pools",
+    "tensorrt-llm": "engine-pools",
+    "llama.cpp": "llama.cpp-ollama",
+    "huggingface": "hf-peft-eager",
+    "torchtune": "hf-peft-eager",
+    "unsloth": "hf-peft-eager",
+    "litgpt": "hf-peft-eager",
+    "ms-swift": "hf-peft-eager",
+    "axolotl": "hf-peft-eager",
+    "fsdp": "fsdp-deepspeed",
+    "torchtitan": "fsdp-deepspeed",
+    "deepspeed": "fsdp-deepspeed",
+    "megatron": "megatron",
+}
+FAMILY_LABELS = {
+    "engine-pools": "engine pools (vLLM, SGLang, TensorRT-LLM)",
+    "llama.cpp-ollama": "llama.cpp / Ollama",
+    "hf-peft-eager": "HF / PEFT eager",
+    "fsdp-deepspeed": "FSDP / DeepSpeed",
+    "megatron": "Megatron",
+    "unified-memory": "unified memory",
+    "unknown": "a framework with no replayed run",
+}
+VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel"}
+BATCH_LABELS = {"batch-one": "batch one", "large-batch": "large batch", "burst": "burst", "moe": "MoE"}
+
+
+def memory_family(s: Scenario, gpu: GPUSpec) -> str:
+    """The scenario's memory family: unified memory first (the pool is a share of the RAM,
+    its own rule), then the framework's, ``unknown`` for a framework no family lists."""
+    if gpu.unified_memory and not s.workload.is_training:
+        return "unified-memory"
+    family = FAMILIES.get(s.framework, "unknown")
+    if family == "hf-peft-eager" and s.workload.is_training and s.parallelism.zero_stage > 0:
+        return "fsdp-deepspeed"  # ZeRO shards what the eager trainer would hold whole
+    return family
+
+
+def workload_group(s: Scenario) -> str:
+    """``serving``, ``full`` (pre-training, full fine-tuning) or ``adapter`` (LoRA, QLoRA)."""
+    if not s.workload.is_training:
+        return "serving"
+    return "adapter" if s.workload.is_adapter else "full"
+
+
+def memory_regime(s: Scenario, gpu: GPUSpec) -> str:
+    """``memory/<family>/<workload group>``."""
+    return f"memory/{memory_family(s, gpu)}/{workload_group(s)}"
+
+
+def batch_regime(s: Scenario) -> str:
+    """A serving scenario's batch regime: MoE models apart (their step is the experts' reads),
+    a burst of requests, one user, or many."""
+    if resolve(s.model).moe is not None:
+        return "moe"
+    if s.serving.load == "burst":
+        return "burst"
+    users = s.serving.concurrency or s.workload.batch_size
+    return "batch-one" if users == 1 else "large-batch"
+
+
+def vendor(gpu: GPUSpec) -> str:
+    """The GPU's vendor as a regime key (``nvidia``, ``amd``, ``apple``...)."""
+    return (gpu.vendor or "custom").strip().lower() or "custom"
+
+
+def speed_regime(s: Scenario, gpu: GPUSpec) -> str:
+    """``speed/training/<dense|moe>`` or ``speed/<engine>/<vendor>/<batch regime>``."""
+    if s.workload.is_training:
+        return "speed/training/" + ("moe" if resolve(s.model).moe is not None else "dense")
+    return f"speed/{s.framework}/{vendor(gpu)}/{batch_regime(s)}"
+
+
+def engine_label(framework: str) -> str:
+    """The framework's label (``vLLM``), its id when no profile is registered."""
+    profile = FRAMEWORKS.get(framework)
+    return profile.label if profile else framework
+
+
+def vendor_label(key: str) -> str:
+    return VENDOR_LABELS.get(key, key)
+
+
+def regime_label(regime: str) -> str:
+    """Words for a regime key: ``vLLM speed on NVIDIA, batch one``-like."""
+    parts = regime.split("/")
+    if parts[0] == "memory":
+        group = {"full": "full training", "adapter": "LoRA / QLoRA"}.get(parts[2], parts[2])
+        return f"{FAMILY_LABELS.get(parts[1], parts[1])} memory, {group}"
+    if parts[1] == "training":
+        return f"training speed, {parts[2]} models"
+    return (
+        f"{engine_label(parts[1])} speed on {vendor_label(parts[2])}, {BATCH_LABELS.get(parts[3], parts[3])}"
+    )

@@ -1,0 +1,51 @@
+"""The sizing advice and the evidence band (core/evidence): ``margin="band"`` sizes each GPU to
+the upper edge of the memory band, and an option whose upper edge passes the GPU's usable
+memory says by how much.
+
+A ratio r = estimate / published puts a published peak at estimate / r, so the band's upper
+edge is peak / p10; keeping it within the capacity C is keeping the peak within C x p10, a
+margin of 1 - p10 of the usable memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import cast
+
+from ..evidence.confidence import memory_evidence
+from ..model.presets import scenario_gpu
+from ..model.specs import GPUSpec, Scenario
+from .compare_options import DEFAULT_MARGIN, check_margin
+from .option import SizingOption
+
+GiB = 2**30
+BAND = "band"  # ``margin``'s word for the evidence band
+
+
+def resolve_margin(margin: float | str, s: Scenario) -> float:
+    """``"band"``: 1 - p10 of the scenario's memory regime (0 where the estimate runs high,
+    the default 10 % where the regime has no band); a share checked (compare_options.py)."""
+    if margin != BAND:
+        return check_margin(cast(float, margin))
+    p10 = memory_evidence(s, scenario_gpu(s)).band.p10
+    if p10 is None:
+        return DEFAULT_MARGIN
+    return min(max(0.0, 1.0 - p10), 0.99)
+
+
+def band_note(option: SizingOption, s: Scenario, spec: GPUSpec) -> SizingOption:
+    """The option with "fits, but runs like this have needed up to X more" among its notes
+    when the band's upper edge of its peak passes its GPU's usable memory."""
+    p10 = memory_evidence(s, spec).band.p10
+    if not option.fits or option.per_gpu_total is None or not p10:
+        return option
+    upper = option.per_gpu_total / p10
+    more = upper - option.capacity_bytes
+    if more <= 0:
+        return option
+    note = (
+        f"fits, but runs like this have needed up to {more / GiB:,.1f} GiB more than the "
+        f"{option.capacity_bytes / GiB:,.1f} GiB usable (the evidence band's upper edge, "
+        f"{upper / GiB:,.1f} GiB per GPU)"
+    )
+    return replace(option, notes=(*option.notes, note))

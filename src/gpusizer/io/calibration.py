@@ -1,0 +1,125 @@
+"""Calibration from the user's own runs: ``gpusizer-cli check FILE --calibrate CAL.json`` keeps,
+per GPU x engine, each figure's measured / estimated ratio and the run's date;
+``gpusizer-cli estimate --calibration CAL.json`` adds to a report of that GPU and engine the
+``calibration`` block (the calibrated figures beside the estimate's, which stay as they are)
+and marks its evidence ``measured``, "calibrated from your run of DATE".
+
+A calibration file that is not what this module writes is ignored with a message; it never
+stops an estimate.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from .atomic import write_atomic
+
+# A check's figure -> the report field it measures (its ratio scales that field: units cancel)
+FIGURES: dict[str, tuple[str, str]] = {
+    "weights GiB": ("per_gpu", "weights"),
+    "GPU model buffer MiB": ("per_gpu", "weights"),
+    "GPU KV MiB": ("per_gpu", "kv_cache"),
+    "KV tokens": ("serving", "kv_capacity_tokens"),
+    "KV cache GiB": ("serving", "kv_pool_bytes"),
+    "mean_ttft_ms": ("serving", "ttft_seconds"),
+    "mean_tpot_ms": ("serving", "tpot_seconds"),
+    "output_throughput": ("serving", "tokens_per_second"),
+}
+
+
+SPEED_FIELDS = ("ttft_seconds", "tpot_seconds", "tokens_per_second", "tokens_per_second_per_user")
+
+
+def _key(gpu: str, engine: str) -> str:
+    return f"{gpu}|{engine}"
+
+
+def entry(result: dict[str, Any], source: str, on: date | None = None) -> dict[str, Any]:
+    """A check's calibration: measured / estimate per figure with a positive ratio."""
+    sc = result["scenario"]
+    ratios = {r.figure: r.measured / r.estimate for r in result["rows"] if r.ratio is not None}
+    return {
+        "gpu": sc["hardware"]["gpu"],
+        "engine": sc["framework"],
+        "date": (on or date.today()).isoformat(),
+        "source": source,
+        "ratios": ratios,
+    }
+
+
+def load(path: str | Path) -> tuple[dict[str, Any], list[str]]:
+    """The file's entries by ``gpu|engine`` and the messages of what was ignored."""
+    p = Path(path)
+    if not p.exists():
+        return {}, []
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+        entries = data["calibrations"]
+        if not isinstance(entries, dict) or not all(
+            isinstance(e, dict) and isinstance(e.get("ratios"), dict) and isinstance(e.get("date"), str)
+            for e in entries.values()
+        ):
+            raise ValueError("an entry without ratios or date")
+        ratios_ok = all(
+            isinstance(v, (int, float)) and 0 < v < 100
+            for e in entries.values()
+            for v in e["ratios"].values()
+        )
+        if not ratios_ok:
+            raise ValueError("a ratio that is not a positive number below 100")
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        return {}, [f"calibration file {p.name} ignored: {str(exc)[:120]}"]
+    return entries, []
+
+
+def save(path: str | Path, new: dict[str, Any]) -> Path:
+    """Add (or replace) one GPU x engine's calibration, keeping the others."""
+    entries, _ = load(path)
+    entries[_key(new["gpu"], new["engine"])] = new
+    return write_atomic(path, json.dumps({"calibrations": entries}, indent=1) + "\n")
+
+
+def apply(report: dict[str, Any], entries: dict[str, Any]) -> bool:
+    """Add the ``calibration`` block to a report whose GPU and engine were calibrated; mark its
+    evidence. False when no entry applies."""
+    e = entries.get(_key(report["gpu"]["id"], str(report["scenario"]["framework"])))
+    if e is None:
+        return False
+    figures: dict[str, float] = {}
+    for name, ratio in e["ratios"].items():
+        where = FIGURES.get(name)
+        if name.startswith("tg"):  # llama-bench tgN: tokens/s of one user
+            where = ("serving", "tokens_per_second_per_user")
+        elif name.startswith("pp"):  # ppN: N tokens over the first-token time, a time
+            where, ratio = ("serving", "ttft_seconds"), 1 / ratio
+        if where and isinstance(report.get(where[0]), dict) and where[1] in report[where[0]]:
+            figures[f"{where[0]}.{where[1]}"] = report[where[0]][where[1]] * ratio
+    why = f"calibrated from your run of {e['date']} ({e.get('source', 'a run')})"
+    report["calibration"] = {
+        "date": e["date"],
+        "source": e.get("source"),
+        "ratios": e["ratios"],
+        "figures": figures,
+    }
+    speed = [f for f in figures if f.split(".")[1] in SPEED_FIELDS]
+    marked = ([report["evidence"]] if len(speed) < len(figures) else []) + (
+        [report["evidence"]["speed"]] if speed else []
+    )
+    for ev in marked:  # only the kind of figure the run measured
+        ev["confidence"], ev["reason"] = "measured", why
+    return True
+
+
+def calibration_lines(report: dict[str, Any]) -> list[str]:
+    """The calibrated figures beside the estimate's, for the CLI table."""
+    cal = report.get("calibration")
+    if not cal:
+        return []
+    out = [f"  calibrated from your run of {cal['date']} ({cal['source']}):"]
+    for path, value in cal["figures"].items():
+        block, field = path.split(".")
+        out.append(f"    {path}: {value:,.4g} (estimate {report[block][field]:,.4g})")
+    return out

@@ -1,0 +1,75 @@
+"""The evidence band and the "How sure" line in words (the report's ``evidence`` block and
+``*_range`` fields, scenario-format.md "Evidence and bands"), for the CLI, the reports and the
+window."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .units import to_unit
+
+EVIDENCE_TIP = (
+    "Bands: 80 % of the project's replayed published figures of this regime fall inside "
+    "(docs/evidence/serving.md, speed.md, training.md; README 'How far to trust it')."
+)
+
+
+def banded(text: str, rng: Sequence[float] | None, fmt: Callable[[float], str]) -> str:
+    """``22.4 tokens/s`` -> ``22.4 tokens/s (17.1-25.0)``; unchanged without a band."""
+    if not rng:
+        return text
+    return f"{text} ({fmt(rng[0])}-{fmt(rng[1])})"
+
+
+def peak_band(rep: Mapping[str, Any], unit: str = "GiB") -> str | None:
+    """``73.86-81.09 GiB``: where published runs like this one peaked (None: no band)."""
+    rng = rep["per_gpu"].get("total_range")
+    if not rng:
+        return None
+    return f"{to_unit(rng[0], unit):,.2f}-{to_unit(rng[1], unit):,.2f} {unit}"
+
+
+def _one(kind: str, ev: Mapping[str, Any]) -> str:
+    return f"{kind} {ev['confidence']} ({ev['reason']})"
+
+
+def how_sure(rep: Mapping[str, Any]) -> str:
+    """ "How sure: memory validated (71 replayed published figures of ...); speed extrapolated
+    (vLLM never measured on AMD GPUs ...)"."""
+    ev = rep.get("evidence")
+    if not ev:
+        return "How sure: no evidence block"
+    return f"How sure: {_one('memory', ev)}; {_one('speed', ev['speed'])}"
+
+
+def how_sure_short(ev: Mapping[str, Any]) -> str:
+    """ "How sure: memory measured (71) · speed extrapolated (0)" from an ``evidence`` block,
+    each with its figure count: the window's one-line form (the reasons go in its tooltip)."""
+    sp = ev["speed"]
+    return (
+        f"How sure: memory {ev['confidence']} ({ev['figures']:,}) · "
+        f"speed {sp['confidence']} ({sp['figures']:,})"
+    )
+
+
+def how_sure_lines(rep: Mapping[str, Any], unit: str = "GiB") -> list[str]:
+    """The report's "How sure" section: the confidence of memory and speed, each band."""
+    ev = rep.get("evidence")
+    if not ev:
+        return []
+    out = [_one("Memory:", ev), _one("Speed:", ev["speed"])]
+    peak = peak_band(rep, unit)
+    if peak:
+        out.append(
+            f"Peak per GPU of runs like this: {peak} (80 % of {ev['figures']:,} replayed figures "
+            f"of {ev['label']}: estimate / published {ev['band'][0]:.2f}-{ev['band'][1]:.2f})"
+        )
+    sp = ev["speed"]
+    if sp["band"]:
+        out.append(
+            f"Speeds of runs like this: estimate / published {sp['band'][0]:.2f}-{sp['band'][1]:.2f} "
+            f"(80 % of {sp['figures']:,} replayed figures of {sp['label']}; above 1 the estimate runs fast)"
+        )
+    out.append("The figures: docs/evidence/ (serving.md, speed.md, training.md) and tests/core/data.")
+    return out

@@ -1,0 +1,84 @@
+"""A scenario's regime, band and confidence (core/evidence) as the report carries them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.core.evidence import ranges
+from gpusizer.core.evidence import regimes as regime_module
+from gpusizer.core.evidence.bands import band
+
+LORA_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}}
+VLLM_8B = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"}
+
+
+def _report(**blocks: Any) -> dict[str, Any]:
+    return estimate_report({**VLLM_8B, **blocks})
+
+
+def test_a_replayed_case_is_measured_and_carries_its_band() -> None:
+    rep = _report()
+    ev = rep["evidence"]
+    assert ev["regime"] == "memory/engine-pools/serving" and ev["confidence"] == "measured"
+    b = band(ev["regime"])
+    assert b.p10 is not None and b.p90 is not None
+    lo, hi = rep["per_gpu"]["total_range"]
+    # a ratio r = estimate / published puts the published value at estimate / r
+    assert lo == round(rep["per_gpu"]["total"] / b.p90) and hi == round(rep["per_gpu"]["total"] / b.p10)
+    sv = rep["serving"]
+    sb = band(ev["speed"]["regime"])
+    assert sv["ttft_seconds_range"] == pytest.approx(
+        [sv["ttft_seconds"] * sb.p10, sv["ttft_seconds"] * sb.p90]
+    )
+    tps = sv["tokens_per_second_per_user"]
+    assert sv["tokens_per_second_per_user_range"] == pytest.approx([tps / sb.p90, tps / sb.p10])
+
+
+def test_an_engine_on_a_vendor_never_measured_is_extrapolated_with_its_reason() -> None:
+    rep = _report(hardware={"gpu": "mi300x-192gb"})
+    sp = rep["evidence"]["speed"]
+    assert sp["regime"] == "speed/vllm/amd/batch-one" and sp["confidence"] == "extrapolated"
+    assert "never measured on AMD GPUs" in sp["reason"] and sp["band"] is None
+    assert rep["serving"]["tokens_per_second_range"] is None
+    assert rep["evidence"]["confidence"] == "validated"  # the memory regime has its figures
+
+
+def test_a_regime_below_five_figures_says_so_instead_of_a_band() -> None:
+    rep = estimate_report(
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}, "framework": "megatron"}
+    )
+    ev = rep["evidence"]
+    assert ev["regime"] == "memory/megatron/adapter" and ev["confidence"] == "extrapolated"
+    assert "fewer than 5, no band" in ev["reason"] and rep["per_gpu"]["total_range"] is None
+
+
+def test_a_framework_with_no_replayed_run_has_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(regime_module.FAMILIES, "deepspeed")
+    monkeypatch.setattr(ranges, "_SEEN", {})  # the evidence kept per regime key
+    rep = estimate_report(
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}, "framework": "deepspeed"}
+    )
+    assert rep["evidence"]["confidence"] == "none" and "DeepSpeed" in rep["evidence"]["reason"]
+
+
+def test_training_time_carries_the_training_band() -> None:
+    rep = estimate_report(
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "pretraining", "training_tokens": 1e9}}
+    )
+    b = band("speed/training/dense")
+    t = rep["compute"]["time_seconds"]
+    assert rep["compute"]["time_seconds_range"] == pytest.approx([t * b.p10, t * b.p90])
+
+
+def test_a_release_older_than_its_regimes_figures_is_extrapolated() -> None:
+    # speed/vllm/nvidia/batch-one was replayed on 0.11.0 and later; 0.8.5's step costs are not
+    rep = _report(serving={"engine_version": "0.8.5"})
+    sp = rep["evidence"]["speed"]
+    assert (
+        sp["confidence"] == "extrapolated"
+        and "0.8.5 is older than every replayed speed figure" in sp["reason"]
+    )
+    assert _report(serving={"engine_version": "0.11.0"})["evidence"]["speed"]["confidence"] != "extrapolated"

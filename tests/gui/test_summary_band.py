@@ -1,0 +1,37 @@
+"""The summary's band: the speed ranges in the serving line, the whisker's range on the usage
+bar and the "How sure" line with its reasons in the tooltip."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.gui.charts.memory import MemoryChart
+from gpusizer.gui.summary import SummaryHeader
+
+VLLM = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"}
+
+
+def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
+    head = SummaryHeader()
+    qtbot.addWidget(head)
+    head.resize(1200, 200)
+    est = estimate(VLLM)
+    head.set_estimate(est)
+    assert head._how_sure_text == "How sure: memory measured (71) · speed validated (5)"
+    assert "published figures of Llama 3.1 8B on H100 SXM 80GB" in head.how_sure.toolTip()
+    assert "tokens/s each (" in head.serving.text()
+    lo, hi = head.bar._band
+    assert lo < est.memory.total < hi
+
+
+def test_memory_chart_whisker_spans_the_band(qtbot) -> None:
+    chart = MemoryChart()
+    qtbot.addWidget(chart)
+    est = estimate(VLLM)
+    chart.update_from(est.scenario, est)
+    assert chart.band is not None and chart.whisker.item.isVisible()
+    ys = chart.whisker.item.yData
+    assert min(ys) * chart.stack.scale == pytest.approx(chart.band[0])
+    assert max(ys) * chart.stack.scale == pytest.approx(chart.band[1])
+    assert any(row[0] == "peak band" for row in chart.data_rows())
