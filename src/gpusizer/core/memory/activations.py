@@ -18,9 +18,10 @@ Units: bytes. ``b`` micro-batch, ``s`` sequence per rank, ``p`` activation bytes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..model.architecture import Arch
+from ..registry.fused_kernels import Effect, kernel_on
 from ..registry.loss_kinds import LOSS_KINDS
 from . import loss as lm_loss
 
@@ -47,6 +48,8 @@ class ActContext:
     dropout_mask: float = 0.0
     loss: str = "full"  # workload.loss (core/loss.py)
     loss_compiled: bool = False
+    compiled: bool = False  # workload.compile: Inductor's partition of each layer
+    kernels: frozenset[str] = frozenset()  # workload.fused_kernels (core/registry/fused_kernels.py)
 
     @property
     def tokens(self) -> int:
@@ -58,13 +61,28 @@ class ActContext:
 _FP32_WEIGHT_NORMS = ("gemma", "olmo2")
 
 
+def fused(arch: Arch, c: ActContext, effect: Effect) -> bool:
+    """Whether compile (``norm``, ``activation``) or a ticked kernel fuses this part. Inductor's
+    min-cut partitioner (torch/_functorch/partitioners.py) recomputes pointwise ops in the
+    backward unless a matmul reads them there, and saves reductions: a norm keeps its input
+    and fp32 rstd, a gated MLP gate, up and their product (measured to the byte,
+    tests/core/data/compile-measured.json)."""
+    spec = arch.spec
+    if c.compiled and effect in ("norm", "activation"):
+        return True
+    return bool(c.kernels) and kernel_on(c.kernels, effect, spec.norm, spec.activation)
+
+
 def norm_block(arch: Arch, c: ActContext, width: int, keep_output: bool, rows: int = 0) -> float:
     """Bytes an RMSNorm/LayerNorm keeps (transformers' LlamaRMSNorm, GemmaRMSNorm,
-    Olmo2RMSNorm, nn.LayerNorm); ``rows`` normalised vectors (default: one per token)."""
+    Olmo2RMSNorm, nn.LayerNorm); ``rows`` normalised vectors (default: one per token). Fused
+    or compiled: the input and an fp32 rstd per row (the output is its reader's input)."""
     t = c.tokens
     rows = rows or t
     if arch.spec.norm == "layernorm":  # native_layer_norm keeps input, fp32 mean and rstd
         return c.r * t * width + 8 * rows
+    if fused(arch, c, "norm"):
+        return c.r * t * width + 4 * rows
     family = arch.spec.family
     if family.startswith(_FP32_WEIGHT_NORMS):  # input.float(), rsqrt, fp32 normalised
         extra = 4 * width if family.startswith("gemma") else 0  # (1 + w).float() is new
@@ -154,13 +172,18 @@ def _mla_latents(arch: Arch, c: ActContext) -> float:
 def mlp_block(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
     """Gated: gate, act(gate), up (kept by the activation and the product) and the product (the
     down input). Plain: fc1 output and the down input (GELU); the python tanh-GELU of GPT-2
-    (``gelu_new``) keeps four ffn-wide tensors of its own."""
-    kept = 3 if arch.spec.mlp == "gated" else (4 if arch.spec.activation == "gelu_new" else 1)
-    return (
-        c.p * tokens * ffn * kept
-        + _block_inputs(c, ("down",), ffn, tokens)
-        + _block_inputs(c, _inputs(arch, "mlp"), arch.hidden, tokens)
-    )
+    (``gelu_new``) keeps four ffn-wide tensors of its own. A fused or compiled activation
+    keeps gate and up (one pre-activation); a fused gated MLP (xformers) recomputes the
+    product, so the down projection keeps no input."""
+    gated = arch.spec.mlp == "gated"
+    kept = 3 if gated else (4 if arch.spec.activation == "gelu_new" else 1)
+    down = _block_inputs(c, ("down",), ffn, tokens)
+    if c.compiled or c.kernels:
+        if fused(arch, c, "activation") or fused(arch, c, "gated_mlp"):
+            kept = 2 if gated else 1
+        if gated and c.targets is None and fused(arch, c, "gated_mlp"):
+            down = 0.0
+    return c.p * tokens * ffn * kept + down + _block_inputs(c, _inputs(arch, "mlp"), arch.hidden, tokens)
 
 
 def _moe(arch: Arch, c: ActContext) -> float:
@@ -228,6 +251,8 @@ def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
         total += norm_block(arch, c, h, keep_norm_out)
     if spec.norms_per_layer > 2:  # post-norms (Gemma 2/3): input, rsqrt; output feeds the add
         total += (spec.norms_per_layer - 2) * norm_block(arch, c, h, False)
+        if c.compiled and not spec.parallel_attention:  # Inductor rebuilds the residual sum
+            total -= c.r * t * h  # the MLP norm reads from the layer input and the post-norm's
     if spec.dropout > 0:  # residual dropouts keep their noise in the compute dtype (measured
         total += 2 * c.p * t * h  # with PyTorch; CUDA's native_dropout keeps a 1-byte mask)
     if moe_layer and arch.moe is not None:
@@ -248,8 +273,8 @@ def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> 
         if arch.spec.dropout > 0:  # embedding dropout noise
             total += c.p * t * h
     if last:
-        if arch.spec.final_norm:
-            total += norm_block(arch, c, h, c.targets is None)
+        if arch.spec.final_norm:  # compile is per layer (torchtitan, torchtune): not the final norm
+            total += norm_block(arch, replace(c, compiled=False), h, c.targets is None)
         if not LOSS_KINDS[c.loss].fused:  # the LM head keeps its input (LoRA on it: the cast, dropout)
             total += _block_inputs(c, ("lm_head",), h, t)
         setup = lm_loss.LossSetup.of(c.loss, c.loss_compiled)

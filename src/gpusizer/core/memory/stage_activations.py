@@ -99,6 +99,8 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         dropout_mask=dropout_mask(s),
         loss=w.loss,
         loss_compiled=w.compile_loss,
+        compiled=w.compile,
+        kernels=frozenset(w.fused_kernels),
     ), autocast
 
 

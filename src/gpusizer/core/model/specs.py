@@ -37,6 +37,7 @@ from ..limits import (
 )
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
+from ..registry.fused_kernels import check_kernels
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import QUANT_RULES, check_modules
@@ -170,7 +171,11 @@ class WorkloadSpec(Strict):
     compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
     lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     kbit_prepare: bool = False  # PEFT prepare_model_for_kbit_training (quantised base)
-    compile: bool = False  # torch.compile of the layers (torchtitan training.compile): speed only
+    # torch.compile of the layers (torchtitan training.compile): speed, and each layer's saved
+    # tensors as Inductor partitions them (core/memory/activations.py ``fused``)
+    compile: bool = False
+    # fused training kernels in force (core/registry/fused_kernels.py FUSED_KERNELS)
+    fused_kernels: tuple[str, ...] = Field((), strict=False)
 
     @field_validator("lora_targets")
     @classmethod
@@ -184,6 +189,11 @@ class WorkloadSpec(Strict):
     @classmethod
     def _kind(cls, v: str) -> str:
         return check_id(v, WORKLOAD_KINDS, "workload kind")
+
+    @field_validator("fused_kernels")
+    @classmethod
+    def _kernels(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return check_kernels(v)
 
     @field_validator("loss")
     @classmethod
