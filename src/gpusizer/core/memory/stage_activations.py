@@ -81,7 +81,13 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
     # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/peft.py)
     pb = 4.0 if kbit_prepared(s) else nbytes(prec.activations)
     wb = nbytes(prec.weights)
-    autocast = s.profile.autocast_copies and wb > pb and not DTYPES[prec.weights].quantized
+    # FSDP mixed precision casts each gathered unit instead (core/memory/training.py)
+    autocast = (
+        s.profile.autocast_copies
+        and wb > pb
+        and not DTYPES[prec.weights].quantized
+        and prec.param_dtype is None
+    )
     lora = w.is_adapter
     return ActContext(
         b=w.micro_batch_size,

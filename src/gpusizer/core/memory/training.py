@@ -172,6 +172,11 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
         gathered = sp.largest_layer * (
             2 * nbytes(base_weight_dtype(s)) + (0.0 if s.workload.is_adapter else u.train_b)
         )
+        if prec.param_dtype:  # FSDP mixed precision: units gathered in param_dtype, their
+            # unsharded gradients in reduce_dtype (torch fsdp _flat_param / _fsdp_param)
+            cast = nbytes(prec.param_dtype)
+            reduce = nbytes(prec.reduce_dtype or prec.param_dtype)
+            gathered = sp.largest_layer * (2 * cast + (0.0 if s.workload.is_adapter else reduce))
         if par.pipeline > 1 and s.profile.pipeline_gathered:  # the whole stage, all step long
             reduce = s.profile.grad_reduce_bytes or grad_b
             gathered = sp.total * (nbytes(prec.activations) + (0.0 if s.workload.is_adapter else reduce))

@@ -233,6 +233,12 @@ class PrecisionSpec(Strict):
     # Float8 training (torchao Float8Linear, Transformer Engine): the linear layers' matmuls run
     # in FP8 with dynamic scales; saved activations and attention stay in ``activations``.
     matmuls: Literal["fp8"] | None = None
+    # FSDP mixed precision (FSDP1 ``MixedPrecision``, FSDP2 ``MixedPrecisionPolicy``): the dtype
+    # each gathered unit's parameters are cast to for compute, so no autocast copy of every
+    # weight (null: the weights' own dtype, or autocast where the framework autocasts), and the
+    # gradient reduction's dtype (null: param_dtype, as FSDP does when reduce_dtype is None)
+    param_dtype: str | None = None
+    reduce_dtype: str | None = None
 
     @field_validator("quantization_rule")
     @classmethod
@@ -256,7 +262,7 @@ class PrecisionSpec(Strict):
     def _train(cls, v: str) -> str | None:
         return _check_dtype(v, TRAINING_DTYPES)
 
-    @field_validator("master_weights")
+    @field_validator("master_weights", "param_dtype", "reduce_dtype")
     @classmethod
     def _master(cls, v: str | None) -> str | None:
         return _check_dtype(v, ("fp32", "bf16", "fp16"))

@@ -1,0 +1,74 @@
+"""Published peaks on the stacks people run (tests/core/data/training-stacks.json, each with
+its source at a commit, settings and the scenario that replays it).
+
+Tolerance: the issue's 15 % on the peak (the figures are ``torch.cuda.max_memory_allocated``,
+so the scenarios set no runtime overhead). Errors at the time of writing (estimate / figure - 1):
+
+- Liger-Kernel's Hugging Face example (03fd603, 4 A100 80GB, FSDP1 full shard through
+  accelerate with activation checkpointing, Alpaca at most 512 tokens): accelerate 0.30+
+  upcasts the bf16-loaded model's shards to fp32 under FSDP mixed precision (accelerator.py
+  ``prepare_model``, PR #2674), so the states are fp32 and each gathered unit bf16
+  (``precision.param_dtype``). Qwen2-7B eager batch 32 +7.9 %; with Liger's kernels (RoPE,
+  RMSNorm, SwiGLU, fused linear cross-entropy) batch 32 / 48 / 64: -7.6 / -13.7 / -14.7 %.
+  Llama 3 8B (bars without labels, read to +-1,000 MiB): eager batch 32 / 48 -2.1 / -1.9 %;
+  Liger 32 / 48 / 64: +0.2 / -6.1 / -12.3 %. Below at the larger batches: FSDP1's root unit
+  (embedding and LM head outside the transformer-layer wrap policy) stays gathered through the
+  step, not modelled; the sequence (padded to the batch's longest) is taken at its 512 bound.
+  Read as bf16 weights without the upcast, the Liger rows come out 43-52 % low.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+DATA = json.loads((Path(__file__).parent / "data" / "training-stacks.json").read_text())
+
+
+@pytest.mark.parametrize("rec", DATA["records"], ids=lambda r: r["id"])
+def test_published_peak_on_its_stack(rec: dict[str, Any]) -> None:
+    # Source: rec["source"]["url"]; 15 % (module docstring lists each error)
+    rep = estimate_report(rec["scenario"])
+    assert rep["fits"] or rec["refused_by_the_run"], rec["id"]
+    assert rep["per_gpu"]["total"] == pytest.approx(rec["figure_bytes"], rel=0.15), rec["source"]["url"]
+
+
+def _fsdp(**precision: Any) -> dict[str, Any]:
+    return estimate_report(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "full_finetune", "sequence_length": 2048, "micro_batch_size": 1},
+            "precision": {"weights": "fp32", "master_weights": None, "gradients": "fp32", **precision},
+            "parallelism": {"data": 8, "zero_stage": 3},
+            "framework": "fsdp",
+        }
+    )
+
+
+def test_fsdp_mixed_precision_keeps_no_autocast_copy() -> None:
+    # autocast keeps a bf16 copy of every matmul weight it casts (16 GB for the 8B) and an fp32
+    # residual stream; FSDP's param_dtype casts each gathered unit instead
+    autocast, mixed = _fsdp(), _fsdp(param_dtype="bf16")
+    assert autocast["per_gpu"]["activations"] - mixed["per_gpu"]["activations"] > 14e9
+    assert mixed["per_gpu"]["weights"] == autocast["per_gpu"]["weights"]
+
+
+def test_reduce_dtype_sizes_the_unsharded_gradient() -> None:
+    # one gathered layer's gradient before its reduce-scatter: 218M parameters x (4 - 2) bytes
+    bf16, fp32 = _fsdp(param_dtype="bf16"), _fsdp(param_dtype="bf16", reduce_dtype="fp32")
+    # Llama 3.1 8B decoder layer: 4096 x 4096 x 2 + 4096 x 1024 x 2 + 3 x 4096 x 14336 + norms
+    layer = 218_112_000
+    assert fp32["per_gpu"]["temporary"] - bf16["per_gpu"]["temporary"] == pytest.approx(2 * layer, rel=0.01)
+
+
+def test_unknown_param_dtype_names_the_allowed() -> None:
+    from gpusizer import ScenarioError
+
+    with pytest.raises(ScenarioError, match=r"param_dtype") as err:
+        _fsdp(param_dtype="int8")
+    assert "bf16" in str(err.value)
