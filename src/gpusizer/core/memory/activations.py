@@ -50,6 +50,7 @@ class ActContext:
     loss_compiled: bool = False
     compiled: bool = False  # workload.compile: Inductor's partition of each layer
     kernels: frozenset[str] = frozenset()  # workload.fused_kernels (core/registry/fused_kernels.py)
+    fp8_inputs: bool = False  # FP8 matmuls: Transformer Engine keeps FP8 Linear inputs (megatron)
 
     @property
     def tokens(self) -> int:
@@ -308,7 +309,8 @@ def megatron_attention(arch: Arch, c: ActContext) -> float:
     mask and output (5as²b at p = 2), the fused kernel its fp32 log-sum-exp only. A hybrid
     model's recurrent layer has none of it (core/activations_hybrid.py takes off exactly this)."""
     s, b, p = c.s, c.b, c.p
-    kept = p * s * b * (arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
+    out = 1.0 if c.fp8_inputs else p  # the proj input: FP8 under Transformer Engine
+    kept = s * b * (p * (arch.q_dim + 2 * arch.kv_dim) + out * arch.attn_out_dim)
     if c.eager and c.recompute != "selective":
         mask = 1 if arch.spec.dropout > 0 else 0
         return kept + arch.heads * s * s * b * (2 * p + mask)
@@ -322,14 +324,18 @@ def megatron_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     if c.recompute == "full":
         return p * sbh / (t if c.sp else 1)
     mask = 1 if arch.spec.dropout > 0 else 0
-    replicated = (4 * p + 2 * mask) * sbh  # 2 LayerNorm inputs, QKV and MLP inputs, 2 masks
+    # FP8 under Transformer Engine: each Linear keeps its input as the FP8 copy its wgrad GEMM
+    # reads (1 B: QKV, proj, fc1 and fc2 inputs); norm inputs and attention stay 16-bit
+    q = 1.0 if c.fp8_inputs else p
+    replicated = (2 * p + 2 * q + 2 * mask) * sbh  # 2 LayerNorm inputs, QKV and MLP inputs, 2 masks
     sharded = megatron_attention(arch, c)
+    per_ffn = (2 * p + q) if arch.spec.mlp == "gated" else (p + q)  # fc1 output(s), fc2 input
     if moe_layer and arch.moe is not None:
         moe = arch.moe
-        routed = moe.experts_per_token * (3 if arch.spec.mlp == "gated" else 2)
-        sharded += p * s * b * moe.expert_ffn_hidden_size * routed + 4 * s * b * moe.experts
+        routed = moe.experts_per_token * moe.expert_ffn_hidden_size
+        sharded += per_ffn * s * b * routed + 4 * s * b * moe.experts
     else:
-        sharded += p * s * b * arch.ffn * (3 if arch.spec.mlp == "gated" else 2)
+        sharded += per_ffn * s * b * arch.ffn
     return replicated / (t if c.sp else 1) + sharded / t
 
 

@@ -107,6 +107,9 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         loss_compiled=w.compile_loss,
         compiled=w.compile,
         kernels=frozenset(w.fused_kernels),
+        # Transformer Engine (Megatron) keeps FP8 inputs; torchao's Float8Linear (torchtitan)
+        # keeps the 16-bit input and casts it again in the backward
+        fp8_inputs=prec.matmuls == "fp8" and s.profile.activation_layout == "megatron",
     ), autocast
 
 

@@ -281,13 +281,16 @@ def _head_grad(s: Scenario, counts: ParamCounts, sp: StageParams, grad_b: float)
 
 def _gradient_bytes(s: Scenario, train_b: float) -> float:
     """Bytes per gradient value. PyTorch keeps ``.grad`` in the parameter's dtype (adapters
-    always); Megatron's ``main_grad`` buffer is fp32 whenever fp32 master weights are kept;
-    DeepSpeed and FSDP reduce in the dtype the scenario names (fp32 partition: 18 B/param)."""
+    always); Megatron's ``main_grad`` buffer is fp32 whenever fp32 master weights are kept
+    (Megatron-LM arguments.py: bf16 turns on accumulate_allreduce_grads_in_fp32), in the
+    parameters' dtype with ``grad_reduce_in_fp32`` false (megatron/core/distributed
+    param_and_grad_buffer: grad_dtype = param.dtype); DeepSpeed and FSDP reduce in the dtype
+    the scenario names (fp32 partition: 18 B/param)."""
     rule, prec = s.profile.gradients, s.precision
     if s.workload.is_adapter or rule == "parameter":
         return train_b
     if rule == "main_grad" and prec.master_weights:
-        return 4.0
+        return train_b if prec.grad_reduce_in_fp32 is False else 4.0
     return nbytes(prec.gradients)
 
 

@@ -239,6 +239,10 @@ class PrecisionSpec(Strict):
     # gradient reduction's dtype (null: param_dtype, as FSDP does when reduce_dtype is None)
     param_dtype: str | None = None
     reduce_dtype: str | None = None
+    # Megatron / NeMo DDP ``grad_reduce_in_fp32`` (Megatron-LM's
+    # --accumulate-allreduce-grads-in-fp32, forced on with --bf16): the main_grad buffer in fp32
+    # (true) or in the parameters' dtype (false); null: the framework's default
+    grad_reduce_in_fp32: bool | None = None
 
     @field_validator("quantization_rule")
     @classmethod

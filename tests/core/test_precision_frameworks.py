@@ -1,0 +1,66 @@
+"""Precision as Megatron and Transformer Engine configure it.
+
+- ``precision.grad_reduce_in_fp32`` (Megatron-LM ``--accumulate-allreduce-grads-in-fp32``,
+  forced on under ``--bf16`` by arguments.py; megatron/core DistributedDataParallelConfig
+  ``grad_reduce_in_fp32``): the main_grad buffer is fp32, or in the parameters' dtype when
+  false (param_and_grad_buffer: ``grad_dtype = torch.float if grad_reduce_in_fp32 else
+  param.dtype``).
+- FP8 under Transformer Engine (NVIDIA/TransformerEngine d0067d0,
+  ``transformer_engine/pytorch/module/linear.py``: the quantized input is saved for the wgrad
+  GEMM with ``update_usage(rowwise_usage=False, columnwise_usage=True)`` unless
+  ``save_original_input``): each Linear's input is kept at 1 byte; norm inputs, q/k/v and the
+  fc1 outputs stay 16-bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+H, FFN, LAYERS, TOKENS = 4096, 14336, 32, 4096  # Llama 3.1 8B, micro-batch 1 x 4,096, TP 1
+
+
+def _megatron(**precision: Any) -> dict[str, Any]:
+    return estimate_report(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "pretraining", "sequence_length": TOKENS, "micro_batch_size": 1},
+            "precision": precision,
+            "parallelism": {"data": 8, "zero_stage": 1},
+            "framework": "megatron",
+        }
+    )
+
+
+def test_grad_buffer_in_param_dtype_halves_the_gradients() -> None:
+    fp32, bf16 = _megatron(), _megatron(grad_reduce_in_fp32=False)
+    assert fp32["per_gpu"]["gradients"] == 2 * bf16["per_gpu"]["gradients"]
+    assert _megatron(grad_reduce_in_fp32=True)["per_gpu"] == fp32["per_gpu"]  # the default
+
+
+def test_te_fp8_keeps_linear_inputs_at_one_byte() -> None:
+    # per layer and token: QKV and fc1 inputs (h each), proj input (h), fc2 input (ffn) drop
+    # from 2 bytes to 1
+    bf16, fp8 = _megatron(), _megatron(matmuls="fp8")
+    saved = (bf16["per_gpu"]["activations"] - fp8["per_gpu"]["activations"]) / LAYERS
+    assert saved == pytest.approx(TOKENS * (3 * H + FFN))
+
+
+def test_torchao_float8_keeps_16bit_inputs() -> None:
+    # torchao Float8Linear (torchtitan) saves the high-precision input and casts it again
+    def titan(**precision: Any) -> int:
+        rep = estimate_report(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {"kind": "pretraining", "sequence_length": TOKENS},
+                "precision": precision,
+                "parallelism": {"data": 8, "recompute": "none"},
+                "framework": "torchtitan",
+            }
+        )
+        return int(rep["per_gpu"]["activations"])
+
+    assert titan(matmuls="fp8") == titan()
