@@ -64,3 +64,32 @@ def test_torchao_float8_keeps_16bit_inputs() -> None:
         return int(rep["per_gpu"]["activations"])
 
     assert titan(matmuls="fp8") == titan()
+
+
+def _qlora(**precision: Any) -> dict[str, Any]:
+    return estimate_report(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "qlora", "sequence_length": TOKENS, "lora_targets": ["q", "v"]},
+            "precision": {"weights": "nf4", **precision},
+        }
+    )
+
+
+def test_old_bitsandbytes_keeps_each_4bit_layer_input() -> None:
+    # bitsandbytes 0.42.0 MatMul4Bit: ctx.tensors = (A, B); 0.43.2 (#1270): (None, B). With fp32
+    # adapters on q and v nothing shares the 16-bit inputs: the attention's and the MLP's
+    # (h each) and the down projection's (ffn) are kept in bf16 by the base layers; layer 0's
+    # attention input needs no gradient (frozen embedding), so MatMul4Bit keeps none there
+    old, new = _qlora(bitsandbytes_version="0.42.0"), _qlora()
+    assert new["per_gpu"] == _qlora(bitsandbytes_version="0.45.0")["per_gpu"]
+    extra = old["per_gpu"]["activations"] - new["per_gpu"]["activations"]
+    assert extra == pytest.approx(2 * TOKENS * ((2 * H + FFN) * LAYERS - H))
+
+
+def test_unknown_bitsandbytes_version_names_the_known_ones() -> None:
+    from gpusizer import ScenarioError
+
+    with pytest.raises(ScenarioError, match="bitsandbytes_version") as err:
+        _qlora(bitsandbytes_version="0.40")
+    assert "0.43.2" in str(err.value)

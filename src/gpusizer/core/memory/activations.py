@@ -51,6 +51,7 @@ class ActContext:
     compiled: bool = False  # workload.compile: Inductor's partition of each layer
     kernels: frozenset[str] = frozenset()  # workload.fused_kernels (core/registry/fused_kernels.py)
     fp8_inputs: bool = False  # FP8 matmuls: Transformer Engine keeps FP8 Linear inputs (megatron)
+    quantised_inputs: bool = False  # bitsandbytes < 0.43.2: each 4-bit Linear keeps its input
 
     @property
     def tokens(self) -> int:
@@ -115,6 +116,7 @@ def _block_inputs(c: ActContext, modules: tuple[str, ...], width: int, tokens: f
     if c.targets is None:
         return c.p * tokens * width
     shared = c.adapter_bytes == c.p and not c.dropout_mask and any(m in c.targets for m in modules)
+    shared = shared or (c.quantised_inputs and modules != ("lm_head",))  # the head is 16-bit
     return (c.p * tokens * width if shared else 0.0) + _adapter_extra(c, modules, width, tokens)
 
 
@@ -292,8 +294,13 @@ def first_layer_frozen_input(arch: Arch, c: ActContext) -> float:
     if c.targets is None or c.recompute == "full" or arch.spec.parallel_attention:
         return 0.0
     t, h = c.tokens, arch.hidden
-    masks = c.dropout_mask * t * h * sum(m in c.targets for m in _inputs(arch, "attention"))
+    reads = _inputs(arch, "attention")
+    masks = c.dropout_mask * t * h * sum(m in c.targets for m in reads)
     saved = norm_block(arch, c, h, False) + masks
+    if c.quantised_inputs:  # a 4-bit matmul keeps no input that needs no gradient
+        saved += _block_inputs(c, reads, h, t) - _block_inputs(
+            replace(c, quantised_inputs=False), reads, h, t
+        )
     if c.eager and not arch.spec.fused_qkv and arch.mla is None and c.recompute != "selective":
         # q @ k^T keeps q only for k's gradient and k (repeated to every head) only for q's:
         # an untargeted projection of a frozen input needs none (measured: q and v targeted)

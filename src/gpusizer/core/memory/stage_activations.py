@@ -18,7 +18,9 @@ from ..model.architecture import Arch
 from ..model.params import ParamCounts
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
+from ..registry.bitsandbytes import keeps_inputs
 from ..registry.dtypes import DTYPES, nbytes
+from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
 from .layouts import lora_kernels, stage_layout
 from .lora import module_targets
@@ -110,6 +112,9 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         # Transformer Engine (Megatron) keeps FP8 inputs; torchao's Float8Linear (torchtitan)
         # keeps the 16-bit input and casts it again in the backward
         fp8_inputs=prec.matmuls == "fp8" and s.profile.activation_layout == "megatron",
+        quantised_inputs=w.info.quantised_base
+        and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"
+        and keeps_inputs(prec.bitsandbytes_version),
     ), autocast
 
 

@@ -35,6 +35,7 @@ from ..limits import (
     Whole,
     Width,
 )
+from ..registry.bitsandbytes import check_version
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
 from ..registry.fused_kernels import check_kernels
@@ -243,6 +244,8 @@ class PrecisionSpec(Strict):
     # --accumulate-allreduce-grads-in-fp32, forced on with --bf16): the main_grad buffer in fp32
     # (true) or in the parameters' dtype (false); null: the framework's default
     grad_reduce_in_fp32: bool | None = None
+    # bitsandbytes release of a 4-bit base (core/registry/bitsandbytes.py; null: the newest)
+    bitsandbytes_version: str | None = None
 
     @field_validator("quantization_rule")
     @classmethod
@@ -265,6 +268,11 @@ class PrecisionSpec(Strict):
     @classmethod
     def _train(cls, v: str) -> str | None:
         return _check_dtype(v, TRAINING_DTYPES)
+
+    @field_validator("bitsandbytes_version")
+    @classmethod
+    def _bnb(cls, v: str | None) -> str | None:
+        return check_version(v)
 
     @field_validator("master_weights", "param_dtype", "reduce_dtype")
     @classmethod
