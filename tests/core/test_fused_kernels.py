@@ -184,3 +184,13 @@ def test_torchtitan_honours_the_loss() -> None:
         4 * t * v - (2 * t * v + 12 * t)
     )
     assert _titan("fused")["per_gpu"]["activations"] < lse["per_gpu"]["activations"]
+
+
+def test_a_registered_kernel_is_used_by_its_effect() -> None:
+    # one register() call: a new RMSNorm kernel fuses the norms as the registered one does
+    base = _layer_delta(fused_kernels=["rmsnorm"])
+    register(FusedKernel("dummy_rmsnorm", "Dummy fused RMSNorm", "norm", ("rmsnorm",)))
+    try:
+        assert _layer_delta(fused_kernels=["dummy_rmsnorm"]) == base
+    finally:
+        del FUSED_KERNELS["dummy_rmsnorm"]
