@@ -93,3 +93,25 @@ def test_unknown_bitsandbytes_version_names_the_known_ones() -> None:
     with pytest.raises(ScenarioError, match="bitsandbytes_version") as err:
         _qlora(bitsandbytes_version="0.40")
     assert "0.43.2" in str(err.value)
+
+
+def test_composer_default_is_fsdp_mixed_precision() -> None:
+    # composer get_mixed_precision('DEFAULT'): param bf16, reduce fp32 over fp32 shards;
+    # 'PURE' is reduce_dtype bf16
+    rep = estimate_report(
+        {"model": {"preset": "llama-3.1-8b"}, "framework": "composer", "parallelism": {"data": 8}}
+    )
+    p = rep["scenario"]["precision"]
+    assert (p["weights"], p["param_dtype"], p["reduce_dtype"]) == ("fp32", "bf16", "fp32")
+    assert rep["scenario"]["parallelism"]["zero_stage"] == 3
+    plain = estimate_report(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "framework": "fsdp",
+            "precision": {
+                k: p[k] for k in ("weights", "master_weights", "gradients", "param_dtype", "reduce_dtype")
+            },
+            "parallelism": {"data": 8, "zero_stage": 3},
+        }
+    )
+    assert rep["per_gpu"] == plain["per_gpu"]

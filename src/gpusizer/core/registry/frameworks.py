@@ -467,5 +467,36 @@ for _p in (
             "examples/gpt-oss/README.md: 'Memory usage taken from device_mem_reserved(gib)'",
         ),
     ),
+    FrameworkProfile(
+        # Composer (MosaicML) FSDP1 FULL_SHARD over an fp32 model: FSDPConfig mixed_precision
+        # 'DEFAULT' casts each gathered unit to the training precision and reduces in fp32;
+        # 'PURE' reduces in it too (precision.reduce_dtype bf16), 'FULL' keeps fp32.
+        "composer",
+        "Composer (MosaicML)",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
+        step_counters=True,
+        gradients="scenario",
+        foreach_scratch=True,
+        scenario_defaults=(
+            ("precision", "weights", "fp32"),
+            ("precision", "master_weights", None),
+            ("precision", "gradients", "fp32"),
+            ("precision", "param_dtype", "bf16"),
+            ("precision", "reduce_dtype", "fp32"),
+            ("parallelism", "zero_stage", 3),
+        ),
+        techniques=(
+            "FSDP FULL_SHARD, mixed_precision DEFAULT: fp32 shards and AdamW states, each unit "
+            "gathered in bf16, gradients reduced in fp32 (PURE: reduce_dtype bf16)",
+        ),
+        sources=(
+            "mosaicml/composer 6405188 composer/distributed/mosaic_parallelism.py "
+            "get_mixed_precision (DEFAULT: param and buffer dtype = precision, reduce fp32; "
+            "PURE: all in precision); composer/utils/parallelism.py FSDPConfig "
+            "mixed_precision 'DEFAULT', sharding_strategy 'FULL_SHARD'",
+        ),
+    ),
 ):
     register(_p)
