@@ -8,13 +8,13 @@ so the scenarios set no runtime overhead). Errors at the time of writing (estima
   accelerate with activation checkpointing, Alpaca at most 512 tokens): accelerate 0.30+
   upcasts the bf16-loaded model's shards to fp32 under FSDP mixed precision (accelerator.py
   ``prepare_model``, PR #2674), so the states are fp32 and each gathered unit bf16
-  (``precision.param_dtype``). Qwen2-7B eager batch 32 +7.9 %; with Liger's kernels (RoPE,
-  RMSNorm, SwiGLU, fused linear cross-entropy) batch 32 / 48 / 64: -7.6 / -13.7 / -14.7 %.
-  Llama 3 8B (bars without labels, read to +-1,000 MiB): eager batch 32 / 48 -2.1 / -1.9 %;
-  Liger 32 / 48 / 64: +0.2 / -6.1 / -12.3 %. Below at the larger batches: FSDP1's root unit
-  (embedding and LM head outside the transformer-layer wrap policy) stays gathered through the
-  step, not modelled; the sequence (padded to the batch's longest) is taken at its 512 bound.
-  Read as bf16 weights without the upcast, the Liger rows come out 43-52 % low.
+  (``precision.param_dtype``), and FSDP1's root unit (embedding and LM head outside the
+  transformer-layer wrap policy) stays gathered (``parallelism.root_unit_gathered``).
+  Qwen2-7B eager batch 32 +12.0 %; with Liger's kernels (RoPE, RMSNorm, SwiGLU, fused linear
+  cross-entropy) batch 32 / 48 / 64: -7.6 / -10.2 / -5.0 %. Llama 3 8B (bars without labels,
+  read to +-1,000 MiB): eager batch 32 / 48 +1.6 / +1.0 %; Liger 32 / 48 / 64: +0.2 / -2.8 /
+  -3.2 %. The sequence (padded to the batch's longest) is taken at its 512 bound. Read as bf16
+  weights without the upcast, the Liger rows come out 43-52 % low.
 """
 
 from __future__ import annotations
@@ -26,6 +26,10 @@ from typing import Any
 import pytest
 
 from gpusizer import estimate_report
+from gpusizer.core.memory.training import stage_phases
+from gpusizer.core.model.architecture import resolve
+from gpusizer.core.model.params import count_parameters
+from gpusizer.core.pipeline.scenario import parse_scenario
 
 DATA = json.loads((Path(__file__).parent / "data" / "training-stacks.json").read_text())
 
@@ -72,3 +76,36 @@ def test_unknown_param_dtype_names_the_allowed() -> None:
     with pytest.raises(ScenarioError, match=r"param_dtype") as err:
         _fsdp(param_dtype="int8")
     assert "bf16" in str(err.value)
+
+
+def test_fsdp1_root_unit_stays_gathered() -> None:
+    # torch/distributed/fsdp/_runtime_utils.py _post_forward_reshard: the root is not resharded
+    # after the forward; Llama 3.1 8B's embedding and head (2 x 128,256 x 4,096) in bf16 through
+    # the forward, with their unsharded gradient beside them in the layers' backward
+    root = 2 * 128256 * 4096 * 2
+
+    def totals(gathered: bool) -> dict[str, float]:
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {"kind": "full_finetune", "sequence_length": 2048, "micro_batch_size": 1},
+                "precision": {
+                    "weights": "fp32",
+                    "master_weights": None,
+                    "gradients": "fp32",
+                    "param_dtype": "bf16",
+                },
+                "parallelism": {
+                    "data": 8,
+                    "zero_stage": 3,
+                    "recompute": "full",
+                    "root_unit_gathered": gathered,
+                },
+                "framework": "fsdp",
+            }
+        )
+        return stage_phases(s, resolve(s.model), count_parameters(s.model), True).totals
+
+    on, off = totals(True), totals(False)
+    assert on["forward"] - off["forward"] == pytest.approx(root)
+    assert on["recompute"] - off["recompute"] == pytest.approx(2 * root)

@@ -145,6 +145,7 @@ class _Stage:
     foreach: bool
     opt: float
     paged: float
+    root: float = 0.0  # FSDP1's root unit, gathered through forward and backward (its params)
 
 
 _STAGE: Memo[_Stage] = Memo(4096)
@@ -183,8 +184,31 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
     foreach = s.profile.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
     opt, paged = _optimizer_states(s, sp, u, master)
     return _Stage(
-        sp, u, expert_w, expert_p, grad_b, master, head_grad, fwd_t, bwd_t, gathered, foreach, opt, paged
+        sp,
+        u,
+        expert_w,
+        expert_p,
+        grad_b,
+        master,
+        head_grad,
+        fwd_t,
+        bwd_t,
+        gathered,
+        foreach,
+        opt,
+        paged,
+        _root_unit(s, counts, sp) if par.zero_stage >= 3 and par.root_unit_gathered else 0.0,
     )
+
+
+def _root_unit(s: Scenario, counts: ParamCounts, sp: StageParams) -> float:
+    """Bytes of the root unit's gathered parameters (the embedding and LM head a
+    transformer-layer wrap policy leaves to it): FSDP1 does not reshard the root after the
+    forward (torch/distributed/fsdp/_runtime_utils.py ``_post_forward_reshard``), so they stay
+    from the forward through the backward, in ``param_dtype`` (else the weights' dtype)."""
+    prec = s.precision
+    params = (counts.embedding if sp.first else 0) + (counts.lm_head if sp.last else 0)
+    return params / s.parallelism.tensor * nbytes(prec.param_dtype or base_weight_dtype(s))
 
 
 @dataclass(frozen=True)
@@ -308,9 +332,12 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
     scratch = gpu.stepped * st.u.train_b if foreach else 0.0  # foreach step over this GPU's params
     kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
+    # the root's unsharded gradient (param_dtype) exists once the head's gradient is made, after
+    # the loss's backward: beside the layers' backward (recompute), not at its start
+    root_bwd = st.root * (1 if s.workload.is_adapter else 2)
     temps = {
-        "forward": fwd_t + gathered + persistent,
-        "backward": bwd_t + gathered + persistent,
+        "forward": fwd_t + gathered + persistent + st.root,
+        "backward": bwd_t + gathered + persistent + st.root,
         "backward_end": gathered + persistent,
         "optimizer_step": scratch + persistent + extra.fp32_grads + extra.page_in,
     }
@@ -318,7 +345,7 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
         temps = step_phases(temps, persistent, extra, foreach)
         grads = kept = 0.0
     if extra.recompute_layer:  # full recompute rebuilds one layer in backward, after the loss
-        temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent
+        temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent + root_bwd
     totals = {
         "forward": base + kept + acts + temps["forward"],
         "backward": base + kept + acts + temps["backward"],

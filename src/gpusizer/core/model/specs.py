@@ -308,6 +308,9 @@ class ParallelismSpec(Strict):
     offload_optimizer: bool = False
     offload_parameters: bool = False
     optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
+    # FSDP1's root unit (embedding, LM head outside a transformer-layer wrap policy: accelerate,
+    # HF Trainer) stays gathered from the forward through the backward
+    root_unit_gathered: bool = False
     activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
     # How the weights reach the GPU (core/memory/loading.py): one tensor at a time, the whole
     # 16-bit model before sharding, or FSDP's full state dict unit by unit
