@@ -115,3 +115,21 @@ def test_composer_default_is_fsdp_mixed_precision() -> None:
         }
     )
     assert rep["per_gpu"] == plain["per_gpu"]
+
+
+def test_offload_layers_moves_that_many_layers_to_host() -> None:
+    # Megatron-Core cpu_offloading_num_layers: n of the stage's L layers keep their saved
+    # tensors in host RAM; one layer is in flight on the GPU
+    def acts(n: int | None) -> int:
+        rep = estimate_report(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {"kind": "pretraining", "sequence_length": TOKENS, "micro_batch_size": 1},
+                "parallelism": {"data": 8, "offload_layers": n},
+                "framework": "megatron",
+            }
+        )
+        return int(rep["per_gpu"]["activations"])
+
+    assert acts(1) == acts(None)  # one layer offloaded, one in flight: no change
+    assert acts(None) - acts(17) == pytest.approx((acts(None) - acts(31)) * 16 / 30, rel=1e-9)

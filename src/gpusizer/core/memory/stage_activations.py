@@ -68,6 +68,7 @@ def stage_activations(
         sp.first,
         sp.last,
         p.activation_offload,
+        p.offload_layers,
     )
     one = _ACTS.get(key, lambda: _compute(s, arch, sp, counts), (s.model, s.workload, s.precision))
     # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
@@ -132,7 +133,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
         top += (ctx.p * sp.matrices if p.recompute != "full" else 0.0) + (
             ctx.p * head / p.tensor if sp.last else 0.0
         )
-    gpu, host = offload_split(p.activation_offload, per, top, sp.layers)
+    gpu, host = offload_split(p.activation_offload, per, top, sp.layers, p.offload_layers)
     rebuilt = (
         layout.rebuilt(s, arch, replace(ctx, recompute="none"), sp)
         if p.recompute == "full" and sp.layers

@@ -83,9 +83,17 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     return transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
 
 
-def offload_split(mode: str, layers_bytes: float, top: float, layers: int) -> tuple[float, float]:
+def offload_split(
+    mode: str, layers_bytes: float, top: float, layers: int, offloaded: int | None = None
+) -> tuple[float, float]:
     """(GPU, host) activation bytes: offloading moves the layers' saved tensors to host RAM and
-    keeps one layer's in flight; what is outside the layers stays (module docstring)."""
+    keeps one layer's in flight; what is outside the layers stays (module docstring).
+    ``offloaded``: only that many of the stage's layers go (Megatron-Core
+    ``cpu_offloading_num_layers``, at most all but one), the others stay on the GPU."""
+    if offloaded and layers > 1 and mode == "none":
+        n = min(offloaded, layers - 1)
+        per = layers_bytes / layers
+        return top + per * (layers - n) + per, per * n
     if mode == "none" or layers <= 0:
         return layers_bytes + top, 0.0
     return top + layers_bytes / layers, layers_bytes

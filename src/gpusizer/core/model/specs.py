@@ -311,6 +311,9 @@ class ParallelismSpec(Strict):
     # FSDP1's root unit (embedding, LM head outside a transformer-layer wrap policy: accelerate,
     # HF Trainer) stays gathered from the forward through the backward
     root_unit_gathered: bool = False
+    # Megatron-Core cpu_offloading_num_layers: that many layers of each stage keep their saved
+    # activations in host RAM (null: as activation_offload says)
+    offload_layers: Annotated[int, Field(ge=0, le=10**6)] | None = None
     activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
     # How the weights reach the GPU (core/memory/loading.py): one tensor at a time, the whole
     # 16-bit model before sharding, or FSDP's full state dict unit by unit

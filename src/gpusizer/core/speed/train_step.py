@@ -159,8 +159,6 @@ def layer_seconds(s: Scenario, gpu: GPUSpec) -> tuple[float, float, int]:
 
 def _grad_bytes(s: Scenario) -> float:
     prof = FRAMEWORKS[s.framework]
-    if s.precision.grad_reduce_in_fp32 is not None and prof.gradients == "main_grad":
-        return 4.0 if s.precision.grad_reduce_in_fp32 else nbytes(s.precision.weights)
     if prof.grad_reduce_bytes:
         return float(prof.grad_reduce_bytes)
     main = prof.gradients == "main_grad" and s.precision.master_weights is not None
