@@ -458,6 +458,8 @@ for _p in (
         techniques=(
             "Cut Cross Entropy plugin: no logits kept",
             "model sharded before it reaches the GPU (skip_move_to_device)",
+            "Liger plugin when a config loads it (liger_rope, liger_rms_norm, "
+            "liger_glu_activation): tick rope, rmsnorm, swiglu in workload.fused_kernels",
         ),
         sources=(
             "axolotl 067b021 integrations/cut_cross_entropy (every 2025-26 example config "
