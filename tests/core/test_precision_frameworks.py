@@ -133,3 +133,18 @@ def test_offload_layers_moves_that_many_layers_to_host() -> None:
 
     assert acts(1) == acts(None)  # one layer offloaded, one in flight: no change
     assert acts(None) - acts(17) == pytest.approx((acts(None) - acts(31)) * 16 / 30, rel=1e-9)
+
+
+def test_vocabulary_padded_to_a_multiple_of_d_times_tp() -> None:
+    # Megatron-LM _vocab_size_with_padding: Llama 2's 32,000 at TP 8 with 128 -> 32,768
+    base = {
+        "model": {"preset": "llama-2-7b"},
+        "workload": {"kind": "pretraining", "sequence_length": 4096},
+        "parallelism": {"tensor": 8, "vocab_divisible_by": 128},
+        "framework": "megatron",
+    }
+    rep = estimate_report(base)
+    assert rep["scenario"]["model"]["vocab_size"] == 32768
+    plain = estimate_report({**base, "parallelism": {"tensor": 8}})
+    assert rep["parameters"]["total"] - plain["parameters"]["total"] == 2 * 768 * 4096
+    assert estimate_report(rep["scenario"])["per_gpu"] == rep["per_gpu"]  # the echo loads back

@@ -314,6 +314,9 @@ class ParallelismSpec(Strict):
     # Megatron-Core cpu_offloading_num_layers: that many layers of each stage keep their saved
     # activations in host RAM (null: as activation_offload says)
     offload_layers: Annotated[int, Field(ge=0, le=10**6)] | None = None
+    # Megatron-LM --make-vocab-size-divisible-by (its default 128; NeMo / Megatron-Bridge
+    # should_pad_vocab): the vocabulary is padded to a multiple of this x TP (null: none)
+    vocab_divisible_by: Annotated[int, Field(ge=1, le=2**20)] | None = None
     activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
     # How the weights reach the GPU (core/memory/loading.py): one tensor at a time, the whole
     # 16-bit model before sharding, or FSDP's full state dict unit by unit
