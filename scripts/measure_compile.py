@@ -56,7 +56,7 @@ def saved_bytes(model: torch.nn.Module, ids: torch.Tensor) -> int:
     return sum(seen.values())
 
 
-def measure(name: str, batch: int, seq: int) -> dict[str, Any]:
+def measure(name: str, batch: int, seq: int, lora: bool = False) -> dict[str, Any]:
     # every layer is its own compile of one code object (Gemma 3's local and global layers
     # guard differently): past the default limit of 8 Dynamo would leave layers eager
     torch._dynamo.config.recompile_limit = 256
@@ -64,10 +64,15 @@ def measure(name: str, batch: int, seq: int) -> dict[str, Any]:
     config = make_config(cfg, "sdpa")
     torch.manual_seed(0)
     model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="sdpa")
-    model = model.to(torch.bfloat16).train()
+    model = model.to(torch.bfloat16)
+    if lora:  # PEFT LoRA r 8 on q and v, fp32 adapters (PEFT's default), no dropout
+        from peft import LoraConfig, get_peft_model
+
+        model = get_peft_model(model, LoraConfig(r=8, target_modules=["q_proj", "v_proj"], lora_dropout=0.0))
+    model = model.train()
     ids = torch.randint(0, config.vocab_size, (batch, seq))
     eager = saved_bytes(model, ids)
-    layers = model.model.layers
+    layers = model.base_model.model.model.layers if lora else model.model.layers
     for layer in layers:
         layer.compile()
     saved_bytes(model, ids)  # compiles (the first call of each shape)
@@ -85,6 +90,7 @@ def measure(name: str, batch: int, seq: int) -> dict[str, Any]:
         "saved_eager_bytes": eager,
         "saved_compiled_bytes": compiled,
         "per_layer_saving_bytes": (eager - compiled) / n,
+        "lora": {"r": 8, "target_modules": ["q_proj", "v_proj"], "lora_dropout": 0.0} if lora else None,
     }
 
 
@@ -94,10 +100,11 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--seq", type=int, default=256)
     ap.add_argument("--families", nargs="*", default=list(FAMILIES))
+    ap.add_argument("--lora", action="store_true", help="PEFT LoRA on q and v (needs peft)")
     a = ap.parse_args()
     records = []
     for name in a.families:
-        rec = measure(name, a.batch, a.seq)
+        rec = measure(name, a.batch, a.seq, a.lora)
         print(json.dumps({k: v for k, v in rec.items() if k != "config"}), flush=True)
         records.append(rec)
     meta = {

@@ -194,3 +194,32 @@ def test_a_registered_kernel_is_used_by_its_effect() -> None:
         assert _layer_delta(fused_kernels=["dummy_rmsnorm"]) == base
     finally:
         del FUSED_KERNELS["dummy_rmsnorm"]
+
+
+@pytest.mark.parametrize("rec", DATA["lora_records"], ids=lambda r: r["name"])
+def test_compiled_lora_layer_as_measured(rec: dict[str, Any]) -> None:
+    # PEFT LoRA on q and v (fp32 adapters), every layer compiled: Inductor keeps one fp32 cast of
+    # the shared norm output for both adapters (eager: one per adapter); to the byte
+    model = _model(rec)
+    t = rec["batch"] * rec["seq"]
+
+    def acts(compiled: bool) -> float:
+        rep = estimate_report(
+            {
+                "model": model,
+                "workload": {
+                    "kind": "lora",
+                    "sequence_length": rec["seq"],
+                    "micro_batch_size": rec["batch"],
+                    "lora_rank": rec["lora"]["r"],
+                    "lora_targets": ["q", "v"],
+                    "compile": compiled,
+                },
+                "precision": {"weights": "bf16", "activations": "bf16", "master_weights": None},
+                "parallelism": {"attention": "flash"},
+            }
+        )
+        return rep["per_gpu"]["activations"] - (4 * t * model["vocab_size"] + 8 * t)
+
+    assert acts(False) == rec["saved_eager_bytes"]
+    assert acts(True) == rec["saved_compiled_bytes"]
