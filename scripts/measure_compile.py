@@ -38,6 +38,9 @@ def _no_window(cfg: dict[str, Any]) -> dict[str, Any]:
     return cfg
 
 
+AUTOCAST = {"on": False}  # --autocast: fp32 parameters, the forward under bf16 autocast
+
+
 def saved_bytes(model: torch.nn.Module, ids: torch.Tensor) -> int:
     """Bytes of the distinct storages autograd saves in one forward (parameters excluded)."""
     own = {p.untyped_storage().data_ptr() for p in model.parameters()}
@@ -50,7 +53,8 @@ def saved_bytes(model: torch.nn.Module, ids: torch.Tensor) -> int:
             seen[st.data_ptr()] = st.nbytes()
         return t
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    amp = torch.autocast("cpu", dtype=torch.bfloat16, enabled=AUTOCAST["on"])
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), amp:
         out = model(input_ids=ids).logits
     out.float().sum().backward()
     return sum(seen.values())
@@ -64,7 +68,7 @@ def measure(name: str, batch: int, seq: int, lora: bool = False) -> dict[str, An
     config = make_config(cfg, "sdpa")
     torch.manual_seed(0)
     model = transformers.AutoModelForCausalLM.from_config(config, attn_implementation="sdpa")
-    model = model.to(torch.bfloat16)
+    model = model.to(torch.float32 if AUTOCAST["on"] else torch.bfloat16)
     if lora:  # PEFT LoRA r 8 on q and v, fp32 adapters (PEFT's default), no dropout
         from peft import LoraConfig, get_peft_model
 
@@ -84,7 +88,7 @@ def measure(name: str, batch: int, seq: int, lora: bool = False) -> dict[str, An
         "config": cfg,
         "batch": batch,
         "seq": seq,
-        "dtype": "bfloat16",
+        "dtype": "float32 parameters, bfloat16 autocast" if AUTOCAST["on"] else "bfloat16",
         "attention": "sdpa",
         "layers": n,
         "saved_eager_bytes": eager,
@@ -101,7 +105,9 @@ def main() -> None:
     ap.add_argument("--seq", type=int, default=256)
     ap.add_argument("--families", nargs="*", default=list(FAMILIES))
     ap.add_argument("--lora", action="store_true", help="PEFT LoRA on q and v (needs peft)")
+    ap.add_argument("--autocast", action="store_true", help="fp32 parameters under bf16 autocast")
     a = ap.parse_args()
+    AUTOCAST["on"] = a.autocast
     records = []
     for name in a.families:
         rec = measure(name, a.batch, a.seq, a.lora)

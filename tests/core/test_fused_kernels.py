@@ -223,3 +223,36 @@ def test_compiled_lora_layer_as_measured(rec: dict[str, Any]) -> None:
 
     assert acts(False) == rec["saved_eager_bytes"]
     assert acts(True) == rec["saved_compiled_bytes"]
+
+
+@pytest.mark.parametrize("rec", DATA["autocast_records"], ids=lambda r: r["name"])
+def test_compiled_autocast_layer_as_measured(rec: dict[str, Any]) -> None:
+    # fp32 parameters under bf16 autocast, every layer compiled: one bf16 cast of each shared
+    # Linear input (eager: one per Linear), and the fp32 residual sum before the MLP's norm
+    # rebuilt from the layer input and the bf16 attention output; to the byte
+    model = _model(rec)
+    t = rec["batch"] * rec["seq"]
+
+    def acts(compiled: bool) -> float:
+        rep = estimate_report(
+            {
+                "model": model,
+                "workload": {
+                    "kind": "full_finetune",
+                    "sequence_length": rec["seq"],
+                    "micro_batch_size": rec["batch"],
+                    "compile": compiled,
+                },
+                "precision": {
+                    "weights": "fp32",
+                    "activations": "bf16",
+                    "gradients": "fp32",
+                    "master_weights": None,
+                },
+                "parallelism": {"attention": "flash"},
+            }
+        )
+        return rep["per_gpu"]["activations"] - (4 * t * model["vocab_size"] + 8 * t)
+
+    assert acts(False) == rec["saved_eager_bytes"]
+    assert acts(True) == rec["saved_compiled_bytes"]

@@ -251,14 +251,17 @@ def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
         return c.r * t * h
     keep_norm_out = c.targets is None
     total = norm_block(arch, c, h, keep_norm_out) + hf_attention_block(arch, c)
-    if c.autocast and c.targets is None:  # each Linear keeps its own low-precision input copy
+    if c.autocast and c.targets is None and not c.compiled:  # each Linear keeps its own
+        # low-precision input copy (compiled: one cast of a shared input, measured)
         total += c.p * t * h * (_readers(arch, "attention") + _readers(arch, "mlp") - 2)
     if not spec.parallel_attention:
         total += norm_block(arch, c, h, keep_norm_out)
     if spec.norms_per_layer > 2:  # post-norms (Gemma 2/3): input, rsqrt; output feeds the add
         total += (spec.norms_per_layer - 2) * norm_block(arch, c, h, False)
-        if c.compiled and not spec.parallel_attention:  # Inductor rebuilds the residual sum
-            total -= c.r * t * h  # the MLP norm reads from the layer input and the post-norm's
+    if c.compiled and not spec.parallel_attention:  # Inductor rebuilds the residual sum the
+        # MLP's norm reads from the layer input and the attention branch's saved output (the
+        # post-norm's input with sandwich norms; else the 16-bit output under autocast)
+        total -= c.r * t * h if spec.norms_per_layer > 2 else (c.r - c.p) * t * h
     if spec.dropout > 0:  # residual dropouts keep their noise in the compute dtype (measured
         total += 2 * c.p * t * h  # with PyTorch; CUDA's native_dropout keeps a 1-byte mask)
     if moe_layer and arch.moe is not None:
