@@ -10,8 +10,9 @@ overhead). Errors at the time of writing (estimate / figure - 1):
   full (paged 8-bit AdamW, optimizer in backward, checkpointing, compiled chunked loss)
   18.9 GiB: -3.9 %; LoRA 16.2 GiB: +5.8 %; QLoRA 7.4 GiB: +2.6 %.
 - torchtune README "Optimization flags", Llama 3.2 3B on an A100, batch 2 x 4096: packed
-  -3.5 %; +compile +13.5 % and +chunked CE +14.5 % (torch.compile of the layers, which keeps
-  fewer intermediates, is not modelled; only the loss's compile is); +activation
+  -3.5 %; +compile -3.6 % and +chunked CE -5.9 % (torch.compile of the layers keeps each
+  norm's input and rstd and the MLP's gate, up and product: tests/core/test_fused_kernels.py;
+  +13.5 and +14.5 % while only the loss's compile was modelled); +activation
   checkpointing -3.9 %; +optimizer in backward -3.1 %; +activation offloading -3.1 %;
   +8-bit AdamW -13.4 % (8-bit states on the GPU: the row's 4.2 GiB drop rules out paged
   states; the update's dequantised temporaries are not modelled); LoRA +3.9 %; QLoRA +7.2 %.

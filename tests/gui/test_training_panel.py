@@ -9,6 +9,8 @@ TECHNIQUES = (
     "combo_loss",
     "spin_loss_chunks",
     "check_compile_loss",
+    "check_compile",
+    "checks_fused_kernels",
     "spin_lora_dropout",
     "check_kbit_prepare",
     "check_optimizer_in_backward",
@@ -88,3 +90,14 @@ def test_training_mfu_comes_from_the_layout_unless_set(window):
     window.state.flush()
     assert window.state.scenario.compute.mfu == 0.5
     assert window.state.estimate.compute.mfu == 0.5
+
+
+def test_ticking_fused_kernels_lowers_the_peak(window):
+    # Liger's RMSNorm and SwiGLU keep fewer tensors per layer (core/registry/fused_kernels.py)
+    _kind(window, "full_finetune")
+    before = window.state.estimate.memory.total
+    kernels = find(window, "checks_fused_kernels")
+    kernels.boxes["rmsnorm"].setChecked(True)
+    kernels.boxes["swiglu"].setChecked(True)
+    assert window.state.value("workload.fused_kernels") == ("rmsnorm", "swiglu")
+    assert window.state.estimate.memory.total < before

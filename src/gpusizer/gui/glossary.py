@@ -83,6 +83,12 @@ GLOSSARY: dict[str, str] = {
     "Liger's rows rule for the fused loss).",
     "workload.compile_loss": "torch.compile of the chunked loss: keeps the 16-bit logits and "
     "two numbers per token instead of the fp32 log-softmax (half).",
+    "workload.compile": "torch.compile of each layer: faster, and each layer keeps less for "
+    "the backward pass (norms keep their input, the MLP its gate and up; the rest is "
+    "recomputed).",
+    "workload.fused_kernels": "Fused kernels in force (Liger, flash-attn, xformers): a fused "
+    "RMSNorm keeps its input and one number per token, a fused SwiGLU/GeGLU gate and up; a loss "
+    "kernel sets the loss. Liger's defaults: rope, rmsnorm, swiglu, fused_linear_cross_entropy.",
     "workload.lora_dropout": "LoRA dropout: each adapted module keeps its own dropout output "
     "and a 1-byte mask (CUDA); 0 keeps neither.",
     "workload.kbit_prepare": "PEFT's prepare_model_for_kbit_training: embedding, norms and the "

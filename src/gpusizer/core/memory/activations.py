@@ -18,9 +18,10 @@ Units: bytes. ``b`` micro-batch, ``s`` sequence per rank, ``p`` activation bytes
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..model.architecture import Arch
+from ..registry.fused_kernels import Effect, kernel_on
 from ..registry.loss_kinds import LOSS_KINDS
 from . import loss as lm_loss
 
@@ -47,6 +48,10 @@ class ActContext:
     dropout_mask: float = 0.0
     loss: str = "full"  # workload.loss (core/memory/loss.py)
     loss_compiled: bool = False
+    compiled: bool = False  # workload.compile: Inductor's partition of each layer
+    kernels: frozenset[str] = frozenset()  # workload.fused_kernels (core/registry/fused_kernels.py)
+    fp8_inputs: bool = False  # FP8 matmuls: Transformer Engine keeps FP8 Linear inputs (megatron)
+    quantised_inputs: bool = False  # bitsandbytes < 0.43.2: each 4-bit Linear keeps its input
 
     @property
     def tokens(self) -> int:
@@ -58,13 +63,28 @@ class ActContext:
 _FP32_WEIGHT_NORMS = ("gemma", "olmo2")
 
 
+def fused(arch: Arch, c: ActContext, effect: Effect) -> bool:
+    """Whether compile (``norm``, ``activation``) or a ticked kernel fuses this part. Inductor's
+    min-cut partitioner (torch/_functorch/partitioners.py) recomputes pointwise ops in the
+    backward unless a matmul reads them there, and saves reductions: a norm keeps its input
+    and fp32 rstd, a gated MLP gate, up and their product (measured to the byte,
+    tests/core/data/compile-measured.json)."""
+    spec = arch.spec
+    if c.compiled and effect in ("norm", "activation"):
+        return True
+    return bool(c.kernels) and kernel_on(c.kernels, effect, spec.norm, spec.activation)
+
+
 def norm_block(arch: Arch, c: ActContext, width: int, keep_output: bool, rows: int = 0) -> float:
     """Bytes an RMSNorm/LayerNorm keeps (transformers' LlamaRMSNorm, GemmaRMSNorm,
-    Olmo2RMSNorm, nn.LayerNorm); ``rows`` normalised vectors (default: one per token)."""
+    Olmo2RMSNorm, nn.LayerNorm); ``rows`` normalised vectors (default: one per token). Fused
+    or compiled: the input and an fp32 rstd per row (the output is its reader's input)."""
     t = c.tokens
     rows = rows or t
     if arch.spec.norm == "layernorm":  # native_layer_norm keeps input, fp32 mean and rstd
         return c.r * t * width + 8 * rows
+    if fused(arch, c, "norm"):
+        return c.r * t * width + 4 * rows
     family = arch.spec.family
     if family.startswith(_FP32_WEIGHT_NORMS):  # input.float(), rsqrt, fp32 normalised
         extra = 4 * width if family.startswith("gemma") else 0  # (1 + w).float() is new
@@ -87,7 +107,10 @@ def _adapter_extra(c: ActContext, modules: tuple[str, ...], width: int, tokens: 
         own = (c.adapter_bytes + c.dropout_mask) * tokens * width
     else:
         own = c.adapter_bytes * tokens * width if c.adapter_bytes != c.p else 0.0
-    return len(kept) * (own + c.adapter_bytes * tokens * c.lora_rank)
+    casts = len(kept)
+    if c.compiled and not c.dropout_mask and kept:  # Inductor keeps one cast of a shared input
+        casts = 1  # (measured, tests/core/data/compile-measured.json lora record)
+    return casts * own + len(kept) * c.adapter_bytes * tokens * c.lora_rank
 
 
 def _block_inputs(c: ActContext, modules: tuple[str, ...], width: int, tokens: float) -> float:
@@ -96,6 +119,7 @@ def _block_inputs(c: ActContext, modules: tuple[str, ...], width: int, tokens: f
     if c.targets is None:
         return c.p * tokens * width
     shared = c.adapter_bytes == c.p and not c.dropout_mask and any(m in c.targets for m in modules)
+    shared = shared or (c.quantised_inputs and modules != ("lm_head",))  # the head is 16-bit
     return (c.p * tokens * width if shared else 0.0) + _adapter_extra(c, modules, width, tokens)
 
 
@@ -154,13 +178,18 @@ def _mla_latents(arch: Arch, c: ActContext) -> float:
 def mlp_block(arch: Arch, c: ActContext, ffn: int, tokens: float) -> float:
     """Gated: gate, act(gate), up (kept by the activation and the product) and the product (the
     down input). Plain: fc1 output and the down input (GELU); the python tanh-GELU of GPT-2
-    (``gelu_new``) keeps four ffn-wide tensors of its own."""
-    kept = 3 if arch.spec.mlp == "gated" else (4 if arch.spec.activation == "gelu_new" else 1)
-    return (
-        c.p * tokens * ffn * kept
-        + _block_inputs(c, ("down",), ffn, tokens)
-        + _block_inputs(c, _inputs(arch, "mlp"), arch.hidden, tokens)
-    )
+    (``gelu_new``) keeps four ffn-wide tensors of its own. A fused or compiled activation
+    keeps gate and up (one pre-activation); a fused gated MLP (xformers) recomputes the
+    product, so the down projection keeps no input."""
+    gated = arch.spec.mlp == "gated"
+    kept = 3 if gated else (4 if arch.spec.activation == "gelu_new" else 1)
+    down = _block_inputs(c, ("down",), ffn, tokens)
+    if c.compiled or c.kernels:
+        if fused(arch, c, "activation") or fused(arch, c, "gated_mlp"):
+            kept = 2 if gated else 1
+        if gated and c.targets is None and fused(arch, c, "gated_mlp"):
+            down = 0.0
+    return c.p * tokens * ffn * kept + down + _block_inputs(c, _inputs(arch, "mlp"), arch.hidden, tokens)
 
 
 def _moe(arch: Arch, c: ActContext) -> float:
@@ -222,12 +251,17 @@ def hf_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
         return c.r * t * h
     keep_norm_out = c.targets is None
     total = norm_block(arch, c, h, keep_norm_out) + hf_attention_block(arch, c)
-    if c.autocast and c.targets is None:  # each Linear keeps its own low-precision input copy
+    if c.autocast and c.targets is None and not c.compiled:  # each Linear keeps its own
+        # low-precision input copy (compiled: one cast of a shared input, measured)
         total += c.p * t * h * (_readers(arch, "attention") + _readers(arch, "mlp") - 2)
     if not spec.parallel_attention:
         total += norm_block(arch, c, h, keep_norm_out)
     if spec.norms_per_layer > 2:  # post-norms (Gemma 2/3): input, rsqrt; output feeds the add
         total += (spec.norms_per_layer - 2) * norm_block(arch, c, h, False)
+    if c.compiled and not spec.parallel_attention:  # Inductor rebuilds the residual sum the
+        # MLP's norm reads from the layer input and the attention branch's saved output (the
+        # post-norm's input with sandwich norms; else the 16-bit output under autocast)
+        total -= c.r * t * h if spec.norms_per_layer > 2 else (c.r - c.p) * t * h
     if spec.dropout > 0:  # residual dropouts keep their noise in the compute dtype (measured
         total += 2 * c.p * t * h  # with PyTorch; CUDA's native_dropout keeps a 1-byte mask)
     if moe_layer and arch.moe is not None:
@@ -248,8 +282,8 @@ def hf_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> 
         if arch.spec.dropout > 0:  # embedding dropout noise
             total += c.p * t * h
     if last:
-        if arch.spec.final_norm:
-            total += norm_block(arch, c, h, c.targets is None)
+        if arch.spec.final_norm:  # compile is per layer (torchtitan, torchtune): not the final norm
+            total += norm_block(arch, replace(c, compiled=False), h, c.targets is None)
         if not LOSS_KINDS[c.loss].fused:  # the LM head keeps its input (LoRA on it: the cast, dropout)
             total += _block_inputs(c, ("lm_head",), h, t)
         setup = lm_loss.LossSetup.of(c.loss, c.loss_compiled)
@@ -266,8 +300,13 @@ def first_layer_frozen_input(arch: Arch, c: ActContext) -> float:
     if c.targets is None or c.recompute == "full" or arch.spec.parallel_attention:
         return 0.0
     t, h = c.tokens, arch.hidden
-    masks = c.dropout_mask * t * h * sum(m in c.targets for m in _inputs(arch, "attention"))
+    reads = _inputs(arch, "attention")
+    masks = c.dropout_mask * t * h * sum(m in c.targets for m in reads)
     saved = norm_block(arch, c, h, False) + masks
+    if c.quantised_inputs:  # a 4-bit matmul keeps no input that needs no gradient
+        saved += _block_inputs(c, reads, h, t) - _block_inputs(
+            replace(c, quantised_inputs=False), reads, h, t
+        )
     if c.eager and not arch.spec.fused_qkv and arch.mla is None and c.recompute != "selective":
         # q @ k^T keeps q only for k's gradient and k (repeated to every head) only for q's:
         # an untargeted projection of a frozen input needs none (measured: q and v targeted)
@@ -283,7 +322,8 @@ def megatron_attention(arch: Arch, c: ActContext) -> float:
     mask and output (5as²b at p = 2), the fused kernel its fp32 log-sum-exp only. A hybrid
     model's recurrent layer has none of it (core/memory/activations_hybrid.py takes off exactly this)."""
     s, b, p = c.s, c.b, c.p
-    kept = p * s * b * (arch.q_dim + 2 * arch.kv_dim + arch.attn_out_dim)
+    out = 1.0 if c.fp8_inputs else p  # the proj input: FP8 under Transformer Engine
+    kept = s * b * (p * (arch.q_dim + 2 * arch.kv_dim) + out * arch.attn_out_dim)
     if c.eager and c.recompute != "selective":
         mask = 1 if arch.spec.dropout > 0 else 0
         return kept + arch.heads * s * s * b * (2 * p + mask)
@@ -297,14 +337,18 @@ def megatron_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     if c.recompute == "full":
         return p * sbh / (t if c.sp else 1)
     mask = 1 if arch.spec.dropout > 0 else 0
-    replicated = (4 * p + 2 * mask) * sbh  # 2 LayerNorm inputs, QKV and MLP inputs, 2 masks
+    # FP8 under Transformer Engine: each Linear keeps its input as the FP8 copy its wgrad GEMM
+    # reads (1 B: QKV, proj, fc1 and fc2 inputs); norm inputs and attention stay 16-bit
+    q = 1.0 if c.fp8_inputs else p
+    replicated = (2 * p + 2 * q + 2 * mask) * sbh  # 2 LayerNorm inputs, QKV and MLP inputs, 2 masks
     sharded = megatron_attention(arch, c)
+    per_ffn = (2 * p + q) if arch.spec.mlp == "gated" else (p + q)  # fc1 output(s), fc2 input
     if moe_layer and arch.moe is not None:
         moe = arch.moe
-        routed = moe.experts_per_token * (3 if arch.spec.mlp == "gated" else 2)
-        sharded += p * s * b * moe.expert_ffn_hidden_size * routed + 4 * s * b * moe.experts
+        routed = moe.experts_per_token * moe.expert_ffn_hidden_size
+        sharded += per_ffn * s * b * routed + 4 * s * b * moe.experts
     else:
-        sharded += p * s * b * arch.ffn * (3 if arch.spec.mlp == "gated" else 2)
+        sharded += per_ffn * s * b * arch.ffn
     return replicated / (t if c.sp else 1) + sharded / t
 
 

@@ -31,7 +31,7 @@ def _attention_kept(arch: Arch, c: ActContext, megatron: bool) -> float:
     Megatron's attention core (core/activations.megatron_attention) and the QKV input."""
     if not megatron:
         return hf_attention_block(arch, c)
-    return c.p * c.tokens * arch.hidden + megatron_attention(arch, c)
+    return (1.0 if c.fp8_inputs else c.p) * c.tokens * arch.hidden + megatron_attention(arch, c)
 
 
 def _mixer_kept(arch: Arch, c: ActContext) -> float:

@@ -14,7 +14,10 @@
   all-gathered to the whole sequence before their matmuls, which keep them whole for the
   weight gradients.
 - Outside the layers: the vocabulary-parallel loss (``loss_parallel`` under TP) keeps the fp32
-  log-softmax of the local logits, as Megatron's (``megatron_top``).
+  log-softmax of the local logits, as Megatron's (``megatron_top``), with ``workload.loss``
+  ``full`` (its default); another loss keeps what core/memory/loss.py ``saved`` says of the
+  local logits (a fused loss no head input, a fused cross-entropy the 16-bit logits and an
+  fp32 log-sum-exp: ``torchtitan_top``).
 
 Sequence parallelism shards the hidden-width tensors over TP; the rest is sharded by heads or
 the MLP width.
@@ -23,7 +26,9 @@ the MLP width.
 from __future__ import annotations
 
 from ..model.architecture import Arch
-from .activations import ActContext, hf_layer
+from ..registry.loss_kinds import LOSS_KINDS
+from . import loss as lm_loss
+from .activations import ActContext, hf_layer, megatron_top
 
 
 def _ffn(arch: Arch, moe_layer: bool) -> float:
@@ -47,3 +52,19 @@ def torchtitan_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
     repeated = 2 * p * t * (arch.q_dim - arch.kv_dim)  # k and v expanded to every head
     gathered = 2 * p * t * h * (tp - 1) if tp > 1 and c.sp else 0.0  # whole, not 1/TP
     return (hf_layer(arch, c, moe_layer) + repeated + gathered) / tp
+
+
+def torchtitan_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: bool) -> float:
+    """Outside the layers: Megatron's accounting (final norm and head inputs, the fp32
+    log-softmax of the local logits) with the loss ``workload.loss`` names in place of the
+    default's log-softmax."""
+    top = megatron_top(arch, c, first, last)
+    if not last or c.loss == "full":
+        return top
+    tokens, vocab = c.s * c.b, arch.vocab / c.tp
+    top -= 4 * tokens * vocab  # the default loss's fp32 log-softmax
+    kind = LOSS_KINDS[c.loss]
+    if kind.fused:  # the head runs inside the loss: its input is not kept
+        top -= c.p * tokens * arch.hidden / (c.tp if c.sp else 1)
+    setup = lm_loss.LossSetup.of(c.loss, c.loss_compiled)
+    return top + lm_loss.saved(arch, setup, lm_loss.Logits(tokens, vocab, c.p), not frozen)

@@ -38,7 +38,7 @@ from .activations import (
     sliding_mask,
 )
 from .activations_hybrid import hybrid_delta
-from .activations_torchtitan import torchtitan_layer
+from .activations_torchtitan import torchtitan_layer, torchtitan_top
 from .activations_unsloth import applies as unsloth_applies
 from .activations_unsloth import unsloth_layer, unsloth_rebuilt
 
@@ -149,7 +149,7 @@ class Megatron(ActivationLayout):
 
 class Torchtitan(Megatron):
     """torchtitan: its saved tensors (already per GPU), Megatron's top (vocabulary-parallel
-    fp32 log-softmax kept); the loss's transients follow ``workload.loss``."""
+    fp32 log-softmax kept) with the saved bytes and transients of ``workload.loss``."""
 
     key: ClassVar[str] = "torchtitan"
     label: ClassVar[str] = "torchtitan (op-level selective recompute)"
@@ -157,6 +157,9 @@ class Torchtitan(Megatron):
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
         return torchtitan_layer(arch, ctx, moe)
+
+    def top(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
+        return torchtitan_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
 
 
 class Unsloth(ActivationLayout):

@@ -41,6 +41,16 @@ tests/core/data/techniques-measured.json, scripts/measure_techniques.py):
   chunk's fp32 logits and the chunk's weight-gradient product; backward: the gradients scaled
   by the loss gradient (as measured).
 
+* ``lse_16bit`` (flash-attn's xentropy, ``flash_attn/ops/triton/cross_entropy.py``): the
+  16-bit logits and an fp32 log-sum-exp per row are saved (p·T·V + 4·T, about 2 bytes per
+  logit); the forward holds nothing more (the loss is computed in registers), the backward a
+  new 16-bit gradient (p·T·V). z-loss (``lse_square_scale``) reuses the saved LSE.
+  ``lse_16bit_inplace`` (Liger's cross-entropy, flash-attn with ``inplace_backward``): the
+  same saved bytes, the gradient written over them: no backward transient.
+* ``z_loss`` (eager z-loss beside transformers' loss, ``logsumexp(logits.float())**2``):
+  PyTorch's ``logsumexp_backward`` takes the fp32 logits and the result, so the fp32 logits
+  (4·T·V) and the LSE (4·T) are saved beside the fp32 log-softmax; transients as ``full``.
+
 Megatron-LM's vocabulary-parallel cross entropy is its own layout (activations.megatron_top).
 """
 
@@ -102,9 +112,13 @@ def saved(arch: Arch, loss: LossSetup, logits: Logits, head_trainable: bool) -> 
         return p * t * h + (p * v * h if head_trainable else 0.0) + 8 * t
     if loss.compiled and kind.compilable:
         return p * t * v + 8 * t + 8 * t  # 16-bit logits, fp32 max and log-sum-exp
+    if kind.keeps_logits:  # the logits as they are, an fp32 LSE per row, the labels
+        return p * t * v + 4 * t + 8 * t
     kept = (4 if kind.upcast else p) * t * v + 8 * t  # log-softmax output + shifted labels
     if arch.spec.final_logit_softcap:  # Gemma 2: tanh(logits / cap) keeps its output
         kept += p * t * v
+    if kind.z_loss:  # logsumexp keeps the fp32 logits and its result
+        kept += 4 * t * v + 4 * t
     return kept
 
 
@@ -118,6 +132,8 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
     if kind.fused:
         rows = fused_rows(loss.chunks, tokens, arch)
         return 4 * rows * vocab + head_grad, p * tokens * arch.hidden + head_grad
+    if kind.keeps_logits:  # the kept logits are the saved bytes; a new gradient unless in place
+        return 0.0, 0.0 if kind.inplace_backward else p * tv
     if kind.chunked and not kind.upcast:  # the 16-bit chunk list lives through backward
         n = chunks(loss.chunks)
         return p * tv, p * tv + 2 * p * tv / n + head_grad

@@ -18,7 +18,9 @@ from ..model.architecture import Arch
 from ..model.params import ParamCounts
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
+from ..registry.bitsandbytes import keeps_inputs
 from ..registry.dtypes import DTYPES, nbytes
+from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
 from .layouts import lora_kernels, stage_layout
 from .lora import module_targets
@@ -66,6 +68,7 @@ def stage_activations(
         sp.first,
         sp.last,
         p.activation_offload,
+        p.offload_layers,
     )
     one = _ACTS.get(key, lambda: _compute(s, arch, sp, counts), (s.model, s.workload, s.precision))
     # 1F1B: stage i holds p - i micro-batches, so the last stage holds one (Narayanan et al.
@@ -81,7 +84,13 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
     # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/memory/peft.py)
     pb = 4.0 if kbit_prepared(s) else nbytes(prec.activations)
     wb = nbytes(prec.weights)
-    autocast = s.profile.autocast_copies and wb > pb and not DTYPES[prec.weights].quantized
+    # FSDP mixed precision casts each gathered unit instead (core/memory/training.py)
+    autocast = (
+        s.profile.autocast_copies
+        and wb > pb
+        and not DTYPES[prec.weights].quantized
+        and prec.param_dtype is None
+    )
     lora = w.is_adapter
     return ActContext(
         b=w.micro_batch_size,
@@ -99,6 +108,14 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         dropout_mask=dropout_mask(s),
         loss=w.loss,
         loss_compiled=w.compile_loss,
+        compiled=w.compile,
+        kernels=frozenset(w.fused_kernels),
+        # Transformer Engine (Megatron) keeps FP8 inputs; torchao's Float8Linear (torchtitan)
+        # keeps the 16-bit input and casts it again in the backward
+        fp8_inputs=prec.matmuls == "fp8" and s.profile.activation_layout == "megatron",
+        quantised_inputs=w.info.quantised_base
+        and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"
+        and keeps_inputs(prec.bitsandbytes_version),
     ), autocast
 
 
@@ -116,7 +133,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
         top += (ctx.p * sp.matrices if p.recompute != "full" else 0.0) + (
             ctx.p * head / p.tensor if sp.last else 0.0
         )
-    gpu, host = offload_split(p.activation_offload, per, top, sp.layers)
+    gpu, host = offload_split(p.activation_offload, per, top, sp.layers, p.offload_layers)
     rebuilt = (
         layout.rebuilt(s, arch, replace(ctx, recompute="none"), sp)
         if p.recompute == "full" and sp.layers

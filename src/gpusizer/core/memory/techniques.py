@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import ScenarioError
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
+from ..registry.fused_kernels import FUSED_KERNELS
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .layouts import activation_layout
@@ -82,9 +83,17 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     return transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
 
 
-def offload_split(mode: str, layers_bytes: float, top: float, layers: int) -> tuple[float, float]:
+def offload_split(
+    mode: str, layers_bytes: float, top: float, layers: int, offloaded: int | None = None
+) -> tuple[float, float]:
     """(GPU, host) activation bytes: offloading moves the layers' saved tensors to host RAM and
-    keeps one layer's in flight; what is outside the layers stays (module docstring)."""
+    keeps one layer's in flight; what is outside the layers stays (module docstring).
+    ``offloaded``: only that many of the stage's layers go (Megatron-Core
+    ``cpu_offloading_num_layers``, at most all but one), the others stay on the GPU."""
+    if offloaded and layers > 1 and mode == "none":
+        n = min(offloaded, layers - 1)
+        per = layers_bytes / layers
+        return top + per * (layers - n) + per, per * n
     if mode == "none" or layers <= 0:
         return layers_bytes + top, 0.0
     return top + layers_bytes / layers, layers_bytes
@@ -104,6 +113,7 @@ def step_phases(
 def fill_profile_defaults(data: dict[str, Any]) -> dict[str, Any]:
     """The scenario dict with the framework profile's defaults filled in where the user left a
     field out (the echo then states them, and loads back the same)."""
+    data = _kernel_loss(data)
     fw = data.get("framework", "huggingface")
     prof = FRAMEWORKS.get(fw) if isinstance(fw, str) else None
     if prof is None or not prof.scenario_defaults:
@@ -114,6 +124,21 @@ def fill_profile_defaults(data: dict[str, Any]) -> dict[str, Any]:
         if isinstance(blk, dict) and field not in blk:
             out[block] = {**blk, field: value}
     return out
+
+
+def _kernel_loss(data: dict[str, Any]) -> dict[str, Any]:
+    """A ticked loss kernel (``workload.fused_kernels``) is the loss where ``workload.loss`` is
+    left out, before any profile default (the user's choice wins); a conflict is refused by
+    :func:`check_techniques`."""
+    w = data.get("workload")
+    if not isinstance(w, dict) or "loss" in w:
+        return data
+    kernels = w.get("fused_kernels")
+    if not isinstance(kernels, list | tuple):
+        return data
+    own = [FUSED_KERNELS[k].loss for k in kernels if isinstance(k, str) and k in FUSED_KERNELS]
+    loss = next((x for x in own if x), None)
+    return data if loss is None else {**data, "workload": {**w, "loss": loss}}
 
 
 def profile_edits(framework_id: object) -> dict[str, object]:
@@ -128,6 +153,12 @@ def check_techniques(s: Scenario) -> None:
     w, p = s.workload, s.parallelism
     if not w.is_training:
         return
+    for k in w.fused_kernels:
+        own = FUSED_KERNELS[k].loss
+        if own and own != w.loss:
+            raise ScenarioError(
+                "workload.loss", f"the ticked kernel {k!r} computes the loss {own!r}; got {w.loss!r}"
+            )
     if p.activation_offload == "checkpoints" and p.recompute != "full":
         raise ScenarioError(
             "parallelism.activation_offload",
@@ -159,6 +190,11 @@ def _loss_line(s: Scenario) -> str | None:
     kind = LOSS_KINDS[w.loss]
     if kind.fused:
         return "fused linear cross-entropy: no logits kept"
+    if kind.keeps_logits:
+        inplace = ", gradient written in place" if kind.inplace_backward else ""
+        return f"fused cross-entropy: 16-bit logits and an fp32 log-sum-exp kept{inplace}"
+    if kind.z_loss:
+        return "z-loss in eager PyTorch: the fp32 logits kept beside the fp32 log-softmax"
     if kind.chunked and not kind.upcast:
         return (
             f"16-bit cross-entropy in {kind.chunk_tokens}-token chunks: 16-bit log-softmax kept, no fp32 copy"
@@ -170,13 +206,25 @@ def _loss_line(s: Scenario) -> str | None:
     return None
 
 
+def _kernel_line(s: Scenario) -> str | None:
+    """What compile and the ticked kernels change in each layer's saved tensors."""
+    w = s.workload
+    parts = (
+        ["torch.compile of each layer: norms keep their input and rstd, the MLP gate and up"]
+        if w.compile
+        else []
+    )
+    parts += [FUSED_KERNELS[k].label for k in w.fused_kernels if FUSED_KERNELS[k].effect != "loss"]
+    return "; ".join(parts) or None
+
+
 def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
     """One phrase per training technique in force (the report's ``assumptions``)."""
     w, p = s.workload, s.parallelism
     if not w.is_training:
         return ()
     own_loss = activation_layout(s.profile).vocab_parallel_loss  # workload.loss does not apply
-    out = [line for line in (_loss_line(s),) if line and not own_loss]
+    out = [line for line in (_loss_line(s), _kernel_line(s)) if line and not own_loss]
     if w.is_adapter and w.lora_dropout > 0:
         out.append(
             f"LoRA dropout {w.lora_dropout:g}: each targeted module keeps its dropout "

@@ -145,6 +145,7 @@ class _Stage:
     foreach: bool
     opt: float
     paged: float
+    root: float = 0.0  # FSDP1's root unit, gathered through forward and backward (its params)
 
 
 _STAGE: Memo[_Stage] = Memo(4096)
@@ -172,14 +173,42 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
         gathered = sp.largest_layer * (
             2 * nbytes(base_weight_dtype(s)) + (0.0 if s.workload.is_adapter else u.train_b)
         )
+        if prec.param_dtype:  # FSDP mixed precision: units gathered in param_dtype, their
+            # unsharded gradients in reduce_dtype (torch fsdp _flat_param / _fsdp_param)
+            cast = nbytes(prec.param_dtype)
+            reduce = nbytes(prec.reduce_dtype or prec.param_dtype)
+            gathered = sp.largest_layer * (2 * cast + (0.0 if s.workload.is_adapter else reduce))
         if par.pipeline > 1 and s.profile.pipeline_gathered:  # the whole stage, all step long
             reduce = s.profile.grad_reduce_bytes or grad_b
             gathered = sp.total * (nbytes(prec.activations) + (0.0 if s.workload.is_adapter else reduce))
     foreach = s.profile.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
     opt, paged = _optimizer_states(s, sp, u, master)
     return _Stage(
-        sp, u, expert_w, expert_p, grad_b, master, head_grad, fwd_t, bwd_t, gathered, foreach, opt, paged
+        sp,
+        u,
+        expert_w,
+        expert_p,
+        grad_b,
+        master,
+        head_grad,
+        fwd_t,
+        bwd_t,
+        gathered,
+        foreach,
+        opt,
+        paged,
+        _root_unit(s, counts, sp) if par.zero_stage >= 3 and par.root_unit_gathered else 0.0,
     )
+
+
+def _root_unit(s: Scenario, counts: ParamCounts, sp: StageParams) -> float:
+    """Bytes of the root unit's gathered parameters (the embedding and LM head a
+    transformer-layer wrap policy leaves to it): FSDP1 does not reshard the root after the
+    forward (torch/distributed/fsdp/_runtime_utils.py ``_post_forward_reshard``), so they stay
+    from the forward through the backward, in ``param_dtype`` (else the weights' dtype)."""
+    prec = s.precision
+    params = (counts.embedding if sp.first else 0) + (counts.lm_head if sp.last else 0)
+    return params / s.parallelism.tensor * nbytes(prec.param_dtype or base_weight_dtype(s))
 
 
 @dataclass(frozen=True)
@@ -276,13 +305,16 @@ def _head_grad(s: Scenario, counts: ParamCounts, sp: StageParams, grad_b: float)
 
 def _gradient_bytes(s: Scenario, train_b: float) -> float:
     """Bytes per gradient value. PyTorch keeps ``.grad`` in the parameter's dtype (adapters
-    always); Megatron's ``main_grad`` buffer is fp32 whenever fp32 master weights are kept;
-    DeepSpeed and FSDP reduce in the dtype the scenario names (fp32 partition: 18 B/param)."""
+    always); Megatron's ``main_grad`` buffer is fp32 whenever fp32 master weights are kept
+    (Megatron-LM arguments.py: bf16 turns on accumulate_allreduce_grads_in_fp32), in the
+    parameters' dtype with ``grad_reduce_in_fp32`` false (megatron/core/distributed
+    param_and_grad_buffer: grad_dtype = param.dtype); DeepSpeed and FSDP reduce in the dtype
+    the scenario names (fp32 partition: 18 B/param)."""
     rule, prec = s.profile.gradients, s.precision
     if s.workload.is_adapter or rule == "parameter":
         return train_b
     if rule == "main_grad" and prec.master_weights:
-        return 4.0
+        return train_b if prec.grad_reduce_in_fp32 is False else 4.0
     return nbytes(prec.gradients)
 
 
@@ -300,9 +332,12 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
     scratch = gpu.stepped * st.u.train_b if foreach else 0.0  # foreach step over this GPU's params
     kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
+    # the root's unsharded gradient (param_dtype) exists once the head's gradient is made, after
+    # the loss's backward: beside the layers' backward (recompute), not at its start
+    root_bwd = st.root * (1 if s.workload.is_adapter else 2)
     temps = {
-        "forward": fwd_t + gathered + persistent,
-        "backward": bwd_t + gathered + persistent,
+        "forward": fwd_t + gathered + persistent + st.root,
+        "backward": bwd_t + gathered + persistent + st.root,
         "backward_end": gathered + persistent,
         "optimizer_step": scratch + persistent + extra.fp32_grads + extra.page_in,
     }
@@ -310,7 +345,7 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
         temps = step_phases(temps, persistent, extra, foreach)
         grads = kept = 0.0
     if extra.recompute_layer:  # full recompute rebuilds one layer in backward, after the loss
-        temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent
+        temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent + root_bwd
     totals = {
         "forward": base + kept + acts + temps["forward"],
         "backward": base + kept + acts + temps["backward"],

@@ -35,8 +35,10 @@ from ..limits import (
     Whole,
     Width,
 )
+from ..registry.bitsandbytes import check_version
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
+from ..registry.fused_kernels import check_kernels
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import QUANT_RULES, check_modules
@@ -170,7 +172,11 @@ class WorkloadSpec(Strict):
     compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
     lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
     kbit_prepare: bool = False  # PEFT prepare_model_for_kbit_training (quantised base)
-    compile: bool = False  # torch.compile of the layers (torchtitan training.compile): speed only
+    # torch.compile of the layers (torchtitan training.compile): speed, and each layer's saved
+    # tensors as Inductor partitions them (core/memory/activations.py ``fused``)
+    compile: bool = False
+    # fused training kernels in force (core/registry/fused_kernels.py FUSED_KERNELS)
+    fused_kernels: tuple[str, ...] = Field((), strict=False)
 
     @field_validator("lora_targets")
     @classmethod
@@ -184,6 +190,11 @@ class WorkloadSpec(Strict):
     @classmethod
     def _kind(cls, v: str) -> str:
         return check_id(v, WORKLOAD_KINDS, "workload kind")
+
+    @field_validator("fused_kernels")
+    @classmethod
+    def _kernels(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return check_kernels(v)
 
     @field_validator("loss")
     @classmethod
@@ -223,6 +234,18 @@ class PrecisionSpec(Strict):
     # Float8 training (torchao Float8Linear, Transformer Engine): the linear layers' matmuls run
     # in FP8 with dynamic scales; saved activations and attention stay in ``activations``.
     matmuls: Literal["fp8"] | None = None
+    # FSDP mixed precision (FSDP1 ``MixedPrecision``, FSDP2 ``MixedPrecisionPolicy``): the dtype
+    # each gathered unit's parameters are cast to for compute, so no autocast copy of every
+    # weight (null: the weights' own dtype, or autocast where the framework autocasts), and the
+    # gradient reduction's dtype (null: param_dtype, as FSDP does when reduce_dtype is None)
+    param_dtype: str | None = None
+    reduce_dtype: str | None = None
+    # Megatron / NeMo DDP ``grad_reduce_in_fp32`` (Megatron-LM's
+    # --accumulate-allreduce-grads-in-fp32, forced on with --bf16): the main_grad buffer in fp32
+    # (true) or in the parameters' dtype (false); null: the framework's default
+    grad_reduce_in_fp32: bool | None = None
+    # bitsandbytes release of a 4-bit base (core/registry/bitsandbytes.py; null: the newest)
+    bitsandbytes_version: str | None = None
 
     @field_validator("quantization_rule")
     @classmethod
@@ -246,7 +269,12 @@ class PrecisionSpec(Strict):
     def _train(cls, v: str) -> str | None:
         return _check_dtype(v, TRAINING_DTYPES)
 
-    @field_validator("master_weights")
+    @field_validator("bitsandbytes_version")
+    @classmethod
+    def _bnb(cls, v: str | None) -> str | None:
+        return check_version(v)
+
+    @field_validator("master_weights", "param_dtype", "reduce_dtype")
     @classmethod
     def _master(cls, v: str | None) -> str | None:
         return _check_dtype(v, ("fp32", "bf16", "fp16"))
@@ -280,6 +308,15 @@ class ParallelismSpec(Strict):
     offload_optimizer: bool = False
     offload_parameters: bool = False
     optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
+    # FSDP1's root unit (embedding, LM head outside a transformer-layer wrap policy: accelerate,
+    # HF Trainer) stays gathered from the forward through the backward
+    root_unit_gathered: bool = False
+    # Megatron-Core cpu_offloading_num_layers: that many layers of each stage keep their saved
+    # activations in host RAM (null: as activation_offload says)
+    offload_layers: Annotated[int, Field(ge=0, le=10**6)] | None = None
+    # Megatron-LM --make-vocab-size-divisible-by (its default 128; NeMo / Megatron-Bridge
+    # should_pad_vocab): the vocabulary is padded to a multiple of this x TP (null: none)
+    vocab_divisible_by: Annotated[int, Field(ge=1, le=2**20)] | None = None
     activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
     # How the weights reach the GPU (core/memory/loading.py): one tensor at a time, the whole
     # 16-bit model before sharding, or FSDP's full state dict unit by unit

@@ -151,5 +151,20 @@ def _validate(data: dict[str, Any]) -> Scenario:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise from_validation(exc) from None
+    scenario = _pad_vocab(scenario)
     check_scenario(scenario)
     return scenario
+
+
+def _pad_vocab(s: Scenario) -> Scenario:
+    """Megatron's padded vocabulary (``parallelism.vocab_divisible_by`` x TP; megatron/training/
+    tokenizer ``_vocab_size_with_padding``): the model block carries the padded size, so the
+    echo loads back the same (padding a padded size changes nothing)."""
+    d, vocab = s.parallelism.vocab_divisible_by, s.model.vocab_size
+    if not d or not vocab:
+        return s
+    step = d * s.parallelism.tensor
+    padded = -(-vocab // step) * step
+    if padded == vocab:
+        return s
+    return s.model_copy(update={"model": s.model.model_copy(update={"vocab_size": padded})})

@@ -458,6 +458,8 @@ for _p in (
         techniques=(
             "Cut Cross Entropy plugin: no logits kept",
             "model sharded before it reaches the GPU (skip_move_to_device)",
+            "Liger plugin when a config loads it (liger_rope, liger_rms_norm, "
+            "liger_glu_activation): tick rope, rmsnorm, swiglu in workload.fused_kernels",
         ),
         sources=(
             "axolotl 067b021 integrations/cut_cross_entropy (every 2025-26 example config "
@@ -465,6 +467,37 @@ for _p in (
             "axolotl loaders/model.py _build_model / _apply_post_lora_load_setup: "
             "experimental_skip_move_to_device default True since #3015 (2025-08-06)",
             "examples/gpt-oss/README.md: 'Memory usage taken from device_mem_reserved(gib)'",
+        ),
+    ),
+    FrameworkProfile(
+        # Composer (MosaicML) FSDP1 FULL_SHARD over an fp32 model: FSDPConfig mixed_precision
+        # 'DEFAULT' casts each gathered unit to the training precision and reduces in fp32;
+        # 'PURE' reduces in it too (precision.reduce_dtype bf16), 'FULL' keeps fp32.
+        "composer",
+        "Composer (MosaicML)",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
+        step_counters=True,
+        gradients="scenario",
+        foreach_scratch=True,
+        scenario_defaults=(
+            ("precision", "weights", "fp32"),
+            ("precision", "master_weights", None),
+            ("precision", "gradients", "fp32"),
+            ("precision", "param_dtype", "bf16"),
+            ("precision", "reduce_dtype", "fp32"),
+            ("parallelism", "zero_stage", 3),
+        ),
+        techniques=(
+            "FSDP FULL_SHARD, mixed_precision DEFAULT: fp32 shards and AdamW states, each unit "
+            "gathered in bf16, gradients reduced in fp32 (PURE: reduce_dtype bf16)",
+        ),
+        sources=(
+            "mosaicml/composer 6405188 composer/distributed/mosaic_parallelism.py "
+            "get_mixed_precision (DEFAULT: param and buffer dtype = precision, reduce fp32; "
+            "PURE: all in precision); composer/utils/parallelism.py FSDPConfig "
+            "mixed_precision 'DEFAULT', sharding_strategy 'FULL_SHARD'",
         ),
     ),
 ):

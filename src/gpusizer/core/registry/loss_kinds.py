@@ -28,6 +28,12 @@ class LossKind:
     # the log-softmax runs on the 16-bit logits (no fp32 upcast): LitGPT's bf16-true loss
     upcast: bool = True
     chunk_tokens: int | None = None  # chunks of this many positions per sequence (not n chunks)
+    # a fused kernel keeps the logits as they are (16-bit) and an fp32 log-sum-exp per row
+    # instead of a log-softmax (flash-attn xentropy, Liger's cross-entropy)
+    keeps_logits: bool = False
+    inplace_backward: bool = False  # d(loss)/d(logits) written over the kept logits
+    # z-loss in eager PyTorch: logsumexp of the fp32 logits keeps them for its backward
+    z_loss: bool = False
     sources: tuple[str, ...] = ()
 
 
@@ -93,6 +99,45 @@ for _k in (
         fused=True,
         advisor_fallback=True,
         sources=("Liger src/liger_kernel/ops/fused_linear_cross_entropy.py",),
+    ),
+    LossKind(
+        "lse_16bit",
+        "16-bit logits + fp32 log-sum-exp (flash-attn xentropy)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        keeps_logits=True,
+        sources=(
+            "Dao-AILab/flash-attention 0251105 flash_attn/ops/triton/cross_entropy.py "
+            "CrossEntropyLossFunction: ctx.save_for_backward(logits, lse, labels); backward "
+            "dlogits = torch.empty_like(logits) (z-loss, lse_square_scale, keeps nothing more)",
+        ),
+    ),
+    LossKind(
+        "lse_16bit_inplace",
+        "16-bit logits, gradient in place (Liger cross-entropy)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        keeps_logits=True,
+        inplace_backward=True,
+        sources=(
+            "linkedin/Liger-Kernel ead96b6 src/liger_kernel/ops/cross_entropy.py: the gradient "
+            "written into the logits in the forward, ctx.save_for_backward(_input.detach())",
+            "flash-attn cross_entropy.py with inplace_backward=True: dlogits = logits",
+        ),
+    ),
+    LossKind(
+        "z_loss",
+        "Full logits with z-loss (eager: fp32 logits kept too)",
+        chunked=False,
+        compilable=False,
+        logit_list=False,
+        z_loss=True,
+        sources=(
+            "z-loss = 1e-4 * logsumexp(logits.float())**2 beside F.cross_entropy (PaLM, "
+            "arXiv 2204.02311 §5; OLMo); torch's logsumexp_backward takes self and result",
+        ),
     ),
 ):
     register(_k)

@@ -7,11 +7,12 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel
 
+from ...core.registry.fused_kernels import FUSED_KERNELS
 from ...core.registry.loss_kinds import LOSS_KINDS
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..style import set_role
-from ..widgets import combo
+from ..widgets import MultiCheck, combo
 from .base import Panel
 
 _OFFLOAD = (("None", "none"), ("Checkpoints (layer inputs)", "checkpoints"), ("All saved activations", "all"))
@@ -43,6 +44,20 @@ class TrainingPanel(Panel):
             QCheckBox("Compile the loss (torch.compile)"),
             "workload.compile_loss",
             name="check_compile_loss",
+        )
+        f.add(
+            "",
+            QCheckBox("Compile the layers (torch.compile)"),
+            "workload.compile",
+            name="check_compile",
+        )
+        f.add(
+            "Fused kernels",
+            MultiCheck(tuple(FUSED_KERNELS), columns=2),
+            "workload.fused_kernels",
+            name="checks_fused_kernels",
+            to_state=tuple,
+            from_state=tuple,
         )
         f.add(
             "LoRA dropout",
