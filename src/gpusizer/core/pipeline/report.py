@@ -9,6 +9,7 @@ from ..memo import Memo
 from ..memory.inference import cache_block
 from ..memory.techniques import host_block
 from ..model.architecture import resolve
+from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
 from ..model.result import Estimate, Serving
 from ..model.specs import Scenario
@@ -85,7 +86,9 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
     if c.training_step is not None:
         report["training_step"] = c.training_step
     if not est.scenario.workload.is_training:
-        report["cache"] = cache_block(est.scenario, resolve(est.scenario.model))
+        report["cache"] = cache_block(
+            est.scenario, resolve(est.scenario.model), count_parameters(est.scenario.model)
+        )
     if est.serving is not None:
         report["serving"] = serving_block(est.serving)
     if roofline or (roofline is None and not est.scenario.workload.is_training):
