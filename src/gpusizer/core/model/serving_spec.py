@@ -53,3 +53,13 @@ class ServingSpec(Strict):
     flashinfer_sampler: bool | None = None
     mixed_prefill: bool | None = None
     length_spread: Annotated[float, Field(ge=0.0, le=0.9)] | None = None
+
+    @property
+    def arrival_rate(self) -> float | None:
+        """Requests/s of a "rate" load (None for the other loads, whatever ``request_rate``)."""
+        return self.request_rate if self.load == "rate" else None
+
+    @property
+    def needs_rate(self) -> bool:
+        """A "rate" load without its ``request_rate``."""
+        return self.load == "rate" and self.request_rate is None

@@ -146,7 +146,7 @@ def check_framework(s: Scenario) -> None:
 def check_serving(s: Scenario) -> None:
     """``serving.engine_version`` names a release of the chosen engine; a ``rate`` load has its
     request rate."""
-    if s.serving.load == "rate" and s.serving.request_rate is None and not s.workload.is_training:
+    if s.serving.needs_rate and not s.workload.is_training:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     version = s.serving.engine_version
     if version is None or s.workload.is_training:

@@ -106,6 +106,16 @@ class Scheduling:
     per_micro_batch: bool = False
 
 
+# A release's modes, each a closed set mypy checks (the rules ask the release, never its strings).
+ChunkedPrefill = Literal["always", "long_context", "off"]
+BudgetSnapshot = Literal["none", "before_nccl", "after_nccl"]
+SGLangReserve = Literal["", "by_tp", "by_class", "formula"]
+SGLangAiter = Literal["", "fraction_cut", "after_pool"]
+OllamaEstimate = Literal["", "uniform", "per_layer"]
+OllamaWeightsLog = Literal["blocks_kv", "blocks", "blocks_output"]
+LONG_CONTEXT_CHUNKING = 32768  # vLLM V0 chunks prefill only above this max_model_len
+
+
 @dataclass(frozen=True)
 class EngineRelease:
     """One engine version's defaults. Fields a memory rule does not use are left at 0."""
@@ -117,7 +127,7 @@ class EngineRelease:
     kv_block_tokens: int = 16
     # "always": chunked prefill on; "long_context": on only when max_context > 32,768 (vLLM
     # V0), otherwise the chunk is max(max_context, 2048); "off": whole prompts.
-    chunked_prefill: str = "always"
+    chunked_prefill: ChunkedPrefill = "always"
     sampler_bytes_per_logit: float = 0.0  # profile-run sampler peak per (sequence x vocab)
     # ... when FlashInfer's top-k/top-p sampler runs instead (0: no FlashInfer rule for this
     # release); ``serving.flashinfer_sampler`` says whether it does, null this release's
@@ -133,17 +143,17 @@ class EngineRelease:
     # and NCCL's buffers count inside the fraction), "before_nccl" (0.9.1-0.10.x: init_snapshot
     # before init_worker_distributed_environment: the context outside, NCCL inside) or
     # "after_nccl" (0.11.0 on: both outside)
-    budget_snapshot: str = "after_nccl"
+    budget_snapshot: BudgetSnapshot = "after_nccl"
     # the engine refuses unless fraction x total is free at start (V1 gpu_worker
     # init_device; V0 has no such check)
     startup_free_check: bool = True
     graph_bytes: int = 0  # CUDA graphs
     graphs_in_pool: bool = False  # the KV pool pays for the graphs
-    sglang_reserve: str = ""  # "by_tp" (0.4.3) | "by_class" (0.4.9-0.5.1) | "formula" (0.5.3 on)
+    sglang_reserve: SGLangReserve = ""  # "by_tp" (0.4.3) | "by_class" (0.4.9-0.5.1) | "formula" (0.5.3 on)
     # SGLang's AITER backend on AMD GPUs (core/serving/aiter.py): "" none (0.4.3), "fraction_cut"
     # (0.4.9-0.5.x: mem_fraction_static x 0.85 above 8,192 tokens of context, the workspace
     # after the pool) or "after_pool" (2026: no cut for the default backend, the workspace after)
-    sglang_aiter: str = ""
+    sglang_aiter: SGLangAiter = ""
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
     context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
     output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
@@ -152,7 +162,7 @@ class EngineRelease:
     # most layers whose real buffers fit: llama.cpp, Ollama from v0.13), "uniform" (every
     # layer's KV at the whole context, to v0.6.2) or "per_layer" (window layers their window,
     # v0.6.3 on); gpt-oss's graph.partial as a multiple of graph.full (its branch, v0.11.0)
-    ollama_estimate: str = ""
+    ollama_estimate: OllamaEstimate = ""
     ollama_gptoss_partial: float = 0.0
     ollama_projector_first: bool = False  # the vision projector on the first GPU up front (to v0.7.0)
     # Ollama's placement order: blk.0 first (to v0.6.x), else from the last block backwards
@@ -161,7 +171,7 @@ class EngineRelease:
     # What its ``memory.weights`` line adds up (llm/memory.go MemoryEstimate.LogValue):
     # "blocks_kv" (to v0.6.0: total = blocks + their KV, repeating = total - output),
     # "blocks" (v0.6.1 - v0.6.2: total = repeating = blocks) or "blocks_output" (v0.6.3 on)
-    ollama_weights_log: str = "blocks_output"
+    ollama_weights_log: OllamaWeightsLog = "blocks_output"
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
@@ -176,6 +186,38 @@ class EngineRelease:
     # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/moe_layout.py id)
     mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
     sources: tuple[str, ...] = ()
+
+    @property
+    def chunks_long_context_only(self) -> bool:
+        """vLLM V0: chunked prefill only when max_context is above 32,768 tokens."""
+        return self.chunked_prefill == "long_context"
+
+    @property
+    def prefills_whole_prompts(self) -> bool:
+        return self.chunked_prefill == "off"
+
+    def chunks_prefill(self, max_context: int) -> bool:
+        """Whether prompts are prefilled in chunks at this max_context."""
+        return self.chunked_prefill == "always" or (
+            self.chunks_long_context_only and max_context > LONG_CONTEXT_CHUNKING
+        )
+
+    def before_snapshot(self, outside: int, nccl: int) -> int:
+        """What lies outside the budget's snapshot of ``outside`` bytes on the device (NCCL's
+        ``nccl`` of them): see ``budget_snapshot``."""
+        if self.budget_snapshot == "none":
+            return 0
+        return outside - nccl if self.budget_snapshot == "before_nccl" else outside
+
+    @property
+    def aiter_cuts_fraction(self) -> bool:
+        """SGLang 0.4.9-0.5.x: AITER cuts mem_fraction_static above 8,192 tokens of context."""
+        return self.sglang_aiter == "fraction_cut"
+
+    @property
+    def ollama_windows(self) -> bool:
+        """Ollama's estimate gives window layers their window (v0.6.3 on)."""
+        return self.ollama_estimate == "per_layer"
 
     def tier(self, gpu: Device) -> BatchTier | None:
         gib = gpu.capacity_bytes / GiB

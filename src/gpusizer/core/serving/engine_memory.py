@@ -112,7 +112,7 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         load=s.serving.load or "steady",
         ttft_p99_seconds=run.ttft_p99,
         e2e_seconds=run.e2e,
-        request_rate=s.serving.request_rate if s.serving.load == "rate" else None,
+        request_rate=s.serving.arrival_rate,
     )
 
 

@@ -37,10 +37,10 @@ class EngineSettings:
 def _chunk(rel: EngineRelease, gpu: GPUSpec, max_context: int) -> tuple[int | None, int]:
     """(prefill tokens per step, tokens of the profile pass) by the release's rule."""
     tier = rel.tier(gpu)
-    if rel.chunked_prefill == "long_context":  # vLLM V0: chunked only above 32,768
+    if rel.chunks_long_context_only:  # vLLM V0: chunked only above 32,768
         chunk = 2048 if max_context > 32768 else max(max_context, 2048)
         return chunk, chunk
-    if rel.chunked_prefill == "off":
+    if rel.prefills_whole_prompts:
         cap = tier.prefill_chunk_tokens if tier else 0
         return None, cap or max_context
     size = tier.prefill_chunk_tokens if tier else 2048

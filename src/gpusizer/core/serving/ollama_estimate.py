@@ -32,12 +32,13 @@ projector.weights projector.graph`` (docs/evidence/serving.md §4.6).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model.architecture import Arch
 from ..model.params import ParamCounts
 from ..model.specs import GPUSpec, Scenario
-from ..registry.engines import EngineRelease, MiB
+from ..registry.engines import EngineRelease, MiB, OllamaWeightsLog
 from .ollama_graph import ARCH, graph_sizes, layer_kv, per_cell
 
 MINIMUM_MEMORY = {"metal": 512 * MiB, "": 457 * MiB}  # discover/gpu.go CudaMinimumMemory etc.
@@ -89,13 +90,16 @@ def weights_logged(
     them: to v0.6.0 every block with its KV and repeating = total - output (Qwen2.5-0.5B,
     ollama#9031: 331.8 MiB total = 235.8 of blocks + 96.0 of KV, 193.8 "repeating"); v0.6.1 -
     v0.6.2 the blocks for both; v0.6.3 on the blocks, and the output added to the total."""
-    body = sum(blocks)
-    if rel.ollama_weights_log == "blocks_kv":
-        total = body + sum(kv)
-        return total, total - output, output
-    if rel.ollama_weights_log == "blocks":
-        return body, body, output
-    return body + output, body, output
+    return _WEIGHTS_LOG[rel.ollama_weights_log](sum(blocks), sum(kv), output)
+
+
+# The release's ``ollama_weights_log`` mode -> (total, repeating, nonrepeating) of the blocks'
+# bytes, their KV and the output layer's.
+_WEIGHTS_LOG: dict[OllamaWeightsLog, Callable[[float, float, float], tuple[float, float, float]]] = {
+    "blocks_kv": lambda body, kv, output: (body + kv, body + kv - output, output),
+    "blocks": lambda body, kv, output: (body, body, output),
+    "blocks_output": lambda body, kv, output: (body + output, body, output),
+}
 
 
 def ollama_estimate(

@@ -55,7 +55,7 @@ def layer_kv(s: Scenario, arch: Arch, rel: EngineRelease, ctx: int, batch: int, 
     out = []
     for i in range(arch.layers):
         cells = ctx
-        if rel.ollama_estimate == "per_layer":
+        if rel.ollama_windows:
             if kind == "gemma3" and (i + 1) % 6:
                 cells = parallel * (s.model.sliding_window or 0) + batch
             elif kind == "gptoss" and rel.ollama_gptoss_partial and i % 2 == 0:

@@ -68,6 +68,6 @@ def _alone(step: StepModel, engine: Engine, w: Workload) -> LoadResult:
 def simulate(step: StepModel, engine: Engine, workload: Workload) -> LoadResult:
     """The run of ``workload`` on ``engine`` (module docstring)."""
     w = workload
-    if w.users == 1 and w.requests == 1 and w.load != "rate" and not w.spread:
+    if w.alike and w.requests == 1:
         return _alone(step, engine, w)
     return Run(step, engine, workload).run()

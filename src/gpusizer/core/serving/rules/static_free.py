@@ -16,6 +16,7 @@ Release-specific figures (the fraction formula, tiers, chunk sizes) are data on 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from ...limits import MAX_BYTES
@@ -23,7 +24,7 @@ from ...memory.inference import kv_bytes_per_token_layer
 from ...model.architecture import Arch, resolve
 from ...model.result import Estimate
 from ...model.specs import GPUSpec, Scenario
-from ...registry.engines import MiB, cuda_total_bytes
+from ...registry.engines import MiB, SGLangReserve, cuda_total_bytes
 from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspace_bytes
 from ..engine_result import EngineMemory
 from ..engine_settings import EngineSettings
@@ -126,13 +127,27 @@ def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     0.5.1 by GPU class (:func:`_by_class`); 0.5.3 on 1 - reserved / memory with reserved MiB
     = 512 + max(chunk, 2048) x 1.5 + graph batch x 2 + TP x PP / 8 x 1024, at least 10 GiB on
     GPUs above 60 GiB."""
+    rel = st.release
+    assert rel is not None
+    return _RESERVES[rel.sglang_reserve](s, gpu, st)
+
+
+def _by_tp(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
+    """SGLang 0.4.3: the fraction by TP size."""
+    tp = s.parallelism.tensor
+    return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if tp >= n)
+
+
+def _by_gpu_class(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
+    p = s.parallelism
+    return _by_class(cuda_total_bytes(gpu) / MiB, p.tensor * p.pipeline)
+
+
+def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
+    """SGLang 0.5.3 on: 1 - reserved / memory (see :func:`sglang_fraction`)."""
     p, rel = s.parallelism, st.release
     assert rel is not None
-    if rel.sglang_reserve == "by_tp":
-        return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if p.tensor >= n)
     mem_mib = cuda_total_bytes(gpu) / MiB
-    if rel.sglang_reserve == "by_class":
-        return _by_class(mem_mib, p.tensor * p.pipeline)
     tier = rel.tier(gpu)
     chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)
     graph = tier.graph_batch if tier else 8
@@ -140,3 +155,13 @@ def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     if mem_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     return round((mem_mib - reserved) / mem_mib, 3) if mem_mib > reserved else 0.0
+
+
+# The release's ``sglang_reserve`` mode -> its default fraction; "" (not SGLang) takes the
+# newest rule, as the formula branch did.
+_RESERVES: dict[SGLangReserve, Callable[[Scenario, GPUSpec, EngineSettings], float]] = {
+    "by_tp": _by_tp,
+    "by_class": _by_gpu_class,
+    "formula": _formula,
+    "": _formula,
+}

@@ -91,10 +91,7 @@ def _before_snapshot(v: EngineView) -> int:
     the snapshot precedes the distributed init), nothing (0.8.x: device used - torch allocated
     counts all of it inside)."""
     rel = v.st.release
-    snap = rel.budget_snapshot if rel is not None else "after_nccl"
-    if snap == "none":
-        return 0
-    return v.outside - v.nccl if snap == "before_nccl" else v.outside
+    return rel.before_snapshot(v.outside, v.nccl) if rel is not None else v.outside
 
 
 def _free_check(st: EngineSettings) -> bool:
