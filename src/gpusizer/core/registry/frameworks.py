@@ -27,6 +27,7 @@ from .engine_releases import VLLM
 from .engine_releases_cpp import LLAMA_CPP, TENSORRT_LLM
 from .engine_releases_sglang import SGLANG
 from .engines import EngineRelease
+from .table import add
 from .workloads import WorkloadKind
 
 MiB = 2**20
@@ -157,9 +158,9 @@ FRAMEWORKS: dict[str, FrameworkProfile] = {}
 
 
 def register(profile: FrameworkProfile) -> FrameworkProfile:
-    """Add (or replace) a profile; the registry's order is the order users see."""
-    FRAMEWORKS[profile.id] = profile
-    return profile
+    """Add a profile (a DuplicateId if its id is taken); the registry's order is the order
+    users see."""
+    return add(FRAMEWORKS, profile.id, profile, "framework")
 
 
 def adapter_fallback() -> FrameworkProfile | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .table import add
+
 
 @dataclass(frozen=True)
 class WorkloadKind:
@@ -45,9 +47,8 @@ WORKLOAD_KINDS: dict[str, WorkloadKind] = {}
 
 
 def register(kind: WorkloadKind) -> WorkloadKind:
-    """Add (or replace) a kind; the registry's order is the order users see."""
-    WORKLOAD_KINDS[kind.id] = kind
-    return kind
+    """Add a kind (a DuplicateId if its id is taken); the registry's order is the order users see."""
+    return add(WORKLOAD_KINDS, kind.id, kind, "workload kind")
 
 
 for _k in (

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
+from ..registry.table import add
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from ..sizing.compare_options import (
     AMORTIZATION_YEARS,
@@ -168,9 +169,8 @@ CHARTS: dict[str, ChartView] = {}
 
 
 def register(chart: ChartView) -> ChartView:
-    """Add (or replace) a chart; the registry's order is the tabs' order."""
-    CHARTS[chart.key] = chart
-    return chart
+    """Add a chart (a DuplicateId if its key is taken); the registry's order is the tabs'."""
+    return add(CHARTS, chart.key, chart, "chart")
 
 
 def chart_view(key: str) -> ChartView:

@@ -23,7 +23,7 @@ with :func:`register_rule`.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeVar, cast, overload
 
 from ...errors import registered
 from ...model.architecture import Arch
@@ -31,6 +31,7 @@ from ...model.params import ParamCounts
 from ...model.result import Estimate
 from ...model.specs import GPUSpec, Scenario
 from ...registry.frameworks import FrameworkProfile
+from ...registry.table import add_keyed
 from ..engine_result import EngineMemory, PoolLine
 from ..engine_settings import EngineSettings, engine_settings
 
@@ -77,12 +78,17 @@ class MemoryRule:
 
 
 MEMORY_RULES: dict[str, MemoryRule] = {}
+_R = TypeVar("_R", bound=MemoryRule)
 
 
-def register_rule(rule: MemoryRule) -> MemoryRule:
-    """Add (or replace) a rule under its key; frameworks name it by that key."""
-    MEMORY_RULES[rule.key] = rule
-    return rule
+@overload
+def register_rule(rule: type[_R]) -> type[_R]: ...
+@overload
+def register_rule(rule: _R) -> _R: ...
+def register_rule(rule: _R | type[_R]) -> _R | type[_R]:
+    """Add a rule under its key (frameworks name it by that key; a DuplicateId if taken): an
+    instance, or as a decorator the class, registered where it is defined."""
+    return cast("_R | type[_R]", add_keyed(MEMORY_RULES, rule, "memory rule"))
 
 
 def memory_rule(profile: FrameworkProfile) -> MemoryRule:

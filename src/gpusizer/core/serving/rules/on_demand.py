@@ -27,9 +27,10 @@ from ..engine_result import EngineMemory, PoolLine, scenario_load
 from ..engine_settings import EngineSettings
 from ..kv_request import WHOLE_CONTEXT, request_kv
 from ..offload import MIN_FIT_CONTEXT, gpu_bytes, offload_memory, planned_free
-from .base import MemoryRule
+from .base import MemoryRule, register_rule
 
 
+@register_rule
 class Transformers(MemoryRule):
     """transformers: memory as requests need it."""
 
@@ -69,6 +70,7 @@ class Transformers(MemoryRule):
         )
 
 
+@register_rule
 class LayerOffload(MemoryRule):
     """llama.cpp / Ollama: layers on the GPU or in system RAM."""
 

@@ -29,9 +29,11 @@ from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspa
 from ..engine_result import EngineMemory
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
+from .base import register_rule
 from .pool import PoolRule
 
 
+@register_rule
 class StaticPool(PoolRule):
     """SGLang: (weights + KV pool) as a fraction of the free device."""
 
@@ -74,6 +76,7 @@ class StaticPool(PoolRule):
         return est.memory.weights + em.kv_pool_bytes, "weights + pool"
 
 
+@register_rule
 class FreePool(PoolRule):
     """TensorRT-LLM: a fraction of what is free after weights and activations."""
 

@@ -32,9 +32,11 @@ from ...registry.engines import cuda_total_bytes
 from ..engine_result import EngineMemory
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
+from .base import register_rule
 from .pool import PoolRule
 
 
+@register_rule
 class ProfiledPool(PoolRule):
     """vLLM V0 and V1: a fraction of the device, less what the profile run measured."""
 
