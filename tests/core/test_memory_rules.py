@@ -254,3 +254,25 @@ def test_sglang_default_fraction_zero_is_never_a_division() -> None:
     small = {**scen, "hardware": {"gpu": "rtx-4090-24gb"}, "parallelism": {"tensor": 4, "pipeline": 61}}
     r = gpusizer.estimate_report(small)
     assert not r["fits"] and r["serving"]["required_bytes"] >= MAX_BYTES
+
+
+def test_the_estimate_keeps_the_engine_memory_and_the_pool_line() -> None:
+    """The views draw what the estimate kept (``Estimate.engine``, ``Estimate.pool``): the
+    memory chart's pool view and the verdict colour import nothing from core/serving."""
+    from pathlib import Path
+
+    import gpusizer
+    from gpusizer.core.serving.engine_memory import engine_memory
+
+    sc = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"}
+    est = estimate(sc)
+    assert est.engine is not None and est.pool is not None and est.pool.reserved
+    assert est.engine.memory == est.memory
+    s = est.scenario
+    em, _ = engine_memory(s, resolve(s.model), count_parameters(s.model), est.gpu)
+    assert est.engine == em and est.pool == memory_rule(s.profile).pool_line(est.gpu, em)
+    trained = estimate({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}})
+    assert trained.engine is None and trained.pool is None
+    gui = Path(gpusizer.__file__).parent / "gui"
+    for view in ("charts/pool.py", "colors.py"):
+        assert "core.serving" not in (gui / view).read_text(encoding="utf-8")

@@ -17,13 +17,13 @@ from ..model.architecture import Arch, memo_by_identity, resolve
 from ..model.module_bytes import rule_assumption
 from ..model.params import ParamCounts, count_parameters
 from ..model.presets import scenario_gpu
-from ..model.result import Estimate, Memory, Serving
+from ..model.result import EngineMemory, Estimate, Memory, PoolLine, Serving
 from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
 from ..registry.frameworks import FrameworkProfile
 from ..registry.workloads import WorkloadKind
-from ..serving.engine_memory import engine_memory, serving_notes, serving_result
+from ..serving.engine_memory import engine_memory, engine_pool_line, serving_notes, serving_result
 from ..serving.rules import memory_rule
 from ..speed.compute import compute_estimate
 from .scenario import parse_scenario
@@ -198,19 +198,27 @@ def sizing_memory(s: Scenario) -> Memory:
     return Memory(**{**m.__dict__, "kv_cache": max(0, need - rest), "total": max(need, rest)})
 
 
-_SERVED: Memo[tuple[Memory, Serving, tuple[str, ...]]] = Memo(512)
+class Served(NamedTuple):
+    """An inference scenario on its GPU: the engine's memory, the serving block, the engine's
+    assumptions and the line the memory chart draws over its bar."""
+
+    engine: EngineMemory
+    serving: Serving
+    notes: tuple[str, ...]
+    pool: PoolLine
 
 
-def _served(
-    s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
-) -> tuple[Memory, Serving, tuple[str, ...]]:
-    """Memory, serving block and engine assumptions of an inference scenario on its GPU (kept
-    per frozen scenario and GPU, as the roofline block is)."""
+_SERVED: Memo[Served] = Memo(512)
 
-    def compute() -> tuple[Memory, Serving, tuple[str, ...]]:
+
+def _served(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec) -> Served:
+    """The engine's memory, serving block, assumptions and pool line of an inference scenario
+    on its GPU (kept per frozen scenario and GPU, as the roofline block is)."""
+
+    def compute() -> Served:
         em, st = engine_memory(s, arch, counts, gpu)
         served = serving_result(s, gpu, em, st)
-        return em.memory, served, serving_notes(s, arch, em, st, gpu)
+        return Served(em, served, serving_notes(s, arch, em, st, gpu), engine_pool_line(s, gpu, em))
 
     return _SERVED.get((id(s), id(gpu)), compute, (s, gpu))
 
@@ -233,6 +241,8 @@ class Work:
     states: str | None = None
     notes: tuple[str, ...] = ()
     extra: tuple[str, ...] = ()
+    engine: EngineMemory | None = None  # serving: the engine's memory, kept for the views
+    pool: PoolLine | None = None  # serving: what the memory chart draws over its bar
 
 
 def _trained(job: Job) -> Work:
@@ -248,8 +258,8 @@ def _trained(job: Job) -> Work:
 
 
 def _serving(job: Job) -> Work:
-    memory, served, extra = _served(job.s, job.arch, job.counts, job.gpu)
-    return Work(memory, served, extra=extra)
+    sv = _served(job.s, job.arch, job.counts, job.gpu)
+    return Work(sv.engine.memory, sv.serving, extra=sv.notes, engine=sv.engine, pool=sv.pool)
 
 
 def estimate(scenario: Scenario | dict) -> Estimate:
@@ -283,4 +293,6 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         parameters_vision=counts.vision,
         notes=work.notes,
         sized_by_engine=work.serving is not None and not memory_rule(job.profile).allocates_on_demand,
+        engine=work.engine,
+        pool=work.pool,
     )

@@ -17,12 +17,11 @@ cost of every step.
 from __future__ import annotations
 
 from ..memo import Memo
-from ..model.architecture import Arch, resolve
-from ..model.params import ParamCounts, count_parameters
-from ..model.result import Estimate, Serving
+from ..model.architecture import Arch
+from ..model.params import ParamCounts
+from ..model.result import EngineMemory, Estimate, PoolLine, Serving
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import EngineRelease, cuda_total_bytes
-from .engine_result import EngineMemory, PoolLine
 from .engine_settings import EngineSettings
 from .load import load_note, serving_load
 from .rules import memory_rule
@@ -54,14 +53,16 @@ def required_bytes(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSp
     return em.required_bytes
 
 
+def engine_pool_line(s: Scenario, gpu: GPUSpec, em: EngineMemory) -> PoolLine:
+    """What the memory chart draws over the engine's bar, as its memory rule says (the
+    estimate keeps it: ``Estimate.pool``)."""
+    return memory_rule(s.profile).pool_line(gpu, em)
+
+
 def pool_line(est: Estimate) -> PoolLine | None:
-    """What the memory chart draws over a serving estimate's bar, as its rule says (None for
-    training)."""
-    s = est.scenario
-    if est.serving is None or s.workload.is_training:
-        return None
-    em, _ = engine_memory(s, resolve(s.model), count_parameters(s.model), est.gpu)
-    return memory_rule(s.profile).pool_line(est, em)
+    """What the memory chart draws over a serving estimate's bar, as its rule said when the
+    estimate was made (None for training)."""
+    return est.pool  # the estimate keeps it (core/pipeline/estimate.py)
 
 
 def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:

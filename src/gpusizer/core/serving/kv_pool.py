@@ -16,12 +16,11 @@ from dataclasses import dataclass
 from ..memory.overhead import overhead_bytes, scenario_overhead
 from ..model.architecture import Arch
 from ..model.params import ParamCounts
-from ..model.result import COMPONENTS, Memory
+from ..model.result import COMPONENTS, EngineMemory, Memory
 from ..model.sharding import StageParams, stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.engines import cuda_total_bytes
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .moe_layout import MoeLayout, served_weight_bytes
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..memo import Memo
+from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..speed.rates import power_capped, sixteen_bit_scale
 from ..speed.roofline import peak_tflops
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .scheduler import Engine, LoadResult, Workload, simulate
 

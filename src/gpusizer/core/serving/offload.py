@@ -33,13 +33,12 @@ from ..model.architecture import Arch, ceil_div
 from ..model.gguf_bytes import block_bytes
 from ..model.module_bytes import group_bytes
 from ..model.params import ParamCounts
-from ..model.result import COMPONENTS, Memory
+from ..model.result import COMPONENTS, EngineMemory, Memory
 from ..model.sharding import stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..model.state import state_bytes
 from ..model.unified import pool_note
 from ..registry.engines import MiB
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .ollama_estimate import OllamaEstimate, full_offload_free, ollama_estimate, projector
 

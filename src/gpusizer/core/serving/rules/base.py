@@ -28,11 +28,10 @@ from typing import ClassVar, TypeVar, cast, overload
 from ...errors import registered
 from ...model.architecture import Arch
 from ...model.params import ParamCounts
-from ...model.result import Estimate
+from ...model.result import EngineMemory, PoolLine
 from ...model.specs import GPUSpec, Scenario
 from ...registry.frameworks import FrameworkProfile
 from ...registry.table import add_keyed
-from ..engine_result import EngineMemory, PoolLine
 from ..engine_settings import EngineSettings, engine_settings
 
 
@@ -72,7 +71,7 @@ class MemoryRule:
         """Requests of ``em.max_context`` tokens the engine holds at once (capacity curve)."""
         return int(em.max_concurrency + 1e-9)
 
-    def pool_line(self, est: Estimate, em: EngineMemory) -> PoolLine:
+    def pool_line(self, gpu: GPUSpec, em: EngineMemory) -> PoolLine:
         """What the memory chart draws over the engine's bar (nothing by default)."""
         return PoolLine()
 

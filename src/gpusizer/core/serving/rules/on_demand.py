@@ -20,10 +20,10 @@ from ...memory.inference import inference_memory
 from ...memory.overhead import scenario_overhead
 from ...model.architecture import Arch, ceil_div
 from ...model.params import ParamCounts
-from ...model.result import Estimate, Memory
+from ...model.result import EngineMemory, Memory, PoolLine
 from ...model.sharding import stage_params
 from ...model.specs import GPUSpec, Scenario
-from ..engine_result import EngineMemory, PoolLine, scenario_load
+from ..engine_result import scenario_load
 from ..engine_settings import EngineSettings
 from ..kv_request import WHOLE_CONTEXT, request_kv
 from ..offload import MIN_FIT_CONTEXT, gpu_bytes, offload_memory, planned_free
@@ -114,5 +114,5 @@ class LayerOffload(MemoryRule):
         on_gpu = em.host_read_bytes == 0
         return 1 + (int(spare // per) if on_gpu and per > 0 else 0)
 
-    def pool_line(self, est: Estimate, em: EngineMemory) -> PoolLine:
+    def pool_line(self, gpu: GPUSpec, em: EngineMemory) -> PoolLine:
         return PoolLine(host_split=True)

@@ -22,11 +22,10 @@ from typing import ClassVar
 from ...limits import MAX_BYTES
 from ...memory.inference import kv_bytes_per_token_layer
 from ...model.architecture import Arch, resolve
-from ...model.result import Estimate
+from ...model.result import EngineMemory
 from ...model.specs import GPUSpec, Scenario
 from ...registry.engines import MiB, SGLangReserve, cuda_total_bytes
 from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspace_bytes
-from ..engine_result import EngineMemory
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
 from .base import register_rule
@@ -72,8 +71,8 @@ class StaticPool(PoolRule):
         graphs = b.away - v.outside
         return max(pool, v.outside + (stage.body + graphs - v.driver) / (1 - f))
 
-    def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
-        return est.memory.weights + em.kv_pool_bytes, "weights + pool"
+    def budget_line(self, gpu: GPUSpec, em: EngineMemory) -> tuple[int, str]:
+        return em.memory.weights + em.kv_pool_bytes, "weights + pool"
 
 
 @register_rule

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...model.result import Estimate
+from ...model.result import EngineMemory
+from ...model.specs import GPUSpec
 from ...registry.engines import cuda_total_bytes
-from ..engine_result import EngineMemory
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
 from .base import register_rule
@@ -82,9 +82,9 @@ class ProfiledPool(PoolRule):
         free = _before_snapshot(v) / (1 - f) if _free_check(v.st) else 0.0
         return max(inside / f, free, (b.away - v.driver) / (1 - f))
 
-    def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
+    def budget_line(self, gpu: GPUSpec, em: EngineMemory) -> tuple[int, str]:
         f = em.fraction
-        return (int(f * cuda_total_bytes(est.gpu)), f"{f:g} of the GPU") if f else (0, "")
+        return (int(f * cuda_total_bytes(gpu)), f"{f:g} of the GPU") if f else (0, "")
 
 
 def _before_snapshot(v: EngineView) -> int:
