@@ -19,9 +19,24 @@ from .table import add
 
 
 @dataclass(frozen=True)
+class Role:
+    """One part of a kind's work (RL post-training: a policy trained, a rollout engine
+    serving, a reference and a reward model): the scenario's model doing the work of the kind
+    ``kind`` (a single-role kind's id), under its own framework (None: the scenario's) and
+    precision fields (``(field, value)`` pairs over the scenario's)."""
+
+    name: str
+    kind: str
+    framework: str | None = None
+    precision: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class WorkloadKind:
-    """One kind of work. ``variant_weights``: the weight dtypes the training-vs-inference
-    (variants) chart shows this kind at, one bar each, left to right."""
+    """One kind of work: its flags, and the work it builds (``work``, a key of
+    core/pipeline/work.py ``WORK_BUILDERS``: "training", "serving", or "roles" for a kind
+    made of ``roles`` that share the GPUs). ``variant_weights``: the weight dtypes the
+    training-vs-inference (variants) chart shows this kind at, one bar each, left to right."""
 
     id: str
     label: str
@@ -32,6 +47,25 @@ class WorkloadKind:
     base_dtype: str | None = None  # the base's storage unless a quantised format is chosen
     variant_weights: tuple[str, ...] = ()
     source: str = ""
+    work: str = ""  # "" : "training" when it trains, else "serving"
+    roles: tuple[Role, ...] = ()
+
+    @property
+    def work_key(self) -> str:
+        """The key of the builder of this kind's work (core/pipeline/work.py)."""
+        return self.work or ("training" if self.is_training else "serving")
+
+    @property
+    def trains(self) -> bool:
+        """Training fields, speed and charts apply (a kind with roles: some role trains)."""
+        return self.is_training
+
+    @property
+    def serves(self) -> bool:
+        """Serving fields and charts apply: the kind serves, or one of its roles does."""
+        if self.roles:
+            return any(not WORKLOAD_KINDS[r.kind].is_training for r in self.roles)
+        return not self.is_training
 
     @property
     def in_sentence(self) -> str:
