@@ -126,7 +126,7 @@ def profile_edits(framework_id: object) -> dict[str, object]:
 def check_techniques(s: Scenario) -> None:
     """Techniques that cannot run as set: a ScenarioError naming the field."""
     w, p = s.workload, s.parallelism
-    if not w.is_training:
+    if w.serves:
         return
     if p.activation_offload == "checkpoints" and p.recompute != "full":
         raise ScenarioError(
@@ -173,7 +173,7 @@ def _loss_line(s: Scenario) -> str | None:
 def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
     """One phrase per training technique in force (the report's ``assumptions``)."""
     w, p = s.workload, s.parallelism
-    if not w.is_training:
+    if w.serves:
         return ()
     own_loss = activation_layout(s.profile).vocab_parallel_loss  # workload.loss does not apply
     out = [line for line in (_loss_line(s),) if line and not own_loss]

@@ -85,13 +85,13 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
     }
     if c.training_step is not None:
         report["training_step"] = c.training_step
-    if not est.scenario.workload.is_training:
+    if est.scenario.workload.serves:
         report["cache"] = cache_block(
             est.scenario, resolve(est.scenario.model), count_parameters(est.scenario.model)
         )
     if est.serving is not None:
         report["serving"] = serving_block(est.serving)
-    if roofline or (roofline is None and not est.scenario.workload.is_training):
+    if roofline or (roofline is None and est.scenario.workload.serves):
         report["roofline"] = _roofline(est)
     return report
 

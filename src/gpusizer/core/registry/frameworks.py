@@ -151,7 +151,7 @@ class FrameworkProfile:
 
     def fits(self, kind: WorkloadKind) -> bool:
         """Whether this framework runs that kind of work."""
-        return self.trains if kind.is_training else self.serves
+        return self.trains if kind.trains else self.serves
 
 
 FRAMEWORKS: dict[str, FrameworkProfile] = {}

@@ -57,7 +57,10 @@ class WorkloadKind:
 
     @property
     def trains(self) -> bool:
-        """Training fields, speed and charts apply (a kind with roles: some role trains)."""
+        """Training fields, speed, panels and charts apply: the kind trains, or one of its
+        roles does."""
+        if self.roles:
+            return any(WORKLOAD_KINDS[r.kind].is_training for r in self.roles)
         return self.is_training
 
     @property

@@ -120,7 +120,7 @@ def ladder(s: Scenario) -> list[Variant]:
     """The scenario as set, then each rung of the ladder added to the ones before it
     (training only; a serving scenario has only itself)."""
     out = [Variant(s)]
-    if not s.workload.is_training:
+    if s.workload.serves:
         return out
     changes: dict[str, Any] = {}
     names: list[str] = []

@@ -47,7 +47,7 @@ class CapacityCurve:
 
 def served(s: Scenario) -> Scenario:
     """The scenario as an inference workload on a serving framework."""
-    if not s.workload.is_training:
+    if s.workload.serves:
         return s
     kind = WORKLOAD_KINDS["inference"]
     framework = s.framework if s.profile.fits(kind) else frameworks_for(kind)[0].id

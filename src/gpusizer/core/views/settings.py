@@ -119,7 +119,7 @@ class HardwareView:
 def serving_kind() -> WorkloadKind | None:
     """The first kind of the registry that serves rather than trains (the hint's "Choose
     Inference")."""
-    return next((k for k in WORKLOAD_KINDS.values() if not k.is_training), None)
+    return next((k for k in WORKLOAD_KINDS.values() if k.serves), None)
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ class ChartView:
 
     def applies_to(self, kind: WorkloadKind) -> bool:
         """Whether the chart has something to say about this kind of work."""
-        wrong = self.serving_only if kind.is_training else self.training_only
+        wrong = self.serving_only if kind.trains else self.training_only
         return not wrong
 
     def hint(self, kind: WorkloadKind) -> str:
