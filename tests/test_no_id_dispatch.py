@@ -23,6 +23,11 @@ RELEASE_MODES = {
     "ollama_estimate",
     "ollama_weights_log",
     "recurrent_state",
+    # SGLang's and Ollama's own knobs (SGLangKnobs, OllamaKnobs)
+    "reserve",
+    "aiter",
+    "estimate",
+    "weights_log",
 }
 # the owners: a registry's own module may ask its entries' fields
 OWNERS = {

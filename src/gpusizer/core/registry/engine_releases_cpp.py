@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
+from .engines import BatchTier, EngineRelease, OllamaKnobs, Scheduling, StepCost, us
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
 # its scheduler with the GPU ("At step n, the system launches GPU computation for step n+1
@@ -148,10 +148,9 @@ LLAMA_CPP = (
         "2024-12",
         4,
         2048,
-        ollama_estimate="uniform",
-        ollama_projector_first=True,
-        ollama_layers_forward=True,
-        ollama_weights_log="blocks_kv",
+        ollama=OllamaKnobs(
+            estimate="uniform", projector_first=True, layers_forward=True, weights_log="blocks_kv"
+        ),
         sources=(
             "ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",
             _ESTIMATE,
@@ -165,10 +164,9 @@ LLAMA_CPP = (
         "2025-03",
         4,
         2048,
-        ollama_estimate="uniform",
-        ollama_projector_first=True,
-        ollama_layers_forward=True,
-        ollama_weights_log="blocks",
+        ollama=OllamaKnobs(
+            estimate="uniform", projector_first=True, layers_forward=True, weights_log="blocks"
+        ),
         sources=(
             "ollama 033cec232 (2025-03-12, first in v0.6.1) 'count gemma3 vision tensors': "
             "memory.weights adds the blocks alone, total = repeating (f4f0992b6, v0.6.3, adds "
@@ -180,9 +178,7 @@ LLAMA_CPP = (
         "2025-03",
         4,
         2048,
-        ollama_estimate="per_layer",
-        ollama_projector_first=True,
-        ollama_layers_forward=True,
+        ollama=OllamaKnobs(estimate="per_layer", projector_first=True, layers_forward=True),
         sources=(
             "ollama f66216e39 (2025-03-24, first in v0.6.3) 'Support heterogeneous KV cache "
             "layer sizes in memory estimation': fs/ggml/ggml.go GraphSize gives gemma3's window "
@@ -194,9 +190,7 @@ LLAMA_CPP = (
         "2025-04",
         2,
         4096,
-        ollama_estimate="per_layer",
-        ollama_projector_first=True,
-        ollama_layers_forward=True,
+        ollama=OllamaKnobs(estimate="per_layer", projector_first=True, layers_forward=True),
         sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",),
     ),
     _ollama(
@@ -204,8 +198,7 @@ LLAMA_CPP = (
         "2025-05",
         2,
         4096,
-        ollama_estimate="per_layer",
-        ollama_projector_first=True,
+        ollama=OllamaKnobs(estimate="per_layer", projector_first=True),
         sources=(
             "ollama 0478d440f (2025-05-13, first in v0.7.0) 'Fixed over vram allocation due to "
             "small initial layer sizes': llm/memory.go places layers from the last block "
@@ -218,7 +211,7 @@ LLAMA_CPP = (
         "2025-07",
         1,
         4096,
-        ollama_estimate="per_layer",
+        ollama=OllamaKnobs(estimate="per_layer"),
         sources=("ollama v0.10.0: OLLAMA_NUM_PARALLEL default 1",),
     ),
     _ollama(
@@ -226,8 +219,7 @@ LLAMA_CPP = (
         "2025-08",
         1,
         4096,
-        ollama_estimate="per_layer",
-        ollama_gptoss_partial=2.0,
+        ollama=OllamaKnobs(estimate="per_layer", gptoss_partial=2.0),
         sources=(
             "ollama v0.11.0 (2025-08-05) fs/ggml/ggml.go GraphSize case gptoss: even layers "
             "parallel x 4096 + batch cells, full = 4 x heads / kv_heads x kvTotal / 6, partial "

@@ -106,12 +106,54 @@ class Scheduling:
     per_micro_batch: bool = False
 
 
+@dataclass(frozen=True)
+class SGLangKnobs:
+    """SGLang's own defaults (server_args.py): how ``mem_fraction_static`` is chosen
+    (``reserve``: "by_tp" 0.4.3, "by_class" 0.4.9-0.5.1, "formula" 0.5.3 on) and its AITER
+    backend on AMD GPUs (core/serving/aiter.py; ``aiter``: "" none (0.4.3), "fraction_cut"
+    (0.4.9-0.5.x: mem_fraction_static x 0.85 above 8,192 tokens of context, the workspace
+    after the pool) or "after_pool" (2026: no cut for the default backend, the workspace
+    after))."""
+
+    reserve: SGLangReserve = "formula"
+    aiter: SGLangAiter = ""
+
+    @property
+    def aiter_cuts_fraction(self) -> bool:
+        """SGLang 0.4.9-0.5.x: AITER cuts mem_fraction_static above 8,192 tokens of context."""
+        return self.aiter == "fraction_cut"
+
+
+@dataclass(frozen=True)
+class OllamaKnobs:
+    """Ollama's placement by its own estimate (core/serving/ollama_estimate.py): ``estimate``
+    "uniform" (every layer's KV at the whole context, to v0.6.2) or "per_layer" (window layers
+    their window, v0.6.3 on); gpt-oss's graph.partial as a multiple of graph.full (its branch,
+    v0.11.0); the vision projector on the first GPU up front (to v0.7.0); the placement order
+    (``layers_forward``: blk.0 first, to v0.6.x; else from the last block backwards, v0.7.0
+    on, llm/memory.go commit 0478d440f); what its ``memory.weights`` line adds up
+    (llm/memory.go MemoryEstimate.LogValue: "blocks_kv" to v0.6.0: total = blocks + their KV,
+    repeating = total - output; "blocks" v0.6.1 - v0.6.2: total = repeating = blocks;
+    "blocks_output" v0.6.3 on)."""
+
+    estimate: OllamaEstimate = "per_layer"
+    gptoss_partial: float = 0.0
+    projector_first: bool = False
+    layers_forward: bool = False
+    weights_log: OllamaWeightsLog = "blocks_output"
+
+    @property
+    def windows(self) -> bool:
+        """Ollama's estimate gives window layers their window (v0.6.3 on)."""
+        return self.estimate == "per_layer"
+
+
 # A release's modes, each a closed set mypy checks (the rules ask the release, never its strings).
 ChunkedPrefill = Literal["always", "long_context", "off"]
 BudgetSnapshot = Literal["none", "before_nccl", "after_nccl"]
-SGLangReserve = Literal["", "by_tp", "by_class", "formula"]
+SGLangReserve = Literal["by_tp", "by_class", "formula"]
 SGLangAiter = Literal["", "fraction_cut", "after_pool"]
-OllamaEstimate = Literal["", "uniform", "per_layer"]
+OllamaEstimate = Literal["uniform", "per_layer"]
 OllamaWeightsLog = Literal["blocks_kv", "blocks", "blocks_output"]
 LONG_CONTEXT_CHUNKING = 32768  # vLLM V0 chunks prefill only above this max_model_len
 
@@ -149,29 +191,14 @@ class EngineRelease:
     startup_free_check: bool = True
     graph_bytes: int = 0  # CUDA graphs
     graphs_in_pool: bool = False  # the KV pool pays for the graphs
-    sglang_reserve: SGLangReserve = ""  # "by_tp" (0.4.3) | "by_class" (0.4.9-0.5.1) | "formula" (0.5.3 on)
-    # SGLang's AITER backend on AMD GPUs (core/serving/aiter.py): "" none (0.4.3), "fraction_cut"
-    # (0.4.9-0.5.x: mem_fraction_static x 0.85 above 8,192 tokens of context, the workspace
-    # after the pool) or "after_pool" (2026: no cut for the default backend, the workspace after)
-    sglang_aiter: SGLangAiter = ""
+    sglang: SGLangKnobs | None = None  # SGLang's own (None: another engine)
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
     context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
     output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
     kv_unified: bool = False  # llama.cpp: every sequence may use the whole n_ctx
-    # Ollama places layers by its own estimate (core/serving/ollama_estimate.py): "" no (the
-    # most layers whose real buffers fit: llama.cpp, Ollama from v0.13), "uniform" (every
-    # layer's KV at the whole context, to v0.6.2) or "per_layer" (window layers their window,
-    # v0.6.3 on); gpt-oss's graph.partial as a multiple of graph.full (its branch, v0.11.0)
-    ollama_estimate: OllamaEstimate = ""
-    ollama_gptoss_partial: float = 0.0
-    ollama_projector_first: bool = False  # the vision projector on the first GPU up front (to v0.7.0)
-    # Ollama's placement order: blk.0 first (to v0.6.x), else from the last block backwards
-    # (v0.7.0 on, llm/memory.go commit 0478d440f)
-    ollama_layers_forward: bool = False
-    # What its ``memory.weights`` line adds up (llm/memory.go MemoryEstimate.LogValue):
-    # "blocks_kv" (to v0.6.0: total = blocks + their KV, repeating = total - output),
-    # "blocks" (v0.6.1 - v0.6.2: total = repeating = blocks) or "blocks_output" (v0.6.3 on)
-    ollama_weights_log: OllamaWeightsLog = "blocks_output"
+    # Ollama's own estimate and log (None: llama.cpp, and Ollama from v0.13, which places the
+    # most layers whose real buffers fit)
+    ollama: OllamaKnobs | None = None
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
     ubatch_tokens: int = 512  # llama.cpp n_ubatch
@@ -210,14 +237,14 @@ class EngineRelease:
         return outside - nccl if self.budget_snapshot == "before_nccl" else outside
 
     @property
-    def aiter_cuts_fraction(self) -> bool:
-        """SGLang 0.4.9-0.5.x: AITER cuts mem_fraction_static above 8,192 tokens of context."""
-        return self.sglang_aiter == "fraction_cut"
+    def sglang_knobs(self) -> SGLangKnobs:
+        """SGLang's knobs (the newest rules for a release that names none)."""
+        return self.sglang or SGLangKnobs()
 
     @property
-    def ollama_windows(self) -> bool:
-        """Ollama's estimate gives window layers their window (v0.6.3 on)."""
-        return self.ollama_estimate == "per_layer"
+    def ollama_knobs(self) -> OllamaKnobs:
+        """Ollama's knobs (the newest log, no estimate quirks, for a release that names none)."""
+        return self.ollama or OllamaKnobs()
 
     def tier(self, gpu: Device) -> BatchTier | None:
         gib = gpu.capacity_bytes / GiB

@@ -208,7 +208,7 @@ def offload_memory(
     full = arch.layers + 1
     rel = st.release
     planned = None
-    if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
+    if st.gpu_layers is None and rel is not None and rel.ollama is not None:
         # Ollama starts llama.cpp with the layer count its own estimate gives
         planned = ollama_estimate(s, arch, m.blocks, m.output, gpu, rel, ctx, projector(s, counts))
     n = planned.layers if planned is not None else st.gpu_layers

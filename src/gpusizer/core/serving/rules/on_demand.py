@@ -95,7 +95,7 @@ class LayerOffload(MemoryRule):
         placed = st.gpu_layers is not None or em.gpu_layers == full
         required = gpu_bytes(s, arch, counts, st, gpu_layers=layers, cells=need)
         rel = st.release
-        if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
+        if st.gpu_layers is None and rel is not None and rel.ollama is not None:
             # Ollama offloads only what its own estimate places: every layer needs its margin
             slots = max(1, st.max_sequences or 1)
             ctx = max(em.max_context, ceil_div(load.total_tokens, slots))

@@ -131,7 +131,7 @@ def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     GPUs above 60 GiB."""
     rel = st.release
     assert rel is not None
-    return _RESERVES[rel.sglang_reserve](s, gpu, st)
+    return _RESERVES[rel.sglang_knobs.reserve](s, gpu, st)
 
 
 def _by_tp(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
@@ -159,11 +159,10 @@ def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     return round((mem_mib - reserved) / mem_mib, 3) if mem_mib > reserved else 0.0
 
 
-# The release's ``sglang_reserve`` mode -> its default fraction; "" (not SGLang) takes the
-# newest rule, as the formula branch did.
+# SGLang's ``reserve`` mode -> its default fraction (a release naming no SGLang knobs takes
+# the newest rule, as the formula branch did).
 _RESERVES: dict[SGLangReserve, Callable[[Scenario, GPUSpec, EngineSettings], float]] = {
     "by_tp": _by_tp,
     "by_class": _by_gpu_class,
     "formula": _formula,
-    "": _formula,
 }
