@@ -106,6 +106,65 @@ class Scheduling:
     per_micro_batch: bool = False
 
 
+# A release's modes, each a closed set mypy checks (the rules ask the release, never its strings).
+ChunkedPrefill = Literal["always", "long_context", "off"]
+BudgetSnapshot = Literal["none", "before_nccl", "after_nccl"]
+SGLangReserve = Literal["by_tp", "by_class", "formula"]
+SGLangAiter = Literal["", "fraction_cut", "after_pool"]
+OllamaEstimate = Literal["uniform", "per_layer"]
+OllamaWeightsLog = Literal["blocks_kv", "blocks", "blocks_output"]
+LONG_CONTEXT_CHUNKING = 32768  # vLLM V0 chunks prefill only above this max_model_len
+
+
+@dataclass(frozen=True)
+class VLLMKnobs:
+    """vLLM's own defaults (core/serving/rules/vllm.py): its profile run's sampler, the bytes
+    inside its budget, where the budget's snapshot is taken, its start-up check, and whether
+    the pool pays for the CUDA graphs. The defaults leave another engine's memory alone."""
+
+    sampler_bytes_per_logit: float = 0.0  # profile-run sampler peak per (sequence x vocab)
+    # ... when FlashInfer's top-k/top-p sampler runs instead (0: no FlashInfer rule for this
+    # release); ``serving.flashinfer_sampler`` says whether it does, null this release's
+    # default install and setting (``flashinfer_sampler_default``)
+    flashinfer_sampler_bytes_per_logit: float = 0.0
+    flashinfer_sampler_default: bool = False
+    non_torch_bytes: int = 0  # inside the budget on one GPU
+    comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
+    comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
+    context_in_budget: bool = False  # the CUDA context lies inside the fraction (V0)
+    # Where vLLM V1 takes the memory snapshot its budget counts from (v1/worker/gpu_worker.py):
+    # "none" (0.8.x: no snapshot, non-torch = device used - torch allocated, so the CUDA context
+    # and NCCL's buffers count inside the fraction), "before_nccl" (0.9.1-0.10.x: init_snapshot
+    # before init_worker_distributed_environment: the context outside, NCCL inside) or
+    # "after_nccl" (0.11.0 on: both outside)
+    budget_snapshot: BudgetSnapshot = "after_nccl"
+    # the engine refuses unless fraction x total is free at start (V1 gpu_worker
+    # init_device; V0 has no such check)
+    startup_free_check: bool = True
+    graphs_in_pool: bool = False  # the KV pool pays for the graphs
+
+    def before_snapshot(self, outside: int, nccl: int) -> int:
+        """What lies outside the budget's snapshot of ``outside`` bytes on the device (NCCL's
+        ``nccl`` of them): see ``budget_snapshot``."""
+        if self.budget_snapshot == "none":
+            return 0
+        return outside - nccl if self.budget_snapshot == "before_nccl" else outside
+
+    def uses_flashinfer_sampler(self, flashinfer: bool | None) -> bool:
+        """Whether the profile run samples with FlashInfer: as the scenario says
+        (``serving.flashinfer_sampler``), else as this release does by default."""
+        use = self.flashinfer_sampler_default if flashinfer is None else flashinfer
+        return bool(use and self.flashinfer_sampler_bytes_per_logit)
+
+    def sampler_bytes(self, flashinfer: bool | None) -> float:
+        """Bytes per (sequence x vocab) of the profile run's sampler peak: FlashInfer's
+        top-k/top-p path where it runs (:meth:`uses_flashinfer_sampler`), else the release's
+        other path."""
+        if self.uses_flashinfer_sampler(flashinfer):
+            return self.flashinfer_sampler_bytes_per_logit
+        return self.sampler_bytes_per_logit
+
+
 @dataclass(frozen=True)
 class SGLangKnobs:
     """SGLang's own defaults (server_args.py): how ``mem_fraction_static`` is chosen
@@ -148,16 +207,6 @@ class OllamaKnobs:
         return self.estimate == "per_layer"
 
 
-# A release's modes, each a closed set mypy checks (the rules ask the release, never its strings).
-ChunkedPrefill = Literal["always", "long_context", "off"]
-BudgetSnapshot = Literal["none", "before_nccl", "after_nccl"]
-SGLangReserve = Literal["by_tp", "by_class", "formula"]
-SGLangAiter = Literal["", "fraction_cut", "after_pool"]
-OllamaEstimate = Literal["uniform", "per_layer"]
-OllamaWeightsLog = Literal["blocks_kv", "blocks", "blocks_output"]
-LONG_CONTEXT_CHUNKING = 32768  # vLLM V0 chunks prefill only above this max_model_len
-
-
 @dataclass(frozen=True)
 class EngineRelease:
     """One engine version's defaults. Fields a memory rule does not use are left at 0."""
@@ -170,27 +219,8 @@ class EngineRelease:
     # "always": chunked prefill on; "long_context": on only when max_context > 32,768 (vLLM
     # V0), otherwise the chunk is max(max_context, 2048); "off": whole prompts.
     chunked_prefill: ChunkedPrefill = "always"
-    sampler_bytes_per_logit: float = 0.0  # profile-run sampler peak per (sequence x vocab)
-    # ... when FlashInfer's top-k/top-p sampler runs instead (0: no FlashInfer rule for this
-    # release); ``serving.flashinfer_sampler`` says whether it does, null this release's
-    # default install and setting (``flashinfer_sampler_default``)
-    flashinfer_sampler_bytes_per_logit: float = 0.0
-    flashinfer_sampler_default: bool = False
-    non_torch_bytes: int = 0  # inside the budget on one GPU
-    comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
-    comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
-    context_in_budget: bool = False  # the CUDA context lies inside the fraction (V0)
-    # Where vLLM V1 takes the memory snapshot its budget counts from (v1/worker/gpu_worker.py):
-    # "none" (0.8.x: no snapshot, non-torch = device used - torch allocated, so the CUDA context
-    # and NCCL's buffers count inside the fraction), "before_nccl" (0.9.1-0.10.x: init_snapshot
-    # before init_worker_distributed_environment: the context outside, NCCL inside) or
-    # "after_nccl" (0.11.0 on: both outside)
-    budget_snapshot: BudgetSnapshot = "after_nccl"
-    # the engine refuses unless fraction x total is free at start (V1 gpu_worker
-    # init_device; V0 has no such check)
-    startup_free_check: bool = True
+    vllm: VLLMKnobs = VLLMKnobs()  # vLLM's own (the defaults: another engine)
     graph_bytes: int = 0  # CUDA graphs
-    graphs_in_pool: bool = False  # the KV pool pays for the graphs
     sglang: SGLangKnobs | None = None  # SGLang's own (None: another engine)
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
     context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
@@ -229,13 +259,6 @@ class EngineRelease:
             self.chunks_long_context_only and max_context > LONG_CONTEXT_CHUNKING
         )
 
-    def before_snapshot(self, outside: int, nccl: int) -> int:
-        """What lies outside the budget's snapshot of ``outside`` bytes on the device (NCCL's
-        ``nccl`` of them): see ``budget_snapshot``."""
-        if self.budget_snapshot == "none":
-            return 0
-        return outside - nccl if self.budget_snapshot == "before_nccl" else outside
-
     @property
     def sglang_knobs(self) -> SGLangKnobs:
         """SGLang's knobs (the newest rules for a release that names none)."""
@@ -254,19 +277,10 @@ class EngineRelease:
                 return t
         return self.tiers[-1] if self.tiers else None
 
-    def uses_flashinfer_sampler(self, flashinfer: bool | None) -> bool:
-        """Whether the profile run samples with FlashInfer: as the scenario says
-        (``serving.flashinfer_sampler``), else as this release does by default."""
-        use = self.flashinfer_sampler_default if flashinfer is None else flashinfer
-        return bool(use and self.flashinfer_sampler_bytes_per_logit)
-
     def sampler_bytes(self, flashinfer: bool | None) -> float:
-        """Bytes per (sequence x vocab) of the profile run's sampler peak: FlashInfer's
-        top-k/top-p path where it runs (:meth:`uses_flashinfer_sampler`), else the release's
-        other path."""
-        if self.uses_flashinfer_sampler(flashinfer):
-            return self.flashinfer_sampler_bytes_per_logit
-        return self.sampler_bytes_per_logit
+        """Bytes per (sequence x vocab) of the profile run's sampler peak (vLLM's; 0 for the
+        other engines): :meth:`VLLMKnobs.sampler_bytes`."""
+        return self.vllm.sampler_bytes(flashinfer)
 
     def step_cost(self, gpu: Device) -> StepCost:
         table = dict(self.steps)

@@ -142,7 +142,7 @@ def serving_notes(
         f"{em.max_sequences or 'engine-sized'} sequences, prefill chunk "
         f"{st.prefill_chunk_tokens or 'whole prompt'}, KV block {st.kv_block_tokens}"
     )
-    if rel.sampler_bytes_per_logit:
+    if rel.vllm.sampler_bytes_per_logit:
         out.append(sampler_note(rel, s.serving.flashinfer_sampler))
     out.append(load_note(s, gpu, em, st))
     return (*out, *em.notes)
@@ -150,16 +150,19 @@ def serving_notes(
 
 def sampler_note(rel: EngineRelease, flashinfer: bool | None) -> str:
     """Which top-k/top-p path the profile run's sampler peak is for, and how to say the other."""
-    fi = rel.uses_flashinfer_sampler(flashinfer)
+    knobs = rel.vllm
+    fi = knobs.uses_flashinfer_sampler(flashinfer)
     how = "as set" if flashinfer is not None else "this release's default"
     if fi:
         return (
-            f"profile-run sampler: FlashInfer top-k/top-p, {rel.flashinfer_sampler_bytes_per_logit:g} B a "
+            f"profile-run sampler: FlashInfer top-k/top-p, {knobs.flashinfer_sampler_bytes_per_logit:g} B a "
             f"logit ({how}; serving.flashinfer_sampler false for VLLM_USE_FLASHINFER_SAMPLER=0)"
         )
     other = (
         "; serving.flashinfer_sampler true where the log says 'Using FlashInfer for top-p & top-k sampling.'"
-        if rel.flashinfer_sampler_bytes_per_logit
+        if knobs.flashinfer_sampler_bytes_per_logit
         else ""
     )
-    return f"profile-run sampler: {rel.sampler_bytes_per_logit:g} B a logit without FlashInfer ({how}{other})"
+    return (
+        f"profile-run sampler: {knobs.sampler_bytes_per_logit:g} B a logit without FlashInfer ({how}{other})"
+    )

@@ -51,16 +51,19 @@ class ProfiledPool(PoolRule):
         fraction = st.memory_fraction or 0.9
         before = _before_snapshot(v)
         non_torch = (
-            rel.non_torch_bytes
-            + (rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0)
+            rel.vllm.non_torch_bytes
+            + (rel.vllm.comm_bytes + (ranks - 1) * rel.vllm.comm_per_peer_bytes if ranks > 1 else 0)
             + (v.outside - before)  # what the snapshot does not see counts inside
         )
         reserved = (
-            stage.weights + max(stage.body, stage.sampler) + non_torch + (graphs if rel.graphs_in_pool else 0)
+            stage.weights
+            + max(stage.body, stage.sampler)
+            + non_torch
+            + (graphs if rel.vllm.graphs_in_pool else 0)
         )
         pool = fraction * v.total - reserved
-        context = 0 if rel.context_in_budget else before
-        away = context + (0 if rel.graphs_in_pool else graphs)
+        context = 0 if rel.vllm.context_in_budget else before
+        away = context + (0 if rel.vllm.graphs_in_pool else graphs)
         memory = pool_parts(stage.weights, stage.body, stage.sampler, non_torch + graphs + context, pool)
         return PoolBudget(fraction, reserved, away, pool, memory)
 
@@ -93,11 +96,11 @@ def _before_snapshot(v: EngineView) -> int:
     the snapshot precedes the distributed init), nothing (0.8.x: device used - torch allocated
     counts all of it inside)."""
     rel = v.st.release
-    return rel.before_snapshot(v.outside, v.nccl) if rel is not None else v.outside
+    return rel.vllm.before_snapshot(v.outside, v.nccl) if rel is not None else v.outside
 
 
 def _free_check(st: EngineSettings) -> bool:
     """Whether the release refuses unless fraction x total is free (V1; a V0 context inside
     the budget leaves nothing to check)."""
     rel = st.release
-    return rel is not None and not rel.context_in_budget and rel.startup_free_check
+    return rel is not None and not rel.vllm.context_in_budget and rel.vllm.startup_free_check
