@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engines import BatchTier, EngineRelease, OllamaKnobs, Scheduling, StepCost, us
+from .engines import BatchTier, EngineRelease, LlamaCppKnobs, OllamaKnobs, Scheduling, StepCost, us
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
 # its scheduler with the GPU ("At step n, the system launches GPU computation for step n+1
@@ -60,8 +60,7 @@ def _ollama(version: str, date: str, parallel: int, ctx: int, **kw: Any) -> Engi
         date,
         None,
         max_sequences=parallel,
-        context_tiers=((0, ctx),),
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(context_tiers=((0, ctx),), output_in_gpu_layers=False),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
@@ -114,7 +113,7 @@ LLAMA_CPP = (
         "2024-03",
         None,
         max_sequences=1,
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
@@ -130,7 +129,7 @@ LLAMA_CPP = (
         "2024-05",
         None,
         max_sequences=1,
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=True,
@@ -244,8 +243,9 @@ LLAMA_CPP = (
         "2026-02",
         None,
         max_sequences=1,
-        context_tiers=((47, 262144), (23, 32768), (0, 4096)),
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(
+            context_tiers=((47, 262144), (23, 32768), (0, 4096)), output_in_gpu_layers=False
+        ),
         flash_attention=True,
         kv_block_tokens=1,
         chunked_prefill="off",
@@ -263,7 +263,7 @@ LLAMA_CPP = (
         None,
         max_sequences=4,
         flash_attention=True,
-        kv_unified=True,
+        llama_cpp=LlamaCppKnobs(kv_unified=True),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=True,

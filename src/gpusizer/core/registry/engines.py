@@ -166,6 +166,16 @@ class VLLMKnobs:
 
 
 @dataclass(frozen=True)
+class LlamaCppKnobs:
+    """llama.cpp's own defaults, which Ollama's runner shares (core/serving/offload.py)."""
+
+    context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
+    output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
+    kv_unified: bool = False  # llama.cpp: every sequence may use the whole n_ctx
+    ubatch_tokens: int = 512  # llama.cpp n_ubatch
+
+
+@dataclass(frozen=True)
 class SGLangKnobs:
     """SGLang's own defaults (server_args.py): how ``mem_fraction_static`` is chosen
     (``reserve``: "by_tp" 0.4.3, "by_class" 0.4.9-0.5.1, "formula" 0.5.3 on) and its AITER
@@ -222,16 +232,13 @@ class EngineRelease:
     vllm: VLLMKnobs = VLLMKnobs()  # vLLM's own (the defaults: another engine)
     graph_bytes: int = 0  # CUDA graphs
     sglang: SGLangKnobs | None = None  # SGLang's own (None: another engine)
+    llama_cpp: LlamaCppKnobs = LlamaCppKnobs()  # llama.cpp's and Ollama's runner's own
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
-    context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
-    output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
-    kv_unified: bool = False  # llama.cpp: every sequence may use the whole n_ctx
     # Ollama's own estimate and log (None: llama.cpp, and Ollama from v0.13, which places the
     # most layers whose real buffers fit)
     ollama: OllamaKnobs | None = None
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
-    ubatch_tokens: int = 512  # llama.cpp n_ubatch
     steps: tuple[tuple[str, StepCost], ...] = ()  # (GPU category, cost); "" = any other
     scheduling: Scheduling = Scheduling()
     # How one request's KV is counted, a key of core/serving/kv_request.KV_LAYOUTS:

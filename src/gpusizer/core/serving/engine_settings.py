@@ -56,9 +56,9 @@ def _context(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec, fitted: bool)
     if rel is None:
         return w.prompt_tokens + w.generated_tokens
     model = s.model.max_context or (w.prompt_tokens + w.generated_tokens)
-    if rel.context_tiers:
+    if rel.llama_cpp.context_tiers:
         gib = gpu.capacity_bytes / GiB
-        return min(next(t for g, t in rel.context_tiers if gib >= g), model)
+        return min(next(t for g, t in rel.llama_cpp.context_tiers if gib >= g), model)
     return None if fitted else model
 
 
@@ -76,7 +76,7 @@ def engine_settings(
     if sv.prefill_chunk_tokens is not None:
         chunk = profile_tokens = sv.prefill_chunk_tokens
     if rel is not None and ubatch_prefill:
-        chunk = sv.prefill_chunk_tokens or rel.ubatch_tokens
+        chunk = sv.prefill_chunk_tokens or rel.llama_cpp.ubatch_tokens
     seqs = sv.max_sequences
     if seqs is None and rel is not None:
         tier = rel.tier(gpu)
