@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import gpusizer
 from gpusizer.core.registry.frameworks import FRAMEWORKS
@@ -99,21 +100,23 @@ def test_a_registered_copy_of_the_fused_loss_gets_fused_speed_and_memory() -> No
     from gpusizer.core.pipeline.scenario import clear_cache
     from gpusizer.core.registry import loss_kinds
 
-    base = {
+    base: dict[str, Any] = {
         "model": {"preset": "llama-3.1-8b"},
         "workload": {"kind": "full_finetune", "sequence_length": 4096, "training_tokens": 1.0e9},
         "hardware": {"gpu": "h100-sxm-80gb"},
     }
     loss_kinds.register(replace(LOSS_KINDS["fused"], id="fused_copy", advisor_fallback=False))
     try:
-        clear_caches(), clear_cache()
+        clear_caches()
+        clear_cache()
         runs = [
             estimate_report({**base, "workload": {**base["workload"], "loss": loss}})
             for loss in ("fused", "fused_copy", "full")
         ]
     finally:
         loss_kinds.LOSS_KINDS.pop("fused_copy")
-        clear_caches(), clear_cache()
+        clear_caches()
+        clear_cache()
     fused, copy, full = (r["compute"]["time_seconds"] for r in runs)
     assert copy == fused != full
     assert runs[1]["per_gpu"] == runs[0]["per_gpu"]

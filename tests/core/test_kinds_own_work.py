@@ -38,10 +38,12 @@ def rl_kind() -> Iterator[workloads.WorkloadKind]:
             ),
         )
     )
-    clear_caches(), clear_cache()
+    clear_caches()
+    clear_cache()
     yield kind
     workloads.WORKLOAD_KINDS.pop(kind.id, None)
-    clear_caches(), clear_cache()
+    clear_caches()
+    clear_cache()
 
 
 def _alone(kind: str, **precision: str) -> dict:
@@ -80,3 +82,27 @@ def test_a_kind_with_two_roles_reports_and_charts(rl_kind, tmp_path: Path, capsy
 def test_each_kind_names_a_registered_builder() -> None:
     for kind in workloads.WORKLOAD_KINDS.values():
         assert kind.work_key in WORK_BUILDERS
+
+
+def test_roles_name_one_role_kinds() -> None:
+    with pytest.raises(ValueError, match="not a one-role kind"):
+        workloads.register(
+            workloads.WorkloadKind(
+                "bad", "Bad", "Bad", True, work="roles", roles=(workloads.Role("x", "nope"),)
+            )
+        )
+    assert "bad" not in workloads.WORKLOAD_KINDS
+
+
+def test_only_the_kinds_ask_whether_a_kind_trains() -> None:
+    """``is_training`` is a flag of the kind's entry; everything else asks the kind what applies
+    (``trains``, ``serves``) or has its work built (core/pipeline/work.py)."""
+    import gpusizer
+
+    root = Path(gpusizer.__file__).parent
+    found = [
+        p.relative_to(root).as_posix()
+        for p in sorted(root.rglob("*.py"))
+        if "is_training" in p.read_text(encoding="utf-8")
+    ]
+    assert found == ["core/registry/workloads.py"]

@@ -50,7 +50,7 @@ def test_gemma3_27b_pp2_cache_block_matches_the_component() -> None:
     assert r["per_gpu"]["kv_cache"] / GiB == pytest.approx(2.1398, abs=1e-3)
 
 
-windows = st.one_of(
+windows: st.SearchStrategy[dict[str, int]] = st.one_of(
     st.just({}),
     st.fixed_dictionaries(
         {"sliding_window": st.sampled_from([128, 1024, 4096]), "sliding_window_layers": st.integers(0, 64)}

@@ -3,7 +3,9 @@ each test registers a dummy one and finds it everywhere that lists or uses such 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -94,7 +96,7 @@ def test_every_registry_refuses_a_duplicate_id() -> None:
     from gpusizer.core.registry.table import DuplicateId
     from gpusizer.core.serving import kv_request, rules
 
-    tables = [
+    tables: list[tuple[dict[str, Any], Callable[..., Any]]] = [
         (frameworks.FRAMEWORKS, frameworks.register),
         (workloads.WORKLOAD_KINDS, workloads.register),
         (loss_kinds.LOSS_KINDS, loss_kinds.register),
@@ -109,7 +111,7 @@ def test_every_registry_refuses_a_duplicate_id() -> None:
     for table, register in tables:
         first = next(iter(table.values()))
         with pytest.raises(DuplicateId, match="already registered"):
-            register(first)  # type: ignore[arg-type]
+            register(first)
         assert next(iter(table.values())) is first
     with pytest.raises(DuplicateId):  # the decorator form: a class under a taken key
         rules.register_rule(type("Again", (rules.ProfiledPool,), {}))

@@ -72,9 +72,7 @@ def walk(data: dict[str, Any]) -> list[str]:
             return
         callee = frame.f_globals.get("__name__", "")
         caller = frame.f_back.f_globals.get("__name__", "")
-        step = (
-            caller in OWN and callee.startswith("gpusizer.core.") and callee not in (*OWN, RESOLVE)
-        )
+        step = caller in OWN and callee.startswith("gpusizer.core.") and callee not in (*OWN, RESOLVE)
         if step and (not steps or steps[-1] != callee):
             steps.append(callee)
 

@@ -84,7 +84,12 @@ WORKLOAD_KINDS: dict[str, WorkloadKind] = {}
 
 
 def register(kind: WorkloadKind) -> WorkloadKind:
-    """Add a kind (a DuplicateId if its id is taken); the registry's order is the order users see."""
+    """Add a kind (a DuplicateId if its id is taken); the registry's order is the order users
+    see. A role names a registered kind of one role (a ValueError otherwise: roles do not nest)."""
+    for role in kind.roles:
+        done = WORKLOAD_KINDS.get(role.kind)
+        if done is None or done.roles:
+            raise ValueError(f"role {role.name!r} of kind {kind.id!r}: {role.kind!r} is not a one-role kind")
     return add(WORKLOAD_KINDS, kind.id, kind, "workload kind")
 
 
