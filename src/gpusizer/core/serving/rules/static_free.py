@@ -20,7 +20,6 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from ...limits import MAX_BYTES
-from ...memory.inference import kv_bytes_per_token_layer
 from ...model.architecture import Arch, resolve
 from ...model.result import EngineMemory
 from ...model.specs import GPUSpec, Scenario
@@ -28,6 +27,7 @@ from ...registry.engines import MiB, SGLangReserve, cuda_total_bytes
 from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspace_bytes
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
+from ..kv_request import request_kv
 from .base import register_rule
 from .pool import PoolRule
 
@@ -101,10 +101,8 @@ def _aiter_workspace(v: EngineView, arch: Arch, stage: Stage, pool: float) -> fl
     if pool <= 0 or not runs_aiter(v.s, arch, v.gpu, st.release):
         return 0.0
     ctx = st.max_context or 1
-    sp = stage.sp
-    layers = (sp.dense_layers + sp.moe_layers) * arch.attention_layers / max(1, arch.layers)
-    per_token = kv_bytes_per_token_layer(arch, v.s.precision.kv_cache, v.s.parallelism.tensor) * layers
-    tokens = int(pool // per_token) if per_token else 0
+    # the pool's tokens as its requests page them (kv_request: the stage's own attention layers)
+    tokens = request_kv(v.s, arch, st, stage.sp).pool_tokens(pool)
     return workspace_bytes(v.s, arch, request_slots(st.max_sequences, tokens, ctx), ctx)
 
 
