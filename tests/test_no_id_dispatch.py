@@ -33,6 +33,7 @@ RELEASE_MODES = {
 # the owners: a registry's own module may ask its entries' fields
 OWNERS = {
     "core/registry/engines.py",
+    "core/registry/engine_knobs.py",
     "core/registry/frameworks.py",
     "core/registry/loss_kinds.py",
     "core/registry/workloads.py",

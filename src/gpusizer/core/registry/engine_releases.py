@@ -9,6 +9,7 @@ excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
+from .engine_knobs import VLLMKnobs
 from .engine_releases_vllm_v1 import (
     MOE_PYPI,
     V1_08_TO_010,
@@ -20,7 +21,7 @@ from .engine_releases_vllm_v1 import (
     V1_SORT,
     VLLM_STEPS,
 )
-from .engines import BatchTier, EngineRelease, GiB, Scheduling, VLLMKnobs
+from .engines import BatchTier, EngineRelease, GiB, Scheduling
 
 # Host cost of a step (core/registry/engines.py StepCost; evidence: docs/evidence/speed.md).
 # vLLM: 0.4 ms per step that the GPU waits for (the scheduler, input preparation, sampling

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engines import BatchTier, EngineRelease, LlamaCppKnobs, OllamaKnobs, Scheduling, StepCost, us
+from .engine_knobs import LlamaCppKnobs, OllamaKnobs
+from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
 # its scheduler with the GPU ("At step n, the system launches GPU computation for step n+1

@@ -7,7 +7,8 @@ from; docs/evidence/serving.md §2 holds the excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
-from .engines import BatchTier, EngineRelease, Scheduling, SGLangKnobs, StepCost, us
+from .engine_knobs import SGLangKnobs
+from .engines import BatchTier, EngineRelease, Scheduling, StepCost, us
 
 # SGLang overlaps its scheduler with the GPU ("runs one batch ahead", SGLang v0.4 blog
 # 2024-12-04): no host cost per step; an eager step launches each op at 55 us (as vLLM's,

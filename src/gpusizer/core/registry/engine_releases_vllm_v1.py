@@ -6,7 +6,8 @@ constants both modules use live here. GiB = 2^30.
 
 from __future__ import annotations
 
-from .engines import BatchTier, EngineRelease, GiB, StepCost, VLLMKnobs, ms, us
+from .engine_knobs import VLLMKnobs
+from .engines import BatchTier, EngineRelease, GiB, StepCost, ms, us
 
 # Host cost of a vLLM step (core/registry/engines.py StepCost; docs/evidence/speed.md): 0.4 ms
 # per step the GPU waits for, 55 us per op of an eager step (engine_releases.py says why).

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 from ..model.architecture import Arch
 from ..model.params import ParamCounts
 from ..model.specs import GPUSpec, Scenario
-from ..registry.engines import EngineRelease, MiB, OllamaWeightsLog
+from ..registry.engine_knobs import OllamaWeightsLog
+from ..registry.engines import EngineRelease, MiB
 from .ollama_graph import ARCH, graph_sizes, layer_kv, per_cell
 
 MINIMUM_MEMORY = {"metal": 512 * MiB, "": 457 * MiB}  # discover/gpu.go CudaMinimumMemory etc.

@@ -23,7 +23,8 @@ from ...limits import MAX_BYTES
 from ...model.architecture import Arch, resolve
 from ...model.result import EngineMemory
 from ...model.specs import GPUSpec, Scenario
-from ...registry.engines import MiB, SGLangReserve, cuda_total_bytes
+from ...registry.engine_knobs import SGLangReserve
+from ...registry.engines import MiB, cuda_total_bytes
 from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspace_bytes
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
