@@ -59,6 +59,8 @@ def test_a_kind_with_two_roles_estimates_as_both_on_one_gpu(rl_kind) -> None:
         assert rep["per_gpu"][part] == policy["per_gpu"][part] + rollout["per_gpu"][part], part
     assert rep["parameters"]["trainable"] == policy["parameters"]["trainable"]
     assert rep["serving"] == rollout["serving"]  # the rollout role's engine
+    assert rep["cache"] == rollout["cache"]  # what the kv_cache component holds
+    assert rep["per_gpu"]["kv_cache"] == rep["cache"]["kv_bytes"] + rep["cache"]["recurrent_state_bytes"]
     assert any(a.startswith("policy: micro-batch") for a in rep["assumptions"])
     assert any(a.startswith("rollout: KV cache fp8") for a in rep["assumptions"])
     s = parse_scenario({"model": MODEL, "workload": {"kind": "test_rl", **SHARED}})

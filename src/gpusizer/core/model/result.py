@@ -185,6 +185,9 @@ class Estimate:
     # its memory rule's answer and the line the memory chart draws over its bar.
     engine: EngineMemory | None = None
     pool: PoolLine | None = None
+    # The scenario the engine served (the scenario itself, or a kind's serving role's): what
+    # the report's ``cache`` block describes.
+    served_scenario: Scenario | None = None
 
     @property
     def capacity_bytes(self) -> int:

@@ -148,4 +148,5 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         sized_by_engine=work.sized_by_engine,
         engine=work.engine,
         pool=work.pool,
+        served_scenario=work.served,
     )

@@ -85,10 +85,9 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
     }
     if c.training_step is not None:
         report["training_step"] = c.training_step
-    if est.scenario.workload.serves:
-        report["cache"] = cache_block(
-            est.scenario, resolve(est.scenario.model), count_parameters(est.scenario.model)
-        )
+    served = est.served_scenario
+    if served is not None:  # what the serving work's kv_cache holds (a kind's serving role's)
+        report["cache"] = cache_block(served, resolve(served.model), count_parameters(served.model))
     if est.serving is not None:
         report["serving"] = serving_block(est.serving)
     if roofline or (roofline is None and est.scenario.workload.serves):

@@ -75,6 +75,7 @@ class Work:
     engine: EngineMemory | None = None
     pool: PoolLine | None = None
     sized_by_engine: bool = False
+    served: Scenario | None = None  # the scenario the engine served
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,7 @@ class ServingWork(WorkBuilder):
     def build(self, job: Job) -> Work:
         sv = self._served(job)
         by_engine = not memory_rule(job.profile).allocates_on_demand
-        return Work(sv.engine.memory, sv.serving, None, (), sv.notes, sv.engine, sv.pool, by_engine)
+        return Work(sv.engine.memory, sv.serving, None, (), sv.notes, sv.engine, sv.pool, by_engine, job.s)
 
     def memory(self, job: Job) -> Memory:
         return engine_memory(job.s, job.arch, job.counts, job.gpu)[0].memory
@@ -292,7 +293,9 @@ class RolesWork(WorkBuilder):
         memory = shared_memory([w.memory for _, w in works])
         if serving is None:
             return Work(memory, None, states, notes, extra)
-        return Work(memory, serving.serving, states, notes, extra, serving.engine, serving.pool)
+        return Work(
+            memory, serving.serving, states, notes, extra, serving.engine, serving.pool, served=serving.served
+        )
 
     def memory(self, job: Job) -> Memory:
         return shared_memory([b.memory(rj) for _, rj, b in self._parts(job)])
