@@ -16,6 +16,7 @@ from gpusizer.core.pipeline.estimate import clear_caches, estimate, memory_only,
 from gpusizer.core.pipeline.scenario import clear_cache, parse_scenario
 from gpusizer.core.pipeline.work import WORK_BUILDERS
 from gpusizer.core.registry import workloads
+from gpusizer.core.views.settings import CHARTS
 
 MODEL = {"preset": "llama-3.2-1b"}
 SHARED = {"sequence_length": 1024, "batch_size": 4, "prompt_tokens": 512, "generated_tokens": 512}
@@ -75,10 +76,13 @@ def test_a_kind_with_two_roles_reports_and_charts(rl_kind, tmp_path: Path, capsy
     assert main(["estimate", str(path)]) == 0
     text = capsys.readouterr().out  # the text report names each role's settings
     assert "policy: micro-batch" in text and "rollout: KV cache fp8" in text
-    for chart in ("memory", "variants"):
+    for chart, view in CHARTS.items():  # a kind that trains and serves: every chart applies
+        assert view.applies_to(rl_kind), chart
         out = tmp_path / f"{chart}.svg"
         assert main(["chart", str(path), "--kind", chart, "--output", str(out)]) == 0, capsys.readouterr().err
         assert out.stat().st_size > 0
+    assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
+    assert "Test RL post-training" in (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
 
 
 def test_each_kind_names_a_registered_builder() -> None:

@@ -28,8 +28,8 @@ from gpusizer.core.pipeline import estimate as pipeline
 from gpusizer.core.pipeline.scenario import clear_cache, parse_scenario
 
 PIPELINE = "gpusizer.core.pipeline.estimate"
-# the pipeline's own code: the estimate and the work its kinds build (core/pipeline/work.py)
-OWN = (PIPELINE, "gpusizer.core.pipeline.work")
+# the pipeline's own code: the estimate and the work its kinds build (core/pipeline/work*.py)
+OWN = (PIPELINE, "gpusizer.core.pipeline.work", "gpusizer.core.pipeline.work_roles")
 RESOLVE = "gpusizer.core.model.architecture"
 SCENARIOS: dict[str, dict[str, Any]] = {
     "lora": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}},

@@ -5,9 +5,9 @@
   peak (core/memory/training.py), its optimizer states, overhead, techniques and kernels;
 - ``serving`` (inference): the engine's memory rule (core/serving/rules), its serving block,
   its notes and the line the memory chart draws;
-- ``roles``: a kind made of roles that share the GPUs (RL post-training: a policy trained
-  beside a rollout engine, verl's hybrid engine), each role's work built by its own kind on
-  the scenario's model and GPUs; the GPU holds every role's memory at once.
+- ``roles`` (core/pipeline/work_roles.py): a kind made of roles that share the GPUs (RL
+  post-training: a policy trained beside a rollout engine, verl's hybrid engine), each role's
+  work built by its own kind on the scenario's model and GPUs.
 
 The estimate (core/pipeline/estimate.py) asks the kind's builder for the memory, the
 assumptions of its settings and the trainable parameters; nothing outside the kinds asks
@@ -28,14 +28,13 @@ from ..memory.techniques import host_note, technique_assumptions
 from ..memory.training import heavier_stage
 from ..model.architecture import Arch, memo_by_identity, resolve
 from ..model.params import ParamCounts, count_parameters
-from ..model.result import COMPONENTS, EngineMemory, Memory, PoolLine, Serving
+from ..model.result import EngineMemory, Memory, PoolLine, Serving
 from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..registry.frameworks import FrameworkProfile
 from ..registry.table import add_keyed
-from ..registry.workloads import Role, WorkloadKind
+from ..registry.workloads import WorkloadKind
 from ..serving.engine_memory import engine_memory, engine_pool_line, serving_notes, serving_result
 from ..serving.rules import memory_rule
-from .scenario import parse_scenario, scenario_dict
 
 
 @memo_by_identity
@@ -249,63 +248,3 @@ class ServingWork(WorkBuilder):
             f"KV cache {prec.kv_cache}",
             f"batch {w.batch_size} x ({w.prompt_tokens} + {w.generated_tokens}) tokens",
         ]
-
-
-def role_job(job: Job, role: Role) -> Job:
-    """The job of one role: the scenario with the role's kind, framework and precision."""
-    data = scenario_dict(job.s)
-    data["workload"] = {**data["workload"], "kind": role.kind}
-    if role.framework is not None:
-        data["framework"] = role.framework
-    data["precision"] = {**data["precision"], **dict(role.precision)}
-    s = parse_scenario(data)
-    kind = s.workload.info
-    return Job(s, kind, s.profile, job.gpus, job.arch, job.counts, job.gpu, builder_of(kind))
-
-
-def shared_memory(parts: list[Memory]) -> Memory:
-    """Roles sharing a GPU: every component of every role at once (the first role's peak
-    phase names the peak)."""
-    summed = {name: sum(getattr(m, name) for m in parts) for name in (*COMPONENTS, "total", "host_memory")}
-    alive = tuple(c for c in COMPONENTS if any(c in m.alive_at_peak for m in parts))
-    return Memory(**summed, peak_phase=parts[0].peak_phase, alive_at_peak=alive)
-
-
-@register_work
-class RolesWork(WorkBuilder):
-    """A kind made of roles sharing the GPUs: each role's work built by its own kind."""
-
-    key: ClassVar[str] = "roles"
-
-    def _parts(self, job: Job) -> list[tuple[Role, Job, WorkBuilder]]:
-        out = []
-        for role in job.kind.roles:
-            rj = role_job(job, role)
-            out.append((role, rj, rj.work))
-        return out
-
-    def build(self, job: Job) -> Work:
-        works = [(role, b.build(rj)) for role, rj, b in self._parts(job)]
-        serving = next((w for _, w in works if w.serving is not None), None)
-        extra = tuple(f"{role.name}: {e}" for role, w in works for e in w.extra)
-        notes = tuple(n for _, w in works for n in w.notes)
-        states = next((w.states for _, w in works if w.states), None)
-        memory = shared_memory([w.memory for _, w in works])
-        if serving is None:
-            return Work(memory, None, states, notes, extra)
-        return Work(
-            memory, serving.serving, states, notes, extra, serving.engine, serving.pool, served=serving.served
-        )
-
-    def memory(self, job: Job) -> Memory:
-        return shared_memory([b.memory(rj) for _, rj, b in self._parts(job)])
-
-    def settings(self, job: Job, states: str | None) -> list[str]:
-        return [f"{role.name}: {line}" for role, rj, b in self._parts(job) for line in b.settings(rj, states)]
-
-    def trainable(self, job: Job, adapters: int) -> int:
-        return sum(b.trainable(rj, adapters) for _, rj, b in self._parts(job))
-
-    def context(self, job: Job) -> tuple[int, str]:
-        _, rj, b = self._parts(job)[0]
-        return b.context(rj)

@@ -140,8 +140,8 @@ class ChartView:
 
     def applies_to(self, kind: WorkloadKind) -> bool:
         """Whether the chart has something to say about this kind of work."""
-        wrong = self.serving_only if kind.trains else self.training_only
-        return not wrong
+        # a kind made of roles may both train and serve: every chart of either applies
+        return not ((self.serving_only and not kind.serves) or (self.training_only and not kind.trains))
 
     def hint(self, kind: WorkloadKind) -> str:
         """Why the chart shows nothing for this kind ("" when it applies): one sentence."""
