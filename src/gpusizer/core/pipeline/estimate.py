@@ -98,16 +98,14 @@ def clear_caches() -> None:
 
 def memory_only(s: Scenario) -> Memory:
     """Per-GPU memory of a validated scenario, without compute or assumptions (sweeps)."""
-    job = _job(s)
-    return job.work.memory(job)
+    return builder_of(s.workload.info).memory(s)
 
 
 def sizing_memory(s: Scenario) -> Memory:
     """What the sizing advisor compares with a GPU's capacity: the peak (training,
     transformers) or, for an engine that reserves its memory, what it needs to start and hold
     the workload (the report's ``serving.required_bytes``), with the KV cache it needs."""
-    job = _job(s)
-    return job.work.sizing_memory(job)
+    return builder_of(s.workload.info).sizing_memory(s)
 
 
 def _job(s: Scenario) -> Job:

@@ -28,6 +28,7 @@ from ..memory.techniques import host_note, technique_assumptions
 from ..memory.training import heavier_stage
 from ..model.architecture import Arch, memo_by_identity, resolve
 from ..model.params import ParamCounts, count_parameters
+from ..model.presets import scenario_gpu
 from ..model.result import EngineMemory, Memory, PoolLine, Serving
 from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..registry.frameworks import FrameworkProfile
@@ -43,8 +44,7 @@ def model_of(spec: ModelSpec) -> tuple[Arch, ParamCounts]:
     return resolve(spec), count_parameters(spec)
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(NamedTuple):
     """One scenario on its way through the estimate: the scenario and what it is (its kind
     of work, framework profile and GPU count, read once), its model resolved and counted, and
     the GPU it runs on, and the builder of its kind's work."""
@@ -107,13 +107,14 @@ class WorkBuilder:
         """The memory of the work, its serving block and what the estimate says about it."""
         raise NotImplementedError
 
-    def memory(self, job: Job) -> Memory:
-        """Per-GPU memory alone (sweeps ask thousands of times)."""
-        return self.build(job).memory
+    def memory(self, s: Scenario) -> Memory:
+        """Per-GPU memory alone, of a validated scenario (sweeps and the sizing advisor ask
+        thousands of times: no job is built)."""
+        raise NotImplementedError
 
-    def sizing_memory(self, job: Job) -> Memory:
+    def sizing_memory(self, s: Scenario) -> Memory:
         """What the sizing advisor compares with a GPU's capacity."""
-        return self.memory(job)
+        return self.memory(s)
 
     def settings(self, job: Job, states: str | None) -> list[str]:
         """The assumptions its own settings add (the optimizer, the batch, the cache)."""
@@ -164,9 +165,10 @@ class TrainingWork(WorkBuilder):
         extra = technique_assumptions(s, memory) + kernel_assumptions(s, arch) + notes
         return Work(memory, None, states, notes, extra)
 
-    def memory(self, job: Job) -> Memory:
+    def memory(self, s: Scenario) -> Memory:
         """Only the heavier stage's memory is built (the advisor asks thousands of times)."""
-        return training_peak(job.s, job.arch, job.counts).memory()
+        arch, counts = model_of(s.model)
+        return training_peak(s, arch, counts).memory()
 
     def settings(self, job: Job, states: str | None) -> list[str]:
         p, prec, w = job.s.parallelism, job.s.precision, job.s.workload
@@ -228,16 +230,18 @@ class ServingWork(WorkBuilder):
         by_engine = not memory_rule(job.profile).allocates_on_demand
         return Work(sv.engine.memory, sv.serving, None, (), sv.notes, sv.engine, sv.pool, by_engine, job.s)
 
-    def memory(self, job: Job) -> Memory:
-        return engine_memory(job.s, job.arch, job.counts, job.gpu)[0].memory
+    def memory(self, s: Scenario) -> Memory:
+        arch, counts = model_of(s.model)
+        return engine_memory(s, arch, counts, scenario_gpu(s))[0].memory
 
-    def sizing_memory(self, job: Job) -> Memory:
+    def sizing_memory(self, s: Scenario) -> Memory:
         """Transformers' peak, or for an engine that reserves its memory what it needs to start
         and hold the workload (the report's ``serving.required_bytes``), with the KV cache it
         needs."""
-        if memory_rule(job.profile).allocates_on_demand:
-            return self.memory(job)
-        em, _ = engine_memory(job.s, job.arch, job.counts, job.gpu)
+        if memory_rule(s.profile).allocates_on_demand:
+            return self.memory(s)
+        arch, counts = model_of(s.model)
+        em, _ = engine_memory(s, arch, counts, scenario_gpu(s))
         need, m = em.required_bytes, em.memory
         rest = m.total - m.kv_cache
         return Memory(**{**m.__dict__, "kv_cache": max(0, need - rest), "total": max(need, rest)})

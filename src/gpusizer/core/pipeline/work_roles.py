@@ -8,22 +8,27 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..model.presets import scenario_gpu
 from ..model.result import COMPONENTS, Memory
 from ..model.specs import Scenario
 from ..registry.workloads import WORKLOAD_KINDS, Role
 from .scenario import parse_scenario, scenario_dict
-from .work import Job, Work, WorkBuilder, builder_of, model_of, register_work
+from .work import Job, Work, WorkBuilder, builder_of, register_work
 
 
-def role_job(job: Job, role: Role) -> Job:
-    """The job of one role: the scenario with the role's kind, framework and precision."""
-    data = scenario_dict(job.s)
+def role_scenario(s: Scenario, role: Role) -> Scenario:
+    """The scenario of one role: ``s`` with the role's kind, framework and precision (parsed
+    once: a scenario dict seen before returns the same validated scenario)."""
+    data = scenario_dict(s)
     data["workload"] = {**data["workload"], "kind": role.kind}
     if role.framework is not None:
         data["framework"] = role.framework
     data["precision"] = {**data["precision"], **dict(role.precision)}
-    s = parse_scenario(data)
+    return parse_scenario(data)
+
+
+def role_job(job: Job, role: Role) -> Job:
+    """The job of one role, on the job's model and GPUs."""
+    s = role_scenario(job.s, role)
     kind = s.workload.info
     return Job(s, kind, s.profile, job.gpus, job.arch, job.counts, job.gpu, builder_of(kind))
 
@@ -62,8 +67,9 @@ class RolesWork(WorkBuilder):
             memory, serving.serving, states, notes, extra, serving.engine, serving.pool, served=serving.served
         )
 
-    def memory(self, job: Job) -> Memory:
-        return shared_memory([b.memory(rj) for _, rj, b in self._parts(job)])
+    def memory(self, s: Scenario) -> Memory:
+        scenarios = [role_scenario(s, role) for role in s.workload.info.roles]
+        return shared_memory([builder_of(rs.workload.info).memory(rs) for rs in scenarios])
 
     def settings(self, job: Job, states: str | None) -> list[str]:
         return [f"{role.name}: {line}" for role, rj, b in self._parts(job) for line in b.settings(rj, states)]
@@ -79,10 +85,6 @@ class RolesWork(WorkBuilder):
 def serving_role(s: Scenario) -> Scenario | None:
     """The scenario of the first role of ``s``'s kind that serves (None: a kind without roles,
     or none of whose roles serves): what a serving view shows for a kind made of roles."""
-    kind = s.workload.info
-    for role in kind.roles:
-        if WORKLOAD_KINDS[role.kind].serves:
-            arch, counts = model_of(s.model)
-            job = Job(s, kind, s.profile, s.parallelism.gpus, arch, counts, scenario_gpu(s), builder_of(kind))
-            return role_job(job, role).s
-    return None
+    return next(
+        (role_scenario(s, role) for role in s.workload.info.roles if WORKLOAD_KINDS[role.kind].serves), None
+    )
