@@ -75,3 +75,14 @@ def test_kv_cache_is_kv_bytes_plus_state(
     except ScenarioError:
         return  # a PP degree or window the model cannot take
     _equal(r)
+
+
+@pytest.mark.parametrize("preset", MODELS)
+def test_every_preset_at_every_pp_degree(preset: str) -> None:
+    """Each preset as published (its own window pattern) at PP 1 to 8."""
+    for pp in range(1, 9):
+        try:
+            r = _report({"preset": preset}, pp, 3, 6000, 200)
+        except ScenarioError:
+            continue  # more stages than the model has layers
+        _equal(r)
