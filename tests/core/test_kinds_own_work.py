@@ -112,3 +112,23 @@ def test_only_the_kinds_ask_whether_a_kind_trains() -> None:
         if "is_training" in p.read_text(encoding="utf-8")
     ]
     assert found == ["core/registry/workloads.py"]
+
+
+def test_a_lora_role_trains_its_adapters() -> None:
+    kind = workloads.register(
+        workloads.WorkloadKind(
+            "test_rl_lora",
+            "Test RL LoRA",
+            "Test RL LoRA",
+            True,
+            work="roles",
+            roles=(workloads.Role("policy", "lora"), workloads.Role("rollout", "inference")),
+        )
+    )
+    try:
+        rep = estimate_report({"model": MODEL, "workload": {"kind": kind.id, **SHARED}})
+    finally:
+        workloads.WORKLOAD_KINDS.pop(kind.id, None)
+        clear_caches()
+        clear_cache()
+    assert rep["parameters"]["trainable"] == _alone("lora")["parameters"]["trainable"] > 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..memory.lora import scenario_lora
 from ..model.result import COMPONENTS, Memory
 from ..model.specs import Scenario
 from ..registry.workloads import WORKLOAD_KINDS, Role
@@ -75,7 +76,9 @@ class RolesWork(WorkBuilder):
         return [f"{role.name}: {line}" for role, rj, b in self._parts(job) for line in b.settings(rj, states)]
 
     def trainable(self, job: Job, adapters: int) -> int:
-        return sum(b.trainable(rj, adapters) for _, rj, b in self._parts(job))
+        """Each role's own: a LoRA role's adapters are its scenario's (the kind's scenario
+        itself trains no adapters)."""
+        return sum(b.trainable(rj, scenario_lora(rj.s).total) for _, rj, b in self._parts(job))
 
     def context(self, job: Job) -> tuple[int, str]:
         _, rj, b = self._parts(job)[0]
