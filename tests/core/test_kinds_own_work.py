@@ -59,6 +59,7 @@ def test_a_kind_with_two_roles_estimates_as_both_on_one_gpu(rl_kind) -> None:
     for part in ("weights", "gradients", "optimizer", "kv_cache", "total"):
         assert rep["per_gpu"][part] == policy["per_gpu"][part] + rollout["per_gpu"][part], part
     assert rep["parameters"]["trainable"] == policy["parameters"]["trainable"]
+    assert rep["compute"] == policy["compute"]  # the speed is the first role's
     assert rep["serving"] == rollout["serving"]  # the rollout role's engine
     assert rep["cache"] == rollout["cache"]  # what the kv_cache component holds
     assert rep["per_gpu"]["kv_cache"] == rep["cache"]["kv_bytes"] + rep["cache"]["recurrent_state_bytes"]

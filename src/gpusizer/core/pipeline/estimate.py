@@ -126,7 +126,8 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     job = _job(s)
     counts, gpu, builder = job.counts, job.gpu, job.work
     share = memory_share_note(gpu, s.hardware.gpu_memory_fraction)
-    trainable_lora = scenario_lora(s).total
+    timed = builder.timed(job)  # the scenario whose speed is reported
+    trainable_lora = scenario_lora(timed).total
     base = base_weight_dtype(s)
     work = builder.build(job)  # the kind builds its work
     notes = Notes(base, rule_assumption(s, job.arch, base), work.states, share)
@@ -139,7 +140,7 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         parameters_trainable=builder.trainable(job, trainable_lora),
         memory=work.memory,
         gpus=job.gpus,
-        compute=compute_estimate(s, counts, gpu, job.gpus, job.arch, trainable_lora),
+        compute=compute_estimate(timed, counts, gpu, job.gpus, job.arch, trainable_lora),
         assumptions=_assumptions(job, notes, builder.settings(job, work.states)) + work.extra,
         serving=work.serving,
         parameters_vision=counts.vision,

@@ -124,6 +124,11 @@ class WorkBuilder:
         """Parameters it trains (``adapters``: the scenario's LoRA parameters)."""
         return 0
 
+    def timed(self, job: Job) -> Scenario:
+        """The scenario whose speed the estimate reports (a kind made of roles: its first
+        role's)."""
+        return job.s
+
     def context(self, job: Job) -> tuple[int, str]:
         """(tokens of one sequence, what it is called) for the max_context note."""
         w = job.s.workload

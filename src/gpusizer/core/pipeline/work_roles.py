@@ -80,6 +80,9 @@ class RolesWork(WorkBuilder):
         itself trains no adapters)."""
         return sum(b.trainable(rj, scenario_lora(rj.s).total) for _, rj, b in self._parts(job))
 
+    def timed(self, job: Job) -> Scenario:
+        return role_scenario(job.s, job.kind.roles[0])
+
     def context(self, job: Job) -> tuple[int, str]:
         _, rj, b = self._parts(job)[0]
         return b.context(rj)
