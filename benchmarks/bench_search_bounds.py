@@ -94,7 +94,7 @@ def contexts(limit: int) -> list[int]:
 
 
 def scenario(preset: str, kind: str, context: int) -> dict[str, Any]:
-    if WORKLOAD_KINDS[kind].is_training:
+    if WORKLOAD_KINDS[kind].trains:
         work: dict[str, Any] = {"kind": kind, "sequence_length": context}
     else:
         generated = min(256, context // 2)

@@ -194,7 +194,7 @@ def main() -> int:
     ]
     for title, scenario in CASES.items():
         both = options_on_both(scenario)
-        training = parse_scenario(scenario).workload.is_training
+        training = parse_scenario(scenario).workload.trains
         for basis, words in (("cloud", "renting (on-demand cloud)"), ("owned", "owning")):
             priced = [o for o in both[basis] if o["fits"] and o["cost_per_million_tokens"] is not None]
             lines += [f"## {title}: {words}", "", f"Scenario: {scenario['name']}.", ""]

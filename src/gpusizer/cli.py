@@ -95,9 +95,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     _emit(
         strict_json(options)
         if args.json
-        else compare_text(
-            safe_data(options), s.workload.is_training, s.targets.applies(s.workload.is_training)
-        )
+        else compare_text(safe_data(options), s.workload.trains, s.targets.applies(s.workload.trains))
     )
     return 0
 

@@ -210,17 +210,17 @@ def _value(flag: Flag, raw: str) -> Any:
     return parse_quantity(raw, flag.kind, flag.name)
 
 
-def _kind_is_training(data: dict[str, Any]) -> bool:
+def _kind_trains(data: dict[str, Any]) -> bool:
     from .core.registry.workloads import WORKLOAD_KINDS
 
     kind = (data.get("workload") or {}).get("kind", "pretraining")
     entry = WORKLOAD_KINDS.get(str(kind))
-    return entry is None or entry.is_training
+    return entry is None or entry.trains
 
 
 def _apply_context(data: dict[str, Any], tokens: int) -> None:
     """--context: the training sequence length, or prompt = context - generated (serving)."""
-    if _kind_is_training(data):
+    if _kind_trains(data):
         _set(data, "workload.sequence_length", tokens)
         return
     generated = (data.get("workload") or {}).get("generated_tokens", 256)
@@ -246,7 +246,7 @@ def scenario_from_args(args: argparse.Namespace) -> dict[str, Any]:
             context = _value(flag, raw)
             continue
         _set(data, flag.path, _value(flag, raw))
-    training = _kind_is_training(data)
+    training = _kind_trains(data)
     if context is not None:
         if not training and given[_PROMPT] is not None:  # both set the prompt: which one?
             raise ScenarioError(

@@ -60,7 +60,7 @@ def add_fit_models(sub: Any, emit: Callable[[str], None]) -> None:
         data.setdefault("model", {"preset": STAND_IN})  # the machine is the question, not a model
         s = parse_scenario(data)
         rows = models_that_fit(s, margin=args.margin)
-        emit(strict_json(rows) if args.json else fit_text(safe_data(rows), s.workload.is_training))
+        emit(strict_json(rows) if args.json else fit_text(safe_data(rows), s.workload.trains))
         return 0
 
     from .core.sizing.compare_options import DEFAULT_MARGIN

@@ -49,7 +49,7 @@ def options_on_both(scenario: dict[str, Any], whole_nodes: bool = True) -> dict[
     sized = size_gpus(s, whole_nodes=whole_nodes)
     specs = catalog_specs(s.hardware)
     return {
-        basis: sort_options(price_options(sized, specs, s.workload.is_training, Money(basis=basis)))
+        basis: sort_options(price_options(sized, specs, s.workload.trains, Money(basis=basis)))
         for basis in ("cloud", "owned")
     }
 

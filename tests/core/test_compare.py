@@ -115,7 +115,7 @@ def _layouts(scenario: dict[str, Any], n: int, node: int) -> list[dict[str, Any]
     """Every parallelism block of exactly ``n`` GPUs: TP (within the node) x PP x DP, ZeRO
     0-3 for training (no CP: these sequences are short)."""
     s = parse_scenario(scenario)
-    arch, training = resolve(s.model), s.workload.is_training
+    arch, training = resolve(s.model), s.workload.trains
     out = []
     for tp in (t for t in range(1, min(n, node) + 1) if n % t == 0 and arch.heads % t == 0):
         for pp in (p for p in range(1, n // tp + 1) if (n // tp) % p == 0 and p <= arch.layers):

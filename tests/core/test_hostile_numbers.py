@@ -15,8 +15,8 @@ import gpusizer
 from gpusizer import ScenarioError, estimate_report
 from gpusizer.core.memory.training import stage_phases
 from gpusizer.core.model.presets import model_presets
-from gpusizer.core.pipeline.estimate import _model
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.pipeline.work import model_of as _model
 
 GiB = 2**30
 

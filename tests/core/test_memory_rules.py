@@ -223,11 +223,18 @@ def test_a_new_engine_is_a_profile_entry_and_one_rule_class(bogus_engine) -> Non
 
 
 def test_no_rule_name_is_compared_outside_its_rule_classes() -> None:
-    # issue 19: a rule is a registry entry, not a string tested across the tree
-    asked = re.compile(r"(memory_rule|activation_layout|lora_kernels|kv_layout)\s*(==|!=|\bin\b)")
+    """A rule, a layout or a release's mode is a registry entry or a typed field its owner
+    answers for, not a string tested across the tree (losses, frameworks and workload kinds:
+    tests/test_no_id_dispatch.py, by the syntax tree)."""
+    asked = re.compile(
+        r"(memory_rule|activation_layout|lora_kernels|kv_layout|chunked_prefill|budget_snapshot"
+        r"|recurrent_state|reserve|aiter|weights_log)\s*(==|!=|\bin\b)"
+    )
+    owners = {"core/registry/engines.py", "core/registry/engine_knobs.py", "core/registry/frameworks.py"}
     found = [
         f"{path.relative_to(SRC)}:{n}"
         for path in SRC.rglob("*.py")
+        if path.relative_to(SRC).as_posix() not in owners
         for n, line in enumerate(path.read_text().splitlines(), 1)
         if asked.search(line.split("#")[0])
     ]
@@ -254,3 +261,25 @@ def test_sglang_default_fraction_zero_is_never_a_division() -> None:
     small = {**scen, "hardware": {"gpu": "rtx-4090-24gb"}, "parallelism": {"tensor": 4, "pipeline": 61}}
     r = gpusizer.estimate_report(small)
     assert not r["fits"] and r["serving"]["required_bytes"] >= MAX_BYTES
+
+
+def test_the_estimate_keeps_the_engine_memory_and_the_pool_line() -> None:
+    """The views draw what the estimate kept (``Estimate.engine``, ``Estimate.pool``): the
+    memory chart's pool view and the verdict colour import nothing from core/serving."""
+    from pathlib import Path
+
+    import gpusizer
+    from gpusizer.core.serving.engine_memory import engine_memory
+
+    sc = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"}
+    est = estimate(sc)
+    assert est.engine is not None and est.pool is not None and est.pool.reserved
+    assert est.engine.memory == est.memory
+    s = est.scenario
+    em, _ = engine_memory(s, resolve(s.model), count_parameters(s.model), est.gpu)
+    assert est.engine == em and est.pool == memory_rule(s.profile).pool_line(est.gpu, em)
+    trained = estimate({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}})
+    assert trained.engine is None and trained.pool is None
+    gui = Path(gpusizer.__file__).parent / "gui"
+    for view in ("charts/pool.py", "colors.py"):
+        assert "core.serving" not in (gui / view).read_text(encoding="utf-8")

@@ -3,7 +3,9 @@ each test registers a dummy one and finds it everywhere that lists or uses such 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -84,3 +86,53 @@ def test_a_registered_chart_is_listed_for_the_cli(capsys) -> None:
     finally:
         views.CHARTS.pop("dummy", None)
     assert "dummy" not in views.chart_keys()
+
+
+def test_every_registry_refuses_a_duplicate_id() -> None:
+    """A second entry under a taken id is an error where it is registered, never a silent
+    replacement of the first (core/registry/table.py)."""
+    from gpusizer.core.memory import layouts
+    from gpusizer.core.registry import loss_kinds, optimizers, quant_rules
+    from gpusizer.core.registry.table import DuplicateId
+    from gpusizer.core.serving import kv_request, rules
+
+    tables: list[tuple[dict[str, Any], Callable[..., Any]]] = [
+        (frameworks.FRAMEWORKS, frameworks.register),
+        (workloads.WORKLOAD_KINDS, workloads.register),
+        (loss_kinds.LOSS_KINDS, loss_kinds.register),
+        (optimizers.OPTIMIZER_KINDS, optimizers.register),
+        (quant_rules.QUANT_RULES, quant_rules.register),
+        (views.CHARTS, views.register),
+        (rules.MEMORY_RULES, rules.register_rule),
+        (kv_request.KV_LAYOUTS, kv_request.register_layout),
+        (layouts.ACTIVATION_LAYOUTS, layouts.register_layout),
+        (layouts.LORA_KERNELS, layouts.register_kernels),
+    ]
+    for table, register in tables:
+        first = next(iter(table.values()))
+        with pytest.raises(DuplicateId, match="already registered"):
+            register(first)
+        assert next(iter(table.values())) is first
+    with pytest.raises(DuplicateId):  # the decorator form: a class under a taken key
+        rules.register_rule(type("Again", (rules.ProfiledPool,), {}))
+
+
+def test_rules_and_layouts_register_themselves_where_they_are_defined() -> None:
+    from gpusizer.core.memory import layouts
+    from gpusizer.core.serving import kv_request, rules
+
+    for table in (
+        rules.MEMORY_RULES,
+        kv_request.KV_LAYOUTS,
+        layouts.ACTIVATION_LAYOUTS,
+        layouts.LORA_KERNELS,
+    ):
+        for key, entry in table.items():
+            assert entry.key == key
+    assert set(rules.MEMORY_RULES) >= {
+        "transformers",
+        "profiled_pool",
+        "static_pool",
+        "free_pool",
+        "layer_offload",
+    }

@@ -11,8 +11,9 @@ import pytest
 from gpusizer import estimate_report
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.estimate import _model, estimate
+from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.pipeline.work import model_of as _model
 from gpusizer.core.registry.engine_releases_vllm_v1 import VLLM_FRONT_END
 from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.serving.load import serving_load

@@ -28,6 +28,8 @@ from gpusizer.core.pipeline import estimate as pipeline
 from gpusizer.core.pipeline.scenario import clear_cache, parse_scenario
 
 PIPELINE = "gpusizer.core.pipeline.estimate"
+# the pipeline's own code: the estimate and the work its kinds build (core/pipeline/work*.py)
+OWN = (PIPELINE, "gpusizer.core.pipeline.work", "gpusizer.core.pipeline.work_roles")
 RESOLVE = "gpusizer.core.model.architecture"
 SCENARIOS: dict[str, dict[str, Any]] = {
     "lora": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}},
@@ -70,9 +72,7 @@ def walk(data: dict[str, Any]) -> list[str]:
             return
         callee = frame.f_globals.get("__name__", "")
         caller = frame.f_back.f_globals.get("__name__", "")
-        step = (
-            caller == PIPELINE and callee.startswith("gpusizer.core.") and callee not in (PIPELINE, RESOLVE)
-        )
+        step = caller in OWN and callee.startswith("gpusizer.core.") and callee not in (*OWN, RESOLVE)
         if step and (not steps or steps[-1] != callee):
             steps.append(callee)
 

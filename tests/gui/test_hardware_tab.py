@@ -237,9 +237,13 @@ def test_at_1280x720_the_buyer_columns_fit_beside_a_frozen_gpu_name(
     qtbot.wait(50)
     table = tab.table
     shown = [c.key for i, c in enumerate(tab.model.columns) if not table.isColumnHidden(i)]
-    speed, cost = ("time_seconds", "training_cost") if kind != "inference" else (
-        "tokens_per_second_per_user",
-        "cost_per_million_tokens",
+    speed, cost = (
+        ("time_seconds", "training_cost")
+        if kind != "inference"
+        else (
+            "tokens_per_second_per_user",
+            "cost_per_million_tokens",
+        )
     )
     assert shown[:3] == ["rank", "gpu_name", "gpus"] and {speed, cost, "purchase_cost"} <= set(shown)
     assert table.horizontalScrollBar().maximum() == 0, shown  # all default columns in view

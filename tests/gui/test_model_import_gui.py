@@ -31,7 +31,7 @@ def test_drop_a_gguf_when_serving(window: Any, tmp_path: Path):
 def test_drop_a_folder_while_training_keeps_the_precision(window: Any, tmp_path: Path):
     cfg = tiny_gpt_oss_config()
     folder = write_model(tmp_path / "oss", cfg, gpt_oss_tensors(cfg))
-    assert window.state.scenario.workload.is_training  # the window starts on LoRA
+    assert window.state.scenario.workload.trains  # the window starts on LoRA
     drop_path(window, folder)
     s = window.state.scenario
     assert s.model.name == "gpt-oss-20b" and s.precision.weights == "bf16"

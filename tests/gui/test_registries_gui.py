@@ -149,3 +149,51 @@ def test_a_kind_a_loss_and_a_chart_registered_at_run_time_work_everywhere(
     assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
     text = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "Preference tuning" in text and "(training_memory.png)" in text and "(capacity.png)" not in text
+
+
+def test_a_kind_made_of_roles_works_in_the_window(qtbot: Any) -> None:
+    """A kind registered with two roles sharing the GPUs (a policy trained, a rollout served):
+    the window shows both the training and the serving panels, and every chart tab draws it."""
+    from gpusizer.core.pipeline.estimate import clear_caches
+    from gpusizer.core.pipeline.scenario import clear_cache
+    from gpusizer.core.registry import workloads
+    from gpusizer.gui.main_window import MainWindow
+    from gpusizer.gui.panels import ServingPanel, TrainingPanel
+
+    kind = workloads.register(
+        workloads.WorkloadKind(
+            "test_roles",
+            "Test roles",
+            "Test roles",
+            True,
+            variant_weights=("bf16",),
+            work="roles",
+            roles=(workloads.Role("policy", "full_finetune"), workloads.Role("rollout", "inference")),
+        )
+    )
+    try:
+        w = MainWindow(
+            {"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "test_roles"}}, restore=False
+        )
+        qtbot.addWidget(w)
+        w.show()
+        qtbot.waitExposed(w)
+        failed: list[str] = []
+        w.tabs.failed.connect(failed.append)
+        assert w.state.error is None and w.state.estimate is not None
+        assert w.state.estimate.serving is not None and w.state.estimate.memory.optimizer > 0
+        for panel in w.panels:
+            if isinstance(panel, (TrainingPanel, ServingPanel)):
+                assert panel.box.isVisibleTo(w), type(panel).__name__
+        for key in views.CHARTS:
+            w.tabs.select(key)
+            QApplication.processEvents()
+            chart = w.tabs.current_chart()
+            assert chart is not None and chart.wait_settled(), key
+            assert w.tabs._pages[key].currentWidget() is chart, key
+        assert failed == []
+        w.close()
+    finally:
+        workloads.WORKLOAD_KINDS.pop(kind.id, None)
+        clear_caches()
+        clear_cache()

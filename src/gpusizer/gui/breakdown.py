@@ -158,7 +158,7 @@ class FiguresView(QWidget):
             ),
             ("FLOPs per token", _count(c.flops_per_token)),
         ]
-        if s.workload.is_training:
+        if s.workload.trains:
             rows.insert(1, ("Trainable", _count(est.parameters_trainable)))
             if c.time_seconds:
                 rows.append(

@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtGui import QColor
 
 from ..core.model.result import COMPONENTS, Estimate
-from ..core.serving.rules import memory_rule
 
 __all__ = ["COMPONENT_COLORS", "component_qcolor", "verdict_color"]
 
@@ -42,6 +41,6 @@ def verdict_color(est: Estimate) -> str:
     """Green when it fits comfortably, amber when tight, red when it does not fit."""
     if not est.fits:
         return BAD
-    if est.serving is not None and memory_rule(est.scenario.profile).reserves_memory:
+    if est.pool is not None and est.pool.reserved:
         return GOOD  # an engine that reserves its pool leaves 1 - fraction free by design
     return TIGHT if est.headroom_bytes < TIGHT_FRACTION * est.capacity_bytes else GOOD

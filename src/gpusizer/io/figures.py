@@ -75,7 +75,7 @@ def compute_lines(report: Mapping[str, Any], cost: bool = False) -> list[str]:
     """The compute block's figures of this kind of work as labelled lines (``cost``: the
     money rows, else the speed and time rows); a zero or unknown figure is left out."""
     kind = WORKLOAD_KINDS.get(str(report["scenario"]["workload"]["kind"]))
-    training = kind is not None and kind.is_training
+    training = kind is not None and kind.trains
     c, engine = report["compute"], report.get("serving") is not None
     return [
         f"{r.label}: {banded(r.fmt(c[r.key]), c.get(r.key + '_range') if r.training else None, r.fmt)}"
@@ -133,7 +133,7 @@ def cost_lines(report: Mapping[str, Any], price_per_hour: float | None) -> list[
         out.append(f"Cost per million output tokens: {_usd(sv['cost_per_million_tokens'])}")
     out += compute_lines(report, cost=True)
     kind = WORKLOAD_KINDS.get(str(report["scenario"]["workload"]["kind"]))
-    if kind is not None and kind.is_training and not report["compute"].get("time_seconds"):
+    if kind is not None and kind.trains and not report["compute"].get("time_seconds"):
         out.append("Set workload.training_tokens for the training time and its cost.")
     return out
 

@@ -98,7 +98,7 @@ def _older(b: Band, s: Scenario) -> bool:
 def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
     """How sure the speed (tokens/s, first-token time, training time) is."""
     b = band(speed_regime(s, gpu))
-    if b.has_band and not s.workload.is_training and _older(b, s):
+    if b.has_band and not s.workload.trains and _older(b, s):
         return Evidence(
             b,
             "extrapolated",
@@ -109,7 +109,7 @@ def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
         return _validated(b, s, gpu)
     if b.figures:
         return _sparse(b)
-    if s.workload.is_training:
+    if s.workload.trains:
         return Evidence(b, "none", "no published training speed of this kind")
     prefix = f"speed/{s.framework}/"
     seen = sorted({k.split("/")[2] for k in regimes() if k.startswith(prefix)})

@@ -49,17 +49,17 @@ BATCH_LABELS = {"batch-one": "batch one", "large-batch": "large batch", "burst":
 def memory_family(s: Scenario, gpu: GPUSpec) -> str:
     """The scenario's memory family: unified memory first (the pool is a share of the RAM,
     its own rule), then the framework's, ``unknown`` for a framework no family lists."""
-    if gpu.unified_memory and not s.workload.is_training:
+    if gpu.unified_memory and not s.workload.trains:
         return "unified-memory"
     family = FAMILIES.get(s.framework, "unknown")
-    if family == "hf-peft-eager" and s.workload.is_training and s.parallelism.zero_stage > 0:
+    if family == "hf-peft-eager" and s.workload.trains and s.parallelism.zero_stage > 0:
         return "fsdp-deepspeed"  # ZeRO shards what the eager trainer would hold whole
     return family
 
 
 def workload_group(s: Scenario) -> str:
     """``serving``, ``full`` (pre-training, full fine-tuning) or ``adapter`` (LoRA, QLoRA)."""
-    if not s.workload.is_training:
+    if not s.workload.trains:
         return "serving"
     return "adapter" if s.workload.is_adapter else "full"
 
@@ -87,7 +87,7 @@ def vendor(gpu: GPUSpec) -> str:
 
 def speed_regime(s: Scenario, gpu: GPUSpec) -> str:
     """``speed/training/<dense|moe>`` or ``speed/<engine>/<vendor>/<batch regime>``."""
-    if s.workload.is_training:
+    if s.workload.trains:
         return "speed/training/" + ("moe" if resolve(s.model).moe is not None else "dense")
     return f"speed/{s.framework}/{vendor(gpu)}/{batch_regime(s)}"
 

@@ -133,20 +133,49 @@ class InferenceMemory(NamedTuple):
     peak: int
 
 
+class StageCache(NamedTuple):
+    """What the ``kv_cache`` component holds on one GPU of a stage, in bytes (numbers, or numpy
+    arrays for sweeps): the attention layers' keys and values and the recurrent layers' state."""
+
+    kv: Any
+    state: Any
+
+    @property
+    def total(self) -> Any:
+        return self.kv + self.state
+
+
+def stage_cache(s: Scenario, arch: Arch, sp: StageParams, batch: Any, tokens: Any) -> StageCache:
+    """The cache of ``batch`` sequences of ``tokens`` tokens on one GPU of the stage ``sp``: its
+    own attention layers (:func:`attention_layers`) and, of them, its own sliding-window layers
+    (``StageParams.sliding_layers``), the window less the profile's slack; plus one recurrent
+    state per sequence (core/model/state.py). The ``kv_cache`` component and the report's
+    ``cache`` block both read it, so ``kv_cache`` = ``kv_bytes`` + ``recurrent_state_bytes``
+    at every PP degree and window pattern."""
+    par, prec = s.parallelism, s.precision
+    attention = attention_layers(arch, sp, par.pipeline)
+    cache = KvLayout(
+        prec.kv_cache, par.tensor, attention, min(attention, sp.sliding_layers), s.profile.kv_window_slack
+    )
+    kv = kv_cache_bytes(arch, cache, batch, tokens)
+    state: Any = 0
+    if arch.mixer_layers:  # fixed-size recurrent state per sequence (hybrid models)
+        state = batch * state_bytes(arch, s.profile, prec.activations, par.tensor, par.pipeline)
+    return StageCache(kv, state)
+
+
+def _heaviest_stage(s: Scenario, arch: Arch, counts: ParamCounts) -> StageParams:
+    par = s.parallelism
+    return stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
+
+
 def inference_components(
     s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
 ) -> InferenceParts:
     """The parts on the heaviest GPU; ``batch`` and ``prompt`` may be numpy arrays (sweeps)."""
-    par, prec, w = s.parallelism, s.precision, s.workload
-    sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
+    sp = _heaviest_stage(s, arch, counts)
     weights = stage_weight_bytes(s, arch, counts, sp)
-    attention = attention_layers(arch, sp, par.pipeline)  # the heaviest stage's
-    cache = KvLayout(
-        prec.kv_cache, par.tensor, attention, min(attention, sp.sliding_layers), s.profile.kv_window_slack
-    )
-    kv = kv_cache_bytes(arch, cache, batch, prompt + w.generated_tokens)
-    if arch.mixer_layers:  # fixed-size recurrent state per sequence (hybrid models)
-        kv = kv + batch * state_bytes(arch, s.profile, prec.activations, par.tensor, par.pipeline)
+    kv = stage_cache(s, arch, sp, batch, prompt + s.workload.generated_tokens).total
     acts, logits = _prefill_activations(s, arch, batch, prompt)
     return InferenceParts(weights, kv, acts, logits)
 
@@ -169,18 +198,21 @@ def inference_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> InferenceM
     return InferenceMemory(mem, int(total))
 
 
-def cache_block(s: Scenario, arch: Arch) -> dict[str, int]:
+def cache_block(s: Scenario, arch: Arch, counts: ParamCounts) -> dict[str, int]:
     """The report's ``cache`` block: the ``kv_cache`` component split into the attention layers'
-    KV cache and the recurrent layers' state, on the heaviest GPU (bytes)."""
+    KV cache and the recurrent layers' state, on the heaviest GPU (bytes), from the same
+    :func:`stage_cache` as the component. ``kv_bytes`` is the component less the state, so the
+    two add up to the byte whatever the rounding."""
     par, prec, w = s.parallelism, s.precision, s.workload
-    attn = ceil_div(arch.attention_layers, par.pipeline)
-    cache = KvLayout(prec.kv_cache, par.tensor, attn, window_slack=s.profile.kv_window_slack)
-    kv = kv_cache_bytes(arch, cache, w.batch_size, w.prompt_tokens + w.generated_tokens)
+    sp = _heaviest_stage(s, arch, counts)
+    cache = stage_cache(s, arch, sp, w.batch_size, w.prompt_tokens + w.generated_tokens)
     conv, recurrent = state_bytes_per_sequence(arch, s.profile, prec.activations, par.tensor, par.pipeline)
-    per_token = kv_bytes_per_token_layer(arch, prec.kv_cache, par.tensor) * attn
+    attention = attention_layers(arch, sp, par.pipeline)
+    per_token = kv_bytes_per_token_layer(arch, prec.kv_cache, par.tensor) * attention
+    state = int(w.batch_size * (conv + recurrent))
     return {
-        "kv_bytes": int(kv),
-        "recurrent_state_bytes": int(w.batch_size * (conv + recurrent)),
+        "kv_bytes": int(cache.total) - state,
+        "recurrent_state_bytes": state,
         "recurrent_state_bytes_per_sequence": int(conv + recurrent),
         "kv_bytes_per_token": int(per_token),
         "attention_layers": arch.attention_layers,

@@ -20,7 +20,7 @@ family is one subclass registered with :func:`register_layout` / :func:`register
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeVar, cast, overload
 
 from ..errors import registered
 from ..memo import Memo
@@ -28,6 +28,7 @@ from ..model.architecture import Arch
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
 from ..registry.frameworks import FrameworkProfile
+from ..registry.table import add_keyed
 from .activations import (
     ActContext,
     first_layer_frozen_input,
@@ -43,6 +44,31 @@ from .activations_unsloth import applies as unsloth_applies
 from .activations_unsloth import unsloth_layer, unsloth_rebuilt
 
 _PER_LAYER: Memo[tuple[float, float]] = Memo(1024)
+
+
+ACTIVATION_LAYOUTS: dict[str, ActivationLayout] = {}
+LORA_KERNELS: dict[str, LoraKernels] = {}
+_A = TypeVar("_A", bound="ActivationLayout")
+_LK = TypeVar("_LK", bound="LoraKernels")
+
+
+@overload
+def register_layout(layout: type[_A]) -> type[_A]: ...
+@overload
+def register_layout(layout: _A) -> _A: ...
+def register_layout(layout: _A | type[_A]) -> _A | type[_A]:
+    """Add an activation layout under its key (a DuplicateId if taken): an instance, or as a
+    decorator the class, registered where it is defined."""
+    return cast("_A | type[_A]", add_keyed(ACTIVATION_LAYOUTS, layout, "activation layout"))
+
+
+@overload
+def register_kernels(kernels: type[_LK]) -> type[_LK]: ...
+@overload
+def register_kernels(kernels: _LK) -> _LK: ...
+def register_kernels(kernels: _LK | type[_LK]) -> _LK | type[_LK]:
+    """Add a LoRA kernel family under its key (a DuplicateId if taken), as :func:`register_layout`."""
+    return cast("_LK | type[_LK]", add_keyed(LORA_KERNELS, kernels, "LoRA kernels"))
 
 
 class ActivationLayout:
@@ -99,6 +125,7 @@ class ActivationLayout:
         )
 
 
+@register_layout
 class HuggingFace(ActivationLayout):
     """transformers' modules: measured saved tensors, the window's explicit mask, and the
     first layer's frozen input under LoRA."""
@@ -126,6 +153,7 @@ class HuggingFace(ActivationLayout):
         return per
 
 
+@register_layout
 class Megatron(ActivationLayout):
     """Megatron-LM: Korthikanti accounting (already per GPU), vocabulary-parallel loss."""
 
@@ -147,6 +175,7 @@ class Megatron(ActivationLayout):
         return megatron_top(arch, ctx, sp.first, sp.last)
 
 
+@register_layout
 class Torchtitan(Megatron):
     """torchtitan: its saved tensors (already per GPU), Megatron's top (vocabulary-parallel
     fp32 log-softmax kept) with the saved bytes and transients of ``workload.loss``."""
@@ -190,6 +219,7 @@ def _hybrid(arch: Arch, ctx: ActContext, sp: StageParams, megatron: bool) -> flo
     return hybrid_delta(arch, ctx, sp.mixer_layers, sp.mlp_free_layers, megatron)
 
 
+@register_kernels
 class LoraKernels:
     """How adapted layers run: PEFT's modules keep the layout as it is."""
 
@@ -201,6 +231,7 @@ class LoraKernels:
         return base
 
 
+@register_kernels
 class UnslothKernels(LoraKernels):
     """Unsloth's kernels where they patch this model's layers (``activations_unsloth.applies``)
     in a layout of transformers' modules."""
@@ -213,28 +244,7 @@ class UnslothKernels(LoraKernels):
         return UNSLOTH if base.kernels_patch and unsloth_applies(arch, ctx) else base
 
 
-ACTIVATION_LAYOUTS: dict[str, ActivationLayout] = {}
-LORA_KERNELS: dict[str, LoraKernels] = {}
 UNSLOTH = Unsloth()
-
-
-def register_layout(layout: ActivationLayout) -> ActivationLayout:
-    """Add (or replace) an activation layout under its key."""
-    ACTIVATION_LAYOUTS[layout.key] = layout
-    return layout
-
-
-def register_kernels(kernels: LoraKernels) -> LoraKernels:
-    """Add (or replace) a LoRA kernel family under its key."""
-    LORA_KERNELS[kernels.key] = kernels
-    return kernels
-
-
-register_layout(HuggingFace())
-register_layout(Megatron())
-register_layout(Torchtitan())
-register_kernels(LoraKernels())
-register_kernels(UnslothKernels())
 
 
 def activation_layout(profile: FrameworkProfile) -> ActivationLayout:

@@ -31,7 +31,7 @@ def communicating_gpus(s: Scenario, data: int | None = None) -> int:
     the TP x PP ranks of one serving replica (replicas never talk to each other). ``data``:
     the DP degree to take instead of the scenario's."""
     p = s.parallelism
-    if not s.workload.is_training:
+    if s.workload.serves:
         return p.tensor * p.pipeline
     return p.gpus if data is None else p.tensor * p.pipeline * data * p.context
 

@@ -144,7 +144,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:
     """The report's line when Unsloth's kernels lay out the layers (core/memory/activations_unsloth.py)."""
-    if not (s.workload.is_training and lora_kernels(s.profile).own_kernels):  # cheap test first
+    if not (s.workload.trains and lora_kernels(s.profile).own_kernels):  # cheap test first
         return ()
     line = stage_layout(s, arch, _context(s)[0]).assumption
     return (line,) if line else ()

@@ -151,7 +151,7 @@ def profile_edits(framework_id: object) -> dict[str, object]:
 def check_techniques(s: Scenario) -> None:
     """Techniques that cannot run as set: a ScenarioError naming the field."""
     w, p = s.workload, s.parallelism
-    if not w.is_training:
+    if w.serves:
         return
     for k in w.fused_kernels:
         own = FUSED_KERNELS[k].loss
@@ -221,7 +221,7 @@ def _kernel_line(s: Scenario) -> str | None:
 def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
     """One phrase per training technique in force (the report's ``assumptions``)."""
     w, p = s.workload, s.parallelism
-    if not w.is_training:
+    if w.serves:
         return ()
     own_loss = activation_layout(s.profile).vocab_parallel_loss  # workload.loss does not apply
     out = [line for line in (_loss_line(s), _kernel_line(s)) if line and not own_loss]

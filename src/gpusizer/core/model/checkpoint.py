@@ -70,7 +70,7 @@ def follows_checkpoint(workload: Any) -> bool:
     precision follows the checkpoint (module doc: training dequantises)."""
     kind = workload.get("kind", "pretraining") if isinstance(workload, dict) else "pretraining"
     info = WORKLOAD_KINDS.get(kind) if isinstance(kind, str) else None
-    return info is not None and not info.is_training
+    return info is not None and info.serves
 
 
 def _checkpoint_of(model: Any) -> dict[str, Any] | None:

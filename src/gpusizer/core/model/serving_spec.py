@@ -59,3 +59,13 @@ class ServingSpec(Strict):
     # false for in-process offline runs (vLLM's ``LLM`` class and benchmark_latency /
     # benchmark_throughput, trtllm-bench, llama-bench). Null: true.
     api_server: bool | None = None
+
+    @property
+    def arrival_rate(self) -> float | None:
+        """Requests/s of a "rate" load (None for the other loads, whatever ``request_rate``)."""
+        return self.request_rate if self.load == "rate" else None
+
+    @property
+    def needs_rate(self) -> bool:
+        """A "rate" load without its ``request_rate``."""
+        return self.load == "rate" and self.request_rate is None

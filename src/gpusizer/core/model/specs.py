@@ -207,8 +207,14 @@ class WorkloadSpec(Strict):
         return WORKLOAD_KINDS[self.kind]
 
     @property
-    def is_training(self) -> bool:
-        return WORKLOAD_KINDS[self.kind].is_training
+    def trains(self) -> bool:
+        """Training applies (the kind's, core/registry/workloads.py)."""
+        return WORKLOAD_KINDS[self.kind].trains
+
+    @property
+    def serves(self) -> bool:
+        """Serving applies (the kind's, core/registry/workloads.py)."""
+        return WORKLOAD_KINDS[self.kind].serves
 
     @property
     def is_adapter(self) -> bool:

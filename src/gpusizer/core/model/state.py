@@ -41,7 +41,7 @@ def state_bytes_per_sequence(
     """The state one sequence holds on the heaviest GPU: all recurrent layers of a pipeline
     stage (ceil(layers / pp) of each kind), split over TP."""
     conv = recurrent = 0.0
-    whole_kernel = profile.recurrent_state == "transformers"
+    whole_kernel = profile.keeps_whole_conv_kernel
     for layers, sh in state_shapes(arch.spec):
         local = ceil_div(layers, pp)
         kept = sh.conv_kernel if whole_kernel else max(0, sh.conv_kernel - 1)

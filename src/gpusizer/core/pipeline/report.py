@@ -10,6 +10,7 @@ from ..memo import Memo
 from ..memory.inference import cache_block
 from ..memory.techniques import host_block
 from ..model.architecture import resolve
+from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
 from ..model.result import Estimate, Serving
 from ..model.specs import Scenario
@@ -85,11 +86,12 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
     }
     if c.training_step is not None:
         report["training_step"] = c.training_step
-    if not est.scenario.workload.is_training:
-        report["cache"] = cache_block(est.scenario, resolve(est.scenario.model))
+    served = est.served_scenario
+    if served is not None:  # what the serving work's kv_cache holds (a kind's serving role's)
+        report["cache"] = cache_block(served, resolve(served.model), count_parameters(served.model))
     if est.serving is not None:
         report["serving"] = serving_block(est.serving)
-    if roofline or (roofline is None and not est.scenario.workload.is_training):
+    if roofline or (roofline is None and est.scenario.workload.serves):
         report["roofline"] = _roofline(est)
     add_ranges(report, est)
     return report

@@ -113,7 +113,7 @@ def check_parallelism(s: Scenario) -> None:
                 f"must divide data x context ({p.data * p.context}): experts are sharded over "
                 "the data-parallel ranks",
             )
-    if p.context > 1 and s.workload.sequence_length % (2 * p.context) and s.workload.is_training:
+    if p.context > 1 and s.workload.sequence_length % (2 * p.context) and s.workload.trains:
         raise ScenarioError(
             "parallelism.context",
             f"2 x context must divide sequence_length ({s.workload.sequence_length}) "
@@ -147,10 +147,10 @@ def check_framework(s: Scenario) -> None:
 def check_serving(s: Scenario) -> None:
     """``serving.engine_version`` names a release of the chosen engine; a ``rate`` load has its
     request rate."""
-    if s.serving.load == "rate" and s.serving.request_rate is None and not s.workload.is_training:
+    if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     version = s.serving.engine_version
-    if version is None or s.workload.is_training:
+    if version is None or s.workload.trains:
         return
     allowed = s.profile.versions
     if not allowed:
@@ -168,7 +168,7 @@ def check_serving(s: Scenario) -> None:
 
 def check_workload(s: Scenario) -> None:
     w, p = s.workload, s.parallelism
-    if w.global_batch_size is not None and w.is_training:
+    if w.global_batch_size is not None and w.trains:
         unit = w.micro_batch_size * p.data
         if w.global_batch_size % unit:
             raise ScenarioError(

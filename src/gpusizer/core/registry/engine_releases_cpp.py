@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .engine_knobs import LlamaCppKnobs, OllamaKnobs
 from .engines import BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
@@ -63,8 +64,7 @@ def _ollama(version: str, date: str, parallel: int, ctx: int, **kw: Any) -> Engi
         date,
         None,
         max_sequences=parallel,
-        context_tiers=((0, ctx),),
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(context_tiers=((0, ctx),), output_in_gpu_layers=False),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
@@ -117,7 +117,7 @@ LLAMA_CPP = (
         "2024-03",
         None,
         max_sequences=1,
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=False,
@@ -133,7 +133,7 @@ LLAMA_CPP = (
         "2024-05",
         None,
         max_sequences=1,
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=True,
@@ -151,10 +151,9 @@ LLAMA_CPP = (
         "2024-12",
         4,
         2048,
-        ollama_estimate="uniform",
-        ollama_projector_first=True,
-        ollama_layers_forward=True,
-        ollama_weights_log="blocks_kv",
+        ollama=OllamaKnobs(
+            estimate="uniform", projector_first=True, layers_forward=True, weights_log="blocks_kv"
+        ),
         sources=(
             "ollama v0.5.x api/types.go num_ctx 2048; server/sched.go defaultParallel 4",
             _ESTIMATE,
@@ -168,10 +167,9 @@ LLAMA_CPP = (
         "2025-03",
         4,
         2048,
-        ollama_estimate="uniform",
-        ollama_projector_first=True,
-        ollama_layers_forward=True,
-        ollama_weights_log="blocks",
+        ollama=OllamaKnobs(
+            estimate="uniform", projector_first=True, layers_forward=True, weights_log="blocks"
+        ),
         sources=(
             "ollama 033cec232 (2025-03-12, first in v0.6.1) 'count gemma3 vision tensors': "
             "memory.weights adds the blocks alone, total = repeating (f4f0992b6, v0.6.3, adds "
@@ -183,9 +181,7 @@ LLAMA_CPP = (
         "2025-03",
         4,
         2048,
-        ollama_estimate="per_layer",
-        ollama_projector_first=True,
-        ollama_layers_forward=True,
+        ollama=OllamaKnobs(estimate="per_layer", projector_first=True, layers_forward=True),
         sources=(
             "ollama f66216e39 (2025-03-24, first in v0.6.3) 'Support heterogeneous KV cache "
             "layer sizes in memory estimation': fs/ggml/ggml.go GraphSize gives gemma3's window "
@@ -197,9 +193,7 @@ LLAMA_CPP = (
         "2025-04",
         2,
         4096,
-        ollama_estimate="per_layer",
-        ollama_projector_first=True,
-        ollama_layers_forward=True,
+        ollama=OllamaKnobs(estimate="per_layer", projector_first=True, layers_forward=True),
         sources=("ollama commit 424f64863 (2025-04-22): num_ctx 4096, defaultParallel 2",),
     ),
     _ollama(
@@ -207,8 +201,7 @@ LLAMA_CPP = (
         "2025-05",
         2,
         4096,
-        ollama_estimate="per_layer",
-        ollama_projector_first=True,
+        ollama=OllamaKnobs(estimate="per_layer", projector_first=True),
         sources=(
             "ollama 0478d440f (2025-05-13, first in v0.7.0) 'Fixed over vram allocation due to "
             "small initial layer sizes': llm/memory.go places layers from the last block "
@@ -221,7 +214,7 @@ LLAMA_CPP = (
         "2025-07",
         1,
         4096,
-        ollama_estimate="per_layer",
+        ollama=OllamaKnobs(estimate="per_layer"),
         sources=("ollama v0.10.0: OLLAMA_NUM_PARALLEL default 1",),
     ),
     _ollama(
@@ -229,8 +222,7 @@ LLAMA_CPP = (
         "2025-08",
         1,
         4096,
-        ollama_estimate="per_layer",
-        ollama_gptoss_partial=2.0,
+        ollama=OllamaKnobs(estimate="per_layer", gptoss_partial=2.0),
         sources=(
             "ollama v0.11.0 (2025-08-05) fs/ggml/ggml.go GraphSize case gptoss: even layers "
             "parallel x 4096 + batch cells, full = 4 x heads / kv_heads x kvTotal / 6, partial "
@@ -255,8 +247,9 @@ LLAMA_CPP = (
         "2026-02",
         None,
         max_sequences=1,
-        context_tiers=((47, 262144), (23, 32768), (0, 4096)),
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(
+            context_tiers=((47, 262144), (23, 32768), (0, 4096)), output_in_gpu_layers=False
+        ),
         flash_attention=True,
         kv_block_tokens=1,
         chunked_prefill="off",
@@ -274,7 +267,7 @@ LLAMA_CPP = (
         None,
         max_sequences=4,
         flash_attention=True,
-        kv_unified=True,
+        llama_cpp=LlamaCppKnobs(kv_unified=True),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=True,

@@ -7,6 +7,7 @@ from; docs/evidence/serving.md §2 holds the excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
+from .engine_knobs import SGLangKnobs
 from .engines import BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 
 # SGLang overlaps its scheduler with the GPU ("runs one batch ahead", SGLang v0.4 blog
@@ -34,7 +35,7 @@ SGLANG = (
         None,
         (BatchTier(25_000 / 1024, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
         kv_block_tokens=1,
-        sglang_reserve="by_tp",
+        sglang=SGLangKnobs(reserve="by_tp"),
         steps=_SGLANG_STEPS,
         scheduling=_SGLANG,
         sources=(
@@ -49,8 +50,7 @@ SGLANG = (
         None,
         (BatchTier(160, 0, 16384, 512), BatchTier(35, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
         kv_block_tokens=1,
-        sglang_reserve="by_class",
-        sglang_aiter="fraction_cut",
+        sglang=SGLangKnobs(reserve="by_class", aiter="fraction_cut"),
         steps=_SGLANG_STEPS,
         scheduling=_SGLANG,
         sources=(
@@ -76,8 +76,7 @@ SGLANG = (
             BatchTier(0, 0, 2048, 8),
         ),
         kv_block_tokens=1,
-        sglang_reserve="formula",
-        sglang_aiter="fraction_cut",
+        sglang=SGLangKnobs(reserve="formula", aiter="fraction_cut"),
         steps=_SGLANG_STEPS,
         scheduling=_SGLANG,
         sources=(
@@ -104,8 +103,7 @@ SGLANG = (
             BatchTier(0, 0, 2048, 8),
         ),
         kv_block_tokens=1,
-        sglang_reserve="formula",
-        sglang_aiter="after_pool",
+        sglang=SGLangKnobs(reserve="formula", aiter="after_pool"),
         steps=_SGLANG_STEPS,
         scheduling=_SGLANG,
         sources=(

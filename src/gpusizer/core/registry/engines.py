@@ -13,6 +13,17 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from .engine_knobs import (
+    LONG_CONTEXT_CHUNKING,
+    NO_LLAMA_CPP,
+    NO_VLLM,
+    ChunkedPrefill,
+    LlamaCppKnobs,
+    OllamaKnobs,
+    SGLangKnobs,
+    VLLMKnobs,
+)
+
 
 class Device(Protocol):
     """What the rules read of a GPU (core/specs.GPUSpec; a protocol keeps this module free of
@@ -122,54 +133,17 @@ class EngineRelease:
     kv_block_tokens: int = 16
     # "always": chunked prefill on; "long_context": on only when max_context > 32,768 (vLLM
     # V0), otherwise the chunk is max(max_context, 2048); "off": whole prompts.
-    chunked_prefill: str = "always"
-    sampler_bytes_per_logit: float = 0.0  # profile-run sampler peak per (sequence x vocab)
-    # ... when FlashInfer's top-k/top-p sampler runs instead (0: no FlashInfer rule for this
-    # release); ``serving.flashinfer_sampler`` says whether it does, null this release's
-    # default install and setting (``flashinfer_sampler_default``)
-    flashinfer_sampler_bytes_per_logit: float = 0.0
-    flashinfer_sampler_default: bool = False
-    non_torch_bytes: int = 0  # inside the budget on one GPU
-    comm_bytes: int = 0  # more inside the budget when TP x PP > 1 ...
-    comm_per_peer_bytes: int = 0  # ... and this per other rank (NCCL / all-reduce buffers)
-    context_in_budget: bool = False  # the CUDA context lies inside the fraction (V0)
-    # Where vLLM V1 takes the memory snapshot its budget counts from (v1/worker/gpu_worker.py):
-    # "none" (0.8.x: no snapshot, non-torch = device used - torch allocated, so the CUDA context
-    # and NCCL's buffers count inside the fraction), "before_nccl" (0.9.1-0.10.x: init_snapshot
-    # before init_worker_distributed_environment: the context outside, NCCL inside) or
-    # "after_nccl" (0.11.0 on: both outside)
-    budget_snapshot: str = "after_nccl"
-    # the engine refuses unless fraction x total is free at start (V1 gpu_worker
-    # init_device; V0 has no such check)
-    startup_free_check: bool = True
+    chunked_prefill: ChunkedPrefill = "always"
+    vllm: VLLMKnobs = NO_VLLM  # vLLM's own (the defaults: another engine)
     graph_bytes: int = 0  # CUDA graphs
-    graphs_in_pool: bool = False  # the KV pool pays for the graphs
-    sglang_reserve: str = ""  # "by_tp" (0.4.3) | "by_class" (0.4.9-0.5.1) | "formula" (0.5.3 on)
-    # SGLang's AITER backend on AMD GPUs (core/serving/aiter.py): "" none (0.4.3), "fraction_cut"
-    # (0.4.9-0.5.x: mem_fraction_static x 0.85 above 8,192 tokens of context, the workspace
-    # after the pool) or "after_pool" (2026: no cut for the default backend, the workspace after)
-    sglang_aiter: str = ""
+    sglang: SGLangKnobs | None = None  # SGLang's own (None: another engine)
+    llama_cpp: LlamaCppKnobs = NO_LLAMA_CPP  # llama.cpp's and Ollama's runner's own
     max_sequences: int = 0  # llama.cpp n_parallel / Ollama OLLAMA_NUM_PARALLEL
-    context_tiers: tuple[tuple[float, int], ...] = ()  # Ollama num_ctx: (min GiB, tokens)
-    output_in_gpu_layers: bool = True  # llama.cpp -ngl counts the output layer
-    kv_unified: bool = False  # llama.cpp: every sequence may use the whole n_ctx
-    # Ollama places layers by its own estimate (core/serving/ollama_estimate.py): "" no (the
-    # most layers whose real buffers fit: llama.cpp, Ollama from v0.13), "uniform" (every
-    # layer's KV at the whole context, to v0.6.2) or "per_layer" (window layers their window,
-    # v0.6.3 on); gpt-oss's graph.partial as a multiple of graph.full (its branch, v0.11.0)
-    ollama_estimate: str = ""
-    ollama_gptoss_partial: float = 0.0
-    ollama_projector_first: bool = False  # the vision projector on the first GPU up front (to v0.7.0)
-    # Ollama's placement order: blk.0 first (to v0.6.x), else from the last block backwards
-    # (v0.7.0 on, llm/memory.go commit 0478d440f)
-    ollama_layers_forward: bool = False
-    # What its ``memory.weights`` line adds up (llm/memory.go MemoryEstimate.LogValue):
-    # "blocks_kv" (to v0.6.0: total = blocks + their KV, repeating = total - output),
-    # "blocks" (v0.6.1 - v0.6.2: total = repeating = blocks) or "blocks_output" (v0.6.3 on)
-    ollama_weights_log: str = "blocks_output"
+    # Ollama's own estimate and log (None: llama.cpp, and Ollama from v0.13, which places the
+    # most layers whose real buffers fit)
+    ollama: OllamaKnobs | None = None
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
-    ubatch_tokens: int = 512  # llama.cpp n_ubatch
     steps: tuple[tuple[str, StepCost], ...] = ()  # (GPU category, cost); "" = any other
     scheduling: Scheduling = Scheduling()
     # How one request's KV is counted, a key of core/serving/kv_request.KV_LAYOUTS:
@@ -182,6 +156,31 @@ class EngineRelease:
     mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
     sources: tuple[str, ...] = ()
 
+    @property
+    def chunks_long_context_only(self) -> bool:
+        """vLLM V0: chunked prefill only when max_context is above 32,768 tokens."""
+        return self.chunked_prefill == "long_context"
+
+    @property
+    def prefills_whole_prompts(self) -> bool:
+        return self.chunked_prefill == "off"
+
+    def chunks_prefill(self, max_context: int) -> bool:
+        """Whether prompts are prefilled in chunks at this max_context."""
+        return self.chunked_prefill == "always" or (
+            self.chunks_long_context_only and max_context > LONG_CONTEXT_CHUNKING
+        )
+
+    @property
+    def sglang_knobs(self) -> SGLangKnobs:
+        """SGLang's knobs (the newest rules for a release that names none)."""
+        return self.sglang or SGLangKnobs()
+
+    @property
+    def ollama_knobs(self) -> OllamaKnobs:
+        """Ollama's knobs (the newest log, no estimate quirks, for a release that names none)."""
+        return self.ollama or OllamaKnobs()
+
     def tier(self, gpu: Device) -> BatchTier | None:
         gib = gpu.capacity_bytes / GiB
         for t in self.tiers:
@@ -190,19 +189,10 @@ class EngineRelease:
                 return t
         return self.tiers[-1] if self.tiers else None
 
-    def uses_flashinfer_sampler(self, flashinfer: bool | None) -> bool:
-        """Whether the profile run samples with FlashInfer: as the scenario says
-        (``serving.flashinfer_sampler``), else as this release does by default."""
-        use = self.flashinfer_sampler_default if flashinfer is None else flashinfer
-        return bool(use and self.flashinfer_sampler_bytes_per_logit)
-
     def sampler_bytes(self, flashinfer: bool | None) -> float:
-        """Bytes per (sequence x vocab) of the profile run's sampler peak: FlashInfer's
-        top-k/top-p path where it runs (:meth:`uses_flashinfer_sampler`), else the release's
-        other path."""
-        if self.uses_flashinfer_sampler(flashinfer):
-            return self.flashinfer_sampler_bytes_per_logit
-        return self.sampler_bytes_per_logit
+        """Bytes per (sequence x vocab) of the profile run's sampler peak (vLLM's; 0 for the
+        other engines): :meth:`VLLMKnobs.sampler_bytes`."""
+        return self.vllm.sampler_bytes(flashinfer)
 
     def step_cost(self, gpu: Device) -> StepCost:
         table = dict(self.steps)

@@ -27,6 +27,7 @@ from .engine_releases import VLLM
 from .engine_releases_cpp import LLAMA_CPP, TENSORRT_LLM
 from .engine_releases_sglang import SGLANG
 from .engines import EngineRelease
+from .table import add
 from .workloads import WorkloadKind
 
 MiB = 2**20
@@ -132,6 +133,10 @@ class FrameworkProfile:
     # Whose kernels run the model when serving (core/speed/rates.py): "ggml" (llama.cpp's own)
     # or "vendor" (cuBLAS, CUTLASS, FlashAttention, Marlin... under PyTorch or TensorRT).
     kernels: Literal["ggml", "vendor"] = "vendor"
+    # The sizing advisor's last rung for LoRA and QLoRA (core/sizing/savings.py): switch to
+    # this framework with its defaults, on at most ``max_gpus`` GPUs (None: any number).
+    adapter_fallback: bool = False
+    max_gpus: int | None = None
     sources: tuple[str, ...] = ()
 
     @property
@@ -139,18 +144,28 @@ class FrameworkProfile:
         """``serving.engine_version`` values this profile accepts (empty: none)."""
         return tuple(r.version for r in self.releases)
 
+    @property
+    def keeps_whole_conv_kernel(self) -> bool:
+        """transformers' recurrent-state layout: the whole conv kernel, an fp32 state."""
+        return self.recurrent_state == "transformers"
+
     def fits(self, kind: WorkloadKind) -> bool:
         """Whether this framework runs that kind of work."""
-        return self.trains if kind.is_training else self.serves
+        return self.trains if kind.trains else self.serves
 
 
 FRAMEWORKS: dict[str, FrameworkProfile] = {}
 
 
 def register(profile: FrameworkProfile) -> FrameworkProfile:
-    """Add (or replace) a profile; the registry's order is the order users see."""
-    FRAMEWORKS[profile.id] = profile
-    return profile
+    """Add a profile (a DuplicateId if its id is taken); the registry's order is the order
+    users see."""
+    return add(FRAMEWORKS, profile.id, profile, "framework")
+
+
+def adapter_fallback() -> FrameworkProfile | None:
+    """The framework the advisor switches LoRA and QLoRA to (the first so marked)."""
+    return next((p for p in FRAMEWORKS.values() if p.adapter_fallback), None)
 
 
 def frameworks_for(kind: WorkloadKind) -> list[FrameworkProfile]:
@@ -365,6 +380,8 @@ for _p in (
         ddp_buckets=True,
         foreach_scratch=True,
         lora_kernels="unsloth",
+        adapter_fallback=True,
+        max_gpus=1,  # Unsloth's open-source release trains on one GPU
         scenario_defaults=(
             ("workload", "loss", "fused"),
             ("parallelism", "recompute", "full"),

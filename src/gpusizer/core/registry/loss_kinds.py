@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .table import add
+
 
 @dataclass(frozen=True)
 class LossKind:
@@ -41,9 +43,8 @@ LOSS_KINDS: dict[str, LossKind] = {}
 
 
 def register(kind: LossKind) -> LossKind:
-    """Add (or replace) a loss; the registry's order is the window's list order."""
-    LOSS_KINDS[kind.id] = kind
-    return kind
+    """Add a loss (a DuplicateId if its id is taken); the registry's order is the window's."""
+    return add(LOSS_KINDS, kind.id, kind, "loss")
 
 
 def advisor_fallback() -> LossKind:

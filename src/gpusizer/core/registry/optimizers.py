@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .table import add
+
 MIN_8BIT_SIZE = 4096  # bitsandbytes Optimizer8bit min_8bit_size: smaller tensors keep fp32 states
 PAGED_MIN_SIZE = 100_000  # bitsandbytes get_state_buffer: smaller tensors are not paged
 BLOCK_8BIT = 256  # bitsandbytes blockwise quantisation of optimizer states
@@ -50,9 +52,9 @@ OPTIMIZER_KINDS: dict[str, OptimizerKind] = {}
 
 
 def register(kind: OptimizerKind) -> OptimizerKind:
-    """Add (or replace) an optimizer; the registry's order is the order users see."""
-    OPTIMIZER_KINDS[kind.id] = kind
-    return kind
+    """Add an optimizer (a DuplicateId if its id is taken); the registry's order is the order
+    users see."""
+    return add(OPTIMIZER_KINDS, kind.id, kind, "optimizer")
 
 
 for _o in (

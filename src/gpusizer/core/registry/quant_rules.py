@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .dtypes import DTYPES, nbytes
+from .table import add
 
 # Tensor groups (per GPU, see core/model/sharding.py StageParams): the input embedding (with learned
 # positions), the LM head, attention projections (and hybrid models' recurrent mixers), dense
@@ -80,9 +81,8 @@ QUANT_RULES: dict[str, QuantRule] = {}
 
 
 def register(rule: QuantRule) -> QuantRule:
-    """Add (or replace) a rule; the registry's order is the order users see."""
-    QUANT_RULES[rule.id] = rule
-    return rule
+    """Add a rule (a DuplicateId if its id is taken); the registry's order is the order users see."""
+    return add(QUANT_RULES, rule.id, rule, "quantisation rule")
 
 
 def quant_rule(rule_id: str) -> QuantRule:

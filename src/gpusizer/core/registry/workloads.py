@@ -15,11 +15,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .table import add
+
+
+@dataclass(frozen=True)
+class Role:
+    """One part of a kind's work (RL post-training: a policy trained, a rollout engine
+    serving, a reference and a reward model): the scenario's model doing the work of the kind
+    ``kind`` (a single-role kind's id), under its own framework (None: the scenario's) and
+    precision fields (``(field, value)`` pairs over the scenario's)."""
+
+    name: str
+    kind: str
+    framework: str | None = None
+    precision: tuple[tuple[str, str], ...] = ()
+
 
 @dataclass(frozen=True)
 class WorkloadKind:
-    """One kind of work. ``variant_weights``: the weight dtypes the training-vs-inference
-    (variants) chart shows this kind at, one bar each, left to right."""
+    """One kind of work: its flags, and the work it builds (``work``, a key of
+    core/pipeline/work.py ``WORK_BUILDERS``: "training", "serving", or "roles" for a kind
+    made of ``roles`` that share the GPUs). ``variant_weights``: the weight dtypes the
+    training-vs-inference (variants) chart shows this kind at, one bar each, left to right."""
 
     id: str
     label: str
@@ -30,6 +47,28 @@ class WorkloadKind:
     base_dtype: str | None = None  # the base's storage unless a quantised format is chosen
     variant_weights: tuple[str, ...] = ()
     source: str = ""
+    work: str = ""  # "" : "training" when it trains, else "serving"
+    roles: tuple[Role, ...] = ()
+
+    @property
+    def work_key(self) -> str:
+        """The key of the builder of this kind's work (core/pipeline/work.py)."""
+        return self.work or ("training" if self.is_training else "serving")
+
+    @property
+    def trains(self) -> bool:
+        """Training fields, speed, panels and charts apply: the kind trains, or one of its
+        roles does."""
+        if self.roles:
+            return any(WORKLOAD_KINDS[r.kind].is_training for r in self.roles)
+        return self.is_training
+
+    @property
+    def serves(self) -> bool:
+        """Serving fields and charts apply: the kind serves, or one of its roles does."""
+        if self.roles:
+            return any(not WORKLOAD_KINDS[r.kind].is_training for r in self.roles)
+        return not self.is_training
 
     @property
     def in_sentence(self) -> str:
@@ -45,9 +84,13 @@ WORKLOAD_KINDS: dict[str, WorkloadKind] = {}
 
 
 def register(kind: WorkloadKind) -> WorkloadKind:
-    """Add (or replace) a kind; the registry's order is the order users see."""
-    WORKLOAD_KINDS[kind.id] = kind
-    return kind
+    """Add a kind (a DuplicateId if its id is taken); the registry's order is the order users
+    see. A role names a registered kind of one role (a ValueError otherwise: roles do not nest)."""
+    for role in kind.roles:
+        done = WORKLOAD_KINDS.get(role.kind)
+        if done is None or done.roles:
+            raise ValueError(f"role {role.name!r} of kind {kind.id!r}: {role.kind!r} is not a one-role kind")
+    return add(WORKLOAD_KINDS, kind.id, kind, "workload kind")
 
 
 for _k in (

@@ -41,7 +41,7 @@ def runs_aiter(s: Scenario, arch: Arch, gpu: GPUSpec, rel: EngineRelease | None)
     that defaults to it, ordinary attention (not MLA, no sliding window)."""
     return bool(
         rel is not None
-        and rel.sglang_aiter
+        and rel.sglang_knobs.aiter
         and gpu.vendor.lower() == "amd"
         and arch.mla is None
         and not s.model.sliding_window
@@ -50,7 +50,7 @@ def runs_aiter(s: Scenario, arch: Arch, gpu: GPUSpec, rel: EngineRelease | None)
 
 def fraction_cut(s: Scenario, arch: Arch, gpu: GPUSpec, rel: EngineRelease | None, context: int) -> float:
     """What SGLang multiplies ``mem_fraction_static`` by for the AITER backend (1: nothing)."""
-    cut = runs_aiter(s, arch, gpu, rel) and rel is not None and rel.sglang_aiter == "fraction_cut"
+    cut = runs_aiter(s, arch, gpu, rel) and rel is not None and rel.sglang_knobs.aiter_cuts_fraction
     return FRACTION_CUT if cut and context > CUT_ABOVE else 1.0
 
 

@@ -17,12 +17,11 @@ cost of every step.
 from __future__ import annotations
 
 from ..memo import Memo
-from ..model.architecture import Arch, resolve
-from ..model.params import ParamCounts, count_parameters
-from ..model.result import Estimate, Serving
+from ..model.architecture import Arch
+from ..model.params import ParamCounts
+from ..model.result import EngineMemory, Estimate, PoolLine, Serving
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import EngineRelease, cuda_total_bytes
-from .engine_result import EngineMemory, PoolLine
 from .engine_settings import EngineSettings
 from .load import load_note, serving_load
 from .rules import memory_rule
@@ -53,14 +52,16 @@ def required_bytes(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSp
     return em.required_bytes
 
 
+def engine_pool_line(s: Scenario, gpu: GPUSpec, em: EngineMemory) -> PoolLine:
+    """What the memory chart draws over the engine's bar, as its memory rule says (the
+    estimate keeps it: ``Estimate.pool``)."""
+    return memory_rule(s.profile).pool_line(gpu, em)
+
+
 def pool_line(est: Estimate) -> PoolLine | None:
-    """What the memory chart draws over a serving estimate's bar, as its rule says (None for
-    training)."""
-    s = est.scenario
-    if est.serving is None or s.workload.is_training:
-        return None
-    em, _ = engine_memory(s, resolve(s.model), count_parameters(s.model), est.gpu)
-    return memory_rule(s.profile).pool_line(est, em)
+    """What the memory chart draws over a serving estimate's bar, as its rule said when the
+    estimate was made (None for training)."""
+    return est.pool  # the estimate keeps it (core/pipeline/estimate.py)
 
 
 def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
@@ -111,7 +112,7 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         load=s.serving.load or "steady",
         ttft_p99_seconds=run.ttft_p99,
         e2e_seconds=run.e2e,
-        request_rate=s.serving.request_rate if s.serving.load == "rate" else None,
+        request_rate=s.serving.arrival_rate,
     )
 
 
@@ -140,7 +141,7 @@ def serving_notes(
         f"{em.max_sequences or 'engine-sized'} sequences, prefill chunk "
         f"{st.prefill_chunk_tokens or 'whole prompt'}, KV block {st.kv_block_tokens}"
     )
-    if rel.sampler_bytes_per_logit:
+    if rel.vllm.sampler_bytes_per_logit:
         out.append(sampler_note(rel, s.serving.flashinfer_sampler))
     out.append(load_note(s, gpu, em, st))
     return (*out, *em.notes)
@@ -148,16 +149,19 @@ def serving_notes(
 
 def sampler_note(rel: EngineRelease, flashinfer: bool | None) -> str:
     """Which top-k/top-p path the profile run's sampler peak is for, and how to say the other."""
-    fi = rel.uses_flashinfer_sampler(flashinfer)
+    knobs = rel.vllm
+    fi = knobs.uses_flashinfer_sampler(flashinfer)
     how = "as set" if flashinfer is not None else "this release's default"
     if fi:
         return (
-            f"profile-run sampler: FlashInfer top-k/top-p, {rel.flashinfer_sampler_bytes_per_logit:g} B a "
+            f"profile-run sampler: FlashInfer top-k/top-p, {knobs.flashinfer_sampler_bytes_per_logit:g} B a "
             f"logit ({how}; serving.flashinfer_sampler false for VLLM_USE_FLASHINFER_SAMPLER=0)"
         )
     other = (
         "; serving.flashinfer_sampler true where the log says 'Using FlashInfer for top-p & top-k sampling.'"
-        if rel.flashinfer_sampler_bytes_per_logit
+        if knobs.flashinfer_sampler_bytes_per_logit
         else ""
     )
-    return f"profile-run sampler: {rel.sampler_bytes_per_logit:g} B a logit without FlashInfer ({how}{other})"
+    return (
+        f"profile-run sampler: {knobs.sampler_bytes_per_logit:g} B a logit without FlashInfer ({how}{other})"
+    )

@@ -37,10 +37,10 @@ class EngineSettings:
 def _chunk(rel: EngineRelease, gpu: GPUSpec, max_context: int) -> tuple[int | None, int]:
     """(prefill tokens per step, tokens of the profile pass) by the release's rule."""
     tier = rel.tier(gpu)
-    if rel.chunked_prefill == "long_context":  # vLLM V0: chunked only above 32,768
+    if rel.chunks_long_context_only:  # vLLM V0: chunked only above 32,768
         chunk = 2048 if max_context > 32768 else max(max_context, 2048)
         return chunk, chunk
-    if rel.chunked_prefill == "off":
+    if rel.prefills_whole_prompts:
         cap = tier.prefill_chunk_tokens if tier else 0
         return None, cap or max_context
     size = tier.prefill_chunk_tokens if tier else 2048
@@ -56,9 +56,9 @@ def _context(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec, fitted: bool)
     if rel is None:
         return w.prompt_tokens + w.generated_tokens
     model = s.model.max_context or (w.prompt_tokens + w.generated_tokens)
-    if rel.context_tiers:
+    if rel.llama_cpp.context_tiers:
         gib = gpu.capacity_bytes / GiB
-        return min(next(t for g, t in rel.context_tiers if gib >= g), model)
+        return min(next(t for g, t in rel.llama_cpp.context_tiers if gib >= g), model)
     return None if fitted else model
 
 
@@ -76,7 +76,7 @@ def engine_settings(
     if sv.prefill_chunk_tokens is not None:
         chunk = profile_tokens = sv.prefill_chunk_tokens
     if rel is not None and ubatch_prefill:
-        chunk = sv.prefill_chunk_tokens or rel.ubatch_tokens
+        chunk = sv.prefill_chunk_tokens or rel.llama_cpp.ubatch_tokens
     seqs = sv.max_sequences
     if seqs is None and rel is not None:
         tier = rel.tier(gpu)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TypeVar, cast, overload
 
 from ..errors import registered
 from ..memory.inference import attention_layers, kv_bytes_per_token_layer
@@ -35,6 +36,7 @@ from ..model.sharding import StageParams
 from ..model.specs import Scenario
 from ..model.state import state_bytes
 from ..registry.engines import EngineRelease
+from ..registry.table import add_keyed
 from .engine_result import Load
 from .engine_settings import EngineSettings
 
@@ -143,6 +145,20 @@ class RequestKV:
         return best
 
 
+KV_LAYOUTS: dict[str, KVLayout] = {}
+_L = TypeVar("_L", bound="KVLayout")
+
+
+@overload
+def register_layout(layout: type[_L]) -> type[_L]: ...
+@overload
+def register_layout(layout: _L) -> _L: ...
+def register_layout(layout: _L | type[_L]) -> _L | type[_L]:
+    """Add a KV layout under its key (what ``EngineRelease.kv_layout`` names; a DuplicateId if
+    taken): an instance, or as a decorator the class, registered where it is defined."""
+    return cast("_L | type[_L]", add_keyed(KV_LAYOUTS, layout, "KV layout"))
+
+
 class KVLayout:
     """Which specs one request is built from (a release's ``kv_layout``)."""
 
@@ -163,6 +179,7 @@ class KVLayout:
         return RequestKV(page, st.kv_block_tokens, layers, specs, state)
 
 
+@register_layout
 class WholeContext(KVLayout):
     """vLLM V0 (worker/cache_engine.py): every attention layer keeps the whole context, the
     pool has no state pages (V0's Mamba cache lived outside it); transformers' cache counted
@@ -190,6 +207,7 @@ def _windowed(arch: Arch, st: EngineSettings, full: int, local: int) -> tuple[At
     return out
 
 
+@register_layout
 class PerLayer(KVLayout):
     """vLLM V1's hybrid KV cache manager (0.9.1 on; v1/kv_cache_interface.py,
     v1/core/kv_cache_utils.py ``_get_kv_cache_config_uniform_page_size``): full-attention layers
@@ -220,6 +238,7 @@ class PerLayer(KVLayout):
         return RequestKV(page, st.kv_block_tokens, full + local, specs, _state_per_request(s, arch))
 
 
+@register_layout
 class Unified(KVLayout):
     """vLLM V1 0.8.3 - 0.9.0.1 (v1/core/kv_cache_utils.py ``get_kv_cache_config``):
     ``check_enough_kv_cache_memory`` sums each layer's own spec (window layers their window),
@@ -257,18 +276,7 @@ def _state_per_request(s: Scenario, arch: Arch) -> float:
     return state_bytes(arch, s.profile, s.precision.activations, p.tensor, p.pipeline)
 
 
-KV_LAYOUTS: dict[str, KVLayout] = {}
-
-
-def register_layout(layout: KVLayout) -> KVLayout:
-    """Add (or replace) a KV layout under its key (what ``EngineRelease.kv_layout`` names)."""
-    KV_LAYOUTS[layout.key] = layout
-    return layout
-
-
-WHOLE_CONTEXT = register_layout(WholeContext())
-register_layout(PerLayer())
-register_layout(Unified())
+WHOLE_CONTEXT: KVLayout = KV_LAYOUTS[WholeContext.key]
 
 
 def kv_layout(rel: EngineRelease | None, default: KVLayout = WHOLE_CONTEXT) -> KVLayout:

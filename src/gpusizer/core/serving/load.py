@@ -18,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..memo import Memo
+from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..speed.rates import power_capped, sixteen_bit_scale
 from ..speed.roofline import peak_tflops
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
@@ -71,9 +71,7 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
     rel = st.release
     if rel is None:  # transformers: a static batch, whole prompts
         return Engine(UNLIMITED, False, False, st.concurrency, em.kv_capacity_tokens, 1, "static")
-    chunked = rel.chunked_prefill == "always" or (
-        rel.chunked_prefill == "long_context" and (em.max_context or 0) > 32768
-    )
+    chunked = rel.chunks_prefill(em.max_context or 0)
     if s.profile.kernels == "ggml":  # llama.cpp evaluates a batch in n_ubatch pieces
         chunked = True
     budget = st.prefill_chunk_tokens or st.profile_tokens or UNLIMITED  # TRT: max_num_tokens
@@ -84,7 +82,7 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
     if not chunked:  # an unsplit prompt needs a budget of one prompt beside the decodes
         spread = 1 + (s.serving.length_spread or 0.0)  # (TRT: max_num_tokens >= max_input_len)
         budget = max(budget, int(s.workload.prompt_tokens * spread) + running)
-    mixed = rel.scheduling.mixed or (chunked and rel.chunked_prefill == "long_context")
+    mixed = rel.scheduling.mixed or (chunked and rel.chunks_long_context_only)
     if s.serving.mixed_prefill is not None:
         mixed = s.serving.mixed_prefill
     return Engine(
@@ -139,7 +137,7 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
     def run() -> ServedLoad:
         step = step_model(s, gpu, engine_costs(s, gpu, st), _offload(s, gpu, em, st))
         eng, wl = _engine(s, em, st), _workload(s, st)
-        if wl.users == 1 and wl.load != "rate" and not wl.spread:  # one user's requests are alike
+        if wl.alike:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
         return ServedLoad(step, wl, simulate(step, eng, wl), eng)
 

@@ -33,13 +33,12 @@ from ..model.architecture import Arch, ceil_div
 from ..model.gguf_bytes import block_bytes
 from ..model.module_bytes import group_bytes
 from ..model.params import ParamCounts
-from ..model.result import COMPONENTS, Memory
+from ..model.result import COMPONENTS, EngineMemory, Memory
 from ..model.sharding import stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..model.state import state_bytes
 from ..model.unified import pool_note
 from ..registry.engines import MiB
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .ollama_estimate import OllamaEstimate, full_offload_free, ollama_estimate, projector
 
@@ -106,13 +105,13 @@ def _place(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, n: int, c
     rel = st.release
     assert rel is not None
     L, gpus = arch.layers, max(1, s.parallelism.tensor * s.parallelism.pipeline)
-    if rel.output_in_gpu_layers:
+    if rel.llama_cpp.output_in_gpu_layers:
         out_gpu, rep = n >= 1, min(max(n - 1, 0), L)
     else:
         out_gpu, rep = n > L, min(n, L)
     per_gpu = ceil_div(rep, gpus) if rep else 0
     kv_layer = m.kv_cell * cells + m.state * (st.max_sequences or 1)
-    ub = min(st.prefill_chunk_tokens or rel.ubatch_tokens, cells)
+    ub = min(st.prefill_chunk_tokens or rel.llama_cpp.ubatch_tokens, cells)
     on_gpu = bool(rep or out_gpu)
     compute = _compute(arch, ub, cells, rel.flash_attention, out_gpu) if on_gpu else 0.0
     # llama.cpp offloads the last ``rep`` blocks (the MoE ones of DeepSeek-V3, not its dense head)
@@ -146,7 +145,7 @@ def kv_cells(st: EngineSettings, context: int) -> int:
     256 (llama-context.cpp)."""
     rel = st.release
     assert rel is not None
-    total = context if rel.kv_unified else context * (st.max_sequences or 1)
+    total = context if rel.llama_cpp.kv_unified else context * (st.max_sequences or 1)
     return ceil_div(total, 256) * 256
 
 
@@ -161,7 +160,7 @@ def _fit_context(s: Scenario, arch: Arch, m: LayerBytes, st: EngineSettings, cap
             break
         spare = cap - (p.gpu - p.parts["kv_cache"])
         per = m.kv_cell * ceil_div(arch.layers, max(1, s.parallelism.tensor * s.parallelism.pipeline))
-        per *= 1 if st.release and st.release.kv_unified else (st.max_sequences or 1)
+        per *= 1 if st.release and st.release.llama_cpp.kv_unified else (st.max_sequences or 1)
         ctx = max(MIN_FIT_CONTEXT, min(ctx - 256, int(spare / per) // 256 * 256))
     return min(ctx, model)
 
@@ -209,7 +208,7 @@ def offload_memory(
     full = arch.layers + 1
     rel = st.release
     planned = None
-    if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
+    if st.gpu_layers is None and rel is not None and rel.ollama is not None:
         # Ollama starts llama.cpp with the layer count its own estimate gives
         proj = projector(s, counts)
         planned = ollama_estimate(s, arch, m.blocks, m.output, gpu, rel, ctx, proj, st.max_sequences)

@@ -32,11 +32,13 @@ projector.weights projector.graph`` (docs/evidence/serving.md §4.6).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model.architecture import Arch
 from ..model.params import ParamCounts
 from ..model.specs import GPUSpec, Scenario
+from ..registry.engine_knobs import OllamaWeightsLog
 from ..registry.engines import EngineRelease, MiB
 from .ollama_graph import ARCH, graph_sizes, layer_kv, per_cell
 
@@ -89,13 +91,16 @@ def weights_logged(
     them: to v0.6.0 every block with its KV and repeating = total - output (Qwen2.5-0.5B,
     ollama#9031: 331.8 MiB total = 235.8 of blocks + 96.0 of KV, 193.8 "repeating"); v0.6.1 -
     v0.6.2 the blocks for both; v0.6.3 on the blocks, and the output added to the total."""
-    body = sum(blocks)
-    if rel.ollama_weights_log == "blocks_kv":
-        total = body + sum(kv)
-        return total, total - output, output
-    if rel.ollama_weights_log == "blocks":
-        return body, body, output
-    return body + output, body, output
+    return _WEIGHTS_LOG[rel.ollama_knobs.weights_log](sum(blocks), sum(kv), output)
+
+
+# Ollama's ``weights_log`` mode -> (total, repeating, nonrepeating) of the blocks'
+# bytes, their KV and the output layer's.
+_WEIGHTS_LOG: dict[OllamaWeightsLog, Callable[[float, float, float], tuple[float, float, float]]] = {
+    "blocks_kv": lambda body, kv, output: (body + kv, body + kv - output, output),
+    "blocks": lambda body, kv, output: (body, body, output),
+    "blocks_output": lambda body, kv, output: (body + output, body, output),
+}
 
 
 def ollama_estimate(
@@ -144,7 +149,7 @@ def ollama_estimate(
 def _split(rel: EngineRelease, proj: tuple[float, float]) -> tuple[float, float]:
     """(on the first GPU from the start, with the output layer) of the projector's bytes."""
     total = proj[0] + proj[1]
-    return (total, 0.0) if rel.ollama_projector_first else (0.0, total)
+    return (total, 0.0) if rel.ollama_knobs.projector_first else (0.0, total)
 
 
 def full_offload_free(
@@ -229,11 +234,11 @@ def _place(
         overflow += zero
     placed = 0
     n = len(blocks)
-    order = range(n) if rel.ollama_layers_forward else range(n - 1, -1, -1)
+    order = range(n) if rel.ollama_knobs.layers_forward else range(n - 1, -1, -1)
     for i in order:
         size = blocks[i] + kv[i]
         if num_gpu is not None and placed >= num_gpu:
-            overflow += 0.0 if rel.ollama_layers_forward else size
+            overflow += 0.0 if rel.ollama_knobs.layers_forward else size
             continue
         before = placed
         for j in range(len(with_space), 0, -1):
@@ -244,9 +249,9 @@ def _place(
                 placed += 1
                 break
             with_space.pop(i % j)
-        if placed == before and not rel.ollama_layers_forward:
+        if placed == before and not rel.ollama_knobs.layers_forward:
             overflow += size
-    if rel.ollama_layers_forward:
+    if rel.ollama_knobs.layers_forward:
         overflow += (n - min(placed, n)) * (blocks[-1] + kv[-1])
     loaded = placed >= n
     if num_gpu is None or placed < num_gpu:

@@ -55,10 +55,10 @@ def layer_kv(s: Scenario, arch: Arch, rel: EngineRelease, ctx: int, batch: int, 
     out = []
     for i in range(arch.layers):
         cells = ctx
-        if rel.ollama_estimate == "per_layer":
+        if rel.ollama_knobs.windows:
             if kind == "gemma3" and (i + 1) % 6:
                 cells = parallel * (s.model.sliding_window or 0) + batch
-            elif kind == "gptoss" and rel.ollama_gptoss_partial and i % 2 == 0:
+            elif kind == "gptoss" and rel.ollama_knobs.gptoss_partial and i % 2 == 0:
                 cells = parallel * 4096 + batch
         out.append(cells * per_cell_bytes)
     return out
@@ -100,7 +100,7 @@ def graph_sizes(
             + e * dk * hkv * 9 // 16,
         )
         return partial, full
-    if kind == "gptoss" and rel.ollama_gptoss_partial:
+    if kind == "gptoss" and rel.ollama_knobs.gptoss_partial:
         oss = 4 * h // max(1, arch.kv_heads) * kv_total / 6
-        return rel.ollama_gptoss_partial * oss, oss
+        return rel.ollama_knobs.gptoss_partial * oss, oss
     return 0.0, 0.0

@@ -86,6 +86,6 @@ def simulate(step: StepModel, engine: Engine, workload: Workload) -> LoadResult:
     """The run of ``workload`` on ``engine`` (module docstring), as a client of the engine's
     API server sees it (:func:`client_view`)."""
     w = workload
-    if w.users == 1 and w.requests == 1 and w.load != "rate" and not w.spread:
+    if w.alike and w.requests == 1:
         return client_view(_alone(step, engine, w), w, engine.front_end)
     return client_view(Run(step, engine, workload).run(), w, engine.front_end)

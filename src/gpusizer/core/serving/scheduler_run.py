@@ -71,7 +71,7 @@ class Run:
         self.issued, self.evals = 0, 0
         self.st = Stats()
         self.arrivals: deque[float] = deque()
-        if w.load == "rate":
+        if w.arrives_at_rate:
             rng, t = random.Random(SEED), 0.0
             for _ in range(w.requests):
                 self.arrivals.append(t)
@@ -234,7 +234,7 @@ class Run:
         if o > 1:
             st.tpot += g.n * (self.now - g.first) / (o - 1)
             st.tpot_n += g.n
-        if self.w.load == "steady":
+        if self.w.closed_loop:
             self._arrive(self.now, g.n)
 
     def _finish_decodes(self) -> None:

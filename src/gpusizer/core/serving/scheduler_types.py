@@ -53,6 +53,26 @@ class Workload:
     time_boxed: bool
     spread: float = 0.0  # lengths vary by +- this share (levels() even steps, in turn)
 
+    @property
+    def arrives_at_rate(self) -> bool:
+        """Poisson arrivals at ``rate`` requests/s (the "rate" load)."""
+        return self.load == "rate"
+
+    @property
+    def closed_loop(self) -> bool:
+        """Each user sends the next request when the last ends (the "steady" load)."""
+        return self.load == "steady"
+
+    @property
+    def all_at_once(self) -> bool:
+        """Every request arrives at the start (the "burst" load)."""
+        return self.load == "burst"
+
+    @property
+    def alike(self) -> bool:
+        """One user's requests, all alike: the run is one request's."""
+        return self.users == 1 and not self.arrives_at_rate and not self.spread
+
 
 @dataclass(frozen=True)
 class LoadResult:

@@ -113,12 +113,12 @@ class GpuAdvice:
             "gpus_in_layout": lay.gpus,
             "min_gpus": growth.least,
             "nodes": ceil_div(bought, node),
-            "layout": layout_label(par, s.workload.is_training),
+            "layout": layout_label(par, s.workload.trains),
             "layout_reason": layout_reason(self, c, growth, index),
             "parallelism": par,
             "hardware": s.hardware.model_dump(mode="json"),
             "scenario_changes": dict(variant.changes),
-            "batch_size": None if s.workload.is_training else c.batch,
+            "batch_size": None if s.workload.trains else c.batch,
             "per_gpu_total": est.memory.total,
             "headroom_bytes": est.headroom_bytes,
             "peak_phase": est.memory.peak_phase,
@@ -158,7 +158,7 @@ class GpuAdvice:
         why = (
             f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
         )
-        goal = self.s.targets.applies(self.s.workload.is_training)
+        goal = self.s.targets.applies(self.s.workload.trains)
         unit = self._unit_fields(None)
         notes = (why, *self.notes)  # the search's own (its work limit reached, core/sizing/work.py)
         return SizingOption(**self._blank(), targets_met=False if goal else None, notes=notes, unit=unit)

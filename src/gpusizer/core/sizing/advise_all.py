@@ -165,7 +165,7 @@ def _advise(
 
         def get(v: int) -> Evaluator:
             if v not in mine:
-                if not s.workload.is_training:  # an engine sizes its memory to the GPU
+                if s.workload.serves:  # an engine sizes its memory to the GPU
                     mine[v] = factory(variants[v].scenario, g.hardware)
                 elif (g.id, v) in evs:
                     mine[v] = evs[g.id, v]

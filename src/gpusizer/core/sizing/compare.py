@@ -121,7 +121,7 @@ def compare_gpus(
         cancel=cancel,
         cards_per_box=cards_per_box,
     )
-    priced = price_options(options, catalog_specs(s.hardware), s.workload.is_training, money_args)
+    priced = price_options(options, catalog_specs(s.hardware), s.workload.trains, money_args)
     return sort_options(priced, sort)
 
 

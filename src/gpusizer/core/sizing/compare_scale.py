@@ -46,7 +46,7 @@ class Growth:
 def _goal(s: Scenario) -> tuple[str, tuple[str, ...]]:
     """What decides the count (``fewest`` | ``deadline`` | ``targets``) and notes."""
     t, w = s.targets, s.workload
-    if w.is_training:
+    if w.trains:
         if t.max_training_days is None:
             return "fewest", ()
         if not w.training_tokens:
@@ -80,7 +80,7 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
 
 
 def _unmet(s: Scenario, filler: Filler, top: int) -> str:
-    if s.workload.is_training:
+    if s.workload.trains:
         best = filler.best(top)
         days = (
             f": {best[0].pace.time_seconds / DAY:,.0f} days on {top:,}"

@@ -108,9 +108,7 @@ class Filler(ServingFill):
         """Up to ``keep`` layouts on at most ``n`` GPUs, fastest first (empty: none fits)."""
         key = (n, keep)
         if key not in self._best:
-            self._best[key] = (
-                self._training(n, keep) if self.base.workload.is_training else self._serving(n, keep)
-            )
+            self._best[key] = self._training(n, keep) if self.base.workload.trains else self._serving(n, keep)
         return self._best[key]
 
     # -- training ---------------------------------------------------------------------------

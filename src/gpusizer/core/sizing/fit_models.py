@@ -40,7 +40,7 @@ def _candidates(s: Scenario, models: Iterable[dict[str, Any]] | None) -> list[tu
 
 def _spare(s: Scenario, est: Estimate, margin: float) -> int:
     """Bytes the work must leave free: the margin, none for an engine reserving its share."""
-    if not s.workload.is_training and memory_rule(s.profile).reserves_memory:
+    if s.workload.serves and memory_rule(s.profile).reserves_memory:
         return 0
     return math.ceil(est.capacity_bytes * margin)
 
@@ -67,7 +67,7 @@ def _max_context(s: Scenario, est: Estimate, spare: int) -> int:
 
 
 def _row(mid: str, s: Scenario, est: Estimate, spare: int) -> dict[str, Any]:
-    training = s.workload.is_training
+    training = s.workload.trains
     sv = est.serving
     return {
         "model": mid,

@@ -18,7 +18,7 @@ def limits(ev: Evaluator, c: Choice, capacity: int) -> dict[str, int]:
     """``max_batch_size`` and ``max_context_tokens``, or ``max_micro_batch_size``, of choice
     ``c`` under evaluator ``ev`` (of its variant, on its GPU) within ``capacity`` bytes."""
     lay, w = c.layout, ev.base.workload
-    if w.is_training:
+    if w.trains:
         g, mb = w.global_batch_size, w.micro_batch_size
         mbs = divisors(g // lay.dp) if g else range(1, max(2**16, mb + 1))
         start = bisect.bisect_left(mbs, mb)

@@ -76,7 +76,7 @@ class Bounds:
         activations an estimate saw for the shape, with their overhead)."""
         sharded, kept = self.split(lay.zero, lay.ep)
         seen_dp, seen = self.seen.get(shape(lay), (0, 0.0))
-        if seen and self.base.workload.is_training:  # and the overhead on them (activations)
+        if seen and self.base.workload.trains:  # and the overhead on them (activations)
             seen += overhead_bytes(self.base.profile, self.base.overhead, seen, lay.model_parallel)
         return sharded, kept, lay.cp, lay.tp * lay.pp, seen_dp, seen
 

@@ -100,7 +100,7 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
     tps = [t for t in divisors(arch.heads) if t <= min(tp_max, max_gpus)]
     eps = [e for e in divisors(s.model.moe.experts) if e <= max_gpus] if s.model.moe else [1]
     cps, zeros = [1], [p.zero_stage]
-    if w.is_training:
+    if w.trains:
         seq = w.sequence_length
         cps += [
             c
@@ -144,7 +144,7 @@ def dp_rule(
     """(step, least, limit): DP is a multiple of ``step`` (EP must divide DP x CP), at least
     ``least`` (ZeRO needs DP x CP > 1 to shard anything, else it is ZeRO 0 under another
     name) and at most ``limit`` (the GPU budget); inference keeps DP = step."""
-    least = 2 if s.workload.is_training and zero and cp == 1 else 1
+    least = 2 if s.workload.trains and zero and cp == 1 else 1
     return ep // math.gcd(ep, cp), least, max_gpus // model_parallel
 
 
@@ -152,7 +152,7 @@ def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[in
     """The DP degrees of a :func:`dp_rule` up to ``limit`` (ascending); training: DP must
     divide global/micro when the global batch is set."""
     w = s.workload
-    if not w.is_training:
+    if w.serves:
         return [step] if step <= limit else []
     if w.global_batch_size is None:
         return range(step * ceil_div(least, step), limit + 1, step)

@@ -158,7 +158,7 @@ def serving_pace(est: Estimate) -> Pace:
 def option_pace(est: Estimate) -> Pace:
     """How fast the estimated scenario runs as laid out: the speed every option shows and is
     ranked by."""
-    if est.scenario.workload.is_training:
+    if est.scenario.workload.trains:
         return training_pace(est.compute, est.gpus)
     return serving_pace(est)
 

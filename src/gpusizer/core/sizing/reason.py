@@ -39,7 +39,7 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
 
 
 def _where(adv: Any, c: Choice) -> list[str]:
-    lay, links, training = c.layout, adv.links, adv.s.workload.is_training
+    lay, links, training = c.layout, adv.links, adv.s.workload.trains
     out = []
     if lay.tp > 1:
         out.append(f"TP {lay.tp} within a node ({links.name(links.intra)})")

@@ -28,9 +28,9 @@ from ..memory.layouts import activation_layout
 from ..memory.techniques import profile_edits
 from ..model.specs import Scenario
 from ..pipeline.validate import check_scenario
+from ..registry.frameworks import FRAMEWORKS, FrameworkProfile, adapter_fallback
 from ..registry.loss_kinds import LOSS_KINDS, advisor_fallback
 
-ADAPTER_FRAMEWORK = "unsloth"
 # (name, dotted field, value) of each rung but the framework, cheapest in speed first
 STEPS: tuple[tuple[str, str, Any], ...] = (
     ("a fused loss", "workload.loss", advisor_fallback().id),  # the loss kinds' registry
@@ -65,10 +65,17 @@ class Variant:
 
 def describe(changes: dict[str, Any]) -> str:
     """The techniques of an option's ``scenario_changes`` for people (empty for none)."""
-    if changes.get("framework") == ADAPTER_FRAMEWORK:
+    fallback = _fallback_in(changes)
+    if fallback is not None:
         extra = ["optimizer offload"] if changes.get("parallelism.offload_optimizer") else []
-        return phrase(["Unsloth", *extra])
+        return phrase([fallback.label, *extra])
     return phrase([name for name, path, value in STEPS if changes.get(path) == value])
+
+
+def _fallback_in(changes: dict[str, Any]) -> FrameworkProfile | None:
+    """The adapter-fallback framework the changes switch to (None when they switch to none)."""
+    profile = FRAMEWORKS.get(str(changes.get("framework", "")))
+    return profile if profile is not None and profile.adapter_fallback else None
 
 
 def apply_changes(s: Scenario, changes: dict[str, Any]) -> Scenario:
@@ -103,8 +110,9 @@ def _applies(s: Scenario, path: str, value: Any) -> bool:
 def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
     """(name, changes) of each ladder rung that changes something."""
     out = [(name, {path: value}) for name, path, value in STEPS if _applies(s, path, value)]
-    if s.workload.is_adapter and s.framework != ADAPTER_FRAMEWORK:
-        out.append(("Unsloth", {"framework": ADAPTER_FRAMEWORK, **profile_edits(ADAPTER_FRAMEWORK)}))
+    fallback = adapter_fallback()
+    if s.workload.is_adapter and fallback is not None and not s.profile.adapter_fallback:
+        out.append((fallback.label, {"framework": fallback.id, **profile_edits(fallback.id)}))
     return out
 
 
@@ -112,7 +120,7 @@ def ladder(s: Scenario) -> list[Variant]:
     """The scenario as set, then each rung of the ladder added to the ones before it
     (training only; a serving scenario has only itself)."""
     out = [Variant(s)]
-    if not s.workload.is_training:
+    if s.workload.serves:
         return out
     changes: dict[str, Any] = {}
     names: list[str] = []
@@ -125,6 +133,7 @@ def ladder(s: Scenario) -> list[Variant]:
         changes, names = trial, [*names, name]
         if name == "gradient checkpointing" and "selective recompute" in names:
             names.remove("selective recompute")  # full recompute replaces it
-        alone = name == "Unsloth"
-        out.append(Variant(sc, dict(changes), tuple(names), 1 if alone else 2**31))
+        fallback = _fallback_in(step)
+        most = fallback.max_gpus if fallback is not None and fallback.max_gpus else 2**31
+        out.append(Variant(sc, dict(changes), tuple(names), most))
     return out

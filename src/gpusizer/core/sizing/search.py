@@ -45,7 +45,7 @@ def catalog_targets(
     share of each GPU up front (its memory rule's ``reserves_memory``) keeps the rest free
     itself: that share is its margin, so no second one is taken from what it needs."""
     hw, specs = s.hardware, catalog_specs(s.hardware)
-    if not s.workload.is_training and memory_rule(s.profile).reserves_memory:
+    if s.workload.serves and memory_rule(s.profile).reserves_memory:
         margin = 0.0
     explicit = "gpus_per_node" in hw.model_fields_set
     own = hw.gpu.id if isinstance(hw.gpu, GPUSpec) else resolve_gpu_id(hw.gpu)

@@ -73,7 +73,7 @@ def plan(
     s = parse_scenario(scenario)
     ask = Ask(whole_nodes, max_gpus, 1 + max(0, alternatives), True, check_cards_per_box(cards_per_box))
     per_gpu = [opts for opts in sized(s, gpus, margin, ask, cancel) if opts[0].fits]
-    specs, training = catalog_specs(s.hardware), s.workload.is_training
+    specs, training = catalog_specs(s.hardware), s.workload.trains
     rows = [[o.as_dict() for o in opts] for opts in per_gpu]
     priced = [price_options(r, specs, training, Money()) for r in rows]
     order = sort_options([p[0] | {"_at": i} for i, p in enumerate(priced)], "cost")

@@ -138,7 +138,7 @@ def compute_estimate(
     """The report's ``compute`` block for a validated scenario (``arch``: resolve(s.model);
     ``adapters``: LoRA trainable parameters when the caller has them)."""
     arch = arch or resolve(s.model)
-    if s.workload.is_training:
+    if s.workload.trains:
         return _training(s, arch, counts, gpu, gpus, adapters)
     return _inference(s, arch, counts, gpu, gpus)
 

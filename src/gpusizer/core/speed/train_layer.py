@@ -57,6 +57,7 @@ from ..model.flops import attention_flops_per_token
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
+from ..registry.loss_kinds import LOSS_KINDS
 from .collectives import Link
 from .train_ops import (
     BACKWARD_BYTES,
@@ -226,7 +227,7 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
 def head_parts(s: Scenario, c: LayerContext, head_rate: float) -> StepParts:
     """The LM head's matmul (16-bit) and the loss over the logits, one micro-batch."""
     head = 2 * c.ts.head / c.tp * c.tokens / head_rate
-    fused = c.fused or s.workload.loss == "fused"
+    fused = c.fused or LOSS_KINDS[s.workload.loss].fused
     per_logit = FUSED_LOSS_BYTES if fused else EAGER_LOSS_BYTES
     loss = c.ts.vocab / c.tp * c.tokens * per_logit / c.bandwidth
     return StepParts(matmul=head * (2 if c.adapter else 3), memory=loss)

@@ -20,10 +20,11 @@ from ..model.presets import scenario_gpu
 from ..model.specs import Scenario
 from ..pipeline.scenario import parse_scenario
 from ..pipeline.validate import check_scenario
+from ..pipeline.work_roles import serving_role
 from ..registry.frameworks import frameworks_for
-from ..registry.workloads import WORKLOAD_KINDS
 from ..serving.engine_memory import engine_memory
 from ..serving.rules import memory_rule
+from .settings import serving_kind
 
 
 @dataclass(frozen=True)
@@ -46,15 +47,19 @@ class CapacityCurve:
 
 
 def served(s: Scenario) -> Scenario:
-    """The scenario as an inference workload on a serving framework."""
-    if not s.workload.is_training:
+    """The scenario as an inference workload on a serving framework (a kind made of roles:
+    its serving role's scenario)."""
+    role = serving_role(s)
+    if role is not None:
+        return role
+    kind = serving_kind()
+    if s.workload.serves or kind is None:
         return s
-    kind = WORKLOAD_KINDS["inference"]
     framework = s.framework if s.profile.fits(kind) else frameworks_for(kind)[0].id
     par = s.parallelism.model_copy(update={"data": 1, "context": 1, "zero_stage": 0, "expert": 1})
     return s.model_copy(
         update={
-            "workload": s.workload.model_copy(update={"kind": "inference"}),
+            "workload": s.workload.model_copy(update={"kind": kind.id}),
             "framework": framework,
             "parallelism": par,
         }

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
+from ..registry.table import add
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from ..sizing.compare_options import (
     AMORTIZATION_YEARS,
@@ -129,7 +130,7 @@ class HardwareView:
 def serving_kind() -> WorkloadKind | None:
     """The first kind of the registry that serves rather than trains (the hint's "Choose
     Inference")."""
-    return next((k for k in WORKLOAD_KINDS.values() if not k.is_training), None)
+    return next((k for k in WORKLOAD_KINDS.values() if k.serves), None)
 
 
 @dataclass(frozen=True)
@@ -150,8 +151,8 @@ class ChartView:
 
     def applies_to(self, kind: WorkloadKind) -> bool:
         """Whether the chart has something to say about this kind of work."""
-        wrong = self.serving_only if kind.is_training else self.training_only
-        return not wrong
+        # a kind made of roles may both train and serve: every chart of either applies
+        return not ((self.serving_only and not kind.serves) or (self.training_only and not kind.trains))
 
     def hint(self, kind: WorkloadKind) -> str:
         """Why the chart shows nothing for this kind ("" when it applies): one sentence."""
@@ -179,9 +180,8 @@ CHARTS: dict[str, ChartView] = {}
 
 
 def register(chart: ChartView) -> ChartView:
-    """Add (or replace) a chart; the registry's order is the tabs' order."""
-    CHARTS[chart.key] = chart
-    return chart
+    """Add a chart (a DuplicateId if its key is taken); the registry's order is the tabs'."""
+    return add(CHARTS, chart.key, chart, "chart")
 
 
 def chart_view(key: str) -> ChartView:

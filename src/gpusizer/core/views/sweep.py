@@ -54,7 +54,7 @@ class SweepResult:
 
 def axis_field(s: Scenario, axis: str) -> tuple[str, str]:
     """(block, field) that an axis sets: training and inference read different fields."""
-    training = s.workload.is_training
+    training = s.workload.trains
     if axis == "sequence_length":
         return "workload", "sequence_length" if training else "prompt_tokens"
     if axis == "batch_size":
@@ -88,11 +88,11 @@ def sweep(scenario: Scenario | dict, axis: str, values: Sequence[int]) -> SweepR
     capacity = scenario_gpu(base).capacity_bytes
     # An engine that reserves its memory holds the same pool at every size: the fast path
     # (core/memory/inference.py's growing cache) applies only to what allocates as it goes.
-    grows = base.workload.is_training or memory_rule(base.profile).allocates_on_demand
+    grows = base.workload.trains or memory_rule(base.profile).allocates_on_demand
     if axis in ("sequence_length", "batch_size") and grows:
         fast = (
             training_sweep(base, lambda sc, v: vary(sc, axis, v), values)
-            if base.workload.is_training
+            if base.workload.trains
             else inference_sweep(base, axis, values)
         )
         if fast is not None:

@@ -56,7 +56,7 @@ def training_sweep(
     (fewer than three distinct values, context parallelism, inference, a term that is not one
     polynomial over the range: core/techniques.polynomial_between)."""
     distinct = sorted(set(int(v) for v in values))
-    if not s.workload.is_training or s.parallelism.context > 1 or len(distinct) < 3:
+    if s.workload.serves or s.parallelism.context > 1 or len(distinct) < 3:
         return None
     xs = [float(distinct[0]), float(distinct[len(distinct) // 2]), float(distinct[-1])]
     variants = [vary(s, int(v)) for v in xs]

@@ -33,7 +33,6 @@ from ..pipeline.scenario import parse_scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS, frameworks_for
 from ..registry.workloads import WORKLOAD_KINDS
-from ..serving.engine_memory import pool_line
 
 
 def variant_list() -> list[tuple[str, str, str, str]]:
@@ -130,7 +129,7 @@ def _bar(key: str, label: str, est: Estimate) -> VariantBar:
     s = est.scenario
     nominal = est.parameters_total * nbytes(s.precision.weights)
     reserved, total = 0, int(mem.total)
-    line = pool_line(est) if est.serving is not None else None
+    line = est.pool
     if line is not None and line.reserved:  # the needs, not the pool
         reserved = total
         at_peak = {**at_peak, "kv_cache": int(line.used_kv_bytes)}

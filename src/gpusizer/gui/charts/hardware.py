@@ -176,7 +176,7 @@ class HardwareChart(ChartBase):
                 )
             )
             shown = [o for o in self.sized if o["gpu"] in ids]
-            priced = price_options(shown, catalog_specs(s.hardware), s.workload.is_training, v.money())
+            priced = price_options(shown, catalog_specs(s.hardware), s.workload.trains, v.money())
         except ScenarioError as exc:  # a vendor or price no longer valid: say so, keep going
             self._status(str(exc))
             return False
@@ -191,7 +191,7 @@ class HardwareChart(ChartBase):
         return True
 
     def _fill_table(self, s: Scenario) -> None:
-        columns = columns_for(s.workload.is_training, s.targets.applies(s.workload.is_training))
+        columns = columns_for(s.workload.trains, s.targets.applies(s.workload.trains))
         keys = [c.key for c in columns]
         self.model.set_options(self.options, columns)
         self.table.show_columns(self.view.hidden_columns)
@@ -229,7 +229,7 @@ class HardwareChart(ChartBase):
         for item, group in ((self.others, rest), (self.front, front), (self.front_line, front)):
             item.setData([p[0] for p in group], [p[1] for p in group])
         self._pts, self._front = pts, front
-        training = self.scenario is not None and self.scenario.workload.is_training
+        training = self.scenario is not None and self.scenario.workload.trains
         basis = "renting" if self.view.basis == "cloud" else "owning"
         self.set_axis_label("bottom", "trained tokens/s" if training else "tokens/s per user")
         self.set_axis_label("left", f"$ per M tokens, {basis}")

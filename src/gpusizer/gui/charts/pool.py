@@ -15,9 +15,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from ...core.model.result import Estimate
-from ...core.serving.engine_memory import pool_line
-from ...core.serving.engine_result import PoolLine
+from ...core.model.result import Estimate, PoolLine
 from ...io.units import fmt_bytes
 from ..glossary import engine_name
 from .palette import LABEL_PX, Theme, font
@@ -51,11 +49,12 @@ class PoolView:
         self.engine = ""
 
     def set_estimate(self, est: Estimate) -> None:
-        """Ask the engine's memory rule what to draw (core/serving/rules ``pool_line``: the
-        budget and the users' KV, block-rounded with windows and state as the rule counts)."""
+        """Draw what the engine's memory rule said, kept on the estimate (``Estimate.pool``,
+        core/serving/rules ``pool_line``: the budget and the users' KV, block-rounded with
+        windows and state as the rule counts); the core is not asked again."""
         self.sv = est.serving
         self.engine = engine_name(est.scenario.profile)
-        line = pool_line(est) or PoolLine()
+        line = est.pool or PoolLine()
         self.reserved = line.reserved
         self.offload = line.host_split
         self.budget = line.budget_bytes

@@ -114,8 +114,8 @@ class RooflineChart(ChartBase):
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         w = scenario.workload
-        self.training = w.is_training
-        if w.is_training:
+        self.training = w.trains
+        if w.trains:
             # The serving fields are hidden (and stale) in training: the forward pass of one
             # micro-batch is the prefill of micro-batch x sequence-length tokens.
             w = w.model_copy(update={"batch_size": w.micro_batch_size, "prompt_tokens": w.sequence_length})

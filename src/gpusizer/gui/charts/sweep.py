@@ -42,11 +42,11 @@ def axis_values(scenario: Scenario, axis: str, points: int = MAX_POINTS) -> list
     ``points``), always spanning four times the scenario's own value."""
     w, p = scenario.workload, scenario.parallelism
     if axis == "sequence_length":
-        current = w.sequence_length if w.is_training else w.prompt_tokens
+        current = w.sequence_length if w.trains else w.prompt_tokens
         lo, hi = 128, max(scenario.model.max_context or 131072, 4 * current)
     elif axis == "batch_size":
-        current = w.micro_batch_size if w.is_training else w.batch_size
-        lo, hi = 1, max(64 if w.is_training else 256, 4 * current)
+        current = w.micro_batch_size if w.trains else w.batch_size
+        lo, hi = 1, max(64 if w.trains else 256, 4 * current)
     else:
         lo, hi = 1, max(64, 4 * p.data)
     hi = min(hi, 1 << 21)
@@ -163,7 +163,7 @@ class SweepChart(ChartBase):
 
     def knob_name(self) -> str:
         """What the axis changes in this scenario: training and inference read other fields."""
-        training = self.scenario is not None and self.scenario.workload.is_training
+        training = self.scenario is not None and self.scenario.workload.trains
         if self.axis == "sequence_length":
             return "sequence length" if training else "prompt length"
         if self.axis == "batch_size":

@@ -146,7 +146,7 @@ class VariantsChart(ChartBase):
         # first kind that trains every weight, the checkpoint weights of the first kind shown
         # at several weight formats (inference at FP16 / FP8 / INT4).
         kinds = [WORKLOAD_KINDS[b.kind] for b in cmp.bars]
-        trains_all = [b for b, k in zip(cmp.bars, kinds, strict=True) if k.is_training and not k.is_adapter]
+        trains_all = [b for b, k in zip(cmp.bars, kinds, strict=True) if k.trains and not k.is_adapter]
         full = trains_all[0] if trains_all else None
         if full is not None:
             facts.append(

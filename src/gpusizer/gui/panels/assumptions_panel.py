@@ -57,7 +57,7 @@ class AssumptionsPanel(Panel):
 
     def refresh(self) -> None:
         kind = self.kind()
-        training = kind is not None and kind.is_training
+        training = kind is not None and kind.trains
         self.form.show("compute.mfu", training)
         for key in (
             "compute.flops_efficiency",

@@ -227,6 +227,6 @@ class ModelPanel(Panel):
         text = f"<b>{b(est.parameters_total)}</b> total"
         if est.parameters_active != est.parameters_total:
             text += f" · <b>{b(est.parameters_active)}</b> active per token"
-        if est.scenario.workload.is_training:
+        if est.scenario.workload.trains:
             text += f" · <b>{b(est.parameters_trainable)}</b> trainable"
         self.params.setText(text)

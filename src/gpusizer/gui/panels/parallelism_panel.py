@@ -80,7 +80,7 @@ class ParallelismPanel(Panel):
     def refresh(self) -> None:
         v = self.state.value
         kind = self.kind()
-        training = kind is not None and kind.is_training
+        training = kind is not None and kind.trains
         for key in _TRAINING_ONLY:
             self.form.show(key, training)
 

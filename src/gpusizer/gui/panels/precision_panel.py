@@ -153,7 +153,7 @@ class PrecisionPanel(Panel):
 
     def refresh(self) -> None:
         kind = self.kind()
-        training = kind is not None and kind.is_training
+        training = kind is not None and kind.trains
         lora = kind is not None and kind.is_adapter
         for key in ("precision.gradients", "precision.optimizer", "precision.optimizer_states"):
             self.form.show(key, training)

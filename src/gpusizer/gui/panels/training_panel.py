@@ -101,7 +101,7 @@ class TrainingPanel(Panel):
 
     def refresh(self) -> None:
         kind = self.kind()
-        training = kind is not None and kind.is_training
+        training = kind is not None and kind.trains
         self.box.setVisible(training)
         self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)
         self.form.show("workload.kbit_prepare", kind is not None and kind.quantised_base)

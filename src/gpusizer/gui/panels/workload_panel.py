@@ -99,7 +99,7 @@ class WorkloadPanel(Panel):
 
     def refresh(self) -> None:
         kind = self.kind()
-        training = kind is not None and kind.is_training
+        training = kind is not None and kind.trains
         for key in _TRAINING:
             self.form.show(key, training)
         for key in _LORA:

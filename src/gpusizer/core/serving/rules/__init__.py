@@ -16,8 +16,9 @@ A framework names its rule by key (core/registry/frameworks.py); its releases ca
 figures the rule reads and the KV layout a request is counted by (core/serving/kv_request.py
 ``KV_LAYOUTS``). Adding a release is one ``EngineRelease`` entry; an engine whose memory
 behaves in a new way is one :class:`~.base.MemoryRule` subclass passed to
-:func:`~.base.register_rule`. :func:`check_rules` (run at validation) makes an unknown rule or
-layout a ScenarioError naming the registered ones.
+:func:`~.base.register_rule` (a decorator on the class, in its own module; a taken key is
+refused). :func:`check_rules` (run at validation) makes an unknown rule or layout a
+ScenarioError naming the registered ones.
 """
 
 from __future__ import annotations
@@ -42,9 +43,6 @@ __all__ = [
     "register_rule",
     "sglang_fraction",
 ]
-
-for _rule in (Transformers(), ProfiledPool(), StaticPool(), FreePool(), LayerOffload()):
-    register_rule(_rule)
 
 
 def check_rules(profile: FrameworkProfile) -> MemoryRule:

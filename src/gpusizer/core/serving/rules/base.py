@@ -23,15 +23,15 @@ with :func:`register_rule`.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, TypeVar, cast, overload
 
 from ...errors import registered
 from ...model.architecture import Arch
 from ...model.params import ParamCounts
-from ...model.result import Estimate
+from ...model.result import EngineMemory, PoolLine
 from ...model.specs import GPUSpec, Scenario
 from ...registry.frameworks import FrameworkProfile
-from ..engine_result import EngineMemory, PoolLine
+from ...registry.table import add_keyed
 from ..engine_settings import EngineSettings, engine_settings
 
 
@@ -78,18 +78,23 @@ class MemoryRule:
         """Requests of ``em.max_context`` tokens the engine holds at once (capacity curve)."""
         return int(em.max_concurrency + 1e-9)
 
-    def pool_line(self, est: Estimate, em: EngineMemory) -> PoolLine:
+    def pool_line(self, gpu: GPUSpec, em: EngineMemory) -> PoolLine:
         """What the memory chart draws over the engine's bar (nothing by default)."""
         return PoolLine()
 
 
 MEMORY_RULES: dict[str, MemoryRule] = {}
+_R = TypeVar("_R", bound=MemoryRule)
 
 
-def register_rule(rule: MemoryRule) -> MemoryRule:
-    """Add (or replace) a rule under its key; frameworks name it by that key."""
-    MEMORY_RULES[rule.key] = rule
-    return rule
+@overload
+def register_rule(rule: type[_R]) -> type[_R]: ...
+@overload
+def register_rule(rule: _R) -> _R: ...
+def register_rule(rule: _R | type[_R]) -> _R | type[_R]:
+    """Add a rule under its key (frameworks name it by that key; a DuplicateId if taken): an
+    instance, or as a decorator the class, registered where it is defined."""
+    return cast("_R | type[_R]", add_keyed(MEMORY_RULES, rule, "memory rule"))
 
 
 def memory_rule(profile: FrameworkProfile) -> MemoryRule:

@@ -20,16 +20,17 @@ from ...memory.inference import inference_memory
 from ...memory.overhead import scenario_overhead
 from ...model.architecture import Arch, ceil_div
 from ...model.params import ParamCounts
-from ...model.result import Estimate, Memory
+from ...model.result import EngineMemory, Memory, PoolLine
 from ...model.sharding import stage_params
 from ...model.specs import GPUSpec, Scenario
-from ..engine_result import EngineMemory, PoolLine, scenario_load
+from ..engine_result import scenario_load
 from ..engine_settings import EngineSettings
 from ..kv_request import WHOLE_CONTEXT, request_kv
 from ..offload import MIN_FIT_CONTEXT, gpu_bytes, offload_memory, planned_free
-from .base import MemoryRule
+from .base import MemoryRule, register_rule
 
 
+@register_rule
 class Transformers(MemoryRule):
     """transformers: memory as requests need it."""
 
@@ -69,6 +70,7 @@ class Transformers(MemoryRule):
         )
 
 
+@register_rule
 class LayerOffload(MemoryRule):
     """llama.cpp / Ollama: layers on the GPU or in system RAM."""
 
@@ -93,7 +95,7 @@ class LayerOffload(MemoryRule):
         placed = st.gpu_layers is not None or em.gpu_layers == full
         required = gpu_bytes(s, arch, counts, st, gpu_layers=layers, cells=need)
         rel = st.release
-        if st.gpu_layers is None and rel is not None and rel.ollama_estimate:
+        if st.gpu_layers is None and rel is not None and rel.ollama is not None:
             # Ollama offloads only what its own estimate places: every layer needs its margin
             slots = max(1, st.max_sequences or 1)
             ctx = max(em.max_context, ceil_div(load.total_tokens, slots))
@@ -133,5 +135,5 @@ class LayerOffload(MemoryRule):
         on_gpu = em.host_read_bytes == 0
         return 1 + (int(spare // per) if on_gpu and per > 0 else 0)
 
-    def pool_line(self, est: Estimate, em: EngineMemory) -> PoolLine:
+    def pool_line(self, gpu: GPUSpec, em: EngineMemory) -> PoolLine:
         return PoolLine(host_split=True)

@@ -20,9 +20,9 @@ from typing import ClassVar
 
 from ...model.architecture import Arch
 from ...model.params import ParamCounts
-from ...model.result import Estimate
+from ...model.result import EngineMemory, PoolLine
 from ...model.specs import GPUSpec, Scenario
-from ..engine_result import EngineMemory, Load, PoolLine, scenario_load
+from ..engine_result import Load, scenario_load
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, engine_view, layout_note, sequences, stages
 from ..kv_request import RequestKV, kv_layout, request_kv
@@ -51,7 +51,7 @@ class PoolRule(MemoryRule):
         """A start-up check of the engine's own besides the pool's (None: it passes)."""
         return None
 
-    def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
+    def budget_line(self, gpu: GPUSpec, em: EngineMemory) -> tuple[int, str]:
         """(bytes, words) of the budget line the chart draws (0: none)."""
         return 0, ""
 
@@ -119,8 +119,8 @@ class PoolRule(MemoryRule):
             holds_load=holds,
         )
 
-    def pool_line(self, est: Estimate, em: EngineMemory) -> PoolLine:
-        budget, words = self.budget_line(est, em)
+    def pool_line(self, gpu: GPUSpec, em: EngineMemory) -> PoolLine:
+        budget, words = self.budget_line(gpu, em)
         return PoolLine(True, False, budget, words, min(float(em.kv_pool_bytes), em.load_bytes))
 
 

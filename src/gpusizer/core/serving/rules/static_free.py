@@ -16,21 +16,24 @@ Release-specific figures (the fraction formula, tiers, chunk sizes) are data on 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from ...limits import MAX_BYTES
-from ...memory.inference import kv_bytes_per_token_layer
 from ...model.architecture import Arch, resolve
-from ...model.result import Estimate
+from ...model.result import EngineMemory
 from ...model.specs import GPUSpec, Scenario
+from ...registry.engine_knobs import SGLangReserve
 from ...registry.engines import MiB, cuda_total_bytes
 from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspace_bytes
-from ..engine_result import EngineMemory
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
+from ..kv_request import request_kv
+from .base import register_rule
 from .pool import PoolRule
 
 
+@register_rule
 class StaticPool(PoolRule):
     """SGLang: (weights + KV pool) as a fraction of the free device."""
 
@@ -69,10 +72,11 @@ class StaticPool(PoolRule):
         graphs = b.away - v.outside
         return max(pool, v.outside + (stage.body + graphs - v.driver) / (1 - f))
 
-    def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
-        return est.memory.weights + em.kv_pool_bytes, "weights + pool"
+    def budget_line(self, gpu: GPUSpec, em: EngineMemory) -> tuple[int, str]:
+        return em.memory.weights + em.kv_pool_bytes, "weights + pool"
 
 
+@register_rule
 class FreePool(PoolRule):
     """TensorRT-LLM: a fraction of what is free after weights and activations."""
 
@@ -98,10 +102,8 @@ def _aiter_workspace(v: EngineView, arch: Arch, stage: Stage, pool: float) -> fl
     if pool <= 0 or not runs_aiter(v.s, arch, v.gpu, st.release):
         return 0.0
     ctx = st.max_context or 1
-    sp = stage.sp
-    layers = (sp.dense_layers + sp.moe_layers) * arch.attention_layers / max(1, arch.layers)
-    per_token = kv_bytes_per_token_layer(arch, v.s.precision.kv_cache, v.s.parallelism.tensor) * layers
-    tokens = int(pool // per_token) if per_token else 0
+    # the pool's tokens as its requests page them (kv_request: the stage's own attention layers)
+    tokens = request_kv(v.s, arch, st, stage.sp).pool_tokens(pool)
     return workspace_bytes(v.s, arch, request_slots(st.max_sequences, tokens, ctx), ctx)
 
 
@@ -126,13 +128,27 @@ def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     0.5.1 by GPU class (:func:`_by_class`); 0.5.3 on 1 - reserved / memory with reserved MiB
     = 512 + max(chunk, 2048) x 1.5 + graph batch x 2 + TP x PP / 8 x 1024, at least 10 GiB on
     GPUs above 60 GiB."""
+    rel = st.release
+    assert rel is not None
+    return _RESERVES[rel.sglang_knobs.reserve](s, gpu, st)
+
+
+def _by_tp(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
+    """SGLang 0.4.3: the fraction by TP size."""
+    tp = s.parallelism.tensor
+    return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if tp >= n)
+
+
+def _by_gpu_class(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
+    p = s.parallelism
+    return _by_class(cuda_total_bytes(gpu) / MiB, p.tensor * p.pipeline)
+
+
+def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
+    """SGLang 0.5.3 on: 1 - reserved / memory (see :func:`sglang_fraction`)."""
     p, rel = s.parallelism, st.release
     assert rel is not None
-    if rel.sglang_reserve == "by_tp":
-        return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if p.tensor >= n)
     mem_mib = cuda_total_bytes(gpu) / MiB
-    if rel.sglang_reserve == "by_class":
-        return _by_class(mem_mib, p.tensor * p.pipeline)
     tier = rel.tier(gpu)
     chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)
     graph = tier.graph_batch if tier else 8
@@ -140,3 +156,12 @@ def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     if mem_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     return round((mem_mib - reserved) / mem_mib, 3) if mem_mib > reserved else 0.0
+
+
+# SGLang's ``reserve`` mode -> its default fraction (a release naming no SGLang knobs takes
+# the newest rule, as the formula branch did).
+_RESERVES: dict[SGLangReserve, Callable[[Scenario, GPUSpec, EngineSettings], float]] = {
+    "by_tp": _by_tp,
+    "by_class": _by_gpu_class,
+    "formula": _formula,
+}

@@ -27,14 +27,16 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ...model.result import Estimate
+from ...model.result import EngineMemory
+from ...model.specs import GPUSpec
 from ...registry.engines import cuda_total_bytes
-from ..engine_result import EngineMemory
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
+from .base import register_rule
 from .pool import PoolRule
 
 
+@register_rule
 class ProfiledPool(PoolRule):
     """vLLM V0 and V1: a fraction of the device, less what the profile run measured."""
 
@@ -49,16 +51,19 @@ class ProfiledPool(PoolRule):
         fraction = st.memory_fraction or 0.9
         before = _before_snapshot(v)
         non_torch = (
-            rel.non_torch_bytes
-            + (rel.comm_bytes + (ranks - 1) * rel.comm_per_peer_bytes if ranks > 1 else 0)
+            rel.vllm.non_torch_bytes
+            + (rel.vllm.comm_bytes + (ranks - 1) * rel.vllm.comm_per_peer_bytes if ranks > 1 else 0)
             + (v.outside - before)  # what the snapshot does not see counts inside
         )
         reserved = (
-            stage.weights + max(stage.body, stage.sampler) + non_torch + (graphs if rel.graphs_in_pool else 0)
+            stage.weights
+            + max(stage.body, stage.sampler)
+            + non_torch
+            + (graphs if rel.vllm.graphs_in_pool else 0)
         )
         pool = fraction * v.total - reserved
-        context = 0 if rel.context_in_budget else before
-        away = context + (0 if rel.graphs_in_pool else graphs)
+        context = 0 if rel.vllm.context_in_budget else before
+        away = context + (0 if rel.vllm.graphs_in_pool else graphs)
         memory = pool_parts(stage.weights, stage.body, stage.sampler, non_torch + graphs + context, pool)
         return PoolBudget(fraction, reserved, away, pool, memory)
 
@@ -80,9 +85,9 @@ class ProfiledPool(PoolRule):
         free = _before_snapshot(v) / (1 - f) if _free_check(v.st) else 0.0
         return max(inside / f, free, (b.away - v.driver) / (1 - f))
 
-    def budget_line(self, est: Estimate, em: EngineMemory) -> tuple[int, str]:
+    def budget_line(self, gpu: GPUSpec, em: EngineMemory) -> tuple[int, str]:
         f = em.fraction
-        return (int(f * cuda_total_bytes(est.gpu)), f"{f:g} of the GPU") if f else (0, "")
+        return (int(f * cuda_total_bytes(gpu)), f"{f:g} of the GPU") if f else (0, "")
 
 
 def _before_snapshot(v: EngineView) -> int:
@@ -91,14 +96,11 @@ def _before_snapshot(v: EngineView) -> int:
     the snapshot precedes the distributed init), nothing (0.8.x: device used - torch allocated
     counts all of it inside)."""
     rel = v.st.release
-    snap = rel.budget_snapshot if rel is not None else "after_nccl"
-    if snap == "none":
-        return 0
-    return v.outside - v.nccl if snap == "before_nccl" else v.outside
+    return rel.vllm.before_snapshot(v.outside, v.nccl) if rel is not None else v.outside
 
 
 def _free_check(st: EngineSettings) -> bool:
     """Whether the release refuses unless fraction x total is free (V1; a V0 context inside
     the budget leaves nothing to check)."""
     rel = st.release
-    return rel is not None and not rel.context_in_budget and rel.startup_free_check
+    return rel is not None and not rel.vllm.context_in_budget and rel.vllm.startup_free_check
