@@ -14,12 +14,11 @@ from typing import Any
 
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.model.params import count_parameters
-from gpusizer.core.model.result import Estimate
+from gpusizer.core.model.result import EngineMemory, Estimate
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.engines import cuda_total_bytes
 from gpusizer.core.serving.engine_memory import engine_memory
-from gpusizer.core.serving.engine_result import EngineMemory
 
 GiB, MiB = 2**30, 2**20
 LOGS = {r["id"]: r for r in json.loads((Path(__file__).parent / "data" / "engine-logs.json").read_text())}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtWidgets import QMenu
+
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.gui.check_run import check_report
 from gpusizer.gui.main_window import MainWindow
@@ -27,5 +29,7 @@ def test_a_file_it_cannot_place_says_why() -> None:
 def test_the_file_menu_has_the_action(qtbot) -> None:
     w = MainWindow(restore=False)
     qtbot.addWidget(w)
-    names = {a.objectName() for a in w.menuBar().actions()[0].menu().actions()}
+    menu = w.menuBar().actions()[0].menu()
+    assert isinstance(menu, QMenu)
+    names = {a.objectName() for a in menu.actions()}
     assert "action_check_run" in names

@@ -4,6 +4,7 @@ sorting, stale results dropped, and the Serving targets panel."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -228,7 +229,8 @@ def test_at_1280x720_the_buyer_columns_fit_beside_a_frozen_gpu_name(
 ) -> None:
     """The default columns are what a buyer ranks by, and they fit at 1280x720 with no sideways
     scrolling; when the user shows more, the rank and GPU stay in view while the rest scroll."""
-    scenario = {**QWEN, "workload": {**QWEN["workload"], "kind": kind}}
+    scenario: dict[str, Any] = json.loads(json.dumps(QWEN))
+    scenario["workload"]["kind"] = kind
     window.resize(1280, 720)
     window.state.set_scenario(scenario, record=False)
     window.tabs.select("hardware")

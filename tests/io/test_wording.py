@@ -60,7 +60,7 @@ def test_vllm_refusing_to_start_is_worded_alike(qapp: Any) -> None:
     # (vllm/v1/core/kv_cache_utils.py: "No available memory for the cache blocks. Try
     # increasing `gpu_memory_utilization`"), said in plain words first and quoted after; the
     # peak (18.41 GiB) is far below 79.65 GiB.
-    assert not est.serving.starts and est.headroom_bytes > 0
+    assert est.serving is not None and not est.serving.starts and est.headroom_bytes > 0
     said = "the engine does not start: no memory is left for the KV cache"
     window, _needs, rows = _window(est)
     cli = text_report(report_from_estimate(est))

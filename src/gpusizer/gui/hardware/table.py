@@ -239,7 +239,8 @@ class OptionsTable(QTableView):
 
     def scrollTo(self, index: Index, hint: QAbstractItemView.ScrollHint = _ENSURE_VISIBLE) -> None:
         super().scrollTo(index, hint)
-        self.frozen.uncover(QModelIndex(index))
+        if isinstance(index, QModelIndex):
+            self.frozen.uncover(index)
 
     def hidden_keys(self) -> tuple[str, ...]:
         """Keys of the current columns that are hidden."""

@@ -122,7 +122,7 @@ class LayerOffload(MemoryRule):
         # Ollama's own placement (ollama_estimate) and slots (a count the scenario leaves
         # unset); a layer count the user sets (num_gpu, -ngl) keeps the default slots
         auto = st.gpu_layers is None and s.serving.max_sequences is None
-        fallback = rel is not None and bool(rel.ollama_estimate) and auto
+        fallback = rel is not None and rel.ollama is not None and auto
         if not fallback or default <= 1 or (em.gpu_layers == arch.layers + 1 and em.starts):
             return em, st
         one = replace(st, max_sequences=1)
