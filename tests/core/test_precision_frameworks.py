@@ -114,7 +114,10 @@ def test_composer_default_is_fsdp_mixed_precision() -> None:
             "parallelism": {"data": 8, "zero_stage": 3},
         }
     )
-    assert rep["per_gpu"] == plain["per_gpu"]
+    # the bytes alike; the band is the regime's (composer has no replayed run of its own yet)
+    assert {k: v for k, v in rep["per_gpu"].items() if k != "total_range"} == {
+        k: v for k, v in plain["per_gpu"].items() if k != "total_range"
+    }
 
 
 def test_offload_layers_moves_that_many_layers_to_host() -> None:

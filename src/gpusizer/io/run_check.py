@@ -136,6 +136,16 @@ def _available_gib(est: Estimate) -> float:
     return ((em.fraction or 0.0) * cuda_total_bytes(est.gpu) - em.reserved_bytes) / GiB
 
 
+def _pool_gib(est: Estimate) -> float:
+    """The KV pool an engine log states (SGLang's "KV Cache is allocated"), GiB."""
+    return (est.serving.kv_pool_bytes if est.serving is not None else 0) / GiB
+
+
+# What each engine's log calls its KV cache figure: vLLM prints the budget it has left for the
+# cache ("Available KV cache memory"), the others the pool they allocated.
+_KV_FIGURE = {"vllm": _available_gib}
+
+
 def _estimates(est: Estimate) -> dict[str, float]:
     """Each figure a reader may measure, as the estimate gives it (same names and units)."""
     m, sv, w = est.memory, est.serving, est.scenario.workload
@@ -148,7 +158,7 @@ def _estimates(est: Estimate) -> dict[str, float]:
     if sv is None:
         return out
     out |= {
-        "KV cache GiB": _available_gib(est) if est.scenario.framework == "vllm" else sv.kv_pool_bytes / GiB,
+        "KV cache GiB": _KV_FIGURE.get(est.scenario.framework, _pool_gib)(est),
         "KV tokens": float(sv.kv_capacity_tokens),
         "max concurrency": sv.max_concurrency,
         "layers offloaded": float(sv.gpu_layers or 0),

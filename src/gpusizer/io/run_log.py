@@ -9,7 +9,7 @@ Line formats: vLLM ``vllm/v1/worker/gpu_model_runner.py`` ("Model loading took X
 size: N tokens", "Maximum concurrency for N tokens per request"), ``engine/arg_utils.py``
 (the V1 engine's config line); SGLang ``mem_cache/memory_pool.py`` ("KV Cache is allocated.
 #tokens"); llama.cpp ``src/llama-model.cpp`` / ``llama-kv-cache.cpp`` (buffer sizes, n_ctx),
-``tools/llama-bench`` (markdown and JSON printers); vLLM ``benchmarks/serve.py`` (result JSON).
+``tools/llama-bench`` (markdown and JSON printers); vLLM ``vllm/benchmarks/serve.py`` (result JSON).
 """
 
 from __future__ import annotations

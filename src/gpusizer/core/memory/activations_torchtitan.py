@@ -26,9 +26,12 @@ the MLP width.
 from __future__ import annotations
 
 from ..model.architecture import Arch
+from ..model.specs import WorkloadSpec
 from ..registry.loss_kinds import LOSS_KINDS
 from . import loss as lm_loss
 from .activations import ActContext, hf_layer, megatron_top
+
+DEFAULT_LOSS = LOSS_KINDS[WorkloadSpec.model_fields["loss"].default]  # the scenario's default loss
 
 
 def _ffn(arch: Arch, moe_layer: bool) -> float:
@@ -59,11 +62,11 @@ def torchtitan_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: b
     log-softmax of the local logits) with the loss ``workload.loss`` names in place of the
     default's log-softmax."""
     top = megatron_top(arch, c, first, last)
-    if not last or c.loss == "full":
+    kind = LOSS_KINDS[c.loss]
+    if not last or kind is DEFAULT_LOSS:  # Megatron's accounting counts the default loss already
         return top
     tokens, vocab = c.s * c.b, arch.vocab / c.tp
     top -= 4 * tokens * vocab  # the default loss's fp32 log-softmax
-    kind = LOSS_KINDS[c.loss]
     if kind.fused:  # the head runs inside the loss: its input is not kept
         top -= c.p * tokens * arch.hidden / (c.tp if c.sp else 1)
     setup = lm_loss.LossSetup.of(c.loss, c.loss_compiled)

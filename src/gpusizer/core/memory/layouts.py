@@ -79,6 +79,10 @@ class ActivationLayout:
     kernels_patch: ClassVar[bool] = False  # LoRA kernels may replace its layers' modules
     vocab_parallel_loss: ClassVar[bool] = False  # its own loss: workload.loss does not apply
     korthikanti: ClassVar[bool] = False  # hybrid layers by Korthikanti's accounting
+    # FP8 matmuls keep their Linear inputs in FP8 for the backward (Transformer Engine's
+    # Linear saves the quantised input, transformer_engine/pytorch/module/linear.py); else the
+    # 16-bit input is kept and cast again (torchao's Float8Linear)
+    fp8_inputs: ClassVar[bool] = False
     casts_weights: ClassVar[bool] = True  # autocast keeps a 16-bit copy of each cast weight
     assumption: ClassVar[str] = ""  # the report's line when it is in force
 
@@ -161,6 +165,7 @@ class Megatron(ActivationLayout):
     label: ClassVar[str] = "Megatron-LM (Korthikanti et al. 2022)"
     vocab_parallel_loss: ClassVar[bool] = True
     korthikanti: ClassVar[bool] = True
+    fp8_inputs: ClassVar[bool] = True
     casts_weights: ClassVar[bool] = False
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
