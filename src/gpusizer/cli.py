@@ -90,14 +90,26 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         prices=view.prices or None,
         cards_per_box=view.cards_per_box,
     )
-    _emit(
-        strict_json(options)
-        if args.json
-        else compare_text(
-            safe_data(options), s.workload.is_training, s.targets.applies(s.workload.is_training)
-        )
-    )
+    text = "" if args.json else compare_text(safe_data(options), s.workload.is_training, _targets(s))
+    _emit(strict_json(options) if args.json else _with_default_target(text, s))
     return 0
+
+
+def _targets(s: Any) -> bool:
+    """Whether the table's Targets column applies: the user's or the default target."""
+    from .core.sizing.service_level import default_target
+
+    return bool(s.targets.applies(s.workload.is_training) or default_target(s))
+
+
+def _with_default_target(text: str, s: Any) -> str:
+    """The stated default service level under the table (core/sizing/service_level.py)."""
+    from .core.sizing.service_level import default_target_line
+
+    line = default_target_line(s)
+    return (
+        text if line is None else f"{text}\n{line} (--max-ttft, --min-tokens-per-user, --no-default-target)"
+    )
 
 
 def _prices(args: argparse.Namespace) -> dict[str, Any] | None:

@@ -37,6 +37,8 @@ def text_report(rep: dict[str, Any]) -> str:
     verdict = "fits" if rep["fits"] else "does NOT fit"
     if sv_refuses(rep):
         verdict = "does NOT start"
+    if rep.get("unmet") == "context_limit":  # not a memory failure: the headroom is beside the point
+        verdict = "does NOT run (request longer than the engine's context)"
     lines.append(f"  {verdict}: headroom {to_unit(head, 'GiB'):,.2f} GiB ({to_unit(head, 'GB'):,.2f} GB)")
     if rep.get("fit_reason"):
         lines.append(f"  {'why' if not rep['fits'] else 'note'}: {rep['fit_reason']}")

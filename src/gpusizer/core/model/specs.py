@@ -412,6 +412,9 @@ class TargetsSpec(Strict):
     min_tokens_per_second_per_user: Annotated[float, Field(gt=0)] | None = None
     max_ttft_seconds: Annotated[float, Field(gt=0)] | None = None
     max_training_days: Annotated[float, Field(gt=0, le=1e6)] | None = None
+    # serving: the stated default service level (core/sizing/service_level.py) applies to the
+    # speeds not set above; false clears it
+    default_service_level: bool = True
 
     @property
     def serving_active(self) -> bool:

@@ -60,6 +60,7 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         "gpu": {"id": gpu.id, "name": gpu.name, "memory_bytes": gpu.capacity_bytes},
         "fits": est.fits,
         "fit_reason": est.fit_reason,
+        "unmet": est.unmet,  # memory | context_limit (null: runs)
         "headroom_bytes": est.headroom_bytes,
         "compute": {
             "flops_per_token": c.flops_per_token,

@@ -33,8 +33,10 @@ from .links import links_for
 from .option import SizingOption, layout_label
 from .reason import layout_reason
 from .savings import Variant
+from .service_level import default_target
 from .systems import option_unit
 from .units import Unit
+from .unmet import context_reason, practical_reason, speed_gaps, targets_reason
 
 
 @dataclass(frozen=True)
@@ -80,12 +82,59 @@ class GpuAdvice:
         """The answer, then runners-up (``ask.keep`` in all), each with the choice it is of
         (None: nothing fits)."""
         if not self.fewest:
-            return [(self._missing(), None)]
+            return [(self._missing(*self._no_fit()), None)]
         least = min(lay.gpus for lay in self.fewest.values())
         growth = grow(self.s, self.filler, self.unit, least, self.ask.max_gpus, self.ask.keep)
-        if not growth.choices:
-            return [(self._missing(), None)]
+        if not growth.choices:  # one replica holds it: the users need more than the cap
+            why = practical_reason(self.s, least, growth.unit.top(self.ask.max_gpus))
+            return [(self._missing("practical_limit", why), None)]
         return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
+
+    def _no_fit(self) -> tuple[str, str]:
+        """Why no layout holds the work: the engine's context (no count changes it) or memory."""
+        context = context_reason(self.s.model_copy(update={"hardware": self.g.hardware}))
+        if context is not None:
+            return "context_limit", context
+        return "memory", (
+            f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
+        )
+
+    def _judged(self, c: Choice, growth: Growth) -> dict[str, Any]:
+        """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c``: the user's
+        targets first, then the stated default service level (core/sizing/service_level.py)."""
+        out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
+        if growth.met is False:
+            top = growth.unit.top(self.ask.max_gpus)
+            out |= {"unmet": "targets", "unmet_reason": targets_reason(self.s, c.pace, top)}
+        level = default_target(self.s)
+        if level is not None:
+            gaps = speed_gaps(c.pace, level)
+            out["default_target_met"] = not gaps
+            if gaps and out["unmet"] is None:
+                out["unmet"] = "targets"
+                out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps)
+        return out
+
+    def _need(self, c: Choice, growth: Growth, bought: int) -> dict[str, Any]:
+        """What the work needs apart from what is bought: the fewest that hold it (with no
+        target, or targets that cannot be met) or the layout that meets the targets."""
+        training = self.s.workload.is_training
+        if growth.why == "fewest" or growth.met is False:
+            lay = min(self.fewest.values(), key=lambda x: x.gpus)
+            par = {
+                "tensor": lay.tp,
+                "pipeline": lay.pp,
+                "context": lay.cp,
+                "data": lay.dp,
+                "zero_stage": lay.zero,
+                "expert": lay.ep,
+                "recompute": lay.recompute,
+            }
+            need, label = lay.gpus, layout_label(par, training)
+        else:
+            need = c.layout.gpus
+            label = layout_label(c.scenario.parallelism.model_dump(mode="json"), training)
+        return {"needed_gpus": need, "needed_layout": label, "spare_gpus": max(0, bought - need)}
 
     def _option(self, c: Choice, growth: Growth, index: int) -> SizingOption:
         est = estimate(c.scenario)
@@ -125,6 +174,8 @@ class GpuAdvice:
             "targets_met": growth.met,
             "notes": tuple(notes),
             "unit": self._unit_fields(bought),
+            **self._judged(c, growth),
+            **self._need(c, growth, bought),
         }
         return SizingOption(**fields)
 
@@ -151,15 +202,20 @@ class GpuAdvice:
             "margin_bytes": cap - g.capacity,
         }
 
-    def _missing(self) -> SizingOption:
-        """Nothing fits with up to ``max_gpus`` GPUs: listed, ``fits`` false."""
-        why = (
-            f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
-        )
+    def _missing(self, unmet: str, why: str) -> SizingOption:
+        """No option to offer: listed, ``fits`` false, with the cause (``unmet``: memory,
+        context_limit or practical_limit) and its sentence."""
         goal = self.s.targets.applies(self.s.workload.is_training)
         unit = self._unit_fields(None)
         notes = (why, *self.notes)  # the search's own (its work limit reached, core/sizing/work.py)
-        return SizingOption(**self._blank(), targets_met=False if goal else None, notes=notes, unit=unit)
+        return SizingOption(
+            **self._blank(),
+            targets_met=False if goal else None,
+            notes=notes,
+            unit=unit,
+            unmet=unmet,
+            unmet_reason=why,
+        )
 
     def _compute_notes(self, s: Scenario, used: str) -> list[str]:
         """Low-precision weights on a GPU without their tensor cores: stored that way,

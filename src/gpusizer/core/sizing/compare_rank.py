@@ -4,7 +4,8 @@ Cheap (no search): the window reprices and re-sorts on the UI thread when a pric
 basis or the electricity price changes. Sorting (``SORTS``): ``cost`` (cost per million tokens,
 served or trained, on the basis asked; unpriced after), ``speed`` (tokens per second per user
 for serving, trained tokens per second for training) or ``gpus``; options that fit come first,
-those that meet the serving targets before those that do not. ``pareto`` marks the options
+those that meet the serving targets before those that do not, then those that meet the stated
+default service level (core/sizing/service_level.py) before those that miss it. ``pareto`` marks the options
 that no other beats on both cost per million tokens and speed.
 """
 
@@ -20,6 +21,7 @@ from ..model.specs import GPUSpec
 from .compare_costs import Rates, check_prices, money, per_work
 from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, PROVENANCE_FIELDS
 from .compare_options import SORTS as SORTS
+from .unmet import priced_reason
 
 
 def _number(field: str, value: Any, low: float, high: float, zero: bool) -> float:
@@ -89,6 +91,9 @@ def price_options(
         if o["fits"]:
             row = o | cost | per_work(cost, o, training, how.electricity_usd_per_kwh)
             row["notes"] = list(o["notes"]) + unit_notes(row, how.basis)
+            unpriced = priced_reason(row, how.basis)
+            if unpriced is not None:
+                row["unmet"], row["unmet_reason"] = unpriced
         else:  # the unit prices only: there is nothing to buy
             row = o | {k: cost[k] for k in UNIT_PRICE_KEYS}
         out.append(row)
@@ -135,7 +140,8 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
     check_sort(sort)
 
     def key(o: dict[str, Any]) -> tuple[Any, ...]:
-        head = (not o["fits"], o["targets_met"] is False)
+        # the user's targets, then the stated default service level (core/sizing/service_level.py)
+        head = (not o["fits"], o["targets_met"] is False, o.get("default_target_met") is False)
         cost, fast = o.get("cost_per_million_tokens"), speed_of(o)
         by_cost = (cost is None, cost or 0.0)
         by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))

@@ -65,6 +65,14 @@ FIELDS = (
     "targets_met",
     "pareto",
     "notes",
+    # why an option is not offered as it stands (core/sizing/unmet.py), the stated default
+    # service level (core/sizing/service_level.py), and the need apart from the purchase
+    "unmet",
+    "unmet_reason",
+    "default_target_met",
+    "needed_gpus",
+    "needed_layout",
+    "spare_gpus",
 )
 
 
@@ -129,6 +137,16 @@ class SizingOption:
     pace: Pace = field(default_factory=Pace)
     targets_met: bool | None = None
     notes: tuple[str, ...] = ()
+    # ``unmet``: memory | targets | context_limit | practical_limit | no_price (None: offered),
+    # ``unmet_reason`` the sentence naming the target or limit and by how much
+    unmet: str | None = None
+    unmet_reason: str | None = None
+    default_target_met: bool | None = None  # the stated default service level (None: none applies)
+    # what the work needs (the fewest GPUs that hold it, or that meet the targets) and its
+    # layout, apart from what is bought (``gpus``); ``spare_gpus`` = gpus - needed_gpus
+    needed_gpus: int | None = None
+    needed_layout: str | None = None
+    spare_gpus: int | None = None
     # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
     # the margin (null in compare_gpus, which does not spend the estimates on them)
     limits: dict[str, int] | None = None

@@ -31,7 +31,9 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if g.why == "targets":
         users = s.targets.users
         return (
-            f"{what} {'meets' if one else 'meet'} the targets{f' for {users:,} users' if users else ''}{held}"
+            f"{what} {'meets' if one else 'meet'} the targets{f' for {users:,} user' if users else ''}"
+            + ("s" if users and users != 1 else "")
+            + held
         )
     if bought == g.least:
         return "the fewest that hold it"
