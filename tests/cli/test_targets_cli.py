@@ -80,3 +80,10 @@ def test_context_limit_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["estimate", str(path)]) == 0
     out = capsys.readouterr()[0]
     assert "does NOT run (request longer than the engine's context)" in out and "does NOT fit" not in out
+
+
+def test_readme_fit_models_example_needs_no_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    # README: gpusizer-cli fit-models --gpu dgx-spark-128gb --framework llama.cpp --weights gguf_q4_k_m
+    argv = ["fit-models", "--gpu", "dgx-spark-128gb", "--framework", "llama.cpp", "--weights", "gguf_q4_k_m"]
+    assert main(argv) == 0
+    assert "Tok/s/user" in capsys.readouterr()[0]

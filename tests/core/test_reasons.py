@@ -95,3 +95,15 @@ def test_reason_counts_users_in_words(users: int) -> None:
     s = serve("llama-3.2-1b", 1024, 256, targets={"users": users})
     (o,) = gpusizer.compare_gpus(s, gpus=["rtx-4090-24gb"])
     assert f"for {users} user{'s' if users > 1 else ''};" in o["layout_reason"]
+
+
+def test_models_that_fit_needs_no_model() -> None:
+    rows = gpusizer.models_that_fit({"hardware": {"gpu": "rtx-4090-24gb"}, "workload": {"kind": "inference"}})
+    assert rows and all(r["per_gpu_total"] <= 24 * 2**30 for r in rows)
+
+
+def test_short_training_reads_in_gpu_hours() -> None:
+    from gpusizer.io.serving_text import training_line
+
+    line = training_line({"time_seconds": 900.0, "gpu_hours": 0.25, "cost": None}, 1)
+    assert line is not None and "on 1 GPU (" in line and "0.25 GPU-hours" in line

@@ -93,7 +93,12 @@ def test_margin_is_the_one_of_the_gpus_needed_line(qtbot: Any, window: Any, tab:
     needs = window.summary.needs.text()
     h100 = next(o for o in tab.options if o["gpu"] == "h100-sxm-80gb")
     # the window's line and the tab's row: one answer (count, layout)
-    assert f"<b>{h100['gpus']:,} × H100" in needs and h100["layout"] in needs
+    assert f"<b>{h100['needed_gpus']:,} × H100" in needs and h100["layout"] in needs
+    # the need first, the purchase apart (an H100 SXM is bought as an 8-GPU server)
+    assert (
+        h100["needed_gpus"] == h100["gpus"]
+        or f"({h100['gpus']:,} GPUs, {h100['spare_gpus']:,} spare" in needs
+    )
     assert load(window.prefs).margin == pytest.approx(0.30)
 
 
@@ -142,8 +147,15 @@ def test_targets_panel_is_for_serving(qtbot: Any, window: Any) -> None:
     window.findChild(QWidget, "spin_target_users").setValue(16)
     window.state.flush()
     assert window.state.scenario.targets.users == 16
+    ttft = window.findChild(QWidget, "spin_target_ttft")
+    assert ttft.isVisible() and "default target: 2 s" in ttft.none_text  # the stated default
     window.state.edit("workload.kind", "lora", immediate=True)
-    assert not panel.isVisible()
+    # training keeps the panel for its deadline (targets.max_training_days); serving rows hide
+    deadline = window.findChild(QWidget, "spin_target_deadline")
+    assert panel.isVisible() and deadline.isVisible() and not ttft.isVisible()
+    deadline.setValue(30)
+    window.state.flush()
+    assert window.state.scenario.targets.max_training_days == 30
 
 
 def test_targets_column_appears_with_targets(qtbot: Any, window: Any, tab: Any) -> None:

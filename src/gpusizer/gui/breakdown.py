@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.model.result import COMPONENTS, Estimate
+from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
 from .colors import COMPONENT_LABELS, component_qcolor
 from .glossary import COMPONENT_TIPS
@@ -170,7 +171,7 @@ class FiguresView(QWidget):
                 rows.append(
                     (
                         "Training time",
-                        f"{_duration(c.time_seconds)} at {c.mfu:.0%} MFU ({c.gpu_hours:,.0f} GPU-hours)",
+                        f"{_duration(c.time_seconds)} at {c.mfu:.0%} MFU ({gpu_hours(c.gpu_hours)})",
                     )
                 )
         elif est.serving is not None:  # as the engine runs it (the step costs included)

@@ -119,6 +119,15 @@ def serving_text(est: Estimate) -> str:
     return f"<b>{head}</b> ({rest}<br>{speed_line(block)}"
 
 
+def bought_words(option: dict[str, Any]) -> str:
+    """``1 × NVIDIA DGX H100 (8 GPUs, 7 spare, used by the layout that follows)``: the
+    purchase, apart from the need."""
+    n, spare = option["gpus"], option.get("spare_gpus") or 0
+    units, name = option.get("systems"), option.get("system_name")
+    lead = f"{units:,} × {name} ({n:,} GPUs, " if units and name else f"{n:,} GPUs ("
+    return lead + f"{spare:,} spare, used by the layout that follows)"
+
+
 def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
     """What the advisor says about the scenario's GPU, in one line: how many to buy, laid out
     how, with which techniques (rich text: the GPU's name is escaped, a name from a shared
@@ -129,10 +138,13 @@ def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
             f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "
             "GPU, quantised weights or a shorter sequence."
         )
-    n, least, layout = option["gpus"], option.get("min_gpus") or option["gpus"], option["layout"]
-    head = f"<b>GPUs needed:</b> <b>{n:,} × {gpu}</b>"
-    if least < n:
-        head += f" ({least:,} would hold it)"
+    n, layout = option["gpus"], option["layout"]
+    need = option.get("needed_gpus") or option.get("min_gpus") or n
+    # the need, then the purchase apart: an H100 SXM is bought as an 8-GPU server, and
+    # "8 × H100 (1 would hold it)" read as the need
+    head = f"<b>GPUs needed:</b> <b>{need:,} × {gpu}</b>"
+    if need < n:
+        head += f"; bought as {html.escape(bought_words(option))}"
     how = describe(option.get("scenario_changes") or {})
     if how:  # the techniques say the recompute; the layout need not
         layout = layout.split(", recompute")[0]

@@ -156,9 +156,15 @@ def advice_lines(advice: Any, gpu_name: str) -> list[str]:
             f"No layout of up to 4,096 × {gpu_name} fits: choose a bigger GPU, quantised "
             "weights or a shorter sequence."
         ]
-    n = advice["gpus"]
-    return [
-        f"At least {n:,} × {advice.get('gpu_name', gpu_name)}, laid out "
-        f"{advice['layout']} (per GPU {fmt_bytes(advice['per_gpu_total'])}, "
+    n, name = advice["gpus"], advice.get("gpu_name", gpu_name)
+    need = advice.get("needed_gpus") or n
+    out = [
+        f"Needs {need:,} × {name}"
+        + (f" ({advice['needed_layout']})" if need < n and advice.get("needed_layout") else "")
+        + (f"; bought as {n:,} (a whole purchase unit: {n - need:,} spare, used by the layout)" * (need < n))
+        + f". Laid out {advice['layout']} (per GPU {fmt_bytes(advice['per_gpu_total'])}, "
         f"{fmt_bytes(advice['headroom_bytes'])} headroom)."
     ]
+    if advice.get("unmet_reason"):  # a target or the default target missed, by how much
+        out.append(f"Not met ({advice['unmet']}): {advice['unmet_reason']}.")
+    return out

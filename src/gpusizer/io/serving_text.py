@@ -81,6 +81,11 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     cost = compute.get("cost")
     money = f", ${cost:,.0f}" if cost is not None else ""
     return (
-        f"  training     {duration(compute['time_seconds'])} on {gpus:,} GPUs "
-        f"({compute['gpu_hours']:,.0f} GPU-hours{money})"
+        f"  training     {duration(compute['time_seconds'])} on {gpus:,} GPU{'s' if gpus != 1 else ''} "
+        f"({gpu_hours(compute['gpu_hours'])}{money})"
     )
+
+
+def gpu_hours(hours: float) -> str:
+    """``34,210 GPU-hours``; below ten with two digits (a short run read "0 GPU-hours")."""
+    return f"{hours:,.0f} GPU-hours" if hours >= 10 else f"{hours:,.2f} GPU-hours"
