@@ -89,6 +89,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         electricity_usd_per_kwh=view.electricity_usd_per_kwh,
         prices=view.prices or None,
         cards_per_box=view.cards_per_box,
+        amortization_years=view.amortization_years,
+        utilization=view.utilization,
+        used_prices=view.used_prices,
     )
     text = "" if args.json else compare_text(safe_data(options), s.workload.is_training, _targets(s))
     _emit(strict_json(options) if args.json else _with_default_target(text, s))
@@ -131,7 +134,7 @@ def _add_prices(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_compare(sub: Any) -> None:
-    from .core.sizing.compare_options import ELECTRICITY_USD_PER_KWH
+    from .core.sizing.compare_options import AMORTIZATION_YEARS, ELECTRICITY_USD_PER_KWH, UTILIZATION
 
     cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")
     add_scenario_args(cm)
@@ -155,6 +158,26 @@ def _add_compare(sub: Any) -> None:
         default=None,
         metavar="USD_PER_KWH",
         help=f"electricity price (default {ELECTRICITY_USD_PER_KWH})",
+    )
+    cm.add_argument(
+        "--amortization-years",
+        type=quantity_arg("number"),
+        default=None,
+        metavar="YEARS",
+        help=f"owning: years a purchase is spread over (default {AMORTIZATION_YEARS:g})",
+    )
+    cm.add_argument(
+        "--utilization",
+        type=quantity_arg("number"),
+        default=None,
+        metavar="SHARE",
+        help=f"owning: share of the hours the machine works, above 0 to 1 (default {UTILIZATION:g}: "
+        "round the clock)",
+    )
+    cm.add_argument(
+        "--used-prices",
+        action="store_true",
+        help="owning: count used (resale) purchase prices too (default: new prices only)",
     )
     _add_prices(cm)
     cm.add_argument("--json", action="store_true", help="print the options as JSON")
@@ -204,6 +227,9 @@ def _view_settings(args: argparse.Namespace) -> dict[str, Any]:
         "basis": args.basis,
         "whole_nodes": args.whole_nodes or None,
         "electricity_usd_per_kwh": getattr(args, "electricity", None),
+        "amortization_years": getattr(args, "amortization_years", None),
+        "utilization": getattr(args, "utilization", None),
+        "used_prices": getattr(args, "used_prices", False) or None,
         "cards_per_box": args.cards_per_box,
         "prices": _prices(args),
     }

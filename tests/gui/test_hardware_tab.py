@@ -227,3 +227,15 @@ def test_columns_hidden_from_the_header_menu_are_remembered(tab: Any, window: An
     show_all.trigger()
     assert not any(tab.table.isColumnHidden(i) for i in range(len(keys)))
     assert load(Prefs()).hidden_columns == ()
+
+
+def test_owning_settings_in_the_window(qtbot: Any, window: Any, tab: Any) -> None:
+    # owning's years, share of hours in use and used prices are settings, as in the CLI and API
+    controls = tab.controls
+    controls.years.setValue(3)
+    controls.utilization.setValue(50)
+    controls.used.setChecked(True)
+    view = controls.settings
+    assert view.amortization_years == 3 and view.utilization == 0.5 and view.used_prices
+    money = view.money()
+    assert money.utilization == 0.5 and money.used_prices

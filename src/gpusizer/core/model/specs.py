@@ -329,6 +329,8 @@ class GPUSpec(Strict):
     # Issue 22: one stated basis per price column, the provider named, a reason where none.
     list_price_basis: str | None = None
     list_price_null_reason: str | None = None
+    # new | used (None: new); rankings count used prices only when asked (compare_rank.Money)
+    list_price_condition: Literal["new", "used"] | None = None
     price_per_hour_provider: str | None = None
     price_per_hour_basis: str | None = None
     price_per_hour_null_reason: str | None = None

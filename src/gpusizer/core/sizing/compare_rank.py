@@ -19,7 +19,13 @@ from ..errors import ScenarioError, excerpt
 from ..limits import MAX_RATE, MIN_RATE
 from ..model.specs import GPUSpec
 from .compare_costs import Rates, check_prices, money, per_work
-from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, PROVENANCE_FIELDS
+from .compare_options import (
+    AMORTIZATION_YEARS,
+    BASES,
+    ELECTRICITY_USD_PER_KWH,
+    PROVENANCE_FIELDS,
+    UTILIZATION,
+)
 from .compare_options import SORTS as SORTS
 from .unmet import priced_reason
 
@@ -58,12 +64,20 @@ class Money:
     electricity_usd_per_kwh: float = ELECTRICITY_USD_PER_KWH
     amortization_years: float = AMORTIZATION_YEARS
     basis: str = "cloud"
+    # owning: the share of hours the machine works, and whether used (resale) purchase
+    # prices count (new prices only by default: a used module without a host is no quote
+    # to rank against new servers)
+    utilization: float = UTILIZATION
+    used_prices: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "prices", check_prices(self.prices))
         _number("electricity_usd_per_kwh", self.electricity_usd_per_kwh, MIN_RATE, MAX_RATE, zero=True)
         _number("amortization_years", self.amortization_years, 0.01, 1000.0, zero=False)  # 4 days+
+        _number("utilization", self.utilization, 0.01, 1.0, zero=False)
         _one_of("basis", self.basis, BASES)
+        if not isinstance(self.used_prices, bool):
+            raise ScenarioError("used_prices", f"must be true or false; got {excerpt(self.used_prices)}")
 
 
 RACK_GPUS = 8  # a unit of more GPUs than a server is a rack: renting part of it is said
@@ -85,7 +99,9 @@ def price_options(
     """Copies of the options with their money, power and energy fields and the Pareto
     front (``specs``: the GPUs by id, for catalog prices and power)."""
     out = []
-    rates = Rates(how.electricity_usd_per_kwh, how.amortization_years, how.basis)
+    rates = Rates(
+        how.electricity_usd_per_kwh, how.amortization_years, how.basis, how.utilization, how.used_prices
+    )
     for o in options:
         cost = money(specs[o["gpu"]], o, how.prices, rates)
         if o["fits"]:

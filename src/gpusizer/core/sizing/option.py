@@ -73,6 +73,7 @@ FIELDS = (
     "needed_gpus",
     "needed_layout",
     "spare_gpus",
+    "used_price_left_out",  # a used purchase price not counted (compare_rank.Money.used_prices)
 )
 
 

@@ -98,5 +98,10 @@ def priced_reason(option: dict[str, Any], basis: str) -> tuple[str, str] | None:
     basis asked (ranked after the priced ones), else None."""
     if not option.get("fits") or option.get("unmet") or option.get("cost_per_hour") is not None:
         return None
+    if basis == "owned" and option.get("used_price_left_out"):
+        return "no_price", (
+            f"only a used price for {option['gpu_name']} ({option.get('list_price_basis') or 'resale'}): "
+            "rankings count new prices unless used prices are asked for; ranked after the priced"
+        )
     words = {"cloud": "an on-demand cloud", "owned": "a purchase", "marketplace": "a marketplace"}
     return "no_price", f"no {words.get(basis, basis)} price for {option['gpu_name']}: ranked after the priced"
