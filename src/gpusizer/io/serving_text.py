@@ -80,10 +80,14 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
         return None
     cost = compute.get("cost")
     money = f", ${cost:,.0f}" if cost is not None else ""
-    return (
+    line = (
         f"  training     {duration(compute['time_seconds'])} on {gpus:,} GPU{'s' if gpus != 1 else ''} "
         f"({gpu_hours(compute['gpu_hours'])}{money})"
     )
+    share, wall = compute.get("effective_time_share"), compute.get("wall_time_seconds")
+    if share is None or wall is None:
+        return line
+    return line + f"; {duration(wall)} of wall time at {share:.2%} effective (restarts, lost work)"
 
 
 def gpu_hours(hours: float) -> str:

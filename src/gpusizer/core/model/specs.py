@@ -402,6 +402,9 @@ class ComputeSpec(Strict):
     flops_efficiency: Efficiency = 0.7
     bandwidth_efficiency: Efficiency = 0.8
     interconnect_efficiency: Efficiency = 0.7
+    # Training: the share of wall time spent on useful steps (restarts, lost work); null = from
+    # the GPU count (core/speed/goodput.py, Meta's Llama 3 report)
+    effective_time_share: Efficiency | None = None
 
 
 class TargetsSpec(Strict):

@@ -13,6 +13,7 @@ from ..model.presets import scenario_gpu
 from ..model.result import Estimate, Serving
 from ..model.specs import Scenario
 from ..speed.compute import roofline_block
+from ..speed.goodput import effective_time_share, wall_seconds
 from ..speed.roofline import RooflineModel, roofline_model
 from .estimate import estimate
 from .scenario import parse_scenario, scenario_dict
@@ -35,6 +36,18 @@ def _roofline(est: Estimate) -> dict[str, Any]:
     )
     points = cast(list[dict[str, Any]], block["points"])
     return {**block, "points": [dict(p) for p in points]}
+
+
+def _goodput(est: Estimate) -> dict[str, float | None]:
+    """Training: the share of wall time spent on useful steps and the run's wall time
+    (core/speed/goodput.py; ``time_seconds`` stays the step model's ideal). Null serving."""
+    s = est.scenario
+    if not s.workload.is_training:
+        return {"effective_time_share": None, "wall_time_seconds": None}
+    return {
+        "effective_time_share": effective_time_share(s, est.gpus),
+        "wall_time_seconds": wall_seconds(s, est.gpus, est.compute.time_seconds or None),
+    }
 
 
 def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[str, Any]:
@@ -78,6 +91,7 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
             "peak_flops_per_s": c.peak_flops_per_s,
             "tokens_per_second_per_gpu": c.tokens_per_second_per_gpu,
             "decode_tokens_per_second": c.decode_tokens_per_second,
+            **_goodput(est),
         },
         "assumptions": list(est.assumptions),
         "host_memory_bytes": mem.host_memory,

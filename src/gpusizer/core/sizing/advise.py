@@ -26,6 +26,7 @@ from ..model.architecture import ceil_div
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
+from ..speed.goodput import effective_time_share
 from .compare_scale import Growth, grow
 from .fill import Choice, Filler
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout
@@ -105,7 +106,8 @@ class GpuAdvice:
         out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
         if growth.met is False:
             top = growth.unit.top(self.ask.max_gpus)
-            out |= {"unmet": "targets", "unmet_reason": targets_reason(self.s, c.pace, top)}
+            why = targets_reason(self.s, c.pace, top, c.layout.gpus)
+            out |= {"unmet": "targets", "unmet_reason": why}
         level = default_target(self.s)
         if level is not None:
             gaps = speed_gaps(c.pace, level)
@@ -114,6 +116,14 @@ class GpuAdvice:
                 out["unmet"] = "targets"
                 out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps)
         return out
+
+    def _goodput(self, c: Choice) -> dict[str, Any]:
+        """Training: the effective share of wall time and the run's wall time."""
+        if not self.s.workload.is_training:
+            return {}
+        share = effective_time_share(self.s, c.layout.gpus)
+        ideal = c.pace.time_seconds
+        return {"effective_time_share": share, "wall_time_seconds": None if ideal is None else ideal / share}
 
     def _need(self, c: Choice, growth: Growth, bought: int) -> dict[str, Any]:
         """What the work needs apart from what is bought: the fewest that hold it (with no
@@ -176,6 +186,7 @@ class GpuAdvice:
             "unit": self._unit_fields(bought),
             **self._judged(c, growth),
             **self._need(c, growth, bought),
+            **self._goodput(c),
         }
         return SizingOption(**fields)
 

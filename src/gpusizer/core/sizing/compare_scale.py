@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.specs import Scenario
+from ..speed.goodput import effective_time_share
 from .fill import Choice, Filler
 from .units import Unit, any_count
 
@@ -82,7 +83,7 @@ def _unmet(s: Scenario, filler: Filler, top: int) -> str:
     if s.workload.is_training:
         best = filler.best(top)
         days = (
-            f": {best[0].pace.time_seconds / DAY:,.0f} days on {top:,}"
+            f": {best[0].pace.time_seconds / effective_time_share(s, top) / DAY:,.0f} days on {top:,}"
             if best and best[0].pace.time_seconds
             else ""
         )

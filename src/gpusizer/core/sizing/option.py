@@ -74,6 +74,10 @@ FIELDS = (
     "needed_layout",
     "spare_gpus",
     "used_price_left_out",  # a used purchase price not counted (compare_rank.Money.used_prices)
+    # training: the share of wall time spent on useful steps and the run's wall time
+    # (core/speed/goodput.py); time_seconds stays the step model's ideal
+    "effective_time_share",
+    "wall_time_seconds",
 )
 
 
@@ -148,6 +152,8 @@ class SizingOption:
     needed_gpus: int | None = None
     needed_layout: str | None = None
     spare_gpus: int | None = None
+    effective_time_share: float | None = None  # training (core/speed/goodput.py)
+    wall_time_seconds: float | None = None  # training: time_seconds over the share
     # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
     # the margin (null in compare_gpus, which does not spend the estimates on them)
     limits: dict[str, int] | None = None

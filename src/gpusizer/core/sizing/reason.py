@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth
 from .fill import Choice
 
@@ -24,9 +25,12 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if g.met is False:
         return f"{what}: the fewest that hold it (the targets cannot be met){held}"
     if g.why == "deadline":
-        days = (c.pace.time_seconds or 0.0) / DAY
+        share = effective_time_share(s, c.layout.gpus)
+        days = (c.pace.time_seconds or 0.0) / share / DAY
+        verb = "trains" if one else "train"
         return (
-            f"{what} {'trains' if one else 'train'} it in {days:,.1f} of {s.targets.max_training_days:g} days"
+            f"{what} {verb} it in {days:,.1f} of {s.targets.max_training_days:g} days "
+            f"({share:.2%} of the wall time training)"
         )
     if g.why == "targets":
         users = s.targets.users

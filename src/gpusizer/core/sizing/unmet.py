@@ -19,6 +19,7 @@ from typing import Any
 
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
+from ..speed.goodput import wall_seconds
 from .option import Pace
 from .service_level import ServiceLevel
 
@@ -41,20 +42,21 @@ def speed_gaps(pace: Pace, level: ServiceLevel) -> list[str]:
     return out
 
 
-def training_gap(s: Scenario, pace: Pace) -> str | None:
-    """The deadline missed: ``trains in 41.2 days, 11.2 over the 30-day deadline``."""
-    days_max, secs = s.targets.max_training_days, pace.time_seconds
+def training_gap(s: Scenario, pace: Pace, gpus: int = 1) -> str | None:
+    """The deadline missed, in wall time on ``gpus`` GPUs (core/speed/goodput.py): ``trains in
+    41.2 days, 11.2 over the 30-day deadline``."""
+    days_max, secs = s.targets.max_training_days, wall_seconds(s, gpus, pace.time_seconds)
     if days_max is None or secs is None or secs / DAY <= days_max:
         return None
     days = secs / DAY
     return f"trains in {days:,.1f} days, {days - days_max:,.1f} over the {days_max:g}-day deadline"
 
 
-def targets_reason(s: Scenario, pace: Pace, top: int) -> str:
-    """The sentence of an option that holds the work and misses the user's targets with up
-    to ``top`` GPUs."""
+def targets_reason(s: Scenario, pace: Pace, top: int, gpus: int = 1) -> str:
+    """The sentence of an option (on ``gpus`` GPUs) that holds the work and misses the user's
+    targets with up to ``top`` GPUs."""
     if s.workload.is_training:
-        gap = training_gap(s, pace) or f"the {s.targets.max_training_days:g}-day deadline is missed"
+        gap = training_gap(s, pace, gpus) or f"the {s.targets.max_training_days:g}-day deadline is missed"
         return f"{gap}; more GPUs, up to {top:,}, do not meet it"
     gaps = speed_gaps(pace, ServiceLevel.of(s.targets))
     what = "; ".join(gaps) if gaps else "the targets are missed"
