@@ -32,6 +32,7 @@ from .fill import Choice, Filler
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout
 from .links import links_for
 from .option import SizingOption, layout_label
+from .practical import cap_words, practical_cap
 from .reason import layout_reason
 from .savings import Variant
 from .service_level import default_target
@@ -85,11 +86,22 @@ class GpuAdvice:
         if not self.fewest:
             return [(self._missing(*self._no_fit()), None)]
         least = min(lay.gpus for lay in self.fewest.values())
-        growth = grow(self.s, self.filler, self.unit, least, self.ask.max_gpus, self.ask.keep)
-        if not growth.choices:  # one replica holds it: the users need more than the cap
-            why = practical_reason(self.s, least, growth.unit.top(self.ask.max_gpus))
+        most = self._most()
+        if least > most:  # memory alone needs more consumer cards than the practical cap
+            why = f"{least:,} GPUs would hold it, but {cap_words(most)}"
             return [(self._missing("practical_limit", why), None)]
+        growth = grow(self.s, self.filler, self.unit, least, most, self.ask.keep)
+        if not growth.choices:  # one replica holds it: the users need more than the cap
+            why = practical_reason(self.s, least, growth.unit.top(most))
+            cap = practical_cap(self.g.spec)
+            return [(self._missing("practical_limit", why + (f"; {cap_words(cap)}" if cap else "")), None)]
         return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
+
+    def _most(self) -> int:
+        """The most GPUs an option may have: ``max_gpus``, or the practical cap on consumer
+        cards (core/sizing/practical.py)."""
+        cap = practical_cap(self.g.spec)
+        return self.ask.max_gpus if cap is None else min(cap, self.ask.max_gpus)
 
     def _no_fit(self) -> tuple[str, str]:
         """Why no layout holds the work: the engine's context (no count changes it) or memory."""
@@ -105,9 +117,11 @@ class GpuAdvice:
         targets first, then the stated default service level (core/sizing/service_level.py)."""
         out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
         if growth.met is False:
-            top = growth.unit.top(self.ask.max_gpus)
-            why = targets_reason(self.s, c.pace, top, c.layout.gpus)
+            most = self._most()
+            why = targets_reason(self.s, c.pace, growth.unit.top(most), c.layout.gpus)
             out |= {"unmet": "targets", "unmet_reason": why}
+            if most < self.ask.max_gpus:  # the cap, not the model, stops the count
+                out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
         level = default_target(self.s)
         if level is not None:
             gaps = speed_gaps(c.pace, level)

@@ -90,7 +90,7 @@ def practical_reason(s: Scenario, least: int, top: int) -> str:
     users = s.targets.users
     who = f"{users:,} users" if users else "the targets"
     return (
-        f"{least:,} GPU{'s' if least != 1 else ''} hold one replica, but {who} need more than the "
+        f"{least:,} GPU{'s hold' if least != 1 else ' holds'} one replica, but {who} need more than the "
         f"{top:,} GPUs the search buys at most"
     )
 
