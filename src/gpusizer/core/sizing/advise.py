@@ -27,7 +27,7 @@ from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
 from ..speed.goodput import effective_time_share
-from .compare_scale import Growth, grow
+from .compare_scale import Growth, grow, smallest_serving
 from .fill import Choice, Filler
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget, Layout
 from .links import links_for
@@ -156,8 +156,15 @@ class GpuAdvice:
             }
             need, label = lay.gpus, layout_label(par, training)
         else:
-            need = c.layout.gpus
-            label = layout_label(c.scenario.parallelism.model_dump(mode="json"), training)
+            need, label = (
+                c.layout.gpus,
+                layout_label(c.scenario.parallelism.model_dump(mode="json"), training),
+            )
+            if growth.why == "targets":  # the fewest GPUs, not units, that meet them
+                need = smallest_serving(self.filler, growth.least, c.layout.gpus)
+                fewest = self.filler.best(need)
+                if fewest:
+                    label = layout_label(fewest[0].scenario.parallelism.model_dump(mode="json"), training)
         return {"needed_gpus": need, "needed_layout": label, "spare_gpus": max(0, bought - need)}
 
     def _option(self, c: Choice, growth: Growth, index: int) -> SizingOption:

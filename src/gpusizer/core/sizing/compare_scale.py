@@ -125,3 +125,17 @@ def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> int | None:
         else:
             lo = mid
     return hi
+
+
+def smallest_serving(filler: Filler, least: int, bought: int) -> int:
+    """The fewest GPUs (not whole units) from ``least`` to ``bought`` on which a layout meets
+    the serving targets: the need, apart from the units bought (a bisection; ``bought``
+    meets them)."""
+    lo, hi = least - 1, bought
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if filler.serves(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -105,5 +105,5 @@ def priced_reason(option: dict[str, Any], basis: str) -> tuple[str, str] | None:
             f"only a used price for {option['gpu_name']} ({option.get('list_price_basis') or 'resale'}): "
             "rankings count new prices unless used prices are asked for; ranked after the priced"
         )
-    words = {"cloud": "an on-demand cloud", "owned": "a purchase", "marketplace": "a marketplace"}
+    words = {"cloud": "on-demand cloud", "owned": "purchase", "marketplace": "marketplace"}
     return "no_price", f"no {words.get(basis, basis)} price for {option['gpu_name']}: ranked after the priced"
