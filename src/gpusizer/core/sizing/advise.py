@@ -118,9 +118,9 @@ class GpuAdvice:
         out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
         if growth.met is False:
             most = self._most()
-            why = targets_reason(self.s, c.pace, growth.unit.top(most), c.layout.gpus)
+            why = targets_reason(self.s, c.pace, growth.unit.top(most), c.layout.gpus, growth.at_top)
             out |= {"unmet": "targets", "unmet_reason": why}
-            if most < self.ask.max_gpus:  # the cap, not the model, stops the count
+            if growth.at_top and most < self.ask.max_gpus:  # the cap, not the model, stops it
                 out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
         level = default_target(self.s)
         if level is not None:

@@ -41,6 +41,9 @@ class Growth:
     why: str  # "fewest" | "targets" | "deadline"
     met: bool | None = None  # targets met (None: none apply)
     notes: tuple[str, ...] = ()
+    # targets missed and the search ran to the most GPUs allowed (more might meet them);
+    # false when more GPUs stopped helping first
+    at_top: bool = False
 
 
 def _goal(s: Scenario) -> tuple[str, tuple[str, ...]]:
@@ -70,13 +73,13 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
         if timed:
             return Growth(timed, unit, least, unit.count(timed[0].layout.gpus), why, True, notes)
         return Growth(
-            filler.best(start, keep), unit, least, start, why, False, (*notes, _unmet(s, filler, top))
+            filler.best(start, keep), unit, least, start, why, False, (*notes, _unmet(s, filler, top)), True
         )
-    found = _smallest(filler, unit, start, top)
+    found, tried = _smallest(filler, unit, start, top)
     if found is not None:
         return Growth(filler.best(found, keep), unit, least, found, why, True, notes)
     shown = filler.best(start, keep)
-    return Growth(shown, unit, least, start, why, False, (*notes, _unmet(s, filler, top)))
+    return Growth(shown, unit, least, start, why, False, (*notes, _unmet(s, filler, top)), tried >= top)
 
 
 def _unmet(s: Scenario, filler: Filler, top: int) -> str:
@@ -103,9 +106,10 @@ def _faster(before: dict[Any, tuple[float, float]], after: dict[Any, tuple[float
     return False
 
 
-def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> int | None:
+def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> tuple[int | None, int]:
     """The smallest count of whole units from ``start`` up to ``top`` on which a layout meets
-    the serving targets (None when none does): doubling, then a bisection."""
+    the serving targets (None when none does): doubling, then a bisection; and the largest
+    count tried."""
     lo, n, seen = 0, start, None
     while not filler.serves(n):
         lo, now = n, filler.progress(n)
@@ -113,7 +117,7 @@ def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> int | None:
         # the users yet, more GPUs hold more of them: keep growing (1.1B at 32k on RTX 4090s
         # stopped at 38 users, with "nothing fits" at 39)
         if n >= top or (seen and not _faster(seen, now)):
-            return None
+            return None, n
         seen = now
         n = min(top, unit.count(max(2 * n, n + 1)))
     hi = n
@@ -124,7 +128,7 @@ def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> int | None:
             hi = mid
         else:
             lo = mid
-    return hi
+    return hi, hi
 
 
 def smallest_serving(filler: Filler, least: int, bought: int) -> int:

@@ -52,15 +52,18 @@ def training_gap(s: Scenario, pace: Pace, gpus: int = 1) -> str | None:
     return f"trains in {days:,.1f} days, {days - days_max:,.1f} over the {days_max:g}-day deadline"
 
 
-def targets_reason(s: Scenario, pace: Pace, top: int, gpus: int = 1) -> str:
+def targets_reason(s: Scenario, pace: Pace, top: int, gpus: int = 1, at_top: bool = True) -> str:
     """The sentence of an option (on ``gpus`` GPUs) that holds the work and misses the user's
-    targets with up to ``top`` GPUs."""
+    targets: with up to ``top`` GPUs (``at_top``), or where doubling the GPUs stopped making
+    any user faster."""
     if s.workload.is_training:
         gap = training_gap(s, pace, gpus) or f"the {s.targets.max_training_days:g}-day deadline is missed"
         return f"{gap}; more GPUs, up to {top:,}, do not meet it"
     gaps = speed_gaps(pace, ServiceLevel.of(s.targets))
     what = "; ".join(gaps) if gaps else "the targets are missed"
-    return f"{what}; more GPUs, up to {top:,}, do not meet the targets"
+    if at_top:
+        return f"{what}; more GPUs, up to {top:,}, do not meet the targets"
+    return f"{what}; more GPUs do not close the gap (doubling them made no user faster)"
 
 
 def context_reason(s: Scenario) -> str | None:
