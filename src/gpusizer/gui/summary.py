@@ -133,6 +133,9 @@ def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
     how, with which techniques (rich text: the GPU's name is escaped, a name from a shared
     file must not load images or links)."""
     gpu = html.escape(est.gpu.name)
+    if option is None and est.unmet == "context_limit":  # no count of GPUs changes a context
+        why = html.escape(est.fit_reason or "")
+        return f"<b>GPUs needed:</b> no count runs it: {why}; raise it or shorten the request."
     if option is None:
         return (
             f"<b>GPUs needed:</b> no layout of up to 4,096 × {gpu} fits; choose a bigger "

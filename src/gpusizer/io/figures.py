@@ -148,9 +148,12 @@ def cost_lines(report: Mapping[str, Any], price_per_hour: float | None) -> list[
     return out
 
 
-def advice_lines(advice: Any, gpu_name: str) -> list[str]:
+def advice_lines(advice: Any, gpu_name: str, context: str | None = None) -> list[str]:
     """The advisor's answer for the scenario's GPU (a ``gpusizer.plan`` option, or None when
-    no layout fits)."""
+    no layout fits; ``context``: why a request is longer than the engine's context, which no
+    count of GPUs changes)."""
+    if advice is None and context:
+        return [f"No count of {gpu_name} runs it: {context}; raise it or shorten the request."]
     if advice is None:
         return [
             f"No layout of up to 4,096 × {gpu_name} fits: choose a bigger GPU, quantised "

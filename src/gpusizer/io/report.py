@@ -109,7 +109,9 @@ def report_facts(
         verdict=verdict,
         peak_phase=mem.peak_phase.replace("_", " "),
         unit=unit,
-        gpus_needed=None if advice is NOT_ASKED else (*advice_lines(advice, est.gpu.name), *_default(est)),
+        gpus_needed=None
+        if advice is NOT_ASKED
+        else (*advice_lines(advice, est.gpu.name, _context(est)), *_default(est)),
         components=tuple(
             ComponentRow(component_title(c), getattr(mem, c), getattr(mem, c) / parts, c in mem.alive_at_peak)
             for c in COMPONENTS
@@ -143,6 +145,11 @@ class Section:
     lead: str = ""  # the sentence before ``after``
     code: str = ""  # a JSON block
     strong: bool = False
+
+
+def _context(est: Any) -> str | None:
+    """Why the request is longer than the engine's context (None: it is not)."""
+    return est.fit_reason if est.unmet == "context_limit" else None
 
 
 def _default(est: Any) -> tuple[str, ...]:
