@@ -99,10 +99,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _targets(s: Any) -> bool:
-    """Whether the table's Targets column applies: the user's or the default target."""
-    from .core.sizing.service_level import default_target
+    """Whether the table's Targets columns apply: the user's or the default target."""
+    from .core.sizing.service_level import any_target
 
-    return bool(s.targets.applies(s.workload.is_training) or default_target(s))
+    return any_target(s)
 
 
 def _with_default_target(text: str, s: Any) -> str:

@@ -239,3 +239,9 @@ def test_owning_settings_in_the_window(qtbot: Any, window: Any, tab: Any) -> Non
     assert view.amortization_years == 3 and view.utilization == 0.5 and view.used_prices
     money = view.money()
     assert money.utilization == 0.5 and money.used_prices
+
+
+def test_default_target_column_for_serving(qtbot: Any, window: Any, tab: Any) -> None:
+    # serving with no target of its own is still ranked against the stated default target
+    window.state.set_scenario(QWEN, record=False)
+    qtbot.waitUntil(lambda: "default_target_met" in [c.key for c in tab.model.columns], timeout=20000)

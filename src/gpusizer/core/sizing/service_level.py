@@ -82,3 +82,9 @@ def default_target_line(s: Scenario) -> str | None:
     if level is None:
         return None
     return f"default target: {level.words()} ({SOURCE}); set your own targets, or clear it"
+
+
+def any_target(s: Scenario) -> bool:
+    """Whether a target applies to ``s``: the user's own, or the default one (the comparison
+    tables then show their targets columns)."""
+    return s.targets.applies(s.workload.is_training) or default_target(s) is not None
