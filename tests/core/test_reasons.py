@@ -133,3 +133,11 @@ def test_report_lines_name_the_context_limit_and_the_default_target() -> None:
     (line,) = advice_lines(None, est.gpu.name, _context(est))
     assert line.startswith("No count of H100") and "4,096-token context" in line
     assert _default(est)[0].startswith("Default target: first token within 2 s")
+
+
+def test_request_longer_than_the_model_says_shorten_it() -> None:
+    # Mistral 7B v0.1 takes 32,768 tokens; vLLM's max_model_len defaults to it
+    s = serve("mistral-7b", 32768, 256)
+    (o,) = gpusizer.compare_gpus(s, gpus=["h100-sxm-80gb"])
+    assert o["unmet"] == "context_limit" and "shorten the request" in o["unmet_reason"]
+    assert "set serving.max_context" not in o["unmet_reason"]

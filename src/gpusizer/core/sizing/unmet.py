@@ -80,11 +80,12 @@ def context_reason(s: Scenario) -> str | None:
     if sv is None or not sv.starts or need <= sv.max_context:
         return None
     model = s.model.max_context
-    room = f" (the model takes up to {model:,})" if model and model >= need else ""
-    return (
-        f"a request of {need:,} tokens is longer than the engine's {sv.max_context:,}-token context: "
-        f"set serving.max_context to at least {need:,}{room} or shorten the request; more GPUs do not help"
-    )
+    head = f"a request of {need:,} tokens is longer than the engine's {sv.max_context:,}-token context"
+    if model and model < need:  # the engine's default is the model's own: only a shorter request runs
+        return f"{head} (the model's, model.max_context): shorten the request; more GPUs do not help"
+    room = f" (the model takes up to {model:,})" if model else ""
+    fix = f"set serving.max_context to at least {need:,}{room} or shorten the request"
+    return f"{head}: {fix}; more GPUs do not help"
 
 
 def practical_reason(s: Scenario, least: int, top: int) -> str:
