@@ -7,6 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 
+def _users(n: int) -> str:
+    return f"{n:,} user{'s' if n != 1 else ''}"
+
+
 def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     """The headline: how many users the engine holds at ``tokens_per_user`` tokens each."""
     if not sv["starts"]:
@@ -18,12 +22,12 @@ def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     # n_parallel), however many more the KV cache could hold: the users it serves are the less.
     if 0 < limit < held:
         return (
-            f"{limit:,} users at {tokens_per_user:,} tokens each (the engine's limit, "
+            f"{_users(limit)} at {tokens_per_user:,} tokens each (the engine's limit, "
             f"max_sequences {limit:,}; its {cap:,} KV tokens would hold {held:,}; "
             f"{sv['max_concurrency']:,.1f} at the full {sv['max_context']:,}-token context)"
         )
     return (
-        f"{held:,} users at {tokens_per_user:,} tokens each "
+        f"{_users(held)} at {tokens_per_user:,} tokens each "
         f"({cap:,} KV tokens; {sv['max_concurrency']:,.1f} at the full "
         f"{sv['max_context']:,}-token context)"
     )
