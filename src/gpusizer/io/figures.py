@@ -35,6 +35,11 @@ def _rate(v: float) -> str:
     return f"{v:,.1f}"
 
 
+def _hours(v: float) -> str:
+    """GPU-hours: two significant digits below ten (a short run read "0.0")."""
+    return f"{v:,.1f}" if v >= 10 else f"{v:.2g}"
+
+
 def _pct(v: float) -> str:
     return f"{100 * v:.1f} %"
 
@@ -67,7 +72,7 @@ COMPUTE_ROWS: tuple[Row, ...] = (
     Row("flops_per_token", "FLOPs per trained token", _sci, True),
     Row("total_flops", "FLOPs in total", _sci, True),
     Row("time_seconds", "Training time", duration, True),
-    Row("gpu_hours", "GPU-hours", _rate, True),
+    Row("gpu_hours", "GPU-hours", _hours, True),
     Row("cost", "Training cost (USD, at the GPU's hourly price)", _usd, True, True),
     Row("mfu", "Share of peak FLOP/s the training step reaches (MFU)", _pct, True),
     Row("peak_flops_per_s", "Peak per GPU (dense, matmul dtype)", _tflops, True),
