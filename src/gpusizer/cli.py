@@ -57,8 +57,16 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from .core.sizing.solver import plan, plan_text
     from .io.export import strict_json
 
-    options = plan(scenario_from_args(args))
-    _emit(strict_json(options) if args.json else plan_text(safe_data(options)))
+    data = scenario_from_args(args)
+    options = plan(data)
+    text = "" if args.json else plan_text(safe_data(options))
+    if not options and not args.json:  # a context limit is no memory failure: say which
+        from .core.pipeline.scenario import parse_scenario
+        from .core.sizing.unmet import context_reason
+
+        why = context_reason(parse_scenario(data))
+        text = f"No GPU runs this scenario: {why}." if why else text
+    _emit(strict_json(options) if args.json else text)
     return 0
 
 

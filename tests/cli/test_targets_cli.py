@@ -80,6 +80,9 @@ def test_context_limit_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["estimate", str(path)]) == 0
     out = capsys.readouterr()[0]
     assert "does NOT run (request longer than the engine's context)" in out and "does NOT fit" not in out
+    assert main(["plan", str(path)]) == 0
+    out = capsys.readouterr()[0]
+    assert out.startswith("No GPU runs this scenario: a request of 8,192 tokens") and " fits" not in out
 
 
 def test_readme_fit_models_example_needs_no_kind(capsys: pytest.CaptureFixture[str]) -> None:
