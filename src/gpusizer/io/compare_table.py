@@ -71,6 +71,13 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column("gpu_name", "GPU", _text),
     Column("gpus", "GPUs", _num(0), tip="GPUs to buy or rent (whole servers when asked)"),
     Column(
+        "needed_gpus",
+        "Need",
+        _num(0),
+        tip="GPUs the work needs (the fewest that hold it, or that meet the targets), apart from "
+        "those bought: the spare ones run as more replicas or wider parallelism",
+    ),
+    Column(
         "system_name",
         "System",
         _text,
