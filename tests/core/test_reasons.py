@@ -141,3 +141,12 @@ def test_request_longer_than_the_model_says_shorten_it() -> None:
     (o,) = gpusizer.compare_gpus(s, gpus=["h100-sxm-80gb"])
     assert o["unmet"] == "context_limit" and "shorten the request" in o["unmet_reason"]
     assert "set serving.max_context" not in o["unmet_reason"]
+
+
+def test_estimate_report_states_the_default_target() -> None:
+    rep = gpusizer.estimate_report(serve("llama-3.2-1b", 1024, 256))
+    assert rep["default_target"] == {"max_ttft_seconds": 2.0, "min_tokens_per_second_per_user": 5.0}
+    own = gpusizer.estimate_report(serve("llama-3.2-1b", 1024, 256, targets={"max_ttft_seconds": 1}))
+    assert own["default_target"] == {"max_ttft_seconds": None, "min_tokens_per_second_per_user": 5.0}
+    training = gpusizer.estimate_report({"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "lora"}})
+    assert training["default_target"] is None

@@ -12,6 +12,7 @@ from ..model.architecture import resolve
 from ..model.presets import scenario_gpu
 from ..model.result import Estimate, Serving
 from ..model.specs import Scenario
+from ..serving.service_level import default_target_dict
 from ..speed.compute import roofline_block
 from ..speed.goodput import effective_time_share, wall_seconds
 from ..speed.roofline import RooflineModel, roofline_model
@@ -74,6 +75,8 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         "fits": est.fits,
         "fit_reason": est.fit_reason,
         "unmet": est.unmet,  # memory | context_limit (null: runs)
+        # serving: the stated default service level where the scenario sets no speed of its own
+        "default_target": default_target_dict(est.scenario),
         "headroom_bytes": est.headroom_bytes,
         "compute": {
             "flops_per_token": c.flops_per_token,
