@@ -90,3 +90,10 @@ def test_readme_fit_models_example_needs_no_kind(capsys: pytest.CaptureFixture[s
     argv = ["fit-models", "--gpu", "dgx-spark-128gb", "--framework", "llama.cpp", "--weights", "gguf_q4_k_m"]
     assert main(argv) == 0
     assert "Tok/s/user" in capsys.readouterr()[0]
+
+
+def test_training_states_its_effective_time(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["estimate", "--model", "llama-3.1-8b", "--kind", "pretraining", "--dp", "8", "--zero", "1"]
+    assert main([*argv, "--tokens", "1T"]) == 0
+    out = capsys.readouterr()[0]
+    assert "of wall time at 99.99% effective (restarts, lost work)" in out
