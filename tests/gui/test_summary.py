@@ -114,3 +114,21 @@ def test_gpus_needed_says_the_need_then_the_purchase_and_a_context_limit() -> No
     )
     text = needs_text(estimate(s), gpus_needed(s))
     assert "no count runs it" in text and "4,096-token context" in text and "bigger GPU" not in text
+
+
+def test_figures_state_the_wall_time_of_training(qtbot) -> None:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.gui.breakdown import FiguresView
+
+    view = FiguresView()
+    qtbot.addWidget(view)
+    s = parse_scenario(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "pretraining", "training_tokens": 1e9},
+            "parallelism": {"data": 8},
+        }
+    )
+    rows = dict(view._rows(estimate(s)))
+    assert rows["Wall time"].endswith("at 99.99% effective")

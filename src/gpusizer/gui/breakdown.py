@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.model.result import COMPONENTS, Estimate
+from ..core.speed.goodput import effective_time_share
 from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
 from .colors import COMPONENT_LABELS, component_qcolor
@@ -174,6 +175,8 @@ class FiguresView(QWidget):
                         f"{_duration(c.time_seconds)} at {c.mfu:.0%} MFU ({gpu_hours(c.gpu_hours)})",
                     )
                 )
+                share = effective_time_share(est.scenario, est.gpus)  # restarts and lost work
+                rows.append(("Wall time", f"{_duration(c.time_seconds / share)} at {share:.2%} effective"))
         elif est.serving is not None:  # as the engine runs it (the step costs included)
             sv = est.serving
             if not sv.starts:

@@ -40,6 +40,10 @@ def _hours(v: float) -> str:
     return f"{v:,.1f}" if v >= 10 else f"{v:.2g}"
 
 
+def _share(v: float) -> str:
+    return f"{100 * v:.2f} %"
+
+
 def _pct(v: float) -> str:
     return f"{100 * v:.1f} %"
 
@@ -72,6 +76,8 @@ COMPUTE_ROWS: tuple[Row, ...] = (
     Row("flops_per_token", "FLOPs per trained token", _sci, True),
     Row("total_flops", "FLOPs in total", _sci, True),
     Row("time_seconds", "Training time", duration, True),
+    Row("wall_time_seconds", "Wall time (restarts and lost work included)", duration, True),
+    Row("effective_time_share", "Share of wall time training (Meta's Llama 3 report)", _share, True),
     Row("gpu_hours", "GPU-hours", _hours, True),
     Row("cost", "Training cost (USD, at the GPU's hourly price)", _usd, True, True),
     Row("mfu", "Share of peak FLOP/s the training step reaches (MFU)", _pct, True),
