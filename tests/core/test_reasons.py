@@ -150,3 +150,12 @@ def test_estimate_report_states_the_default_target() -> None:
     assert own["default_target"] == {"max_ttft_seconds": None, "min_tokens_per_second_per_user": 5.0}
     training = gpusizer.estimate_report({"model": {"preset": "llama-3.2-1b"}, "workload": {"kind": "lora"}})
     assert training["default_target"] is None
+
+
+def test_reason_does_not_say_met_when_the_default_target_is_missed() -> None:
+    # a DGX Spark holds 38 users of Llama 3.2 1B at 32k, at a 15 s first token
+    s = serve("llama-3.2-1b", 31744, 1024, targets={"users": 38})
+    (o,) = gpusizer.compare_gpus(s, gpus=["dgx-spark-128gb"])
+    assert o["targets_met"] and o["default_target_met"] is False
+    assert "holds the 38 users but not the default speed target" in o["layout_reason"]
+    assert "meets the targets" not in o["layout_reason"]

@@ -12,6 +12,8 @@ from typing import Any
 from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth
 from .fill import Choice
+from .service_level import default_target
+from .unmet import speed_gaps
 
 
 def _count(adv: Any, c: Choice, g: Growth) -> str:
@@ -32,6 +34,10 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
             f"{what} {verb} it in {days:,.1f} of {s.targets.max_training_days:g} days "
             f"({share:.2%} of the wall time training)"
         )
+    if g.why == "targets" and _misses_default(s, c):  # not "meets the targets": the default is missed
+        users = s.targets.users
+        who = f"the {users:,} user{'s' if users != 1 else ''}" if users else "the targets set"
+        return f"{what} {'holds' if one else 'hold'} {who} but not the default speed target{held}"
     if g.why == "targets":
         users = s.targets.users
         return (
@@ -42,6 +48,12 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if bought == g.least:
         return "the fewest that hold it"
     return what + held
+
+
+def _misses_default(s: Any, c: Choice) -> bool:
+    """Whether choice ``c`` misses the stated default service level (core/sizing/service_level.py)."""
+    level = default_target(s)
+    return level is not None and bool(speed_gaps(c.pace, level))
 
 
 def _where(adv: Any, c: Choice) -> list[str]:
