@@ -132,3 +132,21 @@ def test_figures_state_the_wall_time_of_training(qtbot) -> None:
     )
     rows = dict(view._rows(estimate(s)))
     assert rows["Wall time"].endswith("at 99.99% effective")
+
+
+def test_gpus_needed_says_a_missed_default_target() -> None:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.sizing.gpus_needed import gpus_needed
+    from gpusizer.gui.summary import needs_text
+
+    s = parse_scenario(
+        {
+            "model": {"preset": "llama-3.1-70b"},
+            "workload": {"kind": "inference", "prompt_tokens": 7168, "generated_tokens": 1024},
+            "framework": "vllm",
+            "hardware": {"gpu": "apple-m3-ultra-512gb"},
+        }
+    )
+    text = needs_text(estimate(s), gpus_needed(s))
+    assert "misses the default target (first token within 2 s" in text

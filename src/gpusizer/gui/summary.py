@@ -154,6 +154,8 @@ def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
     head += f", {html.escape(layout)}"
     if how:
         head += f" <b>{html.escape(how)}</b>"
+    if option.get("unmet") in ("targets", "practical_limit"):  # which target, by how much
+        return head + f" — {html.escape(option['unmet_reason'])}."
     if option.get("targets_met") is False:
         return head + " — the targets cannot be met with up to 4,096 GPUs."
     same = est.fits and not option.get("scenario_changes") and n == est.gpus
