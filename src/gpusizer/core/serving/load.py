@@ -53,6 +53,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
         fixed=st.step_latency_seconds,
         per_request=st.step.per_request_pipeline if s.parallelism.pipeline > 1 else st.step.per_request,
+        kernel_era=rel.kernel_era if rel else "",
     )
 
 

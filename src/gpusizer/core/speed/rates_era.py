@@ -1,0 +1,64 @@
+"""Achieved rates of an engine build's kernels where they differ from the architecture's
+entry (core/speed/rates.py ``RATES``): keyed (library, family, era), the era named by the
+engine release (core/registry/engines.py ``EngineRelease.kernel_era``).
+
+``metal-2025``: llama.cpp's Metal backend from mid-2025 (builds from about b5850). The 2024
+entries (``("ggml", "apple")`` and ``"apple-m3"``) were solved from XiongjieDai's May 2024 tables
+(builds 2795-2843): 7.1 us per kernel, the Metal kernels of then run one after another. Since
+then the backend fuses element-wise chains into their producer (ggml-org/llama.cpp PR #14596
+"metal : fuse add, mul", 2025-07-09: RMS_NORM + MUL + ADD in one kernel, a run of ADDs, such as
+the MoE FFN's sum of its top-k experts, in one) and its matmul kernels (simdgroup MMA for
+quantised types, flash attention on by default in llama-bench and the server) reach a larger
+share of the GPU. A 2025 build with the 2024 entry came out 0.56-0.83 of the published speed
+(docs/evidence/speed.md section 16): an MoE's decode paid 12 ms of floors (48 layers x 36
+kernels x 7.1 us) of the 13 ms token it measured.
+
+Constants, each solved from one figure of ggml-org/llama.cpp PR #14596 on an M4 Max (its
+"gg/metal-fuse-add" column, flash attention on); every other figure is out of sample:
+
+- the kernel floor of M3 and later from qwen3moe 30B.A3B Q8_0 tg128, 76.68 t/s (M1/M2 keep
+  their 2024 floor, below);
+- the compute shares from gemma3 4B Q8_0 pp512, 2,494.63 t/s: the 2024 apple-m3 shares x
+  ``METAL_2025_COMPUTE``; M1/M2 (``apple``) take the same factor on their own 2024 shares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .rates import RATES, Rates, us
+
+_PR14596 = (
+    "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09), M4 Max, flash attention on, "
+    "its branch column"
+)
+METAL_2025_FLOOR = 3.7 * us
+METAL_2025_COMPUTE = 1.41
+
+
+def _metal_2025(r: Rates, floor: float) -> Rates:
+    f = METAL_2025_COMPUTE
+    return replace(
+        r,
+        matmul=round(r.matmul * f, 3),
+        matmul_quant=round(r.matmul_quant * f, 3),
+        kernel_floor=floor,
+        fused_expert_adds=True,
+        sources=(
+            *r.sources,
+            f"{_PR14596}: qwen3moe 30B.A3B Q8_0 tg128 76.68 t/s sets the kernel floor; gemma3 4B Q8_0 "
+            f"pp512 2,494.63 t/s the compute shares (x {f} of the 2024 entry's)",
+            "ggml-org/llama.cpp PR #15616 (2025-08-27, M2 Ultra, n_ubatch 2048) and PR #19555 "
+            "(2026-02-12) out of sample (docs/evidence/speed.md section 16)",
+        ),
+    )
+
+
+# M1/M2 keep their 2024 floor: a 2026 build still takes 4.1 ms per token of TinyLlama 1.1B on an
+# M1 Ultra (geerlingguy/ai-benchmarks#48, build 7825, tg128 242.56 t/s: tests/core/data/
+# serving-speed.json), which the 3.7 us of the M4 Max would put at 2.7 ms
+_M2 = RATES[("ggml", "apple")]
+ERA_RATES: dict[tuple[str, str, str], Rates] = {
+    ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
+    ("ggml", "apple-m3", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m3")], METAL_2025_FLOOR),
+}
