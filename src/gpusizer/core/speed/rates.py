@@ -388,15 +388,19 @@ RATES[("vendor", "cdna4")] = replace(
 )
 
 
-def achieved(gpu: Device, library: str, era: str = "") -> Rates:
+def achieved(gpu: Device, library: str, era: str = "", backend: str = "") -> Rates:
     """The achieved rates of ``library`` on ``gpu``'s architecture (the library's fallback
     when that architecture has no entry of its own); ``era`` names the engine build's kernels
-    (core/registry/engines.py ``EngineRelease.kernel_era``) where they have an entry of their
-    own (core/speed/rates_era.py)."""
+    (core/registry/engines.py ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend
+    where they have an entry of their own (core/speed/rates_era.py). A backend other than the
+    vendor's own without an entry takes the library's fallback, not the vendor backend's."""
     family = gpu_family(gpu)
-    if era:
-        from .rates_era import ERA_RATES  # the era entries are built from this table
+    if era or backend:
+        # the era and backend entries are built from this table
+        from .rates_era import BACKEND_RATES, ERA_RATES, default_backend
 
+        if backend and backend != default_backend(gpu.vendor):
+            return BACKEND_RATES.get((library, family, backend)) or RATES[(library, "")]
         by_era = ERA_RATES.get((library, family, era))
         if by_era is not None:
             return by_era

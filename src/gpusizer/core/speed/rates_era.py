@@ -1,6 +1,8 @@
 """Achieved rates of an engine build's kernels where they differ from the architecture's
 entry (core/speed/rates.py ``RATES``): keyed (library, family, era), the era named by the
-engine release (core/registry/engines.py ``EngineRelease.kernel_era``).
+engine release (core/registry/engines.py ``EngineRelease.kernel_era``); and of llama.cpp's
+backends other than the vendor's own (``serving.ggml_backend``: Vulkan on an AMD GPU), keyed
+(library, family, backend).
 
 ``metal-2025``: llama.cpp's Metal backend from mid-2025 (builds from about b5850). The 2024
 entries (``("ggml", "apple")`` and ``"apple-m3"``) were solved from XiongjieDai's May 2024 tables
@@ -61,4 +63,52 @@ _M2 = RATES[("ggml", "apple")]
 ERA_RATES: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
     ("ggml", "apple-m3", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m3")], METAL_2025_FLOOR),
+}
+
+
+# llama.cpp's backends (``serving.ggml_backend``) and the one each vendor's GPUs take by default:
+# the vendor's own (ggml-cuda, its HIP build for ROCm, ggml-metal, ggml-sycl); Vulkan runs on
+# every vendor's GPUs but Apple's (no native Vulkan driver on macOS).
+GGML_BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl", "cpu")
+_VENDOR_BACKEND = {"nvidia": "cuda", "amd": "rocm", "apple": "metal", "intel": "sycl"}
+_BACKEND_VENDORS = {"cuda": ("nvidia",), "rocm": ("amd",), "metal": ("apple",), "sycl": ("intel",)}
+
+
+def default_backend(vendor: str) -> str:
+    """The ggml backend llama.cpp's build for ``vendor``'s GPUs uses (Vulkan for others)."""
+    return _VENDOR_BACKEND.get(vendor.lower(), "vulkan")
+
+
+def backend_runs_on(backend: str, vendor: str) -> bool:
+    """Whether llama.cpp's ``backend`` drives ``vendor``'s GPUs."""
+    v = vendor.lower()
+    if backend == "vulkan":
+        return v != "apple"
+    return v in _BACKEND_VENDORS.get(backend, ())
+
+
+_VULKANFORGE = (
+    "maeddesg/vulkanforge wiki 'Benchmarks' (v0.7.0 matrix, 2026-06): llama.cpp b9174 Vulkan "
+    "(KHR_coopmat, RADV / Mesa 26.1.2) on an RX 9070 XT, -fa 1, ctx 4096"
+)
+# ggml-vulkan records a whole graph into command buffers, no launch per kernel: its floor is not
+# separable from the bandwidth share in the three decode figures at hand (0.5-1.5 us with 0.85-0.95
+# of the bandwidth replay all three within 5 %); 1 us is taken, the share solved at it.
+VULKAN_FLOOR = 1.0 * us
+# Vulkan on RDNA4 with cooperative-matrix shaders: two shares solved from the Llama 3.1 8B
+# Q4_K_M row (docs/evidence/speed.md section 17), the rest the ggml fallback's; Qwen3-8B and
+# Mistral 7B rows and both pp2048 figures out of sample.
+_FALLBACK = RATES[("ggml", "")]
+BACKEND_RATES: dict[tuple[str, str, str], Rates] = {
+    ("ggml", "rdna4", "vulkan"): replace(
+        _FALLBACK,
+        matmul_quant=0.357,
+        bandwidth=0.93,
+        kernel_floor=VULKAN_FLOOR,
+        sources=(
+            f"{_VULKANFORGE}: Llama-3.1-8B-Instruct Q4_K_M pp512 4,802 t/s (quantised matmul share of "
+            "the 194.6 TFLOPS WMMA peak) and decode 119.6 t/s (bandwidth share at VULKAN_FLOOR)",
+            "no RDNA4 Vulkan figure for F16 matmuls or attention: the ggml fallback's shares",
+        ),
+    ),
 }

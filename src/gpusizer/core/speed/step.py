@@ -125,6 +125,7 @@ class EngineCosts:
     fixed: float | None = None  # serving.step_latency_seconds: replaces floors + host
     per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
     kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
+    backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
 
 
 @dataclass(frozen=True)
