@@ -91,6 +91,10 @@ _VULKANFORGE = (
     "maeddesg/vulkanforge wiki 'Benchmarks' (v0.7.0 matrix, 2026-06): llama.cpp b9174 Vulkan "
     "(KHR_coopmat, RADV / Mesa 26.1.2) on an RX 9070 XT, -fa 1, ctx 4096"
 )
+_KYUZ0 = (
+    "kyuz0/amd-strix-halo-toolboxes benchmark/results/*__vulkan_radv.log: llama-bench -ngl 999 -mmp 0 on a "
+    "Ryzen AI Max+ 395 (Radeon 8060S, gfx1151), Vulkan RADV with KHR_coopmat, flash attention off"
+)
 # ggml-vulkan records a whole graph into command buffers, no launch per kernel: its floor is not
 # separable from the bandwidth share in the three decode figures at hand (0.5-1.5 us with 0.85-0.95
 # of the bandwidth replay all three within 5 %); 1 us is taken, the share solved at it.
@@ -109,6 +113,18 @@ BACKEND_RATES: dict[tuple[str, str, str], Rates] = {
             f"{_VULKANFORGE}: Llama-3.1-8B-Instruct Q4_K_M pp512 4,802 t/s (quantised matmul share of "
             "the 194.6 TFLOPS WMMA peak) and decode 119.6 t/s (bandwidth share at VULKAN_FLOOR)",
             "no RDNA4 Vulkan figure for F16 matmuls or attention: the ggml fallback's shares",
+        ),
+    ),
+    ("ggml", "apu", "vulkan"): replace(
+        _FALLBACK,
+        matmul_quant=0.185,
+        bandwidth=0.83,
+        kernel_floor=VULKAN_FLOOR,
+        sources=(
+            f"{_KYUZ0}: Llama 3.3 70B Q4_K_M (build 6119) pp512 78.99 t/s (quantised matmul share of the "
+            "59.4 TFLOPS WMMA peak) and tg128 5.00 t/s (bandwidth share at VULKAN_FLOOR); Llama 4 Scout "
+            "Q6_K (build 6486) out of sample",
+            "no Strix Halo Vulkan figure for F16 matmuls or attention: the ggml fallback's shares",
         ),
     ),
 }
