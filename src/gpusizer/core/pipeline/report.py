@@ -45,7 +45,7 @@ def _goodput(est: Estimate) -> dict[str, float | None]:
     """Training: the share of wall time spent on useful steps and the run's wall time
     (core/speed/goodput.py; ``time_seconds`` stays the step model's ideal). Null serving."""
     s = est.scenario
-    if not s.workload.is_training:
+    if not s.workload.trains:
         return {"effective_time_share": None, "wall_time_seconds": None}
     return {
         "effective_time_share": effective_time_share(s, est.gpus),

@@ -55,7 +55,7 @@ def default_target(s: Scenario) -> ServiceLevel | None:
     """The default's halves that apply to ``s``: serving only, those the user did not set
     themselves, none once ``targets.default_service_level`` is false."""
     t = s.targets
-    if s.workload.is_training or not t.default_service_level:
+    if s.workload.trains or not t.default_service_level:
         return None
     level = ServiceLevel(
         DEFAULT.max_ttft_seconds if t.max_ttft_seconds is None else None,
@@ -87,4 +87,4 @@ def default_target_line(s: Scenario) -> str | None:
 def any_target(s: Scenario) -> bool:
     """Whether a target applies to ``s``: the user's own, or the default one (the comparison
     tables then show their targets columns)."""
-    return s.targets.applies(s.workload.is_training) or default_target(s) is not None
+    return s.targets.applies(s.workload.trains) or default_target(s) is not None

@@ -135,7 +135,7 @@ class GpuAdvice:
 
     def _goodput(self, c: Choice) -> dict[str, Any]:
         """Training: the effective share of wall time and the run's wall time."""
-        if not self.s.workload.is_training:
+        if not self.s.workload.trains:
             return {}
         share = effective_time_share(self.s, c.layout.gpus)
         ideal = c.pace.time_seconds
@@ -144,7 +144,7 @@ class GpuAdvice:
     def _need(self, c: Choice, growth: Growth, bought: int) -> dict[str, Any]:
         """What the work needs apart from what is bought: the fewest that hold it (with no
         target, or targets that cannot be met) or the layout that meets the targets."""
-        training = self.s.workload.is_training
+        training = self.s.workload.trains
         if growth.why == "fewest" or growth.met is False:
             lay = min(self.fewest.values(), key=lambda x: x.gpus)
             par = {

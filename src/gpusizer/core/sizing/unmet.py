@@ -56,7 +56,7 @@ def targets_reason(s: Scenario, pace: Pace, top: int, gpus: int = 1, at_top: boo
     """The sentence of an option (on ``gpus`` GPUs) that holds the work and misses the user's
     targets: with up to ``top`` GPUs (``at_top``), or where doubling the GPUs stopped making
     any user faster."""
-    if s.workload.is_training:
+    if s.workload.trains:
         gap = training_gap(s, pace, gpus) or f"the {s.targets.max_training_days:g}-day deadline is missed"
         return f"{gap}; more GPUs, up to {top:,}, do not meet it"
     gaps = speed_gaps(pace, ServiceLevel.of(s.targets))
@@ -69,7 +69,7 @@ def targets_reason(s: Scenario, pace: Pace, top: int, gpus: int = 1, at_top: boo
 def context_reason(s: Scenario) -> str | None:
     """The engine's context is shorter than one request (``serving.max_context``), or None.
     No count of GPUs changes it: only a longer context setting or a shorter request."""
-    if s.workload.is_training:
+    if s.workload.trains:
         return None
     try:
         est = estimate(s)
