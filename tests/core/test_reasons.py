@@ -126,11 +126,11 @@ def test_report_lines_name_the_context_limit_and_the_default_target() -> None:
     from gpusizer.core.pipeline.estimate import estimate
     from gpusizer.core.pipeline.scenario import parse_scenario
     from gpusizer.io.figures import advice_lines
-    from gpusizer.io.report import _context, _default
+    from gpusizer.io.report import _default
 
     s = parse_scenario(serve("llama-3.1-8b", 8000, 192, framework="llama.cpp", serving={"max_context": 4096}))
     est = estimate(s)
-    (line,) = advice_lines(None, est.gpu.name, _context(est))
+    (line,) = advice_lines(est, None)
     assert line.startswith("No count of H100") and "4,096-token context" in line
     assert _default(est)[0].startswith("Default target: first token within 2 s")
 

@@ -151,7 +151,7 @@ LLAMA_CPP = (
         "2025-07",
         None,
         max_sequences=1,
-        output_in_gpu_layers=False,
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
         kv_block_tokens=1,
         chunked_prefill="off",
         cuda_graphs=True,
