@@ -76,7 +76,8 @@ def compare_gpus(
     """One option per GPU type: count, the system it is bought in, layout, speed, prices,
     power, cost per unit of work (see core/sizing/compare.py; ``sort``, ``prices`` (the user's own,
     by GPU or system id), ``basis``, ``electricity_usd_per_kwh``, ``amortization_years``,
-    ``cards_per_box`` pass through). Field names: docs/scenario-format.md."""
+    ``utilization``, ``used_prices``, ``cards_per_box`` pass through). Field names:
+    docs/scenario-format.md."""
     from .core.sizing.compare import compare_gpus as _compare
 
     return _compare(scenario, gpus=gpus, margin=margin, whole_nodes=whole_nodes, **options)

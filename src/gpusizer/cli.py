@@ -59,8 +59,16 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from .core.sizing.solver import plan, plan_text
     from .io.export import strict_json
 
-    options = plan(scenario_from_args(args))
-    _emit(strict_json(options) if args.json else plan_text(safe_data(options)))
+    data = scenario_from_args(args)
+    options = plan(data)
+    text = "" if args.json else plan_text(safe_data(options))
+    if not options and not args.json:  # a context limit is no memory failure: say which
+        from .core.pipeline.scenario import parse_scenario
+        from .core.sizing.unmet import context_reason
+
+        why = context_reason(parse_scenario(data))
+        text = f"No GPU runs this scenario: {why}." if why else text
+    _emit(strict_json(options) if args.json else text)
     return 0
 
 
@@ -91,13 +99,30 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         electricity_usd_per_kwh=view.electricity_usd_per_kwh,
         prices=view.prices or None,
         cards_per_box=view.cards_per_box,
+        amortization_years=view.amortization_years,
+        utilization=view.utilization,
+        used_prices=view.used_prices,
     )
-    _emit(
-        strict_json(options)
-        if args.json
-        else compare_text(safe_data(options), s.workload.trains, s.targets.applies(s.workload.trains))
-    )
+    text = "" if args.json else compare_text(safe_data(options), s.workload.trains, _targets(s))
+    _emit(strict_json(options) if args.json else _with_default_target(text, s))
     return 0
+
+
+def _targets(s: Any) -> bool:
+    """Whether the table's Targets columns apply: the user's or the default target."""
+    from .core.sizing.service_level import any_target
+
+    return any_target(s)
+
+
+def _with_default_target(text: str, s: Any) -> str:
+    """The stated default service level under the table (core/sizing/service_level.py)."""
+    from .core.sizing.service_level import default_target_line
+
+    line = default_target_line(s)
+    return (
+        text if line is None else f"{text}\n{line} (--max-ttft, --min-tokens-per-user, --no-default-target)"
+    )
 
 
 def _prices(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -119,7 +144,7 @@ def _add_prices(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_compare(sub: Any) -> None:
-    from .core.sizing.compare_options import ELECTRICITY_USD_PER_KWH
+    from .core.sizing.compare_options import AMORTIZATION_YEARS, ELECTRICITY_USD_PER_KWH, UTILIZATION
 
     cm = sub.add_parser("compare", help="every GPU side by side: count, speed, price, power")
     add_scenario_args(cm)
@@ -143,6 +168,26 @@ def _add_compare(sub: Any) -> None:
         default=None,
         metavar="USD_PER_KWH",
         help=f"electricity price (default {ELECTRICITY_USD_PER_KWH})",
+    )
+    cm.add_argument(
+        "--amortization-years",
+        type=quantity_arg("number"),
+        default=None,
+        metavar="YEARS",
+        help=f"owning: years a purchase is spread over (default {AMORTIZATION_YEARS:g})",
+    )
+    cm.add_argument(
+        "--utilization",
+        type=quantity_arg("number"),
+        default=None,
+        metavar="SHARE",
+        help=f"owning: share of the hours the machine works, above 0 to 1 (default {UTILIZATION:g}: "
+        "round the clock)",
+    )
+    cm.add_argument(
+        "--used-prices",
+        action="store_true",
+        help="owning: count used (resale) purchase prices too (default: new prices only)",
     )
     _add_prices(cm)
     cm.add_argument("--json", action="store_true", help="print the options as JSON")
@@ -192,6 +237,9 @@ def _view_settings(args: argparse.Namespace) -> dict[str, Any]:
         "basis": args.basis,
         "whole_nodes": args.whole_nodes or None,
         "electricity_usd_per_kwh": getattr(args, "electricity", None),
+        "amortization_years": getattr(args, "amortization_years", None),
+        "utilization": getattr(args, "utilization", None),
+        "used_prices": getattr(args, "used_prices", False) or None,
         "cards_per_box": args.cards_per_box,
         "prices": _prices(args),
     }

@@ -97,8 +97,40 @@ FLAGS: tuple[Flag, ...] = (
         "--users",
         "workload.batch_size",
         "count",
-        "concurrent sequences served (inference batch)",
+        "concurrent sequences one replica serves (workload.batch_size, the estimate's batch; the "
+        "window's 'Users to serve' is --target-users)",
         applies="inference",
+    ),
+    Flag(
+        "--target-users",
+        "targets.users",
+        "count",
+        "users to serve at once over all replicas (targets.users: compare and plan grow the count "
+        "to it; the window's 'Users to serve')",
+        applies="inference",
+    ),
+    Flag(
+        "--max-ttft",
+        "targets.max_ttft_seconds",
+        "number",
+        "target: seconds to the first token at most (targets.max_ttft_seconds; replaces the "
+        "default target's)",
+        applies="inference",
+    ),
+    Flag(
+        "--min-tokens-per-user",
+        "targets.min_tokens_per_second_per_user",
+        "number",
+        "target: output tokens/s per user at least (targets.min_tokens_per_second_per_user; "
+        "replaces the default target's)",
+        applies="inference",
+    ),
+    Flag(
+        "--deadline-days",
+        "targets.max_training_days",
+        "number",
+        "target: train workload.training_tokens within this many days (targets.max_training_days)",
+        applies="training",
     ),
     Flag(
         "--micro-batch",
@@ -160,12 +192,18 @@ def add_scenario_args(parser: argparse.ArgumentParser) -> None:
     )
     group = parser.add_argument_group("scenario fields (override the file's)")
     for flag in FLAGS:
-        meta = {"count": "N", "context": "TOKENS", "tokens": "TOKENS"}.get(
+        meta = {"count": "N", "context": "TOKENS", "tokens": "TOKENS", "number": "X"}.get(
             flag.kind, "TEXT" if flag.path == "name" else "ID"
         )
         more = f"; {KINDS[flag.kind].meaning}" if flag.kind == "tokens" else ""
         listed = f" ({', '.join(flag.choices())})" if flag.choices else ""
         group.add_argument(flag.name, dest=_dest(flag), metavar=meta, help=f"{flag.help}{listed}{more}")
+    group.add_argument(
+        "--no-default-target",
+        action="store_true",
+        help="serving: clear the stated default target (first token within 2 s, 5 tokens/s per user; "
+        "targets.default_service_level false)",
+    )
 
 
 def _read_base(file: str | None) -> dict[str, Any]:
@@ -234,6 +272,8 @@ def scenario_from_args(args: argparse.Namespace) -> dict[str, Any]:
     one), with each flag given set on top. ScenarioError names a bad flag or file."""
     data = _read_base(getattr(args, "file", None))
     given = {f: getattr(args, _dest(f), None) for f in FLAGS}
+    if getattr(args, "no_default_target", False):
+        _set(data, "targets.default_service_level", False)
     if getattr(args, "file", None) is None and not any(v is not None for v in given.values()):
         raise ScenarioError(
             "file", "give a scenario file, - for stdin, or flags such as --model and --gpu (see --help)"

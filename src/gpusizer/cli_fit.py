@@ -10,7 +10,6 @@ from typing import Any
 from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
 
 GiB = 2**30
-STAND_IN = "llama-3.1-8b"  # a scenario needs a model; fit-models tries them all anyway
 
 
 def fit_text(rows: Sequence[dict[str, Any]], training: bool) -> str:
@@ -52,12 +51,11 @@ def add_fit_models(sub: Any, emit: Callable[[str], None]) -> None:
 
     def run(args: argparse.Namespace) -> int:
         from .core.pipeline.scenario import parse_scenario
-        from .core.sizing.fit_models import models_that_fit
+        from .core.sizing.fit_models import machine_scenario, models_that_fit
         from .io.export import strict_json
         from .io.terminal import safe_data
 
-        data = scenario_from_args(args)
-        data.setdefault("model", {"preset": STAND_IN})  # the machine is the question, not a model
+        data = machine_scenario(scenario_from_args(args))  # the machine is the question, not a model
         s = parse_scenario(data)
         rows = models_that_fit(s, margin=args.margin)
         emit(strict_json(rows) if args.json else fit_text(safe_data(rows), s.workload.trains))

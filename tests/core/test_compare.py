@@ -327,6 +327,11 @@ def test_sorting(sort: str) -> None:
     assert [o["rank"] for o in options] == list(range(1, len(options) + 1))
     fits = [o for o in options if o["fits"]]
     assert options[: len(fits)] == fits  # what does not fit comes last
+    # those that meet the stated default target come first (core/sizing/service_level.py);
+    # each group is sorted on its own
+    met = [o["default_target_met"] is not False for o in fits]
+    assert met == sorted(met, reverse=True)
+    fits = [o for o in fits if o["default_target_met"] is not False]
     if sort == "cost":
         priced = [o["cost_per_million_tokens"] for o in fits if o["cost_per_million_tokens"] is not None]
         assert priced == sorted(priced) and fits[: len(priced)] == [

@@ -98,7 +98,9 @@ def _trt(r: dict[str, Any], batch: int | None = None) -> Any:
     ).serving
 
 
-def _llama(model: dict, weights: str, gpu: dict, prompt: int, out: int) -> Any:
+def _llama(model: dict, weights: str, gpu: dict, prompt: int, out: int, version: str | None = None) -> Any:
+    """A llama-bench run; ``version`` the oldest release not older than its build (None: the
+    newest), so a 2023 build keeps 2023's Metal kernels (core/speed/rates_era.py)."""
     return estimate(
         {
             "model": model,
@@ -109,7 +111,7 @@ def _llama(model: dict, weights: str, gpu: dict, prompt: int, out: int) -> Any:
                 **({"quantization_rule": "gguf-f16"} if weights == "fp16" else {}),
             },
             "workload": {"kind": "inference", "prompt_tokens": prompt, "generated_tokens": out},
-            "serving": {"max_context": prompt + max(out, 1), "max_sequences": 1},
+            "serving": {"max_context": prompt + max(out, 1), "max_sequences": 1, "engine_version": version},
         }
     ).serving
 
@@ -187,7 +189,7 @@ def _cases() -> list[tuple[str, str, float, float, str]]:
         pub = next(
             v for k, v in RECORDS[rid]["metrics"]["pp512_tokens_per_second"].items() if k.startswith(label)
         )
-        sv = _llama({"preset": "llama-2-7b"}, fmt, M2_ULTRA, 512, 0)
+        sv = _llama({"preset": "llama-2-7b"}, fmt, M2_ULTRA, 512, 0, "b2500")  # a build of Sept 2023
         out.append(
             (rid, f"pp512 {label} tokens/s", 512 / sv.ttft_seconds, pub, KNOWN.get(f"{rid}:{label}", ""))
         )

@@ -97,6 +97,28 @@ def test_kernel_counts() -> None:
     assert kernels_per_step(sh, "eager", True, False, False) == 32 * 43 + 4
 
 
+def test_metal_builds_of_2025_fuse_the_experts_adds_and_take_their_own_rates() -> None:
+    """llama.cpp PR #14596 sums the top-k experts in one Metal kernel (core/speed/rates_era.py):
+    Qwen3-30B-A3B (48 MoE layers, top 8) launches 6 fewer kernels a layer from b5850; builds
+    before keep the 2024 entry, CUDA keeps its own in every build."""
+    sc = {
+        "model": {"preset": "qwen3-30b-a3b"},
+        "framework": "llama.cpp",
+        "hardware": {"gpu": "apple-m4-max-128gb"},
+        "precision": {"weights": "gguf_q8_0"},
+        "workload": {"kind": "inference"},
+        "serving": {"engine_version": "b2824"},
+    }
+    old = _step(sc)
+    new = _step({**sc, "serving": {"engine_version": "b5850"}})
+    assert old.kernels - new.kernels == 48 * 6
+    assert old.rates.kernel_floor == RATES[("ggml", "apple-m3")].kernel_floor
+    assert new.rates.kernel_floor == pytest.approx(3.7e-6)
+    assert new.rates.matmul_quant == pytest.approx(RATES[("ggml", "apple-m3")].matmul_quant * 1.41, abs=1e-3)
+    h100 = gpu_by_id("h100-sxm-80gb")
+    assert achieved(h100, "ggml", "metal-2025") is RATES[("ggml", "hopper")]
+
+
 def test_pipeline_stages_overlap_micro_batches_but_not_one_sequence() -> None:
     base = {
         "model": {"preset": "llama-3.1-70b"},

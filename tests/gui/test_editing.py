@@ -304,3 +304,18 @@ def test_every_field_error_is_free_of_scientific_notation(window, qtbot):
         if field.isVisibleTo(window):
             message = field.limits.text(field.limit_text)
             assert "e+" not in message and "e-" not in message, (field.path, message)
+
+
+def test_targets_of_the_previous_scenario_are_reset_and_said(window, qtbot, tmp_path):
+    # targets set for one model do not carry over to an imported one, nor survive New, silently
+    window.state.set_scenario(
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "targets": {"users": 64}}
+    )
+    assert window.files.open_any(tiny_llama_gguf(tmp_path, "Tiny Llama"))
+    window.files.importer.wait()  # the import reads in a worker thread
+    assert window.state.scenario.targets.users is None
+    assert "targets reset" in window.statusBar().currentMessage()
+    window.state.edit("targets.users", 8, immediate=True)
+    assert window.new_scenario()
+    assert window.state.scenario.targets.users is None
+    assert "targets reset" in window.statusBar().currentMessage()

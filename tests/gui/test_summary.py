@@ -89,3 +89,64 @@ def test_singletons_survive_many_void_calls():
         obj.setObjectName("x")
     assert sys.getrefcount(None) > 0
     assert before - sys.getrefcount(None) <= 20_000
+
+
+def test_gpus_needed_says_the_need_then_the_purchase_and_a_context_limit() -> None:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.sizing.gpus_needed import gpus_needed
+    from gpusizer.gui.summary import needs_text
+
+    # a scenario "on one H100": the need is 1 GPU, bought as an 8-GPU server
+    s = parse_scenario(
+        {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}, "framework": "vllm"}
+    )
+    text = needs_text(estimate(s), gpus_needed(s))
+    assert "<b>1 × H100 SXM 80GB</b>; bought as 1 × " in text and "(8 GPUs, 7 spare" in text
+    # llama-server's default 4,096-token context: not a memory failure, no count helps
+    s = parse_scenario(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "inference", "prompt_tokens": 8000, "generated_tokens": 192},
+            "framework": "llama.cpp",
+            "serving": {"max_context": 4096},
+        }
+    )
+    text = needs_text(estimate(s), gpus_needed(s))
+    assert "no count runs it" in text and "4,096-token context" in text and "bigger GPU" not in text
+
+
+def test_figures_state_the_wall_time_of_training(qtbot) -> None:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.gui.breakdown import FiguresView
+
+    view = FiguresView()
+    qtbot.addWidget(view)
+    s = parse_scenario(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "pretraining", "training_tokens": 1e9},
+            "parallelism": {"data": 8},
+        }
+    )
+    rows = dict(view._rows(estimate(s)))
+    assert rows["Wall time"].endswith("at 99.99% effective")
+
+
+def test_gpus_needed_says_a_missed_default_target() -> None:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.sizing.gpus_needed import gpus_needed
+    from gpusizer.gui.summary import needs_text
+
+    s = parse_scenario(
+        {
+            "model": {"preset": "llama-3.1-70b"},
+            "workload": {"kind": "inference", "prompt_tokens": 7168, "generated_tokens": 1024},
+            "framework": "vllm",
+            "hardware": {"gpu": "apple-m3-ultra-512gb"},
+        }
+    )
+    text = needs_text(estimate(s), gpus_needed(s))
+    assert "misses the default target (first token within 2 s" in text

@@ -30,3 +30,16 @@ def test_users_capped_by_max_sequences() -> None:
 def test_engine_that_does_not_start() -> None:
     line = users_line({**_BLOCK, "starts": False, "reason": "no memory"}, 8704)
     assert line == "llama.cpp does not start: no memory"
+
+
+def test_one_user_reads_singular() -> None:
+    from gpusizer.io.serving_text import users_line
+
+    sv = {
+        "starts": True,
+        "kv_capacity_tokens": 5000,
+        "max_sequences": 0,
+        "max_concurrency": 0.6,
+        "max_context": 8192,
+    }
+    assert users_line(sv, 4096).startswith("1 user at 4,096 tokens each")

@@ -129,9 +129,19 @@ class FileController(QObject):
 
         if not self.may_discard("starting a new scenario"):
             return False
+        before = self.state.scenario.targets
         self.state.set_scenario(DEFAULT_SCENARIO, label="New scenario")
+        self._say_targets(before, "New scenario")
         self._set_path(None)
         return True
+
+    def _say_targets(self, before: Any, doing: str) -> None:
+        """Targets the new scenario does not state are reset (it replaces the whole scenario):
+        said, so a deadline or users set before do not silently vanish or seem to carry over."""
+        now = self.state.scenario.targets
+        if before.active and now != before:
+            kept = "its own targets" if now.active else "no targets (the default target applies to serving)"
+            self.state.notice.emit(f"{doing}: targets reset to {kept}")
 
     def open_path(self, path: str | Path, ask: bool = True) -> bool:
         """Open a scenario file; a malformed one is refused with the reason (and the current
@@ -139,6 +149,7 @@ class FileController(QObject):
         p = Path(path)
         if ask and not self.may_discard(f"opening {p.name}"):
             return False
+        before = self.state.scenario.targets
         try:
             scenario, others = load_scenario_file(p)
             self.state.set_scenario(scenario, label=f"Open {p.name}")
@@ -146,6 +157,7 @@ class FileController(QObject):
             self.warn("Cannot open scenario", f"{p.name} was not opened:\n{exc}")
             return False
         self.state.other_kinds.update(others)  # after the load, which forgets the old ones
+        self._say_targets(before, f"Opened {p.name}")
         self._set_path(p)
         return True
 

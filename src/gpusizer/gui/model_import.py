@@ -84,6 +84,11 @@ class ModelImporter(QObject):
             data = imported_scenario(result, scenario_dict(files.state.scenario))
             if is_derived(files.state.scenario):
                 data["name"] = ""  # a name that followed the old model follows the new one
+            # targets were the previous model's: the headline said "fits" while "GPUs needed"
+            # said no layout met them
+            reset = files.state.scenario.targets.active
+            if reset:
+                data["targets"] = {}
             scenario = parse_scenario(data)
         except ScenarioError as exc:
             self._refused(key, str(exc))
@@ -93,12 +98,13 @@ class ModelImporter(QObject):
         if mismatch:  # as the CLI says it: imported, but not what the file holds
             files.warn("Model imported with a warning", f"{path.name}: {mismatch}.")
         stored = precision_text(result["precision"])
+        said = "; targets reset to the default target" if reset else ""
         if follows_checkpoint(data.get("workload")):
-            files.state.notice.emit(f"Imported {result['name']}: stored as {stored}")
+            files.state.notice.emit(f"Imported {result['name']}: stored as {stored}{said}")
         else:
             files.state.notice.emit(
                 f"Imported {result['name']}: stored as {stored} (applies when serving; "
-                "training keeps the precision set)",
+                f"training keeps the precision set){said}",
             )
 
 

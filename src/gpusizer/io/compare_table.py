@@ -69,6 +69,13 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column("gpu_name", "GPU", _text),
     Column("gpus", "GPUs", _num(0), tip="GPUs to buy or rent (whole servers when asked)"),
     Column(
+        "needed_gpus",
+        "Need",
+        _num(0),
+        tip="GPUs the work needs (the fewest that hold it, or that meet the targets), apart from "
+        "those bought: the spare ones run as more replicas or wider parallelism",
+    ),
+    Column(
         "system_name",
         "System",
         _text,
@@ -101,6 +108,14 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column("time_seconds", "Time", _duration, "train", "Time to train on training_tokens"),
     Column(
         "targets_met", "Targets", _yes, "targets", "Targets met (serving targets, or the training deadline)"
+    ),
+    Column(
+        "default_target_met",
+        "Default target",
+        _yes,
+        "targets",
+        "The stated default service level met (first token within 2 s, 5 tokens/s per user: MLPerf "
+        "Inference's Llama 2 70B server limits), where you set no speed target of your own",
     ),
     Column(
         "purchase_cost",
@@ -163,8 +178,9 @@ def table_rows(
     rows = [[c.header for c in columns]]
     for o in options:
         row = [c.text(o, unit) for c in columns]
-        if not o["fits"]:
-            row = [("does not fit" if c.key == "layout" else t) for c, t in zip(columns, row, strict=True)]
+        if not o["fits"]:  # "fit" is memory's word: a context or practical limit says so
+            cell = NOT_OFFERED.get(o.get("unmet") or "memory", "does not fit")
+            row = [(cell if c.key == "layout" else t) for c, t in zip(columns, row, strict=True)]
         rows.append(row)
     return rows
 
@@ -197,8 +213,34 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     if any(o.get("user_prices") for o in options):
         lines.append("(yours) priced with your own prices (--prices).")
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options[:10] if o.get("layout_reason")]
-    lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]})
+    lines += need_lines(options[:10])
+    lines += [f"Not offered ({o['gpu']}, {o['unmet']}): {o['unmet_reason']}" for o in options if o["unmet"]]
+    said = {o.get("unmet_reason") for o in options}
+    lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"] if n not in said})
     return "\n".join(lines)
+
+
+# the layout cell of an option with no layout, by its cause (core/sizing/unmet.py)
+NOT_OFFERED = {
+    "memory": "does not fit",
+    "context_limit": "context limit",
+    "practical_limit": "practical limit",
+}
+
+
+def need_lines(options: Sequence[dict[str, Any]]) -> list[str]:
+    """What the work needs apart from what is bought, where they differ: ``Need (h100-sxm-80gb):
+    1 x H100 SXM (TP 1 x PP 1 x DP 1); bought 8 (7 spare GPUs, used by the layout above)``."""
+    out = []
+    for o in options:
+        need, spare = o.get("needed_gpus"), o.get("spare_gpus")
+        if o["fits"] and need and spare:
+            out.append(
+                f"Need ({o['gpu']}): {need:,} x {o['gpu_name']} ({o['needed_layout']}); bought {o['gpus']:,} "
+                f"({spare:,} spare GPU{'s' if spare != 1 else ''}, run as the layout above: more replicas "
+                "or wider parallelism)"
+            )
+    return out
 
 
 def chart_points(options: Sequence[dict[str, Any]]) -> list[tuple[float, float, dict[str, Any]]]:

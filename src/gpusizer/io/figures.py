@@ -12,7 +12,7 @@ from ..core.model.result import Estimate
 from ..core.registry.workloads import WORKLOAD_KINDS
 from .evidence_text import banded
 from .serving_text import users_line
-from .wording import count, duration, gpus_needed_spans, nothing_fits, per_gpu_phrase, plain
+from .wording import count, duration, gpus_needed_spans, per_gpu_phrase, plain
 
 
 def _sci(v: float) -> str:
@@ -21,6 +21,15 @@ def _sci(v: float) -> str:
 
 def _rate(v: float) -> str:
     return f"{v:,.1f}"
+
+
+def _hours(v: float) -> str:
+    """GPU-hours: two significant digits below ten (a short run read "0.0")."""
+    return f"{v:,.1f}" if v >= 10 else f"{v:.2g}"
+
+
+def _share(v: float) -> str:
+    return f"{100 * v:.2f} %"
 
 
 def _pct(v: float) -> str:
@@ -55,7 +64,9 @@ COMPUTE_ROWS: tuple[Row, ...] = (
     Row("flops_per_token", "FLOPs per trained token", _sci, True),
     Row("total_flops", "FLOPs in total", _sci, True),
     Row("time_seconds", "Training time", duration, True),
-    Row("gpu_hours", "GPU-hours", _rate, True),
+    Row("wall_time_seconds", "Wall time (restarts and lost work included)", duration, True),
+    Row("effective_time_share", "Share of wall time training (Meta's Llama 3 report)", _share, True),
+    Row("gpu_hours", "GPU-hours", _hours, True),
     Row("cost", "Training cost (USD, at the GPU's hourly price)", _usd, True, True),
     Row("mfu", "Share of peak FLOP/s the training step reaches (MFU)", _pct, True),
     Row("peak_flops_per_s", "Peak per GPU (dense, matmul dtype)", _tflops, True),
@@ -142,7 +153,7 @@ def advice_lines(est: Estimate, advice: Any, unit: str = "GiB") -> list[str]:
     """The advisor's answer for the scenario's GPU (a ``gpusizer.plan`` option, or None when
     no layout fits), in the window's words (io/wording.py), then the advised layout's memory."""
     if advice is None:
-        return [_sentence(nothing_fits(est.gpu.name))]
+        return [_sentence(plain(gpus_needed_spans(est, None)))]
     return [
         _sentence(plain(gpus_needed_spans(est, advice))),
         _sentence(per_gpu_phrase(advice, unit)) + ".",

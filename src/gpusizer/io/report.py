@@ -105,7 +105,7 @@ def report_facts(
         verdict=verdict_line(fit_of(est), unit) + ".",
         peak_phase=mem.peak_phase.replace("_", " "),
         unit=unit,
-        gpus_needed=None if advice is NOT_ASKED else tuple(advice_lines(est, advice, unit)),
+        gpus_needed=None if advice is NOT_ASKED else (*advice_lines(est, advice, unit), *_default(est)),
         components=tuple(
             ComponentRow(component_title(c), getattr(mem, c), getattr(mem, c) / parts, c in mem.alive_at_peak)
             for c in COMPONENTS
@@ -140,6 +140,14 @@ class Section:
     lead: str = ""  # the sentence before ``after``
     code: str = ""  # a JSON block
     strong: bool = False
+
+
+def _default(est: Any) -> tuple[str, ...]:
+    """The stated default service level, where it applies (core/sizing/service_level.py)."""
+    from ..core.sizing.service_level import default_target_line
+
+    line = default_target_line(est.scenario)
+    return () if line is None else (line[0].upper() + line[1:] + ".",)
 
 
 def sections(f: ReportFacts) -> list[Section]:

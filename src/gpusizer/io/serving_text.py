@@ -10,6 +10,10 @@ from .evidence_text import banded
 from .wording import count, duration
 
 
+def _users(n: int) -> str:
+    return f"{n:,} user{'s' if n != 1 else ''}"
+
+
 def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     """The headline: how many users the engine holds at ``tokens_per_user`` tokens each."""
     if not sv["starts"]:
@@ -97,7 +101,16 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     money = f", ${cost:,.0f}" if cost is not None else ""
     rng = compute.get("time_seconds_range")
     band = f" ({duration(rng[0])} to {duration(rng[1])})" if rng else ""
-    return (
+    line = (
         f"  training     {duration(compute['time_seconds'])}{band} on {count(gpus, 'GPU')} "
-        f"({compute['gpu_hours']:,.0f} GPU-hours{money})"
+        f"({gpu_hours(compute['gpu_hours'])}{money})"
     )
+    share, wall = compute.get("effective_time_share"), compute.get("wall_time_seconds")
+    if share is None or wall is None:
+        return line
+    return line + f"; {duration(wall)} of wall time at {share:.2%} effective (restarts, lost work)"
+
+
+def gpu_hours(hours: float) -> str:
+    """``34,210 GPU-hours``; below ten with two digits (a short run read "0 GPU-hours")."""
+    return f"{hours:,.0f} GPU-hours" if hours >= 10 else f"{hours:,.2f} GPU-hours"

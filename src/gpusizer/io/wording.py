@@ -6,8 +6,9 @@ One function per thing worded, so that the window, the CLI and the report cannot
 
 - the verdict: fits (with the headroom), does not fit (by how much), the engine does not
   start (and why), does not run (and why); plain words first, the figure after;
-- "GPUs needed": what to buy (the purchase) and what would hold it (the need) as two phrases,
-  the layout, and the techniques the advice turns on (core/sizing/savings.describe);
+- "GPUs needed": what the work needs and, apart from it, what is bought (the purchase unit and
+  its spare GPUs), the layout, the techniques the advice turns on (core/sizing/savings.describe)
+  and the target it misses, by how much;
 - counts with their plural ("1 GPU", "2 GPUs"), bytes in the user's unit (GiB = 2^30 bytes,
   GB = 10^9 bytes; io/units.py) and durations on one scale (``duration``; table cells use its
   ``compact`` form, the same scale with short unit names).
@@ -127,23 +128,39 @@ def plain(spans: list[Span]) -> str:
     return "".join(text for text, _strong in spans)
 
 
-def nothing_fits(gpu_name: str) -> str:
-    """The advice when no count of the GPU holds the work."""
+def nothing_fits(gpu_name: str, context: str | None = None) -> str:
+    """The advice when no count of the GPU holds the work; ``context``: why a request is longer
+    than the engine's context, which no count of GPUs changes (``unmet`` context_limit)."""
+    if context:
+        return f"no count of {gpu_name} runs it: {context}; raise it or shorten the request."
     return (
         f"no layout of up to {MAX_GPUS:,} × {gpu_name} fits; choose a bigger GPU, quantised "
         "weights or a shorter sequence."
     )
 
 
-def purchase_phrase(option: Mapping[str, Any], gpu_name: str) -> str:
-    """What to buy: ``8 × H100 SXM 80GB`` (whole purchase units, core/sizing/systems.py)."""
-    return f"{option['gpus']:,} × {option.get('gpu_name') or gpu_name}"
+def needed(option: Mapping[str, Any]) -> int:
+    """The GPUs the work needs (``needed_gpus``: fewer than the purchase when a whole unit is
+    bought, core/sizing/unmet.py), else the fewest that hold it, else the purchase."""
+    return int(option.get("needed_gpus") or option.get("min_gpus") or option["gpus"])
 
 
-def need_phrase(option: Mapping[str, Any]) -> str:
-    """What would hold the work when fewer than the purchase: ``4 would hold it`` (else "")."""
-    least = option.get("min_gpus") or option["gpus"]
-    return f"{least:,} would hold it" if least < option["gpus"] else ""
+def need_phrase(option: Mapping[str, Any], gpu_name: str) -> str:
+    """What the work needs: ``1 × H100 SXM 80GB``."""
+    return f"{needed(option):,} × {option.get('gpu_name') or gpu_name}"
+
+
+def bought_phrase(option: Mapping[str, Any]) -> str:
+    """What is bought when more than the need (else ""): ``bought as 1 × NVIDIA DGX H100
+    (8 GPUs, 7 spare, used by the layout that follows)`` (whole purchase units,
+    core/sizing/systems.py)."""
+    n = int(option["gpus"])
+    if needed(option) >= n:
+        return ""
+    spare = option.get("spare_gpus") or n - needed(option)
+    units, name = option.get("systems"), option.get("system_name")
+    lead = f"{units:,} × {name} ({count(n, 'GPU')}, " if units and name else f"{count(n, 'GPU')} ("
+    return f"bought as {lead}{spare:,} spare, used by the layout that follows)"
 
 
 def techniques_phrase(option: Mapping[str, Any]) -> str:
@@ -159,9 +176,12 @@ def layout_phrase(option: Mapping[str, Any]) -> str:
 
 
 def against_setting_phrase(est: Estimate, option: Mapping[str, Any]) -> str:
-    """How the advice compares with the layout set in the scenario (``the layout set here
-    runs on 4, with 12% of memory spare``), or why the targets cannot be met; "" for none."""
+    """Which target the option misses and by how much (``unmet``: targets, practical_limit),
+    or how the advice compares with the layout set in the scenario (``the layout set here
+    runs on 4, with 12% of memory spare``); "" for none."""
     n = option["gpus"]
+    if option.get("unmet") in ("targets", "practical_limit") and option.get("unmet_reason"):
+        return str(option["unmet_reason"])
     if option.get("targets_met") is False:
         return f"the targets cannot be met with up to {MAX_GPUS:,} GPUs"
     same = est.fits and not option.get("scenario_changes") and n == est.gpus
@@ -176,15 +196,16 @@ def against_setting_phrase(est: Estimate, option: Mapping[str, Any]) -> str:
 
 
 def gpus_needed_spans(est: Estimate, option: Mapping[str, Any] | None) -> list[Span]:
-    """ "GPUs needed" as one sentence: the purchase, the need, the layout, the techniques and
-    how it compares with the scenario as set (``option``: a ``gpusizer.plan`` option for the
-    scenario's GPU, or None when nothing fits)."""
+    """ "GPUs needed" as one sentence: the need, then what is bought apart from it, the layout,
+    the techniques, and the target missed or how it compares with the scenario as set
+    (``option``: a ``gpusizer.plan`` option for the scenario's GPU, or None when nothing fits)."""
     if option is None:
-        return [(nothing_fits(est.gpu.name), False)]
-    out: list[Span] = [(purchase_phrase(option, est.gpu.name), True)]
-    need = need_phrase(option)
-    if need:
-        out.append((f" ({need})", False))
+        context = est.fit_reason if est.unmet == "context_limit" else None
+        return [(nothing_fits(est.gpu.name, context), False)]
+    out: list[Span] = [(need_phrase(option, est.gpu.name), True)]
+    bought = bought_phrase(option)
+    if bought:
+        out.append((f"; {bought}", False))
     out.append((f", {layout_phrase(option)}", False))
     how = techniques_phrase(option)
     if how:

@@ -246,6 +246,18 @@ class Estimate:
         return self.serving is None or (self.serving.starts and bool(self.requests_held))
 
     @property
+    def unmet(self) -> str | None:
+        """Why the work does not run as set, as a cause: ``context_limit`` (a request longer
+        than the engine's context, ``serving.max_context``: no memory changes it) or
+        ``memory``; None when it runs."""
+        if self.fits:
+            return None
+        sv, w = self.serving, self.scenario.workload
+        if sv is not None and sv.starts and w.prompt_tokens + w.generated_tokens > sv.max_context:
+            return "context_limit"
+        return "memory"
+
+    @property
     def fit_reason(self) -> str | None:
         """Why the work does not run as set, or, serving, how many of ``batch_size`` requests
         it holds when fewer; None when it runs as set."""

@@ -59,6 +59,11 @@ class ServingSpec(Strict):
     # false for in-process offline runs (vLLM's ``LLM`` class and benchmark_latency /
     # benchmark_throughput, trtllm-bench, llama-bench). Null: true.
     api_server: bool | None = None
+    # Additive (issue 31): llama.cpp's ggml backend (its build: ggml-cuda, the HIP build for
+    # ROCm, Vulkan, Metal, SYCL), whose kernels reach their own shares of the GPU
+    # (core/speed/rates_era.py); null: the GPU vendor's own (NVIDIA cuda, AMD rocm, Apple
+    # metal, Intel sycl, others vulkan). "cpu" is refused: set gpu_layers 0 for a CPU-only run.
+    ggml_backend: Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"] | None = None
 
     @property
     def arrival_rate(self) -> float | None:

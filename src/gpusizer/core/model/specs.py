@@ -372,6 +372,8 @@ class GPUSpec(Strict):
     # One stated basis per price column, the provider named, a reason where none.
     list_price_basis: str | None = None
     list_price_null_reason: str | None = None
+    # new | used (None: new); rankings count used prices only when asked (compare_rank.Money)
+    list_price_condition: Literal["new", "used"] | None = None
     price_per_hour_provider: str | None = None
     price_per_hour_basis: str | None = None
     price_per_hour_null_reason: str | None = None
@@ -443,6 +445,9 @@ class ComputeSpec(Strict):
     flops_efficiency: Efficiency = 0.7
     bandwidth_efficiency: Efficiency = 0.8
     interconnect_efficiency: Efficiency = 0.7
+    # Training: the share of wall time spent on useful steps (restarts, lost work); null = from
+    # the GPU count (core/speed/goodput.py, Meta's Llama 3 report)
+    effective_time_share: Efficiency | None = None
 
 
 class TargetsSpec(Strict):
@@ -455,6 +460,9 @@ class TargetsSpec(Strict):
     min_tokens_per_second_per_user: Annotated[float, Field(gt=0)] | None = None
     max_ttft_seconds: Annotated[float, Field(gt=0)] | None = None
     max_training_days: Annotated[float, Field(gt=0, le=1e6)] | None = None
+    # serving: the stated default service level (core/sizing/service_level.py) applies to the
+    # speeds not set above; false clears it
+    default_service_level: bool = True
 
     @property
     def serving_active(self) -> bool:

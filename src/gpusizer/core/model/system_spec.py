@@ -54,6 +54,7 @@ class SystemSpec(Strict):
     list_price_date: PriceDate | None = None
     list_price_source: Text | None = None
     list_price_basis: Text | None = None
+    list_price_condition: Literal["new", "used"] | None = None  # None: new
     list_price_null_reason: Text | None = None
     price_per_hour: NonNegRate | None = None
     price_per_hour_provider: str | None = None

@@ -14,7 +14,9 @@ from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
 from ..model.result import Estimate, Serving
 from ..model.specs import Scenario
+from ..serving.service_level import default_target_dict
 from ..speed.compute import roofline_block
+from ..speed.goodput import effective_time_share, wall_seconds
 from ..speed.roofline import RooflineModel, roofline_model
 from .estimate import estimate
 from .scenario import parse_scenario, scenario_dict
@@ -37,6 +39,18 @@ def _roofline(est: Estimate) -> dict[str, Any]:
     )
     points = cast(list[dict[str, Any]], block["points"])
     return {**block, "points": [dict(p) for p in points]}
+
+
+def _goodput(est: Estimate) -> dict[str, float | None]:
+    """Training: the share of wall time spent on useful steps and the run's wall time
+    (core/speed/goodput.py; ``time_seconds`` stays the step model's ideal). Null serving."""
+    s = est.scenario
+    if not s.workload.trains:
+        return {"effective_time_share": None, "wall_time_seconds": None}
+    return {
+        "effective_time_share": effective_time_share(s, est.gpus),
+        "wall_time_seconds": wall_seconds(s, est.gpus, est.compute.time_seconds or None),
+    }
 
 
 def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[str, Any]:
@@ -62,6 +76,9 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         "gpu": {"id": gpu.id, "name": gpu.name, "memory_bytes": gpu.capacity_bytes},
         "fits": est.fits,
         "fit_reason": est.fit_reason,
+        "unmet": est.unmet,  # memory | context_limit (null: runs)
+        # serving: the stated default service level where the scenario sets no speed of its own
+        "default_target": default_target_dict(est.scenario),
         "headroom_bytes": est.headroom_bytes,
         "compute": {
             "flops_per_token": c.flops_per_token,
@@ -79,6 +96,7 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
             "peak_flops_per_s": c.peak_flops_per_s,
             "tokens_per_second_per_gpu": c.tokens_per_second_per_gpu,
             "decode_tokens_per_second": c.decode_tokens_per_second,
+            **_goodput(est),
         },
         "assumptions": list(est.assumptions),
         "host_memory_bytes": mem.host_memory,

@@ -7,10 +7,12 @@ from ..memo import Memo
 from ..memory.layouts import check_layouts
 from ..memory.techniques import check_techniques
 from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
+from ..model.presets import scenario_gpu
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.rules import check_rules
+from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
 
 
 def _divisors(n: int, limit: int = 64) -> str:
@@ -144,11 +146,28 @@ def check_framework(s: Scenario) -> None:
         raise ScenarioError("framework", f"{w.info.label} under ZeRO-3 needs {able}, not {s.framework}")
 
 
+def check_backend(s: Scenario) -> None:
+    """``serving.ggml_backend`` is llama.cpp's and drives the scenario's GPU."""
+    backend = s.serving.ggml_backend
+    if backend is None or s.workload.trains:
+        return
+    if s.profile.kernels != "ggml":
+        raise ScenarioError("serving.ggml_backend", f"applies to llama.cpp / Ollama, not {s.profile.label}")
+    if backend == "cpu":
+        msg = '"cpu" is not timed as a backend; set serving.gpu_layers 0'
+        raise ScenarioError("serving.ggml_backend", msg)
+    vendor = scenario_gpu(s).vendor
+    if not backend_runs_on(backend, vendor):
+        able = ", ".join(b for b in GGML_BACKENDS if b != "cpu" and backend_runs_on(b, vendor))
+        raise ScenarioError("serving.ggml_backend", f"{backend} does not drive {vendor} GPUs; choose {able}")
+
+
 def check_serving(s: Scenario) -> None:
     """``serving.engine_version`` names a release of the chosen engine; a ``rate`` load has its
-    request rate."""
+    request rate; ``serving.ggml_backend`` drives the GPU."""
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
+    check_backend(s)
     version = s.serving.engine_version
     if version is None or s.workload.trains:
         return

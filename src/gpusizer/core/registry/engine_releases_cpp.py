@@ -146,6 +146,24 @@ LLAMA_CPP = (
             "(H100 PCIe: 145.55 tokens/s for Llama 3 8B Q4_K_M; docs/evidence/speed.md)",
         ),
     ),
+    EngineRelease(
+        "b5850",
+        "2025-07",
+        None,
+        max_sequences=1,
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=True,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
+        kernel_era="metal-2025",
+        sources=(
+            "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09): RMS_NORM + MUL + ADD "
+            "and runs of ADDs in one Metal kernel; the Metal kernels' achieved rates of builds from "
+            "then on (core/speed/rates_era.py)",
+        ),
+    ),
     _ollama(
         "ollama-0.5",
         "2024-12",
@@ -273,6 +291,7 @@ LLAMA_CPP = (
         cuda_graphs=True,
         steps=_GGML_STEPS,
         scheduling=_GGML,
+        kernel_era="metal-2025",
         sources=(
             "llama.cpp src/llama-model.cpp load_tensors: token_embd on the CPU; "
             "i_gpu_start = max(n_layer + 1 - n_gpu_layers, 0) (the output layer counts)",

@@ -144,6 +144,9 @@ class EngineRelease:
     ollama: OllamaKnobs | None = None
     flash_attention: bool = False
     cuda_graphs: bool = True  # decode steps replay a captured graph by default
+    # the build's kernels where they have achieved rates of their own (core/speed/rates_era.py:
+    # "metal-2025", llama.cpp's fused Metal kernels from PR #14596); "" the architecture's entry
+    kernel_era: str = ""
     steps: tuple[tuple[str, StepCost], ...] = ()  # (GPU category, cost); "" = any other
     scheduling: Scheduling = Scheduling()
     # How one request's KV is counted, a key of core/serving/kv_request.KV_LAYOUTS:

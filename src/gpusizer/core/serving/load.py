@@ -21,6 +21,7 @@ from ..memo import Memo
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..speed.rates import power_capped, sixteen_bit_scale
+from ..speed.rates_era import default_backend
 from ..speed.roofline import peak_tflops
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
@@ -35,6 +36,13 @@ UNLIMITED = 1 << 40  # tokens per step when the engine sets no budget (transform
 # --num-prompts for a rate.
 ROUNDS = 4
 RATE_REQUESTS = 1000
+
+
+def _backend(s: Scenario, gpu: GPUSpec) -> str:
+    """llama.cpp's ggml backend: the scenario's, else the GPU vendor's own ("" for vendor kernels)."""
+    if s.profile.kernels != "ggml":
+        return ""
+    return s.serving.ggml_backend or default_backend(gpu.vendor)
 
 
 def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
@@ -54,6 +62,8 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
         fixed=st.step_latency_seconds,
         per_request=st.step.per_request_pipeline if s.parallelism.pipeline > 1 else st.step.per_request,
+        kernel_era=rel.kernel_era if rel else "",
+        backend=_backend(s, gpu),
     )
 
 

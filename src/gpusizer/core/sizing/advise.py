@@ -26,17 +26,21 @@ from ..model.architecture import ceil_div
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
-from .compare_scale import Growth, grow
+from ..speed.goodput import effective_time_share
+from .compare_scale import Growth, grow, smallest_serving
 from .fill import Filler
 from .fill_serving import Choice
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
 from .option import SizingOption, layout_label
+from .practical import cap_words, practical_cap
 from .reason import layout_reason
 from .savings import Variant
+from .service_level import default_target
 from .systems import option_unit
 from .units import Unit
+from .unmet import context_reason, practical_reason, speed_gaps, targets_reason
 
 
 @dataclass(frozen=True)
@@ -82,12 +86,88 @@ class GpuAdvice:
         """The answer, then runners-up (``ask.keep`` in all), each with the choice it is of
         (None: nothing fits)."""
         if not self.fewest:
-            return [(self._missing(), None)]
+            return [(self._missing(*self._no_fit()), None)]
         least = min(lay.gpus for lay in self.fewest.values())
-        growth = grow(self.s, self.filler, self.unit, least, self.ask.max_gpus, self.ask.keep)
-        if not growth.choices:
-            return [(self._missing(), None)]
+        most = self._most()
+        if least > most:  # memory alone needs more consumer cards than the practical cap
+            why = f"{least:,} GPUs would hold it, but {cap_words(most)}"
+            return [(self._missing("practical_limit", why), None)]
+        growth = grow(self.s, self.filler, self.unit, least, most, self.ask.keep)
+        if not growth.choices:  # one replica holds it: the users need more than the cap
+            why = practical_reason(self.s, least, growth.unit.top(most))
+            cap = practical_cap(self.g.spec)
+            return [(self._missing("practical_limit", why + (f"; {cap_words(cap)}" if cap else "")), None)]
         return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
+
+    def _most(self) -> int:
+        """The most GPUs an option may have: ``max_gpus``, or the practical cap on consumer
+        cards (core/sizing/practical.py)."""
+        cap = practical_cap(self.g.spec)
+        return self.ask.max_gpus if cap is None else min(cap, self.ask.max_gpus)
+
+    def _no_fit(self) -> tuple[str, str]:
+        """Why no layout holds the work: the engine's context (no count changes it) or memory."""
+        context = context_reason(self.s.model_copy(update={"hardware": self.g.hardware}))
+        if context is not None:
+            return "context_limit", context
+        return "memory", (
+            f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
+        )
+
+    def _judged(self, c: Choice, growth: Growth) -> dict[str, Any]:
+        """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c``: the user's
+        targets first, then the stated default service level (core/sizing/service_level.py)."""
+        out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
+        if growth.met is False:
+            most = self._most()
+            why = targets_reason(self.s, c.pace, growth.unit.top(most), c.layout.gpus, growth.at_top)
+            out |= {"unmet": "targets", "unmet_reason": why}
+            if growth.at_top and most < self.ask.max_gpus:  # the cap, not the model, stops it
+                out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
+        level = default_target(self.s)
+        if level is not None:
+            gaps = speed_gaps(c.pace, level)
+            out["default_target_met"] = not gaps
+            if gaps and out["unmet"] is None:
+                out["unmet"] = "targets"
+                out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps)
+        return out
+
+    def _goodput(self, c: Choice) -> dict[str, Any]:
+        """Training: the effective share of wall time and the run's wall time."""
+        if not self.s.workload.trains:
+            return {}
+        share = effective_time_share(self.s, c.layout.gpus)
+        ideal = c.pace.time_seconds
+        return {"effective_time_share": share, "wall_time_seconds": None if ideal is None else ideal / share}
+
+    def _need(self, c: Choice, growth: Growth, bought: int) -> dict[str, Any]:
+        """What the work needs apart from what is bought: the fewest that hold it (with no
+        target, or targets that cannot be met) or the layout that meets the targets."""
+        training = self.s.workload.trains
+        if growth.why == "fewest" or growth.met is False:
+            lay = min(self.fewest.values(), key=lambda x: x.gpus)
+            par = {
+                "tensor": lay.tp,
+                "pipeline": lay.pp,
+                "context": lay.cp,
+                "data": lay.dp,
+                "zero_stage": lay.zero,
+                "expert": lay.ep,
+                "recompute": lay.recompute,
+            }
+            need, label = lay.gpus, layout_label(par, training)
+        else:
+            need, label = (
+                c.layout.gpus,
+                layout_label(c.scenario.parallelism.model_dump(mode="json"), training),
+            )
+            if growth.why == "targets":  # the fewest GPUs, not units, that meet them
+                need = smallest_serving(self.filler, growth.least, c.layout.gpus)
+                fewest = self.filler.best(need)
+                if fewest:
+                    label = layout_label(fewest[0].scenario.parallelism.model_dump(mode="json"), training)
+        return {"needed_gpus": need, "needed_layout": label, "spare_gpus": max(0, bought - need)}
 
     def _option(self, c: Choice, growth: Growth, index: int) -> SizingOption:
         est = estimate(c.scenario)
@@ -127,6 +207,9 @@ class GpuAdvice:
             "targets_met": growth.met,
             "notes": tuple(notes),
             "unit": self._unit_fields(bought),
+            **self._judged(c, growth),
+            **self._need(c, growth, bought),
+            **self._goodput(c),
         }
         return SizingOption(**fields)
 
@@ -153,15 +236,20 @@ class GpuAdvice:
             "margin_bytes": cap - g.capacity,
         }
 
-    def _missing(self) -> SizingOption:
-        """Nothing fits with up to ``max_gpus`` GPUs: listed, ``fits`` false."""
-        why = (
-            f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
-        )
+    def _missing(self, unmet: str, why: str) -> SizingOption:
+        """No option to offer: listed, ``fits`` false, with the cause (``unmet``: memory,
+        context_limit or practical_limit) and its sentence."""
         goal = self.s.targets.applies(self.s.workload.trains)
         unit = self._unit_fields(None)
         notes = (why, *self.notes)  # the search's own (its work limit reached, core/sizing/work.py)
-        return SizingOption(**self._blank(), targets_met=False if goal else None, notes=notes, unit=unit)
+        return SizingOption(
+            **self._blank(),
+            targets_met=False if goal else None,
+            notes=notes,
+            unit=unit,
+            unmet=unmet,
+            unmet_reason=why,
+        )
 
     def _compute_notes(self, s: Scenario, used: str) -> list[str]:
         """Low-precision weights on a GPU without their tensor cores: stored that way,

@@ -32,6 +32,7 @@ from .compare_options import (
     AMORTIZATION_YEARS,
     DEFAULT_MARGIN,
     ELECTRICITY_USD_PER_KWH,
+    UTILIZATION,
     check_cards_per_box,
 )
 from .compare_rank import Money, check_sort, price_options, sort_options
@@ -100,6 +101,8 @@ def compare_gpus(
     max_gpus: int = MAX_GPUS,
     cancel: Stop | None = None,
     cards_per_box: int | None = None,
+    utilization: float = UTILIZATION,
+    used_prices: bool = False,
 ) -> list[dict[str, Any]]:
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
@@ -108,9 +111,11 @@ def compare_gpus(
     CancelToken or a callable, asked during the search; once it says so, core/cancel.Cancelled
     is raised. Bad input raises ScenarioError. ``cards_per_box``: cards sold alone come 1, 2 or
     4 to a box (None: the smallest box holding them); each option is costed on its unit
-    (core/sizing/systems.py)."""
+    (core/sizing/systems.py). Owning: ``amortization_years`` and ``utilization`` (the share of
+    hours the machine works) spread the purchase; used (resale) purchase prices count only with
+    ``used_prices`` (core/sizing/compare_rank.Money)."""
     s = parse_scenario(scenario)
-    money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis)
+    money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis, utilization, used_prices)
     check_sort(sort)
     options = size_gpus(
         s,

@@ -9,7 +9,11 @@ class of provider-operated cloud (``price_per_hour``, by the GPU where a cloud r
 unit, a share the option says it is) or, as a second basis, a community or spot marketplace
 (``price_per_hour_marketplace``). The user's own prices (core/sizing/prices.py) replace the
 catalog's and are marked. The hourly cost is renting, or owning: the purchase spread evenly
-over ``amortization_years`` of round-the-clock use plus the electricity it draws (``BASES``).
+over the hours the machine works in ``amortization_years`` (``utilization`` of them, 1.0 =
+round the clock, as a cloud bills) plus the electricity it draws while working (``BASES``). A
+purchase price is new or used (``list_price_condition``); owning counts used (resale) prices
+only when asked (``used_prices``): a used module without a host is no quote to rank against
+new servers.
 Power is the system's (a vendor maximum or a measured wall figure, never the sum of GPU TDPs; a
 box of cards alone has only its cards' board power): the whole units bought when owning, the
 rented GPUs' share when renting. Cooling and the building are not counted (no PUE).
@@ -29,7 +33,7 @@ Defaults, explicit and editable:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..model.specs import GPUSpec
@@ -50,6 +54,8 @@ class Rates:
     usd_per_kwh: float
     years: float
     basis: str = "cloud"
+    utilization: float = 1.0  # share of the hours an owned machine works
+    used_prices: bool = False  # count used (resale) purchase prices
 
 
 def money(
@@ -62,9 +68,13 @@ def money(
     cost = system_cost(
         unit, option["gpus"] or 1, mine.list_price_usd, mine.price_per_hour, mine.price_per_hour_marketplace
     )
+    left_out = mine.provenance.get("list_price_condition") == "used" and not rates.used_prices
+    if left_out:  # new prices unless used ones are asked for
+        cost = replace(cost, purchase_usd=None)
     owned = None
     if cost.purchase_usd is not None and cost.owned_power_watts is not None:
-        spread = cost.purchase_usd / (rates.years * HOURS_PER_YEAR)
+        # the purchase over the hours the machine works; electricity per working hour
+        spread = cost.purchase_usd / (rates.years * HOURS_PER_YEAR * rates.utilization)
         owned = spread + cost.owned_power_watts / 1000 * rates.usd_per_kwh
     per_hour = {
         "cloud": cost.cloud_usd_per_hour,
@@ -91,6 +101,7 @@ def money(
         "power_basis": unit.sources.get("power_basis"),
         "cost_per_hour": per_hour[rates.basis],
         "cost_basis": rates.basis,
+        "used_price_left_out": left_out,
     }
 
 

@@ -17,6 +17,9 @@ from ..errors import ScenarioError, excerpt
 DEFAULT_MARGIN = 0.10
 ELECTRICITY_USD_PER_KWH = 0.13  # US commercial average, 2023 (EIA; see compare_costs.py)
 AMORTIZATION_YEARS = 5.0  # the useful life GPU clouds depreciate over (see compare_costs.py)
+# Share of the hours an owned machine works (1.0: round the clock, as a cloud bills); owning's
+# hourly cost is the purchase over the hours it works (compare_costs.py)
+UTILIZATION = 1.0
 # What "cost" means: renting (the on-demand price of provider-operated clouds), owning (the
 # purchase over AMORTIZATION_YEARS of round-the-clock use, plus electricity) or renting on a
 # community/spot marketplace. Never mixed in one ranking: a cloud price pays for the
@@ -30,6 +33,7 @@ CARDS_PER_BOX = (1, 2, 4)
 # Where each price of an option comes from (core/sizing/prices.py fills them per unit)
 PROVENANCE_FIELDS = (
     "list_price_basis",
+    "list_price_condition",
     "list_price_date",
     "list_price_source",
     "price_per_hour_basis",

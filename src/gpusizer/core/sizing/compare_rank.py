@@ -4,7 +4,8 @@ Cheap (no search): the window reprices and re-sorts on the UI thread when a pric
 basis or the electricity price changes. Sorting (``SORTS``): ``cost`` (cost per million tokens,
 served or trained, on the basis asked; unpriced after), ``speed`` (tokens per second per user
 for serving, trained tokens per second for training) or ``gpus``; options that fit come first,
-those that meet the serving targets before those that do not. ``pareto`` marks the options
+those that meet the serving targets before those that do not, then those that meet the stated
+default service level (core/sizing/service_level.py) before those that miss it. ``pareto`` marks the options
 that no other beats on both cost per million tokens and speed.
 """
 
@@ -18,8 +19,16 @@ from ..errors import ScenarioError, excerpt
 from ..limits import MAX_RATE, MIN_RATE
 from ..model.specs import GPUSpec
 from .compare_costs import Rates, money, per_work
-from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, PROVENANCE_FIELDS, SORTS
+from .compare_options import (
+    AMORTIZATION_YEARS,
+    BASES,
+    ELECTRICITY_USD_PER_KWH,
+    PROVENANCE_FIELDS,
+    SORTS,
+    UTILIZATION,
+)
 from .prices import check_prices
+from .unmet import priced_reason
 
 
 def _number(field: str, value: Any, low: float, high: float, zero: bool) -> float:
@@ -56,12 +65,20 @@ class Money:
     electricity_usd_per_kwh: float = ELECTRICITY_USD_PER_KWH
     amortization_years: float = AMORTIZATION_YEARS
     basis: str = "cloud"
+    # owning: the share of hours the machine works, and whether used (resale) purchase
+    # prices count (new prices only by default: a used module without a host is no quote
+    # to rank against new servers)
+    utilization: float = UTILIZATION
+    used_prices: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "prices", check_prices(self.prices))
         _number("electricity_usd_per_kwh", self.electricity_usd_per_kwh, MIN_RATE, MAX_RATE, zero=True)
         _number("amortization_years", self.amortization_years, 0.01, 1000.0, zero=False)  # 4 days+
+        _number("utilization", self.utilization, 0.01, 1.0, zero=False)
         _one_of("basis", self.basis, BASES)
+        if not isinstance(self.used_prices, bool):
+            raise ScenarioError("used_prices", f"must be true or false; got {excerpt(self.used_prices)}")
 
 
 RACK_GPUS = 8  # a unit of more GPUs than a server is a rack: renting part of it is said
@@ -83,12 +100,17 @@ def price_options(
     """Copies of the options with their money, power and energy fields and the Pareto
     front (``specs``: the GPUs by id, for catalog prices and power)."""
     out = []
-    rates = Rates(how.electricity_usd_per_kwh, how.amortization_years, how.basis)
+    rates = Rates(
+        how.electricity_usd_per_kwh, how.amortization_years, how.basis, how.utilization, how.used_prices
+    )
     for o in options:
         cost = money(specs[o["gpu"]], o, how.prices, rates)
         if o["fits"]:
             row = o | cost | per_work(cost, o, training, how.electricity_usd_per_kwh)
             row["notes"] = list(o["notes"]) + unit_notes(row, how.basis)
+            unpriced = priced_reason(row, how.basis)
+            if unpriced is not None:
+                row["unmet"], row["unmet_reason"] = unpriced
         else:  # the unit prices only: there is nothing to buy
             row = o | {k: cost[k] for k in UNIT_PRICE_KEYS}
         out.append(row)
@@ -135,7 +157,8 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
     check_sort(sort)
 
     def key(o: dict[str, Any]) -> tuple[Any, ...]:
-        head = (not o["fits"], o["targets_met"] is False)
+        # the user's targets, then the stated default service level (core/sizing/service_level.py)
+        head = (not o["fits"], o["targets_met"] is False, o.get("default_target_met") is False)
         cost, fast = o.get("cost_per_million_tokens"), speed_of(o)
         by_cost = (cost is None, cost or 0.0)
         by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))

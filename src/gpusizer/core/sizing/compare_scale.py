@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model.specs import Scenario
+from ..speed.goodput import effective_time_share
 from .fill import Filler
 from .fill_serving import Choice
 from .units import Unit, any_count
@@ -41,6 +42,9 @@ class Growth:
     why: str  # "fewest" | "targets" | "deadline"
     met: bool | None = None  # targets met (None: none apply)
     notes: tuple[str, ...] = ()
+    # targets missed and the search ran to the most GPUs allowed (more might meet them);
+    # false when more GPUs stopped helping first
+    at_top: bool = False
 
 
 def _goal(s: Scenario) -> tuple[str, tuple[str, ...]]:
@@ -70,20 +74,20 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
         if timed:
             return Growth(timed, unit, least, unit.count(timed[0].layout.gpus), why, True, notes)
         return Growth(
-            filler.best(start, keep), unit, least, start, why, False, (*notes, _unmet(s, filler, top))
+            filler.best(start, keep), unit, least, start, why, False, (*notes, _unmet(s, filler, top)), True
         )
-    found = _smallest(filler, unit, start, top)
+    found, tried = _smallest(filler, unit, start, top)
     if found is not None:
         return Growth(filler.best(found, keep), unit, least, found, why, True, notes)
     shown = filler.best(start, keep)
-    return Growth(shown, unit, least, start, why, False, (*notes, _unmet(s, filler, top)))
+    return Growth(shown, unit, least, start, why, False, (*notes, _unmet(s, filler, top)), tried >= top)
 
 
 def _unmet(s: Scenario, filler: Filler, top: int) -> str:
     if s.workload.trains:
         best = filler.best(top)
         days = (
-            f": {best[0].pace.time_seconds / DAY:,.0f} days on {top:,}"
+            f": {best[0].pace.time_seconds / effective_time_share(s, top) / DAY:,.0f} days on {top:,}"
             if best and best[0].pace.time_seconds
             else ""
         )
@@ -103,20 +107,38 @@ def _faster(before: dict[Any, tuple[float, float]], after: dict[Any, tuple[float
     return False
 
 
-def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> int | None:
+def _smallest(filler: Filler, unit: Unit, start: int, top: int) -> tuple[int | None, int]:
     """The smallest count of whole units from ``start`` up to ``top`` on which a layout meets
-    the serving targets (None when none does): doubling, then a bisection."""
+    the serving targets (None when none does): doubling, then a bisection; and the largest
+    count tried."""
     lo, n, seen = 0, start, None
     while not filler.serves(n):
         lo, now = n, filler.progress(n)
-        if n >= top or (seen is not None and not _faster(seen, now)):
-            return None  # doubling the GPUs served no user faster: more will not either
+        # doubling the GPUs served no user faster: more will not either. While no width holds
+        # the users yet, more GPUs hold more of them: keep growing (1.1B at 32k on RTX 4090s
+        # stopped at 38 users, with "nothing fits" at 39)
+        if n >= top or (seen and not _faster(seen, now)):
+            return None, n
         seen = now
         n = min(top, unit.count(max(2 * n, n + 1)))
     hi = n
     while lo and unit.count(lo + 1) < hi:
         mid = unit.count((lo + hi) // 2)
         mid = mid if lo < mid < hi else unit.count(lo + 1)
+        if filler.serves(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi, hi
+
+
+def smallest_serving(filler: Filler, least: int, bought: int) -> int:
+    """The fewest GPUs (not whole units) from ``least`` to ``bought`` on which a layout meets
+    the serving targets: the need, apart from the units bought (a bisection; ``bought``
+    meets them)."""
+    lo, hi = least - 1, bought
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
         if filler.serves(mid):
             hi = mid
         else:

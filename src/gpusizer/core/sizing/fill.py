@@ -29,6 +29,7 @@ from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..model.unified import pool_bytes
 from ..pipeline.estimate import estimate
+from ..speed.goodput import effective_time_share
 from .fill_serving import Choice, ServingFill
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import (
@@ -241,7 +242,12 @@ class Filler(ServingFill):
             heapq.heappush(heap, (unit.count(lay.gpus), rate, pref, len(heap), lay, vals, exact))
 
         def first_fast(lay: Layout, vals: Sequence[int], time: Callable[[Layout], float]) -> int | None:
-            return _first(lambda j: time(with_dp(lay, vals[j])) <= seconds, len(vals))
+            # wall time: the step model's over the effective share (core/speed/goodput.py)
+            def fast(j: int) -> bool:
+                x = with_dp(lay, vals[j])
+                return time(x) <= seconds * effective_time_share(self.base, x.gpus)
+
+            return _first(fast, len(vals))
 
         shapes = self._shapes(v, most)
         for shape, vals in shapes:

@@ -82,6 +82,25 @@ def _row(mid: str, s: Scenario, est: Estimate, spare: int) -> dict[str, Any]:
     }
 
 
+STAND_IN = "llama-3.1-8b"  # a scenario needs a model; which models fit tries them all anyway
+
+
+def machine_scenario(data: dict[str, Any]) -> dict[str, Any]:
+    """A scenario dict that asks which models fit a machine: the model is optional (a stand-in
+    when absent), and a serving engine with no kind of work given serves (``inference``:
+    ``fit-models --framework llama.cpp`` needs no ``--kind``)."""
+    from ..registry.frameworks import FRAMEWORKS
+
+    out = {**data}
+    out.setdefault("model", {"preset": STAND_IN})
+    workload = dict(out.get("workload") or {})
+    profile = FRAMEWORKS.get(str(out.get("framework", "huggingface")))
+    if "kind" not in workload and profile is not None and not profile.trains:
+        workload["kind"] = "inference"
+        out["workload"] = workload
+    return out
+
+
 def models_that_fit(
     scenario: Scenario | dict[str, Any],
     *,
@@ -97,7 +116,7 @@ def models_that_fit(
     ``max_context`` (the longest context that still fits one user, or one training
     sequence), ``host_memory_bytes`` (system RAM one GPU's process needs beside it: layers
     kept in RAM, offloaded states). ScenarioError for a bad scenario or margin."""
-    s = parse_scenario(scenario)
+    s = parse_scenario(machine_scenario(scenario) if isinstance(scenario, dict) else scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     check_margin(margin)
     base = scenario_dict(s)

@@ -65,6 +65,19 @@ FIELDS = (
     "targets_met",
     "pareto",
     "notes",
+    # why an option is not offered as it stands (core/sizing/unmet.py), the stated default
+    # service level (core/sizing/service_level.py), and the need apart from the purchase
+    "unmet",
+    "unmet_reason",
+    "default_target_met",
+    "needed_gpus",
+    "needed_layout",
+    "spare_gpus",
+    "used_price_left_out",  # a used purchase price not counted (compare_rank.Money.used_prices)
+    # training: the share of wall time spent on useful steps and the run's wall time
+    # (core/speed/goodput.py); time_seconds stays the step model's ideal
+    "effective_time_share",
+    "wall_time_seconds",
 )
 
 
@@ -129,6 +142,18 @@ class SizingOption:
     pace: Pace = field(default_factory=Pace)
     targets_met: bool | None = None
     notes: tuple[str, ...] = ()
+    # ``unmet``: memory | targets | context_limit | practical_limit | no_price (None: offered),
+    # ``unmet_reason`` the sentence naming the target or limit and by how much
+    unmet: str | None = None
+    unmet_reason: str | None = None
+    default_target_met: bool | None = None  # the stated default service level (None: none applies)
+    # what the work needs (the fewest GPUs that hold it, or that meet the targets) and its
+    # layout, apart from what is bought (``gpus``); ``spare_gpus`` = gpus - needed_gpus
+    needed_gpus: int | None = None
+    needed_layout: str | None = None
+    spare_gpus: int | None = None
+    effective_time_share: float | None = None  # training (core/speed/goodput.py)
+    wall_time_seconds: float | None = None  # training: time_seconds over the share
     # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
     # the margin (null in compare_gpus, which does not spend the estimates on them)
     limits: dict[str, int] | None = None

@@ -27,7 +27,8 @@ from .compare_options import PROVENANCE_FIELDS
 from .systems import PurchaseUnit
 
 PRICE_KEYS = ("list_price_usd", "price_per_hour", "price_per_hour_marketplace")
-META_KEYS = ("date", "source")
+META_KEYS = ("date", "source", "price_condition")  # price_condition: new | used (default new)
+CONDITIONS = ("new", "used")
 MAX_SOURCE = 500
 MAX_ENTRIES = 10_000
 _DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$")
@@ -51,6 +52,8 @@ def _meta(field: str, key: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str):
         raise ScenarioError(field, f"must be text; got {excerpt(value)}")
+    if key == "price_condition" and value not in CONDITIONS:
+        raise ScenarioError(field, f"must be one of {', '.join(CONDITIONS)}; got {excerpt(value)}")
     if key == "date" and not _DATE.match(value):
         raise ScenarioError(field, f'must be a date "YYYY-MM" or "YYYY-MM-DD"; got {excerpt(value)}')
     if len(value) > MAX_SOURCE:
@@ -123,6 +126,8 @@ def unit_prices(unit: PurchaseUnit, prices: Mapping[str, Mapping[str, Any]] | No
                     f"{where}_source": _yours(entry),
                     f"{where}_basis": "yours",
                 }
+                if key == "list_price_usd":
+                    src["list_price_condition"] = entry.get("price_condition") or "new"
                 if key != "list_price_usd":
                     src[f"{key}_provider"] = "yours"
                 break

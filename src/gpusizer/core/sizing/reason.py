@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth
 from .fill_serving import Choice
+from .service_level import default_target
+from .unmet import speed_gaps
 
 
 def _count(adv: Any, c: Choice, g: Growth) -> str:
@@ -24,18 +27,33 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if g.met is False:
         return f"{what}: the fewest that hold it (the targets cannot be met){held}"
     if g.why == "deadline":
-        days = (c.pace.time_seconds or 0.0) / DAY
+        share = effective_time_share(s, c.layout.gpus)
+        days = (c.pace.time_seconds or 0.0) / share / DAY
+        verb = "trains" if one else "train"
         return (
-            f"{what} {'trains' if one else 'train'} it in {days:,.1f} of {s.targets.max_training_days:g} days"
+            f"{what} {verb} it in {days:,.1f} of {s.targets.max_training_days:g} days "
+            f"({share:.2%} of the wall time training)"
         )
+    if g.why == "targets" and _misses_default(s, c):  # not "meets the targets": the default is missed
+        users = s.targets.users
+        who = f"the {users:,} user{'s' if users != 1 else ''}" if users else "the targets set"
+        return f"{what} {'holds' if one else 'hold'} {who} but not the default speed target{held}"
     if g.why == "targets":
         users = s.targets.users
         return (
-            f"{what} {'meets' if one else 'meet'} the targets{f' for {users:,} users' if users else ''}{held}"
+            f"{what} {'meets' if one else 'meet'} the targets{f' for {users:,} user' if users else ''}"
+            + ("s" if users and users != 1 else "")
+            + held
         )
     if bought == g.least:
         return "the fewest that hold it"
     return what + held
+
+
+def _misses_default(s: Any, c: Choice) -> bool:
+    """Whether choice ``c`` misses the stated default service level (core/sizing/service_level.py)."""
+    level = default_target(s)
+    return level is not None and bool(speed_gaps(c.pace, level))
 
 
 def _where(adv: Any, c: Choice) -> list[str]:

@@ -37,6 +37,7 @@ SOURCE_KEYS = (
     "list_price_date",
     "list_price_basis",
     "list_price_null_reason",
+    "list_price_condition",
     "price_per_hour_provider",
     "price_per_hour_source",
     "price_per_hour_date",

@@ -80,6 +80,9 @@ class Rates:
     # TDP (0: none; :func:`power_capped`)
     watt_tflops: float = 0.0
     watt_tflops_quant: float = 0.0
+    # ggml's MoE FFN sums its top-k experts in one fused kernel, not k - 1 adds
+    # (core/speed/step.py ``kernels_per_step``)
+    fused_expert_adds: bool = False
     sources: tuple[str, ...] = ()
 
 
@@ -385,10 +388,23 @@ RATES[("vendor", "cdna4")] = replace(
 )
 
 
-def achieved(gpu: Device, library: str) -> Rates:
+def achieved(gpu: Device, library: str, era: str = "", backend: str = "") -> Rates:
     """The achieved rates of ``library`` on ``gpu``'s architecture (the library's fallback
-    when that architecture has no entry of its own)."""
-    return RATES.get((library, gpu_family(gpu))) or RATES[(library, "")]
+    when that architecture has no entry of its own); ``era`` names the engine build's kernels
+    (core/registry/engines.py ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend
+    where they have an entry of their own (core/speed/rates_era.py). A backend other than the
+    vendor's own without an entry takes the library's fallback, not the vendor backend's."""
+    family = gpu_family(gpu)
+    if era or backend:
+        # the era and backend entries are built from this table
+        from .rates_era import BACKEND_RATES, ERA_RATES, default_backend
+
+        if backend and backend != default_backend(gpu.vendor):
+            return BACKEND_RATES.get((library, family, backend)) or RATES[(library, "")]
+        by_era = ERA_RATES.get((library, family, era))
+        if by_era is not None:
+            return by_era
+    return RATES.get((library, family)) or RATES[(library, "")]
 
 
 def sixteen_bit_scale(gpu: Device, r: Rates) -> float:

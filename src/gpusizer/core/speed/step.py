@@ -88,14 +88,22 @@ def experts_read(experts: int, top_k: int, tokens: float, alpha: float = ROUTING
 
 
 def kernels_per_step(
-    sh: Shape, library: str, flash_attention: bool, shared_experts: bool, mla: bool, block_fp8: bool = False
+    sh: Shape,
+    library: str,
+    flash_attention: bool,
+    shared_experts: bool,
+    mla: bool,
+    block_fp8: bool = False,
+    fused_adds: bool = False,
 ) -> int:
     """Kernels one step launches, all layers (the counts above; ``library`` "eager" counts an
-    unfused PyTorch model)."""
+    unfused PyTorch model; ``fused_adds``: ggml sums the top-k experts in one kernel, Metal
+    from llama.cpp PR #14596)."""
     layers, moe = sh.layers, sh.moe_layers
     if library == "ggml":
         per = GGML_LAYER_FA if flash_attention else GGML_LAYER
-        moe_extra = 11 + max(0, sh.top_k - 1) - GGML_MLP
+        adds = min(1, sh.top_k - 1) if fused_adds else max(0, sh.top_k - 1)
+        moe_extra = 11 + adds - GGML_MLP
         return layers * per + moe * moe_extra + HEAD_KERNELS
     moe_extra = VENDOR_MOE + (3 if shared_experts else 0) - VENDOR_MLP
     base = EAGER_LAYER if library == "eager" else VENDOR_LAYER
@@ -117,6 +125,8 @@ class EngineCosts:
     flash_attention: bool
     fixed: float | None = None  # serving.step_latency_seconds: replaces floors + host
     per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
+    kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
+    backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
 
 
 @dataclass(frozen=True)
@@ -171,7 +181,7 @@ class StepModel:
         sh = shape
         shared, mla, block_fp8 = layer_kinds
         self.kernels = kernels_per_step(
-            sh, costs.layer_kernels, costs.flash_attention, shared, mla, block_fp8
+            sh, costs.layer_kernels, costs.flash_attention, shared, mla, block_fp8, rates.fused_expert_adds
         )
         self._floor = self.kernels * rates.kernel_floor
         full = sh.attn_layers - sh.local

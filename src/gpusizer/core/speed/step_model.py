@@ -91,7 +91,7 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         rule_id(s, prec.weights),
         modules_key(s),
     )
-    r = _user_rates(achieved(gpu, costs.library), c)
+    r = _user_rates(achieved(gpu, costs.library, costs.kernel_era, costs.backend), c)
     rate, _ = op_rate(s, gpu, r, costs.library)
     node = s.hardware.gpus_per_node
     eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None

@@ -26,6 +26,7 @@ from ..sizing.compare_options import (
     DEFAULT_MARGIN,
     ELECTRICITY_USD_PER_KWH,
     SORTS,
+    UTILIZATION,
     check_cards_per_box,
     check_margin,
 )
@@ -77,6 +78,8 @@ class HardwareView:
     basis: str = "cloud"
     electricity_usd_per_kwh: float = ELECTRICITY_USD_PER_KWH
     amortization_years: float = AMORTIZATION_YEARS
+    utilization: float = UTILIZATION  # owning: share of the hours the machine works
+    used_prices: bool = False  # owning: count used (resale) purchase prices
     vendor: str = ""
     category: str = ""
     min_memory_gb: float = 0.0
@@ -106,7 +109,14 @@ class HardwareView:
         """How the options are priced (core/sizing/compare_rank.Money; checks the prices)."""
         from ..sizing.compare_rank import Money
 
-        return Money(self.prices, self.electricity_usd_per_kwh, self.amortization_years, self.basis)
+        return Money(
+            self.prices,
+            self.electricity_usd_per_kwh,
+            self.amortization_years,
+            self.basis,
+            self.utilization,
+            self.used_prices,
+        )
 
     def search_args(self) -> dict[str, Any]:
         """What the search depends on (``size_gpus``' keywords); the rest is pricing, redone

@@ -33,6 +33,7 @@ from ...core.sizing.compare_rank import price_options, sort_options, speed_of
 from ...core.sizing.option import option_edits
 from ...core.sizing.prices import check_prices
 from ...core.sizing.search import catalog_specs
+from ...core.sizing.service_level import any_target
 from ...core.views.settings import HardwareView
 from ...io.compare_table import chart_points, columns_for
 from ...io.wording import count
@@ -191,7 +192,7 @@ class HardwareChart(ChartBase):
         return True
 
     def _fill_table(self, s: Scenario) -> None:
-        columns = columns_for(s.workload.trains, s.targets.applies(s.workload.trains))
+        columns = columns_for(s.workload.trains, any_target(s))  # the default target too
         keys = [c.key for c in columns]
         self.model.set_options(self.options, columns)
         self.table.show_columns(self.view.hidden_columns)

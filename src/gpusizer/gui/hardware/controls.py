@@ -1,5 +1,6 @@
 """The Hardware tab's settings bar: margin, whole servers, cards per box, ranking, cost basis,
-electricity price, the filters (vendor, class, memory) and "My prices…" (the user's own
+electricity price, owning's years, share of hours in use and used prices, the filters (vendor,
+class, memory) and "My prices…" (the user's own
 prices, gui/hardware/prices_dialog.py). ``changed(HardwareView)`` on every edit,
 ``pricesRequested()`` when "My prices…" is pressed."""
 
@@ -73,6 +74,15 @@ class HardwareControls(QWidget):
         self.sort = combo(SORT_LABELS)
         self.basis = combo(BASIS_LABELS)
         self.power = float_spin(0, 10, 3, " $/kWh")
+        # owning: the years a purchase is spread over, the share of hours it works, used prices
+        self.years = float_spin(0.1, 30, 1, " years")
+        self.utilization = float_spin(1, 100, 0, " %")
+        self.used = QCheckBox("Used prices")
+        self.used.setObjectName("check_used_prices")
+        self.used.setToolTip(
+            "Owning: count used (resale) purchase prices too. Off: new prices only; a GPU priced "
+            "only used is ranked after the priced, saying so"
+        )
         vendors = sorted({s.vendor for s in catalog_specs().values()}, key=str.lower)
         self.vendor = combo([("all", ""), *((v, v) for v in vendors)])
         self.category = combo([("all", ""), *((CATEGORY_LABELS.get(c, c), c) for c in CATEGORIES)])
@@ -96,6 +106,8 @@ class HardwareControls(QWidget):
             ("combo_hardware_sort", self.sort),
             ("combo_cost_basis", self.basis),
             ("spin_electricity", self.power),
+            ("spin_amortization_years", self.years),
+            ("spin_utilization", self.utilization),
             ("combo_vendor", self.vendor),
             ("combo_category", self.category),
             ("spin_min_memory", self.memory),
@@ -112,6 +124,9 @@ class HardwareControls(QWidget):
             self.sort.currentIndexChanged,
             self.basis.currentIndexChanged,
             self.power.valueChanged,
+            self.years.valueChanged,
+            self.utilization.valueChanged,
+            self.used.toggled,
             self.vendor.currentIndexChanged,
             self.category.currentIndexChanged,
             self.memory.valueChanged,
@@ -137,8 +152,9 @@ class HardwareControls(QWidget):
                 self.basis,
                 "Renting: the on-demand list price of provider-operated clouds (RunPod Secure Cloud "
                 "where listed, else the named provider), per GPU-hour, dated. Owning: the 2025-26 "
-                "street price of the whole system over 5 years of use, plus electricity at its "
-                "system power. Marketplace: community or spot rates (RunPod Community, Vast.ai, Akash)",
+                "street price of the whole system over the years and the share of hours in use set "
+                "below, plus electricity at its system power. Marketplace: community or spot rates "
+                "(RunPod Community, Vast.ai, Akash)",
             ),
         ]
         second = [
@@ -156,7 +172,16 @@ class HardwareControls(QWidget):
             ),
             self.my_prices,
         ]
-        for row, items in enumerate((first, second, third)):
+        fourth = [
+            _pair("Owned for", self.years, "Owning: years the purchase is spread over (default 5)"),
+            _pair(
+                "In use",
+                self.utilization,
+                "Owning: share of the hours the machine works (100% = round the clock, as a cloud bills)",
+            ),
+            self.used,
+        ]
+        for row, items in enumerate((first, second, third, fourth)):
             for col, w in enumerate(items):
                 grid.addWidget(w, row, col)
         grid.addWidget(self.basis_note, 2, len(third), 1, len(first) - len(third))
@@ -169,6 +194,9 @@ class HardwareControls(QWidget):
             self.margin,
             self.whole,
             self.power,
+            self.years,
+            self.utilization,
+            self.used,
             self.memory,
             self.sort,
             self.basis,
@@ -180,6 +208,9 @@ class HardwareControls(QWidget):
         self.margin.setValue(round(s.margin * 100))
         self.whole.setChecked(s.whole_nodes)
         self.power.setValue(s.electricity_usd_per_kwh)
+        self.years.setValue(s.amortization_years)
+        self.utilization.setValue(round(s.utilization * 100))
+        self.used.setChecked(s.used_prices)
         self.memory.setValue(s.min_memory_gb)
         for box, data in (
             (self.sort, s.sort),
@@ -202,6 +233,9 @@ class HardwareControls(QWidget):
             sort=self.sort.currentData(),
             basis=self.basis.currentData(),
             electricity_usd_per_kwh=self.power.value(),
+            amortization_years=self.years.value(),
+            utilization=self.utilization.value() / 100,
+            used_prices=self.used.isChecked(),
             vendor=self.vendor.currentData(),
             category=self.category.currentData(),
             min_memory_gb=self.memory.value(),

@@ -17,7 +17,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from ...io.compare_table import Column, columns_for
+from ...io.compare_table import NOT_OFFERED, Column, columns_for
 from .. import colors
 from .frozen import FrozenColumns
 
@@ -123,7 +123,9 @@ class OptionsModel(QAbstractTableModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         o, col = self.options[index.row()], self.columns[index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return "does not fit" if col.key == "layout" and not o["fits"] else col.text(o, self.unit)
+            if col.key == "layout" and not o["fits"]:  # "fit" is memory's word only
+                return NOT_OFFERED.get(o.get("unmet") or "memory", "does not fit")
+            return col.text(o, self.unit)
         if role == Qt.ItemDataRole.EditRole:
             value = o.get(col.key)
             return "" if value is None else f"{value:g}"
@@ -173,7 +175,14 @@ class OptionsModel(QAbstractTableModel):
             lines.append(f"{o['layout']} · double-click to apply this GPU and layout")
             if o.get("layout_reason"):
                 lines.append(f"Why: {o['layout_reason']}")
-        return "\n".join(lines + o["notes"])
+            need, spare = o.get("needed_gpus"), o.get("spare_gpus")
+            if need and spare:
+                lines.append(
+                    f"Needs {need:,} ({o['needed_layout']}); {spare:,} spare GPUs bought run as the layout"
+                )
+        if o.get("unmet"):
+            lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}")
+        return "\n".join(lines + [n for n in o["notes"] if n != o.get("unmet_reason")])
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         col = self.columns[index.column()]

@@ -42,7 +42,7 @@ TIPS = {
     "serving.kv_block_tokens": "Tokens per KV page: vLLM block_size, SGLang page_size.",
     "serving.concurrency": "Requests one engine replica holds at once, for its KV cache and "
     "first-token time (serving.concurrency; default: the batch; under a burst, the requests "
-    "that arrive together). The users to serve over all replicas are the Serving targets' "
+    "that arrive together). The users to serve over all replicas are the Targets panel's "
     "\u201cUsers to serve\u201d, which the Hardware tab sizes for.",
     "serving.load": "The load the speed figures are for: steady users each sending the next "
     "request when the last ends (vllm bench serve --max-concurrency), a burst arriving at "

@@ -1,11 +1,14 @@
-"""Serving targets panel (inference only): the users to serve at once, the speed each must
-see and the longest wait for the first token. The Hardware tab sizes every GPU to meet them
-(core/sizing/compare_scale.py); the estimate itself does not use them."""
+"""Targets panel: serving, the users to serve at once, the speed each must see and the longest
+wait for the first token (unset: the stated default target, core/sizing/service_level.py,
+which a check box clears); training, the deadline (``targets.max_training_days``). The
+Hardware tab sizes every GPU to meet them (core/sizing/compare_scale.py); the estimate itself
+does not use them."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QCheckBox, QWidget
 
+from ...core.sizing.service_level import DEFAULT, SOURCE
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from .base import Panel
@@ -19,9 +22,9 @@ def _tip(widget: QWidget, text: str) -> QWidget:
 
 
 class TargetsPanel(Panel):
-    """Builds the Serving targets group; hidden for training."""
+    """Builds the Targets group: the serving rows, or the deadline when training."""
 
-    title = "Serving targets"
+    title = "Targets"
 
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
@@ -43,10 +46,13 @@ class TargetsPanel(Panel):
             "Speed per user",
             _tip(
                 QuantityField(
-                    "number", "targets.min_tokens_per_second_per_user", unit="tokens/s", none_text=NOT_SET
+                    "number",
+                    "targets.min_tokens_per_second_per_user",
+                    unit="tokens/s",
+                    none_text=f"default target: {DEFAULT.min_tokens_per_second_per_user:g} tokens/s",
                 ),
                 "Output tokens per second each user must see, at least "
-                "(targets.min_tokens_per_second_per_user).",
+                f"(targets.min_tokens_per_second_per_user). Unset: the default target ({SOURCE}).",
             ),
             "targets.min_tokens_per_second_per_user",
             name="spin_target_speed",
@@ -54,15 +60,51 @@ class TargetsPanel(Panel):
         f.add(
             "First token within",
             _tip(
-                QuantityField("number", "targets.max_ttft_seconds", step=0.1, unit="s", none_text=NOT_SET),
-                "The longest time to first token allowed (targets.max_ttft_seconds).",
+                QuantityField(
+                    "number",
+                    "targets.max_ttft_seconds",
+                    step=0.1,
+                    unit="s",
+                    none_text=f"default target: {DEFAULT.max_ttft_seconds:g} s",
+                ),
+                f"The longest time to first token allowed (targets.max_ttft_seconds). Unset: the default "
+                f"target ({SOURCE}).",
             ),
             "targets.max_ttft_seconds",
             name="spin_target_ttft",
+        )
+        f.add(
+            "",
+            _tip(
+                QCheckBox("Use the default target where unset"),
+                "Options that miss the stated default service level rank after those that meet it "
+                f"(targets.default_service_level; {SOURCE}). Clear it to rank by cost or speed alone.",
+            ),
+            "targets.default_service_level",
+            name="check_target_default",
+        )
+        f.add(
+            "Deadline",
+            _tip(
+                QuantityField("number", "targets.max_training_days", unit="days", none_text=NOT_SET),
+                "Train workload.training_tokens within this many days (targets.max_training_days): "
+                "the Hardware tab grows each GPU's data-parallel replicas until they do.",
+            ),
+            "targets.max_training_days",
+            name="spin_target_deadline",
         )
         self.state.changed.connect(self.refresh)
         self.refresh()
 
     def refresh(self) -> None:
         kind = self.kind()
-        self.box.setVisible(kind is not None and kind.serves)
+        self.box.setVisible(kind is not None)
+        training = kind is not None and kind.trains
+        for key in (
+            "targets.users",
+            "targets.min_tokens_per_second_per_user",
+            "targets.max_ttft_seconds",
+            "targets.default_service_level",
+        ):
+            self.form.show(key, kind is not None and kind.serves)
+        self.form.show("targets.max_training_days", training)

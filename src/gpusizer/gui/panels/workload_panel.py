@@ -76,12 +76,15 @@ class WorkloadPanel(Panel):
             to_state=tuple,
             from_state=tuple,
         )
-        f.add(
-            "Batch (sequences)",
-            QuantityField("count", "workload.batch_size"),
-            "workload.batch_size",
-            name="spin_batch_size",
+        batch = QuantityField("count", "workload.batch_size")
+        # one meaning in the window and the CLI: this is --users; Targets' "Users to serve"
+        # (over all replicas) is --target-users
+        batch.setToolTip(
+            "Sequences one engine replica serves at once (workload.batch_size; gpusizer-cli --users). "
+            "The users to serve over all replicas are the Targets panel's \u201cUsers to serve\u201d "
+            "(--target-users)."
         )
+        f.add("Batch (sequences)", batch, "workload.batch_size", name="spin_batch_size")
         f.add(
             "Prompt",
             QuantityField("context", "workload.prompt_tokens", step=256, unit="tokens"),

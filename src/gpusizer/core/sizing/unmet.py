@@ -1,0 +1,113 @@
+"""Why an option is not offered as it stands, as data every surface prints: ``unmet`` (one of
+:data:`UNMET`) and ``unmet_reason``, a sentence naming the target or limit and by how much.
+
+- ``memory``: no layout of up to the search's limit holds the work (the only case that reads
+  "does not fit");
+- ``context_limit``: a request is longer than the engine's context (``serving.max_context``:
+  vLLM's ``max_model_len``, llama.cpp's ``--ctx-size``, 4,096 by default in ``llama-server``),
+  which no count of GPUs changes;
+- ``targets``: the option holds the work but misses a target the user set, or the default
+  service level (core/sizing/service_level.py);
+- ``practical_limit``: one replica holds the work, but the users or targets need more GPUs than
+  the search buys (``max_gpus``, whole boxes of cards);
+- ``no_price``: holds and meets, but has no price on the basis asked (ranked after the priced).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.specs import Scenario
+from ..pipeline.estimate import estimate
+from ..speed.goodput import wall_seconds
+from .option import Pace
+from .service_level import ServiceLevel
+
+UNMET = ("memory", "targets", "context_limit", "practical_limit", "no_price")
+DAY = 86400.0
+
+
+def speed_gaps(pace: Pace, level: ServiceLevel) -> list[str]:
+    """The serving targets of ``level`` that ``pace`` misses, each with its shortfall:
+    ``first token 6.65 s, 4.65 s over the 2 s asked``."""
+    out = []
+    ttft, per_user = pace.ttft_seconds, pace.tokens_per_second_per_user
+    if level.max_ttft_seconds is not None and (ttft is None or ttft > level.max_ttft_seconds):
+        over = "" if ttft is None else f"{ttft:,.2f} s, {ttft - level.max_ttft_seconds:,.2f} s over"
+        out.append(f"first token {over} the {level.max_ttft_seconds:g} s asked")
+    floor = level.min_tokens_per_second_per_user
+    if floor is not None and (per_user is None or per_user < floor):
+        got = 0.0 if per_user is None else per_user
+        out.append(f"{got:,.1f} tokens/s per user, {floor - got:,.1f} short of the {floor:g} asked")
+    return out
+
+
+def training_gap(s: Scenario, pace: Pace, gpus: int = 1) -> str | None:
+    """The deadline missed, in wall time on ``gpus`` GPUs (core/speed/goodput.py): ``trains in
+    41.2 days, 11.2 over the 30-day deadline``."""
+    days_max, secs = s.targets.max_training_days, wall_seconds(s, gpus, pace.time_seconds)
+    if days_max is None or secs is None or secs / DAY <= days_max:
+        return None
+    days = secs / DAY
+    return f"trains in {days:,.1f} days, {days - days_max:,.1f} over the {days_max:g}-day deadline"
+
+
+def targets_reason(s: Scenario, pace: Pace, top: int, gpus: int = 1, at_top: bool = True) -> str:
+    """The sentence of an option (on ``gpus`` GPUs) that holds the work and misses the user's
+    targets: with up to ``top`` GPUs (``at_top``), or where doubling the GPUs stopped making
+    any user faster."""
+    if s.workload.trains:
+        gap = training_gap(s, pace, gpus) or f"the {s.targets.max_training_days:g}-day deadline is missed"
+        return f"{gap}; more GPUs, up to {top:,}, do not meet it"
+    gaps = speed_gaps(pace, ServiceLevel.of(s.targets))
+    what = "; ".join(gaps) if gaps else "the targets are missed"
+    if at_top:
+        return f"{what}; more GPUs, up to {top:,}, do not meet the targets"
+    return f"{what}; more GPUs do not close the gap (doubling them made no user faster)"
+
+
+def context_reason(s: Scenario) -> str | None:
+    """The engine's context is shorter than one request (``serving.max_context``), or None.
+    No count of GPUs changes it: only a longer context setting or a shorter request."""
+    if s.workload.trains:
+        return None
+    try:
+        est = estimate(s)
+    except Exception:  # an estimate that fails is the memory search's to report
+        return None
+    sv, w = est.serving, s.workload
+    need = w.prompt_tokens + w.generated_tokens
+    if sv is None or not sv.starts or need <= sv.max_context:
+        return None
+    model = s.model.max_context
+    head = f"a request of {need:,} tokens is longer than the engine's {sv.max_context:,}-token context"
+    if model and model < need:  # the engine's default is the model's own: only a shorter request runs
+        return f"{head} (the model's, model.max_context): shorten the request; more GPUs do not help"
+    room = f" (the model takes up to {model:,})" if model else ""
+    fix = f"set serving.max_context to at least {need:,}{room} or shorten the request"
+    return f"{head}: {fix}; more GPUs do not help"
+
+
+def practical_reason(s: Scenario, least: int, top: int) -> str:
+    """One replica holds the work on ``least`` GPUs, but no count up to ``top`` holds the
+    users or meets the targets: the cap, not memory, stops it."""
+    users = s.targets.users
+    who = f"{users:,} users" if users else "the targets"
+    return (
+        f"{least:,} GPU{'s hold' if least != 1 else ' holds'} one replica, but {who} need more than the "
+        f"{top:,} GPUs the search buys at most"
+    )
+
+
+def priced_reason(option: dict[str, Any], basis: str) -> tuple[str, str] | None:
+    """``("no_price", sentence)`` for an option that holds and meets but has no cost on the
+    basis asked (ranked after the priced ones), else None."""
+    if not option.get("fits") or option.get("unmet") or option.get("cost_per_hour") is not None:
+        return None
+    if basis == "owned" and option.get("used_price_left_out"):
+        return "no_price", (
+            f"only a used price for {option['gpu_name']} ({option.get('list_price_basis') or 'resale'}): "
+            "rankings count new prices unless used prices are asked for; ranked after the priced"
+        )
+    words = {"cloud": "on-demand cloud", "owned": "purchase", "marketplace": "marketplace"}
+    return "no_price", f"no {words.get(basis, basis)} price for {option['gpu_name']}: ranked after the priced"

@@ -1,0 +1,130 @@
+"""Achieved rates of an engine build's kernels where they differ from the architecture's
+entry (core/speed/rates.py ``RATES``): keyed (library, family, era), the era named by the
+engine release (core/registry/engines.py ``EngineRelease.kernel_era``); and of llama.cpp's
+backends other than the vendor's own (``serving.ggml_backend``: Vulkan on an AMD GPU), keyed
+(library, family, backend).
+
+``metal-2025``: llama.cpp's Metal backend from mid-2025 (builds from about b5850). The 2024
+entries (``("ggml", "apple")`` and ``"apple-m3"``) were solved from XiongjieDai's May 2024 tables
+(builds 2795-2843): 7.1 us per kernel, the Metal kernels of then run one after another. Since
+then the backend fuses element-wise chains into their producer (ggml-org/llama.cpp PR #14596
+"metal : fuse add, mul", 2025-07-09: RMS_NORM + MUL + ADD in one kernel, a run of ADDs, such as
+the MoE FFN's sum of its top-k experts, in one) and its matmul kernels (simdgroup MMA for
+quantised types, flash attention on by default in llama-bench and the server) reach a larger
+share of the GPU. A 2025 build with the 2024 entry came out 0.56-0.83 of the published speed
+(docs/evidence/speed.md section 16): an MoE's decode paid 12 ms of floors (48 layers x 36
+kernels x 7.1 us) of the 13 ms token it measured.
+
+Constants, each solved from one figure of ggml-org/llama.cpp PR #14596 on an M4 Max (its
+"gg/metal-fuse-add" column, flash attention on); every other figure is out of sample:
+
+- the kernel floor of M3 and later from qwen3moe 30B.A3B Q8_0 tg128, 76.68 t/s (M1/M2 keep
+  their 2024 floor, below);
+- the compute shares from gemma3 4B Q8_0 pp512, 2,494.63 t/s: the 2024 apple-m3 shares x
+  ``METAL_2025_COMPUTE``; M1/M2 (``apple``) take the same factor on their own 2024 shares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .rates import RATES, Rates, us
+
+_PR14596 = (
+    "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09), M4 Max, flash attention on, "
+    "its branch column"
+)
+METAL_2025_FLOOR = 3.7 * us
+METAL_2025_COMPUTE = 1.41
+
+
+def _metal_2025(r: Rates, floor: float) -> Rates:
+    f = METAL_2025_COMPUTE
+    return replace(
+        r,
+        matmul=round(r.matmul * f, 3),
+        matmul_quant=round(r.matmul_quant * f, 3),
+        kernel_floor=floor,
+        fused_expert_adds=True,
+        sources=(
+            *r.sources,
+            f"{_PR14596}: qwen3moe 30B.A3B Q8_0 tg128 76.68 t/s sets the kernel floor; gemma3 4B Q8_0 "
+            f"pp512 2,494.63 t/s the compute shares (x {f} of the 2024 entry's)",
+            "ggml-org/llama.cpp PR #15616 (2025-08-27, M2 Ultra, n_ubatch 2048) and PR #19555 "
+            "(2026-02-12) out of sample (docs/evidence/speed.md section 16)",
+        ),
+    )
+
+
+# M1/M2 keep their 2024 floor: a 2026 build still takes 4.1 ms per token of TinyLlama 1.1B on an
+# M1 Ultra (geerlingguy/ai-benchmarks#48, build 7825, tg128 242.56 t/s: tests/core/data/
+# serving-speed.json), which the 3.7 us of the M4 Max would put at 2.7 ms
+_M2 = RATES[("ggml", "apple")]
+ERA_RATES: dict[tuple[str, str, str], Rates] = {
+    ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
+    ("ggml", "apple-m3", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m3")], METAL_2025_FLOOR),
+}
+
+
+# llama.cpp's backends (``serving.ggml_backend``) and the one each vendor's GPUs take by default:
+# the vendor's own (ggml-cuda, its HIP build for ROCm, ggml-metal, ggml-sycl); Vulkan runs on
+# every vendor's GPUs but Apple's (no native Vulkan driver on macOS).
+GGML_BACKENDS = ("cuda", "rocm", "vulkan", "metal", "sycl", "cpu")
+_VENDOR_BACKEND = {"nvidia": "cuda", "amd": "rocm", "apple": "metal", "intel": "sycl"}
+_BACKEND_VENDORS = {"cuda": ("nvidia",), "rocm": ("amd",), "metal": ("apple",), "sycl": ("intel",)}
+
+
+def default_backend(vendor: str) -> str:
+    """The ggml backend llama.cpp's build for ``vendor``'s GPUs uses (Vulkan for others)."""
+    return _VENDOR_BACKEND.get(vendor.lower(), "vulkan")
+
+
+def backend_runs_on(backend: str, vendor: str) -> bool:
+    """Whether llama.cpp's ``backend`` drives ``vendor``'s GPUs."""
+    v = vendor.lower()
+    if backend == "vulkan":
+        return v != "apple"
+    return v in _BACKEND_VENDORS.get(backend, ())
+
+
+_VULKANFORGE = (
+    "maeddesg/vulkanforge wiki 'Benchmarks' (v0.7.0 matrix, 2026-06): llama.cpp b9174 Vulkan "
+    "(KHR_coopmat, RADV / Mesa 26.1.2) on an RX 9070 XT, -fa 1, ctx 4096"
+)
+_KYUZ0 = (
+    "kyuz0/amd-strix-halo-toolboxes benchmark/results/*__vulkan_radv.log: llama-bench -ngl 999 -mmp 0 on a "
+    "Ryzen AI Max+ 395 (Radeon 8060S, gfx1151), Vulkan RADV with KHR_coopmat, flash attention off"
+)
+# ggml-vulkan records a whole graph into command buffers, no launch per kernel: its floor is not
+# separable from the bandwidth share in the three decode figures at hand (0.5-1.5 us with 0.85-0.95
+# of the bandwidth replay all three within 5 %); 1 us is taken, the share solved at it.
+VULKAN_FLOOR = 1.0 * us
+# Vulkan on RDNA4 with cooperative-matrix shaders: two shares solved from the Llama 3.1 8B
+# Q4_K_M row (docs/evidence/speed.md section 17), the rest the ggml fallback's; Qwen3-8B and
+# Mistral 7B rows and both pp2048 figures out of sample.
+_FALLBACK = RATES[("ggml", "")]
+BACKEND_RATES: dict[tuple[str, str, str], Rates] = {
+    ("ggml", "rdna4", "vulkan"): replace(
+        _FALLBACK,
+        matmul_quant=0.357,
+        bandwidth=0.93,
+        kernel_floor=VULKAN_FLOOR,
+        sources=(
+            f"{_VULKANFORGE}: Llama-3.1-8B-Instruct Q4_K_M pp512 4,802 t/s (quantised matmul share of "
+            "the 194.6 TFLOPS WMMA peak) and decode 119.6 t/s (bandwidth share at VULKAN_FLOOR)",
+            "no RDNA4 Vulkan figure for F16 matmuls or attention: the ggml fallback's shares",
+        ),
+    ),
+    ("ggml", "apu", "vulkan"): replace(
+        _FALLBACK,
+        matmul_quant=0.185,
+        bandwidth=0.83,
+        kernel_floor=VULKAN_FLOOR,
+        sources=(
+            f"{_KYUZ0}: Llama 3.3 70B Q4_K_M (build 6119) pp512 78.99 t/s (quantised matmul share of the "
+            "59.4 TFLOPS WMMA peak) and tg128 5.00 t/s (bandwidth share at VULKAN_FLOOR); Llama 4 Scout "
+            "Q6_K (build 6486) out of sample",
+            "no Strix Halo Vulkan figure for F16 matmuls or attention: the ggml fallback's shares",
+        ),
+    ),
+}
