@@ -79,7 +79,8 @@ def test_context_limit_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "Not offered (rtx-4090-24gb, context_limit)" in out
     assert main(["estimate", str(path)]) == 0
     out = capsys.readouterr()[0]
-    assert "does NOT run (request longer than the engine's context)" in out and "does NOT fit" not in out
+    said = "does not run: a request of 8,192 tokens is longer than the engine's 4,096-token context"
+    assert said in out and "does not fit" not in out  # io/wording.py's verdict
     assert main(["plan", str(path)]) == 0
     out = capsys.readouterr()[0]
     assert out.startswith("No GPU runs this scenario: a request of 8,192 tokens") and " fits" not in out

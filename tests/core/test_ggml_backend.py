@@ -11,8 +11,8 @@ import pytest
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.pipeline.estimate import estimate
-from gpusizer.core.speed.rates import RATES, achieved
-from gpusizer.core.speed.rates_era import BACKEND_RATES, default_backend
+from gpusizer.core.speed.rates import RATES
+from gpusizer.core.speed.rates_era import BACKEND_RATES, achieved_by, default_backend
 
 
 def _llama(gpu: str, framework: str = "llama.cpp", **serving: Any) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def test_the_default_backend_is_the_vendors_own() -> None:
     assert [default_backend(v) for v in vendors] == ["cuda", "rocm", "metal", "sycl", "vulkan"]
     xtx = gpu_spec("rx-7900-xtx-24gb")
     # the vendor's backend named or left null: the same rates (the HIP-measured rdna3 entry)
-    assert achieved(xtx, "ggml", "", "rocm") is RATES[("ggml", "rdna3")]
+    assert achieved_by(xtx, "ggml", "", "rocm") is RATES[("ggml", "rdna3")]
     a = estimate(_llama("rx-7900-xtx-24gb")).serving
     b = estimate(_llama("rx-7900-xtx-24gb", ggml_backend="rocm")).serving
     assert a is not None and b is not None and a.ttft_seconds == b.ttft_seconds
@@ -39,9 +39,9 @@ def test_the_default_backend_is_the_vendors_own() -> None:
 
 def test_vulkan_takes_its_own_entry_or_the_ggml_fallback() -> None:
     r9070, xtx = gpu_spec("rx-9070-xt-16gb"), gpu_spec("rx-7900-xtx-24gb")
-    assert achieved(r9070, "ggml", "metal-2025", "vulkan") is BACKEND_RATES[("ggml", "rdna4", "vulkan")]
+    assert achieved_by(r9070, "ggml", "metal-2025", "vulkan") is BACKEND_RATES[("ggml", "rdna4", "vulkan")]
     # no RDNA3 Vulkan measurement: not the HIP entry's shares, the library's fallback
-    assert achieved(xtx, "ggml", "", "vulkan") is RATES[("ggml", "")]
+    assert achieved_by(xtx, "ggml", "", "vulkan") is RATES[("ggml", "")]
     rocm = estimate(_llama("rx-9070-xt-16gb")).serving
     vulkan = estimate(_llama("rx-9070-xt-16gb", ggml_backend="vulkan")).serving
     assert rocm is not None and vulkan is not None and vulkan.tpot_seconds < rocm.tpot_seconds

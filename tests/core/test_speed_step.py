@@ -18,6 +18,7 @@ from gpusizer.core.speed.collectives import (
     link,
 )
 from gpusizer.core.speed.rates import RATES, achieved, gpu_family
+from gpusizer.core.speed.rates_era import achieved_by
 from gpusizer.core.speed.step import StepModel, experts_read, kernels_per_step
 from gpusizer.core.speed.step_model import step_model
 
@@ -116,7 +117,7 @@ def test_metal_builds_of_2025_fuse_the_experts_adds_and_take_their_own_rates() -
     assert new.rates.kernel_floor == pytest.approx(3.7e-6)
     assert new.rates.matmul_quant == pytest.approx(RATES[("ggml", "apple-m3")].matmul_quant * 1.41, abs=1e-3)
     h100 = gpu_by_id("h100-sxm-80gb")
-    assert achieved(h100, "ggml", "metal-2025") is RATES[("ggml", "hopper")]
+    assert achieved_by(h100, "ggml", "metal-2025") is RATES[("ggml", "hopper")]
 
 
 def test_pipeline_stages_overlap_micro_batches_but_not_one_sequence() -> None:

@@ -388,23 +388,11 @@ RATES[("vendor", "cdna4")] = replace(
 )
 
 
-def achieved(gpu: Device, library: str, era: str = "", backend: str = "") -> Rates:
+def achieved(gpu: Device, library: str) -> Rates:
     """The achieved rates of ``library`` on ``gpu``'s architecture (the library's fallback
-    when that architecture has no entry of its own); ``era`` names the engine build's kernels
-    (core/registry/engines.py ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend
-    where they have an entry of their own (core/speed/rates_era.py). A backend other than the
-    vendor's own without an entry takes the library's fallback, not the vendor backend's."""
-    family = gpu_family(gpu)
-    if era or backend:
-        # the era and backend entries are built from this table
-        from .rates_era import BACKEND_RATES, ERA_RATES, default_backend
-
-        if backend and backend != default_backend(gpu.vendor):
-            return BACKEND_RATES.get((library, family, backend)) or RATES[(library, "")]
-        by_era = ERA_RATES.get((library, family, era))
-        if by_era is not None:
-            return by_era
-    return RATES.get((library, family)) or RATES[(library, "")]
+    when that architecture has no entry of its own); an engine build's kernel era and
+    llama.cpp's backend: core/speed/rates_era.py ``achieved_by``."""
+    return RATES.get((library, gpu_family(gpu))) or RATES[(library, "")]
 
 
 def sixteen_bit_scale(gpu: Device, r: Rates) -> float:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .rates import RATES, Rates, us
+from .rates import RATES, Device, Rates, achieved, gpu_family, us
 
 _PR14596 = (
     "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09), M4 Max, flash attention on, "
@@ -128,3 +128,19 @@ BACKEND_RATES: dict[tuple[str, str, str], Rates] = {
         ),
     ),
 }
+
+
+def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> Rates:
+    """The achieved rates of ``library`` on ``gpu`` (core/speed/rates.py ``achieved``), where
+    ``era`` names the engine build's kernels (core/registry/engines.py
+    ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend and they have an entry of
+    their own here. A backend other than the vendor's own without an entry takes the
+    library's fallback, not the vendor backend's."""
+    family = gpu_family(gpu)
+    if backend and backend != default_backend(gpu.vendor):
+        return BACKEND_RATES.get((library, family, backend)) or RATES[(library, "")]
+    if era:
+        by_era = ERA_RATES.get((library, family, era))
+        if by_era is not None:
+            return by_era
+    return achieved(gpu, library)

@@ -23,7 +23,8 @@ from ..model.module_bytes import modules_key, rule_id
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from .collectives import link
-from .rates import Rates, achieved, power_capped, sixteen_bit_scale
+from .rates import Rates, power_capped, sixteen_bit_scale
+from .rates_era import achieved_by
 from .roofline import peak_tflops
 from .roofline_shape import shape
 from .step import (
@@ -91,7 +92,7 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         rule_id(s, prec.weights),
         modules_key(s),
     )
-    r = _user_rates(achieved(gpu, costs.library, costs.kernel_era, costs.backend), c)
+    r = _user_rates(achieved_by(gpu, costs.library, costs.kernel_era, costs.backend), c)
     rate, _ = op_rate(s, gpu, r, costs.library)
     node = s.hardware.gpus_per_node
     eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None
