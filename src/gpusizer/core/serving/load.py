@@ -23,6 +23,7 @@ from ..speed.rates import power_capped, sixteen_bit_scale
 from ..speed.roofline import peak_tflops
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
+from .budget import bounded, budget_note, extrapolated
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .scheduler import Engine, LoadResult, Workload, simulate
@@ -126,6 +127,7 @@ class ServedLoad:
     workload: Workload
     run: LoadResult
     engine: Engine
+    note: str | None = None  # what the work budget changed (core/serving/budget.py)
 
 
 _RUNS: Memo[ServedLoad] = Memo(512)
@@ -139,7 +141,10 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
         eng, wl = _engine(s, em, st), _workload(s, st)
         if wl.users == 1 and wl.load != "rate" and not wl.spread:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
-        return ServedLoad(step, wl, simulate(step, eng, wl), eng)
+        ran, scale = bounded(wl)
+        result = simulate(step, eng, ran)
+        note = budget_note(wl, ran, result, scale)
+        return ServedLoad(step, wl, extrapolated(result, scale), eng, note)
 
     return _RUNS.get((id(s), id(gpu)), run, (s, gpu))
 
@@ -157,6 +162,8 @@ def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -
     done = f"{run.completed:,} request{'s' if run.completed != 1 else ''} simulated"
     if wl.time_boxed and run.completed < wl.requests:
         done += " (the run stopped at its time box)"
+    if served.note:
+        done += f" ({served.note})"
     origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else "kernel floors + host"
     r = step.rates
     _, peak = peak_tflops(gpu, s.precision.activations)

@@ -21,7 +21,7 @@ from typing import Any, get_args
 
 from ..cancel import Cancelled as Cancelled  # re-exported: its old home
 from ..cancel import CancelToken, as_token
-from ..errors import ScenarioError
+from ..errors import ScenarioError, excerpt
 from ..model.presets import resolve_gpu_id
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
@@ -71,6 +71,20 @@ def select_gpus(
     ]
 
 
+def id_list(field: str, given: Iterable[str]) -> list[str]:
+    """Ids as a list; ScenarioError naming ``field`` for one string (``gpus="h100"`` was read
+    as the ids "h", "1", "0", "0" and the message named 'h') or anything but strings."""
+    if isinstance(given, str):
+        raise ScenarioError(field, f"must be a list of ids, not one string: write [{excerpt(given)}]")
+    if not isinstance(given, Iterable) or isinstance(given, Mapping):
+        raise ScenarioError(field, f"must be a list of ids; got {excerpt(given)}")
+    out = list(given)
+    for item in out:
+        if not isinstance(item, str):
+            raise ScenarioError(field, f"must be ids (text); got {excerpt(item)}")
+    return out
+
+
 def _wanted(
     field: str, given: Iterable[str] | None, allowed: Sequence[str], exact: bool = False
 ) -> set[str] | None:
@@ -78,7 +92,7 @@ def _wanted(
         return None
     norm = {a if exact else a.lower(): a for a in allowed}
     out = set()
-    for item in given:
+    for item in id_list(field, given):
         key = item if exact else item.lower()
         if key not in norm:
             shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")
@@ -155,7 +169,7 @@ def sized(
     s = parse_scenario(scenario)
     estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     if gpus is not None:
-        gpus = [resolve_gpu_id(g) for g in gpus]  # a saved scenario's former catalog id
+        gpus = [resolve_gpu_id(g) for g in id_list("gpus", gpus)]  # a saved scenario's former id
         select_gpus(s, ids=gpus)  # names an unknown id
     catalog = boxed(catalog_targets(s, gpus, check_margin(margin), own_node_only=True), ask.cards_per_box)
     if not catalog:
