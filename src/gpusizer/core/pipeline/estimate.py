@@ -23,6 +23,7 @@ from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
 from ..registry.frameworks import FrameworkProfile
 from ..registry.workloads import WorkloadKind
+from ..serving.budget import caps
 from ..serving.engine_memory import engine_memory, serving_notes, serving_result
 from ..serving.rules import memory_rule
 from ..speed.compute import compute_estimate
@@ -212,7 +213,7 @@ def _served(
         served = serving_result(s, gpu, em, st)
         return em.memory, served, serving_notes(s, arch, em, st, gpu)
 
-    return _SERVED.get((id(s), id(gpu)), compute, (s, gpu))
+    return _SERVED.get((id(s), id(gpu), caps()), compute, (s, gpu))  # a sizing call's runs apart
 
 
 def _job(s: Scenario) -> Job:

@@ -16,11 +16,20 @@ Two bounds, each said in the result's ``serving.simulation_note`` when it applie
 
 A request list of more than :data:`MAX_SIMULATED_REQUESTS` is cut to that many (the largest
 published benchmark run, trtllm-bench's 30,000 requests, is within it).
+
+A sizing call (``plan``, ``compare_gpus``, ``models_that_fit``) simulates about 200 runs (each
+GPU type's layouts and counts; 191 for Llama 3.1 8B over the catalog), so inside one
+(:func:`sizing_budget`) each run gets :data:`SIZING`: a 300,000-request rate load took 23-36 s
+of ``compare`` with the estimate's own budget. The figures of a run cut this way are the same
+extrapolations, and its note says so; an estimate outside a sizing call keeps the full budget.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 from .scheduler_types import LoadResult, Workload
 
@@ -29,15 +38,48 @@ MAX_SIMULATED_REQUESTS = 30_000
 WORK_STEPS = 30_000
 
 
+@dataclass(frozen=True)
+class Caps:
+    """Users and requests simulated, step evaluations of a run."""
+
+    users: int
+    requests: int
+    steps: int
+
+
+# 1,000 steps is 5-8 ms: 200 runs of a sizing call within about a second. The default loads
+# (steady or burst, time-boxed to 120 steps) are never cut; a rate load's 1,000 requests are.
+SIZING = Caps(users=1024, requests=1024, steps=1000)
+_IN_SIZING: ContextVar[bool] = ContextVar("gpusizer_sizing_budget", default=False)
+
+
+def caps() -> Caps:
+    """The caps of a run started now (:data:`SIZING` inside :func:`sizing_budget`)."""
+    if _IN_SIZING.get():
+        return SIZING
+    return Caps(MAX_SIMULATED_USERS, MAX_SIMULATED_REQUESTS, WORK_STEPS)
+
+
+@contextmanager
+def sizing_budget() -> Iterator[None]:
+    """Runs started inside get the sizing call's caps (module docstring)."""
+    token = _IN_SIZING.set(True)
+    try:
+        yield
+    finally:
+        _IN_SIZING.reset(token)
+
+
 def bounded(w: Workload) -> tuple[Workload, float]:
     """The workload simulated and the factor its users were divided by (1.0: as asked)."""
+    c = caps()
     scale = 1.0
     users, requests = w.users, w.requests
-    if w.load != "rate" and users > MAX_SIMULATED_USERS:
-        scale = users / MAX_SIMULATED_USERS
-        users = MAX_SIMULATED_USERS
+    if w.load != "rate" and users > c.users:
+        scale = users / c.users
+        users = c.users
         requests = max(users, round(requests / scale)) if w.load == "steady" else users
-    requests = min(requests, MAX_SIMULATED_REQUESTS)
+    requests = min(requests, c.requests)
     if (users, requests) == (w.users, w.requests):
         return w, 1.0
     return replace(w, users=users, requests=requests), scale
@@ -63,7 +105,7 @@ def budget_note(asked: Workload, ran: Workload, run: LoadResult, scale: float) -
         parts.append(f"simulated {ran.requests:,} of {asked.requests:,} requests")
     if run.stopped and not asked.time_boxed:
         parts.append(
-            f"stopped at the work budget of {WORK_STEPS:,} steps with {run.completed:,} requests "
+            f"stopped at the work budget of {caps().steps:,} steps with {run.completed:,} requests "
             "completed; their figures stand for the whole run"
         )
     return "; ".join(parts) or None

@@ -23,7 +23,7 @@ from ..speed.rates import power_capped, sixteen_bit_scale
 from ..speed.roofline import peak_tflops
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
-from .budget import bounded, budget_note, extrapolated
+from .budget import bounded, budget_note, caps, extrapolated
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .scheduler import Engine, LoadResult, Workload, simulate
@@ -146,7 +146,7 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
         note = budget_note(wl, ran, result, scale)
         return ServedLoad(step, wl, extrapolated(result, scale), eng, note)
 
-    return _RUNS.get((id(s), id(gpu)), run, (s, gpu))
+    return _RUNS.get((id(s), id(gpu), caps()), run, (s, gpu))  # a sizing call's runs apart
 
 
 def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> str:

@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
-from .budget import WORK_STEPS
+from .budget import caps
 from .scheduler_types import MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload, levels
 
 
@@ -297,7 +297,7 @@ class Run:
         return step.seconds(d, d * step.positions(mean), sampled=d)
 
     def run(self) -> LoadResult:
-        cap = TIME_BOXED_STEPS if self.w.time_boxed else min(MAX_STEPS, WORK_STEPS)
+        cap = TIME_BOXED_STEPS if self.w.time_boxed else min(MAX_STEPS, caps().steps)
         while True:
             if self.evals >= cap:
                 self.stopped = True

@@ -26,6 +26,7 @@ from ..model.presets import resolve_gpu_id
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario
+from ..serving.budget import sizing_budget
 from .advise import Ask
 from .advise_all import advise_catalog
 from .compare_options import (
@@ -167,7 +168,8 @@ def sized(
     """Per GPU (catalog order): its options, the answer first (``plan`` and
     :func:`size_gpus` share it)."""
     s = parse_scenario(scenario)
-    estimate(s)  # errors only the estimator raises (a serving framework asked to train)
+    with sizing_budget():  # its simulated run as the search's (core/serving/budget.py)
+        estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     if gpus is not None:
         gpus = [resolve_gpu_id(g) for g in id_list("gpus", gpus)]  # a saved scenario's former id
         select_gpus(s, ids=gpus)  # names an unknown id

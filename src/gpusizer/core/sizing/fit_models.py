@@ -23,6 +23,7 @@ from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario, scenario_dict
+from ..serving.budget import sizing_budget
 from ..serving.rules import memory_rule
 from .fit_search import largest_fitting
 from .layout_search import DEFAULT_MARGIN, check_margin
@@ -120,14 +121,16 @@ def models_that_fit(
     sequence), ``host_memory_bytes`` (system RAM one GPU's process needs beside it: layers
     kept in RAM, offloaded states). ScenarioError for a bad scenario or margin."""
     s = parse_scenario(scenario)
-    estimate(s)  # errors only the estimator raises (a serving framework asked to train)
+    with sizing_budget():
+        estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     check_margin(margin)
     base = scenario_dict(s)
     out = []
     for mid, block in _candidates(s, _caller_models(base, models)):
         try:
             sc = parse_scenario({**base, "model": block})
-            est = estimate(sc)
+            with sizing_budget():  # one simulated run per model: core/serving/budget.py
+                est = estimate(sc)
         except ScenarioError:
             continue  # the layout cannot take it
         spare = _spare(sc, est, margin)
