@@ -9,7 +9,15 @@ The search's work is bounded (core/sizing/work.py), not only its input. Run the 
 
 or a sample under pytest (``pytest benchmarks/bench_search_bounds.py --benchmark-enable``).
 Since hostile input round 4 the grid also holds deadlines (1 to 3,650 days) and heavy serving
-loads (:func:`heavy_calls`); ``--heavy`` runs only those.
+loads (:func:`heavy_calls`); ``--heavy`` runs only those. Before their bounds (the deadline's
+share of the call's work, core/sizing/work.py; a sizing call's simulation caps,
+core/serving/budget.py): ``plan`` of Kimi K2 to 30 days 3.4 s, DeepSeek-V3 to 3,650 days 6.3 s,
+``compare`` of DeepSeek-R1 under 300,000 requests 36 s. Recorded on the bounded code
+(2026-12-05, 01:00-01:08 UTC, the shared 2-core machine loaded by other sessions), the six
+heaviest presets (DeepSeek V3 and R1, Kimi K2, Qwen3-Coder 480B, GLM-4.5, Llama 3.1 405B)
+under every deadline and load, 126 calls: **none over 2 s**, the slowest 1.84 s (``compare``
+of Qwen3-Coder 480B under the 300,000-request rate load), ``plan`` at most 1.05 s, the mean
+0.44 s (``search_bounds_round4.json``). The whole heavy grid (1,071 calls) was not run.
 Times are process CPU seconds, so that other processes on a shared machine do not count.
 
 First recorded (2026-12, the 2-core machine under a load of 5-10, before issue 21's growth was
