@@ -181,15 +181,15 @@ def test_a_heavy_valid_load_is_estimated_within_a_second_and_says_so(extra: dict
 
 
 def test_a_burst_scaled_down_keeps_its_figures(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The extrapolation against a run simulated whole: 300,000 requests at once on vLLM
-    (defaults) simulated as 30,000 with waits x10 against the whole run (1.3 s): mean first
+    """The extrapolation against a run simulated whole: 90,000 requests at once on vLLM
+    (defaults) simulated as 30,000 with waits x3 against the whole run: mean first
     token within 5 %, throughput within 5 %."""
     from gpusizer.core.serving import budget
 
-    s = {**SERVE, "framework": "vllm", "serving": {"load": "burst", "concurrency": 300_000}}
+    s = {**SERVE, "framework": "vllm", "serving": {"load": "burst", "concurrency": 90_000}}
     scaled = estimate_report(s)["serving"]
     for module, name in ((budget, "MAX_SIMULATED_USERS"), (budget, "MAX_SIMULATED_REQUESTS")):
-        monkeypatch.setattr(module, name, 300_000)
+        monkeypatch.setattr(module, name, 90_000)
     monkeypatch.setattr(budget, "WORK_STEPS", 10**6)
     whole = estimate_report({**s, "name": "whole"})["serving"]  # a new scenario: not cached
     assert whole["simulation_note"] is None and scaled["simulation_note"]
