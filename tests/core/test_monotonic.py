@@ -158,13 +158,14 @@ def test_deepseek_v3_vllm_pp2_18_to_19_layers() -> None:
 def test_one_more_layer_never_lowers_a_served_peak(preset: str, pp: int, fw: str, layers: int) -> None:
     """Serving engines with PP >= 2: the reported GPU is the heaviest stage's."""
     dense = (model_presets()[preset].get("moe") or {}).get("dense_layers", 0)
-    s = {
-        "model": {"preset": preset, "layers": max(layers, pp, dense + 1)},
+    layers = max(layers, pp, dense + 1)
+    s: dict[str, Any] = {
+        "model": {"preset": preset, "layers": layers},
         "workload": {"kind": "inference"},
         "parallelism": {"pipeline": pp},
         "framework": fw,
     }
     before = _peak(s)
-    after = _peak(_with(s, "model", layers=s["model"]["layers"] + 1))
+    after = _peak(_with(s, "model", layers=layers + 1))
     if before is not None and after is not None:
         assert after >= before
