@@ -8,6 +8,16 @@ The search's work is bounded (core/sizing/work.py), not only its input. Run the 
     .venv/bin/python benchmarks/bench_search_bounds.py --out benchmarks/search_bounds.json
 
 or a sample under pytest (``pytest benchmarks/bench_search_bounds.py --benchmark-enable``).
+Since hostile input round 4 the grid also holds deadlines (1 to 3,650 days) and heavy serving
+loads (:func:`heavy_calls`); ``--heavy`` runs only those. Before their bounds (the deadline's
+share of the call's work, core/sizing/work.py; a sizing call's simulation caps,
+core/serving/budget.py): ``plan`` of Kimi K2 to 30 days 3.4 s, DeepSeek-V3 to 3,650 days 6.3 s,
+``compare`` of DeepSeek-R1 under 300,000 requests 36 s. Recorded on the bounded code
+(2026-12-05, 01:00-01:08 UTC, the shared 2-core machine loaded by other sessions), the six
+heaviest presets (DeepSeek V3 and R1, Kimi K2, Qwen3-Coder 480B, GLM-4.5, Llama 3.1 405B)
+under every deadline and load, 126 calls: **none over 2 s**, the slowest 1.84 s (``compare``
+of Qwen3-Coder 480B under the 300,000-request rate load), ``plan`` at most 1.05 s, the mean
+0.44 s (``search_bounds_round4.json``). The whole heavy grid (1,071 calls) was not run.
 Times are process CPU seconds, so that other processes on a shared machine do not count.
 
 First recorded (2026-12, the 2-core machine under a load of 5-10, before issue 21's growth was
@@ -116,6 +126,47 @@ def calls(only: Sequence[str] = ()) -> Iterator[tuple[str, str, dict[str, Any], 
                     yield f"plan|{preset}|{kind}|{ctx}|{gpu}", "plan", s, {"gpus": [gpu]}
 
 
+DEADLINE_DAYS = (1, 30, 365, 3650)  # a day to ten years (targets.max_training_days)
+TRAINING_TOKENS = 1.5e13  # DeepSeek-V3's 14.8T pre-training tokens, rounded
+# Heavy valid serving loads (core/serving/budget.py): the most requests, the largest batch,
+# the widest spread of lengths.
+LOADS: dict[str, dict[str, Any]] = {
+    "rate-300k": {"serving": {"load": "rate", "request_rate": 50.0, "requests": 300_000}},
+    "burst-2^24": {"serving": {"load": "burst", "concurrency": 2**24}},
+    "steady-30k-spread": {
+        "serving": {"load": "steady", "concurrency": 30_000, "requests": 300_000, "length_spread": 0.9}
+    },
+}
+
+
+def heavy_calls(only: Sequence[str] = ()) -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+    """Deadlines and serving loads (hostile input, round 4): every preset pre-trained on
+    :data:`TRAINING_TOKENS` to each of :data:`DEADLINE_DAYS`, and served under each of
+    :data:`LOADS`; ``compare`` and ``plan`` on the H100 and the RTX 4090 each."""
+    for preset in sorted(model_presets()):
+        if only and preset not in only:
+            continue
+        cases = [
+            (
+                f"deadline-{days}",
+                {
+                    "model": {"preset": preset},
+                    "workload": {"kind": "pretraining", "training_tokens": TRAINING_TOKENS},
+                    "targets": {"max_training_days": days},
+                },
+            )
+            for days in DEADLINE_DAYS
+        ]
+        cases += [
+            (name, {"model": {"preset": preset}, "workload": {"kind": "inference"}, **extra})
+            for name, extra in LOADS.items()
+        ]
+        for name, s in cases:
+            yield f"compare|{preset}|{name}", "compare_gpus", s, {}
+            for gpu in ("h100-sxm-80gb", "rtx-4090-24gb"):
+                yield f"plan|{preset}|{name}|{gpu}", "plan", s, {"gpus": [gpu]}
+
+
 def timed(fn: str, s: dict[str, Any], kw: dict[str, Any]) -> tuple[float, str]:
     """(process CPU seconds, outcome) of one cold call."""
     clear_caches()
@@ -154,13 +205,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--every", type=int, default=1, help="run every Nth call of the grid")
     ap.add_argument("--presets", nargs="+", default=(), help="only these model presets")
     ap.add_argument("--from-log", help="summarise an earlier run's .jsonl instead of running")
+    ap.add_argument("--heavy", action="store_true", help="only the deadlines and serving loads")
     a = ap.parse_args(argv)
+    grid = heavy_calls if a.heavy else lambda only: [*calls(only), *heavy_calls(only)]
     if a.from_log:
         rows = [json.loads(line) for line in Path(a.from_log).read_text().splitlines() if line]
     else:
         rows = []
         with Path(a.out).with_suffix(".jsonl").open("w") as log:  # each call as it is timed
-            for i, (label, fn, s, kw) in enumerate(calls(a.presets)):
+            for i, (label, fn, s, kw) in enumerate(grid(a.presets)):
                 if i % a.every:
                     continue
                 seconds, outcome = timed(fn, s, kw)

@@ -131,3 +131,41 @@ def test_more_data_parallel_ranks_never_raise_zero3_memory(s: dict[str, Any]) ->
     after = _peak(_with(s, "parallelism", data=2 * s["parallelism"]["data"]))
     if before is not None and after is not None:
         assert after <= before
+
+
+def test_deepseek_v3_vllm_pp2_18_to_19_layers() -> None:
+    """An engine whose stages all fail to start reported its first stage, not the heaviest:
+    one layer more lowered DeepSeek-V3's weights from 98.19 to 78.39 GiB (vLLM, PP 2; the
+    later stage of 10 MoE layers outweighs the first of 3 dense and 7). Hostile input round 4."""
+    s = {
+        "model": {"preset": "deepseek-v3", "layers": 18},
+        "workload": {"kind": "inference"},
+        "parallelism": {"pipeline": 2, "data": 2},
+        "framework": "vllm",
+    }
+    before, after = estimate_report(s), estimate_report(_with(s, "model", layers=19))
+    assert after["per_gpu"]["weights"] >= before["per_gpu"]["weights"]
+    assert after["per_gpu"]["total"] >= before["per_gpu"]["total"]
+
+
+@FAST
+@given(
+    st.sampled_from(["deepseek-v3", "qwen3-30b-a3b", "gemma-3-27b", "llama-3.1-70b"]),
+    st.sampled_from([2, 3, 4, 8]),
+    st.sampled_from(["vllm", "sglang", "tensorrt-llm"]),
+    st.integers(2, 70),
+)
+def test_one_more_layer_never_lowers_a_served_peak(preset: str, pp: int, fw: str, layers: int) -> None:
+    """Serving engines with PP >= 2: the reported GPU is the heaviest stage's."""
+    dense = (model_presets()[preset].get("moe") or {}).get("dense_layers", 0)
+    layers = max(layers, pp, dense + 1)
+    s: dict[str, Any] = {
+        "model": {"preset": preset, "layers": layers},
+        "workload": {"kind": "inference"},
+        "parallelism": {"pipeline": pp},
+        "framework": fw,
+    }
+    before = _peak(s)
+    after = _peak(_with(s, "model", layers=layers + 1))
+    if before is not None and after is not None:
+        assert after >= before

@@ -238,8 +238,15 @@ def to_markdown(f: ReportFacts, images: Sequence[Image] = ()) -> str:
     return "\n".join(out)
 
 
+def _html(text: str) -> str:
+    """Plain text as HTML: escaped, and control and bidi characters (ESC, BEL, U+202E RIGHT-TO-
+    LEFT OVERRIDE, which reorders what follows it on the page) shown escaped as the Markdown
+    shows them (core/errors.printable); line breaks kept (the scenario's JSON is one block)."""
+    return html.escape("\n".join(printable(line) for line in str(text).split("\n")))
+
+
 def _html_section(sec: Section) -> str:
-    e = html.escape
+    e = _html
     out = f"<h2>{e(sec.title)}</h2>"
     for i, text in enumerate(sec.paragraphs):
         out += f"<p><b>{e(text)}</b></p>" if sec.strong and i == 0 else f"<p>{e(text)}</p>"
@@ -259,7 +266,7 @@ def _html_section(sec: Section) -> str:
 
 def to_html(f: ReportFacts, images: Sequence[Image] = ()) -> str:
     """The report as one HTML page (the same sections as the Markdown)."""
-    e = html.escape
+    e = _html
     body = ""
     for sec in sections(f):
         if sec.title == "Assumptions" and images:

@@ -187,6 +187,8 @@ def _index_tensors(path: Path) -> tuple[dict[str, Tensor], list[Path]]:
 def _inside(index: Path, shard: str) -> str:
     """A shard name must be a file in the index's folder or below (the folder may hold
     symlinks, as the Hugging Face cache does; the name itself may not leave the folder)."""
+    if not shard.isprintable():  # a NUL made os.stat raise ValueError; no file name holds one
+        raise _bad(index, f"shard name {excerpt(shard)} holds a control character")
     parts = PurePath(shard).parts
     if not parts or PurePath(shard).anchor or PureWindowsPath(shard).anchor or ".." in parts:
         raise _bad(
@@ -205,6 +207,8 @@ def _exists(path: Path) -> bool:
         return False
     except OSError as exc:
         raise _bad(path, f"cannot read: {exc.strerror or exc}") from None
+    except ValueError:  # an embedded NUL byte: no such file can exist
+        raise _bad(path, "the name holds a NUL byte") from None
     return True
 
 

@@ -82,7 +82,9 @@ def _whole(v: float) -> str:
 
 def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
     """The serving block as the CLI prints it (one fact per line)."""
-    lines = [f"  serving      {users_line(sv, tokens_per_user)}", f"  speed        {speed_line(sv)}"]
+    lines = [f"  serving      {users_line(sv, tokens_per_user)}"]
+    if sv["starts"] and sv["tokens_per_second"] > 0:  # none when the engine refuses the request
+        lines.append(f"  speed        {speed_line(sv)}")
     if sv.get("host_memory_bytes"):
         lines.append(
             f"  system RAM   {sv['host_memory_bytes'] / 2**30:,.2f} GiB "

@@ -1,6 +1,7 @@
 """The user's own GPUs ("my GPUs"): a JSON list of GPU objects in the file that
 ``GPUSIZER_USER_GPUS`` names (the window points it at its settings folder). Read by
-core/model/presets.py; written here, atomically, never losing entries it does not understand."""
+core/model/presets.py; written here, atomically and one save at a time (io/filelock.py), never
+losing entries it does not understand."""
 
 from __future__ import annotations
 
@@ -9,9 +10,16 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import ScenarioError
-from ..core.model.presets import MAX_USER_GPU_BYTES, gpu_presets, user_gpu_file
+from ..core.model.presets import (
+    MAX_USER_GPU_BYTES,
+    gpu_aliases,
+    gpu_presets,
+    system_presets,
+    user_gpu_file,
+)
 from ..core.readfile import read_json
 from .atomic import write_json
+from .filelock import locked
 
 FIELD = "user GPUs"
 
@@ -50,21 +58,24 @@ def new_id(name: str, taken: set[str]) -> str:
 def save_user_gpu(spec: dict[str, Any]) -> str:
     """Add a GPU (a GPUSpec as JSON) to the user's list under a new id; returns the id."""
     path = _path()
-    items = read_list(path)
-    taken = set(gpu_presets()) | {str(d.get("id")) for d in items if isinstance(d, dict)}
-    gid = new_id(str(spec.get("name", "gpu")), taken)
-    items.append({**spec, "id": gid, "vendor": spec.get("vendor") or "custom"})
-    path.parent.mkdir(parents=True, exist_ok=True)  # the app's own settings folder
-    write_json(path, items, FIELD)
+    with locked(path, FIELD):  # read, add, write: one save at a time (io/filelock.py)
+        items = read_list(path)
+        taken = set(gpu_presets()) | set(gpu_aliases()) | set(system_presets())
+        taken |= {str(d.get("id")) for d in items if isinstance(d, dict)}
+        gid = new_id(str(spec.get("name", "gpu")), taken)
+        items.append({**spec, "id": gid, "vendor": spec.get("vendor") or "custom"})
+        path.parent.mkdir(parents=True, exist_ok=True)  # the app's own settings folder
+        write_json(path, items, FIELD)
     return gid
 
 
 def remove_user_gpu(gid: str) -> bool:
     """Remove the user's GPU ``gid``; False when it is not in the list."""
     path = _path()
-    items = read_list(path)
-    kept = [d for d in items if not (isinstance(d, dict) and d.get("id") == gid)]
-    if len(kept) == len(items):
-        return False
-    write_json(path, kept, FIELD)
+    with locked(path, FIELD):
+        items = read_list(path)
+        kept = [d for d in items if not (isinstance(d, dict) and d.get("id") == gid)]
+        if len(kept) == len(items):
+            return False
+        write_json(path, kept, FIELD)
     return True

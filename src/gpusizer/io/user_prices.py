@@ -21,6 +21,7 @@ from ..core.model.presets import gpu_aliases, gpu_presets, system_presets
 from ..core.readfile import MiB, read_json_object
 from ..core.sizing.prices import Prices, check_prices
 from .atomic import write_json
+from .filelock import locked
 
 ENV = "GPUSIZER_USER_PRICES"
 FIELD = "prices"
@@ -69,10 +70,27 @@ def save_prices(path: Path, prices: Mapping[str, Mapping[str, Any]]) -> None:
     """Write the prices atomically (the folder is created: it is the app's own); entries
     without a price or a note are dropped."""
     clean = {g: dict(e) for g, e in checked(prices).items() if e}
-    if path.exists():
-        try:
-            read_prices(path)
-        except ScenarioError as exc:  # never overwrite what could not be read
-            raise ScenarioError(FIELD, f"{exc.message}; fix or delete it first") from None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(path, dict(sorted(clean.items())), FIELD)
+    with locked(path, FIELD):  # one save at a time (io/filelock.py)
+        if path.exists():
+            try:
+                read_prices(path)
+            except ScenarioError as exc:  # never overwrite what could not be read
+                raise ScenarioError(FIELD, f"{exc.message}; fix or delete it first") from None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(path, dict(sorted(clean.items())), FIELD)
+
+
+def save_price(path: Path, gid: str, entry: Mapping[str, Any] | None) -> Prices:
+    """Set (or with None remove) one id's prices in the file, keeping every other entry, as
+    one locked read-modify-write: two windows saving a price each at once keep both. Returns
+    the prices saved."""
+    with locked(path, FIELD):
+        prices = load_user_prices(path)
+        if entry:
+            prices[gid] = dict(entry)
+        else:
+            prices.pop(gid, None)
+        clean = {g: dict(e) for g, e in checked(prices).items() if e}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(path, dict(sorted(clean.items())), FIELD)
+    return clean

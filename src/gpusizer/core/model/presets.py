@@ -99,6 +99,17 @@ def _spec_fields(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k not in _GPU_META_KEYS}
 
 
+def _catalog_id(gid: str) -> str | None:
+    """What in the catalog already has this id ("GPU", "GPU's former id", "system") or None.
+    A user GPU named like a system was priced at the system's price per card (a price keyed
+    by a system id is per system), and one named like a catalog GPU was silently hidden."""
+    if gid in _catalog_gpus():
+        return "GPU"
+    if gid in gpu_aliases():
+        return "GPU's former id"
+    return "system" if gid in system_presets() else None
+
+
 def _read_user_gpus(path: Path) -> tuple[dict[str, dict[str, Any]], list[str], int]:
     """Valid entries by id, a phrase per problem and the entries skipped (validated here, so
     that a bad entry is skipped, never raised later by whoever lists or uses the GPUs)."""
@@ -116,6 +127,8 @@ def _read_user_gpus(path: Path) -> tuple[dict[str, dict[str, Any]], list[str], i
     for i, item in enumerate(items[:MAX_USER_GPUS], 1):
         if not isinstance(item, dict) or not isinstance(item.get("id"), str):
             problems.append(f'entry {i} has no "id" string')
+        elif (taken := _catalog_id(item["id"])) is not None:
+            problems.append(f"{excerpt(item['id'])}: the id of a catalog {taken}")
         else:
             try:
                 GPUSpec(**_spec_fields(item))
@@ -131,15 +144,19 @@ def _read_user_gpus(path: Path) -> tuple[dict[str, dict[str, Any]], list[str], i
 def _user_state() -> dict[str, Any]:
     """The user file as last read, read again when its path, size or mtime changes."""
     path = user_gpu_file()
+    unreadable = ""
     try:
         st = os.stat(path) if path is not None else None
-    except OSError:
+    except OSError as exc:  # no file yet is no GPUs; a file that cannot be reached is a warning
         st = None
-    key = (str(path), st.st_mtime_ns, st.st_size) if st is not None else None
+        if path is not None and (not isinstance(exc, FileNotFoundError) or path.is_symlink()):
+            unreadable = f"cannot read {path.name}: {exc.strerror or type(exc).__name__}"
+    key = (str(path), st.st_mtime_ns, st.st_size) if st is not None else (str(path), unreadable)
     if _USER.get("key") != key or not _USER:
-        gpus, problems, skipped = (
-            _read_user_gpus(path) if path is not None and st is not None else ({}, [], 0)
-        )
+        if path is not None and st is not None:
+            gpus, problems, skipped = _read_user_gpus(path)
+        else:
+            gpus, problems, skipped = {}, [unreadable] if unreadable else [], int(bool(unreadable))
         _USER.update(key=key, gpus=gpus, problems=problems, skipped=skipped)
     return _USER
 

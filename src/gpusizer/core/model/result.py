@@ -115,6 +115,8 @@ class Serving:
     ttft_p99_seconds: float = 0.0
     e2e_seconds: float = 0.0
     request_rate: float | None = None  # the "rate" load's requests/s (None otherwise)
+    # Additive: what the simulation's work budget changed (core/serving/budget.py), else None
+    simulation_note: str | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..limits import MAX_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens
+from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
 # Requests in one simulated run: 10x the largest published benchmark run (trtllm-bench 30,000)
@@ -48,7 +48,9 @@ class ServingSpec(Strict):
     # null: the engine's. ``length_spread``: requests' prompt and output lengths vary by +-
     # this share around the workload's (one even step per user, 5 to 64, in turn; null: 0).
     load: Literal["steady", "burst", "rate"] | None = None
-    request_rate: Annotated[float, Field(gt=0.0, le=MAX_RATE)] | None = None
+    # at least MIN_RATE (one request in 11.6 days): 5e-324 overflowed a gap to inf, 1e-300 lost
+    # every step in the clock's rounding (0 ms first token, a 301-digit cost)
+    request_rate: Annotated[float, Field(ge=MIN_RATE, le=MAX_RATE)] | None = None
     requests: Annotated[int, Field(ge=1, le=MAX_REQUESTS)] | None = None
     flashinfer_sampler: bool | None = None
     mixed_prefill: bool | None = None

@@ -34,6 +34,7 @@ from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..registry.frameworks import FrameworkProfile
 from ..registry.table import add_keyed
 from ..registry.workloads import WorkloadKind
+from ..serving.budget import caps
 from ..serving.engine_memory import engine_memory, engine_pool_line, serving_notes, serving_result
 from ..serving.rules import memory_rule
 
@@ -228,7 +229,7 @@ class ServingWork(WorkBuilder):
             served = serving_result(s, gpu, em, st)
             return Served(em, served, serving_notes(s, arch, em, st, gpu), engine_pool_line(s, gpu, em))
 
-        return _SERVED.get((id(s), id(gpu)), compute, (s, gpu))
+        return _SERVED.get((id(s), id(gpu), caps()), compute, (s, gpu))  # a sizing call's runs apart
 
     def build(self, job: Job) -> Work:
         sv = self._served(job)

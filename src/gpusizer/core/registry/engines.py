@@ -202,7 +202,9 @@ class EngineRelease:
         return table.get(gpu.category or "", table.get("", NO_STEP_COST))
 
 
-_VERSION = re.compile(r"^v?(?P<family>[a-z]+-?)?(?P<number>\d+(?:\.\d+)*)(?P<rest>.*)$")
+# ASCII digits and a printable suffix only: ``\d`` alone took Arabic-Indic digits, and ``.*``
+# a trailing NUL or control character, which no engine prints.
+_VERSION = re.compile(r"v?(?P<family>[a-z]+-?)?(?P<number>\d+(?:\.\d+)*)(?P<rest>[a-z0-9.+_-]*)", re.ASCII)
 
 
 def version_key(version: str) -> tuple[str, tuple[int, ...]] | None:
@@ -210,7 +212,7 @@ def version_key(version: str) -> tuple[str, tuple[int, ...]] | None:
     "0.6.4.post1", "0.10.1rc2" (vLLM, SGLang, TensorRT-LLM); "b4000" (llama.cpp build);
     "ollama-0.9.2" (Ollama). None when it reads as none of these. A suffix after the numbers
     (post, rc, dev, +cu128) does not change which rules apply."""
-    m = _VERSION.match(version.strip().lower())
+    m = _VERSION.fullmatch(version.strip().lower())
     if m is None:
         return None
     return m["family"] or "", tuple(int(x) for x in m["number"].split("."))

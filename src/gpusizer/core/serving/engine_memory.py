@@ -16,6 +16,8 @@ cost of every step.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..memo import Memo
 from ..model.architecture import Arch
 from ..model.params import ParamCounts
@@ -78,7 +80,14 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
     p = s.parallelism
     served = serving_load(s, gpu, em, st)
     step, run = served.step, served.run
-    tps = p.data * run.tokens_per_second if em.starts else 0.0
+    need = s.workload.prompt_tokens + s.workload.generated_tokens
+    # An engine refuses a request longer than its context (vLLM: a 400 "This model's maximum
+    # context length is ..."; llama.cpp: "the request exceeds the available context size"):
+    # no speed, no cost to quote.
+    serves = em.starts and need <= em.max_context
+    if not serves:
+        run = replace(run, ttft=0.0, ttft_p99=0.0, tpot=0.0, e2e=0.0, tokens_per_second=0.0)
+    tps = p.data * run.tokens_per_second if serves else 0.0
     price = gpu.price_per_hour
     cost = price * p.gpus / 3600 / tps * 1e6 if price is not None and tps else None
     rel = st.release
@@ -113,6 +122,7 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         ttft_p99_seconds=run.ttft_p99,
         e2e_seconds=run.e2e,
         request_rate=s.serving.arrival_rate,
+        simulation_note=served.note,
     )
 
 

@@ -25,6 +25,7 @@ from ..speed.rates_era import default_backend
 from ..speed.roofline import peak_tflops
 from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
+from .budget import bounded, budget_note, caps, extrapolated
 from .engine_settings import EngineSettings
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
@@ -136,6 +137,7 @@ class ServedLoad:
     workload: Workload
     run: LoadResult
     engine: Engine
+    note: str | None = None  # what the work budget changed (core/serving/budget.py)
 
 
 _RUNS: Memo[ServedLoad] = Memo(512)
@@ -149,9 +151,12 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
         eng, wl = _engine(s, em, st), _workload(s, st)
         if wl.alike:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
-        return ServedLoad(step, wl, simulate(step, eng, wl), eng)
+        ran, scale = bounded(wl)
+        result = simulate(step, eng, ran)
+        note = budget_note(wl, ran, result, scale)
+        return ServedLoad(step, wl, extrapolated(result, scale), eng, note)
 
-    return _RUNS.get((id(s), id(gpu)), run, (s, gpu))
+    return _RUNS.get((id(s), id(gpu), caps()), run, (s, gpu))  # a sizing call's runs apart
 
 
 def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> str:
@@ -167,6 +172,8 @@ def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -
     done = f"{run.completed:,} request{'s' if run.completed != 1 else ''} simulated"
     if wl.time_boxed and run.completed < wl.requests:
         done += " (the run stopped at its time box)"
+    if served.note:
+        done += f" ({served.note})"
     origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else "kernel floors + host"
     r = step.rates
     _, peak = peak_tflops(gpu, s.precision.activations)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
+from .budget import caps
 from .scheduler_types import MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload, levels
 
 
@@ -42,6 +44,10 @@ class Group:
         return g
 
 
+def _finish(g: Group) -> int:
+    return g.finish
+
+
 @dataclass
 class Stats:
     ttft_at: list[float] = field(default_factory=list)
@@ -69,6 +75,7 @@ class Run:
         self.decode: deque[Group] = deque()  # by finish
         self.d_n, self.d_base = 0, 0.0  # decoding requests; sum of (prompt + generated - k)
         self.issued, self.evals = 0, 0
+        self.stopped = False
         self.st = Stats()
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:
@@ -96,7 +103,10 @@ class Run:
             return max(0, (x - i + k - 1) // k)
 
         self.issued = b
-        for i in range(k):
+        # fewer requests than levels take levels a % k .. (b - 1) % k, one each: the same groups
+        # in the same order as the loop over every level, without 64 steps per arrival
+        hit = sorted({x % k for x in range(a, b)}) if n < k else range(k)
+        for i in hit:
             c = upto(b, i) - upto(a, i)
             if c > 0:
                 f = 1.0 + w.spread * (2 * i / (k - 1) - 1)
@@ -220,10 +230,9 @@ class Run:
         g.base = g.prompt + g.generated - self.k
         self.d_n += g.n
         self.d_base += g.n * g.base
-        i = len(self.decode)
-        while i and self.decode[i - 1].finish > g.finish:
-            i -= 1
-        self.decode.insert(i, g)
+        # after every group finishing no later (a binary search: thousands of groups of a
+        # spread load made the scan from the end quadratic)
+        self.decode.insert(bisect_right(self.decode, g.finish, key=_finish), g)
 
     def _complete(self, g: Group) -> None:
         st, o = self.st, g.output
@@ -288,8 +297,11 @@ class Run:
         return step.seconds(d, d * step.positions(mean), sampled=d)
 
     def run(self) -> LoadResult:
-        cap = TIME_BOXED_STEPS if self.w.time_boxed else MAX_STEPS
-        while self.evals < cap:
+        cap = TIME_BOXED_STEPS if self.w.time_boxed else min(MAX_STEPS, caps().steps)
+        while True:
+            if self.evals >= cap:
+                self.stopped = True
+                break
             while self.arrivals and self.arrivals[0] <= self.now:
                 self._arrive(self.arrivals.popleft(), 1)
             if self.eng.admission == "grow":
@@ -329,4 +341,5 @@ class Run:
             tokens_per_second=tps,
             completed=st.done,
             running=st.decode_seqs / st.decode_steps if st.decode_steps else 0.0,
+            stopped=self.stopped,
         )

@@ -85,3 +85,4 @@ class LoadResult:
     tokens_per_second: float
     completed: int
     running: float  # mean requests in a decode step
+    stopped: bool = False  # the run ended at its step cap with requests still to serve

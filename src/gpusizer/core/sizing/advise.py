@@ -176,6 +176,8 @@ class GpuAdvice:
         node = self.g.hardware.gpus_per_node
         par = s.parallelism.model_dump(mode="json")
         notes = [*self.notes, *growth.notes, *self._compute_notes(s, est.compute.compute_dtype)]
+        if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
+            notes.append(f"serving speed: {est.serving.simulation_note}")
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from ..cancel import CancelToken
 from ..memo import Memo, paused_collector
 from ..model.specs import Scenario
+from ..serving.budget import sizing_budget
 from .advise import Ask, GpuAdvice, unit_of
 from .fill_serving import Choice
 from .headroom import limits
@@ -121,7 +122,7 @@ def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: C
             entries[g.id] = hit
     todo = [g for g in catalog if g.id not in entries]
     variants = ladder(s)
-    with paused_collector():
+    with paused_collector(), sizing_budget():  # its ~200 simulated runs: core/serving/budget.py
         advised = _advise(s, variants, todo, ask, token) if todo else []
     for g, entry in zip(todo, advised, strict=True):
         entries[g.id] = _ADVICE.get(_key(scenario_key, g, ask), lambda e=entry: e)  # type: ignore[misc]

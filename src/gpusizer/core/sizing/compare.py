@@ -20,11 +20,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args
 
 from ..cancel import CancelToken, as_token
-from ..errors import ScenarioError
+from ..errors import ScenarioError, excerpt
 from ..model.presets import resolve_gpu_id, scenario_gpu
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario
+from ..serving.budget import sizing_budget
 from .advise import Ask
 from .advise_all import advise_catalog
 from .band_margin import band_note, resolve_margin
@@ -71,6 +72,20 @@ def select_gpus(
     ]
 
 
+def id_list(field: str, given: Iterable[str]) -> list[str]:
+    """Ids as a list; ScenarioError naming ``field`` for one string (``gpus="h100"`` was read
+    as the ids "h", "1", "0", "0" and the message named 'h') or anything but strings."""
+    if isinstance(given, str):
+        raise ScenarioError(field, f"must be a list of ids, not one string: write [{excerpt(given)}]")
+    if not isinstance(given, Iterable) or isinstance(given, Mapping):
+        raise ScenarioError(field, f"must be a list of ids; got {excerpt(given)}")
+    out = list(given)
+    for item in out:
+        if not isinstance(item, str):
+            raise ScenarioError(field, f"must be ids (text); got {excerpt(item)}")
+    return out
+
+
 def _wanted(
     field: str, given: Iterable[str] | None, allowed: Sequence[str], exact: bool = False
 ) -> set[str] | None:
@@ -78,7 +93,7 @@ def _wanted(
         return None
     norm = {a if exact else a.lower(): a for a in allowed}
     out = set()
-    for item in given:
+    for item in id_list(field, given):
         key = item if exact else item.lower()
         if key not in norm:
             shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")
@@ -157,9 +172,10 @@ def sized(
     """Per GPU (catalog order): its options, the answer first (``plan`` and
     :func:`size_gpus` share it)."""
     s = parse_scenario(scenario)
-    estimate(s)  # errors only the estimator raises (a serving framework asked to train)
+    with sizing_budget():  # its simulated run as the search's (core/serving/budget.py)
+        estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     if gpus is not None:
-        gpus = [resolve_gpu_id(g) for g in gpus]  # a saved scenario's former catalog id
+        gpus = [resolve_gpu_id(g) for g in id_list("gpus", gpus)]  # a saved scenario's former id
         select_gpus(s, ids=gpus)  # names an unknown id
     margin = resolve_margin(margin, s)  # a share, or "band": the evidence band's upper edge
     catalog = boxed(catalog_targets(s, gpus, margin, own_node_only=True), ask.cards_per_box)

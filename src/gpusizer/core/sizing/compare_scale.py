@@ -71,11 +71,12 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
     if why == "deadline":
         days = s.targets.max_training_days or 0.0
         timed = filler.deadline(days * DAY, unit, top, keep)
+        cut = filler.deadline_cut()  # the search ran out of its work budget (core/sizing/work.py)
         if timed:
-            return Growth(timed, unit, least, unit.count(timed[0].layout.gpus), why, True, notes)
-        return Growth(
-            filler.best(start, keep), unit, least, start, why, False, (*notes, _unmet(s, filler, top)), True
-        )
+            done = unit.count(timed[0].layout.gpus)
+            return Growth(timed, unit, least, done, why, True, (*notes, cut) if cut else notes)
+        unmet = f"{cut}; the fewest that hold the work are shown" if cut else _unmet(s, filler, top)
+        return Growth(filler.best(start, keep), unit, least, start, why, False, (*notes, unmet), True)
     found, tried = _smallest(filler, unit, start, top)
     if found is not None:
         return Growth(filler.best(found, keep), unit, least, found, why, True, notes)

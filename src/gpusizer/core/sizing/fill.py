@@ -42,6 +42,7 @@ from .savings import Variant
 from .search import holds
 from .units import Unit
 from .widest import Widest, widest, with_dp
+from .work import CEILING, MEMORY, PACE
 
 __all__ = ["Filler"]
 
@@ -224,6 +225,11 @@ class Filler(ServingFill):
                 break  # speed, not memory, set the count: a technique only slows it
         return best
 
+    def deadline_cut(self) -> str | None:
+        """The note when the call's deadline search ran out of its work budget (else None)."""
+        work = self.evaluator(0).work
+        return work.deadline_note() if work.deadline_over else None
+
     def _timed(self, v: int, seconds: float, unit: Unit, most: int, keep: int) -> tuple[list[Choice], bool]:
         """Variant ``v``'s layouts fast enough on the fewest whole units: per shape the
         smallest DP fast enough (time falls as DP grows) and, if that does not fit, the
@@ -241,7 +247,13 @@ class Filler(ServingFill):
             pref = layout_preference(lay, self.base.profile)
             heapq.heappush(heap, (unit.count(lay.gpus), rate, pref, len(heap), lay, vals, exact))
 
-        def first_fast(lay: Layout, vals: Sequence[int], time: Callable[[Layout], float]) -> int | None:
+        work = ev.work
+
+        def first_fast(
+            lay: Layout, vals: Sequence[int], time: Callable[[Layout], float], cost: int
+        ) -> int | None:
+            work.deadline_spent += cost * len(vals).bit_length()  # the bisection's steps
+
             # wall time: the step model's over the effective share (core/speed/goodput.py)
             def fast(j: int) -> bool:
                 x = with_dp(lay, vals[j])
@@ -252,9 +264,11 @@ class Filler(ServingFill):
         shapes = self._shapes(v, most)
         for shape, vals in shapes:
             self._check()
+            if work.deadline_over:
+                break  # the call's deadline budget (core/sizing/work.py): what was found stands
             if ev.lower_bound(shape, vals[-1]) > cap:
                 continue  # no DP holds it: not timed
-            i = first_fast(shape, vals, lambda x: tokens / clock.ceiling(x))  # none before is fast enough
+            i = first_fast(shape, vals, lambda x: tokens / clock.ceiling(x), CEILING)  # none before is
             if i is not None:
                 push(with_dp(shape, vals[i]), vals[i:], exact=False)
         out: list[Choice] = []
@@ -263,18 +277,22 @@ class Filler(ServingFill):
             self._check()
             *_, lay, vals, exact = heapq.heappop(heap)
             if not exact:
-                i = first_fast(lay, vals, lambda x: clock.pace(x).time_seconds or math.inf)
+                if work.deadline_over:
+                    continue
+                i = first_fast(lay, vals, lambda x: clock.pace(x).time_seconds or math.inf, PACE)
                 if i is not None:
                     push(with_dp(lay, vals[i]), vals[i:])
                 continue
             least = unit.count(lay.gpus) if least is None else least
             if ev.lower_bound(lay, vals[-1]) > cap:
                 continue
+            work.deadline_spent += MEMORY
             if self.fits(v, lay):
                 out.append(
                     Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(shapes))
                 )
                 continue
+            work.deadline_spent += MEMORY * len(vals).bit_length()
             j = _first(lambda k: ev.total(with_dp(lay, vals[k])) <= cap, len(vals))  # noqa: B023
             if j is not None and j > 0:  # the smallest DP that fits, weighed again
                 push(with_dp(lay, vals[j]), vals[j:])

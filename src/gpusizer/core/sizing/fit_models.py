@@ -14,28 +14,51 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import ScenarioError
+from ..errors import ScenarioError, excerpt
 from ..model.presets import model_presets
 from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario, scenario_dict
+from ..serving.budget import sizing_budget
 from ..serving.rules import memory_rule
 from .compare_options import DEFAULT_MARGIN, check_margin
 from .fit_search import largest_fitting
 
 
-def _candidates(s: Scenario, models: Iterable[dict[str, Any]] | None) -> list[tuple[str, dict[str, Any]]]:
+def _caller_models(base: dict[str, Any], models: Any) -> list[tuple[str, dict[str, Any]]]:
+    """The caller's ``models`` as (id, model block): blocks or preset ids (one id alone is
+    one model). A bad entry is refused naming it (``models[1].layers``): ``models=[1]``
+    raised AttributeError, and an invalid block was skipped as if it did not fit."""
+    if models is None:
+        return []
+    items = [models] if isinstance(models, (str, Mapping)) else models
+    if not isinstance(items, Iterable):
+        raise ScenarioError("models", f"must be a list of model blocks or preset ids; got {excerpt(models)}")
+    out = []
+    for i, item in enumerate(items):
+        block = {"preset": item} if isinstance(item, str) else item
+        if not isinstance(block, Mapping):
+            raise ScenarioError(f"models[{i}]", f"must be a model block or a preset id; got {excerpt(item)}")
+        try:
+            parse_scenario({**base, "model": dict(block)})
+        except ScenarioError as exc:
+            if exc.field == "model" or exc.field.startswith("model."):
+                raise ScenarioError(f"models[{i}]{exc.field[5:]}", exc.message) from None
+        name = block.get("preset") or block.get("name") or "model"
+        out.append((str(name), dict(block)))
+    return out
+
+
+def _candidates(s: Scenario, caller: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
     """(id, model block): the presets, the scenario's own model if not one, the caller's."""
     out = [(mid, {"preset": mid}) for mid in model_presets()]
     if s.model.preset is None:
         out.append((s.model.name or "imported model", s.model.model_dump(mode="json")))
-    for block in models or ():
-        out.append((str(block.get("preset") or block.get("name") or "model"), dict(block)))
-    return out
+    return out + caller
 
 
 def _spare(s: Scenario, est: Estimate, margin: float) -> int:
@@ -117,14 +140,16 @@ def models_that_fit(
     sequence), ``host_memory_bytes`` (system RAM one GPU's process needs beside it: layers
     kept in RAM, offloaded states). ScenarioError for a bad scenario or margin."""
     s = parse_scenario(machine_scenario(scenario) if isinstance(scenario, dict) else scenario)
-    estimate(s)  # errors only the estimator raises (a serving framework asked to train)
+    with sizing_budget():
+        estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     check_margin(margin)
     base = scenario_dict(s)
     out = []
-    for mid, block in _candidates(s, models):
+    for mid, block in _candidates(s, _caller_models(base, models)):
         try:
             sc = parse_scenario({**base, "model": block})
-            est = estimate(sc)
+            with sizing_budget():  # one simulated run per model: core/serving/budget.py
+                est = estimate(sc)
         except ScenarioError:
             continue  # the layout cannot take it
         spare = _spare(sc, est, margin)

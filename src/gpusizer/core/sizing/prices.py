@@ -7,11 +7,12 @@ report and the window's "My prices" file (io/user_prices.py) take
      "hgx-h100-8gpu": {"list_price_usd": 210000, "date": "2026-11", "source": "Dell quote Q-123"}}
 
 keyed by a GPU id (prices per GPU, per GPU-hour) or a system id (presets/systems/: prices per
-system, per system-hour). Price keys: :data:`PRICE_KEYS` (a number >= 0, or null for the
-catalog's); optional ``date`` (``"YYYY-MM"`` or ``"YYYY-MM-DD"``) and ``source`` (free text,
-at most :data:`MAX_SOURCE` characters) say where a quote comes from. Which price a unit is
-costed at (:func:`unit_prices`): the user's system price, else the user's GPU price times the
-unit's GPUs, else the catalog's; every option says whose it used.
+system, per system-hour). Price keys: :data:`PRICE_KEYS` (a number from 0, "already owned",
+to :data:`MAX_PRICE_USD`, or null for the catalog's); optional ``date`` (``"YYYY-MM"`` or
+a calendar day ``"YYYY-MM-DD"``) and ``source`` (free text, at most :data:`MAX_SOURCE`
+characters) say where a quote comes from. Which price a unit is costed at
+(:func:`unit_prices`): the user's system price, else the user's GPU price times the unit's
+GPUs, else the catalog's; every option says whose it used.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from ..errors import ScenarioError, excerpt
+from ..limits import MAX_RATE
 from .compare_options import PROVENANCE_FIELDS
 from .systems import PurchaseUnit
 
@@ -31,7 +34,10 @@ META_KEYS = ("date", "source", "price_condition")  # price_condition: new | used
 CONDITIONS = ("new", "used")
 MAX_SOURCE = 500
 MAX_ENTRIES = 10_000
-_DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$")
+# The ceiling of any price, per GPU, system or hour: the catalog's own bound (core/limits.py),
+# about 250 GB200 NVL72 racks. 1.7e308 passed as finite and overflowed to inf in a sum.
+MAX_PRICE_USD = MAX_RATE
+_DATE = re.compile(r"^\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$", re.ASCII)
 Prices = dict[str, dict[str, Any]]
 
 
@@ -40,11 +46,25 @@ def _number(field: str, value: Any) -> float | None:
         isinstance(value, (int, float))
         and not isinstance(value, bool)
         and math.isfinite(value)
-        and value >= 0
+        and 0 <= value <= MAX_PRICE_USD
     )
     if not ok:
-        raise ScenarioError(field, f"must be a number of USD >= 0 or null; got {excerpt(value)}")
+        raise ScenarioError(
+            field, f"must be a number of USD from 0 to {MAX_PRICE_USD:,.0f}, or null; got {excerpt(value)}"
+        )
     return None if value is None else float(value)
+
+
+def _real_date(value: str) -> bool:
+    """``YYYY-MM`` or a calendar day ``YYYY-MM-DD`` (2026-02-31 is not one); ASCII digits only
+    (``re``'s ``\\d`` also takes Arabic-Indic digits)."""
+    if not _DATE.fullmatch(value):
+        return False
+    try:
+        date.fromisoformat(value if len(value) == 10 else value + "-01")
+    except ValueError:
+        return False
+    return True
 
 
 def _meta(field: str, key: str, value: Any) -> str | None:
@@ -54,7 +74,7 @@ def _meta(field: str, key: str, value: Any) -> str | None:
         raise ScenarioError(field, f"must be text; got {excerpt(value)}")
     if key == "price_condition" and value not in CONDITIONS:
         raise ScenarioError(field, f"must be one of {', '.join(CONDITIONS)}; got {excerpt(value)}")
-    if key == "date" and not _DATE.match(value):
+    if key == "date" and not _real_date(value):
         raise ScenarioError(field, f'must be a date "YYYY-MM" or "YYYY-MM-DD"; got {excerpt(value)}')
     if len(value) > MAX_SOURCE:
         raise ScenarioError(field, f"at most {MAX_SOURCE} characters; got {len(value):,}")

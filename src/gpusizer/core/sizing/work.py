@@ -27,19 +27,46 @@ ESTIMATE = 1  # an estimate of a layout (its phases; most of its cost is counted
 # below: the most, 24,825, is Kimi K2 served with vLLM; a call cut here takes about 1.3 s
 # (benchmarks/bench_search_bounds.py records the whole grid).
 MAX_WORK = 40_000
+# The deadline's search (core/sizing/fill.py Filler._timed), per call, counted apart from the
+# count search's in ceilings' worth: a step of a bisection over a shape's DP degrees by its
+# speed ceiling costs CEILING, by its priced speed PACE, by its memory MEMORY (cProfile of
+# DeepSeek-V3 to a 3,650-day deadline, 2026-12: 9, 150 and 370 us each). DeepSeek-V3 to a
+# 365-day deadline took 15 s and Kimi K2 to 30 days 6 s with no bound; past
+# MAX_DEADLINE_WORK each GPU keeps what was found so far (layouts that meet the deadline,
+# perhaps not on the fewest units) and says so. The budget is the call's, less what the count
+# search spent (a layout looked at, 32 us, is LAYOUT_IN_CEILINGS ceilings of about 1.6 us each
+# with their bookkeeping): 620,000 is about 1 s; Kimi K2, whose count search spends 23,500,
+# keeps 150,000 for its deadline. The 70B and 405B pre-training deadlines of the benchmarks
+# need 353,000 and 341,000 (their answers unchanged).
+CEILING = 1
+PACE = 16
+MEMORY = 40
+LAYOUT_IN_CEILINGS = 20
+MAX_DEADLINE_WORK = 620_000
 
 
 class Work:
     """Work done by the searches of one call (shared by their evaluators)."""
 
-    __slots__ = ("limit", "spent")
+    __slots__ = ("deadline_limit", "deadline_spent", "limit", "spent")
 
-    def __init__(self, limit: int = MAX_WORK) -> None:
+    def __init__(self, limit: int = MAX_WORK, deadline_limit: int = MAX_DEADLINE_WORK) -> None:
         self.spent, self.limit = 0, limit
+        self.deadline_spent, self.deadline_limit = 0, deadline_limit
 
     @property
     def over(self) -> bool:
         return self.spent > self.limit
+
+    @property
+    def deadline_over(self) -> bool:
+        return self.deadline_spent + LAYOUT_IN_CEILINGS * self.spent > self.deadline_limit
+
+    def deadline_note(self) -> str:
+        return (
+            f"the deadline's search stopped at its work limit ({self.deadline_limit:,} steps): "
+            "fewer whole units may meet the deadline"
+        )
 
     def note(self) -> str:
         return (

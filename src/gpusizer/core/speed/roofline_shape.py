@@ -104,6 +104,18 @@ def _moe_widths(arch: Arch, inter: int, tp: int) -> tuple[int, int, float]:
     return moe.experts, moe.experts_per_token, inter * ffn / tp
 
 
+def _out_weights(arch: Arch, attention: int) -> float:
+    """The attention output projection's weights in a layer of ``attention`` weights: its
+    ``attn_out_dim x hidden``, or for a model known only by size (whose layers share out the
+    user's count, core/model/params.py) the same share of the layer's attention as in its
+    inferred Llama-like shape: q, k, v and o each hidden x hidden, so a quarter. Its whole
+    ``hidden^2`` took more than the layer's attention in models of 3-60M parameters, and the
+    q/k/v projection's FLOPs came out negative."""
+    if arch.inferred:
+        return attention / 4
+    return float(arch.attn_out_dim * arch.hidden)
+
+
 @lru_cache(maxsize=128)
 def shape(
     spec: ModelSpec,
@@ -121,7 +133,7 @@ def shape(
     arch, counts = resolve(spec), count_parameters(spec)
     d, m = counts.dense_layer, counts.moe_layer
     qkv_out, prefill_dims, decode_dims = _attention_widths(arch, profile.mla_latent_decode, tp)
-    out_w = arch.attn_out_dim * arch.hidden / tp
+    out_w = _out_weights(arch, d.attention) / tp
     inter = 6 if spec.mlp == "gated" else 4  # gate and up written and read, product w + r
     experts, top_k, moe_act = _moe_widths(arch, inter, tp)
     gb = compute_group_bytes(arch, weights, activations, rule, modules).per_param

@@ -38,7 +38,7 @@ from ...core.views.settings import HardwareView
 from ...io.compare_table import chart_points, columns_for
 from ...io.wording import count
 from ..hardware.controls import ControlsStrip, HardwareControls
-from ..hardware.plot import GAP, SIDES, Point, log_ticks, place, short_name
+from ..hardware.plot import GAP, SIDES, Point, axis_scale, axis_ticks, place, short_name, to_axis
 from ..hardware.runner import compare_worker, search_key
 from ..hardware.table import OptionsModel, OptionsTable
 from .base import ChartBase
@@ -90,7 +90,7 @@ class HardwareChart(ChartBase):
             self.worker.failed.connect(lambda _k, msg: self._status(f"Comparison failed: {msg}"))
             self.worker.busy.connect(self._busy)
         # log10 values on linear axes with our own ticks (pyqtgraph's log mode labels minor
-        # ticks that overlap in a narrow chart)
+        # ticks that overlap in a narrow chart); an axis with a 0 (a price of 0) is linear
         self.others = self.plot.plot([], [], pen=None, symbol="o", symbolSize=OTHER_PX)
         self.front_line = self.plot.plot([], [])
         self.front = self.plot.plot([], [], pen=None, symbol="o", symbolSize=FRONT_PX)
@@ -99,6 +99,7 @@ class HardwareChart(ChartBase):
         self.labels: list[pg.TextItem] = []
         self._pts: list[Point] = []
         self._front: list[Point] = []
+        self._scales = ("log", "log")  # speed, cost axes (gui/hardware/plot.py axis_scale)
         for side in ("left", "bottom"):  # log10 values: no "(x0.001)" on the axis title
             self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.controls.changed.connect(self._edited)
@@ -224,7 +225,9 @@ class HardwareChart(ChartBase):
     # -- chart -------------------------------------------------------------------------------
     def _redraw(self) -> None:
         self.model.set_unit(self.unit)
-        pts = [(math.log10(x), math.log10(y), o) for x, y, o in chart_points(self.options)]
+        raw = chart_points(self.options)
+        self._scales = sx, sy = axis_scale([p[0] for p in raw]), axis_scale([p[1] for p in raw])
+        pts = [(to_axis(x, sx), to_axis(y, sy), o) for x, y, o in raw]
         front = sorted((p for p in pts if p[2]["pareto"]), key=lambda p: p[0])
         rest = [p for p in pts if not p[2]["pareto"]]
         for item, group in ((self.others, rest), (self.front, front), (self.front_line, front)):
@@ -237,8 +240,9 @@ class HardwareChart(ChartBase):
         self.note.setVisible(not pts)
         if pts:
             xs, ys = [p[0] for p in pts], [p[1] for p in pts]
-            for axis, values in (("bottom", xs), ("left", ys)):
-                self.plot.getAxis(axis).setTicks([log_ticks(10 ** min(values), 10 ** max(values))])
+            for axis, values, scale in (("bottom", raw, sx), ("left", raw, sy)):
+                at = [v[0] if axis == "bottom" else v[1] for v in values]
+                self.plot.getAxis(axis).setTicks([axis_ticks(min(at), max(at), scale)])
             # An explicit range (5% of the span each side), so labels are placed against the
             # range drawn, measured in pixels by the view box.
             self.plot.setRange(xRange=(min(xs), max(xs)), yRange=(min(ys), max(ys)), padding=0.05)
@@ -286,7 +290,11 @@ class HardwareChart(ChartBase):
         o = self.table.option_at(rows[0]) if rows else None
         x = speed_of(o) if o is not None and o["fits"] else None
         y = o["cost_per_million_tokens"] if o is not None and x else None
-        self.mark.setData([math.log10(x)] if x and y else [], [math.log10(y)] if x and y else [])
+        sx, sy = self._scales
+        if x is not None and y is not None and x > 0:
+            self.mark.setData([to_axis(x, sx)], [to_axis(y, sy)])
+        else:
+            self.mark.setData([], [])
 
     def _restyle_items(self) -> None:
         t = self.theme

@@ -1,6 +1,6 @@
-"""Drawing helpers of the Hardware tab's chart (no Qt): log ticks, short GPU names, and
-where each Pareto point's name goes so that no two names, or a name and a dot, overlap (in
-pixels the chart measures with pyqtgraph's ``ViewBox.mapViewToScene``)."""
+"""Drawing helpers of the Hardware tab's chart (no Qt): log ticks (linear where a value is 0),
+short GPU names, and where each Pareto point's name goes so that no two names, or a name and
+a dot, overlap (in pixels the chart measures with pyqtgraph's ``ViewBox.mapViewToScene``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-Point = tuple[float, float, dict[str, Any]]  # log10 speed, log10 cost, the option
+Point = tuple[float, float, dict[str, Any]]  # speed, cost on their axes (log10 or linear), the option
 
 
 def log_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
@@ -22,6 +22,36 @@ def log_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
             if lo / 1.5 <= v <= hi * 1.5:
                 out.append((math.log10(v), f"{v:,.0f}" if v >= 1 else f"{v:g}"))
     return out
+
+
+def axis_scale(values: Sequence[float]) -> str:
+    """ "log" for values all above 0, else "linear": a price of 0 ("already owned") makes a
+    cost of 0 per token, which has no logarithm."""
+    return "log" if values and min(values) > 0 else "linear"
+
+
+def to_axis(value: float, scale: str) -> float:
+    """A value's position on an axis of this scale (log10 on a log axis)."""
+    return math.log10(value) if scale == "log" else value
+
+
+def linear_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
+    """About five ticks at 1, 2 or 5 times a power of ten from ``lo`` to ``hi``."""
+    span = hi - lo if hi > lo else abs(hi) or 1.0
+    raw = span / 5
+    mag = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1.0, 2.0, 5.0, 10.0) if m * mag >= raw)
+    first = math.floor(lo / step)
+    return [
+        (k * step, f"{k * step:,.0f}" if step >= 1 else f"{k * step:g}")
+        for k in range(first, first + 8)
+        if k * step <= hi + step / 2
+    ]
+
+
+def axis_ticks(lo: float, hi: float, scale: str) -> list[tuple[float, str]]:
+    """Ticks (at axis positions) for values from ``lo`` to ``hi`` on an axis of this scale."""
+    return log_ticks(lo, hi) if scale == "log" else linear_ticks(lo, hi)
 
 
 _BRANDS = ("GeForce ", "Instinct ", "Radeon ")

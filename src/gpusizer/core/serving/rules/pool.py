@@ -62,12 +62,16 @@ class PoolRule(MemoryRule):
     def memory(
         self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
     ) -> EngineMemory:
-        """The heaviest GPU: the stage whose pool holds the fewest tokens. The inverse is the
-        largest of the stages' (every stage must start and hold the load: when no stage's pool
-        is positive, the one reported is the first, not always the heaviest)."""
+        """The heaviest GPU: the stage whose pool holds the fewest tokens, and of stages holding
+        equally few (none, when no pool is positive) the one whose pool is the smallest, its
+        weights the most. The first of them was reported: with PP 2 one layer more lowered
+        DeepSeek-V3's reported weights from 98 to 78 GiB (18 -> 19 layers: the later stage of
+        10 MoE layers outweighs the first of 3 dense and 7, but neither starts). The inverse is
+        the largest of the stages' (every stage must start and hold the load)."""
         v = engine_view(s, gpu, st)
         load, layout = scenario_load(s, st), kv_layout(st.release)
         best: EngineMemory | None = None
+        rank: tuple[int, float] | None = None
         need = 0.0
         for stage in stages(s, arch, counts, gpu, st):
             b = self.budget(v, stage)
@@ -75,8 +79,9 @@ class PoolRule(MemoryRule):
             em = self._stage_memory(v, stage, b, kv, load)
             kv_need = max(em.request_bytes, kv.whole_blocks(em.load_bytes))
             need = max(need, self.device_total(v, stage, b, kv_need))
-            if best is None or em.kv_capacity_tokens < best.kv_capacity_tokens:
-                best = em
+            mine = (em.kv_capacity_tokens, b.pool)
+            if rank is None or mine < rank:
+                best, rank = em, mine
         assert best is not None
         return replace(best, required_bytes=int(need + v.driver))
 
