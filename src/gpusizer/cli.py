@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
-from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
+from .cli_args import add_scenario_args, margin_arg, quantity_arg, scenario_from_args
 from .cli_check import add_check, calibrate
 from .cli_fit import add_fit_models
 from .core.errors import ScenarioError, printable
@@ -158,16 +158,18 @@ def _add_view_flags(parser: argparse.ArgumentParser, scope: str) -> None:
 
     parser.add_argument(
         "--margin",
-        type=quantity_arg("number"),
+        type=margin_arg,
         default=None,
-        help=f"{scope}share of usable memory kept spare (default {DEFAULT_MARGIN})",
+        help=f"{scope}share of usable memory kept spare (default {DEFAULT_MARGIN}), or 'band': "
+        "room for the evidence band's upper edge",
     )
     parser.add_argument("--whole-nodes", action="store_true", help=f"{scope}round up to whole servers")
     parser.add_argument(
         "--sort",
         choices=SORTS,
         default=None,
-        help=f"{scope}order of the rows: cost per unit of work, speed, or GPU count (default cost)",
+        help=f"{scope}order of the rows: cost per unit of work, speed, or GPU count (default cost); "
+        "cost_band, speed_band: at the slow edge of the evidence band",
     )
     parser.add_argument(
         "--basis",

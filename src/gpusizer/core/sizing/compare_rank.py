@@ -4,7 +4,9 @@ Cheap (no search): the window reprices and re-sorts on the UI thread when a pric
 basis or the electricity price changes. Sorting (``SORTS``): ``cost`` (cost per million tokens,
 served or trained, on the basis asked; unpriced after), ``speed`` (tokens per second per user
 for serving, trained tokens per second for training) or ``gpus``; options that fit come first,
-those that meet the serving targets before those that do not. ``pareto`` marks the options
+those that meet the serving targets before those that do not. ``cost_band`` and ``speed_band``
+rank on the evidence band's pessimistic edge (core/sizing/option_band.py): the slow edge of the
+speed band, and options whose peak band passes the GPU after those it does not. ``pareto`` marks the options
 that no other beats on both cost per million tokens and speed.
 """
 
@@ -19,6 +21,7 @@ from ..limits import MAX_RATE, MIN_RATE
 from ..model.specs import GPUSpec
 from .compare_costs import Rates, money, per_work
 from .compare_options import AMORTIZATION_YEARS, BASES, ELECTRICITY_USD_PER_KWH, PROVENANCE_FIELDS, SORTS
+from .option_band import band_head, cost_at_slow_edge, slow_edge
 from .prices import check_prices
 
 
@@ -135,8 +138,11 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
     check_sort(sort)
 
     def key(o: dict[str, Any]) -> tuple[Any, ...]:
-        head = (not o["fits"], o["targets_met"] is False)
+        head: tuple[bool, ...] = (not o["fits"], o["targets_met"] is False)
         cost, fast = o.get("cost_per_million_tokens"), speed_of(o)
+        if sort.endswith("_band"):
+            head = (not o["fits"], *band_head(o), o["targets_met"] is False)
+            cost, fast = cost_at_slow_edge(o), slow_edge(o)
         by_cost = (cost is None, cost or 0.0)
         by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))
         by_gpus = (o["gpus"] or 0,)
@@ -144,7 +150,7 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
             "cost": (by_cost, by_speed, by_gpus),
             "speed": (by_speed, by_cost, by_gpus),
             "gpus": (by_gpus, by_cost, by_speed),
-        }[sort]
+        }[sort.removesuffix("_band")]
         return (*head, *order, o["capacity_bytes"], o["gpu"])
 
     out = sorted(options, key=key)

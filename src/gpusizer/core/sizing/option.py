@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .compare_options import SYSTEM_FIELDS
+from .option_band import BAND_FIELDS
 
 # Every comparison option carries every field (null where it does not apply), so tables and
 # CSV align. Money fields are filled by compare_rank.price_options.
@@ -65,6 +66,7 @@ FIELDS = (
     "targets_met",
     "pareto",
     "notes",
+    *BAND_FIELDS,  # the evidence band of the peak and speeds (core/sizing/option_band.py)
 )
 
 
@@ -135,6 +137,8 @@ class SizingOption:
     # the unit bought (core/sizing/systems.option_unit): system, system_name, gpus_per_system,
     # systems
     unit: dict[str, Any] = field(default_factory=dict)
+    # the evidence band's fields (core/sizing/option_band.BAND_FIELDS; empty: not yet banded)
+    band: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -149,7 +153,7 @@ class SizingOption:
         out["scenario_changes"] = dict(self.scenario_changes)
         out["notes"] = list(self.notes)
         out["pareto"] = False
-        return out | dict(self.unit)
+        return out | dict(self.unit) | copy.deepcopy(self.band)
 
 
 def layout_label(par: dict[str, Any], training: bool) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import ScenarioError
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
@@ -70,7 +70,7 @@ class HardwareView:
     cards per box and hidden columns are checked on creation, the prices and money by
     :meth:`check` (ScenarioError naming the field)."""
 
-    margin: float = DEFAULT_MARGIN
+    margin: float | str = DEFAULT_MARGIN  # a share, or "band" (core/sizing/band_margin.py)
     whole_nodes: bool = False
     sort: str = "cost"
     basis: str = "cloud"
@@ -84,7 +84,8 @@ class HardwareView:
     hidden_columns: tuple[str, ...] = DEFAULT_HIDDEN_COLUMNS
 
     def __post_init__(self) -> None:
-        check_margin(self.margin)
+        if self.margin != "band":  # sized to the evidence band's upper edge
+            check_margin(cast(float, self.margin))
         check_cards_per_box(self.cards_per_box)
         hidden = self.hidden_columns
         if not isinstance(hidden, (list, tuple)) or not all(

@@ -27,7 +27,13 @@ from ...core.sizing.search import catalog_specs
 from ...core.views.settings import HardwareView
 from ..widgets import combo, float_spin
 
-SORT_LABELS = (("cost per token", "cost"), ("speed", "speed"), ("fewest GPUs", "gpus"))
+SORT_LABELS = (
+    ("cost per token", "cost"),
+    ("speed", "speed"),
+    ("fewest GPUs", "gpus"),
+    ("cost, slow edge of band", "cost_band"),  # the evidence band's pessimistic edge
+    ("speed, slow edge of band", "speed_band"),
+)
 BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"), ("marketplace", "marketplace"))
 BOX_LABELS = (("fewest", None), ("1", 1), ("2", 2), ("4", 4))
 CATEGORY_LABELS = {
