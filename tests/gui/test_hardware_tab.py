@@ -237,9 +237,13 @@ def test_at_1280x720_the_buyer_columns_fit_beside_a_frozen_gpu_name(
     qtbot.wait(50)
     table = tab.table
     shown = [c.key for i, c in enumerate(tab.model.columns) if not table.isColumnHidden(i)]
-    speed, cost = ("time_seconds", "training_cost") if kind != "inference" else (
-        "tokens_per_second_per_user",
-        "cost_per_million_tokens",
+    speed, cost = (
+        ("time_seconds", "training_cost")
+        if kind != "inference"
+        else (
+            "tokens_per_second_per_user",
+            "cost_per_million_tokens",
+        )
     )
     assert shown[:3] == ["rank", "gpu_name", "gpus"] and {speed, cost, "purchase_cost"} <= set(shown)
     assert table.horizontalScrollBar().maximum() == 0, shown  # all default columns in view
@@ -254,3 +258,24 @@ def test_at_1280x720_the_buyer_columns_fit_beside_a_frozen_gpu_name(
     assert not frozen.isColumnHidden(0) and not frozen.isColumnHidden(1)
     name = frozen.model().index(0, 1).data()
     assert name and frozen.visualRect(frozen.model().index(0, 1)).left() >= 0  # still drawn
+
+
+def test_band_margin_band_ranking_and_band_tooltip(qtbot: Any, window: Any, tab: Any) -> None:
+    """The margin's "band" (below 0 %) sizes to the evidence band's upper edge, as the API's
+    margin="band"; the ranking at the band's slow edge; each row's tooltip states its band."""
+    tab.controls.margin.setValue(tab.controls.margin.minimum())
+    assert tab.controls.margin.text() == "band" and window.advisor.margin == "band"
+    assert load(window.prefs).margin == "band"
+    tab.controls.sort.setCurrentIndex(tab.controls.sort.findData("speed_band"))
+    assert tab.controls.settings.sort == "speed_band"
+    window.state.set_scenario({**QWEN, "framework": "vllm"}, record=False)  # vLLM speeds have a band
+    qtbot.waitUntil(
+        lambda: len(tab.options) == len(gpu_presets()) and tab.options[0]["speed_confidence"] != "none",
+        timeout=30000,
+    )
+    h100 = next(o for o in tab.options if o["gpu"] == "h100-sxm-80gb")
+    assert h100["tokens_per_second_per_user_range"] and h100["speed_confidence"] in ("validated", "measured")
+    tip = tab.model.data(_index(tab, "h100-sxm-80gb", "gpu_name"), Qt.ItemDataRole.ToolTipRole)
+    assert "How sure: memory" in tip and "Peak of runs like this" in tip and "tokens/s per user" in tip
+    keys = [c.key for c in tab.model.columns]
+    assert {"tokens_per_second_per_user_range", "speed_confidence"} <= set(keys)

@@ -248,3 +248,22 @@ def chart_points(options: Sequence[dict[str, Any]]) -> list[tuple[float, float, 
         for o in options
         if o["fits"] and speed_of(o) and o["cost_per_million_tokens"] is not None
     ]
+
+
+def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
+    """The option's evidence band in words (the Hardware tab's tooltip): where 80 % of the
+    replayed published runs like it landed, and how sure each figure is."""
+    if not o.get("fits"):
+        return []
+    mem, speed = o.get("memory_confidence") or "none", o.get("speed_confidence") or "none"
+    out = [f"How sure: memory {mem} · speed {speed}"]
+    peak = o.get("per_gpu_total_range")
+    if peak:
+        out.append(f"Peak of runs like this: {_band(_bytes)(peak, unit)} per GPU")
+    for key, label, fmt in (
+        ("tokens_per_second_per_user_range", "tokens/s per user", _num(1)),
+        ("time_seconds_range", "time to train", _duration),
+    ):
+        if o.get(key):
+            out.append(f"Runs like this: {_band(fmt)(o[key], unit)} {label}")
+    return out

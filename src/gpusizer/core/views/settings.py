@@ -54,6 +54,9 @@ DEFAULT_HIDDEN_COLUMNS: tuple[str, ...] = (
     "system_name", "systems", "tpot_seconds", "tokens_per_second", "cloud_cost_per_hour",
     "power_watts", "energy_kwh_per_million_tokens", "energy_kwh", "electricity_cost", "layout",
     "nodes", "per_gpu_total", "headroom_bytes", "price_per_hour", "list_price_usd",
+    # the evidence band's columns: every row's tooltip states them; at 1280 px they would scroll
+    "per_gpu_total_range", "memory_confidence", "speed_confidence", "tokens_per_second_per_user_range",
+    "time_seconds_range",
 )  # fmt: skip
 
 

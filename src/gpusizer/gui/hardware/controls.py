@@ -34,6 +34,7 @@ SORT_LABELS = (
     ("cost, slow edge of band", "cost_band"),  # the evidence band's pessimistic edge
     ("speed, slow edge of band", "speed_band"),
 )
+BAND_VALUE = -1  # the margin spin's "band" (its special value, at its minimum)
 BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"), ("marketplace", "marketplace"))
 BOX_LABELS = (("fewest", None), ("1", 1), ("2", 2), ("4", 4))
 CATEGORY_LABELS = {
@@ -68,7 +69,8 @@ class HardwareControls(QWidget):
         super().__init__(parent)
         self.setObjectName("hardware_controls")
         self.settings = settings
-        self.margin = float_spin(0, 90, 0, " %")
+        # below 0 %: "band", room for the evidence band's upper edge (core/sizing/band_margin.py)
+        self.margin = float_spin(BAND_VALUE, 90, 0, " %", special="band")
         self.margin.setObjectName("spin_hardware_margin")
         self.whole = QCheckBox("Whole servers")
         self.whole.setObjectName("check_whole_nodes")
@@ -134,7 +136,8 @@ class HardwareControls(QWidget):
             _pair(
                 "Spare memory",
                 self.margin,
-                'Share of each GPU\'s usable memory kept free (the "GPUs needed" line uses the same margin)',
+                'Share of each GPU\'s usable memory kept free (the "GPUs needed" line uses the same margin); '
+                "below 0 %, band: room for the upper edge of the evidence band of runs like this",
             ),
             self.whole,
             _pair("Rank by", self.sort, "Order of the # column (click a header to sort by it)"),
@@ -183,7 +186,7 @@ class HardwareControls(QWidget):
             self.box,
         ]
         blocked = [w.blockSignals(True) for w in widgets]
-        self.margin.setValue(round(s.margin * 100))
+        self.margin.setValue(BAND_VALUE if s.margin == "band" else round(float(s.margin) * 100))
         self.whole.setChecked(s.whole_nodes)
         self.power.setValue(s.electricity_usd_per_kwh)
         self.memory.setValue(s.min_memory_gb)
@@ -203,7 +206,7 @@ class HardwareControls(QWidget):
     def _edited(self, *_args: Any) -> None:
         self.settings = replace(
             self.settings,
-            margin=self.margin.value() / 100,
+            margin="band" if self.margin.value() <= BAND_VALUE else self.margin.value() / 100,
             whole_nodes=self.whole.isChecked(),
             sort=self.sort.currentData(),
             basis=self.basis.currentData(),

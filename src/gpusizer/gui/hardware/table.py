@@ -17,7 +17,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from ...io.compare_table import Column, columns_for
+from ...io.compare_table import Column, band_tip_lines, columns_for
 from .. import colors
 from .frozen import FrozenColumns
 
@@ -173,7 +173,7 @@ class OptionsModel(QAbstractTableModel):
             lines.append(f"{o['layout']} · double-click to apply this GPU and layout")
             if o.get("layout_reason"):
                 lines.append(f"Why: {o['layout_reason']}")
-        return "\n".join(lines + o["notes"])
+        return "\n".join(lines + band_tip_lines(o, self.unit) + o["notes"])
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         col = self.columns[index.column()]
