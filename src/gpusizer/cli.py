@@ -10,7 +10,7 @@ from typing import Any
 
 from . import __version__
 from .cli_args import add_scenario_args, margin_arg, quantity_arg, scenario_from_args
-from .cli_check import add_check, calibrate
+from .cli_check import add_calibration_args, add_check, calibrate
 from .cli_fit import add_fit_models
 from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
@@ -50,7 +50,7 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     from .io.export import strict_json
 
     rep = estimate_report(scenario_from_args(args))
-    calibrated = calibrate(rep, args.calibration)  # your own runs' ratios, beside the estimate
+    calibrated = calibrate(rep, args.calibration, args.forget_calibration)  # your runs' ratios, beside it
     _emit(strict_json(rep) if args.json else "\n".join([text_report(safe_data(rep)), *calibrated]))
     return 0
 
@@ -310,9 +310,7 @@ def _parser() -> argparse.ArgumentParser:
     est = sub.add_parser("estimate", help="per-GPU memory of a scenario (file, stdin or flags)")
     add_scenario_args(est)
     est.add_argument("--json", action="store_true", help="print the JSON report")
-    est.add_argument(
-        "--calibration", metavar="CAL.json", help="your runs' ratios (gpusizer-cli check --calibrate)"
-    )
+    add_calibration_args(est)
     est.set_defaults(func=_cmd_estimate)
     pl = sub.add_parser("plan", help="which GPUs, how many, laid out how")
     add_scenario_args(pl)

@@ -171,3 +171,35 @@ def test_vllm_08_lines_and_the_v1_config_line() -> None:
         "max_model_len": 131072,
     }
     assert run.measured == {"weights GiB": 14.9888}
+
+
+def test_the_api_and_the_cli_read_the_kept_calibration_and_forget_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpusizer
+
+    cal = tmp_path / "calibration.json"
+    log = str(LOGS / "vllm-qwen3-235b-fp8-tp4.log")
+    main(["check", log, "--gpu", "h100-sxm-80gb", "--engine-version", "0.9.1", "--calibrate", str(cal)])
+    capsys.readouterr()
+    sc = {
+        "model": {"preset": "qwen3-235b-a22b"},
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+        "precision": {"weights": "fp8"},
+        "parallelism": {"tensor": 4},
+        "serving": {"engine_version": "0.9.1"},
+    }
+    assert "calibration" not in gpusizer.estimate_report(sc)  # no file named: as before
+    rep = gpusizer.estimate_report(sc, calibration=cal)
+    assert rep["calibration"]["figures"]["serving.kv_capacity_tokens"] == pytest.approx(178_880, rel=0.05)
+    monkeypatch.setenv("GPUSIZER_USER_CALIBRATION", str(cal))  # where the window keeps it
+    assert "calibration" in gpusizer.estimate_report(sc)
+    path = tmp_path / "q.json"
+    path.write_text(json.dumps(sc))
+    assert main(["estimate", str(path)]) == 0
+    assert "calibrated from your run of" in capsys.readouterr().out
+    assert main(["estimate", str(path), "--forget-calibration"]) == 0
+    captured = capsys.readouterr()
+    assert "removed from" in captured.err and "calibrated from" not in captured.out
+    assert json.loads(cal.read_text())["calibrations"] == {}
