@@ -10,7 +10,7 @@ from typing import Any
 
 from . import __version__
 from .cli_args import add_scenario_args, margin_arg, quantity_arg, scenario_from_args
-from .cli_check import add_calibration_args, add_check, calibrate
+from .cli_check import add_calibration_args, add_check, calibrate, mark_calibrated
 from .cli_fit import add_fit_models
 from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
@@ -56,10 +56,13 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
+    from .core.pipeline.scenario import parse_scenario
     from .core.sizing.solver import plan, plan_text
     from .io.export import strict_json
 
-    options = plan(scenario_from_args(args))
+    s = parse_scenario(scenario_from_args(args))
+    options = plan(s)
+    mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
     _emit(strict_json(options) if args.json else plan_text(safe_data(options)))
     return 0
 
@@ -92,6 +95,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         prices=view.prices or None,
         cards_per_box=view.cards_per_box,
     )
+    mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
     _emit(
         strict_json(options)
         if args.json

@@ -58,6 +58,16 @@ def calibrate(report: dict[str, Any], path: str | None, forget: bool = False) ->
     return calibration_lines(report)
 
 
+def mark_calibrated(options: list[dict[str, Any]], framework: str) -> None:
+    """``plan`` / ``compare``: note the options of a GPU x engine the user calibrated (the file
+    of ``GPUSIZER_USER_CALIBRATION``, where the window keeps it; io/calibration.py)."""
+    from .io.calibration import entries_for, mark_options
+
+    entries, _ = entries_for(None)
+    if entries:
+        mark_options(options, framework, entries)
+
+
 def add_calibration_args(est: Any) -> None:
     """``estimate``'s calibration flags."""
     est.add_argument(

@@ -203,3 +203,38 @@ def test_the_api_and_the_cli_read_the_kept_calibration_and_forget_it(
     captured = capsys.readouterr()
     assert "removed from" in captured.err and "calibrated from" not in captured.out
     assert json.loads(cal.read_text())["calibrations"] == {}
+
+
+def test_plan_compare_and_the_report_mark_the_calibrated_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.io.report import report_facts
+
+    cal = tmp_path / "calibration.json"
+    log = str(LOGS / "vllm-qwen3-235b-fp8-tp4.log")
+    main(["check", log, "--gpu", "h100-sxm-80gb", "--engine-version", "0.9.1", "--calibrate", str(cal)])
+    monkeypatch.setenv("GPUSIZER_USER_CALIBRATION", str(cal))
+    capsys.readouterr()
+    flags = [
+        "--model",
+        "llama-3.1-8b",
+        "--kind",
+        "inference",
+        "--framework",
+        "vllm",
+        "--gpu",
+        "h100-sxm-80gb",
+    ]
+    assert main(["compare", *flags, "--gpus", "h100-sxm-80gb", "a100-sxm-80gb"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Note (h100-sxm-80gb): calibrated from your run of" in out and "Note (a100-sxm-80gb): cal" not in out
+    )
+    assert main(["plan", *flags, "--json"]) == 0
+    plans = json.loads(capsys.readouterr().out)
+    h100 = next(o for o in plans if o["gpu"] == "h100-sxm-80gb")
+    assert any(n.startswith("calibrated from your run of") for n in h100["notes"])
+    facts = report_facts(estimate({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
+                                   "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}))  # fmt: skip
+    assert any("calibrated from your run of" in line for line in facts.how_sure)

@@ -186,3 +186,16 @@ def estimate_calibration(est: Any, entries: dict[str, Any]) -> dict[str, Any] | 
 
 
 _SERVING_SIZES = ("kv_capacity_tokens", "kv_pool_bytes")
+
+
+def mark_options(options: list[dict[str, Any]], framework: str, entries: dict[str, Any]) -> int:
+    """Add "calibrated from your run of DATE" to the notes of each ``plan`` / ``compare_gpus``
+    option whose GPU was calibrated with this engine (its figures stay the estimate's: the
+    ratios are for the run's own settings); how many were marked."""
+    n = 0
+    for o in options:
+        e = entries.get(_key(str(o.get("gpu")), framework))
+        if e is not None:
+            o["notes"] = [*o.get("notes", []), marked(e)]
+            n += 1
+    return n
