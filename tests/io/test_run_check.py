@@ -238,3 +238,16 @@ def test_plan_compare_and_the_report_mark_the_calibrated_pair(
     facts = report_facts(estimate({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
                                    "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}))  # fmt: skip
     assert any("calibrated from your run of" in line for line in facts.how_sure)
+
+
+def test_a_damaged_calibration_file_is_never_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    cal = tmp_path / "cal.json"
+    cal.write_text("{not json")
+    log = str(LOGS / "vllm-qwen3-235b-fp8-tp4.log")
+    code = main(
+        ["check", log, "--gpu", "h100-sxm-80gb", "--engine-version", "0.9.1", "--calibrate", str(cal)]
+    )
+    assert code == 2 and "fix or delete it first" in capsys.readouterr().err
+    assert cal.read_text() == "{not json"

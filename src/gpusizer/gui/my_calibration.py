@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from ..core.errors import ScenarioError
 from ..io.calibration import ENV, entry, load, remove, save
 from .settings import Prefs, settings_dir
 
@@ -36,6 +37,8 @@ def keep(prefs: Prefs, result: dict[str, Any], source: str) -> str:
         save(path, entry(result, source))
     except OSError as exc:
         return f"Calibration not kept: cannot write {path.name} ({exc.strerror or exc})"
+    except ScenarioError as exc:  # a damaged file is never overwritten
+        return f"Calibration not kept: {exc.message}"
     return f"Calibration for {result['scenario']['hardware']['gpu']} x {result['engine']} kept in {path.name}"
 
 

@@ -22,6 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import ScenarioError
 from .atomic import write_atomic
 
 ENV = "GPUSIZER_USER_CALIBRATION"
@@ -94,8 +95,11 @@ def load(path: str | Path) -> tuple[dict[str, Any], list[str]]:
 
 
 def save(path: str | Path, new: dict[str, Any]) -> Path:
-    """Add (or replace) one GPU x engine's calibration, keeping the others."""
-    entries, _ = load(path)
+    """Add (or replace) one GPU x engine's calibration, keeping the others; a file that cannot
+    be read is never overwritten (ScenarioError naming it)."""
+    entries, problems = load(path)
+    if problems:
+        raise ScenarioError("calibration", f"{problems[0]}; fix or delete it first")
     entries[_key(new["gpu"], new["engine"])] = new
     return write_atomic(path, json.dumps({"calibrations": entries}, indent=1) + "\n")
 
