@@ -53,6 +53,11 @@ def test_my_calibration_kept_beside_the_settings_marked_and_removed(
     window.reload_calibration()
     assert "calibrated from your run of" in window.summary._how_sure_text
     assert "calibrated from your run of" in window.summary.how_sure.toolTip()
+    window.tabs.select("hardware")  # the tab notes the calibrated GPU's row
+    tab = window.tabs.charts["hardware"]
+    qtbot.waitUntil(lambda: any(o["gpu"] == "rtx-4060-ti-16gb" for o in tab.options), timeout=30000)
+    row = next(o for o in tab.options if o["gpu"] == "rtx-4060-ti-16gb")
+    assert any(n.startswith("calibrated from your run of") for n in row["notes"])
     monkeypatch.setattr(QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Yes)
     forget = next(
         a

@@ -16,6 +16,9 @@ from ..core.errors import ScenarioError
 from ..io.calibration import ENV, entry, load, remove, save
 from .settings import Prefs, settings_dir
 
+# The entries the window read last (the Hardware tab notes its calibrated rows from them)
+MINE: dict[str, Any] = {}
+
 
 def calibration_path(prefs: Prefs) -> Path:
     """``GPUSIZER_USER_CALIBRATION``, else ``calibration.json`` beside the INI."""
@@ -26,6 +29,8 @@ def calibration_path(prefs: Prefs) -> Path:
 def load_mine(prefs: Prefs) -> tuple[dict[str, Any], str]:
     """(the entries by ``gpu|engine``, a problem to show or "")."""
     entries, problems = load(calibration_path(prefs))
+    MINE.clear()
+    MINE.update(entries)
     return entries, "; ".join(problems)
 
 

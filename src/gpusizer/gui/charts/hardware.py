@@ -34,12 +34,14 @@ from ...core.sizing.option import option_edits
 from ...core.sizing.prices import check_prices
 from ...core.sizing.search import catalog_specs
 from ...core.views.settings import HardwareView
+from ...io.calibration import mark_options
 from ...io.compare_table import chart_points, columns_for
 from ...io.wording import count
 from ..hardware.controls import ControlsStrip, HardwareControls
 from ..hardware.plot import GAP, SIDES, Point, log_ticks, place, short_name
 from ..hardware.runner import compare_worker, search_key
 from ..hardware.table import OptionsModel, OptionsTable
+from ..my_calibration import MINE
 from .base import ChartBase
 from .labels import sync
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
@@ -177,6 +179,7 @@ class HardwareChart(ChartBase):
             )
             shown = [o for o in self.sized if o["gpu"] in ids]
             priced = price_options(shown, catalog_specs(s.hardware), s.workload.is_training, v.money())
+            mark_options(priced, str(s.framework), MINE)  # "calibrated from your run of DATE"
         except ScenarioError as exc:  # a vendor or price no longer valid: say so, keep going
             self._status(str(exc))
             return False
