@@ -66,3 +66,20 @@ def test_ollama_placement_line() -> None:
     assert run.measured == {"layers offloaded": 29, "GPU KV MiB": 896.0}
     rows = check(run, gpu="h100-sxm-80gb", model="llama-3.2-3b", version="ollama-0.5")["rows"]
     assert {r.figure: r.estimate for r in rows} == {"layers offloaded": 29, "GPU KV MiB": 896.0}
+
+
+def test_a_calibrated_estimate_reproduces_the_vllm_011_run(tmp_path: Path) -> None:
+    # The target on the 0.11 log: calibrated from the run, the same scenario's weights
+    # and KV pool come back within 5 % of what the run printed
+    import gpusizer
+    from gpusizer.io.calibration import entry, save
+
+    cal = tmp_path / "calibration.json"
+    result = check(
+        _read("vllm-0.11-qwen3-vl-30b-a3b-tp4-3090.log"), gpu="rtx-3090-24gb", model="qwen3-30b-a3b"
+    )
+    save(cal, entry(result, "vllm-0.11.log"))
+    rep = gpusizer.estimate_report(result["scenario"], calibration=cal)
+    figures = rep["calibration"]["figures"]
+    assert figures["per_gpu.weights"] / 2**30 == pytest.approx(14.7708, rel=0.05)
+    assert figures["serving.kv_capacity_tokens"] == pytest.approx(100_752, rel=0.05)
