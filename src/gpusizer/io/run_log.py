@@ -9,7 +9,7 @@ Line formats: vLLM ``vllm/v1/worker/gpu_model_runner.py`` ("Model loading took X
 size: N tokens", "Maximum concurrency for N tokens per request"), ``engine/arg_utils.py``
 (the V1 engine's config line); SGLang ``mem_cache/memory_pool.py`` ("KV Cache is allocated.
 #tokens"); llama.cpp ``src/llama-model.cpp`` / ``llama-kv-cache.cpp`` (buffer sizes, n_ctx),
-``tools/llama-bench`` (markdown and JSON printers); vLLM ``benchmarks/serve.py`` (result JSON).
+``tools/llama-bench`` (markdown and JSON printers); ``vllm/benchmarks/serve.py`` (result JSON).
 """
 
 from __future__ import annotations
@@ -251,7 +251,7 @@ def _bench_json(data: Any) -> RunLog | None:
     return None
 
 
-# ``vllm bench serve``'s printed result (benchmarks/serve.py: "Serving Benchmark Result"), the
+# ``vllm bench serve``'s printed result (vllm/benchmarks/serve.py: "Serving Benchmark Result"), the
 # form users paste; the same figures as the --save-result JSON
 _SERVE_LINES = {
     "mean_ttft_ms": r"Mean TTFT \(ms\):",
