@@ -73,3 +73,18 @@ def test_cli_margin_band_and_band_columns(capsys: pytest.CaptureFixture[str]) ->
     assert code == 0
     assert "Tok/s/user band" in out and "Peak band" in out and "Speed sure" in out
     assert main([*argv, "--margin", "wide"]) == 2
+
+
+def test_models_that_fit_takes_the_band_margin(capsys: pytest.CaptureFixture[str]) -> None:
+    from gpusizer.core.sizing.fit_models import models_that_fit
+
+    s = {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "lora"},
+        "framework": "huggingface",
+        "hardware": {"gpu": "rtx-4090-24gb"},
+    }
+    band = {r["model"] for r in models_that_fit(s, margin="band")}
+    none = {r["model"] for r in models_that_fit(s, margin=0.0)}
+    assert band and band <= none  # room for the band's upper edge never fits more
+    assert main(["fit-models", "--kind", "lora", "--gpu", "rtx-4090-24gb", "--margin", "band"]) == 0
