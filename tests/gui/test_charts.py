@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import Any
 
 import pytest
@@ -279,3 +280,11 @@ def test_roofline_step_time_and_sweep_headline_carry_the_band(qtbot):
 
 def chart_step_seconds(chart, phase):
     return chart.points(phase, step=True)[0]["seconds"]
+
+
+def test_capacity_headline_gives_the_users_at_the_memory_band(qtbot):
+    vllm = {**INF_8B, "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}
+    chart = make(qtbot, "capacity", vllm)
+    fit = chart.curve_data.users_at(chart.curve_data.context)
+    lo, hi = chart.band.size_range(fit)
+    assert f"{fit:,} users ({math.floor(lo):,}-{math.floor(hi):,} in runs like this)" in chart.headline()
