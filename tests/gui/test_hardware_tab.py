@@ -279,3 +279,27 @@ def test_band_margin_band_ranking_and_band_tooltip(qtbot: Any, window: Any, tab:
     assert "How sure: memory" in tip and "Peak of runs like this" in tip and "tokens/s per user" in tip
     keys = [c.key for c in tab.model.columns]
     assert {"tokens_per_second_per_user_range", "speed_confidence"} <= set(keys)
+
+
+def test_the_chart_draws_each_front_options_speed_band(qtbot: Any, window: Any, tab: Any) -> None:
+    """Each front point carries a segment from its band's slow edge to its fast edge, along
+    cost x speed = constant (the same option, faster or slower)."""
+    import math
+
+    from gpusizer.gui.charts.hardware import band_segments
+
+    window.state.set_scenario({**QWEN, "framework": "vllm"}, record=False)
+    qtbot.waitUntil(
+        lambda: len(tab.options) == len(gpu_presets()) and tab.options[0]["speed_confidence"] != "none",
+        timeout=30000,
+    )
+    xs, ys = tab.bands.getData()
+    banded = [p for p in tab._front if p[2]["tokens_per_second_per_user_range"]]
+    assert banded and len(xs) == 2 * len(banded)
+    x, y, o = banded[0]
+    lo, hi = o["tokens_per_second_per_user_range"]
+    assert band_segments([banded[0]]) == (
+        [math.log10(lo), math.log10(hi)],
+        [y + x - math.log10(lo), y + x - math.log10(hi)],
+    )
+    assert xs[0] == pytest.approx(math.log10(lo)) and ys[0] + xs[0] == pytest.approx(x + y)

@@ -64,6 +64,22 @@ TABLE_SHARE_MAX = 0.72  # the table's most of the tab's width at first; the char
 FRONT_PX, OTHER_PX = 12, 8
 
 
+def band_segments(points: list[Point]) -> tuple[list[float], list[float]]:
+    """(x, y) pairs in log10 of each option's speed band (core/sizing/option_band.py): the
+    option at the slow and the fast edge, its cost per token scaled by 1 / speed."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for x, y, o in points:
+        key = "tokens_per_second_per_user" if o.get("tokens_per_second_per_user") else "tokens_per_second"
+        rng = o.get(f"{key}_range")
+        if not rng or rng[0] <= 0:
+            continue
+        for edge in rng:  # log cost + log speed is constant along the band
+            xs.append(math.log10(edge))
+            ys.append(y + x - math.log10(edge))
+    return xs, ys
+
+
 class HardwareChart(ChartBase):
     """Controls, the comparison table and the cost-speed chart."""
 
@@ -95,6 +111,8 @@ class HardwareChart(ChartBase):
         self.others = self.plot.plot([], [], pen=None, symbol="o", symbolSize=OTHER_PX)
         self.front_line = self.plot.plot([], [])
         self.front = self.plot.plot([], [], pen=None, symbol="o", symbolSize=FRONT_PX)
+        # each front option's evidence band: where runs like it landed, along cost x speed = const
+        self.bands = self.plot.plot([], [], connect="pairs")
         self.mark = self.plot.plot([], [], pen=None, symbol="o", symbolSize=22)
         self.note = self.text_item(anchor=(0.5, 0.5))
         self.labels: list[pg.TextItem] = []
@@ -232,6 +250,7 @@ class HardwareChart(ChartBase):
         for item, group in ((self.others, rest), (self.front, front), (self.front_line, front)):
             item.setData([p[0] for p in group], [p[1] for p in group])
         self._pts, self._front = pts, front
+        self.bands.setData(*band_segments(front))
         training = self.scenario is not None and self.scenario.workload.is_training
         basis = "renting" if self.view.basis == "cloud" else "owning"
         self.set_axis_label("bottom", "trained tokens/s" if training else "tokens/s per user")
@@ -297,6 +316,7 @@ class HardwareChart(ChartBase):
         self.front.setSymbolBrush(pg.mkBrush(PREFILL_COLOR))
         self.front.setSymbolPen(pg.mkPen(t.foreground, width=1))
         self.front_line.setPen(pg.mkPen(PREFILL_COLOR, width=2, style=Qt.PenStyle.DashLine))
+        self.bands.setPen(pg.mkPen(t.qcolor("muted", 220), width=3))
         self.mark.setSymbolBrush(None)
         self.mark.setSymbolPen(pg.mkPen(DECODE_COLOR, width=2.5))
         for item in self.labels:
