@@ -53,6 +53,9 @@ def test_my_calibration_kept_beside_the_settings_marked_and_removed(
     window.reload_calibration()
     assert "calibrated from your run of" in window.summary._how_sure_text
     assert "calibrated from your run of" in window.summary.how_sure.toolTip()
+    report = temp_settings / "report.md"  # File > Export Report says so too
+    assert window.files.export_report(report)
+    assert "calibrated from your run of" in report.read_text()
     window.tabs.select("hardware")  # the tab notes the calibrated GPU's row
     tab = window.tabs.charts["hardware"]
     qtbot.waitUntil(lambda: any(o["gpu"] == "rtx-4060-ti-16gb" for o in tab.options), timeout=30000)
