@@ -2,7 +2,7 @@
 
 The public, Qt-free API (contract: shared/docs/scenario-format.md)::
 
-    gpusizer.estimate_report(scenario: dict) -> dict
+    gpusizer.estimate_report(scenario: dict, *, calibration=None) -> dict
     gpusizer.import_hf_config(config: dict | str | Path) -> dict
     gpusizer.import_model(path: str | Path) -> dict
     gpusizer.plan(scenario: dict) -> list[dict]
@@ -14,6 +14,7 @@ The public, Qt-free API (contract: shared/docs/scenario-format.md)::
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ._version import __version__
@@ -31,11 +32,21 @@ __all__ = [
 ]
 
 
-def estimate_report(scenario: dict[str, Any]) -> dict[str, Any]:
-    """Validate and estimate a scenario; exactly what ``gpusizer-cli estimate --json`` prints."""
+def estimate_report(scenario: dict[str, Any], *, calibration: Any = None) -> dict[str, Any]:
+    """Validate and estimate a scenario; exactly what ``gpusizer-cli estimate --json`` prints.
+    ``calibration``: your runs' ratios (a file of ``gpusizer-cli check --calibrate``; None: the
+    file named by ``GPUSIZER_USER_CALIBRATION``, if set): a report of a calibrated GPU x engine
+    gets the ``calibration`` block (io/calibration.py). A malformed file is ignored (logged)."""
     from .core.pipeline.report import estimate_report as _report
 
-    return _report(scenario)
+    rep = _report(scenario)
+    from .io.calibration import apply, entries_for
+
+    entries, problems = entries_for(calibration)
+    for line in problems:
+        logging.getLogger(__name__).warning(line)
+    apply(rep, entries)
+    return rep
 
 
 def import_hf_config(config: Any) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
-from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
-from .cli_check import add_check, calibrate
+from .cli_args import add_scenario_args, margin_arg, quantity_arg, scenario_from_args
+from .cli_check import add_calibration_args, add_check, calibrate, mark_calibrated
 from .cli_fit import add_fit_models
 from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
@@ -50,23 +50,24 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     from .io.export import strict_json
 
     rep = estimate_report(scenario_from_args(args))
-    calibrated = calibrate(rep, args.calibration)  # your own runs' ratios, beside the estimate
+    calibrated = calibrate(rep, args.calibration, args.forget_calibration)  # your runs' ratios, beside it
     _emit(strict_json(rep) if args.json else "\n".join([text_report(safe_data(rep)), *calibrated]))
     return 0
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
+    from .core.pipeline.scenario import parse_scenario
     from .core.sizing.solver import plan, plan_text
     from .io.export import strict_json
 
-    data = scenario_from_args(args)
-    options = plan(data)
+    s = parse_scenario(scenario_from_args(args))
+    options = plan(s)
+    mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
     text = "" if args.json else plan_text(safe_data(options))
     if not options and not args.json:  # a context limit is no memory failure: say which
-        from .core.pipeline.scenario import parse_scenario
         from .core.sizing.unmet import context_reason
 
-        why = context_reason(parse_scenario(data))
+        why = context_reason(s)
         text = f"No GPU runs this scenario: {why}." if why else text
     _emit(strict_json(options) if args.json else text)
     return 0
@@ -103,6 +104,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         utilization=view.utilization,
         used_prices=view.used_prices,
     )
+    mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
     text = "" if args.json else compare_text(safe_data(options), s.workload.trains, _targets(s))
     _emit(strict_json(options) if args.json else _with_default_target(text, s))
     return 0
@@ -201,16 +203,18 @@ def _add_view_flags(parser: argparse.ArgumentParser, scope: str) -> None:
 
     parser.add_argument(
         "--margin",
-        type=quantity_arg("number"),
+        type=margin_arg,
         default=None,
-        help=f"{scope}share of usable memory kept spare (default {DEFAULT_MARGIN})",
+        help=f"{scope}share of usable memory kept spare (default {DEFAULT_MARGIN}), or 'band': "
+        "room for the evidence band's upper edge",
     )
     parser.add_argument("--whole-nodes", action="store_true", help=f"{scope}round up to whole servers")
     parser.add_argument(
         "--sort",
         choices=SORTS,
         default=None,
-        help=f"{scope}order of the rows: cost per unit of work, speed, or GPU count (default cost)",
+        help=f"{scope}order of the rows: cost per unit of work, speed, or GPU count (default cost); "
+        "cost_band, speed_band: at the slow edge of the evidence band",
     )
     parser.add_argument(
         "--basis",
@@ -354,9 +358,7 @@ def _parser() -> argparse.ArgumentParser:
     est = sub.add_parser("estimate", help="per-GPU memory of a scenario (file, stdin or flags)")
     add_scenario_args(est)
     est.add_argument("--json", action="store_true", help="print the JSON report")
-    est.add_argument(
-        "--calibration", metavar="CAL.json", help="your runs' ratios (gpusizer-cli check --calibrate)"
-    )
+    add_calibration_args(est)
     est.set_defaults(func=_cmd_estimate)
     pl = sub.add_parser("plan", help="which GPUs, how many, laid out how")
     add_scenario_args(pl)

@@ -174,6 +174,12 @@ def quantity_arg(kind: str) -> Callable[[str], int | float]:
     return read
 
 
+def margin_arg(text: str) -> float | str:
+    """``--margin``: a share (0.1) or ``band`` (room for the evidence band's upper edge,
+    core/sizing/band_margin.py), as the API's ``margin``."""
+    return "band" if text.strip().lower() == "band" else quantity_arg("number")(text)
+
+
 _PROMPT = next(f for f in FLAGS if f.name == "--prompt")
 
 

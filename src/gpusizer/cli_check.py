@@ -38,18 +38,49 @@ def _cmd_check(args: argparse.Namespace, emit: Callable[[str], None]) -> int:
     return 0
 
 
-def calibrate(report: dict[str, Any], path: str | None) -> list[str]:
-    """Apply ``estimate --calibration CAL.json`` to a report (io/calibration.py): the lines the
-    table prints after it; a malformed file is a warning on stderr, never an error."""
-    if not path:
-        return []
-    from .io.calibration import apply, calibration_lines, load
+def calibrate(report: dict[str, Any], path: str | None, forget: bool = False) -> list[str]:
+    """Apply ``estimate --calibration CAL.json`` (default: the file of
+    ``GPUSIZER_USER_CALIBRATION``, where the window keeps it) to a report (io/calibration.py):
+    the lines the table prints after it; a malformed file is a warning on stderr, never an
+    error. ``forget``: remove the report's GPU x engine from the file first."""
+    from .io.calibration import apply, calibration_file, calibration_lines, entries_for, remove
 
-    entries, problems = load(path)
+    where = path or calibration_file()
+    if forget and where:
+        gpu, engine = report["gpu"]["id"], str(report["scenario"]["framework"])
+        gone = remove(where, gpu, engine)
+        said = "removed from" if gone else "was not in"
+        print(f"calibration of {gpu} x {engine} {said} {where}", file=sys.stderr)
+    entries, problems = entries_for(where)
     for line in problems:
         print(f"warning: {line}", file=sys.stderr)
     apply(report, entries)
     return calibration_lines(report)
+
+
+def mark_calibrated(options: list[dict[str, Any]], framework: str) -> None:
+    """``plan`` / ``compare``: note the options of a GPU x engine the user calibrated (the file
+    of ``GPUSIZER_USER_CALIBRATION``, where the window keeps it; io/calibration.py)."""
+    from .io.calibration import entries_for, mark_options
+
+    entries, _ = entries_for(None)
+    if entries:
+        mark_options(options, framework, entries)
+
+
+def add_calibration_args(est: Any) -> None:
+    """``estimate``'s calibration flags."""
+    est.add_argument(
+        "--calibration",
+        metavar="CAL.json",
+        help="your runs' ratios (gpusizer-cli check --calibrate; default: the file named by "
+        "GPUSIZER_USER_CALIBRATION, where the window keeps them)",
+    )
+    est.add_argument(
+        "--forget-calibration",
+        action="store_true",
+        help="remove this GPU x engine's calibration from that file, then estimate without it",
+    )
 
 
 def add_check(sub: Any, emit: Callable[[str], None]) -> None:

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
+from .cli_args import add_scenario_args, margin_arg, scenario_from_args
 
 GiB = 2**30
 
@@ -70,9 +70,10 @@ def add_fit_models(sub: Any, emit: Callable[[str], None]) -> None:
     add_scenario_args(fm)
     fm.add_argument(
         "--margin",
-        type=quantity_arg("number"),
+        type=margin_arg,
         default=DEFAULT_MARGIN,
-        help="share of usable memory kept spare (default %(default)s)",
+        help="share of usable memory kept spare (default %(default)s), or 'band': room for the "
+        "evidence band's upper edge",
     )
     fm.add_argument("--json", action="store_true", help="print the models as JSON")
     fm.set_defaults(func=run)

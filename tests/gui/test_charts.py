@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import Any
 
 import pytest
@@ -259,3 +260,31 @@ def test_report_shows_prices_with_basis_and_date_and_the_users(qtbot, tmp_path):
     assert "| H100 SXM 80GB: rental | $3.99 per GPU-hour |" in text
     html = (md.parent / "report.html").read_text(encoding="utf-8")
     assert "<h2>Prices</h2>" in html and "Dell quote" in html
+
+
+def test_roofline_step_time_and_sweep_headline_carry_the_band(qtbot):
+    """The roofline's step labels give the step time with its speed band; the sweep's headline
+    the largest value whose memory band's upper edge fits (core/evidence)."""
+    vllm = {**INF_8B, "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}
+    roof = make(qtbot, "roofline", vllm)
+    band = roof.speed_band
+    assert band.has_band
+    label = roof.step_labels["decode"].toPlainText()
+    sec = chart_step_seconds(roof, "decode")
+    lo, hi = band.time_range(sec)
+    assert f"{sec * 1e3:,.1f} ms ({lo * 1e3:,.1f}-{hi * 1e3:,.1f})" in label
+    sweep = make(qtbot, "sweep", {**LORA_8B, "framework": "huggingface"})
+    assert sweep.p10  # HF/PEFT adapters: a band of replayed runs
+    assert "band's upper edge" in sweep.fit_text()
+
+
+def chart_step_seconds(chart, phase):
+    return chart.points(phase, step=True)[0]["seconds"]
+
+
+def test_capacity_headline_gives_the_users_at_the_memory_band(qtbot):
+    vllm = {**INF_8B, "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}
+    chart = make(qtbot, "capacity", vllm)
+    fit = chart.curve_data.users_at(chart.curve_data.context)
+    lo, hi = chart.band.size_range(fit)
+    assert f"{fit:,} users ({math.floor(lo):,}-{math.floor(hi):,} in runs like this)" in chart.headline()

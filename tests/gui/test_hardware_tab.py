@@ -306,3 +306,48 @@ def test_rows_not_offered_say_why_and_rows_say_the_need(qtbot: Any, window: Any,
         assert f"Not offered ({o['unmet']}): " in tips[o["gpu"]]
     h100 = next(o for o in tab.model.options if o["gpu"] == "h100-sxm-80gb")
     assert f"Needs {h100['needed_gpus']:,} (" in tips["h100-sxm-80gb"]
+
+
+def test_band_margin_band_ranking_and_band_tooltip(qtbot: Any, window: Any, tab: Any) -> None:
+    """The margin's "band" (below 0 %) sizes to the evidence band's upper edge, as the API's
+    margin="band"; the ranking at the band's slow edge; each row's tooltip states its band."""
+    tab.controls.margin.setValue(tab.controls.margin.minimum())
+    assert tab.controls.margin.text() == "band" and window.advisor.margin == "band"
+    assert load(window.prefs).margin == "band"
+    tab.controls.sort.setCurrentIndex(tab.controls.sort.findData("speed_band"))
+    assert tab.controls.settings.sort == "speed_band"
+    window.state.set_scenario({**QWEN, "framework": "vllm"}, record=False)  # vLLM speeds have a band
+    qtbot.waitUntil(
+        lambda: len(tab.options) == len(gpu_presets()) and tab.options[0]["speed_confidence"] != "none",
+        timeout=30000,
+    )
+    h100 = next(o for o in tab.options if o["gpu"] == "h100-sxm-80gb")
+    assert h100["tokens_per_second_per_user_range"] and h100["speed_confidence"] in ("validated", "measured")
+    tip = tab.model.data(_index(tab, "h100-sxm-80gb", "gpu_name"), Qt.ItemDataRole.ToolTipRole)
+    assert "How sure: memory" in tip and "Peak of runs like this" in tip and "tokens/s per user" in tip
+    keys = [c.key for c in tab.model.columns]
+    assert {"tokens_per_second_per_user_range", "speed_confidence"} <= set(keys)
+
+
+def test_the_chart_draws_each_front_options_speed_band(qtbot: Any, window: Any, tab: Any) -> None:
+    """Each front point carries a segment from its band's slow edge to its fast edge, along
+    cost x speed = constant (the same option, faster or slower)."""
+    import math
+
+    from gpusizer.gui.charts.hardware import band_segments
+
+    window.state.set_scenario({**QWEN, "framework": "vllm"}, record=False)
+    qtbot.waitUntil(
+        lambda: len(tab.options) == len(gpu_presets()) and tab.options[0]["speed_confidence"] != "none",
+        timeout=30000,
+    )
+    xs, ys = tab.bands.getData()
+    banded = [p for p in tab._front if p[2]["tokens_per_second_per_user_range"]]
+    assert banded and len(xs) == 2 * len(banded)
+    x, y, o = banded[0]
+    lo, hi = o["tokens_per_second_per_user_range"]
+    assert band_segments([banded[0]]) == (
+        [math.log10(lo), math.log10(hi)],
+        [y + x - math.log10(lo), y + x - math.log10(hi)],
+    )
+    assert xs[0] == pytest.approx(math.log10(lo)) and ys[0] + xs[0] == pytest.approx(x + y)

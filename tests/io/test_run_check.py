@@ -171,3 +171,83 @@ def test_vllm_08_lines_and_the_v1_config_line() -> None:
         "max_model_len": 131072,
     }
     assert run.measured == {"weights GiB": 14.9888}
+
+
+def test_the_api_and_the_cli_read_the_kept_calibration_and_forget_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gpusizer
+
+    cal = tmp_path / "calibration.json"
+    log = str(LOGS / "vllm-qwen3-235b-fp8-tp4.log")
+    main(["check", log, "--gpu", "h100-sxm-80gb", "--engine-version", "0.9.1", "--calibrate", str(cal)])
+    capsys.readouterr()
+    sc = {
+        "model": {"preset": "qwen3-235b-a22b"},
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+        "precision": {"weights": "fp8"},
+        "parallelism": {"tensor": 4},
+        "serving": {"engine_version": "0.9.1"},
+    }
+    assert "calibration" not in gpusizer.estimate_report(sc)  # no file named: as before
+    rep = gpusizer.estimate_report(sc, calibration=cal)
+    assert rep["calibration"]["figures"]["serving.kv_capacity_tokens"] == pytest.approx(178_880, rel=0.05)
+    monkeypatch.setenv("GPUSIZER_USER_CALIBRATION", str(cal))  # where the window keeps it
+    assert "calibration" in gpusizer.estimate_report(sc)
+    path = tmp_path / "q.json"
+    path.write_text(json.dumps(sc))
+    assert main(["estimate", str(path)]) == 0
+    assert "calibrated from your run of" in capsys.readouterr().out
+    assert main(["estimate", str(path), "--forget-calibration"]) == 0
+    captured = capsys.readouterr()
+    assert "removed from" in captured.err and "calibrated from" not in captured.out
+    assert json.loads(cal.read_text())["calibrations"] == {}
+
+
+def test_plan_compare_and_the_report_mark_the_calibrated_pair(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.io.report import report_facts
+
+    cal = tmp_path / "calibration.json"
+    log = str(LOGS / "vllm-qwen3-235b-fp8-tp4.log")
+    main(["check", log, "--gpu", "h100-sxm-80gb", "--engine-version", "0.9.1", "--calibrate", str(cal)])
+    monkeypatch.setenv("GPUSIZER_USER_CALIBRATION", str(cal))
+    capsys.readouterr()
+    flags = [
+        "--model",
+        "llama-3.1-8b",
+        "--kind",
+        "inference",
+        "--framework",
+        "vllm",
+        "--gpu",
+        "h100-sxm-80gb",
+    ]
+    assert main(["compare", *flags, "--gpus", "h100-sxm-80gb", "a100-sxm-80gb"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "Note (h100-sxm-80gb): calibrated from your run of" in out and "Note (a100-sxm-80gb): cal" not in out
+    )
+    assert main(["plan", *flags, "--json"]) == 0
+    plans = json.loads(capsys.readouterr().out)
+    h100 = next(o for o in plans if o["gpu"] == "h100-sxm-80gb")
+    assert any(n.startswith("calibrated from your run of") for n in h100["notes"])
+    facts = report_facts(estimate({"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"},
+                                   "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}))  # fmt: skip
+    assert any("calibrated from your run of" in line for line in facts.how_sure)
+
+
+def test_a_damaged_calibration_file_is_never_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    cal = tmp_path / "cal.json"
+    cal.write_text("{not json")
+    log = str(LOGS / "vllm-qwen3-235b-fp8-tp4.log")
+    code = main(
+        ["check", log, "--gpu", "h100-sxm-80gb", "--engine-version", "0.9.1", "--calibrate", str(cal)]
+    )
+    assert code == 2 and "fix or delete it first" in capsys.readouterr().err
+    assert cal.read_text() == "{not json"

@@ -20,7 +20,7 @@ IDLE_MS = 150  # after the last edit; the search takes 5-100 ms, too much for ev
 MAX_CACHED = 64  # scenarios remembered (a long session must not grow without bound)
 
 
-Search = tuple[float, bool, int | None]  # margin, whole nodes, cards per box (the tab's)
+Search = tuple[float | str, bool, int | None]  # margin, whole nodes, cards per box (the tab's)
 
 
 def scenario_key(scenario: Scenario, search: Search = (DEFAULT_MARGIN, False, None)) -> str:
@@ -41,7 +41,7 @@ class Advisor(QObject):
     advised = Signal(object, object)
 
     def __init__(
-        self, parent: QObject | None = None, idle_ms: int = IDLE_MS, margin: float = DEFAULT_MARGIN
+        self, parent: QObject | None = None, idle_ms: int = IDLE_MS, margin: float | str = DEFAULT_MARGIN
     ) -> None:
         super().__init__(parent)
         self.margin = margin
@@ -74,7 +74,9 @@ class Advisor(QObject):
         result: dict[str, Any] | None = self.worker.run_now(self._key(scenario), (scenario, self._search()))
         return result
 
-    def set_margin(self, margin: float, whole_nodes: bool | None = None, cards_per_box: Any = ...) -> None:
+    def set_margin(
+        self, margin: float | str, whole_nodes: bool | None = None, cards_per_box: Any = ...
+    ) -> None:
         """Advise with another memory margin (and whole-node and cards-per-box settings: the
         Hardware tab's), again for the last scenario."""
         nodes = self.whole_nodes if whole_nodes is None else whole_nodes

@@ -25,6 +25,7 @@ from ..io.report import NOT_ASKED, report_facts, report_text
 from ..io.scenario_file import SUFFIX, load_scenario_file, save_scenario
 from .binding import as_rich
 from .dialogs import ask_open, ask_save, slug
+from .my_calibration import MINE
 from .settings import Prefs
 from .state import ScenarioState
 
@@ -230,7 +231,10 @@ class FileController(QObject):
         advice = self.advice() if self.advice is not None else NOT_ASKED
         prices = self.prices() if self.prices is not None else None
         try:
-            text = report_text(report_facts(self.state.estimate, unit, advice, prices), p)
+            facts = report_facts(
+                self.state.estimate, unit, advice, prices, calibration=MINE
+            )  # My calibration
+            text = report_text(facts, p)
         except ScenarioError as exc:
             self.warn("Cannot export", str(exc).removeprefix("output: "))
             return False

@@ -36,6 +36,7 @@ from .hardware.settings import remember, remembered
 from .icon import app_icon
 from .menus import build_menus
 from .model_import import is_model_path
+from .my_calibration import load_mine
 from .panels import PANELS
 from .settings import Prefs
 from .shortcuts import WindowShortcuts
@@ -92,6 +93,7 @@ class MainWindow(QMainWindow):
         build_menus(self)
         self.shortcuts = WindowShortcuts(self)
         self._connect()
+        self.reload_calibration()
         self.set_units(self.unit)
         self._render(self.state.estimate)
         self._update_title()
@@ -250,6 +252,14 @@ class MainWindow(QMainWindow):
         self.setWindowModified(self.files.modified)
 
     # -- commands --------------------------------------------------------------------------
+    def reload_calibration(self) -> None:
+        """Read My calibration again (gui/my_calibration.py); a malformed file: a message."""
+        self.summary.calibrations, problem = load_mine(self.prefs)
+        if problem:
+            self.notify(problem)
+        if self.state.estimate is not None:
+            self.summary.set_estimate(self.state.estimate)
+
     def set_units(self, unit: str) -> None:
         """GiB or GB everywhere (summary, table, figures, charts); remembered."""
         self.unit = unit

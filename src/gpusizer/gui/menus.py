@@ -9,12 +9,14 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox, QWidget
 
 from .._version import __version__
+from ..core.sizing.gpus_needed import gpu_id
 from ..core.views.settings import CHARTS
 from .chart_tabs import ChartTabs
 from .check_run import check_run_dialog
 from .dialogs import ask_save, slug
 from .files import FileController
 from .model_import import import_config_dialog, import_model_dialog
+from .my_calibration import forget_dialog
 from .state import ScenarioState
 
 
@@ -31,8 +33,16 @@ class MenuHost(Protocol):
     def menuBar(self) -> QMenuBar: ...
     def set_units(self, unit: str) -> None: ...
     def show_fit_models(self) -> None: ...
+    def reload_calibration(self) -> None: ...
     def new_scenario(self) -> bool: ...
     def close(self) -> bool: ...
+
+
+def _forget(w: MenuHost) -> None:
+    """File > Remove My Calibration: the window's GPU x engine (gui/my_calibration.py)."""
+    s = w.state.scenario
+    if forget_dialog(_parent(w), w.files.prefs, gpu_id(s), str(s.framework)):
+        w.reload_calibration()
 
 
 def _parent(w: MenuHost) -> QWidget:
@@ -112,8 +122,11 @@ def _file_menu(w: MenuHost) -> None:
             w,
             "action_check_run",
             "Check Against My &Run…",
-            lambda: check_run_dialog(_parent(w), f, w.state.scenario),
+            lambda: check_run_dialog(_parent(w), f, w.state.scenario, on_keep=w.reload_calibration),
         )
+    )
+    menu.addAction(
+        _action(w, "action_forget_calibration", "Remove My &Calibration of This GPU…", lambda: _forget(w))
     )
     menu.addAction(
         _action(w, "action_export_chart", "Export &Chart…", lambda: export_chart_dialog(w), "Ctrl+E")

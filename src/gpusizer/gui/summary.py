@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from ..core.evidence.ranges import add_serving_ranges, estimate_evidence, evidence_block
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
+from ..io.calibration import calibration_lines, estimate_calibration
 from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
 from ..io.serving_text import speed_line, users_line
 from ..io.units import fmt_bytes
@@ -140,6 +141,7 @@ class SummaryHeader(QFrame):
         set_role(self, "card")
         self.unit = "GiB"
         self._est: Estimate | None = None
+        self.calibrations: dict[str, Any] = {}  # My calibration by ``gpu|engine`` (io/calibration.py)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(14, 10, 14, 10)
         lay.setSpacing(4)
@@ -209,10 +211,18 @@ class SummaryHeader(QFrame):
         self.serving.setVisible(est.serving is not None)
         if est.serving is not None:
             self.serving.setText(serving_text(est))
-        ev = evidence_block(est)
-        self._how_sure_text = how_sure_short(ev)
+        ev, cal_tip = evidence_block(est), ""
+        cal = estimate_calibration(est, self.calibrations) if self.calibrations else None
+        if cal:  # the user's own run of this GPU x engine (gui/my_calibration.py)
+            ev, cal_tip = (
+                cal["evidence"],
+                "<br><br>" + "<br>".join(html.escape(x.strip()) for x in calibration_lines(cal)),
+            )
+        self._how_sure_text = how_sure_short(ev) + (
+            f" · calibrated from your run of {cal['calibration']['date']}" if cal else ""
+        )
         full = html.escape(how_sure({"evidence": ev}))
-        self.how_sure.setToolTip(f"{full}<br><br>{EVIDENCE_TIP}")
+        self.how_sure.setToolTip(f"{full}{cal_tip}<br><br>{EVIDENCE_TIP}")
         text = "Assumes: " + " · ".join(est.assumptions)
         self.assumptions.setToolTip("<br>".join(html.escape(a) for a in est.assumptions))
         self._assumption_text = text

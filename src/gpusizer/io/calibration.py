@@ -6,16 +6,27 @@ and marks its evidence ``measured``, "calibrated from your run of DATE".
 
 A calibration file that is not what this module writes is ignored with a message; it never
 stops an estimate.
+
+Kept like My prices (io/user_prices.py): the window keeps ``calibration.json`` beside its settings
+(``GPUSIZER_USER_CALIBRATION`` names another file; the window sets it), written atomically, read at
+start; ``gpusizer-cli estimate`` and ``gpusizer.estimate_report`` read the file named by that
+variable when none is given. ``remove`` forgets one GPU x engine (File > Remove My Calibration,
+``gpusizer-cli estimate --forget-calibration``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import ScenarioError
 from .atomic import write_atomic
+
+ENV = "GPUSIZER_USER_CALIBRATION"
+MAX_CALIBRATION_BYTES = 1 * 2**20  # an entry is about 300 bytes
 
 # A check's figure -> the report field it measures (its ratio scales that field: units cancel)
 FIGURES: dict[str, tuple[str, str]] = {
@@ -50,12 +61,20 @@ def entry(result: dict[str, Any], source: str, on: date | None = None) -> dict[s
     }
 
 
+def calibration_file() -> Path | None:
+    """The file named by ``GPUSIZER_USER_CALIBRATION`` (None: not set)."""
+    path = os.environ.get(ENV)
+    return Path(path) if path else None
+
+
 def load(path: str | Path) -> tuple[dict[str, Any], list[str]]:
     """The file's entries by ``gpu|engine`` and the messages of what was ignored."""
     p = Path(path)
     if not p.exists():
         return {}, []
     try:
+        if p.stat().st_size > MAX_CALIBRATION_BYTES:
+            raise ValueError(f"larger than {MAX_CALIBRATION_BYTES:,} bytes")
         data = json.loads(p.read_text(encoding="utf-8"))
         entries = data["calibrations"]
         if not isinstance(entries, dict) or not all(
@@ -76,10 +95,38 @@ def load(path: str | Path) -> tuple[dict[str, Any], list[str]]:
 
 
 def save(path: str | Path, new: dict[str, Any]) -> Path:
-    """Add (or replace) one GPU x engine's calibration, keeping the others."""
-    entries, _ = load(path)
+    """Add (or replace) one GPU x engine's calibration, keeping the others; a file that cannot
+    be read is never overwritten (ScenarioError naming it)."""
+    entries, problems = load(path)
+    if problems:
+        raise ScenarioError("calibration", f"{problems[0]}; fix or delete it first")
     entries[_key(new["gpu"], new["engine"])] = new
     return write_atomic(path, json.dumps({"calibrations": entries}, indent=1) + "\n")
+
+
+def remove(path: str | Path, gpu: str, engine: str) -> bool:
+    """Forget one GPU x engine's calibration (False: there was none; a malformed file is left
+    as it is)."""
+    entries, problems = load(path)
+    if problems or _key(gpu, engine) not in entries:
+        return False
+    del entries[_key(gpu, engine)]
+    write_atomic(path, json.dumps({"calibrations": entries}, indent=1) + "\n")
+    return True
+
+
+def entries_for(calibration: str | Path | dict[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
+    """The entries a caller names: a file, entries already read, or None (the file of
+    ``GPUSIZER_USER_CALIBRATION``, or none)."""
+    if isinstance(calibration, dict):
+        return calibration, []
+    path = calibration or calibration_file()
+    return load(path) if path else ({}, [])
+
+
+def marked(entry: dict[str, Any]) -> str:
+    """``calibrated from your run of DATE (SOURCE)``: how every surface marks it."""
+    return f"calibrated from your run of {entry['date']} ({entry.get('source') or 'a run'})"
 
 
 def apply(report: dict[str, Any], entries: dict[str, Any]) -> bool:
@@ -97,7 +144,7 @@ def apply(report: dict[str, Any], entries: dict[str, Any]) -> bool:
             where, ratio = ("serving", "ttft_seconds"), 1 / ratio
         if where and isinstance(report.get(where[0]), dict) and where[1] in report[where[0]]:
             figures[f"{where[0]}.{where[1]}"] = report[where[0]][where[1]] * ratio
-    why = f"calibrated from your run of {e['date']} ({e.get('source', 'a run')})"
+    why = marked(e)
     report["calibration"] = {
         "date": e["date"],
         "source": e.get("source"),
@@ -105,10 +152,10 @@ def apply(report: dict[str, Any], entries: dict[str, Any]) -> bool:
         "figures": figures,
     }
     speed = [f for f in figures if f.split(".")[1] in SPEED_FIELDS]
-    marked = ([report["evidence"]] if len(speed) < len(figures) else []) + (
+    kinds = ([report["evidence"]] if len(speed) < len(figures) else []) + (
         [report["evidence"]["speed"]] if speed else []
     )
-    for ev in marked:  # only the kind of figure the run measured
+    for ev in kinds:  # only the kind of figure the run measured
         ev["confidence"], ev["reason"] = "measured", why
     return True
 
@@ -123,3 +170,36 @@ def calibration_lines(report: dict[str, Any]) -> list[str]:
         block, field = path.split(".")
         out.append(f"    {path}: {value:,.4g} (estimate {report[block][field]:,.4g})")
     return out
+
+
+def estimate_calibration(est: Any, entries: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's calibrated part (``calibration``, the marked ``evidence`` and the fields
+    calibrated) of an estimate (core/model/result.Estimate) whose GPU and engine were
+    calibrated, as :func:`apply` adds it (the window's summary); None when no entry applies."""
+    from ..core.evidence.ranges import evidence_block
+
+    sv = est.serving
+    rep: dict[str, Any] = {
+        "gpu": {"id": est.gpu.id},
+        "scenario": {"framework": est.scenario.framework},
+        "evidence": evidence_block(est),
+        "per_gpu": {"weights": est.memory.weights, "kv_cache": est.memory.kv_cache},
+        "serving": None if sv is None else {f: getattr(sv, f) for f in (*SPEED_FIELDS, *_SERVING_SIZES)},
+    }
+    return rep if apply(rep, entries) else None
+
+
+_SERVING_SIZES = ("kv_capacity_tokens", "kv_pool_bytes")
+
+
+def mark_options(options: list[dict[str, Any]], framework: str, entries: dict[str, Any]) -> int:
+    """Add "calibrated from your run of DATE" to the notes of each ``plan`` / ``compare_gpus``
+    option whose GPU was calibrated with this engine (its figures stay the estimate's: the
+    ratios are for the run's own settings); how many were marked."""
+    n = 0
+    for o in options:
+        e = entries.get(_key(str(o.get("gpu")), framework))
+        if e is not None:
+            o["notes"] = [*o.get("notes", []), marked(e)]
+            n += 1
+    return n

@@ -36,6 +36,16 @@ def _bytes(v: int, unit: str) -> str:
     return fmt_bytes(v, unit)
 
 
+def _band(inner: Fmt) -> Fmt:
+    """A band ``[lower, upper]`` as ``17.1-25.0`` in the column's own format (the unit once)."""
+
+    def fmt(v: Any, u: str) -> str:
+        lo, hi = inner(v[0], u), inner(v[1], u)
+        return f"{lo.split(' ')[0]}-{hi}" if " " in lo else f"{lo}-{hi}"
+
+    return fmt
+
+
 def _text(v: Any, _u: str) -> str:
     return str(v)
 
@@ -97,6 +107,13 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         "serve",
         "Output tokens per second each user sees",
     ),
+    Column(
+        "tokens_per_second_per_user_range",
+        "Tok/s/user band",
+        _band(_num(1)),
+        "serve",
+        "Tokens per second per user where 80 % of replayed published runs like this one landed",
+    ),
     Column("ttft_seconds", "TTFT", _num(2, 1, " s"), "serve", "Time to first token"),
     Column("tpot_seconds", "TPOT", _num(1, 1000, " ms"), "serve", "Time per output token"),
     Column(
@@ -106,6 +123,21 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         tip="Tokens per second over all GPUs (served output tokens, or trained tokens)",
     ),
     Column("time_seconds", "Time", _duration, "train", "Time to train on training_tokens"),
+    Column(
+        "time_seconds_range",
+        "Time band",
+        _band(_duration),
+        "train",
+        "Training time where 80 % of replayed published runs like this one landed",
+    ),
+    Column(
+        "speed_confidence",
+        "Speed sure",
+        _text,
+        tip="How sure the speed is: measured (this model, GPU and engine among the published "
+        "figures), validated (its regime has a band), extrapolated (no published figure of this "
+        "engine on this vendor or batch regime), none",
+    ),
     Column(
         "targets_met", "Targets", _yes, "targets", "Targets met (serving targets, or the training deadline)"
     ),
@@ -143,6 +175,14 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column("layout", "Layout", _text, tip="Parallel layout; double-click a row to apply it"),
     Column("nodes", "Nodes", _num(0), tip="Servers (or boxes) of gpus_per_node GPUs"),
     Column("per_gpu_total", "Peak/GPU", _bytes, tip="Peak memory of the busiest GPU"),
+    Column(
+        "per_gpu_total_range",
+        "Peak band",
+        _band(_bytes),
+        tip="Peak per GPU where 80 % of replayed published runs like this one landed; an upper "
+        "edge past the usable memory is noted",
+    ),
+    Column("memory_confidence", "Peak sure", _text, tip="How sure the peak is (as Speed sure)"),
     Column("headroom_bytes", "Spare/GPU", _bytes, tip="Usable memory left at the peak"),
     Column(
         "price_per_hour",
@@ -250,3 +290,22 @@ def chart_points(options: Sequence[dict[str, Any]]) -> list[tuple[float, float, 
         for o in options
         if o["fits"] and speed_of(o) and o["cost_per_million_tokens"] is not None
     ]
+
+
+def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
+    """The option's evidence band in words (the Hardware tab's tooltip): where 80 % of the
+    replayed published runs like it landed, and how sure each figure is."""
+    if not o.get("fits"):
+        return []
+    mem, speed = o.get("memory_confidence") or "none", o.get("speed_confidence") or "none"
+    out = [f"How sure: memory {mem} · speed {speed}"]
+    peak = o.get("per_gpu_total_range")
+    if peak:
+        out.append(f"Peak of runs like this: {_band(_bytes)(peak, unit)} per GPU")
+    for key, label, fmt in (
+        ("tokens_per_second_per_user_range", "tokens/s per user", _num(1)),
+        ("time_seconds_range", "time to train", _duration),
+    ):
+        if o.get(key):
+            out.append(f"Runs like this: {_band(fmt)(o[key], unit)} {label}")
+    return out

@@ -89,11 +89,15 @@ def report_facts(
     unit: str = "GiB",
     advice: Any = NOT_ASKED,
     prices: Mapping[str, Mapping[str, Any]] | None = None,
+    calibration: dict[str, Any] | None = None,
 ) -> ReportFacts:
     """The facts of an estimate; ``advice``: the sizing advisor's option for the scenario's GPU
     (a ``plan`` option, or None when nothing fits), or NOT_ASKED for no "GPUs needed";
-    ``prices``: the user's own (core/sizing/prices.py), which replace the catalog's."""
+    ``prices``: the user's own (core/sizing/prices.py), which replace the catalog's;
+    ``calibration``: the user's runs by ``gpu|engine`` (None: the file of
+    ``GPUSIZER_USER_CALIBRATION``, io/calibration.py)."""
     rep = report_from_estimate(est)
+    mine = _calibrated(rep, calibration)  # the user's runs of this GPU x engine (io/calibration.py)
     s, mem = est.scenario, est.memory
     parts = sum(getattr(mem, c) for c in COMPONENTS) or 1
     p = rep["parameters"]
@@ -123,8 +127,19 @@ def report_facts(
         prices=tuple(price_rows(est.gpu, prices)),
         your_prices=tuple(your_prices(prices)),
         report=rep,
-        how_sure=tuple(how_sure_lines(rep, unit)),
+        how_sure=tuple(how_sure_lines(rep, unit) + mine),
     )
+
+
+def _calibrated(rep: dict[str, Any], calibration: dict[str, Any] | None = None) -> list[str]:
+    """Apply the user's calibration (or the file of ``GPUSIZER_USER_CALIBRATION``) to the report
+    (none: nothing changes); its lines for the "How sure" section."""
+    from .calibration import apply, calibration_lines, entries_for
+
+    entries, _ = entries_for(
+        calibration
+    )  # a malformed file: the CLI's estimate warns; the report is as before
+    return [line.strip() for line in calibration_lines(rep)] if entries and apply(rep, entries) else []
 
 
 @dataclass(frozen=True)

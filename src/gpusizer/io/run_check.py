@@ -110,6 +110,8 @@ def _engine_settings(run: RunLog, sc: dict[str, Any]) -> None:
         sv["max_context"] = int(s["max_model_len"])
     if s.get("max_concurrency"):
         sv["concurrency"] = w["batch_size"] = int(s["max_concurrency"])
+    if s.get("load"):  # every request sent at once (vllm bench serve's default rate, inf)
+        sv["load"] = s["load"]
     for k in ("prompt_tokens", "generated_tokens"):
         if s.get(k):
             w[k] = int(s[k])

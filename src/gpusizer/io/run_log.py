@@ -9,7 +9,7 @@ Line formats: vLLM ``vllm/v1/worker/gpu_model_runner.py`` ("Model loading took X
 size: N tokens", "Maximum concurrency for N tokens per request"), ``engine/arg_utils.py``
 (the V1 engine's config line); SGLang ``mem_cache/memory_pool.py`` ("KV Cache is allocated.
 #tokens"); llama.cpp ``src/llama-model.cpp`` / ``llama-kv-cache.cpp`` (buffer sizes, n_ctx),
-``tools/llama-bench`` (markdown and JSON printers); vLLM ``vllm/benchmarks/serve.py`` (result JSON).
+``tools/llama-bench`` (markdown and JSON printers); ``vllm/benchmarks/serve.py`` (result JSON).
 """
 
 from __future__ import annotations
@@ -149,7 +149,50 @@ def _llamacpp(text: str) -> RunLog:
     if m:
         run.measured["layers offloaded"] = float(m.group(1))
         s["layers"] = int(m.group(2))
+    if _first(_OLLAMA, text):
+        _ollama_lines(run, text)
     return run
+
+
+# Ollama's own placement line: llm/memory.go (v0.5: ``msg="offload to cuda"``) and
+# llm/server.go (v0.11: ``msg=offload library=cuda``), its runner's command line (server.go
+# "starting llama server": --ctx-size is num_ctx x parallel) and its version ("Listening on
+# ... (version X)", routes.go)
+_OLLAMA = r'msg="?offload(?: to \w+"| library=)'
+
+
+def _mib(text: str, key: str) -> float | None:
+    """An Ollama memory field (``memory.required.kv="896.0 MiB"``) in MiB."""
+    m = _first(rf'{re.escape(key)}="{NUM} (B|KiB|MiB|GiB)"', text)
+    return (
+        None
+        if m is None
+        else _num(m.group(1)) * {"B": 2**-20, "KiB": 2**-10, "MiB": 1, "GiB": 1024}[m.group(2)]
+    )
+
+
+def _ollama_lines(run: RunLog, text: str) -> None:
+    """What Ollama's placement line states, where the runner's own lines do not: the layers
+    it placed on the GPUs and, when every layer is there, its KV cache (``memory.required.kv``)."""
+    s = run.settings
+    run.kind = "Ollama log"
+    ver = _one(r"\(version ([\d.]+\d)\)", text, "versions")
+    _set(s, "version", f"ollama-{ver}" if ver else None)
+    ctx = _one(r"--ctx-size (\d+)", text, "contexts")
+    par = _one(r"--parallel (\d+)", text, "parallel slots")
+    if ctx and "n_ctx" not in s:
+        s["n_ctx"] = int(ctx)
+    if par and "n_seq_max" not in s:
+        s["n_seq_max"] = int(par)
+    placed = _one(r"layers\.offload=(\d+)", text, "placements")
+    total = _one(r"layers\.model=(\d+)", text, "layer counts")
+    if placed is None or total is None:
+        return
+    run.measured.setdefault("layers offloaded", float(placed))
+    s.setdefault("layers", int(total))
+    kv = _mib(text, "memory.required.kv")
+    if kv is not None and placed == total:
+        run.measured.setdefault("GPU KV MiB", kv)
 
 
 def _bench_rows(text: str) -> list[dict[str, str]]:
@@ -189,6 +232,8 @@ def _bench_json(data: Any) -> RunLog | None:
             run.measured[f"{test} tokens/s"] = float(r["avg_ts"])
             _set(run.settings, "model", r.get("model_type"))
             _set(run.settings, "device", r.get("gpu_info"))
+            m = re.search(r"(Q\d_K - \w+|Q\d_\d|BF16|F16)", str(r.get("model_type", "")))
+            _set(run.settings, "file type", m.group(1) if m else None)
         return run
     if isinstance(data, dict) and "mean_ttft_ms" in data:
         run = RunLog("vllm", "vllm bench serve")
@@ -206,6 +251,37 @@ def _bench_json(data: Any) -> RunLog | None:
     return None
 
 
+# ``vllm bench serve``'s printed result (vllm/benchmarks/serve.py: "Serving Benchmark Result"), the
+# form users paste; the same figures as the --save-result JSON
+_SERVE_LINES = {
+    "mean_ttft_ms": r"Mean TTFT \(ms\):",
+    "mean_tpot_ms": r"Mean TPOT \(ms\):",
+    "output_throughput": r"Output token throughput \(tok/s\):",
+}
+
+
+def _bench_serve_text(text: str) -> RunLog:
+    run = RunLog("vllm", "vllm bench serve")
+    s = run.settings
+    _set(s, "model", _one(r"vllm bench serve.*?--model[ =](\S+)", text, "models"))
+    conc = _first(r"Maximum request concurrency:\s+(\d+)", text)
+    n = _first(rf"Successful requests:\s+{NUM}", text)
+    if conc:
+        s["max_concurrency"] = int(conc.group(1))
+    elif n and not _first(r"Traffic request rate:\s+\d", text):  # the default rate, inf: all at once
+        s["max_concurrency"], s["load"] = round(_num(n.group(1))), "burst"
+    for key, label in (
+        ("prompt_tokens", "Total input tokens"),
+        ("generated_tokens", "Total generated tokens"),
+    ):
+        total = _first(rf"{label}:\s+{NUM}", text)
+        if n and total and _num(n.group(1)) > 0:
+            s[key] = round(_num(total.group(1)) / _num(n.group(1)))
+    for key, label in _SERVE_LINES.items():
+        _measure(run, key, rf"{label}\s+{NUM}", text)
+    return run
+
+
 def read_run(text: str) -> RunLog:
     """The run a text states; ScenarioError ("file") when no reader recognises it."""
     # a fixture's or a user's note of where the lines came from is not a line of the run
@@ -220,6 +296,8 @@ def read_run(text: str) -> RunLog:
             return run
     if _bench_rows(text):
         return _llama_bench(text)
+    if "Serving Benchmark Result" in text:
+        return _bench_serve_text(text)
     readers = (
         (r"sglang\.launch_server|KV Cache is allocated|sglang\.srt", _sglang),
         (
@@ -227,13 +305,16 @@ def read_run(text: str) -> RunLog:
             r"Model loading took|model weights take",
             _vllm,
         ),
-        (r"llama_model_loader|llm_load_tensors|load_tensors:|llama_kv_cache|llama_context", _llamacpp),
+        (
+            r"llama_model_loader|llm_load_tensors|load_tensors:|llama_kv_cache|llama_context|" + _OLLAMA,
+            _llamacpp,
+        ),
     )
     for pattern, reader in readers:
         if re.search(pattern, text):
             return reader(text)
     raise ScenarioError(
         "file",
-        "cannot place this file: no vLLM, SGLang or llama.cpp startup lines, llama-bench table "
+        "cannot place this file: no vLLM, SGLang, llama.cpp or Ollama startup lines, llama-bench table "
         "or vllm bench serve JSON found",
     )

@@ -17,6 +17,7 @@ from ..model.presets import scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from .compare_options import DEFAULT_MARGIN, check_margin
 from .option import SizingOption
+from .option_band import option_band
 
 GiB = 2**30
 BAND = "band"  # ``margin``'s word for the evidence band
@@ -49,3 +50,10 @@ def band_note(option: SizingOption, s: Scenario, spec: GPUSpec) -> SizingOption:
         f"{upper / GiB:,.1f} GiB per GPU)"
     )
     return replace(option, notes=(*option.notes, note))
+
+
+def with_band(option: SizingOption, s: Scenario, spec: GPUSpec) -> SizingOption:
+    """The option with its evidence band (core/sizing/option_band.py) and, where the band's
+    upper edge passes the GPU, the note of :func:`band_note`."""
+    noted = band_note(option, s, spec)
+    return replace(noted, band=option_band(noted.as_dict(), s, spec))

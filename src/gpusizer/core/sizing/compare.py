@@ -28,7 +28,7 @@ from ..pipeline.scenario import parse_scenario
 from ..serving.budget import sizing_budget
 from .advise import Ask
 from .advise_all import advise_catalog
-from .band_margin import band_note, resolve_margin
+from .band_margin import resolve_margin, with_band
 from .compare_options import (
     AMORTIZATION_YEARS,
     DEFAULT_MARGIN,
@@ -183,4 +183,4 @@ def sized(
         return []
     entries = advise_catalog(s, catalog, ask, as_token(cancel) or CancelToken())
     specs = {t.id: t.spec for t in catalog}
-    return [[band_note(o, s, specs.get(o.gpu, scenario_gpu(s))) for o, _ in entry] for entry in entries]
+    return [[with_band(o, s, specs.get(o.gpu, scenario_gpu(s))) for o, _ in entry] for entry in entries]

@@ -26,7 +26,8 @@ UTILIZATION = 1.0
 # server, network, power, building and margin as well, so owning one GPU looks several times
 # cheaper than renting it.
 BASES = ("cloud", "owned", "marketplace")
-SORTS = ("cost", "speed", "gpus")  # the order of the options (compare_rank.py)
+# the order of the options (compare_rank.py); ``*_band``: at the evidence band's pessimistic edge
+SORTS = ("cost", "speed", "gpus", "cost_band", "speed_band")
 # Cards sold alone (consumer, workstation, PCIe data-centre cards) come this many to a box, as
 # the buyer chooses (``cards_per_box``; None: the smallest box holding the GPUs needed).
 CARDS_PER_BOX = (1, 2, 4)

@@ -5,7 +5,10 @@ basis or the electricity price changes. Sorting (``SORTS``): ``cost`` (cost per 
 served or trained, on the basis asked; unpriced after), ``speed`` (tokens per second per user
 for serving, trained tokens per second for training) or ``gpus``; options that fit come first,
 those that meet the serving targets before those that do not, then those that meet the stated
-default service level (core/sizing/service_level.py) before those that miss it. ``pareto`` marks the options
+default service level (core/sizing/service_level.py) before those that miss it. ``cost_band``
+and ``speed_band`` rank on the evidence band's pessimistic edge (core/sizing/option_band.py):
+the slow edge of the speed band, and options whose peak band passes the GPU after those it does
+not. ``pareto`` marks the options
 that no other beats on both cost per million tokens and speed.
 """
 
@@ -27,6 +30,7 @@ from .compare_options import (
     SORTS,
     UTILIZATION,
 )
+from .option_band import band_head, cost_at_slow_edge, slow_edge
 from .prices import check_prices
 from .unmet import priced_reason
 
@@ -158,8 +162,20 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
 
     def key(o: dict[str, Any]) -> tuple[Any, ...]:
         # the user's targets, then the stated default service level (core/sizing/service_level.py)
-        head = (not o["fits"], o["targets_met"] is False, o.get("default_target_met") is False)
+        head: tuple[bool, ...] = (
+            not o["fits"],
+            o["targets_met"] is False,
+            o.get("default_target_met") is False,
+        )
         cost, fast = o.get("cost_per_million_tokens"), speed_of(o)
+        if sort.endswith("_band"):
+            head = (
+                not o["fits"],
+                *band_head(o),
+                o["targets_met"] is False,
+                o.get("default_target_met") is False,
+            )
+            cost, fast = cost_at_slow_edge(o), slow_edge(o)
         by_cost = (cost is None, cost or 0.0)
         by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))
         by_gpus = (o["gpus"] or 0,)
@@ -167,7 +183,7 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
             "cost": (by_cost, by_speed, by_gpus),
             "speed": (by_speed, by_cost, by_gpus),
             "gpus": (by_gpus, by_cost, by_speed),
-        }[sort]
+        }[sort.removesuffix("_band")]
         return (*head, *order, o["capacity_bytes"], o["gpu"])
 
     out = sorted(options, key=key)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ScenarioError, excerpt
 from ..model.presets import model_presets
@@ -25,6 +25,7 @@ from ..pipeline.estimate import estimate
 from ..pipeline.scenario import parse_scenario, scenario_dict
 from ..serving.budget import sizing_budget
 from ..serving.rules import memory_rule
+from .band_margin import BAND, resolve_margin
 from .compare_options import DEFAULT_MARGIN, check_margin
 from .fit_search import largest_fitting
 
@@ -127,7 +128,7 @@ def machine_scenario(data: dict[str, Any]) -> dict[str, Any]:
 def models_that_fit(
     scenario: Scenario | dict[str, Any],
     *,
-    margin: float = DEFAULT_MARGIN,
+    margin: float | str = DEFAULT_MARGIN,
     models: Iterable[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """The models that fit the scenario's machine, largest first: ``model`` (the preset id,
@@ -138,11 +139,14 @@ def models_that_fit(
     (serving) or ``time_seconds`` (training with ``workload.training_tokens``), and
     ``max_context`` (the longest context that still fits one user, or one training
     sequence), ``host_memory_bytes`` (system RAM one GPU's process needs beside it: layers
-    kept in RAM, offloaded states). ScenarioError for a bad scenario or margin."""
+    kept in RAM, offloaded states). ``margin`` may be ``"band"``: each model's room for the
+    upper edge of its memory band (core/sizing/band_margin.py). ScenarioError for a bad
+    scenario or margin."""
     s = parse_scenario(machine_scenario(scenario) if isinstance(scenario, dict) else scenario)
     with sizing_budget():
         estimate(s)  # errors only the estimator raises (a serving framework asked to train)
-    check_margin(margin)
+    if margin != BAND:
+        check_margin(cast(float, margin))
     base = scenario_dict(s)
     out = []
     for mid, block in _candidates(s, _caller_models(base, models)):
@@ -152,7 +156,7 @@ def models_that_fit(
                 est = estimate(sc)
         except ScenarioError:
             continue  # the layout cannot take it
-        spare = _spare(sc, est, margin)
+        spare = _spare(sc, est, resolve_margin(margin, sc))
         if est.fits and est.required_bytes <= est.capacity_bytes - spare:
             out.append(_row(mid, sc, est, spare))
     return sorted(out, key=lambda r: (-r["parameters"], r["model"]))

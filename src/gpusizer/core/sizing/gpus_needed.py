@@ -23,7 +23,7 @@ def gpu_id(scenario: Scenario) -> str:
 def gpus_needed(
     scenario: Scenario,
     cancel: CancelToken | Callable[[], bool] | None = None,
-    margin: float = DEFAULT_MARGIN,
+    margin: float | str = DEFAULT_MARGIN,
     whole_nodes: bool = False,
     cards_per_box: int | None = None,
 ) -> dict[str, Any] | None:

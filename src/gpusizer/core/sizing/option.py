@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .compare_options import SYSTEM_FIELDS
+from .option_band import BAND_FIELDS
 
 # Every comparison option carries every field (null where it does not apply), so tables and
 # CSV align. Money fields are filled by compare_rank.price_options.
@@ -78,6 +79,7 @@ FIELDS = (
     # (core/speed/goodput.py); time_seconds stays the step model's ideal
     "effective_time_share",
     "wall_time_seconds",
+    *BAND_FIELDS,  # the evidence band of the peak and speeds (core/sizing/option_band.py)
 )
 
 
@@ -160,6 +162,8 @@ class SizingOption:
     # the unit bought (core/sizing/systems.option_unit): system, system_name, gpus_per_system,
     # systems
     unit: dict[str, Any] = field(default_factory=dict)
+    # the evidence band's fields (core/sizing/option_band.BAND_FIELDS; empty: not yet banded)
+    band: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -174,7 +178,7 @@ class SizingOption:
         out["scenario_changes"] = dict(self.scenario_changes)
         out["notes"] = list(self.notes)
         out["pareto"] = False
-        return out | dict(self.unit)
+        return out | dict(self.unit) | copy.deepcopy(self.band)
 
 
 def layout_label(par: dict[str, Any], training: bool) -> str:

@@ -86,6 +86,12 @@ def plan(
     return out
 
 
+def _peak_band(o: dict[str, Any]) -> str:
+    """Where 80 % of replayed published runs like this one peaked (core/sizing/option_band.py)."""
+    rng = o.get("per_gpu_total_range")
+    return f"{rng[0] / GiB:.1f}-{rng[1] / GiB:.1f} GiB" if rng else "no band"
+
+
 def plan_text(options: Sequence[dict[str, Any]]) -> str:
     """The options as a table for ``gpusizer-cli plan`` (sizes in GiB, price in USD/hour)."""
     if not options:
@@ -97,9 +103,11 @@ def plan_text(options: Sequence[dict[str, Any]]) -> str:
         "Nodes",
         "Layout",
         "Peak/GPU",
+        "Peak band",
         "Headroom",
         *(("Max batch", "Max context") if inference else ("Max micro-batch",)),
         "$/hour",
+        "How sure (memory/speed)",
     )
     rows = [head] + [
         (
@@ -108,6 +116,7 @@ def plan_text(options: Sequence[dict[str, Any]]) -> str:
             str(o["nodes"]),
             o["layout"],
             f"{o['per_gpu_total'] / GiB:.1f} GiB",
+            _peak_band(o),
             f"{o['headroom_bytes'] / GiB:.1f} GiB",
             *(
                 (str(o["max_batch_size"]), str(o["max_context_tokens"]))
@@ -115,6 +124,7 @@ def plan_text(options: Sequence[dict[str, Any]]) -> str:
                 else (str(o["max_micro_batch_size"]),)
             ),
             "-" if o["total_price_per_hour"] is None else f"{o['total_price_per_hour']:,.2f}",
+            f"{o.get('memory_confidence') or '-'}/{o.get('speed_confidence') or '-'}",
         )
         for o in options
     ]

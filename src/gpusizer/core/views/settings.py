@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import ScenarioError
 from ..registry.table import add
@@ -56,6 +56,9 @@ DEFAULT_HIDDEN_COLUMNS: tuple[str, ...] = (
     "system_name", "systems", "tpot_seconds", "tokens_per_second", "cloud_cost_per_hour",
     "power_watts", "energy_kwh_per_million_tokens", "energy_kwh", "electricity_cost", "layout",
     "nodes", "per_gpu_total", "headroom_bytes", "price_per_hour", "list_price_usd",
+    # the evidence band's columns: every row's tooltip states them; at 1280 px they would scroll
+    "per_gpu_total_range", "memory_confidence", "speed_confidence", "tokens_per_second_per_user_range",
+    "time_seconds_range",
 )  # fmt: skip
 
 
@@ -72,7 +75,7 @@ class HardwareView:
     cards per box and hidden columns are checked on creation, the prices and money by
     :meth:`check` (ScenarioError naming the field)."""
 
-    margin: float = DEFAULT_MARGIN
+    margin: float | str = DEFAULT_MARGIN  # a share, or "band" (core/sizing/band_margin.py)
     whole_nodes: bool = False
     sort: str = "cost"
     basis: str = "cloud"
@@ -88,7 +91,8 @@ class HardwareView:
     hidden_columns: tuple[str, ...] = DEFAULT_HIDDEN_COLUMNS
 
     def __post_init__(self) -> None:
-        check_margin(self.margin)
+        if self.margin != "band":  # sized to the evidence band's upper edge
+            check_margin(cast(float, self.margin))
         check_cards_per_box(self.cards_per_box)
         hidden = self.hidden_columns
         if not isinstance(hidden, (list, tuple)) or not all(

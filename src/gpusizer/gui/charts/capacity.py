@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pyqtgraph as pg
 
+from ...core.evidence.confidence import memory_evidence
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.views.capacity import CapacityCurve, capacity_curve
@@ -67,6 +68,9 @@ class CapacityChart(ChartBase):
         self.curve_data = capacity_curve(scenario)
         self.gpu_name = estimate.gpu.name
         self.model_name = scenario.model.name
+        # the memory band of the engine's regime: a pool of K tokens held K / p90 to K / p10 in
+        # published runs like this one (core/evidence), and the users it holds scale with it
+        self.band = memory_evidence(scenario, estimate.gpu).band
         sv = estimate.serving
         self.reason = (sv.reason or "") if sv is not None and not sv.starts else ""
 
@@ -86,8 +90,13 @@ class CapacityChart(ChartBase):
         return (
             f"{html.escape(self.model_name)}: {html.escape(c.engine)} on "
             f"{html.escape(self.gpu_name)}, max context set to each request: {fit:,} "
-            f"users at {c.context:,} tokens each; your {c.concurrency:,} {verdict}"
+            f"users{self._band_users(fit)} at {c.context:,} tokens each; your {c.concurrency:,} {verdict}"
         )
+
+    def _band_users(self, fit: int) -> str:
+        """`` (412-470 in runs like this)``: the users at the memory band's edges."""
+        rng = self.band.size_range(fit) if fit and getattr(self, "band", None) else None
+        return f" ({math.floor(rng[0]):,}-{math.floor(rng[1]):,} in runs like this)" if rng else ""
 
     def never_starts(self) -> bool:
         """Whether the engine starts at no context of the curve."""

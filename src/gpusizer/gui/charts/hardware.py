@@ -35,12 +35,14 @@ from ...core.sizing.prices import check_prices
 from ...core.sizing.search import catalog_specs
 from ...core.sizing.service_level import any_target
 from ...core.views.settings import HardwareView
+from ...io.calibration import mark_options
 from ...io.compare_table import chart_points, columns_for
 from ...io.wording import count
 from ..hardware.controls import ControlsStrip, HardwareControls
 from ..hardware.plot import GAP, SIDES, Point, axis_scale, axis_ticks, place, short_name, to_axis
 from ..hardware.runner import compare_worker, search_key
 from ..hardware.table import OptionsModel, OptionsTable
+from ..my_calibration import MINE
 from .base import ChartBase
 from .labels import sync
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
@@ -61,6 +63,22 @@ NAME_MIN_PX = 140  # and the narrowest, when the tab is narrow (1280 px windows)
 TABLE_SHARE_MAX = 0.72  # the table's most of the tab's width at first; the chart keeps the rest
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
 FRONT_PX, OTHER_PX = 12, 8
+
+
+def band_segments(points: list[Point]) -> tuple[list[float], list[float]]:
+    """(x, y) pairs in log10 of each option's speed band (core/sizing/option_band.py): the
+    option at the slow and the fast edge, its cost per token scaled by 1 / speed."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for x, y, o in points:
+        key = "tokens_per_second_per_user" if o.get("tokens_per_second_per_user") else "tokens_per_second"
+        rng = o.get(f"{key}_range")
+        if not rng or rng[0] <= 0:
+            continue
+        for edge in rng:  # log cost + log speed is constant along the band
+            xs.append(math.log10(edge))
+            ys.append(y + x - math.log10(edge))
+    return xs, ys
 
 
 class HardwareChart(ChartBase):
@@ -94,6 +112,8 @@ class HardwareChart(ChartBase):
         self.others = self.plot.plot([], [], pen=None, symbol="o", symbolSize=OTHER_PX)
         self.front_line = self.plot.plot([], [])
         self.front = self.plot.plot([], [], pen=None, symbol="o", symbolSize=FRONT_PX)
+        # each front option's evidence band: where runs like it landed, along cost x speed = const
+        self.bands = self.plot.plot([], [], connect="pairs")
         self.mark = self.plot.plot([], [], pen=None, symbol="o", symbolSize=22)
         self.note = self.text_item(anchor=(0.5, 0.5))
         self.labels: list[pg.TextItem] = []
@@ -179,6 +199,7 @@ class HardwareChart(ChartBase):
             )
             shown = [o for o in self.sized if o["gpu"] in ids]
             priced = price_options(shown, catalog_specs(s.hardware), s.workload.trains, v.money())
+            mark_options(priced, str(s.framework), MINE)  # "calibrated from your run of DATE"
         except ScenarioError as exc:  # a vendor or price no longer valid: say so, keep going
             self._status(str(exc))
             return False
@@ -233,6 +254,7 @@ class HardwareChart(ChartBase):
         for item, group in ((self.others, rest), (self.front, front), (self.front_line, front)):
             item.setData([p[0] for p in group], [p[1] for p in group])
         self._pts, self._front = pts, front
+        self.bands.setData(*band_segments(front))
         training = self.scenario is not None and self.scenario.workload.trains
         basis = "renting" if self.view.basis == "cloud" else "owning"
         self.set_axis_label("bottom", "trained tokens/s" if training else "tokens/s per user")
@@ -303,6 +325,7 @@ class HardwareChart(ChartBase):
         self.front.setSymbolBrush(pg.mkBrush(PREFILL_COLOR))
         self.front.setSymbolPen(pg.mkPen(t.foreground, width=1))
         self.front_line.setPen(pg.mkPen(PREFILL_COLOR, width=2, style=Qt.PenStyle.DashLine))
+        self.bands.setPen(pg.mkPen(t.qcolor("muted", 220), width=3))
         self.mark.setSymbolBrush(None)
         self.mark.setSymbolPen(pg.mkPen(DECODE_COLOR, width=2.5))
         for item in self.labels:

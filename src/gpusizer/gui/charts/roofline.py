@@ -19,9 +19,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QLineF, QPointF, QRectF
 from PySide6.QtGui import QColor
 
+from ...core.evidence.confidence import speed_evidence
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.pipeline.report import roofline_points
+from ...io.evidence_text import banded
 from .base import ChartBase
 from .labels import Leaders, crosses, overlaps, place, scene_rect
 from .palette import DECODE_COLOR, LINE_PEN_WIDTH, PREFILL_COLOR, TOTAL_PEN_WIDTH
@@ -121,6 +123,8 @@ class RooflineChart(ChartBase):
             w = w.model_copy(update={"batch_size": w.micro_batch_size, "prompt_tokens": w.sequence_length})
             scenario = scenario.model_copy(update={"workload": w})
         self.data = roofline_points(scenario)
+        # step times with the speed band (core/evidence): runs like this took time x [p10, p90]
+        self.speed_band = speed_evidence(estimate.scenario, estimate.gpu).band
         self.model_name = scenario.model.name
         self.gpu_name = estimate.gpu.name
         self.batch, self.prompt = w.batch_size, w.prompt_tokens
@@ -290,10 +294,20 @@ class RooflineChart(ChartBase):
         label.setAnchor((-0.06, -0.3) if p["bound"] == "memory" else (0.5, -0.15))
         self.set_centred_html(
             label,
-            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step ({p['bound']}-bound)</b>{names}</div>",
+            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step ({p['bound']}-bound)</b>"
+            f"{self._step_time(p)}{names}</div>",
         )
         label.setPos(sx, sy)
         return [g for g in groups if not any(g is h for h in here)]
+
+    def _step_time(self, p: dict[str, Any]) -> str:
+        """`` · 5.7 ms (5.5-7.2)``: the step's time with the band of its speed regime."""
+        sec = p.get("seconds")
+        if not sec:
+            return ""
+        band = getattr(self, "speed_band", None)
+        rng = band.time_range(sec) if band is not None else None
+        return " · " + banded(f"{sec * 1e3:,.1f} ms", rng, lambda v: f"{v * 1e3:,.1f}")
 
     def _titles_and_legend(self) -> None:
         what = (

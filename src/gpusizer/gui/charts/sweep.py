@@ -22,6 +22,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QWidget
 
+from ...core.evidence.confidence import memory_evidence
 from ...core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ...core.model.specs import Scenario
 from ...core.views.settings import SWEEP_AXES, SweepView
@@ -136,6 +137,8 @@ class SweepChart(ChartBase):
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.scenario = scenario
         self.gpu_name = estimate.gpu.name
+        # the memory band's p10: a published peak of runs like this reached total / p10
+        self.p10 = memory_evidence(scenario, estimate.gpu).band.p10
         self._compute()
 
     def _compute(self) -> None:
@@ -158,8 +161,26 @@ class SweepChart(ChartBase):
         if self.axis == "gpus":
             return f"fits from {min(ok):,} data-parallel GPUs"
         if r.oom_at is None:
-            return f"every {name} up to {r.values[-1]:,} fits"
-        return f"largest {name} that fits: {r.largest_fitting:,} (out of memory from {r.oom_at:,})"
+            return f"every {name} up to {r.values[-1]:,} fits" + self._band_text(max(ok))
+        return (
+            f"largest {name} that fits: {r.largest_fitting:,} (out of memory from {r.oom_at:,})"
+            + self._band_text(r.largest_fitting)
+        )
+
+    def _band_text(self, fits: int | None) -> str:
+        """The largest value whose band upper edge (total / p10: where runs like this have
+        peaked, core/evidence) still fits, where it is smaller than the estimate's."""
+        r, p10 = self.result, getattr(self, "p10", None)
+        if r is None or not p10:
+            return ""
+        ok = [
+            v
+            for v, t, good in zip(r.values, r.totals, r.valid, strict=True)
+            if good and t / p10 <= r.capacity_bytes
+        ]
+        if ok and max(ok) == fits:
+            return " (band's upper edge too)"
+        return f"; with the band's upper edge: {max(ok):,}" if ok else "; the band's upper edge fits none"
 
     def knob_name(self) -> str:
         """What the axis changes in this scenario: training and inference read other fields."""

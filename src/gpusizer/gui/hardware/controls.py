@@ -28,7 +28,14 @@ from ...core.sizing.search import catalog_specs
 from ...core.views.settings import HardwareView
 from ..widgets import combo, float_spin
 
-SORT_LABELS = (("cost per token", "cost"), ("speed", "speed"), ("fewest GPUs", "gpus"))
+SORT_LABELS = (
+    ("cost per token", "cost"),
+    ("speed", "speed"),
+    ("fewest GPUs", "gpus"),
+    ("cost, slow edge of band", "cost_band"),  # the evidence band's pessimistic edge
+    ("speed, slow edge of band", "speed_band"),
+)
+BAND_VALUE = -1  # the margin spin's "band" (its special value, at its minimum)
 BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"), ("marketplace", "marketplace"))
 BOX_LABELS = (("fewest", None), ("1", 1), ("2", 2), ("4", 4))
 CATEGORY_LABELS = {
@@ -63,7 +70,8 @@ class HardwareControls(QWidget):
         super().__init__(parent)
         self.setObjectName("hardware_controls")
         self.settings = settings
-        self.margin = float_spin(0, 90, 0, " %")
+        # below 0 %: "band", room for the evidence band's upper edge (core/sizing/band_margin.py)
+        self.margin = float_spin(BAND_VALUE, 90, 0, " %", special="band")
         self.margin.setObjectName("spin_hardware_margin")
         self.whole = QCheckBox("Whole servers")
         self.whole.setObjectName("check_whole_nodes")
@@ -143,7 +151,8 @@ class HardwareControls(QWidget):
             _pair(
                 "Spare memory",
                 self.margin,
-                'Share of each GPU\'s usable memory kept free (the "GPUs needed" line uses the same margin)',
+                'Share of each GPU\'s usable memory kept free (the "GPUs needed" line uses the same margin); '
+                "below 0 %, band: room for the upper edge of the evidence band of runs like this",
             ),
             self.whole,
             _pair("Rank by", self.sort, "Order of the # column (click a header to sort by it)"),
@@ -205,7 +214,7 @@ class HardwareControls(QWidget):
             self.box,
         ]
         blocked = [w.blockSignals(True) for w in widgets]
-        self.margin.setValue(round(s.margin * 100))
+        self.margin.setValue(BAND_VALUE if s.margin == "band" else round(float(s.margin) * 100))
         self.whole.setChecked(s.whole_nodes)
         self.power.setValue(s.electricity_usd_per_kwh)
         self.years.setValue(s.amortization_years)
@@ -228,7 +237,7 @@ class HardwareControls(QWidget):
     def _edited(self, *_args: Any) -> None:
         self.settings = replace(
             self.settings,
-            margin=self.margin.value() / 100,
+            margin="band" if self.margin.value() <= BAND_VALUE else self.margin.value() / 100,
             whole_nodes=self.whole.isChecked(),
             sort=self.sort.currentData(),
             basis=self.basis.currentData(),

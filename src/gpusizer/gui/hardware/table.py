@@ -17,7 +17,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QFont, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView, QWidget
 
-from ...io.compare_table import NOT_OFFERED, Column, columns_for
+from ...io.compare_table import NOT_OFFERED, Column, band_tip_lines, columns_for
 from .. import colors
 from .frozen import FrozenColumns
 
@@ -182,7 +182,8 @@ class OptionsModel(QAbstractTableModel):
                 )
         if o.get("unmet"):
             lines.append(f"Not offered ({o['unmet']}): {o['unmet_reason']}")
-        return "\n".join(lines + [n for n in o["notes"] if n != o.get("unmet_reason")])
+        notes = [n for n in o["notes"] if n != o.get("unmet_reason")]
+        return "\n".join(lines + band_tip_lines(o, self.unit) + notes)
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         col = self.columns[index.column()]
