@@ -263,16 +263,17 @@ def test_report_shows_prices_with_basis_and_date_and_the_users(qtbot, tmp_path):
 
 
 def test_roofline_step_time_and_sweep_headline_carry_the_band(qtbot):
-    """The roofline's step labels give the step time with its speed band; the sweep's headline
+    """The roofline's step star gives the step time with its speed band; the sweep's headline
     the largest value whose memory band's upper edge fits (core/evidence)."""
     vllm = {**INF_8B, "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}
     roof = make(qtbot, "roofline", vllm)
     band = roof.speed_band
     assert band.has_band
-    label = roof.step_labels["decode"].toPlainText()
     sec = chart_step_seconds(roof, "decode")
     lo, hi = band.time_range(sec)
-    assert f"{sec * 1e3:,.1f} ms ({lo * 1e3:,.1f}-{hi * 1e3:,.1f})" in label
+    x, y = roof.steps["decode"].getData()
+    tip = roof.tooltip_at(float(x[0]), float(y[0]))
+    assert f" · {sec * 1e3:,.1f} ms ({lo * 1e3:,.1f}-{hi * 1e3:,.1f})" in tip
     sweep = make(qtbot, "sweep", {**LORA_8B, "framework": "huggingface"})
     assert sweep.p10  # HF/PEFT adapters: a band of replayed runs
     assert "band's upper edge" in sweep.fit_text()

@@ -294,14 +294,15 @@ class RooflineChart(ChartBase):
         label.setAnchor((-0.06, -0.3) if p["bound"] == "memory" else (0.5, -0.15))
         self.set_centred_html(
             label,
-            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step ({p['bound']}-bound)</b>"
-            f"{self._step_time(p)}{names}</div>",
+            f"<div style='color:{text_color(ph, dark)}'><b>{ph} step ({p['bound']}-bound)</b>{names}</div>",
         )
         label.setPos(sx, sy)
         return [g for g in groups if not any(g is h for h in here)]
 
     def _step_time(self, p: dict[str, Any]) -> str:
-        """`` · 5.7 ms (5.5-7.2)``: the step's time with the band of its speed regime."""
+        """`` · 5.7 ms (5.5-7.2)``: the step's time with the band of its speed regime, in the
+        star's tooltip (in its label or the legend, the wider text pushed the labels across the
+        roofs at 1280x720)."""
         sec = p.get("seconds")
         if not sec:
             return ""
@@ -357,6 +358,7 @@ class RooflineChart(ChartBase):
             f"{best['phase']} · {best['name']}: {best['intensity']:,.2f} FLOP/B, "
             f"{best['attainable_flops_per_s'] / 1e12:,.1f} TFLOP/s, {best['bound']}-bound"
             + (f", {best['seconds'] * 1e3:,.3f} ms" if "seconds" in best else "")
+            + (self._step_time(best) if best["name"] == "step" else "")
         )
 
     def data_rows(self) -> list[list[Any]]:
