@@ -115,6 +115,15 @@ class Serving:
     ttft_p99_seconds: float = 0.0
     e2e_seconds: float = 0.0
     request_rate: float | None = None  # the "rate" load's requests/s (None otherwise)
+    # Additive: deployment features (core/serving/prefix.py, core/serving/speculative.py)
+    prefix_cached_tokens: int = 0  # prompt tokens the mean request finds cached (prefill skipped)
+    prefix_shared_tokens: int = 0  # KV tokens of the shared prefix, held once per replica
+    prefix_users_held: int | None = None  # requests of prompt + output the pool holds, prefix shared
+    speculative_method: str | None = None
+    speculative_tokens: int = 0  # draft tokens proposed per step
+    speculative_acceptance_rate: float | None = None  # per draft token (Leviathan's alpha)
+    speculative_tokens_per_step: float = 1.0  # tokens a decode step emits per request
+    draft_weight_bytes: int = 0  # per GPU: the proposer's weights (in memory.weights)
 
 
 @dataclass(frozen=True)

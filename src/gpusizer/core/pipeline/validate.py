@@ -10,7 +10,9 @@ from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from ..serving.prefix import check_prefix
 from ..serving.rules import check_rules
+from ..serving.speculative import check_speculative
 
 
 def _divisors(n: int, limit: int = 64) -> str:
@@ -147,6 +149,8 @@ def check_framework(s: Scenario) -> None:
 def check_serving(s: Scenario) -> None:
     """``serving.engine_version`` names a release of the chosen engine; a ``rate`` load has its
     request rate."""
+    check_prefix(s)
+    check_speculative(s)
     if s.serving.load == "rate" and s.serving.request_rate is None and not s.workload.is_training:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     version = s.serving.engine_version

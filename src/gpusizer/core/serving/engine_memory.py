@@ -24,7 +24,9 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import EngineRelease, cuda_total_bytes
 from .engine_result import EngineMemory, PoolLine
 from .engine_settings import EngineSettings
+from .features import feature_fields, featured_memory
 from .load import load_note, serving_load
+from .prefix import users_held
 from .rules import memory_rule
 
 _MEMORY: Memo[tuple[EngineMemory, EngineSettings]] = Memo(1024)
@@ -43,7 +45,9 @@ def _engine_memory(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
 ) -> tuple[EngineMemory, EngineSettings]:
     rule = memory_rule(s.profile)
-    return rule.fit(s, arch, counts, gpu, rule.settings(s, gpu))
+    st = rule.settings(s, gpu)
+    em, st = rule.fit(s, arch, counts, gpu, st)
+    return featured_memory(s, arch, counts, em, st), st  # prefix, speculative (null: as is)
 
 
 def required_bytes(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> int:
@@ -68,6 +72,8 @@ def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
     w = s.workload
     per = w.prompt_tokens + w.generated_tokens
     fit = em.kv_capacity_tokens // per if per else st.concurrency
+    if s.serving.prefix is not None:  # the shared prefix is held once
+        fit = users_held(s, em, max(1, st.kv_block_tokens))
     limit = min(st.concurrency, em.max_sequences or st.concurrency, max(1, fit))
     return max(1, limit)
 
@@ -112,6 +118,7 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         ttft_p99_seconds=run.ttft_p99,
         e2e_seconds=run.e2e,
         request_rate=s.serving.request_rate if s.serving.load == "rate" else None,
+        **feature_fields(s, em, st),
     )
 
 

@@ -25,6 +25,7 @@ from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
+from .features import featured_run
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
 
@@ -137,8 +138,10 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
     """The simulated run of an inference scenario (kept per frozen scenario and GPU)."""
 
     def run() -> ServedLoad:
-        step = step_model(s, gpu, engine_costs(s, gpu, st), _offload(s, gpu, em, st))
+        costs = engine_costs(s, gpu, st)
+        step = step_model(s, gpu, costs, _offload(s, gpu, em, st))
         eng, wl = _engine(s, em, st), _workload(s, st)
+        step, eng, wl = featured_run(s, gpu, costs, step, eng, wl)  # prefix, speculative (null: as is)
         if wl.users == 1 and wl.load != "rate" and not wl.spread:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
         return ServedLoad(step, wl, simulate(step, eng, wl), eng)

@@ -1,0 +1,42 @@
+"""The serving block's deployment features (contract: docs/scenario-format.md "Serving
+features"): prefix caching (``serving.prefix``) and speculative decoding
+(``serving.speculative``). Null: the feature is off and every answer is as without it.
+
+The rules that read them: core/serving/prefix.py and core/serving/speculative.py."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import Field
+
+from ..limits import Strict, Tokens
+
+if TYPE_CHECKING:  # resolved by core/model/specs.py once ModelSpec exists (it imports this module)
+    from .specs import ModelSpec
+
+SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
+MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
+
+
+class PrefixSpec(Strict):
+    """Automatic prefix caching (vLLM ``--enable-prefix-caching``, SGLang RadixAttention): the
+    first ``shared_tokens`` of every prompt are the same (a system prompt, a conversation so
+    far); a request finds them cached with probability ``hit_rate`` (null: 1, every request
+    after the first)."""
+
+    shared_tokens: Tokens
+    hit_rate: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+
+
+class SpeculativeSpec(Strict):
+    """Speculative decoding: ``method`` proposes ``num_tokens`` tokens per step (vLLM
+    ``num_speculative_tokens``, SGLang ``--speculative-num-steps``), the target verifies them in
+    one forward pass and keeps each with probability ``acceptance_rate`` (Leviathan et al.'s
+    alpha; null: the method's published default, core/serving/speculative.py ``METHODS``).
+    ``draft_model``: the draft's model block (a preset or a full block), for ``draft_model``."""
+
+    method: SpecMethod
+    num_tokens: Annotated[int, Field(ge=1, le=MAX_SPEC_TOKENS)] | None = None
+    acceptance_rate: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    draft_model: ModelSpec | None = None
