@@ -6,14 +6,12 @@ The rules that read them: core/serving/prefix.py and core/serving/speculative.py
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from ..limits import Strict, Tokens
 
-if TYPE_CHECKING:  # resolved by core/model/specs.py once ModelSpec exists (it imports this module)
-    from .specs import ModelSpec
 
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
@@ -39,4 +37,6 @@ class SpeculativeSpec(Strict):
     method: SpecMethod
     num_tokens: Annotated[int, Field(ge=1, le=MAX_SPEC_TOKENS)] | None = None
     acceptance_rate: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
-    draft_model: ModelSpec | None = None
+    # a ModelSpec once parsed (core/pipeline/scenario.py expands and validates the block first;
+    # this module cannot name ModelSpec: core/model/specs.py imports it)
+    draft_model: Any = None

@@ -42,7 +42,6 @@ from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import QUANT_RULES, check_modules
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from .checkpoint import CheckpointPrecision
-from .serving_features import SpeculativeSpec
 from .serving_spec import ServingSpec
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
 
@@ -147,10 +146,6 @@ class ModelSpec(Strict):
     # precision.weights follow it (core/model/checkpoint.py).
     checkpoint_precision: CheckpointPrecision | None = None
 
-
-# the draft model block of serving.speculative is a ModelSpec (core/model/serving_features.py)
-SpeculativeSpec.model_rebuild(_types_namespace={"ModelSpec": ModelSpec})
-ServingSpec.model_rebuild()
 
 LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
 

@@ -32,7 +32,7 @@ from ..memory.inference import kv_bytes_per_token_layer
 from ..model.architecture import Arch, resolve
 from ..model.params import ParamCounts, count_parameters
 from ..model.serving_features import SpeculativeSpec
-from ..model.specs import Scenario
+from ..model.specs import ModelSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..speed.step import StepModel
 
@@ -105,6 +105,8 @@ def check_speculative(s: Scenario) -> None:
     if spec.method != "draft_model" and spec.draft_model is not None:
         raise ScenarioError(where, f'only with method "draft_model", not "{spec.method}"')
     if spec.draft_model is not None:
+        if not isinstance(spec.draft_model, ModelSpec):
+            raise ScenarioError(where, "must be a model block (a preset or the architecture's fields)")
         v, dv = resolve(s.model).vocab, resolve(spec.draft_model).vocab
         if v != dv:
             raise ScenarioError(
