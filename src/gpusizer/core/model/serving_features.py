@@ -12,7 +12,6 @@ from pydantic import Field
 
 from ..limits import Strict, Tokens
 
-
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
 
