@@ -30,3 +30,24 @@ def test_users_capped_by_max_sequences() -> None:
 def test_engine_that_does_not_start() -> None:
     line = users_line({**_BLOCK, "starts": False, "reason": "no memory"}, 8704)
     assert line == "llama.cpp does not start: no memory"
+
+
+def test_feature_lines_only_when_set() -> None:
+    """Prefix caching and speculative decoding print a line each when set, none otherwise."""
+    from gpusizer.io.serving_text import feature_lines
+
+    assert feature_lines({"prefix_users_held": None, "speculative_method": None}) == []
+    lines = feature_lines(
+        {
+            "prefix_cached_tokens": 1488,
+            "prefix_shared_tokens": 1488,
+            "prefix_users_held": 557,
+            "speculative_method": "eagle3",
+            "speculative_tokens": 3,
+            "speculative_acceptance_rate": 0.745,
+            "speculative_tokens_per_step": 2.71,
+            "draft_weight_bytes": 849_362_944,
+        }
+    )
+    assert lines[0].startswith("  prefix cache 1,488 prompt tokens") and "557 users" in lines[0]
+    assert "eagle3: 3 draft tokens, acceptance 0.74" in lines[1] and "0.79 GiB" in lines[1]

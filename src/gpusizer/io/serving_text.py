@@ -64,7 +64,28 @@ def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
         )
     if sv.get("cost_per_million_tokens") is not None:
         lines.append(f"  cost         ${sv['cost_per_million_tokens']:,.2f} per million output tokens")
-    return lines
+    return lines + feature_lines(sv)
+
+
+def feature_lines(sv: Mapping[str, Any]) -> list[str]:
+    """Prefix caching and speculative decoding, one line each when set (the report's
+    ``prefix_*`` and ``speculative_*`` fields)."""
+    out = []
+    if sv.get("prefix_shared_tokens") or sv.get("prefix_users_held") is not None:
+        out.append(
+            f"  prefix cache {sv.get('prefix_cached_tokens', 0):,} prompt tokens cached per request "
+            f"(prefill skipped); the {sv.get('prefix_shared_tokens', 0):,}-token prefix held once: "
+            f"{count(int(sv.get('prefix_users_held') or 0), 'user')} fit the KV cache"
+        )
+    if sv.get("speculative_method"):
+        draft = sv.get("draft_weight_bytes") or 0
+        weights = f", proposer {draft / 2**30:,.2f} GiB per GPU" if draft else ""
+        out.append(
+            f"  speculative  {sv['speculative_method']}: {sv.get('speculative_tokens', 0)} draft tokens, "
+            f"acceptance {sv.get('speculative_acceptance_rate') or 0:.2f}, "
+            f"{sv.get('speculative_tokens_per_step', 1.0):.2f} tokens per step{weights}"
+        )
+    return out
 
 
 def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:

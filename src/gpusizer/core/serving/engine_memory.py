@@ -24,7 +24,7 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import EngineRelease, cuda_total_bytes
 from .engine_result import EngineMemory, PoolLine
 from .engine_settings import EngineSettings
-from .features import feature_fields, featured_memory
+from .features import feature_fields, feature_notes, featured_memory
 from .load import load_note, serving_load
 from .prefix import users_held
 from .rules import memory_rule
@@ -129,7 +129,7 @@ def serving_notes(
     each."""
     rel = st.release
     if rel is None:
-        return (load_note(s, gpu, em, st),)
+        return (load_note(s, gpu, em, st), *feature_notes(s, st))
     asked = s.serving.engine_version
     if asked is not None and asked != rel.version:  # a version between two documented ones
         out = [
@@ -150,7 +150,7 @@ def serving_notes(
     if rel.sampler_bytes_per_logit:
         out.append(sampler_note(rel, s.serving.flashinfer_sampler))
     out.append(load_note(s, gpu, em, st))
-    return (*out, *em.notes)
+    return (*out, *em.notes, *feature_notes(s, st))
 
 
 def sampler_note(rel: EngineRelease, flashinfer: bool | None) -> str:

@@ -16,7 +16,7 @@ from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .prefix import cached_tokens, prefix_memory, shared_tokens, users_held, with_prefix
 from .scheduler_types import Engine, Workload
-from .speculative import SpeculativeStep, draft_layers, draft_memory, expected_tokens, settings
+from .speculative import METHODS, SpeculativeStep, draft_layers, draft_memory, expected_tokens, settings
 
 
 def featured_memory(
@@ -106,3 +106,23 @@ def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings) -> dict[st
             draft_weight_bytes=int(draft_memory(s, resolve(s.model), count_parameters(s.model)).weight_bytes),
         )
     return out
+
+
+def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
+    """The assumptions the features add: the acceptance rate's origin and the cached prefix."""
+    out = []
+    spec = s.serving.speculative
+    if spec is not None and not s.workload.is_training:
+        k, a = settings(spec)
+        origin = "as set" if spec.acceptance_rate is not None else METHODS[spec.method].source
+        out.append(
+            f"speculative decoding ({spec.method}): {k} draft tokens a step, acceptance {a:g} ({origin}), "
+            f"{expected_tokens(a, k):.2f} tokens a step (Leviathan et al. 2023)"
+        )
+    if s.serving.prefix is not None and not s.workload.is_training:
+        block = max(1, st.kv_block_tokens)
+        out.append(
+            f"prefix caching: {cached_tokens(s, block):,} prompt tokens a request found cached (whole "
+            f"{block}-token blocks, the last prompt token recomputed), the shared blocks held once"
+        )
+    return tuple(out)
