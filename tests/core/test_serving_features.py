@@ -135,6 +135,9 @@ def test_no_feature_same_answer() -> None:
     a, b = estimate_report(base), estimate_report(nulls)
     assert a["serving"] == b["serving"] and a["per_gpu"] == b["per_gpu"]
     assert a["serving"]["speculative_method"] is None and a["serving"]["prefix_cached_tokens"] == 0
+    off = copy.deepcopy(base)  # the window's "off": the blocks with their key field null
+    off["serving"].update(prefix={"shared_tokens": None}, speculative={"method": None, "num_tokens": 3})
+    assert estimate_report(off)["serving"] == a["serving"]
 
 
 @pytest.mark.parametrize(

@@ -20,9 +20,9 @@ class PrefixSpec(Strict):
     """Automatic prefix caching (vLLM ``--enable-prefix-caching``, SGLang RadixAttention): the
     first ``shared_tokens`` of every prompt are the same (a system prompt, a conversation so
     far); a request finds them cached with probability ``hit_rate`` (null: 1, every request
-    after the first)."""
+    after the first). ``shared_tokens`` null: no shared prefix (the block is off)."""
 
-    shared_tokens: Tokens
+    shared_tokens: Tokens | None = None
     hit_rate: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
 
 
@@ -31,9 +31,10 @@ class SpeculativeSpec(Strict):
     ``num_speculative_tokens``, SGLang ``--speculative-num-steps``), the target verifies them in
     one forward pass and keeps each with probability ``acceptance_rate`` (Leviathan et al.'s
     alpha; null: the method's published default, core/serving/speculative.py ``METHODS``).
-    ``draft_model``: the draft's model block (a preset or a full block), for ``draft_model``."""
+    ``draft_model``: the draft's model block (a preset or a full block), for ``draft_model``.
+    ``method`` null: off."""
 
-    method: SpecMethod
+    method: SpecMethod | None = None
     num_tokens: Annotated[int, Field(ge=1, le=MAX_SPEC_TOKENS)] | None = None
     acceptance_rate: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
     # a ModelSpec once parsed (core/pipeline/scenario.py expands and validates the block first;

@@ -26,7 +26,7 @@ from .engine_result import EngineMemory, PoolLine
 from .engine_settings import EngineSettings
 from .features import feature_fields, feature_notes, featured_memory
 from .load import load_note, serving_load
-from .prefix import users_held
+from .prefix import prefix_of, users_held
 from .rules import memory_rule
 
 _MEMORY: Memo[tuple[EngineMemory, EngineSettings]] = Memo(1024)
@@ -72,7 +72,7 @@ def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
     w = s.workload
     per = w.prompt_tokens + w.generated_tokens
     fit = em.kv_capacity_tokens // per if per else st.concurrency
-    if s.serving.prefix is not None:  # the shared prefix is held once
+    if prefix_of(s) is not None:  # the shared prefix is held once
         fit = users_held(s, em, max(1, st.kv_block_tokens))
     limit = min(st.concurrency, em.max_sequences or st.concurrency, max(1, fit))
     return max(1, limit)

@@ -14,9 +14,17 @@ from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
-from .prefix import cached_tokens, prefix_memory, shared_tokens, users_held, with_prefix
+from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
 from .scheduler_types import Engine, Workload
-from .speculative import METHODS, SpeculativeStep, draft_layers, draft_memory, expected_tokens, settings
+from .speculative import (
+    SpeculativeStep,
+    draft_layers,
+    draft_memory,
+    expected_tokens,
+    method,
+    settings,
+    speculative_of,
+)
 
 
 def featured_memory(
@@ -73,8 +81,8 @@ def featured_run(
     s: Scenario, gpu: GPUSpec, costs: EngineCosts, step: StepModel, eng: Engine, wl: Workload
 ) -> tuple[StepModel, Engine, Workload]:
     """The run's step model, engine and workload with speculative decodes and the prefix."""
-    spec = s.serving.speculative
-    if spec is not None and not s.workload.is_training:
+    spec = speculative_of(s)
+    if spec is not None:
         k, a = settings(spec)
         draft = None
         if spec.draft_model is not None:
@@ -89,13 +97,13 @@ def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings) -> dict[st
     """The report's ``serving`` fields of the features (empty: none set, the defaults apply)."""
     out: dict[str, Any] = {}
     block = max(1, st.kv_block_tokens)
-    if s.serving.prefix is not None:
+    if prefix_of(s) is not None:
         out.update(
             prefix_cached_tokens=cached_tokens(s, block),
             prefix_shared_tokens=shared_tokens(s, block),
             prefix_users_held=users_held(s, em, block),
         )
-    spec = s.serving.speculative
+    spec = speculative_of(s)
     if spec is not None:
         k, a = settings(spec)
         out.update(
@@ -111,15 +119,15 @@ def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings) -> dict[st
 def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
     """The assumptions the features add: the acceptance rate's origin and the cached prefix."""
     out = []
-    spec = s.serving.speculative
-    if spec is not None and not s.workload.is_training:
+    spec = speculative_of(s)
+    if spec is not None:
         k, a = settings(spec)
-        origin = "as set" if spec.acceptance_rate is not None else METHODS[spec.method].source
+        origin = "as set" if spec.acceptance_rate is not None else method(spec).source
         out.append(
             f"speculative decoding ({spec.method}): {k} draft tokens a step, acceptance {a:g} ({origin}), "
             f"{expected_tokens(a, k):.2f} tokens a step (Leviathan et al. 2023)"
         )
-    if s.serving.prefix is not None and not s.workload.is_training:
+    if prefix_of(s) is not None:
         block = max(1, st.kv_block_tokens)
         out.append(
             f"prefix caching: {cached_tokens(s, block):,} prompt tokens a request found cached (whole "

@@ -18,16 +18,25 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import ScenarioError
+from ..model.serving_features import PrefixSpec
 from ..model.specs import Scenario
 from ..speed.step import StepModel
 from .engine_result import EngineMemory
 from .scheduler_types import Engine, Workload
 
 
+def prefix_of(s: Scenario) -> PrefixSpec | None:
+    """The scenario's prefix caching when it is on (a serving scenario with shared tokens)."""
+    p = s.serving.prefix
+    if p is None or p.shared_tokens is None or s.workload.is_training:
+        return None
+    return p
+
+
 def check_prefix(s: Scenario) -> None:
     """The shared prefix is part of the prompt."""
-    p = s.serving.prefix
-    if p is None or s.workload.is_training:
+    p = prefix_of(s)
+    if p is None or p.shared_tokens is None:
         return
     if p.shared_tokens > s.workload.prompt_tokens:
         raise ScenarioError(
@@ -39,8 +48,8 @@ def check_prefix(s: Scenario) -> None:
 def shared_tokens(s: Scenario, block: int) -> int:
     """Tokens of the prefix held in cached blocks (whole blocks, short of the prompt's last
     token): what one copy shares with every request."""
-    p = s.serving.prefix
-    if p is None or s.workload.is_training:
+    p = prefix_of(s)
+    if p is None or p.shared_tokens is None:
         return 0
     b = max(1, block)
     most = min(p.shared_tokens, s.workload.prompt_tokens - 1)
@@ -49,7 +58,7 @@ def shared_tokens(s: Scenario, block: int) -> int:
 
 def cached_tokens(s: Scenario, block: int) -> int:
     """Prompt tokens the mean request skips: the hit rate of the shared blocks' tokens."""
-    p = s.serving.prefix
+    p = prefix_of(s)
     if p is None:
         return 0
     hit = 1.0 if p.hit_rate is None else p.hit_rate

@@ -79,14 +79,27 @@ METHODS: dict[str, Method] = {
 }
 
 
+def speculative_of(s: Scenario) -> SpeculativeSpec | None:
+    """The scenario's speculative decoding when it is on (a serving scenario with a method)."""
+    spec = s.serving.speculative
+    if spec is None or spec.method is None or s.workload.is_training:
+        return None
+    return spec
+
+
 def expected_tokens(a: float, k: int) -> float:
     """Tokens a step emits per request: (1 - a^(k+1)) / (1 - a) (module docstring)."""
     return float(k + 1) if a >= 1.0 else (1.0 - a ** (k + 1)) / (1.0 - a)
 
 
+def method(spec: SpeculativeSpec) -> Method:
+    """The registered method of a spec that is on (:func:`speculative_of`)."""
+    return METHODS[spec.method or "ngram"]
+
+
 def settings(spec: SpeculativeSpec) -> tuple[int, float]:
     """(draft tokens per step, acceptance rate) as set or the method's default."""
-    m = METHODS[spec.method]
+    m = method(spec)
     return (
         spec.num_tokens or m.tokens,
         spec.acceptance_rate if spec.acceptance_rate is not None else m.acceptance,
@@ -96,8 +109,8 @@ def settings(spec: SpeculativeSpec) -> tuple[int, float]:
 def check_speculative(s: Scenario) -> None:
     """A draft model is given for ``draft_model`` only and shares the target's vocabulary
     (vLLM refuses a draft whose vocabulary differs: the verify compares token ids)."""
-    spec = s.serving.speculative
-    if spec is None or s.workload.is_training:
+    spec = speculative_of(s)
+    if spec is None:
         return
     where = "serving.speculative.draft_model"
     if spec.method == "draft_model" and spec.draft_model is None:
@@ -140,7 +153,7 @@ class DraftMemory:
 
 def draft_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> DraftMemory:
     """The proposer's memory on one GPU (split by tensor parallelism like the target's)."""
-    spec = s.serving.speculative
+    spec = speculative_of(s)
     if spec is None or spec.method == "ngram":
         return DraftMemory(0.0, 0.0)
     tp, wb = s.parallelism.tensor, nbytes(s.precision.weights)
