@@ -98,3 +98,26 @@ def test_a_version_between_releases_shows_as_itself(window):
     combo = find(window, "combo_serving_engine_version")
     assert combo.currentData() == "0.9.2"
     assert any("defaults of release 0.9.1" in a for a in window.state.estimate.assumptions)
+
+
+def test_prefix_and_speculative_fields_edit_the_scenario(window):
+    """Prefix caching and speculative decoding from the panel: set, then back to off."""
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    hit = find(window, "spin_serving_prefix_hit_rate")
+    assert not hit.isVisibleTo(window)
+    find(window, "spin_serving_prefix_tokens").setValue(1024)
+    window.state.flush()
+    assert window.state.scenario.serving.prefix.shared_tokens == 1024
+    assert hit.isVisibleTo(window)
+    assert window.state.estimate.serving.prefix_cached_tokens > 0
+    combo = find(window, "combo_serving_speculative")
+    combo.setCurrentIndex(combo.findData("eagle3"))
+    window.state.flush()
+    assert window.state.estimate.serving.speculative_method == "eagle3"
+    assert find(window, "spin_serving_acceptance").isVisibleTo(window)
+    combo.setCurrentIndex(combo.findData(None))
+    find(window, "spin_serving_prefix_tokens").setValue(None)
+    window.state.flush()
+    assert window.state.estimate.serving.speculative_method is None
+    assert window.state.estimate.serving.prefix_cached_tokens == 0
