@@ -1,5 +1,5 @@
 """serving.prefix and serving.speculative against published figures
-(tests/core/data/serving-features.json; docs/evidence/serving.md §12-13), their bad input, and
+(tests/core/data/serving-features.json; docs/evidence/serving.md §10-11), their bad input, and
 the promise that a scenario without them answers as before."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_speculative_speed(row: dict[str, Any]) -> None:
 )
 def test_acceptance_length(row: dict[str, Any]) -> None:
     """Leviathan et al.'s expected tokens per step against engines' mean acceptance lengths
-    (n-gram's correlated hits: -18 %, the widest; docs/evidence/serving.md §12)."""
+    (n-gram's correlated hits: -18 %, the widest; docs/evidence/serving.md §11)."""
     assert expected_tokens(row["alpha"], row["k"]) == pytest.approx(row["published"], rel=TOL), row["source"]
 
 
@@ -91,7 +91,7 @@ def _prefix_ttft(tokens: int, prefix: bool) -> float:
 # The cached prompt's TTFT: within 25 % from 8k to 16k tokens; our floor (the API server's
 # per-request cost and one step) is ~20 ms above the measured 42 ms at 1-4k, and from 32k the
 # measured time grows with work per prompt token the model has no term for (tokenising and
-# hashing the whole prompt: +70 ms at 64k). docs/evidence/serving.md §13.
+# hashing the whole prompt: +70 ms at 64k). docs/evidence/serving.md §10.
 PREFIX_TOL = {1024: 0.50, 2048: 0.40, 4096: 0.40, 8192: TOL, 16384: TOL, 65536: 0.40}
 
 
