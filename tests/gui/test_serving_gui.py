@@ -115,6 +115,8 @@ def test_prefix_and_speculative_fields_edit_the_scenario(window):
     combo.setCurrentIndex(combo.findData("eagle3"))
     window.state.flush()
     assert window.state.estimate.serving.speculative_method == "eagle3"
+    assert "eagle3: 3 draft tokens" in window.summary.serving.text()
+    assert "prefix cache" in window.summary.serving.text()
     assert find(window, "spin_serving_acceptance").isVisibleTo(window)
     combo.setCurrentIndex(combo.findData(None))
     find(window, "spin_serving_prefix_tokens").setValue(None)
