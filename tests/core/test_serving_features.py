@@ -177,3 +177,38 @@ def test_draft_model_round_trips() -> None:
     d["serving"]["speculative"] = {"method": "draft_model", "draft_model": {"preset": "llama-3.2-1b"}}
     echo = estimate_report(d)["scenario"]
     assert estimate_report(echo)["serving"] == estimate_report(d)["serving"]
+
+
+@pytest.mark.parametrize(
+    ("rank", "targets", "published"),
+    [
+        # PEFT print_trainable_parameters on Llama 2 7B: the README's q_proj/v_proj r=8 example
+        # and r=8 on every linear layer (the figures tests/core/data/peft-extra-measured.json
+        # holds per tensor)
+        (8, ["q", "v"], 4_194_304),
+        (8, None, 19_988_480),
+    ],
+)
+def test_lora_slot_is_one_adapter(rank: int, targets: list[str] | None, published: int) -> None:
+    """One GPU slot at TP 1 holds one adapter of the slot's rank: PEFT's parameter count."""
+    d = _scenario("llama-2-7b", "a100-sxm-80gb", 1, 200, 200)
+    d["serving"]["lora"] = {"adapters": 1, "rank": rank, **({"targets": targets} if targets else {})}
+    sv = estimate_report(d)["serving"]
+    assert sv["lora_weight_bytes"] == published * 2  # bf16, exact
+
+
+def test_lora_slots_shrink_the_pool_and_slow_the_step() -> None:
+    base = _scenario("llama-2-7b", "a100-sxm-80gb", 1, 200, 200, 32)
+    many = copy.deepcopy(base)
+    many["serving"]["lora"] = {"adapters": 100, "max_loaded": 16, "rank": 64}
+    a, b = estimate_report(base)["serving"], estimate_report(many)["serving"]
+    assert b["kv_capacity_tokens"] < a["kv_capacity_tokens"] and b["tpot_seconds"] > a["tpot_seconds"]
+    assert b["lora_loaded"] == 16 and b["lora_weight_bytes"] > 16 * 0.9 * 2 * 8 * 19_988_480
+
+
+def test_more_loaded_adapters_than_served_is_refused() -> None:
+    d = _scenario("llama-2-7b", "a100-sxm-80gb", 1, 200, 200)
+    d["serving"]["lora"] = {"adapters": 2, "max_loaded": 4}
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(d)
+    assert err.value.field == "serving.lora.max_loaded"

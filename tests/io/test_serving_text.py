@@ -51,3 +51,7 @@ def test_feature_lines_only_when_set() -> None:
     )
     assert lines[0].startswith("  prefix cache 1,488 prompt tokens") and "557 users" in lines[0]
     assert "eagle3: 3 draft tokens, acceptance 0.74" in lines[1] and "0.79 GiB" in lines[1]
+    lora = feature_lines(
+        {"lora_adapters": 100, "lora_loaded": 16, "lora_rank": 64, "lora_weight_bytes": 2**30}
+    )
+    assert lora == ["  LoRA         100 adapters served, 16 on the GPU at once (rank 64): 1.00 GiB per GPU"]

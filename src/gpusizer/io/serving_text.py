@@ -85,6 +85,12 @@ def feature_lines(sv: Mapping[str, Any]) -> list[str]:
             f"acceptance {sv.get('speculative_acceptance_rate') or 0:.2f}, "
             f"{sv.get('speculative_tokens_per_step', 1.0):.2f} tokens per step{weights}"
         )
+    if sv.get("lora_adapters"):
+        out.append(
+            f"  LoRA         {count(int(sv['lora_adapters']), 'adapter')} served, "
+            f"{sv.get('lora_loaded', 0):,} on the GPU at once (rank {sv.get('lora_rank', 0)}): "
+            f"{(sv.get('lora_weight_bytes') or 0) / 2**30:,.2f} GiB per GPU"
+        )
     return out
 
 

@@ -124,6 +124,10 @@ class Serving:
     speculative_acceptance_rate: float | None = None  # per draft token (Leviathan's alpha)
     speculative_tokens_per_step: float = 1.0  # tokens a decode step emits per request
     draft_weight_bytes: int = 0  # per GPU: the proposer's weights (in memory.weights)
+    lora_adapters: int = 0  # adapters served (core/serving/lora_serving.py; 0: none)
+    lora_loaded: int = 0  # of them on the GPU at once (vLLM max_loras)
+    lora_rank: int = 0  # every slot's rank (vLLM max_lora_rank)
+    lora_weight_bytes: int = 0  # per GPU: the slots (in memory.weights)
 
 
 @dataclass(frozen=True)

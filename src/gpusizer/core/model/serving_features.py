@@ -40,3 +40,18 @@ class SpeculativeSpec(Strict):
     # a ModelSpec once parsed (core/pipeline/scenario.py expands and validates the block first;
     # this module cannot name ModelSpec: core/model/specs.py imports it)
     draft_model: Any = None
+
+
+LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
+
+
+class LoraServingSpec(Strict):
+    """Many LoRA adapters on one base model (vLLM ``--enable-lora``): ``adapters`` served
+    (vLLM ``max_cpu_loras``: kept in host memory), ``max_loaded`` of them on the GPU at once
+    (``max_loras``; null: 1), every slot sized for ``rank`` (``max_lora_rank``; null: 16) on
+    ``targets`` (null: every linear layer). ``adapters`` null: off."""
+
+    adapters: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    max_loaded: Annotated[int, Field(ge=1, le=1024)] | None = None
+    rank: Annotated[int, Field(ge=1, le=512)] | None = None
+    targets: tuple[LoraTarget, ...] | None = Field(None, strict=False)  # JSON lists

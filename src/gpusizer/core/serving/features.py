@@ -14,6 +14,7 @@ from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
+from .lora_serving import lora_bytes, lora_fields, with_lora
 from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
 from .scheduler_types import Engine, Workload
 from .speculative import (
@@ -32,20 +33,27 @@ def featured_memory(
 ) -> EngineMemory:
     """The engine's memory with the proposer's weights and KV and the shared prefix."""
     em = _draft(s, arch, counts, em, st)
+    em = reserve(em, lora_bytes(s), 0.0, "the LoRA adapters' slots")
     return prefix_memory(s, em, max(1, st.kv_block_tokens), st.concurrency)
 
 
 def _draft(
     s: Scenario, arch: Arch, counts: ParamCounts, em: EngineMemory, st: EngineSettings
 ) -> EngineMemory:
-    """A pool engine loads the proposer before it profiles, so its pool shrinks by the weights
-    and every token costs the draft's KV too; an on-demand engine grows by both."""
+    """The proposer's weights and KV (core/serving/speculative.py)."""
     dm = draft_memory(s, arch, counts)
-    if not dm.weight_bytes and not dm.kv_bytes_per_token:
+    what = "the speculative proposer's weights"
+    return reserve(em, dm.weight_bytes, dm.kv_bytes_per_token, what)
+
+
+def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: str) -> EngineMemory:
+    """Weights loaded beside the model's (and KV bytes each token adds): a pool engine loads
+    them before it profiles, so its pool shrinks by them; an on-demand engine grows by both."""
+    if not weight_bytes and not kv_per_token:
         return em
-    m, w = em.memory, int(dm.weight_bytes)
-    per = em.kv_bytes_per_token + dm.kv_bytes_per_token
-    load_kv = em.load_bytes * dm.kv_bytes_per_token / em.kv_bytes_per_token if em.kv_bytes_per_token else 0.0
+    m, w = em.memory, int(weight_bytes)
+    per = em.kv_bytes_per_token + kv_per_token
+    load_kv = em.load_bytes * kv_per_token / em.kv_bytes_per_token if em.kv_bytes_per_token else 0.0
     if em.fraction is None:  # on demand: the GPU holds the draft beside the target
         kv = int(load_kv)
         mem = replace(m, weights=m.weights + w, kv_cache=m.kv_cache + kv, total=m.total + w + kv)
@@ -61,7 +69,7 @@ def _draft(
     mem = replace(m, weights=m.weights + w, kv_cache=max(0, m.kv_cache - w))
     starts, reason = em.starts, em.reason
     if starts and pool <= 0:
-        starts, reason = False, "the speculative proposer's weights leave no memory for the KV cache"
+        starts, reason = False, f"{what} leave no memory for the KV cache"
     return replace(
         em,
         memory=mem,
@@ -90,6 +98,7 @@ def featured_run(
         layers, vocab = draft_layers(spec)
         per_gpu = vocab / s.parallelism.tensor if vocab else step.shape.vocab
         step = SpeculativeStep(step, k, a, draft, layers, per_gpu)
+    step = with_lora(s, step)
     return with_prefix(s, step, eng, wl)
 
 
@@ -113,7 +122,7 @@ def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings) -> dict[st
             speculative_tokens_per_step=expected_tokens(a, k),
             draft_weight_bytes=int(draft_memory(s, resolve(s.model), count_parameters(s.model)).weight_bytes),
         )
-    return out
+    return {**out, **lora_fields(s)}
 
 
 def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
