@@ -182,9 +182,8 @@ def test_draft_model_round_trips() -> None:
 @pytest.mark.parametrize(
     ("rank", "targets", "published"),
     [
-        # PEFT print_trainable_parameters on Llama 2 7B: the README's q_proj/v_proj r=8 example
-        # and r=8 on every linear layer (the figures tests/core/data/peft-extra-measured.json
-        # holds per tensor)
+        # PEFT print_trainable_parameters on Llama 2 7B as the Hugging Face tutorials print it:
+        # r=8 on q_proj/v_proj, and r=8 on every linear layer (docs/evidence/serving.md §12)
         (8, ["q", "v"], 4_194_304),
         (8, None, 19_988_480),
     ],

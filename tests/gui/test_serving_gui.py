@@ -123,3 +123,17 @@ def test_prefix_and_speculative_fields_edit_the_scenario(window):
     window.state.flush()
     assert window.state.estimate.serving.speculative_method is None
     assert window.state.estimate.serving.prefix_cached_tokens == 0
+
+
+def test_lora_fields_edit_the_scenario(window):
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    assert not find(window, "spin_serving_lora_loaded").isVisibleTo(window)
+    find(window, "spin_serving_lora_adapters").setValue(8)
+    window.state.flush()
+    assert window.state.estimate.serving.lora_adapters == 8
+    assert find(window, "spin_serving_lora_loaded").isVisibleTo(window)
+    assert "LoRA" in window.summary.serving.text()
+    find(window, "spin_serving_lora_adapters").setValue(None)
+    window.state.flush()
+    assert window.state.estimate.serving.lora_adapters == 0

@@ -68,6 +68,11 @@ TIPS = {
     "serving.speculative.num_tokens": "Draft tokens per step (vLLM num_speculative_tokens).",
     "serving.speculative.acceptance_rate": "Chance each draft token is accepted (default: the "
     "method's published figure, stated in the assumptions).",
+    "serving.lora.adapters": "LoRA adapters served on this base model (vLLM --enable-lora, "
+    "max_cpu_loras); off by default.",
+    "serving.lora.max_loaded": "Adapters on the GPU at once (vLLM max_loras, default 1): each "
+    "slot is reserved at the rank below, out of the KV pool.",
+    "serving.lora.rank": "Largest adapter rank (vLLM max_lora_rank, default 16).",
 }
 # Speculative methods the window offers (a draft model needs its model block: scenario file)
 SPEC_METHODS = (
@@ -159,6 +164,12 @@ class ServingPanel(Panel):
             "number", "serving.speculative.acceptance_rate", step=0.05, none_text="method default"
         )
         f.add("Acceptance rate", a, "serving.speculative.acceptance_rate", name="spin_serving_acceptance")
+        for label, path, name, none in (
+            ("LoRA adapters", "serving.lora.adapters", "spin_serving_lora_adapters", "off"),
+            ("Adapters loaded", "serving.lora.max_loaded", "spin_serving_lora_loaded", "vLLM default: 1"),
+            ("Adapter rank", "serving.lora.rank", "spin_serving_lora_rank", "vLLM default: 16"),
+        ):
+            f.add(label, QuantityField("count", path, none_text=none), path, name=name)
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine."""
@@ -185,6 +196,9 @@ class ServingPanel(Panel):
         spec = self.state.value("serving.speculative.method") is not None
         self.form.show("serving.speculative.num_tokens", spec)
         self.form.show("serving.speculative.acceptance_rate", spec)
+        lora = self.state.value("serving.lora.adapters") is not None
+        self.form.show("serving.lora.max_loaded", lora)
+        self.form.show("serving.lora.rank", lora)
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")
