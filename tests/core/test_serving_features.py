@@ -211,3 +211,37 @@ def test_more_loaded_adapters_than_served_is_refused() -> None:
     with pytest.raises(ScenarioError) as err:
         parse_scenario(d)
     assert err.value.field == "serving.lora.max_loaded"
+
+
+# gahow/agentic-kvc commit 837df6bc (docs/evidence/serving.md §13): Qwen3-Coder-30B-A3B, one H20,
+# vLLM 0.18.1. pcie.json: the KV bytes of a prompt moved host to device; the summary: a prompt
+# served from the CPU tier, TTFT 57 ms at 1k tokens, 272 ms at 64k.
+KV_BYTES = {1024: 100663296, 4096: 402653184, 16384: 1610612736, 65536: 6442450944}
+CPU_HIT_MS = {1024: (57.0, TOL), 65536: (272.0, 0.35)}  # 64k: the copies reach ~40 GB/s, not 54
+
+
+def _offloaded(tokens: int) -> dict[str, Any]:
+    setup = DATA["prefix_setup"]
+    d = _scenario(setup["model"], setup["gpu"], 1, tokens, 2)
+    d["serving"].update(load="burst", max_context=setup["max_context"])
+    d["serving"].update(prefix={"shared_tokens": tokens}, kv_offload={"capacity_gb": 100})
+    return estimate_report(d)["serving"]
+
+
+@pytest.mark.parametrize("tokens", sorted(KV_BYTES))
+def test_offload_moves_the_published_kv_bytes(tokens: int) -> None:
+    assert _offloaded(tokens)["kv_bytes_per_token"] * tokens == KV_BYTES[tokens]
+
+
+@pytest.mark.parametrize("tokens", sorted(CPU_HIT_MS))
+def test_offload_hit_ttft(tokens: int) -> None:
+    published, tol = CPU_HIT_MS[tokens]
+    assert _offloaded(tokens)["ttft_seconds"] * 1e3 == pytest.approx(published, rel=tol)
+
+
+def test_offload_needs_a_prefix() -> None:
+    d = _scenario("llama-3.1-8b", "h100-sxm-80gb", 1, 2000, 256)
+    d["serving"]["kv_offload"] = {"capacity_gb": 100}
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(d)
+    assert err.value.field == "serving.kv_offload"

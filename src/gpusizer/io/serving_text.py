@@ -91,6 +91,13 @@ def feature_lines(sv: Mapping[str, Any]) -> list[str]:
             f"{sv.get('lora_loaded', 0):,} on the GPU at once (rank {sv.get('lora_rank', 0)}): "
             f"{(sv.get('lora_weight_bytes') or 0) / 2**30:,.2f} GiB per GPU"
         )
+    if sv.get("kv_offload_holds_prefix") is not None:
+        held = "holds" if sv["kv_offload_holds_prefix"] else "is too small for"
+        wait = sv.get("kv_offload_load_seconds", 0.0) * 1e3
+        out.append(
+            f"  KV offload   each hit loads its cached KV in {wait:,.1f} ms "
+            f"(added to the first token); the tier {held} the shared prefix"
+        )
     return out
 
 

@@ -55,3 +55,14 @@ class LoraServingSpec(Strict):
     max_loaded: Annotated[int, Field(ge=1, le=1024)] | None = None
     rank: Annotated[int, Field(ge=1, le=512)] | None = None
     targets: tuple[LoraTarget, ...] | None = Field(None, strict=False)  # JSON lists
+
+
+class KvOffloadSpec(Strict):
+    """KV offload (vLLM ``--kv-offloading-size``, LMCache): the prefix cache's blocks kept in
+    host memory (``medium`` "cpu", null) or on a local disk ("disk") of ``capacity_gb`` GB and
+    loaded back at ``bandwidth_gb_per_s`` per GPU (null: the medium's default,
+    core/serving/kv_offload.py). ``capacity_gb`` null: off."""
+
+    capacity_gb: Annotated[float, Field(gt=0.0, le=1e6)] | None = None
+    bandwidth_gb_per_s: Annotated[float, Field(gt=0.0, le=1e5)] | None = None
+    medium: Literal["cpu", "disk"] | None = None

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from ..limits import MAX_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens
-from .serving_features import LoraServingSpec, PrefixSpec, SpeculativeSpec
+from .serving_features import KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
 # Requests in one simulated run: 10x the largest published benchmark run (trtllm-bench 30,000)
@@ -64,3 +64,4 @@ class ServingSpec(Strict):
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None
     lora: LoraServingSpec | None = None
+    kv_offload: KvOffloadSpec | None = None

@@ -118,7 +118,7 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         ttft_p99_seconds=run.ttft_p99,
         e2e_seconds=run.e2e,
         request_rate=s.serving.request_rate if s.serving.load == "rate" else None,
-        **feature_fields(s, em, st),
+        **feature_fields(s, em, st, gpu),
     )
 
 

@@ -14,6 +14,7 @@ from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
 from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
+from .kv_offload import load_seconds, offload_fields
 from .lora_serving import lora_bytes, lora_fields, with_lora
 from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
 from .scheduler_types import Engine, Workload
@@ -86,9 +87,20 @@ def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: st
 
 
 def featured_run(
-    s: Scenario, gpu: GPUSpec, costs: EngineCosts, step: StepModel, eng: Engine, wl: Workload
+    s: Scenario,
+    gpu: GPUSpec,
+    costs: EngineCosts,
+    step: StepModel,
+    eng: Engine,
+    wl: Workload,
+    kv_bytes_per_token: float = 0.0,
 ) -> tuple[StepModel, Engine, Workload]:
-    """The run's step model, engine and workload with speculative decodes and the prefix."""
+    """The run's step model, engine and workload with speculative decodes, LoRA slots, the
+    prefix and its KV loaded from the offload tier (a wait of each request's, like the API
+    server's: core/serving/scheduler.py ``client_view``)."""
+    wait = load_seconds(s, gpu, kv_bytes_per_token, eng.block)
+    if wait:
+        eng = replace(eng, front_end=eng.front_end + wait)
     spec = speculative_of(s)
     if spec is not None:
         k, a = settings(spec)
@@ -102,7 +114,7 @@ def featured_run(
     return with_prefix(s, step, eng, wl)
 
 
-def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings) -> dict[str, Any]:
+def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> dict[str, Any]:
     """The report's ``serving`` fields of the features (empty: none set, the defaults apply)."""
     out: dict[str, Any] = {}
     block = max(1, st.kv_block_tokens)
@@ -122,7 +134,7 @@ def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings) -> dict[st
             speculative_tokens_per_step=expected_tokens(a, k),
             draft_weight_bytes=int(draft_memory(s, resolve(s.model), count_parameters(s.model)).weight_bytes),
         )
-    return {**out, **lora_fields(s)}
+    return {**out, **lora_fields(s), **offload_fields(s, gpu, em.kv_bytes_per_token, block)}
 
 
 def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:

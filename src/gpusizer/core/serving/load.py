@@ -141,7 +141,9 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
         costs = engine_costs(s, gpu, st)
         step = step_model(s, gpu, costs, _offload(s, gpu, em, st))
         eng, wl = _engine(s, em, st), _workload(s, st)
-        step, eng, wl = featured_run(s, gpu, costs, step, eng, wl)  # prefix, speculative (null: as is)
+        step, eng, wl = featured_run(
+            s, gpu, costs, step, eng, wl, em.kv_bytes_per_token
+        )  # prefix, speculative (null: as is)
         if wl.users == 1 and wl.load != "rate" and not wl.spread:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
         return ServedLoad(step, wl, simulate(step, eng, wl), eng)
