@@ -137,3 +137,16 @@ def test_lora_fields_edit_the_scenario(window):
     find(window, "spin_serving_lora_adapters").setValue(None)
     window.state.flush()
     assert window.state.estimate.serving.lora_adapters == 0
+
+
+def test_kv_offload_field_needs_a_prefix(window):
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    find(window, "spin_serving_kv_offload").setValue(64.0)
+    window.state.flush()
+    assert window.state.error is not None and window.state.error.field == "serving.kv_offload"
+    find(window, "spin_serving_prefix_tokens").setValue(512)
+    window.state.flush()
+    assert window.state.error is None
+    assert window.state.estimate.serving.kv_offload_load_seconds > 0
+    assert find(window, "spin_serving_kv_offload_bw").isVisibleTo(window)

@@ -73,6 +73,10 @@ TIPS = {
     "serving.lora.max_loaded": "Adapters on the GPU at once (vLLM max_loras, default 1): each "
     "slot is reserved at the rank below, out of the KV pool.",
     "serving.lora.rank": "Largest adapter rank (vLLM max_lora_rank, default 16).",
+    "serving.kv_offload.capacity_gb": "KV offload (vLLM --kv-offloading-size, LMCache): host "
+    "memory that keeps the prefix cache; a hit loads it back over PCIe. Needs a shared prefix.",
+    "serving.kv_offload.bandwidth_gb_per_s": "Per-GPU link to the offload tier (default: PCIe "
+    "5.0 x16 as measured, 54 GB/s).",
 }
 # Speculative methods the window offers (a draft model needs its model block: scenario file)
 SPEC_METHODS = (
@@ -170,6 +174,12 @@ class ServingPanel(Panel):
             ("Adapter rank", "serving.lora.rank", "spin_serving_lora_rank", "vLLM default: 16"),
         ):
             f.add(label, QuantityField("count", path, none_text=none), path, name=name)
+        cap = QuantityField("number", "serving.kv_offload.capacity_gb", step=16, unit="GB", none_text="off")
+        f.add("KV offload", cap, "serving.kv_offload.capacity_gb", name="spin_serving_kv_offload")
+        bw = QuantityField(
+            "number", "serving.kv_offload.bandwidth_gb_per_s", step=1, unit="GB/s", none_text="default: PCIe"
+        )
+        f.add("Offload link", bw, "serving.kv_offload.bandwidth_gb_per_s", name="spin_serving_kv_offload_bw")
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine."""
@@ -199,6 +209,8 @@ class ServingPanel(Panel):
         lora = self.state.value("serving.lora.adapters") is not None
         self.form.show("serving.lora.max_loaded", lora)
         self.form.show("serving.lora.rank", lora)
+        offload = self.state.value("serving.kv_offload.capacity_gb") is not None
+        self.form.show("serving.kv_offload.bandwidth_gb_per_s", offload)
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")
