@@ -245,3 +245,40 @@ def test_offload_needs_a_prefix() -> None:
     with pytest.raises(ScenarioError) as err:
         parse_scenario(d)
     assert err.value.field == "serving.kv_offload"
+
+
+def _split(prefill: int, decode: int) -> dict[str, Any]:
+    d = _scenario("llama-3.1-70b", "h100-sxm-80gb", 4, 4000, 500, 64)
+    d["serving"]["disaggregated"] = {"prefill_gpus": prefill, "decode_gpus": decode}
+    return estimate_report(d)["serving"]
+
+
+def test_disaggregated_pools() -> None:
+    """Decode alone runs faster per token than with prompt chunks in its steps (DistServe
+    arXiv 2401.09670 §2); the KV sent is the prompt's, every GPU's share; more prefill GPUs,
+    sooner first tokens; the aggregated answer stays beside it, unchanged."""
+    agg = estimate_report(_scenario("llama-3.1-70b", "h100-sxm-80gb", 4, 4000, 500, 64))["serving"]
+    small, large = _split(4, 4), _split(8, 4)
+    assert small["disaggregated_tpot_seconds"] < agg["tpot_seconds"]
+    assert small["disaggregated_kv_transfer_bytes"] == 4000 * agg["kv_bytes_per_token"] * 4
+    assert large["disaggregated_ttft_seconds"] < small["disaggregated_ttft_seconds"]
+    assert (
+        small["ttft_seconds"] == agg["ttft_seconds"]
+        and small["tokens_per_second"] == agg["tokens_per_second"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("split", "field"),
+    [
+        ({"prefill_gpus": 4}, "serving.disaggregated.decode_gpus"),
+        ({"prefill_gpus": 0, "decode_gpus": 4}, "serving.disaggregated.prefill_gpus"),
+        ({"prefill_gpus": 6, "decode_gpus": 4}, "serving.disaggregated.prefill_gpus"),
+    ],
+)
+def test_disaggregated_bad_pools(split: dict[str, Any], field: str) -> None:
+    d = _scenario("llama-3.1-70b", "h100-sxm-80gb", 4, 4000, 500)
+    d["serving"]["disaggregated"] = split
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(d)
+    assert err.value.field == field, str(err.value)

@@ -98,6 +98,8 @@ def feature_lines(sv: Mapping[str, Any]) -> list[str]:
             f"  KV offload   each hit loads its cached KV in {wait:,.1f} ms "
             f"(added to the first token); the tier {held} the shared prefix"
         )
+    if sv.get("disaggregated_prefill_gpus"):
+        out.append(_split_line(sv))
     return out
 
 
@@ -110,4 +112,16 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     return (
         f"  training     {duration(compute['time_seconds'])} on {count(gpus, 'GPU')} "
         f"({compute['gpu_hours']:,.0f} GPU-hours{money})"
+    )
+
+
+def _split_line(sv: Mapping[str, Any]) -> str:
+    """The disaggregated pools' answer (the report's ``disaggregated_*``), beside the aggregated."""
+    pools = f"{sv['disaggregated_prefill_gpus']:,} prefill + {sv['disaggregated_decode_gpus']:,} decode GPUs"
+    return (
+        f"  split P/D    {pools}: first token {sv['disaggregated_ttft_seconds'] * 1e3:,.0f} ms (KV transfer "
+        f"{sv['disaggregated_kv_transfer_bytes'] / 1e9:,.2f} GB, "
+        f"{sv['disaggregated_kv_transfer_seconds'] * 1e3:,.1f} ms), "
+        f"{sv['disaggregated_tpot_seconds'] * 1e3:,.1f} ms per token, "
+        f"{sv['disaggregated_tokens_per_second']:,.0f} tokens/s (aggregated above)"
     )

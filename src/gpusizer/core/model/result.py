@@ -130,6 +130,14 @@ class Serving:
     lora_weight_bytes: int = 0  # per GPU: the slots (in memory.weights)
     kv_offload_load_seconds: float = 0.0  # a request's wait for its cached KV from the offload tier
     kv_offload_holds_prefix: bool | None = None  # the tier holds the shared prefix (None: no offload)
+    # serving.disaggregated: the same users on a prefill and a decode pool (0: not set)
+    disaggregated_prefill_gpus: int = 0
+    disaggregated_decode_gpus: int = 0
+    disaggregated_ttft_seconds: float = 0.0  # prefill pool + the KV transfer
+    disaggregated_tpot_seconds: float = 0.0
+    disaggregated_tokens_per_second: float = 0.0  # output tokens/s of the decode pool
+    disaggregated_kv_transfer_bytes: int = 0  # one request's KV over all its GPUs
+    disaggregated_kv_transfer_seconds: float = 0.0
 
 
 @dataclass(frozen=True)

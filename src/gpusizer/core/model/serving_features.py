@@ -66,3 +66,15 @@ class KvOffloadSpec(Strict):
     capacity_gb: Annotated[float, Field(gt=0.0, le=1e6)] | None = None
     bandwidth_gb_per_s: Annotated[float, Field(gt=0.0, le=1e5)] | None = None
     medium: Literal["cpu", "disk"] | None = None
+
+
+class DisaggregatedSpec(Strict):
+    """Disaggregated prefill and decode (NVIDIA Dynamo, llm-d, SGLang and vLLM PD): a pool of
+    ``prefill_gpus`` GPUs computes prompts and hands each request's KV over a link of
+    ``link_gb_per_s`` per GPU (null: the GPU's network, else its interconnect) to a pool of
+    ``decode_gpus`` GPUs that only decode; each pool in replicas of the scenario's tensor x
+    pipeline layout. ``prefill_gpus`` null: off."""
+
+    prefill_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    decode_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    link_gb_per_s: Annotated[float, Field(gt=0.0, le=1e5)] | None = None

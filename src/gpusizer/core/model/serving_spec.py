@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from ..limits import MAX_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens
-from .serving_features import KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
+from .serving_features import DisaggregatedSpec, KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
 # Requests in one simulated run: 10x the largest published benchmark run (trtllm-bench 30,000)
@@ -65,3 +65,4 @@ class ServingSpec(Strict):
     speculative: SpeculativeSpec | None = None
     lora: LoraServingSpec | None = None
     kv_offload: KvOffloadSpec | None = None
+    disaggregated: DisaggregatedSpec | None = None

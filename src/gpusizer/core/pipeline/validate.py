@@ -10,6 +10,7 @@ from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from ..serving.disaggregated import check_disaggregated
 from ..serving.kv_offload import check_offload
 from ..serving.lora_serving import check_lora
 from ..serving.prefix import check_prefix
@@ -155,6 +156,7 @@ def check_serving(s: Scenario) -> None:
     check_speculative(s)
     check_lora(s)
     check_offload(s)
+    check_disaggregated(s)
     if s.serving.load == "rate" and s.serving.request_rate is None and not s.workload.is_training:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     version = s.serving.engine_version

@@ -22,6 +22,7 @@ from ..model.params import ParamCounts, count_parameters
 from ..model.result import Estimate, Serving
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import EngineRelease, cuda_total_bytes
+from .disaggregated import disaggregated_fields
 from .engine_result import EngineMemory, PoolLine
 from .engine_settings import EngineSettings
 from .features import feature_fields, feature_notes, featured_memory
@@ -119,6 +120,7 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         e2e_seconds=run.e2e,
         request_rate=s.serving.request_rate if s.serving.load == "rate" else None,
         **feature_fields(s, em, st, gpu),
+        **disaggregated_fields(s, gpu, em, st),
     )
 
 
