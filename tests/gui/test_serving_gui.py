@@ -150,3 +150,14 @@ def test_kv_offload_field_needs_a_prefix(window):
     assert window.state.error is None
     assert window.state.estimate.serving.kv_offload_load_seconds > 0
     assert find(window, "spin_serving_kv_offload_bw").isVisibleTo(window)
+
+
+def test_disaggregated_pools_from_the_panel(window):
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    find(window, "spin_serving_prefill_gpus").setValue(1)
+    find(window, "spin_serving_decode_gpus").setValue(1)
+    window.state.flush()
+    assert window.state.error is None
+    assert window.state.estimate.serving.disaggregated_decode_gpus == 1
+    assert "split P/D" in window.summary.serving.text()

@@ -77,6 +77,9 @@ TIPS = {
     "memory that keeps the prefix cache; a hit loads it back over PCIe. Needs a shared prefix.",
     "serving.kv_offload.bandwidth_gb_per_s": "Per-GPU link to the offload tier (default: PCIe "
     "5.0 x16 as measured, 54 GB/s).",
+    "serving.disaggregated.prefill_gpus": "Disaggregated serving: GPUs of the prefill pool "
+    "(whole replicas of the layout); the answer for the split shows beside the aggregated one.",
+    "serving.disaggregated.decode_gpus": "GPUs of the decode pool (whole replicas of the layout).",
 }
 # Speculative methods the window offers (a draft model needs its model block: scenario file)
 SPEC_METHODS = (
@@ -180,6 +183,11 @@ class ServingPanel(Panel):
             "number", "serving.kv_offload.bandwidth_gb_per_s", step=1, unit="GB/s", none_text="default: PCIe"
         )
         f.add("Offload link", bw, "serving.kv_offload.bandwidth_gb_per_s", name="spin_serving_kv_offload_bw")
+        for label, path, name in (
+            ("Prefill pool", "serving.disaggregated.prefill_gpus", "spin_serving_prefill_gpus"),
+            ("Decode pool", "serving.disaggregated.decode_gpus", "spin_serving_decode_gpus"),
+        ):
+            f.add(label, QuantityField("count", path, unit="GPUs", none_text="off"), path, name=name)
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine."""
