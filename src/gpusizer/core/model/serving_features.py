@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ..limits import Strict, Tokens
+from ..limits import Rate, Strict, Tokens
 
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
@@ -63,8 +63,8 @@ class KvOffloadSpec(Strict):
     loaded back at ``bandwidth_gb_per_s`` per GPU (null: the medium's default,
     core/serving/kv_offload.py). ``capacity_gb`` null: off."""
 
-    capacity_gb: Annotated[float, Field(gt=0.0, le=1e6)] | None = None
-    bandwidth_gb_per_s: Annotated[float, Field(gt=0.0, le=1e5)] | None = None
+    capacity_gb: Rate | None = None  # GB (bounded as every rate: core/limits.py)
+    bandwidth_gb_per_s: Rate | None = None
     medium: Literal["cpu", "disk"] | None = None
 
 
@@ -77,4 +77,4 @@ class DisaggregatedSpec(Strict):
 
     prefill_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
     decode_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
-    link_gb_per_s: Annotated[float, Field(gt=0.0, le=1e5)] | None = None
+    link_gb_per_s: Rate | None = None
