@@ -161,3 +161,15 @@ def test_disaggregated_pools_from_the_panel(window):
     assert window.state.error is None
     assert window.state.estimate.serving.disaggregated_decode_gpus == 1
     assert "split P/D" in window.summary.serving.text()
+
+
+def test_features_chart_draws_with_and_without(qtbot):
+    """The features chart: two curves when a feature is set, the gain at the scenario's users."""
+    scenario = {**VLLM_4090, "serving": {"max_context": 16384, "speculative": {"method": "eagle3"}}}
+    chart = make(qtbot, "features", scenario)
+    c = chart.data
+    assert c.active == ("speculative",) and len(c.users) == len(c.without)
+    assert c.with_features[0] > c.without[0]  # one user: speculative decoding helps most
+    assert "with speculative" in chart._title_text
+    plain = make(qtbot, "features", VLLM_4090)
+    assert not plain.data.active and "no serving feature set" in plain._title_text
