@@ -50,7 +50,13 @@ def _tps(base: dict[str, Any], spec: dict[str, Any] | None) -> float:
     "row", [r for r in DATA["speculative"] if r["kind"] != "acceptance"], ids=lambda r: r["id"]
 )
 def test_speculative_speed(row: dict[str, Any]) -> None:
-    base = _scenario(row["model"], row["gpu"], row["tp"], row["prompt"], row["output"])
+    base = _scenario(
+        row.get("model", ""), row["gpu"], row["tp"], row["prompt"], row["output"], row.get("conc", 1)
+    )
+    if "model_block" in row:  # a model without a preset: its config as a block
+        base["model"] = row["model_block"]
+    if "max_context" in row:
+        base["serving"]["max_context"] = row["max_context"]
     ours = _tps(base, row["spec"]) / _tps(base, row.get("other"))
     assert ours == pytest.approx(row["published"], rel=TOL), row["source"]
 
