@@ -98,3 +98,78 @@ def test_a_version_between_releases_shows_as_itself(window):
     combo = find(window, "combo_serving_engine_version")
     assert combo.currentData() == "0.9.2"
     assert any("defaults of release 0.9.1" in a for a in window.state.estimate.assumptions)
+
+
+def test_prefix_and_speculative_fields_edit_the_scenario(window):
+    """Prefix caching and speculative decoding from the panel: set, then back to off."""
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    hit = find(window, "spin_serving_prefix_hit_rate")
+    assert not hit.isVisibleTo(window)
+    find(window, "spin_serving_prefix_tokens").setValue(1024)
+    window.state.flush()
+    assert window.state.scenario.serving.prefix.shared_tokens == 1024
+    assert hit.isVisibleTo(window)
+    assert window.state.estimate.serving.prefix_cached_tokens > 0
+    combo = find(window, "combo_serving_speculative")
+    combo.setCurrentIndex(combo.findData("eagle3"))
+    window.state.flush()
+    assert window.state.estimate.serving.speculative_method == "eagle3"
+    assert "eagle3: 3 draft tokens" in window.summary.serving.text()
+    assert "prefix cache" in window.summary.serving.text()
+    assert find(window, "spin_serving_acceptance").isVisibleTo(window)
+    combo.setCurrentIndex(combo.findData(None))
+    find(window, "spin_serving_prefix_tokens").setValue(None)
+    window.state.flush()
+    assert window.state.estimate.serving.speculative_method is None
+    assert window.state.estimate.serving.prefix_cached_tokens == 0
+
+
+def test_lora_fields_edit_the_scenario(window):
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    assert not find(window, "spin_serving_lora_loaded").isVisibleTo(window)
+    find(window, "spin_serving_lora_adapters").setValue(8)
+    window.state.flush()
+    assert window.state.estimate.serving.lora_adapters == 8
+    assert find(window, "spin_serving_lora_loaded").isVisibleTo(window)
+    assert "LoRA" in window.summary.serving.text()
+    find(window, "spin_serving_lora_adapters").setValue(None)
+    window.state.flush()
+    assert window.state.estimate.serving.lora_adapters == 0
+
+
+def test_kv_offload_field_needs_a_prefix(window):
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    find(window, "spin_serving_kv_offload").setValue(64.0)
+    window.state.flush()
+    assert window.state.error is not None and window.state.error.field == "serving.kv_offload"
+    find(window, "spin_serving_prefix_tokens").setValue(512)
+    window.state.flush()
+    assert window.state.error is None
+    assert window.state.estimate.serving.kv_offload_load_seconds > 0
+    assert find(window, "spin_serving_kv_offload_bw").isVisibleTo(window)
+
+
+def test_disaggregated_pools_from_the_panel(window):
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm"})
+    window.state.flush()
+    find(window, "spin_serving_prefill_gpus").setValue(1)
+    find(window, "spin_serving_decode_gpus").setValue(1)
+    window.state.flush()
+    assert window.state.error is None
+    assert window.state.estimate.serving.disaggregated_decode_gpus == 1
+    assert "split P/D" in window.summary.serving.text()
+
+
+def test_features_chart_draws_with_and_without(qtbot):
+    """The features chart: two curves when a feature is set, the gain at the scenario's users."""
+    scenario = {**VLLM_4090, "serving": {"max_context": 16384, "speculative": {"method": "eagle3"}}}
+    chart = make(qtbot, "features", scenario)
+    c = chart.data
+    assert c.active == ("speculative",) and len(c.users) == len(c.without)
+    assert c.with_features[0] > c.without[0]  # one user: speculative decoding helps most
+    assert "with speculative" in chart._title_text
+    plain = make(qtbot, "features", VLLM_4090)
+    assert not plain.data.active and "no serving feature set" in plain._title_text

@@ -43,3 +43,28 @@ def test_one_user_reads_singular() -> None:
         "max_context": 8192,
     }
     assert users_line(sv, 4096).startswith("1 user at 4,096 tokens each")
+
+
+def test_feature_lines_only_when_set() -> None:
+    """Prefix caching and speculative decoding print a line each when set, none otherwise."""
+    from gpusizer.io.serving_text import feature_lines
+
+    assert feature_lines({"prefix_users_held": None, "speculative_method": None}) == []
+    lines = feature_lines(
+        {
+            "prefix_cached_tokens": 1488,
+            "prefix_shared_tokens": 1488,
+            "prefix_users_held": 557,
+            "speculative_method": "eagle3",
+            "speculative_tokens": 3,
+            "speculative_acceptance_rate": 0.745,
+            "speculative_tokens_per_step": 2.71,
+            "draft_weight_bytes": 849_362_944,
+        }
+    )
+    assert lines[0].startswith("  prefix cache 1,488 prompt tokens") and "557 users" in lines[0]
+    assert "eagle3: 3 draft tokens, acceptance 0.74" in lines[1] and "0.79 GiB" in lines[1]
+    lora = feature_lines(
+        {"lora_adapters": 100, "lora_loaded": 16, "lora_rank": 64, "lora_weight_bytes": 2**30}
+    )
+    assert lora == ["  LoRA         100 adapters served, 16 on the GPU at once (rank 64): 1.00 GiB per GPU"]

@@ -23,7 +23,7 @@ from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
 from ..io.calibration import calibration_lines, estimate_calibration
 from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
-from ..io.serving_text import speed_line, users_line
+from ..io.serving_text import feature_lines, speed_line, users_line
 from ..io.units import fmt_bytes
 from ..io.wording import count, fit_of, gpus_needed_spans, verdict_line
 from .colors import component_qcolor, verdict_color
@@ -113,7 +113,10 @@ def serving_text(est: Estimate) -> str:
     w = est.scenario.workload
     users = users_line(block, w.prompt_tokens + w.generated_tokens)
     head, _, rest = users.partition(" (")
-    return f"<b>{head}</b> ({rest}<br>{speed_line(block)}"
+    extra = "".join(
+        f"<br>{html.escape(line.strip())}" for line in feature_lines(block)
+    )  # prefix, speculative
+    return f"<b>{head}</b> ({rest}<br>{speed_line(block)}{extra}"
 
 
 def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:

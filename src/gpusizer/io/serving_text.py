@@ -92,7 +92,43 @@ def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
         )
     if sv.get("cost_per_million_tokens") is not None:
         lines.append(f"  cost         ${sv['cost_per_million_tokens']:,.2f} per million output tokens")
-    return lines
+    return lines + feature_lines(sv)
+
+
+def feature_lines(sv: Mapping[str, Any]) -> list[str]:
+    """Prefix caching and speculative decoding, one line each when set (the report's
+    ``prefix_*`` and ``speculative_*`` fields)."""
+    out = []
+    if sv.get("prefix_shared_tokens") or sv.get("prefix_users_held") is not None:
+        out.append(
+            f"  prefix cache {sv.get('prefix_cached_tokens', 0):,} prompt tokens cached per request "
+            f"(prefill skipped); the {sv.get('prefix_shared_tokens', 0):,}-token prefix held once: "
+            f"{count(int(sv.get('prefix_users_held') or 0), 'user')} fit the KV cache"
+        )
+    if sv.get("speculative_method"):
+        draft = sv.get("draft_weight_bytes") or 0
+        weights = f", proposer {draft / 2**30:,.2f} GiB per GPU" if draft else ""
+        out.append(
+            f"  speculative  {sv['speculative_method']}: {sv.get('speculative_tokens', 0)} draft tokens, "
+            f"acceptance {sv.get('speculative_acceptance_rate') or 0:.2f}, "
+            f"{sv.get('speculative_tokens_per_step', 1.0):.2f} tokens per step{weights}"
+        )
+    if sv.get("lora_adapters"):
+        out.append(
+            f"  LoRA         {count(int(sv['lora_adapters']), 'adapter')} served, "
+            f"{sv.get('lora_loaded', 0):,} on the GPU at once (rank {sv.get('lora_rank', 0)}): "
+            f"{(sv.get('lora_weight_bytes') or 0) / 2**30:,.2f} GiB per GPU"
+        )
+    if sv.get("kv_offload_holds_prefix") is not None:
+        held = "holds" if sv["kv_offload_holds_prefix"] else "is too small for"
+        wait = sv.get("kv_offload_load_seconds", 0.0) * 1e3
+        out.append(
+            f"  KV offload   each hit loads its cached KV in {wait:,.1f} ms "
+            f"(added to the first token); the tier {held} the shared prefix"
+        )
+    if sv.get("disaggregated_prefill_gpus"):
+        out.append(_split_line(sv))
+    return out
 
 
 def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
@@ -116,3 +152,15 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
 def gpu_hours(hours: float) -> str:
     """``34,210 GPU-hours``; below ten with two digits (a short run read "0 GPU-hours")."""
     return f"{hours:,.0f} GPU-hours" if hours >= 10 else f"{hours:,.2f} GPU-hours"
+
+
+def _split_line(sv: Mapping[str, Any]) -> str:
+    """The disaggregated pools' answer (the report's ``disaggregated_*``), beside the aggregated."""
+    pools = f"{sv['disaggregated_prefill_gpus']:,} prefill + {sv['disaggregated_decode_gpus']:,} decode GPUs"
+    return (
+        f"  split P/D    {pools}: first token {sv['disaggregated_ttft_seconds'] * 1e3:,.0f} ms (KV transfer "
+        f"{sv['disaggregated_kv_transfer_bytes'] / 1e9:,.2f} GB, "
+        f"{sv['disaggregated_kv_transfer_seconds'] * 1e3:,.1f} ms), "
+        f"{sv['disaggregated_tpot_seconds'] * 1e3:,.1f} ms per token, "
+        f"{sv['disaggregated_tokens_per_second']:,.0f} tokens/s (aggregated above)"
+    )

@@ -117,6 +117,29 @@ class Serving:
     request_rate: float | None = None  # the "rate" load's requests/s (None otherwise)
     # Additive: what the simulation's work budget changed (core/serving/budget.py), else None
     simulation_note: str | None = None
+    # Additive: deployment features (core/serving/prefix.py, core/serving/speculative.py)
+    prefix_cached_tokens: int = 0  # prompt tokens the mean request finds cached (prefill skipped)
+    prefix_shared_tokens: int = 0  # KV tokens of the shared prefix, held once per replica
+    prefix_users_held: int | None = None  # requests of prompt + output the pool holds, prefix shared
+    speculative_method: str | None = None
+    speculative_tokens: int = 0  # draft tokens proposed per step
+    speculative_acceptance_rate: float | None = None  # per draft token (Leviathan's alpha)
+    speculative_tokens_per_step: float = 1.0  # tokens a decode step emits per request
+    draft_weight_bytes: int = 0  # per GPU: the proposer's weights (in memory.weights)
+    lora_adapters: int = 0  # adapters served (core/serving/lora_serving.py; 0: none)
+    lora_loaded: int = 0  # of them on the GPU at once (vLLM max_loras)
+    lora_rank: int = 0  # every slot's rank (vLLM max_lora_rank)
+    lora_weight_bytes: int = 0  # per GPU: the slots (in memory.weights)
+    kv_offload_load_seconds: float = 0.0  # a request's wait for its cached KV from the offload tier
+    kv_offload_holds_prefix: bool | None = None  # the tier holds the shared prefix (None: no offload)
+    # serving.disaggregated: the same users on a prefill and a decode pool (0: not set)
+    disaggregated_prefill_gpus: int = 0
+    disaggregated_decode_gpus: int = 0
+    disaggregated_ttft_seconds: float = 0.0  # prefill pool + the KV transfer
+    disaggregated_tpot_seconds: float = 0.0
+    disaggregated_tokens_per_second: float = 0.0  # output tokens/s of the decode pool
+    disaggregated_kv_transfer_bytes: int = 0  # one request's KV over all its GPUs
+    disaggregated_kv_transfer_seconds: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens
+from .serving_features import DisaggregatedSpec, KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
 # Requests in one simulated run: 10x the largest published benchmark run (trtllm-bench 30,000)
@@ -66,6 +67,12 @@ class ServingSpec(Strict):
     # (core/speed/rates_era.py); null: the GPU vendor's own (NVIDIA cuda, AMD rocm, Apple
     # metal, Intel sycl, others vulkan). "cpu" is refused: set gpu_layers 0 for a CPU-only run.
     ggml_backend: Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"] | None = None
+    # Additive: deployment features (core/model/serving_features.py; null: off)
+    prefix: PrefixSpec | None = None
+    speculative: SpeculativeSpec | None = None
+    lora: LoraServingSpec | None = None
+    kv_offload: KvOffloadSpec | None = None
+    disaggregated: DisaggregatedSpec | None = None
 
     @property
     def arrival_rate(self) -> float | None:

@@ -138,6 +138,20 @@ def other_kinds(data: Any) -> dict[str, dict[str, Any]]:
     return {str(k): dict(v) for k, v in block.items()}
 
 
+def _expand_draft(data: dict[str, Any]) -> None:
+    """``serving.speculative.draft_model`` as a model block (a preset and its overrides), its
+    errors named under that path."""
+    spec = (data.get("serving") or {}).get("speculative") if isinstance(data.get("serving"), dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("draft_model"), dict):
+        return
+    where = "serving.speculative.draft_model"
+    try:
+        model = _model_spec(spec["draft_model"])
+    except ScenarioError as exc:
+        raise ScenarioError(f"{where}.{exc.field.removeprefix('model.')}", exc.message) from None
+    data["serving"] = {**data["serving"], "speculative": {**spec, "draft_model": model}}
+
+
 def _validate(data: dict[str, Any]) -> Scenario:
     other_kinds(data)  # checked, then left to the window: no part of the estimate
     data.pop(OTHER_KINDS, None)
@@ -145,6 +159,7 @@ def _validate(data: dict[str, Any]) -> Scenario:
     data = fill_profile_defaults(data)
     if "model" in data:
         data["model"] = _model_spec(data["model"])
+    _expand_draft(data)
     fill_precision(data)  # serving follows the checkpoint's precision (core/model/checkpoint.py)
     _check_gpu(data.get("hardware"))
     try:

@@ -11,7 +11,12 @@ from ..model.presets import scenario_gpu
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from ..serving.disaggregated import check_disaggregated
+from ..serving.kv_offload import check_offload
+from ..serving.lora_serving import check_lora
+from ..serving.prefix import check_prefix
 from ..serving.rules import check_rules
+from ..serving.speculative import check_speculative
 from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
 
 
@@ -165,6 +170,11 @@ def check_backend(s: Scenario) -> None:
 def check_serving(s: Scenario) -> None:
     """``serving.engine_version`` names a release of the chosen engine; a ``rate`` load has its
     request rate; ``serving.ggml_backend`` drives the GPU."""
+    check_prefix(s)
+    check_speculative(s)
+    check_lora(s)
+    check_offload(s)
+    check_disaggregated(s)
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)

@@ -24,8 +24,11 @@ from ..model.params import ParamCounts
 from ..model.result import EngineMemory, Estimate, PoolLine, Serving
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import EngineRelease, cuda_total_bytes
+from .disaggregated import disaggregated_fields
 from .engine_settings import EngineSettings
+from .features import feature_fields, feature_notes, featured_memory
 from .load import load_note, serving_load
+from .prefix import prefix_of, users_held
 from .rules import memory_rule
 
 _MEMORY: Memo[tuple[EngineMemory, EngineSettings]] = Memo(1024)
@@ -44,7 +47,9 @@ def _engine_memory(
     s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec
 ) -> tuple[EngineMemory, EngineSettings]:
     rule = memory_rule(s.profile)
-    return rule.fit(s, arch, counts, gpu, rule.settings(s, gpu))
+    st = rule.settings(s, gpu)
+    em, st = rule.fit(s, arch, counts, gpu, st)
+    return featured_memory(s, arch, counts, em, st), st  # prefix, speculative (null: as is)
 
 
 def required_bytes(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> int:
@@ -71,6 +76,8 @@ def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
     w = s.workload
     per = w.prompt_tokens + w.generated_tokens
     fit = em.kv_capacity_tokens // per if per else st.concurrency
+    if prefix_of(s) is not None:  # the shared prefix is held once
+        fit = users_held(s, em, max(1, st.kv_block_tokens))
     limit = min(st.concurrency, em.max_sequences or st.concurrency, max(1, fit))
     return max(1, limit)
 
@@ -123,6 +130,8 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         e2e_seconds=run.e2e,
         request_rate=s.serving.arrival_rate,
         simulation_note=served.note,
+        **feature_fields(s, em, st, gpu),
+        **disaggregated_fields(s, gpu, em, st),
     )
 
 
@@ -133,7 +142,7 @@ def serving_notes(
     each."""
     rel = st.release
     if rel is None:
-        return (load_note(s, gpu, em, st),)
+        return (load_note(s, gpu, em, st), *feature_notes(s, st))
     asked = s.serving.engine_version
     if asked is not None and asked != rel.version:  # a version between two documented ones
         out = [
@@ -154,7 +163,7 @@ def serving_notes(
     if rel.vllm.sampler_bytes_per_logit:
         out.append(sampler_note(rel, s.serving.flashinfer_sampler))
     out.append(load_note(s, gpu, em, st))
-    return (*out, *em.notes)
+    return (*out, *em.notes, *feature_notes(s, st))
 
 
 def sampler_note(rel: EngineRelease, flashinfer: bool | None) -> str:

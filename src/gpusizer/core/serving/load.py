@@ -27,6 +27,7 @@ from ..speed.step import EngineCosts, Offload, StepModel
 from ..speed.step_model import step_model
 from .budget import bounded, budget_note, caps, extrapolated
 from .engine_settings import EngineSettings
+from .features import featured_run
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
 
@@ -147,8 +148,12 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
     """The simulated run of an inference scenario (kept per frozen scenario and GPU)."""
 
     def run() -> ServedLoad:
-        step = step_model(s, gpu, engine_costs(s, gpu, st), _offload(s, gpu, em, st))
+        costs = engine_costs(s, gpu, st)
+        step = step_model(s, gpu, costs, _offload(s, gpu, em, st))
         eng, wl = _engine(s, em, st), _workload(s, st)
+        step, eng, wl = featured_run(
+            s, gpu, costs, step, eng, wl, em.kv_bytes_per_token
+        )  # prefix, speculative (null: as is)
         if wl.alike:  # one user's requests are alike
             wl = Workload(wl.prompt, wl.output, wl.load, 1, wl.rate, 1, wl.time_boxed)
         ran, scale = bounded(wl)

@@ -250,6 +250,14 @@ for _c in (
         "gpusizer.gui.charts.capacity:CapacityChart",
         serving_only=True,
     ),
+    # Tokens/s with the serving features and without (core/views/features.py)
+    ChartView(
+        "features",
+        "Serving features",
+        "Tokens/s with and without the serving features",
+        "gpusizer.gui.charts.features:FeaturesChart",
+        serving_only=True,
+    ),
     ChartView(
         "hardware",
         "Hardware",

@@ -57,7 +57,38 @@ TIPS = {
     "serving.step_latency_seconds": "Fixed cost of every engine step; default: its kernels' "
     "floors (the least a kernel takes on this GPU) and the engine's host cost (scheduling, "
     "sampling).",
+    "serving.prefix.shared_tokens": "Prefix caching (vLLM --enable-prefix-caching, SGLang "
+    "RadixAttention): the first tokens every prompt shares (a system prompt, the conversation so "
+    "far). Cached blocks skip prefill and are held once for all requests.",
+    "serving.prefix.hit_rate": "Share of requests that find the shared prefix cached (default 1).",
+    "serving.speculative.method": "Speculative decoding: a proposer drafts tokens the model "
+    "verifies in one pass (EAGLE heads, DeepSeek's MTP module, n-gram prompt lookup; a draft "
+    "model is set in the scenario file). Fewer decode steps at small batches; the gain shrinks "
+    "as the batch grows.",
+    "serving.speculative.num_tokens": "Draft tokens per step (vLLM num_speculative_tokens).",
+    "serving.speculative.acceptance_rate": "Chance each draft token is accepted (default: the "
+    "method's published figure, stated in the assumptions).",
+    "serving.lora.adapters": "LoRA adapters served on this base model (vLLM --enable-lora, "
+    "max_cpu_loras); off by default.",
+    "serving.lora.max_loaded": "Adapters on the GPU at once (vLLM max_loras, default 1): each "
+    "slot is reserved at the rank below, out of the KV pool.",
+    "serving.lora.rank": "Largest adapter rank (vLLM max_lora_rank, default 16).",
+    "serving.kv_offload.capacity_gb": "KV offload (vLLM --kv-offloading-size, LMCache): host "
+    "memory that keeps the prefix cache; a hit loads it back over PCIe. Needs a shared prefix.",
+    "serving.kv_offload.bandwidth_gb_per_s": "Per-GPU link to the offload tier (default: PCIe "
+    "5.0 x16 as measured, 54 GB/s).",
+    "serving.disaggregated.prefill_gpus": "Disaggregated serving: GPUs of the prefill pool "
+    "(whole replicas of the layout); the answer for the split shows beside the aggregated one.",
+    "serving.disaggregated.decode_gpus": "GPUs of the decode pool (whole replicas of the layout).",
 }
+# Speculative methods the window offers (a draft model needs its model block: scenario file)
+SPEC_METHODS = (
+    ("off", None),
+    ("EAGLE", "eagle"),
+    ("EAGLE-3", "eagle3"),
+    ("MTP (DeepSeek)", "mtp"),
+    ("n-gram lookup", "ngram"),
+)
 
 
 class ServingPanel(Panel):
@@ -108,6 +139,7 @@ class ServingPanel(Panel):
             "number", "serving.step_latency_seconds", step=0.001, unit="s", none_text=DEFAULT
         )
         f.add("Step latency", self.latency, "serving.step_latency_seconds", name="spin_serving_step_latency")
+        self._features(f)
         for path, tip in TIPS.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
             for b in binder.bindings:
@@ -118,6 +150,44 @@ class ServingPanel(Panel):
         self.state.estimateChanged.connect(self.show_defaults)
         self.refresh()
         self.show_defaults(self.state.estimate)
+
+    def _features(self, f: Any) -> None:
+        """Prefix caching and speculative decoding (core/model/serving_features.py)."""
+        prefix = QuantityField(
+            "context", "serving.prefix.shared_tokens", step=256, unit="tokens", none_text="off"
+        )
+        f.add("Shared prefix", prefix, "serving.prefix.shared_tokens", name="spin_serving_prefix_tokens")
+        hit = QuantityField("number", "serving.prefix.hit_rate", step=0.05, none_text="default: 1")
+        f.add("Prefix hit rate", hit, "serving.prefix.hit_rate", name="spin_serving_prefix_hit_rate")
+        f.add(
+            "Speculative decoding",
+            combo(list(SPEC_METHODS)),
+            "serving.speculative.method",
+            name="combo_serving_speculative",
+        )
+        k = QuantityField("count", "serving.speculative.num_tokens", none_text="method default")
+        f.add("Draft tokens", k, "serving.speculative.num_tokens", name="spin_serving_draft_tokens")
+        a = QuantityField(
+            "number", "serving.speculative.acceptance_rate", step=0.05, none_text="method default"
+        )
+        f.add("Acceptance rate", a, "serving.speculative.acceptance_rate", name="spin_serving_acceptance")
+        for label, path, name, none in (
+            ("LoRA adapters", "serving.lora.adapters", "spin_serving_lora_adapters", "off"),
+            ("Adapters loaded", "serving.lora.max_loaded", "spin_serving_lora_loaded", "vLLM default: 1"),
+            ("Adapter rank", "serving.lora.rank", "spin_serving_lora_rank", "vLLM default: 16"),
+        ):
+            f.add(label, QuantityField("count", path, none_text=none), path, name=name)
+        cap = QuantityField("number", "serving.kv_offload.capacity_gb", step=16, unit="GB", none_text="off")
+        f.add("KV offload", cap, "serving.kv_offload.capacity_gb", name="spin_serving_kv_offload")
+        bw = QuantityField(
+            "number", "serving.kv_offload.bandwidth_gb_per_s", step=1, unit="GB/s", none_text="default: PCIe"
+        )
+        f.add("Offload link", bw, "serving.kv_offload.bandwidth_gb_per_s", name="spin_serving_kv_offload_bw")
+        for label, path, name in (
+            ("Prefill pool", "serving.disaggregated.prefill_gpus", "spin_serving_prefill_gpus"),
+            ("Decode pool", "serving.disaggregated.decode_gpus", "spin_serving_decode_gpus"),
+        ):
+            f.add(label, QuantityField("count", path, unit="GPUs", none_text="off"), path, name=name)
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine."""
@@ -138,6 +208,17 @@ class ServingPanel(Panel):
         # some memory rules also count the graphs' memory
         self.form.show("serving.cuda_graphs", True)
         self.form.show("serving.request_rate", self.state.value("serving.load") == "rate")
+        self.form.show(
+            "serving.prefix.hit_rate", self.state.value("serving.prefix.shared_tokens") is not None
+        )
+        spec = self.state.value("serving.speculative.method") is not None
+        self.form.show("serving.speculative.num_tokens", spec)
+        self.form.show("serving.speculative.acceptance_rate", spec)
+        lora = self.state.value("serving.lora.adapters") is not None
+        self.form.show("serving.lora.max_loaded", lora)
+        self.form.show("serving.lora.rank", lora)
+        offload = self.state.value("serving.kv_offload.capacity_gb") is not None
+        self.form.show("serving.kv_offload.bandwidth_gb_per_s", offload)
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")

@@ -1,0 +1,80 @@
+"""The serving block's deployment features (contract: docs/scenario-format.md "Serving
+features"): prefix caching (``serving.prefix``) and speculative decoding
+(``serving.speculative``). Null: the feature is off and every answer is as without it.
+
+The rules that read them: core/serving/prefix.py and core/serving/speculative.py."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ..limits import Rate, Strict, Tokens
+
+SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
+MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
+
+
+class PrefixSpec(Strict):
+    """Automatic prefix caching (vLLM ``--enable-prefix-caching``, SGLang RadixAttention): the
+    first ``shared_tokens`` of every prompt are the same (a system prompt, a conversation so
+    far); a request finds them cached with probability ``hit_rate`` (null: 1, every request
+    after the first). ``shared_tokens`` null: no shared prefix (the block is off)."""
+
+    shared_tokens: Tokens | None = None
+    hit_rate: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+
+
+class SpeculativeSpec(Strict):
+    """Speculative decoding: ``method`` proposes ``num_tokens`` tokens per step (vLLM
+    ``num_speculative_tokens``, SGLang ``--speculative-num-steps``), the target verifies them in
+    one forward pass and keeps each with probability ``acceptance_rate`` (Leviathan et al.'s
+    alpha; null: the method's published default, core/serving/speculative.py ``METHODS``).
+    ``draft_model``: the draft's model block (a preset or a full block), for ``draft_model``.
+    ``method`` null: off."""
+
+    method: SpecMethod | None = None
+    num_tokens: Annotated[int, Field(ge=1, le=MAX_SPEC_TOKENS)] | None = None
+    acceptance_rate: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    # a ModelSpec once parsed (core/pipeline/scenario.py expands and validates the block first;
+    # this module cannot name ModelSpec: core/model/specs.py imports it)
+    draft_model: Any = None
+
+
+LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
+
+
+class LoraServingSpec(Strict):
+    """Many LoRA adapters on one base model (vLLM ``--enable-lora``): ``adapters`` served
+    (vLLM ``max_cpu_loras``: kept in host memory), ``max_loaded`` of them on the GPU at once
+    (``max_loras``; null: 1), every slot sized for ``rank`` (``max_lora_rank``; null: 16) on
+    ``targets`` (null: every linear layer). ``adapters`` null: off."""
+
+    adapters: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    max_loaded: Annotated[int, Field(ge=1, le=1024)] | None = None
+    rank: Annotated[int, Field(ge=1, le=512)] | None = None
+    targets: tuple[LoraTarget, ...] | None = Field(None, strict=False)  # JSON lists
+
+
+class KvOffloadSpec(Strict):
+    """KV offload (vLLM ``--kv-offloading-size``, LMCache): the prefix cache's blocks kept in
+    host memory (``medium`` "cpu", null) or on a local disk ("disk") of ``capacity_gb`` GB and
+    loaded back at ``bandwidth_gb_per_s`` per GPU (null: the medium's default,
+    core/serving/kv_offload.py). ``capacity_gb`` null: off."""
+
+    capacity_gb: Rate | None = None  # GB (bounded as every rate: core/limits.py)
+    bandwidth_gb_per_s: Rate | None = None
+    medium: Literal["cpu", "disk"] | None = None
+
+
+class DisaggregatedSpec(Strict):
+    """Disaggregated prefill and decode (NVIDIA Dynamo, llm-d, SGLang and vLLM PD): a pool of
+    ``prefill_gpus`` GPUs computes prompts and hands each request's KV over a link of
+    ``link_gb_per_s`` per GPU (null: the GPU's network, else its interconnect) to a pool of
+    ``decode_gpus`` GPUs that only decode; each pool in replicas of the scenario's tensor x
+    pipeline layout. ``prefill_gpus`` null: off."""
+
+    prefill_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    decode_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    link_gb_per_s: Rate | None = None

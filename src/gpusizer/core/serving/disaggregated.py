@@ -1,0 +1,113 @@
+"""Disaggregated prefill and decode (``serving.disaggregated``): the same users served by two
+pools, prefill and decode, with each request's KV sent between them (NVIDIA Dynamo, llm-d,
+SGLang ``--disaggregation-mode``, vLLM's P/D connectors; Zhong et al. 2024, DistServe, arXiv
+2401.09670 §2-3: prefill sets the first-token time, decode the time per token, and splitting
+them removes the interference of prompt chunks with decodes).
+
+The scenario's users (``concurrency`` x data-parallel replicas) are served by
+``decode_gpus / (tensor x pipeline)`` decode replicas, each running its share as steady users
+whose prompts arrive already in its cache (the step model attends over the prompt; the pool
+holds it); their requests reach ``prefill_gpus / (tensor x pipeline)`` prefill replicas as
+Poisson arrivals at the users' request rate (one request per user per cycle of the decode
+run plus its first token: a fixed point), each computing its prompt and the first token
+alone. Between them a request's KV, prompt x bytes per token on each GPU, crosses the link of
+each GPU in parallel. First token: the prefill pool's plus the transfer; time per token: the
+decode pool's; tokens/s: the users' output over their cycle, at most the decode pool's.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Any
+
+from ..errors import ScenarioError
+from ..model.serving_features import DisaggregatedSpec
+from ..model.specs import GPUSpec, Scenario
+from .engine_result import EngineMemory
+from .engine_settings import EngineSettings
+from .load import serving_load
+from .prefix import PrefixStep
+from .scheduler import simulate
+
+PREFILL_REQUESTS = 200  # Poisson arrivals simulated for the prefill pool
+ROUNDS = 4  # fixed-point rounds of the users' cycle and the prefill queue
+
+
+def disaggregated_of(s: Scenario) -> DisaggregatedSpec | None:
+    """The scenario's split when on (a serving scenario with a prefill pool)."""
+    spec = s.serving.disaggregated
+    if spec is None or spec.prefill_gpus is None or s.workload.trains:
+        return None
+    return spec
+
+
+def check_disaggregated(s: Scenario) -> None:
+    """Both pools are set and hold whole replicas of the layout."""
+    spec = disaggregated_of(s)
+    if spec is None:
+        return
+    per = s.parallelism.tensor * s.parallelism.pipeline
+    for name in ("prefill_gpus", "decode_gpus"):
+        n = getattr(spec, name)
+        if n is None:
+            raise ScenarioError(
+                f"serving.disaggregated.{name}", "required: the pool's GPUs (at least one replica)"
+            )
+        if n % per:
+            raise ScenarioError(
+                f"serving.disaggregated.{name}",
+                f"must be a multiple of tensor x pipeline ({per}); got {n:,}",
+            )
+
+
+def _link(spec: DisaggregatedSpec, gpu: GPUSpec) -> float:
+    gb = spec.link_gb_per_s or gpu.network_gb_per_s or gpu.interconnect_gb_per_s
+    return gb * 1e9
+
+
+def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> dict[str, Any]:
+    """The report's fields of the split (empty without it; module docstring)."""
+    spec = disaggregated_of(s)
+    if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
+        return {}
+    p, w = s.parallelism, s.workload
+    per = p.tensor * p.pipeline
+    prefill_r, decode_r = spec.prefill_gpus // per, spec.decode_gpus // per
+    users = max(1, st.concurrency) * p.data
+    served = serving_load(s, gpu, em, st)
+    step, eng, wl = served.step, served.engine, served.workload
+    # the decode pool: its users' prompts already in the cache (the run's prompt is what a
+    # shared prefix leaves of it: core/serving/prefix.py already offsets the rest)
+    share = max(1, math.ceil(users / decode_r))
+    own = wl.prompt - 1
+    kv = max(float(eng.block), eng.kv_tokens - share * own)
+    dec_wl = replace(wl, prompt=1, load="steady", users=share, requests=4 * share, time_boxed=False)
+    dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
+    transfer_bytes = w.prompt_tokens * em.kv_bytes_per_token * per
+    transfer = w.prompt_tokens * em.kv_bytes_per_token / _link(spec, gpu)
+    # a user's cycle is its first token, then its decode: the prefill pool's arrival rate
+    # and its queue settle together (a few rounds of the fixed point)
+    ttft = 0.0
+    for _ in range(ROUNDS):
+        cycle = max(1e-9, dec.e2e + ttft + transfer)
+        pre_wl = replace(
+            wl,
+            output=1,
+            load="rate",
+            rate=users / cycle / prefill_r,
+            requests=PREFILL_REQUESTS,
+            time_boxed=False,
+        )
+        ttft = simulate(step, eng, pre_wl).ttft
+    cycle = dec.e2e + ttft + transfer
+    tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
+    return {
+        "disaggregated_prefill_gpus": spec.prefill_gpus,
+        "disaggregated_decode_gpus": spec.decode_gpus,
+        "disaggregated_ttft_seconds": ttft + transfer,
+        "disaggregated_tpot_seconds": dec.tpot,
+        "disaggregated_tokens_per_second": tps,
+        "disaggregated_kv_transfer_bytes": int(transfer_bytes),
+        "disaggregated_kv_transfer_seconds": transfer,
+    }

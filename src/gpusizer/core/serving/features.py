@@ -1,0 +1,157 @@
+"""The serving block's deployment features applied to the engine's memory and to the simulated
+run (core/serving/prefix.py, core/serving/speculative.py). A scenario without them gets back
+exactly what it gave: every function returns its inputs unchanged."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ..model.architecture import Arch, resolve
+from ..model.params import ParamCounts, count_parameters
+from ..model.specs import GPUSpec, Scenario
+from ..speed.step import EngineCosts, StepModel
+from ..speed.step_model import step_model
+from .engine_result import EngineMemory
+from .engine_settings import EngineSettings
+from .kv_offload import load_seconds, offload_fields
+from .lora_serving import lora_bytes, lora_fields, with_lora
+from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
+from .scheduler_types import Engine, Workload
+from .speculative import (
+    SpeculativeStep,
+    draft_layers,
+    draft_memory,
+    expected_tokens,
+    method,
+    settings,
+    speculative_of,
+)
+
+
+def featured_memory(
+    s: Scenario, arch: Arch, counts: ParamCounts, em: EngineMemory, st: EngineSettings
+) -> EngineMemory:
+    """The engine's memory with the proposer's weights and KV and the shared prefix."""
+    em = _draft(s, arch, counts, em, st)
+    em = reserve(em, lora_bytes(s), 0.0, "the LoRA adapters' slots")
+    return prefix_memory(s, em, max(1, st.kv_block_tokens), st.concurrency)
+
+
+def _draft(
+    s: Scenario, arch: Arch, counts: ParamCounts, em: EngineMemory, st: EngineSettings
+) -> EngineMemory:
+    """The proposer's weights and KV (core/serving/speculative.py)."""
+    dm = draft_memory(s, arch, counts)
+    what = "the speculative proposer's weights"
+    return reserve(em, dm.weight_bytes, dm.kv_bytes_per_token, what)
+
+
+def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: str) -> EngineMemory:
+    """Weights loaded beside the model's (and KV bytes each token adds): a pool engine loads
+    them before it profiles, so its pool shrinks by them; an on-demand engine grows by both."""
+    if not weight_bytes and not kv_per_token:
+        return em
+    m, w = em.memory, int(weight_bytes)
+    per = em.kv_bytes_per_token + kv_per_token
+    load_kv = em.load_bytes * kv_per_token / em.kv_bytes_per_token if em.kv_bytes_per_token else 0.0
+    if em.fraction is None:  # on demand: the GPU holds the draft beside the target
+        kv = int(load_kv)
+        mem = replace(m, weights=m.weights + w, kv_cache=m.kv_cache + kv, total=m.total + w + kv)
+        return replace(
+            em,
+            memory=mem,
+            kv_bytes_per_token=per,
+            load_bytes=em.load_bytes + load_kv,
+            required_bytes=em.required_bytes + w + kv if em.required_bytes else 0,
+        )
+    pool = max(0, em.kv_pool_bytes - w)
+    shrink = pool / em.kv_pool_bytes * em.kv_bytes_per_token / per if em.kv_pool_bytes else 0.0
+    mem = replace(m, weights=m.weights + w, kv_cache=max(0, m.kv_cache - w))
+    starts, reason = em.starts, em.reason
+    if starts and pool <= 0:
+        starts, reason = False, f"{what} leave no memory for the KV cache"
+    return replace(
+        em,
+        memory=mem,
+        kv_pool_bytes=pool,
+        kv_capacity_tokens=int(em.kv_capacity_tokens * shrink),
+        max_concurrency=em.max_concurrency * shrink,
+        kv_bytes_per_token=per,
+        starts=starts,
+        reason=reason,
+        load_bytes=em.load_bytes + load_kv,
+        holds_load=em.holds_load and em.load_bytes + load_kv <= pool,
+        required_bytes=int(em.required_bytes + (w + load_kv) / em.fraction) if em.required_bytes else 0,
+    )
+
+
+def featured_run(
+    s: Scenario,
+    gpu: GPUSpec,
+    costs: EngineCosts,
+    step: StepModel,
+    eng: Engine,
+    wl: Workload,
+    kv_bytes_per_token: float = 0.0,
+) -> tuple[StepModel, Engine, Workload]:
+    """The run's step model, engine and workload with speculative decodes, LoRA slots, the
+    prefix and its KV loaded from the offload tier (a wait of each request's, like the API
+    server's: core/serving/scheduler.py ``client_view``)."""
+    wait = load_seconds(s, gpu, kv_bytes_per_token, eng.block)
+    if wait:
+        eng = replace(eng, front_end=eng.front_end + wait)
+    spec = speculative_of(s)
+    if spec is not None:
+        k, a = settings(spec)
+        draft = None
+        if spec.draft_model is not None:
+            draft = step_model(s.model_copy(update={"model": spec.draft_model}), gpu, costs)
+        layers, vocab = draft_layers(spec)
+        per_gpu = vocab / s.parallelism.tensor if vocab else step.shape.vocab
+        step = SpeculativeStep(step, k, a, draft, layers, per_gpu)
+    step = with_lora(s, step)
+    return with_prefix(s, step, eng, wl)
+
+
+def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> dict[str, Any]:
+    """The report's ``serving`` fields of the features (empty: none set, the defaults apply)."""
+    out: dict[str, Any] = {}
+    block = max(1, st.kv_block_tokens)
+    if prefix_of(s) is not None:
+        out.update(
+            prefix_cached_tokens=cached_tokens(s, block),
+            prefix_shared_tokens=shared_tokens(s, block),
+            prefix_users_held=users_held(s, em, block),
+        )
+    spec = speculative_of(s)
+    if spec is not None:
+        k, a = settings(spec)
+        out.update(
+            speculative_method=spec.method,
+            speculative_tokens=k,
+            speculative_acceptance_rate=a,
+            speculative_tokens_per_step=expected_tokens(a, k),
+            draft_weight_bytes=int(draft_memory(s, resolve(s.model), count_parameters(s.model)).weight_bytes),
+        )
+    return {**out, **lora_fields(s), **offload_fields(s, gpu, em.kv_bytes_per_token, block)}
+
+
+def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
+    """The assumptions the features add: the acceptance rate's origin and the cached prefix."""
+    out = []
+    spec = speculative_of(s)
+    if spec is not None:
+        k, a = settings(spec)
+        origin = "as set" if spec.acceptance_rate is not None else method(spec).source
+        out.append(
+            f"speculative decoding ({spec.method}): {k} draft tokens a step, acceptance {a:g} ({origin}), "
+            f"{expected_tokens(a, k):.2f} tokens a step (Leviathan et al. 2023)"
+        )
+    if prefix_of(s) is not None:
+        block = max(1, st.kv_block_tokens)
+        out.append(
+            f"prefix caching: {cached_tokens(s, block):,} prompt tokens a request found cached (whole "
+            f"{block}-token blocks, the last prompt token recomputed), the shared blocks held once"
+        )
+    return tuple(out)

@@ -1,0 +1,76 @@
+"""KV offload (``serving.kv_offload``): the prefix cache kept in host memory or on a local disk
+and loaded back when a request finds its prefix there (vLLM's CPU offloading connector,
+``--kv-offloading-size``; LMCache). It serves the reuse ``serving.prefix`` states: a hit loads
+the cached tokens' KV over the link instead of recomputing them, and the GPU need not keep
+the prefix between requests.
+
+Each request waits for its cached tokens' KV, ``cached x bytes per token`` on every GPU (each
+loads its own heads' share), at ``bandwidth_gb_per_s`` per GPU; the loads overlap other
+requests' steps (the connector copies asynchronously), so the wait is the request's, not the
+step's. Default bandwidth: host memory over PCIe 5.0 x16, 54 GB/s as measured host-to-device
+on an H20 (gahow/agentic-kvc ``v2/exp_a_tier_latency/results/pcie.json``: 53.7-54.9 GB/s from
+100 MB to 6.4 GB); PCIe 4.0 (compute capability below 9.0) half of it; a local NVMe disk 6 GB/s
+(an assumption: a PCIe 4.0 x4 drive's sequential read).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScenarioError
+from ..model.serving_features import KvOffloadSpec
+from ..model.specs import GPUSpec, Scenario
+from .prefix import cached_tokens, prefix_of, shared_tokens
+
+PCIE5_GB_PER_S = 54.0
+PCIE4_GB_PER_S = 27.0
+DISK_GB_PER_S = 6.0
+
+
+def offload_of(s: Scenario) -> KvOffloadSpec | None:
+    """The scenario's KV offload when on (a serving scenario with a capacity)."""
+    spec = s.serving.kv_offload
+    if spec is None or spec.capacity_gb is None or s.workload.trains:
+        return None
+    return spec
+
+
+def check_offload(s: Scenario) -> None:
+    """Offload serves a stated reuse: it needs ``serving.prefix``."""
+    if offload_of(s) is not None and prefix_of(s) is None:
+        raise ScenarioError(
+            "serving.kv_offload", "needs serving.prefix (the shared prompt tokens whose KV it keeps)"
+        )
+
+
+def bandwidth(spec: KvOffloadSpec, gpu: GPUSpec) -> float:
+    """Bytes/s one GPU loads at (module docstring)."""
+    if spec.bandwidth_gb_per_s is not None:
+        return spec.bandwidth_gb_per_s * 1e9
+    if spec.medium == "disk":
+        return DISK_GB_PER_S * 1e9
+    cc = gpu.compute_capability
+    old = cc is not None and float(cc) < 9.0
+    return (PCIE4_GB_PER_S if old else PCIE5_GB_PER_S) * 1e9
+
+
+def load_seconds(s: Scenario, gpu: GPUSpec, kv_bytes_per_token: float, block: int) -> float:
+    """Seconds a request waits for its cached tokens' KV (0 without offload)."""
+    spec = offload_of(s)
+    if spec is None:
+        return 0.0
+    return cached_tokens(s, block) * kv_bytes_per_token / bandwidth(spec, gpu)
+
+
+def offload_fields(s: Scenario, gpu: GPUSpec, kv_bytes_per_token: float, block: int) -> dict[str, Any]:
+    """The report's fields (empty without offload): the wait and whether the tier holds the
+    shared prefix (every GPU's share of it)."""
+    spec = offload_of(s)
+    if spec is None or spec.capacity_gb is None:
+        return {}
+    p = s.parallelism
+    need = shared_tokens(s, block) * kv_bytes_per_token * p.tensor * p.pipeline
+    return {
+        "kv_offload_load_seconds": load_seconds(s, gpu, kv_bytes_per_token, block),
+        "kv_offload_holds_prefix": need <= spec.capacity_gb * 1e9,
+    }

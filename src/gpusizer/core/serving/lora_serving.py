@@ -1,0 +1,146 @@
+"""Many LoRA adapters on one base model (``serving.lora``): the GPU slots the engine reserves
+and the time their kernels add to a step.
+
+Memory (vLLM ``lora/layers``: ``create_lora_weights`` allocates ``lora_a_stacked``
+(max_loras, 1, max_lora_rank, in) and ``lora_b_stacked`` (max_loras, 1, out, max_lora_rank)
+per targeted linear layer, in the model's dtype, before the engine profiles: the KV pool
+shrinks by them): ``max_loaded`` slots of a ``rank`` adapter on every target, whatever rank
+the adapters have (vLLM docs, LoRA page, "Configuring max_lora_rank": a rank set too high
+only pads). Under tensor parallelism one side of each pair is split and the other kept whole
+(a column-parallel layer's A, a row-parallel layer's B), so a GPU holds about half the slot
+plus half over TP. The adapters beyond the slots wait in host memory (``max_cpu_loras``).
+
+Speed (the Punica SGMV kernels, Chen et al. 2023 arXiv 2310.18547; vLLM ``lora_shrink`` and
+``lora_expand``): each targeted layer adds a shrink (tokens x in x rank) and an expand (tokens
+x rank x out), two kernels, reading the A and B of every distinct adapter in the step (the
+requests spread evenly over the ``adapters``, at most ``max_loaded`` at once).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScenarioError
+from ..memory.lora import lora_trainable
+from ..model.serving_features import LoraServingSpec
+from ..model.specs import Scenario
+from ..registry.dtypes import nbytes
+from ..speed.step import StepModel
+
+ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
+DEFAULT_RANK = 16  # vLLM max_lora_rank
+DEFAULT_LOADED = 1  # vLLM max_loras
+KERNELS_PER_TARGET = 2  # shrink and expand
+
+
+def lora_of(s: Scenario) -> LoraServingSpec | None:
+    """The scenario's served adapters when set (a serving scenario with ``adapters``)."""
+    spec = s.serving.lora
+    if spec is None or spec.adapters is None or s.workload.trains:
+        return None
+    return spec
+
+
+def _settings(spec: LoraServingSpec) -> tuple[int, int, tuple[str, ...]]:
+    """(slots on the GPU, rank, targets) as set or vLLM's defaults."""
+    return spec.max_loaded or DEFAULT_LOADED, spec.rank or DEFAULT_RANK, spec.targets or ALL_LINEAR
+
+
+def check_lora(s: Scenario) -> None:
+    """No more adapters on the GPU than are served (vLLM: max_cpu_loras >= max_loras)."""
+    spec = lora_of(s)
+    if spec is None or spec.adapters is None:
+        return
+    loaded, _, _ = _settings(spec)
+    if loaded > spec.adapters:
+        raise ScenarioError(
+            "serving.lora.max_loaded",
+            f"must be at most serving.lora.adapters ({spec.adapters:,}); got {loaded:,} "
+            "(vLLM: max_cpu_loras must be >= max_loras)",
+        )
+
+
+def _slot_params(s: Scenario, spec: LoraServingSpec) -> float:
+    """Parameters of one slot on one GPU (module docstring)."""
+    _, rank, targets = _settings(spec)
+    whole = lora_trainable(s.model, rank, targets).total
+    tp = s.parallelism.tensor
+    return whole * (1 + 1 / tp) / 2
+
+
+def lora_bytes(s: Scenario) -> float:
+    """Bytes of every GPU slot on one GPU (0 without ``serving.lora``)."""
+    spec = lora_of(s)
+    if spec is None:
+        return 0.0
+    loaded, _, _ = _settings(spec)
+    return loaded * _slot_params(s, spec) * nbytes(s.precision.activations)
+
+
+class LoraStep(StepModel):
+    """The step model with every token through its request's adapter (module docstring)."""
+
+    def __init__(
+        self, base: StepModel, slot_bytes: float, params: float, targets: int, loaded: int, adapters: int
+    ):
+        self.__dict__.update(base.__dict__)
+        self._base, self._slot, self._params = base, slot_bytes, params
+        self._kernels, self._loaded, self._adapters = targets * KERNELS_PER_TARGET, loaded, adapters
+
+    def _distinct(self, seqs: float) -> float:
+        """Adapters a step of ``seqs`` requests uses: requests spread over the adapters."""
+        n = self._adapters
+        return min(self._loaded, n * (1.0 - (1.0 - 1.0 / n) ** max(1.0, seqs)))
+
+    def seconds(
+        self,
+        decodes: float,
+        decode_ctx: float,
+        prefill: float = 0.0,
+        prefill_seqs: float = 0.0,
+        prefill_attn: float = 0.0,
+        prefill_read: float = 0.0,
+        sampled: float | None = None,
+    ) -> float:
+        t = self._base.seconds(
+            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled
+        )
+        tokens = decodes + prefill
+        if not tokens:
+            return t
+        r = self._base.rate
+        read = self._distinct(decodes + prefill_seqs) * self._slot / r.bandwidth
+        math = 2.0 * tokens * self._params / r.mm
+        floors = self._kernels * self._base.shape.layers * self._base.rates.kernel_floor
+        return t + max(read, math) + floors
+
+
+def with_lora(s: Scenario, step: StepModel) -> StepModel:
+    """The step model with the adapters' kernels (unchanged without ``serving.lora``)."""
+    spec = lora_of(s)
+    if spec is None or spec.adapters is None:
+        return step
+    loaded, _, targets = _settings(spec)
+    params = _slot_params(s, spec)
+    slot = params * nbytes(s.precision.activations)
+    return LoraStep(step, slot, params, _packed(targets), loaded, spec.adapters)
+
+
+def _packed(targets: tuple[str, ...]) -> int:
+    """LoRA layers of one decoder layer as vLLM packs them: qkv, o, gate_up, down."""
+    groups = ({"q", "k", "v"}, {"o"}, {"gate", "up"}, {"down"})
+    return sum(1 for g in groups if g & set(targets))
+
+
+def lora_fields(s: Scenario) -> dict[str, Any]:
+    """The report's fields of the adapters (empty without ``serving.lora``)."""
+    spec = lora_of(s)
+    if spec is None:
+        return {}
+    loaded, rank, _ = _settings(spec)
+    return {
+        "lora_adapters": spec.adapters,
+        "lora_loaded": loaded,
+        "lora_rank": rank,
+        "lora_weight_bytes": int(lora_bytes(s)),
+    }

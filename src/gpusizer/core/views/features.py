@@ -1,0 +1,66 @@
+"""Output tokens/s against users, with the scenario's serving features (prefix caching,
+speculative decoding, LoRA slots, KV offload) and without them: what each buys, and where the
+gain shrinks (speculative decoding at large batches: core/serving/speculative.py).
+
+Each point is the scenario's own estimate at ``users`` steady users per replica (core/serving
+/engine_memory.py); "without" is the same scenario with every feature block null. A scenario
+without features draws one curve.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ScenarioError
+from ..model.specs import Scenario
+from ..pipeline.estimate import estimate
+
+FEATURES = ("prefix", "speculative", "lora", "kv_offload")  # the serving blocks the chart weighs
+MAX_USERS = 1024
+
+
+@dataclass(frozen=True)
+class FeatureCurve:
+    """Total output tokens/s at ``users[i]`` users, with and without the features (0: the
+    engine does not start), and the features that are on."""
+
+    users: tuple[int, ...]
+    with_features: tuple[float, ...]
+    without: tuple[float, ...]
+    active: tuple[str, ...]
+    concurrency: int
+
+
+def active_features(s: Scenario) -> tuple[str, ...]:
+    """The feature blocks the scenario sets."""
+    return tuple(f for f in FEATURES if getattr(s.serving, f) is not None)
+
+
+def user_grid(concurrency: int) -> list[int]:
+    """1, 2, 4... to twice the scenario's users (at least 64, at most MAX_USERS), its own included."""
+    top = min(MAX_USERS, max(64, 2 * concurrency))
+    grid, u = {concurrency}, 1
+    while u <= top:
+        grid.add(u)
+        u *= 2
+    return sorted(g for g in grid if 1 <= g <= MAX_USERS)
+
+
+def _tps(s: Scenario, users: int) -> float:
+    sv = s.serving.model_copy(update={"concurrency": users, "load": "steady"})
+    try:
+        sv_est = estimate(s.model_copy(update={"serving": sv})).serving
+    except ScenarioError:
+        return 0.0
+    return sv_est.tokens_per_second if sv_est is not None and sv_est.starts else 0.0
+
+
+def feature_curve(s: Scenario) -> FeatureCurve:
+    """The curves of an inference scenario (module docstring)."""
+    active = active_features(s)
+    plain = s.model_copy(update={"serving": s.serving.model_copy(update=dict.fromkeys(FEATURES))})
+    conc = max(1, s.serving.concurrency or s.workload.batch_size)
+    grid = user_grid(conc)
+    without = tuple(_tps(plain, u) for u in grid)
+    with_features = tuple(_tps(s, u) for u in grid) if active else without
+    return FeatureCurve(tuple(grid), with_features, without, active, conc)

@@ -1,0 +1,91 @@
+"""Output tokens/s against users with the scenario's serving features and without them
+(core/views/features.py): the gap is what prefix caching, speculative decoding, LoRA slots or
+KV offload change, and where it closes (speculative decoding as the batch grows)."""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+
+from ...core.model.result import Estimate
+from ...core.model.specs import Scenario
+from ...core.views.features import FeatureCurve, feature_curve
+from .base import ChartBase
+from .sweep import log2_ticks
+
+
+class FeaturesChart(ChartBase):
+    """Two curves of total output tokens/s (log users): with the features, without them."""
+
+    title = "Serving features"
+
+    def _build(self) -> None:
+        self.data: FeatureCurve | None = None
+        self.plot.setLogMode(x=True, y=False)
+        self.with_curve = self.plot.plot([], [], symbol="o", symbolSize=6)
+        self.without_curve = self.plot.plot([], [], symbol="o", symbolSize=5)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.engine = ""
+
+    def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
+        self.data = feature_curve(scenario)
+        self.engine = scenario.profile.label
+        self.gpu_name = estimate.gpu.name
+
+    def headline(self) -> str:
+        c = self.data
+        assert c is not None
+        head = f"{html.escape(self.engine)} on {html.escape(self.gpu_name)}: output tokens/s against users"
+        if not c.active:
+            return head + " (no serving feature set: the Serving panel's prefix, speculative, LoRA, offload)"
+        i = c.users.index(c.concurrency)
+        base, got = c.without[i], c.with_features[i]
+        gain = f"{got / base:.2f}x" if base else "n/a"
+        return f"{head}; at your {c.concurrency:,} users {gain} with {', '.join(c.active)}"
+
+    def _redraw(self) -> None:
+        c = self.data
+        assert c is not None
+        x = np.asarray(c.users, dtype=float)
+        self.without_curve.setData(x, np.asarray(c.without, dtype=float))
+        self.with_curve.setData(x, np.asarray(c.with_features, dtype=float))
+        self.with_curve.setVisible(bool(c.active))
+        top = max(max(c.with_features, default=1.0), max(c.without, default=1.0), 1.0)
+        self.plot.setXRange(math.log10(x[0]), math.log10(x[-1]), padding=0.03)
+        self.plot.setYRange(0, top * 1.1, padding=0)
+        self.plot.getAxis("bottom").setTicks([log2_ticks(x[0], x[-1])])
+        self.set_axis_label("bottom", "users (steady, per replica)")
+        self.set_axis_label("left", "output tokens/s")
+        self.set_title(self.headline())
+        entries = [(self.without_curve, "without the features")]
+        if c.active:
+            entries.insert(0, (self.with_curve, "with " + ", ".join(c.active)))
+        self.set_legend(entries)
+
+    def _restyle_items(self) -> None:
+        t = self.theme
+        self.with_curve.setPen(pg.mkPen(t.good, width=2.5))
+        self.with_curve.setSymbolBrush(pg.mkBrush(t.good))
+        self.without_curve.setPen(pg.mkPen(t.muted, width=2))
+        self.without_curve.setSymbolBrush(pg.mkBrush(t.muted))
+        if self.has_data:
+            self._redraw()
+
+    def tooltip_at(self, x: float, y: float) -> str:
+        c = self.data
+        if c is None:
+            return ""
+        i = int(np.argmin([abs(math.log10(u) - x) for u in c.users]))
+        out = f"{c.users[i]:,} users: {c.without[i]:,.0f} tokens/s without"
+        return out + (f", {c.with_features[i]:,.0f} with" if c.active else "")
+
+    def data_rows(self) -> list[list[Any]]:
+        c = self.data
+        rows: list[list[Any]] = [["users", "tokens_per_second_with", "tokens_per_second_without"]]
+        if c is not None:
+            rows += [[u, a, b] for u, a, b in zip(c.users, c.with_features, c.without, strict=True)]
+        return rows
