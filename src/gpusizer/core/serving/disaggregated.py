@@ -22,9 +22,9 @@ from dataclasses import replace
 from typing import Any
 
 from ..errors import ScenarioError
+from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .load import serving_load
 from .prefix import PrefixStep

@@ -9,10 +9,10 @@ from typing import Any
 
 from ..model.architecture import Arch, resolve
 from ..model.params import ParamCounts, count_parameters
+from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
-from .engine_result import EngineMemory
 from .engine_settings import EngineSettings
 from .kv_offload import load_seconds, offload_fields
 from .lora_serving import lora_bytes, lora_fields, with_lora

@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import ScenarioError
+from ..model.result import EngineMemory
 from ..model.serving_features import PrefixSpec
 from ..model.specs import Scenario
 from ..speed.step import StepModel
-from .engine_result import EngineMemory
 from .scheduler_types import Engine, Workload
 
 
