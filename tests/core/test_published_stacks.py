@@ -120,8 +120,6 @@ SPEED_SETS = (
 STILL_REFUSED = {
     # Megatron FSDP with 40 of 80 layers offloaded to the Grace CPU: 1.005 of the GB200
     "megatron-bridge-25.11-3.1-70b-64xgb200-fp8-cs": "Megatron FSDP's own buffers not modelled",
-    # gpt-oss 120B, PP 4 x EP 8 on H100: 1.31; the MoE activations of small experts (speed.md 10.5)
-    "mbridge-2511-gpt-oss-120b-64xh100-bf16-tp1pp4ep8": "MoE dispatch buffers and micro-batch not printed",
     # DeepSeek-V3 report: micro-batch and recompute not printed (replayed guesses): 1.66
     "deepseek-v3-report-2048xh800-pretraining-gpu-hours": "settings not published",
 }
