@@ -118,8 +118,6 @@ SPEED_SETS = (
 )
 # Published runs the estimate still refuses (estimate / capacity), each with its reason:
 STILL_REFUSED = {
-    # Megatron FSDP with 40 of 80 layers offloaded to the Grace CPU: 1.005 of the GB200
-    "megatron-bridge-25.11-3.1-70b-64xgb200-fp8-cs": "Megatron FSDP's own buffers not modelled",
     # DeepSeek-V3 report: micro-batch and recompute not printed (replayed guesses): 1.66
     "deepseek-v3-report-2048xh800-pretraining-gpu-hours": "settings not published",
 }
@@ -131,3 +129,31 @@ def test_published_training_runs_are_not_refused(name: str) -> None:
     records = json.loads((Path(__file__).parent / "data" / name).read_text())
     refused = [r["id"] for r in records if not estimate_report(r["scenario"])["fits"]]
     assert set(refused) <= set(STILL_REFUSED), refused
+
+
+def test_megatron_te_cross_entropy_keeps_16bit_logits_in_place() -> None:
+    # Transformer Engine pytorch/cross_entropy.py (02965d2): save_for_backward(_input, target,
+    # m_d_X_y) and the gradient written back into the 16-bit logits; Megatron's default
+    # vocab-parallel loss keeps the fp32 softmax (4 B per logit) and makes an fp32 gradient
+    # (Korthikanti §4.3). Llama 3.1 8B, 2 x 8192 tokens on the last stage: 2 B per logit less
+    # kept (its few fp32 row statistics aside) and no 4 B transient.
+    def phases(loss: str) -> Any:
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {
+                    "kind": "pretraining",
+                    "sequence_length": 8192,
+                    "micro_batch_size": 2,
+                    "loss": loss,
+                },
+                "parallelism": {"data": 8},
+                "framework": "megatron",
+            }
+        )
+        return stage_phases(s, resolve(s.model), count_parameters(s.model), True)
+
+    full, te = phases("full"), phases("lse_16bit_inplace")
+    logits = 2 * 8192 * 128_256
+    assert full.activations - te.activations == pytest.approx(2 * logits, rel=0.01)
+    assert full.temporaries["backward"] - te.temporaries["backward"] == pytest.approx(4 * logits, rel=0.01)

@@ -34,7 +34,6 @@ from .activations import (
     hf_layer,
     hf_top,
     megatron_layer,
-    megatron_top,
     sliding_mask,
 )
 from .activations_hybrid import hybrid_delta
@@ -51,7 +50,10 @@ class ActivationLayout:
     key: ClassVar[str] = ""
     label: ClassVar[str] = ""
     kernels_patch: ClassVar[bool] = False  # LoRA kernels may replace its layers' modules
-    vocab_parallel_loss: ClassVar[bool] = False  # its own loss: workload.loss does not apply
+    # its own loss (an fp32 log-softmax) under workload.loss "full"; other losses as named
+    vocab_parallel_loss: ClassVar[bool] = False
+    # FP8 matmuls keep their inputs in FP8 (Transformer Engine); torchao keeps them 16-bit
+    fp8_inputs: ClassVar[bool] = False
     korthikanti: ClassVar[bool] = False  # hybrid layers by Korthikanti's accounting
     casts_weights: ClassVar[bool] = True  # autocast keeps a 16-bit copy of each cast weight
     assumption: ClassVar[str] = ""  # the report's line when it is in force
@@ -134,6 +136,7 @@ class Megatron(ActivationLayout):
     vocab_parallel_loss: ClassVar[bool] = True
     korthikanti: ClassVar[bool] = True
     casts_weights: ClassVar[bool] = False
+    fp8_inputs: ClassVar[bool] = True
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
         return megatron_layer(arch, ctx, moe)
@@ -144,7 +147,11 @@ class Megatron(ActivationLayout):
         return self.layers(arch, ctx, dense, moe)  # Korthikanti's figures are per GPU already
 
     def top(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
-        return megatron_top(arch, ctx, sp.first, sp.last)
+        # another workload.loss than the default replaces the fp32 log-softmax with what that
+        # loss keeps: Megatron-Core's cross_entropy_fusion_impl "te" (Transformer Engine
+        # pytorch/cross_entropy.py 02965d2: save_for_backward(_input, target, m_d_X_y), the
+        # gradient written back into the 16-bit logits) is ``lse_16bit_inplace``
+        return torchtitan_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
 
 
 class Torchtitan(Megatron):
@@ -154,6 +161,7 @@ class Torchtitan(Megatron):
     key: ClassVar[str] = "torchtitan"
     label: ClassVar[str] = "torchtitan (op-level selective recompute)"
     vocab_parallel_loss: ClassVar[bool] = False
+    fp8_inputs: ClassVar[bool] = False  # torchao's Float8Linear
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
         return torchtitan_layer(arch, ctx, moe)
