@@ -117,10 +117,7 @@ SPEED_SETS = (
     "speed-figures-training-moe.json",
 )
 # Published runs the estimate still refuses (estimate / capacity), each with its reason:
-STILL_REFUSED = {
-    # DeepSeek-V3 report: micro-batch and recompute not printed (replayed guesses): 1.66
-    "deepseek-v3-report-2048xh800-pretraining-gpu-hours": "settings not published",
-}
+STILL_REFUSED: dict[str, str] = {}  # none since their recipes were read (training.md §16.10)
 
 
 @pytest.mark.parametrize("name", SPEED_SETS)
@@ -157,3 +154,39 @@ def test_megatron_te_cross_entropy_keeps_16bit_logits_in_place() -> None:
     logits = 2 * 8192 * 128_256
     assert full.activations - te.activations == pytest.approx(2 * logits, rel=0.01)
     assert full.temporaries["backward"] - te.temporaries["backward"] == pytest.approx(4 * logits, rel=0.01)
+
+
+def _mcore(preset: str, modules: list[str], matmuls: str | None = None) -> Any:
+    s = parse_scenario(
+        {
+            "model": {"preset": preset},
+            "workload": {"kind": "pretraining", "sequence_length": 4096, "micro_batch_size": 1},
+            "precision": {"matmuls": matmuls},
+            "parallelism": {"data": 8, "recompute_modules": modules},
+            "framework": "megatron",
+        }
+    )
+    return stage_phases(s, resolve(s.model), count_parameters(s.model), True).activations
+
+
+def test_recompute_modules_drop_what_megatron_core_frees() -> None:
+    # Megatron-Core CheckpointWithoutOutput frees each named module's output once its consumer
+    # ran. DeepSeek-V3 (61 layers, 4,096 tokens): mla_up_proj drops q, k, v, 2 B x (24,576 +
+    # 2 x 24,576) per token and layer; layernorm the two 16-bit norm outputs (2 x 2 B x 7,168),
+    # nothing under FP8 (Transformer Engine keeps its own FP8 copy of the Linear's input)
+    tokens, layers = 4096, 61
+    base = _mcore("deepseek-v3", [])
+    assert base - _mcore("deepseek-v3", ["mla_up_proj"]) == pytest.approx(layers * tokens * 2 * 73_728)
+    assert base - _mcore("deepseek-v3", ["layernorm"]) == pytest.approx(layers * tokens * 4 * 7168)
+    fp8 = _mcore("deepseek-v3", [], "fp8")
+    assert fp8 == _mcore("deepseek-v3", ["layernorm"], "fp8")
+    # moe_act: the routed experts' fc2 input, 8 x 2,048 x 2 B per token on the 58 MoE layers
+    assert base - _mcore("deepseek-v3", ["moe_act"]) == pytest.approx(58 * tokens * 2 * 8 * 2048)
+
+
+def test_unknown_recompute_module_names_the_known() -> None:
+    from gpusizer import ScenarioError
+
+    with pytest.raises(ScenarioError, match="recompute_modules") as err:
+        _mcore("llama-3.1-8b", ["mlp_everything"])
+    assert "mla_up_proj" in str(err.value)

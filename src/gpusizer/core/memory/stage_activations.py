@@ -113,6 +113,7 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         # Transformer Engine (Megatron) keeps FP8 inputs; torchao's Float8Linear (torchtitan)
         # keeps the 16-bit input and casts it again in the backward
         fp8_inputs=prec.matmuls == "fp8" and activation_layout(s.profile).fp8_inputs,
+        recompute_modules=frozenset(p.recompute_modules),
         quantised_inputs=w.info.quantised_base
         and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"
         and keeps_inputs(prec.bitsandbytes_version),
