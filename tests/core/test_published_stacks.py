@@ -15,6 +15,10 @@ so the scenarios set no runtime overhead). Errors at the time of writing (estima
   read to +-1,000 MiB): eager batch 32 / 48 +1.6 / +1.0 %; Liger 32 / 48 / 64: +0.2 / -2.8 /
   -3.2 %. The sequence (padded to the batch's longest) is taken at its 512 bound. Read as bf16
   weights without the upcast, the Liger rows come out 43-52 % low.
+- LitGPT's config hub (00af8b0d, 1 A10G, bf16-true, Alpaca2k at most 512 tokens, "Peak memory"
+  = max_memory_allocated / 1e9): LoRA falcon-7b / llama-2-7b / mistral-7b / phi-3 / llama-3.1-8b
+  -3.6 / -4.6 / -2.7 / -5.1 / -2.9 %. QLoRA (bnb.nf4, bitsandbytes 0.42.0 as pinned at the
+  commit) -29 / -23 / -22 / -20 / -24 % and gemma-2-9b -30 %: recorded misses (``known_miss``).
 """
 
 from __future__ import annotations
@@ -34,7 +38,16 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 DATA = json.loads((Path(__file__).parent / "data" / "training-stacks.json").read_text())
 
 
-@pytest.mark.parametrize("rec", DATA["records"], ids=lambda r: r["id"])
+@pytest.mark.parametrize(
+    "rec",
+    [
+        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=r["known_miss"]))
+        if "known_miss" in r
+        else r
+        for r in DATA["records"]
+    ],
+    ids=lambda r: r["id"],
+)
 def test_published_peak_on_its_stack(rec: dict[str, Any]) -> None:
     # Source: rec["source"]["url"]; 15 % (module docstring lists each error)
     rep = estimate_report(rec["scenario"])
