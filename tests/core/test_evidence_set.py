@@ -7,10 +7,10 @@ training and fine-tuning run the tests replay, counted once, with what holds of 
   FSDP example, LitGPT's config hub), the trainers' logs of engine-logs-2025.json (ms-swift,
   axolotl; tests/core/training_replay.py) and Unsloth's context tables.
 - Refused: none of those with their hardware in the scenario.
-- Logged peaks within 15 %: the issue asks 90 %. At the time of writing 47 of 57 (82 %); the
+- Logged peaks within 15 %: the issue asks 90 %. At the time of writing 50 of 60 (83 %); the
   misses are recorded where each is replayed: LitGPT's six QLoRA rows (training-stacks.json
   ``known_miss``, 20-30 % low), axolotl's four gpt-oss FSDP2 rows (training_replay.py
-  ``_AX_FSDP``: MoE kernels the estimate has no term for). Without those two families: 47 of 47.
+  ``_AX_FSDP``: MoE kernels the estimate has no term for). Without those two families: 50 of 50.
   The scenarios that set no overhead of their own (``overhead`` absent: the 18 trainer logs,
   compared as reserved memory; the others zero it to compare with max_memory_allocated, a
   definition, not a fit): 14 of 18 (78 %), the four misses axolotl's.
@@ -33,7 +33,7 @@ SPEED_SETS = (
     "speed-figures-training-moe.json",
 )
 TOLERANCE = 0.15
-WITHIN_AT_LEAST = 0.82  # as reached (the issue's 0.90 is not: see the module docstring)
+WITHIN_AT_LEAST = 0.83  # as reached (the issue's 0.90 is not: see the module docstring)
 PLAIN_WITHIN_AT_LEAST = 0.77  # as reached, the scenarios without an overhead of their own
 
 

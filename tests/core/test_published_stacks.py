@@ -203,3 +203,26 @@ def test_unknown_recompute_module_names_the_known() -> None:
     with pytest.raises(ScenarioError, match="recompute_modules") as err:
         _mcore("llama-3.1-8b", ["mlp_everything"])
     assert "mla_up_proj" in str(err.value)
+
+
+def test_cpu_offloaded_step_keeps_its_gradients_in_host_ram() -> None:
+    # ZeRO-Offload (Ren et al. 2021 section 4.1) copies each reduced gradient partition to the
+    # CPU step; FSDP's CPU offload keeps the sharded gradients there. Llama 3.1 8B full
+    # fine-tune, bf16, 8 GPUs: the 1/8 gradient shard (2 B x 8.03e9 / 8) leaves the GPU
+    def phases(offload: bool) -> Any:
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {"kind": "full_finetune", "sequence_length": 2048, "micro_batch_size": 1},
+                "precision": {"weights": "bf16", "master_weights": None, "gradients": "bf16"},
+                "parallelism": {"data": 8, "zero_stage": 3, "offload_optimizer": offload},
+                "framework": "fsdp",
+            }
+        )
+        return stage_phases(s, resolve(s.model), count_parameters(s.model), True)
+
+    on, off = phases(True), phases(False)
+    shard = 2 * count_parameters(parse_scenario({"model": {"preset": "llama-3.1-8b"}}).model).total / 8
+    assert on.gradients == 0.0
+    assert off.gradients == pytest.approx(shard, rel=0.01)
+    assert on.host - off.host == pytest.approx(off.gradients + off.optimizer, rel=0.01)
