@@ -9,7 +9,7 @@ training and fine-tuning run the tests replay, counted once, with what holds of 
 - Refused: none of those with their hardware in the scenario.
 - Logged peaks within 15 %: the issue asks 90 %. At the time of writing 50 of 60 (83 %); the
   misses are recorded where each is replayed: LitGPT's six QLoRA rows (training-stacks.json
-  ``known_miss``, 20-30 % low), axolotl's four gpt-oss FSDP2 rows (training_replay.py
+  ``known_miss``, 19-27 % low), axolotl's four gpt-oss FSDP2 rows (training_replay.py
   ``_AX_FSDP``: MoE kernels the estimate has no term for). Without those two families: 50 of 50.
   The scenarios that set no overhead of their own (``overhead`` absent: the 18 trainer logs,
   compared as reserved memory; the others zero it to compare with max_memory_allocated, a

@@ -18,7 +18,9 @@ so the scenarios set no runtime overhead). Errors at the time of writing (estima
 - LitGPT's config hub (00af8b0d, 1 A10G, bf16-true, Alpaca2k at most 512 tokens, "Peak memory"
   = max_memory_allocated / 1e9): LoRA falcon-7b / llama-2-7b / mistral-7b / phi-3 / llama-3.1-8b
   -3.6 / -4.6 / -2.7 / -5.1 / -2.9 %. QLoRA (bnb.nf4, bitsandbytes 0.42.0 as pinned at the
-  commit) -29 / -23 / -22 / -20 / -24 % and gemma-2-9b -30 %: recorded misses (``known_miss``).
+  commit; Lightning's ``_NF4Linear`` has one fp32 absmax per 64 weights: ``nf4_single``)
+  -25.5 / -21.1 / -19.3 / -19.5 / -21.9 % and gemma-2-9b -27.4 %: recorded misses
+  (``known_miss``).
 """
 
 from __future__ import annotations
