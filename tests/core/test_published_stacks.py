@@ -228,3 +228,17 @@ def test_cpu_offloaded_step_keeps_its_gradients_in_host_ram() -> None:
     assert on.gradients == 0.0
     assert off.gradients == pytest.approx(shard, rel=0.01)
     assert on.host - off.host == pytest.approx(off.gradients + off.optimizer, rel=0.01)
+
+
+def test_megatron_bridge_turns_the_distributed_optimizer_on() -> None:
+    # Megatron-Bridge v0.2.1 recipes: DistributedDataParallelConfig(use_distributed_optimizer=
+    # True) - ZeRO-1 over DP; otherwise Megatron-LM's rules
+    sc = {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "pretraining", "sequence_length": 8192, "micro_batch_size": 1},
+        "parallelism": {"data": 8},
+    }
+    bridge = estimate_report({**sc, "framework": "megatron-bridge"})
+    assert bridge["scenario"]["parallelism"]["zero_stage"] == 1
+    zero1 = {**sc, "parallelism": {"data": 8, "zero_stage": 1}, "framework": "megatron"}
+    assert bridge["per_gpu"] == estimate_report(zero1)["per_gpu"]
