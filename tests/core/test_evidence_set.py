@@ -2,18 +2,20 @@
 training and fine-tuning run the tests replay, counted once, with what holds of it.
 
 - Runs on stated hardware: the speed sets' runs (tests/core/data/speed-figures-training*.json:
-  framework tables, recipe READMEs, the DeepSeek-V3 report), the logged peaks of
-  training-published.json (torchtune, Megatron-LM, Qwen) and training-stacks.json (Liger's
-  FSDP example, LitGPT's config hub), the trainers' logs of engine-logs-2025.json (ms-swift,
-  axolotl; tests/core/training_replay.py) and Unsloth's context tables.
+  framework tables, recipe READMEs, the DeepSeek-V3 report; torchtitan's with their memory),
+  the logged peaks of training-published.json (torchtune, Megatron-LM, Qwen) and
+  training-stacks.json (Liger's FSDP example, LitGPT's config hub), the trainers' logs of
+  engine-logs-2025.json (ms-swift, axolotl; tests/core/training_replay.py) and Unsloth's
+  context tables.
 - Refused: none of those with their hardware in the scenario.
-- Logged peaks within 15 %: the issue asks 90 %. At the time of writing 50 of 60 (83 %); the
+- Logged peaks within 15 %: the issue asks 90 %. At the time of writing 68 of 80 (85 %); the
   misses are recorded where each is replayed: LitGPT's six QLoRA rows (training-stacks.json
   ``known_miss``, 19-27 % low), axolotl's four gpt-oss FSDP2 rows (training_replay.py
-  ``_AX_FSDP``: MoE kernels the estimate has no term for). Without those two families: 50 of 50.
-  The scenarios that set no overhead of their own (``overhead`` absent: the 18 trainer logs,
-  compared as reserved memory; the others zero it to compare with max_memory_allocated, a
-  definition, not a fit): 14 of 18 (78 %), the four misses axolotl's.
+  ``_AX_FSDP``: MoE kernels the estimate has no term for) and torchtitan's two Llama 3.1 70B
+  rows at FSDP 32 x TP 8 (-28 / -24 %, test_training_speed.py ``test_torchtitan_memory``).
+  The scenarios that set no overhead of their own (``overhead`` absent: the trainers' logs and
+  torchtitan's rows; the others zero it to compare with max_memory_allocated, a definition,
+  not a fit): 32 of 38 (84 %).
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ SPEED_SETS = (
     "speed-figures-training-moe.json",
 )
 TOLERANCE = 0.15
-WITHIN_AT_LEAST = 0.83  # as reached (the issue's 0.90 is not: see the module docstring)
-PLAIN_WITHIN_AT_LEAST = 0.77  # as reached, the scenarios without an overhead of their own
+WITHIN_AT_LEAST = 0.85  # as reached (the issue's 0.90 is not: see the module docstring)
+PLAIN_WITHIN_AT_LEAST = 0.84  # as reached, the scenarios without an overhead of their own
 
 
 def _peaks() -> list[tuple[str, dict[str, Any], float, bool]]:
@@ -48,6 +50,12 @@ def _peaks() -> list[tuple[str, dict[str, Any], float, bool]]:
     for r in json.loads((DATA / "training-stacks.json").read_text())["records"]:
         err = estimate_report(r["scenario"])["per_gpu"]["total"] / r["figure_bytes"] - 1
         out.append((r["id"], r["scenario"], err, "overhead" in r["scenario"]))
+    for name in SPEED_SETS:  # torchtitan's memory rows (GiB as it prints them)
+        for r in json.loads((DATA / name).read_text()):
+            if "memory_gib" in r["metrics"]:
+                total = estimate_report(r["scenario"])["per_gpu"]["total"]
+                err = total / 2**30 / r["metrics"]["memory_gib"] - 1
+                out.append((r["id"], r["scenario"], err, "overhead" in r["scenario"]))
     scenarios = {f"{rp.record}:{rp.name}": rp.scenario for rp in TRAINING_REPLAYS}
     for row in training_table():
         key = f"{row.record}:{row.name}"
