@@ -15,6 +15,12 @@ so the scenarios set no runtime overhead). Errors at the time of writing (estima
   read to +-1,000 MiB): eager batch 32 / 48 +1.6 / +1.0 %; Liger 32 / 48 / 64: +0.2 / -2.8 /
   -3.2 %. The sequence (padded to the batch's longest) is taken at its 512 bound. Read as bf16
   weights without the upcast, the Liger rows come out 43-52 % low.
+- LitGPT's config hub (00af8b0d, 1 A10G, bf16-true, Alpaca2k at most 512 tokens, "Peak memory"
+  = max_memory_allocated / 1e9): LoRA falcon-7b / llama-2-7b / mistral-7b / phi-3 / llama-3.1-8b
+  -3.6 / -4.6 / -2.7 / -5.1 / -2.9 %. QLoRA (bnb.nf4, bitsandbytes 0.42.0 as pinned at the
+  commit; Lightning's ``_NF4Linear`` has one fp32 absmax per 64 weights: ``nf4_single``)
+  -25.5 / -21.1 / -19.3 / -19.5 / -21.9 % and gemma-2-9b -27.4 %: recorded misses
+  (``known_miss``).
 """
 
 from __future__ import annotations
@@ -34,7 +40,16 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 DATA = json.loads((Path(__file__).parent / "data" / "training-stacks.json").read_text())
 
 
-@pytest.mark.parametrize("rec", DATA["records"], ids=lambda r: r["id"])
+@pytest.mark.parametrize(
+    "rec",
+    [
+        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=r["known_miss"]))
+        if "known_miss" in r
+        else r
+        for r in DATA["records"]
+    ],
+    ids=lambda r: r["id"],
+)
 def test_published_peak_on_its_stack(rec: dict[str, Any]) -> None:
     # Source: rec["source"]["url"]; 15 % (module docstring lists each error)
     rep = estimate_report(rec["scenario"])
@@ -117,14 +132,7 @@ SPEED_SETS = (
     "speed-figures-training-moe.json",
 )
 # Published runs the estimate still refuses (estimate / capacity), each with its reason:
-STILL_REFUSED = {
-    # Megatron FSDP with 40 of 80 layers offloaded to the Grace CPU: 1.005 of the GB200
-    "megatron-bridge-25.11-3.1-70b-64xgb200-fp8-cs": "Megatron FSDP's own buffers not modelled",
-    # gpt-oss 120B, PP 4 x EP 8 on H100: 1.31; the MoE activations of small experts (speed.md 10.5)
-    "mbridge-2511-gpt-oss-120b-64xh100-bf16-tp1pp4ep8": "MoE dispatch buffers and micro-batch not printed",
-    # DeepSeek-V3 report: micro-batch and recompute not printed (replayed guesses): 1.66
-    "deepseek-v3-report-2048xh800-pretraining-gpu-hours": "settings not published",
-}
+STILL_REFUSED: dict[str, str] = {}  # none since their recipes were read (training.md §16.10)
 
 
 @pytest.mark.parametrize("name", SPEED_SETS)
@@ -133,3 +141,104 @@ def test_published_training_runs_are_not_refused(name: str) -> None:
     records = json.loads((Path(__file__).parent / "data" / name).read_text())
     refused = [r["id"] for r in records if not estimate_report(r["scenario"])["fits"]]
     assert set(refused) <= set(STILL_REFUSED), refused
+
+
+def test_megatron_te_cross_entropy_keeps_16bit_logits_in_place() -> None:
+    # Transformer Engine pytorch/cross_entropy.py (02965d2): save_for_backward(_input, target,
+    # m_d_X_y) and the gradient written back into the 16-bit logits; Megatron's default
+    # vocab-parallel loss keeps the fp32 softmax (4 B per logit) and makes an fp32 gradient
+    # (Korthikanti §4.3). Llama 3.1 8B, 2 x 8192 tokens on the last stage: 2 B per logit less
+    # kept (its few fp32 row statistics aside) and no 4 B transient.
+    def phases(loss: str) -> Any:
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {
+                    "kind": "pretraining",
+                    "sequence_length": 8192,
+                    "micro_batch_size": 2,
+                    "loss": loss,
+                },
+                "parallelism": {"data": 8},
+                "framework": "megatron",
+            }
+        )
+        return stage_phases(s, resolve(s.model), count_parameters(s.model), True)
+
+    full, te = phases("full"), phases("lse_16bit_inplace")
+    logits = 2 * 8192 * 128_256
+    assert full.activations - te.activations == pytest.approx(2 * logits, rel=0.01)
+    assert full.temporaries["backward"] - te.temporaries["backward"] == pytest.approx(4 * logits, rel=0.01)
+
+
+def _mcore(preset: str, modules: list[str], matmuls: str | None = None) -> Any:
+    s = parse_scenario(
+        {
+            "model": {"preset": preset},
+            "workload": {"kind": "pretraining", "sequence_length": 4096, "micro_batch_size": 1},
+            "precision": {"matmuls": matmuls},
+            "parallelism": {"data": 8, "recompute_modules": modules},
+            "framework": "megatron",
+        }
+    )
+    return stage_phases(s, resolve(s.model), count_parameters(s.model), True).activations
+
+
+def test_recompute_modules_drop_what_megatron_core_frees() -> None:
+    # Megatron-Core CheckpointWithoutOutput frees each named module's output once its consumer
+    # ran. DeepSeek-V3 (61 layers, 4,096 tokens): mla_up_proj drops q, k, v, 2 B x (24,576 +
+    # 2 x 24,576) per token and layer; layernorm the two 16-bit norm outputs (2 x 2 B x 7,168),
+    # nothing under FP8 (Transformer Engine keeps its own FP8 copy of the Linear's input)
+    tokens, layers = 4096, 61
+    base = _mcore("deepseek-v3", [])
+    assert base - _mcore("deepseek-v3", ["mla_up_proj"]) == pytest.approx(layers * tokens * 2 * 73_728)
+    assert base - _mcore("deepseek-v3", ["layernorm"]) == pytest.approx(layers * tokens * 4 * 7168)
+    fp8 = _mcore("deepseek-v3", [], "fp8")
+    assert fp8 == _mcore("deepseek-v3", ["layernorm"], "fp8")
+    # moe_act: the routed experts' fc2 input, 8 x 2,048 x 2 B per token on the 58 MoE layers
+    assert base - _mcore("deepseek-v3", ["moe_act"]) == pytest.approx(58 * tokens * 2 * 8 * 2048)
+
+
+def test_unknown_recompute_module_names_the_known() -> None:
+    from gpusizer import ScenarioError
+
+    with pytest.raises(ScenarioError, match="recompute_modules") as err:
+        _mcore("llama-3.1-8b", ["mlp_everything"])
+    assert "mla_up_proj" in str(err.value)
+
+
+def test_cpu_offloaded_step_keeps_its_gradients_in_host_ram() -> None:
+    # ZeRO-Offload (Ren et al. 2021 section 4.1) copies each reduced gradient partition to the
+    # CPU step; FSDP's CPU offload keeps the sharded gradients there. Llama 3.1 8B full
+    # fine-tune, bf16, 8 GPUs: the 1/8 gradient shard (2 B x 8.03e9 / 8) leaves the GPU
+    def phases(offload: bool) -> Any:
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {"kind": "full_finetune", "sequence_length": 2048, "micro_batch_size": 1},
+                "precision": {"weights": "bf16", "master_weights": None, "gradients": "bf16"},
+                "parallelism": {"data": 8, "zero_stage": 3, "offload_optimizer": offload},
+                "framework": "fsdp",
+            }
+        )
+        return stage_phases(s, resolve(s.model), count_parameters(s.model), True)
+
+    on, off = phases(True), phases(False)
+    shard = 2 * count_parameters(parse_scenario({"model": {"preset": "llama-3.1-8b"}}).model).total / 8
+    assert on.gradients == 0.0
+    assert off.gradients == pytest.approx(shard, rel=0.01)
+    assert on.host - off.host == pytest.approx(off.gradients + off.optimizer, rel=0.01)
+
+
+def test_megatron_bridge_turns_the_distributed_optimizer_on() -> None:
+    # Megatron-Bridge v0.2.1 recipes: DistributedDataParallelConfig(use_distributed_optimizer=
+    # True) - ZeRO-1 over DP; otherwise Megatron-LM's rules
+    sc = {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "pretraining", "sequence_length": 8192, "micro_batch_size": 1},
+        "parallelism": {"data": 8},
+    }
+    bridge = estimate_report({**sc, "framework": "megatron-bridge"})
+    assert bridge["scenario"]["parallelism"]["zero_stage"] == 1
+    zero1 = {**sc, "parallelism": {"data": 8, "zero_stage": 1}, "framework": "megatron"}
+    assert bridge["per_gpu"] == estimate_report(zero1)["per_gpu"]

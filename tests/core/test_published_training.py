@@ -16,6 +16,11 @@ overhead). Errors at the time of writing (estimate / figure - 1):
   checkpointing -3.9 %; +optimizer in backward -3.1 %; +activation offloading -3.1 %;
   +8-bit AdamW -13.4 % (8-bit states on the GPU: the row's 4.2 GiB drop rules out paged
   states; the update's dequantised temporaries are not modelled); LoRA +3.9 %; QLoRA +7.2 %.
+- torchtune README v0.3.1 on 8 A100 (FSDP2, batch 2 x 2048 packed, compile, checkpointing;
+  configs at 30b8519): Llama 3.1 70B LoRA (r16 on q, k, v) 27.6 GiB: -6.3 %; 70B full with
+  fsdp_cpu_offload (parameters, gradients and the AdamW step on the CPU) 13.9 GiB: -5.8 %
+  (+53 % while the offloaded gradients were counted on the GPU); 405B QLoRA (config batch 1,
+  ``44.8 GB`` read as GiB) -11.8 %.
 - Megatron-LM get_training_info (PR #482), Llama 2 7B bf16, flash attention, distributed
   optimizer, Megatron's default hidden dropout 0.1 (``--hidden-dropout``; the measured
   breakdown shows its 1-byte mask): -5.6, -7.6, -8.9, -4.4 %. Korthikanti's 34 B per s·b·h

@@ -8,7 +8,9 @@ README's Mixtral 8x7B (468 TFLOPS on 64 H100), Megatron-MoE-ModelZoo's Qwen3-235
 and the DeepSeek-V3 report's pre-training GPU-hours (2,048 H800). All are out of sample: no
 constant was set from them. docs/evidence/speed.md §10.5 tabulates them before and after.
 
-Targets as reached: at least 14 of the 23 within 25 % (before the MoE mechanisms: 11 of 23),
+Targets as reached: at least 13 of the 23 within 25 % (before the MoE mechanisms: 11 of 23; 14
+while gpt-oss 120B on 64 H100 was replayed at the table's micro-batch 4, which its 25.11 recipe
+does not run: at its micro-batch 1 the estimate reads 1.45x fast),
 none beyond 2x except the two records marked ``known`` (the 25.11 Qwen3-30B rows, which the
 25.09 table contradicts at the same layout by 2x), and none of those beyond 4x.
 """
@@ -28,7 +30,7 @@ from .training_figures import load, off, ratios, states_its_figure
 
 RECORDS = load("speed-figures-training-moe.json")
 RATIOS = ratios(RECORDS)
-SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 14, 2.0, 4.0
+SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 13, 2.0, 4.0
 
 
 def test_the_data_file_states_its_figures() -> None:

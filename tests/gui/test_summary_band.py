@@ -18,7 +18,7 @@ def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
     head.resize(1200, 200)
     est = estimate(VLLM)
     head.set_estimate(est)
-    assert head._how_sure_text == "How sure: memory measured (71) · speed validated (5)"
+    assert head._how_sure_text == "How sure: memory measured (71) · speed validated (6)"
     assert "published figures of Llama 3.1 8B on H100 SXM 80GB" in head.how_sure.toolTip()
     assert "tokens/s each (" in head.serving.text()
     band = head.bar._band

@@ -32,6 +32,8 @@ FAMILIES: dict[str, str] = {
     "torchtitan": "fsdp-deepspeed",
     "deepspeed": "fsdp-deepspeed",
     "megatron": "megatron",
+    "megatron-bridge": "megatron",
+    "composer": "fsdp-deepspeed",
 }
 FAMILY_LABELS = {
     "engine-pools": "engine pools (vLLM, SGLang, TensorRT-LLM)",

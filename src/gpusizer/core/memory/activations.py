@@ -52,6 +52,8 @@ class ActContext:
     kernels: frozenset[str] = frozenset()  # workload.fused_kernels (core/registry/fused_kernels.py)
     fp8_inputs: bool = False  # FP8 matmuls: Transformer Engine keeps FP8 Linear inputs (megatron)
     quantised_inputs: bool = False  # bitsandbytes < 0.43.2: each 4-bit Linear keeps its input
+    # parallelism.recompute_modules (Megatron-Core, core/registry/recompute_modules.py)
+    recompute_modules: frozenset[str] = frozenset()
 
     @property
     def tokens(self) -> int:
@@ -349,7 +351,25 @@ def megatron_layer(arch: Arch, c: ActContext, moe_layer: bool) -> float:
         sharded += per_ffn * s * b * routed + 4 * s * b * moe.experts
     else:
         sharded += per_ffn * s * b * arch.ffn
-    return replicated / (t if c.sp else 1) + sharded / t
+    replicated_off, sharded_off = _recomputed_modules(arch, c, moe_layer)
+    return (replicated - replicated_off) / (t if c.sp else 1) + (sharded - sharded_off) / t
+
+
+def _recomputed_modules(arch: Arch, c: ActContext, moe_layer: bool) -> tuple[float, float]:
+    """(replicated, TP-sharded) bytes per layer that Megatron-Core's ``recompute_modules`` drop
+    (core/registry/recompute_modules.py). Under FP8 Transformer Engine's Linear keeps its own
+    FP8 copy of its input, so dropping a 16-bit input that feeds one saves nothing."""
+    mods, tokens = c.recompute_modules, c.s * c.b
+    replicated = sharded = 0.0
+    if not mods:
+        return replicated, sharded
+    if "layernorm" in mods and not c.fp8_inputs:
+        replicated += 2 * c.p * tokens * arch.hidden
+    if "mla_up_proj" in mods and arch.mla is not None:
+        sharded += c.p * tokens * (arch.q_dim + 2 * arch.kv_dim)
+    if "moe_act" in mods and moe_layer and arch.moe is not None and not c.fp8_inputs:
+        sharded += c.p * tokens * arch.moe.experts_per_token * arch.moe.expert_ffn_hidden_size
+    return replicated, sharded
 
 
 def megatron_top(arch: Arch, c: ActContext, first: bool, last: bool) -> float:

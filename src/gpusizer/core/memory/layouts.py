@@ -35,7 +35,6 @@ from .activations import (
     hf_layer,
     hf_top,
     megatron_layer,
-    megatron_top,
     sliding_mask,
 )
 from .activations_hybrid import hybrid_delta
@@ -77,7 +76,8 @@ class ActivationLayout:
     key: ClassVar[str] = ""
     label: ClassVar[str] = ""
     kernels_patch: ClassVar[bool] = False  # LoRA kernels may replace its layers' modules
-    vocab_parallel_loss: ClassVar[bool] = False  # its own loss: workload.loss does not apply
+    # its own loss (an fp32 log-softmax) under workload.loss "full"; other losses as named
+    vocab_parallel_loss: ClassVar[bool] = False
     korthikanti: ClassVar[bool] = False  # hybrid layers by Korthikanti's accounting
     # FP8 matmuls keep their Linear inputs in FP8 for the backward (Transformer Engine's
     # Linear saves the quantised input, transformer_engine/pytorch/module/linear.py); else the
@@ -177,7 +177,11 @@ class Megatron(ActivationLayout):
         return self.layers(arch, ctx, dense, moe)  # Korthikanti's figures are per GPU already
 
     def top(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
-        return megatron_top(arch, ctx, sp.first, sp.last)
+        # another workload.loss than the default replaces the fp32 log-softmax with what that
+        # loss keeps: Megatron-Core's cross_entropy_fusion_impl "te" (Transformer Engine
+        # pytorch/cross_entropy.py 02965d2: save_for_backward(_input, target, m_d_X_y), the
+        # gradient written back into the 16-bit logits) is ``lse_16bit_inplace``
+        return torchtitan_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
 
 
 @register_layout
@@ -188,6 +192,7 @@ class Torchtitan(Megatron):
     key: ClassVar[str] = "torchtitan"
     label: ClassVar[str] = "torchtitan (op-level selective recompute)"
     vocab_parallel_loss: ClassVar[bool] = False
+    fp8_inputs: ClassVar[bool] = False  # torchao's Float8Linear
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
         return torchtitan_layer(arch, ctx, moe)

@@ -22,7 +22,7 @@ from ..registry.bitsandbytes import keeps_inputs
 from ..registry.dtypes import DTYPES, nbytes
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
-from .layouts import ACTIVATION_LAYOUTS, lora_kernels, stage_layout
+from .layouts import activation_layout, lora_kernels, stage_layout
 from .lora import module_targets
 from .peft import dropout_mask, kbit_prepared
 from .techniques import offload_split
@@ -112,7 +112,8 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         kernels=frozenset(w.fused_kernels),
         # Transformer Engine (Megatron) keeps FP8 inputs; torchao's Float8Linear (torchtitan)
         # keeps the 16-bit input and casts it again in the backward
-        fp8_inputs=prec.matmuls == "fp8" and ACTIVATION_LAYOUTS[s.profile.activation_layout].fp8_inputs,
+        fp8_inputs=prec.matmuls == "fp8" and activation_layout(s.profile).fp8_inputs,
+        recompute_modules=frozenset(p.recompute_modules),
         quantised_inputs=w.info.quantised_base
         and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"
         and keeps_inputs(prec.bitsandbytes_version),

@@ -68,13 +68,14 @@ class StepExtras(NamedTuple):
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:
     """(forward, backward) transient bytes of the logits and loss on the last stage
     (core/memory/loss.py). Megatron: vocab-parallel fused cross entropy, fp32 gradient of the local
-    logits (4·T·V/t)."""
+    logits (4·T·V/t), unless ``workload.loss`` names another loss (Transformer Engine's in-place
+    one: ``lse_16bit_inplace``)."""
     if not sp.last:
         return 0.0, 0.0
     w, p = s.workload, s.parallelism
     tokens = w.micro_batch_size * (w.sequence_length // p.context)
     vocab = arch.vocab / p.tensor
-    if activation_layout(s.profile).vocab_parallel_loss:
+    if activation_layout(s.profile).vocab_parallel_loss and w.loss == "full":
         return 0.0, 4 * tokens * vocab
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
     per = LOSS_KINDS[w.loss].chunk_tokens  # chunks of so many positions of each sequence

@@ -254,6 +254,13 @@ def stage_phases(
         host, weights = weights, 0.0
     shard = 1.0 / _zero_factor(lay, par.expert, st.expert_p)  # effective ranks sharing a state
     grads = trainable * st.grad_b / (shard if par.zero_stage >= 2 else 1)
+    if par.offload_optimizer and not s.profile.persistent_gradients:
+        # the CPU step reads its gradients in host RAM: ZeRO-Offload copies each reduced
+        # partition down (Ren et al. 2021 §4.1), FSDP's CPU offload keeps the sharded
+        # gradients on the CPU (torch FSDP CPUOffload / FSDP2 CPUOffloadPolicy docs); at any
+        # ZeRO stage, so the layout search's one-GPU states stay a lower bound. Megatron's
+        # optimizer offload copies from its main_grad buffer, which stays on the GPU.
+        host, grads = host + grads, 0.0
     opt, opt_host = _optimizer(par, st.opt, st.paged, shard)
     act = stage_activations(s, arch, sp, lay.in_flight, counts)
     stepped = trainable / shard if par.zero_stage >= 1 else trainable

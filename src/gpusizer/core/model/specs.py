@@ -42,6 +42,7 @@ from ..registry.fused_kernels import check_kernels
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import QUANT_RULES, check_modules
+from ..registry.recompute_modules import check_recompute_modules
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from .checkpoint import CheckpointPrecision
 from .serving_spec import ServingSpec
@@ -329,6 +330,13 @@ class ParallelismSpec(Strict):
     model_loading: Literal["sharded", "whole_model", "full_state_dict"] = "sharded"
     # TP collectives overlapped with the matmuls (torchtitan async TP, Megatron --tp-comm-overlap)
     async_tensor_parallel: bool = False
+    # Megatron-Core --recompute-modules (core/registry/recompute_modules.py RECOMPUTE_MODULES)
+    recompute_modules: tuple[str, ...] = Field((), strict=False)
+
+    @field_validator("recompute_modules")
+    @classmethod
+    def _modules(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return check_recompute_modules(v)
 
     @property
     def gpus(self) -> int:

@@ -217,6 +217,38 @@ for _p in (
         ),
     ),
     FrameworkProfile(
+        # NeMo 2 / Megatron-Bridge: Megatron-Core as Megatron-LM runs it, with the recipes'
+        # distributed optimizer on (ZeRO-1); bf16_mixed keeps grad_reduce_in_fp32 (fp32
+        # main_grad, as Megatron-LM's default); the performance recipes' own overrides (bf16
+        # gradient buffer, TE's fused cross entropy) are the scenario's fields.
+        "megatron-bridge",
+        "NeMo 2 / Megatron-Bridge",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
+        activation_layout="megatron",
+        gradients="main_grad",
+        persistent_gradients=True,
+        prefers_model_parallel=True,
+        quantised_base_zero3=False,
+        attention_kernel="cudnn",
+        fused_kernels=True,
+        grad_reduce_bytes=4,
+        scenario_defaults=(("parallelism", "zero_stage", 1),),
+        techniques=(
+            "distributed optimizer on by default (ZeRO-1: fp32 masters and Adam states sharded "
+            "over data-parallel ranks); PEFT recipes turn it off (adapters: negligible)",
+        ),
+        sources=(
+            "NVIDIA-NeMo/Megatron-Bridge v0.2.1 src/megatron/bridge/recipes/llama/llama3.py "
+            "_llama3_common: DistributedDataParallelConfig(use_distributed_optimizer=True, "
+            "grad_reduce_in_fp32=True); recipes/utils/optimizer_utils.py "
+            "distributed_fused_adam_with_cosine_annealing: OptimizerConfig("
+            "use_distributed_optimizer=True); training/mixed_precision.py bf16_mixed: "
+            "grad_reduce_in_fp32=True",
+        ),
+    ),
+    FrameworkProfile(
         "deepspeed",
         "DeepSpeed",
         trains=True,
