@@ -91,7 +91,7 @@ def report_facts(
     prices: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> ReportFacts:
     """The facts of an estimate; ``advice``: the sizing advisor's option for the scenario's GPU
-    (a ``plan`` option, or None when nothing fits), or NOT_ASKED for no "GPUs needed";
+    (core/sizing/gpus_needed.py, or None when nothing fits), or NOT_ASKED for no "GPUs needed";
     ``prices``: the user's own (core/sizing/prices.py), which replace the catalog's."""
     rep = report_from_estimate(est)
     s, mem = est.scenario, est.memory
