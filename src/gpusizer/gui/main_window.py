@@ -357,6 +357,8 @@ class MainWindow(QMainWindow):
         self.advisor.shutdown()
         self.tabs.shutdown()
         self.files.importer.worker.shutdown()  # a model still being read
+        if self.fit_models is not None:
+            self.fit_models.worker.shutdown()  # a list still being searched
         if self.restore:
             self.save_session()
         super().closeEvent(event)
