@@ -9,7 +9,9 @@ remembers them and gives the margin to its "GPUs needed" line); a double-clicked
 its GPU and layout through ``editRequested``. With ``background`` (in the window) the search
 runs in the window's worker (gui/worker.py); headless (``gpusizer-cli chart --kind hardware``,
 the report, tests) it runs in place. Prices, the cost basis and the filters are applied on
-the UI thread without searching again.
+the UI thread without searching again. The comparison is this chart's data, not the
+Estimate's: the search, pricing and ranking are the core's (tests/test_views_do_not_compute.py
+allows them here).
 """
 
 from __future__ import annotations
