@@ -141,3 +141,32 @@ def test_every_allowed_use_is_still_there() -> None:
         if path.exists() and rel not in WINDOW_ESTIMATE:
             used = {name for module, name in _imports(path) if module in ENTRY_POINTS}
             assert set(names) <= used, (rel, set(names) - used)
+
+
+def _worker_jobs(tree: ast.Module) -> set[str]:
+    """Names of the functions the module hands to ``BackgroundWorker(...)`` as its work."""
+    return {
+        node.args[0].id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "BackgroundWorker"
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+    }
+
+
+def test_the_workers_jobs_call_them_in_the_worker() -> None:
+    """Where the reason is the worker, every call sits in a function given to the worker."""
+    for rel, names in ALLOWED.items():
+        path = GUI / rel
+        if not path.exists():
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        jobs = _worker_jobs(tree)
+        for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)):
+            calls = {
+                c.func.id for c in ast.walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+            }
+            for name in calls & {n for n, why in names.items() if why == _WORKER}:
+                assert fn.name in jobs, f"{rel}: {name} called in {fn.name}, not in the worker"
