@@ -90,20 +90,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         )
     )
     view = with_settings(HardwareView(), **_view_settings(args))
-    options = compare_gpus(
-        s,
-        gpus=ids,
-        margin=view.margin,
-        whole_nodes=view.whole_nodes,
-        sort=view.sort,
-        basis=view.basis,
-        electricity_usd_per_kwh=view.electricity_usd_per_kwh,
-        prices=view.prices or None,
-        cards_per_box=view.cards_per_box,
-        amortization_years=view.amortization_years,
-        utilization=view.utilization,
-        used_prices=view.used_prices,
-    )
+    options = compare_gpus(s, gpus=ids, sort=view.sort, money=view.money(), **view.search_args())
     mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
     text = "" if args.json else compare_text(safe_data(options), s.workload.trains, _targets(s))
     _emit(strict_json(options) if args.json else _with_default_target(text, s))

@@ -23,6 +23,7 @@ def test_models_that_fit_load_on_double_click(window, qtbot):
     act.trigger()
     dialog = window.fit_models
     assert dialog.isVisible()
+    assert dialog.wait()  # the list comes from the background worker
     models = [r["model"] for r in dialog.rows]
     assert "deepseek-v3" not in models and "llama-3.1-70b" in models  # 378 GiB vs 116
     sizes = [r["parameters"] for r in dialog.rows]
@@ -40,6 +41,7 @@ def test_the_list_follows_the_machine(window, qtbot):
     window.state.set_scenario(SPARK)
     window.show_fit_models()
     dialog = window.fit_models
+    assert dialog.wait()
     before = len(dialog.rows)
     window.state.edit("hardware.gpu", "rtx-4060-ti-16gb", immediate=True)
     qtbot.waitUntil(lambda: len(dialog.rows) != before, timeout=5000)

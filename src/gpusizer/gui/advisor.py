@@ -14,6 +14,7 @@ from ..core.cancel import CancelToken
 from ..core.model.specs import Scenario
 from ..core.sizing.compare_options import DEFAULT_MARGIN
 from ..core.sizing.gpus_needed import gpus_needed
+from ..core.sizing.option import SizingOption
 from .worker import BackgroundWorker
 
 IDLE_MS = 150  # after the last edit; the search takes 5-100 ms, too much for every frame
@@ -29,14 +30,14 @@ def scenario_key(scenario: Scenario, search: Search = (DEFAULT_MARGIN, False, No
     return json.dumps([scenario.model_dump(mode="json"), *search], sort_keys=True)
 
 
-def _advise(payload: tuple[Scenario, Search], token: CancelToken) -> dict[str, Any] | None:
+def _advise(payload: tuple[Scenario, Search], token: CancelToken) -> SizingOption | None:
     scenario, (margin, whole_nodes, box) = payload
     return gpus_needed(scenario, cancel=token, margin=margin, whole_nodes=whole_nodes, cards_per_box=box)
 
 
 class Advisor(QObject):
-    """``advised(scenario, option)`` once the advice for ``scenario`` is known (option: a
-    ``plan`` option, or None when nothing fits)."""
+    """``advised(scenario, option)`` once the advice for ``scenario`` is known (option: the
+    typed :class:`SizingOption` of core/sizing/gpus_needed.py, or None when nothing fits)."""
 
     advised = Signal(object, object)
 
@@ -69,9 +70,9 @@ class Advisor(QObject):
         if self._last is not None and key == self._key(self._last):
             self.advised.emit(self._last, option)
 
-    def advice_for(self, scenario: Scenario) -> dict[str, Any] | None:
+    def advice_for(self, scenario: Scenario) -> SizingOption | None:
         """The advice for ``scenario`` now: known, or computed here (a report being written)."""
-        result: dict[str, Any] | None = self.worker.run_now(self._key(scenario), (scenario, self._search()))
+        result: SizingOption | None = self.worker.run_now(self._key(scenario), (scenario, self._search()))
         return result
 
     def set_margin(

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
-from ..core.speed.goodput import effective_time_share
 from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
 from ..io.wording import count, duration
@@ -169,7 +168,7 @@ class FiguresView(QWidget):
                         f"{duration(c.time_seconds)} at {c.mfu:.0%} MFU ({gpu_hours(c.gpu_hours)})",
                     )
                 )
-                share = effective_time_share(est.scenario, est.gpus)  # restarts and lost work
+                share = c.effective_time_share or 1.0  # restarts and lost work
                 rows.append(("Wall time", f"{duration(c.time_seconds / share)} at {share:.2%} effective"))
         elif est.serving is not None:  # as the engine runs it (the step costs included)
             sv = est.serving

@@ -19,6 +19,7 @@ from ..core.model.specs import Scenario
 from ..core.pipeline.report import report_from_estimate
 from ..core.pipeline.scenario import OTHER_KINDS, scenario_dict
 from ..core.readfile import read_json_object
+from ..core.sizing.option import SizingOption
 from ..io.atomic import write_atomic
 from ..io.hf_config import MAX_CONFIG_BYTES
 from ..io.report import NOT_ASKED, report_facts, report_text
@@ -78,7 +79,8 @@ class FileController(QObject):
         self.state, self.prefs, self.window = state, prefs, window
         self.path: Path | None = None
         self.saved: Scenario = state.scenario  # as last opened, saved or started
-        self.advice: Callable[[], Any] | None = None  # the advisor's option for the scenario
+        # the advisor's option for the scenario (core/sizing/gpus_needed.py)
+        self.advice: Callable[[], SizingOption | None] | None = None
         self.prices: Callable[[], Any] | None = None  # the user's own prices ("My prices")
         from .model_import import ModelImporter
 

@@ -1,24 +1,38 @@
 """View > Models That Fit: the models that run on the scenario's machine (its GPU, layout,
 workload, framework and precision; core/sizing/fit_models.py), largest first. Double-click a
 row to load that model (one undo step). The list follows the scenario while the window is
-open: the search takes about 30 ms (300 ms at most), once editing pauses."""
+open: the search takes about 30 ms (300 ms at most), once editing pauses, in the window's
+background worker (gui/worker.py), so that the window never waits on it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from ..core.cancel import CancelToken
 from ..core.errors import ScenarioError
 from ..core.model.presets import scenario_gpu
 from ..core.model.specs import Scenario
 from ..core.registry.dtypes import DTYPES
 from ..io.units import fmt_bytes
 from ..io.wording import duration
+from .advisor import scenario_key
 from .state import ScenarioState
+from .worker import BackgroundWorker
 
 IDLE_MS = 150
+MAX_CACHED = 16  # machines remembered (going back to a recent one answers at once)
+
+
+def _models(scenario: Scenario, _token: CancelToken) -> list[dict[str, Any]]:
+    """In the worker thread: the models that fit (core/sizing/fit_models.py)."""
+    from ..core.sizing.fit_models import models_that_fit
+
+    return models_that_fit(scenario)
+
+
 HEAD = ("Model", "Parameters", "Needs per GPU", "Spare per GPU", "Speed", "Longest context", "System RAM")
 
 
@@ -69,32 +83,49 @@ class FitModelsDialog(QDialog):
         lay.addWidget(self.heading)
         lay.addWidget(self.table, 1)
         self.resize(1060, 560)
-        self._timer = QTimer(self, singleShot=True, interval=IDLE_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._asked: Scenario | None = None  # the scenario of the last request
+        self.worker = BackgroundWorker(
+            _models, self, delay_ms=IDLE_MS, cache_size=MAX_CACHED, name="gpusizer-fit-models"
+        )
+        self.worker.finished.connect(lambda key, rows: self._show(key, rows, ""))
+        self.worker.failed.connect(lambda key, msg: self._show(key, [], msg))
         state.scenarioChanged.connect(self._changed)
 
     def _changed(self, _scenario: Scenario) -> None:
         if self.isVisible():
-            self._timer.start()
+            self.request()
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
-        self.refresh()
+        self.request()
+
+    def request(self) -> None:
+        """Search again for the scenario, in the background once editing pauses (at once
+        when it was searched lately)."""
+        self._asked = s = self.state.scenario
+        self.worker.request(scenario_key(s), s)
 
     def refresh(self) -> None:
-        """Search again for the scenario now (about 30 ms: on this thread)."""
-        from ..core.sizing.fit_models import models_that_fit
-
-        s = self.state.scenario
+        """Search again for the scenario now, on this thread (scripts and screenshots)."""
+        self._asked = s = self.state.scenario
         try:
-            self.rows = models_that_fit(s)
+            rows, error = self.worker.run_now(scenario_key(s), s), ""
         except ScenarioError as exc:
-            self.rows = []
-            self.heading.setText(f"No list: {exc}")
-        else:
-            self.heading.setText(self._heading(s))
+            rows, error = [], str(exc)
+        self._show(scenario_key(s), rows, error)
+
+    def _show(self, key: str, rows: list[dict[str, Any]], error: str) -> None:
+        s = self._asked
+        if s is None or key != scenario_key(s):
+            return  # an older scenario's list
+        self.rows = rows
+        self.heading.setText(f"No list: {error}" if error else self._heading(s))
         self._blocks = {r["model"]: self._block(r, s) for r in self.rows}
         self._fill()
+
+    def wait(self, timeout: float = 30.0) -> bool:
+        """Wait for the list of the scenario last asked (tests, screenshots)."""
+        return self.worker.wait(timeout)
 
     def _heading(self, s: Scenario) -> str:
         gpu = scenario_gpu(s).name

@@ -24,7 +24,7 @@ from ..core.errors import ScenarioError
 from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
 from ..core.pipeline.scenario import scenario_dict
-from ..core.sizing.option import option_edits
+from ..core.sizing.option import SizingOption
 from ..core.views.settings import HardwareView
 from .advisor import Advisor
 from .binding import Binder, plain_text
@@ -224,15 +224,15 @@ class MainWindow(QMainWindow):
         view = self._views.get(HardwareView)
         return view if isinstance(view, HardwareView) else remembered(self.prefs, HardwareView()).view
 
-    def _show_advice(self, scenario: Scenario, option: dict[str, Any] | None) -> None:
+    def _show_advice(self, scenario: Scenario, option: SizingOption | None) -> None:
         if scenario == self.state.scenario:  # advice for an older scenario is dropped
             self.summary.set_advice(self.state.estimate, option)
 
-    def apply_layout(self, option: dict[str, Any] | None) -> None:
+    def apply_layout(self, option: SizingOption | None) -> None:
         """Put the advised option (its techniques, layout, node shape and, serving, requests
         per replica) into the scenario: one undo step."""
         if option:
-            self.state.edit_many(option_edits(option, gpu=False))
+            self.state.edit_many(option.edits(gpu=False))
 
     def _replaced(self, loaded: bool) -> None:
         """Undo and Redo take back what the status bar said about the step."""
@@ -367,6 +367,8 @@ class MainWindow(QMainWindow):
         self.advisor.shutdown()
         self.tabs.shutdown()
         self.files.importer.worker.shutdown()  # a model still being read
+        if self.fit_models is not None:
+            self.fit_models.worker.shutdown()  # a list still being searched
         if self.restore:
             self.save_session()
         super().closeEvent(event)

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from ..core.evidence.ranges import add_serving_ranges, estimate_evidence, evidence_block
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
 from ..core.pipeline.report import serving_block
+from ..core.sizing.option import SizingOption
 from ..io.calibration import calibration_lines, estimate_calibration
 from ..io.evidence_text import EVIDENCE_TIP, how_sure, how_sure_short
 from ..io.serving_text import feature_lines, speed_line, users_line
@@ -119,7 +120,7 @@ def serving_text(est: Estimate) -> str:
     return f"<b>{head}</b> ({rest}<br>{speed_line(block)}{extra}"
 
 
-def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
+def needs_text(est: Estimate, option: SizingOption | None) -> str:
     """What the advisor says about the scenario's GPU, in one line: how many to buy, laid out
     how, with which techniques (io/wording.py; rich text: the GPU's name is escaped, a name
     from a shared file must not load images or links)."""
@@ -133,7 +134,7 @@ def needs_text(est: Estimate, option: dict[str, Any] | None) -> str:
 class SummaryHeader(QFrame):
     """Big verdict, usage bar, context line, GPUs needed, assumptions line, stale banner.
 
-    ``applyRequested(option)`` asks to apply the advised layout (a ``gpusizer.plan`` option).
+    ``applyRequested(option)`` asks to apply the advised layout (a typed ``SizingOption``).
     """
 
     applyRequested = Signal(object)
@@ -166,7 +167,7 @@ class SummaryHeader(QFrame):
         )
         self.apply.hide()
         self.apply.clicked.connect(lambda: self.applyRequested.emit(self._option))
-        self._option: dict[str, Any] | None = None
+        self._option: SizingOption | None = None
         needs_row = QHBoxLayout()
         needs_row.setContentsMargins(0, 0, 0, 0)
         needs_row.addWidget(self.needs, 1)
@@ -231,7 +232,7 @@ class SummaryHeader(QFrame):
         self._assumption_text = text
         self._elide()
 
-    def set_advice(self, est: Estimate, option: dict[str, Any] | None) -> None:
+    def set_advice(self, est: Estimate, option: SizingOption | None) -> None:
         """Show how many GPUs are needed at least (None: nothing fits)."""
         self._option = option
         self.needs.setText(needs_text(est, option))

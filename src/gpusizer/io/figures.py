@@ -10,6 +10,7 @@ from typing import Any
 
 from ..core.model.result import Estimate
 from ..core.registry.workloads import WORKLOAD_KINDS
+from ..core.sizing.option import SizingOption
 from .evidence_text import banded
 from .serving_text import users_line
 from .wording import count, duration, gpus_needed_spans, per_gpu_phrase, plain
@@ -149,8 +150,8 @@ def cost_lines(report: Mapping[str, Any], price_per_hour: float | None) -> list[
     return out
 
 
-def advice_lines(est: Estimate, advice: Any, unit: str = "GiB") -> list[str]:
-    """The advisor's answer for the scenario's GPU (a ``gpusizer.plan`` option, or None when
+def advice_lines(est: Estimate, advice: SizingOption | None, unit: str = "GiB") -> list[str]:
+    """The advisor's answer for the scenario's GPU (core/sizing/gpus_needed.py, or None when
     no layout fits), in the window's words (io/wording.py), then the advised layout's memory."""
     if advice is None:
         return [_sentence(plain(gpus_needed_spans(est, None)))]

@@ -92,7 +92,7 @@ def report_facts(
     calibration: dict[str, Any] | None = None,
 ) -> ReportFacts:
     """The facts of an estimate; ``advice``: the sizing advisor's option for the scenario's GPU
-    (a ``plan`` option, or None when nothing fits), or NOT_ASKED for no "GPUs needed";
+    (core/sizing/gpus_needed.py, or None when nothing fits), or NOT_ASKED for no "GPUs needed";
     ``prices``: the user's own (core/sizing/prices.py), which replace the catalog's;
     ``calibration``: the user's runs by ``gpu|engine`` (None: the file of
     ``GPUSIZER_USER_CALIBRATION``, io/calibration.py)."""

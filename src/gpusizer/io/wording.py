@@ -24,6 +24,7 @@ from typing import Any
 
 from ..core.model.result import Estimate
 from ..core.sizing.layout_search import MAX_GPUS  # the most GPUs the advice searches
+from ..core.sizing.option import SizingOption
 from ..core.sizing.savings import describe
 from .units import fmt_bytes
 
@@ -139,53 +140,53 @@ def nothing_fits(gpu_name: str, context: str | None = None) -> str:
     )
 
 
-def needed(option: Mapping[str, Any]) -> int:
+def needed(option: SizingOption) -> int:
     """The GPUs the work needs (``needed_gpus``: fewer than the purchase when a whole unit is
     bought, core/sizing/unmet.py), else the fewest that hold it, else the purchase."""
-    return int(option.get("needed_gpus") or option.get("min_gpus") or option["gpus"])
+    return int(option.needed_gpus or option.min_gpus or option.gpus or 0)
 
 
-def need_phrase(option: Mapping[str, Any], gpu_name: str) -> str:
+def need_phrase(option: SizingOption, gpu_name: str) -> str:
     """What the work needs: ``1 × H100 SXM 80GB``."""
-    return f"{needed(option):,} × {option.get('gpu_name') or gpu_name}"
+    return f"{needed(option):,} × {option.gpu_name or gpu_name}"
 
 
-def bought_phrase(option: Mapping[str, Any]) -> str:
+def bought_phrase(option: SizingOption) -> str:
     """What is bought when more than the need (else ""): ``bought as 1 × NVIDIA DGX H100
     (8 GPUs, 7 spare, used by the layout that follows)`` (whole purchase units,
     core/sizing/systems.py)."""
-    n = int(option["gpus"])
+    n = int(option.gpus or 0)
     if needed(option) >= n:
         return ""
-    spare = option.get("spare_gpus") or n - needed(option)
-    units, name = option.get("systems"), option.get("system_name")
+    spare = option.spare_gpus or n - needed(option)
+    units, name = option.unit.get("systems"), option.unit.get("system_name")
     lead = f"{units:,} × {name} ({count(n, 'GPU')}, " if units and name else f"{count(n, 'GPU')} ("
     return f"bought as {lead}{spare:,} spare, used by the layout that follows)"
 
 
-def techniques_phrase(option: Mapping[str, Any]) -> str:
+def techniques_phrase(option: SizingOption) -> str:
     """The techniques the advice turns on (``with a fused loss, gradient checkpointing...``)."""
-    return describe(dict(option.get("scenario_changes") or {}))
+    return describe(dict(option.scenario_changes))
 
 
-def layout_phrase(option: Mapping[str, Any]) -> str:
+def layout_phrase(option: SizingOption) -> str:
     """The layout (``TP 1 x PP 1 x DP 8 (ZeRO 3)``); the recompute is left to the techniques
     when they name it (gradient checkpointing)."""
-    layout = str(option["layout"])
+    layout = str(option.layout)
     return layout.split(", recompute")[0] if techniques_phrase(option) else layout
 
 
-def against_setting_phrase(est: Estimate, option: Mapping[str, Any]) -> str:
+def against_setting_phrase(est: Estimate, option: SizingOption) -> str:
     """Which target the option misses and by how much (``unmet``: targets, practical_limit),
     or how the advice compares with the layout set in the scenario (``the layout set here
     runs on 4, with 12% of memory spare``); "" for none."""
-    n = option["gpus"]
-    if option.get("unmet") in ("targets", "practical_limit") and option.get("unmet_reason"):
-        return str(option["unmet_reason"])
-    if option.get("targets_met") is False:
+    n = option.gpus or 0
+    if option.unmet in ("targets", "practical_limit") and option.unmet_reason:
+        return option.unmet_reason
+    if option.targets_met is False:
         return f"the targets cannot be met with up to {MAX_GPUS:,} GPUs"
-    same = est.fits and not option.get("scenario_changes") and n == est.gpus
-    if same and option["parallelism"] == est.scenario.parallelism.model_dump(mode="json"):
+    same = est.fits and not option.scenario_changes and n == est.gpus
+    if same and option.parallelism == est.scenario.parallelism.model_dump(mode="json"):
         return "the layout set here"
     if est.fits and est.gpus < n:
         spare = est.headroom_bytes / max(est.capacity_bytes, 1)
@@ -195,10 +196,11 @@ def against_setting_phrase(est: Estimate, option: Mapping[str, Any]) -> str:
     return ""
 
 
-def gpus_needed_spans(est: Estimate, option: Mapping[str, Any] | None) -> list[Span]:
+def gpus_needed_spans(est: Estimate, option: SizingOption | None) -> list[Span]:
     """ "GPUs needed" as one sentence: the need, then what is bought apart from it, the layout,
     the techniques, and the target missed or how it compares with the scenario as set
-    (``option``: a ``gpusizer.plan`` option for the scenario's GPU, or None when nothing fits)."""
+    (``option``: the advice for the scenario's GPU, core/sizing/gpus_needed.py, or None when
+    nothing fits)."""
     if option is None:
         context = est.fit_reason if est.unmet == "context_limit" else None
         return [(nothing_fits(est.gpu.name, context), False)]
@@ -215,6 +217,8 @@ def gpus_needed_spans(est: Estimate, option: Mapping[str, Any] | None) -> list[S
     return out
 
 
-def per_gpu_phrase(option: Mapping[str, Any], unit: str = "GiB") -> str:
+def per_gpu_phrase(option: SizingOption, unit: str = "GiB") -> str:
     """The advised layout's memory: ``per GPU 40.32 GiB, 39.33 GiB headroom``."""
-    return f"per GPU {size(option['per_gpu_total'], unit)}, {size(option['headroom_bytes'], unit)} headroom"
+    return (
+        f"per GPU {size(option.per_gpu_total or 0, unit)}, {size(option.headroom_bytes or 0, unit)} headroom"
+    )

@@ -77,6 +77,10 @@ class Compute:
     decode_tokens_per_second: float = 0.0
     # Training: one optimizer step of the layout (core/speed/train_step.py step_block)
     training_step: dict[str, float | bool] | None = None
+    # Training: the share of wall time spent on useful steps (core/speed/goodput.py: restarts
+    # and lost work), so that a view divides ``time_seconds`` by it without calling the core;
+    # None when serving
+    effective_time_share: float | None = None
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,7 @@ def compare_gpus(
     cards_per_box: int | None = None,
     utilization: float = UTILIZATION,
     used_prices: bool = False,
+    money: Money | None = None,
 ) -> list[dict[str, Any]]:
     """One option per GPU type (``gpus``: ids to compare, default the whole catalog); field
     names in docs/scenario-format.md. ``prices`` overrides the catalog's per GPU id
@@ -128,9 +129,12 @@ def compare_gpus(
     4 to a box (None: the smallest box holding them); each option is costed on its unit
     (core/sizing/systems.py). Owning: ``amortization_years`` and ``utilization`` (the share of
     hours the machine works) spread the purchase; used (resale) purchase prices count only with
-    ``used_prices`` (core/sizing/compare_rank.Money)."""
+    ``used_prices`` (core/sizing/compare_rank.Money). ``money``: all of those as one object
+    (core/views/settings.HardwareView.money), which replaces the six keywords when given."""
     s = parse_scenario(scenario)
-    money_args = Money(prices, electricity_usd_per_kwh, amortization_years, basis, utilization, used_prices)
+    money_args = money or Money(
+        prices, electricity_usd_per_kwh, amortization_years, basis, utilization, used_prices
+    )
     check_sort(sort)
     options = size_gpus(
         s,

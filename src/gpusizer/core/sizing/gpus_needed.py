@@ -1,15 +1,19 @@
 """How many GPUs the scenario needs at least, of the GPU it names: the "GPUs needed" line of
-the window's summary and of every report (``gpusizer.plan`` restricted to that GPU)."""
+the window's summary and of every report (``gpusizer.plan`` restricted to that GPU).
+
+The advice travels as the typed :class:`~gpusizer.core.sizing.option.SizingOption` (the
+window, the report and io/wording.py read its fields); ``SizingOption.as_dict`` is the JSON
+contract's form (docs/scenario-format.md, "The buyer's comparison")."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from ..cancel import Cancelled, CancelToken
 from ..model.specs import GPUSpec, Scenario
-from .compare_options import DEFAULT_MARGIN
+from .compare_options import DEFAULT_MARGIN, check_cards_per_box
+from .option import SizingOption
 
 log = logging.getLogger(__name__)
 
@@ -26,25 +30,22 @@ def gpus_needed(
     margin: float | str = DEFAULT_MARGIN,
     whole_nodes: bool = False,
     cards_per_box: int | None = None,
-) -> dict[str, Any] | None:
-    """The advice for the scenario's GPU (``plan`` for it alone: the Hardware tab's row for
-    it with the same ``margin``, ``whole_nodes`` and ``cards_per_box``): how many to buy,
-    laid out how, with which techniques; None when nothing fits or the advisor fails (a
+) -> SizingOption | None:
+    """The advice for the scenario's GPU: ``plan``'s first option for it alone (the Hardware
+    tab's row for it with the same ``margin``, ``whole_nodes`` and ``cards_per_box``; the same
+    search, core/sizing/compare.sized, without the prices and limits ``plan`` adds): how many
+    to buy, laid out how, with which techniques; None when nothing fits or the advisor fails (a
     report or the summary then says so). Cancelled passes."""
-    from .solver import plan
+    from .advise import Ask
+    from .compare import sized
+    from .layout_search import MAX_GPUS
 
     try:
-        options = plan(
-            scenario,
-            gpus=[gpu_id(scenario)],
-            cancel=cancel,
-            margin=margin,
-            whole_nodes=whole_nodes,
-            cards_per_box=cards_per_box,
-        )
+        ask = Ask(whole_nodes, MAX_GPUS, 1, False, check_cards_per_box(cards_per_box))
+        found = [opts[0] for opts in sized(scenario, [gpu_id(scenario)], margin, ask, cancel)]
     except Cancelled:
         raise
     except Exception:  # the advice is optional: the estimate stands without it
         log.warning("sizing advisor failed", exc_info=True)
         return None
-    return options[0] if options else None
+    return found[0] if found and found[0].fits else None

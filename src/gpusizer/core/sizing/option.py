@@ -180,6 +180,12 @@ class SizingOption:
         out["pareto"] = False
         return out | dict(self.unit) | copy.deepcopy(self.band)
 
+    def edits(self, gpu: bool = True) -> dict[str, Any]:
+        """The edits that put this option into its scenario (:func:`option_edits`)."""
+        # copies: the option is kept for the next caller (core/sizing/advise_all.py)
+        par, hw = copy.deepcopy(self.parallelism), copy.deepcopy(self.hardware)
+        return _edits(dict(self.scenario_changes), par, hw, self.batch_size, gpu)
+
 
 def layout_label(par: dict[str, Any], training: bool) -> str:
     """``TP 8 x PP 2 x DP 4 (ZeRO 1)``, with CP, EP and recompute when they are used."""
@@ -194,13 +200,26 @@ def option_edits(option: dict[str, Any], gpu: bool = True) -> dict[str, Any]:
     """The edits (block or dotted field path -> value) that put an option into its scenario:
     its techniques (``scenario_changes``), ``parallelism`` and ``hardware`` (only
     ``hardware.gpus_per_node`` when ``gpu`` is false: the scenario keeps its GPU) and, for
-    serving, ``workload.batch_size``. Applied in this order they reproduce the option."""
-    edits: dict[str, Any] = dict(option.get("scenario_changes") or {})
-    edits["parallelism"] = option["parallelism"]
+    serving, ``workload.batch_size``. Applied in this order they reproduce the option.
+    ``option``: a comparison's row as the JSON contract gives it (``SizingOption.as_dict``,
+    priced); a typed option has :meth:`SizingOption.edits`."""
+    changes = option.get("scenario_changes") or {}
+    return _edits(changes, option["parallelism"], option["hardware"], option.get("batch_size"), gpu)
+
+
+def _edits(
+    changes: dict[str, Any],
+    par: dict[str, Any] | None,
+    hw: dict[str, Any] | None,
+    batch: int | None,
+    gpu: bool,
+) -> dict[str, Any]:
+    edits: dict[str, Any] = dict(changes)
+    edits["parallelism"] = par
     if gpu:
-        edits["hardware"] = option["hardware"]
+        edits["hardware"] = hw
     else:
-        edits["hardware.gpus_per_node"] = option["hardware"]["gpus_per_node"]
-    if option.get("batch_size") is not None:
-        edits["workload.batch_size"] = option["batch_size"]
+        edits["hardware.gpus_per_node"] = (hw or {})["gpus_per_node"]
+    if batch is not None:
+        edits["workload.batch_size"] = batch
     return edits

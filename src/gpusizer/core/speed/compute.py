@@ -30,6 +30,7 @@ from ..model.flops import (
 from ..model.params import ParamCounts
 from ..model.result import Compute
 from ..model.specs import GPUSpec, Scenario
+from .goodput import effective_time_share
 from .roofline import RooflineModel, peak_tflops, roofline_model, step_ops
 from .train_step import step_block, step_for
 
@@ -75,6 +76,7 @@ def _training(
         peak_flops_per_s=peak,
         tokens_per_second_per_gpu=rate,
         training_step=step_block(step, s.compute.mfu is None),
+        effective_time_share=effective_time_share(s, gpus),
     )
 
 

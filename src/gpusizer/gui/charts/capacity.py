@@ -6,6 +6,10 @@ max_model_len and llama.cpp's offload all show); the area under it fits. The sce
 point: its users at its prompt + output tokens, green under the curve, red above it. Where the
 engine starts at no context at all, the chart says so and why (the engine's own reason), rather
 than drawing an empty plot with one dot.
+
+This chart computes its data (``capacity_curve``: the engine's rule at each context) rather
+than reading the Estimate: the curve is its data, and the Estimate holds one point of it
+(tests/test_views_do_not_compute.py allows it).
 """
 
 from __future__ import annotations

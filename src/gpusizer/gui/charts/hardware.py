@@ -9,7 +9,9 @@ remembers them and gives the margin to its "GPUs needed" line); a double-clicked
 its GPU and layout through ``editRequested``. With ``background`` (in the window) the search
 runs in the window's worker (gui/worker.py); headless (``gpusizer-cli chart --kind hardware``,
 the report, tests) it runs in place. Prices, the cost basis and the filters are applied on
-the UI thread without searching again.
+the UI thread without searching again. The comparison is this chart's data, not the
+Estimate's: the search, pricing and ranking are the core's (tests/test_views_do_not_compute.py
+allows them here).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ...core.errors import ScenarioError
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.sizing.compare import select_gpus, size_gpus
+from ...core.sizing.compare_options import PROVENANCE_FIELDS
 from ...core.sizing.compare_rank import price_options, sort_options, speed_of
 from ...core.sizing.option import option_edits
 from ...core.sizing.prices import check_prices
@@ -48,16 +51,9 @@ from .labels import sync
 from .palette import DECODE_COLOR, LABEL_PX, PREFILL_COLOR
 
 MAX_LABELS = 8  # front points named on the chart (the table names them all)
-# The CSV says whose each price is and where it comes from (the user's are marked)
-PROVENANCE = (
-    "system",
-    "user_prices",
-    "list_price_date",
-    "list_price_source",
-    "price_per_hour_provider",
-    "price_per_hour_date",
-    "price_per_hour_source",
-)
+# The CSV says whose each price is and where it comes from (the user's are marked): the one
+# list of provenance fields every option carries
+PROVENANCE = ("system", "user_prices", *PROVENANCE_FIELDS)
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
 NAME_MIN_PX = 140  # and the narrowest, when the tab is narrow (1280 px windows)
 TABLE_SHARE_MAX = 0.72  # the table's most of the tab's width at first; the chart keeps the rest

@@ -5,6 +5,10 @@ at the ridge point; dashed roofs apply the scenario's efficiency factors, which 
 operations' points sit (core/speed/roofline.py: Williams, Waterman & Patterson 2009). Prefill and
 decode points are shown per operation and for the whole step; a larger batch moves the
 decode step right, toward the ridge.
+
+This chart computes its data (``roofline_points``: each operation's FLOPs and bytes) rather
+than reading the Estimate: the points are its data, which the Estimate does not keep
+(tests/test_views_do_not_compute.py allows it).
 """
 
 from __future__ import annotations

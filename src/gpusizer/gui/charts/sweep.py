@@ -9,6 +9,8 @@ largest value that fits (the fewest GPUs that fit, on the GPU axis). The y axis 
 times the capacity, where the peak crosses it, so the boundary stays legible; a peak that runs
 above says where and how high, and one that never comes near the capacity is drawn
 whole. The sweep itself is core/views/sweep.py; this module only chooses the axis values and draws.
+A sweep is one estimate per axis value: that is this chart's data, not the Estimate's, so it
+calls the core (tests/test_views_do_not_compute.py allows it).
 """
 
 from __future__ import annotations

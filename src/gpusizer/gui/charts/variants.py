@@ -7,6 +7,9 @@ mark one GPU and one node of them, their labels where they cover no bar and no b
 variant needs (weights, the KV cache at the scenario's load) inside a dashed outline of the
 pool it reserves. The subtitle carries the seed articles' arithmetic (model
 states at 16 B/param, checkpoint weights at FP16 / FP8 / INT4).
+
+The variants are estimates of other kinds of work than the scenario's: that is this chart's
+data, not the Estimate's, so it calls the core (tests/test_views_do_not_compute.py allows it).
 """
 
 from __future__ import annotations
