@@ -49,13 +49,16 @@ class SweepView:
 
 
 # The Hardware table's columns shown at first (the rest are one right-click on its header away):
-# what a buyer ranks by: the count, the speed each user sees or the days to train, the cost per
-# million tokens or of the run, the purchase, targets met; at 1280x720 these fit beside the
-# frozen rank and GPU without sideways scrolling. Keys of io/compare_table.COLUMNS.
+# what a buyer ranks by: the count bought and the count needed, the speed each user sees or the
+# days to train, the cost per million tokens or of the run, the purchase; at 1280x720 these fit
+# beside the frozen rank and GPU without sideways scrolling. Whether a row meets the targets
+# shows in its order (those that meet them first) and its tooltip ("Not offered (targets): ...").
+# Keys of io/compare_table.COLUMNS.
 DEFAULT_HIDDEN_COLUMNS: tuple[str, ...] = (
     "system_name", "systems", "tpot_seconds", "tokens_per_second", "cloud_cost_per_hour",
     "power_watts", "energy_kwh_per_million_tokens", "energy_kwh", "electricity_cost", "layout",
     "nodes", "per_gpu_total", "headroom_bytes", "price_per_hour", "list_price_usd",
+    "ttft_seconds", "targets_met", "default_target_met",
     # the evidence band's columns: every row's tooltip states them; at 1280 px they would scroll
     "per_gpu_total_range", "memory_confidence", "speed_confidence", "tokens_per_second_per_user_range",
     "time_seconds_range",

@@ -30,16 +30,21 @@ class FeaturesChart(ChartBase):
         self.without_curve = self.plot.plot([], [], symbol="o", symbolSize=5)
         self.plot.setMouseEnabled(x=False, y=False)
         self.engine = ""
+        self.model_name = ""
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.data = feature_curve(scenario)
         self.engine = scenario.profile.label
         self.gpu_name = estimate.gpu.name
+        self.model_name = scenario.model.name
 
     def headline(self) -> str:
         c = self.data
         assert c is not None
-        head = f"{html.escape(self.engine)} on {html.escape(self.gpu_name)}: output tokens/s against users"
+        head = (
+            f"{html.escape(self.model_name)} under {html.escape(self.engine)} on "
+            f"{html.escape(self.gpu_name)}: output tokens/s against users"
+        )
         if not c.active:
             return head + " (no serving feature set: the Serving panel's prefix, speculative, LoRA, offload)"
         i = c.users.index(c.concurrency)

@@ -56,7 +56,7 @@ MAX_LABELS = 8  # front points named on the chart (the table names them all)
 PROVENANCE = ("system", "user_prices", *PROVENANCE_FIELDS)
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
 NAME_MIN_PX = 140  # and the narrowest, when the tab is narrow (1280 px windows)
-TABLE_SHARE_MAX = 0.72  # the table's most of the tab's width at first; the chart keeps the rest
+TABLE_SHARE_MAX = 0.75  # the table's most of the tab's width at first; the chart keeps the rest
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
 FRONT_PX, OTHER_PX = 12, 8
 
