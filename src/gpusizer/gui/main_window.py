@@ -31,7 +31,7 @@ from .binding import Binder, plain_text
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
 from .files import FileController
-from .hardware.settings import load as load_hardware_view
+from .hardware.settings import load_noted as load_hardware_view
 from .hardware.settings import remember, remembered
 from .icon import app_icon
 from .menus import build_menus
@@ -79,7 +79,7 @@ class MainWindow(QMainWindow):
         self.state = ScenarioState(first, self)
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
-        shown = load_hardware_view(self.prefs)
+        shown, view_note = load_hardware_view(self.prefs)
         self.advisor = Advisor(self, margin=shown.margin)
         self.advisor.set_margin(shown.margin, shown.whole_nodes, shown.cards_per_box)
         self.files.advice = lambda: self.advisor.advice_for(self.state.scenario)
@@ -97,7 +97,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         if restore:
             self._restore_geometry()
-        for message in (dropped, *self.dropped_gpus()):
+        for message in (dropped, view_note, *self.dropped_gpus()):
             if message:
                 self.notify(message)
 
