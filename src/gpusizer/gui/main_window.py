@@ -40,7 +40,7 @@ from .panels import PANELS
 from .settings import Prefs
 from .shortcuts import WindowShortcuts
 from .startup import initial_scenario
-from .state import ScenarioState
+from .state import ESTIMATING, ScenarioState
 from .style import set_role
 from .summary import SummaryHeader
 from .widgets import align_captions
@@ -75,8 +75,9 @@ class MainWindow(QMainWindow):
         self.restore = restore
         self.unit = self.prefs.units
         self.fit_models: Any = None  # View > Models That Fit, once opened (gui/fit_models.py)
-        first, dropped = initial_scenario(scenario, self.prefs, restore)
-        self.state = ScenarioState(first, self)
+        first, dropped, remembered_one = initial_scenario(scenario, self.prefs, restore)
+        self.state = ScenarioState(first, self, fallback=remembered_one)
+        dropped = dropped or self.state.start_note
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
         shown, view_note = load_hardware_view(self.prefs)
@@ -186,6 +187,8 @@ class MainWindow(QMainWindow):
     def _render(self, est: Estimate) -> None:
         """Every view of a new estimate (the visible chart only; the others when shown)."""
         start = time.perf_counter()
+        if self.statusBar().currentMessage().startswith(ESTIMATING):
+            self.statusBar().clearMessage()  # it came
         self.summary.set_estimate(est)
         self.table.set_estimate(est)
         self.figures.set_estimate(est)
@@ -350,6 +353,7 @@ class MainWindow(QMainWindow):
         if not self.files.may_discard("quitting"):
             event.ignore()
             return
+        self.state.shutdown()  # an estimate still running is abandoned, not waited for
         self.advisor.shutdown()
         self.tabs.shutdown()
         self.files.importer.worker.shutdown()  # a model still being read

@@ -65,4 +65,4 @@ class TargetsPanel(Panel):
 
     def refresh(self) -> None:
         kind = self.kind()
-        self.box.setVisible(kind is not None and not kind.is_training)
+        self.set_shown(kind is not None and not kind.is_training)
