@@ -42,3 +42,131 @@ def test_an_overlong_recent_file_entry_is_dropped(temp_settings):
     prefs = Prefs()
     prefs.qs.setValue("files/recent", ["/tmp/" + "x" * 1_040_000 + ".json", "/tmp/a.json"])
     assert prefs.recent_files() == ["/tmp/a.json"]
+
+
+# -- every estimate the window runs, off the GUI thread ------------------------------------
+# A valid scenario whose estimate takes seconds: 300,000 requests simulated (the most a
+# scenario may ask, docs/scenario-format.md) cost 3.4 s of CPU here, on the GUI thread at
+# open and at each edit before, and again at every later start while it was the last one.
+HEAVY = {
+    "model": {"preset": "llama-3.1-8b"},
+    "workload": {"kind": "inference"},
+    "framework": "vllm",
+    "serving": {"load": "rate", "request_rate": 50, "requests": 300_000},
+}
+
+
+@pytest.fixture
+def gui_thread_estimates(monkeypatch) -> list[str]:
+    """Every estimate and fit search the window runs, wherever it was imported, records the
+    thread it runs on; the list holds those that ran on the GUI thread."""
+    import sys
+    import threading
+
+    from gpusizer.core.pipeline import estimate as estimate_module
+    from gpusizer.core.sizing import fit_models as fit_module
+
+    on_gui: list[str] = []
+    for original in (estimate_module.estimate, fit_module.models_that_fit):
+
+        def watched(*args, _original=original, **kwargs):
+            if threading.current_thread() is threading.main_thread():
+                on_gui.append(_original.__name__)
+            return _original(*args, **kwargs)
+
+        for module in list(sys.modules.values()):
+            if getattr(module, "__name__", "").startswith("gpusizer") and (
+                getattr(module, original.__name__, None) is original
+            ):
+                monkeypatch.setattr(module, original.__name__, watched)
+    return on_gui
+
+
+EDITS = [
+    ("workload.kind", "inference"),
+    ("workload.kind", "qlora"),
+    ("workload.sequence_length", 8192),
+    ("hardware.gpu", "a100-sxm-80gb"),
+    ("workload.kind", "full_finetune"),
+    ("parallelism.tensor", 2),
+    ("workload.kind", "lora"),
+    ("model", {"preset": "gpt-2"}),
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_window_estimate_is_off_the_gui_thread(qtbot, temp_settings, gui_thread_estimates, seed):
+    """Property: whatever the window is asked (start on a remembered scenario, edits, kind
+    switches, open, undo, redo, Models That Fit following the edits), no estimate runs on the
+    GUI thread."""
+    import json
+    import random
+
+    prefs = Prefs()
+    prefs.save_last_scenario({"model": {"preset": "mixtral-8x7b"}, "workload": {"kind": "inference"}})
+    prefs.sync()
+    w = _start(qtbot)
+    w.show_fit_models()
+    rng = random.Random(seed)
+    for path, value in rng.sample(EDITS, len(EDITS)):
+        w.state.edit(path, value, immediate=rng.random() < 0.5)
+        qtbot.wait(rng.choice([0, 40, 200]))
+        if rng.random() < 0.3:
+            w.state.undo_stack.undo()
+        if rng.random() < 0.2:
+            w.state.undo_stack.redo()
+    w.state.set_scenario(json.loads(json.dumps(HEAVY)) | {"serving": {"load": "steady"}})
+    assert w.state.wait() and w.fit_models.wait()
+    assert mismatches(w.binder) == []
+    assert gui_thread_estimates == []
+
+
+def test_a_heavy_last_scenario_does_not_delay_the_start(qtbot, temp_settings, gui_thread_estimates):
+    """The window appears on the default, says the saved scenario follows, and shows it when
+    its estimate comes; closing then does not wait for an estimate still running."""
+    import time
+
+    prefs = Prefs()
+    prefs.save_last_scenario(HEAVY)
+    prefs.sync()
+    began = time.perf_counter()
+    w = _start(qtbot)
+    # Up before the estimate came (it shares the GIL with the window's construction: 1.5-2.7 s
+    # here against 0.5-1.0 s without it; before, two estimates on the GUI thread, 7 s and more).
+    assert w.state.estimating and "Estimating" in w.statusBar().currentMessage()
+    assert time.perf_counter() - began < 6.0
+    assert w.state.scenario.serving.requests is None  # the default until it comes
+    assert w.state.wait(300)
+    assert w.state.scenario.serving.requests == 300_000 and w.state.estimate.scenario == w.state.scenario
+    assert mismatches(w.binder) == []
+    w.state.edit("serving.request_rate", 60, immediate=True)  # heavy again: off the GUI thread
+    assert w.state.estimating
+    began = time.perf_counter()
+    w.close()
+    assert time.perf_counter() - began < 1.0
+    assert gui_thread_estimates == []
+
+
+def test_models_that_fit_searches_off_the_gui_thread(qtbot, window, monkeypatch, gui_thread_estimates):
+    """View > Models That Fit ran its search on the GUI thread, again after each edit: 8-35 s
+    for a heavy scenario. A search slower than the wait leaves the window answering."""
+    import time
+
+    from gpusizer.gui import fit_models
+
+    real = fit_models._search
+
+    def slow(scenario, token):
+        time.sleep(1.0)
+        return real(scenario, token)
+
+    monkeypatch.setattr(fit_models, "_search", slow)
+    began = time.perf_counter()
+    window.show_fit_models()
+    dialog = window.fit_models
+    assert time.perf_counter() - began < 0.9 and "Searching" in dialog.heading.text()
+    window.state.edit("hardware.gpu", "a100-sxm-80gb", immediate=True)
+    qtbot.wait(300)  # the dialog's idle timer
+    assert dialog.wait() and dialog.rows and "fit" in dialog.heading.text()
+    assert "A100" in dialog.heading.text()
+    assert gui_thread_estimates == []

@@ -354,6 +354,8 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.state.shutdown()  # an estimate still running is abandoned, not waited for
+        if self.fit_models is not None:
+            self.fit_models.shutdown()
         self.advisor.shutdown()
         self.tabs.shutdown()
         self.files.importer.worker.shutdown()  # a model still being read

@@ -12,7 +12,7 @@ from typing import Any
 from ..core.model.specs import Scenario
 from ..core.pipeline.scenario import parse_scenario
 from .settings import Prefs
-from .state import DEFAULT_SCENARIO
+from .state import DEFAULT_SCENARIO, dropped_note
 
 log = logging.getLogger(__name__)
 
@@ -32,12 +32,5 @@ def initial_scenario(
         parsed = parse_scenario(last)
     except Exception as exc:  # anything: a damaged settings file must not stop the app
         log.warning("last scenario dropped: %s", exc)
-        reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
-        return (
-            DEFAULT_SCENARIO,
-            (
-                f"The last scenario could not be restored and was dropped ({reason}); starting from the default."
-            ),
-            False,
-        )
+        return DEFAULT_SCENARIO, dropped_note(exc), False
     return parsed, "", True

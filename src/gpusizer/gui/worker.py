@@ -221,6 +221,13 @@ class BackgroundWorker(QObject):
         """Start ``key``'s job at once (cancelling a running one) and wait up to ``timeout``
         seconds: its result (an error: :class:`ScenarioError`), or :data:`NOT_YET` when it
         takes longer; ``finished`` or ``failed`` then brings it (never both)."""
+        if key in self.cache:
+            self.current = key
+            self._timer.stop()
+            self._pending = None
+            self.cancel()
+            self._settle()
+            return self.cache.get(key)
         self.current = key
         self.idle = False
         self._pending = (key, payload)
@@ -235,7 +242,10 @@ class BackgroundWorker(QObject):
         self._running = None
         self._settle()
         result, error = future.result()
-        return ScenarioError("", error) if error else result
+        if error:
+            return ScenarioError("", error)
+        self.cache.put(key, result)
+        return result
 
     def run_now(self, key: str, payload: Any) -> Any:
         """The result for ``key``: cached, or computed here in the calling thread (a report
