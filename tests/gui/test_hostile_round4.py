@@ -170,3 +170,49 @@ def test_models_that_fit_searches_off_the_gui_thread(qtbot, window, monkeypatch,
     assert dialog.wait() and dialog.rows and "fit" in dialog.heading.text()
     assert "A100" in dialog.heading.text()
     assert gui_thread_estimates == []
+
+
+# -- long names: elided before any text layout ---------------------------------------------
+def test_a_million_character_name_opens_without_freezing(qtbot, window, tmp_path):
+    """A valid file with a 1,040,000-character model name froze the window 100 s on open (the
+    chart tabs alone: 19 s here, their label layout grows faster than the text)."""
+    import json
+    import time
+
+    from PySide6.QtWidgets import QLabel
+
+    long_name = "m" * 1_040_000
+    path = tmp_path / "long.gpusizer.json"
+    path.write_text(json.dumps({"model": {"name": long_name, "preset": "llama-3.1-8b"}}))
+    began = time.perf_counter()
+    window.files.open_path(path)
+    assert window.state.wait()
+    qtbot.wait(50)  # the layouts run
+    assert time.perf_counter() - began < 10.0  # 1.1 s here
+    assert window.state.scenario.model.name == long_name  # kept whole, only shown short
+    assert len(window.windowTitle()) < 400
+    assert max(len(label.text()) for label in window.findChildren(QLabel)) < 4000
+    assert all(len(a.text()) < 200 for a in window.recent_menu.actions())
+
+
+# -- smaller ---------------------------------------------------------------------------------
+def test_markup_in_a_recent_file_name_is_shown_literally(window, tmp_path):
+    from gpusizer.gui.menus import fill_recent
+
+    path = tmp_path / "<b>bold</b><img src='file:///tmp/x.png'>.gpusizer.json"
+    fill_recent(window, [str(path)])
+    tip = window.recent_menu.actions()[0].toolTip()
+    assert "<b>bold" not in tip and "&lt;b&gt;bold&lt;/b&gt;" in tip and "<img" not in tip
+
+
+def test_a_refused_import_does_not_stay_importing(window, tmp_path, message_boxes):
+    from gpusizer.gui.model_import import import_model_path
+
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"not a gguf file at all")
+    import_model_path(window.files, bad)
+    assert window.statusBar().currentMessage().startswith("Importing")
+    window.files.importer.wait()
+    assert not window.statusBar().currentMessage().startswith("Importing")
+    assert "was not imported" in window.statusBar().currentMessage()
+    assert any("bad.gguf" in text for _kind, text in message_boxes)

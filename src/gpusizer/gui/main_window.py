@@ -30,6 +30,7 @@ from .advisor import Advisor
 from .binding import Binder, plain_text
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
+from .elide import elide, labelled
 from .files import FileController
 from .hardware.settings import load_noted as load_hardware_view
 from .hardware.settings import remember, remembered
@@ -189,10 +190,11 @@ class MainWindow(QMainWindow):
         start = time.perf_counter()
         if self.statusBar().currentMessage().startswith(ESTIMATING):
             self.statusBar().clearMessage()  # it came
-        self.summary.set_estimate(est)
-        self.table.set_estimate(est)
-        self.figures.set_estimate(est)
-        self.tabs.update_from(est.scenario, est)
+        scenario, shown = labelled(est.scenario, est)  # names cut before any text layout
+        self.summary.set_estimate(shown)
+        self.table.set_estimate(shown)
+        self.figures.set_estimate(shown)
+        self.tabs.update_from(scenario, shown)
         self.last_render_ms = (time.perf_counter() - start) * 1000
         self.summary.set_advice_pending()
         self.advisor.request(est.scenario)
@@ -223,7 +225,7 @@ class MainWindow(QMainWindow):
 
     def _show_advice(self, scenario: Scenario, option: dict[str, Any] | None) -> None:
         if scenario == self.state.scenario:  # advice for an older scenario is dropped
-            self.summary.set_advice(self.state.estimate, option)
+            self.summary.set_advice(labelled(scenario, self.state.estimate)[1], option)
 
     def apply_layout(self, option: dict[str, Any] | None) -> None:
         """Put the advised option (its techniques, layout, node shape and, serving, requests
@@ -244,8 +246,8 @@ class MainWindow(QMainWindow):
 
     def _update_title(self, *_changed: object) -> None:
         s, path = self.state.scenario, self.files.path
-        name = plain_text(s.name or s.model.name).replace("[*]", "[ * ]")
-        self.setWindowTitle(f"{name}{f' ({path.name})' if path else ''}[*] — GPU Sizer")
+        name = plain_text(elide(s.name or s.model.name)).replace("[*]", "[ * ]")
+        self.setWindowTitle(f"{name}{f' ({elide(path.name)})' if path else ''}[*] — GPU Sizer")
         self.setWindowModified(not self.state.undo_stack.isClean())
 
     # -- commands --------------------------------------------------------------------------
@@ -275,7 +277,7 @@ class MainWindow(QMainWindow):
         self.fit_models.raise_()
 
     def notify(self, message: str) -> None:
-        self.statusBar().showMessage(plain_text(message), 10000)
+        self.statusBar().showMessage(plain_text(elide(message, 600)), 10000)
 
     def dropped_gpus(self) -> list[str]:
         """Sentences about user GPUs left out of the list (a damaged "my GPUs" file): the
