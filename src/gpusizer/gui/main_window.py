@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         self._defer_charts = defer_charts
         self._charts_queued = False
         self._shared = False  # the chart/details heights set once (see _share_height)
+        self._said_estimating = False  # the status bar says an estimate is to come
         self.setObjectName("main_window")
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
@@ -188,8 +189,10 @@ class MainWindow(QMainWindow):
     def _render(self, est: Estimate) -> None:
         """Every view of a new estimate (the visible chart only; the others when shown)."""
         start = time.perf_counter()
-        if self.statusBar().currentMessage().startswith(ESTIMATING):
-            self.statusBar().clearMessage()  # it came
+        if self._said_estimating:  # it came (statusBar() would make a bar that was not there)
+            self._said_estimating = False
+            if self.statusBar().currentMessage().startswith(ESTIMATING):
+                self.statusBar().clearMessage()
         scenario, shown = labelled(est.scenario, est)  # names cut before any text layout
         self.summary.set_estimate(shown)
         self.table.set_estimate(shown)
@@ -277,6 +280,7 @@ class MainWindow(QMainWindow):
         self.fit_models.raise_()
 
     def notify(self, message: str) -> None:
+        self._said_estimating = message.startswith(ESTIMATING)
         self.statusBar().showMessage(plain_text(elide(message, 600)), 10000)
 
     def dropped_gpus(self) -> list[str]:
