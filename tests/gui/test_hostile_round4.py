@@ -216,3 +216,76 @@ def test_a_refused_import_does_not_stay_importing(window, tmp_path, message_boxe
     assert not window.statusBar().currentMessage().startswith("Importing")
     assert "was not imported" in window.statusBar().currentMessage()
     assert any("bad.gguf" in text for _kind, text in message_boxes)
+
+
+# -- gpusizer --screenshot -------------------------------------------------------------------
+@pytest.mark.parametrize("size", ["20000x20000", "0x0", "100x100", "1440x900x3", "wide", "99999999x1"])
+def test_screenshot_size_is_bounded(tmp_path, capsys, size):
+    from gpusizer.gui.app import main
+
+    out = tmp_path / "shot.png"
+    assert main(["--screenshot", str(out), "--size", size]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--size" in err and "7680" in err
+    assert not out.exists()
+
+
+def test_screenshot_refuses_a_fifo_at_once(tmp_path, capsys):
+    """A FIFO as the target hung the app, waiting for a reader."""
+    import os
+    import time
+
+    from gpusizer.gui.app import main
+
+    fifo = tmp_path / "shot.png"
+    os.mkfifo(fifo)
+    began = time.perf_counter()
+    assert main(["--screenshot", str(fifo)]) == 2
+    assert time.perf_counter() - began < 5
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "FIFO" in err
+
+
+def test_screenshot_on_a_full_disk_keeps_the_old_picture(qapp, tmp_path, monkeypatch, capsys):
+    import errno
+    import os
+
+    from gpusizer.gui.app import main
+
+    (tmp_path / "out").mkdir()
+    out = tmp_path / "out" / "shot.png"
+    out.write_bytes(b"the old picture")
+    real_write = os.write
+
+    def full(fd, data):  # half of the first chunk lands, then ENOSPC
+        if len(data) > 1:
+            return real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", full)
+    assert main(["--screenshot", str(out), "--size", "800x600"]) == 1
+    monkeypatch.undo()
+    assert out.read_bytes() == b"the old picture"
+    assert [p.name for p in out.parent.iterdir()] == ["shot.png"]  # no temporary file left
+    assert "No space left" in capsys.readouterr().err
+
+
+def test_screenshot_has_no_size_hint_warnings(tmp_path):
+    """Offscreen, Qt warned "This plugin does not support propagateSizeHints()" four times:
+    panels shown before the window took them (a window of their own for a moment), and the
+    window's minimum size, which a picture of a fixed size does not need."""
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "shot.png"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "GPUSIZER_SETTINGS_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "gpusizer.gui.app", "--screenshot", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "propagateSizeHints" not in done.stderr and out.stat().st_size > 10_000
