@@ -42,7 +42,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG, exit")
     p.add_argument("--scenario", metavar="FILE", help="scenario for --screenshot")
     p.add_argument("--tab", choices=chart_keys(aliases=True), default="memory", help="chart tab to show")
-    p.add_argument("--size", default="1440x900", help="window size for --screenshot (WxH)")
+    p.add_argument(
+        "--size", default="1440x900", help="window size for --screenshot (WxH, 320x240 to 7680x4320)"
+    )
     p.add_argument(
         "--check-libraries",
         action="store_true",
