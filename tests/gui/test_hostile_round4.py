@@ -97,8 +97,8 @@ EDITS = [
 @pytest.mark.parametrize("seed", range(3))
 def test_every_window_estimate_is_off_the_gui_thread(qtbot, temp_settings, gui_thread_estimates, seed):
     """Property: whatever the window is asked (start on a remembered scenario, edits, kind
-    switches, open, undo, redo, Models That Fit following the edits), no estimate runs on the
-    GUI thread."""
+    switches, open, undo, redo, any chart tab shown, Models That Fit following the edits), no
+    estimate runs on the GUI thread."""
     import json
     import random
 
@@ -108,7 +108,9 @@ def test_every_window_estimate_is_off_the_gui_thread(qtbot, temp_settings, gui_t
     w = _start(qtbot)
     w.show_fit_models()
     rng = random.Random(seed)
+    tabs = w.tabs.keys()
     for path, value in rng.sample(EDITS, len(EDITS)):
+        w.tabs.select(rng.choice(tabs))
         w.state.edit(path, value, immediate=rng.random() < 0.5)
         qtbot.wait(rng.choice([0, 40, 200]))
         if rng.random() < 0.3:
@@ -116,6 +118,9 @@ def test_every_window_estimate_is_off_the_gui_thread(qtbot, temp_settings, gui_t
         if rng.random() < 0.2:
             w.state.undo_stack.redo()
     w.state.set_scenario(json.loads(json.dumps(HEAVY)) | {"serving": {"load": "steady"}})
+    for key in tabs:
+        w.tabs.select(key)
+        qtbot.wait(20)
     assert w.state.wait() and w.fit_models.wait()
     assert mismatches(w.binder) == []
     assert gui_thread_estimates == []
