@@ -294,3 +294,30 @@ def test_screenshot_has_no_size_hint_warnings(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "propagateSizeHints" not in done.stderr and out.stat().st_size > 10_000
+
+
+def test_an_overlong_last_folder_is_dropped(temp_settings):
+    prefs = Prefs()
+    prefs.qs.setValue("files/last_dir", "/tmp/" + "d" * 1_040_000)
+    assert prefs.last_dir() is None
+
+
+def test_run_wait_answers_each_request_once(qtbot):
+    """The worker's now-or-later request (gui/worker.py): an answer within the wait is
+    returned and its queued signal dropped; a slower one comes once through ``finished``;
+    a known key answers from the cache; the thread is a daemon (closing never waits)."""
+    import time
+
+    from gpusizer.gui.worker import NOT_YET, BackgroundWorker
+
+    got: list[tuple[str, float]] = []
+    worker = BackgroundWorker(lambda seconds, _token: (time.sleep(seconds), seconds)[1], daemon=True)
+    worker.finished.connect(lambda key, result: got.append((key, result)))
+    assert worker.run_wait("a", 0.0, 5.0) == 0.0
+    assert worker.run_wait("b", 0.5, 0.01) is NOT_YET
+    qtbot.waitUntil(lambda: got == [("b", 0.5)], timeout=5000)
+    qtbot.wait(50)
+    assert got == [("b", 0.5)]  # "a" was answered by run_wait, not again by the signal
+    assert worker.run_wait("a", 9.0, 0.0) == 0.0  # from the cache
+    assert all(t.daemon for t in worker._threads)
+    worker.shutdown(wait=False)

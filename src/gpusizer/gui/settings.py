@@ -120,7 +120,8 @@ class Prefs:
     def last_dir(self) -> Path | None:
         """The folder of the last file opened or saved through a dialog."""
         value = self._get("files/last_dir", "")
-        return Path(value) if isinstance(value, str) and value else None
+        ok = isinstance(value, str) and 0 < len(value) <= MAX_PATH_CHARS and "\0" not in value
+        return Path(value) if ok else None
 
     def set_last_dir(self, folder: str | Path) -> None:
         self.qs.setValue("files/last_dir", str(folder))
