@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ..core.cancel import CancelToken
+from ..core.errors import ScenarioError
 from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
 from ..core.pipeline.estimate import estimate
@@ -37,6 +38,27 @@ def _estimate(scenario: Scenario, _token: CancelToken) -> Answer:
         if not hasattr(exc, "field"):
             log.exception("estimate failed")
         return exc
+
+
+def plain_name(s: Scenario) -> str:
+    """The scenario's name for a status-bar sentence, cut short (names may be 1 MB long)."""
+    name = s.name or s.model.name or "the scenario"
+    return name if len(name) <= 80 else name[:79] + "…"
+
+
+def refusal(exc: Exception, edit: bool = False) -> ScenarioError:
+    """The ScenarioError to show for an estimate's failure (a bug's is wrapped)."""
+    if isinstance(exc, ScenarioError):
+        return exc
+    if edit:
+        return ScenarioError("", f"internal error while estimating: {exc}")
+    return ScenarioError("", f"cannot be estimated ({type(exc).__name__}: {str(exc)[:120]})")
+
+
+def dropped_note(exc: Exception) -> str:
+    """The status bar's sentence when the remembered scenario cannot be estimated."""
+    reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+    return f"The last scenario could not be restored and was dropped ({reason}); starting from the default."
 
 
 class Estimator(QObject):

@@ -11,8 +11,9 @@ from typing import Any
 
 from ..core.model.specs import Scenario
 from ..core.pipeline.scenario import parse_scenario
+from .estimator import dropped_note
 from .settings import Prefs
-from .state import DEFAULT_SCENARIO, dropped_note
+from .state import DEFAULT_SCENARIO
 
 log = logging.getLogger(__name__)
 

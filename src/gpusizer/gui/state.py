@@ -20,7 +20,7 @@ from ..core.model.naming import is_derived, with_derived_name
 from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
 from ..core.pipeline.scenario import parse_scenario, scenario_dict
-from .estimator import Answer, Estimator
+from .estimator import Answer, Estimator, dropped_note, plain_name, refusal
 from .undo import SnapshotCommand
 
 log = logging.getLogger(__name__)
@@ -38,27 +38,6 @@ START_WAIT_S = 60.0  # s for the default scenario's estimate at start (a few ms 
 def _named_new(scenario: Scenario | dict[str, Any]) -> Scenario:
     s = parse_scenario(scenario)
     return s if s.name else with_derived_name(s)
-
-
-def plain_name(s: Scenario) -> str:
-    """The scenario's name for a status-bar sentence, cut short (names may be 1 MB long)."""
-    name = s.name or s.model.name or "the scenario"
-    return name if len(name) <= 80 else name[:79] + "…"
-
-
-def refusal(exc: Exception, edit: bool = False) -> ScenarioError:
-    """The ScenarioError to show for an estimate's failure (a bug's is wrapped)."""
-    if isinstance(exc, ScenarioError):
-        return exc
-    if edit:
-        return ScenarioError("", f"internal error while estimating: {exc}")
-    return ScenarioError("", f"cannot be estimated ({type(exc).__name__}: {str(exc)[:120]})")
-
-
-def dropped_note(exc: Exception) -> str:
-    """The status bar's sentence when the remembered scenario cannot be estimated."""
-    reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
-    return f"The last scenario could not be restored and was dropped ({reason}); starting from the default."
 
 
 def get_path(obj: Any, path: str) -> Any:

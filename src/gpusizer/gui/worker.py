@@ -1,5 +1,7 @@
 """One background worker for the window's slow questions: the sizing advisor's "GPUs needed"
-(gui/advisor.py) and the Hardware tab's comparison (charts/hardware.py).
+(gui/advisor.py), the Hardware tab's comparison (charts/hardware.py), the window's estimates
+(gui/estimator.py), Models That Fit (gui/fit_models.py) and the variants chart's estimates
+(charts/background.py).
 
 After napari's ``create_worker`` / superqt's ``thread_worker`` (napari/_qt/qthreading.py):
 the work is a plain function run in a worker thread, its result comes back as a Qt signal in
@@ -32,7 +34,6 @@ responsive while the worker searches.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -45,56 +46,11 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 
 from ..core.cancel import Cancelled, CancelToken
 from ..core.errors import ScenarioError
+from .daemon_pool import DaemonPool
 
 log = logging.getLogger(__name__)
 Work = Callable[[Any, CancelToken], Any]  # (payload, token) -> result, in the worker thread
 NOT_YET = object()  # run_wait: the result comes later, through ``finished``
-
-
-class DaemonPool:
-    """One daemon thread running submitted jobs in order, with ThreadPoolExecutor's
-    ``submit`` and ``shutdown``. ThreadPoolExecutor's threads are joined at interpreter exit
-    (concurrent.futures' atexit hook), so a 10 s estimate kept the process alive after its
-    window had closed; a daemon thread is abandoned instead."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-        self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None]
-        self._jobs = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._closed = False
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        if self._closed:
-            raise RuntimeError("cannot schedule new futures after shutdown")
-        future: Future[Any] = Future()
-        self._jobs.put((future, fn, args))
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
-            self._thread.start()
-        return future
-
-    def _loop(self) -> None:
-        while (item := self._jobs.get()) is not None:
-            future, fn, args = item
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(fn(*args))
-                except BaseException as exc:  # handed to whoever waits on the future
-                    future.set_exception(exc)
-
-    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
-        self._closed = True
-        while cancel_futures:
-            try:
-                item = self._jobs.get_nowait()
-            except queue.Empty:
-                break
-            if item is not None:
-                item[0].cancel()
-        self._jobs.put(None)
-        if wait and self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join()
 
 
 class LruCache:
