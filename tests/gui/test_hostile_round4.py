@@ -152,6 +152,18 @@ def test_a_heavy_last_scenario_does_not_delay_the_start(qtbot, temp_settings, gu
     assert gui_thread_estimates == []
 
 
+def test_quitting_before_a_heavy_estimate_keeps_the_scenario(qtbot, temp_settings):
+    """Closed before the restored scenario's estimate came, the window saved the default over
+    it: the next start lost the user's scenario."""
+    prefs = Prefs()
+    prefs.save_last_scenario(HEAVY)
+    prefs.sync()
+    w = _start(qtbot)
+    assert w.state.estimating
+    w.close()
+    assert Prefs().last_scenario()["serving"]["requests"] == 300_000
+
+
 def test_models_that_fit_searches_off_the_gui_thread(qtbot, window, monkeypatch, gui_thread_estimates):
     """View > Models That Fit ran its search on the GUI thread, again after each edit: 8-35 s
     for a heavy scenario. A search slower than the wait leaves the window answering."""

@@ -352,7 +352,9 @@ class MainWindow(QMainWindow):
         self.prefs.set_geometry("splitter_main", self.splitter.saveState())
         self.prefs.set_geometry("splitter_right", self.right_split.saveState())
         self.prefs.units = self.unit
-        self.prefs.save_last_scenario(scenario_dict(self.state.scenario))
+        # A scenario still being estimated (a heavy one opened or restored) is the one to keep:
+        # quitting before its estimate came saved the default over it.
+        self.prefs.save_last_scenario(scenario_dict(self.state.latest))
         self.prefs.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -298,6 +298,11 @@ class ScenarioState(QObject):
         return self.estimator.wait(timeout)
 
     @property
+    def latest(self) -> Scenario:
+        """The scenario last opened or restored, whether its estimate has come or not."""
+        return self._replacing or self._scenario
+
+    @property
     def estimating(self) -> bool:
         """Whether an estimate is still to come (the window shows the previous one)."""
         return self.estimator.pending
