@@ -4,6 +4,10 @@ Panels push edits here (through :mod:`gpusizer.gui.binding`) and listen to the s
 never talk to each other. An edit is a dotted path and a value (``"parallelism.tensor", 4``).
 Edits that make the scenario invalid are kept as *pending* so the widget keeps what the user
 typed, while the last valid scenario and estimate stay on screen, marked stale.
+
+Estimates come from the background worker (gui/estimator.py), never from the GUI thread: an
+answer within 0.2 s comes with the edit; a slower one (a heavy serving load) later, the edit
+kept as pending meanwhile, and a whole scenario (open, restore, undo) shown when it comes.
 """
 
 from __future__ import annotations
