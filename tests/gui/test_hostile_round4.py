@@ -14,6 +14,25 @@ from gpusizer.gui.settings import Prefs
 from .helpers import mismatches
 
 
+@pytest.fixture(autouse=True)
+def real_waits(monkeypatch):
+    """The window's own waits (tests/gui/conftest.py lengthens them for other tests); after
+    each test, the threads of estimates a closed window abandoned are let finish, so that
+    they do not slow the tests after this one."""
+    import threading
+
+    from gpusizer.gui import estimator, fit_models
+    from gpusizer.gui.charts import background
+
+    for module in (estimator, fit_models, background):
+        monkeypatch.setattr(module, "WAIT_S", 0.2)
+    before = set(threading.enumerate())
+    yield
+    for thread in set(threading.enumerate()) - before:
+        if thread.daemon and thread.name.startswith("gpusizer-"):
+            thread.join(60)
+
+
 def _start(qtbot) -> MainWindow:
     w = MainWindow()
     qtbot.addWidget(w)
@@ -263,28 +282,36 @@ def test_screenshot_refuses_a_fifo_at_once(tmp_path, capsys):
     assert err.count("\n") == 1 and "FIFO" in err
 
 
-def test_screenshot_on_a_full_disk_keeps_the_old_picture(qapp, tmp_path, monkeypatch, capsys):
-    import errno
-    import os
+FULL_DISK = """
+import errno, os, sys
+real_write = os.write
+def full(fd, data):  # half of the first chunk lands, then ENOSPC
+    if len(data) > 1:
+        return real_write(fd, bytes(data[: len(data) // 2]))
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+os.write = full
+from gpusizer.gui.app import main
+sys.exit(main(["--screenshot", sys.argv[1], "--size", "800x600"]))
+"""
 
-    from gpusizer.gui.app import main
+
+def test_screenshot_on_a_full_disk_keeps_the_old_picture(tmp_path):
+    """Run in its own process: the app's event loop, once quit, would stop the tests' own."""
+    import os
+    import subprocess
+    import sys
 
     (tmp_path / "out").mkdir()
     out = tmp_path / "out" / "shot.png"
     out.write_bytes(b"the old picture")
-    real_write = os.write
-
-    def full(fd, data):  # half of the first chunk lands, then ENOSPC
-        if len(data) > 1:
-            return real_write(fd, bytes(data[: len(data) // 2]))
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-    monkeypatch.setattr(os, "write", full)
-    assert main(["--screenshot", str(out), "--size", "800x600"]) == 1
-    monkeypatch.undo()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "GPUSIZER_SETTINGS_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(out)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1, done.stderr
     assert out.read_bytes() == b"the old picture"
     assert [p.name for p in out.parent.iterdir()] == ["shot.png"]  # no temporary file left
-    assert "No space left" in capsys.readouterr().err
+    assert "No space left" in done.stderr
 
 
 def test_screenshot_has_no_size_hint_warnings(tmp_path):

@@ -67,9 +67,9 @@ class Estimator(QObject):
 
     arrived = Signal(object, object)
 
-    def __init__(self, parent: QObject | None = None, wait_s: float = WAIT_S) -> None:
+    def __init__(self, parent: QObject | None = None, wait_s: float | None = None) -> None:
         super().__init__(parent)
-        self.wait_s = wait_s
+        self.wait_s = WAIT_S if wait_s is None else wait_s  # read now: tests set the module's
         self.worker = BackgroundWorker(
             _estimate, self, delay_ms=0, cache_size=1, name="gpusizer-estimate", daemon=True
         )
