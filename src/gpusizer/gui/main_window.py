@@ -32,6 +32,7 @@ from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
 from .elide import elide, labelled
 from .files import FileController
+from .gc_guard import collect_in_gui_thread
 from .hardware.settings import load_noted as load_hardware_view
 from .hardware.settings import remember, remembered
 from .icon import app_icon
@@ -68,6 +69,7 @@ class MainWindow(QMainWindow):
         defer_charts: bool = False,
     ) -> None:
         super().__init__()
+        collect_in_gui_thread()  # workers estimate now: a collection there could free Qt objects
         self._defer_charts = defer_charts
         self._charts_queued = False
         self._shared = False  # the chart/details heights set once (see _share_height)
