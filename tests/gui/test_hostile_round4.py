@@ -180,7 +180,8 @@ def test_quitting_before_a_heavy_estimate_keeps_the_scenario(qtbot, temp_setting
     w = _start(qtbot)
     assert w.state.estimating
     w.close()
-    assert Prefs().last_scenario()["serving"]["requests"] == 300_000
+    kept = Prefs().last_scenario()
+    assert kept is not None and kept["serving"]["requests"] == 300_000
 
 
 def test_models_that_fit_searches_off_the_gui_thread(qtbot, window, monkeypatch, gui_thread_estimates):
@@ -350,7 +351,12 @@ def test_run_wait_answers_each_request_once(qtbot):
     from gpusizer.gui.worker import NOT_YET, BackgroundWorker
 
     got: list[tuple[str, float]] = []
-    worker = BackgroundWorker(lambda seconds, _token: (time.sleep(seconds), seconds)[1], daemon=True)
+
+    def nap(seconds: float, _token: object) -> float:
+        time.sleep(seconds)
+        return seconds
+
+    worker = BackgroundWorker(nap, daemon=True)
     worker.finished.connect(lambda key, result: got.append((key, result)))
     assert worker.run_wait("a", 0.0, 5.0) == 0.0
     assert worker.run_wait("b", 0.5, 0.01) is NOT_YET
