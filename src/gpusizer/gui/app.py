@@ -17,7 +17,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._version import __version__
 from ..core.views.settings import chart_keys
@@ -42,7 +42,9 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG, exit")
     p.add_argument("--scenario", metavar="FILE", help="scenario for --screenshot")
     p.add_argument("--tab", choices=chart_keys(aliases=True), default="memory", help="chart tab to show")
-    p.add_argument("--size", default="1440x900", help="window size for --screenshot (WxH)")
+    p.add_argument(
+        "--size", default="1440x900", help="window size for --screenshot (WxH, 320x240 to 7680x4320)"
+    )
     p.add_argument(
         "--check-libraries",
         action="store_true",
@@ -102,26 +104,6 @@ def _close(app: QApplication, window: MainWindow | None) -> None:
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-def _estimates(scenario: Any) -> None:
-    """ScenarioError unless the estimator takes the scenario (one line, exit 2, never a
-    traceback)."""
-    from ..core.errors import ScenarioError
-    from ..core.pipeline.estimate import estimate
-
-    try:
-        estimate(scenario)
-    except ScenarioError:
-        raise
-    except Exception as exc:  # the estimator's own failure on odd input
-        raise ScenarioError("", f"cannot be estimated ({type(exc).__name__})") from None
-
-
-def _load(path: str) -> Any:
-    from ..io.scenario_file import load_scenario
-
-    return load_scenario(path)
-
-
 def platform_problem() -> str:
     """Why the window cannot start here ("" when it can): printed as one line instead of
     letting Qt abort with a core dump."""
@@ -144,51 +126,6 @@ def check_libraries() -> int:
         state = "ok     " if so in present else "MISSING" if so in missing else "system "
         print(f"{state} {so} ({XCB_LIBRARIES[so]})")
     return 1 if missing else 0
-
-
-def screenshot(args: argparse.Namespace) -> int:
-    """Render the main window to ``args.screenshot`` and return the exit code."""
-    from PySide6.QtCore import QTimer
-
-    from ..core.errors import ScenarioError
-    from .main_window import MainWindow
-
-    try:
-        scenario = _load(args.scenario) if args.scenario else None
-        width, height = (int(v) for v in args.size.lower().split("x"))
-        if scenario is not None:
-            _estimates(scenario)
-    except (ScenarioError, ValueError) as exc:
-        print(f"gpusizer: {str(exc)[:300]}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    problem = platform_problem()
-    if problem:
-        print(problem, file=sys.stderr)
-        return EXIT_NO_PLATFORM
-    app = make_app()
-    window = MainWindow(scenario, restore=False)
-    window.resize(width, height)
-    window.tabs.select(args.tab)
-    window.show()
-    result = {"code": 1}
-
-    def shoot() -> None:
-        window.advisor.wait()  # the advice normally waits for editing to pause
-        chart = window.tabs.current_chart()
-        if chart is not None:  # a chart that computes in the background (Hardware tab)
-            chart.wait_settled()
-        for _ in range(3):  # the advice re-wraps the summary: let the layouts settle
-            app.processEvents()
-        ok = window.grab().save(args.screenshot)
-        if not ok:
-            print(f"gpusizer: cannot write {args.screenshot}", file=sys.stderr)
-        result["code"] = 0 if ok else 1
-        app.quit()
-
-    QTimer.singleShot(0, shoot)
-    app.exec()
-    _close(app, window)
-    return result["code"]
 
 
 STARTUP_PROBE_ENV = "GPUSIZER_STARTUP_PROBE"  # quit once the first frame is painted (timing)
@@ -285,8 +222,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.check_libraries:
         return check_libraries()
     if args.screenshot:
+        from .screenshot import screenshot
+
         _headless_default()
-        return screenshot(args)
+        return screenshot(args, make_app, _close, platform_problem)
     return interactive(args)
 
 

@@ -1,18 +1,19 @@
 """View > Models That Fit: the models that run on the scenario's machine (its GPU, layout,
 workload, framework and precision; core/sizing/fit_models.py), largest first. Double-click a
 row to load that model (one undo step). The list follows the scenario while the window is
-open: the search takes about 30 ms (300 ms at most), once editing pauses, in the window's
-background worker (gui/worker.py), so that the window never waits on it."""
+open: the search takes 22-54 ms (benchmarks/bench_fit_models.py), but seconds for a heavy
+scenario (a serving load of 300,000 requests: 8-35 s, rerun at each edit, froze the window),
+so it runs in a background worker (gui/worker.py), once editing pauses; an answer within
+:data:`WAIT_S` is shown at once, a slower one when it comes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from ..core.cancel import CancelToken
-from ..core.errors import ScenarioError
 from ..core.model.presets import scenario_gpu
 from ..core.model.specs import Scenario
 from ..core.registry.dtypes import DTYPES
@@ -20,19 +21,10 @@ from ..io.units import fmt_bytes
 from ..io.wording import duration
 from .advisor import scenario_key
 from .state import ScenarioState
-from .worker import BackgroundWorker
+from .worker import NOT_YET, BackgroundWorker
 
 IDLE_MS = 150
-MAX_CACHED = 16  # machines remembered (going back to a recent one answers at once)
-
-
-def _models(scenario: Scenario, _token: CancelToken) -> list[dict[str, Any]]:
-    """In the worker thread: the models that fit (core/sizing/fit_models.py)."""
-    from ..core.sizing.fit_models import models_that_fit
-
-    return models_that_fit(scenario)
-
-
+WAIT_S = 0.2  # s the GUI thread waits for the list before it says "searching"
 HEAD = ("Model", "Parameters", "Needs per GPU", "Spare per GPU", "Speed", "Longest context", "System RAM")
 
 
@@ -42,6 +34,13 @@ def _speed(row: dict[str, Any]) -> str:
     if row["time_seconds"] is not None:
         return duration(row["time_seconds"])
     return ""
+
+
+def _search(scenario: Scenario, _token: CancelToken) -> list[dict[str, Any]]:
+    """In the worker thread: the models that fit (core/sizing/fit_models.py)."""
+    from ..core.sizing.fit_models import models_that_fit
+
+    return models_that_fit(scenario)
 
 
 def cells(row: dict[str, Any], unit: str) -> list[str]:
@@ -83,49 +82,60 @@ class FitModelsDialog(QDialog):
         lay.addWidget(self.heading)
         lay.addWidget(self.table, 1)
         self.resize(1060, 560)
-        self._asked: Scenario | None = None  # the scenario of the last request
+        self._timer = QTimer(self, singleShot=True, interval=IDLE_MS)
+        self._timer.timeout.connect(self.refresh)
         self.worker = BackgroundWorker(
-            _models, self, delay_ms=IDLE_MS, cache_size=MAX_CACHED, name="gpusizer-fit-models"
+            _search, self, delay_ms=0, cache_size=8, name="gpusizer-fit-models", daemon=True
         )
-        self.worker.finished.connect(lambda key, rows: self._show(key, rows, ""))
-        self.worker.failed.connect(lambda key, msg: self._show(key, [], msg))
+        self.worker.finished.connect(self._found)
+        self.worker.failed.connect(self._found)
+        self._asked: tuple[str, Scenario] | None = None
         state.scenarioChanged.connect(self._changed)
 
     def _changed(self, _scenario: Scenario) -> None:
         if self.isVisible():
-            self.request()
+            self._timer.start()
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
-        self.request()
-
-    def request(self) -> None:
-        """Search again for the scenario, in the background once editing pauses (at once
-        when it was searched lately)."""
-        self._asked = s = self.state.scenario
-        self.worker.request(scenario_key(s), s)
+        self.refresh()
 
     def refresh(self) -> None:
-        """Search again for the scenario now, on this thread (scripts and screenshots)."""
-        self._asked = s = self.state.scenario
-        try:
-            rows, error = self.worker.run_now(scenario_key(s), s), ""
-        except ScenarioError as exc:
-            rows, error = [], str(exc)
-        self._show(scenario_key(s), rows, error)
+        """Search again for the scenario now, in the worker (shown at once when it answers
+        within :data:`WAIT_S`, else when it comes)."""
+        s = self.state.scenario
+        key = scenario_key(s)
+        self._asked = (key, s)
+        rows = self.worker.run_wait(key, s, WAIT_S)
+        if rows is NOT_YET:
+            self.heading.setText("Searching the models that fit this machine…")
+            return
+        self._found(key, rows)
 
-    def _show(self, key: str, rows: list[dict[str, Any]], error: str) -> None:
-        s = self._asked
-        if s is None or key != scenario_key(s):
+    def _found(self, key: str, rows: Any) -> None:
+        if self._asked is None or key != self._asked[0]:
             return  # an older scenario's list
-        self.rows = rows
-        self.heading.setText(f"No list: {error}" if error else self._heading(s))
+        s, self._asked = self._asked[1], None
+        if isinstance(rows, list):
+            self.rows = rows
+            self.heading.setText(self._heading(s))
+        else:  # a ScenarioError (run_wait) or its message (failed)
+            self.rows = []
+            self.heading.setText(f"No list: {rows}")
         self._blocks = {r["model"]: self._block(r, s) for r in self.rows}
         self._fill()
 
-    def wait(self, timeout: float = 30.0) -> bool:
-        """Wait for the list of the scenario last asked (tests, screenshots)."""
-        return self.worker.wait(timeout)
+    def wait(self, timeout: float = 120.0) -> bool:
+        """Wait for the list still to come and show it; True when none is left (tests)."""
+        if self._asked is not None:
+            self.worker.wait(timeout)
+        return self._asked is None
+
+    def shutdown(self) -> None:
+        """The window closes: a search still running is abandoned, not waited for."""
+        self._timer.stop()
+        self._asked = None
+        self.worker.shutdown(wait=False)
 
     def _heading(self, s: Scenario) -> str:
         gpu = scenario_gpu(s).name

@@ -30,8 +30,10 @@ from .advisor import Advisor
 from .binding import Binder, plain_text
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
+from .elide import elide, labelled
 from .files import FileController
-from .hardware.settings import load as load_hardware_view
+from .gc_guard import collect_in_gui_thread
+from .hardware.settings import load_noted as load_hardware_view
 from .hardware.settings import remember, remembered
 from .icon import app_icon
 from .menus import build_menus
@@ -41,7 +43,7 @@ from .panels import PANELS
 from .settings import Prefs
 from .shortcuts import WindowShortcuts
 from .startup import initial_scenario
-from .state import ScenarioState
+from .state import ESTIMATING, ScenarioState
 from .style import set_role
 from .summary import SummaryHeader
 from .widgets import align_captions
@@ -68,19 +70,22 @@ class MainWindow(QMainWindow):
         defer_charts: bool = False,
     ) -> None:
         super().__init__()
+        collect_in_gui_thread()  # workers estimate now: a collection there could free Qt objects
         self._defer_charts = defer_charts
         self._charts_queued = False
         self._shared = False  # the chart/details heights set once (see _share_height)
+        self._said_estimating = False  # the status bar says an estimate is to come
         self.setObjectName("main_window")
         self.prefs = prefs if prefs is not None else Prefs()
         self.restore = restore
         self.unit = self.prefs.units
         self.fit_models: Any = None  # View > Models That Fit, once opened (gui/fit_models.py)
-        first, dropped = initial_scenario(scenario, self.prefs, restore)
-        self.state = ScenarioState(first, self)
+        first, dropped, remembered_one = initial_scenario(scenario, self.prefs, restore)
+        self.state = ScenarioState(first, self, fallback=remembered_one)
+        dropped = dropped or self.state.start_note
         self.binder = Binder(self.state)
         self.files = FileController(self.state, self.prefs, self)
-        shown = load_hardware_view(self.prefs)
+        shown, view_note = load_hardware_view(self.prefs)
         self.advisor = Advisor(self, margin=shown.margin)
         self.advisor.set_margin(shown.margin, shown.whole_nodes, shown.cards_per_box)
         self.files.advice = lambda: self.advisor.advice_for(self.state.scenario)
@@ -99,7 +104,7 @@ class MainWindow(QMainWindow):
         self._update_title()
         if restore:
             self._restore_geometry()
-        for message in (dropped, *self.dropped_gpus()):
+        for message in (dropped, view_note, *self.dropped_gpus()):
             if message:
                 self.notify(message)
 
@@ -192,10 +197,15 @@ class MainWindow(QMainWindow):
     def _render(self, est: Estimate) -> None:
         """Every view of a new estimate (the visible chart only; the others when shown)."""
         start = time.perf_counter()
-        self.summary.set_estimate(est)
-        self.table.set_estimate(est)
-        self.figures.set_estimate(est)
-        self.tabs.update_from(est.scenario, est)
+        if self._said_estimating:  # it came (statusBar() would make a bar that was not there)
+            self._said_estimating = False
+            if self.statusBar().currentMessage().startswith(ESTIMATING):
+                self.statusBar().clearMessage()
+        scenario, shown = labelled(est.scenario, est)  # names cut before any text layout
+        self.summary.set_estimate(shown)
+        self.table.set_estimate(shown)
+        self.figures.set_estimate(shown)
+        self.tabs.update_from(scenario, shown)
         self.last_render_ms = (time.perf_counter() - start) * 1000
         self.summary.set_advice_pending()
         self.advisor.request(est.scenario)
@@ -226,7 +236,7 @@ class MainWindow(QMainWindow):
 
     def _show_advice(self, scenario: Scenario, option: SizingOption | None) -> None:
         if scenario == self.state.scenario:  # advice for an older scenario is dropped
-            self.summary.set_advice(self.state.estimate, option)
+            self.summary.set_advice(labelled(scenario, self.state.estimate)[1], option)
 
     def apply_layout(self, option: SizingOption | None) -> None:
         """Put the advised option (its techniques, layout, node shape and, serving, requests
@@ -247,8 +257,8 @@ class MainWindow(QMainWindow):
 
     def _update_title(self, *_changed: object) -> None:
         s, path = self.state.scenario, self.files.path
-        name = plain_text(s.name or s.model.name).replace("[*]", "[ * ]")
-        self.setWindowTitle(f"{name}{f' ({path.name})' if path else ''}[*] — GPU Sizer")
+        name = plain_text(elide(s.name or s.model.name)).replace("[*]", "[ * ]")
+        self.setWindowTitle(f"{name}{f' ({elide(path.name)})' if path else ''}[*] — GPU Sizer")
         self.setWindowModified(self.files.modified)
 
     # -- commands --------------------------------------------------------------------------
@@ -286,7 +296,8 @@ class MainWindow(QMainWindow):
         self.fit_models.raise_()
 
     def notify(self, message: str) -> None:
-        self.statusBar().showMessage(plain_text(message), 10000)
+        self._said_estimating = message.startswith(ESTIMATING)
+        self.statusBar().showMessage(plain_text(elide(message, 600)), 10000)
 
     def dropped_gpus(self) -> list[str]:
         """Sentences about user GPUs left out of the list (a damaged "my GPUs" file): the
@@ -357,13 +368,18 @@ class MainWindow(QMainWindow):
         self.prefs.set_geometry("splitter_main", self.splitter.saveState())
         self.prefs.set_geometry("splitter_right", self.right_split.saveState())
         self.prefs.units = self.unit
-        self.prefs.save_last_scenario(scenario_dict(self.state.scenario))
+        # A scenario still being estimated (a heavy one opened or restored) is the one to keep:
+        # quitting before its estimate came saved the default over it.
+        self.prefs.save_last_scenario(scenario_dict(self.state.latest))
         self.prefs.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if not self.files.may_discard("quitting"):
             event.ignore()
             return
+        self.state.shutdown()  # an estimate still running is abandoned, not waited for
+        if self.fit_models is not None:
+            self.fit_models.shutdown()
         self.advisor.shutdown()
         self.tabs.shutdown()
         self.files.importer.worker.shutdown()  # a model still being read

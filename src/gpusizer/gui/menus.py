@@ -11,9 +11,11 @@ from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox, QWidget
 from .._version import __version__
 from ..core.sizing.gpus_needed import gpu_id
 from ..core.views.settings import CHARTS
+from .binding import as_rich
 from .chart_tabs import ChartTabs
 from .check_run import check_run_dialog
 from .dialogs import ask_save, slug
+from .elide import elide
 from .files import FileController
 from .model_import import import_config_dialog, import_model_dialog
 from .my_calibration import forget_dialog
@@ -142,8 +144,10 @@ def fill_recent(w: MenuHost, items: list[str]) -> None:
     menu = w.recent_menu
     menu.clear()
     for i, path in enumerate(items):
-        act = menu.addAction(f"&{i + 1}  {Path(path).name}")
-        act.setToolTip(path)
+        # "&" marks a shortcut in a menu's text; a tooltip guesses rich text, so a file named
+        # "<b>x</b>.json" rendered bold and "<img src=...>" loaded a picture: both literal.
+        act = menu.addAction(f"&{i + 1}  {elide(Path(path).name, 80).replace('&', '&&')}")
+        act.setToolTip(as_rich(elide(path, 600)))
         act.triggered.connect(lambda _c=False, p=path: w.files.open_path(p))
     if not items:
         menu.addAction("No recent files").setEnabled(False)

@@ -72,6 +72,8 @@ class ModelImporter(QObject):
     def _refused(self, key: str, message: str) -> None:
         path = self._paths.get(key)
         if path is not None:
+            # The status bar still said "Importing ..." after the refusal.
+            self.files.state.notice.emit(f"{printable(path.name)} was not imported.")
             self.files.warn("Cannot import model", f"{path.name} was not imported:\n{message}")
 
     def _apply(self, key: str, result: dict[str, Any]) -> None:
@@ -93,7 +95,11 @@ class ModelImporter(QObject):
         except ScenarioError as exc:
             self._refused(key, str(exc))
             return
-        files.state.set_scenario(scenario, label=f"Import {result['name']}")
+        try:
+            files.state.set_scenario(scenario, label=f"Import {result['name']}")
+        except ScenarioError as exc:  # the estimator refuses it: said as a refusal
+            self._refused(key, str(exc))
+            return
         mismatch = table_mismatch(result)
         if mismatch:  # as the CLI says it: imported, but not what the file holds
             files.warn("Model imported with a warning", f"{path.name}: {mismatch}.")

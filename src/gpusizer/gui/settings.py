@@ -23,6 +23,7 @@ from ..core.readfile import parse_json_object
 
 SETTINGS_ENV = "GPUSIZER_SETTINGS_DIR"
 MAX_RECENT = 8
+MAX_PATH_CHARS = 4096
 MAX_SCENARIO_CHARS = 4 * 2**20  # a scenario is a few kB
 MAX_SETTINGS_BYTES = 16 * 2**20  # a few kB in use: a last scenario, geometry, recent files
 
@@ -97,7 +98,9 @@ class Prefs:
     def recent_files(self) -> list[str]:
         value = self._get("files/recent", [])
         items = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-        return [v for v in items if isinstance(v, str) and v and "\0" not in v][:MAX_RECENT]
+        # PATH_MAX bounds a path (4,096 on Linux): longer is damage, and the menu lays it out.
+        ok = [v for v in items[: MAX_RECENT * 4] if isinstance(v, str) and v and "\0" not in v]
+        return [v for v in ok if len(v) <= MAX_PATH_CHARS][:MAX_RECENT]
 
     def add_recent(self, path: str | Path) -> list[str]:
         p = str(Path(path).resolve())
@@ -111,7 +114,8 @@ class Prefs:
     def last_dir(self) -> Path | None:
         """The folder of the last file opened or saved through a dialog."""
         value = self._get("files/last_dir", "")
-        return Path(value) if isinstance(value, str) and value else None
+        ok = isinstance(value, str) and 0 < len(value) <= MAX_PATH_CHARS and "\0" not in value
+        return Path(value) if ok else None
 
     def set_last_dir(self, folder: str | Path) -> None:
         self.qs.setValue("files/last_dir", str(folder))

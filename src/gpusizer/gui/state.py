@@ -4,6 +4,10 @@ Panels push edits here (through :mod:`gpusizer.gui.binding`) and listen to the s
 never talk to each other. An edit is a dotted path and a value (``"parallelism.tensor", 4``).
 Edits that make the scenario invalid are kept as *pending* so the widget keeps what the user
 typed, while the last valid scenario and estimate stay on screen, marked stale.
+
+Estimates come from the background worker (gui/estimator.py), never from the GUI thread: an
+answer within 0.2 s comes with the edit; a slower one (a heavy serving load) later, the edit
+kept as pending meanwhile, and a whole scenario (open, restore, undo) shown when it comes.
 """
 
 from __future__ import annotations
@@ -19,8 +23,8 @@ from ..core.errors import ScenarioError
 from ..core.model.naming import is_derived, with_derived_name
 from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
-from ..core.pipeline.estimate import estimate
 from ..core.pipeline.scenario import parse_scenario, scenario_dict
+from .estimator import Answer, Estimator, dropped_note, plain_name, refusal
 from .undo import SnapshotCommand
 
 log = logging.getLogger(__name__)
@@ -30,6 +34,13 @@ DEFAULT_SCENARIO: dict[str, Any] = {  # unnamed: the name follows the scenario
     "workload": {"kind": "lora", "sequence_length": 4096, "micro_batch_size": 1},
     "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
 }
+ESTIMATING = "Estimating"  # the status bar's word while an estimate is still to come
+START_WAIT_S = 60.0  # s for the default scenario's estimate at start (a few ms when idle)
+
+
+def _named_new(scenario: Scenario | dict[str, Any]) -> Scenario:
+    s = parse_scenario(scenario)
+    return s if s.name else with_derived_name(s)
 
 
 def get_path(obj: Any, path: str) -> Any:
@@ -80,15 +91,17 @@ class ScenarioState(QObject):
         parent: QObject | None = None,
         delay_ms: int = 30,
         merge_ms: int = 1000,
+        fallback: bool = False,
     ):
+        """``fallback``: a first scenario the estimator refuses gives way to the default and
+        :attr:`start_note` says why (a remembered one), instead of raising ScenarioError."""
         super().__init__(parent)
-        self._scenario = parse_scenario(scenario if scenario is not None else DEFAULT_SCENARIO)
-        if not self._scenario.name:
-            self._scenario = with_derived_name(self._scenario)
-        self._estimate: Estimate = estimate(self._scenario)
+        self.estimator = Estimator(self)
+        self.estimator.arrived.connect(self._arrived)
         self._pending: dict[str, Any] = {}
         self._queued: dict[str, Any] = {}
         self._error: ScenarioError | None = None
+        self._replacing: Scenario | None = None  # a whole scenario whose estimate is to come
         self.merge_ms = merge_ms
         self._last_edit: tuple[str, float] = ("", 0.0)
         self.undo_stack = QUndoStack(self)
@@ -98,6 +111,32 @@ class ScenarioState(QObject):
         # Throttle, not restart: a held spin-box arrow still redraws every ~30 ms.
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
         self._timer.timeout.connect(self.flush)
+        self.start_note = ""  # what the window says about the first scenario
+        self._scenario, self._estimate = self._first(
+            _named_new(scenario if scenario is not None else DEFAULT_SCENARIO), fallback
+        )
+
+    def _first(self, first: Scenario, fallback: bool) -> tuple[Scenario, Estimate]:
+        """The scenario to start on and its estimate, each from the worker: the default (an
+        estimate of a few ms) at once, the one given when it comes within the estimator's
+        wait, else later (a heavy saved scenario must not delay the window)."""
+        default = _named_new(DEFAULT_SCENARIO)
+        base = self.estimator.ask(default, None, wait_s=START_WAIT_S)
+        if not isinstance(base, Estimate):
+            raise ScenarioError("", f"the default scenario cannot be estimated ({base})")
+        if first == default:
+            return default, base
+        answer = self.estimator.ask(first, ("start", first, False, ""))
+        if isinstance(answer, Estimate):
+            return first, answer
+        if answer is None:
+            self._replacing = first
+            self.start_note = f"{ESTIMATING} {plain_name(first)}: it follows when ready."
+        elif fallback:
+            self.start_note = dropped_note(answer)
+        else:
+            raise refusal(answer)
+        return default, base
 
     # -- reading ---------------------------------------------------------------------------
     @property
@@ -159,35 +198,46 @@ class ScenarioState(QObject):
         self._try_apply(pending, key=next(iter(queued)), single=len(queued) == 1)
 
     def _try_apply(self, pending: dict[str, Any], key: str, single: bool = True) -> None:
-        data = scenario_dict(self._scenario)
+        base = self._replacing or self._scenario  # an edit during an open applies to the file
+        data = scenario_dict(base)
         for path in sorted(pending, key=len):  # parents first, then their fields
             set_path(data, path, pending[path])
         try:
-            scenario = self._named(parse_scenario(data), "name" in pending)
-            est = estimate(scenario)
+            scenario = self._named(parse_scenario(data), "name" in pending, base)
         except ScenarioError as exc:
-            self._pending, self._error = pending, exc
-            self.errorChanged.emit(exc)
-            self.changed.emit()
+            self._refused(pending, exc)
             return
-        except Exception as exc:  # a bug in the estimator must not reach the user as a crash
-            log.exception("estimate failed")
+        self._replacing = None
+        answer = self.estimator.ask(scenario, ("edit", scenario, pending, key, single))
+        if answer is None:  # slow: the form keeps the edits until the estimate comes
             self._pending = pending
-            self._error = ScenarioError("", f"internal error while estimating: {exc}")
-            self.errorChanged.emit(self._error)
             self.changed.emit()
+            self.notice.emit(f"{ESTIMATING} the edit: it follows when ready.")
+            return
+        self._settle_edit(scenario, pending, key, single, answer)
+
+    def _settle_edit(
+        self, scenario: Scenario, pending: dict[str, Any], key: str, single: bool, answer: Answer
+    ) -> None:
+        if isinstance(answer, Exception):
+            self._refused(pending, refusal(answer, edit=True))
             return
         self._pending = {}
         before = self._scenario
-        self._commit(scenario, est)
+        self._commit(scenario, answer)
         if scenario != before:
             self._record(before, scenario, key, single)
 
-    def _named(self, scenario: Scenario, renamed: bool) -> Scenario:
+    def _refused(self, pending: dict[str, Any], exc: ScenarioError) -> None:
+        self._pending, self._error = pending, exc
+        self.errorChanged.emit(exc)
+        self.changed.emit()
+
+    def _named(self, scenario: Scenario, renamed: bool, base: Scenario) -> Scenario:
         """An edit keeps a name that follows the scenario following it (a gpt-oss on
         RTX 4090 setup still read "Llama 3.1 8B, LoRA on one H100"); a name the user typed
         stays; an emptied name follows the scenario again."""
-        if not scenario.name or (not renamed and is_derived(self._scenario)):
+        if not scenario.name or (not renamed and is_derived(base)):
             return with_derived_name(scenario)
         return scenario
 
@@ -212,17 +262,20 @@ class ScenarioState(QObject):
         self, scenario: Scenario | dict[str, Any], record: bool = True, label: str = "Load scenario"
     ) -> None:
         """Replace the whole scenario (open, new, undo). Invalid input raises ScenarioError and
-        changes nothing."""
-        s = parse_scenario(scenario)
-        if not s.name:
-            s = with_derived_name(s)
-        try:
-            est = estimate(s)
-        except ScenarioError:
-            raise
-        except Exception as exc:  # an estimator failure refuses the scenario, never crashes
-            log.exception("estimate failed")
-            raise ScenarioError("", f"cannot be estimated ({type(exc).__name__}: {str(exc)[:120]})") from None
+        changes nothing; a scenario whose estimate takes longer is shown when it comes (a
+        refusal then is said in the status bar)."""
+        s = _named_new(scenario)
+        answer = self.estimator.ask(s, ("replace", s, record, label))
+        if answer is None:
+            self._replacing = s
+            self.notice.emit(f"{ESTIMATING} {plain_name(s)}: it follows when ready.")
+            return
+        self._replacing = None
+        if isinstance(answer, Exception):
+            raise refusal(answer)
+        self._replace(s, answer, record, label)
+
+    def _replace(self, s: Scenario, est: Estimate, record: bool, label: str) -> None:
         self._timer.stop()
         self._queued, self._pending = {}, {}
         before = self._scenario
@@ -231,6 +284,37 @@ class ScenarioState(QObject):
         self._commit(s, est)
         if record and s != before:
             self.undo_stack.push(SnapshotCommand(self, before, s, "", False, label))
+
+    def _arrived(self, ticket: tuple[Any, ...], answer: Answer) -> None:
+        """A slow estimate's answer (the last one asked for: the estimator drops older ones)."""
+        kind, scenario, first, second = ticket[0], ticket[1], ticket[2], ticket[3]
+        self._replacing = None
+        if kind == "edit":
+            self._settle_edit(scenario, first, second, ticket[4], answer)
+        elif isinstance(answer, Estimate):
+            self._replace(scenario, answer, first, second)
+        elif kind == "start":
+            self.notice.emit(dropped_note(answer))
+        else:
+            self.notice.emit(f"Not opened: {refusal(answer)}")
+
+    def wait(self, timeout: float = 120.0) -> bool:
+        """Wait for an estimate still to come and show it; True when none is left."""
+        return self.estimator.wait(timeout)
+
+    @property
+    def latest(self) -> Scenario:
+        """The scenario last opened or restored, whether its estimate has come or not."""
+        return self._replacing or self._scenario
+
+    @property
+    def estimating(self) -> bool:
+        """Whether an estimate is still to come (the window shows the previous one)."""
+        return self.estimator.pending
+
+    def shutdown(self) -> None:
+        """The window closes: an estimate still running is abandoned, not waited for."""
+        self.estimator.shutdown()
 
     def restore(self, scenario: Scenario) -> None:
         """Undo/redo entry point: show a snapshot without recording it."""

@@ -1,5 +1,7 @@
 """One background worker for the window's slow questions: the sizing advisor's "GPUs needed"
-(gui/advisor.py) and the Hardware tab's comparison (charts/hardware.py).
+(gui/advisor.py), the Hardware tab's comparison (charts/hardware.py), the window's estimates
+(gui/estimator.py), Models That Fit (gui/fit_models.py) and the variants chart's estimates
+(charts/background.py).
 
 After napari's ``create_worker`` / superqt's ``thread_worker`` (napari/_qt/qthreading.py):
 the work is a plain function run in a worker thread, its result comes back as a Qt signal in
@@ -17,7 +19,12 @@ One policy for every use:
   does not grow without bound; going back to a recent scenario answers at once).
 - **Stale results**: a job's result is cached, but shown only if its key is still the one
   last requested.
-- **Shutdown**: :meth:`shutdown` cancels the job and joins the thread (the window's close).
+- **Shutdown**: :meth:`shutdown` cancels the job and joins the thread (the window's close);
+  ``shutdown(wait=False)`` abandons a job that cannot be cancelled (an estimate), whose
+  thread is then a daemon (``daemon=True``): the process exits without waiting for it.
+- **Now or later**: :meth:`run_wait` starts a job at once and waits a bounded time for it, so
+  that a quick answer (most estimates: 0.1-60 ms) is shown with the edit that asked for it,
+  and a slow one follows through ``finished`` while the window stays responsive.
 
 The search takes 5 ms to about a second on this 2-core machine (benchmarks/bench_hardware.py);
 Python holds the GIL for one switch interval (5 ms) at a time, so the GUI thread stays
@@ -39,9 +46,11 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
 
 from ..core.cancel import Cancelled, CancelToken
 from ..core.errors import ScenarioError
+from .daemon_pool import DaemonPool
 
 log = logging.getLogger(__name__)
 Work = Callable[[Any, CancelToken], Any]  # (payload, token) -> result, in the worker thread
+NOT_YET = object()  # run_wait: the result comes later, through ``finished``
 
 
 class LruCache:
@@ -98,15 +107,19 @@ class BackgroundWorker(QObject):
         delay_ms: int = 60,
         cache_size: int = 32,
         name: str = "gpusizer-worker",
+        daemon: bool = False,
     ) -> None:
         super().__init__(parent)
         self.work = work
         self.cache = LruCache(cache_size)
         self.current = ""  # the key last requested
         self.idle = True  # nothing pending or running for the last request
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._pool: ThreadPoolExecutor | DaemonPool = (
+            DaemonPool(name) if daemon else ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        )
+        self._taken: set[CancelToken] = set()  # jobs whose result run_wait has handed over
         self._pending: tuple[str, Any] | None = None
-        self._running: tuple[str, CancelToken, Future[None]] | None = None
+        self._running: tuple[str, CancelToken, Future[tuple[Any, str]]] | None = None
         # Deleted with its window without a shutdown: stop the job (a plain function that
         # holds the pool and the token list, not this object).
         self._tokens: list[CancelToken] = []
@@ -160,6 +173,36 @@ class BackgroundWorker(QObject):
             self._running[1].cancel()
             self._running = None
 
+    def run_wait(self, key: str, payload: Any, timeout: float) -> Any:
+        """Start ``key``'s job at once (cancelling a running one) and wait up to ``timeout``
+        seconds: its result (an error: :class:`ScenarioError`), or :data:`NOT_YET` when it
+        takes longer; ``finished`` or ``failed`` then brings it (never both)."""
+        if key in self.cache:
+            self.current = key
+            self._timer.stop()
+            self._pending = None
+            self.cancel()
+            self._settle()
+            return self.cache.get(key)
+        self.current = key
+        self.idle = False
+        self._pending = (key, payload)
+        self.start()
+        if self._running is None:  # shut down
+            return NOT_YET
+        _key, token, future = self._running
+        wait_for([future], timeout)
+        if not future.done():
+            return NOT_YET
+        self._taken.add(token)  # its queued answer is dropped when it comes
+        self._running = None
+        self._settle()
+        result, error = future.result()
+        if error:
+            return ScenarioError("", error)
+        self.cache.put(key, result)
+        return result
+
     def run_now(self, key: str, payload: Any) -> Any:
         """The result for ``key``: cached, or computed here in the calling thread (a report
         being written needs it now)."""
@@ -179,15 +222,16 @@ class BackgroundWorker(QObject):
         QCoreApplication.processEvents()  # deliver the queued result
         return future is None or future.done()
 
-    def shutdown(self) -> None:
-        """Cancel everything and join the worker thread (the window is closing)."""
+    def shutdown(self, wait: bool = True) -> None:
+        """Cancel everything and join the worker thread (the window is closing); with
+        ``wait=False`` a job that does not stop is abandoned (see ``daemon``)."""
         self._closed = True
         self._timer.stop()
         self._pending = None
         self.cancel()
         for token in self._tokens:
             token.cancel()
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pool.shutdown(wait=wait, cancel_futures=True)
 
     @property
     def alive(self) -> bool:
@@ -196,6 +240,9 @@ class BackgroundWorker(QObject):
 
     # -- back in the GUI thread ------------------------------------------------------------
     def _on_done(self, key: str, result: Any, error: str, token: CancelToken) -> None:
+        if token in self._taken:
+            self._taken.discard(token)
+            return
         if self._running is not None and self._running[1] is token:
             self._running = None
         if not error:
@@ -221,22 +268,24 @@ class BackgroundWorker(QObject):
 
 def _run(
     work: Work, relay: _Relay, threads: set[threading.Thread], key: str, payload: Any, token: CancelToken
-) -> None:
-    """In the worker thread: ``work(payload, token)``, its answer sent through ``relay``."""
+) -> tuple[Any, str]:
+    """In the worker thread: ``work(payload, token)``, its answer sent through ``relay`` and
+    returned as (result, error) for :meth:`BackgroundWorker.run_wait`."""
     threads.add(threading.current_thread())
     try:
         result, error = work(payload, token), ""
     except Cancelled:
-        return
+        return None, "cancelled"
     except ScenarioError as exc:
         result, error = None, str(exc)
     except Exception as exc:  # a bug must not kill the worker: say so where the answer goes
         log.exception("background job failed")
         result, error = None, f"internal error: {exc}"
     relay.done.emit(key, result, error, token)
+    return result, error
 
 
-def _abandon(tokens: list[CancelToken], pool: ThreadPoolExecutor, *_: object) -> None:
+def _abandon(tokens: list[CancelToken], pool: ThreadPoolExecutor | DaemonPool, *_: object) -> None:
     """Stop the job and let the thread end (the worker object is gone)."""
     for token in tokens:
         token.cancel()

@@ -21,6 +21,7 @@ from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...io.units import UNITS
 from ..binding import as_rich
+from ..elide import labelled
 from .export import ExportMixin
 from .items import Legend, LegendSlot, Title
 from .labels import visible_texts
@@ -227,8 +228,8 @@ class ChartBase(ExportMixin, QWidget):
         """Apply :attr:`view` (charts with settings override this)."""
 
     def update_from(self, scenario: Scenario, estimate: Estimate) -> None:
-        """Recompute from a new estimate and redraw."""
-        self._recompute(scenario, estimate)
+        """Recompute from a new estimate and redraw (names elided first: gui/elide.py)."""
+        self._recompute(*labelled(scenario, estimate))
         self.has_data = True
         self._redraw()
         self.relayout()

@@ -27,6 +27,8 @@ from ...core.registry.workloads import WORKLOAD_KINDS
 from ...core.views.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
 from ...io.wording import count
+from ..elide import labelled
+from .background import ChartJob
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, overlaps, place, room_above, scene_rect, set_top
 from .palette import LABEL_PX, font
@@ -59,6 +61,7 @@ class VariantsChart(ChartBase):
 
     def _build(self) -> None:
         self.cmp: Variants | None = None
+        self.job: ChartJob | None = None  # in the window: the variants' estimates in a worker
         self.stack = StackedBars(self.plot, width=0.62)
         # The pool an engine reserves, outlined around what the variant needs.
         self.pools = pg.BarGraphItem(x=[], height=[], width=0.62, brush=None)
@@ -83,6 +86,27 @@ class VariantsChart(ChartBase):
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.cmp = variants(scenario)
+
+    def update_from(self, scenario: Scenario, estimate: Estimate) -> None:
+        """In the window the variants are estimated in a worker (charts/background.py)."""
+        if not self.background:
+            super().update_from(scenario, estimate)
+            return
+        if self.job is None:
+            self.job = ChartJob(self, variants, self._show_variants)
+        self.job.run(labelled(scenario, estimate)[0])
+
+    def _show_variants(self, cmp: Variants) -> None:
+        self.cmp, self.has_data = cmp, True
+        self._redraw()
+        self.relayout()
+
+    def wait_settled(self, timeout_s: float = 30.0) -> bool:
+        return self.job is None or self.job.wait(timeout_s)
+
+    def shutdown(self) -> None:
+        if self.job is not None:
+            self.job.shutdown()
 
     def _redraw(self) -> None:
         cmp = self.cmp

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ...core.errors import ScenarioError
+from ...core.readfile import parse_json_object
 from ...core.views.settings import HardwareView
 from ...io.user_prices import ENV as PRICES_ENV
 from ...io.user_prices import load_user_prices, save_prices
@@ -24,16 +25,29 @@ log = logging.getLogger(__name__)
 KEY = "compare/settings"
 
 
+MAX_VIEW_CHARS = 2**20  # a few hundred bytes in use; prices an older version kept: a few kB
+
+
 def load(prefs: Prefs) -> HardwareView:
     """The settings remembered in the INI (with the prices an older version kept there);
     defaults for anything missing, unknown or damaged."""
+    return load_noted(prefs)[0]
+
+
+def load_noted(prefs: Prefs) -> tuple[HardwareView, str]:
+    """(:func:`load`'s view, a sentence for the status bar when the remembered one was dropped).
+    Read as a scenario file is (core/readfile.py: strict JSON, bounded size and depth): a view
+    nested 100,000 deep raised RecursionError in ``json.loads`` at every start."""
     try:
-        data = json.loads(str(prefs.qs.value(KEY, "") or "{}"))
+        text = prefs.qs.value(KEY, "") or "{}"
+        if not isinstance(text, str) or len(text) > MAX_VIEW_CHARS:
+            raise ValueError("not a short text")
+        data = parse_json_object(text, "settings", "the Hardware tab settings")
         known = {f.name for f in fields(HardwareView)}
-        return HardwareView(**{k: v for k, v in data.items() if k in known}).check()
-    except (ValueError, TypeError, ScenarioError, AttributeError):
-        log.info("Hardware tab settings unreadable; using the defaults")
-        return HardwareView()
+        return HardwareView(**{k: v for k, v in data.items() if k in known}).check(), ""
+    except (ValueError, TypeError, ScenarioError, AttributeError, RecursionError, MemoryError) as exc:
+        log.info("Hardware tab settings unreadable; using the defaults: %s", exc)
+        return HardwareView(), "The Hardware tab settings could not be read; using the defaults."
 
 
 def save(prefs: Prefs, view: HardwareView) -> None:

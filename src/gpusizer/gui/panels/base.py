@@ -18,6 +18,15 @@ class Panel:
         self.box = self.form.box
         self.box.setObjectName("panel_" + self.title.lower())
 
+    def set_shown(self, shown: bool) -> None:
+        """Show or hide the panel. Before the window takes the box (a panel refreshes as it is
+        made) showing it would open it as a window of its own for a moment (the offscreen
+        platform warned "does not support propagateSizeHints()"): a box never hidden shows
+        with its parent anyway (a panel refreshes once before it has one)."""
+        if shown and self.box.parent() is None:
+            return
+        self.box.setVisible(shown)
+
     def kind(self) -> WorkloadKind | None:
         """The scenario's kind of work (core/registry/workloads.py), or None while the field holds an
         unknown id."""

@@ -192,7 +192,7 @@ class ServingPanel(Panel):
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine."""
         kind = self.kind()
-        self.box.setVisible(kind is not None and kind.serves)
+        self.set_shown(kind is not None and kind.serves)
         profile = FRAMEWORKS.get(str(self.state.value("framework")))
         if profile is None:
             return

@@ -98,7 +98,7 @@ class TargetsPanel(Panel):
 
     def refresh(self) -> None:
         kind = self.kind()
-        self.box.setVisible(kind is not None)
+        self.set_shown(kind is not None)
         training = kind is not None and kind.trains
         for key in (
             "targets.users",

@@ -102,7 +102,7 @@ class TrainingPanel(Panel):
     def refresh(self) -> None:
         kind = self.kind()
         training = kind is not None and kind.trains
-        self.box.setVisible(training)
+        self.set_shown(training)
         self.form.show("workload.lora_dropout", kind is not None and kind.is_adapter)
         self.form.show("workload.kbit_prepare", kind is not None and kind.quantised_base)
         loss_kind = LOSS_KINDS.get(str(self.state.value("workload.loss")))

@@ -1,0 +1,65 @@
+"""A chart's own estimates in a background worker (gui/worker.py) when it is in the window.
+
+The Training vs inference chart estimates each variant of the scenario (core/views/variants.py,
+seven estimates): a few ms, but seconds each for a heavy serving load (300,000 requests: 3.4 s
+of CPU per estimate), which froze the window while the tab was shown. In the window the chart
+asks :class:`ChartJob`; an answer within :data:`WAIT_S` is drawn at once (the usual case: the
+chart never shows an older scenario), a slower one when it comes. Outside the window (CLI,
+report) the chart computes in line, as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject
+
+from ...core.cancel import CancelToken
+from ...core.model.specs import Scenario
+from ..advisor import scenario_key
+from ..worker import NOT_YET, BackgroundWorker
+
+log = logging.getLogger(__name__)
+WAIT_S = 0.2  # s the GUI thread waits before it goes on without the answer
+
+
+class ChartJob(QObject):
+    """``run(scenario)``: ``compute(scenario)`` in a worker, then ``show(result)`` in the GUI
+    thread (only the last scenario's); errors are logged and leave the chart as it was."""
+
+    def __init__(
+        self, parent: QObject, compute: Callable[[Scenario], Any], show: Callable[[Any], None]
+    ) -> None:
+        super().__init__(parent)
+        self._show = show
+        self._asked = ""
+
+        def work(scenario: Scenario, _token: CancelToken) -> Any:
+            return compute(scenario)
+
+        self.worker = BackgroundWorker(
+            work, self, delay_ms=0, cache_size=4, name="gpusizer-chart", daemon=True
+        )
+        self.worker.finished.connect(self._done)
+        self.worker.failed.connect(lambda _key, message: log.warning("chart not drawn: %s", message))
+
+    def run(self, scenario: Scenario) -> None:
+        key = self._asked = scenario_key(scenario)
+        result = self.worker.run_wait(key, scenario, WAIT_S)
+        if result is NOT_YET:
+            return
+        if isinstance(result, Exception):
+            raise result  # the chart tabs say so, as for a chart computed in line
+        self._done(key, result)
+
+    def _done(self, key: str, result: Any) -> None:
+        if key == self._asked:
+            self._show(result)
+
+    def wait(self, timeout_s: float) -> bool:
+        return self.worker.wait(timeout_s)
+
+    def shutdown(self) -> None:
+        self.worker.shutdown(wait=False)
