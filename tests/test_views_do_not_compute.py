@@ -46,7 +46,7 @@ ALLOWED: dict[str, dict[str, str]] = {
     "state.py": {"estimate": "the window's one estimate of the scenario (the state owns it)"},
     "estimator.py": {"estimate": "the window's estimate, computed in the background worker"},
     "app.py": {"estimate": "--check and a scenario given on the command line, before any window"},
-    "startup.py": {"estimate": "the last scenario is tried before the window starts on it"},
+    "screenshot.py": {"estimate": "--screenshot checks its scenario before any window opens"},
     "advisor.py": {"gpus_needed": _WORKER},
     "hardware/runner.py": {"size_gpus": _WORKER},
     "fit_models.py": {"models_that_fit": _WORKER},
@@ -65,7 +65,7 @@ ALLOWED: dict[str, dict[str, str]] = {
 
 # The window's estimate may move between these (into the background worker) without this list
 # changing
-WINDOW_ESTIMATE = ("state.py", "estimator.py", "app.py")
+WINDOW_ESTIMATE = ("state.py", "estimator.py", "app.py", "screenshot.py")
 
 INTERNALS = ("gpusizer.core.memory", "gpusizer.core.speed", "gpusizer.core.serving", "gpusizer.core.rules")
 # (gui module, internal module, name): pure look-ups of names, not estimates

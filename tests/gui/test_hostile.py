@@ -148,10 +148,11 @@ def test_names_are_plain_text(window):
 
 def test_advisor_runs_off_the_gui_thread_and_is_cancelled(window, monkeypatch, qtbot):
     import gpusizer.core.sizing.solver as solver
+    import gpusizer.gui.advisor as advisor_module
 
     calls: list[dict] = []
 
-    def slow_plan(scenario, *, gpus=None, cancel=None, **_k):
+    def slow_advice(scenario, *, cancel=None, **_k):  # the advisor's search (gpus_needed)
         call = {"thread": threading.current_thread(), "cancelled": False}
         calls.append(call)
         for _ in range(1000):  # up to 10 s unless cancelled
@@ -159,9 +160,9 @@ def test_advisor_runs_off_the_gui_thread_and_is_cancelled(window, monkeypatch, q
                 call["cancelled"] = True
                 raise solver.PlanCancelled
             time.sleep(0.01)
-        return []
+        return None
 
-    monkeypatch.setattr(solver, "plan", slow_plan)
+    monkeypatch.setattr(advisor_module, "gpus_needed", slow_advice)
     advisor = window.advisor
     find(window, "spin_tensor_parallel").setValue(2)
     window.state.flush()

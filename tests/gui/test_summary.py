@@ -113,7 +113,11 @@ def test_gpus_needed_says_the_need_then_the_purchase_and_a_context_limit() -> No
         }
     )
     text = needs_text(estimate(s), gpus_needed(s))
-    assert "no count runs it" in text and "4,096-token context" in text and "bigger GPU" not in text
+    assert (
+        "no count of H100 SXM 80GB runs it" in text
+        and "4,096-token context" in text
+        and "bigger GPU" not in text
+    )
 
 
 def test_figures_state_the_wall_time_of_training(qtbot) -> None:

@@ -26,12 +26,10 @@ the MLP width.
 from __future__ import annotations
 
 from ..model.architecture import Arch
-from ..model.specs import WorkloadSpec
 from ..registry.loss_kinds import LOSS_KINDS
 from . import loss as lm_loss
 from .activations import ActContext, hf_layer, megatron_top
-
-DEFAULT_LOSS = LOSS_KINDS[WorkloadSpec.model_fields["loss"].default]  # the scenario's default loss
+from .loss import DEFAULT_LOSS
 
 
 def _ffn(arch: Arch, moe_layer: bool) -> float:

@@ -60,7 +60,10 @@ import math
 from dataclasses import dataclass
 
 from ..model.architecture import Arch
+from ..model.specs import WorkloadSpec
 from ..registry.loss_kinds import LOSS_KINDS, LossKind
+
+DEFAULT_LOSS: LossKind = LOSS_KINDS[WorkloadSpec.model_fields["loss"].default]  # the scenario's default
 
 DEFAULT_CHUNKS = 8  # torchtune CEWithChunkedOutputLoss / LinearCrossEntropyLoss num_output_chunks
 

@@ -35,7 +35,7 @@ from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .layouts import activation_layout
 from .loading import loading_note
-from .loss import DEFAULT_CHUNKS, Logits, LossSetup, transients
+from .loss import DEFAULT_CHUNKS, DEFAULT_LOSS, Logits, LossSetup, transients
 from .optimizer_states import optimizer_kind
 from .overhead import reported_bytes
 from .peft import kbit_prepared
@@ -75,7 +75,7 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     w, p = s.workload, s.parallelism
     tokens = w.micro_batch_size * (w.sequence_length // p.context)
     vocab = arch.vocab / p.tensor
-    if activation_layout(s.profile).vocab_parallel_loss and w.loss == "full":
+    if activation_layout(s.profile).vocab_parallel_loss and LOSS_KINDS[w.loss] is DEFAULT_LOSS:
         return 0.0, 4 * tokens * vocab
     pb = 4.0 if kbit_prepared(s) else nbytes(s.precision.activations)
     per = LOSS_KINDS[w.loss].chunk_tokens  # chunks of so many positions of each sequence

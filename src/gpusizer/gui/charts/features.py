@@ -14,6 +14,8 @@ import pyqtgraph as pg
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.views.features import FeatureCurve, feature_curve
+from ..elide import labelled
+from .background import ChartJob
 from .base import ChartBase
 from .sweep import log2_ticks
 
@@ -31,12 +33,40 @@ class FeaturesChart(ChartBase):
         self.plot.setMouseEnabled(x=False, y=False)
         self.engine = ""
         self.model_name = ""
+        self.job: ChartJob | None = None  # in the window: the curve's estimates in a worker
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.data = feature_curve(scenario)
+        self._names(scenario, estimate)
+
+    def _names(self, scenario: Scenario, estimate: Estimate) -> None:
+        shown, _ = labelled(scenario, estimate)  # long names elided before any text layout
         self.engine = scenario.profile.label
         self.gpu_name = estimate.gpu.name
-        self.model_name = scenario.model.name
+        self.model_name = shown.model.name
+
+    def update_from(self, scenario: Scenario, estimate: Estimate) -> None:
+        """In the window the curve's estimates (one per user count, each a load simulation)
+        run in a worker (charts/background.py), as the Training vs inference chart's do."""
+        if not self.background:
+            super().update_from(scenario, estimate)
+            return
+        self._names(scenario, estimate)
+        if self.job is None:
+            self.job = ChartJob(self, feature_curve, self._show_curve)
+        self.job.run(scenario)
+
+    def _show_curve(self, curve: FeatureCurve) -> None:
+        self.data, self.has_data = curve, True
+        self._redraw()
+        self.relayout()
+
+    def wait_settled(self, timeout_s: float = 30.0) -> bool:
+        return self.job is None or self.job.wait(timeout_s)
+
+    def shutdown(self) -> None:
+        if self.job is not None:
+            self.job.shutdown()
 
     def headline(self) -> str:
         c = self.data

@@ -55,7 +55,7 @@ MAX_LABELS = 8  # front points named on the chart (the table names them all)
 # list of provenance fields every option carries
 PROVENANCE = ("system", "user_prices", *PROVENANCE_FIELDS)
 NAME_PX = 230  # widest GPU column before names elide (the tooltip has the full name)
-NAME_MIN_PX = 140  # and the narrowest, when the tab is narrow (1280 px windows)
+NAME_MIN_PX = 115  # and the narrowest, when the tab is narrow (1280 px windows)
 TABLE_SHARE_MAX = 0.75  # the table's most of the tab's width at first; the chart keeps the rest
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
 FRONT_PX, OTHER_PX = 12, 8
@@ -265,7 +265,8 @@ class HardwareChart(ChartBase):
             # range drawn, measured in pixels by the view box.
             self.plot.setRange(xRange=(min(xs), max(xs)), yRange=(min(ys), max(ys)), padding=0.05)
         else:
-            self.note.setText('No price on this basis:\nenter prices in the table\nor switch "Cost when".')
+            # short lines: the chart beside the table is narrow at 1280 px
+            self.note.setText('No price on\nthis basis:\nenter prices in\nthe table or\nswitch "Cost\nwhen".')
             self.note.setPos(0, 0)
             self.plot.setRange(xRange=(-1, 1), yRange=(-1, 1))
         self._mark()
@@ -373,7 +374,10 @@ class HardwareChart(ChartBase):
         (at most TABLE_SHARE_MAX of the tab), the GPU names elide down to NAME_MIN_PX to fit,
         and the chart takes the rest; so at 1280x720 the buyer's columns need no scrolling."""
         width, t = self.split.width(), self.table
-        if self._split_set or width <= 100 or not self.table.isVisible():
+        if self._split_set or width <= 100:
+            return
+        if not self.model.options:  # no rows yet: the columns have no widths to fit
+            self.split.setSizes([width * 3 // 5, width - width * 3 // 5])
             return
         keys = [c.key for c in self.model.columns]
         shown = [i for i in range(len(keys)) if not t.isColumnHidden(i)]
