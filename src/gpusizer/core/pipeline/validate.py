@@ -11,6 +11,7 @@ from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.rules import check_rules
+from .rl_check import check_rl
 
 
 def _divisors(n: int, limit: int = 64) -> str:
@@ -193,3 +194,4 @@ def check_scenario(s: Scenario) -> None:
     check_framework(s)
     check_serving(s)
     check_techniques(s)
+    check_rl(s)
