@@ -15,7 +15,7 @@ from ..errors import check_id
 from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens
 from ..registry.rl_algorithms import RL_ALGORITHMS
 
-Spread = Annotated[float, Field(ge=0.0, le=0.95)]
+Spread = Annotated[float, Field(ge=0.0, le=20.0)]
 PresetId = Annotated[str, Field(min_length=1, max_length=100)]
 
 
@@ -28,7 +28,9 @@ class RolloutSpec(Strict):
     samples_per_prompt: Batch = 8  # verl rollout.n, OpenRLHF n_samples_per_prompt
     prompts_per_step: Batch = 256  # verl data.train_batch_size
     response_tokens: Tokens = 1024  # mean response length
-    response_spread: Spread = 0.5  # responses run from mean x (1 - spread) to mean x (1 + spread)
+    # the longest response is mean x (1 + spread): the tail that ends the rollout (verl
+    # data.max_response_length caps it)
+    response_spread: Spread = 1.0
     # vLLM gpu_memory_utilization / SGLang mem_fraction_static; null: 0.5 colocated (verl's
     # examples), the engine's default split
     memory_fraction: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
@@ -63,6 +65,9 @@ class PolicySpec(Strict):
     kind: Literal["full_finetune", "lora"] = "full_finetune"
     epochs: Annotated[int, Field(ge=1, le=64)] = 1  # verl ppo_epochs: updates per rollout batch
     micro_batch_size: Batch | None = None  # sequences per forward (null: workload.micro_batch_size)
+    # sequences per optimizer step (verl ppo_mini_batch_size x rollout.n, NeMo-RL
+    # train_global_batch_size); null: every response of the step in one update
+    mini_batch_size: Batch | None = None
 
 
 class RLSpec(Strict):

@@ -26,7 +26,7 @@ COLOCATED_MEMORY_FRACTION = 0.5
 def longest_response(rl: RLSpec) -> int:
     """Tokens of the longest response: the mean stretched by the spread."""
     ro = rl.rollout
-    return max(1, math.ceil(ro.response_tokens * (1 + ro.response_spread)))
+    return max(1, math.ceil(ro.response_tokens * (1 + ro.response_spread) - 1e-6))  # no float dust
 
 
 def responses(rl: RLSpec) -> int:
@@ -52,12 +52,16 @@ def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | No
     the RL scenario's layout, framework and precision on the step's sequences and tokens."""
     rl = rl_of(s)
     data = _base(s, model)
+    micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
+    unit = micro * s.parallelism.data
+    # the optimizer step's sequences, whole micro-batches on every data-parallel rank
+    mini = max(unit, (rl.policy.mini_batch_size or responses(rl)) // unit * unit)
     data["workload"] = {
         **data["workload"],
         "kind": kind or rl.policy.kind,
         "sequence_length": rl.prompt_tokens + longest_response(rl),
-        "micro_batch_size": rl.policy.micro_batch_size or s.workload.micro_batch_size,
-        "global_batch_size": None,
+        "micro_batch_size": micro,
+        "global_batch_size": mini,
         "training_tokens": trained_tokens(rl) * rl.policy.epochs,
     }
     return parse_scenario(data)
@@ -83,6 +87,8 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
     data = _base(s, None)
     data["framework"] = ro.engine
     data["parallelism"] = {"tensor": ro.tensor}
+    if ro.tensor > s.hardware.gpus_per_node:  # an engine wider than a node (NeMo-RL: vLLM TP 32)
+        data["hardware"] = {**data["hardware"], "allow_cross_node_tensor_parallel": True}
     data["precision"] = {"kv_cache": s.precision.kv_cache}
     data["workload"] = {
         "kind": "inference",

@@ -236,8 +236,8 @@ class RLWork(WorkBuilder):
         return [
             f"RL {rl.algorithm}, {rl.placement}, roles {', '.join(_roles(rl))}",
             f"rollout {ro.engine} TP {ro.tensor}: {ro.prompts_per_step} prompts x "
-            f"{ro.samples_per_prompt} samples, {rl.prompt_tokens} + {ro.response_tokens} "
-            f"(+-{ro.response_spread:.0%}) tokens",
+            f"{ro.samples_per_prompt} samples, {rl.prompt_tokens} + {ro.response_tokens} tokens "
+            f"(longest response {longest_response(rl):,})",
             f"policy {rl.policy.kind}, {rl.policy.epochs} epoch(s) per step",
         ]
 

@@ -1,0 +1,37 @@
+"""The RL post-training lines of ``gpusizer-cli estimate`` (the report's ``rl`` block)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .units import to_unit
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 86400:
+        return f"{seconds / 86400:,.1f} days"
+    if seconds >= 3600:
+        return f"{seconds / 3600:,.1f} h"
+    return f"{seconds:,.1f} s"
+
+
+def rl_lines(rl: dict[str, Any]) -> list[str]:
+    """Time per step, each phase's seconds, share and memory, the throughputs and the run."""
+    out = [
+        f"  RL {rl['algorithm']}, {rl['placement']}: {rl['responses_per_step']:,} responses per step on "
+        f"{rl['rollout_replicas']} engine replica(s), {rl['total_gpus']} GPUs",
+        f"  time per step {_duration(rl['time_per_step_seconds'])}",
+    ]
+    for p in rl["phases"]:
+        out.append(
+            f"    {p['name']:<12}{p['seconds']:>10,.1f} s {p['share']:>6.0%}"
+            f"{to_unit(p['memory']['total'], 'GiB'):>10,.1f} GiB  ({p['pool']})"
+        )
+    cost = rl["cost"]
+    out.append(
+        f"  {rl['tokens_generated_per_second']:,.0f} tokens generated/s, "
+        f"{rl['tokens_trained_per_second']:,.0f} trained/s; {rl['steps']:,} steps: "
+        f"{_duration(rl['run_seconds'])}, {rl['gpu_hours']:,.0f} GPU-hours"
+        + (f", ${cost:,.0f}" if cost is not None else "")
+    )
+    return out
