@@ -242,9 +242,10 @@ class RLWork(WorkBuilder):
         ]
 
     def trainable(self, job: Job, adapters: int) -> int:
-        return (
-            job.counts.total + job.counts.vision if rl_of(job.s).policy.kind == "full_finetune" else adapters
-        )
+        """The policy's (``adapters``: its LoRA parameters, the timed scenario's)."""
+        if rl_plan(job.s, job.gpu).policy.workload.is_adapter:
+            return adapters
+        return job.counts.total + job.counts.vision
 
     def timed(self, job: Job) -> Scenario:
         return rl_plan(job.s, job.gpu).policy
