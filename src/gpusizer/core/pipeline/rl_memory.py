@@ -115,7 +115,7 @@ def colocated_phases(p: RLParts, offload_states: bool) -> dict[str, Memory]:
     out["weight_sync"] = _mem(
         "weight_sync",
         weights=e.weights + weights + _frozen(p, False),
-        optimizer=optimizer,
+        optimizer=kept_o,  # offloaded states come back for the update, after the sync
         overhead=max(e.overhead, p.policy.overhead),
     )
     return out
