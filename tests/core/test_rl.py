@@ -160,3 +160,11 @@ def test_the_cli_prints_and_exits_2_on_bad_input(tmp_path: Path, capsys) -> None
     assert main(["estimate", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "rl.rollout.gpus" in err[0]
+
+
+def test_the_report_file_has_the_rl_step(tmp_path: Path) -> None:
+    path = tmp_path / "rl.gpusizer.json"
+    path.write_text(json.dumps(_sc()))
+    assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
+    text = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "## RL step by phase" in text and "| rollout |" in text

@@ -35,3 +35,21 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
         + (f", ${cost:,.0f}" if cost is not None else "")
     )
     return out
+
+
+def rl_table(rl: dict[str, Any], unit: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """(bullets, table) of the report's "RL step" section: each phase's seconds, share, memory
+    per GPU in ``unit`` and pool; the step, throughputs and run as bullets."""
+    rows = tuple(
+        (
+            p["name"],
+            f"{p['seconds']:,.1f}",
+            f"{p['share']:.0%}",
+            f"{to_unit(p['memory']['total'], unit):,.2f}",
+            p["pool"],
+        )
+        for p in rl["phases"]
+    )
+    table = (("Phase", "Seconds", "Share", f"Memory ({unit})", "Pool"), *rows)
+    lines = rl_lines(rl)
+    return tuple(line.strip() for line in [*lines[:2], lines[-1]]), table
