@@ -27,7 +27,9 @@ def test_the_rl_panel_follows_the_kind_and_edits_the_block(window, qtbot) -> Non
         lambda: window.state.estimate is not None and window.state.estimate.rl is not None, timeout=10000
     )
     assert "critic" in window.state.estimate.rl["roles"]
+    qtbot.waitUntil(lambda: panel.phases.text().startswith("Time per step"), timeout=10000)
     assert not panel.form.rows["rl.rollout.gpus"].isVisibleTo(window)  # colocated: no rollout pool
     window.state.edit("rl.placement", "split", immediate=True)
     window.state.flush()
     assert panel.form.rows["rl.rollout.gpus"].isVisibleTo(window)
+    assert panel.phases.text().startswith("Time per step")

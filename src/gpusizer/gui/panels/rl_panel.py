@@ -5,6 +5,10 @@ the summary's assumptions and the report's ``rl`` block."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from PySide6.QtWidgets import QLabel
+
 from ...core.pipeline.work_rl import RLWork
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
 from ..binding import Binder
@@ -53,10 +57,33 @@ class RLPanel(Panel):
         )
         for label, path, name, kind, step, unit in _INTS:
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
+        self.phases = QLabel()
+        self.phases.setObjectName("label_rl_phases")
+        self.phases.setWordWrap(True)
+        f.add_widget(self.phases, "rl_phases")
         self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._show_phases)
         self.refresh()
+        self._show_phases(self.state.estimate)
 
     def refresh(self) -> None:
         kind = self.kind()
         self.box.setVisible(kind is not None and kind.work_key == RLWork.key)
         self.form.show("rl.rollout.gpus", self.state.value("rl.placement") == "split")
+
+    def _show_phases(self, est: Any) -> None:
+        """The step's timeline in words: each phase's seconds, share and memory per GPU."""
+        rl = getattr(est, "rl", None)
+        if rl is None:
+            self.phases.setText("")
+            return
+        parts = [
+            f"{p['name'].replace('_', ' ')} {p['seconds']:,.1f} s ({p['share']:.0%}, "
+            f"{p['memory']['total'] / 2**30:,.1f} GiB)"
+            for p in rl["phases"]
+        ]
+        self.phases.setText(
+            f"Time per step {rl['time_per_step_seconds']:,.1f} s: "
+            + "; ".join(parts)
+            + f". Peak in {rl['peak_phase'].replace('_', ' ')}."
+        )
