@@ -29,6 +29,7 @@ class RLFigure(NamedTuple):
     longest: int  # T-Max Sequence Length
     engine_tp: int
     measured: float  # Total Step time (s)
+    rollout_gpus: int = 0  # 1-step off-policy rows: the generation pool (split, overlapping)
 
     def scenario(self) -> dict[str, Any]:
         tp, cp, ep, pp = self.layout
@@ -58,8 +59,11 @@ class RLFigure(NamedTuple):
                     "samples_per_prompt": self.responses // prompts,
                     "response_tokens": mean,
                     "response_spread": (self.longest - PROMPT) / mean - 1,
-                    "memory_fraction": 0.6,
+                    # the async recipes' vLLM gpu_memory_utilization on its own GPUs: 0.8
+                    "memory_fraction": 0.8 if self.rollout_gpus else 0.6,
+                    "gpus": self.rollout_gpus,
                 },
+                "placement": "split" if self.rollout_gpus else "colocated",
             },
         }
 
@@ -102,5 +106,106 @@ FIGURES = (
     ),
     RLFigure(
         "v0.6 DeepSeek V3, 256 GB200", "deepseek-v3", GB200, 256, (1, 1, 16, 8), 512, 700, 1536, 32, 98.7
+    ),
+)
+
+# 1-step off-policy rows: generation on its own nodes, half the GPUs in the async recipes
+# (async-grpo-*-{2n8g,4n8g,8n8g,32n8g,64n8g}.yaml: colocated.enabled false, generation
+# resources half the cluster), overlapping training; `gpus` is the training pool.
+# Qwen3-235B: the table's EP 16 over DP 4 replayed as EP 4 (see the note above FIGURES).
+OFF_POLICY = (
+    RLFigure(
+        "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
+        "llama-3.1-8b",
+        H100,
+        8,
+        (1, 1, 1, 2),
+        2048,
+        1129,
+        4096,
+        1,
+        74.6,
+        8,
+    ),
+    RLFigure(
+        "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100",
+        "qwen3-30b-a3b",
+        H100,
+        16,
+        (1, 1, 8, 2),
+        2048,
+        3158,
+        4096,
+        2,
+        244,
+        16,
+    ),
+    RLFigure(
+        "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100",
+        "qwen3-30b-a3b",
+        H100,
+        16,
+        (1, 1, 8, 2),
+        2048,
+        3201,
+        4096,
+        2,
+        152,
+        16,
+    ),
+    RLFigure(
+        "v0.4 Qwen3-32B 1-off, 32+32 H100", "qwen3-32b", H100, 32, (4, 1, 1, 4), 2048, 3207, 4096, 4, 215, 32
+    ),
+    RLFigure(
+        "v0.4 Qwen3-235B 1-off, 128+128 H100",
+        "qwen3-235b-a22b",
+        H100,
+        128,
+        (4, 1, 4, 8),
+        512,
+        5691,
+        8192,
+        8,
+        241,
+        128,
+    ),
+    RLFigure(
+        "v0.6 Qwen3-235B 1-off, 128+128 H100",
+        "qwen3-235b-a22b",
+        H100,
+        128,
+        (4, 1, 4, 8),
+        512,
+        5721,
+        8192,
+        8,
+        231,
+        128,
+    ),
+    RLFigure(
+        "v0.4 DeepSeek V3 1-off, 256+256 H100",
+        "deepseek-v3",
+        H100,
+        256,
+        (1, 1, 16, 16),
+        512,
+        744,
+        1536,
+        32,
+        77.9,
+        256,
+    ),
+    RLFigure(
+        "v0.6 DeepSeek V3 1-off, 256+256 H100",
+        "deepseek-v3",
+        H100,
+        256,
+        (1, 1, 16, 16),
+        512,
+        710,
+        1536,
+        32,
+        64.1,
+        256,
     ),
 )
