@@ -133,6 +133,13 @@ def test_memory_only_and_the_estimate_agree() -> None:
         ({"prompt_tokens": 0}, "rl.prompt_tokens"),
         ({"algorithm": "dpo"}, "rl.algorithm"),
         ({"rollout": {"engine": "llamacpp"}}, "rl.rollout.engine"),
+        # the roles' own scenarios: their errors name the rl field behind them
+        (
+            {"rollout": {"prompts_per_step": 10**6, "samples_per_prompt": 10**4}},
+            "rl.rollout.prompts_per_step",
+        ),
+        ({"rollout": {"engine": "sglang", "engine_version": "0.0.1"}}, "rl.rollout.engine_version"),
+        ({"rollout": {"tensor": 3}}, "rl.rollout.tensor"),
     ],
 )
 def test_bad_input_names_the_field(rl: dict, field: str) -> None:
@@ -168,3 +175,8 @@ def test_the_report_file_has_the_rl_step(tmp_path: Path) -> None:
     assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
     text = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "## RL step by phase" in text and "| rollout |" in text
+
+
+def test_an_engine_that_would_not_start_is_said() -> None:
+    rep = _rep(rollout={"memory_fraction": 0.01})
+    assert any(a.startswith("the rollout engine would not start") for a in rep["assumptions"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..errors import ScenarioError
 from ..model.rl_spec import RLSpec
 from ..model.specs import ModelSpec, Scenario
 from .rl_check import rl_of
@@ -39,6 +40,34 @@ def trained_tokens(rl: RLSpec) -> float:
     return responses(rl) * (rl.prompt_tokens + rl.rollout.response_tokens)
 
 
+# A role scenario's field -> the rl field the user set it through (an error names that one)
+_USER_FIELDS = {
+    "workload.global_batch_size": "rl.rollout.prompts_per_step",
+    "workload.training_tokens": "rl.rollout.prompts_per_step",
+    "workload.batch_size": "rl.rollout.prompts_per_step",
+    "workload.sequence_length": "rl.rollout.response_tokens",
+    "workload.generated_tokens": "rl.rollout.response_tokens",
+    "workload.prompt_tokens": "rl.prompt_tokens",
+    "serving.max_context": "rl.rollout.response_tokens",
+    "serving.engine_version": "rl.rollout.engine_version",
+    "serving.memory_fraction": "rl.rollout.memory_fraction",
+    "serving.max_sequences": "rl.rollout.max_sequences",
+    "parallelism.tensor": "rl.rollout.tensor",
+}
+
+
+def _parse(data: dict[str, Any], role: str) -> Scenario:
+    """A role's scenario; its errors name the rl field behind the role's field where there is
+    one, else the role's field with the role named."""
+    try:
+        return parse_scenario(data)
+    except ScenarioError as err:
+        field = _USER_FIELDS.get(err.field)
+        if field is None:
+            raise ScenarioError(err.field, f"{err.message} (the {role} of RL post-training)") from None
+        raise ScenarioError(field, f"{err.message} (as the {role}'s {err.field})") from None
+
+
 def _base(s: Scenario, model: ModelSpec | None) -> dict[str, Any]:
     data = scenario_dict(s)
     data["rl"] = None
@@ -64,7 +93,7 @@ def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | No
         "global_batch_size": mini,
         "training_tokens": trained_tokens(rl) * rl.policy.epochs,
     }
-    return parse_scenario(data)
+    return _parse(data, "policy" if model is None else "critic")
 
 
 def rollout_gpus(s: Scenario) -> int:
@@ -109,4 +138,4 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "api_server": False,
     }
     data["serving"] = {k: v for k, v in serving.items() if v is not None}
-    return parse_scenario(data)
+    return _parse(data, "rollout engine")

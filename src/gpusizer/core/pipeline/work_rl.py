@@ -12,7 +12,7 @@ from ..memo import Memo
 from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
-from ..model.result import Memory
+from ..model.result import EngineMemory, Memory
 from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..serving.engine_memory import engine_memory
 from ..speed.compute import compute_estimate
@@ -45,6 +45,7 @@ class RLPlan:
     rollout: Scenario
     batch: int
     replicas: int
+    engine_refusal: str | None = None  # why the rollout engine would not start (None: it starts)
 
 
 _PLANS: Memo[RLPlan] = Memo(128)
@@ -59,7 +60,7 @@ def _training_memory(s: Scenario) -> Memory:
     return training_peak(s, arch, counts).memory()
 
 
-def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, Memory]:
+def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     rl = rl_of(s)
     n = per_replica(s)
     rs = rollout_scenario(s, min(n, 1 << 20))
@@ -82,7 +83,7 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, Memory]:
         model.decode_seconds(batch, ctx) + fixed,
         model.decode_seconds(1, rl.prompt_tokens + longest_response(rl)) + fixed,
     )
-    return d, rs, em.memory
+    return d, rs, em
 
 
 def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
@@ -139,8 +140,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
     def compute() -> RLPlan:
         rl = rl_of(s)
         policy = trainer_scenario(s)
-        d, rs, engine = _decode(s, gpu)
-        parts = _parts(s, policy, engine)
+        d, rs, em = _decode(s, gpu)
+        parts = _parts(s, policy, em.memory)
         phases = (
             colocated_phases(parts, rl.offload_states) if rl.placement == "colocated" else split_phases(parts)
         )
@@ -152,7 +153,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
             "weight_sync": _sync(s, gpu),
         }
         replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
-        return RLPlan(phases, seconds, policy, rs, d.batch, replicas)
+        refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
+        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal)
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))
 
@@ -218,7 +220,9 @@ class RLWork(WorkBuilder):
     def build(self, job: Job) -> Work:
         plan = rl_plan(job.s, job.gpu)
         mem = peak(plan.phases)
-        notes = (f"RL peak in the {mem.peak_phase} phase",)
+        notes: tuple[str, ...] = (f"RL peak in the {mem.peak_phase} phase",)
+        if plan.engine_refusal:
+            notes += (f"the rollout engine would not start: {plan.engine_refusal}",)
         return Work(
             mem,
             None,
