@@ -83,9 +83,3 @@ def check_rl(s: Scenario) -> None:
             "rl.rollout.tensor",
             f"must divide the GPUs the roles share ({s.parallelism.gpus}) when colocated; got {ro.tensor}",
         )
-    # the roles' own scenarios, so that their errors come at validation (imported here: the
-    # roles are parsed as scenarios, and parsing validates through this module)
-    from .rl_roles import per_replica, rollout_scenario, trainer_scenario
-
-    trainer_scenario(s)
-    rollout_scenario(s, min(per_replica(s), 1 << 20))
