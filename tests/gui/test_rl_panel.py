@@ -33,3 +33,12 @@ def test_the_rl_panel_follows_the_kind_and_edits_the_block(window, qtbot) -> Non
     window.state.flush()
     assert panel.form.rows["rl.rollout.gpus"].isVisibleTo(window)
     assert panel.phases.text().startswith("Time per step")
+
+
+def test_a_bad_rl_field_is_an_error_not_a_crash(window, qtbot) -> None:
+    window.state.edit("workload.kind", "rl", immediate=True)
+    window.state.edit("rl.rollout.engine", "sglang", immediate=True)
+    window.state.edit("rl.rollout.engine_version", "0.0.1", immediate=True)
+    window.state.flush()
+    qtbot.waitUntil(lambda: window.state.error is not None, timeout=10000)
+    assert "rl.rollout.engine_version" in str(window.state.error)
