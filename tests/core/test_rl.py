@@ -192,3 +192,10 @@ def test_the_report_file_has_the_rl_step(tmp_path: Path) -> None:
 def test_an_engine_that_would_not_start_is_said() -> None:
     rep = _rep(rollout={"memory_fraction": 0.01})
     assert any(a.startswith("the rollout engine would not start") for a in rep["assumptions"])
+
+
+def test_the_assumptions_say_what_the_step_time_is_worth() -> None:
+    """docs/evidence/rl.md: colocated steps a lower bound, split ones within 25 % half the time."""
+    assert any("a lower bound" in a for a in _rep()["assumptions"])
+    split = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})
+    assert any("4 of 8 published split" in a for a in split["assumptions"])
