@@ -199,3 +199,15 @@ def test_the_assumptions_say_what_the_step_time_is_worth() -> None:
     assert any("a lower bound" in a for a in _rep()["assumptions"])
     split = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})
     assert any("4 of 8 published split" in a for a in split["assumptions"])
+
+
+def test_split_advice_names_the_fastest_split_of_the_same_gpus() -> None:
+    rl = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})["rl"]
+    options = rl["split_options"]
+    assert {o["rollout_gpus"] + o["training_gpus"] for o in options} == {16}  # the same GPUs
+    assert all(o["rollout_gpus"] % 2 == 0 for o in options)  # whole engines of TP 2
+    best = min(options, key=lambda o: o["time_per_step_seconds"])
+    assert rl["best_rollout_gpus"] == best["rollout_gpus"]
+    mine = next(o for o in options if o["rollout_gpus"] == 8)
+    assert mine["time_per_step_seconds"] == pytest.approx(rl["time_per_step_seconds"])
+    assert "split_options" not in _rep()["rl"]  # colocated: one pool, nothing to split

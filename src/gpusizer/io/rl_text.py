@@ -34,6 +34,14 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
         f"{_duration(rl['run_seconds'])}, {rl['gpu_hours']:,.0f} GPU-hours"
         + (f", ${cost:,.0f}" if cost is not None else "")
     )
+    best = next(
+        (o for o in rl.get("split_options", ()) if o["rollout_gpus"] == rl.get("best_rollout_gpus")), None
+    )
+    if best is not None:
+        out.append(
+            f"  fastest split of these GPUs: {best['rollout_gpus']} rollout + {best['training_gpus']} "
+            f"training, {_duration(best['time_per_step_seconds'])} per step"
+        )
     return out
 
 

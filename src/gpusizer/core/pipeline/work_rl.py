@@ -18,6 +18,7 @@ from ..serving.engine_memory import engine_memory
 from ..speed.compute import compute_estimate
 from ..speed.roofline import roofline_model
 from ..speed.train_rates import network_gb_per_s
+from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_memory import FP32, RLParts, colocated_phases, peak, split_phases
 from .rl_roles import (
@@ -209,7 +210,19 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
         "run_seconds": run,
         "gpu_hours": hours,
         "cost": hours * gpu.price_per_hour if gpu.price_per_hour is not None else None,
+        **(_advice(s, gpu) if split else {}),
     }
+
+
+def _step_of(s: Scenario, gpu: GPUSpec) -> float:
+    return step_seconds(rl_plan(s, gpu).seconds, rl_of(s).overlaps)
+
+
+def _advice(s: Scenario, gpu: GPUSpec) -> dict[str, Any]:
+    """Split placement: every split of the same GPUs and the fastest (core/pipeline/rl_advice.py)."""
+    options = split_options(s, gpu, _step_of)
+    best = min(options, key=lambda o: o["time_per_step_seconds"], default=None)
+    return {"split_options": options, "best_rollout_gpus": best["rollout_gpus"] if best else None}
 
 
 def _roles(rl: Any) -> list[str]:
