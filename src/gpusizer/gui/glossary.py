@@ -130,6 +130,19 @@ GLOSSARY: dict[str, str] = {
     "overhead.workspace_bytes": "Library workspaces (cuBLAS, NCCL buffers, CUDA graphs).",
     "overhead.allocator_fraction": "Caching-allocator slack and fragmentation, as a share of "
     "the tensor peak.",
+    "rl": "RL post-training: the policy trained beside a rollout engine generating its "
+    "responses, with a reference, a reward and (PPO) a critic, in phases.",
+    "rl.algorithm": "GRPO, PPO, DAPO, RLOO, REINFORCE++: whether a critic is trained (PPO) and a "
+    "reference runs for the KL term (not DAPO).",
+    "rl.placement": "Colocated: one set of GPUs runs rollout, log-probs, training and weight "
+    "sync in turn (verl's hybrid engine). Split: the engine on its own GPUs, overlapping training "
+    "one step off-policy (OpenRLHF, async RL).",
+    "rl.rollout": "The inference engine generating the responses: samples per prompt x prompts "
+    "per step, mean response length, its own TP; in split placement its own GPUs.",
+    "rl.prompt_tokens": "Mean prompt length in tokens.",
+    "rl.steps": "RL steps of the run: its time and cost.",
+    "rl.reward.kind": "Rule: a verifier or function, no GPU. Model: a reward model's forward "
+    "over every response.",
 }
 
 

@@ -29,6 +29,7 @@ from .evidence_text import how_sure_lines
 from .export import report_csv, strict_json
 from .figures import advice_lines, cost_lines, speed_lines
 from .report_prices import BASIS_LINES, PriceRow, price_rows, your_prices
+from .rl_text import rl_table
 from .units import to_unit
 from .wording import fit_of, verdict_line
 
@@ -165,6 +166,14 @@ def _default(est: Any) -> tuple[str, ...]:
     return () if line is None else (line[0].upper() + line[1:] + ".",)
 
 
+def _rl_sections(report: dict[str, Any], unit: str) -> tuple[Section, ...]:
+    """RL post-training's phases (io/rl_text.py), where the report has them."""
+    if report.get("rl") is None:
+        return ()
+    bullets, table = rl_table(report["rl"], unit)
+    return (Section("RL step by phase", bullets=bullets, table=table, right=(1, 2, 3)),)
+
+
 def sections(f: ReportFacts) -> list[Section]:
     """The report's sections, in order: what every format writes."""
     unit = f.unit
@@ -181,6 +190,7 @@ def sections(f: ReportFacts) -> list[Section]:
         out.append(Section("GPUs needed", f.gpus_needed))
     out += [
         Section("Memory per GPU by component", table=tuple(rows), right=(1, 2)),
+        *_rl_sections(f.report, unit),
         Section("Parameters", bullets=tuple(f"{x.label}: {x.value}" for x in f.parameters)),
         Section("Speed", bullets=f.speed),
         Section("Cost", bullets=f.cost),

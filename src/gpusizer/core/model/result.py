@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .specs import GPUSpec, Scenario
 from .unified import pool_note
@@ -217,6 +218,7 @@ class Estimate:
     # The scenario the engine served (the scenario itself, or a kind's serving role's): what
     # the report's ``cache`` block describes.
     served_scenario: Scenario | None = None
+    rl: dict[str, Any] | None = None  # RL post-training's phases, time per step and run (work_rl.py)
 
     @property
     def capacity_bytes(self) -> int:

@@ -45,6 +45,7 @@ from ..registry.quant_rules import QUANT_RULES, check_modules
 from ..registry.recompute_modules import check_recompute_modules
 from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
 from .checkpoint import CheckpointPrecision
+from .rl_spec import RLSpec
 from .serving_spec import ServingSpec
 from .specs_mixers import LinearAttentionSpec, MambaSpec, VisionSpec
 
@@ -504,6 +505,7 @@ class Scenario(Strict):
     compute: ComputeSpec = Field(default_factory=ComputeSpec)
     targets: TargetsSpec = Field(default_factory=TargetsSpec)  # serving
     serving: ServingSpec = Field(default_factory=ServingSpec)
+    rl: RLSpec | None = None  # RL post-training's roles (workload.kind "rl"; null: the defaults)
 
     @field_validator("framework")
     @classmethod

@@ -15,7 +15,7 @@ from ..model.specs import Scenario
 from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
 from ..speed.compute import compute_estimate
-from . import work_roles  # noqa: F401  (registers the "roles" builder where it is defined)
+from . import work_rl, work_roles  # noqa: F401  (register the "rl" and "roles" builders where defined)
 from .scenario import parse_scenario
 from .work import Job, builder_of, model_of, training_peak
 
@@ -149,4 +149,5 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         engine=work.engine,
         pool=work.pool,
         served_scenario=work.served,
+        rl=work.rl,
     )

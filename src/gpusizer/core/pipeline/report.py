@@ -109,6 +109,8 @@ def report_from_estimate(est: Estimate, roofline: bool | None = None) -> dict[st
         report["cache"] = cache_block(served, resolve(served.model), count_parameters(served.model))
     if est.serving is not None:
         report["serving"] = serving_block(est.serving)
+    if est.rl is not None:
+        report["rl"] = est.rl
     if roofline or (roofline is None and est.scenario.workload.serves):
         report["roofline"] = _roofline(est)
     add_ranges(report, est)

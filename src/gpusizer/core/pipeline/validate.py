@@ -18,6 +18,7 @@ from ..serving.prefix import check_prefix
 from ..serving.rules import check_rules
 from ..serving.speculative import check_speculative
 from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
+from .rl_check import check_rl
 
 
 def _divisors(n: int, limit: int = 64) -> str:
@@ -222,3 +223,4 @@ def check_scenario(s: Scenario) -> None:
     check_framework(s)
     check_serving(s)
     check_techniques(s)
+    check_rl(s)

@@ -17,7 +17,7 @@ whether a kind trains.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple, TypeVar, cast, overload
+from typing import Any, ClassVar, NamedTuple, TypeVar, cast, overload
 
 from ..memo import Memo
 from ..memory.optimizer_states import state_format
@@ -76,6 +76,7 @@ class Work:
     pool: PoolLine | None = None
     sized_by_engine: bool = False
     served: Scenario | None = None  # the scenario the engine served
+    rl: dict[str, Any] | None = None  # RL post-training: the report's ``rl`` block (work_rl.py)
 
 
 @dataclass(frozen=True)

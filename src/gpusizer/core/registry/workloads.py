@@ -140,3 +140,17 @@ for _k in (
     ),
 ):
     register(_k)
+
+# RL post-training: a policy trained beside a rollout engine, a reference, a reward and (PPO) a
+# critic, in phases on shared or split GPUs (core/pipeline/work_rl.py; HybridFlow, arXiv 2409.19256)
+register(
+    WorkloadKind(
+        "rl",
+        "RL post-training",
+        "RL",
+        True,
+        variant_weights=("bf16",),
+        source="HybridFlow (verl), arXiv 2409.19256; OpenRLHF, arXiv 2405.11143",
+        work="rl",
+    )
+)

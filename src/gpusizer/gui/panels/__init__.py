@@ -7,6 +7,7 @@ from .hardware_panel import HardwarePanel
 from .model_panel import ModelPanel
 from .parallelism_panel import ParallelismPanel
 from .precision_panel import PrecisionPanel
+from .rl_panel import RLPanel
 from .scenario_panel import ScenarioPanel
 from .serving_panel import ServingPanel
 from .targets_panel import TargetsPanel
@@ -17,6 +18,7 @@ PANELS = (
     ScenarioPanel,
     ModelPanel,
     WorkloadPanel,
+    RLPanel,
     PrecisionPanel,
     ParallelismPanel,
     TrainingPanel,
@@ -33,6 +35,7 @@ __all__ = [
     "ModelPanel",
     "ParallelismPanel",
     "PrecisionPanel",
+    "RLPanel",
     "ScenarioPanel",
     "ServingPanel",
     "TargetsPanel",

@@ -1,0 +1,108 @@
+"""The scenario's ``rl`` block (contract: docs/scenario-format.md "RL post-training"): the
+roles of RL post-training (``workload.kind: "rl"``) and where they run.
+
+Role models are preset ids (null: the policy's, the scenario's ``model``). Rules that tie the
+block to the rest of the scenario (a reference must share the policy's vocabulary and
+architecture, split placement needs rollout GPUs) live in core/pipeline/rl_roles.py."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from ..errors import check_id
+from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens
+from ..registry.rl_algorithms import RL_ALGORITHMS
+
+Spread = Annotated[float, Field(ge=0.0, le=20.0)]
+PresetId = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class RolloutSpec(Strict):
+    """The inference engine generating the responses (verl ``actor_rollout_ref.rollout``)."""
+
+    engine: Literal["vllm", "sglang"] = "vllm"
+    engine_version: Annotated[str, Field(max_length=40)] | None = None  # null: the current release
+    tensor: Degree = 1  # the engine's own TP (verl rollout.tensor_model_parallel_size)
+    samples_per_prompt: Batch = 8  # verl rollout.n, OpenRLHF n_samples_per_prompt
+    prompts_per_step: Batch = 256  # verl data.train_batch_size
+    response_tokens: Tokens = 1024  # mean response length
+    # the longest response is mean x (1 + spread): the tail that ends the rollout (verl
+    # data.max_response_length caps it)
+    response_spread: Spread = 1.0
+    # vLLM gpu_memory_utilization / SGLang mem_fraction_static; null: 0.5 colocated (verl's
+    # examples), the engine's default split
+    memory_fraction: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    max_sequences: Batch | None = None  # vLLM max_num_seqs; null: the release's default
+    gpus: NonNegInt = 0  # split placement: GPUs of the rollout pool (colocated: ignored)
+
+
+class ReferenceSpec(Strict):
+    """The frozen reference of the KL term (null ``enabled``: the algorithm's default)."""
+
+    enabled: bool | None = None
+    model: PresetId | None = None  # null: the policy's
+    offload: bool = False  # kept in host memory between its forwards (verl ref param_offload)
+
+
+class RewardSpec(Strict):
+    """The reward: ``rule`` (a verifier or a function: no GPU) or a reward model's forward."""
+
+    kind: Literal["rule", "model"] = "rule"
+    model: PresetId | None = None  # null: the policy's
+
+
+class CriticSpec(Strict):
+    """The value model of PPO-like algorithms, trained like the policy."""
+
+    model: PresetId | None = None  # null: the policy's
+
+
+class PolicySpec(Strict):
+    """How the policy trains (its layout and precision are the scenario's)."""
+
+    kind: Literal["full_finetune", "lora"] = "full_finetune"
+    epochs: Annotated[int, Field(ge=1, le=64)] = 1  # verl ppo_epochs: updates per rollout batch
+    micro_batch_size: Batch | None = None  # sequences per forward (null: workload.micro_batch_size)
+    # sequences per optimizer step (verl ppo_mini_batch_size x rollout.n, NeMo-RL
+    # train_global_batch_size); null: every response of the step in one update
+    mini_batch_size: Batch | None = None
+
+
+class RLSpec(Strict):
+    """RL post-training: the algorithm, placement, run length and roles."""
+
+    algorithm: str = "grpo"
+    placement: Literal["colocated", "split"] = "colocated"
+    steps: PosInt = 100
+    # colocated: training states (policy and critic weights, gradients, optimizer) go to host
+    # memory while the engine runs (verl param_offload / optimizer_offload)
+    offload_states: bool = True
+    # split: rollout of step n+1 overlaps training on step n (one step off-policy); null: true
+    overlap: bool | None = None
+    prompt_tokens: Tokens = 512  # mean prompt length
+    policy: PolicySpec = Field(default_factory=PolicySpec)
+    reference: ReferenceSpec = Field(default_factory=ReferenceSpec)
+    reward: RewardSpec = Field(default_factory=RewardSpec)
+    critic: CriticSpec = Field(default_factory=CriticSpec)
+    rollout: RolloutSpec = Field(default_factory=RolloutSpec)
+
+    @field_validator("algorithm")
+    @classmethod
+    def _algorithm(cls, v: str) -> str:
+        return check_id(v, RL_ALGORITHMS, "RL algorithm")
+
+    @property
+    def has_critic(self) -> bool:
+        return RL_ALGORITHMS[self.algorithm].critic
+
+    @property
+    def has_reference(self) -> bool:
+        on = self.reference.enabled
+        return RL_ALGORITHMS[self.algorithm].reference if on is None else on
+
+    @property
+    def overlaps(self) -> bool:
+        """Rollout and training run at once (split pools, one step off-policy)."""
+        return self.placement == "split" and self.overlap is not False

@@ -1,0 +1,138 @@
+"""Memory per phase of RL post-training (``workload.kind: "rl"``), in the component stack of
+the other kinds, bytes per GPU.
+
+A step runs four phases (HybridFlow, arXiv 2409.19256 §2.1 and §5; verl
+``workers/fsdp_workers.py`` ``ActorRolloutRefWorker``):
+
+- ``rollout``: the engine holds its weights and KV pool (vLLM ``gpu_memory_utilization`` of the
+  device, SGLang ``mem_fraction_static``);
+- ``log_probs``: forwards of the policy (old log-probs), the reference, the critic's values and a
+  reward model over prompt + response, no saved activations: weights and the fp32 logits of one
+  micro-batch (verl ``compute_log_prob``, ``logprobs_from_logits``);
+- ``training``: the policy's training peak (the fine-tuning estimate on prompt + longest
+  response sequences) beside the resident weights of the other roles;
+- ``weight_sync``: the engine's weights woken beside the policy's (verl ``sharding_manager``
+  loads the FSDP state into vLLM before the KV cache is re-allocated, vLLM sleep mode
+  ``wake_up(tags=["weights"])``).
+
+Colocated: one set of GPUs runs the phases in turn; the engine sleeps outside rollout (vLLM
+``enable_sleep_mode`` level 1: weights to host, KV pool discarded; SGLang
+``release_memory_occupation``), and with ``rl.offload_states`` the training states go to host
+memory while the engine runs (verl ``param_offload`` / ``optimizer_offload``). Split: the
+engine's pool and the training pool are separate GPUs (OpenRLHF, arXiv 2405.11143 §3.1); a
+GPU holds its own pool's phases only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..model.result import COMPONENTS, Memory
+
+FP32 = 4  # bytes per logit: log-softmax runs in fp32 (verl logprobs_from_logits)
+
+
+@dataclass(frozen=True)
+class RLParts:
+    """What each role holds on one GPU, bytes: the policy's and critic's training peaks (None:
+    no critic), the engine's memory, the reference's and reward model's weights (0: none), the
+    reference kept on host between its forwards, and the fp32 logits of one forward's
+    micro-batch."""
+
+    policy: Memory
+    critic: Memory | None
+    engine: Memory
+    reference: int
+    reference_offloaded: bool
+    reward: int
+    logits: int
+
+
+def _mem(phase: str, host: int = 0, **parts: int) -> Memory:
+    values = {c: int(parts.get(c, 0)) for c in COMPONENTS}
+    alive = tuple(c for c in COMPONENTS if values[c])
+    return Memory(
+        **values, total=sum(values.values()), peak_phase=phase, alive_at_peak=alive, host_memory=host
+    )
+
+
+def _states(p: RLParts) -> tuple[int, int]:
+    """(weights, optimizer) of the trained roles between their updates (gradients are freed)."""
+    c = p.critic
+    return p.policy.weights + (c.weights if c else 0), p.policy.optimizer + (c.optimizer if c else 0)
+
+
+def _frozen(p: RLParts, phase_uses_reference: bool) -> int:
+    """Weights of the frozen roles resident in a phase."""
+    ref = p.reference if (phase_uses_reference or not p.reference_offloaded) else 0
+    return ref + p.reward
+
+
+def training_side(p: RLParts) -> dict[str, Memory]:
+    """The phases of the training pool: log-prob forwards and the update."""
+    weights, optimizer = _states(p)
+    over = p.policy.overhead
+    log_probs = _mem(
+        "log_probs",
+        weights=weights + _frozen(p, True),
+        optimizer=optimizer,
+        temporary=p.logits,
+        overhead=over,
+    )
+    c = p.critic
+    # The critic updates after the actor (verl ray_trainer: update_critic, then update_actor):
+    # its weights and optimizer stay while the policy's training peak runs.
+    more_w, more_o = (c.weights if c else 0) + _frozen(p, False), c.optimizer if c else 0
+    training = replace(
+        p.policy,
+        weights=p.policy.weights + more_w,
+        optimizer=p.policy.optimizer + more_o,
+        total=p.policy.total + more_w + more_o,  # the policy's peak (not the sum of its parts) and more
+        peak_phase="training",
+    )
+    return {"log_probs": log_probs, "training": training}
+
+
+def colocated_phases(p: RLParts, offload_states: bool) -> dict[str, Memory]:
+    """The four phases on one set of GPUs (the engine asleep outside rollout)."""
+    weights, optimizer = _states(p)
+    e = p.engine
+    kept_w, kept_o = (0, 0) if offload_states else (weights, optimizer)
+    frozen = 0 if offload_states else _frozen(p, False)
+    rollout = _mem(
+        "rollout",
+        host=weights + optimizer if offload_states else 0,
+        weights=e.weights + kept_w + frozen,
+        optimizer=kept_o,
+        activations=e.activations,
+        kv_cache=e.kv_cache,
+        temporary=e.temporary,
+        overhead=e.overhead,
+    )
+    out = {"rollout": rollout, **training_side(p)}
+    # vLLM sleep level 1 keeps the engine's weights in host memory while the training side runs
+    out = {k: replace(v, host_memory=e.weights) if k != "rollout" else v for k, v in out.items()}
+    out["weight_sync"] = _mem(
+        "weight_sync",
+        weights=e.weights + weights + _frozen(p, False),
+        optimizer=kept_o,  # offloaded states come back for the update, after the sync
+        overhead=max(e.overhead, p.policy.overhead),
+    )
+    return out
+
+
+def split_phases(p: RLParts) -> dict[str, Memory]:
+    """The phases on two pools: rollout and the engine's side of the sync on the rollout GPUs
+    (the KV pool stays allocated), log-probs and training on the training GPUs."""
+    e = p.engine
+    return {
+        "rollout": replace(e, peak_phase="rollout"),
+        **training_side(p),
+        "weight_sync": replace(e, peak_phase="weight_sync"),
+    }
+
+
+def peak(phases: dict[str, Memory]) -> Memory:
+    """The phase with the largest total (the first on a tie), named in ``peak_phase``."""
+    name = max(phases, key=lambda k: phases[k].total)
+    return phases[name]

@@ -1,0 +1,141 @@
+"""The scenarios of RL post-training's roles (``workload.kind: "rl"``): each role is a one-role
+kind's scenario built from the RL scenario, so its memory and speed are the estimator's own.
+
+- The policy (and PPO's critic) fine-tunes on sequences of the prompt plus the longest response
+  (verl ``data.max_prompt_length + data.max_response_length``), over the step's tokens.
+- The rollout engine serves the policy's model with its own TP, ``max_model_len`` the same
+  prompt + response (verl ``rollout.max_model_len``), all the replica's responses sent at once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import ScenarioError
+from ..model.rl_spec import RLSpec
+from ..model.specs import ModelSpec, Scenario
+from .rl_check import rl_of
+from .scenario import parse_scenario, scenario_dict
+
+# verl's rollout config (verl/trainer/config/rollout/rollout.yaml): max_num_seqs 1024, and the
+# examples' gpu_memory_utilization 0.5 beside the training states (examples/grpo_trainer/*.sh)
+VERL_MAX_SEQUENCES = 1024
+COLOCATED_MEMORY_FRACTION = 0.5
+
+
+def longest_response(rl: RLSpec) -> int:
+    """Tokens of the longest response: the mean stretched by the spread."""
+    ro = rl.rollout
+    return max(1, math.ceil(ro.response_tokens * (1 + ro.response_spread) - 1e-6))  # no float dust
+
+
+def responses(rl: RLSpec) -> int:
+    """Responses generated per step."""
+    return rl.rollout.prompts_per_step * rl.rollout.samples_per_prompt
+
+
+def trained_tokens(rl: RLSpec) -> float:
+    """Prompt + response tokens per step (each response carries its prompt)."""
+    return responses(rl) * (rl.prompt_tokens + rl.rollout.response_tokens)
+
+
+# A role scenario's field -> the rl field the user set it through (an error names that one)
+_USER_FIELDS = {
+    "workload.global_batch_size": "rl.rollout.prompts_per_step",
+    "workload.training_tokens": "rl.rollout.prompts_per_step",
+    "workload.batch_size": "rl.rollout.prompts_per_step",
+    "workload.sequence_length": "rl.rollout.response_tokens",
+    "workload.generated_tokens": "rl.rollout.response_tokens",
+    "workload.prompt_tokens": "rl.prompt_tokens",
+    "serving.max_context": "rl.rollout.response_tokens",
+    "serving.engine_version": "rl.rollout.engine_version",
+    "serving.memory_fraction": "rl.rollout.memory_fraction",
+    "serving.max_sequences": "rl.rollout.max_sequences",
+    "parallelism.tensor": "rl.rollout.tensor",
+}
+
+
+def _parse(data: dict[str, Any], role: str) -> Scenario:
+    """A role's scenario; its errors name the rl field behind the role's field where there is
+    one, else the role's field with the role named."""
+    try:
+        return parse_scenario(data)
+    except ScenarioError as err:
+        field = _USER_FIELDS.get(err.field)
+        if field is None:
+            raise ScenarioError(err.field, f"{err.message} (the {role} of RL post-training)") from None
+        raise ScenarioError(field, f"{err.message} (as the {role}'s {err.field})") from None
+
+
+def _base(s: Scenario, model: ModelSpec | None) -> dict[str, Any]:
+    data = scenario_dict(s)
+    data["rl"] = None
+    if model is not None:
+        data["model"] = model.model_dump(mode="json")
+    return data
+
+
+def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | None = None) -> Scenario:
+    """The policy's (or, with ``model`` and ``full_finetune``, the critic's) fine-tuning scenario:
+    the RL scenario's layout, framework and precision on the step's sequences and tokens."""
+    rl = rl_of(s)
+    data = _base(s, model)
+    micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
+    unit = micro * s.parallelism.data
+    # the optimizer step's sequences, whole micro-batches on every data-parallel rank
+    mini = max(unit, (rl.policy.mini_batch_size or responses(rl)) // unit * unit)
+    data["workload"] = {
+        **data["workload"],
+        "kind": kind or rl.policy.kind,
+        "sequence_length": rl.prompt_tokens + longest_response(rl),
+        "micro_batch_size": micro,
+        "global_batch_size": mini,
+        "training_tokens": trained_tokens(rl) * rl.policy.epochs,
+    }
+    return _parse(data, "policy" if model is None else "critic")
+
+
+def rollout_gpus(s: Scenario) -> int:
+    """GPUs the engine runs on: the shared ones, or the split placement's rollout pool."""
+    rl = rl_of(s)
+    return rl.rollout.gpus if rl.placement == "split" else s.parallelism.gpus
+
+
+def per_replica(s: Scenario) -> int:
+    """Responses one engine replica generates per step."""
+    rl = rl_of(s)
+    replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
+    return math.ceil(responses(rl) / replicas)
+
+
+def rollout_scenario(s: Scenario, batch: int) -> Scenario:
+    """The engine serving the policy's model: its TP, ``batch`` requests at once."""
+    rl = rl_of(s)
+    ro = rl.rollout
+    data = _base(s, None)
+    data["framework"] = ro.engine
+    data["parallelism"] = {"tensor": ro.tensor}
+    if ro.tensor > s.hardware.gpus_per_node:  # an engine wider than a node (NeMo-RL: vLLM TP 32)
+        data["hardware"] = {**data["hardware"], "allow_cross_node_tensor_parallel": True}
+    data["precision"] = {"kv_cache": s.precision.kv_cache}
+    data["workload"] = {
+        "kind": "inference",
+        "batch_size": batch,
+        "prompt_tokens": rl.prompt_tokens,
+        "generated_tokens": longest_response(rl),
+    }
+    fraction = ro.memory_fraction
+    if fraction is None and rl.placement == "colocated":
+        fraction = COLOCATED_MEMORY_FRACTION
+    serving = {
+        "engine_version": ro.engine_version,
+        "memory_fraction": fraction,
+        "max_sequences": ro.max_sequences or VERL_MAX_SEQUENCES,
+        "max_context": rl.prompt_tokens + longest_response(rl),
+        "concurrency": batch,
+        "load": "burst",
+        "api_server": False,
+    }
+    data["serving"] = {k: v for k, v in serving.items() if v is not None}
+    return _parse(data, "rollout engine")

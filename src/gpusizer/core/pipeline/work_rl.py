@@ -1,0 +1,279 @@
+"""The work of RL post-training (``workload.kind: "rl"``, core/pipeline/work.py key ``rl``):
+memory per phase (core/pipeline/rl_memory.py) with the peak phase's as the GPU's, time per step
+(core/pipeline/rl_time.py), and the report's ``rl`` block (docs/scenario-format.md "RL
+post-training"). Roles' scenarios: core/pipeline/rl_roles.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..memo import Memo
+from ..model.architecture import resolve
+from ..model.params import count_parameters
+from ..model.presets import scenario_gpu
+from ..model.result import EngineMemory, Memory
+from ..model.specs import GPUSpec, ModelSpec, Scenario
+from ..serving.engine_memory import engine_memory
+from ..speed.compute import compute_estimate
+from ..speed.roofline import roofline_model
+from ..speed.train_rates import network_gb_per_s
+from .rl_advice import split_options
+from .rl_check import rl_of, role_model
+from .rl_memory import FP32, RLParts, colocated_phases, peak, split_phases
+from .rl_roles import (
+    longest_response,
+    per_replica,
+    responses,
+    rollout_gpus,
+    rollout_scenario,
+    trained_tokens,
+    trainer_scenario,
+)
+from .rl_time import Decode, forward_seconds, rollout_seconds, step_seconds, sync_seconds
+from .work import Job, Work, WorkBuilder, register_work, training_peak
+
+BF16 = 2  # bytes per weight the engine and the frozen roles hold
+# What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
+STEP_EVIDENCE = {
+    "colocated": "RL step time: a lower bound; published colocated steps ran 1.3x to 16x longer "
+    "(1 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
+    "split": "RL step time: 4 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
+    "the others longer (docs/evidence/rl.md)",
+}
+
+
+@dataclass(frozen=True)
+class RLPlan:
+    """One RL scenario worked out: memory per phase, seconds per phase, the roles' scenarios."""
+
+    phases: dict[str, Memory]
+    seconds: dict[str, float]
+    policy: Scenario
+    rollout: Scenario
+    batch: int
+    replicas: int
+    engine_refusal: str | None = None  # why the rollout engine would not start (None: it starts)
+
+
+_PLANS: Memo[RLPlan] = Memo(128)
+
+
+def _weights(spec: ModelSpec, shard: int) -> int:
+    return int(count_parameters(spec).total * BF16 / shard)
+
+
+def _training_memory(s: Scenario) -> Memory:
+    arch, counts = resolve(s.model), count_parameters(s.model)
+    return training_peak(s, arch, counts).memory()
+
+
+def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
+    rl = rl_of(s)
+    n = per_replica(s)
+    rs = rollout_scenario(s, min(n, 1 << 20))
+    em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
+    mean = float(rl.rollout.response_tokens)
+    live = rl.prompt_tokens + mean  # responses at every stage: half-grown on the mean
+    fit = int(em.kv_capacity_tokens // live) if live else n
+    batch = max(1, min(n, em.max_sequences or n, fit))
+    model = roofline_model(rs, gpu)
+    # the engine's host cost of a step (scheduling, sampling) unless the scenario fixes it
+    fixed = st.step_latency_seconds if st.step_latency_seconds is not None else st.step.step
+    ctx = rl.prompt_tokens + mean / 2
+    d = Decode(
+        n,
+        batch,
+        rl.prompt_tokens,
+        mean,
+        longest_response(rl),
+        model.prefill_seconds(batch, rl.prompt_tokens) + fixed,
+        model.decode_seconds(batch, ctx) + fixed,
+        model.decode_seconds(1, rl.prompt_tokens + longest_response(rl)) + fixed,
+    )
+    return d, rs, em
+
+
+def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
+    rl, p = rl_of(s), s.parallelism
+    shard = p.gpus if p.zero_stage == 3 else p.tensor * p.pipeline
+    critic = (
+        trainer_scenario(s, role_model(s, "", rl.critic.model), "full_finetune") if rl.has_critic else None
+    )
+    ref = _weights(role_model(s, "", rl.reference.model), shard) if rl.has_reference else 0
+    reward = _weights(role_model(s, "", rl.reward.model), shard) if rl.reward.kind == "model" else 0
+    vocab = resolve(s.model).vocab
+    mb = policy.workload.micro_batch_size * policy.workload.sequence_length
+    return RLParts(
+        _training_memory(policy),
+        _training_memory(critic) if critic else None,
+        engine,
+        ref,
+        rl.reference.offload,
+        reward,
+        int(mb * vocab * FP32 / p.tensor),
+    )
+
+
+def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]:
+    """(log-prob forward seconds, training seconds) per step on the training pool."""
+    rl, gpus = rl_of(s), s.parallelism.gpus
+    arch, counts = resolve(policy.model), count_parameters(policy.model)
+    c = compute_estimate(policy, counts, gpu, gpus, arch)
+    rate = c.flops_per_token * c.tokens_per_second_per_gpu  # achieved FLOP/s per GPU
+    models = [s.model] + [role_model(s, "", rl.reference.model)] * rl.has_reference
+    models += [role_model(s, "", rl.critic.model)] * rl.has_critic
+    models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
+    tokens = trained_tokens(rl)
+    fwd = sum(forward_seconds(tokens, 2.0 * count_parameters(m).active, gpus, rate) for m in models)
+    train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
+    return fwd, train
+
+
+def _sync(s: Scenario, gpu: GPUSpec) -> float:
+    rl, g = rl_of(s), s.parallelism.gpus
+    weights = count_parameters(s.model).total * BF16
+    eff = s.compute.interconnect_efficiency
+    if rl.placement == "split":
+        net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
+        return sync_seconds(weights, net, eff)
+    if g == 1:  # a copy inside the GPU: read and write once
+        return sync_seconds(2 * weights, gpu.hbm_bandwidth_gb_per_s, s.compute.bandwidth_efficiency)
+    return sync_seconds(weights * (1 - 1 / g), gpu.interconnect_gb_per_s, eff)
+
+
+def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
+    """The phases' memory and seconds of a validated RL scenario on its GPU (kept per scenario)."""
+
+    def compute() -> RLPlan:
+        rl = rl_of(s)
+        policy = trainer_scenario(s)
+        d, rs, em = _decode(s, gpu)
+        parts = _parts(s, policy, em.memory)
+        phases = (
+            colocated_phases(parts, rl.offload_states) if rl.placement == "colocated" else split_phases(parts)
+        )
+        fwd, train = _forwards(s, policy, gpu)
+        seconds = {
+            "rollout": rollout_seconds(d),
+            "log_probs": fwd,
+            "training": train,
+            "weight_sync": _sync(s, gpu),
+        }
+        replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
+        refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
+        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal)
+
+    return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))
+
+
+def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
+    """The report's ``rl`` block (contract: docs/scenario-format.md "RL post-training")."""
+    rl = rl_of(s)
+    step = step_seconds(plan.seconds, rl.overlaps)
+    train_gpus = s.parallelism.gpus
+    gpus = train_gpus + (rl.rollout.gpus if rl.placement == "split" else 0)
+    generated = responses(rl) * rl.rollout.response_tokens
+    run = step * rl.steps
+    hours = run * gpus / 3600
+    split = rl.placement == "split"
+    return {
+        "algorithm": rl.algorithm,
+        "placement": rl.placement,
+        "roles": _roles(rl),
+        "training_gpus": train_gpus,
+        "rollout_gpus": rollout_gpus(s),
+        "total_gpus": gpus,
+        "rollout_replicas": plan.replicas,
+        "rollout_batch": plan.batch,
+        "responses_per_step": responses(rl),
+        "tokens_generated_per_step": generated,
+        "tokens_trained_per_step": trained_tokens(rl),
+        "time_per_step_seconds": step,
+        "phases": [
+            {
+                "name": name,
+                "pool": ("rollout" if name in ("rollout", "weight_sync") else "training")
+                if split
+                else "shared",
+                "seconds": plan.seconds[name],
+                "share": plan.seconds[name] / step if step else 0.0,
+                "memory": mem.as_dict(),
+                "host_memory_bytes": mem.host_memory,
+            }
+            for name, mem in plan.phases.items()
+        ],
+        "peak_phase": peak(plan.phases).peak_phase,
+        "tokens_generated_per_second": generated / step if step else 0.0,
+        "tokens_trained_per_second": trained_tokens(rl) * rl.policy.epochs / step if step else 0.0,
+        "steps": rl.steps,
+        "run_seconds": run,
+        "gpu_hours": hours,
+        "cost": hours * gpu.price_per_hour if gpu.price_per_hour is not None else None,
+        **(_advice(s, gpu) if split else {}),
+    }
+
+
+def _step_of(s: Scenario, gpu: GPUSpec) -> float:
+    return step_seconds(rl_plan(s, gpu).seconds, rl_of(s).overlaps)
+
+
+def _advice(s: Scenario, gpu: GPUSpec) -> dict[str, Any]:
+    """Split placement: every split of the same GPUs and the fastest (core/pipeline/rl_advice.py)."""
+    options = split_options(s, gpu, _step_of)
+    best = min(options, key=lambda o: o["time_per_step_seconds"], default=None)
+    return {"split_options": options, "best_rollout_gpus": best["rollout_gpus"] if best else None}
+
+
+def _roles(rl: Any) -> list[str]:
+    out = ["policy", "rollout"]
+    out += ["reference"] * rl.has_reference + ["critic"] * rl.has_critic
+    return [*out, "reward_model" if rl.reward.kind == "model" else "reward_rule"]
+
+
+@register_work
+class RLWork(WorkBuilder):
+    """RL post-training: the roles' phases, the heaviest phase's memory as the GPU's."""
+
+    key: ClassVar[str] = "rl"
+
+    def build(self, job: Job) -> Work:
+        plan = rl_plan(job.s, job.gpu)
+        mem = peak(plan.phases)
+        placement = rl_of(job.s).placement
+        notes: tuple[str, ...] = (f"RL peak in the {mem.peak_phase} phase", STEP_EVIDENCE[placement])
+        if plan.engine_refusal:
+            notes += (f"the rollout engine would not start: {plan.engine_refusal}",)
+        return Work(
+            mem,
+            None,
+            "fp32" if job.s.precision.optimizer_states == "fp32" else None,
+            (),
+            notes,
+            rl=rl_block(job.s, job.gpu, plan),
+        )
+
+    def memory(self, s: Scenario) -> Memory:
+        return peak(rl_plan(s, scenario_gpu(s)).phases)
+
+    def settings(self, job: Job, states: str | None) -> list[str]:
+        rl, ro = rl_of(job.s), rl_of(job.s).rollout
+        return [
+            f"RL {rl.algorithm}, {rl.placement}, roles {', '.join(_roles(rl))}",
+            f"rollout {ro.engine} TP {ro.tensor}: {ro.prompts_per_step} prompts x "
+            f"{ro.samples_per_prompt} samples, {rl.prompt_tokens} + {ro.response_tokens} tokens "
+            f"(longest response {longest_response(rl):,})",
+            f"policy {rl.policy.kind}, {rl.policy.epochs} epoch(s) per step",
+        ]
+
+    def trainable(self, job: Job, adapters: int) -> int:
+        """The policy's (``adapters``: its LoRA parameters, the timed scenario's)."""
+        if rl_plan(job.s, job.gpu).policy.workload.is_adapter:
+            return adapters
+        return job.counts.total + job.counts.vision
+
+    def timed(self, job: Job) -> Scenario:
+        return rl_plan(job.s, job.gpu).policy
+
+    def context(self, job: Job) -> tuple[int, str]:
+        return rl_plan(job.s, job.gpu).policy.workload.sequence_length, "sequence"

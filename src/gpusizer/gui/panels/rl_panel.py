@@ -1,0 +1,89 @@
+"""RL post-training panel (``workload.kind: "rl"``): the algorithm, where the roles run and the
+rollout's batch (the scenario's ``rl`` block, docs/scenario-format.md "RL post-training").
+Role models default to the policy's (the Model panel's); the phases and time per step show in
+the summary's assumptions and the report's ``rl`` block."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QLabel
+
+from ...core.pipeline.work_rl import RLWork
+from ...core.registry.rl_algorithms import RL_ALGORITHMS
+from ..binding import Binder
+from ..quantity_field import QuantityField
+from ..widgets import combo
+from .base import Panel
+
+# (label, path, object name, quantity kind, step, unit)
+_INTS = (
+    ("Steps", "rl.steps", "spin_rl_steps", "count", 10, ""),
+    ("Prompts per step", "rl.rollout.prompts_per_step", "spin_rl_prompts", "count", 32, ""),
+    ("Samples per prompt", "rl.rollout.samples_per_prompt", "spin_rl_samples", "count", 1, ""),
+    ("Prompt (mean)", "rl.prompt_tokens", "spin_rl_prompt_tokens", "context", 128, "tokens"),
+    ("Response (mean)", "rl.rollout.response_tokens", "spin_rl_response_tokens", "context", 256, "tokens"),
+    ("Rollout TP", "rl.rollout.tensor", "spin_rl_rollout_tp", "count", 1, ""),
+    ("Rollout GPUs", "rl.rollout.gpus", "spin_rl_rollout_gpus", "count", 1, ""),
+)
+
+
+class RLPanel(Panel):
+    """The roles of RL post-training; shown for the RL kind only."""
+
+    title = "RL roles"
+
+    def __init__(self, binder: Binder) -> None:
+        super().__init__(binder)
+        f = self.form
+        f.add(
+            "Algorithm",
+            combo((a.label, a.id) for a in RL_ALGORITHMS.values()),
+            "rl.algorithm",
+            name="combo_rl_algorithm",
+        )
+        f.add(
+            "Placement",
+            combo((("colocated (one set of GPUs)", "colocated"), ("split pools", "split"))),
+            "rl.placement",
+            name="combo_rl_placement",
+        )
+        f.add("Rollout engine", combo((("vLLM", "vllm"), ("SGLang", "sglang"))), "rl.rollout.engine")
+        f.add(
+            "Reward",
+            combo((("rule (no GPU)", "rule"), ("reward model", "model"))),
+            "rl.reward.kind",
+            name="combo_rl_reward",
+        )
+        for label, path, name, kind, step, unit in _INTS:
+            f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
+        self.phases = QLabel()
+        self.phases.setObjectName("label_rl_phases")
+        self.phases.setWordWrap(True)
+        f.add_widget(self.phases, "rl_phases")
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._show_phases)
+        self.refresh()
+        self._show_phases(self.state.estimate)
+
+    def refresh(self) -> None:
+        kind = self.kind()
+        self.box.setVisible(kind is not None and kind.work_key == RLWork.key)
+        self.form.show("rl.rollout.gpus", self.state.value("rl.placement") == "split")
+
+    def _show_phases(self, est: Any) -> None:
+        """The step's timeline in words: each phase's seconds, share and memory per GPU."""
+        rl = getattr(est, "rl", None)
+        if rl is None:
+            self.phases.setText("")
+            return
+        parts = [
+            f"{p['name'].replace('_', ' ')} {p['seconds']:,.1f} s ({p['share']:.0%}, "
+            f"{p['memory']['total'] / 2**30:,.1f} GiB)"
+            for p in rl["phases"]
+        ]
+        self.phases.setText(
+            f"Time per step {rl['time_per_step_seconds']:,.1f} s: "
+            + "; ".join(parts)
+            + f". Peak in {rl['peak_phase'].replace('_', ' ')}."
+        )

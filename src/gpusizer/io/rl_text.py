@@ -1,0 +1,63 @@
+"""The RL post-training lines of ``gpusizer-cli estimate`` (the report's ``rl`` block)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .units import to_unit
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 86400:
+        return f"{seconds / 86400:,.1f} days"
+    if seconds >= 3600:
+        return f"{seconds / 3600:,.1f} h"
+    return f"{seconds:,.1f} s"
+
+
+def rl_lines(rl: dict[str, Any]) -> list[str]:
+    """Time per step, each phase's seconds, share and memory, the throughputs and the run."""
+    out = [
+        f"  RL {rl['algorithm']}, {rl['placement']}: {rl['responses_per_step']:,} responses per step on "
+        f"{rl['rollout_replicas']} engine replica(s), {rl['total_gpus']} GPUs",
+        f"  time per step {_duration(rl['time_per_step_seconds'])}",
+    ]
+    for p in rl["phases"]:
+        out.append(
+            f"    {p['name']:<12}{p['seconds']:>10,.1f} s {p['share']:>6.0%}"
+            f"{to_unit(p['memory']['total'], 'GiB'):>10,.1f} GiB  ({p['pool']})"
+        )
+    cost = rl["cost"]
+    out.append(
+        f"  {rl['tokens_generated_per_second']:,.0f} tokens generated/s, "
+        f"{rl['tokens_trained_per_second']:,.0f} trained/s; {rl['steps']:,} steps: "
+        f"{_duration(rl['run_seconds'])}, {rl['gpu_hours']:,.0f} GPU-hours"
+        + (f", ${cost:,.0f}" if cost is not None else "")
+    )
+    best = next(
+        (o for o in rl.get("split_options", ()) if o["rollout_gpus"] == rl.get("best_rollout_gpus")), None
+    )
+    if best is not None:
+        out.append(
+            f"  fastest split of these GPUs: {best['rollout_gpus']} rollout + {best['training_gpus']} "
+            f"training, {_duration(best['time_per_step_seconds'])} per step"
+        )
+    return out
+
+
+def rl_table(rl: dict[str, Any], unit: str) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """(bullets, table) of the report's "RL step" section: each phase's seconds, share, memory
+    per GPU in ``unit`` and pool; the step, throughputs and run as bullets."""
+    rows = tuple(
+        (
+            p["name"],
+            f"{p['seconds']:,.1f}",
+            f"{p['share']:.0%}",
+            f"{to_unit(p['memory']['total'], unit):,.2f}",
+            p["pool"],
+        )
+        for p in rl["phases"]
+    )
+    table = (("Phase", "Seconds", "Share", f"Memory ({unit})", "Pool"), *rows)
+    lines = rl_lines(rl)
+    return tuple(line.strip() for line in [*lines[:2], lines[-1]]), table

@@ -1,0 +1,211 @@
+"""Published RL step times replayed by tests/core/test_rl_evidence.py (docs/evidence/rl.md).
+
+NeMo RL's performance summary (NVIDIA-NeMo/RL docs/about/performance-summary.md, v0.4 and
+v0.6 tables; GRPO on OpenMathInstruct-2, Megatron-core training, vLLM generation, on-policy:
+colocated), with the recipes' settings (examples/configs/recipes/llm/performance/*.yaml and
+examples/configs/grpo_math_1B.yaml): 64 prompts x 32 generations (G-GBS 2,048) or 512
+responses, train_global_batch_size 512, train_micro_batch_size 1, activation checkpointing,
+sequence packing, distributed optimizer, vLLM gpu_memory_utilization 0.6. The table gives the
+average sequence (prompt + response) and the maximum (max_total_sequence_length)."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+PROMPT = 128  # assumed mean prompt of OpenMathInstruct-2 with NeMo RL's CoT template (not published)
+H100, GB200 = "h100-sxm-80gb", "gb200-186gb"
+
+
+class RLFigure(NamedTuple):
+    """One published step: what ran and the measured seconds per step."""
+
+    name: str
+    preset: str
+    gpu: str
+    gpus: int
+    layout: tuple[int, int, int, int]  # training TP, CP, EP, PP
+    responses: int
+    average: int  # G-Average Seq len (prompt + response)
+    longest: int  # T-Max Sequence Length
+    engine_tp: int
+    measured: float  # Total Step time (s)
+    rollout_gpus: int = 0  # 1-step off-policy rows: the generation pool (split, overlapping)
+
+    def scenario(self) -> dict[str, Any]:
+        tp, cp, ep, pp = self.layout
+        mean = self.average - PROMPT
+        prompts = 64 if self.responses == 2048 else 32
+        return {
+            "model": {"preset": self.preset},
+            "framework": "megatron",
+            "hardware": {"gpu": self.gpu},
+            "workload": {"kind": "rl"},
+            "parallelism": {
+                "tensor": tp,
+                "context": cp,
+                "expert": ep,
+                "pipeline": pp,
+                "data": self.gpus // (tp * cp * pp),
+                "recompute": "full",
+                "zero_stage": 1,
+            },
+            "rl": {
+                "algorithm": "grpo",
+                "prompt_tokens": PROMPT,
+                "policy": {"mini_batch_size": 512},
+                "rollout": {
+                    "tensor": self.engine_tp,
+                    "prompts_per_step": prompts,
+                    "samples_per_prompt": self.responses // prompts,
+                    "response_tokens": mean,
+                    "response_spread": (self.longest - PROMPT) / mean - 1,
+                    # the async recipes' vLLM gpu_memory_utilization on its own GPUs: 0.8
+                    "memory_fraction": 0.8 if self.rollout_gpus else 0.6,
+                    "gpus": self.rollout_gpus,
+                },
+                "placement": "split" if self.rollout_gpus else "colocated",
+            },
+        }
+
+
+# EP where the table's EP does not divide DP x CP (Megatron's expert-tensor parallel groups
+# span TP too; the estimator's layouts shard experts over DP x CP only): Qwen3-235B EP 8 on 128
+# GPUs, noted in docs/evidence/rl.md.
+FIGURES = (
+    RLFigure("v0.4 Llama 3.1 8B, 16 H100", "llama-3.1-8b", H100, 16, (1, 1, 1, 2), 2048, 1060, 4096, 1, 97.7),
+    RLFigure(
+        "v0.4 Qwen3-30B-A3B, 32 H100", "qwen3-30b-a3b", H100, 32, (2, 1, 8, 1), 2048, 3154, 4096, 4, 225
+    ),
+    RLFigure(
+        "v0.6 Qwen3-30B-A3B, 32 H100", "qwen3-30b-a3b", H100, 32, (1, 1, 8, 1), 2048, 3203, 4096, 2, 192
+    ),
+    RLFigure("v0.4 Qwen3-32B, 32 H100", "qwen3-32b", H100, 32, (4, 1, 1, 4), 2048, 3206, 4096, 4, 393),
+    RLFigure(
+        "v0.4 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 8, 8), 512, 5671, 8192, 16, 506
+    ),
+    RLFigure(
+        "v0.6 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 8, 8), 512, 5698, 8192, 16, 395
+    ),
+    RLFigure(
+        "v0.6 Qwen3-235B, 256 H100", "qwen3-235b-a22b", H100, 256, (2, 2, 16, 8), 512, 5713, 8192, 16, 312
+    ),
+    RLFigure("v0.4 DeepSeek V3, 256 H100", "deepseek-v3", H100, 256, (1, 1, 16, 16), 512, 745, 1536, 32, 154),
+    RLFigure("v0.6 DeepSeek V3, 256 H100", "deepseek-v3", H100, 256, (1, 1, 16, 16), 512, 701, 1536, 32, 134),
+    RLFigure("v0.6 DeepSeek V3, 512 H100", "deepseek-v3", H100, 512, (1, 1, 16, 16), 512, 697, 1536, 32, 111),
+    RLFigure(
+        "v0.6 Qwen3-30B-A3B, 16 GB200", "qwen3-30b-a3b", GB200, 16, (1, 1, 16, 1), 2048, 3199, 4096, 1, 221
+    ),
+    RLFigure(
+        "v0.6 Qwen3-235B, 64 GB200", "qwen3-235b-a22b", GB200, 64, (2, 2, 8, 4), 512, 5709, 8192, 8, 286
+    ),
+    RLFigure(
+        "v0.6 Qwen3-235B, 128 GB200", "qwen3-235b-a22b", GB200, 128, (2, 2, 16, 4), 512, 5693, 8192, 8, 345
+    ),
+    RLFigure(
+        "v0.6 DeepSeek V3, 128 GB200", "deepseek-v3", GB200, 128, (1, 1, 16, 8), 512, 711, 1536, 32, 108
+    ),
+    RLFigure(
+        "v0.6 DeepSeek V3, 256 GB200", "deepseek-v3", GB200, 256, (1, 1, 16, 8), 512, 700, 1536, 32, 98.7
+    ),
+)
+
+# 1-step off-policy rows: generation on its own nodes, half the GPUs in the async recipes
+# (async-grpo-*-{2n8g,4n8g,8n8g,32n8g,64n8g}.yaml: colocated.enabled false, generation
+# resources half the cluster), overlapping training; `gpus` is the training pool.
+# Qwen3-235B: the table's EP 16 over DP 4 replayed as EP 4 (see the note above FIGURES).
+OFF_POLICY = (
+    RLFigure(
+        "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
+        "llama-3.1-8b",
+        H100,
+        8,
+        (1, 1, 1, 2),
+        2048,
+        1129,
+        4096,
+        1,
+        74.6,
+        8,
+    ),
+    RLFigure(
+        "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100",
+        "qwen3-30b-a3b",
+        H100,
+        16,
+        (1, 1, 8, 2),
+        2048,
+        3158,
+        4096,
+        2,
+        244,
+        16,
+    ),
+    RLFigure(
+        "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100",
+        "qwen3-30b-a3b",
+        H100,
+        16,
+        (1, 1, 8, 2),
+        2048,
+        3201,
+        4096,
+        2,
+        152,
+        16,
+    ),
+    RLFigure(
+        "v0.4 Qwen3-32B 1-off, 32+32 H100", "qwen3-32b", H100, 32, (4, 1, 1, 4), 2048, 3207, 4096, 4, 215, 32
+    ),
+    RLFigure(
+        "v0.4 Qwen3-235B 1-off, 128+128 H100",
+        "qwen3-235b-a22b",
+        H100,
+        128,
+        (4, 1, 4, 8),
+        512,
+        5691,
+        8192,
+        8,
+        241,
+        128,
+    ),
+    RLFigure(
+        "v0.6 Qwen3-235B 1-off, 128+128 H100",
+        "qwen3-235b-a22b",
+        H100,
+        128,
+        (4, 1, 4, 8),
+        512,
+        5721,
+        8192,
+        8,
+        231,
+        128,
+    ),
+    RLFigure(
+        "v0.4 DeepSeek V3 1-off, 256+256 H100",
+        "deepseek-v3",
+        H100,
+        256,
+        (1, 1, 16, 16),
+        512,
+        744,
+        1536,
+        32,
+        77.9,
+        256,
+    ),
+    RLFigure(
+        "v0.6 DeepSeek V3 1-off, 256+256 H100",
+        "deepseek-v3",
+        H100,
+        256,
+        (1, 1, 16, 16),
+        512,
+        710,
+        1536,
+        32,
+        64.1,
+        256,
+    ),
+)

@@ -1,0 +1,213 @@
+"""RL post-training (``workload.kind: "rl"``): the rl block, memory per phase, time per step,
+the report and the CLI, and the errors that name the field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.cli import main
+from gpusizer.core.errors import ScenarioError
+from gpusizer.core.pipeline.estimate import estimate, memory_only
+from gpusizer.core.pipeline.rl_roles import rollout_scenario, trainer_scenario
+from gpusizer.core.pipeline.rl_time import Decode, rollout_seconds, step_seconds
+from gpusizer.core.pipeline.scenario import parse_scenario
+
+BASE = {
+    "model": {"preset": "qwen2.5-7b"},
+    "workload": {"kind": "rl"},
+    "framework": "fsdp",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+}
+
+
+def _sc(**rl: object) -> dict:
+    return {**BASE, "rl": rl}
+
+
+def _rep(**rl: object) -> dict:
+    return estimate_report(_sc(**rl))
+
+
+def test_the_report_has_phases_time_and_run() -> None:
+    rep = _rep(steps=10, rollout={"prompts_per_step": 128, "samples_per_prompt": 8, "tensor": 2})
+    rl = rep["rl"]
+    assert [p["name"] for p in rl["phases"]] == ["rollout", "log_probs", "training", "weight_sync"]
+    assert rl["roles"] == ["policy", "rollout", "reference", "reward_rule"]  # GRPO: no critic
+    assert rl["responses_per_step"] == 128 * 8
+    assert rl["rollout_replicas"] == 4  # 8 GPUs / TP 2
+    # colocated: the phases add up to the step
+    assert sum(p["seconds"] for p in rl["phases"]) == pytest.approx(rl["time_per_step_seconds"])
+    assert sum(p["share"] for p in rl["phases"]) == pytest.approx(1.0)
+    assert rl["run_seconds"] == pytest.approx(10 * rl["time_per_step_seconds"])
+    assert rl["tokens_generated_per_second"] == pytest.approx(
+        rl["tokens_generated_per_step"] / rl["time_per_step_seconds"]
+    )
+    # the GPU's memory is the heaviest phase's, named
+    heaviest = max(rl["phases"], key=lambda p: p["memory"]["total"])
+    assert rep["per_gpu"]["total"] == heaviest["memory"]["total"]
+    assert rep["peak_phase"] == rl["peak_phase"] == heaviest["name"]
+    assert rl["cost"] is None or rl["cost"] > 0
+
+
+def test_colocated_engine_sleeps_and_states_go_to_host() -> None:
+    """Outside rollout the engine holds nothing (vLLM sleep mode level 1); during rollout the
+    training states are on the host (verl param/optimizer offload)."""
+    phases = {p["name"]: p for p in _rep()["rl"]["phases"]}
+    assert phases["rollout"]["memory"]["optimizer"] == 0
+    assert phases["rollout"]["memory"]["kv_cache"] > 0
+    assert phases["training"]["memory"]["kv_cache"] == 0
+    assert phases["rollout"]["host_memory_bytes"] > 0
+    kept = {p["name"]: p for p in _rep(offload_states=False)["rl"]["phases"]}
+    assert kept["rollout"]["memory"]["optimizer"] == phases["training"]["memory"]["optimizer"] > 0
+
+
+def test_ppo_adds_a_critic_and_dapo_drops_the_reference() -> None:
+    grpo, ppo, dapo = _rep(), _rep(algorithm="ppo"), _rep(algorithm="dapo")
+    assert "critic" in ppo["rl"]["roles"] and "reference" not in dapo["rl"]["roles"]
+    train = {r: {p["name"]: p for p in x["rl"]["phases"]}["training"] for r, x in (("g", grpo), ("p", ppo))}
+    assert train["p"]["memory"]["optimizer"] == 2 * train["g"]["memory"]["optimizer"]  # same model
+    assert train["p"]["seconds"] == pytest.approx(2 * train["g"]["seconds"])
+    assert dapo["rl"]["phases"][1]["seconds"] < grpo["rl"]["phases"][1]["seconds"]  # one forward fewer
+
+
+def test_split_pools_overlap_up_to_the_slower() -> None:
+    rl = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})["rl"]
+    sec = {p["name"]: p["seconds"] for p in rl["phases"]}
+    slower = max(sec["rollout"], sec["log_probs"] + sec["training"])
+    assert rl["time_per_step_seconds"] == pytest.approx(slower + sec["weight_sync"])
+    assert rl["total_gpus"] == 16 and rl["rollout_gpus"] == 8
+    pools = {p["name"]: p["pool"] for p in rl["phases"]}
+    assert pools == {
+        "rollout": "rollout",
+        "log_probs": "training",
+        "training": "training",
+        "weight_sync": "rollout",
+    }
+    seq = _rep(placement="split", overlap=False, rollout={"gpus": 8, "tensor": 2})["rl"]
+    assert seq["time_per_step_seconds"] == pytest.approx(sum(sec.values()))
+
+
+def test_the_longest_tail_sets_the_rollout() -> None:
+    d = Decode(
+        responses=100, batch=100, prompt=100, mean=1000, longest=3000, prefill=1.0, step=0.02, tail_step=0.01
+    )
+    # one wave: prefill, the mean's steps at the full batch, the tail beyond the mean nearly alone
+    assert rollout_seconds(d) == pytest.approx(1.0 + 1000 * 0.02 + 2000 * 0.01)
+    two = Decode(200, 100, 100, 1000, 1000, 1.0, 0.02, 0.01)
+    assert rollout_seconds(two) == pytest.approx(2 * 1.0 + 2000 * 0.02)
+    assert step_seconds({"rollout": 5, "log_probs": 1, "training": 2, "weight_sync": 1}, True) == 6
+    assert step_seconds({"rollout": 5, "log_probs": 1, "training": 2, "weight_sync": 1}, False) == 9
+
+
+def test_roles_scenarios() -> None:
+    s = parse_scenario(_sc(prompt_tokens=256, rollout={"response_tokens": 1000, "response_spread": 1.0}))
+    policy = trainer_scenario(s)
+    assert policy.workload.kind == "full_finetune"
+    assert policy.workload.sequence_length == 256 + 2000  # prompt + the longest response
+    engine = rollout_scenario(s, 64)
+    assert engine.framework == "vllm" and engine.workload.kind == "inference"
+    assert engine.serving.memory_fraction == 0.5  # colocated beside the training states (verl)
+    assert engine.serving.max_context == 2256
+
+
+def test_memory_only_and_the_estimate_agree() -> None:
+    s = parse_scenario(_sc())
+    assert memory_only(s) == estimate(s).memory
+
+
+@pytest.mark.parametrize(
+    ("rl", "field"),
+    [
+        ({"reference": {"model": "llama-3.1-8b"}}, "rl.reference.model"),
+        ({"reference": {"model": "nope"}}, "rl.reference.model"),
+        ({"placement": "split"}, "rl.rollout.gpus"),
+        ({"placement": "split", "rollout": {"gpus": 3, "tensor": 2}}, "rl.rollout.gpus"),
+        ({"rollout": {"samples_per_prompt": 0}}, "rl.rollout.samples_per_prompt"),
+        ({"rollout": {"prompts_per_step": -1}}, "rl.rollout.prompts_per_step"),
+        ({"rollout": {"response_tokens": 0}}, "rl.rollout.response_tokens"),
+        ({"prompt_tokens": 0}, "rl.prompt_tokens"),
+        ({"algorithm": "dpo"}, "rl.algorithm"),
+        ({"rollout": {"engine": "llamacpp"}}, "rl.rollout.engine"),
+        ({"rollout": {"tensor": 3}}, "rl.rollout.tensor"),
+    ],
+)
+def test_bad_input_names_the_field(rl: dict, field: str) -> None:
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(_sc(**rl))
+    assert err.value.field == field, str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("rl", "field"),
+    [
+        (
+            {"rollout": {"prompts_per_step": 10**6, "samples_per_prompt": 10**4}},
+            "rl.rollout.prompts_per_step",
+        ),
+        ({"rollout": {"engine": "sglang", "engine_version": "0.0.1"}}, "rl.rollout.engine_version"),
+    ],
+)
+def test_the_roles_errors_name_the_rl_field(rl: dict, field: str) -> None:
+    """The roles' own scenarios are parsed when the estimate builds them (the scenario parser
+    cannot build them while validating: they are parsed by it)."""
+    with pytest.raises(ScenarioError) as err:
+        estimate_report(_sc(**rl))
+    assert err.value.field == field, str(err.value)
+
+
+def test_a_reference_of_another_vocabulary_names_both() -> None:
+    with pytest.raises(ScenarioError, match=r"vocab_size .* vs the policy.s"):
+        parse_scenario(_sc(reference={"model": "llama-3.1-8b"}))
+    # DAPO runs no reference: any model there is ignored
+    parse_scenario(_sc(algorithm="dapo", reference={"model": "llama-3.1-8b"}))
+
+
+def test_the_cli_prints_and_exits_2_on_bad_input(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "rl.gpusizer.json"
+    path.write_text(json.dumps(_sc()))
+    assert main(["estimate", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rl"]["time_per_step_seconds"] > 0
+    assert main(["estimate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "RL grpo, colocated" in out and "time per step" in out
+    path.write_text(json.dumps(_sc(placement="split")))
+    assert main(["estimate", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "rl.rollout.gpus" in err[0]
+
+
+def test_the_report_file_has_the_rl_step(tmp_path: Path) -> None:
+    path = tmp_path / "rl.gpusizer.json"
+    path.write_text(json.dumps(_sc()))
+    assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
+    text = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "## RL step by phase" in text and "| rollout |" in text
+
+
+def test_an_engine_that_would_not_start_is_said() -> None:
+    rep = _rep(rollout={"memory_fraction": 0.01})
+    assert any(a.startswith("the rollout engine would not start") for a in rep["assumptions"])
+
+
+def test_the_assumptions_say_what_the_step_time_is_worth() -> None:
+    """docs/evidence/rl.md: colocated steps a lower bound, split ones within 25 % half the time."""
+    assert any("a lower bound" in a for a in _rep()["assumptions"])
+    split = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})
+    assert any("4 of 8 published split" in a for a in split["assumptions"])
+
+
+def test_split_advice_names_the_fastest_split_of_the_same_gpus() -> None:
+    rl = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})["rl"]
+    options = rl["split_options"]
+    assert {o["rollout_gpus"] + o["training_gpus"] for o in options} == {16}  # the same GPUs
+    assert all(o["rollout_gpus"] % 2 == 0 for o in options)  # whole engines of TP 2
+    best = min(options, key=lambda o: o["time_per_step_seconds"])
+    assert rl["best_rollout_gpus"] == best["rollout_gpus"]
+    mine = next(o for o in options if o["rollout_gpus"] == 8)
+    assert mine["time_per_step_seconds"] == pytest.approx(rl["time_per_step_seconds"])
+    assert "split_options" not in _rep()["rl"]  # colocated: one pool, nothing to split

@@ -1,0 +1,68 @@
+"""Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
+
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 5 of 23 replayed
+steps are within 25 % (colocated: 1 of 15, every one faster than measured, ratios 0.06 to
+0.76; split one-step off-policy: 4 of 8). What the test pins is what the evidence
+page states: each ratio as recorded there (so a change in the model shows up here and the
+page is updated with it), and that the colocated model stays a lower bound of these runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer import estimate_report
+
+from .rl_figures import FIGURES, OFF_POLICY
+
+# model / measured seconds per step, as docs/evidence/rl.md records them
+RECORDED = {
+    "v0.4 Llama 3.1 8B, 16 H100": 0.600,
+    "v0.4 Qwen3-30B-A3B, 32 H100": 0.364,
+    "v0.6 Qwen3-30B-A3B, 32 H100": 0.485,
+    "v0.4 Qwen3-32B, 32 H100": 0.762,
+    "v0.4 Qwen3-235B, 128 H100": 0.266,
+    "v0.6 Qwen3-235B, 128 H100": 0.343,
+    "v0.6 Qwen3-235B, 256 H100": 0.299,
+    "v0.4 DeepSeek V3, 256 H100": 0.085,
+    "v0.6 DeepSeek V3, 256 H100": 0.094,
+    "v0.6 DeepSeek V3, 512 H100": 0.093,
+    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.334,
+    "v0.6 Qwen3-235B, 64 GB200": 0.404,
+    "v0.6 Qwen3-235B, 128 GB200": 0.238,
+    "v0.6 DeepSeek V3, 128 GB200": 0.071,
+    "v0.6 DeepSeek V3, 256 GB200": 0.064,
+    "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 0.854,
+    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.300,
+    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.494,
+    "v0.4 Qwen3-32B 1-off, 32+32 H100": 1.012,
+    "v0.4 Qwen3-235B 1-off, 128+128 H100": 0.900,
+    "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.944,
+    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.573,
+    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.692,
+}
+ALL = FIGURES + OFF_POLICY
+
+
+def _ratio(figure) -> float:
+    return estimate_report(figure.scenario())["rl"]["time_per_step_seconds"] / figure.measured
+
+
+@pytest.mark.parametrize("figure", ALL, ids=lambda f: f.name)
+def test_each_replayed_step_is_as_recorded(figure) -> None:
+    # source: NeMo RL docs/about/performance-summary.md (Total Step time); tolerance: 3 % of the
+    # recorded ratio (drift of the model, not accuracy: see the module docstring)
+    assert _ratio(figure) == pytest.approx(RECORDED[figure.name], rel=0.03)
+
+
+def test_the_count_within_25_percent_is_as_recorded() -> None:
+    within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
+    assert len(ALL) == 23
+    # docs/evidence/rl.md: 5 of 23 (1 of 15 colocated, 4 of 8 split); the issue's aim is 70 %
+    assert within == [
+        "v0.4 Qwen3-32B, 32 H100",
+        "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
+        "v0.4 Qwen3-32B 1-off, 32+32 H100",
+        "v0.4 Qwen3-235B 1-off, 128+128 H100",
+        "v0.6 Qwen3-235B 1-off, 128+128 H100",
+    ]
+    assert all(_ratio(f) < 1 for f in FIGURES)  # colocated: a lower bound of every replayed run

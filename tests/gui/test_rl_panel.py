@@ -1,0 +1,44 @@
+"""The RL roles panel: shown for the RL kind only; its fields edit the scenario's ``rl`` block
+and the estimate follows."""
+
+from __future__ import annotations
+
+from gpusizer.gui.panels import RLPanel
+
+
+def _panel(window) -> RLPanel:
+    return next(p for p in window.panels if isinstance(p, RLPanel))
+
+
+def test_the_rl_panel_follows_the_kind_and_edits_the_block(window, qtbot) -> None:
+    panel = _panel(window)
+    assert not panel.box.isVisibleTo(window)
+    window.state.edit("workload.kind", "rl", immediate=True)
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    assert panel.box.isVisibleTo(window)
+    window.state.edit("rl.algorithm", "ppo", immediate=True)
+    window.state.edit("rl.rollout.samples_per_prompt", 4, immediate=True)
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    s = window.state.scenario
+    assert s.rl is not None and s.rl.algorithm == "ppo" and s.rl.rollout.samples_per_prompt == 4
+    qtbot.waitUntil(
+        lambda: window.state.estimate is not None and window.state.estimate.rl is not None, timeout=10000
+    )
+    assert "critic" in window.state.estimate.rl["roles"]
+    qtbot.waitUntil(lambda: panel.phases.text().startswith("Time per step"), timeout=10000)
+    assert not panel.form.rows["rl.rollout.gpus"].isVisibleTo(window)  # colocated: no rollout pool
+    window.state.edit("rl.placement", "split", immediate=True)
+    window.state.flush()
+    assert panel.form.rows["rl.rollout.gpus"].isVisibleTo(window)
+    assert panel.phases.text().startswith("Time per step")
+
+
+def test_a_bad_rl_field_is_an_error_not_a_crash(window, qtbot) -> None:
+    window.state.edit("workload.kind", "rl", immediate=True)
+    window.state.edit("rl.rollout.engine", "sglang", immediate=True)
+    window.state.edit("rl.rollout.engine_version", "0.0.1", immediate=True)
+    window.state.flush()
+    qtbot.waitUntil(lambda: window.state.error is not None, timeout=10000)
+    assert "rl.rollout.engine_version" in str(window.state.error)
