@@ -149,7 +149,9 @@ register(
         "RL post-training",
         "RL",
         True,
-        variant_weights=("bf16",),
+        # no bar in the training-vs-inference chart: its bars are one model's weights trained
+        # or served alone (the seed articles' seven); an RL step is several roles at once
+        variant_weights=(),
         source="HybridFlow (verl), arXiv 2409.19256; OpenRLHF, arXiv 2405.11143",
         work="rl",
     )
