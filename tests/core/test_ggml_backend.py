@@ -1,6 +1,6 @@
 """``serving.ggml_backend``: llama.cpp's backend, its default by GPU vendor, the rates it takes
 (core/speed/rates_era.py) and the errors for a backend that cannot run the scenario. The
-published Vulkan figures replay in tests/core/test_speed_figures_amd.py."""
+published Vulkan figures replay in tests/core/test_speed_figures_vendors.py."""
 
 from __future__ import annotations
 

@@ -56,13 +56,13 @@ class ServingSpec(Strict):
     flashinfer_sampler: bool | None = None
     mixed_prefill: bool | None = None
     length_spread: Annotated[float, Field(ge=0.0, le=0.9)] | None = None
-    # Additive (issue 31): requests come through the engine's HTTP API server (``vllm serve``,
+    # Additive: requests come through the engine's HTTP API server (``vllm serve``,
     # SGLang's server, ``trtllm-serve``), whose per-request cost (chat template, tokenising,
     # handing the request to the scheduler, streaming the first token back) users see in TTFT;
     # false for in-process offline runs (vLLM's ``LLM`` class and benchmark_latency /
     # benchmark_throughput, trtllm-bench, llama-bench). Null: true.
     api_server: bool | None = None
-    # Additive (issue 31): llama.cpp's ggml backend (its build: ggml-cuda, the HIP build for
+    # Additive: llama.cpp's ggml backend (its build: ggml-cuda, the HIP build for
     # ROCm, Vulkan, Metal, SYCL), whose kernels reach their own shares of the GPU
     # (core/speed/rates_era.py); null: the GPU vendor's own (NVIDIA cuda, AMD rocm, Apple
     # metal, Intel sycl, others vulkan). "cpu" is refused: set gpu_layers 0 for a CPU-only run.
