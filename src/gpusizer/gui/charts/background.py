@@ -63,3 +63,32 @@ class ChartJob(QObject):
 
     def shutdown(self) -> None:
         self.worker.shutdown(wait=False)
+
+
+class WorkerChart:
+    """Mixin for a chart (a ``ChartBase``) whose data is computed by ``compute(scenario)`` in a
+    :class:`ChartJob` when it is in the window: ``_in_worker`` asks, ``_show_data(result)``
+    (the chart's own) keeps and draws the answer; waits and shutdown follow the job."""
+
+    job: ChartJob | None = None
+
+    def _in_worker(self, compute: Callable[[Scenario], Any], scenario: Scenario) -> None:
+        if self.job is None:
+            self.job = ChartJob(self, compute, self._shown)  # type: ignore[arg-type]
+        self.job.run(scenario)
+
+    def _shown(self, result: Any) -> None:
+        self._show_data(result)
+        self.has_data = True
+        self._redraw()  # type: ignore[attr-defined]
+        self.relayout()  # type: ignore[attr-defined]
+
+    def _show_data(self, result: Any) -> None:
+        raise NotImplementedError
+
+    def wait_settled(self, timeout_s: float = 30.0) -> bool:
+        return self.job is None or self.job.wait(timeout_s)
+
+    def shutdown(self) -> None:
+        if self.job is not None:
+            self.job.shutdown()

@@ -15,12 +15,12 @@ from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.views.features import FeatureCurve, feature_curve
 from ..elide import labelled
-from .background import ChartJob
+from .background import WorkerChart
 from .base import ChartBase
 from .sweep import log2_ticks
 
 
-class FeaturesChart(ChartBase):
+class FeaturesChart(WorkerChart, ChartBase):
     """Two curves of total output tokens/s (log users): with the features, without them."""
 
     title = "Serving features"
@@ -33,7 +33,6 @@ class FeaturesChart(ChartBase):
         self.plot.setMouseEnabled(x=False, y=False)
         self.engine = ""
         self.model_name = ""
-        self.job: ChartJob | None = None  # in the window: the curve's estimates in a worker
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.data = feature_curve(scenario)
@@ -52,21 +51,10 @@ class FeaturesChart(ChartBase):
             super().update_from(scenario, estimate)
             return
         self._names(scenario, estimate)
-        if self.job is None:
-            self.job = ChartJob(self, feature_curve, self._show_curve)
-        self.job.run(scenario)
+        self._in_worker(feature_curve, scenario)
 
-    def _show_curve(self, curve: FeatureCurve) -> None:
-        self.data, self.has_data = curve, True
-        self._redraw()
-        self.relayout()
-
-    def wait_settled(self, timeout_s: float = 30.0) -> bool:
-        return self.job is None or self.job.wait(timeout_s)
-
-    def shutdown(self) -> None:
-        if self.job is not None:
-            self.job.shutdown()
+    def _show_data(self, curve: FeatureCurve) -> None:
+        self.data = curve
 
     def headline(self) -> str:
         c = self.data

@@ -28,7 +28,7 @@ from ...core.views.variants import Variants, variants
 from ...io.units import fmt_bytes, to_unit
 from ...io.wording import count
 from ..elide import labelled
-from .background import ChartJob
+from .background import WorkerChart
 from .base import ChartBase, display_unit
 from .labels import PAD, Leaders, overlaps, place, room_above, scene_rect, set_top
 from .palette import LABEL_PX, font
@@ -53,7 +53,7 @@ def _numbers(values: list[int], unit: str) -> str:
     return " / ".join(f"{v / size:,.{digits}f}" for v in values) + f" {big}"
 
 
-class VariantsChart(ChartBase):
+class VariantsChart(WorkerChart, ChartBase):
     """Pre-training, full fine-tune, LoRA, QLoRA and inference FP16/FP8/INT4 of one model."""
 
     title = "Training vs inference"
@@ -61,7 +61,6 @@ class VariantsChart(ChartBase):
 
     def _build(self) -> None:
         self.cmp: Variants | None = None
-        self.job: ChartJob | None = None  # in the window: the variants' estimates in a worker
         self.stack = StackedBars(self.plot, width=0.62)
         # The pool an engine reserves, outlined around what the variant needs.
         self.pools = pg.BarGraphItem(x=[], height=[], width=0.62, brush=None)
@@ -92,21 +91,10 @@ class VariantsChart(ChartBase):
         if not self.background:
             super().update_from(scenario, estimate)
             return
-        if self.job is None:
-            self.job = ChartJob(self, variants, self._show_variants)
-        self.job.run(labelled(scenario, estimate)[0])
+        self._in_worker(variants, labelled(scenario, estimate)[0])
 
-    def _show_variants(self, cmp: Variants) -> None:
-        self.cmp, self.has_data = cmp, True
-        self._redraw()
-        self.relayout()
-
-    def wait_settled(self, timeout_s: float = 30.0) -> bool:
-        return self.job is None or self.job.wait(timeout_s)
-
-    def shutdown(self) -> None:
-        if self.job is not None:
-            self.job.shutdown()
+    def _show_data(self, cmp: Variants) -> None:
+        self.cmp = cmp
 
     def _redraw(self) -> None:
         cmp = self.cmp
