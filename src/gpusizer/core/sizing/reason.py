@@ -34,6 +34,8 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
             f"{what} {verb} it in {days:,.1f} of {s.targets.max_training_days:g} days "
             f"({share:.2%} of the wall time training)"
         )
+    if g.why == "targets":  # memory's count, apart from the targets' (the need column)
+        held = held.replace("would hold it", "would hold the model")
     if g.why == "targets" and _misses_default(s, c):  # not "meets the targets": the default is missed
         users = s.targets.users
         who = f"the {users:,} user{'s' if users != 1 else ''}" if users else "the targets set"
