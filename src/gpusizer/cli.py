@@ -151,28 +151,21 @@ def _add_compare(sub: Any) -> None:
         "--min-memory", type=quantity_arg("number"), metavar="GB", help="memory as sold, at least"
     )
     _add_view_flags(cm, "")
-    cm.add_argument(
-        "--electricity",
-        type=quantity_arg("number"),
-        default=None,
-        metavar="USD_PER_KWH",
-        help=f"electricity price (default {ELECTRICITY_USD_PER_KWH})",
-    )
-    cm.add_argument(
-        "--amortization-years",
-        type=quantity_arg("number"),
-        default=None,
-        metavar="YEARS",
-        help=f"owning: years a purchase is spread over (default {AMORTIZATION_YEARS:g})",
-    )
-    cm.add_argument(
-        "--utilization",
-        type=quantity_arg("number"),
-        default=None,
-        metavar="SHARE",
-        help=f"owning: share of the hours the machine works, above 0 to 1 (default {UTILIZATION:g}: "
-        "round the clock)",
-    )
+    for flag, metavar, words in (  # the money settings (core/views/settings.HardwareView)
+        ("--electricity", "USD_PER_KWH", f"electricity price (default {ELECTRICITY_USD_PER_KWH})"),
+        (
+            "--amortization-years",
+            "YEARS",
+            f"owning: years a purchase is spread over (default {AMORTIZATION_YEARS:g})",
+        ),
+        (
+            "--utilization",
+            "SHARE",
+            f"owning: share of the hours the machine works, above 0 to 1 (default {UTILIZATION:g}: "
+            "round the clock)",
+        ),
+    ):
+        cm.add_argument(flag, type=quantity_arg("number"), default=None, metavar=metavar, help=words)
     cm.add_argument(
         "--used-prices",
         action="store_true",
