@@ -64,10 +64,30 @@ def test_compiled_saved_bytes_as_measured(rec: dict[str, Any]) -> None:
     # the script's forward ends in logits.float().sum(): no log-softmax (4·T·V) or labels (8·T);
     # the eager estimate of OLMo 2 and Gemma 3 is 0.2-0.4 % apart already, hence 0.5 %
     model = _model(rec)
+    compiled = _report(model, rec["batch"], rec["seq"], compile=True)["per_gpu"]["activations"]
+    assert compiled - _head(rec, model) == pytest.approx(rec["saved_compiled_bytes"], rel=0.005)
+
+
+def _head(rec: dict[str, Any], model: dict[str, Any]) -> float:
+    """What the estimate keeps outside the layers and the measuring script does not: the
+    log-softmax (4·T·V) and the labels (8·T); its forward ends in logits.float().sum()."""
     t = rec["batch"] * rec["seq"]
-    loss = 4 * t * model["vocab_size"] + 8 * t
-    compiled = _report(model, rec["batch"], rec["seq"], compile=True)["per_gpu"]["activations"] - loss
-    assert compiled == pytest.approx(rec["saved_compiled_bytes"], rel=0.005)
+    return 4 * t * model["vocab_size"] + 8 * t
+
+
+def _in_layers(rec: dict[str, Any], model: dict[str, Any], workload: dict, precision: dict) -> float:
+    """Bytes the estimate keeps in the layers for ``rec``'s batch and sequence (flash attention),
+    as the measuring script counts them."""
+    shape = {"sequence_length": rec["seq"], "micro_batch_size": rec["batch"]}
+    rep = estimate_report(
+        {
+            "model": model,
+            "workload": {**shape, **workload},
+            "precision": precision,
+            "parallelism": {"attention": "flash"},
+        }
+    )
+    return rep["per_gpu"]["activations"] - _head(rec, model)
 
 
 LLAMA = {"preset": "llama-3.1-8b"}
@@ -201,25 +221,11 @@ def test_compiled_lora_layer_as_measured(rec: dict[str, Any]) -> None:
     # PEFT LoRA on q and v (fp32 adapters), every layer compiled: Inductor keeps one fp32 cast of
     # the shared norm output for both adapters (eager: one per adapter); to the byte
     model = _model(rec)
-    t = rec["batch"] * rec["seq"]
+    work = {"kind": "lora", "lora_rank": rec["lora"]["r"], "lora_targets": ["q", "v"]}
+    prec = {"weights": "bf16", "activations": "bf16", "master_weights": None}
 
     def acts(compiled: bool) -> float:
-        rep = estimate_report(
-            {
-                "model": model,
-                "workload": {
-                    "kind": "lora",
-                    "sequence_length": rec["seq"],
-                    "micro_batch_size": rec["batch"],
-                    "lora_rank": rec["lora"]["r"],
-                    "lora_targets": ["q", "v"],
-                    "compile": compiled,
-                },
-                "precision": {"weights": "bf16", "activations": "bf16", "master_weights": None},
-                "parallelism": {"attention": "flash"},
-            }
-        )
-        return rep["per_gpu"]["activations"] - (4 * t * model["vocab_size"] + 8 * t)
+        return _in_layers(rec, model, {**work, "compile": compiled}, prec)
 
     assert acts(False) == rec["saved_eager_bytes"]
     assert acts(True) == rec["saved_compiled_bytes"]
@@ -231,28 +237,10 @@ def test_compiled_autocast_layer_as_measured(rec: dict[str, Any]) -> None:
     # Linear input (eager: one per Linear), and the fp32 residual sum before the MLP's norm
     # rebuilt from the layer input and the bf16 attention output; to the byte
     model = _model(rec)
-    t = rec["batch"] * rec["seq"]
+    prec = {"weights": "fp32", "activations": "bf16", "gradients": "fp32", "master_weights": None}
 
     def acts(compiled: bool) -> float:
-        rep = estimate_report(
-            {
-                "model": model,
-                "workload": {
-                    "kind": "full_finetune",
-                    "sequence_length": rec["seq"],
-                    "micro_batch_size": rec["batch"],
-                    "compile": compiled,
-                },
-                "precision": {
-                    "weights": "fp32",
-                    "activations": "bf16",
-                    "gradients": "fp32",
-                    "master_weights": None,
-                },
-                "parallelism": {"attention": "flash"},
-            }
-        )
-        return rep["per_gpu"]["activations"] - (4 * t * model["vocab_size"] + 8 * t)
+        return _in_layers(rec, model, {"kind": "full_finetune", "compile": compiled}, prec)
 
     assert acts(False) == rec["saved_eager_bytes"]
     assert acts(True) == rec["saved_compiled_bytes"]
