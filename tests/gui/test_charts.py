@@ -118,7 +118,8 @@ def test_training_vs_inference_draws_the_host_ram_a_job_uses(qtbot):
     assert not bars["pretraining"].host  # training keeps everything on the GPUs here
     assert chart.host.isVisible() and len(chart.host.opts["x"]) == 3  # the three inference bars
     label = chart.bar_labels[list(bars).index("inference_fp16")]
-    assert "736 GiB host RAM" in label.textItem.toPlainText()  # 812 GB - the card's share
+    text = label.textItem.toPlainText()
+    assert "+ 736 GiB" in text and "1 GPU + host RAM" in text  # 812 GB - the card's share
     scale = chart.stack.scale
     i = list(bars).index("inference_fp16")
     assert "in host RAM" in chart.tooltip_at(i, (fp16.total + fp16.host / 2) / scale)

@@ -200,13 +200,15 @@ class VariantsChart(WorkerChart, ChartBase):
             b = cmp.bars[i]
             color = t.good if b.gpus_needed == 1 else t.foreground
             gpus = count(b.gpus_needed, "GPU")
-            where = "on the CPU's share" if cmp.unified else "host RAM"
-            host = f"<br>+ {_short(b.host, self.unit)} {where}" if b.host else ""
+            # two lines, host RAM or not: a third made the short chart's labels collide
+            where = "the CPU's share" if cmp.unified else "host RAM"
+            ram = f" + {_short(b.host, self.unit)}" if b.host else ""
+            beside = f" + {where}" if b.host else ""
             self.set_centred_html(
                 label,
                 f"<div style='color:{t.foreground}'><b>"
-                f"{_short(b.total, self.unit)}</b><br>"
-                f"<span style='color:{color}'>{gpus}</span>{host}</div>",
+                f"{_short(b.total, self.unit)}</b>{ram}<br>"
+                f"<span style='color:{color}'>{gpus}</span>{beside}</div>",
             )
             label.setPos(i, (b.total + b.host) / scale)
 
