@@ -10,7 +10,9 @@ report) the chart computes in line, as before.
 
 from __future__ import annotations
 
+import inspect
 import logging
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +35,12 @@ class ChartJob(QObject):
         self, parent: QObject, compute: Callable[[Scenario], Any], show: Callable[[Any], None]
     ) -> None:
         super().__init__(parent)
-        self._show = show
+        # a weak reference: the chart holds the job, and a job holding the chart's bound method
+        # back would make a cycle of Qt objects for the cyclic collector to free (a crash risk
+        # when a collection frees Qt wrappers); a plain function is kept as it is
+        self._show: Callable[[], Callable[[Any], None] | None] = (
+            weakref.WeakMethod(show) if inspect.ismethod(show) else (lambda: show)
+        )
         self._asked = ""
 
         def work(scenario: Scenario, _token: CancelToken) -> Any:
@@ -55,8 +62,9 @@ class ChartJob(QObject):
         self._done(key, result)
 
     def _done(self, key: str, result: Any) -> None:
-        if key == self._asked:
-            self._show(result)
+        show = self._show()
+        if key == self._asked and show is not None:
+            show(result)
 
     def wait(self, timeout_s: float) -> bool:
         return self.worker.wait(timeout_s)
