@@ -34,6 +34,7 @@ responsive while the worker searches.
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -42,7 +43,7 @@ from concurrent.futures import wait as wait_for
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal, Slot
 
 from ..core.cancel import Cancelled, CancelToken
 from ..core.errors import ScenarioError
@@ -84,9 +85,24 @@ class _Relay(QObject):
     """Carries a job's answer from the worker thread to the GUI thread. The job holds the
     relay, never the worker: a window deleted while its job runs (a close that was refused,
     then ``deleteLater``) takes its worker with it, Qt drops the queued connection, and the
-    job's late ``emit`` lands on a live object instead of a deleted one (a crash in PySide6)."""
+    job's late ``emit`` lands on a live object instead of a deleted one (a crash in PySide6).
 
-    done = Signal(str, object, str, object)
+    The answer itself never travels inside the Qt event: the worker thread puts it on a plain
+    thread-safe queue and emits ``ready`` with no arguments, and the GUI thread takes it off.
+    A queued signal carrying Python objects had PySide6 hold them in Qt's event from another
+    thread, and a full GUI test run then crashed in a later garbage collection (memory
+    corrupted in "Garbage-collecting"); with no Python payload in the event it does not."""
+
+    ready = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answers: queue.SimpleQueue[tuple[str, Any, str, CancelToken]] = queue.SimpleQueue()
+
+    def post(self, key: str, result: Any, error: str, token: CancelToken) -> None:
+        """In the worker thread: queue the answer, then wake the GUI thread."""
+        self.answers.put((key, result, error, token))
+        self.ready.emit()
 
 
 class BackgroundWorker(QObject):
@@ -130,7 +146,7 @@ class BackgroundWorker(QObject):
         self._closed = False  # after shutdown: a late request (a field committed as the
         # window closes, its focus leaving) starts nothing
         self._relay = _Relay()  # no parent: alive while a job still holds it
-        self._relay.done.connect(self._on_done, Qt.ConnectionType.QueuedConnection)
+        self._relay.ready.connect(self._take_answers, Qt.ConnectionType.QueuedConnection)
 
     # -- requests --------------------------------------------------------------------------
     def request(self, key: str, payload: Any) -> str:
@@ -239,6 +255,16 @@ class BackgroundWorker(QObject):
         return any(t.is_alive() for t in self._threads)
 
     # -- back in the GUI thread ------------------------------------------------------------
+    @Slot()
+    def _take_answers(self) -> None:
+        """Every answer the worker thread has queued, in order (one wake-up may bring several)."""
+        while True:
+            try:
+                answer = self._relay.answers.get_nowait()
+            except queue.Empty:
+                return
+            self._on_done(*answer)
+
     def _on_done(self, key: str, result: Any, error: str, token: CancelToken) -> None:
         if token in self._taken:
             self._taken.discard(token)
@@ -281,7 +307,7 @@ def _run(
     except Exception as exc:  # a bug must not kill the worker: say so where the answer goes
         log.exception("background job failed")
         result, error = None, f"internal error: {exc}"
-    relay.done.emit(key, result, error, token)
+    relay.post(key, result, error, token)
     return result, error
 
 
