@@ -38,6 +38,9 @@ class StageActivations(NamedTuple):
     host: float
     recompute_layer: float
     top: float
+    # what the 4-bit layers keep of their inputs past the backward (bitsandbytes < 0.43.2,
+    # counted only where the loop holds the last step: core/memory/last_step.py)
+    quantised_inputs: float = 0.0
 
 
 _ACTS: Memo[StageActivations] = Memo(4096)  # with one micro-batch in flight
@@ -75,7 +78,9 @@ def stage_activations(
     # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
     if not sp.first:  # its own micro-batch only (x 1.0 changes no float)
         return one
-    return StageActivations(one.gpu * in_flight, one.host * in_flight, one.recompute_layer, one.top)
+    return StageActivations(
+        one.gpu * in_flight, one.host * in_flight, one.recompute_layer, one.top, one.quantised_inputs
+    )
 
 
 def _context(s: Scenario) -> tuple[ActContext, bool]:
@@ -140,7 +145,10 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
         if p.recompute == "full" and sp.layers
         else 0.0
     )
-    return StageActivations(gpu, host, rebuilt, top)
+    held = 0.0
+    if ctx.quantised_inputs and s.profile.holds_last_step:
+        held = per - layout.kept(s, arch, replace(ctx, quantised_inputs=False), sp)
+    return StageActivations(gpu, host, rebuilt, top, held)
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:

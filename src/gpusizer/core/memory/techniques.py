@@ -63,6 +63,7 @@ class StepExtras(NamedTuple):
     recompute_layer: float = 0.0  # one layer rebuilt in backward by full recompute
     top: float = 0.0  # activations outside the layers (one micro-batch), freed before it
     load: float = 0.0  # bytes alive at the peak of model loading (core/memory/loading.py)
+    last_step: float = 0.0  # the last step's tensors alive through the forward (core/memory/last_step.py)
 
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:

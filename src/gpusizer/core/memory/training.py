@@ -20,6 +20,8 @@ from ..model.params import ParamCounts
 from ..model.sharding import StageParams, stage_params
 from ..model.specs import ParallelismSpec, Scenario
 from ..registry.dtypes import DTYPES, nbytes
+from .dequant import dequant_bytes
+from .last_step import last_step_bytes
 from .loading import load_peak
 from .lora import lora_stage
 from .optimizer_states import (
@@ -146,6 +148,7 @@ class _Stage:
     opt: float
     paged: float
     root: float = 0.0  # FSDP1's root unit, gathered through forward and backward (its params)
+    dequant: float = 0.0  # a 4-bit matrix's 16-bit copies in its matmul (core/memory/dequant.py)
 
 
 _STAGE: Memo[_Stage] = Memo(4096)
@@ -198,6 +201,7 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
         opt,
         paged,
         _root_unit(s, counts, sp) if par.zero_stage >= 3 and par.root_unit_gathered else 0.0,
+        dequant_bytes(s, arch, sp, base_weight_dtype(s)) if s.workload.info.quantised_base else 0.0,
     )
 
 
@@ -281,6 +285,7 @@ def stage_phases(
         fp32_grads=4 * stepped if fp32_step else 0.0,
         head_grad=st.head_grad,
         load=load_peak(s, arch, sp, weights, base_weight_dtype(s)),
+        last_step=last_step_bytes(s, arch, sp, act.quantised_inputs),
     )
     return _phases(s, st, lay, OnGpu(weights, grads, opt, act.gpu, stepped), extra)
 
@@ -343,8 +348,8 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
     # the loss's backward: beside the layers' backward (recompute), not at its start
     root_bwd = st.root * (1 if s.workload.is_adapter else 2)
     temps = {
-        "forward": fwd_t + gathered + persistent + st.root,
-        "backward": bwd_t + gathered + persistent + st.root,
+        "forward": fwd_t + gathered + persistent + st.root + st.dequant + extra.last_step,
+        "backward": bwd_t + gathered + persistent + st.root + st.dequant,
         "backward_end": gathered + persistent,
         "optimizer_step": scratch + persistent + extra.fp32_grads + extra.page_in,
     }
