@@ -20,6 +20,7 @@ from ..model.sharding import StageParams
 from ..model.specs import Scenario
 from ..registry.bitsandbytes import keeps_inputs
 from ..registry.dtypes import DTYPES, nbytes
+from ..registry.lightning_precision import autocasts, te_fp8_inputs
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
 from .layouts import activation_layout, lora_kernels, stage_layout
@@ -89,12 +90,13 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
     # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/memory/peft.py)
     pb = 4.0 if kbit_prepared(s) else nbytes(prec.activations)
     wb = nbytes(prec.weights)
-    # FSDP mixed precision casts each gathered unit instead (core/memory/training.py)
+    # FSDP mixed precision casts each gathered unit instead (core/memory/training.py), unless
+    # it gathers in fp32 under autocast (Lightning's FSDPPrecision for the -mixed settings)
     autocast = (
-        s.profile.autocast_copies
+        (s.profile.autocast_copies or autocasts(prec.lightning))
         and wb > pb
         and not DTYPES[prec.weights].quantized
-        and prec.param_dtype is None
+        and (prec.param_dtype is None or nbytes(prec.param_dtype) > pb)
     )
     lora = w.is_adapter
     return ActContext(
@@ -115,9 +117,10 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         loss_compiled=w.compile_loss,
         compiled=w.compile,
         kernels=frozenset(w.fused_kernels),
-        # Transformer Engine (Megatron) keeps FP8 inputs; torchao's Float8Linear (torchtitan)
-        # keeps the 16-bit input and casts it again in the backward
-        fp8_inputs=prec.matmuls == "fp8" and activation_layout(s.profile).fp8_inputs,
+        # Transformer Engine (Megatron, Lightning's TE plugin) keeps FP8 inputs; torchao's
+        # Float8Linear (torchtitan) keeps the 16-bit input and casts it again in the backward
+        fp8_inputs=prec.matmuls == "fp8"
+        and (activation_layout(s.profile).fp8_inputs or te_fp8_inputs(prec.lightning)),
         recompute_modules=frozenset(p.recompute_modules),
         quantised_inputs=w.info.quantised_base
         and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"

@@ -31,6 +31,7 @@ from ..errors import ScenarioError
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.fused_kernels import FUSED_KERNELS
+from ..registry.lightning_precision import fill_lightning
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .layouts import activation_layout
@@ -118,6 +119,8 @@ def fill_profile_defaults(data: dict[str, Any]) -> dict[str, Any]:
     data = _kernel_loss(data)
     fw = data.get("framework", "huggingface")
     prof = FRAMEWORKS.get(fw) if isinstance(fw, str) else None
+    stage = next((v for b, f, v in prof.scenario_defaults if f == "zero_stage"), None) if prof else None
+    data = fill_lightning(data, stage)  # the user's setting, before the framework's defaults
     if prof is None or not prof.scenario_defaults:
         return data
     out = dict(data)
