@@ -246,3 +246,31 @@ def test_megatron_bridge_turns_the_distributed_optimizer_on() -> None:
     assert bridge["scenario"]["parallelism"]["zero_stage"] == 1
     zero1 = {**sc, "parallelism": {"data": 8, "zero_stage": 1}, "framework": "megatron"}
     assert bridge["per_gpu"] == estimate_report(zero1)["per_gpu"]
+
+
+def test_torchtitan_loss_parallel_keeps_one_more_fp32_logit_tensor() -> None:
+    # torch/distributed/tensor/parallel/loss.py (torchtitan's loss_parallel under TP):
+    # _log_softmax holds the fp32 input, the shifted logits and their exp at once beside the
+    # 16-bit logits (2 + 4 + 4 + 4 B per local logit, the fused kernel 2 + 4 and its output);
+    # _nll_loss_and_log_softmax_backward adds exp(output) to a zeros_like gradient (4 B more
+    # than the fused backward's two fp32 tensors). Without TP the fused kernels run.
+    from gpusizer.core.memory.techniques import logit_bytes
+    from gpusizer.core.model.sharding import stage_params
+
+    def per_logit(tp: int) -> tuple[float, float]:
+        s = parse_scenario(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "workload": {"kind": "pretraining", "sequence_length": 4096, "micro_batch_size": 1},
+                "parallelism": {"data": 8 // tp, "tensor": tp},
+                "framework": "torchtitan",
+            }
+        )
+        arch, counts = resolve(s.model), count_parameters(s.model)
+        sp = stage_params(counts, arch, tp, 1, 1, True)
+        fwd, bwd = logit_bytes(s, arch, sp, 0.0)
+        tv = 4096 * 128_256 / tp
+        return fwd / tv, bwd / tv
+
+    assert per_logit(1) == pytest.approx((6.0, 8.0))
+    assert per_logit(2) == pytest.approx((10.0, 12.0))

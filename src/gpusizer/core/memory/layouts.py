@@ -85,6 +85,10 @@ class ActivationLayout:
     fp8_inputs: ClassVar[bool] = False
     casts_weights: ClassVar[bool] = True  # autocast keeps a 16-bit copy of each cast weight
     assumption: ClassVar[str] = ""  # the report's line when it is in force
+    # Under TP its default loss runs through PyTorch's loss_parallel (DTensor), whose
+    # log-softmax and NLL backward are decomposed into separate fp32 tensors
+    # (core/memory/techniques.py logit_bytes)
+    dtensor_loss_parallel: ClassVar[bool] = False
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
         """Bytes one layer keeps (a formula of core/memory/activations.py)."""
@@ -193,6 +197,7 @@ class Torchtitan(Megatron):
     label: ClassVar[str] = "torchtitan (op-level selective recompute)"
     vocab_parallel_loss: ClassVar[bool] = False
     fp8_inputs: ClassVar[bool] = False  # torchao's Float8Linear
+    dtensor_loss_parallel: ClassVar[bool] = True  # parallelize_llama.py: loss_parallel under TP
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
         return torchtitan_layer(arch, ctx, moe)

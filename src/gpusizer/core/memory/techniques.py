@@ -83,7 +83,18 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     per = LOSS_KINDS[w.loss].chunk_tokens  # chunks of so many positions of each sequence
     n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
     setup = LossSetup.of(w.loss, w.compile_loss, n)
-    return transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
+    fwd, bwd = transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
+    if (
+        p.tensor > 1
+        and activation_layout(s.profile).dtensor_loss_parallel
+        and LOSS_KINDS[w.loss] is DEFAULT_LOSS
+    ):
+        # torch/distributed/tensor/parallel/loss.py: _log_softmax keeps the fp32 input, the
+        # shifted logits and their exp (or the result) at once, and
+        # _nll_loss_and_log_softmax_backward adds exp(output) to a zeros_like gradient: one fp32
+        # local logit tensor more than the fused kernels, each way
+        fwd, bwd = fwd + 4 * tokens * vocab, bwd + 4 * tokens * vocab
+    return fwd, bwd
 
 
 def offload_split(
