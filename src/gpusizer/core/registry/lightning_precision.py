@@ -17,8 +17,11 @@ Sources: lightning 2.4 ``fabric/connector.py`` ``_check_and_init_precision`` (th
   16 bit.
 - ``transformer-engine`` / ``transformer-engine-float16``:
   ``TransformerEnginePrecision(weights_dtype=bf16 / fp16)``: the module in that dtype, its
-  Linear layers replaced by Transformer Engine's under ``fp8_autocast``: FP8 matmuls, whose
-  backward reads the FP8 copy of each input TE keeps (1 byte per element).
+  Linear layers replaced by Transformer Engine's under ``fp8_autocast`` (``convert_module``:
+  ``replace_layers`` None or True converts every ``nn.Linear`` whose sizes divide by 8 and 16,
+  and ``nn.LayerNorm``): FP8 matmuls, whose backward reads the FP8 copy of each input TE keeps
+  (1 byte per element). The LM head's input is counted 16-bit (1 byte per token and hidden
+  unit more than when its sizes allow the conversion).
 
 A setting fills the precision fields the scenario leaves out (an explicit field wins); an
 unknown one is an error naming the known ones.
