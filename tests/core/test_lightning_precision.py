@@ -127,3 +127,20 @@ def test_litgpt_holds_the_last_steps_4bit_inputs_before_bnb_0_43_2() -> None:
     assert kept == pytest.approx(32 * 1024 * 2 * (4096 + 11008), rel=1e-6)
     assert old.temporaries["forward"] - new.temporaries["forward"] == pytest.approx(kept, rel=1e-9)
     assert old.temporaries["backward"] == new.temporaries["backward"]
+
+
+def test_litgpt_takes_lightnings_rule_for_a_bitsandbytes_base() -> None:
+    # the 32,000 x 4,096 head in NF4 with one fp32 absmax per 64 (0.5625 B) instead of bf16;
+    # an explicit rule wins (transformers' bitsandbytes rule leaves the head 16-bit)
+    def weights(rule: str | None) -> float:
+        return estimate_report(
+            {
+                "model": {"preset": "llama-2-7b"},
+                "framework": "litgpt",
+                "workload": {"kind": "qlora", "sequence_length": 512, "micro_batch_size": 1},
+                "precision": {"weights": "nf4_single", "quantization_rule": rule},
+            }
+        )["per_gpu"]["weights"]
+
+    head = 32000 * 4096
+    assert weights("bitsandbytes") - weights(None) == pytest.approx(head * (2 - 0.5625), rel=1e-3)
