@@ -36,7 +36,7 @@ from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .layouts import activation_layout
 from .loading import loading_note
-from .loss import DEFAULT_CHUNKS, DEFAULT_LOSS, Logits, LossSetup, transients
+from .loss import DEFAULT_CHUNKS, DEFAULT_LOSS, Logits, LossSetup, loss_parallel_extra, transients
 from .optimizer_states import optimizer_kind
 from .overhead import reported_bytes
 from .peft import kbit_prepared
@@ -64,7 +64,7 @@ class StepExtras(NamedTuple):
     recompute_layer: float = 0.0  # one layer rebuilt in backward by full recompute
     top: float = 0.0  # activations outside the layers (one micro-batch), freed before it
     load: float = 0.0  # bytes alive at the peak of model loading (core/memory/loading.py)
-    last_step: float = 0.0  # the last step's tensors alive through the forward (core/memory/last_step.py)
+    last_step: float = 0.0  # the last step's tensors alive in the forward (core/memory/last_step.py)
 
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:
@@ -84,17 +84,9 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
     setup = LossSetup.of(w.loss, w.compile_loss, n)
     fwd, bwd = transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
-    if (
-        p.tensor > 1
-        and activation_layout(s.profile).dtensor_loss_parallel
-        and LOSS_KINDS[w.loss] is DEFAULT_LOSS
-    ):
-        # torch/distributed/tensor/parallel/loss.py: _log_softmax keeps the fp32 input, the
-        # shifted logits and their exp (or the result) at once, and
-        # _nll_loss_and_log_softmax_backward adds exp(output) to a zeros_like gradient: one fp32
-        # local logit tensor more than the fused kernels, each way
-        fwd, bwd = fwd + 4 * tokens * vocab, bwd + 4 * tokens * vocab
-    return fwd, bwd
+    dtensor = p.tensor > 1 and activation_layout(s.profile).dtensor_loss_parallel
+    extra = loss_parallel_extra(tokens * vocab) if dtensor and LOSS_KINDS[w.loss] is DEFAULT_LOSS else 0.0
+    return fwd + extra, bwd + extra
 
 
 def offload_split(
