@@ -38,7 +38,7 @@ from .activations import (
     sliding_mask,
 )
 from .activations_hybrid import hybrid_delta
-from .activations_torchtitan import torchtitan_layer, torchtitan_top
+from .activations_torchtitan import gathered_head_input, torchtitan_layer, torchtitan_top
 from .activations_unsloth import applies as unsloth_applies
 from .activations_unsloth import unsloth_layer, unsloth_rebuilt
 
@@ -203,7 +203,8 @@ class Torchtitan(Megatron):
         return torchtitan_layer(arch, ctx, moe)
 
     def top(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
-        return torchtitan_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
+        top = torchtitan_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
+        return top + gathered_head_input(arch, ctx, sp.last)
 
 
 class Unsloth(ActivationLayout):
