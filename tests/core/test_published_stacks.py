@@ -97,37 +97,74 @@ def test_unknown_param_dtype_names_the_allowed() -> None:
     assert "bf16" in str(err.value)
 
 
+def _root_totals(gathered: bool, fsdp_version: int = 1) -> dict[str, float]:
+    s = parse_scenario(
+        {
+            "model": {"preset": "llama-3.1-8b"},
+            "workload": {"kind": "full_finetune", "sequence_length": 2048, "micro_batch_size": 1},
+            "precision": {
+                "weights": "fp32",
+                "master_weights": None,
+                "gradients": "fp32",
+                "param_dtype": "bf16",
+            },
+            "parallelism": {
+                "data": 8,
+                "zero_stage": 3,
+                "recompute": "full",
+                "root_unit_gathered": gathered,
+                "fsdp_version": fsdp_version,
+            },
+            "framework": "fsdp",
+        }
+    )
+    return stage_phases(s, resolve(s.model), count_parameters(s.model), True).totals
+
+
+# Llama 3.1 8B's embedding and head (2 x 128,256 x 4,096) in bf16
+ROOT = 2 * 128256 * 4096 * 2
+
+
 def test_fsdp1_root_unit_stays_gathered() -> None:
     # torch/distributed/fsdp/_runtime_utils.py _post_forward_reshard: the root is not resharded
-    # after the forward; Llama 3.1 8B's embedding and head (2 x 128,256 x 4,096) in bf16 through
-    # the forward, with their unsharded gradient beside them in the layers' backward
-    root = 2 * 128256 * 4096 * 2
+    # after the forward; its parameters through the forward, with their unsharded (flat)
+    # gradient beside them in the layers' backward
+    on, off = _root_totals(True), _root_totals(False)
+    assert on["forward"] - off["forward"] == pytest.approx(ROOT)
+    assert on["recompute"] - off["recompute"] == pytest.approx(2 * ROOT)
 
-    def totals(gathered: bool) -> dict[str, float]:
-        s = parse_scenario(
-            {
-                "model": {"preset": "llama-3.1-8b"},
-                "workload": {"kind": "full_finetune", "sequence_length": 2048, "micro_batch_size": 1},
-                "precision": {
-                    "weights": "fp32",
-                    "master_weights": None,
-                    "gradients": "fp32",
-                    "param_dtype": "bf16",
-                },
-                "parallelism": {
-                    "data": 8,
-                    "zero_stage": 3,
-                    "recompute": "full",
-                    "root_unit_gathered": gathered,
-                },
-                "framework": "fsdp",
-            }
-        )
-        return stage_phases(s, resolve(s.model), count_parameters(s.model), True).totals
 
-    on, off = totals(True), totals(False)
-    assert on["forward"] - off["forward"] == pytest.approx(root)
-    assert on["recompute"] - off["recompute"] == pytest.approx(2 * root)
+def test_fsdp2_root_unit_keeps_per_parameter_gradients() -> None:
+    # torch/distributed/_composable/fsdp/_fsdp_state.py _lazy_init: the root group's
+    # post_forward_mesh_info = None, so FSDP2 keeps the root gathered too; its gradients are
+    # per parameter: in the layers' backward only the LM head's, already counted as the head's
+    # gradient, the embedding's after the layers
+    on, off = _root_totals(True, 2), _root_totals(False, 2)
+    assert on["forward"] - off["forward"] == pytest.approx(ROOT)
+    assert on["recompute"] - off["recompute"] == pytest.approx(ROOT)
+    assert _root_totals(False, 2) == _root_totals(False, 1)  # nothing else differs
+
+
+def test_unknown_fsdp_version_names_the_allowed() -> None:
+    from gpusizer import ScenarioError
+
+    with pytest.raises(ScenarioError, match=r"fsdp_version") as err:
+        _root_totals(True, 3)
+    assert "1" in str(err.value) and "2" in str(err.value)
+
+
+def test_torchtitan_head_keeps_its_all_gathered_input() -> None:
+    # torchtitan parallelize_llama.py apply_tp (9dec370): the output projection is
+    # ColwiseParallel(input_layouts=Shard(1)), so F.linear saves the all-gathered sequence, not
+    # Megatron's 1/TP shard: 2 B x 4,096 tokens x 4,096 x (1 - 1/2) more at TP 2
+    from gpusizer.core.memory.activations import ActContext
+    from gpusizer.core.memory.activations_torchtitan import gathered_head_input
+
+    arch = resolve(parse_scenario({"model": {"preset": "llama-3.1-8b"}}).model)
+    ctx = ActContext(b=1, s=4096, p=2, r=2, tp=2, sp=True)
+    assert gathered_head_input(arch, ctx, True) == 2 * 4096 * 4096 / 2
+    assert gathered_head_input(arch, ctx, False) == 0.0  # not the last stage
+    assert gathered_head_input(arch, ActContext(b=1, s=4096, p=2, r=2), True) == 0.0  # no TP
 
 
 SPEED_SETS = (

@@ -208,8 +208,10 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
 def _root_unit(s: Scenario, counts: ParamCounts, sp: StageParams) -> float:
     """Bytes of the root unit's gathered parameters (the embedding and LM head a
     transformer-layer wrap policy leaves to it): FSDP1 does not reshard the root after the
-    forward (torch/distributed/fsdp/_runtime_utils.py ``_post_forward_reshard``), so they stay
-    from the forward through the backward, in ``param_dtype`` (else the weights' dtype)."""
+    forward (torch/distributed/fsdp/_runtime_utils.py ``_post_forward_reshard``), nor does
+    FSDP2 (_composable/fsdp/_fsdp_state.py ``_lazy_init``: the root group's
+    ``post_forward_mesh_info = None``), so they stay from the forward through the backward,
+    in ``param_dtype`` (else the weights' dtype)."""
     prec = s.precision
     params = (counts.embedding if sp.first else 0) + (counts.lm_head if sp.last else 0)
     return params / s.parallelism.tensor * nbytes(prec.param_dtype or base_weight_dtype(s))
@@ -345,8 +347,10 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
     kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
     # the root's unsharded gradient (param_dtype) exists once the head's gradient is made, after
-    # the loss's backward: beside the layers' backward (recompute), not at its start
-    root_bwd = st.root * (1 if s.workload.is_adapter else 2)
+    # the loss's backward: beside the layers' backward (recompute), not at its start. FSDP1's
+    # is one flat gradient of the whole root; FSDP2's are per parameter (_fsdp_param.py
+    # unsharded_param.grad): the head's is ``head_grad``, the embedding's comes after the layers
+    root_bwd = st.root * (1 if s.workload.is_adapter or par.fsdp_version == 2 else 2)
     temps = {
         "forward": fwd_t + gathered + persistent + st.root + st.dequant + extra.last_step,
         "backward": bwd_t + gathered + persistent + st.root + st.dequant,

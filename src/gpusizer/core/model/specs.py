@@ -328,6 +328,10 @@ class ParallelismSpec(Strict):
     # FSDP1's root unit (embedding, LM head outside a transformer-layer wrap policy: accelerate,
     # HF Trainer) stays gathered from the forward through the backward
     root_unit_gathered: bool = False
+    # which FSDP the ZeRO-3 path follows where the two differ: FSDP2 (fully_shard) keeps
+    # per-parameter gradients, so the root unit's unsharded gradient is only the LM head's
+    # until the embedding's arrives at the end of the backward
+    fsdp_version: Literal[1, 2] = 1
     # Megatron-Core cpu_offloading_num_layers: that many layers of each stage keep their saved
     # activations in host RAM (null: as activation_offload says)
     offload_layers: Annotated[int, Field(ge=0, le=10**6)] | None = None
