@@ -8,14 +8,24 @@ training and fine-tuning run the tests replay, counted once, with what holds of 
   engine-logs-2025.json (ms-swift, axolotl; tests/core/training_replay.py) and Unsloth's
   context tables.
 - Refused: none of those with their hardware in the scenario.
-- Logged peaks within 15 %: the issue asks 90 %. At the time of writing 68 of 80 (85 %); the
-  misses are recorded where each is replayed: LitGPT's six QLoRA rows (training-stacks.json
-  ``known_miss``, 19-27 % low), axolotl's four gpt-oss FSDP2 rows (training_replay.py
-  ``_AX_FSDP``: MoE kernels the estimate has no term for) and torchtitan's two Llama 3.1 70B
-  rows at FSDP 32 x TP 8 (-28 / -24 %, test_training_speed.py ``test_torchtitan_memory``).
-  The scenarios that set no overhead of their own (``overhead`` absent: the trainers' logs and
+- Logged peaks within 15 %: the issue asks 90 %. At the time of writing 77 of 80 (96 %);
+  LitGPT's six QLoRA rows came inside (-3 to -9 %) once Lightning's bitsandbytes path was
+  read: its LM head is 4-bit too, each 4-bit matmul holds two 16-bit copies of its matrix
+  (core/memory/dequant.py) and ``fit`` holds the last step's graph, whose bitsandbytes 0.42
+  nodes keep their inputs, through the next forward (core/memory/last_step.py); torchtitan's
+  Llama 3.1 70B rows at FSDP 32 x TP 8 moved from -28 / -24 % to -14.2 / -8.7 % with
+  loss_parallel's decomposed fp32 log-softmax (core/memory/techniques.py ``logit_bytes``)
+  and the LM head's all-gathered input, kept whole by its DTensor ColwiseParallel
+  (core/memory/activations_torchtitan.py ``gathered_head_input``); axolotl's gpt-oss-20b
+  FSDP2 config on 4 x 80 GB (-22 -> -12 %) once its gradient accumulation (the sharded
+  gradients kept between micro-batches) and FSDP2's root unit (embedding and LM head, never
+  resharded after the forward; ``parallelism.fsdp_version: 2``) were read from it. The
+  misses are recorded where each is replayed: axolotl's three other gpt-oss FSDP2 rows
+  (training_replay.py ``_AX_FSDP``: MoE kernels the estimate has no term for). The
+  scenarios that set no overhead of their own (``overhead`` absent: the trainers' logs and
   torchtitan's rows; the others zero it to compare with max_memory_allocated, a definition,
-  not a fit): 32 of 38 (84 %).
+  not a fit): 35 of 38 (92 %), the 90 % the issue asks of them too; all three misses are
+  among them.
 """
 
 from __future__ import annotations
@@ -35,8 +45,8 @@ SPEED_SETS = (
     "speed-figures-training-moe.json",
 )
 TOLERANCE = 0.15
-WITHIN_AT_LEAST = 0.85  # as reached (the issue's 0.90 is not: see the module docstring)
-PLAIN_WITHIN_AT_LEAST = 0.84  # as reached, the scenarios without an overhead of their own
+WITHIN_AT_LEAST = 0.90  # the issue's
+PLAIN_WITHIN_AT_LEAST = 0.90  # the issue's, of the peaks that set no constant (35 of 38 reached)
 
 
 def _peaks() -> list[tuple[str, dict[str, Any], float, bool]]:

@@ -77,23 +77,31 @@ AX_MAGISTRAL = "axolotl-magistral-small-qlora-2048"
 _MEG = {"framework": "megatron", "overhead": {"cuda_context_bytes": 0}}  # Megatron-SWIFT
 _AX_FSDP = (
     "FSDP2 over gpt-oss's 32- and 128-expert layers, run through kernels the estimate has no "
-    "term for: the 20B rows were written with their config's use_kernels: true (axolotl "
-    "ba3dba3e4, 2025-08-06: the kernels hub's MegaBlocks MoE for GptOssMLP), the 120B row "
-    "(50f2b94d5) with transformers' eager expert loop, whose GptOssExperts.forward indexes "
-    "gate_up_proj[expert_idx] with a one-element tensor in training: a copy of each expert "
-    "saved for backward and, per expert, an IndexBackward zero gradient of the whole [E, H, 2I] "
-    "tensor added into the layer's unsharded gradient (about three more layers of expert "
-    "weights than FSDP2's two gathered ones). Between the 4- and 8-GPU rows of one config the "
-    "figure falls 10 GiB, ~4.1 B per parameter sharded where the estimate shards 6"
+    "term for. The 20B rows were written with their config's use_kernels: true (axolotl "
+    "ba3dba3e4, 2025-08-06: the kernels hub's MegaBlocksMoeMLP replaces GptOssMLP; its source, "
+    "kernels-community/megablocks, is not among the stored sources, so what it keeps is "
+    "unread). The 120B row (50f2b94d5, use_kernels: false) runs transformers 4.55's eager "
+    "expert loop: GptOssExperts.forward in training indexes gate_up_proj[expert_idx] with a "
+    "one-element tensor, a copy of each expert that its matmul saves (one more layer of expert "
+    "weights in the recompute), and each IndexBackward returns a zero gradient of the whole "
+    "[E, H, 2I] tensor (about 1.7 layers of expert weights, ~10 GiB at 120B: not enough "
+    "alone). The 8 x 48 GB and 4 x 80 GB figures of one config differ by 10 GiB where the "
+    "estimate's sharded states differ by 15: ~4.1 B per parameter sharded against 6"
 )
 
 
 def _oss_fft(data: int, offload: bool, opt: str = "adamw") -> dict[str, Any]:
+    """The examples/gpt-oss FSDP2 configs: gradient_accumulation_steps 2 (the sharded
+    gradients wait for the second micro-batch: an FSDPModule has no ``no_sync``, so accelerate
+    reduce-scatters every micro-batch); fsdp_version 2 with TRANSFORMER_BASED_WRAP of
+    GptOssDecoderLayer, so the embedding, final norm and LM head are the root's
+    (``root_unit_gathered``; axolotl monkeypatch/accelerate/fsdp2.py ``fsdp2_prepare_model``:
+    ``fully_shard`` on each wrapped layer, then on the model)."""
     return {
         "framework": "axolotl",
         "model": {"preset": "gpt-oss-20b"},
         "precision": {"weights": "bf16", "master_weights": None, "optimizer": opt},
-        "workload": _w("full_finetune", 1, 4096),
+        "workload": _w("full_finetune", 1, 4096, global_batch_size=2 * data),
         "parallelism": {
             "data": data,
             "zero_stage": 3,
@@ -101,6 +109,8 @@ def _oss_fft(data: int, offload: bool, opt: str = "adamw") -> dict[str, Any]:
             "offload_optimizer": offload,
             "recompute": "full",
             "activation_offload": "checkpoints",
+            "root_unit_gathered": True,
+            "fsdp_version": 2,
         },
     }
 
@@ -178,7 +188,6 @@ def _replays() -> list[TrainingReplay]:
             AX_OSS_8,
             _oss_fft(4, False, "adamw_8bit"),
             figure(AX_OSS_8, 2),
-            known=_AX_FSDP,
             name="peak GiB (reserved), 4 x 80GB",
         ),
         TrainingReplay(

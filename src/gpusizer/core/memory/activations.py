@@ -50,7 +50,7 @@ class ActContext:
     loss_compiled: bool = False
     compiled: bool = False  # workload.compile: Inductor's partition of each layer
     kernels: frozenset[str] = frozenset()  # workload.fused_kernels (core/registry/fused_kernels.py)
-    fp8_inputs: bool = False  # FP8 matmuls: Transformer Engine keeps FP8 Linear inputs (megatron)
+    fp8_inputs: bool = False  # FP8 matmuls: Transformer Engine keeps FP8 Linear inputs
     quantised_inputs: bool = False  # bitsandbytes < 0.43.2: each 4-bit Linear keeps its input
     # parallelism.recompute_modules (Megatron-Core, core/registry/recompute_modules.py)
     recompute_modules: frozenset[str] = frozenset()
@@ -118,8 +118,9 @@ def _adapter_extra(c: ActContext, modules: tuple[str, ...], width: int, tokens: 
 def _block_inputs(c: ActContext, modules: tuple[str, ...], width: int, tokens: float) -> float:
     """Linear layers reading one input keep it once; frozen ones keep none (LoRA: only the
     adapters of targeted modules need it, and none shares it once dropout makes its own)."""
-    if c.targets is None:
-        return c.p * tokens * width
+    if c.targets is None:  # Transformer Engine's Linear (Lightning's TE plugin) keeps the FP8
+        # copy of its input (the LM head counted 16-bit)
+        return (1.0 if c.fp8_inputs and modules != ("lm_head",) else c.p) * tokens * width
     shared = c.adapter_bytes == c.p and not c.dropout_mask and any(m in c.targets for m in modules)
     shared = shared or (c.quantised_inputs and modules != ("lm_head",))  # the head is 16-bit
     return (c.p * tokens * width if shared else 0.0) + _adapter_extra(c, modules, width, tokens)
@@ -237,8 +238,10 @@ def hf_attention_block(arch: Arch, c: ActContext) -> float:
     total += _attention_core(arch, c) + _mla_latents(arch, c)
     if c.eager and c.recompute != "selective":
         total += _block_inputs(c, ("o",), arch.attn_out_dim, t)
-    else:  # the fused kernel's output is the o_proj input: kept already
+    else:  # the fused kernel's output is the o_proj input: kept already (but for the FP8
+        # copy Transformer Engine's o_proj keeps of it)
         total += _adapter_extra(c, ("o",), arch.attn_out_dim, t)
+        total += t * arch.attn_out_dim if c.fp8_inputs and c.targets is None else 0.0
     if spec.qk_norm != "none":  # q_norm and k_norm: per head (Qwen3, Gemma 3) or full width
         per_head = spec.qk_norm == "head"
         for width, heads in ((arch.q_dim, arch.heads), (arch.kv_dim, arch.kv_heads)):

@@ -17,7 +17,12 @@
   log-softmax of the local logits, as Megatron's (``megatron_top``), with ``workload.loss``
   ``full`` (its default); another loss keeps what core/memory/loss.py ``saved`` says of the
   local logits (a fused loss no head input, a fused cross-entropy the 16-bit logits and an
-  fp32 log-sum-exp: ``torchtitan_top``).
+  fp32 log-sum-exp: ``torchtitan_top``). Under TP the output projection is a DTensor
+  ``ColwiseParallel(input_layouts=Shard(1))`` (``parallelize_llama.py apply_tp``): the final
+  norm's sequence-sharded output is all-gathered before ``F.linear``, which keeps that whole
+  sequence for the weight gradient, where Megatron's linear keeps its 1/TP shard and gathers
+  it again in backward (``gathered_head_input``). torchao's Float8 leaves the output layer
+  alone (``float8.py``: ``module_filter_fn`` skips ``"output"``), so it stays 16-bit.
 
 Sequence parallelism shards the hidden-width tensors over TP; the rest is sharded by heads or
 the MLP width.
@@ -69,3 +74,12 @@ def torchtitan_top(arch: Arch, c: ActContext, first: bool, last: bool, frozen: b
         top -= c.p * tokens * arch.hidden / (c.tp if c.sp else 1)
     setup = lm_loss.LossSetup.of(c.loss, c.loss_compiled)
     return top + lm_loss.saved(arch, setup, lm_loss.Logits(tokens, vocab, c.p), not frozen)
+
+
+def gathered_head_input(arch: Arch, c: ActContext, last: bool) -> float:
+    """Bytes of the LM head's input kept at the whole sequence under TP with sequence
+    parallelism beyond the 1/TP shard Megatron's accounting counts (last stage; a fused loss
+    runs the head itself and keeps no such input)."""
+    if not last or c.tp <= 1 or not c.sp or LOSS_KINDS[c.loss].fused:
+        return 0.0
+    return c.p * c.s * c.b * arch.hidden * (1 - 1 / c.tp)

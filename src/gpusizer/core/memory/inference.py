@@ -26,6 +26,7 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import Scenario
 from ..model.state import state_bytes, state_bytes_per_sequence
 from ..registry.dtypes import nbytes
+from .bnb_inference import bnb_prefill_bytes
 
 
 def _minimum(a: Any, b: Any) -> Any:
@@ -103,6 +104,7 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
     stream = 2 * pb * tokens * arch.hidden
     ffn = arch.moe.expert_ffn_hidden_size * arch.moe.experts_per_token if arch.moe else arch.ffn
     mlp = pb * tokens * ffn * (3 if arch.spec.mlp == "gated" else 2) / par.tensor
+    mlp = mlp + bnb_prefill_bytes(s, arch, tokens)  # beside the MLP's intermediates
     attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / par.tensor
     if par.attention == "eager" and prof.eager_scores:
         attn = attn + batch * arch.heads * prompt**2 * (4 + pb) / par.tensor

@@ -38,7 +38,7 @@ from .activations import (
     sliding_mask,
 )
 from .activations_hybrid import hybrid_delta
-from .activations_torchtitan import torchtitan_layer, torchtitan_top
+from .activations_torchtitan import gathered_head_input, torchtitan_layer, torchtitan_top
 from .activations_unsloth import applies as unsloth_applies
 from .activations_unsloth import unsloth_layer, unsloth_rebuilt
 
@@ -85,6 +85,10 @@ class ActivationLayout:
     fp8_inputs: ClassVar[bool] = False
     casts_weights: ClassVar[bool] = True  # autocast keeps a 16-bit copy of each cast weight
     assumption: ClassVar[str] = ""  # the report's line when it is in force
+    # Under TP its default loss runs through PyTorch's loss_parallel (DTensor), whose
+    # log-softmax and NLL backward are decomposed into separate fp32 tensors
+    # (core/memory/techniques.py logit_bytes)
+    dtensor_loss_parallel: ClassVar[bool] = False
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
         """Bytes one layer keeps (a formula of core/memory/activations.py)."""
@@ -193,12 +197,14 @@ class Torchtitan(Megatron):
     label: ClassVar[str] = "torchtitan (op-level selective recompute)"
     vocab_parallel_loss: ClassVar[bool] = False
     fp8_inputs: ClassVar[bool] = False  # torchao's Float8Linear
+    dtensor_loss_parallel: ClassVar[bool] = True  # parallelize_llama.py: loss_parallel under TP
 
     def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
         return torchtitan_layer(arch, ctx, moe)
 
     def top(self, s: Scenario, arch: Arch, ctx: ActContext, sp: StageParams) -> float:
-        return torchtitan_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
+        top = torchtitan_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
+        return top + gathered_head_input(arch, ctx, sp.last)
 
 
 class Unsloth(ActivationLayout):

@@ -147,3 +147,12 @@ def transients(arch: Arch, loss: LossSetup, logits: Logits, head_grad: float) ->
         logits_kept = p * tv if kind.logit_list else p * tv / n  # 16-bit logits alive in the forward
         return logits_kept + 4 * tv / n, 8 * tv / n + head_grad
     return tv * (p + (4 if p < 4 else 0)), 8 * tv
+
+
+def loss_parallel_extra(local_logits: float) -> float:
+    """Bytes PyTorch's ``loss_parallel`` (DTensor, under TP) holds beyond the fused kernels, in
+    the forward and again in the backward (torch ``distributed/tensor/parallel/loss.py``):
+    ``_log_softmax`` keeps the fp32 input, the shifted logits and their ``exp`` (or the result)
+    at once, and ``_nll_loss_and_log_softmax_backward`` adds ``exp(output)`` to a ``zeros_like``
+    gradient: one fp32 tensor of the local logits more each way."""
+    return 4 * local_logits

@@ -20,6 +20,7 @@ from ..model.sharding import StageParams
 from ..model.specs import Scenario
 from ..registry.bitsandbytes import keeps_inputs
 from ..registry.dtypes import DTYPES, nbytes
+from ..registry.lightning_precision import autocasts, te_fp8_inputs
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
 from .layouts import activation_layout, lora_kernels, stage_layout
@@ -38,6 +39,9 @@ class StageActivations(NamedTuple):
     host: float
     recompute_layer: float
     top: float
+    # what the 4-bit layers keep of their inputs past the backward (bitsandbytes < 0.43.2,
+    # counted only where the loop holds the last step: core/memory/last_step.py)
+    quantised_inputs: float = 0.0
 
 
 _ACTS: Memo[StageActivations] = Memo(4096)  # with one micro-batch in flight
@@ -75,7 +79,9 @@ def stage_activations(
     # 2021, arXiv 2104.04473 §2.2); the first holds min(p, m), times the interleaving factor.
     if not sp.first:  # its own micro-batch only (x 1.0 changes no float)
         return one
-    return StageActivations(one.gpu * in_flight, one.host * in_flight, one.recompute_layer, one.top)
+    return StageActivations(
+        one.gpu * in_flight, one.host * in_flight, one.recompute_layer, one.top, one.quantised_inputs
+    )
 
 
 def _context(s: Scenario) -> tuple[ActContext, bool]:
@@ -84,12 +90,13 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
     # prepare_model_for_kbit_training: fp32 embedding, so an fp32 residual stream (core/memory/peft.py)
     pb = 4.0 if kbit_prepared(s) else nbytes(prec.activations)
     wb = nbytes(prec.weights)
-    # FSDP mixed precision casts each gathered unit instead (core/memory/training.py)
+    # FSDP mixed precision casts each gathered unit instead (core/memory/training.py), unless
+    # it gathers in fp32 under autocast (Lightning's FSDPPrecision for the -mixed settings)
     autocast = (
-        s.profile.autocast_copies
+        (s.profile.autocast_copies or autocasts(prec.lightning))
         and wb > pb
         and not DTYPES[prec.weights].quantized
-        and prec.param_dtype is None
+        and (prec.param_dtype is None or nbytes(prec.param_dtype) > pb)
     )
     lora = w.is_adapter
     return ActContext(
@@ -110,9 +117,10 @@ def _context(s: Scenario) -> tuple[ActContext, bool]:
         loss_compiled=w.compile_loss,
         compiled=w.compile,
         kernels=frozenset(w.fused_kernels),
-        # Transformer Engine (Megatron) keeps FP8 inputs; torchao's Float8Linear (torchtitan)
-        # keeps the 16-bit input and casts it again in the backward
-        fp8_inputs=prec.matmuls == "fp8" and activation_layout(s.profile).fp8_inputs,
+        # Transformer Engine (Megatron, Lightning's TE plugin) keeps FP8 inputs; torchao's
+        # Float8Linear (torchtitan) keeps the 16-bit input and casts it again in the backward
+        fp8_inputs=prec.matmuls == "fp8"
+        and (activation_layout(s.profile).fp8_inputs or te_fp8_inputs(prec.lightning)),
         recompute_modules=frozenset(p.recompute_modules),
         quantised_inputs=w.info.quantised_base
         and FORMAT_DEFAULTS.get(prec.weights, ("", ""))[0] == "bitsandbytes"
@@ -140,7 +148,10 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
         if p.recompute == "full" and sp.layers
         else 0.0
     )
-    return StageActivations(gpu, host, rebuilt, top)
+    held = 0.0
+    if ctx.quantised_inputs and s.profile.holds_last_step:
+        held = per - layout.kept(s, arch, replace(ctx, quantised_inputs=False), sp)
+    return StageActivations(gpu, host, rebuilt, top, held)
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:

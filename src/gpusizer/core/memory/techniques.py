@@ -31,11 +31,12 @@ from ..errors import ScenarioError
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.fused_kernels import FUSED_KERNELS
+from ..registry.lightning_precision import fill_lightning
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import BLOCK_8BIT, MIN_8BIT_SIZE
 from .layouts import activation_layout
 from .loading import loading_note
-from .loss import DEFAULT_CHUNKS, DEFAULT_LOSS, Logits, LossSetup, transients
+from .loss import DEFAULT_CHUNKS, DEFAULT_LOSS, Logits, LossSetup, loss_parallel_extra, transients
 from .optimizer_states import optimizer_kind
 from .overhead import reported_bytes
 from .peft import kbit_prepared
@@ -63,6 +64,7 @@ class StepExtras(NamedTuple):
     recompute_layer: float = 0.0  # one layer rebuilt in backward by full recompute
     top: float = 0.0  # activations outside the layers (one micro-batch), freed before it
     load: float = 0.0  # bytes alive at the peak of model loading (core/memory/loading.py)
+    last_step: float = 0.0  # the last step's tensors alive in the forward (core/memory/last_step.py)
 
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:
@@ -81,7 +83,10 @@ def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> t
     per = LOSS_KINDS[w.loss].chunk_tokens  # chunks of so many positions of each sequence
     n = w.loss_chunks or (math.ceil(w.sequence_length / per) if per else None)
     setup = LossSetup.of(w.loss, w.compile_loss, n)
-    return transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
+    fwd, bwd = transients(arch, setup, Logits(tokens, vocab, pb), head_grad)
+    dtensor = p.tensor > 1 and activation_layout(s.profile).dtensor_loss_parallel
+    extra = loss_parallel_extra(tokens * vocab) if dtensor and LOSS_KINDS[w.loss] is DEFAULT_LOSS else 0.0
+    return fwd + extra, bwd + extra
 
 
 def offload_split(
@@ -117,6 +122,8 @@ def fill_profile_defaults(data: dict[str, Any]) -> dict[str, Any]:
     data = _kernel_loss(data)
     fw = data.get("framework", "huggingface")
     prof = FRAMEWORKS.get(fw) if isinstance(fw, str) else None
+    stage = next((v for b, f, v in prof.scenario_defaults if f == "zero_stage"), None) if prof else None
+    data = fill_lightning(data, stage)  # the user's setting, before the framework's defaults
     if prof is None or not prof.scenario_defaults:
         return data
     out = dict(data)

@@ -20,6 +20,8 @@ from ..model.params import ParamCounts
 from ..model.sharding import StageParams, stage_params
 from ..model.specs import ParallelismSpec, Scenario
 from ..registry.dtypes import DTYPES, nbytes
+from .dequant import dequant_bytes
+from .last_step import last_step_bytes
 from .loading import load_peak
 from .lora import lora_stage
 from .optimizer_states import (
@@ -146,6 +148,7 @@ class _Stage:
     opt: float
     paged: float
     root: float = 0.0  # FSDP1's root unit, gathered through forward and backward (its params)
+    dequant: float = 0.0  # a 4-bit matrix's 16-bit copies in its matmul (core/memory/dequant.py)
 
 
 _STAGE: Memo[_Stage] = Memo(4096)
@@ -198,14 +201,17 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
         opt,
         paged,
         _root_unit(s, counts, sp) if par.zero_stage >= 3 and par.root_unit_gathered else 0.0,
+        dequant_bytes(s, arch, sp, base_weight_dtype(s)) if s.workload.info.quantised_base else 0.0,
     )
 
 
 def _root_unit(s: Scenario, counts: ParamCounts, sp: StageParams) -> float:
     """Bytes of the root unit's gathered parameters (the embedding and LM head a
     transformer-layer wrap policy leaves to it): FSDP1 does not reshard the root after the
-    forward (torch/distributed/fsdp/_runtime_utils.py ``_post_forward_reshard``), so they stay
-    from the forward through the backward, in ``param_dtype`` (else the weights' dtype)."""
+    forward (torch/distributed/fsdp/_runtime_utils.py ``_post_forward_reshard``), nor does
+    FSDP2 (_composable/fsdp/_fsdp_state.py ``_lazy_init``: the root group's
+    ``post_forward_mesh_info = None``), so they stay from the forward through the backward,
+    in ``param_dtype`` (else the weights' dtype)."""
     prec = s.precision
     params = (counts.embedding if sp.first else 0) + (counts.lm_head if sp.last else 0)
     return params / s.parallelism.tensor * nbytes(prec.param_dtype or base_weight_dtype(s))
@@ -281,6 +287,7 @@ def stage_phases(
         fp32_grads=4 * stepped if fp32_step else 0.0,
         head_grad=st.head_grad,
         load=load_peak(s, arch, sp, weights, base_weight_dtype(s)),
+        last_step=last_step_bytes(s, arch, sp, act.quantised_inputs),
     )
     return _phases(s, st, lay, OnGpu(weights, grads, opt, act.gpu, stepped), extra)
 
@@ -340,11 +347,13 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
     kept = grads if (lay.accumulate or prof.persistent_gradients) else 0.0
     base = weights + opt
     # the root's unsharded gradient (param_dtype) exists once the head's gradient is made, after
-    # the loss's backward: beside the layers' backward (recompute), not at its start
-    root_bwd = st.root * (1 if s.workload.is_adapter else 2)
+    # the loss's backward: beside the layers' backward (recompute), not at its start. FSDP1's
+    # is one flat gradient of the whole root; FSDP2's are per parameter (_fsdp_param.py
+    # unsharded_param.grad): the head's is ``head_grad``, the embedding's comes after the layers
+    root_bwd = st.root * (1 if s.workload.is_adapter or par.fsdp_version == 2 else 2)
     temps = {
-        "forward": fwd_t + gathered + persistent + st.root,
-        "backward": bwd_t + gathered + persistent + st.root,
+        "forward": fwd_t + gathered + persistent + st.root + st.dequant + extra.last_step,
+        "backward": bwd_t + gathered + persistent + st.root + st.dequant,
         "backward_end": gathered + persistent,
         "optimizer_step": scratch + persistent + extra.fp32_grads + extra.page_in,
     }

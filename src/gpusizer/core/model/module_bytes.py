@@ -53,8 +53,14 @@ def _two_level(per: dict[str, float], boundary: float | None) -> tuple[float, fl
 
 
 def rule_id(s: Scenario, weights: str) -> str:
-    """The scenario's rule, else the weight format's default."""
-    return s.precision.quantization_rule or default_rule(weights, s.model.moe is not None)
+    """The scenario's rule, else the weight format's default (a framework whose bitsandbytes
+    path converts other layers names its own: ``FrameworkProfile.bnb_rule``)."""
+    if s.precision.quantization_rule:
+        return s.precision.quantization_rule
+    rule = default_rule(weights, s.model.moe is not None)
+    if rule == "bitsandbytes" and s.profile.bnb_rule:
+        return s.profile.bnb_rule
+    return rule
 
 
 def compute_group_bytes(
@@ -98,9 +104,10 @@ def group_bytes(s: Scenario, arch: Arch, weights: str | None = None) -> GroupByt
     prec = s.precision
     w = weights or prec.weights
     mods = modules_key(s) if prec.modules else ()
+    rule = rule_id(s, w)
     return _GROUPS.get(
-        (id(s.model), w, prec.activations, prec.quantization_rule, mods),
-        lambda: compute_group_bytes(arch, w, prec.activations, rule_id(s, w), mods),
+        (id(s.model), w, prec.activations, rule, mods),
+        lambda: compute_group_bytes(arch, w, prec.activations, rule, mods),
         (s.model,),
     )
 

@@ -39,6 +39,7 @@ from ..registry.bitsandbytes import check_version
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
 from ..registry.fused_kernels import check_kernels
+from ..registry.lightning_precision import LIGHTNING_PRECISION
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import OPTIMIZER_KINDS
 from ..registry.quant_rules import QUANT_RULES, check_modules
@@ -254,6 +255,9 @@ class PrecisionSpec(Strict):
     grad_reduce_in_fp32: bool | None = None
     # bitsandbytes release of a 4-bit base (core/registry/bitsandbytes.py; null: the newest)
     bitsandbytes_version: str | None = None
+    # Lightning's ``precision=`` setting (core/registry/lightning_precision.py): fills the fields
+    # above that the scenario leaves out; its ``-mixed`` settings autocast fp32 weights
+    lightning: str | None = None
 
     @field_validator("quantization_rule")
     @classmethod
@@ -276,6 +280,11 @@ class PrecisionSpec(Strict):
     @classmethod
     def _train(cls, v: str) -> str | None:
         return _check_dtype(v, TRAINING_DTYPES)
+
+    @field_validator("lightning")
+    @classmethod
+    def _lightning(cls, v: str | None) -> str | None:
+        return v if v is None else check_id(v, LIGHTNING_PRECISION, "Lightning precision")
 
     @field_validator("bitsandbytes_version")
     @classmethod
@@ -319,6 +328,10 @@ class ParallelismSpec(Strict):
     # FSDP1's root unit (embedding, LM head outside a transformer-layer wrap policy: accelerate,
     # HF Trainer) stays gathered from the forward through the backward
     root_unit_gathered: bool = False
+    # which FSDP the ZeRO-3 path follows where the two differ: FSDP2 (fully_shard) keeps
+    # per-parameter gradients, so the root unit's unsharded gradient is only the LM head's
+    # until the embedding's arrives at the end of the backward
+    fsdp_version: Literal[1, 2] = 1
     # Megatron-Core cpu_offloading_num_layers: that many layers of each stage keep their saved
     # activations in host RAM (null: as activation_offload says)
     offload_layers: Annotated[int, Field(ge=0, le=10**6)] | None = None

@@ -89,6 +89,21 @@ class FrameworkProfile:
     # Its checkpoint converter copies a tied embedding into a separate LM head (LitGPT 0.4.x
     # litgpt/scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
     unties_embeddings: bool = False
+    # Its bitsandbytes path quantises every nn.Linear, the LM head too (Lightning's
+    # BitsandbytesPrecision with LitGPT's empty ``ignore_modules``): the rule a bitsandbytes
+    # format takes under it (core/registry/quant_rules.py; None: the format's default).
+    bnb_rule: str | None = None
+    # 16-bit copies of a 4-bit matrix alive while bitsandbytes' MatMul4Bit dequantises it for
+    # the forward's and the backward's matmul (``dequantize_4bit(B, state).to(A.dtype)``):
+    # 2 where the weight was quantised from fp16 but computes in bf16 (Lightning's
+    # ``_Linear4bit._quantize_weight``: ``.to(dtype=torch.half)``); 0: not counted (the
+    # transformers + PEFT path measured to the byte holds without it).
+    dequant_copies: int = 0
+    # The training loop holds the last step's ``logits`` and ``loss`` until the next forward
+    # returns (LitGPT ``fit``: ``logits = model(...)``, ``loss = ...`` reassigned each step):
+    # the last step's autograd graph, with whatever its nodes keep past their backward, and
+    # its logits stay through the next forward (core/memory/last_step.py).
+    holds_last_step: bool = False
     # -- training speed (core/speed/train_step.py) ----------------------------------------
     # Attention kernel: PyTorch SDPA's FlashAttention-2 ("flash2") or cuDNN fused attention
     # through Transformer Engine ("cudnn", Megatron-LM).
@@ -443,6 +458,9 @@ for _p in (
         foreach_scratch=True,
         reports="allocated",
         unties_embeddings=True,
+        bnb_rule="bitsandbytes-all-linear",
+        dequant_copies=2,
+        holds_last_step=True,
         scenario_defaults=(
             ("precision", "master_weights", None),
             ("precision", "optimizer_states", "bf16"),
@@ -456,6 +474,8 @@ for _p in (
             "16-bit cross-entropy in 128-token chunks (no fp32 logits)",
             "tied embeddings copied into a separate LM head",
             "FSDP full-state-dict loading (each unit gathered in turn)",
+            "bitsandbytes: every Linear quantised, the LM head too; fp16 quantisation state",
+            "the last step's logits and graph held through the next forward",
         ),
         sources=(
             "litgpt v0.4.5 finetune/lora.py main/fit: fabric.init_module, load_checkpoint "
@@ -466,6 +486,12 @@ for _p in (
             "lm_head.weight = transformer.wte.weight when the checkpoint ties them",
             "lightning 2.3 fabric/strategies/fsdp.py _load_raw_module_state (FULL_STATE_DICT, "
             "rank0_only=False); plugins/precision/bitsandbytes.py _Linear4bit",
+            "lightning 2.4 plugins/precision/bitsandbytes.py BitsandbytesPrecision.init_context "
+            "(_ClassReplacementContextManager replaces torch.nn.Linear unless ignore_modules), "
+            "_Linear4bit._quantize_weight (weight.to(dtype=torch.half) before quantize_4bit); "
+            "litgpt 00af8b0d finetune/lora.py setup: BitsandbytesPrecision(quantize[4:], dtype)",
+            "bitsandbytes 0.42.0 autograd/_functions.py MatMul4Bit: "
+            "F.dequantize_4bit(B, quant_state).to(A.dtype) in forward and backward",
         ),
     ),
     FrameworkProfile(

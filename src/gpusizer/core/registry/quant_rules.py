@@ -17,6 +17,10 @@ override groups (``precision.modules: {group: dtype}``). Sources per entry below
   layers ... skip the first and last Transformer block": only the middle layers' MLPs are FP8.
 - bitsandbytes (transformers 5.24.0 ``quantizers/base.py`` ``get_keys_to_not_convert``): every
   ``nn.Linear`` (routers included) but the output embedding (LM head).
+- bitsandbytes through Lightning (``bitsandbytes-all-linear``; lightning 2.4
+  ``fabric/plugins/precision/bitsandbytes.py``): ``BitsandbytesPrecision`` replaces every
+  ``torch.nn.Linear`` not under ``ignore_modules``, which LitGPT leaves empty, so its LM head is
+  4-bit as well; the embedding stays 16-bit.
 - GPTQ / AutoAWQ: the decoder blocks' linear layers; embedding, LM head, norms and MoE routers
   (not in AutoGPTQ's ``inside_layer_modules``) stay 16-bit.
 - gpt-oss (``quantization_config.modules_to_not_convert``): MXFP4 routed experts only.
@@ -163,6 +167,13 @@ for _r in (
         "bitsandbytes: every Linear but the LM head",
         {"embedding": _U, "lm_head": _U, "norms": _U},
         source="transformers 5.24.0 quantizers/base.py get_keys_to_not_convert",
+    ),
+    QuantRule(
+        "bitsandbytes-all-linear",
+        "bitsandbytes through Lightning: every Linear, the LM head too",
+        {"embedding": _U, "norms": _U},
+        source="lightning 2.4 fabric/plugins/precision/bitsandbytes.py BitsandbytesPrecision "
+        "(ignore_modules empty: every torch.nn.Linear replaced; LitGPT's LM head is one)",
     ),
     QuantRule(
         "gptq-awq",
