@@ -74,6 +74,8 @@ def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: Engine
     p, w = s.parallelism, s.workload
     per = p.tensor * p.pipeline
     prefill_r, decode_r = spec.prefill_gpus // per, spec.decode_gpus // per
+    if not prefill_r or not decode_r:  # a layout wider than a pool (the advice's own TP)
+        return {}
     users = max(1, st.concurrency) * p.data
     served = serving_load(s, gpu, em, st)
     step, eng, wl = served.step, served.engine, served.workload
