@@ -9,7 +9,11 @@ each decode replica holds, not on the prefill pool (DistServe, Zhong et al. 2024
 its own latency target"); the first-token time falls with prefill replicas and barely moves
 with the decode pool (the users' cycle sets the prefill pool's arrival rate). So the fewest
 decode replicas that meet the time per token, then the fewest prefill replicas that meet the
-first token with them, is the least-GPU split, and on one GPU type the least cost.
+first token with them, is the least-GPU split, and on one GPU type the least cost. The prefill
+replicas are tried at each tensor width up to the option's (1, 2, 4, ...: prompts are
+compute-bound, so narrow replicas lose little; aiconfigurator's best Qwen3-32B split on H200
+pairs TP1 prefill workers with a TP4 decode worker, ai-dynamo/aiconfigurator README), the
+fewest GPUs kept.
 
 Targets: the user's (``targets.max_ttft_seconds``, ``targets.min_tokens_per_second_per_user``:
 a token every ``1 / floor`` seconds), else the stated default service level
@@ -18,7 +22,9 @@ a token every ``1 / floor`` seconds), else the stated default service level
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
@@ -40,12 +46,17 @@ def _level(s: Scenario) -> ServiceLevel:
     )
 
 
-def _split(s: Scenario, prefill: int, decode: int, per: int) -> DisaggSplit | None:
-    """``prefill`` and ``decode`` replicas timed (None: the layout does not start)."""
+def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit | None:
+    """``prefill`` replicas at tensor ``pre_tp`` and ``decode`` replicas of the scenario's
+    layout, timed (None: the layout does not start)."""
     spec = s.serving.disaggregated
     assert spec is not None  # only called for a scenario that asks for the split
-    pools = spec.model_copy(update={"prefill_gpus": prefill * per, "decode_gpus": decode * per})
-    run = s.model_copy(update={"serving": s.serving.model_copy(update={"disaggregated": pools})})
+    p = s.parallelism
+    per, pre_per = p.tensor * p.pipeline, pre_tp * p.pipeline
+    pools = {"prefill_gpus": prefill * pre_per, "decode_gpus": decode * per, "prefill_tensor": pre_tp}
+    run = s.model_copy(
+        update={"serving": s.serving.model_copy(update={"disaggregated": spec.model_copy(update=pools)})}
+    )
     sv = estimate(run).serving
     if sv is None or not sv.disaggregated_prefill_gpus:
         return None
@@ -53,6 +64,8 @@ def _split(s: Scenario, prefill: int, decode: int, per: int) -> DisaggSplit | No
         prefill,
         decode,
         per,
+        pre_per,
+        pre_tp,
         sv.disaggregated_ttft_seconds,
         sv.disaggregated_tpot_seconds,
         sv.disaggregated_tokens_per_second,
@@ -93,12 +106,43 @@ def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
     def soon(x: DisaggSplit) -> bool:
         return ceiling is None or x.ttft_seconds <= ceiling
 
-    dec, dec_met = _fewest(fast, lambda y: _split(s, 1, y, per), top)
+    tp = p.tensor
+    dec, dec_met = _fewest(fast, lambda y: _split(s, 1, y, tp), top)
     if dec is None:
         return None
-    pre, pre_met = _fewest(soon, lambda x: _split(s, x, dec.decode, per), max(1, top + 1 - dec.decode))
-    best = pre or dec
-    met = dec_met and pre_met and fast(best)
-    return DisaggSplit(
-        best.prefill, best.decode, per, best.ttft_seconds, best.tpot_seconds, best.tokens_per_second, met
+    best: tuple[DisaggSplit, bool] | None = None
+    for pre_tp in _widths(tp):
+        most = max(1, (max_gpus - dec.decode * per) // (pre_tp * p.pipeline))
+        if not _holds(s, pre_tp):
+            continue
+        make = functools.partial(_split, s, decode=dec.decode, pre_tp=pre_tp)
+        pre, pre_met = _fewest(soon, make, min(MAX_REPLICAS, most))
+        if pre is not None and (best is None or (pre_met, -pre.gpus) > (best[1], -best[0].gpus)):
+            best = pre, pre_met
+    got, pre_met = best or (dec, False)
+    return replace(got, targets_met=dec_met and pre_met and fast(got))
+
+
+def _holds(s: Scenario, pre_tp: int) -> bool:
+    """Whether one prefill replica at tensor ``pre_tp`` holds the model and a prompt (the
+    engine starts there), as the aggregated estimate at that width says."""
+    if pre_tp == s.parallelism.tensor:
+        return True
+    narrow = s.model_copy(
+        update={
+            "parallelism": s.parallelism.model_copy(update={"tensor": pre_tp}),
+            "serving": s.serving.model_copy(update={"disaggregated": None}),
+        }
     )
+    sv = estimate(narrow).serving
+    return sv is not None and sv.starts
+
+
+def _widths(tp: int) -> list[int]:
+    """Prefill tensor widths tried: powers of two below the option's, and its own."""
+    out, w = [], 1
+    while w < tp:
+        if tp % w == 0:
+            out.append(w)
+        w *= 2
+    return [*out, tp]

@@ -12,6 +12,7 @@ from typing import Any
 SPLIT_FIELDS = (
     "disaggregated_split",
     "disaggregated_split_prefill_gpus",
+    "disaggregated_split_prefill_tensor",
     "disaggregated_split_decode_gpus",
     "disaggregated_split_gpus",
     "disaggregated_split_ttft_seconds",
@@ -23,13 +24,16 @@ SPLIT_FIELDS = (
 
 @dataclass(frozen=True)
 class DisaggSplit:
-    """``prefill`` and ``decode`` replicas of ``per`` GPUs each (tensor x pipeline); first-token
+    """``prefill`` replicas of ``prefill_per`` GPUs (``prefill_tensor`` x pipeline) and ``decode``
+    replicas of ``per`` (the option's tensor x pipeline); first-token
     time (s, the prefill pool's queue and prompt plus the KV transfer), time per output token
     (s, the decode pool alone), output tokens/s of the users, and whether the speed targets hold."""
 
     prefill: int
     decode: int
     per: int
+    prefill_per: int
+    prefill_tensor: int
     ttft_seconds: float
     tpot_seconds: float
     tokens_per_second: float
@@ -42,13 +46,14 @@ class DisaggSplit:
 
     @property
     def gpus(self) -> int:
-        return (self.prefill + self.decode) * self.per
+        return self.prefill * self.prefill_per + self.decode * self.per
 
     def fields(self) -> dict[str, Any]:
         """The option's public fields of the split (:data:`SPLIT_FIELDS`)."""
         return {
             "disaggregated_split": self.label,
-            "disaggregated_split_prefill_gpus": self.prefill * self.per,
+            "disaggregated_split_prefill_gpus": self.prefill * self.prefill_per,
+            "disaggregated_split_prefill_tensor": self.prefill_tensor,
             "disaggregated_split_decode_gpus": self.decode * self.per,
             "disaggregated_split_gpus": self.gpus,
             "disaggregated_split_ttft_seconds": self.ttft_seconds,
@@ -62,7 +67,8 @@ class DisaggSplit:
         met = "meets the speed targets" if self.targets_met else "misses the speed targets"
         than = f" against {aggregated_gpus:,} aggregated" if aggregated_gpus else ""
         return (
-            f"disaggregated: {self.label} ({self.prefill * self.per:,} prefill + "
+            f"disaggregated: {self.label} ({self.prefill * self.prefill_per:,} prefill at TP "
+            f"{self.prefill_tensor} + "
             f"{self.decode * self.per:,} decode GPUs, {self.gpus:,} in all{than}) {met}: first token "
             f"{self.ttft_seconds:,.2f} s, {self.tpot_seconds * 1e3:,.1f} ms a token"
         )
