@@ -306,3 +306,26 @@ def test_prefix_sessions_held_at_the_cliff() -> None:
     held = _users_held(fp16["kv_cache"])
     assert held == pytest.approx(fp16["published_sessions"], rel=TOL), DATA["prefix_users"]["setup"]["source"]
     assert _users_held(fp8["kv_cache"]) / held == pytest.approx(fp8["published_over_fp16"], rel=TOL)
+
+
+def _lora_ratio(row: dict[str, Any]) -> float:
+    base = _scenario(row["model"], row["gpu"], 1, row["prompt"], row["output"], row["users"])
+    if "engine_version" in row:
+        base["serving"]["engine_version"] = row["engine_version"]
+    if "rate" in row:
+        base["serving"].update(load="rate", request_rate=row["rate"], requests=row["users"])
+    with_lora = copy.deepcopy(base)
+    with_lora["serving"]["lora"] = row["lora"]
+    a, b = (float(estimate_report(x)["serving"]["tokens_per_second"]) for x in (base, with_lora))
+    return b / a
+
+
+@pytest.mark.parametrize("row", DATA["lora_speed"], ids=lambda r: r["id"])
+def test_lora_slowdown_known_short(row: dict[str, Any]) -> None:
+    """Published LoRA slowdowns, all three larger than ours (docs/evidence/serving.md §12:
+    -34 % on V0 and -11 % for one o_proj adapter on V1, ours -5 % and -1 %): the kernels'
+    weights, math and activations are modelled, the rest of the measured cost (V0's
+    per-step token-to-adapter mapping on the host, the Triton kernels far below the
+    bandwidth) is not. Pinned so that a model that closes the gap updates the evidence."""
+    ours = _lora_ratio(row)
+    assert row["published"] < ours < 1.0, row["source"]

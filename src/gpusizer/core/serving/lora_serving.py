@@ -13,7 +13,12 @@ plus half over TP. The adapters beyond the slots wait in host memory (``max_cpu_
 Speed (the Punica SGMV kernels, Chen et al. 2023 arXiv 2310.18547; vLLM ``lora_shrink`` and
 ``lora_expand``): each targeted layer adds a shrink (tokens x in x rank) and an expand (tokens
 x rank x out), two kernels, reading the A and B of every distinct adapter in the step (the
-requests spread evenly over the ``adapters``, at most ``max_loaded`` at once).
+requests spread evenly over the ``adapters``, at most ``max_loaded`` at once). The kernels
+also move every token's activations, whatever the rank: the shrink reads the layer's input
+(tokens x in) and the expand adds into its output in place, reading and writing it (tokens x
+out twice; vLLM ``lora/ops/triton_ops`` ``lora_expand`` with ``ADD_INPUTS``), so a token
+costs ``(in + 2 out)`` activations per target on top of the adapters' weights. Per GPU that is
+the slot's rank-1 shape: ``slot parameters / rank`` is ``in + out`` summed over the targets.
 """
 
 from __future__ import annotations
@@ -81,10 +86,17 @@ class LoraStep(StepModel):
     """The step model with every token through its request's adapter (module docstring)."""
 
     def __init__(
-        self, base: StepModel, slot_bytes: float, params: float, targets: int, loaded: int, adapters: int
+        self,
+        base: StepModel,
+        slot_bytes: float,
+        params: float,
+        targets: int,
+        loaded: int,
+        adapters: int,
+        act_bytes: float = 0.0,
     ):
         self.__dict__.update(base.__dict__)
-        self._base, self._slot, self._params = base, slot_bytes, params
+        self._base, self._slot, self._params, self._act = base, slot_bytes, params, act_bytes
         self._kernels, self._loaded, self._adapters = targets * KERNELS_PER_TARGET, loaded, adapters
 
     def _distinct(self, seqs: float) -> float:
@@ -109,7 +121,8 @@ class LoraStep(StepModel):
         if not tokens:
             return t
         r = self._base.rate
-        read = self._distinct(decodes + prefill_seqs) * self._slot / r.bandwidth
+        weights = self._distinct(decodes + prefill_seqs) * self._slot
+        read = (weights + tokens * self._act) / r.bandwidth
         math = 2.0 * tokens * self._params / r.mm
         floors = self._kernels * self._base.shape.layers * self._base.rates.kernel_floor
         return t + max(read, math) + floors
@@ -120,10 +133,12 @@ def with_lora(s: Scenario, step: StepModel) -> StepModel:
     spec = lora_of(s)
     if spec is None or spec.adapters is None:
         return step
-    loaded, _, targets = _settings(spec)
+    loaded, rank, targets = _settings(spec)
     params = _slot_params(s, spec)
-    slot = params * nbytes(s.precision.activations)
-    return LoraStep(step, slot, params, _packed(targets), loaded, spec.adapters)
+    width = nbytes(s.precision.activations)
+    # a token's activations through the targets: in + 2 x out, about 1.5 x (in + out)
+    act = 1.5 * params / rank * width
+    return LoraStep(step, params * width, params, _packed(targets), loaded, spec.adapters, act)
 
 
 def _packed(targets: tuple[str, ...]) -> int:
