@@ -76,16 +76,21 @@ def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit |
 def _fewest(
     ok: Callable[[DisaggSplit], bool], make: Callable[[int], DisaggSplit | None], top: int
 ) -> tuple[DisaggSplit | None, bool]:
-    """The first of ``make(1..top)`` that ``ok`` accepts, else the last made (None: none starts)."""
-    last = None
-    for n in range(1, top + 1):
-        got = make(n)
-        if got is None:
-            continue
-        last = got
-        if ok(got):
-            return got, True
-    return last, False
+    """The fewest of ``1..top`` whose ``make(n)`` starts and ``ok`` accepts, by bisection (more
+    replicas never make a pool slower: fewer users each, or the same arrivals spread wider);
+    else ``make(top)`` with false (None: not even that starts)."""
+    best = make(top)
+    if best is None or not ok(best):
+        return best, False
+    lo, hi = 1, top  # make(hi) is accepted
+    while lo < hi:
+        mid = (lo + hi) // 2
+        got = make(mid)
+        if got is not None and ok(got):
+            best, hi = got, mid
+        else:
+            lo = mid + 1
+    return best, True
 
 
 def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
@@ -110,17 +115,32 @@ def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
     dec, dec_met = _fewest(fast, lambda y: _split(s, 1, y, tp), top)
     if dec is None:
         return None
-    best: tuple[DisaggSplit, bool] | None = None
-    for pre_tp in _widths(tp):
-        most = max(1, (max_gpus - dec.decode * per) // (pre_tp * p.pipeline))
-        if not _holds(s, pre_tp):
-            continue
-        make = functools.partial(_split, s, decode=dec.decode, pre_tp=pre_tp)
-        pre, pre_met = _fewest(soon, make, min(MAX_REPLICAS, most))
-        if pre is not None and (best is None or (pre_met, -pre.gpus) > (best[1], -best[0].gpus)):
-            best = pre, pre_met
-    got, pre_met = best or (dec, False)
+    got, pre_met = _prefill(s, dec, soon, max_gpus)
     return replace(got, targets_met=dec_met and pre_met and fast(got))
+
+
+def _prefill(
+    s: Scenario, dec: DisaggSplit, soon: Callable[[DisaggSplit], bool], max_gpus: int
+) -> tuple[DisaggSplit, bool]:
+    """The prefill pool beside decode pool ``dec``: at each width from the option's down, the
+    fewest replicas that meet the first token, a narrower width searched only below the GPUs
+    already found (and not at all once a width does not hold the model: a narrower one holds
+    less); the option's width at its most replicas where none meets."""
+    p = s.parallelism
+    fixed = dec.decode * dec.per
+    best, met = dec, False
+    for pre_tp in reversed(_widths(p.tensor)):
+        pre_per = pre_tp * p.pipeline
+        room = (best.gpus - 1 if met else max_gpus) - fixed
+        most = min(MAX_REPLICAS, room // pre_per)
+        if most < 1:
+            continue
+        if not _holds(s, pre_tp):
+            break
+        pre, ok = _fewest(soon, functools.partial(_split, s, decode=dec.decode, pre_tp=pre_tp), most)
+        if pre is not None and (ok or pre_tp == p.tensor):
+            best, met = pre, ok or met
+    return best, met
 
 
 def _holds(s: Scenario, pre_tp: int) -> bool:
