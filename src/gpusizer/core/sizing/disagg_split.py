@@ -5,8 +5,8 @@ meets the per-user speed, for the option's users (core/serving/disaggregated.py 
 
 Why two searches, one after the other: the decode pool's time per token depends on the users
 each decode replica holds, not on the prefill pool (DistServe, Zhong et al. 2024 arXiv
-2401.09670 §3: the phases are sized apart, "each phase's parallelism and resources chosen for
-its own latency target"); the first-token time falls with prefill replicas and barely moves
+2401.09670 §3-4: once disaggregated, each phase's parallelism and replicas are chosen for its
+own latency target); the first-token time falls with prefill replicas and barely moves
 with the decode pool (the users' cycle sets the prefill pool's arrival rate). So the fewest
 decode replicas that meet the time per token, then the fewest prefill replicas that meet the
 first token with them, is the least-GPU split, and on one GPU type the least cost. The prefill
