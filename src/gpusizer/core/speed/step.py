@@ -127,6 +127,7 @@ class EngineCosts:
     per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
     kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
     backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
+    lora_gather: bool = False  # LoRA kernels load adapter weights per token (vLLM V0; lora_serving.py)
 
 
 @dataclass(frozen=True)
