@@ -166,6 +166,7 @@ VLLM = (
             non_torch_bytes=int(0.25 * GiB),
             comm_bytes=_V1_COMM,
             comm_per_peer_bytes=_V1_PEER,
+            offload_copies_per_layer=True,
         ),
         graph_bytes=GiB,
         steps=_VLLM_STEPS,
