@@ -77,3 +77,29 @@ def test_prefill_worker_first_token(row: dict[str, Any]) -> None:
     trtllm-serve's per-request cost)."""
     sv = estimate_report(_scenario(1, 1, 1))["serving"]
     assert sv["ttft_seconds"] * 1e3 == pytest.approx(row["ttft_ms"], rel=TOL)
+
+
+@pytest.mark.parametrize("row", DATA["disaggregated_measured"], ids=lambda r: r["id"])
+def test_measured_split_known_short(row: dict[str, Any]) -> None:
+    """A measured 1P1D run (docs/evidence/serving.md §14): ours starts later (TTFT +41 %) and
+    decodes faster (ITL -31 %) than SGLang's on two A10 servers. The decode step is the base
+    model's (4.1 ms at TP4 over PCIe for a 4-bit 7B, where the measured aggregated ITL is
+    ~10 ms too); the TTFT is the closed-loop queue at 4 users. Pinned so that a model closing
+    either gap updates the evidence."""
+    d: dict[str, Any] = {
+        "model": {"preset": row["model"]},
+        "framework": row["framework"],
+        "hardware": {"gpu": row["gpu"]},
+        "parallelism": {"tensor": row["tensor"]},
+        "precision": {"weights": row["weights"]},
+        "workload": {
+            "kind": "inference",
+            "prompt_tokens": row["prompt"],
+            "generated_tokens": row["output"],
+            "batch_size": row["users"],
+        },
+        "serving": {"concurrency": row["users"], "load": "steady", "disaggregated": row["split"]},
+    }
+    sv = estimate_report(d)["serving"]
+    assert sv["disaggregated_ttft_seconds"] * 1e3 > row["published_ttft_ms"], row["source"]
+    assert sv["disaggregated_tpot_seconds"] * 1e3 < row["published_itl_ms"], row["source"]
