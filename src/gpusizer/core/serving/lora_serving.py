@@ -32,7 +32,6 @@ and runs one shrink and one expand per packed layer.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ..errors import ScenarioError
@@ -109,9 +108,7 @@ class LoraStep(StepModel):
     ):
         # the adapters' kernels join the step's own: their floors, and their launches in a
         # step not replayed from a CUDA graph (core/speed/step.py)
-        base = copy.copy(base)
-        base.kernels += kernels * base.shape.layers
-        base._floor = base.kernels * base.rates.kernel_floor
+        base = base.with_kernels(kernels * base.shape.layers)
         self.__dict__.update(base.__dict__)
         self._base, self._slot, self._params, self._act = base, slot_bytes, params, act_bytes
         self._loaded, self._adapters = loaded, adapters
