@@ -384,8 +384,8 @@ def test_lora_speed_within(row: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("row", [r for r in DATA["lora_speed"] if not r.get("within")], ids=lambda r: r["id"])
 def test_lora_slowdown_known_short(row: dict[str, Any]) -> None:
-    """Published LoRA slowdowns, all three larger than ours (docs/evidence/serving.md §12:
-    -34 % on V0 and -11 % for one o_proj adapter on V1, ours -15 % and -1 %): the kernels'
+    """Published LoRA slowdowns larger than ours (docs/evidence/serving.md §12: -34 % on V0
+    and -11 % for one o_proj adapter on V1, ours -15 % and -3 %): the kernels'
     weights (per token on V0), math, activations and launches are modelled; the rest of the
     measured cost (the per-token Triton programs far below the bandwidth, V0's host-side
     mapping) is not. Pinned so that a model that closes the gap updates the evidence."""
