@@ -109,6 +109,23 @@ def test_prefix_hit_ttft(row: dict[str, Any]) -> None:
     ]["source"]
 
 
+def test_prefix_hit_eager_floor_is_the_api_servers() -> None:
+    """agentic-kvc ran vLLM with --enforce-eager: replayed so (serving.cuda_graphs false) the
+    step of a cached 1k prompt is the eager launches, 628 kernels x 55 us + 0.4 ms = 34.9 ms, under the
+    measured 41.8 ms; the API server's 50.5 ms per request on top (one GPUStack figure,
+    core/registry/engine_releases_vllm_v1.py) is what overshoots: the measured time leaves it
+    at most 7 ms on that host (docs/evidence/serving.md §10)."""
+    setup = DATA["prefix_setup"]
+    d = _scenario(setup["model"], setup["gpu"], 1, 1024, 2)
+    d["serving"].update(load="burst", max_context=setup["max_context"], cuda_graphs=False)
+    d["serving"]["prefix"] = {"shared_tokens": 1024}
+    with_api = float(estimate_report(d)["serving"]["ttft_seconds"]) * 1e3
+    d["serving"]["api_server"] = False
+    step = float(estimate_report(d)["serving"]["ttft_seconds"]) * 1e3
+    published = DATA["prefix"][0]["published_ttft_ms"]
+    assert step == pytest.approx(published, rel=TOL) and step < published < with_api
+
+
 def test_prefix_skips_prefill_and_shares_blocks() -> None:
     """A 1,500-token shared system prompt: first token sooner, more users held, same decode
     context; hit rate 0 answers as no prefix in speed."""
@@ -223,7 +240,7 @@ def test_more_loaded_adapters_than_served_is_refused() -> None:
 # vLLM 0.18.1. pcie.json: the KV bytes of a prompt moved host to device; the summary: a prompt
 # served from the CPU tier, TTFT 57 ms at 1k tokens, 272 ms at 64k.
 KV_BYTES = {1024: 100663296, 4096: 402653184, 16384: 1610612736, 65536: 6442450944}
-CPU_HIT_MS = {1024: (57.0, TOL), 65536: (272.0, 0.35)}  # 64k: the copies reach ~40 GB/s, not 54
+CPU_HIT_MS = {1024: (57.0, TOL), 65536: (272.0, TOL)}  # 64k: ours 213 ms (-22 %) with the per-copy cost
 
 
 def _offloaded(tokens: int) -> dict[str, Any]:
@@ -243,6 +260,43 @@ def test_offload_moves_the_published_kv_bytes(tokens: int) -> None:
 def test_offload_hit_ttft(tokens: int) -> None:
     published, tol = CPU_HIT_MS[tokens]
     assert _offloaded(tokens)["ttft_seconds"] * 1e3 == pytest.approx(published, rel=tol)
+
+
+def test_offload_contiguous_blocks_load_faster() -> None:
+    """vLLM 0.12.0 made the offloading connector copy one contiguous block across the layers
+    instead of each layer's share (the vLLM blog "Inside vLLM's new KV offloading connector",
+    2026-01-08: "4-5x" faster; Llama-3.1-8B on an H100): ours 5.0x from the copies alone."""
+
+    def wait(version: str | None) -> float:
+        d = _scenario("llama-3.1-8b", "h100-sxm-80gb", 1, 8192, 2)
+        d["serving"].update(load="burst", prefix={"shared_tokens": 8192}, kv_offload={"capacity_gb": 100})
+        if version:
+            d["serving"]["engine_version"] = version
+        return float(estimate_report(d)["serving"]["kv_offload_load_seconds"])
+
+    assert wait("0.11.0") / wait(None) == pytest.approx(4.5, rel=TOL)
+
+
+@pytest.mark.parametrize(
+    ("model", "gpu", "weights", "layers", "published_ms"),
+    [
+        # CacheBlend (Yao et al. 2024, arXiv 2405.16444, before §5.1, quoted in LMCache issues
+        # 836 / 977): a 4K context's KV, one layer from a 1 TB NVMe SSD measured at 4.8 GB/s,
+        # 16 ms for Llama-7B and 4 ms for Llama-70B; ours 14.0 and 3.5 ms (-13 %)
+        ("llama-2-7b", "h100-sxm-80gb", None, 32, 16.0),
+        ("llama-2-70b", "h200-141gb", "fp8", 80, 4.0),
+    ],
+)
+def test_offload_disk_layer_load(
+    model: str, gpu: str, weights: str | None, layers: int, published_ms: float
+) -> None:
+    d = _scenario(model, gpu, 1, 4096 + 16, 2)
+    if weights:
+        d["precision"] = {"weights": weights}
+    tier = {"capacity_gb": 1000, "medium": "disk", "bandwidth_gb_per_s": 4.8}
+    d["serving"].update(load="burst", prefix={"shared_tokens": 4096}, kv_offload=tier)
+    per_layer = float(estimate_report(d)["serving"]["kv_offload_load_seconds"]) / layers * 1e3
+    assert per_layer == pytest.approx(published_ms, rel=TOL)
 
 
 def test_offload_needs_a_prefix() -> None:
@@ -288,3 +342,63 @@ def test_disaggregated_bad_pools(split: dict[str, Any], field: str) -> None:
     with pytest.raises(ScenarioError) as err:
         parse_scenario(d)
     assert err.value.field == field, str(err.value)
+
+
+def _users_held(kv_cache: str) -> int:
+    setup = DATA["prefix_users"]["setup"]
+    d = _scenario("", setup["gpu"], 1, setup["prompt"], setup["output"], 12)
+    d["model"] = setup["model_block"]
+    d["precision"] = {"weights": setup["weights"], "kv_cache": kv_cache}
+    d["serving"].update(engine_version=setup["engine_version"], prefix={"shared_tokens": setup["shared"]})
+    return int(estimate_report(d)["serving"]["prefix_users_held"])
+
+
+def test_prefix_sessions_held_at_the_cliff() -> None:
+    """Momento's L4 cliff (docs/evidence/serving.md §10): 12 sessions held, 14 not, with a
+    10,000-token shared prompt; fp8 KV nearly doubles it. Ours: 14 and 30 (x2.1)."""
+    fp16, fp8 = (r for r in DATA["prefix_users"]["rows"])
+    held = _users_held(fp16["kv_cache"])
+    assert held == pytest.approx(fp16["published_sessions"], rel=TOL), DATA["prefix_users"]["setup"]["source"]
+    assert _users_held(fp8["kv_cache"]) / held == pytest.approx(fp8["published_over_fp16"], rel=TOL)
+
+
+def _lora_ratio(row: dict[str, Any]) -> float:
+    base = _scenario(row["model"], row["gpu"], 1, row["prompt"], row["output"], row["users"])
+    if "engine_version" in row:
+        base["serving"]["engine_version"] = row["engine_version"]
+    if "rate" in row:
+        base["serving"].update(load="rate", request_rate=row["rate"], requests=row["users"])
+    with_lora = copy.deepcopy(base)
+    with_lora["serving"]["lora"] = row["lora"]
+    if "lora_engine_version" in row:  # the adapters' run on another release than the base's
+        with_lora["serving"]["engine_version"] = row["lora_engine_version"]
+    a, b = (float(estimate_report(x)["serving"]["tokens_per_second"]) for x in (base, with_lora))
+    return b / a
+
+
+@pytest.mark.parametrize("row", [r for r in DATA["lora_speed"] if r.get("within")], ids=lambda r: r["id"])
+def test_lora_speed_within(row: dict[str, Any]) -> None:
+    """Published LoRA throughput ratios ours replays within 25 % (docs/evidence/serving.md §12)."""
+    assert _lora_ratio(row) == pytest.approx(row["published"], rel=TOL), row["source"]
+
+
+@pytest.mark.parametrize("row", [r for r in DATA["lora_speed"] if not r.get("within")], ids=lambda r: r["id"])
+def test_lora_slowdown_known_short(row: dict[str, Any]) -> None:
+    """Published LoRA slowdowns larger than ours (docs/evidence/serving.md §12: -34 % on V0
+    and -11 % for one o_proj adapter on V1, ours -15 % and -3 %): the kernels'
+    weights (per token on V0), math, activations and launches are modelled; the rest of the
+    measured cost (the per-token Triton programs far below the bandwidth, V0's host-side
+    mapping) is not. Pinned so that a model that closes the gap updates the evidence."""
+    ours = _lora_ratio(row)
+    assert row["published"] < ours < 1.0, row["source"]
+
+
+def test_v0_lora_kernels_read_the_adapter_per_token() -> None:
+    """V0's bgmv kernels load the adapter once per decode token and launch a buffer, a shrink
+    and an expand per slice (vllm/lora/ops bgmv_expand: grid (splits, tokens); vllm/lora/
+    punica.py add_lora_packed_nslice): PR 11267's V0 run slows more than the same on V1,
+    and the V0 slowdown does not depend on how many adapters are loaded (0.664 / 0.665)."""
+    v0, four = DATA["lora_speed"][0], DATA["lora_speed"][1]
+    v1 = {k: v for k, v in v0.items() if k != "engine_version"}
+    assert _lora_ratio(v0) < _lora_ratio(v1) - 0.05
+    assert _lora_ratio(four) == pytest.approx(_lora_ratio(v0), rel=0.01)

@@ -163,6 +163,20 @@ def test_disaggregated_pools_from_the_panel(window):
     assert "split P/D" in window.summary.serving.text()
 
 
+def test_prefill_tensor_from_the_panel(window):
+    """The prefill pool's own tensor width: shown once a prefill pool is set."""
+    window.state.edit_many({"workload.kind": "inference", "framework": "vllm", "parallelism.tensor": 2})
+    window.state.flush()
+    assert not find(window, "spin_serving_prefill_tensor").isVisibleTo(window)
+    find(window, "spin_serving_prefill_gpus").setValue(2)
+    find(window, "spin_serving_decode_gpus").setValue(2)
+    find(window, "spin_serving_prefill_tensor").setValue(1)
+    window.state.flush()
+    assert window.state.error is None
+    assert find(window, "spin_serving_prefill_tensor").isVisibleTo(window)
+    assert window.state.scenario.serving.disaggregated.prefill_tensor == 1
+
+
 def test_features_chart_draws_with_and_without(qtbot):
     """The features chart: two curves when a feature is set, the gain at the scenario's users."""
     scenario = {**VLLM_4090, "serving": {"max_context": 16384, "speculative": {"method": "eagle3"}}}

@@ -73,8 +73,10 @@ class DisaggregatedSpec(Strict):
     ``prefill_gpus`` GPUs computes prompts and hands each request's KV over a link of
     ``link_gb_per_s`` per GPU (null: the GPU's network, else its interconnect) to a pool of
     ``decode_gpus`` GPUs that only decode; each pool in replicas of the scenario's tensor x
-    pipeline layout. ``prefill_gpus`` null: off."""
+    pipeline layout, the prefill pool's at ``prefill_tensor`` (null: the scenario's tensor
+    parallelism). ``prefill_gpus`` null: off."""
 
     prefill_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
     decode_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
     link_gb_per_s: Rate | None = None
+    prefill_tensor: Annotated[int, Field(ge=1, le=1024)] | None = None

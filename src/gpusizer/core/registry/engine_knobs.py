@@ -44,6 +44,13 @@ class VLLMKnobs:
     # init_device; V0 has no such check)
     startup_free_check: bool = True
     graphs_in_pool: bool = False  # the KV pool pays for the graphs
+    # V0's Punica LoRA kernels (vllm/lora/ops/triton_ops bgmv_shrink / bgmv_expand: one program
+    # per token, each loading its adapter's weights; sgmv per 32-token tile of a prompt), where
+    # V1's group a step's tokens by adapter (core/serving/lora_serving.py)
+    lora_gather_per_token: bool = False
+    # the CPU offloading connector copies each block layer by layer (0.11.x: per-layer KV
+    # tensors), not as one contiguous block across the layers (0.12.0 on; kv_offload.py)
+    offload_copies_per_layer: bool = False
 
     def before_snapshot(self, outside: int, nccl: int) -> int:
         """What lies outside the budget's snapshot of ``outside`` bytes on the device (NCCL's

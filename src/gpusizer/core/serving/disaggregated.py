@@ -13,6 +13,14 @@ run plus its first token: a fixed point), each computing its prompt and the firs
 alone. Between them a request's KV, prompt x bytes per token on each GPU, crosses the link of
 each GPU in parallel. First token: the prefill pool's plus the transfer; time per token: the
 decode pool's; tokens/s: the users' output over their cycle, at most the decode pool's.
+
+The prefill pool may run narrower tensor parallelism than the decode pool
+(``prefill_tensor``): prompts are compute-bound, so a narrow prefill replica loses little and
+saves the all-reduces, while decode wants the widest memory bandwidth (aiconfigurator's
+best disaggregated Qwen3-32B on H200 pairs TP1 prefill workers with a TP4 decode worker,
+ai-dynamo/aiconfigurator README; DistServe §4 sizes each phase's parallelism apart). Its
+step model is the scenario's at that width; the KV of a request then crosses the fewer
+pool's GPUs' links.
 """
 
 from __future__ import annotations
@@ -25,8 +33,11 @@ from ..errors import ScenarioError
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
+from ..speed.step import StepModel
+from ..speed.step_model import step_model
 from .engine_settings import EngineSettings
-from .load import serving_load
+from .features import featured_run
+from .load import ServedLoad, engine_costs, serving_load
 from .prefix import PrefixStep
 from .scheduler import simulate
 
@@ -47,8 +58,8 @@ def check_disaggregated(s: Scenario) -> None:
     spec = disaggregated_of(s)
     if spec is None:
         return
-    per = s.parallelism.tensor * s.parallelism.pipeline
-    for name in ("prefill_gpus", "decode_gpus"):
+    decode = s.parallelism.tensor * s.parallelism.pipeline
+    for name, per in (("prefill_gpus", _prefill_per(s, spec)), ("decode_gpus", decode)):
         n = getattr(spec, name)
         if n is None:
             raise ScenarioError(
@@ -57,8 +68,28 @@ def check_disaggregated(s: Scenario) -> None:
         if n % per:
             raise ScenarioError(
                 f"serving.disaggregated.{name}",
-                f"must be a multiple of tensor x pipeline ({per}); got {n:,}",
+                f"must be a multiple of the pool's tensor x pipeline ({per}); got {n:,}",
             )
+
+
+def _prefill_per(s: Scenario, spec: DisaggregatedSpec) -> int:
+    """GPUs of one prefill replica: its own tensor parallelism (null: the scenario's) x pipeline."""
+    return (spec.prefill_tensor or s.parallelism.tensor) * s.parallelism.pipeline
+
+
+def _prefill_step(
+    s: Scenario, gpu: GPUSpec, st: EngineSettings, spec: DisaggregatedSpec, served: ServedLoad
+) -> StepModel:
+    """The prefill replica's step model: the decode layout's, or the scenario's at ``prefill_tensor``."""
+    tp = spec.prefill_tensor
+    if tp is None or tp == s.parallelism.tensor:
+        return served.step
+    narrow = s.model_copy(update={"parallelism": s.parallelism.model_copy(update={"tensor": tp})})
+    costs = engine_costs(narrow, gpu, st)
+    step, _, _ = featured_run(
+        narrow, gpu, costs, step_model(narrow, gpu, costs), served.engine, served.workload
+    )
+    return step
 
 
 def _link(spec: DisaggregatedSpec, gpu: GPUSpec) -> float:
@@ -72,11 +103,14 @@ def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: Engine
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
         return {}
     p, w = s.parallelism, s.workload
-    per = p.tensor * p.pipeline
-    prefill_r, decode_r = spec.prefill_gpus // per, spec.decode_gpus // per
+    per, pre_per = p.tensor * p.pipeline, _prefill_per(s, spec)
+    prefill_r, decode_r = spec.prefill_gpus // pre_per, spec.decode_gpus // per
+    if not prefill_r or not decode_r:  # a layout wider than a pool (the advice's own TP)
+        return {}
     users = max(1, st.concurrency) * p.data
     served = serving_load(s, gpu, em, st)
     step, eng, wl = served.step, served.engine, served.workload
+    pre_step = _prefill_step(s, gpu, st, spec, served)
     # the decode pool: its users' prompts already in the cache (the run's prompt is what a
     # shared prefix leaves of it: core/serving/prefix.py already offsets the rest)
     share = max(1, math.ceil(users / decode_r))
@@ -85,7 +119,7 @@ def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: Engine
     dec_wl = replace(wl, prompt=1, load="steady", users=share, requests=4 * share, time_boxed=False)
     dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
     transfer_bytes = w.prompt_tokens * em.kv_bytes_per_token * per
-    transfer = w.prompt_tokens * em.kv_bytes_per_token / _link(spec, gpu)
+    transfer = transfer_bytes / min(per, pre_per) / _link(spec, gpu)
     # a user's cycle is its first token, then its decode: the prefill pool's arrival rate
     # and its queue settle together (a few rounds of the fixed point)
     ttft = 0.0
@@ -99,7 +133,7 @@ def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: Engine
             requests=PREFILL_REQUESTS,
             time_boxed=False,
         )
-        ttft = simulate(step, eng, pre_wl).ttft
+        ttft = simulate(pre_step, eng, pre_wl).ttft
     cycle = dec.e2e + ttft + transfer
     tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
     return {

@@ -101,6 +101,7 @@ def featured_run(
     wait = load_seconds(s, gpu, kv_bytes_per_token, eng.block)
     if wait:
         eng = replace(eng, front_end=eng.front_end + wait)
+    step = with_lora(s, step)  # under the verify: the target's tokens pass the adapters
     spec = speculative_of(s)
     if spec is not None:
         k, a = settings(spec)
@@ -110,7 +111,6 @@ def featured_run(
         layers, vocab = draft_layers(spec)
         per_gpu = vocab / s.parallelism.tensor if vocab else step.shape.vocab
         step = SpeculativeStep(step, k, a, draft, layers, per_gpu)
-    step = with_lora(s, step)
     return with_prefix(s, step, eng, wl)
 
 

@@ -11,6 +11,14 @@ step's. Default bandwidth: host memory over PCIe 5.0 x16, 54 GB/s as measured ho
 on an H20 (gahow/agentic-kvc ``v2/exp_a_tier_latency/results/pcie.json``: 53.7-54.9 GB/s from
 100 MB to 6.4 GB); PCIe 4.0 (compute capability below 9.0) half of it; a local NVMe disk 6 GB/s
 (an assumption: a PCIe 4.0 x4 drive's sequential read).
+
+From host memory each copy also costs a fixed time beside its bytes (the DMA's setup and
+completion): vLLM's offloading connector copies one engine block at a time, and before 0.12.0
+each layer's share of a block on its own (``VLLMKnobs.offload_copies_per_layer``; the vLLM blog
+"Inside vLLM's new KV offloading connector", 2026-01-08: per-layer transfers of 8-72 KB, made one
+contiguous 0.5-2 MB block across the layers in 0.12.0, 4-5x faster). ``COPY_SECONDS`` from the
+connector's own micro-benchmark as its author quotes it (vLLM issue 33398: Llama-3.1-8B on an
+H100 loads 32 KB copies at about 5 GB/s, 6.4 us each, of which 32 KB at 54 GB/s is 0.6 us).
 """
 
 from __future__ import annotations
@@ -18,13 +26,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ScenarioError
+from ..model.architecture import resolve
 from ..model.serving_features import KvOffloadSpec
 from ..model.specs import GPUSpec, Scenario
+from ..registry.engines import release
 from .prefix import cached_tokens, prefix_of, shared_tokens
 
 PCIE5_GB_PER_S = 54.0
 PCIE4_GB_PER_S = 27.0
 DISK_GB_PER_S = 6.0
+COPY_SECONDS = 5.8e-6  # fixed cost of one host-to-device copy (module docstring)
 
 
 def offload_of(s: Scenario) -> KvOffloadSpec | None:
@@ -59,7 +70,22 @@ def load_seconds(s: Scenario, gpu: GPUSpec, kv_bytes_per_token: float, block: in
     spec = offload_of(s)
     if spec is None:
         return 0.0
-    return cached_tokens(s, block) * kv_bytes_per_token / bandwidth(spec, gpu)
+    cached = cached_tokens(s, block)
+    return cached * kv_bytes_per_token / bandwidth(spec, gpu) + _copies(s, spec, cached, block) * COPY_SECONDS
+
+
+def _copies(s: Scenario, spec: KvOffloadSpec, cached: int, block: int) -> int:
+    """Host-to-device copies a request's cached tokens take: one per engine block, or one per
+    layer of each block where the release copies layer by layer (module docstring); none
+    counted from a disk (its reads are the bandwidth's)."""
+    if spec.medium == "disk" or spec.bandwidth_gb_per_s is not None or cached <= 0:
+        return 0
+    blocks = -(-cached // max(1, block))
+    prof = s.profile
+    rel = release(prof.releases, s.serving.engine_version) if prof.releases else None
+    if rel is not None and rel.vllm.offload_copies_per_layer:
+        return blocks * resolve(s.model).attention_layers
+    return blocks
 
 
 def offload_fields(s: Scenario, gpu: GPUSpec, kv_bytes_per_token: float, block: int) -> dict[str, Any]:

@@ -66,6 +66,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         per_request=st.step.per_request_pipeline if s.parallelism.pipeline > 1 else st.step.per_request,
         kernel_era=rel.kernel_era if rel else "",
         backend=_backend(s, gpu),
+        lora_gather=bool(rel and rel.vllm.lora_gather_per_token),
     )
 
 

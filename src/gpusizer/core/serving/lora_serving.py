@@ -13,7 +13,21 @@ plus half over TP. The adapters beyond the slots wait in host memory (``max_cpu_
 Speed (the Punica SGMV kernels, Chen et al. 2023 arXiv 2310.18547; vLLM ``lora_shrink`` and
 ``lora_expand``): each targeted layer adds a shrink (tokens x in x rank) and an expand (tokens
 x rank x out), two kernels, reading the A and B of every distinct adapter in the step (the
-requests spread evenly over the ``adapters``, at most ``max_loaded`` at once).
+requests spread evenly over the ``adapters``, at most ``max_loaded`` at once). The kernels
+also move every token's activations, whatever the rank: the shrink reads the layer's input
+(tokens x in) and the expand adds into its output in place, reading and writing it (tokens x
+out twice; vLLM ``lora/ops/triton_ops`` ``lora_expand`` with ``ADD_INPUTS``), so a token
+costs ``(in + 2 out)`` activations per target on top of the adapters' weights. Per GPU that is
+the slot's rank-1 shape: ``slot parameters / rank`` is ``in + out`` summed over the targets.
+
+By release (``VLLMKnobs.lora_gather_per_token``): V0's Punica kernels (vLLM 0.6-0.7,
+``vllm/lora/ops/triton_ops`` ``bgmv_shrink`` / ``bgmv_expand``: the grid is (splits, tokens),
+each program loading its token's adapter rows) read an adapter's weights once per decode token,
+and ``sgmv`` once per 32-token tile of a prompt (``BLOCK_M = 32``); V0's wrapper
+(``vllm/lora/punica.py`` ``add_lora_packed_nslice``, "TODO fuse these kernels") runs a zeroed
+fp32 buffer, a shrink and an expand for every slice of a packed layer: 21 kernels a Llama
+layer, launched one by one in V0's eager prefill steps. V1 groups a step's tokens by adapter
+and runs one shrink and one expand per packed layer.
 """
 
 from __future__ import annotations
@@ -31,6 +45,8 @@ ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
 DEFAULT_RANK = 16  # vLLM max_lora_rank
 DEFAULT_LOADED = 1  # vLLM max_loras
 KERNELS_PER_TARGET = 2  # shrink and expand
+V0_KERNELS_PER_SLICE = 3  # torch.zeros buffer, shrink, expand (vllm/lora/punica.py add_lora)
+SGMV_TILE = 32  # prompt tokens a V0 sgmv program covers (sgmv_shrink BLOCK_M)
 
 
 def lora_of(s: Scenario) -> LoraServingSpec | None:
@@ -81,16 +97,35 @@ class LoraStep(StepModel):
     """The step model with every token through its request's adapter (module docstring)."""
 
     def __init__(
-        self, base: StepModel, slot_bytes: float, params: float, targets: int, loaded: int, adapters: int
+        self,
+        base: StepModel,
+        slot_bytes: float,
+        params: float,
+        kernels: int,
+        loaded: int,
+        adapters: int,
+        act_bytes: float = 0.0,
     ):
+        # the adapters' kernels join the step's own: their floors, and their launches in a
+        # step not replayed from a CUDA graph (core/speed/step.py)
+        base = base.with_kernels(kernels * base.shape.layers)
         self.__dict__.update(base.__dict__)
-        self._base, self._slot, self._params = base, slot_bytes, params
-        self._kernels, self._loaded, self._adapters = targets * KERNELS_PER_TARGET, loaded, adapters
+        self._base, self._slot, self._params, self._act = base, slot_bytes, params, act_bytes
+        self._loaded, self._adapters = loaded, adapters
+        self._gather = base.costs.lora_gather
 
     def _distinct(self, seqs: float) -> float:
         """Adapters a step of ``seqs`` requests uses: requests spread over the adapters."""
         n = self._adapters
         return min(self._loaded, n * (1.0 - (1.0 - 1.0 / n) ** max(1.0, seqs)))
+
+    def _weights_read(self, decodes: float, prefill: float, prefill_seqs: float) -> float:
+        """Adapter slots a step reads: once per distinct adapter (V1: tokens grouped by
+        adapter), or, with the V0 kernels, once per decode token and per 32-token tile of a
+        prompt (half a tile left over per prompt on average; module docstring)."""
+        if not self._gather:
+            return self._distinct(decodes + prefill_seqs)
+        return decodes + prefill / SGMV_TILE + prefill_seqs / 2
 
     def seconds(
         self,
@@ -109,10 +144,10 @@ class LoraStep(StepModel):
         if not tokens:
             return t
         r = self._base.rate
-        read = self._distinct(decodes + prefill_seqs) * self._slot / r.bandwidth
+        weights = self._weights_read(decodes, prefill, prefill_seqs) * self._slot
+        read = (weights + tokens * self._act) / r.bandwidth
         math = 2.0 * tokens * self._params / r.mm
-        floors = self._kernels * self._base.shape.layers * self._base.rates.kernel_floor
-        return t + max(read, math) + floors
+        return t + max(read, math)
 
 
 def with_lora(s: Scenario, step: StepModel) -> StepModel:
@@ -120,16 +155,25 @@ def with_lora(s: Scenario, step: StepModel) -> StepModel:
     spec = lora_of(s)
     if spec is None or spec.adapters is None:
         return step
-    loaded, _, targets = _settings(spec)
+    loaded, rank, targets = _settings(spec)
     params = _slot_params(s, spec)
-    slot = params * nbytes(s.precision.activations)
-    return LoraStep(step, slot, params, _packed(targets), loaded, spec.adapters)
+    width = nbytes(s.precision.activations)
+    # a token's activations through the targets: in + 2 x out, about 1.5 x (in + out)
+    act = 1.5 * params / rank * width
+    kernels = _kernels(targets, step.costs.lora_gather)
+    return LoraStep(step, params * width, params, kernels, loaded, spec.adapters, act)
 
 
-def _packed(targets: tuple[str, ...]) -> int:
-    """LoRA layers of one decoder layer as vLLM packs them: qkv, o, gate_up, down."""
-    groups = ({"q", "k", "v"}, {"o"}, {"gate", "up"}, {"down"})
-    return sum(1 for g in groups if g & set(targets))
+def _kernels(targets: tuple[str, ...], per_slice: bool) -> int:
+    """LoRA kernels of one decoder layer. vLLM packs the layers as qkv (3 slices), o, gate_up
+    (2 slices) and down; V1 runs a shrink and an expand over every slice of a packed layer,
+    V0's Punica wrapper a zeroed buffer, a shrink and an expand for each slice
+    (``per_slice``; module docstring)."""
+    groups = (({"q", "k", "v"}, 3), ({"o"}, 1), ({"gate", "up"}, 2), ({"down"}, 1))
+    used = [slices for g, slices in groups if g & set(targets)]
+    if per_slice:
+        return sum(V0_KERNELS_PER_SLICE * n for n in used)
+    return KERNELS_PER_TARGET * len(used)
 
 
 def lora_fields(s: Scenario) -> dict[str, Any]:

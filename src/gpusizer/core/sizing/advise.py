@@ -28,6 +28,7 @@ from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
 from ..speed.goodput import effective_time_share
 from .compare_scale import Growth, grow, smallest_serving
+from .disagg_split import propose_split
 from .fill import Filler
 from .fill_serving import Choice
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
@@ -189,7 +190,11 @@ class GpuAdvice:
                 f"turned on {variant.phrase[5:]} (scenario_changes): without, {lay.gpus:,} "
                 f"GPU{'s' if lay.gpus > 1 else ''} do not hold it"
             )
+        split = propose_split(s, self._most())
+        if split is not None:
+            notes.append(split.note(bought))
         fields = self._blank() | {
+            "split": split,
             "fits": True,
             "gpus": bought,
             "gpus_in_layout": lay.gpus,

@@ -15,6 +15,7 @@ from typing import Any
 
 from .compare_options import SYSTEM_FIELDS
 from .option_band import BAND_FIELDS
+from .option_split import SPLIT_FIELDS, DisaggSplit
 
 # Every comparison option carries every field (null where it does not apply), so tables and
 # CSV align. Money fields are filled by compare_rank.price_options.
@@ -80,6 +81,7 @@ FIELDS = (
     "effective_time_share",
     "wall_time_seconds",
     *BAND_FIELDS,  # the evidence band of the peak and speeds (core/sizing/option_band.py)
+    *SPLIT_FIELDS,  # serving.disaggregated: the xPyD split proposed (core/sizing/disagg_split.py)
 )
 
 
@@ -164,6 +166,8 @@ class SizingOption:
     unit: dict[str, Any] = field(default_factory=dict)
     # the evidence band's fields (core/sizing/option_band.BAND_FIELDS; empty: not yet banded)
     band: dict[str, Any] = field(default_factory=dict)
+    # serving.disaggregated: the prefill/decode split proposed beside this aggregated answer
+    split: DisaggSplit | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The public option: every field of :data:`FIELDS` (money null until priced)."""
@@ -178,7 +182,8 @@ class SizingOption:
         out["scenario_changes"] = dict(self.scenario_changes)
         out["notes"] = list(self.notes)
         out["pareto"] = False
-        return out | dict(self.unit) | copy.deepcopy(self.band)
+        split = self.split.fields() if self.split is not None else {}
+        return out | dict(self.unit) | copy.deepcopy(self.band) | split
 
     def edits(self, gpu: bool = True) -> dict[str, Any]:
         """The edits that put this option into its scenario (:func:`option_edits`)."""

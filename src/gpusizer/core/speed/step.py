@@ -38,6 +38,7 @@ aiconfigurator/docs/PIPELINE_PARALLEL_MODELING.md §2: Qwen3-32B at PP 8 on H20 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -127,6 +128,7 @@ class EngineCosts:
     per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
     kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
     backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
+    lora_gather: bool = False  # LoRA kernels load adapter weights per token (vLLM V0; lora_serving.py)
 
 
 @dataclass(frozen=True)
@@ -261,6 +263,14 @@ class StepModel:
         body = traverse - head
         slowest = max(body * (q + (r > 0)) / layers, body * q / layers + head)
         return max(traverse, m * slowest)
+
+    def with_kernels(self, extra: int) -> StepModel:
+        """A copy whose steps launch ``extra`` more kernels: their floors, and their launches
+        in a step not replayed from a CUDA graph (LoRA's, core/serving/lora_serving.py)."""
+        out = copy.copy(self)
+        out.kernels = self.kernels + extra
+        out._floor = out.kernels * self.rates.kernel_floor
+        return out
 
     @property
     def fixed(self) -> float:

@@ -80,6 +80,8 @@ TIPS = {
     "serving.disaggregated.prefill_gpus": "Disaggregated serving: GPUs of the prefill pool "
     "(whole replicas of the layout); the answer for the split shows beside the aggregated one.",
     "serving.disaggregated.decode_gpus": "GPUs of the decode pool (whole replicas of the layout).",
+    "serving.disaggregated.prefill_tensor": "Tensor parallelism of a prefill replica (default: the "
+    "layout's); prompts are compute-bound, so narrow prefill replicas lose little.",
 }
 # Speculative methods the window offers (a draft model needs its model block: scenario file)
 SPEC_METHODS = (
@@ -188,6 +190,8 @@ class ServingPanel(Panel):
             ("Decode pool", "serving.disaggregated.decode_gpus", "spin_serving_decode_gpus"),
         ):
             f.add(label, QuantityField("count", path, unit="GPUs", none_text="off"), path, name=name)
+        tp = QuantityField("count", "serving.disaggregated.prefill_tensor", none_text="the layout's")
+        f.add("Prefill TP", tp, "serving.disaggregated.prefill_tensor", name="spin_serving_prefill_tensor")
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine."""
@@ -211,6 +215,8 @@ class ServingPanel(Panel):
         self.form.show(
             "serving.prefix.hit_rate", self.state.value("serving.prefix.shared_tokens") is not None
         )
+        split = self.state.value("serving.disaggregated.prefill_gpus") is not None
+        self.form.show("serving.disaggregated.prefill_tensor", split)
         spec = self.state.value("serving.speculative.method") is not None
         self.form.show("serving.speculative.num_tokens", spec)
         self.form.show("serving.speculative.acceptance_rate", spec)

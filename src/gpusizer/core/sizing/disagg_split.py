@@ -1,0 +1,168 @@
+"""The disaggregated split (xPyD) the advice proposes where a scenario asks for disaggregated
+prefill and decode (``serving.disaggregated``): the fewest GPUs, in replicas of the option's
+tensor x pipeline layout, whose prefill pool meets the first-token target and whose decode pool
+meets the per-user speed, for the option's users (core/serving/disaggregated.py times both).
+
+Why two searches, one after the other: the decode pool's time per token depends on the users
+each decode replica holds, not on the prefill pool (DistServe, Zhong et al. 2024 arXiv
+2401.09670 §3-4: once disaggregated, each phase's parallelism and replicas are chosen for its
+own latency target); the first-token time falls with prefill replicas and barely moves
+with the decode pool (the users' cycle sets the prefill pool's arrival rate). So the fewest
+decode replicas that meet the time per token, then the fewest prefill replicas that meet the
+first token with them, is the least-GPU split, and on one GPU type the least cost. The prefill
+replicas are tried at each tensor width up to the option's (1, 2, 4, ...: prompts are
+compute-bound, so narrow replicas lose little; aiconfigurator's best Qwen3-32B split on H200
+pairs TP1 prefill workers with a TP4 decode worker, ai-dynamo/aiconfigurator README), the
+fewest GPUs kept.
+
+Targets: the user's (``targets.max_ttft_seconds``, ``targets.min_tokens_per_second_per_user``:
+a token every ``1 / floor`` seconds), else the stated default service level
+(core/serving/service_level.py).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..model.specs import Scenario
+from ..pipeline.estimate import estimate
+from ..serving.disaggregated import disaggregated_of
+from .option_split import DisaggSplit
+from .service_level import ServiceLevel, default_target
+
+MAX_REPLICAS = 64  # replicas a pool may have (each pool: replicas x tensor x pipeline GPUs)
+
+
+def _level(s: Scenario) -> ServiceLevel:
+    """The user's speed targets, the default service level's halves where none is set."""
+    own, default = ServiceLevel.of(s.targets), default_target(s) or ServiceLevel()
+    return ServiceLevel(
+        own.max_ttft_seconds if own.max_ttft_seconds is not None else default.max_ttft_seconds,
+        own.min_tokens_per_second_per_user
+        if own.min_tokens_per_second_per_user is not None
+        else default.min_tokens_per_second_per_user,
+    )
+
+
+def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit | None:
+    """``prefill`` replicas at tensor ``pre_tp`` and ``decode`` replicas of the scenario's
+    layout, timed (None: the layout does not start)."""
+    spec = s.serving.disaggregated
+    assert spec is not None  # only called for a scenario that asks for the split
+    p = s.parallelism
+    per, pre_per = p.tensor * p.pipeline, pre_tp * p.pipeline
+    pools = {"prefill_gpus": prefill * pre_per, "decode_gpus": decode * per, "prefill_tensor": pre_tp}
+    run = s.model_copy(
+        update={"serving": s.serving.model_copy(update={"disaggregated": spec.model_copy(update=pools)})}
+    )
+    sv = estimate(run).serving
+    if sv is None or not sv.disaggregated_prefill_gpus:
+        return None
+    return DisaggSplit(
+        prefill,
+        decode,
+        per,
+        pre_per,
+        pre_tp,
+        sv.disaggregated_ttft_seconds,
+        sv.disaggregated_tpot_seconds,
+        sv.disaggregated_tokens_per_second,
+        False,
+    )
+
+
+def _fewest(
+    ok: Callable[[DisaggSplit], bool], make: Callable[[int], DisaggSplit | None], top: int
+) -> tuple[DisaggSplit | None, bool]:
+    """The fewest of ``1..top`` whose ``make(n)`` starts and ``ok`` accepts, by bisection (more
+    replicas never make a pool slower: fewer users each, or the same arrivals spread wider);
+    else ``make(top)`` with false (None: not even that starts)."""
+    best = make(top)
+    if best is None or not ok(best):
+        return best, False
+    lo, hi = 1, top  # make(hi) is accepted
+    while lo < hi:
+        mid = (lo + hi) // 2
+        got = make(mid)
+        if got is not None and ok(got):
+            best, hi = got, mid
+        else:
+            lo = mid + 1
+    return best, True
+
+
+def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
+    """The least-GPU xPyD split of ``s``'s users on at most ``max_gpus`` GPUs that meets the
+    speed targets (module docstring); the largest tried, ``targets_met`` false, where none
+    does; None where ``s`` does not ask for disaggregation or no split starts."""
+    if disaggregated_of(s) is None:
+        return None
+    p = s.parallelism
+    per = p.tensor * p.pipeline
+    top = max(1, min(MAX_REPLICAS, max_gpus // per - 1))
+    level = _level(s)
+    floor, ceiling = level.min_tokens_per_second_per_user, level.max_ttft_seconds
+
+    def fast(x: DisaggSplit) -> bool:
+        return floor is None or (x.tpot_seconds > 0 and 1.0 / x.tpot_seconds >= floor)
+
+    def soon(x: DisaggSplit) -> bool:
+        return ceiling is None or x.ttft_seconds <= ceiling
+
+    tp = p.tensor
+    dec, dec_met = _fewest(fast, lambda y: _split(s, 1, y, tp), top)
+    if dec is None:
+        return None
+    got, pre_met = _prefill(s, dec, soon, max_gpus)
+    return replace(got, targets_met=dec_met and pre_met and fast(got))
+
+
+def _prefill(
+    s: Scenario, dec: DisaggSplit, soon: Callable[[DisaggSplit], bool], max_gpus: int
+) -> tuple[DisaggSplit, bool]:
+    """The prefill pool beside decode pool ``dec``: at each width from the option's down, the
+    fewest replicas that meet the first token, a narrower width searched only below the GPUs
+    already found (and not at all once a width does not hold the model: a narrower one holds
+    less); the option's width at its most replicas where none meets."""
+    p = s.parallelism
+    fixed = dec.decode * dec.per
+    best, met = dec, False
+    for pre_tp in reversed(_widths(p.tensor)):
+        pre_per = pre_tp * p.pipeline
+        room = (best.gpus - 1 if met else max_gpus) - fixed
+        most = min(MAX_REPLICAS, room // pre_per)
+        if most < 1:
+            continue
+        if not _holds(s, pre_tp):
+            break
+        pre, ok = _fewest(soon, functools.partial(_split, s, decode=dec.decode, pre_tp=pre_tp), most)
+        if pre is not None and (ok or pre_tp == p.tensor):
+            best, met = pre, ok or met
+    return best, met
+
+
+def _holds(s: Scenario, pre_tp: int) -> bool:
+    """Whether one prefill replica at tensor ``pre_tp`` holds the model and a prompt (the
+    engine starts there), as the aggregated estimate at that width says."""
+    if pre_tp == s.parallelism.tensor:
+        return True
+    narrow = s.model_copy(
+        update={
+            "parallelism": s.parallelism.model_copy(update={"tensor": pre_tp}),
+            "serving": s.serving.model_copy(update={"disaggregated": None}),
+        }
+    )
+    sv = estimate(narrow).serving
+    return sv is not None and sv.starts
+
+
+def _widths(tp: int) -> list[int]:
+    """Prefill tensor widths tried: powers of two below the option's, and its own."""
+    out, w = [], 1
+    while w < tp:
+        if tp % w == 0:
+            out.append(w)
+        w *= 2
+    return [*out, tp]

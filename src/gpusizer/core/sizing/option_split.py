@@ -1,0 +1,74 @@
+"""The disaggregated split an option proposes (core/sizing/disagg_split.py finds it): ``x``
+prefill and ``y`` decode replicas of the option's layout ("xPyD", as NVIDIA Dynamo, SGLang and
+vLLM's P/D guides write it), their GPUs and speeds, beside the option's aggregated answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# The option's public fields of the split (null where the scenario does not ask for
+# disaggregation): core/sizing/option.py FIELDS.
+SPLIT_FIELDS = (
+    "disaggregated_split",
+    "disaggregated_split_prefill_gpus",
+    "disaggregated_split_prefill_tensor",
+    "disaggregated_split_decode_gpus",
+    "disaggregated_split_gpus",
+    "disaggregated_split_ttft_seconds",
+    "disaggregated_split_tpot_seconds",
+    "disaggregated_split_tokens_per_second",
+    "disaggregated_split_targets_met",
+)
+
+
+@dataclass(frozen=True)
+class DisaggSplit:
+    """``prefill`` replicas of ``prefill_per`` GPUs (``prefill_tensor`` x pipeline) and ``decode``
+    replicas of ``per`` (the option's tensor x pipeline); first-token
+    time (s, the prefill pool's queue and prompt plus the KV transfer), time per output token
+    (s, the decode pool alone), output tokens/s of the users, and whether the speed targets hold."""
+
+    prefill: int
+    decode: int
+    per: int
+    prefill_per: int
+    prefill_tensor: int
+    ttft_seconds: float
+    tpot_seconds: float
+    tokens_per_second: float
+    targets_met: bool
+
+    @property
+    def label(self) -> str:
+        """``2P3D``: prefill and decode replicas."""
+        return f"{self.prefill}P{self.decode}D"
+
+    @property
+    def gpus(self) -> int:
+        return self.prefill * self.prefill_per + self.decode * self.per
+
+    def fields(self) -> dict[str, Any]:
+        """The option's public fields of the split (:data:`SPLIT_FIELDS`)."""
+        return {
+            "disaggregated_split": self.label,
+            "disaggregated_split_prefill_gpus": self.prefill * self.prefill_per,
+            "disaggregated_split_prefill_tensor": self.prefill_tensor,
+            "disaggregated_split_decode_gpus": self.decode * self.per,
+            "disaggregated_split_gpus": self.gpus,
+            "disaggregated_split_ttft_seconds": self.ttft_seconds,
+            "disaggregated_split_tpot_seconds": self.tpot_seconds,
+            "disaggregated_split_tokens_per_second": self.tokens_per_second,
+            "disaggregated_split_targets_met": self.targets_met,
+        }
+
+    def note(self, aggregated_gpus: int | None) -> str:
+        """The option's note comparing the split with the aggregated answer."""
+        met = "meets the speed targets" if self.targets_met else "misses the speed targets"
+        than = f" against {aggregated_gpus:,} aggregated" if aggregated_gpus else ""
+        return (
+            f"disaggregated: {self.label} ({self.prefill * self.prefill_per:,} prefill at TP "
+            f"{self.prefill_tensor} + "
+            f"{self.decode * self.per:,} decode GPUs, {self.gpus:,} in all{than}) {met}: first token "
+            f"{self.ttft_seconds:,.2f} s, {self.tpot_seconds * 1e3:,.1f} ms a token"
+        )
