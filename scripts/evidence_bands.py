@@ -5,8 +5,10 @@ Reads the data files the tests replay (tests/core/data/*.json through the replay
 tests/core: engine logs, trainer tables, published training peaks, measured HF / PEFT /
 technique records, published serving and training speeds), runs the estimator on each figure,
 groups the ratios by regime (core/evidence/regimes.py) and keeps per regime its count, a
-deterministic fifth held out (the sha-256 of the figure's key), the 10th and 90th percentile of
-the other four fifths and how many of the held-out fifth that band holds; besides, the cases
+stratified fifth held out (every fifth of the regime's figures in the order of their keys'
+sha-256), the 10th and 90th percentile of the other four fifths, how many of the held-out fifth
+that band holds and how many of all its figures the same construction holds with each fifth
+held out in turn (5-fold cross-validation); besides, the cases
 replayed (``framework|gpu|model``, what makes a scenario's confidence ``measured``) and the
 oldest engine release a speed figure was replayed on (an older one is ``extrapolated``).
 
@@ -128,15 +130,14 @@ def _serving_speeds() -> Iterator[Figure]:
         regime, case = _regime("speed", e["scenario"])
         release = e["scenario"].get("serving", {}).get("engine_version") or ""
         yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release)
-    # serving-speed.json's cases are built inside its test: TensorRT-LLM's static batches run
-    # as a burst on NVIDIA GPUs, llama.cpp's rows on Apple at batch one
-    regimes = {
-        "tensorrt-llm": "speed/tensorrt-llm/nvidia/burst",
-        "llama.cpp": "speed/llama.cpp/apple/batch-one",
-    }
+    # serving-speed.json's cases are built inside its test: TensorRT-LLM's by the scenario each
+    # is replayed on (a static batch drained as a burst; the batch-1 latency tables at batch
+    # one), llama.cpp's llama-bench rows on Apple at batch one
     for rid, metric, est, pub, _ in old.CASES:
         ratio = pub / est if "ms" in metric else est / pub
-        yield Figure(f"serving-speed:{rid}:{metric}", regimes[old.RECORDS[rid]["engine"]], ratio)
+        sc = old.SCENARIOS.get(rid)
+        regime = _regime("speed", sc)[0] if sc else "speed/llama.cpp/apple/batch-one"
+        yield Figure(f"serving-speed:{rid}:{metric}", regime, ratio)
 
 
 def _training_speeds() -> Iterator[Figure]:
@@ -168,16 +169,36 @@ def figures() -> list[Figure]:
     return out
 
 
-def held_out(key: str) -> bool:
-    """A deterministic fifth: the figure key's sha-256 modulo 5."""
-    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 5 == 0
+def _hash_order(group: list[Figure]) -> list[Figure]:
+    return sorted(group, key=lambda f: hashlib.sha256(f.key.encode()).hexdigest())
+
+
+def split(group: list[Figure]) -> tuple[list[Figure], list[Figure]]:
+    """(fit, held out): a fifth of each regime, stratified and deterministic, the regime's figures
+    in the order of their keys' sha-256, every fifth from the first (ceil(n / 5) of n), so that
+    every regime is checked out of sample on its share (a hash modulo 5 over all figures left
+    some regimes with none held out and others with a quarter)."""
+    order = _hash_order(group)
+    return [f for i, f in enumerate(order) if i % 5], order[::5]
+
+
+def cross_validated(group: list[Figure]) -> int:
+    """How many of the regime's figures fall inside the band built without their fifth, each
+    fifth of the same order held out in turn (5-fold cross-validation of the construction: every
+    figure is checked once out of sample, where one held-out fifth of a small regime is a few
+    figures whose count says more about chance than about the band)."""
+    order, inside = _hash_order(group), 0
+    for k in range(5):
+        lo, hi = band_edges(sorted(f.ratio for i, f in enumerate(order) if i % 5 != k))
+        inside += sum(lo <= f.ratio <= hi for f in order[k::5])
+    return inside
 
 
 def regime_entry(group: list[Figure]) -> dict[str, Any]:
     """One regime's count, held-out count and band (from the four fifths not held out); the
     width is the band's span over its median ratio."""
-    fit = sorted(f.ratio for f in group if not held_out(f.key))
-    test = [f.ratio for f in group if held_out(f.key)]
+    fitting, testing = split(group)
+    fit, test = sorted(f.ratio for f in fitting), [f.ratio for f in testing]
     entry: dict[str, Any] = {"figures": len(group), "held_out": len(test)}
     cases = sorted({f.case for f in group if f.case})
     if cases:
@@ -195,6 +216,7 @@ def regime_entry(group: list[Figure]) -> dict[str, Any]:
         median=mid,
         median_width=round((hi - lo) / mid, 4),
         held_out_within=sum(lo <= r <= hi for r in test),
+        cross_validated_within=cross_validated(group),
     )
     return entry
 
@@ -213,15 +235,20 @@ def generate() -> dict[str, Any]:
 
 def table(data: dict[str, Any]) -> str:
     """The README's table (``--table``): per regime its figures, band and median width."""
-    rows = ["| regime | figures | held out (inside the band) | band (estimate / published) | width |"]
-    rows.append("|---|---:|---:|---|---:|")
+    rows = [
+        "| regime | figures | held out (inside the band) | each fifth held out in turn (inside) "
+        "| band (estimate / published) | width |"
+    ]
+    rows.append("|---|---:|---:|---:|---|---:|")
     for k, e in data["regimes"].items():
         if "p10" in e:
             inside = f"{e['held_out']} ({e['held_out_within']})"
+            cv = f"{e['figures']} ({e['cross_validated_within']})"
             band, width = f"{e['p10']:.2f}-{e['p90']:.2f}", f"{100 * e['median_width']:.0f} %"
         else:
-            inside, band, width = str(e["held_out"]), f"fewer than {data['min_figures']} figures", "-"
-        rows.append(f"| `{k}` | {e['figures']} | {inside} | {band} | {width} |")
+            inside, cv = str(e["held_out"]), "-"
+            band, width = f"fewer than {data['min_figures']} figures", "-"
+        rows.append(f"| `{k}` | {e['figures']} | {inside} | {cv} | {band} | {width} |")
     return "\n".join(rows)
 
 

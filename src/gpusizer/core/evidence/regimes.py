@@ -73,13 +73,15 @@ def memory_regime(s: Scenario, gpu: GPUSpec) -> str:
 
 def batch_regime(s: Scenario) -> str:
     """A serving scenario's batch regime: MoE models apart (their step is the experts' reads),
-    a burst of requests, one user, or many."""
+    one user, a burst of requests, or many users. One user comes before the burst: a "burst" of
+    one request (a batch-1 latency table, a benchmark sent at an infinite rate with one prompt)
+    has no queue to drain and runs every step at batch one."""
     if resolve(s.model).moe is not None:
         return "moe"
-    if s.serving.load == "burst":
-        return "burst"
     users = s.serving.concurrency or s.workload.batch_size
-    return "batch-one" if users == 1 else "large-batch"
+    if users == 1:
+        return "batch-one"
+    return "burst" if s.serving.load == "burst" else "large-batch"
 
 
 def vendor(gpu: GPUSpec) -> str:
