@@ -8,6 +8,7 @@ io/run_check.py, so that a figure mapped to the wrong field or unit fails."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,15 @@ def test_llama_bench_json_on_a_cuda_gpu() -> None:
     assert run.settings["file type"] == "Q4_K - Medium"
     result = check(run, gpu="rtx-4080-16gb", model="qwen2.5-7b")
     assert result["scenario"]["precision"] == {"weights": "gguf_q4_k_m"}
+
+
+def test_cli_tensor_for_a_log_that_does_not_print_it(capsys: pytest.CaptureFixture) -> None:
+    from gpusizer.cli import main
+
+    log = str(LOGS / "vllm-0.8-l40s-qwen25-32b-no-model.log")
+    args = ["check", log, "--gpu", "l40s-48gb", "--model", "qwen3-32b", "--engine-version", "0.7.0"]
+    assert main([*args, "--tensor", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["scenario"]["parallelism"] == {"tensor": 2}
+    for bad in ("0", "two", "-1"):
+        assert main([*args, "--tensor", bad]) == 2
+        assert "--tensor takes a whole number of GPUs" in capsys.readouterr().err
