@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.errors import ScenarioError
 from gpusizer.io.calibration import entry
 from gpusizer.io.run_check import check
 from gpusizer.io.run_log import read_run
@@ -146,3 +147,19 @@ def test_cli_tensor_for_a_log_that_does_not_print_it(capsys: pytest.CaptureFixtu
     for bad in ("0", "two", "-1"):
         assert main([*args, "--tensor", bad]) == 2
         assert "--tensor takes a whole number of GPUs" in capsys.readouterr().err
+
+
+def test_a_current_bench_serve_result_and_what_it_lacks() -> None:
+    # vllm bench serve --save-result of vLLM 0.25.1 (er0080/vllm-benchmarking's fixture): the
+    # current key set reads the same; OPT-125m is not in the catalog and no GPU is stated, so
+    # check names both as missing
+    run = read_run((LOGS / "vllm-bench-serve-result-v0.25.1-opt125m.json").read_text())
+    assert run.kind == "vllm bench serve" and run.settings["max_concurrency"] == 2
+    assert "load" not in run.settings  # a cap of 2: not a burst of all 8
+    assert (run.settings["prompt_tokens"], run.settings["generated_tokens"]) == (32, 16)
+    assert run.measured == pytest.approx(
+        {"mean_ttft_ms": 215.5359, "mean_tpot_ms": 11.2658, "output_throughput": 82.893}, rel=1e-5
+    )
+    with pytest.raises(ScenarioError) as err:
+        check(run)
+    assert "missing a model" in err.value.message and "the GPU" in err.value.message
