@@ -218,10 +218,6 @@ KNOWN = {
         "TRT-LLM v0.6 FP8 at batch 480, 2,048 outputs: 2.5x below the roofline; the existing "
         "compute test keeps the same row as an upper bound only"
     ),
-    "trtllm-0.6-tput-llama70b-a100-sxm-80gb-tp4-128-128": (
-        "the A100 table prints 'out tok/s' but 670 for 4 GPUs is 0.5 tokens/s per user; our "
-        "2,690 total is 672 per GPU: the column is most likely per GPU as in the H100 table"
-    ),
 }
 
 UNCOVERED = {

@@ -106,9 +106,42 @@ def vendor_label(key: str) -> str:
     return VENDOR_LABELS.get(key, key)
 
 
-def regime_label(regime: str) -> str:
-    """Words for a regime key: ``vLLM speed on NVIDIA, batch one``-like."""
+def pool_chain(regime: str) -> list[str]:
+    """The regimes a small regime pools with, nearest first (hierarchical pooling): a memory
+    family x workload group -> the family -> all memory; an engine x vendor x batch regime ->
+    the vendor x batch regime across engines (``speed/*/<vendor>/<batch>``) -> all speed;
+    training speed -> all training speed -> all speed."""
     parts = regime.split("/")
+    if parts[0] == "memory":
+        return [f"memory/{parts[1]}", "memory"]
+    if parts[1] == "training":
+        return ["speed/training", "speed"]
+    return [f"speed/*/{parts[2]}/{parts[3]}", "speed"]
+
+
+def in_pool(regime: str, pool: str) -> bool:
+    """Whether a regime's figures belong to a pool (``*`` stands for any engine)."""
+    p, r = pool.split("/"), regime.split("/")
+    return len(p) <= len(r) and all(a in ("*", b) for a, b in zip(p, r, strict=False))
+
+
+def _pool_label(parts: list[str]) -> str:
+    if parts[0] == "memory":
+        family = f" of {FAMILY_LABELS.get(parts[1], parts[1])}" if len(parts) > 1 else ""
+        return f"all memory figures{family}"
+    if len(parts) == 1:
+        return "all speed figures"
+    if parts[1] == "training":
+        return "all training speed figures"
+    return f"all engines' speed on {vendor_label(parts[2])}, {BATCH_LABELS.get(parts[3], parts[3])}"
+
+
+def regime_label(regime: str) -> str:
+    """Words for a regime key: ``vLLM speed on NVIDIA, batch one``-like; a pool of regimes
+    (``pool_chain``): ``all engines' speed on NVIDIA, batch one``-like."""
+    parts = regime.split("/")
+    if len(parts) < 3 or parts[1] == "*":
+        return _pool_label(parts)
     if parts[0] == "memory":
         group = {"full": "full training", "adapter": "LoRA / QLoRA"}.get(parts[2], parts[2])
         return f"{FAMILY_LABELS.get(parts[1], parts[1])} memory, {group}"
