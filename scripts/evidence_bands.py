@@ -8,7 +8,9 @@ groups the ratios by regime (core/evidence/regimes.py) and keeps per regime its 
 stratified fifth held out (every fifth of the regime's figures in the order of their keys'
 sha-256), the 10th and 90th percentile of the other four fifths, how many of the held-out fifth
 that band holds and how many of all its figures the same construction holds with each fifth
-held out in turn (5-fold cross-validation); besides, the cases
+held out in turn (5-fold cross-validation). A regime of 5-11 figures, too few for split
+conformal's 80 % ranks (``OWN_BAND_MIN``), takes the band of its nearest parent regime
+(core/evidence/regimes.py ``pool_chain``), checked on its own fifths the same way; besides, the cases
 replayed (``framework|gpu|model``, what makes a scenario's confidence ``measured``) and the
 oldest engine release a speed figure was replayed on (an older one is ``extrapolated``).
 

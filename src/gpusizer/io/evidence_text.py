@@ -45,12 +45,16 @@ def how_sure(rep: Mapping[str, Any]) -> str:
 
 def how_sure_short(ev: Mapping[str, Any]) -> str:
     """ "How sure: memory measured (71) · speed extrapolated (0)" from an ``evidence`` block,
-    each with its figure count: the window's one-line form (the reasons go in its tooltip)."""
+    each with its figure count (and its parent's where the band is pooled): the window's
+    one-line form (the reasons go in its tooltip)."""
     sp = ev["speed"]
-    return (
-        f"How sure: memory {ev['confidence']} ({ev['figures']:,}) · "
-        f"speed {sp['confidence']} ({sp['figures']:,})"
-    )
+    return f"How sure: memory {ev['confidence']} ({_count(ev)}) · speed {sp['confidence']} ({_count(sp)})"
+
+
+def _count(ev: Mapping[str, Any]) -> str:
+    """ "71", or "6; band of 83" for a regime pooled into its parent's band."""
+    pool = ev.get("pooled_from")
+    return f"{ev['figures']:,}; band of {pool['figures']:,}" if pool else f"{ev['figures']:,}"
 
 
 def _figures_of(ev: Mapping[str, Any]) -> str:

@@ -5,7 +5,8 @@ tests replay (never edited by hand): per regime its figure count, the held-out f
 10th / 90th percentile of estimate / published over the other four fifths. A ratio r = estimate
 / published means the published value is estimate / r, so a memory or speed figure X lies in
 [X / p90, X / p10] and a time T (1 / speed) in [T x p10, T x p90] for 80 % of the regime's
-figures (tests/core/test_evidence_bands.py checks it on the held-out fifth).
+figures (tests/core/test_evidence_bands.py checks it on the held-out fifth). A regime too small
+for those ranks carries its parent regime's band (``pooled_from``, the file's ``pools``).
 """
 
 from __future__ import annotations
