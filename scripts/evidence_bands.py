@@ -275,14 +275,15 @@ def generate() -> dict[str, Any]:
 def table(data: dict[str, Any]) -> str:
     """The README's table (``--table``): per regime its figures, band and median width."""
     rows = [
-        "| regime | figures | held out (inside the band) | each fifth held out in turn (inside) "
+        "| regime | figures | held out (inside the band) | each fifth held out in turn (inside, share) "
         "| band (estimate / published) | width |"
     ]
     rows.append("|---|---:|---:|---:|---|---:|")
     for k, e in data["regimes"].items():
         if "p10" in e:
             inside = f"{e['held_out']} ({e['held_out_within']})"
-            cv = f"{e['figures']} ({e['cross_validated_within']})"
+            share = 100 * e["cross_validated_within"] // e["figures"]  # rounded down: never overstated
+            cv = f"{e['figures']} ({e['cross_validated_within']}, {share} %)"
             band, width = f"{e['p10']:.2f}-{e['p90']:.2f}", f"{100 * e['median_width']:.0f} %"
             if "pooled_from" in e:
                 pool = e["pooled_from"]
