@@ -33,6 +33,7 @@ FAMILIES: dict[str, str] = {
     "deepspeed": "fsdp-deepspeed",
     "megatron": "megatron",
     "megatron-bridge": "megatron",
+    "megatron-legacy": "megatron",
     "composer": "fsdp-deepspeed",
 }
 FAMILY_LABELS = {
