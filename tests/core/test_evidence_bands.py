@@ -48,8 +48,9 @@ CV_SHORT = {
     # estimate is short, the side a purchase must know about. get_training_info's four rows
     # are inside since the legacy layer keeps what its unfused SwiGLU and flash rearrange keep
     "memory/megatron/full": (4, 6),
-    # v0.5's synchronous runtime: the 128-token first token is 1.65-2.14x the estimate, outside
-    # the batch-one band all engines give (0.88-1.23)
+    # v0.5's 128-token first token is 1.65-2.14x the estimate, outside the batch-one band all
+    # engines give (0.88-1.23); the gap grows with the layers and differs by GPU, so it is no
+    # per-request cost of the release (docs/evidence/speed.md section 18.2)
     "speed/tensorrt-llm/nvidia/batch-one": (4, 10),
     # DeepSeek-R1 on 8 x B200 at max throughput (1.78, 1.83) above the MoE band, two 1,000 /
     # 1,000 rows (0.87, 0.87) below it
