@@ -5,8 +5,12 @@ Reads the data files the tests replay (tests/core/data/*.json through the replay
 tests/core: engine logs, trainer tables, published training peaks, measured HF / PEFT /
 technique records, published serving and training speeds), runs the estimator on each figure,
 groups the ratios by regime (core/evidence/regimes.py) and keeps per regime its count, a
-deterministic fifth held out (the sha-256 of the figure's key), the 10th and 90th percentile of
-the other four fifths and how many of the held-out fifth that band holds; besides, the cases
+stratified fifth held out (every fifth of the regime's figures in the order of their keys'
+sha-256), the 10th and 90th percentile of the other four fifths, how many of the held-out fifth
+that band holds and how many of all its figures the same construction holds with each fifth
+held out in turn (5-fold cross-validation). A regime of 5-11 figures, too few for split
+conformal's 80 % ranks (``OWN_BAND_MIN``), takes the band of its nearest parent regime
+(core/evidence/regimes.py ``pool_chain``), checked on its own fifths the same way; besides, the cases
 replayed (``framework|gpu|model``, what makes a scenario's confidence ``measured``) and the
 oldest engine release a speed figure was replayed on (an older one is ``extrapolated``).
 
@@ -28,14 +32,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpusizer.core.evidence.bands import BANDS_PATH, band_edges, percentile, release_key
+from gpusizer.core.evidence.bands import BANDS_PATH, band_edges, conformal_min, percentile, release_key
 from gpusizer.core.evidence.confidence import case_key
-from gpusizer.core.evidence.regimes import memory_regime, speed_regime
+from gpusizer.core.evidence.regimes import in_pool, memory_regime, pool_chain, speed_regime
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
 
 MIN_FIGURES = 5  # below this a regime states its count, not a band
+# the fewest figures whose four fifths reach split conformal's 80 % ranks (conformal_min, 9
+# ratios): 12 (12 - ceil(12 / 5) = 9); a regime with fewer takes its parent's band
+OWN_BAND_MIN = next(n for n in range(1, 100) if n - -(-n // 5) >= conformal_min())
 
 
 @dataclass(frozen=True)
@@ -128,15 +135,14 @@ def _serving_speeds() -> Iterator[Figure]:
         regime, case = _regime("speed", e["scenario"])
         release = e["scenario"].get("serving", {}).get("engine_version") or ""
         yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release)
-    # serving-speed.json's cases are built inside its test: TensorRT-LLM's static batches run
-    # as a burst on NVIDIA GPUs, llama.cpp's rows on Apple at batch one
-    regimes = {
-        "tensorrt-llm": "speed/tensorrt-llm/nvidia/burst",
-        "llama.cpp": "speed/llama.cpp/apple/batch-one",
-    }
+    # serving-speed.json's cases are built inside its test: TensorRT-LLM's by the scenario each
+    # is replayed on (a static batch drained as a burst; the batch-1 latency tables at batch
+    # one), llama.cpp's llama-bench rows on Apple at batch one
     for rid, metric, est, pub, _ in old.CASES:
         ratio = pub / est if "ms" in metric else est / pub
-        yield Figure(f"serving-speed:{rid}:{metric}", regimes[old.RECORDS[rid]["engine"]], ratio)
+        sc = old.SCENARIOS.get(rid)
+        regime = _regime("speed", sc)[0] if sc else "speed/llama.cpp/apple/batch-one"
+        yield Figure(f"serving-speed:{rid}:{metric}", regime, ratio)
 
 
 def _training_speeds() -> Iterator[Figure]:
@@ -168,16 +174,51 @@ def figures() -> list[Figure]:
     return out
 
 
-def held_out(key: str) -> bool:
-    """A deterministic fifth: the figure key's sha-256 modulo 5."""
-    return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 5 == 0
+def _hash_order(group: list[Figure]) -> list[Figure]:
+    return sorted(group, key=lambda f: hashlib.sha256(f.key.encode()).hexdigest())
 
 
-def regime_entry(group: list[Figure]) -> dict[str, Any]:
-    """One regime's count, held-out count and band (from the four fifths not held out); the
+def folds(group: list[Figure]) -> dict[int, int]:
+    """Each figure's fifth (0-4), by the figure's identity (two figures of one record may share
+    a key): the regime's figures in the order of their keys' sha-256, every
+    fifth from the first, so that every regime is checked out of sample on its share (a hash
+    modulo 5 over all figures left some regimes with none held out and others with a quarter).
+    Fifth 0 is held out of the shipped band; a pool's fifth k is its regimes' fifths k."""
+    return {id(f): i % 5 for i, f in enumerate(_hash_order(group))}
+
+
+def _edges(pool: list[Figure], fold: dict[int, int], k: int) -> tuple[float, float]:
+    return band_edges(sorted(f.ratio for f in pool if fold[id(f)] != k))
+
+
+def cross_validated(group: list[Figure], pool: list[Figure], fold: dict[int, int]) -> int:
+    """How many of the regime's figures fall inside the band built without their fifth, each
+    fifth held out in turn (5-fold cross-validation of the construction: every figure is checked
+    once out of sample, where one held-out fifth of a small regime is a few figures whose count
+    says more about chance than about the band). ``pool``: the figures the band is built from
+    (the regime's own, or its parent's where it is pooled)."""
+    inside = 0
+    for k in range(5):
+        lo, hi = _edges(pool, fold, k)
+        inside += sum(lo <= f.ratio <= hi for f in group if fold[id(f)] == k)
+    return inside
+
+
+def _band_fields(pool: list[Figure], fold: dict[int, int]) -> dict[str, float]:
+    """p10, p90, median and width of the band built from a pool's four fifths not held out; the
     width is the band's span over its median ratio."""
-    fit = sorted(f.ratio for f in group if not held_out(f.key))
-    test = [f.ratio for f in group if held_out(f.key)]
+    fit = sorted(f.ratio for f in pool if fold[id(f)])
+    lo, hi = (round(x, 4) for x in band_edges(fit))
+    mid = round(percentile(fit, 0.5), 4)
+    return {"p10": lo, "p90": hi, "median": mid, "median_width": round((hi - lo) / mid, 4)}
+
+
+def regime_entry(
+    group: list[Figure], fold: dict[int, int], pool: list[Figure] | None = None
+) -> dict[str, Any]:
+    """One regime's count, held-out count and band (from the four fifths not held out of
+    ``pool``: its own figures, or its parent's for a regime too small for its own band)."""
+    test = [f.ratio for f in group if fold[id(f)] == 0]
     entry: dict[str, Any] = {"figures": len(group), "held_out": len(test)}
     cases = sorted({f.case for f in group if f.case})
     if cases:
@@ -185,18 +226,26 @@ def regime_entry(group: list[Figure]) -> dict[str, Any]:
     oldest = min((f.release for f in group if f.release), key=release_key, default=None)
     if oldest:
         entry["oldest_release"] = oldest
-    if len(group) < MIN_FIGURES or not fit:
+    if len(group) < MIN_FIGURES:
         return entry
-    lo, hi = (round(x, 4) for x in band_edges(fit))
-    mid = round(percentile(fit, 0.5), 4)
+    entry.update(_band_fields(pool or group, fold))
     entry.update(
-        p10=lo,
-        p90=hi,
-        median=mid,
-        median_width=round((hi - lo) / mid, 4),
-        held_out_within=sum(lo <= r <= hi for r in test),
+        held_out_within=sum(entry["p10"] <= r <= entry["p90"] for r in test),
+        cross_validated_within=cross_validated(group, pool or group, fold),
     )
     return entry
+
+
+def _pool(regime: str, groups: dict[str, list[Figure]]) -> tuple[str, list[Figure]] | None:
+    """The nearest parent (core/evidence/regimes.py ``pool_chain``) with enough figures for its
+    own band, and its figures; None for a regime with enough of its own."""
+    if len(groups[regime]) >= OWN_BAND_MIN:
+        return None
+    for parent in pool_chain(regime):
+        members = [f for k, g in groups.items() if in_pool(k, parent) for f in g]
+        if len(members) >= OWN_BAND_MIN:
+            return parent, members
+    raise ValueError(f"no pool of {regime} holds {OWN_BAND_MIN} figures")
 
 
 def generate() -> dict[str, Any]:
@@ -204,24 +253,45 @@ def generate() -> dict[str, Any]:
     groups: dict[str, list[Figure]] = {}
     for f in figures():
         groups.setdefault(f.regime, []).append(f)
+    fold = {k: v for g in groups.values() for k, v in folds(g).items()}
+    regimes, pools = {}, {}
+    for k in sorted(groups):
+        pooled = _pool(k, groups) if len(groups[k]) >= MIN_FIGURES else None
+        if pooled is None:
+            regimes[k] = regime_entry(groups[k], fold)
+            continue
+        parent, members = pooled
+        regimes[k] = {**regime_entry(groups[k], fold, members), "pooled_from": parent}
+        pools[parent] = {"figures": len(members), **_band_fields(members, fold)}
     return {
         "description": __doc__.split("\n\n")[0].replace("\n", " "),
         "min_figures": MIN_FIGURES,
-        "regimes": {k: regime_entry(groups[k]) for k in sorted(groups)},
+        "own_band_min": OWN_BAND_MIN,
+        "regimes": regimes,
+        "pools": dict(sorted(pools.items())),
     }
 
 
 def table(data: dict[str, Any]) -> str:
     """The README's table (``--table``): per regime its figures, band and median width."""
-    rows = ["| regime | figures | held out (inside the band) | band (estimate / published) | width |"]
-    rows.append("|---|---:|---:|---|---:|")
+    rows = [
+        "| regime | figures | held out (inside the band) | each fifth held out in turn (inside, share) "
+        "| band (estimate / published) | width |"
+    ]
+    rows.append("|---|---:|---:|---:|---|---:|")
     for k, e in data["regimes"].items():
         if "p10" in e:
             inside = f"{e['held_out']} ({e['held_out_within']})"
+            share = 100 * e["cross_validated_within"] // e["figures"]  # rounded down: never overstated
+            cv = f"{e['figures']} ({e['cross_validated_within']}, {share} %)"
             band, width = f"{e['p10']:.2f}-{e['p90']:.2f}", f"{100 * e['median_width']:.0f} %"
+            if "pooled_from" in e:
+                pool = e["pooled_from"]
+                band += f" (band of `{pool}`: {data['pools'][pool]['figures']} figures)"
         else:
-            inside, band, width = str(e["held_out"]), f"fewer than {data['min_figures']} figures", "-"
-        rows.append(f"| `{k}` | {e['figures']} | {inside} | {band} | {width} |")
+            inside, cv = str(e["held_out"]), "-"
+            band, width = f"fewer than {data['min_figures']} figures", "-"
+        rows.append(f"| `{k}` | {e['figures']} | {inside} | {cv} | {band} | {width} |")
     return "\n".join(rows)
 
 

@@ -18,7 +18,9 @@ def _cmd_check(args: argparse.Namespace, emit: Callable[[str], None]) -> int:
     from .io.run_log import read_run
 
     text = read_text(args.file, "file", MAX_LOG_BYTES).text
-    result = check(read_run(text), gpu=args.gpu, model=args.model, version=args.engine_version)
+    result = check(
+        read_run(text), gpu=args.gpu, model=args.model, version=args.engine_version, tensor=args.tensor
+    )
     if args.calibrate:
         from pathlib import Path
 
@@ -83,6 +85,13 @@ def add_calibration_args(est: Any) -> None:
     )
 
 
+def _gpus(text: str) -> int:
+    """``--tensor``: a whole number of GPUs, 1 or more (argparse: one line, exit 2)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--tensor takes a whole number of GPUs, 1 or more (got {text!r})")
+    return int(text)
+
+
 def add_check(sub: Any, emit: Callable[[str], None]) -> None:
     """Register ``check`` on the CLI's subparsers."""
     ck = sub.add_parser(
@@ -94,6 +103,12 @@ def add_check(sub: Any, emit: Callable[[str], None]) -> None:
     ck.add_argument("--gpu", help="the GPU it ran on (an id of gpusizer-cli gpus): logs rarely name it")
     ck.add_argument("--model", help="the model preset, where the log does not name one the catalog knows")
     ck.add_argument("--engine-version", help="the engine release, where the log does not print it (0.10.1)")
+    ck.add_argument(
+        "--tensor",
+        type=_gpus,
+        metavar="N",
+        help="tensor-parallel GPUs, where the log does not print them (a V0 worker's lines)",
+    )
     ck.add_argument(
         "--calibrate",
         metavar="CAL.json",

@@ -3,8 +3,9 @@ scripts/evidence_bands.py generates from the replayed figures, and each band hol
 figures held out of its construction.
 
 The band of a regime is the split-conformal 10th-90th percentile of four fifths of its ratios
-(core/evidence/bands.py ``band_edges``); the remaining fifth, chosen by the sha-256 of each
-figure's key, checks it out of sample.
+(core/evidence/bands.py ``band_edges``); the remaining fifth (every fifth figure of the regime in
+the order of its key's sha-256) checks it out of sample, and so does each fifth in turn. A
+regime too small for those ranks takes its parent regime's band (hierarchical pooling).
 """
 
 from __future__ import annotations
@@ -16,18 +17,44 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.evidence.bands import BANDS_PATH, band_edges
+from gpusizer.core.evidence.bands import BANDS_PATH, band_edges, conformal_min
+from gpusizer.core.evidence.regimes import in_pool, pool_chain, regime_label
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
 import evidence_bands
 
 SHIPPED: dict[str, Any] = json.loads(BANDS_PATH.read_text())
-# Regimes whose held-out fifth the band holds less than 80 % of, and why (the figures outside)
+# Regimes whose one held-out fifth the band holds less than 80 % of, and why (the figures outside)
 SHORT = {
-    # TensorRT-LLM v0.5 / v0.6 rows (2023): a synchronous runtime's first-token time (1.8x) and an
-    # A100 table whose "out tok/s" column reads per GPU (4.1x), and a Blackwell FP4 row at batch
-    # 128 (0.76): the regime mixes three releases' runtimes
-    "speed/tensorrt-llm/nvidia/burst": (9, 13),
+    # M2 Ultra 70B prefill (pp512 Q4_K_M 0.86, F16 0.83 of the published rate): the estimate is
+    # slow on the largest model's prompt, the safe side
+    "speed/llama.cpp/apple/batch-one": (5, 7),
+    # three pp512 rows of one 2024 sweep: 2 x RTX 3090 70B 1.18, RTX A6000 8B 1.16, RTX 6000 Ada
+    # 8B 0.84; the decode rows of the same runs are inside
+    "speed/llama.cpp/nvidia/batch-one": (11, 14),
+    # three FP4 Blackwell rows with 128 output tokens the estimate finds slow (0.76-0.89, the
+    # safe side)
+    "speed/tensorrt-llm/nvidia/burst": (6, 9),
+}
+# Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
+# below) holds 80 % of its figures but these, and why (docs/evidence/speed.md section 18,
+# training.md section 17):
+CV_SHORT = {
+    # 79 figures, 63 inside (79.7 %): most of the regime's ratios are exactly 1.000 (llama.cpp's
+    # buffers replayed byte for byte), so the band is 1 % wide and a 0.9 % miss falls outside
+    "memory/llama.cpp-ollama/serving": (63, 79),
+    # ms-swift's Megatron-SWIFT rows (Qwen2.5 72B, optimizer on the CPU, 0.870; Qwen3 32B,
+    # packing 8192, 0.933) below all memory's band (0.92-1.03, 0.94 with that fifth out): the
+    # estimate is short, the side a purchase must know about. get_training_info's four rows
+    # are inside since the legacy layer keeps what its unfused SwiGLU and flash rearrange keep
+    "memory/megatron/full": (4, 6),
+    # v0.5's 128-token first token is 1.65-2.14x the estimate, outside the batch-one band all
+    # engines give (0.88-1.23); the gap grows with the layers and differs by GPU, so it is no
+    # per-request cost of the release (docs/evidence/speed.md section 18.2)
+    "speed/tensorrt-llm/nvidia/batch-one": (4, 10),
+    # DeepSeek-R1 on 8 x B200 at max throughput (1.78, 1.83) above the MoE band, two 1,000 /
+    # 1,000 rows (0.87, 0.87) below it
+    "speed/tensorrt-llm/nvidia/moe": (7, 11),
 }
 
 
@@ -59,6 +86,59 @@ def test_per_regime_out_of_sample(regime: str) -> None:
         assert (e["held_out_within"], e["held_out"]) == SHORT[regime]
         return
     assert e["held_out_within"] >= 0.8 * e["held_out"], (regime, e)
+
+
+@pytest.mark.parametrize("regime", [k for k, e in SHIPPED["regimes"].items() if "p10" in e])
+def test_per_regime_each_fifth_held_out_in_turn(regime: str) -> None:
+    e = SHIPPED["regimes"][regime]
+    if regime in CV_SHORT:
+        assert (e["cross_validated_within"], e["figures"]) == CV_SHORT[regime]
+        return
+    assert e["cross_validated_within"] >= 0.8 * e["figures"], (regime, e)
+
+
+def test_a_conformal_band_needs_nine_ratios_and_so_twelve_figures() -> None:
+    # the lower rank floor((n + 1) x 0.1) is 1 from n = 9 (Lei et al. 2018 section 2.2;
+    # Angelopoulos & Bates 2021 section 1, ceil((n + 1)(1 - alpha)) / n <= 1 for alpha = 0.1);
+    # four fifths of 12 figures are 9 (12 - ceil(12 / 5))
+    assert conformal_min() == 9 and band_edges([float(i) for i in range(1, 9)]) == (1.0, 8.0)
+    assert evidence_bands.OWN_BAND_MIN == SHIPPED["own_band_min"] == 12
+
+
+def test_a_small_regime_takes_its_parents_band_and_keeps_its_counts() -> None:
+    pools = SHIPPED["pools"]
+    for regime, e in SHIPPED["regimes"].items():
+        small = SHIPPED["min_figures"] <= e["figures"] < SHIPPED["own_band_min"]
+        assert ("pooled_from" in e) == small, regime
+        if not small:
+            continue
+        parent = e["pooled_from"]
+        assert parent == next(p for p in pool_chain(regime) if p in pools), regime
+        assert (e["p10"], e["p90"]) == (pools[parent]["p10"], pools[parent]["p90"]), regime
+        members = sum(m["figures"] for k, m in SHIPPED["regimes"].items() if in_pool(k, parent))
+        assert pools[parent]["figures"] == members >= SHIPPED["own_band_min"], parent
+        assert e["held_out"] == -(-e["figures"] // 5), regime  # its own fifth, out of sample
+
+
+def test_the_pools_are_named_for_what_they_hold() -> None:
+    assert pool_chain("speed/vllm/nvidia/batch-one") == ["speed/*/nvidia/batch-one", "speed"]
+    assert pool_chain("memory/megatron/full") == ["memory/megatron", "memory"]
+    assert in_pool("speed/sglang/nvidia/moe", "speed/*/nvidia/moe")
+    assert not in_pool("speed/sglang/amd/moe", "speed/*/nvidia/moe")
+    assert regime_label("speed/*/nvidia/batch-one") == "all engines' speed on NVIDIA, batch one"
+    assert regime_label("memory") == "all memory figures"
+
+
+def test_a_held_out_fifth_in_every_regime_with_a_band() -> None:
+    # stratified: ceil(n / 5) of each regime, so none is left without an out-of-sample check
+    for regime, e in SHIPPED["regimes"].items():
+        assert e["held_out"] == -(-e["figures"] // 5), regime
+
+
+def test_a_batch_of_one_is_batch_one_even_as_a_burst() -> None:
+    # TensorRT-LLM's batch-1 first-token tables are replayed as a "burst" of one request: the
+    # issue's batch-one regime, not the burst of a static batch
+    assert SHIPPED["regimes"]["speed/tensorrt-llm/nvidia/batch-one"]["figures"] == 10
 
 
 def test_conformal_ranks() -> None:

@@ -82,3 +82,22 @@ def test_a_release_older_than_its_regimes_figures_is_extrapolated() -> None:
         and "0.8.5 is older than every replayed speed figure" in sp["reason"]
     )
     assert _report(serving={"engine_version": "0.11.0"})["evidence"]["speed"]["confidence"] != "extrapolated"
+
+
+def test_a_small_regime_states_the_parent_band_it_takes() -> None:
+    # vLLM at batch one on NVIDIA has 6 published figures, too few for a split-conformal band of
+    # its own: it takes the batch-one band of all engines on NVIDIA and says so
+    sp = _report(hardware={"gpu": "h100-sxm-80gb"})["evidence"]["speed"]
+    b = band(sp["regime"])
+    assert sp["regime"] == "speed/vllm/nvidia/batch-one" and sp["figures"] == b.figures < 12
+    assert sp["pooled_from"] == {
+        "regime": "speed/*/nvidia/batch-one",
+        "label": "all engines' speed on NVIDIA, batch one",
+        "figures": b.pooled_figures,
+    }
+    assert sp["band"] == [b.p10, b.p90] and b.pooled_figures >= 12
+    assert sp["reason"].startswith(
+        f"band of all engines' speed on NVIDIA, batch one: {b.pooled_figures} figures; "
+        f"vLLM speed on NVIDIA, batch one has {b.figures}"
+    )
+    assert _report()["evidence"]["pooled_from"] is None  # 71 engine-pool figures: its own band

@@ -23,8 +23,9 @@ overhead). Errors at the time of writing (estimate / figure - 1):
   ``44.8 GB`` read as GiB) -11.8 %.
 - Megatron-LM get_training_info (PR #482), Llama 2 7B bf16, flash attention, distributed
   optimizer, Megatron's default hidden dropout 0.1 (``--hidden-dropout``; the measured
-  breakdown shows its 1-byte mask): -5.6, -7.6, -8.9, -4.4 %. Korthikanti's 34 B per s·b·h
-  per layer (the Figure 1 test pins it) against the tool's measured 41: the rest is the gap.
+  breakdown shows its 1-byte mask), replayed as ``megatron-legacy`` (the tool measured the
+  legacy model: unfused SwiGLU, flash-attn's rearranged context; tests/core/test_megatron_legacy.py):
+  -0.3, -1.0, -1.5, -1.2 % (-5.6, -7.6, -8.9, -4.4 % under Korthikanti's count).
 - Qwen README (Qwen-7B LoRA r64 on one A100, checkpointing, batch 1): -5.7 to -12.2 %.
 - Unsloth's context-length tables (README until 2026-03-17, unsloth.ai/blog/llama3-3),
   QLoRA r32, batch 1, max context that fits: Llama 3.1 8B +10.5 to +13.4 % from 16 to 80 GB

@@ -65,37 +65,45 @@ def _version(r: dict[str, Any]) -> str:
     return v if v.count(".") >= 2 else v + ".0"
 
 
+# record id -> the scenario its TensorRT-LLM figures are replayed on (scripts/evidence_bands.py
+# groups them by the regime of that scenario)
+SCENARIOS: dict[str, dict[str, Any]] = {}
+
+
 def _trt(r: dict[str, Any], batch: int | None = None) -> Any:
     """A TensorRT-LLM benchmark run: the engine built for this batch and these lengths."""
+    SCENARIOS[r["id"]] = sc = _trt_scenario(r, batch)
+    return estimate(sc).serving
+
+
+def _trt_scenario(r: dict[str, Any], batch: int | None = None) -> dict[str, Any]:
     prec = r["precision"]
     weights = "nvfp4" if "FP4" in prec else "fp8" if "FP8" in prec else "fp16"
     b = batch or r["batch_size"]
-    return estimate(
-        {
-            "model": {"preset": r["model"]["preset"]},
-            "framework": "tensorrt-llm",
-            "hardware": {"gpu": r["gpu"]["catalog_id"]},
-            "workload": {
-                "kind": "inference",
-                "batch_size": b,
-                "prompt_tokens": r["input_tokens"],
-                "generated_tokens": r["output_tokens"],
-            },
-            "precision": {
-                "weights": weights,
-                "activations": "fp16",
-                "kv_cache": "fp8" if weights == "fp8" else "fp16",
-            },
-            "parallelism": {"tensor": r["tensor_parallel"]},
-            # the tables' static batch: the requests arrive together (a burst) and are drained
-            "serving": {
-                "max_context": r["input_tokens"] + r["output_tokens"],
-                "max_sequences": b,
-                "load": "burst",
-                "engine_version": _version(r),
-            },
-        }
-    ).serving
+    return {
+        "model": {"preset": r["model"]["preset"]},
+        "framework": "tensorrt-llm",
+        "hardware": {"gpu": r["gpu"]["catalog_id"]},
+        "workload": {
+            "kind": "inference",
+            "batch_size": b,
+            "prompt_tokens": r["input_tokens"],
+            "generated_tokens": r["output_tokens"],
+        },
+        "precision": {
+            "weights": weights,
+            "activations": "fp16",
+            "kv_cache": "fp8" if weights == "fp8" else "fp16",
+        },
+        "parallelism": {"tensor": r["tensor_parallel"]},
+        # the tables' static batch: the requests arrive together (a burst) and are drained
+        "serving": {
+            "max_context": r["input_tokens"] + r["output_tokens"],
+            "max_sequences": b,
+            "load": "burst",
+            "engine_version": _version(r),
+        },
+    }
 
 
 def _llama(model: dict, weights: str, gpu: dict, prompt: int, out: int, version: str | None = None) -> Any:
@@ -209,10 +217,6 @@ KNOWN = {
     "trtllm-0.6-tput-llama70b-h100-sxm-80gb-tp4-128-2048": (
         "TRT-LLM v0.6 FP8 at batch 480, 2,048 outputs: 2.5x below the roofline; the existing "
         "compute test keeps the same row as an upper bound only"
-    ),
-    "trtllm-0.6-tput-llama70b-a100-sxm-80gb-tp4-128-128": (
-        "the A100 table prints 'out tok/s' but 670 for 4 GPUs is 0.5 tokens/s per user; our "
-        "2,690 total is 672 per GPU: the column is most likely per GPU as in the H100 table"
     ),
 }
 

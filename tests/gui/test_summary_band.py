@@ -3,6 +3,8 @@ bar and the "How sure" line with its reasons in the tooltip."""
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from gpusizer.core.pipeline.estimate import estimate
@@ -18,7 +20,10 @@ def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
     head.resize(1200, 200)
     est = estimate(VLLM)
     head.set_estimate(est)
-    assert head._how_sure_text == "How sure: memory measured (71) · speed validated (6)"
+    # vLLM at batch one on NVIDIA: 6 figures of its own, the band of all engines' 83
+    assert head._how_sure_text == "How sure: memory measured (71) · speed validated (6; band of 83)"
+    tip = html.unescape(head.how_sure.toolTip())
+    assert "band of all engines' speed on NVIDIA, batch one: 83 figures" in tip
     assert "published figures of Llama 3.1 8B on H100 SXM 80GB" in head.how_sure.toolTip()
     assert "tokens/s each (" in head.serving.text()
     band = head.bar._band

@@ -41,3 +41,17 @@ def test_training_time_prints_its_band() -> None:
     sc = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "pretraining", "training_tokens": 1e10}}
     text = text_report(estimate_report(sc))
     assert re.search(r"training +[\d.]+ days \([\d.]+ days to [\d.]+ days\)", text)
+
+
+def test_a_pooled_band_names_its_parent_in_the_cli_and_the_reports() -> None:
+    # vLLM at batch one on NVIDIA: too few figures for a band of its own (scenario-format.md
+    # "Evidence and bands", pooled_from)
+    sc = {**VLLM, "hardware": {"gpu": "h100-sxm-80gb"}}
+    rep = estimate_report(sc)
+    pool = rep["evidence"]["speed"]["pooled_from"]
+    assert f"speed validated (band of all engines' speed on NVIDIA, batch one: {pool['figures']}" in (
+        text_report(rep)
+    )
+    md = to_markdown(report_facts(estimate(sc)))
+    parent = "all engines' speed on NVIDIA, batch one"
+    assert f"80 % of {pool['figures']} replayed figures of {parent}, pooled" in md

@@ -33,7 +33,9 @@ FIGURES: dict[str, tuple[str, str]] = {
     "weights GiB": ("per_gpu", "weights"),
     "GPU model buffer MiB": ("per_gpu", "weights"),
     "GPU KV MiB": ("per_gpu", "kv_cache"),
+    "GPU compute MiB": ("per_gpu", "temporary"),
     "KV tokens": ("serving", "kv_capacity_tokens"),
+    "max concurrency": ("serving", "max_concurrency"),
     "KV cache GiB": ("serving", "kv_pool_bytes"),
     "mean_ttft_ms": ("serving", "ttft_seconds"),
     "mean_tpot_ms": ("serving", "tpot_seconds"),
@@ -183,13 +185,13 @@ def estimate_calibration(est: Any, entries: dict[str, Any]) -> dict[str, Any] | 
         "gpu": {"id": est.gpu.id},
         "scenario": {"framework": est.scenario.framework},
         "evidence": evidence_block(est),
-        "per_gpu": {"weights": est.memory.weights, "kv_cache": est.memory.kv_cache},
+        "per_gpu": {f: getattr(est.memory, f) for f in ("weights", "kv_cache", "temporary")},
         "serving": None if sv is None else {f: getattr(sv, f) for f in (*SPEED_FIELDS, *_SERVING_SIZES)},
     }
     return rep if apply(rep, entries) else None
 
 
-_SERVING_SIZES = ("kv_capacity_tokens", "kv_pool_bytes")
+_SERVING_SIZES = ("kv_capacity_tokens", "kv_pool_bytes", "max_concurrency")
 
 
 def mark_options(options: list[dict[str, Any]], framework: str, entries: dict[str, Any]) -> int:

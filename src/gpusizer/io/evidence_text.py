@@ -45,12 +45,26 @@ def how_sure(rep: Mapping[str, Any]) -> str:
 
 def how_sure_short(ev: Mapping[str, Any]) -> str:
     """ "How sure: memory measured (71) · speed extrapolated (0)" from an ``evidence`` block,
-    each with its figure count: the window's one-line form (the reasons go in its tooltip)."""
+    each with its figure count (and its parent's where the band is pooled): the window's
+    one-line form (the reasons go in its tooltip)."""
     sp = ev["speed"]
-    return (
-        f"How sure: memory {ev['confidence']} ({ev['figures']:,}) · "
-        f"speed {sp['confidence']} ({sp['figures']:,})"
-    )
+    return f"How sure: memory {ev['confidence']} ({_count(ev)}) · speed {sp['confidence']} ({_count(sp)})"
+
+
+def _count(ev: Mapping[str, Any]) -> str:
+    """ "71", or "6; band of 83" for a regime pooled into its parent's band."""
+    pool = ev.get("pooled_from")
+    return f"{ev['figures']:,}; band of {pool['figures']:,}" if pool else f"{ev['figures']:,}"
+
+
+def _figures_of(ev: Mapping[str, Any]) -> str:
+    """ "71 replayed figures of <label>", or for a regime pooled into its parent's band "83
+    replayed figures of <parent>, pooled (<label> has 6)"."""
+    pool = ev.get("pooled_from")
+    if pool:
+        own = f"{ev['label']} has {ev['figures']:,}"
+        return f"{pool['figures']:,} replayed figures of {pool['label']}, pooled ({own})"
+    return f"{ev['figures']:,} replayed figures of {ev['label']}"
 
 
 def how_sure_lines(rep: Mapping[str, Any], unit: str = "GiB") -> list[str]:
@@ -62,14 +76,14 @@ def how_sure_lines(rep: Mapping[str, Any], unit: str = "GiB") -> list[str]:
     peak = peak_band(rep, unit)
     if peak:
         out.append(
-            f"Peak per GPU of runs like this: {peak} (80 % of {ev['figures']:,} replayed figures "
-            f"of {ev['label']}: estimate / published {ev['band'][0]:.2f}-{ev['band'][1]:.2f})"
+            f"Peak per GPU of runs like this: {peak} (80 % of {_figures_of(ev)}: "
+            f"estimate / published {ev['band'][0]:.2f}-{ev['band'][1]:.2f})"
         )
     sp = ev["speed"]
     if sp["band"]:
         out.append(
             f"Speeds of runs like this: estimate / published {sp['band'][0]:.2f}-{sp['band'][1]:.2f} "
-            f"(80 % of {sp['figures']:,} replayed figures of {sp['label']}; above 1 the estimate runs fast)"
+            f"(80 % of {_figures_of(sp)}; above 1 the estimate runs fast)"
         )
     out.append("The figures: docs/evidence/ (serving.md, speed.md, training.md) and tests/core/data.")
     return out

@@ -65,8 +65,11 @@ def preset_for(name: str) -> str | None:
     return None
 
 
-def scenario_of(run: RunLog, gpu: str | None = None, model: str | None = None) -> dict[str, Any]:
-    """The scenario the run states; ScenarioError naming what is missing."""
+def scenario_of(
+    run: RunLog, gpu: str | None = None, model: str | dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The scenario the run states; ScenarioError naming what is missing. ``model``: a preset id,
+    or a scenario ``model`` block (an architecture the catalog lacks, docs/scenario-format.md)."""
     s = run.settings
     preset = model or (preset_for(str(s["model"])) if s.get("model") else None)
     missing = []
@@ -79,7 +82,7 @@ def scenario_of(run: RunLog, gpu: str | None = None, model: str | None = None) -
     if missing:
         raise ScenarioError("file", f"found {run.found()}; missing {', '.join(missing)}")
     sc: dict[str, Any] = {
-        "model": {"preset": preset},
+        "model": dict(preset) if isinstance(preset, dict) else {"preset": preset},
         "workload": {"kind": "inference"},
         "framework": run.engine,
         "hardware": {"gpu": gpu},
@@ -175,13 +178,19 @@ def _estimates(est: Estimate) -> dict[str, float]:
 
 
 def check(
-    run: RunLog, gpu: str | None = None, model: str | None = None, version: str | None = None
+    run: RunLog,
+    gpu: str | None = None,
+    model: str | dict[str, Any] | None = None,
+    version: str | None = None,
+    tensor: int | None = None,
 ) -> dict[str, Any]:
     """The run's scenario, its estimate and the figures side by side (``rows``: figure,
-    measured, estimate, ratio) with the report's evidence block; ``version``: the engine
-    release where the log does not print it."""
+    measured, estimate, ratio) with the report's evidence block; ``version`` and ``tensor``
+    (tensor-parallel GPUs): what the log does not print, from where the run is described."""
     if version and not run.settings.get("version"):
         run.settings["version"] = version
+    if tensor and not run.settings.get("tensor"):
+        run.settings["tensor"] = tensor
     sc = scenario_of(run, gpu, model)
     if run.kind == "llama-bench":
         _bench_workload(run, sc)

@@ -241,6 +241,9 @@ def _bench_json(data: Any) -> RunLog | None:
         _set(s, "model", data.get("model_id"))
         _set(s, "max_concurrency", data.get("max_concurrency"))
         n = data.get("num_prompts") or data.get("completed") or 0
+        if not data.get("max_concurrency") and str(data.get("request_rate")) == "inf" and n:
+            # the default rate, inf, and no cap: every request at once, as the printed result reads
+            s["max_concurrency"], s["load"] = int(n), "burst"
         if n:
             s["prompt_tokens"] = round(data.get("total_input_tokens", 0) / n)
             s["generated_tokens"] = round(data.get("total_output_tokens", 0) / n)

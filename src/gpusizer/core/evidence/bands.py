@@ -5,7 +5,8 @@ tests replay (never edited by hand): per regime its figure count, the held-out f
 10th / 90th percentile of estimate / published over the other four fifths. A ratio r = estimate
 / published means the published value is estimate / r, so a memory or speed figure X lies in
 [X / p90, X / p10] and a time T (1 / speed) in [T x p10, T x p90] for 80 % of the regime's
-figures (tests/core/test_evidence_bands.py checks it on the held-out fifth).
+figures (tests/core/test_evidence_bands.py checks it on the held-out fifth). A regime too small
+for those ranks carries its parent regime's band (``pooled_from``, the file's ``pools``).
 """
 
 from __future__ import annotations
@@ -44,6 +45,20 @@ def band_edges(values: list[float], share: float = 0.8) -> tuple[float, float]:
     return values[lo - 1], values[hi - 1]
 
 
+def conformal_min(share: float = 0.8) -> int:
+    """The fewest ratios that give a two-sided ``share`` band at split conformal ranks other
+    than a clipped one (``band_edges``): the lower rank floor((n + 1) x tail) must be 1 or more,
+    so n + 1 >= 1 / tail, n >= 2 / (1 - share) - 1: 9 for 80 %. With fewer the ranks clip to the
+    extremes, which cover only (n - 1) / (n + 1) of new figures (Lei et al. 2018, section 2.2;
+    Angelopoulos & Bates 2021, "A gentle introduction to conformal prediction", section 1: the
+    quantile ceil((n + 1)(1 - alpha)) / n exists only for n >= 1 / alpha - 1, here alpha = 0.1
+    per tail)."""
+    tail, n = (1 - share) / 2, 1
+    while math.floor((n + 1) * tail + 1e-9) < 1:
+        n += 1
+    return n
+
+
 def release_key(version: str) -> tuple[int, ...]:
     """An engine release as a sortable key: ``0.10.1`` -> (0, 10, 1), llama.cpp's ``b2843`` ->
     (2843,); () when it holds no number."""
@@ -54,7 +69,7 @@ def release_key(version: str) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class Band:
     """One regime's evidence: its figures, the held-out fifth and the ratio band (None below
-    the file's ``min_figures``)."""
+    the file's ``min_figures``; its parent's where ``pooled_from`` names one)."""
 
     regime: str
     figures: int
@@ -65,6 +80,10 @@ class Band:
     # ``framework|gpu id|model name`` of the replayed figures whose model and GPU the catalog names
     cases: frozenset[str] = frozenset()
     oldest_release: str | None = None  # the oldest engine release a figure was replayed on
+    # a regime too small for its own band takes its parent's (core/evidence/regimes.py
+    # ``pool_chain``): the parent's key and figure count; the regime keeps its own counts
+    pooled_from: str | None = None
+    pooled_figures: int = 0
 
     @property
     def has_band(self) -> bool:
@@ -97,6 +116,7 @@ def min_figures() -> int:
 def band(regime: str) -> Band:
     """The regime's band; a regime no figure fell in has 0 figures."""
     e = _file()["regimes"].get(regime, {})
+    pool = e.get("pooled_from")
     return Band(
         regime,
         e.get("figures", 0),
@@ -106,6 +126,8 @@ def band(regime: str) -> Band:
         e.get("median_width"),
         frozenset(e.get("measured", ())),
         e.get("oldest_release"),
+        pool,
+        _file().get("pools", {}).get(pool, {}).get("figures", 0) if pool else 0,
     )
 
 

@@ -2,7 +2,8 @@
 figure is.
 
 ``validated``: the regime holds at least ``min_figures`` replayed published figures and so has a
-band. ``measured``: besides, published figures of this very model on this GPU with this
+band (its parent regime's, ``pooled_from``, where it has too few for a split-conformal band of its
+own). ``measured``: besides, published figures of this very model on this GPU with this
 framework were replayed. ``extrapolated``: the framework has figures, but not in this regime (an
 engine on a GPU vendor never measured, a batch regime never measured) or too few of them for a
 band. ``none``: no replayed figure of this framework at all. Each says why in ``reason``.
@@ -48,6 +49,12 @@ class Evidence:
             "reason": self.reason,
             "band": [b.p10, b.p90] if b.has_band else None,
             "median_width": b.median_width,
+            # the parent regime whose band a regime too small for its own takes (or null)
+            "pooled_from": (
+                {"regime": b.pooled_from, "label": regime_label(b.pooled_from), "figures": b.pooled_figures}
+                if b.pooled_from
+                else None
+            ),
         }
 
 
@@ -58,10 +65,17 @@ def case_key(s: Scenario, gpu: GPUSpec) -> str:
 
 def _validated(b: Band, s: Scenario, gpu: GPUSpec) -> Evidence:
     label = regime_label(b.regime)
+    if b.pooled_from:  # too few figures for a band of its own (scripts/evidence_bands.py)
+        parent = regime_label(b.pooled_from)
+        figures = f"band of {parent}: {b.pooled_figures} figures; {label} has {b.figures}"
+    else:
+        figures = f"{b.figures} replayed published figures of {label}"
     if case_key(s, gpu) in b.cases:
         why = f"published figures of {s.model.name} on {gpu.name} with {engine_label(s.framework)} among them"
-        return Evidence(b, "measured", f"{b.figures} figures of {label}; {why}")
-    return Evidence(b, "validated", f"{b.figures} replayed published figures of {label}")
+        if not b.pooled_from:
+            figures = f"{b.figures} figures of {label}"
+        return Evidence(b, "measured", f"{figures}; {why}")
+    return Evidence(b, "validated", figures)
 
 
 def _sparse(b: Band) -> Evidence:

@@ -33,6 +33,7 @@ FAMILIES: dict[str, str] = {
     "deepspeed": "fsdp-deepspeed",
     "megatron": "megatron",
     "megatron-bridge": "megatron",
+    "megatron-legacy": "megatron",
     "composer": "fsdp-deepspeed",
 }
 FAMILY_LABELS = {
@@ -73,13 +74,15 @@ def memory_regime(s: Scenario, gpu: GPUSpec) -> str:
 
 def batch_regime(s: Scenario) -> str:
     """A serving scenario's batch regime: MoE models apart (their step is the experts' reads),
-    a burst of requests, one user, or many."""
+    one user, a burst of requests, or many users. One user comes before the burst: a "burst" of
+    one request (a batch-1 latency table, a benchmark sent at an infinite rate with one prompt)
+    has no queue to drain and runs every step at batch one."""
     if resolve(s.model).moe is not None:
         return "moe"
-    if s.serving.load == "burst":
-        return "burst"
     users = s.serving.concurrency or s.workload.batch_size
-    return "batch-one" if users == 1 else "large-batch"
+    if users == 1:
+        return "batch-one"
+    return "burst" if s.serving.load == "burst" else "large-batch"
 
 
 def vendor(gpu: GPUSpec) -> str:
@@ -104,9 +107,42 @@ def vendor_label(key: str) -> str:
     return VENDOR_LABELS.get(key, key)
 
 
-def regime_label(regime: str) -> str:
-    """Words for a regime key: ``vLLM speed on NVIDIA, batch one``-like."""
+def pool_chain(regime: str) -> list[str]:
+    """The regimes a small regime pools with, nearest first (hierarchical pooling): a memory
+    family x workload group -> the family -> all memory; an engine x vendor x batch regime ->
+    the vendor x batch regime across engines (``speed/*/<vendor>/<batch>``) -> all speed;
+    training speed -> all training speed -> all speed."""
     parts = regime.split("/")
+    if parts[0] == "memory":
+        return [f"memory/{parts[1]}", "memory"]
+    if parts[1] == "training":
+        return ["speed/training", "speed"]
+    return [f"speed/*/{parts[2]}/{parts[3]}", "speed"]
+
+
+def in_pool(regime: str, pool: str) -> bool:
+    """Whether a regime's figures belong to a pool (``*`` stands for any engine)."""
+    p, r = pool.split("/"), regime.split("/")
+    return len(p) <= len(r) and all(a in ("*", b) for a, b in zip(p, r, strict=False))
+
+
+def _pool_label(parts: list[str]) -> str:
+    if parts[0] == "memory":
+        family = f" of {FAMILY_LABELS.get(parts[1], parts[1])}" if len(parts) > 1 else ""
+        return f"all memory figures{family}"
+    if len(parts) == 1:
+        return "all speed figures"
+    if parts[1] == "training":
+        return "all training speed figures"
+    return f"all engines' speed on {vendor_label(parts[2])}, {BATCH_LABELS.get(parts[3], parts[3])}"
+
+
+def regime_label(regime: str) -> str:
+    """Words for a regime key: ``vLLM speed on NVIDIA, batch one``-like; a pool of regimes
+    (``pool_chain``): ``all engines' speed on NVIDIA, batch one``-like."""
+    parts = regime.split("/")
+    if len(parts) < 3 or parts[1] == "*":
+        return _pool_label(parts)
     if parts[0] == "memory":
         group = {"full": "full training", "adapter": "LoRA / QLoRA"}.get(parts[2], parts[2])
         return f"{FAMILY_LABELS.get(parts[1], parts[1])} memory, {group}"

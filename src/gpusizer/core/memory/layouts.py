@@ -38,6 +38,7 @@ from .activations import (
     sliding_mask,
 )
 from .activations_hybrid import hybrid_delta
+from .activations_megatron_legacy import legacy_extra
 from .activations_torchtitan import gathered_head_input, torchtitan_layer, torchtitan_top
 from .activations_unsloth import applies as unsloth_applies
 from .activations_unsloth import unsloth_layer, unsloth_rebuilt
@@ -186,6 +187,19 @@ class Megatron(ActivationLayout):
         # pytorch/cross_entropy.py 02965d2: save_for_backward(_input, target, m_d_X_y), the
         # gradient written back into the 16-bit logits) is ``lse_16bit_inplace``
         return torchtitan_top(arch, ctx, sp.first, sp.last, s.workload.is_adapter)
+
+
+@register_layout
+class MegatronLegacy(Megatron):
+    """Megatron-LM's legacy model (``megatron/model``): Korthikanti's accounting plus what its
+    unfused SwiGLU and flash-attention rearrange keep (core/memory/activations_megatron_legacy.py)."""
+
+    key: ClassVar[str] = "megatron-legacy"
+    label: ClassVar[str] = "Megatron-LM legacy model (unfused SwiGLU, flash-attn rearrange)"
+    fp8_inputs: ClassVar[bool] = False  # its local layers run 16-bit; FP8 came with Transformer Engine
+
+    def layer(self, arch: Arch, ctx: ActContext, moe: bool) -> float:
+        return megatron_layer(arch, ctx, moe) + legacy_extra(arch, ctx, moe) / ctx.tp
 
 
 @register_layout

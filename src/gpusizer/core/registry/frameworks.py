@@ -232,6 +232,29 @@ for _p in (
         ),
     ),
     FrameworkProfile(
+        # Megatron-LM's legacy model (megatron/model/transformer.py, before Megatron-Core):
+        # the same optimizer and gradient buffers, its own layer (unfused --swiglu, flash-attn
+        # through einops rearranges; core/memory/activations_megatron_legacy.py)
+        "megatron-legacy",
+        "Megatron-LM (legacy model)",
+        trains=True,
+        serves=False,
+        overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
+        activation_layout="megatron-legacy",
+        gradients="main_grad",
+        persistent_gradients=True,
+        prefers_model_parallel=True,
+        quantised_base_zero3=False,
+        fused_kernels=True,
+        grad_reduce_bytes=4,
+        sources=(
+            "NVIDIA/Megatron-LM 18247cb megatron/model/transformer.py: ParallelMLP swiglu "
+            "F.silu(x[0]) * x[1]; ParallelAttention flash path rearrange(...).contiguous()",
+            "NVIDIA/Megatron-LM PR #482 tools/get_training_info (10 s.b.h + 4 s.b.F values "
+            "per layer, measured with a CUDAPluggableAllocator)",
+        ),
+    ),
+    FrameworkProfile(
         # NeMo 2 / Megatron-Bridge: Megatron-Core as Megatron-LM runs it, with the recipes'
         # distributed optimizer on (ZeRO-1); bf16_mixed keeps grad_reduce_in_fp32 (fp32
         # main_grad, as Megatron-LM's default); the performance recipes' own overrides (bf16
