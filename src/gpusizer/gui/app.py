@@ -17,7 +17,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..core.views.settings import chart_keys
@@ -162,9 +162,9 @@ def _quit_after_first_frame(app: QApplication, window: MainWindow, chart: bool =
             if not self.framed:
                 self.framed = True
                 print(f"first frame {_seconds_since_launch():.3f} s", flush=True)
-            shown = window.tabs.charts.get(window.tabs.current_key())
-            painted = isinstance(obj, QWidget) and shown is not None and shown.isAncestorOf(obj)
-            if not chart or (painted and shown.has_data and window.summary.verdict.text()):
+            shown: Any = window.tabs.charts.get(window.tabs.current_key())
+            drawn = isinstance(obj, QWidget) and shown is not None and shown.has_data
+            if not chart or (drawn and shown.isAncestorOf(obj) and window.summary.verdict.text()):
                 if chart:
                     print(f"first chart {_seconds_since_launch():.3f} s", flush=True)
                 app.removeEventFilter(self)
