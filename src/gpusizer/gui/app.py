@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..core.views.settings import chart_keys
+from ..entry import skip_pydantic_plugins
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QObject
@@ -204,7 +205,17 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
+def preload_core() -> None:
+    """Import the estimator before Qt: each module imported after PySide6 has its source read
+    once by PySide6's feature switch (shibokensupport ``feature_imported``, which looks for
+    "PySide6" in it), ~300 of the core's and io's modules at start-up."""
+    from ..core.pipeline import estimate, scenario  # noqa: F401
+    from ..core.sizing import option  # noqa: F401
+    from ..io import report  # noqa: F401
+
+
 def interactive(args: argparse.Namespace) -> int:
+    preload_core()
     from PySide6.QtCore import QTimer
 
     from . import excepthook
@@ -234,6 +245,7 @@ def interactive(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``gpusizer`` entry point; returns the process exit code."""
     args = _parse(argv)
+    skip_pydantic_plugins()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.check_libraries:
         return check_libraries()
