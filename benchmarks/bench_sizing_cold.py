@@ -61,7 +61,11 @@ def _scenario(preset: str) -> dict[str, Any]:
 
 
 def _warm_up() -> None:
-    """Imports and the catalog loaded, as in any process that has sized once."""
+    """Imports and the catalog loaded, as in any process that has sized once; numpy too, which
+    the search's prefilter imports on its first long search (core/sizing/layout_prefilter.py:
+    0.1 s that the first heavy preset timed would pay alone)."""
+    import numpy  # noqa: F401
+
     gpusizer.plan(_scenario("llama-3.1-8b"))
 
 
