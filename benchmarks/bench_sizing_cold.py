@@ -19,12 +19,14 @@ its CPU time (``resource.getrusage(RUSAGE_CHILDREN)``).
 Qwen3-235B-A22B, 0.52 s. :data:`HEAVIEST` holds that ranking.
 
 Found with cProfile and ``gc.callbacks`` (Kimi K2 ``compare``, 1.1 s cold): 0.16-0.26 s was one
-collection of the cyclic garbage collector at the end of the call, freeing ~77,000 objects
-that a reference cycle kept (the filler's clocks called back into the filler through a
-closure, the evaluator's bounds into the evaluator through a bound method: everything they
+pause of the cyclic garbage collector at the end of the call, tracing and freeing ~77,000
+objects that reference cycles kept (the filler's clocks called back into the filler through
+a closure, the evaluator's bounds into the evaluator through a bound method: everything they
 held, priced steps, paces, scenarios, waited for the collector). They now call through weak
-proxies (core/sizing/fill.py, layout_search.py) and reference counting frees them: the
-collection's share 0.02-0.06 s. A warm ``plan`` probed the largest batch and context again
+proxies (core/sizing/fill.py, layout_search.py) and reference counting frees them as the call
+returns; the collector's pause is 0.02-0.06 s. The freeing itself remains: in paired runs
+(base and this code alternated, 4 x 3 cold calls) Kimi K2 ``compare`` 1.14 -> 1.08 s, ~5 %.
+A warm ``plan`` probed the largest batch and context again
 (core/sizing/headroom.py, ~200 estimates for Kimi K2, 0.06 s); the options with their limits
 are kept (core/sizing/advise_all.py): 0.007 s. The rest of a cold call is the count search
 itself (core/sizing/layout_search.py: 8,226 layouts tried, 6,166 peaks estimated, 11,493
