@@ -168,17 +168,12 @@ def _quit_after_first_frame(app: QApplication, window: MainWindow, chart: bool =
                 return False
             if not self.framed:
                 self.framed = True
-                print(
-                    f"first frame {_seconds_since_launch():.3f} s cpu {time.process_time():.3f} s", flush=True
-                )
+                _say("first frame")
             shown: Any = window.tabs.charts.get(window.tabs.current_key())
             drawn = isinstance(obj, QWidget) and shown is not None and shown.has_data
             if not chart or (drawn and shown.isAncestorOf(obj) and window.summary.verdict.text()):
                 if chart:
-                    print(
-                        f"first chart {_seconds_since_launch():.3f} s cpu {time.process_time():.3f} s",
-                        flush=True,
-                    )
+                    _say("first chart")
                 app.removeEventFilter(self)
                 QTimer.singleShot(0, app.quit)
             return False
