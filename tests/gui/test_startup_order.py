@@ -30,7 +30,7 @@ def test_advice_waits_for_the_first_chart(qtbot) -> None:
     w = MainWindow(restore=False, defer_charts=True)
     qtbot.addWidget(w)
     asked: list[object] = []
-    w.advisor.request = asked.append  # type: ignore[method-assign]
+    w.advisor.request = asked.append
     assert w.tabs.deferred and not w.tabs.charts
     w.resize(1280, 720)
     w.show()

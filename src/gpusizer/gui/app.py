@@ -220,6 +220,23 @@ def preload_core() -> None:
     from ..io import report  # noqa: F401
 
 
+def _freeze_after_first_chart(window: MainWindow) -> None:
+    """:func:`freeze_startup_heap` once the first chart is made, its paint first (posted events
+    come before timers): run after the first frame, its full collection (~0.05 s of CPU) came
+    before the chart. Without a chart (minimised) after 5 s all the same."""
+    from PySide6.QtCore import QTimer
+
+    frozen: list[bool] = []
+
+    def once(*_made: object) -> None:
+        if not frozen:
+            frozen.append(True)
+            QTimer.singleShot(0, freeze_startup_heap)
+
+    window.tabs.created.connect(once)
+    QTimer.singleShot(5000, once)
+
+
 def interactive(args: argparse.Namespace) -> int:
     preload_core()
     from PySide6.QtCore import QTimer
@@ -237,7 +254,7 @@ def interactive(args: argparse.Namespace) -> int:
     excepthook.install(window.notify)
     open_documents(app, window)
     window.show()
-    QTimer.singleShot(0, freeze_startup_heap)  # after the first frame
+    _freeze_after_first_chart(window)
     if args.file:
         QTimer.singleShot(0, lambda: window.files.open_any(args.file))
     if os.environ.get(STARTUP_PROBE_ENV):
