@@ -14,32 +14,39 @@ Start-up, where the time goes (CPU seconds from launch, the 2-core machine, 2026
 the bare window 0.43-0.46 s (PySide6, numpy and pyqtgraph ~0.40 of it). The app: the
 estimator's import ~0.22 s (353 modules; pydantic and the scenario models ~0.09, no one
 module over 0.025), PySide6 0.06, the window's own modules 0.08, the window built with its
-first estimate 0.07, the first frame painted 0.09, then numpy and pyqtgraph 0.20 and the
-memory chart built and drawn 0.04. Cut on this branch: pydantic's plugin scan and its
-importlib.metadata (gpusizer/entry.py, ~20 ms), the estimator imported before PySide6 (which
-reads the source of each module imported after it, ~300 modules), the chart exporters and the
-advisor's search modules on first use, the preset list sized from model blocks instead of
-whole scenarios (window 0.09 -> 0.07 s), the chart's labels laid out once per redraw instead of
-on each of 9 resizes (chart 0.07 -> 0.04 s), the advice asked after the first chart (its
-search no longer shares the GIL with the chart's drawing). Tried and dropped: pydantic's
-``defer_build`` (the first estimate validates every model anyway: no gain), numpy or
-pyqtgraph imported in a thread during the window's construction or its first paint (the GIL:
-the first frame 8-22 % later, the chart 0-11 % sooner, run to run noise as large).
+first estimate 0.07, the first frame painted 0.04 (then, before this work, the heap freeze
+0.05), then numpy and pyqtgraph 0.20 and the memory chart built and drawn 0.04.
 
-Recorded 2026-12-05 03:47 UTC, the 2-core machine shared with other sessions (load 2-4),
+Cut on this branch: pydantic's plugin scan and its importlib.metadata (gpusizer/entry.py, ~20
+ms), the estimator imported before PySide6 (which reads the source of each module imported
+after it, ~300 modules), the chart exporters and the advisor's search modules on first use, the
+preset list sized from model blocks instead of whole scenarios (window 0.09 -> 0.07 s), the
+chart's labels laid out once per redraw instead of on each of 9 resizes (chart 0.07 -> 0.04 s),
+the advice asked after the first chart (its search no longer shares the GIL with the chart's
+drawing), the start-up heap freeze (a full collection, ~0.05 s) run after the first chart
+instead of before it.
+
+Tried and dropped: pydantic's ``defer_build`` (the first estimate validates every model anyway:
+no gain), numpy or pyqtgraph imported in a thread during the window's construction or its first
+paint (the GIL: the first frame 8-22 % later, the chart 0-11 % sooner, run to run noise as
+large).
+
+Recorded 2026-12-05 03:51 UTC, the 2-core machine shared with other sessions (load 2-3),
 the code before these cuts and this code alternated in one run, 8 pairs each, median of the
 paired ratios (wall; CPU seconds beside it, less moved by the load):
 
     =========================  ======================  ======================
     moment                     before                  this code
     =========================  ======================  ======================
-    first frame                1.55x (CPU 1.28x)       1.41x (CPU 1.21x)
-    first chart and verdict    2.18x (CPU 1.96x)       2.03x (CPU 1.88x)
+    first frame                1.44x (CPU 1.39x)       1.20x (CPU 1.24x)
+    first chart and verdict    2.27x (CPU 2.13x)       1.79x (CPU 1.90x)
     =========================  ======================  ======================
+
+(An earlier run, 03:47 UTC, before the heap freeze was moved: 2.18x -> 2.03x.)
 
 The bare window: 0.42-0.45 s wall to its plot. **The chart goal (1.5x) is not met**: the
 app's own work before its first chart (the estimator's import, its window, its first frame,
-its chart: ~0.50 s of CPU) is above the half of a bare window's time that the goal leaves
+its chart: ~0.40 s of CPU) is above the half of a bare window's time that the goal leaves
 (~0.22 s); meeting it needs the estimator imported in a fraction of its modules, not a cut
 here and there. The first-frame goal holds.
 """
