@@ -14,6 +14,7 @@ from .cli_check import add_calibration_args, add_check, calibrate, mark_calibrat
 from .cli_fit import add_fit_models
 from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
+from .entry import skip_pydantic_plugins
 from .io.terminal import safe_data, safe_text
 
 EXIT_BAD_INPUT = 2
@@ -402,6 +403,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every user error is one line on stderr and exit code 2."""
+    skip_pydantic_plugins()
     ap = _parser()
     try:
         args = ap.parse_args(argv)

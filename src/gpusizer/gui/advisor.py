@@ -13,7 +13,6 @@ from PySide6.QtCore import QObject, Signal
 from ..core.cancel import CancelToken
 from ..core.model.specs import Scenario
 from ..core.sizing.compare_options import DEFAULT_MARGIN
-from ..core.sizing.gpus_needed import gpus_needed
 from ..core.sizing.option import SizingOption
 from .worker import BackgroundWorker
 
@@ -28,6 +27,14 @@ def scenario_key(scenario: Scenario, search: Search = (DEFAULT_MARGIN, False, No
     """The scenario and the search's settings as canonical JSON (a cache key). ``json.dumps``
     escapes a lone surrogate in a name where pydantic's JSON encoder raises."""
     return json.dumps([scenario.model_dump(mode="json"), *search], sort_keys=True)
+
+
+def gpus_needed(scenario: Scenario, **kw: Any) -> SizingOption | None:
+    """core/sizing/gpus_needed.py's answer, imported on first use (in the worker): the search's
+    modules are not needed for the window's first frame and chart."""
+    from ..core.sizing.gpus_needed import gpus_needed as search
+
+    return search(scenario, **kw)
 
 
 def _advise(payload: tuple[Scenario, Search], token: CancelToken) -> SizingOption | None:

@@ -208,7 +208,8 @@ class MainWindow(QMainWindow):
         self.tabs.update_from(scenario, shown)
         self.last_render_ms = (time.perf_counter() - start) * 1000
         self.summary.set_advice_pending()
-        self.advisor.request(est.scenario)
+        if not self.tabs.deferred:  # else once the first chart is drawn (_start_charts)
+            self.advisor.request(est.scenario)
 
     def _chart_created(self, _key: str, chart: ChartBase) -> None:
         """A new chart starts with its remembered view; its view edits are remembered, and its
@@ -317,7 +318,7 @@ class MainWindow(QMainWindow):
             # Charts load pyqtgraph and numpy (~0.25 s): start them once this first frame is
             # on screen, not before it.
             self._charts_queued = True
-            QTimer.singleShot(0, self.tabs.start)
+            QTimer.singleShot(0, self._start_charts)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -325,7 +326,16 @@ class MainWindow(QMainWindow):
             self._shared = True
             QTimer.singleShot(0, self._share_height)
         if self.tabs.deferred:  # in case no paint comes (minimised, covered)
-            QTimer.singleShot(CHART_FALLBACK_MS, self.tabs.start)
+            QTimer.singleShot(CHART_FALLBACK_MS, self._start_charts)
+
+    def _start_charts(self) -> None:
+        """The visible chart, then the advice: asked before, the advisor's search (in its
+        worker, after its idle delay) ran beside the first chart's drawing and shared the
+        GIL with it; asked now, its idle delay has the chart painted first."""
+        if self.tabs.deferred:
+            self.tabs.start()
+            if self.state.estimate is not None:
+                self.advisor.request(self.state.estimate.scenario)
 
     # -- drag and drop ---------------------------------------------------------------------
     @staticmethod

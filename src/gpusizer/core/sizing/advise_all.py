@@ -105,6 +105,12 @@ Entry = list[tuple[SizingOption, Choice | None]]
 _ADVICE: Memo[Entry] = Memo(4096)
 
 
+# The options with their limits (``plan``'s largest batch and context, core/sizing/headroom.py:
+# ~200 estimates for Kimi K2, 0.06 s), kept by the same key: a second ``plan`` of the same
+# scenario reuses them instead of probing again.
+_LIMITED: Memo[Entry] = Memo(4096)
+
+
 def _key(scenario_key: str, g: GpuTarget, ask: Ask) -> tuple[object, ...]:
     """What one GPU's options depend on (not ``limits``: computed after, core/sizing/headroom.py)."""
     return (scenario_key, repr(g), ask.whole_nodes, ask.max_gpus, ask.keep, ask.cards_per_box)
@@ -128,7 +134,15 @@ def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: C
         entries[g.id] = _ADVICE.get(_key(scenario_key, g, ask), lambda e=entry: e)  # type: ignore[misc]
     if not ask.limits:
         return [entries[g.id] for g in catalog]
-    return [_with_limits(entries[g.id], variants, g, token) for g in catalog]
+    return [
+        _limited(entries[g.id], variants, g, token, ("limits", *_key(scenario_key, g, ask))) for g in catalog
+    ]
+
+
+def _limited(
+    entry: Entry, variants: list[Variant], g: GpuTarget, token: CancelToken, key: tuple[object, ...]
+) -> Entry:
+    return _LIMITED.get(key, lambda: _with_limits(entry, variants, g, token))
 
 
 def _with_limits(entry: Entry, variants: list[Variant], g: GpuTarget, token: CancelToken) -> Entry:

@@ -12,6 +12,7 @@ of the layouts tried: all of them up to MAX_LAYOUTS. The value searches are in f
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -80,7 +81,10 @@ class Evaluator:
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
             states = (one.weights, one.gradients, one.optimizer)
         self.work = Work()  # shared by the evaluators of one call (advise_all, search_catalog)
-        self.bounds = Bounds(self.base, states, self._bound_checked)
+        # Through a weak proxy, as the filler's clocks (core/sizing/fill.py): a bound method
+        # would close a cycle, and the scenarios this keeps would wait for the cyclic collector.
+        me = weakref.proxy(self)
+        self.bounds = Bounds(self.base, states, lambda lay: me._bound_checked(lay))
         self._shapes: dict[tuple[Any, ...], Scenario | None] = {}
 
     def _bound_checked(self, lay: Layout) -> Scenario | None:

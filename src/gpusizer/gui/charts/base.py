@@ -231,7 +231,16 @@ class ChartBase(ExportMixin, QWidget):
         """Recompute from a new estimate and redraw (names elided first: gui/elide.py)."""
         self._recompute(*labelled(scenario, estimate))
         self.has_data = True
-        self._redraw()
+        self._redraw_then_relayout()
+
+    def _redraw_then_relayout(self) -> None:
+        """Redraw, then lay the labels out once: the plot resizes several times while a new
+        legend is built (each a layout of every label: 9 for the first memory chart)."""
+        self._laying_out = True
+        try:
+            self._redraw()
+        finally:
+            self._laying_out = False
         self.relayout()
 
     def restyle(self) -> None:

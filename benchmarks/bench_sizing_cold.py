@@ -1,0 +1,182 @@
+"""``plan`` and ``compare_gpus`` on the full catalog, cold and warm, for the heaviest presets'
+default scenarios (``{"model": {"preset": ID}}``: the preset's default workload), and
+``gpusizer-cli compare --model ID`` as a whole process.
+
+Goals: at most 0.5 s of CPU cold for each of the five heaviest; a warm call (the same scenario
+asked again: the window's "GPUs needed" line, its Hardware tab, a second ``plan``) reuses what
+does not change; ``gpusizer-cli compare`` at most 1 s wall on a 2-core machine. Cold means
+every memo cleared (core/memo.py ``clear_all``, as ``clear_caches``) in a process that has
+already imported the estimator and sized another model, so imports are not counted; the CLI's
+figure counts everything (interpreter start, imports, the call, the table). Times are process
+CPU seconds (``time.process_time``): this machine's two cores are shared with other sessions,
+and wall time there measures them as much as this code. The CLI's wall time is printed beside
+its CPU time (``resource.getrusage(RUSAGE_CHILDREN)``).
+
+"The five heaviest" are measured, not named: :func:`rank` times every preset's cold
+``plan`` and ``compare`` and takes the five with the slowest of the two. Measured 2026-12-05,
+03:20 UTC, on the shared 2-core machine (load 2-5): Kimi K2 (1.04 s), Qwen3-Coder 480B
+(0.76 s), DeepSeek-R1 (0.72 s), GLM-4.5 (0.68 s), DeepSeek-V3 (0.55 s); the sixth,
+Qwen3-235B-A22B, 0.52 s. :data:`HEAVIEST` holds that ranking.
+
+Found with cProfile and ``gc.callbacks`` (Kimi K2 ``compare``, 1.1 s cold): 0.16-0.26 s was one
+pause of the cyclic garbage collector at the end of the call, tracing and freeing ~77,000
+objects that reference cycles kept (the filler's clocks called back into the filler through
+a closure, the evaluator's bounds into the evaluator through a bound method: everything they
+held, priced steps, paces, scenarios, waited for the collector). They now call through weak
+proxies (core/sizing/fill.py, layout_search.py) and reference counting frees them as the call
+returns; the collector's pause is 0.02-0.06 s. The freeing itself remains: in paired runs
+(base and this code alternated, 4 x 3 cold calls) Kimi K2 ``compare`` 1.14 -> 1.08 s, ~5 %.
+A warm ``plan`` probed the largest batch and context again
+(core/sizing/headroom.py, ~200 estimates for Kimi K2, 0.06 s); the options with their limits
+are kept (core/sizing/advise_all.py): 0.007 s. The rest of a cold call is the count search
+itself (core/sizing/layout_search.py: 8,226 layouts tried, 6,166 peaks estimated, 11,493
+pipeline stages for Kimi K2) and the fill (core/sizing/fill.py): a flat profile, no one part
+over 15 %.
+
+Recorded 2026-12-05, 03:43-03:49 UTC, the 2-core machine shared with other sessions (load
+2-4: CPU seconds run 5-15 % above a quiet machine's), the code before this work and this code
+alternated (3 processes each, median), CPU seconds::
+
+    preset                  plan cold        plan warm        compare cold     compare warm
+                            before   now     before   now     before   now     before   now
+    Kimi K2                 1.01   1.06      0.061  0.008     1.07   0.98      0.007  0.007
+    Qwen3-Coder 480B        0.87   0.89      0.099  0.008     0.86   0.83      0.007  0.008
+    GLM-4.5                 0.71   0.74      0.081  0.008     0.71   0.72      0.006  0.008
+    DeepSeek-R1             0.56   0.58      0.033  0.007     0.64   0.55      0.007  0.007
+    DeepSeek-V3             0.55   0.63      0.028  0.008     0.51   0.58      0.006  0.007
+
+``gpusizer-cli compare --model ID``, wall (CPU), before -> now: Kimi K2 1.56 (1.65) -> 1.53
+(1.56) s, Qwen3-Coder 480B 1.22 -> 1.30 s, GLM-4.5 1.13 -> 1.21 s, DeepSeek-R1 1.01 -> 0.92
+s, DeepSeek-V3 0.97 -> 0.93 s; of each, ~0.35 s is the process before the call (interpreter,
+imports 0.24 s, the catalog, numpy for the prefilter 0.1 s). Cold differences within about
+10 % are this machine's noise (paired runs of Kimi K2 ``compare`` alone, 4 x 3: 1.14 -> 1.08 s).
+
+**Not met**: the 0.5 s cold goal (all five over it, 0.55-1.06 s) and the CLI's 1 s for Kimi
+K2, Qwen3-Coder and GLM-4.5. Warm calls are met (every warm call ~0.007 s). The cold time is
+the count search and the fill weighing thousands of distinct layouts (a flat profile:
+``stage_phases`` 11,493 calls, ``_stage`` 6,593, each a few tens of microseconds); halving it
+needs fewer layouts weighed (a tighter bound before each peak), not a faster estimate.
+``python benchmarks/bench_sizing_cold.py`` prints these figures (``--rank`` ranks every
+preset first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+import gpusizer
+from gpusizer.core.memo import clear_all
+
+HEAVIEST = ("kimi-k2", "qwen3-coder-480b-a35b", "deepseek-r1", "glm-4.5", "deepseek-v3")
+COLD_GOAL_S = 0.5  # CPU seconds, each cold call
+CLI_GOAL_S = 1.0  # wall seconds, the whole process
+FUNCTIONS = ("plan", "compare_gpus")
+
+
+def _scenario(preset: str) -> dict[str, Any]:
+    return {"model": {"preset": preset}}
+
+
+def _warm_up() -> None:
+    """Imports and the catalog loaded, as in any process that has sized once; numpy too, which
+    the search's prefilter imports on its first long search (core/sizing/layout_prefilter.py:
+    0.1 s that the first heavy preset timed would pay alone)."""
+    import numpy  # noqa: F401
+
+    gpusizer.plan(_scenario("llama-3.1-8b"))
+
+
+def cold_and_warm(fn: str, preset: str) -> tuple[float, float]:
+    """(cold, warm) CPU seconds of one call: every memo cleared, then the same call again."""
+    clear_all()
+    start = time.process_time()
+    getattr(gpusizer, fn)(_scenario(preset))
+    cold = time.process_time() - start
+    start = time.process_time()
+    getattr(gpusizer, fn)(_scenario(preset))
+    return cold, time.process_time() - start
+
+
+def cli_compare(preset: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``gpusizer-cli compare --model PRESET`` from process start."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "gpusizer.cli", "compare", "--model", preset],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def rank(n: int = 5) -> list[tuple[str, float]]:
+    """The ``n`` presets whose default scenario's slower cold call is slowest, with it."""
+    from gpusizer.core.model.presets import model_presets
+
+    _warm_up()
+    worst = {p: max(cold_and_warm(fn, p)[0] for fn in FUNCTIONS) for p in sorted(model_presets())}
+    return sorted(worst.items(), key=lambda kv: -kv[1])[:n]
+
+
+@pytest.mark.parametrize("fn", FUNCTIONS)
+@pytest.mark.parametrize("preset", HEAVIEST)
+def test_cold_within_goal(benchmark: Any, fn: str, preset: str) -> None:
+    """A cold call within :data:`COLD_GOAL_S` of CPU; the warm call reuses the answer."""
+    if benchmark.disabled:
+        pytest.skip("a speed target: run with --benchmark-enable")
+    _warm_up()
+    cold, warm = benchmark.pedantic(cold_and_warm, args=(fn, preset), rounds=1, iterations=1)
+    print(f"\n{fn} {preset}: cold {cold:.3f} s, warm {warm:.4f} s of CPU")
+    assert warm < 0.05
+    assert cold <= COLD_GOAL_S
+
+
+@pytest.mark.parametrize("preset", HEAVIEST)
+def test_cli_compare_within_goal(benchmark: Any, preset: str) -> None:
+    if benchmark.disabled:
+        pytest.skip("a speed target: run with --benchmark-enable")
+    wall, cpu = benchmark.pedantic(cli_compare, args=(preset,), rounds=1, iterations=1)
+    print(f"\ngpusizer-cli compare --model {preset}: {wall:.2f} s wall, {cpu:.2f} s CPU")
+    assert wall <= CLI_GOAL_S
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rank", action="store_true", help="rank every preset first (~1 min)")
+    ap.add_argument("--runs", type=int, default=3, help="cold runs per call (median)")
+    a = ap.parse_args(argv)
+    presets: list[str] = list(HEAVIEST)
+    if a.rank:
+        ranked = rank()
+        print("heaviest:", ", ".join(f"{p} {s:.2f} s" for p, s in ranked))
+        presets = [p for p, _ in ranked]
+    _warm_up()
+    print(f"{'preset':24} {'function':13} {'cold s':>7} {'warm s':>7}   CPU, median of {a.runs}")
+    for preset in presets:
+        for fn in FUNCTIONS:
+            runs = [cold_and_warm(fn, preset) for _ in range(a.runs)]
+            cold, warm = (statistics.median(x) for x in zip(*runs, strict=True))
+            print(f"{preset:24} {fn:13} {cold:7.3f} {warm:7.4f}")
+    print(f"{'preset':24} {'CLI compare':13} {'wall s':>7} {'CPU s':>7}   median of {a.runs}")
+    for preset in presets:
+        wall, cpu = (
+            statistics.median(x) for x in zip(*(cli_compare(preset) for _ in range(a.runs)), strict=True)
+        )
+        print(f"{preset:24} {'':13} {wall:7.2f} {cpu:7.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

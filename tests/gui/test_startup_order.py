@@ -1,0 +1,39 @@
+"""Start-up order: the probe's chart moment (the first chart painted with its data and the
+verdict shown), and the advice asked only once the charts start."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from gpusizer.gui.main_window import MainWindow
+
+
+def test_chart_probe_reports_both_moments(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "GPUSIZER_STARTUP_PROBE": "chart",
+        "GPUSIZER_SETTINGS_DIR": str(tmp_path),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpusizer.gui.app"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    said = {" ".join(x.split()[:2]): float(x.split()[2]) for x in proc.stdout.splitlines()}
+    assert 0 < said["first frame"] <= said["first chart"]
+
+
+def test_advice_waits_for_the_first_chart(qtbot) -> None:
+    w = MainWindow(restore=False, defer_charts=True)
+    qtbot.addWidget(w)
+    asked: list[object] = []
+    w.advisor.request = asked.append
+    assert w.tabs.deferred and not w.tabs.charts
+    w.resize(1280, 720)
+    w.show()
+    qtbot.waitUntil(lambda: not w.tabs.deferred, timeout=10_000)
+    assert w.tabs.current_chart() is not None
+    assert asked == [w.state.estimate.scenario]
