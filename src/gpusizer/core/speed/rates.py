@@ -74,6 +74,7 @@ class Rates:
     kernel_floor: float  # seconds: the least one kernel takes (ramp, tail, gap to the next)
     grouped_half: float = 64.0  # tokens per expert at which a grouped GEMM runs at half rate
     grouped_bandwidth: float = 0.0  # experts' weights streamed by grouped GEMMs (0: bandwidth)
+    kv_bandwidth: float = 0.0  # the paged KV cache read by attention kernels (0: bandwidth)
     # the 16-bit shares are of the FP16-accumulate peak (:func:`sixteen_bit_scale`)
     fp16_accumulate: bool = False
     # board-power bound of the 16-bit and the quantised matmuls, TFLOPS per watt of the GPU's

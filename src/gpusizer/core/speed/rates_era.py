@@ -56,6 +56,24 @@ def _metal_2025(r: Rates, floor: float) -> Rates:
     )
 
 
+# vLLM 0.11 on Hopper (the ``vllm-0.11`` era of its release), from the step statistics of a
+# saturated run: GPUStack performance lab, Qwen3-14B BF16 on one H100 SXM, vLLM 0.11.0 with no
+# flags, bursts of 500 requests at 4000/200 and 2000/100 tokens (vllm bench serve). A pure
+# decode step over a full pool (the median inter-token latency, 43.93 ms at 4000/200) sets the
+# share at which the paged cache is read; a step with a full 8,192-token budget of prompt chunks
+# beside the decodes (the P99 inter-token latency, 656.79 ms) sets the 16-bit GEMM share. The 2K
+# burst's own (46.01 / 642.06 ms) and every replayed figure of the page are out of sample
+# (docs/evidence/speed.md section 20).
+_GPUSTACK_14B = (
+    "gpustack/gpustack docs/performance-lab/qwen3-14b/h100.md (7ae332a): vLLM 0.11.0, Qwen3-14B BF16, one "
+    "H100 SXM, random 4000/200 x 500: median ITL 43.93 ms (paged-KV share), P99 ITL 656.79 ms (16-bit "
+    "GEMM share of a full 8,192-token mixed step)"
+)
+VLLM_011_MATMUL = 0.367
+VLLM_011_KV = 0.384
+_HOPPER = RATES[("vendor", "hopper")]
+
+
 # M1/M2 keep their 2024 floor: a 2026 build still takes 4.1 ms per token of TinyLlama 1.1B on an
 # M1 Ultra (geerlingguy/ai-benchmarks#48, build 7825, tg128 242.56 t/s: tests/core/data/
 # serving-speed.json), which the 3.7 us of the M4 Max would put at 2.7 ms
@@ -63,6 +81,12 @@ _M2 = RATES[("ggml", "apple")]
 ERA_RATES: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
     ("ggml", "apple-m3", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m3")], METAL_2025_FLOOR),
+    ("vendor", "hopper", "vllm-0.11"): replace(
+        _HOPPER,
+        matmul=VLLM_011_MATMUL,
+        kv_bandwidth=VLLM_011_KV,
+        sources=(*_HOPPER.sources, _GPUSTACK_14B),
+    ),
 }
 
 

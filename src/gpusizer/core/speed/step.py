@@ -189,7 +189,8 @@ class StepModel:
         dqk, dv = sh.decode_dims
         pqk, pv = sh.prefill_dims
         self._dec_f = 2.0 * sh.heads * (dqk + dv) / rate.attention
-        self._dec_b = sh.kv_tok * bw
+        # the paged cache at the attention kernels' own share where measured (rates_era.py)
+        self._dec_b = sh.kv_tok * bw * (rates.bandwidth / rates.kv_bandwidth if rates.kv_bandwidth else 1.0)
         self._dec_tok = sh.attn_layers * sh.heads * (dqk + dv) * sh.ab * bw
         self._pre_f = 2.0 * sh.heads * (pqk + pv) / rate.attention
         self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
