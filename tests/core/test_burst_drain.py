@@ -62,7 +62,9 @@ def test_vllm_0_11_steps_on_hopper_match_the_pages_step_statistics() -> None:
     full, rest = int(chunk // 2000), chunk % 2000
     a, r = step.chunk(0, 2000)
     a2, r2 = step.chunk(0, rest)
-    mixed = step.seconds(running, running * step.positions(ctx), chunk, full + 1, full * a + a2, full * r + r2)
+    mixed = step.seconds(
+        running, running * step.positions(ctx), chunk, full + 1, full * a + a2, full * r + r2
+    )
     assert mixed == pytest.approx(0.64206, rel=0.05)
 
 
