@@ -113,3 +113,16 @@ def test_bad_attention_data_names_the_field(change: dict, field: str, says: str)
         parse_scenario(s)
     assert err.value.field == field
     assert says in str(err.value)
+
+
+def test_the_advisor_weighs_plain_layouts_of_an_attention_dp_scenario() -> None:
+    """``plan`` regrows TP/PP/DP/EP on every GPU: its layouts carry ``attention_data`` 1 (an
+    attention-DP engine is a layout of DP replicas with the experts over them), so a TP it
+    weighs that the scenario's 8 ranks do not divide is no error."""
+    from gpusizer.core.sizing.solver import plan
+
+    s = _with(QWEN, {"tensor": 8, "attention_data": 8, "expert": 8}, concurrency=64)
+    s["workload"]["batch_size"] = 64
+    options = plan(s)
+    assert options
+    assert all(o["parallelism"].get("attention_data", 1) == 1 for o in options)
