@@ -25,7 +25,9 @@ the expected experts read are Σ_i 1 − (1 − p_i)^(tokens·k), fewer than uni
 E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark decodes 32 sequences in
 102 ms, not the 165 ms 82 uniform experts of 128 would take). The grouped GEMMs run at the
 rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``; up to 8 tokens a vector
-kernel, memory-bound). Pipeline parallelism: the engine keeps one micro-batch per stage in
+kernel, memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
+than the mean rank's tokens (core/speed/expert_load.py): its grouped GEMMs and the share of the
+dispatch and combine it receives scale by that factor. Pipeline parallelism: the engine keeps one micro-batch per stage in
 flight (at most as many micro-batches as sequences); a step's work advances in the time one
 micro-batch takes through every stage, or, when the pipe is full, in as many turns of its
 slowest stage: layers split as evenly as they go (the first ``layers % stages`` stages one more,
@@ -42,6 +44,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .collectives import NO_LINK, Link, all_reduce_seconds, all_to_all_seconds, send_seconds
+from .expert_load import busiest_rank_factor
 from .rates import Rates
 from .roofline import linear_ops
 from .roofline_shape import Shape
@@ -326,10 +329,13 @@ class StepModel:
         routed_bytes = distinct * sh.expert_w / ep * sh.expert_b
         other = sh.shared_w * sh.shared_b + n * (2 * sh.hidden + sh.moe_act) * sh.ab
         moved = layers * (routed_bytes / grouped + other / rate.bandwidth)
-        per_expert = routed_tokens * k / distinct if distinct else 0.0
+        # the layer waits for the busiest EP rank (core/speed/expert_load.py): its experts get
+        # ``busy`` times the mean rank's tokens, each expert's GEMM as many more rows
+        busy = busiest_rank_factor(e, k, routed_tokens, ep, self.routing_alpha)
+        per_expert = busy * routed_tokens * k / distinct if distinct else 0.0
         gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
         eff = 1.0 if gemv else per_expert / (per_expert + self.rates.grouped_half)
-        routed = 2.0 * n * k * sh.expert_w * layers / (rate.mm * eff)
+        routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)
         shared = 2.0 * n * sh.shared_w * layers / rate.mm
         return max(routed + shared, moved)
 
@@ -339,8 +345,10 @@ class StepModel:
         t = 0.0
         if self._ar:
             t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp)
-        if self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks
-            t += self._a2a * all_to_all_seconds(self.ep_link, msg * sh.top_k, sh.ep)
+        if self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
+            # done when the busiest rank has received its share (core/speed/expert_load.py)
+            busy = busiest_rank_factor(sh.experts, sh.top_k, n * sh.ep, sh.ep, self.routing_alpha)
+            t += self._a2a * all_to_all_seconds(self.ep_link, busy * msg * sh.top_k, sh.ep)
         if self.pipeline > 1:
             t += (self.pipeline - 1) * send_seconds(self.pp_link, msg)
         return t
