@@ -119,6 +119,13 @@ _KYUZ0 = (
     "kyuz0/amd-strix-halo-toolboxes benchmark/results/*__vulkan_radv.log: llama-bench -ngl 999 -mmp 0 on a "
     "Ryzen AI Max+ 395 (Radeon 8060S, gfx1151), Vulkan RADV with KHR_coopmat, flash attention off"
 )
+_IPEX_B580 = (
+    "intel/ipex-llm#12991 (2025-03-22): Arc B580, IPEX-LLM's portable llama.cpp (SYCL), llama-bench "
+    "DeepSeek-R1-Distill-Qwen-7B Q4_K_M, n_ubatch 512, flash attention off"
+)
+# Battlemage (Xe2) under Intel's SYCL kernels: two shares solved from the B580 table above
+# (docs/evidence/speed.md section 24), the rest the ggml fallback's.
+XE2_QUANT, XE2_BANDWIDTH = 0.286, 0.775
 # ggml-vulkan records a whole graph into command buffers, no launch per kernel: its floor is not
 # separable from the bandwidth share in the three decode figures at hand (0.5-1.5 us with 0.85-0.95
 # of the bandwidth replay all three within 5 %); 1 us is taken, the share solved at it.
@@ -151,6 +158,19 @@ BACKEND_RATES: dict[tuple[str, str, str], Rates] = {
             "no Strix Halo Vulkan figure for F16 matmuls or attention: the ggml fallback's shares",
         ),
     ),
+    ("ggml", "xe2", "sycl"): replace(
+        _FALLBACK,
+        matmul_quant=XE2_QUANT,
+        bandwidth=XE2_BANDWIDTH,
+        sources=(
+            f"{_IPEX_B580}: pp512 2,335.96 t/s (quantised matmul share of the 109.4 TFLOPS XMX FP16 peak) "
+            "and tg128 66.48 t/s (bandwidth share at the fallback's 4 us kernel floor); pp1024, pp2048, "
+            "tg256 and tg512 out of sample",
+            "Intel's IPEX-LLM build, not upstream ggml-sycl (the same thread: upstream SYCL about half "
+            "the Vulkan build's speed on this card); no Xe2 figure for F16 matmuls or attention: the "
+            "ggml fallback's shares",
+        ),
+    ),
 }
 
 
@@ -161,8 +181,11 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
     their own here. A backend other than the vendor's own without an entry takes the
     library's fallback, not the vendor backend's."""
     family = gpu_family(gpu)
+    own = BACKEND_RATES.get((library, family, backend)) if backend else None
+    if own is not None:
+        return own
     if backend and backend != default_backend(gpu.vendor):
-        return BACKEND_RATES.get((library, family, backend)) or RATES[(library, "")]
+        return RATES[(library, "")]
     if era:
         by_era = ERA_RATES.get((library, family, era))
         if by_era is not None:

@@ -27,15 +27,15 @@ E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark deco
 rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``; up to 8 tokens a vector
 kernel, memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
 than the mean rank's tokens (core/speed/expert_load.py): its grouped GEMMs and the share of the
-dispatch and combine it receives scale by that factor. Pipeline parallelism: the engine keeps one micro-batch per stage in
-flight (at most as many micro-batches as sequences); a step's work advances in the time one
-micro-batch takes through every stage, or, when the pipe is full, in as many turns of its
-slowest stage: layers split as evenly as they go (the first ``layers % stages`` stages one more,
-vLLM ``get_pp_indices``, TensorRT-LLM alike) and the last stage also runs the final norm and the
-LM head for every micro-batch ("A pipeline advances at max_i(t_i), not the average ... the
-un-sharded lm_head lives alone on the last stage", NVIDIA's
-aiconfigurator/docs/PIPELINE_PARALLEL_MODELING.md §2: Qwen3-32B at PP 8 on H20 decodes at
-6.65x, not 8x).
+dispatch and combine it receives scale by that factor. Pipeline parallelism: the engine keeps
+one micro-batch per stage in flight (at most as many micro-batches as sequences); a step's work
+advances in the time one micro-batch takes through every stage, or, when the pipe is full, in as
+many turns of its slowest stage: layers split as evenly as they go (the first ``layers %
+stages`` stages one more, vLLM ``get_pp_indices``, TensorRT-LLM alike) and the last stage also
+runs the final norm and the LM head for every micro-batch ("A pipeline advances at max_i(t_i),
+not the average ... the un-sharded lm_head lives alone on the last stage", NVIDIA's
+aiconfigurator/docs/PIPELINE_PARALLEL_MODELING.md §2: Qwen3-32B at PP 8 on H20 decodes at 6.65x,
+not 8x).
 """
 
 from __future__ import annotations
