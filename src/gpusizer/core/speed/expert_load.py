@@ -45,11 +45,12 @@ def _factor(experts: int, top_k: int, bucket: int, ep: int, alpha: float) -> flo
     hi = max(hi, lo * 1.0001)
     a, b = lo ** (1 - alpha), hi ** (1 - alpha)
     rng = random.Random(_SEED)
-    per = experts // ep
+    per, power = experts // ep, 1 / (1 - alpha)
     total = 0.0
     for _ in range(TRIALS):
-        x = [((b - a) * rng.random() + a) ** (1 / (1 - alpha)) for _ in range(experts)]
-        loads = _capped([v * draws / sum(x) for v in x], tokens)
+        x = [((b - a) * rng.random() + a) ** power for _ in range(experts)]
+        scale = draws / sum(x)
+        loads = _capped([v * scale for v in x], tokens)
         ranks = [sum(loads[r * per : (r + 1) * per]) for r in range(ep)]
         total += max(ranks) * ep / sum(ranks)
     return total / TRIALS

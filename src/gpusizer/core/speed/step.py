@@ -300,8 +300,6 @@ class StepModel:
         if sh.state_seq:
             state = sh.state_seq * (2 * decodes + prefill_seqs) / rate.bandwidth
             total += max(n * sh.state_flops / rate.attention, state)
-        if sh.moe_layers:
-            total += self._experts(n)
         rows = decodes + prefill_seqs if sampled is None else sampled
         head_c = 2.0 * rows * sh.head_w / rate.head
         head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
@@ -309,11 +307,13 @@ class StepModel:
         return total + head + comm, head
 
     def _token_terms(self, n: float) -> tuple[float, float]:
-        """(the projections' seconds, the collectives') for ``n`` tokens, kept per count."""
+        """(the projections' and experts' seconds, the collectives') for ``n`` tokens, kept per count."""
         total = 0.0
         for c, m0, m1 in self._linear:
             t_c, t_m = c * n, m0 + m1 * n
             total += t_c if t_c > t_m else t_m
+        if self.shape.moe_layers:
+            total += self._experts(n)
         if len(self._by_tokens) > 4096:
             self._by_tokens.clear()
         out = self._by_tokens[n] = (total, self._comm(n))
