@@ -66,3 +66,14 @@ def test_an_unknown_backend_names_the_allowed_ones() -> None:
     with pytest.raises(ScenarioError) as err:
         estimate(_llama("h100-sxm-80gb", ggml_backend="opencl"))
     assert "ggml_backend" in str(err.value) and "vulkan" in str(err.value)
+
+
+def test_intel_arc_takes_its_sycl_entry_by_series_and_vulkan_the_fallback() -> None:
+    """Battlemage (B580, Pro B60) is Xe2 and takes the SYCL shares measured on a B580 (IPEX-LLM
+    build); Alchemist (A770) and Vulkan on Arc have no figure and take the ggml fallback."""
+    b580, b60, a770 = (gpu_spec(g) for g in ("arc-b580-12gb", "arc-pro-b60-24gb", "arc-a770-16gb"))
+    xe2 = BACKEND_RATES[("ggml", "xe2", "sycl")]
+    assert achieved_by(b580, "ggml", "", "sycl") is xe2 and achieved_by(b60, "ggml", "", "sycl") is xe2
+    assert achieved_by(a770, "ggml", "", "sycl") is RATES[("ggml", "")]
+    assert achieved_by(b580, "ggml", "", "vulkan") is RATES[("ggml", "")]
+    assert achieved_by(gpu_spec("gaudi-3-128gb"), "ggml", "", "sycl") is RATES[("ggml", "")]

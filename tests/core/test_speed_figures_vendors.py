@@ -7,6 +7,8 @@ why. One data file per family:
   Radeon / Strix Halo under llama.cpp (core/speed/rates_era.py backends);
 - ``speed-figures-apple.json``: Apple under llama.cpp's Metal kernels (core/speed/rates_era.py
   ``metal-2025``).
+- ``speed-figures-intel.json``: Intel Arc under llama.cpp's SYCL kernels (core/speed/rates_era.py
+  ``("ggml", "xe2", "sycl")``).
 
 Run this file as a script for the tables of docs/evidence/speed.md.
 """
@@ -21,7 +23,7 @@ import pytest
 
 from tests.core.test_speed_figures import metric
 
-FILES = {"amd": 11, "apple": 11}  # data file -> the fewest figures it replays
+FILES = {"amd": 11, "apple": 11, "intel": 6}  # data file -> the fewest figures it replays
 WITHIN, AT_MOST = 0.25, 2.0
 
 

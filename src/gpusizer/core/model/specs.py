@@ -318,6 +318,11 @@ class ParallelismSpec(Strict):
     data: Degree = 1
     context: Degree = 1
     expert: Degree = 1
+    # Serving: attention data-parallel ranks inside the tensor-parallel group (SGLang
+    # --enable-dp-attention --dp N, TensorRT-LLM enable_attention_dp): each rank runs attention
+    # at TP tensor / attention_data on its own requests; the experts span the whole group
+    # (core/serving/attention_dp.py)
+    attention_data: Degree = 1
     zero_stage: Annotated[int, Whole, Field(ge=0, le=3)] = 0
     sequence_parallel: bool = False
     recompute: Literal["none", "selective", "full"] = "none"

@@ -11,6 +11,7 @@ from ..model.presets import scenario_gpu
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from ..serving.attention_dp import check_attention_data
 from ..serving.disaggregated import check_disaggregated
 from ..serving.kv_offload import check_offload
 from ..serving.lora_serving import check_lora
@@ -115,7 +116,7 @@ def check_parallelism(s: Scenario) -> None:
                 "parallelism.expert",
                 f"must divide experts ({moe.experts}); allowed: {_divisors(moe.experts, 256)}",
             )
-        if (p.data * p.context) % p.expert:
+        if p.attention_data == 1 and (p.data * p.context) % p.expert:
             raise ScenarioError(
                 "parallelism.expert",
                 f"must divide data x context ({p.data * p.context}): experts are sharded over "
@@ -176,6 +177,7 @@ def check_serving(s: Scenario) -> None:
     check_lora(s)
     check_offload(s)
     check_disaggregated(s)
+    check_attention_data(s)
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)

@@ -34,6 +34,7 @@ from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..registry.frameworks import FrameworkProfile
 from ..registry.table import add_keyed
 from ..registry.workloads import WorkloadKind
+from ..serving.attention_dp import rank_view
 from ..serving.budget import caps
 from ..serving.engine_memory import engine_memory, engine_pool_line, serving_notes, serving_result
 from ..serving.rules import memory_rule
@@ -226,9 +227,10 @@ class ServingWork(WorkBuilder):
         s, arch, counts, gpu = job.s, job.arch, job.counts, job.gpu
 
         def compute() -> Served:
-            em, st = engine_memory(s, arch, counts, gpu)
-            served = serving_result(s, gpu, em, st)
-            return Served(em, served, serving_notes(s, arch, em, st, gpu), engine_pool_line(s, gpu, em))
+            r = rank_view(s)  # one attention-DP rank's share of the engine (itself without)
+            em, st = engine_memory(r, arch, counts, gpu)
+            served = serving_result(r, gpu, em, st)
+            return Served(em, served, serving_notes(r, arch, em, st, gpu), engine_pool_line(r, gpu, em))
 
         return _SERVED.get((id(s), id(gpu), caps()), compute, (s, gpu))  # a sizing call's runs apart
 
@@ -239,7 +241,7 @@ class ServingWork(WorkBuilder):
 
     def memory(self, s: Scenario) -> Memory:
         arch, counts = model_of(s.model)
-        return engine_memory(s, arch, counts, scenario_gpu(s))[0].memory
+        return engine_memory(rank_view(s), arch, counts, scenario_gpu(s))[0].memory
 
     def sizing_memory(self, s: Scenario) -> Memory:
         """Transformers' peak, or for an engine that reserves its memory what it needs to start
@@ -248,7 +250,7 @@ class ServingWork(WorkBuilder):
         if memory_rule(s.profile).allocates_on_demand:
             return self.memory(s)
         arch, counts = model_of(s.model)
-        em, _ = engine_memory(s, arch, counts, scenario_gpu(s))
+        em, _ = engine_memory(rank_view(s), arch, counts, scenario_gpu(s))
         need, m = em.required_bytes, em.memory
         rest = m.total - m.kv_cache
         return Memory(**{**m.__dict__, "kv_cache": max(0, need - rest), "total": max(need, rest)})

@@ -17,6 +17,7 @@ from .engine_releases_vllm_v1 import (
     V1_FLASHINFER,
     V1_LARGE,
     V1_PEER,
+    V1_SCHEDULING,
     V1_SMALL,
     V1_SORT,
     VLLM_STEPS,
@@ -170,6 +171,8 @@ VLLM = (
         ),
         graph_bytes=GiB,
         steps=_VLLM_STEPS,
+        kernel_era="vllm-0.11",
+        scheduling=V1_SCHEDULING,
         mxfp4_moe=_MOE_PYPI,
         sources=(
             "vllm 0.11.0 engine/arg_utils.py _set_default_args (OpenAI server: >= 70 "
@@ -212,6 +215,7 @@ VLLM = (
         ),
         graph_bytes=GiB,
         steps=_VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         mxfp4_moe=_MOE_TRITON,
         sources=(
             "vllm 0.19.0 config/cache.py gpu_memory_utilization 0.9; envs.py "
@@ -237,6 +241,7 @@ VLLM = (
         ),
         graph_bytes=GiB,
         steps=_VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         mxfp4_moe=_MOE_TRITON,
         sources=(
             "vllm 0.20.0 config/cache.py gpu_memory_utilization 0.92; envs.py "
@@ -260,6 +265,7 @@ VLLM = (
         ),
         graph_bytes=GiB,
         steps=_VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         mxfp4_moe=_MOE_TRITON,
         sources=(_SAMPLER_ON,),
     ),
@@ -279,6 +285,7 @@ VLLM = (
         ),
         graph_bytes=GiB,
         steps=_VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         mxfp4_moe=_MOE_TRITON,
         sources=(
             "vllm 0.33.0 engine/arg_utils.py get_batch_defaults (>= 160 GiB: 16384 "

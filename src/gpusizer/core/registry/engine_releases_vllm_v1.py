@@ -7,16 +7,24 @@ constants both modules use live here. GiB = 2^30.
 from __future__ import annotations
 
 from .engine_knobs import VLLMKnobs
-from .engines import BatchTier, EngineRelease, GiB, StepCost, ms, us
+from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
 
 # Host cost of a vLLM step (core/registry/engines.py StepCost; docs/evidence/speed.md): 0.4 ms
 # per step the GPU waits for, 55 us per op of an eager step (engine_releases.py says why).
-# The API server's cost per request (StepCost.front_end): 50.5 ms, the c=1 mean TTFT of vLLM
-# 0.11.0 less the step model's 8.5 ms prefill (GPUStack performance lab, Qwen3-8B on one H100
-# SXM, ShareGPT at 233 / 221 tokens, 59.01 ms; its c=2/4/8 TTFTs out of sample). The same for
-# every release: no other release has a published TTFT at short prompts here.
-VLLM_FRONT_END = 50.5 * ms
+# The API server's cost per request (StepCost.front_end): 47.1 ms, the c=1 mean TTFT of vLLM
+# 0.11.0 (GPUStack performance lab, Qwen3-8B on one H100 SXM, ShareGPT at 233 / 221 tokens,
+# 59.01 ms; its c=2/4/8 TTFTs out of sample) less the step model's 11.9 ms prefill on 0.11.0's
+# Hopper rates (core/speed/rates_era.py ``vllm-0.11``; before them 8.5 ms, and 50.5 ms here).
+# The same for every release: no other release has a published TTFT at short prompts here.
+VLLM_FRONT_END = 47.1 * ms
 VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us, front_end=VLLM_FRONT_END)),)
+# V1's scheduler (v1/core/sched/scheduler.py): prompt chunks beside the decodes; a waiting request
+# is scheduled only when ``allocate_slots`` finds blocks for the chunk it is given ("if new_blocks
+# is None: ... break"); prefix caching on by default (``enable_prefix_caching`` None -> True for
+# V1), so a preempted request's full blocks are freed with their hashes and found again by
+# ``get_computed_blocks`` when it is scheduled again: it recomputes its last partial block, not
+# its prompt and output (core/serving/scheduler_run.py)
+V1_SCHEDULING = Scheduling(cached_preemption=True)
 # V1's non-torch growth with more than one GPU (engine_releases.py: llm-d v0.19.0 sweep)
 V1_COMM, V1_PEER = int(1.79 * GiB), int(0.03 * GiB)
 V1_SMALL = BatchTier(0, 256, 2048)
@@ -54,6 +62,7 @@ V1_08_TO_010 = (
         ),
         graph_bytes=GiB,
         steps=VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         kv_layout="whole_context",
         sources=(
             *V1_08_SOURCES,
@@ -77,6 +86,7 @@ V1_08_TO_010 = (
         ),
         graph_bytes=GiB,
         steps=VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         kv_layout="unified",
         sources=(
             *V1_08_SOURCES,
@@ -100,6 +110,7 @@ V1_08_TO_010 = (
         ),
         graph_bytes=GiB,
         steps=VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         kv_layout="unified",
         sources=(
             *V1_08_SOURCES,
@@ -121,6 +132,7 @@ V1_08_TO_010 = (
         ),
         graph_bytes=GiB,
         steps=VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         kv_layout="unified",
         sources=(
             *V1_08_SOURCES,
@@ -144,6 +156,7 @@ V1_08_TO_010 = (
         ),
         graph_bytes=GiB,
         steps=VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         kv_layout="unified",
         sources=(
             *V1_08_SOURCES,
@@ -166,6 +179,7 @@ V1_08_TO_010 = (
         ),
         graph_bytes=GiB,
         steps=VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         sources=(
             "vllm 0.9.1 v1/worker/gpu_worker.py init_device: init_snapshot = MemorySnapshot() "
             "before init_worker_distributed_environment, requested = total x util, "
@@ -192,6 +206,7 @@ V1_08_TO_010 = (
         ),
         graph_bytes=GiB,
         steps=VLLM_STEPS,
+        scheduling=V1_SCHEDULING,
         mxfp4_moe=MOE_PYPI,
         sources=(
             "vllm 0.10.1 model_executor/layers/quantization/mxfp4.py (new): "

@@ -120,6 +120,10 @@ class Scheduling:
     graph_batch: int = 512
     graph_prefill: bool = True
     per_micro_batch: bool = False
+    # a preempted request's full KV blocks stay in the prefix cache and are found again on
+    # re-admission, so it recomputes only its last partial block (vLLM V1: prefix caching on by
+    # default; core/serving/scheduler_run.py ``_preempt``)
+    cached_preemption: bool = False
 
 
 @dataclass(frozen=True)

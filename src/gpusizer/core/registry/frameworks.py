@@ -148,6 +148,9 @@ class FrameworkProfile:
     # Whose kernels run the model when serving (core/speed/rates.py): "ggml" (llama.cpp's own)
     # or "vendor" (cuBLAS, CUTLASS, FlashAttention, Marlin... under PyTorch or TensorRT).
     kernels: Literal["ggml", "vendor"] = "vendor"
+    # The engine's switch for attention data parallelism beside expert parallelism
+    # (``parallelism.attention_data``, core/serving/attention_dp.py); "" where it has none.
+    attention_data_flag: str = ""
     # The sizing advisor's last rung for LoRA and QLoRA (core/sizing/savings.py): switch to
     # this framework with its defaults, on at most ``max_gpus`` GPUs (None: any number).
     adapter_fallback: bool = False
@@ -372,6 +375,7 @@ for _p in (
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="profiled_pool",
         releases=VLLM,
+        attention_data_flag="--data-parallel-size with --enable-expert-parallel",
         sources=(
             "docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
             "defaults per release in core/registry/engine_releases.py",
@@ -385,6 +389,7 @@ for _p in (
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="static_pool",
         releases=SGLANG,
+        attention_data_flag="--enable-dp-attention --dp N",
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
     ),
     FrameworkProfile(
@@ -395,6 +400,7 @@ for _p in (
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="free_pool",
         releases=TENSORRT_LLM,
+        attention_data_flag="enable_attention_dp",
         sources=("docs/evidence/serving.md §3 (KvCacheConfig docs)",),
     ),
     FrameworkProfile(

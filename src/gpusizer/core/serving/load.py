@@ -107,6 +107,7 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         max(1, st.kv_block_tokens),
         rel.scheduling.admission,
         st.step.front_end if s.serving.api_server is not False else 0.0,
+        rel.scheduling.cached_preemption,
     )
 
 

@@ -130,9 +130,11 @@ class Run:
         room = eng.max_running - self._running()
         if eng.admission == "static" and self._running():
             return 0
-        per = (
-            (w.prompt + w.output) * (1 + w.spread) if eng.admission == "reserve" else w.prompt / 2 + eng.block
-        )
+        if eng.admission == "reserve":
+            per = (w.prompt + w.output) * (1 + w.spread)
+        else:  # the blocks of the first chunk it is scheduled with
+            first = w.prompt * (1 + w.spread)
+            per = (min(first, eng.budget) if eng.chunked else first) + eng.block
         return max(0, min(room, int((eng.kv_tokens - self._kv_used()) // max(1.0, per))))
 
     # -- a step's prompt chunks ---------------------------------------------------------------
@@ -161,7 +163,8 @@ class Run:
         chunked = self.eng.chunked
         while budget > 0 and self.waiting and room > 0:
             g = self.waiting[0]
-            c = min(g.need, int(budget)) if chunked else g.need
+            left = g.need - g.done  # a preempted request's cached blocks are not recomputed
+            c = min(left, int(budget)) if chunked else left
             if c > budget and (plan or (decodes and self.d_n)):
                 break
             n = min(g.n, room, max(1, int(budget // c)) if c else g.n)
@@ -255,7 +258,8 @@ class Run:
 
     def _preempt(self) -> None:
         """vLLM/SGLang: the pool cannot take the next tokens: the newest requests go back to the
-        head of the queue and recompute their prompt and output so far."""
+        head of the queue and recompute their prompt and output so far, or with the engine's
+        prefix cache (``Engine.cached_preemption``) only what lies past their last full block."""
         eng = self.eng
         while self.d_n and self._kv_used() + self.d_n > eng.kv_tokens and len(self.decode) > 0:
             over = self._kv_used() + self.d_n - eng.kv_tokens
@@ -271,7 +275,9 @@ class Run:
             self.d_n -= out.n
             self.d_base -= out.n * out.base
             made = int(out.base - out.prompt + self.k)  # tokens generated so far
-            back = Group(out.n, out.arrivals, out.prompt + made, out.prompt, out.output, 0, made, out.first)
+            need = out.prompt + made
+            kept = need // eng.block * eng.block if eng.cached_preemption else 0
+            back = Group(out.n, out.arrivals, need, out.prompt, out.output, kept, made, out.first)
             self.waiting.appendleft(back)
 
     # -- the run ---------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ class Engine:
     block: int
     admission: Admission
     front_end: float = 0.0  # seconds per request in the API server (StepCost.front_end)
+    cached_preemption: bool = False  # a preempted request finds its blocks again (Scheduling)
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,9 @@ class Evaluator:
         return self.bounds.at_dp(lay, dp)
 
     def parallelism(self, lay: Layout) -> ParallelismSpec:
-        """The scenario's parallelism block laid out as ``lay``."""
+        """The scenario's parallelism block laid out as ``lay``. The layouts weighed are plain
+        TP/PP/DP/EP: attention data parallelism is their DP replicas with the experts over
+        them (core/serving/attention_dp.py), so ``attention_data`` is 1 in every one."""
         p = self.base.parallelism
         return p.model_copy(
             update={
@@ -106,6 +108,7 @@ class Evaluator:
                 "data": lay.dp,
                 "context": lay.cp,
                 "expert": lay.ep,
+                "attention_data": 1,
                 "zero_stage": lay.zero,
                 "recompute": lay.recompute,
                 "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers),

@@ -74,6 +74,7 @@ class Rates:
     kernel_floor: float  # seconds: the least one kernel takes (ramp, tail, gap to the next)
     grouped_half: float = 64.0  # tokens per expert at which a grouped GEMM runs at half rate
     grouped_bandwidth: float = 0.0  # experts' weights streamed by grouped GEMMs (0: bandwidth)
+    kv_bandwidth: float = 0.0  # the paged KV cache read by attention kernels (0: bandwidth)
     # the 16-bit shares are of the FP16-accumulate peak (:func:`sixteen_bit_scale`)
     fp16_accumulate: bool = False
     # board-power bound of the 16-bit and the quantised matmuls, TFLOPS per watt of the GPU's
@@ -98,6 +99,8 @@ _INSTINCT = re.compile(r"\bMI3(\d)\d")
 _CDNA = {"0": "cdna3", "2": "cdna3", "5": "cdna4"}
 # Radeon by product number: RX 7000 and PRO W7000 are RDNA3 (Navi 3x), RX 9000 and AI PRO R9000
 # RDNA4 (Navi 4x); AMD's product pages.
+# Intel Arc by series letter: B (Battlemage) is Xe2-HPG, A (Alchemist) Xe-HPG; Intel's product pages.
+_ARC = re.compile(r"\bArc (?:Pro )?([AB])\d{2,3}\b")
 _RDNA = ((re.compile(r"\b(?:RX 7|W7)\d{3}\b"), "rdna3"), (re.compile(r"\b(?:RX 9|R9)\d{3}\b"), "rdna4"))
 
 
@@ -126,6 +129,9 @@ def gpu_family(gpu: Device) -> str:
         if inst:
             return _CDNA.get(inst.group(1), "amd")
         return next((fam for pattern, fam in _RDNA if pattern.search(gpu.name)), "amd")
+    arc = _ARC.search(gpu.name) if vendor == "intel" else None
+    if arc:
+        return "xe2" if arc.group(1) == "B" else "xe-hpg"
     return "apu" if gpu.unified_memory else "other"
 
 

@@ -56,6 +56,24 @@ def _metal_2025(r: Rates, floor: float) -> Rates:
     )
 
 
+# vLLM 0.11 on Hopper (the ``vllm-0.11`` era of its release), from the step statistics of a
+# saturated run: GPUStack performance lab, Qwen3-14B BF16 on one H100 SXM, vLLM 0.11.0 with no
+# flags, bursts of 500 requests at 4000/200 and 2000/100 tokens (vllm bench serve). A pure
+# decode step over a full pool (the median inter-token latency, 43.93 ms at 4000/200) sets the
+# share at which the paged cache is read; a step with a full 8,192-token budget of prompt chunks
+# beside the decodes (the P99 inter-token latency, 656.79 ms) sets the 16-bit GEMM share. The 2K
+# burst's own (46.01 / 642.06 ms) and every replayed figure of the page are out of sample
+# (docs/evidence/speed.md section 20).
+_GPUSTACK_14B = (
+    "gpustack/gpustack docs/performance-lab/qwen3-14b/h100.md (7ae332a): vLLM 0.11.0, Qwen3-14B BF16, one "
+    "H100 SXM, random 4000/200 x 500: median ITL 43.93 ms (paged-KV share), P99 ITL 656.79 ms (16-bit "
+    "GEMM share of a full 8,192-token mixed step)"
+)
+VLLM_011_MATMUL = 0.367
+VLLM_011_KV = 0.384
+_HOPPER = RATES[("vendor", "hopper")]
+
+
 # M1/M2 keep their 2024 floor: a 2026 build still takes 4.1 ms per token of TinyLlama 1.1B on an
 # M1 Ultra (geerlingguy/ai-benchmarks#48, build 7825, tg128 242.56 t/s: tests/core/data/
 # serving-speed.json), which the 3.7 us of the M4 Max would put at 2.7 ms
@@ -63,6 +81,12 @@ _M2 = RATES[("ggml", "apple")]
 ERA_RATES: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
     ("ggml", "apple-m3", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m3")], METAL_2025_FLOOR),
+    ("vendor", "hopper", "vllm-0.11"): replace(
+        _HOPPER,
+        matmul=VLLM_011_MATMUL,
+        kv_bandwidth=VLLM_011_KV,
+        sources=(*_HOPPER.sources, _GPUSTACK_14B),
+    ),
 }
 
 
@@ -95,6 +119,13 @@ _KYUZ0 = (
     "kyuz0/amd-strix-halo-toolboxes benchmark/results/*__vulkan_radv.log: llama-bench -ngl 999 -mmp 0 on a "
     "Ryzen AI Max+ 395 (Radeon 8060S, gfx1151), Vulkan RADV with KHR_coopmat, flash attention off"
 )
+_IPEX_B580 = (
+    "intel/ipex-llm#12991 (2025-03-22): Arc B580, IPEX-LLM's portable llama.cpp (SYCL), llama-bench "
+    "DeepSeek-R1-Distill-Qwen-7B Q4_K_M, n_ubatch 512, flash attention off"
+)
+# Battlemage (Xe2) under Intel's SYCL kernels: two shares solved from the B580 table above
+# (docs/evidence/speed.md section 24), the rest the ggml fallback's.
+XE2_QUANT, XE2_BANDWIDTH = 0.286, 0.775
 # ggml-vulkan records a whole graph into command buffers, no launch per kernel: its floor is not
 # separable from the bandwidth share in the three decode figures at hand (0.5-1.5 us with 0.85-0.95
 # of the bandwidth replay all three within 5 %); 1 us is taken, the share solved at it.
@@ -127,6 +158,19 @@ BACKEND_RATES: dict[tuple[str, str, str], Rates] = {
             "no Strix Halo Vulkan figure for F16 matmuls or attention: the ggml fallback's shares",
         ),
     ),
+    ("ggml", "xe2", "sycl"): replace(
+        _FALLBACK,
+        matmul_quant=XE2_QUANT,
+        bandwidth=XE2_BANDWIDTH,
+        sources=(
+            f"{_IPEX_B580}: pp512 2,335.96 t/s (quantised matmul share of the 109.4 TFLOPS XMX FP16 peak) "
+            "and tg128 66.48 t/s (bandwidth share at the fallback's 4 us kernel floor); pp1024, pp2048, "
+            "tg256 and tg512 out of sample",
+            "Intel's IPEX-LLM build, not upstream ggml-sycl (the same thread: upstream SYCL about half "
+            "the Vulkan build's speed on this card); no Xe2 figure for F16 matmuls or attention: the "
+            "ggml fallback's shares",
+        ),
+    ),
 }
 
 
@@ -137,8 +181,11 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
     their own here. A backend other than the vendor's own without an entry takes the
     library's fallback, not the vendor backend's."""
     family = gpu_family(gpu)
+    own = BACKEND_RATES.get((library, family, backend)) if backend else None
+    if own is not None:
+        return own
     if backend and backend != default_backend(gpu.vendor):
-        return BACKEND_RATES.get((library, family, backend)) or RATES[(library, "")]
+        return RATES[(library, "")]
     if era:
         by_era = ERA_RATES.get((library, family, era))
         if by_era is not None:

@@ -25,15 +25,17 @@ the expected experts read are Σ_i 1 − (1 − p_i)^(tokens·k), fewer than uni
 E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark decodes 32 sequences in
 102 ms, not the 165 ms 82 uniform experts of 128 would take). The grouped GEMMs run at the
 rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``; up to 8 tokens a vector
-kernel, memory-bound). Pipeline parallelism: the engine keeps one micro-batch per stage in
-flight (at most as many micro-batches as sequences); a step's work advances in the time one
-micro-batch takes through every stage, or, when the pipe is full, in as many turns of its
-slowest stage: layers split as evenly as they go (the first ``layers % stages`` stages one more,
-vLLM ``get_pp_indices``, TensorRT-LLM alike) and the last stage also runs the final norm and the
-LM head for every micro-batch ("A pipeline advances at max_i(t_i), not the average ... the
-un-sharded lm_head lives alone on the last stage", NVIDIA's
-aiconfigurator/docs/PIPELINE_PARALLEL_MODELING.md §2: Qwen3-32B at PP 8 on H20 decodes at
-6.65x, not 8x).
+kernel, memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
+than the mean rank's tokens (core/speed/expert_load.py): its grouped GEMMs and the share of the
+dispatch and combine it receives scale by that factor. Pipeline parallelism: the engine keeps
+one micro-batch per stage in flight (at most as many micro-batches as sequences); a step's work
+advances in the time one micro-batch takes through every stage, or, when the pipe is full, in as
+many turns of its slowest stage: layers split as evenly as they go (the first ``layers %
+stages`` stages one more, vLLM ``get_pp_indices``, TensorRT-LLM alike) and the last stage also
+runs the final norm and the LM head for every micro-batch ("A pipeline advances at max_i(t_i),
+not the average ... the un-sharded lm_head lives alone on the last stage", NVIDIA's
+aiconfigurator/docs/PIPELINE_PARALLEL_MODELING.md §2: Qwen3-32B at PP 8 on H20 decodes at 6.65x,
+not 8x).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .collectives import NO_LINK, Link, all_reduce_seconds, all_to_all_seconds, send_seconds
+from .expert_load import busiest_rank_factor
 from .rates import Rates
 from .roofline import linear_ops
 from .roofline_shape import Shape
@@ -191,7 +194,8 @@ class StepModel:
         dqk, dv = sh.decode_dims
         pqk, pv = sh.prefill_dims
         self._dec_f = 2.0 * sh.heads * (dqk + dv) / rate.attention
-        self._dec_b = sh.kv_tok * bw
+        # the paged cache at the attention kernels' own share where measured (rates_era.py)
+        self._dec_b = sh.kv_tok * bw * (rates.bandwidth / rates.kv_bandwidth if rates.kv_bandwidth else 1.0)
         self._dec_tok = sh.attn_layers * sh.heads * (dqk + dv) * sh.ab * bw
         self._pre_f = 2.0 * sh.heads * (pqk + pv) / rate.attention
         self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
@@ -306,8 +310,6 @@ class StepModel:
         if sh.state_seq:
             state = sh.state_seq * (2 * decodes + prefill_seqs) / rate.bandwidth
             total += max(n * sh.state_flops / rate.attention, state)
-        if sh.moe_layers:
-            total += self._experts(n)
         rows = decodes + prefill_seqs if sampled is None else sampled
         head_c = 2.0 * rows * sh.head_w / rate.head
         head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
@@ -315,11 +317,13 @@ class StepModel:
         return total + head + comm, head
 
     def _token_terms(self, n: float) -> tuple[float, float]:
-        """(the projections' seconds, the collectives') for ``n`` tokens, kept per count."""
+        """(the projections' and experts' seconds, the collectives') for ``n`` tokens, kept per count."""
         total = 0.0
         for c, m0, m1 in self._linear:
             t_c, t_m = c * n, m0 + m1 * n
             total += t_c if t_c > t_m else t_m
+        if self.shape.moe_layers:
+            total += self._experts(n)
         if len(self._by_tokens) > 4096:
             self._by_tokens.clear()
         out = self._by_tokens[n] = (total, self._comm(n))
@@ -335,10 +339,13 @@ class StepModel:
         routed_bytes = distinct * sh.expert_w / ep * sh.expert_b
         other = sh.shared_w * sh.shared_b + n * (2 * sh.hidden + sh.moe_act) * sh.ab
         moved = layers * (routed_bytes / grouped + other / rate.bandwidth)
-        per_expert = routed_tokens * k / distinct if distinct else 0.0
+        # the layer waits for the busiest EP rank (core/speed/expert_load.py): its experts get
+        # ``busy`` times the mean rank's tokens, each expert's GEMM as many more rows
+        busy = busiest_rank_factor(e, k, routed_tokens, ep, self.routing_alpha)
+        per_expert = busy * routed_tokens * k / distinct if distinct else 0.0
         gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
         eff = 1.0 if gemv else per_expert / (per_expert + self.rates.grouped_half)
-        routed = 2.0 * n * k * sh.expert_w * layers / (rate.mm * eff)
+        routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)
         shared = 2.0 * n * sh.shared_w * layers / rate.mm
         return max(routed + shared, moved)
 
@@ -348,8 +355,10 @@ class StepModel:
         t = 0.0
         if self._ar:
             t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp)
-        if self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks
-            t += self._a2a * all_to_all_seconds(self.ep_link, msg * sh.top_k, sh.ep)
+        if self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
+            # done when the busiest rank has received its share (core/speed/expert_load.py)
+            busy = busiest_rank_factor(sh.experts, sh.top_k, n * sh.ep, sh.ep, self.routing_alpha)
+            t += self._a2a * all_to_all_seconds(self.ep_link, busy * msg * sh.top_k, sh.ep)
         if self.pipeline > 1:
             t += (self.pipeline - 1) * send_seconds(self.pp_link, msg)
         return t

@@ -1,0 +1,88 @@
+"""Attention data parallelism beside expert parallelism (``parallelism.attention_data``).
+
+The engines' mechanism:
+
+- SGLang ``--tp N --dp A --enable-dp-attention`` (docs.sglang.io "DP, DPA and SGLang DP
+  Router"; LMSYS "SGLang v0.4", 2024-12-04, "data parallelism attention for DeepSeek models"):
+  the N GPUs of one engine form A attention groups of N / A GPUs; each group runs attention at
+  TP N / A on its own requests with its own KV cache (MLA's single KV head is then not held
+  N times over), and the MoE layers run over all N GPUs on the tokens of every group.
+- TensorRT-LLM ``enable_attention_dp`` (NVIDIA Dynamo "DP Rank Routing (Attention Data
+  Parallelism)": "multiple attention DP ranks run within a single worker, each with its own KV
+  cache"; ``--enable-attention-dp`` "sets attention_dp_size = tensor_parallel_size"): A = N.
+- vLLM ``--data-parallel-size A --enable-expert-parallel`` with ``--tensor-parallel-size N / A``:
+  the same split; its experts span DP x TP.
+
+One GPU of such an engine holds what a data-parallel replica of ``tensor / attention_data``
+GPUs whose experts are sharded over ``attention_data`` replicas holds (the model's existing
+"experts over the data-parallel ranks" layout, core/pipeline/validate.py): attention, dense
+and shared-expert weights at TP N / A (replicated over the A groups), 1 / N of the routed
+experts, its own requests' KV with the KV heads split N / A ways. Its step is that replica's
+(core/speed/step.py ``_experts``: the MoE sees the tokens of all A groups, ``n x ep``, and
+reads the experts they route to; dispatch and combine over the group). So the estimate runs on
+:func:`rank_view`: the same GPUs, ``tensor / A`` x ``data x A``, experts over ``A``, the
+engine's users shared out over its A ranks (its scheduler balances requests over them), and
+the whole engine's throughput as the ranks' sum (the serving block's ``data`` x).
+
+Not modelled: SGLang's default dense MLP over the whole TP group (``--moe-dense-tp-size``,
+here at the attention groups' TP), its vocabulary-parallel LM head over all N
+(``--enable-dp-lm-head`` is the view's), and uneven ranks (the scheduler's balance is taken
+as perfect; a rank that idles on a short batch still runs the MoE collectives).
+"""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model.architecture import ceil_div
+from ..model.specs import Scenario
+
+
+def _divisors(n: int) -> str:
+    return ", ".join(str(d) for d in range(1, n + 1) if n % d == 0)
+
+
+def check_attention_data(s: Scenario) -> None:
+    """``parallelism.attention_data`` divides the tensor-parallel group of an engine that has
+    the switch, serving a MoE model; the experts span that group."""
+    p = s.parallelism
+    a = p.attention_data
+    if a == 1:
+        return
+    field = "parallelism.attention_data"
+    if s.workload.trains:
+        raise ScenarioError(field, "applies to serving (attention data parallelism in an engine); use 1")
+    flag = s.profile.attention_data_flag
+    if not flag:
+        raise ScenarioError(field, f"{s.profile.label} has no attention data parallelism; use 1")
+    if s.model.moe is None:
+        raise ScenarioError(field, "needs a MoE model (a dense model: set parallelism.data for replicas)")
+    if p.tensor % a:
+        raise ScenarioError(
+            field, f"must divide parallelism.tensor ({p.tensor}); allowed: {_divisors(p.tensor)}"
+        )
+    if s.model.moe.experts % a:
+        raise ScenarioError(field, f"must divide the experts ({s.model.moe.experts})")
+    if p.expert > 1 and p.tensor % p.expert:
+        raise ScenarioError(
+            "parallelism.expert",
+            f"with attention_data, must divide parallelism.tensor ({p.tensor}): the experts "
+            "span the engine's GPUs",
+        )
+
+
+def rank_view(s: Scenario) -> Scenario:
+    """The scenario as one attention-DP rank runs it (module docstring); ``s`` itself when
+    ``attention_data`` is 1."""
+    p = s.parallelism
+    a = p.attention_data
+    if a == 1:
+        return s
+    par = p.model_copy(update={"tensor": p.tensor // a, "data": p.data * a, "expert": a, "attention_data": 1})
+    sv = s.serving
+    users = sv.concurrency if sv.concurrency is not None else s.workload.batch_size
+    update: dict[str, object] = {"concurrency": ceil_div(users, a)}
+    if sv.requests is not None:
+        update["requests"] = ceil_div(sv.requests, a)
+    if sv.request_rate is not None:
+        update["request_rate"] = sv.request_rate / a
+    return s.model_copy(update={"parallelism": par, "serving": sv.model_copy(update=update)})
