@@ -40,9 +40,10 @@ def test_the_report_has_phases_time_and_run() -> None:
     assert rl["roles"] == ["policy", "rollout", "reference", "reward_rule"]  # GRPO: no critic
     assert rl["responses_per_step"] == 128 * 8
     assert rl["rollout_replicas"] == 4  # 8 GPUs / TP 2
-    # colocated: the phases add up to the step
-    assert sum(p["seconds"] for p in rl["phases"]) == pytest.approx(rl["time_per_step_seconds"])
-    assert sum(p["share"] for p in rl["phases"]) == pytest.approx(1.0)
+    # colocated: the phases and the moves between them add up to the step
+    parts = rl["phases"] + rl["transitions"]
+    assert sum(p["seconds"] for p in parts) == pytest.approx(rl["time_per_step_seconds"])
+    assert sum(p["share"] for p in parts) == pytest.approx(1.0)
     assert rl["run_seconds"] == pytest.approx(10 * rl["time_per_step_seconds"])
     assert rl["tokens_generated_per_second"] == pytest.approx(
         rl["tokens_generated_per_step"] / rl["time_per_step_seconds"]

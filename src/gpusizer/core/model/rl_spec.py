@@ -36,6 +36,9 @@ class RolloutSpec(Strict):
     memory_fraction: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
     max_sequences: Batch | None = None  # vLLM max_num_seqs; null: the release's default
     gpus: NonNegInt = 0  # split placement: GPUs of the rollout pool (colocated: ignored)
+    # colocated: vLLM sleep mode level (1: weights to host RAM, KV dropped, NeMo RL's; 2: both
+    # dropped, the refit refills the weights); SGLang release_memory_occupation as level 1
+    sleep_level: Literal[1, 2] = 1
 
 
 class ReferenceSpec(Strict):
@@ -82,6 +85,9 @@ class RLSpec(Strict):
     # split: rollout of step n+1 overlaps training on step n (one step off-policy); null: true
     overlap: bool | None = None
     prompt_tokens: Tokens = 512  # mean prompt length
+    # colocated: GB/s per direction of the GPU's link to host memory (null: the GPU's PCIe or
+    # NVLink-C2C, core/pipeline/rl_transitions.py)
+    host_link_gb_per_s: Annotated[float, Field(gt=0.0, le=10000.0)] | None = None
     policy: PolicySpec = Field(default_factory=PolicySpec)
     reference: ReferenceSpec = Field(default_factory=ReferenceSpec)
     reward: RewardSpec = Field(default_factory=RewardSpec)

@@ -20,6 +20,7 @@ from ..speed.roofline import roofline_model
 from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
+from .rl_colocated import colocated_refit, colocated_transitions
 from .rl_memory import FP32, RLParts, colocated_phases, peak, split_phases
 from .rl_roles import (
     longest_response,
@@ -31,12 +32,13 @@ from .rl_roles import (
     trainer_scenario,
 )
 from .rl_time import Decode, forward_seconds, rollout_seconds, step_seconds, sync_seconds
+from .rl_transitions import Transition
 from .work import Job, Work, WorkBuilder, register_work, training_peak
 
 BF16 = 2  # bytes per weight the engine and the frozen roles hold
 # What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
 STEP_EVIDENCE = {
-    "colocated": "RL step time: a lower bound; published colocated steps ran 1.3x to 16x longer "
+    "colocated": "RL step time: a lower bound; published colocated steps ran 1.3x to 3.7x longer "
     "(1 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
     "split": "RL step time: 4 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
     "the others longer (docs/evidence/rl.md)",
@@ -54,6 +56,12 @@ class RLPlan:
     batch: int
     replicas: int
     engine_refusal: str | None = None  # why the rollout engine would not start (None: it starts)
+    # colocated: the moves between phases (core/pipeline/rl_transitions.py); split: none
+    transitions: tuple[Transition, ...] = ()
+
+    def step(self, overlaps: bool) -> float:
+        """Seconds per step: the phases (as rl_time.step_seconds sets them) and the moves."""
+        return step_seconds(self.seconds, overlaps) + sum(t.seconds for t in self.transitions)
 
 
 _PLANS: Memo[RLPlan] = Memo(128)
@@ -131,15 +139,11 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
 
 
 def _sync(s: Scenario, gpu: GPUSpec) -> float:
-    rl, g = rl_of(s), s.parallelism.gpus
-    weights = count_parameters(s.model).total * BF16
-    eff = s.compute.interconnect_efficiency
-    if rl.placement == "split":
+    if rl_of(s).placement == "split":
         net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
-        return sync_seconds(weights, net, eff)
-    if g == 1:  # a copy inside the GPU: read and write once
-        return sync_seconds(2 * weights, gpu.hbm_bandwidth_gb_per_s, s.compute.bandwidth_efficiency)
-    return sync_seconds(weights * (1 - 1 / g), gpu.interconnect_gb_per_s, eff)
+        weights = count_parameters(s.model).total * BF16
+        return sync_seconds(weights, net, s.compute.interconnect_efficiency)
+    return colocated_refit(s, gpu)
 
 
 def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
@@ -162,7 +166,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         }
         replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
         refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
-        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal)
+        moves = colocated_transitions(s, gpu, parts)
+        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal, moves)
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))
 
@@ -170,7 +175,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
 def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
     """The report's ``rl`` block (contract: docs/scenario-format.md "RL post-training")."""
     rl = rl_of(s)
-    step = step_seconds(plan.seconds, rl.overlaps)
+    step = plan.step(rl.overlaps)
     train_gpus = s.parallelism.gpus
     gpus = train_gpus + (rl.rollout.gpus if rl.placement == "split" else 0)
     generated = responses(rl) * rl.rollout.response_tokens
@@ -203,6 +208,7 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
             }
             for name, mem in plan.phases.items()
         ],
+        "transitions": [{**m.as_dict(), "share": m.seconds / step if step else 0} for m in plan.transitions],
         "peak_phase": peak(plan.phases).peak_phase,
         "tokens_generated_per_second": generated / step if step else 0.0,
         "tokens_trained_per_second": trained_tokens(rl) * rl.policy.epochs / step if step else 0.0,
@@ -215,7 +221,7 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
 
 
 def _step_of(s: Scenario, gpu: GPUSpec) -> float:
-    return step_seconds(rl_plan(s, gpu).seconds, rl_of(s).overlaps)
+    return rl_plan(s, gpu).step(rl_of(s).overlaps)
 
 
 def _advice(s: Scenario, gpu: GPUSpec) -> dict[str, Any]:
