@@ -77,6 +77,7 @@ class Work:
     sized_by_engine: bool = False
     served: Scenario | None = None  # the scenario the engine served
     rl: dict[str, Any] | None = None  # RL post-training: the report's ``rl`` block (work_rl.py)
+    layout_bytes: int | None = None  # what the layout's GPUs need, where not the peak (Estimate's)
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,11 @@ class WorkBuilder:
     """How a kind's work is built; one subclass per way of working."""
 
     key: ClassVar[str] = ""
+    # Its memory is one training stage's peak (memory/training.py), so the layout search may
+    # price another DP without a scenario (estimate.training_total) and bound layouts by the
+    # stage's states and activations (core/sizing/layout_bounds.py). A kind whose peak is
+    # another phase's (RL's rollout engine) is sized by estimates of its own work.
+    stage_memory: ClassVar[bool] = False
 
     def build(self, job: Job) -> Work:
         """The memory of the work, its serving block and what the estimate says about it."""
@@ -161,6 +167,7 @@ class TrainingWork(WorkBuilder):
     """Training: the heavier stage, its optimizer states, overhead, techniques and kernels."""
 
     key: ClassVar[str] = "training"
+    stage_memory: ClassVar[bool] = True
 
     def build(self, job: Job) -> Work:
         s, arch = job.s, job.arch

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..errors import ScenarioError
 from ..memo import Memo
 from ..model.architecture import resolve
 from ..model.params import count_parameters
@@ -21,7 +22,7 @@ from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_refit, colocated_transitions
-from .rl_memory import FP32, RLParts, colocated_phases, peak, split_phases
+from .rl_memory import FP32, RLParts, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
     per_replica,
@@ -155,7 +156,9 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         d, rs, em = _decode(s, gpu)
         parts = _parts(s, policy, em.memory)
         phases = (
-            colocated_phases(parts, rl.offload_states) if rl.placement == "colocated" else split_phases(parts)
+            colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
+            if rl.placement == "colocated"
+            else split_phases(parts)
         )
         fwd, train = _forwards(s, policy, gpu)
         seconds = {
@@ -257,10 +260,19 @@ class RLWork(WorkBuilder):
             (),
             notes,
             rl=rl_block(job.s, job.gpu, plan),
+            layout_bytes=None if placement == "colocated" else layout_peak(plan.phases, placement).total,
         )
 
     def memory(self, s: Scenario) -> Memory:
         return peak(rl_plan(s, scenario_gpu(s)).phases)
+
+    def sizing_memory(self, s: Scenario) -> Memory:
+        """What the layout search sizes (rl_memory.layout_peak); a rollout engine that would
+        not start fits no layout."""
+        plan = rl_plan(s, scenario_gpu(s))
+        if plan.engine_refusal:
+            raise ScenarioError("rl.rollout", f"the rollout engine would not start: {plan.engine_refusal}")
+        return layout_peak(plan.phases, rl_of(s).placement)
 
     def settings(self, job: Job, states: str | None) -> list[str]:
         rl, ro = rl_of(job.s), rl_of(job.s).rollout

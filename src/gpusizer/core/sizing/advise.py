@@ -55,6 +55,17 @@ class Ask:
     cards_per_box: int | None = None  # cards sold alone: 1, 2 or 4 to a box (None: fewest)
 
 
+def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
+    """RL post-training: the option's step, run and GPUs of both pools (its estimate's rl block)."""
+    if rl is None:
+        return {}
+    return {
+        "rl_time_per_step_seconds": rl["time_per_step_seconds"],
+        "rl_run_seconds": rl["run_seconds"],
+        "rl_total_gpus": rl["total_gpus"],
+    }
+
+
 def unit_of(g: GpuTarget, ask: Ask) -> Unit:
     """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit."""
     return Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
@@ -212,6 +223,7 @@ class GpuAdvice:
             **self._judged(c, growth),
             **self._need(c, growth, bought),
             **self._goodput(c),
+            **_rl_fields(est.rl),
         }
         return SizingOption(**fields)
 

@@ -1,0 +1,56 @@
+"""RL post-training in ``plan`` and ``compare_gpus``: the layout search sizes the RL work by the
+kind's own memory (every phase colocated, the training pool's phases split), and each option
+carries the step time of its layout and every GPU of the run."""
+
+from __future__ import annotations
+
+import gpusizer
+
+BASE = {
+    "model": {"preset": "qwen2.5-7b"},
+    "workload": {"kind": "rl"},
+    "framework": "fsdp",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+}
+ROLLOUT = {"prompts_per_step": 128, "samples_per_prompt": 8, "tensor": 2}
+
+
+def _options(**rl: object) -> dict[str, dict]:
+    rows = gpusizer.compare_gpus({**BASE, "rl": rl}, gpus=["h100-sxm-80gb", "gh200-96gb"])
+    return {o["gpu"]: o for o in rows}
+
+
+def test_colocated_options_hold_every_phase() -> None:
+    for o in _options(rollout=ROLLOUT).values():
+        assert o["fits"]
+        # the whole peak (rollout engine or training) keeps the 10 % margin: the training-only
+        # shortcut once let a GH200 pair through at -1.4 GiB headroom
+        assert o["headroom_bytes"] >= o["margin_bytes"]
+        assert o["rl_time_per_step_seconds"] > 0 and o["rl_total_gpus"] == o["gpus"]
+        assert o["rl_run_seconds"] == o["rl_time_per_step_seconds"] * 100
+
+
+def test_split_sizes_the_training_pool_beside_its_rollout_pool() -> None:
+    rows = _options(placement="split", rollout={**ROLLOUT, "gpus": 4})
+    for o in rows.values():
+        assert o["fits"]
+        assert o["rl_total_gpus"] == o["gpus_in_layout"] + 4  # the rollout pool added
+        # the training pool's phases fit with the margin (the engine's own GPUs hold its
+        # memory fraction of 0.9 by design)
+        redo = gpusizer.estimate_report(
+            {
+                **BASE,
+                "hardware": o["hardware"],
+                "parallelism": o["parallelism"],
+                "rl": {"placement": "split", "rollout": {**ROLLOUT, "gpus": 4}},
+                **{k: v for k, v in o["scenario_changes"].items() if "." not in k},
+            }
+        )
+        train = max(p["memory"]["total"] for p in redo["rl"]["phases"] if p["pool"] == "training")
+        assert train <= o["capacity_bytes"] - o["margin_bytes"] or o["scenario_changes"]
+
+
+def test_other_kinds_carry_no_rl_fields() -> None:
+    o = gpusizer.compare_gpus({**BASE, "workload": {"kind": "full_finetune"}}, gpus=["h100-sxm-80gb"])[0]
+    assert o["rl_time_per_step_seconds"] is None and o["rl_total_gpus"] is None
