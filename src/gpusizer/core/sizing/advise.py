@@ -63,6 +63,7 @@ def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
         "rl_time_per_step_seconds": rl["time_per_step_seconds"],
         "rl_run_seconds": rl["run_seconds"],
         "rl_total_gpus": rl["total_gpus"],
+        "rl_best_rollout_gpus": rl.get("best_rollout_gpus"),
     }
 
 

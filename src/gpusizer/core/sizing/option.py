@@ -84,6 +84,7 @@ FIELDS = (
     "rl_time_per_step_seconds",
     "rl_run_seconds",
     "rl_total_gpus",
+    "rl_best_rollout_gpus",  # split: the fastest rollout pool of the same GPUs (rl_advice.py)
     *BAND_FIELDS,  # the evidence band of the peak and speeds (core/sizing/option_band.py)
 )
 
@@ -164,6 +165,7 @@ class SizingOption:
     rl_time_per_step_seconds: float | None = None  # RL: the estimate's rl block (work_rl.py)
     rl_run_seconds: float | None = None
     rl_total_gpus: int | None = None
+    rl_best_rollout_gpus: int | None = None
     # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
     # the margin (null in compare_gpus, which does not spend the estimates on them)
     limits: dict[str, int] | None = None
