@@ -29,6 +29,7 @@ def test_colocated_options_hold_every_phase() -> None:
         assert o["headroom_bytes"] >= o["margin_bytes"]
         assert o["rl_time_per_step_seconds"] > 0 and o["rl_total_gpus"] == o["gpus"]
         assert o["rl_run_seconds"] == o["rl_time_per_step_seconds"] * 100
+        assert o["time_seconds"] is None  # the run is rl_run_seconds, not training tokens
 
 
 def test_split_sizes_the_training_pool_beside_its_rollout_pool() -> None:

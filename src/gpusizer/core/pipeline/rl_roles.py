@@ -96,6 +96,33 @@ def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | No
     return _parse(data, "policy" if model is None else "critic")
 
 
+def paced_policy(s: Scenario) -> Scenario:
+    """:func:`trainer_scenario`'s workload on ``s`` as laid out, unchecked and without a run
+    length: the layout search prices the training step of layouts it has not validated yet
+    (core/sizing/pace.TrainingClock; an invalid one is refused by its memory check)."""
+    rl = rl_of(s)
+    micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
+    unit = micro * s.parallelism.data
+    mini = max(unit, (rl.policy.mini_batch_size or responses(rl)) // unit * unit)
+    w = s.workload.model_copy(
+        update={
+            "kind": rl.policy.kind,
+            "sequence_length": rl.prompt_tokens + longest_response(rl),
+            "micro_batch_size": micro,
+            "global_batch_size": mini,
+            "training_tokens": None,
+        }
+    )
+    return s.model_copy(update={"workload": w, "rl": None})
+
+
+def role_names(rl: RLSpec) -> list[str]:
+    """The roles of the RL block, as the report's ``rl.roles`` names them."""
+    out = ["policy", "rollout"]
+    out += ["reference"] * rl.has_reference + ["critic"] * rl.has_critic
+    return [*out, "reward_model" if rl.reward.kind == "model" else "reward_rule"]
+
+
 def rollout_gpus(s: Scenario) -> int:
     """GPUs the engine runs on: the shared ones, or the split placement's rollout pool."""
     rl = rl_of(s)

@@ -132,6 +132,11 @@ class WorkBuilder:
         """Parameters it trains (``adapters``: the scenario's LoRA parameters)."""
         return 0
 
+    def paced(self, s: Scenario) -> Scenario:
+        """The scenario whose training step the layout search prices for a layout of ``s``
+        (core/sizing/pace.TrainingClock): ``s`` itself, or a kind of phases' trained role's."""
+        return s
+
     def timed(self, job: Job) -> Scenario:
         """The scenario whose speed the estimate reports (a kind made of roles: its first
         role's)."""

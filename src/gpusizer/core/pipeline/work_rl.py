@@ -25,8 +25,10 @@ from .rl_colocated import colocated_refit, colocated_transitions
 from .rl_memory import FP32, RLParts, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
+    paced_policy,
     per_replica,
     responses,
+    role_names,
     rollout_gpus,
     rollout_scenario,
     trained_tokens,
@@ -188,7 +190,7 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
     return {
         "algorithm": rl.algorithm,
         "placement": rl.placement,
-        "roles": _roles(rl),
+        "roles": role_names(rl),
         "training_gpus": train_gpus,
         "rollout_gpus": rollout_gpus(s),
         "total_gpus": gpus,
@@ -234,12 +236,6 @@ def _advice(s: Scenario, gpu: GPUSpec) -> dict[str, Any]:
     return {"split_options": options, "best_rollout_gpus": best["rollout_gpus"] if best else None}
 
 
-def _roles(rl: Any) -> list[str]:
-    out = ["policy", "rollout"]
-    out += ["reference"] * rl.has_reference + ["critic"] * rl.has_critic
-    return [*out, "reward_model" if rl.reward.kind == "model" else "reward_rule"]
-
-
 @register_work
 class RLWork(WorkBuilder):
     """RL post-training: the roles' phases, the heaviest phase's memory as the GPU's."""
@@ -277,7 +273,7 @@ class RLWork(WorkBuilder):
     def settings(self, job: Job, states: str | None) -> list[str]:
         rl, ro = rl_of(job.s), rl_of(job.s).rollout
         return [
-            f"RL {rl.algorithm}, {rl.placement}, roles {', '.join(_roles(rl))}",
+            f"RL {rl.algorithm}, {rl.placement}, roles {', '.join(role_names(rl))}",
             f"rollout {ro.engine} TP {ro.tensor}: {ro.prompts_per_step} prompts x "
             f"{ro.samples_per_prompt} samples, {rl.prompt_tokens} + {ro.response_tokens} tokens "
             f"(longest response {longest_response(rl):,})",
@@ -292,6 +288,12 @@ class RLWork(WorkBuilder):
 
     def timed(self, job: Job) -> Scenario:
         return rl_plan(job.s, job.gpu).policy
+
+    def paced(self, s: Scenario) -> Scenario:
+        """The policy's training step (at a fixed GPU count the rollout and the moves hardly
+        depend on the training layout, so its speed ranks the layouts); no run length: the
+        RL run is ``rl.steps`` steps, reported as the option's ``rl_run_seconds``."""
+        return paced_policy(s)
 
     def context(self, job: Job) -> tuple[int, str]:
         return rl_plan(job.s, job.gpu).policy.workload.sequence_length, "sequence"
