@@ -3,8 +3,9 @@
 The time model does NOT meet the issue's aim (70 % of figures within 25 %): 5 of 23 replayed
 steps are within 25 % (colocated: 1 of 15, every one faster than measured, ratios 0.27 to
 0.77 with the moves between phases and the refit's gather modelled; split one-step
-off-policy: 4 of 8). What the test pins is what the evidence page states: each ratio as recorded there (so a change in the model shows up here and the
-page is updated with it), and that the colocated model stays a lower bound of these runs."""
+off-policy: 4 of 8). What the test pins is what the evidence page states: each ratio as
+recorded there (so a change in the model shows up here and the page is updated with it), and
+that the colocated model stays a lower bound of these runs."""
 
 from __future__ import annotations
 
