@@ -56,3 +56,21 @@ def test_split_sizes_the_training_pool_beside_its_rollout_pool() -> None:
 def test_other_kinds_carry_no_rl_fields() -> None:
     o = gpusizer.compare_gpus({**BASE, "workload": {"kind": "full_finetune"}}, gpus=["h100-sxm-80gb"])[0]
     assert o["rl_time_per_step_seconds"] is None and o["rl_total_gpus"] is None
+
+
+def test_a_deadline_grows_the_count_until_the_rl_run_meets_it() -> None:
+    rl = {"rollout": ROLLOUT, "steps": 100}
+    scenario = {**BASE, "rl": rl}
+    fewest = gpusizer.compare_gpus(scenario, gpus=["h100-sxm-80gb"])[0]
+    # a deadline of half the fewest's run: more GPUs, and the run (steps x step) within it
+    days = fewest["rl_run_seconds"] / 2 / 86400
+    timed = gpusizer.compare_gpus(
+        {**scenario, "targets": {"max_training_days": days}}, gpus=["h100-sxm-80gb"]
+    )[0]
+    assert timed["targets_met"] is True and timed["gpus"] > fewest["gpus"]
+    assert timed["rl_run_seconds"] / timed["effective_time_share"] <= days * 86400
+    # one no count can meet: the fewest shown, the target named
+    never = {**scenario, "targets": {"max_training_days": 1e-6}}
+    missed = gpusizer.compare_gpus(never, gpus=["h100-sxm-80gb"])[0]
+    assert missed["targets_met"] is False and missed["gpus"] == fewest["gpus"]
+    assert "deadline" in missed["unmet_reason"]

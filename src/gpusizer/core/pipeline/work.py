@@ -110,6 +110,8 @@ class WorkBuilder:
     # stage's states and activations (core/sizing/layout_bounds.py). A kind whose peak is
     # another phase's (RL's rollout engine) is sized by estimates of its own work.
     stage_memory: ClassVar[bool] = False
+    # Its estimate times the whole run itself (run_seconds): a deadline grows the count on it
+    times_run: ClassVar[bool] = False
 
     def build(self, job: Job) -> Work:
         """The memory of the work, its serving block and what the estimate says about it."""
@@ -131,6 +133,12 @@ class WorkBuilder:
     def trainable(self, job: Job, adapters: int) -> int:
         """Parameters it trains (``adapters``: the scenario's LoRA parameters)."""
         return 0
+
+    def run_seconds(self, est: Any) -> float | None:
+        """Seconds of the whole run where the kind's estimate times it itself (a deadline then
+        grows the count until the estimate meets it); None: the layout search's training pace
+        (``workload.training_tokens``) times it."""
+        return None
 
     def paced(self, s: Scenario) -> Scenario:
         """The scenario whose training step the layout search prices for a layout of ``s``

@@ -241,6 +241,7 @@ class RLWork(WorkBuilder):
     """RL post-training: the roles' phases, the heaviest phase's memory as the GPU's."""
 
     key: ClassVar[str] = "rl"
+    times_run: ClassVar[bool] = True  # rl.steps steps of the RL step (a deadline sizes on it)
 
     def build(self, job: Job) -> Work:
         plan = rl_plan(job.s, job.gpu)
@@ -263,8 +264,7 @@ class RLWork(WorkBuilder):
         return peak(rl_plan(s, scenario_gpu(s)).phases)
 
     def sizing_memory(self, s: Scenario) -> Memory:
-        """What the layout search sizes (rl_memory.layout_peak); a rollout engine that would
-        not start fits no layout."""
+        """rl_memory.layout_peak; a rollout engine that would not start fits no layout."""
         plan = rl_plan(s, scenario_gpu(s))
         if plan.engine_refusal:
             raise ScenarioError("rl.rollout", f"the rollout engine would not start: {plan.engine_refusal}")
@@ -289,10 +289,11 @@ class RLWork(WorkBuilder):
     def timed(self, job: Job) -> Scenario:
         return rl_plan(job.s, job.gpu).policy
 
+    def run_seconds(self, est: Any) -> float | None:
+        return float(est.rl["run_seconds"]) if est.rl else None  # rl.steps steps
+
     def paced(self, s: Scenario) -> Scenario:
-        """The policy's training step (at a fixed GPU count the rollout and the moves hardly
-        depend on the training layout, so its speed ranks the layouts); no run length: the
-        RL run is ``rl.steps`` steps, reported as the option's ``rl_run_seconds``."""
+        """The policy's step: at a fixed count the rollout and moves hardly vary by layout."""
         return paced_policy(s)
 
     def context(self, job: Job) -> tuple[int, str]:
