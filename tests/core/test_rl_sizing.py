@@ -38,6 +38,7 @@ def test_split_sizes_the_training_pool_beside_its_rollout_pool() -> None:
         assert o["fits"]
         assert o["rl_total_gpus"] == o["gpus_in_layout"] + 4  # the rollout pool added
         assert o["rl_best_rollout_gpus"] is not None  # the fastest split of the same GPUs
+        assert any("rollout pool's 4 GPUs come on top" in n for n in o["notes"])
         # the training pool's phases fit with the margin (the engine's own GPUs hold its
         # memory fraction of 0.9 by design)
         redo = gpusizer.estimate_report(

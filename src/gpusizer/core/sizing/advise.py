@@ -67,6 +67,16 @@ def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def _rl_notes(rl: dict[str, Any] | None) -> list[str]:
+    """RL split placement: the rollout pool comes on top of the GPUs counted and priced."""
+    if rl is None or rl["placement"] != "split":
+        return []
+    return [
+        f"RL split: the rollout pool's {rl['rollout_gpus']:,} GPUs come on top of these "
+        f"({rl['total_gpus']:,} in all, rl_total_gpus); the count and price are the training pool's"
+    ]
+
+
 def unit_of(g: GpuTarget, ask: Ask) -> Unit:
     """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit."""
     return Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
@@ -190,6 +200,7 @@ class GpuAdvice:
         notes = [*self.notes, *growth.notes, *self._compute_notes(s, est.compute.compute_dtype)]
         if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
             notes.append(f"serving speed: {est.serving.simulation_note}")
+        notes += _rl_notes(est.rl)
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "
