@@ -66,3 +66,23 @@ def test_the_report_lists_the_moves_colocated_only() -> None:
     assert slow["time_per_step_seconds"] > co["time_per_step_seconds"]
     assert _rl(rollout={"sleep_level": 2})["transitions"][0]["bytes"] == 0
     assert _rl(placement="split", rollout={"gpus": 8, "tensor": 2})["transitions"] == []
+
+
+def test_a_frozen_role_is_laid_out_as_the_policy() -> None:
+    from gpusizer.core.model.params import count_parameters
+    from gpusizer.core.pipeline.rl_colocated import frozen_bytes
+    from gpusizer.core.pipeline.scenario import parse_scenario
+
+    # DeepSeek V3 on TP 1 x PP 16 x EP 16 (NeMo RL's 256-GPU recipe): the routed experts are
+    # spread over EP too, so a reference holds about 1/256 of the experts, not 1/16 of all
+    s = parse_scenario(
+        {
+            "model": {"preset": "deepseek-v3"},
+            "workload": {"kind": "rl"},
+            "framework": "megatron",
+            "parallelism": {"pipeline": 16, "expert": 16, "data": 16, "zero_stage": 1, "recompute": "full"},
+            "rl": {"rollout": {"tensor": 32}},
+        }
+    )
+    whole = count_parameters(s.model).total * 2
+    assert whole / 256 < frozen_bytes(s.model, s) < whole / 16 / 4

@@ -4,8 +4,10 @@ stays awake on its own GPUs and the training states stay on theirs."""
 
 from __future__ import annotations
 
+from ..model.architecture import resolve
 from ..model.params import count_parameters
-from ..model.specs import GPUSpec, Scenario
+from ..model.sharding import stage_params
+from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..speed.train_rates import network_gb_per_s
 from .rl_check import rl_of
 from .rl_memory import RLParts
@@ -22,6 +24,19 @@ def shard_holders(s: Scenario) -> int:
     if p.zero_stage == 3:
         return p.gpus
     return min(p.gpus, p.tensor * p.pipeline * p.expert)
+
+
+def frozen_bytes(spec: ModelSpec, s: Scenario) -> int:
+    """16-bit weights of a frozen role (reference, reward model) on one GPU, laid out as the
+    policy is (verl and NeMo RL build it with the policy's parallel layout): the heavier
+    pipeline stage's TP and EP shard (core/model/sharding.stage_params: routed experts over
+    TP x EP), or all of it over the GPUs under ZeRO-3 / FSDP."""
+    p, counts = s.parallelism, count_parameters(spec)
+    if p.zero_stage == 3:
+        return int(counts.total * BF16 / p.gpus)
+    arch = resolve(spec)
+    stages = (stage_params(counts, arch, p.tensor, p.pipeline, p.expert, f).total for f in (True, False))
+    return int(max(stages) * BF16)
 
 
 def colocated_transitions(s: Scenario, gpu: GPUSpec, parts: RLParts) -> tuple[Transition, ...]:

@@ -14,14 +14,14 @@ from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
 from ..model.result import EngineMemory, Memory
-from ..model.specs import GPUSpec, ModelSpec, Scenario
+from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
 from ..speed.compute import compute_estimate
 from ..speed.roofline import roofline_model
 from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
-from .rl_colocated import colocated_refit, colocated_transitions
+from .rl_colocated import colocated_refit, colocated_transitions, frozen_bytes
 from .rl_memory import FP32, RLParts, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
@@ -70,10 +70,6 @@ class RLPlan:
 _PLANS: Memo[RLPlan] = Memo(128)
 
 
-def _weights(spec: ModelSpec, shard: int) -> int:
-    return int(count_parameters(spec).total * BF16 / shard)
-
-
 def _training_memory(s: Scenario) -> Memory:
     arch, counts = resolve(s.model), count_parameters(s.model)
     return training_peak(s, arch, counts).memory()
@@ -107,12 +103,11 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
 
 def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
     rl, p = rl_of(s), s.parallelism
-    shard = p.gpus if p.zero_stage == 3 else p.tensor * p.pipeline
     critic = (
         trainer_scenario(s, role_model(s, "", rl.critic.model), "full_finetune") if rl.has_critic else None
     )
-    ref = _weights(role_model(s, "", rl.reference.model), shard) if rl.has_reference else 0
-    reward = _weights(role_model(s, "", rl.reward.model), shard) if rl.reward.kind == "model" else 0
+    ref = frozen_bytes(role_model(s, "", rl.reference.model), s) if rl.has_reference else 0
+    reward = frozen_bytes(role_model(s, "", rl.reward.model), s) if rl.reward.kind == "model" else 0
     vocab = resolve(s.model).vocab
     mb = policy.workload.micro_batch_size * policy.workload.sequence_length
     return RLParts(
