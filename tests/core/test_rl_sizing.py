@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gpusizer
 
+from .rl_figures import FIGURES
+
 BASE = {
     "model": {"preset": "qwen2.5-7b"},
     "workload": {"kind": "rl"},
@@ -75,3 +77,13 @@ def test_a_deadline_grows_the_count_until_the_rl_run_meets_it() -> None:
     missed = gpusizer.compare_gpus(never, gpus=["h100-sxm-80gb"])[0]
     assert missed["targets_met"] is False and missed["gpus"] == fewest["gpus"]
     assert "deadline" in missed["unmet_reason"]
+
+
+def test_each_gpu_is_searched_for_its_own_engine_share() -> None:
+    # DeepSeek V3 colocated (NeMo RL's recipe): the engine holds 0.6 of each GPU, so a search
+    # shared with a 192 GB B200 once found nothing that fits an 80 GB H100
+    figure = next(f for f in FIGURES if f.name == "v0.6 DeepSeek V3, 256 H100")
+    rows = {
+        o["gpu"]: o for o in gpusizer.compare_gpus(figure.scenario(), gpus=["b200-192gb", "h100-sxm-80gb"])
+    }
+    assert rows["h100-sxm-80gb"]["fits"] and rows["b200-192gb"]["fits"]

@@ -112,6 +112,9 @@ class WorkBuilder:
     stage_memory: ClassVar[bool] = False
     # Its estimate times the whole run itself (run_seconds): a deadline grows the count on it
     times_run: ClassVar[bool] = False
+    # Its peak holds a share of the GPU (an engine's memory fraction beside other phases): the
+    # catalog search sizes each GPU alone (core/sizing/search.search_catalog)
+    memory_per_gpu: ClassVar[bool] = False
 
     def build(self, job: Job) -> Work:
         """The memory of the work, its serving block and what the estimate says about it."""

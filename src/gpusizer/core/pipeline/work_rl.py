@@ -237,6 +237,7 @@ class RLWork(WorkBuilder):
 
     key: ClassVar[str] = "rl"
     times_run: ClassVar[bool] = True  # rl.steps steps of the RL step (a deadline sizes on it)
+    memory_per_gpu: ClassVar[bool] = True  # the engine holds its memory fraction of each GPU
 
     def build(self, job: Job) -> Work:
         plan = rl_plan(job.s, job.gpu)
