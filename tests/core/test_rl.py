@@ -13,7 +13,7 @@ from gpusizer.cli import main
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import estimate, memory_only
 from gpusizer.core.pipeline.rl_roles import rollout_scenario, trainer_scenario
-from gpusizer.core.pipeline.rl_time import Decode, rollout_seconds, step_seconds
+from gpusizer.core.pipeline.rl_time import Decode, drain_seconds, rollout_seconds, step_seconds
 from gpusizer.core.pipeline.scenario import parse_scenario
 
 BASE = {
@@ -94,13 +94,25 @@ def test_split_pools_overlap_up_to_the_slower() -> None:
 
 
 def test_the_longest_tail_sets_the_rollout() -> None:
-    d = Decode(
-        responses=100, batch=100, prompt=100, mean=1000, longest=3000, prefill=1.0, step=0.02, tail_step=0.01
-    )
-    # one wave: prefill, the mean's steps at the full batch, the tail beyond the mean nearly alone
-    assert rollout_seconds(d) == pytest.approx(1.0 + 1000 * 0.02 + 2000 * 0.01)
-    two = Decode(200, 100, 100, 1000, 1000, 1.0, 0.02, 0.01)
-    assert rollout_seconds(two) == pytest.approx(2 * 1.0 + 2000 * 0.02)
+    def flat(b: int, c: float) -> float:
+        return 0.01
+
+    # uniform lengths (mean = cap / 2): one wave decodes until the longest of 100 draws,
+    # cap x (1 - 1/100) steps, whatever the batch left
+    d = Decode(responses=100, batch=100, prompt=100, mean=1000, longest=2000, prefill=1.0, step_at=flat)
+    assert rollout_seconds(d) == pytest.approx(1.0 + 1980 * 0.01, rel=1e-3)
+
+    def per_sequence(b: int, c: float) -> float:
+        return 1e-3 * b
+
+    # a step priced per live sequence sums to the tokens generated (responses x mean), the
+    # spread's shape (mean near the cap: most run to it) only redistributing them over steps
+    for mean in (300.0, 1000.0, 1900.0):
+        tokens = Decode(100, 100, 100, mean, 2000, 0.0, per_sequence)
+        assert drain_seconds(tokens, 100) == pytest.approx(100 * mean * 1e-3, rel=0.03)
+    # two waves: the responses beyond one batch at the full batch's step, then the drain
+    two = Decode(200, 100, 100, 1000, 2000, 1.0, flat)
+    assert rollout_seconds(two) == pytest.approx(2 * 1.0 + 1000 * 0.01 + 1980 * 0.01, rel=1e-3)
     assert step_seconds({"rollout": 5, "log_probs": 1, "training": 2, "weight_sync": 1}, True) == 6
     assert step_seconds({"rollout": 5, "log_probs": 1, "training": 2, "weight_sync": 1}, False) == 9
 
@@ -199,7 +211,7 @@ def test_the_assumptions_say_what_the_step_time_is_worth() -> None:
     """docs/evidence/rl.md: colocated steps a lower bound, split ones within 25 % half the time."""
     assert any("a lower bound" in a for a in _rep()["assumptions"])
     split = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})
-    assert any("4 of 8 published split" in a for a in split["assumptions"])
+    assert any("6 of 8 published split" in a for a in split["assumptions"])
 
 
 def test_split_advice_names_the_fastest_split_of_the_same_gpus() -> None:

@@ -16,8 +16,9 @@ from ..model.presets import scenario_gpu
 from ..model.result import EngineMemory, Memory
 from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
+from ..serving.load import engine_costs
 from ..speed.compute import compute_estimate
-from ..speed.roofline import roofline_model
+from ..speed.step_model import step_model
 from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
@@ -41,9 +42,9 @@ from .work import Job, Work, WorkBuilder, register_work, training_peak
 BF16 = 2  # bytes per weight the engine and the frozen roles hold
 # What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
 STEP_EVIDENCE = {
-    "colocated": "RL step time: a lower bound; published colocated steps ran 1.3x to 3.7x longer "
+    "colocated": "RL step time: a lower bound; published colocated steps ran 1.2x to 2.7x longer "
     "(1 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
-    "split": "RL step time: 4 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
+    "split": "RL step time: 6 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
     "the others longer (docs/evidence/rl.md)",
 }
 
@@ -84,20 +85,13 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     live = rl.prompt_tokens + mean  # responses at every stage: half-grown on the mean
     fit = int(em.kv_capacity_tokens // live) if live else n
     batch = max(1, min(n, em.max_sequences or n, fit))
-    model = roofline_model(rs, gpu)
-    # the engine's host cost of a step (scheduling, sampling) unless the scenario fixes it
-    fixed = st.step_latency_seconds if st.step_latency_seconds is not None else st.step.step
-    ctx = rl.prompt_tokens + mean / 2
-    d = Decode(
-        n,
-        batch,
-        rl.prompt_tokens,
-        mean,
-        longest_response(rl),
-        model.prefill_seconds(batch, rl.prompt_tokens) + fixed,
-        model.decode_seconds(batch, ctx) + fixed,
-        model.decode_seconds(1, rl.prompt_tokens + longest_response(rl)) + fixed,
-    )
+    # the serving load simulation's own step (kernel floors, collectives at alpha + bytes /
+    # beta over the link they cross, skewed MoE routing, the engine's host cost)
+    step = step_model(rs, gpu, engine_costs(rs, gpu, st))
+    attn, read = step.chunk(0.0, rl.prompt_tokens)
+    prompts = batch * rl.prompt_tokens
+    prefill = step.seconds(0, 0.0, prompts, batch, batch * attn, batch * read, batch)
+    d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds)
     return d, rs, em
 
 
