@@ -71,6 +71,10 @@ class PolicySpec(Strict):
     # sequences per optimizer step (verl ppo_mini_batch_size x rollout.n, NeMo-RL
     # train_global_batch_size); null: every response of the step in one update
     mini_batch_size: Batch | None = None
+    # responses packed end to end into micro-batches of micro_batch_size x (prompt + longest)
+    # tokens (NeMo RL sequence_packing, on in its GRPO configs; verl use_remove_padding);
+    # false: each response padded to prompt + longest
+    sequence_packing: bool = True
 
 
 class RLSpec(Strict):

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 StepAt = Callable[[int, float], float]  # (sequences decoding, tokens each holds) -> seconds
-SEGMENTS = 32  # pieces of the drain priced at their middle (the step cost varies slowly)
+SEGMENTS = 64  # pieces of the drain priced at their middle (the step cost varies slowly)
 
 
 @dataclass(frozen=True)
@@ -87,13 +87,10 @@ def alive(t: float, rate: float, cap: float) -> float:
 
 
 def drain_seconds(d: Decode, live: int) -> float:
-    """``live`` sequences started together decode until fewer than one is expected alive."""
+    """``live`` sequences started together decode until the cap: the bulk ends as the law
+    says, the longest response runs to ``max_new_tokens`` (at least one sequence decodes)."""
     rate = _rate(d.mean, d.longest)
-    lo, hi = 0.0, float(d.longest)  # the expected longest of ``live`` draws: live x alive(t) = 1
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if live * alive(mid, rate, d.longest) >= 1 else (lo, mid)
-    width = lo / SEGMENTS
+    width = d.longest / SEGMENTS
     total = 0.0
     for i in range(SEGMENTS):
         t = (i + 0.5) * width
