@@ -133,11 +133,11 @@ OFF_POLICY = (
         "qwen3-30b-a3b",
         H100,
         16,
-        (1, 1, 8, 2),
+        (2, 1, 8, 1),  # the v0.4 table's [TP, CP, EP, PP] and generation TP 4 (recipe at v0.4.0)
         2048,
         3158,
         4096,
-        2,
+        4,
         244,
         16,
     ),

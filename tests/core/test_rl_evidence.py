@@ -33,7 +33,7 @@ RECORDED = {
     "v0.6 DeepSeek V3, 128 GB200": 0.597,
     "v0.6 DeepSeek V3, 256 GB200": 0.601,
     "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 0.872,
-    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.414,
+    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.404,
     "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.676,
     "v0.4 Qwen3-32B 1-off, 32+32 H100": 1.015,
     "v0.4 Qwen3-235B 1-off, 128+128 H100": 1.031,
