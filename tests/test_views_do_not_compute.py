@@ -35,6 +35,7 @@ ENTRY_POINTS = {
     "gpusizer.core.views.sweep": ("sweep",),
     "gpusizer.core.views.variants": ("variants",),
     "gpusizer.core.views.capacity": ("capacity_curve",),
+    "gpusizer.core.views.rl_timeline": ("rl_timeline",),
     "gpusizer": ("estimate_report", "plan", "compare_gpus", "models_that_fit"),  # the public API
 }
 NAMES = {name for names in ENTRY_POINTS.values() for name in names}
@@ -58,6 +59,7 @@ ALLOWED: dict[str, dict[str, str]] = {
     "charts/sweep.py": {"sweep": _OWN_DATA},
     "charts/variants.py": {"variants": _OWN_DATA},
     "charts/capacity.py": {"capacity_curve": _OWN_DATA},
+    "charts/rl_timeline.py": {"rl_timeline": _OWN_DATA},
     "charts/roofline.py": {"roofline_points": _OWN_DATA},
     "charts/folder.py": {"gpus_needed": "the CLI's report folder: no window, no worker"},
     "files.py": {"report_from_estimate": "File > Export writes the JSON report of the estimate shown"},

@@ -30,6 +30,7 @@ class RLFigure(NamedTuple):
     engine_tp: int
     measured: float  # Total Step time (s)
     rollout_gpus: int = 0  # 1-step off-policy rows: the generation pool (split, overlapping)
+    recompute: str = "full"  # megatron_cfg.activation_checkpointing: true (the perf recipes)
 
     def scenario(self) -> dict[str, Any]:
         tp, cp, ep, pp = self.layout
@@ -46,7 +47,7 @@ class RLFigure(NamedTuple):
                 "expert": ep,
                 "pipeline": pp,
                 "data": self.gpus // (tp * cp * pp),
-                "recompute": "full",
+                "recompute": self.recompute,
                 "zero_stage": 1,
             },
             "rl": {
@@ -132,11 +133,11 @@ OFF_POLICY = (
         "qwen3-30b-a3b",
         H100,
         16,
-        (1, 1, 8, 2),
+        (2, 1, 8, 1),  # the v0.4 table's [TP, CP, EP, PP] and generation TP 4 (recipe at v0.4.0)
         2048,
         3158,
         4096,
-        2,
+        4,
         244,
         16,
     ),
@@ -207,5 +208,49 @@ OFF_POLICY = (
         32,
         64.1,
         256,
+    ),
+)
+
+# NeMo RL v0.3 blog's per-phase step ("NeMo-RL V0.3: Scalable and Performant Post-training with
+# Nemo-RL via Megatron-Core", nvidia-nemo.github.io/blog/2025/07/21/nemo-rl-v0.3, table as quoted
+# in NVIDIA-NeMo/RL issue #959): recipes examples/configs/grpo_math_8B_megatron.yaml and
+# grpo_math_70B_megatron.yaml at tag v0.3.0: 64 prompts x 32 generations, train_global_batch_size
+# 512, micro-batch 1, max_total_sequence_length 4096 (= max_new_tokens), sequence packing,
+# activation checkpointing off, vLLM gpu_memory_utilization 0.6. The table gives the mean
+# generated tokens per sample (795 and 398), not the sequence: average = PROMPT + that.
+# Phases: NeMo RL's timers (grpo.py) generation, policy_and_reference_logprobs,
+# policy_training, and refit (prepare_for_generation: the moves and the refit together).
+PHASED = (
+    (
+        RLFigure(
+            "v0.3 Llama 3.1 8B, 8 H100",
+            "llama-3.1-8b",
+            H100,
+            8,
+            (1, 1, 1, 2),
+            2048,
+            PROMPT + 795,
+            4096,
+            1,
+            112,
+            recompute="none",
+        ),
+        {"rollout": 58.0, "log_probs": 18.0, "training": 28.0, "refit": 5.0},
+    ),
+    (
+        RLFigure(
+            "v0.3 Llama 3.1 70B, 64 H100",
+            "llama-3.1-70b",
+            H100,
+            64,
+            (4, 1, 1, 4),
+            2048,
+            PROMPT + 398,
+            4096,
+            4,
+            147,
+            recompute="none",
+        ),
+        {"rollout": 84.0, "log_probs": 18.0, "training": 28.0, "refit": 14.0},
     ),
 )

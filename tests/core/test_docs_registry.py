@@ -12,6 +12,8 @@ BEGIN, END = "<!-- charts: generated from gpusizer.core.views.CHARTS -->", "<!--
 
 
 def _shown_for(view: ChartView) -> str:
+    if view.phased_only:
+        return "a step of phases (RL)"
     if view.serving_only:
         return "serving"
     return "training" if view.training_only else "every kind of work"

@@ -13,7 +13,7 @@ from gpusizer.cli import main
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import estimate, memory_only
 from gpusizer.core.pipeline.rl_roles import rollout_scenario, trainer_scenario
-from gpusizer.core.pipeline.rl_time import Decode, rollout_seconds, step_seconds
+from gpusizer.core.pipeline.rl_time import Decode, drain_seconds, rollout_seconds, step_seconds
 from gpusizer.core.pipeline.scenario import parse_scenario
 
 BASE = {
@@ -40,9 +40,10 @@ def test_the_report_has_phases_time_and_run() -> None:
     assert rl["roles"] == ["policy", "rollout", "reference", "reward_rule"]  # GRPO: no critic
     assert rl["responses_per_step"] == 128 * 8
     assert rl["rollout_replicas"] == 4  # 8 GPUs / TP 2
-    # colocated: the phases add up to the step
-    assert sum(p["seconds"] for p in rl["phases"]) == pytest.approx(rl["time_per_step_seconds"])
-    assert sum(p["share"] for p in rl["phases"]) == pytest.approx(1.0)
+    # colocated: the phases and the moves between them add up to the step
+    parts = rl["phases"] + rl["transitions"]
+    assert sum(p["seconds"] for p in parts) == pytest.approx(rl["time_per_step_seconds"])
+    assert sum(p["share"] for p in parts) == pytest.approx(1.0)
     assert rl["run_seconds"] == pytest.approx(10 * rl["time_per_step_seconds"])
     assert rl["tokens_generated_per_second"] == pytest.approx(
         rl["tokens_generated_per_step"] / rl["time_per_step_seconds"]
@@ -93,13 +94,24 @@ def test_split_pools_overlap_up_to_the_slower() -> None:
 
 
 def test_the_longest_tail_sets_the_rollout() -> None:
-    d = Decode(
-        responses=100, batch=100, prompt=100, mean=1000, longest=3000, prefill=1.0, step=0.02, tail_step=0.01
-    )
-    # one wave: prefill, the mean's steps at the full batch, the tail beyond the mean nearly alone
-    assert rollout_seconds(d) == pytest.approx(1.0 + 1000 * 0.02 + 2000 * 0.01)
-    two = Decode(200, 100, 100, 1000, 1000, 1.0, 0.02, 0.01)
-    assert rollout_seconds(two) == pytest.approx(2 * 1.0 + 2000 * 0.02)
+    def flat(b: int, c: float) -> float:
+        return 0.01
+
+    # one wave decodes until its longest response is cut at the cap, whatever the batch left
+    d = Decode(responses=100, batch=100, prompt=100, mean=1000, longest=2000, prefill=1.0, step_at=flat)
+    assert rollout_seconds(d) == pytest.approx(1.0 + 2000 * 0.01, rel=1e-3)
+
+    def per_sequence(b: int, c: float) -> float:
+        return 1e-3 * b
+
+    # a step priced per live sequence sums to the tokens generated (responses x mean, the
+    # spread's shape only redistributing them over steps) plus the longest one's run to the cap
+    for mean in (300.0, 1000.0, 1900.0):
+        tokens = drain_seconds(Decode(100, 100, 100, mean, 2000, 0.0, per_sequence), 100) / 1e-3
+        assert 0.98 * 100 * mean <= tokens <= 100 * mean + 2000
+    # two waves: the responses beyond one batch at the full batch's step, then the drain
+    two = Decode(200, 100, 100, 1000, 2000, 1.0, flat)
+    assert rollout_seconds(two) == pytest.approx(2 * 1.0 + 1000 * 0.01 + 2000 * 0.01, rel=1e-3)
     assert step_seconds({"rollout": 5, "log_probs": 1, "training": 2, "weight_sync": 1}, True) == 6
     assert step_seconds({"rollout": 5, "log_probs": 1, "training": 2, "weight_sync": 1}, False) == 9
 
@@ -113,6 +125,21 @@ def test_roles_scenarios() -> None:
     assert engine.framework == "vllm" and engine.workload.kind == "inference"
     assert engine.serving.memory_fraction == 0.5  # colocated beside the training states (verl)
     assert engine.serving.max_context == 2256
+
+
+def test_packed_responses_fill_fewer_rows_than_padded_ones() -> None:
+    """NeMo RL sequence_packing: a micro-batch row holds prompt + longest tokens of responses
+    end to end, so 512 responses of 1,256 tokens fill 512 x 1256 / 2256 = 285.04 rows (286, then
+    whole micro-batches on 8 ranks: 288); unpacked, each response is padded to 2,256 tokens."""
+    rl = {"prompt_tokens": 256, "rollout": {"response_tokens": 1000, "response_spread": 1.0}}
+    rl |= {"policy": {"mini_batch_size": 512}}
+    packed = trainer_scenario(parse_scenario(_sc(**rl)))
+    assert packed.workload.global_batch_size == 288
+    assert packed.workload.training_tokens == 256 * 8 * 1256  # default 256 prompts x 8 samples
+    rl["policy"] = {"mini_batch_size": 512, "sequence_packing": False}
+    padded = trainer_scenario(parse_scenario(_sc(**rl)))
+    assert padded.workload.global_batch_size == 512
+    assert padded.workload.training_tokens == 256 * 8 * 2256
 
 
 def test_memory_only_and_the_estimate_agree() -> None:
@@ -198,7 +225,7 @@ def test_the_assumptions_say_what_the_step_time_is_worth() -> None:
     """docs/evidence/rl.md: colocated steps a lower bound, split ones within 25 % half the time."""
     assert any("a lower bound" in a for a in _rep()["assumptions"])
     split = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})
-    assert any("4 of 8 published split" in a for a in split["assumptions"])
+    assert any("6 of 8 published split" in a for a in split["assumptions"])
 
 
 def test_split_advice_names_the_fastest_split_of_the_same_gpus() -> None:

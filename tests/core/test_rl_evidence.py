@@ -1,10 +1,11 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
-The time model does NOT meet the issue's aim (70 % of figures within 25 %): 5 of 23 replayed
-steps are within 25 % (colocated: 1 of 15, every one faster than measured, ratios 0.06 to
-0.76; split one-step off-policy: 4 of 8). What the test pins is what the evidence
-page states: each ratio as recorded there (so a change in the model shows up here and the
-page is updated with it), and that the colocated model stays a lower bound of these runs."""
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 7 of 23 replayed
+steps are within 25 % (colocated: 1 of 15, every one faster than measured, ratios 0.37 to
+0.82 with the rollout priced at the serving step and its shrinking batch; split one-step
+off-policy: 6 of 8). What the test pins is what the evidence page states: each ratio as
+recorded there (so a change in the model shows up here and the page is updated with it), and
+that the colocated model stays a lower bound of these runs."""
 
 from __future__ import annotations
 
@@ -12,33 +13,33 @@ import pytest
 
 from gpusizer import estimate_report
 
-from .rl_figures import FIGURES, OFF_POLICY
+from .rl_figures import FIGURES, OFF_POLICY, PHASED
 
 # model / measured seconds per step, as docs/evidence/rl.md records them
 RECORDED = {
-    "v0.4 Llama 3.1 8B, 16 H100": 0.600,
-    "v0.4 Qwen3-30B-A3B, 32 H100": 0.364,
-    "v0.6 Qwen3-30B-A3B, 32 H100": 0.485,
-    "v0.4 Qwen3-32B, 32 H100": 0.762,
-    "v0.4 Qwen3-235B, 128 H100": 0.266,
-    "v0.6 Qwen3-235B, 128 H100": 0.343,
-    "v0.6 Qwen3-235B, 256 H100": 0.299,
-    "v0.4 DeepSeek V3, 256 H100": 0.085,
-    "v0.6 DeepSeek V3, 256 H100": 0.094,
-    "v0.6 DeepSeek V3, 512 H100": 0.093,
-    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.334,
-    "v0.6 Qwen3-235B, 64 GB200": 0.404,
-    "v0.6 Qwen3-235B, 128 GB200": 0.238,
-    "v0.6 DeepSeek V3, 128 GB200": 0.071,
-    "v0.6 DeepSeek V3, 256 GB200": 0.064,
-    "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 0.854,
-    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.300,
-    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.494,
-    "v0.4 Qwen3-32B 1-off, 32+32 H100": 1.012,
-    "v0.4 Qwen3-235B 1-off, 128+128 H100": 0.900,
-    "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.944,
-    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.573,
-    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.692,
+    "v0.4 Llama 3.1 8B, 16 H100": 0.678,
+    "v0.4 Qwen3-30B-A3B, 32 H100": 0.456,
+    "v0.6 Qwen3-30B-A3B, 32 H100": 0.582,
+    "v0.4 Qwen3-32B, 32 H100": 0.816,
+    "v0.4 Qwen3-235B, 128 H100": 0.543,
+    "v0.6 Qwen3-235B, 128 H100": 0.697,
+    "v0.6 Qwen3-235B, 256 H100": 0.662,
+    "v0.4 DeepSeek V3, 256 H100": 0.440,
+    "v0.6 DeepSeek V3, 256 H100": 0.501,
+    "v0.6 DeepSeek V3, 512 H100": 0.560,
+    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.405,
+    "v0.6 Qwen3-235B, 64 GB200": 0.592,
+    "v0.6 Qwen3-235B, 128 GB200": 0.369,
+    "v0.6 DeepSeek V3, 128 GB200": 0.597,
+    "v0.6 DeepSeek V3, 256 GB200": 0.601,
+    "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 0.872,
+    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.404,
+    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.676,
+    "v0.4 Qwen3-32B 1-off, 32+32 H100": 1.015,
+    "v0.4 Qwen3-235B 1-off, 128+128 H100": 1.031,
+    "v0.6 Qwen3-235B 1-off, 128+128 H100": 1.080,
+    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.805,
+    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.972,
 }
 ALL = FIGURES + OFF_POLICY
 
@@ -57,12 +58,53 @@ def test_each_replayed_step_is_as_recorded(figure) -> None:
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert len(ALL) == 23
-    # docs/evidence/rl.md: 5 of 23 (1 of 15 colocated, 4 of 8 split); the issue's aim is 70 %
+    # docs/evidence/rl.md: 7 of 23 (1 of 15 colocated, 6 of 8 split); the issue's aim is 70 %
     assert within == [
         "v0.4 Qwen3-32B, 32 H100",
         "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
         "v0.4 Qwen3-32B 1-off, 32+32 H100",
         "v0.4 Qwen3-235B 1-off, 128+128 H100",
         "v0.6 Qwen3-235B 1-off, 128+128 H100",
+        "v0.4 DeepSeek V3 1-off, 256+256 H100",
+        "v0.6 DeepSeek V3 1-off, 256+256 H100",
     ]
     assert all(_ratio(f) < 1 for f in FIGURES)  # colocated: a lower bound of every replayed run
+
+
+@pytest.mark.parametrize("figure", ALL, ids=lambda f: f.name)
+def test_each_published_run_fits_its_layout(figure) -> None:
+    # source: NeMo RL docs/about/performance-summary.md: each of these runs ran on its GPUs, so
+    # its peak stayed within them; a one-sided check (docs/evidence/rl.md section 4b), not a
+    # byte figure. Before the frozen reference was laid out like the policy (experts over EP),
+    # 5 of the 15 colocated MoE runs were refused at 105-279 GiB per GPU.
+    rep = estimate_report(figure.scenario())
+    assert rep["fits"] and rep["per_gpu"]["total"] <= rep["gpu"]["memory_bytes"]
+
+
+# model / measured seconds of each phase of the NeMo RL v0.3 blog's two steps
+# (tests/core/rl_figures.py PHASED; docs/evidence/rl.md section 2d)
+PHASE_RECORDED = {
+    "v0.3 Llama 3.1 8B, 8 H100": {"step": 0.756, "rollout": 0.645, "log_probs": 1.02, "training": 0.98},
+    "v0.3 Llama 3.1 70B, 64 H100": {"step": 0.741, "rollout": 0.83, "log_probs": 0.76, "training": 0.75},
+}
+
+
+def _phase_ratios(figure, measured: dict[str, float]) -> dict[str, float]:
+    rl = estimate_report(figure.scenario())["rl"]
+    seconds = {p["name"]: p["seconds"] for p in rl["phases"]}
+    out = {name: seconds[name] / measured[name] for name in ("rollout", "log_probs", "training")}
+    # NeMo RL's refit timer holds the moves and the refit together
+    moved = seconds["weight_sync"] + sum(t["seconds"] for t in rl["transitions"])
+    return out | {"step": rl["time_per_step_seconds"] / figure.measured, "refit": moved / measured["refit"]}
+
+
+@pytest.mark.parametrize(("figure", "measured"), PHASED, ids=lambda f: getattr(f, "name", ""))
+def test_each_phase_of_the_blog_steps_is_as_recorded(figure, measured) -> None:
+    # source: NeMo RL v0.3 blog's table (Total step time, Policy training, Refit, Generation,
+    # Get logprobs; Megatron rows); tolerance 3 % of the recorded ratio (drift of the model).
+    # Training and log-probs of the 8B land within 2 %; the rollouts, the 70B's training and
+    # every refit (the model's moves at link speed: 0.3 of NeMo RL's timer) fall short.
+    ratios = _phase_ratios(figure, measured)
+    for name, recorded in PHASE_RECORDED[figure.name].items():
+        assert ratios[name] == pytest.approx(recorded, rel=0.03), name
+    assert ratios["refit"] < 0.5

@@ -28,6 +28,13 @@ INF_8B: dict[str, Any] = {
     "workload": {"kind": "inference", "batch_size": 1, "prompt_tokens": 2048},
 }
 L405 = {"model": {"preset": "llama-3.1-405b"}, "workload": {"kind": "inference"}}
+RL_7B: dict[str, Any] = {
+    "model": {"preset": "qwen2.5-7b"},
+    "workload": {"kind": "rl"},
+    "framework": "fsdp",
+    "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+    "rl": {"rollout": {"prompts_per_step": 64, "samples_per_prompt": 8, "tensor": 2}},
+}
 
 
 def make(qtbot, kind: str, data: dict):
@@ -182,7 +189,8 @@ def test_sweep_thousand_points_and_boundary(qtbot):
 
 @pytest.mark.parametrize("kind", list(CHARTS))
 def test_exports(qtbot, tmp_path, kind):
-    chart = make(qtbot, kind, LORA_8B if kind != "roofline" else INF_8B)
+    data = RL_7B if CHARTS[kind].phased_only else LORA_8B if kind != "roofline" else INF_8B
+    chart = make(qtbot, kind, data)
     png = chart.export_png(tmp_path / "c.png", width=1800)
     img = QImage(str(png))
     assert img.width() == 1800 and img.height() > 600

@@ -29,9 +29,14 @@ def test_the_rl_panel_follows_the_kind_and_edits_the_block(window, qtbot) -> Non
     assert "critic" in window.state.estimate.rl["roles"]
     qtbot.waitUntil(lambda: panel.phases.text().startswith("Time per step"), timeout=10000)
     assert not panel.form.rows["rl.rollout.gpus"].isVisibleTo(window)  # colocated: no rollout pool
+    assert "sleep, wake and state moves" in panel.phases.text()  # the moves between phases
+    window.state.edit("rl.rollout.sleep_level", 2, immediate=True)
+    window.state.flush()
+    assert window.state.error is None and window.state.scenario.rl.rollout.sleep_level == 2
     window.state.edit("rl.placement", "split", immediate=True)
     window.state.flush()
     assert panel.form.rows["rl.rollout.gpus"].isVisibleTo(window)
+    assert not panel.form.rows["rl.rollout.sleep_level"].isVisibleTo(window)  # the engine never sleeps
     assert panel.phases.text().startswith("Time per step")
 
 

@@ -27,6 +27,11 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
             f"    {p['name']:<12}{p['seconds']:>10,.1f} s {p['share']:>6.0%}"
             f"{to_unit(p['memory']['total'], 'GiB'):>10,.1f} GiB  ({p['pool']})"
         )
+    for m in rl.get("transitions", ()):  # colocated: the moves between the phases
+        out.append(
+            f"    {m['name']:<13}{m['seconds']:>9,.1f} s {m['share']:>6.0%}"
+            f"{to_unit(m['bytes'], 'GiB'):>10,.1f} GiB  moved, {m['link']} link {m['gb_per_s']:,.0f} GB/s"
+        )
     cost = rl["cost"]
     out.append(
         f"  {rl['tokens_generated_per_second']:,.0f} tokens generated/s, "
@@ -57,6 +62,15 @@ def rl_table(rl: dict[str, Any], unit: str) -> tuple[tuple[str, ...], tuple[tupl
             p["pool"],
         )
         for p in rl["phases"]
+    ) + tuple(
+        (
+            m["name"],
+            f"{m['seconds']:,.1f}",
+            f"{m['share']:.0%}",
+            f"{to_unit(m['bytes'], unit):,.2f} moved",
+            "host link",
+        )
+        for m in rl.get("transitions", ())
     )
     table = (("Phase", "Seconds", "Share", f"Memory ({unit})", "Pool"), *rows)
     lines = rl_lines(rl)

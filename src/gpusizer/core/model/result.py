@@ -219,6 +219,10 @@ class Estimate:
     # the report's ``cache`` block describes.
     served_scenario: Scenario | None = None
     rl: dict[str, Any] | None = None  # RL post-training's phases, time per step and run (work_rl.py)
+    # A kind whose GPUs hold different things (RL split placement: the rollout pool's engine at
+    # its own memory fraction, the training pool laid out by ``parallelism``): what the GPUs of
+    # the layout need, which ``required_bytes`` gives (None: the peak, ``memory``)
+    layout_bytes: int | None = None
 
     @property
     def capacity_bytes(self) -> int:
@@ -234,6 +238,8 @@ class Estimate:
         """What the scenario needs of one GPU: the peak, or for a serving engine that sizes its
         memory to the GPU (a reserved pool, llama.cpp's fitted context) what it needs to start
         and hold its users (``serving.required_bytes``)."""
+        if self.layout_bytes is not None:
+            return self.layout_bytes
         return self.serving.required_bytes if self.sized_by_engine and self.serving else self.memory.total
 
     @property

@@ -36,6 +36,9 @@ class RolloutSpec(Strict):
     memory_fraction: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
     max_sequences: Batch | None = None  # vLLM max_num_seqs; null: the release's default
     gpus: NonNegInt = 0  # split placement: GPUs of the rollout pool (colocated: ignored)
+    # colocated: vLLM sleep mode level (1: weights to host RAM, KV dropped, NeMo RL's; 2: both
+    # dropped, the refit refills the weights); SGLang release_memory_occupation as level 1
+    sleep_level: Literal[1, 2] = 1
 
 
 class ReferenceSpec(Strict):
@@ -68,6 +71,10 @@ class PolicySpec(Strict):
     # sequences per optimizer step (verl ppo_mini_batch_size x rollout.n, NeMo-RL
     # train_global_batch_size); null: every response of the step in one update
     mini_batch_size: Batch | None = None
+    # responses packed end to end into micro-batches of micro_batch_size x (prompt + longest)
+    # tokens (NeMo RL sequence_packing, on in its GRPO configs; verl use_remove_padding);
+    # false: each response padded to prompt + longest
+    sequence_packing: bool = True
 
 
 class RLSpec(Strict):
@@ -82,6 +89,9 @@ class RLSpec(Strict):
     # split: rollout of step n+1 overlaps training on step n (one step off-policy); null: true
     overlap: bool | None = None
     prompt_tokens: Tokens = 512  # mean prompt length
+    # colocated: GB/s per direction of the GPU's link to host memory (null: the GPU's PCIe or
+    # NVLink-C2C, core/pipeline/rl_transitions.py)
+    host_link_gb_per_s: Annotated[float, Field(gt=0.0, le=10000.0)] | None = None
     policy: PolicySpec = Field(default_factory=PolicySpec)
     reference: ReferenceSpec = Field(default_factory=ReferenceSpec)
     reward: RewardSpec = Field(default_factory=RewardSpec)

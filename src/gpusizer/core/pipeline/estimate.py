@@ -151,4 +151,5 @@ def estimate(scenario: Scenario | dict) -> Estimate:
         pool=work.pool,
         served_scenario=work.served,
         rl=work.rl,
+        layout_bytes=work.layout_bytes,
     )

@@ -93,8 +93,9 @@ def training_side(p: RLParts) -> dict[str, Memory]:
     return {"log_probs": log_probs, "training": training}
 
 
-def colocated_phases(p: RLParts, offload_states: bool) -> dict[str, Memory]:
-    """The four phases on one set of GPUs (the engine asleep outside rollout)."""
+def colocated_phases(p: RLParts, offload_states: bool, sleep_level: int = 1) -> dict[str, Memory]:
+    """The four phases on one set of GPUs (the engine asleep outside rollout; its weights in
+    host memory at sleep level 1, dropped at level 2)."""
     weights, optimizer = _states(p)
     e = p.engine
     kept_w, kept_o = (0, 0) if offload_states else (weights, optimizer)
@@ -111,7 +112,8 @@ def colocated_phases(p: RLParts, offload_states: bool) -> dict[str, Memory]:
     )
     out = {"rollout": rollout, **training_side(p)}
     # vLLM sleep level 1 keeps the engine's weights in host memory while the training side runs
-    out = {k: replace(v, host_memory=e.weights) if k != "rollout" else v for k, v in out.items()}
+    asleep = e.weights if sleep_level == 1 else 0
+    out = {k: replace(v, host_memory=asleep) if k != "rollout" else v for k, v in out.items()}
     out["weight_sync"] = _mem(
         "weight_sync",
         weights=e.weights + weights + _frozen(p, False),
@@ -132,7 +134,18 @@ def split_phases(p: RLParts) -> dict[str, Memory]:
     }
 
 
+TRAINING_POOL = ("log_probs", "training")  # split placement: the phases on the training GPUs
+
+
 def peak(phases: dict[str, Memory]) -> Memory:
     """The phase with the largest total (the first on a tie), named in ``peak_phase``."""
     name = max(phases, key=lambda k: phases[k].total)
     return phases[name]
+
+
+def layout_peak(phases: dict[str, Memory], placement: str) -> Memory:
+    """The heaviest phase on the GPUs ``parallelism`` lays out: every phase colocated; split,
+    the training pool's (the rollout pool holds the engine at its own memory fraction)."""
+    if placement == "colocated":
+        return peak(phases)
+    return peak({k: v for k, v in phases.items() if k in TRAINING_POOL})

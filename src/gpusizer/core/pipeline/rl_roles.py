@@ -36,8 +36,28 @@ def responses(rl: RLSpec) -> int:
 
 
 def trained_tokens(rl: RLSpec) -> float:
-    """Prompt + response tokens per step (each response carries its prompt)."""
-    return responses(rl) * (rl.prompt_tokens + rl.rollout.response_tokens)
+    """Tokens the training passes run per step: prompt + response of each response, packed;
+    unpacked, each padded to prompt + longest (the padding runs the math too)."""
+    each = rl.rollout.response_tokens if rl.policy.sequence_packing else longest_response(rl)
+    return responses(rl) * (rl.prompt_tokens + each)
+
+
+def _batches(s: Scenario) -> tuple[int, int, int]:
+    """(sequence length, micro-batch, optimizer-step batch) of the policy's training scenario.
+    A "sequence" is a micro-batch row of prompt + longest tokens; packed, it holds several
+    responses end to end (NeMo RL ``train_mb_tokens`` = max_total_sequence_length x
+    train_micro_batch_size), so an optimizer step over ``mini_batch_size`` responses runs
+    mini x (prompt + mean) / (prompt + longest) rows: fewer micro-batches per pipeline, the
+    bubble (p - 1) / (m + p - 1) as Megatron's schedule has it (Narayanan et al. 2021
+    arXiv 2104.04473 §2.2). Rows fill whole micro-batches on every data-parallel rank."""
+    rl = rl_of(s)
+    seq = rl.prompt_tokens + longest_response(rl)
+    micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
+    unit = micro * s.parallelism.data
+    mini = rl.policy.mini_batch_size or responses(rl)
+    if rl.policy.sequence_packing:
+        mini = math.ceil(mini * (rl.prompt_tokens + rl.rollout.response_tokens) / seq)
+    return seq, micro, max(unit, math.ceil(mini / unit) * unit)
 
 
 # A role scenario's field -> the rl field the user set it through (an error names that one)
@@ -81,19 +101,41 @@ def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | No
     the RL scenario's layout, framework and precision on the step's sequences and tokens."""
     rl = rl_of(s)
     data = _base(s, model)
-    micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
-    unit = micro * s.parallelism.data
-    # the optimizer step's sequences, whole micro-batches on every data-parallel rank
-    mini = max(unit, (rl.policy.mini_batch_size or responses(rl)) // unit * unit)
+    seq, micro, mini = _batches(s)
     data["workload"] = {
         **data["workload"],
         "kind": kind or rl.policy.kind,
-        "sequence_length": rl.prompt_tokens + longest_response(rl),
+        "sequence_length": seq,
         "micro_batch_size": micro,
         "global_batch_size": mini,
         "training_tokens": trained_tokens(rl) * rl.policy.epochs,
     }
     return _parse(data, "policy" if model is None else "critic")
+
+
+def paced_policy(s: Scenario) -> Scenario:
+    """:func:`trainer_scenario`'s workload on ``s`` as laid out, unchecked and without a run
+    length: the layout search prices the training step of layouts it has not validated yet
+    (core/sizing/pace.TrainingClock; an invalid one is refused by its memory check)."""
+    rl = rl_of(s)
+    seq, micro, mini = _batches(s)
+    w = s.workload.model_copy(
+        update={
+            "kind": rl.policy.kind,
+            "sequence_length": seq,
+            "micro_batch_size": micro,
+            "global_batch_size": mini,
+            "training_tokens": None,
+        }
+    )
+    return s.model_copy(update={"workload": w, "rl": None})
+
+
+def role_names(rl: RLSpec) -> list[str]:
+    """The roles of the RL block, as the report's ``rl.roles`` names them."""
+    out = ["policy", "rollout"]
+    out += ["reference"] * rl.has_reference + ["critic"] * rl.has_critic
+    return [*out, "reward_model" if rl.reward.kind == "model" else "reward_rule"]
 
 
 def rollout_gpus(s: Scenario) -> int:

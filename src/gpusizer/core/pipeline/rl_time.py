@@ -2,11 +2,19 @@
 
 - Rollout: every response of the step (``prompts_per_step`` x ``samples_per_prompt``) spread
   over the engine's replicas; each replica decodes ``batch`` sequences at once (its
-  max_sequences and KV pool allow) under the serving step model (core/speed/roofline.py plus
-  the engine's fixed cost per step, core/serving/load.py). The bulk of the tokens runs at the
-  full batch; the longest response sets the end: its tokens beyond the mean run nearly alone
-  (the long tail of RL rollouts, DAPO arXiv 2503.14476 §3.2; verl docs "perf tuning",
-  dynamic batch and the rollout's straggler).
+  max_sequences and KV pool allow) under the serving load simulation's step model
+  (core/speed/step_model.py: kernel floors, each tensor-parallel all-reduce at alpha + bytes /
+  beta over the link it crosses, skewed MoE routing, the engine's host cost per step); the
+  bare roofline, which leaves out latency and launches, made a cross-node TP 32 DeepSeek V3
+  decode step at batch 64 9 ms, this model 22 ms. A synchronous rollout decodes until
+  its last sequence ends, its batch shrinking as sequences finish (the long tail of RL
+  rollouts, DAPO arXiv 2503.14476 §3.2; verl docs "perf tuning", the rollout's straggler):
+  response lengths follow the maximum-entropy law on [0, cap] with the given mean (a truncated
+  exponential, Jaynes 1957: the least-committal spread that knows only the mean and the
+  engine's ``max_new_tokens`` cap), and each decode step runs at the sequences still alive and
+  their context. The last response runs to the cap: among a replica's hundreds of samples at
+  temperature 1 one at least is cut by ``max_new_tokens`` (the clip ratio NeMo RL and verl
+  log; NeMo RL v0.3's 70B generation, 84 s for 398-token means, is the cap's 3,968 steps).
 - Log-prob forwards (old policy, reference, critic values, reward model): forward FLOPs (2 x
   active parameters per token, Kaplan et al. arXiv 2001.08361 §2.1) at the training step's
   achieved FLOP rate.
@@ -23,14 +31,18 @@ one step off-policy) up to the slower one, the sync after.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+
+StepAt = Callable[[int, float], float]  # (sequences decoding, tokens each holds) -> seconds
+SEGMENTS = 64  # pieces of the drain priced at their middle (the step cost varies slowly)
 
 
 @dataclass(frozen=True)
 class Decode:
     """One rollout replica's work and speeds: responses it generates, sequences decoding at once,
-    mean prompt, mean and longest response (tokens), prefill seconds of ``batch`` prompts and
-    the decode step seconds at ``batch`` and alone."""
+    mean prompt, mean and capped (longest possible) response in tokens, prefill seconds of
+    ``batch`` prompts, and the decode step's seconds at a batch and context (``step_at``)."""
 
     responses: int
     batch: int
@@ -38,15 +50,63 @@ class Decode:
     mean: float
     longest: int
     prefill: float
-    step: float
-    tail_step: float
+    step_at: StepAt
+
+
+def _rate(mean: float, cap: float) -> float:
+    """The exponent (per token) of the maximum-entropy density exp(rate x) on [0, cap] whose
+    mean is ``mean`` (0: uniform, mean cap / 2), by bisection on the monotone mean."""
+    target = min(max(mean / cap, 1e-6), 1 - 1e-6)
+    lo, hi = -1e4, 1e4
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if _mean_share(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2 / cap
+
+
+def _mean_share(k: float) -> float:
+    """Mean / cap of the density exp(k u) on u in [0, 1]."""
+    if abs(k) < 1e-9:
+        return 0.5
+    if k > 50:
+        return 1 - 1 / k
+    return math.exp(k) / math.expm1(k) - 1 / k
+
+
+def alive(t: float, rate: float, cap: float) -> float:
+    """Share of responses longer than ``t`` tokens under :func:`_rate`'s law."""
+    if t >= cap:
+        return 0.0
+    if abs(rate * cap) < 1e-9:
+        return 1 - t / cap
+    # (e^{r cap} - e^{r t}) / (e^{r cap} - 1), scaled by e^{-r cap} when r > 0 to stay finite
+    if rate > 0:
+        return -math.expm1(rate * (t - cap)) / -math.expm1(-rate * cap)
+    return (math.expm1(rate * cap) - math.expm1(rate * t)) / math.expm1(rate * cap)
+
+
+def drain_seconds(d: Decode, live: int) -> float:
+    """``live`` sequences started together decode until the cap: the bulk ends as the law
+    says, the longest response runs to ``max_new_tokens`` (at least one sequence decodes)."""
+    rate = _rate(d.mean, d.longest)
+    width = d.longest / SEGMENTS
+    total = 0.0
+    for i in range(SEGMENTS):
+        t = (i + 0.5) * width
+        total += width * d.step_at(max(1, round(live * alive(t, rate, d.longest))), d.prompt + t)
+    return total
 
 
 def rollout_seconds(d: Decode) -> float:
-    """Prefill of every wave, the bulk of the tokens at the full batch, the longest tail alone."""
+    """Prefill of every wave; responses beyond one batch at the full batch (continuous batching
+    refills the slots), then the last batch's drain at its falling batch."""
     waves = math.ceil(d.responses / d.batch)
-    bulk = d.responses * d.mean / d.batch
-    return waves * d.prefill + bulk * d.step + max(0.0, d.longest - d.mean) * d.tail_step
+    queued = max(0, d.responses - d.batch) * d.mean / d.batch
+    full = d.step_at(d.batch, d.prompt + d.mean / 2) if queued else 0.0
+    return waves * d.prefill + queued * full + drain_seconds(d, min(d.batch, d.responses))
 
 
 def forward_seconds(tokens: float, flops_per_token: float, gpus: int, flops_per_gpu: float) -> float:

@@ -78,6 +78,7 @@ class Work:
     sized_by_engine: bool = False
     served: Scenario | None = None  # the scenario the engine served
     rl: dict[str, Any] | None = None  # RL post-training: the report's ``rl`` block (work_rl.py)
+    layout_bytes: int | None = None  # what the layout's GPUs need, where not the peak (Estimate's)
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,16 @@ class WorkBuilder:
     """How a kind's work is built; one subclass per way of working."""
 
     key: ClassVar[str] = ""
+    # Its memory is one training stage's peak (memory/training.py), so the layout search may
+    # price another DP without a scenario (estimate.training_total) and bound layouts by the
+    # stage's states and activations (core/sizing/layout_bounds.py). A kind whose peak is
+    # another phase's (RL's rollout engine) is sized by estimates of its own work.
+    stage_memory: ClassVar[bool] = False
+    # Its estimate times the whole run itself (run_seconds): a deadline grows the count on it
+    times_run: ClassVar[bool] = False
+    # Its peak holds a share of the GPU (an engine's memory fraction beside other phases): the
+    # catalog search sizes each GPU alone (core/sizing/search.search_catalog)
+    memory_per_gpu: ClassVar[bool] = False
 
     def build(self, job: Job) -> Work:
         """The memory of the work, its serving block and what the estimate says about it."""
@@ -126,6 +137,17 @@ class WorkBuilder:
     def trainable(self, job: Job, adapters: int) -> int:
         """Parameters it trains (``adapters``: the scenario's LoRA parameters)."""
         return 0
+
+    def run_seconds(self, est: Any) -> float | None:
+        """Seconds of the whole run where the kind's estimate times it itself (a deadline then
+        grows the count until the estimate meets it); None: the layout search's training pace
+        (``workload.training_tokens``) times it."""
+        return None
+
+    def paced(self, s: Scenario) -> Scenario:
+        """The scenario whose training step the layout search prices for a layout of ``s``
+        (core/sizing/pace.TrainingClock): ``s`` itself, or a kind of phases' trained role's."""
+        return s
 
     def timed(self, job: Job) -> Scenario:
         """The scenario whose speed the estimate reports (a kind made of roles: its first
@@ -162,6 +184,7 @@ class TrainingWork(WorkBuilder):
     """Training: the heavier stage, its optimizer states, overhead, techniques and kernels."""
 
     key: ClassVar[str] = "training"
+    stage_memory: ClassVar[bool] = True
 
     def build(self, job: Job) -> Work:
         s, arch = job.s, job.arch

@@ -8,37 +8,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..errors import ScenarioError
 from ..memo import Memo
 from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
 from ..model.result import EngineMemory, Memory
-from ..model.specs import GPUSpec, ModelSpec, Scenario
+from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
+from ..serving.load import engine_costs
 from ..speed.compute import compute_estimate
-from ..speed.roofline import roofline_model
+from ..speed.step_model import step_model
 from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
-from .rl_memory import FP32, RLParts, colocated_phases, peak, split_phases
+from .rl_colocated import colocated_refit, colocated_transitions, frozen_bytes
+from .rl_memory import FP32, RLParts, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
+    paced_policy,
     per_replica,
     responses,
+    role_names,
     rollout_gpus,
     rollout_scenario,
     trained_tokens,
     trainer_scenario,
 )
 from .rl_time import Decode, forward_seconds, rollout_seconds, step_seconds, sync_seconds
+from .rl_transitions import Transition
 from .work import Job, Work, WorkBuilder, register_work, training_peak
 
 BF16 = 2  # bytes per weight the engine and the frozen roles hold
 # What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
 STEP_EVIDENCE = {
-    "colocated": "RL step time: a lower bound; published colocated steps ran 1.3x to 16x longer "
+    "colocated": "RL step time: a lower bound; published colocated steps ran 1.2x to 2.7x longer "
     "(1 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
-    "split": "RL step time: 4 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
+    "split": "RL step time: 6 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
     "the others longer (docs/evidence/rl.md)",
 }
 
@@ -54,13 +60,15 @@ class RLPlan:
     batch: int
     replicas: int
     engine_refusal: str | None = None  # why the rollout engine would not start (None: it starts)
+    # colocated: the moves between phases (core/pipeline/rl_transitions.py); split: none
+    transitions: tuple[Transition, ...] = ()
+
+    def step(self, overlaps: bool) -> float:
+        """Seconds per step: the phases (as rl_time.step_seconds sets them) and the moves."""
+        return step_seconds(self.seconds, overlaps) + sum(t.seconds for t in self.transitions)
 
 
 _PLANS: Memo[RLPlan] = Memo(128)
-
-
-def _weights(spec: ModelSpec, shard: int) -> int:
-    return int(count_parameters(spec).total * BF16 / shard)
 
 
 def _training_memory(s: Scenario) -> Memory:
@@ -77,31 +85,23 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     live = rl.prompt_tokens + mean  # responses at every stage: half-grown on the mean
     fit = int(em.kv_capacity_tokens // live) if live else n
     batch = max(1, min(n, em.max_sequences or n, fit))
-    model = roofline_model(rs, gpu)
-    # the engine's host cost of a step (scheduling, sampling) unless the scenario fixes it
-    fixed = st.step_latency_seconds if st.step_latency_seconds is not None else st.step.step
-    ctx = rl.prompt_tokens + mean / 2
-    d = Decode(
-        n,
-        batch,
-        rl.prompt_tokens,
-        mean,
-        longest_response(rl),
-        model.prefill_seconds(batch, rl.prompt_tokens) + fixed,
-        model.decode_seconds(batch, ctx) + fixed,
-        model.decode_seconds(1, rl.prompt_tokens + longest_response(rl)) + fixed,
-    )
+    # the serving load simulation's own step (kernel floors, collectives at alpha + bytes /
+    # beta over the link they cross, skewed MoE routing, the engine's host cost)
+    step = step_model(rs, gpu, engine_costs(rs, gpu, st))
+    attn, read = step.chunk(0.0, rl.prompt_tokens)
+    prompts = batch * rl.prompt_tokens
+    prefill = step.seconds(0, 0.0, prompts, batch, batch * attn, batch * read, batch)
+    d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds)
     return d, rs, em
 
 
 def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
     rl, p = rl_of(s), s.parallelism
-    shard = p.gpus if p.zero_stage == 3 else p.tensor * p.pipeline
     critic = (
         trainer_scenario(s, role_model(s, "", rl.critic.model), "full_finetune") if rl.has_critic else None
     )
-    ref = _weights(role_model(s, "", rl.reference.model), shard) if rl.has_reference else 0
-    reward = _weights(role_model(s, "", rl.reward.model), shard) if rl.reward.kind == "model" else 0
+    ref = frozen_bytes(role_model(s, "", rl.reference.model), s) if rl.has_reference else 0
+    reward = frozen_bytes(role_model(s, "", rl.reward.model), s) if rl.reward.kind == "model" else 0
     vocab = resolve(s.model).vocab
     mb = policy.workload.micro_batch_size * policy.workload.sequence_length
     return RLParts(
@@ -131,15 +131,11 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
 
 
 def _sync(s: Scenario, gpu: GPUSpec) -> float:
-    rl, g = rl_of(s), s.parallelism.gpus
-    weights = count_parameters(s.model).total * BF16
-    eff = s.compute.interconnect_efficiency
-    if rl.placement == "split":
+    if rl_of(s).placement == "split":
         net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
-        return sync_seconds(weights, net, eff)
-    if g == 1:  # a copy inside the GPU: read and write once
-        return sync_seconds(2 * weights, gpu.hbm_bandwidth_gb_per_s, s.compute.bandwidth_efficiency)
-    return sync_seconds(weights * (1 - 1 / g), gpu.interconnect_gb_per_s, eff)
+        weights = count_parameters(s.model).total * BF16
+        return sync_seconds(weights, net, s.compute.interconnect_efficiency)
+    return colocated_refit(s, gpu)
 
 
 def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
@@ -151,7 +147,9 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         d, rs, em = _decode(s, gpu)
         parts = _parts(s, policy, em.memory)
         phases = (
-            colocated_phases(parts, rl.offload_states) if rl.placement == "colocated" else split_phases(parts)
+            colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
+            if rl.placement == "colocated"
+            else split_phases(parts)
         )
         fwd, train = _forwards(s, policy, gpu)
         seconds = {
@@ -162,7 +160,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         }
         replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
         refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
-        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal)
+        moves = colocated_transitions(s, gpu, parts)
+        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal, moves)
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))
 
@@ -170,7 +169,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
 def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
     """The report's ``rl`` block (contract: docs/scenario-format.md "RL post-training")."""
     rl = rl_of(s)
-    step = step_seconds(plan.seconds, rl.overlaps)
+    step = plan.step(rl.overlaps)
     train_gpus = s.parallelism.gpus
     gpus = train_gpus + (rl.rollout.gpus if rl.placement == "split" else 0)
     generated = responses(rl) * rl.rollout.response_tokens
@@ -180,7 +179,7 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
     return {
         "algorithm": rl.algorithm,
         "placement": rl.placement,
-        "roles": _roles(rl),
+        "roles": role_names(rl),
         "training_gpus": train_gpus,
         "rollout_gpus": rollout_gpus(s),
         "total_gpus": gpus,
@@ -203,6 +202,7 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
             }
             for name, mem in plan.phases.items()
         ],
+        "transitions": [{**m.as_dict(), "share": m.seconds / step if step else 0} for m in plan.transitions],
         "peak_phase": peak(plan.phases).peak_phase,
         "tokens_generated_per_second": generated / step if step else 0.0,
         "tokens_trained_per_second": trained_tokens(rl) * rl.policy.epochs / step if step else 0.0,
@@ -215,7 +215,7 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
 
 
 def _step_of(s: Scenario, gpu: GPUSpec) -> float:
-    return step_seconds(rl_plan(s, gpu).seconds, rl_of(s).overlaps)
+    return rl_plan(s, gpu).step(rl_of(s).overlaps)
 
 
 def _advice(s: Scenario, gpu: GPUSpec) -> dict[str, Any]:
@@ -225,17 +225,13 @@ def _advice(s: Scenario, gpu: GPUSpec) -> dict[str, Any]:
     return {"split_options": options, "best_rollout_gpus": best["rollout_gpus"] if best else None}
 
 
-def _roles(rl: Any) -> list[str]:
-    out = ["policy", "rollout"]
-    out += ["reference"] * rl.has_reference + ["critic"] * rl.has_critic
-    return [*out, "reward_model" if rl.reward.kind == "model" else "reward_rule"]
-
-
 @register_work
 class RLWork(WorkBuilder):
     """RL post-training: the roles' phases, the heaviest phase's memory as the GPU's."""
 
     key: ClassVar[str] = "rl"
+    times_run: ClassVar[bool] = True  # rl.steps steps of the RL step (a deadline sizes on it)
+    memory_per_gpu: ClassVar[bool] = True  # the engine holds its memory fraction of each GPU
 
     def build(self, job: Job) -> Work:
         plan = rl_plan(job.s, job.gpu)
@@ -251,15 +247,23 @@ class RLWork(WorkBuilder):
             (),
             notes,
             rl=rl_block(job.s, job.gpu, plan),
+            layout_bytes=None if placement == "colocated" else layout_peak(plan.phases, placement).total,
         )
 
     def memory(self, s: Scenario) -> Memory:
         return peak(rl_plan(s, scenario_gpu(s)).phases)
 
+    def sizing_memory(self, s: Scenario) -> Memory:
+        """rl_memory.layout_peak; a rollout engine that would not start fits no layout."""
+        plan = rl_plan(s, scenario_gpu(s))
+        if plan.engine_refusal:
+            raise ScenarioError("rl.rollout", f"the rollout engine would not start: {plan.engine_refusal}")
+        return layout_peak(plan.phases, rl_of(s).placement)
+
     def settings(self, job: Job, states: str | None) -> list[str]:
         rl, ro = rl_of(job.s), rl_of(job.s).rollout
         return [
-            f"RL {rl.algorithm}, {rl.placement}, roles {', '.join(_roles(rl))}",
+            f"RL {rl.algorithm}, {rl.placement}, roles {', '.join(role_names(rl))}",
             f"rollout {ro.engine} TP {ro.tensor}: {ro.prompts_per_step} prompts x "
             f"{ro.samples_per_prompt} samples, {rl.prompt_tokens} + {ro.response_tokens} tokens "
             f"(longest response {longest_response(rl):,})",
@@ -274,6 +278,13 @@ class RLWork(WorkBuilder):
 
     def timed(self, job: Job) -> Scenario:
         return rl_plan(job.s, job.gpu).policy
+
+    def run_seconds(self, est: Any) -> float | None:
+        return float(est.rl["run_seconds"]) if est.rl else None  # rl.steps steps
+
+    def paced(self, s: Scenario) -> Scenario:
+        """The policy's step: at a fixed count the rollout and moves hardly vary by layout."""
+        return paced_policy(s)
 
     def context(self, job: Job) -> tuple[int, str]:
         return rl_plan(job.s, job.gpu).policy.workload.sequence_length, "sequence"

@@ -49,6 +49,7 @@ class WorkloadKind:
     source: str = ""
     work: str = ""  # "" : "training" when it trains, else "serving"
     roles: tuple[Role, ...] = ()
+    phased: bool = False  # a step of phases on shared or split GPUs (RL): the phase timeline applies
 
     @property
     def work_key(self) -> str:
@@ -154,5 +155,6 @@ register(
         variant_weights=(),
         source="HybridFlow (verl), arXiv 2409.19256; OpenRLHF, arXiv 2405.11143",
         work="rl",
+        phased=True,
     )
 )

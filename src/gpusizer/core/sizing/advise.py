@@ -56,6 +56,28 @@ class Ask:
     cards_per_box: int | None = None  # cards sold alone: 1, 2 or 4 to a box (None: fewest)
 
 
+def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
+    """RL post-training: the option's step, run and GPUs of both pools (its estimate's rl block)."""
+    if rl is None:
+        return {}
+    return {
+        "rl_time_per_step_seconds": rl["time_per_step_seconds"],
+        "rl_run_seconds": rl["run_seconds"],
+        "rl_total_gpus": rl["total_gpus"],
+        "rl_best_rollout_gpus": rl.get("best_rollout_gpus"),
+    }
+
+
+def _rl_notes(rl: dict[str, Any] | None) -> list[str]:
+    """RL split placement: the rollout pool comes on top of the GPUs counted and priced."""
+    if rl is None or rl["placement"] != "split":
+        return []
+    return [
+        f"RL split: the rollout pool's {rl['rollout_gpus']:,} GPUs come on top of these "
+        f"({rl['total_gpus']:,} in all, rl_total_gpus); the count and price are the training pool's"
+    ]
+
+
 def unit_of(g: GpuTarget, ask: Ask) -> Unit:
     """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit."""
     return Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
@@ -179,6 +201,7 @@ class GpuAdvice:
         notes = [*self.notes, *growth.notes, *self._compute_notes(s, est.compute.compute_dtype)]
         if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
             notes.append(f"serving speed: {est.serving.simulation_note}")
+        notes += _rl_notes(est.rl)
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "
@@ -217,6 +240,7 @@ class GpuAdvice:
             **self._judged(c, growth),
             **self._need(c, growth, bought),
             **self._goodput(c),
+            **_rl_fields(est.rl),
         }
         return SizingOption(**fields)
 

@@ -19,10 +19,13 @@ the option says so.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from ..model.specs import Scenario
+from ..pipeline.estimate import estimate
+from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .fill import Filler
 from .fill_serving import Choice
@@ -53,6 +56,8 @@ def _goal(s: Scenario) -> tuple[str, tuple[str, ...]]:
     if w.trains:
         if t.max_training_days is None:
             return "fewest", ()
+        if builder_of(w.info).times_run:
+            return "run", ()  # the kind's estimate times its run (RL: rl.steps steps)
         if not w.training_tokens:
             return "fewest", ("targets.max_training_days needs workload.training_tokens: ignored",)
         return "deadline", ()
@@ -68,6 +73,8 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
     why, notes = _goal(s)
     if why == "fewest":
         return Growth(filler.best(start, keep), unit, least, start, why, None, notes)
+    if why == "run":
+        return _run_deadline(s, filler, unit, least, start, top, keep)
     if why == "deadline":
         days = s.targets.max_training_days or 0.0
         timed = filler.deadline(days * DAY, unit, top, keep)
@@ -82,6 +89,43 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
         return Growth(filler.best(found, keep), unit, least, found, why, True, notes)
     shown = filler.best(start, keep)
     return Growth(shown, unit, least, start, why, False, (*notes, _unmet(s, filler, top)), tried >= top)
+
+
+def _run_seconds(s: Scenario, filler: Filler, n: int) -> float:
+    """The run's seconds on ``n`` GPUs as the kind's estimate of its fastest layout times it
+    (inf: nothing fits), over the effective share of wall time (core/speed/goodput.py)."""
+    best = filler.best(n)
+    if not best:
+        return math.inf
+    run = builder_of(s.workload.info).run_seconds(estimate(best[0].scenario))
+    return math.inf if run is None else run / effective_time_share(s, n)
+
+
+def _run_deadline(
+    s: Scenario, filler: Filler, unit: Unit, least: int, start: int, top: int, keep: int
+) -> Growth:
+    """The fewest whole units whose run meets ``targets.max_training_days`` (a kind that times
+    its own run: RL's steps x the step of the layout on that count): doubling, then a bisection,
+    as for serving targets (:func:`_smallest`); the fewest that hold it when none does."""
+    limit = (s.targets.max_training_days or 0.0) * DAY
+    met = lambda n: _run_seconds(s, filler, n) <= limit  # noqa: E731
+    lo, n = 0, start
+    while not met(n):
+        if n >= top:
+            days = _run_seconds(s, filler, top) / DAY
+            why = (
+                f"the {s.targets.max_training_days:g}-day deadline needs more than {top:,} GPUs"
+                f"{f': {days:,.3g} days on {top:,}' if days < math.inf else ''}; the fewest that hold "
+                "the work are shown"
+            )
+            return Growth(filler.best(start, keep), unit, least, start, "deadline", False, (why,), True)
+        lo, n = n, min(top, unit.count(max(2 * n, n + 1)))
+    hi = n
+    while lo and unit.count(lo + 1) < hi:
+        mid = unit.count((lo + hi) // 2)
+        mid = mid if lo < mid < hi else unit.count(lo + 1)
+        hi, lo = (mid, lo) if met(mid) else (hi, mid)
+    return Growth(filler.best(hi, keep), unit, least, hi, "deadline", True)
 
 
 def _unmet(s: Scenario, filler: Filler, top: int) -> str:

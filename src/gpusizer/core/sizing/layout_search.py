@@ -23,6 +23,7 @@ from ..model.architecture import resolve
 from ..model.specs import GPUSpec, HardwareSpec, ParallelismSpec, Scenario, WorkloadSpec
 from ..pipeline.estimate import sizing_memory, training_total
 from ..pipeline.validate import check_scenario
+from ..pipeline.work import builder_of
 from .fit_search import smallest_fitting
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
@@ -77,7 +78,9 @@ class Evaluator:
         self.memo: dict[tuple[Any, ...], float] = {}
         self._workloads: dict[tuple[Any, ...], WorkloadSpec] = {}
         states = (0.0, 0.0, 0.0)
-        if base.workload.trains:  # the whole model's states, on one GPU
+        # the kind's work says whether its memory is a training stage's (WorkBuilder.stage_memory)
+        self.stage = base.workload.trains and builder_of(base.workload.info).stage_memory
+        if self.stage:  # the whole model's states, on one GPU
             one = _memory(self.scenario(Layout(recompute=base.parallelism.recompute)))
             states = (one.weights, one.gradients, one.optimizer)
         self.work = Work()  # shared by the evaluators of one call (advise_all, search_catalog)
@@ -161,7 +164,7 @@ class Evaluator:
         optimizer_in_backward (core/pipeline/validate.py); the rest hold at every DP or at none."""
         w, p = self.base.workload, self.base.parallelism
         return (
-            w.trains
+            self.stage
             and _memory is sizing_memory
             and not p.optimizer_in_backward
             and (lay.dp * lay.cp) % lay.ep == 0
@@ -232,7 +235,7 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
         return
     pref = layout_preference(lay, ev.base.profile)
     caps = board.caps(m, lay.tp, pref, vals[0], bound)
-    if caps and ev.base.workload.trains:  # dearer: only before an estimate
+    if caps and ev.stage:  # dearer: only before an estimate
         caps = _below(caps, ev.bounds.activations(lay, vals))
     if caps:  # DP 1 -> 2 adds DDP buckets (ZeRO 0) or, alone, communication buffers
         floor1 = ev.lower_bound(lay, 1) if lay.zero == 0 or m == 1 else None

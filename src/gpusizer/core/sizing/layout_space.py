@@ -152,7 +152,7 @@ def dp_candidates(s: Scenario, step: int, least: int, limit: int) -> Sequence[in
     """The DP degrees of a :func:`dp_rule` up to ``limit`` (ascending); training: DP must
     divide global/micro when the global batch is set."""
     w = s.workload
-    if w.serves:
+    if w.serves and not w.trains:  # a kind that also trains (RL) varies its training pool's DP
         return [step] if step <= limit else []
     if w.global_batch_size is None:
         return range(step * ceil_div(least, step), limit + 1, step)

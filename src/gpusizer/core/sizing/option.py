@@ -80,6 +80,12 @@ FIELDS = (
     # (core/speed/goodput.py); time_seconds stays the step model's ideal
     "effective_time_share",
     "wall_time_seconds",
+    # RL post-training (workload.kind "rl"): the step and run of the option's layout as its
+    # estimate's rl block gives them, and every GPU of the run (a split rollout pool added)
+    "rl_time_per_step_seconds",
+    "rl_run_seconds",
+    "rl_total_gpus",
+    "rl_best_rollout_gpus",  # split: the fastest rollout pool of the same GPUs (rl_advice.py)
     *BAND_FIELDS,  # the evidence band of the peak and speeds (core/sizing/option_band.py)
     *SPLIT_FIELDS,  # serving.disaggregated: the xPyD split proposed (core/sizing/disagg_split.py)
 )
@@ -158,6 +164,10 @@ class SizingOption:
     spare_gpus: int | None = None
     effective_time_share: float | None = None  # training (core/speed/goodput.py)
     wall_time_seconds: float | None = None  # training: time_seconds over the share
+    rl_time_per_step_seconds: float | None = None  # RL: the estimate's rl block (work_rl.py)
+    rl_run_seconds: float | None = None
+    rl_total_gpus: int | None = None
+    rl_best_rollout_gpus: int | None = None
     # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
     # the margin (null in compare_gpus, which does not spend the estimates on them)
     limits: dict[str, int] | None = None

@@ -22,6 +22,7 @@ from ..model.flops import training_flops_per_token
 from ..model.params import count_parameters
 from ..model.result import Compute, Estimate
 from ..model.specs import GPUSpec, Scenario, WorkloadSpec
+from ..pipeline.work import builder_of
 from ..speed.roofline import peak_tflops
 from ..speed.train_step import TrainingStep, data_parallel_pricer, layer_seconds
 from .layout_space import Layout, virtual_stages
@@ -46,7 +47,9 @@ class TrainingClock:
     each shape), kept per layout: the search asks for every layout it weighs."""
 
     def __init__(self, build: Callable[[Layout], Scenario], gpu: GPUSpec) -> None:
-        self.build, self.gpu = build, gpu
+        self.gpu = gpu
+        # the kind's own work says which training a layout's speed is (WorkBuilder.paced)
+        self.build = lambda lay: (lambda s: builder_of(s.workload.info).paced(s))(build(lay))
         self._paces: dict[Layout, Pace] = {}
         self._shapes: dict[Layout, tuple[Scenario, float | None, Callable[[int], TrainingStep]]] = {}
         self._trainable: tuple[int | None] | None = None

@@ -16,6 +16,7 @@ from ..model.result import Estimate
 from ..model.specs import GPUSpec, HardwareSpec, Scenario
 from ..model.unified import effective_gpu
 from ..pipeline.estimate import estimate
+from ..pipeline.work import builder_of
 from ..serving.rules import memory_rule
 from .compare_options import DEFAULT_MARGIN
 from .layout_search import Evaluator, GpuTarget, solve
@@ -101,13 +102,16 @@ def search_catalog(
     probe = catalog[0].hardware.model_copy(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
     )
+    # a kind whose peak is a share of the GPU (RL's colocated engine) is searched per GPU: the
+    # probe's share says nothing of another GPU's (WorkBuilder.memory_per_gpu)
+    alone = builder_of(s.workload.info).memory_per_gpu
     shared = factory(s, probe)
-    found, notes = solve(s, catalog, shared, keep, max_gpus)
+    found, notes = solve(s, catalog, shared, keep, max_gpus) if not alone else ({}, {})
     out: dict[str, tuple[Evaluator, list[Fitted], str | None]] = {}
     for g in catalog:
         ev, note = shared, notes.get(g.id)
-        got = [fitted(ev, g, lay) for _, lay in found[g.id]]
-        if None in got:  # the peak depends on the GPU after all: search this one alone
+        got = [fitted(ev, g, lay) for _, lay in found.get(g.id, ())]
+        if alone or None in got:  # the peak depends on the GPU after all: search this one alone
             ev = factory(ev.base, g.hardware)
             one, again = solve(ev.base, [g], ev, keep, max_gpus)
             got, note = [fitted(ev, g, lay) for _, lay in one[g.id]], again.get(g.id)

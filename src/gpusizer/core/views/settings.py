@@ -165,16 +165,23 @@ class ChartView:
     view: Any = None
     serving_only: bool = False  # about serving: a training scenario gets a hint instead
     training_only: bool = False  # about training: a serving scenario gets a hint instead
+    phased_only: bool = False  # about a step of phases (RL): other kinds get a hint instead
 
     def applies_to(self, kind: WorkloadKind) -> bool:
         """Whether the chart has something to say about this kind of work."""
         # a kind made of roles may both train and serve: every chart of either applies
+        if self.phased_only and not kind.phased:
+            return False
         return not ((self.serving_only and not kind.serves) or (self.training_only and not kind.trains))
 
     def hint(self, kind: WorkloadKind) -> str:
         """Why the chart shows nothing for this kind ("" when it applies): one sentence."""
         if self.applies_to(kind):
             return ""
+        if self.phased_only:
+            other = next((k for k in WORKLOAD_KINDS.values() if k.phased), None)
+            choose = f"Choose {other.label} as the workload kind to see it." if other else ""
+            return f"{self.caption}: a question about a step of phases. {choose}".strip()
         if self.serving_only:
             other = serving_kind()
             choose = f"Choose {other.label} as the workload kind to see it." if other else ""
@@ -267,6 +274,14 @@ for _c in (
         "Every GPU type: cost against speed",
         "gpusizer.gui.charts.hardware:HardwareChart",
         view=HardwareView(),
+    ),
+    # One RL step's phases and the moves between them (core/views/rl_timeline.py)
+    ChartView(
+        "rl_timeline",
+        "RL step",
+        "One RL step: its phases on a time line",
+        "gpusizer.gui.charts.rl_timeline:RLTimelineChart",
+        phased_only=True,
     ),
 ):
     register(_c)

@@ -50,6 +50,14 @@ class RLPanel(Panel):
         )
         f.add("Rollout engine", combo((("vLLM", "vllm"), ("SGLang", "sglang"))), "rl.rollout.engine")
         f.add(
+            "Engine sleep",
+            # vLLM sleep mode: level 1 copies the weights to host RAM and back each step, level 2
+            # drops them (the refit refills them): core/pipeline/rl_transitions.py
+            combo((("level 1 (weights to host)", 1), ("level 2 (weights dropped)", 2))),
+            "rl.rollout.sleep_level",
+            name="combo_rl_sleep",
+        )
+        f.add(
             "Reward",
             combo((("rule (no GPU)", "rule"), ("reward model", "model"))),
             "rl.reward.kind",
@@ -69,7 +77,9 @@ class RLPanel(Panel):
     def refresh(self) -> None:
         kind = self.kind()
         self.box.setVisible(kind is not None and kind.work_key == RLWork.key)
-        self.form.show("rl.rollout.gpus", self.state.value("rl.placement") == "split")
+        split = self.state.value("rl.placement") == "split"
+        self.form.show("rl.rollout.gpus", split)
+        self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
 
     def _show_phases(self, est: Any) -> None:
         """The step's timeline in words: each phase's seconds, share and memory per GPU."""
@@ -82,6 +92,11 @@ class RLPanel(Panel):
             f"{p['memory']['total'] / 2**30:,.1f} GiB)"
             for p in rl["phases"]
         ]
+        moves = sum(m["seconds"] for m in rl.get("transitions", ()))
+        if moves:  # colocated: engine sleep / wake and training states to and from host
+            parts.append(
+                f"sleep, wake and state moves {moves:,.1f} s ({moves / rl['time_per_step_seconds']:.0%})"
+            )
         self.phases.setText(
             f"Time per step {rl['time_per_step_seconds']:,.1f} s: "
             + "; ".join(parts)

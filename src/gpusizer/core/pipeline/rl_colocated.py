@@ -1,0 +1,70 @@
+"""A colocated RL scenario's moves between phases and its refit, from the scenario's layout
+(mechanisms and sources: core/pipeline/rl_transitions.py). Split placement has none: its engine
+stays awake on its own GPUs and the training states stay on theirs."""
+
+from __future__ import annotations
+
+from ..model.architecture import resolve
+from ..model.params import count_parameters
+from ..model.sharding import stage_params
+from ..model.specs import GPUSpec, ModelSpec, Scenario
+from ..speed.train_rates import network_gb_per_s
+from .rl_check import rl_of
+from .rl_memory import RLParts
+from .rl_transitions import Resident, Transition, host_link_gb_per_s, refit_seconds, transitions
+
+BF16 = 2  # bytes per weight of the exported model (Hugging Face layout, 16-bit)
+
+
+def shard_holders(s: Scenario) -> int:
+    """GPUs that hold distinct parts of the policy's weights: every GPU under ZeRO-3 / FSDP,
+    else the model-parallel group (TP x PP x EP: Megatron replicates weights over data parallel
+    and shards experts over EP ranks)."""
+    p = s.parallelism
+    if p.zero_stage == 3:
+        return p.gpus
+    return min(p.gpus, p.tensor * p.pipeline * p.expert)
+
+
+def frozen_bytes(spec: ModelSpec, s: Scenario) -> int:
+    """16-bit weights of a frozen role (reference, reward model) on one GPU, laid out as the
+    policy is (verl and NeMo RL build it with the policy's parallel layout): the heavier
+    pipeline stage's TP and EP shard (core/model/sharding.stage_params: routed experts over
+    TP x EP), or all of it over the GPUs under ZeRO-3 / FSDP."""
+    p, counts = s.parallelism, count_parameters(spec)
+    if p.zero_stage == 3:
+        return int(counts.total * BF16 / p.gpus)
+    arch = resolve(spec)
+    stages = (stage_params(counts, arch, p.tensor, p.pipeline, p.expert, f).total for f in (True, False))
+    return int(max(stages) * BF16)
+
+
+def colocated_transitions(s: Scenario, gpu: GPUSpec, parts: RLParts) -> tuple[Transition, ...]:
+    """The four host-link moves of a colocated step (empty for split placement)."""
+    rl = rl_of(s)
+    if rl.placement != "colocated":
+        return ()
+    critic = parts.critic
+    resident = Resident(
+        parts.engine.weights,
+        parts.policy.weights + (critic.weights if critic else 0),
+        parts.policy.optimizer + (critic.optimizer if critic else 0),
+        parts.reference if parts.reference_offloaded else 0,
+    )
+    host = rl.host_link_gb_per_s or host_link_gb_per_s(gpu)
+    return tuple(transitions(resident, rl.rollout.sleep_level, rl.offload_states, host))
+
+
+def colocated_refit(s: Scenario, gpu: GPUSpec) -> float:
+    """Seconds of the colocated refit (the ``weight_sync`` phase): the whole 16-bit model
+    gathered on each GPU, then the engine's shard copied in."""
+    rl, c = rl_of(s), s.compute
+    weights = count_parameters(s.model).total * BF16
+    net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
+    links = (
+        gpu.interconnect_gb_per_s * 1e9 * c.interconnect_efficiency,
+        net * 1e9 * c.interconnect_efficiency,
+        gpu.hbm_bandwidth_gb_per_s * 1e9 * c.bandwidth_efficiency,
+    )
+    node = s.hardware.gpus_per_node
+    return refit_seconds(weights, shard_holders(s), node, weights / rl.rollout.tensor, links)

@@ -1,0 +1,130 @@
+"""What a colocated RL step pays between its phases (``rl.placement: "colocated"``), per GPU:
+bytes moved over a stated link at a stated rate, one transition each.
+
+The order of one step as NeMo RL runs it (NVIDIA-NeMo/RL ``nemo_rl/algorithms/grpo.py``
+``refit_policy_generation``; ``models/policy/workers/megatron_policy_worker.py``
+``prepare_for_training``, ``offload_before_refit``, ``offload_after_refit``;
+``models/generation/vllm/vllm_worker.py`` ``sleep``), which verl's hybrid engine follows too
+(``verl/workers/sharding_manager``: wake the engine, load the FSDP state, sleep it again):
+
+1. ``engine_sleep``: after rollout the engine sleeps (NeMo RL ``llm.sleep(level=1)``). vLLM
+   sleep level 1 copies its weights to host RAM and drops the KV pool; level 2 drops both (vLLM
+   docs "Sleep Mode": level 2 for RLHF weight updates, where the old weights are not needed).
+2. ``state_reload``: the training states come back (``prepare_for_training``: the parameter
+   buffer ``reload_from_cpu`` and ``move_optimizer("cuda")``): 16-bit weights and optimizer
+   states host-to-device. Megatron frees the gradient buffer rather than copying it
+   (Megatron-LM ``param_and_grad_buffer.py`` ``offload_to_cpu``: ``grad_data.storage().resize_(0)``),
+   so gradients move no bytes. An offloaded reference comes back for its forward (its host copy
+   stays valid, so it is not copied back down).
+3. ``state_offload``: after training, optimizer states (``offload_before_refit``) and weights
+   (``offload_after_refit``, ``param_data_cpu.copy_``) device-to-host.
+4. ``engine_wake``: ``prepare_for_generation(tags=["weights"])``: level 1 copies the weights
+   back host-to-device; level 2 only maps memory (the refit fills it).
+5. The refit itself is the ``weight_sync`` phase (:func:`refit_seconds`): every training rank
+   exports the whole model in 16-bit Hugging Face layout (Megatron-Bridge ``export_hf_weights``
+   all-gathers TP/EP shards and broadcasts each pipeline stage's tensors; verl's FSDP
+   ``state_dict`` gathers the shards likewise) and streams it by CUDA IPC into its colocated
+   engine, which keeps its own shard. The bytes a GPU receives from others cross NVLink inside
+   the node and the network beyond it; the engine's copy of its shard is a read and a write of HBM.
+
+Host link (:func:`host_link_gb_per_s`): PCIe x16 per direction, Gen5 (64 GB/s) on datacenter
+GPUs of compute capability 9 and later and on AMD Instinct, Gen4 (32 GB/s) before; GPUs on a
+Grace CPU (GH200, GB200, GB300) reach host memory over NVLink-C2C, 900 GB/s both directions = 450
+per direction (NVIDIA GH200 and GB200 NVL72 datasheets); unified-memory devices copy at their
+memory bandwidth. Achieved: :data:`HOST_EFFICIENCY` of that, the measured host-to-device share
+of a PCIe Gen4 x16 link (25 of 32 GB/s, core/speed/train_dp.py). ``rl.host_link_gb_per_s``
+replaces the rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model.specs import GPUSpec
+from ..speed.train_dp import HOST_LINK_BYTES_PER_S
+
+PCIE_GEN4_X16, PCIE_GEN5_X16, NVLINK_C2C = 32.0, 64.0, 450.0  # GB/s per direction
+HOST_EFFICIENCY = HOST_LINK_BYTES_PER_S / (PCIE_GEN4_X16 * 1e9)  # 25 of 32 GB/s
+# GPUs on a Grace CPU: host memory over NVLink-C2C
+_C2C = frozenset({"gh200-96gb", "gb200-186gb", "gb300-288gb"})
+TRANSITIONS = ("engine_sleep", "state_reload", "state_offload", "engine_wake")
+
+
+def host_link_gb_per_s(gpu: GPUSpec) -> float:
+    """The GPU's link to host memory, GB/s per direction as specified (see the module docstring)."""
+    if gpu.unified_memory:
+        return gpu.hbm_bandwidth_gb_per_s
+    if gpu.id in _C2C:
+        return NVLINK_C2C
+    major = int((gpu.compute_capability or "8.0").split(".")[0])
+    if gpu.vendor == "AMD" or (gpu.category in ("datacenter", None) and major >= 9) or major >= 12:
+        return PCIE_GEN5_X16
+    return PCIE_GEN4_X16
+
+
+@dataclass(frozen=True)
+class Resident:
+    """Bytes one GPU holds of each thing a transition moves: the engine's weights, the trained
+    roles' 16-bit weights and optimizer states, and an offloaded reference's weights (0: none)."""
+
+    engine: int
+    weights: int
+    optimizer: int
+    reference: int
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One move between phases: its name, bytes per GPU, the link, its rate (GB/s as specified)
+    and the seconds at the achieved share of it."""
+
+    name: str
+    bytes: int
+    link: str
+    gb_per_s: float
+    seconds: float
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "bytes": self.bytes,
+            "link": self.link,
+            "gb_per_s": self.gb_per_s,
+            "seconds": self.seconds,
+        }
+
+
+def transitions(r: Resident, sleep_level: int, offload_states: bool, host_gb: float) -> list[Transition]:
+    """The colocated step's host-link moves in the order they run (empty names are kept, at 0 s,
+    so every colocated report lists the same four)."""
+    rate = host_gb * 1e9 * HOST_EFFICIENCY
+    engine = r.engine if sleep_level == 1 else 0
+    states = (r.weights + r.optimizer) if offload_states else 0
+    moved = {
+        "engine_sleep": engine,
+        "state_reload": states + r.reference,
+        "state_offload": states,
+        "engine_wake": engine,
+    }
+    return [Transition(n, b, "host", host_gb, b / rate if rate else 0.0) for n, b in moved.items()]
+
+
+def refit_seconds(
+    weight_bytes: float,
+    shard_holders: int,
+    gpus_per_node: int,
+    engine_shard: float,
+    links: tuple[float, float, float],
+) -> float:
+    """The colocated refit, seconds: the whole 16-bit model (``weight_bytes``) gathered on every
+    GPU from the ``shard_holders`` GPUs that hold its parts (those in the node over NVLink, the
+    rest over the network), then the engine's shard copied into place (read and write of HBM).
+    ``links``: achieved bytes/s of (NVLink, network, HBM)."""
+    nvlink, network, hbm = links
+    holders = max(1, shard_holders)
+    local = min(holders, max(1, gpus_per_node))
+    inside = weight_bytes * (local - 1) / holders
+    outside = weight_bytes * (holders - local) / holders
+    seconds = inside / nvlink if nvlink else 0.0
+    seconds += outside / network if network else 0.0
+    return seconds + (2 * engine_shard / hbm if hbm else 0.0)

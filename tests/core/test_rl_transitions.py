@@ -1,0 +1,88 @@
+"""The moves between a colocated RL step's phases (core/pipeline/rl_transitions.py): engine
+sleep and wake, training states to and from the host, and the refit's gather."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.core.model.presets import gpu_spec
+from gpusizer.core.pipeline.rl_transitions import (
+    HOST_EFFICIENCY,
+    Resident,
+    host_link_gb_per_s,
+    refit_seconds,
+    transitions,
+)
+
+BASE = {
+    "model": {"preset": "qwen2.5-7b"},
+    "workload": {"kind": "rl"},
+    "framework": "fsdp",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+}
+
+
+def _rl(**rl: object) -> dict:
+    return estimate_report({**BASE, "rl": rl})["rl"]
+
+
+def test_each_move_is_its_bytes_over_the_host_link() -> None:
+    r = Resident(engine=16 * 10**9, weights=2 * 10**9, optimizer=12 * 10**9, reference=0)
+    moves = {t.name: t for t in transitions(r, 1, True, 64.0)}
+    assert list(moves) == ["engine_sleep", "state_reload", "state_offload", "engine_wake"]
+    rate = 64e9 * HOST_EFFICIENCY  # PCIe Gen5 x16 at the measured 25/32 of Gen4's peak
+    assert moves["engine_sleep"].seconds == pytest.approx(16e9 / rate)
+    assert moves["state_reload"].bytes == moves["state_offload"].bytes == 14 * 10**9  # no gradients
+    # level 2 drops the weights (nothing copied), and without offload the states stay
+    quiet = transitions(r, 2, False, 64.0)
+    assert all(t.bytes == 0 and t.seconds == 0 for t in quiet)
+
+
+def test_the_refit_gathers_the_model_inside_then_across_nodes() -> None:
+    w = 100e9
+    # one GPU: only the engine's copy (read and write of HBM)
+    assert refit_seconds(w, 1, 8, w, (1e11, 1e10, 1e12)) == pytest.approx(2 * w / 1e12)
+    # 8 holders in a node of 8: 7/8 over NVLink; 32 holders: 24/32 over the network
+    assert refit_seconds(w, 8, 8, 0, (1e11, 1e10, 1e12)) == pytest.approx(w * 7 / 8 / 1e11)
+    assert refit_seconds(w, 32, 8, 0, (1e11, 1e10, 1e12)) == pytest.approx(
+        w * 7 / 32 / 1e11 + w * 24 / 32 / 1e10
+    )
+
+
+def test_host_links_by_gpu() -> None:
+    assert host_link_gb_per_s(gpu_spec("h100-sxm-80gb")) == 64.0  # PCIe Gen5 x16
+    assert host_link_gb_per_s(gpu_spec("a100-sxm-80gb")) == 32.0  # PCIe Gen4 x16
+    assert host_link_gb_per_s(gpu_spec("gb200-186gb")) == 450.0  # NVLink-C2C per direction
+
+
+def test_the_report_lists_the_moves_colocated_only() -> None:
+    co = _rl()
+    names = [t["name"] for t in co["transitions"]]
+    assert names == ["engine_sleep", "state_reload", "state_offload", "engine_wake"]
+    assert all(t["link"] == "host" and t["gb_per_s"] == 64.0 for t in co["transitions"])
+    slow = _rl(host_link_gb_per_s=16.0)
+    assert slow["time_per_step_seconds"] > co["time_per_step_seconds"]
+    assert _rl(rollout={"sleep_level": 2})["transitions"][0]["bytes"] == 0
+    assert _rl(placement="split", rollout={"gpus": 8, "tensor": 2})["transitions"] == []
+
+
+def test_a_frozen_role_is_laid_out_as_the_policy() -> None:
+    from gpusizer.core.model.params import count_parameters
+    from gpusizer.core.pipeline.rl_colocated import frozen_bytes
+    from gpusizer.core.pipeline.scenario import parse_scenario
+
+    # DeepSeek V3 on TP 1 x PP 16 x EP 16 (NeMo RL's 256-GPU recipe): the routed experts are
+    # spread over EP too, so a reference holds about 1/256 of the experts, not 1/16 of all
+    s = parse_scenario(
+        {
+            "model": {"preset": "deepseek-v3"},
+            "workload": {"kind": "rl"},
+            "framework": "megatron",
+            "parallelism": {"pipeline": 16, "expert": 16, "data": 16, "zero_stage": 1, "recompute": "full"},
+            "rl": {"rollout": {"tensor": 32}},
+        }
+    )
+    whole = count_parameters(s.model).total * 2
+    assert whole / 256 < frozen_bytes(s.model, s) < whole / 16 / 4
