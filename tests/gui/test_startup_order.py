@@ -26,11 +26,11 @@ def test_chart_probe_reports_both_moments(tmp_path: Path) -> None:
     assert 0 < said["first frame"] <= said["first chart"]
 
 
-def test_advice_waits_for_the_first_chart(qtbot) -> None:
+def test_advice_waits_for_the_first_chart(qtbot, monkeypatch) -> None:
     w = MainWindow(restore=False, defer_charts=True)
     qtbot.addWidget(w)
     asked: list[object] = []
-    w.advisor.request = asked.append
+    monkeypatch.setattr(w.advisor, "request", asked.append)
     assert w.tabs.deferred and not w.tabs.charts
     w.resize(1280, 720)
     w.show()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ from gpusizer.io.run_log import read_run
 LOGS = Path(__file__).parent / "data" / "run-logs"
 
 
-def _rows(name: str, **kw: str) -> dict[str, tuple[float, float]]:
+def _rows(name: str, **kw: Any) -> dict[str, tuple[float, float]]:
     result = check(read_run((LOGS / name).read_text()), **kw)
     return {r.figure: (r.measured, r.estimate) for r in result["rows"]}
 
