@@ -25,6 +25,7 @@ from typing import Literal
 
 from .engine_releases import VLLM
 from .engine_releases_cpp import LLAMA_CPP, TENSORRT_LLM
+from .engine_releases_mlx import MLX_LM
 from .engine_releases_sglang import SGLANG
 from .engines import EngineRelease
 from .table import add
@@ -130,9 +131,10 @@ class FrameworkProfile:
     # places layers on the GPU or in system RAM.
     memory_rule: str = "transformers"
     releases: tuple[EngineRelease, ...] = ()  # oldest first; the last is the default
-    # Whose kernels run the model when serving (core/speed/rates.py): "ggml" (llama.cpp's own)
-    # or "vendor" (cuBLAS, CUTLASS, FlashAttention, Marlin... under PyTorch or TensorRT).
-    kernels: Literal["ggml", "vendor"] = "vendor"
+    # Whose kernels run the model when serving (core/speed/rates.py): "ggml" (llama.cpp's own),
+    # "mlx" (Apple MLX's Metal kernels) or "vendor" (cuBLAS, CUTLASS, FlashAttention, Marlin...
+    # under PyTorch or TensorRT).
+    kernels: Literal["ggml", "mlx", "vendor"] = "vendor"
     # The sizing advisor's last rung for LoRA and QLoRA (core/sizing/savings.py): switch to
     # this framework with its defaults, on at most ``max_gpus`` GPUs (None: any number).
     adapter_fallback: bool = False
@@ -370,6 +372,38 @@ for _p in (
         releases=LLAMA_CPP,
         kernels="ggml",
         sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",),
+    ),
+    FrameworkProfile(
+        # Apple MLX (mlx-lm): generate / server, and LoRA / QLoRA fine-tuning (mlx_lm.lora) on
+        # the unified memory the GPU may wire (hardware.gpu_memory_fraction: macOS's
+        # iogpu.wired_limit_mb, which mlx-lm raises to with mx.set_wired_limit).
+        "mlx",
+        "Apple MLX (mlx-lm)",
+        trains=True,
+        serves=True,
+        # "Peak memory" is mx.get_peak_memory(): MLX's own buffers, no CUDA context or
+        # workspace (the Metal device's few MB and Python sit outside the wired pool)
+        overhead=OverheadDefaults(0, 0, 0.0, 0),
+        kernels="mlx",
+        prefill_chunk_tokens=2048,
+        releases=MLX_LM,
+        scenario_defaults=(
+            ("precision", "master_weights", None),
+            ("precision", "adapters", "fp32"),
+            ("precision", "optimizer_states", "fp32"),
+        ),
+        techniques=(
+            "quantised weights in 4/6/8-bit groups of 64 (mlx_int4, mlx_int6, mlx_int8)",
+            "KV cache grown 256 tokens at a time; prompts prefilled 2,048 tokens at a time",
+            "LoRA: fp32 adapters and Adam states, 16-bit (or quantised: QLoRA) frozen base; "
+            "grad_checkpoint off by default",
+        ),
+        sources=(
+            "ml-explore/mlx-lm mlx_lm/generate.py (generate_step, wired_limit), "
+            "mlx_lm/models/cache.py, mlx_lm/tuner/lora.py LoRALinear (fp32 lora_a/lora_b), "
+            "mlx_lm/lora.py CONFIG_DEFAULTS (batch_size 4, num_layers 16, grad_checkpoint False)",
+            "ml-explore/mlx mlx.core.quantize (group_size 64, bits 4), mx.fast.scaled_dot_product_attention",
+        ),
     ),
     FrameworkProfile(
         "torchtune",

@@ -1,0 +1,43 @@
+"""mlx-lm releases (Apple MLX): the defaults that decide its memory and its step.
+
+mlx-lm runs a model's modules from Python over MLX's lazy graph: ``mlx_lm.generate`` and
+``mlx_lm.server`` (ml-explore/mlx-lm ``mlx_lm/generate.py``, ``server.py``). What the rules read:
+
+- one sequence at a time (``generate_step``; the server of these releases answers one request
+  after another): ``max_sequences`` 1;
+- the prompt in pieces of ``prefill_step_size`` = 2048 tokens (``generate_step``: "while
+  y.size > prefill_step_size: model(y[:prefill_step_size][None], cache=prompt_cache)");
+- the KV cache grows in steps of 256 tokens (``mlx_lm/models/cache.py`` ``KVCache.step = 256``:
+  keys and values are re-allocated ``((step + S - 1) // step) * step`` tokens at a time), one
+  block of the scheduler;
+- no CUDA graphs and no per-kernel launch from the host (Metal command buffers, and MLX's
+  ``mx.async_eval`` builds the next token's graph while the GPU runs this one).
+
+One release: no default of these changed since 0.19.0 (2024-10, the first to wire the model's
+memory, ml-explore/mlx-examples PR #1069); a later version takes its rules.
+"""
+
+from __future__ import annotations
+
+from .engines import BatchTier, EngineRelease, Scheduling
+
+PREFILL_STEP_TOKENS = 2048  # generate.py generate_step prefill_step_size
+KV_STEP_TOKENS = 256  # models/cache.py KVCache.step
+
+MLX_LM = (
+    EngineRelease(
+        "0.19.0",
+        "2024-10",
+        None,
+        tiers=(BatchTier(0, 1, PREFILL_STEP_TOKENS),),
+        kv_block_tokens=KV_STEP_TOKENS,
+        chunked_prefill="always",
+        cuda_graphs=False,
+        scheduling=Scheduling(mixed=False, admission="reserve", graph_batch=1, graph_prefill=False),
+        kv_layout="whole_context",
+        sources=(
+            "ml-explore/mlx-lm mlx_lm/generate.py generate_step (prefill_step_size 2048, one "
+            "sequence), mlx_lm/models/cache.py KVCache (step 256), RotatingKVCache (max_kv_size)",
+        ),
+    ),
+)
