@@ -175,7 +175,11 @@ def inference_components(
     """The parts on the heaviest GPU; ``batch`` and ``prompt`` may be numpy arrays (sweeps)."""
     sp = _heaviest_stage(s, arch, counts)
     weights = stage_weight_bytes(s, arch, counts, sp)
-    kv = stage_cache(s, arch, sp, batch, prompt + s.workload.generated_tokens).total
+    tokens = prompt + s.workload.generated_tokens
+    step = s.profile.kv_step_tokens  # an engine that grows its cache in steps holds whole steps
+    if step > 1:
+        tokens = -(-tokens // step) * step
+    kv = stage_cache(s, arch, sp, batch, tokens).total
     acts, logits = _prefill_activations(s, arch, batch, prompt)
     return InferenceParts(weights, kv, acts, logits)
 

@@ -117,6 +117,8 @@ class FrameworkProfile:
     prefill_chunk_tokens: int | None = None  # tokens per prefill pass; None = whole prompt
     prefill_chunk_per_sequence: bool = False  # the chunk is per sequence, not per batch
     kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
+    # the cache is allocated in steps of this many tokens per sequence (mlx-lm KVCache.step 256)
+    kv_step_tokens: int = 1
     eager_scores: bool = False  # eager attention materialises the scores when serving
     mla_latent_decode: bool = True  # MLA decodes in the compressed latent (weight absorption)
     # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
@@ -386,6 +388,7 @@ for _p in (
         overhead=OverheadDefaults(0, 0, 0.0, 0),
         kernels="mlx",
         prefill_chunk_tokens=2048,
+        kv_step_tokens=256,
         releases=MLX_LM,
         scenario_defaults=(
             ("precision", "master_weights", None),
