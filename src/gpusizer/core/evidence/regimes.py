@@ -34,6 +34,7 @@ FAMILIES: dict[str, str] = {
     "megatron": "megatron",
     "megatron-bridge": "megatron",
     "composer": "fsdp-deepspeed",
+    "mlx": "mlx",  # training on a Mac (serving on unified memory is "unified-memory" first)
 }
 FAMILY_LABELS = {
     "engine-pools": "engine pools (vLLM, SGLang, TensorRT-LLM)",
@@ -42,6 +43,7 @@ FAMILY_LABELS = {
     "fsdp-deepspeed": "FSDP / DeepSpeed",
     "megatron": "Megatron",
     "unified-memory": "unified memory",
+    "mlx": "Apple MLX",
     "unknown": "a framework with no replayed run",
 }
 VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel"}
