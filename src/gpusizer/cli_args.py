@@ -154,6 +154,13 @@ FLAGS: tuple[Flag, ...] = (
         applies="training",
     ),
     Flag("--lora-rank", "workload.lora_rank", "count", "LoRA rank r", applies="training"),
+    Flag(
+        "--lora-layers",
+        "workload.lora_layers",
+        "count",
+        "adapters on the last N layers only (mlx_lm.lora --num-layers)",
+        applies="training",
+    ),
     Flag("--weights", "precision.weights", "text", "storage format of the weights", _dtypes),
     Flag("--kv-cache", "precision.kv_cache", "text", "storage format of the KV cache", _dtypes),
 )

@@ -93,3 +93,47 @@ def test_a_published_peak_replays_within_15_percent(record: dict[str, Any]) -> N
 def test_every_record_is_replayed_or_says_why() -> None:
     assert len(REPLAYED) >= 4
     assert all(r.get("not_replayed") or r["id"] in {x["id"] for x in REPLAYED} for r in RECORDS)
+
+
+def test_mlx_lora_defaults_match_the_trainable_count_mlx_lm_prints() -> None:
+    # ml-explore/mlx-lm PR #330: "Trainable parameters: 0.041% (1.311M/3212.750M)" for
+    # Llama-3.2-3B-Instruct with mlx_lm.lora's defaults: rank 8 on q_proj and v_proj of the last
+    # 16 layers = 16 x 8 x ((3,072 + 3,072) + (3,072 + 1,024))
+    s = _scenario(model={"preset": "llama-3.2-3b"}, workload={"kind": "lora"}, precision={"weights": "bf16"})
+    est = estimate(s)
+    assert est.parameters_trainable == 16 * 8 * (2 * 3072 + 3072 + 1024) == 1_310_720
+    assert est.scenario.workload.lora_layers == 16
+
+
+def test_layers_below_the_first_adapter_keep_no_activations() -> None:
+    # a layer below the first adapter needs no gradient: autograd records nothing of it, so
+    # adapters on the last 16 of 32 layers keep half the layers' saved tensors
+    def acts(layers: int | None) -> float:
+        w = {"kind": "lora", "lora_layers": layers, "sequence_length": 1024}
+        s = _scenario(workload=w, precision={"weights": "bf16"})
+        s["framework"] = "huggingface"
+        return float(estimate(s).memory.activations)
+
+    every, half = acts(None), acts(16)
+    assert half < every
+    assert acts(32) == every
+
+
+@pytest.mark.parametrize(
+    ("workload", "parallelism", "words"),
+    [
+        ({"lora_layers": 33}, {}, "33 > the model's 32 layers"),
+        ({"lora_layers": 8}, {"pipeline": 2}, "pipeline"),
+    ],
+)
+def test_lora_layers_beyond_the_model_or_over_stages_is_refused(
+    workload: dict[str, Any], parallelism: dict[str, Any], words: str
+) -> None:
+    s = _scenario(
+        workload={"kind": "lora", **workload}, precision={"weights": "bf16"}, parallelism=parallelism
+    )
+    s["hardware"] = {"gpu": "h100-sxm-80gb"}
+    s["framework"] = "huggingface"
+    with pytest.raises(ScenarioError) as err:
+        estimate(s)
+    assert err.value.field == "workload.lora_layers" and words in str(err.value)

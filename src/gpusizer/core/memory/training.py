@@ -21,7 +21,7 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import ParallelismSpec, Scenario
 from ..registry.dtypes import DTYPES, nbytes
 from .loading import load_peak
-from .lora import lora_stage
+from .lora import adapted_share, lora_stage
 from .optimizer_states import (
     StateSplit,
     TensorClasses,
@@ -91,7 +91,8 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
     w = s.workload
     if w.is_adapter:
         params, tensors = lora_stage(s.model, w.lora_rank, w.lora_targets, sp.stage_layers)
-        return params / s.parallelism.tensor, nbytes(s.precision.adapters), tensors
+        share = adapted_share(s, sp.layers)  # workload.lora_layers: the last N layers only
+        return params * share / s.parallelism.tensor, nbytes(s.precision.adapters), round(tensors * share)
     return sp.total, nbytes(s.precision.weights), 0
 
 

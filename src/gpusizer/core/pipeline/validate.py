@@ -198,6 +198,15 @@ def check_serving(s: Scenario) -> None:
 
 def check_workload(s: Scenario) -> None:
     w, p = s.workload, s.parallelism
+    if w.lora_layers is not None and w.is_adapter:
+        layers = resolve(s.model).layers
+        if w.lora_layers > layers:
+            msg = f"{w.lora_layers} > the model's {layers} layers; set 1-{layers}, or null for every layer"
+            raise ScenarioError("workload.lora_layers", msg)
+        if p.pipeline > 1:
+            raise ScenarioError(
+                "workload.lora_layers", "applies to one pipeline stage; set parallelism.pipeline 1"
+            )
     if w.global_batch_size is not None and w.trains:
         unit = w.micro_batch_size * p.data
         if w.global_batch_size % unit:
