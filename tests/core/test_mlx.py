@@ -96,10 +96,11 @@ def test_every_record_is_replayed_or_says_why() -> None:
 
 
 def test_mlx_lora_defaults_match_the_trainable_count_mlx_lm_prints() -> None:
-    # ml-explore/mlx-lm PR #330: "Trainable parameters: 0.041% (1.311M/3212.750M)" for
-    # Llama-3.2-3B-Instruct with mlx_lm.lora's defaults: rank 8 on q_proj and v_proj of the last
-    # 16 layers = 16 x 8 x ((3,072 + 3,072) + (3,072 + 1,024))
-    s = _scenario(model={"preset": "llama-3.2-3b"}, workload={"kind": "lora"}, precision={"weights": "bf16"})
+    # ml-explore/mlx-lm PR #330 (2025-07): "Trainable parameters: 0.041% (1.311M/3212.750M)" for
+    # Llama-3.2-3B-Instruct with mlx_lm.lora's defaults of then: rank 8 on q_proj and v_proj (every
+    # linear layer since v0.28.2) of the last 16 layers = 16 x 8 x ((3,072 + 3,072) + (3,072 + 1,024))
+    w = {"kind": "lora", "lora_targets": ["q", "v"]}
+    s = _scenario(model={"preset": "llama-3.2-3b"}, workload=w, precision={"weights": "bf16"})
     est = estimate(s)
     assert est.parameters_trainable == 16 * 8 * (2 * 3072 + 3072 + 1024) == 1_310_720
     assert est.scenario.workload.lora_layers == 16

@@ -3,8 +3,11 @@
 mlx-lm runs a model's modules from Python over MLX's lazy graph: ``mlx_lm.generate`` and
 ``mlx_lm.server`` (ml-explore/mlx-lm ``mlx_lm/generate.py``, ``server.py``). What the rules read:
 
-- one sequence at a time (``generate_step``; the server of these releases answers one request
-  after another): ``max_sequences`` 1;
+- one sequence at a time (``generate_step``; the server before 0.28.4 answered one request
+  after another): ``max_sequences`` 1; from 0.28.4 (2025-12-03, PR #626 "Batching in the
+  server") ``mlx_lm.server`` decodes up to ``--decode-concurrency`` 32 requests together
+  (``BatchGenerator``), prefilling new prompts in steps of their own (up to
+  ``--prompt-concurrency`` 8): ``max_sequences`` 32, prompts not mixed with decodes;
 - the prompt in pieces of ``prefill_step_size`` = 2048 tokens (``generate_step``: "while
   y.size > prefill_step_size: model(y[:prefill_step_size][None], cache=prompt_cache)");
 - the KV cache grows in steps of 256 tokens (``mlx_lm/models/cache.py`` ``KVCache.step = 256``:
@@ -13,8 +16,9 @@ mlx-lm runs a model's modules from Python over MLX's lazy graph: ``mlx_lm.genera
 - no CUDA graphs and no per-kernel launch from the host (Metal command buffers, and MLX's
   ``mx.async_eval`` builds the next token's graph while the GPU runs this one).
 
-One release: no default of these changed since 0.19.0 (2024-10, the first to wire the model's
-memory, ml-explore/mlx-examples PR #1069); a later version takes its rules.
+0.19.0 (2024-10) is the first to wire the model's memory (ml-explore/mlx-examples PR #1069); a
+version between two releases takes the older one's rules. Read at ml-explore/mlx-lm d78bf58
+(2026-08, version 0.32.0) and the tags named.
 """
 
 from __future__ import annotations
@@ -24,20 +28,35 @@ from .engines import BatchTier, EngineRelease, Scheduling
 PREFILL_STEP_TOKENS = 2048  # generate.py generate_step prefill_step_size
 KV_STEP_TOKENS = 256  # models/cache.py KVCache.step
 
-MLX_LM = (
-    EngineRelease(
-        "0.19.0",
-        "2024-10",
+DECODE_CONCURRENCY = 32  # server.py --decode-concurrency (0.28.4 and later)
+_SOURCES = (
+    "ml-explore/mlx-lm mlx_lm/generate.py generate_step (prefill_step_size 2048, one "
+    "sequence), mlx_lm/models/cache.py KVCache (step 256), RotatingKVCache (max_kv_size)",
+)
+
+
+def _mlx_lm(version: str, date: str, sequences: int, *sources: str) -> EngineRelease:
+    return EngineRelease(
+        version,
+        date,
         None,
-        tiers=(BatchTier(0, 1, PREFILL_STEP_TOKENS),),
+        tiers=(BatchTier(0, sequences, PREFILL_STEP_TOKENS),),
         kv_block_tokens=KV_STEP_TOKENS,
         chunked_prefill="always",
         cuda_graphs=False,
         scheduling=Scheduling(mixed=False, admission="reserve", graph_batch=1, graph_prefill=False),
         kv_layout="whole_context",
-        sources=(
-            "ml-explore/mlx-lm mlx_lm/generate.py generate_step (prefill_step_size 2048, one "
-            "sequence), mlx_lm/models/cache.py KVCache (step 256), RotatingKVCache (max_kv_size)",
-        ),
+        sources=(*_SOURCES, *sources),
+    )
+
+
+MLX_LM = (
+    _mlx_lm("0.19.0", "2024-10", 1),
+    _mlx_lm(
+        "0.28.4",
+        "2025-12",
+        DECODE_CONCURRENCY,
+        "ml-explore/mlx-lm PR #626 (first in v0.28.4): server.py BatchGenerator, "
+        "--decode-concurrency 32, --prompt-concurrency 8",
     ),
 )

@@ -395,22 +395,21 @@ for _p in (
             ("precision", "adapters", "fp32"),
             ("precision", "optimizer_states", "fp32"),
             ("workload", "lora_rank", 8),
-            ("workload", "lora_targets", ("q", "v")),
             ("workload", "lora_layers", 16),
         ),
         techniques=(
             "quantised weights in 4/6/8-bit groups of 64 (mlx_int4, mlx_int6, mlx_int8)",
             "KV cache grown 256 tokens at a time; prompts prefilled 2,048 tokens at a time",
-            "LoRA: rank 8 on q and v of the last 16 layers, fp32 adapters and Adam states, a "
+            "LoRA: rank 8 on every linear layer of the last 16 layers, fp32 adapters and Adam states, a "
             "16-bit (or quantised: QLoRA) frozen base; grad_checkpoint off by default",
         ),
         sources=(
             "ml-explore/mlx-lm mlx_lm/generate.py (generate_step, wired_limit), "
             "mlx_lm/models/cache.py, mlx_lm/tuner/lora.py LoRALinear (fp32 lora_a/lora_b), "
             "mlx_lm/lora.py CONFIG_DEFAULTS (batch_size 4, num_layers 16, grad_checkpoint False, "
-            "lora_parameters rank 8); tuner/utils.py linear_to_lora_layers: q_proj and v_proj by "
-            "default ('Trainable parameters: 0.041% (1.311M/3212.750M)' for Llama 3.2 3B, "
-            "ml-explore/mlx-lm PR #330)",
+            "lora_parameters rank 8); tuner/utils.py linear_to_lora_layers: every Linear of an "
+            "adapted layer by default since v0.28.2 (PR #515, 2025-09-30), q_proj and v_proj "
+            "before ('Trainable parameters: 0.041% (1.311M/3212.750M)' for Llama 3.2 3B, PR #330)",
             "ml-explore/mlx mlx.core.quantize (group_size 64, bits 4), mx.fast.scaled_dot_product_attention",
         ),
     ),
