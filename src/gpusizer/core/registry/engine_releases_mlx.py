@@ -8,8 +8,9 @@ mlx-lm runs a model's modules from Python over MLX's lazy graph: ``mlx_lm.genera
   server") ``mlx_lm.server`` decodes up to ``--decode-concurrency`` 32 requests together
   (``BatchGenerator``), prefilling new prompts in steps of their own (up to
   ``--prompt-concurrency`` 8): ``max_sequences`` 32, prompts not mixed with decodes;
-- the prompt in pieces of ``prefill_step_size`` = 2048 tokens (``generate_step``: "while
-  y.size > prefill_step_size: model(y[:prefill_step_size][None], cache=prompt_cache)");
+- the prompt in pieces of ``prefill_step_size`` tokens (``generate_step``: "while y.size >
+  prefill_step_size: model(y[:prefill_step_size][None], cache=prompt_cache)"): 512 until PR #40
+  "Updates for causal mask" (2025-03-21, version 0.22.2) raised it to 2048;
 - the KV cache grows in steps of 256 tokens (``mlx_lm/models/cache.py`` ``KVCache.step = 256``:
   keys and values are re-allocated ``((step + S - 1) // step) * step`` tokens at a time), one
   block of the scheduler;
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from .engines import BatchTier, EngineRelease, Scheduling
 
-PREFILL_STEP_TOKENS = 2048  # generate.py generate_step prefill_step_size
+PREFILL_STEP_TOKENS = 2048  # generate.py generate_step prefill_step_size (512 before 0.22.2)
 KV_STEP_TOKENS = 256  # models/cache.py KVCache.step
 
 DECODE_CONCURRENCY = 32  # server.py --decode-concurrency (0.28.4 and later)
@@ -35,12 +36,12 @@ _SOURCES = (
 )
 
 
-def _mlx_lm(version: str, date: str, sequences: int, *sources: str) -> EngineRelease:
+def _mlx_lm(version: str, date: str, sequences: int, prefill: int, *sources: str) -> EngineRelease:
     return EngineRelease(
         version,
         date,
         None,
-        tiers=(BatchTier(0, sequences, PREFILL_STEP_TOKENS),),
+        tiers=(BatchTier(0, sequences, prefill),),
         kv_block_tokens=KV_STEP_TOKENS,
         chunked_prefill="always",
         cuda_graphs=False,
@@ -51,11 +52,19 @@ def _mlx_lm(version: str, date: str, sequences: int, *sources: str) -> EngineRel
 
 
 MLX_LM = (
-    _mlx_lm("0.19.0", "2024-10", 1),
+    _mlx_lm("0.19.0", "2024-10", 1, 512),
+    _mlx_lm(
+        "0.22.2",
+        "2025-03",
+        1,
+        PREFILL_STEP_TOKENS,
+        "ml-explore/mlx-lm PR #40 (fd175f11, version 0.22.2): prefill_step_size 512 -> 2048",
+    ),
     _mlx_lm(
         "0.28.4",
         "2025-12",
         DECODE_CONCURRENCY,
+        PREFILL_STEP_TOKENS,
         "ml-explore/mlx-lm PR #626 (first in v0.28.4): server.py BatchGenerator, "
         "--decode-concurrency 32, --prompt-concurrency 8",
     ),
