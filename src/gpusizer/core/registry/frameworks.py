@@ -396,12 +396,14 @@ for _p in (
             ("precision", "optimizer_states", "fp32"),
             ("workload", "lora_rank", 8),
             ("workload", "lora_layers", 16),
+            ("workload", "micro_batch_size", 4),
         ),
         techniques=(
             "quantised weights in 4/6/8-bit groups of 64 (mlx_int4, mlx_int6, mlx_int8)",
             "KV cache grown 256 tokens at a time; prompts prefilled 2,048 tokens at a time",
             "LoRA: rank 8 on every linear layer of the last 16 layers, fp32 adapters and Adam states, a "
-            "16-bit (or quantised: QLoRA) frozen base; grad_checkpoint off by default",
+            "16-bit (or quantised: QLoRA) frozen base; batch 4; grad_checkpoint off by default "
+            "(parallelism.recompute 'full' when on)",
         ),
         sources=(
             "ml-explore/mlx-lm mlx_lm/generate.py (generate_step, wired_limit), "
