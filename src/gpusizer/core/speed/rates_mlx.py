@@ -33,7 +33,7 @@ _CHIGKIM = (
 )
 _DATA = "tests/core/data/speed-figures-apple.json (mlx records; docs/evidence/speed.md)"
 
-# Each constant is solved from the one figure named beside it; the other 15 figures are out of sample.
+# Each constant is solved from the one figure named beside it; the other 17 figures are out of sample.
 # Quantised (qmm) and 16-bit GEMMs, of the 16-bit peak: the 70B's 4,126-token prompt (79.41 t/s), where
 # its linear layers take nine tenths of the FLOPs. No 16-bit prompt figure was found: steel GEMM takes
 # the quantised share (qmm dequantises tiles in threadgroup memory and runs the same MMA loop).
@@ -53,6 +53,11 @@ KERNEL_FLOOR = 5.2
 # per matrix, not a whole GPU's), of the bandwidth: DeepSeek-V3 4-bit decoding at 4,096 tokens on an
 # M3 Ultra 512 GB (mlx-lm PR #839, 20.647 t/s); Qwen3 30B-A3B on the M3 Max out of sample.
 GROUPED_BANDWIDTH = 0.57
+# Tokens per expert at which a prompt's gather_qmm runs at half its rate (the experts' rows sorted
+# by expert, mlx-lm PR #100): Qwen3 30B-A3B 4-bit's 512-token prompt on an M4 Max (mlx-lm PR #406,
+# 1,480 t/s at 32 tokens per expert); its 2,048-token prompt, the M3 Max's and DeepSeek-V3's out
+# of sample.
+GROUPED_HALF = 36
 
 
 def _mlx(bandwidth: float, sources: tuple[str, ...]) -> Rates:
@@ -64,6 +69,7 @@ def _mlx(bandwidth: float, sources: tuple[str, ...]) -> Rates:
         bandwidth=bandwidth,
         kernel_floor=KERNEL_FLOOR * us,
         grouped_bandwidth=GROUPED_BANDWIDTH,
+        grouped_half=GROUPED_HALF,
         sources=sources,
     )
 
@@ -73,6 +79,8 @@ _SHARED = (
     "raullenchai/Rapid-MLX PR #586 (M3 Ultra 60-core, mlx 0.31.2): Llama 3.1 8B 4-bit decode 119.39 t/s "
     "(kernel floor)",
     "ml-explore/mlx-lm PR #839 (2026-02-03): DeepSeek-V3 4-bit at 4,096 tokens, 20.647 t/s (experts' reads)",
+    "ml-explore/mlx-lm PR #406 (2025-08-28, M4 Max): Qwen3 30B-A3B 4-bit prompt 512, 1,480.329 t/s "
+    "(grouped_half)",
     _DATA,
 )
 MLX_RATES: dict[tuple[str, str], Rates] = {
