@@ -43,7 +43,8 @@ MATMUL_QUANT = 0.8
 ATTENTION = 0.56
 # Decode's weight and KV reads (qmv, sdpa_vector), of the catalog's bandwidth: M3 and later from the
 # 70B's generation after 260 prompt tokens (9.351 t/s, 39.7 GB a token); M1/M2 from Llama 3 70B in
-# 16-bit on an M2 Ultra (4.7 t/s, 141 GB a token), whose two dies share the load less evenly.
+# 16-bit on an M2 Ultra (4.7 t/s, 141 GB a token); whether its two dies or its generation costs the
+# difference, no single-die M1/M2 figure of a release after 0.19.0 tells apart.
 BANDWIDTH_M3 = 0.99
 BANDWIDTH_M2 = 0.85
 # Seconds per Metal dispatch (MLX_LAYER ops a layer): Llama 3.1 8B 4-bit decoding on an M3 Ultra
