@@ -16,6 +16,7 @@ from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
 from ..speed.compute import compute_estimate
 from . import work_rl, work_roles  # noqa: F401  (register the "rl" and "roles" builders where defined)
+from .runs_on import check_runs_on
 from .scenario import parse_scenario
 from .work import Job, builder_of, model_of, training_peak
 
@@ -121,8 +122,10 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     One pass (tests/core/test_walk.py): the scenario, its model and GPU; the adapters; the
     base weights' storage and the memory of the work (training: the heavier stage and what
     adds to it; serving: the engine: the work its kind builds, core/pipeline/work.py); the
-    weights' quantisation rule; the speed; the answer."""
+    weights' quantisation rule; the speed; the answer. A framework on a GPU it does not run on
+    is refused (core/pipeline/runs_on.py)."""
     s = parse_scenario(scenario)
+    check_runs_on(s)
     job = _job(s)
     counts, gpu, builder = job.counts, job.gpu, job.work
     share = memory_share_note(gpu, s.hardware.gpu_memory_fraction)

@@ -33,6 +33,56 @@ from .workloads import WorkloadKind
 
 MiB = 2**20
 
+# GPU vendors as the catalog spells them (GPUSpec.vendor); a framework's ``runs_on`` and the
+# install page that says so. A vendor outside these (a user's "custom" GPU) is not judged.
+VENDORS = ("NVIDIA", "AMD", "Intel", "Apple")
+_EVERY = VENDORS
+_NV: tuple[str, ...] = ("NVIDIA",)
+_NV_AMD = ("NVIDIA", "AMD")
+_NV_AMD_INTEL = ("NVIDIA", "AMD", "Intel")
+_NV_AMD_APPLE = ("NVIDIA", "AMD", "Apple")
+_APPLE: tuple[str, ...] = ("Apple",)
+_TORCH = (
+    "PyTorch 'Get started' builds for CUDA, ROCm, XPU and MPS (Apple silicon); transformers runs "
+    "on each; Intel Gaudi through accelerate (huggingface.co/docs/accelerate usage_guides/gaudi)"
+)
+_MEGATRON = (
+    "NVIDIA: the project's README (Transformer Engine, NGC containers); AMD Instinct: ROCm Primus "
+    "docs 'End-to-end training recipes' (rocm/primus images run Megatron-LM, TorchTitan and "
+    "Megatron Bridge)"
+)
+_DEEPSPEED = (
+    "deepspeed.ai/tutorials/accelerator-setup-guide: CUDA, ROCm, Intel XPU and Gaudi (HPU); "
+    "its Apple MPS accelerator (PR #3907) trains only small fp32 models, so Apple is left out"
+)
+_FSDP = (
+    "PyTorch distributed backends: NCCL (CUDA), RCCL (ROCm), XCCL (Intel XPU), HCCL (Gaudi); "
+    "MPS has no collective backend FSDP shards over"
+)
+_VLLM = (
+    "vLLM docs getting_started/installation/gpu: CUDA, ROCm, Intel XPU (Gaudi: the vllm-gaudi "
+    "plugin); on Apple silicon vLLM runs on the CPU backend only"
+)
+_SGLANG = "docs.sglang.io 'Hardware Platforms': NVIDIA GPUs, AMD GPUs, Intel XPU (and CPUs, TPU, Ascend)"
+_TRTLLM = "TensorRT-LLM installation docs: NVIDIA GPUs only (CUDA, TensorRT)"
+_GGML = (
+    "llama.cpp README 'Supported backends': Metal, CUDA, HIP (AMD), SYCL (Intel), Vulkan "
+    "(core/speed/rates_era.py GGML_BACKENDS)"
+)
+_MLX = (
+    "ml-explore.github.io/mlx install: Apple silicon (M series), macOS 14 or newer; MLX's Linux "
+    "CUDA backend (pip install mlx[cuda12]) exists, but this profile's rules are Apple's (the "
+    "Metal kernels' rates of core/speed/rates_mlx.py, the unified pool's wired limit)"
+)
+_TORCHTUNE = "torchtune: PyTorch's CUDA, ROCm and Intel XPU devices (training.get_device)"
+_UNSLOTH = "unsloth README 'Features': NVIDIA, AMD and Intel GPUs (AMD ROCm builds since 2025)"
+_LIGHTNING = "Lightning Fabric accelerators: cuda (CUDA and ROCm builds of PyTorch) and mps (Apple silicon)"
+_SWIFT = "ms-swift docs: CUDA images; Ascend NPUs (BestPractices/NPU-support), not in the catalog"
+_AXOLOTL = (
+    "axolotl README requirements: an NVIDIA (Ampere or newer) or AMD GPU (ROCm install guide, PR #1550)"
+)
+_COMPOSER = "composer/devices: DeviceGPU (CUDA and ROCm builds of PyTorch), DeviceMPS (Apple M series)"
+
 
 @dataclass(frozen=True)
 class OverheadDefaults:
@@ -54,6 +104,10 @@ class FrameworkProfile:
     trains: bool
     serves: bool
     overhead: OverheadDefaults
+    # GPU vendors it runs on (VENDORS spelling) and the install docs that say so: estimate
+    # refuses another catalog vendor's GPU, the sizing ranks only these (core/pipeline/runs_on.py)
+    runs_on: tuple[str, ...] = VENDORS
+    runs_on_source: str = ""
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
     # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
@@ -153,6 +207,11 @@ class FrameworkProfile:
         """transformers' recurrent-state layout: the whole conv kernel, an fp32 state."""
         return self.recurrent_state == "transformers"
 
+    def runs_on_vendor(self, vendor: str) -> bool:
+        """Whether it runs on ``vendor``'s GPUs (a vendor outside VENDORS is not judged)."""
+        v = vendor.lower()
+        return v in {x.lower() for x in self.runs_on} or v not in {x.lower() for x in VENDORS}
+
     def fits(self, kind: WorkloadKind) -> bool:
         """Whether this framework runs that kind of work."""
         return self.trains if kind.trains else self.serves
@@ -183,6 +242,8 @@ for _p in (
         "Hugging Face transformers",
         trains=True,
         serves=True,
+        runs_on=_EVERY,
+        runs_on_source=_TORCH,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -203,6 +264,8 @@ for _p in (
         "Megatron-LM",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD,
+        runs_on_source=_MEGATRON,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         activation_layout="megatron",
         gradients="main_grad",
@@ -229,6 +292,8 @@ for _p in (
         "NeMo 2 / Megatron-Bridge",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD,
+        runs_on_source=_MEGATRON,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         activation_layout="megatron",
         gradients="main_grad",
@@ -257,6 +322,8 @@ for _p in (
         "DeepSpeed",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_DEEPSPEED,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -280,6 +347,8 @@ for _p in (
         "PyTorch FSDP",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_FSDP,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -300,6 +369,8 @@ for _p in (
         "torchtitan",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD,
+        runs_on_source=_MEGATRON,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         activation_layout="torchtitan",
         step_counters=True,
@@ -333,6 +404,8 @@ for _p in (
         "vLLM",
         trains=False,
         serves=True,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_VLLM,
         # context 500 MiB and NCCL 1 GiB at TP > 1: the TP 4 init snapshot of vLLM 0.19 shows
         # 1.55 GiB in use before the weights load (llm-d planner logs; outside the budget)
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
@@ -348,6 +421,8 @@ for _p in (
         "SGLang",
         trains=False,
         serves=True,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_SGLANG,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="static_pool",
         releases=SGLANG,
@@ -358,6 +433,8 @@ for _p in (
         "TensorRT-LLM",
         trains=False,
         serves=True,
+        runs_on=_NV,
+        runs_on_source=_TRTLLM,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="free_pool",
         releases=TENSORRT_LLM,
@@ -368,6 +445,8 @@ for _p in (
         "llama.cpp / Ollama",
         trains=False,
         serves=True,
+        runs_on=_EVERY,
+        runs_on_source=_GGML,
         # the compute buffers are computed (core/serving/offload.py); the context is CUDA's
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload",
@@ -383,6 +462,8 @@ for _p in (
         "Apple MLX (mlx-lm)",
         trains=True,
         serves=True,
+        runs_on=_APPLE,
+        runs_on_source=_MLX,
         # "Peak memory" is mx.get_peak_memory(): MLX's own buffers, no CUDA context or
         # workspace (the Metal device's few MB and Python sit outside the wired pool)
         overhead=OverheadDefaults(0, 0, 0.0, 0),
@@ -420,6 +501,8 @@ for _p in (
         "torchtune",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_TORCHTUNE,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         step_counters=True,
         scenario_defaults=(
@@ -450,6 +533,8 @@ for _p in (
         "Unsloth",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_UNSLOTH,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -482,6 +567,8 @@ for _p in (
         "LitGPT",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_APPLE,
+        runs_on_source=_LIGHTNING,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         step_counters=True,
         foreach_scratch=True,
@@ -517,6 +604,8 @@ for _p in (
         "ms-swift",
         trains=True,
         serves=False,
+        runs_on=_NV,
+        runs_on_source=_SWIFT,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -541,6 +630,8 @@ for _p in (
         "axolotl",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD,
+        runs_on_source=_AXOLOTL,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -570,6 +661,8 @@ for _p in (
         "Composer (MosaicML)",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_APPLE,
+        runs_on_source=_COMPOSER,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         step_counters=True,
         gradients="scenario",
