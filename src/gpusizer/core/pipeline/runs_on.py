@@ -26,10 +26,16 @@ def runs_on(profile: FrameworkProfile, gpu: GPUSpec) -> bool:
     return profile.runs_on_vendor(gpu.vendor)
 
 
+def vendors_text(profile: FrameworkProfile) -> str:
+    """Its vendors in words: "NVIDIA, AMD and Intel"."""
+    *head, last = profile.runs_on
+    return f"{', '.join(head)} and {last}" if head else last
+
+
 def _gpus_of(profile: FrameworkProfile) -> str:
     """The catalog GPUs it runs on: their ids when few, else its vendors."""
     ids = [gid for gid in gpu_presets() if runs_on(profile, gpu_spec(gid))]
-    vendors = " and ".join(profile.runs_on)
+    vendors = vendors_text(profile)
     if len(ids) <= _LISTED:
         return f"{vendors} GPUs ({', '.join(ids)})"
     return f"{vendors} GPUs"
@@ -66,4 +72,4 @@ def left_out_note(s: Scenario, ids: list[str]) -> str | None:
         presets = gpu_presets()
         vendors = Counter(gpu_spec(g).vendor if g in presets else "other" for g in ids)
         which = f"{len(ids)} GPUs ({', '.join(f'{v} {n}' for v, n in vendors.most_common())})"
-    return f"Left out: {which}: {prof.label} runs on {' and '.join(prof.runs_on)} GPUs only."
+    return f"Left out: {which}: {prof.label} runs on {vendors_text(prof)} GPUs only."
