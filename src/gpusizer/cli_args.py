@@ -102,6 +102,13 @@ FLAGS: tuple[Flag, ...] = (
         applies="inference",
     ),
     Flag(
+        "--max-kv-size",
+        "serving.max_kv_size",
+        "tokens",
+        "each sequence's KV cache keeps at most N tokens, the oldest dropped (mlx-lm --max-kv-size)",
+        applies="inference",
+    ),
+    Flag(
         "--target-users",
         "targets.users",
         "count",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..memo import clear_all
+from ..memory.kv_cap import cap_note
 from ..memory.lora import scenario_lora
 from ..memory.training import base_weight_dtype
 from ..model.module_bytes import rule_assumption
@@ -66,6 +67,9 @@ def _assumptions(job: Job, n: Notes, settings: list[str]) -> tuple[str, ...]:
     )
     if job.arch.inferred:
         out.append("architecture inferred from the parameter count")
+    cap = cap_note(job.s, job.arch)  # serving.max_kv_size (core/memory/kv_cap.py)
+    if cap is not None:
+        out.append(cap)
     return tuple(out) + _model_assumptions(job) + ((n.share,) if n.share else ())
 
 

@@ -179,6 +179,10 @@ def check_serving(s: Scenario) -> None:
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)
+    if s.serving.max_kv_size is not None and s.workload.serves and not s.profile.rotating_kv:
+        able = ", ".join(p.id for p in FRAMEWORKS.values() if p.rotating_kv)
+        msg = f"applies to {able} (mlx-lm --max-kv-size), not {s.profile.label}; use serving.max_context"
+        raise ScenarioError("serving.max_kv_size", msg)
     version = s.serving.engine_version
     if version is None or s.workload.trains:
         return

@@ -36,7 +36,15 @@ _SOURCES = (
 )
 
 
-def _mlx_lm(version: str, date: str, sequences: int, prefill: int, *sources: str) -> EngineRelease:
+# mlx_lm/models/llama.py defines make_cache since PR #505 (dcb4b9ba, 2025-09-26, first in
+# v0.28.1, for layers with use_sliding): make_prompt_cache then never builds the RotatingKVCache
+# of --max-kv-size for Llama, nor for Mistral (utils.py MODEL_REMAPPING "mistral": "llama").
+LLAMA_OWN_CACHE = ("llama", "mistral")
+
+
+def _mlx_lm(
+    version: str, date: str, sequences: int, prefill: int, *sources: str, own: tuple[str, ...] = ()
+) -> EngineRelease:
     return EngineRelease(
         version,
         date,
@@ -47,6 +55,7 @@ def _mlx_lm(version: str, date: str, sequences: int, prefill: int, *sources: str
         cuda_graphs=False,
         scheduling=Scheduling(mixed=False, admission="reserve", graph_batch=1, graph_prefill=False),
         kv_layout="whole_context",
+        own_cache_families=own,
         sources=(*_SOURCES, *sources),
     )
 
@@ -67,5 +76,7 @@ MLX_LM = (
         PREFILL_STEP_TOKENS,
         "ml-explore/mlx-lm PR #626 (first in v0.28.4): server.py BatchGenerator, "
         "--decode-concurrency 32, --prompt-concurrency 8",
+        "ml-explore/mlx-lm PR #505 (v0.28.1): llama.py make_cache, --max-kv-size not taken by Llama",
+        own=LLAMA_OWN_CACHE,
     ),
 )

@@ -173,6 +173,9 @@ class FrameworkProfile:
     kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
     # the cache is allocated in steps of this many tokens per sequence (mlx-lm KVCache.step 256)
     kv_step_tokens: int = 1
+    # serving.max_kv_size caps each sequence's cache, the oldest tokens dropped (mlx-lm
+    # RotatingKVCache); False: the field is refused
+    rotating_kv: bool = False
     eager_scores: bool = False  # eager attention materialises the scores when serving
     mla_latent_decode: bool = True  # MLA decodes in the compressed latent (weight absorption)
     # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
@@ -470,6 +473,7 @@ for _p in (
         kernels="mlx",
         prefill_chunk_tokens=2048,
         kv_step_tokens=256,
+        rotating_kv=True,
         releases=MLX_LM,
         scenario_defaults=(
             ("precision", "master_weights", None),
