@@ -174,6 +174,17 @@ def adapted_share(s: Scenario, layers: int) -> float:
     return min(n, layers) / layers
 
 
+def recorded_share(s: Scenario, layers: int) -> float:
+    """The share of a stage's ``layers`` autograd records (keeps activations of, runs the
+    backward through): :func:`adapted_share`, except where the framework makes the embedding's
+    output require a gradient, so that every layer is recorded: PEFT's ``PeftModel.__init__``
+    under gradient checkpointing (``_prepare_model_for_gradient_checkpointing`` calls
+    ``enable_input_require_grads``; ``FrameworkProfile.input_grads_with_recompute``)."""
+    if s.parallelism.recompute == "full" and s.profile.input_grads_with_recompute:
+        return 1.0
+    return adapted_share(s, layers)
+
+
 def scenario_lora(s: Scenario) -> LoraCounts:
     """:func:`lora_trainable` of the scenario's adapters; zeros when it trains no adapters."""
     w = s.workload

@@ -23,7 +23,7 @@ from ..registry.dtypes import DTYPES, nbytes
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
 from .layouts import activation_layout, lora_kernels, stage_layout
-from .lora import adapted_share, module_targets
+from .lora import module_targets, recorded_share
 from .peft import dropout_mask, kbit_prepared
 from .techniques import offload_split
 
@@ -126,7 +126,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     p = s.parallelism
     ctx, autocast = _context(s)
     layout = stage_layout(s, arch, ctx)
-    per = layout.kept(s, arch, ctx, sp) * adapted_share(s, sp.layers)  # lora_layers: the last N keep
+    per = layout.kept(s, arch, ctx, sp) * recorded_share(s, sp.layers)  # lora_layers: the last N keep
     top = layout.top(s, arch, ctx, sp)
     if autocast and layout.casts_weights:  # autocast keeps a low-precision copy of every
         # matmul weight it cast; under full recompute the layers' copies go with the layer

@@ -119,6 +119,11 @@ class FrameworkProfile:
     # RoPE and xformers attention ("unsloth", core/memory/activations_unsloth.py), which save fewer
     # tensors and cast no input to fp32.
     lora_kernels: str = "peft"
+    # PEFT's PeftModel makes the embedding's output require a gradient under gradient
+    # checkpointing (peft_model.py _prepare_model_for_gradient_checkpointing:
+    # enable_input_require_grads): the backward then runs through every layer, also below
+    # the first adapter of workload.lora_layers (core/speed/train_layer.py backward_share)
+    input_grads_with_recompute: bool = False
     # fp32 weights under torch.autocast: every matmul keeps its 16-bit weight copy.
     autocast_copies: bool = False
     # Gradient dtype of fully trained weights: the parameter's ("parameter", PyTorch .grad),
@@ -247,6 +252,7 @@ for _p in (
         serves=True,
         runs_on=_EVERY,
         runs_on_source=_TORCH,
+        input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -539,6 +545,7 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD_INTEL,
         runs_on_source=_UNSLOTH,
+        input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -610,6 +617,7 @@ for _p in (
         serves=False,
         runs_on=_NV,
         runs_on_source=_SWIFT,
+        input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -636,6 +644,7 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD,
         runs_on_source=_AXOLOTL,
+        input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
