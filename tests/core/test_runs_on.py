@@ -95,7 +95,8 @@ def test_compare_ranks_only_the_gpus_mlx_runs_on_and_says_which_it_left_out() ->
     assert {o["gpu"] for o in options} == apple
     assert set(left_out_gpus(scen)) == set(gpu_presets()) - apple
     line = left_out_line(scen)
-    assert line is not None and "NVIDIA 32" in line and "Apple GPUs only" in line
+    nvidia = sum(gpu_spec(g).vendor == "NVIDIA" for g in gpu_presets())
+    assert line is not None and f"NVIDIA {nvidia}" in line and "Apple GPUs only" in line
     # the scenario's own GPU need not be one: the comparison is across GPU types
     assert {o["gpu"] for o in size_gpus({**scen, "hardware": {"gpu": "h100-sxm-80gb"}})} == apple
 
@@ -113,3 +114,12 @@ def test_cli_compare_says_which_gpus_it_left_out(capsys: pytest.CaptureFixture[s
     out, _ = capsys.readouterr()
     assert code == 0
     assert "Left out: mi300x-192gb: TensorRT-LLM runs on NVIDIA GPUs only." in out
+
+
+def test_cli_plan_says_which_gpus_it_left_out_and_not_as_misfits(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["plan", "--model", "llama-3.1-8b", "--kind", "inference", "--framework", "mlx"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    others = sum(gpu_spec(g).vendor != "Apple" for g in gpu_presets())
+    assert f"Left out: {others} GPUs" in out and "Apple MLX (mlx-lm) runs on Apple GPUs only." in out
+    assert "h100-sxm-80gb" not in out  # neither ranked nor "Not listed (no layout fits ...)"
