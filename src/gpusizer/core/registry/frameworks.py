@@ -75,7 +75,10 @@ _MLX = (
     "Metal kernels' rates of core/speed/rates_mlx.py, the unified pool's wired limit)"
 )
 _TORCHTUNE = "torchtune: PyTorch's CUDA, ROCm and Intel XPU devices (training.get_device)"
-_UNSLOTH = "unsloth README 'Features': NVIDIA, AMD and Intel GPUs (AMD ROCm builds since 2025)"
+_UNSLOTH = (
+    "unsloth README 'Features': NVIDIA, AMD and Intel GPUs (AMD ROCm builds since 2025); on a Mac "
+    "it routes to MLX's loader and trainer (unslothai/unsloth#4, 2026-09): the mlx framework here"
+)
 _LIGHTNING = "Lightning Fabric accelerators: cuda (CUDA and ROCm builds of PyTorch) and mps (Apple silicon)"
 _SWIFT = "ms-swift docs: CUDA images; Ascend NPUs (BestPractices/NPU-support), not in the catalog"
 _AXOLOTL = (
