@@ -79,3 +79,12 @@ def test_cli_flag(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--model", "qwen3-8b", "--kind", "inference", "--framework", "mlx", "--gpu", "apple-m4-max-128gb"]
     assert main(["estimate", *argv, "--prompt", "32000", "--max-kv-size", "4096"]) == 0
     assert "capped at 4,096 tokens" in capsys.readouterr().out
+
+
+def test_the_users_the_pool_holds_count_the_capped_cache() -> None:
+    """The serving block says what one user holds (kv_tokens_per_user), and the users and the
+    concurrency at the full context count that, not the whole context."""
+    capped, whole = estimate(_mlx("qwen3-8b", 32000, 256, 4096)), estimate(_mlx("qwen3-8b", 32000, 256, None))
+    assert capped.serving is not None and whole.serving is not None
+    assert capped.serving.kv_tokens_per_user == 4096 - 1 + 2048 and whole.serving.kv_tokens_per_user == 0
+    assert capped.serving.max_concurrency > 5 * whole.serving.max_concurrency
