@@ -58,13 +58,15 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario
+    from .core.sizing.compare import left_out_gpus
     from .core.sizing.solver import plan, plan_text
     from .io.export import strict_json
 
     s = parse_scenario(scenario_from_args(args))
     options = plan(s)
     mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
-    text = "" if args.json else plan_text(safe_data(options))
+    left = left_out_gpus(s)  # GPUs the framework does not run on
+    text = "" if args.json else _with_left_out(plan_text(safe_data(options), left), s, left)
     if not options and not args.json:  # a context limit is no memory failure: say which
         from .core.sizing.unmet import context_reason
 
@@ -76,7 +78,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario
-    from .core.sizing.compare import compare_gpus, select_gpus
+    from .core.sizing.compare import compare_gpus, left_out_gpus, select_gpus
     from .core.views.settings import HardwareView, with_settings
     from .io.compare_table import compare_text
     from .io.export import strict_json
@@ -94,8 +96,17 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     options = compare_gpus(s, gpus=ids, sort=view.sort, money=view.money(), **view.search_args())
     mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
     text = "" if args.json else compare_text(safe_data(options), s.workload.trains, _targets(s))
+    text = _with_left_out(text, s, left_out_gpus(s, ids))  # GPUs the framework does not run on
     _emit(strict_json(options) if args.json else _with_default_target(text, s))
     return 0
+
+
+def _with_left_out(text: str, s: Any, left: list[str]) -> str:
+    """The table and, under it, the GPUs left out because the framework does not run on them."""
+    from .core.pipeline.runs_on import left_out_note
+
+    note = left_out_note(s, left)
+    return text if note is None else f"{text}\n{note}"
 
 
 def _targets(s: Any) -> bool:

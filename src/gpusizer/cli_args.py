@@ -102,6 +102,13 @@ FLAGS: tuple[Flag, ...] = (
         applies="inference",
     ),
     Flag(
+        "--max-kv-size",
+        "serving.max_kv_size",
+        "tokens",
+        "each sequence's KV cache keeps at most N tokens, the oldest dropped (mlx-lm --max-kv-size)",
+        applies="inference",
+    ),
+    Flag(
         "--target-users",
         "targets.users",
         "count",
@@ -154,6 +161,13 @@ FLAGS: tuple[Flag, ...] = (
         applies="training",
     ),
     Flag("--lora-rank", "workload.lora_rank", "count", "LoRA rank r", applies="training"),
+    Flag(
+        "--lora-layers",
+        "workload.lora_layers",
+        "count",
+        "adapters on the last N layers only (mlx_lm.lora --num-layers)",
+        applies="training",
+    ),
     Flag("--weights", "precision.weights", "text", "storage format of the weights", _dtypes),
     Flag("--kv-cache", "precision.kv_cache", "text", "storage format of the KV cache", _dtypes),
 )

@@ -6,7 +6,8 @@ why. One data file per family:
 - ``speed-figures-amd.json``: AMD Instinct (core/speed/rates.py ``("vendor", "cdna3")``) and
   Radeon / Strix Halo under llama.cpp (core/speed/rates_era.py backends);
 - ``speed-figures-apple.json``: Apple under llama.cpp's Metal kernels (core/speed/rates_era.py
-  ``metal-2025``).
+  ``metal-2025``) and under MLX (mlx-lm: records whose regime names "mlx", core/speed/rates_mlx.py),
+  each regime held to the same targets on its own.
 - ``speed-figures-intel.json``: Intel Arc under llama.cpp's SYCL kernels (core/speed/rates_era.py
   ``("ggml", "xe2", "sycl")``).
 
@@ -23,7 +24,8 @@ import pytest
 
 from tests.core.test_speed_figures import metric
 
-FILES = {"amd": 11, "apple": 11, "intel": 6}  # data file -> the fewest figures it replays
+FILES = {"amd": 11, "apple": 41, "intel": 6}  # data file -> the fewest figures it replays
+REGIMES = {"mlx": 17}  # a regime of a file held to the targets on its own -> its fewest out-of-sample figures
 WITHIN, AT_MOST = 0.25, 2.0
 
 
@@ -57,6 +59,15 @@ def test_eighty_percent_within_25_percent_out_of_sample_too(name: str) -> None:
     outside = [(name, r["id"], e["label"]) for r, e in FIGURES[name] if "sets" not in e]
     for keys in (every, outside):
         assert sum(1 for k in keys if abs(RATIOS[k] - 1) <= WITHIN) / len(keys) >= 0.80
+
+
+@pytest.mark.parametrize("regime", list(REGIMES))
+def test_a_regime_holds_the_targets_on_its_own(regime: str) -> None:
+    every = [(name, r["id"], e["label"], "sets" in e) for name, r, e in ALL if regime in r["regime"]]
+    outside = [k for k in every if not k[3]]
+    assert len(outside) >= REGIMES[regime]
+    for keys in (every, outside):
+        assert sum(1 for k in keys if abs(RATIOS[k[:3]] - 1) <= WITHIN) / len(keys) >= 0.80
 
 
 SETTERS = [(name, r, e) for name, r, e in ALL if "sets" in e]

@@ -12,6 +12,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QWidget
 
 from gpusizer.core.model.presets import gpu_presets
+from gpusizer.core.sizing.compare import left_out_gpus
 from gpusizer.gui.hardware.runner import search_key
 from gpusizer.gui.hardware.settings import load
 from gpusizer.gui.settings import Prefs
@@ -31,6 +32,11 @@ def tab(qtbot: Any, window: Any) -> Any:
     chart = window.tabs.charts["hardware"]
     qtbot.waitUntil(lambda: len(chart.options) == len(gpu_presets()), timeout=20000)
     return chart
+
+
+def _vllm_gpus() -> int:
+    """The GPUs vLLM's comparison ranks: not the Macs (vLLM runs on Apple silicon's CPU only)."""
+    return len(gpu_presets()) - len(left_out_gpus({**QWEN, "framework": "vllm"}))
 
 
 def _index(chart: Any, gpu: str, key: str) -> QModelIndex:
@@ -318,7 +324,7 @@ def test_band_margin_band_ranking_and_band_tooltip(qtbot: Any, window: Any, tab:
     assert tab.controls.settings.sort == "speed_band"
     window.state.set_scenario({**QWEN, "framework": "vllm"}, record=False)  # vLLM speeds have a band
     qtbot.waitUntil(
-        lambda: len(tab.options) == len(gpu_presets()) and tab.options[0]["speed_confidence"] != "none",
+        lambda: len(tab.options) == _vllm_gpus() and tab.options[0]["speed_confidence"] != "none",
         timeout=30000,
     )
     h100 = next(o for o in tab.options if o["gpu"] == "h100-sxm-80gb")
@@ -338,7 +344,7 @@ def test_the_chart_draws_each_front_options_speed_band(qtbot: Any, window: Any, 
 
     window.state.set_scenario({**QWEN, "framework": "vllm"}, record=False)
     qtbot.waitUntil(
-        lambda: len(tab.options) == len(gpu_presets()) and tab.options[0]["speed_confidence"] != "none",
+        lambda: len(tab.options) == _vllm_gpus() and tab.options[0]["speed_confidence"] != "none",
         timeout=30000,
     )
     xs, ys = tab.bands.getData()

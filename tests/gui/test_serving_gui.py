@@ -187,3 +187,23 @@ def test_features_chart_draws_with_and_without(qtbot):
     assert "with speculative" in chart._title_text
     plain = make(qtbot, "features", VLLM_4090)
     assert not plain.data.active and "no serving feature set" in plain._title_text
+
+
+def test_max_kv_size_shows_for_mlx_only_and_caps_the_cache(window):
+    """mlx-lm's --max-kv-size (core/memory/kv_cap.py): a field only where the engine has it."""
+    window.state.set_scenario(parse_scenario({**VLLM_4090, "serving": {}}))
+    assert not find(window, "spin_serving_max_kv_size").isVisibleTo(window)
+    mlx = {
+        "model": {"preset": "qwen3-8b"},
+        "framework": "mlx",
+        "workload": {"kind": "inference", "prompt_tokens": 32000},
+        "hardware": {"gpu": "apple-m4-max-128gb"},
+    }
+    window.state.set_scenario(parse_scenario(mlx))
+    spin = find(window, "spin_serving_max_kv_size")
+    assert spin.isVisibleTo(window)
+    whole = window.state.estimate.memory.kv_cache
+    spin.setValue(4096)
+    window.state.flush()
+    assert window.state.scenario.serving.max_kv_size == 4096
+    assert window.state.estimate.memory.kv_cache < whole / 4

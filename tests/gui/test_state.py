@@ -115,3 +115,15 @@ def test_undo_clears_pending_invalid_edits(state):
     assert not state.stale
     assert state.value("parallelism.tensor") == 1
     assert state.scenario.parallelism.data == 1
+
+
+def test_a_framework_on_a_gpu_it_does_not_run_on_is_refused_at_the_framework(state):
+    """MLX runs on Apple silicon only (core/pipeline/runs_on.py): on the default H100 the edit
+    waits, its error on the framework field; choosing a Mac then applies both."""
+    state.edit("workload.kind", "inference", immediate=True)
+    state.edit("framework", "mlx", immediate=True)
+    assert state.error is not None and state.error.field == "framework"
+    assert "apple-m4-max-128gb" in state.error.message
+    state.edit("hardware.gpu", "apple-m4-max-128gb", immediate=True)
+    assert state.error is None
+    assert state.scenario.framework == "mlx"

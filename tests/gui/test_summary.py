@@ -148,7 +148,7 @@ def test_gpus_needed_says_a_missed_default_target() -> None:
         {
             "model": {"preset": "llama-3.1-70b"},
             "workload": {"kind": "inference", "prompt_tokens": 7168, "generated_tokens": 1024},
-            "framework": "vllm",
+            "framework": "llama.cpp",  # vLLM runs on a Mac's CPU only
             "hardware": {"gpu": "apple-m3-ultra-512gb"},
         }
     )

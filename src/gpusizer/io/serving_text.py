@@ -19,7 +19,8 @@ def users_line(sv: Mapping[str, Any], tokens_per_user: int) -> str:
     if not sv["starts"]:
         return f"{sv['engine']} does not start: {sv['reason']}"
     cap = int(sv["kv_capacity_tokens"])
-    held = cap // tokens_per_user if tokens_per_user else 0
+    per = sv.get("kv_tokens_per_user") or tokens_per_user  # a capped cache holds fewer per user
+    held = cap // per if per else 0
     limit = sv.get("max_sequences") or 0
     # The engine runs at most max_sequences requests at once (vLLM max_num_seqs, llama.cpp
     # n_parallel), however many more the KV cache could hold: the users it serves are the less.

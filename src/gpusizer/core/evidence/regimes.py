@@ -35,6 +35,7 @@ FAMILIES: dict[str, str] = {
     "megatron-bridge": "megatron",
     "megatron-legacy": "megatron",
     "composer": "fsdp-deepspeed",
+    "mlx": "mlx",  # training on a Mac (serving on unified memory is "unified-memory" first)
 }
 FAMILY_LABELS = {
     "engine-pools": "engine pools (vLLM, SGLang, TensorRT-LLM)",
@@ -43,6 +44,7 @@ FAMILY_LABELS = {
     "fsdp-deepspeed": "FSDP / DeepSpeed",
     "megatron": "Megatron",
     "unified-memory": "unified memory",
+    "mlx": "Apple MLX",
     "unknown": "a framework with no replayed run",
 }
 VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel"}

@@ -27,6 +27,7 @@ from ..model.specs import Scenario
 from ..model.state import state_bytes, state_bytes_per_sequence
 from ..registry.dtypes import nbytes
 from .bnb_inference import bnb_prefill_bytes
+from .kv_cap import capped_tokens, kv_cap, prefill_step
 
 
 def _minimum(a: Any, b: Any) -> Any:
@@ -171,13 +172,27 @@ def _heaviest_stage(s: Scenario, arch: Arch, counts: ParamCounts) -> StageParams
     return stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
 
 
+def held_tokens(s: Scenario, arch: Arch, prompt: Any) -> Any:
+    """Tokens one sequence's cache holds at its fullest: the context, in whole steps where the
+    engine grows it in steps (``FrameworkProfile.kv_step_tokens``), at most the cap of
+    ``serving.max_kv_size`` where it is taken (core/memory/kv_cap.py)."""
+    tokens = prompt + s.workload.generated_tokens
+    cap = kv_cap(s, arch)
+    if cap is not None:
+        return capped_tokens(tokens, prompt, cap, prefill_step(s))
+    step = s.profile.kv_step_tokens  # an engine that grows its cache in steps holds whole steps
+    if step > 1:
+        tokens = -(-tokens // step) * step
+    return tokens
+
+
 def inference_components(
     s: Scenario, arch: Arch, counts: ParamCounts, batch: Any, prompt: Any
 ) -> InferenceParts:
     """The parts on the heaviest GPU; ``batch`` and ``prompt`` may be numpy arrays (sweeps)."""
     sp = _heaviest_stage(s, arch, counts)
     weights = stage_weight_bytes(s, arch, counts, sp)
-    kv = stage_cache(s, arch, sp, batch, prompt + s.workload.generated_tokens).total
+    kv = stage_cache(s, arch, sp, batch, held_tokens(s, arch, prompt)).total
     acts, logits = _prefill_activations(s, arch, batch, prompt)
     return InferenceParts(weights, kv, acts, logits)
 
@@ -207,7 +222,11 @@ def cache_block(s: Scenario, arch: Arch, counts: ParamCounts) -> dict[str, int]:
     two add up to the byte whatever the rounding."""
     par, prec, w = s.parallelism, s.precision, s.workload
     sp = _heaviest_stage(s, arch, counts)
-    cache = stage_cache(s, arch, sp, w.batch_size, w.prompt_tokens + w.generated_tokens)
+    tokens = w.prompt_tokens + w.generated_tokens
+    cap = kv_cap(s, arch)  # a capped cache holds fewer (core/memory/kv_cap.py)
+    if cap is not None:
+        tokens = capped_tokens(tokens, w.prompt_tokens, cap, prefill_step(s))
+    cache = stage_cache(s, arch, sp, w.batch_size, tokens)
     conv, recurrent = state_bytes_per_sequence(arch, s.profile, prec.activations, par.tensor, par.pipeline)
     attention = attention_layers(arch, sp, par.pipeline)
     per_token = kv_bytes_per_token_layer(arch, prec.kv_cache, par.tensor) * attention

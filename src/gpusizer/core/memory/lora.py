@@ -163,7 +163,37 @@ def lora_trainable(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> Lora
     return LoraCounts(total, _parts(spec, rank, targets)[0][0], tensors)
 
 
+def adapted_share(s: Scenario, layers: int) -> float:
+    """The share of a stage's ``layers`` that carry adapters: 1, or the last
+    ``workload.lora_layers`` of them (one pipeline stage: validation refuses more). A layer below
+    the first adapter has no input or weight that needs a gradient, so autograd (PyTorch's and
+    MLX's alike) records nothing of it: it keeps no activations and has no adapters."""
+    n = s.workload.lora_layers
+    if n is None or not s.workload.is_adapter or layers <= 0:
+        return 1.0
+    return min(n, layers) / layers
+
+
+def recorded_share(s: Scenario, layers: int) -> float:
+    """The share of a stage's ``layers`` autograd records (keeps activations of, runs the
+    backward through): :func:`adapted_share`, except where the framework makes the embedding's
+    output require a gradient, so that every layer is recorded: PEFT's ``PeftModel.__init__``
+    under gradient checkpointing (``_prepare_model_for_gradient_checkpointing`` calls
+    ``enable_input_require_grads``; ``FrameworkProfile.input_grads_with_recompute``)."""
+    if s.parallelism.recompute == "full" and s.profile.input_grads_with_recompute:
+        return 1.0
+    return adapted_share(s, layers)
+
+
 def scenario_lora(s: Scenario) -> LoraCounts:
     """:func:`lora_trainable` of the scenario's adapters; zeros when it trains no adapters."""
     w = s.workload
-    return lora_trainable(s.model, w.lora_rank, w.lora_targets) if w.is_adapter else LoraCounts(0, 0, 0)
+    if not w.is_adapter:
+        return LoraCounts(0, 0, 0)
+    whole = lora_trainable(s.model, w.lora_rank, w.lora_targets)
+    share = adapted_share(s, resolve(s.model).layers)
+    return (
+        whole
+        if share == 1.0
+        else LoraCounts(round(whole.total * share), whole.per_dense_layer, round(whole.tensors * share))
+    )

@@ -24,7 +24,7 @@ from ..registry.lightning_precision import autocasts, te_fp8_inputs
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
 from .layouts import activation_layout, lora_kernels, stage_layout
-from .lora import module_targets
+from .lora import module_targets, recorded_share
 from .peft import dropout_mask, kbit_prepared
 from .techniques import offload_split
 
@@ -134,7 +134,7 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     p = s.parallelism
     ctx, autocast = _context(s)
     layout = stage_layout(s, arch, ctx)
-    per = layout.kept(s, arch, ctx, sp)
+    per = layout.kept(s, arch, ctx, sp) * recorded_share(s, sp.layers)  # lora_layers: the last N keep
     top = layout.top(s, arch, ctx, sp)
     if autocast and layout.casts_weights:  # autocast keeps a low-precision copy of every
         # matmul weight it cast; under full recompute the layers' copies go with the layer

@@ -23,7 +23,7 @@ from ..registry.dtypes import DTYPES, nbytes
 from .dequant import dequant_bytes
 from .last_step import last_step_bytes
 from .loading import load_peak
-from .lora import lora_stage
+from .lora import adapted_share, lora_stage
 from .optimizer_states import (
     StateSplit,
     TensorClasses,
@@ -93,7 +93,8 @@ def _trainable(s: Scenario, sp: StageParams) -> tuple[float, float, int]:
     w = s.workload
     if w.is_adapter:
         params, tensors = lora_stage(s.model, w.lora_rank, w.lora_targets, sp.stage_layers)
-        return params / s.parallelism.tensor, nbytes(s.precision.adapters), tensors
+        share = adapted_share(s, sp.layers)  # workload.lora_layers: the last N layers only
+        return params * share / s.parallelism.tensor, nbytes(s.precision.adapters), round(tensors * share)
     return sp.total, nbytes(s.precision.weights), 0
 
 

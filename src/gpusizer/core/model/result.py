@@ -145,6 +145,9 @@ class Serving:
     disaggregated_tokens_per_second: float = 0.0  # output tokens/s of the decode pool
     disaggregated_kv_transfer_bytes: int = 0  # one request's KV over all its GPUs
     disaggregated_kv_transfer_seconds: float = 0.0
+    # Additive: tokens one user's KV cache holds at most under serving.max_kv_size (mlx-lm
+    # --max-kv-size, core/memory/kv_cap.py); 0: its whole context
+    kv_tokens_per_user: int = 0
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,9 @@ class ServingSpec(Strict):
     # (core/speed/rates_era.py); null: the GPU vendor's own (NVIDIA cuda, AMD rocm, Apple
     # metal, Intel sycl, others vulkan). "cpu" is refused: set gpu_layers 0 for a CPU-only run.
     ggml_backend: Literal["cuda", "rocm", "vulkan", "metal", "sycl", "cpu"] | None = None
+    # Additive: each sequence's KV cache keeps at most this many tokens, the oldest dropped
+    # (mlx-lm --max-kv-size: RotatingKVCache; core/memory/kv_cap.py); null: the whole context
+    max_kv_size: Tokens | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

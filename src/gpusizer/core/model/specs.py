@@ -166,6 +166,9 @@ class WorkloadSpec(Strict):
     lora_rank: Width = 16
     # a JSON list is the natural spelling of a tuple: not strict
     lora_targets: tuple[str, ...] = Field(("q", "k", "v", "o", "gate", "up", "down"), strict=False)
+    # adapters on the last N decoder layers only (mlx_lm.lora --num-layers, PEFT
+    # layers_to_transform of the last N); None: every layer
+    lora_layers: Layers | None = None
     batch_size: Batch = 1
     prompt_tokens: Tokens = 1024
     generated_tokens: SomeTokens = 256

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..memo import clear_all
+from ..memory.kv_cap import cap_note
 from ..memory.lora import scenario_lora
 from ..memory.training import base_weight_dtype
 from ..model.module_bytes import rule_assumption
@@ -16,6 +17,7 @@ from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
 from ..speed.compute import compute_estimate
 from . import work_rl, work_roles  # noqa: F401  (register the "rl" and "roles" builders where defined)
+from .runs_on import check_runs_on
 from .scenario import parse_scenario
 from .work import Job, builder_of, model_of, training_peak
 
@@ -66,6 +68,9 @@ def _assumptions(job: Job, n: Notes, settings: list[str]) -> tuple[str, ...]:
     )
     if job.arch.inferred:
         out.append("architecture inferred from the parameter count")
+    cap = cap_note(job.s, job.arch)  # serving.max_kv_size (core/memory/kv_cap.py)
+    if cap is not None:
+        out.append(cap)
     return tuple(out) + _model_assumptions(job) + ((n.share,) if n.share else ())
 
 
@@ -122,8 +127,10 @@ def estimate(scenario: Scenario | dict) -> Estimate:
     One pass (tests/core/test_walk.py): the scenario, its model and GPU; the adapters; the
     base weights' storage and the memory of the work (training: the heavier stage and what
     adds to it; serving: the engine: the work its kind builds, core/pipeline/work.py); the
-    weights' quantisation rule; the speed; the answer."""
+    weights' quantisation rule; the speed; the answer. A framework on a GPU it does not run on
+    is refused (core/pipeline/runs_on.py)."""
     s = parse_scenario(scenario)
+    check_runs_on(s)
     job = _job(s)
     counts, gpu, builder = job.counts, job.gpu, job.work
     share = memory_share_note(gpu, s.hardware.gpu_memory_fraction)

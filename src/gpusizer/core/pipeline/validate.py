@@ -181,6 +181,10 @@ def check_serving(s: Scenario) -> None:
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)
+    if s.serving.max_kv_size is not None and s.workload.serves and not s.profile.rotating_kv:
+        able = ", ".join(p.id for p in FRAMEWORKS.values() if p.rotating_kv)
+        msg = f"applies to {able} (mlx-lm --max-kv-size), not {s.profile.label}; use serving.max_context"
+        raise ScenarioError("serving.max_kv_size", msg)
     version = s.serving.engine_version
     if version is None or s.workload.trains:
         return
@@ -200,6 +204,15 @@ def check_serving(s: Scenario) -> None:
 
 def check_workload(s: Scenario) -> None:
     w, p = s.workload, s.parallelism
+    if w.lora_layers is not None and w.is_adapter:
+        layers = resolve(s.model).layers
+        if w.lora_layers > layers:
+            msg = f"{w.lora_layers} > the model's {layers} layers; set 1-{layers}, or null for every layer"
+            raise ScenarioError("workload.lora_layers", msg)
+        if p.pipeline > 1:
+            raise ScenarioError(
+                "workload.lora_layers", "applies to one pipeline stage; set parallelism.pipeline 1"
+            )
     if w.global_batch_size is not None and w.trains:
         unit = w.micro_batch_size * p.data
         if w.global_batch_size % unit:

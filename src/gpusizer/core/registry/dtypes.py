@@ -102,6 +102,19 @@ DTYPES: dict[str, DType] = {
         _q("gguf_q3_k", "GGUF Q3_K", 110 * 8 / 256, "ggml-common.h block_q3_K"),
         _q("gguf_iq4_xs", "GGUF IQ4_XS", 136 * 8 / 256, "ggml-common.h block_iq4_xs"),
         _q("gguf_iq4_nl", "GGUF IQ4_NL", 18 * 8 / 32, "ggml-common.h block_iq4_nl"),
+        # MLX affine group quantisation (mlx_lm.convert -q, mx.quantize): each group of 64 values
+        # keeps a 16-bit scale and a 16-bit bias, bits + 32/64 per weight (mlx docs
+        # "mlx.core.quantize": group_size 64 and bits 4 by default; mlx-lm convert --q-bits,
+        # --q-group-size). Quantised matmuls run in the activations' 16-bit dtype.
+        _q(
+            "mlx_int4", "MLX 4-bit (group 64)", 4 + 32 / 64, "mlx.core.quantize: 16-bit scale and bias per 64"
+        ),
+        _q(
+            "mlx_int6", "MLX 6-bit (group 64)", 6 + 32 / 64, "mlx.core.quantize: 16-bit scale and bias per 64"
+        ),
+        _q(
+            "mlx_int8", "MLX 8-bit (group 64)", 8 + 32 / 64, "mlx.core.quantize: 16-bit scale and bias per 64"
+        ),
         # OCP MX: 32 FP4 values share one 8-bit E8M0 scale.
         _q("mxfp4", "MXFP4", 4 + 8 / 32, "OCP Microscaling Formats v1.0, §5", compute="fp4"),
         # NVFP4: 16 FP4 values share one FP8 E4M3 scale (+ one fp32 per tensor, negligible).

@@ -159,6 +159,9 @@ class EngineRelease:
     # state) or "whole_context" (V0: every attention layer charged the whole context,
     # raise_if_cache_size_invalid and its printed concurrency)
     kv_layout: str = "per_layer"
+    # Model families (HF model_type) whose module builds its own caches, so that a capped cache
+    # (serving.max_kv_size) is not taken (mlx-lm make_prompt_cache defers to model.make_cache)
+    own_cache_families: tuple[str, ...] = ()
     # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/serving/moe_layout.py id)
     mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
     sources: tuple[str, ...] = ()

@@ -25,12 +25,66 @@ from typing import Literal
 
 from .engine_releases import VLLM
 from .engine_releases_cpp import LLAMA_CPP, TENSORRT_LLM
+from .engine_releases_mlx import MLX_LM
 from .engine_releases_sglang import SGLANG
 from .engines import EngineRelease
 from .table import add
 from .workloads import WorkloadKind
 
 MiB = 2**20
+
+# GPU vendors as the catalog spells them (GPUSpec.vendor); a framework's ``runs_on`` and the
+# install page that says so. A vendor outside these (a user's "custom" GPU) is not judged.
+VENDORS = ("NVIDIA", "AMD", "Intel", "Apple")
+_EVERY = VENDORS
+_NV: tuple[str, ...] = ("NVIDIA",)
+_NV_AMD = ("NVIDIA", "AMD")
+_NV_AMD_INTEL = ("NVIDIA", "AMD", "Intel")
+_NV_AMD_APPLE = ("NVIDIA", "AMD", "Apple")
+_APPLE: tuple[str, ...] = ("Apple",)
+_TORCH = (
+    "PyTorch 'Get started' builds for CUDA, ROCm, XPU and MPS (Apple silicon); transformers runs "
+    "on each; Intel Gaudi through accelerate (huggingface.co/docs/accelerate usage_guides/gaudi)"
+)
+_MEGATRON = (
+    "NVIDIA: the project's README (Transformer Engine, NGC containers); AMD Instinct: ROCm Primus "
+    "docs 'End-to-end training recipes' (rocm/primus images run Megatron-LM, TorchTitan and "
+    "Megatron Bridge)"
+)
+_DEEPSPEED = (
+    "deepspeed.ai/tutorials/accelerator-setup-guide: CUDA, ROCm, Intel XPU and Gaudi (HPU); "
+    "its Apple MPS accelerator (PR #3907) trains only small fp32 models, so Apple is left out"
+)
+_FSDP = (
+    "PyTorch distributed backends: NCCL (CUDA), RCCL (ROCm), XCCL (Intel XPU), HCCL (Gaudi); "
+    "MPS has no collective backend FSDP shards over"
+)
+_VLLM = (
+    "vLLM docs getting_started/installation/gpu: CUDA, ROCm, Intel XPU (Gaudi: the vllm-gaudi "
+    "plugin); on Apple silicon vLLM runs on the CPU backend only"
+)
+_SGLANG = "docs.sglang.io 'Hardware Platforms': NVIDIA GPUs, AMD GPUs, Intel XPU (and CPUs, TPU, Ascend)"
+_TRTLLM = "TensorRT-LLM installation docs: NVIDIA GPUs only (CUDA, TensorRT)"
+_GGML = (
+    "llama.cpp README 'Supported backends': Metal, CUDA, HIP (AMD), SYCL (Intel), Vulkan "
+    "(core/speed/rates_era.py GGML_BACKENDS)"
+)
+_MLX = (
+    "ml-explore.github.io/mlx install: Apple silicon (M series), macOS 14 or newer; MLX's Linux "
+    "CUDA backend (pip install mlx[cuda12]) exists, but this profile's rules are Apple's (the "
+    "Metal kernels' rates of core/speed/rates_mlx.py, the unified pool's wired limit)"
+)
+_TORCHTUNE = "torchtune: PyTorch's CUDA, ROCm and Intel XPU devices (training.get_device)"
+_UNSLOTH = (
+    "unsloth README 'Features': NVIDIA, AMD and Intel GPUs (AMD ROCm builds since 2025); on a Mac "
+    "it routes to MLX's loader and trainer (unslothai/unsloth#4, 2026-09): the mlx framework here"
+)
+_LIGHTNING = "Lightning Fabric accelerators: cuda (CUDA and ROCm builds of PyTorch) and mps (Apple silicon)"
+_SWIFT = "ms-swift docs: CUDA images; Ascend NPUs (BestPractices/NPU-support), not in the catalog"
+_AXOLOTL = (
+    "axolotl README requirements: an NVIDIA (Ampere or newer) or AMD GPU (ROCm install guide, PR #1550)"
+)
+_COMPOSER = "composer/devices: DeviceGPU (CUDA and ROCm builds of PyTorch), DeviceMPS (Apple M series)"
 
 
 @dataclass(frozen=True)
@@ -53,6 +107,10 @@ class FrameworkProfile:
     trains: bool
     serves: bool
     overhead: OverheadDefaults
+    # GPU vendors it runs on (VENDORS spelling) and the install docs that say so: estimate
+    # refuses another catalog vendor's GPU, the sizing ranks only these (core/pipeline/runs_on.py)
+    runs_on: tuple[str, ...] = VENDORS
+    runs_on_source: str = ""
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
     # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
@@ -64,6 +122,11 @@ class FrameworkProfile:
     # RoPE and xformers attention ("unsloth", core/memory/activations_unsloth.py), which save fewer
     # tensors and cast no input to fp32.
     lora_kernels: str = "peft"
+    # PEFT's PeftModel makes the embedding's output require a gradient under gradient
+    # checkpointing (peft_model.py _prepare_model_for_gradient_checkpointing:
+    # enable_input_require_grads): the backward then runs through every layer, also below
+    # the first adapter of workload.lora_layers (core/speed/train_layer.py backward_share)
+    input_grads_with_recompute: bool = False
     # fp32 weights under torch.autocast: every matmul keeps its 16-bit weight copy.
     autocast_copies: bool = False
     # Gradient dtype of fully trained weights: the parameter's ("parameter", PyTorch .grad),
@@ -131,6 +194,11 @@ class FrameworkProfile:
     prefill_chunk_tokens: int | None = None  # tokens per prefill pass; None = whole prompt
     prefill_chunk_per_sequence: bool = False  # the chunk is per sequence, not per batch
     kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
+    # the cache is allocated in steps of this many tokens per sequence (mlx-lm KVCache.step 256)
+    kv_step_tokens: int = 1
+    # serving.max_kv_size caps each sequence's cache, the oldest tokens dropped (mlx-lm
+    # RotatingKVCache); False: the field is refused
+    rotating_kv: bool = False
     eager_scores: bool = False  # eager attention materialises the scores when serving
     mla_latent_decode: bool = True  # MLA decodes in the compressed latent (weight absorption)
     # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
@@ -145,9 +213,10 @@ class FrameworkProfile:
     # places layers on the GPU or in system RAM.
     memory_rule: str = "transformers"
     releases: tuple[EngineRelease, ...] = ()  # oldest first; the last is the default
-    # Whose kernels run the model when serving (core/speed/rates.py): "ggml" (llama.cpp's own)
-    # or "vendor" (cuBLAS, CUTLASS, FlashAttention, Marlin... under PyTorch or TensorRT).
-    kernels: Literal["ggml", "vendor"] = "vendor"
+    # Whose kernels run the model when serving (core/speed/rates.py): "ggml" (llama.cpp's own),
+    # "mlx" (Apple MLX's Metal kernels) or "vendor" (cuBLAS, CUTLASS, FlashAttention, Marlin...
+    # under PyTorch or TensorRT).
+    kernels: Literal["ggml", "mlx", "vendor"] = "vendor"
     # The engine's switch for attention data parallelism beside expert parallelism
     # (``parallelism.attention_data``, core/serving/attention_dp.py); "" where it has none.
     attention_data_flag: str = ""
@@ -166,6 +235,11 @@ class FrameworkProfile:
     def keeps_whole_conv_kernel(self) -> bool:
         """transformers' recurrent-state layout: the whole conv kernel, an fp32 state."""
         return self.recurrent_state == "transformers"
+
+    def runs_on_vendor(self, vendor: str) -> bool:
+        """Whether it runs on ``vendor``'s GPUs (a vendor outside VENDORS is not judged)."""
+        v = vendor.lower()
+        return v in {x.lower() for x in self.runs_on} or v not in {x.lower() for x in VENDORS}
 
     def fits(self, kind: WorkloadKind) -> bool:
         """Whether this framework runs that kind of work."""
@@ -197,6 +271,9 @@ for _p in (
         "Hugging Face transformers",
         trains=True,
         serves=True,
+        runs_on=_EVERY,
+        runs_on_source=_TORCH,
+        input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -217,6 +294,8 @@ for _p in (
         "Megatron-LM",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD,
+        runs_on_source=_MEGATRON,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         activation_layout="megatron",
         gradients="main_grad",
@@ -266,6 +345,8 @@ for _p in (
         "NeMo 2 / Megatron-Bridge",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD,
+        runs_on_source=_MEGATRON,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         activation_layout="megatron",
         gradients="main_grad",
@@ -294,6 +375,8 @@ for _p in (
         "DeepSpeed",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_DEEPSPEED,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -317,6 +400,8 @@ for _p in (
         "PyTorch FSDP",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_FSDP,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -337,6 +422,8 @@ for _p in (
         "torchtitan",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD,
+        runs_on_source=_MEGATRON,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         activation_layout="torchtitan",
         step_counters=True,
@@ -370,6 +457,8 @@ for _p in (
         "vLLM",
         trains=False,
         serves=True,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_VLLM,
         # context 500 MiB and NCCL 1 GiB at TP > 1: the TP 4 init snapshot of vLLM 0.19 shows
         # 1.55 GiB in use before the weights load (llm-d planner logs; outside the budget)
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
@@ -386,6 +475,8 @@ for _p in (
         "SGLang",
         trains=False,
         serves=True,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_SGLANG,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="static_pool",
         releases=SGLANG,
@@ -397,6 +488,8 @@ for _p in (
         "TensorRT-LLM",
         trains=False,
         serves=True,
+        runs_on=_NV,
+        runs_on_source=_TRTLLM,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="free_pool",
         releases=TENSORRT_LLM,
@@ -408,6 +501,8 @@ for _p in (
         "llama.cpp / Ollama",
         trains=False,
         serves=True,
+        runs_on=_EVERY,
+        runs_on_source=_GGML,
         # the compute buffers are computed (core/serving/offload.py); the context is CUDA's
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload",
@@ -416,10 +511,55 @@ for _p in (
         sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",),
     ),
     FrameworkProfile(
+        # Apple MLX (mlx-lm): generate / server, and LoRA / QLoRA fine-tuning (mlx_lm.lora) on
+        # the unified memory the GPU may wire (hardware.gpu_memory_fraction: macOS's
+        # iogpu.wired_limit_mb, which mlx-lm raises to with mx.set_wired_limit).
+        "mlx",
+        "Apple MLX (mlx-lm)",
+        trains=True,
+        serves=True,
+        runs_on=_APPLE,
+        runs_on_source=_MLX,
+        # "Peak memory" is mx.get_peak_memory(): MLX's own buffers, no CUDA context or
+        # workspace (the Metal device's few MB and Python sit outside the wired pool)
+        overhead=OverheadDefaults(0, 0, 0.0, 0),
+        kernels="mlx",
+        prefill_chunk_tokens=2048,
+        kv_step_tokens=256,
+        rotating_kv=True,
+        releases=MLX_LM,
+        scenario_defaults=(
+            ("precision", "master_weights", None),
+            ("precision", "adapters", "fp32"),
+            ("precision", "optimizer_states", "fp32"),
+            ("workload", "lora_rank", 8),
+            ("workload", "lora_layers", 16),
+            ("workload", "micro_batch_size", 4),
+        ),
+        techniques=(
+            "quantised weights in 4/6/8-bit groups of 64 (mlx_int4, mlx_int6, mlx_int8)",
+            "KV cache grown 256 tokens at a time; prompts prefilled 2,048 tokens at a time",
+            "LoRA: rank 8 on every linear layer of the last 16 layers, fp32 adapters and Adam states, a "
+            "16-bit (or quantised: QLoRA) frozen base; batch 4; grad_checkpoint off by default "
+            "(parallelism.recompute 'full' when on)",
+        ),
+        sources=(
+            "ml-explore/mlx-lm mlx_lm/generate.py (generate_step, wired_limit), "
+            "mlx_lm/models/cache.py, mlx_lm/tuner/lora.py LoRALinear (fp32 lora_a/lora_b), "
+            "mlx_lm/lora.py CONFIG_DEFAULTS (batch_size 4, num_layers 16, grad_checkpoint False, "
+            "lora_parameters rank 8); tuner/utils.py linear_to_lora_layers: every Linear of an "
+            "adapted layer by default since v0.28.2 (PR #515, 2025-09-30), q_proj and v_proj "
+            "before ('Trainable parameters: 0.041% (1.311M/3212.750M)' for Llama 3.2 3B, PR #330)",
+            "ml-explore/mlx mlx.core.quantize (group_size 64, bits 4), mx.fast.scaled_dot_product_attention",
+        ),
+    ),
+    FrameworkProfile(
         "torchtune",
         "torchtune",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_TORCHTUNE,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         step_counters=True,
         scenario_defaults=(
@@ -450,6 +590,9 @@ for _p in (
         "Unsloth",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_INTEL,
+        runs_on_source=_UNSLOTH,
+        input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -482,6 +625,8 @@ for _p in (
         "LitGPT",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_APPLE,
+        runs_on_source=_LIGHTNING,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         step_counters=True,
         foreach_scratch=True,
@@ -528,6 +673,9 @@ for _p in (
         "ms-swift",
         trains=True,
         serves=False,
+        runs_on=_NV,
+        runs_on_source=_SWIFT,
+        input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -552,6 +700,9 @@ for _p in (
         "axolotl",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD,
+        runs_on_source=_AXOLOTL,
+        input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -581,6 +732,8 @@ for _p in (
         "Composer (MosaicML)",
         trains=True,
         serves=False,
+        runs_on=_NV_AMD_APPLE,
+        runs_on_source=_COMPOSER,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         step_counters=True,
         gradients="scenario",

@@ -187,6 +187,14 @@ for _r in (
         {**_LINEAR_ONLY, "attention": _U, "mlp": _U, "shared_experts": _U},
         source="gpt-oss config.json quantization_config.modules_to_not_convert",
     ),
+    QuantRule(
+        "mlx",
+        "MLX: every Linear and the embedding (the LM head too), norms 16-bit",
+        {"norms": _U},
+        source="ml-explore/mlx-lm mlx_lm/utils.py quantize_model: nn.quantize with the default "
+        "class_predicate (a module with to_quantized, i.e. Linear and Embedding, whose input "
+        "dimension is a multiple of group_size); a tied head reads the quantised embedding",
+    ),
     _gguf("q4_k_m", "gguf_q4_k", "gguf_q6_k"),
     _gguf("q5_k_m", "gguf_q5_k", "gguf_q6_k"),
     _gguf("q4_0", "gguf_q4_0"),
@@ -216,6 +224,9 @@ FORMAT_DEFAULTS: dict[str, tuple[str, str]] = {
     "gguf_q4_0": ("gguf-q4_0", "gguf-q4_0"),
     "gguf_q4_1": ("gguf-q4_1", "gguf-q4_1"),
     "gguf_q8_0": ("gguf-q8_0", "gguf-q8_0"),
+    "mlx_int4": ("mlx", "mlx"),
+    "mlx_int6": ("mlx", "mlx"),
+    "mlx_int8": ("mlx", "mlx"),
 }
 
 

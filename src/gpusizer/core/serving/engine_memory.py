@@ -19,7 +19,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..memo import Memo
-from ..model.architecture import Arch
+from ..memory.kv_cap import capped_tokens, kv_cap, prefill_step
+from ..model.architecture import Arch, resolve
 from ..model.params import ParamCounts
 from ..model.result import EngineMemory, Estimate, PoolLine, Serving
 from ..model.specs import GPUSpec, Scenario
@@ -132,7 +133,17 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         simulation_note=served.note,
         **feature_fields(s, em, st, gpu),
         **disaggregated_fields(s, gpu, em, st),
+        kv_tokens_per_user=_capped_user(s),
     )
+
+
+def _capped_user(s: Scenario) -> int:
+    """Tokens one user's cache holds under ``serving.max_kv_size`` (0: not capped)."""
+    cap = kv_cap(s, resolve(s.model))
+    if cap is None:
+        return 0
+    w = s.workload
+    return int(capped_tokens(w.prompt_tokens + w.generated_tokens, w.prompt_tokens, cap, prefill_step(s)))
 
 
 def serving_notes(

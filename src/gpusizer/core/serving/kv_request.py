@@ -31,6 +31,7 @@ from typing import TypeVar, cast, overload
 
 from ..errors import registered
 from ..memory.inference import attention_layers, kv_bytes_per_token_layer
+from ..memory.kv_cap import kv_cap, prefill_step
 from ..model.architecture import Arch, ceil_div
 from ..model.sharding import StageParams
 from ..model.specs import Scenario
@@ -65,7 +66,20 @@ class SlidingWindowSpec:
         return self.layers * (ceil_div(kept, block) + 1)
 
 
-AttentionSpec = FullAttentionSpec | SlidingWindowSpec
+@dataclass(frozen=True)
+class RotatingSpec:
+    """``layers`` layers whose cache keeps at most ``cap`` tokens (mlx-lm ``RotatingKVCache``,
+    core/memory/kv_cap.py): the last ``cap - 1`` and one chunk of ``chunk`` while prefilling."""
+
+    layers: int
+    cap: int
+    chunk: int
+
+    def pages(self, tokens: int, block: int) -> int:
+        return self.layers * ceil_div(min(tokens, max(self.cap, self.cap - 1 + self.chunk)), block)
+
+
+AttentionSpec = FullAttentionSpec | SlidingWindowSpec | RotatingSpec
 
 
 @dataclass(frozen=True)
@@ -191,6 +205,9 @@ class WholeContext(KVLayout):
     def specs(
         self, s: Scenario, arch: Arch, st: EngineSettings, sp: StageParams, layers: int
     ) -> tuple[tuple[AttentionSpec, ...], float]:
+        cap = kv_cap(s, arch)  # serving.max_kv_size where the engine takes it
+        if cap is not None:
+            return (RotatingSpec(layers, cap, prefill_step(s)),), 0.0
         return (FullAttentionSpec(layers),), 0.0
 
 

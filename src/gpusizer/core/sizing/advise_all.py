@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from ..cancel import CancelToken
 from ..memo import Memo, paused_collector
 from ..model.specs import Scenario
+from ..pipeline.runs_on import runs_on
 from ..serving.budget import sizing_budget
 from .advise import Ask, GpuAdvice, unit_of
 from .fill_serving import Choice
@@ -80,6 +81,11 @@ def _ladder_counts(
 
     def search(v: int, gpus: list[GpuTarget]) -> None:
         most = min(ask.max_gpus, variants[v].max_gpus)
+        for g in gpus:
+            searched[g.id][v] = None
+        gpus = [g for g in gpus if runs_on(variants[v].scenario.profile, g.spec)]  # its framework's
+        if not gpus:
+            return
         found, v_evs, _ = _searched(variants[v].scenario, gpus, Ask(ask.whole_nodes, most), factory)
         for g in gpus:
             searched[g.id][v] = found[g.id].gpus if g.id in found else None
@@ -145,6 +151,12 @@ def _limited(
     return _LIMITED.get(key, lambda: _with_limits(entry, variants, g, token))
 
 
+def _runs_here(variants: list[Variant], g: GpuTarget) -> list[Variant]:
+    """The ladder on ``g``: a rung whose framework does not run on it (the adapter fallback on a
+    Mac) is kept in place, its index shared, but on no count of GPUs."""
+    return [v if runs_on(v.scenario.profile, g.spec) else replace(v, max_gpus=0) for v in variants]
+
+
 def _with_limits(entry: Entry, variants: list[Variant], g: GpuTarget, token: CancelToken) -> Entry:
     out: Entry = []
     evs: dict[int, Evaluator] = {}
@@ -197,7 +209,14 @@ def _advise(
         token.check()
         note = [found.notes[g.id]] if g.id in found.notes else []
         adv = GpuAdvice(
-            g, variants, found.fewest[g.id], evaluator_for(g), ask, token, note, found.searched[g.id]
+            g,
+            _runs_here(variants, g),
+            found.fewest[g.id],
+            evaluator_for(g),
+            ask,
+            token,
+            note,
+            found.searched[g.id],
         )
         out.append(adv.options())
     return out

@@ -24,6 +24,7 @@ from ..errors import ScenarioError, excerpt
 from ..model.presets import resolve_gpu_id, scenario_gpu
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
+from ..pipeline.runs_on import left_out, left_out_note, runs_on
 from ..pipeline.scenario import parse_scenario
 from ..serving.budget import sizing_budget
 from .advise import Ask
@@ -176,15 +177,39 @@ def sized(
     """Per GPU (catalog order): its options, the answer first (``plan`` and
     :func:`size_gpus` share it)."""
     s = parse_scenario(scenario)
-    with sizing_budget():  # its simulated run as the search's (core/serving/budget.py)
-        estimate(s)  # errors only the estimator raises (a serving framework asked to train)
     if gpus is not None:
         gpus = [resolve_gpu_id(g) for g in id_list("gpus", gpus)]  # a saved scenario's former id
         select_gpus(s, ids=gpus)  # names an unknown id
     margin = resolve_margin(margin, s)  # a share, or "band": the evidence band's upper edge
-    catalog = boxed(catalog_targets(s, gpus, margin, own_node_only=True), ask.cards_per_box)
+    # only the GPUs the framework runs on (left_out_gpus says which were not)
+    targets = catalog_targets(s, gpus, margin, own_node_only=True)
+    # errors only the estimator raises (a serving framework asked to train), on a GPU it runs on
+    probe = (
+        s
+        if runs_on(s.profile, scenario_gpu(s)) or not targets
+        else s.model_copy(update={"hardware": targets[0].hardware})
+    )
+    with sizing_budget():  # its simulated run as the search's (core/serving/budget.py)
+        estimate(probe)
+    catalog = boxed(targets, ask.cards_per_box)
     if not catalog:
         return []
     entries = advise_catalog(s, catalog, ask, as_token(cancel) or CancelToken())
     specs = {t.id: t.spec for t in catalog}
     return [[with_band(o, s, specs.get(o.gpu, scenario_gpu(s))) for o, _ in entry] for entry in entries]
+
+
+def left_out_gpus(scenario: Scenario | dict[str, Any], gpus: Sequence[str] | None = None) -> list[str]:
+    """The GPU ids (``gpus``, default the whole catalog) the comparison leaves out because the
+    scenario's framework does not run on them (core/pipeline/runs_on.py)."""
+    s = parse_scenario(scenario)
+    specs = catalog_specs(s.hardware)
+    ids = list(specs) if gpus is None else [resolve_gpu_id(g) for g in id_list("gpus", gpus)]
+    return left_out(s, ids, specs)
+
+
+def left_out_line(scenario: Scenario | dict[str, Any], gpus: Sequence[str] | None = None) -> str | None:
+    """The sentence under a comparison naming the GPUs it left out because the framework does
+    not run on them (None: none left out)."""
+    s = parse_scenario(scenario)
+    return left_out_note(s, left_out_gpus(s, gpus))

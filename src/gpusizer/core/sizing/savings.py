@@ -26,7 +26,9 @@ from typing import Any
 from ..errors import ScenarioError
 from ..memory.layouts import activation_layout
 from ..memory.techniques import profile_edits
+from ..model.presets import scenario_gpu
 from ..model.specs import Scenario
+from ..pipeline.runs_on import runs_on
 from ..pipeline.validate import check_scenario
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile, adapter_fallback
 from ..registry.loss_kinds import LOSS_KINDS, advisor_fallback
@@ -111,7 +113,13 @@ def _steps(s: Scenario) -> list[tuple[str, dict[str, Any]]]:
     """(name, changes) of each ladder rung that changes something."""
     out = [(name, {path: value}) for name, path, value in STEPS if _applies(s, path, value)]
     fallback = adapter_fallback()
-    if s.workload.is_adapter and fallback is not None and not s.profile.adapter_fallback:
+    # a switch to the fallback only where it runs (Unsloth: not on a Mac)
+    if (
+        s.workload.is_adapter
+        and fallback is not None
+        and not s.profile.adapter_fallback
+        and runs_on(fallback, scenario_gpu(s))
+    ):
         out.append((fallback.label, {"framework": fallback.id, **profile_edits(fallback.id)}))
     return out
 

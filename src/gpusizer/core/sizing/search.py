@@ -16,6 +16,7 @@ from ..model.result import Estimate
 from ..model.specs import GPUSpec, HardwareSpec, Scenario
 from ..model.unified import effective_gpu
 from ..pipeline.estimate import estimate
+from ..pipeline.runs_on import runs_on
 from ..pipeline.work import builder_of
 from ..serving.rules import memory_rule
 from .compare_options import DEFAULT_MARGIN
@@ -44,7 +45,8 @@ def catalog_targets(
     their catalog entry says: a comparison across GPU types); so does its
     ``network_gb_per_s``. A serving engine that takes a
     share of each GPU up front (its memory rule's ``reserves_memory``) keeps the rest free
-    itself: that share is its margin, so no second one is taken from what it needs."""
+    itself: that share is its margin, so no second one is taken from what it needs. Only the
+    GPUs the framework runs on (core/pipeline/runs_on.py; compare.left_out_gpus names the rest)."""
     hw, specs = s.hardware, catalog_specs(s.hardware)
     if s.workload.serves and memory_rule(s.profile).reserves_memory:
         margin = 0.0
@@ -73,7 +75,7 @@ def catalog_targets(
             margin,
         )
         for gid, spec in specs.items()
-        if wanted is None or gid in wanted
+        if (wanted is None or gid in wanted) and runs_on(s.profile, spec)
     ]
 
 

@@ -92,8 +92,9 @@ def _peak_band(o: dict[str, Any]) -> str:
     return f"{rng[0] / GiB:.1f}-{rng[1] / GiB:.1f} GiB" if rng else "no band"
 
 
-def plan_text(options: Sequence[dict[str, Any]]) -> str:
-    """The options as a table for ``gpusizer-cli plan`` (sizes in GiB, price in USD/hour)."""
+def plan_text(options: Sequence[dict[str, Any]], left_out: Sequence[str] = ()) -> str:
+    """The options as a table for ``gpusizer-cli plan`` (sizes in GiB, price in USD/hour);
+    ``left_out``: GPUs the framework does not run on (compare.left_out_gpus), not searched."""
     if not options:
         return "No GPU in the catalog fits this scenario with any layout within the search limit."
     inference = "max_batch_size" in options[0]
@@ -137,7 +138,7 @@ def plan_text(options: Sequence[dict[str, Any]]) -> str:
     ]
     lines.insert(1, "-" * len(lines[0]))
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options if o["rank"] == 1]
-    missing = sorted(set(gpu_presets()) - {o["gpu"] for o in options})
+    missing = sorted(set(gpu_presets()) - {o["gpu"] for o in options} - set(left_out))
     if missing:
         lines.append(f"Not listed (no layout fits within the search limit): {', '.join(missing)}")
     return "\n".join(lines + sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"]}))

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
-Library = Literal["ggml", "vendor"]
+Library = Literal["ggml", "mlx", "vendor"]
 
 us = 1e-6
 

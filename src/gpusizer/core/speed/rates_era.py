@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from . import rates_mlx  # noqa: F401  (MLX's entries of RATES)
 from .rates import RATES, Device, Rates, achieved, gpu_family, us
 
 _PR14596 = (

@@ -65,7 +65,13 @@ from .roofline_shape import Shape
 # rsqrt, mul, to dtype + weight), 3 projections, ~10 for rotary (index, rotate_half's slices,
 # neg, cat, muls, adds), 2 cache cats, 2 repeat_kv copies, sdpa, a contiguous copy, o, add, the
 # second norm, gate, up, act, mul, down, add = 43.
+# mlx: mlx-lm's Llama layer as MLX dispatches it (mlx_lm/models/llama.py): mx.fast.rms_norm, 3
+# quantized_matmul (q, k, v), 2 mx.fast.rope, 2 cache slice updates, mx.fast sdpa, the heads'
+# transpose copy, o, add, rms_norm, gate, up, the compiled swiglu, down, add = 18; its MoE FFN
+# (switch_layers.SwitchGLU): router, softmax, argpartition, take_along_axis, 3 gather_qmm,
+# swiglu, weights mul and sum = 10 instead of 4.
 GGML_LAYER, GGML_LAYER_FA, GGML_MLP = 23, 20, 5
+MLX_LAYER, MLX_MLP, MLX_MOE = 18, 4, 10
 VENDOR_LAYER, VENDOR_MLP, VENDOR_MOE, VENDOR_MLA_EXTRA = 9, 3, 7, 5
 EAGER_LAYER = 43
 HEAD_KERNELS = 4  # final norm, LM head, logits copy / sampling
@@ -109,6 +115,9 @@ def kernels_per_step(
         adds = min(1, sh.top_k - 1) if fused_adds else max(0, sh.top_k - 1)
         moe_extra = 11 + adds - GGML_MLP
         return layers * per + moe * moe_extra + HEAD_KERNELS
+    if library == "mlx":
+        shared = 4 if shared_experts else 0
+        return layers * MLX_LAYER + moe * (MLX_MOE + shared - MLX_MLP) + HEAD_KERNELS
     moe_extra = VENDOR_MOE + (3 if shared_experts else 0) - VENDOR_MLP
     base = EAGER_LAYER if library == "eager" else VENDOR_LAYER
     per = base + (VENDOR_MLA_EXTRA if mla else 0) + (BLOCK_FP8_QUANT if block_fp8 else 0)
@@ -119,7 +128,7 @@ def kernels_per_step(
 class EngineCosts:
     """What the engine adds to the GPU's kernels (core/registry/engines.py ``StepCost``)."""
 
-    library: str  # "ggml" | "vendor" (core/speed/rates.py)
+    library: str  # "ggml" | "mlx" | "vendor" (core/speed/rates.py)
     layer_kernels: str  # how kernels are counted: "ggml", "vendor" (fused) or "eager" (transformers)
     host: float  # seconds per step the GPU waits for
     launch: float  # seconds per kernel launch of a step not replayed from a CUDA graph

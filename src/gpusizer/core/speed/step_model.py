@@ -67,7 +67,7 @@ def op_rate(s: Scenario, gpu: GPUSpec, r: Rates, library: str) -> tuple[Rate, st
         mm_dtype, mm = act_dtype, power_capped(act * r.matmul_quant, gpu, quant)
     else:
         mm_dtype, mm = act_dtype, power_capped(act * r.matmul, gpu, full)
-    quant_head = library == "ggml" and w.quantized
+    quant_head = library in ("ggml", "mlx") and w.quantized  # both quantise the LM head
     head_share, head_watt = (r.matmul_quant, quant) if quant_head else (r.matmul, full)
     head = power_capped(act * head_share, gpu, head_watt)
     rate = Rate(

@@ -52,6 +52,7 @@ from operator import add
 from typing import NamedTuple
 
 from ..memo import Memo
+from ..memory.lora import recorded_share
 from ..model.architecture import resolve
 from ..model.flops import attention_flops_per_token
 from ..model.specs import GPUSpec, Scenario
@@ -159,6 +160,7 @@ class LayerTime(NamedTuple):
     backward: float
     matmul: float
     attention_forward: float
+    forward_parts: StepParts  # the forward pass alone (a layer below the first adapter)
 
 
 def layer_compute(c: LayerContext) -> LayerTime:
@@ -184,7 +186,29 @@ def layer_compute(c: LayerContext) -> LayerTime:
         attention=att_f * (1 + ATTENTION_BACKWARD) + extra_att,
         memory=ew_f * (1 + BACKWARD_BYTES) + extra_ew + deq * passes + casts + 2 * perm,
     )
-    return LayerTime(parts, fwd, bwd, mm_f + mm_b + extra_mm, att_f)
+    alone = StepParts(matmul=mm_f, attention=att_f, memory=ew_f + deq + perm)
+    return LayerTime(parts, fwd, bwd, mm_f + mm_b + extra_mm, att_f, alone)
+
+
+def frozen_layer(c: LayerContext, layer: LayerTime, moe_share: float) -> StepParts:
+    """A layer below the first adapter (``workload.lora_layers``): its forward and the
+    forward's half of its collectives, no backward and no recompute (:func:`backward_share`)."""
+    comm = layer_communication(c._replace(recompute="none"), layer, moe_share)
+    return layer.forward_parts.plus(comm.scaled(0.5))
+
+
+def backward_share(s: Scenario, layers: int) -> float:
+    """The share of the model's ``layers`` the backward runs through: autograd records an op
+    only when an input needs a gradient (PyTorch autograd; MLX's ``vjp`` walks only what
+    depends on the trainable parameters), so with adapters on the last ``workload.lora_layers``
+    and nothing trained below (the embedding frozen) the backward stops at the first adapted
+    layer; every layer where the framework makes the embedding's output need a gradient (PEFT
+    under gradient checkpointing: core/memory/lora.py ``recorded_share``, the rule the
+    activations follow too). 1 without ``lora_layers``."""
+    w = s.workload
+    if w.lora_layers is None or not w.is_adapter or layers <= 0:
+        return 1.0
+    return recorded_share(s, layers)
 
 
 def _tensor_parallel(c: LayerContext) -> float:

@@ -25,6 +25,8 @@ from ..registry.optimizers import OPTIMIZER_KINDS
 from .train_dp import DataParallel, cpu_optimizer_seconds, data_parallel_seconds, optimizer_seconds
 from .train_layer import (
     StepParts,
+    backward_share,
+    frozen_layer,
     head_parts,
     layer_communication,
     layer_compute,
@@ -85,13 +87,19 @@ _STAGES: Memo[_Stage] = Memo(4096)
 def _build_layer(s: Scenario, gpu: GPUSpec) -> _Layer:
     c, head_rate = layer_context(s, gpu)
     layer = layer_compute(c)
-    per_layer = layer.parts.plus(layer_communication(c, layer, c.ts.moe_layers / c.ts.layers))
+    moe_share = c.ts.moe_layers / c.ts.layers
+    per_layer = layer.parts.plus(layer_communication(c, layer, moe_share))
+    # workload.lora_layers: the layers below the first adapter run forward only (one stage:
+    # validation refuses PP), so the average layer is the mix of both
+    k = backward_share(s, c.ts.layers)
+    if k < 1.0:
+        per_layer = per_layer.scaled(k).plus(frozen_layer(c, layer, moe_share).scaled(1.0 - k))
     return _Layer(
         per_layer,
         head_parts(s, c, head_rate),
         c.ts.layers,
         layer.forward,
-        layer.backward,
+        layer.backward * k,
         c.bandwidth,
         c.ts.parameters,
         c.ts.expert_parameters,

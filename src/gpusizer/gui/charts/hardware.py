@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QSplitter, QWidget
 from ...core.errors import ScenarioError
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
-from ...core.sizing.compare import select_gpus, size_gpus
+from ...core.sizing.compare import left_out_line, select_gpus, size_gpus
 from ...core.sizing.compare_options import PROVENANCE_FIELDS
 from ...core.sizing.compare_rank import price_options, sort_options, speed_of
 from ...core.sizing.option import option_edits
@@ -202,10 +202,12 @@ class HardwareChart(ChartBase):
         self.options = sort_options(priced, v.sort)
         self._fill_table(s)
         fits, front = sum(o["fits"] for o in self.options), sum(o["pareto"] for o in self.options)
+        left = left_out_line(s, sorted(ids))  # GPUs the framework does not run on: not ranked
         self._status(
-            f"Cost vs speed · {front} best of {fits}",
+            f"Cost vs speed · {front} best of {fits}" + (" · some GPUs left out" if left else ""),
             f"{len(self.options)} GPU types shown, {fits} fit the scenario; {front} "
-            "are on the Pareto front (big dots: no other is both cheaper and faster)",
+            "are on the Pareto front (big dots: no other is both cheaper and faster)"
+            + (f"\n{left}" if left else ""),
         )
         return True
 

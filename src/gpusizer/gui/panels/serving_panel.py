@@ -37,6 +37,8 @@ TIPS = {
     "n_ctx per sequence. vLLM refuses to start when one such request "
     "does not fit its KV pool.",
     "serving.max_sequences": "Requests run at once: vLLM max_num_seqs, llama.cpp n_parallel.",
+    "serving.max_kv_size": "Each sequence's KV cache keeps at most this many tokens, the oldest "
+    "dropped (mlx-lm --max-kv-size, RotatingKVCache); whole context when blank.",
     "serving.prefill_chunk_tokens": "Prompt tokens per engine step: vLLM "
     "max_num_batched_tokens, llama.cpp n_ubatch.",
     "serving.kv_block_tokens": "Tokens per KV page: vLLM block_size, SGLang page_size.",
@@ -141,6 +143,10 @@ class ServingPanel(Panel):
             "number", "serving.step_latency_seconds", step=0.001, unit="s", none_text=DEFAULT
         )
         f.add("Step latency", self.latency, "serving.step_latency_seconds", name="spin_serving_step_latency")
+        kv_cap = QuantityField(
+            "context", "serving.max_kv_size", step=256, unit="tokens", none_text="whole context"
+        )
+        f.add("Max KV size", kv_cap, "serving.max_kv_size", name="spin_serving_max_kv_size")
         self._features(f)
         for path, tip in TIPS.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
@@ -208,6 +214,7 @@ class ServingPanel(Panel):
         self.form.show("serving.gpu_layers", "gpu_layers" in reads)
         self.form.show("serving.memory_fraction", "memory_fraction" in reads and bool(profile.releases))
         self.form.show("serving.engine_version", bool(profile.releases))
+        self.form.show("serving.max_kv_size", profile.rotating_kv)  # mlx-lm --max-kv-size
         # the step model reads CUDA graphs for every engine (eager steps wait on launches);
         # some memory rules also count the graphs' memory
         self.form.show("serving.cuda_graphs", True)

@@ -16,7 +16,7 @@ _TRAINING = (
     "workload.global_batch_size",
     "workload.training_tokens",
 )
-_LORA = ("workload.lora_rank", "workload.lora_targets")
+_LORA = ("workload.lora_rank", "workload.lora_targets", "workload.lora_layers")
 _INFERENCE = ("workload.batch_size", "workload.prompt_tokens", "workload.generated_tokens")
 
 
@@ -76,6 +76,12 @@ class WorkloadPanel(Panel):
             to_state=tuple,
             from_state=tuple,
         )
+        layers = QuantityField("count", "workload.lora_layers", none_text="all")
+        layers.setToolTip(
+            "Adapters on the last N decoder layers only (mlx_lm.lora --num-layers, default 16; PEFT "
+            "layers_to_transform); the layers below keep no activations. All: every layer."
+        )
+        f.add("LoRA layers", layers, "workload.lora_layers", name="spin_lora_layers")
         batch = QuantityField("count", "workload.batch_size")
         # one meaning in the window and the CLI: this is --users; Targets' "Users to serve"
         # (over all replicas) is --target-users

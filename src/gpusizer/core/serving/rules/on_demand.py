@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import ClassVar
 
 from ...memory.inference import inference_memory
+from ...memory.kv_cap import kv_cap
 from ...memory.overhead import scenario_overhead
 from ...model.architecture import Arch, ceil_div
 from ...model.params import ParamCounts
@@ -54,11 +55,14 @@ class Transformers(MemoryRule):
         load = scenario_load(s, st)
         load_bytes = kv.load_bytes(load)
         need = max(kv.request_bytes(ctx), load_bytes)
+        per_request = kv.request_bytes(ctx)
+        # a capped cache (serving.max_kv_size) holds fewer tokens than the context per request
+        capped = kv_cap(s, arch) is not None and per_request > 0
         return EngineMemory(
             mem,
             mem.kv_cache,
             tokens,
-            tokens / ctx,
+            (mem.kv_cache + free) / per_request if capped else tokens / ctx,
             True,
             None,
             ctx,

@@ -1,0 +1,75 @@
+"""Which GPUs a framework runs on: one rule every surface enforces.
+
+A framework's ``runs_on`` (core/registry/frameworks.py, each with the install docs that say
+so) names the GPU vendors its builds drive: MLX only Apple silicon's Metal, TensorRT-LLM only
+NVIDIA's CUDA, vLLM CUDA, ROCm and Intel XPU. ``estimate`` refuses a scenario whose GPU is of
+another vendor (naming ``framework`` and the GPUs it runs on); the sizing (``compare``,
+``plan``, the Hardware tab) ranks only the GPUs it runs on and says which it left out. A GPU of
+a vendor the catalog does not know (a user's custom entry) is not judged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from ..errors import ScenarioError
+from ..model.presets import gpu_presets, gpu_spec, scenario_gpu
+from ..model.specs import GPUSpec, Scenario
+from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
+
+_LISTED = 6  # at most this many GPU ids in a message; more are said by vendor
+
+
+def runs_on(profile: FrameworkProfile, gpu: GPUSpec) -> bool:
+    """Whether ``profile`` runs on ``gpu`` (its vendor among ``profile.runs_on``)."""
+    return profile.runs_on_vendor(gpu.vendor)
+
+
+def vendors_text(profile: FrameworkProfile) -> str:
+    """Its vendors in words: "NVIDIA, AMD and Intel"."""
+    *head, last = profile.runs_on
+    return f"{', '.join(head)} and {last}" if head else last
+
+
+def _gpus_of(profile: FrameworkProfile) -> str:
+    """The catalog GPUs it runs on: their ids when few, else its vendors."""
+    ids = [gid for gid in gpu_presets() if runs_on(profile, gpu_spec(gid))]
+    vendors = vendors_text(profile)
+    if len(ids) <= _LISTED:
+        return f"{vendors} GPUs ({', '.join(ids)})"
+    return f"{vendors} GPUs"
+
+
+def check_runs_on(s: Scenario) -> None:
+    """ScenarioError naming ``framework`` when the scenario's GPU is of a vendor it does not
+    run on: the GPUs it runs on, and the frameworks of the same kind that run on this GPU."""
+    prof, gpu = s.profile, scenario_gpu(s)
+    if runs_on(prof, gpu):
+        return
+    others = [p.id for p in FRAMEWORKS.values() if p.fits(s.workload.info) and runs_on(p, gpu)]
+    raise ScenarioError(
+        "framework",
+        f"{prof.label} runs on {_gpus_of(prof)}, not on {gpu.name} ({gpu.vendor}); choose one of "
+        f"those in hardware.gpu, or a framework that runs on {gpu.vendor}: {', '.join(others) or 'none'}",
+    )
+
+
+def left_out(s: Scenario, gpu_ids: Iterable[str], specs: dict[str, GPUSpec]) -> list[str]:
+    """The ids of ``gpu_ids`` whose GPU the scenario's framework does not run on."""
+    return [gid for gid in gpu_ids if gid in specs and not runs_on(s.profile, specs[gid])]
+
+
+def left_out_note(s: Scenario, ids: list[str]) -> str | None:
+    """The sentence that says which GPUs a comparison left out and why (None: none): their
+    ids when few, else how many of each vendor."""
+    if not ids:
+        return None
+    prof = s.profile
+    if len(ids) <= _LISTED:
+        which = ", ".join(ids)
+    else:
+        presets = gpu_presets()
+        vendors = Counter(gpu_spec(g).vendor if g in presets else "other" for g in ids)
+        which = f"{len(ids)} GPUs ({', '.join(f'{v} {n}' for v, n in vendors.most_common())})"
+    return f"Left out: {which}: {prof.label} runs on {vendors_text(prof)} GPUs only."
