@@ -159,20 +159,20 @@ def _training_speeds() -> Iterator[Figure]:
             yield Figure(f"{name[:-5]}:{rec['id']}", regime, est / pub, case)
 
 
-def _mlx() -> Iterator[Figure]:
-    """Apple MLX (mlx-lm): the published speeds of speed-figures-apple.json's "mlx" records and
-    the "Peak memory" lines of mlx-memory.json (tests/core/test_speed_figures_vendors.py,
+def _vendors() -> Iterator[Figure]:
+    """AMD, Apple (llama.cpp and MLX) and Intel: the published speeds of the vendor files
+    (speed-figures-amd.json, -apple.json, -intel.json, replayed by
+    tests/core/test_speed_figures_vendors.py) and MLX's "Peak memory" lines (mlx-memory.json,
     tests/core/test_mlx.py)."""
     from tests.core.test_mlx import REPLAYED
     from tests.core.test_speed_figures import speed_ratio
     from tests.core.test_speed_figures_vendors import ALL, RATIOS
 
     for name, r, e in ALL:
-        if "mlx" in r["regime"]:
-            ratio = speed_ratio(e, RATIOS[(name, r["id"], e["label"])])
-            regime, case = _regime("speed", e["scenario"])
-            release = e["scenario"].get("serving", {}).get("engine_version") or ""
-            yield Figure(f"speed-figures-{name}:{r['id']}:{e['label']}", regime, ratio, case, release)
+        ratio = speed_ratio(e, RATIOS[(name, r["id"], e["label"])])
+        regime, case = _regime("speed", e["scenario"])
+        release = e["scenario"].get("serving", {}).get("engine_version") or ""
+        yield Figure(f"speed-figures-{name}:{r['id']}:{e['label']}", regime, ratio, case, release)
     for rec in REPLAYED:
         yield _memory(f"mlx-memory:{rec['id']}", rec["scenario"], rec["published_gb"] * 1e9)
 
@@ -187,7 +187,7 @@ def figures() -> list[Figure]:
         _measured,
         _serving_speeds,
         _training_speeds,
-        _mlx,
+        _vendors,
     ):
         out.extend(source())
     return out

@@ -28,7 +28,7 @@ SHIPPED: dict[str, Any] = json.loads(BANDS_PATH.read_text())
 SHORT = {
     # M2 Ultra 70B prefill (pp512 Q4_K_M 0.86, F16 0.83 of the published rate): the estimate is
     # slow on the largest model's prompt, the safe side
-    "speed/llama.cpp/apple/batch-one": (5, 7),
+    "speed/llama.cpp/apple/batch-one": (6, 8),
     # three pp512 rows of one 2024 sweep: 2 x RTX 3090 70B 1.18, RTX A6000 8B 1.16, RTX 6000 Ada
     # 8B 0.84; the decode rows of the same runs are inside
     "speed/llama.cpp/nvidia/batch-one": (11, 14),
@@ -52,9 +52,22 @@ CV_SHORT = {
     # engines give (0.88-1.23); the gap grows with the layers and differs by GPU, so it is no
     # per-request cost of the release (docs/evidence/speed.md section 18.2)
     "speed/tensorrt-llm/nvidia/batch-one": (4, 10),
-    # DeepSeek-R1 on 8 x B200 at max throughput (1.78, 1.83) above the MoE band, two 1,000 /
-    # 1,000 rows (0.87, 0.87) below it
-    "speed/tensorrt-llm/nvidia/moe": (7, 11),
+    # DeepSeek-R1 at max throughput (B200 1.47, 1.56; H200 1.50), Scout on 4 x H100 (1.59) and
+    # Qwen3-30B-A3B on one B200 (1.54) at or above the MoE band's edge (1.54), Maverick's
+    # 1,000 / 1,000 row (0.87) at its lower edge: large-batch MoE, still fast (speed.md 23)
+    "speed/tensorrt-llm/nvidia/moe": (6, 11),
+    # the vendor files' figures (speed-figures-amd.json, -apple.json): RDNA3 under HIP, the
+    # Q5_K_M rows at ubatch 64 (pp2048 1.43, tg64 0.96) and the Q4_K_M ubatch-1024 prefill (0.96)
+    # outside a band the other 13 make 0.99-1.43 wide
+    "speed/llama.cpp/amd/batch-one": (12, 16),
+    # M1 Max decode of May 2024 (b2797: 8B 1.39, 70B 1.56), TinyLlama's prefill on M1 Ultra
+    # (1.30), M2 Ultra 70B F16 prefill (0.83) and M4 Max Gemma 3 4B decode (0.82) outside
+    # 0.85-1.13: older Metal builds and the smallest models, both sides
+    "speed/llama.cpp/apple/batch-one": (31, 39),
+    # DeepSeek-R1 prefill on M3 Ultra (0.70, 0.70: ggml's grouped GEMM at 16 tokens per expert
+    # priced low on Metal) and Qwen3-30B-A3B on M2 Ultra (pp512 0.77, tg128 0.85) at or below the
+    # Apple MoE band's lower edge (0.70)
+    "speed/llama.cpp/apple/moe": (6, 9),
 }
 
 
