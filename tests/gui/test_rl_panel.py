@@ -4,6 +4,7 @@ and the estimate follows."""
 from __future__ import annotations
 
 from gpusizer.gui.panels import RLPanel
+from gpusizer.io.wording import duration
 
 
 def _panel(window) -> RLPanel:
@@ -47,3 +48,23 @@ def test_a_bad_rl_field_is_an_error_not_a_crash(window, qtbot) -> None:
     window.state.flush()
     qtbot.waitUntil(lambda: window.state.error is not None, timeout=10000)
     assert "rl.rollout.engine_version" in str(window.state.error)
+
+
+def test_the_figures_give_the_rl_step_and_run_not_the_training_phase(window) -> None:
+    """The key figures of an RL scenario are the step (every phase and move) and the run; the
+    policy's training alone is one phase of the step (core/pipeline/work_rl.py)."""
+    window.state.set_scenario(
+        {
+            "model": {"preset": "qwen2.5-7b"},
+            "workload": {"kind": "rl"},
+            "framework": "fsdp",
+            "hardware": {"gpu": "h100-sxm-80gb"},
+            "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+            "rl": {"steps": 10, "rollout": {"prompts_per_step": 128, "samples_per_prompt": 8, "tensor": 2}},
+        }
+    )
+    window.state.flush()
+    rl = window.state.estimate.rl
+    values = window.figures.values
+    assert "Training time" not in values and "Time per step" in values and "Run (10 steps)" in values
+    assert values["Time per step"].text() == duration(rl["time_per_step_seconds"])

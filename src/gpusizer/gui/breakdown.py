@@ -3,6 +3,8 @@ figures beside it (parameters, cluster memory, compute)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPixmap
 from PySide6.QtWidgets import (
@@ -130,6 +132,17 @@ def _count(n: float) -> str:
     return f"{n:,.0f}"
 
 
+def _rl_rows(rl: dict[str, Any]) -> list[tuple[str, str]]:
+    """RL post-training's step and run (core/pipeline/work_rl.py), not the training phase's
+    time alone, which is one part of the step."""
+    rows = [("Time per step", duration(rl["time_per_step_seconds"]))]
+    if rl.get("steps") and rl.get("run_seconds"):
+        run = f"{duration(rl['run_seconds'])} ({gpu_hours(rl['gpu_hours'])})"
+        rows.append((f"Run ({count(rl['steps'], 'step')})", run))
+    rows.append(("Generated", f"{rl['tokens_generated_per_second']:,.0f} tokens/s"))
+    return rows
+
+
 class FiguresView(QWidget):
     """Key figures of the estimate as label rows (selectable, so they can be copied)."""
 
@@ -161,7 +174,9 @@ class FiguresView(QWidget):
         ]
         if s.workload.trains:
             rows.insert(1, ("Trainable", _count(est.parameters_trainable)))
-            if c.time_seconds:
+            if est.rl is not None:  # a step of phases: the policy's training is one of them
+                rows += _rl_rows(est.rl)
+            elif c.time_seconds:
                 rows.append(
                     (
                         "Training time",
