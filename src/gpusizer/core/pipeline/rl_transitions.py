@@ -25,7 +25,8 @@ The order of one step as NeMo RL runs it (NVIDIA-NeMo/RL ``nemo_rl/algorithms/gr
    all-gathers TP/EP shards and broadcasts each pipeline stage's tensors; verl's FSDP
    ``state_dict`` gathers the shards likewise) and streams it by CUDA IPC into its colocated
    engine, which keeps its own shard. The bytes a GPU receives from others cross NVLink inside
-   the node and the network beyond it; the engine's copy of its shard is a read and a write of HBM.
+   the node and the network beyond it; the pack of the whole model into the IPC buffers (a read
+   and a write of HBM, overlapping the engine's load of its shard) follows.
 
 Host link (:func:`host_link_gb_per_s`): PCIe x16 per direction, Gen5 (64 GB/s) on datacenter
 GPUs of compute capability 9 and later and on AMD Instinct, Gen4 (32 GB/s) before; GPUs on a
@@ -118,8 +119,16 @@ def refit_seconds(
 ) -> float:
     """The colocated refit, seconds: the whole 16-bit model (``weight_bytes``) gathered on every
     GPU from the ``shard_holders`` GPUs that hold its parts (those in the node over NVLink, the
-    rest over the network), then the engine's shard copied into place (read and write of HBM).
-    ``links``: achieved bytes/s of (NVLink, network, HBM)."""
+    rest over the network), then copied through the IPC buffers into the engine.
+    ``links``: achieved bytes/s of (NVLink, network, HBM).
+
+    The copy, from NeMo RL at v0.4.0 and v0.6.0 (``nemo_rl/models/policy/utils.py``
+    ``stream_weights_via_ipc_zmq_impl``, ``models/generation/vllm/vllm_backend.py``
+    ``update_weights_via_ipc_zmq``): each training rank packs every exported tensor, the whole
+    model, into a ping-pong pair of GPU buffers (``pack_tensor``: a read and a write of HBM per
+    byte), and its engine rank loads its shard from the other buffer meanwhile (vLLM
+    ``load_weights``: read and write of ``engine_shard``); the buffers alternate, so the slower
+    of the two, the pack, sets the time."""
     nvlink, network, hbm = links
     holders = max(1, shard_holders)
     local = min(holders, max(1, gpus_per_node))
@@ -127,4 +136,4 @@ def refit_seconds(
     outside = weight_bytes * (holders - local) / holders
     seconds = inside / nvlink if nvlink else 0.0
     seconds += outside / network if network else 0.0
-    return seconds + (2 * engine_shard / hbm if hbm else 0.0)
+    return seconds + (2 * max(weight_bytes, engine_shard) / hbm if hbm else 0.0)
