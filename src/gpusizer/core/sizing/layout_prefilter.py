@@ -72,8 +72,11 @@ class Prefilter:
         dp = np.ones_like(top)
         valid = np.zeros(top.shape, dtype=bool)
         rule = self.rule[lo:hi]
-        for r in np.unique(rule):
+        # not np.unique: without return_inverse it asks np.ma.is_masked, importing numpy.ma (~17 ms)
+        for r in range(len(self.tables)):
             rows = rule == r
+            if not rows.any():
+                continue
             table = self.tables[r]
             at = np.searchsorted(table, top[rows], side="right") - 1
             valid[rows] = at >= 0
