@@ -58,6 +58,26 @@ the count search and the fill weighing thousands of distinct layouts (a flat pro
 needs fewer layouts weighed (a tighter bound before each peak), not a faster estimate.
 ``python benchmarks/bench_sizing_cold.py`` prints these figures (``--rank`` ranks every
 preset first).
+
+Second pass (2026-12-05, 03:55-04:40 UTC). Kimi K2 ``compare`` cold by cumulative callers
+(cProfile): the count search 69 % (the layouts' peaks 42 %: ``stage_phases`` 11,493 calls, each
+a distinct scenario, stage and DP; the activation bounds 15 %), the fill 27 %. pydantic is 2 %
+of the self time (``model_copy`` 12,644 calls, 4 % with what it calls; 57 validations): not a
+lever. What depends only on the shape is kept per shape (``training._stage``: 6,792 calls for
+4,114 distinct TP x PP x CP x EP x ZeRO x stage, the rest are the ladder's rungs, whose
+scenarios differ): sharing it across rungs would save at most ~5 %, and its key would have to
+name every field it reads. The GPUs of a count share one bound (layout_board.Board groups) and
+the fill's memory table is shared by the GPUs of a node size (core/sizing/widest.py); only
+speed is per GPU. The search's first look (core/sizing/layout_prefilter.py) is plain Python
+now: as fast as its numpy version in a process with numpy loaded, answers byte-identical,
+and a process that sizes once no longer imports numpy (0.06-0.1 s; with numpy.ma, which
+``np.unique`` pulled in, ~17 ms) nor logging. ``gpusizer-cli compare`` loads 377 modules (475
+before); paired runs (this branch's start and now alternated, 3 each, the machine loaded by
+a test run), CPU seconds: Kimi K2 1.70 -> 1.64, GLM-4.5 1.39 -> 1.26, DeepSeek-V3 1.23 -> 1.14.
+Of the gpusizer modules the CLI's ``compare`` imports, 34 of 173 run no function (serving
+features, RL, engine release tables: ~30 ms of import by ``-X importtime``); left as they are.
+Still **not met**: the 0.5 s cold goal for Kimi K2, Qwen3-Coder 480B and GLM-4.5, and the
+CLI's 1 s for them.
 """
 
 from __future__ import annotations
@@ -86,11 +106,7 @@ def _scenario(preset: str) -> dict[str, Any]:
 
 
 def _warm_up() -> None:
-    """Imports and the catalog loaded, as in any process that has sized once; numpy too, which
-    the search's prefilter imports on its first long search (core/sizing/layout_prefilter.py:
-    0.1 s that the first heavy preset timed would pay alone)."""
-    import numpy  # noqa: F401
-
+    """Imports and the catalog loaded, as in any process that has sized once."""
     gpusizer.plan(_scenario("llama-3.1-8b"))
 
 

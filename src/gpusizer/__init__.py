@@ -14,7 +14,6 @@ The public, Qt-free API (contract: shared/docs/scenario-format.md)::
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from ._version import __version__
@@ -43,8 +42,11 @@ def estimate_report(scenario: dict[str, Any], *, calibration: Any = None) -> dic
     from .io.calibration import apply, entries_for
 
     entries, problems = entries_for(calibration)
-    for line in problems:
-        logging.getLogger(__name__).warning(line)
+    if problems:  # logging (with traceback, tokenize...) loads only for a malformed file: ~10 ms
+        import logging
+
+        for line in problems:
+            logging.getLogger(__name__).warning(line)
     apply(rep, entries)
     return rep
 

@@ -1,8 +1,16 @@
-"""A first, vectorised look at a run of layouts for the layout search (core/sizing/layout_search.py):
-by the model-states bound alone (:meth:`layout_bounds.Bounds.cheap`, without the activations
-seen), which could still beat some GPU's standing. Most layouts of a long search fail it for
-every GPU; numpy tells them apart in about a microsecond each, where the search's own look,
-GPU group by GPU group, takes ten.
+"""A first look at a run of layouts for the layout search (core/sizing/layout_search.py): by the
+model-states bound alone (:meth:`layout_bounds.Bounds.cheap`, without the activations seen),
+which could still beat some GPU's standing. Most layouts of a long search fail it for every
+GPU; it tells them apart in a few microseconds each, where the search's own look, GPU group by
+GPU group, takes tens. The board's groups whose counts give a layout the same largest DP share
+one bound (their largest GPU's), computed once per run for each (model-parallel GPUs, DP
+limit, TP).
+
+Plain Python, not numpy: the numpy version it replaces was as fast in a process that had
+numpy loaded (Kimi K2's ``compare`` 0.91 s both, paired runs) but cost numpy's import, 0.06-0.1 s,
+in one that had not (``gpusizer-cli compare``, ``plan`` from a script); the answers are the
+same (plan and compare of Kimi K2 and Qwen3-Coder 480B pre-training at 16k, whose searches
+end on the work budget, byte-identical JSON).
 
 Exact: a layout turned away here would have been turned away by the search. Its standings
 (:class:`layout_board.Board`) are taken when a run of layouts starts and only tighten during
@@ -14,8 +22,8 @@ capacity is at most its group's largest. The same float operations as
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
-from typing import Any
 
 from ..model.specs import Scenario
 from .layout_board import Board
@@ -23,62 +31,62 @@ from .layout_bounds import Bounds
 from .layout_space import Row, dp_candidates, dp_rule
 
 RUN = 256  # layouts looked at together
-# Below this many layouts the search does without it (and the app without importing numpy).
+# Below this many layouts the search does without it (its lists would cost more than they save).
 MIN_LAYOUTS = 1024
+
+_Key = tuple[int, Sequence[int], float, float]  # DP limit, DP degrees, states sharded, kept
 
 
 class Prefilter:
-    """The search's layouts (in its order) as arrays: model-parallel GPUs, CP, TP x PP, TP,
-    DP limit and rule, and the states ZeRO shards or keeps."""
+    """Per layout of the search (in its order): model-parallel GPUs, CP, TP x PP, TP (as an
+    index), and its (DP limit, DP degrees, states ZeRO shards, states it keeps), shared by the
+    layouts of one (EP, CP, ZeRO, model-parallel GPUs)."""
 
     def __init__(self, s: Scenario, order: Sequence[Row], bounds: Bounds, max_gpus: int) -> None:
-        import numpy as np  # here: numpy stays out of the app's start (core/memory/inference.py)
+        self.tps = sorted({r[0] for r in order})
+        at = {tp: i for i, tp in enumerate(self.tps)}
+        per_key: dict[tuple[int, int, int, int], _Key] = {}
+        tables: dict[tuple[int, int], Sequence[int]] = {}
+        self.rows: list[tuple[int, int, int, int, _Key]] = []
+        for tp, pp, cp, ep, zero, *_ in order:
+            m = tp * pp * cp
+            key = per_key.get((ep, cp, zero, m))
+            if key is None:
+                step, least, lim = dp_rule(s, ep, cp, zero, m, max_gpus)
+                table = tables.get((step, least))
+                if table is None:
+                    table = tables[(step, least)] = dp_candidates(s, step, least, max_gpus)
+                key = per_key[(ep, cp, zero, m)] = (lim, table, *bounds.split(zero, ep))
+            self.rows.append((m, cp, tp * pp, at[tp], key))
 
-        self.np = np
-        tp, pp, cp, ep, zero = np.array([r[:5] for r in order], dtype=np.int64).reshape(-1, 5).T
-        self.m, self.cp, self.split = tp * pp * cp, cp, tp * pp
-        rules: dict[tuple[int, int], int] = {}
-        per_key = np.unique(np.stack([ep, cp, zero, self.m], axis=1), axis=0, return_inverse=True)
-        limit, rule, sharded, kept = [], [], [], []
-        for e, c, z, m in per_key[0].tolist():
-            step, least, lim = dp_rule(s, e, c, z, m, max_gpus)
-            limit.append(lim)
-            rule.append(rules.setdefault((step, least), len(rules)))
-            sharded_kept = bounds.split(z, e)
-            sharded.append(sharded_kept[0])
-            kept.append(sharded_kept[1])
-        at = per_key[1].reshape(-1)
-        self.limit, self.rule = np.array(limit, dtype=np.int64)[at], np.array(rule)[at]
-        self.sharded = np.array(sharded, dtype=np.float64)[at]
-        self.kept = np.array(kept, dtype=np.float64)[at]
-        self.tps, self.tp = np.unique(tp, return_inverse=True)  # TP as an index into tps
-        self.tables = [
-            np.array(dp_candidates(s, step, least, max_gpus), dtype=np.int64) for step, least in rules
+    def keep(self, lo: int, hi: int, board: Board) -> list[bool]:
+        """Of layouts ``lo:hi``, which could beat some GPU group of ``board``."""
+        # per group: its count and, per TP, the most memory of a GPU of the group taking it
+        groups = [
+            (count, [max((r[0] for r in rows if r[1] >= tp), default=-1.0) for tp in self.tps])
+            for count, _, rows in board.groups
         ]
+        tops: dict[tuple[int, int, int], list[tuple[int, float]]] = {}
+        out = []
+        for m, cp, split, tp, (lim, table, sharded, kept) in self.rows[lo:hi]:
+            pairs = tops.get((m, lim, tp))
+            if pairs is None:
+                pairs = tops[(m, lim, tp)] = _tops(groups, m, lim, tp)
+            ok = False
+            for top, most in pairs:
+                at = bisect.bisect_right(table, top) - 1
+                if at >= 0 and (sharded / (table[at] * cp) + kept) / split <= most:
+                    ok = True
+                    break
+            out.append(ok)
+        return out
 
-    def keep(self, lo: int, hi: int, board: Board) -> Any:
-        """Of layouts ``lo:hi``, which could beat some GPU group of ``board`` (bool array)."""
-        np = self.np
-        counts = np.array([g[0] for g in board.groups], dtype=np.int64)
-        # per TP (row) and group (column): the most memory of a GPU of the group taking it
-        most = np.array(
-            [
-                [max((r[0] for r in rows if r[1] >= tp), default=-1.0) for _, _, rows in board.groups]
-                for tp in self.tps.tolist()
-            ],
-            dtype=np.float64,
-        )[self.tp[lo:hi]]
-        top = np.minimum(counts[None, :] // self.m[lo:hi, None], self.limit[lo:hi, None])
-        dp = np.ones_like(top)
-        valid = np.zeros(top.shape, dtype=bool)
-        rule = self.rule[lo:hi]
-        for r in np.unique(rule):
-            rows = rule == r
-            table = self.tables[r]
-            at = np.searchsorted(table, top[rows], side="right") - 1
-            valid[rows] = at >= 0
-            dp[rows] = table[np.maximum(at, 0)] if len(table) else 1
-        low = (self.sharded[lo:hi, None] / (dp * self.cp[lo:hi, None]) + self.kept[lo:hi, None]) / self.split[
-            lo:hi, None
-        ]
-        return (valid & (low <= most)).any(axis=1)
+
+def _tops(groups: list[tuple[int, list[float]]], m: int, lim: int, tp: int) -> list[tuple[int, float]]:
+    """(largest DP, the most memory of a GPU taking TP ``tp``) per distinct largest DP over the
+    groups: groups whose counts give the same DP share one bound (the largest GPU of them)."""
+    most: dict[int, float] = {}
+    for count, by_tp in groups:
+        top = min(count // m, lim)
+        most[top] = max(most.get(top, -1.0), by_tp[tp])
+    return list(most.items())
