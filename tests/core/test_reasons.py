@@ -71,7 +71,7 @@ def test_default_target_ranks_and_says_by_how_much() -> None:
 
 
 def test_default_target_cleared_or_replaced() -> None:
-    base = serve("llama-3.1-70b", 7168, 1024)
+    base = serve("llama-3.1-70b", 7168, 1024) | {"framework": "llama.cpp"}  # vLLM has no Metal build
     gpus = ["apple-m3-ultra-512gb"]
     assert gpusizer.compare_gpus(base, gpus=gpus)[0]["default_target_met"] is False
     cleared = base | {"targets": {"default_service_level": False}}

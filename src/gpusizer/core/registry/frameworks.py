@@ -329,6 +329,8 @@ for _p in (
         quantised_base_zero3=False,
         fused_kernels=True,
         grad_reduce_bytes=4,
+        runs_on=_NV_AMD,  # the same Megatron-LM repository and builds as `megatron`
+        runs_on_source=_MEGATRON,
         sources=(
             "NVIDIA/Megatron-LM 18247cb megatron/model/transformer.py: ParallelMLP swiglu "
             "F.silu(x[0]) * x[1]; ParallelAttention flash path rearrange(...).contiguous()",
