@@ -51,6 +51,8 @@ def test_master_copy_costs_two_bytes_per_parameter_sharded() -> None:
     assert rem["per_gpu"]["optimizer"] == pytest.approx(n * (4 + 4 + 2) / DP, abs=1)
     for kind in ("weights", "gradients", "activations"):
         assert rem["per_gpu"][kind] == full["per_gpu"][kind]
+    assert "master weights fp32 (16-bit remainders)" in rem["assumptions"]
+    assert "master weights fp32" in full["assumptions"]
 
 
 def test_bf16_moments_with_remainders_as_deepseek_v3_recipe() -> None:
