@@ -186,7 +186,7 @@ def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
             reduce = s.profile.grad_reduce_bytes or grad_b
             gathered = sp.total * (nbytes(prec.activations) + (0.0 if s.workload.is_adapter else reduce))
     foreach = s.profile.foreach_scratch and not par.offload_optimizer and optimizer_kind(s).foreach
-    opt, paged = _optimizer_states(s, sp, u, master)
+    opt, paged = _optimizer_states(s, sp, u, _stored_master(s, master))
     return _Stage(
         sp,
         u,
@@ -299,6 +299,19 @@ def _optimizer_states(s: Scenario, sp: StageParams, u: _Unsharded, master: float
     if s.profile.step_counters and optimizer_kind(s).step_counter:
         opt += 4 * (u.lora_tensors or sp.tensors)  # step counters
     return opt, paged
+
+
+def _stored_master(s: Scenario, master: float) -> float:
+    """Bytes per parameter the master copy occupies. ``store_param_remainders`` keeps an fp32
+    master over bf16 parameters as their low 16 bits only, the high 16 being the bf16 parameter
+    itself (NVIDIA/Megatron-LM d98e8a6 megatron/core/optimizer/distrib_optimizer.py:
+    ``tensors["master_param"] = init_shard(torch.int16)`` when ``store_param_remainders and
+    bf16``; Transformer Engine FusedAdam and apex DistributedFusedAdam: "Works only when param
+    type is BF16 and master weight type is FP32, no effect otherwise")."""
+    prec = s.precision
+    if prec.master_weights_remainders and master == 4 and prec.weights == "bf16":
+        return 2.0  # the int16 remainder
+    return master
 
 
 def _optimizer(par: ParallelismSpec, opt: float, paged: float, shard: float) -> tuple[float, float]:

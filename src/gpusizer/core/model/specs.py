@@ -256,6 +256,10 @@ class PrecisionSpec(Strict):
     # --accumulate-allreduce-grads-in-fp32, forced on with --bf16): the main_grad buffer in fp32
     # (true) or in the parameters' dtype (false); null: the framework's default
     grad_reduce_in_fp32: bool | None = None
+    # fp32 master weights kept as the bf16 parameter plus its low 16 bits (Transformer Engine
+    # FusedAdam / Megatron-Core ``store_param_remainders``, apex DistributedFusedAdam): the
+    # master copy costs 2 bytes per parameter, not 4; only over bf16 weights with fp32 masters
+    master_weights_remainders: bool = False
     # bitsandbytes release of a 4-bit base (core/registry/bitsandbytes.py; null: the newest)
     bitsandbytes_version: str | None = None
     # Lightning's ``precision=`` setting (core/registry/lightning_precision.py): fills the fields

@@ -209,7 +209,10 @@ class TrainingWork(WorkBuilder):
                 f"adapters {prec.adapters}, {prec.optimizer} states {states}",
             ]
         else:
-            out = [f"{prec.optimizer} states {states}", f"master weights {prec.master_weights or 'none'}"]
+            master = prec.master_weights or "none"
+            if prec.master_weights_remainders and master == "fp32" and prec.weights == "bf16":
+                master += " (16-bit remainders)"  # the memory model's condition (training.py)
+            out = [f"{prec.optimizer} states {states}", f"master weights {master}"]
         return [
             *out,
             f"micro-batch {w.micro_batch_size} x {w.sequence_length} tokens",

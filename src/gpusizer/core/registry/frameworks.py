@@ -370,6 +370,9 @@ for _p in (
             "distributed_fused_adam_with_cosine_annealing: OptimizerConfig("
             "use_distributed_optimizer=True); training/mixed_precision.py bf16_mixed: "
             "grad_reduce_in_fp32=True",
+            "NVIDIA-NeMo/Megatron-Bridge 067f987 recipes/llama/h100/llama3.py: "
+            "use_precision_aware_optimizer = False, so Megatron-Core's store_param_remainders "
+            "(optimizer_config.py, effective only under it) is off: full fp32 masters",
         ),
     ),
     FrameworkProfile(
