@@ -65,6 +65,7 @@ def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
         "rl_run_seconds": rl["run_seconds"],
         "rl_total_gpus": rl["total_gpus"],
         "rl_best_rollout_gpus": rl.get("best_rollout_gpus"),
+        "rl_tokens_trained_per_second": rl["tokens_trained_per_second"],
     }
 
 
@@ -74,7 +75,8 @@ def _rl_notes(rl: dict[str, Any] | None) -> list[str]:
         return []
     return [
         f"RL split: the rollout pool's {rl['rollout_gpus']:,} GPUs come on top of these "
-        f"({rl['total_gpus']:,} in all, rl_total_gpus); the count and price are the training pool's"
+        f"({rl['total_gpus']:,} in all, rl_total_gpus); the count is the training pool's, the prices "
+        "and costs are both pools'"
     ]
 
 
