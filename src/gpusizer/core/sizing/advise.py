@@ -37,6 +37,7 @@ from .links import links_for
 from .option import SizingOption, layout_label
 from .practical import cap_words, practical_cap
 from .reason import layout_reason
+from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .service_level import default_target
 from .systems import option_unit
@@ -135,6 +136,9 @@ class GpuAdvice:
         context = context_reason(self.s.model_copy(update={"hardware": self.g.hardware}))
         if context is not None:
             return "context_limit", context
+        engine = rl_engine_reason(self.s, self.g)
+        if engine is not None:
+            return "memory", engine
         return "memory", (
             f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
         )
