@@ -34,7 +34,7 @@ from .fill_serving import Choice
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
-from .option import SizingOption, layout_label
+from .option import Pace, SizingOption, layout_label
 from .practical import cap_words, practical_cap
 from .reason import layout_reason
 from .rl_unmet import rl_engine_reason
@@ -149,7 +149,9 @@ class GpuAdvice:
         out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
         if growth.met is False:
             most = self._most()
-            why = targets_reason(self.s, c.pace, growth.unit.top(most), c.layout.gpus, growth.at_top)
+            why = targets_reason(
+                self.s, c.pace, growth.unit.top(most), c.layout.gpus, growth.at_top, self._best_tried(growth)
+            )
             out |= {"unmet": "targets", "unmet_reason": why}
             if growth.at_top and most < self.ask.max_gpus:  # the cap, not the model, stops it
                 out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
@@ -161,6 +163,13 @@ class GpuAdvice:
                 out["unmet"] = "targets"
                 out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps)
         return out
+
+    def _best_tried(self, growth: Growth) -> tuple[int, Pace] | None:
+        """Serving targets missed: the most GPUs weighed and the fastest layout's speed there."""
+        if growth.tried is None or growth.at_top:
+            return None
+        best = self.filler.best(growth.tried)
+        return (best[0].layout.gpus, best[0].pace) if best else None
 
     def _goodput(self, c: Choice) -> dict[str, Any]:
         """Training: the effective share of wall time and the run's wall time."""
