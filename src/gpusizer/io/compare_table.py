@@ -59,7 +59,7 @@ class Column:
     key: str  # the option's field
     header: str
     fmt: Fmt
-    applies: str = "both"  # "serve" | "train" | "both" | "targets"
+    applies: str = "both"  # "serve" | "train" | "both" | "targets" | "rl"
     tip: str = ""  # what it means (the window's header tooltip)
     editable: bool = False  # a unit price the user may set (Hardware tab)
 
@@ -100,6 +100,16 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         tip="Cost per million tokens (served or trained), renting or owning",
     ),
     Column("training_cost", "$ to train", _usd, "train", "Cost of the training run"),
+    Column("rl_total_gpus", "RL GPUs", _num(0), "rl", "RL: every GPU of the run, a split rollout pool added"),
+    Column("rl_time_per_step_seconds", "RL step", _duration, "rl", "RL: time of one step, all phases"),
+    Column("rl_run_seconds", "RL run", _duration, "rl", "RL: time of the run's rl.steps steps"),
+    Column(
+        "rl_tokens_trained_per_second",
+        "RL tok/s",
+        _num(0),
+        "rl",
+        "RL: tokens trained per second over the whole step (what $/M tok is spread over)",
+    ),
     Column(
         "tokens_per_second_per_user",
         "Tok/s/user",
@@ -202,12 +212,21 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
 )
 
 
-def columns_for(training: bool, targets: bool) -> list[Column]:
-    """The columns that apply to a workload (and to serving targets when stated)."""
+# RL: the training phase's rate and a training_tokens run say nothing of an RL run (its step and
+# run are the rl columns); the band is the training phase's too
+RL_HIDDEN = ("tokens_per_second", "time_seconds", "time_seconds_range")
+
+
+def columns_for(training: bool, targets: bool, rl: bool = False) -> list[Column]:
+    """The columns that apply to a workload (and to serving targets when stated, RL's step and
+    run for an RL scenario)."""
     skip = {"serve"} if training else {"train"}
     if not targets:
         skip.add("targets")
-    return [c for c in COLUMNS if c.applies not in skip]
+    if not rl:
+        skip.add("rl")
+    hidden = RL_HIDDEN if rl else ()
+    return [c for c in COLUMNS if c.applies not in skip and c.key not in hidden]
 
 
 def table_rows(
@@ -230,7 +249,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     marks the Pareto front (nothing cheaper and faster); notes below."""
     if not options:
         return "No GPU matches the filters."
-    cols = columns_for(training, targets)
+    cols = columns_for(training, targets, any(o.get("rl_run_seconds") is not None for o in options))
     rows = table_rows(options, cols, unit)
     name = next(i for i, c in enumerate(cols) if c.key == "gpu_name")
     for row, o in zip(rows[1:], options, strict=True):

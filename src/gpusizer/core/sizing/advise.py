@@ -34,9 +34,10 @@ from .fill_serving import Choice
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
-from .option import SizingOption, layout_label
+from .option import Pace, SizingOption, layout_label
 from .practical import cap_words, practical_cap
 from .reason import layout_reason
+from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .service_level import default_target
 from .systems import option_unit
@@ -65,6 +66,7 @@ def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
         "rl_run_seconds": rl["run_seconds"],
         "rl_total_gpus": rl["total_gpus"],
         "rl_best_rollout_gpus": rl.get("best_rollout_gpus"),
+        "rl_tokens_trained_per_second": rl["tokens_trained_per_second"],
     }
 
 
@@ -74,7 +76,8 @@ def _rl_notes(rl: dict[str, Any] | None) -> list[str]:
         return []
     return [
         f"RL split: the rollout pool's {rl['rollout_gpus']:,} GPUs come on top of these "
-        f"({rl['total_gpus']:,} in all, rl_total_gpus); the count and price are the training pool's"
+        f"({rl['total_gpus']:,} in all, rl_total_gpus); the count is the training pool's, the prices "
+        "and costs are both pools'"
     ]
 
 
@@ -133,6 +136,9 @@ class GpuAdvice:
         context = context_reason(self.s.model_copy(update={"hardware": self.g.hardware}))
         if context is not None:
             return "context_limit", context
+        engine = rl_engine_reason(self.s, self.g)
+        if engine is not None:
+            return "memory", engine
         return "memory", (
             f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
         )
@@ -143,7 +149,9 @@ class GpuAdvice:
         out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
         if growth.met is False:
             most = self._most()
-            why = targets_reason(self.s, c.pace, growth.unit.top(most), c.layout.gpus, growth.at_top)
+            why = targets_reason(
+                self.s, c.pace, growth.unit.top(most), c.layout.gpus, growth.at_top, self._best_tried(growth)
+            )
             out |= {"unmet": "targets", "unmet_reason": why}
             if growth.at_top and most < self.ask.max_gpus:  # the cap, not the model, stops it
                 out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
@@ -155,6 +163,13 @@ class GpuAdvice:
                 out["unmet"] = "targets"
                 out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps)
         return out
+
+    def _best_tried(self, growth: Growth) -> tuple[int, Pace] | None:
+        """Serving targets missed: the most GPUs weighed and the fastest layout's speed there."""
+        if growth.tried is None or growth.at_top:
+            return None
+        best = self.filler.best(growth.tried)
+        return (best[0].layout.gpus, best[0].pace) if best else None
 
     def _goodput(self, c: Choice) -> dict[str, Any]:
         """Training: the effective share of wall time and the run's wall time."""

@@ -108,9 +108,9 @@ def price_options(
         how.electricity_usd_per_kwh, how.amortization_years, how.basis, how.utilization, how.used_prices
     )
     for o in options:
-        cost = money(specs[o["gpu"]], o, how.prices, rates)
+        cost = money(specs[o["gpu"]], rl_priced(o), how.prices, rates)
         if o["fits"]:
-            row = o | cost | per_work(cost, o, training, how.electricity_usd_per_kwh)
+            row = o | cost | per_work(cost, rl_work(o), training, how.electricity_usd_per_kwh)
             row["notes"] = list(o["notes"]) + unit_notes(row, how.basis)
             unpriced = priced_reason(row, how.basis)
             if unpriced is not None:
@@ -122,6 +122,32 @@ def price_options(
     return out
 
 
+def rl_priced(o: dict[str, Any]) -> dict[str, Any]:
+    """What an RL option costs: every GPU of the run. Split placement rents or buys the rollout
+    pool beside the training pool (``rl_total_gpus``); pricing the training pool alone would
+    rank a split below the colocated run that needs no extra GPUs."""
+    total = o.get("rl_total_gpus")
+    if not o["fits"] or total is None or total == o["gpus"]:
+        return o
+    return o | {"gpus": total, "gpus_in_layout": total}
+
+
+def rl_work(o: Mapping[str, Any]) -> dict[str, Any]:
+    """The work an option's money is spread over. RL: the whole step's trained tokens per second
+    and the run's time (its estimate's rl block, core/pipeline/work_rl.py): the rollout, the
+    log-prob forwards and the refit take most of a GRPO step (the phases of
+    core/pipeline/work_rl.py, held against published verl and NeMo RL step times in
+    docs/evidence/rl.md), so the training phase's rate alone would price a run several times
+    too cheap and rank GPUs by that phase alone. Other kinds: the option itself."""
+    if o.get("rl_run_seconds") is None:
+        return dict(o)
+    return {
+        **o,
+        "tokens_per_second": o.get("rl_tokens_trained_per_second"),
+        "time_seconds": o["rl_run_seconds"],
+    }
+
+
 def unit_notes(o: Mapping[str, Any], basis: str) -> list[str]:
     """What the option buys or rents, where that is not simply its GPUs: a share of a rack
     rented by the GPU (a server's GPUs are rented singly as a matter of course), or whole
@@ -129,7 +155,7 @@ def unit_notes(o: Mapping[str, Any], basis: str) -> list[str]:
     per, name, n = o["gpus_per_system"], o["system_name"], o["systems"]
     if basis != "owned" and o["rents_a_share"] and per > RACK_GPUS:
         return [f"rents {o['rented_gpus']:,} of the {per * n:,} GPUs of {n:,} x {name}, by the GPU (a share)"]
-    idle = n * per - (o["gpus_in_layout"] or o["gpus"])
+    idle = n * per - (o.get("rl_total_gpus") or o["gpus_in_layout"] or o["gpus"])
     if basis == "owned" and idle > 0:
         return [f"buys {n:,} x {name} ({n * per:,} GPUs) and uses {n * per - idle:,}; the rest idle"]
     return []
@@ -137,9 +163,9 @@ def unit_notes(o: Mapping[str, Any], basis: str) -> list[str]:
 
 def speed_of(o: Mapping[str, Any]) -> float | None:
     """The speed an option is ranked and charted by: tokens per second per user when
-    serving, trained tokens per second otherwise."""
+    serving, trained tokens per second otherwise (RL: over the whole step, :func:`rl_work`)."""
     per_user = o.get("tokens_per_second_per_user")
-    return per_user if per_user is not None else o.get("tokens_per_second")
+    return per_user if per_user is not None else rl_work(o).get("tokens_per_second")
 
 
 def mark_pareto(options: Sequence[dict[str, Any]]) -> None:

@@ -48,6 +48,7 @@ class Growth:
     # targets missed and the search ran to the most GPUs allowed (more might meet them);
     # false when more GPUs stopped helping first
     at_top: bool = False
+    tried: int | None = None  # serving targets missed: the most GPUs weighed (the best reached there)
 
 
 def _goal(s: Scenario) -> tuple[str, tuple[str, ...]]:
@@ -88,7 +89,8 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
     if found is not None:
         return Growth(filler.best(found, keep), unit, least, found, why, True, notes)
     shown = filler.best(start, keep)
-    return Growth(shown, unit, least, start, why, False, (*notes, _unmet(s, filler, top)), tried >= top)
+    missed = (*notes, _unmet(s, filler, top))
+    return Growth(shown, unit, least, start, why, False, missed, tried >= top, tried)
 
 
 def _run_seconds(s: Scenario, filler: Filler, n: int) -> float:

@@ -138,9 +138,19 @@ class Filler(ServingFill):
         """The lightest rung with a layout on ``n`` GPUs (rungs only add savings: a bisection
         over them), its fastest layouts."""
         rungs = [v for v in range(self._lightest(n), len(self.variants)) if n <= self.variants[v].max_gpus]
+        # a rung the count search found on at most n GPUs ends the bisection: the answer is no
+        # heavier. Rungs are not always monotone: in a GRPO compare the heaviest held nothing on
+        # a server's 8 GPUs while the lightest held the run on 4, and every server was refused
+        known = next((j for j, v in enumerate(rungs) if self._found_on(v, n)), None)
+        rungs = rungs if known is None else rungs[: known + 1]
         last = len(rungs) - 1
         i = _first(lambda j: self._any_fits(rungs[j], n, whole=j == last), len(rungs))
         return [] if i is None else self._train_variant(rungs[i], n, keep)
+
+    def _found_on(self, v: int, n: int) -> bool:
+        """Whether the count search found a layout of rung ``v`` on at most ``n`` GPUs."""
+        fewest = self.searched.get(v)
+        return fewest is not None and fewest <= n and not self.pooled
 
     def _any_fits(self, v: int, n: int, whole: bool) -> bool:
         """Whether some layout of variant ``v`` on up to ``n`` GPUs fits (each shape at its
@@ -149,8 +159,7 @@ class Filler(ServingFill):
         :data:`MAX_CHECKED` shapes a lighter rung counts as not fitting (a heavier one then
         holds the work: slower, never a layout that does not fit); the heaviest (``whole``)
         is checked through."""
-        fewest = self.searched.get(v)
-        if fewest is not None and fewest <= n and not self.pooled:
+        if self._found_on(v, n):
             return True  # the count search found one on fewer GPUs (advise_all._ladder_counts)
         first = None if whole else MAX_CHECKED
         table = widest(self.evaluator(v), self._shapes(v, n, first), first)

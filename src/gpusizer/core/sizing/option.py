@@ -85,6 +85,7 @@ FIELDS = (
     "rl_time_per_step_seconds",
     "rl_run_seconds",
     "rl_total_gpus",
+    "rl_tokens_trained_per_second",  # over the whole step (rollout, log-probs, training, refit)
     "rl_best_rollout_gpus",  # split: the fastest rollout pool of the same GPUs (rl_advice.py)
     *BAND_FIELDS,  # the evidence band of the peak and speeds (core/sizing/option_band.py)
     *SPLIT_FIELDS,  # serving.disaggregated: the xPyD split proposed (core/sizing/disagg_split.py)
@@ -168,6 +169,7 @@ class SizingOption:
     rl_run_seconds: float | None = None
     rl_total_gpus: int | None = None
     rl_best_rollout_gpus: int | None = None
+    rl_tokens_trained_per_second: float | None = None
     # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
     # the margin (null in compare_gpus, which does not spend the estimates on them)
     limits: dict[str, int] | None = None

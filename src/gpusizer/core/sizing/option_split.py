@@ -63,12 +63,18 @@ class DisaggSplit:
         }
 
     def note(self, aggregated_gpus: int | None) -> str:
-        """The option's note comparing the split with the aggregated answer."""
-        met = "meets the speed targets" if self.targets_met else "misses the speed targets"
+        """The option's note comparing the split with the aggregated answer. A split that misses
+        the targets is the largest tried, not a proposal: the note says no split meets them
+        (before, "64P64D ... 128 in all against 1 aggregated" read as advice to buy 128 Macs)."""
         than = f" against {aggregated_gpus:,} aggregated" if aggregated_gpus else ""
+        pools = (
+            f"{self.prefill * self.prefill_per:,} prefill at TP {self.prefill_tensor} + "
+            f"{self.decode * self.per:,} decode GPUs, {self.gpus:,} in all{than}"
+        )
+        speed = f"first token {self.ttft_seconds:,.2f} s, {self.tpot_seconds * 1e3:,.1f} ms a token"
+        if self.targets_met:
+            return f"disaggregated: {self.label} ({pools}) meets the speed targets: {speed}"
         return (
-            f"disaggregated: {self.label} ({self.prefill * self.prefill_per:,} prefill at TP "
-            f"{self.prefill_tensor} + "
-            f"{self.decode * self.per:,} decode GPUs, {self.gpus:,} in all{than}) {met}: first token "
-            f"{self.ttft_seconds:,.2f} s, {self.tpot_seconds * 1e3:,.1f} ms a token"
+            f"disaggregated: no split meets the speed targets; the largest tried, {self.label} "
+            f"({pools}), gives {speed}"
         )

@@ -1,0 +1,44 @@
+"""Why an RL run fits no layout on a GPU, where the cause is the rollout engine's width.
+
+A colocated RL run puts a whole vLLM or SGLang engine of ``rl.rollout.tensor`` GPUs beside the
+training states, at its memory fraction of each GPU (0.5 by default, verl's
+``gpu_memory_utilization``). The layout search varies the training pool's layout, not the
+engine's width: at the default width of 1 a 70B policy's 16-bit weights (141 GB) need more than
+half of any GPU below 288 GB, so no count of H100s holds it, while NeMo RL's 70B GRPO recipe
+runs it on H100s at vLLM TP 4 (``grpo_math_70B_megatron.yaml`` at v0.3.0: 64 H100, TP 4 PP 4,
+vLLM TP 4; docs/evidence/rl.md section 2d). "Nothing fits with up to 4,096 GPUs" names the wrong
+cause; the engine's own refusal (the estimate's assumption, core/pipeline/work_rl.py) names the
+field that would change it.
+"""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model.specs import Scenario
+from ..pipeline.estimate import estimate
+from ..pipeline.rl_check import rl_of
+from .layout_search import GpuTarget
+
+REFUSAL = "the rollout engine would not start"
+
+
+def rl_engine_reason(s: Scenario, g: GpuTarget) -> str | None:
+    """The reason an RL scenario fits no layout on ``g`` when its rollout engine would not start
+    there at the width set (None: another kind, or the engine starts)."""
+    if s.workload.kind != "rl":
+        return None
+    try:
+        est = estimate(s.model_copy(update={"hardware": g.hardware}))
+    except ScenarioError:
+        return None  # the scenario as set does not run on this GPU's node: no engine verdict
+    refusal = next((a for a in est.assumptions if a.startswith(REFUSAL)), None)
+    if refusal is None:
+        return None
+    ro = rl_of(s).rollout
+    node = g.hardware.gpus_per_node
+    wider = (
+        f"raise rl.rollout.tensor (up to the {node} GPUs of a node) or rl.rollout.memory_fraction"
+        if ro.tensor < node
+        else "raise rl.rollout.memory_fraction or choose a smaller format"
+    )
+    return f"at rl.rollout.tensor {ro.tensor}, {refusal[0].lower()}{refusal[1:]}; {wider}"
