@@ -14,7 +14,7 @@ from gpusizer import estimate_report
 from gpusizer.cli import main
 from gpusizer.core.pipeline.estimate import clear_caches, estimate, memory_only, sizing_memory
 from gpusizer.core.pipeline.scenario import clear_cache, parse_scenario
-from gpusizer.core.pipeline.work import WORK_BUILDERS
+from gpusizer.core.pipeline.work import WORK_BUILDERS, builder_of
 from gpusizer.core.registry import workloads
 from gpusizer.core.views.settings import CHARTS
 
@@ -96,8 +96,23 @@ def test_a_kind_with_two_roles_reports_and_charts(rl_kind, tmp_path: Path, capsy
 
 
 def test_each_kind_names_a_registered_builder() -> None:
-    for kind in workloads.WORKLOAD_KINDS.values():
-        assert kind.work_key in WORK_BUILDERS
+    for kind in workloads.WORKLOAD_KINDS.values():  # a builder's module loads on its first use
+        assert builder_of(kind) is WORK_BUILDERS[kind.work_key]
+
+
+def test_the_rl_builder_loads_on_first_use() -> None:
+    """A training estimate (the window's first) never imports the RL work nor the serving
+    engine it reads: start-up time (benchmarks/bench_gui.py)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from gpusizer.core.pipeline.estimate import estimate; "
+        "print(sorted(m for m in ('gpusizer.core.pipeline.work_rl', 'gpusizer.core.serving.engine_memory') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_roles_name_one_role_kinds() -> None:

@@ -13,7 +13,6 @@ from ..core.sizing.gpus_needed import gpu_id
 from ..core.views.settings import CHARTS
 from .binding import as_rich
 from .chart_tabs import ChartTabs
-from .check_run import check_run_dialog
 from .dialogs import ask_save, slug
 from .elide import elide
 from .files import FileController
@@ -124,7 +123,7 @@ def _file_menu(w: MenuHost) -> None:
             w,
             "action_check_run",
             "Check Against My &Run…",
-            lambda: check_run_dialog(_parent(w), f, w.state.scenario, on_keep=w.reload_calibration),
+            lambda: _check_run(w, f),
         )
     )
     menu.addAction(
@@ -242,3 +241,11 @@ def show_about(w: MenuHost) -> None:
         "memory layout of the chosen framework; each assumption is listed under the "
         "summary.</p><p>MIT licence.</p>",
     )
+
+
+def _check_run(w: MenuHost, f: FileController) -> None:
+    """The run check's dialog; imported on first use, as the run check reads the serving engine
+    (~40 modules) that the window's first estimate, a training one, never runs (start-up)."""
+    from .check_run import check_run_dialog
+
+    check_run_dialog(_parent(w), f, w.state.scenario, on_keep=w.reload_calibration)

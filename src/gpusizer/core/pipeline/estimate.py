@@ -16,7 +16,6 @@ from ..model.specs import Scenario
 from ..model.unified import memory_share_note
 from ..registry.dtypes import DTYPES
 from ..speed.compute import compute_estimate
-from . import work_rl, work_roles  # noqa: F401  (register the "rl" and "roles" builders where defined)
 from .runs_on import check_runs_on
 from .scenario import parse_scenario
 from .work import Job, builder_of, model_of, training_peak

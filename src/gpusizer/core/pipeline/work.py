@@ -17,6 +17,7 @@ whether a kind trains.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any, ClassVar, NamedTuple, TypeVar, cast, overload
 
 from ..memo import Memo
@@ -34,10 +35,6 @@ from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..registry.frameworks import FrameworkProfile
 from ..registry.table import add_keyed
 from ..registry.workloads import WorkloadKind
-from ..serving.attention_dp import rank_view
-from ..serving.budget import caps
-from ..serving.engine_memory import engine_memory, engine_pool_line, serving_notes, serving_result
-from ..serving.rules import memory_rule
 
 
 @memo_by_identity
@@ -174,8 +171,17 @@ def register_work(builder: _B | type[_B]) -> _B | type[_B]:
     return cast("_B | type[_B]", add_keyed(WORK_BUILDERS, builder, "work builder"))
 
 
+# Builders registered in their own modules, imported on the first estimate of their kind: the
+# RL work pulls in the serving engine, the step model and the RL roles (~60 modules), which a
+# training estimate, the window's first, never runs (start-up time).
+RL_KEY = "rl"  # RL post-training's builder (work_rl.py)
+_DEFINED_IN = {RL_KEY: "work_rl", "roles": "work_roles"}
+
+
 def builder_of(kind: WorkloadKind) -> WorkBuilder:
     """The builder of a kind's work."""
+    if kind.work_key not in WORK_BUILDERS and kind.work_key in _DEFINED_IN:
+        import_module(f"{__package__}.{_DEFINED_IN[kind.work_key]}")  # registers it
     return WORK_BUILDERS[kind.work_key]
 
 
@@ -242,6 +248,16 @@ class Served(NamedTuple):
 _SERVED: Memo[Served] = Memo(512)
 
 
+def _rank_engine_memory(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec) -> Any:
+    """serving/engine_memory.py's, of one attention-DP rank's share of the engine (itself
+    without): imported on the first serving estimate, as the serving engine's ~40 modules are
+    never run by a training estimate, the window's first (start-up time)."""
+    from ..serving.attention_dp import rank_view
+    from ..serving.engine_memory import engine_memory as of_engine
+
+    return of_engine(rank_view(s), arch, counts, gpu)
+
+
 @register_work
 class ServingWork(WorkBuilder):
     """Serving: the engine's memory rule, its serving block, notes and pool line."""
@@ -250,33 +266,42 @@ class ServingWork(WorkBuilder):
 
     def _served(self, job: Job) -> Served:
         """Kept per frozen scenario and GPU, as the roofline block is."""
+        from ..serving.budget import caps
+        from ..serving.engine_memory import engine_pool_line, serving_notes, serving_result
+
         s, arch, counts, gpu = job.s, job.arch, job.counts, job.gpu
 
         def compute() -> Served:
+            from ..serving.attention_dp import rank_view
+
             r = rank_view(s)  # one attention-DP rank's share of the engine (itself without)
-            em, st = engine_memory(r, arch, counts, gpu)
+            em, st = _rank_engine_memory(s, arch, counts, gpu)
             served = serving_result(r, gpu, em, st)
             return Served(em, served, serving_notes(r, arch, em, st, gpu), engine_pool_line(r, gpu, em))
 
         return _SERVED.get((id(s), id(gpu), caps()), compute, (s, gpu))  # a sizing call's runs apart
 
     def build(self, job: Job) -> Work:
+        from ..serving.rules import memory_rule
+
         sv = self._served(job)
         by_engine = not memory_rule(job.profile).allocates_on_demand
         return Work(sv.engine.memory, sv.serving, None, (), sv.notes, sv.engine, sv.pool, by_engine, job.s)
 
     def memory(self, s: Scenario) -> Memory:
         arch, counts = model_of(s.model)
-        return engine_memory(rank_view(s), arch, counts, scenario_gpu(s))[0].memory
+        return _rank_engine_memory(s, arch, counts, scenario_gpu(s))[0].memory
 
     def sizing_memory(self, s: Scenario) -> Memory:
         """Transformers' peak, or for an engine that reserves its memory what it needs to start
         and hold the workload (the report's ``serving.required_bytes``), with the KV cache it
         needs."""
+        from ..serving.rules import memory_rule
+
         if memory_rule(s.profile).allocates_on_demand:
             return self.memory(s)
         arch, counts = model_of(s.model)
-        em, _ = engine_memory(rank_view(s), arch, counts, scenario_gpu(s))
+        em, _ = _rank_engine_memory(s, arch, counts, scenario_gpu(s))
         need, m = em.required_bytes, em.memory
         rest = m.total - m.kv_cache
         return Memory(**{**m.__dict__, "kv_cache": max(0, need - rest), "total": max(need, rest)})

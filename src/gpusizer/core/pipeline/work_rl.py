@@ -37,7 +37,7 @@ from .rl_roles import (
 )
 from .rl_time import Decode, forward_seconds, rollout_seconds, step_seconds, sync_seconds
 from .rl_transitions import Transition
-from .work import Job, Work, WorkBuilder, register_work, training_peak
+from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 
 BF16 = 2  # bytes per weight the engine and the frozen roles hold
 # What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
@@ -229,7 +229,7 @@ def _advice(s: Scenario, gpu: GPUSpec) -> dict[str, Any]:
 class RLWork(WorkBuilder):
     """RL post-training: the roles' phases, the heaviest phase's memory as the GPU's."""
 
-    key: ClassVar[str] = "rl"
+    key: ClassVar[str] = RL_KEY
     times_run: ClassVar[bool] = True  # rl.steps steps of the RL step (a deadline sizes on it)
     memory_per_gpu: ClassVar[bool] = True  # the engine holds its memory fraction of each GPU
 

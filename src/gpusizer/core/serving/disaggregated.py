@@ -27,19 +27,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
-from ..speed.step import StepModel
-from ..speed.step_model import step_model
-from .engine_settings import EngineSettings
-from .features import featured_run
-from .load import ServedLoad, engine_costs, serving_load
-from .prefix import PrefixStep
-from .scheduler import simulate
+
+if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures: every
+    # scenario's check reads this module, a training one nothing else of it (start-up time)
+    from ..speed.step import StepModel
+    from .engine_settings import EngineSettings
+    from .load import ServedLoad
 
 PREFILL_REQUESTS = 200  # Poisson arrivals simulated for the prefill pool
 ROUNDS = 4  # fixed-point rounds of the users' cycle and the prefill queue
@@ -80,6 +79,10 @@ def _prefill_per(s: Scenario, spec: DisaggregatedSpec) -> int:
 def _prefill_step(
     s: Scenario, gpu: GPUSpec, st: EngineSettings, spec: DisaggregatedSpec, served: ServedLoad
 ) -> StepModel:
+    from ..speed.step_model import step_model
+    from .features import featured_run
+    from .load import engine_costs
+
     """The prefill replica's step model: the decode layout's, or the scenario's at ``prefill_tensor``."""
     tp = spec.prefill_tensor
     if tp is None or tp == s.parallelism.tensor:
@@ -99,6 +102,10 @@ def _link(spec: DisaggregatedSpec, gpu: GPUSpec) -> float:
 
 def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> dict[str, Any]:
     """The report's fields of the split (empty without it; module docstring)."""
+    from .load import serving_load
+    from .prefix import PrefixStep
+    from .scheduler import simulate
+
     spec = disaggregated_of(s)
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
         return {}

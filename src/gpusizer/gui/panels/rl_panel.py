@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QLabel
 
-from ...core.pipeline.work_rl import RLWork
+from ...core.pipeline.work import RL_KEY
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
 from ..binding import Binder
 from ..quantity_field import QuantityField
@@ -76,7 +76,7 @@ class RLPanel(Panel):
 
     def refresh(self) -> None:
         kind = self.kind()
-        self.box.setVisible(kind is not None and kind.work_key == RLWork.key)
+        self.box.setVisible(kind is not None and kind.work_key == RL_KEY)
         split = self.state.value("rl.placement") == "split"
         self.form.show("rl.rollout.gpus", split)
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps

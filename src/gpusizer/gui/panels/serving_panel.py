@@ -9,7 +9,6 @@ from typing import Any
 
 from ...core.model.result import Estimate
 from ...core.registry.frameworks import FRAMEWORKS
-from ...core.serving.rules import MEMORY_RULES
 from ..binding import Binder
 from ..glossary import engine_name
 from ..quantity_field import QuantityField
@@ -200,12 +199,16 @@ class ServingPanel(Panel):
         f.add("Prefill TP", tp, "serving.disaggregated.prefill_tensor", name="spin_serving_prefill_tensor")
 
     def refresh(self) -> None:
-        """Shown for inference; the version list and llama.cpp's fields follow the engine."""
+        """Shown for inference; the version list and llama.cpp's fields follow the engine.
+        Hidden, its fields wait until it shows (a kind change refreshes it): the memory rules
+        import the serving engine (~40 modules), which a training window never runs."""
         kind = self.kind()
         self.set_shown(kind is not None and kind.serves)
         profile = FRAMEWORKS.get(str(self.state.value("framework")))
-        if profile is None:
+        if profile is None or kind is None or not kind.serves:
             return
+        from ...core.serving.rules import MEMORY_RULES
+
         if profile.id != self._versions_of:
             self._versions_of = profile.id
             self._fill_versions(profile.versions)
