@@ -17,6 +17,7 @@ from ..errors import ScenarioError
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.rl_check import rl_of
+from ..registry.workloads import WORKLOAD_KINDS
 from .layout_search import GpuTarget
 
 REFUSAL = "the rollout engine would not start"
@@ -25,7 +26,7 @@ REFUSAL = "the rollout engine would not start"
 def rl_engine_reason(s: Scenario, g: GpuTarget) -> str | None:
     """The reason an RL scenario fits no layout on ``g`` when its rollout engine would not start
     there at the width set (None: another kind, or the engine starts)."""
-    if s.workload.kind != "rl":
+    if not WORKLOAD_KINDS[s.workload.kind].phased:  # no rollout engine beside the training
         return None
     try:
         est = estimate(s.model_copy(update={"hardware": g.hardware}))
