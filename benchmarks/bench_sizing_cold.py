@@ -102,8 +102,19 @@ layout's bound for 83-98 % of them (Kimi K2 863 of 1,037 shapes, Qwen3-Coder 1,0
 1,072), and each read needs the skipped estimate's heavier stage, i.e. the estimate itself (only
 without pipeline stages is it the one stage's activations, already at hand from the
 activation bound; but 89-92 % of those estimates are of pipelined layouts: Kimi K2 3,606 of
-4,062, Qwen3-Coder 480B 4,345 of 4,718).
-So neither lever fits the byte-identical rule; nothing in core/ changed in this pass. The
+4,062, Qwen3-Coder 480B 4,345 of 4,718). Finer: 991 of Kimi K2's 2,633 such layouts
+(2,223 estimates) raise their shape's ``seen``, and 827 of their 990 shapes are read later;
+the other 1,642 layouts (1,839 estimates; Qwen3-Coder 480B 2,552 layouts, 3,118 estimates)
+leave ``seen`` as it was. Those are the one opening left: charged as now, kept as pending
+memo entries, skipped only where a bound proves that no probe of ``smallest_fitting`` fits
+and that no probe's DP reaches the shape's ``seen`` DP (so ``seen`` cannot change). Its
+ceiling is about a fifth of the call (Kimi K2: ~0.2 s of ~1 s), less what the bound costs
+and what it fails to prove; such a bound needs the states and activations of the same stage
+together (the present two bound each alone), i.e. most of ``training._stage`` per shape.
+So neither lever as proposed fits the byte-identical rule, and nothing in core/ changed in
+this pass (cold now, 04:30 UTC, load 2-3, median of 3: Kimi K2 ``plan`` 0.98 s, ``compare``
+1.05; Qwen3-Coder 480B 0.87, 0.80; GLM-4.5 0.65, 0.61; DeepSeek-R1 0.54, 0.47; DeepSeek-V3
+0.51, 0.47; ``gpusizer-cli compare`` 1.25-1.72 s wall, 0.96-1.40 s CPU, on a loaded machine). The
 way through is a one-time change of what the budget counts: charged per layout reached in
 the search's order (not per layout and estimate the bounds let through), the budget would no
 longer depend on the bounds, and a tighter bound or a seed would then leave every answer
