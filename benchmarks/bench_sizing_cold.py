@@ -78,6 +78,48 @@ Of the gpusizer modules the CLI's ``compare`` imports, 34 of 173 run no function
 features, RL, engine release tables: ~30 ms of import by ``-X importtime``); left as they are.
 Still **not met**: the 0.5 s cold goal for Kimi K2, Qwen3-Coder 480B and GLM-4.5, and the
 CLI's 1 s for them.
+
+Third pass (2026-12-05, 04:25-05:15 UTC): the two levers left, each measured at its ceiling
+(benchmarks/bench_sizing_levers.py, which says how), with every answer kept byte-identical as
+the rule. *Seeding a search* (each technique variant's from the one before it): even a seed
+that is the search's own final answer, known before it starts, cuts only 8-15 % of a search's
+work (Kimi K2: 9,374 -> 8,624 units for the scenario as set, 5,339 -> 4,534 for the heaviest
+rung; Qwen3-Coder 480B 13,069 -> 12,129; GLM-4.5 9,306 -> 8,485; DeepSeek-R1 5,285 -> 4,538),
+0.03-0.06 s of CPU per search, 5-9 % of the call: most of a search is proving that no layout
+beats its answer, which a seed does not shorten. A real seed (the previous rung's layout,
+re-weighed) saves less, and any seed charges the work budget less. *A tighter bound before
+each peak*: the layouts estimated and then kept nowhere are the lever (Kimi K2: 2,633 layouts,
+4,062 estimates, 0.44-0.52 s of a 1.07-1.13 s call under the tally's hooks; Qwen3-Coder 480B
+3,265, 4,718, 0.43 of 0.78-0.85 s; GLM-4.5 2,149, 2,750, 0.25-0.30 of 0.65-0.74 s;
+DeepSeek-R1 1,260, 1,971, 0.20 of 0.50-0.58 s; the 5,344 layouts the bounds already turn away
+cost 0.03 s). A perfect bound would skip them, but each of their estimates also feeds the
+call: it is charged to the work budget (whose total decides where a long search stops and
+what the deadline's search may spend, core/sizing/work.py ``deadline_over``), kept in the
+evaluator's memo, and its heavier stage's activations become the bound of every other layout
+of its shape (``Bounds.seen``). Charging a skipped estimate anyway and keeping it as a
+pending memo entry is possible, but the shapes' activations are read again by a later
+layout's bound for 83-98 % of them (Kimi K2 863 of 1,037 shapes, Qwen3-Coder 1,049 of
+1,072), and each read needs the skipped estimate's heavier stage, i.e. the estimate itself (only
+without pipeline stages is it the one stage's activations, already at hand from the
+activation bound; but 89-92 % of those estimates are of pipelined layouts: Kimi K2 3,606 of
+4,062, Qwen3-Coder 480B 4,345 of 4,718). Finer: 991 of Kimi K2's 2,633 such layouts
+(2,223 estimates) raise their shape's ``seen``, and 827 of their 990 shapes are read later;
+the other 1,642 layouts (1,839 estimates; Qwen3-Coder 480B 2,552 layouts, 3,118 estimates)
+leave ``seen`` as it was. Those are the one opening left: charged as now, kept as pending
+memo entries, skipped only where a bound proves that no probe of ``smallest_fitting`` fits
+and that no probe's DP reaches the shape's ``seen`` DP (so ``seen`` cannot change). Its
+ceiling is about a fifth of the call (Kimi K2: ~0.2 s of ~1 s), less what the bound costs
+and what it fails to prove; such a bound needs the states and activations of the same stage
+together (the present two bound each alone), i.e. most of ``training._stage`` per shape.
+So neither lever as proposed fits the byte-identical rule, and nothing in core/ changed in
+this pass (cold now, 04:30 UTC, load 2-3, median of 3: Kimi K2 ``plan`` 0.98 s, ``compare``
+1.05; Qwen3-Coder 480B 0.87, 0.80; GLM-4.5 0.65, 0.61; DeepSeek-R1 0.54, 0.47; DeepSeek-V3
+0.51, 0.47; ``gpusizer-cli compare`` 1.25-1.72 s wall, 0.96-1.40 s CPU, on a loaded machine). The
+way through is a one-time change of what the budget counts: charged per layout reached in
+the search's order (not per layout and estimate the bounds let through), the budget would no
+longer depend on the bounds, and a tighter bound or a seed would then leave every answer
+where it is; that change moves the answers of the searches that end on the budget, so it is
+the lead's to decide.
 """
 
 from __future__ import annotations
