@@ -47,7 +47,7 @@ def _tps(s: dict[str, Any]) -> float:
 
 def test_the_large_batch_moe_figures_replay_as_the_engine_ran_them() -> None:
     # 11 published figures; 7 within 25 % (Qwen3-235B B200 1.17, H200 1.08 and 0.99, Qwen3-30B-A3B
-    # B200 1.21 and RTX Pro 1.10, DeepSeek-R1 B200 BF16 KV 1.16, H200 1.10), all within 2x; before
+    # B200 1.21 and RTX Pro 1.10, DeepSeek-R1 B200 BF16 KV 1.19, H200 1.21), all within 2x; before
     # the host work and the all-ranks graph rule, 6 with five rows under plain-TP stand-ins
     ratios = {r["id"]: _tps(e["scenario"]) / e["published"] for r, e in MOE}
     assert len(ratios) == 11
@@ -82,13 +82,14 @@ def test_refilling_ranks_run_eager_when_another_has_prompt_tokens(monkeypatch: p
     graphs = _tps(s)
     clear_all()
     assert eager <= with_rule < graphs
-    assert with_rule / 11489 == pytest.approx(1.10, abs=0.04)
+    assert with_rule / 11489 == pytest.approx(1.21, abs=0.04)
     assert graphs / 11489 == pytest.approx(1.50, abs=0.04)
 
 
 def test_a_burst_decodes_in_lockstep_and_keeps_its_graphs(monkeypatch: pytest.MonkeyPatch) -> None:
-    # every request arrives at once and none refills a slot: the ranks prefill together and
-    # decode together, so the graph rule leaves the Qwen3-235B B200 row as it was
+    # every request arrives at once and all fit, none takes a finished one's slot: the ranks
+    # prefill together and decode together, so the graph rule leaves the Qwen3-235B B200 row as
+    # it was (on the H100 the pool holds fewer, later ones refill slots: 1.48 -> 1.30)
     s = _record("trtllm-1.0-q235-fp4-b200-x8-tp8-1000-1000")
     with_rule = _tps(s)
     _without_rule(monkeypatch)

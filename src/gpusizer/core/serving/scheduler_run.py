@@ -76,6 +76,7 @@ class Run:
         self.d_n, self.d_base = 0, 0.0  # decoding requests; sum of (prompt + generated - k)
         self.issued, self.evals = 0, 0
         self.steps, self.mixed_steps = 0, 0  # steps so far; of them with prompt tokens
+        self.refills = w.arrives_at_rate  # requests take the slots of finished ones (_decode_step)
         self.stopped = False
         self.st = Stats()
         self.arrivals: deque[float] = deque()
@@ -254,6 +255,7 @@ class Run:
             st.tpot_n += g.n
         if self.w.closed_loop:
             self._arrive(self.now, g.n)
+        self.refills = self.refills or bool(self.waiting)
 
     def _finish_decodes(self) -> None:
         while self.decode and self.decode[0].finish <= self.k:
@@ -311,12 +313,13 @@ class Run:
 
     def _decode_step(self, d: int, ctx: float) -> float:
         """A generation-only step of ``d`` decodes at ``ctx`` positions: a CUDA graph's, or an
-        eager step's when another rank sharing the MoE layers has prompt tokens. Ranks that
-        refill their slots as requests finish admit independently, each in this rank's share of
-        steps with prompt tokens so far; a burst's ranks admit together and decode together."""
+        eager step's when another rank sharing the MoE layers has prompt tokens. Ranks whose
+        waiting requests take the slots of finished ones admit independently, each in this
+        rank's share of steps with prompt tokens so far; until then (a burst that fits) the
+        ranks admit together and decode together."""
         step, a = self.step, self.step.costs.graph_ranks
         t = step.seconds(d, ctx, sampled=d)
-        if a <= 1 or not self.mixed_steps or not (self.w.arrives_at_rate or self.w.requests > self.w.users):
+        if a <= 1 or not self.mixed_steps or not self.refills:
             return t
         q = (1.0 - self.mixed_steps / self.steps) ** (a - 1)  # no other rank has prompt tokens
         return q * t + (1.0 - q) * step.seconds(d, ctx, sampled=d, graph=False)
