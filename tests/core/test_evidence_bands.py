@@ -52,10 +52,6 @@ CV_SHORT = {
     # engines give (0.88-1.23); the gap grows with the layers and differs by GPU, so it is no
     # per-request cost of the release (docs/evidence/speed.md section 18.2)
     "speed/tensorrt-llm/nvidia/batch-one": (4, 10),
-    # DeepSeek-R1 at max throughput (B200 1.47, 1.56; H200 1.50), Scout on 4 x H100 (1.59) and
-    # Qwen3-30B-A3B on one B200 (1.54) at or above the MoE band's edge (1.54), Maverick's
-    # 1,000 / 1,000 row (0.87) at its lower edge: large-batch MoE, still fast (speed.md 23)
-    "speed/tensorrt-llm/nvidia/moe": (6, 11),
     # the vendor files' figures (speed-figures-amd.json, -apple.json): RDNA3 under HIP, the
     # Q5_K_M rows at ubatch 64 (pp2048 1.43, tg64 0.96) and the Q4_K_M ubatch-1024 prefill (0.96)
     # outside a band the other 13 make 0.99-1.43 wide

@@ -169,7 +169,7 @@ def test_a_full_pipe_turns_at_its_slowest_stage() -> None:
 def test_tensorrt_llm_pipeline_host_work_per_request() -> None:
     # TensorRT-LLM 1.0 runs PP in _executor_loop_pp, every rank's host handling every request
     # (84 us a request a step, core/registry/engine_releases_cpp.py); without PP the overlap
-    # loop hides it
+    # loop runs its own 29.4 us a request beside the GPU (NVIDIA/TensorRT-LLM PR #10273)
     sc = {
         "model": {"preset": "llama-3.3-70b"},
         "framework": "tensorrt-llm",
@@ -178,7 +178,7 @@ def test_tensorrt_llm_pipeline_host_work_per_request() -> None:
         "precision": {"weights": "nvfp4", "quantization_rule": "modelopt"},
     }
     pp8, pp1 = _step({**sc, "parallelism": {"pipeline": 8}}), _step(sc)
-    assert pp8.costs.per_request == pytest.approx(84e-6) and pp1.costs.per_request == 0
+    assert pp8.costs.per_request == pytest.approx(84e-6) and pp1.costs.per_request == pytest.approx(29.4e-6)
     assert pp8.decode_seconds(2048, 128) >= 2048 * 84e-6
 
 

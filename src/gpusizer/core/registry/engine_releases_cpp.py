@@ -28,10 +28,22 @@ from .engines import BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 # llama.cpp launches each ggml node from the host at 9.4 us when a step is not one CUDA graph:
 # without graphs an H100 PCIe decodes LLaMA-2 7B Q4_K_M at 143.35 tokens/s (6.98 ms for the
 # 740 kernels of 32 layers, core/speed/step.py), with graphs at 163.83 (ggml-org/llama.cpp#6763).
+# The overlap loop's host work per request of a step (StepCost.per_request: scheduling, input
+# preparation, sampling and response handling in Python, beside the GPU's step, so a step takes
+# the longer of the two): 29.4 us, from NVIDIA/TensorRT-LLM PR #10273 (gpt-oss-120b, attention
+# DP 2 on GB200, 1,536 requests a rank: host_step_time 45.11 ms per iteration); an
+# attention-DP rank's host handles only its own requests (docs/evidence/speed.md section 27).
 # trtllm-serve's cost per request (StepCost.front_end): 33.6 ms, the mean TTFT of 1.2.0rc1
 # serving Qwen3-8B to 4 users on one H100 (51.61 ms, GPUStack performance lab, ShareGPT at
 # 233 / 221 tokens) less the step model's 18.0 ms; trtllm-bench runs in process (none).
-_TRT_STEPS = (("", StepCost(step=0.0, launch=55 * us, per_request_pipeline=84 * us, front_end=33.6 * ms)),)
+_TRT_STEPS = (
+    (
+        "",
+        StepCost(
+            step=0.0, launch=55 * us, per_request=29.4 * us, per_request_pipeline=84 * us, front_end=33.6 * ms
+        ),
+    ),
+)
 # Before the PyTorch backend TensorRT-LLM ran TensorRT engines from its C++ runtime
 # (gptSessionBenchmark, the C++ batch manager): a context step enqueues its layers from C++,
 # at the kernel floor's 3 us (its v0.5 / v0.6 tables, tests/core/test_serving_speed.py).
@@ -43,7 +55,12 @@ _GGML_STEPS = (("", StepCost(step=0.0, launch=9.4 * us)),)
 # self._run_cuda_graphs or not batch.is_generation_only: return None"), not for a step with a
 # context request; limits per pipeline micro-batch (engines.py Scheduling).
 _TRT = Scheduling(
-    mixed=True, admission="reserve", graph_batch=8192, graph_prefill=False, per_micro_batch=True
+    mixed=True,
+    admission="reserve",
+    graph_batch=8192,
+    graph_prefill=False,
+    per_micro_batch=True,
+    graph_all_ranks=True,
 )
 # llama.cpp: the server batches prompt tokens with the slots' decodes; each slot holds its
 # context; CUDA graphs for a batch of one token only ("for a batch size of 1 it's faster but

@@ -124,6 +124,11 @@ class Scheduling:
     # re-admission, so it recomputes only its last partial block (vLLM V1: prefix caching on by
     # default; core/serving/scheduler_run.py ``_preempt``)
     cached_preemption: bool = False
+    # with data-parallel ranks sharing the MoE layers (attention DP), a CUDA graph replays only
+    # when every rank's batch is generation-only (TensorRT-LLM 1.0 model_engine.py
+    # ``_maybe_get_cuda_graph``: ``tp_allgather([can_run_cuda_graph, batch_size])``, no graph
+    # unless all ranks are generation-only with equal batches; core/serving/scheduler_run.py)
+    graph_all_ranks: bool = False
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,9 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         kernel_era=rel.kernel_era if rel else "",
         backend=_backend(s, gpu),
         lora_gather=bool(rel and rel.vllm.lora_gather_per_token),
+        # experts over data-parallel ranks (an attention-DP rank's view): those ranks share
+        # every MoE layer, and their graphs with it
+        graph_ranks=s.parallelism.expert if sched and sched.graph_all_ranks and s.parallelism.data > 1 else 1,
     )
 
 

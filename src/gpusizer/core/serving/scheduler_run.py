@@ -75,6 +75,8 @@ class Run:
         self.decode: deque[Group] = deque()  # by finish
         self.d_n, self.d_base = 0, 0.0  # decoding requests; sum of (prompt + generated - k)
         self.issued, self.evals = 0, 0
+        self.steps, self.mixed_steps = 0, 0  # steps so far; of them with prompt tokens
+        self.refills = w.arrives_at_rate  # requests take the slots of finished ones (_decode_step)
         self.stopped = False
         self.st = Stats()
         self.arrivals: deque[float] = deque()
@@ -199,7 +201,12 @@ class Run:
             if g.done + c >= g.need:
                 sampled += g.n
         mean = (self.d_base / d + self.k) if d else 0.0
-        dt = step.seconds(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
+        if tokens:
+            dt = step.seconds(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
+        else:
+            dt = self._decode_step(d, d * step.positions(mean))
+        self.steps += 1
+        self.mixed_steps += tokens > 0
         self.evals += 1
         self.now += dt
         self.st.decode_time += dt if d else 0.0
@@ -248,6 +255,7 @@ class Run:
             st.tpot_n += g.n
         if self.w.closed_loop:
             self._arrive(self.now, g.n)
+        self.refills = self.refills or bool(self.waiting)
 
     def _finish_decodes(self) -> None:
         while self.decode and self.decode[0].finish <= self.k:
@@ -292,6 +300,7 @@ class Run:
             free = self.eng.kv_tokens - self._kv_used()
             steps = min(steps, max(1, int(free // max(1, self.d_n))))
         t1 = self._decode_time(steps - 1) if steps > 1 else t0
+        self.steps += steps
         self.evals += 1 + (steps > 1)
         self.now += steps * (t0 + t1) / 2
         self.st.decode_time += steps * (t0 + t1) / 2
@@ -300,7 +309,20 @@ class Run:
     def _decode_time(self, ahead: int) -> float:
         d, step = self.d_n, self.step
         mean = self.d_base / d + self.k + ahead
-        return step.seconds(d, d * step.positions(mean), sampled=d)
+        return self._decode_step(d, d * step.positions(mean))
+
+    def _decode_step(self, d: int, ctx: float) -> float:
+        """A generation-only step of ``d`` decodes at ``ctx`` positions: a CUDA graph's, or an
+        eager step's when another rank sharing the MoE layers has prompt tokens. Ranks whose
+        waiting requests take the slots of finished ones admit independently, each in this
+        rank's share of steps with prompt tokens so far; until then (a burst that fits) the
+        ranks admit together and decode together."""
+        step, a = self.step, self.step.costs.graph_ranks
+        t = step.seconds(d, ctx, sampled=d)
+        if a <= 1 or not self.mixed_steps or not self.refills:
+            return t
+        q = (1.0 - self.mixed_steps / self.steps) ** (a - 1)  # no other rank has prompt tokens
+        return q * t + (1.0 - q) * step.seconds(d, ctx, sampled=d, graph=False)
 
     def run(self) -> LoadResult:
         cap = TIME_BOXED_STEPS if self.w.time_boxed else min(MAX_STEPS, caps().steps)

@@ -141,6 +141,7 @@ class EngineCosts:
     kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
     backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
     lora_gather: bool = False  # LoRA kernels load adapter weights per token (vLLM V0; lora_serving.py)
+    graph_ranks: int = 1  # ranks whose steps must all be generation-only for a graph (Scheduling)
 
 
 @dataclass(frozen=True)
@@ -241,8 +242,11 @@ class StepModel:
         prefill_attn: float = 0.0,
         prefill_read: float = 0.0,
         sampled: float | None = None,
+        graph: bool = True,
     ) -> float:
-        """Seconds for every sequence of the step to advance (pipeline stages overlapped)."""
+        """Seconds for every sequence of the step to advance (pipeline stages overlapped);
+        ``graph`` False: a step that would replay a CUDA graph runs eager (another attention-DP
+        rank has prompt tokens, ``EngineCosts.graph_ranks``)."""
         seqs = decodes + prefill_seqs
         m = float(min(self.pipeline, max(1.0, seqs)))
         if m > 1:  # one micro-batch of the step through every stage
@@ -258,7 +262,7 @@ class StepModel:
         if c.fixed is not None:
             return self._turns(gpu, head, m) + c.fixed
         gpu = self._turns(gpu + self._floor, head, m)
-        replay = c.graphs and decodes <= c.graph_batch and (prefill == 0 or c.graph_prefill)
+        replay = graph and c.graphs and decodes <= c.graph_batch and (prefill == 0 or c.graph_prefill)
         if not replay and c.launch:  # the host issues the kernels one by one
             gpu = max(gpu, self.kernels * c.launch)
         if c.per_request:  # the scheduler's work for every request, beside the kernels
