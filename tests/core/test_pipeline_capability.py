@@ -93,3 +93,16 @@ def test_no_published_run_with_pp_is_refused(path: Path) -> None:
     for framework, kind in _pipelined(json.loads(path.read_text(encoding="utf-8")), "huggingface", None):
         info = WORKLOAD_KINDS[kind or "pretraining"]
         assert FRAMEWORKS[framework].pipelines(info), (path.name, framework, kind)
+
+
+def test_deepspeed_pipelines_under_zero_1_at_most() -> None:
+    """deepspeed/runtime/pipe/engine.py: PipelineEngine asserts ZeRO stage < 2 ("ZeRO-2 and
+    ZeRO-3 are incompatible with pipeline parallelism"): refused in estimate, never proposed.
+    70B on RTX 5090s was "PP 2 x DP 4 (ZeRO 3)" before; now a layout DeepSpeed runs."""
+    s = {**TRAIN, "framework": "deepspeed", "parallelism": {"pipeline": 2, "data": 4, "zero_stage": 3}}
+    with pytest.raises(ScenarioError) as err:
+        gpusizer.estimate_report(s)
+    assert err.value.field == "parallelism.zero_stage" and "at most 1" in str(err.value)
+    options = gpusizer.plan({**TRAIN, "framework": "deepspeed"}, gpus=["rtx-5090-32gb", "rtx-4090-24gb"])
+    assert options and all(o["fits"] for o in options)
+    assert all(o["parallelism"]["zero_stage"] <= 1 for o in options if o["parallelism"]["pipeline"] > 1)

@@ -142,9 +142,18 @@ def check_pipeline(s: Scenario) -> None:
     """ScenarioError naming ``parallelism.pipeline`` when it is above 1 under a framework with
     no pipeline parallelism for this kind of work (FrameworkProfile.pipelines: FSDP, the HF
     Trainer and the recipes built on them shard over data-parallel ranks instead), with the
-    frameworks of the same kind that have it."""
-    kind, prof = s.workload.info, s.profile
-    if s.parallelism.pipeline <= 1 or prof.pipelines(kind):
+    frameworks of the same kind that have it; a ZeRO stage above the one its pipeline engine
+    takes (DeepSpeed: 1) is refused on ``parallelism.zero_stage``."""
+    kind, prof, p = s.workload.info, s.profile, s.parallelism
+    if p.pipeline <= 1:
+        return
+    if prof.pipelines(kind):
+        if kind.trains and p.zero_stage > prof.pipeline_max_zero:
+            raise ScenarioError(
+                "parallelism.zero_stage",
+                f"at most {prof.pipeline_max_zero} with parallelism.pipeline > 1 under "
+                f"{prof.label} (its pipeline engine refuses ZeRO-{p.zero_stage}); got {p.zero_stage}",
+            )
         return
     others = ", ".join(f.id for f in FRAMEWORKS.values() if f.fits(kind) and f.pipelines(kind))
     work, instead = (

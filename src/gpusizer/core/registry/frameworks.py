@@ -172,6 +172,9 @@ class FrameworkProfile:
     pipeline_training: bool = False
     pipeline_serving: bool = False
     pipeline_source: str = ""
+    # The highest ZeRO stage its pipeline engine trains under (DeepSpeed's PipelineEngine:
+    # 1, deepspeed/runtime/pipe/engine.py; torchtitan composes FSDP2, ZeRO-3, with PP)
+    pipeline_max_zero: int = 3
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
     # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
@@ -458,6 +461,7 @@ for _p in (
         runs_on_source=_DEEPSPEED,
         pipeline_training=True,
         pipeline_source=_PP_DEEPSPEED,
+        pipeline_max_zero=1,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         autocast_copies=True,
         step_counters=True,
