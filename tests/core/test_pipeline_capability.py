@@ -106,3 +106,11 @@ def test_deepspeed_pipelines_under_zero_1_at_most() -> None:
     options = gpusizer.plan({**TRAIN, "framework": "deepspeed"}, gpus=["rtx-5090-32gb", "rtx-4090-24gb"])
     assert options and all(o["fits"] for o in options)
     assert all(o["parallelism"]["zero_stage"] <= 1 for o in options if o["parallelism"]["pipeline"] > 1)
+
+
+def test_rl_under_fsdp_shards_its_training_pool_instead() -> None:
+    """verl's FSDP workers: an RL run's parallelism is its training pool's, under FSDP no PP
+    (Qwen3 8B on RTX 6000 Ada was "PP 2 where TP cannot hold it"; now DP 2 with ZeRO 3)."""
+    s = {"model": {"preset": "qwen3-8b"}, "workload": {"kind": "rl"}, "framework": "fsdp"}
+    options = gpusizer.plan(s, gpus=["rtx-6000-ada-48gb"])
+    assert options and all(o["parallelism"]["pipeline"] == 1 for o in options)
