@@ -115,12 +115,14 @@ def _stage_weights(s: dict[str, Any]) -> list[float]:
             "deepspeed",
         ),
         # hybrid layers taken as a share of the stage: one more attention layer diluted the mixers
+        # (DeepSpeed's PipelineModule, ZeRO-1: FSDP has no pipeline schedule, estimate refuses
+        # PP under it)
         (
             "nemotron-nano-9b-v2",
             28,
-            {"pipeline": 3, "data": 8, "zero_stage": 2, "recompute": "selective"},
+            {"pipeline": 3, "data": 8, "zero_stage": 1, "recompute": "selective"},
             "full_finetune",
-            "fsdp",
+            "deepspeed",
         ),
         (
             "qwen3-next-80b-a3b",
@@ -152,7 +154,8 @@ def test_doubling_tp_never_raises_a_stages_weights_deepseek_pp3() -> None:
     s: dict[str, Any] = {
         "model": {"preset": "deepseek-v3", "layers": 11},
         "workload": {"kind": "lora", "sequence_length": 16384, "micro_batch_size": 2},
-        "parallelism": {"pipeline": 3, "tensor": 2, "zero_stage": 2, "recompute": "selective"},
+        # ZeRO-1: DeepSpeed's PipelineEngine refuses ZeRO-2/3 (the figures are the same, DP 1)
+        "parallelism": {"pipeline": 3, "tensor": 2, "zero_stage": 1, "recompute": "selective"},
         "framework": "deepspeed",
     }
     tp4 = {**s, "parallelism": {**s["parallelism"], "tensor": 4}}

@@ -12,9 +12,11 @@ import gpusizer
 from gpusizer.core.memo import clear_all
 from gpusizer.core.sizing import layout_search
 
-# DeepSeek-V3's default scenario: searches of over MIN_LAYOUTS layouts that end well inside the
-# call's work budget (core/sizing/work.py), so the first look changes the time, not the answer.
-SCENARIO = {"model": {"preset": "deepseek-v3"}}
+# DeepSeek-V3's default scenario under DeepSpeed (the same transformers layout, with pipeline
+# stages: the HF Trainer has none, and without PP its search is under MIN_LAYOUTS): searches of
+# over MIN_LAYOUTS layouts that end well inside the call's work budget (core/sizing/work.py), so
+# the first look changes the time, not the answer.
+SCENARIO = {"model": {"preset": "deepseek-v3"}, "framework": "deepspeed"}
 
 _CHILD = """
 import sys
@@ -26,7 +28,7 @@ def counted(self, lo, hi, board):
     used.append(hi - lo)
     return keep(self, lo, hi, board)
 layout_prefilter.Prefilter.keep = counted
-gpusizer.plan({"model": {"preset": "deepseek-v3"}})
+gpusizer.plan({"model": {"preset": "deepseek-v3"}, "framework": "deepspeed"})
 print(sum(used), "numpy" in sys.modules)
 """
 

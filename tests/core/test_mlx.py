@@ -134,7 +134,9 @@ def test_lora_layers_beyond_the_model_or_over_stages_is_refused(
         workload={"kind": "lora", **workload}, precision={"weights": "bf16"}, parallelism=parallelism
     )
     s["hardware"] = {"gpu": "h100-sxm-80gb"}
-    s["framework"] = "huggingface"
+    # PP under DeepSpeed's PipelineModule: the HF Trainer has no pipeline schedule (refused on
+    # parallelism.pipeline before lora_layers is read)
+    s["framework"] = "deepspeed" if parallelism else "huggingface"
     with pytest.raises(ScenarioError) as err:
         estimate(s)
     assert err.value.field == "workload.lora_layers" and words in str(err.value)

@@ -150,7 +150,7 @@ OTHER = {
         "data": 4,
         "context": 1,
         "expert": 4,
-        "zero_stage": 2,
+        "zero_stage": 1,  # DeepSpeed's PipelineEngine refuses ZeRO-2/3 with pipeline > 1
         "sequence_parallel": True,
         "recompute": "selective",
         "attention": "eager",

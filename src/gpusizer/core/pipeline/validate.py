@@ -100,6 +100,7 @@ def check_parallelism(s: Scenario) -> None:
             "parallelism.tensor",
             f"must divide kv_heads ({arch.kv_heads}); allowed: {_divisors(arch.kv_heads)}",
         )
+    check_pipeline(s)
     if p.pipeline > arch.layers:
         raise ScenarioError("parallelism.pipeline", f"at most layers ({arch.layers})")
     if p.virtual_stages > 1 and p.pipeline * p.virtual_stages > arch.layers:
@@ -135,6 +136,34 @@ def check_parallelism(s: Scenario) -> None:
             f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "
             "allowed only with hardware.allow_cross_node_tensor_parallel",
         )
+
+
+def check_pipeline(s: Scenario) -> None:
+    """ScenarioError naming ``parallelism.pipeline`` when it is above 1 under a framework with
+    no pipeline parallelism for this kind of work (FrameworkProfile.pipelines: FSDP, the HF
+    Trainer and the recipes built on them shard over data-parallel ranks instead), with the
+    frameworks of the same kind that have it; a ZeRO stage above the one its pipeline engine
+    takes (DeepSpeed: 1) is refused on ``parallelism.zero_stage``."""
+    kind, prof, p = s.workload.info, s.profile, s.parallelism
+    if p.pipeline <= 1:
+        return
+    if prof.pipelines(kind):
+        if kind.trains and p.zero_stage > prof.pipeline_max_zero:
+            raise ScenarioError(
+                "parallelism.zero_stage",
+                f"at most {prof.pipeline_max_zero} with parallelism.pipeline > 1 under "
+                f"{prof.label} (its pipeline engine refuses ZeRO-{p.zero_stage}); got {p.zero_stage}",
+            )
+        return
+    others = ", ".join(f.id for f in FRAMEWORKS.values() if f.fits(kind) and f.pipelines(kind))
+    work, instead = (
+        ("training", " (shard over data with zero_stage instead)") if kind.trains else ("serving", "")
+    )
+    raise ScenarioError(
+        "parallelism.pipeline",
+        f"{prof.label} has no pipeline parallelism for {work}: set 1{instead}, or a framework "
+        f"that has it: {others or 'none'}",
+    )
 
 
 def check_framework(s: Scenario) -> None:

@@ -87,6 +87,60 @@ _AXOLOTL = (
 _COMPOSER = "composer/devices: DeviceGPU (CUDA and ROCm builds of PyTorch), DeviceMPS (Apple M series)"
 
 
+# Pipeline parallelism per framework (FrameworkProfile.pipeline_training / pipeline_serving)
+_PP_HF = (
+    "transformers Trainer / accelerate: data parallelism, DeepSpeed ZeRO and FSDP, no pipeline "
+    "schedule for training (accelerate's prepare_pippy is inference only, usage_guides/"
+    "distributed_inference); serving: device_map='auto' puts consecutive layers on each GPU "
+    "(accelerate 'Big Model Inference')"
+)
+_PP_MEGATRON = (
+    "Megatron-LM README / Megatron-Core: --pipeline-model-parallel-size (1F1B, interleaved with "
+    "--num-layers-per-virtual-pipeline-stage; Narayanan et al. 2021, arXiv 2104.04473)"
+)
+_PP_BRIDGE = (
+    "Megatron-Bridge recipes: pipeline_model_parallel_size, "
+    "virtual_pipeline_model_parallel_size (Megatron-Core's schedules)"
+)
+_PP_DEEPSPEED = (
+    "deepspeed.ai/tutorials/pipeline: PipelineModule and PipelineEngine (1F1B); "
+    "deepspeed/runtime/pipe/engine.py asserts ZeRO stage < 2 ('ZeRO-2 and ZeRO-3 are "
+    "incompatible with pipeline parallelism')"
+)
+_PP_FSDP = (
+    "PyTorch FSDP docs (FullyShardedDataParallel, fully_shard): shards over data-parallel "
+    "ranks, no pipeline schedule (torch.distributed.pipelining is a separate API that "
+    "torchtitan composes with it)"
+)
+_PP_TORCHTITAN = (
+    "torchtitan docs: parallelism.pipeline_parallel_degree with torch.distributed.pipelining "
+    "schedules (1F1B, Interleaved1F1B, ZBVZeroBubble), composed with FSDP2 and TP"
+)
+_PP_VLLM = "vLLM docs 'Parallelism and scaling': --pipeline-parallel-size (-pp)"
+_PP_SGLANG = "SGLang server arguments: --pp-size (pipeline parallelism)"
+_PP_TRTLLM = "TensorRT-LLM docs: pipeline_parallel_size (trtllm-serve --pp_size)"
+_PP_GGML = (
+    "llama.cpp docs/multi-gpu.md: --split-mode layer (the default) is pipeline parallelism, "
+    "each GPU a contiguous slice of layers (PR #6017, GGML_SCHED_MAX_COPIES micro-batches)"
+)
+_PP_MLX = (
+    "mlx-lm: serving splits a model's layers over Macs with mx.distributed (the model's "
+    "pipeline(group), mlx_lm sharded_load); mlx_lm.lora trains on one device, no pipeline"
+)
+_PP_TORCHTUNE = (
+    "torchtune distributed recipes (full_finetune_distributed, lora_finetune_distributed): "
+    "FSDP2 data parallelism (tensor_parallel_dim since v0.6), no pipeline stages"
+)
+_PP_UNSLOTH = "unsloth: the open-source release trains on one GPU (no model parallelism)"
+_PP_LITGPT = "LitGPT finetune / pretrain: Lightning Fabric's FSDP strategy (--devices), no pipeline schedule"
+_PP_SWIFT = (
+    "ms-swift's transformers path: DDP, DeepSpeed ZeRO, FSDP; pipeline parallelism only in its "
+    "separate Megatron backend (megatron sft), which this profile does not model"
+)
+_PP_AXOLOTL = "axolotl docs 'Multi-GPU': DeepSpeed ZeRO and FSDP, no pipeline parallelism"
+_PP_COMPOSER = "Composer docs 'Distributed training': DDP and FSDP (parallelism_config), no pipeline schedule"
+
+
 @dataclass(frozen=True)
 class OverheadDefaults:
     """Memory outside tensors, bytes (fraction: of the tensor peak)."""
@@ -111,6 +165,16 @@ class FrameworkProfile:
     # refuses another catalog vendor's GPU, the sizing ranks only these (core/pipeline/runs_on.py)
     runs_on: tuple[str, ...] = VENDORS
     runs_on_source: str = ""
+    # Pipeline parallelism (``parallelism.pipeline`` > 1): whether its training loop has a
+    # pipeline schedule (layers in stages, micro-batches in flight), and whether its serving
+    # engine splits the layers over GPUs; ``pipeline_source``: its docs on it. estimate refuses
+    # PP elsewhere, the sizing proposes none (core/pipeline/validate.py check_pipeline).
+    pipeline_training: bool = False
+    pipeline_serving: bool = False
+    pipeline_source: str = ""
+    # The highest ZeRO stage its pipeline engine trains under (DeepSpeed's PipelineEngine:
+    # 1, deepspeed/runtime/pipe/engine.py; torchtitan composes FSDP2, ZeRO-3, with PP)
+    pipeline_max_zero: int = 3
     # -- training ---------------------------------------------------------------------------
     # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
     # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
@@ -241,6 +305,11 @@ class FrameworkProfile:
         v = vendor.lower()
         return v in {x.lower() for x in self.runs_on} or v not in {x.lower() for x in VENDORS}
 
+    def pipelines(self, kind: WorkloadKind) -> bool:
+        """Whether it runs ``kind``'s work (its training pool when the kind trains) in pipeline
+        stages: a ``parallelism.pipeline`` above 1 is possible."""
+        return self.pipeline_training if kind.trains else self.pipeline_serving
+
     def fits(self, kind: WorkloadKind) -> bool:
         """Whether this framework runs that kind of work."""
         return self.trains if kind.trains else self.serves
@@ -273,6 +342,8 @@ for _p in (
         serves=True,
         runs_on=_EVERY,
         runs_on_source=_TORCH,
+        pipeline_serving=True,
+        pipeline_source=_PP_HF,
         input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
@@ -296,6 +367,8 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD,
         runs_on_source=_MEGATRON,
+        pipeline_training=True,
+        pipeline_source=_PP_MEGATRON,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         activation_layout="megatron",
         gradients="main_grad",
@@ -331,6 +404,8 @@ for _p in (
         grad_reduce_bytes=4,
         runs_on=_NV_AMD,  # the same Megatron-LM repository and builds as `megatron`
         runs_on_source=_MEGATRON,
+        pipeline_training=True,
+        pipeline_source=_PP_MEGATRON,
         sources=(
             "NVIDIA/Megatron-LM 18247cb megatron/model/transformer.py: ParallelMLP swiglu "
             "F.silu(x[0]) * x[1]; ParallelAttention flash path rearrange(...).contiguous()",
@@ -349,6 +424,8 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD,
         runs_on_source=_MEGATRON,
+        pipeline_training=True,
+        pipeline_source=_PP_BRIDGE,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         activation_layout="megatron",
         gradients="main_grad",
@@ -382,6 +459,9 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD_INTEL,
         runs_on_source=_DEEPSPEED,
+        pipeline_training=True,
+        pipeline_source=_PP_DEEPSPEED,
+        pipeline_max_zero=1,
         overhead=OverheadDefaults(600 * MiB, 128 * MiB, 0.05, 512 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -407,6 +487,7 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD_INTEL,
         runs_on_source=_FSDP,
+        pipeline_source=_PP_FSDP,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         autocast_copies=True,
         step_counters=True,
@@ -429,6 +510,8 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD,
         runs_on_source=_MEGATRON,
+        pipeline_training=True,
+        pipeline_source=_PP_TORCHTITAN,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         activation_layout="torchtitan",
         step_counters=True,
@@ -464,6 +547,8 @@ for _p in (
         serves=True,
         runs_on=_NV_AMD_INTEL,
         runs_on_source=_VLLM,
+        pipeline_serving=True,
+        pipeline_source=_PP_VLLM,
         # context 500 MiB and NCCL 1 GiB at TP > 1: the TP 4 init snapshot of vLLM 0.19 shows
         # 1.55 GiB in use before the weights load (llm-d planner logs; outside the budget)
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
@@ -482,6 +567,8 @@ for _p in (
         serves=True,
         runs_on=_NV_AMD_INTEL,
         runs_on_source=_SGLANG,
+        pipeline_serving=True,
+        pipeline_source=_PP_SGLANG,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="static_pool",
         releases=SGLANG,
@@ -495,6 +582,8 @@ for _p in (
         serves=True,
         runs_on=_NV,
         runs_on_source=_TRTLLM,
+        pipeline_serving=True,
+        pipeline_source=_PP_TRTLLM,
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="free_pool",
         releases=TENSORRT_LLM,
@@ -508,6 +597,8 @@ for _p in (
         serves=True,
         runs_on=_EVERY,
         runs_on_source=_GGML,
+        pipeline_serving=True,
+        pipeline_source=_PP_GGML,
         # the compute buffers are computed (core/serving/offload.py); the context is CUDA's
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload",
@@ -525,6 +616,8 @@ for _p in (
         serves=True,
         runs_on=_APPLE,
         runs_on_source=_MLX,
+        pipeline_serving=True,
+        pipeline_source=_PP_MLX,
         # "Peak memory" is mx.get_peak_memory(): MLX's own buffers, no CUDA context or
         # workspace (the Metal device's few MB and Python sit outside the wired pool)
         overhead=OverheadDefaults(0, 0, 0.0, 0),
@@ -565,6 +658,7 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD_INTEL,
         runs_on_source=_TORCHTUNE,
+        pipeline_source=_PP_TORCHTUNE,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         step_counters=True,
         scenario_defaults=(
@@ -597,6 +691,7 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD_INTEL,
         runs_on_source=_UNSLOTH,
+        pipeline_source=_PP_UNSLOTH,
         input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
@@ -632,6 +727,7 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD_APPLE,
         runs_on_source=_LIGHTNING,
+        pipeline_source=_PP_LITGPT,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         step_counters=True,
         foreach_scratch=True,
@@ -680,6 +776,7 @@ for _p in (
         serves=False,
         runs_on=_NV,
         runs_on_source=_SWIFT,
+        pipeline_source=_PP_SWIFT,
         input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
@@ -707,6 +804,7 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD,
         runs_on_source=_AXOLOTL,
+        pipeline_source=_PP_AXOLOTL,
         input_grads_with_recompute=True,  # PEFT's PeftModel
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         autocast_copies=True,
@@ -739,6 +837,7 @@ for _p in (
         serves=False,
         runs_on=_NV_AMD_APPLE,
         runs_on_source=_COMPOSER,
+        pipeline_source=_PP_COMPOSER,
         overhead=OverheadDefaults(550 * MiB, 64 * MiB, 0.05, 384 * MiB),
         step_counters=True,
         gradients="scenario",

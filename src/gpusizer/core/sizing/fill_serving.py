@@ -20,7 +20,7 @@ from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
 from ..serving.rules import memory_rule
 from .layout_search import Evaluator, GpuTarget
-from .layout_space import Layout, divisors, layout_preference, pp_degrees
+from .layout_space import Layout, divisors, layout_preference, stage_counts
 from .option import Pace
 from .pace import option_pace
 from .search import holds
@@ -131,7 +131,7 @@ class ServingFill:
     def _replica_of(self, tp: int, ep_all: bool, n: int) -> Choice | None:
         s = self.base
         users = s.targets.users
-        for pp in pp_degrees(self.arch.layers):
+        for pp in stage_counts(s, self.arch):
             self._check()
             if tp * pp > n:
                 return None

@@ -110,7 +110,7 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
         zeros = [0, 1, 2, 3]
     else:
         levels = (p.recompute,)
-    shapes = _shapes(tps, pp_degrees(arch.layers), cps, eps, max_gpus)
+    shapes = _shapes(tps, stage_counts(s, arch), cps, eps, max_gpus)
     per_shape = len(zeros) * len(levels)
     if len(shapes) * per_shape > MAX_LAYOUTS:
         shapes = sorted(shapes, key=lambda x: (x[0] * x[1] * x[2], x[1], x[2], x[3], x[0]))
@@ -125,6 +125,13 @@ def ordered_layouts(
     space = layout_space(s, arch, tp_max, levels, max_gpus)
     out = [Layout(t, q, c, e, z, r) for t, q, c, e in space.shapes for z in space.zeros for r in space.levels]
     return sorted(out, key=lambda lay: layout_preference(lay, s.profile)), space.tried
+
+
+def stage_counts(s: Scenario, arch: Arch) -> list[int]:
+    """The PP degrees the search tries: :func:`pp_degrees`, or only 1 where the scenario's
+    framework has no pipeline parallelism for its kind of work (FrameworkProfile.pipelines:
+    FSDP and the HF Trainer have no pipeline schedule; estimate refuses PP there)."""
+    return pp_degrees(arch.layers) if s.profile.pipelines(s.workload.info) else [1]
 
 
 def pp_degrees(layers: int) -> list[int]:
