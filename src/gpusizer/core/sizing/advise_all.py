@@ -19,6 +19,7 @@ from ..model.specs import Scenario
 from ..pipeline.runs_on import runs_on
 from ..serving.budget import sizing_budget
 from .advise import Ask, GpuAdvice, unit_of
+from .engine_width import advise_widths
 from .fill_serving import Choice
 from .headroom import limits
 from .layout_search import Evaluator, GpuTarget
@@ -124,7 +125,15 @@ def _key(scenario_key: str, g: GpuTarget, ask: Ask) -> tuple[object, ...]:
 
 def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken) -> list[Entry]:
     """Per GPU of ``catalog`` (in its order): its options, the answer first, each with its
-    choice (None when nothing fits); with ``ask.limits``, each option's limits."""
+    choice (None when nothing fits); with ``ask.limits``, each option's limits. A kind with an
+    engine of its own (RL's rollout) is sized at each engine width (core/sizing/engine_width.py)."""
+    if s.workload.info.engine_width:
+        return advise_widths(s, catalog, ask, token, _advise_as_set)
+    return _advise_as_set(s, catalog, ask, token)
+
+
+def _advise_as_set(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken) -> list[Entry]:
+    """:func:`advise_catalog` at the engine width as ``s`` sets it."""
     token.check()
     scenario_key = s.model_dump_json()
     entries: dict[str, Entry] = {}

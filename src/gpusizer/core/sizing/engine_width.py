@@ -1,0 +1,148 @@
+"""The width (tensor-parallel degree) of a kind's own inference engine, searched as the training
+layouts are: RL post-training's rollout engine (``rl.rollout.tensor``, the kind's
+``engine_width``, core/registry/workloads.py).
+
+A colocated RL run puts a whole vLLM or SGLang engine of ``rl.rollout.tensor`` GPUs beside the
+training states at its memory fraction of each GPU (0.5 by default, verl's
+``gpu_memory_utilization``). At the default width of 1 a 70B policy's 16-bit weights (141 GB)
+need more than half of any GPU below 288 GB, so no count of H100s, H200s or B200s holds it;
+NeMo RL's 70B GRPO recipe runs it on H100s at vLLM TP 4 (``grpo_math_70B_megatron.yaml`` at
+v0.3.0: 64 H100, TP 4 PP 4, vLLM TP 4; docs/evidence/rl.md section 2d). The widths tried are
+those verl and NeMo RL launch within a node: powers of two up to the node's GPUs
+(``tensor_model_parallel_size`` must divide the GPUs the roles share, core/pipeline/rl_check.py,
+which the estimate checks at every count the layout search weighs).
+
+Per GPU the answer is the width whose option fits on the fewest GPUs, then the fastest step
+(``rl_time_per_step_seconds``); the width as set wins a tie, so an answer that fitted stays.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, get_args
+
+from pydantic import BaseModel
+
+from ..cancel import CancelToken
+from ..errors import ScenarioError
+from ..model.specs import Scenario
+from ..pipeline.validate import check_scenario
+from .fill_serving import Choice
+from .layout_search import GpuTarget
+from .option import SizingOption
+
+Entry = list[tuple[SizingOption, Choice | None]]
+Advise = Callable[[Scenario, Sequence[GpuTarget], Any, CancelToken], list[Entry]]
+
+
+def _block_type(model: BaseModel, name: str) -> type[BaseModel]:
+    """The model class of ``model``'s field ``name`` (``RLSpec | None`` -> RLSpec)."""
+    ann = type(model).model_fields[name].annotation
+    for a in (ann, *get_args(ann)):
+        if isinstance(a, type) and issubclass(a, BaseModel):
+            return a
+    raise TypeError(f"{name} is not a block")
+
+
+def _child(model: BaseModel, name: str) -> Any:
+    """Field ``name`` of ``model``; a block left null stands for its defaults."""
+    value = getattr(model, name)
+    return _block_type(model, name)() if value is None else value
+
+
+def width_of(s: Scenario) -> int | None:
+    """The width of the kind's own engine as ``s`` sets it (None: the kind has none)."""
+    path = s.workload.info.engine_width
+    if not path:
+        return None
+    node: Any = s
+    for name in path.split("."):
+        node = _child(node, name)
+    return int(node)
+
+
+def _set(model: BaseModel, names: list[str], value: Any) -> Any:
+    head, rest = names[0], names[1:]
+    if not rest:
+        return model.model_copy(update={head: value})
+    return model.model_copy(update={head: _set(_child(model, head), rest, value)})
+
+
+def with_width(s: Scenario, width: int) -> Scenario | None:
+    """``s`` with its engine ``width`` GPUs wide (None: the scenario cannot run so, e.g. a split
+    rollout pool that is not a multiple of it)."""
+    out = _set(s, s.workload.info.engine_width.split("."), width)
+    # the GPUs as set, widened to hold whole engines (colocated roles share them): the layout
+    # search sets the count, but the ladder's rungs are checked against this one
+    p = out.parallelism
+    if p.gpus % width:
+        grown = p.model_copy(update={"data": p.data * width // math.gcd(p.gpus, width)})
+        out = out.model_copy(update={"parallelism": grown})
+    try:
+        check_scenario(out)
+    except ScenarioError:
+        return None
+    return out
+
+
+def widths(s: Scenario, node: int) -> list[int]:
+    """The widths tried on a node of ``node`` GPUs: the width as set first, then the powers of
+    two up to the node."""
+    mine = width_of(s) or 1
+    powers = [2**i for i in range(int(math.log2(max(1, node))) + 1)]
+    return [mine, *(w for w in powers if w != mine)]
+
+
+def _rank(entry: Entry) -> tuple[bool, bool, int, float]:
+    """Fits first, then the targets met, the fewest GPUs and the fastest step."""
+    o = entry[0][0]
+    step = o.rl_time_per_step_seconds
+    return (not o.fits, o.targets_met is False, o.gpus or 2**62, step if step is not None else math.inf)
+
+
+def advise_widths(
+    s: Scenario, catalog: Sequence[GpuTarget], ask: Any, token: CancelToken, advise: Advise
+) -> list[Entry]:
+    """Per GPU of ``catalog``: its options at the engine width that fits on the fewest GPUs, then
+    steps fastest (``advise`` sizes one scenario; nothing fits at any width: the widest's reason)."""
+    tried: dict[str, list[tuple[int, Entry]]] = {g.id: [] for g in catalog}
+    for w in sorted({w for g in catalog for w in widths(s, g.hardware.gpus_per_node)}):
+        token.check()
+        sw = with_width(s, w)
+        here = [g for g in catalog if w in widths(s, g.hardware.gpus_per_node)]
+        if sw is None or not here:
+            continue
+        for g, entry in zip(here, advise(sw, here, ask, token), strict=True):
+            tried[g.id].append((w, entry))
+    mine = width_of(s) or 1
+    out = []
+    for g in catalog:
+        runs = sorted(tried[g.id], key=lambda we: (we[0] != mine, we[0]))  # the width as set first
+        fitting = [we for we in runs if we[1][0][0].fits]
+        w, entry = min(fitting, key=lambda we: _rank(we[1])) if fitting else max(runs, key=lambda we: we[0])
+        out.append(_stated(entry, w, mine, [x for x, _ in runs]))
+    return out
+
+
+def _stated(entry: Entry, width: int, mine: int, tried: list[int]) -> Entry:
+    """The options of ``entry`` with the engine width they run at, and where it is not the width
+    as set, the change in ``scenario_changes`` and a note."""
+    path = "rl_rollout_tensor"
+    out: Entry = []
+    for option, c in entry:
+        if not option.fits:
+            out.append((option, c))
+            continue
+        fields: dict[str, Any] = {path: width}
+        if width != mine:
+            field = c.scenario.workload.info.engine_width if c is not None else ""
+            fields["scenario_changes"] = {**option.scenario_changes, field: width}
+            fields["notes"] = (
+                *option.notes,
+                f"rollout engine at TP {width} ({field}; widths {', '.join(map(str, sorted(tried)))} "
+                f"weighed, {mine} as set): the fewest GPUs, then the fastest step",
+            )
+        out.append((replace(option, **fields), c))
+    return out
