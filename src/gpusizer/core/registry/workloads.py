@@ -54,6 +54,10 @@ class WorkloadKind:
     # which the advisor searches as it searches training layouts (core/sizing/engine_width.py);
     # "": the kind has no engine of its own beside its training (or serving is the whole work)
     engine_width: str = ""
+    # the scenario fields (dotted paths) naming the frameworks of the kind's own engines beside
+    # the scenario's framework: the GPUs they run on bound the kind's as the framework's do
+    # (core/pipeline/runs_on.py)
+    engines: tuple[str, ...] = ()
 
     @property
     def work_key(self) -> str:
@@ -161,5 +165,6 @@ register(
         work="rl",
         phased=True,
         engine_width="rl.rollout.tensor",
+        engines=("rl.rollout.engine",),
     )
 )

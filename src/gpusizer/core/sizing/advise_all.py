@@ -17,6 +17,7 @@ from ..cancel import CancelToken
 from ..memo import Memo, paused_collector
 from ..model.specs import Scenario
 from ..pipeline.runs_on import runs_on
+from ..pipeline.work import builder_of
 from ..serving.budget import sizing_budget
 from .advise import Ask, GpuAdvice, unit_of
 from .engine_width import advise_widths
@@ -195,6 +196,10 @@ def _advise(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
     )
     shared: dict[int, Evaluator] = {}
+    # an engine sizes its memory to the GPU (serving; RL's colocated rollout engine holds its
+    # share of each GPU): the probe GPU's evaluator would weigh another GPU's rungs by the
+    # probe's share (an RL compare refused 256 GB Macs after a 12 GB card's share held nothing)
+    own = builder_of(s.workload.info).memory_per_gpu
 
     def evaluator_for(g: GpuTarget) -> Callable[[int], Evaluator]:
         mine: dict[int, Evaluator] = {}
@@ -205,6 +210,8 @@ def _advise(
                     mine[v] = factory(variants[v].scenario, g.hardware)
                 elif (g.id, v) in evs:
                     mine[v] = evs[g.id, v]
+                elif own:
+                    mine[v] = factory(variants[v].scenario, g.hardware)
                 else:
                     if v not in shared:
                         shared[v] = factory(variants[v].scenario, probe)

@@ -21,12 +21,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, get_args
-
-from pydantic import BaseModel
+from typing import Any
 
 from ..cancel import CancelToken
 from ..errors import ScenarioError
+from ..model.field_path import get_path, set_path
 from ..model.specs import Scenario
 from ..pipeline.validate import check_scenario
 from .fill_serving import Choice
@@ -37,43 +36,16 @@ Entry = list[tuple[SizingOption, Choice | None]]
 Advise = Callable[[Scenario, Sequence[GpuTarget], Any, CancelToken], list[Entry]]
 
 
-def _block_type(model: BaseModel, name: str) -> type[BaseModel]:
-    """The model class of ``model``'s field ``name`` (``RLSpec | None`` -> RLSpec)."""
-    ann = type(model).model_fields[name].annotation
-    for a in (ann, *get_args(ann)):
-        if isinstance(a, type) and issubclass(a, BaseModel):
-            return a
-    raise TypeError(f"{name} is not a block")
-
-
-def _child(model: BaseModel, name: str) -> Any:
-    """Field ``name`` of ``model``; a block left null stands for its defaults."""
-    value = getattr(model, name)
-    return _block_type(model, name)() if value is None else value
-
-
 def width_of(s: Scenario) -> int | None:
     """The width of the kind's own engine as ``s`` sets it (None: the kind has none)."""
     path = s.workload.info.engine_width
-    if not path:
-        return None
-    node: Any = s
-    for name in path.split("."):
-        node = _child(node, name)
-    return int(node)
-
-
-def _set(model: BaseModel, names: list[str], value: Any) -> Any:
-    head, rest = names[0], names[1:]
-    if not rest:
-        return model.model_copy(update={head: value})
-    return model.model_copy(update={head: _set(_child(model, head), rest, value)})
+    return int(get_path(s, path)) if path else None
 
 
 def with_width(s: Scenario, width: int) -> Scenario | None:
     """``s`` with its engine ``width`` GPUs wide (None: the scenario cannot run so, e.g. a split
     rollout pool that is not a multiple of it)."""
-    out = _set(s, s.workload.info.engine_width.split("."), width)
+    out = set_path(s, s.workload.info.engine_width, width)
     # the GPUs as set, widened to hold whole engines (colocated roles share them): the layout
     # search sets the count, but the ladder's rungs are checked against this one
     p = out.parallelism
