@@ -31,6 +31,7 @@ from ..pipeline.validate import check_scenario
 from .fill_serving import Choice
 from .layout_search import GpuTarget
 from .option import SizingOption
+from .rl_unmet import rl_engine_reason
 
 Entry = list[tuple[SizingOption, Choice | None]]
 Advise = Callable[[Scenario, Sequence[GpuTarget], Any, CancelToken], list[Entry]]
@@ -80,22 +81,35 @@ def advise_widths(
     """Per GPU of ``catalog``: its options at the engine width that fits on the fewest GPUs, then
     steps fastest (``advise`` sizes one scenario; nothing fits at any width: the widest's reason)."""
     tried: dict[str, list[tuple[int, Entry]]] = {g.id: [] for g in catalog}
+    mine = width_of(s) or 1
     for w in sorted({w for g in catalog for w in widths(s, g.hardware.gpus_per_node)}):
         token.check()
         sw = with_width(s, w)
-        here = [g for g in catalog if w in widths(s, g.hardware.gpus_per_node)]
-        if sw is None or not here:
+        if sw is None:
             continue
-        for g, entry in zip(here, advise(sw, here, ask, token), strict=True):
+        here = [g for g in catalog if _weighed(s, sw, g, w, mine)]
+        for g, entry in zip(here, advise(sw, here, ask, token) if here else [], strict=True):
             tried[g.id].append((w, entry))
-    mine = width_of(s) or 1
     out = []
     for g in catalog:
+        if not tried[g.id]:  # no width but the one as set could run: its own answer
+            tried[g.id] = [(mine, advise(s, [g], ask, token)[0])]
         runs = sorted(tried[g.id], key=lambda we: (we[0] != mine, we[0]))  # the width as set first
         fitting = [we for we in runs if we[1][0][0].fits]
         w, entry = min(fitting, key=lambda we: _rank(we[1])) if fitting else max(runs, key=lambda we: we[0])
         out.append(_stated(entry, w, mine, [x for x, _ in runs]))
     return out
+
+
+def _weighed(s: Scenario, sw: Scenario, g: GpuTarget, width: int, mine: int) -> bool:
+    """Whether width ``width`` is searched on ``g``: one of its node's widths, and the width as
+    set, the node's (the widest: its refusal is the reason when none starts) or one at which the
+    engine starts (one estimate: a search at a width whose engine cannot start weighs every
+    count for nothing; the engine's memory is its width's, whatever the count)."""
+    node = g.hardware.gpus_per_node
+    if width not in widths(s, node):
+        return False
+    return width in (mine, node) or rl_engine_reason(sw, g) is None
 
 
 def _stated(entry: Entry, width: int, mine: int, tried: list[int]) -> Entry:
