@@ -78,3 +78,16 @@ def test_only_a_kind_with_an_engine_of_its_own_searches_a_width() -> None:
         "hardware": {"gpu": "h100-sxm-80gb"},
     }
     assert gpusizer.compare_gpus(s, gpus=["h100-sxm-80gb"])[0]["rl_rollout_tensor"] is None
+
+
+def test_the_gpus_needed_line_names_the_rollout_width() -> None:
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.sizing.gpus_needed import gpus_needed
+    from gpusizer.io.wording import gpus_needed_spans
+
+    s = parse_scenario({**GRPO_70B, "parallelism": {"data": 8}})
+    option = gpus_needed(s)
+    assert option is not None and option.rl_rollout_tensor is not None
+    text = "".join(t for t, _ in gpus_needed_spans(estimate(s), option))
+    assert f"rollout TP {option.rl_rollout_tensor}" in text
