@@ -97,7 +97,7 @@ def advise_widths(
         runs = sorted(tried[g.id], key=lambda we: (we[0] != mine, we[0]))  # the width as set first
         fitting = [we for we in runs if we[1][0][0].fits]
         w, entry = min(fitting, key=lambda we: _rank(we[1])) if fitting else max(runs, key=lambda we: we[0])
-        out.append(_stated(entry, w, mine, [x for x, _ in runs]))
+        out.append(_stated(entry, w, mine, g.hardware.gpus_per_node))
     return out
 
 
@@ -112,23 +112,22 @@ def _weighed(s: Scenario, sw: Scenario, g: GpuTarget, width: int, mine: int) -> 
     return width in (mine, node) or rl_engine_reason(sw, g) is None
 
 
-def _stated(entry: Entry, width: int, mine: int, tried: list[int]) -> Entry:
+def _stated(entry: Entry, width: int, mine: int, node: int) -> Entry:
     """The options of ``entry`` with the engine width they run at, and where it is not the width
     as set, the change in ``scenario_changes`` and a note."""
-    path = "rl_rollout_tensor"
     out: Entry = []
     for option, c in entry:
         if not option.fits:
             out.append((option, c))
             continue
-        fields: dict[str, Any] = {path: width}
-        if width != mine:
-            field = c.scenario.workload.info.engine_width if c is not None else ""
+        fields: dict[str, Any] = {"rl_rollout_tensor": width}
+        if width != mine and c is not None:
+            field = c.scenario.workload.info.engine_width
             fields["scenario_changes"] = {**option.scenario_changes, field: width}
             fields["notes"] = (
                 *option.notes,
-                f"rollout engine at TP {width} ({field}; widths {', '.join(map(str, sorted(tried)))} "
-                f"weighed, {mine} as set): the fewest GPUs, then the fastest step",
+                f"rollout engine at TP {width} ({field}, {mine} as set): of the widths up to the "
+                f"node's {node}, the one that fits on the fewest GPUs, then steps fastest",
             )
         out.append((replace(option, **fields), c))
     return out
