@@ -41,9 +41,9 @@ def test_a_70b_grpo_fits_servers_at_a_wider_rollout_engine(servers: dict[str, di
 
 
 def test_the_h100_width_holds_the_weights_in_the_engines_half(servers: dict[str, dict]) -> None:
-    # NeMo RL's grpo_math_70B_megatron.yaml (v0.3.0) runs vLLM at TP 4 on H100s: 141 GB / 4 =
-    # 35 GB of weights in the engine's 40 GB half of an 80 GB GPU; at TP 2 (71 GB) it cannot
-    # start, so the width chosen is at least the recipe's
+    # NeMo RL's grpo_math_70B_megatron.yaml (v0.3.0) runs vLLM at TP 4 on H100s: 131.4 GiB of
+    # 16-bit weights / 4 = 32.9 GiB in the engine's 39.8 GiB half of an H100's 79.65 GiB; at
+    # TP 2 (65.7 GiB) it cannot start, so the width chosen is at least the recipe's
     assert servers["h100-sxm-80gb"]["rl_rollout_tensor"] >= 4
 
 

@@ -8,12 +8,15 @@ training states at its memory fraction of each GPU (0.5 by default, verl's
 need more than half of any GPU below 288 GB, so no count of H100s, H200s or B200s holds it;
 NeMo RL's 70B GRPO recipe runs it on H100s at vLLM TP 4 (``grpo_math_70B_megatron.yaml`` at
 v0.3.0: 64 H100, TP 4 PP 4, vLLM TP 4; docs/evidence/rl.md section 2d). The widths tried are
-those verl and NeMo RL launch within a node: powers of two up to the node's GPUs
-(``tensor_model_parallel_size`` must divide the GPUs the roles share, core/pipeline/rl_check.py,
-which the estimate checks at every count the layout search weighs).
+the width as set and the powers of two up to the node's GPUs (verl's
+``tensor_model_parallel_size`` must divide the GPUs the roles share, core/pipeline/rl_check.py,
+which the estimate checks at every count the layout search weighs); an engine wider than a node
+(NeMo RL's vLLM TP 32 for its largest models) is the user's to set.
 
 Per GPU the answer is the width whose option fits on the fewest GPUs, then the fastest step
-(``rl_time_per_step_seconds``); the width as set wins a tie, so an answer that fitted stays.
+(``rl_time_per_step_seconds``); the width as set wins a tie. A width whose engine cannot start on
+the GPU (one estimate) is not searched, except the widest, whose refusal is the reason when none
+starts.
 """
 
 from __future__ import annotations
