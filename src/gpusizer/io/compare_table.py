@@ -104,6 +104,9 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column("rl_time_per_step_seconds", "RL step", _duration, "rl", "RL: time of one step, all phases"),
     Column("rl_run_seconds", "RL run", _duration, "rl", "RL: time of the run's rl.steps steps"),
     Column(
+        "rl_rollout_tensor", "Rollout TP", _num(0), "rl", "RL: the rollout engine's TP (rl.rollout.tensor)"
+    ),
+    Column(
         "rl_tokens_trained_per_second",
         "RL tok/s",
         _num(0),

@@ -173,7 +173,9 @@ def layout_phrase(option: SizingOption) -> str:
     """The layout (``TP 1 x PP 1 x DP 8 (ZeRO 3)``); the recompute is left to the techniques
     when they name it (gradient checkpointing)."""
     layout = str(option.layout)
-    return layout.split(", recompute")[0] if techniques_phrase(option) else layout
+    layout = layout.split(", recompute")[0] if techniques_phrase(option) else layout
+    # RL: the rollout engine's width, searched beside the training layout (core/sizing/engine_width.py)
+    return layout if option.rl_rollout_tensor is None else f"{layout}, rollout TP {option.rl_rollout_tensor}"
 
 
 def against_setting_phrase(est: Estimate, option: SizingOption) -> str:

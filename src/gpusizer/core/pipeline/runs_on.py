@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ..errors import ScenarioError
+from ..model.field_path import get_path
 from ..model.presets import gpu_presets, gpu_spec, scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
@@ -41,11 +42,35 @@ def _gpus_of(profile: FrameworkProfile) -> str:
     return f"{vendors} GPUs"
 
 
+def _engines(s: Scenario) -> list[tuple[str, FrameworkProfile]]:
+    """The kind's own engines beside the framework, each with the field naming it (RL's rollout
+    engine, ``rl.rollout.engine``: vLLM and SGLang, whose builds drive no Apple GPU)."""
+    return [(path, FRAMEWORKS[str(get_path(s, path))]) for path in s.workload.info.engines]
+
+
+def _stoppers(s: Scenario, gpu: GPUSpec) -> list[tuple[str, FrameworkProfile]]:
+    """The framework and the kind's engines that do not run on ``gpu``, each with its field."""
+    return [(f, p) for f, p in [("framework", s.profile), *_engines(s)] if not runs_on(p, gpu)]
+
+
+def scenario_runs_on(s: Scenario, gpu: GPUSpec) -> bool:
+    """Whether the scenario's framework and its kind's own engines all run on ``gpu``."""
+    return not _stoppers(s, gpu)
+
+
 def check_runs_on(s: Scenario) -> None:
     """ScenarioError naming ``framework`` when the scenario's GPU is of a vendor it does not
-    run on: the GPUs it runs on, and the frameworks of the same kind that run on this GPU."""
+    run on: the GPUs it runs on, and the frameworks of the same kind that run on this GPU; or
+    naming a kind's engine's field (``rl.rollout.engine``) when that engine does not."""
     prof, gpu = s.profile, scenario_gpu(s)
     if runs_on(prof, gpu):
+        for field, engine in _engines(s):
+            if not runs_on(engine, gpu):
+                raise ScenarioError(
+                    field,
+                    f"{engine.label} runs on {_gpus_of(engine)}, not on {gpu.name} ({gpu.vendor}); "
+                    "choose one of those in hardware.gpu",
+                )
         return
     others = [p.id for p in FRAMEWORKS.values() if p.fits(s.workload.info) and runs_on(p, gpu)]
     raise ScenarioError(
@@ -56,8 +81,9 @@ def check_runs_on(s: Scenario) -> None:
 
 
 def left_out(s: Scenario, gpu_ids: Iterable[str], specs: dict[str, GPUSpec]) -> list[str]:
-    """The ids of ``gpu_ids`` whose GPU the scenario's framework does not run on."""
-    return [gid for gid in gpu_ids if gid in specs and not runs_on(s.profile, specs[gid])]
+    """The ids of ``gpu_ids`` whose GPU the scenario's framework (or its kind's own engine)
+    does not run on."""
+    return [gid for gid in gpu_ids if gid in specs and not scenario_runs_on(s, specs[gid])]
 
 
 def left_out_note(s: Scenario, ids: list[str]) -> str | None:
@@ -72,4 +98,8 @@ def left_out_note(s: Scenario, ids: list[str]) -> str | None:
         presets = gpu_presets()
         vendors = Counter(gpu_spec(g).vendor if g in presets else "other" for g in ids)
         which = f"{len(ids)} GPUs ({', '.join(f'{v} {n}' for v, n in vendors.most_common())})"
-    return f"Left out: {which}: {prof.label} runs on {vendors_text(prof)} GPUs only."
+    why = [f"{prof.label} runs on {vendors_text(prof)} GPUs only"]
+    engines = {(f, p.id): p for g in ids if g in gpu_presets() for f, p in _stoppers(s, gpu_spec(g))}
+    if engines and ("framework", prof.id) not in engines:  # the framework runs there: an engine not
+        why = [f"{p.label} ({f}) runs on {vendors_text(p)} GPUs only" for (f, _), p in engines.items()]
+    return f"Left out: {which}: {'; '.join(why)}."

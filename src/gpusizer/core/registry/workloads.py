@@ -50,6 +50,14 @@ class WorkloadKind:
     work: str = ""  # "" : "training" when it trains, else "serving"
     roles: tuple[Role, ...] = ()
     phased: bool = False  # a step of phases on shared or split GPUs (RL): the phase timeline applies
+    # the scenario field (dotted path) setting the width (TP) of the kind's own inference engine,
+    # which the advisor searches as it searches training layouts (core/sizing/engine_width.py);
+    # "": the kind has no engine of its own beside its training (or serving is the whole work)
+    engine_width: str = ""
+    # the scenario fields (dotted paths) naming the frameworks of the kind's own engines beside
+    # the scenario's framework: the GPUs they run on bound the kind's as the framework's do
+    # (core/pipeline/runs_on.py)
+    engines: tuple[str, ...] = ()
 
     @property
     def work_key(self) -> str:
@@ -156,5 +164,7 @@ register(
         source="HybridFlow (verl), arXiv 2409.19256; OpenRLHF, arXiv 2405.11143",
         work="rl",
         phased=True,
+        engine_width="rl.rollout.tensor",
+        engines=("rl.rollout.engine",),
     )
 )

@@ -17,8 +17,10 @@ from ..cancel import CancelToken
 from ..memo import Memo, paused_collector
 from ..model.specs import Scenario
 from ..pipeline.runs_on import runs_on
+from ..pipeline.work import builder_of
 from ..serving.budget import sizing_budget
 from .advise import Ask, GpuAdvice, unit_of
+from .engine_width import advise_widths
 from .fill_serving import Choice
 from .headroom import limits
 from .layout_search import Evaluator, GpuTarget
@@ -124,7 +126,15 @@ def _key(scenario_key: str, g: GpuTarget, ask: Ask) -> tuple[object, ...]:
 
 def advise_catalog(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken) -> list[Entry]:
     """Per GPU of ``catalog`` (in its order): its options, the answer first, each with its
-    choice (None when nothing fits); with ``ask.limits``, each option's limits."""
+    choice (None when nothing fits); with ``ask.limits``, each option's limits. A kind with an
+    engine of its own (RL's rollout) is sized at each engine width (core/sizing/engine_width.py)."""
+    if s.workload.info.engine_width:
+        return advise_widths(s, catalog, ask, token, _advise_as_set)
+    return _advise_as_set(s, catalog, ask, token)
+
+
+def _advise_as_set(s: Scenario, catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken) -> list[Entry]:
+    """:func:`advise_catalog` at the engine width as ``s`` sets it."""
     token.check()
     scenario_key = s.model_dump_json()
     entries: dict[str, Entry] = {}
@@ -186,6 +196,10 @@ def _advise(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
     )
     shared: dict[int, Evaluator] = {}
+    # an engine sizes its memory to the GPU (serving; RL's colocated rollout engine holds its
+    # share of each GPU): the probe GPU's evaluator would weigh another GPU's rungs by the
+    # probe's share (an RL compare refused 256 GB Macs after a 12 GB card's share held nothing)
+    own = builder_of(s.workload.info).memory_per_gpu
 
     def evaluator_for(g: GpuTarget) -> Callable[[int], Evaluator]:
         mine: dict[int, Evaluator] = {}
@@ -196,6 +210,8 @@ def _advise(
                     mine[v] = factory(variants[v].scenario, g.hardware)
                 elif (g.id, v) in evs:
                     mine[v] = evs[g.id, v]
+                elif own:
+                    mine[v] = factory(variants[v].scenario, g.hardware)
                 else:
                     if v not in shared:
                         shared[v] = factory(variants[v].scenario, probe)

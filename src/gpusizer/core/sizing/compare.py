@@ -24,7 +24,7 @@ from ..errors import ScenarioError, excerpt
 from ..model.presets import resolve_gpu_id, scenario_gpu
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
-from ..pipeline.runs_on import left_out, left_out_note, runs_on
+from ..pipeline.runs_on import left_out, left_out_note, scenario_runs_on
 from ..pipeline.scenario import parse_scenario
 from ..serving.budget import sizing_budget
 from .advise import Ask
@@ -186,7 +186,7 @@ def sized(
     # errors only the estimator raises (a serving framework asked to train), on a GPU it runs on
     probe = (
         s
-        if runs_on(s.profile, scenario_gpu(s)) or not targets
+        if scenario_runs_on(s, scenario_gpu(s)) or not targets
         else s.model_copy(update={"hardware": targets[0].hardware})
     )
     with sizing_budget():  # its simulated run as the search's (core/serving/budget.py)

@@ -87,6 +87,7 @@ FIELDS = (
     "rl_total_gpus",
     "rl_tokens_trained_per_second",  # over the whole step (rollout, log-probs, training, refit)
     "rl_best_rollout_gpus",  # split: the fastest rollout pool of the same GPUs (rl_advice.py)
+    "rl_rollout_tensor",  # the rollout engine's TP the option runs at (core/sizing/engine_width.py)
     *BAND_FIELDS,  # the evidence band of the peak and speeds (core/sizing/option_band.py)
     *SPLIT_FIELDS,  # serving.disaggregated: the xPyD split proposed (core/sizing/disagg_split.py)
 )
@@ -170,6 +171,7 @@ class SizingOption:
     rl_total_gpus: int | None = None
     rl_best_rollout_gpus: int | None = None
     rl_tokens_trained_per_second: float | None = None
+    rl_rollout_tensor: int | None = None  # searched: powers of two up to the node (engine_width.py)
     # plan's extras: the largest batch / context (serving) or micro-batch (training) that keep
     # the margin (null in compare_gpus, which does not spend the estimates on them)
     limits: dict[str, int] | None = None

@@ -2,8 +2,9 @@
 
 A colocated RL run puts a whole vLLM or SGLang engine of ``rl.rollout.tensor`` GPUs beside the
 training states, at its memory fraction of each GPU (0.5 by default, verl's
-``gpu_memory_utilization``). The layout search varies the training pool's layout, not the
-engine's width: at the default width of 1 a 70B policy's 16-bit weights (141 GB) need more than
+``gpu_memory_utilization``). The advice tries the engine's widths up to the node
+(core/sizing/engine_width.py); where none starts, the widest's refusal is the reason. At the default
+width of 1 a 70B policy's 16-bit weights (141 GB) need more than
 half of any GPU below 288 GB, so no count of H100s holds it, while NeMo RL's 70B GRPO recipe
 runs it on H100s at vLLM TP 4 (``grpo_math_70B_megatron.yaml`` at v0.3.0: 64 H100, TP 4 PP 4,
 vLLM TP 4; docs/evidence/rl.md section 2d). "Nothing fits with up to 4,096 GPUs" names the wrong
@@ -17,7 +18,6 @@ from ..errors import ScenarioError
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.rl_check import rl_of
-from ..registry.workloads import WORKLOAD_KINDS
 from .layout_search import GpuTarget
 
 REFUSAL = "the rollout engine would not start"
@@ -26,7 +26,7 @@ REFUSAL = "the rollout engine would not start"
 def rl_engine_reason(s: Scenario, g: GpuTarget) -> str | None:
     """The reason an RL scenario fits no layout on ``g`` when its rollout engine would not start
     there at the width set (None: another kind, or the engine starts)."""
-    if not WORKLOAD_KINDS[s.workload.kind].phased:  # no rollout engine beside the training
+    if not s.workload.info.engine_width:  # no engine of the kind's own beside its training
         return None
     try:
         est = estimate(s.model_copy(update={"hardware": g.hardware}))

@@ -16,7 +16,7 @@ from ..model.result import Estimate
 from ..model.specs import GPUSpec, HardwareSpec, Scenario
 from ..model.unified import effective_gpu
 from ..pipeline.estimate import estimate
-from ..pipeline.runs_on import runs_on
+from ..pipeline.runs_on import scenario_runs_on
 from ..pipeline.work import builder_of
 from ..serving.rules import memory_rule
 from .compare_options import DEFAULT_MARGIN
@@ -75,7 +75,7 @@ def catalog_targets(
             margin,
         )
         for gid, spec in specs.items()
-        if (wanted is None or gid in wanted) and runs_on(s.profile, spec)
+        if (wanted is None or gid in wanted) and scenario_runs_on(s, spec)
     ]
 
 

@@ -212,7 +212,9 @@ class HardwareChart(ChartBase):
         return True
 
     def _fill_table(self, s: Scenario) -> None:
-        columns = columns_for(s.workload.trains, any_target(s))  # the default target too
+        # the default target too; RL's step and run, as the CLI's table (io/compare_table.py)
+        rl = any(o.get("rl_run_seconds") is not None for o in self.options)
+        columns = columns_for(s.workload.trains, any_target(s), rl)
         keys = [c.key for c in columns]
         self.model.set_options(self.options, columns)
         self.table.show_columns(self.view.hidden_columns)

@@ -1,0 +1,136 @@
+"""The width (tensor-parallel degree) of a kind's own inference engine, searched as the training
+layouts are: RL post-training's rollout engine (``rl.rollout.tensor``, the kind's
+``engine_width``, core/registry/workloads.py).
+
+A colocated RL run puts a whole vLLM or SGLang engine of ``rl.rollout.tensor`` GPUs beside the
+training states at its memory fraction of each GPU (0.5 by default, verl's
+``gpu_memory_utilization``). At the default width of 1 a 70B policy's 16-bit weights (141 GB)
+need more than half of any GPU below 288 GB, so no count of H100s, H200s or B200s holds it;
+NeMo RL's 70B GRPO recipe runs it on H100s at vLLM TP 4 (``grpo_math_70B_megatron.yaml`` at
+v0.3.0: 64 H100, TP 4 PP 4, vLLM TP 4; docs/evidence/rl.md section 2d). The widths tried are
+the width as set and the powers of two up to the node's GPUs (verl's
+``tensor_model_parallel_size`` must divide the GPUs the roles share, core/pipeline/rl_check.py,
+which the estimate checks at every count the layout search weighs); an engine wider than a node
+(NeMo RL's vLLM TP 32 for its largest models) is the user's to set.
+
+Per GPU the answer is the width whose option fits on the fewest GPUs, then the fastest step
+(``rl_time_per_step_seconds``); the width as set wins a tie. A width whose engine cannot start on
+the GPU (one estimate) is not searched, except the widest, whose refusal is the reason when none
+starts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..cancel import CancelToken
+from ..errors import ScenarioError
+from ..model.field_path import get_path, set_path
+from ..model.specs import Scenario
+from ..pipeline.validate import check_scenario
+from .fill_serving import Choice
+from .layout_search import GpuTarget
+from .option import SizingOption
+from .rl_unmet import rl_engine_reason
+
+Entry = list[tuple[SizingOption, Choice | None]]
+Advise = Callable[[Scenario, Sequence[GpuTarget], Any, CancelToken], list[Entry]]
+
+
+def width_of(s: Scenario) -> int | None:
+    """The width of the kind's own engine as ``s`` sets it (None: the kind has none)."""
+    path = s.workload.info.engine_width
+    return int(get_path(s, path)) if path else None
+
+
+def with_width(s: Scenario, width: int) -> Scenario | None:
+    """``s`` with its engine ``width`` GPUs wide (None: the scenario cannot run so, e.g. a split
+    rollout pool that is not a multiple of it)."""
+    out = set_path(s, s.workload.info.engine_width, width)
+    # the GPUs as set, widened to hold whole engines (colocated roles share them): the layout
+    # search sets the count, but the ladder's rungs are checked against this one
+    p = out.parallelism
+    if p.gpus % width:
+        grown = p.model_copy(update={"data": p.data * width // math.gcd(p.gpus, width)})
+        out = out.model_copy(update={"parallelism": grown})
+    try:
+        check_scenario(out)
+    except ScenarioError:
+        return None
+    return out
+
+
+def widths(s: Scenario, node: int) -> list[int]:
+    """The widths tried on a node of ``node`` GPUs: the width as set first, then the powers of
+    two up to the node."""
+    mine = width_of(s) or 1
+    powers = [2**i for i in range(int(math.log2(max(1, node))) + 1)]
+    return [mine, *(w for w in powers if w != mine)]
+
+
+def _rank(entry: Entry) -> tuple[bool, bool, int, float]:
+    """Fits first, then the targets met, the fewest GPUs and the fastest step."""
+    o = entry[0][0]
+    step = o.rl_time_per_step_seconds
+    return (not o.fits, o.targets_met is False, o.gpus or 2**62, step if step is not None else math.inf)
+
+
+def advise_widths(
+    s: Scenario, catalog: Sequence[GpuTarget], ask: Any, token: CancelToken, advise: Advise
+) -> list[Entry]:
+    """Per GPU of ``catalog``: its options at the engine width that fits on the fewest GPUs, then
+    steps fastest (``advise`` sizes one scenario; nothing fits at any width: the widest's reason)."""
+    tried: dict[str, list[tuple[int, Entry]]] = {g.id: [] for g in catalog}
+    mine = width_of(s) or 1
+    for w in sorted({w for g in catalog for w in widths(s, g.hardware.gpus_per_node)}):
+        token.check()
+        sw = with_width(s, w)
+        if sw is None:
+            continue
+        here = [g for g in catalog if _weighed(s, sw, g, w, mine)]
+        for g, entry in zip(here, advise(sw, here, ask, token) if here else [], strict=True):
+            tried[g.id].append((w, entry))
+    out = []
+    for g in catalog:
+        if not tried[g.id]:  # no width but the one as set could run: its own answer
+            tried[g.id] = [(mine, advise(s, [g], ask, token)[0])]
+        runs = sorted(tried[g.id], key=lambda we: (we[0] != mine, we[0]))  # the width as set first
+        fitting = [we for we in runs if we[1][0][0].fits]
+        w, entry = min(fitting, key=lambda we: _rank(we[1])) if fitting else max(runs, key=lambda we: we[0])
+        out.append(_stated(entry, w, mine, g.hardware.gpus_per_node))
+    return out
+
+
+def _weighed(s: Scenario, sw: Scenario, g: GpuTarget, width: int, mine: int) -> bool:
+    """Whether width ``width`` is searched on ``g``: one of its node's widths, and the width as
+    set, the node's (the widest: its refusal is the reason when none starts) or one at which the
+    engine starts (one estimate: a search at a width whose engine cannot start weighs every
+    count for nothing; the engine's memory is its width's, whatever the count)."""
+    node = g.hardware.gpus_per_node
+    if width not in widths(s, node):
+        return False
+    return width in (mine, node) or rl_engine_reason(sw, g) is None
+
+
+def _stated(entry: Entry, width: int, mine: int, node: int) -> Entry:
+    """The options of ``entry`` with the engine width they run at, and where it is not the width
+    as set, the change in ``scenario_changes`` and a note."""
+    out: Entry = []
+    for option, c in entry:
+        if not option.fits:
+            out.append((option, c))
+            continue
+        fields: dict[str, Any] = {"rl_rollout_tensor": width}
+        if width != mine and c is not None:
+            field = c.scenario.workload.info.engine_width
+            fields["scenario_changes"] = {**option.scenario_changes, field: width}
+            fields["notes"] = (
+                *option.notes,
+                f"rollout engine at TP {width} ({field}, {mine} as set): of the widths up to the "
+                f"node's {node}, the one that fits on the fewest GPUs, then steps fastest",
+            )
+        out.append((replace(option, **fields), c))
+    return out

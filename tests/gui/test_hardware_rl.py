@@ -1,0 +1,65 @@
+"""The Hardware tab with an RL scenario: the table has the CLI's RL columns (the step, the run,
+every GPU of the run, the rollout width) in place of the training phase's, and the band sorts
+rank by the whole step, as the money is spread (core/sizing/compare_rank.rl_work)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.sizing.option_band import passes_memory
+from gpusizer.core.views import HardwareView
+from gpusizer.gui.charts.hardware import HardwareChart
+
+# GRPO of Qwen3 8B with verl's FSDP backend (tests/core/test_rl_buyer.py)
+GRPO_8B = {
+    "model": {"preset": "qwen3-8b"},
+    "workload": {"kind": "rl", "micro_batch_size": 1},
+    "framework": "fsdp",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "rl": {"algorithm": "grpo", "steps": 200},
+}
+
+
+def _chart(qtbot: Any, view: HardwareView) -> HardwareChart:
+    chart = HardwareChart()  # no background: searched in place
+    qtbot.addWidget(chart)
+    chart.set_view(view)
+    chart.resize(1280, 720)
+    chart.show()
+    qtbot.waitExposed(chart)
+    s = parse_scenario(GRPO_8B)
+    chart.update_from(s, estimate(s))
+    return chart
+
+
+def test_the_rl_columns_and_the_step_ranking(qtbot: Any) -> None:
+    chart = _chart(qtbot, HardwareView(sort="cost_band", vendor="NVIDIA"))
+    keys = [c.key for c in chart.model.columns]
+    # before: the training phase's Tok/s and Time columns, no step, run or RL GPU count
+    for key in (
+        "rl_total_gpus",
+        "rl_time_per_step_seconds",
+        "rl_run_seconds",
+        "rl_tokens_trained_per_second",
+    ):
+        assert key in keys
+    assert "rl_rollout_tensor" in keys
+    assert "tokens_per_second" not in keys and "time_seconds" not in keys
+    headers = [chart.model.headerData(i, Qt.Orientation.Horizontal) for i in range(len(keys))]
+    assert "RL step" in headers and "Rollout TP" in headers
+    # cost_band ranks the fitting, priced options by the step's cost per million tokens (the
+    # training phase's speed band says nothing of the rollout), after the memory band
+    ranked = [o for o in chart.options if o["fits"] and o["cost_per_million_tokens"] is not None]
+    assert len(ranked) > 3
+    keys_seen = [(passes_memory(o), o["cost_per_million_tokens"]) for o in ranked]
+    assert keys_seen == sorted(keys_seen)
+    # speed_band: the step's trained tokens per second, fastest first (before: the training
+    # phase's slow edge, which ranks GPUs by a phase that is a minority of a GRPO step)
+    chart.set_view(HardwareView(sort="speed_band", vendor="NVIDIA"))
+    fast = [o for o in chart.options if o["fits"]]
+    seen = [(passes_memory(o), -o["rl_tokens_trained_per_second"]) for o in fast]
+    assert seen == sorted(seen)
