@@ -105,3 +105,23 @@ def test_another_engine_keeps_its_graphs_under_the_same_layout() -> None:
     sc = parse_scenario(s)
     gpu = scenario_gpu(sc)
     assert load.engine_costs(sc, gpu, engine_settings(sc, gpu)).graph_ranks == 1
+
+
+def test_a_speculative_step_runs_eager_under_attention_dp_too() -> None:
+    """The step wrappers (speculative, prefix, LoRA) take the eager-step flag the scheduler
+    passes when another attention-DP rank has prompt tokens; a speculative Qwen3-235B at
+    attention DP 8 estimates (it raised a TypeError before the wrappers took the flag)."""
+    from gpusizer import estimate_report
+
+    rep = estimate_report(
+        {
+            "model": {"preset": "qwen3-235b-a22b"},
+            "workload": {"kind": "inference", "prompt_tokens": 1000, "generated_tokens": 1000},
+            "framework": "tensorrt-llm",
+            "hardware": {"gpu": "b200-192gb"},
+            "parallelism": {"tensor": 8, "expert": 8, "attention_data": 8},
+            "precision": {"weights": "fp8"},
+            "serving": {"concurrency": 512, "speculative": {"method": "eagle", "num_tokens": 3}},
+        }
+    )
+    assert rep["serving"]["tokens_per_second"] > 0

@@ -136,9 +136,10 @@ class LoraStep(StepModel):
         prefill_attn: float = 0.0,
         prefill_read: float = 0.0,
         sampled: float | None = None,
+        graph: bool = True,
     ) -> float:
         t = self._base.seconds(
-            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled
+            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
         )
         tokens = decodes + prefill
         if not tokens:

@@ -88,9 +88,10 @@ class PrefixStep(StepModel):
         prefill_attn: float = 0.0,
         prefill_read: float = 0.0,
         sampled: float | None = None,
+        graph: bool = True,
     ) -> float:  # the wrapped model's (a speculative step's own)
         return self._base.seconds(
-            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled
+            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
         )
 
 

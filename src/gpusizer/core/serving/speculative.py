@@ -194,11 +194,13 @@ class SpeculativeStep(StepModel):
         head = max(2.0 * d * head_w / r.head, head_w * sh.head_b / r.bandwidth)
         return self.k * (body + head)
 
-    def _spec(self, d: float, ctx: float, extra: tuple[float, float, float, float, float]) -> float:
+    def _spec(
+        self, d: float, ctx: float, extra: tuple[float, float, float, float, float], graph: bool = True
+    ) -> float:
         prefill, seqs, attn, read, sampled = extra
         n = d * (self.k + 1)
         return self._base.seconds(
-            n, ctx * (self.k + 1), prefill, seqs, attn, read, sampled + n
+            n, ctx * (self.k + 1), prefill, seqs, attn, read, sampled + n, graph
         ) + self._propose(d, ctx)
 
     def seconds(
@@ -210,14 +212,19 @@ class SpeculativeStep(StepModel):
         prefill_attn: float = 0.0,
         prefill_read: float = 0.0,
         sampled: float | None = None,
+        graph: bool = True,
     ) -> float:
         if not decodes:
-            return self._base.seconds(0, 0.0, prefill, prefill_seqs, prefill_attn, prefill_read, sampled)
+            return self._base.seconds(
+                0, 0.0, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
+            )
         rest = (sampled if sampled is not None else decodes + prefill_seqs) - decodes
-        whole = self._spec(decodes, decode_ctx, (prefill, prefill_seqs, prefill_attn, prefill_read, rest))
+        whole = self._spec(
+            decodes, decode_ctx, (prefill, prefill_seqs, prefill_attn, prefill_read, rest), graph
+        )
         if not prefill:
             return whole / self.tokens
-        alone = self._spec(decodes, decode_ctx, (0.0, 0.0, 0.0, 0.0, 0.0))
+        alone = self._spec(decodes, decode_ctx, (0.0, 0.0, 0.0, 0.0, 0.0), graph)
         return whole - alone * (1.0 - 1.0 / self.tokens)
 
 
