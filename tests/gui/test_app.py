@@ -106,7 +106,9 @@ def test_damaged_settings_fall_back_to_defaults(qtbot, temp_settings):
 
 
 def test_undo_redo_through_the_edit_menu(window):
-    spin = find(window, "spin_pipeline_parallel")
+    # tensor, not pipeline, parallelism: the default scenario's Hugging Face trainer has no
+    # pipeline schedule, so the core refuses a PP of 2 there (tests/gui/test_pipeline_refusal.py)
+    spin = find(window, "spin_tensor_parallel")
     spin.setValue(2)
     window.state.flush()
     spin.setValue(4)
@@ -115,7 +117,7 @@ def test_undo_redo_through_the_edit_menu(window):
     redo = window.findChild(QAction, "action_redo")
     assert undo.isEnabled()
     undo.trigger()
-    assert spin.value() == 2 and window.state.scenario.parallelism.pipeline == 2
+    assert spin.value() == 2 and window.state.scenario.parallelism.tensor == 2
     undo.trigger()
     assert spin.value() == 1
     redo.trigger()
