@@ -120,6 +120,9 @@ class GpuAdvice:
             return [(self._missing("practical_limit", why), None)]
         growth = grow(self.s, self.filler, self.unit, least, most, self.ask.keep)
         if not growth.choices:  # one replica holds it: the users need more than the cap
+            if growth.met is None:  # no target: the fill refused the count, the cap never applied
+                why = practical_reason(self.s, least, 0, growth.count, self.filler.pooled)
+                return [(self._missing("practical_limit", why), None)]
             why = practical_reason(self.s, least, growth.unit.top(most))
             cap = practical_cap(self.g.spec)
             return [(self._missing("practical_limit", why + (f"; {cap_words(cap)}" if cap else "")), None)]

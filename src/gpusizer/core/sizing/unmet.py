@@ -115,9 +115,25 @@ def context_reason(s: Scenario) -> str | None:
     return f"{head}: {fix}; more GPUs do not help"
 
 
-def practical_reason(s: Scenario, least: int, top: int) -> str:
+def practical_reason(
+    s: Scenario, least: int, top: int, unfilled: int | None = None, pooled: bool = False
+) -> str:
     """One replica holds the work on ``least`` GPUs, but no count up to ``top`` holds the
-    users or meets the targets: the cap, not memory, stops it."""
+    users or meets the targets: the cap, not memory, stops it.
+
+    ``unfilled``: no target decides the count (``targets`` empty), so the cap never came into
+    it: the count search (memory alone) found ``least`` GPUs, and the fill that lays the
+    fastest layouts out on ``unfilled`` GPUs (core/sizing/fill.py) kept none of them, each
+    refused on memory; on unified memory (``pooled``) the whole machine is checked too, the
+    system's own share included. Saying "the targets need more than 4,096 GPUs" there named
+    targets the scenario never set."""
+    if unfilled is not None:
+        head = f"{least:,} GPU{'s hold' if least != 1 else ' holds'} one replica in the count search, but"
+        whole = " or leaves the unified memory's system share enough room" if pooled else ""
+        return (
+            f"{head} no layout on {unfilled:,} GPUs of this type fits when laid out for speed (each "
+            f"layout weighed exceeds a GPU's memory{whole}); no target is set, so more GPUs were not tried"
+        )
     users = s.targets.users
     who = f"{users:,} users" if users else "the targets"
     return (
