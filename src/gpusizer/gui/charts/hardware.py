@@ -59,7 +59,9 @@ NAME_MIN_PX = 115  # and the narrowest, when the tab is narrow (1280 px windows)
 TABLE_SHARE_MAX = 0.75  # the table's most of the tab's width at first; the chart keeps the rest
 # Dots (symbolSize px across, plus their 1 px outline), as labels must keep clear of them.
 FRONT_PX, OTHER_PX = 12, 8
-RL_SPEED = "RL tok/s (whole step)"  # the table's "RL tok/s" column: trained tokens/s over the step
+# the table's "RL tok/s" column, trained tokens/s over the whole step (the axis is narrow at
+# 1280 px: the header's words; the tooltip says which step)
+RL_SPEED = "RL tok/s"
 
 
 def speed_axis(options: list[dict[str, Any]], training: bool) -> str:
@@ -356,10 +358,11 @@ class HardwareChart(ChartBase):
                 best, where = o, d
         if best is None:
             return ""
+        unit = f"{RL_SPEED} (whole step)" if best.get("rl_run_seconds") is not None else "tokens/s"
         return (
             f"<b>{best['gpu_name']}</b>{' — Pareto front' if best['pareto'] else ''}<br>"
             f"{count(best['gpus'], 'GPU')}, {best['layout']}<br>"
-            f"{speed_of(best):,.1f} {RL_SPEED if best.get('rl_run_seconds') is not None else 'tokens/s'} · "
+            f"{speed_of(best):,.1f} {unit} · "
             f"${best['cost_per_million_tokens']:,.2f} "
             f"per million tokens"
         )
