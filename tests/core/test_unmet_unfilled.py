@@ -2,7 +2,8 @@
 alone) found a count, but the fill that lays the fastest layouts out on it kept none (on unified
 memory it checks the whole machine too). The option read "the targets need more than 4,096
 GPUs" where no target was set; it now names the refusal. The refusal is forced here (a fill that
-keeps nothing): no catalog scenario tried on the merged product reached it any more."""
+keeps nothing). The case that showed it, a heaviest savings rung holding nothing while a lighter
+one held the work, is offered now (the last test)."""
 
 from __future__ import annotations
 
@@ -32,9 +33,9 @@ def test_no_target_reason_names_the_fill_not_the_targets(monkeypatch: pytest.Mon
     why = o["unmet_reason"]
     assert "target" not in why.replace("no target is set", "")
     assert "4,096" not in why
-    assert "one replica in the count search" in why and "fits when laid out for speed" in why
+    assert "one replica in the count search" in why and "the fill" in why and "kept none" in why
     assert "no target is set, so more GPUs were not tried" in why
-    assert why.startswith("1 GPU holds one replica") and "no layout on 8 GPUs" in why  # a box of 8
+    assert why.startswith("1 GPU holds one replica") and "on 8 GPUs of this type" in why  # a box of 8
 
 
 def test_the_reason_with_targets_is_unchanged() -> None:
@@ -42,5 +43,21 @@ def test_the_reason_with_targets_is_unchanged() -> None:
     assert practical_reason(s, 8, 4096) == (
         "8 GPUs hold one replica, but 64 users need more than the 4,096 GPUs the search buys at most"
     )
-    pooled = practical_reason(s, 1, 0, unfilled=1, pooled=True)
-    assert pooled.startswith("1 GPU holds one replica") and "unified memory" in pooled
+    refused = practical_reason(s, 1, 0, unfilled=1, refusal="200.0 GiB needed of the 72.0 GiB kept per GPU")
+    assert (
+        refused.startswith("1 GPU holds one replica") and "fits once estimated in full (200.0 GiB" in refused
+    )
+
+
+def test_a_lighter_rung_the_search_found_is_filled_on_unified_memory() -> None:
+    # Llama 3.1 70B fully fine-tuned (bf16 AdamW, ZeRO 3) with no target: the count search held
+    # it on 4 Apple M3 Ultra 512GB with the plain rung while the heaviest savings rung held it
+    # on none; the fill then weighed no rung at all and the option read "the targets need more
+    # than 4,096 GPUs". The count search's own count is offered now, as on any other GPU.
+    s = {
+        "model": {"preset": "llama-3.1-70b"},
+        "workload": {"kind": "full_finetune"},
+        "framework": "huggingface",
+    }
+    o = gpusizer.compare_gpus(s, gpus=["apple-m3-ultra-512gb"])[0]
+    assert o["fits"] and o["gpus"] == 4 and o["unmet"] in (None, "no_price")

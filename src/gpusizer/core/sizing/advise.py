@@ -42,7 +42,7 @@ from .savings import Variant
 from .service_level import default_target
 from .systems import option_unit
 from .units import Unit
-from .unmet import context_reason, practical_reason, speed_gaps, targets_reason
+from .unmet import context_reason, fill_refusal, practical_reason, speed_gaps, targets_reason
 
 
 @dataclass(frozen=True)
@@ -121,12 +121,22 @@ class GpuAdvice:
         growth = grow(self.s, self.filler, self.unit, least, most, self.ask.keep)
         if not growth.choices:  # one replica holds it: the users need more than the cap
             if growth.met is None:  # no target: the fill refused the count, the cap never applied
-                why = practical_reason(self.s, least, 0, growth.count, self.filler.pooled)
+                why = practical_reason(self.s, least, 0, growth.count, self._refusal())
                 return [(self._missing("practical_limit", why), None)]
             why = practical_reason(self.s, least, growth.unit.top(most))
             cap = practical_cap(self.g.spec)
             return [(self._missing("practical_limit", why + (f"; {cap_words(cap)}" if cap else "")), None)]
         return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
+
+    def _refusal(self) -> str | None:
+        """The full estimate's reason the count search's fewest layout does not hold on this
+        GPU (unified memory: the whole machine), which the fill also weighs."""
+        v, lay = min(self.fewest.items(), key=lambda item: item[1].gpus)
+        batch = None if self.s.workload.trains else self.s.workload.batch_size
+        try:
+            return fill_refusal(estimate(self.filler.scenario(v, lay, batch)), self.g.capacity)
+        except Exception:  # an estimate that fails says nothing more than the generic sentence
+            return None
 
     def _most(self) -> int:
         """The most GPUs an option may have: ``max_gpus``, or the practical cap on consumer

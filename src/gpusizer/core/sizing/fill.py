@@ -132,7 +132,11 @@ class Filler(ServingFill):
                 continue  # searched only up to fewer GPUs: it says nothing of n
             if fewest is None or fewest > n:
                 out = max(out, v + 1)
-        return out
+        # rungs are not always monotone: a heaviest rung that held nothing must not rule out a
+        # lighter one the search found on n (Llama 3.1 70B fully fine-tuned on 4 Apple M3 Ultra
+        # 512GB: the plain rung held on 4, the heaviest on none, and no layout was offered)
+        found = [v for v, fewest in self.searched.items() if fewest is not None and fewest <= n]
+        return min([out, *found])
 
     def _training(self, n: int, keep: int) -> list[Choice]:
         """The lightest rung with a layout on ``n`` GPUs (rungs only add savings: a bisection

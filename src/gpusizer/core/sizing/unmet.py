@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..speed.goodput import wall_seconds
@@ -25,6 +26,7 @@ from .service_level import ServiceLevel
 
 UNMET = ("memory", "targets", "context_limit", "practical_limit", "no_price")
 DAY = 86400.0
+GIB = 2**30
 
 
 def speed_gaps(pace: Pace, level: ServiceLevel) -> list[str]:
@@ -116,23 +118,28 @@ def context_reason(s: Scenario) -> str | None:
 
 
 def practical_reason(
-    s: Scenario, least: int, top: int, unfilled: int | None = None, pooled: bool = False
+    s: Scenario, least: int, top: int, unfilled: int | None = None, refusal: str | None = None
 ) -> str:
     """One replica holds the work on ``least`` GPUs, but no count up to ``top`` holds the
     users or meets the targets: the cap, not memory, stops it.
 
     ``unfilled``: no target decides the count (``targets`` empty), so the cap never came into
     it: the count search (memory alone) found ``least`` GPUs, and the fill that lays the
-    fastest layouts out on ``unfilled`` GPUs (core/sizing/fill.py) kept none of them, each
-    refused on memory; on unified memory (``pooled``) the whole machine is checked too, the
-    system's own share included. Saying "the targets need more than 4,096 GPUs" there named
-    targets the scenario never set."""
+    fastest layouts out on ``unfilled`` GPUs (core/sizing/fill.py) kept none of them; on
+    unified memory it estimates the whole machine too (fill.Filler._pooled_fits), and
+    ``refusal`` is that full estimate's own reason (:func:`fill_refusal`). A full fine-tune of
+    Llama 3.1 70B on Apple M3 Ultra 512GB machines read "the targets need more than 4,096
+    GPUs" with no target set."""
     if unfilled is not None:
         head = f"{least:,} GPU{'s hold' if least != 1 else ' holds'} one replica in the count search, but"
-        whole = " or leaves the unified memory's system share enough room" if pooled else ""
+        if refusal is None:
+            return (
+                f"{head} the fill (the fastest layouts on {unfilled:,} GPUs of this type) kept none; "
+                "no target is set, so more GPUs were not tried"
+            )
         return (
-            f"{head} no layout on {unfilled:,} GPUs of this type fits when laid out for speed (each "
-            f"layout weighed exceeds a GPU's memory{whole}); no target is set, so more GPUs were not tried"
+            f"{head} no layout on {unfilled:,} GPUs of this type fits once estimated in full ({refusal}); "
+            "no target is set, so more GPUs were not tried"
         )
     users = s.targets.users
     who = f"{users:,} users" if users else "the targets"
@@ -140,6 +147,17 @@ def practical_reason(
         f"{least:,} GPU{'s hold' if least != 1 else ' holds'} one replica, but {who} need more than the "
         f"{top:,} GPUs the search buys at most"
     )
+
+
+def fill_refusal(est: Estimate, capacity: int) -> str | None:
+    """Why a full estimate does not hold on its GPU (core/sizing/search.holds), in words:
+    the machine's unified memory (``Estimate.pool_shortfall``), the GPU's own memory, or None
+    when it holds."""
+    if est.pool_shortfall is not None:
+        return est.pool_shortfall
+    if est.required_bytes > capacity:
+        return f"{est.required_bytes / GIB:,.1f} GiB needed of the {capacity / GIB:,.1f} GiB kept per GPU"
+    return None
 
 
 def priced_reason(option: dict[str, Any], basis: str) -> tuple[str, str] | None:
