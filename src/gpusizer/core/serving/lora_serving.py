@@ -40,6 +40,7 @@ from ..model.serving_features import LoraServingSpec
 from ..model.specs import Scenario
 from ..registry.dtypes import nbytes
 from ..speed.step import StepModel
+from ..speed.step_wrap import StepWrapper
 
 ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
 DEFAULT_RANK = 16  # vLLM max_lora_rank
@@ -93,7 +94,7 @@ def lora_bytes(s: Scenario) -> float:
     return loaded * _slot_params(s, spec) * nbytes(s.precision.activations)
 
 
-class LoraStep(StepModel):
+class LoraStep(StepWrapper):
     """The step model with every token through its request's adapter (module docstring)."""
 
     def __init__(
@@ -109,8 +110,8 @@ class LoraStep(StepModel):
         # the adapters' kernels join the step's own: their floors, and their launches in a
         # step not replayed from a CUDA graph (core/speed/step.py)
         base = base.with_kernels(kernels * base.shape.layers)
-        self.__dict__.update(base.__dict__)
-        self._base, self._slot, self._params, self._act = base, slot_bytes, params, act_bytes
+        super().__init__(base)
+        self._slot, self._params, self._act = slot_bytes, params, act_bytes
         self._loaded, self._adapters = loaded, adapters
         self._gather = base.costs.lora_gather
 

@@ -22,6 +22,7 @@ from ..model.result import EngineMemory
 from ..model.serving_features import PrefixSpec
 from ..model.specs import Scenario
 from ..speed.step import StepModel
+from ..speed.step_wrap import StepWrapper
 from .scheduler_types import Engine, Workload
 
 
@@ -65,34 +66,19 @@ def cached_tokens(s: Scenario, block: int) -> int:
     return round(hit * shared_tokens(s, block))
 
 
-class PrefixStep(StepModel):
+class PrefixStep(StepWrapper):
     """The target's step model for requests whose first ``cached`` tokens are in the cache: the
     scheduler counts a request's own tokens, the attention spans the cached ones too."""
 
     def __init__(self, base: StepModel, cached: int) -> None:
-        self.__dict__.update(base.__dict__)
-        self._base, self.cached = base, cached
+        super().__init__(base)
+        self.cached = cached
 
     def positions(self, ctx: float) -> float:
         return self._base.positions(ctx + self.cached)
 
     def chunk(self, start: float, tokens: float) -> tuple[float, float]:
         return self._base.chunk(start + self.cached, tokens)
-
-    def seconds(
-        self,
-        decodes: float,
-        decode_ctx: float,
-        prefill: float = 0.0,
-        prefill_seqs: float = 0.0,
-        prefill_attn: float = 0.0,
-        prefill_read: float = 0.0,
-        sampled: float | None = None,
-        graph: bool = True,
-    ) -> float:  # the wrapped model's (a speculative step's own)
-        return self._base.seconds(
-            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
-        )
 
 
 def with_prefix(

@@ -35,6 +35,7 @@ from ..model.serving_features import SpeculativeSpec
 from ..model.specs import ModelSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..speed.step import StepModel
+from ..speed.step_wrap import StepWrapper
 
 EAGLE3_DRAFT_VOCAB = 32000  # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config draft_vocab_size
 
@@ -165,7 +166,7 @@ def draft_memory(s: Scenario, arch: Arch, counts: ParamCounts) -> DraftMemory:
     return DraftMemory(_head_params(spec, arch, counts) * wb / tp, kv)
 
 
-class SpeculativeStep(StepModel):
+class SpeculativeStep(StepWrapper):
     """The target's step model with speculative decodes (module docstring): a step's decodes
     verify ``k + 1`` positions each and run ``k`` proposer passes, and emit ``E`` tokens each.
     The scheduler advances one token per decode step, so a step with decodes takes the
@@ -174,8 +175,8 @@ class SpeculativeStep(StepModel):
     def __init__(
         self, base: StepModel, k: int, a: float, draft: StepModel | None, layers: float, vocab: float
     ) -> None:
-        self.__dict__.update(base.__dict__)
-        self._base, self.k, self.a, self.tokens = base, k, a, expected_tokens(a, k)
+        super().__init__(base)
+        self.k, self.a, self.tokens = k, a, expected_tokens(a, k)
         self._draft, self._draft_layers, self._draft_vocab = draft, layers, vocab
 
     def _propose(self, d: float, decode_ctx: float) -> float:
