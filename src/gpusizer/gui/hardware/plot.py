@@ -20,8 +20,20 @@ def log_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
         for m in steps:
             v = m * 10.0**k
             if lo / 1.5 <= v <= hi * 1.5:
-                out.append((math.log10(v), f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+                out.append((math.log10(v), tick_label(v)))
     return out
+
+
+_SUFFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def tick_label(value: float) -> str:
+    """A tick's short label: ``10k``, ``2.5M``, ``0.05``. Full digits ("100,000") run into
+    their neighbours on a narrow log axis, so thousands and above take an SI suffix."""
+    for size, suffix in _SUFFIXES:
+        if abs(value) >= size:
+            return f"{value / size:g}{suffix}"
+    return f"{value:,.0f}" if abs(value) >= 1 or value == 0 else f"{value:g}"
 
 
 def axis_scale(values: Sequence[float]) -> str:
@@ -43,7 +55,7 @@ def linear_ticks(lo: float, hi: float) -> list[tuple[float, str]]:
     step = next(m * mag for m in (1.0, 2.0, 5.0, 10.0) if m * mag >= raw)
     first = math.floor(lo / step)
     return [
-        (k * step, f"{k * step:,.0f}" if step >= 1 else f"{k * step:g}")
+        (k * step, tick_label(k * step) if step >= 1 else f"{k * step:g}")
         for k in range(first, first + 8)
         if k * step <= hi + step / 2
     ]
