@@ -1,7 +1,8 @@
 """Large-batch MoE under TensorRT-LLM as its sources ran it: attention DP beside expert
 parallelism, the overlap loop's host work per request (``StepCost.per_request``) and CUDA graphs
 only when every attention-DP rank is generation-only (``Scheduling.graph_all_ranks``,
-core/serving/scheduler_run.py ``_decode_step``). docs/evidence/speed.md section 27."""
+core/serving/scheduler_run.py ``_decode_step``) and a rank's wait at the shared MoE layers for
+another rank's prompt (``StepModel.prompt_wait``). docs/evidence/speed.md sections 27 and 28."""
 
 from __future__ import annotations
 
