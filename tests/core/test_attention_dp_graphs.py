@@ -1,7 +1,8 @@
 """Large-batch MoE under TensorRT-LLM as its sources ran it: attention DP beside expert
 parallelism, the overlap loop's host work per request (``StepCost.per_request``) and CUDA graphs
 only when every attention-DP rank is generation-only (``Scheduling.graph_all_ranks``,
-core/serving/scheduler_run.py ``_decode_step``). docs/evidence/speed.md section 27."""
+core/serving/scheduler_run.py ``_decode_step``) and a rank's wait at the shared MoE layers for
+another rank's prompt (``StepModel.prompt_wait``). docs/evidence/speed.md sections 27 and 28."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.serving import load
 from gpusizer.core.serving.engine_settings import engine_settings
+from gpusizer.core.speed.step import StepModel
+from gpusizer.core.speed.step_model import step_model
 
 RECORDS: list[dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "speed-figures.json").read_text()
@@ -125,3 +128,33 @@ def test_a_speculative_step_runs_eager_under_attention_dp_too() -> None:
         }
     )
     assert rep["serving"]["tokens_per_second"] > 0
+
+
+def test_a_rank_waits_at_the_moe_layers_for_the_rank_with_a_prompt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attention-DP ranks meet at every MoE layer, so a step takes the slowest rank's time
+    (NVIDIA TensorRT-LLM tech blog 10, "ADP Balance Strategy": "the iteration time is dominated
+    by the slowest rank"; 8 x GB200 DeepSeek-V3 at its baseline: balance ratio 54 %, 35 % of the
+    speed lost). Llama 4 Scout FP8 on 4 x H100 (published 12,129 tokens/s) and DeepSeek-R1 B200
+    FP8 KV (43,146) wait for another rank's prompt; without the wait they are 1.44 and 1.46."""
+    scout, r1 = (
+        _record("trtllm-1.0-scout-fp8-h100-x4-tp4-1000-1000"),
+        _record("trtllm-dsr1-b200-maxtput-fp8kv"),
+    )
+    waited = _tps(scout) / 12129, _tps(r1) / 43146
+    monkeypatch.setattr(StepModel, "prompt_wait", lambda *a: 0.0)
+    clear_all()
+    alone = _tps(scout) / 12129, _tps(r1) / 43146
+    clear_all()
+    assert waited[0] == pytest.approx(1.28, abs=0.03) and alone[0] == pytest.approx(1.44, abs=0.03)
+    assert waited[1] == pytest.approx(1.37, abs=0.03) and alone[1] == pytest.approx(1.46, abs=0.03)
+
+
+def test_no_prompt_no_wait() -> None:
+    # a rank whose neighbours prefill nothing waits for nothing; a prompt costs its projections
+    s = _record("trtllm-dsr1-b200-maxtput-fp8kv")
+    sc = parse_scenario(s)
+    gpu = scenario_gpu(sc)
+    st = step_model(sc, gpu, load.engine_costs(sc, gpu, engine_settings(sc, gpu)))
+    assert st.prompt_wait(896, 0.0, 0.0, 0.0, 0.0) == 0.0
+    attn, read = st.chunk(0, 1024)
+    assert st.prompt_wait(896, 1024, 1, attn, read) > 0.0

@@ -76,6 +76,7 @@ class Run:
         self.d_n, self.d_base = 0, 0.0  # decoding requests; sum of (prompt + generated - k)
         self.issued, self.evals = 0, 0
         self.steps, self.mixed_steps = 0, 0  # steps so far; of them with prompt tokens
+        self.prompts = [0.0, 0.0, 0.0, 0.0]  # the prompt steps' tokens, sequences, attn, read
         self.refills = w.arrives_at_rate  # requests take the slots of finished ones (_decode_step)
         self.stopped = False
         self.st = Stats()
@@ -207,6 +208,8 @@ class Run:
             dt = self._decode_step(d, d * step.positions(mean))
         self.steps += 1
         self.mixed_steps += tokens > 0
+        if tokens:  # what another rank's prompt step holds, for the ranks that wait on it
+            self.prompts = [a + b for a, b in zip(self.prompts, (tokens, seqs, attn, read), strict=True)]
         self.evals += 1
         self.now += dt
         self.st.decode_time += dt if d else 0.0
@@ -316,13 +319,21 @@ class Run:
         eager step's when another rank sharing the MoE layers has prompt tokens. Ranks whose
         waiting requests take the slots of finished ones admit independently, each in this
         rank's share of steps with prompt tokens so far; until then (a burst that fits) the
-        ranks admit together and decode together."""
+        ranks admit together and decode together. While another rank has prompt tokens, this
+        one also waits for it at every MoE layer the ranks share ("the iteration time is
+        dominated by the slowest rank", NVIDIA TensorRT-LLM tech blog 10 "ADP Balance
+        Strategy"): its step takes the longer of its eager launches and its own kernels plus
+        the other's prompt work (``StepModel.prompt_wait``, the mean of this rank's own prompt
+        steps: the ranks are alike)."""
         step, a = self.step, self.step.costs.graph_ranks
         t = step.seconds(d, ctx, sampled=d)
         if a <= 1 or not self.mixed_steps or not self.refills:
             return t
         q = (1.0 - self.mixed_steps / self.steps) ** (a - 1)  # no other rank has prompt tokens
-        return q * t + (1.0 - q) * step.seconds(d, ctx, sampled=d, graph=False)
+        m = self.mixed_steps
+        wait = step.prompt_wait(d, *(x / m for x in self.prompts))
+        other = max(step.seconds(d, ctx, sampled=d, graph=False), t + wait)
+        return q * t + (1.0 - q) * other
 
     def run(self) -> LoadResult:
         cap = TIME_BOXED_STEPS if self.w.time_boxed else min(MAX_STEPS, caps().steps)

@@ -269,6 +269,19 @@ class StepModel:
             gpu = max(gpu, c.per_request * seqs)
         return gpu + c.host
 
+    def prompt_wait(self, decodes: float, tokens: float, seqs: float, attn: float, read: float) -> float:
+        """Seconds a rank of ``decodes`` decodes waits at the MoE layers it shares with a rank
+        that also prefills ``tokens`` prompt tokens of ``seqs`` sequences (``attn``, ``read``
+        as :meth:`chunk`): that rank's extra projections, prefill attention, shared experts and
+        LM head rows before each layer's gather (core/serving/scheduler_run.py ``_decode_step``)."""
+        sh, n = self.shape, decodes + tokens
+        wait = sum(
+            max(c * n, m0 + m1 * n) - max(c * decodes, m0 + m1 * decodes) for c, m0, m1 in self._linear
+        )
+        wait += max(self._pre_f * attn, self._dec_b * read + self._pre_tok * tokens)
+        wait += 2.0 * tokens * sh.shared_w * sh.moe_layers / self.rate.mm
+        return wait + 2.0 * seqs * sh.head_w / self.rate.head
+
     def _turns(self, traverse: float, head: float, m: float) -> float:
         """A step of ``m`` micro-batches whose one trip through every stage takes
         ``traverse`` (``head`` of it the last stage's LM head): the trip, or ``m`` turns of the
