@@ -55,6 +55,9 @@ class RLFigure(NamedTuple):
                 "algorithm": "grpo",
                 "prompt_tokens": PROMPT,
                 "policy": {"mini_batch_size": 512},
+                # NeMo RL keeps the reference on the host and swaps it in for its forward
+                # (megatron_policy_worker.py use_reference_model)
+                "reference": {"offload": True},
                 "rollout": {
                     "tensor": self.engine_tp,
                     "prompts_per_step": prompts,

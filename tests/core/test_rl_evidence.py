@@ -18,16 +18,16 @@ from .rl_figures import FIGURES, OFF_POLICY, PHASED
 
 # model / measured seconds per step, as docs/evidence/rl.md records them
 RECORDED = {
-    "v0.4 Llama 3.1 8B, 16 H100": 0.678,
+    "v0.4 Llama 3.1 8B, 16 H100": 0.680,
     "v0.4 Qwen3-30B-A3B, 32 H100": 0.490,
-    "v0.6 Qwen3-30B-A3B, 32 H100": 0.590,
+    "v0.6 Qwen3-30B-A3B, 32 H100": 0.591,
     "v0.4 Qwen3-32B, 32 H100": 0.728,
     "v0.4 Qwen3-235B, 128 H100": 0.560,
     "v0.6 Qwen3-235B, 128 H100": 0.719,
-    "v0.6 Qwen3-235B, 256 H100": 0.691,
-    "v0.4 DeepSeek V3, 256 H100": 0.451,
-    "v0.6 DeepSeek V3, 256 H100": 0.514,
-    "v0.6 DeepSeek V3, 512 H100": 0.573,
+    "v0.6 Qwen3-235B, 256 H100": 0.692,
+    "v0.4 DeepSeek V3, 256 H100": 0.452,
+    "v0.6 DeepSeek V3, 256 H100": 0.515,
+    "v0.6 DeepSeek V3, 512 H100": 0.575,
     "v0.6 Qwen3-30B-A3B, 16 GB200": 0.448,
     "v0.6 Qwen3-235B, 64 GB200": 0.677,
     "v0.6 Qwen3-235B, 128 GB200": 0.408,
