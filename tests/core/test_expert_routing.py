@@ -3,6 +3,8 @@ own load (core/speed/train_layer.py), set by RL's policy (``rl.policy.expert_rou
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from gpusizer.core.model.presets import scenario_gpu
@@ -14,7 +16,7 @@ from gpusizer.core.speed.train_step import training_step
 
 # Qwen3-30B-A3B on 32 H100, EP 8, one packed 4,096-token row per micro-batch: NeMo RL's
 # grpo-qwen3-30ba3b-4n8g recipe at v0.6.0 (tests/core/rl_figures.py)
-QWEN3_30B = {
+QWEN3_30B: dict[str, Any] = {
     "model": {"preset": "qwen3-30b-a3b"},
     "framework": "megatron",
     "hardware": {"gpu": "h100-sxm-80gb"},
@@ -24,7 +26,7 @@ QWEN3_30B = {
 
 
 def _scenario(routing: str | None, preset: str = "qwen3-30b-a3b", expert: int = 8):
-    data = {**QWEN3_30B, "model": {"preset": preset}}
+    data: dict[str, Any] = {**QWEN3_30B, "model": {"preset": preset}}
     data["parallelism"] = {**data["parallelism"], "expert": expert}
     if routing:
         data["parallelism"]["expert_routing"] = routing
@@ -52,7 +54,11 @@ def test_the_routers_own_load_is_the_busiest_ranks_factor() -> None:
 
 
 def test_dense_models_and_a_single_expert_rank_do_not_move() -> None:
-    dense = {**QWEN3_30B, "model": {"preset": "qwen3-32b"}, "parallelism": {"data": 32, "zero_stage": 1}}
+    dense: dict[str, Any] = {
+        **QWEN3_30B,
+        "model": {"preset": "qwen3-32b"},
+        "parallelism": {"data": 32, "zero_stage": 1},
+    }
     a = parse_scenario(dense)
     b = parse_scenario({**dense, "parallelism": {**dense["parallelism"], "expert_routing": "router"}})
     assert _seconds(a) == _seconds(b)
@@ -60,7 +66,7 @@ def test_dense_models_and_a_single_expert_rank_do_not_move() -> None:
 
 
 def test_rl_policy_trains_at_the_routers_own_load_unless_told_balanced() -> None:
-    rl = {
+    rl: dict[str, Any] = {
         **QWEN3_30B,
         "workload": {"kind": "rl"},
         "rl": {"rollout": {"tensor": 2, "prompts_per_step": 64, "samples_per_prompt": 32}},
