@@ -30,7 +30,8 @@ class RLFigure(NamedTuple):
     engine_tp: int
     measured: float  # Total Step time (s)
     rollout_gpus: int = 0  # 1-step off-policy rows: the generation pool (split, overlapping)
-    recompute: str = "full"  # megatron_cfg.activation_checkpointing: true (the perf recipes)
+    recompute: str = "full"  # megatron_cfg.activation_checkpointing: true (the MoE-235B/671B, 8B recipes)
+    memory_fraction: float = 0.6  # vllm_cfg.gpu_memory_utilization of a colocated recipe
 
     def scenario(self) -> dict[str, Any]:
         tp, cp, ep, pp = self.layout
@@ -54,6 +55,9 @@ class RLFigure(NamedTuple):
                 "algorithm": "grpo",
                 "prompt_tokens": PROMPT,
                 "policy": {"mini_batch_size": 512},
+                # NeMo RL keeps the reference on the host and swaps it in for its forward
+                # (megatron_policy_worker.py use_reference_model)
+                "reference": {"offload": True},
                 "rollout": {
                     "tensor": self.engine_tp,
                     "prompts_per_step": prompts,
@@ -61,7 +65,7 @@ class RLFigure(NamedTuple):
                     "response_tokens": mean,
                     "response_spread": (self.longest - PROMPT) / mean - 1,
                     # the async recipes' vLLM gpu_memory_utilization on its own GPUs: 0.8
-                    "memory_fraction": 0.8 if self.rollout_gpus else 0.6,
+                    "memory_fraction": 0.8 if self.rollout_gpus else self.memory_fraction,
                     "gpus": self.rollout_gpus,
                 },
                 "placement": "split" if self.rollout_gpus else "colocated",
@@ -69,18 +73,45 @@ class RLFigure(NamedTuple):
         }
 
 
+# The Qwen3-30B-A3B and Qwen3-32B recipes (grpo-qwen3-30ba3b-4n8g, -4n4g, grpo-qwen3-32b-4n8g and
+# their async children, tags v0.4.0 and v0.6.0) leave megatron_cfg.activation_checkpointing at
+# grpo_math_1B.yaml's false: no recompute.
+NO_AC: dict[str, Any] = {"recompute": "none"}
+
 # EP where the table's EP does not divide DP x CP (Megatron's expert-tensor parallel groups
 # span TP too; the estimator's layouts shard experts over DP x CP only): Qwen3-235B EP 8 on 128
 # GPUs, noted in docs/evidence/rl.md.
 FIGURES = (
     RLFigure("v0.4 Llama 3.1 8B, 16 H100", "llama-3.1-8b", H100, 16, (1, 1, 1, 2), 2048, 1060, 4096, 1, 97.7),
     RLFigure(
-        "v0.4 Qwen3-30B-A3B, 32 H100", "qwen3-30b-a3b", H100, 32, (2, 1, 8, 1), 2048, 3154, 4096, 4, 225
+        "v0.4 Qwen3-30B-A3B, 32 H100",
+        "qwen3-30b-a3b",
+        H100,
+        32,
+        (2, 1, 8, 1),
+        2048,
+        3154,
+        4096,
+        4,
+        225,
+        **NO_AC,
     ),
     RLFigure(
-        "v0.6 Qwen3-30B-A3B, 32 H100", "qwen3-30b-a3b", H100, 32, (1, 1, 8, 1), 2048, 3203, 4096, 2, 192
+        "v0.6 Qwen3-30B-A3B, 32 H100",
+        "qwen3-30b-a3b",
+        H100,
+        32,
+        (1, 1, 8, 1),
+        2048,
+        3203,
+        4096,
+        2,
+        192,
+        **NO_AC,
     ),
-    RLFigure("v0.4 Qwen3-32B, 32 H100", "qwen3-32b", H100, 32, (4, 1, 1, 4), 2048, 3206, 4096, 4, 393),
+    RLFigure(
+        "v0.4 Qwen3-32B, 32 H100", "qwen3-32b", H100, 32, (4, 1, 1, 4), 2048, 3206, 4096, 4, 393, **NO_AC
+    ),
     RLFigure(
         "v0.4 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 8, 8), 512, 5671, 8192, 16, 506
     ),
@@ -94,19 +125,59 @@ FIGURES = (
     RLFigure("v0.6 DeepSeek V3, 256 H100", "deepseek-v3", H100, 256, (1, 1, 16, 16), 512, 701, 1536, 32, 134),
     RLFigure("v0.6 DeepSeek V3, 512 H100", "deepseek-v3", H100, 512, (1, 1, 16, 16), 512, 697, 1536, 32, 111),
     RLFigure(
-        "v0.6 Qwen3-30B-A3B, 16 GB200", "qwen3-30b-a3b", GB200, 16, (1, 1, 16, 1), 2048, 3199, 4096, 1, 221
+        "v0.6 Qwen3-30B-A3B, 16 GB200",
+        "qwen3-30b-a3b",
+        GB200,
+        16,
+        (1, 1, 16, 1),
+        2048,
+        3199,
+        4096,
+        1,
+        221,
+        **NO_AC,
     ),
     RLFigure(
-        "v0.6 Qwen3-235B, 64 GB200", "qwen3-235b-a22b", GB200, 64, (2, 2, 8, 4), 512, 5709, 8192, 8, 286
+        "v0.6 Qwen3-235B, 64 GB200",
+        "qwen3-235b-a22b",
+        GB200,
+        64,
+        (2, 2, 8, 4),
+        512,
+        5709,
+        8192,
+        8,
+        286,
+        memory_fraction=0.4,  # grpo-qwen3-235b-16n4g.yaml
     ),
     RLFigure(
         "v0.6 Qwen3-235B, 128 GB200", "qwen3-235b-a22b", GB200, 128, (2, 2, 16, 4), 512, 5693, 8192, 8, 345
     ),
     RLFigure(
-        "v0.6 DeepSeek V3, 128 GB200", "deepseek-v3", GB200, 128, (1, 1, 16, 8), 512, 711, 1536, 32, 108
+        "v0.6 DeepSeek V3, 128 GB200",
+        "deepseek-v3",
+        GB200,
+        128,
+        (1, 1, 16, 8),
+        512,
+        711,
+        1536,
+        32,
+        108,
+        memory_fraction=0.3,  # grpo-deepseek-v3-32n4g.yaml
     ),
     RLFigure(
-        "v0.6 DeepSeek V3, 256 GB200", "deepseek-v3", GB200, 256, (1, 1, 16, 8), 512, 700, 1536, 32, 98.7
+        "v0.6 DeepSeek V3, 256 GB200",
+        "deepseek-v3",
+        GB200,
+        256,
+        (1, 1, 16, 8),
+        512,
+        700,
+        1536,
+        32,
+        98.7,
+        memory_fraction=0.3,  # grpo-deepseek-v3-64n4g.yaml (from 32n4g)
     ),
 )
 
@@ -140,6 +211,7 @@ OFF_POLICY = (
         4,
         244,
         16,
+        **NO_AC,
     ),
     RLFigure(
         "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100",
@@ -153,9 +225,21 @@ OFF_POLICY = (
         2,
         152,
         16,
+        **NO_AC,
     ),
     RLFigure(
-        "v0.4 Qwen3-32B 1-off, 32+32 H100", "qwen3-32b", H100, 32, (4, 1, 1, 4), 2048, 3207, 4096, 4, 215, 32
+        "v0.4 Qwen3-32B 1-off, 32+32 H100",
+        "qwen3-32b",
+        H100,
+        32,
+        (4, 1, 1, 4),
+        2048,
+        3207,
+        4096,
+        4,
+        215,
+        32,
+        **NO_AC,
     ),
     RLFigure(
         "v0.4 Qwen3-235B 1-off, 128+128 H100",

@@ -1,9 +1,10 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
-The time model does NOT meet the issue's aim (70 % of figures within 25 %): 7 of 23 replayed
-steps are within 25 % (colocated: 1 of 15, every one faster than measured, ratios 0.37 to
-0.82 with the rollout priced at the serving step and its shrinking batch; split one-step
-off-policy: 6 of 8). What the test pins is what the evidence page states: each ratio as
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 6 of 23 replayed
+steps are within 25 % (colocated: 0 of 15, every one faster than measured, ratios 0.41 to
+0.73 with the rollout priced at the serving step and its shrinking batch, the recipes'
+recompute and engine memory, and the MoE router's own load; split one-step off-policy: 6 of
+8). What the test pins is what the evidence page states: each ratio as
 recorded there (so a change in the model shows up here and the page is updated with it), and
 that the colocated model stays a lower bound of these runs."""
 
@@ -17,25 +18,25 @@ from .rl_figures import FIGURES, OFF_POLICY, PHASED
 
 # model / measured seconds per step, as docs/evidence/rl.md records them
 RECORDED = {
-    "v0.4 Llama 3.1 8B, 16 H100": 0.678,
-    "v0.4 Qwen3-30B-A3B, 32 H100": 0.456,
-    "v0.6 Qwen3-30B-A3B, 32 H100": 0.582,
-    "v0.4 Qwen3-32B, 32 H100": 0.816,
-    "v0.4 Qwen3-235B, 128 H100": 0.543,
-    "v0.6 Qwen3-235B, 128 H100": 0.697,
-    "v0.6 Qwen3-235B, 256 H100": 0.663,
-    "v0.4 DeepSeek V3, 256 H100": 0.446,
-    "v0.6 DeepSeek V3, 256 H100": 0.508,
-    "v0.6 DeepSeek V3, 512 H100": 0.569,
-    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.405,
-    "v0.6 Qwen3-235B, 64 GB200": 0.593,
-    "v0.6 Qwen3-235B, 128 GB200": 0.369,
-    "v0.6 DeepSeek V3, 128 GB200": 0.601,
-    "v0.6 DeepSeek V3, 256 GB200": 0.605,
+    "v0.4 Llama 3.1 8B, 16 H100": 0.680,
+    "v0.4 Qwen3-30B-A3B, 32 H100": 0.490,
+    "v0.6 Qwen3-30B-A3B, 32 H100": 0.591,
+    "v0.4 Qwen3-32B, 32 H100": 0.728,
+    "v0.4 Qwen3-235B, 128 H100": 0.560,
+    "v0.6 Qwen3-235B, 128 H100": 0.719,
+    "v0.6 Qwen3-235B, 256 H100": 0.692,
+    "v0.4 DeepSeek V3, 256 H100": 0.452,
+    "v0.6 DeepSeek V3, 256 H100": 0.515,
+    "v0.6 DeepSeek V3, 512 H100": 0.575,
+    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.448,
+    "v0.6 Qwen3-235B, 64 GB200": 0.677,
+    "v0.6 Qwen3-235B, 128 GB200": 0.408,
+    "v0.6 DeepSeek V3, 128 GB200": 0.607,
+    "v0.6 DeepSeek V3, 256 GB200": 0.609,
     "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 0.872,
-    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.404,
+    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.467,
     "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.676,
-    "v0.4 Qwen3-32B 1-off, 32+32 H100": 1.015,
+    "v0.4 Qwen3-32B 1-off, 32+32 H100": 0.853,
     "v0.4 Qwen3-235B 1-off, 128+128 H100": 1.031,
     "v0.6 Qwen3-235B 1-off, 128+128 H100": 1.080,
     "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.805,
@@ -58,9 +59,8 @@ def test_each_replayed_step_is_as_recorded(figure) -> None:
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert len(ALL) == 23
-    # docs/evidence/rl.md: 7 of 23 (1 of 15 colocated, 6 of 8 split); the issue's aim is 70 %
+    # docs/evidence/rl.md: 6 of 23 (0 of 15 colocated, 6 of 8 split); the issue's aim is 70 %
     assert within == [
-        "v0.4 Qwen3-32B, 32 H100",
         "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
         "v0.4 Qwen3-32B 1-off, 32+32 H100",
         "v0.4 Qwen3-235B 1-off, 128+128 H100",

@@ -75,6 +75,10 @@ class PolicySpec(Strict):
     # tokens (NeMo RL sequence_packing, on in its GRPO configs; verl use_remove_padding);
     # false: each response padded to prompt + longest
     sequence_packing: bool = True
+    # MoE under EP, its training and log-prob passes (parallelism.expert_routing): the router's
+    # own load, as RL runs it (NeMo RL grpo_math_1B.yaml: moe_router_load_balancing_type "none",
+    # freeze_moe_router, dropless), or "balanced" as the training benchmarks force it
+    expert_routing: Literal["balanced", "router"] = "router"
 
 
 class RLSpec(Strict):

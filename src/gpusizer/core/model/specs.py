@@ -358,6 +358,10 @@ class ParallelismSpec(Strict):
     async_tensor_parallel: bool = False
     # Megatron-Core --recompute-modules (core/registry/recompute_modules.py RECOMPUTE_MODULES)
     recompute_modules: tuple[str, ...] = Field((), strict=False)
+    # Training passes of a MoE under EP: "balanced" every EP rank gets the mean share of the
+    # routed tokens (the benchmarks' forced balance); "router" the router's own, skewed load, the
+    # busiest EP rank setting each MoE layer (core/speed/expert_load.py; RL's policy sets it)
+    expert_routing: Literal["balanced", "router"] = "balanced"
 
     @field_validator("recompute_modules")
     @classmethod

@@ -102,6 +102,7 @@ def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | No
     rl = rl_of(s)
     data = _base(s, model)
     seq, micro, mini = _batches(s)
+    data["parallelism"] = {**data["parallelism"], "expert_routing": rl.policy.expert_routing}
     data["workload"] = {
         **data["workload"],
         "kind": kind or rl.policy.kind,
@@ -128,7 +129,8 @@ def paced_policy(s: Scenario) -> Scenario:
             "training_tokens": None,
         }
     )
-    return s.model_copy(update={"workload": w, "rl": None})
+    p = s.parallelism.model_copy(update={"expert_routing": rl.policy.expert_routing})
+    return s.model_copy(update={"workload": w, "parallelism": p, "rl": None})
 
 
 def role_names(rl: RLSpec) -> list[str]:

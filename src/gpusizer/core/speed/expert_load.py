@@ -23,6 +23,11 @@ import math
 import random
 from functools import lru_cache
 
+# The skew of a whole-sequence pass (prefill, a training or log-prob forward): NVIDIA
+# aiconfigurator's prefill distribution for Qwen3-style routers, power-law alpha 0.6 against 1.2
+# in decode (shared/docs/speed-anchors.md "MoE"); taken for every router, as DeepSeek's biased
+# one is the more balanced in decode (1.01) and no prefill figure of its own was found
+PREFILL_ROUTING_ALPHA = 0.6
 TRIALS = 48  # draws averaged: within ~3 % of 200 draws' mean, ~13 ms a new (experts, bucket)
 _SEED = 20251205
 

@@ -33,6 +33,11 @@ context:
   ``reduce_scatter_to_sequence_parallel_region`` when ``tp_size > 1``).
 - MoE token permutation: the copies of each token per routed expert around the all-to-all
   and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward.
+- Routing skew (``parallelism.expert_routing: "router"``): the router's own load, not the
+  benchmarks' forced balance (Megatron ``moe_router_force_load_balancing``); every EP rank
+  waits for the busiest one (core/speed/expert_load.py, at the prefill skew
+  ``PREFILL_ROUTING_ALPHA`` over the EP group's tokens of a micro-batch), whose routed experts'
+  matmuls and received share of the dispatch and combine scale by that factor.
 
 Kernels in a whole training step run below their standalone rates (sustained clocks under a
 power cap, collectives sharing the SMs, gaps between kernels): ``SUSTAINED`` is that share per
@@ -60,6 +65,7 @@ from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
 from .collectives import Link
+from .expert_load import PREFILL_ROUTING_ALPHA, busiest_rank_factor
 from .train_ops import (
     BACKWARD_BYTES,
     EAGER_LOSS_BYTES,
@@ -149,6 +155,7 @@ class LayerContext(NamedTuple):
     tp_link: Link
     cp_link: Link
     ep_link: Link
+    busiest: float = 1.0  # busiest EP rank's routed tokens over the mean rank's (routing skew)
 
 
 class LayerTime(NamedTuple):
@@ -165,7 +172,7 @@ class LayerTime(NamedTuple):
 
 def layer_compute(c: LayerContext) -> LayerTime:
     """One layer's forward + backward (+ recompute) compute of a micro-batch."""
-    w = c.ts.layer_matmul / c.tp
+    w = (c.ts.layer_matmul + (c.busiest - 1.0) * c.ts.routed_matmul) / c.tp
     mm_f = 2 * w * c.tokens / c.mm_rate
     att_f = c.attention_per_token * c.tokens / c.tp / c.attn_rate
     ew_f = elementwise_bytes(c.ts, c.a, c.tp, c.sp, c.fused) * c.tokens / c.bandwidth
@@ -244,7 +251,7 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
         ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
         if c.tp > 1 and c.sp:
             ep += collective_seconds("all_gather", routed * c.tp, c.tp, c.tp_link)
-        ep *= 4 * moe_share
+        ep *= 4 * moe_share * c.busiest
     return StepParts(tp_communication=tp, cp_communication=cp, ep_communication=ep)
 
 
@@ -315,5 +322,17 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         tp_link=group_link(gpu, p.tensor, 1, per_node, net),
         cp_link=group_link(gpu, p.context, p.tensor, per_node, net),
         ep_link=group_link(gpu, p.expert, p.tensor * p.context, per_node, net),
+        busiest=_busiest(s, ts),
     )
     return ctx, rates.head
+
+
+def _busiest(s: Scenario, ts: TrainShape) -> float:
+    """The busiest EP rank's routed work over the mean rank's under the router's own load
+    (``parallelism.expert_routing``); 1 when balanced, dense or without EP. The EP group's
+    tokens are one micro-batch per rank."""
+    p, w = s.parallelism, s.workload
+    if p.expert_routing != "router" or not ts.top_k or p.expert <= 1:
+        return 1.0
+    tokens = w.micro_batch_size * w.sequence_length / p.context * p.expert
+    return busiest_rank_factor(ts.experts, ts.top_k, tokens, p.expert, PREFILL_ROUTING_ALPHA)

@@ -71,6 +71,7 @@ class TrainShape:
     experts: int = 0  # routed experts per MoE layer
     expert_parameters: int = 0  # routed experts' parameters, all layers (sharded over EP)
     top_k: int = 0  # routed experts per token (expert-parallel all-to-all)
+    routed_matmul: float = 0.0  # the routed experts' share of layer_matmul (top_k of them)
     # shares of the layer's matmul weights next to each TP collective (model/flops.py)
     tp_pairs: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
 
@@ -101,6 +102,9 @@ def train_shape(spec: ModelSpec) -> TrainShape:
         experts=moe.experts if moe else 0,
         expert_parameters=counts.expert_params,
         top_k=moe.experts_per_token if moe else 0,
+        routed_matmul=counts.expert_params * moe.experts_per_token / moe.experts / arch.layers
+        if moe
+        else 0.0,
         tp_pairs=tensor_parallel_pairs(arch),
     )
 

@@ -131,6 +131,7 @@ def _key(s: Scenario, gpu: GPUSpec) -> tuple[object, ...]:
         p.recompute,
         p.attention,
         p.async_tensor_parallel,
+        p.expert_routing,
         hw.gpus_per_node,
         hw.network_gb_per_s,
     )
