@@ -75,6 +75,11 @@ class PolicySpec(Strict):
     # tokens (NeMo RL sequence_packing, on in its GRPO configs; verl use_remove_padding);
     # false: each response padded to prompt + longest
     sequence_packing: bool = True
+    # what a micro-batch counts when packed: "row", prompt + longest tokens per sequence (NeMo
+    # RL train_mb_tokens = max_total_sequence_length x train_micro_batch_size); "response",
+    # micro_batch_size responses at their own lengths, prompt + mean tokens each (verl
+    # ppo_micro_batch_size_per_gpu with use_remove_padding)
+    micro_batch_unit: Literal["row", "response"] = "row"
 
 
 class RLSpec(Strict):
