@@ -39,6 +39,9 @@ class RolloutSpec(Strict):
     # colocated: vLLM sleep mode level (1: weights to host RAM, KV dropped, NeMo RL's; 2: both
     # dropped, the refit refills the weights); SGLang release_memory_occupation as level 1
     sleep_level: Literal[1, 2] = 1
+    # decode steps replayed from captured CUDA graphs (null: the release's default; false: vLLM
+    # enforce_eager, as verl's rollout.enforce_eager: true runs it)
+    cuda_graphs: bool | None = None
 
 
 class ReferenceSpec(Strict):

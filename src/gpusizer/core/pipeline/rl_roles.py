@@ -85,6 +85,7 @@ _USER_FIELDS = {
     "serving.memory_fraction": "rl.rollout.memory_fraction",
     "serving.max_sequences": "rl.rollout.max_sequences",
     "parallelism.tensor": "rl.rollout.tensor",
+    "serving.cuda_graphs": "rl.rollout.cuda_graphs",
 }
 
 
@@ -198,6 +199,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "concurrency": batch,
         "load": "burst",
         "api_server": False,
+        "cuda_graphs": ro.cuda_graphs,  # verl rollout.enforce_eager: true is cuda_graphs false
     }
     data["serving"] = {k: v for k, v in serving.items() if v is not None}
     return _parse(data, "rollout engine")
