@@ -148,7 +148,8 @@ def reference_in_policy(rl: RLSpec) -> bool:
     """The reference is the LoRA policy's own frozen base with its adapters disabled, so it
     holds no weights of its own: verl ``compute_ref_log_prob`` ("if _is_lora, actor without
     lora applied is the ref", ``verl/workers/fsdp_workers.py``: ``disable_adapter()``), as
-    TRL's GRPOTrainer does with a PEFT model. Only where the reference is the policy's model."""
+    TRL does with a PEFT model (``trl/trainer/grpo_trainer.py``: no ``ref_model``, the reference
+    log-probs under ``disable_adapter()``). Only where the reference is the policy's model."""
     return rl.has_reference and rl.policy.kind == "lora" and rl.reference.model is None
 
 
