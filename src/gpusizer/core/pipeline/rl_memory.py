@@ -147,7 +147,7 @@ def allocator_counted(phases: dict[str, Memory], engine: Memory, placement: str)
     physical memory but keeps the tensors, so PyTorch's counters still hold them (SGLang's
     ``torch_memory_saver`` likewise). The figure is then the engine's weights and KV pool on
     top of the heaviest training-side phase, and can exceed the GPU's memory: verl's log of
-    Qwen2.5-72B LoRA on H100s reads 82.9 GiB reserved on a 79.2 GiB card (docs/evidence/rl.md
+    Qwen2.5-72B LoRA reads 82.9 GiB reserved on an 80 GB H100 (docs/evidence/rl.md
     section 5). Split placement: the training pool's phases alone."""
     if placement != "colocated":
         return max(phases[k].total - phases[k].overhead for k in TRAINING_POOL)
