@@ -39,6 +39,9 @@ class RolloutSpec(Strict):
     # colocated: vLLM sleep mode level (1: weights to host RAM, KV dropped, NeMo RL's; 2: both
     # dropped, the refit refills the weights); SGLang release_memory_occupation as level 1
     sleep_level: Literal[1, 2] = 1
+    # decode steps replayed from captured CUDA graphs (null: the release's default; false: vLLM
+    # enforce_eager, as verl's rollout.enforce_eager: true runs it)
+    cuda_graphs: bool | None = None
 
 
 class ReferenceSpec(Strict):
@@ -79,6 +82,11 @@ class PolicySpec(Strict):
     # own load, as RL runs it (NeMo RL grpo_math_1B.yaml: moe_router_load_balancing_type "none",
     # freeze_moe_router, dropless), or "balanced" as the training benchmarks force it
     expert_routing: Literal["balanced", "router"] = "router"
+    # what a micro-batch counts when packed: "row", prompt + longest tokens per sequence (NeMo
+    # RL train_mb_tokens = max_total_sequence_length x train_micro_batch_size); "response",
+    # micro_batch_size responses at their own lengths, prompt + mean tokens each (verl
+    # ppo_micro_batch_size_per_gpu with use_remove_padding)
+    micro_batch_unit: Literal["row", "response"] = "row"
 
 
 class RLSpec(Strict):

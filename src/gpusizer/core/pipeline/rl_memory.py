@@ -137,6 +137,27 @@ def split_phases(p: RLParts) -> dict[str, Memory]:
 TRAINING_POOL = ("log_probs", "training")  # split placement: the phases on the training GPUs
 
 
+def allocator_counted(phases: dict[str, Memory], engine: Memory, placement: str) -> int:
+    """Bytes ``torch.cuda.max_memory_allocated()`` reads on a training GPU over a step (verl
+    logs it as ``perf/max_memory_allocated_gb``, in GiB, after ``update_actor``:
+    ``verl/workers/fsdp_workers.py``). It counts the tensors PyTorch's allocator holds, not the
+    CUDA context or NCCL's buffers (each phase's ``overhead``). Colocated, the sleeping engine
+    stays counted: vLLM's sleep mode allocates its weights and KV pool through a pluggable
+    allocator (``vllm/device_allocator/cumem.py``, CuMemAllocator) and at sleep unmaps their
+    physical memory but keeps the tensors, so PyTorch's counters still hold them (SGLang's
+    ``torch_memory_saver`` likewise). The figure is then the engine's weights and KV pool on
+    top of the heaviest training-side phase, and can exceed the GPU's memory: verl's log of
+    Qwen2.5-72B LoRA reads 82.9 GiB reserved on an 80 GB H100 (docs/evidence/rl.md
+    section 5). Split placement: the training pool's phases alone."""
+    if placement != "colocated":
+        return max(phases[k].total - phases[k].overhead for k in TRAINING_POOL)
+    asleep = {"rollout": 0, "weight_sync": engine.kv_cache}  # the rest: weights and KV pool
+    return max(
+        m.total - m.overhead + asleep.get(name, engine.weights + engine.kv_cache)
+        for name, m in phases.items()
+    )
+
+
 def peak(phases: dict[str, Memory]) -> Memory:
     """The phase with the largest total (the first on a tie), named in ``peak_phase``."""
     name = max(phases, key=lambda k: phases[k].total)

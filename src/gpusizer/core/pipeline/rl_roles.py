@@ -42,6 +42,14 @@ def trained_tokens(rl: RLSpec) -> float:
     return responses(rl) * (rl.prompt_tokens + each)
 
 
+def _row_response(rl: RLSpec) -> int:
+    """Response tokens of one micro-batch row: the longest, or the mean where a packed
+    micro-batch counts responses at their own lengths (``micro_batch_unit`` "response")."""
+    if rl.policy.sequence_packing and rl.policy.micro_batch_unit == "response":
+        return max(1, math.ceil(rl.rollout.response_tokens))
+    return longest_response(rl)
+
+
 def _batches(s: Scenario) -> tuple[int, int, int]:
     """(sequence length, micro-batch, optimizer-step batch) of the policy's training scenario.
     A "sequence" is a micro-batch row of prompt + longest tokens; packed, it holds several
@@ -49,9 +57,13 @@ def _batches(s: Scenario) -> tuple[int, int, int]:
     train_micro_batch_size), so an optimizer step over ``mini_batch_size`` responses runs
     mini x (prompt + mean) / (prompt + longest) rows: fewer micro-batches per pipeline, the
     bubble (p - 1) / (m + p - 1) as Megatron's schedule has it (Narayanan et al. 2021
-    arXiv 2104.04473 §2.2). Rows fill whole micro-batches on every data-parallel rank."""
+    arXiv 2104.04473 §2.2). Rows fill whole micro-batches on every data-parallel rank.
+    Packed with ``micro_batch_unit`` "response" (verl: ``ppo_micro_batch_size_per_gpu``
+    responses, padding removed, ``verl/workers/actor/dp_actor.py`` ``mini_batch.split``), a
+    micro-batch holds that many responses at their own lengths: prompt + mean tokens each on
+    average, so the row is prompt + mean."""
     rl = rl_of(s)
-    seq = rl.prompt_tokens + longest_response(rl)
+    seq = rl.prompt_tokens + _row_response(rl)
     micro = rl.policy.micro_batch_size or s.workload.micro_batch_size
     unit = micro * s.parallelism.data
     mini = rl.policy.mini_batch_size or responses(rl)
@@ -73,6 +85,7 @@ _USER_FIELDS = {
     "serving.memory_fraction": "rl.rollout.memory_fraction",
     "serving.max_sequences": "rl.rollout.max_sequences",
     "parallelism.tensor": "rl.rollout.tensor",
+    "serving.cuda_graphs": "rl.rollout.cuda_graphs",
 }
 
 
@@ -133,6 +146,15 @@ def paced_policy(s: Scenario) -> Scenario:
     return s.model_copy(update={"workload": w, "parallelism": p, "rl": None})
 
 
+def reference_in_policy(rl: RLSpec) -> bool:
+    """The reference is the LoRA policy's own frozen base with its adapters disabled, so it
+    holds no weights of its own: verl ``compute_ref_log_prob`` ("if _is_lora, actor without
+    lora applied is the ref", ``verl/workers/fsdp_workers.py``: ``disable_adapter()``), as
+    TRL does with a PEFT model (``trl/trainer/grpo_trainer.py``: no ``ref_model``, the reference
+    log-probs under ``disable_adapter()``). Only where the reference is the policy's model."""
+    return rl.has_reference and rl.policy.kind == "lora" and rl.reference.model is None
+
+
 def role_names(rl: RLSpec) -> list[str]:
     """The roles of the RL block, as the report's ``rl.roles`` names them."""
     out = ["policy", "rollout"]
@@ -180,6 +202,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "concurrency": batch,
         "load": "burst",
         "api_server": False,
+        "cuda_graphs": ro.cuda_graphs,  # verl rollout.enforce_eager: true is cuda_graphs false
     }
     data["serving"] = {k: v for k, v in serving.items() if v is not None}
     return _parse(data, "rollout engine")

@@ -23,11 +23,12 @@ from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_refit, colocated_transitions, frozen_bytes
-from .rl_memory import FP32, RLParts, colocated_phases, layout_peak, peak, split_phases
+from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
     paced_policy,
     per_replica,
+    reference_in_policy,
     responses,
     role_names,
     rollout_gpus,
@@ -62,6 +63,7 @@ class RLPlan:
     engine_refusal: str | None = None  # why the rollout engine would not start (None: it starts)
     # colocated: the moves between phases (core/pipeline/rl_transitions.py); split: none
     transitions: tuple[Transition, ...] = ()
+    counted: int = 0  # bytes torch.cuda.max_memory_allocated() reads (rl_memory.allocator_counted)
 
     def step(self, overlaps: bool) -> float:
         """Seconds per step: the phases (as rl_time.step_seconds sets them) and the moves."""
@@ -100,7 +102,8 @@ def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
     critic = (
         trainer_scenario(s, role_model(s, "", rl.critic.model), "full_finetune") if rl.has_critic else None
     )
-    ref = frozen_bytes(role_model(s, "", rl.reference.model), s) if rl.has_reference else 0
+    separate = rl.has_reference and not reference_in_policy(rl)
+    ref = frozen_bytes(role_model(s, "", rl.reference.model), s) if separate else 0
     reward = frozen_bytes(role_model(s, "", rl.reward.model), s) if rl.reward.kind == "model" else 0
     vocab = resolve(s.model).vocab
     mb = policy.workload.micro_batch_size * policy.workload.sequence_length
@@ -161,7 +164,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
         refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
         moves = colocated_transitions(s, gpu, parts)
-        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal, moves)
+        counted = allocator_counted(phases, parts.engine, rl.placement)
+        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal, moves, counted)
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))
 
@@ -204,6 +208,7 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
         ],
         "transitions": [{**m.as_dict(), "share": m.seconds / step if step else 0} for m in plan.transitions],
         "peak_phase": peak(plan.phases).peak_phase,
+        "max_memory_allocated_bytes": plan.counted,
         "tokens_generated_per_second": generated / step if step else 0.0,
         "tokens_trained_per_second": trained_tokens(rl) * rl.policy.epochs / step if step else 0.0,
         "steps": rl.steps,
