@@ -37,8 +37,8 @@ SHORT = {
     "speed/tensorrt-llm/nvidia/burst": (6, 9),
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
-# below) holds 80 % of its figures but these, and why (docs/evidence/speed.md section 18,
-# training.md section 17):
+# below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
+# 18.3, training.md section 17):
 CV_SHORT = {
     # ms-swift's Megatron-SWIFT rows (Qwen2.5 72B, optimizer on the CPU, 0.870; Qwen3 32B,
     # packing 8192, 0.933) below all memory's band (0.92-1.03, 0.94 with that fifth out): the
