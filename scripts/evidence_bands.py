@@ -28,7 +28,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
 
 MIN_FIGURES = 5  # below this a regime states its count, not a band
+RATIO_DECIMALS = 4  # the precision of the file's band edges, and so of the ratios compared to them
 # the fewest figures whose four fifths reach split conformal's 80 % ranks (conformal_min, 9
 # ratios): 12 (12 - ceil(12 / 5) = 9); a regime with fewer takes its parent's band
 OWN_BAND_MIN = next(n for n in range(1, 100) if n - -(-n // 5) >= conformal_min())
@@ -64,14 +65,19 @@ def _regime(kind: str, scenario: dict[str, Any]) -> tuple[str, str]:
 
 
 def _engine_logs() -> Iterator[Figure]:
+    """Each logged figure's estimate / logged value; 1 where the estimate prints as Ollama's
+    offload line printed it (one decimal of GiB: "1.2 GiB" is any size within 0.05 GiB of it,
+    up to 4 % of a small figure, so a ratio inside that step is the print's, not the model's)."""
     from tests.core.engine_replay import REPLAYS
-    from tests.core.engine_replay_2025 import replays_2025
+    from tests.core.engine_replay_2025 import prints_as_logged, replays_2025
 
     for rp in [*REPLAYS, *replays_2025()]:
         run, (regime, case) = rp.run(), _regime("memory", rp.scenario)
         for name, get, value in rp.checks:
             if value > 0:
-                yield Figure(f"engine-logs:{rp.record}:{name}", regime, get(run) / value, case)
+                est = get(run)
+                ratio = 1.0 if prints_as_logged(rp.record, name, est) else est / value
+                yield Figure(f"engine-logs:{rp.record}:{name}", regime, ratio, case)
 
 
 def _trainer_tables() -> Iterator[Figure]:
@@ -178,7 +184,10 @@ def _vendors() -> Iterator[Figure]:
 
 
 def figures() -> list[Figure]:
-    """Every replayed figure with its regime and ratio."""
+    """Every replayed figure with its regime and ratio, the ratio rounded to the 4 decimals the
+    file states its band edges in: below that, ratios differ by how a log rounds what it prints,
+    not by the model (llama.cpp prints its buffers to 0.01 MiB: 12,603.015625 MiB is logged
+    12603.02, a ratio 0.9999997 that a band edge at 0.9999999 would count as outside)."""
     out: list[Figure] = []
     for source in (
         _engine_logs,
@@ -189,7 +198,7 @@ def figures() -> list[Figure]:
         _training_speeds,
         _vendors,
     ):
-        out.extend(source())
+        out.extend(replace(f, ratio=round(f.ratio, RATIO_DECIMALS)) for f in source())
     return out
 
 
@@ -227,8 +236,8 @@ def _band_fields(pool: list[Figure], fold: dict[int, int]) -> dict[str, float]:
     """p10, p90, median and width of the band built from a pool's four fifths not held out; the
     width is the band's span over its median ratio."""
     fit = sorted(f.ratio for f in pool if fold[id(f)])
-    lo, hi = (round(x, 4) for x in band_edges(fit))
-    mid = round(percentile(fit, 0.5), 4)
+    lo, hi = (round(x, RATIO_DECIMALS) for x in band_edges(fit))
+    mid = round(percentile(fit, 0.5), RATIO_DECIMALS)
     return {"p10": lo, "p90": hi, "median": mid, "median_width": round((hi - lo) / mid, 4)}
 
 
@@ -303,7 +312,10 @@ def table(data: dict[str, Any]) -> str:
             inside = f"{e['held_out']} ({e['held_out_within']})"
             share = 100 * e["cross_validated_within"] // e["figures"]  # rounded down: never overstated
             cv = f"{e['figures']} ({e['cross_validated_within']}, {share} %)"
-            band, width = f"{e['p10']:.2f}-{e['p90']:.2f}", f"{100 * e['median_width']:.0f} %"
+            # a band narrower than the table's 0.01 steps keeps a third decimal, not "1.00-1.00, 0 %"
+            d = 3 if e["p90"] - e["p10"] < 0.01 else 2
+            band = f"{e['p10']:.{d}f}-{e['p90']:.{d}f}"
+            width = f"{100 * e['median_width']:.{d - 2}f} %"
             if "pooled_from" in e:
                 pool = e["pooled_from"]
                 band += f" (band of `{pool}`: {data['pools'][pool]['figures']} figures)"

@@ -34,6 +34,28 @@ def printed(record: str, field: str) -> float:
     return float(m.group(1)) * _UNIT[m.group(2)]
 
 
+def human_bytes2(size: float) -> str:
+    """A size in bytes as Ollama's offload line prints it: ``format.HumanBytes2`` (ollama
+    format/bytes.go; llm/memory.go v0.5-v0.11 prints every ``memory.*`` field with it), one
+    decimal of GiB from 1 GiB, of MiB from 1 MiB, of KiB from 1 KiB, else whole bytes."""
+    for unit, scale in (("GiB", GiB), ("MiB", MiB), ("KiB", 1024)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{int(size)} B"
+
+
+def prints_as_logged(record: str, check: str, estimate_mib: float) -> bool:
+    """Whether an Ollama check's estimate (MiB) prints as the log printed the figure: "1.2 GiB"
+    stands for any size in [1.15, 1.25) GiB, so an estimate inside that step reproduces the
+    figure to the precision it was published in. False for a figure Ollama's offload line
+    did not print (llama.cpp's own buffer lines print two decimals of MiB)."""
+    rec = LOGS.get(record, {})
+    text = rec.get("logged", {}).get("memory." + check.removesuffix(" MiB"))
+    if rec.get("engine") != "ollama" or not check.endswith(" MiB") or not isinstance(text, str):
+        return False
+    return human_bytes2(estimate_mib * MiB) == text.strip()
+
+
 def offloaded(record: str) -> float:
     m = re.search(r"layers\.offload=(\d+)", LOGS[record]["logged"]["layers"])
     assert m, record
