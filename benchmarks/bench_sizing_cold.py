@@ -144,7 +144,10 @@ window asks: 0.008 s). Every preset ranked (``rank(0)``, median of 3): the slowe
 is Kimi K2's, 0.23-0.30 s; the rest lie within 0.17-0.25 s of CPU and their order changes
 from run to run (Mixtral 8x7B, Llama 4 Scout, gpt-oss-120b, GLM-4.5-Air and Qwen3-Next took
 turns in the top five), so :func:`test_every_preset_cold_within_goal` holds all of them to
-the goal, not only :data:`HEAVIEST`.
+the goal, not only :data:`HEAVIEST`. Every test run guards the goal without a clock
+(tests/core/test_sizing_cold_work.py): the five's cold ``compare_gpus`` spends 1,782-3,531
+work units (core/sizing/work.py), against 11,650-21,634 on 6bd2b77 and a limit of 10,000
+(~0.41-0.49 s of CPU by the calibration there).
 
 The CLI's wall time depends on how the machine is shared: with its CPU at 0.45-0.74 s, a
 load of 3 stretched Kimi K2's wall time to 1.19 s once; on a quiet machine (load ~1, the
