@@ -120,16 +120,72 @@ the search's order (not per layout and estimate the bounds let through), the bud
 longer depend on the bounds, and a tighter bound or a seed would then leave every answer
 where it is; that change moves the answers of the searches that end on the budget, so it is
 the lead's to decide.
+
+Fourth pass (2026-12-05, 05:45-06:30 UTC): **both goals met** for the five presets above, and
+for every preset's default scenario. Not by a change to the search: the default scenario
+trains under the Hugging Face Trainer, which since the pipeline-capability change (the
+FrameworkProfile ``pipeline_training``: 8c59737, merged in 4d21f71) runs no pipeline
+parallelism, so the search weighs no PP > 1 layouts for it (Kimi K2 ``compare``: 1,160
+layouts tried instead of ~8,000). Paired runs, the tree before that merge (6bd2b77) and
+this one alternated (2 rounds each, median of 5 cold calls per round, load 0.8-3), CPU
+seconds, the two rounds' medians::
+
+    preset                  plan cold          compare cold       CLI compare wall (CPU)
+                            6bd2b77   now      6bd2b77   now      6bd2b77       now
+    Kimi K2                 0.98-1.13 0.27-0.29 1.00-1.03 0.23-0.26 1.41-1.82   0.81-1.19
+                                                                  (1.34-1.50)   (0.60-0.74)
+    Qwen3-Coder 480B        0.77-0.85 0.25-0.27 0.76-0.82 0.19-0.20 1.21-1.28   0.52-0.90
+    DeepSeek-R1             0.51-0.54 0.15-0.18 0.46-0.53 0.12-0.13 0.88-1.29   0.46-0.51
+    GLM-4.5                 0.73-0.74 0.21-0.24 0.66-0.72 0.18-0.21 1.09-1.25   0.51
+    DeepSeek-V3             0.51-0.52 0.15-0.18 0.50-0.56 0.12-0.14 0.94-1.38   0.61-0.93
+
+Warm calls 0.007-0.011 s (a ``compare_gpus`` after a ``plan`` of the same scenario, as the
+window asks: 0.008 s). Every preset ranked (``rank(0)``, median of 3): the slowest cold call
+is Kimi K2's, 0.23-0.30 s; the next nine lie within 0.17-0.25 s of CPU and their order changes
+from run to run (Mixtral 8x7B, Llama 4 Scout, gpt-oss-120b, GLM-4.5-Air and Qwen3-Next took
+turns in the top five), so :func:`test_every_preset_cold_within_goal` holds all of them to
+the goal, not only :data:`HEAVIEST`. Every test run guards the goal without a clock
+(tests/core/test_sizing_cold_work.py): the five's cold ``compare_gpus`` spends 1,782-3,531
+work units (core/sizing/work.py), against 11,650-21,634 on 6bd2b77 and a limit of 10,000
+(~0.41-0.49 s of CPU by the calibration there).
+
+The CLI's wall time depends on how the machine is shared: with its CPU at 0.45-0.74 s, a
+load of 3 stretched Kimi K2's wall time to 1.19 s once; on a quiet machine (load ~1, the
+pytest run of this file) 0.42-0.55 s wall. It also depends on bytecode: this machine's
+shells set ``PYTHONDONTWRITEBYTECODE=1``, so each start compiled ~180 modules from source
+(0.15-0.3 s; the earlier CLI figures above include it). :func:`cli_env` now writes the
+bytecode once to a temporary folder first, as an installed app has it; ``--no-bytecode``
+measures the other way (median of 5, load 2.3-2.8: 0.65-0.86 s wall, 0.57-0.69 s CPU). Of
+a cached start about 0.25 s of CPU is before the call (interpreter, the estimator's
+imports: ``core.pipeline.scenario`` 0.21 s by ``-X importtime``, of which ``core.model.specs``
+0.11 s and ~150 dataclasses' generated methods; the import is the start-up work of issue
+34's other item, left to it).
+
+Beyond the goal, with a framework that pipelines (the search weighs PP again), cold CPU,
+median of 3, load ~1 (``{"model": {"preset": "kimi-k2"}, "framework": F}``): Kimi K2 under
+Megatron ``plan`` 1.09 s, ``compare`` 1.04 s; at 16k tokens 2.03 / 2.33 s (under the
+default trainer 0.45 / 0.43 s); under DeepSpeed 0.89 / 0.82 s; Qwen3-Coder 480B under
+Megatron 0.97 / 0.97 s; a DeepSeek-V3 Megatron full fine-tune 0.61 / 0.65 s. Their profile
+(cProfile by tottime and by callers, Kimi K2 Megatron ``compare``) is the flat one described
+above: 13,878 ``stage_phases`` calls, every one a distinct (scenario, stage, DP) by value
+as well as by identity (12,892 distinct by the fields they read), so no memo across GPUs or
+layouts removes any; the per-GPU part is already shared (``Board`` groups, ``widest``
+tables); pydantic ``model_copy`` 4 % of the call. Those cases stay where the third pass
+left them.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -163,29 +219,58 @@ def cold_and_warm(fn: str, preset: str) -> tuple[float, float]:
     return cold, time.process_time() - start
 
 
-def cli_compare(preset: str) -> tuple[float, float]:
-    """(wall, CPU) seconds of ``gpusizer-cli compare --model PRESET`` from process start."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
+@contextmanager
+def cli_env(compiled: bool = True) -> Iterator[dict[str, str]]:
+    """The CLI's environment: with ``compiled``, its bytecode written once (to a temporary
+    folder, removed after) and read by every later start, as an installed app's is (pip
+    compiles on install); without, compiled from source at every start, as
+    ``PYTHONDONTWRITEBYTECODE=1`` (this machine's shells set it) makes it: 0.2-0.3 s more."""
+    env = dict(os.environ)
+    if not compiled:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        yield env
+        return
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory(prefix="gpusizer-bench-pyc-") as cache:
+        env["PYTHONPYCACHEPREFIX"] = cache
+        _run_cli("llama-3.1-8b", env)  # writes the bytecode of every module compare imports
+        yield env
+
+
+def _run_cli(preset: str, env: dict[str, str] | None) -> None:
     subprocess.run(
         [sys.executable, "-m", "gpusizer.cli", "compare", "--model", preset],
         check=True,
         capture_output=True,
         timeout=120,
+        env=env,
     )
+
+
+def cli_compare(preset: str, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of ``gpusizer-cli compare --model PRESET`` from process start,
+    in ``env`` (:func:`cli_env`; None: this process's)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    _run_cli(preset, env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
 
 
-def rank(n: int = 5) -> list[tuple[str, float]]:
-    """The ``n`` presets whose default scenario's slower cold call is slowest, with it."""
+def rank(n: int = 5, runs: int = 1) -> list[tuple[str, float]]:
+    """The ``n`` presets whose default scenario's slower cold call (median of ``runs``) is
+    slowest, with it; ``n`` 0: every preset."""
     from gpusizer.core.model.presets import model_presets
 
     _warm_up()
-    worst = {p: max(cold_and_warm(fn, p)[0] for fn in FUNCTIONS) for p in sorted(model_presets())}
-    return sorted(worst.items(), key=lambda kv: -kv[1])[:n]
+    worst = {
+        p: max(statistics.median(cold_and_warm(fn, p)[0] for _ in range(runs)) for fn in FUNCTIONS)
+        for p in sorted(model_presets())
+    }
+    ranked = sorted(worst.items(), key=lambda kv: -kv[1])
+    return ranked[:n] if n else ranked
 
 
 @pytest.mark.parametrize("fn", FUNCTIONS)
@@ -201,11 +286,28 @@ def test_cold_within_goal(benchmark: Any, fn: str, preset: str) -> None:
     assert cold <= COLD_GOAL_S
 
 
-@pytest.mark.parametrize("preset", HEAVIEST)
-def test_cli_compare_within_goal(benchmark: Any, preset: str) -> None:
+def test_every_preset_cold_within_goal(benchmark: Any) -> None:
+    """Every preset's default scenario, not only :data:`HEAVIEST`: since each lies within
+    0.1 s of the next, which five are heaviest changes from run to run (~1 min)."""
     if benchmark.disabled:
         pytest.skip("a speed target: run with --benchmark-enable")
-    wall, cpu = benchmark.pedantic(cli_compare, args=(preset,), rounds=1, iterations=1)
+    ranked = benchmark.pedantic(rank, args=(0,), rounds=1, iterations=1)
+    print("\nslowest:", ", ".join(f"{p} {s:.2f} s" for p, s in ranked[:8]))
+    assert [p for p, s in ranked if s > COLD_GOAL_S] == []
+
+
+@pytest.fixture(scope="module")
+def compiled_env() -> Iterator[dict[str, str]]:
+    with cli_env() as env:
+        yield env
+
+
+@pytest.mark.parametrize("preset", HEAVIEST)
+def test_cli_compare_within_goal(benchmark: Any, compiled_env: dict[str, str], preset: str) -> None:
+    """The whole process, its bytecode written once before (as an installed app's)."""
+    if benchmark.disabled:
+        pytest.skip("a speed target: run with --benchmark-enable")
+    wall, cpu = benchmark.pedantic(cli_compare, args=(preset, compiled_env), rounds=1, iterations=1)
     print(f"\ngpusizer-cli compare --model {preset}: {wall:.2f} s wall, {cpu:.2f} s CPU")
     assert wall <= CLI_GOAL_S
 
@@ -213,11 +315,12 @@ def test_cli_compare_within_goal(benchmark: Any, preset: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rank", action="store_true", help="rank every preset first (~1 min)")
-    ap.add_argument("--runs", type=int, default=3, help="cold runs per call (median)")
+    ap.add_argument("--runs", type=int, default=5, help="cold runs per call (median)")
+    ap.add_argument("--no-bytecode", action="store_true", help="the CLI compiles its modules at every start")
     a = ap.parse_args(argv)
     presets: list[str] = list(HEAVIEST)
     if a.rank:
-        ranked = rank()
+        ranked = rank(runs=a.runs)
         print("heaviest:", ", ".join(f"{p} {s:.2f} s" for p, s in ranked))
         presets = [p for p, _ in ranked]
     _warm_up()
@@ -227,12 +330,13 @@ def main(argv: list[str] | None = None) -> int:
             runs = [cold_and_warm(fn, preset) for _ in range(a.runs)]
             cold, warm = (statistics.median(x) for x in zip(*runs, strict=True))
             print(f"{preset:24} {fn:13} {cold:7.3f} {warm:7.4f}")
-    print(f"{'preset':24} {'CLI compare':13} {'wall s':>7} {'CPU s':>7}   median of {a.runs}")
-    for preset in presets:
-        wall, cpu = (
-            statistics.median(x) for x in zip(*(cli_compare(preset) for _ in range(a.runs)), strict=True)
-        )
-        print(f"{preset:24} {'':13} {wall:7.2f} {cpu:7.2f}")
+    how = "compiled at each start" if a.no_bytecode else "bytecode written once"
+    print(f"{'preset':24} {'CLI compare':13} {'wall s':>7} {'CPU s':>7}   median of {a.runs}, {how}")
+    with cli_env(compiled=not a.no_bytecode) as env:
+        for preset in presets:
+            runs = [cli_compare(preset, env) for _ in range(a.runs)]
+            wall, cpu = (statistics.median(x) for x in zip(*runs, strict=True))
+            print(f"{preset:24} {'':13} {wall:7.2f} {cpu:7.2f}")
     return 0
 
 
