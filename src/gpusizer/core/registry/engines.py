@@ -90,6 +90,15 @@ class StepCost:
     # request's TTFT and end-to-end time as a client measures them, beside the GPU's steps
     # (another process), so not in the step (core/serving/scheduler.py ``client_view``)
     front_end: float = 0.0
+    # the same through /v1/completions where published apart from the chat route (None: as
+    # ``front_end``; ``serving.api_endpoint``)
+    front_end_completions: float | None = None
+
+    def front_end_for(self, endpoint: str | None) -> float:
+        """Seconds a request spends in the API server on ``endpoint`` (null: chat)."""
+        if endpoint == "completions" and self.front_end_completions is not None:
+            return self.front_end_completions
+        return self.front_end
 
 
 NO_STEP_COST = StepCost(0.0, 0.0)
