@@ -22,8 +22,8 @@ from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
 # random tokens on one A100 (Tenstorrent's GPU reference runs, tt-inference-server issue 340,
 # June 2025: vLLM's benchmark_serving.py, release not stated, replayed as 0.9.1), less the step
 # model's 2.1 ms prefill: the smallest model, where the GPU's share is least; its other rows
-# and Qwen3-1.7B's out of sample (docs/evidence/serving.md §10). The two routes' figures come from two hosts and
-# releases as well: the 38 ms between them is measured, not broken down.
+# and Qwen3-1.7B's out of sample (docs/evidence/speed.md §13.1). The two routes' figures come
+# from two hosts and releases as well: the 37 ms between them is measured, not broken down.
 VLLM_FRONT_END = 47.1 * ms
 VLLM_FRONT_END_COMPLETIONS = 10.3 * ms
 VLLM_STEPS = (
