@@ -1,6 +1,6 @@
 """``serving.api_endpoint``: the API server's cost per request as published for the route the
-requests take (docs/evidence/speed.md §13.1): vLLM's chat route 47.1 ms (GPUStack, `vllm bench
-serve --backend openai-chat`), its completions route 10.3 ms (Tenstorrent's A100 runs,
+requests take (docs/evidence/speed.md §13.1): vLLM's chat route 46.9 ms (GPUStack, `vllm bench
+serve --backend openai-chat`), its completions route 10.2 ms (Tenstorrent's A100 runs,
 tt-inference-server issue 340); SGLang and TensorRT-LLM publish no completions figure apart."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def test_chat_is_the_default_and_answers_as_before() -> None:
 
 
 def test_vllm_completions_route_costs_its_published_share() -> None:
-    """47.1 - 10.3 = 36.8 ms less per request on /v1/completions; SGLang the same on both."""
+    """46.9 - 10.2 = 36.7 ms less per request on /v1/completions; SGLang the same on both."""
     assert _ttft_ms(_scenario("vllm")) - _ttft_ms(_scenario("vllm", "completions")) == pytest.approx(
         36.8, abs=0.1
     )
