@@ -234,18 +234,41 @@ def test_draft_model_round_trips() -> None:
     assert estimate_report(echo)["serving"] == estimate_report(d)["serving"]
 
 
+# Qwen/Qwen1.5-7B-Chat's config.json (its q/k/v biases take no adapter)
+QWEN15_7B = {
+    "name": "Qwen1.5-7B",
+    "layers": 32,
+    "hidden_size": 4096,
+    "attention_heads": 32,
+    "kv_heads": 32,
+    "ffn_hidden_size": 11008,
+    "vocab_size": 151936,
+    "max_context": 32768,
+    "qkv_bias": True,
+}
+
+
 @pytest.mark.parametrize(
-    ("rank", "targets", "published"),
+    ("model", "rank", "targets", "published"),
     [
         # PEFT print_trainable_parameters on Llama 2 7B as the Hugging Face tutorials print it:
         # r=8 on q_proj/v_proj, and r=8 on every linear layer (docs/evidence/serving.md §12)
-        (8, ["q", "v"], 4_194_304),
-        (8, None, 19_988_480),
+        ("llama-2-7b", 8, ["q", "v"], 4_194_304),
+        ("llama-2-7b", 8, None, 19_988_480),
+        # TensorRT-LLM 0.11.0's log of Qwen1.5-7B-Chat with rank-8 adapters on its 7 modules
+        # (triton-inference-server/tensorrtllm_backend issue 559: "Max LoRA size is 19988480";
+        # the issue's own sum, (4 x 4096 x 2 x 8 + 3 x (4096 + 11008) x 8) x 32, the same)
+        (QWEN15_7B, 8, None, 19_988_480),
     ],
 )
-def test_lora_slot_is_one_adapter(rank: int, targets: list[str] | None, published: int) -> None:
-    """One GPU slot at TP 1 holds one adapter of the slot's rank: PEFT's parameter count."""
-    d = _scenario("llama-2-7b", "a100-sxm-80gb", 1, 200, 200)
+def test_lora_slot_is_one_adapter(
+    model: str | dict[str, Any], rank: int, targets: list[str] | None, published: int
+) -> None:
+    """One GPU slot at TP 1 holds one adapter of the slot's rank: PEFT's parameter count, and
+    the adapter size TensorRT-LLM's LoRA cache logs."""
+    d = _scenario(model if isinstance(model, str) else "", "a100-sxm-80gb", 1, 200, 200)
+    if isinstance(model, dict):
+        d["model"] = model
     d["serving"]["lora"] = {"adapters": 1, "rank": rank, **({"targets": targets} if targets else {})}
     sv = estimate_report(d)["serving"]
     assert sv["lora_weight_bytes"] == published * 2  # bf16, exact
