@@ -93,7 +93,8 @@ class StepCost:
     per_request: float = 0.0
     per_request_pipeline: float = 0.0
     # seconds a request spends in the engine's API server outside the steps (chat template,
-    # tokenising, handing it to the scheduler, streaming the first token back): in each
+    # handing it to the scheduler, streaming the first token back; its tokenising grows with
+    # the prompt, ``front_end_per_token``): in each
     # request's TTFT and end-to-end time as a client measures them, beside the GPU's steps
     # (another process), so not in the step (core/serving/scheduler.py ``client_view``)
     front_end: float = 0.0
