@@ -85,45 +85,77 @@ def test_proposer_parameters(row: dict[str, Any]) -> None:
     assert params == pytest.approx(row["published_params"], rel=0.10), row["source"]
 
 
-def _prefix_ttft(tokens: int, prefix: bool) -> float:
-    setup = DATA["prefix_setup"]
+def _prefix_ttft(tokens: int, prefix: bool, **serving: Any) -> float:
+    """The TTFT of a prompt of ``tokens``, all cached with ``prefix``, replayed as agentic-kvc
+    ran it (``prefix_as_run``: eager, vLLM 0.18.1, the completions route) unless ``serving``
+    says otherwise."""
+    setup, run = DATA["prefix_setup"], DATA["prefix_as_run"]
     d = _scenario(setup["model"], setup["gpu"], 1, tokens, 2)
     d["serving"].update(load="burst", max_context=setup["max_context"])
+    d["serving"].update(
+        engine_version=run["engine_version"], cuda_graphs=run["cuda_graphs"], api_endpoint=run["api_endpoint"]
+    )
+    d["serving"].update(serving)
     if prefix:
         d["serving"]["prefix"] = {"shared_tokens": tokens}
     return float(estimate_report(d)["serving"]["ttft_seconds"]) * 1e3
 
 
-# The cached prompt's TTFT: within 25 % from 8k to 16k tokens; our floor (the API server's
-# per-request cost and one step) is ~20 ms above the measured 42 ms at 1-4k, and from 32k the
-# measured time grows with work per prompt token the model has no term for (tokenising and
-# hashing the whole prompt: +70 ms at 64k). docs/evidence/serving.md §10.
-PREFIX_TOL = {1024: 0.50, 2048: 0.40, 4096: 0.40, 8192: TOL, 16384: TOL, 65536: 0.40}
-
-
 @pytest.mark.parametrize("row", DATA["prefix"], ids=lambda r: r["id"])
 def test_prefix_hit_ttft(row: dict[str, Any]) -> None:
+    """A cached prompt's TTFT as run: the eager step's launches, the completions route's cost
+    per request and the prompt's tokenising (1.03 us a token): +11 % at 1k to +1 % at 64k
+    (docs/evidence/serving.md §10)."""
     ours = _prefix_ttft(row["tokens"], True)
-    assert ours == pytest.approx(row["published_ttft_ms"], rel=PREFIX_TOL[row["tokens"]]), DATA[
-        "prefix_setup"
-    ]["source"]
+    assert ours == pytest.approx(row["published_ttft_ms"], rel=TOL), DATA["prefix_setup"]["source"]
+
+
+def test_prefix_hit_chat_route_cannot_be_the_run() -> None:
+    """The chat route's published cost per request (46.9 ms, GPUStack) alone exceeds the whole
+    41.8 ms measured at 1k: replayed through it, eager, the 1k hit is ~2x the measured; with
+    CUDA graphs, still above it by more than 25 % (docs/evidence/serving.md §10)."""
+    published = DATA["prefix"][0]["published_ttft_ms"]
+    assert _prefix_ttft(1024, True, api_endpoint="chat") > 1.8 * published
+    assert _prefix_ttft(1024, True, api_endpoint="chat", cuda_graphs=True) > (1 + TOL) * published
 
 
 def test_prefix_hit_eager_floor_is_the_api_servers() -> None:
-    """agentic-kvc ran vLLM with --enforce-eager: replayed so (serving.cuda_graphs false) the
-    step of a cached 1k prompt is the eager launches, 628 kernels x 55 us + 0.4 ms = 34.9 ms, under the
-    measured 41.8 ms; the API server's 50.5 ms per request on top (one GPUStack figure,
-    core/registry/engine_releases_vllm_v1.py) is what overshoots: the measured time leaves it
-    at most 7 ms on that host (docs/evidence/serving.md §10)."""
-    setup = DATA["prefix_setup"]
-    d = _scenario(setup["model"], setup["gpu"], 1, 1024, 2)
-    d["serving"].update(load="burst", max_context=setup["max_context"], cuda_graphs=False)
-    d["serving"]["prefix"] = {"shared_tokens": 1024}
-    with_api = float(estimate_report(d)["serving"]["ttft_seconds"]) * 1e3
-    d["serving"]["api_server"] = False
-    step = float(estimate_report(d)["serving"]["ttft_seconds"]) * 1e3
+    """agentic-kvc ran vLLM with --enforce-eager: replayed so, without the API server, the step
+    of a cached 1k prompt is the eager launches, 628 kernels x 55 us + 0.4 ms = 34.9 ms, under
+    the measured 41.8 ms; the chat route's 46.9 ms per request on top (one GPUStack figure,
+    core/registry/engine_releases_vllm_v1.py) overshoots: the measured time leaves the API
+    server at most 7 ms on that host (docs/evidence/serving.md §10)."""
+    step = _prefix_ttft(1024, True, api_server=False)
+    with_chat = _prefix_ttft(1024, True, api_endpoint="chat")
     published = DATA["prefix"][0]["published_ttft_ms"]
-    assert step == pytest.approx(published, rel=TOL) and step < published < with_api
+    assert step == pytest.approx(published, rel=TOL) and step < published < with_chat
+
+
+def _throughput(prefix: bool) -> float:
+    t = DATA["prefix_throughput_setup"]
+    d = _scenario(t["model"], t["gpu"], 1, t["prompt"], t["output"], t["requests"])
+    d["model"]["max_context"] = t["max_context"]
+    d["precision"] = {"weights": t["weights"]}
+    d["serving"].update(
+        load="burst",
+        requests=t["requests"],
+        api_server=False,
+        engine_version=t["engine_version"],
+        length_spread=t["length_spread"],
+    )
+    if prefix:  # every prompt sent twice: half the requests find their whole prompt cached
+        d["serving"]["prefix"] = {"shared_tokens": t["prompt"], "hit_rate": 0.5}
+    return float(estimate_report(d)["serving"]["tokens_per_second"])
+
+
+@pytest.mark.parametrize("row", DATA["prefix_throughput"], ids=lambda r: r["id"])
+def test_prefix_offline_throughput(row: dict[str, Any]) -> None:
+    """vLLM PR 9668's benchmark_prefix_caching run on an L40S: 1.76x the output tokens/s with
+    the cache at a 49 % hit rate (ours 1.80x, +2 %), 871 tokens/s with it (ours +19 %)."""
+    ours = _throughput(True)
+    if row["metric"] == "ratio":
+        ours /= _throughput(False)
+    assert ours == pytest.approx(row["published"], rel=TOL), row["source"]
 
 
 def test_prefix_skips_prefill_and_shares_blocks() -> None:
@@ -202,18 +234,41 @@ def test_draft_model_round_trips() -> None:
     assert estimate_report(echo)["serving"] == estimate_report(d)["serving"]
 
 
+# Qwen/Qwen1.5-7B-Chat's config.json (its q/k/v biases take no adapter)
+QWEN15_7B = {
+    "name": "Qwen1.5-7B",
+    "layers": 32,
+    "hidden_size": 4096,
+    "attention_heads": 32,
+    "kv_heads": 32,
+    "ffn_hidden_size": 11008,
+    "vocab_size": 151936,
+    "max_context": 32768,
+    "qkv_bias": True,
+}
+
+
 @pytest.mark.parametrize(
-    ("rank", "targets", "published"),
+    ("model", "rank", "targets", "published"),
     [
         # PEFT print_trainable_parameters on Llama 2 7B as the Hugging Face tutorials print it:
         # r=8 on q_proj/v_proj, and r=8 on every linear layer (docs/evidence/serving.md §12)
-        (8, ["q", "v"], 4_194_304),
-        (8, None, 19_988_480),
+        ("llama-2-7b", 8, ["q", "v"], 4_194_304),
+        ("llama-2-7b", 8, None, 19_988_480),
+        # TensorRT-LLM 0.11.0's log of Qwen1.5-7B-Chat with rank-8 adapters on its 7 modules
+        # (triton-inference-server/tensorrtllm_backend issue 559: "Max LoRA size is 19988480";
+        # the issue's own sum, (4 x 4096 x 2 x 8 + 3 x (4096 + 11008) x 8) x 32, the same)
+        (QWEN15_7B, 8, None, 19_988_480),
     ],
 )
-def test_lora_slot_is_one_adapter(rank: int, targets: list[str] | None, published: int) -> None:
-    """One GPU slot at TP 1 holds one adapter of the slot's rank: PEFT's parameter count."""
-    d = _scenario("llama-2-7b", "a100-sxm-80gb", 1, 200, 200)
+def test_lora_slot_is_one_adapter(
+    model: str | dict[str, Any], rank: int, targets: list[str] | None, published: int
+) -> None:
+    """One GPU slot at TP 1 holds one adapter of the slot's rank: PEFT's parameter count, and
+    the adapter size TensorRT-LLM's LoRA cache logs."""
+    d = _scenario(model if isinstance(model, str) else "", "a100-sxm-80gb", 1, 200, 200)
+    if isinstance(model, dict):
+        d["model"] = model
     d["serving"]["lora"] = {"adapters": 1, "rank": rank, **({"targets": targets} if targets else {})}
     sv = estimate_report(d)["serving"]
     assert sv["lora_weight_bytes"] == published * 2  # bf16, exact

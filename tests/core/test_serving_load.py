@@ -15,6 +15,7 @@ from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.pipeline.work import model_of as _model
 from gpusizer.core.registry.engine_releases_vllm_v1 import VLLM_FRONT_END
+from gpusizer.core.registry.engines import TOKENISE_PER_TOKEN
 from gpusizer.core.serving.engine_memory import engine_memory
 from gpusizer.core.serving.load import serving_load
 from gpusizer.core.serving.scheduler import simulate
@@ -46,6 +47,10 @@ def _sv(sc: dict[str, Any]) -> Any:
     return sv
 
 
+# vLLM's API server per 1,024-token request: its fixed cost and the prompt's tokenising
+FRONT_END_1K = VLLM_FRONT_END + 1024 * TOKENISE_PER_TOKEN
+
+
 def test_one_user_is_one_request_after_another() -> None:
     # a lone request: its prompt in one step (1,024 < the 8,192 budget), then 255 decode steps
     # whose context grows from 1,025 to 1,279 (their mean: the step at the middle, exact since
@@ -53,7 +58,7 @@ def test_one_user_is_one_request_after_another() -> None:
     # TTFT and E2E as the client sees them, with the API server's cost per request
     sc = _vllm(load="steady", concurrency=1)
     sv, step = _sv(sc), _step(sc)
-    assert sv.ttft_seconds == pytest.approx(step.prefill_seconds(1024) + VLLM_FRONT_END, rel=1e-9)
+    assert sv.ttft_seconds == pytest.approx(step.prefill_seconds(1024) + FRONT_END_1K, rel=1e-9)
     assert sv.tpot_seconds == pytest.approx(step.decode_seconds(1, 1025 + 127), rel=1e-3)
     assert sv.e2e_seconds == pytest.approx(sv.ttft_seconds + 255 * sv.tpot_seconds, rel=1e-9)
     assert sv.tokens_per_second == pytest.approx(256 / sv.e2e_seconds, rel=1e-9)
@@ -211,15 +216,16 @@ def test_tensorrt_llm_limits_hold_per_micro_batch() -> None:
 
 
 def test_the_api_server_cost_is_in_ttft_not_in_the_steps() -> None:
-    # a request waits VLLM_FRONT_END in vLLM's API server (chat template, tokenising, the
-    # hand-off to the scheduler, the first token streamed back): TTFT and E2E grow by it, TPOT
+    # a request waits VLLM_FRONT_END in vLLM's API server (chat template, the hand-off to the
+    # scheduler, the first token streamed back) and 1.03 us a prompt token tokenising its text
+    # (engines.py TOKENISE_PER_TOKEN): TTFT and E2E grow by it, TPOT
     # does not; an offline run (serving.api_server false, vLLM's LLM class) has none
     served, offline = (
         _sv(_vllm(load="steady", concurrency=1)),
         _sv(_vllm(load="steady", concurrency=1, api_server=False)),
     )
-    assert served.ttft_seconds - offline.ttft_seconds == pytest.approx(VLLM_FRONT_END, rel=1e-9)
-    assert served.e2e_seconds - offline.e2e_seconds == pytest.approx(VLLM_FRONT_END, rel=1e-9)
+    assert served.ttft_seconds - offline.ttft_seconds == pytest.approx(FRONT_END_1K, rel=1e-9)
+    assert served.e2e_seconds - offline.e2e_seconds == pytest.approx(FRONT_END_1K, rel=1e-9)
     assert served.tpot_seconds == offline.tpot_seconds
     # one user's next request waits for the last one as the client sees it
     assert served.tokens_per_second == pytest.approx(256 / served.e2e_seconds, rel=1e-9)

@@ -45,9 +45,9 @@ def test_training_time_prints_its_band() -> None:
 
 
 def test_a_pooled_band_names_its_parent_in_the_cli_and_the_reports() -> None:
-    # vLLM at batch one on NVIDIA: too few figures for a band of its own (scenario-format.md
-    # "Evidence and bands", pooled_from)
-    sc = {**VLLM, "hardware": {"gpu": "h100-sxm-80gb"}}
+    # TensorRT-LLM at batch one on NVIDIA: too few figures for a band of its own (scenario-format.md
+    # "Evidence and bands", pooled_from; vLLM's has its own since its completions-route figures)
+    sc = {**VLLM, "framework": "tensorrt-llm", "hardware": {"gpu": "h100-sxm-80gb"}}
     rep = estimate_report(sc)
     pool = rep["evidence"]["speed"]["pooled_from"]
     assert f"speed validated (band of all engines' speed on NVIDIA, batch one: {pool['figures']}" in (

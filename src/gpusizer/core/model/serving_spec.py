@@ -62,6 +62,11 @@ class ServingSpec(Strict):
     # false for in-process offline runs (vLLM's ``LLM`` class and benchmark_latency /
     # benchmark_throughput, trtllm-bench, llama-bench). Null: true.
     api_server: bool | None = None
+    # Additive: the API route the requests take: "chat" (/v1/chat/completions: the server
+    # renders the chat template before tokenising) or "completions" (/v1/completions: the
+    # prompt as sent); each engine's cost per request as published for that route
+    # (core/registry/engines.py StepCost.front_end, front_end_completions). Null: "chat".
+    api_endpoint: Literal["chat", "completions"] | None = None
     # Additive: llama.cpp's ggml backend (its build: ggml-cuda, the HIP build for
     # ROCm, Vulkan, Metal, SYCL), whose kernels reach their own shares of the GPU
     # (core/speed/rates_era.py); null: the GPU vendor's own (NVIDIA cuda, AMD rocm, Apple

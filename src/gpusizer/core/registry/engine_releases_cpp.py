@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine_knobs import LlamaCppKnobs, OllamaKnobs
-from .engines import BatchTier, EngineRelease, Scheduling, StepCost, ms, us
+from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
 # its scheduler with the GPU ("At step n, the system launches GPU computation for step n+1
@@ -33,14 +33,21 @@ from .engines import BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 # the longer of the two): 29.4 us, from NVIDIA/TensorRT-LLM PR #10273 (gpt-oss-120b, attention
 # DP 2 on GB200, 1,536 requests a rank: host_step_time 45.11 ms per iteration); an
 # attention-DP rank's host handles only its own requests (docs/evidence/speed.md section 27).
-# trtllm-serve's cost per request (StepCost.front_end): 33.6 ms, the mean TTFT of 1.2.0rc1
+# trtllm-serve's cost per request (StepCost.front_end): 33.4 ms, the mean TTFT of 1.2.0rc1
 # serving Qwen3-8B to 4 users on one H100 (51.61 ms, GPUStack performance lab, ShareGPT at
-# 233 / 221 tokens) less the step model's 18.0 ms; trtllm-bench runs in process (none).
+# 233 / 221 tokens) less the step model's 18.0 ms and the prompt's tokenising (233 x 1.03 us:
+# its OpenAI server encodes with the model's Hugging Face tokenizer, engines.py
+# TOKENISE_PER_TOKEN; 33.6 ms before); trtllm-bench runs in process (none).
 _TRT_STEPS = (
     (
         "",
         StepCost(
-            step=0.0, launch=55 * us, per_request=29.4 * us, per_request_pipeline=84 * us, front_end=33.6 * ms
+            step=0.0,
+            launch=55 * us,
+            per_request=29.4 * us,
+            per_request_pipeline=84 * us,
+            front_end=33.4 * ms,
+            front_end_per_token=TOKENISE_PER_TOKEN,
         ),
     ),
 )

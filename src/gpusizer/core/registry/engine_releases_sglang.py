@@ -8,15 +8,19 @@ from; docs/evidence/serving.md §2 holds the excerpts. GiB = 2^30.
 from __future__ import annotations
 
 from .engine_knobs import SGLangKnobs
-from .engines import BatchTier, EngineRelease, Scheduling, StepCost, ms, us
+from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 
 # SGLang overlaps its scheduler with the GPU ("runs one batch ahead", SGLang v0.4 blog
 # 2024-12-04): no host cost per step; an eager step launches each op at 55 us (as vLLM's,
 # core/registry/engine_releases.py).
-# Its API server's cost per request (StepCost.front_end): 9.7 ms, the mean TTFT of SGLang 0.5.3
+# Its API server's cost per request (StepCost.front_end): 9.5 ms, the mean TTFT of SGLang 0.5.3
 # serving Qwen3-8B BF16 to 4 users on one H100 (27.7 ms, GPUStack performance lab, ShareGPT at
-# 233 / 221 tokens) less the step model's 18.0 ms; the FP8 run of the same page out of sample.
-_SGLANG_STEPS = (("", StepCost(step=0.0, launch=55 * us, front_end=9.7 * ms)),)
+# 233 / 221 tokens) less the step model's 18.0 ms and the prompt's tokenising (233 x 1.03 us:
+# its TokenizerManager encodes with Hugging Face tokenizers, engines.py TOKENISE_PER_TOKEN;
+# 9.7 ms before); the FP8 run of the same page out of sample.
+_SGLANG_STEPS = (
+    ("", StepCost(step=0.0, launch=55 * us, front_end=9.5 * ms, front_end_per_token=TOKENISE_PER_TOKEN)),
+)
 # SGLang's default runs a prefill batch on its own (enable_mixed_chunk False, scheduler.py
 # get_next_batch_to_run). SGLang replays CUDA graphs for decode batches only:
 # ForwardMode.is_cuda_graph() is DECODE, TARGET_VERIFY or IDLE

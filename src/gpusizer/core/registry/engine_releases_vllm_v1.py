@@ -7,17 +7,39 @@ constants both modules use live here. GiB = 2^30.
 from __future__ import annotations
 
 from .engine_knobs import VLLMKnobs
-from .engines import BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
+from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduling, StepCost, ms, us
 
 # Host cost of a vLLM step (core/registry/engines.py StepCost; docs/evidence/speed.md): 0.4 ms
 # per step the GPU waits for, 55 us per op of an eager step (engine_releases.py says why).
-# The API server's cost per request (StepCost.front_end): 47.1 ms, the c=1 mean TTFT of vLLM
+# The API server's cost per request (StepCost.front_end): 46.9 ms, the c=1 mean TTFT of vLLM
 # 0.11.0 (GPUStack performance lab, Qwen3-8B on one H100 SXM, ShareGPT at 233 / 221 tokens,
 # 59.01 ms; its c=2/4/8 TTFTs out of sample) less the step model's 11.9 ms prefill on 0.11.0's
-# Hopper rates (core/speed/rates_era.py ``vllm-0.11``; before them 8.5 ms, and 50.5 ms here).
+# Hopper rates (core/speed/rates_era.py ``vllm-0.11``; before them 8.5 ms, and 50.5 ms here)
+# and the prompt's tokenising (233 x 1.03 us, engines.py TOKENISE_PER_TOKEN; 47.1 ms before).
 # The same for every release: no other release has a published TTFT at short prompts here.
-VLLM_FRONT_END = 47.1 * ms
-VLLM_STEPS = (("", StepCost(step=0.4 * ms, launch=55 * us, front_end=VLLM_FRONT_END)),)
+# GPUStack's client is `vllm bench serve --backend openai-chat`: the chat route. Through
+# /v1/completions (``serving.api_endpoint``: the prompt as sent, no chat template) a bare
+# `vllm serve` costs 10.2 ms a request: 12.4 ms, the c=1 mean TTFT of Qwen3-0.6B at 128 / 128
+# random tokens on one A100 (Tenstorrent's GPU reference runs, tt-inference-server issue 340,
+# June 2025: vLLM's benchmark_serving.py, release not stated, replayed as 0.9.1), less the step
+# model's 2.1 ms prefill and 0.13 ms of tokenising: the smallest model, where the GPU's share
+# is least; its other rows and Qwen3-1.7B's out of sample (docs/evidence/speed.md §13.1). The
+# two routes' figures come from two hosts and releases as well: the 37 ms between them is
+# measured, not broken down.
+VLLM_FRONT_END = 46.9 * ms
+VLLM_FRONT_END_COMPLETIONS = 10.2 * ms
+VLLM_STEPS = (
+    (
+        "",
+        StepCost(
+            step=0.4 * ms,
+            launch=55 * us,
+            front_end=VLLM_FRONT_END,
+            front_end_completions=VLLM_FRONT_END_COMPLETIONS,
+            front_end_per_token=TOKENISE_PER_TOKEN,
+        ),
+    ),
+)
 # V1's scheduler (v1/core/sched/scheduler.py): prompt chunks beside the decodes; a waiting request
 # is scheduled only when ``allocate_slots`` finds blocks for the chunk it is given ("if new_blocks
 # is None: ... break"); prefix caching on by default (``enable_prefix_caching`` None -> True for

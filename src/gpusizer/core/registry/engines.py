@@ -46,6 +46,13 @@ GiB = 2**30
 MiB = 2**20
 ms = 1e-3
 us = 1e-6
+# The API servers of vLLM, SGLang and trtllm-serve tokenise a prompt's text with Hugging Face
+# tokenizers in one thread before the engine sees it: 1.03 us a prompt token, 4 bytes a token
+# (OpenAI's "one token is about 4 characters" of English) at 3.9 MB/s, the single-thread encode
+# of English text by tokenizers v0.23.1 in its CI bench (huggingface/tokenizers PR 2298,
+# eng_Latn; llama-3.1's tokenizer read 1.9-2.1 MB/s in PR 1582's 2024 bench, before that
+# release's speed-ups). StepCost.front_end_per_token.
+TOKENISE_PER_TOKEN = 4 / 3.9e6
 
 # nvidia-smi's total minus cudaMemGetInfo's total (what engines call "total"): H100 81,559 ->
 # 81,090 MiB (469), RTX 3090 24,576 -> 24,146 (430), H200 143,771 -> 143,073 (698), read from
@@ -86,10 +93,25 @@ class StepCost:
     per_request: float = 0.0
     per_request_pipeline: float = 0.0
     # seconds a request spends in the engine's API server outside the steps (chat template,
-    # tokenising, handing it to the scheduler, streaming the first token back): in each
+    # handing it to the scheduler, streaming the first token back; its tokenising grows with
+    # the prompt, ``front_end_per_token``): in each
     # request's TTFT and end-to-end time as a client measures them, beside the GPU's steps
     # (another process), so not in the step (core/serving/scheduler.py ``client_view``)
     front_end: float = 0.0
+    # the same through /v1/completions where published apart from the chat route (None: as
+    # ``front_end``; ``serving.api_endpoint``)
+    front_end_completions: float | None = None
+    # seconds per prompt token the API server spends tokenising the prompt's text before it
+    # hands the request on, beside ``front_end`` (which was measured at short prompts)
+    front_end_per_token: float = 0.0
+
+    def front_end_for(self, endpoint: str | None, prompt_tokens: int = 0) -> float:
+        """Seconds a request of ``prompt_tokens`` spends in the API server on ``endpoint``
+        (null: chat)."""
+        fixed = self.front_end
+        if endpoint == "completions" and self.front_end_completions is not None:
+            fixed = self.front_end_completions
+        return fixed + self.front_end_per_token * prompt_tokens
 
 
 NO_STEP_COST = StepCost(0.0, 0.0)

@@ -109,7 +109,11 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         em.kv_capacity_tokens,
         max(1, st.kv_block_tokens),
         rel.scheduling.admission,
-        st.step.front_end if s.serving.api_server is not False else 0.0,
+        (
+            st.step.front_end_for(s.serving.api_endpoint, s.workload.prompt_tokens)
+            if s.serving.api_server is not False
+            else 0.0
+        ),
         rel.scheduling.cached_preemption,
     )
 
