@@ -299,6 +299,43 @@ def test_offload_disk_layer_load(
     assert per_layer == pytest.approx(published_ms, rel=TOL)
 
 
+OFFLOAD_MEMORY = DATA["kv_offload_memory"]
+
+
+def _tier(model: str, gpu: str, tp: int, capacity_gb: float) -> dict[str, Any]:
+    d = _scenario(model, gpu, tp, 2048, 2)
+    d["serving"].update(load="burst", prefix={"shared_tokens": 1024}, kv_offload={"capacity_gb": capacity_gb})
+    return estimate_report(d)["serving"]
+
+
+@pytest.mark.parametrize("row", OFFLOAD_MEMORY["rows"], ids=lambda r: r["id"])
+def test_offload_tier_tokens_per_published_block(row: dict[str, Any]) -> None:
+    """A host tier of 1,000 of the vLLM blog's 16-token blocks (per GPU, at the stated TP) holds
+    16,000 tokens: ours 7 of 8 within 1 % (Qwen2.5-7B's 0.87 MB is 0.875 MiB rounded), Qwen3-8B
+    -12.5 % (its published row implies 7 KV heads a layer, its config 8: the data's notes)."""
+    tp = row["tensor"]
+    capacity_gb = 1000 * row["block_mib"] * 2**20 * tp / 1e9
+    tokens = _tier(row["model"], "h100-sxm-80gb", tp, capacity_gb)["kv_offload_capacity_tokens"]
+    assert tokens == pytest.approx(16_000, rel=0.15 if row["model"] == "qwen3-8b" else 0.01), (
+        row["notes"] if "notes" in row else row["id"]
+    )
+
+
+def test_offload_tier_holds_the_sized_prefixes() -> None:
+    """vLLM PR 39983 sized --kv-offloading-size 12 (GiB) to hold 6 prefixes of 16K tokens of
+    Llama-3.1-8B at 128 KiB a token on an L40S: ours exactly 98,304 tokens."""
+    cap = OFFLOAD_MEMORY["capacity"]
+    sv = _tier(cap["model"], cap["gpu"], 1, cap["size_gib"] * 2**30 / 1e9)
+    assert sv["kv_offload_capacity_tokens"] == cap["tokens"], cap["source"]
+
+
+def test_offload_tier_splits_over_tensor_ranks() -> None:
+    """vLLM gives each tensor rank an even share of the size and each rank's block holds its
+    heads only: the tokens held do not change with TP (Llama-3.1-70B, 8 KV heads)."""
+    one = _tier("llama-3.1-70b", "h100-sxm-80gb", 4, 100)["kv_offload_capacity_tokens"]
+    assert one == _tier("llama-3.1-70b", "h100-sxm-80gb", 8, 100)["kv_offload_capacity_tokens"]
+
+
 def test_offload_needs_a_prefix() -> None:
     d = _scenario("llama-3.1-8b", "h100-sxm-80gb", 1, 2000, 256)
     d["serving"]["kv_offload"] = {"capacity_gb": 100}

@@ -19,6 +19,13 @@ each layer's share of a block on its own (``VLLMKnobs.offload_copies_per_layer``
 contiguous 0.5-2 MB block across the layers in 0.12.0, 4-5x faster). ``COPY_SECONDS`` from the
 connector's own micro-benchmark as its author quotes it (vLLM issue 33398: Llama-3.1-8B on an
 H100 loads 32 KB copies at about 5 GB/s, 6.4 us each, of which 32 KB at 54 GB/s is 0.6 us).
+
+The tier's capacity in tokens: vLLM splits ``--kv-offloading-size`` evenly over the tensor x
+pipeline ranks (``VllmConfig._post_init_kv_transfer_config``: ``cpu_bytes_to_use`` = size /
+(tp x pp)) and each rank keeps ``cpu_bytes_to_use // block bytes`` whole blocks
+(``CPUOffloadingSpec``: ``num_cpu_blocks``), a block being the engine's tokens a block times the
+rank's KV bytes a token across its layers (the vLLM blog's table of physical block sizes from
+0.12.0: 2 MB for Llama-3.1-8B, 0.87 MB for Qwen2.5-7B at 16 tokens).
 """
 
 from __future__ import annotations
@@ -89,8 +96,8 @@ def _copies(s: Scenario, spec: KvOffloadSpec, cached: int, block: int) -> int:
 
 
 def offload_fields(s: Scenario, gpu: GPUSpec, kv_bytes_per_token: float, block: int) -> dict[str, Any]:
-    """The report's fields (empty without offload): the wait and whether the tier holds the
-    shared prefix (every GPU's share of it)."""
+    """The report's fields (empty without offload): the wait, whether the tier holds the
+    shared prefix (every GPU's share of it) and the tokens it holds."""
     spec = offload_of(s)
     if spec is None or spec.capacity_gb is None:
         return {}
@@ -99,4 +106,17 @@ def offload_fields(s: Scenario, gpu: GPUSpec, kv_bytes_per_token: float, block: 
     return {
         "kv_offload_load_seconds": load_seconds(s, gpu, kv_bytes_per_token, block),
         "kv_offload_holds_prefix": need <= spec.capacity_gb * 1e9,
+        "kv_offload_capacity_tokens": capacity_tokens(s, kv_bytes_per_token, block),
     }
+
+
+def capacity_tokens(s: Scenario, kv_bytes_per_token: float, block: int) -> int:
+    """Tokens the tier holds: each rank's even share of ``capacity_gb`` in whole blocks of
+    ``block`` tokens at the rank's KV bytes a token (module docstring)."""
+    spec = offload_of(s)
+    if spec is None or spec.capacity_gb is None or kv_bytes_per_token <= 0:
+        return 0
+    p = s.parallelism
+    per_rank = spec.capacity_gb * 1e9 / (p.tensor * p.pipeline)
+    block = max(1, block)
+    return int(per_rank // (block * kv_bytes_per_token)) * block
