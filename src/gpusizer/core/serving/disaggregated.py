@@ -152,11 +152,11 @@ def _prefill_ttft(
     """Seconds from a request's arrival at the prefill pool to its first token.
 
     Each user has one request outstanding at most, so with no more users than prefill
-    replicas a request never waits behind another (an idle replica is always free: the
-    router's least-loaded choice, SGLang's router and Dynamo's KV router): it is one prompt
-    alone. More users than replicas reach the pool as Poisson arrivals at the users' rate,
-    one request per cycle (first token, then ``rest``: the decode and the transfer): the
-    arrival rate and the queue settle together in a few rounds of the fixed point."""
+    replicas an idle replica is always free (a router that picks it: exact for one user) and
+    a request waits behind none: it is one prompt alone. More users than replicas reach the
+    pool as Poisson arrivals at the users' rate, one request per cycle (first token, then
+    ``rest``: the decode and the transfer): the arrival rate and the queue settle together in
+    a few rounds of the fixed point."""
     from .scheduler import simulate
 
     if users <= replicas:
