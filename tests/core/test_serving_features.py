@@ -17,7 +17,9 @@ from gpusizer.core.model.architecture import resolve
 from gpusizer.core.model.params import count_parameters
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.dtypes import nbytes
+from gpusizer.core.serving.kv_offload import PCIE5_GB_PER_S
 from gpusizer.core.serving.speculative import draft_memory, expected_tokens
+from gpusizer.core.speed.host_link import NVLINK_C2C, PCIE_GEN5_X16
 
 DATA = json.loads((Path(__file__).parent / "data" / "serving-features.json").read_text())
 TOL = 0.25  # the issue's bar: a published figure within 25 %
@@ -321,6 +323,26 @@ def test_offload_lmcache_retrieval_time() -> None:
     sv = estimate_report(d)["serving"]
     assert sv["kv_bytes_per_token"] * 10010 / 2**30 == pytest.approx(1.3747, rel=0.001)
     assert sv["kv_offload_load_seconds"] * 1e3 == pytest.approx(33.4281, rel=TOL)
+
+
+def test_offload_grace_host_link_known_slow() -> None:
+    """LMCache's log on a GH200 (LMCache issue 1755, 2025-10-07; its reporter's issue 1741:
+    Llama-3.3-70B at TP 2 on GH200, LMCache 0.3.7, vLLM 0.10.2): 30,036 tokens, 4.5831 GiB
+    (163,840 bytes a token a GPU: ours exact), 'cost 14.0659 ms' over NVLink-C2C. Ours 23.8 ms
+    (+69 %): the bytes at our Grace default of 380 GB/s take 13.0 ms (-8 %), then 1,877 copies
+    of 5.8 us, the native connector's one per block, which LMCache's own gather kernel does not
+    pay. Pinned so that a model of LMCache's path updates the evidence."""
+    d = _scenario("llama-3.3-70b", "gh200-96gb", 2, 30036, 1)
+    d["hardware"]["gpus_per_node"] = 2
+    d["serving"].update(load="burst", max_context=32768)
+    d["serving"].update(prefix={"shared_tokens": 30036}, kv_offload={"capacity_gb": 60})
+    sv = estimate_report(d)["serving"]
+    assert sv["kv_bytes_per_token"] * 30036 / 2**30 == pytest.approx(4.5831, rel=0.001)
+    wait_ms = sv["kv_offload_load_seconds"] * 1e3
+    assert wait_ms > (1 + TOL) * 14.0659
+    grace = NVLINK_C2C * PCIE5_GB_PER_S / PCIE_GEN5_X16 * 1e9  # 380 GB/s
+    bytes_ms = sv["prefix_cached_tokens"] * sv["kv_bytes_per_token"] / grace * 1e3
+    assert bytes_ms == pytest.approx(14.0659, rel=TOL)
 
 
 OFFLOAD_MEMORY = DATA["kv_offload_memory"]

@@ -9,8 +9,10 @@ loads its own heads' share), at ``bandwidth_gb_per_s`` per GPU; the loads overla
 requests' steps (the connector copies asynchronously), so the wait is the request's, not the
 step's. Default bandwidth: host memory over PCIe 5.0 x16, 54 GB/s as measured host-to-device
 on an H20 (gahow/agentic-kvc ``v2/exp_a_tier_latency/results/pcie.json``: 53.7-54.9 GB/s from
-100 MB to 6.4 GB); PCIe 4.0 (compute capability below 9.0) half of it; a local NVMe disk 6 GB/s
-(an assumption: a PCIe 4.0 x4 drive's sequential read).
+100 MB to 6.4 GB); PCIe 4.0 (compute capability below 9.0) half of it; a GPU on a Grace CPU
+(GH200, GB200, GB300) over NVLink-C2C, 450 GB/s a direction (core/speed/host_link.py), at the
+share of its link PCIe 5.0 reaches (54 of 64 GB/s): 380 GB/s; a local NVMe disk 6 GB/s (an
+assumption: a PCIe 4.0 x4 drive's sequential read).
 
 From host memory each copy also costs a fixed time beside its bytes (the DMA's setup and
 completion): vLLM's offloading connector copies one engine block at a time, and before 0.12.0
@@ -37,6 +39,7 @@ from ..model.architecture import resolve
 from ..model.serving_features import KvOffloadSpec
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import release
+from ..speed.host_link import GRACE_GPUS, NVLINK_C2C, PCIE_GEN5_X16
 from .prefix import cached_tokens, prefix_of, shared_tokens
 
 PCIE5_GB_PER_S = 54.0
@@ -67,6 +70,8 @@ def bandwidth(spec: KvOffloadSpec, gpu: GPUSpec) -> float:
         return spec.bandwidth_gb_per_s * 1e9
     if spec.medium == "disk":
         return DISK_GB_PER_S * 1e9
+    if gpu.id in GRACE_GPUS:  # NVLink-C2C at the share of its link PCIe 5.0 reaches
+        return NVLINK_C2C * PCIE5_GB_PER_S / PCIE_GEN5_X16 * 1e9
     cc = gpu.compute_capability
     old = cc is not None and float(cc) < 9.0
     return (PCIE4_GB_PER_S if old else PCIE5_GB_PER_S) * 1e9
