@@ -79,13 +79,134 @@ def test_prefill_worker_first_token(row: dict[str, Any]) -> None:
     assert sv["ttft_seconds"] * 1e3 == pytest.approx(row["ttft_ms"], rel=TOL)
 
 
-@pytest.mark.parametrize("row", DATA["disaggregated_measured"], ids=lambda r: r["id"])
-def test_measured_split_known_short(row: dict[str, Any]) -> None:
-    """A measured 1P1D run (docs/evidence/serving.md §14): ours starts later (TTFT +41 %) and
-    decodes faster (ITL -31 %) than SGLang's on two A10 servers. The decode step is the base
-    model's (4.1 ms at TP4 over PCIe for a 4-bit 7B, where the measured aggregated ITL is
-    ~10 ms too); the TTFT is the closed-loop queue at 4 users. Pinned so that a model closing
-    either gap updates the evidence."""
+SINGLE = DATA["disaggregated_single_request"]
+# Prompt lengths whose first token is within 25 % (docs/evidence/serving.md §14): the
+# SGLang run's flat ~125 ms below 1K tokens and its long prompts miss, as do vLLM's long ones
+WITHIN = {
+    "mooncake-sglang-h20-qwen3-235b": {1024, 2048, 4096, 8192},
+    "mooncake-vllm-h800-qwen3-8b": {128, 256, 512, 1024, 2048, 4096},
+}
+# An H800 is an H100 SXM whose NVLink runs at 400 GB/s both ways (NVIDIA's export part)
+H800 = {"interconnect_gb_per_s": 200, "id": "h800-sxm-80gb", "name": "H800 80GB"}
+
+
+def _gpu(name: str) -> str | dict[str, Any]:
+    if name != "h800":
+        return name
+    base = json.loads(
+        (Path(__file__).parents[2] / "src/gpusizer/presets/gpus/h100-sxm-80gb.json").read_text()
+    )
+    keys = (
+        "vendor",
+        "compute_capability",
+        "category",
+        "memory_bytes",
+        "usable_memory_bytes",
+        "hbm_bandwidth_gb_per_s",
+        "dense_tflops",
+        "interconnect_kind",
+        "gpus_per_node",
+        "network_gb_per_s",
+    )
+    return {**{k: base[k] for k in keys}, **H800}
+
+
+def _single(src: dict[str, Any], prompt: int) -> dict[str, Any]:
+    """One request at a time (--max-concurrency 1) through a 1P1D split of TP 8 pools."""
+    tp = src["tensor"]
+    split = {"prefill_gpus": tp, "decode_gpus": tp, "link_gb_per_s": src["link_gb_per_s"]}
+    d: dict[str, Any] = {
+        "model": {"preset": src["model"]},
+        "framework": src["framework"],
+        "hardware": {"gpu": _gpu(src["gpu"])},
+        "parallelism": {"tensor": tp},
+        "workload": {
+            "kind": "inference",
+            "prompt_tokens": prompt,
+            "generated_tokens": src["output"],
+            "batch_size": 1,
+        },
+        "serving": {"concurrency": 1, "load": "steady", "max_context": 40960, "disaggregated": split},
+    }
+    if src.get("engine_version"):
+        d["serving"]["engine_version"] = src["engine_version"]
+    return dict(estimate_report(d)["serving"])
+
+
+def _cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    return [(src, row) for src in SINGLE for row in src["rows"]]
+
+
+@pytest.mark.parametrize(("src", "row"), _cases(), ids=lambda x: str(x.get("prompt", x.get("id"))))
+def test_single_request_split(src: dict[str, Any], row: dict[str, Any]) -> None:
+    """Mooncake's measured 1P1D runs, one request at a time: the KV moved (18 of 18 within
+    11 %: vLLM moves whole 16-token blocks, one more than the stated prompt below 2K), the first
+    token (10 of 18 within 25 %) and the transfer (ours the link alone, below every measured
+    one: the transfer engine's fixed cost per request, 0.4-1.8 ms, is not modelled)."""
+    sv = _single(src, row["prompt"])
+    unit = 2**20 if src["kv_unit"] == "MiB" else 1
+    assert sv["disaggregated_kv_transfer_bytes"] / unit == pytest.approx(row["kv"], rel=0.11)
+    ttft = sv["disaggregated_ttft_seconds"] * 1e3
+    inside = row["prompt"] in WITHIN[src["id"]]
+    assert (ttft == pytest.approx(row["ttft_ms"], rel=TOL)) is inside, (ttft, row, src["notes"])
+    assert sv["disaggregated_kv_transfer_seconds"] * 1e3 < row["transfer_ms"]
+
+
+def test_lone_request_does_not_queue() -> None:
+    """A user has one request outstanding at most: with no more users than prefill replicas
+    the first token is one prompt alone plus its transfer (no Poisson queue)."""
+    src = SINGLE[0]
+    sv = _single(src, 8192)
+    d = estimate_report(
+        {
+            "model": {"preset": src["model"]},
+            "framework": src["framework"],
+            "hardware": {"gpu": src["gpu"]},
+            "parallelism": {"tensor": 8},
+            "workload": {
+                "kind": "inference",
+                "prompt_tokens": 8192,
+                "generated_tokens": 128,
+                "batch_size": 1,
+            },
+            "serving": {"concurrency": 1, "load": "steady", "max_context": 40960},
+        }
+    )["serving"]
+    lone = sv["disaggregated_ttft_seconds"] - sv["disaggregated_kv_transfer_seconds"]
+    assert lone == pytest.approx(d["ttft_seconds"], rel=0.05)
+
+
+def _measured(row: dict[str, Any]) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "model": {"preset": row["model"]},
+        "framework": row["framework"],
+        "hardware": {"gpu": row["gpu"]},
+        "parallelism": {"tensor": row["tensor"]},
+        "workload": {
+            "kind": "inference",
+            "prompt_tokens": row["prompt"],
+            "generated_tokens": row["output"],
+            "batch_size": row["users"],
+        },
+        "serving": {
+            "concurrency": row["users"],
+            "load": "steady",
+            "disaggregated": row["split"],
+            **row.get("serving", {}),
+        },
+    }
+    if row.get("weights"):
+        d["precision"] = {"weights": row["weights"]}
+    return dict(estimate_report(d)["serving"])
+
+
+@pytest.mark.parametrize("row", DATA["disaggregated_regular"], ids=lambda r: r["id"])
+def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
+    """The same runs' aggregated ('2 Regular') instances, replayed open loop at half the rate
+    each: ours decodes faster than measured there too, the more so the wider the PCIe tensor
+    group (TP 4 ITL -41 %, TP 2 -24 %), so the A10 split's ITL miss is the base TP 4 decode
+    step's, not the split's. First token: TP 4 +5 %; TP 2 +108 % (SGLang ran each new prompt
+    at once, its P99 ITL 295 ms; ours batches it with the running decodes)."""
     d: dict[str, Any] = {
         "model": {"preset": row["model"]},
         "framework": row["framework"],
@@ -96,10 +217,32 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
             "kind": "inference",
             "prompt_tokens": row["prompt"],
             "generated_tokens": row["output"],
-            "batch_size": row["users"],
+            "batch_size": row["requests"],
         },
-        "serving": {"concurrency": row["users"], "load": "steady", "disaggregated": row["split"]},
+        "serving": {
+            "concurrency": row["requests"],
+            "load": "rate",
+            "request_rate": row["rate"],
+            "requests": row["requests"],
+        },
     }
     sv = estimate_report(d)["serving"]
+    wide = row["tensor"] == 4
+    itl, ttft = sv["tpot_seconds"] * 1e3, sv["ttft_seconds"] * 1e3
+    assert itl < row["published_itl_ms"], row["source"]
+    assert (itl == pytest.approx(row["published_itl_ms"], rel=TOL)) is not wide
+    assert (ttft == pytest.approx(row["published_ttft_ms"], rel=TOL)) is wide
+
+
+@pytest.mark.parametrize("row", DATA["disaggregated_measured"], ids=lambda r: r["id"])
+def test_measured_split_known_short(row: dict[str, Any]) -> None:
+    """Measured P/D runs closed loop at their users by Little's law with each run's own
+    throughput (docs/evidence/serving.md §14): ours starts later and decodes faster. Two A10
+    servers, 1P1D (3 and 27 users): TTFT +126 % at TP 4, +141 % at TP 2, ITL -35 %, -44 %
+    (the same runs' aggregated instances decode faster in ours too); llm-d's gpt-oss-120b on
+    H200, 8 TP 1 prefills and 2 TP 4 decoders (104 users): TTFT +89 % (a prefill pool near
+    saturation amplifies ours being slower per prompt), ITL -25 %. Pinned so that a model
+    closing either gap updates the evidence."""
+    sv = _measured(row)
     assert sv["disaggregated_ttft_seconds"] * 1e3 > row["published_ttft_ms"], row["source"]
     assert sv["disaggregated_tpot_seconds"] * 1e3 < row["published_itl_ms"], row["source"]

@@ -123,9 +123,10 @@ def feature_lines(sv: Mapping[str, Any]) -> list[str]:
     if sv.get("kv_offload_holds_prefix") is not None:
         held = "holds" if sv["kv_offload_holds_prefix"] else "is too small for"
         wait = sv.get("kv_offload_load_seconds", 0.0) * 1e3
+        cap = sv.get("kv_offload_capacity_tokens") or 0
         out.append(
             f"  KV offload   each hit loads its cached KV in {wait:,.1f} ms "
-            f"(added to the first token); the tier {held} the shared prefix"
+            f"(added to the first token); the tier ({cap:,} tokens) {held} the shared prefix"
         )
     if sv.get("disaggregated_prefill_gpus"):
         out.append(_split_line(sv))

@@ -137,6 +137,7 @@ class Serving:
     lora_weight_bytes: int = 0  # per GPU: the slots (in memory.weights)
     kv_offload_load_seconds: float = 0.0  # a request's wait for its cached KV from the offload tier
     kv_offload_holds_prefix: bool | None = None  # the tier holds the shared prefix (None: no offload)
+    kv_offload_capacity_tokens: int = 0  # tokens of KV the tier holds, whole blocks (0: no offload)
     # serving.disaggregated: the same users on a prefill and a decode pool (0: not set)
     disaggregated_prefill_gpus: int = 0
     disaggregated_decode_gpus: int = 0

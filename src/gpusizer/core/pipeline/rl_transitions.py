@@ -28,10 +28,9 @@ The order of one step as NeMo RL runs it (NVIDIA-NeMo/RL ``nemo_rl/algorithms/gr
    the node and the network beyond it; the pack of the whole model into the IPC buffers (a read
    and a write of HBM, overlapping the engine's load of its shard) follows.
 
-Host link (:func:`host_link_gb_per_s`): PCIe x16 per direction, Gen5 (64 GB/s) on datacenter
-GPUs of compute capability 9 and later and on AMD Instinct, Gen4 (32 GB/s) before; GPUs on a
-Grace CPU (GH200, GB200, GB300) reach host memory over NVLink-C2C, 900 GB/s both directions = 450
-per direction (NVIDIA GH200 and GB200 NVL72 datasheets); unified-memory devices copy at their
+Host link (:func:`host_link_gb_per_s`, core/speed/host_link.py): PCIe x16 per direction, Gen5
+(64 GB/s) from compute capability 9 and on AMD Instinct, Gen4 (32 GB/s) before; NVLink-C2C, 450
+GB/s per direction, on a Grace CPU (GH200, GB200, GB300); unified-memory devices at their
 memory bandwidth. Achieved: :data:`HOST_EFFICIENCY` of that, the measured host-to-device share
 of a PCIe Gen4 x16 link (25 of 32 GB/s, core/speed/train_dp.py). ``rl.host_link_gb_per_s``
 replaces the rate.
@@ -41,26 +40,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model.specs import GPUSpec
+from ..speed.host_link import PCIE_GEN4_X16
+from ..speed.host_link import host_link_gb_per_s as host_link_gb_per_s  # read here by RL callers
 from ..speed.train_dp import HOST_LINK_BYTES_PER_S
 
-PCIE_GEN4_X16, PCIE_GEN5_X16, NVLINK_C2C = 32.0, 64.0, 450.0  # GB/s per direction
 HOST_EFFICIENCY = HOST_LINK_BYTES_PER_S / (PCIE_GEN4_X16 * 1e9)  # 25 of 32 GB/s
-# GPUs on a Grace CPU: host memory over NVLink-C2C
-_C2C = frozenset({"gh200-96gb", "gb200-186gb", "gb300-288gb"})
 TRANSITIONS = ("engine_sleep", "state_reload", "state_offload", "engine_wake")
-
-
-def host_link_gb_per_s(gpu: GPUSpec) -> float:
-    """The GPU's link to host memory, GB/s per direction as specified (see the module docstring)."""
-    if gpu.unified_memory:
-        return gpu.hbm_bandwidth_gb_per_s
-    if gpu.id in _C2C:
-        return NVLINK_C2C
-    major = int((gpu.compute_capability or "8.0").split(".")[0])
-    if gpu.vendor == "AMD" or (gpu.category in ("datacenter", None) and major >= 9) or major >= 12:
-        return PCIE_GEN5_X16
-    return PCIE_GEN4_X16
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,10 @@ whose prompts arrive already in its cache (the step model attends over the promp
 holds it); their requests reach ``prefill_gpus / (tensor x pipeline)`` prefill replicas as
 Poisson arrivals at the users' request rate (one request per user per cycle of the decode
 run plus its first token: a fixed point), each computing its prompt and the first token
-alone. Between them a request's KV, prompt x bytes per token on each GPU, crosses the link of
-each GPU in parallel. First token: the prefill pool's plus the transfer; time per token: the
+alone; with no more users than prefill replicas no request waits behind another (each user
+has one outstanding at most). Between them a request's KV, prompt x bytes per token on each
+GPU in whole engine blocks (the connectors move blocks: vLLM's, SGLang's pages), crosses the
+link of each GPU in parallel. First token: the prefill pool's plus the transfer; time per token: the
 decode pool's; tokens/s: the users' output over their cycle, at most the decode pool's.
 
 The prefill pool may run narrower tensor parallelism than the decode pool
@@ -26,6 +28,7 @@ pool's GPUs' links.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -39,9 +42,10 @@ if TYPE_CHECKING:  # the step model and the scheduler load on the first split's 
     from ..speed.step import StepModel
     from .engine_settings import EngineSettings
     from .load import ServedLoad
+    from .scheduler_types import Engine, Workload
 
 PREFILL_REQUESTS = 200  # Poisson arrivals simulated for the prefill pool
-ROUNDS = 4  # fixed-point rounds of the users' cycle and the prefill queue
+ROUNDS = 8  # regula falsi steps to the users' cycle and the prefill queue (_fixed_point)
 
 
 def disaggregated_of(s: Scenario) -> DisaggregatedSpec | None:
@@ -125,22 +129,11 @@ def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: Engine
     kv = max(float(eng.block), eng.kv_tokens - share * own)
     dec_wl = replace(wl, prompt=1, load="steady", users=share, requests=4 * share, time_boxed=False)
     dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
-    transfer_bytes = w.prompt_tokens * em.kv_bytes_per_token * per
+    # the connectors move whole KV blocks (vLLM's block, SGLang's page)
+    sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
+    transfer_bytes = sent * em.kv_bytes_per_token * per
     transfer = transfer_bytes / min(per, pre_per) / _link(spec, gpu)
-    # a user's cycle is its first token, then its decode: the prefill pool's arrival rate
-    # and its queue settle together (a few rounds of the fixed point)
-    ttft = 0.0
-    for _ in range(ROUNDS):
-        cycle = max(1e-9, dec.e2e + ttft + transfer)
-        pre_wl = replace(
-            wl,
-            output=1,
-            load="rate",
-            rate=users / cycle / prefill_r,
-            requests=PREFILL_REQUESTS,
-            time_boxed=False,
-        )
-        ttft = simulate(pre_step, eng, pre_wl).ttft
+    ttft = _prefill_ttft(pre_step, eng, wl, users, prefill_r, (dec.e2e, transfer))
     cycle = dec.e2e + ttft + transfer
     tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
     return {
@@ -152,3 +145,55 @@ def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: Engine
         "disaggregated_kv_transfer_bytes": int(transfer_bytes),
         "disaggregated_kv_transfer_seconds": transfer,
     }
+
+
+def _prefill_ttft(
+    pre_step: StepModel, eng: Engine, wl: Workload, users: int, replicas: int, rest: tuple[float, float]
+) -> float:
+    """Seconds from a request's arrival at the prefill pool to its first token.
+
+    Each user has one request outstanding at most, so with no more users than prefill
+    replicas an idle replica is always free (a router that picks it: exact for one user) and
+    a request waits behind none: it is one prompt alone. More users than replicas reach the
+    pool as Poisson arrivals at the users' rate, one request per cycle (first token, then
+    ``rest``: the decode and the transfer): the arrival rate and the queue meet at the fixed
+    point of the cycle (:func:`_fixed_point`)."""
+    from .scheduler import simulate
+
+    if users <= replicas:
+        alone = replace(wl, output=1, load="steady", users=1, requests=1, time_boxed=False)
+        return float(simulate(pre_step, eng, alone).ttft)
+    e2e, transfer = rest
+
+    def queued(t: float) -> float:  # the pool's first token when the users' cycle has it at t
+        rate = users / max(1e-9, e2e + t + transfer) / replicas
+        pre_wl = replace(wl, output=1, load="rate", rate=rate, requests=PREFILL_REQUESTS, time_boxed=False)
+        return float(simulate(pre_step, eng, pre_wl).ttft)
+
+    return _fixed_point(queued)
+
+
+def _fixed_point(f: Callable[[float], float]) -> float:
+    """The t with f(t) = t for f falling in t (a later first token slows the users' cycle,
+    so fewer requests queue): bracketed by 0 and f(0) and closed in by regula falsi (the
+    Illinois rule) to a 1 % step; a plain iteration of f swings around it, undamped."""
+    lo, g_lo = 0.0, f(0.0)
+    hi = g_lo
+    g_hi = f(hi) - hi
+    if g_hi >= 0 or g_lo <= 0:
+        return hi
+    t, side = hi, 0
+    for _ in range(ROUNDS):
+        t = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)
+        g = f(t) - t
+        if abs(g) <= 0.01 * max(t, 1e-9):
+            return t
+        if g > 0:
+            lo, g_lo = t, g
+            g_hi = g_hi / 2 if side > 0 else g_hi
+            side = 1
+        else:
+            hi, g_hi = t, g
+            g_lo = g_lo / 2 if side < 0 else g_lo
+            side = -1
+    return t

@@ -77,7 +77,7 @@ TIPS = {
     "serving.kv_offload.capacity_gb": "KV offload (vLLM --kv-offloading-size, LMCache): host "
     "memory that keeps the prefix cache; a hit loads it back over PCIe. Needs a shared prefix.",
     "serving.kv_offload.bandwidth_gb_per_s": "Per-GPU link to the offload tier (default: PCIe "
-    "5.0 x16 as measured, 54 GB/s).",
+    "5.0 x16 as measured, 54 GB/s; NVLink-C2C on a Grace CPU, 380 GB/s).",
     "serving.disaggregated.prefill_gpus": "Disaggregated serving: GPUs of the prefill pool "
     "(whole replicas of the layout); the answer for the split shows beside the aggregated one.",
     "serving.disaggregated.decode_gpus": "GPUs of the decode pool (whole replicas of the layout).",
