@@ -26,6 +26,16 @@ def shard_holders(s: Scenario) -> int:
     return min(p.gpus, p.tensor * p.pipeline * p.expert)
 
 
+def exported_tensors(spec: ModelSpec) -> int:
+    """Tensors of the 16-bit Hugging Face model the refit exports: the parameter tensors
+    (core/model/params.py, where transformers 5 holds a layer's routed experts as two 3-D
+    tensors) with each routed expert's own ``gate_proj``, ``up_proj`` and ``down_proj`` (the
+    checkpoint layout Megatron-Bridge's ``export_hf_weights`` yields, one tensor at a time)."""
+    arch = resolve(spec)
+    experts = arch.moe.experts * 3 - 2 if arch.moe else 0
+    return count_parameters(spec).tensors + arch.moe_layers * experts
+
+
 def frozen_bytes(spec: ModelSpec, s: Scenario) -> int:
     """16-bit weights of a frozen role (reference, reward model) on one GPU, laid out as the
     policy is (verl and NeMo RL build it with the policy's parallel layout): the heavier
@@ -67,4 +77,5 @@ def colocated_refit(s: Scenario, gpu: GPUSpec) -> float:
         gpu.hbm_bandwidth_gb_per_s * 1e9 * c.bandwidth_efficiency,
     )
     node = s.hardware.gpus_per_node
-    return refit_seconds(weights, shard_holders(s), node, weights / rl.rollout.tensor, links)
+    shard = weights / rl.rollout.tensor
+    return refit_seconds(weights, shard_holders(s), node, shard, links, exported_tensors(s.model))

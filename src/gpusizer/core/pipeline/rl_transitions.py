@@ -45,6 +45,12 @@ from ..speed.host_link import host_link_gb_per_s as host_link_gb_per_s  # read h
 from ..speed.train_dp import HOST_LINK_BYTES_PER_S
 
 HOST_EFFICIENCY = HOST_LINK_BYTES_PER_S / (PCIE_GEN4_X16 * 1e9)  # 25 of 32 GB/s
+# The refit's gather pays per exported tensor beyond its bytes: NeMo RL's refit blog ("NeMo-RL:
+# Journey of Optimizing Weight Transfer in Large MoE Models by 10x", 2025-08-12, Table 1)
+# measured DeepSeek V3's "policy parameter gather" at 12.2 s (v0.3, EP 64 PP 8) against 3.3 s
+# at the speed of light of its bytes, for "over 90 thousand" tensors: (12.2 - 3.3) / 90,000 s,
+# 99 us per tensor (a collective, the name and layout conversion and the Python loop each).
+EXPORT_SECONDS_PER_TENSOR = (12.2 - 3.3) / 90_000
 TRANSITIONS = ("engine_sleep", "state_reload", "state_offload", "engine_wake")
 
 
@@ -101,11 +107,15 @@ def refit_seconds(
     gpus_per_node: int,
     engine_shard: float,
     links: tuple[float, float, float],
+    tensors: int = 0,
 ) -> float:
     """The colocated refit, seconds: the whole 16-bit model (``weight_bytes``) gathered on every
     GPU from the ``shard_holders`` GPUs that hold its parts (those in the node over NVLink, the
     rest over the network), then copied through the IPC buffers into the engine.
-    ``links``: achieved bytes/s of (NVLink, network, HBM).
+    ``links``: achieved bytes/s of (NVLink, network, HBM). ``tensors``: the exported model's
+    tensors, each gathered one by one (Megatron-Bridge ``export_hf_weights`` yields one Hugging
+    Face tensor at a time, its TP/EP shards all-gathered and its pipeline stage broadcast):
+    :data:`EXPORT_SECONDS_PER_TENSOR` each, measured by NeMo RL for the gather alone.
 
     The copy, from NeMo RL at v0.4.0 and v0.6.0 (``nemo_rl/models/policy/utils.py``
     ``stream_weights_via_ipc_zmq_impl``, ``models/generation/vllm/vllm_backend.py``
@@ -121,4 +131,5 @@ def refit_seconds(
     outside = weight_bytes * (holders - local) / holders
     seconds = inside / nvlink if nvlink else 0.0
     seconds += outside / network if network else 0.0
+    seconds += tensors * EXPORT_SECONDS_PER_TENSOR
     return seconds + (2 * max(weight_bytes, engine_shard) / hbm if hbm else 0.0)

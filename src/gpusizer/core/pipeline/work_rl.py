@@ -22,7 +22,7 @@ from ..speed.step_model import step_model
 from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
-from .rl_colocated import colocated_refit, colocated_transitions, frozen_bytes
+from .rl_colocated import colocated_refit, colocated_transitions, exported_tensors, frozen_bytes
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
@@ -37,7 +37,7 @@ from .rl_roles import (
     trainer_scenario,
 )
 from .rl_time import Decode, forward_seconds, rollout_seconds, step_seconds, sync_seconds
-from .rl_transitions import Transition
+from .rl_transitions import EXPORT_SECONDS_PER_TENSOR, Transition
 from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 
 BF16 = 2  # bytes per weight the engine and the frozen roles hold
@@ -137,7 +137,10 @@ def _sync(s: Scenario, gpu: GPUSpec) -> float:
     if rl_of(s).placement == "split":
         net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
         weights = count_parameters(s.model).total * BF16
-        return sync_seconds(weights, net, s.compute.interconnect_efficiency)
+        # the gather before the broadcast is the colocated refit's, tensor by tensor (NeMo RL's
+        # non-colocated refit blog: "completely identical to that of colocated refit")
+        gather = exported_tensors(s.model) * EXPORT_SECONDS_PER_TENSOR
+        return gather + sync_seconds(weights, net, s.compute.interconnect_efficiency)
     return colocated_refit(s, gpu)
 
 
