@@ -32,6 +32,10 @@ class RLFigure(NamedTuple):
     rollout_gpus: int = 0  # 1-step off-policy rows: the generation pool (split, overlapping)
     recompute: str = "full"  # megatron_cfg.activation_checkpointing: true (the MoE-235B/671B, 8B recipes)
     memory_fraction: float = 0.6  # vllm_cfg.gpu_memory_utilization of a colocated recipe
+    # NeMo RL v0.4.0's synchronous engine (async_engine false: the Llama 8B, Qwen3-30B-A3B and
+    # Qwen3-32B recipes) runs vLLM in-process with skip_tokenizer_init forced false; v0.3.1 and
+    # v0.6.0 skip the tokenizer, the DeepSeek V3, Qwen3-235B and async recipes run AsyncLLM
+    detokenize: bool = False
 
     def scenario(self) -> dict[str, Any]:
         tp, cp, ep, pp = self.layout
@@ -67,6 +71,7 @@ class RLFigure(NamedTuple):
                     # the async recipes' vLLM gpu_memory_utilization on its own GPUs: 0.8
                     "memory_fraction": 0.8 if self.rollout_gpus else self.memory_fraction,
                     "gpus": self.rollout_gpus,
+                    "detokenize_in_step": self.detokenize,
                 },
                 "placement": "split" if self.rollout_gpus else "colocated",
             },
@@ -82,7 +87,19 @@ NO_AC: dict[str, Any] = {"recompute": "none"}
 # span TP too; the estimator's layouts shard experts over DP x CP only): Qwen3-235B EP 8 on 128
 # GPUs, noted in docs/evidence/rl.md.
 FIGURES = (
-    RLFigure("v0.4 Llama 3.1 8B, 16 H100", "llama-3.1-8b", H100, 16, (1, 1, 1, 2), 2048, 1060, 4096, 1, 97.7),
+    RLFigure(
+        "v0.4 Llama 3.1 8B, 16 H100",
+        "llama-3.1-8b",
+        H100,
+        16,
+        (1, 1, 1, 2),
+        2048,
+        1060,
+        4096,
+        1,
+        97.7,
+        detokenize=True,
+    ),
     RLFigure(
         "v0.4 Qwen3-30B-A3B, 32 H100",
         "qwen3-30b-a3b",
@@ -94,6 +111,7 @@ FIGURES = (
         4096,
         4,
         225,
+        detokenize=True,
         **NO_AC,
     ),
     RLFigure(
@@ -110,7 +128,18 @@ FIGURES = (
         **NO_AC,
     ),
     RLFigure(
-        "v0.4 Qwen3-32B, 32 H100", "qwen3-32b", H100, 32, (4, 1, 1, 4), 2048, 3206, 4096, 4, 393, **NO_AC
+        "v0.4 Qwen3-32B, 32 H100",
+        "qwen3-32b",
+        H100,
+        32,
+        (4, 1, 1, 4),
+        2048,
+        3206,
+        4096,
+        4,
+        393,
+        detokenize=True,
+        **NO_AC,
     ),
     RLFigure(
         "v0.4 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 8, 8), 512, 5671, 8192, 16, 506

@@ -238,3 +238,25 @@ def test_split_advice_names_the_fastest_split_of_the_same_gpus() -> None:
     mine = next(o for o in options if o["rollout_gpus"] == 8)
     assert mine["time_per_step_seconds"] == pytest.approx(rl["time_per_step_seconds"])
     assert "split_options" not in _rep()["rl"]  # colocated: one pool, nothing to split
+
+
+def test_detokenising_in_the_step_adds_each_generated_token() -> None:
+    from gpusizer.core.pipeline.rl_time import DETOKENIZE_SECONDS_PER_TOKEN
+
+    # source: vLLM PR #818 (Llama 70B, 4 A100, 500 requests, 128-token prompts in a 512-token
+    # context): the tokenizer took 3.8 - 1.4 = 2.4 s of the steps, 12.5 us a token at 384 each
+    assert pytest.approx(12.5e-6) == DETOKENIZE_SECONDS_PER_TOKEN
+
+    def flat(batch: int, context: float) -> float:
+        return 0.01
+
+    plain = Decode(100, 100, 100, 1000, 2000, 1.0, flat)
+    serial = Decode(100, 100, 100, 1000, 2000, 1.0, flat, DETOKENIZE_SECONDS_PER_TOKEN)
+    assert rollout_seconds(serial) - rollout_seconds(plain) == pytest.approx(100 * 1000 * 12.5e-6)
+    # off by default (NeMo RL v0.3.1 and v0.6.0 skip the tokenizer; AsyncLLM runs its own process)
+    base = {"model": {"preset": "qwen2.5-7b"}, "workload": {"kind": "rl"}}
+    on = {**base, "rl": {"rollout": {"detokenize_in_step": True}}}
+    seconds = [
+        {p["name"]: p["seconds"] for p in estimate_report(s)["rl"]["phases"]}["rollout"] for s in (base, on)
+    ]
+    assert seconds[1] > seconds[0]

@@ -42,6 +42,12 @@ class RolloutSpec(Strict):
     # decode steps replayed from captured CUDA graphs (null: the release's default; false: vLLM
     # enforce_eager, as verl's rollout.enforce_eager: true runs it)
     cuda_graphs: bool | None = None
+    # the engine detokenises every generated token in the decode step's own thread: vLLM V1's
+    # synchronous engine core called in the trainer's process (NeMo RL vllm_worker.py:
+    # VLLM_ENABLE_V1_MULTIPROCESSING=0, async_engine false) with its tokenizer loaded
+    # (skip_tokenizer_init false, as NeMo RL v0.4.0 forces for vLLM 0.10.0); false: no
+    # detokenising (skip_tokenizer_init true) or an engine process of its own (AsyncLLM)
+    detokenize_in_step: bool = False
 
 
 class ReferenceSpec(Strict):

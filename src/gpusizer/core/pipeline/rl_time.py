@@ -36,6 +36,11 @@ from dataclasses import dataclass
 
 StepAt = Callable[[int, float], float]  # (sequences decoding, tokens each holds) -> seconds
 SEGMENTS = 64  # pieces of the drain priced at their middle (the step cost varies slowly)
+# Detokenising one generated token in the engine's own thread: vLLM PR #818 (2023-08, Llama 70B
+# on 4 A100, 500 requests of 128 prompt tokens in a 512-token context) timed the tokenizer at
+# 3.8 - 1.4 = 2.4 s of the engine's steps; at 384 tokens a request (the context's rest, so a
+# lower bound per token), 12.5 us a token.
+DETOKENIZE_SECONDS_PER_TOKEN = 2.4 / (500 * 384)
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,7 @@ class Decode:
     longest: int
     prefill: float
     step_at: StepAt
+    output_per_token: float = 0.0  # host seconds per generated token serial with the steps
 
 
 def _rate(mean: float, cap: float) -> float:
@@ -102,11 +108,13 @@ def drain_seconds(d: Decode, live: int) -> float:
 
 def rollout_seconds(d: Decode) -> float:
     """Prefill of every wave; responses beyond one batch at the full batch (continuous batching
-    refills the slots), then the last batch's drain at its falling batch."""
+    refills the slots), then the last batch's drain at its falling batch; and the output work of
+    every generated token where it runs in the step's thread (``output_per_token``)."""
     waves = math.ceil(d.responses / d.batch)
     queued = max(0, d.responses - d.batch) * d.mean / d.batch
     full = d.step_at(d.batch, d.prompt + d.mean / 2) if queued else 0.0
-    return waves * d.prefill + queued * full + drain_seconds(d, min(d.batch, d.responses))
+    output = d.responses * d.mean * d.output_per_token
+    return waves * d.prefill + queued * full + drain_seconds(d, min(d.batch, d.responses)) + output
 
 
 def forward_seconds(tokens: float, flops_per_token: float, gpus: int, flops_per_gpu: float) -> float:

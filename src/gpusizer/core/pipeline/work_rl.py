@@ -36,7 +36,14 @@ from .rl_roles import (
     trained_tokens,
     trainer_scenario,
 )
-from .rl_time import Decode, forward_seconds, rollout_seconds, step_seconds, sync_seconds
+from .rl_time import (
+    DETOKENIZE_SECONDS_PER_TOKEN,
+    Decode,
+    forward_seconds,
+    rollout_seconds,
+    step_seconds,
+    sync_seconds,
+)
 from .rl_transitions import EXPORT_SECONDS_PER_TENSOR, Transition
 from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 
@@ -93,7 +100,9 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     attn, read = step.chunk(0.0, rl.prompt_tokens)
     prompts = batch * rl.prompt_tokens
     prefill = step.seconds(0, 0.0, prompts, batch, batch * attn, batch * read, batch)
-    d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds)
+    # detokenising in the step's thread (rl.rollout.detokenize_in_step), token by token
+    out = DETOKENIZE_SECONDS_PER_TOKEN if rl.rollout.detokenize_in_step else 0.0
+    d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out)
     return d, rs, em
 
 
