@@ -110,12 +110,19 @@ def refit_seconds(
     tensors: int = 0,
 ) -> float:
     """The colocated refit, seconds: the whole 16-bit model (``weight_bytes``) gathered on every
-    GPU from the ``shard_holders`` GPUs that hold its parts (those in the node over NVLink, the
-    rest over the network), then copied through the IPC buffers into the engine.
-    ``links``: achieved bytes/s of (NVLink, network, HBM). ``tensors``: the exported model's
-    tensors, each gathered one by one (Megatron-Bridge ``export_hf_weights`` yields one Hugging
-    Face tensor at a time, its TP/EP shards all-gathered and its pipeline stage broadcast):
-    :data:`EXPORT_SECONDS_PER_TENSOR` each, measured by NeMo RL for the gather alone.
+    GPU from the ``shard_holders`` GPUs that hold its parts, then copied through the IPC buffers
+    into the engine. ``links``: achieved bytes/s of (NVLink, one GPU's network link, HBM).
+    ``tensors``: the exported model's tensors, each gathered one by one (Megatron-Bridge
+    ``export_hf_weights`` yields one Hugging Face tensor at a time, its TP/EP shards all-gathered
+    and its pipeline stage broadcast): :data:`EXPORT_SECONDS_PER_TENSOR` each, measured by NeMo
+    RL for the gather alone.
+
+    The gather's bytes: a node receives the part held beyond it once, spread over its GPUs'
+    network links (NCCL's rings cross each node boundary once per channel, the channels on the
+    node's NICs), and each GPU receives all it lacks over NVLink, the two pipelined (the slower
+    sets the time). NeMo RL's refit blog (Table 1, DeepSeek V3 EP 64 PP 8 on DGX H100) gives
+    the gather's speed of light as 3.3 s: the 1.34 TB model's 63/64 beyond a node through its
+    8 x 50 GB/s, as here (the whole model through one GPU's link would be 26 s).
 
     The copy, from NeMo RL at v0.4.0 and v0.6.0 (``nemo_rl/models/policy/utils.py``
     ``stream_weights_via_ipc_zmq_impl``, ``models/generation/vllm/vllm_backend.py``
@@ -126,10 +133,10 @@ def refit_seconds(
     of the two, the pack, sets the time."""
     nvlink, network, hbm = links
     holders = max(1, shard_holders)
-    local = min(holders, max(1, gpus_per_node))
-    inside = weight_bytes * (local - 1) / holders
-    outside = weight_bytes * (holders - local) / holders
-    seconds = inside / nvlink if nvlink else 0.0
-    seconds += outside / network if network else 0.0
+    node = max(1, gpus_per_node)
+    local = min(holders, node)
+    lacking = weight_bytes * (holders - 1) / holders
+    beyond = weight_bytes * (holders - local) / holders
+    seconds = max(lacking / nvlink if nvlink else 0.0, beyond / (network * node) if network else 0.0)
     seconds += tensors * EXPORT_SECONDS_PER_TENSOR
     return seconds + (2 * max(weight_bytes, engine_shard) / hbm if hbm else 0.0)

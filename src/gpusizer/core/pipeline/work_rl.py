@@ -50,8 +50,8 @@ from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 BF16 = 2  # bytes per weight the engine and the frozen roles hold
 # What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
 STEP_EVIDENCE = {
-    "colocated": "RL step time: a lower bound; published colocated steps ran 1.4x to 2.5x longer "
-    "(0 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
+    "colocated": "RL step time: a lower bound; published colocated steps ran 1.3x to 3.7x longer "
+    "(1 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
     "split": "RL step time: 6 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
     "the others longer (docs/evidence/rl.md)",
 }
