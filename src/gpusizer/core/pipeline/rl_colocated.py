@@ -11,7 +11,15 @@ from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..speed.train_rates import network_gb_per_s
 from .rl_check import rl_of
 from .rl_memory import RLParts
-from .rl_transitions import Resident, Transition, host_link_gb_per_s, refit_seconds, transitions
+from .rl_time import sync_seconds
+from .rl_transitions import (
+    EXPORT_SECONDS_PER_TENSOR,
+    Resident,
+    Transition,
+    host_link_gb_per_s,
+    refit_seconds,
+    transitions,
+)
 
 BF16 = 2  # bytes per weight of the exported model (Hugging Face layout, 16-bit)
 
@@ -79,3 +87,15 @@ def colocated_refit(s: Scenario, gpu: GPUSpec) -> float:
     node = s.hardware.gpus_per_node
     shard = weights / rl.rollout.tensor
     return refit_seconds(weights, shard_holders(s), node, shard, links, exported_tensors(s.model))
+
+
+def weight_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:
+    """The ``weight_sync`` phase: colocated, the refit; split, the gather (the colocated
+    refit's, tensor by tensor: NeMo RL's non-colocated refit blog, "completely identical to that
+    of colocated refit") and the 16-bit model's broadcast to the engines over the network."""
+    if rl_of(s).placement != "split":
+        return colocated_refit(s, gpu)
+    net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
+    weights = count_parameters(s.model).total * BF16
+    gather = exported_tensors(s.model) * EXPORT_SECONDS_PER_TENSOR
+    return gather + sync_seconds(weights, net, s.compute.interconnect_efficiency)

@@ -19,10 +19,9 @@ from ..serving.engine_memory import engine_memory
 from ..serving.load import engine_costs
 from ..speed.compute import compute_estimate
 from ..speed.step_model import step_model
-from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
-from .rl_colocated import colocated_refit, colocated_transitions, exported_tensors, frozen_bytes
+from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
@@ -36,18 +35,10 @@ from .rl_roles import (
     trained_tokens,
     trainer_scenario,
 )
-from .rl_time import (
-    DETOKENIZE_SECONDS_PER_TOKEN,
-    Decode,
-    forward_seconds,
-    rollout_seconds,
-    step_seconds,
-    sync_seconds,
-)
-from .rl_transitions import EXPORT_SECONDS_PER_TENSOR, Transition
+from .rl_time import DETOKENIZE_SECONDS_PER_TOKEN, Decode, forward_seconds, rollout_seconds, step_seconds
+from .rl_transitions import Transition
 from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 
-BF16 = 2  # bytes per weight the engine and the frozen roles hold
 # What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
 STEP_EVIDENCE = {
     "colocated": "RL step time: a lower bound; published colocated steps ran 1.3x to 3.7x longer "
@@ -142,17 +133,6 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     return fwd, train
 
 
-def _sync(s: Scenario, gpu: GPUSpec) -> float:
-    if rl_of(s).placement == "split":
-        net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
-        weights = count_parameters(s.model).total * BF16
-        # the gather before the broadcast is the colocated refit's, tensor by tensor (NeMo RL's
-        # non-colocated refit blog: "completely identical to that of colocated refit")
-        gather = exported_tensors(s.model) * EXPORT_SECONDS_PER_TENSOR
-        return gather + sync_seconds(weights, net, s.compute.interconnect_efficiency)
-    return colocated_refit(s, gpu)
-
-
 def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
     """The phases' memory and seconds of a validated RL scenario on its GPU (kept per scenario)."""
 
@@ -171,7 +151,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
             "rollout": rollout_seconds(d),
             "log_probs": fwd,
             "training": train,
-            "weight_sync": _sync(s, gpu),
+            "weight_sync": weight_sync_seconds(s, gpu),
         }
         replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
         refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
