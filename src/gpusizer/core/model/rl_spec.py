@@ -42,6 +42,9 @@ class RolloutSpec(Strict):
     # decode steps replayed from captured CUDA graphs (null: the release's default; false: vLLM
     # enforce_eager, as verl's rollout.enforce_eager: true runs it)
     cuda_graphs: bool | None = None
+    # a LoRA policy's adapter served on the engine's base weights (vLLM enable_lora, verl's
+    # TensorLoRARequest), its kernels in every step; false: merged weights synced (null: true)
+    serves_adapter: bool | None = None
 
 
 class ReferenceSpec(Strict):

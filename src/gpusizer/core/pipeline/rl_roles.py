@@ -205,4 +205,22 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "cuda_graphs": ro.cuda_graphs,  # verl rollout.enforce_eager: true is cuda_graphs false
     }
     data["serving"] = {k: v for k, v in serving.items() if v is not None}
+    if serves_adapter(rl) and ro.engine == "vllm":
+        w = s.workload  # one adapter, the policy's, in vLLM's one slot (verl: max_loras 1)
+        data["serving"]["lora"] = {
+            "adapters": 1,
+            "max_loaded": 1,
+            "rank": w.lora_rank,
+            "targets": w.lora_targets,
+        }
     return _parse(data, "rollout engine")
+
+
+def serves_adapter(rl: RLSpec) -> bool:
+    """The engine decodes through the LoRA policy's adapter on its base weights: verl at June
+    2025 (``verl/workers/sharding_manager/fsdp_vllm.py`` ``update_params``: once the base is
+    loaded, each step hands vLLM only the adapter, ``TensorLoRARequest``, and the rollout sends
+    every prompt with its ``LoRARequest``, ``vllm_rollout_spmd.py``), so every decode step runs
+    vLLM's LoRA kernels (core/serving/lora_serving.py: one slot of the policy's rank on its
+    targets). ``rl.rollout.serves_adapter`` false: merged weights are synced instead."""
+    return rl.policy.kind == "lora" and rl.rollout.serves_adapter is not False

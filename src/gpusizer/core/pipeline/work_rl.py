@@ -17,6 +17,7 @@ from ..model.result import EngineMemory, Memory
 from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
 from ..serving.load import engine_costs
+from ..serving.lora_serving import with_lora
 from ..speed.compute import compute_estimate
 from ..speed.step_model import step_model
 from ..speed.train_rates import network_gb_per_s
@@ -89,7 +90,7 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     batch = max(1, min(n, em.max_sequences or n, fit))
     # the serving load simulation's own step (kernel floors, collectives at alpha + bytes /
     # beta over the link they cross, skewed MoE routing, the engine's host cost)
-    step = step_model(rs, gpu, engine_costs(rs, gpu, st))
+    step = with_lora(rs, step_model(rs, gpu, engine_costs(rs, gpu, st)))
     attn, read = step.chunk(0.0, rl.prompt_tokens)
     prompts = batch * rl.prompt_tokens
     prefill = step.seconds(0, 0.0, prompts, batch, batch * attn, batch * read, batch)
