@@ -90,6 +90,10 @@ class PolicySpec(Strict):
     # micro_batch_size responses at their own lengths, prompt + mean tokens each (verl
     # ppo_micro_batch_size_per_gpu with use_remove_padding)
     micro_batch_unit: Literal["row", "response"] = "row"
+    # colocated with offload_states: the weights go to the GPU and back around every worker call
+    # (verl param_offload: the rollout's weight sync, each log-prob forward, the update), not once
+    # a step (NeMo RL)
+    offload_per_call: bool = False
 
 
 class RLSpec(Strict):
