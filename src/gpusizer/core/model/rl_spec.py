@@ -94,6 +94,10 @@ class PolicySpec(Strict):
     # (verl param_offload: the rollout's weight sync, each log-prob forward, the update), not once
     # a step (NeMo RL)
     offload_per_call: bool = False
+    # FSDP prefetches each layer's all-gather beside the previous layer's compute; false: the
+    # passes through the adapters wait for every gather (verl's LoRA actor: each adapter matrix
+    # its own FSDP unit, core/pipeline/rl_gathers.py)
+    prefetch_gathers: bool = True
 
 
 class RLSpec(Strict):

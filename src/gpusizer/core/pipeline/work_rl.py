@@ -24,6 +24,7 @@ from ..speed.train_rates import network_gb_per_s
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_refit, colocated_transitions, frozen_bytes
+from .rl_gathers import exposed_gathers
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
@@ -131,7 +132,8 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     tokens = trained_tokens(rl)
     fwd = sum(forward_seconds(tokens, 2.0 * count_parameters(m).active, gpus, rate) for m in models)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
-    return fwd, train
+    waits = exposed_gathers(s, gpu)
+    return fwd + waits[0], train + waits[1]
 
 
 def _sync(s: Scenario, gpu: GPUSpec) -> float:
