@@ -1,0 +1,100 @@
+"""verl's step times replayed (tests/core/data/rl-memory.json; docs/evidence/rl.md section 6).
+
+The GRPO-LoRA logs whose memory section 5 replays also print verl's timers for the same step
+(``verl/trainer/ppo/ray_trainer.py`` at June 2025): ``timing_s/gen`` (the worker's
+``generate_sequences``: the rollout sharding manager's weight sync, ``reshard``, the vLLM
+generation and the engine's sleep), ``old_log_prob`` and ``ref`` (two ``compute_log_prob``
+calls, the second with the adapters disabled), ``update_actor`` and ``step``. The phases' model
+seconds are compared with the timer that holds them, each with the moves verl makes inside it
+(``rl.policy.offload_per_call``: one round trip of the policy's weights per call; the engine's
+sleep and wake and the refit inside ``gen``). Tolerance: the issue's 25 % on the step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+RECORDS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "rl-memory.json").read_text(encoding="utf-8")
+)
+BY_ID = {r["id"]: r for r in RECORDS}
+
+
+def timed_phases(record: dict[str, Any]) -> dict[str, float]:
+    """Model seconds of each verl timer (module docstring): the step, ``gen``, ``old_log_prob``
+    + ``ref`` and ``update_actor``, each with the moves it holds."""
+    rl = estimate_report(record["scenario"])["rl"]
+    ph = {p["name"]: p["seconds"] for p in rl["phases"]}
+    moves = {m["name"]: m["seconds"] for m in rl["transitions"]}
+    calls = 4  # round trips of the weights: the rollout's sync, two log-prob calls, the update
+    trip = (moves["state_reload"] + moves["state_offload"]) / calls
+    engine = moves["engine_sleep"] + moves["engine_wake"]
+    return {
+        "step": rl["time_per_step_seconds"],
+        "rollout": ph["rollout"] + ph["weight_sync"] + engine + trip,
+        "log_probs": ph["log_probs"] + 2 * trip,
+        "training": ph["training"] + trip,
+    }
+
+
+def ratios(record: dict[str, Any]) -> dict[str, float]:
+    model = timed_phases(record)
+    measured = {"step": record["measured_step_seconds"], **record["measured_phase_seconds"]}
+    return {k: model[k] / measured[k] for k in model}
+
+
+# estimate / measured at the time of writing (docs/evidence/rl.md section 6), three decimals:
+# step, gen, old_log_prob + ref, update_actor
+EXPECTED = {
+    "verl-grpo-lora-qwen2.5-1.5b-2xh100": (0.629, 0.783, 0.436, 0.148),
+    "verl-grpo-lora-qwen2.5-3b-2xh100": (0.728, 0.817, 0.629, 0.354),
+    "verl-grpo-lora-qwen2.5-7b-8xh100": (0.809, 0.999, 0.455, 0.286),
+    "verl-grpo-lora-qwen2.5-14b-8xh100": (0.767, 0.903, 0.524, 0.260),
+    "verl-grpo-lora-qwen2.5-32b-8xh100": (0.760, 0.832, 0.690, 0.482),
+    "verl-grpo-lora-qwen2.5-72b-8xh100": (0.888, 0.959, 0.768, 0.696),
+}
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
+def test_each_verl_timer_is_as_recorded(record: dict[str, Any]) -> None:
+    # source: record["source"], the quoted step line's timing_s/* (record["quote"])
+    got = ratios(record)
+    want = dict(zip(("step", "rollout", "log_probs", "training"), EXPECTED[record["id"]], strict=True))
+    assert got == pytest.approx(want, abs=0.0015)
+
+
+def test_the_count_within_25_percent() -> None:
+    # the issue's goal: 70 % of published RL step times within 25 %; verl's six logs: 4 of 6
+    # (the two 2-GPU runs, Qwen2.5-1.5B and 3B, read 0.63 and 0.73: their update_actor is 7x and
+    # 3x the model's, section 6)
+    within = [r["id"] for r in RECORDS if abs(ratios(r)["step"] - 1) <= 0.25]
+    assert len(within) == 4
+
+
+def test_every_step_is_still_a_lower_bound() -> None:
+    # no replay is slower than its run: what is left out adds time
+    assert all(ratios(r)["step"] < 1 for r in RECORDS)
+
+
+def test_serving_the_adapter_is_the_rollout_s_largest_term() -> None:
+    # vLLM V0's LoRA kernels in every eager decode step (rl.rollout.serves_adapter)
+    rec = BY_ID["verl-grpo-lora-qwen2.5-72b-8xh100"]
+    s = json.loads(json.dumps(rec["scenario"]))
+    with_adapter = timed_phases(rec)["rollout"]
+    s["rl"]["rollout"]["serves_adapter"] = False
+    merged = timed_phases({**rec, "scenario": s})["rollout"]
+    assert with_adapter > 3 * merged
+
+
+def test_per_call_offload_and_unprefetched_gathers_add_time() -> None:
+    rec = BY_ID["verl-grpo-lora-qwen2.5-32b-8xh100"]
+    base = estimate_report(rec["scenario"])["rl"]["time_per_step_seconds"]
+    for field in ("offload_per_call", "prefetch_gathers"):
+        s = json.loads(json.dumps(rec["scenario"]))
+        s["rl"]["policy"][field] = not s["rl"]["policy"][field]
+        assert estimate_report(s)["rl"]["time_per_step_seconds"] < base
