@@ -51,12 +51,12 @@ def ratios(record: dict[str, Any]) -> dict[str, float]:
 # estimate / measured at the time of writing (docs/evidence/rl.md section 6), three decimals:
 # step, gen, old_log_prob + ref, update_actor
 EXPECTED = {
-    "verl-grpo-lora-qwen2.5-1.5b-2xh100": (0.629, 0.783, 0.436, 0.148),
-    "verl-grpo-lora-qwen2.5-3b-2xh100": (0.728, 0.817, 0.629, 0.354),
-    "verl-grpo-lora-qwen2.5-7b-8xh100": (0.809, 0.999, 0.455, 0.286),
-    "verl-grpo-lora-qwen2.5-14b-8xh100": (0.767, 0.903, 0.524, 0.260),
-    "verl-grpo-lora-qwen2.5-32b-8xh100": (0.760, 0.832, 0.690, 0.482),
-    "verl-grpo-lora-qwen2.5-72b-8xh100": (0.888, 0.959, 0.768, 0.696),
+    "verl-grpo-lora-qwen2.5-1.5b-2xh100": (0.646, 0.805, 0.436, 0.148),
+    "verl-grpo-lora-qwen2.5-3b-2xh100": (0.763, 0.863, 0.629, 0.354),
+    "verl-grpo-lora-qwen2.5-7b-8xh100": (0.814, 1.006, 0.455, 0.286),
+    "verl-grpo-lora-qwen2.5-14b-8xh100": (0.782, 0.923, 0.524, 0.260),
+    "verl-grpo-lora-qwen2.5-32b-8xh100": (0.777, 0.854, 0.690, 0.482),
+    "verl-grpo-lora-qwen2.5-72b-8xh100": (0.898, 0.974, 0.768, 0.696),
 }
 
 
@@ -69,11 +69,10 @@ def test_each_verl_timer_is_as_recorded(record: dict[str, Any]) -> None:
 
 
 def test_the_count_within_25_percent() -> None:
-    # the goal: 70 % of published RL step times within 25 %; verl's six logs: 4 of 6
-    # (the two 2-GPU runs, Qwen2.5-1.5B and 3B, read 0.63 and 0.73: their update_actor is 7x and
-    # 3x the model's, section 6)
+    # the goal: 70 % of published RL step times within 25 %; verl's six logs: 5 of 6
+    # (Qwen2.5-1.5B on 2 GPUs reads 0.65: its update_actor is 7x the model's, section 6)
     within = [r["id"] for r in RECORDS if abs(ratios(r)["step"] - 1) <= 0.25]
-    assert len(within) == 4
+    assert len(within) == 5
 
 
 def test_every_step_is_still_a_lower_bound() -> None:

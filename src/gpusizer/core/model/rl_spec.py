@@ -45,6 +45,9 @@ class RolloutSpec(Strict):
     # a LoRA policy's adapter served on the engine's base weights (vLLM enable_lora, verl's
     # TensorLoRARequest), its kernels in every step; false: merged weights synced (null: true)
     serves_adapter: bool | None = None
+    # vLLM max_num_batched_tokens: prompt tokens per prefill step (null: the prompts of a batch in
+    # one step; verl's tuning scripts set 1536 with chunked prefill off)
+    max_batched_tokens: Tokens | None = None
 
 
 class ReferenceSpec(Strict):

@@ -86,6 +86,7 @@ _USER_FIELDS = {
     "serving.max_sequences": "rl.rollout.max_sequences",
     "parallelism.tensor": "rl.rollout.tensor",
     "serving.cuda_graphs": "rl.rollout.cuda_graphs",
+    "serving.prefill_chunk_tokens": "rl.rollout.max_batched_tokens",
 }
 
 
@@ -203,6 +204,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "load": "burst",
         "api_server": False,
         "cuda_graphs": ro.cuda_graphs,  # verl rollout.enforce_eager: true is cuda_graphs false
+        "prefill_chunk_tokens": ro.max_batched_tokens,
     }
     data["serving"] = {k: v for k, v in serving.items() if v is not None}
     if serves_adapter(rl) and ro.engine == "vllm":

@@ -38,7 +38,7 @@ from .rl_roles import (
     trained_tokens,
     trainer_scenario,
 )
-from .rl_time import Decode, forward_seconds, rollout_seconds, step_seconds, sync_seconds
+from .rl_time import Decode, forward_seconds, prefill_seconds, rollout_seconds, step_seconds, sync_seconds
 from .rl_transitions import Transition
 from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 
@@ -92,9 +92,7 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     # the serving load simulation's own step (kernel floors, collectives at alpha + bytes /
     # beta over the link they cross, skewed MoE routing, the engine's host cost)
     step = with_lora(rs, step_model(rs, gpu, engine_costs(rs, gpu, st)))
-    attn, read = step.chunk(0.0, rl.prompt_tokens)
-    prompts = batch * rl.prompt_tokens
-    prefill = step.seconds(0, 0.0, prompts, batch, batch * attn, batch * read, batch)
+    prefill = prefill_seconds(step, batch, rl.prompt_tokens, rl.rollout.max_batched_tokens)
     d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds)
     return d, rs, em
 
