@@ -97,3 +97,45 @@ def test_per_call_offload_and_unprefetched_gathers_add_time() -> None:
         s = json.loads(json.dumps(rec["scenario"]))
         s["rl"]["policy"][field] = not s["rl"]["policy"][field]
         assert estimate_report(s)["rl"]["time_per_step_seconds"] < base
+
+
+def test_an_unprefetched_gather_is_the_whole_bf16_model_per_micro_batch() -> None:
+    # rl_gathers: Qwen2.5-72B (72.7e9 parameters) gathered in bf16 (FSDP param_dtype) over 8
+    # NVLink GPUs at 370 of 450 GB/s (core/speed/collectives.py NVLINK_EFFICIENCY) plus 8 us:
+    # 7/8 x 145.4 GB / 370 GB/s = 0.344 s; 40 responses a GPU in micro-batches of 8 = 5 passes,
+    # the update's forward and backward twice that
+    from gpusizer.core.model.params import count_parameters
+    from gpusizer.core.model.presets import scenario_gpu
+    from gpusizer.core.pipeline.rl_gathers import exposed_gathers
+    from gpusizer.core.pipeline.scenario import parse_scenario
+
+    s = parse_scenario(BY_ID["verl-grpo-lora-qwen2.5-72b-8xh100"]["scenario"])
+    gather = 8e-6 + 7 / 8 * count_parameters(s.model).total * 2 / 370e9
+    assert gather == pytest.approx(0.344, abs=0.002)
+    assert exposed_gathers(s, scenario_gpu(s)) == pytest.approx((5 * gather, 10 * gather), rel=1e-6)
+
+
+def test_prompts_are_prefilled_in_budget_steps() -> None:
+    # vLLM V0, chunked prefill off, max_num_batched_tokens 1536: 320 prompts of 99 tokens run in
+    # ceil(31,680 / 1,536) = 21 prompt-only steps, each here a launch-bound 46 ms
+    from gpusizer.core.pipeline.rl_time import prefill_seconds
+
+    class LaunchBound:
+        def chunk(self, start: float, tokens: float) -> tuple[float, float]:
+            return tokens * tokens / 2, tokens
+
+        def seconds(self, *args: float) -> float:
+            return 0.046
+
+    step: Any = LaunchBound()
+    assert prefill_seconds(step, 320, 99, 1536) == pytest.approx(21 * 0.046)
+    assert prefill_seconds(step, 320, 99, None) == pytest.approx(0.046)
+
+
+def test_the_weights_make_a_round_trip_per_call() -> None:
+    # verl param_offload: load and offload around the rollout's sync, two log-prob calls and the
+    # update: four times the fp32 shard (72B: 36.6 GB a GPU), the optimizer states once
+    rep = estimate_report(BY_ID["verl-grpo-lora-qwen2.5-72b-8xh100"]["scenario"])
+    moves = {m["name"]: m["bytes"] for m in rep["rl"]["transitions"]}
+    train = next(p["memory"] for p in rep["rl"]["phases"] if p["name"] == "training")
+    assert moves["state_reload"] == moves["state_offload"] == 4 * train["weights"] + train["optimizer"]
