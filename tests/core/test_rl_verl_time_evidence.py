@@ -139,3 +139,15 @@ def test_the_weights_make_a_round_trip_per_call() -> None:
     moves = {m["name"]: m["bytes"] for m in rep["rl"]["transitions"]}
     train = next(p["memory"] for p in rep["rl"]["phases"] if p["name"] == "training")
     assert moves["state_reload"] == moves["state_offload"] == 4 * train["weights"] + train["optimizer"]
+
+
+def test_an_adapter_vllm_cannot_serve_names_the_policy_s_rank() -> None:
+    from gpusizer.core.errors import ScenarioError
+
+    s = json.loads(json.dumps(BY_ID["verl-grpo-lora-qwen2.5-7b-8xh100"]["scenario"]))
+    s["workload"]["lora_rank"] = 1024  # vLLM max_lora_rank is at most 512
+    with pytest.raises(ScenarioError) as err:
+        estimate_report(s)
+    assert err.value.field == "workload.lora_rank"
+    s["rl"]["rollout"]["serves_adapter"] = False  # merged weights: any rank
+    assert estimate_report(s)["rl"]["time_per_step_seconds"] > 0

@@ -87,6 +87,8 @@ _USER_FIELDS = {
     "parallelism.tensor": "rl.rollout.tensor",
     "serving.cuda_graphs": "rl.rollout.cuda_graphs",
     "serving.prefill_chunk_tokens": "rl.rollout.max_batched_tokens",
+    "serving.lora.rank": "workload.lora_rank",
+    "serving.lora.targets": "workload.lora_targets",
 }
 
 
