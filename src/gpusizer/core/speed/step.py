@@ -193,6 +193,9 @@ class StepModel:
         bw = 1.0 / rate.bandwidth
         inv = {"mm": 1.0 / rate.mm, "vec": 0.0}
         self._linear = tuple((f * inv[kind], b0 * bw, b1 * bw) for _, kind, f, b0, b1 in linear_ops(shape))
+        # a matrix-vector step dequantises each k-quant weight once (Rates.kquant_matvec_ops):
+        # per step, ops / 2 of a token's 2 FLOP per weight (the matrix ops' c)
+        self._dequant = rates.kquant_matvec_ops / 2.0
         sh = shape
         shared, mla, block_fp8 = layer_kinds
         self.kernels = kernels_per_step(
@@ -337,7 +340,8 @@ class StepModel:
             state = sh.state_seq * (2 * decodes + prefill_seqs) / rate.bandwidth
             total += max(n * sh.state_flops / rate.attention, state)
         rows = decodes + prefill_seqs if sampled is None else sampled
-        head_c = 2.0 * rows * sh.head_w / rate.head
+        deq = self._dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
+        head_c = 2.0 * (rows + deq) * sh.head_w / rate.head
         head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
         head = head_c if head_c > head_m else head_m
         return total + head + comm, head
@@ -345,8 +349,9 @@ class StepModel:
     def _token_terms(self, n: float) -> tuple[float, float]:
         """(the projections' and experts' seconds, the collectives') for ``n`` tokens, kept per count."""
         total = 0.0
+        deq = self._dequant if n <= GEMV_TOKENS else 0.0
         for c, m0, m1 in self._linear:
-            t_c, t_m = c * n, m0 + m1 * n
+            t_c, t_m = c * (n + deq), m0 + m1 * n
             total += t_c if t_c > t_m else t_m
         if self.shape.moe_layers:
             total += self._experts(n)
@@ -372,7 +377,10 @@ class StepModel:
         gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
         eff = 1.0 if gemv else per_expert / (per_expert + self.rates.grouped_half)
         routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)
-        shared = 2.0 * n * sh.shared_w * layers / rate.mm
+        deq = self._dequant if n <= GEMV_TOKENS else 0.0  # each expert read is dequantised once
+        if gemv and deq:
+            routed += 2.0 * deq * distinct * sh.expert_w / ep * layers / rate.mm
+        shared = 2.0 * (n + deq) * sh.shared_w * layers / rate.mm
         return max(routed + shared, moved)
 
     def _comm(self, n: float) -> float:
