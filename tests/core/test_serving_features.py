@@ -513,6 +513,11 @@ def _lora_ratio(row: dict[str, Any]) -> float:
         base["serving"]["engine_version"] = row["engine_version"]
     if "rate" in row:
         base["serving"].update(load="rate", request_rate=row["rate"], requests=row["users"])
+    if "weights" in row:
+        base["precision"] = {"weights": row["weights"]}
+    for key in ("cuda_graphs", "max_context"):
+        if key in row:
+            base["serving"][key] = row[key]
     with_lora = copy.deepcopy(base)
     with_lora["serving"]["lora"] = row["lora"]
     if "lora_engine_version" in row:  # the adapters' run on another release than the base's
