@@ -30,6 +30,7 @@ from dataclasses import replace
 
 from . import rates_mlx  # noqa: F401  (MLX's entries of RATES)
 from .rates import RATES, Device, Rates, achieved, gpu_family, us
+from .rates_gpu import gpu_rates
 
 _PR14596 = (
     "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09), M4 Max, flash attention on, "
@@ -179,8 +180,9 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
     """The achieved rates of ``library`` on ``gpu`` (core/speed/rates.py ``achieved``), where
     ``era`` names the engine build's kernels (core/registry/engines.py
     ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend and they have an entry of
-    their own here. A backend other than the vendor's own without an entry takes the
-    library's fallback, not the vendor backend's."""
+    their own here; else the GPU model's own measured entry (core/speed/rates_gpu.py). A
+    backend other than the vendor's own without an entry takes the library's fallback, not the
+    vendor backend's."""
     family = gpu_family(gpu)
     own = BACKEND_RATES.get((library, family, backend)) if backend else None
     if own is not None:
@@ -191,4 +193,4 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
         by_era = ERA_RATES.get((library, family, era))
         if by_era is not None:
             return by_era
-    return achieved(gpu, library)
+    return gpu_rates(gpu, library) or achieved(gpu, library)
