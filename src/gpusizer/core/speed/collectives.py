@@ -19,6 +19,21 @@ spans nodes.
 - Network: ``alpha`` 47 us (2 nodes x 8 H20, NDR, 4 B-1 KB all-reduce: 46-48 us,
   NVIDIA/nccl#1244); ``beta`` 47 GB/s per GPU: "For NDR @ 400Gbps you should see 46-48GB/s
   per NIC" (NVIDIA/nccl-tests#290), one 400 Gb/s NIC per GPU as DGX/HGX H100 and B200 ship.
+
+NCCL's ring inside a node (:func:`nccl_ring_seconds`): a ring collective over ``n`` ranks takes
+``steps`` hops (all-reduce 2(n - 1), all-gather and reduce-scatter n - 1), each with a latency,
+and NCCL picks per size the fastest of three protocols, as its own cost model does
+(NVIDIA/nccl ``src/graph/tuning.cc``: time = baseLat + steps x hwLat + bytes / bandwidth):
+LL (base 3.6 us; per hop 0.47 us over NVLink, 1.0 over PCIe; a third of the bus bandwidth for
+an all-gather or reduce-scatter, a quarter for an all-reduce: 8-byte lines carrying 4 bytes of
+flags), LL128 (10 us; 1.9 / 2.5 us; 0.92 of it: 120 of 128 bytes) and Simple (8.4 us; 3.4 / 5.7
+us; all of it). So a mid-size message (1-64 MB) runs well below the link rate: NCCL 8 x H100,
+a 33.5 MB 16-bit all-gather in 125 us and on 8 x B200 in 114 us (NVIDIA aiconfigurator 0.12's
+NCCL 2.29 tables; used here only to check the shape, the constants are NCCL's), against 111 and
+66 us from this model and 87 and 48 us from alpha + bytes / beta. The network keeps its measured
+alpha and beta (its figures are whole multi-node runs). Engines' own all-reduce kernels for
+decode (vLLM's custom all-reduce, TensorRT-LLM's one-shot / two-shot) are not NCCL: the step's
+tensor-parallel all-reduce keeps alpha + bytes / beta (``library="custom"``).
 """
 
 from __future__ import annotations
@@ -36,6 +51,11 @@ PCIE_ALPHA_PER_RANK = 5.1 * us
 PCIE_EFFICIENCY = 0.7
 NETWORK_ALPHA = 47.0 * us
 NETWORK_BETA = 47e9  # bytes/s per GPU
+# NCCL's ring protocols LL, LL128, Simple (tuning.cc): base latency (us), latency per hop (us)
+# per scale-up link, LL128's share of the bus bandwidth (NVLink only: NCCL enables it there)
+NCCL_BASE_US = (3.6, 10.0, 8.4)
+NCCL_HOP_US: dict[str, tuple[float, float, float]] = {"nvlink": (0.47, 1.9, 3.4), "pcie": (1.0, 2.5, 5.7)}
+NCCL_LL128_SHARE = 0.92
 # Faster than any PCIe generation: a scale-up fabric (NVLink, Infinity Fabric, Gaudi's links)
 SCALE_UP_GB_PER_S = 100.0
 
@@ -80,23 +100,48 @@ def link(gpu: Device, ranks: int, gpus_per_node: int, efficiency: float | None =
     return Link("pcie", PCIE_ALPHA + PCIE_ALPHA_PER_RANK, rate * (efficiency or PCIE_EFFICIENCY))
 
 
-def all_reduce_seconds(ln: Link, nbytes: float, ranks: int) -> float:
-    """One all-reduce of ``nbytes`` (the tensor each rank holds) over ``ranks``."""
+def nccl_ring_seconds(ln: Link, bus_bytes: float, steps: int, reduce: bool) -> float:
+    """NCCL's ring over a scale-up link (module docstring): the fastest protocol's base
+    latency + ``steps`` hops + ``bus_bytes`` (the bytes each rank moves: the algorithm's factor
+    times the tensor) at that protocol's share of the bus bandwidth; ``reduce``: an all-reduce
+    (LL's share a quarter, not a third)."""
+    hops = NCCL_HOP_US[ln.kind]
+    ll_share = 0.25 if reduce else 1 / 3
+    shares = (ll_share, NCCL_LL128_SHARE if ln.kind == "nvlink" else 0.0, 1.0)
+    best = float("inf")
+    for base, hop, share in zip(NCCL_BASE_US, hops, shares, strict=True):
+        if share > 0:
+            best = min(best, (base + steps * hop) * us + bus_bytes / (ln.beta * share))
+    return best
+
+
+def all_reduce_seconds(ln: Link, nbytes: float, ranks: int, library: str = "nccl") -> float:
+    """One all-reduce of ``nbytes`` (the tensor each rank holds) over ``ranks``; ``library``
+    "custom": an engine's own all-reduce kernel (alpha + bytes / beta), else NCCL's ring."""
     if ranks <= 1 or ln.beta <= 0:
         return 0.0
-    return ln.latency(ranks) + 2 * (ranks - 1) / ranks * nbytes / ln.beta
+    bus = 2 * (ranks - 1) / ranks * nbytes
+    if library == "nccl" and ln.kind in NCCL_HOP_US:
+        return nccl_ring_seconds(ln, bus, 2 * (ranks - 1), reduce=True)
+    return ln.latency(ranks) + bus / ln.beta
 
 
 def all_gather_seconds(ln: Link, nbytes: float, ranks: int) -> float:
     """One all-gather (or reduce-scatter) whose full, gathered tensor is ``nbytes``."""
     if ranks <= 1 or ln.beta <= 0:
         return 0.0
-    return ln.latency(ranks) + (ranks - 1) / ranks * nbytes / ln.beta
+    bus = (ranks - 1) / ranks * nbytes
+    if ln.kind in NCCL_HOP_US:
+        return nccl_ring_seconds(ln, bus, ranks - 1, reduce=False)
+    return ln.latency(ranks) + bus / ln.beta
 
 
 def all_to_all_seconds(ln: Link, nbytes: float, ranks: int) -> float:
-    """One all-to-all in which each rank holds ``nbytes`` to spread over the group."""
-    return all_gather_seconds(ln, nbytes, ranks)
+    """One all-to-all in which each rank holds ``nbytes`` to spread over the group: its sends
+    to every peer go at once (no ring of hops), alpha + bytes / beta."""
+    if ranks <= 1 or ln.beta <= 0:
+        return 0.0
+    return ln.latency(ranks) + (ranks - 1) / ranks * nbytes / ln.beta
 
 
 def send_seconds(ln: Link, nbytes: float) -> float:

@@ -380,7 +380,7 @@ class StepModel:
         msg = n * sh.hidden * sh.ab
         t = 0.0
         if self._ar:
-            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp)
+            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, "custom")
         if self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
             # done when the busiest rank has received its share (core/speed/expert_load.py)
             busy = busiest_rank_factor(sh.experts, sh.top_k, n * sh.ep, sh.ep, self.routing_alpha)
