@@ -66,6 +66,20 @@ def test_block_scaled_fp8_gathers_sixteen_bit_values() -> None:
     assert step_model(s, gpu, replace(costs, moe_comm="gather"))._gather_b == 2.0
 
 
+def test_a_multi_node_nvlink_domain_keeps_the_all_to_all() -> None:
+    """TensorRT-LLM takes its all-to-all where the NVLink domain spans trays
+    (``MnnvlMemory.supports_mnnvl()``: GB200 NVL72), the gather in an 8-GPU box."""
+    for gpn, expected in ((8, "gather"), (72, "all_to_all")):
+        raw = _scenario("trtllm-dsr1-b200-maxtput-fp8kv")
+        raw = {**raw, "hardware": {**raw["hardware"], "gpus_per_node": gpn}}
+        s = rank_view(parse_scenario(raw))
+        gpu = scenario_gpu(s)
+        st = engine_settings(s, gpu)
+        assert st.release is not None
+        st = replace(st, release=replace(st.release, moe_comm="gather"))
+        assert engine_costs(s, gpu, st).moe_comm == expected
+
+
 def test_tensorrt_llm_release_keeps_the_all_to_all_until_its_moe_rates_are_known() -> None:
     """The source's pattern is the gather (its release notes it); switched on, the
     large-batch MoE figures fall from 7 to 5 of 11 within 25 % (speed.md section 29)."""

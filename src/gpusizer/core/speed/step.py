@@ -396,8 +396,9 @@ class StepModel:
         t = 0.0
         if self._ar:
             t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, "custom")
-        if self._a2a and self.costs.moe_comm == "gather":
-            tokens = n * sh.ep * sh.hidden  # every rank's tokens, to every rank
+        if self._a2a and self.costs.moe_comm == "gather" and sh.tp < sh.ep:
+            # the ranks hold different tokens (attention DP): every rank's, to every rank
+            tokens = n * sh.ep * sh.hidden
             one = all_gather_seconds(self.ep_link, tokens * self._gather_b, sh.ep)
             t += sh.moe_layers * (one + all_gather_seconds(self.ep_link, tokens * sh.ab, sh.ep))
         elif self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
