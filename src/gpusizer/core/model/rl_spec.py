@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 from ..errors import check_id
 from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens
 from ..registry.rl_algorithms import RL_ALGORITHMS
+from ..registry.workloads import WORKLOAD_KINDS
 
 Spread = Annotated[float, Field(ge=0.0, le=20.0)]
 PresetId = Annotated[str, Field(min_length=1, max_length=100)]
@@ -101,6 +102,11 @@ class PolicySpec(Strict):
     # passes through the adapters wait for every gather (verl's LoRA actor: each adapter matrix
     # its own FSDP unit, core/pipeline/rl_gathers.py)
     prefetch_gathers: bool = True
+
+    @property
+    def is_adapter(self) -> bool:
+        """Trains adapters on a frozen base (its workload kind's ``is_adapter``)."""
+        return WORKLOAD_KINDS[self.kind].is_adapter
 
 
 class RLSpec(Strict):

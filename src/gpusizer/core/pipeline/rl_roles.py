@@ -155,7 +155,7 @@ def reference_in_policy(rl: RLSpec) -> bool:
     lora applied is the ref", ``verl/workers/fsdp_workers.py``: ``disable_adapter()``), as
     TRL does with a PEFT model (``trl/trainer/grpo_trainer.py``: no ``ref_model``, the reference
     log-probs under ``disable_adapter()``). Only where the reference is the policy's model."""
-    return rl.has_reference and rl.policy.kind == "lora" and rl.reference.model is None
+    return rl.has_reference and rl.policy.is_adapter and rl.reference.model is None
 
 
 def role_names(rl: RLSpec) -> list[str]:
@@ -227,4 +227,4 @@ def serves_adapter(rl: RLSpec) -> bool:
     every prompt with its ``LoRARequest``, ``vllm_rollout_spmd.py``), so every decode step runs
     vLLM's LoRA kernels (core/serving/lora_serving.py: one slot of the policy's rank on its
     targets). ``rl.rollout.serves_adapter`` false: merged weights are synced instead."""
-    return rl.policy.kind == "lora" and rl.rollout.serves_adapter is not False
+    return rl.policy.is_adapter and rl.rollout.serves_adapter is not False
