@@ -53,6 +53,9 @@ class Figure:
     ratio: float  # estimate / published (speed: estimated speed / published speed)
     case: str = ""  # framework|gpu|model where the scenario names a catalog model and GPU
     release: str = ""  # the engine release the figure was replayed on, where it states one
+    # "upper" / "lower" where the published figure only bounds the value (its record's
+    # ``bound``, with ``bound_reason``: a card's size, "fits on"): no ratio, so not in a band
+    bound: str = ""
 
 
 def _regime(kind: str, scenario: dict[str, Any]) -> tuple[str, str]:
@@ -81,11 +84,12 @@ def _engine_logs() -> Iterator[Figure]:
 
 
 def _trainer_tables() -> Iterator[Figure]:
-    from tests.core.training_replay import _BIG, TRAINING_REPLAYS
+    from tests.core.training_replay import _BIG, LOGS, TRAINING_REPLAYS
 
     for rp in TRAINING_REPLAYS:
         regime, case = _regime("memory", {"hardware": _BIG, **rp.scenario})
-        yield Figure(f"trainer-tables:{rp.record}", regime, rp.estimate() / rp.logged, case)
+        bound = LOGS[rp.record].get("bound", "")
+        yield Figure(f"trainer-tables:{rp.record}", regime, rp.estimate() / rp.logged, case, bound=bound)
 
 
 def _memory(key: str, scenario: dict[str, Any], published: float, less: float = 0.0) -> Figure:
@@ -140,7 +144,8 @@ def _serving_speeds() -> Iterator[Figure]:
         ratio = speed_ratio(e, RATIOS[(r["id"], e["label"])])
         regime, case = _regime("speed", e["scenario"])
         release = e["scenario"].get("serving", {}).get("engine_version") or ""
-        yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release)
+        bound = r.get("bound", "")
+        yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release, bound)
     # serving-speed.json's cases are built inside its test: TensorRT-LLM's by the scenario each
     # is replayed on (a static batch drained as a burst; the batch-1 latency tables at batch
     # one), llama.cpp's llama-bench rows on Apple at batch one
@@ -162,7 +167,7 @@ def _training_speeds() -> Iterator[Figure]:
         for rec in load(name):
             est, pub = predicted(rec)
             regime, case = _regime("speed", rec["scenario"])
-            yield Figure(f"{name[:-5]}:{rec['id']}", regime, est / pub, case)
+            yield Figure(f"{name[:-5]}:{rec['id']}", regime, est / pub, case, bound=rec.get("bound", ""))
 
 
 def _vendors() -> Iterator[Figure]:
@@ -276,20 +281,29 @@ def _pool(regime: str, groups: dict[str, list[Figure]]) -> tuple[str, list[Figur
     raise ValueError(f"no pool of {regime} holds {OWN_BAND_MIN} figures")
 
 
+def _bounds(bounds: list[Figure]) -> dict[str, int]:
+    """How many of a regime's figures are bounds (not counted in its figures or band), and how
+    many of them the estimate keeps to (at most an upper bound, at least a lower one)."""
+    held = sum(f.ratio <= 1 if f.bound == "upper" else f.ratio >= 1 for f in bounds)
+    return {"bounds": len(bounds), "bounds_held": held} if bounds else {}
+
+
 def generate() -> dict[str, Any]:
     """The file's content."""
     groups: dict[str, list[Figure]] = {}
+    bounds: dict[str, list[Figure]] = {}
     for f in figures():
-        groups.setdefault(f.regime, []).append(f)
+        (bounds if f.bound else groups).setdefault(f.regime, []).append(f)
     fold = {k: v for g in groups.values() for k, v in folds(g).items()}
     regimes, pools = {}, {}
     for k in sorted(groups):
         pooled = _pool(k, groups) if len(groups[k]) >= MIN_FIGURES else None
         if pooled is None:
-            regimes[k] = regime_entry(groups[k], fold)
+            regimes[k] = {**regime_entry(groups[k], fold), **_bounds(bounds.get(k, []))}
             continue
         parent, members = pooled
         regimes[k] = {**regime_entry(groups[k], fold, members), "pooled_from": parent}
+        regimes[k].update(_bounds(bounds.get(k, [])))
         pools[parent] = {"figures": len(members), **_band_fields(members, fold)}
     return {
         "description": __doc__.split("\n\n")[0].replace("\n", " "),
@@ -322,7 +336,8 @@ def table(data: dict[str, Any]) -> str:
         else:
             inside, cv = str(e["held_out"]), "-"
             band, width = f"fewer than {data['min_figures']} figures", "-"
-        rows.append(f"| `{k}` | {e['figures']} | {inside} | {cv} | {band} | {width} |")
+        n = f"{e['figures']} (+ {e['bounds']} bound, not counted)" if e.get("bounds") else e["figures"]
+        rows.append(f"| `{k}` | {n} | {inside} | {cv} | {band} | {width} |")
     return "\n".join(rows)
 
 

@@ -8,8 +8,8 @@ on Qwen2.5 1.5B to 72B (eric-haibin-lin/verl-data, the runs behind verl's
 report's ``rl.max_memory_allocated_bytes`` (core/pipeline/rl_memory.allocator_counted: the
 sleeping vLLM's weights and KV pool stay counted). Tolerance: the issue's 15 %. Errors at the
 time of writing (estimate / figure - 1): 1.5B -0.1 %, 3B +4.0 %, 7B -4.4 %, 14B +5.3 %, 32B
-+6.3 %, 72B +3.7 %. The same step lines' step times are far longer than the estimate (ratios
-0.22-0.35, section 5c): recorded as a lower bound, not as agreement."""
++6.3 %, 72B +3.7 %. The same step lines' times: tests/core/test_rl_verl_time_evidence.py
+(section 6)."""
 
 from __future__ import annotations
 
@@ -55,14 +55,6 @@ def test_the_counter_holds_the_sleeping_engine() -> None:
     engine = phases["rollout"]["weights"] + phases["rollout"]["kv_cache"]
     training = phases["training"]["total"] - phases["training"]["overhead"]
     assert rep["rl"]["max_memory_allocated_bytes"] == engine + training > rep["per_gpu"]["total"]
-
-
-@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
-def test_each_verl_step_time_is_a_lower_bound(record: dict[str, Any]) -> None:
-    # source: the same step lines' timing_s/step; the estimate is 0.22-0.35 of it (section 5c:
-    # vLLM V0 with LoRA adapters and XFORMERS, FSDP with offload, not modelled)
-    step = estimate_report(record["scenario"])["rl"]["time_per_step_seconds"]
-    assert 0.2 * record["measured_step_seconds"] < step < record["measured_step_seconds"]
 
 
 def _boundary_scenario(rid: str, gpus: int, tp: int, fraction: float, prompts: int) -> dict[str, Any]:

@@ -261,6 +261,13 @@ QWEN15_7B = {
         # (triton-inference-server/tensorrtllm_backend issue 559: "Max LoRA size is 19988480";
         # the issue's own sum, (4 x 4096 x 2 x 8 + 3 x (4096 + 11008) x 8) x 32, the same)
         (QWEN15_7B, 8, None, 19_988_480),
+        # Grouped-query shapes (narrower k and v). Mistral-7B at r=16 on its seven modules:
+        # "trainable params: 41,943,040 || all params: 4,012,134,400" (intel-analytics ipex-llm,
+        # the DPO example's README sample output, ported from mlabonne's Mistral-7B DPO notebook);
+        # Qwen2.5-7B-Instruct at r=8 on its seven modules: "trainable params: 20,185,088 || all
+        # params: 7,635,801,600" (a logged LoRA NER fine-tune, finetune_lora_ner_deepspeed.py)
+        ("mistral-7b", 16, None, 41_943_040),
+        ("qwen2.5-7b", 8, None, 20_185_088),
     ],
 )
 def test_lora_slot_is_one_adapter(
@@ -506,6 +513,11 @@ def _lora_ratio(row: dict[str, Any]) -> float:
         base["serving"]["engine_version"] = row["engine_version"]
     if "rate" in row:
         base["serving"].update(load="rate", request_rate=row["rate"], requests=row["users"])
+    if "weights" in row:
+        base["precision"] = {"weights": row["weights"]}
+    for key in ("cuda_graphs", "max_context"):
+        if key in row:
+            base["serving"][key] = row[key]
     with_lora = copy.deepcopy(base)
     with_lora["serving"]["lora"] = row["lora"]
     if "lora_engine_version" in row:  # the adapters' run on another release than the base's

@@ -20,16 +20,24 @@ def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
     head.resize(1200, 200)
     est = estimate(VLLM)
     head.set_estimate(est)
-    # vLLM at batch one on NVIDIA: 6 figures of its own, the band of all engines' 83
-    assert head._how_sure_text == "How sure: memory measured (71) · speed validated (6; band of 83)"
-    tip = html.unescape(head.how_sure.toolTip())
-    assert "band of all engines' speed on NVIDIA, batch one: 83 figures" in tip
+    # vLLM at batch one on NVIDIA: 13 figures, a band of its own (docs/evidence/speed.md 13.1)
+    assert head._how_sure_text == "How sure: memory measured (71) · speed validated (13)"
     assert "published figures of Llama 3.1 8B on H100 SXM 80GB" in head.how_sure.toolTip()
     assert "tokens/s each (" in head.serving.text()
     band = head.bar._band
     assert band is not None
     lo, hi = band
     assert lo < est.memory.total < hi
+
+
+def test_how_sure_names_the_band_it_borrows(qtbot) -> None:
+    head = SummaryHeader()
+    qtbot.addWidget(head)
+    head.set_estimate(estimate({**VLLM, "framework": "tensorrt-llm"}))
+    # TensorRT-LLM at batch one: under 12 figures of its own, so it takes the band of all
+    # engines at batch one on NVIDIA and says so (scripts/evidence_bands.py, pooling)
+    assert "band of" in head._how_sure_text
+    assert "band of all engines' speed on NVIDIA, batch one:" in html.unescape(head.how_sure.toolTip())
 
 
 def test_memory_chart_whisker_spans_the_band(qtbot) -> None:

@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 from ..errors import check_id
 from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens
 from ..registry.rl_algorithms import RL_ALGORITHMS
+from ..registry.workloads import WORKLOAD_KINDS
 
 Spread = Annotated[float, Field(ge=0.0, le=20.0)]
 PresetId = Annotated[str, Field(min_length=1, max_length=100)]
@@ -48,6 +49,12 @@ class RolloutSpec(Strict):
     # (skip_tokenizer_init false, as NeMo RL v0.4.0 forces for vLLM 0.10.0); false: no
     # detokenising (skip_tokenizer_init true) or an engine process of its own (AsyncLLM)
     detokenize_in_step: bool = False
+    # a LoRA policy's adapter served on the engine's base weights (vLLM enable_lora, verl's
+    # TensorLoRARequest), its kernels in every step; false: merged weights synced (null: true)
+    serves_adapter: bool | None = None
+    # vLLM max_num_batched_tokens: prompt tokens per prefill step (null: the prompts of a batch in
+    # one step; verl's tuning scripts set 1536 with chunked prefill off)
+    max_batched_tokens: Tokens | None = None
 
 
 class ReferenceSpec(Strict):
@@ -93,6 +100,19 @@ class PolicySpec(Strict):
     # micro_batch_size responses at their own lengths, prompt + mean tokens each (verl
     # ppo_micro_batch_size_per_gpu with use_remove_padding)
     micro_batch_unit: Literal["row", "response"] = "row"
+    # colocated with offload_states: the weights go to the GPU and back around every worker call
+    # (verl param_offload: the rollout's weight sync, each log-prob forward, the update), not once
+    # a step (NeMo RL)
+    offload_per_call: bool = False
+    # FSDP prefetches each layer's all-gather beside the previous layer's compute; false: the
+    # passes through the adapters wait for every gather (verl's LoRA actor: each adapter matrix
+    # its own FSDP unit, core/pipeline/rl_gathers.py)
+    prefetch_gathers: bool = True
+
+    @property
+    def is_adapter(self) -> bool:
+        """Trains adapters on a frozen base (its workload kind's ``is_adapter``)."""
+        return WORKLOAD_KINDS[self.kind].is_adapter
 
 
 class RLSpec(Strict):

@@ -11,6 +11,7 @@ from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..speed.train_rates import network_gb_per_s
 from .rl_check import rl_of
 from .rl_memory import RLParts
+from .rl_roles import reference_in_policy
 from .rl_time import sync_seconds
 from .rl_transitions import (
     EXPORT_SECONDS_PER_TENSOR,
@@ -57,6 +58,17 @@ def frozen_bytes(spec: ModelSpec, s: Scenario) -> int:
     return int(max(stages) * BF16)
 
 
+def weight_reloads(s: Scenario) -> int:
+    """Round trips of the policy's weights to the GPU a step: one, or with
+    ``rl.policy.offload_per_call`` one per verl worker call that runs the policy (the rollout's
+    weight sync, the old log-probs, the reference's when it is the LoRA policy's own base, the
+    update; core/pipeline/rl_transitions.py)."""
+    rl = rl_of(s)
+    if not rl.policy.offload_per_call:
+        return 1
+    return 3 + reference_in_policy(rl)
+
+
 def colocated_transitions(s: Scenario, gpu: GPUSpec, parts: RLParts) -> tuple[Transition, ...]:
     """The four host-link moves of a colocated step (empty for split placement)."""
     rl = rl_of(s)
@@ -68,6 +80,7 @@ def colocated_transitions(s: Scenario, gpu: GPUSpec, parts: RLParts) -> tuple[Tr
         parts.policy.weights + (critic.weights if critic else 0),
         parts.policy.optimizer + (critic.optimizer if critic else 0),
         parts.reference if parts.reference_offloaded else 0,
+        weight_reloads(s),
     )
     host = rl.host_link_gb_per_s or host_link_gb_per_s(gpu)
     return tuple(transitions(resident, rl.rollout.sleep_level, rl.offload_states, host))

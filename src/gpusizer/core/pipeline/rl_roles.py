@@ -86,6 +86,9 @@ _USER_FIELDS = {
     "serving.max_sequences": "rl.rollout.max_sequences",
     "parallelism.tensor": "rl.rollout.tensor",
     "serving.cuda_graphs": "rl.rollout.cuda_graphs",
+    "serving.prefill_chunk_tokens": "rl.rollout.max_batched_tokens",
+    "serving.lora.rank": "workload.lora_rank",
+    "serving.lora.targets": "workload.lora_targets",
 }
 
 
@@ -152,7 +155,7 @@ def reference_in_policy(rl: RLSpec) -> bool:
     lora applied is the ref", ``verl/workers/fsdp_workers.py``: ``disable_adapter()``), as
     TRL does with a PEFT model (``trl/trainer/grpo_trainer.py``: no ``ref_model``, the reference
     log-probs under ``disable_adapter()``). Only where the reference is the policy's model."""
-    return rl.has_reference and rl.policy.kind == "lora" and rl.reference.model is None
+    return rl.has_reference and rl.policy.is_adapter and rl.reference.model is None
 
 
 def role_names(rl: RLSpec) -> list[str]:
@@ -203,6 +206,25 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "load": "burst",
         "api_server": False,
         "cuda_graphs": ro.cuda_graphs,  # verl rollout.enforce_eager: true is cuda_graphs false
+        "prefill_chunk_tokens": ro.max_batched_tokens,
     }
     data["serving"] = {k: v for k, v in serving.items() if v is not None}
+    if serves_adapter(rl) and ro.engine == "vllm":
+        w = s.workload  # one adapter, the policy's, in vLLM's one slot (verl: max_loras 1)
+        data["serving"]["lora"] = {
+            "adapters": 1,
+            "max_loaded": 1,
+            "rank": w.lora_rank,
+            "targets": w.lora_targets,
+        }
     return _parse(data, "rollout engine")
+
+
+def serves_adapter(rl: RLSpec) -> bool:
+    """The engine decodes through the LoRA policy's adapter on its base weights: verl at June
+    2025 (``verl/workers/sharding_manager/fsdp_vllm.py`` ``update_params``: once the base is
+    loaded, each step hands vLLM only the adapter, ``TensorLoRARequest``, and the rollout sends
+    every prompt with its ``LoRARequest``, ``vllm_rollout_spmd.py``), so every decode step runs
+    vLLM's LoRA kernels (core/serving/lora_serving.py: one slot of the policy's rank on its
+    targets). ``rl.rollout.serves_adapter`` false: merged weights are synced instead."""
+    return rl.policy.is_adapter and rl.rollout.serves_adapter is not False

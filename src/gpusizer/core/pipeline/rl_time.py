@@ -34,6 +34,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..speed.step import StepModel
+
 StepAt = Callable[[int, float], float]  # (sequences decoding, tokens each holds) -> seconds
 SEGMENTS = 64  # pieces of the drain priced at their middle (the step cost varies slowly)
 # Detokenising one generated token in the engine's own thread: vLLM PR #818 (2023-08, Llama 70B
@@ -115,6 +117,18 @@ def rollout_seconds(d: Decode) -> float:
     full = d.step_at(d.batch, d.prompt + d.mean / 2) if queued else 0.0
     output = d.responses * d.mean * d.output_per_token
     return waves * d.prefill + queued * full + drain_seconds(d, min(d.batch, d.responses)) + output
+
+
+def prefill_seconds(step: StepModel, batch: int, prompt: int, budget: int | None) -> float:
+    """``batch`` prompts of ``prompt`` tokens each: one step, or as many steps as a token budget
+    (vLLM ``max_num_batched_tokens``) needs, each an equal share. vLLM V0 without chunked prefill
+    runs prompt-only steps of at most the budget (``vllm/core/scheduler.py`` ``_schedule_default``:
+    prefills first, under ``SchedulingBudget(token_budget=max_num_batched_tokens)``), each with
+    the step's fixed and, eager, launch costs."""
+    attn, read = step.chunk(0.0, prompt)
+    steps = max(1, math.ceil(batch * prompt / budget)) if budget else 1
+    share = batch / steps
+    return steps * step.seconds(0, 0.0, share * prompt, share, share * attn, share * read, share)
 
 
 def forward_seconds(tokens: float, flops_per_token: float, gpus: int, flops_per_gpu: float) -> float:

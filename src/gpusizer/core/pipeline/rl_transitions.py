@@ -18,6 +18,13 @@ The order of one step as NeMo RL runs it (NVIDIA-NeMo/RL ``nemo_rl/algorithms/gr
    stays valid, so it is not copied back down).
 3. ``state_offload``: after training, optimizer states (``offload_before_refit``) and weights
    (``offload_after_refit``, ``param_data_cpu.copy_``) device-to-host.
+
+   verl with ``param_offload`` (``rl.policy.offload_per_call``) moves the policy's weights around
+   every worker call instead (``verl/workers/fsdp_workers.py`` at June 2025: ``load_fsdp_model_to_gpu``
+   first and ``offload_fsdp_model_to_cpu`` last in ``compute_log_prob`` and ``update_actor``, the
+   rollout's sharding manager ``fsdp_vllm.py`` ``__enter__`` likewise around its weight sync), the
+   optimizer states around ``update_actor`` only: a round trip of the weights per call
+   (:data:`Resident.reloads`), both moves counted in ``state_reload`` and ``state_offload``.
 4. ``engine_wake``: ``prepare_for_generation(tags=["weights"])``: level 1 copies the weights
    back host-to-device; level 2 only maps memory (the refit fills it).
 5. The refit itself is the ``weight_sync`` phase (:func:`refit_seconds`): every training rank
@@ -63,6 +70,7 @@ class Resident:
     weights: int
     optimizer: int
     reference: int
+    reloads: int = 1  # times a step the weights come to the GPU and go back (one: NeMo RL's)
 
 
 @dataclass(frozen=True)
@@ -91,7 +99,8 @@ def transitions(r: Resident, sleep_level: int, offload_states: bool, host_gb: fl
     so every colocated report lists the same four)."""
     rate = host_gb * 1e9 * HOST_EFFICIENCY
     engine = r.engine if sleep_level == 1 else 0
-    states = (r.weights + r.optimizer) if offload_states else 0
+    # the weights make ``reloads`` round trips, the optimizer states one (used by the update only)
+    states = (r.weights * r.reloads + r.optimizer) if offload_states else 0
     moved = {
         "engine_sleep": engine,
         "state_reload": states + r.reference,

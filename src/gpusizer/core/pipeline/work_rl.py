@@ -17,11 +17,13 @@ from ..model.result import EngineMemory, Memory
 from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
 from ..serving.load import engine_costs
+from ..serving.lora_serving import with_lora
 from ..speed.compute import compute_estimate
 from ..speed.step_model import step_model
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
+from .rl_gathers import exposed_gathers
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
 from .rl_roles import (
     longest_response,
@@ -35,7 +37,14 @@ from .rl_roles import (
     trained_tokens,
     trainer_scenario,
 )
-from .rl_time import DETOKENIZE_SECONDS_PER_TOKEN, Decode, forward_seconds, rollout_seconds, step_seconds
+from .rl_time import (
+    DETOKENIZE_SECONDS_PER_TOKEN,
+    Decode,
+    forward_seconds,
+    prefill_seconds,
+    rollout_seconds,
+    step_seconds,
+)
 from .rl_transitions import Transition
 from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 
@@ -87,10 +96,8 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     batch = max(1, min(n, em.max_sequences or n, fit))
     # the serving load simulation's own step (kernel floors, collectives at alpha + bytes /
     # beta over the link they cross, skewed MoE routing, the engine's host cost)
-    step = step_model(rs, gpu, engine_costs(rs, gpu, st))
-    attn, read = step.chunk(0.0, rl.prompt_tokens)
-    prompts = batch * rl.prompt_tokens
-    prefill = step.seconds(0, 0.0, prompts, batch, batch * attn, batch * read, batch)
+    step = with_lora(rs, step_model(rs, gpu, engine_costs(rs, gpu, st)))
+    prefill = prefill_seconds(step, batch, rl.prompt_tokens, rl.rollout.max_batched_tokens)
     # detokenising in the step's thread (rl.rollout.detokenize_in_step), token by token
     out = DETOKENIZE_SECONDS_PER_TOKEN if rl.rollout.detokenize_in_step else 0.0
     d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out)
@@ -130,7 +137,8 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     tokens = trained_tokens(rl)
     fwd = sum(forward_seconds(tokens, 2.0 * count_parameters(m).active, gpus, rate) for m in models)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
-    return fwd, train
+    waits = exposed_gathers(s, gpu)
+    return fwd + waits[0], train + waits[1]
 
 
 def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:

@@ -124,6 +124,13 @@ TENSORRT_LLM = (
         steps=_TRT_STEPS,
         scheduling=_TRT,
         sources=(
+            "PyTorch backend fused MoE (_torch/modules/fused_moe, 0.19-1.0): under attention DP "
+            "the tokens of every rank are all-gathered (quantised to FP4 / per-tensor FP8 first) "
+            "and the outputs reduce-scattered, NCCL allgather / reducescatter; the all-to-all "
+            "only on multi-node NVLink (MnnvlMemory.supports_mnnvl()) or DeepEP by environment. "
+            "Not switched on (moe_comm stays all_to_all): with it the large-batch MoE figures "
+            "fall from 7 to 5 of 11 within 25 % while TensorRT-LLM's own MoE GEMM rates are "
+            "not known (docs/evidence/speed.md section 29)",
             "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory free "
             "after weights and activations (docs examples/kvcacheconfig; "
             "_torch/pyexecutor/_util.py estimate_max_kv_cache_tokens); tokens_per_block "

@@ -191,6 +191,11 @@ class EngineRelease:
     own_cache_families: tuple[str, ...] = ()
     # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/serving/moe_layout.py id)
     mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
+    # How the MoE layers move tokens between expert-parallel ranks inside one NVLink box
+    # (core/speed/step.py): "all_to_all" (dispatch and combine) or "gather" (all-gather of
+    # every rank's tokens, reduce-scatter of the outputs); a multi-node NVLink domain (more
+    # than 8 GPUs a node) takes the all-to-all
+    moe_comm: Literal["all_to_all", "gather"] = "all_to_all"
     sources: tuple[str, ...] = ()
 
     @property

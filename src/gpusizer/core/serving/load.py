@@ -37,6 +37,9 @@ UNLIMITED = 1 << 40  # tokens per step when the engine sets no budget (transform
 # concurrency: state ``serving.requests`` to match one), vllm bench serve's default
 # --num-prompts for a rate.
 ROUNDS = 4
+# GPUs a node beyond which the NVLink domain spans trays (GB200 NVL72): TensorRT-LLM's fused MoE
+# takes its all-to-all there (MnnvlMemory.supports_mnnvl()), the gather in an 8-GPU box
+MNNVL_NODE = 8
 RATE_REQUESTS = 1000
 
 
@@ -70,6 +73,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         # experts over data-parallel ranks (an attention-DP rank's view): those ranks share
         # every MoE layer, and their graphs with it
         graph_ranks=s.parallelism.expert if sched and sched.graph_all_ranks and s.parallelism.data > 1 else 1,
+        moe_comm=rel.moe_comm if rel and s.hardware.gpus_per_node <= MNNVL_NODE else "all_to_all",
     )
 
 

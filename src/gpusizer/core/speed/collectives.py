@@ -19,6 +19,24 @@ spans nodes.
 - Network: ``alpha`` 47 us (2 nodes x 8 H20, NDR, 4 B-1 KB all-reduce: 46-48 us,
   NVIDIA/nccl#1244); ``beta`` 47 GB/s per GPU: "For NDR @ 400Gbps you should see 46-48GB/s
   per NIC" (NVIDIA/nccl-tests#290), one 400 Gb/s NIC per GPU as DGX/HGX H100 and B200 ship.
+
+NCCL's ring inside a node (:func:`nccl_ring_seconds`): a ring collective over ``n`` ranks takes
+``steps`` hops (all-reduce 2(n - 1), all-gather and reduce-scatter n - 1), each with a latency,
+and NCCL picks per size the fastest of three protocols, as its own cost model does
+(NVIDIA/nccl ``src/graph/tuning.cc``, master of June 2026: time = baseLat + steps x hwLat +
+bytes / bandwidth): LL (base 6.6 us; per hop 0.6 us over NVLink, 1.0 over PCIe; half the bus
+bandwidth, at most ``llMaxBws`` 141 GB/s on Hopper and 282 on Blackwell, 0.38 of NCCL's
+effective NVLink rate on both), LL128 (14 us; 1.9 / 2.5 us; 0.92 of it: 120 of 128 bytes) and
+Simple (8.4 us; 3.4 / 5.7 us; all of it). So a mid-size message (1-64 MB) runs well below the
+link rate. Checked on published NCCL timings on 8 x H100 (tests/core/test_speed_step.py):
+vLLM PR #42324's pynccl all-reduce, 1 MiB 25 us, 4 MiB 50, 32 MiB 195, 128 MiB 561 (model 28,
+62, 213, 691: NCCL runs the largest on NVLink SHARP, not modelled), all 9 sizes within 25 %;
+a 33.5 MB 16-bit all-gather in 125 us (NVIDIA aiconfigurator 0.12's NCCL 2.29 table, a check,
+not a fit), model 111 us; on 8 x B200 the same gather's 114 us is not reached (70 us: NCCL's
+own cost model is as short there). The network keeps its measured
+alpha and beta (its figures are whole multi-node runs). Engines' own all-reduce kernels for
+decode (vLLM's custom all-reduce, TensorRT-LLM's one-shot / two-shot) are not NCCL: the step's
+tensor-parallel all-reduce keeps alpha + bytes / beta (``library="custom"``).
 """
 
 from __future__ import annotations
@@ -36,6 +54,13 @@ PCIE_ALPHA_PER_RANK = 5.1 * us
 PCIE_EFFICIENCY = 0.7
 NETWORK_ALPHA = 47.0 * us
 NETWORK_BETA = 47e9  # bytes/s per GPU
+# NCCL's ring protocols LL, LL128, Simple (tuning.cc): base latency (us), latency per hop (us)
+# per scale-up link, LL128's share of the bus bandwidth (NVLink only: NCCL enables it there)
+NCCL_BASE_US = (6.6, 14.0, 8.4)
+NCCL_HOP_US: dict[str, tuple[float, float, float]] = {"nvlink": (0.6, 1.9, 3.4), "pcie": (1.0, 2.5, 5.7)}
+NCCL_LL128_SHARE = 0.92
+# LL: half the bus bandwidth, over NVLink capped at llMaxBws (141 GB/s of Hopper's 370 effective)
+NCCL_LL_SHARE = {"nvlink": 141 / 370, "pcie": 0.5}
 # Faster than any PCIe generation: a scale-up fabric (NVLink, Infinity Fabric, Gaudi's links)
 SCALE_UP_GB_PER_S = 100.0
 
@@ -80,23 +105,46 @@ def link(gpu: Device, ranks: int, gpus_per_node: int, efficiency: float | None =
     return Link("pcie", PCIE_ALPHA + PCIE_ALPHA_PER_RANK, rate * (efficiency or PCIE_EFFICIENCY))
 
 
-def all_reduce_seconds(ln: Link, nbytes: float, ranks: int) -> float:
-    """One all-reduce of ``nbytes`` (the tensor each rank holds) over ``ranks``."""
+def nccl_ring_seconds(ln: Link, bus_bytes: float, steps: int) -> float:
+    """NCCL's ring over a scale-up link (module docstring): the fastest protocol's base
+    latency + ``steps`` hops + ``bus_bytes`` (the bytes each rank moves: the algorithm's factor
+    times the tensor) at that protocol's share of the bus bandwidth."""
+    hops = NCCL_HOP_US[ln.kind]
+    shares = (NCCL_LL_SHARE[ln.kind], NCCL_LL128_SHARE if ln.kind == "nvlink" else 0.0, 1.0)
+    best = float("inf")
+    for base, hop, share in zip(NCCL_BASE_US, hops, shares, strict=True):
+        if share > 0:
+            best = min(best, (base + steps * hop) * us + bus_bytes / (ln.beta * share))
+    return best
+
+
+def all_reduce_seconds(ln: Link, nbytes: float, ranks: int, library: str = "nccl") -> float:
+    """One all-reduce of ``nbytes`` (the tensor each rank holds) over ``ranks``; ``library``
+    "custom": an engine's own all-reduce kernel (alpha + bytes / beta), else NCCL's ring."""
     if ranks <= 1 or ln.beta <= 0:
         return 0.0
-    return ln.latency(ranks) + 2 * (ranks - 1) / ranks * nbytes / ln.beta
+    bus = 2 * (ranks - 1) / ranks * nbytes
+    if library == "nccl" and ln.kind in NCCL_HOP_US:
+        return nccl_ring_seconds(ln, bus, 2 * (ranks - 1))
+    return ln.latency(ranks) + bus / ln.beta
 
 
 def all_gather_seconds(ln: Link, nbytes: float, ranks: int) -> float:
     """One all-gather (or reduce-scatter) whose full, gathered tensor is ``nbytes``."""
     if ranks <= 1 or ln.beta <= 0:
         return 0.0
-    return ln.latency(ranks) + (ranks - 1) / ranks * nbytes / ln.beta
+    bus = (ranks - 1) / ranks * nbytes
+    if ln.kind in NCCL_HOP_US:
+        return nccl_ring_seconds(ln, bus, ranks - 1)
+    return ln.latency(ranks) + bus / ln.beta
 
 
 def all_to_all_seconds(ln: Link, nbytes: float, ranks: int) -> float:
-    """One all-to-all in which each rank holds ``nbytes`` to spread over the group."""
-    return all_gather_seconds(ln, nbytes, ranks)
+    """One all-to-all in which each rank holds ``nbytes`` to spread over the group: its sends
+    to every peer go at once (no ring of hops), alpha + bytes / beta."""
+    if ranks <= 1 or ln.beta <= 0:
+        return 0.0
+    return ln.latency(ranks) + (ranks - 1) / ranks * nbytes / ln.beta
 
 
 def send_seconds(ln: Link, nbytes: float) -> float:

@@ -84,6 +84,12 @@ class Rates:
     # ggml's MoE FFN sums its top-k experts in one fused kernel, not k - 1 adds
     # (core/speed/step.py ``kernels_per_step``)
     fused_expert_adds: bool = False
+    # FLOP-equivalents per k-quant weight of a matrix-vector kernel, at the quantised matmul
+    # rate: Metal's kernel_mul_mv_q4_K_f32 of 2024 (ggml-metal.metal) masks each 4-bit quant
+    # out of a uint16, converts it and multiply-adds it in fp32, three ALU instructions a weight
+    # (two FLOP each at the peak) where the memory holds half a byte: ALU-bound on Apple's GPUs.
+    # Once per weight per step of up to 8 tokens (core/speed/step.py). 0: bandwidth alone
+    kquant_matvec_ops: float = 0.0
     sources: tuple[str, ...] = ()
 
 
@@ -233,12 +239,18 @@ RATES: dict[tuple[str, str], Rates] = {
         matmul_low=0.5,
         matmul_quant=0.52,
         attention=0.5,
-        bandwidth=0.78,
+        bandwidth=0.882,
         kernel_floor=7.1 * us,
         grouped_half=_GROUPED,
+        kquant_matvec_ops=11.5,
         sources=(
             f"{_XD}: M2 Ultra 76-core, 8B (F16 pp512 1,175.4; Q4_K_M pp512 994.04, tg512 78.81) "
             "and 70B Q4_K_M (tg512 12.48): Metal, no graphs",
+            f"{_XD}: M2 Ultra 70B F16 tg512 4.76 (bandwidth 0.882) and 70B Q4_K_M tg512 12.48 (11.5 "
+            "FLOP-equivalents per k-quant weight: 3 fp32 instructions x 2 / the 0.52 quantised share); "
+            "ggml-metal.metal kernel_mul_mv_q4_K_f32 of those builds: per weight (q1[i/2] & 0x000F), "
+            "its conversion and the fp32 multiply-add into acc1/acc2; the 70B Q4_K_M token x the FP32 "
+            "peak is about 2.3 TFLOP on the M1 Max, M2 Ultra and M3 Max alike (ALU-bound)",
         ),
     ),
     ("ggml", "gb10"): Rates(

@@ -30,12 +30,13 @@ from dataclasses import replace
 
 from . import rates_mlx  # noqa: F401  (MLX's entries of RATES)
 from .rates import RATES, Device, Rates, achieved, gpu_family, us
+from .rates_gpu import gpu_rates
 
 _PR14596 = (
     "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09), M4 Max, flash attention on, "
     "its branch column"
 )
-METAL_2025_FLOOR = 3.7 * us
+METAL_2025_FLOOR = 4.3 * us
 METAL_2025_COMPUTE = 1.41
 
 
@@ -77,7 +78,7 @@ _HOPPER = RATES[("vendor", "hopper")]
 
 # M1/M2 keep their 2024 floor: a 2026 build still takes 4.1 ms per token of TinyLlama 1.1B on an
 # M1 Ultra (geerlingguy/ai-benchmarks#48, build 7825, tg128 242.56 t/s: tests/core/data/
-# serving-speed.json), which the 3.7 us of the M4 Max would put at 2.7 ms
+# serving-speed.json), which the 4.3 us of the M4 Max would put at 3.1 ms
 _M2 = RATES[("ggml", "apple")]
 ERA_RATES: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
@@ -179,8 +180,9 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
     """The achieved rates of ``library`` on ``gpu`` (core/speed/rates.py ``achieved``), where
     ``era`` names the engine build's kernels (core/registry/engines.py
     ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend and they have an entry of
-    their own here. A backend other than the vendor's own without an entry takes the
-    library's fallback, not the vendor backend's."""
+    their own here; else the GPU model's own measured entry (core/speed/rates_gpu.py). A
+    backend other than the vendor's own without an entry takes the library's fallback, not the
+    vendor backend's."""
     family = gpu_family(gpu)
     own = BACKEND_RATES.get((library, family, backend)) if backend else None
     if own is not None:
@@ -191,4 +193,4 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
         by_era = ERA_RATES.get((library, family, era))
         if by_era is not None:
             return by_era
-    return achieved(gpu, library)
+    return gpu_rates(gpu, library) or achieved(gpu, library)

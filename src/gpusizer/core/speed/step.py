@@ -44,7 +44,14 @@ import copy
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .collectives import NO_LINK, Link, all_reduce_seconds, all_to_all_seconds, send_seconds
+from .collectives import (
+    NO_LINK,
+    Link,
+    all_gather_seconds,
+    all_reduce_seconds,
+    all_to_all_seconds,
+    send_seconds,
+)
 from .expert_load import busiest_rank_factor
 from .rates import Rates
 from .roofline import linear_ops
@@ -142,6 +149,10 @@ class EngineCosts:
     backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
     lora_gather: bool = False  # LoRA kernels load adapter weights per token (vLLM V0; lora_serving.py)
     graph_ranks: int = 1  # ranks whose steps must all be generation-only for a graph (Scheduling)
+    # how the MoE layers move tokens between expert-parallel ranks (EngineRelease.moe_comm):
+    # "all_to_all" dispatch and combine, or "gather": every rank's tokens all-gathered in the
+    # experts' input format and the 16-bit outputs reduce-scattered
+    moe_comm: str = "all_to_all"
 
 
 @dataclass(frozen=True)
@@ -193,6 +204,9 @@ class StepModel:
         bw = 1.0 / rate.bandwidth
         inv = {"mm": 1.0 / rate.mm, "vec": 0.0}
         self._linear = tuple((f * inv[kind], b0 * bw, b1 * bw) for _, kind, f, b0, b1 in linear_ops(shape))
+        # a matrix-vector step dequantises each k-quant weight once (Rates.kquant_matvec_ops):
+        # per step, ops / 2 of a token's 2 FLOP per weight (the matrix ops' c)
+        self._dequant = rates.kquant_matvec_ops / 2.0
         sh = shape
         shared, mla, block_fp8 = layer_kinds
         self.kernels = kernels_per_step(
@@ -211,6 +225,10 @@ class StepModel:
         self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
         self._ar = 2 * sh.layers if sh.tp > 1 else 0
         self._a2a = 2 * sh.moe_layers if sh.ep > 1 else 0
+        # bytes per element the gather moves in: the experts' low-precision input where the
+        # engine quantises before it (FP4 with its scales, per-tensor FP8); 16-bit for
+        # block-scaled FP8, quantised after the gather
+        self._gather_b = sh.ab if block_fp8 else min(sh.ab, sh.expert_b or sh.ab)
         # the terms that depend on the step's token count alone (projections, experts,
         # collectives), kept per count: a run asks for the same few counts again and again
         self._by_tokens: dict[float, tuple[float, float]] = {}
@@ -337,7 +355,8 @@ class StepModel:
             state = sh.state_seq * (2 * decodes + prefill_seqs) / rate.bandwidth
             total += max(n * sh.state_flops / rate.attention, state)
         rows = decodes + prefill_seqs if sampled is None else sampled
-        head_c = 2.0 * rows * sh.head_w / rate.head
+        deq = self._dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
+        head_c = 2.0 * (rows + deq) * sh.head_w / rate.head
         head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
         head = head_c if head_c > head_m else head_m
         return total + head + comm, head
@@ -345,8 +364,9 @@ class StepModel:
     def _token_terms(self, n: float) -> tuple[float, float]:
         """(the projections' and experts' seconds, the collectives') for ``n`` tokens, kept per count."""
         total = 0.0
+        deq = self._dequant if n <= GEMV_TOKENS else 0.0
         for c, m0, m1 in self._linear:
-            t_c, t_m = c * n, m0 + m1 * n
+            t_c, t_m = c * (n + deq), m0 + m1 * n
             total += t_c if t_c > t_m else t_m
         if self.shape.moe_layers:
             total += self._experts(n)
@@ -372,7 +392,10 @@ class StepModel:
         gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
         eff = 1.0 if gemv else per_expert / (per_expert + self.rates.grouped_half)
         routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)
-        shared = 2.0 * n * sh.shared_w * layers / rate.mm
+        deq = self._dequant if n <= GEMV_TOKENS else 0.0  # each expert read is dequantised once
+        if gemv and deq:
+            routed += 2.0 * deq * distinct * sh.expert_w / ep * layers / rate.mm
+        shared = 2.0 * (n + deq) * sh.shared_w * layers / rate.mm
         return max(routed + shared, moved)
 
     def _comm(self, n: float) -> float:
@@ -380,8 +403,13 @@ class StepModel:
         msg = n * sh.hidden * sh.ab
         t = 0.0
         if self._ar:
-            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp)
-        if self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
+            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, "custom")
+        if self._a2a and self.costs.moe_comm == "gather" and sh.tp < sh.ep:
+            # the ranks hold different tokens (attention DP): every rank's, to every rank
+            tokens = n * sh.ep * sh.hidden
+            one = all_gather_seconds(self.ep_link, tokens * self._gather_b, sh.ep)
+            t += sh.moe_layers * (one + all_gather_seconds(self.ep_link, tokens * sh.ab, sh.ep))
+        elif self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
             # done when the busiest rank has received its share (core/speed/expert_load.py)
             busy = busiest_rank_factor(sh.experts, sh.top_k, n * sh.ep, sh.ep, self.routing_alpha)
             t += self._a2a * all_to_all_seconds(self.ep_link, busy * msg * sh.top_k, sh.ep)

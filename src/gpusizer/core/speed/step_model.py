@@ -15,6 +15,7 @@ unbounded (the user's measured figure wins).
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from ..memo import Memo
@@ -38,6 +39,7 @@ from .step import (
 )
 
 _LOW = ("fp8", "int8", "fp4")
+_KQUANT = re.compile(r"gguf_q\d_k")  # GGUF k-quants (Q2_K-Q6_K and their _S/_M mixes)
 _DEFAULT = ComputeSpec()
 
 
@@ -93,6 +95,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         modules_key(s),
     )
     r = _user_rates(achieved_by(gpu, costs.library, costs.kernel_era, costs.backend), c)
+    if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
+        r = replace(r, kquant_matvec_ops=0.0)
     rate, _ = op_rate(s, gpu, r, costs.library)
     node = s.hardware.gpus_per_node
     eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None

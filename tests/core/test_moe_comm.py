@@ -1,0 +1,88 @@
+"""How the MoE layers move tokens between expert-parallel ranks (``EngineRelease.moe_comm``,
+core/speed/step.py): the all-to-all dispatch and combine, or TensorRT-LLM's gather (every rank's
+tokens all-gathered in the experts' input format, the 16-bit outputs reduce-scattered), priced
+with NCCL's ring protocols (core/speed/collectives.py). docs/evidence/speed.md section 29."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer.core.model.presets import gpu_spec, scenario_gpu
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.engine_releases_cpp import TENSORRT_LLM
+from gpusizer.core.serving.attention_dp import rank_view
+from gpusizer.core.serving.engine_settings import engine_settings
+from gpusizer.core.serving.load import engine_costs
+from gpusizer.core.speed.collectives import all_gather_seconds, link
+from gpusizer.core.speed.step_model import step_model
+
+RECORDS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "speed-figures.json").read_text()
+)
+
+
+def _scenario(rid: str) -> dict[str, Any]:
+    return next(r for r in RECORDS if r["id"] == rid)["replay"][0]["scenario"]
+
+
+def test_fp4_gather_is_about_three_times_the_bf16_gather() -> None:
+    """TensorRT-LLM tech blog 3 (DeepSeek-R1 max throughput on 8 x B200): "At the kernel level,
+    we are seeing about 3x when switching from BF16 to FP4 AllGather". The gather of a decode
+    step at 896 requests a rank: 7,168 tokens of 7,168 values, FP4 with one scale per 16
+    (0.5625 bytes) against 2 bytes. Tolerance 25 %: the mid-size message keeps more of its
+    latency, so the bytes' 3.6x shows as 2.4x (154 against 64 us)."""
+    b200 = link(gpu_spec("b200-192gb"), 8, 8)
+    values = 7168 * 7168
+    ratio = all_gather_seconds(b200, values * 2, 8) / all_gather_seconds(b200, values * 0.5625, 8)
+    assert ratio == pytest.approx(3.0, rel=0.25)
+
+
+def test_gather_charges_all_gather_and_reduce_scatter_of_every_ranks_tokens() -> None:
+    s = rank_view(parse_scenario(_scenario("trtllm-dsr1-b200-maxtput-fp8kv")))
+    gpu = scenario_gpu(s)
+    costs = engine_costs(s, gpu, engine_settings(s, gpu))
+    gathered = step_model(s, gpu, replace(costs, moe_comm="gather"))
+    sh, n = gathered.shape, 896.0
+    tokens = n * sh.ep * sh.hidden
+    one = all_gather_seconds(gathered.ep_link, tokens * 0.5625, sh.ep)  # FP4 in
+    one += all_gather_seconds(gathered.ep_link, tokens * 2, sh.ep)  # 16-bit out
+    assert gathered._token_terms(n)[1] == pytest.approx(sh.moe_layers * one)
+    # the all-to-all sends each token's k copies to the busiest rank instead: more at top-8
+    a2a = step_model(s, gpu, replace(costs, moe_comm="all_to_all"))
+    assert a2a._token_terms(n)[1] > gathered._token_terms(n)[1]
+
+
+def test_block_scaled_fp8_gathers_sixteen_bit_values() -> None:
+    """DeepSeek's block-scaled FP8 quantises after the gather (its scales are per 128 of a
+    token's values, set by the expert GEMM's input quantiser): the gather moves 16 bits."""
+    s = rank_view(parse_scenario(_scenario("trtllm-dsr1-h200-maxtput")))
+    gpu = scenario_gpu(s)
+    costs = engine_costs(s, gpu, engine_settings(s, gpu))
+    assert step_model(s, gpu, replace(costs, moe_comm="gather"))._gather_b == 2.0
+
+
+def test_a_multi_node_nvlink_domain_keeps_the_all_to_all() -> None:
+    """TensorRT-LLM takes its all-to-all where the NVLink domain spans trays
+    (``MnnvlMemory.supports_mnnvl()``: GB200 NVL72), the gather in an 8-GPU box."""
+    for gpn, expected in ((8, "gather"), (72, "all_to_all")):
+        raw = _scenario("trtllm-dsr1-b200-maxtput-fp8kv")
+        raw = {**raw, "hardware": {**raw["hardware"], "gpus_per_node": gpn}}
+        s = rank_view(parse_scenario(raw))
+        gpu = scenario_gpu(s)
+        st = engine_settings(s, gpu)
+        assert st.release is not None
+        st = replace(st, release=replace(st.release, moe_comm="gather"))
+        assert engine_costs(s, gpu, st).moe_comm == expected
+
+
+def test_tensorrt_llm_release_keeps_the_all_to_all_until_its_moe_rates_are_known() -> None:
+    """The source's pattern is the gather (its release notes it); switched on, the
+    large-batch MoE figures fall from 7 to 5 of 11 within 25 % (speed.md section 29)."""
+    rel = TENSORRT_LLM[-1]
+    assert rel.moe_comm == "all_to_all"
+    assert any("all-gathered" in src for src in rel.sources)

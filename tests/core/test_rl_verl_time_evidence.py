@@ -1,0 +1,144 @@
+"""verl's step times replayed (tests/core/data/rl-memory.json; docs/evidence/rl.md section 6).
+
+The GRPO-LoRA logs whose memory section 5 replays also print verl's timers for the same step
+(``verl/trainer/ppo/ray_trainer.py`` at June 2025): ``timing_s/gen`` (the worker's
+``generate_sequences``: the rollout sharding manager's weight sync, ``reshard``, the vLLM
+generation and the engine's sleep), ``old_log_prob`` and ``ref`` (two ``compute_log_prob``
+calls, the second with the adapters disabled), ``update_actor`` and ``step``. The phases' model
+seconds are compared with the timer that holds them, each with the moves verl makes inside it
+(``rl.policy.offload_per_call``: one round trip of the policy's weights per call; the engine's
+sleep and wake and the refit inside ``gen``). Each record keeps the step line's timers
+(``measured_timers_seconds``) and the ratios replayed (``time_ratios``). Tolerance: the issue's
+25 % on the step."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+RECORDS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "rl-memory.json").read_text(encoding="utf-8")
+)
+BY_ID = {r["id"]: r for r in RECORDS}
+
+
+def timed_phases(record: dict[str, Any]) -> dict[str, float]:
+    """Model seconds of each verl timer (module docstring): the step, ``gen``, ``old_log_prob``
+    + ``ref`` and ``update_actor``, each with the moves it holds."""
+    rl = estimate_report(record["scenario"])["rl"]
+    ph = {p["name"]: p["seconds"] for p in rl["phases"]}
+    moves = {m["name"]: m["seconds"] for m in rl["transitions"]}
+    calls = 4  # round trips of the weights: the rollout's sync, two log-prob calls, the update
+    trip = (moves["state_reload"] + moves["state_offload"]) / calls
+    engine = moves["engine_sleep"] + moves["engine_wake"]
+    return {
+        "step": rl["time_per_step_seconds"],
+        "rollout": ph["rollout"] + ph["weight_sync"] + engine + trip,
+        "log_probs": ph["log_probs"] + 2 * trip,
+        "training": ph["training"] + trip,
+    }
+
+
+def ratios(record: dict[str, Any]) -> dict[str, float]:
+    model = timed_phases(record)
+    measured = {"step": record["measured_step_seconds"], **record["measured_phase_seconds"]}
+    return {k: model[k] / measured[k] for k in model}
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
+def test_each_verl_timer_is_as_recorded(record: dict[str, Any]) -> None:
+    # source: record["source"], the quoted step line's timing_s/* (record["quote"])
+    # record["time_ratios"]: estimate / measured at the time of writing (docs/evidence/rl.md
+    # section 6), three decimals: the step, gen, old_log_prob + ref, update_actor
+    assert ratios(record) == pytest.approx(record["time_ratios"], abs=0.0015)
+
+
+def test_the_count_within_25_percent() -> None:
+    # the issue's goal: 70 % of published RL step times within 25 %; verl's six logs: 5 of 6
+    # (Qwen2.5-1.5B on 2 GPUs reads 0.65: its update_actor is 7x the model's, section 6)
+    within = [r["id"] for r in RECORDS if abs(ratios(r)["step"] - 1) <= 0.25]
+    assert len(within) == 5
+
+
+def test_every_step_is_still_a_lower_bound() -> None:
+    # no replay is slower than its run: what is left out adds time
+    assert all(ratios(r)["step"] < 1 for r in RECORDS)
+
+
+def test_serving_the_adapter_is_the_rollout_s_largest_term() -> None:
+    # vLLM V0's LoRA kernels in every eager decode step (rl.rollout.serves_adapter)
+    rec = BY_ID["verl-grpo-lora-qwen2.5-72b-8xh100"]
+    s = json.loads(json.dumps(rec["scenario"]))
+    with_adapter = timed_phases(rec)["rollout"]
+    s["rl"]["rollout"]["serves_adapter"] = False
+    merged = timed_phases({**rec, "scenario": s})["rollout"]
+    assert with_adapter > 3 * merged
+
+
+def test_per_call_offload_and_unprefetched_gathers_add_time() -> None:
+    rec = BY_ID["verl-grpo-lora-qwen2.5-32b-8xh100"]
+    base = estimate_report(rec["scenario"])["rl"]["time_per_step_seconds"]
+    for field in ("offload_per_call", "prefetch_gathers"):
+        s = json.loads(json.dumps(rec["scenario"]))
+        s["rl"]["policy"][field] = not s["rl"]["policy"][field]
+        assert estimate_report(s)["rl"]["time_per_step_seconds"] < base
+
+
+def test_an_unprefetched_gather_is_the_whole_bf16_model_per_micro_batch() -> None:
+    # rl_gathers: Qwen2.5-72B (72.7e9 parameters) gathered in bf16 (FSDP param_dtype) over 8
+    # NVLink GPUs at 370 of 450 GB/s (core/speed/collectives.py NVLINK_EFFICIENCY) plus its
+    # latency (tens of us, collectives.py's; hence the 1e-3 tolerance):
+    # 7/8 x 145.4 GB / 370 GB/s = 0.344 s; 40 responses a GPU in micro-batches of 8 = 5 passes,
+    # the update's forward and backward twice that
+    from gpusizer.core.model.params import count_parameters
+    from gpusizer.core.model.presets import scenario_gpu
+    from gpusizer.core.pipeline.rl_gathers import exposed_gathers
+    from gpusizer.core.pipeline.scenario import parse_scenario
+
+    s = parse_scenario(BY_ID["verl-grpo-lora-qwen2.5-72b-8xh100"]["scenario"])
+    gather = 8e-6 + 7 / 8 * count_parameters(s.model).total * 2 / 370e9
+    assert gather == pytest.approx(0.344, abs=0.002)
+    assert exposed_gathers(s, scenario_gpu(s)) == pytest.approx((5 * gather, 10 * gather), rel=1e-3)
+
+
+def test_prompts_are_prefilled_in_budget_steps() -> None:
+    # vLLM V0, chunked prefill off, max_num_batched_tokens 1536: 320 prompts of 99 tokens run in
+    # ceil(31,680 / 1,536) = 21 prompt-only steps, each here a launch-bound 46 ms
+    from gpusizer.core.pipeline.rl_time import prefill_seconds
+
+    class LaunchBound:
+        def chunk(self, start: float, tokens: float) -> tuple[float, float]:
+            return tokens * tokens / 2, tokens
+
+        def seconds(self, *args: float) -> float:
+            return 0.046
+
+    step: Any = LaunchBound()
+    assert prefill_seconds(step, 320, 99, 1536) == pytest.approx(21 * 0.046)
+    assert prefill_seconds(step, 320, 99, None) == pytest.approx(0.046)
+
+
+def test_the_weights_make_a_round_trip_per_call() -> None:
+    # verl param_offload: load and offload around the rollout's sync, two log-prob calls and the
+    # update: four times the fp32 shard (72B: 36.6 GB a GPU), the optimizer states once
+    rep = estimate_report(BY_ID["verl-grpo-lora-qwen2.5-72b-8xh100"]["scenario"])
+    moves = {m["name"]: m["bytes"] for m in rep["rl"]["transitions"]}
+    train = next(p["memory"] for p in rep["rl"]["phases"] if p["name"] == "training")
+    assert moves["state_reload"] == moves["state_offload"] == 4 * train["weights"] + train["optimizer"]
+
+
+def test_an_adapter_vllm_cannot_serve_names_the_policy_s_rank() -> None:
+    from gpusizer.core.errors import ScenarioError
+
+    s = json.loads(json.dumps(BY_ID["verl-grpo-lora-qwen2.5-7b-8xh100"]["scenario"]))
+    s["workload"]["lora_rank"] = 1024  # vLLM max_lora_rank is at most 512
+    with pytest.raises(ScenarioError) as err:
+        estimate_report(s)
+    assert err.value.field == "workload.lora_rank"
+    s["rl"]["rollout"]["serves_adapter"] = False  # merged weights: any rank
+    assert estimate_report(s)["rl"]["time_per_step_seconds"] > 0
