@@ -1,0 +1,103 @@
+"""Other frameworks' published RL step and phase times replayed (tests/core/data/rl-time-others.json;
+docs/evidence/rl.md section 7): verl's DeepSeek-V3 benchmark on 96 H20 (docs/perf/dpsk.md), Miles'
+Qwen3-30B-A3B on 8 MI300X (the LMSYS ROCm blog, March 2026) and verl's fully-async weight-sync
+table on H20 (docs/advance/fully_async.md). Each record keeps its source link, the quoted figures,
+the settings read from the run's script and what had to be assumed.
+
+What the tests pin is what the evidence page states: each estimate / published ratio as recorded
+there (so a change in the model shows up here and the page is updated with it) and the count within
+25 %, which does NOT meet the issue's aim: 2 of 10 figures (verl's DeepSeek-V3 step and rollout;
+Miles' MI300X run and the split weight syncs miss, each miss explained on the page)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+RECORDS: list[dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "rl-time-others.json").read_text(encoding="utf-8")
+)
+
+# estimate / published, per record and figure, as docs/evidence/rl.md section 7 records them
+RECORDED = {
+    "verl-grpo-deepseek-v3-96xh20": {"step": 0.855, "rollout": 0.870},
+    "miles-grpo-qwen3-30b-a3b-8xmi300x": {
+        "step": 0.387,
+        "rollout": 0.692,
+        "training": 0.307,
+        "log_probs": 0.333,
+        "weight_sync": 0.145,
+    },
+    "verl-sync-qwen2.5-math-7b-4to4xh20": {"weight_sync": 3.63},
+    "verl-sync-qwen3-30b-a3b-16to16xh20": {"weight_sync": 0.110},
+    "verl-sync-qwen3-235b-a22b-64to64xh20": {"weight_sync": 0.229},
+}
+
+
+def _estimates(record: dict[str, Any]) -> dict[str, float]:
+    """The report's seconds for each published figure: the step, each phase; a colocated weight
+    update also holds the moves between phases (engine sleep and wake, the training states' trips),
+    as the frameworks' update-weights timers run them inside the refit."""
+    rl = estimate_report(record["scenario"])["rl"]
+    seconds = {p["name"]: p["seconds"] for p in rl["phases"]}
+    moves = sum(t["seconds"] for t in rl["transitions"])
+    return seconds | {"step": rl["time_per_step_seconds"], "weight_sync": seconds["weight_sync"] + moves}
+
+
+def _ratios(record: dict[str, Any]) -> dict[str, float]:
+    est = _estimates(record)
+    return {name: est[name] / published for name, published in record["measured"].items()}
+
+
+def test_every_record_names_its_source_and_settings() -> None:
+    for record in RECORDS:
+        assert record["source"].startswith("https://"), record["id"]
+        assert record["quote"] and record["settings"] and record["assumptions"], record["id"]
+        assert set(record["measured"]) <= {"step", "rollout", "log_probs", "training", "weight_sync"}
+    assert len({r["id"] for r in RECORDS}) == len(RECORDS) == len(RECORDED)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
+def test_each_figure_is_as_recorded(record: dict[str, Any]) -> None:
+    # source: the record's link and quote; tolerance 3 % of the recorded ratio (drift of the model,
+    # not accuracy: the count below says how many are within 25 %)
+    ratios = _ratios(record)
+    for name, recorded in RECORDED[record["id"]].items():
+        assert ratios[name] == pytest.approx(recorded, rel=0.03), name
+
+
+def test_the_count_within_25_percent_is_as_recorded() -> None:
+    within = [
+        f"{r['id']}:{name}" for r in RECORDS for name, ratio in _ratios(r).items() if abs(ratio - 1) <= 0.25
+    ]
+    # docs/evidence/rl.md section 7: 2 of 10; the issue's aim is 70 %
+    assert sum(len(r["measured"]) for r in RECORDS) == 10
+    assert within == ["verl-grpo-deepseek-v3-96xh20:step", "verl-grpo-deepseek-v3-96xh20:rollout"]
+
+
+def test_the_deepseek_run_fits_its_layout_only_with_the_optimizer_on_the_host() -> None:
+    # source: verl docs/perf/dpsk.md, 96 GPUs row: OFFLOAD_FRACTION 1 (Megatron's optimizer on the
+    # CPU); the run ran on its 96 GB cards, so the replay must fit, and without the offload it must not
+    # (the optimizer states of 671 B parameters over 8 data ranks alone exceed the card)
+    record = RECORDS[0]
+    assert estimate_report(record["scenario"])["fits"]
+    on_gpu = json.loads(json.dumps(record["scenario"]))
+    on_gpu["parallelism"]["offload_optimizer"] = False
+    assert not estimate_report(on_gpu)["fits"]
+
+
+def test_the_eager_engine_sets_the_deepseek_rollout() -> None:
+    # source: run_deepseek671b_math_megatron_96gb.sh, rollout.enforce_eager=True. Eager, every kernel
+    # of a decode step pays its launch (core/serving/load.py engine_costs: no graphs); with CUDA
+    # graphs the same rollout is priced over 4x faster (208 against 914 s), far under the 1,050 s
+    # measured, so the script's eager setting is what lands this replay.
+    record = RECORDS[0]
+    graphs = json.loads(json.dumps(record["scenario"]))
+    graphs["rl"]["rollout"]["cuda_graphs"] = True
+    eager = _estimates(record)["rollout"]
+    assert _estimates({**record, "scenario": graphs})["rollout"] < 0.5 * eager
