@@ -64,13 +64,14 @@ def test_mla_decode_attention_is_priced_by_its_flops_at_large_batch() -> None:
     sh = step.shape
     assert sh.decode_dims == (576, 512) and sh.heads == 128 and sh.kv_tok == 576
     # at 896 requests a rank (the blog's max_batch_size) and the mean 2,048-token context of a
-    # 1k/2k request, the attention's FLOPs (at the B200's attention rate) outlast its KV read,
-    # so the BF16 cache (twice the bytes) costs the step only the bytes beyond the FLOPs
+    # 1k/2k request, the attention's FLOPs (23.1 ms at the B200's attention rate) outlast the
+    # FP8 KV read (12.8 ms) and level the BF16 one: the BF16 cache costs the step only the bytes
+    # beyond the FLOPs (none here), not its ~10 ms more of KV read
     fp8 = step.decode_seconds(896, 2048)
     bf16 = _step(_scenario(R1_FP8KV, kv_cache="bf16")).decode_seconds(896, 2048)
     flops_s = 896 * step.positions(2048) * 2 * 128 * 1088 / step.rate.attention
     assert flops_s == pytest.approx(0.0231, rel=0.02)
-    assert 0 < bf16 - fp8 < 0.25 * flops_s  # bytes alone would add the whole KV read, ~13 ms
+    assert 0 <= bf16 - fp8 < 0.1 * flops_s
 
 
 def test_fp8_kv_at_identical_concurrency_gains_no_more_than_measured() -> None:
