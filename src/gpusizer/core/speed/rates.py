@@ -90,6 +90,11 @@ class Rates:
     # (two FLOP each at the peak) where the memory holds half a byte: ALU-bound on Apple's GPUs.
     # Once per weight per step of up to 8 tokens (core/speed/step.py). 0: bandwidth alone
     kquant_matvec_ops: float = 0.0
+    # tokens per column tile of a grouped GEMM that gives every expert whole tiles (0: the
+    # ``grouped_half`` rule): Metal's kernel_mul_mm_id of 2025 (core/speed/expert_load.py
+    # ``tile_efficiency``)
+    grouped_tile: int = 0
+    grouped_tile_rate: float = 1.0  # with ``grouped_tile``: a full tile's rate, of the matmul rate
     sources: tuple[str, ...] = ()
 
 

@@ -37,6 +37,13 @@ _PR14596 = (
 )
 METAL_2025_FLOOR = 4.3 * us
 METAL_2025_COMPUTE = 1.41
+# Metal's grouped GEMM (kernel_mul_mm_id): whole 32-token column tiles an expert
+# (core/speed/expert_load.py ``tile_efficiency``), a full tile at METAL_MM_ID_RATE of the dense
+# matmul rate, solved from DeepSeek R1 Q4_K_M pp512 on an M3 Ultra (build 7315, 168.90 t/s:
+# geerlingguy/beowulf-ai-cluster#17); its pp4096, the M2 Ultra's and M4 Max's Qwen3-30B-A3B
+# prefills out of sample (docs/evidence/speed.md section 18.3)
+METAL_MM_ID_TILE = 32
+METAL_MM_ID_RATE = 0.75
 
 
 def _metal_2025(r: Rates, floor: float) -> Rates:
@@ -47,10 +54,15 @@ def _metal_2025(r: Rates, floor: float) -> Rates:
         matmul_quant=round(r.matmul_quant * f, 3),
         kernel_floor=floor,
         fused_expert_adds=True,
+        grouped_tile=METAL_MM_ID_TILE,
+        grouped_tile_rate=METAL_MM_ID_RATE,
         sources=(
             *r.sources,
             f"{_PR14596}: qwen3moe 30B.A3B Q8_0 tg128 76.68 t/s sets the kernel floor; gemma3 4B Q8_0 "
             f"pp512 2,494.63 t/s the compute shares (x {f} of the 2024 entry's)",
+            "geerlingguy/beowulf-ai-cluster#17 (build 7315, M3 Ultra): DeepSeek R1 Q4_K_M pp512 168.90 t/s "
+            f"sets the grouped GEMM's full-tile rate ({METAL_MM_ID_RATE} of the matmul rate) under "
+            f"{METAL_MM_ID_TILE}-token tiles an expert (ggml-metal-ops.cpp ggml_metal_op_mul_mat_id)",
             "ggml-org/llama.cpp PR #15616 (2025-08-27, M2 Ultra, n_ubatch 2048) and PR #19555 "
             "(2026-02-12) out of sample (docs/evidence/speed.md section 16)",
         ),

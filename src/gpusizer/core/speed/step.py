@@ -24,8 +24,8 @@ Qwen3-style routers, 1.01 for DeepSeek's, whose score-correction bias balances t
 the expected experts read are Σ_i 1 − (1 − p_i)^(tokens·k), fewer than uniform routing's
 E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark decodes 32 sequences in
 102 ms, not the 165 ms 82 uniform experts of 128 would take). The grouped GEMMs run at the
-rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``; up to 8 tokens a vector
-kernel, memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
+rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``, or on Metal whole
+32-token tiles an expert, ``Rates.grouped_tile``; up to 8 tokens a vector kernel, memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
 than the mean rank's tokens (core/speed/expert_load.py): its grouped GEMMs and the share of the
 dispatch and combine it receives scale by that factor. Pipeline parallelism: the engine keeps
 one micro-batch per stage in flight (at most as many micro-batches as sequences); a step's work
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .collectives import NO_LINK, Link, all_reduce_seconds, all_to_all_seconds, send_seconds
-from .expert_load import busiest_rank_factor
+from .expert_load import busiest_rank_factor, tile_efficiency
 from .rates import Rates
 from .roofline import linear_ops
 from .roofline_shape import Shape
@@ -375,13 +375,23 @@ class StepModel:
         busy = busiest_rank_factor(e, k, routed_tokens, ep, self.routing_alpha)
         per_expert = busy * routed_tokens * k / distinct if distinct else 0.0
         gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
-        eff = 1.0 if gemv else per_expert / (per_expert + self.rates.grouped_half)
+        eff = 1.0 if gemv else self._grouped_eff(per_expert, routed_tokens)
         routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)
         deq = self._dequant if n <= GEMV_TOKENS else 0.0  # each expert read is dequantised once
         if gemv and deq:
             routed += 2.0 * deq * distinct * sh.expert_w / ep * layers / rate.mm
         shared = 2.0 * (n + deq) * sh.shared_w * layers / rate.mm
         return max(routed + shared, moved)
+
+    def _grouped_eff(self, per_expert: float, tokens: float) -> float:
+        """A grouped GEMM's share of the matmul rate at ``per_expert`` tokens an expert (of
+        ``tokens`` routed over all the experts): whole column tiles an expert at the tile's own
+        rate (``Rates.grouped_tile``, ``grouped_tile_rate``) or the half-rate rule."""
+        tile = self.rates.grouped_tile
+        if tile:
+            eff = tile_efficiency(self.shape.experts, self.shape.top_k, tokens, tile)
+            return eff * self.rates.grouped_tile_rate
+        return per_expert / (per_expert + self.rates.grouped_half)
 
     def _comm(self, n: float) -> float:
         sh = self.shape
