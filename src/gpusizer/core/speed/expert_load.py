@@ -75,7 +75,6 @@ def _capped(loads: list[float], cap: float) -> list[float]:
     return loads
 
 
-
 def tile_efficiency(experts: int, top_k: int, tokens: float, tile: int) -> float:
     """The share of a grouped GEMM's work that is real rows when each expert's tokens are cut
     into whole column tiles of ``tile`` tokens, for a whole-sequence pass of ``tokens`` tokens:

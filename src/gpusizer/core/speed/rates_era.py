@@ -87,12 +87,14 @@ VLLM_011_KV = 0.384
 _HOPPER = RATES[("vendor", "hopper")]
 
 
-# M1/M2 keep their 2024 floor: a 2026 build still takes 4.1 ms per token of TinyLlama 1.1B on an
-# M1 Ultra (geerlingguy/ai-benchmarks#48, build 7825, tg128 242.56 t/s: tests/core/data/
-# serving-speed.json), which the 4.3 us of the M4 Max would put at 3.1 ms
+# M1/M2 keep their 2024 floor (M1 with its own matrix-vector shares, core/speed/rates.py): a 2026
+# build still takes 4.1 ms per token of TinyLlama 1.1B on an M1 Ultra (geerlingguy/ai-benchmarks#48,
+# build 7825, tg128 242.56 t/s: tests/core/data/serving-speed.json), which the 4.3 us of the M4 Max
+# would put at 3.1 ms
 _M2 = RATES[("ggml", "apple")]
 ERA_RATES: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
+    ("ggml", "apple-m1", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m1")], _M2.kernel_floor),
     ("ggml", "apple-m3", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m3")], METAL_2025_FLOOR),
     ("vendor", "hopper", "vllm-0.11"): replace(
         _HOPPER,

@@ -25,7 +25,8 @@ the expected experts read are Σ_i 1 − (1 − p_i)^(tokens·k), fewer than uni
 E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark decodes 32 sequences in
 102 ms, not the 165 ms 82 uniform experts of 128 would take). The grouped GEMMs run at the
 rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``, or on Metal whole
-32-token tiles an expert, ``Rates.grouped_tile``; up to 8 tokens a vector kernel, memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
+32-token tiles an expert, ``Rates.grouped_tile``; up to 8 tokens a vector kernel,
+memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
 than the mean rank's tokens (core/speed/expert_load.py): its grouped GEMMs and the share of the
 dispatch and combine it receives scale by that factor. Pipeline parallelism: the engine keeps
 one micro-batch per stage in flight (at most as many micro-batches as sequences); a step's work
