@@ -46,7 +46,7 @@ CV_SHORT = {
     # outside a band the other 13 make 0.99-1.43 wide
     "speed/llama.cpp/amd/batch-one": (12, 16),
     # two decodes of one fifth outside the band built without it (0.955-1.175): DeepSeek-R1 on
-    # M3 Ultra 1.32 (fast) and the M2 Ultra's Qwen3-30B-A3B 0.88 (its 2024 kernel floor); the
+    # M3 Ultra 1.19 (fast) and the M2 Ultra's Qwen3-30B-A3B 0.88 (its 2024 kernel floor); the
     # prefills, priced by Metal's whole 32-token tiles an expert, are inside: 7 of 9, 8 is 80 %
     "speed/llama.cpp/apple/moe": (7, 9),
 }

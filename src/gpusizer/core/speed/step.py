@@ -56,7 +56,11 @@ from .roofline_shape import Shape
 # (KQ), soft_max, mul_mat (KQV), cont, mul_mat (o), add, rms_norm, mul, 2 mul_mat (gate, up),
 # silu, mul, mul_mat (down), add = 23; flash attention replaces KQ, soft_max, KQV and cont by one
 # kernel (20). Its MoE FFN (llm_build_moe_ffn): router mul_mat, soft_max, argsort, get_rows, 3
-# mul_mat_id, silu, mul, weights mul, one add per extra expert: 11 + k - 1 instead of 5.
+# mul_mat_id, silu, mul, weights mul, one add per extra expert: 11 + k - 1 instead of 5; a
+# shared expert (llm_build_deepseek2, llama4) its own up, gate, silu, mul, down and the add to
+# the routed sum (6); DeepSeek's MLA (llm_build_deepseek2, absorbed, flash attention) q_a, its
+# norm (2), q_b, kv_a, its norm (2), wk_b, 2 concats, wv_b and its cont after the attention in
+# place of Llama's q, k, v: 9 more.
 # vendor: vLLM/TensorRT-LLM fused kernels: fused add + rms_norm, qkv GEMM, rope + cache write,
 # attention, o GEMM, fused add + rms_norm, gate_up GEMM, silu_and_mul, down GEMM = 9; a fused MoE
 # FFN: router GEMM, top-k softmax, align/sort, 2 grouped GEMMs, activation, finalize = 7 (+3
@@ -72,6 +76,7 @@ from .roofline_shape import Shape
 # (switch_layers.SwitchGLU): router, softmax, argpartition, take_along_axis, 3 gather_qmm,
 # swiglu, weights mul and sum = 10 instead of 4.
 GGML_LAYER, GGML_LAYER_FA, GGML_MLP = 23, 20, 5
+GGML_SHARED, GGML_MLA_EXTRA = 6, 9
 MLX_LAYER, MLX_MLP, MLX_MOE = 18, 4, 10
 VENDOR_LAYER, VENDOR_MLP, VENDOR_MOE, VENDOR_MLA_EXTRA = 9, 3, 7, 5
 EAGER_LAYER = 43
@@ -114,7 +119,8 @@ def kernels_per_step(
     if library == "ggml":
         per = GGML_LAYER_FA if flash_attention else GGML_LAYER
         adds = min(1, sh.top_k - 1) if fused_adds else max(0, sh.top_k - 1)
-        moe_extra = 11 + adds - GGML_MLP
+        moe_extra = 11 + adds - GGML_MLP + (GGML_SHARED if shared_experts else 0)
+        per += GGML_MLA_EXTRA if mla else 0
         return layers * per + moe * moe_extra + HEAD_KERNELS
     if library == "mlx":
         shared = 4 if shared_experts else 0
