@@ -55,3 +55,33 @@ def test_deepseek_r1s_max_throughput_row_came_down_with_the_busiest_rank() -> No
     (record,) = [r for r in records if r["id"] == "trtllm-dsr1-b200-maxtput-fp8kv"]
     entry = record["replay"][0]
     assert metric(entry) / entry["published"] == pytest.approx(1.37, abs=0.05)
+
+
+def test_metal_tiles_price_few_tokens_an_expert_by_their_padding() -> None:
+    """ggml-metal-ops.cpp ``ggml_metal_op_mul_mat_id``: (ne21 + 31) / 32 column tiles of 32
+    tokens an expert, each computed in full. At a 512-token micro-batch DeepSeek-R1's 256 experts
+    (top 8) get 16 tokens each on average: about half of a tile is real work (0.45 with the
+    prefill routing skew, 0.5 were every expert given exactly 16); Qwen3-30B-A3B's 128 experts at
+    2,048 tokens (128 each) fill nearly 9 tiles of 10."""
+    from gpusizer.core.speed.expert_load import tile_efficiency
+
+    dsr1 = tile_efficiency(256, 8, 512, 32)
+    assert 0.40 <= dsr1 <= 0.50
+    assert tile_efficiency(128, 8, 512, 32) < tile_efficiency(128, 8, 2048, 32) <= 1.0
+    assert tile_efficiency(128, 8, 2048, 32) == pytest.approx(0.88, abs=0.03)
+
+
+def test_metal_moe_prefill_follows_its_tiles_not_the_spark_half_rate() -> None:
+    """Out of sample (speed-figures-apple.json): the M2 Ultra's Qwen3-30B-A3B Q8_0 at n_ubatch
+    2048 (ggml-org/llama.cpp PR #15616) runs pp2048 at 1.11x its pp512 (2,272.56 / 2,045.19 t/s:
+    32 and 128 tokens an expert); the half rate at 57 tokens an expert (DGX Spark) made it 1.50x,
+    the tiles give it within 10 %. DeepSeek-R1's pp4096 on the M3 Ultra (build 7315) and the M2
+    Ultra's pp512 and pp2048 come within 5 % (0.70, 0.77, 1.05 before)."""
+    from tests.core.test_speed_figures_vendors import RATIOS
+
+    rid = "llamacpp-pr15616-m2ultra-qwen3-30b-a3b-q8_0"
+    pp512, pp2048 = RATIOS[("apple", rid, "pp512")], RATIOS[("apple", rid, "pp2048")]
+    assert pp2048 * 2272.56 / (pp512 * 2045.19) == pytest.approx(2272.56 / 2045.19, rel=0.10)
+    dsr1 = RATIOS[("apple", "llamacpp-b7315-m3ultra512-deepseek-r1-q4_k_m", "pp4096")]
+    for r in (dsr1, pp512, pp2048):
+        assert r == pytest.approx(1.0, abs=0.05)

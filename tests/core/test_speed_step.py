@@ -278,3 +278,35 @@ def test_metal_k_quant_decode_pays_its_dequantising_alu_work() -> None:
     assert m3 == pytest.approx(1.0, abs=0.05)
     m2 = RATIOS[("llamacpp-b2796-apple-m2-ultra-76-core-gpu-192gb-70b-q4_k_m", "tg512")]
     assert m2 == pytest.approx(1.0, abs=0.01)  # the figure the constant is solved from
+
+
+def test_apple_m1_decodes_on_shares_of_its_own() -> None:
+    """The M1 generation (``apple-m1``) takes its own matrix-vector shares, solved from the M1 Max
+    rows of XiongjieDai's May 2024 tables (core/speed/rates.py): 8B F16 tg512 and 70B Q4_K_M
+    tg512 reproduce; its 8B Q4_K_M tg512 (35.73 t/s, 1.16 on the M2 Ultra's shares) is within 5 %
+    out of sample, and a fixture's lower-case chip name ("m1-max-64gb") is read too."""
+    from tests.core.test_speed_figures import RATIOS
+
+    m1 = {"name": "Apple M1 Max 32-core GPU", "vendor": "Apple", "compute_capability": None}
+    assert gpu_family(type("G", (), {**m1, "unified_memory": True})()) == "apple-m1"
+    assert gpu_family(type("G", (), {**m1, "name": "m1-ultra-128gb", "unified_memory": True})()) == "apple-m1"
+    assert RATES[("ggml", "apple-m1")].kquant_matvec_ops > RATES[("ggml", "apple")].kquant_matvec_ops
+    rid = "llamacpp-b2797-apple-m1-max-32-core-gpu-64gb-"
+    assert RATIOS[(rid + "8b-f16", "tg512")] == pytest.approx(1.0, abs=0.01)
+    assert RATIOS[(rid + "70b-q4_k_m", "tg512")] == pytest.approx(1.0, abs=0.01)
+    assert RATIOS[(rid + "8b-q4_k_m", "tg512")] == pytest.approx(1.0, abs=0.05)
+
+
+def test_ggml_counts_deepseeks_mla_and_shared_expert() -> None:
+    """llm_build_deepseek2 (absorbed MLA, flash attention): 9 kernels a layer beyond Llama's
+    (q_a, q_b, kv_a, wk_b and wv_b for q, k, v; two norms; two concats; a cont) and 6 a MoE
+    layer for the shared expert; DeepSeek-R1 Q4_K_M tg128 on an M3 Ultra (build 7315, 20.21 t/s)
+    comes from 1.32 to 1.19 of the published speed (out of sample)."""
+    from tests.core.test_speed_figures_vendors import RATIOS
+
+    sc = {"model": {"preset": "deepseek-r1"}, "framework": "llama.cpp", "workload": {"kind": "inference"}}
+    sh = _step({**sc, "hardware": {"gpu": "apple-m3-ultra-512gb"}}).shape
+    plain = kernels_per_step(sh, "ggml", True, False, False)
+    assert kernels_per_step(sh, "ggml", True, True, True) == plain + 9 * sh.layers + 6 * sh.moe_layers
+    dsr1 = RATIOS[("apple", "llamacpp-b7315-m3ultra512-deepseek-r1-q4_k_m", "tg128")]
+    assert dsr1 == pytest.approx(1.19, abs=0.02)

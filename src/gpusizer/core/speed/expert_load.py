@@ -73,3 +73,37 @@ def _capped(loads: list[float], cap: float) -> list[float]:
             break
         loads = [cap if v >= cap else v + over * v / free for v in loads]
     return loads
+
+
+def tile_efficiency(experts: int, top_k: int, tokens: float, tile: int) -> float:
+    """The share of a grouped GEMM's work that is real rows when each expert's tokens are cut
+    into whole column tiles of ``tile`` tokens, for a whole-sequence pass of ``tokens`` tokens:
+    sum(load) / (tile x sum(ceil(load / tile))) over the experts' loads drawn as in the module
+    docstring at ``PREFILL_ROUTING_ALPHA``. Metal's ``kernel_mul_mm_id`` of 2025
+    (ggml-org/llama.cpp ggml-metal-ops.cpp ``ggml_metal_op_mul_mat_id``) dispatches
+    ``(ne21 + 31) / 32`` x ``(ne01 + 63) / 64`` threadgroups an expert, each a 64-row x 32-token
+    tile (ggml-metal.metal ``kernel_mul_mm``, NR0 64, NR1 32) computed in full however few of
+    its 32 tokens the expert has; the tiles past an expert's tokens return at once."""
+    if tokens < 1:
+        return 1.0
+    return _tile_efficiency(experts, top_k, round(math.log2(tokens) * 4), tile)
+
+
+@lru_cache(maxsize=512)
+def _tile_efficiency(experts: int, top_k: int, quarter: int, tile: int) -> float:
+    tokens = 2.0 ** (quarter / 4)
+    alpha = PREFILL_ROUTING_ALPHA
+    draws = tokens * top_k
+    lo, hi = (1.0, 0.8 * tokens) if draws > experts else (0.01, 2.0)
+    hi = max(hi, lo * 1.0001)
+    a, b = lo ** (1 - alpha), hi ** (1 - alpha)
+    rng = random.Random(_SEED)
+    power = 1 / (1 - alpha)
+    rows = padded = 0.0
+    for _ in range(TRIALS):
+        x = [((b - a) * rng.random() + a) ** power for _ in range(experts)]
+        scale = draws / sum(x)
+        loads = [round(v) for v in _capped([v * scale for v in x], tokens)]
+        rows += sum(loads)
+        padded += tile * sum(-(-v // tile) for v in loads)
+    return rows / padded if padded else 1.0

@@ -9,7 +9,7 @@ with no measurement of their own say which they borrow.
   cuBLAS, CUTLASS, DeepGEMM, Marlin, FlashAttention/FlashInfer).
 - Architecture (:func:`gpu_family`): NVIDIA by compute capability (8.0 ``ampere-hbm``, 8.6
   ``ampere``, 8.9 ``ada``, 9.0 ``hopper``, 10.x ``blackwell``, 12.0 ``blackwell-rtx``, 12.1
-  ``gb10``), ``apple`` (M1, M2) and ``apple-m3`` (M3 and later), AMD Instinct ``cdna3``
+  ``gb10``), ``apple-m1`` (M1), ``apple`` (M2) and ``apple-m3`` (M3 and later), AMD Instinct ``cdna3``
   (MI300X, MI325X) and ``cdna4`` (MI350X, MI355X), Radeon ``rdna3`` (RX 7000, PRO W7000)
   and ``rdna4`` (RX 9000, AI PRO R9000), ``amd`` (other AMD), ``apu`` (other unified
   memory), ``other``.
@@ -90,13 +90,18 @@ class Rates:
     # (two FLOP each at the peak) where the memory holds half a byte: ALU-bound on Apple's GPUs.
     # Once per weight per step of up to 8 tokens (core/speed/step.py). 0: bandwidth alone
     kquant_matvec_ops: float = 0.0
+    # tokens per column tile of a grouped GEMM that gives every expert whole tiles (0: the
+    # ``grouped_half`` rule): Metal's kernel_mul_mm_id of 2025 (core/speed/expert_load.py
+    # ``tile_efficiency``)
+    grouped_tile: int = 0
+    grouped_tile_rate: float = 1.0  # with ``grouped_tile``: a full tile's rate, of the matmul rate
     sources: tuple[str, ...] = ()
 
 
 # Apple silicon by chip generation: M3 and later GPUs allocate registers and threadgroup
 # memory as a kernel runs ("Dynamic Caching", Apple newsroom 2023-10-30), M1/M2 by the
 # kernel's worst case
-_APPLE_CHIP = re.compile(r"\bM(\d+)\b")
+_APPLE_CHIP = re.compile(r"\bM(\d+)\b", re.IGNORECASE)
 
 
 # AMD Instinct by product number: MI300X/MI325X are CDNA3 (gfx942), MI350X/MI355X CDNA4
@@ -115,7 +120,8 @@ def gpu_family(gpu: Device) -> str:
     vendor = gpu.vendor.lower()
     if vendor == "apple":
         gen = _APPLE_CHIP.search(gpu.name)
-        return "apple-m3" if gen and int(gen.group(1)) >= 3 else "apple"
+        chip = int(gen.group(1)) if gen else 2
+        return "apple-m3" if chip >= 3 else "apple-m1" if chip == 1 else "apple"
     cc = gpu.compute_capability
     if vendor == "nvidia" and cc:
         major, minor = (int(x) for x in cc.split("."))
@@ -393,6 +399,25 @@ RATES[("ggml", "apple-m3")] = replace(
         f"{_XD}: M3 Max 40-core, 8B F16 pp512 769.84 (compute shares x 1.24; its Q4_K_M and 70B pp512 "
         "out of sample); Apple's M3 press release (2023-10-30, quoted by digitaltrends.com 'Apple dynamic "
         "caching explained'): Dynamic Caching 'dramatically increases the average utilization of the GPU'",
+    ),
+)
+
+
+# Apple M1 (the A14's GPU generation): the M1 Max's May 2024 decodes run below the M2 Ultra's
+# shares (8B F16 tg512 1.11x, 70B Q4_K_M 1.23x fast on them), its prefill within 13 %. Its two
+# matrix-vector shares are its own, solved from its tg512 rows: the bandwidth from 8B F16 (18.75
+# t/s), then the k-quant ALU work from 70B Q4_K_M (4.34 t/s: 230 ms x 10.4 TFLOPS = 2.4 TFLOP a
+# token against the M2 Ultra's 2.2). Its 8B Q4_K_M tg512, the M1 Max Llama 3.1 8B and M1 Ultra
+# TinyLlama rows of serving-speed.json out of sample.
+M1_BANDWIDTH, M1_KQUANT_OPS = 0.783, 14.9
+RATES[("ggml", "apple-m1")] = replace(
+    _M2,
+    bandwidth=M1_BANDWIDTH,
+    kquant_matvec_ops=M1_KQUANT_OPS,
+    sources=(
+        *_M2.sources,
+        f"{_XD}: M1 Max 32-core, 8B F16 tg512 18.75 (bandwidth {M1_BANDWIDTH}) and 70B Q4_K_M tg512 "
+        f"4.34 ({M1_KQUANT_OPS} FLOP-equivalents per k-quant weight); compute shares the M2 Ultra's",
     ),
 )
 

@@ -21,7 +21,10 @@ Constants, each solved from one figure of ggml-org/llama.cpp PR #14596 on an M4 
 - the kernel floor of M3 and later from qwen3moe 30B.A3B Q8_0 tg128, 76.68 t/s (M1/M2 keep
   their 2024 floor, below);
 - the compute shares from gemma3 4B Q8_0 pp512, 2,494.63 t/s: the 2024 apple-m3 shares x
-  ``METAL_2025_COMPUTE``; M1/M2 (``apple``) take the same factor on their own 2024 shares.
+  ``METAL_2025_COMPUTE``; M1/M2 (``apple-m1``, ``apple``) take the same factor on their own 2024
+  shares;
+- the grouped GEMM's full-tile rate (``METAL_MM_ID_RATE``, whole 32-token tiles an expert) from
+  DeepSeek R1 Q4_K_M pp512 on an M3 Ultra (build 7315, 168.90 t/s).
 """
 
 from __future__ import annotations
@@ -38,6 +41,13 @@ _PR14596 = (
 )
 METAL_2025_FLOOR = 4.3 * us
 METAL_2025_COMPUTE = 1.41
+# Metal's grouped GEMM (kernel_mul_mm_id): whole 32-token column tiles an expert
+# (core/speed/expert_load.py ``tile_efficiency``), a full tile at METAL_MM_ID_RATE of the dense
+# matmul rate, solved from DeepSeek R1 Q4_K_M pp512 on an M3 Ultra (build 7315, 168.90 t/s:
+# geerlingguy/beowulf-ai-cluster#17); its pp4096, the M2 Ultra's and M4 Max's Qwen3-30B-A3B
+# prefills out of sample (docs/evidence/speed.md section 18.3)
+METAL_MM_ID_TILE = 32
+METAL_MM_ID_RATE = 0.75
 
 
 def _metal_2025(r: Rates, floor: float) -> Rates:
@@ -48,10 +58,15 @@ def _metal_2025(r: Rates, floor: float) -> Rates:
         matmul_quant=round(r.matmul_quant * f, 3),
         kernel_floor=floor,
         fused_expert_adds=True,
+        grouped_tile=METAL_MM_ID_TILE,
+        grouped_tile_rate=METAL_MM_ID_RATE,
         sources=(
             *r.sources,
             f"{_PR14596}: qwen3moe 30B.A3B Q8_0 tg128 76.68 t/s sets the kernel floor; gemma3 4B Q8_0 "
             f"pp512 2,494.63 t/s the compute shares (x {f} of the 2024 entry's)",
+            "geerlingguy/beowulf-ai-cluster#17 (build 7315, M3 Ultra): DeepSeek R1 Q4_K_M pp512 168.90 t/s "
+            f"sets the grouped GEMM's full-tile rate ({METAL_MM_ID_RATE} of the matmul rate) under "
+            f"{METAL_MM_ID_TILE}-token tiles an expert (ggml-metal-ops.cpp ggml_metal_op_mul_mat_id)",
             "ggml-org/llama.cpp PR #15616 (2025-08-27, M2 Ultra, n_ubatch 2048) and PR #19555 "
             "(2026-02-12) out of sample (docs/evidence/speed.md section 16)",
         ),
@@ -76,12 +91,14 @@ VLLM_011_KV = 0.384
 _HOPPER = RATES[("vendor", "hopper")]
 
 
-# M1/M2 keep their 2024 floor: a 2026 build still takes 4.1 ms per token of TinyLlama 1.1B on an
-# M1 Ultra (geerlingguy/ai-benchmarks#48, build 7825, tg128 242.56 t/s: tests/core/data/
-# serving-speed.json), which the 4.3 us of the M4 Max would put at 3.1 ms
+# M1/M2 keep their 2024 floor (M1 with its own matrix-vector shares, core/speed/rates.py): a 2026
+# build still takes 4.1 ms per token of TinyLlama 1.1B on an M1 Ultra (geerlingguy/ai-benchmarks#48,
+# build 7825, tg128 242.56 t/s: tests/core/data/serving-speed.json), which the 4.3 us of the M4 Max
+# would put at 3.1 ms
 _M2 = RATES[("ggml", "apple")]
 ERA_RATES: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
+    ("ggml", "apple-m1", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m1")], _M2.kernel_floor),
     ("ggml", "apple-m3", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m3")], METAL_2025_FLOOR),
     ("vendor", "hopper", "vllm-0.11"): replace(
         _HOPPER,

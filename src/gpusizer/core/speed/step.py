@@ -24,8 +24,9 @@ Qwen3-style routers, 1.01 for DeepSeek's, whose score-correction bias balances t
 the expected experts read are Σ_i 1 − (1 − p_i)^(tokens·k), fewer than uniform routing's
 E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark decodes 32 sequences in
 102 ms, not the 165 ms 82 uniform experts of 128 would take). The grouped GEMMs run at the
-rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``; up to 8 tokens a vector
-kernel, memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
+rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``, or on Metal whole
+32-token tiles an expert, ``Rates.grouped_tile``; up to 8 tokens a vector kernel,
+memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
 than the mean rank's tokens (core/speed/expert_load.py): its grouped GEMMs and the share of the
 dispatch and combine it receives scale by that factor. Pipeline parallelism: the engine keeps
 one micro-batch per stage in flight (at most as many micro-batches as sequences); a step's work
@@ -52,7 +53,7 @@ from .collectives import (
     all_to_all_seconds,
     send_seconds,
 )
-from .expert_load import busiest_rank_factor
+from .expert_load import busiest_rank_factor, tile_efficiency
 from .rates import Rates
 from .roofline import linear_ops
 from .roofline_shape import Shape
@@ -62,7 +63,11 @@ from .roofline_shape import Shape
 # (KQ), soft_max, mul_mat (KQV), cont, mul_mat (o), add, rms_norm, mul, 2 mul_mat (gate, up),
 # silu, mul, mul_mat (down), add = 23; flash attention replaces KQ, soft_max, KQV and cont by one
 # kernel (20). Its MoE FFN (llm_build_moe_ffn): router mul_mat, soft_max, argsort, get_rows, 3
-# mul_mat_id, silu, mul, weights mul, one add per extra expert: 11 + k - 1 instead of 5.
+# mul_mat_id, silu, mul, weights mul, one add per extra expert: 11 + k - 1 instead of 5; a
+# shared expert (llm_build_deepseek2, llama4) its own up, gate, silu, mul, down and the add to
+# the routed sum (6); DeepSeek's MLA (llm_build_deepseek2, absorbed, flash attention) q_a, its
+# norm (2), q_b, kv_a, its norm (2), wk_b, 2 concats, wv_b and its cont after the attention in
+# place of Llama's q, k, v: 9 more.
 # vendor: vLLM/TensorRT-LLM fused kernels: fused add + rms_norm, qkv GEMM, rope + cache write,
 # attention, o GEMM, fused add + rms_norm, gate_up GEMM, silu_and_mul, down GEMM = 9; a fused MoE
 # FFN: router GEMM, top-k softmax, align/sort, 2 grouped GEMMs, activation, finalize = 7 (+3
@@ -78,6 +83,7 @@ from .roofline_shape import Shape
 # (switch_layers.SwitchGLU): router, softmax, argpartition, take_along_axis, 3 gather_qmm,
 # swiglu, weights mul and sum = 10 instead of 4.
 GGML_LAYER, GGML_LAYER_FA, GGML_MLP = 23, 20, 5
+GGML_SHARED, GGML_MLA_EXTRA = 6, 9
 MLX_LAYER, MLX_MLP, MLX_MOE = 18, 4, 10
 VENDOR_LAYER, VENDOR_MLP, VENDOR_MOE, VENDOR_MLA_EXTRA = 9, 3, 7, 5
 EAGER_LAYER = 43
@@ -120,7 +126,8 @@ def kernels_per_step(
     if library == "ggml":
         per = GGML_LAYER_FA if flash_attention else GGML_LAYER
         adds = min(1, sh.top_k - 1) if fused_adds else max(0, sh.top_k - 1)
-        moe_extra = 11 + adds - GGML_MLP
+        moe_extra = 11 + adds - GGML_MLP + (GGML_SHARED if shared_experts else 0)
+        per += GGML_MLA_EXTRA if mla else 0
         return layers * per + moe * moe_extra + HEAD_KERNELS
     if library == "mlx":
         shared = 4 if shared_experts else 0
@@ -390,13 +397,23 @@ class StepModel:
         busy = busiest_rank_factor(e, k, routed_tokens, ep, self.routing_alpha)
         per_expert = busy * routed_tokens * k / distinct if distinct else 0.0
         gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
-        eff = 1.0 if gemv else per_expert / (per_expert + self.rates.grouped_half)
+        eff = 1.0 if gemv else self._grouped_eff(per_expert, routed_tokens)
         routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)
         deq = self._dequant if n <= GEMV_TOKENS else 0.0  # each expert read is dequantised once
         if gemv and deq:
             routed += 2.0 * deq * distinct * sh.expert_w / ep * layers / rate.mm
         shared = 2.0 * (n + deq) * sh.shared_w * layers / rate.mm
         return max(routed + shared, moved)
+
+    def _grouped_eff(self, per_expert: float, tokens: float) -> float:
+        """A grouped GEMM's share of the matmul rate at ``per_expert`` tokens an expert (of
+        ``tokens`` routed over all the experts): whole column tiles an expert at the tile's own
+        rate (``Rates.grouped_tile``, ``grouped_tile_rate``) or the half-rate rule."""
+        tile = self.rates.grouped_tile
+        if tile:
+            eff = tile_efficiency(self.shape.experts, self.shape.top_k, tokens, tile)
+            return eff * self.rates.grouped_tile_rate
+        return per_expert / (per_expert + self.rates.grouped_half)
 
     def _comm(self, n: float) -> float:
         sh = self.shape
