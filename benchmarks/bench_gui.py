@@ -153,6 +153,7 @@ def _moments(args: list[str], env: dict[str, str]) -> Moment:
 
 def startup_pairs(tmp: str, pairs: int = PAIRS) -> list[tuple[Moment, Moment]]:
     """(bare, app) :data:`Moment` of ``pairs`` paired runs, after one warm-up each."""
+    from gpusizer.code_cache import CACHE_ENV
     from gpusizer.gui.app import PROBE_CHART, STARTUP_PROBE_ENV
     from gpusizer.gui.settings import SETTINGS_ENV
 
@@ -162,6 +163,7 @@ def startup_pairs(tmp: str, pairs: int = PAIRS) -> list[tuple[Moment, Moment]]:
         "PYTHONPYCACHEPREFIX": os.path.join(tmp, "pycache"),
         SETTINGS_ENV: os.path.join(tmp, "settings"),
         STARTUP_PROBE_ENV: PROBE_CHART,
+        CACHE_ENV: os.path.join(tmp, "cache"),  # the dataclass code, kept as bytecode is
     }
     bare, app = ["-c", BARE], ["-m", "gpusizer.gui.app"]
     _moments(bare, env), _moments(app, env)  # bytecode written, disk cache warm
