@@ -59,3 +59,29 @@ def test_startup_garbage_waits_for_the_heap_freeze() -> None:
     proc = subprocess.run([sys.executable, "-c", GARBAGE], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["False", "True", "0", "True", "True", "True"]
+
+
+def test_known_packages_skip_pysides_source_scan(monkeypatch) -> None:
+    """PySide6's feature check answers for the window's, pyqtgraph's, numpy's and the standard
+    library's modules without reading their source; any other module is still read."""
+    import json
+    import types
+
+    import PySide6.QtCore  # noqa: F401  (its feature module loads with it)
+
+    import gpusizer.gui.main_window as own
+    from gpusizer.gui.app import known_packages_unscanned
+
+    feature = sys.modules["shibokensupport.feature"]
+    read: list[str] = []
+    original = feature._mod_uses_pyside
+    monkeypatch.setattr(feature, "_mod_uses_pyside", lambda m: read.append(m.__name__) or original(m))
+    known_packages_unscanned()
+    other = types.ModuleType("somebody_elses")
+    assert feature._mod_uses_pyside(own) is True
+    assert feature._mod_uses_pyside(json) is False
+    assert feature._mod_uses_pyside(other) is False
+    assert read == ["somebody_elses"]
+    known_packages_unscanned()  # once: not wrapped twice
+    feature._mod_uses_pyside(own)
+    assert read == ["somebody_elses"]
