@@ -163,7 +163,7 @@ def startup_pairs(tmp: str, pairs: int = PAIRS) -> list[tuple[Moment, Moment]]:
         "PYTHONPYCACHEPREFIX": os.path.join(tmp, "pycache"),
         SETTINGS_ENV: os.path.join(tmp, "settings"),
         STARTUP_PROBE_ENV: PROBE_CHART,
-        CACHE_ENV: os.path.join(tmp, "cache"),  # the dataclass code, kept as bytecode is
+        CACHE_ENV: os.path.join(tmp, "cache"),  # compiled dataclass code, kept as bytecode is
     }
     bare, app = ["-c", BARE], ["-m", "gpusizer.gui.app"]
     _moments(bare, env), _moments(app, env)  # bytecode written, disk cache warm

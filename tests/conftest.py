@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# No dataclass code cache (gpusizer/code_cache.py) from the programs the tests start: nothing
+# No compiled-code cache (gpusizer/code_cache.py) from the programs the tests start: nothing
 # is written to the user's cache folder; tests/cli/test_code_cache.py gives it a folder.
 os.environ.setdefault("GPUSIZER_CACHE_DIR", "")
 

@@ -1,17 +1,19 @@
-"""The dataclass code cache of the two programs (gpusizer/code_cache.py): a dataclass made
-with it is the dataclass made without it, the file is reused, and a bad file is ignored."""
+"""The compiled-code cache of the two programs (gpusizer/code_cache.py): a dataclass or a
+forward reference made with it is the one made without it, the file is reused, and a bad file
+is ignored."""
 
 from __future__ import annotations
 
 import dataclasses
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
 
 from gpusizer import code_cache
-from gpusizer.code_cache import CACHE_ENV, DataclassCodeCache
+from gpusizer.code_cache import CACHE_ENV, CodeCache
 
 
 def _make() -> type:
@@ -45,9 +47,10 @@ def _behaviour(cls: type) -> tuple[object, ...]:
 def cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A cache of a file in tmp_path, standing in for exec in dataclasses for one test."""
 
-    def install() -> DataclassCodeCache:
-        cache = DataclassCodeCache(tmp_path / "codes.marshal")
+    def install() -> CodeCache:
+        cache = CodeCache(tmp_path / "codes.marshal")
         monkeypatch.setattr(dataclasses, "exec", cache.exec, raising=False)
+        monkeypatch.setattr(typing, "compile", cache.compile, raising=False)
         return cache
 
     return install
@@ -61,6 +64,18 @@ def test_a_cached_dataclass_is_the_same_dataclass(cached) -> None:
     # The return annotation stays the object None: the cache module's own
     # ``from __future__ import annotations`` must not turn it into the string "None".
     assert _make().__init__.__annotations__["return"] is None
+
+
+def test_a_cached_forward_reference_is_the_same(cached) -> None:
+    cache = cached()
+    ref = typing.ForwardRef("dict[str, tuple[int, ...]]")
+    assert ref._evaluate(globals(), None, frozenset()) == dict[str, tuple[int, ...]]
+    assert ("eval", "dict[str, tuple[int, ...]]") in cache.used
+    again = typing.ForwardRef("dict[str, tuple[int, ...]]")
+    assert again.__forward_code__ is ref.__forward_code__ and cache.compiled == 1
+    with pytest.raises(SyntaxError):
+        typing.ForwardRef("not an ) expression")
+    assert cache.compile("x = 1", "other.py", "exec", 0, True).co_filename == "other.py"
 
 
 def test_the_file_is_reused_next_time(cached, tmp_path: Path) -> None:
@@ -82,20 +97,21 @@ def test_a_damaged_file_is_ignored_and_rewritten(cached, tmp_path: Path, content
     assert cache.codes == {}
     _make()
     cache.save()
-    assert DataclassCodeCache(tmp_path / "codes.marshal").codes
+    assert CodeCache(tmp_path / "codes.marshal").codes
 
 
 def test_another_pythons_file_is_ignored(tmp_path: Path) -> None:
     import marshal
 
     path = tmp_path / "codes.marshal"
-    path.write_bytes(marshal.dumps((b"\x00\x00\r\n", {"x = 1": compile("x = 1", "<string>", "exec")})))
-    assert DataclassCodeCache(path).codes == {}
+    code = compile("x = 1", "<string>", "exec")
+    path.write_bytes(marshal.dumps((b"\x00\x00\r\n", {("exec", "x = 1"): code})))
+    assert CodeCache(path).codes == {}
 
 
 def test_an_unwritable_folder_is_left_alone(cached, tmp_path: Path) -> None:
     (tmp_path / "file").write_text("a file, not a folder")
-    cache = DataclassCodeCache(tmp_path / "file" / "codes.marshal")
+    cache = CodeCache(tmp_path / "file" / "codes.marshal")
     cache.exec("def f():\n return 1\n", {}, {})
     cache.save()  # no error
 
@@ -109,9 +125,10 @@ def test_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 PROGRAM = """
 import dataclasses
-from gpusizer.code_cache import cache_dataclass_code
-cache = cache_dataclass_code()
-from gpusizer.core.pipeline import estimate
+from gpusizer.code_cache import cache_compiled_code
+cache = cache_compiled_code()
+from gpusizer.core.pipeline import estimate, scenario
+scenario.parse_scenario({"model": {"preset": "llama-3.1-8b"}})
 print(cache.compiled, len(cache.used))
 """
 

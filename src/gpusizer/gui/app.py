@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..code_cache import cache_dataclass_code
+from ..code_cache import cache_compiled_code
 from ..entry import skip_pydantic_plugins
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ EXIT_NO_PLATFORM = 1  # the window cannot open here (missing X11 libraries)
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    from ..core.views.settings import chart_keys  # after the dataclass cache is installed
+    from ..core.views.settings import chart_keys  # after the code cache is installed
 
     p = argparse.ArgumentParser(
         prog="gpusizer",
@@ -317,7 +317,7 @@ def interactive(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``gpusizer`` entry point; returns the process exit code."""
     skip_pydantic_plugins()
-    cache_dataclass_code()
+    cache_compiled_code()
     args = _parse(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.check_libraries:
