@@ -85,3 +85,14 @@ def test_known_packages_skip_pysides_source_scan(monkeypatch) -> None:
     known_packages_unscanned()  # once: not wrapped twice
     feature._mod_uses_pyside(own)
     assert read == ["somebody_elses"]
+
+
+def test_one_blas_thread_unless_the_user_set_it(monkeypatch) -> None:
+    from gpusizer.gui.app import BLAS_THREADS_ENV, one_blas_thread
+
+    monkeypatch.delenv(BLAS_THREADS_ENV, raising=False)
+    one_blas_thread()
+    assert os.environ[BLAS_THREADS_ENV] == "1"
+    monkeypatch.setenv(BLAS_THREADS_ENV, "4")
+    one_blas_thread()
+    assert os.environ[BLAS_THREADS_ENV] == "4"

@@ -314,8 +314,24 @@ def interactive(args: argparse.Namespace) -> int:
     return int(code)
 
 
+BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
+
+
+def one_blas_thread() -> None:
+    """numpy's OpenBLAS (its Linux and Windows wheels) starts a thread per core when numpy is
+    imported, and those threads spin while they wait for work: 0.07-0.13 s of CPU during the
+    start on the 2-core development machine (the process's CPU time to the first chart
+    0.71-0.77 s with them, 0.63-0.65 s without; wall 0.66-0.73 -> 0.62-0.65 s), taken from
+    the core the window runs on when the machine is busy. The window does no linear algebra
+    (its numpy work is element-wise: charts, sweeps), so one thread; a value the user set
+    is kept. Read by OpenBLAS when it loads (OpenBLAS README, "Setting the number of
+    threads using environment variables")."""
+    os.environ.setdefault(BLAS_THREADS_ENV, "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``gpusizer`` entry point; returns the process exit code."""
+    one_blas_thread()
     skip_pydantic_plugins()
     cache_compiled_code()
     args = _parse(argv)
