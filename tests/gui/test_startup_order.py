@@ -32,11 +32,13 @@ def test_advice_waits_for_the_first_chart(qtbot, monkeypatch) -> None:
     asked: list[object] = []
     monkeypatch.setattr(w.advisor, "request", asked.append)
     assert w.tabs.deferred and not w.tabs.charts
+    assert not w.shortcuts.listening  # its application-wide filter starts with the charts
     w.resize(1280, 720)
     w.show()
     qtbot.waitUntil(lambda: not w.tabs.deferred, timeout=10_000)
     assert w.tabs.current_chart() is not None
     assert asked == [w.state.estimate.scenario]
+    assert w.shortcuts.listening
 
 
 GARBAGE = """

@@ -96,7 +96,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self._build()
         build_menus(self)
-        self.shortcuts = WindowShortcuts(self)
+        self.shortcuts = WindowShortcuts(self, listen=not defer_charts)  # else with the charts
         self._connect()
         # The summary drawn once, by _render: reading the calibration or setting the units
         # drew it again each time (~0.01 s of CPU each at start).
@@ -339,6 +339,7 @@ class MainWindow(QMainWindow):
         GIL with it; asked now, its idle delay has the chart painted first."""
         if self.tabs.deferred:
             self.tabs.start()
+            self.shortcuts.listen()
             if self.state.estimate is not None:
                 self.advisor.request(self.state.estimate.scenario)
 
