@@ -29,6 +29,7 @@ import builtins
 import dataclasses
 import marshal
 import os
+import stat
 import sys
 import tempfile
 import typing
@@ -68,7 +69,8 @@ Key = tuple[str, str]  # (compile mode: "exec" or "eval", source text)
 def _read(path: Path) -> dict[Key, CodeType]:
     """The texts and their code in ``path``; {} for anything but a sound file of this Python."""
     try:
-        if path.stat().st_size > MAX_BYTES:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES:  # a FIFO would block the start
             return {}
         magic, codes = marshal.loads(path.read_bytes())
     except (OSError, EOFError, ValueError, TypeError):
@@ -125,7 +127,10 @@ class CodeCache:
         a text; a folder that cannot be written is left as it is."""
         if not self.compiled:
             return
-        codes = self.codes if len(self.codes) <= MAX_TEXTS else {k: self.codes[k] for k in self.used}
+        # Copies (each one C call under the GIL): a worker thread may still make a dataclass.
+        codes, used = dict(self.codes), set(self.used)
+        if len(codes) > MAX_TEXTS:
+            codes = {k: codes[k] for k in used if k in codes}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".compiled-code-", dir=self.path.parent)

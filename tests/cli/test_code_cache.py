@@ -100,6 +100,14 @@ def test_a_damaged_file_is_ignored_and_rewritten(cached, tmp_path: Path, content
     assert CodeCache(tmp_path / "codes.marshal").codes
 
 
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_not_read(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "codes.marshal")
+    assert CodeCache(tmp_path / "codes.marshal").codes == {}  # returns: not blocked on it
+
+
 def test_another_pythons_file_is_ignored(tmp_path: Path) -> None:
     import marshal
 
