@@ -43,7 +43,8 @@ def test_advice_waits_for_the_first_chart(qtbot, monkeypatch) -> None:
 
 GARBAGE = """
 import gc, weakref
-from gpusizer.gui.app import collect_nothing_while_starting, freeze_startup_heap
+from gpusizer.gui.app import freeze_startup_heap
+from gpusizer.gui.quick_start import collect_nothing_while_starting
 collect_nothing_while_starting()
 class Node: pass
 a, b = Node(), Node(); a.other, b.other = b, a  # a cycle made while the modules load
@@ -72,7 +73,7 @@ def test_known_packages_skip_pysides_source_scan(monkeypatch) -> None:
     import PySide6.QtCore  # noqa: F401  (its feature module loads with it)
 
     import gpusizer.gui.main_window as own
-    from gpusizer.gui.app import known_packages_unscanned
+    from gpusizer.gui.quick_start import known_packages_unscanned
 
     feature = sys.modules["shibokensupport.feature"]
     read: list[str] = []
@@ -90,7 +91,7 @@ def test_known_packages_skip_pysides_source_scan(monkeypatch) -> None:
 
 
 def test_one_blas_thread_unless_the_user_set_it(monkeypatch) -> None:
-    from gpusizer.gui.app import BLAS_THREADS_ENV, one_blas_thread
+    from gpusizer.gui.quick_start import BLAS_THREADS_ENV, one_blas_thread
 
     monkeypatch.delenv(BLAS_THREADS_ENV, raising=False)
     one_blas_thread()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..code_cache import cache_compiled_code
 from ..entry import skip_pydantic_plugins
+from .quick_start import collect_nothing_while_starting, known_packages_unscanned, one_blas_thread
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QObject
@@ -215,19 +216,6 @@ def freeze_startup_heap() -> None:
     gc.freeze()
 
 
-def collect_nothing_while_starting() -> None:
-    """No garbage collection while the modules load: each of the collections Python runs as
-    they allocate scans every object made so far, ~0.045 s of CPU before the first frame
-    (~115 collections, one of them full; measured with ``gc.callbacks`` on the 2-core
-    development machine) for almost no garbage, as what modules build lives as long as the
-    app. The window turns automatic collection off anyway (gui/gc_guard.py); this only starts
-    it earlier. Called again once the modules are in: ``gc.freeze`` sets what they made aside
-    (uncollected) so that the window's collector, whose timer may come before the first
-    chart, scans only what the window makes; :func:`freeze_startup_heap` collects it all."""
-    gc.disable()
-    gc.freeze()
-
-
 def preload_core() -> None:
     """Import the estimator before Qt: each module imported after PySide6 has its source read
     once by PySide6's feature switch (shibokensupport ``feature_imported``, which looks for
@@ -252,34 +240,6 @@ def _freeze_after_first_chart(window: MainWindow) -> None:
 
     window.tabs.created.connect(once)
     QTimer.singleShot(5000, once)
-
-
-# Packages whose modules need no source scan by PySide6 (see known_packages_unscanned): the
-# answer the scan would give, by package. The window's own modules and pyqtgraph use Qt.
-_USES_PYSIDE = {"gpusizer": True, "pyqtgraph": True, "numpy": False}
-
-
-def known_packages_unscanned() -> None:
-    """PySide6 reads the whole source of each module imported after it, to see whether it
-    names "PySide6" (shibokensupport ``feature.py``, ``_mod_uses_pyside``: such a module may
-    say ``from __feature__ import snake_case``): ~0.1 ms a module, ~420 modules seen after
-    it at start (the window's, pyqtgraph's, numpy's, the standard library's), 0.05-0.06 s of
-    CPU before the first chart, 0.02 s with the shortcut without the standard library (both
-    measured on the 2-core development machine). The answer for those packages is known
-    without reading them; any other module is still read. Neither answer changes anything
-    while no module selects a feature, and none does here."""
-    feature = sys.modules.get("shibokensupport.feature")
-    scan = getattr(feature, "_mod_uses_pyside", None)
-    if scan is None or getattr(scan, "gpusizer", False):
-        return
-
-    def uses_pyside(module: Any) -> bool:
-        top = str(getattr(module, "__name__", "")).partition(".")[0]
-        known = False if top in sys.stdlib_module_names else _USES_PYSIDE.get(top)
-        return scan(module) if known is None else known
-
-    uses_pyside.gpusizer = True  # type: ignore[attr-defined]  # installed once
-    feature._mod_uses_pyside = uses_pyside  # type: ignore[union-attr]
 
 
 def interactive(args: argparse.Namespace) -> int:
@@ -312,21 +272,6 @@ def interactive(args: argparse.Namespace) -> int:
     excepthook.set_notifier(None)
     _close(app, window)
     return int(code)
-
-
-BLAS_THREADS_ENV = "OPENBLAS_NUM_THREADS"
-
-
-def one_blas_thread() -> None:
-    """numpy's OpenBLAS (its Linux and Windows wheels) starts a thread per core when numpy is
-    imported, and those threads spin while they wait for work: 0.07-0.13 s of CPU during the
-    start on the 2-core development machine (the process's CPU time to the first chart
-    0.71-0.77 s with them, 0.63-0.65 s without; wall 0.66-0.73 -> 0.62-0.65 s), taken from
-    the core the window runs on when the machine is busy. The window does no linear algebra
-    (its numpy work is element-wise: charts, sweeps), so one thread; a value the user set
-    is kept. Read by OpenBLAS when it loads (OpenBLAS README, "Setting the number of
-    threads using environment variables")."""
-    os.environ.setdefault(BLAS_THREADS_ENV, "1")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
