@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# No compiled-code cache (gpusizer/code_cache.py) from the programs the tests start: nothing
+# is written to the user's cache folder; tests/cli/test_code_cache.py gives it a folder.
+os.environ.setdefault("GPUSIZER_CACHE_DIR", "")
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 

@@ -12,6 +12,7 @@ from . import __version__
 from .cli_args import add_scenario_args, margin_arg, quantity_arg, scenario_from_args
 from .cli_check import add_calibration_args, add_check, calibrate, mark_calibrated
 from .cli_fit import add_fit_models
+from .code_cache import cache_compiled_code
 from .core.errors import ScenarioError, printable
 from .core.views.settings import SWEEP_AXES, chart_keys, chart_view, view_with
 from .entry import skip_pydantic_plugins
@@ -415,6 +416,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every user error is one line on stderr and exit code 2."""
     skip_pydantic_plugins()
+    cache_compiled_code()  # the dataclass code and forward references of earlier runs
     ap = _parser()
     try:
         args = ap.parse_args(argv)

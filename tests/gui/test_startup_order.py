@@ -32,8 +32,70 @@ def test_advice_waits_for_the_first_chart(qtbot, monkeypatch) -> None:
     asked: list[object] = []
     monkeypatch.setattr(w.advisor, "request", asked.append)
     assert w.tabs.deferred and not w.tabs.charts
+    assert not w.shortcuts.listening  # its application-wide filter starts with the charts
     w.resize(1280, 720)
     w.show()
     qtbot.waitUntil(lambda: not w.tabs.deferred, timeout=10_000)
     assert w.tabs.current_chart() is not None
     assert asked == [w.state.estimate.scenario]
+    assert w.shortcuts.listening
+
+
+GARBAGE = """
+import gc, weakref
+from gpusizer.gui.app import freeze_startup_heap
+from gpusizer.gui.quick_start import collect_nothing_while_starting
+collect_nothing_while_starting()
+class Node: pass
+a, b = Node(), Node(); a.other, b.other = b, a  # a cycle made while the modules load
+gone = weakref.ref(a); del a, b
+collect_nothing_while_starting()
+print(gc.isenabled(), gc.get_freeze_count() > 0, gc.collect(), gone() is not None)
+freeze_startup_heap()
+print(gone() is None, gc.get_freeze_count() > 0)
+"""
+
+
+def test_startup_garbage_waits_for_the_heap_freeze() -> None:
+    """No collection while the modules load, nothing of theirs scanned by the window's
+    collector before the first chart (frozen), all of it collected at the heap freeze."""
+    proc = subprocess.run([sys.executable, "-c", GARBAGE], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["False", "True", "0", "True", "True", "True"]
+
+
+def test_known_packages_skip_pysides_source_scan(monkeypatch) -> None:
+    """PySide6's feature check answers for the window's, pyqtgraph's, numpy's and the standard
+    library's modules without reading their source; any other module is still read."""
+    import json
+    import types
+
+    import PySide6.QtCore  # noqa: F401  (its feature module loads with it)
+
+    import gpusizer.gui.main_window as own
+    from gpusizer.gui.quick_start import known_packages_unscanned
+
+    feature = sys.modules["shibokensupport.feature"]
+    read: list[str] = []
+    original = feature._mod_uses_pyside
+    monkeypatch.setattr(feature, "_mod_uses_pyside", lambda m: read.append(m.__name__) or original(m))
+    known_packages_unscanned()
+    other = types.ModuleType("somebody_elses")
+    assert feature._mod_uses_pyside(own) is True
+    assert feature._mod_uses_pyside(json) is False
+    assert feature._mod_uses_pyside(other) is False
+    assert read == ["somebody_elses"]
+    known_packages_unscanned()  # once: not wrapped twice
+    feature._mod_uses_pyside(own)
+    assert read == ["somebody_elses"]
+
+
+def test_one_blas_thread_unless_the_user_set_it(monkeypatch) -> None:
+    from gpusizer.gui.quick_start import BLAS_THREADS_ENV, one_blas_thread
+
+    monkeypatch.delenv(BLAS_THREADS_ENV, raising=False)
+    one_blas_thread()
+    assert os.environ[BLAS_THREADS_ENV] == "1"
+    monkeypatch.setenv(BLAS_THREADS_ENV, "4")
+    one_blas_thread()
+    assert os.environ[BLAS_THREADS_ENV] == "4"

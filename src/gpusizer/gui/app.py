@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..core.views.settings import chart_keys
+from ..code_cache import cache_compiled_code
 from ..entry import skip_pydantic_plugins
+from .quick_start import collect_nothing_while_starting, known_packages_unscanned, one_blas_thread
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QObject
@@ -36,6 +37,8 @@ EXIT_NO_PLATFORM = 1  # the window cannot open here (missing X11 libraries)
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    from ..core.views.settings import chart_keys  # after the code cache is installed
+
     p = argparse.ArgumentParser(
         prog="gpusizer",
         description="GPU Sizer: how much GPU memory, and how many of which GPU, a model needs.",
@@ -206,7 +209,9 @@ def freeze_startup_heap() -> None:
     thousands of objects that live as long as the app) out of the garbage collector's sight
     (``gc.freeze``, Python docs, module gc). A full collection then scans only what editing
     creates: measured here, the 40-60 ms pauses of a full collection during a Hardware-tab
-    search (benchmarks/bench_hardware.py) no longer come on the first edits."""
+    search (benchmarks/bench_hardware.py) no longer come on the first edits. What
+    :func:`collect_nothing_while_starting` froze uncollected is collected here first."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()
 
@@ -238,12 +243,16 @@ def _freeze_after_first_chart(window: MainWindow) -> None:
 
 
 def interactive(args: argparse.Namespace) -> int:
+    collect_nothing_while_starting()
     preload_core()
     from PySide6.QtCore import QTimer
+
+    known_packages_unscanned()
 
     from . import excepthook
     from .main_window import MainWindow
 
+    collect_nothing_while_starting()
     problem = platform_problem()
     if problem:
         print(problem, file=sys.stderr)
@@ -267,8 +276,10 @@ def interactive(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The ``gpusizer`` entry point; returns the process exit code."""
-    args = _parse(argv)
+    one_blas_thread()
     skip_pydantic_plugins()
+    cache_compiled_code()
+    args = _parse(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.check_libraries:
         return check_libraries()
