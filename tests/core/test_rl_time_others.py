@@ -24,18 +24,20 @@ RECORDS: list[dict[str, Any]] = json.loads(
 )
 
 # estimate / published, per record and figure, as docs/evidence/rl.md section 7 records them
+# After the refit's cost per exported tensor (99 us, NeMo RL's refit blog; rl.md section 2g):
+# the weight updates moved 0.145 -> 0.199 (Miles), 3.63 -> 3.91, 0.110 -> 0.229, 0.229 -> 0.292
 RECORDED = {
-    "verl-grpo-deepseek-v3-96xh20": {"step": 0.855, "rollout": 0.870},
+    "verl-grpo-deepseek-v3-96xh20": {"step": 0.840, "rollout": 0.870},
     "miles-grpo-qwen3-30b-a3b-8xmi300x": {
-        "step": 0.387,
+        "step": 0.392,
         "rollout": 0.692,
         "training": 0.307,
         "log_probs": 0.333,
-        "weight_sync": 0.145,
+        "weight_sync": 0.199,
     },
-    "verl-sync-qwen2.5-math-7b-4to4xh20": {"weight_sync": 3.63},
-    "verl-sync-qwen3-30b-a3b-16to16xh20": {"weight_sync": 0.110},
-    "verl-sync-qwen3-235b-a22b-64to64xh20": {"weight_sync": 0.229},
+    "verl-sync-qwen2.5-math-7b-4to4xh20": {"weight_sync": 3.91},
+    "verl-sync-qwen3-30b-a3b-16to16xh20": {"weight_sync": 0.229},
+    "verl-sync-qwen3-235b-a22b-64to64xh20": {"weight_sync": 0.292},
 }
 
 
