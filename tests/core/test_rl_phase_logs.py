@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 from gpusizer import estimate_report
+from gpusizer.core.model.presets import gpu_spec
+from gpusizer.core.pipeline.rl_transitions import HOST_EFFICIENCY, Resident, pageable_host, transitions
 
 from .rl_figures import PHASED
 from .rl_phase_logs import LOGS, dtensor
@@ -22,52 +24,52 @@ from .rl_phase_logs import LOGS, dtensor
 # logprob_inference_prep, training_prep), against the model's reload of the training states
 RECORDED = {
     "#959 rerun Llama 3.1 8B Megatron, 8 H100": {
-        "step": 0.741,
+        "step": 0.795,
         "rollout": 0.679,
-        "log_probs": 1.03,
-        "training": 1.03,
-        "refit": 0.099,
-        "prep": 0.080,
+        "log_probs": 1.033,
+        "training": 1.035,
+        "refit": 0.643,
+        "prep": 0.359,
     },
     "#959 rerun Llama 3.1 70B Megatron, 64 H100": {
-        "step": 0.604,
+        "step": 0.644,
         "rollout": 0.809,
         "log_probs": 0.686,
         "training": 0.679,
-        "refit": 0.068,
-        "prep": 0.045,
+        "refit": 0.257,
+        "prep": 0.203,
     },
     "v0.3 blog Llama 3.1 8B DTensor, 8 H100": {
-        "step": 0.727,
+        "step": 0.778,
         "rollout": 0.656,
         "log_probs": 1.057,
         "training": 0.794,
-        "refit": 0.172,
-        "prep": 0.080,
+        "refit": 1.261,
+        "prep": 0.568,
     },
     "#959 rerun Llama 3.1 8B DTensor, 8 H100": {
-        "step": 0.702,
+        "step": 0.751,
         "rollout": 0.689,
         "log_probs": 1.086,
         "training": 0.775,
-        "refit": 0.115,
-        "prep": 0.036,
+        "refit": 0.841,
+        "prep": 0.252,
     },
     "v0.3 Llama 3.1 8B, 8 H100": {
-        "step": 0.758,
-        "rollout": 0.650,
+        "step": 0.814,
+        "rollout": 0.65,
         "log_probs": 1.017,
         "training": 0.982,
-        "refit": 0.158,
-        "prep": 0.187,
+        "refit": 1.029,
+        "prep": 0.837,
     },
     "v0.3 Llama 3.1 70B, 64 H100": {
-        "step": 0.732,
+        "step": 0.781,
         "rollout": 0.838,
         "log_probs": 0.765,
         "training": 0.755,
-        "refit": 0.125,
-        "prep": 0.212,
+        "refit": 0.478,
+        "prep": 0.947,
     },
 }
 ROWS = LOGS + tuple((figure, "megatron", measured) for figure, measured in PHASED)
@@ -105,10 +107,39 @@ def test_each_logged_timer_is_as_recorded(figure, backend, measured) -> None:
     ratios = _ratios(figure, backend, measured)
     for name, recorded in RECORDED[figure.name].items():
         assert ratios[name] == pytest.approx(recorded, rel=0.03), name
-    assert ratios["rollout"] < 0.85 and ratios["refit"] < 0.2 and ratios["prep"] < 0.25
+    assert ratios["rollout"] < 0.85
 
 
 def test_the_logged_steps_within_25_percent() -> None:
-    # docs/evidence/rl.md section 2h: 0 of 4 logged steps within 25 % (0.60-0.74)
-    steps = [_ratios(f, b, m)["step"] for f, b, m in LOGS]
-    assert len(steps) == 4 and not [s for s in steps if abs(s - 1) <= 0.25]
+    # docs/evidence/rl.md section 2h: 3 of 4 logged steps within 25 % (the three 8B steps,
+    # 0.75-0.80; the 70B rerun 0.64); before the optimizer's pageable copies, 0 of 4 (0.60-0.74)
+    within = [f.name for f, b, m in LOGS if abs(_ratios(f, b, m)["step"] - 1) <= 0.25]
+    assert within == [
+        "#959 rerun Llama 3.1 8B Megatron, 8 H100",
+        "v0.3 blog Llama 3.1 8B DTensor, 8 H100",
+        "#959 rerun Llama 3.1 8B DTensor, 8 H100",
+    ]
+
+
+def test_pageable_optimizer_states_cost_the_host_not_the_link() -> None:
+    # source: rapidsai/dask-cuda PR #98 (host allocation about 5 GB/s, transfers without pinned
+    # memory 5-6 GB/s); NeMo RL's optimizer.state v.to("cpu") / v.to("cuda") per tensor. Exact:
+    # out = optimizer bytes / 5 GB/s + / 5.5 GB/s, back = / 5.5 GB/s, beside the weights at the
+    # link's rate; a Grace host (GB200) keeps the link's rate; pinned is the default.
+    resident = Resident(engine=0, weights=10**10, optimizer=6 * 10**10, reference=0)
+    pinned = {t.name: t.seconds for t in transitions(resident, 1, True, 64.0)}
+    pageable = {t.name: t.seconds for t in transitions(resident, 1, True, 64.0, pageable=True)}
+    rate = 64e9 * HOST_EFFICIENCY
+    assert pageable["state_offload"] == pytest.approx(1e10 / rate + 6e10 / 5e9 + 6e10 / 5.5e9)
+    assert pageable["state_reload"] == pytest.approx(1e10 / rate + 6e10 / 5.5e9)
+    assert pinned["state_offload"] == pytest.approx(7e10 / rate)
+    assert pageable_host(gpu_spec("h100-sxm-80gb")) and not pageable_host(gpu_spec("gb200-186gb"))
+    scenario = LOGS[0][0].scenario()
+    assert scenario["rl"]["offload_memory"] == "pageable"
+    default = estimate_report({**scenario, "rl": {**scenario["rl"], "offload_memory": "pinned"}})["rl"]
+    assert (
+        default
+        == estimate_report(
+            {**scenario, "rl": {k: v for k, v in scenario["rl"].items() if k != "offload_memory"}}
+        )["rl"]
+    )
