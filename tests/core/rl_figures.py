@@ -74,6 +74,8 @@ class RLFigure(NamedTuple):
                     "detokenize_in_step": self.detokenize,
                 },
                 "placement": "split" if self.rollout_gpus else "colocated",
+                # NeMo RL moves each optimizer state with v.to("cpu") and back (pageable)
+                "offload_memory": "pageable",
             },
         }
 

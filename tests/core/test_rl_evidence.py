@@ -1,13 +1,14 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
 The time model does NOT meet the issue's aim (70 % of figures within 25 %): 7 of 23 replayed
-steps are within 25 % (colocated: 1 of 15, Qwen3-32B at 0.75, every one faster than
-measured, ratios 0.27 to 0.75 with the rollout priced at the serving step and its shrinking
+steps are within 25 % (colocated: 1 of 15, Qwen3-32B at 0.77, every one faster than
+measured, ratios 0.34 to 0.77 with the rollout priced at the serving step and its shrinking
 batch, the recipes' recompute and engine memory, the MoE router's own load, the refit's cost
 per exported tensor and its gather over the node's network links, v0.4.0's detokenising in
-the step; split one-step off-policy: 6 of 8). What the test pins is what the evidence page
-states: each ratio as recorded there (so a change in the model shows up here and the page is
-updated with it), and that the colocated model stays a lower bound of these runs."""
+the step, the optimizer states' pageable copies; split one-step off-policy: 6 of 8). What the
+test pins is what the evidence page states: each ratio as recorded there (so a change in the
+model shows up here and the page is updated with it), and that the colocated model stays a
+lower bound of these runs."""
 
 from __future__ import annotations
 
@@ -19,16 +20,16 @@ from .rl_figures import FIGURES, OFF_POLICY, PHASED
 
 # model / measured seconds per step, as docs/evidence/rl.md records them
 RECORDED = {
-    "v0.4 Llama 3.1 8B, 16 H100": 0.695,
-    "v0.4 Qwen3-30B-A3B, 32 H100": 0.539,
-    "v0.6 Qwen3-30B-A3B, 32 H100": 0.604,
-    "v0.4 Qwen3-32B, 32 H100": 0.756,
-    "v0.4 Qwen3-235B, 128 H100": 0.546,
-    "v0.6 Qwen3-235B, 128 H100": 0.701,
-    "v0.6 Qwen3-235B, 256 H100": 0.667,
-    "v0.4 DeepSeek V3, 256 H100": 0.27,
-    "v0.6 DeepSeek V3, 256 H100": 0.305,
-    "v0.6 DeepSeek V3, 512 H100": 0.321,
+    "v0.4 Llama 3.1 8B, 16 H100": 0.728,
+    "v0.4 Qwen3-30B-A3B, 32 H100": 0.566,
+    "v0.6 Qwen3-30B-A3B, 32 H100": 0.635,
+    "v0.4 Qwen3-32B, 32 H100": 0.773,
+    "v0.4 Qwen3-235B, 128 H100": 0.569,
+    "v0.6 Qwen3-235B, 128 H100": 0.731,
+    "v0.6 Qwen3-235B, 256 H100": 0.686,
+    "v0.4 DeepSeek V3, 256 H100": 0.389,
+    "v0.6 DeepSeek V3, 256 H100": 0.443,
+    "v0.6 DeepSeek V3, 512 H100": 0.405,
     "v0.6 Qwen3-30B-A3B, 16 GB200": 0.453,
     "v0.6 Qwen3-235B, 64 GB200": 0.654,
     "v0.6 Qwen3-235B, 128 GB200": 0.386,
@@ -86,8 +87,20 @@ def test_each_published_run_fits_its_layout(figure) -> None:
 # model / measured seconds of each phase of the NeMo RL v0.3 blog's two steps
 # (tests/core/rl_figures.py PHASED; docs/evidence/rl.md section 2d)
 PHASE_RECORDED = {
-    "v0.3 Llama 3.1 8B, 8 H100": {"step": 0.756, "rollout": 0.645, "log_probs": 1.02, "training": 0.98},
-    "v0.3 Llama 3.1 70B, 64 H100": {"step": 0.731, "rollout": 0.83, "log_probs": 0.76, "training": 0.75},
+    "v0.3 Llama 3.1 8B, 8 H100": {
+        "step": 0.814,
+        "rollout": 0.645,
+        "log_probs": 1.02,
+        "training": 0.98,
+        "refit": 1.6,
+    },
+    "v0.3 Llama 3.1 70B, 64 H100": {
+        "step": 0.781,
+        "rollout": 0.83,
+        "log_probs": 0.76,
+        "training": 0.75,
+        "refit": 0.73,
+    },
 }
 
 
@@ -104,9 +117,10 @@ def _phase_ratios(figure, measured: dict[str, float]) -> dict[str, float]:
 def test_each_phase_of_the_blog_steps_is_as_recorded(figure, measured) -> None:
     # source: NeMo RL v0.3 blog's table (Total step time, Policy training, Refit, Generation,
     # Get logprobs; Megatron rows); tolerance 3 % of the recorded ratio (drift of the model).
-    # Training and log-probs of the 8B land within 2 %; the rollouts, the 70B's training and
-    # every refit (the model's moves at link speed: 0.3 of NeMo RL's timer) fall short.
+    # Training and log-probs of the 8B land within 2 %; the rollouts and the 70B's training fall
+    # short. "refit" here holds every move between phases, the states' reload too, which NeMo
+    # RL times in training_prep (tests/core/test_rl_phase_logs.py splits them by timer).
     ratios = _phase_ratios(figure, measured)
     for name, recorded in PHASE_RECORDED[figure.name].items():
         assert ratios[name] == pytest.approx(recorded, rel=0.03), name
-    assert ratios["refit"] < 0.5
+    assert ratios["rollout"] < 0.85

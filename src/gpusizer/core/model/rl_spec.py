@@ -124,6 +124,10 @@ class RLSpec(Strict):
     # colocated: training states (policy and critic weights, gradients, optimizer) go to host
     # memory while the engine runs (verl param_offload / optimizer_offload)
     offload_states: bool = True
+    # colocated with offload_states: the host memory the optimizer states go to. "pageable": a
+    # fresh unpinned tensor per state each step (NeMo RL's optimizer.state v.to("cpu") and back),
+    # at pageable copy rates on a PCIe host (core/pipeline/rl_transitions.py); "pinned": the link
+    offload_memory: Literal["pinned", "pageable"] = "pinned"
     # split: rollout of step n+1 overlaps training on step n (one step off-policy); null: true
     overlap: bool | None = None
     prompt_tokens: Tokens = 512  # mean prompt length

@@ -18,6 +18,7 @@ from .rl_transitions import (
     Resident,
     Transition,
     host_link_gb_per_s,
+    pageable_host,
     refit_seconds,
     transitions,
 )
@@ -83,7 +84,8 @@ def colocated_transitions(s: Scenario, gpu: GPUSpec, parts: RLParts) -> tuple[Tr
         weight_reloads(s),
     )
     host = rl.host_link_gb_per_s or host_link_gb_per_s(gpu)
-    return tuple(transitions(resident, rl.rollout.sleep_level, rl.offload_states, host))
+    pageable = rl.offload_memory == "pageable" and pageable_host(gpu)
+    return tuple(transitions(resident, rl.rollout.sleep_level, rl.offload_states, host, pageable))
 
 
 def colocated_refit(s: Scenario, gpu: GPUSpec) -> float:

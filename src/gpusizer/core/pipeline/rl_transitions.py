@@ -41,13 +41,28 @@ GB/s per direction, on a Grace CPU (GH200, GB200, GB300); unified-memory devices
 memory bandwidth. Achieved: :data:`HOST_EFFICIENCY` of that, the measured host-to-device share
 of a PCIe Gen4 x16 link (25 of 32 GB/s, core/speed/train_dp.py). ``rl.host_link_gb_per_s``
 replaces the rate.
+
+Pageable optimizer states (``rl.offload_memory: "pageable"``): NeMo RL moves each optimizer
+state tensor on its own with ``state[k] = v.to("cpu")`` (``offload_before_refit``, inside the
+``prepare_for_generation`` timer) and ``v.to("cuda")`` (``prepare_for_training``, the
+``training_prep`` timer): Megatron and DTensor workers at tags v0.3.0 and v0.4.0,
+``move_optimizer`` at v0.6.0. The host tensor is new each step and unpinned, so the copy out
+first faults its pages in and the CUDA driver stages both directions through a pinned bounce
+buffer. Rates measured by dask-cuda (rapidsai/dask-cuda PR #98, 2019, device-to-host spilling):
+host allocation about 5 GB/s, transfers without pinned memory 5-6 GB/s against 11-12 GB/s
+pinned (:data:`PAGEABLE_ALLOC_BYTES_PER_S`, :data:`PAGEABLE_COPY_BYTES_PER_S`): both set by the
+host CPU's page handling and memcpy, not by the link, so taken as they are on a PCIe Gen5 host
+(no H100-host figure found). A Grace host reaches pageable memory over NVLink-C2C at about the
+pinned rate (vortex-data/vortex PR #7815, GH200: pageable 93 GiB/s, pinned 97): there the link's
+rate stands (:func:`pageable_host`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..speed.host_link import PCIE_GEN4_X16
+from ..model.specs import GPUSpec
+from ..speed.host_link import GRACE_GPUS, PCIE_GEN4_X16
 from ..speed.host_link import host_link_gb_per_s as host_link_gb_per_s  # read here by RL callers
 from ..speed.train_dp import HOST_LINK_BYTES_PER_S
 
@@ -59,6 +74,8 @@ HOST_EFFICIENCY = HOST_LINK_BYTES_PER_S / (PCIE_GEN4_X16 * 1e9)  # 25 of 32 GB/s
 # 99 us per tensor (a collective, the name and layout conversion and the Python loop each).
 EXPORT_SECONDS_PER_TENSOR = (12.2 - 3.3) / 90_000
 TRANSITIONS = ("engine_sleep", "state_reload", "state_offload", "engine_wake")
+PAGEABLE_ALLOC_BYTES_PER_S = 5e9  # dask-cuda PR #98: "roughly 5 GB/s for host memory allocation"
+PAGEABLE_COPY_BYTES_PER_S = 5.5e9  # dask-cuda PR #98: "without pinned memory ... 5-6 GB/s"
 
 
 @dataclass(frozen=True)
@@ -94,9 +111,12 @@ class Transition:
         }
 
 
-def transitions(r: Resident, sleep_level: int, offload_states: bool, host_gb: float) -> list[Transition]:
+def transitions(
+    r: Resident, sleep_level: int, offload_states: bool, host_gb: float, pageable: bool = False
+) -> list[Transition]:
     """The colocated step's host-link moves in the order they run (empty names are kept, at 0 s,
-    so every colocated report lists the same four)."""
+    so every colocated report lists the same four). ``pageable``: the optimizer states go to and
+    from pageable host memory (module docstring), the rest over the link."""
     rate = host_gb * 1e9 * HOST_EFFICIENCY
     engine = r.engine if sleep_level == 1 else 0
     # the weights make ``reloads`` round trips, the optimizer states one (used by the update only)
@@ -107,7 +127,21 @@ def transitions(r: Resident, sleep_level: int, offload_states: bool, host_gb: fl
         "state_offload": states,
         "engine_wake": engine,
     }
-    return [Transition(n, b, "host", host_gb, b / rate if rate else 0.0) for n, b in moved.items()]
+    seconds = {n: b / rate if rate else 0.0 for n, b in moved.items()}
+    if pageable and offload_states and rate:
+        # the optimizer's share leaves the link's rate: out, its pages faulted in then copied;
+        # back, copied through the driver's bounce buffer
+        on_link = r.optimizer / rate
+        seconds["state_offload"] += r.optimizer / PAGEABLE_ALLOC_BYTES_PER_S
+        seconds["state_offload"] += r.optimizer / PAGEABLE_COPY_BYTES_PER_S - on_link
+        seconds["state_reload"] += r.optimizer / PAGEABLE_COPY_BYTES_PER_S - on_link
+    return [Transition(n, b, "host", host_gb, seconds[n]) for n, b in moved.items()]
+
+
+def pageable_host(gpu: GPUSpec) -> bool:
+    """Whether pageable host memory costs more than the link: a PCIe host; not a Grace CPU's
+    NVLink-C2C or a unified-memory device (module docstring)."""
+    return not gpu.unified_memory and gpu.id not in GRACE_GPUS
 
 
 def refit_seconds(

@@ -1,0 +1,145 @@
+"""NeMo RL steps logged phase by phase, replayed (tests/core/rl_phase_logs.py; docs/evidence/rl.md 2h).
+
+What these logs add to the performance summary's totals: which timer the colocated model
+misses. On the four logged steps (and the v0.3 blog's two, read the same way) the log-prob
+forwards land within 10 % on the 8B rows (0.69-0.77 on the 70B at TP 4 PP 4) and Megatron's
+training within 4 % on the 8B; what stays short on every row is the generation timer
+(0.65-0.84: 14-20 s a step), the refit timer (0.07-0.17: 3-24 s) and the timers the model
+has no phase for (data_processing, reward_calculation, logprob_inference_prep,
+training_prep: 3-14 s against the model's 0.3-0.6 s reload of the training states)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.core.model.presets import gpu_spec
+from gpusizer.core.pipeline.rl_transitions import HOST_EFFICIENCY, Resident, pageable_host, transitions
+
+from .rl_figures import PHASED
+from .rl_phase_logs import LOGS, dtensor
+
+# model / measured seconds of each timer, as docs/evidence/rl.md section 2h records them; "prep"
+# is the step's time outside the four listed timers (data_processing, reward_calculation,
+# logprob_inference_prep, training_prep), against the model's reload of the training states
+RECORDED = {
+    "#959 rerun Llama 3.1 8B Megatron, 8 H100": {
+        "step": 0.795,
+        "rollout": 0.679,
+        "log_probs": 1.033,
+        "training": 1.035,
+        "refit": 0.643,
+        "prep": 0.359,
+    },
+    "#959 rerun Llama 3.1 70B Megatron, 64 H100": {
+        "step": 0.644,
+        "rollout": 0.809,
+        "log_probs": 0.686,
+        "training": 0.679,
+        "refit": 0.257,
+        "prep": 0.203,
+    },
+    "v0.3 blog Llama 3.1 8B DTensor, 8 H100": {
+        "step": 0.778,
+        "rollout": 0.656,
+        "log_probs": 1.057,
+        "training": 0.794,
+        "refit": 1.261,
+        "prep": 0.568,
+    },
+    "#959 rerun Llama 3.1 8B DTensor, 8 H100": {
+        "step": 0.751,
+        "rollout": 0.689,
+        "log_probs": 1.086,
+        "training": 0.775,
+        "refit": 0.841,
+        "prep": 0.252,
+    },
+    "v0.3 Llama 3.1 8B, 8 H100": {
+        "step": 0.814,
+        "rollout": 0.65,
+        "log_probs": 1.017,
+        "training": 0.982,
+        "refit": 1.029,
+        "prep": 0.837,
+    },
+    "v0.3 Llama 3.1 70B, 64 H100": {
+        "step": 0.781,
+        "rollout": 0.838,
+        "log_probs": 0.765,
+        "training": 0.755,
+        "refit": 0.478,
+        "prep": 0.947,
+    },
+}
+ROWS = LOGS + tuple((figure, "megatron", measured) for figure, measured in PHASED)
+
+
+def _ratios(figure, backend: str, measured: dict[str, float]) -> dict[str, float]:
+    """Model / measured seconds, each model term in the timer NeMo RL v0.3.0 runs it in.
+
+    grpo.py and megatron_policy_worker.py at v0.3.0: `generation` ends with
+    finish_generation (the engine's sleep); `prepare_for_generation` holds
+    offload_before_refit / offload_after_refit (the training states to host), the engine's
+    wake and the refit; logprob_inference_prep and training_prep move the weights and the
+    optimizer states back (the model's state_reload)."""
+    scenario = dtensor(figure) if backend == "dtensor" else figure.scenario()
+    rl = estimate_report(scenario)["rl"]
+    sec = {p["name"]: p["seconds"] for p in rl["phases"]} | {
+        t["name"]: t["seconds"] for t in rl["transitions"]
+    }
+    rest = figure.measured - sum(measured.values())
+    return {
+        "step": rl["time_per_step_seconds"] / figure.measured,
+        "rollout": (sec["rollout"] + sec["engine_sleep"]) / measured["rollout"],
+        "log_probs": sec["log_probs"] / measured["log_probs"],
+        "training": sec["training"] / measured["training"],
+        "refit": (sec["weight_sync"] + sec["state_offload"] + sec["engine_wake"]) / measured["refit"],
+        "prep": sec["state_reload"] / rest,
+    }
+
+
+@pytest.mark.parametrize(("figure", "backend", "measured"), ROWS, ids=lambda f: getattr(f, "name", ""))
+def test_each_logged_timer_is_as_recorded(figure, backend, measured) -> None:
+    # source: NVIDIA-NeMo/RL issue #959's table (Total step time, Policy training, Refit,
+    # Generation, Get logprobs); tolerance 3 % of the recorded ratio (drift of the model, not
+    # accuracy). The generation and the refit timer stay short on every row.
+    ratios = _ratios(figure, backend, measured)
+    for name, recorded in RECORDED[figure.name].items():
+        assert ratios[name] == pytest.approx(recorded, rel=0.03), name
+    assert ratios["rollout"] < 0.85
+
+
+def test_the_logged_steps_within_25_percent() -> None:
+    # docs/evidence/rl.md section 2h: 3 of 4 logged steps within 25 % (the three 8B steps,
+    # 0.75-0.80; the 70B rerun 0.64); before the optimizer's pageable copies, 0 of 4 (0.60-0.74)
+    within = [f.name for f, b, m in LOGS if abs(_ratios(f, b, m)["step"] - 1) <= 0.25]
+    assert within == [
+        "#959 rerun Llama 3.1 8B Megatron, 8 H100",
+        "v0.3 blog Llama 3.1 8B DTensor, 8 H100",
+        "#959 rerun Llama 3.1 8B DTensor, 8 H100",
+    ]
+
+
+def test_pageable_optimizer_states_cost_the_host_not_the_link() -> None:
+    # source: rapidsai/dask-cuda PR #98 (host allocation about 5 GB/s, transfers without pinned
+    # memory 5-6 GB/s); NeMo RL's optimizer.state v.to("cpu") / v.to("cuda") per tensor. Exact:
+    # out = optimizer bytes / 5 GB/s + / 5.5 GB/s, back = / 5.5 GB/s, beside the weights at the
+    # link's rate; a Grace host (GB200) keeps the link's rate; pinned is the default.
+    resident = Resident(engine=0, weights=10**10, optimizer=6 * 10**10, reference=0)
+    pinned = {t.name: t.seconds for t in transitions(resident, 1, True, 64.0)}
+    pageable = {t.name: t.seconds for t in transitions(resident, 1, True, 64.0, pageable=True)}
+    rate = 64e9 * HOST_EFFICIENCY
+    assert pageable["state_offload"] == pytest.approx(1e10 / rate + 6e10 / 5e9 + 6e10 / 5.5e9)
+    assert pageable["state_reload"] == pytest.approx(1e10 / rate + 6e10 / 5.5e9)
+    assert pinned["state_offload"] == pytest.approx(7e10 / rate)
+    assert pageable_host(gpu_spec("h100-sxm-80gb")) and not pageable_host(gpu_spec("gb200-186gb"))
+    scenario = LOGS[0][0].scenario()
+    assert scenario["rl"]["offload_memory"] == "pageable"
+    default = estimate_report({**scenario, "rl": {**scenario["rl"], "offload_memory": "pinned"}})["rl"]
+    assert (
+        default
+        == estimate_report(
+            {**scenario, "rl": {k: v for k, v in scenario["rl"].items() if k != "offload_memory"}}
+        )["rl"]
+    )
