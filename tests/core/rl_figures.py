@@ -37,6 +37,13 @@ class RLFigure(NamedTuple):
     # v0.6.0 skip the tokenizer, the DeepSeek V3, Qwen3-235B and async recipes run AsyncLLM
     detokenize: bool = False
 
+    @property
+    def sync_engine(self) -> bool:
+        """The synchronous in-process engine (vllm_cfg.async_engine false, grpo_math_1B.yaml):
+        every colocated recipe but DeepSeek V3's and Qwen3-235B's, which set it true, as every
+        async 1-off recipe does (tags v0.4.0 and v0.6.0)."""
+        return not self.rollout_gpus and self.preset not in ("deepseek-v3", "qwen3-235b-a22b")
+
     def scenario(self) -> dict[str, Any]:
         tp, cp, ep, pp = self.layout
         mean = self.average - PROMPT
@@ -72,6 +79,10 @@ class RLFigure(NamedTuple):
                     "memory_fraction": 0.8 if self.rollout_gpus else self.memory_fraction,
                     "gpus": self.rollout_gpus,
                     "detokenize_in_step": self.detokenize,
+                    # vllm_worker.py at v0.3.0-v0.6.0: SamplingParams(logprobs=0); generate copies
+                    # each token's log-prob into full_logprobs one element at a time
+                    "returns_logprobs": True,
+                    "copies_logprobs": self.sync_engine,
                 },
                 "placement": "split" if self.rollout_gpus else "colocated",
                 # NeMo RL moves each optimizer state with v.to("cpu") and back (pageable)

@@ -225,7 +225,7 @@ def test_the_assumptions_say_what_the_step_time_is_worth() -> None:
     """docs/evidence/rl.md: colocated steps a lower bound, split ones within 25 % half the time."""
     assert any("a lower bound" in a for a in _rep()["assumptions"])
     split = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})
-    assert any("6 of 8 published split" in a for a in split["assumptions"])
+    assert any("7 of 8 published split" in a for a in split["assumptions"])
 
 
 def test_split_advice_names_the_fastest_split_of_the_same_gpus() -> None:
@@ -260,3 +260,27 @@ def test_detokenising_in_the_step_adds_each_generated_token() -> None:
         {p["name"]: p["seconds"] for p in estimate_report(s)["rl"]["phases"]}["rollout"] for s in (base, on)
     ]
     assert seconds[1] > seconds[0]
+
+
+def test_the_engines_log_probs_and_their_copy_add_each_generated_token() -> None:
+    from gpusizer.core.pipeline.rl_time import (
+        COPY_SECONDS_PER_TOKEN,
+        LOGPROBS_SECONDS_PER_TOKEN,
+        host_seconds_per_token,
+    )
+
+    # source: vLLM PR #57442 (Qwen3-4B, one L20, 512 concurrent 256-token requests): 4,130 tok/s
+    # without log-probs, 3,922 with logprobs=0, 12.8 us a generated token; PyTorch PR #32841's
+    # table: a scalar tensor assignment v[0] = 1 at 7.04 us. Exact to the quoted figures.
+    assert pytest.approx(12.84e-6, rel=1e-3) == LOGPROBS_SECONDS_PER_TOKEN
+    assert pytest.approx(7.04e-6) == COPY_SECONDS_PER_TOKEN
+    assert host_seconds_per_token(False, False, False) == 0.0
+    assert host_seconds_per_token(True, True, True) == pytest.approx(12.5e-6 + 12.84e-6 + 7.04e-6, rel=1e-3)
+    # off by default: serving answers and other frameworks' RL steps are untouched
+    base = {"model": {"preset": "qwen2.5-7b"}, "workload": {"kind": "rl"}}
+    runs = [base] + [{**base, "rl": {"rollout": {k: True}}} for k in ("returns_logprobs", "copies_logprobs")]
+    seconds = [{p["name"]: p["seconds"] for p in estimate_report(s)["rl"]["phases"]}["rollout"] for s in runs]
+    generated = 256 * 8 * 1024  # the defaults: prompts x samples x mean response, over one replica
+    replicas = estimate_report(base)["rl"]["rollout_replicas"]
+    assert seconds[1] - seconds[0] == pytest.approx(generated / replicas * LOGPROBS_SECONDS_PER_TOKEN, rel=1e-6)
+    assert seconds[2] - seconds[0] == pytest.approx(generated / replicas * COPY_SECONDS_PER_TOKEN, rel=1e-6)

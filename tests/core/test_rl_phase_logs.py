@@ -4,7 +4,8 @@ What these logs add to the performance summary's totals: which timer the colocat
 misses. On the four logged steps (and the v0.3 blog's two, read the same way) the log-prob
 forwards land within 10 % on the 8B rows (0.69-0.77 on the 70B at TP 4 PP 4) and Megatron's
 training within 4 % on the 8B; what stays short on every row is the generation timer
-(0.65-0.84: 14-20 s a step), the refit timer (0.07-0.17: 3-24 s) and the timers the model
+(0.72-0.85 with the engine's per-token log-probs and the worker's copy of them, 0.65-0.84
+before: 13-16 s a step still), the refit timer (0.07-0.17: 3-24 s) and the timers the model
 has no phase for (data_processing, reward_calculation, logprob_inference_prep,
 training_prep: 3-14 s against the model's 0.3-0.6 s reload of the training states)."""
 
@@ -24,48 +25,48 @@ from .rl_phase_logs import LOGS, dtensor
 # logprob_inference_prep, training_prep), against the model's reload of the training states
 RECORDED = {
     "#959 rerun Llama 3.1 8B Megatron, 8 H100": {
-        "step": 0.795,
-        "rollout": 0.679,
+        "step": 0.831,
+        "rollout": 0.753,
         "log_probs": 1.033,
         "training": 1.035,
         "refit": 0.643,
         "prep": 0.359,
     },
     "#959 rerun Llama 3.1 70B Megatron, 64 H100": {
-        "step": 0.644,
-        "rollout": 0.809,
+        "step": 0.65,
+        "rollout": 0.82,
         "log_probs": 0.686,
         "training": 0.679,
         "refit": 0.257,
         "prep": 0.203,
     },
     "v0.3 blog Llama 3.1 8B DTensor, 8 H100": {
-        "step": 0.778,
-        "rollout": 0.656,
+        "step": 0.811,
+        "rollout": 0.725,
         "log_probs": 1.057,
         "training": 0.794,
         "refit": 1.261,
         "prep": 0.568,
     },
     "#959 rerun Llama 3.1 8B DTensor, 8 H100": {
-        "step": 0.751,
-        "rollout": 0.689,
+        "step": 0.782,
+        "rollout": 0.763,
         "log_probs": 1.086,
         "training": 0.775,
         "refit": 0.841,
         "prep": 0.252,
     },
     "v0.3 Llama 3.1 8B, 8 H100": {
-        "step": 0.814,
-        "rollout": 0.65,
+        "step": 0.85,
+        "rollout": 0.72,
         "log_probs": 1.017,
         "training": 0.982,
         "refit": 1.029,
         "prep": 0.837,
     },
     "v0.3 Llama 3.1 70B, 64 H100": {
-        "step": 0.781,
-        "rollout": 0.838,
+        "step": 0.788,
+        "rollout": 0.85,
         "log_probs": 0.765,
         "training": 0.755,
         "refit": 0.478,
@@ -103,11 +104,12 @@ def _ratios(figure, backend: str, measured: dict[str, float]) -> dict[str, float
 def test_each_logged_timer_is_as_recorded(figure, backend, measured) -> None:
     # source: NVIDIA-NeMo/RL issue #959's table (Total step time, Policy training, Refit,
     # Generation, Get logprobs); tolerance 3 % of the recorded ratio (drift of the model, not
-    # accuracy). The generation and the refit timer stay short on every row.
+    # accuracy). The generation and the refit timer stay short on every row (the generation
+    # 0.72-0.85: the math environment's verification inside it has no published rate).
     ratios = _ratios(figure, backend, measured)
     for name, recorded in RECORDED[figure.name].items():
         assert ratios[name] == pytest.approx(recorded, rel=0.03), name
-    assert ratios["rollout"] < 0.85
+    assert ratios["rollout"] < 0.9
 
 
 def test_the_logged_steps_within_25_percent() -> None:

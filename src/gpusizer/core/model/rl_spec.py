@@ -49,6 +49,12 @@ class RolloutSpec(Strict):
     # (skip_tokenizer_init false, as NeMo RL v0.4.0 forces for vLLM 0.10.0); false: no
     # detokenising (skip_tokenizer_init true) or an engine process of its own (AsyncLLM)
     detokenize_in_step: bool = False
+    # the engine returns each generated token's log-prob (vLLM SamplingParams logprobs=0, as NeMo
+    # RL asks at every tag): the engine core slices and hands it on per request and step
+    returns_logprobs: bool = False
+    # after its rollout each replica copies every token's log-prob into a tensor one element at a
+    # time (NeMo RL vllm_worker.generate with its synchronous engine, async_engine false)
+    copies_logprobs: bool = False
     # a LoRA policy's adapter served on the engine's base weights (vLLM enable_lora, verl's
     # TensorLoRARequest), its kernels in every step; false: merged weights synced (null: true)
     serves_adapter: bool | None = None

@@ -43,6 +43,28 @@ SEGMENTS = 64  # pieces of the drain priced at their middle (the step cost varie
 # 3.8 - 1.4 = 2.4 s of the engine's steps; at 384 tokens a request (the context's rest, so a
 # lower bound per token), 12.5 us a token.
 DETOKENIZE_SECONDS_PER_TOKEN = 2.4 / (500 * 384)
+# The sampled token's log-prob returned per generated token (vLLM SamplingParams logprobs=0, as
+# NeMo RL asks at tags v0.3.0-v0.6.0): vLLM PR #57442 (2026, Qwen3-4B on one L20, 512 concurrent
+# 256-token requests) measured 4,130 tok/s without it and 3,922 with it, 12.8 us a token. There
+# the GPU sets the pace (the API process at 37 % of a core) and the engine core's CPU rose 0.33
+# -> 0.40, so the loss is the core's own serial work (the per-request LogprobsLists slicing and
+# its output); an in-process engine also builds the Logprob objects in that thread: a lower bound.
+LOGPROBS_SECONDS_PER_TOKEN = 1 / 3922 - 1 / 4130
+# Copying each token's log-prob into a tensor one element at a time (NeMo RL vllm_worker.generate,
+# ``full_logprobs[position] = ...``, after the engine's generate returns): PyTorch PR #32841
+# measured a scalar tensor assignment ``v[0] = 1`` at 7.04 us.
+COPY_SECONDS_PER_TOKEN = 7.04e-6
+
+
+def host_seconds_per_token(detokenize: bool, logprobs: bool, copies: bool) -> float:
+    """Host seconds per generated token serial with a replica's rollout: detokenising in the
+    step's thread, the engine returning each token's log-prob, and the worker copying them
+    (``rl.rollout.detokenize_in_step``, ``returns_logprobs``, ``copies_logprobs``)."""
+    return (
+        DETOKENIZE_SECONDS_PER_TOKEN * detokenize
+        + LOGPROBS_SECONDS_PER_TOKEN * logprobs
+        + COPY_SECONDS_PER_TOKEN * copies
+    )
 
 
 @dataclass(frozen=True)

@@ -38,9 +38,9 @@ from .rl_roles import (
     trainer_scenario,
 )
 from .rl_time import (
-    DETOKENIZE_SECONDS_PER_TOKEN,
     Decode,
     forward_seconds,
+    host_seconds_per_token,
     prefill_seconds,
     rollout_seconds,
     step_seconds,
@@ -50,9 +50,9 @@ from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 
 # What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
 STEP_EVIDENCE = {
-    "colocated": "RL step time: a lower bound; published colocated steps ran 1.3x to 3.7x longer "
-    "(1 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
-    "split": "RL step time: 6 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
+    "colocated": "RL step time: a lower bound; published colocated steps ran 1.2x to 2.9x longer "
+    "(2 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
+    "split": "RL step time: 7 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
     "the others longer (docs/evidence/rl.md)",
 }
 
@@ -98,8 +98,8 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     # beta over the link they cross, skewed MoE routing, the engine's host cost)
     step = with_lora(rs, step_model(rs, gpu, engine_costs(rs, gpu, st)))
     prefill = prefill_seconds(step, batch, rl.prompt_tokens, rl.rollout.max_batched_tokens)
-    # detokenising in the step's thread (rl.rollout.detokenize_in_step), token by token
-    out = DETOKENIZE_SECONDS_PER_TOKEN if rl.rollout.detokenize_in_step else 0.0
+    ro = rl.rollout  # the host's work per generated token, serial with the replica's steps
+    out = host_seconds_per_token(ro.detokenize_in_step, ro.returns_logprobs, ro.copies_logprobs)
     d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out)
     return d, rs, em
 
