@@ -280,7 +280,7 @@ def test_the_engines_log_probs_and_their_copy_add_each_generated_token() -> None
     base = {"model": {"preset": "qwen2.5-7b"}, "workload": {"kind": "rl"}}
     runs = [base] + [{**base, "rl": {"rollout": {k: True}}} for k in ("returns_logprobs", "copies_logprobs")]
     seconds = [{p["name"]: p["seconds"] for p in estimate_report(s)["rl"]["phases"]}["rollout"] for s in runs]
-    generated = 256 * 8 * 1024  # the defaults: prompts x samples x mean response, over one replica
-    replicas = estimate_report(base)["rl"]["rollout_replicas"]
-    assert seconds[1] - seconds[0] == pytest.approx(generated / replicas * LOGPROBS_SECONDS_PER_TOKEN, rel=1e-6)
-    assert seconds[2] - seconds[0] == pytest.approx(generated / replicas * COPY_SECONDS_PER_TOKEN, rel=1e-6)
+    # the defaults: prompts x samples x mean response, over the replicas
+    tokens = 256 * 8 * 1024 / estimate_report(base)["rl"]["rollout_replicas"]
+    assert seconds[1] - seconds[0] == pytest.approx(tokens * LOGPROBS_SECONDS_PER_TOKEN, rel=1e-6)
+    assert seconds[2] - seconds[0] == pytest.approx(tokens * COPY_SECONDS_PER_TOKEN, rel=1e-6)

@@ -142,7 +142,7 @@ def rl_work(o: Mapping[str, Any]) -> dict[str, Any]:
     if o.get("rl_run_seconds") is None:
         return dict(o)
     # the speed band is the training phase's (speed/training/*): no published figure bands the
-    # whole step (docs/evidence/rl.md: colocated steps ran 1.3x to 3.7x past the estimate), so
+    # whole step (docs/evidence/rl.md: colocated steps ran 1.2x to 2.9x past the estimate), so
     # the band sorts rank the step by its estimate, not by a slow edge of another phase
     return {
         **o,
