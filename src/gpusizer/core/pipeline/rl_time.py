@@ -46,8 +46,8 @@ DETOKENIZE_SECONDS_PER_TOKEN = 2.4 / (500 * 384)
 # The sampled token's log-prob returned per generated token (vLLM SamplingParams logprobs=0, as
 # NeMo RL asks at tags v0.3.0-v0.6.0): vLLM PR #57442 (2026, Qwen3-4B on one L20, 512 concurrent
 # 256-token requests) measured 4,130 tok/s without it and 3,922 with it, 12.8 us a token. There
-# the GPU sets the pace (the API process at 37 % of a core) and the engine core's CPU rose 0.33
-# -> 0.40, so the loss is the core's own serial work (the per-request LogprobsLists slicing and
+# the GPU sets the pace (the API process's CPU at 0.37) and the engine core's CPU rose 0.33 ->
+# 0.40, so the loss is the core's own serial work (the per-request LogprobsLists slicing and
 # its output); an in-process engine also builds the Logprob objects in that thread: a lower bound.
 LOGPROBS_SECONDS_PER_TOKEN = 1 / 3922 - 1 / 4130
 # Copying each token's log-prob into a tensor one element at a time (NeMo RL vllm_worker.generate,
