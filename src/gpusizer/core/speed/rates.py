@@ -99,8 +99,9 @@ class Rates:
     # 8 tokens pays its math and then its weight reads, at this share of the memory bandwidth,
     # not the larger of the two (0: the roofline's larger). mmq.cu enables stream-k only on
     # NVIDIA (Volta on) and CDNA, and mmq.cuh's tile loop loads a weight tile into shared memory,
-    # syncs, then multiplies it (no double buffer); each column tile of the micro-batch reads the
-    # weights again (core/speed/step.py ``_token_terms``)
+    # syncs, then multiplies it (no double buffer). Once per step: a micro-batch's further column
+    # tiles re-read a matrix from the Infinity Cache (96 MB on Navi 31), not from VRAM
+    # (core/speed/step.py ``_token_terms``; docs/evidence/speed.md section 18.5)
     serial_weight_loads: float = 0.0
     sources: tuple[str, ...] = ()
 
