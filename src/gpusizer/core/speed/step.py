@@ -216,6 +216,8 @@ class StepModel:
         # a matrix-vector step dequantises each k-quant weight once (Rates.kquant_matvec_ops):
         # per step, ops / 2 of a token's 2 FLOP per weight (the matrix ops' c)
         self._dequant = rates.kquant_matvec_ops / 2.0
+        # Rates.serial_weight_loads: the weights read after the math, at their own share
+        self._serial = rates.bandwidth / rates.serial_weight_loads if rates.serial_weight_loads else 0.0
         sh = shape
         shared, mla, block_fp8 = layer_kinds
         self.kernels = kernels_per_step(
@@ -383,8 +385,9 @@ class StepModel:
         """(the projections' and experts' seconds, the collectives') for ``n`` tokens, kept per count."""
         total = 0.0
         deq = self._dequant if n <= GEMV_TOKENS else 0.0
+        serial = self._serial if n > GEMV_TOKENS else 0.0
         for c, m0, m1 in self._linear:
-            t_c, t_m = c * (n + deq), m0 + m1 * n
+            t_c, t_m = c * (n + deq) + (m0 * serial if c else 0.0), m0 + m1 * n
             total += t_c if t_c > t_m else t_m
         if self.shape.moe_layers:
             total += self._experts(n)
