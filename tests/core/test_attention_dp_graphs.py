@@ -49,12 +49,13 @@ def _tps(s: dict[str, Any]) -> float:
 
 
 def test_the_large_batch_moe_figures_replay_as_the_engine_ran_them() -> None:
-    # 11 published figures; 7 within 25 % (Qwen3-235B B200 1.17, H200 1.08 and 0.99, Qwen3-30B-A3B
-    # B200 1.21 and RTX Pro 1.10, DeepSeek-R1 B200 BF16 KV 1.19, H200 1.21), all within 2x; before
-    # the host work and the all-ranks graph rule, 6 with five rows under plain-TP stand-ins
+    # 11 published figures; 8 within 25 % (Qwen3-235B B200 1.17, H200 1.08 and 0.99, Qwen3-30B-A3B
+    # B200 1.21 and RTX Pro 1.10, DeepSeek-R1 B200 FP8 KV 1.13 and BF16 KV 0.91 with release
+    # 0.20's padded MoE tokens, H200 1.21), all within 2x; 7 before the padding, 6 before the host
+    # work and the all-ranks graph rule with five rows under plain-TP stand-ins
     ratios = {r["id"]: _tps(e["scenario"]) / e["published"] for r, e in MOE}
     assert len(ratios) == 11
-    assert sum(abs(v - 1) <= 0.25 for v in ratios.values()) >= 7, ratios
+    assert sum(abs(v - 1) <= 0.25 for v in ratios.values()) >= 8, ratios
     assert all(0.5 <= v <= 2.0 for v in ratios.values()), ratios
     multi = [e["scenario"] for r, e in MOE if e["scenario"]["parallelism"]["tensor"] > 1]
     assert all(s["parallelism"].get("attention_data") == s["parallelism"]["tensor"] for s in multi)
@@ -135,18 +136,21 @@ def test_a_rank_waits_at_the_moe_layers_for_the_rank_with_a_prompt(monkeypatch: 
     (NVIDIA TensorRT-LLM tech blog 10, "ADP Balance Strategy": "the iteration time is dominated
     by the slowest rank"; 8 x GB200 DeepSeek-V3 at its baseline: balance ratio 54 %, 35 % of the
     speed lost). Llama 4 Scout FP8 on 4 x H100 (published 12,129 tokens/s) and DeepSeek-R1 B200
-    FP8 KV (43,146) wait for another rank's prompt; without the wait they are 1.44 and 1.46."""
+    FP8 KV (43,146) wait for another rank's prompt; without the wait they are 1.44 and 1.46. The
+    DeepSeek-R1 row ran TensorRT-LLM's release-0.20 branch, whose MoE layers pad every rank's
+    tokens to the prompt rank's count (NVFP4 experts), so its wait includes the padded experts and
+    their collectives: 1.13 (1.37 with the wait's projections alone)."""
     scout, r1 = (
         _record("trtllm-1.0-scout-fp8-h100-x4-tp4-1000-1000"),
         _record("trtllm-dsr1-b200-maxtput-fp8kv"),
     )
     waited = _tps(scout) / 12129, _tps(r1) / 43146
-    monkeypatch.setattr(StepModel, "prompt_wait", lambda *a: 0.0)
+    monkeypatch.setattr(StepModel, "prompt_wait", lambda *a, **k: 0.0)
     clear_all()
     alone = _tps(scout) / 12129, _tps(r1) / 43146
     clear_all()
     assert waited[0] == pytest.approx(1.28, abs=0.03) and alone[0] == pytest.approx(1.44, abs=0.03)
-    assert waited[1] == pytest.approx(1.37, abs=0.03) and alone[1] == pytest.approx(1.46, abs=0.03)
+    assert waited[1] == pytest.approx(1.13, abs=0.03) and alone[1] == pytest.approx(1.46, abs=0.03)
 
 
 def test_no_prompt_no_wait() -> None:

@@ -41,10 +41,6 @@ CV_SHORT = {
     # engines give (0.88-1.23); the gap grows with the layers and differs by GPU, so it is no
     # per-request cost of the release (docs/evidence/speed.md section 18.2)
     "speed/tensorrt-llm/nvidia/batch-one": (4, 10),
-    # the vendor files' figures (speed-figures-amd.json, -apple.json): RDNA3 under HIP, the
-    # Q5_K_M rows at ubatch 64 (pp2048 1.43, tg64 0.96) and the Q4_K_M ubatch-1024 prefill (0.96)
-    # outside a band the other 13 make 0.99-1.43 wide
-    "speed/llama.cpp/amd/batch-one": (12, 16),
     # two decodes of one fifth outside the band built without it (0.955-1.175): DeepSeek-R1 on
     # M3 Ultra 1.19 (fast) and the M2 Ultra's Qwen3-30B-A3B 0.88 (its 2024 kernel floor); the
     # prefills, priced by Metal's whole 32-token tiles an expert, are inside: 7 of 9, 8 is 80 %

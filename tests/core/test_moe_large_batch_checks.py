@@ -83,7 +83,9 @@ def test_fp8_kv_at_identical_concurrency_gains_no_more_than_measured() -> None:
     bf16 = _tps(_scenario(R1_BF16KV))
     fp8 = _tps(_scenario(R1_BF16KV, kv_cache="fp8"))
     assert 1.0 <= fp8 / bf16 <= 1.06
-    assert bf16 / 36384 == pytest.approx(1.185, abs=0.03)  # published 36,384 tokens/s
+    # published 36,384 tokens/s; 0.913 since the release-0.20 run pads every rank's MoE tokens
+    # to the prompt rank's count (speed.md section 31; 1.185 without)
+    assert bf16 / 36384 == pytest.approx(0.913, abs=0.03)
 
 
 @pytest.mark.parametrize(

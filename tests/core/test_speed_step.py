@@ -3,6 +3,8 @@ the published figure or the exact arithmetic it stands for."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from gpusizer.core.model.presets import gpu_spec as gpu_by_id
@@ -310,3 +312,32 @@ def test_ggml_counts_deepseeks_mla_and_shared_expert() -> None:
     assert kernels_per_step(sh, "ggml", True, True, True) == plain + 9 * sh.layers + 6 * sh.moe_layers
     dsr1 = RATIOS[("apple", "llamacpp-b7315-m3ultra512-deepseek-r1-q4_k_m", "tg128")]
     assert dsr1 == pytest.approx(1.19, abs=0.02)
+
+
+def test_hip_mmq_on_rdna3_reads_the_weights_after_the_math() -> None:
+    """ggml's MMQ in the HIP build on RDNA3 (no stream-k there: mmq.cu; no double buffer in
+    mmq.cuh's tile loop) pays a micro-batch's math plus its weight reads at 0.36 of the memory
+    bandwidth (core/speed/rates.py ``SERIAL_RDNA3``, solved with the quantised share from PR
+    #26284's Q4_K_M pp2048 at n_ubatch 512 and 1,024, both reproduced within 1 %). Out of sample
+    the Q5_K_M pp2048 at n_ubatch 64 (1,969.98 t/s) comes from 1.43 to 0.92 of the published
+    speed. Only quantised weights on the HIP build carry it: F16 weights, Vulkan on the same
+    card, CUDA and a decode step (MMVQ, 8 tokens or fewer) do not."""
+    from tests.core.test_speed_figures_vendors import RATIOS
+
+    rid = "llamacpp-hip-2026-rx7900xtx-llama-8b-mmq-rdna3"
+    assert RATIOS[("amd", rid, "Q4_K_M ub512 pp2048")] == pytest.approx(1.0, abs=0.01)
+    assert RATIOS[("amd", rid, "Q4_K_M ub1024 pp2048")] == pytest.approx(1.0, abs=0.01)
+    assert RATIOS[("amd", rid, "Q5_K_M ub64 pp2048")] == pytest.approx(0.92, abs=0.02)
+    base = {"model": {"preset": "llama-3.1-8b"}, "framework": "llama.cpp", "workload": {"kind": "inference"}}
+    q4 = {**base, "hardware": {"gpu": "rx-7900-xtx-24gb"}, "precision": {"weights": "gguf_q4_k_m"}}
+    assert _step(q4).rates.serial_weight_loads == pytest.approx(0.36)
+    for other in (
+        {**q4, "precision": {"weights": "bf16"}},
+        {**q4, "serving": {"ggml_backend": "vulkan"}},
+        {**q4, "hardware": {"gpu": "rtx-4090-24gb"}},
+    ):
+        assert _step(other).rates.serial_weight_loads == 0.0
+    s = _step(q4)
+    plain = StepModel(s.shape, replace(s.rates, serial_weight_loads=0.0), s.rate, s.costs)
+    assert s.decode_seconds(1, 64) == plain.decode_seconds(1, 64)
+    assert s.prefill_seconds(64) > plain.prefill_seconds(64)

@@ -6,6 +6,7 @@ version it was read from; docs/evidence/serving.md holds the excerpts. GiB = 2^3
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from .engine_knobs import LlamaCppKnobs, OllamaKnobs
@@ -98,7 +99,19 @@ def _ollama(version: str, date: str, parallel: int, ctx: int, **kw: Any) -> Engi
     )
 
 
-TENSORRT_LLM = (
+_DP_PADDING = (
+    "Attention DP pads every rank's tokens to the busiest rank's count at the MoE layers when the "
+    "experts take FP4 activations (modeling_deepseekv3.py / modeling_qwen3_moe.py 0.19-0.21: "
+    "'Use padding when not using the cutlass path or when x_sf in self.experts is not None'; "
+    "PR #3439 kept it there): the padded rows are routed, all-gathered and computed by the "
+    "grouped GEMMs, so a rank with a prompt makes every rank's MoE layers run on its count "
+    "(docs/evidence/speed.md section 31)"
+)
+_NO_DP_PADDING = (
+    "NVIDIA/TensorRT-LLM PR #6064 (July 2025, 'Remove padding in attention DP'): each rank's "
+    "own token count is gathered (padding kept only on SM120 later, PR #7965)"
+)
+_TRT_BEFORE_1_0 = (
     EngineRelease(
         "0.5.0",
         "2023-10",
@@ -138,7 +151,20 @@ TENSORRT_LLM = (
             "max_batch_size 2048 / max_num_tokens 8192: commonly quoted, not verified",
             "the free-fraction rule replayed against TensorRT-LLM#1400 (v0.8, A100 80GB, int8 7B, "
             "max_num_tokens 4096): pool 64.37 GiB against 64.75 logged",
+            _DP_PADDING,
         ),
+        dp_padding=True,
+    ),
+)
+# 1.0: the same defaults less the padding (PR #6064); the newest, so an unversioned scenario's
+TENSORRT_LLM: tuple[EngineRelease, ...] = (
+    *_TRT_BEFORE_1_0,
+    replace(
+        _TRT_BEFORE_1_0[-1],
+        version="1.0.0",
+        date="2025-09",
+        dp_padding=False,
+        sources=(*_TRT_BEFORE_1_0[-1].sources[:-1], _NO_DP_PADDING),
     ),
 )
 

@@ -196,6 +196,9 @@ class EngineRelease:
     # every rank's tokens, reduce-scatter of the outputs); a multi-node NVLink domain (more
     # than 8 GPUs a node) takes the all-to-all
     moe_comm: Literal["all_to_all", "gather"] = "all_to_all"
+    # Under attention DP the MoE layers take every rank's tokens padded to the busiest rank's
+    # count where the experts take FP4 activations (TensorRT-LLM 0.19-0.21, core/serving/load.py)
+    dp_padding: bool = False
     sources: tuple[str, ...] = ()
 
     @property

@@ -74,7 +74,20 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         # every MoE layer, and their graphs with it
         graph_ranks=s.parallelism.expert if sched and sched.graph_all_ranks and s.parallelism.data > 1 else 1,
         moe_comm=rel.moe_comm if rel and s.hardware.gpus_per_node <= MNNVL_NODE else "all_to_all",
+        dp_padding=_dp_padding(s, st),
     )
+
+
+def _dp_padding(s: Scenario, st: EngineSettings) -> bool:
+    """Whether the MoE layers of an attention-DP rank run on every rank's tokens padded to the
+    busiest rank's count: TensorRT-LLM 0.19-0.21 pad "when x_sf in self.experts is not None"
+    (the experts take FP4 activations with their scale factors; Deepseekv3MoE / Qwen3MoE
+    ``forward``, PR #3439) and all-gather the padded rows, which the grouped GEMMs then compute;
+    PR #6064 (July 2025, "Remove padding in attention DP") gathers each rank's own count."""
+    rel, p = st.release, s.parallelism
+    if rel is None or not rel.dp_padding:
+        return False
+    return p.data > 1 and p.expert > 1 and s.precision.weights == "nvfp4"
 
 
 def _offload(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> Offload:

@@ -324,14 +324,16 @@ class Run:
         dominated by the slowest rank", NVIDIA TensorRT-LLM tech blog 10 "ADP Balance
         Strategy"): its step takes the longer of its eager launches and its own kernels plus
         the other's prompt work (``StepModel.prompt_wait``, the mean of this rank's own prompt
-        steps: the ranks are alike)."""
+        steps: the ranks are alike), the MoE layers at the other's token count where the engine
+        pads every rank to it (``EngineCosts.dp_padding``)."""
         step, a = self.step, self.step.costs.graph_ranks
         t = step.seconds(d, ctx, sampled=d)
         if a <= 1 or not self.mixed_steps or not self.refills:
             return t
         q = (1.0 - self.mixed_steps / self.steps) ** (a - 1)  # no other rank has prompt tokens
         m = self.mixed_steps
-        wait = step.prompt_wait(d, *(x / m for x in self.prompts))
+        tokens, seqs, attn, read = (x / m for x in self.prompts)
+        wait = step.prompt_wait(d, tokens, seqs, attn, read, padded=step.costs.dp_padding)
         other = max(step.seconds(d, ctx, sampled=d, graph=False), t + wait)
         return q * t + (1.0 - q) * other
 

@@ -95,6 +95,14 @@ class Rates:
     # ``tile_efficiency``)
     grouped_tile: int = 0
     grouped_tile_rate: float = 1.0  # with ``grouped_tile``: a full tile's rate, of the matmul rate
+    # ggml's quantised matrix-matrix kernel (MMQ) in the HIP build on Radeon: a step of more than
+    # 8 tokens pays its math and then its weight reads, at this share of the memory bandwidth,
+    # not the larger of the two (0: the roofline's larger). mmq.cu enables stream-k only on
+    # NVIDIA (Volta on) and CDNA, and mmq.cuh's tile loop loads a weight tile into shared memory,
+    # syncs, then multiplies it (no double buffer). Once per step: a micro-batch's further column
+    # tiles re-read a matrix from the Infinity Cache (96 MB on Navi 31), not from VRAM
+    # (core/speed/step.py ``_token_terms``; docs/evidence/speed.md section 18.5)
+    serial_weight_loads: float = 0.0
     sources: tuple[str, ...] = ()
 
 
@@ -176,6 +184,11 @@ _ORACLE = (
 # 2.5x the kernels), then the F16 and Q4_K_M pp512. Every other figure of the file is out of
 # sample. ``grouped_half`` from gpt-oss-120b's pp2048 on the DGX Spark (its 20b is out of sample).
 _GROUPED = 57.0
+# HIP's MMQ on RDNA3 reads a micro-batch's weights after its math (Rates.serial_weight_loads) at
+# 0.36 of the 960 GB/s: solved with the quantised share from PR #26284's Q4_K_M pp2048 at
+# n_ubatch 512 and 1,024, which differ only in the weights read per token (1 / 512 against
+# 1 / 1,024 of them)
+SERIAL_RDNA3 = 0.36
 RATES: dict[tuple[str, str], Rates] = {
     ("ggml", "ada"): Rates(
         matmul=0.70,
@@ -278,15 +291,17 @@ RATES: dict[tuple[str, str], Rates] = {
     ("ggml", "rdna3"): Rates(
         matmul=0.6,
         matmul_low=0.4,
-        matmul_quant=0.39,
+        matmul_quant=0.425,
         attention=0.4,
         bandwidth=0.715,
         kernel_floor=4.0 * us,
         grouped_half=_GROUPED,
+        serial_weight_loads=SERIAL_RDNA3,
         sources=(
-            f"{_RDNA3_MMQ}: llama 8B Q4_K_M at n_ubatch 512, pp2048 3,226.54 (quantised matmul share, "
-            "MMQ on the WMMA peak) and tg64 105.81 (bandwidth; the fallback's 4 us kernel floor); "
-            "n_ubatch 1024 and the Q5_K_M rows out of sample",
+            f"{_RDNA3_MMQ}: llama 8B Q4_K_M pp2048 at n_ubatch 512 and 1,024, 3,226.54 and 3,390.81 "
+            "(quantised matmul share on the WMMA peak and the serial weight-load share: the two differ "
+            "only in the weights read per token) and tg64 105.81 (bandwidth; the fallback's 4 us "
+            "kernel floor); the Q5_K_M rows out of sample",
             "no RDNA3 figure for F16 matmuls or attention: the ggml fallback's shares",
         ),
     ),

@@ -160,6 +160,8 @@ class EngineCosts:
     # "all_to_all" dispatch and combine, or "gather": every rank's tokens all-gathered in the
     # experts' input format and the 16-bit outputs reduce-scattered
     moe_comm: str = "all_to_all"
+    # every rank's MoE tokens padded to the busiest rank's count (EngineRelease.dp_padding)
+    dp_padding: bool = False
 
 
 @dataclass(frozen=True)
@@ -214,6 +216,8 @@ class StepModel:
         # a matrix-vector step dequantises each k-quant weight once (Rates.kquant_matvec_ops):
         # per step, ops / 2 of a token's 2 FLOP per weight (the matrix ops' c)
         self._dequant = rates.kquant_matvec_ops / 2.0
+        # Rates.serial_weight_loads: the weights read after the math, at their own share
+        self._serial = rates.bandwidth / rates.serial_weight_loads if rates.serial_weight_loads else 0.0
         sh = shape
         shared, mla, block_fp8 = layer_kinds
         self.kernels = kernels_per_step(
@@ -294,17 +298,26 @@ class StepModel:
             gpu = max(gpu, c.per_request * seqs)
         return gpu + c.host
 
-    def prompt_wait(self, decodes: float, tokens: float, seqs: float, attn: float, read: float) -> float:
+    def prompt_wait(
+        self, decodes: float, tokens: float, seqs: float, attn: float, read: float, padded: bool = False
+    ) -> float:
         """Seconds a rank of ``decodes`` decodes waits at the MoE layers it shares with a rank
         that also prefills ``tokens`` prompt tokens of ``seqs`` sequences (``attn``, ``read``
         as :meth:`chunk`): that rank's extra projections, prefill attention, shared experts and
-        LM head rows before each layer's gather (core/serving/scheduler_run.py ``_decode_step``)."""
+        LM head rows before each layer's gather (core/serving/scheduler_run.py ``_decode_step``).
+        ``padded`` (``EngineCosts.dp_padding``): every rank's tokens enter the MoE layers padded
+        to the prompt rank's count, so the routed experts and their collectives run on
+        ``decodes + tokens`` tokens a rank as well."""
         sh, n = self.shape, decodes + tokens
-        wait = sum(
-            max(c * n, m0 + m1 * n) - max(c * decodes, m0 + m1 * decodes) for c, m0, m1 in self._linear
-        )
+        if padded:  # projections, routed and shared experts, collectives: all at n
+            wait = sum(self._by_tokens.get(n) or self._token_terms(n))
+            wait -= sum(self._by_tokens.get(decodes) or self._token_terms(decodes))
+        else:
+            wait = sum(
+                max(c * n, m0 + m1 * n) - max(c * decodes, m0 + m1 * decodes) for c, m0, m1 in self._linear
+            )
+            wait += 2.0 * tokens * sh.shared_w * sh.moe_layers / self.rate.mm
         wait += max(self._pre_f * attn, self._dec_b * read + self._pre_tok * tokens)
-        wait += 2.0 * tokens * sh.shared_w * sh.moe_layers / self.rate.mm
         return wait + 2.0 * seqs * sh.head_w / self.rate.head
 
     def _turns(self, traverse: float, head: float, m: float) -> float:
@@ -372,8 +385,9 @@ class StepModel:
         """(the projections' and experts' seconds, the collectives') for ``n`` tokens, kept per count."""
         total = 0.0
         deq = self._dequant if n <= GEMV_TOKENS else 0.0
+        serial = self._serial if n > GEMV_TOKENS else 0.0
         for c, m0, m1 in self._linear:
-            t_c, t_m = c * (n + deq), m0 + m1 * n
+            t_c, t_m = c * (n + deq) + (m0 * serial if c else 0.0), m0 + m1 * n
             total += t_c if t_c > t_m else t_m
         if self.shape.moe_layers:
             total += self._experts(n)

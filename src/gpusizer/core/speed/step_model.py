@@ -97,6 +97,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     r = _user_rates(achieved_by(gpu, costs.library, costs.kernel_era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)
+    if not DTYPES[prec.weights].quantized:  # the serial weight loads are the MMQ kernel's
+        r = replace(r, serial_weight_loads=0.0)
     rate, _ = op_rate(s, gpu, r, costs.library)
     node = s.hardware.gpus_per_node
     eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None
