@@ -113,3 +113,37 @@ def test_a_request_after_shutdown_starts_nothing(qtbot):
     worker.request("late", 1)
     qtbot.wait(50)  # the request's timer fires; pytest-qt fails the test on an error there
     assert worker.wait(1.0)
+
+
+def test_a_worker_deleted_while_its_job_runs_leaves_no_qt_object_to_the_job(qtbot: Any) -> None:
+    """A window closed while its job runs: the job ends later in the worker thread and drops
+    what it held there. It must hold no QObject: Qt objects are deleted in their own thread
+    (QObject docs, "Thread affinity"); a relay deleted in the worker thread corrupted memory
+    that a later garbage collection tripped over (a segmentation fault in the GUI tests)."""
+    from PySide6.QtCore import QObject
+
+    release, started = threading.Event(), threading.Event()
+    job_threads: list[threading.Thread] = []
+
+    def work(payload: Any, _token: CancelToken) -> Any:
+        job_threads.append(threading.current_thread())
+        started.set()
+        release.wait(5)
+        return payload
+
+    parent = QObject()
+    worker = BackgroundWorker(work, parent, delay_ms=0, daemon=True)
+    deleted_in: list[threading.Thread] = []
+    worker._relay.destroyed.connect(lambda *_: deleted_in.append(threading.current_thread()))
+    worker.request("k", 1)
+    worker.start()
+    assert started.wait(5)
+    del worker
+    parent.deleteLater()  # the window goes, taking its worker and the worker's relay
+    qtbot.wait(50)
+    assert deleted_in == [threading.main_thread()]
+    release.set()  # the job ends after its worker: it answers no one and deletes nothing
+    job_threads[0].join(5)  # the pool was shut down with its worker: the thread ends
+    assert not job_threads[0].is_alive()
+    qtbot.wait(50)
+    assert deleted_in == [threading.main_thread()]

@@ -82,27 +82,44 @@ class LruCache:
 
 
 class _Relay(QObject):
-    """Carries a job's answer from the worker thread to the GUI thread. The job holds the
-    relay, never the worker: a window deleted while its job runs (a close that was refused,
-    then ``deleteLater``) takes its worker with it, Qt drops the queued connection, and the
-    job's late ``emit`` lands on a live object instead of a deleted one (a crash in PySide6).
-
-    The answer itself never travels inside the Qt event: the worker thread puts it on a plain
-    thread-safe queue and emits ``ready`` with no arguments, and the GUI thread takes it off.
-    A queued signal carrying Python objects had PySide6 hold them in Qt's event from another
-    thread, and a full GUI test run then crashed in a later garbage collection (memory
-    corrupted in "Garbage-collecting"); with no Python payload in the event it does not."""
+    """Wakes the GUI thread when a job has queued an answer (a child of its worker: deleted
+    with it, in the GUI thread)."""
 
     ready = Signal()
 
-    def __init__(self) -> None:
-        super().__init__()
+
+class _Mailbox:
+    """What a job holds to send its answer: a plain thread-safe queue and, while its worker
+    lives, the relay that wakes the GUI thread. Never a Qt object of its own.
+
+    - The answer never travels inside the Qt event: the worker thread puts it on the queue and
+      emits ``ready`` with no arguments, and the GUI thread takes it off. A queued signal
+      carrying Python objects had PySide6 hold them in Qt's event from another thread, and a
+      full GUI test run then crashed in a later garbage collection (memory corrupted in
+      "Garbage-collecting").
+    - The job's last reference to its mailbox drops in the worker thread when the job ends.
+      Had the job held the relay itself, a worker deleted while its job ran (its window
+      closed) left the job the relay's last owner, and the relay, a QObject of the GUI thread,
+      was deleted in the worker thread: Qt requires an object to be deleted in its own thread
+      (QObject docs, "Thread affinity"), and the same crash followed. The worker's
+      ``destroyed`` detaches the relay first, under the lock a late ``post`` takes."""
+
+    def __init__(self, relay: _Relay) -> None:
         self.answers: queue.SimpleQueue[tuple[str, Any, str, CancelToken]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._relay: _Relay | None = relay
 
     def post(self, key: str, result: Any, error: str, token: CancelToken) -> None:
-        """In the worker thread: queue the answer, then wake the GUI thread."""
+        """In the worker thread: queue the answer, then wake the GUI thread (if anyone is left)."""
         self.answers.put((key, result, error, token))
-        self.ready.emit()
+        with self._lock:
+            if self._relay is not None:
+                self._relay.ready.emit()
+
+    def detach(self, *_: object) -> None:
+        """In the GUI thread, as the worker is destroyed: no more wake-ups."""
+        with self._lock:
+            self._relay = None
 
 
 class BackgroundWorker(QObject):
@@ -145,8 +162,10 @@ class BackgroundWorker(QObject):
         self._timer.timeout.connect(self.start)
         self._closed = False  # after shutdown: a late request (a field committed as the
         # window closes, its focus leaving) starts nothing
-        self._relay = _Relay()  # no parent: alive while a job still holds it
+        self._relay = _Relay(self)
         self._relay.ready.connect(self._take_answers, Qt.ConnectionType.QueuedConnection)
+        self._mailbox = _Mailbox(self._relay)
+        self.destroyed.connect(self._mailbox.detach)
 
     # -- requests --------------------------------------------------------------------------
     def request(self, key: str, payload: Any) -> str:
@@ -179,7 +198,7 @@ class BackgroundWorker(QObject):
         token = CancelToken()
         self._tokens[:] = [token]
         self.busy.emit(True)
-        job = partial(_run, self.work, self._relay, self._threads)
+        job = partial(_run, self.work, self._mailbox, self._threads)
         future = self._pool.submit(job, key, payload, token)
         self._running = (key, token, future)
 
@@ -260,7 +279,7 @@ class BackgroundWorker(QObject):
         """Every answer the worker thread has queued, in order (one wake-up may bring several)."""
         while True:
             try:
-                answer = self._relay.answers.get_nowait()
+                answer = self._mailbox.answers.get_nowait()
             except queue.Empty:
                 return
             self._on_done(*answer)
@@ -293,9 +312,9 @@ class BackgroundWorker(QObject):
 
 
 def _run(
-    work: Work, relay: _Relay, threads: set[threading.Thread], key: str, payload: Any, token: CancelToken
+    work: Work, mailbox: _Mailbox, threads: set[threading.Thread], key: str, payload: Any, token: CancelToken
 ) -> tuple[Any, str]:
-    """In the worker thread: ``work(payload, token)``, its answer sent through ``relay`` and
+    """In the worker thread: ``work(payload, token)``, its answer sent through ``mailbox`` and
     returned as (result, error) for :meth:`BackgroundWorker.run_wait`."""
     threads.add(threading.current_thread())
     try:
@@ -307,7 +326,7 @@ def _run(
     except Exception as exc:  # a bug must not kill the worker: say so where the answer goes
         log.exception("background job failed")
         result, error = None, f"internal error: {exc}"
-    relay.post(key, result, error, token)
+    mailbox.post(key, result, error, token)
     return result, error
 
 
