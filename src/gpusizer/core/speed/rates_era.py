@@ -19,7 +19,9 @@ Constants, each solved from one figure of ggml-org/llama.cpp PR #14596 on an M4 
 "gg/metal-fuse-add" column, flash attention on); every other figure is out of sample:
 
 - the kernel floor of M3 and later from qwen3moe 30B.A3B Q8_0 tg128, 76.68 t/s (M1/M2 keep
-  their 2024 floor, below);
+  their 2024 floor, below), on the kernels Metal launches for it: its graph op by op
+  (core/speed/ggml_graph.py: q and k norms, the router weights' normalisation), each RMS norm
+  and its weight's multiply one kernel (4.3 us on the Llama layer's count, 3.9 us on this one);
 - the compute shares from gemma3 4B Q8_0 pp512, 2,494.63 t/s: the 2024 apple-m3 shares x
   ``METAL_2025_COMPUTE``; M1/M2 (``apple-m1``, ``apple``) take the same factor on their own 2024
   shares;
@@ -39,7 +41,7 @@ _PR14596 = (
     "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09), M4 Max, flash attention on, "
     "its branch column"
 )
-METAL_2025_FLOOR = 4.3 * us
+METAL_2025_FLOOR = 3.9 * us
 METAL_2025_COMPUTE = 1.41
 # Metal's grouped GEMM (kernel_mul_mm_id): whole 32-token column tiles an expert
 # (core/speed/expert_load.py ``tile_efficiency``), a full tile at METAL_MM_ID_RATE of the dense
@@ -93,8 +95,8 @@ _HOPPER = RATES[("vendor", "hopper")]
 
 # M1/M2 keep their 2024 floor (M1 with its own matrix-vector shares, core/speed/rates.py): a 2026
 # build still takes 4.1 ms per token of TinyLlama 1.1B on an M1 Ultra (geerlingguy/ai-benchmarks#48,
-# build 7825, tg128 242.56 t/s: tests/core/data/serving-speed.json), which the 4.3 us of the M4 Max
-# would put at 3.1 ms
+# build 7825, tg128 242.56 t/s: tests/core/data/serving-speed.json), which the 3.9 us of the M4 Max
+# would put at 2.8 ms
 _M2 = RATES[("ggml", "apple")]
 ERA_RATES: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
