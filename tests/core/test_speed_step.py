@@ -315,3 +315,29 @@ def test_ggml_counts_deepseeks_mla_and_shared_expert() -> None:
     assert kernels_per_step(sh, "ggml", True, True, True) == plain + 9 * sh.layers + 6 * sh.moe_layers
     dsr1 = RATIOS[("apple", "llamacpp-b7315-m3ultra512-deepseek-r1-q4_k_m", "tg128")]
     assert dsr1 == pytest.approx(1.22, abs=0.02)
+
+
+def test_metal_builds_before_pr_15541_run_the_older_moe_kernel() -> None:
+    """ggml-org/llama.cpp PR #15541 (2025-08-24) sped Metal's MUL_MAT_ID up 1.19-1.25x (its M2
+    Ultra table, deepseek2 16B pp512-pp2048; Q8_0 pp512 2,390.00 -> 2,921.00 t/s, the factor
+    taken): b5850-b6299 run the grouped GEMM's full tile at 1 / 1.22 of b6300's rate, dense and
+    decode work alike. The M4 Max Qwen3-30B-A3B Q8_0 pp512 of PR #14596 (2025-07-09, 1,420.74
+    t/s), replayed on its own build, comes from 1.175 to 1.01 of the published speed (out of
+    sample); the M2 Ultra's of PR #15616 (2025-08-27) are replayed on b6300, unchanged."""
+    from tests.core.test_speed_figures_vendors import RATIOS
+
+    sc = {
+        "model": {"preset": "qwen3-30b-a3b"},
+        "framework": "llama.cpp",
+        "hardware": {"gpu": "apple-m4-max-128gb"},
+        "precision": {"weights": "gguf_q8_0"},
+        "workload": {"kind": "inference"},
+        "serving": {"engine_version": "b5850"},
+    }
+    old, new = _step(sc), _step({**sc, "serving": {"engine_version": "b6300"}})
+    assert new.rates.grouped_tile_rate == pytest.approx(0.75)
+    assert old.rates.grouped_tile_rate == pytest.approx(0.75 / 1.22, abs=1e-3)
+    assert old.kernels == new.kernels and old.rates.kernel_floor == new.rates.kernel_floor
+    assert old.decode_seconds(1, 512) == pytest.approx(new.decode_seconds(1, 512))
+    pp512 = RATIOS[("apple", "llamacpp-pr14596-m4max-qwen3-30b-a3b-q8_0", "pp512")]
+    assert pp512 == pytest.approx(1.01, abs=0.02)
