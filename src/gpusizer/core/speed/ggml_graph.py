@@ -22,7 +22,7 @@ Read in llama.cpp's source (``src/models/qwen3moe.cpp``, ``src/models/deepseek2.
   ``GGML_SHARED``). The group-limited top-k (``hparams.n_expert_groups > 1``: argsort_top_k,
   get_rows, sum_rows, argsort_top_k, get_rows, fill, set_rows, 7 a MoE layer) runs only where
   the GGUF carries ``expert_group_count``, which llama.cpp reads since the group selection of
-  PR #16063 (2025-10); DeepSeek-R1 GGUFs converted in 2025-01 do not, so it is not counted.
+  PR #16063 (opened 2025-09-18); DeepSeek-R1 GGUFs converted in 2025-01 do not, so it is not counted.
 
 A family not listed runs the Llama layer and the plain MoE FFN (Mixtral's ``llm_build_llama``).
 Counted where the backend's own fusion is modelled too (Metal from PR #14596, ``Rates.
