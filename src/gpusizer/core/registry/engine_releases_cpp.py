@@ -214,11 +214,29 @@ LLAMA_CPP = (
         cuda_graphs=True,
         steps=_GGML_STEPS,
         scheduling=_GGML,
-        kernel_era="metal-2025",
+        kernel_era="metal-2025-07",
         sources=(
             "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09): RMS_NORM + MUL + ADD "
             "and runs of ADDs in one Metal kernel; the Metal kernels' achieved rates of builds from "
-            "then on (core/speed/rates_era.py)",
+            "then on (core/speed/rates_era.py), the MoE kernel before PR #15541",
+        ),
+    ),
+    EngineRelease(
+        "b6300",
+        "2025-08",
+        None,
+        max_sequences=1,
+        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
+        kv_block_tokens=1,
+        chunked_prefill="off",
+        cuda_graphs=True,
+        steps=_GGML_STEPS,
+        scheduling=_GGML,
+        kernel_era="metal-2025",
+        sources=(
+            "ggml-org/llama.cpp PR #15541 'metal : improve MUL_MAT_ID' (merged 2025-08-24, about "
+            "b6270): the faster expert map and no intermediate src1 / dst copies; b6300 (2025-08-27) "
+            "the first build of the replayed figures after it (PR #15616); otherwise as b5850",
         ),
     ),
     _ollama(

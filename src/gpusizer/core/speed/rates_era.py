@@ -19,12 +19,17 @@ Constants, each solved from one figure of ggml-org/llama.cpp PR #14596 on an M4 
 "gg/metal-fuse-add" column, flash attention on); every other figure is out of sample:
 
 - the kernel floor of M3 and later from qwen3moe 30B.A3B Q8_0 tg128, 76.68 t/s (M1/M2 keep
-  their 2024 floor, below);
+  their 2024 floor, below), on the kernels Metal launches for it: its graph op by op
+  (core/speed/ggml_graph.py: q and k norms, the router weights' normalisation), each RMS norm
+  and its weight's multiply one kernel (4.3 us on the Llama layer's count, 3.9 us on this one);
 - the compute shares from gemma3 4B Q8_0 pp512, 2,494.63 t/s: the 2024 apple-m3 shares x
   ``METAL_2025_COMPUTE``; M1/M2 (``apple-m1``, ``apple``) take the same factor on their own 2024
   shares;
 - the grouped GEMM's full-tile rate (``METAL_MM_ID_RATE``, whole 32-token tiles an expert) from
   DeepSeek R1 Q4_K_M pp512 on an M3 Ultra (build 7315, 168.90 t/s).
+
+``metal-2025-07``: the same builds before PR #15541 (b5850-b6299), whose MoE kernel ran
+``METAL_MM_ID_PRE_15541`` times slower (that PR's own M2 Ultra table); nothing else differs.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ _PR14596 = (
     "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09), M4 Max, flash attention on, "
     "its branch column"
 )
-METAL_2025_FLOOR = 4.3 * us
+METAL_2025_FLOOR = 3.9 * us
 METAL_2025_COMPUTE = 1.41
 # Metal's grouped GEMM (kernel_mul_mm_id): whole 32-token column tiles an expert
 # (core/speed/expert_load.py ``tile_efficiency``), a full tile at METAL_MM_ID_RATE of the dense
@@ -48,6 +53,13 @@ METAL_2025_COMPUTE = 1.41
 # prefills out of sample (docs/evidence/speed.md section 18.3)
 METAL_MM_ID_TILE = 32
 METAL_MM_ID_RATE = 0.75
+# Builds before ggml-org/llama.cpp PR #15541 "metal : improve MUL_MAT_ID" (2025-08-24), the
+# ``metal-2025-07`` era: the expert -> token map of the older kernel_mul_mm_id_map0 and the
+# intermediate copies of src1 and dst that PR removed. Its own M2 Ultra table (llama-bench -fa 1
+# -ub 2048) measured deepseek2 16B Q8_0 pp512 at 2,390.00 t/s before and 2,921.00 after (1.22x;
+# Q4_K_M 1.19x, pp1024-pp2048 1.22-1.25x): the grouped GEMM's full tile at 1 / 1.22 of the later
+# rate, the whole prefill's speed-up taken as the MoE kernels' (most of a MoE prefill's time)
+METAL_MM_ID_PRE_15541 = 1.22
 
 
 def _metal_2025(r: Rates, floor: float) -> Rates:
@@ -93,13 +105,29 @@ _HOPPER = RATES[("vendor", "hopper")]
 
 # M1/M2 keep their 2024 floor (M1 with its own matrix-vector shares, core/speed/rates.py): a 2026
 # build still takes 4.1 ms per token of TinyLlama 1.1B on an M1 Ultra (geerlingguy/ai-benchmarks#48,
-# build 7825, tg128 242.56 t/s: tests/core/data/serving-speed.json), which the 4.3 us of the M4 Max
-# would put at 3.1 ms
+# build 7825, tg128 242.56 t/s: tests/core/data/serving-speed.json), which the 3.9 us of the M4 Max
+# would put at 2.8 ms
 _M2 = RATES[("ggml", "apple")]
-ERA_RATES: dict[tuple[str, str, str], Rates] = {
+_METAL_2025: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
     ("ggml", "apple-m1", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m1")], _M2.kernel_floor),
     ("ggml", "apple-m3", "metal-2025"): _metal_2025(RATES[("ggml", "apple-m3")], METAL_2025_FLOOR),
+}
+ERA_RATES: dict[tuple[str, str, str], Rates] = {
+    **_METAL_2025,
+    **{
+        (lib, family, "metal-2025-07"): replace(
+            r,
+            grouped_tile_rate=round(METAL_MM_ID_RATE / METAL_MM_ID_PRE_15541, 3),
+            sources=(
+                *r.sources,
+                "ggml-org/llama.cpp PR #15541 'metal : improve MUL_MAT_ID' (2025-08-24), M2 Ultra: "
+                "deepseek2 16B Q8_0 pp512 2,390.00 -> 2,921.00 t/s; builds before it run the "
+                f"grouped GEMM at 1 / {METAL_MM_ID_PRE_15541} of the later full-tile rate",
+            ),
+        )
+        for (lib, family, era), r in _METAL_2025.items()
+    },
     ("vendor", "hopper", "vllm-0.11"): replace(
         _HOPPER,
         matmul=VLLM_011_MATMUL,

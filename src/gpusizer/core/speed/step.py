@@ -54,6 +54,7 @@ from .collectives import (
     send_seconds,
 )
 from .expert_load import busiest_rank_factor, tile_efficiency
+from .ggml_graph import NONE, GgmlExtra
 from .rates import Rates
 from .roofline import linear_ops
 from .roofline_shape import Shape
@@ -84,6 +85,9 @@ from .roofline_shape import Shape
 # swiglu, weights mul and sum = 10 instead of 4.
 GGML_LAYER, GGML_LAYER_FA, GGML_MLP = 23, 20, 5
 GGML_SHARED, GGML_MLA_EXTRA = 6, 9
+# rms_norm + mul pairs of those counts: the Llama layer's attention and FFN norms, MLA's q_a and
+# kv_a norms (ggml-metal fuses each pair since llama.cpp PR #14596)
+GGML_NORMS, GGML_MLA_NORMS = 2, 2
 MLX_LAYER, MLX_MLP, MLX_MOE = 18, 4, 10
 VENDOR_LAYER, VENDOR_MLP, VENDOR_MOE, VENDOR_MLA_EXTRA = 9, 3, 7, 5
 EAGER_LAYER = 43
@@ -118,16 +122,22 @@ def kernels_per_step(
     mla: bool,
     block_fp8: bool = False,
     fused_adds: bool = False,
+    ggml: GgmlExtra = NONE,
 ) -> int:
     """Kernels one step launches, all layers (the counts above; ``library`` "eager" counts an
-    unfused PyTorch model; ``fused_adds``: ggml sums the top-k experts in one kernel, Metal
-    from llama.cpp PR #14596)."""
+    unfused PyTorch model; ``fused_adds``: ggml sums the top-k experts in one kernel and runs
+    each RMS norm with its weight's multiply in one, Metal from llama.cpp PR #14596 ("fuse:
+    RMS_NORM + MUL + ADD", 2025-07-09); ``ggml``: what the family's llama.cpp graph builder adds,
+    core/speed/ggml_graph.py)."""
     layers, moe = sh.layers, sh.moe_layers
     if library == "ggml":
         per = GGML_LAYER_FA if flash_attention else GGML_LAYER
         adds = min(1, sh.top_k - 1) if fused_adds else max(0, sh.top_k - 1)
         moe_extra = 11 + adds - GGML_MLP + (GGML_SHARED if shared_experts else 0)
         per += GGML_MLA_EXTRA if mla else 0
+        if fused_adds:  # Metal's graph as counted op by op, each RMS_NORM + MUL one kernel
+            per += ggml.layer - GGML_NORMS - ggml.norms - (GGML_MLA_NORMS if mla else 0)
+            moe_extra += ggml.moe
         return layers * per + moe * moe_extra + HEAD_KERNELS
     if library == "mlx":
         shared = 4 if shared_experts else 0
@@ -206,6 +216,7 @@ class StepModel:
         layer_kinds: tuple[bool, bool, bool] = (False, False, False),
         offload: Offload = NO_OFFLOAD,
         routing_alpha: float = ROUTING_ALPHA,
+        ggml: GgmlExtra = NONE,
     ) -> None:
         self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
         self.pipeline, self.offload, self.routing_alpha = pipeline, offload, routing_alpha
@@ -220,8 +231,9 @@ class StepModel:
         self._serial = rates.bandwidth / rates.serial_weight_loads if rates.serial_weight_loads else 0.0
         sh = shape
         shared, mla, block_fp8 = layer_kinds
+        fused = rates.fused_expert_adds
         self.kernels = kernels_per_step(
-            sh, costs.layer_kernels, costs.flash_attention, shared, mla, block_fp8, rates.fused_expert_adds
+            sh, costs.layer_kernels, costs.flash_attention, shared, mla, block_fp8, fused, ggml
         )
         self._floor = self.kernels * rates.kernel_floor
         full = sh.attn_layers - sh.local

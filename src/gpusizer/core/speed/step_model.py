@@ -24,6 +24,7 @@ from ..model.module_bytes import modules_key, rule_id
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from .collectives import link
+from .ggml_graph import ggml_extra
 from .rates import Rates, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
 from .roofline import peak_tflops
@@ -110,7 +111,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     kinds = (bool(arch.moe and arch.moe.shared_ffn), arch.mla is not None, block_fp8)
     alpha = BALANCED_ROUTING_ALPHA if arch.moe and arch.moe.router_bias else ROUTING_ALPHA
     links = (tp_link, ep_link, pp_link)
-    return StepModel(sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha)
+    extra = ggml_extra(arch.spec.family)
+    return StepModel(sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra)
 
 
 _MODELS: Memo[StepModel] = Memo(256)
