@@ -119,3 +119,15 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
         "memory measured (band of all memory figures: 323 figures; RL post-training memory has 6"
         in out.stdout
     )
+
+
+def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> None:
+    from gpusizer.cli import main
+
+    path = tmp_path / "rl.gpusizer.json"
+    path.write_text(json.dumps(VERL_7B["scenario"]))
+    assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
+    text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
+    assert f"({lo:,.1f} s-{hi:,.1f} s)" in text
+    assert "80 % of 29 replayed figures of RL steps, colocated" in text
