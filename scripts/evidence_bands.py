@@ -188,6 +188,49 @@ def _vendors() -> Iterator[Figure]:
         yield _memory(f"mlx-memory:{rec['id']}", rec["scenario"], rec["published_gb"] * 1e9)
 
 
+def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
+    """(key, scenario, published seconds) of each replayed RL step (docs/evidence/rl.md): NeMo
+    RL's performance summary (tests/core/rl_figures.py FIGURES, OFF_POLICY), the v0.3 blog's and
+    issue #959's logged steps (PHASED, tests/core/rl_phase_logs.py LOGS), verl's GRPO-LoRA step
+    lines (rl-memory.json) and the other frameworks' steps (rl-time-others.json). Whole steps
+    only: the report's band is applied to the step and the run; a phase's timer is a part of the
+    step (its error is a diagnostic of which phase the model misses, docs/evidence/rl.md 2d, 2h, 6
+    and 7), and its ratio (a refit at 0.07-0.26 of its timer) says nothing of a step's."""
+    from tests.core.rl_figures import FIGURES, OFF_POLICY, PHASED
+    from tests.core.rl_phase_logs import LOGS, dtensor
+    from tests.core.test_rl_memory_evidence import RECORDS as VERL
+    from tests.core.test_rl_time_others import RECORDS as OTHERS
+
+    for f in (*FIGURES, *OFF_POLICY, *(f for f, _ in PHASED)):
+        yield f"rl-steps:{f.name}", f.scenario(), f.measured
+    for f, trainer, _ in LOGS:
+        yield f"rl-phase-logs:{f.name}", dtensor(f) if trainer == "dtensor" else f.scenario(), f.measured
+    for rec in VERL:
+        yield f"rl-memory:{rec['id']}:step", rec["scenario"], rec["measured_step_seconds"]
+    for rec in OTHERS:
+        if "step" in rec["measured"]:
+            yield f"rl-time-others:{rec['id']}:step", rec["scenario"], rec["measured"]["step"]
+
+
+def _rl() -> Iterator[Figure]:
+    """RL post-training: each step's speed ratio (published seconds / estimated seconds, the
+    estimate's speed over the published speed like every time here) in ``speed/rl/<placement>``,
+    and verl's ``perf/max_memory_allocated_gb`` against the report's
+    ``rl.max_memory_allocated_bytes`` in ``memory/rl`` (tests/core/test_rl_memory_evidence.py)."""
+    from tests.core.test_rl_memory_evidence import RECORDS as VERL
+
+    for key, scenario, seconds in _rl_steps():
+        est = estimate_report(scenario, roofline=False)["rl"]["time_per_step_seconds"]
+        regime, case = _regime("speed", scenario)
+        yield Figure(key, regime, seconds / est, case)
+    for rec in VERL:
+        counted = estimate_report(rec["scenario"], roofline=False)["rl"]["max_memory_allocated_bytes"]
+        regime, case = _regime("memory", rec["scenario"])
+        yield Figure(
+            f"rl-memory:{rec['id']}", regime, counted / (rec["measured_allocated_gib"] * 2**30), case
+        )
+
+
 def figures() -> list[Figure]:
     """Every replayed figure with its regime and ratio, the ratio rounded to the 4 decimals the
     file states its band edges in: below that, ratios differ by how a log rounds what it prints,
@@ -202,6 +245,7 @@ def figures() -> list[Figure]:
         _serving_speeds,
         _training_speeds,
         _vendors,
+        _rl,
     ):
         out.extend(replace(f, ratio=round(f.ratio, RATIO_DECIMALS)) for f in source())
     return out

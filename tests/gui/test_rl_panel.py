@@ -67,4 +67,5 @@ def test_the_figures_give_the_rl_step_and_run_not_the_training_phase(window) -> 
     rl = window.state.estimate.rl
     values = window.figures.values
     assert "Training time" not in values and "Time per step" in values and "Run (10 steps)" in values
-    assert values["Time per step"].text() == duration(rl["time_per_step_seconds"])
+    # with the band of RL's published colocated steps (docs/evidence/rl.md section 8)
+    assert values["Time per step"].text().startswith(duration(rl["time_per_step_seconds"]) + " (")

@@ -50,3 +50,25 @@ def test_memory_chart_whisker_spans_the_band(qtbot) -> None:
     assert min(ys) * chart.stack.scale == pytest.approx(chart.band[0])
     assert max(ys) * chart.stack.scale == pytest.approx(chart.band[1])
     assert any(row[0] == "peak band" for row in chart.data_rows())
+
+
+def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
+    # RL post-training's own regimes (scripts/evidence_bands.py ``_rl``): verl's six counters
+    # pooled with all memory figures, 29 colocated published steps with their own band
+    import json
+    from pathlib import Path
+
+    from gpusizer.gui.breakdown import FiguresView
+
+    data = Path(__file__).parents[1] / "core" / "data" / "rl-memory.json"
+    rec = next(r for r in json.loads(data.read_text()) if r["id"] == "verl-grpo-lora-qwen2.5-7b-8xh100")
+    head = SummaryHeader()
+    qtbot.addWidget(head)
+    est = estimate(rec["scenario"])
+    head.set_estimate(est)
+    assert head._how_sure_text == "How sure: memory measured (6; band of 323) · speed measured (29)"
+    assert "RL steps, colocated" in html.unescape(head.how_sure.toolTip())
+    view = FiguresView()
+    qtbot.addWidget(view)
+    rows = dict(view._rows(est))
+    assert rows["Time per step"].count("(") == 1 and "s-" in rows["Time per step"]

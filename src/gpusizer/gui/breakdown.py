@@ -17,7 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.evidence.bands import Band
+from ..core.evidence.ranges import estimate_evidence
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
+from ..io.evidence_text import banded
 from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
 from ..io.wording import count, duration
@@ -132,12 +135,15 @@ def _count(n: float) -> str:
     return f"{n:,.0f}"
 
 
-def _rl_rows(rl: dict[str, Any]) -> list[tuple[str, str]]:
+def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
     """RL post-training's step and run (core/pipeline/work_rl.py), not the training phase's
-    time alone, which is one part of the step."""
-    rows = [("Time per step", duration(rl["time_per_step_seconds"]))]
+    time alone, which is one part of the step; each with its regime's band (``speed/rl/...``:
+    where published steps like it landed, the report's ``rl.*_range``)."""
+    step = rl["time_per_step_seconds"]
+    rows = [("Time per step", banded(duration(step), band.time_range(step), duration))]
     if rl.get("steps") and rl.get("run_seconds"):
-        run = f"{duration(rl['run_seconds'])} ({gpu_hours(rl['gpu_hours'])})"
+        run = banded(duration(rl["run_seconds"]), band.time_range(rl["run_seconds"]), duration)
+        run = f"{run} ({gpu_hours(rl['gpu_hours'])})"
         rows.append((f"Run ({count(rl['steps'], 'step')})", run))
     rows.append(("Generated", f"{rl['tokens_generated_per_second']:,.0f} tokens/s"))
     return rows
@@ -175,7 +181,7 @@ class FiguresView(QWidget):
         if s.workload.trains:
             rows.insert(1, ("Trainable", _count(est.parameters_trainable)))
             if est.rl is not None:  # a step of phases: the policy's training is one of them
-                rows += _rl_rows(est.rl)
+                rows += _rl_rows(est.rl, estimate_evidence(est)[1].band)
             elif c.time_seconds:
                 rows.append(
                     (

@@ -11,7 +11,7 @@ from .units import to_unit
 
 EVIDENCE_TIP = (
     "Bands: 80 % of the project's replayed published figures of this regime fall inside "
-    "(docs/evidence/serving.md, speed.md, training.md; README 'How far to trust it')."
+    "(docs/evidence/serving.md, speed.md, training.md, rl.md; README 'How far to trust it')."
 )
 
 
@@ -85,5 +85,5 @@ def how_sure_lines(rep: Mapping[str, Any], unit: str = "GiB") -> list[str]:
             f"Speeds of runs like this: estimate / published {sp['band'][0]:.2f}-{sp['band'][1]:.2f} "
             f"(80 % of {_figures_of(sp)}; above 1 the estimate runs fast)"
         )
-    out.append("The figures: docs/evidence/ (serving.md, speed.md, training.md) and tests/core/data.")
+    out.append("The figures: docs/evidence/ (serving.md, speed.md, training.md, rl.md) and tests/core/data.")
     return out

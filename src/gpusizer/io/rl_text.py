@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .evidence_text import banded
 from .units import to_unit
 
 
@@ -20,7 +21,9 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
     out = [
         f"  RL {rl['algorithm']}, {rl['placement']}: {rl['responses_per_step']:,} responses per step on "
         f"{rl['rollout_replicas']} engine replica(s), {rl['total_gpus']} GPUs",
-        f"  time per step {_duration(rl['time_per_step_seconds'])}",
+        # the band of its regime's published steps (report's rl.time_per_step_seconds_range)
+        "  time per step "
+        + banded(_duration(rl["time_per_step_seconds"]), rl.get("time_per_step_seconds_range"), _duration),
     ]
     for p in rl["phases"]:
         out.append(
@@ -36,8 +39,8 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
     out.append(
         f"  {rl['tokens_generated_per_second']:,.0f} tokens generated/s, "
         f"{rl['tokens_trained_per_second']:,.0f} trained/s; {rl['steps']:,} steps: "
-        f"{_duration(rl['run_seconds'])}, {rl['gpu_hours']:,.0f} GPU-hours"
-        + (f", ${cost:,.0f}" if cost is not None else "")
+        f"{banded(_duration(rl['run_seconds']), rl.get('run_seconds_range'), _duration)}, "
+        f"{rl['gpu_hours']:,.0f} GPU-hours" + (f", ${cost:,.0f}" if cost is not None else "")
     )
     best = next(
         (o for o in rl.get("split_options", ()) if o["rollout_gpus"] == rl.get("best_rollout_gpus")), None

@@ -142,3 +142,20 @@ def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
         f"{engine_label(s.framework)} never measured at {BATCH_LABELS[batch_regime(s)]} on "
         f"{vendor_label(vendor(gpu))} GPUs",
     )
+
+
+def rl_step_note(s: Scenario, gpu: GPUSpec) -> str:
+    """The RL step time's worth in words, from its regime's band (``speed/rl/<placement>``):
+    "RL steps like this have run 1.19-2.81x the estimate (80 % of 29 published steps...)". A
+    ratio here is published seconds / estimated seconds (the estimate's speed over the
+    published), so the band's edges are how many times the estimate the published steps ran."""
+    b = band(speed_regime(s, gpu))
+    steps = f"{b.figures} published {regime_label(b.regime)}"
+    if b.p10 is None or b.p90 is None:
+        return f"RL step time: no band ({steps}; fewer than {min_figures()}), docs/evidence/rl.md"
+    if b.pooled_from:
+        steps = (
+            f"{b.pooled_figures} published {regime_label(b.pooled_from)}, pooled; {b.figures} {b.regime[9:]}"
+        )
+    runs = f"RL steps like this have run {b.p10:.2f}-{b.p90:.2f}x the estimate"
+    return f"{runs} (80 % of {steps}; docs/evidence/rl.md)"

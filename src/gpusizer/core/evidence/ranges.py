@@ -19,7 +19,7 @@ def _cached(est: Estimate) -> tuple[Evidence, Evidence, dict[str, Any]]:
     key = (
         s.framework, s.workload.kind, s.parallelism.zero_stage, g.id, g.vendor, g.unified_memory,
         s.model.name, s.model.moe is not None, s.serving.load, s.serving.concurrency, s.workload.batch_size,
-        s.serving.engine_version, g.name,
+        s.serving.engine_version, g.name, s.rl.placement if s.rl else None,
     )  # fmt: skip
     hit = _SEEN.get(key)
     if hit is None:
@@ -46,11 +46,20 @@ def add_ranges(report: dict[str, Any], est: Estimate) -> None:
     """Add ``per_gpu.total_range`` (bytes), ``serving.tokens_per_second_range``,
     ``serving.tokens_per_second_per_user_range``, ``serving.ttft_seconds_range``,
     ``compute.time_seconds_range`` (each [lower, upper], null where the regime has no band)
-    and the ``evidence`` block to a report dict."""
+    and the ``evidence`` block to a report dict. RL post-training: ``rl.time_per_step_seconds_range``
+    and ``rl.run_seconds_range`` from its step band, and no ``compute.time_seconds_range`` (its
+    compute block times the policy's training phase alone, a part of the step the band is of)."""
     mem, speed, block = _cached(est)
     report["per_gpu"]["total_range"] = _pair(mem.band.size_range(est.memory.total), whole=True)
     t = est.compute.time_seconds
-    report["compute"]["time_seconds_range"] = _pair(speed.band.time_range(t)) if t else None
+    rl = report.get("rl")
+    report["compute"]["time_seconds_range"] = _pair(speed.band.time_range(t)) if t and rl is None else None
+    if rl is not None:  # a copy: the estimate's own block is kept (core/memo.py)
+        report["rl"] = {
+            **rl,
+            "time_per_step_seconds_range": _pair(speed.band.time_range(rl["time_per_step_seconds"])),
+            "run_seconds_range": _pair(speed.band.time_range(rl["run_seconds"])),
+        }
     sv = report.get("serving")
     if sv is not None:
         add_serving_ranges(sv, speed.band)

@@ -3,14 +3,18 @@
 Memory regimes are a framework family x workload group (engine pools, HF/PEFT eager,
 FSDP/DeepSpeed, Megatron, llama.cpp/Ollama, unified memory; serving, full training, adapters);
 speed regimes are an engine x GPU vendor x batch regime (batch one, large batch, burst, MoE),
-and training (dense or MoE). The same functions group the figures when the bands are generated
-(scripts/evidence_bands.py) and place a scenario when it is estimated, so a scenario always
-meets the band of the figures that were grouped like it.
+and training (dense or MoE). RL post-training has its own: ``memory/rl`` (verl's
+``max_memory_allocated`` peaks) and ``speed/rl/<colocated|split>`` (whole published steps: a
+step of five phases, whose error is not a serving step's nor a training step's). The same
+functions group the figures when the bands are generated (scripts/evidence_bands.py) and place
+a scenario when it is estimated, so a scenario always meets the band of the figures that were
+grouped like it.
 """
 
 from __future__ import annotations
 
 from ..model.architecture import resolve
+from ..model.rl_spec import RLSpec
 from ..model.specs import GPUSpec, Scenario
 from ..registry.frameworks import FRAMEWORKS
 
@@ -48,6 +52,8 @@ FAMILY_LABELS = {
     "unknown": "a framework with no replayed run",
 }
 VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel"}
+RL = "rl"  # workload.kind of RL post-training, and its regimes' second key
+PLACEMENT_LABELS = {"colocated": "colocated", "split": "split pools"}
 BATCH_LABELS = {"batch-one": "batch one", "large-batch": "large batch", "burst": "burst", "moe": "MoE"}
 
 
@@ -70,7 +76,9 @@ def workload_group(s: Scenario) -> str:
 
 
 def memory_regime(s: Scenario, gpu: GPUSpec) -> str:
-    """``memory/<family>/<workload group>``."""
+    """``memory/<family>/<workload group>``; ``memory/rl`` for RL post-training."""
+    if s.workload.kind == RL:
+        return "memory/rl"
     return f"memory/{memory_family(s, gpu)}/{workload_group(s)}"
 
 
@@ -93,7 +101,10 @@ def vendor(gpu: GPUSpec) -> str:
 
 
 def speed_regime(s: Scenario, gpu: GPUSpec) -> str:
-    """``speed/training/<dense|moe>`` or ``speed/<engine>/<vendor>/<batch regime>``."""
+    """``speed/training/<dense|moe>``, ``speed/rl/<placement>`` or
+    ``speed/<engine>/<vendor>/<batch regime>``."""
+    if s.workload.kind == RL:
+        return f"speed/rl/{(s.rl or RLSpec()).placement}"
     if s.workload.trains:
         return "speed/training/" + ("moe" if resolve(s.model).moe is not None else "dense")
     return f"speed/{s.framework}/{vendor(gpu)}/{batch_regime(s)}"
@@ -113,8 +124,12 @@ def pool_chain(regime: str) -> list[str]:
     """The regimes a small regime pools with, nearest first (hierarchical pooling): a memory
     family x workload group -> the family -> all memory; an engine x vendor x batch regime ->
     the vendor x batch regime across engines (``speed/*/<vendor>/<batch>``) -> all speed;
-    training speed -> all training speed -> all speed."""
+    training speed -> all training speed -> all speed. RL post-training's regimes pool among
+    themselves (``speed/rl``: colocated and split steps) and RL memory with all memory; no
+    other regime's pool holds them (``in_pool``), so the other kinds' bands do not move."""
     parts = regime.split("/")
+    if parts[1] == RL:
+        return ["memory"] if parts[0] == "memory" else ["speed/rl"]
     if parts[0] == "memory":
         return [f"memory/{parts[1]}", "memory"]
     if parts[1] == "training":
@@ -123,8 +138,11 @@ def pool_chain(regime: str) -> list[str]:
 
 
 def in_pool(regime: str, pool: str) -> bool:
-    """Whether a regime's figures belong to a pool (``*`` stands for any engine)."""
+    """Whether a regime's figures belong to a pool (``*`` stands for any engine); an RL regime
+    only to a pool that names RL (``pool_chain``)."""
     p, r = pool.split("/"), regime.split("/")
+    if r[1] == RL and (len(p) < 2 or p[1] != RL):
+        return False
     return len(p) <= len(r) and all(a in ("*", b) for a, b in zip(p, r, strict=False))
 
 
@@ -143,6 +161,11 @@ def regime_label(regime: str) -> str:
     """Words for a regime key: ``vLLM speed on NVIDIA, batch one``-like; a pool of regimes
     (``pool_chain``): ``all engines' speed on NVIDIA, batch one``-like."""
     parts = regime.split("/")
+    if len(parts) > 1 and parts[1] == RL:
+        if parts[0] == "memory":
+            return "RL post-training memory"
+        place = PLACEMENT_LABELS.get(parts[2], parts[2]) if len(parts) > 2 else "colocated and split"
+        return f"RL steps, {place}"
     if len(parts) < 3 or parts[1] == "*":
         return _pool_label(parts)
     if parts[0] == "memory":

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import ScenarioError
+from ..evidence.confidence import rl_step_note
 from ..memo import Memo
 from ..model.architecture import resolve
 from ..model.params import count_parameters
@@ -47,14 +48,6 @@ from .rl_time import (
 )
 from .rl_transitions import Transition
 from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
-
-# What the step time is worth, as docs/evidence/rl.md (tests/core/test_rl_evidence.py) finds it
-STEP_EVIDENCE = {
-    "colocated": "RL step time: a lower bound; published colocated steps ran 1.2x to 2.9x longer "
-    "(2 of 15 NeMo RL runs within 25 %, docs/evidence/rl.md)",
-    "split": "RL step time: 7 of 8 published split, one-step off-policy NeMo RL runs within 25 %, "
-    "the others longer (docs/evidence/rl.md)",
-}
 
 
 @dataclass(frozen=True)
@@ -242,7 +235,9 @@ class RLWork(WorkBuilder):
         plan = rl_plan(job.s, job.gpu)
         mem = peak(plan.phases)
         placement = rl_of(job.s).placement
-        notes: tuple[str, ...] = (f"RL peak in the {mem.peak_phase} phase", STEP_EVIDENCE[placement])
+        # what the step time is worth: its regime's band (core/evidence, scripts/evidence_bands.py)
+        step_note = rl_step_note(job.s, job.gpu)
+        notes: tuple[str, ...] = (f"RL peak in the {mem.peak_phase} phase", step_note)
         if plan.engine_refusal:
             notes += (f"the rollout engine would not start: {plan.engine_refusal}",)
         return Work(
