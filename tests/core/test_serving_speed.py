@@ -205,9 +205,10 @@ def _cases() -> list[tuple[str, str, float, float, str]]:
 
 
 _V05 = (
-    "TensorRT-LLM v0.5 (2023, gptSessionBenchmark): a synchronous runtime whose context step pays "
-    "host time that the current release's overlap scheduler hides; replayed on 0.19.0's rules, the "
-    "128-token first token is 40-53 % short (the 2,048-token rows, compute-bound, are within 30 %)"
+    "TensorRT-LLM v0.5 (2023, gptSessionBenchmark): one generate call of the context engine and one "
+    "sampler step (no generation step: maxNewTokens 1); the 128-token first token is 40-53 % short, "
+    "the 2,048-token rows within 30 %; not per-call host time nor per-layer kernels "
+    "(docs/evidence/speed.md sections 18.2, 18.2.1)"
 )
 KNOWN = {
     "trtllm-0.5-ttft-llama7b-h100-sxm-80gb-tp1-isl128": _V05,
