@@ -7,6 +7,9 @@ sources (docs/evidence/speed.md section 30); neither changes an answer.
    measured 6 %.
 2. Expert GEMMs at the published batches: every expert of a rank gets tokens, so the step reads
    all of them; Llama 4 Maverick's preset alternates dense and MoE layers.
+
+The perf overview's other rows of the missed columns (section 32) are replayed by
+scripts/trtllm_overview_rows.py; its sizing rule is checked here against the records' notes.
 """
 
 from __future__ import annotations
@@ -121,3 +124,30 @@ def test_every_expert_is_read_at_the_published_batches(
     tokens = per_rank * sh.ep  # the EP group's tokens choose among each rank's experts
     assert tokens * sh.top_k / sh.experts == pytest.approx(tokens_per_expert, rel=0.01)
     assert experts_read(sh.experts, sh.top_k, tokens, step.routing_alpha) >= 0.97 * sh.experts
+
+
+def test_overview_rows_are_sized_by_trtllm_bench_rule() -> None:
+    # scripts/trtllm_overview_rows.py sizes each row as trtllm-bench's finetune_setting does
+    # (tensorrt_llm/bench/build/tuning.py); its answers for the replayed 1000/1000 rows must be the
+    # settings those records state: 1,116 and 1,140 requests of 2,000 tokens -> 1,280 / 2,304,
+    # 7,001 -> 4,096 / 8,192 (speed-figures.json notes of the Qwen3-235B H100, Scout H100 and
+    # Maverick B200 records).
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
+    import trtllm_overview_rows as rows
+
+    assert rows.finetune_setting(1116, 1000, 1000) == (1280, 2304)
+    assert rows.finetune_setting(1140, 1000, 1000) == (1280, 2304)
+    assert rows.finetune_setting(7001, 1000, 1000) == (4096, 8192)
+    for rid, (kv_tokens, published) in rows.COLUMNS.items():
+        (stored,) = [e["scenario"] for r in RECORDS if r["id"] == rid for e in r["replay"]]
+        assert (
+            published[(1000, 1000)]
+            == next(r for r in RECORDS if r["id"] == rid)["metrics"]["output_tokens_per_s"]
+        )
+        assert rows.row_scenario(stored, kv_tokens, 1000, 1000)["serving"] == {
+            **stored["serving"],
+            "concurrency": 3000,
+            "max_context": 2000,
+        }
