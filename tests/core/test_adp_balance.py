@@ -6,25 +6,13 @@ rank's count (EngineRelease.dp_padding)."""
 
 from __future__ import annotations
 
-import copy
-import json
 import math
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.estimate import estimate
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.serving import load
-from gpusizer.core.serving.engine_settings import engine_settings
-from gpusizer.core.speed.step import StepModel
-from gpusizer.core.speed.step_model import step_model
+from tests.core.replay_steps import replay_scenario, step_of, tokens_per_second
 
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "speed-figures.json").read_text()
-)
 R1_FP8KV, R1_BF16KV, R1_H200 = (
     "trtllm-dsr1-b200-maxtput-fp8kv",
     "trtllm-dsr1-b200-maxtput-bf16kv",
@@ -34,22 +22,7 @@ RANKS = 8  # attention DP 8 (--tp 8 --ep 8 with enable_attention_dp)
 
 
 def _scenario(rid: str, **serving: Any) -> dict[str, Any]:
-    (s,) = [e["scenario"] for r in RECORDS if r["id"] == rid for e in r["replay"]]
-    s = copy.deepcopy(s)
-    s["serving"].update(serving)
-    return s
-
-
-def _step(s: dict[str, Any]) -> StepModel:
-    sc = parse_scenario(s)
-    gpu = scenario_gpu(sc)
-    return step_model(sc, gpu, load.engine_costs(sc, gpu, engine_settings(sc, gpu)))
-
-
-def _tps(s: dict[str, Any]) -> float:
-    sv = estimate(s).serving
-    assert sv is not None
-    return sv.tokens_per_second
+    return replay_scenario(rid, "serving", **serving)
 
 
 def test_release_0_20_pads_the_fp4_experts_tokens_and_1_0_does_not() -> None:
@@ -60,10 +33,10 @@ def test_release_0_20_pads_the_fp4_experts_tokens_and_1_0_does_not() -> None:
     # x_sf in self.experts is not None"); PR #6064 removed the padding before 1.0
     fp8kv = _scenario(R1_FP8KV)
     assert fp8kv["serving"]["engine_version"] == "0.20.0"
-    assert _step(fp8kv).costs.dp_padding
-    assert not _step(_scenario(R1_FP8KV, engine_version=None)).costs.dp_padding
-    assert not _step(_scenario(R1_FP8KV, engine_version="1.0.0")).costs.dp_padding
-    assert not _step(_scenario(R1_H200, engine_version="0.20.0")).costs.dp_padding
+    assert step_of(fp8kv).costs.dp_padding
+    assert not step_of(_scenario(R1_FP8KV, engine_version=None)).costs.dp_padding
+    assert not step_of(_scenario(R1_FP8KV, engine_version="1.0.0")).costs.dp_padding
+    assert not step_of(_scenario(R1_H200, engine_version="0.20.0")).costs.dp_padding
 
 
 @pytest.mark.parametrize(
@@ -77,8 +50,10 @@ def test_padded_moe_tokens_close_the_large_batch_gap(
     # (tokens/sec)": a decode-only rank whose neighbour prefills a 1,024-token prompt runs its
     # MoE layers on 896 + 1,024 (384 + 1,024) tokens; without the padding (1.0's rules) the
     # rows are 1.37 and 1.19
-    assert _tps(_scenario(rid)) / published == pytest.approx(padded, abs=0.03)
-    assert _tps(_scenario(rid, engine_version="1.0.0")) / published == pytest.approx(unpadded, abs=0.03)
+    assert tokens_per_second(_scenario(rid)) / published == pytest.approx(padded, abs=0.03)
+    assert tokens_per_second(_scenario(rid, engine_version="1.0.0")) / published == pytest.approx(
+        unpadded, abs=0.03
+    )
 
 
 def _expected_max_of_normals(r: int) -> float:
@@ -95,7 +70,7 @@ def _expected_max_of_normals(r: int) -> float:
 @pytest.mark.parametrize(
     ("rid", "per_rank", "published_step"), [(R1_FP8KV, 896, 0.166), (R1_BF16KV, 384, 0.084)]
 )
-def test_the_ranks_kv_imbalance_is_under_one_percent_of_the_step(
+def test_the_ranks_kv_imbalance_is_under_one_percent_of_thestep_of(
     rid: str, per_rank: int, published_step: float
 ) -> None:
     # The slowest rank's decode attention: a rank's KV is the sum of its requests' contexts; in
@@ -107,19 +82,19 @@ def test_the_ranks_kv_imbalance_is_under_one_percent_of_the_step(
     # (request latency / output tokens: 332.8 s / 2,048 = 162 ms, 172.3 s / 2,048 = 84 ms)
     z8 = _expected_max_of_normals(RANKS)
     assert z8 == pytest.approx(1.4236, abs=1e-3)
-    step = _step(_scenario(rid))
+    step = step_of(_scenario(rid))
     mean, sd = 2048.0, 2048.0 / math.sqrt(12)
     attention = step.decode_seconds(per_rank, mean) - step.decode_seconds(per_rank, 0.0)
     extra = attention * z8 * sd * math.sqrt(per_rank) / (per_rank * mean)
     assert extra < 0.01 * published_step
 
 
-def test_host_work_per_request_stays_under_the_gpu_step() -> None:
+def test_host_work_per_request_stays_under_the_gpustep_of() -> None:
     # The overlap scheduler was on (trtllm-bench sets it for the PyTorch backend; tech blog 3:
     # "should generally always be used", 4 % E2E on this model): the host's 29.4 us a request
     # (StepCost.per_request) at 896 requests a rank is 26 ms beside a decode step of ~84 ms, so
     # it never binds; serial it would be 4 % of the step by the blog's own ablation, not the
     # ~48 ms the row lacked
-    step = _step(_scenario(R1_FP8KV))
+    step = step_of(_scenario(R1_FP8KV))
     assert step.costs.per_request * 896 == pytest.approx(0.0263, abs=0.001)
     assert step.costs.per_request * 896 < 0.5 * step.decode_seconds(896, 2048)

@@ -14,44 +14,19 @@ scripts/trtllm_overview_rows.py; its sizing rule is checked here against the rec
 
 from __future__ import annotations
 
-import copy
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpusizer.core.model.architecture import resolve
-from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.serving import load
-from gpusizer.core.serving.engine_settings import engine_settings
-from gpusizer.core.speed.step import StepModel, experts_read
-from gpusizer.core.speed.step_model import step_model
-
-RECORDS: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "data" / "speed-figures.json").read_text()
-)
+from gpusizer.core.speed.step import experts_read
+from tests.core.replay_steps import RECORDS, replay_scenario, step_of, tokens_per_second
 
 
-def _scenario(rid: str, **precision: str) -> dict[str, Any]:
-    (scenario,) = [e["scenario"] for r in RECORDS if r["id"] == rid for e in r["replay"]]
-    s = copy.deepcopy(scenario)
-    s["precision"].update(precision)
-    return s
-
-
-def _step(s: dict[str, Any]) -> StepModel:
-    sc = parse_scenario(s)
-    gpu = scenario_gpu(sc)
-    return step_model(sc, gpu, load.engine_costs(sc, gpu, engine_settings(sc, gpu)))
-
-
-def _tps(s: dict[str, Any]) -> float:
-    sv = estimate(s).serving
-    assert sv is not None
-    return sv.tokens_per_second
+def _scenario(rid: str, **precision: Any) -> dict[str, Any]:
+    return replay_scenario(rid, "precision", **precision)
 
 
 R1_FP8KV = "trtllm-dsr1-b200-maxtput-fp8kv"
@@ -63,7 +38,7 @@ def test_mla_decode_attention_is_priced_by_its_flops_at_large_batch() -> None:
     # latent + rope key and sums the 512-wide latent value per cached token (DeepSeek-V2 arXiv
     # 2405.04434 section 2.1.2; TensorRT-LLM tech blog 3, "Weights absorb and MQA"): 2 x 128 x
     # 1,088 = 278,528 FLOP against 576 bytes of FP8 KV, 484 FLOP per byte
-    step = _step(_scenario(R1_FP8KV))
+    step = step_of(_scenario(R1_FP8KV))
     sh = step.shape
     assert sh.decode_dims == (576, 512) and sh.heads == 128 and sh.kv_tok == 576
     # at 896 requests a rank (the blog's max_batch_size) and the mean 2,048-token context of a
@@ -71,7 +46,7 @@ def test_mla_decode_attention_is_priced_by_its_flops_at_large_batch() -> None:
     # FP8 KV read (12.8 ms) and level the BF16 one: the BF16 cache costs the step only the bytes
     # beyond the FLOPs (none here), not its ~10 ms more of KV read
     fp8 = step.decode_seconds(896, 2048)
-    bf16 = _step(_scenario(R1_FP8KV, kv_cache="bf16")).decode_seconds(896, 2048)
+    bf16 = step_of(_scenario(R1_FP8KV, kv_cache="bf16")).decode_seconds(896, 2048)
     flops_s = 896 * step.positions(2048) * 2 * 128 * 1088 / step.rate.attention
     assert flops_s == pytest.approx(0.0231, rel=0.02)
     assert 0 <= bf16 - fp8 < 0.1 * flops_s
@@ -83,8 +58,8 @@ def test_fp8_kv_at_identical_concurrency_gains_no_more_than_measured() -> None:
     # BF16-KV row's 384 requests a rank: +0.1 % (its attention prices BF16 MMAs either way);
     # the blog runs FP8 Q and KV through FP8 MQA, which the model does not (taking it: +2.4 %,
     # and the FP8 KV row 1.37 -> 1.50, so not taken)
-    bf16 = _tps(_scenario(R1_BF16KV))
-    fp8 = _tps(_scenario(R1_BF16KV, kv_cache="fp8"))
+    bf16 = tokens_per_second(_scenario(R1_BF16KV))
+    fp8 = tokens_per_second(_scenario(R1_BF16KV, kv_cache="fp8"))
     assert 1.0 <= fp8 / bf16 <= 1.06
     # published 36,384 tokens/s; 0.913 since the release-0.20 run pads every rank's MoE tokens
     # to the prompt rank's count (speed.md section 31; 1.185 without)
@@ -119,7 +94,7 @@ def test_llama_4_presets_place_their_moe_layers(
 def test_every_expert_is_read_at_the_published_batches(
     rid: str, per_rank: int, tokens_per_expert: float
 ) -> None:
-    step = _step(_scenario(rid))
+    step = step_of(_scenario(rid))
     sh = step.shape
     tokens = per_rank * sh.ep  # the EP group's tokens choose among each rank's experts
     assert tokens * sh.top_k / sh.experts == pytest.approx(tokens_per_expert, rel=0.01)
