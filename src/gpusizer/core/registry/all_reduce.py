@@ -11,8 +11,9 @@ a message only when ``inp_size < self.max_size`` (``max_size=8192 * 1024``). Eve
 all-reduce of the TP group goes to pynccl (``CudaCommunicator.all_reduce``: quick reduce on
 ROCm MI300 when set, then the custom kernel, then pynccl). SGLang's copy of the class
 (``sglang/srt/distributed/device_communicators/custom_all_reduce.py``, "Adapted from ... vllm
-v0.6.4.post1") keeps the same rules, ``_MAX_CAR_SIZE = 8192 * 1024`` on CUDA and twice that on
-ROCm ("crossover is at 16MB buffer size for ROCm").
+v0.6.4.post1") keeps the same rules, ``_MAX_CAR_SIZE = 8192 * 1024`` on CUDA (twice that on
+ROCm, "crossover is at 16MB buffer size for ROCm"; the rules apply on NVIDIA GPUs only:
+core/serving/load.py ``_all_reduce``).
 
 TensorRT-LLM's own all-reduce (one-shot / two-shot, and on multi-node NVLink its MNNVL kernel)
 is kept for every layout inside the NVLink domain (:data:`ENGINE_KERNEL`): its strategy
@@ -37,7 +38,6 @@ class AllReduceRule:
     max_bytes: float = float("inf")
     one_host: bool = False
     pcie_ranks: int = 1 << 30
-    max_bytes_rocm: float | None = None  # ``max_bytes`` on AMD GPUs where it differs
 
     def kernel(self, ranks: int, host_gpus: int, scale_up: bool) -> bool:
         """Whether a group of ``ranks`` (hosts of ``host_gpus`` GPUs; ``scale_up``: NVLink or
@@ -51,4 +51,4 @@ class AllReduceRule:
 
 ENGINE_KERNEL = AllReduceRule()
 VLLM_CUSTOM_AR = AllReduceRule((2, 4, 6, 8), 8 * MiB, True, 2)
-SGLANG_CUSTOM_AR = AllReduceRule((2, 4, 6, 8), 8 * MiB, True, 2, 16 * MiB)
+SGLANG_CUSTOM_AR = VLLM_CUSTOM_AR

@@ -15,7 +15,7 @@ What comes from where:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..memo import Memo
 from ..model.result import EngineMemory
@@ -85,11 +85,13 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
 
 
 def _all_reduce(gpu: GPUSpec, st: EngineSettings) -> AllReduceRule:
-    """The release's all-reduce rule (core/registry/all_reduce.py), at its ROCm size on AMD."""
-    rule = st.release.all_reduce if st.release else ENGINE_KERNEL
-    if rule.max_bytes_rocm is not None and gpu.vendor.lower() == "amd":
-        return replace(rule, max_bytes=rule.max_bytes_rocm)
-    return rule
+    """The release's all-reduce rule (core/registry/all_reduce.py) on NVIDIA GPUs. Elsewhere the
+    engine's kernel is kept for every message: the fallback there is RCCL (or another vendor's
+    library), whose protocol tuning core/speed/collectives.py does not have, and the AMD shares
+    of core/speed/rates.py were measured with the step's all-reduce so priced."""
+    if st.release is None or gpu.vendor.lower() != "nvidia":
+        return ENGINE_KERNEL
+    return st.release.all_reduce
 
 
 def _dp_padding(s: Scenario, st: EngineSettings) -> bool:
