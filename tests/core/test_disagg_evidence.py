@@ -144,8 +144,9 @@ def test_single_request_split(src: dict[str, Any], row: dict[str, Any]) -> None:
     token (15 of 18 within 25 %; the 8,192-token vLLM row since prompts pay their
     tokenising, 1.03 us a token; SGLang's 16K and 32K since the H20's own kernel shares,
     core/speed/rates_gpu.py; vLLM's 16K and 32K, 0.74 before, since its prefill chunks'
-    all-reduces of 8 MiB and more go to NCCL, core/registry/all_reduce.py) and the transfer (ours the link alone, below every measured
-    one: the transfer engine's fixed cost per request, 0.4-1.8 ms, is not modelled)."""
+    all-reduces of 8 MiB and more go to NCCL, core/registry/all_reduce.py) and the transfer
+    (ours the link alone, below every measured one: the transfer engine's fixed cost per
+    request, 0.4-1.8 ms, is not modelled)."""
     sv = _single(src, row["prompt"])
     unit = 2**20 if src["kv_unit"] == "MiB" else 1
     assert sv["disaggregated_kv_transfer_bytes"] / unit == pytest.approx(row["kv"], rel=0.11)
