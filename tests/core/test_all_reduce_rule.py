@@ -10,7 +10,13 @@ import pytest
 
 from gpusizer.core.model.presets import gpu_spec, scenario_gpu
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.registry.all_reduce import ENGINE_KERNEL, SGLANG_CUSTOM_AR, VLLM_CUSTOM_AR, MiB
+from gpusizer.core.registry.all_reduce import (
+    NCCL_ONLY,
+    SGLANG_CUSTOM_AR,
+    TRTLLM_WORKSPACE_AR,
+    VLLM_CUSTOM_AR,
+    MiB,
+)
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.serving.engine_settings import engine_settings
 from gpusizer.core.serving.load import engine_costs
@@ -39,8 +45,8 @@ def test_the_rule_is_the_releases() -> None:
         assert r.all_reduce == VLLM_CUSTOM_AR, r.version
     for r in FRAMEWORKS["sglang"].releases:
         assert r.all_reduce == SGLANG_CUSTOM_AR, r.version
-    for r in FRAMEWORKS["tensorrt-llm"].releases:
-        assert r.all_reduce == ENGINE_KERNEL, r.version
+    trt = {r.version: r.all_reduce for r in FRAMEWORKS["tensorrt-llm"].releases}
+    assert trt == {"0.5.0": NCCL_ONLY, "0.19.0": TRTLLM_WORKSPACE_AR, "1.0.0": TRTLLM_WORKSPACE_AR}
 
 
 def test_custom_kernel_only_for_its_world_sizes_inside_one_host() -> None:
@@ -50,7 +56,11 @@ def test_custom_kernel_only_for_its_world_sizes_inside_one_host() -> None:
     assert not rule.kernel(3, 8, True)  # not a supported world size
     assert not rule.kernel(8, 4, True)  # spans two NVL72 compute trays of 4 GPUs
     assert rule.kernel(2, 8, False) and not rule.kernel(4, 8, False)  # PCIe: two GPUs at most
-    assert ENGINE_KERNEL.kernel(32, 4, True)
+    # TensorRT-LLM: any group in the NVLink domain (MNNVL beyond a tray), up to its workspace:
+    # 16,000,000 bytes for two ranks, 8,000,000 for more (taken at the limit, so one byte above)
+    assert TRTLLM_WORKSPACE_AR.kernel(32, 4, True)
+    assert TRTLLM_WORKSPACE_AR.limit(2) == 16e6 + 1 and TRTLLM_WORKSPACE_AR.limit(8) == 8e6 + 1
+    assert not NCCL_ONLY.kernel(2, 8, True)
 
 
 def test_vllm_tp32_on_an_nvl72_domain_runs_ncclss_ring() -> None:
@@ -63,7 +73,7 @@ def test_vllm_tp32_on_an_nvl72_domain_runs_ncclss_ring() -> None:
     assert all_reduce_seconds(nv, msg, 32) == pytest.approx(50.1e-6, rel=0.02)
     vllm, trt = _step("vllm", 32, "gb200-186gb", 72), _step("tensorrt-llm", 32, "gb200-186gb", 72)
     assert vllm._ar_max == 0.0  # every message to NCCL
-    assert trt._ar_max == float("inf")  # TensorRT-LLM keeps its own kernel (MNNVL)
+    assert trt._ar_max == 8e6 + 1  # TensorRT-LLM keeps its own kernel (MNNVL) to its workspace
     assert vllm._comm(64) > trt._comm(64) + 100 * 39e-6
 
 

@@ -15,9 +15,13 @@ v0.6.4.post1") keeps the same rules, ``_MAX_CAR_SIZE = 8192 * 1024`` on CUDA (tw
 ROCm, "crossover is at 16MB buffer size for ROCm"; the rules apply on NVIDIA GPUs only:
 core/serving/load.py ``_all_reduce``).
 
-TensorRT-LLM's own all-reduce (one-shot / two-shot, and on multi-node NVLink its MNNVL kernel)
-is kept for every layout inside the NVLink domain (:data:`ENGINE_KERNEL`): its strategy
-selection was not read at the releases modelled, so its pricing is unchanged.
+TensorRT-LLM's PyTorch backend (0.19, 1.0; ``cpp/tensorrt_llm/thop/allreduceOp.cpp``
+``ifFallbackToNCCL``: "message_size_bytes > max_workspace_size" -> NCCL, and NCCL without peer
+access) takes its one-shot / two-shot kernels (MNNVL across an NVL72 domain) up to
+``getMaxRequiredWorkspaceSize``: 16,000,000 bytes for two ranks, 8,000,000 for more
+(``cpp/tensorrt_llm/common/customAllReduceUtils.h``). Its 0.5 engines ran NCCL unless built
+with ``--use_custom_all_reduce`` (``action='store_true'``, "Activates latency-optimized
+algorithm for all-reduce instead of NCCL", the examples' build.py of that time).
 """
 
 from __future__ import annotations
@@ -38,17 +42,27 @@ class AllReduceRule:
     max_bytes: float = float("inf")
     one_host: bool = False
     pcie_ranks: int = 1 << 30
+    max_bytes_pair: float | None = None  # ``max_bytes`` for a group of two where it differs
+    enabled: bool = True  # False: NCCL for every message
 
     def kernel(self, ranks: int, host_gpus: int, scale_up: bool) -> bool:
         """Whether a group of ``ranks`` (hosts of ``host_gpus`` GPUs; ``scale_up``: NVLink or
         another fabric joins them) may run the engine's kernel at all."""
-        if self.world_sizes and ranks not in self.world_sizes:
+        if not self.enabled or (self.world_sizes and ranks not in self.world_sizes):
             return False
         if self.one_host and ranks > host_gpus:
             return False
         return scale_up or ranks <= self.pcie_ranks
 
+    def limit(self, ranks: int) -> float:
+        """The largest message (bytes, exclusive) the kernel takes in a group of ``ranks``."""
+        if ranks == 2 and self.max_bytes_pair is not None:
+            return self.max_bytes_pair
+        return self.max_bytes
+
 
 ENGINE_KERNEL = AllReduceRule()
 VLLM_CUSTOM_AR = AllReduceRule((2, 4, 6, 8), 8 * MiB, True, 2)
 SGLANG_CUSTOM_AR = VLLM_CUSTOM_AR
+TRTLLM_WORKSPACE_AR = AllReduceRule(max_bytes=8e6 + 1, max_bytes_pair=16e6 + 1)  # taken up to and at
+NCCL_ONLY = AllReduceRule(enabled=False)

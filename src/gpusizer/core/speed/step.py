@@ -257,7 +257,7 @@ class StepModel:
         # messages below this many bytes take the engine's kernel, the rest NCCL
         rule = costs.all_reduce
         own = rule.kernel(sh.tp, costs.host_gpus, self.tp_link.kind == "nvlink")
-        self._ar_max = rule.max_bytes if own else 0.0
+        self._ar_max = rule.limit(sh.tp) if own else 0.0
         self._a2a = 2 * sh.moe_layers if sh.ep > 1 else 0
         # bytes per element the gather moves in: the experts' low-precision input where the
         # engine quantises before it (FP4 with its scales, per-tensor FP8); 16-bit for
