@@ -63,7 +63,7 @@ def test_custom_kernel_only_for_its_world_sizes_inside_one_host() -> None:
     assert not NCCL_ONLY.kernel(2, 8, True)
 
 
-def test_vllm_tp32_on_an_nvl72_domain_runs_ncclss_ring() -> None:
+def test_vllm_tp32_on_an_nvl72_domain_runs_nccls_ring() -> None:
     """DeepSeek V3 at batch 64 (7168 x 64 x 2 B = 0.92 MB): the custom kernel's 8 + bytes /
     beta (10.4 us) was priced before; vLLM falls back to NCCL at TP 32, whose LL ring over
     62 hops gives ~50 us (NCCL tuning.cc, collectives.py)."""
