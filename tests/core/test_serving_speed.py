@@ -214,7 +214,8 @@ KNOWN = {
     "trtllm-0.5-ttft-llama7b-h100-sxm-80gb-tp1-isl128": _V05,
     "trtllm-0.5-ttft-llama70b-h100-sxm-80gb-tp4-isl128": _V05,
     "trtllm-0.5-ttft-llama7b-a100-sxm-80gb-tp1-isl128": _V05,
-    "trtllm-0.5-ttft-llama70b-a100-sxm-80gb-tp4-isl128": _V05,
+    # the A100 70B at TP 4 is 34 % short since v0.5's engines run NCCL's all-reduce (its
+    # --use_custom_all_reduce off by default; core/registry/all_reduce.py), inside the tolerance
     "trtllm-0.6-tput-llama70b-h100-sxm-80gb-tp4-128-2048": (
         "TRT-LLM v0.6 FP8 at batch 480, 2,048 outputs: 2.5x below the roofline; the existing "
         "compute test keeps the same row as an upper bound only"

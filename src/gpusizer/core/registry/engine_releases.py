@@ -9,6 +9,9 @@ excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from .all_reduce import VLLM_CUSTOM_AR
 from .engine_knobs import VLLMKnobs
 from .engine_releases_vllm_v1 import (
     MOE_PYPI,
@@ -74,7 +77,7 @@ _MOE_TRITON = (
     ((9, 0), (10, 0), "triton-hopper"),
     ((8, 0), (99, 0), "marlin"),
 )
-VLLM = (
+VLLM: tuple[EngineRelease, ...] = (
     EngineRelease(
         "0.6.4",
         "2024-11",
@@ -297,3 +300,5 @@ VLLM = (
         ),
     ),
 )
+# every release modelled keeps the custom all-reduce's rules (core/registry/all_reduce.py)
+VLLM = tuple(replace(r, all_reduce=VLLM_CUSTOM_AR) for r in VLLM)

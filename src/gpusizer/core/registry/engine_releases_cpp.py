@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from .all_reduce import NCCL_ONLY, TRTLLM_WORKSPACE_AR
 from .engine_knobs import LlamaCppKnobs, OllamaKnobs
 from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 
@@ -120,6 +121,7 @@ _TRT_BEFORE_1_0 = (
         kv_block_tokens=32,
         chunked_prefill="off",
         steps=_TRT_ENGINE_STEPS,
+        all_reduce=NCCL_ONLY,
         scheduling=_TRT,
         sources=(
             "TensorRT engines run from the C++ runtime (the tables of v0.5 and v0.6 ran "
@@ -154,6 +156,7 @@ _TRT_BEFORE_1_0 = (
             _DP_PADDING,
         ),
         dp_padding=True,
+        all_reduce=TRTLLM_WORKSPACE_AR,
     ),
 )
 # 1.0: the same defaults less the padding (PR #6064); the newest, so an unversioned scenario's

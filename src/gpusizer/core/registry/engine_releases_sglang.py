@@ -7,6 +7,9 @@ from; docs/evidence/serving.md §2 holds the excerpts. GiB = 2^30.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from .all_reduce import SGLANG_CUSTOM_AR
 from .engine_knobs import SGLangKnobs
 from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, Scheduling, StepCost, ms, us
 
@@ -32,7 +35,7 @@ _SGLANG_STEPS = (
 # prompts of Qwen3-14B-FP8 otherwise thrashes in preemption: TPOT 90x the published).
 _SGLANG = Scheduling(mixed=False, graph_prefill=False, admission="reserve")
 
-SGLANG = (
+SGLANG: tuple[EngineRelease, ...] = (
     EngineRelease(
         "0.4.3",
         "2025-02",
@@ -119,3 +122,5 @@ SGLANG = (
         ),
     ),
 )
+# every release modelled keeps the custom all-reduce's rules (core/registry/all_reduce.py)
+SGLANG = tuple(replace(r, all_reduce=SGLANG_CUSTOM_AR) for r in SGLANG)

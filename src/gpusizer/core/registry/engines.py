@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from .all_reduce import ENGINE_KERNEL, AllReduceRule
 from .engine_knobs import (
     LONG_CONTEXT_CHUNKING,
     NO_LLAMA_CPP,
@@ -199,6 +200,9 @@ class EngineRelease:
     # Under attention DP the MoE layers take every rank's tokens padded to the busiest rank's
     # count where the experts take FP4 activations (TensorRT-LLM 0.19-0.21, core/serving/load.py)
     dp_padding: bool = False
+    # where the tensor-parallel all-reduce runs the engine's own kernel, else NCCL
+    # (core/registry/all_reduce.py)
+    all_reduce: AllReduceRule = ENGINE_KERNEL
     sources: tuple[str, ...] = ()
 
     @property

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from ..memo import Memo
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
+from ..registry.all_reduce import ENGINE_KERNEL, AllReduceRule
 from ..speed.rates import power_capped, sixteen_bit_scale
 from ..speed.rates_era import default_backend
 from ..speed.roofline import peak_tflops
@@ -40,6 +41,9 @@ ROUNDS = 4
 # GPUs a node beyond which the NVLink domain spans trays (GB200 NVL72): TensorRT-LLM's fused MoE
 # takes its all-to-all there (MnnvlMemory.supports_mnnvl()), the gather in an 8-GPU box
 MNNVL_NODE = 8
+# GPUs of one host in such a domain: a GB200/GB300 NVL72 compute tray holds two superchips of
+# two GPUs (18 trays, 72 GPUs: presets/systems/gb200-nvl72.json)
+NVL_TRAY_GPUS = 4
 RATE_REQUESTS = 1000
 
 
@@ -75,7 +79,19 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         graph_ranks=s.parallelism.expert if sched and sched.graph_all_ranks and s.parallelism.data > 1 else 1,
         moe_comm=rel.moe_comm if rel and s.hardware.gpus_per_node <= MNNVL_NODE else "all_to_all",
         dp_padding=_dp_padding(s, st),
+        all_reduce=_all_reduce(gpu, st),
+        host_gpus=s.hardware.gpus_per_node if s.hardware.gpus_per_node <= MNNVL_NODE else NVL_TRAY_GPUS,
     )
+
+
+def _all_reduce(gpu: GPUSpec, st: EngineSettings) -> AllReduceRule:
+    """The release's all-reduce rule (core/registry/all_reduce.py) on NVIDIA GPUs. Elsewhere the
+    engine's kernel is kept for every message: the fallback there is RCCL (or another vendor's
+    library), whose protocol tuning core/speed/collectives.py does not have, and the AMD shares
+    of core/speed/rates.py were measured with the step's all-reduce so priced."""
+    if st.release is None or gpu.vendor.lower() != "nvidia":
+        return ENGINE_KERNEL
+    return st.release.all_reduce
 
 
 def _dp_padding(s: Scenario, st: EngineSettings) -> bool:

@@ -36,7 +36,9 @@ not a fit), model 111 us; on 8 x B200 the same gather's 114 us is not reached (7
 own cost model is as short there). The network keeps its measured
 alpha and beta (its figures are whole multi-node runs). Engines' own all-reduce kernels for
 decode (vLLM's custom all-reduce, TensorRT-LLM's one-shot / two-shot) are not NCCL: the step's
-tensor-parallel all-reduce keeps alpha + bytes / beta (``library="custom"``).
+tensor-parallel all-reduce keeps alpha + bytes / beta (``library="custom"``) where the engine's
+release runs its kernel for the group and the message (core/registry/all_reduce.py), NCCL's
+ring elsewhere.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ datasheet figures), plus
   every kernel of the step: :func:`kernels_per_layer` counts them per layer kind and library;
 - each collective at alpha + bytes / beta over the link it crosses (core/speed/collectives.py):
   2 tensor-parallel all-reduces of the hidden state per layer (Megatron-LM, Shoeybi et al.
-  2019 arXiv 1909.08053 §3; vLLM ``RowParallelLinear`` for ``o_proj`` and ``down_proj``), an
+  2019 arXiv 1909.08053 §3; vLLM ``RowParallelLinear`` for ``o_proj`` and ``down_proj``; the
+  engine's own kernel where its release runs it for the layout and message size, else NCCL's
+  ring: core/registry/all_reduce.py), an
   expert-parallel dispatch and combine per MoE layer (DeepSeek-V3 arXiv 2412.19437 §3.4), a
   send between pipeline stages;
 - the engine's host cost per step (``StepCost.step``: scheduling, sampling and output work the
@@ -45,6 +47,7 @@ import copy
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..registry.all_reduce import ENGINE_KERNEL, AllReduceRule
 from .collectives import (
     NO_LINK,
     Link,
@@ -172,6 +175,10 @@ class EngineCosts:
     moe_comm: str = "all_to_all"
     # every rank's MoE tokens padded to the busiest rank's count (EngineRelease.dp_padding)
     dp_padding: bool = False
+    # where the TP all-reduce runs the engine's own kernel, else NCCL (EngineRelease.all_reduce),
+    # and the GPUs of one host (the custom kernels need the group inside one)
+    all_reduce: AllReduceRule = ENGINE_KERNEL
+    host_gpus: int = 8
 
 
 @dataclass(frozen=True)
@@ -247,6 +254,10 @@ class StepModel:
         self._pre_f = 2.0 * sh.heads * (pqk + pv) / rate.attention
         self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
         self._ar = 2 * sh.layers if sh.tp > 1 else 0
+        # messages below this many bytes take the engine's kernel, the rest NCCL
+        rule = costs.all_reduce
+        own = rule.kernel(sh.tp, costs.host_gpus, self.tp_link.kind == "nvlink")
+        self._ar_max = rule.limit(sh.tp) if own else 0.0
         self._a2a = 2 * sh.moe_layers if sh.ep > 1 else 0
         # bytes per element the gather moves in: the experts' low-precision input where the
         # engine quantises before it (FP4 with its scales, per-tensor FP8); 16-bit for
@@ -446,7 +457,8 @@ class StepModel:
         msg = n * sh.hidden * sh.ab
         t = 0.0
         if self._ar:
-            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, "custom")
+            lib = "custom" if msg < self._ar_max else "nccl"
+            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, lib)
         if self._a2a and self.costs.moe_comm == "gather" and sh.tp < sh.ep:
             # the ranks hold different tokens (attention DP): every rank's, to every rank
             tokens = n * sh.ep * sh.hidden
