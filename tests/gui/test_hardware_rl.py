@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
 from gpusizer.core.pipeline.estimate import estimate
@@ -13,6 +14,7 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.option_band import passes_memory
 from gpusizer.core.views import HardwareView
 from gpusizer.gui.charts.hardware import HardwareChart
+from gpusizer.io.compare_table import _band, _duration
 
 # GRPO of Qwen3 8B with verl's FSDP backend (tests/core/test_rl_buyer.py)
 GRPO_8B = {
@@ -70,8 +72,38 @@ def test_the_chart_plots_the_speed_the_table_ranks(qtbot: Any) -> None:
     # by the whole step's trained tokens per second ("RL tok/s")
     chart = _chart(qtbot, HardwareView(vendor="NVIDIA"))
     assert chart._axis_text["bottom"] == "RL tok/s"  # the table's header
-    assert chart._pts and not chart.bands.getData()[0]  # the training phase's band is not drawn
+    assert chart._pts
     for x, _y, o in chart._pts:  # each dot at the table's "RL tok/s" (log10 axis)
         assert abs(10**x - o["rl_tokens_trained_per_second"]) <= 1e-6 * o["rl_tokens_trained_per_second"]
+    # each front option's band is the whole step's (speed/rl/colocated), drawn beside its dot:
+    # before, none was drawn (the training phase's band would sit several times off the dot)
+    xs, _ys = chart.bands.getData()
+    front = [o for _x, _y, o in chart._pts if o["pareto"]]
+    assert len(xs) == 2 * len(front) > 0
+    for (lo, hi), o in zip(zip(xs[::2], xs[1::2], strict=True), front, strict=True):
+        assert [10**lo, 10**hi] == pytest.approx(o["rl_tokens_trained_per_second_range"])
+        # the estimate runs fast for RL (p10 > 1): both edges are slower than the dot
+        assert 10**lo < 10**hi < o["rl_tokens_trained_per_second"]
     x, y, o = chart._pts[0]
     assert "RL tok/s (whole step)" in chart.tooltip_at(x, y)
+
+
+def test_the_table_shows_the_rl_step_and_run_bands(qtbot: Any) -> None:
+    # before: "RL step" and "RL run" were single numbers; the band of RL's published steps
+    # (speed/rl/colocated: 29 steps ran 1.19-2.74x the estimate) was in the report alone
+    chart = _chart(qtbot, HardwareView(vendor="NVIDIA"))
+    keys = [c.key for c in chart.model.columns]
+    headers = [chart.model.headerData(i, Qt.Orientation.Horizontal) for i in range(len(keys))]
+    assert "RL step band" in headers and "RL run band" in headers
+    step, run = keys.index("rl_time_per_step_seconds_range"), keys.index("rl_run_seconds_range")
+    assert step == keys.index("rl_time_per_step_seconds") + 1 and run == keys.index("rl_run_seconds") + 1
+    row = next(i for i, o in enumerate(chart.model.options) if o["fits"])
+    o = chart.model.options[row]
+    cell = chart.model.data(chart.model.index(row, step))
+    assert cell and cell == _band(_duration)(o["rl_time_per_step_seconds_range"], "GiB")
+    tip = chart.model.data(chart.model.index(row, 0), Qt.ItemDataRole.ToolTipRole)
+    assert "per RL step" in tip and "RL run" in tip and "How sure" in tip
+    # the CSV (File > Export Chart, .csv): the raw [lower, upper] seconds under the field's name
+    rows = chart.data_rows()
+    at = rows[0].index("rl_run_seconds_range")
+    assert rows[1 + row][at] == o["rl_run_seconds_range"]

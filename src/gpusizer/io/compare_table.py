@@ -37,11 +37,13 @@ def _bytes(v: int, unit: str) -> str:
 
 
 def _band(inner: Fmt) -> Fmt:
-    """A band ``[lower, upper]`` as ``17.1-25.0`` in the column's own format (the unit once)."""
+    """A band ``[lower, upper]`` as ``17.1-25.0`` in the column's own format (the unit once
+    where both edges share it; ``14.9 h-1.4 d`` where a duration's edges take two)."""
 
     def fmt(v: Any, u: str) -> str:
         lo, hi = inner(v[0], u), inner(v[1], u)
-        return f"{lo.split(' ')[0]}-{hi}" if " " in lo else f"{lo}-{hi}"
+        lo_num, _, lo_unit = lo.partition(" ")
+        return f"{lo_num}-{hi}" if lo_unit and hi.endswith(f" {lo_unit}") else f"{lo}-{hi}"
 
     return fmt
 
@@ -102,7 +104,21 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
     Column("training_cost", "$ to train", _usd, "train", "Cost of the training run"),
     Column("rl_total_gpus", "RL GPUs", _num(0), "rl", "RL: every GPU of the run, a split rollout pool added"),
     Column("rl_time_per_step_seconds", "RL step", _duration, "rl", "RL: time of one step, all phases"),
+    Column(
+        "rl_time_per_step_seconds_range",
+        "RL step band",
+        _band(_duration),
+        "rl",
+        "RL: time of one step where 80 % of replayed published RL steps like this one landed",
+    ),
     Column("rl_run_seconds", "RL run", _duration, "rl", "RL: time of the run's rl.steps steps"),
+    Column(
+        "rl_run_seconds_range",
+        "RL run band",
+        _band(_duration),
+        "rl",
+        "RL: time of the run where 80 % of replayed published RL steps like this one landed",
+    ),
     Column(
         "rl_rollout_tensor", "Rollout TP", _num(0), "rl", "RL: the rollout engine's TP (rl.rollout.tensor)"
     ),
@@ -327,6 +343,8 @@ def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
     for key, label, fmt in (
         ("tokens_per_second_per_user_range", "tokens/s per user", _num(1)),
         ("time_seconds_range", "time to train", _duration),
+        ("rl_time_per_step_seconds_range", "per RL step", _duration),
+        ("rl_run_seconds_range", "RL run", _duration),
     ):
         if o.get(key):
             out.append(f"Runs like this: {_band(fmt)(o[key], unit)} {label}")

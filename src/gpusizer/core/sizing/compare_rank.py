@@ -141,15 +141,14 @@ def rl_work(o: Mapping[str, Any]) -> dict[str, Any]:
     too cheap and rank GPUs by that phase alone. Other kinds: the option itself."""
     if o.get("rl_run_seconds") is None:
         return dict(o)
-    # the speed band is the training phase's (speed/training/*): no published figure bands the
-    # whole step (docs/evidence/rl.md: colocated steps ran 1.2x to 2.9x past the estimate), so
-    # the band sorts rank the step by its estimate, not by a slow edge of another phase
+    # the band is of whole published steps (speed/rl/<placement>, core/sizing/option_band.py),
+    # so the band sorts rank the step at its slow edge, never at the training phase's
     return {
         **o,
         "tokens_per_second": o.get("rl_tokens_trained_per_second"),
         "time_seconds": o["rl_run_seconds"],
-        "tokens_per_second_range": None,
-        "time_seconds_range": None,
+        "tokens_per_second_range": o.get("rl_tokens_trained_per_second_range"),
+        "time_seconds_range": o.get("rl_run_seconds_range"),
     }
 
 

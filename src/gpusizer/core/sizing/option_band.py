@@ -8,6 +8,13 @@ scenario on the option's GPU (memory: framework family x workload; speed: engine
 batch regime). ``*_confidence`` says how sure each is (``measured`` | ``validated`` |
 ``extrapolated`` | ``none``, core/evidence/confidence.py).
 
+RL post-training (``workload.kind: "rl"``): the speed regime is ``speed/rl/<placement>``, a band
+of whole published steps (scripts/evidence_bands.py; docs/evidence/rl.md section 8), so the
+step, the run and the whole step's trained tokens per second get it (``rl_*_range``, as the
+report's ``rl.time_per_step_seconds_range`` and ``rl.run_seconds_range``, core/evidence/ranges.py)
+and the training phase's ``tokens_per_second`` gets none: that phase is a part of the step the
+band is of (the report's ``compute.time_seconds_range`` is null for RL likewise).
+
 The pessimistic edge (``sort="cost_band"`` / ``"speed_band"``, core/sizing/compare_rank.py)
 ranks on the slow edge of the speed band: cost per unit of work scales with 1 / speed, so at
 that edge it is cost x speed / slow speed.
@@ -30,7 +37,12 @@ BAND_FIELDS = (
     "time_seconds_range",
     "memory_confidence",
     "speed_confidence",
+    # RL: the step band of speed/rl/<placement> on the step, the run and the whole step's rate
+    "rl_time_per_step_seconds_range",
+    "rl_run_seconds_range",
+    "rl_tokens_trained_per_second_range",
 )
+_RL_RANGES = BAND_FIELDS[-3:]
 _SIZES = ("tokens_per_second", "tokens_per_second_per_user")
 _TIMES = ("ttft_seconds", "tpot_seconds", "time_seconds")
 
@@ -49,7 +61,22 @@ def option_band(option: dict[str, Any], s: Scenario, spec: GPUSpec) -> dict[str,
     total = option.get("per_gpu_total")
     out["per_gpu_total_range"] = _pair(mem.band.size_range(total), whole=True) if total else None
     out |= _speed_ranges(option, speed.band)
+    out |= _rl_ranges(option, speed.band)
     return out
+
+
+def _rl_ranges(option: dict[str, Any], b: Band) -> dict[str, Any]:
+    """RL: the step band on the step and run (seconds) and the whole step's rate (tokens/s);
+    null for other kinds, and none on the training phase's rate, a part of the step."""
+    out: dict[str, Any] = dict.fromkeys(_RL_RANGES)
+    if option.get("rl_run_seconds") is None:
+        return out
+    for k in ("rl_time_per_step_seconds", "rl_run_seconds"):
+        v = option.get(k)
+        out[f"{k}_range"] = _pair(b.time_range(v)) if v else None
+    rate = option.get("rl_tokens_trained_per_second")
+    out["rl_tokens_trained_per_second_range"] = _pair(b.size_range(rate)) if rate else None
+    return out | {"tokens_per_second_range": None}
 
 
 def _speed_ranges(option: dict[str, Any], b: Band) -> dict[str, Any]:

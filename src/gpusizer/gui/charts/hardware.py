@@ -79,11 +79,11 @@ def band_segments(points: list[Point]) -> tuple[list[float], list[float]]:
     xs: list[float] = []
     ys: list[float] = []
     for x, y, o in points:
-        if o.get("rl_run_seconds") is not None:
-            # the band is the training phase's (core/sizing/compare_rank.rl_work): around the
-            # whole step's speed it would sit several times off the dot, so no band is drawn
-            continue
+        # RL: the dot is the whole step's rate, and the band is of whole published steps
+        # (core/sizing/option_band.py), never the training phase's
         key = "tokens_per_second_per_user" if o.get("tokens_per_second_per_user") else "tokens_per_second"
+        if o.get("rl_run_seconds") is not None:
+            key = "rl_tokens_trained_per_second"
         rng = o.get(f"{key}_range")
         if not rng or rng[0] <= 0:
             continue
