@@ -344,7 +344,7 @@ def band_tip_lines(o: dict[str, Any], unit: str = "GiB") -> list[str]:
         ("tokens_per_second_per_user_range", "tokens/s per user", _num(1)),
         ("time_seconds_range", "time to train", _duration),
         ("rl_time_per_step_seconds_range", "per RL step", _duration),
-        ("rl_run_seconds_range", "RL run", _duration),
+        ("rl_run_seconds_range", "for the RL run", _duration),
     ):
         if o.get(key):
             out.append(f"Runs like this: {_band(fmt)(o[key], unit)} {label}")
