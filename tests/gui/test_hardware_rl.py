@@ -1,6 +1,7 @@
 """The Hardware tab with an RL scenario: the table has the CLI's RL columns (the step, the run,
-every GPU of the run, the rollout width) in place of the training phase's, and the band sorts
-rank by the whole step, as the money is spread (core/sizing/compare_rank.rl_work)."""
+every GPU of the run, the rollout width) in place of the training phase's, the step and the run
+each with its band, and the band sorts rank by the whole step at the slow edge of that band, as
+the money is spread (core/sizing/compare_rank.rl_work)."""
 
 from __future__ import annotations
 

@@ -232,7 +232,7 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
 
 
 # RL: the training phase's rate and a training_tokens run say nothing of an RL run (its step and
-# run are the rl columns); the band is the training phase's too
+# run are the rl columns, each with the band of RL's own published steps beside it)
 RL_HIDDEN = ("tokens_per_second", "time_seconds", "time_seconds_range")
 
 
