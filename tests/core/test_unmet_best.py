@@ -23,7 +23,9 @@ def test_the_reason_gives_the_best_that_more_gpus_reach() -> None:
     o = gpusizer.compare_gpus(SCENARIO, gpus=["rtx-a6000-48gb"])[0]
     assert o["unmet"] == "targets" and o["gpus"] == 8
     why = o["unmet_reason"]
-    assert why.startswith("first token 10.89 s")  # the 8 cards shown (10.88 s before the prompt's tokenising)
+    # the 8 cards shown: 10.88 s, 10.89 s with the prompt's tokenising, 10.95 s since PCIe cards past
+    # two run NCCL's all-reduce, not vLLM's own kernel (custom_all_reduce.py; speed.md section 33)
+    assert why.startswith("first token 10.95 s")
     assert "more GPUs do not close the gap: on " in why and "the best layout reaches a first token in" in why
     reached = float(why.split("tokens/s per user, and doubling")[0].rsplit(", ", 1)[1])
-    assert 7.3 < reached < 20  # faster than the 8 cards, short of the target
+    assert 7.2 < reached < 20  # faster than the 8 cards, short of the target
