@@ -29,7 +29,7 @@ def _make() -> type:
 def _behaviour(cls: type) -> tuple[object, ...]:
     p = cls(1)
     try:
-        p.x = 3  # type: ignore[misc]
+        p.x = 3
         frozen = False
     except dataclasses.FrozenInstanceError:
         frozen = True
@@ -63,7 +63,7 @@ def test_a_cached_dataclass_is_the_same_dataclass(cached) -> None:
     assert first.compiled > 0
     # The return annotation stays the object None: the cache module's own
     # ``from __future__ import annotations`` must not turn it into the string "None".
-    assert _make().__init__.__annotations__["return"] is None
+    assert vars(_make())["__init__"].__annotations__["return"] is None
 
 
 def test_a_cached_forward_reference_is_the_same(cached) -> None:
@@ -126,7 +126,8 @@ def test_an_unwritable_folder_is_left_alone(cached, tmp_path: Path) -> None:
 
 def test_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    assert code_cache.cache_file() is not None and code_cache.cache_file().parent == tmp_path
+    path = code_cache.cache_file()
+    assert path is not None and path.parent == tmp_path
     monkeypatch.setenv(CACHE_ENV, "")
     assert code_cache.cache_file() is None
 

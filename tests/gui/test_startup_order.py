@@ -78,7 +78,12 @@ def test_known_packages_skip_pysides_source_scan(monkeypatch) -> None:
     feature = sys.modules["shibokensupport.feature"]
     read: list[str] = []
     original = feature._mod_uses_pyside
-    monkeypatch.setattr(feature, "_mod_uses_pyside", lambda m: read.append(m.__name__) or original(m))
+
+    def scan(module: types.ModuleType) -> bool:
+        read.append(module.__name__)
+        return bool(original(module))
+
+    monkeypatch.setattr(feature, "_mod_uses_pyside", scan)
     known_packages_unscanned()
     other = types.ModuleType("somebody_elses")
     assert feature._mod_uses_pyside(own) is True
