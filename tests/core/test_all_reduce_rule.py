@@ -92,3 +92,18 @@ def test_other_vendors_keep_the_engines_kernel() -> None:
     """RCCL's protocol tuning is not modelled; the AMD shares were measured with the kernel."""
     assert _step("vllm", 8, "mi300x-192gb")._ar_max == float("inf")
     assert _step("sglang", 8)._ar_max == 8 * MiB
+
+
+def test_pcie_a10_runs_nccl_above_two_gpus_and_shm_shares_its_latencies() -> None:
+    """SGLang on PCIe A10s (no NVLink): the custom kernel at TP 2 only ("not supported on more
+    than two PCIe-only GPUs"), NCCL's ring at TP 4. A 3-user decode message (3 x 3584 x 2 B,
+    Qwen2.5-7B) over 4 ranks: LL 6.6 + 6 x 1.0 us + its bus bytes at half of 0.7 x 32 GB/s =
+    15.5 us (NCCL tuning.cc), within NCCL's own 13-16 us at 8 B on 4 PCIe Ampere cards
+    (NVIDIA/nccl issue 757, 4 x RTX A5000). tuning.cc tunes every one-node graph that is not
+    NVLink with the PCI latencies (``intraHw = typeIntra == LINK_NVL ? NVLINK : PCI``; NET only
+    across nodes), so P2P and SHM through host memory (cloud VMs without P2P) price alike."""
+    assert _step("sglang", 2, "a10-24gb")._ar_max == 8 * MiB
+    assert _step("sglang", 4, "a10-24gb")._ar_max == 0.0
+    ln = link(gpu_spec("a10-24gb"), 4, 8)
+    assert ln.kind == "pcie"
+    assert all_reduce_seconds(ln, 3 * 3584 * 2, 4) == pytest.approx(15.5e-6, rel=0.02)

@@ -208,8 +208,8 @@ def _measured(row: dict[str, Any]) -> dict[str, Any]:
 def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
     """The same runs' aggregated ('2 Regular') instances, replayed open loop at half the rate
     each: ours decodes faster than measured there too, the more so the wider the PCIe tensor
-    group (TP 4 ITL -41 %, TP 2 -24 %), so the A10 split's ITL miss is the base TP 4 decode
-    step's, not the split's. First token: TP 4 +5 %; TP 2 +108 % (SGLang ran each new prompt
+    group (TP 4 ITL -46 %, TP 2 -24 %), so the A10 split's ITL miss is the base TP 4 decode
+    step's, not the split's. First token: TP 4 +7 %; TP 2 +109 % (SGLang ran each new prompt
     at once, its P99 ITL 295 ms; ours batches it with the running decodes)."""
     d: dict[str, Any] = {
         "model": {"preset": row["model"]},
@@ -242,7 +242,7 @@ def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
 def test_measured_split_known_short(row: dict[str, Any]) -> None:
     """Measured P/D runs closed loop at their users by Little's law with each run's own
     throughput (docs/evidence/serving.md §14): ours starts later and decodes faster. Two A10
-    servers, 1P1D (3 and 27 users): TTFT +126 % at TP 4, +141 % at TP 2, ITL -35 %, -44 %
+    servers, 1P1D (3 and 27 users): TTFT +142 % at TP 4, +141 % at TP 2, ITL -41 %, -44 %
     (the same runs' aggregated instances decode faster in ours too); llm-d's gpt-oss-120b on
     H200, 8 TP 1 prefills and 2 TP 4 decoders (104 users): TTFT +89 % (a prefill pool near
     saturation amplifies ours being slower per prompt), ITL -25 %. Pinned so that a model
