@@ -159,7 +159,8 @@ _TRT_BEFORE_1_0 = (
         all_reduce=TRTLLM_WORKSPACE_AR,
     ),
 )
-# 1.0: the same defaults less the padding (PR #6064); the newest, so an unversioned scenario's
+# 1.0: the same defaults less the padding (PR #6064); the newest, so a scenario that names no
+# release gets it and runs without the padding, as it did before 0.19-0.21 had rules of their own
 TENSORRT_LLM: tuple[EngineRelease, ...] = (
     *_TRT_BEFORE_1_0,
     replace(
@@ -171,34 +172,39 @@ TENSORRT_LLM: tuple[EngineRelease, ...] = (
     ),
 )
 
-LLAMA_CPP = (
-    EngineRelease(
-        "b2500",
-        "2024-03",
+
+def _llama_cpp(version: str, date: str, *, cuda_graphs: bool, **kw: Any) -> EngineRelease:
+    """A llama.cpp build as llama-server / llama-bench run it: one sequence, the output layer
+    outside -ngl's count, whole prompts, one-token KV cells; whether decode replays CUDA graphs."""
+    return EngineRelease(
+        version,
+        date,
         None,
         max_sequences=1,
         llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
         kv_block_tokens=1,
         chunked_prefill="off",
-        cuda_graphs=False,
+        cuda_graphs=cuda_graphs,
         steps=_GGML_STEPS,
         scheduling=_GGML,
+        **kw,
+    )
+
+
+LLAMA_CPP = (
+    _llama_cpp(
+        "b2500",
+        "2024-03",
+        cuda_graphs=False,
         sources=(
             "llama.cpp 2024 logs: 'offloaded 25/33 layers' keeps the output layer on the "
             "CPU until -ngl exceeds n_layer",
         ),
     ),
-    EngineRelease(
+    _llama_cpp(
         "b2824",
         "2024-05",
-        None,
-        max_sequences=1,
-        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
-        kv_block_tokens=1,
-        chunked_prefill="off",
         cuda_graphs=True,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
         sources=(
             "llama.cpp PR #6766 (CUDA graphs, merged May 2024; GGML_CUDA_USE_GRAPHS on by default "
             "in llama.cpp's build): a batch-one decode step is captured once and replayed",
@@ -206,17 +212,10 @@ LLAMA_CPP = (
             "(H100 PCIe: 145.55 tokens/s for Llama 3 8B Q4_K_M; docs/evidence/speed.md)",
         ),
     ),
-    EngineRelease(
+    _llama_cpp(
         "b5850",
         "2025-07",
-        None,
-        max_sequences=1,
-        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
-        kv_block_tokens=1,
-        chunked_prefill="off",
         cuda_graphs=True,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
         kernel_era="metal-2025-07",
         sources=(
             "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09): RMS_NORM + MUL + ADD "
@@ -224,17 +223,10 @@ LLAMA_CPP = (
             "then on (core/speed/rates_era.py), the MoE kernel before PR #15541",
         ),
     ),
-    EngineRelease(
+    _llama_cpp(
         "b6300",
         "2025-08",
-        None,
-        max_sequences=1,
-        llama_cpp=LlamaCppKnobs(output_in_gpu_layers=False),
-        kv_block_tokens=1,
-        chunked_prefill="off",
         cuda_graphs=True,
-        steps=_GGML_STEPS,
-        scheduling=_GGML,
         kernel_era="metal-2025",
         sources=(
             "ggml-org/llama.cpp PR #15541 'metal : improve MUL_MAT_ID' (merged 2025-08-24, about "

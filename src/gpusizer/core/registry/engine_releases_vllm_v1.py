@@ -20,8 +20,9 @@ from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduli
 # GPUStack's client is `vllm bench serve --backend openai-chat`: the chat route. Through
 # /v1/completions (``serving.api_endpoint``: the prompt as sent, no chat template) a bare
 # `vllm serve` costs 10.2 ms a request: 12.4 ms, the c=1 mean TTFT of Qwen3-0.6B at 128 / 128
-# random tokens on one A100 (Tenstorrent's GPU reference runs, tt-inference-server issue 340,
-# June 2025: vLLM's benchmark_serving.py, release not stated, replayed as 0.9.1), less the step
+# random tokens on one A100 (Tenstorrent's GPU reference runs,
+# github.com/tenstorrent/tt-inference-server/issues/340, June 2025: vLLM's benchmark_serving.py,
+# release not stated, replayed as 0.9.1), less the step
 # model's 2.1 ms prefill and 0.13 ms of tokenising: the smallest model, where the GPU's share
 # is least; its other rows and Qwen3-1.7B's out of sample (docs/evidence/speed.md §13.1). The
 # two routes' figures come from two hosts and releases as well: the 37 ms between them is
