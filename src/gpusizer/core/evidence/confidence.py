@@ -153,6 +153,14 @@ def rl_step_note(s: Scenario, gpu: GPUSpec) -> str:
     steps = f"{b.figures} published {regime_label(b.regime)}"
     if b.p10 is None or b.p90 is None:
         return f"RL step time: no band ({steps}; fewer than {min_figures()}), docs/evidence/rl.md"
+    if b.pooled_from and not b.pooled_from.startswith("speed/rl"):
+        # split steps: the band of the serving and training figures their phases are priced as
+        # (core/evidence/regimes.py pool_chain), not of RL steps
+        return (
+            f"RL steps like this: {b.p10:.2f}-{b.p90:.2f}x the estimate, the band of the "
+            f"{b.pooled_figures} published serving and training speeds its phases are priced as "
+            f"(80 %; {steps}; docs/evidence/rl.md)"
+        )
     if b.pooled_from:
         steps = (
             f"{b.pooled_figures} published {regime_label(b.pooled_from)}, pooled; {b.figures} {b.regime[9:]}"

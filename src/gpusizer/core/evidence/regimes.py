@@ -124,12 +124,29 @@ def pool_chain(regime: str) -> list[str]:
     """The regimes a small regime pools with, nearest first (hierarchical pooling): a memory
     family x workload group -> the family -> all memory; an engine x vendor x batch regime ->
     the vendor x batch regime across engines (``speed/*/<vendor>/<batch>``) -> all speed;
-    training speed -> all training speed -> all speed. RL post-training's regimes pool among
-    themselves (``speed/rl``: colocated and split steps) and RL memory with all memory; no
-    other regime's pool holds them (``in_pool``), so the other kinds' bands do not move."""
+    training speed -> all training speed -> all speed. RL's regimes sit in no other regime's
+    pool (``in_pool``), so the other kinds' bands do not move; each small one pools with the
+    figures of what it is made of:
+
+    - ``memory/rl``: all memory figures. verl's counter is the engine's pool (weights and KV
+      cache, counted while asleep: ``rl_memory.allocator_counted``) on top of an FSDP trainer's
+      peak, two families' sums (engine pools, FSDP / DeepSpeed).
+    - ``speed/rl/split``: all speed figures, serving and training. A split step runs the rollout
+      on its own GPUs beside the log-probs and update (one step off-policy), so its time is the
+      slower of a serving engine's generation and a trainer's step, then the weight broadcast
+      (``rl_time.step_seconds``); it runs none of what colocation adds (the engine's sleep and
+      wake, the training states' trips to host memory, the refit through them), where the
+      colocated steps' 1.19-2.74x gap sits (docs/evidence/rl.md sections 2b, 2h, 8). Its error is
+      then its phases' own, which the serving and training regimes measure, not the colocated
+      steps'. Chosen on that composition, not on the counts: each fifth held out in turn, the
+      8 split steps fall 5 inside under ``speed/rl``, 6 under all speed, 7 under all training
+      speed, 5 under all serving speed (docs/evidence/rl.md section 8).
+    - ``speed/rl/colocated`` (29 figures, a band of its own): ``speed/rl``, RL's steps."""
     parts = regime.split("/")
     if parts[1] == RL:
-        return ["memory"] if parts[0] == "memory" else ["speed/rl"]
+        if parts[0] == "memory":
+            return ["memory"]
+        return ["speed"] if parts[2:] == ["split"] else ["speed/rl"]
     if parts[0] == "memory":
         return [f"memory/{parts[1]}", "memory"]
     if parts[1] == "training":
