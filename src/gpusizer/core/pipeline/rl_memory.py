@@ -145,10 +145,13 @@ def allocator_counted(phases: dict[str, Memory], engine: Memory, placement: str)
     stays counted: vLLM's sleep mode allocates its weights and KV pool through a pluggable
     allocator (``vllm/device_allocator/cumem.py``, CuMemAllocator) and at sleep unmaps their
     physical memory but keeps the tensors, so PyTorch's counters still hold them (SGLang's
-    ``torch_memory_saver`` likewise). The figure is then the engine's weights and KV pool on
-    top of the heaviest training-side phase, and can exceed the GPU's memory: verl's log of
-    Qwen2.5-72B LoRA reads 82.9 GiB reserved on an 80 GB H100 (docs/evidence/rl.md
-    section 5). Split placement: the training pool's phases alone."""
+    ``torch_memory_saver`` likewise; vllm-project/vllm #17117: ``memory_allocated()`` unchanged
+    by ``sleep()``; verl-project/verl PR #1101: sleep mode breaks PyTorch's memory statistics;
+    verl's six counters read 1.13-1.73x the heaviest phase the estimate holds awake). The
+    figure is then the engine's weights and KV pool on top of the heaviest training-side
+    phase, and can exceed the GPU's memory: verl's log of Qwen2.5-72B LoRA reads 82.9 GiB
+    reserved on an 80 GB H100 (docs/evidence/rl.md sections 5 and 8a). Split placement: the
+    training pool's phases alone."""
     if placement != "colocated":
         return max(phases[k].total - phases[k].overhead for k in TRAINING_POOL)
     asleep = {"rollout": 0, "weight_sync": engine.kv_cache}  # the rest: weights and KV pool
