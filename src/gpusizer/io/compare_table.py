@@ -109,7 +109,8 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         "RL step band",
         _band(_duration),
         "rl",
-        "RL: time of one step where 80 % of replayed published RL steps like this one landed",
+        "RL: time of one step where 80 % of replayed published RL steps like this one landed "
+        "(split pools: of the serving and training figures its phases are priced as)",
     ),
     Column("rl_run_seconds", "RL run", _duration, "rl", "RL: time of the run's rl.steps steps"),
     Column(
@@ -117,7 +118,8 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
         "RL run band",
         _band(_duration),
         "rl",
-        "RL: time of the run where 80 % of replayed published RL steps like this one landed",
+        "RL: time of the run where 80 % of replayed published RL steps like this one landed "
+        "(split pools: of the serving and training figures its phases are priced as)",
     ),
     Column(
         "rl_rollout_tensor", "Rollout TP", _num(0), "rl", "RL: the rollout engine's TP (rl.rollout.tensor)"
