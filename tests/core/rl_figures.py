@@ -6,7 +6,8 @@ colocated), with the recipes' settings (examples/configs/recipes/llm/performance
 examples/configs/grpo_math_1B.yaml): 64 prompts x 32 generations (G-GBS 2,048) or 512
 responses, train_global_batch_size 512, train_micro_batch_size 1, activation checkpointing,
 sequence packing, distributed optimizer, vLLM gpu_memory_utilization 0.6. The table gives the
-average sequence (prompt + response) and the maximum (max_total_sequence_length)."""
+mean generated length (G-Average Seq len: NeMo RL's Tokens/sec/GPU counts the prompt beside it,
+docs/evidence/rl.md section 2k) and the maximum sequence (max_total_sequence_length)."""
 
 from __future__ import annotations
 
