@@ -36,7 +36,7 @@ SHORT = {
     # figures topping at 1.03 (the estimate high, the safe side; within the 15 %)
     "memory/rl": (1, 2),
     # split steps pooled with the colocated ones the model under-estimates more (1.19-2.99): the
-    # 1-off Qwen3-235B and DeepSeek-V3 steps at 0.91-0.96 fall below (the estimate slow)
+    # 1-off Qwen3-235B and DeepSeek-V3 steps at 0.89-0.93 fall below (the estimate slow)
     "speed/rl/split": (1, 2),
     # RL colocated: the two dense steps the estimate now lands within 18 % (Qwen3-32B 1.18 and the
     # v0.3 blog's Llama 3.1 8B 1.18, published / estimated) fall just below the band (1.19-2.59)
@@ -59,7 +59,7 @@ CV_SHORT = {
     # the four verl counters of 3B-72B at 1.04-1.06 above all memory's band (0.92-1.03); 1.5B
     # and 7B inside (docs/evidence/rl.md section 5)
     "memory/rl": (2, 6),
-    # the three 1-off steps the estimate finds slow (0.91-0.96: Qwen3-235B v0.4 and v0.6,
+    # the three 1-off steps the estimate finds slow (0.89-0.93: Qwen3-235B v0.4 and v0.6,
     # DeepSeek-V3 v0.6) below the band the colocated steps set (docs/evidence/rl.md section 2b)
     "speed/rl/split": (5, 8),
 }
