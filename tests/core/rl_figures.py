@@ -6,7 +6,8 @@ colocated), with the recipes' settings (examples/configs/recipes/llm/performance
 examples/configs/grpo_math_1B.yaml): 64 prompts x 32 generations (G-GBS 2,048) or 512
 responses, train_global_batch_size 512, train_micro_batch_size 1, activation checkpointing,
 sequence packing, distributed optimizer, vLLM gpu_memory_utilization 0.6. The table gives the
-average sequence (prompt + response) and the maximum (max_total_sequence_length)."""
+mean generated length (G-Average Seq len: NeMo RL's Tokens/sec/GPU counts the prompt beside it,
+docs/evidence/rl.md section 2k) and the maximum sequence (max_total_sequence_length)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ class RLFigure(NamedTuple):
     gpus: int
     layout: tuple[int, int, int, int]  # training TP, CP, EP, PP
     responses: int
-    average: int  # G-Average Seq len (prompt + response)
+    # mean generated tokens per sample: the table's G-Average Seq len, which NeMo RL counts without
+    # the prompt (docs/evidence/rl.md section 2k); the blog's and #959's mean generated tokens
+    average: int
     longest: int  # T-Max Sequence Length
     engine_tp: int
     measured: float  # Total Step time (s)
@@ -46,7 +49,7 @@ class RLFigure(NamedTuple):
 
     def scenario(self) -> dict[str, Any]:
         tp, cp, ep, pp = self.layout
-        mean = self.average - PROMPT
+        mean = self.average
         prompts = 64 if self.responses == 2048 else 32
         return {
             "model": {"preset": self.preset},
@@ -343,7 +346,7 @@ OFF_POLICY = (
 # grpo_math_70B_megatron.yaml at tag v0.3.0: 64 prompts x 32 generations, train_global_batch_size
 # 512, micro-batch 1, max_total_sequence_length 4096 (= max_new_tokens), sequence packing,
 # activation checkpointing off, vLLM gpu_memory_utilization 0.6. The table gives the mean
-# generated tokens per sample (795 and 398), not the sequence: average = PROMPT + that.
+# generated tokens per sample (795 and 398), not the sequence: average = that (the prompt apart).
 # Phases: NeMo RL's timers (grpo.py) generation, policy_and_reference_logprobs,
 # policy_training, and refit (prepare_for_generation: the moves and the refit together).
 PHASED = (
@@ -355,7 +358,7 @@ PHASED = (
             8,
             (1, 1, 1, 2),
             2048,
-            PROMPT + 795,
+            795,
             4096,
             1,
             112,
@@ -371,7 +374,7 @@ PHASED = (
             64,
             (4, 1, 1, 4),
             2048,
-            PROMPT + 398,
+            398,
             4096,
             4,
             147,

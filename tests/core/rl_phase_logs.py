@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rl_figures import H100, PROMPT, RLFigure
+from .rl_figures import H100, RLFigure
 
 
 def dtensor(figure: RLFigure) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def _llama8b(name: str, generated: int, measured: float) -> RLFigure:
         8,
         (1, 1, 1, 2),
         2048,
-        PROMPT + generated,
+        generated,
         4096,
         1,
         measured,
@@ -57,7 +57,7 @@ def _llama8b_dtensor(name: str, generated: int, measured: float) -> RLFigure:
         8,
         (1, 1, 1, 1),
         2048,
-        PROMPT + generated,
+        generated,
         4096,
         1,
         measured,
@@ -80,7 +80,7 @@ LOGS = (
             64,
             (4, 1, 1, 4),
             2048,
-            PROMPT + 396,
+            396,
             4096,
             4,
             178,
