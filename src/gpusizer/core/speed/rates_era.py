@@ -244,7 +244,7 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
     ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend and they have an entry of
     their own here; else the GPU model's own measured entry (core/speed/rates_gpu.py). A
     backend other than the vendor's own without an entry takes the library's fallback, not the
-    vendor backend's."""
+    vendor backend's. An M3 chip under a Metal 2025 era takes ``M3_ERA_RATES`` (the 2024 floor)."""
     family = gpu_family(gpu)
     own = BACKEND_RATES.get((library, family, backend)) if backend else None
     if own is not None:
