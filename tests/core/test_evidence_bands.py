@@ -52,10 +52,6 @@ CV_SHORT = {
     # give; the gap grows with the layers and differs by GPU, so it is no per-request cost of
     # the release (docs/evidence/speed.md section 18.2)
     "speed/tensorrt-llm/nvidia/batch-one": (5, 10),
-    # two decodes of one fifth outside the band built without it (0.955-1.175): DeepSeek-R1 on
-    # M3 Ultra 1.19 (fast) and the M2 Ultra's Qwen3-30B-A3B 0.88 (its 2024 kernel floor); the
-    # prefills, priced by Metal's whole 32-token tiles an expert, are inside: 7 of 9, 8 is 80 %
-    "speed/llama.cpp/apple/moe": (7, 9),
     # the four verl counters of 3B-72B at 1.04-1.06 above all memory's band (0.92-1.03); 1.5B
     # and 7B inside (docs/evidence/rl.md section 5)
     "memory/rl": (2, 6),

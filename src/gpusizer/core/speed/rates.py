@@ -123,12 +123,18 @@ _ARC = re.compile(r"\bArc (?:Pro )?([AB])\d{2,3}\b")
 _RDNA = ((re.compile(r"\b(?:RX 7|W7)\d{3}\b"), "rdna3"), (re.compile(r"\b(?:RX 9|R9)\d{3}\b"), "rdna4"))
 
 
+def apple_chip(gpu: Device) -> int:
+    """The Apple silicon generation of ``gpu`` from its name (3 for "M3 Ultra"; 2 where the
+    name states none)."""
+    gen = _APPLE_CHIP.search(gpu.name)
+    return int(gen.group(1)) if gen else 2
+
+
 def gpu_family(gpu: Device) -> str:
     """The architecture key of a GPU (module docstring)."""
     vendor = gpu.vendor.lower()
     if vendor == "apple":
-        gen = _APPLE_CHIP.search(gpu.name)
-        chip = int(gen.group(1)) if gen else 2
+        chip = apple_chip(gpu)
         return "apple-m3" if chip >= 3 else "apple-m1" if chip == 1 else "apple"
     cc = gpu.compute_capability
     if vendor == "nvidia" and cc:

@@ -18,7 +18,7 @@ kernels x 7.1 us) of the 13 ms token it measured.
 Constants, each solved from one figure of ggml-org/llama.cpp PR #14596 on an M4 Max (its
 "gg/metal-fuse-add" column, flash attention on); every other figure is out of sample:
 
-- the kernel floor of M3 and later from qwen3moe 30B.A3B Q8_0 tg128, 76.68 t/s (M1/M2 keep
+- the kernel floor of M4 and later from qwen3moe 30B.A3B Q8_0 tg128, 76.68 t/s (M1-M3 keep
   their 2024 floor, below), on the kernels Metal launches for it: its graph op by op
   (core/speed/ggml_graph.py: q and k norms, the router weights' normalisation), each RMS norm
   and its weight's multiply one kernel (4.3 us on the Llama layer's count, 3.9 us on this one);
@@ -37,7 +37,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import rates_mlx  # noqa: F401  (MLX's entries of RATES)
-from .rates import RATES, Device, Rates, achieved, gpu_family, us
+from .rates import RATES, Device, Rates, achieved, apple_chip, gpu_family, us
 from .rates_gpu import gpu_rates
 
 _PR14596 = (
@@ -106,7 +106,12 @@ _HOPPER = RATES[("vendor", "hopper")]
 # M1/M2 keep their 2024 floor (M1 with its own matrix-vector shares, core/speed/rates.py): a 2026
 # build still takes 4.1 ms per token of TinyLlama 1.1B on an M1 Ultra (geerlingguy/ai-benchmarks#48,
 # build 7825, tg128 242.56 t/s: tests/core/data/serving-speed.json), which the 3.9 us of the M4 Max
-# would put at 2.8 ms
+# would put at 2.8 ms. So does the M3 (``apple-m3`` chips before METAL_2025_FLOOR_CHIP): the 3.9 us
+# was measured on an M4 Max alone, and the M3 Ultra's decodes of build 7315
+# (geerlingguy/beowulf-ai-cluster#17: Llama 3.3 70B Q4_K_M tg128 14.41 t/s, DeepSeek R1 Q4_K_M 20.21)
+# run at the 2024 floor, each within 2 % on it and 1.09x / 1.22x fast on the M4 Max's
+# (docs/evidence/speed.md section 34); the M3's compute shares stay its own (Dynamic Caching)
+METAL_2025_FLOOR_CHIP = 4
 _M2 = RATES[("ggml", "apple")]
 _METAL_2025: dict[tuple[str, str, str], Rates] = {
     ("ggml", "apple", "metal-2025"): _metal_2025(_M2, _M2.kernel_floor),
@@ -134,6 +139,18 @@ ERA_RATES: dict[tuple[str, str, str], Rates] = {
         kv_bandwidth=VLLM_011_KV,
         sources=(*_HOPPER.sources, _GPUSTACK_14B),
     ),
+}
+
+
+_M3_FLOOR = (
+    "M3 chips: the 2024 floor (7.1 us); the M4 Max's 3.9 us leaves the M3 Ultra's build-7315 decodes "
+    "(geerlingguy/beowulf-ai-cluster#17) 1.09-1.22x fast, the 2024 floor within 2 %"
+)
+# the M3's entries of a Metal 2025 era: the M4's with the 2024 floor (above, METAL_2025_FLOOR_CHIP)
+M3_ERA_RATES: dict[tuple[str, str, str], Rates] = {
+    k: replace(r, kernel_floor=_M2.kernel_floor, sources=(*r.sources, _M3_FLOOR))
+    for k, r in ERA_RATES.items()
+    if k[1] == "apple-m3"
 }
 
 
@@ -227,7 +244,7 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
     ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend and they have an entry of
     their own here; else the GPU model's own measured entry (core/speed/rates_gpu.py). A
     backend other than the vendor's own without an entry takes the library's fallback, not the
-    vendor backend's."""
+    vendor backend's. An M3 chip under a Metal 2025 era takes ``M3_ERA_RATES`` (the 2024 floor)."""
     family = gpu_family(gpu)
     own = BACKEND_RATES.get((library, family, backend)) if backend else None
     if own is not None:
@@ -236,6 +253,8 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
         return RATES[(library, "")]
     if era:
         by_era = ERA_RATES.get((library, family, era))
+        if by_era is not None and family == "apple-m3" and apple_chip(gpu) < METAL_2025_FLOOR_CHIP:
+            return M3_ERA_RATES[(library, family, era)]
         if by_era is not None:
             return by_era
     return gpu_rates(gpu, library) or achieved(gpu, library)
