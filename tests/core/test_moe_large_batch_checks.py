@@ -117,7 +117,9 @@ def test_overview_rows_are_sized_by_trtllm_bench_rule() -> None:
     assert rows.finetune_setting(1116, 1000, 1000) == (1280, 2304)
     assert rows.finetune_setting(1140, 1000, 1000) == (1280, 2304)
     assert rows.finetune_setting(7001, 1000, 1000) == (4096, 8192)
-    for rid, (kv_tokens, published) in rows.COLUMNS.items():
+    # per micro-batch under pipeline parallelism: 3,489 requests over PP 4 -> 896 / 2,048
+    assert rows.finetune_setting(3489, 1000, 1000, 4) == (896, 2048)
+    for rid, (kv_tokens, published) in {**rows.COLUMNS, **rows.OTHER_COLUMNS}.items():
         (stored,) = [e["scenario"] for r in RECORDS if r["id"] == rid for e in r["replay"]]
         assert (
             published[(1000, 1000)]
