@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from ..core.sizing.compare_rank import speed_of
@@ -236,6 +237,35 @@ COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details af
 RL_HIDDEN = ("tokens_per_second", "time_seconds", "time_seconds_range")
 
 
+# the RL columns gpusizer-cli plan adds to its table: the step and the run, each with its band
+PLAN_RL_KEYS = (
+    "rl_time_per_step_seconds",
+    "rl_time_per_step_seconds_range",
+    "rl_run_seconds",
+    "rl_run_seconds_range",
+)
+
+
+def is_rl(options: Sequence[dict[str, Any]]) -> bool:
+    """Options of an RL scenario (their RL run is timed)."""
+    return any(o.get("rl_run_seconds") is not None for o in options)
+
+
+def plan_columns(
+    options: Sequence[dict[str, Any]], unit: str = "GiB"
+) -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
+    """(header, cell text) of the registry's columns ``gpusizer-cli plan`` adds, in compare's
+    words and units: RL's step and run with their bands for an RL scenario; none otherwise."""
+    if not is_rl(options):
+        return []
+    by_key = {c.key: c for c in COLUMNS}
+    return [(by_key[k].header, partial(_cell, by_key[k], unit=unit)) for k in PLAN_RL_KEYS]
+
+
+def _cell(column: Column, option: dict[str, Any], unit: str) -> str:
+    return column.text(option, unit)
+
+
 def columns_for(training: bool, targets: bool, rl: bool = False) -> list[Column]:
     """The columns that apply to a workload (and to serving targets when stated, RL's step and
     run for an RL scenario)."""
@@ -268,7 +298,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     marks the Pareto front (nothing cheaper and faster); notes below."""
     if not options:
         return "No GPU matches the filters."
-    cols = columns_for(training, targets, any(o.get("rl_run_seconds") is not None for o in options))
+    cols = columns_for(training, targets, is_rl(options))
     rows = table_rows(options, cols, unit)
     name = next(i for i, c in enumerate(cols) if c.key == "gpu_name")
     for row, o in zip(rows[1:], options, strict=True):
