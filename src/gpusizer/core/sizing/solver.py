@@ -93,7 +93,7 @@ def _peak_band(o: dict[str, Any]) -> str:
 
 
 # A column the caller adds (header, cell text of an option): io's column registry words them
-# (io/compare_table.py ``plan_columns``: RL's step and run with their bands), which the core
+# (io/compare_columns.py ``plan_columns``: RL's step and run with their bands), which the core
 # cannot import
 PlanColumn = tuple[str, Callable[[dict[str, Any]], str]]
 
