@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.sizing.compare_rank import speed_of
+from .compare_caveats import caveat_lines, front_caveat
 from .compare_columns import (
     COLUMNS,
     PLAN_RL_KEYS,
@@ -94,10 +95,12 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
         f"and faster ({'tokens/s' if training else 'tokens/s per user'}). "
         f"Cost basis: {BASIS_WORDS.get(basis, basis)}."
     )
+    lines += front_caveat(options)
     if any(o.get("user_prices") for o in options):
         lines.append("(yours) priced with your own prices (--prices).")
     lines += [f"Why ({o['gpu']}): {o['layout_reason']}" for o in options[:10] if o.get("layout_reason")]
     lines += need_lines(options[:10])
+    lines += caveat_lines(options, training)
     lines += [f"Not offered ({o['gpu']}, {o['unmet']}): {o['unmet_reason']}" for o in options if o["unmet"]]
     said = {o.get("unmet_reason") for o in options}
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"] if n not in said})
