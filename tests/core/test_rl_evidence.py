@@ -1,13 +1,14 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
-The time model does NOT meet the issue's aim (70 % of figures within 25 %): 10 of 23 replayed
-steps are within 25 % (colocated: 3 of 15, Llama 3.1 8B at 0.81, Qwen3-32B at 0.85 and the v0.6
-Qwen3-235B on 128 H100 at 0.76, every one faster than measured, ratios 0.35 to 0.85 with the
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 8 of 23 replayed
+steps are within 25 % (colocated: 2 of 15, Llama 3.1 8B at 0.81 and Qwen3-32B at 0.84, every
+one faster than measured, ratios 0.35 to 0.84 with the
 rollout priced at the serving step and its shrinking batch, the recipes' recompute and engine
 memory, the MoE router's own load, the refit's cost per exported tensor and its gather over the
 node's network links, v0.4.0's detokenising in the step, the optimizer states' pageable copies,
-the engine's per-token log-probs and the worker's copy of them, and the table's G-Average read as
-the mean generated length; split one-step off-policy: 7 of 8). What the
+the engine's per-token log-probs and the worker's copy of them, the table's G-Average read as
+the mean generated length, and vLLM's admission and preemption run request by request; split
+one-step off-policy: 6 of 8). What the
 test pins is what the evidence page states: each ratio as recorded there (so a change in the
 model shows up here and the page is updated with it), and that the colocated model stays a
 lower bound of these runs."""
@@ -22,29 +23,29 @@ from .rl_figures import FIGURES, OFF_POLICY, PHASED
 
 # model / measured seconds per step, as docs/evidence/rl.md records them
 RECORDED = {
-    "v0.4 Llama 3.1 8B, 16 H100": 0.808,
-    "v0.4 Qwen3-30B-A3B, 32 H100": 0.655,
-    "v0.6 Qwen3-30B-A3B, 32 H100": 0.705,
-    "v0.4 Qwen3-32B, 32 H100": 0.848,
-    "v0.4 Qwen3-235B, 128 H100": 0.589,
-    "v0.6 Qwen3-235B, 128 H100": 0.761,
-    "v0.6 Qwen3-235B, 256 H100": 0.699,
-    "v0.4 DeepSeek V3, 256 H100": 0.405,
+    "v0.4 Llama 3.1 8B, 16 H100": 0.807,
+    "v0.4 Qwen3-30B-A3B, 32 H100": 0.654,
+    "v0.6 Qwen3-30B-A3B, 32 H100": 0.636,
+    "v0.4 Qwen3-32B, 32 H100": 0.836,
+    "v0.4 Qwen3-235B, 128 H100": 0.560,
+    "v0.6 Qwen3-235B, 128 H100": 0.719,
+    "v0.6 Qwen3-235B, 256 H100": 0.702,
+    "v0.4 DeepSeek V3, 256 H100": 0.404,
     "v0.6 DeepSeek V3, 256 H100": 0.460,
     "v0.6 DeepSeek V3, 512 H100": 0.418,
-    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.504,
-    "v0.6 Qwen3-235B, 64 GB200": 0.684,
-    "v0.6 Qwen3-235B, 128 GB200": 0.397,
+    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.503,
+    "v0.6 Qwen3-235B, 64 GB200": 0.641,
+    "v0.6 Qwen3-235B, 128 GB200": 0.399,
     "v0.6 DeepSeek V3, 128 GB200": 0.386,
     "v0.6 DeepSeek V3, 256 GB200": 0.352,
     "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 0.968,
     "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.495,
-    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.791,
+    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.702,
     "v0.4 Qwen3-32B 1-off, 32+32 H100": 0.896,
-    "v0.4 Qwen3-235B 1-off, 128+128 H100": 1.074,
-    "v0.6 Qwen3-235B 1-off, 128+128 H100": 1.124,
-    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.888,
-    "v0.6 DeepSeek V3 1-off, 256+256 H100": 1.074,
+    "v0.4 Qwen3-235B 1-off, 128+128 H100": 0.868,
+    "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.908,
+    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.887,
+    "v0.6 DeepSeek V3 1-off, 256+256 H100": 1.072,
 }
 ALL = FIGURES + OFF_POLICY
 
@@ -63,14 +64,13 @@ def test_each_replayed_step_is_as_recorded(figure) -> None:
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert len(ALL) == 23
-    # docs/evidence/rl.md: 10 of 23 (3 of 15 colocated, 7 of 8 split; 9 of 23 before the table's
-    # G-Average was read as the mean generated length, section 2k); the issue's aim is 70 %
+    # docs/evidence/rl.md: 8 of 23 (2 of 15 colocated, 6 of 8 split; 10 of 23 before vLLM's
+    # scheduler was run request by request, section 2m: the v0.6 Qwen3-235B on 128 H100 and the
+    # v0.6 Qwen3-30B-A3B 1-off rows no longer queue responses the pool holds); the aim is 70 %
     assert within == [
         "v0.4 Llama 3.1 8B, 16 H100",
         "v0.4 Qwen3-32B, 32 H100",
-        "v0.6 Qwen3-235B, 128 H100",
         "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
-        "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100",
         "v0.4 Qwen3-32B 1-off, 32+32 H100",
         "v0.4 Qwen3-235B 1-off, 128+128 H100",
         "v0.6 Qwen3-235B 1-off, 128+128 H100",
@@ -138,7 +138,8 @@ def test_each_phase_of_the_blog_steps_is_as_recorded(figure, measured) -> None:
 SIZE_PAIRS = {
     ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 30.5, 31.1),
     ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 13.9, 27.8),
-    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): (166.0, 229.0, 165.0, 135.7),
+    # section 2m: 165.0 and 135.7 before the 128-GPU replay stopped queueing 9 of its 64 responses
+    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): (166.0, 229.0, 129.8, 154.2),
 }
 
 
@@ -151,11 +152,11 @@ def _split(smaller: float, larger: float) -> tuple[float, float]:
 @pytest.mark.parametrize("pair", SIZE_PAIRS, ids=" / ".join)
 def test_the_moe_gap_lies_in_the_part_that_does_not_scale(pair) -> None:
     # source: NeMo RL v0.6 performance summary (Total Step time of each pair); tolerance 3 % of
-    # the recorded seconds (drift of the model). What it shows: the model misses 57-93 s of the
+    # the recorded seconds (drift of the model). What it shows: the model misses 57-75 s of the
     # part that stays when the GPUs double (the rollout's decode steps, the refit's tensors, the
-    # host's work), and no more than 16 s of the part that halves (training, log-probs, moves).
+    # host's work), and less of the part that halves (training, log-probs, moves: 5-36 s).
     small, large = (next(f for f in FIGURES if f.name == name) for name in pair)
     model = [estimate_report(f.scenario())["rl"]["time_per_step_seconds"] for f in (small, large)]
     got = (*_split(small.measured, large.measured), *_split(*model))
     assert got == pytest.approx(SIZE_PAIRS[pair], rel=0.03, abs=0.5)
-    assert got[1] - got[3] > 55 and got[0] - got[2] < 17.5
+    assert got[1] - got[3] > 55 and got[0] - got[2] < got[1] - got[3]

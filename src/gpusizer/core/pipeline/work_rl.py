@@ -20,12 +20,14 @@ from ..serving.engine_memory import engine_memory
 from ..serving.load import engine_costs
 from ..serving.lora_serving import with_lora
 from ..speed.compute import compute_estimate
+from ..speed.step import StepModel
 from ..speed.step_model import step_model
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
 from .rl_gathers import exposed_gathers
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
+from .rl_preempt import Pool, engine_pool, scheduled_rollout_seconds
 from .rl_roles import (
     longest_response,
     paced_policy,
@@ -43,7 +45,6 @@ from .rl_time import (
     forward_seconds,
     host_seconds_per_token,
     prefill_seconds,
-    rollout_seconds,
     step_seconds,
 )
 from .rl_transitions import Transition
@@ -78,7 +79,7 @@ def _training_memory(s: Scenario) -> Memory:
     return training_peak(s, arch, counts).memory()
 
 
-def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
+def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
     rl = rl_of(s)
     n = per_replica(s)
     rs = rollout_scenario(s, min(n, 1 << 20))
@@ -94,7 +95,7 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory]:
     ro = rl.rollout  # the host's work per generated token, serial with the replica's steps
     out = host_seconds_per_token(ro.detokenize_in_step, ro.returns_logprobs, ro.copies_logprobs)
     d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out)
-    return d, rs, em
+    return d, rs, em, step, engine_pool(st, em)
 
 
 def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
@@ -140,7 +141,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
     def compute() -> RLPlan:
         rl = rl_of(s)
         policy = trainer_scenario(s)
-        d, rs, em = _decode(s, gpu)
+        d, rs, em, step, pool = _decode(s, gpu)
         parts = _parts(s, policy, em.memory)
         phases = (
             colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
@@ -149,7 +150,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         )
         fwd, train = _forwards(s, policy, gpu)
         seconds = {
-            "rollout": rollout_seconds(d),
+            "rollout": scheduled_rollout_seconds(d, step, pool),
             "log_probs": fwd,
             "training": train,
             "weight_sync": weight_sync_seconds(s, gpu),
