@@ -1,0 +1,115 @@
+"""vLLM's scheduler run request by request for one rollout replica (core/pipeline/rl_preempt.py;
+docs/evidence/rl.md section 2m): admission on the KV a request needs now, LIFO preemption by
+recompute when the pool is full, re-admission only in steps that preempted none."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+
+from gpusizer.core.model.presets import scenario_gpu
+from gpusizer.core.pipeline import work_rl
+from gpusizer.core.pipeline.rl_preempt import MAX_EVENTS, Pool, Replica, generation_seconds, lengths
+from gpusizer.core.pipeline.rl_time import rollout_seconds
+from gpusizer.core.pipeline.scenario import parse_scenario
+
+from .rl_figures import FIGURES
+
+
+class Linear:
+    """A step model whose seconds are linear in the batch, the positions read and the prompt
+    tokens: enough to count steps and see what the scheduler does."""
+
+    def decode_seconds(self, batch: int, context: float) -> float:
+        return self.seconds(batch, batch * context)
+
+    def positions(self, ctx: float) -> float:
+        return ctx
+
+    def chunk(self, start: float, tokens: float) -> tuple[float, float]:
+        return tokens * (start + tokens / 2), tokens
+
+    def seconds(self, d: float, pos: float, tokens: float = 0.0, *_: float) -> float:
+        return 0.01 + 1e-5 * d + 1e-9 * pos + 1e-6 * tokens
+
+
+def _replica(pool_tokens: float, n: int = 64, mean: float = 300, cap: int = 1000) -> Replica:
+    pool = Pool(pool_tokens, 1024, 8192, 16, True)
+    return Replica(Linear(), pool, 100, lengths(n, mean, cap), 1.0)
+
+
+def test_the_lengths_keep_the_mean_and_reach_the_cap() -> None:
+    # rl_time's law (truncated exponential with the stated mean) at its quantiles, the longest at
+    # max_new_tokens; tolerance 2 % of the mean (the cap's one response lifts it by (cap - q) / n)
+    out = lengths(256, 3206, 3968)
+    assert max(out) == 3968 and min(out) >= 1
+    assert sum(out) / len(out) == pytest.approx(3206, rel=0.02)
+
+
+def test_a_pool_that_holds_every_prompt_admits_them_all_at_once() -> None:
+    # vLLM V1 allocate_slots refuses only when the blocks of the tokens scheduled now exceed the
+    # free blocks: 64 prompts of 100 tokens fit 20,000 tokens though their final lengths do not
+    r = _replica(20_000)
+    r._admit()
+    assert len(r.live) == 64 and not r.waiting
+
+
+def test_without_pressure_the_run_is_the_cap_s_steps() -> None:
+    r = _replica(1e9)
+    r.seconds()
+    assert r.k == 1000  # the prefill step samples each first token, then 999 decode steps
+
+
+def test_a_full_pool_preempts_the_newest_and_the_run_outlasts_the_cap() -> None:
+    r = _replica(8_000)
+    preempted: list[int] = []
+    original = r._preempt
+
+    def spy() -> None:
+        before = set(r.live)
+        original()
+        preempted.extend(sorted(before - r.live))
+
+    r._preempt = spy
+    r.seconds()
+    assert preempted  # 8,000 tokens hold the 64 prompts, not 64 responses of 300 tokens
+    assert r.k > 1000  # the victims resume later, so the last ends past the cap's steps
+    assert all(m == n for m, n in zip(r.made, r.length, strict=True))  # every response completes
+
+
+def test_a_pathological_replica_is_bounded() -> None:
+    # 512 responses of 8,000 tokens through a pool of two: each event is cheap and the run stops
+    # at MAX_EVENTS with the rest priced at the batch it has
+    start = time.perf_counter()
+    r = _replica(20_000, n=512, mean=8000, cap=16_000)
+    assert r.seconds() > 0
+    assert r.events <= MAX_EVENTS + 1 and time.perf_counter() - start < 10
+
+
+def _decode(name: str):
+    figure = next(f for f in FIGURES if f.name == name)
+    s = parse_scenario(figure.scenario())
+    return work_rl._decode(s, scenario_gpu(s))
+
+
+def test_the_dense_8b_rollout_is_the_drain_it_was() -> None:
+    # NeMo RL v0.4 Llama 3.1 8B (16 H100): 128 responses, the pool's peak demand about 60 k of
+    # 242 k tokens, so vLLM never preempts: the run is rl_time's drain at the whole batch; 3 %
+    d, _, _, step, pool = _decode("v0.4 Llama 3.1 8B, 16 H100")
+    run = generation_seconds(step, pool, d.responses, d.prompt, d.mean, d.longest)
+    drain = rollout_seconds(replace(d, batch=d.responses, output_per_token=0.0))
+    assert run == pytest.approx(drain, rel=0.03)
+
+
+def test_the_32b_rollout_preempts_but_runs_fewer_steps_than_the_capped_batch() -> None:
+    # NeMo RL v0.4 Qwen3-32B (32 H100, vLLM TP 4 at 0.6): 256 responses of 3,206 tokens on
+    # average against a pool of 444 k tokens. vLLM admits all 256 (their prompts fit), preempts
+    # as they grow and resumes them from the prefix cache: 5,700 decode steps, where the old
+    # drain capped the batch at pool / (prompt + mean) = 133 and ran 2,741 queued steps + 3,968
+    d, _, _, step, pool = _decode("v0.4 Qwen3-32B, 32 H100")
+    r = Replica(step, pool, d.prompt, lengths(d.responses, d.mean, d.longest), 1.0)
+    r.seconds()
+    queued = (d.responses - d.batch) * d.mean / d.batch
+    assert d.longest < r.k < queued + d.longest
