@@ -31,19 +31,22 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
+from collections.abc import Hashable
 from dataclasses import dataclass
 
+from ..memo import Memo
 from ..model.result import EngineMemory
 from ..serving.engine_settings import EngineSettings
 from ..speed.step import StepModel
 from .rl_time import Decode, _rate, rollout_seconds
 
-UNITS = 512  # requests simulated one by one; more run in bundles
+UNITS = 128  # requests simulated one by one; more run in bundles
 MAX_EVENTS = 50_000  # bounds any scenario's run (a preemption, admission or finish each)
 # bundles run only where the pool holds this many at the cap: fewer, and a bundle's requests
 # would be preempted together where vLLM preempts one
 MIN_BUNDLES = 8
 GOLDEN = (math.sqrt(5) - 1) / 2  # low-discrepancy order: any prefix spans the law
+_RUNS: Memo[float] = Memo(1024)  # a replica's run by its engine, pool and responses
 
 
 @dataclass(frozen=True)
@@ -255,15 +258,25 @@ def engine_pool(st: EngineSettings, em: EngineMemory) -> Pool | None:
     )
 
 
-def scheduled_rollout_seconds(d: Decode, step: StepModel, pool: Pool | None) -> float:
+def scheduled_rollout_seconds(
+    d: Decode, step: StepModel, pool: Pool | None, key: Hashable = None, owners: tuple[object, ...] = ()
+) -> float:
     """The replica's generation: vLLM's scheduler run request by request where the engine
     grows and preempts (:class:`Replica`), else rl_time's drain (``rollout_seconds``), as also
     where the replica's many responses are so long that its pool holds fewer than
     ``MIN_BUNDLES`` bundles (the run is then mostly continuous batching at the pool's batch); plus the host's
-    output work per generated token."""
+    output work per generated token. ``key`` (with the ``owners`` whose ids it holds) names the
+    step model, so that a search pricing many layouts of one rollout runs it once."""
     units = min(d.responses, UNITS)
     bundle = d.responses / units * (d.prompt + d.longest)
-    if pool is None or (units < d.responses and pool.tokens < MIN_BUNDLES * bundle):
+    if pool is None or pool.tokens < d.prompt + d.longest:  # no engine, or one that does not start
         return rollout_seconds(d)
-    run = generation_seconds(step, pool, d.responses, d.prompt, d.mean, d.longest)
+    if units < d.responses and pool.tokens < MIN_BUNDLES * bundle:
+        return rollout_seconds(d)
+    args = (step, pool, d.responses, d.prompt, d.mean, d.longest)
+    run = (
+        _RUNS.get((key, *args[1:]), lambda: generation_seconds(*args), owners)
+        if key is not None
+        else generation_seconds(*args)
+    )
     return run + d.responses * d.mean * d.output_per_token

@@ -150,7 +150,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         )
         fwd, train = _forwards(s, policy, gpu)
         seconds = {
-            "rollout": scheduled_rollout_seconds(d, step, pool),
+            # the engine's scenario and GPU set its step: layouts of one rollout share the run
+            "rollout": scheduled_rollout_seconds(d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,)),
             "log_probs": fwd,
             "training": train,
             "weight_sync": weight_sync_seconds(s, gpu),
