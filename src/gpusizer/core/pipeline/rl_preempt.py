@@ -23,7 +23,11 @@ pins: 0.9.0 at its v0.3, 0.10.0 at v0.4, 0.17.1 at v0.6):
 
 Lengths: :func:`lengths` draws the replica's responses from rl_time's law (the longest at the
 cap), in an order unrelated to length (the prompts' order in the step). A replica of more than
-``UNITS`` responses is run in equal bundles of requests that move together.
+``UNITS`` responses is run in equal bundles of requests that move together. Not modelled: V0's
+1 % watermark (``BlockSpaceManager(watermark=0.01)``, vLLM before V1) and its prompt-only steps
+(a resumed request's recompute is priced as a chunk beside the decodes, as V1 runs it).
+What it changes against a batch capped at the pool over prompt + mean: docs/evidence/rl.md
+section 2m.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from ..memo import Memo
 from ..model.result import EngineMemory
 from ..serving.engine_settings import EngineSettings
 from ..speed.step import StepModel
-from .rl_time import Decode, _rate, rollout_seconds
+from .rl_time import Decode, law_rate, rollout_seconds
 
 UNITS = 128  # requests simulated one by one; more run in bundles
 MAX_EVENTS = 50_000  # bounds any scenario's run (a preemption, admission or finish each)
@@ -74,7 +78,7 @@ def quantile(u: float, rate: float, cap: float) -> float:
 def lengths(n: int, mean: float, cap: int) -> list[int]:
     """``n`` response lengths at the law's quantiles, the longest at ``cap`` (rl_time: one of a
     replica's samples at least is cut by ``max_new_tokens``), in golden-ratio order."""
-    rate = _rate(mean, cap)
+    rate = law_rate(mean, cap)
     out = [max(1, round(quantile(((i + 0.5) * GOLDEN) % 1.0, rate, cap))) for i in range(n)]
     out[max(range(n), key=lambda i: ((i + 0.5) * GOLDEN) % 1.0)] = cap
     return out

@@ -97,6 +97,12 @@ def _rate(mean: float, cap: float) -> float:
     return (lo + hi) / 2 / cap
 
 
+def law_rate(mean: float, cap: float) -> float:
+    """:func:`_rate`: the length law's exponent per token (core/pipeline/rl_preempt.py draws a
+    replica's response lengths from it)."""
+    return _rate(mean, cap)
+
+
 def _mean_share(k: float) -> float:
     """Mean / cap of the density exp(k u) on u in [0, 1]."""
     if abs(k) < 1e-9:
