@@ -248,11 +248,14 @@ def generation_seconds(
     return Replica(step, pool, prompt, lengths(units, mean, cap), responses / units).seconds()
 
 
-def engine_pool(st: EngineSettings, em: EngineMemory) -> Pool | None:
-    """The engine's scheduler where it grows each request's KV as tokens come and preempts
-    (vLLM, SGLang: core/registry/engines.py ``Scheduling.admission``); None otherwise."""
+def engine_pool(engine: str, st: EngineSettings, em: EngineMemory) -> Pool | None:
+    """vLLM's scheduler as the run needs it; None for another engine (SGLang's ``PrefillAdder``,
+    ``srt/managers/schedule_policy.py``, reserves each running request's remaining
+    ``max_new_tokens`` x ``new_token_ratio`` before admitting, and retracts: not these rules)
+    or a release that does not grow KV as tokens come (core/registry/engines.py
+    ``Scheduling.admission``)."""
     rel = st.release
-    if rel is None or rel.scheduling.admission != "grow":
+    if engine != "vllm" or rel is None or rel.scheduling.admission != "grow":
         return None
     # an engine that does not split prompts takes them whole; no max_num_seqs: no cap
     budget = st.prefill_chunk_tokens or st.profile_tokens or 1 << 30

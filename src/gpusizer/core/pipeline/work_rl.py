@@ -95,7 +95,7 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory, 
     ro = rl.rollout  # the host's work per generated token, serial with the replica's steps
     out = host_seconds_per_token(ro.detokenize_in_step, ro.returns_logprobs, ro.copies_logprobs)
     d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out)
-    return d, rs, em, step, engine_pool(st, em)
+    return d, rs, em, step, engine_pool(rl.rollout.engine, st, em)
 
 
 def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
