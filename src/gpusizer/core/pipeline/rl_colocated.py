@@ -9,8 +9,8 @@ from ..model.params import count_parameters
 from ..model.sharding import stage_params
 from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..speed.train_rates import network_gb_per_s
-from .rl_check import rl_of
 from .rl_adapter_sync import adapter_sync_seconds
+from .rl_check import rl_of
 from .rl_memory import RLParts
 from .rl_roles import reference_in_policy, serves_adapter
 from .rl_time import sync_seconds
