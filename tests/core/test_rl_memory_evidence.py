@@ -8,8 +8,8 @@ on Qwen2.5 0.5B to 72B (eric-haibin-lin/verl-data, the runs behind verl's
 report's ``rl.max_memory_allocated_bytes`` (core/pipeline/rl_memory.allocator_counted: the
 sleeping vLLM's weights and KV pool stay counted). Tolerance: the issue's 15 %. Errors at the
 time of writing (estimate / figure - 1): 0.5B -13.3 %, 1.5B -0.1 %, 3B +4.0 %, 7B -4.4 %, 14B
-+5.3 %, 32B +6.3 %, 72B +3.7 %; the GSM8K + MATH logs' 7B -3.3 %, 32B -2.4 %. The same step lines' times: tests/core/test_rl_verl_time_evidence.py
-(section 6)."""
++5.3 %, 32B +6.3 %, 72B +3.7 %; the GSM8K + MATH logs' 7B -3.3 %, 32B -2.4 %. The same step
+lines' times: tests/core/test_rl_verl_time_evidence.py (section 6)."""
 
 from __future__ import annotations
 
