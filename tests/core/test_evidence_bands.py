@@ -33,14 +33,10 @@ SHORT = {
     # safe side)
     "speed/tensorrt-llm/nvidia/burst": (6, 9),
     # RL: verl's max_memory_allocated counters of the held-out fifth against the band of the other
-    # nine (0.96-1.16, twelve counters now have a band of their own): the GSM8K 32B's at 1.06
-    # inside, the 0.5B's at 0.87 and the GSM8K + MATH 14B's at 0.95 below it (the estimate low;
-    # both within the issue's 15 %, docs/evidence/rl.md section 5)
+    # ten (0.95-1.16; thirteen counters have a band of their own): the GSM8K 3B's at 1.04 inside,
+    # the GSM8K 0.5B's at 0.87 below it (the estimate low, within the issue's 15 %) and the GSM8K
+    # + MATH 0.5B's at 1.20 above it (outside 15 %; docs/evidence/rl.md section 6a)
     "memory/rl": (1, 3),
-    # RL colocated steps held out: the v0.3 blog's Llama 3.1 8B at 1.18 and verl's Qwen2.5-72B at
-    # 1.11, the two steps the estimate comes closest to, just under the band's p10 (1.19) that
-    # the MoE steps' large gaps widen (docs/evidence/rl.md sections 2j and 8)
-    "speed/rl/colocated": (5, 7),
     # split steps pooled with the colocated ones the model under-estimates more (1.19-2.99): the
     # 1-off Qwen3-235B and DeepSeek-V3 steps at 0.91-0.96 fall below (the estimate slow)
     "speed/rl/split": (1, 2),
@@ -58,10 +54,6 @@ CV_SHORT = {
     # M3 Ultra 1.19 (fast) and the M2 Ultra's Qwen3-30B-A3B 0.88 (its 2024 kernel floor); the
     # prefills, priced by Metal's whole 32-token tiles an expert, are inside: 7 of 9, 8 is 80 %
     "speed/llama.cpp/apple/moe": (7, 9),
-    # twelve verl counters (0.87-1.16) each checked against the band of the other fifths: three
-    # outside, the low ones (the 0.5B's 0.87, 0.95-0.97) and the high ones at the edges the
-    # other fifths set (docs/evidence/rl.md section 5)
-    "memory/rl": (9, 12),
     # the three 1-off steps the estimate finds slow (0.91-0.96: Qwen3-235B v0.4 and v0.6,
     # DeepSeek-V3 v0.6) below the band the colocated steps set (docs/evidence/rl.md section 2b)
     "speed/rl/split": (5, 8),

@@ -223,7 +223,7 @@ def test_an_engine_that_would_not_start_is_said() -> None:
 
 def test_the_assumptions_say_what_the_step_time_is_worth() -> None:
     """docs/evidence/rl.md section 8: the note is the RL regime's band (published steps ran
-    above the estimate: colocated on its own 35 steps, split pooled with all 43)."""
+    above the estimate: colocated on its own 36 steps, split pooled with all 44)."""
     assert any(a.startswith("RL steps like this have run 1.") for a in _rep()["assumptions"])
     split = _rep(placement="split", rollout={"gpus": 8, "tensor": 2})
     assert any("published RL steps, colocated and split, pooled; 8 split" in a for a in split["assumptions"])

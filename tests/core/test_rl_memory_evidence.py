@@ -8,8 +8,8 @@ on Qwen2.5 0.5B to 72B (eric-haibin-lin/verl-data, the runs behind verl's
 report's ``rl.max_memory_allocated_bytes`` (core/pipeline/rl_memory.allocator_counted: the
 sleeping vLLM's weights and KV pool stay counted). Tolerance: the issue's 15 %. Errors at the
 time of writing (estimate / figure - 1): 0.5B -13.3 %, 1.5B -0.1 %, 3B +4.0 %, 7B -4.4 %, 14B
-+5.3 %, 32B +6.3 %, 72B +3.7 %; the GSM8K + MATH logs' 1.5B +15.5 % (outside), 3B +14.8 %, 7B
--3.3 %, 14B -5.4 %, 32B -2.4 %. The same step lines' times:
++5.3 %, 32B +6.3 %, 72B +3.7 %; the GSM8K + MATH logs' 0.5B +20.1 % and 1.5B +15.5 % (outside),
+3B +14.8 %, 7B -3.3 %, 14B -5.4 %, 32B -2.4 %. The same step lines' times:
 tests/core/test_rl_verl_time_evidence.py (section 6)."""
 
 from __future__ import annotations
@@ -34,8 +34,11 @@ def _counted_gib(record: dict[str, Any]) -> float:
     return estimate_report(record["scenario"])["rl"]["max_memory_allocated_bytes"] / GiB
 
 
-# the one counter outside the issue's 15 %, kept as replayed (docs/evidence/rl.md section 6a)
-OUTSIDE = {"verl-grpo-lora-math-qwen2.5-1.5b-2xh100": 0.1551}
+# the counters outside the issue's 15 %, kept as replayed (docs/evidence/rl.md section 6a)
+OUTSIDE = {
+    "verl-grpo-lora-math-qwen2.5-1.5b-2xh100": 0.1551,
+    "verl-grpo-lora-math-qwen2.5-0.5b-2xh100": 0.2012,
+}
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["id"])
@@ -51,8 +54,9 @@ def test_each_verl_log_is_within_15_percent(record: dict[str, Any]) -> None:
 
 def test_the_count_within_15_percent() -> None:
     within = [r["id"] for r in RECORDS if abs(_counted_gib(r) / r["measured_allocated_gib"] - 1) <= 0.15]
-    # docs/evidence/rl.md section 5: 11 of 12 (the GSM8K + MATH 1.5B's counter reads +15.5 %)
-    assert len(RECORDS) == 12 and len(within) == 11
+    # docs/evidence/rl.md section 5: 11 of 13 (the GSM8K + MATH 1.5B's and 0.5B's counters read
+    # +15.5 and +20.1 %)
+    assert len(RECORDS) == 13 and len(within) == 11
 
 
 def test_the_counter_holds_the_sleeping_engine() -> None:

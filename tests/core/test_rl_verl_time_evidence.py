@@ -59,11 +59,12 @@ def test_each_verl_timer_is_as_recorded(record: dict[str, Any]) -> None:
 
 
 def test_the_count_within_25_percent() -> None:
-    # the goal: 70 % of published RL step times within 25 %; verl's twelve step lines
-    # (seven GSM8K logs, five GSM8K + MATH logs): 10 of 12 (both Qwen2.5-1.5B runs on 2 GPUs read
-    # 0.64-0.65: their update_actor is 3-7x the model's, docs/evidence/rl.md sections 6 and 6a)
+    # the goal: 70 % of published RL step times within 25 %; verl's thirteen step lines
+    # (seven GSM8K logs, six GSM8K + MATH logs): 10 of 13 (both Qwen2.5-1.5B runs on 2 GPUs at
+    # 0.64-0.65, their update_actor 3-7x the model's; the GSM8K + MATH 0.5B at 0.53, its gen and
+    # update short; docs/evidence/rl.md sections 6 and 6a)
     within = [r["id"] for r in RECORDS if abs(ratios(r)["step"] - 1) <= 0.25]
-    assert len(RECORDS) == 12 and len(within) == 10
+    assert len(RECORDS) == 13 and len(within) == 10
 
 
 def test_every_step_is_still_a_lower_bound() -> None:
