@@ -200,7 +200,10 @@ def _measured(row: dict[str, Any]) -> dict[str, Any]:
         },
     }
     if row.get("weights"):
-        d["precision"] = {"weights": row["weights"]}
+        d["precision"] = {
+            "weights": row["weights"],
+            **({"kv_cache": row["kv_cache"]} if row.get("kv_cache") else {}),
+        }
     return dict(estimate_report(d)["serving"])
 
 
@@ -238,7 +241,10 @@ def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
     assert (ttft == pytest.approx(row["published_ttft_ms"], rel=TOL)) is wide
 
 
-@pytest.mark.parametrize("row", DATA["disaggregated_measured"], ids=lambda r: r["id"])
+MEASURED = DATA["disaggregated_measured"]
+
+
+@pytest.mark.parametrize("row", [r for r in MEASURED if not r.get("within")], ids=lambda r: r["id"])
 def test_measured_split_known_short(row: dict[str, Any]) -> None:
     """Measured P/D runs closed loop at their users by Little's law with each run's own
     throughput (docs/evidence/serving.md §14): ours starts later and decodes faster. Two A10
@@ -250,3 +256,31 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
     sv = _measured(row)
     assert sv["disaggregated_ttft_seconds"] * 1e3 > row["published_ttft_ms"], row["source"]
     assert sv["disaggregated_tpot_seconds"] * 1e3 < row["published_itl_ms"], row["source"]
+
+
+@pytest.mark.parametrize("row", [r for r in MEASURED if r.get("within")], ids=lambda r: r["id"])
+def test_measured_split_within(row: dict[str, Any]) -> None:
+    """NVIDIA's triton_distributed P/D of Llama 3.1 70B FP8 on two 8 x H100 nodes (four TP 2
+    prefill workers, one TP 8 decode worker, 48 closed-loop users, 3,000 in / 150 out; vLLM V0
+    with --disable-async-output-proc): TTFT 1,198 ms against 1,157.49 (+3 %), ITL 14.18 ms
+    against 15.94 (-11 %), tolerance the issue's 25 %. Without the serial output processing
+    (vllm RFC #6913's 0.0968 ms + 0.1032 ms a sequence a step) the decode step runs at 9.13 ms
+    (-43 %) and the users' faster cycle queues the prefill pool to 1,572 ms (+36 %)."""
+    sv = _measured(row)
+    assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(row["published_ttft_ms"], rel=TOL)
+    assert sv["disaggregated_tpot_seconds"] * 1e3 == pytest.approx(row["published_itl_ms"], rel=TOL)
+    eager = {**row, "serving": {**row["serving"], "async_output": None}}
+    fast = _measured(eager)
+    assert fast["disaggregated_tpot_seconds"] < 0.75 * sv["disaggregated_tpot_seconds"]
+
+
+@pytest.mark.parametrize("row", DATA["disaggregated_baseline"], ids=lambda r: r["id"])
+def test_same_source_aggregated_baseline(row: dict[str, Any]) -> None:
+    """The same page's aggregated baseline (one TP 4 worker, 4 closed-loop users): ITL 12.55 ms
+    against 15.27 (-18 %, within 25 %); TTFT 385 ms against 709.25 (-46 %): its requests come
+    through triton_distributed's own API server and NATS request plane, whose cost is not
+    published (ours vLLM's chat route, 46.9 ms). Pinned so that a model of that path updates
+    the evidence."""
+    sv = _measured({**row, "split": None})
+    assert sv["tpot_seconds"] * 1e3 == pytest.approx(row["published_itl_ms"], rel=TOL)
+    assert sv["ttft_seconds"] * 1e3 < (1 - TOL) * row["published_ttft_ms"], row["source"]
