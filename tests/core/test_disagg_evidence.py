@@ -284,3 +284,46 @@ def test_same_source_aggregated_baseline(row: dict[str, Any]) -> None:
     sv = _measured({**row, "split": None})
     assert sv["tpot_seconds"] * 1e3 == pytest.approx(row["published_itl_ms"], rel=TOL)
     assert sv["ttft_seconds"] * 1e3 < (1 - TOL) * row["published_ttft_ms"], row["source"]
+
+
+GRID = json.loads((Path(__file__).parent / "data" / "disagg-dstack-grid.json").read_text())
+
+
+def _grid_run(run: list[float]) -> tuple[float, float]:
+    """Our TTFT and TPOT (ms) of one dstack run: x TP 2 prefill workers and y TP 2 decode
+    workers serving ``concurrency`` closed-loop users, the run's mean output per request."""
+    x, y, users, isl, _, out = (int(v) for v in run[:6])
+    split = {"prefill_gpus": 2 * x, "decode_gpus": 2 * y}
+    d: dict[str, Any] = {
+        "model": {"preset": GRID["model"]},
+        "framework": GRID["framework"],
+        "hardware": {"gpu": GRID["gpu"]},
+        "parallelism": {"tensor": GRID["tensor"]},
+        "workload": {"kind": "inference", "prompt_tokens": isl, "generated_tokens": out, "batch_size": users},
+        "serving": {
+            "concurrency": users,
+            "load": "steady",
+            "engine_version": GRID["engine_version"],
+            "api_endpoint": "completions",
+            "disaggregated": split,
+        },
+    }
+    sv = estimate_report(d)["serving"]
+    return sv["disaggregated_ttft_seconds"] * 1e3, sv["disaggregated_tpot_seconds"] * 1e3
+
+
+def test_dstack_grid_known_short() -> None:
+    """dstack's 27 SGLang P/D runs of gpt-oss-120b on one 8 x H200 node (3P1D, 2P2D, 1P3D of
+    TP 2 workers; 32-128 users; 2048/2048, 128/2048, 2048/128 tokens): 4 of 54 figures within
+    25 % (TTFT 1 of 27, TPOT 3 of 27). Every TPOT of ours is below the measured (-5 to -48 %:
+    SGLang's gpt-oss decode step on Hopper is dearer than our kernel floors and collectives);
+    the first tokens of short prompts miss most (ours 37-45 ms where SGLang's P/D path reads
+    100-130 ms at 32 users and 0.4-1.1 s at 128, the decode server's wait not modelled).
+    Pinned so that a model closing either gap updates docs/evidence/serving.md §14."""
+    within = 0
+    for run in GRID["runs"]:
+        ttft, tpot = _grid_run(run)
+        assert tpot < run[7], run
+        within += abs(ttft / run[6] - 1) <= TOL
+        within += abs(tpot / run[7] - 1) <= TOL
+    assert within == 4
