@@ -327,3 +327,31 @@ def test_dstack_grid_known_short() -> None:
         within += abs(ttft / run[6] - 1) <= TOL
         within += abs(tpot / run[7] - 1) <= TOL
     assert within == 4
+
+
+def test_dstack_grid_beside_aiconfigurator() -> None:
+    """aiconfigurator 0.12.0 on the same 27 runs (its SGLang 0.5.14 tables, prefill at batch 1
+    without a queue): 5 of 54 within 25 % (TTFT 5, TPOT 0: its decode steps +38 to +212 %),
+    ours 4 (TPOT -5 to -48 %): neither tool expresses this grid; their TPOTs bracket the
+    measured in every run."""
+    theirs = 0
+    for run in GRID["runs"]:
+        _, tpot = _grid_run(run)
+        aic_ttft, aic_tpot = run[9], run[10]
+        theirs += abs(aic_ttft / run[6] - 1) <= TOL
+        theirs += abs(aic_tpot / run[7] - 1) <= TOL
+        assert tpot < run[7] < aic_tpot, run
+    assert theirs == 5
+
+
+def test_triton_distributed_beside_aiconfigurator() -> None:
+    """aiconfigurator 0.12.0 (its vLLM 0.24.0 tables) on triton_distributed's run: P/D TTFT
+    521.7 ms (-55 %: the prefill worker at batch 1, no queue), TPOT 11.68 ms (-27 %);
+    aggregated TP 4 at 4 users 289.1 ms (-59 %) and 15.44 ms (+1 %). Ours +3 % / -11 % and
+    -46 % / -18 %."""
+    row = next(r for r in MEASURED if r.get("within"))
+    aic = row["aiconfigurator"]
+    assert aic["ttft_ms"] < (1 - TOL) * row["published_ttft_ms"]
+    assert aic["tpot_ms"] < (1 - TOL) * row["published_itl_ms"]
+    base = DATA["disaggregated_baseline"][0]
+    assert base["aiconfigurator"]["tpot_ms"] == pytest.approx(base["published_itl_ms"], rel=TOL)
