@@ -42,6 +42,14 @@ def test_default_unchanged() -> None:
         assert sv["ttft_seconds"] == base["ttft_seconds"]
 
 
+def test_stated_in_the_assumptions() -> None:
+    """The report says the output processing runs between steps, and at what cost."""
+    text = " ".join(estimate_report(_scenario(4, engine_version="0.6.4", async_output=False))["assumptions"])
+    assert "async output processing off" in text and "0.103 ms a sequence" in text
+    base = " ".join(estimate_report(_scenario(4, engine_version="0.6.4"))["assumptions"])
+    assert "async output processing off" not in base
+
+
 @pytest.mark.parametrize("users", [1, 32])
 def test_each_decode_step_waits_for_its_outputs(users: int) -> None:
     """With async output off a decode step grows by the RFC's figure at its batch: 0.2 ms at one
