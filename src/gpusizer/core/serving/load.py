@@ -71,6 +71,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
         fixed=st.step_latency_seconds,
         per_request=st.step.per_request_pipeline if s.parallelism.pipeline > 1 else st.step.per_request,
+        serial_output=rel.vllm.serial_output if rel and s.serving.async_output is False else (0.0, 0.0),
         kernel_era=rel.kernel_era if rel else "",
         backend=_backend(s, gpu),
         lora_gather=bool(rel and rel.vllm.lora_gather_per_token),
