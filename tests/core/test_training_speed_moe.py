@@ -138,9 +138,10 @@ def test_no_fast_miss_sends_its_all_to_all_over_the_network() -> None:
 
 
 def test_routed_experts_quantise_what_they_receive() -> None:
-    # Transformer Engine grouped_linear.py (0069563): under FP8 GroupedLinear runs
-    # tex.fused_multi_quantize over fc1's permuted input in forward and over fc2's output
-    # gradient in backward, top_k hidden states per token each; the router is no FP8 layer.
+    # Transformer Engine grouped_linear.py (v2.9 at 70f5366: tex.split_quantize; 0069563:
+    # tex.fused_multi_quantize): under FP8 GroupedLinear quantises fc1's permuted input in
+    # forward and fc2's output gradient in backward, top_k hidden states per token each; the
+    # router is no FP8 layer.
     # Qwen3-30B-A3B: hidden 2048, q 32 x 128, kv 4 x 128, top-8 of 128 experts of 768 (gated),
     # every layer MoE, no shared expert; bf16 activations (a = 2): (2a + 3) = 7 bytes a value.
     ts = train_shape(parse_scenario({"model": {"preset": "qwen3-30b-a3b"}}).model)

@@ -24,11 +24,11 @@ divides the widths by tensor parallelism. Counted from the modelling code the fr
   and a transposed FP8 copy made for the weight gradient: (2·a + 3) bytes per value of every
   distinct input and output (q/k/v share their input, gate/up theirs). A MoE layer's routed
   experts quantise what they receive: Transformer Engine's ``GroupedLinear`` (the experts of
-  Megatron-Core's ``TEGroupedMLP``; ``transformer_engine/pytorch/module/grouped_linear.py`` at
-  0069563) runs ``tex.fused_multi_quantize`` over the permuted input of fc1 in forward and over
-  fc2's output gradient in backward, top_k hidden states per token each, where a dense MLP casts
-  one; the router's linear is not an FP8 layer, so without shared experts the MLP's own hidden
-  input and output are not cast at all.
+  Megatron-Core's ``TEGroupedMLP``; ``transformer_engine/pytorch/module/grouped_linear.py``,
+  ``tex.split_quantize`` in v2.9 at 70f5366, ``tex.fused_multi_quantize`` at 0069563) quantises
+  the permuted input of fc1 in forward and fc2's output gradient in backward, top_k hidden
+  states per token each, where a dense MLP casts one; the router's linear is not an FP8 layer,
+  so without shared experts the MLP's own hidden input and output are not cast at all.
 - MoE token permutation (Megatron-LM ``megatron/core/transformer/moe/token_dispatcher.py`` at 0014f13,
   ``MoEAlltoAllTokenDispatcher``; the same steps run in transformers' per-expert gather and
   ``index_add_``): permutation 1 copies each token once per routed expert into the all-to-all
