@@ -51,7 +51,8 @@ CV_SHORT = {
     # v0.5's 128-token first token is 1.52-1.85x the estimate (the 70B at TP 4 with v0.5's NCCL
     # all-reduce, docs/evidence/speed.md section 33), outside the batch-one band all engines
     # give; the gap grows with the layers and differs by GPU, so it is no per-request cost of
-    # the release (docs/evidence/speed.md section 18.2)
+    # the release (docs/evidence/speed.md section 18.2), nor unsplit GEMM tiles, whose size no
+    # source gives and which the same page's GPT-J rows contradict (section 38)
     "speed/tensorrt-llm/nvidia/batch-one": (5, 10),
     # pooled with all serving and training speeds (the phases a split step is made of), 6 of 8:
     # the v0.4 Qwen3-30B-A3B step ran 2.02x the estimate, above the band, and the v0.6
