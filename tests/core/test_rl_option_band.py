@@ -82,7 +82,7 @@ def test_band_sorts_rank_rl_at_the_slow_edge_of_the_step(options: list[dict[str,
 def test_split_placement_takes_the_split_regime() -> None:
     s = {**GRPO_8B, "rl": {**GRPO_8B["rl"], "placement": "split", "rollout": {"gpus": 4}}}
     o = gpusizer.compare_gpus(s, gpus=["h100-sxm-80gb"])[0]
-    b = band("speed/rl/split")  # 8 figures, pooled with all serving and training speeds (403)
+    b = band("speed/rl/split")  # 13 figures, its own band (docs/evidence/rl.md section 2l)
     step = o["rl_time_per_step_seconds"]
     assert o["rl_time_per_step_seconds_range"] == pytest.approx([step * b.p10, step * b.p90])
 
