@@ -7,9 +7,10 @@ step lines, verl's DeepSeek-V3 and Miles' MI300X steps), each ratio published se
 estimated seconds (the estimate's speed over the published, the convention of every time here),
 so a step of T seconds ran between T x p10 and T x p90; ``memory/rl`` from verl's six
 ``max_memory_allocated`` counters, pooled with all memory figures (six are fewer than the 12 a
-band of its own needs). The 13 split off-policy steps (eight until docs/evidence/rl.md section 2l
-replayed the v0.6 table's GB200, FP8 and 8-step rows) now make a band of their own; with eight
-they took the band of all serving and training speeds (core/evidence/regimes.py ``pool_chain``)."""
+band of its own needs). The 25 split off-policy steps (eight until docs/evidence/rl.md sections
+2l and 2m replayed the v0.6 table's other off-policy rows and the v0.5 tables) make a band of
+their own; with eight they took the band of all serving and training speeds
+(core/evidence/regimes.py ``pool_chain``)."""
 
 from __future__ import annotations
 
@@ -40,14 +41,14 @@ def _split(scenario: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
-    # 15 + 2 + 4 + 6 + 2 colocated steps (summary, blog, #959, verl, verl DeepSeek-V3 and Miles);
-    # 13 split off-policy steps, a band of their own (12 or more; never pooled with the colocated
+    # 25 + 2 + 4 + 6 + 2 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3 and
+    # Miles); 25 split off-policy steps, a band of their own (12 or more; never pooled with the colocated
     # steps, whose gap is in what colocation adds); verl's 6 counters
     regimes = BANDS["regimes"]
     assert (
-        regimes["speed/rl/colocated"]["figures"] == 29 and "pooled_from" not in regimes["speed/rl/colocated"]
+        regimes["speed/rl/colocated"]["figures"] == 39 and "pooled_from" not in regimes["speed/rl/colocated"]
     )
-    assert regimes["speed/rl/split"]["figures"] == 13 and "pooled_from" not in regimes["speed/rl/split"]
+    assert regimes["speed/rl/split"]["figures"] == 25 and "pooled_from" not in regimes["speed/rl/split"]
     assert regimes["memory/rl"]["figures"] == 6 and regimes["memory/rl"]["pooled_from"] == "memory"
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
     # all speed is the one the other small speed regimes take, unmoved
@@ -63,11 +64,11 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     ev = rep["evidence"]
     assert ev["regime"] == "memory/rl" and ev["pooled_from"]["regime"] == "memory"
     assert ev["speed"]["regime"] == "speed/rl/colocated"
-    assert ev["speed"]["figures"] == 29 and ev["speed"]["label"] == "RL steps, colocated"
+    assert ev["speed"]["figures"] == 39 and ev["speed"]["label"] == "RL steps, colocated"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
-    assert split["regime"] == "speed/rl/split" and split["pooled_from"] is None and split["figures"] == 13
+    assert split["regime"] == "speed/rl/split" and split["pooled_from"] is None and split["figures"] == 25
 
 
 def test_the_step_and_run_ranges_are_the_step_band() -> None:
@@ -105,7 +106,7 @@ def test_the_step_note_is_the_band_in_words() -> None:
     b = band("speed/rl/split")
     assert (
         f"RL steps like this have run {b.p10:.2f}-{b.p90:.2f}x the estimate "
-        "(80 % of 13 published RL steps, split pools; docs/evidence/rl.md)"
+        "(80 % of 25 published RL steps, split pools; docs/evidence/rl.md)"
     ) in split
 
 
@@ -124,7 +125,7 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     step = next(line for line in out.stdout.splitlines() if "time per step" in line)
     assert step.strip().startswith("time per step") and "(" in step and "s-" in step
-    assert "speed measured (29 figures of RL steps, colocated;" in out.stdout
+    assert "speed measured (39 figures of RL steps, colocated;" in out.stdout
     assert (
         "memory measured (band of all memory figures: 323 figures; RL post-training memory has 6"
         in out.stdout
@@ -140,4 +141,4 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
     assert f"({lo:,.1f} s-{hi:,.1f} s)" in text
-    assert "80 % of 29 replayed figures of RL steps, colocated" in text
+    assert "80 % of 39 replayed figures of RL steps, colocated" in text

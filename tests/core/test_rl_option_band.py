@@ -2,7 +2,7 @@
 option_band.py): ``plan`` and ``compare_gpus`` options, the CLI's comparison table and the
 pessimistic-edge sorts, as the report's ``rl.time_per_step_seconds_range`` does.
 
-The band: ``speed/rl/colocated``, 29 whole published steps (NeMo RL's performance summary, the
+The band: ``speed/rl/colocated``, 39 whole published steps (NeMo RL's performance summary, the
 v0.3 blog, verl's GRPO-LoRA step lines, verl's DeepSeek-V3 and Miles' MI300X steps) that ran
 1.19-2.59x the estimate (README "How far to trust it", docs/evidence/rl.md section 8)."""
 
@@ -82,7 +82,7 @@ def test_band_sorts_rank_rl_at_the_slow_edge_of_the_step(options: list[dict[str,
 def test_split_placement_takes_the_split_regime() -> None:
     s = {**GRPO_8B, "rl": {**GRPO_8B["rl"], "placement": "split", "rollout": {"gpus": 4}}}
     o = gpusizer.compare_gpus(s, gpus=["h100-sxm-80gb"])[0]
-    b = band("speed/rl/split")  # 13 figures, its own band (docs/evidence/rl.md section 2l)
+    b = band("speed/rl/split")  # 25 figures, its own band (docs/evidence/rl.md sections 2l, 2m)
     step = o["rl_time_per_step_seconds"]
     assert o["rl_time_per_step_seconds_range"] == pytest.approx([step * b.p10, step * b.p90])
 
