@@ -15,7 +15,7 @@ stored 1000/1000 scenario with only what trtllm-bench changes per row:
 
 Diagnostic only: the rows are not figures of the test suite (no answer depends on them).
 
-    PYTHONPATH=src:. python scripts/trtllm_overview_rows.py
+    PYTHONPATH=src:. python scripts/trtllm_overview_rows.py [--all]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -87,10 +88,60 @@ COLUMNS: dict[str, tuple[int, dict[tuple[int, int], int]]] = {
 }
 
 
-def finetune_setting(requests: float, isl: int, osl: int) -> tuple[int, int]:
-    """trtllm-bench's ``finetune_setting`` (PP 1, optimistic tuning): (max_batch_size,
-    max_num_tokens) from the requests that fit the KV memory."""
-    raw_bs = min(requests, 4096)
+# The page's row order; the RTX Pro tables leave out 500/2000 (Scout) or 20000/2000
+ROWS = ((128, 128), (128, 2048), (128, 4096), (500, 2000), (1000, 1000), (1000, 2000), (2048, 128),
+        (2048, 2048), (5000, 500), (20000, 2000))  # fmt: skip
+RTX_ROWS = tuple(r for r in ROWS if r not in ((500, 2000), (20000, 2000)))
+
+
+def _column(values: tuple[int, ...], rows: tuple[tuple[int, int], ...] = ROWS) -> dict[tuple[int, int], int]:
+    """One printed column: (ISL, OSL) -> published tokens/s; its trailing blank cells left out."""
+    return dict(zip(rows, values, strict=False))
+
+
+# The page's other MoE columns (their 1000/1000 rows are figures of speed-figures.json, section 35):
+# record id -> (the requests trtllm-bench's calc_engine_setting fits, as the records' notes, x 2,000
+# KV tokens, the column)
+OTHER_COLUMNS: dict[str, tuple[int, dict[tuple[int, int], int]]] = {
+    "trtllm-1.0-q235-fp4-b200-x8-tp8-1000-1000": (
+        3779 * 2000, _column((63362, 66057, 39496, 57117, 42391, 34105, 7329, 26854, 8190, 4453))),
+    "trtllm-1.0-q235-fp8-h200-x8-tp8-1000-1000": (
+        2408 * 2000, _column((30429, 42821, 26852, 28026, 23789, 22061, 3331, 16672, 3623, 1876))),
+    "trtllm-1.0-q235-fp4-rtxpro-x8-tp2-pp4-1000-1000": (
+        3489 * 2000, _column((18890, 12494, 7715, 11157, 10697, 10109, 3181, 6712, 3173))),
+    "trtllm-1.0-q30-fp4-b200-x1-tp1-1000-1000": (
+        1845 * 2000, _column((39827, 37844, 24953, 27817, 25828, 22051, 6251, 17554, 6142, 2944))),
+    "trtllm-1.0-q30-fp4-gb200-x1-tp1-1000-1000": (
+        1783 * 2000, _column((24107, 31311, 26337, 20604, 17481, 17177, 6595, 14719, 5908, 3203))),
+    "trtllm-1.0-q30-fp4-rtxpro-x1-tp1-1000-1000": (
+        849 * 2000, _column((28011, 12540, 7491, 10695, 9910, 8378, 3257, 5908, 2530, 871))),
+    "trtllm-1.0-q30-fp4-rtxpro-x2-tp2-1000-1000": (
+        1845 * 2000, _column((32646, 22744, 15049, 17266, 16431, 13323, 3785, 10679, 3799, 1558))),
+    "trtllm-1.0-q30-fp4-rtxpro-x4-tp4-1000-1000": (
+        3837 * 2000, _column((36819, 35715, 28139, 26175, 24046, 25131, 4311, 18134, 5212, 2551))),
+    "trtllm-1.0-q30-fp4-rtxpro-x8-tp8-1000-1000": (
+        3911 * 2000, _column((39490, 52676, 33895, 44088, 31785, 28881, 4798, 22391, 5965))),
+    "trtllm-1.0-scout-fp4-b200-x1-tp1-1000-1000": (
+        736 * 2000, _column((25342, 14699, 8932, 11977, 10591, 9356, 3137, 7152, 2937, 1644))),
+    "trtllm-1.0-scout-fp4-gb200-x1-tp1-1000-1000": (
+        705 * 2000, _column((19954, 15238, 9556, 11795, 7738, 8581, 3295, 7464, 3107, 1767))),
+    "trtllm-1.0-scout-fp8-h200-x4-tp4-1000-1000": (
+        2405 * 2000, _column((30354, 34316, 21332, 24630, 21636, 18499, 3699, 14949, 4605, 2105))),
+    "trtllm-1.0-scout-fp4-rtxpro-x4-tp2-pp2-1000-1000": (
+        1732 * 2000, _column((18644, 12321, 7643, 9476, 8919, 2615, 6208, 2662), RTX_ROWS)),
+    "trtllm-1.0-scout-fp4-rtxpro-x8-tp4-pp2-1000-1000": (
+        3724 * 2000, _column((23454, 21035, 13421, 15781, 16434, 2941, 10410), RTX_ROWS)),
+    "trtllm-1.0-mav-fp8-h200-x8-tp8-1000-1000": (
+        3916 * 2000, _column((63994, 40572, 24616, 37835, 31782, 34734, 7307, 20957, 8456, 4106))),
+    "trtllm-1.0-mav-fp4-rtxpro-x8-tp4-pp2-1000-1000": (
+        3016 * 2000, _column((30583, 19146, 12165, 17870, 15954, 12456, 4463, 10727, 4613))),
+}  # fmt: skip
+
+
+def finetune_setting(requests: float, isl: int, osl: int, pp: int = 1) -> tuple[int, int]:
+    """trtllm-bench's ``finetune_setting`` (optimistic tuning): (max_batch_size, max_num_tokens)
+    per micro-batch from the requests that fit the KV memory, over ``pp`` pipeline stages."""
+    raw_bs = min(requests, 4096) / pp
     raw_tok = min(raw_bs * (1 + isl / osl), 32768)
     if raw_bs < 256:
         bs = max(64, 32 * math.ceil(raw_bs / 32))
@@ -106,7 +157,7 @@ def finetune_setting(requests: float, isl: int, osl: int) -> tuple[int, int]:
 def row_scenario(base: dict[str, Any], kv_tokens: int, isl: int, osl: int) -> dict[str, Any]:
     """The 1000/1000 scenario at another ISL / OSL, sized as trtllm-bench sizes it."""
     s = copy.deepcopy(base)
-    bs, tok = finetune_setting(kv_tokens / (isl + osl), isl, osl)
+    bs, tok = finetune_setting(kv_tokens / (isl + osl), isl, osl, s["parallelism"].get("pipeline", 1))
     s["workload"].update(prompt_tokens=isl, generated_tokens=osl)
     s["serving"].update(
         concurrency=REQUESTS[(isl, osl)], max_context=isl + osl, max_sequences=bs, prefill_chunk_tokens=tok
@@ -115,10 +166,12 @@ def row_scenario(base: dict[str, Any], kv_tokens: int, isl: int, osl: int) -> di
 
 
 def main() -> None:
+    """The three missed columns' rows, then (``--all``) every other MoE column's."""
     records = {r["id"]: r for r in json.loads(DATA.read_text())}
+    columns = {**COLUMNS, **OTHER_COLUMNS} if "--all" in sys.argv[1:] else COLUMNS
     print("| column | ISL/OSL | max_batch_size / max_num_tokens | running a rank | estimate / published |")
     print("| --- | --- | ---: | ---: | ---: |")
-    for rid, (kv_tokens, rows) in COLUMNS.items():
+    for rid, (kv_tokens, rows) in columns.items():
         base = records[rid]["replay"][0]["scenario"]
         for (isl, osl), published in rows.items():
             s = row_scenario(base, kv_tokens, isl, osl)

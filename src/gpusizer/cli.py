@@ -61,13 +61,15 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from .core.pipeline.scenario import parse_scenario
     from .core.sizing.compare import left_out_gpus
     from .core.sizing.solver import plan, plan_text
+    from .io.compare_table import plan_columns
     from .io.export import strict_json
 
     s = parse_scenario(scenario_from_args(args))
     options = plan(s)
     mark_calibrated(options, str(s.framework))  # your runs of a GPU x engine, noted
     left = left_out_gpus(s)  # GPUs the framework does not run on
-    text = "" if args.json else _with_left_out(plan_text(safe_data(options), left), s, left)
+    safe = safe_data(options)
+    text = "" if args.json else _with_left_out(plan_text(safe, left, plan_columns(safe)), s, left)
     if not options and not args.json:  # a context limit is no memory failure: say which
         from .core.sizing.unmet import context_reason
 

@@ -48,14 +48,36 @@ def _tps(s: dict[str, Any]) -> float:
     return sv.tokens_per_second
 
 
+# The perf overview's other MoE columns, each at its 1000/1000 row as the first eleven were
+# (docs/evidence/speed.md section 35): every column of the page, added whatever their ratio
+OTHER_COLUMNS = {
+    "trtllm-1.0-scout-fp4-b200-x1-tp1-1000-1000",
+    "trtllm-1.0-scout-fp4-gb200-x1-tp1-1000-1000",
+    "trtllm-1.0-scout-fp8-h200-x4-tp4-1000-1000",
+    "trtllm-1.0-scout-fp4-rtxpro-x4-tp2-pp2-1000-1000",
+    "trtllm-1.0-scout-fp4-rtxpro-x8-tp4-pp2-1000-1000",
+    "trtllm-1.0-q235-fp4-rtxpro-x8-tp2-pp4-1000-1000",
+    "trtllm-1.0-q30-fp4-gb200-x1-tp1-1000-1000",
+    "trtllm-1.0-q30-fp4-rtxpro-x2-tp2-1000-1000",
+    "trtllm-1.0-q30-fp4-rtxpro-x4-tp4-1000-1000",
+    "trtllm-1.0-q30-fp4-rtxpro-x8-tp8-1000-1000",
+    "trtllm-1.0-mav-fp8-h200-x8-tp8-1000-1000",
+    "trtllm-1.0-mav-fp4-rtxpro-x8-tp4-pp2-1000-1000",
+}
+
+
 def test_the_large_batch_moe_figures_replay_as_the_engine_ran_them() -> None:
-    # 11 published figures; 8 within 25 % (Qwen3-235B B200 1.17, H200 1.08 and 0.99, Qwen3-30B-A3B
-    # B200 1.21 and RTX Pro 1.10, DeepSeek-R1 B200 FP8 KV 1.13 and BF16 KV 0.91 with release
-    # 0.20's padded MoE tokens, H200 1.21), all within 2x; 7 before the padding, 6 before the host
-    # work and the all-ranks graph rule with five rows under plain-TP stand-ins
+    # the first 11 published figures; 8 within 25 % (Qwen3-235B B200 1.17, H200 1.08 and 0.99,
+    # Qwen3-30B-A3B B200 1.21 and RTX Pro 1.10, DeepSeek-R1 B200 FP8 KV 1.13 and BF16 KV 0.91 with
+    # release 0.20's padded MoE tokens, H200 1.21); 7 before the padding, 6 before the host work and
+    # the all-ranks graph rule with five rows under plain-TP stand-ins. The page's 12 other MoE
+    # columns: 4 within 25 % (Scout H200 TP 4 0.99, RTX Pro TP 2 PP 2 1.18, Qwen3-235B RTX Pro TP 2
+    # PP 4 0.90, Maverick RTX Pro TP 4 PP 2 0.93). All 23 within 2x (0.70-1.88)
     ratios = {r["id"]: _tps(e["scenario"]) / e["published"] for r, e in MOE}
-    assert len(ratios) == 11
-    assert sum(abs(v - 1) <= 0.25 for v in ratios.values()) >= 8, ratios
+    assert len(ratios) == 23 and set(ratios) >= OTHER_COLUMNS
+    first = {k: v for k, v in ratios.items() if k not in OTHER_COLUMNS}
+    assert sum(abs(v - 1) <= 0.25 for v in first.values()) >= 8, first
+    assert sum(abs(v - 1) <= 0.25 for v in ratios.values()) >= 12, ratios
     assert all(0.5 <= v <= 2.0 for v in ratios.values()), ratios
     multi = [e["scenario"] for r, e in MOE if e["scenario"]["parallelism"]["tensor"] > 1]
     assert all(s["parallelism"].get("attention_data") == s["parallelism"]["tensor"] for s in multi)

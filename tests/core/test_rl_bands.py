@@ -5,12 +5,11 @@ The band of ``speed/rl/<placement>`` is built from the whole published steps the
 (NeMo RL's performance summary, the v0.3 blog's and issue #959's logged steps, verl's GRPO-LoRA
 step lines, verl's DeepSeek-V3 and Miles' MI300X steps), each ratio published seconds /
 estimated seconds (the estimate's speed over the published, the convention of every time here),
-so a step of T seconds ran between T x p10 and T x p90; ``memory/rl`` from verl's six
-``max_memory_allocated`` counters, pooled with all memory figures (six are fewer than the 12 a
-band of its own needs). The 25 split off-policy steps (eight until docs/evidence/rl.md sections
-2l and 2m replayed the v0.6 table's other off-policy rows and the v0.5 tables) make a band of
-their own; with eight they took the band of all serving and training speeds
-(core/evidence/regimes.py ``pool_chain``)."""
+so a step of T seconds ran between T x p10 and T x p90; ``memory/rl`` from verl's thirteen
+``max_memory_allocated`` counters, a band of its own (12 or more). The 25 split off-policy steps
+(eight until docs/evidence/rl.md sections 2l and 2m replayed the v0.6 table's other off-policy rows
+and the v0.5 tables) make a band of their own; with eight they took the band of all serving and
+training speeds (core/evidence/regimes.py ``pool_chain``)."""
 
 from __future__ import annotations
 
@@ -41,18 +40,18 @@ def _split(scenario: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
-    # 25 + 2 + 4 + 6 + 2 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3 and
-    # Miles); 25 split off-policy steps, a band of their own (12 or more; never pooled with the colocated
-    # steps, whose gap is in what colocation adds); verl's 6 counters
+    # 25 + 2 + 4 + 13 + 2 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3
+    # and Miles); 25 split off-policy steps, a band of their own (12 or more; never pooled with the
+    # colocated steps, whose gap is in what colocation adds); verl's 13 counters
     regimes = BANDS["regimes"]
     assert (
-        regimes["speed/rl/colocated"]["figures"] == 39 and "pooled_from" not in regimes["speed/rl/colocated"]
+        regimes["speed/rl/colocated"]["figures"] == 46 and "pooled_from" not in regimes["speed/rl/colocated"]
     )
     assert regimes["speed/rl/split"]["figures"] == 25 and "pooled_from" not in regimes["speed/rl/split"]
-    assert regimes["memory/rl"]["figures"] == 6 and regimes["memory/rl"]["pooled_from"] == "memory"
+    assert regimes["memory/rl"]["figures"] == 13 and "pooled_from" not in regimes["memory/rl"]
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
     # all speed is the one the other small speed regimes take, unmoved
-    assert "speed/rl" not in BANDS["pools"] and BANDS["pools"]["speed"]["figures"] == 403
+    assert "speed/rl" not in BANDS["pools"] and BANDS["pools"]["speed"]["figures"] == 438
     split = regimes["speed/rl/split"]
     assert split["p10"] < 1 < split["p90"]  # DeepSeek V3's one-NIC broadcast sets the p10
     # the model is fast for RL: the band sits above 1 (published seconds / estimated seconds)
@@ -62,9 +61,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
 def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     rep = estimate_report(VERL_7B["scenario"])
     ev = rep["evidence"]
-    assert ev["regime"] == "memory/rl" and ev["pooled_from"]["regime"] == "memory"
+    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 13
     assert ev["speed"]["regime"] == "speed/rl/colocated"
-    assert ev["speed"]["figures"] == 39 and ev["speed"]["label"] == "RL steps, colocated"
+    assert ev["speed"]["figures"] == 46 and ev["speed"]["label"] == "RL steps, colocated"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
@@ -125,11 +124,8 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     step = next(line for line in out.stdout.splitlines() if "time per step" in line)
     assert step.strip().startswith("time per step") and "(" in step and "s-" in step
-    assert "speed measured (39 figures of RL steps, colocated;" in out.stdout
-    assert (
-        "memory measured (band of all memory figures: 323 figures; RL post-training memory has 6"
-        in out.stdout
-    )
+    assert "speed measured (46 figures of RL steps, colocated;" in out.stdout
+    assert "memory measured (13 figures of RL post-training memory;" in out.stdout
 
 
 def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> None:
@@ -141,4 +137,4 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
     assert f"({lo:,.1f} s-{hi:,.1f} s)" in text
-    assert "80 % of 39 replayed figures of RL steps, colocated" in text
+    assert "80 % of 46 replayed figures of RL steps, colocated" in text

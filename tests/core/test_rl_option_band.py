@@ -2,7 +2,7 @@
 option_band.py): ``plan`` and ``compare_gpus`` options, the CLI's comparison table and the
 pessimistic-edge sorts, as the report's ``rl.time_per_step_seconds_range`` does.
 
-The band: ``speed/rl/colocated``, 39 whole published steps (NeMo RL's performance summary, the
+The band: ``speed/rl/colocated``, 46 whole published steps (NeMo RL's performance summary, the
 v0.3 blog, verl's GRPO-LoRA step lines, verl's DeepSeek-V3 and Miles' MI300X steps) that ran
 1.19-2.59x the estimate (README "How far to trust it", docs/evidence/rl.md section 8)."""
 
@@ -53,7 +53,9 @@ def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> No
         assert o["rl_tokens_trained_per_second_range"] == pytest.approx([rate / b.p90, rate / b.p10])
         # the training phase is a part of the step the band is of: no band of its own
         assert o["tokens_per_second_range"] is None and o["time_seconds_range"] is None
-        assert o["speed_confidence"] in ("measured", "validated")
+        # MI300X: no replayed training speed on AMD GPUs, so its RL step is extrapolated
+        amd = o["gpu"] == "mi300x-192gb"
+        assert o["speed_confidence"] in (("extrapolated",) if amd else ("measured", "validated"))
 
 
 def test_the_option_band_is_the_report_band_of_its_layout(options: list[dict[str, Any]]) -> None:

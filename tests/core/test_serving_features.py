@@ -522,7 +522,8 @@ def _lora_ratio(row: dict[str, Any]) -> float:
     with_lora["serving"]["lora"] = row["lora"]
     if "lora_engine_version" in row:  # the adapters' run on another release than the base's
         with_lora["serving"]["engine_version"] = row["lora_engine_version"]
-    a, b = (float(estimate_report(x)["serving"]["tokens_per_second"]) for x in (base, with_lora))
+    metric = row.get("metric", "tokens_per_second")  # or a time: ttft_seconds, tpot_seconds
+    a, b = (float(estimate_report(x)["serving"][metric]) for x in (base, with_lora))
     return b / a
 
 
@@ -534,11 +535,11 @@ def test_lora_speed_within(row: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("row", [r for r in DATA["lora_speed"] if not r.get("within")], ids=lambda r: r["id"])
 def test_lora_slowdown_known_short(row: dict[str, Any]) -> None:
-    """Published LoRA slowdowns larger than ours (docs/evidence/serving.md §12: -34 % on V0
-    and -11 % for one o_proj adapter on V1, ours -15 % and -3 %): the kernels'
-    weights (per token on V0), math, activations and launches are modelled; the rest of the
-    measured cost (the per-token Triton programs far below the bandwidth, V0's host-side
-    mapping) is not. Pinned so that a model that closes the gap updates the evidence."""
+    """Published LoRA slowdowns larger than ours (docs/evidence/serving.md §12: -34 % on V0,
+    ours -15 %): the kernels' weights (per token on V0), math, activations and launches are
+    modelled; the rest of the measured cost (the per-token Triton programs far below the
+    bandwidth, V0's host-side mapping) is not. Pinned so that a model that closes the gap
+    updates the evidence."""
     ours = _lora_ratio(row)
     assert row["published"] < ours < 1.0, row["source"]
 
@@ -552,3 +553,28 @@ def test_v0_lora_kernels_read_the_adapter_per_token() -> None:
     v1 = {k: v for k, v in v0.items() if k != "engine_version"}
     assert _lora_ratio(v0) < _lora_ratio(v1) - 0.05
     assert _lora_ratio(four) == pytest.approx(_lora_ratio(v0), rel=0.01)
+
+
+def test_v0_lora_gap_is_not_the_host_mapping() -> None:
+    """What PR 11267's V0 LoRA run takes beyond ours (28 s of its 132 s) is not V0's per-step
+    token-to-adapter mapping: the slowest published timing of ``convert_mapping`` (10.13 ms per
+    1,000 tokens, vLLM PR 32354), charged for every token of the run, is 4.9 s, under a fifth of
+    it (docs/evidence/serving.md §12). Pinned so that a mapping term, if ever added, is weighed
+    against this bound."""
+    m = DATA["lora_v0_host_mapping"]
+    row = next(r for r in DATA["lora_speed"] if r["id"] == m["row"])
+    base_s = m["requests"] / m["base_requests_per_s"]
+    lora_s = m["requests"] / m["lora_requests_per_s"]
+    missing_s = lora_s - base_s / _lora_ratio(row)
+    mapping_s = m["base_total_tokens_per_s"] * base_s * m["mapping_ms_per_1000_tokens"] / 1e6
+    assert missing_s > 0, row["source"]
+    assert mapping_s < 0.2 * missing_s, m["mapping_sources"]
+
+
+@pytest.mark.parametrize("gpu", ["h100-pcie-80gb", "a100-sxm-80gb", "l40s-48gb"])
+def test_lora_time_ratios_hold_on_the_cards_that_could_have_run_it(gpu: str) -> None:
+    """vLLM PR 48887's comment states no GPU: its mean TTFT (5.3 s at 10 requests/s) shows a
+    queue our assumed H100 does not build, so its TTFT and TPOT ratios with and without the
+    adapter are replayed on the other cards too; each stays within 25 % (serving.md §12)."""
+    for row in (r for r in DATA["lora_speed"] if r.get("metric", "").endswith("_seconds")):
+        assert _lora_ratio({**row, "gpu": gpu}) == pytest.approx(row["published"], rel=TOL), row["id"]

@@ -7,6 +7,7 @@ architecture, split placement needs rollout GPUs) live in core/pipeline/rl_roles
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
@@ -17,6 +18,10 @@ from ..registry.rl_algorithms import RL_ALGORITHMS
 from ..registry.workloads import WORKLOAD_KINDS
 
 Spread = Annotated[float, Field(ge=0.0, le=20.0)]
+
+# verl's rollout config (verl/trainer/config/rollout/rollout.yaml): max_num_seqs 1024, the
+# engine's sequences at once when rl.rollout.max_sequences is null
+VERL_MAX_SEQUENCES = 1024
 PresetId = Annotated[str, Field(min_length=1, max_length=100)]
 
 
@@ -65,6 +70,16 @@ class RolloutSpec(Strict):
     # syncs): NeMo RL vllm_cfg precision "fp8" has vLLM quantise each synced tensor to FP8 in
     # 128 x 128 blocks as it loads it (nemo_rl/models/generation/vllm/quantization/fp8.py, v0.6.0)
     weights: Annotated[str, Field(min_length=1, max_length=40)] | None = None
+
+    @property
+    def longest_tokens(self) -> int:
+        """Tokens of the longest response: the mean stretched by the spread."""
+        return max(1, math.ceil(self.response_tokens * (1 + self.response_spread) - 1e-6))  # no float dust
+
+    @property
+    def sequences(self) -> int:
+        """The engine's ``max_num_seqs``: as set, else verl's default."""
+        return self.max_sequences or VERL_MAX_SEQUENCES
 
 
 class ReferenceSpec(Strict):

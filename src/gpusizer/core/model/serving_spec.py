@@ -67,6 +67,11 @@ class ServingSpec(Strict):
     # prompt as sent); each engine's cost per request as published for that route
     # (core/registry/engines.py StepCost.front_end, front_end_completions). Null: "chat".
     api_endpoint: Literal["chat", "completions"] | None = None
+    # Additive: vLLM V0 processes each step's outputs while the next step runs (0.6.0 on);
+    # false: ``--disable-async-output-proc``, every step then waits for the last one's
+    # (core/registry/engine_releases.py V0_SERIAL_OUTPUT). V0 releases only (0.6.4-0.7.x).
+    # Null: true.
+    async_output: bool | None = None
     # Additive: llama.cpp's ggml backend (its build: ggml-cuda, the HIP build for
     # ROCm, Vulkan, Metal, SYCL), whose kernels reach their own shares of the GPU
     # (core/speed/rates_era.py); null: the GPU vendor's own (NVIDIA cuda, AMD rocm, Apple

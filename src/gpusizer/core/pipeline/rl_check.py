@@ -6,6 +6,8 @@
   (``actor_rollout_ref.ref`` reuses ``actor_rollout_ref.model.path``), its architecture.
 - Split placement runs the engine on its own GPUs (OpenRLHF ``--vllm_num_engines`` x
   ``--vllm_tensor_parallel_size``): at least one engine of ``rollout.tensor`` GPUs.
+- vLLM's prefill budget (``rollout.max_batched_tokens``) within what its scheduler accepts
+  (:func:`check_prefill_budget`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from ..errors import ScenarioError, excerpt
 from ..model.presets import model_presets
 from ..model.rl_spec import RLSpec
 from ..model.specs import ModelSpec, Scenario
+from ..registry.engines import release
+from ..registry.frameworks import FRAMEWORKS
 
 
 @cache
@@ -82,4 +86,39 @@ def check_rl(s: Scenario) -> None:
         raise ScenarioError(
             "rl.rollout.tensor",
             f"must divide the GPUs the roles share ({s.parallelism.gpus}) when colocated; got {ro.tensor}",
+        )
+    check_prefill_budget(rl)
+
+
+def check_prefill_budget(rl: RLSpec) -> None:
+    """``rl.rollout.max_batched_tokens`` (vLLM ``max_num_batched_tokens``) where vLLM refuses it
+    at start: ``SchedulerConfig.verify_max_model_len`` (``vllm/config/scheduler.py``; V0's
+    ``SchedulerConfig._verify_args`` the same) raises when the budget is below ``max_num_seqs``,
+    and, with chunked prefill off, below ``max_model_len`` (a whole prompt must fit one step).
+    The rollout's ``max_model_len`` is the prompt plus the longest response and its
+    ``max_num_seqs`` ``rl.rollout.max_sequences`` or verl's 1024 (core/pipeline/rl_roles.py);
+    whether the release chunks is its rule (V1 always, V0 only above 32,768 tokens:
+    core/registry/engines.py ``chunks_prefill``). SGLang's ``chunked_prefill_size`` has no
+    such floor."""
+    ro = rl.rollout
+    budget = ro.max_batched_tokens
+    if budget is None or ro.engine != "vllm":
+        return
+    try:
+        rel = release(FRAMEWORKS["vllm"].releases, ro.engine_version)
+    except KeyError:  # the rollout engine's own scenario names the unknown version
+        return
+    model_len = rl.prompt_tokens + ro.longest_tokens
+    floor, why = ro.sequences, f"its max_num_seqs (rl.rollout.max_sequences, {ro.sequences:,})"
+    if not rel.chunks_prefill(model_len) and model_len > floor:
+        floor = model_len
+        why = (
+            f"max_model_len {model_len:,} (rl.prompt_tokens {rl.prompt_tokens:,} + the longest response "
+            f"{ro.longest_tokens:,}) where it prefills whole prompts, as vLLM {rel.version} does "
+            "at this length"
+        )
+    if budget < floor:
+        raise ScenarioError(
+            "rl.rollout.max_batched_tokens",
+            f"must be at least {floor:,} tokens: vLLM refuses to start below {why}; got {budget:,}",
         )

@@ -18,16 +18,14 @@ from ..model.specs import ModelSpec, Scenario
 from .rl_check import rl_of
 from .scenario import parse_scenario, scenario_dict
 
-# verl's rollout config (verl/trainer/config/rollout/rollout.yaml): max_num_seqs 1024, and the
-# examples' gpu_memory_utilization 0.5 beside the training states (examples/grpo_trainer/*.sh)
-VERL_MAX_SEQUENCES = 1024
+# verl's examples' gpu_memory_utilization 0.5 beside the training states
+# (examples/grpo_trainer/*.sh); its max_num_seqs default is rl_spec.VERL_MAX_SEQUENCES
 COLOCATED_MEMORY_FRACTION = 0.5
 
 
 def longest_response(rl: RLSpec) -> int:
     """Tokens of the longest response: the mean stretched by the spread."""
-    ro = rl.rollout
-    return max(1, math.ceil(ro.response_tokens * (1 + ro.response_spread) - 1e-6))  # no float dust
+    return rl.rollout.longest_tokens
 
 
 def responses(rl: RLSpec) -> int:
@@ -203,7 +201,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
     serving = {
         "engine_version": ro.engine_version,
         "memory_fraction": fraction,
-        "max_sequences": ro.max_sequences or VERL_MAX_SEQUENCES,
+        "max_sequences": ro.sequences,
         "max_context": rl.prompt_tokens + longest_response(rl),
         "concurrency": batch,
         "load": "burst",

@@ -21,7 +21,7 @@ from ..memo import Memo
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..registry.all_reduce import ENGINE_KERNEL, AllReduceRule
-from ..speed.rates import power_capped, sixteen_bit_scale
+from ..speed.rates import Rates, power_capped, sixteen_bit_scale
 from ..speed.rates_era import default_backend
 from ..speed.roofline import peak_tflops
 from ..speed.step import EngineCosts, Offload, StepModel
@@ -71,6 +71,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
         fixed=st.step_latency_seconds,
         per_request=st.step.per_request_pipeline if s.parallelism.pipeline > 1 else st.step.per_request,
+        serial_output=rel.vllm.serial_output if rel and s.serving.async_output is False else (0.0, 0.0),
         kernel_era=rel.kernel_era if rel else "",
         backend=_backend(s, gpu),
         lora_gather=bool(rel and rel.vllm.lora_gather_per_token),
@@ -223,11 +224,38 @@ def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -
         done += f" ({served.note})"
     origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else "kernel floors + host"
     r = step.rates
-    _, peak = peak_tflops(gpu, s.precision.activations)
-    # the 16-bit matmuls' share of the catalog's peak (FP16 accumulation, board power)
-    mm = power_capped(peak * sixteen_bit_scale(gpu, r) * r.matmul, gpu, r.watt_tflops) / peak if peak else 0.0
     return (
         f"speed for {what}, {done}; fixed cost per step {step.fixed * 1e3:.2f} ms ({origin}); "
-        f"{s.profile.kernels} kernels reach {r.bandwidth:.0%} of the memory bandwidth, {mm:.0%} "
-        f"of the 16-bit peak" + ("" if s.serving.load else " (serving.load not set: steady)")
+        f"{s.profile.kernels} kernels reach {r.bandwidth:.0%} of the memory bandwidth, "
+        f"{matmul_share(gpu, r, s.precision.activations)}"
+        + ("" if s.serving.load else " (serving.load not set: steady)")
     )
+
+
+def matmul_share(gpu: GPUSpec, r: Rates, activations: str) -> str:
+    """The 16-bit matmuls' achieved rate against the peak they run at: on a GeForce card whose
+    library accumulates in FP16, the FP16-accumulate peak, twice the catalog's FP32-accumulate
+    figure (``sixteen_bit_scale``); else the catalog's 16-bit peak, with board power's cap.
+    Apple publishes FP32 TFLOPS only and the catalog's 16-bit figure is that rate, while M3 and
+    later GPUs issue FP16, FP32 and integer instructions in parallel (Apple tech talk 111375
+    "Explore GPU advancements in M3 and A17 Pro", 2023-11: "the high-performance ALUs execute
+    different combinations of integer, FP32, and FP16 in parallel"), so llama.cpp's Metal GEMMs
+    (half tiles, float accumulators) run above it: stated in TFLOPS there, not as a share above
+    100 %. The rate is the step model's own; only the wording differs."""
+    _, peak = peak_tflops(gpu, activations)
+    if not peak:
+        return "0% of the 16-bit peak"
+    scale = sixteen_bit_scale(gpu, r)
+    tflops = power_capped(peak * scale * r.matmul, gpu, r.watt_tflops)
+    if scale != 1.0:
+        return f"{tflops / (peak * scale):.0%} of the FP16-accumulate peak"
+    if tflops <= peak:
+        return f"{tflops / peak:.0%} of the 16-bit peak"
+    why = "Apple states FP32 only; M3 and later issue FP16 and FP32 in parallel" if _apple(gpu) else ""
+    return f"{tflops:.1f} TFLOPS of 16-bit matmuls, above the catalog's {peak:g} TFLOPS peak" + (
+        f" ({why})" if why else ""
+    )
+
+
+def _apple(gpu: GPUSpec) -> bool:
+    return gpu.vendor.lower() == "apple"

@@ -239,7 +239,8 @@ class GpuAdvice:
         if variant.names:
             notes.append(
                 f"turned on {variant.phrase[5:]} (scenario_changes): without, {lay.gpus:,} "
-                f"GPU{'s' if lay.gpus > 1 else ''} do not hold it"
+                + ("GPUs do not" if lay.gpus > 1 else "GPU does not")
+                + " hold it"
             )
         split = propose_split(s, self._most())
         if split is not None:

@@ -92,9 +92,18 @@ def _peak_band(o: dict[str, Any]) -> str:
     return f"{rng[0] / GiB:.1f}-{rng[1] / GiB:.1f} GiB" if rng else "no band"
 
 
-def plan_text(options: Sequence[dict[str, Any]], left_out: Sequence[str] = ()) -> str:
+# A column the caller adds (header, cell text of an option): io's column registry words them
+# (io/compare_columns.py ``plan_columns``: RL's step and run with their bands), which the core
+# cannot import
+PlanColumn = tuple[str, Callable[[dict[str, Any]], str]]
+
+
+def plan_text(
+    options: Sequence[dict[str, Any]], left_out: Sequence[str] = (), extra: Sequence[PlanColumn] = ()
+) -> str:
     """The options as a table for ``gpusizer-cli plan`` (sizes in GiB, price in USD/hour);
-    ``left_out``: GPUs the framework does not run on (compare.left_out_gpus), not searched."""
+    ``left_out``: GPUs the framework does not run on (compare.left_out_gpus), not searched;
+    ``extra``: columns added before the price."""
     if not options:
         return "No GPU in the catalog fits this scenario with any layout within the search limit."
     inference = "max_batch_size" in options[0]
@@ -107,6 +116,7 @@ def plan_text(options: Sequence[dict[str, Any]], left_out: Sequence[str] = ()) -
         "Peak band",
         "Headroom",
         *(("Max batch", "Max context") if inference else ("Max micro-batch",)),
+        *(header for header, _ in extra),
         "$/hour",
         "How sure (memory/speed)",
     )
@@ -124,6 +134,7 @@ def plan_text(options: Sequence[dict[str, Any]], left_out: Sequence[str] = ()) -
                 if inference
                 else (str(o["max_micro_batch_size"]),)
             ),
+            *(cell(o) or "-" for _, cell in extra),
             "-" if o["total_price_per_hour"] is None else f"{o['total_price_per_hour']:,.2f}",
             f"{o.get('memory_confidence') or '-'}/{o.get('speed_confidence') or '-'}",
         )

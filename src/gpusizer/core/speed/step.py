@@ -17,7 +17,9 @@ datasheet figures), plus
 - the engine's host cost per step (``StepCost.step``: scheduling, sampling and output work the
   GPU waits for) and, for a step not replayed from a CUDA graph, the kernels' launches: the
   step takes at least ``kernels x StepCost.launch`` (the host issues kernels one by one; the GPU
-  waits when they are shorter than a launch).
+  waits when they are shorter than a launch); vLLM V0 with ``--disable-async-output-proc``
+  (``serving.async_output`` false) also processes each step's outputs before the next, a fixed
+  cost and one per sequence sampled (vllm RFC #6913; core/registry/engine_releases.py).
 
 MoE: a step reads the experts its tokens route to (tokens of the whole EP group). Routers are
 skewed: expert i of E takes a share ∝ i^-alpha of the tokens (power-law routing, NVIDIA
@@ -165,6 +167,9 @@ class EngineCosts:
     flash_attention: bool
     fixed: float | None = None  # serving.step_latency_seconds: replaces floors + host
     per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
+    # host seconds a step the GPU waits for after its kernels, fixed and per sequence sampled
+    # (vLLM V0's output processing with async output off: VLLMKnobs.serial_output)
+    serial_output: tuple[float, float] = (0.0, 0.0)
     kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
     backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
     lora_gather: bool = False  # LoRA kernels load adapter weights per token (vLLM V0; lora_serving.py)
@@ -299,7 +304,7 @@ class StepModel:
         """Seconds for every sequence of the step to advance (pipeline stages overlapped);
         ``graph`` False: a step that would replay a CUDA graph runs eager (another attention-DP
         rank has prompt tokens, ``EngineCosts.graph_ranks``)."""
-        seqs = decodes + prefill_seqs
+        seqs, rows = decodes + prefill_seqs, sampled
         m = float(min(self.pipeline, max(1.0, seqs)))
         if m > 1:  # one micro-batch of the step through every stage
             decodes, decode_ctx, prefill = decodes / m, decode_ctx / m, prefill / m
@@ -319,6 +324,9 @@ class StepModel:
             gpu = max(gpu, self.kernels * c.launch)
         if c.per_request:  # the scheduler's work for every request, beside the kernels
             gpu = max(gpu, c.per_request * seqs)
+        fixed, per_seq = c.serial_output
+        if per_seq:  # the outputs of every sequence sampled, processed before the next step
+            gpu += fixed + per_seq * (seqs if rows is None else rows)
         return gpu + c.host
 
     def prompt_wait(

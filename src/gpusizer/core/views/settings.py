@@ -53,7 +53,7 @@ class SweepView:
 # days to train, the cost per million tokens or of the run, the purchase; at 1280x720 these fit
 # beside the frozen rank and GPU without sideways scrolling. Whether a row meets the targets
 # shows in its order (those that meet them first) and its tooltip ("Not offered (targets): ...").
-# Keys of io/compare_table.COLUMNS.
+# Keys of io/compare_columns.COLUMNS.
 DEFAULT_HIDDEN_COLUMNS: tuple[str, ...] = (
     "system_name", "systems", "tpot_seconds", "tokens_per_second", "cloud_cost_per_hour",
     "power_watts", "energy_kwh_per_million_tokens", "energy_kwh", "electricity_cost", "layout",
@@ -74,7 +74,7 @@ class HardwareView:
     (``""`` = every vendor or class; memory as sold, GB), cards sold alone per box (None: the
     fewest that hold them), the user's own prices per GPU or system id ("My prices",
     core/sizing/prices.py), which override the catalog's, and the table's columns the user
-    hid (io/compare_table.COLUMNS keys; the window's table only). Margin, ranking, basis,
+    hid (io/compare_columns.COLUMNS keys; the window's table only). Margin, ranking, basis,
     cards per box and hidden columns are checked on creation, the prices and money by
     :meth:`check` (ScenarioError naming the field)."""
 

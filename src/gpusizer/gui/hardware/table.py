@@ -1,4 +1,4 @@
-"""The Hardware tab's table: one row per GPU type, the columns of io/compare_table.COLUMNS,
+"""The Hardware tab's table: one row per GPU type, the columns of io/compare_columns.COLUMNS,
 sortable by any column (numbers by value, blanks last), unit prices editable."""
 
 from __future__ import annotations

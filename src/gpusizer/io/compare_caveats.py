@@ -1,0 +1,66 @@
+"""What a buyer must know before signing the comparison's top rows (``gpusizer-cli compare``,
+io/compare_table.py): the lines that say where a row rests on less than it seems.
+
+- a speed ``extrapolated`` (or ``none``): too few published figures like it for a band
+  (core/evidence/confidence.py says which: the engine never measured on that vendor or at that
+  batch regime, fewer than five figures, a release older than all of them), so its rank by
+  cost per token rests on the step model's rates alone;
+- a purchase price left out as used (core/sizing/compare_costs.py ``used_prices``) while its
+  ``$/GPU`` is shown: the blank ``Purchase $`` says why;
+- owning, what each purchase price is (its ``list_price_basis``): the ranking then rests on
+  it, and the catalog's prices differ in kind (a whole server with its host, a kit or a box of
+  cards without one, an estimate, a street quote);
+- training without ``workload.training_tokens``: the run's time and cost are blank, not zero;
+- a Pareto-front row that misses the targets: on the front only by missing them
+  (:func:`front_caveat`, under the footnote).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+TOP = 10  # the rows a buyer reads: the caveats of these are printed
+
+
+def caveat_lines(options: Sequence[dict[str, Any]], training: bool) -> list[str]:
+    """The caveats of the top rows, then the run's time where it is blank."""
+    top = [o for o in options[:TOP] if o["fits"]]
+    out = [line for o in top for line in _row_caveats(o)]
+    timed = any(o.get("time_seconds") is not None or o.get("rl_run_seconds") is not None for o in options)
+    if training and top and not timed:
+        out.append(
+            "Time, Time band, $ to train: blank, as the scenario states no workload.training_tokens "
+            "(--tokens); $/M tok is per million tokens trained"
+        )
+    return out
+
+
+def front_caveat(options: Sequence[dict[str, Any]]) -> list[str]:
+    """The Pareto footnote's caveat where a starred row misses the targets."""
+    if any(o["pareto"] and o.get("unmet") == "targets" for o in options):
+        return [
+            "  A * row that misses the targets (Targets or Default target: no) is on the front only by "
+            "missing them (Not offered, below)."
+        ]
+    return []
+
+
+def _row_caveats(o: dict[str, Any]) -> list[str]:
+    gpu, out = o["gpu"], []
+    sure = o.get("speed_confidence")
+    if sure in ("extrapolated", "none"):
+        out.append(
+            f"Speed {sure} ({gpu}): no band of published figures like it (the estimate's How sure says "
+            "why); its rank rests on the model's rates alone"
+        )
+    basis = o.get("cost_basis") or "cloud"
+    if o.get("used_price_left_out") and basis != "owned" and o.get("list_price_usd") is not None:
+        out.append(
+            f"Used price ({gpu}): $/GPU {o['list_price_usd']:,.0f} is a used (resale) price "
+            f"({o.get('list_price_basis') or 'resale'}); Purchase $ counts new prices only (--used-prices)"
+        )
+    if basis == "owned" and o.get("purchase_cost") is not None:
+        what = o.get("list_price_basis") or "basis not stated"
+        out.append(f"Purchase ({gpu}): ${o['purchase_cost']:,.0f}, {what}")
+    return out

@@ -1,0 +1,280 @@
+"""The columns of the buyer's comparison: one registry for ``gpusizer-cli compare``, ``plan``'s
+RL columns, the Hardware tab and its CSV (so every place shows the same columns, in the same
+words and units). io/compare_table.py renders them.
+
+A column is its option field (core/sizing/compare.py), its header, its unit, a formatter and the
+workloads it applies to (``serve``, ``train`` or both; ``targets``: only when the scenario
+states serving targets; ``rl``: an RL scenario's).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from .units import fmt_bytes
+from .wording import duration
+
+Fmt = Callable[[Any, str], str]
+
+
+def num_fmt(digits: int, scale: float = 1.0, suffix: str = "") -> Fmt:
+    return lambda v, _u: f"{v * scale:,.{digits}f}{suffix}"
+
+
+def _usd(v: float, _u: str) -> str:
+    return f"{v:,.2f}" if v < 100 else f"{v:,.0f}"
+
+
+def duration_fmt(v: float, _u: str) -> str:
+    """The one scale of io/wording.py, compact (``2.3 d``)."""
+    return duration(v, compact=True)
+
+
+def bytes_fmt(v: int, unit: str) -> str:
+    return fmt_bytes(v, unit)
+
+
+def band_fmt(inner: Fmt) -> Fmt:
+    """A band ``[lower, upper]`` as ``17.1-25.0`` in the column's own format (the unit once
+    where both edges share it; ``14.9 h-1.4 d`` where a duration's edges take two)."""
+
+    def fmt(v: Any, u: str) -> str:
+        lo, hi = inner(v[0], u), inner(v[1], u)
+        lo_num, _, lo_unit = lo.partition(" ")
+        return f"{lo_num}-{hi}" if lo_unit and hi.endswith(f" {lo_unit}") else f"{lo}-{hi}"
+
+    return fmt
+
+
+def text_fmt(v: Any, _u: str) -> str:
+    return str(v)
+
+
+def _yes(v: bool, _u: str) -> str:
+    return "yes" if v else "no"
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str  # the option's field
+    header: str
+    fmt: Fmt
+    applies: str = "both"  # "serve" | "train" | "both" | "targets" | "rl"
+    tip: str = ""  # what it means (the window's header tooltip)
+    editable: bool = False  # a unit price the user may set (Hardware tab)
+
+    def text(self, option: dict[str, Any], unit: str = "GiB") -> str:
+        """The cell's text; empty where the value is unknown (no price, no fit)."""
+        value = option.get(self.key)
+        return "" if value is None else self.fmt(value, unit)
+
+
+COLUMNS: tuple[Column, ...] = (  # what decides a purchase first, the details after
+    Column("rank", "#", text_fmt, tip="Order of the current ranking"),
+    Column("gpu_name", "GPU", text_fmt),
+    Column("gpus", "GPUs", num_fmt(0), tip="GPUs to buy or rent (whole servers when asked)"),
+    Column(
+        "needed_gpus",
+        "Need",
+        num_fmt(0),
+        tip="GPUs the work needs (the fewest that hold it, or that meet the targets), apart from "
+        "those bought: the spare ones run as more replicas or wider parallelism",
+    ),
+    Column(
+        "system_name",
+        "System",
+        text_fmt,
+        tip="What is bought or rented: a catalog system (server, rack, workstation, Mac) or a box "
+        "of cards sold alone (priced as its cards)",
+    ),
+    Column("systems", "Units", num_fmt(0), tip="Systems (servers, racks, boxes) to buy"),
+    Column(
+        "cost_per_million_tokens",
+        "$/M tok",
+        _usd,
+        tip="Cost per million tokens (served or trained), renting or owning",
+    ),
+    Column("training_cost", "$ to train", _usd, "train", "Cost of the training run"),
+    Column(
+        "rl_total_gpus", "RL GPUs", num_fmt(0), "rl", "RL: every GPU of the run, a split rollout pool added"
+    ),
+    Column("rl_time_per_step_seconds", "RL step", duration_fmt, "rl", "RL: time of one step, all phases"),
+    Column(
+        "rl_time_per_step_seconds_range",
+        "RL step band",
+        band_fmt(duration_fmt),
+        "rl",
+        "RL: time of one step where 80 % of replayed published RL steps like this one landed "
+        "(split pools: of the serving and training figures its phases are priced as)",
+    ),
+    Column("rl_run_seconds", "RL run", duration_fmt, "rl", "RL: time of the run's rl.steps steps"),
+    Column(
+        "rl_run_seconds_range",
+        "RL run band",
+        band_fmt(duration_fmt),
+        "rl",
+        "RL: time of the run where 80 % of replayed published RL steps like this one landed "
+        "(split pools: of the serving and training figures its phases are priced as)",
+    ),
+    Column(
+        "rl_rollout_tensor", "Rollout TP", num_fmt(0), "rl", "RL: the rollout engine's TP (rl.rollout.tensor)"
+    ),
+    Column(
+        "rl_tokens_trained_per_second",
+        "RL tok/s",
+        num_fmt(0),
+        "rl",
+        "RL: tokens trained per second over the whole step (what $/M tok is spread over)",
+    ),
+    Column(
+        "tokens_per_second_per_user",
+        "Tok/s/user",
+        num_fmt(1),
+        "serve",
+        "Output tokens per second each user sees",
+    ),
+    Column(
+        "tokens_per_second_per_user_range",
+        "Tok/s/user band",
+        band_fmt(num_fmt(1)),
+        "serve",
+        "Tokens per second per user where 80 % of replayed published runs like this one landed",
+    ),
+    Column("ttft_seconds", "TTFT", num_fmt(2, 1, " s"), "serve", "Time to first token"),
+    Column("tpot_seconds", "TPOT", num_fmt(1, 1000, " ms"), "serve", "Time per output token"),
+    Column(
+        "tokens_per_second",
+        "Tok/s",
+        num_fmt(0),
+        tip="Tokens per second over all GPUs (served output tokens, or trained tokens)",
+    ),
+    Column("time_seconds", "Time", duration_fmt, "train", "Time to train on training_tokens"),
+    Column(
+        "time_seconds_range",
+        "Time band",
+        band_fmt(duration_fmt),
+        "train",
+        "Training time where 80 % of replayed published runs like this one landed",
+    ),
+    Column(
+        "speed_confidence",
+        "Speed sure",
+        text_fmt,
+        tip="How sure the speed is: measured (this model, GPU and engine among the published "
+        "figures), validated (its regime has a band), extrapolated (no published figure of this "
+        "engine on this vendor or batch regime), none",
+    ),
+    Column(
+        "targets_met", "Targets", _yes, "targets", "Targets met (serving targets, or the training deadline)"
+    ),
+    Column(
+        "default_target_met",
+        "Default target",
+        _yes,
+        "targets",
+        "The stated default service level met (first token within 2 s, 5 tokens/s per user: MLPerf "
+        "Inference's Llama 2 70B server limits), where you set no speed target of your own",
+    ),
+    Column(
+        "purchase_cost",
+        "Purchase $",
+        _usd,
+        tip="Street price (2025-26) x whole systems; yours where set",
+    ),
+    Column(
+        "cloud_cost_per_hour",
+        "Cloud $/h",
+        _usd,
+        tip="On-demand price of the GPUs rented (by the GPU, or whole systems where only those are rented)",
+    ),
+    Column(
+        "power_watts",
+        "kW",
+        num_fmt(1, 1e-3),
+        tip="System power (measured or specified): the systems owned, or the rented GPUs' share",
+    ),
+    Column(
+        "energy_kwh_per_million_tokens",
+        "kWh/M tok",
+        num_fmt(2),
+        tip="Energy per million tokens at system power",
+    ),
+    Column("energy_kwh", "kWh", num_fmt(0), "train", "Energy of the training run at system power"),
+    Column("electricity_cost", "Power $", _usd, "train", "Electricity of the training run"),
+    Column("layout", "Layout", text_fmt, tip="Parallel layout; double-click a row to apply it"),
+    Column("nodes", "Nodes", num_fmt(0), tip="Servers (or boxes) of gpus_per_node GPUs"),
+    Column("per_gpu_total", "Peak/GPU", bytes_fmt, tip="Peak memory of the busiest GPU"),
+    Column(
+        "per_gpu_total_range",
+        "Peak band",
+        band_fmt(bytes_fmt),
+        tip="Peak per GPU where 80 % of replayed published runs like this one landed; an upper "
+        "edge past the usable memory is noted",
+    ),
+    Column("memory_confidence", "Peak sure", text_fmt, tip="How sure the peak is (as Speed sure)"),
+    Column("headroom_bytes", "Spare/GPU", bytes_fmt, tip="Usable memory left at the peak"),
+    Column(
+        "price_per_hour",
+        "$/GPU-h",
+        _usd,
+        tip="On-demand price per GPU-hour of a provider-operated cloud (RunPod Secure Cloud where "
+        "listed, else the named provider; dated in the tooltip); yours where set",
+        editable=True,
+    ),
+    Column(
+        "list_price_usd",
+        "$/GPU",
+        _usd,
+        tip="2025-26 street price per GPU (dated in the tooltip); yours where set",
+        editable=True,
+    ),
+)
+
+
+# RL: the training phase's rate and a training_tokens run say nothing of an RL run (its step and
+# run are the rl columns, each with the band of RL's own published steps beside it)
+RL_HIDDEN = ("tokens_per_second", "time_seconds", "time_seconds_range")
+
+
+# the RL columns gpusizer-cli plan adds to its table: the step and the run, each with its band
+PLAN_RL_KEYS = (
+    "rl_time_per_step_seconds",
+    "rl_time_per_step_seconds_range",
+    "rl_run_seconds",
+    "rl_run_seconds_range",
+)
+
+
+def is_rl(options: Sequence[dict[str, Any]]) -> bool:
+    """Options of an RL scenario (their RL run is timed)."""
+    return any(o.get("rl_run_seconds") is not None for o in options)
+
+
+def plan_columns(
+    options: Sequence[dict[str, Any]], unit: str = "GiB"
+) -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
+    """(header, cell text) of the registry's columns ``gpusizer-cli plan`` adds, in compare's
+    words and units: RL's step and run with their bands for an RL scenario; none otherwise."""
+    if not is_rl(options):
+        return []
+    by_key = {c.key: c for c in COLUMNS}
+    return [(by_key[k].header, partial(_cell, by_key[k], unit=unit)) for k in PLAN_RL_KEYS]
+
+
+def _cell(column: Column, option: dict[str, Any], unit: str) -> str:
+    return column.text(option, unit)
+
+
+def columns_for(training: bool, targets: bool, rl: bool = False) -> list[Column]:
+    """The columns that apply to a workload (and to serving targets when stated, RL's step and
+    run for an RL scenario)."""
+    skip = {"serve"} if training else {"train"}
+    if not targets:
+        skip.add("targets")
+    if not rl:
+        skip.add("rl")
+    hidden = RL_HIDDEN if rl else ()
+    return [c for c in COLUMNS if c.applies not in skip and c.key not in hidden]
