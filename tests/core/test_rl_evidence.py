@@ -1,13 +1,15 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
-The time model does NOT meet the issue's aim (70 % of figures within 25 %): 10 of 23 replayed
-steps are within 25 % (colocated: 3 of 15, Llama 3.1 8B at 0.81, Qwen3-32B at 0.85 and the v0.6
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 23 of 50 replayed
+steps (the v0.4, v0.5 and v0.6 tables) are within 25 %; of the v0.4 and v0.6 tables' 28, 13
+(colocated: 3 of 15, Llama 3.1 8B at 0.81, Qwen3-32B at 0.85 and the v0.6
 Qwen3-235B on 128 H100 at 0.76, every one faster than measured, ratios 0.35 to 0.85 with the
 rollout priced at the serving step and its shrinking batch, the recipes' recompute and engine
 memory, the MoE router's own load, the refit's cost per exported tensor and its gather over the
 node's network links, v0.4.0's detokenising in the step, the optimizer states' pageable copies,
 the engine's per-token log-probs and the worker's copy of them, and the table's G-Average read as
-the mean generated length; split one-step off-policy: 7 of 8). What the
+the mean generated length; split off-policy: 10 of 13, the two DeepSeek V3 rows added on the
+split broadcast's one-NIC overstatement, docs/evidence/rl.md section 2l). What the
 test pins is what the evidence page states: each ratio as recorded there (so a change in the
 model shows up here and the page is updated with it), and that the colocated model stays a
 lower bound of these runs."""
@@ -19,6 +21,7 @@ import pytest
 from gpusizer import estimate_report
 
 from .rl_figures import FIGURES, OFF_POLICY, PHASED
+from .rl_figures_v05 import V05_OFF, V05_ON
 
 # model / measured seconds per step, as docs/evidence/rl.md records them
 RECORDED = {
@@ -45,8 +48,36 @@ RECORDED = {
     "v0.6 Qwen3-235B 1-off, 128+128 H100": 1.124,
     "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.888,
     "v0.6 DeepSeek V3 1-off, 256+256 H100": 1.074,
+    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 1.093,
+    "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.468,
+    "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.300,
+    "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100": 0.881,
+    "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100": 1.121,
+    # the v0.5 tables (tests/core/rl_figures_v05.py; docs/evidence/rl.md section 2m)
+    "v0.5 Llama 3.1 8B, 16 H100": 0.814,
+    "v0.5 DeepSeek V3, 256 H100": 0.465,
+    "v0.5 Qwen3-235B, 128 H100": 0.698,
+    "v0.5 Qwen3-30B-A3B, 32 H100": 0.683,
+    "v0.5 Qwen3-32B, 32 H100": 0.873,
+    "v0.5 Llama 3.1 8B, 8 GB200": 0.559,
+    "v0.5 DeepSeek V3, 128 GB200": 0.365,
+    "v0.5 Qwen3-235B, 64 GB200": 0.553,
+    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.480,
+    "v0.5 Qwen3-32B, 16 GB200": 0.761,
+    "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 0.900,
+    "v0.5 DeepSeek V3 1-off, 256+256 H100": 1.065,
+    "v0.5 Qwen3-235B 1-off, 128+128 H100": 1.277,
+    "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100": 0.781,
+    "v0.5 Qwen3-32B 1-off, 32+32 H100": 0.976,
+    "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100": 0.798,
+    "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.988,
+    "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.696,
+    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 1.087,
+    "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.485,
+    "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.489,
+    "v0.5 Qwen3-32B 1-off, 16+16 GB200": 0.695,
 }
-ALL = FIGURES + OFF_POLICY
+ALL = FIGURES + OFF_POLICY + V05_ON + V05_OFF
 
 
 def _ratio(figure) -> float:
@@ -62,9 +93,11 @@ def test_each_replayed_step_is_as_recorded(figure) -> None:
 
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
-    assert len(ALL) == 23
-    # docs/evidence/rl.md: 10 of 23 (3 of 15 colocated, 7 of 8 split; 9 of 23 before the table's
-    # G-Average was read as the mean generated length, section 2k); the issue's aim is 70 %
+    assert len(ALL) == 50
+    # docs/evidence/rl.md: 23 of 50 (6 of 25 colocated, 17 of 25 split and off-policy; 13 of 28
+    # before section 2m replayed the v0.5 tables, 10 of 23 before section 2l replayed the v0.6
+    # table's five other off-policy rows, 9 of 23 before the table's G-Average was read as the
+    # mean generated length, section 2k); the aim is 70 %
     assert within == [
         "v0.4 Llama 3.1 8B, 16 H100",
         "v0.4 Qwen3-32B, 32 H100",
@@ -76,8 +109,22 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
         "v0.6 Qwen3-235B 1-off, 128+128 H100",
         "v0.4 DeepSeek V3 1-off, 256+256 H100",
         "v0.6 DeepSeek V3 1-off, 256+256 H100",
+        "v0.6 DeepSeek V3 1-off, 128+128 GB200",
+        "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100",
+        "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100",
+        "v0.5 Llama 3.1 8B, 16 H100",
+        "v0.5 Qwen3-32B, 32 H100",
+        "v0.5 Qwen3-32B, 16 GB200",
+        "v0.5 Llama 3.1 8B 1-off, 8+8 H100",
+        "v0.5 DeepSeek V3 1-off, 256+256 H100",
+        "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100",
+        "v0.5 Qwen3-32B 1-off, 32+32 H100",
+        "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100",
+        "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100",
+        "v0.5 DeepSeek V3 1-off, 128+128 GB200",
     ]
-    assert all(_ratio(f) < 1 for f in FIGURES)  # colocated: a lower bound of every replayed run
+    # colocated: a lower bound of every replayed run
+    assert all(_ratio(f) < 1 for f in FIGURES + V05_ON)
 
 
 @pytest.mark.parametrize("figure", ALL, ids=lambda f: f.name)
