@@ -134,13 +134,13 @@ def test_overview_rows_are_sized_by_trtllm_bench_rule() -> None:
 
 def test_overview_prompt_heavy_deficit_is_the_ranks_admitting_independently() -> None:
     # docs/evidence/speed.md section 37: in Maverick FP8 on 8 x H200 (attention DP 8) the
-    # prompt-heavy rows come out slow (2048/128, 5000/500, 20000/2000 at 0.51-0.54) and the
-    # decode-heavy fast (128/4096 1.44): once a rank's first requests finish, the simulation lets
+    # prompt-heavy rows come out slow (2048/128, 5000/500, 20000/2000 at 0.50-0.53) and the
+    # decode-heavy fast (128/4096 1.36): once a rank's first requests finish, the simulation lets
     # the ranks admit independently, so a rank's decode steps wait for the other ranks' prompts
     # and run eager (section 27). trtllm-bench's uniform burst keeps the ranks in step (the
     # PyTorch executor fills every rank to the same count of identical requests); replayed so,
-    # the column's spread (sd of the log ratio over its 10 rows) falls from 0.43 to 0.09 around
-    # a mean of 1.43: what is left is one offset for the column, not a pattern in ISL / OSL.
+    # the column's spread (sd of the log ratio over its 10 rows) falls from 0.42 to 0.10 around
+    # a mean of 1.36: what is left is one offset for the column, not a pattern in ISL / OSL.
     # A column with one rank (Scout NVFP4 on one B200) does not move.
     import sys
 

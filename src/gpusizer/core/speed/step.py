@@ -44,6 +44,7 @@ not 8x).
 from __future__ import annotations
 
 import copy
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -179,6 +180,9 @@ class EngineCosts:
     # and the GPUs of one host (the custom kernels need the group inside one)
     all_reduce: AllReduceRule = ENGINE_KERNEL
     host_gpus: int = 8
+    # the batch sizes captured with padding (serving.cuda_graph_batch_sizes, ascending; empty:
+    # each batch replays at its own size): :meth:`StepModel.graph_rows`
+    graph_sizes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -305,21 +309,39 @@ class StepModel:
             decodes, decode_ctx, prefill = decodes / m, decode_ctx / m, prefill / m
             prefill_seqs, prefill_attn, prefill_read = prefill_seqs / m, prefill_attn / m, prefill_read / m
             sampled = None if sampled is None else sampled / m
-        gpu, head = self._gpu(decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled)
+        c = self.costs
+        replay = graph and c.graphs and decodes <= c.graph_batch and (prefill == 0 or c.graph_prefill)
+        pad = 0.0  # rows padded to a captured size: no cache to read, every other row's work
+        if replay and decodes and not prefill:
+            rows = self.graph_rows(decodes)
+            replay, pad = rows > 0, max(0.0, rows - decodes)  # above the largest size: eager
+        out = None if sampled is None else sampled + pad
+        rows_in = decodes + pad
+        gpu, head = self._gpu(rows_in, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, out)
         off = self.offload
         if off.host_bytes:  # the GPU's share of the weights, the rest from system RAM
             host = off.host_bytes / (off.link_bandwidth if prefill >= 32 else off.host_bandwidth)
             gpu = gpu * off.gpu_share + host
-        c = self.costs
         if c.fixed is not None:
             return self._turns(gpu, head, m) + c.fixed
         gpu = self._turns(gpu + self._floor, head, m)
-        replay = graph and c.graphs and decodes <= c.graph_batch and (prefill == 0 or c.graph_prefill)
         if not replay and c.launch:  # the host issues the kernels one by one
             gpu = max(gpu, self.kernels * c.launch)
         if c.per_request:  # the scheduler's work for every request, beside the kernels
             gpu = max(gpu, c.per_request * seqs)
         return gpu + c.host
+
+    def graph_rows(self, decodes: float) -> float:
+        """Rows a generation-only step of ``decodes`` sequences replays: the smallest captured
+        size that holds them where the engine pads to its sizes (``EngineCosts.graph_sizes``;
+        TensorRT-LLM's ``_round_up_batch_size`` in model_engine.py, 1.0: the padded rows are
+        dummy requests run through every layer), 0 above the largest (no graph: eager), else
+        ``decodes`` itself."""
+        sizes = self.costs.graph_sizes
+        if not sizes or not decodes:
+            return decodes
+        i = bisect_left(sizes, decodes)
+        return float(sizes[i]) if i < len(sizes) else 0.0
 
     def prompt_wait(
         self, decodes: float, tokens: float, seqs: float, attn: float, read: float, padded: bool = False
