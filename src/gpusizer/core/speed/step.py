@@ -17,7 +17,9 @@ datasheet figures), plus
 - the engine's host cost per step (``StepCost.step``: scheduling, sampling and output work the
   GPU waits for) and, for a step not replayed from a CUDA graph, the kernels' launches: the
   step takes at least ``kernels x StepCost.launch`` (the host issues kernels one by one; the GPU
-  waits when they are shorter than a launch).
+  waits when they are shorter than a launch); a replayed step whose engine pads to its captured
+  sizes (``serving.cuda_graph_batch_sizes``) runs the size that holds its batch
+  (:meth:`StepModel.graph_rows`).
 
 MoE: a step reads the experts its tokens route to (tokens of the whole EP group). Routers are
 skewed: expert i of E takes a share ∝ i^-alpha of the tokens (power-law routing, NVIDIA
@@ -316,8 +318,8 @@ class StepModel:
             rows = self.graph_rows(decodes)
             replay, pad = rows > 0, max(0.0, rows - decodes)  # above the largest size: eager
         out = None if sampled is None else sampled + pad
-        rows_in = decodes + pad
-        gpu, head = self._gpu(rows_in, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, out)
+        n = decodes + pad
+        gpu, head = self._gpu(n, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, out)
         off = self.offload
         if off.host_bytes:  # the GPU's share of the weights, the rest from system RAM
             host = off.host_bytes / (off.link_bandwidth if prefill >= 32 else off.host_bandwidth)
