@@ -29,6 +29,12 @@ class ServingSpec(Strict):
     prefill_chunk_tokens: Tokens | None = None  # vLLM max_num_batched_tokens
     kv_block_tokens: Tokens | None = None  # vLLM block_size, SGLang page_size
     cuda_graphs: bool | None = None  # False: vLLM --enforce-eager
+    # Additive: the batch sizes the engine captures CUDA graphs for, padding on: a
+    # generation-only step runs at the smallest of them that holds its batch, a batch above the
+    # largest eager (TensorRT-LLM ``cuda_graph_config`` ``batch_sizes`` + ``enable_padding``,
+    # "batches are rounded up to the nearest cuda_graph_batch_size"; core/speed/step.py).
+    # Null: every batch up to the engine's graph limit replays at its own size.
+    cuda_graph_batch_sizes: tuple[Batch, ...] | None = Field(None, strict=False, min_length=1, max_length=64)
     gpu_layers: SomeLayers | None = None  # llama.cpp -ngl (null: as many as fit)
     concurrency: Batch | None = None  # users served at once (null: workload.batch_size)
     # Additive: the engine release whose defaults apply (null: the current one), the fixed

@@ -82,6 +82,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         dp_padding=_dp_padding(s, st),
         all_reduce=_all_reduce(gpu, st),
         host_gpus=s.hardware.gpus_per_node if s.hardware.gpus_per_node <= MNNVL_NODE else NVL_TRAY_GPUS,
+        graph_sizes=tuple(sorted(set(s.serving.cuda_graph_batch_sizes or ()))),
     )
 
 
