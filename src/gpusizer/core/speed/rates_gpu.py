@@ -14,9 +14,10 @@ lower peak. Measured on H20:
 - prefill attention: FlashAttention-3 forward, causal, head dim 128, batch 2 x 2,048 tokens,
   107.8 TFLOPS = 72.8 % of 148 (Dao-AILab/flash-attention issue #1310, 2024-11-01; cuDNN the
   same 107.8);
-- grouped MoE GEMMs: vLLM's Triton ``fused_moe_kernel`` in BF16 with its tuned H20 configs, one
-  expert GEMM of Mixtral's shape (8 experts of 14,336 x 4,096, top-2; vllm-project/vllm PR
-  #44152, 2026-06-01, a kernel-level benchmark on one H20): at batch 32 (every expert read, 8
+- grouped MoE GEMMs: vLLM's Triton ``fused_moe_kernel`` in BF16 with the PR's tuned configs (vLLM
+  ships tuned H20 configs for Qwen3's MoE shapes, E=128 N=192 / 384), one expert GEMM of
+  Mixtral's shape (8 experts of 14,336 x 4,096, top-2; vllm-project/vllm PR #44152, 2026-06-01,
+  a kernel-level benchmark on one H20; the untuned fallback is slower): at batch 32 (every expert read, 8
   tokens each) 0.279 ms, 939.5 MB of weights at 3.37 TB/s = 84 % of 4.0 TB/s
   (``grouped_bandwidth``; the Hopper entry's 62 % is DeepGEMM's FP8 on an H100); at batch 512
   (128 tokens an expert) 112.5 TFLOPS against 133.4 at batch 2,048 (512 an expert), 0.843 of the
