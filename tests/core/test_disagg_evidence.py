@@ -81,9 +81,11 @@ def test_prefill_worker_first_token(row: dict[str, Any]) -> None:
 
 SINGLE = DATA["disaggregated_single_request"]
 # Prompt lengths whose first token is within 25 % (docs/evidence/serving.md §14): the
-# SGLang run's flat ~125 ms below 1K tokens misses, as do vLLM's long prompts
+# SGLang run's flat ~125 ms up to 1K tokens misses (since the H20's own grouped-GEMM shares,
+# core/speed/rates_gpu.py, ours is flat there too, 77-83 ms: the P/D path's fixed cost is not
+# modelled; the 1K row had been within only through the H100's half-rate point)
 WITHIN = {
-    "mooncake-sglang-h20-qwen3-235b": {1024, 2048, 4096, 8192, 16384, 32768},
+    "mooncake-sglang-h20-qwen3-235b": {2048, 4096, 8192, 16384, 32768},
     "mooncake-vllm-h800-qwen3-8b": {128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
 }
 # An H800 is an H100 SXM whose NVLink runs at 400 GB/s both ways (NVIDIA's export part)
@@ -141,7 +143,8 @@ def _cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
 def test_single_request_split(src: dict[str, Any], row: dict[str, Any]) -> None:
     """Mooncake's measured 1P1D runs, one request at a time: the KV moved (18 of 18 within
     11 %: vLLM moves whole 16-token blocks, one more than the stated prompt below 2K), the first
-    token (15 of 18 within 25 %; the 8,192-token vLLM row since prompts pay their
+    token (14 of 18 within 25 %: SGLang's 128-1,024 tokens miss by the P/D path's fixed cost;
+    the 8,192-token vLLM row since prompts pay their
     tokenising, 1.03 us a token; SGLang's 16K and 32K since the H20's own kernel shares,
     core/speed/rates_gpu.py; vLLM's 16K and 32K, 0.74 before, since its prefill chunks'
     all-reduces of 8 MiB and more go to NCCL, core/registry/all_reduce.py) and the transfer
