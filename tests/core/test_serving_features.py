@@ -588,7 +588,7 @@ def test_lora_time_ratios_hold_on_the_cards_that_could_have_run_it(gpu: str) -> 
 def test_bsc_lora_ratios_hold_on_another_card(gpu: str) -> None:
     """The MareNostrum 5 runs (arXiv 2508.08343's Figure 3) print no GPU: their pools point to
     a 64 GiB H100, not in the catalog, replayed on the H100 SXM 80 GB; on an A100 80 GB each
-    ratio also stays within 25 % (serving.md §12, round 5: 0.72-0.92 against 0.84-0.91)."""
+    ratio also stays within 25 % (serving.md §12, round 5: 0.72-0.91 against 0.84-0.91)."""
     for row in (r for r in DATA["lora_speed"] if r["id"].startswith("bsc-")):
         assert _lora_ratio({**row, "gpu": gpu}) == pytest.approx(row["published"], rel=TOL), row["id"]
 

@@ -176,15 +176,43 @@ def with_lora(s: Scenario, step: StepModel) -> StepModel:
 
 
 def _base_requests(step: StepModel, kernels: int) -> StepModel:
-    """The base model's requests on a LoRA-enabled server (``active`` 0). V0's wrapper still
-    launches every slice's buffer, shrink and expand, whose programs return at once on a
-    token without an adapter (``bgmv`` kernels: ``lora_index == -1``, vllm/lora/ops/
-    triton_ops; Punica's CUDA ``bgmv`` alike): their floors and launches, no reads. V1's ops
-    return on the host before launching when no token has an adapter (``no_lora_flag_cpu``
-    in ``lora_shrink`` / ``lora_expand``): the step is the base's."""
+    """The base model's requests on a LoRA-enabled server (``active`` 0). V1's ops return on
+    the host before launching when no token has an adapter (``no_lora_flag_cpu`` in
+    ``lora_shrink`` / ``lora_expand``): the step is the base's. V0's wrapper still runs every
+    slice (``add_lora_packed_nslice``): a decode step replays its ``bgmv`` kernels from the
+    CUDA graph, whose programs return at once on a token without an adapter (``lora_index ==
+    -1``: their floors, no reads), while a prompt step's ``sgmv`` shrink and expand return on
+    the host (``_shrink_prefill``: "No LoRA request, so return directly", ``no_lora``) after
+    the slice's zeroed buffer is made (one kernel a slice, launched)."""
     if not step.costs.lora_gather:
         return step
-    return step.with_kernels(kernels * step.shape.layers)
+    return _BaseOnLoraServer(step, kernels)
+
+
+class _BaseOnLoraServer(StepWrapper):
+    """V0's step with no adapter in use (:func:`_base_requests`): every kernel's floor in a
+    decode step, the buffers alone in a step with prompt tokens."""
+
+    def __init__(self, base: StepModel, kernels: int):
+        layers = base.shape.layers
+        super().__init__(base.with_kernels(kernels * layers))
+        self._prompt = base.with_kernels(kernels // V0_KERNELS_PER_SLICE * layers)
+
+    def seconds(
+        self,
+        decodes: float,
+        decode_ctx: float,
+        prefill: float = 0.0,
+        prefill_seqs: float = 0.0,
+        prefill_attn: float = 0.0,
+        prefill_read: float = 0.0,
+        sampled: float | None = None,
+        graph: bool = True,
+    ) -> float:
+        step = self._prompt if prefill else self._base
+        return step.seconds(
+            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
+        )
 
 
 def _kernels(targets: tuple[str, ...], per_slice: bool) -> int:
