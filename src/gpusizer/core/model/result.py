@@ -134,6 +134,7 @@ class Serving:
     lora_adapters: int = 0  # adapters served (core/serving/lora_serving.py; 0: none)
     lora_loaded: int = 0  # of them on the GPU at once (vLLM max_loras)
     lora_rank: int = 0  # every slot's rank (vLLM max_lora_rank)
+    lora_active: int = 0  # of them the requests use (0: the base model's requests)
     lora_weight_bytes: int = 0  # per GPU: the slots (in memory.weights)
     kv_offload_load_seconds: float = 0.0  # a request's wait for its cached KV from the offload tier
     kv_offload_holds_prefix: bool | None = None  # the tier holds the shared prefix (None: no offload)

@@ -36,7 +36,7 @@ from .engines import BatchTier, EngineRelease, GiB, Scheduling
 _VLLM_STEPS = VLLM_STEPS
 # vLLM V0 (0.6.x, 0.7.x) without chunked prefill runs prompt steps alone (V0 scheduler.py
 # _schedule_default: prefills first, then decodes).
-_V0 = Scheduling(mixed=False)
+_V0 = Scheduling(mixed=False, watermark=0.01)
 # V0 overlaps its output processing with the next step from 0.6.0 (PR #7049); with
 # --disable-async-output-proc (``serving.async_output`` false) every step waits for the last
 # one's: 0.2 ms at one sequence and 3.4 ms at 32, measured in LLMEngine._process_model_outputs

@@ -150,6 +150,7 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
             else 0.0
         ),
         rel.scheduling.cached_preemption,
+        rel.scheduling.watermark * em.kv_capacity_tokens,
     )
 
 

@@ -64,7 +64,8 @@ def _settings(spec: LoraServingSpec) -> tuple[int, int, tuple[str, ...]]:
 
 
 def check_lora(s: Scenario) -> None:
-    """No more adapters on the GPU than are served (vLLM: max_cpu_loras >= max_loras)."""
+    """No more adapters on the GPU than are served (vLLM: max_cpu_loras >= max_loras), and
+    no more in use than are served."""
     spec = lora_of(s)
     if spec is None or spec.adapters is None:
         return
@@ -74,6 +75,11 @@ def check_lora(s: Scenario) -> None:
             "serving.lora.max_loaded",
             f"must be at most serving.lora.adapters ({spec.adapters:,}); got {loaded:,} "
             "(vLLM: max_cpu_loras must be >= max_loras)",
+        )
+    if spec.active is not None and spec.active > spec.adapters:
+        raise ScenarioError(
+            "serving.lora.active",
+            f"must be at most serving.lora.adapters ({spec.adapters:,}); got {spec.active:,}",
         )
 
 
@@ -163,7 +169,50 @@ def with_lora(s: Scenario, step: StepModel) -> StepModel:
     # a token's activations through the targets: in + 2 x out, about 1.5 x (in + out)
     act = 1.5 * params / rank * width
     kernels = _kernels(targets, step.costs.lora_gather)
-    return LoraStep(step, params * width, params, kernels, loaded, spec.adapters, act)
+    used = spec.adapters if spec.active is None else spec.active
+    if used == 0:
+        return _base_requests(step, kernels)
+    return LoraStep(step, params * width, params, kernels, loaded, used, act)
+
+
+def _base_requests(step: StepModel, kernels: int) -> StepModel:
+    """The base model's requests on a LoRA-enabled server (``active`` 0). V1's ops return on
+    the host before launching when no token has an adapter (``no_lora_flag_cpu`` in
+    ``lora_shrink`` / ``lora_expand``): the step is the base's. V0's wrapper still runs every
+    slice (``add_lora_packed_nslice``): a decode step replays its ``bgmv`` kernels from the
+    CUDA graph, whose programs return at once on a token without an adapter (``lora_index ==
+    -1``: their floors, no reads), while a prompt step's ``sgmv`` shrink and expand return on
+    the host (``_shrink_prefill``: "No LoRA request, so return directly", ``no_lora``) after
+    the slice's zeroed buffer is made (one kernel a slice, launched)."""
+    if not step.costs.lora_gather:
+        return step
+    return _BaseOnLoraServer(step, kernels)
+
+
+class _BaseOnLoraServer(StepWrapper):
+    """V0's step with no adapter in use (:func:`_base_requests`): every kernel's floor in a
+    decode step, the buffers alone in a step with prompt tokens."""
+
+    def __init__(self, base: StepModel, kernels: int):
+        layers = base.shape.layers
+        super().__init__(base.with_kernels(kernels * layers))
+        self._prompt = base.with_kernels(kernels // V0_KERNELS_PER_SLICE * layers)
+
+    def seconds(
+        self,
+        decodes: float,
+        decode_ctx: float,
+        prefill: float = 0.0,
+        prefill_seqs: float = 0.0,
+        prefill_attn: float = 0.0,
+        prefill_read: float = 0.0,
+        sampled: float | None = None,
+        graph: bool = True,
+    ) -> float:
+        step = self._prompt if prefill else self._base
+        return step.seconds(
+            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
+        )
 
 
 def _kernels(targets: tuple[str, ...], per_slice: bool) -> int:
@@ -188,5 +237,6 @@ def lora_fields(s: Scenario) -> dict[str, Any]:
         "lora_adapters": spec.adapters,
         "lora_loaded": loaded,
         "lora_rank": rank,
+        "lora_active": spec.adapters if spec.active is None else spec.active,
         "lora_weight_bytes": int(lora_bytes(s)),
     }

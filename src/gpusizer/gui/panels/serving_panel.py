@@ -74,6 +74,8 @@ TIPS = {
     "serving.lora.max_loaded": "Adapters on the GPU at once (vLLM max_loras, default 1): each "
     "slot is reserved at the rank below, out of the KV pool.",
     "serving.lora.rank": "Largest adapter rank (vLLM max_lora_rank, default 16).",
+    "serving.lora.active": "Adapters the requests use (default: every adapter served; 0: the "
+    "base model's requests on the LoRA-enabled server, the slots still reserved).",
     "serving.kv_offload.capacity_gb": "KV offload (vLLM --kv-offloading-size, LMCache): host "
     "memory that keeps the prefix cache; a hit loads it back over PCIe. Needs a shared prefix.",
     "serving.kv_offload.bandwidth_gb_per_s": "Per-GPU link to the offload tier (default: PCIe "
@@ -182,6 +184,7 @@ class ServingPanel(Panel):
             ("LoRA adapters", "serving.lora.adapters", "spin_serving_lora_adapters", "off"),
             ("Adapters loaded", "serving.lora.max_loaded", "spin_serving_lora_loaded", "vLLM default: 1"),
             ("Adapter rank", "serving.lora.rank", "spin_serving_lora_rank", "vLLM default: 16"),
+            ("Adapters in use", "serving.lora.active", "spin_serving_lora_active", "all served"),
         ):
             f.add(label, QuantityField("count", path, none_text=none), path, name=name)
         cap = QuantityField("number", "serving.kv_offload.capacity_gb", step=16, unit="GB", none_text="off")
@@ -233,6 +236,7 @@ class ServingPanel(Panel):
         lora = self.state.value("serving.lora.adapters") is not None
         self.form.show("serving.lora.max_loaded", lora)
         self.form.show("serving.lora.rank", lora)
+        self.form.show("serving.lora.active", lora)
         offload = self.state.value("serving.kv_offload.capacity_gb") is not None
         self.form.show("serving.kv_offload.bandwidth_gb_per_s", offload)
 
