@@ -109,7 +109,7 @@ class Experts(NamedTuple):
     (0: none targeted), how many experts, the top-k a token runs (module docstring)."""
 
     params: float = 0.0
-    count: int = 0
+    experts: int = 0
     top_k: int = 0
 
 
@@ -161,7 +161,7 @@ class LoraStep(StepWrapper):
         self._slot, self._params, self._act = slot_bytes, params, act_bytes
         self._loaded, self._adapters = loaded, adapters
         self._gather = base.costs.lora_gather
-        self._experts, self._expert_bytes = experts, experts.params * width
+        self._lora_experts, self._expert_bytes = experts, experts.params * width
 
     def _distinct(self, seqs: float) -> float:
         """Adapters a step of ``seqs`` requests uses: requests spread over the adapters."""
@@ -184,10 +184,10 @@ class LoraStep(StepWrapper):
     def _routed(self, tokens: float) -> float:
         """Bytes of the routed experts' adapters that ``tokens`` tokens of one adapter read: the
         distinct experts they choose (``experts_read``, the base step's rule)."""
-        e = self._experts
+        e = self._lora_experts
         if not self._expert_bytes:
             return 0.0
-        return experts_read(e.count, e.top_k, round(tokens, 1), self.routing_alpha) * self._expert_bytes
+        return experts_read(e.experts, e.top_k, round(tokens, 1), self.routing_alpha) * self._expert_bytes
 
     def seconds(
         self,
@@ -220,7 +220,7 @@ def with_lora(s: Scenario, step: StepModel) -> StepModel:
         return step
     loaded, rank, targets = _settings(spec)
     experts = _experts(s, spec)
-    rest = _slot_params(s, spec) - experts.count * experts.params  # outside the routed experts
+    rest = _slot_params(s, spec) - experts.experts * experts.params  # outside the routed experts
     params = rest + experts.top_k * experts.params  # what a token runs
     width = nbytes(s.precision.activations)
     # a token's activations through the targets: in + 2 x out, about 1.5 x (in + out)
