@@ -38,6 +38,7 @@ from gpusizer.core.evidence.regimes import in_pool, memory_regime, pool_chain, s
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.engines import release
 
 MIN_FIGURES = 5  # below this a regime states its count, not a band
 RATIO_DECIMALS = 4  # the precision of the file's band edges, and so of the ratios compared to them
@@ -148,12 +149,24 @@ def _serving_speeds() -> Iterator[Figure]:
         yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release, bound)
     # serving-speed.json's cases are built inside its test: TensorRT-LLM's by the scenario each
     # is replayed on (a static batch drained as a burst; the batch-1 latency tables at batch
-    # one), llama.cpp's llama-bench rows on Apple at batch one
+    # one), llama.cpp's llama-bench rows on Apple at batch one. A TensorRT-LLM figure keeps the
+    # catalog release whose rules it is replayed on (0.5.0 for the 2023 tables, 0.19.0), so a
+    # regime's oldest release counts those tables beside its later figures
     for rid, metric, est, pub, _ in old.CASES:
         ratio = pub / est if "ms" in metric else est / pub
         sc = old.SCENARIOS.get(rid)
         regime = _regime("speed", sc)[0] if sc else "speed/llama.cpp/apple/batch-one"
-        yield Figure(f"serving-speed:{rid}:{metric}", regime, ratio)
+        yield Figure(f"serving-speed:{rid}:{metric}", regime, ratio, release=_rules_release(sc))
+
+
+def _rules_release(scenario: dict[str, Any] | None) -> str:
+    """The catalog release whose rules a scenario runs (core/registry/engines.py ``release``:
+    a version between two documented ones takes the older one's), "" where it names none."""
+    version = (scenario or {}).get("serving", {}).get("engine_version")
+    if not version:
+        return ""
+    s = parse_scenario(scenario)
+    return release(s.profile.releases, version).version
 
 
 def _training_speeds() -> Iterator[Figure]:
