@@ -19,6 +19,7 @@ from __future__ import annotations
 import pytest
 
 from gpusizer import estimate_report
+from gpusizer.core.model.presets import gpu_spec
 
 from .rl_figures import FIGURES, OFF_POLICY, PHASED
 from .rl_figures_v05 import V05_OFF, V05_ON
@@ -125,6 +126,18 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     ]
     # colocated: a lower bound of every replayed run
     assert all(_ratio(f) < 1 for f in FIGURES + V05_ON)
+
+
+def test_the_gb200_rows_run_on_one_nvl72_domain() -> None:
+    # source: NeMo RL performance summary, "System: GB200-NVL72"; the recipes' cluster.gpus_per_node
+    # 4 is the tray (the host), NCCL crossing trays over the rack's NVLink (docs/evidence/rl.md
+    # section 2n). The replays state the domain, as the catalog does; the H100 rows an 8-GPU box.
+    for f in ALL:
+        hw = f.scenario()["hardware"]
+        if f.gpu == "gb200-186gb":
+            assert hw["gpus_per_node"] == gpu_spec(f.gpu).gpus_per_node == 72, f.name
+        else:
+            assert "gpus_per_node" not in hw, f.name  # the default, 8 (DGX H100)
 
 
 @pytest.mark.parametrize("figure", ALL, ids=lambda f: f.name)
