@@ -51,6 +51,7 @@ class RLFigure(NamedTuple):
     off_policy_steps: int = 1  # grpo.async_grpo.max_trajectory_age_steps of an async recipe
     fp8: bool = False  # the FP8 recipe: Megatron fp8_cfg (blockwise e4m3) and vLLM precision fp8
     max_sequences: int | None = None  # vllm_kwargs.max_num_seqs where a recipe sets it
+    packing: bool = True  # policy.sequence_packing.enabled (grpo_math_1B.yaml: true)
 
     @property
     def sync_engine(self) -> bool:
@@ -86,7 +87,7 @@ class RLFigure(NamedTuple):
             "rl": {
                 "algorithm": "grpo",
                 "prompt_tokens": PROMPT,
-                "policy": {"mini_batch_size": 512},
+                "policy": {"mini_batch_size": 512, **({} if self.packing else {"sequence_packing": False})},
                 # NeMo RL keeps the reference on the host and swaps it in for its forward
                 # (megatron_policy_worker.py use_reference_model)
                 "reference": {"offload": True},
