@@ -15,6 +15,15 @@ from typing import Any, NamedTuple
 
 PROMPT = 128  # assumed mean prompt of OpenMathInstruct-2 with NeMo RL's CoT template (not published)
 H100, GB200 = "h100-sxm-80gb", "gb200-186gb"
+# GPUs one NVLink domain joins (hardware.gpus_per_node). The GB200 tables ran on GB200-NVL72
+# ("System: GB200-NVL72"): the recipes' cluster.gpus_per_node 4 is the host (a compute tray of
+# two Grace CPUs and four GPUs), and NCCL crosses trays over the rack's NVLink (MNNVL), which
+# needs CUDA cuMem: vLLM leaves NCCL_CUMEM_ENABLE on where /dev/nvidia-caps-imex-channels exists
+# (vLLM PR #16992) and, from PR #24141 (vLLM 0.11), everywhere; NeMo RL v0.5.0 and v0.6.0 pin
+# vLLM 0.11.2 and 0.17.1 and set it to 1 for non-colocated generation. The model's node is that
+# domain, 72 (presets/gpus/gb200-186gb.json; the 4-GPU tray is taken where the host matters,
+# core/serving/load.py NVL_TRAY_GPUS). DGX H100: 8, the scenario's default.
+NVLINK_DOMAIN = {GB200: 72}
 
 
 class RLFigure(NamedTuple):
@@ -42,6 +51,7 @@ class RLFigure(NamedTuple):
     off_policy_steps: int = 1  # grpo.async_grpo.max_trajectory_age_steps of an async recipe
     fp8: bool = False  # the FP8 recipe: Megatron fp8_cfg (blockwise e4m3) and vLLM precision fp8
     max_sequences: int | None = None  # vllm_kwargs.max_num_seqs where a recipe sets it
+    packing: bool = True  # policy.sequence_packing.enabled (grpo_math_1B.yaml: true)
 
     @property
     def sync_engine(self) -> bool:
@@ -50,6 +60,11 @@ class RLFigure(NamedTuple):
         async 1-off recipe does (tags v0.4.0 and v0.6.0)."""
         return not self.rollout_gpus and self.preset not in ("deepseek-v3", "qwen3-235b-a22b")
 
+    @property
+    def node(self) -> dict[str, int]:
+        """The NVLink domain where it is not the scenario's default of 8 (``NVLINK_DOMAIN``)."""
+        return {"gpus_per_node": NVLINK_DOMAIN[self.gpu]} if self.gpu in NVLINK_DOMAIN else {}
+
     def scenario(self) -> dict[str, Any]:
         tp, cp, ep, pp = self.layout
         mean = self.average
@@ -57,7 +72,7 @@ class RLFigure(NamedTuple):
         return {
             "model": {"preset": self.preset},
             "framework": "megatron",
-            "hardware": {"gpu": self.gpu},
+            "hardware": {"gpu": self.gpu, **self.node},
             "workload": {"kind": "rl"},
             "parallelism": {
                 "tensor": tp,
@@ -72,7 +87,7 @@ class RLFigure(NamedTuple):
             "rl": {
                 "algorithm": "grpo",
                 "prompt_tokens": PROMPT,
-                "policy": {"mini_batch_size": 512},
+                "policy": {"mini_batch_size": 512, **({} if self.packing else {"sequence_packing": False})},
                 # NeMo RL keeps the reference on the host and swaps it in for its forward
                 # (megatron_policy_worker.py use_reference_model)
                 "reference": {"offload": True},

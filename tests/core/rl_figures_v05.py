@@ -44,9 +44,20 @@ V05_ON = (
     ),
     # grpo-llama3.1-8b-instruct-2n4g.yaml: 8 GB200, TP 1 PP 1
     RLFigure("v0.5 Llama 3.1 8B, 8 GB200", "llama-3.1-8b", GB200, 8, (1, 1, 1, 1), 2048, 1066, 4096, 1, 91.0),
-    # grpo-deepseek-v3-32n4g.yaml: PP 8, EP 16, vLLM TP 32
+    # grpo-deepseek-v3-32n4g.yaml: PP 8, EP 16, vLLM TP 32, sequence_packing.enabled false (at
+    # v0.5.0 only: each micro-batch of one response padded to the batch's longest)
     RLFigure(
-        "v0.5 DeepSeek V3, 128 GB200", "deepseek-v3", GB200, 128, (1, 1, 16, 8), 512, 996, 1536, 32, 128
+        "v0.5 DeepSeek V3, 128 GB200",
+        "deepseek-v3",
+        GB200,
+        128,
+        (1, 1, 16, 8),
+        512,
+        996,
+        1536,
+        32,
+        128,
+        packing=False,
     ),
     # grpo-qwen3-235b-16n4g.yaml: TP 2, CP 2, PP 4 (EP 8), vLLM TP 8
     RLFigure(
@@ -190,7 +201,7 @@ V05_OFF = (
         71.1,
         4,
     ),
-    # grpo-deepseek-v3-64n4g-async-1off.yaml: 128 + 128, vLLM TP 16
+    # grpo-deepseek-v3-64n4g-async-1off.yaml: 128 + 128, vLLM TP 16, sequence_packing off (v0.5.0)
     RLFigure(
         "v0.5 DeepSeek V3 1-off, 128+128 GB200",
         "deepseek-v3",
@@ -203,6 +214,7 @@ V05_OFF = (
         16,
         64.5,
         128,
+        packing=False,
     ),
     # grpo-qwen3-235b-32n4g-async-1off.yaml: training TP 4 PP 4 (EP 4), generation 64 at TP 8
     RLFigure(

@@ -4,7 +4,7 @@ pessimistic-edge sorts, as the report's ``rl.time_per_step_seconds_range`` does.
 
 The band: ``speed/rl/colocated``, 46 whole published steps (NeMo RL's performance summary, the
 v0.3 blog, verl's GRPO-LoRA step lines, verl's DeepSeek-V3 and Miles' MI300X steps) that ran
-1.19-2.59x the estimate (README "How far to trust it", docs/evidence/rl.md section 8)."""
+1.19-3.39x the estimate (README "How far to trust it", docs/evidence/rl.md section 8)."""
 
 from __future__ import annotations
 
@@ -39,8 +39,9 @@ def options() -> list[dict[str, Any]]:
 
 def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> None:
     b = band("speed/rl/colocated")
-    # the README's figure for the colocated steps: 1.19-2.59x the estimate (rounded there)
-    assert b.p10 == pytest.approx(1.19, abs=0.005) and b.p90 == pytest.approx(2.59, abs=0.005)
+    # the README's figure for the colocated steps: 1.19-3.39x the estimate (rounded there; 2.59
+    # before the GB200 rows were replayed on their NVL72 domain, docs/evidence/rl.md section 2n)
+    assert b.p10 == pytest.approx(1.19, abs=0.005) and b.p90 == pytest.approx(3.39, abs=0.005)
     for o in options:
         assert o["fits"], o["gpu"]
         step, run, rate = (
