@@ -22,8 +22,10 @@ PyTorch executor runs trtllm-bench's dataset (every rank filled to the same coun
 of one length, so every rank admits, prefills and finishes in the same iterations), instead of
 admitting independently (core/serving/scheduler_run.py ``_decode_step``). ``--by-column``
 prints each column's geometric mean ratio and the spread of its rows (sd of log ratio).
+``--host`` (docs/evidence/speed.md section 40) prints, per column, the host work a request would
+need for TensorRT-LLM's host to explain the column (``host_needed``).
 
-    PYTHONPATH=src:. python scripts/trtllm_overview_rows.py [--all] [--ranks-in-step] [--by-column]
+    PYTHONPATH=src:. python scripts/trtllm_overview_rows.py [--all] [--ranks-in-step] [--by-column] [--host]
 """
 
 from __future__ import annotations
@@ -235,6 +237,29 @@ def by_column(rows: list[Row]) -> dict[str, tuple[int, float, float]]:
     return out
 
 
+def host_needed(
+    rows: list[Row], columns: dict[str, tuple[int, dict[tuple[int, int], int]]]
+) -> dict[str, tuple[float, float]]:
+    """Per column, two host times per request of a decode step (us) that would bring the
+    estimate to the published figure (docs/evidence/speed.md section 40):
+
+    - bound, the least over the column's rows: the host alone sets the step (TensorRT-LLM's
+      overlap loop runs a step for the longer of the GPU's work and the host's, so a host-bound
+      rank outputs 1 / per-request tokens/s):
+      ranks / published tokens/s, the ranks being the column's attention-DP ranks, each host with
+      its own requests;
+    - serial: the host's work added to the GPU's (not hidden): the step the published figure
+      implies (a rank's running requests / its tokens/s) less the estimate's, per request,
+      (1 - 1 / ratio) x ranks / published, the median over the rows."""
+    records = {r["id"]: r for r in json.loads(DATA.read_text())}
+    per: dict[str, list[tuple[float, float]]] = {}
+    for rid, isl, osl, *_, ratio in rows:
+        ranks = records[rid]["replay"][0]["scenario"]["parallelism"].get("attention_data") or 1
+        us = 1e6 * ranks / columns[rid][1][(isl, osl)]
+        per.setdefault(rid, []).append((us, (1 - 1 / ratio) * us))
+    return {rid: (min(b for b, _ in xs), sorted(s for _, s in xs)[len(xs) // 2]) for rid, xs in per.items()}
+
+
 def main() -> None:
     """The three missed columns' rows, then (``--all``) every other MoE column's."""
     args = sys.argv[1:]
@@ -248,6 +273,11 @@ def main() -> None:
         print("\n| column | rows | geometric mean | sd of log ratio |\n| --- | ---: | ---: | ---: |")
         for rid, (n, mean, sd) in by_column(rows).items():
             print(f"| {rid} | {n} | {mean:.2f} | {sd:.2f} |")
+    if "--host" in args:
+        print("\n| column | host-bound us a request (least) | serial us a request (median) |")
+        print("| --- | ---: | ---: |")
+        for rid, (bound, serial) in host_needed(rows, columns).items():
+            print(f"| {rid} | {bound:.0f} | {serial:.0f} |")
     ratios = [r[-1] for r in rows]
     within = sum(1 for r in ratios if abs(r - 1) <= 0.25)
     print(f"\n{within} of {len(ratios)} within 25 %, {min(ratios):.2f}-{max(ratios):.2f}")
