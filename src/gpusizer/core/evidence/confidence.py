@@ -20,6 +20,7 @@ from ..model.specs import GPUSpec, Scenario
 from .bands import Band, Confidence, band, min_figures, regimes, release_key
 from .regimes import (
     BATCH_LABELS,
+    RL,
     batch_regime,
     engine_label,
     memory_regime,
@@ -141,7 +142,7 @@ def _rl_off_vendor(b: Band, s: Scenario, gpu: GPUSpec) -> Evidence:
 def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
     """How sure the speed (tokens/s, first-token time, training time) is."""
     b = band(speed_regime(s, gpu))
-    if b.has_band and s.workload.kind == "rl" and _training_never_measured_on(gpu):
+    if b.has_band and s.workload.kind == RL and _training_never_measured_on(gpu):
         return _rl_off_vendor(b, s, gpu)
     if b.has_band and not s.workload.trains and _older(b, s):
         return Evidence(
