@@ -1,5 +1,5 @@
-"""Scenario fields the window gained in one pass (docs/scenario-format.md): ``rl.off_policy_steps``
-and ``rl.rollout.weights`` in the RL roles panel, ``serving.async_output`` and
+"""Scenario fields the window gained in one pass (docs/scenario-format.md): ``rl.off_policy_steps``,
+``rl.overlap`` and ``rl.rollout.weights`` in the RL roles panel, ``serving.async_output`` and
 ``serving.cuda_graph_batch_sizes`` in the Serving panel. Each round-trips its field, is disabled
 where the engine or placement does not read it, and bad input shows beside it while the
 scenario keeps its last valid value."""
@@ -60,10 +60,17 @@ def test_off_policy_steps_round_trip_and_apply_to_overlapping_split_pools_only(w
     message = _error(window, "spin_rl_off_policy_steps")
     assert "1" in message and "64" in message
     assert window.state.scenario.rl.off_policy_steps == 8  # unchanged
-    _set(window, {**SPLIT, "rl": {**SPLIT_RL, "overlap": False}})
+    overlap = find(window, "combo_rl_overlap")
+    assert overlap.currentData() == "default" and overlap.isVisibleTo(window)
+    overlap.setCurrentIndex(overlap.findData("no"))
+    assert window.state.scenario.rl.overlap is False
     assert not spin.isEnabled()  # the pools take turns: one policy
+    overlap.setCurrentIndex(overlap.findData("yes"))
+    assert window.state.scenario.rl.overlap is True and spin.isEnabled()
+    _set(window, {**SPLIT, "rl": {**SPLIT_RL, "overlap": False}})
+    assert overlap.currentData() == "no" and not spin.isEnabled()
     _set(window, {**SPLIT, "rl": {}})
-    assert not spin.isEnabled()  # colocated: one policy
+    assert not spin.isEnabled() and not overlap.isVisibleTo(window)  # colocated: one policy
     assert "max_trajectory_age_steps" in spin.toolTip()
 
 

@@ -140,6 +140,9 @@ GLOSSARY: dict[str, str] = {
     "rl.rollout": "The inference engine generating the responses: samples per prompt x prompts "
     "per step, mean response length, its own TP; in split placement its own GPUs.",
     "rl.prompt_tokens": "Mean prompt length in tokens.",
+    "rl.overlap": "Split pools: the rollout of step n+1 runs beside training on step n, one step "
+    "off-policy (OpenRLHF arXiv 2405.11143, NeMo RL async GRPO), the step as long as the slower "
+    "pool; no: the pools take turns, the step their sum.",
     "rl.off_policy_steps": "Split pools with overlap: the oldest policy a trained response may "
     "come from, in steps (NeMo RL grpo.async_grpo.max_trajectory_age_steps, 1-64). Above 1 each "
     "rollout replica holds that many steps' requests and refills a slot as a response ends "

@@ -28,6 +28,13 @@ _INTS = (
     ("Rollout TP", "rl.rollout.tensor", "spin_rl_rollout_tp", "count", 1, ""),
     ("Rollout GPUs", "rl.rollout.gpus", "spin_rl_rollout_gpus", "count", 1, ""),
 )
+# combo data -> rl.overlap (None does not round-trip through a combo's findData)
+_OVERLAP: dict[str, bool | None] = {"default": None, "yes": True, "no": False}
+_OVERLAP_ITEMS = (
+    ("rollout beside training (default)", "default"),
+    ("yes", "yes"),
+    ("no: pools take turns", "no"),
+)
 
 
 class RLPanel(Panel):
@@ -49,6 +56,14 @@ class RLPanel(Panel):
             combo((("colocated (one set of GPUs)", "colocated"), ("split pools", "split"))),
             "rl.placement",
             name="combo_rl_placement",
+        )
+        f.add(
+            "Overlap",
+            combo(_OVERLAP_ITEMS),
+            "rl.overlap",
+            name="combo_rl_overlap",
+            to_state=_OVERLAP.get,
+            from_state=lambda v: next((k for k, o in _OVERLAP.items() if o is v), "default"),
         )
         f.add(
             "Off-policy steps",
@@ -96,6 +111,7 @@ class RLPanel(Panel):
         self.box.setVisible(kind is not None and kind.work_key == RL_KEY)
         split = self.state.value("rl.placement") == "split"
         self.form.show("rl.rollout.gpus", split)
+        self.form.show("rl.overlap", split)
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
