@@ -149,3 +149,20 @@ def test_parse_sizes() -> None:
             assert "batch size" in str(exc) or "whole number" in str(exc)
         else:
             raise AssertionError(bad)
+
+
+def test_lora_active_round_trips_and_refuses_more_than_served(window) -> None:
+    """``serving.lora.active`` was already in the panel ("Adapters in use"): shown once
+    adapters are served, and more in use than served is refused beside it."""
+    _set(window, VLLM)
+    spin = find(window, "spin_serving_lora_active")
+    assert not spin.isVisibleTo(window)  # no adapters served
+    _set(window, {**VLLM, "serving": {"lora": {"adapters": 4, "active": 2}}})
+    assert spin.isVisibleTo(window) and spin.value() == 2
+    spin.setValue(8)
+    window.state.flush()
+    assert "serving.lora.active" in str(window.state.error) and _error(window, "spin_serving_lora_active")
+    assert window.state.scenario.serving.lora.active == 2  # unchanged
+    spin.setValue(None)
+    window.state.flush()
+    assert window.state.error is None and window.state.scenario.serving.lora.active is None
