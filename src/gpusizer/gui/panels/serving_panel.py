@@ -14,6 +14,7 @@ from ..glossary import engine_name
 from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
+from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
 
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
 # (label, path, object name, quantity kind, step, unit)
@@ -140,6 +141,7 @@ class ServingPanel(Panel):
             "serving.cuda_graphs",
             name="combo_serving_cuda_graphs",
         )
+        add_engine_rows(f)
         self.latency = QuantityField(
             "number", "serving.step_latency_seconds", step=0.001, unit="s", none_text=DEFAULT
         )
@@ -149,7 +151,7 @@ class ServingPanel(Panel):
         )
         f.add("Max KV size", kv_cap, "serving.max_kv_size", name="spin_serving_max_kv_size")
         self._features(f)
-        for path, tip in TIPS.items():  # the captions and the fields explain themselves
+        for path, tip in {**TIPS, **ENGINE_TIPS}.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
             for b in binder.bindings:
                 if b.path == path:
@@ -239,6 +241,7 @@ class ServingPanel(Panel):
         self.form.show("serving.lora.active", lora)
         offload = self.state.value("serving.kv_offload.capacity_gb") is not None
         self.form.show("serving.kv_offload.bandwidth_gb_per_s", offload)
+        refresh_engine_rows(self.form, self.state, profile)
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")
