@@ -5,8 +5,9 @@ figure is.
 band (its parent regime's, ``pooled_from``, where it has too few for a split-conformal band of its
 own). ``measured``: besides, published figures of this very model on this GPU with this
 framework were replayed. ``extrapolated``: the framework has figures, but not in this regime (an
-engine on a GPU vendor never measured, a batch regime never measured) or too few of them for a
-band. ``none``: no replayed figure of this framework at all. Each says why in ``reason``.
+engine on a GPU vendor never measured, a batch regime never measured; training or RL on a GPU
+vendor no replayed training speed ran on) or too few of them for a band. ``none``: no replayed
+figure of this framework at all. Each says why in ``reason``.
 """
 
 from __future__ import annotations
@@ -139,11 +140,25 @@ def _rl_off_vendor(b: Band, s: Scenario, gpu: GPUSpec) -> Evidence:
     )
 
 
+def _training_off_vendor(b: Band, gpu: GPUSpec) -> Evidence:
+    """A training step on a GPU vendor no replayed training speed ran on: the training regimes
+    are not split by vendor, so their band (every figure on NVIDIA GPUs) stands, but no figure
+    checked this vendor's kernels (docs/evidence/speed.md section 42: AMD Instinct's published
+    training speeds found state too little of their runs to replay)."""
+    return Evidence(
+        b,
+        "extrapolated",
+        f"training never measured on {vendor_label(vendor(gpu))} GPUs (the step's rates there come "
+        f"from kernel benchmarks or the vendor fallback; no whole step replayed); band of "
+        f"{b.figures} figures of {regime_label(b.regime)}",
+    )
+
+
 def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
     """How sure the speed (tokens/s, first-token time, training time) is."""
     b = band(speed_regime(s, gpu))
-    if b.has_band and s.workload.kind == RL and _training_never_measured_on(gpu):
-        return _rl_off_vendor(b, s, gpu)
+    if b.has_band and s.workload.trains and _training_never_measured_on(gpu):
+        return _rl_off_vendor(b, s, gpu) if s.workload.kind == RL else _training_off_vendor(b, gpu)
     if b.has_band and not s.workload.trains and _older(b, s):
         return Evidence(
             b,
