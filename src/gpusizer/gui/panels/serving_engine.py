@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.registry.engine_knobs import NO_VLLM
 from ...core.registry.engines import EngineRelease, release
 from ...core.registry.frameworks import FrameworkProfile
 from ..size_list_field import SizeListField
@@ -74,7 +75,9 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     if graphs is None:
         graphs = rel.cuda_graphs if rel is not None else False
     f.enable(SIZES, bool(graphs) or state.value(SIZES) is not None)
-    v0 = profile.id == "vllm" and rel is not None and rel.vllm.serial_output[1] > 0
+    # vLLM's own knobs (NO_VLLM for every other engine) say whether the release is vLLM's
+    vllm = any(r.vllm != NO_VLLM for r in profile.releases)
+    v0 = rel is not None and rel.vllm.serial_output[1] > 0
     held = state.value(ASYNC) is not None
-    f.show(ASYNC, profile.id == "vllm" or held)
+    f.show(ASYNC, vllm or held)
     f.enable(ASYNC, v0 or held)
