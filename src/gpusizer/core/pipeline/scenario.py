@@ -181,6 +181,14 @@ def _validate(data: dict[str, Any]) -> Scenario:
     return scenario
 
 
+def default_gpus_per_node(gpu: str | GPUSpec) -> int:
+    """The node a scenario on ``gpu`` takes when it leaves ``hardware.gpus_per_node`` out: the
+    NVLink domain of a catalog GPU's systems where they are all one (:func:`nvlink_domain`, 72
+    on GB200/GB300), else the field's default, 8."""
+    node = nvlink_domain(gpu) if isinstance(gpu, str) else None
+    return node or int(HardwareSpec.model_fields["gpus_per_node"].default)
+
+
 def _default_node(s: Scenario) -> Scenario:
     """``hardware.gpus_per_node`` left out on a catalog GPU whose systems are all one NVLink
     domain (:func:`nvlink_domain`): that domain, 72 on a GB200 or GB300 NVL72 rack, the node
@@ -188,10 +196,8 @@ def _default_node(s: Scenario) -> Scenario:
     ``gpus_per_node``, the same 72), in place of the field's 8 (an HGX board). The field stays
     unset, as the advisor reads it: a node the user did not choose."""
     hw = s.hardware
-    if "gpus_per_node" in hw.model_fields_set or not isinstance(hw.gpu, str):
-        return s
-    node = nvlink_domain(hw.gpu)
-    if node is None or node == hw.gpus_per_node:
+    node = default_gpus_per_node(hw.gpu)
+    if "gpus_per_node" in hw.model_fields_set or node == hw.gpus_per_node:
         return s
     new = HardwareSpec.model_construct(set(hw.model_fields_set), **{**dict(hw), "gpus_per_node": node})
     return s.model_copy(update={"hardware": new})
