@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .node import host_gpus
 from .specs import GPUSpec, Scenario
 from .unified import pool_note
 
@@ -274,7 +275,7 @@ class Estimate:
         it fits)."""
         s = self.scenario
         host = self.serving.host_memory_bytes if self.serving else self.memory.host_memory
-        per_node = min(s.parallelism.gpus, s.hardware.gpus_per_node)
+        per_node = min(s.parallelism.gpus, host_gpus(s.hardware.gpus_per_node))  # one host's RAM
         return pool_note(self.gpu, max(0, self.memory.total), host, s.hardware.host_memory_bytes, per_node)
 
     @property
