@@ -38,6 +38,7 @@ from gpusizer.core.evidence.regimes import in_pool, memory_regime, pool_chain, s
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline.report import estimate_report
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.engines import release
 
 MIN_FIGURES = 5  # below this a regime states its count, not a band
 RATIO_DECIMALS = 4  # the precision of the file's band edges, and so of the ratios compared to them
@@ -148,12 +149,24 @@ def _serving_speeds() -> Iterator[Figure]:
         yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release, bound)
     # serving-speed.json's cases are built inside its test: TensorRT-LLM's by the scenario each
     # is replayed on (a static batch drained as a burst; the batch-1 latency tables at batch
-    # one), llama.cpp's llama-bench rows on Apple at batch one
+    # one), llama.cpp's llama-bench rows on Apple at batch one. A TensorRT-LLM figure keeps the
+    # catalog release whose rules it is replayed on (0.5.0 for the 2023 tables, 0.19.0), so a
+    # regime's oldest release counts those tables beside its later figures
     for rid, metric, est, pub, _ in old.CASES:
         ratio = pub / est if "ms" in metric else est / pub
         sc = old.SCENARIOS.get(rid)
         regime = _regime("speed", sc)[0] if sc else "speed/llama.cpp/apple/batch-one"
-        yield Figure(f"serving-speed:{rid}:{metric}", regime, ratio)
+        yield Figure(f"serving-speed:{rid}:{metric}", regime, ratio, release=_rules_release(sc))
+
+
+def _rules_release(scenario: dict[str, Any] | None) -> str:
+    """The catalog release whose rules a scenario runs (core/registry/engines.py ``release``:
+    a version between two documented ones takes the older one's), "" where it names none."""
+    version = (scenario or {}).get("serving", {}).get("engine_version")
+    if not version:
+        return ""
+    s = parse_scenario(scenario)
+    return release(s.profile.releases, version).version
 
 
 def _training_speeds() -> Iterator[Figure]:
@@ -189,19 +202,20 @@ def _vendors() -> Iterator[Figure]:
 
 
 def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
-    """(key, scenario, published seconds) of each replayed RL step (docs/evidence/rl.md): NeMo
-    RL's performance summary (tests/core/rl_figures.py FIGURES, OFF_POLICY), the v0.3 blog's and
-    issue #959's logged steps (PHASED, tests/core/rl_phase_logs.py LOGS), verl's GRPO-LoRA step
-    lines (rl-memory.json) and the other frameworks' steps (rl-time-others.json). Whole steps
-    only: the report's band is applied to the step and the run; a phase's timer is a part of the
-    step (its error is a diagnostic of which phase the model misses, docs/evidence/rl.md 2d, 2h, 6
-    and 7), and its ratio (a refit at 0.07-0.26 of its timer) says nothing of a step's."""
+    """(key, scenario, published seconds) of each replayed RL step (docs/evidence/rl.md): NeMo RL's
+    performance summary (tests/core/rl_figures.py FIGURES, OFF_POLICY; rl_figures_v05.py), the v0.3
+    blog's and issue #959's logged steps (PHASED, tests/core/rl_phase_logs.py LOGS), verl's
+    GRPO-LoRA step lines (rl-memory.json) and the other frameworks' steps (rl-time-others.json).
+    Whole steps only: the report's band is applied to the step and the run; a phase's timer is a
+    part of the step (its error is a diagnostic of which phase the model misses, docs/evidence/rl.md
+    2d, 2h, 6 and 7), and its ratio (a refit at 0.07-0.26 of its timer) says nothing of a step's."""
     from tests.core.rl_figures import FIGURES, OFF_POLICY, PHASED
+    from tests.core.rl_figures_v05 import V05_OFF, V05_ON
     from tests.core.rl_phase_logs import LOGS, dtensor
     from tests.core.test_rl_memory_evidence import RECORDS as VERL
     from tests.core.test_rl_time_others import RECORDS as OTHERS
 
-    for f in (*FIGURES, *OFF_POLICY, *(f for f, _ in PHASED)):
+    for f in (*FIGURES, *OFF_POLICY, *V05_ON, *V05_OFF, *(f for f, _ in PHASED)):
         yield f"rl-steps:{f.name}", f.scenario(), f.measured
     for f, trainer, _ in LOGS:
         yield f"rl-phase-logs:{f.name}", dtensor(f) if trainer == "dtensor" else f.scenario(), f.measured

@@ -13,9 +13,19 @@ stored 1000/1000 scenario with only what trtllm-bench changes per row:
   the 1000/1000 record's note: requests x 2,000), capped at 4,096, rounded up to 32 / 128 / 256;
   the token budget ``bs x (1 + ISL / OSL)`` capped at 32,768, at least 2,048, rounded up.
 
-Diagnostic only: the rows are not figures of the test suite (no answer depends on them).
+Diagnostic only: the rows are not figures of the test suite (no answer depends on them). The
+last line counts the rows within 25 % as the suite does (|estimate / published - 1| <= 0.25).
 
-    PYTHONPATH=src:. python scripts/trtllm_overview_rows.py [--all]
+``--ranks-in-step`` (a what-if, docs/evidence/speed.md section 37): the attention-DP ranks of a
+burst of identical requests stay in step after their first requests finish, as TensorRT-LLM's
+PyTorch executor runs trtllm-bench's dataset (every rank filled to the same count of requests
+of one length, so every rank admits, prefills and finishes in the same iterations), instead of
+admitting independently (core/serving/scheduler_run.py ``_decode_step``). ``--by-column``
+prints each column's geometric mean ratio and the spread of its rows (sd of log ratio).
+``--host`` (docs/evidence/speed.md section 40) prints, per column, the host work a request would
+need for TensorRT-LLM's host to explain the column (``host_needed``).
+
+    PYTHONPATH=src:. python scripts/trtllm_overview_rows.py [--all] [--ranks-in-step] [--by-column] [--host]
 """
 
 from __future__ import annotations
@@ -24,10 +34,15 @@ import copy
 import json
 import math
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from gpusizer.core.memo import clear_all
 from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.serving import scheduler
+from gpusizer.core.serving.scheduler_run import Group, Run
 
 DATA = Path(__file__).parents[1] / "tests" / "core" / "data" / "speed-figures.json"
 
@@ -165,21 +180,107 @@ def row_scenario(base: dict[str, Any], kv_tokens: int, isl: int, osl: int) -> di
     return s
 
 
+class _InStep(Run):
+    """A run whose attention-DP ranks stay in step through a burst of identical requests (the
+    module docstring's ``--ranks-in-step``): a finished request's slot never marks the ranks as
+    admitting independently."""
+
+    def _complete(self, g: Group) -> None:
+        super()._complete(g)
+        if self.w.all_at_once and not self.w.spread:
+            self.refills = False
+
+
+@contextmanager
+def ranks_in_step(on: bool = True) -> Iterator[None]:
+    """Replay under the ``--ranks-in-step`` what-if while the block runs (the estimator's memos
+    forgotten on the way in and out: they keep the runs of the scenarios already seen)."""
+    saved = scheduler.Run
+    scheduler.Run = _InStep if on else saved
+    clear_all()
+    try:
+        yield
+    finally:
+        scheduler.Run = saved
+        clear_all()
+
+
+Row = tuple[str, int, int, int, int, float, float]  # id, ISL, OSL, bs, tokens, running, ratio
+
+
+def replay(columns: dict[str, tuple[int, dict[tuple[int, int], int]]], in_step: bool = False) -> list[Row]:
+    """Every row of ``columns``: (record id, ISL, OSL, max_batch_size, max_num_tokens, mean
+    requests a rank runs, estimate / published output tokens/s)."""
+    records = {r["id"]: r for r in json.loads(DATA.read_text())}
+    out: list[Row] = []
+    with ranks_in_step(in_step):
+        for rid, (kv_tokens, rows) in columns.items():
+            base = records[rid]["replay"][0]["scenario"]
+            for (isl, osl), published in rows.items():
+                s = row_scenario(base, kv_tokens, isl, osl)
+                sv = estimate(s).serving
+                assert sv is not None
+                bs, tok = s["serving"]["max_sequences"], s["serving"]["prefill_chunk_tokens"]
+                out.append((rid, isl, osl, bs, tok, sv.running, sv.tokens_per_second / published))
+    return out
+
+
+def by_column(rows: list[Row]) -> dict[str, tuple[int, float, float]]:
+    """Per column: (rows, geometric mean ratio, sd of the log ratios)."""
+    logs: dict[str, list[float]] = {}
+    for rid, *_, ratio in rows:
+        logs.setdefault(rid, []).append(math.log(ratio))
+    out = {}
+    for rid, xs in logs.items():
+        mean = sum(xs) / len(xs)
+        out[rid] = (len(xs), math.exp(mean), (sum((x - mean) ** 2 for x in xs) / len(xs)) ** 0.5)
+    return out
+
+
+def host_needed(
+    rows: list[Row], columns: dict[str, tuple[int, dict[tuple[int, int], int]]]
+) -> dict[str, tuple[float, float]]:
+    """Per column, two host times per request of a decode step (us) that would bring the
+    estimate to the published figure (docs/evidence/speed.md section 40):
+
+    - bound, the least over the column's rows: the host alone sets the step (TensorRT-LLM's
+      overlap loop runs a step for the longer of the GPU's work and the host's, so a host-bound
+      rank outputs 1 / per-request tokens/s):
+      ranks / published tokens/s, the ranks being the column's attention-DP ranks, each host with
+      its own requests;
+    - serial: the host's work added to the GPU's (not hidden): the step the published figure
+      implies (a rank's running requests / its tokens/s) less the estimate's, per request,
+      (1 - 1 / ratio) x ranks / published, the median over the rows."""
+    records = {r["id"]: r for r in json.loads(DATA.read_text())}
+    per: dict[str, list[tuple[float, float]]] = {}
+    for rid, isl, osl, *_, ratio in rows:
+        ranks = records[rid]["replay"][0]["scenario"]["parallelism"].get("attention_data") or 1
+        us = 1e6 * ranks / columns[rid][1][(isl, osl)]
+        per.setdefault(rid, []).append((us, (1 - 1 / ratio) * us))
+    return {rid: (min(b for b, _ in xs), sorted(s for _, s in xs)[len(xs) // 2]) for rid, xs in per.items()}
+
+
 def main() -> None:
     """The three missed columns' rows, then (``--all``) every other MoE column's."""
-    records = {r["id"]: r for r in json.loads(DATA.read_text())}
-    columns = {**COLUMNS, **OTHER_COLUMNS} if "--all" in sys.argv[1:] else COLUMNS
+    args = sys.argv[1:]
+    columns = {**COLUMNS, **OTHER_COLUMNS} if "--all" in args else COLUMNS
+    rows = replay(columns, "--ranks-in-step" in args)
     print("| column | ISL/OSL | max_batch_size / max_num_tokens | running a rank | estimate / published |")
     print("| --- | --- | ---: | ---: | ---: |")
-    for rid, (kv_tokens, rows) in columns.items():
-        base = records[rid]["replay"][0]["scenario"]
-        for (isl, osl), published in rows.items():
-            s = row_scenario(base, kv_tokens, isl, osl)
-            sv = estimate(s).serving
-            assert sv is not None
-            bs, tok = s["serving"]["max_sequences"], s["serving"]["prefill_chunk_tokens"]
-            ratio = sv.tokens_per_second / published
-            print(f"| {rid} | {isl}/{osl} | {bs} / {tok} | {sv.running} | {ratio:.2f} |")
+    for rid, isl, osl, bs, tok, running, ratio in rows:
+        print(f"| {rid} | {isl}/{osl} | {bs} / {tok} | {running:g} | {ratio:.2f} |")
+    if "--by-column" in args:
+        print("\n| column | rows | geometric mean | sd of log ratio |\n| --- | ---: | ---: | ---: |")
+        for rid, (n, mean, sd) in by_column(rows).items():
+            print(f"| {rid} | {n} | {mean:.2f} | {sd:.2f} |")
+    if "--host" in args:
+        print("\n| column | host-bound us a request (least) | serial us a request (median) |")
+        print("| --- | ---: | ---: |")
+        for rid, (bound, serial) in host_needed(rows, columns).items():
+            print(f"| {rid} | {bound:.0f} | {serial:.0f} |")
+    ratios = [r[-1] for r in rows]
+    within = sum(1 for r in ratios if abs(r - 1) <= 0.25)
+    print(f"\n{within} of {len(ratios)} within 25 %, {min(ratios):.2f}-{max(ratios):.2f}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,15 @@ from typing import Any, NamedTuple
 
 PROMPT = 128  # assumed mean prompt of OpenMathInstruct-2 with NeMo RL's CoT template (not published)
 H100, GB200 = "h100-sxm-80gb", "gb200-186gb"
+# GPUs one NVLink domain joins (hardware.gpus_per_node). The GB200 tables ran on GB200-NVL72
+# ("System: GB200-NVL72"): the recipes' cluster.gpus_per_node 4 is the host (a compute tray of
+# two Grace CPUs and four GPUs), and NCCL crosses trays over the rack's NVLink (MNNVL), which
+# needs CUDA cuMem: vLLM leaves NCCL_CUMEM_ENABLE on where /dev/nvidia-caps-imex-channels exists
+# (vLLM PR #16992) and, from PR #24141 (vLLM 0.11), everywhere; NeMo RL v0.5.0 and v0.6.0 pin
+# vLLM 0.11.2 and 0.17.1 and set it to 1 for non-colocated generation. The model's node is that
+# domain, 72 (presets/gpus/gb200-186gb.json; the 4-GPU tray is taken where the host matters,
+# core/serving/load.py NVL_TRAY_GPUS). DGX H100: 8, the scenario's default.
+NVLINK_DOMAIN = {GB200: 72}
 
 
 class RLFigure(NamedTuple):
@@ -39,6 +48,10 @@ class RLFigure(NamedTuple):
     # Qwen3-32B recipes) runs vLLM in-process with skip_tokenizer_init forced false; v0.3.1 and
     # v0.6.0 skip the tokenizer, the DeepSeek V3, Qwen3-235B and async recipes run AsyncLLM
     detokenize: bool = False
+    off_policy_steps: int = 1  # grpo.async_grpo.max_trajectory_age_steps of an async recipe
+    fp8: bool = False  # the FP8 recipe: Megatron fp8_cfg (blockwise e4m3) and vLLM precision fp8
+    max_sequences: int | None = None  # vllm_kwargs.max_num_seqs where a recipe sets it
+    packing: bool = True  # policy.sequence_packing.enabled (grpo_math_1B.yaml: true)
 
     @property
     def sync_engine(self) -> bool:
@@ -47,6 +60,11 @@ class RLFigure(NamedTuple):
         async 1-off recipe does (tags v0.4.0 and v0.6.0)."""
         return not self.rollout_gpus and self.preset not in ("deepseek-v3", "qwen3-235b-a22b")
 
+    @property
+    def node(self) -> dict[str, int]:
+        """The NVLink domain where it is not the scenario's default of 8 (``NVLINK_DOMAIN``)."""
+        return {"gpus_per_node": NVLINK_DOMAIN[self.gpu]} if self.gpu in NVLINK_DOMAIN else {}
+
     def scenario(self) -> dict[str, Any]:
         tp, cp, ep, pp = self.layout
         mean = self.average
@@ -54,7 +72,7 @@ class RLFigure(NamedTuple):
         return {
             "model": {"preset": self.preset},
             "framework": "megatron",
-            "hardware": {"gpu": self.gpu},
+            "hardware": {"gpu": self.gpu, **self.node},
             "workload": {"kind": "rl"},
             "parallelism": {
                 "tensor": tp,
@@ -65,10 +83,11 @@ class RLFigure(NamedTuple):
                 "recompute": self.recompute,
                 "zero_stage": 1,
             },
+            "precision": {"matmuls": "fp8"} if self.fp8 else {},
             "rl": {
                 "algorithm": "grpo",
                 "prompt_tokens": PROMPT,
-                "policy": {"mini_batch_size": 512},
+                "policy": {"mini_batch_size": 512, **({} if self.packing else {"sequence_packing": False})},
                 # NeMo RL keeps the reference on the host and swaps it in for its forward
                 # (megatron_policy_worker.py use_reference_model)
                 "reference": {"offload": True},
@@ -82,12 +101,15 @@ class RLFigure(NamedTuple):
                     "memory_fraction": 0.8 if self.rollout_gpus else self.memory_fraction,
                     "gpus": self.rollout_gpus,
                     "detokenize_in_step": self.detokenize,
+                    "weights": "fp8" if self.fp8 else None,
+                    "max_sequences": self.max_sequences,
                     # vllm_worker.py at v0.3.0-v0.6.0: SamplingParams(logprobs=0); generate copies
                     # each token's log-prob into full_logprobs one element at a time
                     "returns_logprobs": True,
                     "copies_logprobs": self.sync_engine,
                 },
                 "placement": "split" if self.rollout_gpus else "colocated",
+                "off_policy_steps": self.off_policy_steps,
                 # NeMo RL moves each optimizer state with v.to("cpu") and back (pageable)
                 "offload_memory": "pageable",
             },
@@ -226,9 +248,9 @@ FIGURES = (
     ),
 )
 
-# 1-step off-policy rows: generation on its own nodes, half the GPUs in the async recipes
-# (async-grpo-*-{2n8g,4n8g,8n8g,32n8g,64n8g}.yaml: colocated.enabled false, generation
-# resources half the cluster), overlapping training; `gpus` is the training pool.
+# Off-policy rows (one step; one 8-step row): generation on its own nodes, half the GPUs in the
+# async 1-off recipes (async-grpo-*-{2n8g,4n8g,8n8g,32n8g,64n8g}.yaml: colocated.enabled false,
+# generation resources half the cluster), overlapping training; `gpus` is the training pool.
 # Qwen3-235B: the table's EP 16 over DP 4 replayed as EP 4 (see the note above FIGURES).
 OFF_POLICY = (
     RLFigure(
@@ -337,6 +359,88 @@ OFF_POLICY = (
         32,
         64.1,
         256,
+    ),
+    # v0.6 table rows replayed since docs/evidence/rl.md section 2l (recipes at tag v0.6.0).
+    # grpo-deepseek-v3-64n4g-async-1off.yaml: 64 GB200 nodes of 4, generation 32 of them at vLLM
+    # TP 16, training PP 8 EP 16 (as the table), gpu_memory_utilization 0.8 (64n8g-async-1off)
+    RLFigure(
+        "v0.6 DeepSeek V3 1-off, 128+128 GB200",
+        "deepseek-v3",
+        GB200,
+        128,
+        (1, 1, 16, 8),
+        512,
+        708,
+        1536,
+        16,
+        61.7,
+        128,
+    ),
+    # grpo-qwen3-235b-32n4g-async-1off.yaml: 32 nodes of 4, generation 16 at vLLM TP 8, training
+    # TP 4 PP 4 on 64 GPUs (DP 4: the table's EP 16 replayed as EP 4, as on H100)
+    RLFigure(
+        "v0.6 Qwen3-235B 1-off, 64+64 GB200",
+        "qwen3-235b-a22b",
+        GB200,
+        64,
+        (4, 1, 4, 4),
+        512,
+        5705,
+        8192,
+        8,
+        278,
+        64,
+    ),
+    # grpo-qwen3-30ba3b-4n4g-async-1off.yaml: 4 nodes of 4, generation 2 of them at vLLM TP 1,
+    # training EP 8 on the other 8 GPUs (the table prints the on-policy row's EP 16, which 8
+    # training GPUs cannot hold)
+    RLFigure(
+        "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200",
+        "qwen3-30b-a3b",
+        GB200,
+        8,
+        (1, 1, 8, 1),
+        2048,
+        3197,
+        4096,
+        1,
+        301,
+        8,
+        **NO_AC,
+    ),
+    # grpo-qwen3-30ba3b-24n8g-async-8off.yaml: 24 H100 nodes, generation 8 of them at vLLM TP 2,
+    # training TP 1 PP 1 EP 8 on 128 GPUs, max_trajectory_age_steps 8
+    RLFigure(
+        "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100",
+        "qwen3-30b-a3b",
+        H100,
+        128,
+        (1, 1, 8, 1),
+        2048,
+        3206,
+        4096,
+        2,
+        34.5,
+        64,
+        off_policy_steps=8,
+        **NO_AC,
+    ),
+    # the H100 FP8 table: grpo-deepseek-v3-64n8g-fp8-async-1off.yaml, Megatron fp8_cfg (e4m3,
+    # blockwise), vLLM precision fp8 at TP 16 with max_num_seqs 32, else as 64n8g-async-1off
+    RLFigure(
+        "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100",
+        "deepseek-v3",
+        H100,
+        256,
+        (1, 1, 16, 16),
+        512,
+        721,
+        1536,
+        16,
+        59.2,
+        256,
+        fp8=True,
+        max_sequences=32,
     ),
 )
 

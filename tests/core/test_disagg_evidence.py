@@ -81,9 +81,11 @@ def test_prefill_worker_first_token(row: dict[str, Any]) -> None:
 
 SINGLE = DATA["disaggregated_single_request"]
 # Prompt lengths whose first token is within 25 % (docs/evidence/serving.md §14): the
-# SGLang run's flat ~125 ms below 1K tokens misses, as do vLLM's long prompts
+# SGLang run's flat ~125 ms up to 1K tokens misses (since the H20's own grouped-GEMM shares,
+# core/speed/rates_gpu.py, ours is flat there too, 77-83 ms: the P/D path's fixed cost is not
+# modelled; the 1K row had been within only through the H100's half-rate point)
 WITHIN = {
-    "mooncake-sglang-h20-qwen3-235b": {1024, 2048, 4096, 8192, 16384, 32768},
+    "mooncake-sglang-h20-qwen3-235b": {2048, 4096, 8192, 16384, 32768},
     "mooncake-vllm-h800-qwen3-8b": {128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
 }
 # An H800 is an H100 SXM whose NVLink runs at 400 GB/s both ways (NVIDIA's export part)
@@ -141,7 +143,8 @@ def _cases() -> list[tuple[dict[str, Any], dict[str, Any]]]:
 def test_single_request_split(src: dict[str, Any], row: dict[str, Any]) -> None:
     """Mooncake's measured 1P1D runs, one request at a time: the KV moved (18 of 18 within
     11 %: vLLM moves whole 16-token blocks, one more than the stated prompt below 2K), the first
-    token (15 of 18 within 25 %; the 8,192-token vLLM row since prompts pay their
+    token (14 of 18 within 25 %: SGLang's 128-1,024 tokens miss by the P/D path's fixed cost;
+    the 8,192-token vLLM row since prompts pay their
     tokenising, 1.03 us a token; SGLang's 16K and 32K since the H20's own kernel shares,
     core/speed/rates_gpu.py; vLLM's 16K and 32K, 0.74 before, since its prefill chunks'
     all-reduces of 8 MiB and more go to NCCL, core/registry/all_reduce.py) and the transfer
@@ -200,7 +203,10 @@ def _measured(row: dict[str, Any]) -> dict[str, Any]:
         },
     }
     if row.get("weights"):
-        d["precision"] = {"weights": row["weights"]}
+        d["precision"] = {
+            "weights": row["weights"],
+            **({"kv_cache": row["kv_cache"]} if row.get("kv_cache") else {}),
+        }
     return dict(estimate_report(d)["serving"])
 
 
@@ -238,7 +244,10 @@ def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
     assert (ttft == pytest.approx(row["published_ttft_ms"], rel=TOL)) is wide
 
 
-@pytest.mark.parametrize("row", DATA["disaggregated_measured"], ids=lambda r: r["id"])
+MEASURED = DATA["disaggregated_measured"]
+
+
+@pytest.mark.parametrize("row", [r for r in MEASURED if not r.get("within")], ids=lambda r: r["id"])
 def test_measured_split_known_short(row: dict[str, Any]) -> None:
     """Measured P/D runs closed loop at their users by Little's law with each run's own
     throughput (docs/evidence/serving.md §14): ours starts later and decodes faster. Two A10
@@ -250,3 +259,102 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
     sv = _measured(row)
     assert sv["disaggregated_ttft_seconds"] * 1e3 > row["published_ttft_ms"], row["source"]
     assert sv["disaggregated_tpot_seconds"] * 1e3 < row["published_itl_ms"], row["source"]
+
+
+@pytest.mark.parametrize("row", [r for r in MEASURED if r.get("within")], ids=lambda r: r["id"])
+def test_measured_split_within(row: dict[str, Any]) -> None:
+    """NVIDIA's triton_distributed P/D of Llama 3.1 70B FP8 on two 8 x H100 nodes (four TP 2
+    prefill workers, one TP 8 decode worker, 48 closed-loop users, 3,000 in / 150 out; vLLM V0
+    with --disable-async-output-proc): TTFT 1,198 ms against 1,157.49 (+3 %), ITL 14.18 ms
+    against 15.94 (-11 %), tolerance the issue's 25 %. Without the serial output processing
+    (vllm RFC #6913's 0.0968 ms + 0.1032 ms a sequence a step) the decode step runs at 9.13 ms
+    (-43 %) and the users' faster cycle queues the prefill pool to 1,572 ms (+36 %)."""
+    sv = _measured(row)
+    assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(row["published_ttft_ms"], rel=TOL)
+    assert sv["disaggregated_tpot_seconds"] * 1e3 == pytest.approx(row["published_itl_ms"], rel=TOL)
+    eager = {**row, "serving": {**row["serving"], "async_output": None}}
+    fast = _measured(eager)
+    assert fast["disaggregated_tpot_seconds"] < 0.75 * sv["disaggregated_tpot_seconds"]
+
+
+@pytest.mark.parametrize("row", DATA["disaggregated_baseline"], ids=lambda r: r["id"])
+def test_same_source_aggregated_baseline(row: dict[str, Any]) -> None:
+    """The same page's aggregated baseline (one TP 4 worker, 4 closed-loop users): ITL 12.55 ms
+    against 15.27 (-18 %, within 25 %); TTFT 385 ms against 709.25 (-46 %): its requests come
+    through triton_distributed's own API server and NATS request plane, whose cost is not
+    published (ours vLLM's chat route, 46.9 ms). Pinned so that a model of that path updates
+    the evidence."""
+    sv = _measured({**row, "split": None})
+    assert sv["tpot_seconds"] * 1e3 == pytest.approx(row["published_itl_ms"], rel=TOL)
+    assert sv["ttft_seconds"] * 1e3 < (1 - TOL) * row["published_ttft_ms"], row["source"]
+
+
+GRID = json.loads((Path(__file__).parent / "data" / "disagg-dstack-grid.json").read_text())
+
+
+def _grid_run(run: list[float]) -> tuple[float, float]:
+    """Our TTFT and TPOT (ms) of one dstack run: x TP 2 prefill workers and y TP 2 decode
+    workers serving ``concurrency`` closed-loop users, the run's mean output per request."""
+    x, y, users, isl, _, out = (int(v) for v in run[:6])
+    split = {"prefill_gpus": 2 * x, "decode_gpus": 2 * y}
+    d: dict[str, Any] = {
+        "model": {"preset": GRID["model"]},
+        "framework": GRID["framework"],
+        "hardware": {"gpu": GRID["gpu"]},
+        "parallelism": {"tensor": GRID["tensor"]},
+        "workload": {"kind": "inference", "prompt_tokens": isl, "generated_tokens": out, "batch_size": users},
+        "serving": {
+            "concurrency": users,
+            "load": "steady",
+            "engine_version": GRID["engine_version"],
+            "api_endpoint": "completions",
+            "disaggregated": split,
+        },
+    }
+    sv = estimate_report(d)["serving"]
+    return sv["disaggregated_ttft_seconds"] * 1e3, sv["disaggregated_tpot_seconds"] * 1e3
+
+
+def test_dstack_grid_known_short() -> None:
+    """dstack's 27 SGLang P/D runs of gpt-oss-120b on one 8 x H200 node (3P1D, 2P2D, 1P3D of
+    TP 2 workers; 32-128 users; 2048/2048, 128/2048, 2048/128 tokens): 4 of 54 figures within
+    25 % (TTFT 1 of 27, TPOT 3 of 27). Every TPOT of ours is below the measured (-5 to -48 %:
+    SGLang's gpt-oss decode step on Hopper is dearer than our kernel floors and collectives);
+    the first tokens of short prompts miss most (ours 37-45 ms where SGLang's P/D path reads
+    100-130 ms at 32 users and 0.4-1.1 s at 128, the decode server's wait not modelled).
+    Pinned so that a model closing either gap updates docs/evidence/serving.md §14."""
+    within = 0
+    for run in GRID["runs"]:
+        ttft, tpot = _grid_run(run)
+        assert tpot < run[7], run
+        within += abs(ttft / run[6] - 1) <= TOL
+        within += abs(tpot / run[7] - 1) <= TOL
+    assert within == 4
+
+
+def test_dstack_grid_beside_aiconfigurator() -> None:
+    """aiconfigurator 0.12.0 on the same 27 runs (its SGLang 0.5.14 tables, prefill at batch 1
+    without a queue): 5 of 54 within 25 % (TTFT 5, TPOT 0: its decode steps +38 to +212 %),
+    ours 4 (TPOT -5 to -48 %): neither tool expresses this grid; their TPOTs bracket the
+    measured in every run."""
+    theirs = 0
+    for run in GRID["runs"]:
+        _, tpot = _grid_run(run)
+        aic_ttft, aic_tpot = run[9], run[10]
+        theirs += abs(aic_ttft / run[6] - 1) <= TOL
+        theirs += abs(aic_tpot / run[7] - 1) <= TOL
+        assert tpot < run[7] < aic_tpot, run
+    assert theirs == 5
+
+
+def test_triton_distributed_beside_aiconfigurator() -> None:
+    """aiconfigurator 0.12.0 (its vLLM 0.24.0 tables) on triton_distributed's run: P/D TTFT
+    521.7 ms (-55 %: the prefill worker at batch 1, no queue), TPOT 11.68 ms (-27 %);
+    aggregated TP 4 at 4 users 289.1 ms (-59 %) and 15.44 ms (+1 %). Ours +3 % / -11 % and
+    -46 % / -18 %."""
+    row = next(r for r in MEASURED if r.get("within"))
+    aic = row["aiconfigurator"]
+    assert aic["ttft_ms"] < (1 - TOL) * row["published_ttft_ms"]
+    assert aic["tpot_ms"] < (1 - TOL) * row["published_itl_ms"]
+    base = DATA["disaggregated_baseline"][0]
+    assert base["aiconfigurator"]["tpot_ms"] == pytest.approx(base["published_itl_ms"], rel=TOL)

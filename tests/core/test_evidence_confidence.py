@@ -47,6 +47,19 @@ def test_an_engine_on_a_vendor_never_measured_is_extrapolated_with_its_reason() 
     assert rep["evidence"]["confidence"] == "validated"  # the memory regime has its figures
 
 
+@pytest.mark.parametrize("gpu", ["mi300x-192gb", "mi355x-288gb", "gaudi-3-128gb"])
+def test_training_on_a_vendor_no_replayed_training_speed_ran_on_is_extrapolated(gpu: str) -> None:
+    # every replayed training speed ran on NVIDIA GPUs (docs/evidence/speed.md section 42: the
+    # AMD Instinct training figures found state too little of their runs to replay); the band of
+    # the training regime stays, the confidence follows what was replayed
+    rep = estimate_report({**LORA_8B, "hardware": {"gpu": gpu}})
+    sp = rep["evidence"]["speed"]
+    assert sp["regime"] == "speed/training/dense" and sp["confidence"] == "extrapolated"
+    assert "training never measured on" in sp["reason"] and sp["band"] is not None
+    nvidia = estimate_report({**LORA_8B, "hardware": {"gpu": "h100-sxm-80gb"}})["evidence"]["speed"]
+    assert nvidia["confidence"] in ("measured", "validated")
+
+
 def test_a_regime_below_five_figures_says_so_instead_of_a_band() -> None:
     rep = estimate_report(
         {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}, "framework": "megatron"}

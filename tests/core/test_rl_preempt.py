@@ -11,11 +11,18 @@ import pytest
 
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline import work_rl
-from gpusizer.core.pipeline.rl_preempt import MAX_EVENTS, Pool, Replica, generation_seconds, lengths
+from gpusizer.core.pipeline.rl_preempt import (
+    MAX_EVENTS,
+    Pool,
+    Replica,
+    generation_seconds,
+    lengths,
+    scheduled_rollout_seconds,
+)
 from gpusizer.core.pipeline.rl_time import rollout_seconds
 from gpusizer.core.pipeline.scenario import parse_scenario
 
-from .rl_figures import FIGURES
+from .rl_figures import FIGURES, OFF_POLICY
 
 
 class Linear:
@@ -140,3 +147,20 @@ def test_through_a_preemption_the_victims_blocks_are_reused_first() -> None:
     # the least recently freed blocks first, so the victims recompute more: slower, by < 15 %
     served, run = _served_burst(256, 3000)
     assert served < run < 1.15 * served
+
+
+def test_k_steps_off_keep_the_steady_rollout_and_one_step_off_runs_the_scheduler() -> None:
+    # NeMo RL async_utils.py (tag v0.6.0): with max_trajectory_age_steps > 1 each prompt group's
+    # request starts as a slot frees, so no step's responses arrive at once and none drains to
+    # the cap: the scheduler's burst run does not apply and rl_time's steady rollout stands. The
+    # v0.6 Qwen3-30B-A3B 8-off row (docs/evidence/rl.md sections 2l and 2o).
+    figure = next(f for f in OFF_POLICY if f.name == "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100")
+    s = parse_scenario(figure.scenario())
+    d, _, _, step, pool = work_rl._decode(s, scenario_gpu(s))
+    assert d.steady and pool is not None
+    assert scheduled_rollout_seconds(d, step, pool) == rollout_seconds(d)
+    # the same row one step off: the step's responses go out together, the scheduler runs
+    one = parse_scenario(figure.scenario() | {"rl": {**figure.scenario()["rl"], "off_policy_steps": 1}})
+    d1, _, _, step1, pool1 = work_rl._decode(one, scenario_gpu(one))
+    assert not d1.steady
+    assert scheduled_rollout_seconds(d1, step1, pool1) != pytest.approx(rollout_seconds(d1), rel=1e-3)

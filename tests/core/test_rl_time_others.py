@@ -27,7 +27,7 @@ RECORDS: list[dict[str, Any]] = json.loads(
 # After the refit's cost per exported tensor (99 us, NeMo RL's refit blog; rl.md section 2g):
 # the weight updates moved 0.145 -> 0.199 (Miles), 3.63 -> 3.91, 0.110 -> 0.229, 0.229 -> 0.292
 RECORDED = {
-    # vLLM's scheduler run request by request (rl.md section 2m): 0.840 and 0.870 before
+    # vLLM's scheduler run request by request (rl.md section 2o): 0.840 and 0.870 before
     "verl-grpo-deepseek-v3-96xh20": {"step": 0.814, "rollout": 0.829},
     "miles-grpo-qwen3-30b-a3b-8xmi300x": {
         "step": 0.392,
@@ -104,3 +104,15 @@ def test_the_eager_engine_sets_the_deepseek_rollout() -> None:
     graphs["rl"]["rollout"]["cuda_graphs"] = True
     eager = _estimates(record)["rollout"]
     assert _estimates({**record, "scenario": graphs})["rollout"] < 0.5 * eager
+
+
+def test_the_mi300x_step_says_its_training_rates_are_extrapolated() -> None:
+    # no replayed training speed figure ran on an AMD GPU (docs/evidence/speed.md section 11:
+    # MI300X has serving figures only), so Miles' MI300X step is priced with the vendor
+    # fallback's training and forward rates: the report says so rather than "measured", though
+    # the step itself is among the band's figures (docs/evidence/rl.md section 7)
+    miles = next(r for r in RECORDS if r["id"] == "miles-grpo-qwen3-30b-a3b-8xmi300x")
+    speed = estimate_report(miles["scenario"])["evidence"]["speed"]
+    assert speed["confidence"] == "extrapolated" and "AMD GPUs" in speed["reason"]
+    verl = estimate_report(RECORDS[0]["scenario"])["evidence"]["speed"]  # H20: NVIDIA, measured
+    assert verl["confidence"] == "measured"

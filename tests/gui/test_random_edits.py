@@ -12,6 +12,7 @@ from gpusizer.core.model.presets import model_presets
 from gpusizer.gui.binding import Binding
 from gpusizer.gui.panels.preset_tree import PresetTree
 from gpusizer.gui.quantity_field import QuantityField
+from gpusizer.gui.size_list_field import SizeListField
 from gpusizer.gui.widgets import MultiCheck
 
 from .helpers import mismatches
@@ -55,6 +56,9 @@ def _edit(b: Binding, rng: random.Random) -> None:
     elif isinstance(w, QLineEdit):
         w.setText(rng.choice(["", "x", "Model ünïcode ✓", "a" * 300]))
         w.editingFinished.emit()
+    elif isinstance(w, SizeListField):
+        w.edit.setText(rng.choice(["", "1, 2, 4", "0", "x", "8 4 2 1", "9" * 30]))
+        w.interpretText()
     elif isinstance(w, MultiCheck):
         w.boxes[rng.choice(list(w.boxes))].toggle()
     elif isinstance(w, PresetTree):

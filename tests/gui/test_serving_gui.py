@@ -134,6 +134,9 @@ def test_lora_fields_edit_the_scenario(window):
     assert window.state.estimate.serving.lora_adapters == 8
     assert find(window, "spin_serving_lora_loaded").isVisibleTo(window)
     assert "LoRA" in window.summary.serving.text()
+    find(window, "spin_serving_lora_active").setValue(0)
+    window.state.flush()
+    assert window.state.estimate.serving.lora_active == 0
     find(window, "spin_serving_lora_adapters").setValue(None)
     window.state.flush()
     assert window.state.estimate.serving.lora_adapters == 0

@@ -53,8 +53,8 @@ def test_memory_chart_whisker_spans_the_band(qtbot) -> None:
 
 
 def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
-    # RL post-training's own regimes (scripts/evidence_bands.py ``_rl``): verl's six counters
-    # pooled with all memory figures, 29 colocated published steps with their own band
+    # RL post-training's own regimes (scripts/evidence_bands.py ``_rl``): verl's thirteen counters
+    # with a band of their own, 46 colocated published steps with their own band
     import json
     from pathlib import Path
 
@@ -66,7 +66,7 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     qtbot.addWidget(head)
     est = estimate(rec["scenario"])
     head.set_estimate(est)
-    assert head._how_sure_text == "How sure: memory measured (6; band of 323) · speed measured (29)"
+    assert head._how_sure_text == "How sure: memory measured (13) · speed measured (46)"
     assert "RL steps, colocated" in html.unescape(head.how_sure.toolTip())
     view = FiguresView()
     qtbot.addWidget(view)

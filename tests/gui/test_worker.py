@@ -147,3 +147,27 @@ def test_a_worker_deleted_while_its_job_runs_leaves_no_qt_object_to_the_job(qtbo
     assert not job_threads[0].is_alive()
     qtbot.wait(50)
     assert deleted_in == [threading.main_thread()]
+
+
+def test_a_destroyed_worker_reaches_its_mailbox_only_while_it_lives(qtbot: Any) -> None:
+    """The worker's ``destroyed`` reaches its mailbox through a weak reference: a garbage
+    collection that frees both clears the reference first, so the signal, emitted while the
+    cycle is cleared, finds no mailbox rather than one whose attributes are gone."""
+    import gc
+    import weakref
+
+    from gpusizer.gui.worker import _detach, _Mailbox
+
+    worker = BackgroundWorker(lambda payload, _token: payload, delay_ms=0)
+    box = weakref.ref(worker._mailbox)
+    cleared = _Mailbox.__new__(_Mailbox)  # a mailbox as tp_clear leaves it: no attributes
+    gone = weakref.ref(cleared)
+    del cleared
+    gc.collect()
+    _detach(gone)  # nothing to reach, nothing raised
+    worker.shutdown()
+    assert worker.wait(1.0)
+    del worker
+    gc.collect()
+    qtbot.wait(10)
+    assert box() is None  # the connection does not keep the mailbox alive

@@ -95,7 +95,7 @@ def test_the_scale_up_link_is_named_as_the_catalog_says(gpu: str, fabric: str) -
 
 
 def test_a_technique_note_agrees_in_number() -> None:
-    """"without, 1 GPU does not hold it" (read "1 GPU do not" before)."""
+    """ "without, 1 GPU does not hold it" (read "1 GPU do not" before)."""
     import gpusizer
 
     scenario = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "qlora"}}

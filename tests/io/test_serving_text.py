@@ -68,3 +68,15 @@ def test_feature_lines_only_when_set() -> None:
         {"lora_adapters": 100, "lora_loaded": 16, "lora_rank": 64, "lora_weight_bytes": 2**30}
     )
     assert lora == ["  LoRA         100 adapters served, 16 on the GPU at once (rank 64): 1.00 GiB per GPU"]
+    base = feature_lines(
+        {
+            "lora_adapters": 100,
+            "lora_loaded": 16,
+            "lora_rank": 64,
+            "lora_active": 0,
+            "lora_weight_bytes": 2**30,
+        }
+    )
+    assert base == [
+        "  LoRA         100 adapters served, 16 on the GPU at once (rank 64), 0 in use: 1.00 GiB per GPU"
+    ]

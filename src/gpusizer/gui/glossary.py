@@ -140,6 +140,17 @@ GLOSSARY: dict[str, str] = {
     "rl.rollout": "The inference engine generating the responses: samples per prompt x prompts "
     "per step, mean response length, its own TP; in split placement its own GPUs.",
     "rl.prompt_tokens": "Mean prompt length in tokens.",
+    "rl.overlap": "Split pools: the rollout of step n+1 runs beside training on step n, one step "
+    "off-policy (OpenRLHF arXiv 2405.11143, NeMo RL async GRPO), the step as long as the slower "
+    "pool; no: the pools take turns, the step their sum.",
+    "rl.off_policy_steps": "Split pools with overlap: the oldest policy a trained response may "
+    "come from, in steps (NeMo RL grpo.async_grpo.max_trajectory_age_steps, 1-64). Above 1 each "
+    "rollout replica holds that many steps' requests and refills a slot as a response ends "
+    "(NeMo RL async_utils.py). Colocated, or without overlap, it is not read.",
+    "rl.rollout.weights": "The rollout engine's weight format (e.g. FP8): NeMo RL's vllm_cfg "
+    "precision fp8 has vLLM quantise each synced tensor to FP8 in 128 x 128 blocks as it loads "
+    "it (nemo_rl/models/generation/vllm/quantization/fp8.py). The sync still moves the 16-bit "
+    "weights. Default: the 16-bit weights the policy syncs.",
     "rl.steps": "RL steps of the run: its time and cost.",
     "rl.reward.kind": "Rule: a verifier or function, no GPU. Model: a reward model's forward "
     "over every response.",

@@ -23,7 +23,7 @@ from ..core.errors import ScenarioError
 from ..core.model.naming import is_derived, with_derived_name
 from ..core.model.result import Estimate
 from ..core.model.specs import Scenario
-from ..core.pipeline.scenario import parse_scenario, scenario_dict
+from ..core.pipeline.scenario import default_gpus_per_node, parse_scenario, scenario_dict
 from .estimator import Answer, Estimator, dropped_note, plain_name, refusal
 from .undo import SnapshotCommand
 
@@ -41,6 +41,17 @@ START_WAIT_S = 60.0  # s for the default scenario's estimate at start (a few ms 
 def _named_new(scenario: Scenario | dict[str, Any]) -> Scenario:
     s = parse_scenario(scenario)
     return s if s.name else with_derived_name(s)
+
+
+def _follow_gpu_node(data: dict[str, Any], base: Scenario, edits: dict[str, Any]) -> None:
+    """A GPU change leaves the node out of ``data`` (so the new GPU's default applies: 72 on a
+    GB200/GB300 NVL72, core/pipeline/scenario.py ``default_gpus_per_node``) where the node was
+    the old GPU's default, not a count the user chose; the window then sizes a GB200 on the
+    rack's NVLink domain as ``estimate`` and ``plan`` do."""
+    if "hardware.gpu" not in edits or "hardware" in edits or "hardware.gpus_per_node" in edits:
+        return
+    if base.hardware.gpus_per_node == default_gpus_per_node(base.hardware.gpu):
+        data["hardware"].pop("gpus_per_node", None)
 
 
 def get_path(obj: Any, path: str) -> Any:
@@ -200,6 +211,7 @@ class ScenarioState(QObject):
     def _try_apply(self, pending: dict[str, Any], key: str, single: bool = True) -> None:
         base = self._replacing or self._scenario  # an edit during an open applies to the file
         data = scenario_dict(base)
+        _follow_gpu_node(data, base, pending)
         for path in sorted(pending, key=len):  # parents first, then their fields
             set_path(data, path, pending[path])
         try:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -165,7 +166,7 @@ class BackgroundWorker(QObject):
         self._relay = _Relay(self)
         self._relay.ready.connect(self._take_answers, Qt.ConnectionType.QueuedConnection)
         self._mailbox = _Mailbox(self._relay)
-        self.destroyed.connect(self._mailbox.detach)
+        self.destroyed.connect(partial(_detach, weakref.ref(self._mailbox)))
 
     # -- requests --------------------------------------------------------------------------
     def request(self, key: str, payload: Any) -> str:
@@ -328,6 +329,20 @@ def _run(
         result, error = None, f"internal error: {exc}"
     mailbox.post(key, result, error, token)
     return result, error
+
+
+def _detach(mailbox: weakref.ref[_Mailbox], *_: object) -> None:
+    """The worker is destroyed: its mailbox, if it still lives, wakes no one from now on.
+
+    Through a weak reference, not the mailbox's bound method: when a garbage collection frees
+    a worker, its wrapper and its mailbox together, CPython clears the weak references to
+    them before it clears the objects (``gc`` module, "handle_weakrefs" runs before
+    ``tp_clear``), so the Qt object's ``destroyed``, emitted while the cycle is cleared, would
+    otherwise call ``detach`` on a mailbox whose attributes were already gone
+    (AttributeError '_lock' in the event loop, seen once in a full GUI test run)."""
+    box = mailbox()
+    if box is not None:
+        box.detach()
 
 
 def _abandon(tokens: list[CancelToken], pool: ThreadPoolExecutor | DaemonPool, *_: object) -> None:

@@ -117,7 +117,8 @@ def feature_lines(sv: Mapping[str, Any]) -> list[str]:
     if sv.get("lora_adapters"):
         out.append(
             f"  LoRA         {count(int(sv['lora_adapters']), 'adapter')} served, "
-            f"{sv.get('lora_loaded', 0):,} on the GPU at once (rank {sv.get('lora_rank', 0)}): "
+            f"{sv.get('lora_loaded', 0):,} on the GPU at once (rank {sv.get('lora_rank', 0)})"
+            f"{_lora_in_use(sv)}: "
             f"{(sv.get('lora_weight_bytes') or 0) / 2**30:,.2f} GiB per GPU"
         )
     if sv.get("kv_offload_holds_prefix") is not None:
@@ -166,3 +167,9 @@ def _split_line(sv: Mapping[str, Any]) -> str:
         f"{sv['disaggregated_tpot_seconds'] * 1e3:,.1f} ms per token, "
         f"{sv['disaggregated_tokens_per_second']:,.0f} tokens/s (aggregated above)"
     )
+
+
+def _lora_in_use(sv: Mapping[str, Any]) -> str:
+    """ ", N in use" where the requests use fewer adapters than are served (``lora_active``)."""
+    active = sv.get("lora_active", sv["lora_adapters"])
+    return "" if active == sv["lora_adapters"] else f", {active:,} in use"

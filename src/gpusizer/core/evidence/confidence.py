@@ -5,19 +5,23 @@ figure is.
 band (its parent regime's, ``pooled_from``, where it has too few for a split-conformal band of its
 own). ``measured``: besides, published figures of this very model on this GPU with this
 framework were replayed. ``extrapolated``: the framework has figures, but not in this regime (an
-engine on a GPU vendor never measured, a batch regime never measured) or too few of them for a
-band. ``none``: no replayed figure of this framework at all. Each says why in ``reason``.
+engine on a GPU vendor never measured, a batch regime never measured; training or RL on a GPU
+vendor no replayed training speed ran on) or too few of them for a band. ``none``: no replayed
+figure of this framework at all. Each says why in ``reason``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from ..model.presets import gpu_spec
 from ..model.specs import GPUSpec, Scenario
 from .bands import Band, Confidence, band, min_figures, regimes, release_key
 from .regimes import (
     BATCH_LABELS,
+    RL,
     batch_regime,
     engine_label,
     memory_regime,
@@ -109,9 +113,52 @@ def _older(b: Band, s: Scenario) -> bool:
     return bool(v and b.oldest_release and release_key(v) and release_key(v) < release_key(b.oldest_release))
 
 
+def _training_never_measured_on(gpu: GPUSpec) -> bool:
+    """No replayed training speed figure (``speed/training/*``) ran on the GPU's vendor: the
+    training step's rates there are the vendor fallback's, not measured (docs/evidence/speed.md
+    section 11: AMD Instinct has serving figures only)."""
+    return vendor(gpu) not in _trained_vendors()
+
+
+@lru_cache(maxsize=1)
+def _trained_vendors() -> frozenset[str]:
+    """Vendors of the GPUs the replayed training speed figures ran on."""
+    gpus = {c.split("|")[1] for k, b in regimes().items() if k.startswith("speed/training/") for c in b.cases}
+    return frozenset(vendor(gpu_spec(g)) for g in gpus)
+
+
+def _rl_off_vendor(b: Band, s: Scenario, gpu: GPUSpec) -> Evidence:
+    """An RL step's band where its training and log-prob phases run at rates never measured on the
+    GPU's vendor: the band's figures stand, but not for this GPU's phases (docs/evidence/rl.md
+    section 7: Miles' Qwen3-30B-A3B on MI300X, whose training reads 0.31 of its timer)."""
+    return Evidence(
+        b,
+        "extrapolated",
+        f"RL training and log-prob phases on {vendor_label(vendor(gpu))} GPUs: no replayed training "
+        f"speed there (their rates are the vendor fallback's); band of {b.figures} figures of "
+        f"{regime_label(b.regime)}",
+    )
+
+
+def _training_off_vendor(b: Band, gpu: GPUSpec) -> Evidence:
+    """A training step on a GPU vendor no replayed training speed ran on: the training regimes
+    are not split by vendor, so their band (every figure on NVIDIA GPUs) stands, but no figure
+    checked this vendor's kernels (docs/evidence/speed.md section 42: AMD Instinct's published
+    training speeds found state too little of their runs to replay)."""
+    return Evidence(
+        b,
+        "extrapolated",
+        f"training never measured on {vendor_label(vendor(gpu))} GPUs (the step's rates there come "
+        f"from kernel benchmarks or the vendor fallback; no whole step replayed); band of "
+        f"{b.figures} figures of {regime_label(b.regime)}",
+    )
+
+
 def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
     """How sure the speed (tokens/s, first-token time, training time) is."""
     b = band(speed_regime(s, gpu))
+    if b.has_band and s.workload.trains and _training_never_measured_on(gpu):
+        return _rl_off_vendor(b, s, gpu) if s.workload.kind == RL else _training_off_vendor(b, gpu)
     if b.has_band and not s.workload.trains and _older(b, s):
         return Evidence(
             b,
@@ -146,7 +193,7 @@ def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
 
 def rl_step_note(s: Scenario, gpu: GPUSpec) -> str:
     """The RL step time's worth in words, from its regime's band (``speed/rl/<placement>``):
-    "RL steps like this have run 1.23-2.59x the estimate (80 % of 29 published steps...)". A
+    "RL steps like this have run 1.22-3.39x the estimate (80 % of 46 published steps...)". A
     ratio here is published seconds / estimated seconds (the estimate's speed over the
     published), so the band's edges are how many times the estimate the published steps ran."""
     b = band(speed_regime(s, gpu))

@@ -103,6 +103,19 @@ def _parts(
     return (attn + dense, attn_t + dense_t), (per, per_t), head, (attn, attn_t), (dense, dense_t)
 
 
+def routed_expert_lora(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> int:
+    """Parameters of one routed expert's adapters over all the MoE layers (0 for a dense model
+    or targets off the expert MLP): ``experts`` times this is the routed part of
+    :func:`lora_trainable`, the part of which a token runs only its top-k experts'."""
+    arch = resolve(spec)
+    moe = arch.moe
+    if moe is None:
+        return 0
+    names = module_targets(spec, targets)
+    one, _ = _adapter(_mlp_shapes(arch, moe.expert_ffn_hidden_size), names, rank)
+    return one * arch.moe_layers
+
+
 @lru_cache(maxsize=256)
 def adapter_tensors(spec: ModelSpec, rank: int, targets: tuple[str, ...]) -> list[tuple[int, int]]:
     """(elements, how many) of every adapter tensor in the model: ``lora_A`` r x d_in and

@@ -82,6 +82,22 @@ def gpu_systems(gpu_id: str) -> list[SystemSpec]:
     return sorted((s for s in system_presets().values() if s.gpu == gid), key=lambda s: (s.gpus, s.id))
 
 
+def nvlink_domain(gpu_id: str) -> int | None:
+    """GPUs of the one NVLink domain that every catalog system of this GPU is (its scale-up
+    link an NVLink spanning the whole system: 72 in a GB200/GB300 NVL72 rack, 8 on an HGX
+    board); None where the GPU has no catalog system or its systems are not all one NVLink
+    domain of one size (a workstation's PCIe cards, a Mac, an Instinct's Infinity Fabric).
+
+    The domain, not the host: an NVL72 compute tray (4 GPUs, 2 Grace CPUs) is the host where
+    host-side links matter (core/model/node.py ``host_gpus``); the domain is what tensor
+    and expert parallelism and NCCL's collectives span (multi-node NVLink, the system file's
+    ``scale_up.source``)."""
+    systems = gpu_systems(gpu_id)
+    sizes = {s.scale_up.domain_gpus for s in systems if s.scale_up.kind == "nvlink"}
+    whole = all(s.scale_up.kind == "nvlink" and s.scale_up.domain_gpus == s.gpus for s in systems)
+    return sizes.pop() if systems and whole and len(sizes) == 1 else None
+
+
 MAX_USER_GPU_BYTES = 1 * MiB  # a GPU entry is about 400 bytes
 MAX_USER_GPUS = 1024  # entries read (the catalog has about 50 GPUs)
 SHOWN_PROBLEMS = 3  # skipped entries named in the warning; the rest are counted

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .node import host_gpus
 from .specs import GPUSpec, Scenario
 from .unified import pool_note
 
@@ -134,6 +135,7 @@ class Serving:
     lora_adapters: int = 0  # adapters served (core/serving/lora_serving.py; 0: none)
     lora_loaded: int = 0  # of them on the GPU at once (vLLM max_loras)
     lora_rank: int = 0  # every slot's rank (vLLM max_lora_rank)
+    lora_active: int = 0  # of them the requests use (0: the base model's requests)
     lora_weight_bytes: int = 0  # per GPU: the slots (in memory.weights)
     kv_offload_load_seconds: float = 0.0  # a request's wait for its cached KV from the offload tier
     kv_offload_holds_prefix: bool | None = None  # the tier holds the shared prefix (None: no offload)
@@ -273,7 +275,7 @@ class Estimate:
         it fits)."""
         s = self.scenario
         host = self.serving.host_memory_bytes if self.serving else self.memory.host_memory
-        per_node = min(s.parallelism.gpus, s.hardware.gpus_per_node)
+        per_node = min(s.parallelism.gpus, host_gpus(s.hardware.gpus_per_node))  # one host's RAM
         return pool_note(self.gpu, max(0, self.memory.total), host, s.hardware.host_memory_bytes, per_node)
 
     @property

@@ -66,6 +66,10 @@ class RolloutSpec(Strict):
     # vLLM max_num_batched_tokens: prompt tokens per prefill step (null: the prompts of a batch in
     # one step; verl's tuning scripts set 1536 with chunked prefill off)
     max_batched_tokens: Tokens | None = None
+    # the engine's weight dtype (core/registry/dtypes.py id; null: the 16-bit weights the policy
+    # syncs): NeMo RL vllm_cfg precision "fp8" has vLLM quantise each synced tensor to FP8 in
+    # 128 x 128 blocks as it loads it (nemo_rl/models/generation/vllm/quantization/fp8.py, v0.6.0)
+    weights: Annotated[str, Field(min_length=1, max_length=40)] | None = None
 
     @property
     def longest_tokens(self) -> int:
@@ -151,6 +155,10 @@ class RLSpec(Strict):
     offload_memory: Literal["pinned", "pageable"] = "pinned"
     # split: rollout of step n+1 overlaps training on step n (one step off-policy); null: true
     overlap: bool | None = None
+    # split with overlap: the oldest policy a trained response may come from, in steps (NeMo RL
+    # grpo.async_grpo.max_trajectory_age_steps); above 1 the rollout pool holds that many steps'
+    # requests at once and refills each slot as a response ends (core/pipeline/rl_time.py)
+    off_policy_steps: Annotated[int, Field(ge=1, le=64)] = 1
     prompt_tokens: Tokens = 512  # mean prompt length
     # colocated: GB/s per direction of the GPU's link to host memory (null: the GPU's PCIe or
     # NVLink-C2C, core/pipeline/rl_transitions.py)
@@ -179,3 +187,9 @@ class RLSpec(Strict):
     def overlaps(self) -> bool:
         """Rollout and training run at once (split pools, one step off-policy)."""
         return self.placement == "split" and self.overlap is not False
+
+    @property
+    def steps_in_flight(self) -> int:
+        """Steps whose requests the rollout pool decodes at once: ``off_policy_steps`` where the
+        pools overlap, else one."""
+        return self.off_policy_steps if self.overlaps else 1

@@ -49,12 +49,15 @@ class LoraServingSpec(Strict):
     """Many LoRA adapters on one base model (vLLM ``--enable-lora``): ``adapters`` served
     (vLLM ``max_cpu_loras``: kept in host memory), ``max_loaded`` of them on the GPU at once
     (``max_loras``; null: 1), every slot sized for ``rank`` (``max_lora_rank``; null: 16) on
-    ``targets`` (null: every linear layer). ``adapters`` null: off."""
+    ``targets`` (null: every linear layer). ``adapters`` null: off. ``active``: the adapters
+    the requests use (null: every served adapter; 0: the base model's requests on the
+    LoRA-enabled server, the slots reserved and no adapter read)."""
 
     adapters: Annotated[int, Field(ge=1, le=100_000)] | None = None
     max_loaded: Annotated[int, Field(ge=1, le=1024)] | None = None
     rank: Annotated[int, Field(ge=1, le=512)] | None = None
     targets: tuple[LoraTarget, ...] | None = Field(None, strict=False)  # JSON lists
+    active: Annotated[int, Field(ge=0, le=100_000)] | None = None
 
 
 class KvOffloadSpec(Strict):

@@ -29,6 +29,12 @@ class ServingSpec(Strict):
     prefill_chunk_tokens: Tokens | None = None  # vLLM max_num_batched_tokens
     kv_block_tokens: Tokens | None = None  # vLLM block_size, SGLang page_size
     cuda_graphs: bool | None = None  # False: vLLM --enforce-eager
+    # Additive: the batch sizes the engine captures CUDA graphs for, padding on: a
+    # generation-only step runs at the smallest of them that holds its batch, a batch above the
+    # largest eager (TensorRT-LLM ``cuda_graph_config`` ``batch_sizes`` + ``enable_padding``,
+    # "batches are rounded up to the nearest cuda_graph_batch_size"; core/speed/step.py).
+    # Null: every batch up to the engine's graph limit replays at its own size.
+    cuda_graph_batch_sizes: tuple[Batch, ...] | None = Field(None, strict=False, min_length=1, max_length=64)
     gpu_layers: SomeLayers | None = None  # llama.cpp -ngl (null: as many as fit)
     concurrency: Batch | None = None  # users served at once (null: workload.batch_size)
     # Additive: the engine release whose defaults apply (null: the current one), the fixed
@@ -67,6 +73,11 @@ class ServingSpec(Strict):
     # prompt as sent); each engine's cost per request as published for that route
     # (core/registry/engines.py StepCost.front_end, front_end_completions). Null: "chat".
     api_endpoint: Literal["chat", "completions"] | None = None
+    # Additive: vLLM V0 processes each step's outputs while the next step runs (0.6.0 on);
+    # false: ``--disable-async-output-proc``, every step then waits for the last one's
+    # (core/registry/engine_releases.py V0_SERIAL_OUTPUT). V0 releases only (0.6.4-0.7.x).
+    # Null: true.
+    async_output: bool | None = None
     # Additive: llama.cpp's ggml backend (its build: ggml-cuda, the HIP build for
     # ROCm, Vulkan, Metal, SYCL), whose kernels reach their own shares of the GPU
     # (core/speed/rates_era.py); null: the GPU vendor's own (NVIDIA cuda, AMD rocm, Apple

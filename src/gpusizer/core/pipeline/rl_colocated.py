@@ -9,9 +9,10 @@ from ..model.params import count_parameters
 from ..model.sharding import stage_params
 from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..speed.train_rates import network_gb_per_s
+from .rl_adapter_sync import adapter_sync_seconds
 from .rl_check import rl_of
 from .rl_memory import RLParts
-from .rl_roles import reference_in_policy
+from .rl_roles import reference_in_policy, serves_adapter
 from .rl_time import sync_seconds
 from .rl_transitions import (
     EXPORT_SECONDS_PER_TENSOR,
@@ -105,11 +106,14 @@ def colocated_refit(s: Scenario, gpu: GPUSpec) -> float:
 
 
 def weight_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:
-    """The ``weight_sync`` phase: colocated, the refit; split, the gather (the colocated
-    refit's, tensor by tensor: NeMo RL's non-colocated refit blog, "completely identical to that
-    of colocated refit") and the 16-bit model's broadcast to the engines over the network."""
-    if rl_of(s).placement != "split":
-        return colocated_refit(s, gpu)
+    """The ``weight_sync`` phase: colocated, the refit, or for a LoRA policy whose adapter the
+    engine serves the adapter's hand-over (core/pipeline/rl_adapter_sync.py); split, the gather
+    (the colocated refit's, tensor by tensor: NeMo RL's non-colocated refit blog, "completely
+    identical to that of colocated refit") and the 16-bit model's broadcast to the engines over
+    the network."""
+    rl = rl_of(s)
+    if rl.placement != "split":
+        return adapter_sync_seconds(s, gpu) if serves_adapter(rl) else colocated_refit(s, gpu)
     net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
     weights = count_parameters(s.model).total * BF16
     gather = exported_tensors(s.model) * EXPORT_SECONDS_PER_TENSOR

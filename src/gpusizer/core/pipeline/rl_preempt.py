@@ -273,10 +273,18 @@ def scheduled_rollout_seconds(
     where the replica's many responses are so long that its pool holds fewer than
     ``MIN_BUNDLES`` bundles (the run is then mostly continuous batching at the pool's batch); plus the host's
     output work per generated token. ``key`` (with the ``owners`` whose ids it holds) names the
-    step model, so that a search pricing many layouts of one rollout runs it once."""
+    step model, so that a search pricing many layouts of one rollout runs it once.
+
+    Not with later steps' requests in flight (``d.steady``, ``rl.off_policy_steps`` > 1): NeMo
+    RL's ``AsyncTrajectoryCollector`` (``nemo_rl/algorithms/async_utils.py``, tag v0.6.0) starts
+    each prompt group's request as a semaphore slot frees, so the engine never sees a step's
+    responses sent at once and waited for: no burst to admit, no drain to the last response.
+    There rl_time's steady rollout applies: every token at the batch the pool holds over prompt
+    + mean, which under the exponential law is where grow-as-you-go admission settles (a running
+    response's mean age is E[L^2] / 2E[L], the mean itself), preemption the rare correction."""
     units = min(d.responses, UNITS)
     bundle = d.responses / units * (d.prompt + d.longest)
-    if pool is None or pool.tokens < d.prompt + d.longest:  # no engine, or one that does not start
+    if d.steady or pool is None or pool.tokens < d.prompt + d.longest:  # no burst, engine or start
         return rollout_seconds(d)
     if units < d.responses and pool.tokens < MIN_BUNDLES * bundle:
         return rollout_seconds(d)

@@ -85,6 +85,7 @@ _USER_FIELDS = {
     "parallelism.tensor": "rl.rollout.tensor",
     "serving.cuda_graphs": "rl.rollout.cuda_graphs",
     "serving.prefill_chunk_tokens": "rl.rollout.max_batched_tokens",
+    "precision.weights": "rl.rollout.weights",
     "serving.lora.rank": "workload.lora_rank",
     "serving.lora.targets": "workload.lora_targets",
 }
@@ -186,6 +187,8 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
     if ro.tensor > s.hardware.gpus_per_node:  # an engine wider than a node (NeMo-RL: vLLM TP 32)
         data["hardware"] = {**data["hardware"], "allow_cross_node_tensor_parallel": True}
     data["precision"] = {"kv_cache": s.precision.kv_cache}
+    if ro.weights is not None:  # the engine's own dtype (NeMo RL FP8 generation)
+        data["precision"]["weights"] = ro.weights
     data["workload"] = {
         "kind": "inference",
         "batch_size": batch,

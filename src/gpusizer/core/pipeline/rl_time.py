@@ -25,7 +25,10 @@
   training pool to the engines over the network (OpenRLHF arXiv 2405.11143 §3.1, NCCL).
 
 Colocated phases add; split pools overlap (rollout of step n+1 beside training on step n,
-one step off-policy) up to the slower one, the sync after.
+one step off-policy) up to the slower one, the sync after. With k > 1 steps off-policy
+(``rl.off_policy_steps``, NeMo RL ``max_trajectory_age_steps``) the rollout pool decodes k steps'
+requests at once and refills each slot as a response ends: a step's rollout is its tokens at the
+full batch, without the drain.
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ class Decode:
     prefill: float
     step_at: StepAt
     output_per_token: float = 0.0  # host seconds per generated token serial with the steps
+    steady: bool = False  # later steps' requests refill the batch: no drain (steady_rollout_seconds)
 
 
 def _rate(mean: float, cap: float) -> float:
@@ -136,10 +140,28 @@ def drain_seconds(d: Decode, live: int) -> float:
     return total
 
 
+def steady_rollout_seconds(d: Decode) -> float:
+    """One step's share of a rollout that never drains: NeMo RL's async GRPO
+    (``nemo_rl/algorithms/async_utils.py`` ``AsyncTrajectoryCollector``, tag v0.6.0) keeps up to
+    ``num_prompts_per_step x max_trajectory_age_steps`` prompt groups in flight, each its own
+    request thread started as a semaphore slot frees, for up to that many future steps; with more
+    than one step in flight the slots a step's last responses leave are taken by the next step's
+    requests, so each of the step's tokens is decoded at the full ``batch`` (half-grown context,
+    as the queued responses of :func:`rollout_seconds`) and its prompts' prefill, no drain."""
+    tokens = d.responses * d.mean
+    prefill = d.responses / d.batch * d.prefill
+    return (
+        prefill + tokens / d.batch * d.step_at(d.batch, d.prompt + d.mean / 2) + tokens * d.output_per_token
+    )
+
+
 def rollout_seconds(d: Decode) -> float:
     """Prefill of every wave; responses beyond one batch at the full batch (continuous batching
     refills the slots), then the last batch's drain at its falling batch; and the output work of
-    every generated token where it runs in the step's thread (``output_per_token``)."""
+    every generated token where it runs in the step's thread (``output_per_token``). With later
+    steps' requests in flight (``steady``): :func:`steady_rollout_seconds`."""
+    if d.steady:
+        return steady_rollout_seconds(d)
     waves = math.ceil(d.responses / d.batch)
     queued = max(0, d.responses - d.batch) * d.mean / d.batch
     full = d.step_at(d.batch, d.prompt + d.mean / 2) if queued else 0.0

@@ -15,8 +15,8 @@ from ..errors import ScenarioError, check_text, excerpt, from_validation
 from ..memo import Memo
 from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
-from ..model.presets import gpu_presets, model_presets, resolve_gpu_id
-from ..model.specs import GPUSpec, ModelSpec, Scenario
+from ..model.presets import gpu_presets, model_presets, nvlink_domain, resolve_gpu_id
+from ..model.specs import GPUSpec, HardwareSpec, ModelSpec, Scenario
 from ..registry.workloads import WORKLOAD_KINDS
 from ..suggest import did_you_mean
 from .validate import check_model, check_scenario
@@ -176,9 +176,31 @@ def _validate(data: dict[str, Any]) -> Scenario:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise from_validation(exc) from None
-    scenario = _pad_vocab(scenario)
+    scenario = _pad_vocab(_default_node(scenario))
     check_scenario(scenario)
     return scenario
+
+
+def default_gpus_per_node(gpu: str | GPUSpec) -> int:
+    """The node a scenario on ``gpu`` takes when it leaves ``hardware.gpus_per_node`` out: the
+    NVLink domain of a catalog GPU's systems where they are all one (:func:`nvlink_domain`, 72
+    on GB200/GB300), else the field's default, 8."""
+    node = nvlink_domain(gpu) if isinstance(gpu, str) else None
+    return node or int(HardwareSpec.model_fields["gpus_per_node"].default)
+
+
+def _default_node(s: Scenario) -> Scenario:
+    """``hardware.gpus_per_node`` left out on a catalog GPU whose systems are all one NVLink
+    domain (:func:`nvlink_domain`): that domain, 72 on a GB200 or GB300 NVL72 rack, the node
+    the advisor sizes the GPU on (core/sizing/search.py takes the catalog GPU's
+    ``gpus_per_node``, the same 72), in place of the field's 8 (an HGX board). The field stays
+    unset, as the advisor reads it: a node the user did not choose."""
+    hw = s.hardware
+    node = default_gpus_per_node(hw.gpu)
+    if "gpus_per_node" in hw.model_fields_set or node == hw.gpus_per_node:
+        return s
+    new = HardwareSpec.model_construct(set(hw.model_fields_set), **{**dict(hw), "gpus_per_node": node})
+    return s.model_copy(update={"hardware": new})
 
 
 def _pad_vocab(s: Scenario) -> Scenario:

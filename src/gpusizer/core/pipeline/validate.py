@@ -216,6 +216,7 @@ def check_serving(s: Scenario) -> None:
         raise ScenarioError("serving.max_kv_size", msg)
     version = s.serving.engine_version
     if version is None or s.workload.trains:
+        _check_async_output(s)
         return
     allowed = s.profile.versions
     if not allowed:
@@ -229,6 +230,24 @@ def check_serving(s: Scenario) -> None:
             f"{', '.join(allowed)}; a version between two takes the older one's defaults); "
             f"got {excerpt(version)}",
         ) from None
+    _check_async_output(s)
+
+
+def _check_async_output(s: Scenario) -> None:
+    """``serving.async_output`` false is vLLM V0's ``--disable-async-output-proc``: the
+    release must run the V0 engine (``VLLMKnobs.serial_output``)."""
+    if s.serving.async_output is not False or not s.workload.serves:
+        return
+    releases = s.profile.releases
+    rel = release(releases, s.serving.engine_version) if releases else None
+    if rel is None or not rel.vllm.serial_output[1]:
+        v0 = ", ".join(r.version for r in FRAMEWORKS["vllm"].releases if r.vllm.serial_output[1])
+        msg = (
+            "false is vLLM V0's --disable-async-output-proc: framework vllm with "
+            f"serving.engine_version one of its V0 releases ({v0}); V1 (0.8.0 on) processes "
+            "outputs in its own process; true or null otherwise"
+        )
+        raise ScenarioError("serving.async_output", msg)
 
 
 def check_workload(s: Scenario) -> None:

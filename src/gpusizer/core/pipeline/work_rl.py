@@ -82,19 +82,23 @@ def _training_memory(s: Scenario) -> Memory:
 def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
     rl = rl_of(s)
     n = per_replica(s)
-    rs = rollout_scenario(s, min(n, 1 << 20))
+    held = n * rl.steps_in_flight  # requests a replica holds: later steps' too when k steps off
+    rs = rollout_scenario(s, min(held, 1 << 20))
     em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
     mean = float(rl.rollout.response_tokens)
     live = rl.prompt_tokens + mean  # responses at every stage: half-grown on the mean
-    fit = int(em.kv_capacity_tokens // live) if live else n
-    batch = max(1, min(n, em.max_sequences or n, fit))
+    fit = int(em.kv_capacity_tokens // live) if live else held
+    batch = max(1, min(held, em.max_sequences or held, fit))
     # the serving load simulation's own step (kernel floors, collectives at alpha + bytes /
     # beta over the link they cross, skewed MoE routing, the engine's host cost)
     step = with_lora(rs, step_model(rs, gpu, engine_costs(rs, gpu, st)))
     prefill = prefill_seconds(step, batch, rl.prompt_tokens, rl.rollout.max_batched_tokens)
     ro = rl.rollout  # the host's work per generated token, serial with the replica's steps
     out = host_seconds_per_token(ro.detokenize_in_step, ro.returns_logprobs, ro.copies_logprobs)
-    d = Decode(n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out)
+    steady = rl.steps_in_flight > 1
+    d = Decode(
+        n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out, steady
+    )
     return d, rs, em, step, engine_pool(rl.rollout.engine, st, em)
 
 

@@ -51,6 +51,11 @@ class VLLMKnobs:
     # the CPU offloading connector copies each block layer by layer (0.11.x: per-layer KV
     # tensors), not as one contiguous block across the layers (0.12.0 on; kv_offload.py)
     offload_copies_per_layer: bool = False
+    # V0's output processing (``LLMEngine._process_model_outputs``: detokenising, stop checks,
+    # the request outputs), which ``--disable-async-output-proc`` runs between steps while the
+    # GPU waits: seconds a step, fixed and per sequence sampled (``serving.async_output``
+    # false; (0, 0): the release has no V0 engine to run so)
+    serial_output: tuple[float, float] = (0.0, 0.0)
 
     def before_snapshot(self, outside: int, nccl: int) -> int:
         """What lies outside the budget's snapshot of ``outside`` bytes on the device (NCCL's

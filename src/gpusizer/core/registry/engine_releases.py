@@ -36,7 +36,14 @@ from .engines import BatchTier, EngineRelease, GiB, Scheduling
 _VLLM_STEPS = VLLM_STEPS
 # vLLM V0 (0.6.x, 0.7.x) without chunked prefill runs prompt steps alone (V0 scheduler.py
 # _schedule_default: prefills first, then decodes).
-_V0 = Scheduling(mixed=False)
+_V0 = Scheduling(mixed=False, watermark=0.01)
+# V0 overlaps its output processing with the next step from 0.6.0 (PR #7049); with
+# --disable-async-output-proc (``serving.async_output`` false) every step waits for the last
+# one's: 0.2 ms at one sequence and 3.4 ms at 32, measured in LLMEngine._process_model_outputs
+# for Llama3-70B FP8 on 4 x H100 at 128 prompt tokens (vllm RFC #6913, the profile the
+# asynchronous processor was built on; its 1,024-sequence row, 0.2 ms against a 20 %
+# expected reduction, contradicts itself and is not used): 0.0968 ms + 0.1032 ms a sequence.
+V0_SERIAL_OUTPUT = (0.2e-3 - (3.4e-3 - 0.2e-3) / 31, (3.4e-3 - 0.2e-3) / 31)
 
 # Non-torch memory that appears with more than one GPU (NCCL communicators, custom all-reduce
 # buffers), a fixed part plus one per other rank, from two measured layouts per engine
@@ -90,6 +97,7 @@ VLLM: tuple[EngineRelease, ...] = (
             comm_per_peer_bytes=_V0_PEER,
             context_in_budget=True,
             lora_gather_per_token=True,
+            serial_output=V0_SERIAL_OUTPUT,
         ),
         kv_layout="whole_context",
         graph_bytes=GiB,
@@ -115,6 +123,7 @@ VLLM: tuple[EngineRelease, ...] = (
             comm_per_peer_bytes=_V0_PEER,
             context_in_budget=True,
             lora_gather_per_token=True,
+            serial_output=V0_SERIAL_OUTPUT,
         ),
         graph_bytes=GiB,
         steps=_VLLM_STEPS,
@@ -140,6 +149,7 @@ VLLM: tuple[EngineRelease, ...] = (
             comm_per_peer_bytes=_V07_PEER,
             startup_free_check=False,
             lora_gather_per_token=True,
+            serial_output=V0_SERIAL_OUTPUT,
         ),
         graph_bytes=GiB,
         steps=_VLLM_STEPS,

@@ -147,6 +147,11 @@ class Scheduling:
     # re-admission, so it recomputes only its last partial block (vLLM V1: prefix caching on by
     # default; core/serving/scheduler_run.py ``_preempt``)
     cached_preemption: bool = False
+    # the share of the pool's blocks admission leaves free: vLLM V0's block manager admits a
+    # prompt only while free blocks less its own stay at or above ``watermark`` x the pool
+    # (vllm/core/block_manager.py ``can_allocate``, ``watermark=0.01``), so a request just
+    # preempted is not re-admitted into the blocks its preemption freed
+    watermark: float = 0.0
     # with data-parallel ranks sharing the MoE layers (attention DP), a CUDA graph replays only
     # when every rank's batch is generation-only (TensorRT-LLM 1.0 model_engine.py
     # ``_maybe_get_cuda_graph``: ``tp_allgather([can_run_cuda_graph, batch_size])``, no graph

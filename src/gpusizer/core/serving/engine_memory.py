@@ -173,6 +173,12 @@ def serving_notes(
     )
     if rel.vllm.sampler_bytes_per_logit:
         out.append(sampler_note(rel, s.serving.flashinfer_sampler))
+    if s.serving.async_output is False:  # validated: a V0 release (pipeline/validate.py)
+        fixed, per_seq = rel.vllm.serial_output
+        out.append(
+            f"async output processing off (--disable-async-output-proc): each step waits "
+            f"{fixed * 1e3:.3f} ms + {per_seq * 1e3:.3f} ms a sequence for the last one's outputs"
+        )
     out.append(load_note(s, gpu, em, st))
     return (*out, *em.notes, *feature_notes(s, st))
 

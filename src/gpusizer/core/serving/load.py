@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..memo import Memo
+from ..model.node import MNNVL_NODE, host_gpus
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..registry.all_reduce import ENGINE_KERNEL, AllReduceRule
@@ -38,12 +39,6 @@ UNLIMITED = 1 << 40  # tokens per step when the engine sets no budget (transform
 # concurrency: state ``serving.requests`` to match one), vllm bench serve's default
 # --num-prompts for a rate.
 ROUNDS = 4
-# GPUs a node beyond which the NVLink domain spans trays (GB200 NVL72): TensorRT-LLM's fused MoE
-# takes its all-to-all there (MnnvlMemory.supports_mnnvl()), the gather in an 8-GPU box
-MNNVL_NODE = 8
-# GPUs of one host in such a domain: a GB200/GB300 NVL72 compute tray holds two superchips of
-# two GPUs (18 trays, 72 GPUs: presets/systems/gb200-nvl72.json)
-NVL_TRAY_GPUS = 4
 RATE_REQUESTS = 1000
 
 
@@ -71,6 +66,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
         fixed=st.step_latency_seconds,
         per_request=st.step.per_request_pipeline if s.parallelism.pipeline > 1 else st.step.per_request,
+        serial_output=rel.vllm.serial_output if rel and s.serving.async_output is False else (0.0, 0.0),
         kernel_era=rel.kernel_era if rel else "",
         backend=_backend(s, gpu),
         lora_gather=bool(rel and rel.vllm.lora_gather_per_token),
@@ -80,7 +76,8 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         moe_comm=rel.moe_comm if rel and s.hardware.gpus_per_node <= MNNVL_NODE else "all_to_all",
         dp_padding=_dp_padding(s, st),
         all_reduce=_all_reduce(gpu, st),
-        host_gpus=s.hardware.gpus_per_node if s.hardware.gpus_per_node <= MNNVL_NODE else NVL_TRAY_GPUS,
+        host_gpus=host_gpus(s.hardware.gpus_per_node),  # core/model/node.py: a tray in an NVL72
+        graph_sizes=tuple(sorted(set(s.serving.cuda_graph_batch_sizes or ()))),
     )
 
 
@@ -148,6 +145,7 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
             else 0.0
         ),
         rel.scheduling.cached_preemption,
+        rel.scheduling.watermark * em.kv_capacity_tokens,
     )
 
 

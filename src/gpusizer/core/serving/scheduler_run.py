@@ -138,7 +138,8 @@ class Run:
         else:  # the blocks of the first chunk it is scheduled with
             first = w.prompt * (1 + w.spread)
             per = (min(first, eng.budget) if eng.chunked else first) + eng.block
-        return max(0, min(room, int((eng.kv_tokens - self._kv_used()) // max(1.0, per))))
+        free = eng.kv_tokens - eng.watermark - self._kv_used()
+        return max(0, min(room, int(free // max(1.0, per))))
 
     # -- a step's prompt chunks ---------------------------------------------------------------
     def _take(self, budget: float, plan: list[tuple[Group, int]]) -> float:

@@ -41,6 +41,7 @@ class Engine:
     admission: Admission
     front_end: float = 0.0  # seconds per request in the API server (StepCost.front_end)
     cached_preemption: bool = False  # a preempted request finds its blocks again (Scheduling)
+    watermark: float = 0.0  # tokens of the pool admission leaves free (Scheduling.watermark)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ Constants, each solved from one figure of ggml-org/llama.cpp PR #14596 on an M4 
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from . import rates_mlx  # noqa: F401  (MLX's entries of RATES)
 from .rates import RATES, Device, Rates, achieved, apple_chip, gpu_family, us
@@ -244,7 +244,9 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
     ``EngineRelease.kernel_era``) and ``backend`` llama.cpp's backend and they have an entry of
     their own here; else the GPU model's own measured entry (core/speed/rates_gpu.py). A
     backend other than the vendor's own without an entry takes the library's fallback, not the
-    vendor backend's. An M3 chip under a Metal 2025 era takes ``M3_ERA_RATES`` (the 2024 floor)."""
+    vendor backend's. An M3 chip under a Metal 2025 era takes ``M3_ERA_RATES`` (the 2024 floor).
+    A GPU model with an entry of its own under an era keeps its own shares where the era
+    measured none (:func:`_over_own`)."""
     family = gpu_family(gpu)
     own = BACKEND_RATES.get((library, family, backend)) if backend else None
     if own is not None:
@@ -256,5 +258,23 @@ def achieved_by(gpu: Device, library: str, era: str = "", backend: str = "") -> 
         if by_era is not None and family == "apple-m3" and apple_chip(gpu) < METAL_2025_FLOOR_CHIP:
             return M3_ERA_RATES[(library, family, era)]
         if by_era is not None:
-            return by_era
+            own_gpu = gpu_rates(gpu, library)
+            return _over_own(by_era, own_gpu, RATES[(library, family)]) if own_gpu else by_era
     return gpu_rates(gpu, library) or achieved(gpu, library)
+
+
+def _over_own(era: Rates, own: Rates, base: Rates) -> Rates:
+    """The era's shares over a GPU model's own entry: each share the era measured (where it
+    differs from its architecture's ``base``) replaces the GPU's, every other share stays the
+    GPU's. The era entries were measured on another chip of the family (vLLM 0.11's on an H100
+    SXM: GEMMs and the paged cache), the GPU's entry on the GPU itself (the H20's attention and
+    grouped MoE GEMMs, core/speed/rates_gpu.py); neither measured the other's kernels. Taking
+    the era whole gave an H20 under vLLM 0.11.0 the H100's grouped-GEMM half rate (95 tokens an
+    expert) where its own is 24: Qwen3-30B-A3B's decode of 100 sequences at 117 ms a step."""
+    changed = {
+        f.name: getattr(era, f.name)
+        for f in fields(Rates)
+        if f.name != "sources" and getattr(era, f.name) != getattr(base, f.name)
+    }
+    extra = tuple(src for src in era.sources if src not in own.sources)
+    return replace(own, **changed, sources=(*own.sources, *extra))

@@ -13,10 +13,23 @@ lower peak. Measured on H20:
   at 4,096, 142.25 at 10,240);
 - prefill attention: FlashAttention-3 forward, causal, head dim 128, batch 2 x 2,048 tokens,
   107.8 TFLOPS = 72.8 % of 148 (Dao-AILab/flash-attention issue #1310, 2024-11-01; cuDNN the
-  same 107.8).
+  same 107.8);
+- grouped MoE GEMMs: vLLM's Triton ``fused_moe_kernel`` in BF16 with the PR's tuned configs (vLLM
+  ships tuned H20 configs for Qwen3's MoE shapes, E=128 N=192 / 384), one expert GEMM of
+  Mixtral's shape (8 experts of 14,336 x 4,096, top-2; vllm-project/vllm PR #44152, 2026-06-01,
+  a kernel-level benchmark on one H20; the untuned fallback is slower): at batch 32 (every expert read, 8
+  tokens each) 0.279 ms, 939.5 MB of weights at 3.37 TB/s = 84 % of 4.0 TB/s
+  (``grouped_bandwidth``; the Hopper entry's 62 % is DeepGEMM's FP8 on an H100); at batch 512
+  (128 tokens an expert) 112.5 TFLOPS against 133.4 at batch 2,048 (512 an expert), 0.843 of the
+  large-m rate: half rate at 128 x (1 / 0.843 - 1) = 24 tokens an expert (``grouped_half``),
+  read as the Hopper entry's 95 was from DeepGEMM's 256- and 8,192-token points. The H20's
+  tensor cores, a seventh of the H100's behind the same kind of memory, fill at a quarter of the
+  tokens an expert; with the H100's 95 a few-token expert GEMM on an H20 came out compute-bound
+  at ~9 % of the matmul rate, slower than streaming its weights. Out of sample: batch 1 (2
+  experts read) 0.076 ms, ours 0.073; batch 128 (32 an expert) 0.435 ms, ours 0.380.
 
-Every other share (FP8, weight-only, grouped GEMMs' half rate, bandwidth, kernel floor) stays
-the Hopper entry's: no H20 measurement of its own. Replayed by the Mooncake team's SGLang 1P1D
+Every other share (FP8, weight-only, bandwidth, kernel floor) stays the Hopper entry's: no H20
+measurement of its own. Replayed by the Mooncake team's SGLang 1P1D
 Qwen3-235B runs on H20 (tests/core/test_disagg_evidence.py, docs/evidence/serving.md §14).
 """
 
@@ -34,8 +47,15 @@ _H20_ATTENTION = (
     "Dao-AILab/flash-attention issue #1310 (2024-11-01): H20, FA3 fwd causal hdim 128 batch 2 seqlen "
     "2048, 107.8 TFLOPS = 72.8 % of 148"
 )
+_H20_GROUPED = (
+    "vllm-project/vllm PR #44152 (2026-06-01): H20, fused_moe_kernel BF16 tuned, Mixtral shape (E 8, N "
+    "14336, K 4096, top-2): batch 32 0.279 ms (3.37 TB/s = 84 % of 4.0), batch 512 1.069 ms and 2048 "
+    "3.606 ms (112.5 / 133.4 TFLOPS: half rate at 24 tokens an expert)"
+)
 H20_MATMUL = 0.936
 H20_ATTENTION = 0.728
+H20_GROUPED_BANDWIDTH = 0.84
+H20_GROUPED_HALF = 24.0
 _HOPPER = RATES[("vendor", "hopper")]
 
 GPU_RATES: dict[tuple[str, str], Rates] = {
@@ -43,7 +63,9 @@ GPU_RATES: dict[tuple[str, str], Rates] = {
         _HOPPER,
         matmul=H20_MATMUL,
         attention=H20_ATTENTION,
-        sources=(*_HOPPER.sources, _H20_GEMM, _H20_ATTENTION),
+        grouped_bandwidth=H20_GROUPED_BANDWIDTH,
+        grouped_half=H20_GROUPED_HALF,
+        sources=(*_HOPPER.sources, _H20_GEMM, _H20_ATTENTION, _H20_GROUPED),
     ),
 }
 

@@ -17,7 +17,11 @@ datasheet figures), plus
 - the engine's host cost per step (``StepCost.step``: scheduling, sampling and output work the
   GPU waits for) and, for a step not replayed from a CUDA graph, the kernels' launches: the
   step takes at least ``kernels x StepCost.launch`` (the host issues kernels one by one; the GPU
-  waits when they are shorter than a launch).
+  waits when they are shorter than a launch); vLLM V0 with ``--disable-async-output-proc``
+  (``serving.async_output`` false) also processes each step's outputs before the next, a fixed
+  cost and one per sequence sampled (vllm RFC #6913; core/registry/engine_releases.py); a
+  replayed step whose engine pads to its captured sizes (``serving.cuda_graph_batch_sizes``)
+  runs the size that holds its batch (:meth:`StepModel.graph_rows`).
 
 MoE: a step reads the experts its tokens route to (tokens of the whole EP group). Routers are
 skewed: expert i of E takes a share ∝ i^-alpha of the tokens (power-law routing, NVIDIA
@@ -44,6 +48,7 @@ not 8x).
 from __future__ import annotations
 
 import copy
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -165,6 +170,9 @@ class EngineCosts:
     flash_attention: bool
     fixed: float | None = None  # serving.step_latency_seconds: replaces floors + host
     per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
+    # host seconds a step the GPU waits for after its kernels, fixed and per sequence sampled
+    # (vLLM V0's output processing with async output off: VLLMKnobs.serial_output)
+    serial_output: tuple[float, float] = (0.0, 0.0)
     kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
     backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
     lora_gather: bool = False  # LoRA kernels load adapter weights per token (vLLM V0; lora_serving.py)
@@ -179,6 +187,9 @@ class EngineCosts:
     # and the GPUs of one host (the custom kernels need the group inside one)
     all_reduce: AllReduceRule = ENGINE_KERNEL
     host_gpus: int = 8
+    # the batch sizes captured with padding (serving.cuda_graph_batch_sizes, ascending; empty:
+    # each batch replays at its own size): :meth:`StepModel.graph_rows`
+    graph_sizes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -299,27 +310,48 @@ class StepModel:
         """Seconds for every sequence of the step to advance (pipeline stages overlapped);
         ``graph`` False: a step that would replay a CUDA graph runs eager (another attention-DP
         rank has prompt tokens, ``EngineCosts.graph_ranks``)."""
-        seqs = decodes + prefill_seqs
+        seqs, rows = decodes + prefill_seqs, sampled
         m = float(min(self.pipeline, max(1.0, seqs)))
         if m > 1:  # one micro-batch of the step through every stage
             decodes, decode_ctx, prefill = decodes / m, decode_ctx / m, prefill / m
             prefill_seqs, prefill_attn, prefill_read = prefill_seqs / m, prefill_attn / m, prefill_read / m
             sampled = None if sampled is None else sampled / m
-        gpu, head = self._gpu(decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled)
+        c = self.costs
+        replay = graph and c.graphs and decodes <= c.graph_batch and (prefill == 0 or c.graph_prefill)
+        pad = 0.0  # rows padded to a captured size: no cache to read, every other row's work
+        if replay and decodes and not prefill:
+            graph_rows = self.graph_rows(decodes)
+            replay, pad = graph_rows > 0, max(0.0, graph_rows - decodes)  # above the largest: eager
+        out = None if sampled is None else sampled + pad
+        n = decodes + pad
+        gpu, head = self._gpu(n, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, out)
         off = self.offload
         if off.host_bytes:  # the GPU's share of the weights, the rest from system RAM
             host = off.host_bytes / (off.link_bandwidth if prefill >= 32 else off.host_bandwidth)
             gpu = gpu * off.gpu_share + host
-        c = self.costs
         if c.fixed is not None:
             return self._turns(gpu, head, m) + c.fixed
         gpu = self._turns(gpu + self._floor, head, m)
-        replay = graph and c.graphs and decodes <= c.graph_batch and (prefill == 0 or c.graph_prefill)
         if not replay and c.launch:  # the host issues the kernels one by one
             gpu = max(gpu, self.kernels * c.launch)
         if c.per_request:  # the scheduler's work for every request, beside the kernels
             gpu = max(gpu, c.per_request * seqs)
+        fixed, per_seq = c.serial_output
+        if per_seq:  # the outputs of every sequence sampled, processed before the next step
+            gpu += fixed + per_seq * (seqs if rows is None else rows)
         return gpu + c.host
+
+    def graph_rows(self, decodes: float) -> float:
+        """Rows a generation-only step of ``decodes`` sequences replays: the smallest captured
+        size that holds them where the engine pads to its sizes (``EngineCosts.graph_sizes``;
+        TensorRT-LLM's ``_round_up_batch_size`` in model_engine.py, 1.0: the padded rows are
+        dummy requests run through every layer), 0 above the largest (no graph: eager), else
+        ``decodes`` itself."""
+        sizes = self.costs.graph_sizes
+        if not sizes or not decodes:
+            return decodes
+        i = bisect_left(sizes, decodes)
+        return float(sizes[i]) if i < len(sizes) else 0.0
 
     def prompt_wait(
         self, decodes: float, tokens: float, seqs: float, attn: float, read: float, padded: bool = False

@@ -22,7 +22,13 @@ divides the widths by tensor parallelism. Counted from the modelling code the fr
 - Float8 training (torchao ``Float8Linear``, dynamic tensorwise scales): each linear's input,
   and in backward its output gradient, is read for the amax, read again and written in FP8,
   and a transposed FP8 copy made for the weight gradient: (2·a + 3) bytes per value of every
-  distinct input and output (q/k/v share their input, gate/up theirs).
+  distinct input and output (q/k/v share their input, gate/up theirs). A MoE layer's routed
+  experts quantise what they receive: Transformer Engine's ``GroupedLinear`` (the experts of
+  Megatron-Core's ``TEGroupedMLP``; ``transformer_engine/pytorch/module/grouped_linear.py``,
+  ``tex.split_quantize`` in v2.9 at 70f5366, ``tex.fused_multi_quantize`` at 0069563) quantises
+  the permuted input of fc1 in forward and fc2's output gradient in backward, top_k hidden
+  states per token each, where a dense MLP casts one; the router's linear is not an FP8 layer,
+  so without shared experts the MLP's own hidden input and output are not cast at all.
 - MoE token permutation (Megatron-LM ``megatron/core/transformer/moe/token_dispatcher.py`` at 0014f13,
   ``MoEAlltoAllTokenDispatcher``; the same steps run in transformers' per-expert gather and
   ``index_add_``): permutation 1 copies each token once per routed expert into the all-to-all
@@ -70,6 +76,7 @@ class TrainShape:
     moe_layers: int = 0
     experts: int = 0  # routed experts per MoE layer
     expert_parameters: int = 0  # routed experts' parameters, all layers (sharded over EP)
+    shared_experts: bool = False  # a shared expert beside the routed ones (its own FP8 casts)
     top_k: int = 0  # routed experts per token (expert-parallel all-to-all)
     routed_matmul: float = 0.0  # the routed experts' share of layer_matmul (top_k of them)
     # shares of the layer's matmul weights next to each TP collective (model/flops.py)
@@ -101,6 +108,7 @@ def train_shape(spec: ModelSpec) -> TrainShape:
         moe_layers=counts.moe_layers,
         experts=moe.experts if moe else 0,
         expert_parameters=counts.expert_params,
+        shared_experts=bool(moe and moe.shared_ffn),
         top_k=moe.experts_per_token if moe else 0,
         routed_matmul=counts.expert_params * moe.experts_per_token / moe.experts / arch.layers
         if moe
@@ -127,7 +135,17 @@ def float8_bytes(ts: TrainShape, a: float, tp: int) -> float:
     """Float8 casts of one layer per token on one TP rank, forward and backward together."""
     inputs = 2 * ts.hidden + ts.q + ts.act
     outputs = ts.q + 2 * ts.kv + 2 * ts.hidden + (2 if ts.gated else 1) * ts.act
-    return (2 * a + 3) * (inputs + outputs) / tp
+    return (2 * a + 3) * (inputs + outputs + 2 * _routed_cast(ts)) / tp
+
+
+def _routed_cast(ts: TrainShape) -> float:
+    """Values per token, averaged over the layers, that a MoE layer's FP8 casts add to a dense
+    MLP's once each way (the experts' fc1 input and fc2 output gradient, top_k hidden states
+    each; less the MLP's one hidden state when no shared expert is cast)."""
+    if not ts.top_k or not ts.layers:
+        return 0.0
+    own = 0 if ts.shared_experts else ts.hidden
+    return (ts.top_k * ts.hidden - own) * ts.moe_layers / ts.layers
 
 
 def permute_bytes(ts: TrainShape, a: float, tp: int, sp: bool, ep: int) -> float:

@@ -14,6 +14,12 @@ Sources:
   FP8 ``torch.matmul``, mean of 100 iterations after 50 warm-up, best shape of a brute-force
   search; torch 2.5-2.10). A catalog GPU in the table takes its measured TFLOPS; another takes
   the median efficiency (MAMF / datasheet) of its vendor's rows times its own catalog peak.
+  The table has no FP8 row for AMD Instinct: the MI300X's FP8 rate is Microsoft Azure's
+  hipBLASLt benchmark on an ND MI300X v5 VM (AI-benchmarking-guide
+  ``Azure_Results/ND_MI300X_v5_results.md``, yosoyjay fork @a8263ef: "GEMM HipBLASLt ... random
+  initialization ... FP8, and 10,000 warmup iterations", best of its square and model shapes
+  1,222.9 TFLOPS at 8192^3; 0.468 of the 2,614.9 datasheet peak), the AMD FP8 row of the
+  efficiency medians (MI325X, MI355X); docs/evidence/speed.md section 42.
 - Attention (FLOPs of Q·Kᵀ and P·V, backward counted as 2.5x forward: five matmuls to two):
   FlashAttention-2 as PyTorch SDPA ships it reaches 35% of the H100's BF16 peak (Shah et al.
   2024, FlashAttention-3, arXiv 2407.08608, abstract) and 310-322 TFLOPS/s backward at head dim
@@ -72,7 +78,7 @@ MAMF_TFLOPS: dict[str, dict[str, float]] = {
     "b200-192gb": {"bf16": 1745.0, "fp8": 3432.5},
     "b300-288gb": {"bf16": 1769.0, "fp8": 3353.3},
     "gb200-186gb": {"bf16": 1822.0, "fp8": 3615.6},
-    "mi300x-192gb": {"bf16": 668.4},
+    "mi300x-192gb": {"bf16": 668.4, "fp8": 1222.9},  # fp8: Azure's hipBLASLt benchmark (docstring)
     "mi325x-256gb": {"bf16": 784.9},
     "mi355x-288gb": {"bf16": 1565.0},
     "gaudi-2-96gb": {"bf16": 418.7, "fp8": 826.5},
@@ -83,6 +89,7 @@ _EFFICIENCY_ROWS: dict[tuple[str, str], tuple[float, ...]] = {
     ("NVIDIA", "bf16"): (0.869, 0.838, 0.811, 0.803, 0.786, 0.776, 0.729),
     ("NVIDIA", "fp8"): (0.776, 0.763, 0.745, 0.734, 0.723, 0.709),
     ("AMD", "bf16"): (0.680, 0.604, 0.514),
+    ("AMD", "fp8"): (0.468,),  # MI300X hipBLASLt FP8, 1,222.9 / 2,614.9 (docstring)
     ("Intel", "bf16"): (0.969, 0.741),
     ("Intel", "fp8"): (0.955, 0.769),
 }

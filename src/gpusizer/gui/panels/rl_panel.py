@@ -10,11 +10,13 @@ from typing import Any
 from PySide6.QtWidgets import QLabel
 
 from ...core.pipeline.work import RL_KEY
+from ...core.registry.dtypes import DTYPES
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..widgets import combo
 from .base import Panel
+from .precision_panel import _dtype_items
 
 # (label, path, object name, quantity kind, step, unit)
 _INTS = (
@@ -25,6 +27,13 @@ _INTS = (
     ("Response (mean)", "rl.rollout.response_tokens", "spin_rl_response_tokens", "context", 256, "tokens"),
     ("Rollout TP", "rl.rollout.tensor", "spin_rl_rollout_tp", "count", 1, ""),
     ("Rollout GPUs", "rl.rollout.gpus", "spin_rl_rollout_gpus", "count", 1, ""),
+)
+# combo data -> rl.overlap (None does not round-trip through a combo's findData)
+_OVERLAP: dict[str, bool | None] = {"default": None, "yes": True, "no": False}
+_OVERLAP_ITEMS = (
+    ("rollout beside training (default)", "default"),
+    ("yes", "yes"),
+    ("no: pools take turns", "no"),
 )
 
 
@@ -48,7 +57,30 @@ class RLPanel(Panel):
             "rl.placement",
             name="combo_rl_placement",
         )
+        f.add(
+            "Overlap",
+            combo(_OVERLAP_ITEMS),
+            "rl.overlap",
+            name="combo_rl_overlap",
+            to_state=_OVERLAP.get,
+            from_state=lambda v: next((k for k, o in _OVERLAP.items() if o is v), "default"),
+        )
+        f.add(
+            "Off-policy steps",
+            QuantityField("count", "rl.off_policy_steps"),
+            "rl.off_policy_steps",
+            name="spin_rl_off_policy_steps",
+        )
         f.add("Rollout engine", combo((("vLLM", "vllm"), ("SGLang", "sglang"))), "rl.rollout.engine")
+        f.add(
+            "Rollout weights",
+            # "" stands for null (the policy's 16-bit weights): None does not round-trip a combo
+            combo([("as the policy syncs them (16-bit)", ""), *_dtype_items(DTYPES)]),
+            "rl.rollout.weights",
+            name="combo_rl_rollout_weights",
+            to_state=lambda v: v or None,
+            from_state=lambda v: v or "",
+        )
         f.add(
             "Engine sleep",
             # vLLM sleep mode: level 1 copies the weights to host RAM and back each step, level 2
@@ -79,7 +111,10 @@ class RLPanel(Panel):
         self.box.setVisible(kind is not None and kind.work_key == RL_KEY)
         split = self.state.value("rl.placement") == "split"
         self.form.show("rl.rollout.gpus", split)
+        self.form.show("rl.overlap", split)
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
+        # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
+        self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
 
     def _show_phases(self, est: Any) -> None:
         """The step's timeline in words: each phase's seconds, share and memory per GPU."""

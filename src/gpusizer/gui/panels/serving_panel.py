@@ -14,6 +14,7 @@ from ..glossary import engine_name
 from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
+from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
 
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
 # (label, path, object name, quantity kind, step, unit)
@@ -74,6 +75,8 @@ TIPS = {
     "serving.lora.max_loaded": "Adapters on the GPU at once (vLLM max_loras, default 1): each "
     "slot is reserved at the rank below, out of the KV pool.",
     "serving.lora.rank": "Largest adapter rank (vLLM max_lora_rank, default 16).",
+    "serving.lora.active": "Adapters the requests use (default: every adapter served; 0: the "
+    "base model's requests on the LoRA-enabled server, the slots still reserved).",
     "serving.kv_offload.capacity_gb": "KV offload (vLLM --kv-offloading-size, LMCache): host "
     "memory that keeps the prefix cache; a hit loads it back over PCIe. Needs a shared prefix.",
     "serving.kv_offload.bandwidth_gb_per_s": "Per-GPU link to the offload tier (default: PCIe "
@@ -138,6 +141,7 @@ class ServingPanel(Panel):
             "serving.cuda_graphs",
             name="combo_serving_cuda_graphs",
         )
+        add_engine_rows(f)
         self.latency = QuantityField(
             "number", "serving.step_latency_seconds", step=0.001, unit="s", none_text=DEFAULT
         )
@@ -147,7 +151,7 @@ class ServingPanel(Panel):
         )
         f.add("Max KV size", kv_cap, "serving.max_kv_size", name="spin_serving_max_kv_size")
         self._features(f)
-        for path, tip in TIPS.items():  # the captions and the fields explain themselves
+        for path, tip in {**TIPS, **ENGINE_TIPS}.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
             for b in binder.bindings:
                 if b.path == path:
@@ -182,6 +186,7 @@ class ServingPanel(Panel):
             ("LoRA adapters", "serving.lora.adapters", "spin_serving_lora_adapters", "off"),
             ("Adapters loaded", "serving.lora.max_loaded", "spin_serving_lora_loaded", "vLLM default: 1"),
             ("Adapter rank", "serving.lora.rank", "spin_serving_lora_rank", "vLLM default: 16"),
+            ("Adapters in use", "serving.lora.active", "spin_serving_lora_active", "all served"),
         ):
             f.add(label, QuantityField("count", path, none_text=none), path, name=name)
         cap = QuantityField("number", "serving.kv_offload.capacity_gb", step=16, unit="GB", none_text="off")
@@ -233,8 +238,10 @@ class ServingPanel(Panel):
         lora = self.state.value("serving.lora.adapters") is not None
         self.form.show("serving.lora.max_loaded", lora)
         self.form.show("serving.lora.rank", lora)
+        self.form.show("serving.lora.active", lora)
         offload = self.state.value("serving.kv_offload.capacity_gb") is not None
         self.form.show("serving.kv_offload.bandwidth_gb_per_s", offload)
+        refresh_engine_rows(self.form, self.state, profile)
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")

@@ -1,0 +1,83 @@
+"""The Serving panel's engine switches that apply to some engines only (docs/scenario-format.md):
+the batch sizes CUDA graphs are captured for with padding (``serving.cuda_graph_batch_sizes``,
+TensorRT-LLM ``cuda_graph_config``) and vLLM V0's asynchronous output processing
+(``serving.async_output``). Each is enabled where the engine as set runs it; a field holding a
+value stays enabled elsewhere, so the error the core gives for it can be fixed where it shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.registry.engine_knobs import NO_VLLM
+from ...core.registry.engines import EngineRelease, release
+from ...core.registry.frameworks import FrameworkProfile
+from ..size_list_field import SizeListField
+from ..state import ScenarioState
+from ..widgets import Form, combo
+
+SIZES = "serving.cuda_graph_batch_sizes"
+ASYNC = "serving.async_output"
+
+ENGINE_TIPS = {
+    SIZES: "Batch sizes the engine captures CUDA graphs for, with padding on: a decode step runs "
+    "the smallest size that holds its batch (the added rows cost every row's work but hold no "
+    "cache) and a batch above the largest runs eager (TensorRT-LLM cuda_graph_config batch_sizes "
+    "with enable_padding, as trtllm-bench runs it; model_engine.py _round_up_batch_size). Whole "
+    "numbers separated by commas, e.g. 1, 2, 4, 8, 16; blank: every batch replays at its own "
+    "size. Needs CUDA graphs on.",
+    ASYNC: "vLLM V0 (0.6.4-0.7.x) processes each step's outputs while the next step runs. Off is "
+    "--disable-async-output-proc: every step waits for the last one's output processing, "
+    "0.1 ms + 0.1 ms a sequence sampled (vLLM RFC #6913: 0.2 ms at one sequence, 3.4 ms at 32). "
+    "V1 (0.8.0 on) processes outputs in its own process: choose a V0 engine version to set it.",
+}
+# combo data -> scenario value (None cannot round-trip through a combo's findData)
+_ASYNC_VALUES: dict[str, bool | None] = {"default": None, "on": True, "off": False}
+_ASYNC_ITEMS = (
+    ("engine default (on)", "default"),
+    ("on", "on"),
+    ("off (--disable-async-output-proc)", "off"),
+)
+
+
+def _async_data(value: Any) -> str:
+    return next((k for k, v in _ASYNC_VALUES.items() if v is value), "default")
+
+
+def add_engine_rows(f: Form) -> None:
+    """Add the two rows (after the CUDA graphs row, where a user looks for them)."""
+    f.add("CUDA graph sizes", SizeListField(), SIZES, name="edit_serving_cuda_graph_batch_sizes")
+    f.add(
+        "Async output",
+        combo(_ASYNC_ITEMS),
+        ASYNC,
+        name="combo_serving_async_output",
+        to_state=lambda data: _ASYNC_VALUES.get(data),
+        from_state=_async_data,
+    )
+
+
+def _release(state: ScenarioState, profile: FrameworkProfile) -> EngineRelease | None:
+    """The release whose rules apply (None: the engine has none, or the version is refused)."""
+    if not profile.releases:
+        return None
+    try:
+        return release(profile.releases, state.value("serving.engine_version"))
+    except (KeyError, TypeError):  # an unknown version: its own error shows at its field
+        return None
+
+
+def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile) -> None:
+    """Enable each row where it applies: the sizes where decode steps replay CUDA graphs
+    (``serving.cuda_graphs``, null: the release's default; core/serving/engine_settings.py),
+    async output on vLLM's V0 releases (``VLLMKnobs.serial_output``), shown for vLLM only."""
+    rel = _release(state, profile)
+    graphs = state.value("serving.cuda_graphs")
+    if graphs is None:
+        graphs = rel.cuda_graphs if rel is not None else False
+    f.enable(SIZES, bool(graphs) or state.value(SIZES) is not None)
+    # vLLM's own knobs (NO_VLLM for every other engine) say whether the release is vLLM's
+    vllm = any(r.vllm != NO_VLLM for r in profile.releases)
+    v0 = rel is not None and rel.vllm.serial_output[1] > 0
+    held = state.value(ASYNC) is not None
+    f.show(ASYNC, vllm or held)
+    f.enable(ASYNC, v0 or held)

@@ -1,0 +1,32 @@
+"""Choosing a GPU in the window takes its default node (docs/scenario-format.md
+``hardware.gpus_per_node``: 72 on a GB200/GB300 NVL72) unless the user chose another count."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer.gui.state import ScenarioState
+
+
+@pytest.fixture
+def state(qtbot):
+    return ScenarioState(merge_ms=0)
+
+
+def test_a_gb200_takes_its_nvl72_node_and_an_hgx_gpu_its_eight(state):
+    assert state.scenario.hardware.gpus_per_node == 8  # the default H100
+    state.edit("hardware.gpu", "gb200-186gb", immediate=True)
+    assert state.scenario.hardware.gpus_per_node == 72
+    state.edit("hardware.gpu", "b200-192gb", immediate=True)
+    assert state.scenario.hardware.gpus_per_node == 8
+    state.undo_stack.undo()
+    assert state.scenario.hardware.gpu == "gb200-186gb" and state.scenario.hardware.gpus_per_node == 72
+
+
+def test_a_node_the_user_chose_is_kept(state):
+    state.edit("hardware.gpus_per_node", 4, immediate=True)
+    state.edit("hardware.gpu", "gb200-186gb", immediate=True)
+    assert state.scenario.hardware.gpus_per_node == 4
+    # both set together: the stated node wins
+    state.edit_many({"hardware.gpu": "gb300-288gb", "hardware.gpus_per_node": 8})
+    assert state.scenario.hardware.gpus_per_node == 8
