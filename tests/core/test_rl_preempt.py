@@ -1,5 +1,5 @@
 """vLLM's scheduler run request by request for one rollout replica (core/pipeline/rl_preempt.py;
-docs/evidence/rl.md section 2m): admission on the KV a request needs now, LIFO preemption by
+docs/evidence/rl.md section 2o): admission on the KV a request needs now, LIFO preemption by
 recompute when the pool is full, re-admission only in steps that preempted none."""
 
 from __future__ import annotations

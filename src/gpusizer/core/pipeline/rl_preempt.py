@@ -27,7 +27,7 @@ cap), in an order unrelated to length (the prompts' order in the step). A replic
 1 % watermark (``BlockSpaceManager(watermark=0.01)``, vLLM before V1) and its prompt-only steps
 (a resumed request's recompute is priced as a chunk beside the decodes, as V1 runs it).
 What it changes against a batch capped at the pool over prompt + mean: docs/evidence/rl.md
-section 2m.
+section 2o.
 """
 
 from __future__ import annotations
