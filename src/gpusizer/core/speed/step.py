@@ -455,7 +455,8 @@ class StepModel:
         return out
 
     def _experts(self, n: float) -> float:
-        """Routed experts (grouped GEMMs at their tokens per expert) and shared experts."""
+        """Routed experts (grouped GEMMs at their tokens per expert; MXFP4 on a GPU without MX
+        matrix instructions: core/speed/mx_upcast.py) and shared experts."""
         sh, rate = self.shape, self.rate
         e, k, layers, ep = sh.experts, sh.top_k, sh.moe_layers, sh.ep
         routed_tokens = n * ep  # the EP group's tokens choose among this GPU's experts
