@@ -6,8 +6,6 @@ value stays enabled elsewhere, so the error the core gives for it can be fixed w
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...core.registry.engines import EngineRelease, release
 from ...core.registry.frameworks import FrameworkProfile
 from ..size_list_field import SizeListField
@@ -29,17 +27,12 @@ ENGINE_TIPS = {
     "0.1 ms + 0.1 ms a sequence sampled (vLLM RFC #6913: 0.2 ms at one sequence, 3.4 ms at 32). "
     "V1 (0.8.0 on) processes outputs in its own process: choose a V0 engine version to set it.",
 }
-# combo data -> scenario value (None cannot round-trip through a combo's findData)
-_ASYNC_VALUES: dict[str, bool | None] = {"default": None, "on": True, "off": False}
+# item data is the scenario's value; None is "engine default" (the binder selects it for null)
 _ASYNC_ITEMS = (
-    ("engine default (on)", "default"),
-    ("on", "on"),
-    ("off (--disable-async-output-proc)", "off"),
+    ("engine default (on)", None),
+    ("on", True),
+    ("off (--disable-async-output-proc)", False),
 )
-
-
-def _async_data(value: Any) -> str:
-    return next((k for k, v in _ASYNC_VALUES.items() if v is value), "default")
 
 
 def add_engine_rows(f: Form) -> None:
@@ -50,8 +43,6 @@ def add_engine_rows(f: Form) -> None:
         combo(_ASYNC_ITEMS),
         ASYNC,
         name="combo_serving_async_output",
-        to_state=lambda data: _ASYNC_VALUES.get(data),
-        from_state=_async_data,
     )
 
 
