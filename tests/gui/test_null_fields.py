@@ -259,3 +259,32 @@ def test_the_binder_pushes_null_to_plain_qt_widgets_without_an_edit(qtbot) -> No
     assert box.currentIndex() == 3 and spin.value() == 0 and spin.text() == "engine default"
     assert emitted == [] and state.undo_stack.count() == steps  # shown, not edited
     state.shutdown()
+
+
+def test_a_recipe_or_kind_switch_that_sets_null_shows_the_null_choice(window) -> None:
+    """Presets that come with a switch: a framework's recipe defaults (torchtune keeps no fp32
+    master copy: ``FrameworkProfile.scenario_defaults``) and a kind's own defaults on its first
+    visit (gui/kind_switch.py) set fields back to null; the widgets follow, and Undo brings the
+    values back."""
+    state = window.state
+    undo, redo = (window.findChild(QAction, n) for n in ("action_undo", "action_redo"))
+    state.set_scenario({**LORA, "precision": {"master_weights": "fp32"}, "workload": {"kind": "lora"}})
+    master = _binding(window, "precision.master_weights")
+    framework: Any = _binding(window, "framework").widget
+    framework.setCurrentIndex(framework.findData("torchtune"))
+    assert state.scenario.framework == "torchtune" and state.scenario.precision.master_weights is None
+    assert _null_shown(master) == ""
+    undo.trigger()
+    assert master.getter() == "fp32" and state.scenario.precision.master_weights == "fp32"
+    redo.trigger()
+    assert _null_shown(master) == ""
+    state.set_scenario({**LORA, "workload": {"kind": "lora", "lora_layers": 16, "loss_chunks": 8}})
+    kind: Any = _binding(window, "workload.kind").widget
+    kind.setCurrentIndex(kind.findData("qlora"))  # first visit: QLoRA's own defaults
+    chunks, layers = _binding(window, "workload.loss_chunks"), _binding(window, "workload.lora_layers")
+    assert state.scenario.workload.loss_chunks is None and _null_shown(chunks) == ""
+    assert state.scenario.workload.lora_layers is None and _null_shown(layers) == ""
+    kind.setCurrentIndex(kind.findData("lora"))  # LoRA's settings come back
+    assert chunks.getter() == 8 and layers.getter() == 16
+    undo.trigger()
+    assert state.scenario.workload.kind == "qlora" and _null_shown(chunks) == ""
