@@ -16,7 +16,7 @@ from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..widgets import combo
 from .base import Panel
-from .precision_panel import _dtype_items
+from .precision_panel import dtype_items
 
 # (label, path, object name, quantity kind, step, unit)
 _INTS = (
@@ -72,7 +72,7 @@ class RLPanel(Panel):
         f.add(
             "Rollout weights",
             # None: null, the policy's 16-bit weights as the refit sends them
-            combo([("as the policy syncs them (16-bit)", None), *_dtype_items(DTYPES)]),
+            combo([("as the policy syncs them (16-bit)", None), *dtype_items(DTYPES)]),
             "rl.rollout.weights",
             name="combo_rl_rollout_weights",
         )

@@ -59,13 +59,14 @@ def _release(state: ScenarioState, profile: FrameworkProfile) -> EngineRelease |
 def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile) -> None:
     """Enable each row where it applies: the sizes where decode steps replay CUDA graphs
     (``serving.cuda_graphs``, null: the release's default; core/serving/engine_settings.py),
-    async output on vLLM's V0 releases (``VLLMKnobs.serial_output``), shown for vLLM only."""
+    async output on the releases that run vLLM's V0 engine (``VLLMKnobs.serial_output``), shown
+    for an engine with such a release (vLLM): by the releases' property, not the engine's id."""
     rel = _release(state, profile)
     graphs = state.value("serving.cuda_graphs")
     if graphs is None:
         graphs = rel.cuda_graphs if rel is not None else False
     f.enable(SIZES, bool(graphs) or state.value(SIZES) is not None)
-    v0 = profile.id == "vllm" and rel is not None and rel.vllm.serial_output[1] > 0
+    v0 = rel is not None and rel.vllm.serial_output[1] > 0
     held = state.value(ASYNC) is not None
-    f.show(ASYNC, profile.id == "vllm" or held)
+    f.show(ASYNC, any(r.vllm.serial_output[1] > 0 for r in profile.releases) or held)
     f.enable(ASYNC, v0 or held)
