@@ -26,7 +26,6 @@ _OPTIMIZER_LABELS = {
     "sgd_momentum": "SGD + momentum",
     "lion": "Lion",
 }
-_NONE = "none"  # combo data for "no master copy" (None cannot round-trip through findData)
 
 
 def dtype_items(ids: Iterable[str]) -> list[tuple[str, str]]:
@@ -104,11 +103,10 @@ class PrecisionPanel(Panel):
         )
         f.add(
             "Master weights",
-            combo([("None (update in place)", _NONE), *dtype_items(("fp32", "bf16", "fp16"))]),
+            # None: null, no master copy (the binder selects this item for null)
+            combo([("None (update in place)", None), *dtype_items(("fp32", "bf16", "fp16"))]),
             "precision.master_weights",
             name="combo_precision_master_weights",
-            to_state=lambda v: None if v == _NONE else v,
-            from_state=lambda v: v or _NONE,
         )
         f.add(
             "Optimizer",
