@@ -24,8 +24,12 @@ admitting independently (core/serving/scheduler_run.py ``_decode_step``). ``--by
 prints each column's geometric mean ratio and the spread of its rows (sd of log ratio).
 ``--host`` (docs/evidence/speed.md section 40) prints, per column, the host work a request would
 need for TensorRT-LLM's host to explain the column (``host_needed``).
+``--grouped-bandwidth=FAMILY:SHARE`` (a what-if, docs/evidence/speed.md section 44) replays with
+the vendor entry of one architecture (``blackwell``, ``hopper``) streaming the experts' weights at
+SHARE of HBM (``Rates.grouped_bandwidth``) instead of its own share.
 
     PYTHONPATH=src:. python scripts/trtllm_overview_rows.py [--all] [--ranks-in-step] [--by-column] [--host]
+        [--grouped-bandwidth=blackwell:0.27]
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import math
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +48,7 @@ from gpusizer.core.memo import clear_all
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.serving import scheduler
 from gpusizer.core.serving.scheduler_run import Group, Run
+from gpusizer.core.speed import rates
 
 DATA = Path(__file__).parents[1] / "tests" / "core" / "data" / "speed-figures.json"
 
@@ -196,12 +202,13 @@ def ranks_in_step(on: bool = True) -> Iterator[None]:
     """Replay under the ``--ranks-in-step`` what-if while the block runs (the estimator's memos
     forgotten on the way in and out: they keep the runs of the scenarios already seen)."""
     saved = scheduler.Run
-    scheduler.Run = _InStep if on else saved
+    # a what-if swaps the simulator's class for the block's length (a script, not the product)
+    setattr(scheduler, "Run", _InStep if on else saved)  # noqa: B010
     clear_all()
     try:
         yield
     finally:
-        scheduler.Run = saved
+        setattr(scheduler, "Run", saved)  # noqa: B010
         clear_all()
 
 
@@ -263,6 +270,11 @@ def host_needed(
 def main() -> None:
     """The three missed columns' rows, then (``--all``) every other MoE column's."""
     args = sys.argv[1:]
+    for arg in args:
+        if arg.startswith("--grouped-bandwidth="):
+            family, share = arg.split("=", 1)[1].split(":")
+            key = ("vendor", family)
+            rates.RATES[key] = replace(rates.RATES[key], grouped_bandwidth=float(share))
     columns = {**COLUMNS, **OTHER_COLUMNS} if "--all" in args else COLUMNS
     rows = replay(columns, "--ranks-in-step" in args)
     print("| column | ISL/OSL | max_batch_size / max_num_tokens | running a rank | estimate / published |")

@@ -157,14 +157,15 @@ def test_overview_prompt_heavy_deficit_is_the_ranks_admitting_independently() ->
 
 # Large-batch MoE figures of other sources, at 128 concurrent requests or more in one engine
 # (docs/evidence/speed.md section 35): InferenceX's published runs, every one found whose settings
-# are stated, added whatever their ratio (file, record, figure label -> estimate / published speed)
+# are stated, added whatever their ratio (file, record, figure label -> estimate / published speed;
+# the MI300X gpt-oss rows read 1.32-1.81 before MXFP4's upcast on CDNA3 was priced, section 43)
 OTHER_SOURCES = {
     ("", "trtllm-1.3.0rc14-dsr1-0528-fp8-8xb200-tp8-c128-1k1k", "mean TPOT (c=128)"): 0.85,
     ("", "trtllm-1.3.0rc14-dsr1-0528-fp8-8xb200-tp8-c128-1k1k", "output tokens/s (c=128)"): 0.88,
-    ("-amd", "vllm-0.17.0-rocm-gpt-oss-120b-mxfp4-1xmi300x-tp1-c128-1k1k", "median TPOT (c=128)"): 1.80,
-    ("-amd", "vllm-0.17.0-rocm-gpt-oss-120b-mxfp4-1xmi300x-tp1-c128-1k1k", "output tokens/s (c=128)"): 1.81,
-    ("-amd", "vllm-0.17.0-rocm-gpt-oss-120b-mxfp4-1xmi300x-tp1-c256-1k1k", "median TPOT (c=256)"): 1.32,
-    ("-amd", "vllm-0.17.0-rocm-gpt-oss-120b-mxfp4-1xmi300x-tp1-c256-1k1k", "output tokens/s (c=256)"): 1.32,
+    ("-amd", "vllm-0.17.0-rocm-gpt-oss-120b-mxfp4-1xmi300x-tp1-c128-1k1k", "median TPOT (c=128)"): 1.03,
+    ("-amd", "vllm-0.17.0-rocm-gpt-oss-120b-mxfp4-1xmi300x-tp1-c128-1k1k", "output tokens/s (c=128)"): 1.03,
+    ("-amd", "vllm-0.17.0-rocm-gpt-oss-120b-mxfp4-1xmi300x-tp1-c256-1k1k", "median TPOT (c=256)"): 1.08,
+    ("-amd", "vllm-0.17.0-rocm-gpt-oss-120b-mxfp4-1xmi300x-tp1-c256-1k1k", "output tokens/s (c=256)"): 1.07,
 }
 
 

@@ -79,7 +79,7 @@ def test_cached_token_bytes_query_head_sized(row: dict[str, Any]) -> None:
     ours / published = kv_heads / attention_heads within 1 %."""
     ours = _cached_mib_per_token(row)
     m = estimate(_scenario(_model(row), "h200-141gb", 1, 1025, 1)).scenario.model
-    assert m.kv_heads is not None
+    assert m.kv_heads is not None and m.attention_heads is not None
     heads = m.kv_heads / m.attention_heads
     assert ours / row["published_mib_per_token"] == pytest.approx(heads, rel=0.01), row["note"]
     assert ours < (1 - TOL) * row["published_mib_per_token"]  # reported as a miss, not hidden

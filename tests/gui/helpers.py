@@ -47,8 +47,9 @@ def make_sweep_chart(qtbot: Any) -> Any:
 
 def mismatches(binder: Any) -> list[tuple[str, Any, Any]]:
     """(path, shown, scenario) for every bound field that does not show the state's value:
-    empty whenever the form equals the scenario."""
-    from gpusizer.gui.binding import plain_text
+    empty whenever the form equals the scenario. Null counts where the widget has a null
+    choice to show ("engine default": gui/binding.py ``shows_none``)."""
+    from gpusizer.gui.binding import plain_text, shows_none
 
     out: list[tuple[str, Any, Any]] = []
     for b in binder.bindings:
@@ -58,7 +59,7 @@ def mismatches(binder: Any) -> list[tuple[str, Any, Any]]:
         except Exception as exc:  # a converter that cannot take the value is a mismatch
             out.append((b.path, repr(exc), None))
             continue
-        if want is None or (want == "" and shown is None) or b.text_error:
+        if (want is None and not shows_none(b.widget)) or (want == "" and shown is None) or b.text_error:
             continue
         if isinstance(b.widget, QLineEdit):
             want = plain_text(want)

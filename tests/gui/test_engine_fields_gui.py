@@ -61,14 +61,14 @@ def test_off_policy_steps_round_trip_and_apply_to_overlapping_split_pools_only(w
     assert "1" in message and "64" in message
     assert window.state.scenario.rl.off_policy_steps == 8  # unchanged
     overlap = find(window, "combo_rl_overlap")
-    assert overlap.currentData() == "default" and overlap.isVisibleTo(window)
-    overlap.setCurrentIndex(overlap.findData("no"))
+    assert overlap.currentData() is None and overlap.isVisibleTo(window)
+    overlap.setCurrentIndex(overlap.findData(False))
     assert window.state.scenario.rl.overlap is False
     assert not spin.isEnabled()  # the pools take turns: one policy
-    overlap.setCurrentIndex(overlap.findData("yes"))
+    overlap.setCurrentIndex(overlap.findData(True))
     assert window.state.scenario.rl.overlap is True and spin.isEnabled()
     _set(window, {**SPLIT, "rl": {**SPLIT_RL, "overlap": False}})
-    assert overlap.currentData() == "no" and not spin.isEnabled()
+    assert overlap.currentData() is False and not spin.isEnabled()
     _set(window, {**SPLIT, "rl": {}})
     assert not spin.isEnabled() and not overlap.isVisibleTo(window)  # colocated: one policy
     assert "max_trajectory_age_steps" in spin.toolTip()
@@ -78,7 +78,7 @@ def test_rollout_weights_round_trip_and_a_bad_id_shows_beside_it(window) -> None
     _set(window, {**SPLIT, "rl": {**SPLIT_RL, "rollout": {**ROLLOUT, "weights": "fp8"}}})
     box = find(window, "combo_rl_rollout_weights")
     assert box.currentData() == "fp8" and box.isEnabled()
-    box.setCurrentIndex(box.findData(""))
+    box.setCurrentIndex(0)  # the first item: null
     assert window.state.scenario.rl.rollout.weights is None  # the policy's 16-bit weights
     box.setCurrentIndex(box.findData("nvfp4"))
     assert window.state.scenario.rl.rollout.weights == "nvfp4"
@@ -93,12 +93,12 @@ def test_async_output_only_on_vllm_v0(window) -> None:
     _set(window, VLLM)
     box = find(window, "combo_serving_async_output")
     assert box.isVisibleTo(window) and not box.isEnabled()  # the current release is V1
-    assert box.currentData() == "default"
+    assert box.currentData() is None
     _set(window, {**VLLM, "serving": {"engine_version": "0.6.4", "async_output": False}})
-    assert box.isEnabled() and box.currentData() == "off"
-    box.setCurrentIndex(box.findData("default"))
+    assert box.isEnabled() and box.currentData() is False
+    box.setCurrentIndex(0)  # engine default
     assert window.state.scenario.serving.async_output is None
-    box.setCurrentIndex(box.findData("off"))
+    box.setCurrentIndex(box.findData(False))
     assert window.state.scenario.serving.async_output is False
     assert mismatches(window.binder) == []
     versions = find(window, "combo_serving_engine_version")
@@ -107,7 +107,7 @@ def test_async_output_only_on_vllm_v0(window) -> None:
     assert "--disable-async-output-proc" in _error(window, "combo_serving_async_output")
     assert window.state.scenario.serving.engine_version == "0.6.4"  # the last valid scenario
     assert box.isEnabled()  # holding a value: it can be set back where the error shows
-    box.setCurrentIndex(box.findData("default"))
+    box.setCurrentIndex(0)  # engine default
     window.state.flush()
     assert window.state.error is None and window.state.scenario.serving.engine_version == "0.8.0"
     assert not box.isEnabled()

@@ -177,7 +177,8 @@ def test_loading_a_scenario_updates_every_widget(window):
     assert find(window, "spin_tensor_parallel").value() == 2
     assert find(window, "combo_framework").currentData() == "deepspeed"
     assert find(window, "combo_gpu").currentData() == "a100-sxm-40gb"
-    assert find(window, "combo_precision_master_weights").currentData() == "none"
+    master = find(window, "combo_precision_master_weights")
+    assert master.currentData() is None and master.currentText() == "None (update in place)"
     assert find(window, "checks_lora_targets").value() == ("q", "v")
     assert find(window, "tree_model_preset").value() == "qwen3-30b-a3b"
     assert find(window, "spin_training_tokens").value() == pytest.approx(2e9)

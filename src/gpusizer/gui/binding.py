@@ -4,7 +4,9 @@
 state's changes back into the widget (signals blocked, so a refresh is not an edit). Errors
 (:class:`ScenarioError`, whose ``field`` is a dotted path) are shown beside the bound widget.
 Widgets other than spin boxes, combo boxes, check boxes and line edits bind when they offer
-``valueChanged``, ``value()`` and ``setValue()``.
+``valueChanged``, ``value()`` and ``setValue()``. Null is shown as the widget's own null choice
+(:func:`shows_none`: a combo box's item whose data is None, a special value text), so an item
+may carry None as its data: no converter is needed for "engine default".
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
     QComboBox,
@@ -47,10 +50,33 @@ class Binding:
     text_error: str = ""  # the widget cannot read what was typed (before any edit)
 
 
+def _none_index(combo: QComboBox) -> int:
+    """The item that stands for null (its data is None: "engine default"), or -1. Looked up by
+    identity, not with ``findData``, whose QVariant comparison differs between Qt releases;
+    separators (no data either, and never selectable) are not it."""
+    model = combo.model()
+    for i in range(combo.count()):
+        if combo.itemData(i) is None and model.flags(model.index(i, 0)) & Qt.ItemFlag.ItemIsSelectable:
+            return i
+    return -1
+
+
+def shows_none(widget: QWidget) -> bool:
+    """Whether ``widget`` has a way to show null: a combo box with an item whose data is None,
+    a spin box with a special value text (Qt shows it at the minimum), or a field with a
+    ``none_text`` (QuantityField, SizeListField). Other widgets keep what they show."""
+    if isinstance(widget, QComboBox):
+        return _none_index(widget) >= 0
+    if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+        return bool(widget.specialValueText())
+    return bool(getattr(widget, "none_text", ""))
+
+
 def _combo_set(combo: QComboBox, value: Any) -> None:
-    """Select ``value``; one the list does not hold (a user GPU from another machine, an
-    id of a newer version) is added, so the field never shows another value."""
-    index = combo.findData(value)
+    """Select ``value`` (None: the item whose data is None); one the list does not hold (a user
+    GPU from another machine, an id of a newer version) is added, so the field never shows
+    another value."""
+    index = _none_index(combo) if value is None else combo.findData(value)
     if index < 0:
         combo.addItem(str(value), value)
         index = combo.count() - 1
@@ -83,10 +109,21 @@ def plain_text(value: Any) -> str:
     )
 
 
+def _spin_get(spin: QSpinBox | QDoubleSpinBox) -> Any:
+    """The spin box's value; None at its minimum while it shows a special value text there."""
+    value = spin.value()
+    return None if spin.specialValueText() and value == spin.minimum() else value
+
+
+def _spin_set(spin: Any, value: Any) -> None:  # QSpinBox | QDoubleSpinBox: an int or a float
+    spin.setValue(spin.minimum() if value is None else value)
+
+
 def _adapter(widget: Any) -> tuple[Any, Callable[[], Any], Callable[[Any], None], bool]:
-    """(signal, getter, setter, immediate) for a widget; bursts (spin boxes) are throttled."""
+    """(signal, getter, setter, immediate) for a widget; bursts (spin boxes) are throttled.
+    Every setter takes None where the widget can show it (:func:`shows_none`)."""
     if isinstance(widget, (QSpinBox, QDoubleSpinBox)):
-        return widget.valueChanged, widget.value, widget.setValue, False
+        return widget.valueChanged, lambda: _spin_get(widget), lambda v: _spin_set(widget, v), False
     if isinstance(widget, QComboBox):
         return (widget.currentIndexChanged, widget.currentData, lambda v: _combo_set(widget, v), True)
     if isinstance(widget, QAbstractButton):
@@ -157,8 +194,12 @@ class Binder:
         return b
 
     def _pull(self, b: Binding) -> None:
+        """Show the state's value in ``b``'s widget, signals blocked (a refresh is not an edit).
+        Null selects the widget's own null choice (:func:`shows_none`), so Undo, an opened file
+        or a new scenario that leaves the field out brings back "engine default"; a widget
+        with no such choice keeps what it shows (a hidden custom-architecture field)."""
         value = b.from_state(self.state.value(b.path))
-        if value is None and not getattr(b.widget, "none_text", ""):
+        if value is None and not shows_none(b.widget):
             return
         blocked = b.widget.blockSignals(True)
         try:

@@ -103,6 +103,9 @@ class Rates:
     # tiles re-read a matrix from the Infinity Cache (96 MB on Navi 31), not from VRAM
     # (core/speed/step.py ``_token_terms``; docs/evidence/speed.md section 18.5)
     serial_weight_loads: float = 0.0
+    # MXFP4 experts on a GPU without MX matrix instructions: vector instructions to upcast one
+    # weight to BF16 before the 16-bit MFMA, once per M-tile (core/speed/mx_upcast.py; 0: none)
+    mx_upcast_ops: float = 0.0
     sources: tuple[str, ...] = ()
 
 
@@ -176,6 +179,10 @@ _DEEPGEMM = (
     "deepseek-ai/DeepGEMM README a6d97a1c, H800 FP8 dense GEMMs at m 4,096: 1,358 / 1,304 / 990 TFLOPS "
     "= 69 / 66 / 50 % of 1,979 (mean 62 %); at m 64 memory-bound at 50-80 % of HBM"
 )
+
+# upcast8xMxfp4's 20 instructions for 8 values, mxfpScaleBf16ViaF32's 4 a value, 1 per 2 values
+# to pack the BF16 pairs (core/speed/mx_upcast.py)
+MX_UPCAST_OPS = 20 / 8 + 4 + 0.5
 
 _ORACLE = (
     "Oracle Cloud blog 'Serving Llama 3.1 405B model with AMD Instinct MI300X Accelerators' "
@@ -378,6 +385,7 @@ RATES: dict[tuple[str, str], Rates] = {
         kernel_floor=3.0 * us,
         grouped_half=95.0,
         grouped_bandwidth=0.62,
+        mx_upcast_ops=MX_UPCAST_OPS,
         sources=(
             f"{_ORACLE}: batch 1, 3.530 s for 128 + 128 tokens: 43 % of HBM with the vendor entries' "
             "3 us kernel floor and 8 us all-reduce (it absorbs what the ROCm build of then lost to "
@@ -387,6 +395,9 @@ RATES: dict[tuple[str, str], Rates] = {
             "benchmark_throughput figures out of sample",
             "no CDNA3 figure for 16-bit or weight-only GEMMs, attention or grouped MoE GEMMs: the "
             "vendor fallback's shares",
+            f"MXFP4 experts (triton_kernels matmul_ogs): {MX_UPCAST_OPS:g} vector instructions a weight to "
+            "upcast to BF16, counted in Triton's third_party/amd UpcastMXFPToLLVM.cpp (gfx9 has no MX "
+            "or BF16 VALU ops); tiles of opt_flags.py make_default_opt_flags_amd",
         ),
     ),
     ("vendor", ""): Rates(
@@ -448,7 +459,9 @@ RATES[("ggml", "apple-m1")] = replace(
 # peaks and bandwidth, the nearest measured kernels (hipBLASLt, the same vLLM ROCm builds).
 _CDNA3 = RATES[("vendor", "cdna3")]
 RATES[("vendor", "cdna4")] = replace(
-    _CDNA3, sources=(*_CDNA3.sources, "CDNA4: no measurement of its own, CDNA3's shares")
+    _CDNA3,
+    mx_upcast_ops=0.0,  # gfx950 multiplies MXFP4 natively (scaled MFMA)
+    sources=(*_CDNA3.sources, "CDNA4: no measurement of its own, CDNA3's shares"),
 )
 
 

@@ -63,6 +63,7 @@ from .collectives import (
 )
 from .expert_load import busiest_rank_factor, tile_efficiency
 from .ggml_graph import NONE, GgmlExtra
+from .mx_upcast import tile_rows, upcast_experts_seconds
 from .rates import Rates
 from .roofline import linear_ops
 from .roofline_shape import Shape
@@ -200,6 +201,8 @@ class Rate:
     head: float
     attention: float
     bandwidth: float
+    vector: float = 0.0  # 32-bit vector instructions/s (core/speed/mx_upcast.py)
+    mm16: float = 0.0  # 16-bit GEMMs at the large-GEMM share (MXFP4 upcast to BF16)
 
 
 @dataclass(frozen=True)
@@ -452,7 +455,8 @@ class StepModel:
         return out
 
     def _experts(self, n: float) -> float:
-        """Routed experts (grouped GEMMs at their tokens per expert) and shared experts."""
+        """Routed experts (grouped GEMMs at their tokens per expert; MXFP4 on a GPU without MX
+        matrix instructions: core/speed/mx_upcast.py) and shared experts."""
         sh, rate = self.shape, self.rate
         e, k, layers, ep = sh.experts, sh.top_k, sh.moe_layers, sh.ep
         routed_tokens = n * ep  # the EP group's tokens choose among this GPU's experts
@@ -465,6 +469,13 @@ class StepModel:
         # ``busy`` times the mean rank's tokens, each expert's GEMM as many more rows
         busy = busiest_rank_factor(e, k, routed_tokens, ep, self.routing_alpha)
         per_expert = busy * routed_tokens * k / distinct if distinct else 0.0
+        if self.rates.mx_upcast_ops:  # read, upcast and multiply in turn (core/speed/mx_upcast.py)
+            block = tile_rows(routed_tokens * k, e)
+            touched = busy * distinct * sh.expert_w / ep * layers
+            bws = (grouped, rate.vector, rate.mm16)
+            ops = self.rates.mx_upcast_ops
+            own = upcast_experts_seconds(touched, sh.expert_b, per_expert, block, ops, bws)
+            return own + layers * other / rate.bandwidth + 2.0 * n * sh.shared_w * layers / rate.mm
         gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
         eff = 1.0 if gemv else self._grouped_eff(per_expert, routed_tokens)
         routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from ..memo import Memo
 from ..model.architecture import resolve
-from ..model.module_bytes import modules_key, rule_id
+from ..model.module_bytes import group_bytes, modules_key, rule_id
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from .collectives import link
@@ -78,8 +78,21 @@ def op_rate(s: Scenario, gpu: GPUSpec, r: Rates, library: str) -> tuple[Rate, st
         head=head * 1e12,
         attention=power_capped(act * r.attention, gpu, full) * 1e12,
         bandwidth=gpu.hbm_bandwidth_gb_per_s * 1e9 * r.bandwidth,
+        # one 32-bit instruction a lane a cycle: the FP32 peak counts 2 FLOP an FMA and CDNA3's
+        # packed FP32 twice (MI300X: 304 CUs x 64 lanes x 2.1 GHz = 40.9 T/s = 163.4 / 4)
+        vector=gpu.dense_tflops.get("fp32", 0.0) * 1e12 / 4,
+        mm16=act * r.matmul * 1e12,
     )
     return rate, mm_dtype
+
+
+def _upcast_mxfp4(s: Scenario, gpu: GPUSpec, library: str) -> bool:
+    """Whether the routed experts are MXFP4 multiplied by vendor kernels on a GPU with no FP4
+    matrix rate (core/speed/mx_upcast.py)."""
+    if library != "vendor" or "fp4" in gpu.dense_tflops:
+        return False
+    arch = resolve(s.model)
+    return arch.moe is not None and group_bytes(s, arch).dtypes.get("experts") == "mxfp4"
 
 
 def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> StepModel:
@@ -100,6 +113,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         r = replace(r, kquant_matvec_ops=0.0)
     if not DTYPES[prec.weights].quantized:  # the serial weight loads are the MMQ kernel's
         r = replace(r, serial_weight_loads=0.0)
+    if r.mx_upcast_ops and not _upcast_mxfp4(s, gpu, costs.library):
+        r = replace(r, mx_upcast_ops=0.0)
     rate, _ = op_rate(s, gpu, r, costs.library)
     node = s.hardware.gpus_per_node
     eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None

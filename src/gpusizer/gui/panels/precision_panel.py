@@ -26,10 +26,9 @@ _OPTIMIZER_LABELS = {
     "sgd_momentum": "SGD + momentum",
     "lion": "Lion",
 }
-_NONE = "none"  # combo data for "no master copy" (None cannot round-trip through findData)
 
 
-def _dtype_items(ids: Iterable[str]) -> list[tuple[str, str]]:
+def dtype_items(ids: Iterable[str]) -> list[tuple[str, str]]:
     """Labels with the real storage cost: ``GPTQ INT4 g128 — 4.16 bits``."""
     out = []
     for i in ids:
@@ -66,7 +65,7 @@ class PrecisionPanel(Panel):
         f = self.form
         f.add(
             "Weights",
-            combo(_dtype_items(DTYPES)),
+            combo(dtype_items(DTYPES)),
             "precision.weights",
             name="combo_precision_weights",
             from_state=self._weights_used,
@@ -92,23 +91,22 @@ class PrecisionPanel(Panel):
         f.add_widget(self.checkpoint_note, "checkpoint_note")
         f.add(
             "Activations",
-            combo(_dtype_items(TRAINING_DTYPES)),
+            combo(dtype_items(TRAINING_DTYPES)),
             "precision.activations",
             name="combo_precision_activations",
         )
         f.add(
             "Gradients",
-            combo(_dtype_items(TRAINING_DTYPES)),
+            combo(dtype_items(TRAINING_DTYPES)),
             "precision.gradients",
             name="combo_precision_gradients",
         )
         f.add(
             "Master weights",
-            combo([("None (update in place)", _NONE), *_dtype_items(("fp32", "bf16", "fp16"))]),
+            # None: null, no master copy (the binder selects this item for null)
+            combo([("None (update in place)", None), *dtype_items(("fp32", "bf16", "fp16"))]),
             "precision.master_weights",
             name="combo_precision_master_weights",
-            to_state=lambda v: None if v == _NONE else v,
-            from_state=lambda v: v or _NONE,
         )
         f.add(
             "Optimizer",
@@ -118,17 +116,17 @@ class PrecisionPanel(Panel):
         )
         f.add(
             "Optimizer states",
-            combo(_dtype_items(STATE_DTYPES)),
+            combo(dtype_items(STATE_DTYPES)),
             "precision.optimizer_states",
             name="combo_precision_optimizer_states",
         )
         f.add(
             "LoRA adapters",
-            combo(_dtype_items(TRAINING_DTYPES)),
+            combo(dtype_items(TRAINING_DTYPES)),
             "precision.adapters",
             name="combo_precision_adapters",
         )
-        f.add("KV cache", combo(_dtype_items(DTYPES)), "precision.kv_cache", name="combo_precision_kv_cache")
+        f.add("KV cache", combo(dtype_items(DTYPES)), "precision.kv_cache", name="combo_precision_kv_cache")
         self.state.changed.connect(self.refresh)
         self.state.estimateChanged.connect(self._warn_tensor_cores)
         self.refresh()

@@ -16,7 +16,7 @@ from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..widgets import combo
 from .base import Panel
-from .precision_panel import _dtype_items
+from .precision_panel import dtype_items
 
 # (label, path, object name, quantity kind, step, unit)
 _INTS = (
@@ -28,12 +28,11 @@ _INTS = (
     ("Rollout TP", "rl.rollout.tensor", "spin_rl_rollout_tp", "count", 1, ""),
     ("Rollout GPUs", "rl.rollout.gpus", "spin_rl_rollout_gpus", "count", 1, ""),
 )
-# combo data -> rl.overlap (None does not round-trip through a combo's findData)
-_OVERLAP: dict[str, bool | None] = {"default": None, "yes": True, "no": False}
+# item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
-    ("rollout beside training (default)", "default"),
-    ("yes", "yes"),
-    ("no: pools take turns", "no"),
+    ("rollout beside training (default)", None),
+    ("yes", True),
+    ("no: pools take turns", False),
 )
 
 
@@ -62,8 +61,6 @@ class RLPanel(Panel):
             combo(_OVERLAP_ITEMS),
             "rl.overlap",
             name="combo_rl_overlap",
-            to_state=_OVERLAP.get,
-            from_state=lambda v: next((k for k, o in _OVERLAP.items() if o is v), "default"),
         )
         f.add(
             "Off-policy steps",
@@ -74,12 +71,10 @@ class RLPanel(Panel):
         f.add("Rollout engine", combo((("vLLM", "vllm"), ("SGLang", "sglang"))), "rl.rollout.engine")
         f.add(
             "Rollout weights",
-            # "" stands for null (the policy's 16-bit weights): None does not round-trip a combo
-            combo([("as the policy syncs them (16-bit)", ""), *_dtype_items(DTYPES)]),
+            # None: null, the policy's 16-bit weights as the refit sends them
+            combo([("as the policy syncs them (16-bit)", None), *dtype_items(DTYPES)]),
             "rl.rollout.weights",
             name="combo_rl_rollout_weights",
-            to_state=lambda v: v or None,
-            from_state=lambda v: v or "",
         )
         f.add(
             "Engine sleep",

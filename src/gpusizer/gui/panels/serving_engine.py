@@ -6,9 +6,6 @@ value stays enabled elsewhere, so the error the core gives for it can be fixed w
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...core.registry.engine_knobs import NO_VLLM
 from ...core.registry.engines import EngineRelease, release
 from ...core.registry.frameworks import FrameworkProfile
 from ..size_list_field import SizeListField
@@ -30,17 +27,12 @@ ENGINE_TIPS = {
     "0.1 ms + 0.1 ms a sequence sampled (vLLM RFC #6913: 0.2 ms at one sequence, 3.4 ms at 32). "
     "V1 (0.8.0 on) processes outputs in its own process: choose a V0 engine version to set it.",
 }
-# combo data -> scenario value (None cannot round-trip through a combo's findData)
-_ASYNC_VALUES: dict[str, bool | None] = {"default": None, "on": True, "off": False}
+# item data is the scenario's value; None is "engine default" (the binder selects it for null)
 _ASYNC_ITEMS = (
-    ("engine default (on)", "default"),
-    ("on", "on"),
-    ("off (--disable-async-output-proc)", "off"),
+    ("engine default (on)", None),
+    ("on", True),
+    ("off (--disable-async-output-proc)", False),
 )
-
-
-def _async_data(value: Any) -> str:
-    return next((k for k, v in _ASYNC_VALUES.items() if v is value), "default")
 
 
 def add_engine_rows(f: Form) -> None:
@@ -51,8 +43,6 @@ def add_engine_rows(f: Form) -> None:
         combo(_ASYNC_ITEMS),
         ASYNC,
         name="combo_serving_async_output",
-        to_state=lambda data: _ASYNC_VALUES.get(data),
-        from_state=_async_data,
     )
 
 
@@ -69,15 +59,14 @@ def _release(state: ScenarioState, profile: FrameworkProfile) -> EngineRelease |
 def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile) -> None:
     """Enable each row where it applies: the sizes where decode steps replay CUDA graphs
     (``serving.cuda_graphs``, null: the release's default; core/serving/engine_settings.py),
-    async output on vLLM's V0 releases (``VLLMKnobs.serial_output``), shown for vLLM only."""
+    async output on the releases that run vLLM's V0 engine (``VLLMKnobs.serial_output``), shown
+    for an engine with such a release (vLLM): by the releases' property, not the engine's id."""
     rel = _release(state, profile)
     graphs = state.value("serving.cuda_graphs")
     if graphs is None:
         graphs = rel.cuda_graphs if rel is not None else False
     f.enable(SIZES, bool(graphs) or state.value(SIZES) is not None)
-    # vLLM's own knobs (NO_VLLM for every other engine) say whether the release is vLLM's
-    vllm = any(r.vllm != NO_VLLM for r in profile.releases)
     v0 = rel is not None and rel.vllm.serial_output[1] > 0
     held = state.value(ASYNC) is not None
-    f.show(ASYNC, vllm or held)
+    f.show(ASYNC, any(r.vllm.serial_output[1] > 0 for r in profile.releases) or held)
     f.enable(ASYNC, v0 or held)

@@ -1,0 +1,290 @@
+"""Fields whose null is a choice of its own ("engine default", "auto", "not set"): when the
+scenario goes back to null (Edit > Undo, a file opened without the field) the widget shows that
+choice again, and the scenario holds null. Each such widget in the panels is listed in CASES,
+and a test checks that the list covers every one the window builds (gui/binding.py
+``shows_none``), so a new nullable field gets the same check.
+
+Before the binder selected a combo box's None-data item for null, Undo left "off (eager)" on
+screen in the CUDA graphs row while the scenario held null, and so for every combo box whose
+"default" item carries None (engine version, load, speculative decoding)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QComboBox
+
+from gpusizer.gui.binding import Binding, shows_none
+from gpusizer.gui.size_list_field import SizeListField
+
+_GIB, _MIB = 2**30, 2**20
+LORA: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-8b"},
+    "workload": {"kind": "lora"},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+}
+CUSTOM = {
+    **LORA,
+    "model": {
+        "name": "Custom",
+        "layers": 32,
+        "hidden_size": 4096,
+        "attention_heads": 32,
+        "ffn_hidden_size": 14336,
+        "vocab_size": 128256,
+    },
+}
+VLLM: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-8b"},
+    "framework": "vllm",
+    "workload": {"kind": "inference", "batch_size": 16},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+}
+LLAMA_CPP = {**VLLM, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"}}
+MLX = {**VLLM, "framework": "mlx", "hardware": {"gpu": "apple-m4-max-128gb"}}
+TRT = {**VLLM, "framework": "tensorrt-llm"}
+V0 = {**VLLM, "serving": {"engine_version": "0.6.4"}}
+PREFIX = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}}}
+SPEC = {**VLLM, "serving": {"speculative": {"method": "ngram"}}}
+LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
+OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
+SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
+RL: dict[str, Any] = {
+    "model": {"preset": "qwen2.5-7b"},
+    "workload": {"kind": "rl"},
+    "framework": "fsdp",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+    "rl": {"placement": "split", "rollout": {"gpus": 8, "tensor": 1, "prompts_per_step": 64}},
+}
+
+
+class Case(NamedTuple):
+    """``path`` is null in ``base``; ``value`` is one the scenario accepts there once the
+    ``partner`` field (one that must be set with it) holds its value too."""
+
+    path: str
+    base: dict[str, Any]
+    value: Any
+    partner: tuple[str, Any] | None = None
+
+
+SERVING = (
+    Case("serving.engine_version", VLLM, "0.19.0"),
+    Case("serving.memory_fraction", VLLM, 0.85),
+    Case("serving.max_context", VLLM, 8192),
+    Case("serving.max_sequences", VLLM, 64),
+    Case("serving.prefill_chunk_tokens", VLLM, 2048),
+    Case("serving.kv_block_tokens", VLLM, 32),
+    Case("serving.concurrency", VLLM, 8),
+    Case("serving.load", VLLM, "burst"),
+    Case("serving.request_rate", VLLM, 2.0),
+    Case("serving.gpu_layers", LLAMA_CPP, 20),
+    Case("serving.cuda_graphs", VLLM, False),
+    Case("serving.cuda_graph_batch_sizes", TRT, (1, 2, 4, 8)),
+    Case("serving.async_output", V0, False),
+    Case("serving.step_latency_seconds", VLLM, 0.002),
+    Case("serving.max_kv_size", MLX, 4096),
+    Case("serving.prefix.shared_tokens", VLLM, 1024),
+    Case("serving.prefix.hit_rate", PREFIX, 0.5),
+    Case("serving.speculative.method", VLLM, "ngram"),
+    Case("serving.speculative.num_tokens", SPEC, 3),
+    Case("serving.speculative.acceptance_rate", SPEC, 0.6),
+    Case("serving.lora.adapters", VLLM, 4),
+    Case("serving.lora.max_loaded", LORAS, 2),
+    Case("serving.lora.rank", LORAS, 8),
+    Case("serving.lora.active", LORAS, 2),
+    Case("serving.kv_offload.capacity_gb", PREFIX, 64.0),
+    Case("serving.kv_offload.bandwidth_gb_per_s", OFFLOAD, 100.0),
+    # the two pools are set together: either alone is refused (decode_gpus: required)
+    Case("serving.disaggregated.prefill_gpus", VLLM, 1, ("serving.disaggregated.decode_gpus", 2)),
+    Case("serving.disaggregated.decode_gpus", VLLM, 1, ("serving.disaggregated.prefill_gpus", 2)),
+    Case("serving.disaggregated.prefill_tensor", SPLIT_SERVE, 1),
+    Case("targets.users", VLLM, 50),
+    Case("targets.min_tokens_per_second_per_user", VLLM, 10.0),
+    Case("targets.max_ttft_seconds", VLLM, 1.0),
+)
+TRAINING = (
+    Case("model.kv_heads", CUSTOM, 8),
+    Case("model.head_dim", CUSTOM, 128),
+    Case("workload.global_batch_size", LORA, 64),
+    Case("workload.training_tokens", LORA, 10**9),
+    Case("workload.lora_layers", LORA, 16),
+    Case("workload.loss_chunks", LORA, 8),
+    Case("hardware.host_memory_bytes", LORA, 512 * _GIB),
+    Case("hardware.gpu.price_per_hour", LORA, 2.5),
+    Case("targets.max_training_days", LORA, 30.0),
+    Case("compute.mfu", LORA, 0.4),
+    Case("overhead.cuda_context_bytes", LORA, 500 * _MIB),
+    Case("overhead.workspace_bytes", LORA, 256 * _MIB),
+    Case("overhead.allocator_fraction", LORA, 0.05),
+    Case("precision.master_weights", {**LORA, "precision": {"master_weights": None}}, "fp32"),
+    Case("rl.overlap", RL, False),
+    Case("rl.rollout.weights", RL, "fp8"),
+)
+CASES = SERVING + TRAINING
+
+
+def _binding(window: Any, path: str) -> Binding:
+    b = window.binder.binding_for(path)
+    assert b is not None and b.path == path, f"no widget bound to {path}"
+    return b
+
+
+def _null_shown(b: Binding) -> str:
+    """Empty when ``b``'s widget shows its null choice and would push null, else what it shows."""
+    w: Any = b.widget
+    if isinstance(w, QComboBox):
+        ok = w.currentData() is None
+        shown = w.currentText()
+    elif isinstance(w, SizeListField):
+        ok, shown = w.value() is None and w.edit.text() == "", w.edit.text()
+    else:
+        shown = w.lineEdit().text()
+        ok = w.value() is None and shown == w.specialValueText()
+    return "" if ok and b.to_state(b.getter()) is None else repr(shown)
+
+
+def _value_shown(b: Binding, value: Any) -> bool:
+    got = b.getter()
+    return bool(got == value or (isinstance(value, tuple) and got is not None and tuple(got) == value))
+
+
+def _set(b: Binding, value: Any) -> None:
+    """Edit through the widget, as a user does."""
+    w: Any = b.widget
+    if isinstance(w, QComboBox):
+        w.setCurrentIndex(w.findData(value))
+    else:
+        w.setValue(value)
+
+
+def _check(window: Any, case: Case, file: Path) -> list[str]:
+    """Set ``case.value``, Undo, Redo, Undo, then open a file without it: what went wrong."""
+    state, b = window.state, _binding(window, case.path)
+    undo, redo = (window.findChild(QAction, n) for n in ("action_undo", "action_redo"))
+    state.set_scenario(case.base)
+    if state.value(case.path) is not None or _null_shown(b):
+        return [f"{case.path}: not null in its base ({state.value(case.path)!r}, shows {_null_shown(b)})"]
+    if case.partner is not None:  # refused alone: the form keeps it until the pair is valid
+        _set(_binding(window, case.partner[0]), case.partner[1])
+        state.flush()
+    _set(b, case.value)
+    state.flush()
+    if state.error is not None or not _value_shown(b, case.value):
+        return [f"{case.path}: {case.value!r} not taken ({state.error})"]
+    out = []
+    undo.trigger()
+    if state.value(case.path) is not None or _null_shown(b):
+        out.append(f"{case.path}: after Undo holds {state.value(case.path)!r}, shows {_null_shown(b)}")
+    redo.trigger()
+    if not _value_shown(b, case.value):
+        out.append(f"{case.path}: after Redo shows {b.getter()!r}, not {case.value!r}")
+    file.write_text(json.dumps(case.base), encoding="utf-8")
+    assert window.files.open_path(file, ask=False)
+    if state.value(case.path) is not None or _null_shown(b):
+        out.append(f"{case.path}: after Open holds {state.value(case.path)!r}, shows {_null_shown(b)}")
+    return out
+
+
+def test_every_widget_that_can_show_null_is_checked(window) -> None:
+    nullable = {b.path for b in window.binder.bindings if shows_none(b.widget)}
+    assert nullable == {c.path for c in CASES}
+
+
+@pytest.mark.parametrize("cases", [SERVING, TRAINING], ids=["serving", "training"])
+def test_undo_and_open_bring_back_the_null_choice(window, tmp_path, cases) -> None:
+    failures = [f for case in cases for f in _check(window, case, tmp_path / "base.gpusizer.json")]
+    assert failures == []
+
+
+def test_off_policy_steps_returns_to_its_default_of_one(window, tmp_path) -> None:
+    """``rl.off_policy_steps`` is not nullable (default 1, docs/scenario-format.md): Undo and a
+    file without it show 1 again through the same binder path."""
+    state = window.state
+    spin: Any = _binding(window, "rl.off_policy_steps").widget
+    state.set_scenario(RL)
+    spin.setValue(8)
+    state.flush()
+    assert state.scenario.rl.off_policy_steps == 8
+    window.findChild(QAction, "action_undo").trigger()
+    assert state.scenario.rl.off_policy_steps == 1 and spin.value() == 1
+    window.findChild(QAction, "action_redo").trigger()
+    assert spin.value() == 8
+    path = tmp_path / "rl.gpusizer.json"
+    path.write_text(json.dumps(RL), encoding="utf-8")
+    assert window.files.open_path(path, ask=False)
+    assert state.scenario.rl.off_policy_steps == 1 and spin.value() == 1
+
+
+def test_the_binder_pushes_null_to_plain_qt_widgets_without_an_edit(qtbot) -> None:
+    """The binder's own path, on plain Qt widgets: null selects the None-data item wherever it
+    sits (not a separator, which has no data either), a spin box's special value text shows at
+    its minimum, and neither push emits a signal, so a refresh records no edit."""
+    from PySide6.QtWidgets import QSpinBox
+
+    from gpusizer.gui.binding import Binder
+    from gpusizer.gui.state import ScenarioState
+
+    state = ScenarioState(VLLM, merge_ms=0)
+    binder = Binder(state)
+    box = QComboBox()
+    box.addItem("on", True)
+    box.insertSeparator(1)
+    box.addItem("off", False)
+    box.addItem("engine default", None)
+    spin = QSpinBox()
+    spin.setRange(0, 4096)
+    spin.setSpecialValueText("engine default")
+    for w in (box, spin):
+        qtbot.addWidget(w)
+    binder.bind(box, "serving.cuda_graphs")
+    binder.bind(spin, "serving.max_sequences")
+    assert box.currentIndex() == 3 and spin.value() == 0 and spin.text() == "engine default"
+    box.setCurrentIndex(2)
+    spin.setValue(64)
+    state.flush()
+    assert state.scenario.serving.cuda_graphs is False and state.scenario.serving.max_sequences == 64
+    emitted: list[object] = []
+    box.currentIndexChanged.connect(emitted.append)
+    spin.valueChanged.connect(emitted.append)
+    steps = state.undo_stack.count()
+    state.undo_stack.undo()
+    state.undo_stack.undo()
+    assert state.scenario.serving.cuda_graphs is None and state.scenario.serving.max_sequences is None
+    assert box.currentIndex() == 3 and spin.value() == 0 and spin.text() == "engine default"
+    assert emitted == [] and state.undo_stack.count() == steps  # shown, not edited
+    state.shutdown()
+
+
+def test_a_recipe_or_kind_switch_that_sets_null_shows_the_null_choice(window) -> None:
+    """Presets that come with a switch: a framework's recipe defaults (torchtune keeps no fp32
+    master copy: ``FrameworkProfile.scenario_defaults``) and a kind's own defaults on its first
+    visit (gui/kind_switch.py) set fields back to null; the widgets follow, and Undo brings the
+    values back."""
+    state = window.state
+    undo, redo = (window.findChild(QAction, n) for n in ("action_undo", "action_redo"))
+    state.set_scenario({**LORA, "precision": {"master_weights": "fp32"}, "workload": {"kind": "lora"}})
+    master = _binding(window, "precision.master_weights")
+    framework: Any = _binding(window, "framework").widget
+    framework.setCurrentIndex(framework.findData("torchtune"))
+    assert state.scenario.framework == "torchtune" and state.scenario.precision.master_weights is None
+    assert _null_shown(master) == ""
+    undo.trigger()
+    assert master.getter() == "fp32" and state.scenario.precision.master_weights == "fp32"
+    redo.trigger()
+    assert _null_shown(master) == ""
+    state.set_scenario({**LORA, "workload": {"kind": "lora", "lora_layers": 16, "loss_chunks": 8}})
+    kind: Any = _binding(window, "workload.kind").widget
+    kind.setCurrentIndex(kind.findData("qlora"))  # first visit: QLoRA's own defaults
+    chunks, layers = _binding(window, "workload.loss_chunks"), _binding(window, "workload.lora_layers")
+    assert state.scenario.workload.loss_chunks is None and _null_shown(chunks) == ""
+    assert state.scenario.workload.lora_layers is None and _null_shown(layers) == ""
+    kind.setCurrentIndex(kind.findData("lora"))  # LoRA's settings come back
+    assert chunks.getter() == 8 and layers.getter() == 16
+    undo.trigger()
+    assert state.scenario.workload.kind == "qlora" and _null_shown(chunks) == ""
