@@ -4,7 +4,7 @@ re-admission, each step priced by the serving step model (core/speed/step.py).
 
 The rules, from vLLM V1's ``v1/core/sched/scheduler.py`` ``schedule()`` and
 ``v1/core/kv_cache_manager.py`` ``allocate_slots`` (the V1 engine of the vLLM releases NeMo RL
-pins: 0.9.0 at its v0.3, 0.10.0 at v0.4, 0.17.1 at v0.6):
+pins: 0.9.0 at its v0.3, 0.10.0 at v0.4, 0.11.2 at v0.5, 0.17.1 at v0.6):
 
 - A request is admitted when the free blocks hold the tokens it is scheduled with now (its
   prompt, or a resumed request's prompt + output so far): ``allocate_slots`` refuses only when
