@@ -50,7 +50,7 @@ _PR44152 = {1: 0.076, 32: 0.279, 128: 0.435, 512: 1.069, 2048: 3.606}
 
 @pytest.mark.parametrize("batch", sorted(_PR44152))
 def test_h20_grouped_gemm_replays_the_kernel_benchmark(batch: int) -> None:
-    # the step's rule (core/speed/step.py ``_experts``): the larger of the math at m / (m + half)
+    # the step's rule (core/speed/step_moe.py ``_experts``): the larger of the math at m / (m + half)
     # of the matmul rate (a vector kernel up to 8 tokens an expert) and the experts read at the
     # grouped bandwidth, plus one kernel floor; within 13 % (before: +36 % at batch 32, +98 % at
     # 128 and +41 % at 512 with the H100's 95 tokens and 62 %)

@@ -205,7 +205,7 @@ def _block(est: Estimate) -> Serving:
 
 
 def test_huggingface_serving_is_launch_bound_at_batch_one() -> None:
-    # transformers runs the model op by op (core/speed/step.py EAGER_LAYER: 43 kernels a
+    # transformers runs the model op by op (core/speed/step_kernels.py EAGER_LAYER: 43 kernels a
     # layer, 24 us a launch): an 8B decodes at the launches' pace, 32 x 43 + 4 kernels x 24 us
     # = 33 ms, above the bandwidth roofline (Fireworks: 30 tokens/s for LLaMA-7B without graphs)
     sc = {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "inference"}}

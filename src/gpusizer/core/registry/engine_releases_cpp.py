@@ -29,7 +29,7 @@ from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, Scheduling, S
 # stage counts are out of sample).
 # llama.cpp launches each ggml node from the host at 9.4 us when a step is not one CUDA graph:
 # without graphs an H100 PCIe decodes LLaMA-2 7B Q4_K_M at 143.35 tokens/s (6.98 ms for the
-# 740 kernels of 32 layers, core/speed/step.py), with graphs at 163.83 (ggml-org/llama.cpp#6763).
+# 740 kernels of 32 layers, core/speed/step_kernels.py), with graphs at 163.83 (ggml-org/llama.cpp#6763).
 # The overlap loop's host work per request of a step (StepCost.per_request: scheduling, input
 # preparation, sampling and response handling in Python, beside the GPU's step, so a step takes
 # the longer of the two): 29.4 us, from NVIDIA/TensorRT-LLM PR #10273 (gpt-oss-120b, attention

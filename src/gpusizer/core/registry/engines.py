@@ -119,7 +119,7 @@ NO_STEP_COST = StepCost(0.0, 0.0)
 # transformers' generate runs the model op by op from Python: 24 us per kernel launch, from
 # "without CUDA graphs, LLaMA-7B inference executes at 30 tokens/sec, but with CUDA graphs
 # enabled it executes at 69 tokens/sec" (Fireworks, quoted in vllm-project/vllm#914): 33 ms for
-# the 1,380 kernels of 32 eager layers (core/speed/step.py EAGER_LAYER).
+# the 1,380 kernels of 32 eager layers (core/speed/step_kernels.py EAGER_LAYER).
 EAGER_STEP_COST = StepCost(0.0, 24 * us)
 
 
@@ -198,7 +198,7 @@ class EngineRelease:
     # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/serving/moe_layout.py id)
     mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
     # How the MoE layers move tokens between expert-parallel ranks inside one NVLink box
-    # (core/speed/step.py): "all_to_all" (dispatch and combine) or "gather" (all-gather of
+    # (core/speed/step_terms.py): "all_to_all" (dispatch and combine) or "gather" (all-gather of
     # every rank's tokens, reduce-scatter of the outputs); a multi-node NVLink domain (more
     # than 8 GPUs a node) takes the all-to-all
     moe_comm: Literal["all_to_all", "gather"] = "all_to_all"

@@ -18,7 +18,7 @@ GPUs whose experts are sharded over ``attention_data`` replicas holds (the model
 "experts over the data-parallel ranks" layout, core/pipeline/validate.py): attention, dense
 and shared-expert weights at TP N / A (replicated over the A groups), 1 / N of the routed
 experts, its own requests' KV with the KV heads split N / A ways. Its step is that replica's
-(core/speed/step.py ``_experts``: the MoE sees the tokens of all A groups, ``n x ep``, and
+(core/speed/step_moe.py ``_experts``: the MoE sees the tokens of all A groups, ``n x ep``, and
 reads the experts they route to; dispatch and combine over the group). So the estimate runs on
 :func:`rank_view`: the same GPUs, ``tensor / A`` x ``data x A``, experts over ``A``, the
 engine's users shared out over its A ranks (its scheduler balances requests over them), and

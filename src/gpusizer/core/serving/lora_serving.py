@@ -37,7 +37,7 @@ local_num_experts, rank, hidden) and the rest: memory as above), but
 blocks of ``BLOCK_SIZE_M``, and a program multiplies one block by the A or B of that block's
 (adapter, expert) alone. So a token's math and activations are its top-k experts' (``M x
 top_k`` rows), and a step reads, per adapter, the experts its tokens route to: the base step's
-distinct-experts rule (``core/speed/step.py`` ``experts_read``) at that adapter's tokens. vLLM
+distinct-experts rule (``core/speed/step_moe.py`` ``experts_read``) at that adapter's tokens. vLLM
 refuses expert parallelism with MoE LoRA (``assert not self.base_layer.use_ep``), so a GPU's
 own tokens route over all the experts.
 """

@@ -12,7 +12,7 @@ independently from a power law p(x) ∝ x^-alpha on [1, 0.8 x tokens] (on [0.01,
 step's draws ``tokens x top_k`` do not exceed the experts), scaled to ``tokens x top_k`` in all,
 capped at ``tokens`` (a token picks an expert once) with the excess spread over the others in
 proportion; the experts lie on the ranks in the order drawn, and the busiest rank is measured.
-The alpha is the router's (core/speed/step.py: ~1.2 for Qwen3-style routers, 1.01 for
+The alpha is the router's (core/speed/step_moe.py: ~1.2 for Qwen3-style routers, 1.01 for
 DeepSeek's biased router). Here the expectation of busiest / mean over a fixed set of draws
 (a seeded generator: the same answer every run), per power of two of the step's tokens.
 """

@@ -1,5 +1,5 @@
 """The ggml op nodes a model family's llama.cpp graph builder adds to the Llama layer and the
-plain MoE FFN that core/speed/step.py counts (``GGML_LAYER``, the ``build_moe_ffn`` softmax router).
+plain MoE FFN that core/speed/step_kernels.py counts (``GGML_LAYER``, the ``build_moe_ffn`` softmax router).
 
 Every op node that is not a view (reshape, view, permute, transpose: no kernel) is a kernel
 launch on the Metal and CUDA backends, so each one pays the step's kernel floor (fusion is
@@ -18,7 +18,7 @@ Read in llama.cpp's source (``src/models/qwen3moe.cpp``, ``src/models/deepseek2.
   ``expert_weights_norm`` true, ``expert_weights_scale`` 2.5 / 2.827): per MoE layer the
   ``sigmoid`` in place of the ``soft_max`` (0), ``ggml_add(probs, exp_probs_b)`` (the
   selection bias, 1), ``sum_rows``, ``clamp`` and ``div`` (3) and ``ggml_scale`` (1): 5. The
-  MLA projections and the shared expert are counted in step.py (``GGML_MLA_EXTRA``,
+  MLA projections and the shared expert are counted in step_kernels.py (``GGML_MLA_EXTRA``,
   ``GGML_SHARED``). The group-limited top-k (``hparams.n_expert_groups > 1``: argsort_top_k,
   get_rows, sum_rows, argsort_top_k, get_rows, fill, set_rows, 7 a MoE layer) runs only where
   the GGUF carries ``expert_group_count``, which llama.cpp reads since the group selection of

@@ -1,0 +1,74 @@
+"""What a serving step is given besides the model's shape (core/speed/step.py): the engine's
+costs around the GPU's kernels (core/registry/engines.py ``StepCost``, the release's rules), the
+achieved rate of each operation kind (core/speed/step_model.py ``op_rate``) and the layers kept in
+system RAM."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..registry.all_reduce import ENGINE_KERNEL, AllReduceRule
+
+
+@dataclass(frozen=True)
+class EngineCosts:
+    """What the engine adds to the GPU's kernels (core/registry/engines.py ``StepCost``)."""
+
+    library: str  # "ggml" | "mlx" | "vendor" (core/speed/rates.py)
+    layer_kernels: str  # how kernels are counted: "ggml", "vendor" (fused) or "eager" (transformers)
+    host: float  # seconds per step the GPU waits for
+    launch: float  # seconds per kernel launch of a step not replayed from a CUDA graph
+    graphs: bool  # decode steps replay a CUDA graph
+    graph_batch: int  # largest batch a graph covers (llama.cpp: 1)
+    graph_prefill: bool  # steps with prefill tokens replay graphs too (vLLM V1 piecewise)
+    flash_attention: bool
+    fixed: float | None = None  # serving.step_latency_seconds: replaces floors + host
+    per_request: float = 0.0  # host seconds per request of a step, beside the GPU's kernels
+    # host seconds a step the GPU waits for after its kernels, fixed and per sequence sampled
+    # (vLLM V0's output processing with async output off: VLLMKnobs.serial_output)
+    serial_output: tuple[float, float] = (0.0, 0.0)
+    kernel_era: str = ""  # the build's kernels where they have rates of their own (rates_era.py)
+    backend: str = ""  # llama.cpp's ggml backend (serving.ggml_backend; rates_era.py)
+    lora_gather: bool = False  # LoRA kernels load adapter weights per token (vLLM V0; lora_serving.py)
+    graph_ranks: int = 1  # ranks whose steps must all be generation-only for a graph (Scheduling)
+    # how the MoE layers move tokens between expert-parallel ranks (EngineRelease.moe_comm):
+    # "all_to_all" dispatch and combine, or "gather": every rank's tokens all-gathered in the
+    # experts' input format and the 16-bit outputs reduce-scattered
+    moe_comm: str = "all_to_all"
+    # every rank's MoE tokens padded to the busiest rank's count (EngineRelease.dp_padding)
+    dp_padding: bool = False
+    # where the TP all-reduce runs the engine's own kernel, else NCCL (EngineRelease.all_reduce),
+    # and the GPUs of one host (the custom kernels need the group inside one)
+    all_reduce: AllReduceRule = ENGINE_KERNEL
+    host_gpus: int = 8
+    # the batch sizes captured with padding (serving.cuda_graph_batch_sizes, ascending; empty:
+    # each batch replays at its own size): :meth:`StepModel.graph_rows`
+    graph_sizes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Achieved FLOP/s of each operation kind and bytes/s (after the rates table)."""
+
+    mm: float  # the projections and MLP in the weights' format
+    head: float
+    attention: float
+    bandwidth: float
+    vector: float = 0.0  # 32-bit vector instructions/s (core/speed/mx_upcast.py)
+    mm16: float = 0.0  # 16-bit GEMMs at the large-GEMM share (MXFP4 upcast to BF16)
+
+
+@dataclass(frozen=True)
+class Offload:
+    """Layers kept in system RAM (llama.cpp ``-ngl`` below all): ``host_bytes`` read per
+    decode step at ``host_bandwidth``; a prefill step (32 tokens or more: ggml-cuda runs a CPU
+    layer's large matmuls on the GPU) sends them over ``link_bandwidth``; ``gpu_share`` of the
+    weights stays on the GPU."""
+
+    host_bytes: float = 0.0
+    host_bandwidth: float = 1.0
+    link_bandwidth: float = 1.0
+    gpu_share: float = 1.0
+
+
+NO_OFFLOAD = Offload()

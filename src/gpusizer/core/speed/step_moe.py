@@ -1,0 +1,95 @@
+"""The MoE layers' experts in a serving step (core/speed/step.py).
+
+A step reads the experts its tokens route to (tokens of the whole EP group). Routers are
+skewed: expert i of E takes a share ∝ i^-alpha of the tokens (power-law routing, NVIDIA
+aiconfigurator's MoE tables, shared/docs/speed-anchors.md: alpha ~1.2 in decode for
+Qwen3-style routers, 1.01 for DeepSeek's, whose score-correction bias balances the load), so
+the expected experts read are Σ_i 1 − (1 − p_i)^(tokens·k), fewer than uniform routing's
+E·(1 − (1 − k/E)^tokens) at small batches (gpt-oss-120b on a DGX Spark decodes 32 sequences in
+102 ms, not the 165 ms 82 uniform experts of 128 would take). The grouped GEMMs run at the
+rate of the tokens each expert gets (``m / (m + Rates.grouped_half)``, or on Metal whole
+32-token tiles an expert, ``Rates.grouped_tile``; up to 8 tokens a vector kernel,
+memory-bound). Under EP the layer waits for the busiest rank, whose experts get more
+than the mean rank's tokens (core/speed/expert_load.py): its grouped GEMMs and the share of the
+dispatch and combine it receives scale by that factor (core/speed/step_terms.py ``_comm``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .expert_load import busiest_rank_factor, tile_efficiency
+from .mx_upcast import tile_rows, upcast_experts_seconds
+from .rates import Rates
+from .roofline_shape import Shape
+from .step_costs import Rate
+
+# Up to 8 tokens per expert a matrix-vector kernel runs (ggml MMVQ_MAX_BATCH_SIZE = 8);
+# beyond, tiled GEMMs whose rows the few tokens leave mostly empty
+GEMV_TOKENS = 8
+ROUTING_ALPHA = 1.2  # Qwen3-style routers in decode
+BALANCED_ROUTING_ALPHA = 1.01  # routers with a load-balancing bias (DeepSeek-V3 router_bias)
+
+
+@lru_cache(maxsize=4096)
+def experts_read(experts: int, top_k: int, tokens: float, alpha: float = ROUTING_ALPHA) -> float:
+    """Expected distinct experts of ``experts`` that ``tokens`` tokens choosing ``top_k`` each
+    touch when expert i is chosen with probability ∝ i^-alpha (module docstring); at least
+    the ``top_k`` one token chooses."""
+    if tokens <= 0:
+        return 0.0
+    weights = [i**-alpha for i in range(1, experts + 1)]
+    total, draws = sum(weights), tokens * top_k
+    return max(min(experts, top_k), sum(1.0 - (1.0 - w / total) ** draws for w in weights))
+
+
+class ExpertTerms:
+    """The routed and shared experts' seconds of a step (module docstring); the step model
+    (core/speed/step_terms.py) sets the state they read."""
+
+    shape: Shape
+    rates: Rates
+    rate: Rate
+    routing_alpha: float
+    _dequant: float  # tokens' math a matrix-vector step adds per weight read, to dequantise it
+
+    def _experts(self, n: float) -> float:
+        """Routed experts (grouped GEMMs at their tokens per expert; MXFP4 on a GPU without MX
+        matrix instructions: core/speed/mx_upcast.py) and shared experts."""
+        sh, rate = self.shape, self.rate
+        e, k, layers, ep = sh.experts, sh.top_k, sh.moe_layers, sh.ep
+        routed_tokens = n * ep  # the EP group's tokens choose among this GPU's experts
+        distinct = experts_read(e, k, round(routed_tokens, 1), self.routing_alpha)
+        grouped = rate.bandwidth * (self.rates.grouped_bandwidth / self.rates.bandwidth or 1.0)
+        routed_bytes = distinct * sh.expert_w / ep * sh.expert_b
+        other = sh.shared_w * sh.shared_b + n * (2 * sh.hidden + sh.moe_act) * sh.ab
+        moved = layers * (routed_bytes / grouped + other / rate.bandwidth)
+        # the layer waits for the busiest EP rank (core/speed/expert_load.py): its experts get
+        # ``busy`` times the mean rank's tokens, each expert's GEMM as many more rows
+        busy = busiest_rank_factor(e, k, routed_tokens, ep, self.routing_alpha)
+        per_expert = busy * routed_tokens * k / distinct if distinct else 0.0
+        if self.rates.mx_upcast_ops:  # read, upcast and multiply in turn (core/speed/mx_upcast.py)
+            block = tile_rows(routed_tokens * k, e)
+            touched = busy * distinct * sh.expert_w / ep * layers
+            bws = (grouped, rate.vector, rate.mm16)
+            ops = self.rates.mx_upcast_ops
+            own = upcast_experts_seconds(touched, sh.expert_b, per_expert, block, ops, bws)
+            return own + layers * other / rate.bandwidth + 2.0 * n * sh.shared_w * layers / rate.mm
+        gemv = per_expert <= GEMV_TOKENS  # a vector kernel per expert: memory-bound, no tiles
+        eff = 1.0 if gemv else self._grouped_eff(per_expert, routed_tokens)
+        routed = 2.0 * busy * n * k * sh.expert_w * layers / (rate.mm * eff)
+        deq = self._dequant if n <= GEMV_TOKENS else 0.0  # each expert read is dequantised once
+        if gemv and deq:
+            routed += 2.0 * deq * distinct * sh.expert_w / ep * layers / rate.mm
+        shared = 2.0 * (n + deq) * sh.shared_w * layers / rate.mm
+        return max(routed + shared, moved)
+
+    def _grouped_eff(self, per_expert: float, tokens: float) -> float:
+        """A grouped GEMM's share of the matmul rate at ``per_expert`` tokens an expert (of
+        ``tokens`` routed over all the experts): whole column tiles an expert at the tile's own
+        rate (``Rates.grouped_tile``, ``grouped_tile_rate``) or the half-rate rule."""
+        tile = self.rates.grouped_tile
+        if tile:
+            eff = tile_efficiency(self.shape.experts, self.shape.top_k, tokens, tile)
+            return eff * self.rates.grouped_tile_rate
+        return per_expert / (per_expert + self.rates.grouped_half)

@@ -1,0 +1,191 @@
+"""The cost terms of a serving step on one GPU (core/speed/step.py, whose docstring gives the
+rules): each operation the larger of its math at the achieved rate and its bytes at the achieved
+bandwidth (core/speed/rates.py), summed over
+
+- the projections and MLP (core/speed/roofline.py ``linear_ops``) and the MoE experts
+  (core/speed/step_moe.py), which depend on the step's token count alone and are kept per count;
+- attention: each decode over its cache, each prefill chunk's causal attention over its own
+  tokens and the cache before them (sliding-window layers to their window), and the recurrent
+  layers' state of each sequence;
+- the final norm and LM head for every sequence sampled;
+- the collectives (core/speed/collectives.py): the tensor-parallel all-reduces, the MoE
+  dispatch and combine (or gather), the sends between pipeline stages.
+"""
+
+from __future__ import annotations
+
+from .collectives import (
+    NO_LINK,
+    Link,
+    all_gather_seconds,
+    all_reduce_seconds,
+    all_to_all_seconds,
+    send_seconds,
+)
+from .expert_load import busiest_rank_factor
+from .ggml_graph import NONE, GgmlExtra
+from .rates import Rates
+from .roofline import linear_ops
+from .roofline_shape import Shape
+from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
+from .step_kernels import kernels_per_step
+from .step_moe import GEMV_TOKENS, ROUTING_ALPHA, ExpertTerms
+
+
+class StepTerms(ExpertTerms):
+    """The terms of one scenario's step on its GPU, precomputed per model (module docstring);
+    :class:`~.step.StepModel` adds them into a step's time."""
+
+    def __init__(
+        self,
+        shape: Shape,
+        rates: Rates,
+        rate: Rate,
+        costs: EngineCosts,
+        links: tuple[Link, Link, Link] = (NO_LINK, NO_LINK, NO_LINK),
+        pipeline: int = 1,
+        layer_kinds: tuple[bool, bool, bool] = (False, False, False),
+        offload: Offload = NO_OFFLOAD,
+        routing_alpha: float = ROUTING_ALPHA,
+        ggml: GgmlExtra = NONE,
+    ) -> None:
+        self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
+        self.pipeline, self.offload, self.routing_alpha = pipeline, offload, routing_alpha
+        self.tp_link, self.ep_link, self.pp_link = links
+        bw = 1.0 / rate.bandwidth
+        inv = {"mm": 1.0 / rate.mm, "vec": 0.0}
+        self._linear = tuple((f * inv[kind], b0 * bw, b1 * bw) for _, kind, f, b0, b1 in linear_ops(shape))
+        # a matrix-vector step dequantises each k-quant weight once (Rates.kquant_matvec_ops):
+        # per step, ops / 2 of a token's 2 FLOP per weight (the matrix ops' c)
+        self._dequant = rates.kquant_matvec_ops / 2.0
+        # Rates.serial_weight_loads: the weights read after the math, at their own share
+        self._serial = rates.bandwidth / rates.serial_weight_loads if rates.serial_weight_loads else 0.0
+        sh = shape
+        shared, mla, block_fp8 = layer_kinds
+        fused = rates.fused_expert_adds
+        self.kernels = kernels_per_step(
+            sh, costs.layer_kernels, costs.flash_attention, shared, mla, block_fp8, fused, ggml
+        )
+        self._floor = self.kernels * rates.kernel_floor
+        self._attention_terms(bw)
+        self._collective_terms(block_fp8)
+        # the terms that depend on the step's token count alone (projections, experts,
+        # collectives), kept per count: a run asks for the same few counts again and again
+        self._by_tokens: dict[float, tuple[float, float]] = {}
+
+    def _attention_terms(self, bw: float) -> None:
+        """Seconds per attended position and per token of decode and prefill attention
+        (``bw``: seconds per byte at the achieved bandwidth)."""
+        sh, rates, rate = self.shape, self.rates, self.rate
+        full = sh.attn_layers - sh.local
+        self._full, self._local = full, sh.local
+        dqk, dv = sh.decode_dims
+        pqk, pv = sh.prefill_dims
+        self._dec_f = 2.0 * sh.heads * (dqk + dv) / rate.attention
+        # the paged cache at the attention kernels' own share where measured (rates_era.py)
+        self._dec_b = sh.kv_tok * bw * (rates.bandwidth / rates.kv_bandwidth if rates.kv_bandwidth else 1.0)
+        self._dec_tok = sh.attn_layers * sh.heads * (dqk + dv) * sh.ab * bw
+        self._pre_f = 2.0 * sh.heads * (pqk + pv) / rate.attention
+        self._pre_tok = sh.attn_layers * sh.heads * (pqk + pv) * sh.ab * bw
+
+    def _collective_terms(self, block_fp8: bool) -> None:
+        """Collectives a step runs per layer, and where the all-reduce leaves the engine's
+        kernel for NCCL."""
+        sh, costs = self.shape, self.costs
+        self._ar = 2 * sh.layers if sh.tp > 1 else 0
+        # messages below this many bytes take the engine's kernel, the rest NCCL
+        rule = costs.all_reduce
+        own = rule.kernel(sh.tp, costs.host_gpus, self.tp_link.kind == "nvlink")
+        self._ar_max = rule.limit(sh.tp) if own else 0.0
+        self._a2a = 2 * sh.moe_layers if sh.ep > 1 else 0
+        # bytes per element the gather moves in: the experts' low-precision input where the
+        # engine quantises before it (FP4 with its scales, per-tensor FP8); 16-bit for
+        # block-scaled FP8, quantised after the gather
+        self._gather_b = sh.ab if block_fp8 else min(sh.ab, sh.expert_b or sh.ab)
+
+    # -- work helpers ---------------------------------------------------------------------
+    def positions(self, ctx: float) -> float:
+        """Attended positions of one decode token at context ``ctx``, summed over layers."""
+        sh = self.shape
+        return self._full * ctx + (self._local * min(ctx, sh.window) if self._local else 0.0)
+
+    def chunk(self, start: float, tokens: float) -> tuple[float, float]:
+        """(attended positions summed over the chunk's tokens and the layers, cache positions
+        read) of a prefill chunk of ``tokens`` after ``start`` (causal: masked blocks skipped)."""
+        end = start + tokens
+        attn = self._full * tokens * (start + (tokens + 1) / 2)
+        if self._local:
+            w = self.shape.window
+            inside = max(0.0, min(end, w) - start)  # tokens whose window is not full yet
+            attn += self._local * (inside * (start + (inside + 1) / 2) + (tokens - inside) * w)
+        return attn, self.shape.attn_layers * end
+
+    def _gpu(
+        self,
+        decodes: float,
+        decode_ctx: float,
+        prefill: float,
+        prefill_seqs: float,
+        prefill_attn: float,
+        prefill_read: float,
+        sampled: float | None,
+    ) -> tuple[float, float]:
+        """(seconds of the step's kernels on one GPU, of which the final norm and LM head)."""
+        sh, rate = self.shape, self.rate
+        n = decodes + prefill
+        per_n = self._by_tokens.get(n)
+        if per_n is None:
+            per_n = self._token_terms(n)
+        total, comm = per_n
+        if decodes:  # attention over the cache, then the prefill chunks' causal attention
+            t_c, t_m = self._dec_f * decode_ctx, self._dec_b * decode_ctx + self._dec_tok * decodes
+            total += t_c if t_c > t_m else t_m
+        if prefill:
+            t_c = self._pre_f * prefill_attn
+            t_m = self._dec_b * prefill_read + self._pre_tok * prefill
+            total += t_c if t_c > t_m else t_m
+        if sh.state_seq:
+            state = sh.state_seq * (2 * decodes + prefill_seqs) / rate.bandwidth
+            total += max(n * sh.state_flops / rate.attention, state)
+        rows = decodes + prefill_seqs if sampled is None else sampled
+        deq = self._dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
+        head_c = 2.0 * (rows + deq) * sh.head_w / rate.head
+        head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
+        head = head_c if head_c > head_m else head_m
+        return total + head + comm, head
+
+    def _token_terms(self, n: float) -> tuple[float, float]:
+        """(the projections' and experts' seconds, the collectives') for ``n`` tokens, kept per count."""
+        total = 0.0
+        deq = self._dequant if n <= GEMV_TOKENS else 0.0
+        serial = self._serial if n > GEMV_TOKENS else 0.0
+        for c, m0, m1 in self._linear:
+            t_c, t_m = c * (n + deq) + (m0 * serial if c else 0.0), m0 + m1 * n
+            total += t_c if t_c > t_m else t_m
+        if self.shape.moe_layers:
+            total += self._experts(n)
+        if len(self._by_tokens) > 4096:
+            self._by_tokens.clear()
+        out = self._by_tokens[n] = (total, self._comm(n))
+        return out
+
+    def _comm(self, n: float) -> float:
+        """Seconds of the collectives of a step of ``n`` tokens on this GPU (module docstring)."""
+        sh = self.shape
+        msg = n * sh.hidden * sh.ab
+        t = 0.0
+        if self._ar:
+            lib = "custom" if msg < self._ar_max else "nccl"
+            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, lib)
+        if self._a2a and self.costs.moe_comm == "gather" and sh.tp < sh.ep:
+            # the ranks hold different tokens (attention DP): every rank's, to every rank
+            tokens = n * sh.ep * sh.hidden
+            one = all_gather_seconds(self.ep_link, tokens * self._gather_b, sh.ep)
+            t += sh.moe_layers * (one + all_gather_seconds(self.ep_link, tokens * sh.ab, sh.ep))
+        elif self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
+            # done when the busiest rank has received its share (core/speed/expert_load.py)
+            busy = busiest_rank_factor(sh.experts, sh.top_k, n * sh.ep, sh.ep, self.routing_alpha)
+            t += self._a2a * all_to_all_seconds(self.ep_link, busy * msg * sh.top_k, sh.ep)
+        if self.pipeline > 1:
+            t += (self.pipeline - 1) * send_seconds(self.pp_link, msg)
+        return t
