@@ -51,7 +51,7 @@ def _deepseek_b200_tp8() -> StepModel:
 
 def model_layer_us(step: StepModel, tokens: int) -> float:
     """The model's MoE layer for ``tokens`` tokens a rank, microseconds: the experts' term of the
-    step (core/speed/step.py ``_experts``) a layer, plus the fused MoE's kernel floors."""
+    step (core/speed/step_moe.py ``_experts``) a layer, plus the fused MoE's kernel floors."""
     experts = step._experts(tokens) / step.shape.moe_layers
     return (experts + VENDOR_MOE * step.rates.kernel_floor) * 1e6
 

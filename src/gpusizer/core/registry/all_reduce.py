@@ -1,5 +1,5 @@
 """When a serving engine's tensor-parallel all-reduce runs its own kernel and when NCCL
-(core/speed/step.py prices the first at alpha + bytes / beta, the second with NCCL's protocol
+(core/speed/step_terms.py prices the first at alpha + bytes / beta, the second with NCCL's protocol
 model, core/speed/collectives.py).
 
 vLLM (every release the project models, 0.6.4 through 0.33): ``CustomAllreduce`` in

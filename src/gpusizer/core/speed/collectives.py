@@ -1,5 +1,5 @@
 """Collectives at alpha + bytes / beta for the link they cross (inference TP/EP/PP in
-core/speed/step.py; training's TP, DP and PP collectives use the same functions).
+core/speed/step_terms.py; training's TP, DP and PP collectives use the same functions).
 
 A collective over ``n`` ranks costs a latency ``alpha`` per call plus its bytes over the bus
 bandwidth ``beta`` (NCCL docs "Performance": busBw = algBw x 2(n-1)/n for all-reduce,

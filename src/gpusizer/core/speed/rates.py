@@ -82,13 +82,13 @@ class Rates:
     watt_tflops: float = 0.0
     watt_tflops_quant: float = 0.0
     # ggml's MoE FFN sums its top-k experts in one fused kernel, not k - 1 adds
-    # (core/speed/step.py ``kernels_per_step``)
+    # (core/speed/step_kernels.py ``kernels_per_step``)
     fused_expert_adds: bool = False
     # FLOP-equivalents per k-quant weight of a matrix-vector kernel, at the quantised matmul
     # rate: Metal's kernel_mul_mv_q4_K_f32 of 2024 (ggml-metal.metal) masks each 4-bit quant
     # out of a uint16, converts it and multiply-adds it in fp32, three ALU instructions a weight
     # (two FLOP each at the peak) where the memory holds half a byte: ALU-bound on Apple's GPUs.
-    # Once per weight per step of up to 8 tokens (core/speed/step.py). 0: bandwidth alone
+    # Once per weight per step of up to 8 tokens (core/speed/step_terms.py, step_moe.py). 0: bandwidth alone
     kquant_matvec_ops: float = 0.0
     # tokens per column tile of a grouped GEMM that gives every expert whole tiles (0: the
     # ``grouped_half`` rule): Metal's kernel_mul_mm_id of 2025 (core/speed/expert_load.py
@@ -101,7 +101,7 @@ class Rates:
     # NVIDIA (Volta on) and CDNA, and mmq.cuh's tile loop loads a weight tile into shared memory,
     # syncs, then multiplies it (no double buffer). Once per step: a micro-batch's further column
     # tiles re-read a matrix from the Infinity Cache (96 MB on Navi 31), not from VRAM
-    # (core/speed/step.py ``_token_terms``; docs/evidence/speed.md section 18.5)
+    # (core/speed/step_terms.py ``_token_terms``; docs/evidence/speed.md section 18.5)
     serial_weight_loads: float = 0.0
     # MXFP4 experts on a GPU without MX matrix instructions: vector instructions to upcast one
     # weight to BF16 before the 16-bit MFMA, once per M-tile (core/speed/mx_upcast.py; 0: none)

@@ -11,7 +11,7 @@ The mechanisms, from MLX's source (ml-explore/mlx ``mlx/backend/metal``):
 - 16-bit weights by MLX's steel GEMM (``matmul``);
 - attention by ``mx.fast.scaled_dot_product_attention``: a fused flash-style kernel for prompts
   (``attention``) and ``sdpa_vector`` for decode, which reads the KV cache at ``bandwidth``;
-- one Metal dispatch per op, no CUDA graphs: a kernel floor per op (core/speed/step.py
+- one Metal dispatch per op, no CUDA graphs: a kernel floor per op (core/speed/step_kernels.py
   ``MLX_LAYER``), no host launch cost (the next token's graph is built by ``mx.async_eval``
   while the GPU runs this one).
 
