@@ -9,12 +9,14 @@ from dataclasses import replace
 
 import pytest
 
+from gpusizer import estimate_report
 from gpusizer.core.model.presets import scenario_gpu
 from gpusizer.core.pipeline import work_rl
 from gpusizer.core.pipeline.rl_preempt import (
     MAX_EVENTS,
     Pool,
     Replica,
+    generation_run,
     generation_seconds,
     lengths,
     scheduled_rollout_seconds,
@@ -164,3 +166,26 @@ def test_k_steps_off_keep_the_steady_rollout_and_one_step_off_runs_the_scheduler
     d1, _, _, step1, pool1 = work_rl._decode(one, scenario_gpu(one))
     assert not d1.steady
     assert scheduled_rollout_seconds(d1, step1, pool1) != pytest.approx(rollout_seconds(d1), rel=1e-3)
+
+
+def test_the_run_counts_its_peak_batch_and_its_preemptions() -> None:
+    # vLLM's num_requests_running gauge and num_preemptions counter, as the run keeps them: the
+    # 64 prompts of 100 tokens all fit 8,000 tokens (64 run at once), their growth does not
+    free = generation_run(Linear(), Pool(1e9, 1024, 8192, 16, True), 64, 100, 300, 1000)
+    full = generation_run(Linear(), Pool(8_000, 1024, 8192, 16, True), 64, 100, 300, 1000)
+    assert (free.peak_running, free.preemptions) == (64, 0)
+    assert full.peak_running == 64 and full.preemptions > 0
+    assert full.seconds == generation_seconds(Linear(), Pool(8_000, 1024, 8192, 16, True), 64, 100, 300, 1000)
+
+
+def test_the_report_gives_the_run_beside_the_pool_s_batch() -> None:
+    # v0.4 Qwen3-32B: rollout_batch stays the pool over prompt + mean (133 of 256, section 2o's
+    # capped batch); the scheduler admits all 256 and preempts. 8 steps off-policy: no run, null
+    figure = next(f for f in FIGURES if f.name == "v0.4 Qwen3-32B, 32 H100")
+    rl = estimate_report(figure.scenario())["rl"]
+    d = _decode("v0.4 Qwen3-32B, 32 H100")[0]
+    assert rl["rollout_batch"] == d.batch < rl["rollout_peak_running"] == d.responses
+    assert rl["rollout_preemptions"] > 0
+    off = next(f for f in OFF_POLICY if f.name == "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100")
+    steady = estimate_report(off.scenario())["rl"]
+    assert steady["rollout_peak_running"] is None and steady["rollout_preemptions"] is None

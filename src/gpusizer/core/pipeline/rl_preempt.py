@@ -50,7 +50,7 @@ MAX_EVENTS = 50_000  # bounds any scenario's run (a preemption, admission or fin
 # would be preempted together where vLLM preempts one
 MIN_BUNDLES = 8
 GOLDEN = (math.sqrt(5) - 1) / 2  # low-discrepancy order: any prefix spans the law
-_RUNS: Memo[float] = Memo(1024)  # a replica's run by its engine, pool and responses
+_RUNS: Memo[RunStats] = Memo(1024)  # a replica's run by its engine, pool and responses
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,18 @@ class Pool:
     budget: int
     block: int
     cached: bool
+
+
+@dataclass(frozen=True)
+class RunStats:
+    """A replica's run: its seconds; the most requests it ran at once (vLLM's
+    ``vllm:num_requests_running`` gauge at its highest) and its preemptions (the
+    ``vllm:num_preemptions`` counter over the run), a bundle's preemption counting each of its
+    requests."""
+
+    seconds: float
+    peak_running: int
+    preemptions: int
 
 
 def quantile(u: float, rate: float, cap: float) -> float:
@@ -101,7 +113,7 @@ class Replica:
         # free KV in the order it is handed out: [owner (-1: none), tokens]
         self.free: deque[list[float]] = deque([[-1, pool.tokens / weight]])
         self.kept: dict[int, list[float]] = {}  # a victim's entry in ``free``
-        self.events = 0
+        self.events = self.peak = self.preempted = 0  # peak running and preemptions: units
 
     # -- state ------------------------------------------------------------------------------
     def _used(self) -> float:
@@ -168,6 +180,7 @@ class Replica:
         self.base[u] = context - self.k
         self.sum_base += self.base[u]
         self.live.add(u)
+        self.peak = max(self.peak, len(self.live))
         self.run.append(u)
         heapq.heappush(self.ends, (self.k + self.length[u] - self.made[u], u))
 
@@ -182,6 +195,7 @@ class Replica:
             self.made[v] = round(ctx) - self.prompt
             self.sum_base -= self.base[v]
             self.live.remove(v)
+            self.preempted += 1
             self.waiting.appendleft(v)
             entry = [float(v), ctx + self.pool.block / 2]
             self.free.append(entry)
@@ -244,8 +258,17 @@ def generation_seconds(
 ) -> float:
     """Seconds one replica takes to generate ``responses`` of the law's lengths (module
     docstring), all sent at once and run to the last one's end."""
+    return generation_run(step, pool, responses, prompt, mean, cap).seconds
+
+
+def generation_run(
+    step: StepModel, pool: Pool, responses: int, prompt: int, mean: float, cap: int
+) -> RunStats:
+    """:func:`generation_seconds` with the run's peak batch and preemptions, in requests."""
     units = min(responses, UNITS)
-    return Replica(step, pool, prompt, lengths(units, mean, cap), responses / units).seconds()
+    r = Replica(step, pool, prompt, lengths(units, mean, cap), responses / units)
+    seconds = r.seconds()
+    return RunStats(seconds, round(r.peak * r.w), round(r.preempted * r.w))
 
 
 def engine_pool(engine: str, st: EngineSettings, em: EngineMemory) -> Pool | None:
@@ -282,16 +305,23 @@ def scheduled_rollout_seconds(
     There rl_time's steady rollout applies: every token at the batch the pool holds over prompt
     + mean, which under the exponential law is where grow-as-you-go admission settles (a running
     response's mean age is E[L^2] / 2E[L], the mean itself), preemption the rare correction."""
+    return scheduled_rollout(d, step, pool, key, owners)[0]
+
+
+def scheduled_rollout(
+    d: Decode, step: StepModel, pool: Pool | None, key: Hashable = None, owners: tuple[object, ...] = ()
+) -> tuple[float, RunStats | None]:
+    """(:func:`scheduled_rollout_seconds`, the scheduler's run where it ran, else None)."""
     units = min(d.responses, UNITS)
     bundle = d.responses / units * (d.prompt + d.longest)
     if d.steady or pool is None or pool.tokens < d.prompt + d.longest:  # no burst, engine or start
-        return rollout_seconds(d)
+        return rollout_seconds(d), None
     if units < d.responses and pool.tokens < MIN_BUNDLES * bundle:
-        return rollout_seconds(d)
+        return rollout_seconds(d), None
     args = (step, pool, d.responses, d.prompt, d.mean, d.longest)
     run = (
-        _RUNS.get((key, *args[1:]), lambda: generation_seconds(*args), owners)
+        _RUNS.get((key, *args[1:]), lambda: generation_run(*args), owners)
         if key is not None
-        else generation_seconds(*args)
+        else generation_run(*args)
     )
-    return run + d.responses * d.mean * d.output_per_token
+    return run.seconds + d.responses * d.mean * d.output_per_token, run

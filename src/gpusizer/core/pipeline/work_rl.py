@@ -27,7 +27,7 @@ from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
 from .rl_gathers import exposed_gathers
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
-from .rl_preempt import Pool, engine_pool, scheduled_rollout_seconds
+from .rl_preempt import Pool, RunStats, engine_pool, scheduled_rollout
 from .rl_roles import (
     longest_response,
     paced_policy,
@@ -65,6 +65,9 @@ class RLPlan:
     # colocated: the moves between phases (core/pipeline/rl_transitions.py); split: none
     transitions: tuple[Transition, ...] = ()
     counted: int = 0  # bytes torch.cuda.max_memory_allocated() reads (rl_memory.allocator_counted)
+    # one replica's run under vLLM's scheduler (core/pipeline/rl_preempt.py); None where it
+    # does not run (another engine, k steps off-policy, a pool too small for its bundles)
+    run: RunStats | None = None
 
     def step(self, overlaps: bool) -> float:
         """Seconds per step: the phases (as rl_time.step_seconds sets them) and the moves."""
@@ -153,9 +156,10 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
             else split_phases(parts)
         )
         fwd, train = _forwards(s, policy, gpu)
+        # the engine's scenario and GPU set its step: layouts of one rollout share the run
+        rollout, run = scheduled_rollout(d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,))
         seconds = {
-            # the engine's scenario and GPU set its step: layouts of one rollout share the run
-            "rollout": scheduled_rollout_seconds(d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,)),
+            "rollout": rollout,
             "log_probs": fwd,
             "training": train,
             "weight_sync": weight_sync_seconds(s, gpu),
@@ -164,7 +168,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
         moves = colocated_transitions(s, gpu, parts)
         counted = allocator_counted(phases, parts.engine, rl.placement)
-        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal, moves, counted)
+        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal, moves, counted, run)
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))
 
@@ -188,6 +192,8 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
         "total_gpus": gpus,
         "rollout_replicas": plan.replicas,
         "rollout_batch": plan.batch,
+        "rollout_peak_running": plan.run.peak_running if plan.run else None,
+        "rollout_preemptions": plan.run.preemptions if plan.run else None,
         "responses_per_step": responses(rl),
         "tokens_generated_per_step": generated,
         "tokens_trained_per_step": trained_tokens(rl),
