@@ -43,7 +43,9 @@ def pool_note(
     """Why the work does not fit the machine's RAM (None when it does): on unified memory the
     GPU's part and the rest together exceed the memory less what the OS keeps; a GPU with
     its own memory checks the system RAM its ``per_node`` GPUs need beside it against
-    ``host_ram`` (``hardware.host_memory_bytes``), when given."""
+    ``host_ram`` (``hardware.host_memory_bytes``), when given. ``per_node`` is one host's GPUs
+    (core/model/node.py ``host_gpus``: an 8-GPU board, or a 4-GPU tray of an NVL72), so the
+    message names the host and its GPU count rather than the NVLink node."""
     gib = 2**30
     pool = pool_bytes(gpu)
     if pool is None:
@@ -51,7 +53,8 @@ def pool_note(
         if host_ram is None or need <= host_ram:
             return None
         return (
-            f"needs {need / gib:,.2f} GiB of system RAM per node beside the GPUs, more than "
+            f"needs {need / gib:,.2f} GiB of system RAM per host ({per_node} GPU"
+            f"{'s' if per_node != 1 else ''}) beside the GPUs, more than "
             f"the {host_ram / gib:,.2f} GiB of hardware.host_memory_bytes"
         )
     if gpu_part + host_part <= pool:
