@@ -35,6 +35,10 @@ def test_an_hgx_board_is_checked_per_host_of_8_gpus() -> None:
         f"needs {need:,.2f} GiB of system RAM per host (8 GPUs) beside the GPUs, more than "
         "the 16.00 GiB of hardware.host_memory_bytes"
     )
+    assert r["host_memory"]["per_node_bytes"] == 8 * r["host_memory_bytes"]
+    assert f"host RAM does not suffice: {need:.1f} GiB needed per host (8 GPUs)" in "\n".join(
+        r["assumptions"]
+    )
 
 
 def test_an_nvl72_rack_is_checked_per_4_gpu_tray() -> None:
@@ -43,6 +47,12 @@ def test_an_nvl72_rack_is_checked_per_4_gpu_tray() -> None:
     assert r["scenario"]["hardware"]["gpus_per_node"] == 72
     need = 4 * r["host_memory_bytes"] / GiB
     assert r["fit_reason"].startswith(f"needs {need:,.2f} GiB of system RAM per host (4 GPUs) beside")
+    # the report's block and its assumption line count the same 4 GPUs as the fit check
+    assert r["host_memory"]["per_node_bytes"] == 4 * r["host_memory_bytes"]
+    assert r["host_memory"]["fits"] is False
+    assert f"host RAM does not suffice: {need:.1f} GiB needed per host (4 GPUs)" in "\n".join(
+        r["assumptions"]
+    )
 
 
 def test_a_bad_host_memory_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -28,6 +28,7 @@ import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import ScenarioError
+from ..model.node import host_gpus
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.fused_kernels import FUSED_KERNELS
@@ -282,8 +283,10 @@ def technique_assumptions(s: Scenario, mem: Memory) -> tuple[str, ...]:
 
 def host_block(s: Scenario, mem: Memory) -> dict[str, Any]:
     """The report's ``host_memory`` block: system RAM per GPU and per node, and whether the
-    node's RAM (``hardware.host_memory_bytes``) holds it (null when it is not given)."""
-    per_node = mem.host_memory * min(s.parallelism.gpus, s.hardware.gpus_per_node)
+    node's RAM (``hardware.host_memory_bytes``) holds it (null when it is not given). The "node"
+    whose RAM is checked is one host, the GPUs sharing its RAM (core/model/node.py
+    ``host_gpus``): the board up to 8 GPUs, a 4-GPU compute tray of an NVL72 rack."""
+    per_node = mem.host_memory * _host_gpus(s)
     cap = s.hardware.host_memory_bytes
     return {
         "per_gpu_bytes": mem.host_memory,
@@ -298,7 +301,14 @@ def host_note(s: Scenario, mem: Memory) -> str | None:
     block = host_block(s, mem)
     if block["fits"] is not False:
         return None
+    n = _host_gpus(s)
     return (
         f"host RAM does not suffice: {block['per_node_bytes'] / GiB:.1f} GiB needed per "
-        f"node, {block['capacity_bytes'] / GiB:.1f} GiB set in hardware.host_memory_bytes"
+        f"host ({n} GPU{'s' if n != 1 else ''}), {block['capacity_bytes'] / GiB:.1f} GiB set in "
+        "hardware.host_memory_bytes"
     )
+
+
+def _host_gpus(s: Scenario) -> int:
+    """The scenario's GPUs on one host (a whole scenario smaller than a host: its GPUs)."""
+    return min(s.parallelism.gpus, host_gpus(s.hardware.gpus_per_node))
