@@ -24,7 +24,8 @@ import copy
 
 import pytest
 
-from gpusizer.core.speed.step import VENDOR_MOE, StepModel
+from gpusizer.core.speed.step import StepModel
+from gpusizer.core.speed.step_kernels import VENDOR_MOE
 from tests.core.replay_steps import replay_scenario, step_of
 
 # tokens entering the layer -> (TRTLLM-Gen us, CUTLASS us), the blog's table

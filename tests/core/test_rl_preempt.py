@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import cast
 
 import pytest
 
@@ -23,6 +24,7 @@ from gpusizer.core.pipeline.rl_preempt import (
 )
 from gpusizer.core.pipeline.rl_time import rollout_seconds
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.speed.step import StepModel
 
 from .rl_figures import FIGURES, OFF_POLICY
 
@@ -44,9 +46,14 @@ class Linear:
         return 0.01 + 1e-5 * d + 1e-9 * pos + 1e-6 * tokens
 
 
+def _linear() -> StepModel:
+    """``Linear`` where the run expects a step model (it calls only the methods ``Linear`` has)."""
+    return cast(StepModel, Linear())
+
+
 def _replica(pool_tokens: float, n: int = 64, mean: float = 300, cap: int = 1000) -> Replica:
     pool = Pool(pool_tokens, 1024, 8192, 16, True)
-    return Replica(Linear(), pool, 100, lengths(n, mean, cap), 1.0)
+    return Replica(_linear(), pool, 100, lengths(n, mean, cap), 1.0)
 
 
 def test_the_lengths_keep_the_mean_and_reach_the_cap() -> None:
@@ -71,7 +78,9 @@ def test_without_pressure_the_run_is_the_cap_s_steps() -> None:
     assert r.k == 1000  # the prefill step samples each first token, then 999 decode steps
 
 
-def test_a_full_pool_preempts_the_newest_and_the_run_outlasts_the_cap() -> None:
+def test_a_full_pool_preempts_the_newest_and_the_run_outlasts_the_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     r = _replica(8_000)
     preempted: list[int] = []
     original = r._preempt
@@ -81,7 +90,7 @@ def test_a_full_pool_preempts_the_newest_and_the_run_outlasts_the_cap() -> None:
         original()
         preempted.extend(sorted(before - r.live))
 
-    r._preempt = spy
+    monkeypatch.setattr(r, "_preempt", spy)
     r.seconds()
     assert preempted  # 8,000 tokens hold the 64 prompts, not 64 responses of 300 tokens
     assert r.k > 1000  # the victims resume later, so the last ends past the cap's steps
@@ -171,11 +180,13 @@ def test_k_steps_off_keep_the_steady_rollout_and_one_step_off_runs_the_scheduler
 def test_the_run_counts_its_peak_batch_and_its_preemptions() -> None:
     # vLLM's num_requests_running gauge and num_preemptions counter, as the run keeps them: the
     # 64 prompts of 100 tokens all fit 8,000 tokens (64 run at once), their growth does not
-    free = generation_run(Linear(), Pool(1e9, 1024, 8192, 16, True), 64, 100, 300, 1000)
-    full = generation_run(Linear(), Pool(8_000, 1024, 8192, 16, True), 64, 100, 300, 1000)
+    free = generation_run(_linear(), Pool(1e9, 1024, 8192, 16, True), 64, 100, 300, 1000)
+    full = generation_run(_linear(), Pool(8_000, 1024, 8192, 16, True), 64, 100, 300, 1000)
     assert (free.peak_running, free.preemptions) == (64, 0)
     assert full.peak_running == 64 and full.preemptions > 0
-    assert full.seconds == generation_seconds(Linear(), Pool(8_000, 1024, 8192, 16, True), 64, 100, 300, 1000)
+    assert full.seconds == generation_seconds(
+        _linear(), Pool(8_000, 1024, 8192, 16, True), 64, 100, 300, 1000
+    )
 
 
 def test_the_report_gives_the_run_beside_the_pool_s_batch() -> None:
