@@ -16,11 +16,24 @@ def _duration(seconds: float) -> str:
     return f"{seconds:,.1f} s"
 
 
+def _scheduler(rl: dict[str, Any]) -> str:
+    """The rollout scheduler run's peak and preemptions of one replica in one step (the report's
+    ``rl.rollout_peak_running`` and ``rl.rollout_preemptions``); empty where the run does not apply
+    (both null: another engine than vLLM, off-policy steps, a pool too small for the run)."""
+    said = []
+    if rl.get("rollout_peak_running") is not None:
+        said.append(f"up to {rl['rollout_peak_running']:,} running at once")
+    if rl.get("rollout_preemptions") is not None:
+        n = rl["rollout_preemptions"]
+        said.append(f"{n:,} preemption{'' if n == 1 else 's'} a step")
+    return "; " + ", ".join(said) + " per replica" if said else ""
+
+
 def rl_lines(rl: dict[str, Any]) -> list[str]:
     """Time per step, each phase's seconds, share and memory, the throughputs and the run."""
     out = [
         f"  RL {rl['algorithm']}, {rl['placement']}: {rl['responses_per_step']:,} responses per step on "
-        f"{rl['rollout_replicas']} engine replica(s), {rl['total_gpus']} GPUs",
+        f"{rl['rollout_replicas']} engine replica(s), {rl['total_gpus']} GPUs" + _scheduler(rl),
         # the band of its regime's published steps (report's rl.time_per_step_seconds_range)
         "  time per step "
         + banded(_duration(rl["time_per_step_seconds"]), rl.get("time_per_step_seconds_range"), _duration),
