@@ -5,11 +5,15 @@ reads the adapters of the experts its tokens route to (vLLM ``FusedMoEWithLoRA``
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from gpusizer import estimate_report
+from gpusizer.cli import main
+from gpusizer.core.errors import ScenarioError
 from gpusizer.core.memory.lora import lora_trainable, routed_expert_lora
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.model.params import count_parameters
@@ -108,3 +112,40 @@ def test_pr_27402_adapter_run_on_h20() -> None:
     ours = float(estimate_report(with_adapter)["serving"]["tokens_per_second"])
     assert ours == pytest.approx(1382.92, rel=0.25)
     assert 0.9 < ours / base < 1.0  # the adapter's share of the step: top-8 experts, 8 of 128
+
+
+def _parallel(targets: list[str] | None, par: dict[str, int], framework: str = "vllm") -> dict[str, Any]:
+    d = _scenario(targets=targets)
+    d["framework"] = framework
+    d["parallelism"] = {"tensor": 2, **par}
+    return d
+
+
+@pytest.mark.parametrize(
+    ("par", "field"),
+    [({"expert": 2, "data": 2}, "parallelism.expert"), ({"attention_data": 2}, "parallelism.attention_data")],
+)
+def test_vllm_refuses_expert_parallelism_with_lora_on_the_experts(par: dict[str, int], field: str) -> None:
+    """vllm/lora/layers/fused_moe.py FusedMoEWithLoRA: ``assert not self.base_layer.use_ep``
+    ("EP support for Fused MoE LoRA is not implemented yet"); vLLM's attention data parallelism
+    is ``--enable-expert-parallel``, so it is refused too."""
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(_parallel(None, par))
+    assert err.value.field == field
+    assert "serving.lora.targets" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_without_that_combination_the_scenario_stands() -> None:
+    """Attention-only targets, no EP, or another engine: accepted as before."""
+    ep = {"expert": 2, "data": 2}
+    parse_scenario(_parallel(["q", "k", "v", "o"], ep))
+    parse_scenario(_parallel(EXPERT_MLP, {"data": 2}))
+    parse_scenario(_parallel(EXPERT_MLP, ep, framework="sglang"))
+
+
+def test_the_cli_says_it_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_parallel(EXPERT_MLP, {"expert": 2, "data": 2})))
+    assert main(["estimate", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "parallelism.expert" in err and "serving.lora.targets" in err

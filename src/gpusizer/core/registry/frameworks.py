@@ -284,6 +284,10 @@ class FrameworkProfile:
     # The engine's switch for attention data parallelism beside expert parallelism
     # (``parallelism.attention_data``, core/serving/attention_dp.py); "" where it has none.
     attention_data_flag: str = ""
+    # False: its LoRA layer on MoE experts refuses expert parallelism, which its attention data
+    # parallelism switches on too (vLLM vllm/lora/layers/fused_moe.py ``FusedMoEWithLoRA``:
+    # ``assert not self.base_layer.use_ep``; core/serving/lora_serving.py check_lora).
+    moe_lora_expert_parallel: bool = True
     # The sizing advisor's last rung for LoRA and QLoRA (core/sizing/savings.py): switch to
     # this framework with its defaults, on at most ``max_gpus`` GPUs (None: any number).
     adapter_fallback: bool = False
@@ -555,6 +559,7 @@ for _p in (
         memory_rule="profiled_pool",
         releases=VLLM,
         attention_data_flag="--data-parallel-size with --enable-expert-parallel",
+        moe_lora_expert_parallel=False,
         sources=(
             "docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
             "defaults per release in core/registry/engine_releases.py",

@@ -94,6 +94,25 @@ def check_lora(s: Scenario) -> None:
             "serving.lora.active",
             f"must be at most serving.lora.adapters ({spec.adapters:,}); got {spec.active:,}",
         )
+    p = s.parallelism
+    if (p.expert > 1 or p.attention_data > 1) and refuses_expert_parallel(s):
+        raise ScenarioError(
+            "parallelism.expert" if p.expert > 1 else "parallelism.attention_data",
+            f"vLLM has no expert parallelism with LoRA on a MoE model's experts (got expert {p.expert}, "
+            f"attention_data {p.attention_data}; serving.lora.targets include gate/up/down): use 1, "
+            'or serving.lora.targets without the MLP (e.g. ["q", "k", "v", "o"])',
+        )
+
+
+def refuses_expert_parallel(s: Scenario) -> bool:
+    """Whether vLLM refuses expert parallelism here (``parallelism.expert`` > 1, or attention data
+    parallelism: its ``--enable-expert-parallel``): adapters served on the routed experts
+    (vllm/lora/layers/fused_moe.py ``FusedMoEWithLoRA``: ``assert not self.base_layer.use_ep``)."""
+    spec = lora_of(s)
+    if spec is None or s.profile.moe_lora_expert_parallel or s.model.moe is None:
+        return False
+    _, rank, targets = _settings(spec)
+    return routed_expert_lora(s.model, rank, targets) > 0
 
 
 def _slot_params(s: Scenario, spec: LoraServingSpec) -> float:

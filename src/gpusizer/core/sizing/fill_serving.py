@@ -18,6 +18,7 @@ from ..model.params import count_parameters
 from ..model.result import Estimate
 from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
+from ..serving.lora_serving import refuses_expert_parallel
 from ..serving.rules import memory_rule
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import Layout, divisors, layout_preference, stage_counts
@@ -74,9 +75,9 @@ class ServingFill:
         node = self.g.hardware.gpus_per_node
         tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
         tps = [t for t in divisors(self.arch.heads) if t <= min(tp_max, n)]
-        return [
-            (tp, ep_all) for tp in reversed(tps) for ep_all in ((True, False) if s.model.moe else (False,))
-        ]
+        # vLLM runs no EP under LoRA on the experts: those layouts are not weighed
+        spread = (True, False) if s.model.moe and not refuses_expert_parallel(s) else (False,)
+        return [(tp, ep_all) for tp in reversed(tps) for ep_all in spread]
 
     def serves(self, n: int) -> bool:
         """Whether some layout on up to ``n`` GPUs meets the serving targets (stops at the
