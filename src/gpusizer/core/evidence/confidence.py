@@ -127,38 +127,32 @@ def _trained_vendors() -> frozenset[str]:
     return frozenset(vendor(gpu_spec(g)) for g in gpus)
 
 
-def _rl_off_vendor(b: Band, s: Scenario, gpu: GPUSpec) -> Evidence:
-    """An RL step's band where its training and log-prob phases run at rates never measured on the
-    GPU's vendor: the band's figures stand, but not for this GPU's phases (docs/evidence/rl.md
-    section 7: Miles' Qwen3-30B-A3B on MI300X, whose training reads 0.31 of its timer)."""
-    return Evidence(
-        b,
-        "extrapolated",
-        f"RL training and log-prob phases on {vendor_label(vendor(gpu))} GPUs: no replayed training "
-        f"speed there (their rates are the vendor fallback's); band of {b.figures} figures of "
-        f"{regime_label(b.regime)}",
-    )
-
-
-def _training_off_vendor(b: Band, gpu: GPUSpec) -> Evidence:
-    """A training step on a GPU vendor no replayed training speed ran on: the training regimes
-    are not split by vendor, so their band (every figure on NVIDIA GPUs) stands, but no figure
-    checked this vendor's kernels (docs/evidence/speed.md section 42: AMD Instinct's published
-    training speeds found state too little of their runs to replay)."""
-    return Evidence(
-        b,
-        "extrapolated",
-        f"training never measured on {vendor_label(vendor(gpu))} GPUs (the step's rates there come "
-        f"from kernel benchmarks or the vendor fallback; no whole step replayed); band of "
-        f"{b.figures} figures of {regime_label(b.regime)}",
-    )
+def _off_vendor(b: Band, s: Scenario, gpu: GPUSpec) -> Evidence:
+    """A training step, or an RL step's training and log-prob phases, on a GPU vendor no replayed
+    training speed ran on: the training regimes are not split by vendor, so the band's figures
+    stand, but none checked this vendor's kernels (docs/evidence/speed.md section 42: AMD
+    Instinct's published training speeds state too little of their runs to replay;
+    docs/evidence/rl.md section 7: Miles' Qwen3-30B-A3B on MI300X, whose training reads 0.31 of
+    its timer)."""
+    name = vendor_label(vendor(gpu))
+    if s.workload.kind == RL:
+        what = (
+            f"RL training and log-prob phases on {name} GPUs: no replayed training speed there "
+            "(their rates are the vendor fallback's)"
+        )
+    else:
+        what = (
+            f"training never measured on {name} GPUs (the step's rates there come from kernel "
+            "benchmarks or the vendor fallback; no whole step replayed)"
+        )
+    return Evidence(b, "extrapolated", f"{what}; band of {b.figures} figures of {regime_label(b.regime)}")
 
 
 def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
     """How sure the speed (tokens/s, first-token time, training time) is."""
     b = band(speed_regime(s, gpu))
     if b.has_band and s.workload.trains and _training_never_measured_on(gpu):
-        return _rl_off_vendor(b, s, gpu) if s.workload.kind == RL else _training_off_vendor(b, gpu)
+        return _off_vendor(b, s, gpu)
     if b.has_band and not s.workload.trains and _older(b, s):
         return Evidence(
             b,
