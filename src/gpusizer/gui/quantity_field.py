@@ -18,12 +18,13 @@ from PySide6.QtWidgets import QAbstractSpinBox, QWidget
 from ..core.errors import ScenarioError
 from ..io.quantities import KINDS, compact_quantity, describe, format_quantity, parse_quantity
 from .limits import Limits, field_limits
+from .text_error import TextErrorMixin
 from .wheel import NoWheelMixin
 
 Number = int | float
 
 
-class QuantityField(NoWheelMixin, QAbstractSpinBox):
+class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
     """``value()`` is an int or float in the scenario's own unit (tokens, bytes, a fraction),
     or None for the ``none_text`` choice ("auto"). ``valueChanged(object)`` after a change
     (typed, stepped or set); ``textError(str)`` with the message while the text is unreadable
@@ -108,16 +109,6 @@ class QuantityField(NoWheelMixin, QAbstractSpinBox):
         self._shown = self.text_for(self._value)
         self._set_error("")
         self.lineEdit().setText(self._shown)
-
-    def discard_text(self) -> None:
-        """Drop unreadable typed text and its message; the field shows its value again."""
-        if self.error:
-            self._show()
-
-    def _set_error(self, message: str) -> None:
-        if message != self.error:
-            self.error = message
-            self.textError.emit(message)
 
     # -- typing --------------------------------------------------------------------------------
     def parse(self, text: str) -> Number | None:

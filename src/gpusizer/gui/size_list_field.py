@@ -16,6 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
 from ..core.errors import excerpt
+from .text_error import TextErrorMixin
 
 
 def parse_sizes(text: str) -> tuple[int, ...] | None:
@@ -41,7 +42,7 @@ def format_sizes(sizes: Iterable[int] | None) -> str:
     return "" if sizes is None else ", ".join(str(s) for s in sizes)
 
 
-class SizeListField(QWidget):
+class SizeListField(TextErrorMixin, QWidget):
     """A line edit (``edit``) holding a tuple of whole numbers; empty is None."""
 
     valueChanged = Signal(object)
@@ -80,16 +81,6 @@ class SizeListField(QWidget):
         text = format_sizes(self._value)
         if self.edit.text() != text:
             self.edit.setText(text)
-
-    def discard_text(self) -> None:
-        """Drop unreadable typed text and its message; the field shows its value again."""
-        if self.error:
-            self._show()
-
-    def _set_error(self, message: str) -> None:
-        if message != self.error:
-            self.error = message
-            self.textError.emit(message)
 
     def interpretText(self) -> None:
         """Read the typed text (Enter, focus out): a new value, or the reason shown beside."""

@@ -1,0 +1,27 @@
+"""Typed text a field cannot read: the field keeps its last good value while the text stays on
+screen with the reason (``textError``), until the text is fixed or discarded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TextErrorMixin:
+    """Put before the Qt base of a typed field. The field declares ``textError = Signal(str)``,
+    sets ``self.error = ""`` and shows its value again in ``_show`` (which clears the error)."""
+
+    error: str
+    textError: Any  # the widget class's Signal(str): "" once the text is readable again
+
+    def _show(self) -> None:
+        raise NotImplementedError
+
+    def discard_text(self) -> None:
+        """Drop unreadable typed text and its message; the field shows its value again."""
+        if self.error:
+            self._show()
+
+    def _set_error(self, message: str) -> None:
+        if message != self.error:
+            self.error = message
+            self.textError.emit(message)
