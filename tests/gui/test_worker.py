@@ -152,22 +152,23 @@ def test_a_worker_deleted_while_its_job_runs_leaves_no_qt_object_to_the_job(qtbo
 def test_a_destroyed_worker_reaches_its_mailbox_only_while_it_lives(qtbot: Any) -> None:
     """The worker's ``destroyed`` reaches its mailbox through a weak reference: a garbage
     collection that frees both clears the reference first, so the signal, emitted while the
-    cycle is cleared, finds no mailbox rather than one whose attributes are gone."""
+    cycle is cleared, finds no mailbox rather than one whose attributes are gone. A connection
+    holding the mailbox itself (``partial(_Mailbox.detach, mailbox)``) keeps it alive as long as
+    the worker, and the first assertion fails on it. (PySide's own bound-method slots hold
+    their object weakly too, so this does not tell them apart: the AttributeError seen once
+    in a full run was not reproduced here.)"""
     import gc
     import weakref
 
-    from gpusizer.gui.worker import _detach, _Mailbox
+    from gpusizer.gui.worker import _Mailbox
 
     worker = BackgroundWorker(lambda payload, _token: payload, delay_ms=0)
     box = weakref.ref(worker._mailbox)
-    cleared = _Mailbox.__new__(_Mailbox)  # a mailbox as tp_clear leaves it: no attributes
-    gone = weakref.ref(cleared)
-    del cleared
+    worker._mailbox = _Mailbox(worker._relay)  # the worker's own reference to the first one goes
     gc.collect()
-    _detach(gone)  # nothing to reach, nothing raised
+    assert box() is None  # only the destroyed connection was left, and it holds no reference
     worker.shutdown()
     assert worker.wait(1.0)
     del worker
     gc.collect()
-    qtbot.wait(10)
-    assert box() is None  # the connection does not keep the mailbox alive
+    qtbot.wait(10)  # the destroyed signal ran with its mailbox gone: nothing raised in the loop

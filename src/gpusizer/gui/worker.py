@@ -338,8 +338,10 @@ def _detach(mailbox: weakref.ref[_Mailbox], *_: object) -> None:
     a worker, its wrapper and its mailbox together, CPython clears the weak references to
     them before it clears the objects (``gc`` module, "handle_weakrefs" runs before
     ``tp_clear``), so the Qt object's ``destroyed``, emitted while the cycle is cleared, would
-    otherwise call ``detach`` on a mailbox whose attributes were already gone
-    (AttributeError '_lock' in the event loop, seen once in a full GUI test run)."""
+    otherwise call ``detach`` on a mailbox whose attributes were already gone. That reading fits
+    the AttributeError '_lock' seen once in the event loop of a full GUI test run; it was not
+    reproduced, and this reference is the one the code controls (how PySide holds a bound
+    method's object is PySide's)."""
     box = mailbox()
     if box is not None:
         box.detach()
