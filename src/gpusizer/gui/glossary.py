@@ -101,9 +101,9 @@ GLOSSARY: dict[str, str] = {
     "in backward: checkpoints = the layer inputs of full "
     "recompute (Unsloth), all = every saved tensor "
     "(torchtune); the GPU keeps about one layer.",
-    "hardware.host_memory_bytes": "System RAM of one node: offloaded or paged optimizer states "
-    "and offloaded activations must fit in it (not checked when "
-    "not set).",
+    "hardware.host_memory_bytes": "System RAM of one host (an 8-GPU board, or a 4-GPU tray of an "
+    "NVL72 rack): offloaded or paged optimizer states and offloaded activations of its GPUs must "
+    "fit in it (not checked when not set).",
     "parallelism.offload_parameters": "Keep weights in CPU memory and stream them in as needed.",
     "framework": "The software whose memory layout is modelled: its saved tensors, buffers and "
     "runtime overhead.",

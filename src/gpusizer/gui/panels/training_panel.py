@@ -84,7 +84,7 @@ class TrainingPanel(Panel):
             name="combo_activation_offload",
         )
         f.add(
-            "Host RAM per node",
+            "Host RAM per host",
             QuantityField("bytes", "hardware.host_memory_bytes", step=_GIB, none_text="not checked"),
             "hardware.host_memory_bytes",
             name="spin_host_memory",
