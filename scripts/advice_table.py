@@ -1,4 +1,4 @@
-"""The buyer cases of issue 21 as Markdown: the top options of ``compare_gpus`` by the default
+"""The buyer cases as Markdown: the top options of ``compare_gpus`` by the default
 sort, before (kept in docs/evidence/advice/before.md) and after the change to the advice, the
 QLoRA case, what runs on three machines, and unified memory. Writes docs/evidence/advice.md.
 
@@ -34,19 +34,19 @@ option's `layout_reason`. `tests/core/test_advice.py` holds the rules below for 
 
 - **Counts are whole purchase units.** An H100/H200/B200 SXM is bought as an 8-GPU server, an
   MI300X as an 8-GPU platform, a GB200 as an NVL72 rack, cards one box at a time
-  (`core/sizing/units.py` over issue 22's `purchase_unit`). The spare GPUs of a unit are used
+  (`core/sizing/units.py` over each system's `purchase_unit`). The spare GPUs of a unit are used
   (replicas, data parallelism). Where a unit holds more than the work needs, the reason says
   how many would hold it (`min_gpus`).
 - **The layout is the fastest on that count**, by one speed function
   (`core/sizing/pace.option_pace`): the estimate's own speed of the option's scenario, the
-  serving block or issue 20's training step of the layout (each collective at alpha +
+  serving block or the training step of the layout (each collective at alpha +
   bytes/beta over the link it crosses, NVLink-class fabric, PCIe or the network between nodes,
   the pipeline bubble, an offloaded optimizer's CPU step). PP 3 and PP 2 on one NVLink node
   (the H200 and B200 for 70B) become TP 4 or TP 8; the H200 and B200 for DeepSeek-V3 run one
   server at TP 8 instead of PP 6 and PP 5. Consumer scale-outs pay PCIe and the box's 10 GbE:
   16 RTX 3090s over four boxes and 52 over thirteen leave the top 10, and no consumer or
   workstation card trains the 70B in 30 days with up to 4,096 of them.
-- **Training speed is the layout's** (merged from issue 20's training step model): the 70B
+- **Training speed is the layout's** (from the training step model): the 70B
   pre-training top 10 moved from our interim model's picks (TP 2 x PP 3 on MI325X, ZeRO 2 on
   H100) to the step model's, which hides ZeRO-3's gathers behind compute and favours long
   pipelines with many micro-batches (PP 27 on 54 MI325X or H100 servers); PCIe clusters of
@@ -64,7 +64,7 @@ option's `layout_reason`. `tests/core/test_advice.py` holds the rules below for 
   without recompute; with a fused loss and gradient checkpointing two cards hold it (PP 2,
   18 hours for the 100M tokens), and the count is the fewest that fit.
 
-## How the answers read (issue 33)
+## How the answers read
 
 - **Need apart from purchase.** `GPUs` reads "need / bought": what the work needs (the
   fewest that hold it, or that meet the targets) and what is bought in whole units; the spare

@@ -1,6 +1,7 @@
 """Dump the answers of every preset x workload kind: ``estimate_report`` and ``plan``.
 
-A refactor that changes no answer leaves the dump byte-identical (issue 19's check)::
+A refactor that changes no answer leaves the dump byte-identical (the check that a refactor
+preserves behaviour)::
 
     python scripts/answer_dump.py --out before.json      # on the old commit
     python scripts/answer_dump.py --out after.json       # on the new one

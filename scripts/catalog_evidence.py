@@ -1,4 +1,4 @@
-"""docs/evidence/catalog.md (issue 22): the comparison of the four buyer cases, top 10 on both
+"""docs/evidence/catalog.md: the comparison of the four buyer cases, top 10 on both
 cost bases (renting on-demand, owning), each option on the system it is bought in.
 
     .venv/bin/python -m scripts.catalog_evidence > docs/evidence/catalog.md
@@ -31,8 +31,9 @@ INTRO = (
     "issue's table) are not catalog figures. A box of cards sold alone is priced as its cards "
     "(`(cards only)`): its host is not in the owning cost."
 )
-# The top 5 per case and basis before issue 22 (main at dc46c74, whole_nodes=True): GPU, GPUs,
-# $ per million tokens. Measured with this script's cases on the earlier catalog.
+# The top 5 per case and basis before systems were priced whole (main at dc46c74,
+# whole_nodes=True): GPU, GPUs, $ per million tokens. Measured with this script's cases on the
+# earlier catalog.
 BEFORE: dict[str, list[tuple[str, int, float]]] = {
     "70B serving, 50 users at 8k | cloud": [
         ("mi325x-256gb", 8, 2.91),
@@ -121,7 +122,8 @@ def table(options: list[dict[str, Any]], training: bool) -> list[str]:
 
 
 def coverage_lines() -> list[str]:
-    """Issue 22's coverage, counted as tests/core/test_systems.py counts it."""
+    """The catalog's coverage (GPUs and systems with sourced prices), counted as
+    tests/core/test_systems.py counts it."""
     covered, gaps = gpu_coverage()
     sys_covered, sys_gaps = system_coverage()
     n, m = len(covered) + len(gaps), len(sys_covered) + len(sys_gaps)
@@ -168,9 +170,9 @@ def moved_lines() -> list[str]:
     out = [
         "## What moved (answers change by design)",
         "",
-        "Top 5 per case and basis (GPU, GPUs, $ per million tokens), before issue 22 (per-GPU "
-        "costs, mixed price bases, TDP power) and now (per system, one basis per column, system "
-        "power):",
+        "Top 5 per case and basis (GPU, GPUs, $ per million tokens), before systems were priced "
+        "whole (per-GPU costs, mixed price bases, TDP power) and now (per system, one basis per "
+        "column, system power):",
         "",
         "| case | before | now |",
         "|---|---|---|",
@@ -187,7 +189,7 @@ def moved_lines() -> list[str]:
 
 def main() -> int:
     lines = [
-        "# The catalog as buyers price it: four buyer cases (issue 22)",
+        "# The catalog as buyers price it: four buyer cases",
         "",
         *textwrap.wrap(INTRO, 96),
         "",

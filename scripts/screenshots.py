@@ -1,6 +1,7 @@
 """Render every chart tab of the window at the sizes people use, for the cases that crowd it:
 a model that does not fit, a long model name, a large MoE, a 60-row Hardware table, a serving
-engine that cannot start. Look at each PNG before calling a layout change done (issue 23).
+engine that cannot start. Look at each PNG before calling a layout change done: overlaps and
+cut-off text show only there.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python scripts/screenshots.py OUT_DIR \
         [--sizes 1280x720 1440x900 1920x1080] [--cases fit long] [--tabs memory hardware]

@@ -86,7 +86,7 @@ def test_version(capsys: pytest.CaptureFixture) -> None:
 
 
 def test_estimate_table_prints_the_serving_block(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    # Issue 11: KV tokens, max users, TTFT, TPOT, tokens/s per user and in total
+    # KV tokens, max users, TTFT, TPOT, tokens/s per user and in total
     scenario = {
         "model": {"preset": "llama-3.1-8b"},
         "framework": "vllm",

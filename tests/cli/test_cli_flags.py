@@ -1,4 +1,4 @@
-"""gpusizer-cli for people without a file (issue 14 item 7): flags for the common fields, on
+"""gpusizer-cli for people without a file: flags for the common fields, on
 top of or instead of a file; ``-`` reads stdin; help on every argument; near ids suggested.
 In-process: ``gpusizer.cli.main([...])``."""
 

@@ -1,4 +1,4 @@
-"""Fuzzing gpusizer-cli in-process (issue 15): for generated bad scenario files, every refused
+"""Fuzzing gpusizer-cli in-process: for generated bad scenario files, every refused
 input is exit 2 and exactly one line on stderr, nothing on stdout; every accepted one is strict
 JSON on stdout; no run takes over 2 s. Small models only, so that a mutation that stays valid
 plans quickly; the example count keeps the test to a few seconds in CI."""

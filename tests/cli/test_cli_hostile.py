@@ -1,4 +1,4 @@
-"""gpusizer-cli under hostile input (issue 15): one line on stderr and exit 2, never a traceback;
+"""gpusizer-cli under hostile input: one line on stderr and exit 2, never a traceback;
 strict JSON on stdout; a bad user-GPU entry is skipped with one warning. In-process."""
 
 from __future__ import annotations

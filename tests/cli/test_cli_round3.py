@@ -1,4 +1,4 @@
-"""gpusizer-cli under hostile input, round 3 (issue 24, items 5, 9-11): one line and exit 2,
+"""gpusizer-cli under hostile input, round 3: one line and exit 2,
 never a traceback or a forged line; escape sequences in names printed escaped. In-process."""
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def test_the_roofline_of_a_small_size_only_model_is_drawn(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
 ) -> None:
     """A 10M model's negative FLOPs made the roofline "math domain error"; `chart --kind
-    roofline` exited 1 with a traceback (issue 24, item 2)."""
+    roofline` exited 1 with a traceback."""
     f = tmp_path / "s.gpusizer.json"
     f.write_text(json.dumps({"model": {"name": "tiny", "parameters": 10**7}, "workload": {"kind": kind}}))
     out = tmp_path / "r.png"

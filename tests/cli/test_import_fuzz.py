@@ -1,4 +1,4 @@
-"""Fuzzing ``gpusizer-cli import`` (issue 15's rules): a GGUF with bytes overwritten, cut or
+"""Fuzzing ``gpusizer-cli import``: a GGUF with bytes overwritten, cut or
 counts set huge, and a config.json whose quantization_config holds hostile values, are either
 imported (strict JSON out) or refused with exit 2 and one line; no run takes over 2 s of CPU."""
 

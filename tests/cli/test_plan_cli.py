@@ -26,7 +26,7 @@ def test_plan_json_prints_a_list(tmp_path: Path, capsys: pytest.CaptureFixture[s
     options = json.loads(out)
     assert isinstance(options, list) and options and err == ""
     h100 = next(o for o in options if o["gpu"] == "h100-sxm-80gb")
-    # one H100 holds it; H100 SXM comes in 8-GPU servers: 8 replicas (issue 21)
+    # one H100 holds it; H100 SXM comes in 8-GPU servers: 8 replicas
     assert h100["min_gpus"] == 1 and h100["gpus"] == 8 and h100["per_gpu_total"] > 0
     assert h100["layout_reason"] and h100["scenario_changes"] == {}
     assert set(h100["parallelism"]) >= {"tensor", "pipeline", "data", "zero_stage"}

@@ -1,4 +1,4 @@
-"""``--prices FILE`` (issue 22): the user's prices reach ``gpusizer-cli compare`` and the report,
+"""``--prices FILE``: the user's prices reach ``gpusizer-cli compare`` and the report,
 marked as theirs; a bad prices file is one line on stderr and exit code 2."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The four buyer cases of issue 22 (docs/evidence/catalog.md, scripts/catalog_evidence.py):
+"""The four buyer cases (docs/evidence/catalog.md, scripts/catalog_evidence.py):
 70B serving for 50 users at 8k, DeepSeek-V3 serving, 8B LoRA, 70B on 1T tokens; and the
 catalog's price coverage, counted the same way by the test and the evidence file."""
 

@@ -1,4 +1,4 @@
-"""Advice a buyer would sign (issue 21): for the four buyer cases the top options are layouts a
+"""Advice a buyer would sign: for the four buyer cases the top options are layouts a
 practitioner runs, on hardware a buyer buys, meeting the deadline; techniques that save the
 purchase are turned on and named; targets decide the count."""
 

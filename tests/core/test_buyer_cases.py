@@ -1,4 +1,4 @@
-"""The four buyer cases of issue 22 (scripts/catalog_evidence.py, docs/evidence/catalog.md):
+"""The four buyer cases (scripts/catalog_evidence.py, docs/evidence/catalog.md):
 every option names the system it is bought in and is costed per system; no GB200/GB300
 option is part of a rack priced per GPU unless it says it rents a share."""
 
@@ -51,7 +51,7 @@ def test_a_rack_is_bought_whole_or_rented_as_a_share(case: dict[str, list[dict[s
 
 
 def test_owning_ranks_datacenter_gpus_too() -> None:
-    """Issue 22: with no purchase price on any data-centre GPU, owning dropped them all."""
+    """With no purchase price on any data-centre GPU, owning dropped them all."""
     options = gpusizer.compare_gpus(CASES["70B serving, 50 users at 8k"], basis="owned", whole_nodes=True)
     priced = [o for o in options if o["fits"] and o["cost_per_million_tokens"] is not None]
     kinds = {o["category"] for o in priced[:10]}

@@ -1,4 +1,4 @@
-"""The buyer's catalog (issue 13): at least 45 accelerators, every price dated and sourced,
+"""The buyer's catalog: at least 45 accelerators, every price dated and sourced,
 a class for the buyer's filter, and catalog aliases for ids that saved scenarios still name."""
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def test_id_class_and_memory_type(gpu_id: str) -> None:
 
 @pytest.mark.parametrize("gpu_id", IDS)
 def test_every_price_has_a_source_and_a_date(gpu_id: str) -> None:
-    """Each price names its source (an address, or a named publication or dataset, issue 22)
+    """Each price names its source (an address, or a named publication or dataset)
     and, where the source dates it, when; a missing price says why."""
     spec = gpu_spec(gpu_id)
     for price, date, source, reason in (
@@ -110,7 +110,7 @@ def test_every_price_has_a_source_and_a_date(gpu_id: str) -> None:
 
 
 def test_price_and_tdp_on_nine_in_ten() -> None:
-    """Issue 13: a price (list or cloud) and a TDP on at least 90% of the entries."""
+    """A price (list or cloud) and a TDP on at least 90% of the entries."""
     specs = [gpu_spec(g) for g in IDS]
     both = [s for s in specs if (s.list_price_usd or s.price_per_hour) and s.tdp_watts]
     assert len(both) >= 0.9 * len(specs), sorted(set(IDS) - {s.id for s in both})

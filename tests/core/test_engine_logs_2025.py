@@ -1,5 +1,5 @@
 """Engine logs of 2025-26 replayed (tests/core/engine_replay_2025.py), and the serving
-mechanisms of issue 25, each against a published figure: vLLM V1 0.8-0.10 releases, the hybrid
+mechanisms, each against a published figure: vLLM V1 0.8-0.10 releases, the hybrid
 KV cache manager, Marlin's MXFP4 layout, SGLang's capped context and its fraction's base,
 Ollama's own graph estimate. Tolerance 10 % (KV pool, tokens, counts), 5 % (weights).
 """

@@ -1,4 +1,4 @@
-"""The published training evidence set as a whole (issue 30's "Done when"): every published
+"""The published training evidence set as a whole (the bar it must meet): every published
 training and fine-tuning run the tests replay, counted once, with what holds of it.
 
 - Runs on stated hardware: the speed sets' runs (tests/core/data/speed-figures-training*.json:

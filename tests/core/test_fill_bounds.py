@@ -1,5 +1,5 @@
 """The bounds that let the sizing fill (core/sizing/fill.py) weigh few layouts give the answers
-of weighing them all (issue 24, item 12: ``compare`` of the largest MoE models trained at
+of weighing them all (``compare`` of the largest MoE models trained at
 16k-64k tokens took 2-8 s, pricing every layout of every GPU's count).
 
 - ``TrainingClock.ceiling`` is at least the trained tokens/s the step model prices, for every

@@ -1,4 +1,4 @@
-"""Wrong numbers a buyer cannot see (issue 24, items 1-4): each reproducer, then the property
+"""Wrong numbers a buyer cannot see: each reproducer, then the property
 that would have caught it, over random scenarios (hypothesis)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """JSON has one number type: a count written ``7e9`` or ``4096.0`` is that whole number, while
-``true``, ``"8"`` and ``7.5`` are still refused with the field named (issue 23 item 8)."""
+``true``, ``"8"`` and ``7.5`` are still refused with the field named."""
 
 from __future__ import annotations
 

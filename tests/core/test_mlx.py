@@ -21,7 +21,7 @@ from gpusizer.core.registry.quant_rules import default_rule
 
 RECORDS: list[dict[str, Any]] = json.loads((Path(__file__).parent / "data" / "mlx-memory.json").read_text())
 REPLAYED = [r for r in RECORDS if "not_replayed" not in r]
-WITHIN = 0.15  # issue 30: a logged peak within 15 %
+WITHIN = 0.15  # a logged peak within 15 %, the bar for memory
 
 
 def _scenario(**over: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Monotonicity with pipeline parallelism (issue 15, item 11).
+"""Monotonicity with pipeline parallelism.
 
 One more layer lowered the per-GPU peak (Gemma 2 9B, pre-training, 8,192 tokens, PP 2,
 37 -> 38 layers; a fuzz found 188 cases, the worst -5.1 GiB). The cause: a stage's sliding-

@@ -1,4 +1,4 @@
-"""One answer everywhere (issue 21): ``plan``, ``compare_gpus`` and the window's "GPUs needed"
+"""One answer everywhere: ``plan``, ``compare_gpus`` and the window's "GPUs needed"
 line (core/sizing/gpus_needed.py: ``plan`` for the scenario's GPU alone) give the same count,
 layout, speed and cost for the same scenario, GPU and margin, over every model preset and
 workload kind on ten GPUs buyers compare most. They share one search (its answers are kept,

@@ -1,4 +1,4 @@
-"""The user's own prices (issue 22, core/sizing/prices.py): one shape for compare_gpus, the
+"""The user's own prices (core/sizing/prices.py): one shape for compare_gpus, the
 prices file, the CLI and the report; a system's price beats a GPU's; whose price is used is
 said on every option."""
 

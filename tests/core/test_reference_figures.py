@@ -166,7 +166,7 @@ KV_CASES = [  # HF Llama 3.1 blog KV cache table, FP16; blog "GB" are GiB (refer
 @pytest.mark.parametrize(("preset", "tokens", "gib"), KV_CASES)
 def test_kv_cache_llama_blog(preset: str, tokens: int, gib: float) -> None:
     # Tolerance 1 % (the blog rounds to 2-3 digits; 405B uses the released 8 KV heads).
-    # vLLM reserves a pool up front (its per_gpu kv_cache is the pool, issue 11); the cache one
+    # vLLM reserves a pool up front (its per_gpu kv_cache is the pool); the cache one
     # request of ``tokens`` tokens holds in it is the blog's figure.
     rep = estimate_report(
         {

@@ -1,4 +1,4 @@
-"""Adding a framework profile, a workload kind or a chart is one registry entry (issue 10):
+"""Adding a framework profile, a workload kind or a chart is one registry entry:
 each test registers a dummy one and finds it everywhere that lists or uses such entries."""
 
 from __future__ import annotations

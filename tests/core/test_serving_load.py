@@ -75,7 +75,7 @@ def test_a_burst_queues_its_prompts_behind_each_other() -> None:
 
 
 def test_under_load_prefill_chunks_slow_the_decodes() -> None:
-    # issue 20: while prompts wait, every vLLM step carries a prefill chunk (max_num_batched_
+    # while prompts wait, every vLLM step carries a prefill chunk (max_num_batched_
     # tokens), so the time per output token of 64 steady users is above a pure decode step
     # of 64 sequences at the same mean context
     sc = _vllm(load="steady", concurrency=64, requests=256)

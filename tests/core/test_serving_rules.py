@@ -172,7 +172,7 @@ def test_step_latency_override_and_cost_per_million_tokens() -> None:
     # the override replaces a graph-replayed decode step's floors and host cost
     extra = 0.01 - base.decode_step_overhead_seconds
     assert slow.tpot_seconds - base.tpot_seconds == pytest.approx(extra, rel=1e-6)
-    # H100 at the catalog's $/GPU-hour (3.99 since issue 22): $ per million output tokens =
+    # H100 at the catalog's $/GPU-hour (3.99, per system): $ per million output tokens =
     # price x GPUs / tokens per hour
     price = gpu_spec("h100-sxm-80gb").price_per_hour
     assert price is not None

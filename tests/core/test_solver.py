@@ -76,13 +76,13 @@ def plans() -> dict[str, list[dict[str, Any]]]:
 
 def test_llama_8b_inference_fits_on_one_h100(plans: dict[str, list[dict[str, Any]]]) -> None:
     """One H100 holds it; an H100 SXM is bought as an 8-GPU server, so the option is that
-    server, its GPUs as 8 replicas (issue 21: the purchasable unit, replicas before width)."""
+    server, its GPUs as 8 replicas (the purchasable unit, replicas before width)."""
     opt = _by_gpu(plans["8b-inference"])[H100]
     assert opt["min_gpus"] == 1 and opt["gpus"] == 8 and opt["nodes"] == 1
     assert opt["parallelism"]["tensor"] == opt["parallelism"]["pipeline"] == 1
     assert opt["parallelism"]["data"] == 8 and "8-GPU server" in opt["layout_reason"]
     assert opt["max_batch_size"] >= 1 and opt["max_context_tokens"] >= 1024 + 256
-    # The catalog now carries a dated cloud price (RunPod, 2026-09; issue 13): it flows through.
+    # The catalog now carries a dated cloud price (RunPod, 2026-09): it flows through.
     assert opt["price_per_hour"] == gpusizer_catalog_price(H100) and opt["gpu_name"] == "H100 SXM 80GB"
     assert opt["total_price_per_hour"] == pytest.approx(opt["price_per_hour"] * opt["gpus"])
 
@@ -125,7 +125,7 @@ def test_every_option_re_estimates_as_fitting(name: str, plans: dict[str, list[d
 
 
 def _keeps_margin(rep: dict[str, Any], margin: float = DEFAULT_MARGIN) -> bool:
-    """The peak leaves at least ``margin`` of usable memory spare (plan's default, issue 13)."""
+    """The peak leaves at least ``margin`` of usable memory spare (plan's default)."""
     cap = rep["gpu"]["memory_bytes"]
     return rep["headroom_bytes"] >= math.ceil(cap * margin)
 

@@ -3,7 +3,7 @@
 Each non-training record carries its ``replay`` entries: a full scenario (the settings the
 source states; assumptions in the entry's ``note``), the report metric and the published value.
 Figures marked ``sets`` fixed a constant (core/speed/rates.py, core/registry/engine_releases*.py;
-docs/evidence/speed.md "Constants"); the rest are out of sample. Targets (issue 20): at least
+docs/evidence/speed.md "Constants"); the rest are out of sample. Targets: at least
 80 % of the figures within 25 %, none off by more than 2x, and the same for the out-of-sample
 ones. Records not replayed say why (``not_replayed``); training records belong to the
 training-time tests.
@@ -109,7 +109,7 @@ def _gpu(r: dict[str, Any]) -> str:
 
 GEFORCE = ("rtx-3090-24gb", "rtx-4080-16gb", "rtx-4090-24gb")
 BLACKWELL = ("b200-192gb", "gb200-186gb", "rtx-pro-6000-blackwell-96gb")
-# The issue's per-regime table (issue 20): which figures each row is re-run on
+# The issue's per-regime table: which figures each row is re-run on
 ISSUE_ROWS: dict[str, Any] = {
     "batch-1 decode, llama.cpp on NVIDIA (RTX 3090/4080/4090, 8B and 70B Q4)": lambda r, e: (
         r["engine"] == "llama.cpp" and _gpu(r) in GEFORCE and "q4_k_m" in r["id"] and e["label"][:2] == "tg"

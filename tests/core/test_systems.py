@@ -1,4 +1,4 @@
-"""Systems, the units buyers buy (issue 22): the catalog of systems, what each GPU is bought in
+"""Systems, the units buyers buy: the catalog of systems, what each GPU is bought in
 (core/sizing/systems.py), and coverage of prices on their stated bases."""
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def test_rented_by_the_gpu_systems_cost_their_gpus() -> None:
 
 
 def test_no_mac_or_ryzen_link_is_free() -> None:
-    """Issue 22: tensor parallelism across four Macs was free (interconnect 0). Single-chip
+    """Tensor parallelism across four Macs was free (interconnect 0). Single-chip
     machines now state the network between boxes: Thunderbolt 5 (10 GB/s per direction),
     ConnectX-7 (25), 5 GbE (0.625)."""
     assert gpu_spec("apple-m3-ultra-512gb").interconnect_gb_per_s == 10
@@ -112,7 +112,7 @@ def test_a_bad_system_is_refused_naming_the_field() -> None:
 
 
 def test_coverage_of_prices_on_their_stated_bases() -> None:
-    """Issue 22's bar, counted honestly (tests/core/buyer_cases.py): the counts are the floor
+    """The catalog's coverage bar, counted honestly (tests/core/buyer_cases.py): the counts are the floor
     reached with the stored sources (docs/evidence/catalog.md lists the gaps); every missing
     price says why in its ``*_null_reason``."""
     covered, gaps = gpu_coverage()

@@ -1,5 +1,5 @@
 """Trainers' published 2025-26 memory figures replayed (tests/core/training_replay.py), and the
-two training mechanisms of issue 25: model loading as a phase of the peak, and which copies of
+two training mechanisms: model loading as a phase of the peak, and which copies of
 the logits each trainer's loss keeps (and what its table measured). Tolerance: 15 % on peaks.
 """
 

@@ -4,7 +4,7 @@ the training step model (core/speed/train_step.py) and the torchtitan profile.
 Every record names its source, quotes the printed line and states the settings it was run
 with; ``scenario`` is that run as a GPU Sizer scenario. Two records set a constant (``role``:
 ``calibration``, the fms-fsdp 7B rows set ``SUSTAINED`` for Ampere and Hopper); the others are
-out of sample. Targets (issue 20): at least 80% of the figures within 25%, none off by more
+out of sample. Targets: at least 80% of the figures within 25%, none off by more
 than 2x, and the same for the out-of-sample ones alone. Peak memory (torchtitan's tables print
 the maximum reserved GiB): at least 80% within 15%, none off by more than 30%.
 """

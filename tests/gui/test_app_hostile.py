@@ -1,4 +1,4 @@
-"""``gpusizer --screenshot OUT --scenario BADFILE`` (issue 15, item 6): one line and exit 2
+"""``gpusizer --screenshot OUT --scenario BADFILE``: one line and exit 2
 for every hostile scenario file, before any window is made (in-process)."""
 
 from __future__ import annotations

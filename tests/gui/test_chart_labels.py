@@ -1,4 +1,4 @@
-"""Labels the window once drew over its own content (issue 23, items 10-12): the capacity label
+"""Labels the window once drew over its own content: the capacity label
 over a bar, "1 node" over "1 GPU" and the bars, the roofline's names over each other and the
 roofs on a large MoE at 1280 x 720, the sweep's peak off the chart, an empty Users vs context
 chart, a serving engine's pool drawing FP16, FP8 and INT4 at one height, and the Hardware

@@ -257,7 +257,7 @@ def test_edit_copy_chart_puts_image_and_data_on_the_clipboard(window):
 
 
 def test_report_shows_prices_with_basis_and_date_and_the_users(qtbot, tmp_path):
-    """Issue 22: the report states each price's basis, source and date; "My prices" reach it
+    """The report states each price's basis, source and date; "My prices" reach it
     (``gpusizer-cli report --prices``) marked as the user's."""
     s = parse_scenario({"model": {"preset": "llama-3.1-8b"}, "hardware": {"gpu": "h100-sxm-80gb"}})
     prices = {"hgx-h100-8gpu": {"list_price_usd": 199999, "source": "Dell quote", "date": "2026-11"}}

@@ -1,4 +1,4 @@
-"""The window as people edit it (issue 23, items 1-9), driven with key events sent to the
+"""The window as people edit it, driven with key events sent to the
 widgets themselves: Enter commits, red errors go with their cause, the window's shortcuts work
 from a text field, each kind of work keeps its own settings, nothing stale after an import."""
 

@@ -1,4 +1,4 @@
-"""Every door as strict as File > Open (issue 24, items 6-7): File > Open, a drop (and
+"""Every door as strict as File > Open: File > Open, a drop (and
 ``gpusizer FILE``, which opens through the same ``open_any``), the CLI, the model import, the
 settings file and the user-GPU list each get a FIFO, a link to /dev/zero, a 100 MB file and
 JSON nested 100,000 deep. Each is refused with its reason (or, for the settings, left unread

@@ -1,4 +1,4 @@
-"""Chart exports on a full disk (issue 15, item 4): the old PNG/SVG stays whole and the user
+"""Chart exports on a full disk: the old PNG/SVG stays whole and the user
 gets the reason; an SVG is written only when it is a complete document."""
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def test_prices_are_edited_and_remembered(tab: Any, window: Any, temp_settings: 
     assert h100["price_per_hour"] == 1.25 and h100["user_prices"]
     assert h100["cloud_cost_per_hour"] == pytest.approx(1.25 * h100["gpus"])
     window.prefs.sync()
-    # "My prices" live in their own file beside the INI (issue 22), not in the INI
+    # "My prices" live in their own file beside the INI, not in the INI
     assert load_user_prices(temp_settings / "prices.json") == {"h100-sxm-80gb": {"price_per_hour": 1.25}}
     assert load(Prefs()).prices == {}
     assert tab.table.proxy.setData(_index(tab, "h100-sxm-80gb", "price_per_hour"), "")

@@ -1,4 +1,4 @@
-"""Hostile and odd input in the window (issue 15, GUI side), each test built from the failing
+"""Hostile and odd input in the window, each test built from the failing
 input: start-up survives any settings content; every field holds any value the core accepts;
 the binder keeps refreshing; names are plain text; the advisor runs off the GUI thread and is
 cancellable; my GPUs are saved atomically, listed and removable."""
@@ -52,7 +52,7 @@ def test_integers_above_32_bits_start_and_show_unclamped(qtbot, temp_settings):
 
 
 def test_lone_surrogate_in_a_name_starts(qtbot, temp_settings):
-    """A lone surrogate is no text: it cannot be saved or exported (issue 24, item 9), so the
+    """A lone surrogate is no text: it cannot be saved or exported, so the
     last scenario holding one is dropped, and the window starts and says why."""
     _ini(temp_settings, '{"name": "x\\ud800y", "model": {"preset": "gpt-2"}}')
     w = _start(qtbot)

@@ -1,4 +1,4 @@
-"""Switching the kind of work (issue 14 item 2): each kind keeps its own framework and layout,
+"""Switching the kind of work: each kind keeps its own framework and layout,
 what does not apply is reset, the status bar says so; the roofline follows the kind."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Nothing collides or is cut (issue 14 item 5), at 1280 x 720, 1440 x 900 and 1920 x 1080,
+"""Nothing collides or is cut, at 1280 x 720, 1440 x 900 and 1920 x 1080,
 with long names and a scenario that does not fit: chart labels inside their plot and off each
 other, charts no wider than their tab, the headline and "GPUs needed" shown whole, and the GPU
 dropdown as wide as its longest name. (Screenshots under Xvfb were looked at as well.)"""

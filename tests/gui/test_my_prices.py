@@ -1,4 +1,4 @@
-""" "My prices" in the Hardware tab (issue 22): the dialog edits the purchase and rental price of
+""" "My prices" in the Hardware tab: the dialog edits the purchase and rental price of
 any GPU or system; the prices are saved atomically to the user's prices file, used by the
 comparison, marked as the user's in the table, and read back by a new window; prices an older
 version kept in the INI move to the file."""

@@ -1,4 +1,4 @@
-"""Hypothesis over the window's open path (issue 15): a refused file leaves the state as it
+"""Hypothesis over the window's open path: a refused file leaves the state as it
 was and says so; an accepted one is shown exactly (the form equals the scenario); no open
 takes over 2 s."""
 

@@ -1,4 +1,4 @@
-"""A clear start where Qt's xcb libraries are missing (issue 14 item 8): one line naming the
+"""A clear start where Qt's xcb libraries are missing: one line naming the
 packages, exit 1, no QApplication (so no Qt abort and no core dump)."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def test_no_display_is_seen_before_qt_aborts(monkeypatch, env, none):
 
 
 def test_launch_without_a_display_is_one_line_and_exit_1(tmp_path):
-    """The README's launch command on a machine with no display (issue 23): no SIGABRT, no
+    """The README's launch command on a machine with no display: no SIGABRT, no
     core dump, one line saying how to run headless."""
     import os
 

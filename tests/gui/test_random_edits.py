@@ -107,7 +107,7 @@ def test_500_random_edits_never_raise(window, qtbot):
 
 
 def test_nothing_but_the_bounded_memos_holds_old_scenarios(window, qtbot):
-    """Window memory crept over 5,000 edits with the undo stack cleared (issue 24, item 12).
+    """Window memory crept over 5,000 edits with the undo stack cleared.
     What holds on is the estimator's memos (core/memo.py: each cleared whole at its size, so
     memory rises to their high-water mark and stays; 1,303 of 1,306 live scenarios after 600
     edits): once they and the undo stack are cleared, only the window's own few are alive."""

@@ -1,6 +1,6 @@
-"""The window lists what the registries hold (issue 10): a dummy chart gets a tab, the
+"""The window lists what the registries hold: a dummy chart gets a tab, the
 framework list follows the workload kind, and a kind, a loss and a chart registered at run
-time work in the window, every chart, the CLI chart and the report (issue 19)."""
+time work in the window, every chart, the CLI chart and the report."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 11 in the window: the Serving panel (inference only, the engine's defaults as special
+"""Serving in the window: the Serving panel (inference only, the engine's defaults as special
 text), the headline "N users at C tokens each", the memory chart's pool view and the users vs
 context chart."""
 

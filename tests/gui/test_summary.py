@@ -46,7 +46,7 @@ def test_advice_for_a_fitting_scenario(window, qtbot):
 
 def test_apply_sets_the_techniques_the_line_names(window, qtbot):
     """QLoRA of Qwen3 32B on one RTX 5090: gradient checkpointing (and a fused loss) let it
-    fit one card; the line says so and Apply sets them (issue 21)."""
+    fit one card; the line says so and Apply sets them."""
     window.state.set_scenario(
         {
             "model": {"preset": "qwen3-32b"},

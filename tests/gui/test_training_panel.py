@@ -78,7 +78,7 @@ def test_choosing_torchtune_brings_its_recipe_defaults(window):
 
 
 def test_training_mfu_comes_from_the_layout_unless_set(window):
-    # Issue 20: compute.mfu empty = the step model's; a number overrides it
+    # compute.mfu empty = the step model's; a number overrides it
     _kind(window, "pretraining")
     fw = find(window, "combo_framework")
     fw.setCurrentIndex(fw.findData("torchtitan"))

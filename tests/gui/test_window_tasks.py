@@ -1,4 +1,4 @@
-"""The scenario's name follows the scenario until the user names it (issue 14 item 3); unsaved
+"""The scenario's name follows the scenario until the user names it; unsaved
 work asks Save / Discard / Cancel on New, Open and Quit (item 4); dialogs start in the last
 folder and pre-select the filter of the suggested suffix (items 3 and 6)."""
 

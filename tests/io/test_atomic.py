@@ -1,4 +1,4 @@
-"""The one writer (issue 15, items 4, 8, 9): atomic on a full disk, the file's mode kept, a
+"""The one writer: atomic on a full disk, the file's mode kept, a
 symlink written through, a missing folder refused; CSV cells that a spreadsheet would run are
 defused."""
 

@@ -1,4 +1,4 @@
-"""Hostile GGUF files (issue 15's rules, as for safetensors headers): each is refused with one
+"""Hostile GGUF files (the rules for safetensors headers): each is refused with one
 line naming the file, within bounded memory, never a hang. gguf-py's own GGUFReader loops
 forever on the array-count file below (each element read past the end is empty and its offset
 does not move) and opens a FIFO with a blocking open; the reader here refuses both."""
@@ -102,7 +102,7 @@ def test_truncated_anywhere(tmp_path: Path):
 
 
 def test_a_million_tensor_table_is_refused_before_it_is_read(tmp_path: Path):
-    # issue 15: a 10^6-tensor safetensors header took 5.9 s and 785 MB; here the count is
+    # a 10^6-tensor safetensors header took 5.9 s and 785 MB; here the count is
     # refused first, and the memory used stays a few KB
     one = tensor_info("blk.0.x.weight", (32,), 0, 0)
     path = tmp_path / "many.gguf"

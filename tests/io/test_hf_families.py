@@ -92,7 +92,7 @@ def test_gemma_3_vision_encoder_matches_the_report():
 
 
 def test_llama_4_scout_counts_the_shared_expert_and_dense_mlp():
-    # Issue 15 item 12: read as a Llama it gave 101.7B / 11.1B against 109B / 17B.
+    # Read as a Llama it gave 101.7B / 11.1B against 109B / 17B.
     block = import_hf_config(CONFIGS / "llama-4-scout.json")
     moe = block["moe"]
     assert (moe["experts"], moe["experts_per_token"], moe["shared_experts"]) == (16, 1, 1)
@@ -159,7 +159,7 @@ def test_kimi_k2_reads_as_deepseek_v3():
     assert block["moe"]["dense_layers"] == 1 and "mla" in block
 
 
-# --- strict reading (issue 15 items 2 and 10) -------------------------------------------------
+# --- strict reading -------------------------------------------------
 
 
 @pytest.mark.parametrize("value", ["false", 0, 1, "true", [True]])

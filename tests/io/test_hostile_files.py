@@ -1,4 +1,4 @@
-"""Hostile files (issue 15, items 2, 6, 7, 10): each is one ScenarioError naming the field,
+"""Hostile files: each is one ScenarioError naming the field,
 never a hang, a traceback or unbounded memory. The inputs are the files of the hostile test
 pass, in tests/data/hostile; the very large ones are made here (a 10^5-deep file, 100 MB)."""
 
@@ -217,7 +217,7 @@ def test_user_gpu_file_with_a_wrong_type_skips_that_entry(monkeypatch: pytest.Mo
             "hardware.gpu.hbm_bandwidth_gb_per_s",
         ),
         ("model", {"preset": "gpt-2", "tied_embeddings": 1}, "model.tied_embeddings"),
-        # 768.0 is 768 (JSON has one number type: issue 23); a fraction is still refused
+        # 768.0 is 768 (JSON has one number type); a fraction is still refused
         ("model", {"preset": "gpt-2", "hidden_size": 768.5}, "model.hidden_size"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Hostile input, round 3 (issue 24): files and devices, raw text, loose input to the readers.
+"""Hostile input, round 3: files and devices, raw text, loose input to the readers.
 Each test carries the issue's reproducer."""
 
 from __future__ import annotations

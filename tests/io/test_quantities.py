@@ -1,4 +1,4 @@
-"""The one quantity parser of the CLI and the window (issue 14 item 1): what each suffix means
+"""The one quantity parser of the CLI and the window: what each suffix means
 per kind of field, exact values, and refusals that name the field."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from gpusizer.io.quantities import KINDS, format_quantity, parse_quantity
 ACCEPTED = [  # (text, kind, value)
     ("1T", "tokens", 10**12),
     ("1.5e12", "tokens", 1.5e12),
-    ("1e12", "tokens", 10**12),  # read as 112 billion before (issue 14)
+    ("1e12", "tokens", 10**12),  # read as 112 billion before
     ("500B", "tokens", 5 * 10**11),
     ("500 B tokens", "tokens", 5 * 10**11),
     ("15.6T", "tokens", 15.6e12),

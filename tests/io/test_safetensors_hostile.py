@@ -1,4 +1,4 @@
-"""Hostile safetensors input (issue 15, items 9 and 12): an index may not leave its folder nor
+"""Hostile safetensors input: an index may not leave its folder nor
 make the error echo another file's bytes; a header of 10^6 tensors is refused, not parsed."""
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ def save_png(widget: Any, path: str) -> str:
 
 def _estimates(scenario: Any) -> None:
     """ScenarioError unless the estimator takes the scenario (one line, exit 2, never a
-    traceback: issue 15)."""
+    traceback, as every bad input is answered)."""
     from ..core.errors import ScenarioError
     from ..core.pipeline.estimate import estimate
 
