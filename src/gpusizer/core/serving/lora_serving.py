@@ -53,7 +53,7 @@ from ..model.serving_features import LoraServingSpec
 from ..model.specs import Scenario
 from ..registry.dtypes import nbytes
 from ..speed.step import StepModel, experts_read
-from ..speed.step_wrap import StepWrapper
+from ..speed.step_wrap import StepWork, StepWrapper
 
 ALL_LINEAR = ("q", "k", "v", "o", "gate", "up", "down")
 DEFAULT_RANK = 16  # vLLM max_lora_rank
@@ -208,25 +208,13 @@ class LoraStep(StepWrapper):
             return 0.0
         return experts_read(e.experts, e.top_k, round(tokens, 1), self.routing_alpha) * self._expert_bytes
 
-    def seconds(
-        self,
-        decodes: float,
-        decode_ctx: float,
-        prefill: float = 0.0,
-        prefill_seqs: float = 0.0,
-        prefill_attn: float = 0.0,
-        prefill_read: float = 0.0,
-        sampled: float | None = None,
-        graph: bool = True,
-    ) -> float:
-        t = self._base.seconds(
-            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
-        )
-        tokens = decodes + prefill
+    def step(self, work: StepWork) -> float:
+        t = self._base.seconds(*work)
+        tokens = work.decodes + work.prefill
         if not tokens:
             return t
         r = self._base.rate
-        weights = self._weights_read(decodes, prefill, prefill_seqs)
+        weights = self._weights_read(work.decodes, work.prefill, work.prefill_seqs)
         read = (weights + tokens * self._act) / r.bandwidth
         math = 2.0 * tokens * self._params / r.mm
         return t + max(read, math)
@@ -274,21 +262,8 @@ class _BaseOnLoraServer(StepWrapper):
         super().__init__(base.with_kernels(kernels * layers))
         self._prompt = base.with_kernels(kernels // V0_KERNELS_PER_SLICE * layers)
 
-    def seconds(
-        self,
-        decodes: float,
-        decode_ctx: float,
-        prefill: float = 0.0,
-        prefill_seqs: float = 0.0,
-        prefill_attn: float = 0.0,
-        prefill_read: float = 0.0,
-        sampled: float | None = None,
-        graph: bool = True,
-    ) -> float:
-        step = self._prompt if prefill else self._base
-        return step.seconds(
-            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
-        )
+    def step(self, work: StepWork) -> float:
+        return (self._prompt if work.prefill else self._base).seconds(*work)
 
 
 def _kernels(targets: tuple[str, ...], per_slice: bool) -> int:

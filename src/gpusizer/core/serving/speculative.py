@@ -35,7 +35,7 @@ from ..model.serving_features import SpeculativeSpec
 from ..model.specs import ModelSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..speed.step import StepModel
-from ..speed.step_wrap import StepWrapper
+from ..speed.step_wrap import StepWork, StepWrapper
 
 EAGLE3_DRAFT_VOCAB = 32000  # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config draft_vocab_size
 
@@ -195,37 +195,25 @@ class SpeculativeStep(StepWrapper):
         head = max(2.0 * d * head_w / r.head, head_w * sh.head_b / r.bandwidth)
         return self.k * (body + head)
 
-    def _spec(
-        self, d: float, ctx: float, extra: tuple[float, float, float, float, float], graph: bool = True
-    ) -> float:
-        prefill, seqs, attn, read, sampled = extra
+    def _spec(self, w: StepWork) -> float:
+        """The verify step of ``w``'s decodes at ``k + 1`` positions each, and their proposals."""
+        d = w.decodes
         n = d * (self.k + 1)
-        return self._base.seconds(
-            n, ctx * (self.k + 1), prefill, seqs, attn, read, sampled + n, graph
-        ) + self._propose(d, ctx)
-
-    def seconds(
-        self,
-        decodes: float,
-        decode_ctx: float,
-        prefill: float = 0.0,
-        prefill_seqs: float = 0.0,
-        prefill_attn: float = 0.0,
-        prefill_read: float = 0.0,
-        sampled: float | None = None,
-        graph: bool = True,
-    ) -> float:
-        if not decodes:
-            return self._base.seconds(
-                0, 0.0, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
-            )
-        rest = (sampled if sampled is not None else decodes + prefill_seqs) - decodes
-        whole = self._spec(
-            decodes, decode_ctx, (prefill, prefill_seqs, prefill_attn, prefill_read, rest), graph
+        sampled = n + (w.sampled or 0.0)
+        verify = self._base.seconds(
+            *w._replace(decodes=n, decode_ctx=w.decode_ctx * (self.k + 1), sampled=sampled)
         )
-        if not prefill:
+        return verify + self._propose(d, w.decode_ctx)
+
+    def step(self, work: StepWork) -> float:
+        w = work
+        if not w.decodes:
+            return self._base.seconds(*w._replace(decodes=0, decode_ctx=0.0))
+        rest = (w.sampled if w.sampled is not None else w.decodes + w.prefill_seqs) - w.decodes
+        whole = self._spec(w._replace(sampled=rest))
+        if not w.prefill:
             return whole / self.tokens
-        alone = self._spec(decodes, decode_ctx, (0.0, 0.0, 0.0, 0.0, 0.0), graph)
+        alone = self._spec(StepWork(w.decodes, w.decode_ctx, sampled=0.0, graph=w.graph))
         return whole - alone * (1.0 - 1.0 / self.tokens)
 
 

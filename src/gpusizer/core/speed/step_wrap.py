@@ -4,13 +4,30 @@ model they wrap, which may itself be a wrapper (a speculative step over a prefix
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from .step import StepModel
+
+
+class StepWork(NamedTuple):
+    """The arguments of :meth:`StepModel.seconds` as one value: what a wrapper reads, changes
+    (``_replace``) and hands on (``base.seconds(*work)``)."""
+
+    decodes: float
+    decode_ctx: float
+    prefill: float = 0.0
+    prefill_seqs: float = 0.0
+    prefill_attn: float = 0.0
+    prefill_read: float = 0.0
+    sampled: float | None = None
+    graph: bool = True
 
 
 class StepWrapper(StepModel):
     """``base``'s state (shape, rates, costs) as its own, and :meth:`seconds` forwarded to
-    ``base``, so a wrapper overrides only what its feature changes and every argument of the
-    step (the eager-step flag of attention DP among them) reaches the innermost model."""
+    ``base``, so a wrapper overrides only what its feature changes (:meth:`step`) and every
+    argument of the step (the eager-step flag of attention DP among them) reaches the
+    innermost model."""
 
     def __init__(self, base: StepModel) -> None:
         self.__dict__.update(base.__dict__)
@@ -27,6 +44,10 @@ class StepWrapper(StepModel):
         sampled: float | None = None,
         graph: bool = True,
     ) -> float:
-        return self._base.seconds(
-            decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph
+        return self.step(
+            StepWork(decodes, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, sampled, graph)
         )
+
+    def step(self, work: StepWork) -> float:
+        """Seconds of the step ``work`` describes; a wrapper overrides this, not :meth:`seconds`."""
+        return self._base.seconds(*work)
