@@ -61,9 +61,11 @@ SHORT = {
 CV_SHORT: dict[str, tuple[int, int]] = {
     # none: TensorRT-LLM at batch one held 6 of 11 on the pooled batch-one band while v0.5's
     # 128-token first tokens (1.52-1.85x the estimate) were most of its figures; with release
-    # 1.1.0's single-user trtllm-serve figures on an RTX A6000 (docs/evidence/speed.md section 45)
-    # it has 15 and a band of its own, which holds 13 (the A6000's TTFT, 0.78, and v0.5's H100 7B
-    # 128-token first token, 1.85, outside)
+    # 0.9.0's batch-1 first tokens (the same page's tables, 24 rows on H200, H100 and L40S) and
+    # release 1.1.0's single-user trtllm-serve figures on an RTX A6000 (docs/evidence/speed.md
+    # section 45) it has 39 and a band of its own, which holds 33: outside, the H200's and H100's
+    # fastest 128-token 7B rows (1.85-1.96), the A6000's TTFT (0.78) and two slow L40S rows at
+    # 2,048 tokens (v0.5's 7B 0.88, v0.9's Falcon 180B at TP 8 0.73)
 }
 
 
@@ -153,10 +155,10 @@ def test_a_held_out_fifth_in_every_regime_with_a_band() -> None:
 def test_a_batch_of_one_is_batch_one_even_as_a_burst() -> None:
     # TensorRT-LLM's batch-1 first-token tables are replayed as a "burst" of one request: the
     # issue's batch-one regime, not the burst of a static batch; so is v0.10's gptSessionBenchmark
-    # run of one request and release 1.1.0's trtllm-serve at one user (speed-figures.json,
-    # docs/evidence/speed.md sections 39 and 45)
+    # run of one request, release 0.9.0's batch-1 first-token tables and release 1.1.0's
+    # trtllm-serve at one user (speed-figures.json, docs/evidence/speed.md sections 39 and 45)
     e = SHIPPED["regimes"]["speed/tensorrt-llm/nvidia/batch-one"]
-    assert e["figures"] == 15
+    assert e["figures"] == 39
     # the 2023 tables count in the regime's oldest release: the catalog's 0.5.0, whose rules
     # they replay on, not the 0.10.0 of the later figure
     assert e["oldest_release"] == "0.5.0"
