@@ -58,15 +58,14 @@ SHORT = {
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
 # 18.3, training.md section 17):
-CV_SHORT = {
-    # v0.5's 128-token first token is 1.52-1.85x the estimate (the 70B at TP 4 with v0.5's NCCL
-    # all-reduce, docs/evidence/speed.md section 33), outside the batch-one band all engines
-    # give; the gap grows with the layers and differs by GPU, so it is no per-request cost of
-    # the release (docs/evidence/speed.md section 18.2), nor unsplit GEMM tiles, whose size no
-    # source gives and which the same page's GPT-J rows contradict (section 38); the one later
-    # release's figure that states everything, v0.10's single request on an L40S (section 39), is
-    # inside at 0.95
-    "speed/tensorrt-llm/nvidia/batch-one": (6, 11),
+CV_SHORT: dict[str, tuple[int, int]] = {
+    # none: TensorRT-LLM at batch one held 6 of 11 on the pooled batch-one band while v0.5's
+    # 128-token first tokens (1.52-1.85x the estimate) were most of its figures; with release
+    # 0.9.0's batch-1 first tokens (the same page's tables, 24 rows on H200, H100 and L40S) and
+    # release 1.1.0's single-user trtllm-serve figures on an RTX A6000 (docs/evidence/speed.md
+    # section 45) it has 39 and a band of its own, which holds 33: outside, the H200's and H100's
+    # fastest 128-token 7B rows (1.85-1.96), the A6000's TTFT (0.78) and two slow L40S rows at
+    # 2,048 tokens (v0.5's 7B 0.88, v0.9's Falcon 180B at TP 8 0.73)
 }
 
 
@@ -156,9 +155,10 @@ def test_a_held_out_fifth_in_every_regime_with_a_band() -> None:
 def test_a_batch_of_one_is_batch_one_even_as_a_burst() -> None:
     # TensorRT-LLM's batch-1 first-token tables are replayed as a "burst" of one request: the
     # issue's batch-one regime, not the burst of a static batch; so is v0.10's gptSessionBenchmark
-    # run of one request (speed-figures.json, docs/evidence/speed.md section 39)
+    # run of one request, release 0.9.0's batch-1 first-token tables and release 1.1.0's
+    # trtllm-serve at one user (speed-figures.json, docs/evidence/speed.md sections 39 and 45)
     e = SHIPPED["regimes"]["speed/tensorrt-llm/nvidia/batch-one"]
-    assert e["figures"] == 11
+    assert e["figures"] == 39
     # the 2023 tables count in the regime's oldest release: the catalog's 0.5.0, whose rules
     # they replay on, not the 0.10.0 of the later figure
     assert e["oldest_release"] == "0.5.0"
