@@ -228,8 +228,8 @@ def serial_output(ro: RolloutSpec) -> bool | None:
     """False where the rollout engine processes each step's outputs before the next step
     (``serving.async_output`` false, core/registry/engine_releases.py ``V0_SERIAL_OUTPUT``): vLLM's
     V0 engine under ``enforce_eager`` (``rl.rollout.cuda_graphs`` false), whose platform check
-    refuses the asynchronous output processor (``vllm/platforms/interface.py``
-    ``is_async_output_supported``, 0.7-0.10: "Since, enforce-eager is enabled, async output
+    refuses the asynchronous output processor (``vllm/platforms/cuda.py``
+    ``is_async_output_supported`` while V0 shipped: "Since, enforce-eager is enabled, async output
     processor cannot be used", the warning every verl GRPO-LoRA log replayed prints at start).
     None (the engine's own default) otherwise: V1 processes outputs in its own process."""
     if ro.engine != "vllm" or ro.cuda_graphs is not False:
