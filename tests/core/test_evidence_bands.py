@@ -44,12 +44,6 @@ SHORT = {
     # NVL72 domain, section 2n; the v0.5 Qwen3-235B 1-off, 0.78 below it before section 2o ran
     # vLLM's scheduler request by request, is inside at 0.97)
     "speed/rl/split": (3, 5),
-    # RL colocated: the dense steps the estimate lands within 21 % (the v0.5 Qwen3-32B 1.17, the
-    # v0.3 blog's Llama 3.1 8B 1.18, #959's 8B Megatron rerun 1.21 and verl's 72B GRPO-LoRA step
-    # 1.11, published / estimated) fall just below the band (1.22-3.39) that the MoE steps'
-    # larger misses set (docs/evidence/rl.md sections 2k, 2m, 2n; the #959 rerun was inside the
-    # 1.19-3.39 band before section 2o shortened the MoE rows' rollouts and raised the p10)
-    "speed/rl/colocated": (6, 10),
     # MoE training: two GB300 rows the estimate finds slow (DeepSeek-V3 BF16 0.92, Qwen3-235B
     # MXFP8 0.90, the safe side), below the band (0.94-2.16) the fast gpt-oss and H100 / B200
     # rows set; the other held-out six inside (docs/evidence/speed.md §10.5.2)

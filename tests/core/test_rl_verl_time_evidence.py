@@ -60,12 +60,11 @@ def test_each_verl_timer_is_as_recorded(record: dict[str, Any]) -> None:
 
 def test_the_count_within_25_percent() -> None:
     # the issue's goal: 70 % of published RL step times within 25 %; verl's thirteen step lines
-    # (seven GSM8K logs, six GSM8K + MATH logs): 8 of 13 (both Qwen2.5-1.5B runs on 2 GPUs at
-    # 0.63-0.65, their update_actor 3-7x the model's; the GSM8K + MATH 0.5B at 0.53, its gen and
-    # update short; both 3B runs at 0.70-0.72 since vLLM's scheduler runs all their 320 responses
-    # at once, where the old batch cap queued some; docs/evidence/rl.md sections 6, 6a and 2o)
+    # (seven GSM8K logs, six GSM8K + MATH logs): 13 of 13 since V0's serial output processing
+    # under enforce_eager (0.76-0.98; 8 of 13 before, 0.53-0.90: docs/evidence/rl.md section 9),
+    # the update_actor timers still 0.12-0.70 (FSDP1's host work per adapter unit, no rate)
     within = [r["id"] for r in RECORDS if abs(ratios(r)["step"] - 1) <= 0.25]
-    assert len(RECORDS) == 13 and len(within) == 8
+    assert len(RECORDS) == 13 and len(within) == 13
 
 
 def test_every_step_is_still_a_lower_bound() -> None:
@@ -80,7 +79,9 @@ def test_serving_the_adapter_is_the_rollout_s_largest_term() -> None:
     with_adapter = timed_phases(rec)["rollout"]
     s["rl"]["rollout"]["serves_adapter"] = False
     merged = timed_phases({**rec, "scenario": s})["rollout"]
-    assert with_adapter > 3 * merged
+    # the adapter's kernels add more than the merged rollout takes in all (V0's serial output
+    # processing, 9.6 s, in both: 121.5 s against 40.7)
+    assert with_adapter - merged > 1.9 * merged
 
 
 def test_per_call_offload_and_unprefetched_gathers_add_time() -> None:
@@ -174,3 +175,44 @@ def test_a_served_adapter_is_synced_as_verl_hands_it_over() -> None:
     bf16 = json.loads(json.dumps(rec["scenario"]))
     bf16["precision"]["weights"] = "bf16"  # a bf16 actor gathers half the bytes
     assert base_gather_seconds(parse_scenario(bf16), gpu) < 0.6 * base_gather_seconds(s, gpu)
+
+
+def test_an_eager_v0_rollout_processes_its_outputs_between_steps() -> None:
+    # vLLM V0 under enforce_eager refuses the asynchronous output processor (every verl log
+    # replayed prints "Since, enforce-eager is enabled, async output processor cannot be used",
+    # vllm/platforms/cuda.py), so each step waits for the last one's _process_model_outputs:
+    # 0.0968 ms + 0.1032 ms a sequence (vllm RFC #6913: 0.2 ms at 1 sequence, 3.4 ms at 32,
+    # Llama3-70B FP8 on 4 H100; core/registry/engine_releases.py V0_SERIAL_OUTPUT, set for serving
+    # and not from these logs). Only the V0 releases run so; CUDA graphs or V1 keep it off.
+    from gpusizer.core.pipeline.rl_roles import serial_output
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.registry.engine_releases import V0_SERIAL_OUTPUT
+
+    rl = parse_scenario(BY_ID["verl-grpo-lora-qwen2.5-7b-8xh100"]["scenario"]).rl
+    assert rl is not None
+    ro = rl.rollout
+    assert serial_output(ro) is False
+    assert serial_output(ro.model_copy(update={"cuda_graphs": None})) is None
+    assert serial_output(ro.model_copy(update={"engine_version": "0.10.1"})) is None  # V1
+    assert serial_output(ro.model_copy(update={"engine_version": None})) is None
+    assert serial_output(ro.model_copy(update={"engine": "sglang"})) is None
+    fixed, per_sequence = V0_SERIAL_OUTPUT
+    assert (fixed, per_sequence) == pytest.approx((0.0968e-3, 0.1032e-3), abs=1e-7)
+
+
+def test_the_serial_outputs_cost_each_step_per_sequence(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the GSM8K + MATH 0.5B log's engine (one TP 2 replica of 320 responses): a decode step of
+    # n sequences waits 0.0968 ms + n x 0.1032 ms more for the last step's outputs (at 320,
+    # 33.1 ms beside the eager launches); over the step's 320 x 306.8 generated tokens about
+    # 10.1 s, which took the gen timer (37.33 s measured) from 0.61 to 0.88 of the model's
+    from gpusizer.core.model.presets import scenario_gpu
+    from gpusizer.core.pipeline import rl_roles
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.core.pipeline.work_rl import _decode
+
+    s = parse_scenario(BY_ID["verl-grpo-lora-math-qwen2.5-0.5b-2xh100"]["scenario"])
+    serial = _decode(s, scenario_gpu(s))[0].step_at
+    monkeypatch.setattr(rl_roles, "serial_output", lambda ro: None)
+    overlapped = _decode(s, scenario_gpu(s))[0].step_at
+    for n in (1, 80, 320):
+        assert serial(n, 400) - overlapped(n, 400) == pytest.approx(0.0968e-3 + n * 0.1032e-3, rel=1e-3)

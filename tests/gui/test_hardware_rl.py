@@ -91,7 +91,7 @@ def test_the_chart_plots_the_speed_the_table_ranks(qtbot: Any) -> None:
 
 def test_the_table_shows_the_rl_step_and_run_bands(qtbot: Any) -> None:
     # before: "RL step" and "RL run" were single numbers; the band of RL's published steps
-    # (speed/rl/colocated: 46 steps ran 1.22-3.39x the estimate) was in the report alone
+    # (speed/rl/colocated: 46 steps ran 1.12-3.39x the estimate) was in the report alone
     chart = _chart(qtbot, HardwareView(vendor="NVIDIA"))
     keys = [c.key for c in chart.model.columns]
     headers = [chart.model.headerData(i, Qt.Orientation.Horizontal) for i in range(len(keys))]

@@ -187,7 +187,7 @@ def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
 
 def rl_step_note(s: Scenario, gpu: GPUSpec) -> str:
     """The RL step time's worth in words, from its regime's band (``speed/rl/<placement>``):
-    "RL steps like this have run 1.22-3.39x the estimate (80 % of 46 published steps...)". A
+    "RL steps like this have run 1.12-3.39x the estimate (80 % of 46 published steps...)". A
     ratio here is published seconds / estimated seconds (the estimate's speed over the
     published), so the band's edges are how many times the estimate the published steps ran."""
     b = band(speed_regime(s, gpu))

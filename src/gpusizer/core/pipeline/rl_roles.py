@@ -13,8 +13,10 @@ import math
 from typing import Any
 
 from ..errors import ScenarioError
-from ..model.rl_spec import RLSpec
+from ..model.rl_spec import RLSpec, RolloutSpec
 from ..model.specs import ModelSpec, Scenario
+from ..registry.engines import release
+from ..registry.frameworks import FRAMEWORKS
 from .rl_check import rl_of
 from .scenario import parse_scenario, scenario_dict
 
@@ -208,6 +210,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "api_server": False,
         "cuda_graphs": ro.cuda_graphs,  # verl rollout.enforce_eager: true is cuda_graphs false
         "prefill_chunk_tokens": ro.max_batched_tokens,
+        "async_output": serial_output(ro),
     }
     data["serving"] = {k: v for k, v in serving.items() if v is not None}
     if serves_adapter(rl) and ro.engine == "vllm":
@@ -219,6 +222,23 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
             "targets": w.lora_targets,
         }
     return _parse(data, "rollout engine")
+
+
+def serial_output(ro: RolloutSpec) -> bool | None:
+    """False where the rollout engine processes each step's outputs before the next step
+    (``serving.async_output`` false, core/registry/engine_releases.py ``V0_SERIAL_OUTPUT``): vLLM's
+    V0 engine under ``enforce_eager`` (``rl.rollout.cuda_graphs`` false), whose platform check
+    refuses the asynchronous output processor (``vllm/platforms/cuda.py``
+    ``is_async_output_supported`` while V0 shipped: "Since, enforce-eager is enabled, async output
+    processor cannot be used", the warning every verl GRPO-LoRA log replayed prints at start).
+    None (the engine's own default) otherwise: V1 processes outputs in its own process."""
+    if ro.engine != "vllm" or ro.cuda_graphs is not False:
+        return None
+    try:
+        rel = release(FRAMEWORKS["vllm"].releases, ro.engine_version)
+    except KeyError:  # an unknown version: the rollout scenario's own check names it
+        return None
+    return False if rel.vllm.serial_output[1] else None
 
 
 def serves_adapter(rl: RLSpec) -> bool:
