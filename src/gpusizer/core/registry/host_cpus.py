@@ -3,7 +3,8 @@
 A serving step that is not replayed from a CUDA graph is issued op by op from Python, and its
 host time is the engine's per-kernel launch cost (core/registry/engines.py ``StepCost.launch``:
 55 us an op for vLLM, SGLang and TensorRT-LLM's PyTorch backend, 24 us for transformers). Those
-costs were measured on x86-64 hosts; how long one PyTorch op takes the host depends on its CPU.
+costs were measured on x86-64 hosts (vLLM's; transformers' source names no host and is taken
+as x86); how long one PyTorch op takes the host depends on its CPU.
 Each entry states that time relative to the x86 reference (``op_dispatch``), from a published
 measurement of the same op on both, so the step model can carry an engine's launch cost to
 another host (core/serving/load.py ``engine_costs``). Only that per-op dispatch moves: the
