@@ -21,7 +21,8 @@ from pydantic import ValidationError
 
 from ..errors import ScenarioError, excerpt, from_validation
 from ..readfile import MiB, parse_json_object, read_json
-from .specs import GPUSpec, Scenario
+from ..registry.host_cpus import DEFAULT_HOST_CPU, HOST_CPUS, HostCPU
+from .specs import GPUSpec, HardwareSpec, Scenario
 from .system_spec import SystemSpec
 from .unified import effective_gpu
 
@@ -96,6 +97,23 @@ def nvlink_domain(gpu_id: str) -> int | None:
     sizes = {s.scale_up.domain_gpus for s in systems if s.scale_up.kind == "nvlink"}
     whole = all(s.scale_up.kind == "nvlink" and s.scale_up.domain_gpus == s.gpus for s in systems)
     return sizes.pop() if systems and whole and len(sizes) == 1 else None
+
+
+def host_cpu(hw: HardwareSpec) -> HostCPU:
+    """The host CPU of ``hw`` (core/registry/host_cpus.py): ``hardware.host_cpu`` where given,
+    else the one every catalog system of a catalog GPU names (Grace for a GB200 or GB300, whose
+    only systems are NVL72 racks), else x86 (a GPU sold in x86 servers, or one without systems)."""
+    if hw.host_cpu is not None:
+        return HOST_CPUS[hw.host_cpu]
+    return HOST_CPUS[_systems_host(hw.gpu) if isinstance(hw.gpu, str) else DEFAULT_HOST_CPU]
+
+
+@cache
+def _systems_host(gpu_id: str) -> str:
+    named = {s.host_cpu for s in gpu_systems(gpu_id)}
+    if len(named) == 1:
+        return named.pop() or DEFAULT_HOST_CPU
+    return DEFAULT_HOST_CPU
 
 
 MAX_USER_GPU_BYTES = 1 * MiB  # a GPU entry is about 400 bytes

@@ -39,6 +39,7 @@ from ..registry.bitsandbytes import check_version
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
 from ..registry.fused_kernels import check_kernels
+from ..registry.host_cpus import HOST_CPUS
 from ..registry.lightning_precision import LIGHTNING_PRECISION
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.optimizers import OPTIMIZER_KINDS
@@ -464,6 +465,14 @@ class HardwareSpec(Strict):
     # Network bandwidth per GPU and direction between nodes (null: the GPU class's reference
     # NIC, core/speed/train_rates.py); training collectives that cross nodes use it.
     network_gb_per_s: Rate | None = None
+    # The host CPU the engine's Python runs on (core/registry/host_cpus.py; null: the GPU's
+    # systems' host where they agree, else x86): it sets the per-op launch cost of eager steps.
+    host_cpu: str | None = None
+
+    @field_validator("host_cpu")
+    @classmethod
+    def _host_cpu(cls, v: str | None) -> str | None:
+        return v if v is None else check_id(v, HOST_CPUS, "host CPU")
 
 
 class OverheadSpec(Strict):

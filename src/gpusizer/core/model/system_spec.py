@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from ..errors import check_id
 from ..limits import Degree, LinkRate, NonNegRate, Strict
+from ..registry.host_cpus import HOST_CPUS
 from .specs import LinkKind, PriceDate
 
 PowerBasis = Literal["specified", "measured", "estimate"]
@@ -68,6 +70,13 @@ class SystemSpec(Strict):
     price_per_hour_marketplace_date: PriceDate | None = None
     price_per_hour_marketplace_source: Text | None = None
     notes: list[str] = Field(default_factory=list)
+    # the CPU its engines' Python runs on (core/registry/host_cpus.py; null: not stated, x86)
+    host_cpu: str | None = None
+
+    @field_validator("host_cpu")
+    @classmethod
+    def _host_cpu(cls, v: str | None) -> str | None:
+        return v if v is None else check_id(v, HOST_CPUS, "host CPU")
 
     @model_validator(mode="after")
     def _sourced(self) -> SystemSpec:

@@ -56,8 +56,8 @@ _TRT_STEPS = (
 # Before the PyTorch backend TensorRT-LLM ran TensorRT engines from its C++ runtime
 # (gptSessionBenchmark, the C++ batch manager): a context step enqueues its layers from C++,
 # at the kernel floor's 3 us (its v0.5 / v0.6 tables, tests/core/test_serving_speed.py).
-_TRT_ENGINE_STEPS = (("", StepCost(step=0.0, launch=3 * us)),)
-_GGML_STEPS = (("", StepCost(step=0.0, launch=9.4 * us)),)
+_TRT_ENGINE_STEPS = (("", StepCost(step=0.0, launch=3 * us, torch_launch=False)),)
+_GGML_STEPS = (("", StepCost(step=0.0, launch=9.4 * us, torch_launch=False)),)
 # TensorRT-LLM: in-flight batching puts prompts and decodes in one step; the capacity scheduler
 # (GUARANTEED_NO_EVICT, the default) admits a request only with room for all its tokens; CUDA
 # graphs for generation-only batches (model_engine.py ``_maybe_get_cuda_graph``: "if not

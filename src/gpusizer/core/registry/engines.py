@@ -93,6 +93,11 @@ class StepCost:
     # every rank's host handles every micro-batch (core/speed/step.py)
     per_request: float = 0.0
     per_request_pipeline: float = 0.0
+    # ``launch`` is PyTorch's per-op dispatch from Python (vLLM, SGLang, TensorRT-LLM's PyTorch
+    # backend, transformers), measured on x86 hosts (transformers' figure names none: taken as
+    # x86), so it scales with the host CPU's (core/registry/host_cpus.py); False for a C++
+    # runtime's launches (TensorRT engines, ggml), for which no host comparison was found
+    torch_launch: bool = True
     # seconds a request spends in the engine's API server outside the steps (chat template,
     # handing it to the scheduler, streaming the first token back; its tokenising grows with
     # the prompt, ``front_end_per_token``): in each

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..memo import Memo
 from ..model.node import MNNVL_NODE, host_gpus
+from ..model.presets import host_cpu
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..registry.all_reduce import ENGINE_KERNEL, AllReduceRule
@@ -59,7 +60,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         library=s.profile.kernels,
         layer_kernels="eager" if eager else s.profile.kernels,
         host=st.step.step,
-        launch=0.0 if apple else st.step.launch,
+        launch=0.0 if apple else _launch(s, st),
         graphs=st.cuda_graphs and not apple,
         graph_batch=sched.graph_batch if sched else UNLIMITED,  # transformers: a compiled static cache
         graph_prefill=sched.graph_prefill if sched else False,
@@ -79,6 +80,15 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         host_gpus=host_gpus(s.hardware.gpus_per_node),  # core/model/node.py: a tray in an NVL72
         graph_sizes=tuple(sorted(set(s.serving.cuda_graph_batch_sizes or ()))),
     )
+
+
+def _launch(s: Scenario, st: EngineSettings) -> float:
+    """Host seconds per kernel of a step not replayed from a graph: the engine's launch cost,
+    PyTorch's per-op dispatch scaled by the host CPU's (core/registry/host_cpus.py: Grace issues
+    an op 2.75x as slowly as the x86 hosts the costs were measured on)."""
+    if not st.step.torch_launch:
+        return st.step.launch
+    return st.step.launch * host_cpu(s.hardware).op_dispatch
 
 
 def _all_reduce(gpu: GPUSpec, st: EngineSettings) -> AllReduceRule:
