@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from gpusizer.core.model.presets import gpu_spec, scenario_gpu
+from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.engine_releases_cpp import TENSORRT_LLM
 from gpusizer.core.serving.attention_dp import rank_view
@@ -107,3 +108,21 @@ def test_pcie_gather_is_a_fraction_of_the_all_to_all_it_replaces() -> None:
     assert a == pytest.approx(0.0596, rel=0.02)
     assert g == pytest.approx(0.0188, rel=0.02)
     assert 0.25 < g / a < 0.4
+
+
+@pytest.mark.parametrize(
+    ("rid", "published"),
+    [
+        ("trtllm-1.0-q30-fp4-rtxpro-x2-tp2-1000-1000", 16431),
+        ("trtllm-1.0-q30-fp4-rtxpro-x4-tp4-1000-1000", 24046),
+        ("trtllm-1.0-q30-fp4-rtxpro-x8-tp8-1000-1000", 31785),
+    ],
+)
+def test_qwen3_30b_over_pcie_replays_by_its_one_gpu_column(rid: str, published: int) -> None:
+    """TensorRT-LLM 1.0 perf overview (perf-overview.md at 00f37686), Qwen3-30B-A3B NVFP4 on 2, 4
+    and 8 RTX Pro 6000 Server Edition at 1000/1000, total output tokens/s; the one-GPU column
+    replays at 1.09. With the engine's gather over PCIe at NCCL's host-bound rate: 1.22, 1.24,
+    1.12 (0.67, 0.62, 0.71 under the all-to-all). Tolerance 25 %, the regime's."""
+    sv = estimate(_scenario(rid)).serving
+    assert sv is not None
+    assert sv.tokens_per_second / published == pytest.approx(1.0, abs=0.25)
