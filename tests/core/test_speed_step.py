@@ -97,6 +97,22 @@ def test_nccl_ring_runs_mid_size_messages_below_the_link_rate() -> None:
     assert all_gather_seconds(net, big, 16) == pytest.approx(net.alpha + 15 / 16 * big / net.beta)
 
 
+def test_nccl_over_pcie_gen5_reaches_the_host_bound_bus_bandwidth() -> None:
+    """NVIDIA/nccl#1639: all_reduce_perf on 8 x RTX 5090 (PCIe Gen5 x16, 2 x Xeon 8480+), 1-8 GB:
+    "8 GPU max performance: bwbus 28GB/s, 4GPU ... 35GB/s" (the host's CPU and memory bound it,
+    NCCL's maintainer in the thread). The model's 1 GiB ring all-reduce over PCIe Gen5 reaches
+    those bus bandwidths (tolerance 2 %: the hops' latency); a pair keeps 0.7 of the link, and a
+    Gen4 card's link is below either bound already."""
+    gen5 = gpu_by_id("rtx-pro-6000-blackwell-96gb")
+    big = 2**30
+    for ranks, bus in ((8, 28e9), (4, 35e9), (2, 0.7 * 64e9)):
+        ln = link(gen5, ranks, 8)
+        busbw = 2 * (ranks - 1) / ranks * big / all_reduce_seconds(ln, big, ranks)
+        assert busbw == pytest.approx(bus, rel=0.02), ranks
+    gen4 = link(gpu_by_id("rtx-4090-24gb"), 8, 8)
+    assert 2 * 7 / 8 * big / all_reduce_seconds(gen4, big, 8) == pytest.approx(gen4.beta, rel=0.02)
+
+
 def test_power_law_routing_reads_fewer_experts_than_uniform() -> None:
     for e, k in ((128, 4), (256, 8)):
         assert experts_read(e, k, 1) == k  # one token: its own k

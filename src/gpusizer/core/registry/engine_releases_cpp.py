@@ -143,9 +143,11 @@ _TRT_BEFORE_1_0 = (
             "the tokens of every rank are all-gathered (quantised to FP4 / per-tensor FP8 first) "
             "and the outputs reduce-scattered, NCCL allgather / reducescatter; the all-to-all "
             "only on multi-node NVLink (MnnvlMemory.supports_mnnvl()) or DeepEP by environment. "
-            "Not switched on (moe_comm stays all_to_all): with it the large-batch MoE figures "
-            "fall from 7 to 5 of 11 within 25 % while TensorRT-LLM's own MoE GEMM rates are "
-            "not known (docs/evidence/speed.md section 29)",
+            "Priced as the gather over PCIe only: inside an NVLink node the all-to-all stays the "
+            "stand-in (with the gather there the large-batch MoE figures fell from 7 to 5 of 11 "
+            "within 25 % while TensorRT-LLM's own MoE GEMM rates are not known, "
+            "docs/evidence/speed.md section 29; over PCIe the all-to-all charged 3-5x the "
+            "engine's bytes, core/serving/load.py _moe_comm)",
             "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory free "
             "after weights and activations (docs examples/kvcacheconfig; "
             "_torch/pyexecutor/_util.py estimate_max_kv_cache_tokens); tokens_per_block "
@@ -156,6 +158,7 @@ _TRT_BEFORE_1_0 = (
             _DP_PADDING,
         ),
         dp_padding=True,
+        moe_comm="gather",
         all_reduce=TRTLLM_WORKSPACE_AR,
     ),
 )

@@ -23,6 +23,7 @@ from ..model.presets import host_cpu
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..registry.all_reduce import ENGINE_KERNEL, AllReduceRule
+from ..speed.collectives import SCALE_UP_GB_PER_S
 from ..speed.rates import Rates, power_capped, sixteen_bit_scale
 from ..speed.rates_era import default_backend
 from ..speed.roofline import peak_tflops
@@ -74,7 +75,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         # experts over data-parallel ranks (an attention-DP rank's view): those ranks share
         # every MoE layer, and their graphs with it
         graph_ranks=s.parallelism.expert if sched and sched.graph_all_ranks and s.parallelism.data > 1 else 1,
-        moe_comm=rel.moe_comm if rel and s.hardware.gpus_per_node <= MNNVL_NODE else "all_to_all",
+        moe_comm=_moe_comm(s, gpu, st),
         dp_padding=_dp_padding(s, st),
         all_reduce=_all_reduce(gpu, st),
         host_gpus=host_gpus(s.hardware.gpus_per_node),  # core/model/node.py: a tray in an NVL72
@@ -89,6 +90,22 @@ def _launch(s: Scenario, st: EngineSettings) -> float:
     if not st.step.torch_launch:
         return st.step.launch
     return st.step.launch * host_cpu(s.hardware).op_dispatch
+
+
+def _moe_comm(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> str:
+    """How the MoE layers move tokens between expert-parallel ranks: the release's pattern
+    (``EngineRelease.moe_comm``) where the GPUs talk over PCIe; the all-to-all in a multi-node
+    NVLink domain (TensorRT-LLM's MNNVL path) and, as the stand-in of docs/evidence/speed.md
+    section 29, inside an NVLink node, where TensorRT-LLM gathers too but the model lacks MoE
+    time the all-to-all's surplus stands for (its CUTLASS grouped GEMM's rate, section 44).
+    Over PCIe that surplus is no stand-in: the all-to-all sends top-k 16-bit copies of each
+    token where the engine gathers one FP4 copy and reduce-scatters one 16-bit output (3-5x the
+    bytes for a top-8 model), tens of ms a step at PCIe rates."""
+    rel = st.release
+    nvlink = gpu.interconnect_gb_per_s >= SCALE_UP_GB_PER_S  # as core/speed/collectives.py link()
+    if rel is None or s.hardware.gpus_per_node > MNNVL_NODE or nvlink:
+        return "all_to_all"
+    return rel.moe_comm
 
 
 def _all_reduce(gpu: GPUSpec, st: EngineSettings) -> AllReduceRule:

@@ -15,7 +15,9 @@ spans nodes.
 - PCIe: ``alpha`` 6.8 + 5.1 x (n - 1) us, through 11.9 us for 2 RTX 4090 (8 B all-to-all, P2P
   off: tinygrad/open-gpu-kernel-modules#17) and 42.6 us for 8 (8 B all-reduce, NCCL tree:
   NVIDIA/nccl#1530); ``beta`` = 0.7 x the catalog's PCIe rate (the product's interconnect
-  efficiency: no NCCL-over-PCIe bus bandwidth was found).
+  efficiency); NCCL's ring over more than two PCIe GPUs at most the host-bound bus bandwidth
+  measured on 8 x RTX 5090 (PCIe Gen5): 35 GB/s for 4 GPUs, 28 for 8 (NVIDIA/nccl#1639,
+  :func:`pcie_bus`).
 - Network: ``alpha`` 47 us (2 nodes x 8 H20, NDR, 4 B-1 KB all-reduce: 46-48 us,
   NVIDIA/nccl#1244); ``beta`` 47 GB/s per GPU: "For NDR @ 400Gbps you should see 46-48GB/s
   per NIC" (NVIDIA/nccl-tests#290), one 400 Gb/s NIC per GPU as DGX/HGX H100 and B200 ship.
@@ -63,6 +65,12 @@ NCCL_HOP_US: dict[str, tuple[float, float, float]] = {"nvlink": (0.6, 1.9, 3.4),
 NCCL_LL128_SHARE = 0.92
 # LL: half the bus bandwidth, over NVLink capped at llMaxBws (141 GB/s of Hopper's 370 effective)
 NCCL_LL_SHARE = {"nvlink": 141 / 370, "pcie": 0.5}
+# NCCL's ring bus bandwidth over PCIe is bound by the host (CPU root complex and memory) once
+# the group spans more than a pair: all_reduce_perf on 8 x RTX 5090 (PCIe Gen5 x16, 2 x Xeon
+# 8480+, ACS off), 1-8 GB messages, "8 GPU max performance: bwbus 28GB/s, 4GPU ... 35GB/s";
+# NCCL's maintainer: "On PCI systems, the performance you get is usually determined by the
+# bandwidth your CPU and memory can deliver" (NVIDIA/nccl#1639). (ranks up to, bytes/s)
+NCCL_PCIE_HOST_BUS = ((2, float("inf")), (4, 35e9), (8, 28e9))
 # Faster than any PCIe generation: a scale-up fabric (NVLink, Infinity Fabric, Gaudi's links)
 SCALE_UP_GB_PER_S = 100.0
 
@@ -107,16 +115,28 @@ def link(gpu: Device, ranks: int, gpus_per_node: int, efficiency: float | None =
     return Link("pcie", PCIE_ALPHA + PCIE_ALPHA_PER_RANK, rate * (efficiency or PCIE_EFFICIENCY))
 
 
-def nccl_ring_seconds(ln: Link, bus_bytes: float, steps: int) -> float:
+def pcie_bus(ln: Link, ranks: int) -> float:
+    """The bus bandwidth (bytes/s) NCCL's ring reaches over ``ln`` for a group of ``ranks``:
+    the link's own, over PCIe at most the host-bound figure of the group's size
+    (``NCCL_PCIE_HOST_BUS``; a Gen4 card's link rate is below it already)."""
+    if ln.kind != "pcie":
+        return ln.beta
+    cap = next((b for n, b in NCCL_PCIE_HOST_BUS if ranks <= n), NCCL_PCIE_HOST_BUS[-1][1])
+    return min(ln.beta, cap)
+
+
+def nccl_ring_seconds(ln: Link, bus_bytes: float, steps: int, ranks: int = 2) -> float:
     """NCCL's ring over a scale-up link (module docstring): the fastest protocol's base
     latency + ``steps`` hops + ``bus_bytes`` (the bytes each rank moves: the algorithm's factor
-    times the tensor) at that protocol's share of the bus bandwidth."""
+    times the tensor) at that protocol's share of the bus bandwidth (:func:`pcie_bus` for a
+    group of ``ranks``)."""
+    beta = pcie_bus(ln, ranks)
     hops = NCCL_HOP_US[ln.kind]
     shares = (NCCL_LL_SHARE[ln.kind], NCCL_LL128_SHARE if ln.kind == "nvlink" else 0.0, 1.0)
     best = float("inf")
     for base, hop, share in zip(NCCL_BASE_US, hops, shares, strict=True):
         if share > 0:
-            best = min(best, (base + steps * hop) * us + bus_bytes / (ln.beta * share))
+            best = min(best, (base + steps * hop) * us + bus_bytes / (beta * share))
     return best
 
 
@@ -127,7 +147,7 @@ def all_reduce_seconds(ln: Link, nbytes: float, ranks: int, library: str = "nccl
         return 0.0
     bus = 2 * (ranks - 1) / ranks * nbytes
     if library == "nccl" and ln.kind in NCCL_HOP_US:
-        return nccl_ring_seconds(ln, bus, 2 * (ranks - 1))
+        return nccl_ring_seconds(ln, bus, 2 * (ranks - 1), ranks)
     return ln.latency(ranks) + bus / ln.beta
 
 
@@ -137,7 +157,7 @@ def all_gather_seconds(ln: Link, nbytes: float, ranks: int) -> float:
         return 0.0
     bus = (ranks - 1) / ranks * nbytes
     if ln.kind in NCCL_HOP_US:
-        return nccl_ring_seconds(ln, bus, ranks - 1)
+        return nccl_ring_seconds(ln, bus, ranks - 1, ranks)
     return ln.latency(ranks) + bus / ln.beta
 
 

@@ -31,6 +31,9 @@ from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
 from .step_kernels import kernels_per_step
 from .step_moe import GEMV_TOKENS, ROUTING_ALPHA, ExpertTerms
 
+# bytes a token's routing takes per chosen expert: an int32 id and a float32 weight
+ROUTING_BYTES = 8
+
 
 class StepTerms(ExpertTerms):
     """The terms of one scenario's step on its GPU, precomputed per model (module docstring);
@@ -178,9 +181,13 @@ class StepTerms(ExpertTerms):
             lib = "custom" if msg < self._ar_max else "nccl"
             t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, lib)
         if self._a2a and self.costs.moe_comm == "gather" and sh.tp < sh.ep:
-            # the ranks hold different tokens (attention DP): every rank's, to every rank
+            # the ranks hold different tokens (attention DP): every rank's, to every rank, with
+            # each token's top-k expert ids (int32) and weights (float32) gathered beside it
+            # (TensorRT-LLM fused_moe_cutlass.py: allgather([x, x_sf, token_selected_experts,
+            # token_final_scales])); the 16-bit outputs reduce-scattered back
             tokens = n * sh.ep * sh.hidden
-            one = all_gather_seconds(self.ep_link, tokens * self._gather_b, sh.ep)
+            routing = n * sh.ep * sh.top_k * ROUTING_BYTES
+            one = all_gather_seconds(self.ep_link, tokens * self._gather_b + routing, sh.ep)
             t += sh.moe_layers * (one + all_gather_seconds(self.ep_link, tokens * sh.ab, sh.ep))
         elif self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
             # done when the busiest rank has received its share (core/speed/expert_load.py)
