@@ -30,3 +30,21 @@ def test_a_node_the_user_chose_is_kept(state):
     # both set together: the stated node wins
     state.edit_many({"hardware.gpu": "gb300-288gb", "hardware.gpus_per_node": 8})
     assert state.scenario.hardware.gpus_per_node == 8
+
+
+def test_the_host_cpu_combo_sets_the_field_and_empty_follows_the_gpu(qtbot):
+    """``hardware.host_cpu`` in the Hardware panel: "From the GPU's systems" is null (a GB200's
+    systems name Grace), a chosen host is kept (docs/scenario-format.md)."""
+    from gpusizer.gui.binding import Binder
+    from gpusizer.gui.panels.hardware_panel import HardwarePanel
+
+    state = ScenarioState(merge_ms=0)
+    panel = HardwarePanel(Binder(state))
+    qtbot.addWidget(panel.box)
+    host = panel.box.findChild(type(panel.gpu), "combo_host_cpu")
+    assert host.currentData() is None and state.scenario.hardware.host_cpu is None
+    host.setCurrentIndex(host.findData("grace"))
+    state.flush()
+    assert state.scenario.hardware.host_cpu == "grace"
+    state.edit("hardware.host_cpu", None, immediate=True)
+    assert host.currentData() is None

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidg
 from ...core.errors import ScenarioError
 from ...core.model.presets import resolve_gpu_id, user_gpus
 from ...core.pipeline.scenario import clear_cache
+from ...core.registry.host_cpus import HOST_CPUS
 from ...io.user_gpus import remove_user_gpu, save_user_gpu
 from ...io.wording import count
 from ..binding import Binder
@@ -71,6 +72,13 @@ class HardwarePanel(Panel):
             "hardware.gpus_per_node",
             name="spin_gpus_per_node",
         )
+        host = combo([("From the GPU's systems", None), *((c.label, c.id) for c in HOST_CPUS.values())])
+        host.setToolTip(
+            "The CPU the engine's Python runs on: it issues every op of a step not replayed from a "
+            "CUDA graph. Grace (GH200, GB200, GB300) issues a PyTorch op about 2.75x as slowly as "
+            "an x86 server. Empty: the host of the catalog's systems with this GPU."
+        )
+        f.add("Host CPU", host, "hardware.host_cpu", name="combo_host_cpu")
         self.save_gpu = QPushButton("Save to my GPUs")
         self.save_gpu.setObjectName("button_save_gpu")
         self.save_gpu.setToolTip("Keep this custom GPU in the GPU list (saved with the app's settings).")
