@@ -1,5 +1,6 @@
 """Llama 4 Scout and Maverick as the estimator represents them, audited against their released
-config.json and checkpoints (docs/evidence/speed.md section 45); no answer changes.
+config.json and checkpoints (docs/evidence/speed.md section 45). The one error the audit found,
+Maverick's dense layers missing from the profile forward's peak, is fixed and pinned here.
 
 Config values (meta-llama/Llama-4-Maverick-17B-128E-Instruct and Llama-4-Scout-17B-16E-Instruct,
 ``text_config``): hidden_size 5,120; intermediate_size 8,192 (each routed expert and the shared
