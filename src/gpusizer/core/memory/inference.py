@@ -104,6 +104,10 @@ def _prefill_activations(s: Scenario, arch: Arch, batch: Any, prompt: Any) -> tu
         tokens = _minimum(tokens, chunk * batch if prof.prefill_chunk_per_sequence else chunk)
     stream = 2 * pb * tokens * arch.hidden
     ffn = arch.moe.expert_ffn_hidden_size * arch.moe.experts_per_token if arch.moe else arch.ffn
+    if arch.moe and arch.dense_layers:
+        # its dense layers run their own MLP, which may be the wider (Llama 4 Maverick's
+        # intermediate_size_mlp 16,384 against one routed expert's 8,192)
+        ffn = max(ffn, arch.ffn)
     mlp = pb * tokens * ffn * (3 if arch.spec.mlp == "gated" else 2) / par.tensor
     mlp = mlp + bnb_prefill_bytes(s, arch, tokens)  # beside the MLP's intermediates
     attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / par.tensor

@@ -42,14 +42,19 @@ def forward_peak(s: Scenario, arch: Arch, tokens: float) -> float:
     residual stream and normalised input plus the widest intermediate (gated MLP: gate, up
     and their product; attention q, k, v), split by TP (core/memory/inference.py's rule). A fused MoE
     layer holds [T, k, 2I], [T·k, I] and the per-expert outputs [T, k, H] (vLLM/SGLang
-    fused_moe.py ``fused_experts_impl`` intermediate_cache1-3, chunks of 32,768 tokens)."""
+    fused_moe.py ``fused_experts_impl`` intermediate_cache1-3, chunks of 32,768 tokens). A MoE
+    model's dense layers (DeepSeek's leading ones, Llama 4 Maverick's every other layer, whose
+    MLP is ``intermediate_size_mlp`` 16,384 wide against the experts' 8,192) run their own MLP,
+    so the peak is the wider of the two."""
     pb, tp = nbytes(s.precision.activations), s.parallelism.tensor
     moe = arch.moe
+    dense = pb * tokens * arch.ffn * (3 if arch.spec.mlp == "gated" else 2) / tp
     if moe is not None:
         t = min(tokens, 32768) * moe.experts_per_token
         mlp = pb * t * (3 * moe.expert_ffn_hidden_size / tp + arch.hidden)
+        mlp = max(mlp, dense) if arch.dense_layers else mlp
     else:
-        mlp = pb * tokens * arch.ffn * (3 if arch.spec.mlp == "gated" else 2) / tp
+        mlp = dense
     attn = pb * tokens * (arch.q_dim + 2 * arch.kv_dim) / tp
     return 2 * pb * tokens * arch.hidden + max(mlp, attn)
 
