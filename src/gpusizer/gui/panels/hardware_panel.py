@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from ...core.errors import ScenarioError
-from ...core.model.presets import resolve_gpu_id, user_gpus
+from ...core.model.presets import host_cpu, resolve_gpu_id, user_gpus
 from ...core.pipeline.scenario import clear_cache
 from ...core.registry.host_cpus import HOST_CPUS
 from ...io.user_gpus import remove_user_gpu, save_user_gpu
@@ -168,4 +168,5 @@ class HardwarePanel(Panel):
             f"{g.capacity_bytes / _GIB:,.1f} GiB usable · {g.hbm_bandwidth_gb_per_s:,.0f} GB/s"
             f" · {bf16:,.0f} BF16 TFLOPS · {g.interconnect_gb_per_s:,.0f} GB/s link"
             f"<br>{count(est.gpus, 'GPU')} on {count(nodes, 'node')}"
+            f" · host {host_cpu(est.scenario.hardware).label.split(' (')[0]}"
         )
