@@ -32,6 +32,11 @@ class HostCPU:
     op_dispatch: float
     source: str
 
+    @property
+    def short(self) -> str:
+        """The label without its parenthesis ("NVIDIA Grace"), for a line that names the host."""
+        return self.label.split(" (")[0]
+
 
 HOST_CPUS: dict[str, HostCPU] = {}
 

@@ -247,6 +247,9 @@ def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -
     if served.note:
         done += f" ({served.note})"
     origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else "kernel floors + host"
+    host = host_cpu(s.hardware)
+    if st.step.torch_launch and host.op_dispatch != 1.0:  # the eager steps' ops, on this host
+        origin += f"; eager ops issued by {host.short} at {host.op_dispatch:.2f}x an x86 host's time"
     r = step.rates
     return (
         f"speed for {what}, {done}; fixed cost per step {step.fixed * 1e3:.2f} ms ({origin}); "

@@ -168,5 +168,5 @@ class HardwarePanel(Panel):
             f"{g.capacity_bytes / _GIB:,.1f} GiB usable · {g.hbm_bandwidth_gb_per_s:,.0f} GB/s"
             f" · {bf16:,.0f} BF16 TFLOPS · {g.interconnect_gb_per_s:,.0f} GB/s link"
             f"<br>{count(est.gpus, 'GPU')} on {count(nodes, 'node')}"
-            f" · host {host_cpu(est.scenario.hardware).label.split(' (')[0]}"
+            f" · host {host_cpu(est.scenario.hardware).short}"
         )
