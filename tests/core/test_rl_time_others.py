@@ -28,12 +28,12 @@ RECORDS: list[dict[str, Any]] = json.loads(
 # the weight updates moved 0.145 -> 0.199 (Miles), 3.63 -> 3.91, 0.110 -> 0.229, 0.229 -> 0.292
 RECORDED = {
     # vLLM's scheduler run request by request (rl.md section 2o): 0.840 and 0.870 before
-    "verl-grpo-deepseek-v3-96xh20": {"step": 0.814, "rollout": 0.829},
+    "verl-grpo-deepseek-v3-96xh20": {"step": 0.841, "rollout": 0.829},
     "miles-grpo-qwen3-30b-a3b-8xmi300x": {
-        "step": 0.392,
+        "step": 0.405,
         "rollout": 0.692,
         "training": 0.307,
-        "log_probs": 0.333,
+        "log_probs": 0.496,
         "weight_sync": 0.199,
     },
     "verl-sync-qwen2.5-math-7b-4to4xh20": {"weight_sync": 3.91},

@@ -16,8 +16,9 @@
   temperature 1 one at least is cut by ``max_new_tokens`` (the clip ratio NeMo RL and verl
   log; NeMo RL v0.3's 70B generation, 84 s for 398-token means, is the cap's 3,968 steps).
 - Log-prob forwards (old policy, reference, critic values, reward model): forward FLOPs (2 x
-  active parameters per token, Kaplan et al. arXiv 2001.08361 §2.1) at the training step's
-  achieved FLOP rate.
+  active parameters per token, Kaplan et al. arXiv 2001.08361 §2.1, plus attention's Q·Kᵀ and
+  P·V over the training rows, as the training step counts its own forward) at the training
+  step's achieved FLOP rate.
 - Training: the fine-tuning step model over the step's prompt + response tokens, ``epochs``
   times (verl ``ppo_epochs``); the critic as much again.
 - Weight sync: colocated, the policy's 16-bit weights gathered into the engine over the GPUs'
@@ -37,6 +38,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..model.architecture import resolve
+from ..model.flops import attention_flops_per_token
+from ..model.params import count_parameters
+from ..model.specs import ModelSpec
 from ..speed.step import StepModel
 
 StepAt = Callable[[int, float], float]  # (sequences decoding, tokens each holds) -> seconds
@@ -179,6 +184,17 @@ def prefill_seconds(step: StepModel, batch: int, prompt: int, budget: int | None
     steps = max(1, math.ceil(batch * prompt / budget)) if budget else 1
     share = batch / steps
     return steps * step.seconds(0, 0.0, share * prompt, share, share * attn, share * read, share)
+
+
+def forward_flops(model: ModelSpec, rows: int, causal: bool) -> float:
+    """FLOPs per token of one log-prob forward of ``model`` over packed training rows of ``rows``
+    tokens: 2 x active parameters plus attention's Q·Kᵀ and P·V (Narayanan et al. 2021 arXiv
+    2104.04473 §5.1), the forward the training step prices at the same rows
+    (core/model/flops.training_flops_per_token); ``causal`` as the training's attention kernel.
+    Without the attention term a forward was priced below the training step's own forward, the
+    more so the longer the rows: Qwen3-30B-A3B at 4,096 tokens 24 %, Llama 3.1 8B 7 %."""
+    attention = attention_flops_per_token(resolve(model), rows, causal)
+    return 2.0 * count_parameters(model).active + attention
 
 
 def forward_seconds(tokens: float, flops_per_token: float, gpus: int, flops_per_gpu: float) -> float:

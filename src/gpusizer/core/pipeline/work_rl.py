@@ -42,6 +42,7 @@ from .rl_roles import (
 )
 from .rl_time import (
     Decode,
+    forward_flops,
     forward_seconds,
     host_seconds_per_token,
     prefill_seconds,
@@ -136,7 +137,8 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     models += [role_model(s, "", rl.critic.model)] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
     tokens = trained_tokens(rl)
-    fwd = sum(forward_seconds(tokens, 2.0 * count_parameters(m).active, gpus, rate) for m in models)
+    rows, causal = policy.workload.sequence_length, policy.parallelism.attention == "flash"
+    fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, rate) for m in models)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
     waits = exposed_gathers(s, gpu)
     return fwd + waits[0], train + waits[1]
