@@ -37,7 +37,7 @@ SHORT = {
     # the GSM8K 0.5B reads 0.87 (below) and the GSM8K + MATH 0.5B 1.20 (above; docs/evidence/rl.md
     # section 8)
     "memory/rl": (1, 3),
-    # split steps, their own band (0.94-2.02, docs/evidence/rl.md sections 2l, 2m, 2n and 2o): of
+    # split steps, their own band (0.94-1.95, docs/evidence/rl.md sections 2l, 2m, 2n and 2o): of
     # the held-out fifth's five, the v0.6 DeepSeek V3 FP8 1-off (0.89) ran faster than the
     # estimate, below the band, and the v0.5 GB200 Qwen3-30B-A3B 1-off (2.04) slower, just above
     # it (the GB200 Qwen3-235B 1-off rows that set the edge at 2.14 moved to 1.88-1.95 on their
