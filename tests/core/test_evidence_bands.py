@@ -48,12 +48,6 @@ SHORT = {
     # MXFP8 0.90, the safe side), below the band (0.94-2.16) the fast gpt-oss and H100 / B200
     # rows set; the other held-out six inside (docs/evidence/speed.md §10.5.2)
     "speed/training/moe": (6, 8),
-    # large-batch MoE: its band (0.88-1.38) rose at the bottom when TensorRT-LLM's FP4 gather over
-    # PCIe brought the RTX Pro columns in (docs/evidence/speed.md section 47) and fell at the top
-    # when Grace's op dispatch brought the GB200 columns in (section 46); of the held-out five,
-    # InferenceX's DeepSeek-R1 TPOT on 8 B200 (0.85, the safe side) is now below it and Llama 4
-    # Maverick on 8 H200 (1.69, fast, sections 35 and 44) above it
-    "speed/tensorrt-llm/nvidia/moe": (3, 5),
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
