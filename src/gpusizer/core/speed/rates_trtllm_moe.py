@@ -25,7 +25,9 @@ section 48). The release gap: the table is 1.3.0rc20 (2026), the figures these r
 
 Not taken: the RTX Pro 6000 (SM120, ``blackwell-rtx``), whose measured module the default
 shares already meet (0.65-1.5 by shape); GB200's table, which puts the same chip up to 2x
-faster than B200's at one shape and is left to B200's (both ``blackwell``).
+faster than B200's at one shape and is left to B200's (both ``blackwell``); H200's Llama 4
+rows, 3-7x H100's for the same kernel and shapes (a collection defect); formats other than
+those measured (``MEASURED_FORMATS``).
 """
 
 from __future__ import annotations
@@ -59,11 +61,21 @@ TRTLLM_MOE_RATES: dict[tuple[str, str, str], Rates] = {
 }
 
 
-def era_for_experts(era: str, family: str, weights_rule: str) -> str:
-    """The kernel era the experts of a step run under: block-scaled FP8 experts on datacentre
-    Blackwell leave the CUTLASS entry for the default (DeepGEMM's) shares, since TensorRT-LLM runs
-    them through its DeepGEMM fused MoE there (aiconfigurator collector/trtllm/collect_moe.py:
-    ``fp8_block`` on SM100/103 -> ``moe_backend = "deepgemm"``, CUTLASS on Hopper)."""
-    if era == TRTLLM_CUTLASS_MOE and family == "blackwell" and weights_rule == "fp8-block":
-        return ""
-    return era
+# the experts' formats each family's shares were measured for (module docstring): Hopper's from
+# per-tensor FP8 and checked on the table's BF16 rows of the same shape (model / measured 1.07 at
+# 512-16,384 tokens); Blackwell's from NVFP4 alone (its FP8 and BF16 rows run 1.6x and 1.3x faster
+# than the NVFP4 shares give, near the default shares: 1.11 and 0.85)
+MEASURED_FORMATS = {"hopper": ("fp8", "bf16"), "blackwell": ("nvfp4",)}
+
+
+def era_for_experts(era: str, family: str, experts: str, weights_rule: str) -> str:
+    """The kernel era the experts of a step run under: the CUTLASS entry only for the formats it
+    was measured in (``MEASURED_FORMATS``, ``experts`` the experts' dtype); block-scaled FP8 keeps
+    the default (DeepGEMM's) shares, since TensorRT-LLM runs it through DeepGEMM on both families
+    (aiconfigurator collector/trtllm/collect_moe.py: ``fp8_block`` on SM100/103 ->
+    ``moe_backend = "deepgemm"``; on Hopper "the CUTLASS runner is DeepGEMM-JIT-backed for
+    fp8_block grouped GEMM")."""
+    if era != TRTLLM_CUTLASS_MOE:
+        return era
+    measured = experts in MEASURED_FORMATS.get(family, ()) and weights_rule != "fp8-block"
+    return era if measured else ""

@@ -109,7 +109,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         rule_id(s, prec.weights),
         modules_key(s),
     )
-    era = era_for_experts(costs.kernel_era, gpu_family(gpu), rule_id(s, prec.weights))
+    experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
+    era = era_for_experts(costs.kernel_era, gpu_family(gpu), experts, rule_id(s, prec.weights))
     r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)
