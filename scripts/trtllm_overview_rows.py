@@ -25,8 +25,9 @@ prints each column's geometric mean ratio and the spread of its rows (sd of log 
 ``--host`` (docs/evidence/speed.md section 40) prints, per column, the host work a request would
 need for TensorRT-LLM's host to explain the column (``host_needed``).
 ``--grouped-bandwidth=FAMILY:SHARE`` (a what-if, docs/evidence/speed.md section 44) replays with
-the vendor entry of one architecture (``blackwell``, ``hopper``) streaming the experts' weights at
-SHARE of HBM (``Rates.grouped_bandwidth``) instead of its own share.
+the vendor entry of one architecture (``blackwell``, ``hopper``), and TensorRT-LLM's CUTLASS MoE
+entry of it (section 48), streaming the experts' weights at SHARE of HBM
+(``Rates.grouped_bandwidth``) instead of its own share.
 
     PYTHONPATH=src:. python scripts/trtllm_overview_rows.py [--all] [--ranks-in-step] [--by-column] [--host]
         [--grouped-bandwidth=blackwell:0.27]
@@ -48,7 +49,8 @@ from gpusizer.core.memo import clear_all
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.serving import scheduler
 from gpusizer.core.serving.scheduler_run import Group, Run
-from gpusizer.core.speed import rates
+from gpusizer.core.speed import rates, rates_era
+from gpusizer.core.speed.rates_trtllm_moe import TRTLLM_CUTLASS_MOE
 
 DATA = Path(__file__).parents[1] / "tests" / "core" / "data" / "speed-figures.json"
 
@@ -275,6 +277,9 @@ def main() -> None:
             family, share = arg.split("=", 1)[1].split(":")
             key = ("vendor", family)
             rates.RATES[key] = replace(rates.RATES[key], grouped_bandwidth=float(share))
+            era = (*key, TRTLLM_CUTLASS_MOE)  # the releases whose CUTLASS MoE has measured shares
+            if era in rates_era.ERA_RATES:
+                rates_era.ERA_RATES[era] = replace(rates_era.ERA_RATES[era], grouped_bandwidth=float(share))
     columns = {**COLUMNS, **OTHER_COLUMNS} if "--all" in args else COLUMNS
     rows = replay(columns, "--ranks-in-step" in args)
     print("| column | ISL/OSL | max_batch_size / max_num_tokens | running a rank | estimate / published |")

@@ -90,20 +90,22 @@ def test_only_pytorchs_launches_move_with_the_host() -> None:
 
 @pytest.mark.parametrize(("rid", "published"), [(Q30_GB200, 17481), (SCOUT_GB200, 7738)])
 def test_the_gb200_columns_1000_1000_rows_replay_on_grace(rid: str, published: int) -> None:
-    # estimate / published output tokens/s: 0.98 and 0.89 on Grace (the GB200 NVL72's host);
-    # on an x86 host the same scenarios give 1.78 and 1.81, the B200's die and kernels at the
-    # B200's launch cost (tolerance: the suite's 25 %)
+    # estimate / published output tokens/s: 0.97 and 0.82 on Grace (the GB200 NVL72's host);
+    # on an x86 host the same scenarios give 1.76 and 1.40, the B200's die and kernels at the
+    # B200's launch cost (tolerance: the suite's 25 %; Scout was 0.89 / 1.81 before TensorRT-LLM's
+    # CUTLASS MoE ran at its measured rates, docs/evidence/speed.md section 49)
     grace = tokens_per_second(replay_scenario(rid, "hardware")) / published
     x86 = tokens_per_second(replay_scenario(rid, "hardware", host_cpu="x86")) / published
     assert abs(grace - 1) <= 0.25
-    assert x86 > 1.7
+    assert x86 > 1.35
 
 
 def test_every_row_of_the_gb200_columns_moves_towards_the_page() -> None:
     # the GB200 columns' ten rows each (scripts/trtllm_overview_rows.py sizing): geometric mean
     # estimate / published 1.49 (Qwen3-30B-A3B) and 1.27 (Scout) on an x86 host, 1.08 and 1.06 on
-    # Grace; the 128/128 rows stay fast (1.38, 1.61: not this mechanism)
+    # Grace; the 128/128 rows stay fast (1.38, 1.61: not this mechanism). With TensorRT-LLM's
+    # CUTLASS MoE at its measured rates (section 49) Grace's means are 1.05 and 0.87
     cols = {rid: overview.OTHER_COLUMNS[rid] for rid in (Q30_GB200, SCOUT_GB200)}
     means = {rid: mean for rid, (_, mean, _) in overview.by_column(overview.replay(cols)).items()}
-    assert means[Q30_GB200] == pytest.approx(1.08, abs=0.03)
-    assert means[SCOUT_GB200] == pytest.approx(1.06, abs=0.03)
+    assert means[Q30_GB200] == pytest.approx(1.05, abs=0.03)
+    assert means[SCOUT_GB200] == pytest.approx(0.87, abs=0.03)

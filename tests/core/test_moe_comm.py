@@ -80,15 +80,16 @@ def _moe_comm(rid: str, gpus_per_node: int | None = None) -> str:
     return engine_costs(s, gpu, engine_settings(s, gpu)).moe_comm
 
 
-def test_tensorrt_llm_gathers_over_pcie_and_keeps_the_all_to_all_stand_in_over_nvlink() -> None:
+def test_tensorrt_llm_gathers_over_pcie_and_nvlink_alike() -> None:
     """TensorRT-LLM 0.19-1.0 gathers every rank's tokens in any 8-GPU box (the all-to-all only
-    where ``MnnvlMemory.supports_mnnvl()``: an NVL72 domain); the model prices the gather over
-    PCIe (RTX Pro 6000) and keeps the all-to-all inside an NVLink node, section 29's stand-in
-    (docs/evidence/speed.md, the large-batch MoE section on PCIe)."""
+    where ``MnnvlMemory.supports_mnnvl()``: an NVL72 domain): the model prices the gather over
+    PCIe (RTX Pro 6000) and inside an NVLink node (DGX B200) alike; the all-to-all that stood in
+    for MoE time inside an NVLink node is gone now that the CUTLASS grouped GEMMs run at their
+    measured rates (docs/evidence/speed.md section 49)."""
     rel = TENSORRT_LLM[-1]
     assert rel.moe_comm == "gather" and any("all-gathered" in src for src in rel.sources)
     assert _moe_comm(Q30_X4) == "gather"
-    assert _moe_comm("trtllm-dsr1-b200-maxtput-fp8kv") == "all_to_all"
+    assert _moe_comm("trtllm-dsr1-b200-maxtput-fp8kv") == "gather"
     assert _moe_comm("trtllm-dsr1-b200-maxtput-fp8kv", 72) == "all_to_all"
 
 

@@ -139,9 +139,11 @@ def test_overview_prompt_heavy_deficit_is_the_ranks_admitting_independently() ->
     # the ranks admit independently, so a rank's decode steps wait for the other ranks' prompts
     # and run eager (section 27). trtllm-bench's uniform burst keeps the ranks in step (the
     # PyTorch executor fills every rank to the same count of identical requests); replayed so,
-    # the column's spread (sd of the log ratio over its 10 rows) falls from 0.42 to 0.10 around
-    # a mean of 1.36: what is left is one offset for the column, not a pattern in ISL / OSL.
-    # A column with one rank (Scout NVFP4 on one B200) does not move.
+    # the column's spread (sd of the log ratio over its 10 rows) falls from 0.29 to 0.12 around
+    # a mean of 1.08 (0.42 to 0.10 around 1.36 before TensorRT-LLM's CUTLASS MoE ran at its
+    # measured rates, section 49: most of that offset was the grouped GEMMs; 0.34 as the ranks
+    # admit before the profile pass counted Maverick's dense layers, section 48). A column with
+    # one rank (Scout NVFP4 on one B200) does not move.
     import sys
 
     sys.path.insert(0, str(Path(__file__).parents[2] / "scripts"))
@@ -150,8 +152,8 @@ def test_overview_prompt_heavy_deficit_is_the_ranks_admitting_independently() ->
     mav, scout = "trtllm-1.0-mav-fp8-h200-x8-tp8-1000-1000", "trtllm-1.0-scout-fp4-b200-x1-tp1-1000-1000"
     cols = {rid: rows.OTHER_COLUMNS[rid] for rid in (mav, scout)}
     as_is, in_step = (rows.by_column(rows.replay(cols, flag)) for flag in (False, True))
-    assert as_is[mav][2] > 0.35 and in_step[mav][2] < 0.12
-    assert 1.3 < in_step[mav][1] < 1.6
+    assert as_is[mav][2] > 0.25 and in_step[mav][2] < 0.15
+    assert 1.0 < in_step[mav][1] < 1.2
     assert as_is[scout] == in_step[scout]
 
 

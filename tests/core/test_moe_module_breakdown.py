@@ -14,8 +14,8 @@ Diagnostic, not a figure of the suite: the shape is not the one of any replayed 
 shards each expert to 256 intermediate rows; the 1.0 perf overview's MoE columns run EP with
 whole experts at 100-200 tokens an expert), so no rate is set from it. What it pins: the model's
 charge for this layer (routed and shared experts at the grouped rates, plus the fused MoE's
-kernel floors) is at or under the TRTLLM-Gen backend's measured time and about half of
-CUTLASS's.
+kernel floors) against CUTLASS's measured module, out of sample since TensorRT-LLM's CUTLASS
+MoE runs at the rates aiconfigurator's table measured (docs/evidence/speed.md section 49).
 """
 
 from __future__ import annotations
@@ -69,11 +69,19 @@ def test_shape_is_the_blogs(step: StepModel) -> None:
 
 
 @pytest.mark.parametrize("tokens", sorted(PUBLISHED))
-def test_model_is_near_trtllm_gen_and_half_of_cutlass(step: StepModel, tokens: int) -> None:
+def test_model_is_near_cutlass_at_a_decode_steps_tokens(step: StepModel, tokens: int) -> None:
+    """TensorRT-LLM's releases with the PyTorch backend now take their CUTLASS MoE's measured
+    grouped rates (core/speed/rates_trtllm_moe.py, from aiconfigurator's 1.3.0rc20 table at the
+    Qwen3-235B EP 8 shape): this TP 8 shape of the blog (2026) is out of sample. At 128-384
+    tokens the model is 0.80-0.93 of CUTLASS's module (0.42-0.48 before, at DeepGEMM's rates);
+    at 1-64 tokens 0.33-0.66: the module's fixed time at a few rows (97 us at one token) is not
+    modelled beyond the fused MoE's kernel floors. TRTLLM-Gen, which 1.0 does not run by
+    default, is now 1.2-1.9x under the model."""
     gen, cutlass = PUBLISHED[tokens]
     ratio_gen = model_layer_us(step, tokens) / gen
     ratio_cutlass = model_layer_us(step, tokens) / cutlass
-    # TRTLLM-Gen: 0.99 at 1 token, 0.69-0.78 at 8-64, 0.87-0.97 at 128-384 (section 44)
-    assert 0.65 <= ratio_gen <= 1.02, ratio_gen
-    # CUTLASS: 0.27-0.48 throughout; the model prices a kernel at least 2x faster than it
-    assert ratio_cutlass <= 0.5, ratio_cutlass
+    assert ratio_gen >= 1.1, ratio_gen
+    if tokens >= 128:
+        assert 0.75 <= ratio_cutlass <= 1.0, ratio_cutlass
+    else:
+        assert 0.3 <= ratio_cutlass <= 0.7, ratio_cutlass

@@ -142,12 +142,10 @@ _TRT_BEFORE_1_0 = (
             "PyTorch backend fused MoE (_torch/modules/fused_moe, 0.19-1.0): under attention DP "
             "the tokens of every rank are all-gathered (quantised to FP4 / per-tensor FP8 first) "
             "and the outputs reduce-scattered, NCCL allgather / reducescatter; the all-to-all "
-            "only on multi-node NVLink (MnnvlMemory.supports_mnnvl()) or DeepEP by environment. "
-            "Priced as the gather over PCIe only: inside an NVLink node the all-to-all stays the "
-            "stand-in (with the gather there the large-batch MoE figures fell from 7 to 5 of 11 "
-            "within 25 % while TensorRT-LLM's own MoE GEMM rates are not known, "
-            "docs/evidence/speed.md section 29; over PCIe the all-to-all charged 3-5x the "
-            "engine's bytes, core/serving/load.py _moe_comm)",
+            "only on multi-node NVLink (MnnvlMemory.supports_mnnvl()) or DeepEP by environment "
+            "(core/serving/load.py _moe_comm; docs/evidence/speed.md sections 29, 47, 48)",
+            "its CUTLASS grouped GEMMs at their measured rates on Hopper and datacentre Blackwell "
+            "(kernel era trtllm-cutlass-moe, core/speed/rates_trtllm_moe.py)",
             "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory free "
             "after weights and activations (docs examples/kvcacheconfig; "
             "_torch/pyexecutor/_util.py estimate_max_kv_cache_tokens); tokens_per_block "
@@ -159,6 +157,7 @@ _TRT_BEFORE_1_0 = (
         ),
         dp_padding=True,
         moe_comm="gather",
+        kernel_era="trtllm-cutlass-moe",  # core/speed/rates_trtllm_moe.py
         all_reduce=TRTLLM_WORKSPACE_AR,
     ),
 )

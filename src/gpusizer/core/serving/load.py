@@ -23,7 +23,6 @@ from ..model.presets import host_cpu
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
 from ..registry.all_reduce import ENGINE_KERNEL, AllReduceRule
-from ..speed.collectives import SCALE_UP_GB_PER_S
 from ..speed.rates import Rates, power_capped, sixteen_bit_scale
 from ..speed.rates_era import default_backend
 from ..speed.roofline import peak_tflops
@@ -94,16 +93,14 @@ def _launch(s: Scenario, st: EngineSettings) -> float:
 
 def _moe_comm(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> str:
     """How the MoE layers move tokens between expert-parallel ranks: the release's pattern
-    (``EngineRelease.moe_comm``) where the GPUs talk over PCIe; the all-to-all in a multi-node
-    NVLink domain (TensorRT-LLM's MNNVL path) and, as the stand-in of docs/evidence/speed.md
-    section 29, inside an NVLink node, where TensorRT-LLM gathers too but the model lacks MoE
-    time the all-to-all's surplus stands for (its CUTLASS grouped GEMM's rate, section 44).
-    Over PCIe that surplus is no stand-in: the all-to-all sends top-k 16-bit copies of each
-    token where the engine gathers one FP4 copy and reduce-scatters one 16-bit output (3-5x the
-    bytes for a top-8 model), tens of ms a step at PCIe rates."""
+    (``EngineRelease.moe_comm``: TensorRT-LLM 0.19-1.0 gathers every rank's quantised tokens and
+    reduce-scatters the 16-bit outputs, over NVLink and PCIe alike), and the all-to-all in a
+    multi-node NVLink domain (TensorRT-LLM's MNNVL path) or where the release states none.
+    Inside an NVLink node the all-to-all once stood in for MoE time the model lacked; the
+    engine's CUTLASS grouped GEMMs now run at their measured rates (core/speed/rates_trtllm_moe.py,
+    docs/evidence/speed.md section 49), so its own traffic is priced there too."""
     rel = st.release
-    nvlink = gpu.interconnect_gb_per_s >= SCALE_UP_GB_PER_S  # as core/speed/collectives.py link()
-    if rel is None or s.hardware.gpus_per_node > MNNVL_NODE or nvlink:
+    if rel is None or s.hardware.gpus_per_node > MNNVL_NODE:
         return "all_to_all"
     return rel.moe_comm
 

@@ -39,6 +39,7 @@ from dataclasses import fields, replace
 from . import rates_mlx  # noqa: F401  (MLX's entries of RATES)
 from .rates import RATES, Device, Rates, achieved, apple_chip, gpu_family, us
 from .rates_gpu import gpu_rates
+from .rates_trtllm_moe import TRTLLM_MOE_RATES
 
 _PR14596 = (
     "ggml-org/llama.cpp PR #14596 'metal : fuse add, mul' (2025-07-09), M4 Max, flash attention on, "
@@ -139,6 +140,7 @@ ERA_RATES: dict[tuple[str, str, str], Rates] = {
         kv_bandwidth=VLLM_011_KV,
         sources=(*_HOPPER.sources, _GPUSTACK_14B),
     ),
+    **TRTLLM_MOE_RATES,  # TensorRT-LLM's CUTLASS fused MoE (core/speed/rates_trtllm_moe.py)
 }
 
 

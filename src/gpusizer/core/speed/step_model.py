@@ -25,8 +25,9 @@ from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from .collectives import link
 from .ggml_graph import ggml_extra
-from .rates import Rates, power_capped, sixteen_bit_scale
+from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
+from .rates_trtllm_moe import era_for_experts
 from .roofline import peak_tflops
 from .roofline_shape import shape
 from .step import (
@@ -108,7 +109,9 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         rule_id(s, prec.weights),
         modules_key(s),
     )
-    r = _user_rates(achieved_by(gpu, costs.library, costs.kernel_era, costs.backend), c)
+    experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
+    era = era_for_experts(costs.kernel_era, gpu_family(gpu), experts, rule_id(s, prec.weights))
+    r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)
     if not DTYPES[prec.weights].quantized:  # the serial weight loads are the MMQ kernel's
