@@ -52,10 +52,10 @@ def _band(entry: dict[str, Any] | None) -> str:
 
 def _inside(shipped: dict[str, Any], f: eb.Figure) -> bool | None:
     """Whether the shipped band of the figure's regime (its own or its pool's) holds it."""
-    entry = shipped["regimes"].get(f.regime) or next(
-        (shipped["pools"][p] for p in eb.pool_chain(f.regime) if p in shipped["pools"]), None
-    )
+    entry = shipped["regimes"].get(f.regime)
     if not entry or "p10" not in entry:
+        entry = next((shipped["pools"][p] for p in eb.pool_chain(f.regime) if p in shipped["pools"]), None)
+    if not entry:
         return None
     return bool(entry["p10"] <= f.ratio <= entry["p90"])
 

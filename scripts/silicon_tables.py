@@ -29,7 +29,7 @@ def group_key(done: dict[str, Any]) -> tuple[str, ...]:
 
 def _stats(ratios: list[float]) -> str:
     """median, p10-p90 and the count within 25 % of estimate / measured."""
-    q = statistics.quantiles(ratios, n=10) if len(ratios) > 1 else [ratios[0]] * 9
+    q = statistics.quantiles(ratios, n=10, method="inclusive") if len(ratios) > 1 else [ratios[0]] * 9
     near = sum(abs(r - 1) <= WITHIN for r in ratios)
     return f"{statistics.median(ratios):.2f} | {q[0]:.2f}-{q[-1]:.2f} | {near}"
 
