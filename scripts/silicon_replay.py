@@ -281,7 +281,10 @@ def subset_file(picked: list[dict[str, Any]]) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     from silicon_tables import summary, table
 
-    path = Path(argv[argv.index("--csv") + 1]) if "--csv" in argv else CSV
+    path = Path(argv[argv.index("--csv") + 1]) if "--csv" in argv[:-1] else CSV
+    if not path.is_file():
+        print(f"silicon_replay: no CSV at {path} (pip install aiconfigurator-core==0.12.0; --csv PATH)")
+        return 2
     rows = agg_rows(path)
     done, skipped = replay(rows)
     print("\n".join(summary(done, skipped, len(rows))))
