@@ -14,8 +14,8 @@ How a row becomes a scenario (``scenario``):
 - users: ``silicon_concurrency`` of ``silicon_data_source`` (the benchmark client's
   concurrency, the whole engine's), replayed as ``serving.load`` "steady"; ``batch_size`` is
   aiconfigurator's per attention-DP rank batch (concurrency = batch_size x attention_dp_size on
-  3,495 of the 3,619 rows; a row where they disagree ran several engine replicas the row does not
-  state and is skipped);
+  3,577 of the 3,619 rows, 12 state no concurrency; a row where they disagree ran several engine
+  replicas the row does not state and is skipped);
 - GPUs: aiconfigurator's ``tp_size`` is the attention TP of one rank and ``attention_dp_size``
   the ranks, so ``parallelism.tensor`` = tp x attention DP (the engine's GPUs),
   ``parallelism.attention_data`` = attention DP, ``parallelism.expert`` = ``moe_ep_size``;
