@@ -1,0 +1,305 @@
+"""Replay aiconfigurator's measured serving runs (aggregated mode) through GPU Sizer.
+
+NVIDIA's aiconfigurator 0.12.0 wheel (PyPI ``aiconfigurator-core``, Apache-2.0) ships
+``aiconfigurator_core/systems/silicon_sample.csv``: 5,221 serving runs measured on GPUs (its
+column ``silicon_data_source`` names the database dump or result file, the date measured and
+mostly the container image, so the engine build), each with its mean time to first token and
+time per output token. This script takes the aggregated rows (``mode`` agg: one engine serves
+prompt and decode; the disaggregated rows are another replay's), maps each whose model and GPU
+are in GPU Sizer's catalog to a scenario and prints estimate / measured per metric, grouped by
+backend x GPU x dense/MoE x users; rows it cannot express are counted with the reason.
+
+How a row becomes a scenario (``scenario``):
+
+- users: ``silicon_concurrency`` of ``silicon_data_source`` (the benchmark client's
+  concurrency, the whole engine's), replayed as ``serving.load`` "steady"; ``batch_size`` is
+  aiconfigurator's per attention-DP rank batch (concurrency = batch_size x attention_dp_size on
+  3,577 of the 3,619 rows, 12 state no concurrency; a row where they disagree ran several engine
+  replicas the row does not state and is skipped);
+- GPUs: aiconfigurator's ``tp_size`` is the attention TP of one rank and ``attention_dp_size``
+  the ranks, so ``parallelism.tensor`` = tp x attention DP (the engine's GPUs),
+  ``parallelism.attention_data`` = attention DP, ``parallelism.expert`` = ``moe_ep_size``;
+- precision: ``gemm_quant_mode`` fp8 -> ``weights`` fp8, fp8_block -> fp8 with the fp8-block
+  rule, nvfp4 -> NVFP4 (ModelOpt rule), empty -> the checkpoint's 16-bit weights; a model whose
+  released checkpoint is quantised (DeepSeek's block FP8, gpt-oss's MXFP4 experts, which
+  aiconfigurator labels nvfp4 as its kernel stand-in) keeps the checkpoint's precision;
+- engine release: the image tag (``vllm-openai:v0.19.0``, ``sglang:v0.5.9-cu130``,
+  ``tensorrt-llm/release:1.2.0rc6.post3``), else the ``backend_version`` column; a nightly or
+  custom image is replayed on the engine's newest rules.
+
+    PYTHONPATH=src:. nice -n 10 python scripts/silicon_replay.py              # the tables
+    PYTHONPATH=src:. python scripts/silicon_replay.py --write-subset          # the test's rows
+    PYTHONPATH=src:. python scripts/silicon_replay.py --bands                 # added to the bands
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).parents[1]
+CSV = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/systems/silicon_sample.csv")
+SUBSET = ROOT / "tests" / "core" / "data" / "silicon-sample.json"
+WITHIN = 0.25
+# How each source's client sent its load (``client``): requests per user, and lengths. InferenceX
+# (SemiAnalysis; ``db-dump`` rows with a CI ``workflow_run_id``, and the dated InferenceMAX
+# result files ``source_file=YYYY-MM-DD.csv``) runs benchmark_serving.py with ``--num-prompts
+# $(( CONC * 10 )) --max-concurrency $CONC --random-range-ratio 0.8`` (SemiAnalysisAI/InferenceX
+# benchmarks/70b_fp8_h200_slurm.sh; RANDOM_RANGE_RATIO 0.8 in its README's client table): each
+# length uniform in 0.8-1.0 x the stated one, replayed as 0.9 x it +- 11 % (as the InferenceX
+# records of tests/core/data/speed-figures.json). Other rows (NVIDIA's own sweeps) as
+# aiconfigurator's own benchmark template (generator/config/backend_templates/benchmark/
+# bench_run.sh.j2, aiperf): ``--num-requests concurrency x BENCH_MULTI_ROUND`` (default 20),
+# ``--isl-stddev`` / ``--osl-stddev`` 0: exact lengths.
+INFERENCEX_ROUNDS, INFERENCEX_RANGE = 10, 0.8
+AIPERF_ROUNDS = 20
+PER_STRATUM = 1  # subset rows per backend x GPU x model x users bucket, first by sha-256 of the id
+
+# aiconfigurator's model path -> (catalog preset, whether its released checkpoint is quantised)
+MODELS = {
+    "deepseek-ai/DeepSeek-R1": ("deepseek-r1", True),
+    "nvidia/DeepSeek-R1-NVFP4": ("deepseek-r1", False),
+    "deepseek-ai/DeepSeek-V3": ("deepseek-v3", True),
+    "nvidia/DeepSeek-V3.1-NVFP4": ("deepseek-v3.1", False),
+    "meta-llama/Llama-3.1-70B": ("llama-3.1-70b", False),
+    "meta-llama/Llama-3.1-8B-Instruct": ("llama-3.1-8b", False),
+    "nvidia/Llama-3.1-8B-Instruct-FP8": ("llama-3.1-8b", False),
+    "Qwen/Qwen3-32B": ("qwen3-32b", False),
+    "nvidia/Qwen3-32B-NVFP4": ("qwen3-32b", False),
+    "Qwen/Qwen3-235B-A22B-FP8": ("qwen3-235b-a22b", False),
+    "openai/gpt-oss-120b": ("gpt-oss-120b", True),
+}
+GPUS = {
+    "h100_sxm": "h100-sxm-80gb",
+    "h200_sxm": "h200-141gb",
+    "b200_sxm": "b200-192gb",
+    "b300_sxm": "b300-288gb",
+    "gb200": "gb200-186gb",
+    "gb300": "gb300-288gb",
+}
+FRAMEWORKS = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt-llm"}
+PRECISIONS: dict[str, dict[str, str] | None] = {
+    "": None,
+    "fp8": {"weights": "fp8"},
+    "fp8_block": {"weights": "fp8", "quantization_rule": "fp8-block"},
+    "nvfp4": {"weights": "nvfp4", "quantization_rule": "modelopt"},
+}
+_IMAGE = re.compile(
+    r"(?:vllm-openai|sglang|tensorrt-llm/release):v?(\d+\.\d+\.\d+[\w.]*?)(?:-cu\d+\S*)?(?:;|$)"
+)
+
+
+def agg_rows(path: Path = CSV) -> list[dict[str, str]]:
+    """The CSV's aggregated rows, in file order."""
+    with path.open(newline="") as f:
+        return [r for r in csv.DictReader(f) if r["mode"] == "agg"]
+
+
+def engine_version(row: dict[str, str]) -> str | None:
+    """The engine release of the row's container image, else its ``backend_version`` when that
+    is a release number; None for a nightly or custom build (the engine's newest rules)."""
+    m = _IMAGE.search(row["silicon_data_source"].replace("nvcr.io#", "nvcr.io/"))
+    version = m.group(1) if m else row["backend_version"]
+    return version if re.fullmatch(r"\d+\.\d+\.\d+[\w.]*", version or "") else None
+
+
+def concurrency(row: dict[str, str]) -> int | None:
+    m = re.search(r"silicon_concurrency=(\d+)", row["silicon_data_source"])
+    return int(m.group(1)) if m else None
+
+
+def inferencex(row: dict[str, str]) -> bool:
+    """Whether the row is an InferenceX run (its CI database or its dated result files)."""
+    src = row["silicon_data_source"]
+    return src.startswith("db-dump/") or re.match(r"source_file=\d{4}-\d\d-\d\d\.csv;", src) is not None
+
+
+def client(row: dict[str, str]) -> tuple[int, int, float, int]:
+    """(prompt tokens, generated tokens, length spread, requests per user) of the row's client."""
+    isl, osl = int(row["isl"]), int(row["osl"])
+    if not inferencex(row):
+        return isl, osl, 0.0, AIPERF_ROUNDS
+    mid = (1 + INFERENCEX_RANGE) / 2
+    spread = round((1 - INFERENCEX_RANGE) / 2 / mid, 2)
+    return round(isl * mid), round(osl * mid), spread, INFERENCEX_ROUNDS
+
+
+def _int(value: str, default: int = 1) -> int:
+    return int(value) if value not in ("", "0") else default
+
+
+def _precision(row: dict[str, str], quantised_checkpoint: bool) -> tuple[dict[str, str] | None, str]:
+    """The scenario's precision block, or a reason the row's modes cannot be stated."""
+    gemm, moe = row["gemm_quant_mode"], row["moe_quant_mode"]
+    if gemm not in PRECISIONS or moe not in PRECISIONS:
+        return None, f"quant mode {gemm}/{moe} not in the catalog's dtypes"
+    if quantised_checkpoint and gemm in ("fp8", "fp8_block", "nvfp4") and moe != "nvfp4":
+        return None, ""
+    if row["model_path"] == "openai/gpt-oss-120b":
+        return None, ""  # MXFP4 experts as released; aiconfigurator's nvfp4 is its stand-in
+    return PRECISIONS[moe if moe == "nvfp4" else gemm], ""
+
+
+def scenario(row: dict[str, str]) -> tuple[dict[str, Any] | None, str]:
+    """The row as a GPU Sizer scenario, or None and why it cannot be one."""
+    if row["model_path"] not in MODELS:
+        return None, "model not in the catalog"
+    if row["system"] not in GPUS:
+        return None, "GPU not in the catalog"
+    users = concurrency(row)
+    if users is None:
+        return None, "concurrency not stated"
+    tp, adp = _int(row["tp_size"]), _int(row["attention_dp_size"])
+    if users != _int(row["batch_size"]) * adp:
+        return None, "concurrency != batch x attention DP (replicas not stated)"
+    preset, quantised = MODELS[row["model_path"]]
+    precision, why = _precision(row, quantised)
+    if why:
+        return None, why
+    parallel = {"tensor": tp * adp, "pipeline": _int(row["pp_size"]), "data": 1}
+    parallel["expert"] = _int(row["moe_ep_size"])
+    if adp > 1:
+        parallel["attention_data"] = adp
+    elif parallel["expert"] > 1:
+        return None, "expert parallel beside attention TP (no field: EP needs attention_data or data)"
+    prompt, generated, spread, rounds = client(row)
+    serving: dict[str, Any] = {"load": "steady", "concurrency": users, "requests": rounds * users}
+    if spread:
+        serving["length_spread"] = spread
+    version = engine_version(row)
+    if version:
+        serving["engine_version"] = version
+    out: dict[str, Any] = {
+        "model": {"preset": preset},
+        "framework": FRAMEWORKS[row["backend"]],
+        "hardware": {"gpu": GPUS[row["system"]]},
+        "workload": {"kind": "inference", "prompt_tokens": prompt, "generated_tokens": generated},
+        "parallelism": parallel,
+        "serving": serving,
+    }
+    if precision:
+        out["precision"] = precision
+    return out, ""
+
+
+def estimate_times(sc: dict[str, Any]) -> tuple[float, float] | str:
+    """(TTFT, TPOT) in seconds, or the first line of the estimator's refusal."""
+    from gpusizer.core.pipeline.estimate import estimate
+
+    try:
+        sv = estimate(sc).serving
+    except Exception as exc:  # a refusal names the field: count it as the row's reason
+        return "refused: " + re.sub(r"\d+(\.\d+)?", "N", str(exc).splitlines()[0])[:90]
+    if sv is None or not sv.ttft_seconds or not sv.tpot_seconds:
+        return "no serving speed"
+    return float(sv.ttft_seconds), float(sv.tpot_seconds)
+
+
+def bucket(users: int) -> str:
+    return "c1" if users == 1 else "c2-16" if users <= 16 else "c17-64" if users <= 64 else "c65+"
+
+
+_SAME = (
+    "backend", "system", "gemm_quant_mode", "moe_quant_mode", "isl", "osl", "batch_size", "tp_size",
+    "pp_size", "attention_dp_size", "moe_tp_size", "moe_ep_size", "silicon_ttft_ms", "silicon_tpot_ms",
+)  # fmt: skip
+
+
+def _screen(row: dict[str, str], seen: set[tuple[str, ...]]) -> str:
+    """Why a row is left out before it is mapped: "" to keep it. The CSV repeats some
+    measurements under a second model label (DeepSeek-V3 rows carry DeepSeek-R1's times to the
+    last digit); the first in file order is kept. ``wip=True`` marks a run its source had not
+    finished reviewing."""
+    key = tuple(row[k] for k in _SAME)
+    if key in seen:
+        return "same measurement as an earlier row (another model label)"
+    seen.add(key)
+    return "marked wip=True in its source" if "wip=True" in row["silicon_data_source"] else ""
+
+
+def replay(rows: list[dict[str, str]]) -> tuple[list[dict[str, Any]], Counter[str]]:
+    """Each expressible row's scenario, measured and estimated times; the others' reasons."""
+    done, skipped, seen = [], Counter[str](), set[tuple[str, ...]]()
+    for row in rows:
+        if why := _screen(row, seen):
+            skipped[why] += 1
+            continue
+        sc, why = scenario(row)
+        got = estimate_times(sc) if sc else why
+        if isinstance(got, str):
+            skipped[got] += 1
+            continue
+        measured = (float(row["silicon_ttft_ms"]) / 1000, float(row["silicon_tpot_ms"]) / 1000)
+        done.append({"row": row, "scenario": sc, "measured": measured, "estimate": got})
+    return done, skipped
+
+
+def subset(done: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A deterministic stratified subset: per backend x GPU x model x users bucket, the first
+    ``PER_STRATUM`` rows in the order of their ids' sha-256 (never chosen by their ratio)."""
+    strata: dict[tuple[str, ...], list[dict[str, Any]]] = defaultdict(list)
+    for d in done:
+        row = d["row"]
+        strata[(row["backend"], row["system"], row["model_path"], bucket(concurrency(row) or 0))].append(d)
+    picked = []
+    for key in sorted(strata):
+        order = sorted(strata[key], key=lambda d: hashlib.sha256(d["row"]["id"].encode()).hexdigest())
+        picked += order[:PER_STRATUM]
+    return picked
+
+
+_KEPT = (
+    "id", "silicon_data_source", "backend", "backend_version", "model_path", "system", "precision",
+    "isl", "osl", "gemm_quant_mode", "moe_quant_mode", "batch_size", "tp_size", "pp_size",
+    "attention_dp_size", "moe_tp_size", "moe_ep_size", "silicon_ttft_ms", "silicon_tpot_ms",
+)  # fmt: skip
+
+
+def subset_file(picked: list[dict[str, Any]]) -> dict[str, Any]:
+    """tests/core/data/silicon-sample.json: the rows as the CSV states them, with their scenario."""
+    return {
+        "source": "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
+        "aiconfigurator_core/systems/silicon_sample.csv, mode agg",
+        "license": "Apache-2.0",
+        "wheel": "aiconfigurator-core==0.12.0",
+        "path": "aiconfigurator_core/systems/silicon_sample.csv",
+        "selection": f"scripts/silicon_replay.py subset(): {PER_STRATUM} rows per backend x GPU x model x "
+        "users bucket (c1, c2-16, c17-64, c65+), first by sha-256 of the row id",
+        "rows": [
+            {"csv": {k: d["row"][k] for k in _KEPT}, "scenario": d["scenario"]}
+            for d in sorted(picked, key=lambda d: d["row"]["id"])
+        ],
+    }
+
+
+def main(argv: list[str]) -> int:
+    from silicon_tables import summary, table
+
+    path = Path(argv[argv.index("--csv") + 1]) if "--csv" in argv[:-1] else CSV
+    if not path.is_file():
+        print(f"silicon_replay: no CSV at {path} (pip install aiconfigurator-core==0.12.0; --csv PATH)")
+        return 2
+    rows = agg_rows(path)
+    done, skipped = replay(rows)
+    print("\n".join(summary(done, skipped, len(rows))))
+    print("\n".join(table(done)))
+    picked = subset(done)
+    print(f"subset: {len(picked)} rows")
+    print("\n".join(summary(picked, Counter(), len(picked))[1:]))
+    if "--write-subset" in argv:
+        SUBSET.write_text(json.dumps(subset_file(picked), indent=1) + "\n")
+    if "--bands" in argv:
+        from silicon_bands import what_if
+
+        print("\n".join(what_if(picked, done)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
