@@ -89,6 +89,7 @@ SERVING = (
     Case("serving.async_output", V0, False),
     Case("serving.step_latency_seconds", VLLM, 0.002),
     Case("serving.max_kv_size", MLX, 4096),
+    Case("hardware.host_cpu", VLLM, "grace"),
     Case("serving.prefix.shared_tokens", VLLM, 1024),
     Case("serving.prefix.hit_rate", PREFIX, 0.5),
     Case("serving.speculative.method", VLLM, "ngram"),
