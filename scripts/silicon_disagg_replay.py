@@ -62,7 +62,7 @@ ENGINES = {"trtllm": "tensorrt-llm", "sglang": "sglang", "vllm": "vllm"}
 TOL = 0.25
 
 
-def _int(v: str) -> int | None:
+def _int(v: str | None) -> int | None:
     return int(v) if v not in ("", None) else None
 
 
@@ -71,16 +71,16 @@ def users_of(row: dict[str, str]) -> int | None:
     m = re.search(r"silicon_concurrency=(\d+)", row["silicon_data_source"])
     if m:
         return int(m.group(1))
-    b, w, a = (_int(row[f"decode_{k}"]) for k in ("batch_size", "num_workers", "attention_dp_size"))
+    b, w, a = (_int(row.get(f"decode_{k}")) for k in ("batch_size", "num_workers", "attention_dp_size"))
     return b * w * (a or 1) if b and w else None
 
 
 def pool(row: dict[str, str], stage: str, moe: bool) -> tuple[int, dict[str, int]] | str:
     """One worker's GPUs and our layout of it, or why ours cannot state it."""
     tp, dp, mtp, mep = (
-        _int(row[f"{stage}_{k}"]) for k in ("tp_size", "attention_dp_size", "moe_tp_size", "moe_ep_size")
+        _int(row.get(f"{stage}_{k}")) for k in ("tp_size", "attention_dp_size", "moe_tp_size", "moe_ep_size")
     )
-    if _int(row[f"{stage}_pp_size"]) not in (1, None):
+    if _int(row.get(f"{stage}_pp_size")) not in (1, None):
         return "pipeline parallelism"
     tp, dp = tp or 1, dp or 1
     gpus = tp * dp
@@ -113,7 +113,7 @@ def _precision(row: dict[str, str], model: str) -> dict[str, str]:
 
 def scenario(row: dict[str, str]) -> dict[str, Any] | str:
     """Our scenario of one disaggregated row, or the reason it has none."""
-    if not row["prefill_num_workers"] or not row["decode_num_workers"]:
+    if not row.get("prefill_num_workers") or not row.get("decode_num_workers"):
         return "pool worker counts not stated"
     model = MODELS.get(row["model_path"])
     if model is None:
@@ -199,8 +199,7 @@ def run(path: Path) -> tuple[list[dict[str, Any]], Counter[str]]:
             {
                 "id": row["id"],
                 "stratum": stratum(row),
-                "source": row["silicon_data_source"],
-                "backend_version": row["backend_version"],
+                "row": {k: v for k, v in row.items() if v != ""},
                 "scenario": d,
                 "measured_ttft_ms": float(row["silicon_ttft_ms"]),
                 "measured_tpot_ms": float(row["silicon_tpot_ms"]),
@@ -248,13 +247,15 @@ def main() -> int:
     total = len(done) + sum(skipped.values())
     report(done, skipped, total)
     if a.subset:
-        sub = pick(done, a.per)
+        keep = ("id", "stratum", "row", "ttft_ms", "tpot_ms")
+        sub = [{k: r[k] for k in keep} for r in pick(done, a.per)]
         about = {
             "source": "NVIDIA aiconfigurator, aiconfigurator_core/systems/silicon_sample.csv "
             f"({WHEEL} wheel from PyPI; github.com/ai-dynamo/aiconfigurator)",
             "license": "Apache-2.0",
             "selection": f"rows of mode disagg replayed by scripts/silicon_disagg_replay.py; in each "
-            f"backend x GPU x model the {a.per} of lowest SHA-256 of their id",
+            f"backend x GPU x model the {a.per} of lowest SHA-256 of their id (each row as the CSV "
+            "has it, empty columns left out; ttft_ms / tpot_ms ours when the subset was written)",
             "replayed": len(done),
             "skipped": dict(skipped.most_common()),
         }

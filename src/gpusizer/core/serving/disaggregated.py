@@ -89,7 +89,8 @@ def _check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
         check_attention_data(pre)
     except ScenarioError as e:
         field = "prefill_expert" if e.field.endswith("expert") else "prefill_attention_data"
-        raise ScenarioError(f"serving.disaggregated.{field}", e.message) from None
+        message = e.message.replace("parallelism.tensor", "the prefill replica's tensor (prefill_tensor)")
+        raise ScenarioError(f"serving.disaggregated.{field}", message) from None
     if p.attention_data == 1 and p.expert > 1:
         raise ScenarioError(
             "serving.disaggregated.prefill_expert",
