@@ -22,7 +22,15 @@ saves the all-reduces, while decode wants the widest memory bandwidth (aiconfigu
 best disaggregated Qwen3-32B on H200 pairs TP1 prefill workers with a TP4 decode worker,
 ai-dynamo/aiconfigurator README; DistServe §4 sizes each phase's parallelism apart). Its
 step model is the scenario's at that width; the KV of a request then crosses the fewer
-pool's GPUs' links.
+pool's GPUs' links. It may also run its own attention data-parallel ranks and expert span
+(``prefill_attention_data``, ``prefill_expert``: aiconfigurator's measured P/D runs pair
+attention-DP prefill workers with tensor-parallel decode workers), each prefill replica then
+counted in its ranks as the decode pool is (core/serving/attention_dp.py ``rank_view``), and
+take at most ``prefill_max_sequences`` requests a rank at once (aiconfigurator's generator
+renders prefill workers at max_batch_size 1, ``generator/rule_plugin/*.rule``; SGLang's prefill
+server then holds one request in its pool until its KV has left, ``ReqToTokenPool(size =
+max_running_requests)`` and ``get_new_batch_prefill``'s prefill-mode check;
+docs/evidence/serving.md §17).
 """
 
 from __future__ import annotations
