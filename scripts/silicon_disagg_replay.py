@@ -291,6 +291,34 @@ def predict_aic(path: Path, out: Path) -> None:
     out.write_text(json.dumps(got, indent=1) + "\n")
 
 
+def write_subset(
+    out: Path, done: list[dict[str, Any]], skipped: Counter[str], per: int, aic: Path | None
+) -> None:
+    """The stratified subset the tests replay, with its source and, where given,
+    aiconfigurator's answers for its rows."""
+    keep = ("id", "stratum", "row", "ttft_ms", "tpot_ms")
+    sub = [{k: r[k] for k in keep} for r in pick(done, per)]
+    if aic:
+        theirs = json.loads(aic.read_text())
+        for r in sub:
+            r["aiconfigurator"] = theirs.get(r["id"], "not run")
+    about = {
+        "source": "NVIDIA aiconfigurator, aiconfigurator_core/systems/silicon_sample.csv "
+        f"({WHEEL} wheel from PyPI; github.com/ai-dynamo/aiconfigurator)",
+        "license": "Apache-2.0",
+        "selection": f"rows of mode disagg replayed by scripts/silicon_disagg_replay.py; in each "
+        f"backend x GPU x model the {per} of lowest SHA-256 of their id (each row as the CSV "
+        "has it, empty columns left out; ttft_ms / tpot_ms ours when the subset was written)",
+        "replayed": len(done),
+        "skipped": dict(skipped.most_common()),
+        "aiconfigurator": "its own TTFT and TPOT (ms) of the row and the database version it "
+        "used (null: its default; the measured versions' were not loadable), or its refusal "
+        "(--predict-aic, the wheel's cli_estimate as its tools/regression_v2/run_silicon.py calls it)",
+    }
+    out.write_text(json.dumps({"_about": about, "rows": sub}, indent=1) + "\n")
+    print(f"wrote {len(sub)} rows to {out}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--csv", type=Path, default=CSV)
@@ -308,30 +336,9 @@ def main() -> int:
         predict_aic(a.csv, a.predict_aic)
         return 0
     done, skipped = run(a.csv)
-    total = len(done) + sum(skipped.values())
-    report(done, skipped, total)
+    report(done, skipped, len(done) + sum(skipped.values()))
     if a.subset:
-        keep = ("id", "stratum", "row", "ttft_ms", "tpot_ms")
-        sub = [{k: r[k] for k in keep} for r in pick(done, a.per)]
-        if a.aiconfigurator:
-            aic = json.loads(a.aiconfigurator.read_text())
-            for r in sub:
-                r["aiconfigurator"] = aic.get(r["id"], "not run")
-        about = {
-            "source": "NVIDIA aiconfigurator, aiconfigurator_core/systems/silicon_sample.csv "
-            f"({WHEEL} wheel from PyPI; github.com/ai-dynamo/aiconfigurator)",
-            "license": "Apache-2.0",
-            "selection": f"rows of mode disagg replayed by scripts/silicon_disagg_replay.py; in each "
-            f"backend x GPU x model the {a.per} of lowest SHA-256 of their id (each row as the CSV "
-            "has it, empty columns left out; ttft_ms / tpot_ms ours when the subset was written)",
-            "replayed": len(done),
-            "skipped": dict(skipped.most_common()),
-            "aiconfigurator": "its own TTFT and TPOT (ms) of the row and the database version it "
-            "used (null: its default; the measured versions' were not loadable), or its refusal "
-            "(--predict-aic, the wheel's cli_estimate as its tools/regression_v2/run_silicon.py calls it)",
-        }
-        a.subset.write_text(json.dumps({"_about": about, "rows": sub}, indent=1) + "\n")
-        print(f"wrote {len(sub)} rows to {a.subset}")
+        write_subset(a.subset, done, skipped, a.per, a.aiconfigurator)
     return 0
 
 
