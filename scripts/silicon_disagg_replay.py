@@ -27,11 +27,10 @@ whatever its ratio; the rows ours cannot state are counted with the reason.
     PYTHONPATH=src python scripts/silicon_disagg_replay.py [--csv PATH] [--subset OUT.json]
         [--aiconfigurator AIC.json]
 
-aiconfigurator's own answers for the same rows (its ``cli_estimate`` with the row's fields, as
-its ``run_silicon.py`` calls it; the measured engine version's database where it loads, else
-its default) come from its own environment, without GPU Sizer:
+aiconfigurator's own answers for the same rows come from ``scripts/silicon_disagg_aic.py``, run
+in aiconfigurator's own environment:
 
-    /path/to/aicvenv/bin/python scripts/silicon_disagg_replay.py --predict-aic AIC.json
+    /path/to/aicvenv/bin/python scripts/silicon_disagg_aic.py AIC.json
 """
 
 from __future__ import annotations
@@ -241,56 +240,6 @@ def report(done: list[dict[str, Any]], skipped: Counter[str], total: int) -> Non
     print(f"\nwithin {TOL:.0%}: {within} of {2 * len(done)} figures")
 
 
-AIC_FIELDS = tuple(
-    f"{stage}_{k}"
-    for stage in ("prefill", "decode")
-    for k in (
-        "tp_size",
-        "pp_size",
-        "attention_dp_size",
-        "moe_tp_size",
-        "moe_ep_size",
-        "batch_size",
-        "num_workers",
-    )
-)
-
-
-def predict_aic(path: Path, out: Path) -> None:
-    """aiconfigurator's TTFT and TPOT (ms) of every disaggregated row with stated pools, or
-    its error (run in aiconfigurator's environment; module docstring)."""
-    import contextlib
-    import io
-
-    from aiconfigurator.cli.api import cli_estimate
-
-    got: dict[str, Any] = {}
-    for row in csv.DictReader(path.open(newline="")):
-        if row["mode"] != "disagg" or not row["decode_num_workers"]:
-            continue
-        args = {
-            "model_path": row["model_path"],
-            "system_name": row["system"],
-            "mode": "disagg",
-            "backend_name": row["backend"],
-            "backend_version": row["backend_version"] or None,
-            "isl": int(row["isl"]),
-            "osl": int(row["osl"]),
-            "gemm_quant_mode": row["gemm_quant_mode"] or None,
-            "moe_quant_mode": row["moe_quant_mode"] or None,
-            **{k: int(row[k]) for k in AIC_FIELDS if row.get(k)},
-        }
-        for version in (args["backend_version"], None):
-            try:
-                with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                    r = cli_estimate(**{**args, "backend_version": version})
-                got[row["id"]] = [round(r.ttft, 3), round(r.tpot, 4), version]
-                break
-            except Exception as e:  # its refusals are findings: kept as text
-                got[row["id"]] = f"{type(e).__name__}: {str(e)[:160]}"
-    out.write_text(json.dumps(got, indent=1) + "\n")
-
-
 def write_subset(
     out: Path, done: list[dict[str, Any]], skipped: Counter[str], per: int, aic: Path | None
 ) -> None:
@@ -313,7 +262,8 @@ def write_subset(
         "skipped": dict(skipped.most_common()),
         "aiconfigurator": "its own TTFT and TPOT (ms) of the row and the database version it "
         "used (null: its default; the measured versions' were not loadable), or its refusal "
-        "(--predict-aic, the wheel's cli_estimate as its tools/regression_v2/run_silicon.py calls it)",
+        "(scripts/silicon_disagg_aic.py: the wheel's cli_estimate as its tools/regression_v2/"
+        "run_silicon.py calls it)",
     }
     out.write_text(json.dumps({"_about": about, "rows": sub}, indent=1) + "\n")
     print(f"wrote {len(sub)} rows to {out}")
@@ -325,16 +275,12 @@ def main() -> int:
     ap.add_argument("--subset", type=Path, help="write the stratified subset (tests/core/data) here")
     ap.add_argument("--per", type=int, default=6, help="rows a stratum in the subset")
     ap.add_argument(
-        "--aiconfigurator", type=Path, help="aiconfigurator's answers (--predict-aic) for the subset"
+        "--aiconfigurator", type=Path, help="aiconfigurator's answers (silicon_disagg_aic.py) for the subset"
     )
-    ap.add_argument("--predict-aic", type=Path, help="write aiconfigurator's answers here (its environment)")
     a = ap.parse_args()
     if not a.csv.is_file():
         print(f"--csv: no such file: {a.csv}", file=sys.stderr)
         return 2
-    if a.predict_aic:
-        predict_aic(a.csv, a.predict_aic)
-        return 0
     done, skipped = run(a.csv)
     report(done, skipped, len(done) + sum(skipped.values()))
     if a.subset:
