@@ -105,6 +105,7 @@ SERVING = (
     Case("serving.disaggregated.prefill_gpus", VLLM, 1, ("serving.disaggregated.decode_gpus", 2)),
     Case("serving.disaggregated.decode_gpus", VLLM, 1, ("serving.disaggregated.prefill_gpus", 2)),
     Case("serving.disaggregated.prefill_tensor", SPLIT_SERVE, 1),
+    Case("serving.disaggregated.prefill_max_sequences", SPLIT_SERVE, 1),
     Case("targets.users", VLLM, 50),
     Case("targets.min_tokens_per_second_per_user", VLLM, 10.0),
     Case("targets.max_ttft_seconds", VLLM, 1.0),

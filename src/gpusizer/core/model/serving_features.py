@@ -77,9 +77,17 @@ class DisaggregatedSpec(Strict):
     ``link_gb_per_s`` per GPU (null: the GPU's network, else its interconnect) to a pool of
     ``decode_gpus`` GPUs that only decode; each pool in replicas of the scenario's tensor x
     pipeline layout, the prefill pool's at ``prefill_tensor`` (null: the scenario's tensor
-    parallelism). ``prefill_gpus`` null: off."""
+    parallelism) with ``prefill_attention_data`` attention data-parallel ranks and its experts
+    over ``prefill_expert`` GPUs (null: the scenario's; aiconfigurator's measured P/D runs pair
+    an attention-DP prefill worker with a tensor-parallel decode worker). ``prefill_gpus`` null:
+    off."""
 
     prefill_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
     decode_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
     link_gb_per_s: Rate | None = None
     prefill_tensor: Annotated[int, Field(ge=1, le=1024)] | None = None
+    prefill_attention_data: Annotated[int, Field(ge=1, le=1024)] | None = None
+    prefill_expert: Annotated[int, Field(ge=1, le=1024)] | None = None
+    # requests one prefill rank runs at once (TensorRT-LLM max_batch_size, SGLang
+    # --max-running-requests, vLLM max_num_seqs of the prefill worker; null: the engine's)
+    prefill_max_sequences: Annotated[int, Field(ge=1, le=1_000_000)] | None = None

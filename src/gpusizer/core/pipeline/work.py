@@ -276,7 +276,7 @@ class ServingWork(WorkBuilder):
 
             r = rank_view(s)  # one attention-DP rank's share of the engine (itself without)
             em, st = _rank_engine_memory(s, arch, counts, gpu)
-            served = serving_result(r, gpu, em, st)
+            served = serving_result(r, gpu, em, st, s)
             return Served(em, served, serving_notes(r, arch, em, st, gpu), engine_pool_line(r, gpu, em))
 
         return _SERVED.get((id(s), id(gpu), caps()), compute, (s, gpu))  # a sizing call's runs apart

@@ -22,7 +22,15 @@ saves the all-reduces, while decode wants the widest memory bandwidth (aiconfigu
 best disaggregated Qwen3-32B on H200 pairs TP1 prefill workers with a TP4 decode worker,
 ai-dynamo/aiconfigurator README; DistServe §4 sizes each phase's parallelism apart). Its
 step model is the scenario's at that width; the KV of a request then crosses the fewer
-pool's GPUs' links.
+pool's GPUs' links. It may also run its own attention data-parallel ranks and expert span
+(``prefill_attention_data``, ``prefill_expert``: aiconfigurator's measured P/D runs pair
+attention-DP prefill workers with tensor-parallel decode workers), each prefill replica then
+counted in its ranks as the decode pool is (core/serving/attention_dp.py ``rank_view``), and
+take at most ``prefill_max_sequences`` requests a rank at once (aiconfigurator's generator
+renders prefill workers at max_batch_size 1, ``generator/rule_plugin/*.rule``; SGLang's prefill
+server then holds one request in its pool until its KV has left, ``ReqToTokenPool(size =
+max_running_requests)`` and ``get_new_batch_prefill``'s prefill-mode check;
+docs/evidence/serving.md §17).
 """
 
 from __future__ import annotations
@@ -73,6 +81,29 @@ def check_disaggregated(s: Scenario) -> None:
                 f"serving.disaggregated.{name}",
                 f"must be a multiple of the pool's tensor x pipeline ({per}); got {n:,}",
             )
+    _check_prefill_layout(s, spec)
+
+
+def _check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
+    """The prefill replica's own attention-DP ranks and expert span hold as the scenario's own
+    would (core/serving/attention_dp.py), each error naming the split's field."""
+    if spec.prefill_attention_data is None and spec.prefill_expert is None:
+        return
+    from .attention_dp import check_attention_data
+
+    pre = _prefill_scenario(s, spec)
+    p = pre.parallelism
+    try:
+        check_attention_data(pre)
+    except ScenarioError as e:
+        field = "prefill_expert" if e.field.endswith("expert") else "prefill_attention_data"
+        message = e.message.replace("parallelism.tensor", "the prefill replica's tensor (prefill_tensor)")
+        raise ScenarioError(f"serving.disaggregated.{field}", message) from None
+    if p.attention_data == 1 and p.expert > 1:
+        raise ScenarioError(
+            "serving.disaggregated.prefill_expert",
+            "without attention data parallelism in the prefill pool its experts are tensor-parallel; use 1",
+        )
 
 
 def _prefill_per(s: Scenario, spec: DisaggregatedSpec) -> int:
@@ -81,22 +112,43 @@ def _prefill_per(s: Scenario, spec: DisaggregatedSpec) -> int:
 
 
 def _prefill_step(
-    s: Scenario, gpu: GPUSpec, st: EngineSettings, spec: DisaggregatedSpec, served: ServedLoad
+    s: Scenario, gpu: GPUSpec, st: EngineSettings, pre: Scenario, served: ServedLoad
 ) -> StepModel:
+    """The prefill replica's step model: the decode layout's, or ``pre``'s (one rank of the
+    prefill pool's own layout, :func:`_prefill_view`)."""
     from ..speed.step_model import step_model
     from .features import featured_run
     from .load import engine_costs
 
-    """The prefill replica's step model: the decode layout's, or the scenario's at ``prefill_tensor``."""
-    tp = spec.prefill_tensor
-    if tp is None or tp == s.parallelism.tensor:
+    if pre.parallelism == s.parallelism:
         return served.step
-    narrow = s.model_copy(update={"parallelism": s.parallelism.model_copy(update={"tensor": tp})})
-    costs = engine_costs(narrow, gpu, st)
-    step, _, _ = featured_run(
-        narrow, gpu, costs, step_model(narrow, gpu, costs), served.engine, served.workload
-    )
+    costs = engine_costs(pre, gpu, st)
+    step, _, _ = featured_run(pre, gpu, costs, step_model(pre, gpu, costs), served.engine, served.workload)
     return step
+
+
+def _prefill_view(s: Scenario, whole: Scenario, spec: DisaggregatedSpec) -> Scenario:
+    """One rank of a prefill replica as the step model runs it: ``s`` (the decode pool's rank,
+    core/serving/attention_dp.py ``rank_view``) where the pool keeps the scenario's layout,
+    else the rank view of the scenario at the pool's own layout."""
+    from .attention_dp import rank_view
+
+    pre = _prefill_scenario(whole, spec)
+    return s if pre is whole else rank_view(pre)
+
+
+def _prefill_scenario(s: Scenario, spec: DisaggregatedSpec) -> Scenario:
+    """The scenario as one prefill replica runs it: its tensor width, attention-DP ranks and
+    expert span (each null: the scenario's)."""
+    p = s.parallelism
+    tp = spec.prefill_tensor or p.tensor
+    # unset, the scenario's ranks and expert span carry over where they divide the width
+    a = spec.prefill_attention_data or (p.attention_data if tp % p.attention_data == 0 else 1)
+    keep = a == p.attention_data and (a == 1 or tp % p.expert == 0)
+    update = {"tensor": tp, "attention_data": a, "expert": spec.prefill_expert or (p.expert if keep else a)}
+    if all(getattr(p, k) == v for k, v in update.items()):
+        return s
+    return s.model_copy(update={"parallelism": p.model_copy(update=update)})
 
 
 def _link(spec: DisaggregatedSpec, gpu: GPUSpec) -> float:
@@ -104,8 +156,12 @@ def _link(spec: DisaggregatedSpec, gpu: GPUSpec) -> float:
     return gb * 1e9
 
 
-def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> dict[str, Any]:
-    """The report's fields of the split (empty without it; module docstring)."""
+def disaggregated_fields(
+    s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings, whole: Scenario | None = None
+) -> dict[str, Any]:
+    """The report's fields of the split (empty without it; module docstring): ``s`` is one
+    attention-DP rank's view of ``whole`` (the scenario as set; null: ``s`` itself), each
+    pool's replicas counted in ranks."""
     from .load import serving_load
     from .prefix import PrefixStep
     from .scheduler import simulate
@@ -114,14 +170,15 @@ def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: Engine
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
         return {}
     p, w = s.parallelism, s.workload
-    per, pre_per = p.tensor * p.pipeline, _prefill_per(s, spec)
+    pre = _prefill_view(s, whole or s, spec)
+    per, pre_per = p.tensor * p.pipeline, pre.parallelism.tensor * pre.parallelism.pipeline
     prefill_r, decode_r = spec.prefill_gpus // pre_per, spec.decode_gpus // per
     if not prefill_r or not decode_r:  # a layout wider than a pool (the advice's own TP)
         return {}
     users = max(1, st.concurrency) * p.data
     served = serving_load(s, gpu, em, st)
     step, eng, wl = served.step, served.engine, served.workload
-    pre_step = _prefill_step(s, gpu, st, spec, served)
+    pre_step = _prefill_step(s, gpu, st, pre, served)
     # the decode pool: its users' prompts already in the cache (the run's prompt is what a
     # shared prefix leaves of it: core/serving/prefix.py already offsets the rest)
     share = max(1, math.ceil(users / decode_r))
@@ -133,7 +190,8 @@ def disaggregated_fields(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: Engine
     sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
     transfer_bytes = sent * em.kv_bytes_per_token * per
     transfer = transfer_bytes / min(per, pre_per) / _link(spec, gpu)
-    ttft = _prefill_ttft(pre_step, eng, wl, users, prefill_r, (dec.e2e, transfer))
+    pre_eng = replace(eng, max_running=spec.prefill_max_sequences) if spec.prefill_max_sequences else eng
+    ttft = _prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, (dec.e2e, transfer))
     cycle = dec.e2e + ttft + transfer
     tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
     return {

@@ -83,8 +83,11 @@ def _running(s: Scenario, em: EngineMemory, st: EngineSettings) -> int:
     return max(1, limit)
 
 
-def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> Serving:
-    """The report's ``serving`` block of a validated inference scenario."""
+def serving_result(
+    s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings, whole: Scenario | None = None
+) -> Serving:
+    """The report's ``serving`` block of a validated inference scenario (``s`` one attention-DP
+    rank's view of ``whole``, the scenario as set: core/serving/attention_dp.py)."""
     p = s.parallelism
     served = serving_load(s, gpu, em, st)
     step, run = served.step, served.run
@@ -132,7 +135,7 @@ def serving_result(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettin
         request_rate=s.serving.arrival_rate,
         simulation_note=served.note,
         **feature_fields(s, em, st, gpu),
-        **disaggregated_fields(s, gpu, em, st),
+        **disaggregated_fields(s, gpu, em, st, whole),
         kv_tokens_per_user=_capped_user(s),
     )
 

@@ -86,6 +86,9 @@ TIPS = {
     "serving.disaggregated.decode_gpus": "GPUs of the decode pool (whole replicas of the layout).",
     "serving.disaggregated.prefill_tensor": "Tensor parallelism of a prefill replica (default: the "
     "layout's); prompts are compute-bound, so narrow prefill replicas lose little.",
+    "serving.disaggregated.prefill_max_sequences": "Requests a prefill rank runs at once (its "
+    "max_batch_size / --max-running-requests; default: the engine's). Its own attention DP and "
+    "experts: prefill_attention_data, prefill_expert in the scenario file.",
 }
 # Speculative methods the window offers (a draft model needs its model block: scenario file)
 SPEC_METHODS = (
@@ -202,6 +205,13 @@ class ServingPanel(Panel):
             f.add(label, QuantityField("count", path, unit="GPUs", none_text="off"), path, name=name)
         tp = QuantityField("count", "serving.disaggregated.prefill_tensor", none_text="the layout's")
         f.add("Prefill TP", tp, "serving.disaggregated.prefill_tensor", name="spin_serving_prefill_tensor")
+        pb = QuantityField("count", "serving.disaggregated.prefill_max_sequences", none_text="the engine's")
+        f.add(
+            "Prefill batch",
+            pb,
+            "serving.disaggregated.prefill_max_sequences",
+            name="spin_serving_prefill_batch",
+        )
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine.
@@ -232,6 +242,7 @@ class ServingPanel(Panel):
         )
         split = self.state.value("serving.disaggregated.prefill_gpus") is not None
         self.form.show("serving.disaggregated.prefill_tensor", split)
+        self.form.show("serving.disaggregated.prefill_max_sequences", split)
         spec = self.state.value("serving.speculative.method") is not None
         self.form.show("serving.speculative.num_tokens", spec)
         self.form.show("serving.speculative.acceptance_rate", spec)
