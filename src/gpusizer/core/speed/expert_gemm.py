@@ -1,0 +1,96 @@
+"""How much slower a MoE layer's routed experts multiply than the large GEMMs the training rates
+were measured on: each expert runs its own GEMM of (tokens it received) x (its width) x (the
+hidden size), and narrow experts at a few thousand tokens each run well below the best shape.
+
+What the frameworks run: Megatron-Core's ``TEGroupedMLP`` calls Transformer Engine's
+``GroupedLinear``, whose ``general_grouped_gemm`` issues one cuBLAS GEMM per local expert over
+several CUDA streams (``transformer_engine/pytorch/cpp_extensions/gemm.py``; the "multi-stream
+cuBLAS grouped GEMM" of Megatron-LM's DeepSeek-V3 GB200 guide); torchtitan and transformers'
+``grouped_mm`` / per-expert loops run one GEMM per expert as well. So an expert's GEMM goes at
+the rate cuBLAS reaches on its own shape.
+
+The rate by shape is measured: NVIDIA aiconfigurator 0.12.0's GEMM tables
+(``aiconfigurator_core/systems/data/<gpu>/gemm/trtllm/<release>/gemm_perf.parquet``, kernel
+``torch_flow``: BF16 ``torch`` matmuls, i.e. cuBLAS, timed by shape ``m x n x k``), H100 SXM
+and B200 at release 1.3.0rc20, A100 SXM at 1.0.0. Over every row with m 1,024-32,768 and
+n, k 512-8,192 (1,014 shapes on H100 and B200, 676 on A100) the measured TFLOPS follow
+
+    rate(m, n, k) = peak / (1 + m0 / m + n0 / n + k0 / k)
+
+(each dimension's edge tiles, the pipeline's prologue and epilogue per tile, and the wave
+quantisation shrink as that dimension grows), least squares on log TFLOPS, "peak" the median of
+the table's shapes with m, n, k 4,096-16,384 (H100 786 TFLOPS, the MAMF table's 794.5 that
+the training rates take): median error 9 % (H100), 15 % (B200), 12 % (A100). The constants per
+GPU generation are :data:`SHAPE_TOKENS`. Checked on the H100 rows at the experts' own shapes:
+Qwen3-30B-A3B's fc2 (4,096 x 2,048 x 768) 612 TFLOPS measured, 605 by the rule; its fc1
+(4,096 x 1,536 x 2,048) 718 and 668; DeepSeek-V3's fc1 (1,024 x 4,096 x 7,168) 774 and 685.
+The table's FP8 rows include the per-tensor quantisation the tables time with the GEMM (the
+same fit leaves 19-37 % median errors), so FP8 experts take the BF16 shape factor.
+
+Each expert GEMM's rate is taken relative to the rule's value at 8,192^3 (the large shapes the
+MAMF rates stand for), so a wide expert at many tokens runs at the dense rate, as before.
+"""
+
+from __future__ import annotations
+
+from .train_ops import TrainShape
+
+# (m0, n0, k0) per compute-capability major, fitted to each generation's cuBLAS table (above)
+SHAPE_TOKENS: dict[int, tuple[float, float, float]] = {
+    8: (209.0, 179.0, 162.0),  # A100 SXM, aiconfigurator 1.0.0
+    9: (192.0, 73.0, 167.0),  # H100 SXM, 1.3.0rc20
+    10: (271.0, 117.0, 86.0),  # B200, 1.3.0rc20
+}
+_REFERENCE = 8192.0  # the large square GEMM the MAMF rates stand for
+
+
+def _efficiency(m: float, n: float, k: float, c: tuple[float, float, float]) -> float:
+    return 1.0 / (1.0 + c[0] / max(m, 1.0) + c[1] / max(n, 1.0) + c[2] / max(k, 1.0))
+
+
+def shape_share(m: float, n: float, k: float, major: int) -> float:
+    """The rate of one ``m x n x k`` GEMM as a share of the large-GEMM rate, on a GPU of this
+    compute-capability major (the nearest measured generation where none was measured); at
+    most 1."""
+    known = sorted(SHAPE_TOKENS)
+    gen = major if major in SHAPE_TOKENS else (known[-1] if major > known[-1] else known[0])
+    c = SHAPE_TOKENS[gen]
+    return min(1.0, _efficiency(m, n, k, c) / _efficiency(_REFERENCE, _REFERENCE, _REFERENCE, c))
+
+
+def expert_slowdown(
+    m: float, hidden: float, width: float, gated: bool, major: int
+) -> tuple[float, float, float]:
+    """Forward and backward time of the routed experts' GEMMs over their time at the large-GEMM
+    rate, for ``m`` tokens per local expert, an expert ``width`` (its intermediate size on this
+    GPU) and the ``hidden`` size. Forward: fc1 (m x g·width x hidden, g = 2 gated) and fc2
+    (m x hidden x width); backward the input gradients (m x hidden x g·width, m x width x
+    hidden) and the weight gradients (g·width x hidden x m, hidden x width x m); third, the
+    input gradients alone (frozen experts under an adapter). Each GEMM is weighed by its FLOPs."""
+    if m <= 0 or width <= 0 or hidden <= 0:
+        return 1.0, 1.0, 1.0
+    g = 2.0 if gated else 1.0
+    fc1, fc2 = g * width * hidden, width * hidden  # FLOPs weights of the two GEMMs
+
+    def time(shapes: tuple[tuple[float, float, float, float], ...]) -> float:
+        total = sum(w for w, *_ in shapes)
+        return sum(w / shape_share(a, b, c, major) for w, a, b, c in shapes) / total
+
+    forward = time(((fc1, m, g * width, hidden), (fc2, m, hidden, width)))
+    inputs = ((fc1, m, hidden, g * width), (fc2, m, width, hidden))
+    backward = time((*inputs, (fc1, g * width, hidden, m), (fc2, hidden, width, m)))
+    return forward, backward, time(inputs)
+
+
+def routed_shape(
+    tokens: float, ts: TrainShape, ep: int, tp: int, busiest: float, compute_capability: str | None
+) -> tuple[float, float, float]:
+    """The routed experts' GEMM slowdowns (:func:`expert_slowdown`) of one micro-batch of
+    ``tokens`` on a GPU: each local expert receives ``tokens x top_k x EP / experts`` of them
+    (balanced; ``busiest`` times more on the busiest rank under the router's own load), at
+    1/TP of its width (Megatron's default expert TP = TP). 1 for a dense model."""
+    if not ts.top_k or not ts.experts or not ts.expert_width:
+        return 1.0, 1.0, 1.0
+    m = tokens * ts.top_k * ep / ts.experts * busiest
+    major = int(compute_capability.split(".")[0]) if compute_capability else 9
+    return expert_slowdown(m, ts.hidden, ts.expert_width / tp, ts.gated, major)
