@@ -50,7 +50,9 @@ def _efficiency(m: float, n: float, k: float, c: tuple[float, float, float]) -> 
 
 def shape_share(m: float, n: float, k: float, major: int) -> float:
     """The rate of one ``m x n x k`` GEMM as a share of the large-GEMM rate, on a GPU of this
-    compute-capability major (the nearest measured generation where none was measured); at
+    compute-capability major (the nearest measured generation where none was measured: GeForce
+    and workstation Blackwell, 12.x, take B200's; :func:`routed_shape` gives a GPU without a
+    CUDA compute capability Hopper's, as the training step's ``sustained`` share does); at
     most 1."""
     known = sorted(SHAPE_TOKENS)
     gen = major if major in SHAPE_TOKENS else (known[-1] if major > known[-1] else known[0])
