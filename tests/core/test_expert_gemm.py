@@ -60,3 +60,37 @@ def test_dense_layers_and_moe_layers_get_their_factor():
     # 4,096 x 8 x 8 / 128 = 2,048 tokens an expert: fc1 and fc2 at 0.86 and 0.78 of the rate
     assert fwd == pytest.approx(1.20, abs=0.03)
     assert bwd > 1.0
+
+
+H100_FP8_LARGE_TFLOPS = 1502.0  # the same median, FP8 GEMM alone (the quantisation subtracted)
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "measured"),
+    [
+        (2048, 2048, 768, 703.0),  # Qwen3-30B-A3B fc2
+        (4096, 2048, 768, 891.0),
+        (8192, 2048, 768, 701.0),
+        (2048, 1536, 2048, 992.0),  # Qwen3-30B-A3B fc1
+        (4096, 1536, 2048, 834.0),
+        (8192, 1536, 2048, 1012.0),
+        (4096, 4096, 1536, 968.0),  # Qwen3-235B fc2
+        (2048, 4096, 7168, 1379.0),  # DeepSeek-V3 fc1
+    ],
+)
+def test_an_fp8_expert_gemm_runs_at_the_measured_share(m, n, k, measured):
+    # source: aiconfigurator 0.12.0 h100_sxm gemm/trtllm/1.3.0rc20 FP8 rows less the same wheel's
+    # quantize tables (computescale + scale_matrix at m x k); tolerance 36 %: the rows at these
+    # narrow shapes are not monotone in m (fc2 703, 891, 701 TFLOPS at 2,048-8,192 tokens), the
+    # fit's median error 16 %; the rule is never more than 5 % slower than measured here (it
+    # understates the narrow experts' loss, the safe side for the fast MoE rows)
+    share = measured / H100_FP8_LARGE_TFLOPS
+    rule = shape_share(m, n, k, 9, fp8=True)
+    assert rule == pytest.approx(share, rel=0.36)
+    assert rule >= 0.95 * share
+
+
+def test_fp8_experts_lose_more_of_their_rate_than_bf16_ones():
+    bf16 = expert_slowdown(4096, 2048, 768, True, 9)
+    fp8 = expert_slowdown(4096, 2048, 768, True, 9, fp8=True)
+    assert all(f > b for f, b in zip(fp8, bf16, strict=True))

@@ -24,8 +24,18 @@ the training rates take): median error 9 % (H100), 15 % (B200), 12 % (A100). The
 GPU generation are :data:`SHAPE_TOKENS`. Checked on the H100 rows at the experts' own shapes:
 Qwen3-30B-A3B's fc2 (4,096 x 2,048 x 768) 612 TFLOPS measured, 605 by the rule; its fc1
 (4,096 x 1,536 x 2,048) 718 and 668; DeepSeek-V3's fc1 (1,024 x 4,096 x 7,168) 774 and 685.
-The table's FP8 rows include the per-tensor quantisation the tables time with the GEMM (the
-same fit leaves 19-37 % median errors), so FP8 experts take the BF16 shape factor.
+FP8 experts (``precision.matmuls: "fp8"``) take FP8's own constants, :data:`FP8_SHAPE_TOKENS`:
+the tables' FP8 rows time TensorRT-LLM's dynamic per-tensor FP8 linear, the input's
+quantisation included, which the same wheel times apart (``quantize/trtllm/1.3.0rc20/
+computescale_perf.parquet`` and ``scale_matrix_perf.parquet``, by m x k); the GEMM alone is the
+row's latency less those two (the casts are priced elsewhere, core/speed/train_ops.py
+``float8_bytes``). Fitted the same way: H100 (964 shapes) median error 16 %, B200 (888) 19 %;
+the large shapes 1,502 TFLOPS GEMM alone on H100 (MAMF's FP8 1,402.6), 2,902 on B200. A narrow
+FP8 GEMM loses more of its rate than a BF16 one (it finishes each tile's main loop twice as
+fast, so the fixed costs per tile weigh more): Qwen3-30B-A3B's fc2 at 4,096 tokens runs 891
+TFLOPS GEMM alone on H100, 0.59 of the large shapes, where BF16 runs 0.78. MXFP8 (Blackwell's
+block-scaled FP8, Transformer Engine's recipe in the Megatron-Bridge rows) takes the per-tensor
+FP8 constants: no block-scaled table was measured.
 
 Each expert GEMM's rate is taken relative to the rule's value at 8,192^3 (the large shapes the
 MAMF rates stand for), so a wide expert at many tokens runs at the dense rate, as before.
@@ -41,6 +51,11 @@ SHAPE_TOKENS: dict[int, tuple[float, float, float]] = {
     9: (192.0, 73.0, 167.0),  # H100 SXM, 1.3.0rc20
     10: (271.0, 117.0, 86.0),  # B200, 1.3.0rc20
 }
+# FP8 GEMMs alone (the quantisation subtracted, above): H100 and B200, 1.3.0rc20
+FP8_SHAPE_TOKENS: dict[int, tuple[float, float, float]] = {
+    9: (314.0, 311.0, 474.0),
+    10: (444.0, 163.0, 336.0),
+}
 _REFERENCE = 8192.0  # the large square GEMM the MAMF rates stand for
 
 
@@ -48,20 +63,21 @@ def _efficiency(m: float, n: float, k: float, c: tuple[float, float, float]) -> 
     return 1.0 / (1.0 + c[0] / max(m, 1.0) + c[1] / max(n, 1.0) + c[2] / max(k, 1.0))
 
 
-def shape_share(m: float, n: float, k: float, major: int) -> float:
+def shape_share(m: float, n: float, k: float, major: int, fp8: bool = False) -> float:
     """The rate of one ``m x n x k`` GEMM as a share of the large-GEMM rate, on a GPU of this
     compute-capability major (the nearest measured generation where none was measured: GeForce
     and workstation Blackwell, 12.x, take B200's; :func:`routed_shape` gives a GPU without a
     CUDA compute capability Hopper's, as the training step's ``sustained`` share does); at
     most 1."""
-    known = sorted(SHAPE_TOKENS)
-    gen = major if major in SHAPE_TOKENS else (known[-1] if major > known[-1] else known[0])
-    c = SHAPE_TOKENS[gen]
+    table = FP8_SHAPE_TOKENS if fp8 else SHAPE_TOKENS
+    known = sorted(table)
+    gen = major if major in table else (known[-1] if major > known[-1] else known[0])
+    c = table[gen]
     return min(1.0, _efficiency(m, n, k, c) / _efficiency(_REFERENCE, _REFERENCE, _REFERENCE, c))
 
 
 def expert_slowdown(
-    m: float, hidden: float, width: float, gated: bool, major: int
+    m: float, hidden: float, width: float, gated: bool, major: int, fp8: bool = False
 ) -> tuple[float, float, float]:
     """Forward and backward time of the routed experts' GEMMs over their time at the large-GEMM
     rate, for ``m`` tokens per local expert, an expert ``width`` (its intermediate size on this
@@ -76,7 +92,7 @@ def expert_slowdown(
 
     def time(shapes: tuple[tuple[float, float, float, float], ...]) -> float:
         total = sum(w for w, *_ in shapes)
-        return sum(w / shape_share(a, b, c, major) for w, a, b, c in shapes) / total
+        return sum(w / shape_share(a, b, c, major, fp8) for w, a, b, c in shapes) / total
 
     forward = time(((fc1, m, g * width, hidden), (fc2, m, hidden, width)))
     inputs = ((fc1, m, hidden, g * width), (fc2, m, width, hidden))
@@ -85,14 +101,21 @@ def expert_slowdown(
 
 
 def routed_shape(
-    tokens: float, ts: TrainShape, ep: int, tp: int, busiest: float, compute_capability: str | None
+    tokens: float,
+    ts: TrainShape,
+    ep: int,
+    tp: int,
+    busiest: float,
+    compute_capability: str | None,
+    fp8: bool = False,
 ) -> tuple[float, float, float]:
     """The routed experts' GEMM slowdowns (:func:`expert_slowdown`) of one micro-batch of
     ``tokens`` on a GPU: each local expert receives ``tokens x top_k x EP / experts`` of them
     (balanced; ``busiest`` times more on the busiest rank under the router's own load), at
-    1/TP of its width (Megatron's default expert TP = TP). 1 for a dense model."""
+    1/TP of its width (Megatron's default expert TP = TP); ``fp8``: FP8 experts. 1 for a dense
+    model."""
     if not ts.top_k or not ts.experts or not ts.expert_width:
         return 1.0, 1.0, 1.0
     m = tokens * ts.top_k * ep / ts.experts * busiest
     major = int(compute_capability.split(".")[0]) if compute_capability else 9
-    return expert_slowdown(m, ts.hidden, ts.expert_width / tp, ts.gated, major)
+    return expert_slowdown(m, ts.hidden, ts.expert_width / tp, ts.gated, major, fp8)

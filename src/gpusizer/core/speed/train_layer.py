@@ -335,7 +335,7 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         ep_link=group_link(gpu, p.expert, p.tensor * p.context, per_node, net),
         busiest=_busiest(s, ts),
     )
-    shape = routed_shape(ctx.tokens, ts, ctx.ep, ctx.tp, ctx.busiest, gpu.compute_capability)
+    shape = routed_shape(ctx.tokens, ts, ctx.ep, ctx.tp, ctx.busiest, gpu.compute_capability, fp8)
     return ctx._replace(expert_shape=shape), rates.head
 
 
