@@ -43,6 +43,7 @@ MAMF rates stand for), so a wide expert at many tokens runs at the dense rate, a
 
 from __future__ import annotations
 
+from ..memo import Memo
 from .train_ops import TrainShape
 
 # (m0, n0, k0) per compute-capability major, fitted to each generation's cuBLAS table (above)
@@ -57,6 +58,8 @@ FP8_SHAPE_TOKENS: dict[int, tuple[float, float, float]] = {
     10: (444.0, 163.0, 336.0),
 }
 _REFERENCE = 8192.0  # the large square GEMM the MAMF rates stand for
+# the sizing search asks for the same few shapes across thousands of layouts
+_SLOWDOWNS: Memo[tuple[float, float, float]] = Memo(4096)
 
 
 def _efficiency(m: float, n: float, k: float, c: tuple[float, float, float]) -> float:
@@ -87,6 +90,13 @@ def expert_slowdown(
     input gradients alone (frozen experts under an adapter). Each GEMM is weighed by its FLOPs."""
     if m <= 0 or width <= 0 or hidden <= 0:
         return 1.0, 1.0, 1.0
+    key = (m, hidden, width, gated, major, fp8)
+    return _SLOWDOWNS.get(key, lambda: _slowdown(m, hidden, width, gated, major, fp8))
+
+
+def _slowdown(
+    m: float, hidden: float, width: float, gated: bool, major: int, fp8: bool
+) -> tuple[float, float, float]:
     g = 2.0 if gated else 1.0
     fc1, fc2 = g * width * hidden, width * hidden  # FLOPs weights of the two GEMMs
 
