@@ -31,6 +31,10 @@ context:
   TP) all-gather what each received before the expert GEMMs and reduce-scatter it after
   (Megatron-LM ``token_dispatcher.py`` at 0014f13, ``gather_from_sequence_parallel_region`` /
   ``reduce_scatter_to_sequence_parallel_region`` when ``tp_size > 1``).
+- Routed experts' GEMMs at their own shapes: each local expert's fc1 and fc2, forward and
+  backward, at the share of the large-GEMM rate cuBLAS reaches on (tokens per expert) x (width)
+  x (hidden), measured (core/speed/expert_gemm.py): narrow experts at a few thousand tokens each
+  run below the MAMF rate the dense layers take.
 - MoE token permutation: the copies of each token per routed expert around the all-to-all
   and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward.
 - Routing skew (``parallelism.expert_routing: "router"``): the router's own load, not the
