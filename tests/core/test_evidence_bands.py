@@ -44,10 +44,9 @@ SHORT = {
     # NVL72 domain, section 2n; the v0.5 Qwen3-235B 1-off, 0.78 below it before section 2o ran
     # vLLM's scheduler request by request, is inside at 0.97)
     "speed/rl/split": (3, 5),
-    # MoE training: two GB300 rows the estimate finds slow (DeepSeek-V3 BF16 0.92, Qwen3-235B
-    # MXFP8 0.90, the safe side), below the band (0.94-2.16) the fast gpt-oss and H100 / B200
-    # rows set; the other held-out six inside (docs/evidence/speed.md §10.5.2)
-    "speed/training/moe": (6, 8),
+    # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
+    # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
+    # section)
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and

@@ -29,11 +29,13 @@ RECORDS: list[dict[str, Any]] = json.loads(
 RECORDED = {
     # vLLM's scheduler run request by request (rl.md section 2o): 0.840 and 0.870 before
     "verl-grpo-deepseek-v3-96xh20": {"step": 0.841, "rollout": 0.829},
+    # the routed experts' GEMMs at their own shapes (speed.md section 51): Miles' step 0.405 ->
+    # 0.410, training 0.307 -> 0.320, log-probs 0.496 -> 0.516
     "miles-grpo-qwen3-30b-a3b-8xmi300x": {
-        "step": 0.405,
+        "step": 0.410,
         "rollout": 0.692,
-        "training": 0.307,
-        "log_probs": 0.496,
+        "training": 0.320,
+        "log_probs": 0.516,
         "weight_sync": 0.199,
     },
     "verl-sync-qwen2.5-math-7b-4to4xh20": {"weight_sync": 3.91},

@@ -2,14 +2,19 @@
 against the training step model (core/speed/train_step.py), replayed as the dense figures are
 (tests/core/training_figures.py).
 
-40 figures: Megatron-Bridge's performance summary (25.09, 25.11 and 26.02.01 containers:
+42 figures: Megatron-Bridge's performance summary (25.09, 25.11 and 26.02.01 containers:
 DeepSeek-V3, Qwen3-30B-A3B, Qwen3-235B-A22B, gpt-oss-120b on H100, B200, B300, GB200 and GB300),
 the Megatron-Core MoE README's Mixtral 8x7B (468 TFLOPS on 64 H100), Megatron-MoE-ModelZoo's
-Qwen3-235B on 256 H100 and the DeepSeek-V3 report's pre-training GPU-hours (2,048 H800). All are
+Qwen3-235B on 256 H100, the DeepSeek-V3 report's pre-training GPU-hours (2,048 H800) and
+Pai-Megatron-Patch issue #643's Qwen3-30B-A3B on 16 H800 (no CUDA graphs, capacity factor 1.0). All are
 out of sample: no constant was set from them. docs/evidence/speed.md §10.5 and §10.5.2 tabulate
 them before and after.
 
-Targets as reached: at least 22 of the 40 within 25 % (the first 23: 13, before the MoE
+Targets as reached: at least 25 of the 42 within 25 % (of the first 40, 23: 22 before the routed
+experts' GEMMs ran at their own shapes, core/speed/expert_gemm.py, where Megatron-MoE-ModelZoo's
+Qwen3-235B at TP 2 with full recompute went from 0.77 to 0.75, slow already, and FP8 experts'
+narrower rates brought DeepSeek-V3 on DGX-B200 (26.02.01) and Qwen3-30B-A3B on GB200 (25.11) in;
+Pai-Megatron-Patch's two rows 1.18, were 1.21-1.22; the first 23: 13, before the MoE
 mechanisms 11; 14 while gpt-oss 120B on 64 H100 was replayed at the table's micro-batch 4, which
 its 25.11 recipe does not run: at its micro-batch 1 the estimate reads 1.45x fast; the 17 rows of
 the 26.02.01 table: 9), none beyond 2x except the two records marked ``known`` (the 25.11
@@ -34,7 +39,7 @@ from .training_figures import load, off, ratios, states_its_figure
 
 RECORDS = load("speed-figures-training-moe.json")
 RATIOS = ratios(RECORDS)
-SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 22, 2.0, 4.0
+SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 25, 2.0, 4.0
 # Qwen3-235B on 256 DGX-B300 (26.02.01: PP 8, VP 4, EP 8 inside each node, no CUDA graphs, the
 # all-to-all not overlapped) reads 2.16x fast; not a misprint: the 26.02 table prints the same
 # layout at 2,691 tokens/s/GPU. The same table's GB300 and GB200 rows of the model (EP 32,
@@ -164,3 +169,17 @@ def test_the_26_02_01_small_expert_rows_hold_on_blackwell() -> None:
         rid = f"mbridge-260201-qwen3-30b-a3b-8x{system}-fp8-mx-tp1pp1ep8"
         assert RATIOS[rid] == pytest.approx(1.0, abs=SPEED_TOLERANCE), rid
     assert RATIOS["mbridge-260201-qwen3-30b-a3b-16xh100-fp8-tp1pp2ep8"] > 1 + SPEED_TOLERANCE
+
+
+def test_a_megatron_run_outside_the_benchmarks_settings_replays_within_25_percent() -> None:
+    # source: alibaba/Pai-Megatron-Patch issue #643, Qwen3-30B-A3B on 16 H800, sequence 8,192, MBS 1,
+    # expert TP 1, capacity factor 1.0, no CUDA graphs: 6,325 (TP 1 PP 2 EP 8) and 6,244 (PP 4
+    # EP 4) tokens/GPU/s; the estimate 7,454 and 7,369 (1.18, 1.21-1.22 before the experts' GEMM
+    # shapes); within 25 %. The 10.2 k tokens/s/GPU docs/evidence/rl.md set beside it was the RL
+    # replay's B200 / H100 layout, not this one.
+    for key in (
+        "pai-megatron-643-qwen3-30b-a3b-16xh800-bf16-tp1pp2ep8",
+        "pai-megatron-643-qwen3-30b-a3b-16xh800-bf16-tp1pp4ep4",
+    ):
+        assert RATIOS[key] == pytest.approx(1.18, abs=0.02)  # recorded ratio, drift of the model
+        assert RATIOS[key] == pytest.approx(1.0, abs=SPEED_TOLERANCE)

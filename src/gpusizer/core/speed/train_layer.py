@@ -31,6 +31,10 @@ context:
   TP) all-gather what each received before the expert GEMMs and reduce-scatter it after
   (Megatron-LM ``token_dispatcher.py`` at 0014f13, ``gather_from_sequence_parallel_region`` /
   ``reduce_scatter_to_sequence_parallel_region`` when ``tp_size > 1``).
+- Routed experts' GEMMs at their own shapes: each local expert's fc1 and fc2, forward and
+  backward, at the share of the large-GEMM rate cuBLAS reaches on (tokens per expert) x (width)
+  x (hidden), measured (core/speed/expert_gemm.py): narrow experts at a few thousand tokens each
+  run below the MAMF rate the dense layers take.
 - MoE token permutation: the copies of each token per routed expert around the all-to-all
   and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward.
 - Routing skew (``parallelism.expert_routing: "router"``): the router's own load, not the
@@ -65,6 +69,7 @@ from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
 from .collectives import Link
+from .expert_gemm import routed_shape
 from .expert_load import PREFILL_ROUTING_ALPHA, busiest_rank_factor
 from .train_ops import (
     BACKWARD_BYTES,
@@ -156,6 +161,9 @@ class LayerContext(NamedTuple):
     cp_link: Link
     ep_link: Link
     busiest: float = 1.0  # busiest EP rank's routed tokens over the mean rank's (routing skew)
+    # routed experts' GEMM time at their own shapes over the large-GEMM rate's: forward,
+    # backward, input gradients alone (core/speed/expert_gemm.py)
+    expert_shape: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
 
 class LayerTime(NamedTuple):
@@ -179,6 +187,13 @@ def layer_compute(c: LayerContext) -> LayerTime:
     deq = w * c.dequant_bytes / c.bandwidth
     mm_b = mm_f * (1 if c.adapter else 2)
     extra_mm = {"full": mm_f, "every_other_matmul": c.ts.every_other_share * mm_f}.get(c.recompute, 0.0)
+    # the routed experts' GEMMs at their own shapes (narrow experts, few tokens each)
+    routed_f = 2 * c.busiest * c.ts.routed_matmul / c.tp * c.tokens / c.mm_rate
+    slow_f, slow_b, slow_in = c.expert_shape
+    mm_f += routed_f * (slow_f - 1.0)
+    mm_b += routed_f * ((slow_in - 1.0) if c.adapter else 2 * (slow_b - 1.0))
+    if c.recompute == "full":
+        extra_mm += routed_f * (slow_f - 1.0)
     extra_att = att_f if c.recompute in ("full", "attention") else 0.0
     extra_ew = ew_f if c.recompute in ("full", "every_other_matmul") else 0.0
     casts = float8_bytes(c.ts, c.a, c.tp) * c.tokens / c.bandwidth if c.fp8 else 0.0
@@ -324,7 +339,8 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         ep_link=group_link(gpu, p.expert, p.tensor * p.context, per_node, net),
         busiest=_busiest(s, ts),
     )
-    return ctx, rates.head
+    shape = routed_shape(ctx.tokens, ts, ctx.ep, ctx.tp, ctx.busiest, gpu.compute_capability, fp8)
+    return ctx._replace(expert_shape=shape), rates.head
 
 
 def _busiest(s: Scenario, ts: TrainShape) -> float:

@@ -79,6 +79,7 @@ class TrainShape:
     shared_experts: bool = False  # a shared expert beside the routed ones (its own FP8 casts)
     top_k: int = 0  # routed experts per token (expert-parallel all-to-all)
     routed_matmul: float = 0.0  # the routed experts' share of layer_matmul (top_k of them)
+    expert_width: int = 0  # one routed expert's intermediate size
     # shares of the layer's matmul weights next to each TP collective (model/flops.py)
     tp_pairs: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
 
@@ -114,6 +115,7 @@ def train_shape(spec: ModelSpec) -> TrainShape:
         if moe
         else 0.0,
         tp_pairs=tensor_parallel_pairs(arch),
+        expert_width=moe.expert_ffn_hidden_size if moe else 0,
     )
 
 
