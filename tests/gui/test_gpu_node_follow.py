@@ -42,6 +42,7 @@ def test_the_host_cpu_combo_sets_the_field_and_empty_follows_the_gpu(qtbot):
     panel = HardwarePanel(Binder(state))
     qtbot.addWidget(panel.box)
     host = panel.box.findChild(type(panel.gpu), "combo_host_cpu")
+    assert host is not None
     assert host.currentData() is None and state.scenario.hardware.host_cpu is None
     host.setCurrentIndex(host.findData("grace"))
     state.flush()
