@@ -15,7 +15,6 @@ from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.presets import scenario_gpu
 from ..model.result import EngineMemory, Memory
-from ..model.rl_spec import RLSpec
 from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
 from ..serving.load import engine_costs
@@ -23,8 +22,7 @@ from ..serving.lora_serving import with_lora
 from ..speed.compute import compute_estimate
 from ..speed.step import StepModel
 from ..speed.step_model import step_model
-from ..speed.train_host import host_pace
-from ..speed.train_step import step_for
+from ..speed.train_host import paced_seconds
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
@@ -144,24 +142,11 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, rate) for m in models)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
     waits = exposed_gathers(s, gpu)
-    host = _host_paced(policy, gpu, rl, c.time_seconds, models.count(s.model))
+    forwards = models.count(s.model)  # the policy's and a reference of its own model
+    host = paced_seconds(
+        policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, forwards, rl.policy.epochs
+    )
     return fwd + waits[0] + host[0], train + waits[1] + host[1]
-
-
-def _host_paced(
-    policy: Scenario, gpu: GPUSpec, rl: RLSpec, train: float, forwards: int
-) -> tuple[float, float]:
-    """Seconds the policy's log-prob forwards (``forwards`` passes of its model over the step's
-    micro-batches) and its training run beyond their GPU time where the host issues the eager
-    Megatron layers more slowly than the GPU runs them (core/speed/train_host.py)."""
-    pace = host_pace(policy, gpu, rl.policy.moe_permute_fusion)
-    if not (pace.forward or pace.train):
-        return 0.0, 0.0
-    step, p = step_for(policy, gpu), policy.parallelism
-    updates = train / step.seconds if step.seconds else 0.0  # optimizer steps over the epochs
-    slots = step.microbatches + (p.pipeline - 1) / p.virtual_stages
-    per_epoch = updates / rl.policy.epochs * step.microbatches
-    return forwards * per_epoch * pace.forward, updates * slots * pace.train
 
 
 def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:

@@ -36,6 +36,7 @@ from ..model.presets import host_cpu
 from ..model.specs import GPUSpec, ModelSpec, Scenario
 from ..registry.table import add
 from .train_layer import layer_communication, layer_compute, layer_context
+from .train_step import step_for
 
 TORCH_OP_SECONDS = 13.48e-6  # TE#2053: torch Linear forward, CPU time, H100 DGX (x86)
 TE_MODULE_OPS = 99.66 / 37.08  # TE#2053 on GB200: a TE Linear forward's CPU time in torch ops
@@ -170,3 +171,19 @@ def host_pace(s: Scenario, gpu: GPUSpec, fused_permute: bool) -> HostPace:
     n = stage_layers(c.ts.layers, s.parallelism.pipeline)
     forward = host_bound_extra(layer.forward + comm, host_f)
     return HostPace(n * forward, n * (forward + host_bound_extra(layer.backward + comm, host_b)))
+
+
+def paced_seconds(
+    s: Scenario, gpu: GPUSpec, fused_permute: bool, train: float, forwards: int, epochs: int
+) -> tuple[float, float]:
+    """(log-prob, training) seconds an RL policy's passes run beyond their GPU time where the
+    host issues its eager layers more slowly: ``forwards`` forward passes over one epoch's
+    micro-batches, and the ``train`` seconds of training (``epochs`` epochs) with each optimizer
+    step's micro-batches and pipeline bubble (core/speed/train_step.py)."""
+    pace = host_pace(s, gpu, fused_permute)
+    if not (pace.forward or pace.train):
+        return 0.0, 0.0
+    step, p = step_for(s, gpu), s.parallelism
+    updates = train / step.seconds if step.seconds else 0.0  # optimizer steps over the epochs
+    slots = step.microbatches + (p.pipeline - 1) / p.virtual_stages
+    return forwards * updates / epochs * step.microbatches * pace.forward, updates * slots * pace.train
