@@ -61,6 +61,13 @@ class RLFigure(NamedTuple):
         return not self.rollout_gpus and self.preset not in ("deepseek-v3", "qwen3-235b-a22b")
 
     @property
+    def permute_fusion(self) -> bool:
+        """megatron_cfg.moe_permute_fusion: true in grpo-deepseek-v3-32n8g.yaml and
+        grpo-qwen3-235b-16n8g.yaml, which every DeepSeek V3 and Qwen3-235B performance recipe
+        inherits (tags v0.4.0-v0.6.0); grpo_math_1B.yaml's false elsewhere."""
+        return self.preset in ("deepseek-v3", "qwen3-235b-a22b")
+
+    @property
     def node(self) -> dict[str, int]:
         """The NVLink domain where it is not the scenario's default of 8 (``NVLINK_DOMAIN``)."""
         return {"gpus_per_node": NVLINK_DOMAIN[self.gpu]} if self.gpu in NVLINK_DOMAIN else {}
@@ -87,7 +94,11 @@ class RLFigure(NamedTuple):
             "rl": {
                 "algorithm": "grpo",
                 "prompt_tokens": PROMPT,
-                "policy": {"mini_batch_size": 512, **({} if self.packing else {"sequence_packing": False})},
+                "policy": {
+                    "mini_batch_size": 512,
+                    "moe_permute_fusion": self.permute_fusion,
+                    **({} if self.packing else {"sequence_packing": False}),
+                },
                 # NeMo RL keeps the reference on the host and swaps it in for its forward
                 # (megatron_policy_worker.py use_reference_model)
                 "reference": {"offload": True},

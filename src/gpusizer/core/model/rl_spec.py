@@ -133,6 +133,10 @@ class PolicySpec(Strict):
     # passes through the adapters wait for every gather (verl's LoRA actor: each adapter matrix
     # its own FSDP unit, core/pipeline/rl_gathers.py)
     prefetch_gathers: bool = True
+    # Megatron's fused MoE token permutation (``moe_permute_fusion``; NeMo RL grpo_math_1B.yaml:
+    # false, its DeepSeek V3 and Qwen3-235B recipes true): fewer host ops a MoE layer
+    # (core/speed/train_host.py)
+    moe_permute_fusion: bool = False
 
     @property
     def is_adapter(self) -> bool:

@@ -22,6 +22,7 @@ from ..serving.lora_serving import with_lora
 from ..speed.compute import compute_estimate
 from ..speed.step import StepModel
 from ..speed.step_model import step_model
+from ..speed.train_host import paced_seconds
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
@@ -141,7 +142,11 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, rate) for m in models)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
     waits = exposed_gathers(s, gpu)
-    return fwd + waits[0], train + waits[1]
+    forwards = models.count(s.model)  # the policy's and a reference of its own model
+    host = paced_seconds(
+        policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, forwards, rl.policy.epochs
+    )
+    return fwd + waits[0] + host[0], train + waits[1] + host[1]
 
 
 def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
