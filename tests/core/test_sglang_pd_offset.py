@@ -66,7 +66,9 @@ def test_disagg_gap_grows_with_the_prompt() -> None:
 def test_aggregated_short_prompts_miss_without_the_split() -> None:
     """SGLang 0.5.9 aggregated, DeepSeek-V3 FP8 on one 8 x H200 worker, 4 users: at 1,024
     prompt tokens measured 259.9 / 259.4 ms, ours 104.6 (-60 %); at 8,192, 446.9 against
-    504.5 (+13 %, within 25 %). The short-prompt gap appears with no P/D path at all."""
+    504.5 (+13 %, within 25 %). The short-prompt gap appears with no P/D path at all. (At exact
+    lengths our four 8K prompts queue in lock step; replayed with the client that ran them the
+    8K row reads 0.50 as well: the next test.)"""
     rows = _rows("agg", 4)
     short = [r for r in rows if r["isl"] == "1024"]
     long = [r for r in rows if r["isl"] == "8192"]
@@ -99,3 +101,27 @@ def test_dynamo_single_request_needs_no_offset() -> None:
     }
     ttft = estimate_report(d)["serving"]["disaggregated_ttft_seconds"] * 1e3
     assert ttft == pytest.approx(100.0, rel=0.10)
+
+
+def test_aggregated_gap_scales_with_the_prompt_as_inferencex_ran_it() -> None:
+    """The same aggregated DeepSeek-V3 rows replayed with the client InferenceX ran (prompt and
+    output lengths drawn over 0.8-1.0 of the stated ones, 10 requests a user:
+    scripts/silicon_replay.py ``client``, as docs/evidence/speed.md §50 replays every
+    InferenceX row), not at exact lengths in lock step: at 4 users ours is 0.39 of measured at
+    1,024 tokens (100.1 against 259.9 ms) and 0.50 at 8,192 (224.3 against 446.9). The
+    exact-length replay above serialises four 8K prompts that arrive together, which is what
+    brought 8,192 within 25 %; as run, the gap grows with the prompt, so it is the prefill's
+    GPU work, not a fixed host cost (our 8K prompt is GPU-bound: 195 ms of kernels against
+    90 ms of launches; docs/evidence/serving.md "SGLang's eager MoE prompt step")."""
+    import silicon_replay as sr
+
+    ratio = {}
+    for r in _rows("agg", 4):
+        sc, why = sr.scenario(r)
+        assert sc is not None, why
+        times = sr.estimate_times(sc)
+        assert not isinstance(times, str), times
+        ratio[r["isl"]] = times[0] * 1e3 / float(r["silicon_ttft_ms"])
+    assert set(ratio) == {"1024", "8192"}
+    assert ratio["1024"] == pytest.approx(0.39, abs=0.03)
+    assert ratio["8192"] == pytest.approx(0.50, abs=0.03)
