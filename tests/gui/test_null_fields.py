@@ -53,6 +53,13 @@ SPEC = {**VLLM, "serving": {"speculative": {"method": "ngram"}}}
 LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
 OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
 SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
+# a MoE model's split at TP 2: the prefill pool's attention-DP ranks and expert span apply
+MOE_SPLIT = {
+    **SPLIT_SERVE,
+    "model": {"preset": "qwen3-30b-a3b"},
+    "parallelism": {"tensor": 2},
+    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2}},
+}
 RL: dict[str, Any] = {
     "model": {"preset": "qwen2.5-7b"},
     "workload": {"kind": "rl"},
@@ -106,6 +113,14 @@ SERVING = (
     Case("serving.disaggregated.decode_gpus", VLLM, 1, ("serving.disaggregated.prefill_gpus", 2)),
     Case("serving.disaggregated.prefill_tensor", SPLIT_SERVE, 1),
     Case("serving.disaggregated.prefill_max_sequences", SPLIT_SERVE, 1),
+    Case("serving.disaggregated.prefill_attention_data", MOE_SPLIT, 2),
+    # experts spread over the prefill replica only with its own attention-DP ranks
+    Case(
+        "serving.disaggregated.prefill_expert",
+        MOE_SPLIT,
+        2,
+        ("serving.disaggregated.prefill_attention_data", 2),
+    ),
     Case("targets.users", VLLM, 50),
     Case("targets.min_tokens_per_second_per_user", VLLM, 10.0),
     Case("targets.max_ttft_seconds", VLLM, 1.0),

@@ -154,6 +154,11 @@ GLOSSARY: dict[str, str] = {
     "rl.steps": "RL steps of the run: its time and cost.",
     "rl.reward.kind": "Rule: a verifier or function, no GPU. Model: a reward model's forward "
     "over every response.",
+    "rl.policy.moe_permute_fusion": "Megatron's fused MoE token permutation (moe_permute_fusion: "
+    "off in NeMo RL's grpo_math_1B.yaml, on in its DeepSeek V3 and Qwen3-235B performance "
+    "recipes): the policy's eager MoE layers issue fewer host ops. Its log-prob forwards and "
+    "training run each layer at the slower of the GPU and the host CPU issuing the layer's ops "
+    "(Megatron and Megatron-Bridge policies of a MoE model only).",
 }
 
 

@@ -115,9 +115,15 @@ def serving_text(est: Estimate) -> str:
     users = users_line(block, w.prompt_tokens + w.generated_tokens)
     head, _, rest = users.partition(" (")
     extra = "".join(
-        f"<br>{html.escape(line.strip())}" for line in feature_lines(block)
+        f"<br>{html.escape(line.strip())}" for line in feature_lines(block, _split_block(est))
     )  # prefix, speculative
     return f"<b>{head}</b> ({rest}<br>{speed_line(block)}{extra}"
+
+
+def _split_block(est: Estimate) -> dict[str, Any] | None:
+    """The scenario's ``serving.disaggregated`` block (the prefill pool's layout), if set."""
+    spec = est.scenario.serving.disaggregated
+    return None if spec is None else spec.model_dump()
 
 
 def needs_text(est: Estimate, option: SizingOption | None) -> str:

@@ -39,7 +39,8 @@ def text_report(rep: dict[str, Any]) -> str:
     sv = rep.get("serving")
     if sv is not None:
         w = s["workload"]
-        lines += ["", *serving_lines(sv, w["prompt_tokens"] + w["generated_tokens"])]
+        split = (s.get("serving") or {}).get("disaggregated")
+        lines += ["", *serving_lines(sv, w["prompt_tokens"] + w["generated_tokens"], split)]
     train = None if sv is not None else training_line(rep["compute"], rep["cluster"]["gpus"])
     if train:
         lines += ["", train]

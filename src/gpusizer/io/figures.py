@@ -12,7 +12,7 @@ from ..core.model.result import Estimate
 from ..core.registry.workloads import WORKLOAD_KINDS
 from ..core.sizing.option import SizingOption
 from .evidence_text import banded
-from .serving_text import users_line
+from .serving_text import feature_lines, users_line
 from .wording import count, duration, gpus_needed_spans, per_gpu_phrase, plain
 
 
@@ -111,7 +111,8 @@ PACE: tuple[tuple[str, str, Callable[[float], str]], ...] = (
 def speed_lines(report: Mapping[str, Any], pace: Mapping[str, float | None]) -> list[str]:
     """How fast it runs (``pace``: core/sizing/pace.estimate_pace, the one speed the advice
     ranks by): serving, the users the engine holds and the speed each sees at
-    the served concurrency (its ``serving`` block); training, the trained tokens per
+    the served concurrency (its ``serving`` block), then a line per serving feature set;
+    training, the trained tokens per
     second. Then the compute block's speed and time figures."""
     sv = report.get("serving")
     out = []
@@ -124,6 +125,9 @@ def speed_lines(report: Mapping[str, Any], pace: Mapping[str, float | None]) -> 
             for key, label, fmt in PACE
             if (v := pace.get(key))
         ]
+        # the serving features set (prefix, speculative, LoRA, offload, the split), as the CLI words them
+        split = (report["scenario"].get("serving") or {}).get("disaggregated")
+        out += [(t := " ".join(line.split()))[0].upper() + t[1:] for line in feature_lines(sv, split)]
     elif pace.get("tokens_per_second"):
         gpus = report["cluster"]["gpus"]
         rate = _rate(pace["tokens_per_second"] or 0.0)

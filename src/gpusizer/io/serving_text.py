@@ -81,8 +81,11 @@ def _whole(v: float) -> str:
     return f"{v:,.0f}"
 
 
-def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
-    """The serving block as the CLI prints it (one fact per line)."""
+def serving_lines(
+    sv: Mapping[str, Any], tokens_per_user: int, split: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The serving block as the CLI prints it (one fact per line); ``split``: the scenario's
+    ``serving.disaggregated`` block (:func:`feature_lines`)."""
     lines = [f"  serving      {users_line(sv, tokens_per_user)}"]
     if sv["starts"] and sv["tokens_per_second"] > 0:  # none when the engine refuses the request
         lines.append(f"  speed        {speed_line(sv)}")
@@ -93,12 +96,14 @@ def serving_lines(sv: Mapping[str, Any], tokens_per_user: int) -> list[str]:
         )
     if sv.get("cost_per_million_tokens") is not None:
         lines.append(f"  cost         ${sv['cost_per_million_tokens']:,.2f} per million output tokens")
-    return lines + feature_lines(sv)
+    return lines + feature_lines(sv, split)
 
 
-def feature_lines(sv: Mapping[str, Any]) -> list[str]:
-    """Prefix caching and speculative decoding, one line each when set (the report's
-    ``prefix_*`` and ``speculative_*`` fields)."""
+def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -> list[str]:
+    """Prefix caching, speculative decoding, LoRA, KV offload and the disaggregated pools, one
+    line each when set (the report's ``prefix_*``, ``speculative_*``, ``lora_*``,
+    ``kv_offload_*`` and ``disaggregated_*`` fields); ``split``: the scenario's
+    ``serving.disaggregated`` block, whose prefill pool's own layout the split's line names."""
     out = []
     if sv.get("prefix_shared_tokens") or sv.get("prefix_users_held") is not None:
         out.append(
@@ -130,7 +135,7 @@ def feature_lines(sv: Mapping[str, Any]) -> list[str]:
             f"(added to the first token); the tier ({cap:,} tokens) {held} the shared prefix"
         )
     if sv.get("disaggregated_prefill_gpus"):
-        out.append(_split_line(sv))
+        out.append(_split_line(sv, split))
     return out
 
 
@@ -157,9 +162,32 @@ def gpu_hours(hours: float) -> str:
     return f"{hours:,.0f} GPU-hours" if hours >= 10 else f"{hours:,.2f} GPU-hours"
 
 
-def _split_line(sv: Mapping[str, Any]) -> str:
-    """The disaggregated pools' answer (the report's ``disaggregated_*``), beside the aggregated."""
-    pools = f"{sv['disaggregated_prefill_gpus']:,} prefill + {sv['disaggregated_decode_gpus']:,} decode GPUs"
+# the prefill pool's own layout (serving.disaggregated), in the assumptions' words ("TP 8 x PP 1
+# x DP 1 x CP 1, EP 8, attention DP 8")
+_PREFILL_LAYOUT = (
+    ("prefill_tensor", "TP {:,}"),
+    ("prefill_attention_data", "attention DP {:,}"),
+    ("prefill_expert", "EP {:,}"),
+)
+
+
+def prefill_layout(split: Mapping[str, Any] | None) -> str:
+    """The prefill pool's own layout where the scenario sets it, `` (TP 8, attention DP 1, EP 1,
+    1 request a rank at once)``; empty where it sets none (the pool runs the scenario's)."""
+    split = split or {}
+    parts = [fmt.format(split[k]) for k, fmt in _PREFILL_LAYOUT if split.get(k) is not None]
+    if split.get("prefill_max_sequences") is not None:
+        parts.append(f"{count(int(split['prefill_max_sequences']), 'request')} a rank at once")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _split_line(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -> str:
+    """The disaggregated pools' answer (the report's ``disaggregated_*``), beside the aggregated;
+    the prefill pool's layout where ``split`` (the scenario's block) sets its own."""
+    pools = (
+        f"{sv['disaggregated_prefill_gpus']:,} prefill{prefill_layout(split)} + "
+        f"{sv['disaggregated_decode_gpus']:,} decode GPUs"
+    )
     return (
         f"  split P/D    {pools}: first token {sv['disaggregated_ttft_seconds'] * 1e3:,.0f} ms (KV transfer "
         f"{sv['disaggregated_kv_transfer_bytes'] / 1e9:,.2f} GB, "

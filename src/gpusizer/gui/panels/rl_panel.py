@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QCheckBox, QLabel
 
 from ...core.pipeline.work import RL_KEY
 from ...core.registry.dtypes import DTYPES
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
 from ..binding import Binder
 from ..quantity_field import QuantityField
+from ..state import get_path
 from ..widgets import combo
 from .base import Panel
 from .precision_panel import dtype_items
@@ -28,6 +29,7 @@ _INTS = (
     ("Rollout TP", "rl.rollout.tensor", "spin_rl_rollout_tp", "count", 1, ""),
     ("Rollout GPUs", "rl.rollout.gpus", "spin_rl_rollout_gpus", "count", 1, ""),
 )
+FUSION = "rl.policy.moe_permute_fusion"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -92,6 +94,7 @@ class RLPanel(Panel):
         )
         for label, path, name, kind, step, unit in _INTS:
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
+        f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
         self.phases = QLabel()
         self.phases.setObjectName("label_rl_phases")
         self.phases.setWordWrap(True)
@@ -110,6 +113,19 @@ class RLPanel(Panel):
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
+        self.form.show(FUSION, self._host_paced() or bool(self.state.value(FUSION)))
+
+    def _host_paced(self) -> bool:
+        """Whether the policy's eager layers are paced by the host's ops, which the fused
+        permutation cuts: a MoE model trained by a framework with an op inventory
+        (core/speed/train_host.py: Megatron, Megatron-Bridge). Imported here, for the RL kind
+        only: the training speed modules are not loaded at start-up."""
+        kind = self.kind()
+        if kind is None or kind.work_key != RL_KEY or get_path(self.state.value("model"), "moe") is None:
+            return False
+        from ...core.speed.train_host import INVENTORIES
+
+        return str(self.state.value("framework")) in INVENTORIES
 
     def _show_phases(self, est: Any) -> None:
         """The step's timeline in words: each phase's seconds, share and memory per GPU."""

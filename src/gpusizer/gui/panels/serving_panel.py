@@ -15,6 +15,7 @@ from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
 from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
+from .serving_split import SPLIT_TIPS, add_split_rows, refresh_split_rows
 
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
 # (label, path, object name, quantity kind, step, unit)
@@ -81,14 +82,6 @@ TIPS = {
     "memory that keeps the prefix cache; a hit loads it back over PCIe. Needs a shared prefix.",
     "serving.kv_offload.bandwidth_gb_per_s": "Per-GPU link to the offload tier (default: PCIe "
     "5.0 x16 as measured, 54 GB/s; NVLink-C2C on a Grace CPU, 380 GB/s).",
-    "serving.disaggregated.prefill_gpus": "Disaggregated serving: GPUs of the prefill pool "
-    "(whole replicas of the layout); the answer for the split shows beside the aggregated one.",
-    "serving.disaggregated.decode_gpus": "GPUs of the decode pool (whole replicas of the layout).",
-    "serving.disaggregated.prefill_tensor": "Tensor parallelism of a prefill replica (default: the "
-    "layout's); prompts are compute-bound, so narrow prefill replicas lose little.",
-    "serving.disaggregated.prefill_max_sequences": "Requests a prefill rank runs at once (its "
-    "max_batch_size / --max-running-requests; default: the engine's). Its own attention DP and "
-    "experts: prefill_attention_data, prefill_expert in the scenario file.",
 }
 # Speculative methods the window offers (a draft model needs its model block: scenario file)
 SPEC_METHODS = (
@@ -154,7 +147,11 @@ class ServingPanel(Panel):
         )
         f.add("Max KV size", kv_cap, "serving.max_kv_size", name="spin_serving_max_kv_size")
         self._features(f)
-        for path, tip in {**TIPS, **ENGINE_TIPS}.items():  # the captions and the fields explain themselves
+        for path, tip in {
+            **TIPS,
+            **ENGINE_TIPS,
+            **SPLIT_TIPS,
+        }.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
             for b in binder.bindings:
                 if b.path == path:
@@ -166,7 +163,8 @@ class ServingPanel(Panel):
         self.show_defaults(self.state.estimate)
 
     def _features(self, f: Any) -> None:
-        """Prefix caching and speculative decoding (core/model/serving_features.py)."""
+        """Prefix caching, speculative decoding, LoRA, KV offload and the disaggregated pools
+        (core/model/serving_features.py)."""
         prefix = QuantityField(
             "context", "serving.prefix.shared_tokens", step=256, unit="tokens", none_text="off"
         )
@@ -198,20 +196,7 @@ class ServingPanel(Panel):
             "number", "serving.kv_offload.bandwidth_gb_per_s", step=1, unit="GB/s", none_text="default: PCIe"
         )
         f.add("Offload link", bw, "serving.kv_offload.bandwidth_gb_per_s", name="spin_serving_kv_offload_bw")
-        for label, path, name in (
-            ("Prefill pool", "serving.disaggregated.prefill_gpus", "spin_serving_prefill_gpus"),
-            ("Decode pool", "serving.disaggregated.decode_gpus", "spin_serving_decode_gpus"),
-        ):
-            f.add(label, QuantityField("count", path, unit="GPUs", none_text="off"), path, name=name)
-        tp = QuantityField("count", "serving.disaggregated.prefill_tensor", none_text="the layout's")
-        f.add("Prefill TP", tp, "serving.disaggregated.prefill_tensor", name="spin_serving_prefill_tensor")
-        pb = QuantityField("count", "serving.disaggregated.prefill_max_sequences", none_text="the engine's")
-        f.add(
-            "Prefill batch",
-            pb,
-            "serving.disaggregated.prefill_max_sequences",
-            name="spin_serving_prefill_batch",
-        )
+        add_split_rows(f)
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine.
@@ -240,9 +225,7 @@ class ServingPanel(Panel):
         self.form.show(
             "serving.prefix.hit_rate", self.state.value("serving.prefix.shared_tokens") is not None
         )
-        split = self.state.value("serving.disaggregated.prefill_gpus") is not None
-        self.form.show("serving.disaggregated.prefill_tensor", split)
-        self.form.show("serving.disaggregated.prefill_max_sequences", split)
+        refresh_split_rows(self.form, self.state, profile)
         spec = self.state.value("serving.speculative.method") is not None
         self.form.show("serving.speculative.num_tokens", spec)
         self.form.show("serving.speculative.acceptance_rate", spec)
