@@ -80,3 +80,68 @@ def test_feature_lines_only_when_set() -> None:
     assert base == [
         "  LoRA         100 adapters served, 16 on the GPU at once (rank 64), 0 in use: 1.00 GiB per GPU"
     ]
+
+
+_SPLIT = {
+    "disaggregated_prefill_gpus": 8,
+    "disaggregated_decode_gpus": 8,
+    "disaggregated_ttft_seconds": 7.18,
+    "disaggregated_kv_transfer_bytes": 7e7,
+    "disaggregated_kv_transfer_seconds": 0.0014,
+    "disaggregated_tpot_seconds": 0.0509,
+    "disaggregated_tokens_per_second": 12948.0,
+}
+
+
+def test_the_split_line_names_the_prefill_pools_own_layout_where_set() -> None:
+    """The prefill pool's fields of ``serving.disaggregated`` that the scenario sets, in the
+    assumptions' words (TP, attention DP, EP); none set: the line as before."""
+    from gpusizer.io.serving_text import feature_lines, prefill_layout
+
+    plain = feature_lines(_SPLIT)
+    assert plain == feature_lines(_SPLIT, {"prefill_gpus": 8, "prefill_tensor": None})
+    assert plain[0].startswith("  split P/D    8 prefill + 8 decode GPUs: first token 7,180 ms")
+    layout = {
+        "prefill_tensor": 8,
+        "prefill_attention_data": 1,
+        "prefill_expert": 1,
+        "prefill_max_sequences": 1,
+    }
+    line = feature_lines(_SPLIT, layout)[0]
+    assert line.startswith(
+        "  split P/D    8 prefill (TP 8, attention DP 1, EP 1, 1 request a rank at once) + 8 decode GPUs:"
+    )
+    assert prefill_layout({"prefill_attention_data": 4, "prefill_max_sequences": 2048}) == (
+        " (attention DP 4, 2,048 requests a rank at once)"
+    )
+    assert prefill_layout(None) == ""
+
+
+def test_the_cli_and_the_report_state_the_prefill_pools_layout() -> None:
+    """``gpusizer-cli estimate`` and the report's Speed section carry the same split line."""
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.report import report_from_estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.io.estimate_text import text_report
+    from gpusizer.io.report import report_facts
+
+    scenario = {
+        "model": {"preset": "llama-3.1-8b"},
+        "framework": "vllm",
+        "workload": {"kind": "inference", "batch_size": 16},
+        "hardware": {"gpu": "h100-sxm-80gb"},
+        "parallelism": {"tensor": 2},
+        "serving": {
+            "disaggregated": {
+                "prefill_gpus": 2,
+                "decode_gpus": 2,
+                "prefill_tensor": 1,
+                "prefill_max_sequences": 4,
+            }
+        },
+    }
+    est = estimate(parse_scenario(scenario))
+    words = "2 prefill (TP 1, 4 requests a rank at once) + 2 decode GPUs: first token"
+    assert words in text_report(report_from_estimate(est))
+    speed = report_facts(est).speed
+    assert any(s.startswith("Split P/D " + words) for s in speed), speed
