@@ -96,6 +96,10 @@ def test_a_bad_prefill_layout_shows_beside_its_field(window) -> None:
     find(window, EXPERT).setValue(None)
     window.state.flush()
     assert window.state.error is None and _error(window, EXPERT) == ""
+    find(window, EXPERT).setValue(2048)  # above the schema's 1-1024
+    window.state.flush()
+    assert "1024" in _error(window, EXPERT).replace(",", ""), _error(window, EXPERT)
+    assert window.state.scenario.serving.disaggregated.prefill_expert is None
 
 
 def test_moe_permute_fusion_from_the_rl_panel(window) -> None:
