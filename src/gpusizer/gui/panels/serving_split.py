@@ -30,7 +30,8 @@ SPLIT_TIPS = {
     "of them, the experts shared. It divides the prefill replica's tensor parallelism; default: "
     "the layout's where it divides it, else 1. aiconfigurator's measured P/D runs pair an "
     "attention-DP prefill worker with a tensor-parallel decode worker.",
-    EXPERT: "GPUs a prefill replica spreads its experts over (expert parallelism; default: the "
+    EXPERT: "GPUs a prefill replica spreads its experts over (expert parallelism: TensorRT-LLM "
+    "moe_expert_parallel_size, SGLang --ep-size, vLLM --enable-expert-parallel; default: the "
     "layout's where the prefill pool keeps its attention data parallelism, else its ranks). "
     "Above 1 it needs attention data parallelism in the prefill pool and divides the prefill "
     "replica's tensor parallelism; 1: the experts are tensor-parallel.",
