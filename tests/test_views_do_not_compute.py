@@ -75,6 +75,8 @@ ALLOWED_INTERNALS = {
     ("parallelism_panel", "gpusizer.core.memory.techniques", "profile_edits"),
     ("precision_panel", "gpusizer.core.speed.roofline", "matmul_dtype"),
     ("serving_panel", "gpusizer.core.serving.rules", "MEMORY_RULES"),
+    # which frameworks' layers the host-op count knows: where the permute-fusion box applies
+    ("rl_panel", "gpusizer.core.speed.train_host", "INVENTORIES"),
 }
 
 

@@ -192,6 +192,25 @@ def test_features_chart_draws_with_and_without(qtbot):
     assert not plain.data.active and "no serving feature set" in plain._title_text
 
 
+def test_features_chart_draws_the_split_beside_the_aggregated_curve(qtbot):
+    """``serving.disaggregated``: the split's output tokens/s (its decode pool's) is a curve of
+    its own beside the aggregated one, its two pools named in the legend and the title, and a
+    column of its own in the chart's data; a scenario without a split keeps its two columns."""
+    split = {"max_context": 16384, "disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}
+    chart = make(qtbot, "features", {**VLLM_4090, "serving": split})
+    c = chart.data
+    assert len(c.split) == len(c.users) and c.split_gpus == (1, 1)
+    # its users' tokens/s; 0 at 64 users, where the decode pool's one card holds too little KV
+    assert c.split[c.users.index(16)] > c.without[c.users.index(16)] > 0 and c.split[-1] == 0
+    assert "split P/D on 1 prefill + 1 decode GPU:" in chart._title_text
+    assert chart.data_rows()[0][-1] == "tokens_per_second_split"
+    assert make(qtbot, "features", VLLM_4090).data_rows()[0] == [
+        "users",
+        "tokens_per_second_with",
+        "tokens_per_second_without",
+    ]
+
+
 def test_max_kv_size_shows_for_mlx_only_and_caps_the_cache(window):
     """mlx-lm's --max-kv-size (core/memory/kv_cap.py): a field only where the engine has it."""
     window.state.set_scenario(parse_scenario({**VLLM_4090, "serving": {}}))

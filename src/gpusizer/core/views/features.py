@@ -4,7 +4,9 @@ gain shrinks (speculative decoding at large batches: core/serving/speculative.py
 
 Each point is the scenario's own estimate at ``users`` steady users per replica (core/serving
 /engine_memory.py); "without" is the same scenario with every feature block null. A scenario
-without features draws one curve.
+without features draws one curve. With ``serving.disaggregated`` the same estimates also give the
+split's output tokens/s (core/serving/disaggregated.py: the decode pool's, its users' prompts
+run on the prefill pool), drawn beside the aggregated curve with both pools' GPUs named.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class FeatureCurve:
     without: tuple[float, ...]
     active: tuple[str, ...]
     concurrency: int
+    split: tuple[float, ...] = ()  # the split P/D's output tokens/s at users[i] (): not set
+    split_gpus: tuple[int, int] = (0, 0)  # its prefill and decode pools' GPUs
 
 
 def active_features(s: Scenario) -> tuple[str, ...]:
@@ -46,13 +50,18 @@ def user_grid(concurrency: int) -> list[int]:
     return sorted(g for g in grid if 1 <= g <= MAX_USERS)
 
 
-def _tps(s: Scenario, users: int) -> float:
+def _served(s: Scenario, users: int) -> tuple[float, float, tuple[int, int]]:
+    """(aggregated output tokens/s, the split's, its two pools' GPUs) at ``users`` steady users;
+    0 where the engine does not start."""
     sv = s.serving.model_copy(update={"concurrency": users, "load": "steady"})
     try:
         sv_est = estimate(s.model_copy(update={"serving": sv})).serving
     except ScenarioError:
-        return 0.0
-    return sv_est.tokens_per_second if sv_est is not None and sv_est.starts else 0.0
+        return 0.0, 0.0, (0, 0)
+    if sv_est is None or not sv_est.starts:
+        return 0.0, 0.0, (0, 0)
+    pools = (sv_est.disaggregated_prefill_gpus, sv_est.disaggregated_decode_gpus)
+    return sv_est.tokens_per_second, sv_est.disaggregated_tokens_per_second, pools
 
 
 def feature_curve(s: Scenario) -> FeatureCurve:
@@ -61,6 +70,16 @@ def feature_curve(s: Scenario) -> FeatureCurve:
     plain = s.model_copy(update={"serving": s.serving.model_copy(update=dict.fromkeys(FEATURES))})
     conc = max(1, s.serving.concurrency or s.workload.batch_size)
     grid = user_grid(conc)
-    without = tuple(_tps(plain, u) for u in grid)
-    with_features = tuple(_tps(s, u) for u in grid) if active else without
-    return FeatureCurve(tuple(grid), with_features, without, active, conc)
+    bare = [_served(plain, u) for u in grid]
+    full = [_served(s, u) for u in grid] if active else bare
+    split_on = s.serving.disaggregated is not None
+    pools = max((p[2] for p in full), default=(0, 0))
+    return FeatureCurve(
+        tuple(grid),
+        tuple(p[0] for p in full),
+        tuple(p[0] for p in bare),
+        active,
+        conc,
+        tuple(p[1] for p in full) if split_on else (),
+        pools if split_on else (0, 0),
+    )

@@ -1,6 +1,7 @@
 """Output tokens/s against users with the scenario's serving features and without them
 (core/views/features.py): the gap is what prefix caching, speculative decoding, LoRA slots or
-KV offload change, and where it closes (speculative decoding as the batch grows)."""
+KV offload change, and where it closes (speculative decoding as the batch grows). A split
+prefill / decode deployment draws its own curve beside the aggregated one, its pools named."""
 
 from __future__ import annotations
 
@@ -14,14 +15,20 @@ import pyqtgraph as pg
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.views.features import FeatureCurve, feature_curve
+from ...io.wording import count
 from ..elide import labelled
 from .background import WorkerChart
 from .base import ChartBase
 from .sweep import log2_ticks
 
+# Tableau 10's orange (the categorical palette of gui/colors.py): apart from "with" (the theme's
+# green) and "without" (its grey) in light and dark mode
+SPLIT_COLOR = "#f28e2b"
+
 
 class FeaturesChart(WorkerChart, ChartBase):
-    """Two curves of total output tokens/s (log users): with the features, without them."""
+    """Curves of total output tokens/s (log users): with the features, without them, and the
+    split P/D deployment where one is set."""
 
     title = "Serving features"
 
@@ -30,9 +37,11 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.plot.setLogMode(x=True, y=False)
         self.with_curve = self.plot.plot([], [], symbol="o", symbolSize=6)
         self.without_curve = self.plot.plot([], [], symbol="o", symbolSize=5)
+        self.split_curve = self.plot.plot([], [], symbol="s", symbolSize=6)
         self.plot.setMouseEnabled(x=False, y=False)
         self.engine = ""
         self.model_name = ""
+        self.gpus = 1
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.data = feature_curve(scenario)
@@ -43,6 +52,7 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.engine = scenario.profile.label
         self.gpu_name = estimate.gpu.name
         self.model_name = shown.model.name
+        self.gpus = estimate.gpus  # a replica's, the aggregated curve's
 
     def update_from(self, scenario: Scenario, estimate: Estimate) -> None:
         """In the window the curve's estimates (one per user count, each a load simulation)
@@ -63,12 +73,19 @@ class FeaturesChart(WorkerChart, ChartBase):
             f"{html.escape(self.model_name)} under {html.escape(self.engine)} on "
             f"{html.escape(self.gpu_name)}: output tokens/s against users"
         )
+        i = c.users.index(c.concurrency)
+        if c.split:
+            return f"{head}; at your {c.concurrency:,} users {self._pools()}: {c.split[i]:,.0f} tokens/s"
         if not c.active:
             return head + " (no serving feature set: the Serving panel's prefix, speculative, LoRA, offload)"
-        i = c.users.index(c.concurrency)
         base, got = c.without[i], c.with_features[i]
         gain = f"{got / base:.2f}x" if base else "n/a"
         return f"{head}; at your {c.concurrency:,} users {gain} with {', '.join(c.active)}"
+
+    def _pools(self) -> str:
+        c = self.data
+        assert c is not None
+        return f"split P/D on {c.split_gpus[0]:,} prefill + {count(c.split_gpus[1], 'decode GPU')}"
 
     def _redraw(self) -> None:
         c = self.data
@@ -77,16 +94,21 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.without_curve.setData(x, np.asarray(c.without, dtype=float))
         self.with_curve.setData(x, np.asarray(c.with_features, dtype=float))
         self.with_curve.setVisible(bool(c.active))
-        top = max(max(c.with_features, default=1.0), max(c.without, default=1.0), 1.0)
+        self.split_curve.setData(x, np.asarray(c.split or [0.0] * len(x), dtype=float))
+        self.split_curve.setVisible(bool(c.split))
+        top = max(max(c.with_features, default=1.0), max(c.without, default=1.0), max(c.split, default=1.0))
         self.plot.setXRange(math.log10(x[0]), math.log10(x[-1]), padding=0.03)
         self.plot.setYRange(0, top * 1.1, padding=0)
         self.plot.getAxis("bottom").setTicks([log2_ticks(x[0], x[-1])])
         self.set_axis_label("bottom", "users (steady, per replica)")
         self.set_axis_label("left", "output tokens/s")
         self.set_title(self.headline())
-        entries = [(self.without_curve, "without the features")]
+        plain = "without the features" if c.active else f"aggregated on {count(self.gpus, 'GPU')}"
+        entries = [(self.without_curve, plain)]
         if c.active:
             entries.insert(0, (self.with_curve, "with " + ", ".join(c.active)))
+        if c.split:
+            entries.append((self.split_curve, self._pools()))
         self.set_legend(entries)
 
     def _restyle_items(self) -> None:
@@ -95,6 +117,8 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.with_curve.setSymbolBrush(pg.mkBrush(t.good))
         self.without_curve.setPen(pg.mkPen(t.muted, width=2))
         self.without_curve.setSymbolBrush(pg.mkBrush(t.muted))
+        self.split_curve.setPen(pg.mkPen(SPLIT_COLOR, width=2.5))
+        self.split_curve.setSymbolBrush(pg.mkBrush(SPLIT_COLOR))
         if self.has_data:
             self._redraw()
 
@@ -104,11 +128,17 @@ class FeaturesChart(WorkerChart, ChartBase):
             return ""
         i = int(np.argmin([abs(math.log10(u) - x) for u in c.users]))
         out = f"{c.users[i]:,} users: {c.without[i]:,.0f} tokens/s without"
-        return out + (f", {c.with_features[i]:,.0f} with" if c.active else "")
+        out += f", {c.with_features[i]:,.0f} with" if c.active else ""
+        return out + (f", {c.split[i]:,.0f} split P/D" if c.split else "")
 
     def data_rows(self) -> list[list[Any]]:
         c = self.data
         rows: list[list[Any]] = [["users", "tokens_per_second_with", "tokens_per_second_without"]]
-        if c is not None:
-            rows += [[u, a, b] for u, a, b in zip(c.users, c.with_features, c.without, strict=True)]
+        if c is None:
+            return rows
+        rows += [[u, a, b] for u, a, b in zip(c.users, c.with_features, c.without, strict=True)]
+        if c.split:  # a column of its own, so files without a split read as before
+            rows[0].append("tokens_per_second_split")
+            for row, v in zip(rows[1:], c.split, strict=True):
+                row.append(v)
         return rows
