@@ -104,6 +104,21 @@ def _check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
             "serving.disaggregated.prefill_expert",
             "without attention data parallelism in the prefill pool its experts are tensor-parallel; use 1",
         )
+    experts = s.model.moe.experts if s.model.moe is not None else 1
+    if experts % p.expert:  # as parallelism.expert is checked (core/pipeline/validate.py)
+        raise ScenarioError("serving.disaggregated.prefill_expert", f"must divide the experts ({experts})")
+
+
+def _prefill_runs(s: Scenario, spec: DisaggregatedSpec) -> bool:
+    """Whether the prefill pool's own layout holds at ``s``'s layout. A checked scenario's
+    does; the advice's options and its narrower prefill widths (core/sizing/disagg_split.py)
+    change the layout unchecked, and a prefill rank count that does not divide their width
+    left a replica of zero GPUs (a ZeroDivisionError in ``plan`` and ``compare``)."""
+    try:
+        _check_prefill_layout(s, spec)
+    except ScenarioError:
+        return False
+    return True
 
 
 def _prefill_per(s: Scenario, spec: DisaggregatedSpec) -> int:
@@ -168,6 +183,8 @@ def disaggregated_fields(
 
     spec = disaggregated_of(s)
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
+        return {}
+    if not _prefill_runs(whole or s, spec):  # the advice's layout, where the split's own cannot run
         return {}
     p, w = s.parallelism, s.workload
     pre = _prefill_view(s, whole or s, spec)
