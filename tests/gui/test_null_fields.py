@@ -53,6 +53,12 @@ SPEC = {**VLLM, "serving": {"speculative": {"method": "ngram"}}}
 LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
 OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
 SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
+SPLIT_MOE = {
+    **VLLM,
+    "model": {"preset": "qwen3-30b-a3b"},
+    "parallelism": {"tensor": 2},
+    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2}},
+}
 RL: dict[str, Any] = {
     "model": {"preset": "qwen2.5-7b"},
     "workload": {"kind": "rl"},
@@ -106,6 +112,8 @@ SERVING = (
     Case("serving.disaggregated.decode_gpus", VLLM, 1, ("serving.disaggregated.prefill_gpus", 2)),
     Case("serving.disaggregated.prefill_tensor", SPLIT_SERVE, 1),
     Case("serving.disaggregated.prefill_max_sequences", SPLIT_SERVE, 1),
+    Case("serving.disaggregated.prefill_attention_data", SPLIT_MOE, 2),
+    Case("serving.disaggregated.prefill_expert", SPLIT_MOE, 1),
     Case("targets.users", VLLM, 50),
     Case("targets.min_tokens_per_second_per_user", VLLM, 10.0),
     Case("targets.max_ttft_seconds", VLLM, 1.0),

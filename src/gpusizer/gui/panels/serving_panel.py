@@ -87,9 +87,19 @@ TIPS = {
     "serving.disaggregated.prefill_tensor": "Tensor parallelism of a prefill replica (default: the "
     "layout's); prompts are compute-bound, so narrow prefill replicas lose little.",
     "serving.disaggregated.prefill_max_sequences": "Requests a prefill rank runs at once (its "
-    "max_batch_size / --max-running-requests; default: the engine's). Its own attention DP and "
-    "experts: prefill_attention_data, prefill_expert in the scenario file.",
+    "max_batch_size / --max-running-requests; default: the engine's).",
+    "serving.disaggregated.prefill_attention_data": "Attention data-parallel ranks of a prefill "
+    "replica (MoE models; must divide its TP; default: the layout's where it divides, else 1).",
+    "serving.disaggregated.prefill_expert": "GPUs a prefill replica's experts span (with its "
+    "attention DP; default: the layout's, else its attention DP ranks).",
 }
+# the prefill pool's own settings, shown with a prefill pool: (label, field, name, null text)
+_PREFILL = (
+    ("Prefill TP", "prefill_tensor", "prefill_tensor", "the layout's"),
+    ("Prefill batch", "prefill_max_sequences", "prefill_batch", "the engine's"),
+    ("Prefill attention DP", "prefill_attention_data", "prefill_attention_data", "the layout's"),
+    ("Prefill EP", "prefill_expert", "prefill_expert", "the layout's"),
+)
 # Speculative methods the window offers (a draft model needs its model block: scenario file)
 SPEC_METHODS = (
     ("off", None),
@@ -203,15 +213,9 @@ class ServingPanel(Panel):
             ("Decode pool", "serving.disaggregated.decode_gpus", "spin_serving_decode_gpus"),
         ):
             f.add(label, QuantityField("count", path, unit="GPUs", none_text="off"), path, name=name)
-        tp = QuantityField("count", "serving.disaggregated.prefill_tensor", none_text="the layout's")
-        f.add("Prefill TP", tp, "serving.disaggregated.prefill_tensor", name="spin_serving_prefill_tensor")
-        pb = QuantityField("count", "serving.disaggregated.prefill_max_sequences", none_text="the engine's")
-        f.add(
-            "Prefill batch",
-            pb,
-            "serving.disaggregated.prefill_max_sequences",
-            name="spin_serving_prefill_batch",
-        )
+        for label, field, name, none in _PREFILL:
+            path = f"serving.disaggregated.{field}"
+            f.add(label, QuantityField("count", path, none_text=none), path, name=f"spin_serving_{name}")
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine.
@@ -241,8 +245,8 @@ class ServingPanel(Panel):
             "serving.prefix.hit_rate", self.state.value("serving.prefix.shared_tokens") is not None
         )
         split = self.state.value("serving.disaggregated.prefill_gpus") is not None
-        self.form.show("serving.disaggregated.prefill_tensor", split)
-        self.form.show("serving.disaggregated.prefill_max_sequences", split)
+        for _, field, _, _ in _PREFILL:  # read only with a prefill pool: kept, hidden, without one
+            self.form.show(f"serving.disaggregated.{field}", split)
         spec = self.state.value("serving.speculative.method") is not None
         self.form.show("serving.speculative.num_tokens", spec)
         self.form.show("serving.speculative.acceptance_rate", spec)
