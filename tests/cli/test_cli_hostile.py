@@ -149,3 +149,42 @@ def test_plan_returns_for_the_largest_model_the_limits_allow(
     )
     assert main(["plan", str(scenario), "--json"]) == 0
     assert isinstance(_strict(capsys.readouterr().out), list)
+
+
+# The prefill pool's own attention-DP ranks (serving.disaggregated.prefill_attention_data) did not
+# divide the narrower prefill widths the advice tries (TP 1 here): a replica of 0 GPUs, and
+# `plan` and `compare` ended in a ZeroDivisionError traceback.
+SPLIT_ADP = {
+    "model": {"preset": "qwen3-30b-a3b"},
+    "framework": "vllm",
+    "workload": {"kind": "inference", "batch_size": 16},
+    "parallelism": {"tensor": 2},
+    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2, "prefill_attention_data": 2}},
+}
+
+
+@pytest.mark.parametrize(
+    "args", [["plan"], ["compare"], ["plan", "--target-users", "200", "--max-ttft", "0.5"], ["estimate"]]
+)
+def test_a_prefill_layout_the_advice_cannot_narrow_is_sized(
+    tmp_path: Path, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "s.gpusizer.json"
+    scenario.write_text(json.dumps(SPLIT_ADP))
+    assert main([*args, str(scenario), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and _strict(out)
+    if args[0] != "estimate":  # each proposed split runs the prefill ranks as set: TP 2, not 1
+        tps = {o.get("disaggregated_split_prefill_tensor") for o in _strict(out)} - {None}
+        assert tps and all(tp % 2 == 0 for tp in tps)
+
+
+@pytest.mark.parametrize(
+    "flag", [["--target-users", "1e999"], ["--max-ttft", "nan"], ["--target-users", "-1"]]
+)
+def test_a_hostile_flag_beside_the_split_is_one_line(
+    tmp_path: Path, flag: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "s.gpusizer.json"
+    scenario.write_text(json.dumps(SPLIT_ADP))
+    _refused(capsys, main(["plan", str(scenario), *flag]))
