@@ -188,3 +188,45 @@ def test_a_hostile_flag_beside_the_split_is_one_line(
     scenario = tmp_path / "s.gpusizer.json"
     scenario.write_text(json.dumps(SPLIT_ADP))
     _refused(capsys, main(["plan", str(scenario), *flag]))
+
+
+@pytest.mark.parametrize("host", ['"epyc"', "1", "[]", '"gr\\u0430ce"'])
+def test_a_system_preset_with_a_hostile_host_is_one_line(
+    tmp_path: Path, host: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A system file (presets/systems/*.json) whose ``host_cpu`` is no registered id: the first
+    use of the systems is one line naming the file, the field and the ids, exit 2."""
+    from importlib import resources
+
+    from gpusizer.core.model import presets
+
+    shipped = Path(str(resources.files("gpusizer.presets")))
+    folder = tmp_path / "presets" / "systems"
+    folder.mkdir(parents=True)
+    for entry in shipped.iterdir():  # the other presets as shipped
+        if entry.name != "systems":
+            (tmp_path / "presets" / entry.name).symlink_to(entry)
+    for entry in (shipped / "systems").iterdir():
+        (folder / entry.name).symlink_to(entry)
+    (folder / "gb200-nvl72.json").unlink()
+    text = (shipped / "systems" / "gb200-nvl72.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    data["host_cpu"] = "HOST"
+    (folder / "gb200-nvl72.json").write_text(json.dumps(data).replace('"HOST"', host), encoding="utf-8")
+    real = resources.files
+    monkeypatch.setattr(
+        resources, "files", lambda pkg: tmp_path / "presets" if pkg == "gpusizer.presets" else real(pkg)
+    )
+    for cached in (presets.system_presets, presets._systems_host):
+        cached.cache_clear()
+    try:
+        scenario = tmp_path / "s.gpusizer.json"
+        scenario.write_text(
+            '{"model": {"preset": "llama-3.1-8b"}, "framework": "vllm", "hardware": {"gpu": "gb200-186gb"}}'
+        )
+        err = _refused(capsys, main(["estimate", str(scenario)]))
+        assert "systems/gb200-nvl72.json.host_cpu" in err and "must be one of x86, grace" in err
+    finally:
+        monkeypatch.undo()
+        for cached in (presets.system_presets, presets._systems_host):
+            cached.cache_clear()
