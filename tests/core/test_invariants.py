@@ -212,7 +212,7 @@ def test_a_grace_host_never_makes_an_rl_step_faster(preset: str, framework: str,
     assert step["grace"] <= unfused["rl"]["time_per_step_seconds"] * (1 + 1e-9)
 
 
-SPLIT_MOE = {
+SPLIT_MOE: dict[str, dict[str, object]] = {
     "model": {"preset": "qwen3-30b-a3b"},
     "hardware": {"gpu": "h100-sxm-80gb"},
     "parallelism": {"tensor": 2},

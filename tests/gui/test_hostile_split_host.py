@@ -31,7 +31,20 @@ RL_MOE: dict[str, Any] = {
     "hardware": {"gpu": "gb200-186gb"},
     "parallelism": {"expert": 8, "data": 8},
 }
-HOSTILE_INTS = (0, -1, 1.5, "1e999", "nan", float("nan"), float("inf"), True, 10**30, "\u2460", [], {})
+HOSTILE_INTS: tuple[Any, ...] = (
+    0,
+    -1,
+    1.5,
+    "1e999",
+    "nan",
+    float("nan"),
+    float("inf"),
+    True,
+    10**30,
+    "\u2460",
+    [],
+    {},
+)
 # (field, widget beside which the message shows: None where the window has none)
 FIELDS = (
     ("serving.disaggregated.prefill_max_sequences", "spin_serving_prefill_batch"),
@@ -73,7 +86,8 @@ def test_hostile_prefill_values_are_refused_beside_the_field(window, path: str, 
 
 def test_hostile_host_cpus_are_refused_beside_the_combo(window) -> None:
     _set(window, SPLIT_MOE)
-    for value in ("epyc", "X86", "x86 ", "gr\u0430ce", "", 1, 2.75, True, [], {"id": "grace"}):
+    hosts: tuple[Any, ...] = ("epyc", "X86", "x86 ", "gr\u0430ce", "", 1, 2.75, True, [], {"id": "grace"})
+    for value in hosts:
         _refused(window, "hardware.host_cpu", value, "combo_host_cpu")
     window.state.edit("hardware.host_cpu", 1, immediate=True)
     assert "must be one of x86, grace" in _error(window, "combo_host_cpu")  # names the ids
@@ -126,7 +140,8 @@ def test_the_prefill_fields_hide_and_stay_inert_without_a_prefill_pool(window) -
 
 def test_hostile_moe_permute_fusion_is_refused_and_the_state_stays(window) -> None:
     _set(window, RL_MOE)
-    for value in ("true", 1, 0, None, "yes", [], 1.0):
+    values: tuple[Any, ...] = ("true", 1, 0, None, "yes", [], 1.0)
+    for value in values:
         _refused(window, "rl.policy.moe_permute_fusion", value, None)
         window.state.edit("rl.policy.moe_permute_fusion", value, immediate=True)
         assert "rl.policy.moe_permute_fusion" in window.statusBar().currentMessage()
