@@ -51,7 +51,10 @@ SCENARIOS = {
     "host-cpu-number.gpusizer.json": ("hardware.host_cpu", "must be one of x86, grace; got 1"),
     "host-cpu-grace-amd.gpusizer.json": ("hardware.host_cpu", "the GPU's vendor is AMD: set x86 or null"),
     "prefill-batch-zero.gpusizer.json": ("serving.disaggregated.prefill_max_sequences", "equal to 1; got 0"),
-    "prefill-batch-float.gpusizer.json": ("serving.disaggregated.prefill_max_sequences", "integer; got 1.5"),
+    "prefill-batch-float.gpusizer.json": (
+        "serving.disaggregated.prefill_max_sequences",
+        "whole number; got 1.5",
+    ),
     "prefill-batch-1e999.gpusizer.json": ("file", "beyond a float's range"),
     "prefill-attention-not-dividing.gpusizer.json": (
         "serving.disaggregated.prefill_attention_data",
