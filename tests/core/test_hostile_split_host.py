@@ -219,3 +219,32 @@ def test_moe_permute_fusion_is_inert_where_megatron_does_not_run_the_policy(fram
     on = estimate_report(_set(s, "rl.policy.moe_permute_fusion", True))["rl"]
     off = estimate_report(s)["rl"]
     assert on["time_per_step_seconds"] == off["time_per_step_seconds"]
+
+
+def test_a_decode_pool_its_users_overfill_still_times_the_split() -> None:
+    """Llama 3.1 8B on one prefill and one decode H100 under vLLM: at 1,000 users the decode
+    replica's KV pool cannot hold every user's prompt. Before, its KV pool went to one block, no
+    request was admitted, and the split read 0 s a token and 0 tokens/s at 1,000 users and
+    more. Now the replica holds the users whose KV fits, the rest wait for a slot (Little's law:
+    their users through its slots, each freed every request's decode), that wait in the first
+    token; the decode pool's tokens/s is the ceiling."""
+    rows = {}
+    for users in (100, 1000, 10_000):
+        s = {
+            "model": {"preset": "llama-3.1-8b"},
+            "framework": "vllm",
+            "workload": {"kind": "inference", "batch_size": users},
+            "serving": {"concurrency": users, "disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}},
+        }
+        rows[users] = estimate_report(s)["serving"]
+    assert rows[100]["disaggregated_decode_wait_seconds"] == 0
+    for users in (1000, 10_000):
+        sv = rows[users]
+        assert sv["disaggregated_tpot_seconds"] > 0 and sv["disaggregated_tokens_per_second"] > 0
+        assert sv["disaggregated_decode_wait_seconds"] > 0
+        assert sv["disaggregated_ttft_seconds"] > sv["disaggregated_decode_wait_seconds"]
+    assert rows[10_000]["disaggregated_ttft_seconds"] > 5 * rows[1000]["disaggregated_ttft_seconds"]
+    # the decode pool's ceiling: more users, about the same tokens/s (within 5 %)
+    assert rows[10_000]["disaggregated_tokens_per_second"] == pytest.approx(
+        rows[1000]["disaggregated_tokens_per_second"], rel=0.05
+    )

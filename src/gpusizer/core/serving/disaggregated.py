@@ -198,8 +198,8 @@ def disaggregated_fields(
     pre_step = _prefill_step(s, gpu, st, pre, served)
     # the decode pool: its users' prompts already in the cache (the run's prompt is what a
     # shared prefix leaves of it: core/serving/prefix.py already offsets the rest)
-    share = max(1, math.ceil(users / decode_r))
-    own = wl.prompt - 1
+    own, each = wl.prompt - 1, max(1, math.ceil(users / decode_r))
+    share = _held(each, own, wl.output, eng.kv_tokens, eng.block)
     kv = max(float(eng.block), eng.kv_tokens - share * own)
     dec_wl = replace(wl, prompt=1, load="steady", users=share, requests=4 * share, time_boxed=False)
     dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
@@ -208,18 +208,35 @@ def disaggregated_fields(
     transfer_bytes = sent * em.kv_bytes_per_token * per
     transfer = transfer_bytes / min(per, pre_per) / _link(spec, gpu)
     pre_eng = replace(eng, max_running=spec.prefill_max_sequences) if spec.prefill_max_sequences else eng
-    ttft = _prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, (dec.e2e, transfer))
-    cycle = dec.e2e + ttft + transfer
+    # users a full decode replica does not hold wait for a slot: its ``each`` users through
+    # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all)
+    wait = dec.e2e * (each - share) / share
+    first = (
+        _prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, (dec.e2e + wait, transfer)) + transfer + wait
+    )
+    cycle = dec.e2e + first
     tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
     return {
         "disaggregated_prefill_gpus": spec.prefill_gpus,
         "disaggregated_decode_gpus": spec.decode_gpus,
-        "disaggregated_ttft_seconds": ttft + transfer,
+        "disaggregated_ttft_seconds": first,
         "disaggregated_tpot_seconds": dec.tpot,
         "disaggregated_tokens_per_second": tps,
         "disaggregated_kv_transfer_bytes": int(transfer_bytes),
         "disaggregated_kv_transfer_seconds": transfer,
+        "disaggregated_decode_wait_seconds": wait,
     }
+
+
+def _held(share: int, own: int, output: int, kv_tokens: float, block: int) -> int:
+    """Users a decode replica holds at once: its ``share``, or, where the pool cannot hold even
+    their prompts' KV, those whose prompt and output fit (the engine admits a request only while
+    its KV pool has room; the rest wait for a slot, vLLM's and SGLang's schedulers). Before, the
+    pool's KV went to a single block, no request was admitted and the split's time per token
+    and tokens/s read 0 for any decode pool its users overfill."""
+    if kv_tokens - share * own >= block:
+        return share
+    return max(1, min(share, int(kv_tokens // max(1, own + output))))
 
 
 def _prefill_ttft(
