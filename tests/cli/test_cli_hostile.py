@@ -230,3 +230,24 @@ def test_a_system_preset_with_a_hostile_host_is_one_line(
         monkeypatch.undo()
         for cached in (presets.system_presets, presets._systems_host):
             cached.cache_clear()
+
+
+def test_a_full_decode_pool_says_its_wait(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """1,000 users on one decode H100: the split's first token names the wait for a decode slot
+    (it read 0.0 ms per token and 0 tokens/s before)."""
+    scenario = tmp_path / "s.gpusizer.json"
+    users = {"batch_size": 1000}
+    pools = {"prefill_gpus": 1, "decode_gpus": 1}
+    scenario.write_text(
+        json.dumps(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "framework": "vllm",
+                "workload": {"kind": "inference", **users},
+                "serving": {"concurrency": 1000, "disaggregated": pools},
+            }
+        )
+    )
+    assert main(["estimate", str(scenario)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "split P/D" in x)
+    assert "waiting for a decode slot" in line and " 0.0 ms per token" not in line
