@@ -14,7 +14,11 @@ alone; with no more users than prefill replicas no request waits behind another 
 has one outstanding at most). Between them a request's KV, prompt x bytes per token on each
 GPU in whole engine blocks (the connectors move blocks: vLLM's, SGLang's pages), crosses the
 link of each GPU in parallel. First token: the prefill pool's plus the transfer; time per token: the
-decode pool's; tokens/s: the users' output over their cycle, at most the decode pool's.
+decode pool's; tokens/s: the users' output over their cycle, at most the decode pool's. A decode
+replica whose KV pool cannot hold even its users' prompts holds those whose prompt and output
+fit (an engine admits a request only while its pool has room) and the rest wait for a slot,
+their users through its slots each freed every request's decode (Little's law): that wait is
+in the first token and in ``disaggregated_decode_wait_seconds``.
 
 The prefill pool may run narrower tensor parallelism than the decode pool
 (``prefill_tensor``): prompts are compute-bound, so a narrow prefill replica loses little and
