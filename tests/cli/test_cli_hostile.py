@@ -149,3 +149,105 @@ def test_plan_returns_for_the_largest_model_the_limits_allow(
     )
     assert main(["plan", str(scenario), "--json"]) == 0
     assert isinstance(_strict(capsys.readouterr().out), list)
+
+
+# The prefill pool's own attention-DP ranks (serving.disaggregated.prefill_attention_data) did not
+# divide the narrower prefill widths the advice tries (TP 1 here): a replica of 0 GPUs, and
+# `plan` and `compare` ended in a ZeroDivisionError traceback.
+SPLIT_ADP = {
+    "model": {"preset": "qwen3-30b-a3b"},
+    "framework": "vllm",
+    "workload": {"kind": "inference", "batch_size": 16},
+    "parallelism": {"tensor": 2},
+    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2, "prefill_attention_data": 2}},
+}
+
+
+@pytest.mark.parametrize(
+    "args", [["plan"], ["compare"], ["plan", "--target-users", "200", "--max-ttft", "0.5"], ["estimate"]]
+)
+def test_a_prefill_layout_the_advice_cannot_narrow_is_sized(
+    tmp_path: Path, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "s.gpusizer.json"
+    scenario.write_text(json.dumps(SPLIT_ADP))
+    assert main([*args, str(scenario), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and _strict(out)
+    if args[0] != "estimate":  # each proposed split runs the prefill ranks as set: TP 2, not 1
+        tps = {o.get("disaggregated_split_prefill_tensor") for o in _strict(out)} - {None}
+        assert tps and all(tp % 2 == 0 for tp in tps)
+
+
+@pytest.mark.parametrize(
+    "flag", [["--target-users", "1e999"], ["--max-ttft", "nan"], ["--target-users", "-1"]]
+)
+def test_a_hostile_flag_beside_the_split_is_one_line(
+    tmp_path: Path, flag: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "s.gpusizer.json"
+    scenario.write_text(json.dumps(SPLIT_ADP))
+    _refused(capsys, main(["plan", str(scenario), *flag]))
+
+
+@pytest.mark.parametrize("host", ['"epyc"', "1", "[]", '"gr\\u0430ce"'])
+def test_a_system_preset_with_a_hostile_host_is_one_line(
+    tmp_path: Path, host: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A system file (presets/systems/*.json) whose ``host_cpu`` is no registered id: the first
+    use of the systems is one line naming the file, the field and the ids, exit 2."""
+    from importlib import resources
+
+    from gpusizer.core.model import presets
+
+    shipped = Path(str(resources.files("gpusizer.presets")))
+    folder = tmp_path / "presets" / "systems"
+    folder.mkdir(parents=True)
+    for entry in shipped.iterdir():  # the other presets as shipped
+        if entry.name != "systems":
+            (tmp_path / "presets" / entry.name).symlink_to(entry)
+    for entry in (shipped / "systems").iterdir():
+        (folder / entry.name).symlink_to(entry)
+    (folder / "gb200-nvl72.json").unlink()
+    text = (shipped / "systems" / "gb200-nvl72.json").read_text(encoding="utf-8")
+    data = json.loads(text)
+    data["host_cpu"] = "HOST"
+    (folder / "gb200-nvl72.json").write_text(json.dumps(data).replace('"HOST"', host), encoding="utf-8")
+    real = resources.files
+    monkeypatch.setattr(
+        resources, "files", lambda pkg: tmp_path / "presets" if pkg == "gpusizer.presets" else real(pkg)
+    )
+    for cached in (presets.system_presets, presets._systems_host):
+        cached.cache_clear()
+    try:
+        scenario = tmp_path / "s.gpusizer.json"
+        scenario.write_text(
+            '{"model": {"preset": "llama-3.1-8b"}, "framework": "vllm", "hardware": {"gpu": "gb200-186gb"}}'
+        )
+        err = _refused(capsys, main(["estimate", str(scenario)]))
+        assert "systems/gb200-nvl72.json.host_cpu" in err and "must be one of x86, grace" in err
+    finally:
+        monkeypatch.undo()
+        for cached in (presets.system_presets, presets._systems_host):
+            cached.cache_clear()
+
+
+def test_a_full_decode_pool_says_its_wait(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """1,000 users on one decode H100: the split's first token names the wait for a decode slot
+    (it read 0.0 ms per token and 0 tokens/s before)."""
+    scenario = tmp_path / "s.gpusizer.json"
+    users = {"batch_size": 1000}
+    pools = {"prefill_gpus": 1, "decode_gpus": 1}
+    scenario.write_text(
+        json.dumps(
+            {
+                "model": {"preset": "llama-3.1-8b"},
+                "framework": "vllm",
+                "workload": {"kind": "inference", **users},
+                "serving": {"concurrency": 1000, "disaggregated": pools},
+            }
+        )
+    )
+    assert main(["estimate", str(scenario)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "split P/D" in x)
+    assert "waiting for a decode slot" in line and " 0.0 ms per token" not in line

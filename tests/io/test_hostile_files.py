@@ -47,6 +47,24 @@ SCENARIOS = {
     "name-is-a-list.gpusizer.json": ("name", "valid string; got [0, 1, 2"),
     # 1e-300 TFLOPS x 1e-300 MFU underflowed to 0: a ZeroDivisionError traceback
     "tiny-rates.gpusizer.json": ("hardware.gpu.dense_tflops.bf16", "got 1e-300"),
+    # the host CPU, the prefill pool's own layout and batch, Megatron's fused permutation
+    "host-cpu-number.gpusizer.json": ("hardware.host_cpu", "must be one of x86, grace; got 1"),
+    "host-cpu-grace-amd.gpusizer.json": ("hardware.host_cpu", "the GPU's vendor is AMD: set x86 or null"),
+    "prefill-batch-zero.gpusizer.json": ("serving.disaggregated.prefill_max_sequences", "equal to 1; got 0"),
+    "prefill-batch-float.gpusizer.json": (
+        "serving.disaggregated.prefill_max_sequences",
+        "whole number; got 1.5",
+    ),
+    "prefill-batch-1e999.gpusizer.json": ("file", "beyond a float's range"),
+    "prefill-attention-not-dividing.gpusizer.json": (
+        "serving.disaggregated.prefill_attention_data",
+        "allowed: 1, 2",
+    ),
+    "prefill-expert-not-dividing-experts.gpusizer.json": (
+        "serving.disaggregated.prefill_expert",
+        "must divide the experts (6)",
+    ),
+    "moe-permute-fusion-string.gpusizer.json": ("rl.policy.moe_permute_fusion", "boolean; got 'true'"),
 }
 
 

@@ -30,10 +30,12 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def check_id(value: str, registry: Mapping[str, object], what: str) -> str:
+def check_id(value: object, registry: Mapping[str, object], what: str) -> str:
     """An id of a registry (read at validation time, so registered entries are accepted); the
-    message names what is allowed and quotes the value (shortened)."""
-    if value not in registry:
+    message names what is allowed and quotes the value (shortened). A value of another type (a
+    number, a list: a validator run before pydantic's own) gets the same message, not pydantic's
+    "Input should be a valid string", which names no id."""
+    if not isinstance(value, str) or value not in registry:
         raise ValueError(f"unknown {what}; must be one of {', '.join(registry)}; got {excerpt(value)}")
     return value
 

@@ -188,8 +188,11 @@ def _split_line(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -
         f"{sv['disaggregated_prefill_gpus']:,} prefill{prefill_layout(split)} + "
         f"{sv['disaggregated_decode_gpus']:,} decode GPUs"
     )
+    wait = sv.get("disaggregated_decode_wait_seconds", 0.0)  # the decode pool full: users wait
+    waits = f"{wait * 1e3:,.0f} ms waiting for a decode slot, " if wait else ""
     return (
-        f"  split P/D    {pools}: first token {sv['disaggregated_ttft_seconds'] * 1e3:,.0f} ms (KV transfer "
+        f"  split P/D    {pools}: first token {sv['disaggregated_ttft_seconds'] * 1e3:,.0f} ms "
+        f"({waits}KV transfer "
         f"{sv['disaggregated_kv_transfer_bytes'] / 1e9:,.2f} GB, "
         f"{sv['disaggregated_kv_transfer_seconds'] * 1e3:,.1f} ms), "
         f"{sv['disaggregated_tpot_seconds'] * 1e3:,.1f} ms per token, "

@@ -100,12 +100,40 @@ def nvlink_domain(gpu_id: str) -> int | None:
 
 
 def host_cpu(hw: HardwareSpec) -> HostCPU:
-    """The host CPU of ``hw`` (core/registry/host_cpus.py): ``hardware.host_cpu`` where given,
-    else the one every catalog system of a catalog GPU names (Grace for a GB200 or GB300, whose
-    only systems are NVL72 racks), else x86 (a GPU sold in x86 servers, or one without systems)."""
-    if hw.host_cpu is not None:
-        return HOST_CPUS[hw.host_cpu]
+    """The host CPU of ``hw`` (core/registry/host_cpus.py): ``hardware.host_cpu`` where given
+    and it hosts the GPU's vendor, else the one every catalog system of a catalog GPU names
+    (Grace for a GB200 or GB300, whose only systems are NVL72 racks), else x86 (a GPU sold in
+    x86 servers, or one without systems). A scenario naming a host its own GPU cannot have is
+    refused (:func:`check_host`); the vendor test here keeps ``plan`` and ``compare``,
+    which carry the scenario's host to every GPU type, from timing an AMD or Apple GPU on Grace."""
+    stated = HOST_CPUS.get(hw.host_cpu) if hw.host_cpu is not None else None
+    if stated is not None and stated.hosts(_vendor(hw.gpu)):
+        return stated
     return HOST_CPUS[_systems_host(hw.gpu) if isinstance(hw.gpu, str) else DEFAULT_HOST_CPU]
+
+
+def _vendor(gpu: str | GPUSpec) -> str:
+    if isinstance(gpu, GPUSpec):
+        return gpu.vendor
+    try:
+        return gpu_spec(gpu).vendor
+    except KeyError:  # not a GPU of the catalog or the user's file: as an inline spec
+        return "custom"
+
+
+def check_host(s: Scenario) -> None:
+    """``hardware.host_cpu`` hosts the GPU's vendor (core/registry/host_cpus.py: Grace only
+    NVIDIA's); timing an AMD or Apple GPU's launches on Grace was a silent answer."""
+    name = s.hardware.host_cpu
+    cpu = HOST_CPUS.get(name) if name is not None else None
+    if cpu is None:
+        return
+    vendor = scenario_gpu(s).vendor
+    if not cpu.hosts(vendor):
+        able = ", ".join(c.id for c in HOST_CPUS.values() if c.hosts(vendor))
+        only = " or ".join(cpu.gpu_vendors)
+        msg = f"{cpu.short} hosts only {only} GPUs; the GPU's vendor is {vendor}: set {able} or null"
+        raise ScenarioError("hardware.host_cpu", msg)
 
 
 @cache

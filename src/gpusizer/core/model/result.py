@@ -148,6 +148,9 @@ class Serving:
     disaggregated_tokens_per_second: float = 0.0  # output tokens/s of the decode pool
     disaggregated_kv_transfer_bytes: int = 0  # one request's KV over all its GPUs
     disaggregated_kv_transfer_seconds: float = 0.0
+    # Additive: a request's wait for a decode slot where the decode pool cannot hold every user
+    # (its first token waits with it; 0: the pool holds them all)
+    disaggregated_decode_wait_seconds: float = 0.0
     # Additive: tokens one user's KV cache holds at most under serving.max_kv_size (mlx-lm
     # --max-kv-size, core/memory/kv_cap.py); 0: its whole context
     kv_tokens_per_user: int = 0

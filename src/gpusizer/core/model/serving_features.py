@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ..limits import Rate, Strict, Tokens
+from ..limits import Rate, Strict, Tokens, Whole
 
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
@@ -82,12 +82,14 @@ class DisaggregatedSpec(Strict):
     an attention-DP prefill worker with a tensor-parallel decode worker). ``prefill_gpus`` null:
     off."""
 
-    prefill_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
-    decode_gpus: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    # counts take a JSON number with no fraction (2.0) as every count of the scenario does
+    # (core/limits.py Whole); 1.5 is refused naming the fraction
+    prefill_gpus: Annotated[int, Whole, Field(ge=1, le=1_000_000)] | None = None
+    decode_gpus: Annotated[int, Whole, Field(ge=1, le=1_000_000)] | None = None
     link_gb_per_s: Rate | None = None
-    prefill_tensor: Annotated[int, Field(ge=1, le=1024)] | None = None
-    prefill_attention_data: Annotated[int, Field(ge=1, le=1024)] | None = None
-    prefill_expert: Annotated[int, Field(ge=1, le=1024)] | None = None
+    prefill_tensor: Annotated[int, Whole, Field(ge=1, le=1024)] | None = None
+    prefill_attention_data: Annotated[int, Whole, Field(ge=1, le=1024)] | None = None
+    prefill_expert: Annotated[int, Whole, Field(ge=1, le=1024)] | None = None
     # requests one prefill rank runs at once (TensorRT-LLM max_batch_size, SGLang
     # --max-running-requests, vLLM max_num_seqs of the prefill worker; null: the engine's)
-    prefill_max_sequences: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    prefill_max_sequences: Annotated[int, Whole, Field(ge=1, le=1_000_000)] | None = None

@@ -469,10 +469,10 @@ class HardwareSpec(Strict):
     # systems' host where they agree, else x86): it sets the per-op launch cost of eager steps.
     host_cpu: str | None = None
 
-    @field_validator("host_cpu")
+    @field_validator("host_cpu", mode="before")  # any type: the message names the ids
     @classmethod
-    def _host_cpu(cls, v: str | None) -> str | None:
-        return v if v is None else check_id(v, HOST_CPUS, "host CPU")
+    def _host_cpu(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, HOST_CPUS, "host CPU")
 
 
 class OverheadSpec(Strict):

@@ -73,10 +73,10 @@ class SystemSpec(Strict):
     # the CPU its engines' Python runs on (core/registry/host_cpus.py; null: not stated, x86)
     host_cpu: str | None = None
 
-    @field_validator("host_cpu")
+    @field_validator("host_cpu", mode="before")  # any type: the message names the ids
     @classmethod
-    def _host_cpu(cls, v: str | None) -> str | None:
-        return v if v is None else check_id(v, HOST_CPUS, "host CPU")
+    def _host_cpu(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, HOST_CPUS, "host CPU")
 
     @model_validator(mode="after")
     def _sourced(self) -> SystemSpec:

@@ -7,7 +7,7 @@ from ..memo import Memo
 from ..memory.layouts import check_layouts
 from ..memory.techniques import check_techniques
 from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
-from ..model.presets import scenario_gpu
+from ..model.presets import check_host, scenario_gpu
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
@@ -281,6 +281,7 @@ def _valid_model(spec: ModelSpec) -> bool:
 def check_scenario(s: Scenario) -> None:
     # A model checked once is valid for good (frozen): layout variants share the object.
     _VALID_MODELS.get(id(s.model), lambda: _valid_model(s.model), (s.model,))
+    check_host(s)
     check_parallelism(s)
     check_workload(s)
     check_framework(s)

@@ -31,11 +31,17 @@ class HostCPU:
     label: str
     op_dispatch: float
     source: str
+    # the GPU vendors (GPUSpec.vendor) sold on this host; empty: any
+    gpu_vendors: tuple[str, ...] = ()
 
     @property
     def short(self) -> str:
         """The label without its parenthesis ("NVIDIA Grace"), for a line that names the host."""
         return self.label.split(" (")[0]
+
+    def hosts(self, vendor: str) -> bool:
+        """Whether a GPU of ``vendor`` can run on this host (case-insensitive)."""
+        return not self.gpu_vendors or vendor.lower() in (v.lower() for v in self.gpu_vendors)
 
 
 HOST_CPUS: dict[str, HostCPU] = {}
@@ -69,6 +75,10 @@ for _cpu in (
         37.08 / 13.48,
         "NVIDIA/TransformerEngine#2053: torch Linear forward CPU time 37.08 us on GB200 against "
         "13.48 us on an H100 DGX (Xeon Platinum 8480C); GH200 33.17 us (2.46x)",
+        # NVIDIA sells Grace beside its own GPUs only (GH200, GB200, GB300 over NVLink-C2C; the
+        # PCIe cards of its MGX Grace servers); an Apple GPU's host is its own SoC. "custom": an
+        # inline GPU that names no vendor may be a GH200, which has no catalog entry.
+        gpu_vendors=("NVIDIA", "custom"),
     ),
 ):
     register(_cpu)

@@ -14,7 +14,11 @@ alone; with no more users than prefill replicas no request waits behind another 
 has one outstanding at most). Between them a request's KV, prompt x bytes per token on each
 GPU in whole engine blocks (the connectors move blocks: vLLM's, SGLang's pages), crosses the
 link of each GPU in parallel. First token: the prefill pool's plus the transfer; time per token: the
-decode pool's; tokens/s: the users' output over their cycle, at most the decode pool's.
+decode pool's; tokens/s: the users' output over their cycle, at most the decode pool's. A decode
+replica whose KV pool cannot hold even its users' prompts holds those whose prompt and output
+fit (an engine admits a request only while its pool has room) and the rest wait for a slot,
+their users through its slots each freed every request's decode (Little's law): that wait is
+in the first token and in ``disaggregated_decode_wait_seconds``.
 
 The prefill pool may run narrower tensor parallelism than the decode pool
 (``prefill_tensor``): prompts are compute-bound, so a narrow prefill replica loses little and
@@ -104,6 +108,21 @@ def _check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
             "serving.disaggregated.prefill_expert",
             "without attention data parallelism in the prefill pool its experts are tensor-parallel; use 1",
         )
+    experts = s.model.moe.experts if s.model.moe is not None else 1
+    if experts % p.expert:  # as parallelism.expert is checked (core/pipeline/validate.py)
+        raise ScenarioError("serving.disaggregated.prefill_expert", f"must divide the experts ({experts})")
+
+
+def _prefill_runs(s: Scenario, spec: DisaggregatedSpec) -> bool:
+    """Whether the prefill pool's own layout holds at ``s``'s layout. A checked scenario's
+    does; the advice's options and its narrower prefill widths (core/sizing/disagg_split.py)
+    change the layout unchecked, and a prefill rank count that does not divide their width
+    left a replica of zero GPUs (a ZeroDivisionError in ``plan`` and ``compare``)."""
+    try:
+        _check_prefill_layout(s, spec)
+    except ScenarioError:
+        return False
+    return True
 
 
 def _prefill_per(s: Scenario, spec: DisaggregatedSpec) -> int:
@@ -176,6 +195,8 @@ def disaggregated_fields(
     spec = disaggregated_of(s)
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
         return {}
+    if not _prefill_runs(whole or s, spec):  # the advice's layout, where the split's own cannot run
+        return {}
     p, w = s.parallelism, s.workload
     pre = _prefill_view(s, whole or s, spec)
     if pre is None:  # the prefill pool's own ranks do not divide a width the advice tries
@@ -190,8 +211,8 @@ def disaggregated_fields(
     pre_step = _prefill_step(s, gpu, st, pre, served)
     # the decode pool: its users' prompts already in the cache (the run's prompt is what a
     # shared prefix leaves of it: core/serving/prefix.py already offsets the rest)
-    share = max(1, math.ceil(users / decode_r))
-    own = wl.prompt - 1
+    own, each = wl.prompt - 1, max(1, math.ceil(users / decode_r))
+    share = _held(each, own, wl.output, eng.kv_tokens, eng.block)
     kv = max(float(eng.block), eng.kv_tokens - share * own)
     dec_wl = replace(wl, prompt=1, load="steady", users=share, requests=4 * share, time_boxed=False)
     dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
@@ -200,18 +221,35 @@ def disaggregated_fields(
     transfer_bytes = sent * em.kv_bytes_per_token * per
     transfer = transfer_bytes / min(per, pre_per) / _link(spec, gpu)
     pre_eng = replace(eng, max_running=spec.prefill_max_sequences) if spec.prefill_max_sequences else eng
-    ttft = _prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, (dec.e2e, transfer))
-    cycle = dec.e2e + ttft + transfer
+    # users a full decode replica does not hold wait for a slot: its ``each`` users through
+    # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all)
+    wait = dec.e2e * (each - share) / share
+    first = (
+        _prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, (dec.e2e + wait, transfer)) + transfer + wait
+    )
+    cycle = dec.e2e + first
     tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
     return {
         "disaggregated_prefill_gpus": spec.prefill_gpus,
         "disaggregated_decode_gpus": spec.decode_gpus,
-        "disaggregated_ttft_seconds": ttft + transfer,
+        "disaggregated_ttft_seconds": first,
         "disaggregated_tpot_seconds": dec.tpot,
         "disaggregated_tokens_per_second": tps,
         "disaggregated_kv_transfer_bytes": int(transfer_bytes),
         "disaggregated_kv_transfer_seconds": transfer,
+        "disaggregated_decode_wait_seconds": wait,
     }
+
+
+def _held(share: int, own: int, output: int, kv_tokens: float, block: int) -> int:
+    """Users a decode replica holds at once: its ``share``, or, where the pool cannot hold even
+    their prompts' KV, those whose prompt and output fit (the engine admits a request only while
+    its KV pool has room; the rest wait for a slot, vLLM's and SGLang's schedulers). Before, the
+    pool's KV went to a single block, no request was admitted and the split's time per token
+    and tokens/s read 0 for any decode pool its users overfill."""
+    if kv_tokens - share * own >= block:
+        return share
+    return max(1, min(share, int(kv_tokens // max(1, own + output))))
 
 
 def _prefill_ttft(

@@ -70,6 +70,7 @@ def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit |
         sv.disaggregated_tpot_seconds,
         sv.disaggregated_tokens_per_second,
         False,
+        sv.disaggregated_decode_wait_seconds,
     )
 
 
@@ -105,7 +106,9 @@ def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
     level = _level(s)
     floor, ceiling = level.min_tokens_per_second_per_user, level.max_ttft_seconds
 
-    def fast(x: DisaggSplit) -> bool:
+    def fast(x: DisaggSplit) -> bool:  # a decode pool its users overfill keeps some waiting
+        if x.decode_wait_seconds > 0:
+            return False
         return floor is None or (x.tpot_seconds > 0 and 1.0 / x.tpot_seconds >= floor)
 
     def soon(x: DisaggSplit) -> bool:

@@ -38,6 +38,8 @@ class DisaggSplit:
     tpot_seconds: float
     tokens_per_second: float
     targets_met: bool
+    # a request's wait for a decode slot (s; 0: the decode pool holds every user), in ttft_seconds
+    decode_wait_seconds: float = 0.0
 
     @property
     def label(self) -> str:

@@ -56,11 +56,12 @@ def add_split_rows(f: Form) -> None:
 
 def refresh_split_rows(f: Form, state: ScenarioState, profile: FrameworkProfile) -> None:
     """The prefill pool's rows once it is set; its attention DP and experts where the engine
-    has attention data parallelism and the model routes experts, or a value is held."""
+    has attention data parallelism and the model routes experts, or a value is held (so a
+    refusal, a dense model's, shows beside it). Without a pool they are inert and hidden."""
     split = state.value(_SPLIT + "prefill_gpus") is not None
     f.show(_SPLIT + "prefill_tensor", split)
     f.show(_SPLIT + "prefill_max_sequences", split)
     moe = get_path(state.value("model"), "moe") is not None
     dp = split and moe and bool(profile.attention_data_flag)
     for path in (ATTENTION_DATA, EXPERT):
-        f.show(path, dp or state.value(path) is not None)
+        f.show(path, split and (dp or state.value(path) is not None))
