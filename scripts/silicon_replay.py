@@ -130,6 +130,45 @@ def client(row: dict[str, str]) -> tuple[int, int, float, int]:
     return round(isl * mid), round(osl * mid), spread, INFERENCEX_ROUNDS
 
 
+# The engine settings InferenceX's launch scripts state (SemiAnalysisAI/InferenceX, the script
+# as of the row's date; git history read 2026-12-05): TensorRT-LLM's batch waiting
+# (``batch_wait_timeout_iters``, ``batch_wait_max_tokens_ratio``; core/serving/batch_wait.py)
+# and ``--max_num_tokens``. Llama 3.1 70B (benchmarks/70b_fp8_b200_trt_slurm.sh,
+# 70b_fp4_b200_trt_slurm.sh, 70b_fp8_h200_trt_slurm.sh from 2025-09-18 to the rows' 2025-10-29,
+# commit 9596d23d7): "--max_num_tokens 16384"; "if [[ "$ISL" == "1024" && "$OSL" == "1024" &&
+# ${TP} -lt 8 ]]" then "batch_wait_max_tokens_ratio: 0.9 / batch_wait_timeout_iters: 20".
+# DeepSeek-R1 FP8 on B200 (benchmarks/dsr1_fp8_b200_trt.sh from commit ec7bafaae, 2026-01-29,
+# which also moved the image to release:1.2.0rc6.post2): 1k/1k at "$CONC -ge 64" sets
+# DELAY_BATCHING, "batch_wait_timeout_iters: 40 / batch_wait_max_tokens_ratio: 0.8", and
+# "MAX_NUM_TOKENS=$(( ($CONC+$ISL+64+63)/64*64 ))", at least 8192.
+LLAMA_WAIT, DSR1_WAIT = (20, 0.9), (40, 0.8)
+
+
+def script_settings(row: dict[str, str]) -> dict[str, Any]:
+    """The ``serving`` fields the row's launch script sets beyond the engine's defaults."""
+    if row["backend"] != "trtllm" or not inferencex(row):
+        return {}
+    isl, osl, users = int(row["isl"]), int(row["osl"]), concurrency(row) or 0
+    short = isl == osl == 1024
+    wait: tuple[int, float] | None = None
+    if row["model_path"] == "meta-llama/Llama-3.1-70B":
+        out: dict[str, Any] = {"prefill_chunk_tokens": 16384}
+        wait = LLAMA_WAIT if short and _int(row["tp_size"]) < 8 else None
+    elif (
+        row["model_path"] in ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3")  # one run, two labels
+        and row["system"] == "b200_sxm"
+        and row["gemm_quant_mode"] == "fp8"
+        and (engine_version(row) or "").startswith("1.2.0rc6")
+    ):
+        out = {"prefill_chunk_tokens": max(8192, (users + isl + 64 + 63) // 64 * 64)}
+        wait = DSR1_WAIT if short and users >= 64 else None
+    else:
+        return {}
+    if wait:
+        out["batch_wait_iterations"], out["batch_wait_tokens_ratio"] = wait
+    return out
+
+
 def _int(value: str, default: int = 1) -> int:
     return int(value) if value not in ("", "0") else default
 
@@ -175,6 +214,7 @@ def scenario(row: dict[str, str]) -> tuple[dict[str, Any] | None, str]:
     version = engine_version(row)
     if version:
         serving["engine_version"] = version
+    serving.update(script_settings(row))
     out: dict[str, Any] = {
         "model": {"preset": preset},
         "framework": FRAMEWORKS[row["backend"]],

@@ -86,6 +86,12 @@ class ServingSpec(Strict):
     # Additive: each sequence's KV cache keeps at most this many tokens, the oldest dropped
     # (mlx-lm --max-kv-size: RotatingKVCache; core/memory/kv_cap.py); null: the whole context
     max_kv_size: Tokens | None = None
+    # Additive: TensorRT-LLM's batch waiting (PyTorch backend; ``batch_wait_timeout_iters``,
+    # ``batch_wait_max_tokens_ratio``): while decodes run, waiting prompts are held until the
+    # step's tokens reach the ratio x ``max_num_tokens`` or this many steps have held them
+    # (``PyExecutor._waiting_requests``; off under attention DP). Null / 0: off, the default.
+    batch_wait_iterations: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    batch_wait_tokens_ratio: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

@@ -170,7 +170,17 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         ),
         rel.scheduling.cached_preemption,
         rel.scheduling.watermark * em.kv_capacity_tokens,
+        *_batch_wait(s),
     )
+
+
+def _batch_wait(s: Scenario) -> tuple[int, float]:
+    """TensorRT-LLM's batch waiting as set (``serving.batch_wait_iterations``,
+    ``batch_wait_tokens_ratio``; validated to TensorRT-LLM; core/serving/batch_wait.py). An
+    attention-DP rank's view clears both: the executor skips it there
+    (core/serving/attention_dp.py ``rank_view``)."""
+    sv = s.serving
+    return sv.batch_wait_iterations or 0, sv.batch_wait_tokens_ratio or 0.0
 
 
 def _workload(s: Scenario, st: EngineSettings) -> Workload:

@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
+from .batch_wait import holds, scheduled_tokens
 from .budget import caps
 from .scheduler_types import MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload, levels
 
@@ -79,6 +80,7 @@ class Run:
         self.prompts = [0.0, 0.0, 0.0, 0.0]  # the prompt steps' tokens, sequences, attn, read
         self.refills = w.arrives_at_rate  # requests take the slots of finished ones (_decode_step)
         self.stopped = False
+        self.held, self.holding = 0, False  # steps the waiting prompts were held; held now
         self.st = Stats()
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:
@@ -186,12 +188,27 @@ class Run:
         plan: list[tuple[Group, int]] = []
         room = self._room()
         want = bool(self.prefill) or (bool(self.waiting) and room > 0)
+        self.holding = want and not self.prefill and self._holds(room)
+        if self.holding:
+            return plan, self.d_n > 0
         decodes = eng.mixed or not want
         if eng.mixed or not decodes:
             budget = float(eng.budget - (self.d_n if eng.mixed else 0))
             budget = self._take(budget, plan)
             self._admit(budget, room, plan, decodes)
         return plan, decodes and self.d_n > 0
+
+    def _holds(self, room: int) -> bool:
+        """TensorRT-LLM's batch waiting (core/serving/batch_wait.py) keeps the waiting prompts
+        out of this step, decodes running; when it lets them in, its count starts again."""
+        eng = self.eng
+        if not self.d_n or not (eng.wait_steps or eng.wait_ratio):
+            return False
+        tokens = scheduled_tokens(self.waiting, self.d_n, room, eng.budget)
+        if holds(self.held, eng.wait_steps, eng.wait_ratio, tokens, eng.budget):
+            return True
+        self.held = 0
+        return False
 
     # -- running the step ------------------------------------------------------------------------
     def _advance(self, plan: list[tuple[Group, int]], decodes: bool) -> None:
@@ -303,6 +320,9 @@ class Run:
         if self.eng.admission == "grow":
             free = self.eng.kv_tokens - self._kv_used()
             steps = min(steps, max(1, int(free // max(1, self.d_n))))
+        if self.holding:  # each step held counts toward the engine's limit
+            steps = min(steps, max(1, self.eng.wait_steps - self.held))
+            self.held += steps
         t1 = self._decode_time(steps - 1) if steps > 1 else t0
         self.steps += steps
         self.evals += 1 + (steps > 1)

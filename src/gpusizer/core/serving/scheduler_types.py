@@ -42,6 +42,10 @@ class Engine:
     front_end: float = 0.0  # seconds per request in the API server (StepCost.front_end)
     cached_preemption: bool = False  # a preempted request finds its blocks again (Scheduling)
     watermark: float = 0.0  # tokens of the pool admission leaves free (Scheduling.watermark)
+    # TensorRT-LLM's batch waiting (serving.batch_wait_iterations / _tokens_ratio): steps a
+    # waiting prompt may be held while decodes run, and the share of ``budget`` that ends it
+    wait_steps: int = 0
+    wait_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
