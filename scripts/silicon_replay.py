@@ -141,12 +141,33 @@ def client(row: dict[str, str]) -> tuple[int, int, float, int]:
 # which also moved the image to release:1.2.0rc6.post2): 1k/1k at "$CONC -ge 64" sets
 # DELAY_BATCHING, "batch_wait_timeout_iters: 40 / batch_wait_max_tokens_ratio: 0.8", and
 # "MAX_NUM_TOKENS=$(( ($CONC+$ISL+64+63)/64*64 ))", at least 8192.
+# SGLang on B200 and B300 (benchmarks/dsr1_fp4_b200*.sh and dsr1_fp8_b200*.sh from 2025-09-25,
+# single_node/dsr1_fp4_b300.sh and dsr1_fp8_b300.sh by 2026-04-28): "if [[ $CONC -ge 16 ]];
+# then SCHEDULER_RECV_INTERVAL=30 else 10" ("relax to ~30 requests between scheduler recv
+# polls"), FP8 at TP 4 10 (from 2026-01-13), passed as --scheduler-recv-interval
+# (core/serving/recv_poll.py).
 LLAMA_WAIT, DSR1_WAIT = (20, 0.9), (40, 0.8)
+DEEPSEEK = ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3", "nvidia/DeepSeek-R1-NVFP4")
+
+
+def _sglang_settings(row: dict[str, str]) -> dict[str, Any]:
+    """SGLang DeepSeek on B200 / B300 as InferenceX launches it: its receive interval."""
+    if row["model_path"] not in DEEPSEEK or row["system"] not in ("b200_sxm", "b300_sxm"):
+        return {}
+    if _int(row["attention_dp_size"]) > 1:
+        return {}
+    users = concurrency(row) or 0
+    fp8_tp4 = row["gemm_quant_mode"] == "fp8" and _int(row["tp_size"]) == 4
+    return {"scheduler_recv_interval": 30 if users >= 16 and not fp8_tp4 else 10}
 
 
 def script_settings(row: dict[str, str]) -> dict[str, Any]:
     """The ``serving`` fields the row's launch script sets beyond the engine's defaults."""
-    if row["backend"] != "trtllm" or not inferencex(row):
+    if not inferencex(row):
+        return {}
+    if row["backend"] == "sglang":
+        return _sglang_settings(row)
+    if row["backend"] != "trtllm":
         return {}
     isl, osl, users = int(row["isl"]), int(row["osl"]), concurrency(row) or 0
     short = isl == osl == 1024
@@ -155,7 +176,7 @@ def script_settings(row: dict[str, str]) -> dict[str, Any]:
         out: dict[str, Any] = {"prefill_chunk_tokens": 16384}
         wait = LLAMA_WAIT if short and _int(row["tp_size"]) < 8 else None
     elif (
-        row["model_path"] in ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3")  # one run, two labels
+        row["model_path"] in DEEPSEEK[:2]  # one run, two labels
         and row["system"] == "b200_sxm"
         and row["gemm_quant_mode"] == "fp8"
         and (engine_version(row) or "").startswith("1.2.0rc6")

@@ -92,6 +92,9 @@ class ServingSpec(Strict):
     # (``PyExecutor._waiting_requests``; off under attention DP). Null / 0: off, the default.
     batch_wait_iterations: Annotated[int, Field(ge=0, le=100_000)] | None = None
     batch_wait_tokens_ratio: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    # Additive: SGLang's ``--scheduler-recv-interval``: while decoding, the scheduler takes new
+    # requests in every this many decode steps (core/serving/recv_poll.py). Null / 1: every step.
+    scheduler_recv_interval: Annotated[int, Field(ge=1, le=100_000)] | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

@@ -20,6 +20,7 @@ from ..serving.rules import check_rules
 from ..serving.speculative import check_speculative
 from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
 from .rl_check import check_rl
+from .validate_sched import check_scheduler_knobs
 
 
 def _divisors(n: int, limit: int = 64) -> str:
@@ -210,7 +211,7 @@ def check_serving(s: Scenario) -> None:
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)
-    _check_batch_wait(s)
+    check_scheduler_knobs(s)
     if s.serving.max_kv_size is not None and s.workload.serves and not s.profile.rotating_kv:
         able = ", ".join(p.id for p in FRAMEWORKS.values() if p.rotating_kv)
         msg = f"applies to {able} (mlx-lm --max-kv-size), not {s.profile.label}; use serving.max_context"
@@ -232,18 +233,6 @@ def check_serving(s: Scenario) -> None:
             f"got {excerpt(version)}",
         ) from None
     _check_async_output(s)
-
-
-def _check_batch_wait(s: Scenario) -> None:
-    """``serving.batch_wait_*`` are TensorRT-LLM's ``batch_wait_timeout_iters`` and
-    ``batch_wait_max_tokens_ratio`` (core/serving/batch_wait.py): no other engine has them."""
-    sv = s.serving
-    if not (sv.batch_wait_iterations or sv.batch_wait_tokens_ratio) or not s.workload.serves:
-        return
-    if s.framework != "tensorrt-llm":
-        field = "batch_wait_iterations" if sv.batch_wait_iterations else "batch_wait_tokens_ratio"
-        msg = f"TensorRT-LLM's batch waiting: framework tensorrt-llm, not {s.profile.label}; 0 or null else"
-        raise ScenarioError(f"serving.{field}", msg)
 
 
 def _check_async_output(s: Scenario) -> None:

@@ -171,6 +171,7 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         rel.scheduling.cached_preemption,
         rel.scheduling.watermark * em.kv_capacity_tokens,
         *_batch_wait(s),
+        s.serving.scheduler_recv_interval or 0,
     )
 
 

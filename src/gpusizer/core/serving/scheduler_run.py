@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from ..speed.step import StepModel
 from .batch_wait import holds, scheduled_tokens
 from .budget import caps
+from .recv_poll import RecvPoll
 from .scheduler_types import MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload, levels
 
 
@@ -80,7 +81,8 @@ class Run:
         self.prompts = [0.0, 0.0, 0.0, 0.0]  # the prompt steps' tokens, sequences, attn, read
         self.refills = w.arrives_at_rate  # requests take the slots of finished ones (_decode_step)
         self.stopped = False
-        self.held, self.holding = 0, False  # steps the waiting prompts were held; held now
+        self.held, self.holding = 0, 0  # steps batch waiting held prompts; steps it may hold now
+        self.recv = RecvPoll(eng.recv_interval) if eng.recv_interval > 1 else None
         self.st = Stats()
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:
@@ -188,7 +190,7 @@ class Run:
         plan: list[tuple[Group, int]] = []
         room = self._room()
         want = bool(self.prefill) or (bool(self.waiting) and room > 0)
-        self.holding = want and not self.prefill and self._holds(room)
+        self.holding = self._unseen() or (self._holds(room) if want and not self.prefill else 0)
         if self.holding:
             return plan, self.d_n > 0
         decodes = eng.mixed or not want
@@ -198,17 +200,28 @@ class Run:
             self._admit(budget, room, plan, decodes)
         return plan, decodes and self.d_n > 0
 
-    def _holds(self, room: int) -> bool:
-        """TensorRT-LLM's batch waiting (core/serving/batch_wait.py) keeps the waiting prompts
-        out of this step, decodes running; when it lets them in, its count starts again."""
+    def _holds(self, room: int) -> int:
+        """Steps TensorRT-LLM's batch waiting (core/serving/batch_wait.py) may still keep the
+        waiting prompts out, decodes running (0: it lets them in and its count starts again)."""
         eng = self.eng
         if not self.d_n or not (eng.wait_steps or eng.wait_ratio):
-            return False
+            return 0
         tokens = scheduled_tokens(self.waiting, self.d_n, room, eng.budget)
         if holds(self.held, eng.wait_steps, eng.wait_ratio, tokens, eng.budget):
-            return True
+            return eng.wait_steps - self.held
         self.held = 0
-        return False
+        return 0
+
+    def _unseen(self) -> int:
+        """Decode steps before SGLang's scheduler receives the waiting requests
+        (core/serving/recv_poll.py; 0: this loop has them): every one was sent after its last
+        poll and this loop does not poll. An idle engine polls at once."""
+        if self.recv is None:
+            return 0
+        polled = self.recv.handle(self.now)
+        if polled or not self.d_n or not self.waiting or self.waiting[0].arrivals[0] <= self.recv.polled_at:
+            return 0
+        return self.recv.steps_to_poll()
 
     # -- running the step ------------------------------------------------------------------------
     def _advance(self, plan: list[tuple[Group, int]], decodes: bool) -> None:
@@ -226,6 +239,8 @@ class Run:
             dt = self._decode_step(d, d * step.positions(mean))
         self.steps += 1
         self.mixed_steps += tokens > 0
+        if self.recv is not None and tokens:
+            self.recv.after_prompt = True
         if tokens:  # what another rank's prompt step holds, for the ranks that wait on it
             self.prompts = [a + b for a, b in zip(self.prompts, (tokens, seqs, attn, read), strict=True)]
         self.evals += 1
@@ -320,9 +335,11 @@ class Run:
         if self.eng.admission == "grow":
             free = self.eng.kv_tokens - self._kv_used()
             steps = min(steps, max(1, int(free // max(1, self.d_n))))
-        if self.holding:  # each step held counts toward the engine's limit
-            steps = min(steps, max(1, self.eng.wait_steps - self.held))
-            self.held += steps
+        if self.holding:  # until the hold ends; each step held counts toward batch waiting's limit
+            steps = min(steps, self.holding)
+            self.held += steps if self.eng.wait_steps else 0
+        if self.recv is not None:
+            self.recv.decoded(steps)
         t1 = self._decode_time(steps - 1) if steps > 1 else t0
         self.steps += steps
         self.evals += 1 + (steps > 1)

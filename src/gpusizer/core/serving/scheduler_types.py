@@ -46,6 +46,7 @@ class Engine:
     # waiting prompt may be held while decodes run, and the share of ``budget`` that ends it
     wait_steps: int = 0
     wait_ratio: float = 0.0
+    recv_interval: int = 0  # SGLang --scheduler-recv-interval (serving.scheduler_recv_interval)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,40 @@
+"""Checks of the engines' own scheduler settings in ``serving`` (TensorRT-LLM's batch waiting,
+SGLang's receive interval): each belongs to one engine (core/serving/batch_wait.py,
+core/serving/recv_poll.py)."""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model.specs import Scenario
+
+
+def check_scheduler_knobs(s: Scenario) -> None:
+    """A scheduler setting names its engine and, where the engine refuses a layout, the layout."""
+    _check_batch_wait(s)
+    _check_recv_interval(s)
+
+
+def _check_batch_wait(s: Scenario) -> None:
+    """``serving.batch_wait_*`` are TensorRT-LLM's ``batch_wait_timeout_iters`` and
+    ``batch_wait_max_tokens_ratio`` (core/serving/batch_wait.py): no other engine has them."""
+    sv = s.serving
+    if not (sv.batch_wait_iterations or sv.batch_wait_tokens_ratio) or not s.workload.serves:
+        return
+    if s.framework != "tensorrt-llm":
+        field = "batch_wait_iterations" if sv.batch_wait_iterations else "batch_wait_tokens_ratio"
+        msg = f"TensorRT-LLM's batch waiting: framework tensorrt-llm, not {s.profile.label}; 0 or null else"
+        raise ScenarioError(f"serving.{field}", msg)
+
+
+def _check_recv_interval(s: Scenario) -> None:
+    """``serving.scheduler_recv_interval`` is SGLang's ``--scheduler-recv-interval``, which its
+    scheduler refuses beside DP attention (core/serving/recv_poll.py)."""
+    n = s.serving.scheduler_recv_interval
+    if n is None or n == 1 or not s.workload.serves:
+        return
+    if s.framework != "sglang":
+        msg = f"SGLang's --scheduler-recv-interval: framework sglang, not {s.profile.label}; 1 or null else"
+        raise ScenarioError("serving.scheduler_recv_interval", msg)
+    if s.parallelism.attention_data > 1:
+        msg = "SGLang refuses it with DP attention (parallelism.attention_data above 1); 1 or null"
+        raise ScenarioError("serving.scheduler_recv_interval", msg)
