@@ -146,7 +146,10 @@ def client(row: dict[str, str]) -> tuple[int, int, float, int]:
 # then SCHEDULER_RECV_INTERVAL=30 else 10" ("relax to ~30 requests between scheduler recv
 # polls"), FP8 at TP 4 10 (from 2026-01-13), passed as --scheduler-recv-interval
 # (core/serving/recv_poll.py).
-LLAMA_WAIT, DSR1_WAIT = (20, 0.9), (40, 0.8)
+# TensorRT-LLM DeepSeek-R1 with attention DP (dsr1_fp4_b200_trt*.sh, dsr1_fp8_b200_trt*.sh,
+# dsr1_fp8_h200_trt_slurm.sh, the same from 2025-09-18 through 2026-03): "attention_dp_config:
+# batching_wait_iters: 0 / enable_balance: true / timeout_iters: 60" (core/serving/adp_balance.py).
+LLAMA_WAIT, DSR1_WAIT, ADP_BALANCE = (20, 0.9), (40, 0.8), 60
 DEEPSEEK = ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3", "nvidia/DeepSeek-R1-NVFP4")
 
 
@@ -169,6 +172,8 @@ def script_settings(row: dict[str, str]) -> dict[str, Any]:
         return _sglang_settings(row)
     if row["backend"] != "trtllm":
         return {}
+    if row["model_path"] in DEEPSEEK and _int(row["attention_dp_size"]) > 1:
+        return {"attention_dp_balance_iterations": ADP_BALANCE}
     isl, osl, users = int(row["isl"]), int(row["osl"]), concurrency(row) or 0
     short = isl == osl == 1024
     wait: tuple[int, float] | None = None

@@ -12,6 +12,7 @@ def check_scheduler_knobs(s: Scenario) -> None:
     """A scheduler setting names its engine and, where the engine refuses a layout, the layout."""
     _check_batch_wait(s)
     _check_recv_interval(s)
+    _check_adp_balance(s)
 
 
 def _check_batch_wait(s: Scenario) -> None:
@@ -38,3 +39,16 @@ def _check_recv_interval(s: Scenario) -> None:
     if s.parallelism.attention_data > 1:
         msg = "SGLang refuses it with DP attention (parallelism.attention_data above 1); 1 or null"
         raise ScenarioError("serving.scheduler_recv_interval", msg)
+
+
+def _check_adp_balance(s: Scenario) -> None:
+    """``serving.attention_dp_balance_iterations`` is TensorRT-LLM's ``attention_dp_config``
+    balance: an attention-DP engine's (core/serving/adp_balance.py)."""
+    if not s.serving.attention_dp_balance_iterations or not s.workload.serves:
+        return
+    if s.framework != "tensorrt-llm":
+        msg = f"TensorRT-LLM's attention_dp_config balance: framework tensorrt-llm, not {s.profile.label}"
+        raise ScenarioError("serving.attention_dp_balance_iterations", msg)
+    if s.parallelism.attention_data <= 1:
+        msg = "balances attention-DP ranks: set parallelism.attention_data above 1, or 0 / null"
+        raise ScenarioError("serving.attention_dp_balance_iterations", msg)

@@ -172,6 +172,8 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         rel.scheduling.watermark * em.kv_capacity_tokens,
         *_batch_wait(s),
         s.serving.scheduler_recv_interval or 0,
+        s.serving.attention_dp_balance_iterations or 0,
+        s.parallelism.expert,  # a rank's view spreads the experts over its attention-DP ranks
     )
 
 

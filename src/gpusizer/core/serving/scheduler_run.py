@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
+from .adp_balance import AdpBalance
 from .batch_wait import holds, scheduled_tokens
 from .budget import caps
 from .recv_poll import RecvPoll
@@ -83,6 +84,7 @@ class Run:
         self.stopped = False
         self.held, self.holding = 0, 0  # steps batch waiting held prompts; steps it may hold now
         self.recv = RecvPoll(eng.recv_interval) if eng.recv_interval > 1 else None
+        self.adp = AdpBalance(eng.adp_balance, eng.ranks) if eng.adp_balance and eng.ranks > 1 else None
         self.st = Stats()
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:
@@ -190,7 +192,8 @@ class Run:
         plan: list[tuple[Group, int]] = []
         room = self._room()
         want = bool(self.prefill) or (bool(self.waiting) and room > 0)
-        self.holding = self._unseen() or (self._holds(room) if want and not self.prefill else 0)
+        unseen, unbalanced = self._unseen(), self._unbalanced()  # both count every step
+        self.holding = unseen or unbalanced or (self._holds(room) if want and not self.prefill else 0)
         if self.holding:
             return plan, self.d_n > 0
         decodes = eng.mixed or not want
@@ -222,6 +225,19 @@ class Run:
         if polled or not self.d_n or not self.waiting or self.waiting[0].arrivals[0] <= self.recv.polled_at:
             return 0
         return self.recv.steps_to_poll()
+
+    def _unbalanced(self) -> int:
+        """Decode steps TensorRT-LLM's attention-DP balance (core/serving/adp_balance.py) may
+        still hold this rank's waiting prompts (0: let in, or nothing held). The rate: requests
+        sent after the first round (each user's next one) over the time so far."""
+        if self.adp is None:
+            return 0
+        sent = self.st.done if self.w.closed_loop else self.issued
+        rate = sent / self.now if self.now > 0 else 0.0
+        oldest = self.waiting[0].arrivals[0] if self.waiting else None
+        if not self.adp.handle(self.now, oldest, self.d_n > 0, rate):
+            return 0
+        return self.adp.hold_steps(self.now, rate, self._decode_time(0))
 
     # -- running the step ------------------------------------------------------------------------
     def _advance(self, plan: list[tuple[Group, int]], decodes: bool) -> None:
@@ -344,6 +360,8 @@ class Run:
         self.steps += steps
         self.evals += 1 + (steps > 1)
         self.now += steps * (t0 + t1) / 2
+        if self.adp is not None:
+            self.adp.decoded(steps, self.now, (t0 + t1) / 2)
         self.st.decode_time += steps * (t0 + t1) / 2
         self._decoded(steps, self.d_n)
 

@@ -47,6 +47,10 @@ class Engine:
     wait_steps: int = 0
     wait_ratio: float = 0.0
     recv_interval: int = 0  # SGLang --scheduler-recv-interval (serving.scheduler_recv_interval)
+    # TensorRT-LLM's attention-DP balance (serving.attention_dp_balance_iterations): its
+    # timeout in steps, and the ranks that must each hold a prompt
+    adp_balance: int = 0
+    ranks: int = 1
 
 
 @dataclass(frozen=True)
