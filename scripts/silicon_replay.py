@@ -149,7 +149,10 @@ def client(row: dict[str, str]) -> tuple[int, int, float, int]:
 # TensorRT-LLM DeepSeek-R1 with attention DP (dsr1_fp4_b200_trt*.sh, dsr1_fp8_b200_trt*.sh,
 # dsr1_fp8_h200_trt_slurm.sh, the same from 2025-09-18 through 2026-03): "attention_dp_config:
 # batching_wait_iters: 0 / enable_balance: true / timeout_iters: 60" (core/serving/adp_balance.py).
-LLAMA_WAIT, DSR1_WAIT, ADP_BALANCE = (20, 0.9), (40, 0.8), 60
+# gpt-oss-120b on B200 (gptoss_fp4_b200_trt*.sh from 2025-12-17, commit 156fef3fc): with DP
+# attention "attention_dp_config: enable_balance: true" alone, so TensorRT-LLM's defaults
+# (llm_args AttentionDpConfig: timeout_iters 50, batching_wait_iters 10).
+LLAMA_WAIT, DSR1_WAIT, ADP_BALANCE, ADP_DEFAULT_TIMEOUT = (20, 0.9), (40, 0.8), 60, 50
 DEEPSEEK = ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V3", "nvidia/DeepSeek-R1-NVFP4")
 
 
@@ -172,8 +175,10 @@ def script_settings(row: dict[str, str]) -> dict[str, Any]:
         return _sglang_settings(row)
     if row["backend"] != "trtllm":
         return {}
-    if row["model_path"] in DEEPSEEK and _int(row["attention_dp_size"]) > 1:
-        return {"attention_dp_balance_iterations": ADP_BALANCE}
+    if _int(row["attention_dp_size"]) > 1 and row["model_path"] in DEEPSEEK:
+        return {"attention_dp_balance_iterations": ADP_BALANCE, "attention_dp_batching_iterations": 0}
+    if _int(row["attention_dp_size"]) > 1 and row["model_path"] == "openai/gpt-oss-120b":
+        return {"attention_dp_balance_iterations": ADP_DEFAULT_TIMEOUT}  # batching: the default 10
     isl, osl, users = int(row["isl"]), int(row["osl"]), concurrency(row) or 0
     short = isl == osl == 1024
     wait: tuple[int, float] | None = None

@@ -70,24 +70,41 @@ def test_a_loaded_rank_waits_as_measured() -> None:
     engine's time per token barely moving); within 30 % of the measured 1,085 ms with it."""
     plain, plain_tpot = _times(DSR1)
     waited = copy.deepcopy(DSR1)
-    waited["serving"]["attention_dp_balance_iterations"] = 60
+    waited["serving"].update(attention_dp_balance_iterations=60, attention_dp_batching_iterations=0)
     held, held_tpot = _times(waited)
     assert plain / MEASURED_TTFT < 0.2
     assert held / MEASURED_TTFT == pytest.approx(1.0, abs=0.3)
     assert held_tpot == pytest.approx(plain_tpot, rel=0.1)
 
 
-@pytest.mark.parametrize("change", ["vllm", "no attention DP"])
+def test_the_batching_wait_once_every_rank_holds_a_prompt() -> None:
+    """``batching_wait_iters`` (TensorRT-LLM's default 10): once every rank holds a prompt and
+    all decode, that many steps pass before they go in; the waiting count rests meanwhile."""
+    b = AdpBalance(timeout=50, ranks=4, batching=10, released_at=0.0)
+    held = [b.handle(1.0 + t, 0.5, True, 100.0) for t in range(11)]
+    assert held == [True] * 10 + [False] and b.count == 0 and b.released_at == 11.0
+    b.released_at = 0.0
+    assert b.handle(20.0, 0.5, True, 100.0) and b.hold_steps(20.0, 100.0, 0.01) == 10
+    b.decoded(10, 20.1, 0.01)
+    assert b.batched == 10 and not b.handle(20.2, 0.5, True, 100.0)
+    assert not AdpBalance(50, 4, batching=10).handle(1.0, 0.5, False, 100.0)
+
+
+@pytest.mark.parametrize("change", ["vllm", "no attention DP", "batching without the balance"])
 def test_refused_elsewhere(change: str) -> None:
     sc = copy.deepcopy(DSR1)
     sc["serving"]["attention_dp_balance_iterations"] = 60
+    field = "serving.attention_dp_balance_iterations"
     if change == "vllm":
         sc["framework"] = "vllm"
         sc["serving"].pop("engine_version")
         sc.pop("precision")
         sc["parallelism"] = {"tensor": 8}
-    else:
+    elif change == "no attention DP":
         sc["parallelism"] = {"tensor": 8}
+    else:
+        sc["serving"].update(attention_dp_balance_iterations=None, attention_dp_batching_iterations=10)
+        field = "serving.attention_dp_batching_iterations"
     with pytest.raises(ScenarioError) as err:
         estimate(sc)
-    assert "serving.attention_dp_balance_iterations" in str(err.value)
+    assert field in str(err.value)

@@ -96,10 +96,13 @@ class ServingSpec(Strict):
     # requests in every this many decode steps (core/serving/recv_poll.py). Null / 1: every step.
     scheduler_recv_interval: Annotated[int, Field(ge=1, le=100_000)] | None = None
     # Additive: TensorRT-LLM's attention-DP balance (``attention_dp_config`` with
-    # ``enable_balance: true``, this ``timeout_iters``, ``batching_wait_iters`` 0): a rank's
+    # ``enable_balance: true``, this ``timeout_iters``): a rank's
     # prompts wait until every rank holds one or this many steps (core/serving/adp_balance.py).
     # Null / 0: off, the engine's default. Needs parallelism.attention_data above 1.
     attention_dp_balance_iterations: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    # Additive: its ``batching_wait_iters``: once every rank holds a prompt, decodes running,
+    # this many steps more (null: the engine's default, 10). Only with the balance on.
+    attention_dp_batching_iterations: Annotated[int, Field(ge=0, le=100_000)] | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

@@ -44,7 +44,14 @@ def _check_recv_interval(s: Scenario) -> None:
 def _check_adp_balance(s: Scenario) -> None:
     """``serving.attention_dp_balance_iterations`` is TensorRT-LLM's ``attention_dp_config``
     balance: an attention-DP engine's (core/serving/adp_balance.py)."""
-    if not s.serving.attention_dp_balance_iterations or not s.workload.serves:
+    sv = s.serving
+    if not s.workload.serves:
+        return
+    if sv.attention_dp_batching_iterations is not None and not sv.attention_dp_balance_iterations:
+        msg = "TensorRT-LLM's batching_wait_iters applies with the balance on: set"
+        msg += " serving.attention_dp_balance_iterations above 0, or null"
+        raise ScenarioError("serving.attention_dp_batching_iterations", msg)
+    if not sv.attention_dp_balance_iterations:
         return
     if s.framework != "tensorrt-llm":
         msg = f"TensorRT-LLM's attention_dp_config balance: framework tensorrt-llm, not {s.profile.label}"

@@ -7,7 +7,12 @@ Source: NVIDIA/TensorRT-LLM ``tensorrt_llm/_torch/pyexecutor/py_executor.py``
 
     if all_ranks_have_free_ctx_slots and all_ranks_have_ctx_requests:
         self.adp_ctx_waiting_iters_count = 0
-        (with all ranks decoding, up to batching_wait_iters more steps: 0 here)
+        if all_ranks_have_gen_requests:
+            if self.adp_ctx_batching_wait_iters_count < self.attention_dp_batching_wait_iters:
+                self.adp_ctx_batching_wait_iters_count += 1
+                balanced_context_requests = []
+            else:
+                self.adp_ctx_batching_wait_iters_count = 0
     else:
         self.adp_ctx_waiting_iters_count += 1
         balanced_context_requests = []
@@ -23,10 +28,11 @@ requests at this rank's own rate ``r`` (requests sent so far over the time elaps
 last release the expected time until all ``n - 1`` others hold one is the expected maximum of
 ``n - 1`` exponential waits, ``H(n - 1) / r`` (``H`` the harmonic number). A prompt of this rank
 is let in at the first of: that time, the timeout, or no decodes running; prompts a release
-could not fit (the step's ``max_num_tokens``) go in at the next step, every rank holding such.
-``batching_wait_iters`` (the extra wait once every rank holds a prompt; TensorRT-LLM's default
-10) is taken as 0, as the InferenceX launch scripts set it, and ``all_ranks_have_free_ctx_slots``
-as true (a rank below its ``max_batch_size``).
+could not fit (the step's ``max_num_tokens``) go in at the next step, every rank holding such;
+once every rank holds one, decodes running, ``batching_wait_iters`` more steps pass first
+(``serving.attention_dp_batching_iterations``; llm_args ``AttentionDpConfig``: "timeout_iters:
+int = Field(default=50 ...)", "batching_wait_iters: int = Field(default=10 ...)").
+``all_ranks_have_free_ctx_slots`` is taken as true (a rank below its ``max_batch_size``).
 """
 
 from __future__ import annotations
@@ -46,7 +52,9 @@ class AdpBalance:
 
     timeout: int
     ranks: int
+    batching: int = 0  # batching_wait_iters
     count: int = 0
+    batched: int = 0  # steps held since every rank holds a prompt
     released_at: float = 0.0
 
     def others_ready(self, rate: float) -> float:
@@ -61,7 +69,11 @@ class AdpBalance:
         release is a prompt the release could not fit; the other ranks, alike, hold theirs too,
         so every rank holds one and the step lets them in."""
         if waiting is not None and (waiting <= self.released_at or now >= self.others_ready(rate)):
-            self.count, self.released_at = 0, now
+            self.count = 0
+            if decoding and self.batched < self.batching:
+                self.batched += 1
+                return True
+            self.batched, self.released_at = 0, now
             return False
         self.count += 1
         if self.count >= self.timeout or not decoding:
@@ -71,7 +83,10 @@ class AdpBalance:
 
     def hold_steps(self, now: float, rate: float, step_seconds: float) -> int:
         """Decode steps (this one included) the hold may last: to the timeout or to the time
-        every other rank is expected to hold a prompt, whichever comes first."""
+        every other rank is expected to hold a prompt, whichever comes first; once every rank
+        holds one, to the end of the batching wait."""
+        if self.batched:
+            return max(1, self.batching - self.batched + 1)
         steps = self.timeout - self.count
         ready = self.others_ready(rate)
         if math.isfinite(ready) and step_seconds > 0:
@@ -82,6 +97,9 @@ class AdpBalance:
         """A stretch of ``steps`` decode steps began with :meth:`handle`: the steps after the
         first each count one; a timeout among them releases (nothing held) and restarts it."""
         if steps <= 1:
+            return
+        if self.batched:  # every rank holds a prompt: the batching count runs, the other rests
+            self.batched = min(self.batching, self.batched + steps - 1)
             return
         total = self.count + steps - 1
         if total >= self.timeout:

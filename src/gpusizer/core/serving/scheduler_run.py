@@ -84,7 +84,11 @@ class Run:
         self.stopped = False
         self.held, self.holding = 0, 0  # steps batch waiting held prompts; steps it may hold now
         self.recv = RecvPoll(eng.recv_interval) if eng.recv_interval > 1 else None
-        self.adp = AdpBalance(eng.adp_balance, eng.ranks) if eng.adp_balance and eng.ranks > 1 else None
+        self.adp = (
+            AdpBalance(eng.adp_balance, eng.ranks, eng.adp_batching)
+            if eng.adp_balance and eng.ranks > 1
+            else None
+        )
         self.st = Stats()
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:

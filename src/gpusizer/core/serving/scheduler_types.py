@@ -51,6 +51,7 @@ class Engine:
     # timeout in steps, and the ranks that must each hold a prompt
     adp_balance: int = 0
     ranks: int = 1
+    adp_batching: int = 0  # its batching_wait_iters
 
 
 @dataclass(frozen=True)
