@@ -12,10 +12,8 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
-from .adp_balance import AdpBalance
-from .batch_wait import holds, scheduled_tokens
 from .budget import caps
-from .recv_poll import RecvPoll
+from .scheduler_holds import Holds
 from .scheduler_types import MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload, levels
 
 
@@ -82,13 +80,7 @@ class Run:
         self.prompts = [0.0, 0.0, 0.0, 0.0]  # the prompt steps' tokens, sequences, attn, read
         self.refills = w.arrives_at_rate  # requests take the slots of finished ones (_decode_step)
         self.stopped = False
-        self.held, self.holding = 0, 0  # steps batch waiting held prompts; steps it may hold now
-        self.recv = RecvPoll(eng.recv_interval) if eng.recv_interval > 1 else None
-        self.adp = (
-            AdpBalance(eng.adp_balance, eng.ranks, eng.adp_batching)
-            if eng.adp_balance and eng.ranks > 1
-            else None
-        )
+        self.holds = Holds(eng)  # the engine's prompt holds (core/serving/scheduler_holds.py)
         self.st = Stats()
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:
@@ -196,9 +188,10 @@ class Run:
         plan: list[tuple[Group, int]] = []
         room = self._room()
         want = bool(self.prefill) or (bool(self.waiting) and room > 0)
-        unseen, unbalanced = self._unseen(), self._unbalanced()  # both count every step
-        self.holding = unseen or unbalanced or (self._holds(room) if want and not self.prefill else 0)
-        if self.holding:
+        sent = self.st.done if self.w.closed_loop else self.issued  # after the first round
+        rate = sent / self.now if self.now > 0 else 0.0
+        admit = room if want and not self.prefill else None
+        if self.holds.plan(self.now, self.waiting, self.d_n, admit, rate, lambda: self._decode_time(0)):
             return plan, self.d_n > 0
         decodes = eng.mixed or not want
         if eng.mixed or not decodes:
@@ -206,42 +199,6 @@ class Run:
             budget = self._take(budget, plan)
             self._admit(budget, room, plan, decodes)
         return plan, decodes and self.d_n > 0
-
-    def _holds(self, room: int) -> int:
-        """Steps TensorRT-LLM's batch waiting (core/serving/batch_wait.py) may still keep the
-        waiting prompts out, decodes running (0: it lets them in and its count starts again)."""
-        eng = self.eng
-        if not self.d_n or not (eng.wait_steps or eng.wait_ratio):
-            return 0
-        tokens = scheduled_tokens(self.waiting, self.d_n, room, eng.budget)
-        if holds(self.held, eng.wait_steps, eng.wait_ratio, tokens, eng.budget):
-            return eng.wait_steps - self.held
-        self.held = 0
-        return 0
-
-    def _unseen(self) -> int:
-        """Decode steps before SGLang's scheduler receives the waiting requests
-        (core/serving/recv_poll.py; 0: this loop has them): every one was sent after its last
-        poll and this loop does not poll. An idle engine polls at once."""
-        if self.recv is None:
-            return 0
-        polled = self.recv.handle(self.now)
-        if polled or not self.d_n or not self.waiting or self.waiting[0].arrivals[0] <= self.recv.polled_at:
-            return 0
-        return self.recv.steps_to_poll()
-
-    def _unbalanced(self) -> int:
-        """Decode steps TensorRT-LLM's attention-DP balance (core/serving/adp_balance.py) may
-        still hold this rank's waiting prompts (0: let in, or nothing held). The rate: requests
-        sent after the first round (each user's next one) over the time so far."""
-        if self.adp is None:
-            return 0
-        sent = self.st.done if self.w.closed_loop else self.issued
-        rate = sent / self.now if self.now > 0 else 0.0
-        oldest = self.waiting[0].arrivals[0] if self.waiting else None
-        if not self.adp.handle(self.now, oldest, self.d_n > 0, rate):
-            return 0
-        return self.adp.hold_steps(self.now, rate, self._decode_time(0))
 
     # -- running the step ------------------------------------------------------------------------
     def _advance(self, plan: list[tuple[Group, int]], decodes: bool) -> None:
@@ -259,8 +216,8 @@ class Run:
             dt = self._decode_step(d, d * step.positions(mean))
         self.steps += 1
         self.mixed_steps += tokens > 0
-        if self.recv is not None and tokens:
-            self.recv.after_prompt = True
+        if tokens:
+            self.holds.prompt_ran()
         if tokens:  # what another rank's prompt step holds, for the ranks that wait on it
             self.prompts = [a + b for a, b in zip(self.prompts, (tokens, seqs, attn, read), strict=True)]
         self.evals += 1
@@ -355,17 +312,12 @@ class Run:
         if self.eng.admission == "grow":
             free = self.eng.kv_tokens - self._kv_used()
             steps = min(steps, max(1, int(free // max(1, self.d_n))))
-        if self.holding:  # until the hold ends; each step held counts toward batch waiting's limit
-            steps = min(steps, self.holding)
-            self.held += steps if self.eng.wait_steps else 0
-        if self.recv is not None:
-            self.recv.decoded(steps)
+        steps = self.holds.stretch(steps)
         t1 = self._decode_time(steps - 1) if steps > 1 else t0
         self.steps += steps
         self.evals += 1 + (steps > 1)
         self.now += steps * (t0 + t1) / 2
-        if self.adp is not None:
-            self.adp.decoded(steps, self.now, (t0 + t1) / 2)
+        self.holds.stretched(steps, self.now, (t0 + t1) / 2)
         self.st.decode_time += steps * (t0 + t1) / 2
         self._decoded(steps, self.d_n)
 
