@@ -86,6 +86,23 @@ class ServingSpec(Strict):
     # Additive: each sequence's KV cache keeps at most this many tokens, the oldest dropped
     # (mlx-lm --max-kv-size: RotatingKVCache; core/memory/kv_cap.py); null: the whole context
     max_kv_size: Tokens | None = None
+    # Additive: TensorRT-LLM's batch waiting (PyTorch backend; ``batch_wait_timeout_iters``,
+    # ``batch_wait_max_tokens_ratio``): while decodes run, waiting prompts are held until the
+    # step's tokens reach the ratio x ``max_num_tokens`` or this many steps have held them
+    # (``PyExecutor._waiting_requests``; off under attention DP). Null / 0: off, the default.
+    batch_wait_iterations: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    batch_wait_tokens_ratio: Annotated[float, Field(ge=0.0, le=1.0)] | None = None
+    # Additive: SGLang's ``--scheduler-recv-interval``: while decoding, the scheduler takes new
+    # requests in every this many decode steps (core/serving/recv_poll.py). Null / 1: every step.
+    scheduler_recv_interval: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    # Additive: TensorRT-LLM's attention-DP balance (``attention_dp_config`` with
+    # ``enable_balance: true``, this ``timeout_iters``): a rank's
+    # prompts wait until every rank holds one or this many steps (core/serving/adp_balance.py).
+    # Null / 0: off, the engine's default. Needs parallelism.attention_data above 1.
+    attention_dp_balance_iterations: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    # Additive: its ``batching_wait_iters``: once every rank holds a prompt, decodes running,
+    # this many steps more (null: the engine's default, 10). Only with the balance on.
+    attention_dp_batching_iterations: Annotated[int, Field(ge=0, le=100_000)] | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

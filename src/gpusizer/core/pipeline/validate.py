@@ -20,6 +20,7 @@ from ..serving.rules import check_rules
 from ..serving.speculative import check_speculative
 from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
 from .rl_check import check_rl
+from .validate_sched import check_scheduler_knobs
 
 
 def _divisors(n: int, limit: int = 64) -> str:
@@ -210,6 +211,7 @@ def check_serving(s: Scenario) -> None:
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)
+    check_scheduler_knobs(s)
     if s.serving.max_kv_size is not None and s.workload.serves and not s.profile.rotating_kv:
         able = ", ".join(p.id for p in FRAMEWORKS.values() if p.rotating_kv)
         msg = f"applies to {able} (mlx-lm --max-kv-size), not {s.profile.label}; use serving.max_context"

@@ -80,7 +80,13 @@ def rank_view(s: Scenario) -> Scenario:
     par = p.model_copy(update={"tensor": p.tensor // a, "data": p.data * a, "expert": a, "attention_data": 1})
     sv = s.serving
     users = sv.concurrency if sv.concurrency is not None else s.workload.batch_size
-    update: dict[str, object] = {"concurrency": ceil_div(users, a)}
+    # TensorRT-LLM skips its batch waiting under attention DP (``PyExecutor._schedule``: "if not
+    # self.enable_attention_dp and self.enable_batch_waiting"; core/serving/batch_wait.py)
+    update: dict[str, object] = {
+        "concurrency": ceil_div(users, a),
+        "batch_wait_iterations": None,
+        "batch_wait_tokens_ratio": None,
+    }
     if sv.requests is not None:
         update["requests"] = ceil_div(sv.requests, a)
     if sv.request_rate is not None:

@@ -34,6 +34,7 @@ from .features import featured_run
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
 
+ADP_BATCHING_DEFAULT = 10  # TensorRT-LLM AttentionDpConfig.batching_wait_iters default
 UNLIMITED = 1 << 40  # tokens per step when the engine sets no budget (transformers)
 # Requests in a run the scenario does not count: four rounds of every user (the first, all
 # arriving together, weighs a quarter; benchmark suites often run ten, InferenceX 10 x the
@@ -170,7 +171,28 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         ),
         rel.scheduling.cached_preemption,
         rel.scheduling.watermark * em.kv_capacity_tokens,
+        *_batch_wait(s),
+        s.serving.scheduler_recv_interval or 0,
+        s.serving.attention_dp_balance_iterations or 0,
+        s.parallelism.expert,  # a rank's view spreads the experts over its attention-DP ranks
+        _adp_batching(s),
     )
+
+
+def _adp_batching(s: Scenario) -> int:
+    """TensorRT-LLM's ``attention_dp_config.batching_wait_iters`` (null: its default, 10:
+    llm_args ``AttentionDpConfig``; core/serving/adp_balance.py)."""
+    n = s.serving.attention_dp_batching_iterations
+    return ADP_BATCHING_DEFAULT if n is None else n
+
+
+def _batch_wait(s: Scenario) -> tuple[int, float]:
+    """TensorRT-LLM's batch waiting as set (``serving.batch_wait_iterations``,
+    ``batch_wait_tokens_ratio``; validated to TensorRT-LLM; core/serving/batch_wait.py). An
+    attention-DP rank's view clears both: the executor skips it there
+    (core/serving/attention_dp.py ``rank_view``)."""
+    sv = s.serving
+    return sv.batch_wait_iterations or 0, sv.batch_wait_tokens_ratio or 0.0
 
 
 def _workload(s: Scenario, st: EngineSettings) -> Workload:

@@ -13,6 +13,9 @@ without decodes; TensorRT-LLM and llama.cpp do not split a prompt; TensorRT-LLM 
 request's whole KV on admission (GUARANTEED_NO_EVICT) and llama.cpp gives each slot its
 context, while vLLM and SGLang take KV as tokens come and, when the pool is full, preempt the
 newest request, recomputed later (V1 ``_preempt_request``); transformers serves static batches.
+Where the launch settings say so, an engine holds waiting prompts back while it decodes:
+TensorRT-LLM's batch waiting (core/serving/batch_wait.py) and attention-DP balance
+(core/serving/adp_balance.py), SGLang's receive interval (core/serving/recv_poll.py).
 
 A step's time is core/speed/step.py's. Requests are identical, so those that start together
 stay together (groups), decodes advance in lock-step, and a stretch of pure decode steps is

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
 from .budget import caps
+from .scheduler_holds import Holds
 from .scheduler_types import MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload, levels
 
 
@@ -79,6 +80,7 @@ class Run:
         self.prompts = [0.0, 0.0, 0.0, 0.0]  # the prompt steps' tokens, sequences, attn, read
         self.refills = w.arrives_at_rate  # requests take the slots of finished ones (_decode_step)
         self.stopped = False
+        self.holds = Holds(eng)  # the engine's prompt holds (core/serving/scheduler_holds.py)
         self.st = Stats()
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:
@@ -186,6 +188,11 @@ class Run:
         plan: list[tuple[Group, int]] = []
         room = self._room()
         want = bool(self.prefill) or (bool(self.waiting) and room > 0)
+        sent = self.st.done if self.w.closed_loop else self.issued  # after the first round
+        rate = sent / self.now if self.now > 0 else 0.0
+        admit = room if want and not self.prefill else None
+        if self.holds.plan(self.now, self.waiting, self.d_n, admit, rate, lambda: self._decode_time(0)):
+            return plan, self.d_n > 0
         decodes = eng.mixed or not want
         if eng.mixed or not decodes:
             budget = float(eng.budget - (self.d_n if eng.mixed else 0))
@@ -209,6 +216,8 @@ class Run:
             dt = self._decode_step(d, d * step.positions(mean))
         self.steps += 1
         self.mixed_steps += tokens > 0
+        if tokens:
+            self.holds.prompt_ran()
         if tokens:  # what another rank's prompt step holds, for the ranks that wait on it
             self.prompts = [a + b for a, b in zip(self.prompts, (tokens, seqs, attn, read), strict=True)]
         self.evals += 1
@@ -303,10 +312,12 @@ class Run:
         if self.eng.admission == "grow":
             free = self.eng.kv_tokens - self._kv_used()
             steps = min(steps, max(1, int(free // max(1, self.d_n))))
+        steps = self.holds.stretch(steps)
         t1 = self._decode_time(steps - 1) if steps > 1 else t0
         self.steps += steps
         self.evals += 1 + (steps > 1)
         self.now += steps * (t0 + t1) / 2
+        self.holds.stretched(steps, self.now, (t0 + t1) / 2)
         self.st.decode_time += steps * (t0 + t1) / 2
         self._decoded(steps, self.d_n)
 

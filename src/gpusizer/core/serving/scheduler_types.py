@@ -42,6 +42,16 @@ class Engine:
     front_end: float = 0.0  # seconds per request in the API server (StepCost.front_end)
     cached_preemption: bool = False  # a preempted request finds its blocks again (Scheduling)
     watermark: float = 0.0  # tokens of the pool admission leaves free (Scheduling.watermark)
+    # TensorRT-LLM's batch waiting (serving.batch_wait_iterations / _tokens_ratio): steps a
+    # waiting prompt may be held while decodes run, and the share of ``budget`` that ends it
+    wait_steps: int = 0
+    wait_ratio: float = 0.0
+    recv_interval: int = 0  # SGLang --scheduler-recv-interval (serving.scheduler_recv_interval)
+    # TensorRT-LLM's attention-DP balance (serving.attention_dp_balance_iterations): its
+    # timeout in steps, and the ranks that must each hold a prompt
+    adp_balance: int = 0
+    ranks: int = 1
+    adp_batching: int = 0  # its batching_wait_iters
 
 
 @dataclass(frozen=True)

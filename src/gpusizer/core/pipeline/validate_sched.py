@@ -1,0 +1,61 @@
+"""Checks of the engines' own scheduler settings in ``serving`` (TensorRT-LLM's batch waiting,
+SGLang's receive interval): each belongs to one engine (core/serving/batch_wait.py,
+core/serving/recv_poll.py)."""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model.specs import Scenario
+
+
+def check_scheduler_knobs(s: Scenario) -> None:
+    """A scheduler setting names its engine and, where the engine refuses a layout, the layout."""
+    _check_batch_wait(s)
+    _check_recv_interval(s)
+    _check_adp_balance(s)
+
+
+def _check_batch_wait(s: Scenario) -> None:
+    """``serving.batch_wait_*`` are TensorRT-LLM's ``batch_wait_timeout_iters`` and
+    ``batch_wait_max_tokens_ratio`` (core/serving/batch_wait.py): no other engine has them."""
+    sv = s.serving
+    if not (sv.batch_wait_iterations or sv.batch_wait_tokens_ratio) or not s.workload.serves:
+        return
+    if s.framework != "tensorrt-llm":
+        field = "batch_wait_iterations" if sv.batch_wait_iterations else "batch_wait_tokens_ratio"
+        msg = f"TensorRT-LLM's batch waiting: framework tensorrt-llm, not {s.profile.label}; 0 or null else"
+        raise ScenarioError(f"serving.{field}", msg)
+
+
+def _check_recv_interval(s: Scenario) -> None:
+    """``serving.scheduler_recv_interval`` is SGLang's ``--scheduler-recv-interval``, which its
+    scheduler refuses beside DP attention (core/serving/recv_poll.py)."""
+    n = s.serving.scheduler_recv_interval
+    if n is None or n == 1 or not s.workload.serves:
+        return
+    if s.framework != "sglang":
+        msg = f"SGLang's --scheduler-recv-interval: framework sglang, not {s.profile.label}; 1 or null else"
+        raise ScenarioError("serving.scheduler_recv_interval", msg)
+    if s.parallelism.attention_data > 1:
+        msg = "SGLang refuses it with DP attention (parallelism.attention_data above 1); 1 or null"
+        raise ScenarioError("serving.scheduler_recv_interval", msg)
+
+
+def _check_adp_balance(s: Scenario) -> None:
+    """``serving.attention_dp_balance_iterations`` is TensorRT-LLM's ``attention_dp_config``
+    balance: an attention-DP engine's (core/serving/adp_balance.py)."""
+    sv = s.serving
+    if not s.workload.serves:
+        return
+    if sv.attention_dp_batching_iterations is not None and not sv.attention_dp_balance_iterations:
+        msg = "TensorRT-LLM's batching_wait_iters applies with the balance on: set"
+        msg += " serving.attention_dp_balance_iterations above 0, or null"
+        raise ScenarioError("serving.attention_dp_batching_iterations", msg)
+    if not sv.attention_dp_balance_iterations:
+        return
+    if s.framework != "tensorrt-llm":
+        msg = f"TensorRT-LLM's attention_dp_config balance: framework tensorrt-llm, not {s.profile.label}"
+        raise ScenarioError("serving.attention_dp_balance_iterations", msg)
+    if s.parallelism.attention_data <= 1:
+        msg = "balances attention-DP ranks: set parallelism.attention_data above 1, or 0 / null"
+        raise ScenarioError("serving.attention_dp_balance_iterations", msg)
