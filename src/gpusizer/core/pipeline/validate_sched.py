@@ -21,7 +21,7 @@ def _check_batch_wait(s: Scenario) -> None:
     sv = s.serving
     if not (sv.batch_wait_iterations or sv.batch_wait_tokens_ratio) or not s.workload.serves:
         return
-    if s.framework != "tensorrt-llm":
+    if "batch_wait" not in s.profile.scheduler_knobs:
         field = "batch_wait_iterations" if sv.batch_wait_iterations else "batch_wait_tokens_ratio"
         msg = f"TensorRT-LLM's batch waiting: framework tensorrt-llm, not {s.profile.label}; 0 or null else"
         raise ScenarioError(f"serving.{field}", msg)
@@ -33,7 +33,7 @@ def _check_recv_interval(s: Scenario) -> None:
     n = s.serving.scheduler_recv_interval
     if n is None or n == 1 or not s.workload.serves:
         return
-    if s.framework != "sglang":
+    if "recv_interval" not in s.profile.scheduler_knobs:
         msg = f"SGLang's --scheduler-recv-interval: framework sglang, not {s.profile.label}; 1 or null else"
         raise ScenarioError("serving.scheduler_recv_interval", msg)
     if s.parallelism.attention_data > 1:
@@ -53,7 +53,7 @@ def _check_adp_balance(s: Scenario) -> None:
         raise ScenarioError("serving.attention_dp_batching_iterations", msg)
     if not sv.attention_dp_balance_iterations:
         return
-    if s.framework != "tensorrt-llm":
+    if "attention_dp_balance" not in s.profile.scheduler_knobs:
         msg = f"TensorRT-LLM's attention_dp_config balance: framework tensorrt-llm, not {s.profile.label}"
         raise ScenarioError("serving.attention_dp_balance_iterations", msg)
     if s.parallelism.attention_data <= 1:

@@ -284,6 +284,11 @@ class FrameworkProfile:
     # The engine's switch for attention data parallelism beside expert parallelism
     # (``parallelism.attention_data``, core/serving/attention_dp.py); "" where it has none.
     attention_data_flag: str = ""
+    # The engine's own scheduler settings a scenario may set (core/pipeline/validate_sched.py):
+    # "batch_wait" (TensorRT-LLM's batch_wait_timeout_iters / _max_tokens_ratio, core/serving/
+    # batch_wait.py), "attention_dp_balance" (its attention_dp_config, core/serving/adp_balance.py),
+    # "recv_interval" (SGLang's --scheduler-recv-interval, core/serving/recv_poll.py)
+    scheduler_knobs: frozenset[str] = frozenset()
     # False: its LoRA layer on MoE experts refuses expert parallelism, which its attention data
     # parallelism switches on too (vLLM vllm/lora/layers/fused_moe.py ``FusedMoEWithLoRA``:
     # ``assert not self.base_layer.use_ep``; core/serving/lora_serving.py check_lora).
@@ -578,6 +583,7 @@ for _p in (
         memory_rule="static_pool",
         releases=SGLANG,
         attention_data_flag="--enable-dp-attention --dp N",
+        scheduler_knobs=frozenset({"recv_interval"}),
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
     ),
     FrameworkProfile(
@@ -593,6 +599,7 @@ for _p in (
         memory_rule="free_pool",
         releases=TENSORRT_LLM,
         attention_data_flag="enable_attention_dp",
+        scheduler_knobs=frozenset({"batch_wait", "attention_dp_balance"}),
         sources=("docs/evidence/serving.md §3 (KvCacheConfig docs)",),
     ),
     FrameworkProfile(
