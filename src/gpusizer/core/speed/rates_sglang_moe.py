@@ -14,8 +14,9 @@ Measured: NVIDIA aiconfigurator 0.12.0 (PyPI wheel, Apache-2.0), its per-kernel 
 ``sglang_fused_moe_triton``): one MoE module call (no shared experts) on a GPU holding
 1 / (TP x EP) of the experts, ``num_tokens`` the group's tokens, 1-16,384. The model's rule:
 each expert's rows in whole tiles of ``SGLANG_MOE_TILE`` tokens (core/speed/expert_load.py
-``tile_efficiency``; 64 is the default config's ``BLOCK_SIZE_M`` above 96 tokens,
-fused_moe_triton_config.py ``get_default_config``), a full tile at ``grouped_tile_rate`` of the
+``tile_efficiency``; 64 is ``get_default_config``'s ``BLOCK_SIZE_M`` for block-FP8 and, above as
+many tokens as experts, for BF16: fused_moe_triton/fused_moe_triton_config.py; a shipped tuned
+config for the device and shape picks its own), a full tile at ``grouped_tile_rate`` of the
 matmul rate, the experts' weights streamed at ``grouped_bandwidth`` of HBM. The two shares are
 solved from one shape: Qwen3-235B-A22B (hidden 4,096, 1,536 intermediate, 128 experts, top-8) in
 BF16, TP 8, ``power_law_1.2``, on ``h200_sxm``, all 27 token counts; least squares of the log of
