@@ -65,10 +65,12 @@ def test_disagg_gap_grows_with_the_prompt() -> None:
 
 def test_aggregated_short_prompts_miss_without_the_split() -> None:
     """SGLang 0.5.9 aggregated, DeepSeek-V3 FP8 on one 8 x H200 worker, 4 users: at 1,024
-    prompt tokens measured 259.9 / 259.4 ms, ours 104.6 (-60 %); at 8,192, 446.9 against
-    504.5 (+13 %, within 25 %). The short-prompt gap appears with no P/D path at all. (At exact
-    lengths our four 8K prompts queue in lock step; replayed with the client that ran them the
-    8K row reads 0.50 as well: the next test.)"""
+    prompt tokens measured 259.9 / 259.4 ms, ours 129.6 (-50 %); at 8,192, 446.9 against
+    630.0 (+41 %; 504.5 and +13 % before SGLang's routed experts took the Triton fused MoE's
+    measured rates, core/speed/rates_sglang_moe.py). The short-prompt gap appears with no P/D path
+    at all. (At exact lengths our four 8K prompts queue in lock step, each behind the others'
+    whole prefills, so the dearer MoE prompt step counts four times; replayed with the client that
+    ran them the 8K row reads 0.62: the next test.)"""
     rows = _rows("agg", 4)
     short = [r for r in rows if r["isl"] == "1024"]
     long = [r for r in rows if r["isl"] == "8192"]
@@ -76,7 +78,7 @@ def test_aggregated_short_prompts_miss_without_the_split() -> None:
     for r in short:
         assert _gap(r) > 120, r["id"]
     ours = offsets.ours_ttft_ms(long[0])
-    assert ours == pytest.approx(float(long[0]["silicon_ttft_ms"]), rel=TOL)
+    assert ours / float(long[0]["silicon_ttft_ms"]) == pytest.approx(1.41, abs=0.05)
 
 
 def test_dynamo_single_request_needs_no_offset() -> None:
@@ -108,9 +110,10 @@ def test_aggregated_gap_scales_with_the_prompt_as_inferencex_ran_it() -> None:
     output lengths drawn over 0.8-1.0 of the stated ones, 10 requests a user:
     scripts/silicon_replay.py ``client``, as docs/evidence/speed.md §50 replays every
     InferenceX row), not at exact lengths in lock step: at 4 users ours is 0.39 of measured at
-    1,024 tokens (100.1 against 259.9 ms) and 0.50 at 8,192 (224.3 against 446.9). The
+    1,024 tokens (101.9 against 259.9 ms) and 0.62 at 8,192 (278.1 against 446.9; 0.50 before the
+    routed experts took SGLang's measured Triton MoE rates, core/speed/rates_sglang_moe.py). The
     exact-length replay above serialises four 8K prompts that arrive together, which is what
-    brought 8,192 within 25 %; as run, the gap grows with the prompt, so it is the prefill's
+    puts 8,192 over; as run, the gap grows with the prompt, so it is the prefill's
     GPU work, not a fixed host cost (our 8K prompt is GPU-bound: 195 ms of kernels against
     90 ms of launches; docs/evidence/serving.md "SGLang's eager MoE prompt step")."""
     import silicon_replay as sr
@@ -124,4 +127,4 @@ def test_aggregated_gap_scales_with_the_prompt_as_inferencex_ran_it() -> None:
         ratio[r["isl"]] = times[0] * 1e3 / float(r["silicon_ttft_ms"])
     assert set(ratio) == {"1024", "8192"}
     assert ratio["1024"] == pytest.approx(0.39, abs=0.03)
-    assert ratio["8192"] == pytest.approx(0.50, abs=0.03)
+    assert ratio["8192"] == pytest.approx(0.62, abs=0.03)

@@ -86,6 +86,7 @@ SGLANG: tuple[EngineRelease, ...] = (
         sglang=SGLangKnobs(reserve="formula", aiter="fraction_cut"),
         steps=_SGLANG_STEPS,
         scheduling=_SGLANG,
+        kernel_era="sglang-triton-moe",  # core/speed/rates_sglang_moe.py
         sources=(
             "sglang 0.5.3 server_args.py _handle_gpu_memory_settings: reserved MiB = 512 "
             "+ max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + TP x PP / 8 x 1024 (at "
@@ -113,6 +114,7 @@ SGLANG: tuple[EngineRelease, ...] = (
         sglang=SGLangKnobs(reserve="formula", aiter="after_pool"),
         steps=_SGLANG_STEPS,
         scheduling=_SGLANG,
+        kernel_era="sglang-triton-moe",  # core/speed/rates_sglang_moe.py
         sources=(
             "sglang 0.5.23 arg_groups/memory_hook.py: the 20-35 GiB class now "
             "chunked_prefill_size 4096 and cuda_graph_max_bs 48",

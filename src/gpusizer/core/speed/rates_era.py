@@ -39,6 +39,7 @@ from dataclasses import fields, replace
 from . import rates_mlx  # noqa: F401  (MLX's entries of RATES)
 from .rates import RATES, Device, Rates, achieved, apple_chip, gpu_family, us
 from .rates_gpu import gpu_rates
+from .rates_sglang_moe import SGLANG_MOE_RATES
 from .rates_trtllm_moe import TRTLLM_MOE_RATES
 
 _PR14596 = (
@@ -141,6 +142,7 @@ ERA_RATES: dict[tuple[str, str, str], Rates] = {
         sources=(*_HOPPER.sources, _GPUSTACK_14B),
     ),
     **TRTLLM_MOE_RATES,  # TensorRT-LLM's CUTLASS fused MoE (core/speed/rates_trtllm_moe.py)
+    **SGLANG_MOE_RATES,  # SGLang's Triton fused MoE (core/speed/rates_sglang_moe.py)
 }
 
 

@@ -27,6 +27,8 @@ from .collectives import link
 from .ggml_graph import ggml_extra
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
+from .rates_gpu import gpu_rates
+from .rates_sglang_moe import era_for_experts as sglang_era
 from .rates_trtllm_moe import era_for_experts
 from .roofline import peak_tflops
 from .roofline_shape import shape
@@ -110,7 +112,9 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         modules_key(s),
     )
     experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
-    era = era_for_experts(costs.kernel_era, gpu_family(gpu), experts, rule_id(s, prec.weights))
+    rule, family = rule_id(s, prec.weights), gpu_family(gpu)
+    era = era_for_experts(costs.kernel_era, family, experts, rule)
+    era = sglang_era(era, family, experts, rule, gpu_rates(gpu, costs.library) is not None)
     r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)
