@@ -289,6 +289,10 @@ class FrameworkProfile:
     # batch_wait.py), "attention_dp_balance" (its attention_dp_config, core/serving/adp_balance.py),
     # "recv_interval" (SGLang's --scheduler-recv-interval, core/serving/recv_poll.py)
     scheduler_knobs: frozenset[str] = frozenset()
+    # True: its fused MoE writes each token's top-k expert outputs unreduced and sums them in a
+    # kernel of its own after the second GEMM (vLLM fused_moe.py ``intermediate_cache3`` then
+    # ``moe_sum``; core/speed/step_moe.py ``_topk_sum``)
+    moe_topk_sum: bool = False
     # False: its LoRA layer on MoE experts refuses expert parallelism, which its attention data
     # parallelism switches on too (vLLM vllm/lora/layers/fused_moe.py ``FusedMoEWithLoRA``:
     # ``assert not self.base_layer.use_ep``; core/serving/lora_serving.py check_lora).
@@ -565,6 +569,7 @@ for _p in (
         releases=VLLM,
         attention_data_flag="--data-parallel-size with --enable-expert-parallel",
         moe_lora_expert_parallel=False,
+        moe_topk_sum=True,
         sources=(
             "docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
             "defaults per release in core/registry/engine_releases.py",

@@ -44,6 +44,9 @@ class EngineCosts:
     # the batch sizes captured with padding (serving.cuda_graph_batch_sizes, ascending; empty:
     # each batch replays at its own size): :meth:`StepModel.graph_rows`
     graph_sizes: tuple[int, ...] = ()
+    # the routed experts' outputs written unreduced, top-k rows a token, and summed by a kernel of
+    # their own that reads them back (vLLM's Triton and Marlin MoE: core/speed/step_moe.py)
+    moe_topk_sum: bool = False
 
 
 @dataclass(frozen=True)

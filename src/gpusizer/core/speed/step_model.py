@@ -89,6 +89,11 @@ def op_rate(s: Scenario, gpu: GPUSpec, r: Rates, library: str) -> tuple[Rate, st
     return rate, mm_dtype
 
 
+# expert formats vLLM runs through other kernels than its Triton / Marlin MoE (FlashInfer's,
+# OpenAI's Triton matmul_ogs), whose reduction of the top-k rows is not the separate sum
+_FP4_EXPERTS = ("nvfp4", "mxfp4")
+
+
 def _upcast_mxfp4(s: Scenario, gpu: GPUSpec, library: str) -> bool:
     """Whether the routed experts are MXFP4 multiplied by vendor kernels on a GPU with no FP4
     matrix rate (core/speed/mx_upcast.py)."""
@@ -115,6 +120,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     rule, family = rule_id(s, prec.weights), gpu_family(gpu)
     era = era_for_experts(costs.kernel_era, family, experts, rule)
     era = sglang_era(era, family, experts, rule, gpu_rates(gpu, costs.library) is not None)
+    if s.profile.moe_topk_sum and costs.library == "vendor" and experts and experts not in _FP4_EXPERTS:
+        costs = replace(costs, moe_topk_sum=True)
     r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)

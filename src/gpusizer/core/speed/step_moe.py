@@ -22,7 +22,7 @@ from .expert_load import busiest_rank_factor, tile_efficiency
 from .mx_upcast import tile_rows, upcast_experts_seconds
 from .rates import Rates
 from .roofline_shape import Shape
-from .step_costs import Rate
+from .step_costs import EngineCosts, Rate
 
 # Up to 8 tokens per expert a matrix-vector kernel runs (ggml MMVQ_MAX_BATCH_SIZE = 8);
 # beyond, tiled GEMMs whose rows the few tokens leave mostly empty
@@ -48,6 +48,7 @@ class ExpertTerms:
     (core/speed/step_terms.py) sets the state they read."""
 
     shape: Shape
+    costs: EngineCosts
     rates: Rates
     rate: Rate
     routing_alpha: float
@@ -82,7 +83,18 @@ class ExpertTerms:
         if gemv and deq:
             routed += 2.0 * deq * distinct * sh.expert_w / ep * layers / rate.mm
         shared = 2.0 * (n + deq) * sh.shared_w * layers / rate.mm
-        return max(routed + shared, moved)
+        return max(routed + shared, moved) + self._topk_sum(busy * n * k)
+
+    def _topk_sum(self, rows: float) -> float:
+        """Seconds a step reads back ``rows`` unreduced expert outputs (a token's top-k rows of
+        ``hidden``, 16-bit) to sum them, in a kernel of its own after the GEMMs, so in series with
+        them: vLLM's Triton MoE writes the second GEMM's output as ``intermediate_cache3`` of
+        (tokens, top_k, hidden) and ``moe_sum`` reduces it (vllm/model_executor/layers/fused_moe/
+        fused_moe.py ``TritonExperts.apply``); its Marlin MoE the same (fused_marlin_moe.py).
+        The step's memory term counts each token's output once (``other``)."""
+        if not self.costs.moe_topk_sum:
+            return 0.0
+        return self.shape.moe_layers * rows * self.shape.hidden * self.shape.ab / self.rate.bandwidth
 
     def _grouped_eff(self, per_expert: float, tokens: float) -> float:
         """A grouped GEMM's share of the matmul rate at ``per_expert`` tokens an expert (of
