@@ -46,6 +46,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from silicon_replay import FRAMEWORKS as ENGINES  # a script beside this one: the same names
+from silicon_replay import GPUS
+
 WHEEL = "aiconfigurator-core 0.12.0"
 CSV = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/systems/silicon_sample.csv")
 MODELS = {
@@ -56,15 +59,6 @@ MODELS = {
     "Qwen/Qwen3-235B-A22B-FP8": "qwen3-235b-a22b",
     "openai/gpt-oss-120b": "gpt-oss-120b",
 }
-GPUS = {
-    "h100_sxm": "h100-sxm-80gb",
-    "h200_sxm": "h200-141gb",
-    "b200_sxm": "b200-192gb",
-    "b300_sxm": "b300-288gb",
-    "gb200": "gb200-186gb",
-    "gb300": "gb300-288gb",
-}
-ENGINES = {"trtllm": "tensorrt-llm", "sglang": "sglang", "vllm": "vllm"}
 TOL = 0.25
 
 
