@@ -11,7 +11,6 @@ fused MoE's kernel floors, for an SGLang 0.5 scenario of the same GPU, model, fo
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from dataclasses import replace
@@ -20,15 +19,10 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.serving import load
-from gpusizer.core.serving.attention_dp import rank_view
-from gpusizer.core.serving.engine_settings import engine_settings
 from gpusizer.core.speed.rates_sglang_moe import HOPPER_BF16, SGLANG_TRITON_MOE, era_for_experts
 from gpusizer.core.speed.step import StepModel
 from gpusizer.core.speed.step_kernels import VENDOR_MOE
-from gpusizer.core.speed.step_model import step_model
+from tests.core.moe_module import routed_step
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "data" / "sglang-moe-measured.json").read_text())
 PRESET = {"Qwen3-235B-A22B": "qwen3-235b-a22b", "DeepSeek-R1": "deepseek-r1"}
@@ -53,12 +47,7 @@ def _step(s: dict[str, Any], version: str = "0.5.7") -> StepModel:
     }
     if s["model"] != "DeepSeek-R1":
         raw["precision"] = PRECISION[s["dtype"]]
-    sc = rank_view(parse_scenario(raw))
-    gpu = scenario_gpu(sc)
-    st = copy.copy(step_model(sc, gpu, load.engine_costs(sc, gpu, engine_settings(sc, gpu))))
-    st.shape = replace(st.shape, shared_w=0.0)
-    st._by_tokens = {}
-    return st
+    return routed_step(raw)
 
 
 def _model_ms(st: StepModel, tokens: int, shares: tuple[float, float] | None = None) -> float:

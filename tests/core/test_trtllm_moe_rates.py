@@ -12,7 +12,6 @@ GPU, model, format and EP.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from dataclasses import replace
@@ -21,11 +20,6 @@ from typing import Any
 
 import pytest
 
-from gpusizer.core.model.presets import scenario_gpu
-from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.serving import load
-from gpusizer.core.serving.attention_dp import rank_view
-from gpusizer.core.serving.engine_settings import engine_settings
 from gpusizer.core.speed.rates_trtllm_moe import (
     BLACKWELL_NVFP4,
     HOPPER_FP8,
@@ -34,7 +28,7 @@ from gpusizer.core.speed.rates_trtllm_moe import (
 )
 from gpusizer.core.speed.step import StepModel
 from gpusizer.core.speed.step_kernels import VENDOR_MOE
-from gpusizer.core.speed.step_model import step_model
+from tests.core.moe_module import routed_step
 from tests.core.replay_steps import replay_scenario
 
 DATA: dict[str, Any] = json.loads((Path(__file__).parent / "data" / "trtllm-moe-measured.json").read_text())
@@ -61,13 +55,7 @@ def _routed_step(rid: str, weights: str = "") -> StepModel:
     raw = replay_scenario(rid, "serving")
     if weights:
         raw["precision"] = {**raw.get("precision", {}), "weights": weights}
-    sc = rank_view(parse_scenario(raw))
-    gpu = scenario_gpu(sc)
-    # a copy: step models are cached per scenario, and this one loses its shared experts
-    st = copy.copy(step_model(sc, gpu, load.engine_costs(sc, gpu, engine_settings(sc, gpu))))
-    st.shape = replace(st.shape, shared_w=0.0)
-    st._by_tokens = {}
-    return st
+    return routed_step(raw)
 
 
 def _model_ms(st: StepModel, tokens: int, shares: tuple[float, float] | None = None) -> float:

@@ -146,21 +146,15 @@ def _prefill_step(
     return step
 
 
-def _prefill_view(s: Scenario, whole: Scenario, spec: DisaggregatedSpec) -> Scenario | None:
+def _prefill_view(s: Scenario, whole: Scenario, spec: DisaggregatedSpec) -> Scenario:
     """One rank of a prefill replica as the step model runs it: ``s`` (the decode pool's rank,
     core/serving/attention_dp.py ``rank_view``) where the pool keeps the scenario's layout,
-    else the rank view of the scenario at the pool's own layout. None where the pool's own
-    attention-DP ranks do not divide its tensor width: never for a checked scenario
-    (:func:`_check_prefill_layout`), but the sizing advice tries the scenario at other widths
-    (a ranked option's tensor parallelism, a weights bound at one GPU), where the split has
-    no replica."""
+    else the rank view of the scenario at the pool's own layout (whose ranks divide its width:
+    :func:`_prefill_runs` holds first)."""
     from .attention_dp import rank_view
 
     pre = _prefill_scenario(whole, spec)
-    if pre is whole:
-        return s
-    p = pre.parallelism
-    return None if p.tensor % p.attention_data else rank_view(pre)
+    return s if pre is whole else rank_view(pre)
 
 
 def _prefill_scenario(s: Scenario, spec: DisaggregatedSpec) -> Scenario:
@@ -199,8 +193,6 @@ def disaggregated_fields(
         return {}
     p, w = s.parallelism, s.workload
     pre = _prefill_view(s, whole or s, spec)
-    if pre is None:  # the prefill pool's own ranks do not divide a width the advice tries
-        return {}
     per, pre_per = p.tensor * p.pipeline, pre.parallelism.tensor * pre.parallelism.pipeline
     prefill_r, decode_r = spec.prefill_gpus // pre_per, spec.decode_gpus // per
     if not prefill_r or not decode_r:  # a layout wider than a pool (the advice's own TP)
