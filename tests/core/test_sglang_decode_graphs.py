@@ -31,7 +31,7 @@ def _costs(tp: int, gpu: str = "a10-24gb", version: str | None = "0.4.5", **serv
             "hardware": {"gpu": gpu},
             "parallelism": {"tensor": tp},
             "precision": {"weights": "int4"},
-            "workload": {"kind": "inference", "prompt_tokens": 2048, "generated_tokens": 512, "batch_size": 27},
+            "workload": {"kind": "inference", "prompt_tokens": 2048, "batch_size": 27},
             "serving": sv,
         }
     )
