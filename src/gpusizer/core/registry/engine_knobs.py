@@ -96,10 +96,20 @@ class SGLangKnobs:
     backend on AMD GPUs (core/serving/aiter.py; ``aiter``: "" none (0.4.3), "fraction_cut"
     (0.4.9-0.5.x: mem_fraction_static x 0.85 above 8,192 tokens of context, the workspace
     after the pool) or "after_pool" (2026: no cut for the default backend, the workspace
-    after))."""
+    after)); ``decode_graphs``: the decode batch sizes the release captures as CUDA graphs
+    before its ``cuda_graph_max_bs`` cut (:meth:`graph_sizes`; empty where not read)."""
 
     reserve: SGLangReserve = "formula"
     aiter: SGLangAiter = ""
+    decode_graphs: tuple[int, ...] = ()
+
+    def graph_sizes(self, max_bs: int) -> tuple[int, ...]:
+        """The decode batch sizes captured under ``cuda_graph_max_bs`` = ``max_bs``: a larger
+        batch runs eager, a smaller one pads to the next size (model_executor/
+        cuda_graph_runner.py ``get_batch_sizes_to_capture``, ``can_run``: ``batch_size <=
+        max_bs``, ``replay_prepare``: ``bisect_left(capture_bs, raw_bs)``). Empty where the
+        release's list was not read."""
+        return tuple(b for b in self.decode_graphs if b <= max_bs)
 
     @property
     def aiter_cuts_fraction(self) -> bool:

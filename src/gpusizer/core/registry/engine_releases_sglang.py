@@ -34,21 +34,30 @@ _SGLANG_STEPS = (
 # prompt, so it seldom retracts: modelled as reserving the whole request (a burst of 500 4K
 # prompts of Qwen3-14B-FP8 otherwise thrashes in preemption: TPOT 90x the published).
 _SGLANG = Scheduling(mixed=False, graph_prefill=False, admission="reserve")
+# SGLang 0.4.3-0.4.8 captures decode graphs at 1, 2, 4, 8 and every 8th size to 160, cut at
+# cuda_graph_max_bs (model_executor/cuda_graph_runner.py get_batch_sizes_to_capture of April
+# 2025, without --disable-cuda-graph-padding; server_args.py __post_init__: 8 at TP < 4 and 80
+# at TP >= 4 below 25,000 MB of GPU memory, else 160): a larger decode batch runs eager
+_CAPTURE_0_4 = (1, 2, 4, *range(8, 161, 8))
 
 SGLANG: tuple[EngineRelease, ...] = (
     EngineRelease(
         "0.4.3",
         "2025-02",
         None,
-        (BatchTier(25_000 / 1024, 0, 8192, 160), BatchTier(0, 0, 2048, 8)),
+        (BatchTier(25_000 / 1024, 0, 8192, 160), BatchTier(0, 0, 2048, 8, graph_batch_wide=80)),
         kv_block_tokens=1,
-        sglang=SGLangKnobs(reserve="by_tp"),
+        sglang=SGLangKnobs(reserve="by_tp", decode_graphs=_CAPTURE_0_4),
         steps=_SGLANG_STEPS,
         scheduling=_SGLANG,
         sources=(
             "sglang 0.4.3.post2 server_args.py __post_init__: mem_fraction_static 0.88 "
             "(TP 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16); chunked_prefill_size 2048 "
-            "below 25,000 MB else 8192",
+            "below 25,000 MB else 8192; cuda_graph_max_bs 8 (TP < 4) / 80 (TP >= 4) below "
+            "25,000 MB else 160",
+            "sglang cuda_graph_runner.py (April 2025, the 0.4.5 era): capture_bs = [1, 2, 4, 8] "
+            "+ range(16, 161, 8), cut at cuda_graph_max_bs; can_run: batch_size <= max_bs; "
+            "replay_prepare pads to bisect_left(capture_bs, raw_bs)",
         ),
     ),
     EngineRelease(

@@ -74,6 +74,7 @@ class BatchTier:
     max_sequences: int
     prefill_chunk_tokens: int
     graph_batch: int = 0  # SGLang cuda_graph_max_bs (TP < 4)
+    graph_batch_wide: int = 0  # SGLang cuda_graph_max_bs at TP >= 4 (0: ``graph_batch``)
     excluded: tuple[str, ...] = ()
     only: tuple[str, ...] = ()
 

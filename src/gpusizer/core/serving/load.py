@@ -79,8 +79,23 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         dp_padding=_dp_padding(s, st),
         all_reduce=_all_reduce(gpu, st),
         host_gpus=host_gpus(s.hardware.gpus_per_node),  # core/model/node.py: a tray in an NVL72
-        graph_sizes=tuple(sorted(set(s.serving.cuda_graph_batch_sizes or ()))),
+        graph_sizes=_graph_sizes(s, gpu, st),
     )
+
+
+def _graph_sizes(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> tuple[int, ...]:
+    """The decode batch sizes captured as CUDA graphs with padding: the scenario's
+    (``serving.cuda_graph_batch_sizes``), else the SGLang release's default list cut at its
+    ``cuda_graph_max_bs`` for the GPU's memory and the TP size (core/registry/engine_knobs.py
+    ``SGLangKnobs.graph_sizes``); empty (each batch replays at its own size) elsewhere."""
+    if s.serving.cuda_graph_batch_sizes:
+        return tuple(sorted(set(s.serving.cuda_graph_batch_sizes)))
+    rel = st.release
+    tier = rel.tier(gpu) if rel and rel.sglang else None
+    if tier is None or not rel or not rel.sglang_knobs.decode_graphs:
+        return ()
+    wide = s.parallelism.tensor >= 4 and tier.graph_batch_wide
+    return rel.sglang_knobs.graph_sizes(tier.graph_batch_wide if wide else tier.graph_batch)
 
 
 def _launch(s: Scenario, st: EngineSettings) -> float:
