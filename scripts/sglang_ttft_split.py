@@ -37,6 +37,8 @@ ROOT = Path(__file__).parents[1]
 OUT = ROOT / "tests" / "core" / "data" / "sglang-ttft-split.json"
 LIGHT = 16
 CONTROLS = ("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1")
+# TensorRT-LLM on the same H200s and client: a dense model and another MoE, TP 8
+H200_CONTROLS = ("meta-llama/Llama-3.1-70B", "openai/gpt-oss-120b")
 KEPT = (
     "id", "silicon_data_source", "model_path", "system", "isl", "osl", "gemm_quant_mode",
     "moe_quant_mode", "batch_size", "tp_size", "attention_dp_size", "moe_ep_size", "silicon_ttft_ms",
@@ -141,9 +143,17 @@ def data_file(
 
 
 def controls() -> dict[tuple[str, ...], list[dict[str, Any]]]:
-    """TensorRT-LLM's light-load DeepSeek groups (the same split, another engine)."""
-    done, _ = replay([r for r in agg_rows() if r["backend"] == "trtllm" and r["model_path"] in CONTROLS])
-    return {k: v for k, v in light_groups(done, "trtllm").items() if k[0] in ("h200_sxm", "b200_sxm")}
+    """TensorRT-LLM's light-load groups: DeepSeek on H200 and B200 (the same split, another
+    engine), and on the same H200s at TP 8 a dense model and another MoE (``H200_CONTROLS``)."""
+    models = CONTROLS + H200_CONTROLS
+    done, _ = replay([r for r in agg_rows() if r["backend"] == "trtllm" and r["model_path"] in models])
+    out = {}
+    for key, rows in light_groups(done, "trtllm").items():
+        deepseek = key[1] in CONTROLS and key[0] in ("h200_sxm", "b200_sxm")
+        other = key[1] in H200_CONTROLS and key[0] == "h200_sxm" and key[4] == "tp8/ep1"
+        if deepseek or other:
+            out[key] = rows
+    return out
 
 
 def main(argv: list[str]) -> int:
