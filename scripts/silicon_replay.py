@@ -167,10 +167,29 @@ def _sglang_settings(row: dict[str, str]) -> dict[str, Any]:
     return {"scheduler_recv_interval": 30 if users >= 16 and not fp8_tp4 else 10}
 
 
+# NVIDIA's SGLang sweeps from release 0.5.6 on launch the engine aiconfigurator's generator
+# configures (ai-dynamo/aiconfigurator generator/rule_plugin/sglang.rule, from v0.6.0 of
+# 2026-01 on, #258: "agg enable_mixed_chunk = true" and "agg_prefill_decode max_prefill_tokens =
+# SlaConfig.isl + 1500"; 0.5.6.post2 is the SGLang of the Dynamo 0.8 releases its
+# backend_version_matrix.yaml pins, and each such row's concurrency is the generator's own
+# estimated_concurrency, one a configuration): prompt chunks share the decode steps and a step
+# takes prompts up to ISL + 1,500 tokens less its decodes (core/serving/prefill_cap.py). The
+# 0.5.1 sweep predates the rule (generator v0.4.0 of 2025-11 has no sglang.rule) and ran a grid
+# of 16 / 64 / 128 users per configuration.
+GENERATOR_SGLANG, GENERATOR_PREFILL_EXTRA = (0, 5, 6), 1500
+
+
+def _generator_sglang(row: dict[str, str]) -> dict[str, Any]:
+    version = tuple(int(x) for x in re.findall(r"\d+", engine_version(row) or "")[:3])
+    if row["backend"] != "sglang" or not version or version < GENERATOR_SGLANG:
+        return {}
+    return {"mixed_prefill": True, "max_prefill_tokens": int(row["isl"]) + GENERATOR_PREFILL_EXTRA}
+
+
 def script_settings(row: dict[str, str]) -> dict[str, Any]:
     """The ``serving`` fields the row's launch script sets beyond the engine's defaults."""
     if not inferencex(row):
-        return {}
+        return _generator_sglang(row)
     if row["backend"] == "sglang":
         return _sglang_settings(row)
     if row["backend"] != "trtllm":

@@ -95,6 +95,11 @@ class ServingSpec(Strict):
     # Additive: SGLang's ``--scheduler-recv-interval``: while decoding, the scheduler takes new
     # requests in every this many decode steps (core/serving/recv_poll.py). Null / 1: every step.
     scheduler_recv_interval: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    # Additive: SGLang's ``--max-prefill-tokens``: a step takes a waiting prompt only while its
+    # tokens are below what is left of this (the step's first always; less one per running
+    # decode with mixed prefill): core/serving/prefill_cap.py. Null: the engine's 16,384, which
+    # the chunk binds first (as before).
+    max_prefill_tokens: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
     # Additive: TensorRT-LLM's attention-DP balance (``attention_dp_config`` with
     # ``enable_balance: true``, this ``timeout_iters``): a rank's
     # prompts wait until every rank holds one or this many steps (core/serving/adp_balance.py).

@@ -1,5 +1,5 @@
 """Checks of the engines' own scheduler settings in ``serving`` (TensorRT-LLM's batch waiting,
-SGLang's receive interval): each belongs to one engine (core/serving/batch_wait.py,
+SGLang's receive interval and prefill cap): each belongs to one engine (core/serving/batch_wait.py,
 core/serving/recv_poll.py)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ def check_scheduler_knobs(s: Scenario) -> None:
     """A scheduler setting names its engine and, where the engine refuses a layout, the layout."""
     _check_batch_wait(s)
     _check_recv_interval(s)
+    _check_max_prefill(s)
     _check_adp_balance(s)
 
 
@@ -39,6 +40,16 @@ def _check_recv_interval(s: Scenario) -> None:
     if s.parallelism.attention_data > 1:
         msg = "SGLang refuses it with DP attention (parallelism.attention_data above 1); 1 or null"
         raise ScenarioError("serving.scheduler_recv_interval", msg)
+
+
+def _check_max_prefill(s: Scenario) -> None:
+    """``serving.max_prefill_tokens`` is SGLang's ``--max-prefill-tokens``
+    (core/serving/prefill_cap.py): no other engine has it."""
+    if s.serving.max_prefill_tokens is None or not s.workload.serves:
+        return
+    if "max_prefill" not in s.profile.scheduler_knobs:
+        msg = f"SGLang's --max-prefill-tokens: framework sglang, not {s.profile.label}; null else"
+        raise ScenarioError("serving.max_prefill_tokens", msg)
 
 
 def _check_adp_balance(s: Scenario) -> None:

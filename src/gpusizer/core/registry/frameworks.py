@@ -287,7 +287,8 @@ class FrameworkProfile:
     # The engine's own scheduler settings a scenario may set (core/pipeline/validate_sched.py):
     # "batch_wait" (TensorRT-LLM's batch_wait_timeout_iters / _max_tokens_ratio, core/serving/
     # batch_wait.py), "attention_dp_balance" (its attention_dp_config, core/serving/adp_balance.py),
-    # "recv_interval" (SGLang's --scheduler-recv-interval, core/serving/recv_poll.py)
+    # "recv_interval" (SGLang's --scheduler-recv-interval, core/serving/recv_poll.py),
+    # "max_prefill" (SGLang's --max-prefill-tokens, core/serving/prefill_cap.py)
     scheduler_knobs: frozenset[str] = frozenset()
     # True: its fused MoE writes each token's top-k expert outputs unreduced and sums them in a
     # kernel of its own after the second GEMM (vLLM fused_moe.py ``intermediate_cache3`` then
@@ -588,7 +589,7 @@ for _p in (
         memory_rule="static_pool",
         releases=SGLANG,
         attention_data_flag="--enable-dp-attention --dp N",
-        scheduler_knobs=frozenset({"recv_interval"}),
+        scheduler_knobs=frozenset({"recv_interval", "max_prefill"}),
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
     ),
     FrameworkProfile(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
 from .budget import caps
+from .prefill_cap import prompts_taken
 from .scheduler_holds import Holds
 from .scheduler_types import MAX_STEPS, SEED, TIME_BOXED_STEPS, Engine, LoadResult, Workload, levels
 
@@ -164,8 +165,11 @@ class Run:
             budget -= g.n * c
         return budget
 
-    def _admit(self, budget: float, room: int, plan: list[tuple[Group, int]], decodes: bool) -> None:
-        """Waiting requests into the step while the budget, max_running and the pool allow."""
+    def _admit(
+        self, budget: float, room: int, plan: list[tuple[Group, int]], decodes: bool, cap: float | None
+    ) -> None:
+        """Waiting requests into the step while the budget, max_running, the pool and SGLang's
+        ``max_prefill_tokens`` (``cap``: what is left of it; core/serving/prefill_cap.py) allow."""
         chunked = self.eng.chunked
         while budget > 0 and self.waiting and room > 0:
             g = self.waiting[0]
@@ -174,6 +178,11 @@ class Run:
             if c > budget and (plan or (decodes and self.d_n)):
                 break
             n = min(g.n, room, max(1, int(budget // c)) if c else g.n)
+            if cap is not None:
+                n = min(n, prompts_taken(cap, left, not plan))
+                if n <= 0:
+                    break
+                cap -= n * c
             g = self.waiting.popleft() if n == g.n else g.split(n)
             self.prefill.append(g)
             self.p_n += g.n
@@ -196,8 +205,11 @@ class Run:
         decodes = eng.mixed or not want
         if eng.mixed or not decodes:
             budget = float(eng.budget - (self.d_n if eng.mixed else 0))
-            budget = self._take(budget, plan)
-            self._admit(budget, room, plan, decodes)
+            left = self._take(budget, plan)
+            cap = None  # SGLang's max_prefill_tokens, less the decodes mixed in and the chunks taken
+            if eng.max_prefill:
+                cap = eng.max_prefill - (self.d_n if eng.mixed else 0) - (budget - left)
+            self._admit(left, room, plan, decodes, cap)
         return plan, decodes and self.d_n > 0
 
     # -- running the step ------------------------------------------------------------------------

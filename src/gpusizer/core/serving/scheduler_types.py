@@ -52,6 +52,7 @@ class Engine:
     adp_balance: int = 0
     ranks: int = 1
     adp_batching: int = 0  # its batching_wait_iters
+    max_prefill: int = 0  # SGLang --max-prefill-tokens (serving.max_prefill_tokens); 0: not set
 
 
 @dataclass(frozen=True)
