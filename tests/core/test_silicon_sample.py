@@ -26,7 +26,7 @@ ROWS: list[dict[str, Any]] = DATA["rows"]
 WITHIN, AT_MOST = 0.25, 2.0
 # (figures within 25 %, figures off by more than 2x) of the 69, per metric, estimate / measured;
 # scripts/silicon_replay.py prints the same counts for the subset and for all 1,683 rows it replays
-PINNED = {"ttft": (25, 23), "tpot": (46, 6)}
+PINNED = {"ttft": (26, 23), "tpot": (46, 6)}
 
 
 def _times(row: dict[str, Any]) -> dict[str, float]:
@@ -86,7 +86,9 @@ def test_the_scenario_states_the_row(row: dict[str, Any]) -> None:
 
 def test_pinned_counts(ratios: dict[str, list[float]]) -> None:
     """Out-of-sample counts (aiconfigurator 0.12.0's silicon_sample.csv, mean TTFT and TPOT as
-    measured): TTFT 25 of 69 within 25 %, 23 beyond 2x (26 before SGLang's routed experts took
+    measured): TTFT 26 of 69 within 25 %, 23 beyond 2x (25 before TensorRT-LLM's overlap scheduler
+    made each arrival miss the step already scheduled and NVIDIA's own sweeps took aiconfigurator's
+    generated engine, max_num_tokens = batch + ISL + 1500; 26 before SGLang's routed experts took
     the Triton fused MoE's measured rates, core/speed/rates_sglang_moe.py: three H200 DeepSeek-R1
     and Qwen3-235B rows 0.46-0.48 -> 0.57-0.69; the MoE prefills under SGLang and
     TensorRT-LLM come out 2-10x fast; 22 and 31 before the prompt holds InferenceX's launch

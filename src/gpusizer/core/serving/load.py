@@ -176,6 +176,7 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         s.serving.attention_dp_balance_iterations or 0,
         s.parallelism.expert,  # a rank's view spreads the experts over its attention-DP ranks
         _adp_batching(s),
+        rel.scheduling.overlap_skip,
     )
 
 

@@ -52,6 +52,7 @@ class Engine:
     adp_balance: int = 0
     ranks: int = 1
     adp_batching: int = 0  # its batching_wait_iters
+    overlap_skip: int = 0  # steps a closed-loop arrival misses while steps run (Scheduling)
 
 
 @dataclass(frozen=True)
