@@ -185,11 +185,33 @@ def _generator_sglang(row: dict[str, str]) -> dict[str, Any]:
         return {}
     return {"mixed_prefill": True, "max_prefill_tokens": int(row["isl"]) + GENERATOR_PREFILL_EXTRA}
 
+# NVIDIA's own TensorRT-LLM sweeps (the ``aic-auto-gap-analysis`` files) as aiconfigurator's
+# generator writes an aggregated engine (ai-dynamo/aiconfigurator, from its first commit
+# efcae124c, 2025-08-11, cli/backends/trtllm.py, to generator/rule_plugin/benchmark/trtllm.rule
+# in 2026): ``agg max_num_tokens = max_batch_size + isl + 1500`` ("max_num_tokens heuristic"),
+# ``max_batch_size`` the row's batch, chunked prefill off, the overlap scheduler on
+# (``disable_overlap_scheduler = False``) and, in every extra_engine_args template (1.0.0rc3
+# and later), ``free_gpu_memory_fraction | default(0.80)``. Replayed as stated; the row does not
+# say the sweep overrode them.
+AIC_EXTRA_TOKENS, AIC_KV_FRACTION = 1500, 0.8
+
+
+def _aic_settings(row: dict[str, str]) -> dict[str, Any]:
+    """A TensorRT-LLM row of NVIDIA's own sweeps: the engine aiconfigurator's generator writes."""
+    if row["backend"] != "trtllm":
+        return {}
+    batch = _int(row["batch_size"])
+    return {
+        "prefill_chunk_tokens": batch + int(row["isl"]) + AIC_EXTRA_TOKENS,
+        "max_sequences": batch,
+        "memory_fraction": AIC_KV_FRACTION,
+    }
+
 
 def script_settings(row: dict[str, str]) -> dict[str, Any]:
     """The ``serving`` fields the row's launch script sets beyond the engine's defaults."""
     if not inferencex(row):
-        return _generator_sglang(row)
+        return _generator_sglang(row) or _aic_settings(row)
     if row["backend"] == "sglang":
         return _sglang_settings(row)
     if row["backend"] != "trtllm":

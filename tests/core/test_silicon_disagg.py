@@ -54,7 +54,10 @@ def test_subset_states_its_source() -> None:
 
 
 def test_subset_counts(replayed: list[tuple[dict[str, Any], tuple[float, float]]]) -> None:
-    """50 rows: first tokens 11 of 50 within 25 %, time per token 40 of 50 (9 and 41 before
+    """50 rows: first tokens 10 of 50 within 25 %, time per token 40 of 50 (11 before
+    trtllm-serve's cost per request was re-solved, 33.4 -> 20.4 ms, once the overlap scheduler's
+    skipped steps took part of the figure it was solved from: GB200 DeepSeek-V3 8k/1k 0.757 ->
+    0.746, every TensorRT-LLM first token 0.2-2 % shorter; 9 and 41 before
     TensorRT-LLM's CUTLASS MoE took its measured rates and its gather, speed.md section 49:
     three B200 DeepSeek first tokens came in, 1.44-1.69 -> 1.15-1.33, and the GB200 / GB300
     DeepSeek decodes moved slow, 0.97-1.32 -> 1.13-1.73). TPOT is the
@@ -64,7 +67,7 @@ def test_subset_counts(replayed: list[tuple[dict[str, Any], tuple[float, float]]
     costs more than ours (§16). Pinned so that a model closing either gap updates §17."""
     ttft = [ours[0] / float(row["silicon_ttft_ms"]) for row, ours in replayed]
     tpot = [ours[1] / float(row["silicon_tpot_ms"]) for row, ours in replayed]
-    assert sum(abs(q - 1) <= TOL for q in ttft) == 11
+    assert sum(abs(q - 1) <= TOL for q in ttft) == 10
     assert sum(abs(q - 1) <= TOL for q in tpot) == 40
     assert 0.85 <= statistics.median(tpot) <= 1.0
 
@@ -130,8 +133,9 @@ def test_bad_prefill_layout_names_the_field(extra: dict[str, int], field: str) -
 def test_beside_aiconfigurator(replayed: list[tuple[dict[str, Any], tuple[float, float]]]) -> None:
     """aiconfigurator 0.12.0's own answers for the same rows (the subset's ``aiconfigurator``,
     its ``cli_estimate`` at its default database; it refuses 20 of the 50, most for want of
-    cross-node DeepEP all-to-all data). On the 30 both express: ours TTFT 6 and TPOT 25 within
-    25 %, aiconfigurator's 3 and 19 (its first token the prefill worker's alone, no queue)."""
+    cross-node DeepEP all-to-all data). On the 30 both express: ours TTFT 5 and TPOT 25 within
+    25 %, aiconfigurator's 3 and 19 (its first token the prefill worker's alone, no queue; ours
+    6 before trtllm-serve's cost per request was re-solved, the GB200 row of test_subset_counts)."""
     ours_in, theirs_in = [0, 0], [0, 0]
     both = 0
     for (row, ours), rec in zip(replayed, DATA["rows"], strict=True):
@@ -144,5 +148,5 @@ def test_beside_aiconfigurator(replayed: list[tuple[dict[str, Any], tuple[float,
             ours_in[i] += abs(ours[i] / measured - 1) <= TOL
             theirs_in[i] += abs(aic[i] / measured - 1) <= TOL
     assert both == 30
-    assert ours_in == [6, 25]
+    assert ours_in == [5, 25]
     assert theirs_in == [3, 19]

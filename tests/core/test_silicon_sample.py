@@ -26,7 +26,7 @@ ROWS: list[dict[str, Any]] = DATA["rows"]
 WITHIN, AT_MOST = 0.25, 2.0
 # (figures within 25 %, figures off by more than 2x) of the 69, per metric, estimate / measured;
 # scripts/silicon_replay.py prints the same counts for the subset and for all 1,683 rows it replays
-PINNED = {"ttft": (25, 25), "tpot": (48, 6)}
+PINNED = {"ttft": (26, 25), "tpot": (48, 6)}
 
 
 def _times(row: dict[str, Any]) -> dict[str, float]:
@@ -86,11 +86,14 @@ def test_the_scenario_states_the_row(row: dict[str, Any]) -> None:
 
 def test_pinned_counts(ratios: dict[str, list[float]]) -> None:
     """Out-of-sample counts (aiconfigurator 0.12.0's silicon_sample.csv, mean TTFT and TPOT as
-    measured): TTFT 25 of 69 within 25 %, 25 beyond 2x (23 before NVIDIA's SGLang 0.5.6+ sweep
-    rows took the mixed prompt chunks and prefill cap aiconfigurator's generator launches them
-    with, core/serving/prefill_cap.py, on H200: Llama 3.1 8B at 352 users TTFT 1.30 -> 2.56 and
-    at 64 users 2.06 -> 0.20, Qwen3-235B at 8 users 0.69 -> 0.35, while their TPOT came in,
-    0.51 -> 0.79, 0.61 -> 0.93, 0.81 -> 0.98; 26 before SGLang's routed experts took
+    measured): TTFT 26 of 69 within 25 %, 25 beyond 2x (25 within and 23 beyond before
+    TensorRT-LLM's overlap scheduler made each arrival miss the step already scheduled and NVIDIA's
+    own TensorRT-LLM sweeps took aiconfigurator's generated engine, max_num_tokens = batch + ISL +
+    1500; 23 within before NVIDIA's SGLang 0.5.6+ sweep rows took the mixed prompt chunks and
+    prefill cap aiconfigurator's generator launches them with, core/serving/prefill_cap.py, on
+    H200: Llama 3.1 8B at 352 users TTFT 1.30 -> 2.56 and at 64 users 2.06 -> 0.20, Qwen3-235B
+    at 8 users 0.69 -> 0.35, while their TPOT came in, 0.51 -> 0.79, 0.61 -> 0.93, 0.81 -> 0.98;
+    26 before SGLang's routed experts took
     the Triton fused MoE's measured rates, core/speed/rates_sglang_moe.py: three H200 DeepSeek-R1
     and Qwen3-235B rows 0.46-0.48 -> 0.57-0.69; the MoE prefills under SGLang and
     TensorRT-LLM come out 2-10x fast; 22 and 31 before the prompt holds InferenceX's launch

@@ -163,6 +163,13 @@ class Scheduling:
     # ``_maybe_get_cuda_graph``: ``tp_allgather([can_run_cuda_graph, batch_size])``, no graph
     # unless all ranks are generation-only with equal batches; core/serving/scheduler_run.py)
     graph_all_ranks: bool = False
+    # steps a request that arrives while the engine runs waits before it can be scheduled:
+    # TensorRT-LLM's overlap scheduler (PyTorch backend, on by default) schedules and launches
+    # step n+1 before it syncs step n and sends its tokens, so the request a finished one's
+    # client sends back is fetched only at the loop's next pass, after step n+1 was scheduled,
+    # and runs in step n+2 (py_executor.py ``_executor_loop_overlap``; core/serving/
+    # scheduler_run.py); an idle engine blocks on its queue and takes it at once
+    overlap_skip: int = 0
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ class Group:
     first: float = -1.0  # time of the first token
     finish: int = 0  # decode: the decode counter at which the group is done
     base: float = 0.0  # decode: context - decode counter (context grows with the counter)
+    ready: int = 0  # waiting: the steps run before it may be scheduled (Engine.overlap_skip)
 
     def split(self, n: int) -> Group:
         """Detach the first ``n`` requests as a new group."""
@@ -42,7 +43,7 @@ class Group:
 
     def copy(self, n: int, arrivals: list[float]) -> Group:
         g = Group(n, arrivals, self.need, self.prompt, self.output, self.done, self.generated, self.first)
-        g.finish, g.base = self.finish, self.base
+        g.finish, g.base, g.ready = self.finish, self.base, self.ready
         return g
 
 
@@ -93,15 +94,16 @@ class Run:
             self._arrive(0.0, w.users)
 
     # -- bookkeeping -------------------------------------------------------------------------
-    def _arrive(self, t: float, n: int) -> None:
-        """``n`` requests at ``t``; with a length spread they take the levels in turn."""
+    def _arrive(self, t: float, n: int, skip: int = 0) -> None:
+        """``n`` requests at ``t``; with a length spread they take the levels in turn. While the
+        engine runs, they wait ``skip`` steps before they may be scheduled (:meth:`_skip`)."""
         n = min(n, self.w.requests - self.issued)
         if n <= 0:
             return
-        w = self.w
+        w, ready = self.w, self.steps + skip if self._running() else 0
         if not w.spread:
             self.issued += n
-            self.waiting.append(Group(n, [t] * n, w.prompt, w.prompt, w.output))
+            self.waiting.append(Group(n, [t] * n, w.prompt, w.prompt, w.output, ready=ready))
             return
         a, b, k = self.issued, self.issued + n, levels(w.users)
 
@@ -117,10 +119,28 @@ class Run:
             if c > 0:
                 f = 1.0 + w.spread * (2 * i / (k - 1) - 1)
                 p, o = max(1, round(w.prompt * f)), max(0, round(w.output * f))
-                self.waiting.append(Group(c, [t] * c, p, p, o))
+                self.waiting.append(Group(c, [t] * c, p, p, o, ready=ready))
 
     def _running(self) -> int:
         return self.d_n + self.p_n
+
+    def _skip(self, closed: bool) -> int:
+        """Steps an arrival misses under TensorRT-LLM's overlap scheduler (``Engine.overlap_skip``):
+        a request that arrives while step s runs is fetched after step s + 1 was scheduled and
+        runs in step s + 2; a closed-loop user's next request leaves with the last token of
+        step n, sent once step n + 1 was launched, so it arrives during step n + 1."""
+        skip = self.eng.overlap_skip
+        return skip if closed or not skip else skip - 1
+
+    def _unready(self) -> bool:
+        """The head of the queue may not be scheduled yet (an idle engine takes it at once)."""
+        if not self.waiting or self.waiting[0].ready <= self.steps:
+            return False
+        if self._running():
+            return True
+        for g in self.waiting:
+            g.ready = min(g.ready, self.steps)
+        return False
 
     def _kv_used(self) -> float:
         eng, w, half = self.eng, self.w, self.eng.block / 2
@@ -173,6 +193,8 @@ class Run:
         chunked = self.eng.chunked
         while budget > 0 and self.waiting and room > 0:
             g = self.waiting[0]
+            if g.ready > self.steps:
+                break
             left = g.need - g.done  # a preempted request's cached blocks are not recomputed
             c = min(left, int(budget)) if chunked else left
             if c > budget and (plan or (decodes and self.d_n)):
@@ -196,7 +218,7 @@ class Run:
         eng = self.eng
         plan: list[tuple[Group, int]] = []
         room = self._room()
-        want = bool(self.prefill) or (bool(self.waiting) and room > 0)
+        want = bool(self.prefill) or (bool(self.waiting) and room > 0 and not self._unready())
         sent = self.st.done if self.w.closed_loop else self.issued  # after the first round
         rate = sent / self.now if self.now > 0 else 0.0
         admit = room if want and not self.prefill else None
@@ -279,7 +301,7 @@ class Run:
             st.tpot += g.n * (self.now - g.first) / (o - 1)
             st.tpot_n += g.n
         if self.w.closed_loop:
-            self._arrive(self.now, g.n)
+            self._arrive(self.now, g.n, self._skip(True))
         self.refills = self.refills or bool(self.waiting)
 
     def _finish_decodes(self) -> None:
@@ -318,6 +340,8 @@ class Run:
         """Pure decode steps until the next event (a group done, an arrival, the pool full),
         summed in one go: the step time grows linearly with the context."""
         steps = self.decode[0].finish - self.k
+        if self.waiting and self.waiting[0].ready > self.steps:
+            steps = min(steps, self.waiting[0].ready - self.steps)
         t0 = self._decode_time(0)
         if self.arrivals:
             steps = min(steps, max(1, math.ceil((self.arrivals[0] - self.now) / max(t0, 1e-12))))
@@ -368,7 +392,7 @@ class Run:
                 self.stopped = True
                 break
             while self.arrivals and self.arrivals[0] <= self.now:
-                self._arrive(self.arrivals.popleft(), 1)
+                self._arrive(self.arrivals.popleft(), 1, self._skip(False))
             if self.eng.admission == "grow":
                 self._preempt()
             plan, decodes = self._plan()

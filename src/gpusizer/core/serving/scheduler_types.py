@@ -53,6 +53,7 @@ class Engine:
     ranks: int = 1
     adp_batching: int = 0  # its batching_wait_iters
     max_prefill: int = 0  # SGLang --max-prefill-tokens (serving.max_prefill_tokens); 0: not set
+    overlap_skip: int = 0  # steps a closed-loop arrival misses while steps run (Scheduling)
 
 
 @dataclass(frozen=True)
