@@ -185,6 +185,7 @@ def _generator_sglang(row: dict[str, str]) -> dict[str, Any]:
         return {}
     return {"mixed_prefill": True, "max_prefill_tokens": int(row["isl"]) + GENERATOR_PREFILL_EXTRA}
 
+
 # NVIDIA's own TensorRT-LLM sweeps (the ``aic-auto-gap-analysis`` files) as aiconfigurator's
 # generator writes an aggregated engine (ai-dynamo/aiconfigurator, from its first commit
 # efcae124c, 2025-08-11, cli/backends/trtllm.py, to generator/rule_plugin/benchmark/trtllm.rule

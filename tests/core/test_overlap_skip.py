@@ -11,7 +11,7 @@ steps n + 1 and n + 2. An idle engine blocks on its queue and takes a request at
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -51,7 +51,10 @@ def _step() -> StepModel:
 ENGINE = Engine(8 + PROMPT + 1500, False, True, 8, 1_000_000, 32, "reserve", overlap_skip=2)
 
 
-def _run(load: str, users: int, requests: int, skip: int) -> Any:
+Load = Literal["steady", "burst", "rate"]
+
+
+def _run(load: Load, users: int, requests: int, skip: int) -> Any:
     w = Workload(PROMPT, OUTPUT, load, users, 0.0, requests, False)
     return simulate(_step(), replace(ENGINE, overlap_skip=skip), w)
 
@@ -62,7 +65,7 @@ def test_the_pytorch_releases_skip_two_steps_the_cpp_runtime_none() -> None:
 
 
 @pytest.mark.parametrize(("load", "users", "requests"), [("steady", 1, 5), ("burst", 8, 8)])
-def test_an_idle_engine_takes_a_request_at_once(load: str, users: int, requests: int) -> None:
+def test_an_idle_engine_takes_a_request_at_once(load: Load, users: int, requests: int) -> None:
     # one user's next request finds the engine idle; a burst arrives before any step runs
     with_skip, without = _run(load, users, requests, 2), _run(load, users, requests, 0)
     assert with_skip.ttft == pytest.approx(without.ttft, rel=1e-9)

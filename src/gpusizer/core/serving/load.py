@@ -192,7 +192,6 @@ def _engine(s: Scenario, em: EngineMemory, st: EngineSettings) -> Engine:
         s.parallelism.expert,  # a rank's view spreads the experts over its attention-DP ranks
         _adp_batching(s),
         s.serving.max_prefill_tokens or 0,
-
         rel.scheduling.overlap_skip,
     )
 
