@@ -34,47 +34,47 @@ RECORDED = {
     "v0.4 Qwen3-235B, 128 H100": 0.568,
     "v0.6 Qwen3-235B, 128 H100": 0.729,
     "v0.6 Qwen3-235B, 256 H100": 0.710,
-    "v0.4 DeepSeek V3, 256 H100": 0.405,
-    "v0.6 DeepSeek V3, 256 H100": 0.460,
-    "v0.6 DeepSeek V3, 512 H100": 0.418,
+    "v0.4 DeepSeek V3, 256 H100": 0.437,  # 0.405 with the block-FP8 checkpoint (rl.md section 14)
+    "v0.6 DeepSeek V3, 256 H100": 0.496,  # 0.460 with the block-FP8 checkpoint (rl.md section 14)
+    "v0.6 DeepSeek V3, 512 H100": 0.446,  # 0.418 with the block-FP8 checkpoint (rl.md section 14)
     "v0.6 Qwen3-30B-A3B, 16 GB200": 0.591,  # 0.481 before the host paced the eager layers
     "v0.6 Qwen3-235B, 64 GB200": 0.559,
     "v0.6 Qwen3-235B, 128 GB200": 0.362,
-    "v0.6 DeepSeek V3, 128 GB200": 0.295,
-    "v0.6 DeepSeek V3, 256 GB200": 0.284,
+    "v0.6 DeepSeek V3, 128 GB200": 0.314,  # 0.295 with the block-FP8 checkpoint (rl.md section 14)
+    "v0.6 DeepSeek V3, 256 GB200": 0.293,  # 0.284 with the block-FP8 checkpoint (rl.md section 14)
     "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 0.989,
     "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.560,  # 0.537 before the experts' GEMM shapes
     "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.702,
     "v0.4 Qwen3-32B 1-off, 32+32 H100": 0.918,
     "v0.4 Qwen3-235B 1-off, 128+128 H100": 0.868,
     "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.908,
-    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.888,
-    "v0.6 DeepSeek V3 1-off, 256+256 H100": 1.072,
-    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.977,
+    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.936,  # 0.888 with the block-FP8 checkpoint (rl.md section 14)
+    "v0.6 DeepSeek V3 1-off, 256+256 H100": 1.128,  # 1.072 with the block-FP8 checkpoint (rl.md section 14)
+    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 1.021,  # 0.977 with the block-FP8 checkpoint (rl.md section 14)
     "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.513,
     "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.418,  # 0.300 before (rl.md, the host section)
     "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100": 0.881,
     "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100": 1.124,
     # the v0.5 tables (tests/core/rl_figures_v05.py; docs/evidence/rl.md section 2m)
     "v0.5 Llama 3.1 8B, 16 H100": 0.821,
-    "v0.5 DeepSeek V3, 256 H100": 0.465,
+    "v0.5 DeepSeek V3, 256 H100": 0.502,  # 0.465 with the block-FP8 checkpoint (rl.md section 14)
     "v0.5 Qwen3-235B, 128 H100": 0.668,
     "v0.5 Qwen3-30B-A3B, 32 H100": 0.631,
     "v0.5 Qwen3-32B, 32 H100": 0.871,
     "v0.5 Llama 3.1 8B, 8 GB200": 0.564,
-    "v0.5 DeepSeek V3, 128 GB200": 0.279,
+    "v0.5 DeepSeek V3, 128 GB200": 0.301,  # 0.279 with the block-FP8 checkpoint (rl.md section 14)
     "v0.5 Qwen3-235B, 64 GB200": 0.482,
     "v0.5 Qwen3-30B-A3B, 16 GB200": 0.563,  # 0.458 before (rl.md, the host section)
     "v0.5 Qwen3-32B, 16 GB200": 0.714,
     "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 0.920,
-    "v0.5 DeepSeek V3 1-off, 256+256 H100": 1.065,
+    "v0.5 DeepSeek V3 1-off, 256+256 H100": 1.122,  # 1.065 with the block-FP8 checkpoint (rl.md section 14)
     "v0.5 Qwen3-235B 1-off, 128+128 H100": 1.032,
     "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100": 0.693,
     "v0.5 Qwen3-32B 1-off, 32+32 H100": 1.000,
     "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100": 0.816,
     "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.990,
     "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.711,
-    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 0.962,
+    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 1.020,  # 0.962 with the block-FP8 checkpoint (rl.md section 14)
     "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.533,
     "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.489,
     "v0.5 Qwen3-32B 1-off, 16+16 GB200": 0.710,
@@ -196,8 +196,9 @@ def test_each_phase_of_the_blog_steps_is_as_recorded(figure, measured) -> None:
 # part that halves with twice the GPUs and a part that does not: T(n) = A / n + B, solved from
 # the two rows (docs/evidence/rl.md section 2j). (measured A, measured B, model A, model B), s.
 SIZE_PAIRS = {
-    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 30.5, 31.1),
-    ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 7.7, 24.2),
+    # 30.5 / 31.1 and 7.7 / 24.2 before the engine loaded the recipes' BF16 checkpoint (rl.md section 14)
+    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 33.9, 32.5),
+    ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 9.9, 24.0),
     # section 2o: 165.0 and 135.7 before the 128-GPU replay stopped queueing 9 of its 64 responses;
     # 129.8 and 154.2 before the routed experts' GEMMs ran at their own shapes (speed.md, expert GEMMs)
     ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): (166.0, 229.0, 134.4, 155.2),
