@@ -131,6 +131,20 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     assert all(_ratio(f) < 1 for f in FIGURES + V05_ON)
 
 
+def test_the_deepseek_v3_engine_loads_the_bf16_checkpoint() -> None:
+    # source: NeMo RL grpo-deepseek-v3-32n8g.yaml (model_name unsloth/DeepSeek-V3-0324-BF16 at
+    # v0.4.0 / v0.5.0; docs/guides/deepseek.md's BF16 cast at v0.6.0), inherited by every DeepSeek
+    # V3 recipe but the FP8 one (docs/evidence/rl.md section 14)
+    for f in ALL:
+        weights = f.scenario()["rl"]["rollout"]["weights"]
+        if f.fp8:
+            assert weights == "fp8", f.name
+        elif f.preset == "deepseek-v3":
+            assert weights == "bf16", f.name
+        else:
+            assert weights is None, f.name  # the preset's own 16-bit checkpoint
+
+
 def test_the_gb200_rows_run_on_one_nvl72_domain() -> None:
     # source: NeMo RL performance summary, "System: GB200-NVL72"; the recipes' cluster.gpus_per_node
     # 4 is the tray (the host), NCCL crossing trays over the rack's NVLink (docs/evidence/rl.md
