@@ -68,6 +68,19 @@ class RLFigure(NamedTuple):
         return self.preset in ("deepseek-v3", "qwen3-235b-a22b")
 
     @property
+    def rollout_weights(self) -> str | None:
+        """The engine's weights: FP8 under the FP8 recipe (vllm_cfg precision fp8); else the
+        checkpoint the recipe loads at ``policy.precision: bfloat16``. For DeepSeek V3 that is a
+        BF16 checkpoint, not the preset's block-FP8 release: grpo-deepseek-v3-32n8g.yaml sets
+        ``model_name: unsloth/DeepSeek-V3-0324-BF16`` at tags v0.4.0 and v0.5.0, and at v0.6.0
+        points to docs/guides/deepseek.md, which casts the FP8 release to BF16 (DeepSeek's
+        ``fp8_cast_bf16.py``) and deletes ``quantization_config``; every DeepSeek V3 recipe but the
+        FP8 one inherits it. None: the preset's own (BF16 for the Qwen3 and Llama checkpoints)."""
+        if self.fp8:
+            return "fp8"
+        return "bf16" if self.preset == "deepseek-v3" else None
+
+    @property
     def node(self) -> dict[str, int]:
         """The NVLink domain where it is not the scenario's default of 8 (``NVLINK_DOMAIN``)."""
         return {"gpus_per_node": NVLINK_DOMAIN[self.gpu]} if self.gpu in NVLINK_DOMAIN else {}
@@ -112,7 +125,7 @@ class RLFigure(NamedTuple):
                     "memory_fraction": 0.8 if self.rollout_gpus else self.memory_fraction,
                     "gpus": self.rollout_gpus,
                     "detokenize_in_step": self.detokenize,
-                    "weights": "fp8" if self.fp8 else None,
+                    "weights": self.rollout_weights,
                     "max_sequences": self.max_sequences,
                     # vllm_worker.py at v0.3.0-v0.6.0: SamplingParams(logprobs=0); generate copies
                     # each token's log-prob into full_logprobs one element at a time

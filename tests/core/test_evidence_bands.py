@@ -42,8 +42,9 @@ SHORT = {
     # estimate, below the band, and the v0.5 GB200 Qwen3-30B-A3B 1-off (2.04) slower, just above
     # it (the GB200 Qwen3-235B 1-off rows that set the edge at 2.14 moved to 1.88-1.95 on their
     # NVL72 domain, section 2n; the v0.5 Qwen3-235B 1-off, 0.78 below it before section 2o ran
-    # vLLM's scheduler request by request, is inside at 0.97)
-    "speed/rl/split": (3, 5),
+    # vLLM's scheduler request by request, is inside at 0.97); 4 of 5 since rl.md section 14
+    # (vLLM's w2 grid at narrow slices): the band 0.83-1.79 takes in the GB200 Qwen3-30B-A3B row
+    "speed/rl/split": (4, 5),
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
     # section)

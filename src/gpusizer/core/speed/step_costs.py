@@ -47,6 +47,9 @@ class EngineCosts:
     # the routed experts' outputs written unreduced, top-k rows a token, and summed by a kernel of
     # their own that reads them back (vLLM's Triton and Marlin MoE: core/speed/step_moe.py)
     moe_topk_sum: bool = False
+    # the second expert GEMM bound by its grid of short tiles at narrow expert slices (vLLM's
+    # Triton fused MoE, 16-bit experts: core/speed/triton_moe.py)
+    moe_w2_grid: bool = False
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from ..model.architecture import resolve
 from ..model.module_bytes import group_bytes, modules_key, rule_id
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
+from . import triton_moe
 from .collectives import link
 from .ggml_graph import ggml_extra
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
@@ -119,9 +120,12 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
     rule, family = rule_id(s, prec.weights), gpu_family(gpu)
     era = era_for_experts(costs.kernel_era, family, experts, rule)
-    era = sglang_era(era, family, experts, rule, gpu_rates(gpu, costs.library) is not None)
+    own_gpu = gpu_rates(gpu, costs.library) is not None
+    era = sglang_era(era, family, experts, rule, own_gpu)
     if s.profile.moe_topk_sum and costs.library == "vendor" and experts and experts not in _FP4_EXPERTS:
         costs = replace(costs, moe_topk_sum=True)
+    if triton_moe.applies(costs.library, family, experts, own_gpu, costs.moe_topk_sum):
+        costs = replace(costs, moe_w2_grid=True)
     r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from . import triton_moe
 from .expert_load import busiest_rank_factor, tile_efficiency
 from .mx_upcast import tile_rows, upcast_experts_seconds
 from .rates import Rates
@@ -65,6 +66,8 @@ class ExpertTerms:
         routed_bytes = distinct * sh.expert_w / ep * sh.expert_b
         other = sh.shared_w * sh.shared_b + n * (2 * sh.hidden + sh.moe_act) * sh.ab
         moved = layers * (routed_bytes / grouped + other / rate.bandwidth)
+        if self.costs.moe_w2_grid:  # w2's short tiles at narrow slices (core/speed/triton_moe.py)
+            moved += layers * self._w2_grid(distinct / ep, routed_tokens, routed_bytes / grouped)
         # the layer waits for the busiest EP rank (core/speed/expert_load.py): its experts get
         # ``busy`` times the mean rank's tokens, each expert's GEMM as many more rows
         busy = busiest_rank_factor(e, k, routed_tokens, ep, self.routing_alpha)
@@ -84,6 +87,14 @@ class ExpertTerms:
             routed += 2.0 * deq * distinct * sh.expert_w / ep * layers / rate.mm
         shared = 2.0 * (n + deq) * sh.shared_w * layers / rate.mm
         return max(routed + shared, moved) + self._topk_sum(busy * n * k)
+
+    def _w2_grid(self, touched: float, tokens: float, streamed: float) -> float:
+        """Seconds a layer's w2 call takes beyond its share of the experts' streamed bytes
+        (``streamed`` seconds for all of them) when its CTAs, each a short tile at a fixed cost,
+        bound it (core/speed/triton_moe.py)."""
+        sh = self.shape
+        ctas = triton_moe.w2_ctas(touched, tokens, sh.top_k, sh.hidden)
+        return max(0.0, ctas * triton_moe.W2_CTA_SECONDS - streamed * triton_moe.GATED_DOWN_SHARE)
 
     def _topk_sum(self, rows: float) -> float:
         """Seconds a step reads back ``rows`` unreduced expert outputs (a token's top-k rows of
