@@ -37,7 +37,7 @@ RECORDED = {
     "v0.4 DeepSeek V3, 256 H100": 0.405,
     "v0.6 DeepSeek V3, 256 H100": 0.460,
     "v0.6 DeepSeek V3, 512 H100": 0.418,
-    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.591,  # 0.481 before the host paced the eager layers
+    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.618,  # 0.481 before the host paced the layers, 0.591 before the copy
     "v0.6 Qwen3-235B, 64 GB200": 0.559,
     "v0.6 Qwen3-235B, 128 GB200": 0.362,
     "v0.6 DeepSeek V3, 128 GB200": 0.295,
@@ -61,11 +61,11 @@ RECORDED = {
     "v0.5 Qwen3-235B, 128 H100": 0.668,
     "v0.5 Qwen3-30B-A3B, 32 H100": 0.631,
     "v0.5 Qwen3-32B, 32 H100": 0.871,
-    "v0.5 Llama 3.1 8B, 8 GB200": 0.564,
+    "v0.5 Llama 3.1 8B, 8 GB200": 0.601,  # 0.564 before Grace issued the log-prob copy
     "v0.5 DeepSeek V3, 128 GB200": 0.279,
     "v0.5 Qwen3-235B, 64 GB200": 0.482,
-    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.563,  # 0.458 before (rl.md, the host section)
-    "v0.5 Qwen3-32B, 16 GB200": 0.714,
+    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.589,  # 0.458 before (rl.md, the host section), 0.563 before the copy
+    "v0.5 Qwen3-32B, 16 GB200": 0.728,  # 0.714 before Grace issued the log-prob copy
     "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 0.920,
     "v0.5 DeepSeek V3 1-off, 256+256 H100": 1.065,
     "v0.5 Qwen3-235B 1-off, 128+128 H100": 1.032,
