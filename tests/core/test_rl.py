@@ -277,6 +277,11 @@ def test_the_engines_log_probs_and_their_copy_add_each_generated_token() -> None
     assert pytest.approx(7.04e-6) == COPY_SECONDS_PER_TOKEN
     assert host_seconds_per_token(False, False, False) == 0.0
     assert host_seconds_per_token(True, True, True) == pytest.approx(12.5e-6 + 12.84e-6 + 7.04e-6, rel=1e-3)
+    # the copy is one PyTorch op: on a Grace host at its op_dispatch (TransformerEngine #2053:
+    # 37.08 / 13.48 us a torch Linear forward, 2.75x); the engine's log-prob output is not scaled
+    grace = 37.08 / 13.48
+    on_grace = host_seconds_per_token(False, True, True, grace)
+    assert on_grace == pytest.approx(12.84e-6 + 7.04e-6 * grace, rel=1e-3)
     # off by default: serving answers and other frameworks' RL steps are untouched
     base = {"model": {"preset": "qwen2.5-7b"}, "workload": {"kind": "rl"}}
     runs = [base] + [{**base, "rl": {"rollout": {k: True}}} for k in ("returns_logprobs", "copies_logprobs")]

@@ -37,7 +37,7 @@ RECORDED = {
     "v0.4 DeepSeek V3, 256 H100": 0.473,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
     "v0.6 DeepSeek V3, 256 H100": 0.535,  # 0.460 block-FP8, 0.496 BF16 (rl.md section 14)
     "v0.6 DeepSeek V3, 512 H100": 0.477,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
-    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.595,  # 0.481 before the host paced the eager layers
+    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.618,  # 0.481 before the host paced the layers, 0.595 before the copy
     "v0.6 Qwen3-235B, 64 GB200": 0.630,  # 0.559 before the w2 grid (rl.md section 14)
     "v0.6 Qwen3-235B, 128 GB200": 0.403,  # 0.362 before the w2 grid (rl.md section 14)
     "v0.6 DeepSeek V3, 128 GB200": 0.373,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
@@ -61,11 +61,11 @@ RECORDED = {
     "v0.5 Qwen3-235B, 128 H100": 0.709,  # 0.668 before the w2 grid (rl.md section 14)
     "v0.5 Qwen3-30B-A3B, 32 H100": 0.640,  # 0.631 before the w2 grid (rl.md section 14)
     "v0.5 Qwen3-32B, 32 H100": 0.871,
-    "v0.5 Llama 3.1 8B, 8 GB200": 0.564,
+    "v0.5 Llama 3.1 8B, 8 GB200": 0.601,  # 0.564 before Grace issued the log-prob copy
     "v0.5 DeepSeek V3, 128 GB200": 0.350,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
     "v0.5 Qwen3-235B, 64 GB200": 0.543,  # 0.482 before the w2 grid (rl.md section 14)
-    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.567,  # 0.458 before (rl.md, the host section)
-    "v0.5 Qwen3-32B, 16 GB200": 0.714,
+    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.589,  # 0.458 before (rl.md, the host section), 0.567 before the copy
+    "v0.5 Qwen3-32B, 16 GB200": 0.728,  # 0.714 before Grace issued the log-prob copy
     "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 0.920,
     "v0.5 DeepSeek V3 1-off, 256+256 H100": 1.206,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
     "v0.5 Qwen3-235B 1-off, 128+128 H100": 1.035,  # 1.032 before the w2 grid (rl.md section 14)

@@ -64,14 +64,21 @@ LOGPROBS_SECONDS_PER_TOKEN = 1 / 3922 - 1 / 4130
 COPY_SECONDS_PER_TOKEN = 7.04e-6
 
 
-def host_seconds_per_token(detokenize: bool, logprobs: bool, copies: bool) -> float:
+def host_seconds_per_token(detokenize: bool, logprobs: bool, copies: bool, op_dispatch: float = 1.0) -> float:
     """Host seconds per generated token serial with a replica's rollout: detokenising in the
     step's thread, the engine returning each token's log-prob, and the worker copying them
-    (``rl.rollout.detokenize_in_step``, ``returns_logprobs``, ``copies_logprobs``)."""
+    (``rl.rollout.detokenize_in_step``, ``returns_logprobs``, ``copies_logprobs``).
+
+    The copy is one PyTorch op issued from Python per token (a scalar ``Tensor.__setitem__``,
+    timed on an x86 host), so it takes the host CPU's ``op_dispatch`` (core/registry/host_cpus.py:
+    Grace 2.75x, TransformerEngine #2053), as the eager serving steps' launches and the Megatron
+    layers' ops do (core/serving/load.py, core/speed/train_host.py). Detokenising and the
+    engine's log-prob output are interpreted Python and Rust work, for which no Grace-against-x86
+    figure was found: unscaled (docs/evidence/rl.md, the GB200 dense pairs section)."""
     return (
         DETOKENIZE_SECONDS_PER_TOKEN * detokenize
         + LOGPROBS_SECONDS_PER_TOKEN * logprobs
-        + COPY_SECONDS_PER_TOKEN * copies
+        + COPY_SECONDS_PER_TOKEN * op_dispatch * copies
     )
 
 

@@ -13,7 +13,7 @@ from ..evidence.confidence import rl_step_note
 from ..memo import Memo
 from ..model.architecture import resolve
 from ..model.params import count_parameters
-from ..model.presets import scenario_gpu
+from ..model.presets import host_cpu, scenario_gpu
 from ..model.result import EngineMemory, Memory
 from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
@@ -99,7 +99,8 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory, 
     step = with_lora(rs, step_model(rs, gpu, engine_costs(rs, gpu, st)))
     prefill = prefill_seconds(step, batch, rl.prompt_tokens, rl.rollout.max_batched_tokens)
     ro = rl.rollout  # the host's work per generated token, serial with the replica's steps
-    out = host_seconds_per_token(ro.detokenize_in_step, ro.returns_logprobs, ro.copies_logprobs)
+    dispatch = host_cpu(s.hardware).op_dispatch  # the copy's PyTorch op on this host
+    out = host_seconds_per_token(ro.detokenize_in_step, ro.returns_logprobs, ro.copies_logprobs, dispatch)
     steady = rl.steps_in_flight > 1
     d = Decode(
         n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out, steady
