@@ -267,8 +267,8 @@ def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
 
 
 MEASURED = DATA["disaggregated_measured"]
-# the known-short runs whose ITL is within 25 % (llm-d's at -24.8 %)
-ITL_WITHIN = {"sglang-mooncake-a10-1p1d-tp2-rate4", "llm-d-gpt-oss-120b-h200-8p1-2d4"}
+# the known-short runs whose ITL is within 25 %
+ITL_WITHIN = {"sglang-mooncake-a10-1p1d-tp2-rate4"}
 
 
 @pytest.mark.parametrize("row", [r for r in MEASURED if not r.get("within")], ids=lambda r: r["id"])
@@ -278,9 +278,7 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
     A10 servers under SGLang 0.4.5, 1P1D (3 and 27 users): TTFT +144 % at TP 4, +46 % at TP 2,
     ITL -40 %, -17 % (TP 2 within 25 % since its 27-request decode batches run eager, above
     SGLang 0.4.x's 8 captured graph sizes at TP < 4 on a GPU below 25,000 MB; the same runs'
-    aggregated TP 4 instance decodes faster in ours too); llm-d's gpt-oss-120b on H200, 8 TP 1
-    prefills and 2 TP 4 decoders (104 users): TTFT +89 % (a prefill pool near saturation
-    amplifies ours being slower per prompt), ITL -25 %. Pinned so that a model closing either
+    aggregated TP 4 instance decodes faster in ours too). Pinned so that a model closing either
     gap updates the evidence."""
     sv = _measured(row)
     assert sv["disaggregated_ttft_seconds"] * 1e3 > row["published_ttft_ms"], row["source"]
@@ -297,10 +295,17 @@ def test_measured_split_within(row: dict[str, Any]) -> None:
     with --disable-async-output-proc): TTFT 1,198 ms against 1,157.49 (+3 %), ITL 14.18 ms
     against 15.94 (-11 %), tolerance the issue's 25 %. Without the serial output processing
     (vllm RFC #6913's 0.0968 ms + 0.1032 ms a sequence a step) the decode step runs at 9.13 ms
-    (-43 %) and the users' faster cycle queues the prefill pool to 1,572 ms (+36 %)."""
+    (-43 %) and the users' faster cycle queues the prefill pool to 1,572 ms (+36 %).
+
+    llm-d's gpt-oss-120b on two 8 x H200 nodes (vLLM 0.27.1, 8 TP 1 prefills, 2 TP 4 decoders,
+    104 closed-loop users, 5,000 in / 250 out): TTFT 514 ms against 518 (-1 %), ITL 8.21 ms
+    against 7.38 (+11 %), with the experts at the measured times of vLLM's OpenAI Triton MXFP4
+    module (core/speed/moe_measured.py; test_llmd_runs_on_the_triton_module)."""
     sv = _measured(row)
     assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(row["published_ttft_ms"], rel=TOL)
     assert sv["disaggregated_tpot_seconds"] * 1e3 == pytest.approx(row["published_itl_ms"], rel=TOL)
+    if row["serving"].get("async_output") is not False:
+        return
     eager = {**row, "serving": {**row["serving"], "async_output": None}}
     fast = _measured(eager)
     assert fast["disaggregated_tpot_seconds"] < 0.75 * sv["disaggregated_tpot_seconds"]
@@ -381,7 +386,7 @@ def test_triton_distributed_beside_aiconfigurator() -> None:
     521.7 ms (-55 %: the prefill worker at batch 1, no queue), TPOT 11.68 ms (-27 %);
     aggregated TP 4 at 4 users 289.1 ms (-59 %) and 15.44 ms (+1 %). Ours +3 % / -11 % and
     -46 % / -18 %."""
-    row = next(r for r in MEASURED if r.get("within"))
+    row = next(r for r in MEASURED if r["id"].startswith("triton-distributed"))
     aic = row["aiconfigurator"]
     assert aic["ttft_ms"] < (1 - TOL) * row["published_ttft_ms"]
     assert aic["tpot_ms"] < (1 - TOL) * row["published_itl_ms"]

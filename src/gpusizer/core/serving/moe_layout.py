@@ -36,6 +36,7 @@ from ..model.params import ParamCounts
 from ..model.sharding import StageParams
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import Capability, EngineRelease
+from ..speed.moe_measured import VLLM_OAI_TRITON_MXFP4
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,18 @@ def mxfp4_layout(rel: EngineRelease | None, gpu: GPUSpec) -> MoeLayout | None:
         if low <= cc < below:
             return MOE_LAYOUTS[layout_id]
     return None
+
+
+def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) -> str:
+    """The measured MoE module ``rel`` runs MXFP4 experts through on ``gpu``: OpenAI's Triton
+    kernels where the release lays the experts out for them (vLLM from 0.19 on Hopper,
+    ``triton-hopper``; core/speed/moe_measured.py); none with LoRA adapters, which vLLM serves
+    through another MXFP4 path (``select_mxfp4_moe_backend``'s LoRA branch: TRITON_UNFUSED or
+    Marlin)."""
+    lay = mxfp4_layout(rel, gpu)
+    if lay is None or lay.id != "triton-hopper" or s.serving.lora is not None:
+        return ""
+    return VLLM_OAI_TRITON_MXFP4
 
 
 def _round(x: int, to: int) -> int:

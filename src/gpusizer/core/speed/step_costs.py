@@ -47,6 +47,9 @@ class EngineCosts:
     # the routed experts' outputs written unreduced, top-k rows a token, and summed by a kernel of
     # their own that reads them back (vLLM's Triton and Marlin MoE: core/speed/step_moe.py)
     moe_topk_sum: bool = False
+    # the MoE module's measured kernel where the release runs the experts through it
+    # (core/speed/moe_measured.py: vLLM's OpenAI Triton MXFP4 MoE on Hopper); "" none
+    moe_module: str = ""
 
 
 @dataclass(frozen=True)
