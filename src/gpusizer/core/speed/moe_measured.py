@@ -11,8 +11,8 @@ kernel class is ``OAITritonMxfp4ExpertsMonolithic``; VLLM_MXFP4_USE_MARLIN=1 pic
 instead, as does a release whose wheel ships no triton_kernels (core/registry/engine_releases.py
 ``mxfp4_moe``: the ``triton-hopper`` layout). The step model's default grouped rates (DeepGEMM's
 half-rate point at 95 tokens an expert, core/speed/rates.py, and Marlin's W4A16 share) are
-another kernel's: against the measured module they read gpt-oss-120b's experts 2-9x cheap at
-decode-sized steps and 1.2-1.7x dear at 256-16,384 tokens (TP 1 on an H200).
+another kernel's: against the measured module they read gpt-oss-120b's experts 1.5-9x cheap at
+decode-sized steps (1-192 tokens, TP 1-4) and 1.2-1.7x dear at 256-16,384 tokens (TP 1 on an H200).
 
 Measured: NVIDIA aiconfigurator 0.12.0's vLLM 0.24.0 tables (src/gpusizer/presets/
 moe-module-times.json, written by scripts/vllm_mxfp4_moe_table.py): ``FusedMoE.forward`` with
