@@ -69,7 +69,8 @@ def test_between_and_beyond_the_measured_counts() -> None:
         ("h200-141gb", "0.18.0", "vllm", False),  # taken as 0.11.0's rules: Marlin
         ("b200-192gb", "0.27.1", "vllm", False),  # FlashInfer TRT-LLM on SM100
         ("gh200-96gb", "0.27.1", "vllm", False),  # Triton, but no table measured on it
-        ("h200-141gb", "0.5.2", "sglang", False),
+        ("h200-141gb", "0.5.2", "sglang", True),  # its triton_kernel runner for gpt-oss off SM100
+        ("b200-192gb", "0.5.2", "sglang", False),  # flashinfer_mxfp4 on SM100
     ],
 )
 def test_which_runs_take_the_measured_module(gpu: str, version: str, framework: str, measured: bool) -> None:
