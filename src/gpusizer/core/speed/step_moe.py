@@ -61,7 +61,7 @@ class ExpertTerms:
         matrix instructions: core/speed/mx_upcast.py) and shared experts."""
         sh, rate = self.shape, self.rate
         e, k, layers, ep = sh.experts, sh.top_k, sh.moe_layers, sh.ep
-        if self.moe_points:  # the engine's module as measured at this shape, less the floors
+        if self.moe_points and n > 0:  # the engine's module as measured at this shape, less the floors
             # the step already counts for its kernels; the router GEMM (in shared_w) apart
             call = module_seconds(self.moe_points, n) - MODULE_KERNELS * self.rates.kernel_floor
             return layers * max(0.0, call) + 2.0 * n * sh.shared_w * layers / rate.mm
