@@ -43,13 +43,29 @@ def _step(gpu: str = "h200-141gb", tp: int = 1, version: str = "0.27.1", **servi
     return load.serving_load(s, g, em, st).step
 
 
+def _step_of(preset: str) -> StepModel:
+    d: dict[str, Any] = {
+        "model": {"preset": preset},
+        "framework": "vllm",
+        "hardware": {"gpu": "h200-141gb"},
+        "workload": {"kind": "inference", "prompt_tokens": 1000, "generated_tokens": 100},
+        "serving": {"concurrency": 1, "load": "steady", "engine_version": "0.27.1"},
+    }
+    s = parse_scenario(d)
+    g = scenario_gpu(s)
+    em, st = engine_memory(s, *model_of(s.model), g)
+    return load.serving_load(s, g, em, st).step
+
+
 def test_the_table_names_its_source() -> None:
     doc = json.loads((Path(load.__file__).parents[2] / "presets" / "moe-module-times.json").read_text())
     assert doc["license"] == "Apache-2.0"
     assert "oaitritonmxfp4expertsmonolithic" in doc["source"] and "0.24.0" in doc["source"]
     for tp in (1, 2, 4, 8):
         assert len(measured_module(VLLM_OAI_TRITON_MXFP4, "h200-141gb", GPT_OSS_120B, tp, 1.2)) == 27
+    assert len(measured_module(VLLM_OAI_TRITON_MXFP4, "h100-sxm-80gb", (32, 2880, 2880, 4), 1, 1.2)) == 27
     assert not measured_module(VLLM_OAI_TRITON_MXFP4, "gh200-96gb", GPT_OSS_120B, 1, 1.2)
+    assert len(_step_of("gpt-oss-20b").moe_points) == 27
 
 
 def test_between_and_beyond_the_measured_counts() -> None:
