@@ -267,12 +267,8 @@ def test_regular_instances_decode_short_too(row: dict[str, Any]) -> None:
 
 
 MEASURED = DATA["disaggregated_measured"]
-# the known-short runs whose ITL is within 25 % (llm-d's at -24.8 %)
-ITL_WITHIN = {
-    "sglang-mooncake-a10-1p1d-tp2-rate4",
-    "llm-d-gpt-oss-120b-h200-8p1-2d4",
-    "llm-d-gpt-oss-120b-h200-8p1-2d4-cpu-tier",
-}
+# the known-short runs whose ITL is within 25 %
+ITL_WITHIN = {"sglang-mooncake-a10-1p1d-tp2-rate4"}
 
 
 @pytest.mark.parametrize("row", [r for r in MEASURED if not r.get("within")], ids=lambda r: r["id"])
@@ -282,11 +278,8 @@ def test_measured_split_known_short(row: dict[str, Any]) -> None:
     A10 servers under SGLang 0.4.5, 1P1D (3 and 27 users): TTFT +144 % at TP 4, +46 % at TP 2,
     ITL -40 %, -17 % (TP 2 within 25 % since its 27-request decode batches run eager, above
     SGLang 0.4.x's 8 captured graph sizes at TP < 4 on a GPU below 25,000 MB; the same runs'
-    aggregated TP 4 instance decodes faster in ours too); llm-d's gpt-oss-120b on H200, 8 TP 1
-    prefills and 2 TP 4 decoders (104 users): TTFT +89 % (a prefill pool near saturation
-    amplifies ours being slower per prompt), ITL -25 %; its CPU-tier arm, the same run with a
-    KV tier that restored nothing (105 users): +89 %, -24 %. Pinned so that a model closing
-    either gap updates the evidence."""
+    aggregated TP 4 instance decodes faster in ours too). Pinned so that a model closing either
+    gap updates the evidence."""
     sv = _measured(row)
     assert sv["disaggregated_ttft_seconds"] * 1e3 > row["published_ttft_ms"], row["source"]
     itl = sv["disaggregated_tpot_seconds"] * 1e3
@@ -302,10 +295,17 @@ def test_measured_split_within(row: dict[str, Any]) -> None:
     with --disable-async-output-proc): TTFT 1,198 ms against 1,157.49 (+3 %), ITL 14.18 ms
     against 15.94 (-11 %), tolerance the issue's 25 %. Without the serial output processing
     (vllm RFC #6913's 0.0968 ms + 0.1032 ms a sequence a step) the decode step runs at 9.13 ms
-    (-43 %) and the users' faster cycle queues the prefill pool to 1,572 ms (+36 %)."""
+    (-43 %) and the users' faster cycle queues the prefill pool to 1,572 ms (+36 %).
+
+    llm-d's gpt-oss-120b on two 8 x H200 nodes (vLLM 0.27.1, 8 TP 1 prefills, 2 TP 4 decoders,
+    104 closed-loop users, 5,000 in / 250 out): TTFT 514 ms against 518 (-1 %), ITL 8.21 ms
+    against 7.38 (+11 %), with the experts at the measured times of vLLM's OpenAI Triton MXFP4
+    module (core/speed/moe_measured.py; test_llmd_runs_on_the_triton_module)."""
     sv = _measured(row)
     assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(row["published_ttft_ms"], rel=TOL)
     assert sv["disaggregated_tpot_seconds"] * 1e3 == pytest.approx(row["published_itl_ms"], rel=TOL)
+    if row["serving"].get("async_output") is not False:
+        return
     eager = {**row, "serving": {**row["serving"], "async_output": None}}
     fast = _measured(eager)
     assert fast["disaggregated_tpot_seconds"] < 0.75 * sv["disaggregated_tpot_seconds"]
@@ -351,33 +351,35 @@ def _grid_run(run: list[float]) -> tuple[float, float]:
 
 def test_dstack_grid_known_short() -> None:
     """dstack's 27 SGLang P/D runs of gpt-oss-120b on one 8 x H200 node (3P1D, 2P2D, 1P3D of
-    TP 2 workers; 32-128 users; 2048/2048, 128/2048, 2048/128 tokens): 4 of 54 figures within
-    25 % (TTFT 1 of 27, TPOT 3 of 27). Every TPOT of ours is below the measured (-5 to -48 %:
-    SGLang's gpt-oss decode step on Hopper is dearer than our kernel floors and collectives);
-    the first tokens of short prompts miss most (ours 37-45 ms where SGLang's P/D path reads
-    100-130 ms at 32 users and 0.4-1.1 s at 128, the decode server's wait not modelled).
-    Pinned so that a model closing either gap updates docs/evidence/serving.md §14."""
+    TP 2 workers; 32-128 users; 2048/2048, 128/2048, 2048/128 tokens): 26 of 54 figures within
+    25 % (TTFT 1 of 27, TPOT 25 of 27, 0.80-1.58 of the measured), since SGLang's triton_kernel
+    MoE runner takes the measured time of OpenAI's Triton MXFP4 module (core/speed/
+    moe_measured.py; before, 4 of 54: every TPOT 5-48 % below the measured); the two TPOT misses
+    are the 2048/128 runs at 128 users (1.26, 1.58). The first tokens of short prompts miss most
+    (ours 37-45 ms where SGLang's P/D path reads 100-130 ms at 32 users and 0.4-1.1 s at 128,
+    the decode server's wait not modelled). Pinned so that a model closing either gap updates
+    docs/evidence/serving.md §14 and §24."""
     within = 0
     for run in GRID["runs"]:
         ttft, tpot = _grid_run(run)
-        assert tpot < run[7], run
+        assert 0.78 < tpot / run[7] < 1.6, run
         within += abs(ttft / run[6] - 1) <= TOL
         within += abs(tpot / run[7] - 1) <= TOL
-    assert within == 4
+    assert within == 26
 
 
 def test_dstack_grid_beside_aiconfigurator() -> None:
     """aiconfigurator 0.12.0 on the same 27 runs (its SGLang 0.5.14 tables, prefill at batch 1
-    without a queue): 5 of 54 within 25 % (TTFT 5, TPOT 0: its decode steps +38 to +212 %),
-    ours 4 (TPOT -5 to -48 %): neither tool expresses this grid; their TPOTs bracket the
-    measured in every run."""
+    without a queue): 5 of 54 within 25 % (TTFT 5, TPOT 0: its decode steps +38 to +212 %).
+    Ours 26 (TPOT 25 of 27) with SGLang's MXFP4 experts at the measured Triton module's times
+    (4 before, every TPOT below the measured); every TPOT of ours below aiconfigurator's."""
     theirs = 0
     for run in GRID["runs"]:
         _, tpot = _grid_run(run)
         aic_ttft, aic_tpot = run[9], run[10]
         theirs += abs(aic_ttft / run[6] - 1) <= TOL
         theirs += abs(aic_tpot / run[7] - 1) <= TOL
-        assert tpot < run[7] < aic_tpot, run
+        assert run[7] < aic_tpot and tpot < aic_tpot, run
     assert theirs == 5
 
 
@@ -386,7 +388,7 @@ def test_triton_distributed_beside_aiconfigurator() -> None:
     521.7 ms (-55 %: the prefill worker at batch 1, no queue), TPOT 11.68 ms (-27 %);
     aggregated TP 4 at 4 users 289.1 ms (-59 %) and 15.44 ms (+1 %). Ours +3 % / -11 % and
     -46 % / -18 %."""
-    row = next(r for r in MEASURED if r.get("within"))
+    row = next(r for r in MEASURED if r["id"].startswith("triton-distributed"))
     aic = row["aiconfigurator"]
     assert aic["ttft_ms"] < (1 - TOL) * row["published_ttft_ms"]
     assert aic["tpot_ms"] < (1 - TOL) * row["published_itl_ms"]

@@ -31,6 +31,7 @@ from ..speed.step_model import step_model
 from .budget import bounded, budget_note, caps, extrapolated
 from .engine_settings import EngineSettings
 from .features import featured_run
+from .moe_layout import measured_moe_kernel
 from .scheduler import simulate
 from .scheduler_types import Engine, LoadResult, Workload
 
@@ -80,6 +81,7 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         all_reduce=_all_reduce(gpu, st),
         host_gpus=host_gpus(s.hardware.gpus_per_node),  # core/model/node.py: a tray in an NVL72
         graph_sizes=_graph_sizes(s, gpu, st),
+        moe_module=measured_moe_kernel(s, st.release, gpu),
     )
 
 

@@ -36,6 +36,7 @@ from ..model.params import ParamCounts
 from ..model.sharding import StageParams
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import Capability, EngineRelease
+from ..speed.moe_measured import VLLM_OAI_TRITON_MXFP4
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,26 @@ def mxfp4_layout(rel: EngineRelease | None, gpu: GPUSpec) -> MoeLayout | None:
         if low <= cc < below:
             return MOE_LAYOUTS[layout_id]
     return None
+
+
+def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) -> str:
+    """The measured MoE module ``rel`` runs MXFP4 experts through on ``gpu``: OpenAI's Triton
+    kernels (core/speed/moe_measured.py) where vLLM lays the experts out for them (from 0.19 on
+    Hopper, ``triton-hopper``) and under SGLang on Hopper, whose ``server_args.py``
+    ``_handle_model_specific_adjustments`` sets GptOssForCausalLM's ``moe_runner_backend`` to
+    "triton_kernel" ("Detected GPT-OSS model, enabling triton_kernels MOE kernel.") off SM100 at
+    EP 1 with triton_kernels installed, the same ``routing`` and ``matmul_ogs`` calls. None with
+    LoRA adapters, which both serve through another MXFP4 path (vLLM's TRITON_UNFUSED or Marlin;
+    SGLang's "triton" runner)."""
+    if s.serving.lora is not None:
+        return ""
+    lay = mxfp4_layout(rel, gpu)
+    sglang_hopper = (
+        rel is not None and rel.sglang is not None and capability(gpu.compute_capability) == (9, 0)
+    )
+    if (lay is not None and lay.id == "triton-hopper") or sglang_hopper:
+        return VLLM_OAI_TRITON_MXFP4
+    return ""
 
 
 def _round(x: int, to: int) -> int:

@@ -51,6 +51,10 @@ class EngineCosts:
     # Triton fused MoE, 16-bit experts: core/speed/triton_moe.py)
     moe_w2_grid: bool = False
 
+    # the MoE module's measured kernel where the release runs the experts through it
+    # (core/speed/moe_measured.py: vLLM's OpenAI Triton MXFP4 MoE on Hopper); "" none
+    moe_module: str = ""
+
 
 @dataclass(frozen=True)
 class Rate:

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from . import triton_moe
 from .expert_load import busiest_rank_factor, tile_efficiency
+from .moe_measured import MODULE_KERNELS, Points, module_seconds
 from .mx_upcast import tile_rows, upcast_experts_seconds
 from .rates import Rates
 from .roofline_shape import Shape
@@ -53,6 +54,7 @@ class ExpertTerms:
     rates: Rates
     rate: Rate
     routing_alpha: float
+    moe_points: Points  # the MoE module's measured calls (core/speed/moe_measured.py), or ()
     _dequant: float  # tokens' math a matrix-vector step adds per weight read, to dequantise it
 
     def _experts(self, n: float) -> float:
@@ -60,6 +62,10 @@ class ExpertTerms:
         matrix instructions: core/speed/mx_upcast.py) and shared experts."""
         sh, rate = self.shape, self.rate
         e, k, layers, ep = sh.experts, sh.top_k, sh.moe_layers, sh.ep
+        if self.moe_points and n > 0:  # the engine's module as measured at this shape, less the floors
+            # the step already counts for its kernels; the router GEMM (in shared_w) apart
+            call = module_seconds(self.moe_points, n) - MODULE_KERNELS * self.rates.kernel_floor
+            return layers * max(0.0, call) + 2.0 * n * sh.shared_w * layers / rate.mm
         routed_tokens = n * ep  # the EP group's tokens choose among this GPU's experts
         distinct = experts_read(e, k, round(routed_tokens, 1), self.routing_alpha)
         grouped = rate.bandwidth * (self.rates.grouped_bandwidth / self.rates.bandwidth or 1.0)

@@ -24,6 +24,7 @@ from .collectives import (
 )
 from .expert_load import busiest_rank_factor
 from .ggml_graph import NONE, GgmlExtra
+from .moe_measured import Points
 from .rates import Rates
 from .roofline import linear_ops
 from .roofline_shape import Shape
@@ -51,8 +52,10 @@ class StepTerms(ExpertTerms):
         offload: Offload = NO_OFFLOAD,
         routing_alpha: float = ROUTING_ALPHA,
         ggml: GgmlExtra = NONE,
+        moe_points: Points = (),
     ) -> None:
         self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
+        self.moe_points = moe_points  # the MoE module as measured (core/speed/moe_measured.py)
         self.pipeline, self.offload, self.routing_alpha = pipeline, offload, routing_alpha
         self.tp_link, self.ep_link, self.pp_link = links
         bw = 1.0 / rate.bandwidth

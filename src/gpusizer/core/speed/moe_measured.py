@@ -1,0 +1,83 @@
+"""A MoE module's measured time per call, where the engine's kernel has been timed at the
+model's own expert shape (the routed experts of core/speed/step_moe.py take it in place of the
+grouped-GEMM rates).
+
+vLLM runs gpt-oss's MXFP4 experts on Hopper through OpenAI's Triton kernels (``triton_kernels``
+``routing`` and two ``matmul_ogs`` calls, the MXFP4 tiles upcast to BF16 in the kernel, the
+top-k outputs reduced in the second call's scatter): vllm/model_executor/layers/fused_moe/oracle/
+mxfp4.py ``select_mxfp4_moe_backend`` tries FLASHINFER_TRTLLM (SM100 only), CK (ROCm) and then
+TRITON, supported where ``has_triton_kernels()`` and 9.0 <= compute capability < 11.0, whose
+kernel class is ``OAITritonMxfp4ExpertsMonolithic``; VLLM_MXFP4_USE_MARLIN=1 picks Marlin
+instead, as does a release whose wheel ships no triton_kernels (core/registry/engine_releases.py
+``mxfp4_moe``: the ``triton-hopper`` layout). The step model's default grouped rates (DeepGEMM's
+half-rate point at 95 tokens an expert, core/speed/rates.py, and Marlin's W4A16 share) are
+another kernel's: against the measured module they read gpt-oss-120b's experts 1.5-9x cheap at
+decode-sized steps (1-192 tokens, TP 1-4) and 1.2-1.7x dear at 256-16,384 tokens (TP 1 on an H200).
+
+Measured: NVIDIA aiconfigurator 0.12.0's vLLM 0.24.0 tables (src/gpusizer/presets/
+moe-module-times.json, written by scripts/vllm_mxfp4_moe_table.py): ``FusedMoE.forward`` with
+``Mxfp4Config`` timed on one GPU (collector/vllm/collect_moe.py; routing included, the router GEMM
+not), 1-16,384 tokens, gpt-oss-120b's and gpt-oss-20b's expert shapes at TP 1-32, EP 1, under the
+power-law routings the step model assumes. Between two measured token counts the time is
+interpolated linearly; beyond the largest it grows in proportion to the tokens. Only the H100
+SXM and the H200 were measured (another Hopper part keeps the default rates).
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left
+from functools import lru_cache
+from importlib import resources
+
+VLLM_OAI_TRITON_MXFP4 = "vllm-oai-triton-mxfp4"
+_PATH = resources.files("gpusizer.presets").joinpath("moe-module-times.json")
+# a measured call holds its kernels' own ramp and tail: the step's floors for those kernels
+# (all of the fused MoE's but the router GEMM, core/speed/step_kernels.py VENDOR_MOE) come off it
+MODULE_KERNELS = 6
+
+Points = tuple[tuple[float, float], ...]  # (tokens, seconds), ascending
+
+
+@lru_cache(maxsize=1)
+def _tables() -> dict[tuple[object, ...], Points]:
+    doc = json.loads(_PATH.read_text())
+    out: dict[tuple[object, ...], Points] = {}
+    for kernel, rows in doc["kernels"].items():
+        for r in rows:
+            key = (
+                kernel,
+                r["gpu"],
+                r["experts"],
+                r["hidden"],
+                r["intermediate"],
+                r["top_k"],
+                r["tp"],
+                r["routing"],
+            )
+            out[key] = tuple((float(t), ms * 1e-3) for t, ms in zip(r["tokens"], r["ms"], strict=True))
+    return out
+
+
+def measured_module(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp: int, alpha: float) -> Points:
+    """The measured calls of ``kernel`` on catalog GPU ``gpu`` for an expert ``shape`` (experts,
+    hidden, intermediate, top-k) split over ``tp`` ranks, routed by the power law ``alpha``
+    (core/speed/step_moe.py); empty where none was measured."""
+    if not kernel:
+        return ()
+    routing = "power_law_1.01" if alpha < 1.1 else "power_law_1.2"
+    return _tables().get((kernel, gpu, *shape, tp, routing), ())
+
+
+def module_seconds(points: Points, tokens: float) -> float:
+    """Seconds of one call of ``tokens`` tokens (module docstring: linear between measured
+    counts, in proportion beyond the largest, the smallest's time below it)."""
+    xs = [t for t, _ in points]
+    i = bisect_left(xs, tokens)
+    if i == 0:
+        return points[0][1]
+    if i == len(points):
+        last_t, last_s = points[-1]
+        return last_s * tokens / last_t
+    (t0, s0), (t1, s1) = points[i - 1], points[i]
+    return s0 + (s1 - s0) * (tokens - t0) / (t1 - t0)
