@@ -8,9 +8,10 @@ Ours reads the time per token at 0.40-0.91 of the measured (20.1-39.4 ms; ours 1
 Hopper's 64-row GEMM tile, tests/core/test_h20_decode_tile.py; 0.33-0.91 and 8.2 ms before): the
 same page's aggregated replicas decode at 11.6-16.9 ms a token at one user where ours reads
 10.6, so the P/D worker adds 6-10 ms a token that ours does not have (vLLM 0.8.4 V0 with
-Dynamo's remote-prefill patch, every token streamed through Dynamo's processor). A faster decode shortens the users' cycle, so at 8-64 users more requests reach
-the prefill pool in ours than the runs sent and ours queues them later (1.1-2.9x). Pinned so
-that a model closing either gap updates the evidence."""
+Dynamo's remote-prefill patch, every token streamed through Dynamo's processor). A faster
+decode shortens the users' cycle, so at 8-64 users more requests reach the prefill pool in ours
+than the runs sent and ours queues them later (1.1-2.7x). Pinned so that a model closing either
+gap updates the evidence."""
 
 from __future__ import annotations
 
