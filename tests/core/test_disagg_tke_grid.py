@@ -4,13 +4,14 @@ grid): one TP 4 decode worker with 3 x TP 4, 6 x TP 2 or 12 x TP 1 prefill worke
 closed-loop users, 3,000 in / 150 out and 2,500 in / 100 out (run to length: --ignore-eos,
 149-150 and 99-100 output tokens a request from the table's own throughputs).
 
-Ours reads the time per token at 0.33-0.91 of the measured (20.1-39.4 ms; ours 8.2-26.8): the
-same page's aggregated replicas decode at 13.6-16.9 ms a token at one user where ours reads
-8.2, so the base TP 4 decode step on these machines misses, and the P/D worker adds more
-(vLLM 0.8.4 V0 with Dynamo's remote-prefill patch, every token streamed through Dynamo's
-processor). A faster decode shortens the users' cycle, so at 8-64 users more requests reach
-the prefill pool in ours than the runs sent and ours queues them later (1.1-2.9x). Pinned so
-that a model closing either gap updates the evidence."""
+Ours reads the time per token at 0.40-0.91 of the measured (20.1-39.4 ms; ours 10.6-26.8, with
+Hopper's 64-row GEMM tile, tests/core/test_h20_decode_tile.py; 0.33-0.91 and 8.2 ms before): the
+same page's aggregated replicas decode at 11.6-16.9 ms a token at one user where ours reads
+10.6, so the P/D worker adds 6-10 ms a token that ours does not have (vLLM 0.8.4 V0 with
+Dynamo's remote-prefill patch, every token streamed through Dynamo's processor). A faster
+decode shortens the users' cycle, so at 8-64 users more requests reach the prefill pool in ours
+than the runs sent and ours queues them later (1.1-2.7x). Pinned so that a model closing either
+gap updates the evidence."""
 
 from __future__ import annotations
 

@@ -106,6 +106,10 @@ class Rates:
     # MXFP4 experts on a GPU without MX matrix instructions: vector instructions to upcast one
     # weight to BF16 before the 16-bit MFMA, once per M-tile (core/speed/mx_upcast.py; 0: none)
     mx_upcast_ops: float = 0.0
+    # rows a 16-bit or FP8 tensor-core GEMM computes at least: its tile's M, the tokens of a
+    # small step padded up to it (0: the step's own tokens). Binding only where the tensor rate
+    # is low beside the memory's (core/speed/step_terms.py ``_token_terms``)
+    mma_rows: float = 0.0
     sources: tuple[str, ...] = ()
 
 
@@ -178,6 +182,20 @@ _RDNA3_MMQ = (
 _DEEPGEMM = (
     "deepseek-ai/DeepGEMM README a6d97a1c, H800 FP8 dense GEMMs at m 4,096: 1,358 / 1,304 / 990 TFLOPS "
     "= 69 / 66 / 50 % of 1,979 (mean 62 %); at m 64 memory-bound at 50-80 % of HBM"
+)
+
+# Hopper's warpgroup MMA computes 64 rows an instruction (PTX ISA ``wgmma.mma_async`` shapes
+# m64nNk16 / m64nNk32): a GEMM of fewer tokens runs a whole 64-row tile. Measured where it binds,
+# on the H20 (148 BF16 / 296 FP8 TFLOPS beside 4.0 TB/s): DeepGEMM's FP8 GEMM takes the same time
+# from 8 to 64 tokens and twice it at 128 (alibaba/InferSim bench_data/gemm/h20/data.csv,
+# k 5,120 x n 51,200: 141.9 / 141.8 / 142.6 / 267.4 us at m 16 / 32 / 64 / 128), where on the
+# H800 the same kernel streams its weights at 79 % of HBM up to 128 tokens (the fork
+# roshini0108/InferSim's bench_data/gemm/h800/data.csv, k 7,168 x n 36,864: 98.7-103.5 us)
+HOPPER_MMA_ROWS = 64
+_MMA_ROWS = (
+    "alibaba/InferSim bench_data/gemm/h20/data.csv (DeepGEMM FP8 GEMM on an H20): latency flat from m 8 "
+    "to 64, doubling at 128 (k 5120, n 51200: 141.9 us at m 16, 142.6 at 64, 267.4 at 128): a 64-row "
+    "wgmma tile, compute-bound at the H20's tensor rate"
 )
 
 # upcast8xMxfp4's 20 instructions for 8 values, mxfpScaleBf16ViaF32's 4 a value, 1 per 2 values
@@ -337,8 +355,10 @@ RATES: dict[tuple[str, str], Rates] = {
         kernel_floor=3.0 * us,
         grouped_half=95.0,
         grouped_bandwidth=0.62,
+        mma_rows=HOPPER_MMA_ROWS,
         sources=(
             _DEEPGEMM,
+            _MMA_ROWS,
             "DeepGEMM masked grouped GEMM: 256 tokens per expert 932 TFLOPS vs 1,297 at 8,192: half "
             "rate at ~95 tokens per expert; it streams the experts at 2,064 GB/s = 62 % of HBM",
             "FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608): BF16 forward up to 75 % of H100 peak; "

@@ -28,7 +28,15 @@ lower peak. Measured on H20:
   at ~9 % of the matmul rate, slower than streaming its weights. Out of sample: batch 1 (2
   experts read) 0.076 ms, ours 0.073; batch 128 (32 an expert) 0.435 ms, ours 0.380.
 
-Every other share (FP8, weight-only, bandwidth, kernel floor) stays the Hopper entry's: no H20
+- FP8 GEMMs: DeepGEMM's FP8 GEMM at 32,768 tokens, 0.938-0.951 of the 296 FP8 TFLOPS on the
+  five largest shapes of alibaba/InferSim's H20 table (``bench_data/gemm/h20/data.csv``: k 5,120 x
+  n 51,200 0.945, k 25,600 x n 5,120 0.952, k 4,096 x n 24,576 0.945, k 12,288 x n 4,096 0.946,
+  k 5,120 x n 10,240 0.941): 0.94 (``matmul_low``; the Hopper entry's 0.62 is DeepGEMM's on an
+  H800, whose board power caps its clock). The same table shows the 64-row tile every Hopper
+  tensor-core GEMM computes (core/speed/rates.py ``HOPPER_MMA_ROWS``): from 8 to 64 tokens a
+  GEMM takes one time, compute-bound on its padded tile at the H20's rate.
+
+Every other share (weight-only, bandwidth, kernel floor) stays the Hopper entry's: no H20
 measurement of its own. Replayed by the Mooncake team's SGLang 1P1D
 Qwen3-235B runs on H20 (tests/core/test_disagg_evidence.py, docs/evidence/serving.md §14).
 """
@@ -52,7 +60,13 @@ _H20_GROUPED = (
     "14336, K 4096, top-2): batch 32 0.279 ms (3.37 TB/s = 84 % of 4.0), batch 512 1.069 ms and 2048 "
     "3.606 ms (112.5 / 133.4 TFLOPS: half rate at 24 tokens an expert)"
 )
+_H20_FP8 = (
+    "alibaba/InferSim bench_data/gemm/h20/data.csv (DeepGEMM FP8 GEMM on an H20): at m 32768, 0.945 / "
+    "0.952 / 0.945 / 0.946 / 0.941 of 296 TFLOPS on k x n 5120 x 51200, 25600 x 5120, 4096 x 24576, "
+    "12288 x 4096, 5120 x 10240"
+)
 H20_MATMUL = 0.936
+H20_MATMUL_LOW = 0.94
 H20_ATTENTION = 0.728
 H20_GROUPED_BANDWIDTH = 0.84
 H20_GROUPED_HALF = 24.0
@@ -62,10 +76,11 @@ GPU_RATES: dict[tuple[str, str], Rates] = {
     ("vendor", "h20-96gb"): replace(
         _HOPPER,
         matmul=H20_MATMUL,
+        matmul_low=H20_MATMUL_LOW,
         attention=H20_ATTENTION,
         grouped_bandwidth=H20_GROUPED_BANDWIDTH,
         grouped_half=H20_GROUPED_HALF,
-        sources=(*_HOPPER.sources, _H20_GEMM, _H20_ATTENTION, _H20_GROUPED),
+        sources=(*_HOPPER.sources, _H20_GEMM, _H20_FP8, _H20_ATTENTION, _H20_GROUPED),
     ),
 }
 

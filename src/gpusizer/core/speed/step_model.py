@@ -96,6 +96,22 @@ def op_rate(s: Scenario, gpu: GPUSpec, r: Rates, library: str) -> tuple[Rate, st
 _FP4_EXPERTS = ("nvfp4", "mxfp4")
 
 
+def _tile_rows(r: Rates, gpu: GPUSpec, library: str, mm_dtype: str, weights: str, own_share: bool) -> float:
+    """Tokens' worth of work at the step's matmul rate that a small step's tensor-core GEMMs
+    cost at least (``Rates.mma_rows``; 0: none). Weight-only formats (Marlin, GGUF: op_rate's
+    ``quant`` path) tile their own way and keep none. Where an engine build's era replaced a GPU's
+    own measured 16-bit GEMM share (rates_era.py ``_over_own``: vLLM 0.11's 0.367, a whole mixed
+    step's share on an H100), the padded tile runs at the GPU's own kernel share, the one measured
+    on it (the H20's torch.matmul 0.936): the rows scale by the era's share over the GPU's."""
+    weight_only = DTYPES[weights].quantized or weights in _LOW or weights == "int4"
+    if not r.mma_rows or (mm_dtype not in _LOW and weight_only):
+        return 0.0
+    own = gpu_rates(gpu, library)
+    if own is None or not own_share or mm_dtype in _LOW or own.matmul == r.matmul:
+        return r.mma_rows
+    return r.mma_rows * r.matmul / own.matmul
+
+
 def _upcast_mxfp4(s: Scenario, gpu: GPUSpec, library: str) -> bool:
     """Whether the routed experts are MXFP4 multiplied by vendor kernels on a GPU with no FP4
     matrix rate (core/speed/mx_upcast.py)."""
@@ -134,7 +150,9 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         r = replace(r, serial_weight_loads=0.0)
     if r.mx_upcast_ops and not _upcast_mxfp4(s, gpu, costs.library):
         r = replace(r, mx_upcast_ops=0.0)
-    rate, _ = op_rate(s, gpu, r, costs.library)
+    rate, mm_dtype = op_rate(s, gpu, r, costs.library)
+    own_share = c.flops_efficiency == _DEFAULT.flops_efficiency
+    r = replace(r, mma_rows=_tile_rows(r, gpu, costs.library, mm_dtype, prec.weights, own_share))
     node = s.hardware.gpus_per_node
     eff = c.interconnect_efficiency if c.interconnect_efficiency != _DEFAULT.interconnect_efficiency else None
     tp_link = link(gpu, p.tensor, node, eff)  # beyond one node: the network

@@ -66,6 +66,8 @@ class StepTerms(ExpertTerms):
         self._dequant = rates.kquant_matvec_ops / 2.0
         # Rates.serial_weight_loads: the weights read after the math, at their own share
         self._serial = rates.bandwidth / rates.serial_weight_loads if rates.serial_weight_loads else 0.0
+        # Rates.mma_rows: a tensor-core GEMM of fewer tokens computes its whole tile
+        self._mma = float(rates.mma_rows)
         sh = shape
         shared, mla, block_fp8 = layer_kinds
         fused = rates.fused_expert_adds
@@ -155,7 +157,7 @@ class StepTerms(ExpertTerms):
             total += max(n * sh.state_flops / rate.attention, state)
         rows = decodes + prefill_seqs if sampled is None else sampled
         deq = self._dequant if rows <= GEMV_TOKENS and sh.head_b < 2 else 0.0  # a quantised head
-        head_c = 2.0 * (rows + deq) * sh.head_w / rate.head
+        head_c = 2.0 * (max(rows, self._mma) + deq) * sh.head_w / rate.head
         head_m = (sh.head_w * sh.head_b + rows * (sh.hidden * sh.ab + sh.vocab * 4)) / rate.bandwidth
         head = head_c if head_c > head_m else head_m
         return total + head + comm, head
@@ -165,8 +167,9 @@ class StepTerms(ExpertTerms):
         total = 0.0
         deq = self._dequant if n <= GEMV_TOKENS else 0.0
         serial = self._serial if n > GEMV_TOKENS else 0.0
+        rows = max(n, self._mma) + deq  # the tile's rows where the step has fewer tokens
         for c, m0, m1 in self._linear:
-            t_c, t_m = c * (n + deq) + (m0 * serial if c else 0.0), m0 + m1 * n
+            t_c, t_m = c * rows + (m0 * serial if c else 0.0), m0 + m1 * n
             total += t_c if t_c > t_m else t_m
         if self.shape.moe_layers:
             total += self._experts(n)
