@@ -65,11 +65,15 @@ GAP_KERNELS = {
 }
 
 
-def _series(tables: dict[str, pd.DataFrame], spec: tuple[str, str, str, str, str, int]) -> dict:
-    gpu, release, catalog, preset, dtype, tp = spec
-    hidden, inter, experts, top_k, dist = SHAPES[preset]
-    d = tables[f"{gpu}/{release}"]
-    rows = d[
+def shape_rows(
+    d: pd.DataFrame, shape: tuple[int, int, int, int, str], dtype: str, tp: int, tokens: list[int]
+) -> pd.DataFrame:
+    """The rows of ``d`` (a ``moe_perf.parquet`` table) for one expert shape (hidden, expert
+    intermediate, experts, top-k, routing) in format ``dtype`` at ``moe_tp_size`` ``tp`` and
+    ``moe_ep_size`` 1, at these ``num_tokens``, in order of tokens (scripts/vllm_moe_tp_table.py
+    reads its rows with it too)."""
+    hidden, inter, experts, top_k, dist = shape
+    return d[
         (d.hidden_size == hidden)
         & (d.inter_size == inter)
         & (d.num_experts == experts)
@@ -78,8 +82,14 @@ def _series(tables: dict[str, pd.DataFrame], spec: tuple[str, str, str, str, str
         & (d.moe_tp_size == tp)
         & (d.moe_ep_size == 1)
         & (d.distribution == dist)
-        & (d.num_tokens.isin(TOKENS))
+        & (d.num_tokens.isin(tokens))
     ].sort_values("num_tokens")
+
+
+def _series(tables: dict[str, pd.DataFrame], spec: tuple[str, str, str, str, str, int]) -> dict:
+    gpu, release, catalog, preset, dtype, tp = spec
+    hidden, inter, experts, top_k, dist = SHAPES[preset]
+    rows = shape_rows(tables[f"{gpu}/{release}"], SHAPES[preset], dtype, tp, TOKENS)
     assert not rows.num_tokens.duplicated().any() and len(rows) == len(TOKENS), spec
     return {
         "gpu": gpu,

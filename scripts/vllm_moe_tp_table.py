@@ -15,9 +15,13 @@ Run with a Python that has pandas and pyarrow (the wheel's own virtual environme
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).parent))
+from vllm_moe_table import shape_rows  # a script beside this one: the same row filter
 
 DATA = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/systems/data")
 OUT = Path(__file__).parents[1] / "tests" / "core" / "data" / "vllm-moe-tp-sliced.json"
@@ -39,20 +43,11 @@ def main() -> None:
     series = []
     for gpu, release, kernel, catalog in TABLES:
         df = pd.read_parquet(DATA / gpu / "moe" / "vllm" / release / "moe_perf.parquet")
-        for preset, (hidden, inter, experts, top_k, dist) in SHAPES.items():
+        df = df[df.kernel_source == kernel]
+        for preset, shape in SHAPES.items():
+            inter, dist = shape[1], shape[4]
             for tp in (4, 8, 16, 32):
-                d = df[
-                    (df.kernel_source == kernel)
-                    & (df.moe_dtype == "bfloat16")
-                    & (df.hidden_size == hidden)
-                    & (df.inter_size == inter)
-                    & (df.num_experts == experts)
-                    & (df.topk == top_k)
-                    & (df.distribution == dist)
-                    & (df.moe_ep_size == 1)
-                    & (df.moe_tp_size == tp)
-                    & (df.num_tokens.isin(TOKENS))
-                ].sort_values("num_tokens")
+                d = shape_rows(df, shape, "bfloat16", tp, TOKENS)
                 if len(d) != len(TOKENS):
                     continue
                 series.append(

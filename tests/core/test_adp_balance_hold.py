@@ -4,7 +4,6 @@ timeout (NVIDIA/TensorRT-LLM ``_torch/pyexecutor/py_executor.py`` ``_balance_adp
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.serving.adp_balance import AdpBalance, harmonic
+from tests.core.serving_runs import inferencex_1k1k, times, with_serving
 
 # InferenceX's DeepSeek-R1 NVFP4 run on 8 B200 with attention DP 8 and EP 8 under TensorRT-LLM
 # release:1.2.0rc6.post3, 1k/1k at 64 users (aiconfigurator-core 0.12.0 silicon_sample.csv row
@@ -25,23 +25,10 @@ DSR1: dict[str, Any] = {
     "framework": "tensorrt-llm",
     "hardware": {"gpu": "b200-192gb"},
     "precision": {"weights": "nvfp4", "quantization_rule": "modelopt"},
-    "workload": {"kind": "inference", "prompt_tokens": 922, "generated_tokens": 922},
     "parallelism": {"tensor": 8, "expert": 8, "attention_data": 8},
-    "serving": {
-        "load": "steady",
-        "concurrency": 64,
-        "requests": 640,
-        "length_spread": 0.11,
-        "engine_version": "1.2.0rc6.post3",
-    },
+    **inferencex_1k1k(64, engine_version="1.2.0rc6.post3"),
 }
 MEASURED_TTFT = 1.085
-
-
-def _times(sc: dict[str, Any]) -> tuple[float, float]:
-    sv = estimate(sc).serving
-    assert sv is not None and sv.ttft_seconds and sv.tpot_seconds
-    return float(sv.ttft_seconds), float(sv.tpot_seconds)
 
 
 def test_the_count_releases_every_timeout_without_the_other_ranks() -> None:
@@ -68,10 +55,9 @@ def test_every_rank_holding_a_prompt_lets_them_in() -> None:
 def test_a_loaded_rank_waits_as_measured() -> None:
     """The first token grows by tens of decode steps (0.12 of measured without the balance, the
     engine's time per token barely moving); within 30 % of the measured 1,085 ms with it."""
-    plain, plain_tpot = _times(DSR1)
-    waited = copy.deepcopy(DSR1)
-    waited["serving"].update(attention_dp_balance_iterations=60, attention_dp_batching_iterations=0)
-    held, held_tpot = _times(waited)
+    plain, plain_tpot = times(DSR1)
+    waited = with_serving(DSR1, attention_dp_balance_iterations=60, attention_dp_batching_iterations=0)
+    held, held_tpot = times(waited)
     assert plain / MEASURED_TTFT < 0.2
     assert held / MEASURED_TTFT == pytest.approx(1.0, abs=0.3)
     assert held_tpot == pytest.approx(plain_tpot, rel=0.1)
@@ -92,8 +78,7 @@ def test_the_batching_wait_once_every_rank_holds_a_prompt() -> None:
 
 @pytest.mark.parametrize("change", ["vllm", "no attention DP", "batching without the balance"])
 def test_refused_elsewhere(change: str) -> None:
-    sc = copy.deepcopy(DSR1)
-    sc["serving"]["attention_dp_balance_iterations"] = 60
+    sc = with_serving(DSR1, attention_dp_balance_iterations=60)
     field = "serving.attention_dp_balance_iterations"
     if change == "vllm":
         sc["framework"] = "vllm"

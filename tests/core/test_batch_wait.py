@@ -4,7 +4,6 @@ holds them (NVIDIA/TensorRT-LLM ``tensorrt_llm/_torch/pyexecutor/py_executor.py`
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.serving.batch_wait import holds, scheduled_tokens
+from tests.core.serving_runs import inferencex_1k1k, times, with_serving
 
 # InferenceX's Llama 3.1 70B FP8 run on 4 B200 under TensorRT-LLM, 1k/1k at 4 users
 # (aiconfigurator-core 0.12.0 aiconfigurator_core/systems/silicon_sample.csv, row
@@ -24,29 +24,14 @@ LLAMA_TP4: dict[str, Any] = {
     "framework": "tensorrt-llm",
     "hardware": {"gpu": "b200-192gb"},
     "precision": {"weights": "fp8"},
-    "workload": {"kind": "inference", "prompt_tokens": 922, "generated_tokens": 922},
     "parallelism": {"tensor": 4},
-    "serving": {
-        "load": "steady",
-        "concurrency": 4,
-        "requests": 40,
-        "length_spread": 0.11,
-        "prefill_chunk_tokens": 16384,
-    },
+    **inferencex_1k1k(4, prefill_chunk_tokens=16384),
 }
 MEASURED_TTFT, MEASURED_TPOT = 0.192, 0.0066
 
 
 def _waiting(**wait: Any) -> dict[str, Any]:
-    sc = copy.deepcopy(LLAMA_TP4)
-    sc["serving"].update(wait)
-    return sc
-
-
-def _times(sc: dict[str, Any]) -> tuple[float, float]:
-    sv = estimate(sc).serving
-    assert sv is not None and sv.ttft_seconds and sv.tpot_seconds
-    return float(sv.ttft_seconds), float(sv.tpot_seconds)
+    return with_serving(LLAMA_TP4, **wait)
 
 
 def test_the_engines_stop_rule() -> None:
@@ -75,8 +60,8 @@ def test_twenty_steps_held_reach_the_measured_first_token() -> None:
     16,384 tokens, so each is held the 20 steps of the timeout: the first token grows by about
     20 decode steps, the time per token does not move. Measured 192 ms (InferenceX, above): the
     estimate within 25 % with the wait (without it 0.44, far too early)."""
-    plain, plain_tpot = _times(LLAMA_TP4)
-    held, held_tpot = _times(_waiting(batch_wait_iterations=20, batch_wait_tokens_ratio=0.9))
+    plain, plain_tpot = times(LLAMA_TP4)
+    held, held_tpot = times(_waiting(batch_wait_iterations=20, batch_wait_tokens_ratio=0.9))
     assert held_tpot == pytest.approx(plain_tpot, rel=0.03)
     # the held steps are pure decode steps, shorter than the mean TPOT, which counts the steps
     # with a prompt too: 20 of them came to 18.05 TPOTs, 17.80 once the overlap scheduler's
@@ -89,9 +74,9 @@ def test_twenty_steps_held_reach_the_measured_first_token() -> None:
 
 def test_off_by_default_and_without_a_ratio() -> None:
     """The engine's defaults (both 0) and a timeout without a ratio leave the run as it was."""
-    plain = _times(LLAMA_TP4)
-    assert _times(_waiting(batch_wait_iterations=0, batch_wait_tokens_ratio=0.0)) == plain
-    assert _times(_waiting(batch_wait_iterations=20)) == plain
+    plain = times(LLAMA_TP4)
+    assert times(_waiting(batch_wait_iterations=0, batch_wait_tokens_ratio=0.0)) == plain
+    assert times(_waiting(batch_wait_iterations=20)) == plain
 
 
 def test_attention_dp_runs_without_it() -> None:
@@ -101,13 +86,11 @@ def test_attention_dp_runs_without_it() -> None:
         "model": {"preset": "deepseek-r1"},
         "framework": "tensorrt-llm",
         "hardware": {"gpu": "b200-192gb"},
-        "workload": {"kind": "inference", "prompt_tokens": 922, "generated_tokens": 922},
         "parallelism": {"tensor": 8, "attention_data": 8, "expert": 8},
-        "serving": {"load": "steady", "concurrency": 64, "requests": 640, "length_spread": 0.11},
+        **inferencex_1k1k(64),
     }
-    waited = copy.deepcopy(dsr1)
-    waited["serving"].update(batch_wait_iterations=40, batch_wait_tokens_ratio=0.8)
-    assert _times(waited) == _times(dsr1)
+    waited = with_serving(dsr1, batch_wait_iterations=40, batch_wait_tokens_ratio=0.8)
+    assert times(waited) == times(dsr1)
 
 
 @pytest.mark.parametrize("field", ["batch_wait_iterations", "batch_wait_tokens_ratio"])

@@ -20,22 +20,9 @@ from gpusizer import ScenarioError, estimate_report
 from gpusizer.core.model.presets import host_cpu, system_presets
 from gpusizer.core.model.specs import HardwareSpec
 from gpusizer.core.model.system_spec import SystemSpec
+from tests.scenarios import MOE_SPLIT as SPLIT
+from tests.scenarios import RL_MOE as RL
 
-SPLIT: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "vllm",
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"tensor": 2},
-    "workload": {"kind": "inference", "batch_size": 16},
-    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2}},
-}
-RL: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "megatron",
-    "workload": {"kind": "rl"},
-    "hardware": {"gpu": "gb200-186gb"},
-    "parallelism": {"expert": 8, "data": 8},
-}
 WRONG = [
     0,
     -1,

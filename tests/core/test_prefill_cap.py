@@ -13,6 +13,7 @@ import pytest
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.serving.prefill_cap import prompts_taken
+from tests.core.serving_runs import times, with_serving
 
 # aiconfigurator-core 0.12.0 silicon_sample.csv (Apache-2.0), the row
 # "meta_llama_llama_3_1_8b_instruct_..._h200_sxm_sglang_agg_4000x100_c40_tp1_epnone_..." of
@@ -31,11 +32,7 @@ MEASURED = (0.39825, 0.03249)
 
 
 def _times(**serving: Any) -> tuple[float, float]:
-    sc = copy.deepcopy(LLAMA)
-    sc["serving"].update(serving)
-    sv = estimate(sc).serving
-    assert sv is not None and sv.ttft_seconds and sv.tpot_seconds
-    return float(sv.ttft_seconds), float(sv.tpot_seconds)
+    return times(with_serving(LLAMA, **serving))
 
 
 def test_prompts_a_step_takes() -> None:

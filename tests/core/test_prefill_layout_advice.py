@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
+from tests.scenarios import vllm_serving
 
-MOE_SPLIT = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "vllm",
-    "workload": {"kind": "inference", "batch_size": 16},
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"tensor": 2},
-    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2, "prefill_attention_data": 2}},
-}
+MOE_SPLIT = vllm_serving(
+    "qwen3-30b-a3b",
+    parallelism={"tensor": 2},
+    serving={"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2, "prefill_attention_data": 2}},
+)
 
 
 def test_a_width_the_prefill_ranks_do_not_divide_has_no_split() -> None:

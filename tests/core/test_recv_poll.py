@@ -4,7 +4,6 @@ core/serving/recv_poll.py): while decoding, new requests are taken in every N de
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.serving.recv_poll import RecvPoll
+from tests.core.serving_runs import inferencex_1k1k, times, with_serving
 
 # InferenceX's DeepSeek-R1 FP8 run on 8 B200 under SGLang 0.5.9, 1k/1k at 64 users
 # (aiconfigurator-core 0.12.0 silicon_sample.csv row "dsr1_b200_sglang_fp8_agg_1024x1024_c64_cfg87",
@@ -22,29 +22,14 @@ DSR1: dict[str, Any] = {
     "model": {"preset": "deepseek-v3"},
     "framework": "sglang",
     "hardware": {"gpu": "b200-192gb"},
-    "workload": {"kind": "inference", "prompt_tokens": 922, "generated_tokens": 922},
     "parallelism": {"tensor": 8},
-    "serving": {
-        "load": "steady",
-        "concurrency": 64,
-        "requests": 640,
-        "length_spread": 0.11,
-        "engine_version": "0.5.9",
-    },
+    **inferencex_1k1k(64, engine_version="0.5.9"),
 }
 MEASURED_TTFT = 0.799
 
 
-def _times(sc: dict[str, Any]) -> tuple[float, float]:
-    sv = estimate(sc).serving
-    assert sv is not None and sv.ttft_seconds and sv.tpot_seconds
-    return float(sv.ttft_seconds), float(sv.tpot_seconds)
-
-
 def _every(n: int | None) -> dict[str, Any]:
-    sc = copy.deepcopy(DSR1)
-    sc["serving"]["scheduler_recv_interval"] = n
-    return sc
+    return with_serving(DSR1, scheduler_recv_interval=n)
 
 
 def test_the_skippers_counter() -> None:
@@ -65,21 +50,19 @@ def test_a_request_waits_for_the_next_poll() -> None:
     steps (the run's phase, not half exactly); every step still is one: polls do not change the
     step model. Measured 799 ms: the estimate moves toward it (0.17 -> 0.47, the rest is the
     prompt step, docs/evidence/speed.md), never past it."""
-    plain, _ = _times(DSR1)
-    assert _times(_every(1)) == _times(DSR1)
-    ten, _ = _times(_every(10))
-    thirty, tpot30 = _times(_every(30))
+    plain, _ = times(DSR1)
+    assert times(_every(1)) == times(DSR1)
+    ten, _ = times(_every(10))
+    thirty, tpot30 = times(_every(30))
     assert plain < ten < thirty < MEASURED_TTFT
     assert 5 * tpot30 < thirty - plain < 25 * tpot30
 
 
 def test_an_idle_engine_takes_a_lone_user_at_once() -> None:
     """One user: nothing decodes when the request comes, the loop spins and receives at once."""
-    one = copy.deepcopy(DSR1)
-    one["serving"].update(concurrency=1, requests=4, length_spread=None)
-    waited = copy.deepcopy(one)
-    waited["serving"]["scheduler_recv_interval"] = 30
-    assert _times(waited) == _times(one)
+    one = with_serving(DSR1, concurrency=1, requests=4, length_spread=None)
+    waited = with_serving(one, scheduler_recv_interval=30)
+    assert times(waited) == times(one)
 
 
 def test_refused_elsewhere() -> None:

@@ -17,6 +17,19 @@ def find(window: Any, name: str) -> Any:
     return w
 
 
+def set_scenario(window: Any, scenario: dict[str, Any]) -> None:
+    """Load ``scenario`` into the window's state and wait for it; it must be valid."""
+    window.state.set_scenario(scenario)
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+
+
+def error_text(window: Any, name: str) -> str:
+    """The message shown beside the widget ``name`` ("" while its error label is hidden)."""
+    label = find(window, "error_" + name)
+    return label.text() if label.isVisibleTo(window) else ""
+
+
 def row_visible(widget: QWidget) -> bool:
     """Whether a form field is shown (its row container is not hidden)."""
     w: QWidget | None = widget

@@ -14,23 +14,10 @@ from typing import Any
 
 import pytest
 
-from .helpers import find, mismatches
+from tests.scenarios import MOE_SPLIT, RL_MOE
 
-SPLIT_MOE: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "vllm",
-    "workload": {"kind": "inference", "batch_size": 16},
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"tensor": 2},
-    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2}},
-}
-RL_MOE: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "megatron",
-    "workload": {"kind": "rl"},
-    "hardware": {"gpu": "gb200-186gb"},
-    "parallelism": {"expert": 8, "data": 8},
-}
+from .helpers import error_text, find, mismatches, set_scenario
+
 HOSTILE_INTS: tuple[Any, ...] = (
     0,
     -1,
@@ -53,17 +40,6 @@ FIELDS = (
 )
 
 
-def _set(window: Any, scenario: dict[str, Any]) -> None:
-    window.state.set_scenario(scenario)
-    window.state.flush()
-    assert window.state.error is None, window.state.error
-
-
-def _error(window: Any, name: str) -> str:
-    label = find(window, "error_" + name)
-    return label.text() if label.isVisibleTo(window) else ""
-
-
 def _refused(window: Any, path: str, value: Any, widget: str | None) -> None:
     before = window.state.scenario
     window.state.edit(path, value, immediate=True)
@@ -71,45 +47,45 @@ def _refused(window: Any, path: str, value: Any, widget: str | None) -> None:
     assert err is not None and err.field == path, (path, value, err)
     assert window.state.scenario is before  # the last valid scenario stays
     if widget is not None:
-        assert err.message in _error(window, widget), (path, value)
+        assert err.message in error_text(window, widget), (path, value)
     window.state.edit(path, None if path != "rl.policy.moe_permute_fusion" else False, immediate=True)
     assert window.state.error is None
 
 
 @pytest.mark.parametrize(("path", "widget"), FIELDS)
 def test_hostile_prefill_values_are_refused_beside_the_field(window, path: str, widget: str) -> None:
-    _set(window, SPLIT_MOE)
+    set_scenario(window, MOE_SPLIT)
     for value in HOSTILE_INTS:
         _refused(window, path, value, widget)
     assert mismatches(window.binder) == []
 
 
 def test_hostile_host_cpus_are_refused_beside_the_combo(window) -> None:
-    _set(window, SPLIT_MOE)
+    set_scenario(window, MOE_SPLIT)
     hosts: tuple[Any, ...] = ("epyc", "X86", "x86 ", "gr\u0430ce", "", 1, 2.75, True, [], {"id": "grace"})
     for value in hosts:
         _refused(window, "hardware.host_cpu", value, "combo_host_cpu")
     window.state.edit("hardware.host_cpu", 1, immediate=True)
-    assert "must be one of x86, grace" in _error(window, "combo_host_cpu")  # names the ids
+    assert "must be one of x86, grace" in error_text(window, "combo_host_cpu")  # names the ids
 
 
 def test_grace_with_an_amd_gpu_is_refused_and_the_host_combo_fixes_it(window) -> None:
-    _set(window, {**SPLIT_MOE, "hardware": {"gpu": "h100-sxm-80gb", "host_cpu": "grace"}})
+    set_scenario(window, {**MOE_SPLIT, "hardware": {"gpu": "h100-sxm-80gb", "host_cpu": "grace"}})
     window.state.edit("hardware.gpu", "mi300x-192gb", immediate=True)
     err = window.state.error
     assert err is not None and err.field == "hardware.host_cpu" and "AMD" in err.message
-    assert "AMD" in _error(window, "combo_host_cpu")
+    assert "AMD" in error_text(window, "combo_host_cpu")
     window.state.edit("hardware.host_cpu", None, immediate=True)
     assert window.state.error is None and window.state.scenario.hardware.gpu == "mi300x-192gb"
 
 
 def test_a_dense_model_switch_names_the_prefill_field_and_it_can_be_cleared(window) -> None:
-    _set(
+    set_scenario(
         window,
         {
-            **SPLIT_MOE,
+            **MOE_SPLIT,
             "serving": {
-                "disaggregated": {**SPLIT_MOE["serving"]["disaggregated"], "prefill_attention_data": 2}
+                "disaggregated": {**MOE_SPLIT["serving"]["disaggregated"], "prefill_attention_data": 2}
             },
         },
     )
@@ -118,7 +94,7 @@ def test_a_dense_model_switch_names_the_prefill_field_and_it_can_be_cleared(wind
     window.state.edit("model", {"preset": "llama-3.1-8b"}, immediate=True)  # the preset tree's edit
     err = window.state.error
     assert err is not None and err.field == "serving.disaggregated.prefill_attention_data"
-    assert "MoE" in _error(window, "spin_serving_prefill_attention_data")
+    assert "MoE" in error_text(window, "spin_serving_prefill_attention_data")
     spin.setValue(None)
     window.state.flush()
     assert window.state.error is None and window.state.scenario.model.preset == "llama-3.1-8b"
@@ -127,8 +103,8 @@ def test_a_dense_model_switch_names_the_prefill_field_and_it_can_be_cleared(wind
 def test_the_prefill_fields_hide_and_stay_inert_without_a_prefill_pool(window) -> None:
     """Kept while the split is off (as the prefix cache's hit rate is): turning the pool off is
     never refused for them, and the answer is the one without them."""
-    split = {**SPLIT_MOE["serving"]["disaggregated"], "prefill_attention_data": 2, "prefill_max_sequences": 1}
-    _set(window, {**SPLIT_MOE, "serving": {"disaggregated": split}})
+    split = {**MOE_SPLIT["serving"]["disaggregated"], "prefill_attention_data": 2, "prefill_max_sequences": 1}
+    set_scenario(window, {**MOE_SPLIT, "serving": {"disaggregated": split}})
     window.state.edit_many(
         {"serving.disaggregated.prefill_gpus": None, "serving.disaggregated.decode_gpus": None}
     )
@@ -139,7 +115,7 @@ def test_the_prefill_fields_hide_and_stay_inert_without_a_prefill_pool(window) -
 
 
 def test_hostile_moe_permute_fusion_is_refused_and_the_state_stays(window) -> None:
-    _set(window, RL_MOE)
+    set_scenario(window, RL_MOE)
     values: tuple[Any, ...] = ("true", 1, 0, None, "yes", [], 1.0)
     for value in values:
         _refused(window, "rl.policy.moe_permute_fusion", value, None)
@@ -161,7 +137,7 @@ def test_hostile_moe_permute_fusion_is_refused_and_the_state_stays(window) -> No
 def test_a_file_with_a_hostile_value_is_refused_whole(
     window, tmp_path: Path, message_boxes: list[tuple[str, str]], block: str, field: str, value: Any
 ) -> None:
-    data = json.loads(json.dumps(SPLIT_MOE))
+    data = json.loads(json.dumps(MOE_SPLIT))
     (data["hardware"] if block == "hardware" else data["serving"]["disaggregated"])[field] = value
     path = tmp_path / "bad.gpusizer.json"
     path.write_text(json.dumps(data))

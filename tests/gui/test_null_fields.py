@@ -20,6 +20,8 @@ from PySide6.QtWidgets import QComboBox
 
 from gpusizer.gui.binding import Binding, shows_none
 from gpusizer.gui.size_list_field import SizeListField
+from tests.scenarios import MOE_SPLIT, VLLM
+from tests.scenarios import RL_SPLIT as RL
 
 _GIB, _MIB = 2**30, 2**20
 LORA: dict[str, Any] = {
@@ -38,12 +40,6 @@ CUSTOM = {
         "vocab_size": 128256,
     },
 }
-VLLM: dict[str, Any] = {
-    "model": {"preset": "llama-3.1-8b"},
-    "framework": "vllm",
-    "workload": {"kind": "inference", "batch_size": 16},
-    "hardware": {"gpu": "h100-sxm-80gb"},
-}
 LLAMA_CPP = {**VLLM, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"}}
 MLX = {**VLLM, "framework": "mlx", "hardware": {"gpu": "apple-m4-max-128gb"}}
 TRT = {**VLLM, "framework": "tensorrt-llm"}
@@ -53,21 +49,6 @@ SPEC = {**VLLM, "serving": {"speculative": {"method": "ngram"}}}
 LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
 OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
 SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
-# a MoE model's split at TP 2: the prefill pool's attention-DP ranks and expert span apply
-MOE_SPLIT = {
-    **SPLIT_SERVE,
-    "model": {"preset": "qwen3-30b-a3b"},
-    "parallelism": {"tensor": 2},
-    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2}},
-}
-RL: dict[str, Any] = {
-    "model": {"preset": "qwen2.5-7b"},
-    "workload": {"kind": "rl"},
-    "framework": "fsdp",
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
-    "rl": {"placement": "split", "rollout": {"gpus": 8, "tensor": 1, "prompts_per_step": 64}},
-}
 
 
 class Case(NamedTuple):

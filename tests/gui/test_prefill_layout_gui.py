@@ -10,18 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .helpers import find, mismatches
+from tests.scenarios import MOE_SPLIT
 
-# Qwen3-30B-A3B (128 experts) on two H100s under vLLM, split into one prefill and one decode
-# replica of TP 2
-MOE_SPLIT: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "vllm",
-    "workload": {"kind": "inference", "batch_size": 16},
-    "hardware": {"gpu": "h100-sxm-80gb"},
-    "parallelism": {"tensor": 2},
-    "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2}},
-}
+from .helpers import error_text, find, mismatches, set_scenario
+
 # Qwen3-30B-A3B GRPO under Megatron with short sequences at micro-batch 1 on a Grace host, whose
 # eager MoE layers the host paces (core/speed/train_host.py)
 RL_MOE: dict[str, Any] = {
@@ -35,37 +27,26 @@ RL_MOE: dict[str, Any] = {
 ATTN, EXPERT = "spin_serving_prefill_attention_data", "spin_serving_prefill_expert"
 
 
-def _set(window: Any, scenario: dict[str, Any]) -> None:
-    window.state.set_scenario(scenario)
-    window.state.flush()
-    assert window.state.error is None, window.state.error
-
-
-def _error(window: Any, name: str) -> str:
-    label = find(window, "error_" + name)
-    return label.text() if label.isVisibleTo(window) else ""
-
-
 def _shown(window: Any, name: str) -> bool:
     return bool(find(window, name).isVisibleTo(window))
 
 
 def test_prefill_layout_rows_show_where_they_apply(window) -> None:
-    _set(window, {**MOE_SPLIT, "serving": {}})
+    set_scenario(window, {**MOE_SPLIT, "serving": {}})
     assert not _shown(window, ATTN) and not _shown(window, EXPERT)  # no prefill pool
-    _set(window, MOE_SPLIT)
+    set_scenario(window, MOE_SPLIT)
     assert _shown(window, ATTN) and _shown(window, EXPERT)
     assert find(window, ATTN).specialValueText() == "the layout's"
     assert "enable_attention_dp" in find(window, ATTN).toolTip()
     dense = {**MOE_SPLIT, "model": {"preset": "llama-3.1-8b"}}
-    _set(window, dense)
+    set_scenario(window, dense)
     assert not _shown(window, ATTN) and not _shown(window, EXPERT)  # no experts to spread
-    _set(window, {**MOE_SPLIT, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"}})
+    set_scenario(window, {**MOE_SPLIT, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"}})
     assert not _shown(window, ATTN)  # llama.cpp has no attention data parallelism
 
 
 def test_prefill_attention_dp_and_experts_reach_the_scenario(window) -> None:
-    _set(window, MOE_SPLIT)
+    set_scenario(window, MOE_SPLIT)
     base = window.state.estimate.serving.disaggregated_ttft_seconds
     find(window, ATTN).setValue(2)
     window.state.flush()
@@ -82,28 +63,28 @@ def test_prefill_attention_dp_and_experts_reach_the_scenario(window) -> None:
 
 def test_a_bad_prefill_layout_shows_beside_its_field(window) -> None:
     wide = {"prefill_gpus": 4, "decode_gpus": 4}
-    _set(window, {**MOE_SPLIT, "parallelism": {"tensor": 4}, "serving": {"disaggregated": wide}})
+    set_scenario(window, {**MOE_SPLIT, "parallelism": {"tensor": 4}, "serving": {"disaggregated": wide}})
     find(window, ATTN).setValue(3)  # does not divide the prefill replica's TP 4
     window.state.flush()
-    message = _error(window, ATTN)
+    message = error_text(window, ATTN)
     assert "must divide the prefill replica's tensor (prefill_tensor) (4)" in message, message
     assert window.state.scenario.serving.disaggregated.prefill_attention_data is None  # kept
     find(window, ATTN).setValue(None)
     find(window, EXPERT).setValue(4)  # experts spread without attention DP in the prefill pool
     window.state.flush()
-    assert "without attention data parallelism in the prefill pool" in _error(window, EXPERT)
-    assert _error(window, ATTN) == ""
+    assert "without attention data parallelism in the prefill pool" in error_text(window, EXPERT)
+    assert error_text(window, ATTN) == ""
     find(window, EXPERT).setValue(None)
     window.state.flush()
-    assert window.state.error is None and _error(window, EXPERT) == ""
+    assert window.state.error is None and error_text(window, EXPERT) == ""
     find(window, EXPERT).setValue(2048)  # above the schema's 1-1024
     window.state.flush()
-    assert "1024" in _error(window, EXPERT).replace(",", ""), _error(window, EXPERT)
+    assert "1024" in error_text(window, EXPERT).replace(",", ""), error_text(window, EXPERT)
     assert window.state.scenario.serving.disaggregated.prefill_expert is None
 
 
 def test_moe_permute_fusion_from_the_rl_panel(window) -> None:
-    _set(window, RL_MOE)
+    set_scenario(window, RL_MOE)
     box = find(window, "check_rl_moe_permute_fusion")
     assert box.isVisibleTo(window) and not box.isChecked()
     unfused = window.state.estimate.rl["time_per_step_seconds"]
@@ -114,10 +95,12 @@ def test_moe_permute_fusion_from_the_rl_panel(window) -> None:
     assert window.state.scenario.rl.policy.moe_permute_fusion is True
     # fewer host ops a MoE layer: the host-paced passes end sooner (core/speed/train_host.py)
     assert window.state.estimate.rl["time_per_step_seconds"] < unfused
-    _set(window, {**RL_MOE, "framework": "fsdp", "parallelism": {"data": 8, "zero_stage": 3}})
+    set_scenario(window, {**RL_MOE, "framework": "fsdp", "parallelism": {"data": 8, "zero_stage": 3}})
     assert not box.isVisibleTo(window)  # FSDP: no host-op inventory
-    _set(window, {**RL_MOE, "model": {"preset": "qwen2.5-7b"}, "parallelism": {"tensor": 2, "data": 4}})
+    set_scenario(
+        window, {**RL_MOE, "model": {"preset": "qwen2.5-7b"}, "parallelism": {"tensor": 2, "data": 4}}
+    )
     assert not box.isVisibleTo(window)  # a dense policy: no MoE layer to permute for
     held = {**RL_MOE, "framework": "fsdp", "parallelism": {"data": 8, "zero_stage": 3}}
-    _set(window, {**held, "rl": {**RL_MOE["rl"], "policy": {"moe_permute_fusion": True}}})
+    set_scenario(window, {**held, "rl": {**RL_MOE["rl"], "policy": {"moe_permute_fusion": True}}})
     assert box.isVisibleTo(window) and box.isChecked()  # held: shown, so it can be cleared

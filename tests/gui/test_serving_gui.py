@@ -5,17 +5,12 @@ context chart."""
 from __future__ import annotations
 
 from gpusizer.core.pipeline.scenario import parse_scenario
+from tests.scenarios import vllm_serving
 
 from .helpers import bar_labels, find
 from .test_charts import make
 
-VLLM_4090 = {
-    "model": {"preset": "llama-3.1-8b"},
-    "framework": "vllm",
-    "workload": {"kind": "inference", "batch_size": 16},
-    "hardware": {"gpu": "rtx-4090-24gb"},
-    "serving": {"max_context": 16384},
-}
+VLLM_4090 = vllm_serving(gpu="rtx-4090-24gb", serving={"max_context": 16384})
 LLAMA_70B = {
     "model": {"preset": "llama-3.1-70b"},
     "framework": "llama.cpp",

@@ -124,22 +124,10 @@ def test_the_cli_and_the_report_state_the_prefill_pools_layout() -> None:
     from gpusizer.core.pipeline.scenario import parse_scenario
     from gpusizer.io.estimate_text import text_report
     from gpusizer.io.report import report_facts
+    from tests.scenarios import vllm_serving
 
-    scenario = {
-        "model": {"preset": "llama-3.1-8b"},
-        "framework": "vllm",
-        "workload": {"kind": "inference", "batch_size": 16},
-        "hardware": {"gpu": "h100-sxm-80gb"},
-        "parallelism": {"tensor": 2},
-        "serving": {
-            "disaggregated": {
-                "prefill_gpus": 2,
-                "decode_gpus": 2,
-                "prefill_tensor": 1,
-                "prefill_max_sequences": 4,
-            }
-        },
-    }
+    split = {"prefill_gpus": 2, "decode_gpus": 2, "prefill_tensor": 1, "prefill_max_sequences": 4}
+    scenario = vllm_serving(parallelism={"tensor": 2}, serving={"disaggregated": split})
     est = estimate(parse_scenario(scenario))
     words = "2 prefill (TP 1, 4 requests a rank at once) + 2 decode GPUs: first token"
     assert words in text_report(report_from_estimate(est))

@@ -74,14 +74,11 @@ class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
 
     def setValue(self, value: Any) -> None:
         """Show ``value`` as it is (no clamping); emits valueChanged when it changed."""
-        value = None if value is None else value
-        changed = value != self._value or type(value) is not type(self._value)
-        if not changed and self.error:
-            return  # keep what the user is fixing on screen
-        self._value = value
-        self._show()
-        if changed:
-            self.valueChanged.emit(value)
+        self._hold(value, self._differs(value))
+
+    def _differs(self, value: Number | None) -> bool:
+        """A change of value or of type: 1 -> 1.0 is shown and emitted."""
+        return value != self._value or type(value) is not type(self._value)
 
     def setSpecialValueText(self, text: str) -> None:  # QAbstractSpinBox's name
         """The text shown for None (a default resolved elsewhere: "vLLM default: 0.92")."""
@@ -135,12 +132,7 @@ class QuantityField(TextErrorMixin, NoWheelMixin, QAbstractSpinBox):
             self._set_error(exc.message)
             return
         self._set_error("")
-        if value == self._value and type(value) is type(self._value):
-            self._show()
-            return
-        self._value = value
-        self._show()
-        self.valueChanged.emit(value)
+        self._hold(value, self._differs(value))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter commits what was typed, as in every spin box: QAbstractSpinBox handles Return

@@ -68,13 +68,7 @@ class SizeListField(TextErrorMixin, QWidget):
     def setValue(self, value: Any) -> None:
         """Show ``value`` (a list or tuple of ints, or None); emits valueChanged when it changed."""
         value = None if value is None else tuple(value)
-        changed = value != self._value
-        if not changed and self.error:
-            return  # keep what the user is fixing on screen
-        self._value = value
-        self._show()
-        if changed:
-            self.valueChanged.emit(value)
+        self._hold(value, value != self._value)
 
     def _show(self) -> None:
         self._set_error("")
@@ -90,9 +84,4 @@ class SizeListField(TextErrorMixin, QWidget):
             self._set_error(str(exc))
             return
         self._set_error("")
-        if value == self._value:
-            self._show()
-            return
-        self._value = value
-        self._show()
-        self.valueChanged.emit(value)
+        self._hold(value, value != self._value)

@@ -1,0 +1,48 @@
+"""Scenarios that tests in several folders start from (core, io, gui), as the JSON a file holds.
+
+Each is a plain dict shared between modules: a test that changes one builds a new dict
+(``{**MOE_SPLIT, ...}``) or a deep copy, never edits it in place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def vllm_serving(preset: str = "llama-3.1-8b", gpu: str = "h100-sxm-80gb", **blocks: Any) -> dict[str, Any]:
+    """vLLM serving ``preset`` on ``gpu`` at a batch of 16, with ``blocks`` (``parallelism``,
+    ``serving``, ...) added as given."""
+    return {
+        "model": {"preset": preset},
+        "framework": "vllm",
+        "workload": {"kind": "inference", "batch_size": 16},
+        "hardware": {"gpu": gpu},
+        **blocks,
+    }
+
+
+# Llama 3.1 8B under vLLM on one H100
+VLLM = vllm_serving()
+# Qwen3-30B-A3B (128 experts) on H100s under vLLM, split into one prefill and one decode replica
+# of TP 2: the prefill pool's attention-DP ranks and expert span apply
+MOE_SPLIT = vllm_serving(
+    "qwen3-30b-a3b",
+    parallelism={"tensor": 2},
+    serving={"disaggregated": {"prefill_gpus": 2, "decode_gpus": 2}},
+)
+# Qwen3-30B-A3B RL under Megatron on GB200, experts over 8 GPUs: the fused MoE permutation applies
+RL_MOE: dict[str, Any] = {
+    "model": {"preset": "qwen3-30b-a3b"},
+    "framework": "megatron",
+    "workload": {"kind": "rl"},
+    "hardware": {"gpu": "gb200-186gb"},
+    "parallelism": {"expert": 8, "data": 8},
+}
+# Qwen2.5-7B RL under FSDP on 8 H100s, its rollout on 8 more (split placement)
+RL_SPLIT: dict[str, Any] = {
+    "model": {"preset": "qwen2.5-7b"},
+    "workload": {"kind": "rl"},
+    "framework": "fsdp",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+    "rl": {"placement": "split", "rollout": {"gpus": 8, "tensor": 1, "prompts_per_step": 64}},
+}
