@@ -74,8 +74,8 @@ def test_tke_dynamo_grid_known_short() -> None:
     assert (ttft_in, tpot_in) == (28, 5)
 
 
-def test_one_user_level_is_not_the_splits() -> None:
-    """The P/D decode worker's steady ~20 ms a token at one user is not a cost of the split:
+def test_one_user_level_also_aggregated() -> None:
+    """The P/D decode worker's steady ~20 ms a token at one user is not shown to be the split's:
     the same page's aggregated V1 engine reads the same level in one workload (3000:150,
     20.08 ms mean, P99 20.10 over 10 requests) and 15.25 ms at 8 users of that workload, while
     its other one-user runs read 11.64-13.62 ms. Dynamo v0.3.0's patched V0 step adds, by
