@@ -110,6 +110,9 @@ class RLFigure(NamedTuple):
                 "policy": {
                     "mini_batch_size": 512,
                     "moe_permute_fusion": self.permute_fusion,
+                    # defer_fp32_logits false (grpo_math_1B.yaml, tags v0.4.0-v0.6.0): the
+                    # log-probs and the loss run DistributedLogprob over FP32 logits
+                    "fp32_logprobs": True,
                     **({} if self.packing else {"sequence_packing": False}),
                 },
                 # NeMo RL keeps the reference on the host and swaps it in for its forward

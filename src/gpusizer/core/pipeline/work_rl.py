@@ -23,10 +23,13 @@ from ..speed.compute import compute_estimate
 from ..speed.step import StepModel
 from ..speed.step_model import step_model
 from ..speed.train_host import paced_seconds
+from ..speed.train_layer import loss_bytes_per_logit
+from ..speed.train_rates import memory_rate
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
 from .rl_gathers import exposed_gathers
+from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
 from .rl_preempt import Pool, RunStats, engine_pool, scheduled_rollout
 from .rl_roles import (
@@ -147,7 +150,19 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     host = paced_seconds(
         policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, forwards, rl.policy.epochs
     )
-    return fwd + waits[0] + host[0], train + waits[1] + host[1]
+    logits = _fp32_logits(s, policy, gpu, forwards) if rl.policy.fp32_logprobs else (0.0, 0.0)
+    return fwd + waits[0] + host[0] + logits[0], train + waits[1] + host[1] + logits[1]
+
+
+def _fp32_logits(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) -> tuple[float, float]:
+    """(log-prob, training) seconds of NeMo RL's FP32 log-softmax over the policy's logits
+    (core/pipeline/rl_logits.py): ``forwards`` scoring passes, and the loss of each epoch."""
+    rl, p = rl_of(s), policy.parallelism
+    tokens, vocab, bw = trained_tokens(rl), resolve(policy.model).vocab, memory_rate(gpu)
+    fwd = fp32_logprob_seconds(tokens, vocab, p.pipeline, p.gpus, bw, forwards)
+    loss = loss_bytes_per_logit(policy)
+    train = fp32_loss_seconds(tokens * rl.policy.epochs, vocab, p.pipeline, p.gpus, bw, loss)
+    return fwd, train
 
 
 def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
