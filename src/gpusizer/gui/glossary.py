@@ -159,6 +159,10 @@ GLOSSARY: dict[str, str] = {
     "recipes): the policy's eager MoE layers issue fewer host ops. Its log-prob forwards and "
     "training run each layer at the slower of the GPU and the host CPU issuing the layer's ops "
     "(Megatron and Megatron-Bridge policies of a MoE model only).",
+    "rl.policy.fp32_logprobs": "NeMo RL's log-probs and loss over FP32 logits (its Megatron "
+    "policy: defer_fp32_logits false, DistributedLogprob's eager log-softmax): each scoring "
+    "forward moves 46 bytes a logit and training 68, at the GPU's memory bandwidth. Off: the "
+    "training step's own loss, no log-softmax pass priced.",
 }
 
 

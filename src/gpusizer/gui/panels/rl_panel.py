@@ -30,6 +30,7 @@ _INTS = (
     ("Rollout GPUs", "rl.rollout.gpus", "spin_rl_rollout_gpus", "count", 1, ""),
 )
 FUSION = "rl.policy.moe_permute_fusion"
+FP32_LOGPROBS = "rl.policy.fp32_logprobs"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -95,6 +96,7 @@ class RLPanel(Panel):
         for label, path, name, kind, step, unit in _INTS:
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
         f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
+        f.add("", QCheckBox("FP32 log-probs (NeMo RL)"), FP32_LOGPROBS, name="check_rl_fp32_logprobs")
         self.phases = QLabel()
         self.phases.setObjectName("label_rl_phases")
         self.phases.setWordWrap(True)
