@@ -1,6 +1,6 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
-The time model does NOT meet the issue's aim (70 % of figures within 25 %): 21 of 50 replayed
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 22 of 50 replayed
 steps (the v0.4, v0.5 and v0.6 tables) are within 25 %; of the v0.4 and v0.6 tables' 28, 11
 (colocated: 2 of 15, Llama 3.1 8B at 0.81 and Qwen3-32B at 0.84, every one faster than
 measured, ratios 0.28 to 0.84 with the
