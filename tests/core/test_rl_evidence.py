@@ -29,10 +29,12 @@ from .rl_figures_v05 import V05_OFF, V05_ON
 RECORDED = {
     "v0.4 Llama 3.1 8B, 16 H100": 0.838,  # 0.815 before the FP32 log-probs (rl.md section 16)
     # 0.692 before FP32 log-probs (rl.md section 16)
-    "v0.4 Qwen3-30B-A3B, 32 H100": 0.700,  # 0.677 before the w2 grid (rl.md section 14)
+    # 0.700 before v0.4.0's unfused SwiGLU (rl.md section 16)
+    "v0.4 Qwen3-30B-A3B, 32 H100": 0.709,  # 0.677 before the w2 grid (rl.md section 14)
     # 0.661 before FP32 log-probs (rl.md section 16)
     "v0.6 Qwen3-30B-A3B, 32 H100": 0.670,  # 0.651 before the w2 grid (rl.md section 14)
-    "v0.4 Qwen3-32B, 32 H100": 0.867,  # 0.848 before the FP32 log-probs (rl.md section 16)
+    # 0.867 before v0.4.0's unfused SwiGLU (rl.md section 16)
+    "v0.4 Qwen3-32B, 32 H100": 0.877,  # 0.848 before the FP32 log-probs (rl.md section 16)
     # 0.603 before FP32 log-probs (rl.md section 16)
     "v0.4 Qwen3-235B, 128 H100": 0.606,  # 0.568 before the w2 grid (rl.md section 14)
     # 0.774 before FP32 log-probs (rl.md section 16)
@@ -49,9 +51,11 @@ RECORDED = {
     "v0.6 DeepSeek V3, 256 GB200": 0.365,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
     "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 1.053,  # 0.989 before the FP32 log-probs (rl.md section 16)
     # 0.560 before FP32 log-probs (rl.md section 16)
-    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.575,  # 0.537 before the experts' GEMM shapes
+    # 0.575 before v0.4.0's unfused SwiGLU (rl.md section 16)
+    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.591,  # 0.537 before the experts' GEMM shapes
     "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.706,  # 0.702 before the w2 grid (rl.md section 14)
-    "v0.4 Qwen3-32B 1-off, 32+32 H100": 0.953,  # 0.918 before the FP32 log-probs (rl.md section 16)
+    # 0.953 before v0.4.0's unfused SwiGLU (rl.md section 16)
+    "v0.4 Qwen3-32B 1-off, 32+32 H100": 0.970,  # 0.918 before the FP32 log-probs (rl.md section 16)
     "v0.4 Qwen3-235B 1-off, 128+128 H100": 0.871,  # 0.868 before the w2 grid (rl.md section 14)
     "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.910,  # 0.908 before the w2 grid (rl.md section 14)
     "v0.4 DeepSeek V3 1-off, 256+256 H100": 1.006,  # 0.888 block-FP8, 0.936 BF16 (rl.md section 14)

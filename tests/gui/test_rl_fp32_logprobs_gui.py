@@ -1,5 +1,6 @@
-"""``rl.policy.fp32_logprobs`` from the RL panel (docs/evidence/rl.md section 16): the checkbox
-sets the field, the step prices NeMo RL's FP32 log-softmax, and clearing it gives the answer back."""
+"""``rl.policy.fp32_logprobs`` and ``rl.policy.bias_activation_fusion`` from the RL panel
+(docs/evidence/rl.md section 16): each checkbox sets its field and the step prices it; cleared, the
+answer comes back."""
 
 from __future__ import annotations
 
@@ -34,3 +35,21 @@ def test_fp32_logprobs_from_the_rl_panel(window) -> None:
     box.setChecked(False)
     window.state.flush()
     assert window.state.estimate.rl["time_per_step_seconds"] == before
+
+
+def test_unfused_swiglu_from_the_rl_panel(window) -> None:
+    window.state.set_scenario(RL)
+    window.state.flush()
+    box = find(window, "check_rl_bias_activation_fusion")
+    assert box.isVisibleTo(window) and box.isChecked()  # Megatron: shown, fused by default
+    assert "bias_activation_fusion" in box.toolTip()
+    before = window.state.estimate.rl["time_per_step_seconds"]
+    box.setChecked(False)
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    assert window.state.scenario.rl.policy.bias_activation_fusion is False
+    # the eager SwiGLU's bytes in the log-prob forwards and training (core/pipeline/rl_swiglu.py)
+    assert window.state.estimate.rl["time_per_step_seconds"] > before
+    window.state.set_scenario({**RL, "framework": "fsdp", "parallelism": {"data": 8, "zero_stage": 3}})
+    window.state.flush()
+    assert not box.isVisibleTo(window)  # FSDP runs other code: not shown

@@ -141,6 +141,10 @@ class PolicySpec(Strict):
     # defer_fp32_logits false, DistributedLogprob's eager log-softmax): the bytes each pass moves
     # per logit (core/pipeline/rl_logits.py); false: the training step's own loss
     fp32_logprobs: bool = False
+    # Megatron's fused SwiGLU (``bias_activation_fusion``; NeMo RL v0.4.0 leaves it at
+    # Megatron-Bridge's false for Qwen3 models, v0.5.0 on set it true): false, the eager ops'
+    # bytes in the policy's passes (core/pipeline/rl_swiglu.py; Megatron policies only)
+    bias_activation_fusion: bool = True
 
     @property
     def is_adapter(self) -> bool:

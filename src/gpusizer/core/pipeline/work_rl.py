@@ -22,7 +22,7 @@ from ..serving.lora_serving import with_lora
 from ..speed.compute import compute_estimate
 from ..speed.step import StepModel
 from ..speed.step_model import step_model
-from ..speed.train_host import paced_seconds
+from ..speed.train_host import INVENTORIES, paced_seconds
 from ..speed.train_layer import loss_bytes_per_logit
 from ..speed.train_rates import memory_rate
 from .rl_advice import split_options
@@ -44,6 +44,7 @@ from .rl_roles import (
     trained_tokens,
     trainer_scenario,
 )
+from .rl_swiglu import unfused_swiglu_seconds
 from .rl_time import (
     Decode,
     forward_flops,
@@ -150,18 +151,25 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     host = paced_seconds(
         policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, forwards, rl.policy.epochs
     )
-    logits = _fp32_logits(s, policy, gpu, forwards) if rl.policy.fp32_logprobs else (0.0, 0.0)
-    return fwd + waits[0] + host[0] + logits[0], train + waits[1] + host[1] + logits[1]
+    flags = _policy_flags(s, policy, gpu, forwards)
+    return fwd + waits[0] + host[0] + flags[0], train + waits[1] + host[1] + flags[1]
 
 
-def _fp32_logits(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) -> tuple[float, float]:
-    """(log-prob, training) seconds of NeMo RL's FP32 log-softmax over the policy's logits
-    (core/pipeline/rl_logits.py): ``forwards`` scoring passes, and the loss of each epoch."""
+def _policy_flags(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) -> tuple[float, float]:
+    """(log-prob, training) seconds the policy's stated framework flags add: NeMo RL's FP32
+    log-softmax over the logits (core/pipeline/rl_logits.py) and Megatron's unfused SwiGLU
+    (core/pipeline/rl_swiglu.py), over ``forwards`` scoring passes and each epoch's training."""
     rl, p = rl_of(s), policy.parallelism
-    tokens, vocab, bw = trained_tokens(rl), resolve(policy.model).vocab, memory_rate(gpu)
-    fwd = fp32_logprob_seconds(tokens, vocab, p.pipeline, p.gpus, bw, forwards)
-    loss = loss_bytes_per_logit(policy)
-    train = fp32_loss_seconds(tokens * rl.policy.epochs, vocab, p.pipeline, p.gpus, bw, loss)
+    tokens, bw, epochs = trained_tokens(rl), memory_rate(gpu), rl.policy.epochs
+    fwd = train = 0.0
+    if rl.policy.fp32_logprobs:
+        vocab, loss = resolve(policy.model).vocab, loss_bytes_per_logit(policy)
+        fwd += fp32_logprob_seconds(tokens, vocab, p.pipeline, p.gpus, bw, forwards)
+        train += fp32_loss_seconds(tokens * epochs, vocab, p.pipeline, p.gpus, bw, loss)
+    if not rl.policy.bias_activation_fusion and policy.framework in INVENTORIES:
+        full = p.recompute == "full"
+        glu = unfused_swiglu_seconds(policy.model, tokens, p.gpus, bw, forwards, full)
+        fwd, train = fwd + glu[0], train + epochs * glu[1]
     return fwd, train
 
 
