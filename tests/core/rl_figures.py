@@ -68,6 +68,13 @@ class RLFigure(NamedTuple):
         return self.preset in ("deepseek-v3", "qwen3-235b-a22b")
 
     @property
+    def bias_activation_fusion(self) -> bool:
+        """megatron_cfg.bias_activation_fusion: no key at tag v0.4.0, so Megatron-Bridge
+        62f4704's provider default, false for the Qwen3 and Qwen3-MoE providers (true for Llama
+        and DeepSeek); grpo_math_1B.yaml sets true from v0.5.0 (PR #1241)."""
+        return not (self.name.startswith("v0.4 ") and self.preset.startswith("qwen3"))
+
+    @property
     def rollout_weights(self) -> str | None:
         """The engine's weights: FP8 under the FP8 recipe (vllm_cfg precision fp8); else the
         checkpoint the recipe loads at ``policy.precision: bfloat16``. For DeepSeek V3 that is a
@@ -110,6 +117,10 @@ class RLFigure(NamedTuple):
                 "policy": {
                     "mini_batch_size": 512,
                     "moe_permute_fusion": self.permute_fusion,
+                    # defer_fp32_logits false (grpo_math_1B.yaml, tags v0.4.0-v0.6.0): the
+                    # log-probs and the loss run DistributedLogprob over FP32 logits
+                    "fp32_logprobs": True,
+                    "bias_activation_fusion": self.bias_activation_fusion,
                     **({} if self.packing else {"sequence_packing": False}),
                 },
                 # NeMo RL keeps the reference on the host and swaps it in for its forward

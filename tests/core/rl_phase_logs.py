@@ -30,6 +30,9 @@ def dtensor(figure: RLFigure) -> dict[str, Any]:
     scenario = figure.scenario()
     scenario["framework"] = "fsdp"
     scenario["parallelism"]["zero_stage"] = 3
+    # the DTensor worker runs torch's log_softmax over the FP32 logits, not DistributedLogprob's
+    # eager passes (dtensor_policy_worker.py at v0.3.0): not priced
+    scenario["rl"]["policy"]["fp32_logprobs"] = False
     return scenario
 
 

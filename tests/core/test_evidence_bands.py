@@ -44,6 +44,7 @@ SHORT = {
     # NVL72 domain, section 2n; the v0.5 Qwen3-235B 1-off, 0.78 below it before section 2o ran
     # vLLM's scheduler request by request, is inside at 0.97); 4 of 5 since rl.md section 14
     # (vLLM's w2 grid at narrow slices): the band 0.83-1.79 takes in the GB200 Qwen3-30B-A3B row
+    # (rl.md section 16, NeMo RL's FP32 log-probs, moved the split rows by 0.00 to -0.07: still 4 of 5)
     "speed/rl/split": (4, 5),
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM

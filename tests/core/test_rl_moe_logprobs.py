@@ -50,10 +50,12 @@ def test_the_moe_log_prob_phase_is_a_fifth_of_the_timed_one() -> None:
     # the recorded ratios (drift of the model, not accuracy). Model 20.3 s (0.232; 19.6 s, 0.224,
     # before the routed experts' GEMMs ran at their own shapes, core/speed/expert_gemm.py): the
     # forward at the training step's achieved rate, 41 k tokens/s/GPU where the run got 9.5 k.
+    # With NeMo RL's FP32 log-softmax over the 151,936-entry vocabulary (core/pipeline/rl_logits.py,
+    # rl.md section 16): 21.2 s (0.242), the step 0.441; the flag accounts for 0.9 s of the 67 s.
     rl = _report()
     seconds = {p["name"]: p["seconds"] for p in rl["phases"]}
-    assert seconds["log_probs"] / LOGPROB_SECONDS == pytest.approx(0.232, rel=0.03)
-    assert rl["time_per_step_seconds"] / PR_3295.measured == pytest.approx(0.435, rel=0.03)
+    assert seconds["log_probs"] / LOGPROB_SECONDS == pytest.approx(0.242, rel=0.03)
+    assert rl["time_per_step_seconds"] / PR_3295.measured == pytest.approx(0.441, rel=0.03)
 
 
 def test_a_log_prob_forward_counts_attention_as_the_training_forward_does() -> None:

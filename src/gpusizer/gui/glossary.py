@@ -159,6 +159,14 @@ GLOSSARY: dict[str, str] = {
     "recipes): the policy's eager MoE layers issue fewer host ops. Its log-prob forwards and "
     "training run each layer at the slower of the GPU and the host CPU issuing the layer's ops "
     "(Megatron and Megatron-Bridge policies of a MoE model only).",
+    "rl.policy.fp32_logprobs": "NeMo RL's log-probs and loss over FP32 logits (its Megatron "
+    "policy: defer_fp32_logits false, DistributedLogprob's eager log-softmax): each scoring "
+    "forward moves 46 bytes a logit and training 68, at the GPU's memory bandwidth. Off: the "
+    "training step's own loss, no log-softmax pass priced.",
+    "rl.policy.bias_activation_fusion": "Megatron's fused SwiGLU (bias_activation_fusion: "
+    "NeMo RL v0.4.0 left it off for Qwen3 models, v0.5.0 on set it true). Off: the policy's "
+    "passes run the activation as separate ops, about 16 more bytes per routed expert value "
+    "forward and 36 backward (Megatron policies only).",
 }
 
 

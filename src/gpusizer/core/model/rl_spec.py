@@ -137,6 +137,14 @@ class PolicySpec(Strict):
     # false, its DeepSeek V3 and Qwen3-235B recipes true): fewer host ops a MoE layer
     # (core/speed/train_host.py)
     moe_permute_fusion: bool = False
+    # NeMo RL's log-probs and loss over FP32 logits (its Megatron policy: grpo_math_1B.yaml
+    # defer_fp32_logits false, DistributedLogprob's eager log-softmax): the bytes each pass moves
+    # per logit (core/pipeline/rl_logits.py); false: the training step's own loss
+    fp32_logprobs: bool = False
+    # Megatron's fused SwiGLU (``bias_activation_fusion``; NeMo RL v0.4.0 leaves it at
+    # Megatron-Bridge's false for Qwen3 models, v0.5.0 on set it true): false, the eager ops'
+    # bytes in the policy's passes (core/pipeline/rl_swiglu.py; Megatron policies only)
+    bias_activation_fusion: bool = True
 
     @property
     def is_adapter(self) -> bool:

@@ -22,11 +22,14 @@ from ..serving.lora_serving import with_lora
 from ..speed.compute import compute_estimate
 from ..speed.step import StepModel
 from ..speed.step_model import step_model
-from ..speed.train_host import paced_seconds
+from ..speed.train_host import INVENTORIES, paced_seconds
+from ..speed.train_layer import loss_bytes_per_logit
+from ..speed.train_rates import memory_rate
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
 from .rl_gathers import exposed_gathers
+from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
 from .rl_preempt import Pool, RunStats, engine_pool, scheduled_rollout
 from .rl_roles import (
@@ -41,6 +44,7 @@ from .rl_roles import (
     trained_tokens,
     trainer_scenario,
 )
+from .rl_swiglu import unfused_swiglu_seconds
 from .rl_time import (
     Decode,
     forward_flops,
@@ -147,7 +151,26 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     host = paced_seconds(
         policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, forwards, rl.policy.epochs
     )
-    return fwd + waits[0] + host[0], train + waits[1] + host[1]
+    flags = _policy_flags(s, policy, gpu, forwards)
+    return fwd + waits[0] + host[0] + flags[0], train + waits[1] + host[1] + flags[1]
+
+
+def _policy_flags(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) -> tuple[float, float]:
+    """(log-prob, training) seconds the policy's stated framework flags add: NeMo RL's FP32
+    log-softmax over the logits (core/pipeline/rl_logits.py) and Megatron's unfused SwiGLU
+    (core/pipeline/rl_swiglu.py), over ``forwards`` scoring passes and each epoch's training."""
+    rl, p = rl_of(s), policy.parallelism
+    tokens, bw, epochs = trained_tokens(rl), memory_rate(gpu), rl.policy.epochs
+    fwd = train = 0.0
+    if rl.policy.fp32_logprobs:
+        vocab, loss = resolve(policy.model).vocab, loss_bytes_per_logit(policy)
+        fwd += fp32_logprob_seconds(tokens, vocab, p.pipeline, p.gpus, bw, forwards)
+        train += fp32_loss_seconds(tokens * epochs, vocab, p.pipeline, p.gpus, bw, loss)
+    if not rl.policy.bias_activation_fusion and policy.framework in INVENTORIES:
+        full = p.recompute == "full"
+        glu = unfused_swiglu_seconds(policy.model, tokens, p.gpus, bw, forwards, full)
+        fwd, train = fwd + glu[0], train + epochs * glu[1]
+    return fwd, train
 
 
 def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:

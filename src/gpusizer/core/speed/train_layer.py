@@ -270,12 +270,18 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
     return StepParts(tp_communication=tp, cp_communication=cp, ep_communication=ep)
 
 
+def loss_bytes_per_logit(s: Scenario) -> float:
+    """Bytes the training loss moves per logit, forward and backward: a fused or compiled loss's,
+    or the eager cast and log-softmax (core/speed/train_ops.py)."""
+    w = s.workload
+    fused = w.compile or FRAMEWORKS[s.framework].fused_kernels or LOSS_KINDS[w.loss].fused
+    return FUSED_LOSS_BYTES if fused else EAGER_LOSS_BYTES
+
+
 def head_parts(s: Scenario, c: LayerContext, head_rate: float) -> StepParts:
     """The LM head's matmul (16-bit) and the loss over the logits, one micro-batch."""
     head = 2 * c.ts.head / c.tp * c.tokens / head_rate
-    fused = c.fused or LOSS_KINDS[s.workload.loss].fused
-    per_logit = FUSED_LOSS_BYTES if fused else EAGER_LOSS_BYTES
-    loss = c.ts.vocab / c.tp * c.tokens * per_logit / c.bandwidth
+    loss = c.ts.vocab / c.tp * c.tokens * loss_bytes_per_logit(s) / c.bandwidth
     return StepParts(matmul=head * (2 if c.adapter else 3), memory=loss)
 
 

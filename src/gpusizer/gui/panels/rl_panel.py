@@ -30,6 +30,8 @@ _INTS = (
     ("Rollout GPUs", "rl.rollout.gpus", "spin_rl_rollout_gpus", "count", 1, ""),
 )
 FUSION = "rl.policy.moe_permute_fusion"
+FP32_LOGPROBS = "rl.policy.fp32_logprobs"
+SWIGLU = "rl.policy.bias_activation_fusion"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -95,6 +97,8 @@ class RLPanel(Panel):
         for label, path, name, kind, step, unit in _INTS:
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
         f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
+        f.add("", QCheckBox("FP32 log-probs (NeMo RL)"), FP32_LOGPROBS, name="check_rl_fp32_logprobs")
+        f.add("", QCheckBox("Fused SwiGLU (Megatron)"), SWIGLU, name="check_rl_bias_activation_fusion")
         self.phases = QLabel()
         self.phases.setObjectName("label_rl_phases")
         self.phases.setWordWrap(True)
@@ -114,14 +118,21 @@ class RLPanel(Panel):
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
         self.form.show(FUSION, self._host_paced() or bool(self.state.value(FUSION)))
+        # shown where Megatron's layers run, or held off elsewhere (so it can be set back)
+        self.form.show(SWIGLU, self._megatron() or self.state.value(SWIGLU) is False)
 
     def _host_paced(self) -> bool:
         """Whether the policy's eager layers are paced by the host's ops, which the fused
         permutation cuts: a MoE model trained by a framework with an op inventory
-        (core/speed/train_host.py: Megatron, Megatron-Bridge). Imported here, for the RL kind
-        only: the training speed modules are not loaded at start-up."""
+        (core/speed/train_host.py: Megatron, Megatron-Bridge)."""
+        return get_path(self.state.value("model"), "moe") is not None and self._megatron()
+
+    def _megatron(self) -> bool:
+        """Whether an RL policy trains with Megatron-Core's layers (a framework with an op
+        inventory, core/speed/train_host.py). Imported here, for the RL kind only: the training
+        speed modules are not loaded at start-up."""
         kind = self.kind()
-        if kind is None or kind.work_key != RL_KEY or get_path(self.state.value("model"), "moe") is None:
+        if kind is None or kind.work_key != RL_KEY:
             return False
         from ...core.speed.train_host import INVENTORIES
 
