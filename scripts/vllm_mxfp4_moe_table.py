@@ -13,6 +13,13 @@ power-law routings core/speed/step_moe.py assumes (alpha 1.2; 1.01 for routers w
 score-correction bias), core/speed/moe_measured.py reads them (docs/evidence/serving.md, the
 section on llm-d's gpt-oss prefill).
 
+TensorRT-LLM's module on Hopper, the same OpenAI kernels under its ``TritonFusedMoE``
+(``systems/data/<gpu>/moe/trtllm/1.3.0rc20/moe_perf.parquet``, ``kernel_source``
+``moe_torch_flow``, w4a16_mxfp4: collector/trtllm/collect_moe.py sets ``moe_backend = "triton"``
+for gpt-oss on SM90), was timed at ``moe_tp_size`` 1 and ``moe_ep_size`` 1-128 only; its rows
+keep their EP size (``ep``) beside ``tp`` 1 (docs/evidence/speed.md, the section on
+TensorRT-LLM's gpt-oss on Hopper).
+
     /tmp/aicvenv/bin/python scripts/vllm_mxfp4_moe_table.py
 """
 
@@ -28,43 +35,68 @@ OUT = Path(__file__).parents[1] / "src" / "gpusizer" / "presets" / "moe-module-t
 KERNEL = "vllm_gptossmxfp4moe_triton_oaitritonmxfp4expertsmonolithic"
 GPUS = {"h100_sxm": "h100-sxm-80gb", "h200_sxm": "h200-141gb"}
 ROUTINGS = ("power_law_1.2", "power_law_1.01")
+TRTLLM = ("1.3.0rc20", "moe_torch_flow")  # release, kernel_source
+GPT_OSS_HIDDEN = 2880
 
 
 def series(gpu: str) -> list[dict[str, object]]:
     df = pd.read_parquet(DATA / gpu / "moe" / "vllm" / "0.24.0" / "moe_perf.parquet")
     df = df[(df.kernel_source == KERNEL) & (df.moe_ep_size == 1) & df.distribution.isin(ROUTINGS)]
+    return _rows(gpu, df, with_ep=False)
+
+
+def trtllm_series(gpu: str) -> list[dict[str, object]]:
+    release, source = TRTLLM
+    df = pd.read_parquet(DATA / gpu / "moe" / "trtllm" / release / "moe_perf.parquet")
+    df = df[
+        (df.kernel_source == source)
+        & (df.moe_dtype == "w4a16_mxfp4")
+        & (df.hidden_size == GPT_OSS_HIDDEN)
+        & (df.moe_tp_size == 1)
+        & df.distribution.isin(ROUTINGS)
+    ]
+    return _rows(gpu, df, with_ep=True)
+
+
+def _rows(gpu: str, df: pd.DataFrame, with_ep: bool) -> list[dict[str, object]]:
     out = []
-    keys = ["num_experts", "hidden_size", "inter_size", "topk", "moe_tp_size", "distribution"]
+    keys = ["num_experts", "hidden_size", "inter_size", "topk", "moe_tp_size", "moe_ep_size", "distribution"]
     for key, g in df.groupby(keys):
         g = g.sort_values("num_tokens")
-        experts, hidden, inter, topk, tp, dist = key
-        out.append(
-            {
-                "gpu": GPUS[gpu],
-                "experts": int(experts),
-                "hidden": int(hidden),
-                "intermediate": int(inter),
-                "top_k": int(topk),
-                "tp": int(tp),
-                "routing": dist,
-                "tokens": [int(t) for t in g.num_tokens],
-                "ms": [round(float(v), 6) for v in g.latency],
-            }
-        )
+        experts, hidden, inter, topk, tp, ep, dist = key
+        row: dict[str, object] = {
+            "gpu": GPUS[gpu],
+            "experts": int(experts),
+            "hidden": int(hidden),
+            "intermediate": int(inter),
+            "top_k": int(topk),
+            "tp": int(tp),
+        }
+        if with_ep:
+            row["ep"] = int(ep)
+        row |= {
+            "routing": dist,
+            "tokens": [int(t) for t in g.num_tokens],
+            "ms": [round(float(v), 6) for v in g.latency],
+        }
+        out.append(row)
     return out
 
 
 def main() -> None:
     rows = [s for gpu in GPUS for s in series(gpu)]
+    trt = [s for gpu in GPUS for s in trtllm_series(gpu)]
     doc = {
         "source": "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
         "aiconfigurator_core/systems/data/{h100_sxm,h200_sxm}/moe/vllm/0.24.0/moe_perf.parquet, "
         f"kernel_source {KERNEL}, moe_dtype w4a16_mxfp4, moe_ep_size 1",
+        "source_trtllm": "the same wheel's systems/data/{h100_sxm,h200_sxm}/moe/trtllm/1.3.0rc20/"
+        "moe_perf.parquet, kernel_source moe_torch_flow, moe_dtype w4a16_mxfp4, hidden 2880, moe_tp_size 1",
         "license": "Apache-2.0",
-        "kernels": {"vllm-oai-triton-mxfp4": rows},
+        "kernels": {"vllm-oai-triton-mxfp4": rows, "trtllm-oai-triton-mxfp4": trt},
     }
     OUT.write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
-    print(f"{len(rows)} series -> {OUT}")
+    print(f"{len(rows)} + {len(trt)} series -> {OUT}")
 
 
 if __name__ == "__main__":

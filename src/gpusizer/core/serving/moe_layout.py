@@ -36,7 +36,7 @@ from ..model.params import ParamCounts
 from ..model.sharding import StageParams
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import Capability, EngineRelease
-from ..speed.moe_measured import VLLM_OAI_TRITON_MXFP4
+from ..speed.moe_measured import TRTLLM_OAI_TRITON_MXFP4, VLLM_OAI_TRITON_MXFP4
 
 
 @dataclass(frozen=True)
@@ -113,14 +113,15 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     "triton_kernel" ("Detected GPT-OSS model, enabling triton_kernels MOE kernel.") off SM100 at
     EP 1 with triton_kernels installed, the same ``routing`` and ``matmul_ogs`` calls. None with
     LoRA adapters, which both serve through another MXFP4 path (vLLM's TRITON_UNFUSED or Marlin;
-    SGLang's "triton" runner)."""
+    SGLang's "triton" runner). TensorRT-LLM on Hopper: its own table of the same kernels, its
+    default MoE backend for gpt-oss there being TRITON (core/speed/moe_measured.py)."""
     if s.serving.lora is not None:
         return ""
     lay = mxfp4_layout(rel, gpu)
-    sglang_hopper = (
-        rel is not None and rel.sglang is not None and capability(gpu.compute_capability) == (9, 0)
-    )
-    if (lay is not None and lay.id == "triton-hopper") or sglang_hopper:
+    hopper = capability(gpu.compute_capability) == (9, 0)
+    if s.framework == "tensorrt-llm" and hopper:
+        return TRTLLM_OAI_TRITON_MXFP4
+    if (lay is not None and lay.id == "triton-hopper") or (rel is not None and rel.sglang and hopper):
         return VLLM_OAI_TRITON_MXFP4
     return ""
 

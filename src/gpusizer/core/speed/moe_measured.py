@@ -21,16 +21,55 @@ not), 1-16,384 tokens, gpt-oss-120b's and gpt-oss-20b's expert shapes at TP 1-32
 power-law routings the step model assumes. Between two measured token counts the time is
 interpolated linearly; beyond the largest it grows in proportion to the tokens. Only the H100
 SXM and the H200 were measured (another Hopper part keeps the default rates).
+
+TensorRT-LLM runs gpt-oss's MXFP4 experts on Hopper through the same OpenAI kernels: its
+``TritonFusedMoE`` (tensorrt_llm/_torch/modules/fused_moe/fused_moe_triton.py: ``triton_kernels``
+``topk`` and ``routing_from_bitmatrix``, two ``matmul_ogs`` calls, the SwiGLU fused into the
+first), the default MoE backend for gpt-oss on Hopper ("For Hopper, the default MoE backend is
+TRITON", TensorRT-LLM's deployment guide for GPT-OSS, MoE backend support matrix: H200, BF16
+activations, MXFP4 weights, TRITON). aiconfigurator 0.12.0 timed it under TensorRT-LLM
+1.3.0rc20 (collector/trtllm/collect_moe.py: ``moe_backend = "triton"`` for gpt-oss on SM90) at
+``moe_tp_size`` 1 and ``moe_ep_size`` 1-128 only. A TP-k split reads the EP-k row: each rank
+then holds the same weight bytes (1/k of every expert, or every k-th expert whole) and does the
+same multiply-adds; the EP row adds the two small kernels that prune the routing to the rank's
+experts and times the busiest rank, so it reads a TP split's call somewhat dear. Where
+TensorRT-LLM's table lacks the shape (the H100 holds no 120b row at EP 1), the same kernels'
+vLLM table stands in (``ModuleTable.fallback``).
 """
 
 from __future__ import annotations
 
 import json
 from bisect import bisect_left
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
 VLLM_OAI_TRITON_MXFP4 = "vllm-oai-triton-mxfp4"
+TRTLLM_OAI_TRITON_MXFP4 = "trtllm-oai-triton-mxfp4"
+
+
+@dataclass(frozen=True)
+class ModuleTable:
+    """One engine's measured MoE module in moe-module-times.json (module docstring)."""
+
+    id: str  # the key of moe-module-times.json ``kernels``
+    engine: str
+    fallback: str = ""  # the table of the same kernels read where this one lacks the shape
+
+
+MODULE_TABLES: dict[str, ModuleTable] = {}
+
+
+def register(table: ModuleTable) -> None:
+    """Add a measured module; a second table of the same id is refused."""
+    if table.id in MODULE_TABLES:
+        raise ValueError(f"measured MoE module {table.id!r} is registered twice")
+    MODULE_TABLES[table.id] = table
+
+
+register(ModuleTable(VLLM_OAI_TRITON_MXFP4, "vllm"))
+register(ModuleTable(TRTLLM_OAI_TRITON_MXFP4, "tensorrt-llm", fallback=VLLM_OAI_TRITON_MXFP4))
 _PATH = resources.files("gpusizer.presets").joinpath("moe-module-times.json")
 # a measured call holds its kernels' own ramp and tail: the step's floors for those kernels
 # (all of the fused MoE's but the router GEMM, core/speed/step_kernels.py VENDOR_MOE) come off it
@@ -52,7 +91,7 @@ def _tables() -> dict[tuple[object, ...], Points]:
                 r["hidden"],
                 r["intermediate"],
                 r["top_k"],
-                r["tp"],
+                r["tp"] * r.get("ep", 1),  # the ranks the experts are split over (docstring)
                 r["routing"],
             )
             out[key] = tuple((float(t), ms * 1e-3) for t, ms in zip(r["tokens"], r["ms"], strict=True))
@@ -62,11 +101,14 @@ def _tables() -> dict[tuple[object, ...], Points]:
 def measured_module(kernel: str, gpu: str, shape: tuple[int, int, int, int], tp: int, alpha: float) -> Points:
     """The measured calls of ``kernel`` on catalog GPU ``gpu`` for an expert ``shape`` (experts,
     hidden, intermediate, top-k) split over ``tp`` ranks, routed by the power law ``alpha``
-    (core/speed/step_moe.py); empty where none was measured."""
+    (core/speed/step_moe.py); the registered fallback's where this table lacks the shape, empty
+    where none was measured."""
     if not kernel:
         return ()
     routing = "power_law_1.01" if alpha < 1.1 else "power_law_1.2"
-    return _tables().get((kernel, gpu, *shape, tp, routing), ())
+    got = _tables().get((kernel, gpu, *shape, tp, routing), ())
+    fallback = MODULE_TABLES[kernel].fallback
+    return got or (measured_module(fallback, gpu, shape, tp, alpha) if fallback else ())
 
 
 def module_seconds(points: Points, tokens: float) -> float:
