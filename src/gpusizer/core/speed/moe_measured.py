@@ -21,6 +21,14 @@ not), 1-16,384 tokens, gpt-oss-120b's and gpt-oss-20b's expert shapes at TP 1-32
 power-law routings the step model assumes. Between two measured token counts the time is
 interpolated linearly; beyond the largest it grows in proportion to the tokens. Only the H100
 SXM and the H200 were measured (another Hopper part keeps the default rates).
+
+SGLang runs block-FP8 experts on datacentre Blackwell through FlashInfer's TRT-LLM fused MoE
+(``--moe-runner-backend flashinfer_trtllm``, as InferenceX launches DeepSeek-R1 FP8 on the B200:
+SemiAnalysisAI/InferenceX ``benchmarks/dsr1_fp8_b200.sh``); the step model's default grouped rates
+(DeepGEMM's Hopper half-rate point) read that module 0.5-0.6x its measured time at 1,024-16,384
+tokens (DeepSeek-V3's shape, TP 8, B200). Measured: aiconfigurator 0.12.0's SGLang 0.5.14 tables
+(scripts/sglang_fp8_moe_table.py; ``sglang_flashinfer_trtllm_moe`` fp8_block, routing included,
+no router GEMM, no shared experts), DeepSeek-V3's expert shape at EP 1 on the B200, B300 and GB200.
 """
 
 from __future__ import annotations
@@ -31,6 +39,10 @@ from functools import lru_cache
 from importlib import resources
 
 VLLM_OAI_TRITON_MXFP4 = "vllm-oai-triton-mxfp4"
+SGLANG_FLASHINFER_FP8 = "sglang-flashinfer-trtllm-fp8-block"
+# the experts' (dtype, weights rule) each measured module multiplies: another format runs
+# another kernel, so the table does not apply to it
+FORMATS = {VLLM_OAI_TRITON_MXFP4: ("mxfp4", ""), SGLANG_FLASHINFER_FP8: ("fp8", "fp8-block")}
 _PATH = resources.files("gpusizer.presets").joinpath("moe-module-times.json")
 # a measured call holds its kernels' own ramp and tail: the step's floors for those kernels
 # (all of the fused MoE's but the router GEMM, core/speed/step_kernels.py VENDOR_MOE) come off it
