@@ -53,6 +53,7 @@ def _step(d: dict[str, Any]) -> StepModel:
         ("b200-192gb", 1024, 0.476),
         ("b300-288gb", 8192, 1.252),
         ("gb200-186gb", 8192, 1.225),
+        ("gb300-288gb", 8192, 1.200),
     ],
 )
 def test_the_table_reads_as_measured(gpu: str, tokens: int, ms: float) -> None:

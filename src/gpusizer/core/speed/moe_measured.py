@@ -28,7 +28,7 @@ SemiAnalysisAI/InferenceX ``benchmarks/dsr1_fp8_b200.sh``); the step model's def
 (DeepGEMM's Hopper half-rate point) read that module 0.5-0.6x its measured time at 1,024-16,384
 tokens (DeepSeek-V3's shape, TP 8, B200). Measured: aiconfigurator 0.12.0's SGLang 0.5.14 tables
 (scripts/sglang_fp8_moe_table.py; ``sglang_flashinfer_trtllm_moe`` fp8_block, routing included,
-no router GEMM, no shared experts), DeepSeek-V3's expert shape at EP 1 on the B200, B300 and GB200.
+no router GEMM, no shared experts), DeepSeek-V3's expert shape at EP 1 on the B200, B300, GB200 and GB300.
 """
 
 from __future__ import annotations
