@@ -86,15 +86,17 @@ def _rows(gpu: str, df: pd.DataFrame, with_ep: bool) -> list[dict[str, object]]:
 def main() -> None:
     rows = [s for gpu in GPUS for s in series(gpu)]
     trt = [s for gpu in GPUS for s in trtllm_series(gpu)]
-    doc = {
+    # other scripts' tables in the same file (scripts/sglang_fp8_moe_table.py) are kept
+    doc = json.loads(OUT.read_text()) if OUT.exists() else {"kernels": {}}
+    doc |= {
         "source": "aiconfigurator 0.12.0 wheel (PyPI aiconfigurator-core 0.12.0, NVIDIA, Apache-2.0): "
         "aiconfigurator_core/systems/data/{h100_sxm,h200_sxm}/moe/vllm/0.24.0/moe_perf.parquet, "
         f"kernel_source {KERNEL}, moe_dtype w4a16_mxfp4, moe_ep_size 1",
         "source_trtllm": "the same wheel's systems/data/{h100_sxm,h200_sxm}/moe/trtllm/1.3.0rc20/"
         "moe_perf.parquet, kernel_source moe_torch_flow, moe_dtype w4a16_mxfp4, hidden 2880, moe_tp_size 1",
         "license": "Apache-2.0",
-        "kernels": {"vllm-oai-triton-mxfp4": rows, "trtllm-oai-triton-mxfp4": trt},
     }
+    doc["kernels"] |= {"vllm-oai-triton-mxfp4": rows, "trtllm-oai-triton-mxfp4": trt}
     OUT.write_text(json.dumps(doc, indent=None, separators=(",", ":")) + "\n")
     print(f"{len(rows)} + {len(trt)} series -> {OUT}")
 

@@ -79,12 +79,15 @@ def test_tensorrt_llm_measures_the_same_h200_line() -> None:
 
 
 def test_b200_deepseek_per_token_part_is_short() -> None:
-    """SGLang 0.5.9, DeepSeek FP8, 8 x B200, TP 8, 4 and 8 users: ours 0.23-0.25 of the measured
-    part per token (42-46 us measured, 10-11 ours); the fixed part 0.46-0.89. TensorRT-LLM
-    1.2.0rc6 on the same GPUs: 0.35-0.43 of its part per token (21-33 us measured)."""
+    """SGLang 0.5.9, DeepSeek FP8, 8 x B200, TP 8, 4 and 8 users: ours 0.37-0.40 of the measured
+    part per token (42-46 us measured, 16.6-17.1 ours; 0.23-0.25 before its routed experts took
+    FlashInfer's TRT-LLM MoE at aiconfigurator's measured times, core/speed/moe_measured.py); the
+    fixed part 0.46-0.86. TensorRT-LLM 1.2.0rc6 on the same GPUs: 0.35-0.43 of its part per token
+    (21-33 us measured). What the rest is, is not in aiconfigurator's per-kernel tables:
+    docs/evidence/speed.md, the section on the Blackwell block-FP8 prompt step."""
     for model, users in (("DeepSeek-V3", "4"), ("DeepSeek-R1", "4"), ("DeepSeek-R1", "8")):
         (mf, mt), (of, ot) = _lines(_group("groups", "b200_sxm", f"deepseek-ai/{model}", "0.5.9", users))
-        assert ot / mt < 0.3 and of / mf > 0.4, (model, users)
+        assert 0.3 < ot / mt < 0.45 and of / mf > 0.4, (model, users)
     for model, users in (("DeepSeek-V3", "4"), ("DeepSeek-V3", "8"), ("DeepSeek-R1", "4")):
         key = ("b200_sxm", f"deepseek-ai/{model}", "fp8/fp8", "tp8/ep1", users)
         (mf, mt), (of, ot) = _lines(_group("controls", *key))

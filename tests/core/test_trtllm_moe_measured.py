@@ -121,3 +121,13 @@ def test_aiconfigurators_silicon_runs_out_of_sample() -> None:
     assert sum(abs(x - 1) <= 0.25 for x in r["tpot"]) == 59
     assert sum(abs(x - 1) <= 0.25 for x in r["ttft"]) == 33
     assert min(r["tpot"]) > 0.7 and max(r["tpot"]) < 1.3
+
+
+def test_every_release_names_a_registered_module() -> None:
+    """A release's ``mxfp4_module`` ids are tables core/speed/moe_measured.py registers."""
+    from gpusizer.core.registry.engine_releases_cpp import TENSORRT_LLM
+    from gpusizer.core.speed.moe_measured import MODULE_TABLES
+
+    named = {m for r in TENSORRT_LLM for _, _, m in r.mxfp4_module}
+    assert named == {"trtllm-oai-triton-mxfp4"}
+    assert named <= set(MODULE_TABLES)

@@ -114,6 +114,11 @@ _DP_PADDING = (
     "grouped GEMMs, so a rank with a prompt makes every rank's MoE layers run on its count "
     "(docs/evidence/speed.md section 31)"
 )
+# TensorRT-LLM runs gpt-oss's MXFP4 experts on Hopper through OpenAI's Triton kernels
+# (TritonFusedMoE, tensorrt_llm/_torch/modules/fused_moe/fused_moe_triton.py; "For Hopper, the
+# default MoE backend is TRITON", the GPT-OSS deployment guide), timed as a module by
+# aiconfigurator 0.12.0 (core/speed/moe_measured.py TRTLLM_OAI_TRITON_MXFP4)
+_TRT_MXFP4_MODULE = (((9, 0), (10, 0), "trtllm-oai-triton-mxfp4"),)
 _NO_DP_PADDING = (
     "NVIDIA/TensorRT-LLM PR #6064 (July 2025, 'Remove padding in attention DP'): each rank's "
     "own token count is gathered (padding kept only on SM120 later, PR #7965)"
@@ -129,6 +134,7 @@ _TRT_BEFORE_1_0 = (
         steps=_TRT_ENGINE_STEPS,
         all_reduce=NCCL_ONLY,
         scheduling=_TRT,
+        mxfp4_module=_TRT_MXFP4_MODULE,
         sources=(
             "TensorRT engines run from the C++ runtime (the tables of v0.5 and v0.6 ran "
             "gptSessionBenchmark); memory defaults as 0.19.0's (its free-fraction rule replays "
@@ -165,6 +171,7 @@ _TRT_BEFORE_1_0 = (
         moe_comm="gather",
         kernel_era="trtllm-cutlass-moe",  # core/speed/rates_trtllm_moe.py
         all_reduce=TRTLLM_WORKSPACE_AR,
+        mxfp4_module=_TRT_MXFP4_MODULE,
     ),
 )
 # 1.0: the same defaults less the padding (PR #6064); the newest, so a scenario that names no

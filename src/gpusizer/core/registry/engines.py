@@ -210,6 +210,9 @@ class EngineRelease:
     own_cache_families: tuple[str, ...] = ()
     # MXFP4 MoE weight layout by CUDA compute capability: (from, below, core/serving/moe_layout.py id)
     mxfp4_moe: tuple[tuple[Capability, Capability, str], ...] = ()
+    # the measured MoE module (a core/speed/moe_measured.py id) this release runs MXFP4 experts
+    # through, by CUDA compute capability (from, below, id); empty: the layout's own rule
+    mxfp4_module: tuple[tuple[Capability, Capability, str], ...] = ()
     # How the MoE layers move tokens between expert-parallel ranks inside one NVLink box
     # (core/speed/step_terms.py): "all_to_all" (dispatch and combine) or "gather" (all-gather of
     # every rank's tokens, reduce-scatter of the outputs); a multi-node NVLink domain (more

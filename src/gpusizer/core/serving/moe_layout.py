@@ -36,7 +36,7 @@ from ..model.params import ParamCounts
 from ..model.sharding import StageParams
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import Capability, EngineRelease
-from ..speed.moe_measured import TRTLLM_OAI_TRITON_MXFP4, VLLM_OAI_TRITON_MXFP4
+from ..speed.moe_measured import SGLANG_FLASHINFER_FP8, VLLM_OAI_TRITON_MXFP4
 
 
 @dataclass(frozen=True)
@@ -114,15 +114,24 @@ def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) ->
     EP 1 with triton_kernels installed, the same ``routing`` and ``matmul_ogs`` calls. None with
     LoRA adapters, which both serve through another MXFP4 path (vLLM's TRITON_UNFUSED or Marlin;
     SGLang's "triton" runner). TensorRT-LLM on Hopper: its own table of the same kernels, its
-    default MoE backend for gpt-oss there being TRITON (core/speed/moe_measured.py)."""
+    default MoE backend for gpt-oss there being TRITON (the release's ``mxfp4_module``). SGLang on
+    datacentre Blackwell (SM100/SM103): FlashInfer's TRT-LLM fused MoE, the runner its block-FP8
+    DeepSeek runs name (``--moe-runner-backend flashinfer_trtllm``), measured for block-FP8
+    experts only (step_model.py checks the format)."""
     if s.serving.lora is not None:
         return ""
     lay = mxfp4_layout(rel, gpu)
-    hopper = capability(gpu.compute_capability) == (9, 0)
-    if s.framework == "tensorrt-llm" and hopper:
-        return TRTLLM_OAI_TRITON_MXFP4
-    if (lay is not None and lay.id == "triton-hopper") or (rel is not None and rel.sglang and hopper):
+    sglang = rel is not None and rel.sglang is not None
+    cc = capability(gpu.compute_capability)
+    hopper = cc == (9, 0)
+    if rel is not None and cc is not None:
+        for low, below, module in rel.mxfp4_module:
+            if low <= cc < below:
+                return module
+    if (lay is not None and lay.id == "triton-hopper") or (sglang and hopper):
         return VLLM_OAI_TRITON_MXFP4
+    if sglang and cc is not None and cc[0] == 10:
+        return SGLANG_FLASHINFER_FP8
     return ""
 
 

@@ -35,6 +35,14 @@ same multiply-adds; the EP row adds the two small kernels that prune the routing
 experts and times the busiest rank, so it reads a TP split's call somewhat dear. Where
 TensorRT-LLM's table lacks the shape (the H100 holds no 120b row at EP 1), the same kernels'
 vLLM table stands in (``ModuleTable.fallback``).
+
+SGLang runs block-FP8 experts on datacentre Blackwell through FlashInfer's TRT-LLM fused MoE
+(``--moe-runner-backend flashinfer_trtllm``, as InferenceX launches DeepSeek-R1 FP8 on the B200:
+SemiAnalysisAI/InferenceX ``benchmarks/dsr1_fp8_b200.sh``); the step model's default grouped rates
+(DeepGEMM's Hopper half-rate point) read that module 0.5-0.6x its measured time at 1,024-16,384
+tokens (DeepSeek-V3's shape, TP 8, B200). Measured: aiconfigurator 0.12.0's SGLang 0.5.14 tables
+(scripts/sglang_fp8_moe_table.py; ``sglang_flashinfer_trtllm_moe`` fp8_block, routing included,
+no router GEMM, no shared experts), DeepSeek-V3's expert shape at EP 1 on the B200, B300, GB200 and GB300.
 """
 
 from __future__ import annotations
@@ -68,8 +76,19 @@ def register(table: ModuleTable) -> None:
     MODULE_TABLES[table.id] = table
 
 
+SGLANG_FLASHINFER_FP8 = "sglang-flashinfer-trtllm-fp8-block"
+
 register(ModuleTable(VLLM_OAI_TRITON_MXFP4, "vllm"))
 register(ModuleTable(TRTLLM_OAI_TRITON_MXFP4, "tensorrt-llm", fallback=VLLM_OAI_TRITON_MXFP4))
+register(ModuleTable(SGLANG_FLASHINFER_FP8, "sglang"))
+
+# the experts' (dtype, weights rule) each measured module multiplies: another format runs
+# another kernel, so the table does not apply to it
+FORMATS = {
+    VLLM_OAI_TRITON_MXFP4: ("mxfp4", ""),
+    TRTLLM_OAI_TRITON_MXFP4: ("mxfp4", ""),
+    SGLANG_FLASHINFER_FP8: ("fp8", "fp8-block"),
+}
 _PATH = resources.files("gpusizer.presets").joinpath("moe-module-times.json")
 # a measured call holds its kernels' own ramp and tail: the step's floors for those kernels
 # (all of the fused MoE's but the router GEMM, core/speed/step_kernels.py VENDOR_MOE) come off it

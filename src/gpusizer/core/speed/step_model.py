@@ -26,7 +26,7 @@ from ..registry.dtypes import DTYPES
 from . import triton_moe
 from .collectives import link
 from .ggml_graph import ggml_extra
-from .moe_measured import Points, measured_module
+from .moe_measured import FORMATS, Points, measured_module
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
 from .rates_era import achieved_by
 from .rates_gpu import gpu_rates
@@ -172,10 +172,13 @@ def _measured_moe(
     s: Scenario, gpu: GPUSpec, costs: EngineCosts, experts: str, hidden: int, alpha: float
 ) -> Points:
     """The engine's MoE module as measured at the model's expert shape on this GPU
-    (core/speed/moe_measured.py): MXFP4 experts split over the tensor-parallel ranks only (the
-    tables are EP 1); empty elsewhere."""
+    (core/speed/moe_measured.py): experts in the format the module multiplies (``FORMATS``)
+    split over the tensor-parallel ranks only (the tables are EP 1); empty elsewhere."""
     moe = s.model.moe
-    if not costs.moe_module or moe is None or experts != "mxfp4" or s.parallelism.expert > 1:
+    if not costs.moe_module or moe is None or s.parallelism.expert > 1:
+        return ()
+    dtype, rule = FORMATS.get(costs.moe_module, ("", ""))
+    if experts != dtype or (rule and rule_id(s, s.precision.weights) != rule):
         return ()
     shape = (moe.experts, hidden, moe.expert_ffn_hidden_size, moe.experts_per_token)
     return measured_module(costs.moe_module, gpu.id, shape, s.parallelism.tensor, alpha)
