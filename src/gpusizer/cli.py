@@ -8,11 +8,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import __version__
 from .cli_args import add_scenario_args, quantity_arg, scenario_from_args
 from .cli_check import add_calibration_args, add_check
-from .cli_commands import cmd_estimate, cmd_gpus, cmd_import, cmd_import_model, cmd_plan, cmd_presets
+from .cli_commands import add_imports, cmd_estimate, cmd_gpus, cmd_plan, cmd_presets
 from .cli_compare import add_compare, add_prices, add_view_flags, user_prices, view_settings
 from .cli_fit import add_fit_models
 from .cli_output import emit, silence_stdout
@@ -85,29 +86,15 @@ def _parser() -> argparse.ArgumentParser:
     add_compare(sub)
     add_fit_models(sub, emit)
     add_check(sub, emit)
-    imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
-    imp.add_argument("config", help="a Hugging Face config.json (or its folder)")
-    imp.set_defaults(func=cmd_import)
-    mi = sub.add_parser(
-        "import",
-        help="a model folder, config.json or .gguf -> model block "
-        "and the precision its checkpoint is stored in",
-    )
-    mi.add_argument("path", help="a model folder, a config.json, or a .gguf file")
-    out = mi.add_mutually_exclusive_group()
-    out.add_argument(
-        "--scenario",
-        action="store_true",
-        help="print a full scenario serving the model (for estimate, plan...)",
-    )
-    out.add_argument(
-        "--summary",
-        action="store_true",
-        help="print a readable summary: precision and stored vs estimated bytes",
-    )
-    mi.set_defaults(func=cmd_import_model)
+    add_imports(sub)
     sub.add_parser("presets", help="list model presets").set_defaults(func=cmd_presets)
     sub.add_parser("gpus", help="list GPUs in the catalog").set_defaults(func=cmd_gpus)
+    _add_chart_and_report(sub)
+    return ap
+
+
+def _add_chart_and_report(sub: Any) -> None:
+    """The ``chart`` and ``report`` commands, which render with pyqtgraph (imported lazily)."""
     ch = sub.add_parser("chart", help="render a chart to PNG or SVG, headless")
     ch.add_argument("file", help="a scenario file (*.gpusizer.json)")
     ch.add_argument(
@@ -135,7 +122,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_prices(rp)
     rp.set_defaults(func=_cmd_report)
-    return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -76,6 +76,31 @@ def cmd_import_model(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_imports(sub: Any) -> None:
+    """The ``import-config`` and ``import`` commands: a model's files -> a model block."""
+    imp = sub.add_parser("import-config", help="Hugging Face config.json -> model block")
+    imp.add_argument("config", help="a Hugging Face config.json (or its folder)")
+    imp.set_defaults(func=cmd_import)
+    mi = sub.add_parser(
+        "import",
+        help="a model folder, config.json or .gguf -> model block "
+        "and the precision its checkpoint is stored in",
+    )
+    mi.add_argument("path", help="a model folder, a config.json, or a .gguf file")
+    out = mi.add_mutually_exclusive_group()
+    out.add_argument(
+        "--scenario",
+        action="store_true",
+        help="print a full scenario serving the model (for estimate, plan...)",
+    )
+    out.add_argument(
+        "--summary",
+        action="store_true",
+        help="print a readable summary: precision and stored vs estimated bytes",
+    )
+    mi.set_defaults(func=cmd_import_model)
+
+
 def cmd_presets(args: argparse.Namespace) -> int:
     from .core.model.params import count_parameters
     from .core.pipeline.scenario import parse_scenario
