@@ -35,6 +35,7 @@ OWNERS = {
     "core/registry/engines.py",
     "core/registry/engine_knobs.py",
     "core/registry/frameworks.py",
+    "core/registry/framework_profile.py",  # FrameworkProfile, the registry's entry class
     "core/registry/loss_kinds.py",
     "core/registry/workloads.py",
 }

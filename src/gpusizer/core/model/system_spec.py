@@ -19,7 +19,7 @@ from pydantic import Field, field_validator, model_validator
 from ..errors import check_id
 from ..limits import Degree, LinkRate, NonNegRate, Strict
 from ..registry.host_cpus import HOST_CPUS
-from .specs import LinkKind, PriceDate
+from .hardware_spec import LinkKind, PriceDate
 
 PowerBasis = Literal["specified", "measured", "estimate"]
 Text = Annotated[str, Field(min_length=3, max_length=2000)]

@@ -151,7 +151,7 @@ class Scheduling:
     per_micro_batch: bool = False
     # a preempted request's full KV blocks stay in the prefix cache and are found again on
     # re-admission, so it recomputes only its last partial block (vLLM V1: prefix caching on by
-    # default; core/serving/scheduler_run.py ``_preempt``)
+    # default; core/serving/scheduler_admit.py ``_preempt``)
     cached_preemption: bool = False
     # the share of the pool's blocks admission leaves free: vLLM V0's block manager admits a
     # prompt only while free blocks less its own stay at or above ``watermark`` x the pool

@@ -1,0 +1,153 @@
+"""What is done with the model and how it is split: the scenario's ``workload`` block
+(:class:`WorkloadSpec`: the kind of work, its sizes and training techniques) and its
+``parallelism`` block (:class:`ParallelismSpec`: TP, PP, DP, CP, EP, ZeRO, recompute, offload).
+
+Field names are the public contract (docs/scenario-format.md); ids are checked against their
+registries (core/registry/workloads.py, loss_kinds.py, fused_kernels.py,
+recompute_modules.py) so a bad one names the allowed values. Sizes are tokens and sequences.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from ..errors import check_id, excerpt
+from ..limits import Batch, Degree, Layers, SomeTokens, Strict, Tokens, TrainingTokens, Whole, Width
+from ..registry.fused_kernels import check_kernels
+from ..registry.loss_kinds import LOSS_KINDS
+from ..registry.recompute_modules import check_recompute_modules
+from ..registry.workloads import WORKLOAD_KINDS, WorkloadKind
+
+LORA_TARGETS = ("q", "k", "v", "o", "gate", "up", "down", "lm_head")
+
+
+class WorkloadSpec(Strict):
+    """What is done with the model: train, fine-tune or serve, and at what size."""
+
+    kind: str = "pretraining"  # an id of core/workloads.WORKLOAD_KINDS
+    sequence_length: Tokens = 2048
+    micro_batch_size: Batch = 1
+    global_batch_size: Batch | None = None  # default: micro_batch_size x data parallel
+    training_tokens: TrainingTokens | None = None
+    lora_rank: Width = 16
+    # a JSON list is the natural spelling of a tuple: not strict
+    lora_targets: tuple[str, ...] = Field(("q", "k", "v", "o", "gate", "up", "down"), strict=False)
+    # adapters on the last N decoder layers only (mlx_lm.lora --num-layers, PEFT
+    # layers_to_transform of the last N); None: every layer
+    lora_layers: Layers | None = None
+    batch_size: Batch = 1
+    prompt_tokens: Tokens = 1024
+    generated_tokens: SomeTokens = 256
+    # Training techniques (core/memory/loss.py, core/memory/peft.py; scenario-format.md "Training techniques")
+    loss: str = "full"  # core/memory/loss.py LOSS_KINDS
+    loss_chunks: Width | None = None  # null: the technique's default (chunked 8; fused: Liger)
+    compile_loss: bool = False  # torch.compile of the chunked loss (torchtune compile: True)
+    lora_dropout: Annotated[float, Field(ge=0.0, lt=1.0)] = 0.0
+    kbit_prepare: bool = False  # PEFT prepare_model_for_kbit_training (quantised base)
+    # torch.compile of the layers (torchtitan training.compile): speed, and each layer's saved
+    # tensors as Inductor partitions them (core/memory/activations.py ``fused``)
+    compile: bool = False
+    # fused training kernels in force (core/registry/fused_kernels.py FUSED_KERNELS)
+    fused_kernels: tuple[str, ...] = Field((), strict=False)
+
+    @field_validator("lora_targets")
+    @classmethod
+    def _targets(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [t for t in v if t not in LORA_TARGETS]
+        if bad:
+            raise ValueError(f"unknown target {excerpt(bad[0])}; allowed: {', '.join(LORA_TARGETS)}")
+        return tuple(dict.fromkeys(v))
+
+    @field_validator("kind")
+    @classmethod
+    def _kind(cls, v: str) -> str:
+        return check_id(v, WORKLOAD_KINDS, "workload kind")
+
+    @field_validator("fused_kernels")
+    @classmethod
+    def _kernels(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return check_kernels(v)
+
+    @field_validator("loss")
+    @classmethod
+    def _loss(cls, v: str) -> str:
+        return check_id(v, LOSS_KINDS, "loss")
+
+    @property
+    def info(self) -> WorkloadKind:
+        """The kind's registry entry (labels and properties)."""
+        return WORKLOAD_KINDS[self.kind]
+
+    @property
+    def trains(self) -> bool:
+        """Training applies (the kind's, core/registry/workloads.py)."""
+        return WORKLOAD_KINDS[self.kind].trains
+
+    @property
+    def serves(self) -> bool:
+        """Serving applies (the kind's, core/registry/workloads.py)."""
+        return WORKLOAD_KINDS[self.kind].serves
+
+    @property
+    def is_adapter(self) -> bool:
+        """LoRA-like: adapters are trained, the base weights frozen."""
+        return WORKLOAD_KINDS[self.kind].is_adapter
+
+
+class ParallelismSpec(Strict):
+    """How the work is split across GPUs, and what is recomputed."""
+
+    tensor: Degree = 1
+    pipeline: Degree = 1
+    virtual_stages: Degree = 1
+    data: Degree = 1
+    context: Degree = 1
+    expert: Degree = 1
+    # Serving: attention data-parallel ranks inside the tensor-parallel group (SGLang
+    # --enable-dp-attention --dp N, TensorRT-LLM enable_attention_dp): each rank runs attention
+    # at TP tensor / attention_data on its own requests; the experts span the whole group
+    # (core/serving/attention_dp.py)
+    attention_data: Degree = 1
+    zero_stage: Annotated[int, Whole, Field(ge=0, le=3)] = 0
+    sequence_parallel: bool = False
+    recompute: Literal["none", "selective", "full"] = "none"
+    attention: Literal["eager", "flash"] = "flash"
+    offload_optimizer: bool = False
+    offload_parameters: bool = False
+    optimizer_in_backward: bool = False  # each tensor steps as its gradient is ready
+    # FSDP1's root unit (embedding, LM head outside a transformer-layer wrap policy: accelerate,
+    # HF Trainer) stays gathered from the forward through the backward
+    root_unit_gathered: bool = False
+    # which FSDP the ZeRO-3 path follows where the two differ: FSDP2 (fully_shard) keeps
+    # per-parameter gradients, so the root unit's unsharded gradient is only the LM head's
+    # until the embedding's arrives at the end of the backward
+    fsdp_version: Literal[1, 2] = 1
+    # Megatron-Core cpu_offloading_num_layers: that many layers of each stage keep their saved
+    # activations in host RAM (null: as activation_offload says)
+    offload_layers: Annotated[int, Field(ge=0, le=10**6)] | None = None
+    # Megatron-LM --make-vocab-size-divisible-by (its default 128; NeMo / Megatron-Bridge
+    # should_pad_vocab): the vocabulary is padded to a multiple of this x TP (null: none)
+    vocab_divisible_by: Annotated[int, Field(ge=1, le=2**20)] | None = None
+    activation_offload: Literal["none", "checkpoints", "all"] = "none"  # to host RAM
+    # How the weights reach the GPU (core/memory/loading.py): one tensor at a time, the whole
+    # 16-bit model before sharding, or FSDP's full state dict unit by unit
+    model_loading: Literal["sharded", "whole_model", "full_state_dict"] = "sharded"
+    # TP collectives overlapped with the matmuls (torchtitan async TP, Megatron --tp-comm-overlap)
+    async_tensor_parallel: bool = False
+    # Megatron-Core --recompute-modules (core/registry/recompute_modules.py RECOMPUTE_MODULES)
+    recompute_modules: tuple[str, ...] = Field((), strict=False)
+    # Training passes of a MoE under EP: "balanced" every EP rank gets the mean share of the
+    # routed tokens (the benchmarks' forced balance); "router" the router's own, skewed load, the
+    # busiest EP rank setting each MoE layer (core/speed/expert_load.py; RL's policy sets it)
+    expert_routing: Literal["balanced", "router"] = "balanced"
+
+    @field_validator("recompute_modules")
+    @classmethod
+    def _modules(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        return check_recompute_modules(v)
+
+    @property
+    def gpus(self) -> int:
+        return self.tensor * self.pipeline * self.data * self.context

@@ -1,0 +1,226 @@
+"""What a framework profile is: :class:`FrameworkProfile`, its :class:`OverheadDefaults` and
+the GPU vendors a profile may run on.
+
+A training framework or a serving engine is one profile; the estimator reads its properties,
+never its id. The entries live by family in core/registry/frameworks_training.py,
+frameworks_serving.py and frameworks_finetune.py; core/registry/frameworks.py is the registry.
+
+Sources of the defaults (per entry below):
+- Runtime overhead (CUDA context, workspaces, NCCL buffers, allocator slack): PyTorch docs
+  "CUDA semantics: memory management"; cuBLAS ``CUBLAS_WORKSPACE_CONFIG`` (32 MiB per stream on
+  Hopper); NCCL docs ``NCCL_BUFFSIZE`` (4 MiB per channel and peer); vLLM docs "Conserving
+  memory" (CUDA graphs, sampler). Typical figures, each overridable in the scenario's
+  ``overhead`` block (core/memory/overhead.py).
+- Activation layouts: core/memory/activations.py (transformers' saved tensors, measured; Megatron-LM
+  after Korthikanti et al. 2022, arXiv 2205.05198).
+- Training recipes (torchtune, Unsloth) and their defaults: docs/evidence/training.md, with the
+  recipe files cited per entry. ``scenario_defaults`` are filled in at validation only where the
+  scenario leaves the field out (core/memory/techniques.py), so the report's echo states them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .engines import EngineRelease
+from .workloads import WorkloadKind
+
+MiB = 2**20
+
+# GPU vendors as the catalog spells them (GPUSpec.vendor); a framework's ``runs_on`` and the
+# install page that says so. A vendor outside these (a user's "custom" GPU) is not judged.
+VENDORS = ("NVIDIA", "AMD", "Intel", "Apple")
+NVIDIA_ONLY: tuple[str, ...] = ("NVIDIA",)
+NVIDIA_AMD = ("NVIDIA", "AMD")
+NVIDIA_AMD_INTEL = ("NVIDIA", "AMD", "Intel")
+NVIDIA_AMD_APPLE = ("NVIDIA", "AMD", "Apple")
+APPLE_ONLY: tuple[str, ...] = ("Apple",)
+
+
+@dataclass(frozen=True)
+class OverheadDefaults:
+    """Memory outside tensors, bytes (fraction: of the tensor peak)."""
+
+    cuda_context_bytes: int
+    workspace_bytes: int
+    allocator_fraction: float
+    distributed_workspace_bytes: int  # added when more than one GPU communicates
+
+
+@dataclass(frozen=True)
+class FrameworkProfile:
+    """One framework's memory rules. Training fields apply to training kinds, serving fields
+    to inference; each flag's docstring-comment names the mechanism it stands for."""
+
+    id: str
+    label: str
+    trains: bool
+    serves: bool
+    overhead: OverheadDefaults
+    # GPU vendors it runs on (VENDORS spelling) and the install docs that say so: estimate
+    # refuses another catalog vendor's GPU, the sizing ranks only these (core/pipeline/runs_on.py)
+    runs_on: tuple[str, ...] = VENDORS
+    runs_on_source: str = ""
+    # Pipeline parallelism (``parallelism.pipeline`` > 1): whether its training loop has a
+    # pipeline schedule (layers in stages, micro-batches in flight), and whether its serving
+    # engine splits the layers over GPUs; ``pipeline_source``: its docs on it. estimate refuses
+    # PP elsewhere, the sizing proposes none (core/pipeline/validate.py check_pipeline).
+    pipeline_training: bool = False
+    pipeline_serving: bool = False
+    pipeline_source: str = ""
+    # The highest ZeRO stage its pipeline engine trains under (DeepSpeed's PipelineEngine:
+    # 1, deepspeed/runtime/pipe/engine.py; torchtitan composes FSDP2, ZeRO-3, with PP)
+    pipeline_max_zero: int = 3
+    # -- training ---------------------------------------------------------------------------
+    # Saved tensors and loss, a key of core/memory/layouts.ACTIVATION_LAYOUTS: "huggingface"
+    # (transformers' modules, fp32 log-softmax of the logits), "megatron" (Korthikanti
+    # accounting, vocabulary-parallel fused cross entropy) or "torchtitan" (its op-level
+    # selective recompute, core/memory/activations_torchtitan.py).
+    activation_layout: str = "huggingface"
+    # How adapted layers run, a key of core/memory/layouts.LORA_KERNELS: PEFT's modules
+    # ("peft", the transformers layout) or Unsloth's fused LoRA autograd functions, RMSNorm,
+    # RoPE and xformers attention ("unsloth", core/memory/activations_unsloth.py), which save fewer
+    # tensors and cast no input to fp32.
+    lora_kernels: str = "peft"
+    # PEFT's PeftModel makes the embedding's output require a gradient under gradient
+    # checkpointing (peft_model.py _prepare_model_for_gradient_checkpointing:
+    # enable_input_require_grads): the backward then runs through every layer, also below
+    # the first adapter of workload.lora_layers (core/speed/train_layer.py backward_share)
+    input_grads_with_recompute: bool = False
+    # fp32 weights under torch.autocast: every matmul keeps its 16-bit weight copy.
+    autocast_copies: bool = False
+    # Gradient dtype of fully trained weights: the parameter's ("parameter", PyTorch .grad),
+    # the scenario's ``precision.gradients`` ("scenario"), or Megatron's fp32 ``main_grad``
+    # buffer whenever fp32 master weights are kept ("main_grad").
+    gradients: Literal["parameter", "scenario", "main_grad"] = "parameter"
+    step_counters: bool = False  # torch.optim keeps a 4-byte ``step`` per parameter tensor
+    ddp_buckets: bool = False  # DDP gradient buckets beside .grad (ZeRO 0, DP > 1)
+    foreach_scratch: bool = False  # the foreach optimizer step copies the parameters once
+    persistent_gradients: bool = False  # the gradient buffer lives through the whole step
+    # The layout search prefers TP/PP to ZeRO-2/3 (Megatron has only the distributed
+    # optimizer, i.e. ZeRO-1).
+    prefers_model_parallel: bool = False
+    quantised_base_zero3: bool = True  # can train a quantised base under ZeRO-3
+    # DeepSpeed ZeRO-1/2 step (stage_1_and_2.py ``step``): each group's 16-bit gradient
+    # partition is converted to an fp32 ``.grad`` of the fp32 master before the update, beside
+    # the 16-bit gradients: 4 B per stepped parameter at the step (its estimator: 2 + 18/N).
+    fp32_step_gradients: bool = False
+    # Its tables' own memory line: "allocated" (torch.cuda.max_memory_allocated, tensors only)
+    # or "reserved" (max_memory_reserved: the caching allocator's segments, not the CUDA
+    # context or NCCL's buffers); "" when it prints none (core/memory/overhead.py reported_bytes)
+    reports: Literal["", "allocated", "reserved"] = ""
+    # Its checkpoint converter copies a tied embedding into a separate LM head (LitGPT 0.4.x
+    # litgpt/scripts/convert_hf_checkpoint.py: lm_head.weight = transformer.wte.weight for Gemma)
+    unties_embeddings: bool = False
+    # Its bitsandbytes path quantises every nn.Linear, the LM head too (Lightning's
+    # BitsandbytesPrecision with LitGPT's empty ``ignore_modules``): the rule a bitsandbytes
+    # format takes under it (core/registry/quant_rules.py; None: the format's default).
+    bnb_rule: str | None = None
+    # 16-bit copies of a 4-bit matrix alive while bitsandbytes' MatMul4Bit dequantises it for
+    # the forward's and the backward's matmul (``dequantize_4bit(B, state).to(A.dtype)``):
+    # 2 where the weight was quantised from fp16 but computes in bf16 (Lightning's
+    # ``_Linear4bit._quantize_weight``: ``.to(dtype=torch.half)``); 0: not counted (the
+    # transformers + PEFT path measured to the byte holds without it).
+    dequant_copies: int = 0
+    # The training loop holds the last step's ``logits`` and ``loss`` until the next forward
+    # returns (LitGPT ``fit``: ``logits = model(...)``, ``loss = ...`` reassigned each step):
+    # the last step's autograd graph, with whatever its nodes keep past their backward, and
+    # its logits stay through the next forward (core/memory/last_step.py).
+    holds_last_step: bool = False
+    # -- training speed (core/speed/train_step.py) ----------------------------------------
+    # Attention kernel: PyTorch SDPA's FlashAttention-2 ("flash2") or cuDNN fused attention
+    # through Transformer Engine ("cudnn", Megatron-LM).
+    attention_kernel: Literal["flash2", "cudnn"] = "flash2"
+    # Fused norm / RoPE / activation / loss kernels without torch.compile (Megatron-LM with TE
+    # or apex); otherwise they are fused only under ``workload.compile``.
+    fused_kernels: bool = False
+    # What ``parallelism.recompute: "selective"`` reruns: the attention core (Korthikanti et al.
+    # 2022) or every second matmul of a layer with the elementwise ops (torchtitan op-level SAC).
+    selective_recompute: Literal["attention", "every_other_matmul"] = "attention"
+    # Bytes per value of the data-parallel gradient reduction (None: the gradient dtype).
+    grad_reduce_bytes: int | None = None
+    # ZeRO-1/2: the updated parameters' all-gather overlaps the next forward (Megatron
+    # --overlap-param-gather); False: it follows the optimizer step (DeepSpeed).
+    param_gather_overlap: bool = True
+    # ZeRO-3 under pipeline parallelism keeps the stage's parameters gathered (activation
+    # dtype) and its gradients unsharded (reduce dtype) across micro-batches (torchtitan
+    # apply_fsdp: reshard_after_forward=False when PP is on; FSDP2 accumulates in reduce_dtype).
+    pipeline_gathered: bool = False
+    # (block, field, value) the profile sets when the scenario leaves the field out.
+    scenario_defaults: tuple[tuple[str, str, object], ...] = ()
+    techniques: tuple[str, ...] = ()  # what the profile does, in the user's words (tooltips)
+    # -- serving ----------------------------------------------------------------------------
+    # transformers' rule (core/memory/inference.py); engines' chunking is per release (engines.py)
+    prefill_chunk_tokens: int | None = None  # tokens per prefill pass; None = whole prompt
+    prefill_chunk_per_sequence: bool = False  # the chunk is per sequence, not per batch
+    kv_window_slack: int = 0  # a sliding-window cache keeps this many tokens fewer
+    # the cache is allocated in steps of this many tokens per sequence (mlx-lm KVCache.step 256)
+    kv_step_tokens: int = 1
+    # serving.max_kv_size caps each sequence's cache, the oldest tokens dropped (mlx-lm
+    # RotatingKVCache); False: the field is refused
+    rotating_kv: bool = False
+    eager_scores: bool = False  # eager attention materialises the scores when serving
+    mla_latent_decode: bool = True  # MLA decodes in the compressed latent (weight absorption)
+    # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
+    # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
+    recurrent_state: Literal["transformers", "engine"] = "engine"
+    # How the engine takes GPU memory when serving, a key of core/serving/rules.MEMORY_RULES
+    # (one class each; an unknown key is an error at validation): "transformers" allocates as
+    # requests need it (core/memory/inference.py); "profiled_pool" (vLLM) reserves a fraction of the
+    # device, profiles a dummy batch and pages the rest as KV; "static_pool" (SGLang) reserves
+    # (weights + KV) as a fraction; "free_pool" (TensorRT-LLM) gives a fraction of what is
+    # free after weights and activations to the KV cache; "layer_offload" (llama.cpp, Ollama)
+    # places layers on the GPU or in system RAM.
+    memory_rule: str = "transformers"
+    releases: tuple[EngineRelease, ...] = ()  # oldest first; the last is the default
+    # Whose kernels run the model when serving (core/speed/rates.py): "ggml" (llama.cpp's own),
+    # "mlx" (Apple MLX's Metal kernels) or "vendor" (cuBLAS, CUTLASS, FlashAttention, Marlin...
+    # under PyTorch or TensorRT).
+    kernels: Literal["ggml", "mlx", "vendor"] = "vendor"
+    # The engine's switch for attention data parallelism beside expert parallelism
+    # (``parallelism.attention_data``, core/serving/attention_dp.py); "" where it has none.
+    attention_data_flag: str = ""
+    # The engine's own scheduler settings a scenario may set (core/pipeline/validate_sched.py):
+    # "batch_wait" (TensorRT-LLM's batch_wait_timeout_iters / _max_tokens_ratio, core/serving/
+    # batch_wait.py), "attention_dp_balance" (its attention_dp_config, core/serving/adp_balance.py),
+    # "recv_interval" (SGLang's --scheduler-recv-interval, core/serving/recv_poll.py),
+    # "max_prefill" (SGLang's --max-prefill-tokens, core/serving/prefill_cap.py)
+    scheduler_knobs: frozenset[str] = frozenset()
+    # True: its fused MoE writes each token's top-k expert outputs unreduced and sums them in a
+    # kernel of its own after the second GEMM (vLLM fused_moe.py ``intermediate_cache3`` then
+    # ``moe_sum``; core/speed/step_moe.py ``_topk_sum``)
+    moe_topk_sum: bool = False
+    # False: its LoRA layer on MoE experts refuses expert parallelism, which its attention data
+    # parallelism switches on too (vLLM vllm/lora/layers/fused_moe.py ``FusedMoEWithLoRA``:
+    # ``assert not self.base_layer.use_ep``; core/serving/lora_serving.py check_lora).
+    moe_lora_expert_parallel: bool = True
+    # The sizing advisor's last rung for LoRA and QLoRA (core/sizing/savings.py): switch to
+    # this framework with its defaults, on at most ``max_gpus`` GPUs (None: any number).
+    adapter_fallback: bool = False
+    max_gpus: int | None = None
+    sources: tuple[str, ...] = ()
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """``serving.engine_version`` values this profile accepts (empty: none)."""
+        return tuple(r.version for r in self.releases)
+
+    @property
+    def keeps_whole_conv_kernel(self) -> bool:
+        """transformers' recurrent-state layout: the whole conv kernel, an fp32 state."""
+        return self.recurrent_state == "transformers"
+
+    def runs_on_vendor(self, vendor: str) -> bool:
+        """Whether it runs on ``vendor``'s GPUs (a vendor outside VENDORS is not judged)."""
+        v = vendor.lower()
+        return v in {x.lower() for x in self.runs_on} or v not in {x.lower() for x in VENDORS}
+
+    def pipelines(self, kind: WorkloadKind) -> bool:
+        """Whether it runs ``kind``'s work (its training pool when the kind trains) in pipeline
+        stages: a ``parallelism.pipeline`` above 1 is possible."""
+        return self.pipeline_training if kind.trains else self.pipeline_serving
+
+    def fits(self, kind: WorkloadKind) -> bool:
+        """Whether this framework runs that kind of work."""
+        return self.trains if kind.trains else self.serves

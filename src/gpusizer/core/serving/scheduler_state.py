@@ -1,0 +1,154 @@
+"""The state of one simulated serving run (core/serving/scheduler_run.py ``Run``): groups of
+identical requests (:class:`Group`), the metrics' running sums (:class:`Stats`), and
+:class:`RunState`, which holds the queues and counters and does their bookkeeping: arrivals
+(a length spread's levels, TensorRT-LLM's overlap skip) and the KV pool in use.
+
+Units: times in seconds, the pool in tokens (``Engine.block`` tokens a block). The admission
+and prompt-chunk selection built on it are core/serving/scheduler_admit.py.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..speed.step import StepModel
+from .scheduler_holds import Holds
+from .scheduler_types import SEED, Engine, Workload, levels
+
+
+@dataclass(eq=False)  # groups are told apart by identity (list.remove, index)
+class Group:
+    """Requests in the same state. Prefill: ``done`` of ``need`` tokens computed. Decode: they
+    finish when the decode counter reaches ``finish``."""
+
+    n: int
+    arrivals: list[float]
+    need: int
+    prompt: int = 0
+    output: int = 0
+    done: int = 0
+    generated: int = 0  # tokens generated (kept through a preemption)
+    first: float = -1.0  # time of the first token
+    finish: int = 0  # decode: the decode counter at which the group is done
+    base: float = 0.0  # decode: context - decode counter (context grows with the counter)
+    ready: int = 0  # waiting: the steps run before it may be scheduled (Engine.overlap_skip)
+
+    def split(self, n: int) -> Group:
+        """Detach the first ``n`` requests as a new group."""
+        head = self.copy(n, self.arrivals[:n])
+        self.n, self.arrivals = self.n - n, self.arrivals[n:]
+        return head
+
+    def copy(self, n: int, arrivals: list[float]) -> Group:
+        g = Group(n, arrivals, self.need, self.prompt, self.output, self.done, self.generated, self.first)
+        g.finish, g.base, g.ready = self.finish, self.base, self.ready
+        return g
+
+
+@dataclass
+class Stats:
+    ttft_at: list[float] = field(default_factory=list)
+    ttft_sum: float = 0.0
+    tpot: float = 0.0
+    tpot_n: int = 0
+    e2e: float = 0.0
+    done: int = 0
+    tokens: int = 0
+    last: float = 0.0
+    decode_steps: int = 0
+    decode_seqs: float = 0.0
+    decode_time: float = 0.0
+
+
+class RunState:
+    """The queues and counters of one run (core/serving/scheduler_run.py ``Run``), with the
+    bookkeeping of arrivals and of the pool."""
+
+    def __init__(self, step: StepModel, eng: Engine, w: Workload) -> None:
+        self.step, self.eng, self.w = step, eng, w
+        self.now, self.k = 0.0, 0  # time, decode steps so far
+        self.waiting: deque[Group] = deque()
+        self.prefill: list[Group] = []
+        self.p_n, self.p_done = 0, 0.0  # requests prefilling; their prompt tokens computed
+        self.decode: deque[Group] = deque()  # by finish
+        self.d_n, self.d_base = 0, 0.0  # decoding requests; sum of (prompt + generated - k)
+        self.issued, self.evals = 0, 0
+        self.steps, self.mixed_steps = 0, 0  # steps so far; of them with prompt tokens
+        self.prompts = [0.0, 0.0, 0.0, 0.0]  # the prompt steps' tokens, sequences, attn, read
+        self.refills = w.arrives_at_rate  # requests take the slots of finished ones (_decode_step)
+        self.stopped = False
+        self.holds = Holds(eng)  # the engine's prompt holds (core/serving/scheduler_holds.py)
+        self.st = Stats()
+        self.arrivals: deque[float] = deque()
+        if w.arrives_at_rate:
+            rng, t = random.Random(SEED), 0.0
+            for _ in range(w.requests):
+                self.arrivals.append(t)
+                t += rng.expovariate(w.rate)
+        else:
+            self._arrive(0.0, w.users)
+
+    # -- bookkeeping -------------------------------------------------------------------------
+    def _arrive(self, t: float, n: int, skip: int = 0) -> None:
+        """``n`` requests at ``t``; with a length spread they take the levels in turn. While the
+        engine runs, they wait ``skip`` steps before they may be scheduled (:meth:`_skip`)."""
+        n = min(n, self.w.requests - self.issued)
+        if n <= 0:
+            return
+        w, ready = self.w, self.steps + skip if self._running() else 0
+        if not w.spread:
+            self.issued += n
+            self.waiting.append(Group(n, [t] * n, w.prompt, w.prompt, w.output, ready=ready))
+            return
+        a, b, k = self.issued, self.issued + n, levels(w.users)
+
+        def upto(x: int, i: int) -> int:  # requests before number x that take level i
+            return max(0, (x - i + k - 1) // k)
+
+        self.issued = b
+        # fewer requests than levels take levels a % k .. (b - 1) % k, one each: the same groups
+        # in the same order as the loop over every level, without 64 steps per arrival
+        hit = sorted({x % k for x in range(a, b)}) if n < k else range(k)
+        for i in hit:
+            c = upto(b, i) - upto(a, i)
+            if c > 0:
+                f = 1.0 + w.spread * (2 * i / (k - 1) - 1)
+                p, o = max(1, round(w.prompt * f)), max(0, round(w.output * f))
+                self.waiting.append(Group(c, [t] * c, p, p, o, ready=ready))
+
+    def _running(self) -> int:
+        return self.d_n + self.p_n
+
+    def _skip(self, closed: bool) -> int:
+        """Steps an arrival misses under TensorRT-LLM's overlap scheduler (``Engine.overlap_skip``):
+        a request that arrives while step s runs is fetched after step s + 1 was scheduled and
+        runs in step s + 2; a closed-loop user's next request leaves with the last token of
+        step n, sent once step n + 1 was launched, so it arrives during step n + 1."""
+        skip = self.eng.overlap_skip
+        return skip if closed or not skip else skip - 1
+
+    def _unready(self) -> bool:
+        """The head of the queue may not be scheduled yet (an idle engine takes it at once)."""
+        if not self.waiting or self.waiting[0].ready <= self.steps:
+            return False
+        if self._running():
+            return True
+        for g in self.waiting:
+            g.ready = min(g.ready, self.steps)
+        return False
+
+    def _kv_used(self) -> float:
+        eng, w, half = self.eng, self.w, self.eng.block / 2
+        if eng.admission == "reserve":
+            per = math.ceil((w.prompt + w.output) * (1 + w.spread) / eng.block) * eng.block
+            return self._running() * per
+        ctx = self.d_base + self.d_n * self.k
+        return ctx + self.d_n * half + self.p_done + self.p_n * half
+
+    def _decode_time(self, ahead: int) -> float:
+        """Seconds of one pure decode step ``ahead`` steps from now (Run's, which knows the
+        step model's ranks; admission reads it for the engine's prompt holds)."""
+        raise NotImplementedError
