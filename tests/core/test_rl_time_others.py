@@ -38,9 +38,9 @@ RECORDED = {
         "log_probs": 0.516,
         "weight_sync": 0.199,
     },
-    "verl-sync-qwen2.5-math-7b-4to4xh20": {"weight_sync": 3.91},
-    "verl-sync-qwen3-30b-a3b-16to16xh20": {"weight_sync": 0.229},
-    "verl-sync-qwen3-235b-a22b-64to64xh20": {"weight_sync": 0.292},
+    "verl-sync-qwen2.5-math-7b-4to4xh20": {"weight_sync": 0.713},
+    "verl-sync-qwen3-30b-a3b-16to16xh20": {"weight_sync": 0.285},
+    "verl-sync-qwen3-235b-a22b-64to64xh20": {"weight_sync": 0.321},
 }
 
 

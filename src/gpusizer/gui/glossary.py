@@ -143,6 +143,9 @@ GLOSSARY: dict[str, str] = {
     "rl.overlap": "Split pools: the rollout of step n+1 runs beside training on step n, one step "
     "off-policy (OpenRLHF arXiv 2405.11143, NeMo RL async GRPO), the step as long as the slower "
     "pool; no: the pools take turns, the step their sum.",
+    "rl.broadcast_per_tensor": "Split pools: the weight sync broadcasts each tensor in its own "
+    "NCCL call and the engine loads it on its own (verl's fully-async sync with the checkpoint "
+    "engine off), one call's latency a tensor; off: the gathered model's bytes only (NeMo RL).",
     "rl.off_policy_steps": "Split pools with overlap: the oldest policy a trained response may "
     "come from, in steps (NeMo RL grpo.async_grpo.max_trajectory_age_steps, 1-64). Above 1 each "
     "rollout replica holds that many steps' requests and refills a slot as a response ends "

@@ -172,6 +172,11 @@ class RLSpec(Strict):
     # requests at once and refills each slot as a response ends (core/pipeline/rl_time.py)
     off_policy_steps: Annotated[int, Field(ge=1, le=64)] = 1
     prompt_tokens: Tokens = 512  # mean prompt length
+    # split: the sync broadcasts each exported tensor in its own NCCL call over one group of the
+    # training and rollout GPUs, each engine loading it on its own (verl's fully-async and
+    # one-step-off sync with the checkpoint engine off); false: the gathered model's bytes only
+    # (core/pipeline/rl_split_sync.py)
+    broadcast_per_tensor: bool = False
     # colocated: GB/s per direction of the GPU's link to host memory (null: the GPU's PCIe or
     # NVLink-C2C, core/pipeline/rl_transitions.py)
     host_link_gb_per_s: Annotated[float, Field(gt=0.0, le=10000.0)] | None = None

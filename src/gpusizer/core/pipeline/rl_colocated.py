@@ -13,9 +13,8 @@ from .rl_adapter_sync import adapter_sync_seconds
 from .rl_check import rl_of
 from .rl_memory import RLParts
 from .rl_roles import reference_in_policy, serves_adapter
-from .rl_time import sync_seconds
+from .rl_split_sync import split_sync_seconds
 from .rl_transitions import (
-    EXPORT_SECONDS_PER_TENSOR,
     Resident,
     Transition,
     host_link_gb_per_s,
@@ -110,11 +109,9 @@ def weight_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:
     engine serves the adapter's hand-over (core/pipeline/rl_adapter_sync.py); split, the gather
     (the colocated refit's, tensor by tensor: NeMo RL's non-colocated refit blog, "completely
     identical to that of colocated refit") and the 16-bit model's broadcast to the engines over
-    the network."""
+    the network, or the node's GPU link where both pools fit one node
+    (core/pipeline/rl_split_sync.py)."""
     rl = rl_of(s)
     if rl.placement != "split":
         return adapter_sync_seconds(s, gpu) if serves_adapter(rl) else colocated_refit(s, gpu)
-    net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
-    weights = count_parameters(s.model).total * BF16
-    gather = exported_tensors(s.model) * EXPORT_SECONDS_PER_TENSOR
-    return gather + sync_seconds(weights, net, s.compute.interconnect_efficiency)
+    return split_sync_seconds(s, gpu, exported_tensors(s.model))

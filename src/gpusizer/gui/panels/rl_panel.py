@@ -32,6 +32,7 @@ _INTS = (
 FUSION = "rl.policy.moe_permute_fusion"
 FP32_LOGPROBS = "rl.policy.fp32_logprobs"
 SWIGLU = "rl.policy.bias_activation_fusion"
+PER_TENSOR = "rl.broadcast_per_tensor"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -99,6 +100,7 @@ class RLPanel(Panel):
         f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
         f.add("", QCheckBox("FP32 log-probs (NeMo RL)"), FP32_LOGPROBS, name="check_rl_fp32_logprobs")
         f.add("", QCheckBox("Fused SwiGLU (Megatron)"), SWIGLU, name="check_rl_bias_activation_fusion")
+        f.add("", QCheckBox("Sync tensor by tensor (verl)"), PER_TENSOR, name="check_rl_broadcast_per_tensor")
         self.phases = QLabel()
         self.phases.setObjectName("label_rl_phases")
         self.phases.setWordWrap(True)
@@ -114,6 +116,7 @@ class RLPanel(Panel):
         split = self.state.value("rl.placement") == "split"
         self.form.show("rl.rollout.gpus", split)
         self.form.show("rl.overlap", split)
+        self.form.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)

@@ -1,0 +1,77 @@
+"""The split placement's weight sync (the ``weight_sync`` phase with ``rl.placement: "split"``):
+the training pool's 16-bit model gathered tensor by tensor and broadcast to the rollout pool.
+
+Where the broadcast runs. verl's fully-async and one-step-off trainers form one NCCL group of
+every training and every rollout worker (``verl/experimental/fully_async_policy/param_sync.py``
+``_init_sync_group``: ``collective.create_collective_group(actor_wg.workers +
+rollout_wg.workers, ...)``, commit b178a3cd); NeMo RL's non-colocated refit likewise joins the
+training and generation workers in one group. When the two pools' GPUs fit one node
+(training + rollout GPUs no more than ``hardware.gpus_per_node``), NCCL's ring stays on the
+node's GPU link (NVLink), not the network: the whole model crosses that link once.
+
+Tensor by tensor (``rl.broadcast_per_tensor``). With verl's checkpoint engine off, its sync
+loop (``base_detach_sync.py`` ``_sync_vllm_weights``) runs, for each Hugging Face tensor of the
+model, one ``collective.broadcast`` over that group and then, on each rollout rank,
+``inference_model.load_weights([(key, tensor)])`` (``docs/advance/one_step_off.md``: "Model
+parameters are broadcast tensor-by-tensor"). Each tensor then pays one NCCL call's latency over
+the group (core/speed/collectives.py: NCCL's ring base and per-hop latency on a scale-up link,
+the measured network latency across nodes) beyond its bytes. Not modelled: the engine's
+``load_weights`` call per tensor, a Python pass whose cost grows with the model's parameter
+count (vLLM's and SGLang's MoE loaders rebuild ``dict(self.named_parameters())`` and scan the
+expert mapping on every call: sgl-project/sglang#30848, ~60 s a sync of Qwen3-30B-A3B on H100
+through that path); no source times one call, so it is left out rather than fitted
+(docs/evidence/rl.md section 17)."""
+
+from __future__ import annotations
+
+from ..model.params import count_parameters
+from ..model.specs import GPUSpec, Scenario
+from ..speed.collectives import NCCL_HOP_US, link, nccl_ring_seconds
+from ..speed.train_rates import network_gb_per_s
+from .rl_check import rl_of
+from .rl_time import sync_seconds
+from .rl_transitions import EXPORT_SECONDS_PER_TENSOR
+
+BF16 = 2  # bytes per weight of the broadcast model (16-bit)
+
+
+def sync_group_ranks(s: Scenario) -> int:
+    """GPUs in the sync's NCCL group: every training and every rollout GPU."""
+    return s.parallelism.gpus + rl_of(s).rollout.gpus
+
+
+def in_one_node(s: Scenario) -> bool:
+    """Whether both pools fit one node, so the broadcast stays on the GPUs' own link."""
+    return sync_group_ranks(s) <= max(1, s.hardware.gpus_per_node)
+
+
+def broadcast_gb_per_s(s: Scenario, gpu: GPUSpec) -> float:
+    """GB/s per direction the broadcast runs at: the GPU link within one node, else one GPU's
+    network link (the scenario's, else the catalog's)."""
+    if in_one_node(s) and gpu.interconnect_gb_per_s > 0:
+        return gpu.interconnect_gb_per_s
+    return s.hardware.network_gb_per_s or network_gb_per_s(gpu)
+
+
+def broadcast_latency(s: Scenario, gpu: GPUSpec) -> float:
+    """Seconds of one NCCL broadcast call's latency over the sync group (its bytes aside): on a
+    scale-up link NCCL's fastest protocol's base latency plus one hop per further rank (the
+    broadcast's ring is a chain), across nodes the network link's measured latency."""
+    ranks = sync_group_ranks(s)
+    ln = link(gpu, ranks, s.hardware.gpus_per_node)
+    if ln.kind in NCCL_HOP_US:
+        return nccl_ring_seconds(ln, 0.0, ranks - 1, ranks)
+    return ln.latency(ranks)
+
+
+def split_sync_seconds(s: Scenario, gpu: GPUSpec, tensors: int) -> float:
+    """The split sync, seconds: the gather of ``tensors`` exported tensors (each
+    :data:`EXPORT_SECONDS_PER_TENSOR`, core/pipeline/rl_transitions.py), the 16-bit model's
+    bytes over :func:`broadcast_gb_per_s`, and with ``rl.broadcast_per_tensor`` one NCCL call's
+    latency per tensor (module docstring)."""
+    weights = count_parameters(s.model).total * BF16
+    seconds = tensors * EXPORT_SECONDS_PER_TENSOR
+    seconds += sync_seconds(weights, broadcast_gb_per_s(s, gpu), s.compute.interconnect_efficiency)
+    if rl_of(s).broadcast_per_tensor:
+        seconds += tensors * broadcast_latency(s, gpu)
+    return seconds
