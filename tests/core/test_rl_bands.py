@@ -40,15 +40,16 @@ def _split(scenario: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
-    # 25 + 2 + 4 + 13 + 2 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3
+    # 25 + 2 + 4 + 14 + 2 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3
     # and Miles); 25 split off-policy steps, a band of their own (12 or more; never pooled with the
-    # colocated steps, whose gap is in what colocation adds); verl's 13 counters
+    # colocated steps, whose gap is in what colocation adds); verl's 14 counters (the MATH-only
+    # 7B log joined both, docs/evidence/rl.md section 17)
     regimes = BANDS["regimes"]
     assert (
-        regimes["speed/rl/colocated"]["figures"] == 46 and "pooled_from" not in regimes["speed/rl/colocated"]
+        regimes["speed/rl/colocated"]["figures"] == 47 and "pooled_from" not in regimes["speed/rl/colocated"]
     )
     assert regimes["speed/rl/split"]["figures"] == 25 and "pooled_from" not in regimes["speed/rl/split"]
-    assert regimes["memory/rl"]["figures"] == 13 and "pooled_from" not in regimes["memory/rl"]
+    assert regimes["memory/rl"]["figures"] == 14 and "pooled_from" not in regimes["memory/rl"]
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
     # all speed is the one the other small speed regimes take, unmoved by the RL steps (439
     # figures, 467 with the 28 TensorRT-LLM batch-one figures of docs/evidence/speed.md
@@ -64,9 +65,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
 def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     rep = estimate_report(VERL_7B["scenario"])
     ev = rep["evidence"]
-    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 13
+    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 14
     assert ev["speed"]["regime"] == "speed/rl/colocated"
-    assert ev["speed"]["figures"] == 46 and ev["speed"]["label"] == "RL steps, colocated"
+    assert ev["speed"]["figures"] == 47 and ev["speed"]["label"] == "RL steps, colocated"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
@@ -127,8 +128,8 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     step = next(line for line in out.stdout.splitlines() if "time per step" in line)
     assert step.strip().startswith("time per step") and "(" in step and "s-" in step
-    assert "speed measured (46 figures of RL steps, colocated;" in out.stdout
-    assert "memory measured (13 figures of RL post-training memory;" in out.stdout
+    assert "speed measured (47 figures of RL steps, colocated;" in out.stdout
+    assert "memory measured (14 figures of RL post-training memory;" in out.stdout
 
 
 def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> None:
@@ -140,4 +141,4 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
     assert f"({lo:,.1f} s-{hi:,.1f} s)" in text
-    assert "80 % of 46 replayed figures of RL steps, colocated" in text
+    assert "80 % of 47 replayed figures of RL steps, colocated" in text

@@ -55,8 +55,8 @@ def test_each_verl_log_is_within_15_percent(record: dict[str, Any]) -> None:
 def test_the_count_within_15_percent() -> None:
     within = [r["id"] for r in RECORDS if abs(_counted_gib(r) / r["measured_allocated_gib"] - 1) <= 0.15]
     # docs/evidence/rl.md section 5: 11 of 13 (the GSM8K + MATH 1.5B's and 0.5B's counters read
-    # +15.5 and +20.1 %)
-    assert len(RECORDS) == 13 and len(within) == 11
+    # +15.5 and +20.1 %); 12 of 14 with section 17's MATH-only 7B log (-7.2 %)
+    assert len(RECORDS) == 14 and len(within) == 12
 
 
 def test_the_counter_holds_the_sleeping_engine() -> None:
