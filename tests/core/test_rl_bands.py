@@ -40,15 +40,16 @@ def _split(scenario: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
-    # 25 + 2 + 4 + 13 + 2 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3
+    # 25 + 2 + 4 + 20 + 2 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3
     # and Miles); 25 split off-policy steps, a band of their own (12 or more; never pooled with the
-    # colocated steps, whose gap is in what colocation adds); verl's 13 counters
+    # colocated steps, whose gap is in what colocation adds); verl's 20 counters (the seven MATH-only
+    # logs joined both, docs/evidence/rl.md section 18)
     regimes = BANDS["regimes"]
     assert (
-        regimes["speed/rl/colocated"]["figures"] == 46 and "pooled_from" not in regimes["speed/rl/colocated"]
+        regimes["speed/rl/colocated"]["figures"] == 53 and "pooled_from" not in regimes["speed/rl/colocated"]
     )
     assert regimes["speed/rl/split"]["figures"] == 25 and "pooled_from" not in regimes["speed/rl/split"]
-    assert regimes["memory/rl"]["figures"] == 13 and "pooled_from" not in regimes["memory/rl"]
+    assert regimes["memory/rl"]["figures"] == 20 and "pooled_from" not in regimes["memory/rl"]
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
     # all speed is the one the other small speed regimes take, unmoved by the RL steps (439
     # figures, 467 with the 28 TensorRT-LLM batch-one figures of docs/evidence/speed.md
@@ -64,9 +65,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
 def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     rep = estimate_report(VERL_7B["scenario"])
     ev = rep["evidence"]
-    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 13
+    assert ev["regime"] == "memory/rl" and ev["pooled_from"] is None and ev["figures"] == 20
     assert ev["speed"]["regime"] == "speed/rl/colocated"
-    assert ev["speed"]["figures"] == 46 and ev["speed"]["label"] == "RL steps, colocated"
+    assert ev["speed"]["figures"] == 53 and ev["speed"]["label"] == "RL steps, colocated"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
@@ -91,9 +92,11 @@ def test_the_published_step_lies_inside_the_range(figure) -> None:
     # source: NeMo RL docs/about/performance-summary.md (Total Step time): Qwen3-235B on 256 H100
     # 312 s (ratio 1.43), DeepSeek V3 on 256 H100 154 s (2.47), Qwen3-32B 1-off 215 s (1.12);
     # the range is where 80 % of published steps like it landed (Qwen3-32B's colocated 393 s, ratio
-    # 1.18, now lies just below its range, and Llama 3.1 8B 1-off's 1.03 sets the split's p10)
+    # 1.18, now lies just below its range, and Llama 3.1 8B 1-off's 1.03 sets the split's p10).
+    # Since docs/evidence/rl.md section 18's seven verl steps joined the colocated band, DeepSeek
+    # V3's 2.110 is its p90 itself: inside to the 4 decimals the band file keeps its edges in
     lo, hi = estimate_report(figure.scenario())["rl"]["time_per_step_seconds_range"]
-    assert lo <= figure.measured <= hi
+    assert lo <= figure.measured <= hi * (1 + 1e-4)
 
 
 def test_the_step_note_is_the_band_in_words() -> None:
@@ -127,8 +130,8 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     step = next(line for line in out.stdout.splitlines() if "time per step" in line)
     assert step.strip().startswith("time per step") and "(" in step and "s-" in step
-    assert "speed measured (46 figures of RL steps, colocated;" in out.stdout
-    assert "memory measured (13 figures of RL post-training memory;" in out.stdout
+    assert "speed measured (53 figures of RL steps, colocated;" in out.stdout
+    assert "memory measured (20 figures of RL post-training memory;" in out.stdout
 
 
 def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> None:
@@ -140,4 +143,4 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
     assert f"({lo:,.1f} s-{hi:,.1f} s)" in text
-    assert "80 % of 46 replayed figures of RL steps, colocated" in text
+    assert "80 % of 53 replayed figures of RL steps, colocated" in text

@@ -38,6 +38,9 @@ def _counted_gib(record: dict[str, Any]) -> float:
 OUTSIDE = {
     "verl-grpo-lora-math-qwen2.5-1.5b-2xh100": 0.1551,
     "verl-grpo-lora-math-qwen2.5-0.5b-2xh100": 0.2012,
+    # the MATH-only 1.5B and 0.5B logs of section 18, the same 2-GPU runs' excess
+    "verl-grpo-lora-mathonly-qwen2.5-1.5b-2xh100": 0.1690,
+    "verl-grpo-lora-mathonly-qwen2.5-0.5b-2xh100": 0.2133,
 }
 
 
@@ -55,8 +58,9 @@ def test_each_verl_log_is_within_15_percent(record: dict[str, Any]) -> None:
 def test_the_count_within_15_percent() -> None:
     within = [r["id"] for r in RECORDS if abs(_counted_gib(r) / r["measured_allocated_gib"] - 1) <= 0.15]
     # docs/evidence/rl.md section 5: 11 of 13 (the GSM8K + MATH 1.5B's and 0.5B's counters read
-    # +15.5 and +20.1 %)
-    assert len(RECORDS) == 13 and len(within) == 11
+    # +15.5 and +20.1 %); 16 of 20 with section 18's seven MATH-only logs (the 1.5B's and 0.5B's
+    # +16.9 and +21.3 % out, as their GSM8K + MATH twins)
+    assert len(RECORDS) == 20 and len(within) == 16
 
 
 def test_the_counter_holds_the_sleeping_engine() -> None:
@@ -83,8 +87,9 @@ def test_no_awake_phase_reaches_the_published_counters() -> None:
     # docs/evidence/rl.md section 8a).
     # The GSM8K series only: in the GSM8K + MATH series on 2 GPUs (0.5B-3B, longer responses)
     # the awake training phase alone is 0.97-1.00 of the counter and the pool added 1.15-1.20,
-    # so those counters neither confirm nor refute it (section 6a)
-    for rec in (r for r in RECORDS if "-math-" not in r["id"]):
+    # so those counters neither confirm nor refute it (section 6a); the MATH-only logs of
+    # section 18 are left out with them
+    for rec in (r for r in RECORDS if "-math" not in r["id"]):
         rep = estimate_report(rec["scenario"])
         awake = max(p["memory"]["total"] - p["memory"]["overhead"] for p in rep["rl"]["phases"])
         published = rec["measured_allocated_gib"] * GiB

@@ -47,8 +47,10 @@ def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> No
     # own shapes, section 11; 3.356 before vLLM's rollouts summed each token's top-k expert
     # outputs in a kernel of their own, speed.md section 55; 3.344 before rl.md section 14 ran
     # DeepSeek V3's engine on its BF16 checkpoint and priced vLLM's w2 grid at narrow slices;
-    # 2.681 before rl.md section 16 priced NeMo RL's FP32 log-probs)
-    assert b.p10 == pytest.approx(1.116, abs=0.005) and b.p90 == pytest.approx(2.676, abs=0.005)
+    # 2.681 before rl.md section 16 priced NeMo RL's FP32 log-probs; p10 1.116 before rl.md section
+    # 17's MATH-only verl steps joined the 46; p90 2.676 before those seven steps, 1.08-1.31 each,
+    # moved the band's upper tenth from NeMo RL's MoE rows to DeepSeek V3's 2.110)
+    assert b.p10 == pytest.approx(1.087, abs=0.005) and b.p90 == pytest.approx(2.110, abs=0.005)
     for o in options:
         assert o["fits"], o["gpu"]
         step, run, rate = (

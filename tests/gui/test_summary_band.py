@@ -68,7 +68,7 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     qtbot.addWidget(head)
     est = estimate(rec["scenario"])
     head.set_estimate(est)
-    assert head._how_sure_text == "How sure: memory measured (13) · speed measured (46)"
+    assert head._how_sure_text == "How sure: memory measured (20) · speed measured (53)"
     assert "RL steps, colocated" in html.unescape(head.how_sure.toolTip())
     view = FiguresView()
     qtbot.addWidget(view)

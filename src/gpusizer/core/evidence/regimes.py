@@ -142,7 +142,7 @@ def pool_chain(regime: str) -> list[str]:
       8 split steps fall 5 inside under ``speed/rl``, 6 under all speed, 7 under all training
       speed, 5 under all serving speed (docs/evidence/rl.md section 8). With 25 split steps
       (docs/evidence/rl.md sections 2l, 2m) it holds a band of its own; the pool serves below 12.
-    - ``speed/rl/colocated`` (46 figures, a band of its own): ``speed/rl``, RL's steps."""
+    - ``speed/rl/colocated`` (53 figures, a band of its own): ``speed/rl``, RL's steps."""
     parts = regime.split("/")
     if parts[1] == RL:
         if parts[0] == "memory":
