@@ -253,6 +253,17 @@ def script_settings(row: dict[str, str]) -> dict[str, Any]:
 INFERENCEX_SWEEP_MAX = {("vllm", "h100_sxm", "openai/gpt-oss-120b"): 64}
 
 
+# Every InferenceX config on GB200 (nvidia-master.yaml: dsr1-fp4-gb200-dynamo-trt,
+# dsr1-fp8-gb200-dynamo-sglang and, by 2026-04-06, the fp8 TensorRT-LLM, fp4 SGLang and gpt-oss
+# ones) states "multinode: true" and "disagg: true": context workers and a generation engine,
+# launched as ``submit_disagg.sh <mtp> dep <ctx_num> <gen_num> <gen_tp_size> ...`` ("dep - Run
+# Data-Expert Parallel mode (attention_dp=true)", runners/launch_gb200-nv.sh from commit e9dd89c03
+# of 2025-09-20, whose log reads "Fix TP column to use total_gpus"). The CSV labels their rows agg
+# with that total as ``tp_size`` (12-72) and no attention DP, a layout none of them ran; the
+# split is not in the row, so they are left out.
+INFERENCEX_DISAGG_ONLY = ("gb200",)
+
+
 def beyond_sweep(row: dict[str, str], users: int) -> bool:
     """Whether an InferenceX row states more users than its launch config ever sweeps."""
     most = INFERENCEX_SWEEP_MAX.get((row["backend"], row["system"], row["model_path"]))
@@ -284,6 +295,8 @@ def scenario(row: dict[str, str]) -> tuple[dict[str, Any] | None, str]:
     users = concurrency(row)
     if users is None:
         return None, "concurrency not stated"
+    if inferencex(row) and row["system"] in INFERENCEX_DISAGG_ONLY:
+        return None, "InferenceX GB200 run: disaggregated, labelled agg (split not stated)"
     if beyond_sweep(row, users):
         return None, "concurrency beyond the source's own sweep (InferenceX config)"
     tp, adp = _int(row["tp_size"]), _int(row["attention_dp_size"])

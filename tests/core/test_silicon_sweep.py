@@ -76,3 +76,24 @@ def test_the_512_rows_are_no_closed_loop_of_512_users() -> None:
     assert 90 < running < 110
     assert abs(tpot / tpot_8 - 1) < 0.01  # the pace of 8 users
     assert tpot < tpot_64 / 2  # not the pace of 99
+
+
+def test_inferencex_gb200_rows_are_disaggregated_runs() -> None:
+    """InferenceX's GB200 configs are all ``disagg: true``; the CSV's agg row of TensorRT-LLM
+    DeepSeek-R1 at 538 users, 8,192 / 1,024 tokens, ``tp_size`` 64 (the run's total GPUs), is
+    left out rather than replayed as one engine at TP 64."""
+    row = _row(
+        538,
+        "source_file=2026-04-06.csv; model=DeepSeek-R1; silicon_concurrency={users}; "
+        "measured=2025-11-17T00:00:00.000Z; wip=False",
+    )
+    row.update(
+        backend="trtllm",
+        model_path="deepseek-ai/DeepSeek-R1",
+        system="gb200",
+        tp_size="64",
+        isl="8192",
+        moe_tp_size="64",
+    )
+    sc, why = scenario(row)
+    assert sc is None and "disaggregated" in why
