@@ -242,6 +242,34 @@ def script_settings(row: dict[str, str]) -> dict[str, Any]:
     return out
 
 
+# The most users InferenceX's launch config sweeps (SemiAnalysisAI/InferenceX
+# .github/configs/nvidia-master.yaml, ``search-space`` ``conc-end``): ``gptoss-fp4-h100-vllm``
+# (image vllm/vllm-openai:v0.11.2 from 2025-12-05) runs "{ tp: 2, conc-start: 4, conc-end: 64 }"
+# and the like, at most 64, in all 92 versions of the file from 2025-10 to 2026-04-06 (the
+# source file's date). The CSV's nine rows of that model and GPU at ``silicon_concurrency=512``
+# (measured 2025-12-05 and -08) are then no run of 512 users: their TPOT is that of the
+# config's 4-64-user runs (3.6-26.9 ms) and their TTFT 20-462 s, a pair no closed loop of 512
+# users gives (docs/evidence/speed.md, the section on these rows). Left out, with the reason.
+INFERENCEX_SWEEP_MAX = {("vllm", "h100_sxm", "openai/gpt-oss-120b"): 64}
+
+
+# Every InferenceX config on GB200 (nvidia-master.yaml: dsr1-fp4-gb200-dynamo-trt,
+# dsr1-fp8-gb200-dynamo-sglang and, by 2026-04-06, the fp8 TensorRT-LLM, fp4 SGLang and gpt-oss
+# ones) states "multinode: true" and "disagg: true": context workers and a generation engine,
+# launched as ``submit_disagg.sh <mtp> dep <ctx_num> <gen_num> <gen_tp_size> ...`` ("dep - Run
+# Data-Expert Parallel mode (attention_dp=true)", runners/launch_gb200-nv.sh from commit e9dd89c03
+# of 2025-09-20, whose log reads "Fix TP column to use total_gpus"). The CSV labels their rows agg
+# with that total as ``tp_size`` (12-72) and no attention DP, a layout none of them ran; the
+# split is not in the row, so they are left out.
+INFERENCEX_DISAGG_ONLY = ("gb200",)
+
+
+def beyond_sweep(row: dict[str, str], users: int) -> bool:
+    """Whether an InferenceX row states more users than its launch config ever sweeps."""
+    most = INFERENCEX_SWEEP_MAX.get((row["backend"], row["system"], row["model_path"]))
+    return inferencex(row) and most is not None and users > most
+
+
 def _int(value: str, default: int = 1) -> int:
     return int(value) if value not in ("", "0") else default
 
@@ -267,6 +295,10 @@ def scenario(row: dict[str, str]) -> tuple[dict[str, Any] | None, str]:
     users = concurrency(row)
     if users is None:
         return None, "concurrency not stated"
+    if inferencex(row) and row["system"] in INFERENCEX_DISAGG_ONLY:
+        return None, "InferenceX GB200 run: disaggregated, labelled agg (split not stated)"
+    if beyond_sweep(row, users):
+        return None, "concurrency beyond the source's own sweep (InferenceX config)"
     tp, adp = _int(row["tp_size"]), _int(row["attention_dp_size"])
     if users != _int(row["batch_size"]) * adp:
         return None, "concurrency != batch x attention DP (replicas not stated)"
