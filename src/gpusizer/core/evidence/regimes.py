@@ -117,8 +117,8 @@ def rl_speed_regime(s: Scenario) -> str:
     expert tensors through the host: docs/evidence/rl.md sections 2j and 10-16) adds to the
     step, and the policy's kind sets the regime. A split step is the slower of its two pools
     plus the broadcast (``rl_time.step_seconds``): its MoE and dense steps sit at one level
-    (medians 1.13 and 1.05), and its 7 dense steps are too few for a band of their own, so it
-    stays one regime (docs/evidence/rl.md, the section on the split by the policy's kind)."""
+    (medians 1.11 and 1.05), and its 7 dense steps are too few for a band of their own, so it
+    stays one regime (docs/evidence/rl.md, "The colocated step bands by the policy's kind")."""
     place = (s.rl or RLSpec()).placement
     return f"speed/rl/{place}/{model_kind(s)}" if place in KIND_SPLIT_PLACEMENTS else f"speed/rl/{place}"
 
