@@ -228,8 +228,9 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
 
 def _rl() -> Iterator[Figure]:
     """RL post-training: each step's speed ratio (published seconds / estimated seconds, the
-    estimate's speed over the published speed like every time here) in ``speed/rl/<placement>``,
-    and verl's ``perf/max_memory_allocated_gb`` against the report's
+    estimate's speed over the published speed like every time here) in
+    ``speed/rl/colocated/<dense|moe>`` or ``speed/rl/split`` (core/evidence/regimes.py
+    ``rl_speed_regime``), and verl's ``perf/max_memory_allocated_gb`` against the report's
     ``rl.max_memory_allocated_bytes`` in ``memory/rl`` (tests/core/test_rl_memory_evidence.py)."""
     from tests.core.test_rl_memory_evidence import RECORDS as VERL
 

@@ -55,12 +55,9 @@ SHORT = {
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and
 # 18.3, training.md section 17):
 CV_SHORT: dict[str, tuple[int, int]] = {
-    # RL colocated steps: 40 of 47 until docs/evidence/rl.md section 18's seven verl steps (1.08-1.31,
-    # one GRPO-LoRA series) joined; 42 of 53 (79 %) since. Outside: NeMo RL's MoE steps the model
-    # prices fast (DeepSeek V3 on GB200 2.68, 2.74, 2.85; on 256 H100 2.11; Qwen3-235B on GB200
-    # 2.48) and Miles' MI300X step (2.44), above; five verl steps at 1.02-1.12, below the fifths'
-    # p10 (1.09-1.12): the series' many steps near 1.1-1.3 narrow the band from both sides
-    "speed/rl/colocated": (42, 53),
+    # (RL colocated steps: 42 of 53, 79 %, while dense and MoE policies' steps shared one band,
+    # the MoE steps above its 2.11 top; since the split by the policy's kind, docs/evidence/rl.md
+    # "The colocated step bands by the policy's kind": dense 28 of 32, MoE 19 of 21)
     # none: TensorRT-LLM at batch one held 6 of 11 on the pooled batch-one band while v0.5's
     # 128-token first tokens (1.52-1.85x the estimate) were most of its figures; with release
     # 0.9.0's batch-1 first tokens (the same page's tables, 24 rows on H200, H100 and L40S) and
@@ -143,9 +140,20 @@ def test_the_pools_are_named_for_what_they_hold() -> None:
     # RL sits in no other pool (the other kinds' bands do not move); its small regimes pool with
     # the figures of what they are made of: split steps with all speed, RL memory with all memory
     assert pool_chain("speed/rl/split") == ["speed"] and pool_chain("memory/rl") == ["memory"]
-    assert pool_chain("speed/rl/colocated") == ["speed/rl"]
+    assert pool_chain("speed/rl/colocated") == ["speed/rl", "speed"]
     assert not in_pool("speed/rl/colocated", "speed") and not in_pool("memory/rl", "memory")
     assert regime_label("speed/rl") == "RL steps, colocated and split"
+    # colocated steps by the policy's kind: both kinds' colocated steps, then RL's, then all speed
+    for kind in ("dense", "moe"):
+        chain = pool_chain(f"speed/rl/colocated/{kind}")
+        assert chain == ["speed/rl/colocated", "speed/rl", "speed"]
+        assert in_pool(f"speed/rl/colocated/{kind}", "speed/rl/colocated")
+        assert in_pool(f"speed/rl/colocated/{kind}", "speed/rl")
+        assert not in_pool(f"speed/rl/colocated/{kind}", "speed")
+    assert not in_pool("speed/rl/split", "speed/rl/colocated")
+    assert pool_chain("speed/rl/split/moe") == ["speed/rl/split", "speed"]  # never the colocated
+    assert regime_label("speed/rl/colocated/moe") == "RL steps, colocated, MoE policy"
+    assert regime_label("speed/rl/colocated/dense") == "RL steps, colocated, dense policy"
 
 
 def test_a_held_out_fifth_in_every_regime_with_a_band() -> None:

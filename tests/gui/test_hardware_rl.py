@@ -76,7 +76,7 @@ def test_the_chart_plots_the_speed_the_table_ranks(qtbot: Any) -> None:
     assert chart._pts
     for x, _y, o in chart._pts:  # each dot at the table's "RL tok/s" (log10 axis)
         assert abs(10**x - o["rl_tokens_trained_per_second"]) <= 1e-6 * o["rl_tokens_trained_per_second"]
-    # each front option's band is the whole step's (speed/rl/colocated), drawn beside its dot:
+    # each front option's band is the whole step's (speed/rl/colocated/<kind>), drawn beside its dot:
     # before, none was drawn (the training phase's band would sit several times off the dot)
     xs, _ys = chart.bands.getData()
     front = [o for _x, _y, o in chart._pts if o["pareto"]]

@@ -186,7 +186,8 @@ def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
 
 
 def rl_step_note(s: Scenario, gpu: GPUSpec) -> str:
-    """The RL step time's worth in words, from its regime's band (``speed/rl/<placement>``):
+    """The RL step time's worth in words, from its regime's band (``speed/rl/colocated/<dense|moe>``
+    or ``speed/rl/split``, regimes.py ``rl_speed_regime``):
     "RL steps like this have run 1.12-3.39x the estimate (80 % of 46 published steps...)". A
     ratio here is published seconds / estimated seconds (the estimate's speed over the
     published), so the band's edges are how many times the estimate the published steps ran."""
@@ -203,8 +204,10 @@ def rl_step_note(s: Scenario, gpu: GPUSpec) -> str:
             f"(80 %; {steps}; docs/evidence/rl.md)"
         )
     if b.pooled_from:
+        # e.g. "53 published RL steps, colocated, pooled; 7 RL steps, colocated, MoE policy"
         steps = (
-            f"{b.pooled_figures} published {regime_label(b.pooled_from)}, pooled; {b.figures} {b.regime[9:]}"
+            f"{b.pooled_figures} published {regime_label(b.pooled_from)}, pooled; "
+            f"{b.figures} {regime_label(b.regime)}"
         )
     runs = f"RL steps like this have run {b.p10:.2f}-{b.p90:.2f}x the estimate"
     return f"{runs} (80 % of {steps}; docs/evidence/rl.md)"

@@ -4,8 +4,9 @@ Memory regimes are a framework family x workload group (engine pools, HF/PEFT ea
 FSDP/DeepSpeed, Megatron, llama.cpp/Ollama, unified memory; serving, full training, adapters);
 speed regimes are an engine x GPU vendor x batch regime (batch one, large batch, burst, MoE),
 and training (dense or MoE). RL post-training has its own: ``memory/rl`` (verl's
-``max_memory_allocated`` peaks) and ``speed/rl/<colocated|split>`` (whole published steps: a
-step of five phases, whose error is not a serving step's nor a training step's). The same
+``max_memory_allocated`` peaks), ``speed/rl/colocated/<dense|moe>`` (by the policy's kind) and
+``speed/rl/split`` (whole published steps: a step of five phases, whose error is not a serving
+step's nor a training step's). The same
 functions group the figures when the bands are generated (scripts/evidence_bands.py) and place
 a scenario when it is estimated, so a scenario always meets the band of the figures that were
 grouped like it.
@@ -54,6 +55,9 @@ FAMILY_LABELS = {
 VENDOR_LABELS = {"nvidia": "NVIDIA", "amd": "AMD", "apple": "Apple", "intel": "Intel"}
 RL = "rl"  # workload.kind of RL post-training, and its regimes' second key
 PLACEMENT_LABELS = {"colocated": "colocated", "split": "split pools"}
+# RL placements whose step regimes are split by the policy's kind (``rl_speed_regime``)
+KIND_SPLIT_PLACEMENTS = ("colocated",)
+KIND_LABELS = {"dense": "dense policy", "moe": "MoE policy"}
 BATCH_LABELS = {"batch-one": "batch one", "large-batch": "large batch", "burst": "burst", "moe": "MoE"}
 
 
@@ -100,13 +104,32 @@ def vendor(gpu: GPUSpec) -> str:
     return (gpu.vendor or "custom").strip().lower() or "custom"
 
 
+def model_kind(s: Scenario) -> str:
+    """``moe`` for a model with routed experts, ``dense`` otherwise: set by the architecture
+    before any figure is replayed, and so a regime key, never a grouping chosen by ratios."""
+    return "moe" if resolve(s.model).moe is not None else "dense"
+
+
+def rl_speed_regime(s: Scenario) -> str:
+    """``speed/rl/colocated/<dense|moe>`` or ``speed/rl/split``. A colocated step runs its
+    phases in series on one set of GPUs, so what a MoE policy adds to each (the Megatron MoE
+    forward and backward, the engine's fused-MoE kernels, the refit of tens of thousands of
+    expert tensors through the host: docs/evidence/rl.md sections 2j and 10-16) adds to the
+    step, and the policy's kind sets the regime. A split step is the slower of its two pools
+    plus the broadcast (``rl_time.step_seconds``): its MoE and dense steps sit at one level
+    (medians 1.11 and 1.05), and its 7 dense steps are too few for a band of their own, so it
+    stays one regime (docs/evidence/rl.md, "The colocated step bands by the policy's kind")."""
+    place = (s.rl or RLSpec()).placement
+    return f"speed/rl/{place}/{model_kind(s)}" if place in KIND_SPLIT_PLACEMENTS else f"speed/rl/{place}"
+
+
 def speed_regime(s: Scenario, gpu: GPUSpec) -> str:
-    """``speed/training/<dense|moe>``, ``speed/rl/<placement>`` or
+    """``speed/training/<dense|moe>``, ``speed/rl/...`` (``rl_speed_regime``) or
     ``speed/<engine>/<vendor>/<batch regime>``."""
     if s.workload.kind == RL:
-        return f"speed/rl/{(s.rl or RLSpec()).placement}"
+        return rl_speed_regime(s)
     if s.workload.trains:
-        return "speed/training/" + ("moe" if resolve(s.model).moe is not None else "dense")
+        return f"speed/training/{model_kind(s)}"
     return f"speed/{s.framework}/{vendor(gpu)}/{batch_regime(s)}"
 
 
@@ -142,12 +165,17 @@ def pool_chain(regime: str) -> list[str]:
       8 split steps fall 5 inside under ``speed/rl``, 6 under all speed, 7 under all training
       speed, 5 under all serving speed (docs/evidence/rl.md section 8). With 25 split steps
       (docs/evidence/rl.md sections 2l, 2m) it holds a band of its own; the pool serves below 12.
-    - ``speed/rl/colocated`` (53 figures, a band of its own): ``speed/rl``, RL's steps."""
+    - ``speed/rl/colocated/<dense|moe>`` (the policy's kind, ``rl_speed_regime``; 32 and 21
+      figures, each a band of its own): the colocated steps of both kinds (the same phases in
+      series, the policy's kind aside), then ``speed/rl``, RL's steps, then all speed. Were a
+      split step ever keyed by kind, its chain would be ``speed/rl/split`` then all speed: a
+      split step never pools with the colocated steps (the reason above)."""
     parts = regime.split("/")
     if parts[1] == RL:
         if parts[0] == "memory":
             return ["memory"]
-        return ["speed"] if parts[2:] == ["split"] else ["speed/rl"]
+        tail = ["speed"] if parts[2] == "split" else ["speed/rl", "speed"]
+        return ([f"speed/rl/{parts[2]}"] if len(parts) > 3 else []) + tail
     if parts[0] == "memory":
         return [f"memory/{parts[1]}", "memory"]
     if parts[1] == "training":
@@ -183,7 +211,8 @@ def regime_label(regime: str) -> str:
         if parts[0] == "memory":
             return "RL post-training memory"
         place = PLACEMENT_LABELS.get(parts[2], parts[2]) if len(parts) > 2 else "colocated and split"
-        return f"RL steps, {place}"
+        kind = f", {KIND_LABELS.get(parts[3], parts[3])}" if len(parts) > 3 else ""
+        return f"RL steps, {place}{kind}"
     if len(parts) < 3 or parts[1] == "*":
         return _pool_label(parts)
     if parts[0] == "memory":

@@ -141,7 +141,7 @@ def rl_work(o: Mapping[str, Any]) -> dict[str, Any]:
     too cheap and rank GPUs by that phase alone. Other kinds: the option itself."""
     if o.get("rl_run_seconds") is None:
         return dict(o)
-    # the band is of whole published steps (speed/rl/<placement>, core/sizing/option_band.py),
+    # the band is of whole published steps (speed/rl/..., core/sizing/option_band.py),
     # so the band sorts rank the step at its slow edge, never at the training phase's
     return {
         **o,

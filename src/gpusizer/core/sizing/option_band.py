@@ -8,7 +8,8 @@ scenario on the option's GPU (memory: framework family x workload; speed: engine
 batch regime). ``*_confidence`` says how sure each is (``measured`` | ``validated`` |
 ``extrapolated`` | ``none``, core/evidence/confidence.py).
 
-RL post-training (``workload.kind: "rl"``): the speed regime is ``speed/rl/<placement>``, a band
+RL post-training (``workload.kind: "rl"``): the speed regime is ``speed/rl/colocated/<dense|moe>``
+(by the policy's kind) or ``speed/rl/split`` (core/evidence/regimes.py ``rl_speed_regime``), a band
 of whole published steps (scripts/evidence_bands.py; docs/evidence/rl.md section 8), so the
 step, the run and the whole step's trained tokens per second get it (``rl_*_range``, as the
 report's ``rl.time_per_step_seconds_range`` and ``rl.run_seconds_range``, core/evidence/ranges.py)
@@ -37,7 +38,7 @@ BAND_FIELDS = (
     "time_seconds_range",
     "memory_confidence",
     "speed_confidence",
-    # RL: the step band of speed/rl/<placement> on the step, the run and the whole step's rate
+    # RL: the step band of speed/rl/... (rl_speed_regime) on the step, the run and the whole step's rate
     "rl_time_per_step_seconds_range",
     "rl_run_seconds_range",
     "rl_tokens_trained_per_second_range",
