@@ -31,6 +31,10 @@ PIPELINE = "gpusizer.core.pipeline.estimate"
 # the pipeline's own code: the estimate and the work its kinds build (core/pipeline/work*.py)
 OWN = (PIPELINE, "gpusizer.core.pipeline.work", "gpusizer.core.pipeline.work_roles")
 RESOLVE = "gpusizer.core.model.architecture"
+# the scenario's spec classes, one module split by concern for size (core/model/specs.py
+# re-exports them): one step of the walk, as when they shared a file
+SPECS = "gpusizer.core.model.specs"
+SPEC_PARTS = {f"gpusizer.core.model.{m}_spec" for m in ("model", "workload", "precision", "hardware")}
 SCENARIOS: dict[str, dict[str, Any]] = {
     "lora": {"model": {"preset": "llama-3.1-8b"}, "workload": {"kind": "lora"}},
     "qlora": {"model": {"preset": "qwen3-32b"}, "workload": {"kind": "qlora"}},
@@ -71,6 +75,7 @@ def walk(data: dict[str, Any]) -> list[str]:
         if event != "call" or frame.f_back is None:
             return
         callee = frame.f_globals.get("__name__", "")
+        callee = SPECS if callee in SPEC_PARTS else callee
         caller = frame.f_back.f_globals.get("__name__", "")
         step = caller in OWN and callee.startswith("gpusizer.core.") and callee not in (*OWN, RESOLVE)
         if step and (not steps or steps[-1] != callee):

@@ -12,7 +12,7 @@ node's GPU link (NVLink), not the network: the whole model crosses that link onc
 Tensor by tensor (``rl.broadcast_per_tensor``). With verl's checkpoint engine off, its sync
 loop (``base_detach_sync.py`` ``_sync_vllm_weights``) runs, for each Hugging Face tensor of the
 model, one ``collective.broadcast`` over that group and then, on each rollout rank,
-``inference_model.load_weights([(key, tensor)])`` (``docs/advance/one_step_off.md``: "Model
+``inference_model.load_weights([(key, tensor)])`` (verl ``verl/docs/advance/one_step_off.md``: "Model
 parameters are broadcast tensor-by-tensor"). Each tensor then pays one NCCL call's latency over
 the group (core/speed/collectives.py: NCCL's ring base and per-hop latency on a scale-up link,
 the measured network latency across nodes) beyond its bytes. Not modelled: the engine's

@@ -38,7 +38,7 @@ vLLM table stands in (``ModuleTable.fallback``).
 
 SGLang runs block-FP8 experts on datacentre Blackwell through FlashInfer's TRT-LLM fused MoE
 (``--moe-runner-backend flashinfer_trtllm``, as InferenceX launches DeepSeek-R1 FP8 on the B200:
-SemiAnalysisAI/InferenceX ``benchmarks/dsr1_fp8_b200.sh``); the step model's default grouped rates
+SemiAnalysisAI/InferenceX ``InferenceX/benchmarks/dsr1_fp8_b200.sh``); the step model's default grouped rates
 (DeepGEMM's Hopper half-rate point) read that module 0.5-0.6x its measured time at 1,024-16,384
 tokens (DeepSeek-V3's shape, TP 8, B200). Measured: aiconfigurator 0.12.0's SGLang 0.5.14 tables
 (scripts/sglang_fp8_moe_table.py; ``sglang_flashinfer_trtllm_moe`` fp8_block, routing included,
