@@ -82,7 +82,8 @@ def test_between_and_beyond_the_measured_counts() -> None:
         ("h200-141gb", "0.27.1", "vllm", True),  # release 0.21.0: Triton on sm90
         ("h100-sxm-80gb", "0.19.0", "vllm", True),
         ("h200-141gb", "0.11.0", "vllm", False),  # the PyPI wheel without triton_kernels: Marlin
-        ("h200-141gb", "0.18.0", "vllm", False),  # taken as 0.11.0's rules: Marlin
+        ("h200-141gb", "0.18.0", "vllm", True),  # 0.11.1's rules: triton_kernels in the build
+        ("h100-sxm-80gb", "0.11.1", "vllm", True),
         ("b200-192gb", "0.27.1", "vllm", False),  # FlashInfer TRT-LLM on SM100
         ("gh200-96gb", "0.27.1", "vllm", False),  # Triton, but no table measured on it
         ("h200-141gb", "0.5.2", "sglang", True),  # its triton_kernel runner for gpt-oss off SM100
