@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from gpusizer.core.model.presets import scenario_gpu
+from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.pipeline.work import model_of
 from gpusizer.core.serving import load
@@ -82,7 +83,8 @@ def test_between_and_beyond_the_measured_counts() -> None:
         ("h200-141gb", "0.27.1", "vllm", True),  # release 0.21.0: Triton on sm90
         ("h100-sxm-80gb", "0.19.0", "vllm", True),
         ("h200-141gb", "0.11.0", "vllm", False),  # the PyPI wheel without triton_kernels: Marlin
-        ("h200-141gb", "0.18.0", "vllm", False),  # taken as 0.11.0's rules: Marlin
+        ("h200-141gb", "0.18.0", "vllm", True),  # 0.11.1's rules: triton_kernels in the build
+        ("h100-sxm-80gb", "0.11.1", "vllm", True),
         ("b200-192gb", "0.27.1", "vllm", False),  # FlashInfer TRT-LLM on SM100
         ("gh200-96gb", "0.27.1", "vllm", False),  # Triton, but no table measured on it
         ("h200-141gb", "0.5.2", "sglang", True),  # its triton_kernel runner for gpt-oss off SM100
@@ -154,3 +156,35 @@ def test_llmd_runs_on_the_triton_module(monkeypatch: pytest.MonkeyPatch) -> None
     sv = estimate_report(d)["serving"]
     assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(981, abs=3)
     assert sv["disaggregated_tpot_seconds"] * 1e3 == pytest.approx(5.55, abs=0.02)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "tp", "prompt", "generated", "measured_ms"),
+    [
+        # aiconfigurator-core 0.12.0 silicon_sample.csv (Apache-2.0), InferenceX result file
+        # 2026-04-06.csv, image vllm/vllm-openai:v0.18.0, gpt-oss-120b, 32 users: row
+        # 2026_04_06_gpt_oss_120b_h200_sxm_vllm_fp4_agg_1024x8192_c32_tp4_ep1_174, TPOT 6.77 ms
+        ("h200-141gb", 4, 922, 7373, 6.77),
+        # the same file's 1024 x 1024 row at TP 4 (..._1024x1024_c32_tp4_ep1_358): 7.16 ms
+        ("h200-141gb", 4, 922, 922, 7.16),
+    ],
+)
+def test_vllm_018_gpt_oss_on_hopper_decodes_at_the_triton_module(
+    gpu: str, tp: int, prompt: int, generated: int, measured_ms: float
+) -> None:
+    # 0.18.0 runs 0.11.1's rules: OpenAI's Triton module on Hopper. On 0.11.0's Marlin and the
+    # grouped rates these rows read 0.75 and 0.71 of the measured TPOT (experts 0.046 ms a layer
+    # against the module's 0.105 at 32 tokens, TP 4); with the module 0.97 and 0.90. Tolerance 25 %.
+    sc = {
+        "model": {"preset": "gpt-oss-120b"},
+        "framework": "vllm",
+        "hardware": {"gpu": gpu},
+        "workload": {"kind": "inference", "prompt_tokens": prompt, "generated_tokens": generated},
+        "parallelism": {"tensor": tp},
+        "serving": {"load": "steady", "concurrency": 32, "requests": 320, "length_spread": 0.11,
+                    "engine_version": "0.18.0"},
+    }  # fmt: skip
+    sv = estimate(sc).serving
+    assert sv is not None and sv.tpot_seconds
+    assert sv.tpot_seconds * 1e3 == pytest.approx(measured_ms, rel=0.25)
+    assert sv.tpot_seconds * 1e3 > 0.85 * measured_ms  # no longer the Marlin path's 0.71-0.75

@@ -48,6 +48,8 @@ def _vllm(
     [
         ("0.11.0", "h100-sxm-80gb", "marlin"),  # PyPI wheel, no triton_kernels (vllm#27508)
         ("0.19.0", "h100-sxm-80gb", "triton-hopper"),  # "Using Triton backend" (vllm#33155)
+        ("0.14.1", "h100-sxm-80gb", "triton-hopper"),  # vllm#33155's own release: 0.11.1's rules
+        ("0.18.0", "h200-141gb", "triton-hopper"),  # triton_kernels in the build from 0.11.1
         ("0.19.0", "h200-141gb", "triton-hopper"),
         ("0.33.0", "b200-192gb", "flashinfer-trtllm"),  # SM100: FlashInfer ships with CUDA
         ("0.11.0", "b200-192gb", "flashinfer-trtllm"),

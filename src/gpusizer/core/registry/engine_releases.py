@@ -310,5 +310,25 @@ VLLM: tuple[EngineRelease, ...] = (
         ),
     ),
 )
+# 0.11.1: 0.11.0's rules but for the MXFP4 MoE on Hopper. vLLM made OpenAI's triton_kernels part
+# of the CUDA build after 0.11.0 (PR #27370, 2025-10-22: "users can use it out-of-the-box ... On
+# hopper, both commands defaults to using the Triton implementation for Mxfp4"; a 0.11.1 build
+# loads it from vllm/third_party/triton_kernels, stepfun-ai/Step3-VL-10B#10), so from 0.11.1 an H100
+# or H200 runs gpt-oss's experts through Triton, not Marlin (vllm#33155, 0.14.1 on one H100:
+# "[mxfp4.py:165] Using Triton backend"). Without this entry 0.12-0.18 took 0.11.0's Marlin.
+_V011 = next(r for r in VLLM if r.version == "0.11.0")
+_V0111 = replace(
+    _V011,
+    version="0.11.1",
+    date="2025-11",
+    mxfp4_moe=_MOE_TRITON,
+    sources=(
+        *_V011.sources,
+        "MXFP4 MoE from 0.11.1: triton_kernels ships with the CUDA build (vllm PR #27370; a 0.11.1 "
+        "build's vllm/third_party/triton_kernels), Triton on Hopper (vllm#33155, 0.14.1: 'Using "
+        "Triton backend'); every other default as 0.11.0 (not traced release by release)",
+    ),
+)
+VLLM = (*VLLM[: VLLM.index(_V011) + 1], _V0111, *VLLM[VLLM.index(_V011) + 1 :])
 # every release modelled keeps the custom all-reduce's rules (core/registry/all_reduce.py)
 VLLM = tuple(replace(r, all_reduce=VLLM_CUSTOM_AR) for r in VLLM)

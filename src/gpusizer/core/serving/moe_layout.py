@@ -107,7 +107,7 @@ def mxfp4_layout(rel: EngineRelease | None, gpu: GPUSpec) -> MoeLayout | None:
 
 def measured_moe_kernel(s: Scenario, rel: EngineRelease | None, gpu: GPUSpec) -> str:
     """The measured MoE module ``rel`` runs MXFP4 experts through on ``gpu``: OpenAI's Triton
-    kernels (core/speed/moe_measured.py) where vLLM lays the experts out for them (from 0.19 on
+    kernels (core/speed/moe_measured.py) where vLLM lays the experts out for them (from 0.11.1 on
     Hopper, ``triton-hopper``) and under SGLang on Hopper, whose ``server_args.py``
     ``_handle_model_specific_adjustments`` sets GptOssForCausalLM's ``moe_runner_backend`` to
     "triton_kernel" ("Detected GPT-OSS model, enabling triton_kernels MOE kernel.") off SM100 at
