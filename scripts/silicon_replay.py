@@ -286,6 +286,29 @@ def _precision(row: dict[str, str], quantised_checkpoint: bool) -> tuple[dict[st
     return PRECISIONS[moe if moe == "nvfp4" else gemm], ""
 
 
+# NVIDIA's vLLM 0.12.0 sweep of Qwen3-235B-A22B-FP8 on H200 (``aic-auto-gap-analysis``) leaves
+# ``attention_dp_size`` blank on 19 rows whose ``moe_tp_size`` is 2 or 4 times ``tp_size``
+# (tp 1 / moe_tp 2, tp 1 / moe_tp 4, tp 2 / moe_tp 4). aiconfigurator's own rule
+# (aiconfigurator_core/sdk/config.py ``ModelConfig.resolve_moe_parallelism``: "the attention width
+# must match the expert width: tp_size * attention_dp_size == moe_tp_size * moe_ep_size") makes
+# them tp x moe_tp / tp attention-DP ranks, and its vLLM launch rule (generator/rule_plugin/
+# vllm.rule; module_bridge.py, cli_args.0.12.0.j2) writes ``--tensor-parallel-size tp
+# --data-parallel-size dp``, ``--enable-expert-parallel`` only when moe_ep > 1: vLLM then shards
+# the experts over TP x DP (vllm/model_executor/layers/fused_moe/config.py
+# ``FusedMoEParallelConfig.make``, EP off: "tp_size = dp_size * tp_size"). The tp 1 rows cannot be
+# one GPU (235 GB of FP8 weights, 141 GB an H200). Their ``batch_size`` is the client's
+# concurrency (all 51 rows of the file; vllm.rule ``estimated_concurrency = agg_workers *
+# max_batch_size``, no DP factor), so the engine's users are shared over its ranks.
+
+
+def attention_ranks(row: dict[str, str]) -> tuple[int, bool]:
+    """(attention-DP ranks, whether inferred from the MoE width where the column is blank)."""
+    tp, width = _int(row["tp_size"]), _int(row["moe_tp_size"]) * _int(row["moe_ep_size"])
+    if row["attention_dp_size"] == "" and width > tp and width % tp == 0:
+        return width // tp, True
+    return _int(row["attention_dp_size"]), False
+
+
 def scenario(row: dict[str, str]) -> tuple[dict[str, Any] | None, str]:
     """The row as a GPU Sizer scenario, or None and why it cannot be one."""
     if row["model_path"] not in MODELS:
@@ -299,8 +322,8 @@ def scenario(row: dict[str, str]) -> tuple[dict[str, Any] | None, str]:
         return None, "InferenceX GB200 run: disaggregated, labelled agg (split not stated)"
     if beyond_sweep(row, users):
         return None, "concurrency beyond the source's own sweep (InferenceX config)"
-    tp, adp = _int(row["tp_size"]), _int(row["attention_dp_size"])
-    if users != _int(row["batch_size"]) * adp:
+    tp, (adp, inferred) = _int(row["tp_size"]), attention_ranks(row)
+    if users != _int(row["batch_size"]) * (1 if inferred else adp):
         return None, "concurrency != batch x attention DP (replicas not stated)"
     preset, quantised = MODELS[row["model_path"]]
     precision, why = _precision(row, quantised)
