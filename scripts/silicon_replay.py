@@ -18,7 +18,9 @@ How a row becomes a scenario (``scenario``):
   replicas the row does not state and is skipped);
 - GPUs: aiconfigurator's ``tp_size`` is the attention TP of one rank and ``attention_dp_size``
   the ranks, so ``parallelism.tensor`` = tp x attention DP (the engine's GPUs),
-  ``parallelism.attention_data`` = attention DP, ``parallelism.expert`` = ``moe_ep_size``;
+  ``parallelism.attention_data`` = attention DP, ``parallelism.expert`` = ``moe_ep_size``; a
+  blank attention DP beside experts wider than ``tp_size`` is aiconfigurator's width rule's
+  (``attention_ranks``);
 - precision: ``gemm_quant_mode`` fp8 -> ``weights`` fp8, fp8_block -> fp8 with the fp8-block
   rule, nvfp4 -> NVFP4 (ModelOpt rule), empty -> the checkpoint's 16-bit weights; a model whose
   released checkpoint is quantised (DeepSeek's block FP8, gpt-oss's MXFP4 experts, which
