@@ -29,6 +29,7 @@ DATA = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/syste
 GPUS = {"h100_sxm": "h100-sxm-80gb", "h200_sxm": "h200-141gb", "b200_sxm": "b200-192gb"}
 TABLES = {"vllm": "0.24.0", "sglang": "0.5.14", "trtllm": "1.3.0rc20"}
 COLUMNS = "ours / vLLM 0.24 block (kernel, eager) / vLLM per-tensor / SGLang block / TRT-LLM block"
+COLUMNS = "ours / vLLM 0.24 block (kernel, eager) / vLLM per-tensor / SGLang block / TRT-LLM block"
 TOKENS = (1, 8, 16, 32, 64, 128, 256, 1024, 2048, 8192)
 # (n outputs, k inputs) on one GPU, rounded up to the tables' grid where the exact size is not
 # on it. Qwen3-235B-A22B: hidden 4,096, 64 query + 4 KV heads of 128 (QKV 9,216 x 4,096, o
@@ -99,9 +100,7 @@ def cell(t: pd.DataFrame, dtype: str, m: int, n: int, k: int) -> tuple[float, st
 def main() -> None:
     for sys_, gpu in GPUS.items():
         st, tabs = step(gpu), measured(sys_)
-        print(
-            f"\n### {sys_}: ms, ours / vLLM 0.24 block (kernel, eager) / vLLM per-tensor / SGLang block / TRT-LLM block"
-        )
+        print(f"\n### {sys_}: ms, {COLUMNS}")
         print("| shape | " + " | ".join(f"m {m}" for m in TOKENS) + " |")
         print("|---|" + "---|" * len(TOKENS))
         for name, (n, k) in SHAPES.items():
