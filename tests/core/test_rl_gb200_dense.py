@@ -59,7 +59,10 @@ def test_at_one_layout_no_phase_runs_faster_than_the_datasheets(pair) -> None:
     twin = _BY_NAME[pair[0]]
     h100, gb200 = _phases(twin.scenario()), _phases(_on(twin, GB200))
     rollout = h100["rollout"] / gb200["rollout"]
-    assert 1.6 < rollout < BANDWIDTH  # 1.69-1.87: the decode step's fixed costs and host work
+    # 1.57-1.87: the decode step's fixed costs and host work, and vLLM's custom all-reduce at its
+    # measured times (core/speed/allreduce_measured.py: 4.5-7.7 us a decode message on 2-8 H100s,
+    # 7.0-8.1 us on 2-4 GB200s; the TP rollouts of Qwen3-32B read 1.74 before)
+    assert 1.5 < rollout < BANDWIDTH
     for phase in ("log_probs", "training"):
         gain = h100[phase] / gb200[phase]
         assert gain == pytest.approx(MAMF, rel=0.03)  # 2.24-2.32: the matmuls at MAMF's rates
@@ -97,7 +100,7 @@ def test_the_layouts_carry_the_excess() -> None:
     # the twin runs TP 4 PP 4
     for name, rollout, passes in (
         ("v0.5 Llama 3.1 8B", (1.35, 1.50), (1.18, 1.26)),
-        ("v0.5 Qwen3-32B", (1.0, 1.15), (1.16, 1.24)),
+        ("v0.5 Qwen3-32B", (1.0, 1.25), (1.16, 1.24)),  # rollout 1.08 before the measured all-reduce
     ):
         twin = next(f for f in V05_ON if f.name.startswith(name + ",") and f.gpu == H100)
         row = next(f for f in V05_ON if f.name.startswith(name + ",") and f.gpu == GB200)

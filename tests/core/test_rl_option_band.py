@@ -55,8 +55,9 @@ def test_an_rl_option_carries_the_step_band(options: list[dict[str, Any]]) -> No
     # moved the band's upper tenth from NeMo RL's MoE rows to DeepSeek V3's 2.110; 1.087-2.110
     # before the colocated steps were split by the policy's kind, Qwen3 8B being dense: its band is
     # the 32 dense steps', its p90 the #959 rerun of Llama 3.1 70B's 1.526, with v0.5's GB200
-    # Llama 3.1 8B step, 1.635, above it)
-    assert b.p10 == pytest.approx(1.040, abs=0.005) and b.p90 == pytest.approx(1.526, abs=0.005)
+    # Llama 3.1 8B step, 1.635, above it; 1.526 before vLLM's rollouts ran their custom all-reduce
+    # at its measured times, core/speed/allreduce_measured.py: the same step now 1.546)
+    assert b.p10 == pytest.approx(1.040, abs=0.005) and b.p90 == pytest.approx(1.546, abs=0.005)
     for o in options:
         assert o["fits"], o["gpu"]
         step, run, rate = (

@@ -22,11 +22,14 @@ access) takes its one-shot / two-shot kernels (MNNVL across an NVL72 domain) up 
 (``cpp/tensorrt_llm/common/customAllReduceUtils.h``). Its 0.5 engines ran NCCL unless built
 with ``--use_custom_all_reduce`` (``action='store_true'``, "Activates latency-optimized
 algorithm for all-reduce instead of NCCL", the examples' build.py of that time).
+
+vLLM's and SGLang's kernel is priced at its measured time where aiconfigurator timed it on the
+GPU and group size, one stage or two by its own switch (core/speed/allreduce_measured.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 MiB = 1 << 20
 
@@ -44,6 +47,9 @@ class AllReduceRule:
     pcie_ranks: int = 1 << 30
     max_bytes_pair: float | None = None  # ``max_bytes`` for a group of two where it differs
     enabled: bool = True  # False: NCCL for every message
+    # the kernel's measured times where timed (core/speed/allreduce_measured.py table id; "":
+    # alpha + bytes / beta)
+    measured: str = ""
 
     def kernel(self, ranks: int, host_gpus: int, scale_up: bool) -> bool:
         """Whether a group of ``ranks`` (hosts of ``host_gpus`` GPUs; ``scale_up``: NVLink or
@@ -62,7 +68,7 @@ class AllReduceRule:
 
 
 ENGINE_KERNEL = AllReduceRule()
-VLLM_CUSTOM_AR = AllReduceRule((2, 4, 6, 8), 8 * MiB, True, 2)
-SGLANG_CUSTOM_AR = VLLM_CUSTOM_AR
+VLLM_CUSTOM_AR = AllReduceRule((2, 4, 6, 8), 8 * MiB, True, 2, measured="vllm-custom-ar")
+SGLANG_CUSTOM_AR = replace(VLLM_CUSTOM_AR, measured="sglang-custom-ar")
 TRTLLM_WORKSPACE_AR = AllReduceRule(max_bytes=8e6 + 1, max_bytes_pair=16e6 + 1)  # taken up to and at
 NCCL_ONLY = AllReduceRule(enabled=False)

@@ -24,6 +24,7 @@ from ..model.module_bytes import group_bytes, modules_key, rule_id
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from . import triton_moe
+from .allreduce_measured import measured_all_reduce
 from .collectives import link
 from .ggml_graph import ggml_extra
 from .moe_measured import FORMATS, Points, measured_module
@@ -165,7 +166,11 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     links = (tp_link, ep_link, pp_link)
     extra = ggml_extra(arch.spec.family)
     measured = _measured_moe(s, gpu, costs, experts, sh.hidden, alpha)
-    return StepModel(sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured)
+    # the measured all-reduce is the catalog link's: a user's own link rate keeps alpha + beta
+    ar = measured_all_reduce(costs.all_reduce.measured, gpu.id, p.tensor) if eff is None else ()
+    return StepModel(
+        sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar_points=ar
+    )
 
 
 def _measured_moe(

@@ -14,6 +14,8 @@ bandwidth (core/speed/rates.py), summed over
 
 from __future__ import annotations
 
+from .allreduce_measured import Points as ArPoints
+from .allreduce_measured import all_reduce_seconds_measured
 from .collectives import (
     NO_LINK,
     Link,
@@ -53,8 +55,11 @@ class StepTerms(ExpertTerms):
         routing_alpha: float = ROUTING_ALPHA,
         ggml: GgmlExtra = NONE,
         moe_points: Points = (),
+        ar_points: ArPoints = (),
     ) -> None:
         self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
+        # the engine's custom all-reduce as measured (core/speed/allreduce_measured.py)
+        self.ar_points = ar_points
         self.moe_points = moe_points  # the MoE module as measured (core/speed/moe_measured.py)
         self.pipeline, self.offload, self.routing_alpha = pipeline, offload, routing_alpha
         self.tp_link, self.ep_link, self.pp_link = links
@@ -184,8 +189,11 @@ class StepTerms(ExpertTerms):
         msg = n * sh.hidden * sh.ab
         t = 0.0
         if self._ar:
-            lib = "custom" if msg < self._ar_max else "nccl"
-            t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, lib)
+            if msg < self._ar_max and self.ar_points:
+                t += self._ar * all_reduce_seconds_measured(self.ar_points, sh.tp, msg)
+            else:
+                lib = "custom" if msg < self._ar_max else "nccl"
+                t += self._ar * all_reduce_seconds(self.tp_link, msg, sh.tp, lib)
         if self._a2a and self.costs.moe_comm == "gather" and sh.tp < sh.ep:
             # the ranks hold different tokens (attention DP): every rank's, to every rank, with
             # each token's top-k expert ids (int32) and weights (float32) gathered beside it
