@@ -21,10 +21,10 @@ from typing import Any
 
 from pydantic import field_validator
 
-from ..errors import check_id, excerpt
+from ..errors import excerpt
 from ..limits import Strict
 from ..registry.dtypes import DTYPES
-from ..registry.quant_rules import QUANT_RULES, check_modules
+from ..registry.quant_rules import check_modules_field, check_rule
 from ..registry.workloads import WORKLOAD_KINDS
 
 PRECISION_FIELDS = ("weights", "quantization_rule", "modules")
@@ -48,14 +48,12 @@ class CheckpointPrecision(Strict):
     @field_validator("quantization_rule")
     @classmethod
     def _rule(cls, v: str | None) -> str | None:
-        return v if v is None else check_id(v, QUANT_RULES, "quantisation rule")
+        return check_rule(v)
 
     @field_validator("modules")
     @classmethod
     def _modules(cls, v: dict[str, str] | None) -> dict[str, str] | None:
-        if v is not None:
-            check_modules(v)
-        return v
+        return check_modules_field(v)
 
     def __hash__(self) -> int:  # the model block is hashed (roofline keys); a dict is not
         return hash((self.weights, self.quantization_rule, tuple(sorted((self.modules or {}).items()))))

@@ -19,7 +19,7 @@ from ..registry.bitsandbytes import check_version
 from ..registry.dtypes import DTYPES, STATE_DTYPES, TRAINING_DTYPES
 from ..registry.lightning_precision import LIGHTNING_PRECISION
 from ..registry.optimizers import OPTIMIZER_KINDS
-from ..registry.quant_rules import QUANT_RULES, check_modules
+from ..registry.quant_rules import check_modules_field, check_rule
 
 
 def _check_dtype(value: str | None, allowed: tuple[str, ...] | None = None) -> str | None:
@@ -72,14 +72,12 @@ class PrecisionSpec(Strict):
     @field_validator("quantization_rule")
     @classmethod
     def _rule(cls, v: str | None) -> str | None:
-        return v if v is None else check_id(v, QUANT_RULES, "quantisation rule")
+        return check_rule(v)
 
     @field_validator("modules")
     @classmethod
     def _modules(cls, v: dict[str, str] | None) -> dict[str, str] | None:
-        if v is not None:
-            check_modules(v)
-        return v
+        return check_modules_field(v)
 
     @field_validator("weights", "kv_cache")
     @classmethod

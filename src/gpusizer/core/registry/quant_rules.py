@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import check_id
 from .dtypes import DTYPES, nbytes
 from .table import add
 
@@ -273,3 +274,17 @@ def check_modules(modules: dict[str, str]) -> None:
             raise ValueError(
                 f"unknown dtype {dtype!r} for {group}; allowed: weights, unquantised, {', '.join(DTYPES)}"
             )
+
+
+def check_rule(value: str | None) -> str | None:
+    """A ``quantization_rule`` field (``precision`` and a model's ``checkpoint_precision``): None
+    (the format's default) or a registered rule id, else the ValueError naming the rules."""
+    return value if value is None else check_id(value, QUANT_RULES, "quantisation rule")
+
+
+def check_modules_field(value: dict[str, str] | None) -> dict[str, str] | None:
+    """A ``modules`` field (``precision`` and a model's ``checkpoint_precision``): None or a
+    block :func:`check_modules` accepts, returned as given."""
+    if value is not None:
+        check_modules(value)
+    return value
