@@ -5,6 +5,11 @@ core/registry/frameworks.py attaches each tuple (oldest first, the last the curr
 serving profile; :class:`core.engines.EngineRelease` says what each field means. Every figure
 names the file, function and version it was read from; docs/evidence/serving.md holds the
 excerpts. GiB = 2^30.
+
+``VLLM`` is assembled here, oldest first: the V0-era releases 0.6.4 - 0.7.0
+(core/registry/engine_releases_vllm_v0.py), the V1 releases 0.8.0 - 0.10.1
+(core/registry/engine_releases_vllm_v1.py), then 0.11.0 and later (this module); a version
+listed twice is refused at import.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import replace
 
 from .all_reduce import VLLM_CUSTOM_AR
 from .engine_knobs import VLLMKnobs
+from .engine_releases_vllm_v0 import V0_RELEASES, V0_SERIAL_OUTPUT
 from .engine_releases_vllm_v1 import (
     MOE_PYPI,
     V1_08_TO_010,
@@ -25,7 +31,11 @@ from .engine_releases_vllm_v1 import (
     V1_SORT,
     VLLM_STEPS,
 )
-from .engines import BatchTier, EngineRelease, GiB, Scheduling
+from .engines import BatchTier, EngineRelease, GiB
+from .table import add
+
+# V0_SERIAL_OUTPUT lives with the V0-era releases; importable from here as before
+__all__ = ["V0_SERIAL_OUTPUT", "VLLM"]
 
 # Host cost of a step (core/registry/engines.py StepCost; evidence: docs/evidence/speed.md).
 # vLLM: 0.4 ms per step that the GPU waits for (the scheduler, input preparation, sampling
@@ -34,29 +44,12 @@ from .engines import BatchTier, EngineRelease, GiB, Scheduling
 # (--enforce-eager) issues PyTorch ops one by one at 55 us each (Qwen3-14B-AWQ on an A100 at one
 # request: TPOT 20.63 ms for 364 kernels, QwenLM/Qwen3#1536).
 _VLLM_STEPS = VLLM_STEPS
-# vLLM V0 (0.6.x, 0.7.x) without chunked prefill runs prompt steps alone (V0 scheduler.py
-# _schedule_default: prefills first, then decodes).
-_V0 = Scheduling(mixed=False, watermark=0.01)
-# V0 overlaps its output processing with the next step from 0.6.0 (PR #7049); with
-# --disable-async-output-proc (``serving.async_output`` false) every step waits for the last
-# one's: 0.2 ms at one sequence and 3.4 ms at 32, measured in LLMEngine._process_model_outputs
-# for Llama3-70B FP8 on 4 x H100 at 128 prompt tokens (vllm RFC #6913, the profile the
-# asynchronous processor was built on; its 1,024-sequence row, 0.2 ms against a 20 %
-# expected reduction, contradicts itself and is not used): 0.0968 ms + 0.1032 ms a sequence.
-V0_SERIAL_OUTPUT = (0.2e-3 - (3.4e-3 - 0.2e-3) / 31, (3.4e-3 - 0.2e-3) / 31)
-
-# Non-torch memory that appears with more than one GPU (NCCL communicators, custom all-reduce
-# buffers), a fixed part plus one per other rank, from two measured layouts per engine
-# generation: V0 3.58 - 1.79 = 1.79 GiB at TP 2 (PR #10511) and 5.68 - 0.35 = 5.33 GiB at TP 8
-# (vllm#10702, H200); V1 2.07 - 0.25 = 1.82 GiB at TP 2 and 2.13 - 0.25 = 1.88 at TP 4
-# (llm-d v0.19.0 sweep). V1's snapshot after the distributed init leaves NCCL's own buffers
-# outside the budget, hence the small per-rank part.
-_V0_COMM, _V0_PEER = int(1.2 * GiB), int(0.59 * GiB)
+# V0-era constants (scheduling, serial output processing, non-torch memory with more than one
+# GPU): core/registry/engine_releases_vllm_v0.py. V1's non-torch growth with more than one GPU:
+# V1 2.07 - 0.25 = 1.82 GiB at TP 2 and 2.13 - 0.25 = 1.88 at TP 4 (llm-d v0.19.0 sweep); V1's
+# snapshot after the distributed init leaves NCCL's own buffers outside the budget, hence the
+# small per-rank part.
 _V1_COMM, _V1_PEER = V1_COMM, V1_PEER
-# V0 from 0.7.0 counts only what grows outside torch's reserved memory since a snapshot taken
-# before the distributed init: 0.30 - 0.16 = 0.14 GiB at TP 2 (vllm#15815) and about 0.22 at
-# TP 4 (0.34-0.43 logged, vllm#16570).
-_V07_COMM, _V07_PEER = int(0.10 * GiB), int(0.04 * GiB)
 _V1_SMALL = V1_SMALL
 # The profile run's sampler after 0.11.0: flashinfer-python became a default dependency of the
 # CUDA wheel and PR #26859 (2025-10-15) turned FlashInfer's top-k/top-p off by default ("Since
@@ -85,89 +78,7 @@ _MOE_TRITON = (
     ((8, 0), (99, 0), "marlin"),
 )
 VLLM: tuple[EngineRelease, ...] = (
-    EngineRelease(
-        "0.6.4",
-        "2024-11",
-        0.9,
-        (BatchTier(0, 256, 0),),
-        chunked_prefill="long_context",
-        vllm=VLLMKnobs(
-            non_torch_bytes=int(0.35 * GiB),
-            comm_bytes=_V0_COMM,
-            comm_per_peer_bytes=_V0_PEER,
-            context_in_budget=True,
-            lora_gather_per_token=True,
-            serial_output=V0_SERIAL_OUTPUT,
-        ),
-        kv_layout="whole_context",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        scheduling=_V0,
-        sources=(
-            "vllm 0.6.x engine/arg_utils.py: gpu_memory_utilization 0.90, max_num_seqs "
-            "256; chunked prefill only above max_model_len 32768 (use_long_context)",
-            "vllm#10517 (RTX 3090): non_torch 0.35 GiB; the profile peak is the forward "
-            "pass alone (0.06 GiB at 2,048 tokens, 256 sequences: no sampler)",
-        ),
-    ),
-    EngineRelease(
-        "0.6.5",
-        "2024-12",
-        0.9,
-        (BatchTier(0, 256, 0),),
-        chunked_prefill="long_context",
-        vllm=VLLMKnobs(
-            sampler_bytes_per_logit=40,
-            non_torch_bytes=int(1.79 * GiB),
-            comm_bytes=_V0_COMM,
-            comm_per_peer_bytes=_V0_PEER,
-            context_in_budget=True,
-            lora_gather_per_token=True,
-            serial_output=V0_SERIAL_OUTPUT,
-        ),
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        scheduling=_V0,
-        kv_layout="whole_context",
-        sources=(
-            "vllm PR #10511 (memory profiling overhaul): non_torch 1.79 / 3.58 GiB at "
-            "TP 1 / 2, activation peak 1.26 GiB = the V0 sampler (worker/model_runner.py "
-            "profile_run; sampler.py: fp32 logits, sort values + int64 indices, "
-            "probs_sort, cumsum, scatter, probs, logprobs = 40 B per logit)",
-        ),
-    ),
-    EngineRelease(
-        "0.7.0",
-        "2025-01",
-        0.9,
-        (BatchTier(0, 256, 0),),
-        chunked_prefill="long_context",
-        vllm=VLLMKnobs(
-            sampler_bytes_per_logit=40,
-            non_torch_bytes=int(0.16 * GiB),
-            comm_bytes=_V07_COMM,
-            comm_per_peer_bytes=_V07_PEER,
-            startup_free_check=False,
-            lora_gather_per_token=True,
-            serial_output=V0_SERIAL_OUTPUT,
-        ),
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        scheduling=_V0,
-        kv_layout="whole_context",
-        sources=(
-            "vllm 0.7.3 worker/worker.py init_device: MemorySnapshot() after set_device, before "
-            "init_worker_distributed_environment; utils.py memory_profiling: non_torch_increase "
-            "= change of (cuda used - torch reserved) since that snapshot, so the CUDA context "
-            "lies outside the budget, NCCL inside, and the allocator's cached slack no longer "
-            "counts as non-torch (PR #11809 / #12126, January 2025)",
-            "non-torch at TP 1: 0.16 GiB (PR #12126, H100; 0.03 GiB on an RTX 4060, vllm#13882); "
-            "TP 2: 0.30 GiB (vllm#15815, 2 x L40S); TP 4: 0.34-0.43 GiB (vllm#16570, 4 x A100 "
-            "40GB)",
-            "the V0 engine of 0.7.x-0.10.x (VLLM_USE_V1=0 or a V0 fallback): the same profile "
-            "run and 40 B per logit sampler as 0.6.5 (vllm#13882: peak 1.42 GiB logged)",
-        ),
-    ),
+    *V0_RELEASES,
     *V1_08_TO_010,
     EngineRelease(
         "0.11.0",
@@ -332,3 +243,15 @@ _V0111 = replace(
 VLLM = (*VLLM[: VLLM.index(_V011) + 1], _V0111, *VLLM[VLLM.index(_V011) + 1 :])
 # every release modelled keeps the custom all-reduce's rules (core/registry/all_reduce.py)
 VLLM = tuple(replace(r, all_reduce=VLLM_CUSTOM_AR) for r in VLLM)
+
+
+def refuse_duplicates(releases: tuple[EngineRelease, ...], what: str) -> tuple[EngineRelease, ...]:
+    """``releases`` as given, or a DuplicateId naming a version listed twice (the second would
+    never be picked: core/registry/engines.py ``release`` takes the first of a version)."""
+    seen: dict[str, EngineRelease] = {}
+    for r in releases:
+        add(seen, r.version, r, what)
+    return releases
+
+
+VLLM = refuse_duplicates(VLLM, "vLLM release")
