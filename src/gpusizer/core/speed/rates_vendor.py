@@ -1,0 +1,139 @@
+"""The vendor libraries' achieved rates (vLLM, SGLang, TensorRT-LLM, transformers: cuBLAS,
+CUTLASS, DeepGEMM, Marlin, FlashAttention / FlashInfer, hipBLASLt), one :class:`Rates` per GPU
+architecture, each read from a published measurement; the table's layout and the meaning of
+each share: core/speed/rates.py, which assembles ``RATES``. Seconds (``us``); shares of the
+catalog's peaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .rates_entry import Rates, us
+
+_DEEPGEMM = (
+    "deepseek-ai/DeepGEMM README a6d97a1c, H800 FP8 dense GEMMs at m 4,096: 1,358 / 1,304 / 990 TFLOPS "
+    "= 69 / 66 / 50 % of 1,979 (mean 62 %); at m 64 memory-bound at 50-80 % of HBM"
+)
+
+# Hopper's warpgroup MMA computes 64 rows an instruction (PTX ISA ``wgmma.mma_async`` shapes
+# m64nNk16 / m64nNk32): a GEMM of fewer tokens runs a whole 64-row tile. Measured where it binds,
+# on the H20 (148 BF16 / 296 FP8 TFLOPS beside 4.0 TB/s): DeepGEMM's FP8 GEMM takes the same time
+# from 8 to 64 tokens and twice it at 128 (alibaba/InferSim bench_data/gemm/h20/data.csv,
+# k 5,120 x n 51,200: 141.9 / 141.8 / 142.6 / 267.4 us at m 16 / 32 / 64 / 128), where on the
+# H800 the same kernel streams its weights at 79 % of HBM up to 128 tokens (the fork
+# roshini0108/InferSim's bench_data/gemm/h800/data.csv, k 7,168 x n 36,864: 98.7-103.5 us)
+HOPPER_MMA_ROWS = 64
+_MMA_ROWS = (
+    "alibaba/InferSim bench_data/gemm/h20/data.csv (DeepGEMM FP8 GEMM on an H20): latency flat from m 8 "
+    "to 64, doubling at 128 (k 5120, n 51200: 141.9 us at m 16, 142.6 at 64, 267.4 at 128): a 64-row "
+    "wgmma tile, compute-bound at the H20's tensor rate"
+)
+
+# upcast8xMxfp4's 20 instructions for 8 values, mxfpScaleBf16ViaF32's 4 a value, 1 per 2 values
+# to pack the BF16 pairs (core/speed/mx_upcast.py)
+MX_UPCAST_OPS = 20 / 8 + 4 + 0.5
+
+_ORACLE = (
+    "Oracle Cloud blog 'Serving Llama 3.1 405B model with AMD Instinct MI300X Accelerators' "
+    "(2024-10-10): Llama 3.1 405B FP8, TP 8 on 8 x MI300X, vLLM's ROCm build, benchmark_latency.py, "
+    "128 input and 128 output tokens"
+)
+VENDOR_RATES: dict[tuple[str, str], Rates] = {
+    ("vendor", "hopper"): Rates(
+        matmul=0.70,
+        matmul_low=0.62,
+        matmul_quant=0.45,
+        attention=0.6,
+        bandwidth=0.80,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        mma_rows=HOPPER_MMA_ROWS,
+        sources=(
+            _DEEPGEMM,
+            _MMA_ROWS,
+            "DeepGEMM masked grouped GEMM: 256 tokens per expert 932 TFLOPS vs 1,297 at 8,192: half "
+            "rate at ~95 tokens per expert; it streams the experts at 2,064 GB/s = 62 % of HBM",
+            "FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608): BF16 forward up to 75 % of H100 peak; "
+            "0.6 for causal prefill",
+            "IST-DASLab/marlin README: W4A16 'not yet optimized for Hopper'; prefill as FP16 (QQQ#15: "
+            "TTFT fp16 71.63 ms vs marlin 71.94) at 0.45",
+        ),
+    ),
+    ("vendor", "blackwell"): Rates(
+        matmul=0.65,
+        matmul_low=0.30,
+        matmul_quant=0.45,
+        attention=0.6,
+        bandwidth=0.78,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        sources=(
+            "aiconfigurator breakdown (shared/docs/speed-anchors.md): Llama 3.3 70B NVFP4 on B200 at "
+            "~385 running requests: FP4 GEMMs at ~30 % of the FP4 peak, decode attention reading the "
+            "KV cache at ~78 % of HBM",
+        ),
+    ),
+    ("vendor", "ampere-hbm"): Rates(
+        matmul=0.70,
+        matmul_low=0.6,
+        matmul_quant=0.6,
+        attention=0.5,
+        bandwidth=0.80,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        sources=(
+            "FlashAttention-2 (Dao 2023, arXiv 2307.08691): forward up to 73 % of A100 peak, 0.5 causal",
+            "IST-DASLab/marlin README: near-ideal W4A16 speedups up to batch 16-32 on Ampere",
+        ),
+    ),
+    ("vendor", "cdna3"): Rates(
+        matmul=0.70,
+        matmul_low=0.19,
+        matmul_quant=0.5,
+        attention=0.5,
+        bandwidth=0.43,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        mx_upcast_ops=MX_UPCAST_OPS,
+        sources=(
+            f"{_ORACLE}: batch 1, 3.530 s for 128 + 128 tokens: 43 % of HBM with the vendor entries' "
+            "3 us kernel floor and 8 us all-reduce (it absorbs what the ROCm build of then lost to "
+            "both; no separate MI300X figure for either was found)",
+            f"{_ORACLE}: batch 256, 17.750 s: FP8 GEMMs at 19 % of the 2,615 TFLOPS FP8 peak (hipBLASLt "
+            "FP8 through torch._scaled_mm at the per-GPU shapes of TP 8); batches 2-128 and the two "
+            "benchmark_throughput figures out of sample",
+            "no CDNA3 figure for 16-bit or weight-only GEMMs, attention or grouped MoE GEMMs: the "
+            "vendor fallback's shares",
+            f"MXFP4 experts (triton_kernels matmul_ogs): {MX_UPCAST_OPS:g} vector instructions a weight to "
+            "upcast to BF16, counted in Triton's third_party/amd UpcastMXFPToLLVM.cpp (gfx9 has no MX "
+            "or BF16 VALU ops); tiles of opt_flags.py make_default_opt_flags_amd",
+        ),
+    ),
+    ("vendor", ""): Rates(
+        matmul=0.70,
+        matmul_low=0.5,
+        matmul_quant=0.5,
+        attention=0.5,
+        bandwidth=0.80,
+        kernel_floor=3.0 * us,
+        grouped_half=95.0,
+        grouped_bandwidth=0.62,
+        sources=("no measurement on this architecture: the Ampere/Hopper vendor entries",),
+    ),
+}
+
+# CDNA4 (MI350X/MI355X): no published figure the step model can replay yet (the MI355X runs
+# found leave their KV-cache settings unstated); it takes CDNA3's shares of its own, higher
+# peaks and bandwidth, the nearest measured kernels (hipBLASLt, the same vLLM ROCm builds).
+_CDNA3 = VENDOR_RATES[("vendor", "cdna3")]
+CDNA4: dict[tuple[str, str], Rates] = {}
+CDNA4[("vendor", "cdna4")] = replace(
+    _CDNA3,
+    mx_upcast_ops=0.0,  # gfx950 multiplies MXFP4 natively (scaled MFMA)
+    sources=(*_CDNA3.sources, "CDNA4: no measurement of its own, CDNA3's shares"),
+)
