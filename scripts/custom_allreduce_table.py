@@ -21,17 +21,10 @@ import json
 from pathlib import Path
 
 import pandas as pd
+from silicon_scenario import GPUS  # scripts beside this one: aiconfigurator's systems -> catalog ids
 
 DATA = Path("/tmp/aicvenv/lib/python3.11/site-packages/aiconfigurator_core/systems/data")
 OUT = Path(__file__).parents[1] / "src" / "gpusizer" / "presets" / "allreduce-times.json"
-GPUS = {
-    "h100_sxm": "h100-sxm-80gb",
-    "h200_sxm": "h200-141gb",
-    "b200_sxm": "b200-192gb",
-    "b300_sxm": "b300-288gb",
-    "gb200": "gb200-186gb",
-    "gb300": "gb300-288gb",
-}
 # table id (core/speed/allreduce_measured.py) -> engine folder, backend, versions by preference
 TABLES = {
     "sglang-custom-ar": ("sglang", "sglang_graph", ("0.5.9",)),
