@@ -32,16 +32,32 @@ _V0_COMM, _V0_PEER = int(1.2 * GiB), int(0.59 * GiB)
 # before the distributed init: 0.30 - 0.16 = 0.14 GiB at TP 2 (vllm#15815) and about 0.22 at
 # TP 4 (0.34-0.43 logged, vllm#16570).
 _V07_COMM, _V07_PEER = int(0.10 * GiB), int(0.04 * GiB)
-# vLLM's host cost of a step (engine_releases.py says why)
-_VLLM_STEPS = VLLM_STEPS
-V0_RELEASES: tuple[EngineRelease, ...] = (
-    EngineRelease(
-        "0.6.4",
-        "2024-11",
+
+
+def _v0(version: str, date: str, vllm: VLLMKnobs, *sources: str) -> EngineRelease:
+    """A V0 release: memory fraction 0.9, 256 sequences, chunked prefill only past a 32,768-token
+    context, the whole context charged on every layer, 1 GiB of CUDA graphs, vLLM's host cost
+    of a step (engine_releases.py says why) and V0's scheduling; its own knobs and sources."""
+    return EngineRelease(
+        version,
+        date,
         0.9,
         (BatchTier(0, 256, 0),),
         chunked_prefill="long_context",
-        vllm=VLLMKnobs(
+        vllm=vllm,
+        kv_layout="whole_context",
+        graph_bytes=GiB,
+        steps=VLLM_STEPS,
+        scheduling=_V0,
+        sources=sources,
+    )
+
+
+V0_RELEASES: tuple[EngineRelease, ...] = (
+    _v0(
+        "0.6.4",
+        "2024-11",
+        VLLMKnobs(
             non_torch_bytes=int(0.35 * GiB),
             comm_bytes=_V0_COMM,
             comm_per_peer_bytes=_V0_PEER,
@@ -49,24 +65,15 @@ V0_RELEASES: tuple[EngineRelease, ...] = (
             lora_gather_per_token=True,
             serial_output=V0_SERIAL_OUTPUT,
         ),
-        kv_layout="whole_context",
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        scheduling=_V0,
-        sources=(
-            "vllm 0.6.x engine/arg_utils.py: gpu_memory_utilization 0.90, max_num_seqs "
-            "256; chunked prefill only above max_model_len 32768 (use_long_context)",
-            "vllm#10517 (RTX 3090): non_torch 0.35 GiB; the profile peak is the forward "
-            "pass alone (0.06 GiB at 2,048 tokens, 256 sequences: no sampler)",
-        ),
+        "vllm 0.6.x engine/arg_utils.py: gpu_memory_utilization 0.90, max_num_seqs "
+        "256; chunked prefill only above max_model_len 32768 (use_long_context)",
+        "vllm#10517 (RTX 3090): non_torch 0.35 GiB; the profile peak is the forward "
+        "pass alone (0.06 GiB at 2,048 tokens, 256 sequences: no sampler)",
     ),
-    EngineRelease(
+    _v0(
         "0.6.5",
         "2024-12",
-        0.9,
-        (BatchTier(0, 256, 0),),
-        chunked_prefill="long_context",
-        vllm=VLLMKnobs(
+        VLLMKnobs(
             sampler_bytes_per_logit=40,
             non_torch_bytes=int(1.79 * GiB),
             comm_bytes=_V0_COMM,
@@ -75,24 +82,15 @@ V0_RELEASES: tuple[EngineRelease, ...] = (
             lora_gather_per_token=True,
             serial_output=V0_SERIAL_OUTPUT,
         ),
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        scheduling=_V0,
-        kv_layout="whole_context",
-        sources=(
-            "vllm PR #10511 (memory profiling overhaul): non_torch 1.79 / 3.58 GiB at "
-            "TP 1 / 2, activation peak 1.26 GiB = the V0 sampler (worker/model_runner.py "
-            "profile_run; sampler.py: fp32 logits, sort values + int64 indices, "
-            "probs_sort, cumsum, scatter, probs, logprobs = 40 B per logit)",
-        ),
+        "vllm PR #10511 (memory profiling overhaul): non_torch 1.79 / 3.58 GiB at "
+        "TP 1 / 2, activation peak 1.26 GiB = the V0 sampler (worker/model_runner.py "
+        "profile_run; sampler.py: fp32 logits, sort values + int64 indices, "
+        "probs_sort, cumsum, scatter, probs, logprobs = 40 B per logit)",
     ),
-    EngineRelease(
+    _v0(
         "0.7.0",
         "2025-01",
-        0.9,
-        (BatchTier(0, 256, 0),),
-        chunked_prefill="long_context",
-        vllm=VLLMKnobs(
+        VLLMKnobs(
             sampler_bytes_per_logit=40,
             non_torch_bytes=int(0.16 * GiB),
             comm_bytes=_V07_COMM,
@@ -101,21 +99,15 @@ V0_RELEASES: tuple[EngineRelease, ...] = (
             lora_gather_per_token=True,
             serial_output=V0_SERIAL_OUTPUT,
         ),
-        graph_bytes=GiB,
-        steps=_VLLM_STEPS,
-        scheduling=_V0,
-        kv_layout="whole_context",
-        sources=(
-            "vllm 0.7.3 worker/worker.py init_device: MemorySnapshot() after set_device, before "
-            "init_worker_distributed_environment; utils.py memory_profiling: non_torch_increase "
-            "= change of (cuda used - torch reserved) since that snapshot, so the CUDA context "
-            "lies outside the budget, NCCL inside, and the allocator's cached slack no longer "
-            "counts as non-torch (PR #11809 / #12126, January 2025)",
-            "non-torch at TP 1: 0.16 GiB (PR #12126, H100; 0.03 GiB on an RTX 4060, vllm#13882); "
-            "TP 2: 0.30 GiB (vllm#15815, 2 x L40S); TP 4: 0.34-0.43 GiB (vllm#16570, 4 x A100 "
-            "40GB)",
-            "the V0 engine of 0.7.x-0.10.x (VLLM_USE_V1=0 or a V0 fallback): the same profile "
-            "run and 40 B per logit sampler as 0.6.5 (vllm#13882: peak 1.42 GiB logged)",
-        ),
+        "vllm 0.7.3 worker/worker.py init_device: MemorySnapshot() after set_device, before "
+        "init_worker_distributed_environment; utils.py memory_profiling: non_torch_increase "
+        "= change of (cuda used - torch reserved) since that snapshot, so the CUDA context "
+        "lies outside the budget, NCCL inside, and the allocator's cached slack no longer "
+        "counts as non-torch (PR #11809 / #12126, January 2025)",
+        "non-torch at TP 1: 0.16 GiB (PR #12126, H100; 0.03 GiB on an RTX 4060, vllm#13882); "
+        "TP 2: 0.30 GiB (vllm#15815, 2 x L40S); TP 4: 0.34-0.43 GiB (vllm#16570, 4 x A100 "
+        "40GB)",
+        "the V0 engine of 0.7.x-0.10.x (VLLM_USE_V1=0 or a V0 fallback): the same profile "
+        "run and 40 B per logit sampler as 0.6.5 (vllm#13882: peak 1.42 GiB logged)",
     ),
 )

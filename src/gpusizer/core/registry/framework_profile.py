@@ -21,7 +21,7 @@ Sources of the defaults (per entry below):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .engines import EngineRelease
 from .workloads import WorkloadKind
@@ -46,6 +46,18 @@ class OverheadDefaults:
     workspace_bytes: int
     allocator_fraction: float
     distributed_workspace_bytes: int  # added when more than one GPU communicates
+
+
+# The transformers Trainer around a PEFT model, as Hugging Face, Unsloth, ms-swift and axolotl
+# run it: the same loop's flags (each one's mechanism is on FrameworkProfile below)
+HF_TRAINER: dict[str, Any] = {
+    "input_grads_with_recompute": True,  # PEFT's PeftModel
+    "overhead": OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
+    "autocast_copies": True,
+    "step_counters": True,
+    "ddp_buckets": True,
+    "foreach_scratch": True,
+}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ read from (docs/evidence/training.md); overheads are bytes (MiB = 2^20).
 from __future__ import annotations
 
 from .framework_profile import (
+    HF_TRAINER,
     NVIDIA_AMD,
     NVIDIA_AMD_APPLE,
     NVIDIA_AMD_INTEL,
@@ -89,12 +90,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         runs_on=NVIDIA_AMD_INTEL,
         runs_on_source=_UNSLOTH,
         pipeline_source=_PP_UNSLOTH,
-        input_grads_with_recompute=True,  # PEFT's PeftModel
-        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
-        autocast_copies=True,
-        step_counters=True,
-        ddp_buckets=True,
-        foreach_scratch=True,
+        **HF_TRAINER,
         lora_kernels="unsloth",
         adapter_fallback=True,
         max_gpus=1,  # Unsloth's open-source release trains on one GPU
@@ -174,12 +170,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         runs_on=NVIDIA_ONLY,
         runs_on_source=_SWIFT,
         pipeline_source=_PP_SWIFT,
-        input_grads_with_recompute=True,  # PEFT's PeftModel
-        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
-        autocast_copies=True,
-        step_counters=True,
-        ddp_buckets=True,
-        foreach_scratch=True,
+        **HF_TRAINER,
         reports="reserved",
         scenario_defaults=(("parallelism", "recompute", "full"),),
         techniques=(
@@ -202,12 +193,7 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         runs_on=NVIDIA_AMD,
         runs_on_source=_AXOLOTL,
         pipeline_source=_PP_AXOLOTL,
-        input_grads_with_recompute=True,  # PEFT's PeftModel
-        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
-        autocast_copies=True,
-        step_counters=True,
-        ddp_buckets=True,
-        foreach_scratch=True,
+        **HF_TRAINER,
         reports="reserved",
         scenario_defaults=(("workload", "loss", "fused"),),
         techniques=(

@@ -10,7 +10,15 @@ are bytes (MiB = 2^20).
 
 from __future__ import annotations
 
-from .framework_profile import NVIDIA_AMD, NVIDIA_AMD_INTEL, VENDORS, FrameworkProfile, MiB, OverheadDefaults
+from .framework_profile import (
+    HF_TRAINER,
+    NVIDIA_AMD,
+    NVIDIA_AMD_INTEL,
+    VENDORS,
+    FrameworkProfile,
+    MiB,
+    OverheadDefaults,
+)
 
 # Where it runs: the install docs that list its GPU vendors (FrameworkProfile.runs_on)
 _TORCH = (
@@ -72,12 +80,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         runs_on_source=_TORCH,
         pipeline_serving=True,
         pipeline_source=_PP_HF,
-        input_grads_with_recompute=True,  # PEFT's PeftModel
-        overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
-        autocast_copies=True,
-        step_counters=True,
-        ddp_buckets=True,
-        foreach_scratch=True,
+        **HF_TRAINER,
         kv_window_slack=1,
         eager_scores=True,
         mla_latent_decode=False,
