@@ -1,0 +1,77 @@
+"""Published P/D runs of fixed output length found in round 13, replayed
+(tests/core/data/disagg-published-runs.json; docs/evidence/serving.md, the section
+'Disaggregated, round 13').
+
+vLLM PR 18242's P2P NCCL 1P1D on an 8 x H100 node (Llama 3.1 8B FP16, TP 1 each, 8,000 in /
+200 out, 3.6 requests/s with --burstiness 100, nine users by Little's law): the time per token
+10.47 ms against 10.45 (+0.2 %), the first token 726 ms against 309.84 (+134 %). The run's
+arrivals are nearly regular (gamma gaps of CV 0.1) where the split queues Poisson arrivals at
+its prefill pool, and its median first token (298 ms) sits near its mean: the run barely
+queued. Ours without any queue (one user) reads 215 ms, below the run's by 31 %: the rest is
+the P/D request path (the proxy's hop to the prefill instance and then the decode instance, the
+NCCL send), which the split does not price. Pinned so that a model of either updates the
+evidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+DATA = json.loads((Path(__file__).parent / "data" / "disagg-published-runs.json").read_text())
+RUNS = DATA["runs"]
+TOL = 0.25  # the issue's bar
+
+
+def _serving(run: dict[str, Any], users: int | None = None) -> dict[str, Any]:
+    """Our serving report of one run at its users (or ``users``), closed loop."""
+    n = users or run["users"]
+    d: dict[str, Any] = {
+        "model": {"preset": run["model"]},
+        "framework": run["framework"],
+        "hardware": {"gpu": run["gpu"]},
+        "parallelism": {"tensor": run["tensor"]},
+        "precision": {"weights": run["weights"]},
+        "workload": {
+            "kind": "inference",
+            "prompt_tokens": run["prompt"],
+            "generated_tokens": run["output"],
+            "batch_size": n,
+        },
+        "serving": {"concurrency": n, "load": "steady", "disaggregated": run["split"], **run["serving"]},
+    }
+    return dict(estimate_report(d)["serving"])
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda r: r["id"])
+def test_published_run(run: dict[str, Any]) -> None:
+    """Each figure within 25 % or not, as the evidence section states it."""
+    sv = _serving(run)
+    ttft = sv["disaggregated_ttft_seconds"] * 1e3
+    tpot = sv["disaggregated_tpot_seconds"] * 1e3
+    assert (ttft == pytest.approx(run["published_ttft_ms"], rel=TOL)) is run["ttft_within"], ttft
+    assert (tpot == pytest.approx(run["published_tpot_ms"], rel=TOL)) is run["tpot_within"], tpot
+
+
+def test_p2pnccl_first_token_misses_with_and_without_a_queue() -> None:
+    """vLLM PR 18242's run: at nine closed-loop users ours queues the prefill pool (Poisson
+    arrivals) and reads more than 25 % late; with no queue at all (one user) it reads more than
+    25 % early. The run's own arrivals were nearly regular (--burstiness 100), so its first
+    token holds a short queue and a P/D path that ours does not price."""
+    run = next(r for r in RUNS if r["id"].startswith("vllm-18242"))
+    loaded = _serving(run)["disaggregated_ttft_seconds"] * 1e3
+    alone = _serving(run, users=1)["disaggregated_ttft_seconds"] * 1e3
+    published = run["published_ttft_ms"]
+    assert alone < (1 - TOL) * published < published < (1 + TOL) * published < loaded
+
+
+def test_p2pnccl_kv_moved() -> None:
+    """One 8,000-token request of Llama 3.1 8B in FP16: 32 layers x 8 KV heads x 128 x 2 (K and
+    V) x 2 bytes = 131,072 bytes a token, 1,000 MiB in whole 16-token blocks."""
+    run = next(r for r in RUNS if r["id"].startswith("vllm-18242"))
+    sv = _serving(run)
+    assert sv["disaggregated_kv_transfer_bytes"] == 8000 * 131072
