@@ -75,3 +75,20 @@ def test_p2pnccl_kv_moved() -> None:
     run = next(r for r in RUNS if r["id"].startswith("vllm-18242"))
     sv = _serving(run)
     assert sv["disaggregated_kv_transfer_bytes"] == 8000 * 131072
+
+
+def test_spark_first_token_misses_beside_its_own_baseline() -> None:
+    """Two DGX Sparks (vLLM 0.13 with NixlConnector over 100 Gb RoCE, a proxy on a third host),
+    one request at a time, 256 in / 128 out: ours decodes at the measured rate (70.24 ms a token
+    against 70.09; one Spark alone 69.73) but reads the first token at 103 ms against 568. The
+    same sweep on one Spark alone reads 203 ms (ours 100): the split adds 365 ms in the run and
+    3 ms in ours (the KV transfer). The proxy's two serial HTTP round trips over the LAN and the
+    decode instance's NIXL read are not priced; not fitted."""
+    run = next(r for r in RUNS if r["id"].startswith("spark-nixl"))
+    sv = _serving(run)
+    base = run["baseline"]
+    assert sv["tpot_seconds"] * 1e3 == pytest.approx(base["published_tpot_ms"], rel=TOL)
+    assert sv["ttft_seconds"] * 1e3 < (1 - TOL) * base["published_ttft_ms"]
+    added = run["published_ttft_ms"] - base["published_ttft_ms"]
+    ours_added = (sv["disaggregated_ttft_seconds"] - sv["ttft_seconds"]) * 1e3
+    assert ours_added < 0.05 * added, (ours_added, added)
