@@ -47,6 +47,12 @@ SHORT = {
     # (vLLM's w2 grid at narrow slices): the band 0.83-1.79 takes in the GB200 Qwen3-30B-A3B row
     # (rl.md section 16, NeMo RL's FP32 log-probs, moved the split rows by 0.00 to -0.07: still 4 of 5)
     "speed/rl/split": (4, 5),
+    # dense policies' colocated steps (1.08-1.55, docs/evidence/rl.md sections 19 and 20): Miles'
+    # Qwen3.8-27B step (2.63) joined the 32 and moved the hash order of the fifths; of the
+    # held-out fifth's seven, verl's GSM8K + MATH 32B step (1.016) sits below the band and v0.5's
+    # GB200 Llama 3.1 8B step (1.635) above it; each fifth held out in turn it holds 28 of 33
+    # (84 %), as it held 28 of 32 before
+    "speed/rl/colocated/dense": (5, 7),
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
     # section)

@@ -4,7 +4,7 @@ section 8): an RL report's step, run and peak carry the band of RL's regimes, no
 The band of ``speed/rl/colocated/<dense|moe>`` (by the policy's kind) and ``speed/rl/split`` is
 built from the whole published steps the RL tests replay
 (NeMo RL's performance summary, the v0.3 blog's and issue #959's logged steps, verl's GRPO-LoRA
-step lines, verl's DeepSeek-V3 and Miles' MI300X steps), each ratio published seconds /
+step lines, verl's DeepSeek-V3 and Miles' MI300X and H200 steps), each ratio published seconds /
 estimated seconds (the estimate's speed over the published, the convention of every time here),
 so a step of T seconds ran between T x p10 and T x p90; ``memory/rl`` from verl's thirteen
 ``max_memory_allocated`` counters, a band of its own (12 or more). The 25 split off-policy steps
@@ -13,7 +13,7 @@ and the v0.5 tables) make a band of their own; with eight they took the band of 
 training speeds (core/evidence/regimes.py ``pool_chain``). The colocated steps are split by the
 policy's kind (docs/evidence/rl.md, "The colocated step bands by the policy's kind"): a MoE
 policy's step runs the Megatron MoE passes, the engine's fused-MoE kernels and the experts'
-refit in series, so its steps sit at another level (1.18-2.85) than a dense policy's (1.04-1.53)."""
+refit in series, so its steps sit at another level (1.18-2.85) than a dense policy's (1.08-1.55)."""
 
 from __future__ import annotations
 
@@ -44,16 +44,17 @@ def _split(scenario: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
-    # 25 + 2 + 4 + 20 + 2 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3
-    # and Miles); 25 split off-policy steps, a band of their own (12 or more; never pooled with the
-    # colocated steps, whose gap is in what colocation adds); verl's 20 counters (the seven MATH-only
-    # logs joined both, docs/evidence/rl.md section 18)
+    # 25 + 2 + 4 + 20 + 3 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3
+    # and Miles' two, docs/evidence/rl.md section 20); 25 split off-policy steps, a band of their
+    # own (12 or more; never pooled with the colocated steps, whose gap is in what colocation adds);
+    # verl's 20 counters (the seven MATH-only logs joined both, docs/evidence/rl.md section 18)
     regimes = BANDS["regimes"]
-    # the 53 colocated steps by the policy's kind: 32 dense (Llama 3.1, Qwen3-32B, verl's Qwen2.5),
+    # the 54 colocated steps by the policy's kind: 33 dense (Llama 3.1, Qwen3-32B, verl's Qwen2.5,
+    # Miles' Qwen3.8-27B),
     # 21 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles'), each
     # a band of its own; the bare placement is no regime any more, only their pool's name
     dense, moe = regimes["speed/rl/colocated/dense"], regimes["speed/rl/colocated/moe"]
-    assert (dense["figures"], moe["figures"]) == (32, 21) and "speed/rl/colocated" not in regimes
+    assert (dense["figures"], moe["figures"]) == (33, 21) and "speed/rl/colocated" not in regimes
     assert "pooled_from" not in dense and "pooled_from" not in moe
     assert regimes["speed/rl/split"]["figures"] == 25 and "pooled_from" not in regimes["speed/rl/split"]
     assert regimes["memory/rl"]["figures"] == 20 and "pooled_from" not in regimes["memory/rl"]
@@ -80,7 +81,7 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     # the documented prefix speed/rl/colocated still starts the regime (docs/scenario-format.md)
     assert ev["speed"]["regime"] == "speed/rl/colocated/dense"
     assert ev["speed"]["regime"].startswith("speed/rl/colocated")
-    assert ev["speed"]["figures"] == 32 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
+    assert ev["speed"]["figures"] == 33 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
@@ -156,7 +157,7 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     step = next(line for line in out.stdout.splitlines() if "time per step" in line)
     assert step.strip().startswith("time per step") and "(" in step and "s-" in step
-    assert "speed measured (32 figures of RL steps, colocated, dense policy;" in out.stdout
+    assert "speed measured (33 figures of RL steps, colocated, dense policy;" in out.stdout
     assert "memory measured (20 figures of RL post-training memory;" in out.stdout
 
 
@@ -169,4 +170,4 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
     assert f"({lo:,.1f} s-{hi:,.1f} s)" in text
-    assert "80 % of 32 replayed figures of RL steps, colocated, dense policy" in text
+    assert "80 % of 33 replayed figures of RL steps, colocated, dense policy" in text
