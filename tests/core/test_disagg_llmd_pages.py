@@ -108,15 +108,17 @@ def test_amd_mi355x_split_decodes_fast(row: dict[str, Any]) -> None:
 
 def test_amd_mi355x_same_image_aggregated_decodes_fast_too() -> None:
     """The same image's aggregated TP 8 runs (the MI355X performance reference README.amd.md
-    links): ours decodes at 0.60-0.76 of the published median time per token, so the split's
-    miss above is the base MI355X decode step under vLLM, not the split. Not counted."""
+    links): ours decodes at 0.59-0.82 of the published median time per token (0.60-0.76 before
+    vLLM's all-reduce took its measured MI355X times, docs/evidence/speed.md, the section on
+    CDNA4's rates), so the split's miss above is the base MI355X decode step under vLLM, not the
+    split. Not counted."""
     base = next(r for r in DATA["aggregated_baselines"] if r["gpu"] == "mi355x-288gb")
     ratios = []
     for users, prompt, output, _, tpot in base["rows"]:
         row = {**base, "prompt": prompt, "output": output}
         sv = estimate_report(_scenario(row, users, split=False))["serving"]
         ratios.append(sv["tpot_seconds"] * 1e3 / tpot)
-    assert min(ratios) > 0.55 and max(ratios) < 0.8, ratios
+    assert min(ratios) > 0.55 and max(ratios) < 0.85, ratios
 
 
 def test_readme_aggregated_baseline() -> None:

@@ -15,7 +15,7 @@ What comes from where:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..memo import Memo
 from ..model.node import MNNVL_NODE, host_gpus
@@ -127,9 +127,14 @@ def _all_reduce(gpu: GPUSpec, st: EngineSettings) -> AllReduceRule:
     """The release's all-reduce rule (core/registry/all_reduce.py) on NVIDIA GPUs. Elsewhere the
     engine's kernel is kept for every message: the fallback there is RCCL (or another vendor's
     library), whose protocol tuning core/speed/collectives.py does not have, and the AMD shares
-    of core/speed/rates.py were measured with the step's all-reduce so priced."""
-    if st.release is None or gpu.vendor.lower() != "nvidia":
+    of core/speed/rates.py were measured with the step's all-reduce so priced. The kernel takes
+    the release's measured times where they were timed on that GPU (vLLM's on 8 x MI355X,
+    core/speed/allreduce_measured.py; the MI300X and MI325X have none, so their answers and
+    the CDNA3 shares set on them stay as they were)."""
+    if st.release is None:
         return ENGINE_KERNEL
+    if gpu.vendor.lower() != "nvidia":
+        return replace(ENGINE_KERNEL, measured=st.release.all_reduce.measured)
     return st.release.all_reduce
 
 

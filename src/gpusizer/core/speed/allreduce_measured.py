@@ -20,6 +20,12 @@ of the same algorithm the time is interpolated linearly in bytes; a size on one 
 switch never reads the other side's points (a one-stage 200 KB message extends the one-stage
 line, it is not averaged with the two-stage 256 KB time). Below the smallest size, the
 smallest's time.
+
+AMD (src/gpusizer/presets/allreduce-times-amd.json): vLLM's kernel on 8 x MI355X as vLLM PR
+#39080 timed it before its own change (bf16, 24 KB-1.5 MB: 6.3 us at 24 KB, 10.0 at 192 KB, 13.1
+at 384 KB, 24.2 at 1.5 MB), read with the same switch (the ROCm build compiles the same
+``custom_all_reduce.cuh``); the step takes it up to its largest timed message only
+(core/speed/step_terms.py), as nothing larger was timed.
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ SGLANG_CUSTOM = "sglang-custom-ar"
 VLLM_CUSTOM = "vllm-custom-ar"
 TABLES = (SGLANG_CUSTOM, VLLM_CUSTOM)
 _PATH = resources.files("gpusizer.presets").joinpath("allreduce-times.json")
+# AMD GPUs' times, entered by hand from their own source (the file's ``source``): aiconfigurator
+# times no AMD GPU, and the script that writes the file above would drop them
+_PATH_AMD = resources.files("gpusizer.presets").joinpath("allreduce-times-amd.json")
 KiB = 1024
 
 Points = tuple[tuple[float, float], ...]  # (bytes, seconds), ascending
@@ -40,12 +49,15 @@ Points = tuple[tuple[float, float], ...]  # (bytes, seconds), ascending
 
 @lru_cache(maxsize=1)
 def _tables() -> dict[tuple[str, str, int], Points]:
-    doc = json.loads(_PATH.read_text())
     out: dict[tuple[str, str, int], Points] = {}
-    for table, rows in doc["tables"].items():
-        for r in rows:
-            pts = tuple((float(b), t * 1e-6) for b, t in zip(r["bytes"], r["us"], strict=True))
-            out[(table, r["gpu"], int(r["ranks"]))] = pts
+    for path in (_PATH, _PATH_AMD):
+        for table, rows in json.loads(path.read_text())["tables"].items():
+            for r in rows:
+                pts = tuple((float(b), t * 1e-6) for b, t in zip(r["bytes"], r["us"], strict=True))
+                key = (table, r["gpu"], int(r["ranks"]))
+                if key in out:
+                    raise ValueError(f"all-reduce times of {key} are listed twice")
+                out[key] = pts
     return out
 
 

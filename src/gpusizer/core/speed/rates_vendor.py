@@ -127,13 +127,26 @@ VENDOR_RATES: dict[tuple[str, str], Rates] = {
     ),
 }
 
-# CDNA4 (MI350X/MI355X): no published figure the step model can replay yet (the MI355X runs
-# found leave their KV-cache settings unstated); it takes CDNA3's shares of its own, higher
-# peaks and bandwidth, the nearest measured kernels (hipBLASLt, the same vLLM ROCm builds).
+# CDNA4 (MI350X/MI355X): CDNA3's shares of its own, higher peaks and bandwidth, the nearest
+# measured kernels (hipBLASLt, the same vLLM ROCm builds). gfx950's own kernel rates are
+# published, but for AITER's and hand-written kernels that the replayed vLLM builds (no AITER:
+# FP8 linears through torch._scaled_mm, i.e. hipBLASLt) do not run; taken, they would put
+# llm-d's vLLM 0.15.1 MI355X times per token at 0.48-0.70 of the published, not 0.59-0.82
+# (docs/evidence/speed.md, the section on CDNA4's rates). Its all-reduce is measured
+# (core/speed/allreduce_measured.py).
+_AITER_GFX950 = (
+    "ROCm/aiter aiter/configs a8w8_bpreshuffle_tuned_gemm.csv / a8w8_tuned_gemm.csv (gfx950, 256 CUs): "
+    "memory-bound FP8 GEMMs stream 5.8-6.1 TB/s (73-77 % of 8 TB/s), large FP8 GEMMs 2,850-3,000 "
+    "TFLOPS (57-60 % of 5,033); not taken: AITER kernels, which the replayed vLLM builds do not run"
+)
 _CDNA3 = VENDOR_RATES[("vendor", "cdna3")]
 CDNA4: dict[tuple[str, str], Rates] = {}
 CDNA4[("vendor", "cdna4")] = replace(
     _CDNA3,
     mx_upcast_ops=0.0,  # gfx950 multiplies MXFP4 natively (scaled MFMA)
-    sources=(*_CDNA3.sources, "CDNA4: no measurement of its own, CDNA3's shares"),
+    sources=(
+        *_CDNA3.sources,
+        "CDNA4: no measurement of its own vLLM build's kernels, CDNA3's shares",
+        _AITER_GFX950,
+    ),
 )
