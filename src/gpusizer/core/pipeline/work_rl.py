@@ -139,7 +139,8 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     arch, counts = resolve(policy.model), count_parameters(policy.model)
     c = compute_estimate(policy, counts, gpu, gpus, arch)
     rate = c.flops_per_token * c.tokens_per_second_per_gpu  # achieved FLOP/s per GPU
-    models = [s.model] + [role_model(s, "", rl.reference.model)] * rl.has_reference
+    # the policy's own scoring pass unless the run skips it (``rl.policy.old_logprobs``)
+    models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
     models += [role_model(s, "", rl.critic.model)] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
     tokens = trained_tokens(rl)
