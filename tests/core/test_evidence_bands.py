@@ -38,15 +38,14 @@ SHORT = {
     # section 8). Twenty since rl.md section 18 (0.93-1.21): a held-out fifth of 4, 3 inside, too
     # few for this check (5 or more)
     "memory/rl": (3, 4),
-    # split steps, their own band (0.94-1.95, docs/evidence/rl.md sections 2l, 2m, 2n and 2o): of
-    # the held-out fifth's five, the v0.6 DeepSeek V3 FP8 1-off (0.89) ran faster than the
-    # estimate, below the band, and the v0.5 GB200 Qwen3-30B-A3B 1-off (2.04) slower, just above
-    # it (the GB200 Qwen3-235B 1-off rows that set the edge at 2.14 moved to 1.88-1.95 on their
-    # NVL72 domain, section 2n; the v0.5 Qwen3-235B 1-off, 0.78 below it before section 2o ran
-    # vLLM's scheduler request by request, is inside at 0.97); 4 of 5 since rl.md section 14
-    # (vLLM's w2 grid at narrow slices): the band 0.83-1.79 takes in the GB200 Qwen3-30B-A3B row
-    # (rl.md section 16, NeMo RL's FP32 log-probs, moved the split rows by 0.00 to -0.07: still 4 of 5)
-    "speed/rl/split": (4, 5),
+    # colocated steps of a dense policy (1.08-1.37 since the v0.7 table's two Qwen3-32B steps
+    # joined and the fifths were dealt again, docs/evidence/rl.md's v0.7 section): of the held-out
+    # seven, v0.5's GB200 Llama 3.1 8B reads 1.63 (above) and verl's MATH-only 32B 1.02 (below);
+    # each fifth held out in turn 30 of 34 (88 %)
+    "speed/rl/colocated/dense": (5, 7),
+    # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
+    # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200
+    # DeepSeek V3 1-off, 0.51, below the band 0.83-2.34)
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
     # section)
