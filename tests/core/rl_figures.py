@@ -60,6 +60,9 @@ class RLFigure(NamedTuple):
     # recipe (true at v0.7.0); None: the per-recipe rule of v0.4.0-v0.6.0 (``permute_fusion``)
     moe_permute: bool | None = None
     split_fraction: float = 0.8  # vllm_cfg.gpu_memory_utilization of an async recipe's engines
+    # vllm_kwargs.speculative_config {method: deepseek_mtp, num_speculative_tokens: 1} (the v0.7.0
+    # DeepSeek V3 recipes): the engine drafts one token a step with DeepSeek V3's MTP module
+    mtp: bool = False
 
     @property
     def sync_engine(self) -> bool:
@@ -150,6 +153,7 @@ class RLFigure(NamedTuple):
                     "detokenize_in_step": self.detokenize,
                     "weights": self.rollout_weights,
                     "max_sequences": self.max_sequences,
+                    **({"speculative": {"method": "mtp", "num_tokens": 1}} if self.mtp else {}),
                     # vllm_worker.py at v0.3.0-v0.6.0: SamplingParams(logprobs=0); generate copies
                     # each token's log-prob into full_logprobs one element at a time
                     "returns_logprobs": True,

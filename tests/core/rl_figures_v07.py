@@ -37,6 +37,9 @@ from .rl_figures import GB200, H100, NO_AC, RLFigure
 V07: dict[str, Any] = {"moe_permute": True}
 # loss_fn.force_on_policy_ratio true: the policy's prev_logprobs forward skipped
 FORCED: dict[str, Any] = {**V07, "old_logprobs": False}
+# the DeepSeek V3 recipes (grpo-deepseek-v3-32n8g.yaml and its children): forced ratio, and the
+# engine drafts one token a step with the checkpoint's MTP module (speculative_config deepseek_mtp)
+DSV3: dict[str, Any] = {**FORCED, "mtp": True}
 # the Qwen3-30B-A3B and Qwen3-32B recipes: train_global_batch_size 2,048, forced ratio, no recompute
 QWEN_2K: dict[str, Any] = {**FORCED, **NO_AC, "train_batch": 2048}
 
@@ -53,7 +56,7 @@ V07_ON = (
         1536,
         32,
         93,
-        **FORCED,
+        **DSV3,
     ),
     # grpo-deepseek-v3-64n8g.yaml: as 32n8g, EP 32
     RLFigure(
@@ -67,7 +70,7 @@ V07_ON = (
         1536,
         32,
         81.2,
-        **FORCED,
+        **DSV3,
     ),
     # grpo-qwen3-235b-16n8g.yaml: TP 2, CP 2, PP 8 (EP 16 over DP x CP 8: 8), vLLM TP 16
     RLFigure(
@@ -143,7 +146,7 @@ V07_ON = (
         32,
         78.5,
         memory_fraction=0.3,
-        **FORCED,
+        **DSV3,
     ),
     # grpo-deepseek-v3-64n4g.yaml: as 32n4g, EP 32
     RLFigure(
@@ -158,7 +161,7 @@ V07_ON = (
         32,
         70.7,
         memory_fraction=0.3,
-        **FORCED,
+        **DSV3,
     ),
     # grpo-qwen3-235b-16n4g.yaml: TP 2, CP 2, PP 4 (EP 8), vLLM TP 8, gpu_memory_utilization 0.4
     RLFigure(
@@ -223,7 +226,7 @@ V07_OFF = (
         32,
         46.6,
         256,
-        **FORCED,
+        **DSV3,
     ),
     # grpo-qwen3-235b-32n8g-async-1off.yaml: training TP 4 PP 8 (EP 16 over DP 4: 4),
     # generation 128 at TP 8, gpu_memory_utilization 0.88
@@ -306,7 +309,7 @@ V07_OFF = (
         256,
         fp8=True,
         max_sequences=32,
-        **FORCED,
+        **DSV3,
     ),
     # grpo-deepseek-v3-64n4g-async-1off.yaml: 128 + 128 GB200, training PP 8 EP 16, vLLM TP 16
     RLFigure(
@@ -321,7 +324,7 @@ V07_OFF = (
         16,
         35,
         128,
-        **FORCED,
+        **DSV3,
     ),
     # grpo-qwen3-235b-32n4g-async-1off.yaml: training TP 4 PP 4 (EP 4), generation 64 at TP 8, 0.88
     RLFigure(

@@ -45,7 +45,7 @@ SHORT = {
     "speed/rl/colocated/dense": (5, 7),
     # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
     # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200
-    # DeepSeek V3 1-off, 0.51, below the band 0.83-2.34)
+    # DeepSeek V3 1-off, 0.59, below the band 0.83-2.34)
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
     # section)

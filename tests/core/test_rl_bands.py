@@ -13,7 +13,7 @@ their own; with eight they took the band of all serving and training speeds
 (core/evidence/regimes.py ``pool_chain``). The colocated steps are split by the policy's kind
 (docs/evidence/rl.md, "The colocated step bands by the policy's kind"): a MoE policy's step runs the
 Megatron MoE passes, the engine's fused-MoE kernels and the experts' refit in series, so its steps
-sit at another level (1.23-2.68; 1.18-2.85 before NeMo RL's v0.7 table) than a dense policy's
+sit at another level (1.23-2.74; 1.18-2.85 before NeMo RL's v0.7 table) than a dense policy's
 (1.08-1.37; 1.04-1.53 before)."""
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     split = regimes["speed/rl/split"]
     assert split["p10"] < 1 < split["p90"]  # DeepSeek V3's one-NIC broadcast sets the p10
     # the model is fast for RL: the bands sit above 1 (published seconds / estimated seconds),
-    # a MoE policy's higher: its p90 takes in NeMo RL's v0.6 GB200 DeepSeek V3 step on 128 GPUs
-    # (2.68) that the shared band's 2.11 left above it (2.85 with v0.5's above it, before the v0.7
-    # table's eleven MoE steps at 1.23-1.97 joined)
+    # a MoE policy's higher: its p90 takes in NeMo RL's GB200 DeepSeek V3 steps (v0.6's 2.68-2.74)
+    # that the shared band's 2.11 left above it (2.85, v0.5's, before the v0.7 table's eleven MoE
+    # steps at 1.23-2.76 joined)
     assert 1 < dense["p10"] < dense["p90"] < moe["p90"] and moe["p10"] > 1
     assert moe["p90"] > 2.6 and dense["p90"] < 1.6
 
@@ -111,17 +111,17 @@ def test_the_step_and_run_ranges_are_the_step_band() -> None:
 
 @pytest.mark.parametrize(
     "figure",
-    [FIGURES[3], FIGURES[6], FIGURES[7], FIGURES[13], OFF_POLICY[3]],
+    [FIGURES[3], FIGURES[6], FIGURES[7], FIGURES[13], FIGURES[14], OFF_POLICY[3]],
     ids=lambda f: f.name,
 )
 def test_the_published_step_lies_inside_the_range(figure) -> None:
     # source: NeMo RL docs/about/performance-summary.md (Total Step time): Qwen3-32B on 32 H100
     # 393 s (ratio 1.14, dense band), Qwen3-235B on 256 H100 312 s (1.33), DeepSeek V3 on 256 H100
-    # 154 s (2.11), on 128 GB200 108 s (2.68; MoE band), Qwen3-32B 1-off 215 s (1.03, split
-    # band). The range is where 80 % of published steps like it landed: while dense and MoE
-    # policies' colocated steps shared one band (1.09-2.11), the GB200 DeepSeek V3 steps lay above
-    # it; a MoE policy's band of its own (1.18-2.85, 1.23-2.68 with the v0.7 table) holds the one
-    # on 128 GB200 (the one on 256, 98.7 s at 2.74, lies above it since the v0.7 table joined)
+    # 154 s (2.11), on 128 and 256 GB200 108 s and 98.7 s (2.68, 2.74; MoE band), Qwen3-32B 1-off
+    # 215 s (1.03, split band). The range is where 80 % of published steps like it landed: while
+    # dense and MoE policies' colocated steps shared one band (1.09-2.11), the GB200 DeepSeek V3
+    # steps lay above it; a MoE policy's band of its own (1.18-2.85; 1.23-2.74 with NeMo RL's v0.7
+    # table, its top the 256-GB200 step) holds them
     lo, hi = estimate_report(figure.scenario())["rl"]["time_per_step_seconds_range"]
     assert lo <= figure.measured <= hi * (1 + 1e-4)
 
@@ -135,7 +135,7 @@ def test_the_step_note_is_the_band_in_words() -> None:
         f"(80 % of {b.figures} published RL steps, colocated, dense policy; docs/evidence/rl.md)"
     )
     moe = estimate_report(FIGURES[13].scenario())["assumptions"]
-    assert "RL steps like this have run 1.23-2.68x the estimate (80 % of 32 published RL steps, " in (
+    assert "RL steps like this have run 1.23-2.74x the estimate (80 % of 32 published RL steps, " in (
         next(n for n in moe if n.startswith("RL steps like this"))
     )
     split = estimate_report(_split(VERL_7B["scenario"]))["assumptions"]
