@@ -147,7 +147,8 @@ class RLFigure(NamedTuple):
                     "samples_per_prompt": self.responses // prompts,
                     "response_tokens": mean,
                     "response_spread": (self.longest - PROMPT) / mean - 1,
-                    # the async recipes' vLLM gpu_memory_utilization on its own GPUs: 0.8
+                    # the async recipes' vLLM gpu_memory_utilization on its own GPUs: 0.8 (0.88 in
+                    # v0.7.0's Qwen3-235B async recipes: split_fraction)
                     "memory_fraction": self.split_fraction if self.rollout_gpus else self.memory_fraction,
                     "gpus": self.rollout_gpus,
                     "detokenize_in_step": self.detokenize,
