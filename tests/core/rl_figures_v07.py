@@ -19,9 +19,9 @@ examples/configs/grpo_math_1B.yaml):
   skip_tokenizer_init true (no stop strings), so no detokenising in the step.
 The vLLM release NeMo RL v0.7.0 pins (pyproject.toml: vllm 0.20.0) takes the estimator's newest
 modelled vLLM release, 0.10.1, the default every other NeMo RL replay takes too (v0.5.0 pins
-0.11.2, v0.6.0 0.17.1). Not stated by the scenario, and so not replayed: the DeepSeek V3
-recipes' MTP speculative decoding in the rollout (vllm_kwargs.speculative_config deepseek_mtp,
-one token), the GB200 recipes' HybridEP dispatcher. The table's EP where it exceeds DP x CP
+0.11.2, v0.6.0 0.17.1). The DeepSeek V3 recipes' vllm_kwargs.speculative_config (deepseek_mtp,
+one token) is stated (``mtp``: rl.rollout.speculative). Not stated by the scenario, and so not
+replayed: the GB200 recipes' HybridEP dispatcher. The table's EP where it exceeds DP x CP
 (Qwen3-235B) is replayed as DP x CP, as before. Not replayed: the four Nemotron-3-Super-120B-A12B
 rows (nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16: a hybrid Mamba-2 / attention model whose
 routed experts run in a latent space narrower than the hidden size, ``moe_latent_size``: no
