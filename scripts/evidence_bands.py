@@ -203,7 +203,8 @@ def _vendors() -> Iterator[Figure]:
 
 def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     """(key, scenario, published seconds) of each replayed RL step (docs/evidence/rl.md): NeMo RL's
-    performance summary (tests/core/rl_figures.py FIGURES, OFF_POLICY; rl_figures_v05.py), the v0.3
+    performance summary (tests/core/rl_figures.py FIGURES, OFF_POLICY; rl_figures_v05.py,
+    rl_figures_v07.py), the v0.3
     blog's and issue #959's logged steps (PHASED, tests/core/rl_phase_logs.py LOGS), verl's
     GRPO-LoRA step lines (rl-memory.json) and the other frameworks' steps (rl-time-others.json).
     Whole steps only: the report's band is applied to the step and the run; a phase's timer is a
@@ -211,11 +212,12 @@ def _rl_steps() -> Iterator[tuple[str, dict[str, Any], float]]:
     2d, 2h, 6 and 7), and its ratio (a refit at 0.07-0.26 of its timer) says nothing of a step's."""
     from tests.core.rl_figures import FIGURES, OFF_POLICY, PHASED
     from tests.core.rl_figures_v05 import V05_OFF, V05_ON
+    from tests.core.rl_figures_v07 import V07_OFF, V07_ON
     from tests.core.rl_phase_logs import LOGS, dtensor
     from tests.core.test_rl_memory_evidence import RECORDS as VERL
     from tests.core.test_rl_time_others import RECORDS as OTHERS
 
-    for f in (*FIGURES, *OFF_POLICY, *V05_ON, *V05_OFF, *(f for f, _ in PHASED)):
+    for f in (*FIGURES, *OFF_POLICY, *V05_ON, *V05_OFF, *V07_ON, *V07_OFF, *(f for f, _ in PHASED)):
         yield f"rl-steps:{f.name}", f.scenario(), f.measured
     for f, trainer, _ in LOGS:
         yield f"rl-phase-logs:{f.name}", dtensor(f) if trainer == "dtensor" else f.scenario(), f.measured

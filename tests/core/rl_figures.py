@@ -52,6 +52,17 @@ class RLFigure(NamedTuple):
     fp8: bool = False  # the FP8 recipe: Megatron fp8_cfg (blockwise e4m3) and vLLM precision fp8
     max_sequences: int | None = None  # vllm_kwargs.max_num_seqs where a recipe sets it
     packing: bool = True  # policy.sequence_packing.enabled (grpo_math_1B.yaml: true)
+    train_batch: int = 512  # policy.train_global_batch_size (grpo_math_1B.yaml: 512)
+    # loss_fn.force_on_policy_ratio false; true in most v0.7.0 recipes, where NeMo RL skips the
+    # policy's prev_logprobs forward (nemo_rl/algorithms/grpo.py at v0.7.0)
+    old_logprobs: bool = True
+    # megatron_cfg.moe_permute_fusion where the release's grpo_math_1B.yaml sets it for every
+    # recipe (true at v0.7.0); None: the per-recipe rule of v0.4.0-v0.6.0 (``permute_fusion``)
+    moe_permute: bool | None = None
+    split_fraction: float = 0.8  # vllm_cfg.gpu_memory_utilization of an async recipe's engines
+    # vllm_kwargs.speculative_config {method: deepseek_mtp, num_speculative_tokens: 1} (the v0.7.0
+    # DeepSeek V3 recipes): the engine drafts one token a step with DeepSeek V3's MTP module
+    mtp: bool = False
 
     @property
     def sync_engine(self) -> bool:
@@ -64,7 +75,10 @@ class RLFigure(NamedTuple):
     def permute_fusion(self) -> bool:
         """megatron_cfg.moe_permute_fusion: true in grpo-deepseek-v3-32n8g.yaml and
         grpo-qwen3-235b-16n8g.yaml, which every DeepSeek V3 and Qwen3-235B performance recipe
-        inherits (tags v0.4.0-v0.6.0); grpo_math_1B.yaml's false elsewhere."""
+        inherits (tags v0.4.0-v0.6.0); grpo_math_1B.yaml's false elsewhere; ``moe_permute``
+        where a release sets it for every recipe."""
+        if self.moe_permute is not None:
+            return self.moe_permute
         return self.preset in ("deepseek-v3", "qwen3-235b-a22b")
 
     @property
@@ -115,13 +129,14 @@ class RLFigure(NamedTuple):
                 "algorithm": "grpo",
                 "prompt_tokens": PROMPT,
                 "policy": {
-                    "mini_batch_size": 512,
+                    "mini_batch_size": self.train_batch,
                     "moe_permute_fusion": self.permute_fusion,
                     # defer_fp32_logits false (grpo_math_1B.yaml, tags v0.4.0-v0.6.0): the
                     # log-probs and the loss run DistributedLogprob over FP32 logits
                     "fp32_logprobs": True,
                     "bias_activation_fusion": self.bias_activation_fusion,
                     **({} if self.packing else {"sequence_packing": False}),
+                    **({} if self.old_logprobs else {"old_logprobs": False}),
                 },
                 # NeMo RL keeps the reference on the host and swaps it in for its forward
                 # (megatron_policy_worker.py use_reference_model)
@@ -132,12 +147,14 @@ class RLFigure(NamedTuple):
                     "samples_per_prompt": self.responses // prompts,
                     "response_tokens": mean,
                     "response_spread": (self.longest - PROMPT) / mean - 1,
-                    # the async recipes' vLLM gpu_memory_utilization on its own GPUs: 0.8
-                    "memory_fraction": 0.8 if self.rollout_gpus else self.memory_fraction,
+                    # the async recipes' vLLM gpu_memory_utilization on its own GPUs: 0.8 (0.88 in
+                    # v0.7.0's Qwen3-235B async recipes: split_fraction)
+                    "memory_fraction": self.split_fraction if self.rollout_gpus else self.memory_fraction,
                     "gpus": self.rollout_gpus,
                     "detokenize_in_step": self.detokenize,
                     "weights": self.rollout_weights,
                     "max_sequences": self.max_sequences,
+                    **({"speculative": {"method": "mtp", "num_tokens": 1}} if self.mtp else {}),
                     # vllm_worker.py at v0.3.0-v0.6.0: SamplingParams(logprobs=0); generate copies
                     # each token's log-prob into full_logprobs one element at a time
                     "returns_logprobs": True,

@@ -38,21 +38,13 @@ SHORT = {
     # section 8). Twenty since rl.md section 18 (0.93-1.21): a held-out fifth of 4, 3 inside, too
     # few for this check (5 or more)
     "memory/rl": (3, 4),
-    # split steps, their own band (0.94-1.95, docs/evidence/rl.md sections 2l, 2m, 2n and 2o): of
-    # the held-out fifth's five, the v0.6 DeepSeek V3 FP8 1-off (0.89) ran faster than the
-    # estimate, below the band, and the v0.5 GB200 Qwen3-30B-A3B 1-off (2.04) slower, just above
-    # it (the GB200 Qwen3-235B 1-off rows that set the edge at 2.14 moved to 1.88-1.95 on their
-    # NVL72 domain, section 2n; the v0.5 Qwen3-235B 1-off, 0.78 below it before section 2o ran
-    # vLLM's scheduler request by request, is inside at 0.97); 4 of 5 since rl.md section 14
-    # (vLLM's w2 grid at narrow slices): the band 0.83-1.79 takes in the GB200 Qwen3-30B-A3B row
-    # (rl.md section 16, NeMo RL's FP32 log-probs, moved the split rows by 0.00 to -0.07: still 4 of 5)
-    "speed/rl/split": (4, 5),
-    # dense policies' colocated steps (1.08-1.55, docs/evidence/rl.md sections 19 and 20): Miles'
-    # Qwen3.8-27B step (2.63) joined the 32 and moved the hash order of the fifths; of the
-    # held-out fifth's seven, verl's GSM8K + MATH 32B step (1.016) sits below the band and v0.5's
-    # GB200 Llama 3.1 8B step (1.635) above it; each fifth held out in turn it holds 28 of 33
-    # (84 %), as it held 28 of 32 before
-    "speed/rl/colocated/dense": (5, 7),
+    # (colocated steps of a dense policy held 5 of 7 in their held-out fifth while Miles'
+    # Qwen3.8-27B step or the v0.7 table's two Qwen3-32B steps joined alone; with all three, 35
+    # figures, the fifths are dealt again and the held-out seven sit inside 1.04-1.63,
+    # docs/evidence/rl.md sections 20 and 21)
+    # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
+    # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200
+    # DeepSeek V3 1-off, 0.59, below the band 0.83-2.34)
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
     # section)

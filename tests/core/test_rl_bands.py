@@ -2,18 +2,19 @@
 section 8): an RL report's step, run and peak carry the band of RL's regimes, not training's.
 
 The band of ``speed/rl/colocated/<dense|moe>`` (by the policy's kind) and ``speed/rl/split`` is
-built from the whole published steps the RL tests replay
-(NeMo RL's performance summary, the v0.3 blog's and issue #959's logged steps, verl's GRPO-LoRA
-step lines, verl's DeepSeek-V3 and Miles' MI300X and H200 steps), each ratio published seconds /
-estimated seconds (the estimate's speed over the published, the convention of every time here),
-so a step of T seconds ran between T x p10 and T x p90; ``memory/rl`` from verl's thirteen
-``max_memory_allocated`` counters, a band of its own (12 or more). The 25 split off-policy steps
-(eight until docs/evidence/rl.md sections 2l and 2m replayed the v0.6 table's other off-policy rows
-and the v0.5 tables) make a band of their own; with eight they took the band of all serving and
-training speeds (core/evidence/regimes.py ``pool_chain``). The colocated steps are split by the
-policy's kind (docs/evidence/rl.md, "The colocated step bands by the policy's kind"): a MoE
-policy's step runs the Megatron MoE passes, the engine's fused-MoE kernels and the experts'
-refit in series, so its steps sit at another level (1.18-2.85) than a dense policy's (1.08-1.55)."""
+built from the whole published steps the RL tests replay (NeMo RL's performance summary, the v0.3
+blog's and issue #959's logged steps, verl's GRPO-LoRA step lines, verl's DeepSeek-V3 and Miles'
+MI300X and H200 steps), each ratio published seconds / estimated seconds (the estimate's speed over the
+published, the convention of every time here), so a step of T seconds ran between T x p10 and T x
+p90; ``memory/rl`` from verl's thirteen ``max_memory_allocated`` counters, a band of its own (12 or
+more). The 35 split off-policy steps (eight until docs/evidence/rl.md sections 2l and 2m replayed
+the v0.6 table's other off-policy rows and the v0.5 tables, 25 until the v0.7 table) make a band of
+their own; with eight they took the band of all serving and training speeds
+(core/evidence/regimes.py ``pool_chain``). The colocated steps are split by the policy's kind
+(docs/evidence/rl.md, "The colocated step bands by the policy's kind"): a MoE policy's step runs the
+Megatron MoE passes, the engine's fused-MoE kernels and the experts' refit in series, so its steps
+sit at another level (1.23-2.74; 1.18-2.85 before NeMo RL's v0.7 table) than a dense policy's
+(1.04-1.63; 1.04-1.55 before)."""
 
 from __future__ import annotations
 
@@ -44,19 +45,21 @@ def _split(scenario: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
-    # 25 + 2 + 4 + 20 + 3 colocated steps (summary v0.4-v0.6, blog, #959, verl, verl DeepSeek-V3
-    # and Miles' two, docs/evidence/rl.md section 20); 25 split off-policy steps, a band of their
-    # own (12 or more; never pooled with the colocated steps, whose gap is in what colocation adds);
-    # verl's 20 counters (the seven MATH-only logs joined both, docs/evidence/rl.md section 18)
+    # 25 + 13 + 2 + 4 + 20 + 3 colocated steps (summary v0.4-v0.6, its v0.7 table, blog, #959,
+    # verl, verl DeepSeek-V3 and Miles' two); 35 split off-policy steps (10 of them v0.7's), a band
+    # of their own (12 or more; never pooled with the colocated steps, whose gap is in what
+    # colocation adds); verl's 20 counters (the seven MATH-only logs joined both,
+    # docs/evidence/rl.md section 18)
     regimes = BANDS["regimes"]
-    # the 54 colocated steps by the policy's kind: 33 dense (Llama 3.1, Qwen3-32B, verl's Qwen2.5,
+    # the 67 colocated steps by the policy's kind: 35 dense (Llama 3.1, Qwen3-32B, verl's Qwen2.5,
     # Miles' Qwen3.8-27B),
-    # 21 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles'), each
-    # a band of its own; the bare placement is no regime any more, only their pool's name
+    # 32 MoE (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek V3, Miles'), each
+    # a band of its own; the bare placement is no regime any more, only their pool's name (32 and
+    # 21 before the v0.7 table, docs/evidence/rl.md's v0.7 section)
     dense, moe = regimes["speed/rl/colocated/dense"], regimes["speed/rl/colocated/moe"]
-    assert (dense["figures"], moe["figures"]) == (33, 21) and "speed/rl/colocated" not in regimes
+    assert (dense["figures"], moe["figures"]) == (35, 32) and "speed/rl/colocated" not in regimes
     assert "pooled_from" not in dense and "pooled_from" not in moe
-    assert regimes["speed/rl/split"]["figures"] == 25 and "pooled_from" not in regimes["speed/rl/split"]
+    assert regimes["speed/rl/split"]["figures"] == 35 and "pooled_from" not in regimes["speed/rl/split"]
     assert regimes["memory/rl"]["figures"] == 20 and "pooled_from" not in regimes["memory/rl"]
     # no regime pools with the RL steps, and the split steps sit in no other pool: the band of
     # all speed is the one the other small speed regimes take, unmoved by the RL steps (439
@@ -68,10 +71,12 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     split = regimes["speed/rl/split"]
     assert split["p10"] < 1 < split["p90"]  # DeepSeek V3's one-NIC broadcast sets the p10
     # the model is fast for RL: the bands sit above 1 (published seconds / estimated seconds),
-    # a MoE policy's higher: its p90 takes in NeMo RL's GB200 DeepSeek V3 steps (2.68-2.85) that
-    # the shared band's 2.11 left above it
+    # a MoE policy's higher: its p90 takes in NeMo RL's GB200 DeepSeek V3 steps (v0.6's 2.68-2.74)
+    # that the shared band's 2.11 left above it (2.85, v0.5's, before the v0.7 table's eleven MoE
+    # steps at 1.23-2.76 joined)
     assert 1 < dense["p10"] < dense["p90"] < moe["p90"] and moe["p10"] > 1
-    assert moe["p90"] > 2.8 and dense["p90"] < 1.6
+    # (the dense p90 1.635 is v0.5's GB200 Llama 3.1 8B step, docs/evidence/rl.md section 15)
+    assert moe["p90"] > 2.6 and dense["p90"] < 1.7
 
 
 def test_an_rl_report_states_its_regimes_and_confidence() -> None:
@@ -81,13 +86,13 @@ def test_an_rl_report_states_its_regimes_and_confidence() -> None:
     # the documented prefix speed/rl/colocated still starts the regime (docs/scenario-format.md)
     assert ev["speed"]["regime"] == "speed/rl/colocated/dense"
     assert ev["speed"]["regime"].startswith("speed/rl/colocated")
-    assert ev["speed"]["figures"] == 33 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
+    assert ev["speed"]["figures"] == 35 and ev["speed"]["label"] == "RL steps, colocated, dense policy"
     # verl's own Qwen2.5 7B on 8 H100 with FSDP is among the replayed steps
     assert ev["speed"]["confidence"] == "measured"
     split = estimate_report(_split(VERL_7B["scenario"]))["evidence"]["speed"]
-    assert split["regime"] == "speed/rl/split" and split["pooled_from"] is None and split["figures"] == 25
+    assert split["regime"] == "speed/rl/split" and split["pooled_from"] is None and split["figures"] == 35
     moe = estimate_report(FIGURES[13].scenario())["evidence"]["speed"]  # DeepSeek V3 on 128 GB200
-    assert moe["regime"] == "speed/rl/colocated/moe" and moe["figures"] == 21
+    assert moe["regime"] == "speed/rl/colocated/moe" and moe["figures"] == 32
     assert moe["label"] == "RL steps, colocated, MoE policy" and moe["pooled_from"] is None
     # the split steps stay one regime of both kinds (DeepSeek V3's 1-off step here)
     assert estimate_report(OFF_POLICY[7].scenario())["evidence"]["speed"]["regime"] == "speed/rl/split"
@@ -117,7 +122,8 @@ def test_the_published_step_lies_inside_the_range(figure) -> None:
     # 154 s (2.11), on 128 and 256 GB200 108 s and 98.7 s (2.68, 2.74; MoE band), Qwen3-32B 1-off
     # 215 s (1.03, split band). The range is where 80 % of published steps like it landed: while
     # dense and MoE policies' colocated steps shared one band (1.09-2.11), the GB200 DeepSeek V3
-    # steps lay above it; a MoE policy's band of its own (1.18-2.85) holds them
+    # steps lay above it; a MoE policy's band of its own (1.18-2.85; 1.23-2.74 with NeMo RL's v0.7
+    # table, its top the 256-GB200 step) holds them
     lo, hi = estimate_report(figure.scenario())["rl"]["time_per_step_seconds_range"]
     assert lo <= figure.measured <= hi * (1 + 1e-4)
 
@@ -131,14 +137,14 @@ def test_the_step_note_is_the_band_in_words() -> None:
         f"(80 % of {b.figures} published RL steps, colocated, dense policy; docs/evidence/rl.md)"
     )
     moe = estimate_report(FIGURES[13].scenario())["assumptions"]
-    assert "RL steps like this have run 1.18-2.85x the estimate (80 % of 21 published RL steps, " in (
+    assert "RL steps like this have run 1.23-2.74x the estimate (80 % of 32 published RL steps, " in (
         next(n for n in moe if n.startswith("RL steps like this"))
     )
     split = estimate_report(_split(VERL_7B["scenario"]))["assumptions"]
     b = band("speed/rl/split")
     assert (
         f"RL steps like this have run {b.p10:.2f}-{b.p90:.2f}x the estimate "
-        "(80 % of 25 published RL steps, split pools; docs/evidence/rl.md)"
+        "(80 % of 35 published RL steps, split pools; docs/evidence/rl.md)"
     ) in split
 
 
@@ -157,7 +163,7 @@ def test_the_cli_prints_the_step_band_and_how_sure(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     step = next(line for line in out.stdout.splitlines() if "time per step" in line)
     assert step.strip().startswith("time per step") and "(" in step and "s-" in step
-    assert "speed measured (33 figures of RL steps, colocated, dense policy;" in out.stdout
+    assert "speed measured (35 figures of RL steps, colocated, dense policy;" in out.stdout
     assert "memory measured (20 figures of RL post-training memory;" in out.stdout
 
 
@@ -170,4 +176,4 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
     assert f"({lo:,.1f} s-{hi:,.1f} s)" in text
-    assert "80 % of 33 replayed figures of RL steps, colocated, dense policy" in text
+    assert "80 % of 35 replayed figures of RL steps, colocated, dense policy" in text

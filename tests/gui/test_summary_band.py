@@ -56,8 +56,9 @@ def test_memory_chart_whisker_spans_the_band(qtbot) -> None:
 
 def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     # RL post-training's own regimes (scripts/evidence_bands.py ``_rl``): verl's 20 counters with a
-    # band of their own; of the 54 colocated published steps the 33 of dense policies (Qwen2.5 7B
-    # is dense) with their own band, split from the MoE policies' 21 by the policy's kind
+    # band of their own; of the 67 colocated published steps the 35 of dense policies (Qwen2.5 7B
+    # is dense) with their own band, split from the MoE policies' 32 by the policy's kind (53,
+    # 32 and 21 before NeMo RL's v0.7 table, docs/evidence/rl.md)
     import json
     from pathlib import Path
 
@@ -69,7 +70,7 @@ def test_how_sure_line_of_an_rl_scenario_names_rl_regimes(qtbot) -> None:
     qtbot.addWidget(head)
     est = estimate(rec["scenario"])
     head.set_estimate(est)
-    assert head._how_sure_text == "How sure: memory measured (20) · speed measured (33)"
+    assert head._how_sure_text == "How sure: memory measured (20) · speed measured (35)"
     assert "RL steps, colocated, dense policy" in html.unescape(head.how_sure.toolTip())
     view = FiguresView()
     qtbot.addWidget(view)

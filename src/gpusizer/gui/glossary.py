@@ -170,6 +170,10 @@ GLOSSARY: dict[str, str] = {
     "NeMo RL v0.4.0 left it off for Qwen3 models, v0.5.0 on set it true). Off: the policy's "
     "passes run the activation as separate ops, about 16 more bytes per routed expert value "
     "forward and 36 backward (Megatron policies only).",
+    "rl.policy.old_logprobs": "The policy's own log-prob forward over the rollout before "
+    "training (NeMo RL prev_logprobs, verl old_log_prob). Off: skipped, as NeMo RL does with "
+    "force_on_policy_ratio and one update a rollout (its v0.7.0 recipes); the reference's "
+    "forward still runs.",
 }
 
 

@@ -16,6 +16,7 @@ from ..errors import check_id
 from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens
 from ..registry.rl_algorithms import RL_ALGORITHMS
 from ..registry.workloads import WORKLOAD_KINDS
+from .serving_features import SpeculativeSpec
 
 Spread = Annotated[float, Field(ge=0.0, le=20.0)]
 
@@ -70,6 +71,11 @@ class RolloutSpec(Strict):
     # syncs): NeMo RL vllm_cfg precision "fp8" has vLLM quantise each synced tensor to FP8 in
     # 128 x 128 blocks as it loads it (nemo_rl/models/generation/vllm/quantization/fp8.py, v0.6.0)
     weights: Annotated[str, Field(min_length=1, max_length=40)] | None = None
+    # speculative decoding in the engine's decode steps, as ``serving.speculative`` prices it
+    # (core/serving/speculative.py): NeMo RL v0.7.0's DeepSeek V3 recipes set vLLM
+    # speculative_config {method: deepseek_mtp, num_speculative_tokens: 1}; null: off. A draft
+    # model is not offered here (methods mtp, eagle, eagle3, ngram)
+    speculative: SpeculativeSpec | None = None
 
     @property
     def longest_tokens(self) -> int:
@@ -145,6 +151,11 @@ class PolicySpec(Strict):
     # Megatron-Bridge's false for Qwen3 models, v0.5.0 on set it true): false, the eager ops'
     # bytes in the policy's passes (core/pipeline/rl_swiglu.py; Megatron policies only)
     bias_activation_fusion: bool = True
+    # the policy's own log-prob forward over the rollout before training (NeMo RL prev_logprobs,
+    # verl old_log_prob); false: skipped, as NeMo RL does under loss_fn.force_on_policy_ratio with
+    # one update a rollout (nemo_rl/algorithms/grpo.py at v0.7.0: "Skipping prev_logprobs"; the
+    # loss takes the ratio as 1)
+    old_logprobs: bool = True
 
     @property
     def is_adapter(self) -> bool:

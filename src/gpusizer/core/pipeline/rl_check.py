@@ -87,6 +87,14 @@ def check_rl(s: Scenario) -> None:
             "rl.rollout.tensor",
             f"must divide the GPUs the roles share ({s.parallelism.gpus}) when colocated; got {ro.tensor}",
         )
+    spec = ro.speculative
+    if spec is not None and (spec.draft_model is not None or spec.method == "draft_model"):
+        raise ScenarioError(
+            "rl.rollout.speculative.draft_model"
+            if spec.draft_model is not None
+            else "rl.rollout.speculative.method",
+            "a draft model is not offered in the rollout; use method mtp, eagle, eagle3 or ngram",
+        )
     check_prefill_budget(rl)
 
 

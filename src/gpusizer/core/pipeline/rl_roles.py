@@ -213,6 +213,8 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
         "async_output": serial_output(ro),
     }
     data["serving"] = {k: v for k, v in serving.items() if v is not None}
+    if ro.speculative is not None and ro.speculative.method is not None:  # drafts in every step
+        data["serving"]["speculative"] = ro.speculative.model_dump(exclude_none=True)
     if serves_adapter(rl) and ro.engine == "vllm":
         w = s.workload  # one adapter, the policy's, in vLLM's one slot (verl: max_loras 1)
         data["serving"]["lora"] = {

@@ -17,6 +17,7 @@ from ..model.presets import host_cpu, scenario_gpu
 from ..model.result import EngineMemory, Memory
 from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
+from ..serving.features import with_speculative
 from ..serving.load import engine_costs
 from ..serving.lora_serving import with_lora
 from ..speed.compute import compute_estimate
@@ -100,7 +101,8 @@ def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory, 
     batch = max(1, min(held, em.max_sequences or held, fit))
     # the serving load simulation's own step (kernel floors, collectives at alpha + bytes /
     # beta over the link they cross, skewed MoE routing, the engine's host cost)
-    step = with_lora(rs, step_model(rs, gpu, engine_costs(rs, gpu, st)))
+    costs = engine_costs(rs, gpu, st)  # the drafts' steps, where the rollout speculates, over it
+    step = with_speculative(rs, gpu, costs, with_lora(rs, step_model(rs, gpu, costs)))
     prefill = prefill_seconds(step, batch, rl.prompt_tokens, rl.rollout.max_batched_tokens)
     ro = rl.rollout  # the host's work per generated token, serial with the replica's steps
     dispatch = host_cpu(s.hardware).op_dispatch  # the copy's PyTorch op on this host
@@ -139,7 +141,8 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     arch, counts = resolve(policy.model), count_parameters(policy.model)
     c = compute_estimate(policy, counts, gpu, gpus, arch)
     rate = c.flops_per_token * c.tokens_per_second_per_gpu  # achieved FLOP/s per GPU
-    models = [s.model] + [role_model(s, "", rl.reference.model)] * rl.has_reference
+    # the policy's own scoring pass unless the run skips it (``rl.policy.old_logprobs``)
+    models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
     models += [role_model(s, "", rl.critic.model)] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
     tokens = trained_tokens(rl)

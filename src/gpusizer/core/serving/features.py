@@ -102,16 +102,21 @@ def featured_run(
     if wait:
         eng = replace(eng, front_end=eng.front_end + wait)
     step = with_lora(s, step)  # under the verify: the target's tokens pass the adapters
+    return with_prefix(s, with_speculative(s, gpu, costs, step), eng, wl)
+
+
+def with_speculative(s: Scenario, gpu: GPUSpec, costs: EngineCosts, step: StepModel) -> StepModel:
+    """The step model with speculative decodes (unchanged without ``serving.speculative``)."""
     spec = speculative_of(s)
-    if spec is not None:
-        k, a = settings(spec)
-        draft = None
-        if spec.draft_model is not None:
-            draft = step_model(s.model_copy(update={"model": spec.draft_model}), gpu, costs)
-        layers, vocab = draft_layers(spec)
-        per_gpu = vocab / s.parallelism.tensor if vocab else step.shape.vocab
-        step = SpeculativeStep(step, k, a, draft, layers, per_gpu)
-    return with_prefix(s, step, eng, wl)
+    if spec is None:
+        return step
+    k, a = settings(spec)
+    draft = None
+    if spec.draft_model is not None:
+        draft = step_model(s.model_copy(update={"model": spec.draft_model}), gpu, costs)
+    layers, vocab = draft_layers(spec)
+    per_gpu = vocab / s.parallelism.tensor if vocab else step.shape.vocab
+    return SpeculativeStep(step, k, a, draft, layers, per_gpu)
 
 
 def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> dict[str, Any]:

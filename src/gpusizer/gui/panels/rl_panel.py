@@ -32,6 +32,7 @@ _INTS = (
 FUSION = "rl.policy.moe_permute_fusion"
 FP32_LOGPROBS = "rl.policy.fp32_logprobs"
 SWIGLU = "rl.policy.bias_activation_fusion"
+OLD_LOGPROBS = "rl.policy.old_logprobs"
 PER_TENSOR = "rl.broadcast_per_tensor"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
@@ -100,6 +101,7 @@ class RLPanel(Panel):
         f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
         f.add("", QCheckBox("FP32 log-probs (NeMo RL)"), FP32_LOGPROBS, name="check_rl_fp32_logprobs")
         f.add("", QCheckBox("Fused SwiGLU (Megatron)"), SWIGLU, name="check_rl_bias_activation_fusion")
+        f.add("", QCheckBox("Old-policy log-probs pass"), OLD_LOGPROBS, name="check_rl_old_logprobs")
         f.add("", QCheckBox("Sync tensor by tensor (verl)"), PER_TENSOR, name="check_rl_broadcast_per_tensor")
         self.phases = QLabel()
         self.phases.setObjectName("label_rl_phases")

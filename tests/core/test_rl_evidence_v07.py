@@ -1,0 +1,110 @@
+"""NeMo RL's v0.7 performance summary replayed (tests/core/rl_figures_v07.py; docs/evidence/rl.md,
+the v0.7 section).
+
+Source: NVIDIA-NeMo/RL docs/about/performance-summary.md at c31fb937a ("NeMo RL v0.7", Total Step
+time(s), each the average of 5 steps), recipes at tag v0.7.0. The time model does NOT meet the
+issue's aim (70 % within 25 %): 11 of the table's 23 replayable rows are within 25 % (colocated
+4 of 13, every one faster than measured, 0.36-0.90; split 7 of 10). What the test pins is what the
+evidence page states: each ratio as recorded there, the count, and that the colocated model stays a
+lower bound of these runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.core.model.presets import gpu_spec
+
+from .rl_figures_v07 import V07_OFF, V07_ON
+
+# model / measured seconds per step, as docs/evidence/rl.md records them; beside, the ratio
+# without the DeepSeek V3 rollouts' MTP drafts ("no MTP") or with the policy's prev_logprobs forward
+RECORDED = {
+    "v0.7 DeepSeek V3, 256 H100": 0.646,  # 0.770 no MTP; 0.656 with prev_logprobs
+    "v0.7 DeepSeek V3, 512 H100": 0.555,  # 0.652 no MTP; 0.564 with prev_logprobs
+    "v0.7 Qwen3-235B, 128 H100": 0.813,  # 0.839 with prev_logprobs
+    "v0.7 Qwen3-235B, 256 H100": 0.801,  # 0.822 with prev_logprobs
+    "v0.7 Qwen3-30B-A3B, 32 H100": 0.694,  # 0.743 with prev_logprobs
+    "v0.7 Qwen3-32B, 32 H100": 0.904,  # 1.034 with prev_logprobs
+    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.661,
+    "v0.7 DeepSeek V3, 128 GB200": 0.377,  # 0.508 no MTP; 0.385 with prev_logprobs
+    "v0.7 DeepSeek V3, 256 GB200": 0.362,  # 0.513 no MTP; 0.368 with prev_logprobs
+    "v0.7 Qwen3-235B, 64 GB200": 0.654,  # 0.675 with prev_logprobs
+    "v0.7 Qwen3-235B, 128 GB200": 0.649,  # 0.664 with prev_logprobs
+    "v0.7 Qwen3-30B-A3B, 16 GB200": 0.611,  # 0.680 with prev_logprobs
+    "v0.7 Qwen3-32B, 16 GB200": 0.781,  # 0.895 with prev_logprobs
+    "v0.7 DeepSeek V3 1-off, 256+256 H100": 1.427,  # 1.675 no MTP
+    "v0.7 Qwen3-235B 1-off, 128+128 H100": 0.827,
+    "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100": 0.754,
+    "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100": 0.913,
+    "v0.7 Qwen3-32B 1-off, 32+32 H100": 1.017,  # 1.278 with prev_logprobs
+    "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100": 0.960,  # 1.079 no MTP
+    "v0.7 DeepSeek V3 1-off, 128+128 GB200": 1.692,  # 1.971 no MTP
+    "v0.7 Qwen3-235B 1-off, 64+64 GB200": 1.008,
+    "v0.7 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.367,  # 0.436 with prev_logprobs
+    "v0.7 Qwen3-32B 1-off, 16+16 GB200": 0.846,  # 1.063 with prev_logprobs
+}
+ALL = V07_ON + V07_OFF
+
+
+def _ratio(figure) -> float:
+    return estimate_report(figure.scenario())["rl"]["time_per_step_seconds"] / figure.measured
+
+
+@pytest.mark.parametrize("figure", ALL, ids=lambda f: f.name)
+def test_each_v07_step_is_as_recorded(figure) -> None:
+    # source: NeMo RL performance-summary.md "NeMo RL v0.7" (Total Step time(s)); tolerance: 3 %
+    # of the recorded ratio (drift of the model, not accuracy: see the module docstring)
+    assert _ratio(figure) == pytest.approx(RECORDED[figure.name], rel=0.03)
+
+
+def test_the_v07_count_within_25_percent_is_as_recorded() -> None:
+    # docs/evidence/rl.md, the v0.7 section: 11 of 23 (colocated 4 of 13, split 7 of 10); 12 of
+    # 23 without the DeepSeek V3 recipes' MTP drafts in the rollout (DeepSeek V3 on 256 H100 in at
+    # 0.770), 10 of 23 with the policy's prev_logprobs forward the recipes skip (the Qwen3-32B
+    # 1-off on 32+32 H100 leaves at 1.28; the two GB200 Qwen3-32B rows, 0.90 and 1.06, stay). The
+    # four Nemotron-3-Super-120B-A12B rows are not replayed (no preset: latent MoE)
+    assert len(V07_ON) == 13 and len(V07_OFF) == 10
+    within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
+    assert within == [
+        "v0.7 Qwen3-235B, 128 H100",
+        "v0.7 Qwen3-235B, 256 H100",
+        "v0.7 Qwen3-32B, 32 H100",
+        "v0.7 Qwen3-32B, 16 GB200",
+        "v0.7 Qwen3-235B 1-off, 128+128 H100",
+        "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100",
+        "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100",
+        "v0.7 Qwen3-32B 1-off, 32+32 H100",
+        "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100",
+        "v0.7 Qwen3-235B 1-off, 64+64 GB200",
+        "v0.7 Qwen3-32B 1-off, 16+16 GB200",
+    ]
+    # colocated: a lower bound of every replayed run, as in the v0.4-v0.6 tables
+    assert all(_ratio(f) < 1 for f in V07_ON)
+
+
+def test_the_v07_recipes_state_what_changed_since_v06() -> None:
+    # source: NeMo RL v0.7.0 grpo_math_1B.yaml (moe_permute_fusion: true) and the performance
+    # recipes (train_global_batch_size 2048 and force_on_policy_ratio: true in the Qwen3-30B-A3B and
+    # Qwen3-32B ones; the 8-off and 40K recipes keep 512 and the policy's prev_logprobs forward)
+    for f in ALL:
+        policy = f.scenario()["rl"]["policy"]
+        assert policy["moe_permute_fusion"] is True, f.name
+        skips = "8-off" not in f.name and "40K" not in f.name
+        assert ("old_logprobs" in policy) is skips, f.name
+        wide = f.preset in ("qwen3-30b-a3b", "qwen3-32b") and skips
+        assert policy["mini_batch_size"] == (2048 if wide else 512), f.name
+        # grpo-deepseek-v3-32n8g.yaml vllm_kwargs.speculative_config (deepseek_mtp, one token),
+        # inherited by every DeepSeek V3 recipe
+        spec = f.scenario()["rl"]["rollout"].get("speculative")
+        assert spec == ({"method": "mtp", "num_tokens": 1} if f.preset == "deepseek-v3" else None), f.name
+
+
+@pytest.mark.parametrize("figure", ALL, ids=lambda f: f.name)
+def test_each_v07_run_fits_its_layout(figure) -> None:
+    # source: the performance summary: each run ran on its GPUs (a one-sided check, rl.md 4b);
+    # the GB200 rows on one NVL72 domain as the other GB200 replays (rl.md section 2n)
+    rep = estimate_report(figure.scenario())
+    assert rep["fits"] and rep["per_gpu"]["total"] <= rep["gpu"]["memory_bytes"]
+    if figure.gpu == "gb200-186gb":
+        assert figure.scenario()["hardware"]["gpus_per_node"] == gpu_spec(figure.gpu).gpus_per_node == 72
