@@ -8,8 +8,9 @@ each token's eight expert copies in 16 bits over the 50 GB/s NIC for the busiest
 unbalanced router, where the run dispatched FP8 once per destination node (DeepEP), placed
 experts by EPLB and overlapped the exchange with compute (two-batch overlap). Ant Group's H20
 deployment (LMSYS blog 2025-09-26): the TP 8 prefill node within (1.07), the DP16/EP16 MTP decode
-0.70-0.91 (one of three within). Each figure's settings and what the scenario cannot express
-are in the data file beside its source."""
+0.77-0.95 at the load balance the post states (``serving.expert_balance``; 0.70-0.91 without).
+Each figure's settings and what the scenario cannot express are in the data file beside its
+source."""
 
 from __future__ import annotations
 
@@ -71,14 +72,23 @@ def test_ant_prefill_insensitive_to_the_unstated_settings() -> None:
             assert _ours(row, sc) == pytest.approx(base, rel=1e-6)
 
 
-def test_ant_decode_reads_slow_at_the_larger_batches() -> None:
-    """The DP16/EP16 decode over two H20 nodes with MTP: 0.70 and 0.72 of the published at 48
-    and 32 sequences a GPU, 0.91 at 12 (steps 2). Ours' busiest EP rank takes 1.7-1.8x the mean
-    rank's tokens where the post states a load balance ratio above 70 % (at most 1.43x) under its
-    expert-affinity EPLB, and its single-batch overlap hides part of the exchange; neither is
-    modelled (docs/evidence/serving.md, round 15)."""
-    ratios = [_ours(r) / r["published"] for r in ROWS if r["id"].startswith("ant-h20-decode")]
-    assert [round(x, 2) for x in ratios] == [0.70, 0.72, 0.91]
+def test_ant_decode_with_the_stated_balance() -> None:
+    """The DP16/EP16 decode over two H20 nodes with MTP, at the post's stated load balance (above
+    70 %: ``serving.expert_balance`` 0.7, its bound): 0.77, 0.77 and 0.95 of the published at 48,
+    32 and 12 sequences a GPU. Without it ours takes the busiest rank of its power-law router
+    (1.7-1.8x the mean rank's tokens where the post's EPLB holds it under 1.43x) and reads 0.70,
+    0.72 and 0.91; at a perfect balance 0.86, 0.86, 1.04, so the bound is not what closes the
+    figures (docs/evidence/serving.md, round 15). Still slow at the larger batches: the
+    single-batch overlap of the exchange with the shared expert and down GEMM is not modelled."""
+    rows = [r for r in ROWS if r["id"].startswith("ant-h20-decode")]
+    assert [round(_ours(r) / r["published"], 2) for r in rows] == [0.77, 0.77, 0.95]
+    for balance, want in ((None, [0.70, 0.72, 0.91]), (1.0, [0.86, 0.86, 1.04])):
+        got = []
+        for r in rows:
+            sc = json.loads(json.dumps(r["scenario"]))
+            sc["serving"]["expert_balance"] = balance
+            got.append(round(_ours(r, sc) / r["published"], 2))
+        assert got == want, (balance, got)
 
 
 def test_ant_decode_needs_the_fp8_cache_to_hold_its_batch() -> None:
@@ -138,7 +148,7 @@ def test_lmsys_decode_nearest_layout_not_counted() -> None:
 
 
 def test_counted_figures() -> None:
-    """Seven figures counted under the disaggregated speed evidence, two within 25 %."""
+    """Seven figures counted under the disaggregated speed evidence, four within 25 %."""
     counted = [r["within"] for r in ROWS if r["counted"]]
-    assert (len(counted), sum(counted)) == (7, 2)
+    assert (len(counted), sum(counted)) == (7, 4)
     assert len(DATA["not_replayed"]) == 6
