@@ -41,7 +41,7 @@ def _busy(balance: float | None, ep: int, tokens: float) -> float:
     """``ExpertTerms._busy`` of a DeepSeek-V3 layer (256 experts, top 8) at ``ep`` ranks."""
     shape = SimpleNamespace(experts=256, top_k=8, ep=ep)
     terms = SimpleNamespace(shape=shape, routing_alpha=BALANCED_ROUTING_ALPHA, expert_balance=balance)
-    return float(ExpertTerms._busy(terms, tokens))  # type: ignore[arg-type]
+    return float(ExpertTerms._busy(terms, tokens))
 
 
 def test_null_is_the_router_skew() -> None:
@@ -75,3 +75,16 @@ def test_bad_balance_names_the_field(bad: object) -> None:
     with pytest.raises(ScenarioError) as e:
         estimate_report(d)
     assert e.value.field == "serving.expert_balance"
+
+
+def test_the_assumptions_say_the_balance_is_stated() -> None:
+    """The report's speed assumption names a stated balance where the experts span ranks, and
+    says nothing of it otherwise (the line as before)."""
+
+    def speed_line(d: dict[str, Any]) -> str:
+        return next(a for a in estimate_report(d)["assumptions"] if a.startswith("speed for"))
+
+    stated = "EP ranks at the stated balance 0.7 (mean / busiest rank)"
+    assert speed_line(_scenario(8, 8, 0.7)).endswith(stated)
+    assert "balance" not in speed_line(_scenario(8, 8))
+    assert "balance" not in speed_line(_scenario(8, 1, 0.7))  # no expert ranks: not read
