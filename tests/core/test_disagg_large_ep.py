@@ -77,9 +77,10 @@ def test_ant_decode_with_the_stated_balance() -> None:
     70 %: ``serving.expert_balance`` 0.7, its bound): 0.77, 0.77 and 0.95 of the published at 48,
     32 and 12 sequences a GPU. Without it ours takes the busiest rank of its power-law router
     (1.7-1.8x the mean rank's tokens where the post's EPLB holds it under 1.43x) and reads 0.70,
-    0.72 and 0.91; at a perfect balance 0.86, 0.86, 1.04, so the bound is not what closes the
-    figures (docs/evidence/serving.md, round 15). Still slow at the larger batches: the
-    single-batch overlap of the exchange with the shared expert and down GEMM is not modelled."""
+    0.72 and 0.91 (the two larger just outside 25 %: they rest on the post's bound); at a perfect
+    balance 0.86, 0.86, 1.04, so no balance the post allows moves them out (docs/evidence/
+    serving.md, round 15). Still slow at the larger batches: the single-batch overlap of the
+    exchange with the shared expert and down GEMM is not modelled."""
     rows = [r for r in ROWS if r["id"].startswith("ant-h20-decode")]
     assert [round(_ours(r) / r["published"], 2) for r in rows] == [0.77, 0.77, 0.95]
     for balance, want in ((None, [0.70, 0.72, 0.91]), (1.0, [0.86, 0.86, 1.04])):
