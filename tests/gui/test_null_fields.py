@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QComboBox
 
 from gpusizer.gui.binding import Binding, shows_none
 from gpusizer.gui.size_list_field import SizeListField
-from tests.scenarios import MOE_SPLIT, VLLM
+from tests.scenarios import MOE_SPLIT, VLLM, vllm_serving
 from tests.scenarios import RL_SPLIT as RL
 
 _GIB, _MIB = 2**30, 2**20
@@ -49,6 +49,7 @@ SPEC = {**VLLM, "serving": {"speculative": {"method": "ngram"}}}
 LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
 OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
 SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
+MOE_EP = vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2})  # experts over 2
 
 
 class Case(NamedTuple):
@@ -75,6 +76,7 @@ SERVING = (
     Case("serving.cuda_graphs", VLLM, False),
     Case("serving.cuda_graph_batch_sizes", TRT, (1, 2, 4, 8)),
     Case("serving.async_output", V0, False),
+    Case("serving.expert_balance", MOE_EP, 0.7),
     Case("serving.step_latency_seconds", VLLM, 0.002),
     Case("serving.max_kv_size", MLX, 4096),
     Case("hardware.host_cpu", VLLM, "grace"),

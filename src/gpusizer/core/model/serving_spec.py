@@ -108,6 +108,11 @@ class ServingSpec(Strict):
     # Additive: its ``batching_wait_iters``: once every rank holds a prompt, decodes running,
     # this many steps more (null: the engine's default, 10). Only with the balance on.
     attention_dp_batching_iterations: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    # Additive: the expert-parallel ranks' load balance the deployment states: the mean rank's
+    # routed tokens over the busiest rank's (SGLang's and DeepSeek EPLB's "balancedness"; a MoE
+    # layer waits for the busiest rank). Null: the router's own skew (core/speed/expert_load.py).
+    # Read only where the experts span more than one rank (core/speed/step_moe.py).
+    expert_balance: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

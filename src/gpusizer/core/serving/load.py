@@ -294,11 +294,13 @@ def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -
     if st.step.torch_launch and host.op_dispatch != 1.0:  # the eager steps' ops, on this host
         origin += f"; eager ops issued by {host.short} at {host.op_dispatch:.2f}x an x86 host's time"
     r = step.rates
+    balance = step.expert_balance if step.shape.ep > 1 else None  # as stated, not the router's skew
     return (
         f"speed for {what}, {done}; fixed cost per step {step.fixed * 1e3:.2f} ms ({origin}); "
         f"{s.profile.kernels} kernels reach {r.bandwidth:.0%} of the memory bandwidth, "
         f"{matmul_share(gpu, r, s.precision.activations)}"
         + ("" if s.serving.load else " (serving.load not set: steady)")
+        + (f"; EP ranks at the stated balance {balance:g} (mean / busiest rank)" if balance else "")
     )
 
 

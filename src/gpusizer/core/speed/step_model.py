@@ -168,8 +168,9 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     measured = _measured_moe(s, gpu, costs, experts, sh.hidden, alpha)
     # the measured all-reduce is the catalog link's: a user's own link rate keeps alpha + beta
     ar = measured_all_reduce(costs.all_reduce.measured, gpu.id, p.tensor) if eff is None else ()
+    balance = None if s.workload.trains else s.serving.expert_balance
     return StepModel(
-        sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar_points=ar
+        sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance
     )
 
 
@@ -220,5 +221,6 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         c.interconnect_efficiency,
         costs,
         offload,
+        s.serving.expert_balance,
     )
     return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))

@@ -55,7 +55,19 @@ class ExpertTerms:
     rate: Rate
     routing_alpha: float
     moe_points: Points  # the MoE module's measured calls (core/speed/moe_measured.py), or ()
+    expert_balance: float | None  # serving.expert_balance: mean / busiest EP rank, as stated
     _dequant: float  # tokens' math a matrix-vector step adds per weight read, to dequantise it
+
+    def _busy(self, routed_tokens: float) -> float:
+        """The busiest EP rank's routed tokens over the mean rank's for a step of
+        ``routed_tokens`` tokens of the EP group: the inverse of the balance the deployment states
+        (``serving.expert_balance``: an EPLB deployment's measured balancedness, LMSYS 2025-05-05
+        "GPU balancedness as the ratio between mean computation time and maximum computation
+        time for a MoE layer among GPUs"), else the router's own skew (core/speed/expert_load.py)."""
+        sh = self.shape
+        if self.expert_balance is not None and sh.ep > 1 and routed_tokens >= 1:
+            return 1.0 / self.expert_balance
+        return busiest_rank_factor(sh.experts, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
 
     def _experts(self, n: float) -> float:
         """Routed experts (grouped GEMMs at their tokens per expert; MXFP4 on a GPU without MX
@@ -76,7 +88,7 @@ class ExpertTerms:
             moved += layers * self._w2_grid(distinct / ep, routed_tokens, routed_bytes / grouped)
         # the layer waits for the busiest EP rank (core/speed/expert_load.py): its experts get
         # ``busy`` times the mean rank's tokens, each expert's GEMM as many more rows
-        busy = busiest_rank_factor(e, k, routed_tokens, ep, self.routing_alpha)
+        busy = self._busy(routed_tokens)
         per_expert = busy * routed_tokens * k / distinct if distinct else 0.0
         if self.rates.mx_upcast_ops:  # read, upcast and multiply in turn (core/speed/mx_upcast.py)
             block = tile_rows(routed_tokens * k, e)

@@ -24,7 +24,6 @@ from .collectives import (
     all_to_all_seconds,
     send_seconds,
 )
-from .expert_load import busiest_rank_factor
 from .ggml_graph import NONE, GgmlExtra
 from .moe_measured import Points
 from .rates import Rates
@@ -56,11 +55,13 @@ class StepTerms(ExpertTerms):
         ggml: GgmlExtra = NONE,
         moe_points: Points = (),
         ar_points: ArPoints = (),
+        expert_balance: float | None = None,
     ) -> None:
         self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
         # the engine's custom all-reduce as measured (core/speed/allreduce_measured.py)
         self.ar_points = ar_points
         self.moe_points = moe_points  # the MoE module as measured (core/speed/moe_measured.py)
+        self.expert_balance = expert_balance  # serving.expert_balance (core/speed/step_moe.py)
         self.pipeline, self.offload, self.routing_alpha = pipeline, offload, routing_alpha
         self.tp_link, self.ep_link, self.pp_link = links
         bw = 1.0 / rate.bandwidth
@@ -207,7 +208,7 @@ class StepTerms(ExpertTerms):
             t += sh.moe_layers * (one + all_gather_seconds(self.ep_link, tokens * sh.ab, sh.ep))
         elif self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
             # done when the busiest rank has received its share (core/speed/expert_load.py)
-            busy = busiest_rank_factor(sh.experts, sh.top_k, n * sh.ep, sh.ep, self.routing_alpha)
+            busy = self._busy(n * sh.ep)
             t += self._a2a * all_to_all_seconds(self.ep_link, busy * msg * sh.top_k, sh.ep)
         if self.pipeline > 1:
             t += (self.pipeline - 1) * send_seconds(self.pp_link, msg)

@@ -2,18 +2,22 @@
 the batch sizes CUDA graphs are captured for with padding (``serving.cuda_graph_batch_sizes``,
 TensorRT-LLM ``cuda_graph_config``) and vLLM V0's asynchronous output processing
 (``serving.async_output``). Each is enabled where the engine as set runs it; a field holding a
-value stays enabled elsewhere, so the error the core gives for it can be fixed where it shows."""
+value stays enabled elsewhere, so the error the core gives for it can be fixed where it shows.
+The expert-parallel ranks' stated balance (``serving.expert_balance``) shows where a MoE
+model's experts span more than one rank (or a value is held)."""
 
 from __future__ import annotations
 
 from ...core.registry.engines import EngineRelease, release
 from ...core.registry.frameworks import FrameworkProfile
+from ..quantity_field import QuantityField
 from ..size_list_field import SizeListField
-from ..state import ScenarioState
+from ..state import ScenarioState, get_path
 from ..widgets import Form, combo
 
 SIZES = "serving.cuda_graph_batch_sizes"
 ASYNC = "serving.async_output"
+BALANCE = "serving.expert_balance"
 
 ENGINE_TIPS = {
     SIZES: "Batch sizes the engine captures CUDA graphs for, with padding on: a decode step runs "
@@ -26,6 +30,10 @@ ENGINE_TIPS = {
     "--disable-async-output-proc: every step waits for the last one's output processing, "
     "0.1 ms + 0.1 ms a sequence sampled (vLLM RFC #6913: 0.2 ms at one sequence, 3.4 ms at 32). "
     "V1 (0.8.0 on) processes outputs in its own process: choose a V0 engine version to set it.",
+    BALANCE: "The expert-parallel ranks' load balance your deployment measures: the mean rank's "
+    "routed tokens over the busiest rank's (SGLang's and DeepSeek EPLB's balancedness; e.g. 0.7 "
+    "for 'a >70% load balance ratio'). A MoE layer waits for its busiest rank. Default: the "
+    "router's own skew, with no expert load balancer.",
 }
 # item data is the scenario's value; None is "engine default" (the binder selects it for null)
 _ASYNC_ITEMS = (
@@ -36,7 +44,7 @@ _ASYNC_ITEMS = (
 
 
 def add_engine_rows(f: Form) -> None:
-    """Add the two rows (after the CUDA graphs row, where a user looks for them)."""
+    """Add the rows (after the CUDA graphs row, where a user looks for them)."""
     f.add("CUDA graph sizes", SizeListField(), SIZES, name="edit_serving_cuda_graph_batch_sizes")
     f.add(
         "Async output",
@@ -44,6 +52,8 @@ def add_engine_rows(f: Form) -> None:
         ASYNC,
         name="combo_serving_async_output",
     )
+    balance = QuantityField("number", BALANCE, step=0.05, none_text="router's own")
+    f.add("EP balance", balance, BALANCE, name="spin_serving_expert_balance")
 
 
 def _release(state: ScenarioState, profile: FrameworkProfile) -> EngineRelease | None:
@@ -70,3 +80,6 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     held = state.value(ASYNC) is not None
     f.show(ASYNC, any(r.vllm.serial_output[1] > 0 for r in profile.releases) or held)
     f.enable(ASYNC, v0 or held)
+    spans = any(int(state.value(f"parallelism.{k}") or 1) > 1 for k in ("expert", "attention_data"))
+    moe = get_path(state.value("model"), "moe") is not None
+    f.show(BALANCE, (moe and spans) or state.value(BALANCE) is not None)
