@@ -161,6 +161,9 @@ class RLFigure(NamedTuple):
                     "copies_logprobs": self.sync_engine,
                 },
                 "placement": "split" if self.rollout_gpus else "colocated",
+                # every async recipe's refit at tags v0.4.0-v0.7.0: the packed broadcast over one
+                # NCCL group of all training and generation GPUs (docs/evidence/rl.md section 22)
+                **({"sync_transport": "collective"} if self.rollout_gpus else {}),
                 "off_policy_steps": self.off_policy_steps,
                 # NeMo RL moves each optimizer state with v.to("cpu") and back (pageable)
                 "offload_memory": "pageable",

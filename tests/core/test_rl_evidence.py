@@ -1,7 +1,9 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
-The time model does NOT meet the issue's aim (70 % of figures within 25 %): 22 of 50 replayed
-steps (the v0.4, v0.5 and v0.6 tables) are within 25 %; of the v0.4 and v0.6 tables' 28, 11
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 15 of 50 replayed
+steps (the v0.4, v0.5 and v0.6 tables) are within 25 % since the split rows' refit runs NeMo RL's
+collective transport (docs/evidence/rl.md section 22; 22 of 50 before, the DeepSeek V3 split rows
+inside on the one-NIC broadcast's overstatement); before that, of the v0.4 and v0.6 tables' 28, 11
 (colocated: 2 of 15, Llama 3.1 8B at 0.81 and Qwen3-32B at 0.84, every one faster than
 measured, ratios 0.28 to 0.84 with the
 rollout priced at the serving step and its shrinking batch, the recipes' recompute and engine
@@ -49,23 +51,36 @@ RECORDED = {
     "v0.6 Qwen3-235B, 128 GB200": 0.403,  # 0.362 before the w2 grid (rl.md section 14)
     "v0.6 DeepSeek V3, 128 GB200": 0.373,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
     "v0.6 DeepSeek V3, 256 GB200": 0.365,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
-    "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 1.053,  # 0.989 before the FP32 log-probs (rl.md section 16)
+    # 1.053 before NeMo RL's collective refit (rl.md section 22)
+    "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 1.047,  # 0.989 before the FP32 log-probs (rl.md section 16)
     # 0.560 before FP32 log-probs (rl.md section 16)
     # 0.575 before v0.4.0's unfused SwiGLU (rl.md section 16)
-    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.591,  # 0.537 before the experts' GEMM shapes
-    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.706,  # 0.702 before the w2 grid (rl.md section 14)
+    # 0.591 before NeMo RL's collective refit (rl.md section 22)
+    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.585,  # 0.537 before the experts' GEMM shapes
+    # 0.706 before NeMo RL's collective refit (rl.md section 22)
+    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.689,  # 0.702 before the w2 grid (rl.md section 14)
     # 0.953 before v0.4.0's unfused SwiGLU (rl.md section 16)
-    "v0.4 Qwen3-32B 1-off, 32+32 H100": 0.970,  # 0.918 before the FP32 log-probs (rl.md section 16)
-    "v0.4 Qwen3-235B 1-off, 128+128 H100": 0.871,  # 0.868 before the w2 grid (rl.md section 14)
-    "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.910,  # 0.908 before the w2 grid (rl.md section 14)
-    "v0.4 DeepSeek V3 1-off, 256+256 H100": 1.006,  # 0.888 block-FP8, 0.936 BF16 (rl.md section 14)
-    "v0.6 DeepSeek V3 1-off, 256+256 H100": 1.211,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
-    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 1.115,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
-    "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.580,  # 0.513 before the w2 grid (rl.md section 14)
+    # 0.970 before NeMo RL's collective refit (rl.md section 22)
+    "v0.4 Qwen3-32B 1-off, 32+32 H100": 0.963,  # 0.918 before the FP32 log-probs (rl.md section 16)
+    # 0.871 before NeMo RL's collective refit (rl.md section 22)
+    "v0.4 Qwen3-235B 1-off, 128+128 H100": 0.815,  # 0.868 before the w2 grid (rl.md section 14)
+    # 0.910 before NeMo RL's collective refit (rl.md section 22)
+    "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.852,  # 0.908 before the w2 grid (rl.md section 14)
+    # 1.006 before NeMo RL's collective refit (rl.md section 22)
+    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.587,  # 0.888 block-FP8, 0.936 BF16 (rl.md section 14)
+    # 1.211 before NeMo RL's collective refit (rl.md section 22)
+    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.701,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
+    # 1.115 before NeMo RL's collective refit (rl.md section 22)
+    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.535,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
+    # 0.580 before NeMo RL's collective refit (rl.md section 22)
+    "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.535,  # 0.513 before the w2 grid (rl.md section 14)
     # 0.423 before FP32 log-probs (rl.md section 16)
-    "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.433,  # 0.300 before (rl.md, the host section)
-    "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100": 0.885,  # 0.881 before the w2 grid (rl.md section 14)
-    "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100": 1.124,
+    # 0.433 before NeMo RL's collective refit (rl.md section 22)
+    "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.428,  # 0.300 before (rl.md, the host section)
+    # 0.885 before NeMo RL's collective refit (rl.md section 22)
+    "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100": 0.832,  # 0.881 before the w2 grid (rl.md section 14)
+    # 1.124 before NeMo RL's collective refit (rl.md section 22)
+    "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100": 0.573,
     # the v0.5 tables (tests/core/rl_figures_v05.py; docs/evidence/rl.md section 2m)
     "v0.5 Llama 3.1 8B, 16 H100": 0.845,  # 0.821 before the FP32 log-probs (rl.md section 16)
     "v0.5 DeepSeek V3, 256 H100": 0.543,  # 0.465 block-FP8, 0.502 BF16 (rl.md section 14)
@@ -82,19 +97,31 @@ RECORDED = {
     "v0.5 Qwen3-30B-A3B, 16 GB200": 0.595,  # 0.458 before (rl.md, the host section), 0.567 before the copy
     # 0.728 before FP32 log-probs (rl.md section 16)
     "v0.5 Qwen3-32B, 16 GB200": 0.732,  # 0.714 before Grace issued the log-prob copy
-    "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 0.957,  # 0.920 before the FP32 log-probs (rl.md section 16)
-    "v0.5 DeepSeek V3 1-off, 256+256 H100": 1.206,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
-    "v0.5 Qwen3-235B 1-off, 128+128 H100": 1.035,  # 1.032 before the w2 grid (rl.md section 14)
-    "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100": 0.697,  # 0.693 before the w2 grid (rl.md section 14)
-    "v0.5 Qwen3-32B 1-off, 32+32 H100": 1.038,  # 1.000 before the FP32 log-probs (rl.md section 16)
-    "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100": 0.861,  # 0.816 before the FP32 log-probs (rl.md section 16)
-    "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.990,
-    "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.738,  # 0.711 before the FP32 log-probs (rl.md section 16)
-    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 1.134,  # 0.962 block-FP8, 1.020 BF16 (rl.md section 14)
-    "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.602,  # 0.533 before the w2 grid (rl.md section 14)
+    # 0.957 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 0.950,  # 0.920 before the FP32 log-probs (rl.md section 16)
+    # 1.206 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 DeepSeek V3 1-off, 256+256 H100": 0.702,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
+    # 1.035 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Qwen3-235B 1-off, 128+128 H100": 0.969,  # 1.032 before the w2 grid (rl.md section 14)
+    # 0.697 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100": 0.680,  # 0.693 before the w2 grid (rl.md section 14)
+    # 1.038 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Qwen3-32B 1-off, 32+32 H100": 1.030,  # 1.000 before the FP32 log-probs (rl.md section 16)
+    # 0.861 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100": 0.853,  # 0.816 before the FP32 log-probs (rl.md section 16)
+    # 0.990 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.508,
+    # 0.738 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.732,  # 0.711 before the FP32 log-probs (rl.md section 16)
+    # 1.134 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 0.579,  # 0.962 block-FP8, 1.020 BF16 (rl.md section 14)
+    # 0.602 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.555,  # 0.533 before the w2 grid (rl.md section 14)
     # 0.492 before FP32 log-probs (rl.md section 16)
-    "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.504,  # 0.489 before the w2 grid (rl.md section 14)
-    "v0.5 Qwen3-32B 1-off, 16+16 GB200": 0.718,  # 0.710 before the FP32 log-probs (rl.md section 16)
+    # 0.504 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.492,  # 0.489 before the w2 grid (rl.md section 14)
+    # 0.718 before NeMo RL's collective refit (rl.md section 22)
+    "v0.5 Qwen3-32B 1-off, 16+16 GB200": 0.709,  # 0.710 before the FP32 log-probs (rl.md section 16)
 }
 ALL = FIGURES + OFF_POLICY + V05_ON + V05_OFF
 
@@ -113,7 +140,9 @@ def test_each_replayed_step_is_as_recorded(figure) -> None:
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert len(ALL) == 50
-    # docs/evidence/rl.md: 22 of 50 (6 of 25 colocated, 16 of 25 split and off-policy; 21 of 50
+    # docs/evidence/rl.md section 22: 15 of 50 (6 of 25 colocated, 9 of 25 split and off-policy:
+    # NeMo RL's collective refit, about 10 s where one NIC took 43 s, takes the seven DeepSeek V3
+    # split rows to 0.51-0.70). Before it: 22 of 50 (16 of 25 split and off-policy; 21 of 50
     # before section 16 priced NeMo RL's FP32 log-probs, the v0.6 Qwen3-235B on 256 H100 joining
     # at 0.752; 20 of 50
     # before section 14 priced vLLM's w2 grid at narrow slices, the v0.6 Qwen3-235B on 128 H100
@@ -132,20 +161,13 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
         "v0.4 Qwen3-32B 1-off, 32+32 H100",
         "v0.4 Qwen3-235B 1-off, 128+128 H100",
         "v0.6 Qwen3-235B 1-off, 128+128 H100",
-        "v0.4 DeepSeek V3 1-off, 256+256 H100",
-        "v0.6 DeepSeek V3 1-off, 256+256 H100",
-        "v0.6 DeepSeek V3 1-off, 128+128 GB200",
         "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100",
-        "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100",
         "v0.5 Llama 3.1 8B, 16 H100",
         "v0.5 Qwen3-32B, 32 H100",
         "v0.5 Llama 3.1 8B 1-off, 8+8 H100",
-        "v0.5 DeepSeek V3 1-off, 256+256 H100",
         "v0.5 Qwen3-235B 1-off, 128+128 H100",
         "v0.5 Qwen3-32B 1-off, 32+32 H100",
         "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100",
-        "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100",
-        "v0.5 DeepSeek V3 1-off, 128+128 GB200",
     ]
     # colocated: a lower bound of every replayed run
     assert all(_ratio(f) < 1 for f in FIGURES + V05_ON)

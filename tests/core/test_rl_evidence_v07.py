@@ -3,8 +3,9 @@ the v0.7 section).
 
 Source: NVIDIA-NeMo/RL docs/about/performance-summary.md at c31fb937a ("NeMo RL v0.7", Total Step
 time(s), each the average of 5 steps), recipes at tag v0.7.0. The time model does NOT meet the
-issue's aim (70 % within 25 %): 11 of the table's 23 replayable rows are within 25 % (colocated
-4 of 13, every one faster than measured, 0.36-0.90; split 7 of 10). What the test pins is what the
+issue's aim (70 % within 25 %): 9 of the table's 23 replayable rows are within 25 % (colocated
+4 of 13, every one faster than measured, 0.36-0.90; split 5 of 10 since the split rows' refit runs
+NeMo RL's collective transport, section 22; 7 of 10 before). What the test pins is what the
 evidence page states: each ratio as recorded there, the count, and that the colocated model stays a
 lower bound of these runs."""
 
@@ -33,14 +34,22 @@ RECORDED = {
     "v0.7 Qwen3-235B, 128 GB200": 0.649,  # 0.664 with prev_logprobs
     "v0.7 Qwen3-30B-A3B, 16 GB200": 0.611,  # 0.680 with prev_logprobs
     "v0.7 Qwen3-32B, 16 GB200": 0.781,  # 0.895 with prev_logprobs
-    "v0.7 DeepSeek V3 1-off, 256+256 H100": 1.427,  # 1.675 no MTP
-    "v0.7 Qwen3-235B 1-off, 128+128 H100": 0.827,
-    "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100": 0.754,
-    "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100": 0.913,
-    "v0.7 Qwen3-32B 1-off, 32+32 H100": 1.017,  # 1.278 with prev_logprobs
-    "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100": 0.960,  # 1.079 no MTP
-    "v0.7 DeepSeek V3 1-off, 128+128 GB200": 1.692,  # 1.971 no MTP
-    "v0.7 Qwen3-235B 1-off, 64+64 GB200": 1.008,
+    # 1.427 before NeMo RL's collective refit (rl.md section 22)
+    "v0.7 DeepSeek V3 1-off, 256+256 H100": 0.725,  # 1.675 no MTP
+    # 0.827 before NeMo RL's collective refit (rl.md section 22)
+    "v0.7 Qwen3-235B 1-off, 128+128 H100": 0.770,
+    # 0.754 before NeMo RL's collective refit (rl.md section 22)
+    "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100": 0.743,
+    # 0.913 before NeMo RL's collective refit (rl.md section 22)
+    "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100": 0.867,
+    # 1.017 before NeMo RL's collective refit (rl.md section 22)
+    "v0.7 Qwen3-32B 1-off, 32+32 H100": 1.007,  # 1.278 with prev_logprobs
+    # 0.960 before NeMo RL's collective refit (rl.md section 22)
+    "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100": 0.432,  # 1.079 no MTP
+    # 1.692 before NeMo RL's collective refit (rl.md section 22)
+    "v0.7 DeepSeek V3 1-off, 128+128 GB200": 0.669,  # 1.971 no MTP
+    # 1.008 before NeMo RL's collective refit (rl.md section 22)
+    "v0.7 Qwen3-235B 1-off, 64+64 GB200": 0.929,
     "v0.7 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.367,  # 0.436 with prev_logprobs
     "v0.7 Qwen3-32B 1-off, 16+16 GB200": 0.846,  # 1.063 with prev_logprobs
 }
@@ -59,7 +68,9 @@ def test_each_v07_step_is_as_recorded(figure) -> None:
 
 
 def test_the_v07_count_within_25_percent_is_as_recorded() -> None:
-    # docs/evidence/rl.md, the v0.7 section: 11 of 23 (colocated 4 of 13, split 7 of 10); 12 of
+    # docs/evidence/rl.md, section 22: 9 of 23 (colocated 4 of 13, split 5 of 10: NeMo RL's
+    # collective refit takes the DeepSeek V3 FP8 1-off to 0.43 and the Qwen3-30B-A3B 1-off on
+    # 16+16 H100 to 0.743). Before it, the v0.7 section: 11 of 23 (split 7 of 10); 12 of
     # 23 without the DeepSeek V3 recipes' MTP drafts in the rollout (DeepSeek V3 on 256 H100 in at
     # 0.770), 10 of 23 with the policy's prev_logprobs forward the recipes skip (the Qwen3-32B
     # 1-off on 32+32 H100 leaves at 1.28; the two GB200 Qwen3-32B rows, 0.90 and 1.06, stay). The
@@ -72,10 +83,8 @@ def test_the_v07_count_within_25_percent_is_as_recorded() -> None:
         "v0.7 Qwen3-32B, 32 H100",
         "v0.7 Qwen3-32B, 16 GB200",
         "v0.7 Qwen3-235B 1-off, 128+128 H100",
-        "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100",
         "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100",
         "v0.7 Qwen3-32B 1-off, 32+32 H100",
-        "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100",
         "v0.7 Qwen3-235B 1-off, 64+64 GB200",
         "v0.7 Qwen3-32B 1-off, 16+16 GB200",
     ]

@@ -188,6 +188,12 @@ class RLSpec(Strict):
     # one-step-off sync with the checkpoint engine off); false: the gathered model's bytes only
     # (core/pipeline/rl_split_sync.py)
     broadcast_per_tensor: bool = False
+    # split: how the sync moves the weights (NeMo RL policy.generation.refit_transport). null: the
+    # gathered 16-bit model through one GPU's network link (NeMo RL v0.3's group of the training
+    # rank 0 and the engines); "collective": NeMo RL v0.4.0-v0.7.0's non-colocated refit, one NCCL
+    # group of every training and rollout GPU, packed buckets broadcast beside the export
+    # (core/pipeline/rl_split_sync.py)
+    sync_transport: Literal["collective"] | None = None
     # colocated: GB/s per direction of the GPU's link to host memory (null: the GPU's PCIe or
     # NVLink-C2C, core/pipeline/rl_transitions.py)
     host_link_gb_per_s: Annotated[float, Field(gt=0.0, le=10000.0)] | None = None

@@ -13,7 +13,7 @@ from .rl_adapter_sync import adapter_sync_seconds
 from .rl_check import rl_of
 from .rl_memory import RLParts
 from .rl_roles import reference_in_policy, serves_adapter
-from .rl_split_sync import split_sync_seconds
+from .rl_split_sync import collective_sync_seconds, split_sync_seconds
 from .rl_transitions import (
     Resident,
     Transition,
@@ -110,8 +110,11 @@ def weight_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:
     (the colocated refit's, tensor by tensor: NeMo RL's non-colocated refit blog, "completely
     identical to that of colocated refit") and the 16-bit model's broadcast to the engines over
     the network, or the node's GPU link where both pools fit one node
-    (core/pipeline/rl_split_sync.py)."""
+    (core/pipeline/rl_split_sync.py); with ``rl.sync_transport: "collective"`` NeMo RL's packed
+    broadcast beside the export."""
     rl = rl_of(s)
     if rl.placement != "split":
         return adapter_sync_seconds(s, gpu) if serves_adapter(rl) else colocated_refit(s, gpu)
+    if rl.sync_transport == "collective":
+        return collective_sync_seconds(s, gpu, colocated_refit(s, gpu))
     return split_sync_seconds(s, gpu, exported_tensors(s.model))

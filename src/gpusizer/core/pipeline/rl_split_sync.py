@@ -20,7 +20,23 @@ the measured network latency across nodes) beyond its bytes. Not modelled: the e
 count (vLLM's and SGLang's MoE loaders rebuild ``dict(self.named_parameters())`` and scan the
 expert mapping on every call: sgl-project/sglang#30848, ~60 s a sync of Qwen3-30B-A3B on H100
 through that path); no source times one call, so it is left out rather than fitted
-(docs/evidence/rl.md section 17)."""
+(docs/evidence/rl.md section 17).
+
+NeMo RL's collective transport (``rl.sync_transport: "collective"``; tags v0.4.0 to v0.7.0,
+``packed_broadcast_producer`` in ``nemo_rl/utils/packed_tensor.py``, the vLLM side
+``packed_broadcast_consumer``). Every training rank runs Megatron-Bridge's ``export_hf_weights``
+(the colocated refit's gather, tensor by tensor) and packs the 16-bit tensors into buckets of
+min(2 % of the GPU's memory, 5 GiB); training rank 0 broadcasts each bucket (``src=0``) over one
+NCCL communicator of every training and every rollout GPU (NeMo RL PR #1264, "inclusive comm
+group": before it, the group was training rank 0 and the engines, which the null transport
+prices). So the source node's GPUs all sit on NCCL's ring and its channels leave each node on
+the node's NICs, as the gather's do (core/pipeline/rl_transitions.py ``refit_seconds``): the bytes
+cross at the slower of the GPU link and the node's network links. Two buffers on two CUDA
+streams (``NRL_REFIT_NUM_BUFFERS`` 2; PR #1379, "Overlap param iteration and the
+packing/broadcasting") let the export of one bucket run beside the broadcast of the last, so the
+slower of the two sets the time. The engines receive BF16 whatever their precision (vLLM's FP8
+load casts each received tensor, ``quantization/fp8.py``), and the engine stops decoding while
+it receives (``collective_rpc``): the sync still follows the slower pool."""
 
 from __future__ import annotations
 
@@ -75,3 +91,22 @@ def split_sync_seconds(s: Scenario, gpu: GPUSpec, tensors: int) -> float:
     if rl_of(s).broadcast_per_tensor:
         seconds += tensors * broadcast_latency(s, gpu)
     return seconds
+
+
+def collective_gb_per_s(s: Scenario, gpu: GPUSpec) -> float:
+    """GB/s per direction of NeMo RL's collective broadcast: the GPU link within one node, else
+    the slower of the source GPU's link and its node's network links (one per GPU, the scenario's
+    rate, else the catalog's), over which NCCL's ring channels cross each node boundary."""
+    if in_one_node(s) and gpu.interconnect_gb_per_s > 0:
+        return gpu.interconnect_gb_per_s
+    nics = (s.hardware.network_gb_per_s or network_gb_per_s(gpu)) * max(1, s.hardware.gpus_per_node)
+    return min(gpu.interconnect_gb_per_s, nics) if gpu.interconnect_gb_per_s > 0 else nics
+
+
+def collective_sync_seconds(s: Scenario, gpu: GPUSpec, export: float) -> float:
+    """NeMo RL's collective sync, seconds: the export and packing (``export``, the colocated
+    refit's gather and pack, core/pipeline/rl_colocated.py ``colocated_refit``) beside the 16-bit
+    model's broadcast at :func:`collective_gb_per_s`, the slower of the two (module docstring)."""
+    weights = count_parameters(s.model).total * BF16
+    broadcast = sync_seconds(weights, collective_gb_per_s(s, gpu), s.compute.interconnect_efficiency)
+    return max(export, broadcast)
