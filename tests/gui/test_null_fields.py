@@ -125,6 +125,7 @@ TRAINING = (
     Case("precision.master_weights", {**LORA, "precision": {"master_weights": None}}, "fp32"),
     Case("rl.overlap", RL, False),
     Case("rl.rollout.weights", RL, "fp8"),
+    Case("rl.sync_transport", RL, "collective"),
 )
 CASES = SERVING + TRAINING
 

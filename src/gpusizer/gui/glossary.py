@@ -146,6 +146,10 @@ GLOSSARY: dict[str, str] = {
     "rl.broadcast_per_tensor": "Split pools: the weight sync broadcasts each tensor in its own "
     "NCCL call and the engine loads it on its own (verl's fully-async sync with the checkpoint "
     "engine off), one call's latency a tensor; off: the gathered model's bytes only (NeMo RL).",
+    "rl.sync_transport": "Split pools: how the weight sync moves the model. Default: the gathered "
+    "16-bit model through one GPU's network link. NeMo RL collective (v0.4.0-v0.7.0 non-colocated "
+    "refit): one NCCL group of every training and rollout GPU, packed buckets broadcast over the "
+    "node's network links beside the export, the slower of the two.",
     "rl.off_policy_steps": "Split pools with overlap: the oldest policy a trained response may "
     "come from, in steps (NeMo RL grpo.async_grpo.max_trajectory_age_steps, 1-64). Above 1 each "
     "rollout replica holds that many steps' requests and refills a slot as a response ends "

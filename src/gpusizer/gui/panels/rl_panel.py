@@ -34,6 +34,12 @@ FP32_LOGPROBS = "rl.policy.fp32_logprobs"
 SWIGLU = "rl.policy.bias_activation_fusion"
 OLD_LOGPROBS = "rl.policy.old_logprobs"
 PER_TENSOR = "rl.broadcast_per_tensor"
+TRANSPORT = "rl.sync_transport"
+# item data is rl.sync_transport's value; None is null, the gathered model through one GPU's NIC
+_TRANSPORT_ITEMS = (
+    ("one GPU's network link (default)", None),
+    ("NeMo RL collective (v0.4+)", "collective"),
+)
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -103,6 +109,7 @@ class RLPanel(Panel):
         f.add("", QCheckBox("Fused SwiGLU (Megatron)"), SWIGLU, name="check_rl_bias_activation_fusion")
         f.add("", QCheckBox("Old-policy log-probs pass"), OLD_LOGPROBS, name="check_rl_old_logprobs")
         f.add("", QCheckBox("Sync tensor by tensor (verl)"), PER_TENSOR, name="check_rl_broadcast_per_tensor")
+        f.add("Weight sync", combo(_TRANSPORT_ITEMS), TRANSPORT, name="combo_rl_sync_transport")
         self.phases = QLabel()
         self.phases.setObjectName("label_rl_phases")
         self.phases.setWordWrap(True)
@@ -119,6 +126,7 @@ class RLPanel(Panel):
         self.form.show("rl.rollout.gpus", split)
         self.form.show("rl.overlap", split)
         self.form.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
+        self.form.show(TRANSPORT, split)
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)

@@ -1,0 +1,32 @@
+"""``rl.sync_transport`` from the RL panel (docs/evidence/rl.md section 22): shown for split pools
+only; NeMo RL's collective transport shortens the split sync of the 8 + 8 H100 scenario (the node's
+NICs, not one GPU's); back to the default, the answer comes back."""
+
+from __future__ import annotations
+
+from tests.scenarios import RL_SPLIT
+
+from .helpers import find, set_scenario
+
+
+def _sync(window) -> float:
+    return next(p["seconds"] for p in window.state.estimate.rl["phases"] if p["name"] == "weight_sync")
+
+
+def test_sync_transport_from_the_rl_panel(window) -> None:
+    set_scenario(window, RL_SPLIT)
+    box = find(window, "combo_rl_sync_transport")
+    assert box.isVisibleTo(window) and box.currentData() is None
+    assert "NCCL group" in box.toolTip()
+    before = _sync(window)
+    box.setCurrentIndex(box.findData("collective"))
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    assert window.state.scenario.rl.sync_transport == "collective"
+    assert _sync(window) < before
+    box.setCurrentIndex(box.findData(None))
+    window.state.flush()
+    assert window.state.scenario.rl.sync_transport is None
+    assert _sync(window) == before
+    set_scenario(window, {**RL_SPLIT, "rl": {}})  # colocated: the refit, the field not read
+    assert not box.isVisibleTo(window)
