@@ -9,7 +9,8 @@ published, the convention of every time here), so a step of T seconds ran betwee
 p90; ``memory/rl`` from verl's thirteen ``max_memory_allocated`` counters, a band of its own (12 or
 more). The 35 split off-policy steps (eight until docs/evidence/rl.md sections 2l and 2m replayed
 the v0.6 table's other off-policy rows and the v0.5 tables, 25 until the v0.7 table) make a band of
-their own; with eight they took the band of all serving and training speeds
+their own (0.99-2.34 since their refit runs NeMo RL's collective transport, docs/evidence/rl.md
+section 22; 0.83-2.34 before); with eight they took the band of all serving and training speeds
 (core/evidence/regimes.py ``pool_chain``). The colocated steps are split by the policy's kind
 (docs/evidence/rl.md, "The colocated step bands by the policy's kind"): a MoE policy's step runs the
 Megatron MoE passes, the engine's fused-MoE kernels and the experts' refit in series, so its steps
