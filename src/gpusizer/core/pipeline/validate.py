@@ -213,6 +213,7 @@ def check_serving(s: Scenario) -> None:
     check_offload(s)
     check_disaggregated(s)
     check_attention_data(s)
+    check_redundant(s)
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)
