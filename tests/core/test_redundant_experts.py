@@ -97,7 +97,7 @@ def test_a_dense_model_is_refused_and_training_keeps_it_unread() -> None:
     with pytest.raises(ScenarioError) as err:
         estimate_report(dense)
     assert err.value.field == "serving.redundant_experts" and "MoE" in str(err.value)
-    train = {"model": {"preset": "qwen3-30b-a3b"}, "workload": {"kind": "lora"}}
+    train: dict[str, Any] = {"model": {"preset": "qwen3-30b-a3b"}, "workload": {"kind": "lora"}}
     held = copy.deepcopy(train)
     held["serving"] = {"redundant_experts": 5}
     assert _without_echo(estimate_report(held))["per_gpu"] == estimate_report(train)["per_gpu"]
