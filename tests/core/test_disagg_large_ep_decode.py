@@ -8,7 +8,7 @@ and 9,087 tokens/s a GPU at 1,408 and 768 a rank, sglang issue 10903's commands)
 = 288 physical experts (``serving.redundant_experts`` 32); with the field they are stated as
 run. All three read slow (0.24, 0.37, 0.54): the runs' EP balance under EPLB is published only
 as a chart, so ours takes the busiest rank of its power-law router over the 288 experts
-(3.1-3.4x the mean rank's tokens); at a perfect balance, shown and not counted, 0.80, 0.78 and
+(3.3-4.3x the mean rank's tokens); at a perfect balance, shown and not counted, 0.80, 0.78 and
 1.07. Two-batch and single-batch overlap and DeepEP's FP8 / NVFP4 dispatch are not modelled."""
 
 from __future__ import annotations
