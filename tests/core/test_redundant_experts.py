@@ -49,13 +49,16 @@ def test_null_and_zero_are_the_answer_before() -> None:
 
 
 def test_each_rank_holds_its_replicas() -> None:
-    """128 + 8 experts over 8 ranks are 17 a GPU instead of 16: the GPU's weights grow by one
-    expert's share, 1/16 of its routed experts' bytes (the rest unchanged)."""
+    """128 + 8 experts over 8 ranks are 17 a GPU instead of 16 (the assumptions say so): the
+    GPU's weights grow by one expert's share, 1/16 of its routed experts' bytes (the rest
+    unchanged)."""
     s = parse_scenario(_with(EP8, redundant_experts=8))
     assert physical_experts(s) == 136
     assert expert_divisor(parse_scenario(EP8)) == 1  # the view's split is applied later
     plain = estimate_report(EP8)["per_gpu"]["weights"]
-    more = estimate_report(_with(EP8, redundant_experts=8))["per_gpu"]["weights"]
+    report = estimate_report(_with(EP8, redundant_experts=8))
+    more = report["per_gpu"]["weights"]
+    assert any("136 physical experts (8 redundant)" in a for a in report["assumptions"])
     # Qwen3-30B-A3B's routed experts: 48 layers x 128 x 3 x 2048 x 768 parameters, bf16
     routed = 48 * 128 * 3 * 2048 * 768 * 2
     assert more - plain == pytest.approx(routed / 8 / 16, rel=1e-6)
