@@ -65,6 +65,11 @@ SCENARIOS = {
         "must divide the experts (6)",
     ),
     "moe-permute-fusion-string.gpusizer.json": ("rl.policy.moe_permute_fusion", "boolean; got 'true'"),
+    "redundant-experts-negative.gpusizer.json": ("serving.redundant_experts", "greater than or equal to 0"),
+    "redundant-experts-not-dividing.gpusizer.json": (
+        "serving.redundant_experts",
+        "multiple of the 8 ranks holding the experts; allowed e.g. 0, 8, 16; got 12",
+    ),
 }
 
 

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from ..model.architecture import Arch, ceil_div
 from ..model.module_bytes import stage_weight_bytes
 from ..model.params import ParamCounts
+from ..model.redundant import expert_divisor
 from ..model.result import COMPONENTS, Memory
 from ..model.sharding import StageParams, stage_params
 from ..model.specs import Scenario
@@ -173,7 +174,7 @@ def stage_cache(s: Scenario, arch: Arch, sp: StageParams, batch: Any, tokens: An
 
 def _heaviest_stage(s: Scenario, arch: Arch, counts: ParamCounts) -> StageParams:
     par = s.parallelism
-    return stage_params(counts, arch, par.tensor, par.pipeline, par.expert, True)
+    return stage_params(counts, arch, par.tensor, par.pipeline, expert_divisor(s), True)
 
 
 def held_tokens(s: Scenario, arch: Arch, prompt: Any) -> Any:

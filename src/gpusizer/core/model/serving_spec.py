@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens
+from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
 from .serving_features import DisaggregatedSpec, KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
@@ -113,6 +113,10 @@ class ServingSpec(Strict):
     # layer waits for the busiest rank). Null: the router's own skew (core/speed/expert_load.py).
     # Read only where the experts span more than one rank (core/speed/step_moe.py).
     expert_balance: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    # Additive: redundant expert replicas an expert-parallel deployment adds (SGLang
+    # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the
+    # routed experts plus these, evenly (core/serving/redundant.py). Null / 0: none, as before.
+    redundant_experts: Annotated[int, Whole, Field(ge=0, le=65_536)] | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

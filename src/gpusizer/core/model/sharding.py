@@ -79,7 +79,7 @@ def _stage_layers(arch: Arch, pp: int, first: bool) -> tuple[int, int]:
 _STAGES: Memo[StageParams] = Memo(4096)
 
 
-def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool) -> StageParams:
+def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: float, first: bool) -> StageParams:
     """Parameters on one GPU of the first (``first=True``) or the last pipeline stage (kept per
     counts object and layout: the advisor asks for the same stages thousands of times)."""
     return _STAGES.get(
@@ -87,7 +87,7 @@ def stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, fir
     )
 
 
-def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: int, first: bool) -> StageParams:
+def _stage_params(counts: ParamCounts, arch: Arch, tp: int, pp: int, ep: float, first: bool) -> StageParams:
     last = (not first) or pp == 1
     first = first or pp == 1
     dense_n, moe_n = _stage_layers(arch, pp, first if pp > 1 else True)

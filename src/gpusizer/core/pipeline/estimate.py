@@ -11,6 +11,7 @@ from ..memory.lora import scenario_lora
 from ..memory.training import base_weight_dtype
 from ..model.module_bytes import rule_assumption
 from ..model.presets import scenario_gpu
+from ..model.redundant import physical_experts, redundant
 from ..model.result import Estimate, Memory
 from ..model.specs import Scenario
 from ..model.unified import memory_share_note
@@ -64,6 +65,7 @@ def _assumptions(job: Job, n: Notes, settings: list[str]) -> tuple[str, ...]:
         f"TP {p.tensor} x PP {p.pipeline} x DP {p.data} x CP {p.context}"
         + (f", EP {p.expert}" if p.expert > 1 else "")
         + (f", attention DP {p.attention_data}" if p.attention_data > 1 else "")
+        + _replicas(job.s)
     )
     if job.arch.inferred:
         out.append("architecture inferred from the parameter count")
@@ -94,6 +96,12 @@ def _model_assumptions(job: Job) -> tuple[str, ...]:
     if vision:
         out.append(f"vision tower {vision / 1e9:.2f}B parameters stored with the weights (text-only FLOPs)")
     return tuple(out)
+
+
+def _replicas(s: Scenario) -> str:
+    """The layout's note where the EP ranks hold redundant expert replicas (core/model/redundant.py)."""
+    r = redundant(s)
+    return f", {physical_experts(s)} physical experts ({r} redundant) over the EP ranks" if r else ""
 
 
 def clear_caches() -> None:

@@ -8,10 +8,11 @@ from ..memory.layouts import check_layouts
 from ..memory.techniques import check_techniques
 from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
 from ..model.presets import check_host, scenario_gpu
+from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
-from ..serving.attention_dp import check_attention_data
+from ..serving.attention_dp import attention_tp, check_attention_data, per_rank_note
 from ..serving.disaggregated import check_disaggregated
 from ..serving.kv_offload import check_offload
 from ..serving.lora_serving import check_lora
@@ -84,22 +85,25 @@ def _check_hybrid(spec: ModelSpec) -> None:
 
 
 def check_parallelism(s: Scenario) -> None:
-    """TP divides heads, PP at most layers, EP divides experts, TP within a node (Megatron-LM)."""
+    """TP divides heads, PP at most layers, EP divides experts, TP within a node (Megatron-LM).
+    Under attention data parallelism the heads are split at its attention TP
+    (core/serving/attention_dp.py ``attention_tp``)."""
     p, arch = s.parallelism, resolve(s.model)
-    if arch.heads % p.tensor:
+    tp = attention_tp(p)
+    if arch.heads % tp:
         raise ScenarioError(
             "parallelism.tensor",
-            f"must divide attention_heads ({arch.heads}); allowed: {_divisors(arch.heads)}",
+            f"must divide attention_heads ({arch.heads}){per_rank_note(p)}; allowed: {_divisors(arch.heads)}",
         )
-    if s.model.mla is None and p.tensor > arch.kv_heads and p.tensor % arch.kv_heads:
+    if s.model.mla is None and tp > arch.kv_heads and tp % arch.kv_heads:
         raise ScenarioError(
             "parallelism.tensor",
-            f"must divide kv_heads ({arch.kv_heads}) or be a multiple of it",
+            f"must divide kv_heads ({arch.kv_heads}) or be a multiple of it{per_rank_note(p)}",
         )
-    if p.tensor < arch.kv_heads and arch.kv_heads % p.tensor:
+    if tp < arch.kv_heads and arch.kv_heads % tp:
         raise ScenarioError(
             "parallelism.tensor",
-            f"must divide kv_heads ({arch.kv_heads}); allowed: {_divisors(arch.kv_heads)}",
+            f"must divide kv_heads ({arch.kv_heads}){per_rank_note(p)}; allowed: {_divisors(arch.kv_heads)}",
         )
     check_pipeline(s)
     if p.pipeline > arch.layers:
@@ -113,7 +117,8 @@ def check_parallelism(s: Scenario) -> None:
     if p.expert > 1:
         if moe is None:
             raise ScenarioError("parallelism.expert", "must be 1 for a dense model (no experts)")
-        if moe.experts % p.expert:
+        check_redundant(s)  # replicas that do not spread evenly: named on their own field
+        if physical_experts(s) % p.expert:
             raise ScenarioError(
                 "parallelism.expert",
                 f"must divide experts ({moe.experts}); allowed: {_divisors(moe.experts, 256)}",
@@ -208,6 +213,7 @@ def check_serving(s: Scenario) -> None:
     check_offload(s)
     check_disaggregated(s)
     check_attention_data(s)
+    check_redundant(s)
     if s.serving.needs_rate and s.workload.serves:
         raise ScenarioError("serving.request_rate", 'required with serving.load "rate" (requests per second)')
     check_backend(s)

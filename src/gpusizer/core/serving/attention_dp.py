@@ -34,7 +34,9 @@ from __future__ import annotations
 
 from ..errors import ScenarioError
 from ..model.architecture import ceil_div
+from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import Scenario
+from ..model.workload_spec import ParallelismSpec
 
 
 def _divisors(n: int) -> str:
@@ -60,7 +62,8 @@ def check_attention_data(s: Scenario) -> None:
         raise ScenarioError(
             field, f"must divide parallelism.tensor ({p.tensor}); allowed: {_divisors(p.tensor)}"
         )
-    if s.model.moe.experts % a:
+    check_redundant(s)  # replicas that do not spread evenly: named on their own field
+    if physical_experts(s) % a:
         raise ScenarioError(field, f"must divide the experts ({s.model.moe.experts})")
     if p.expert > 1 and p.tensor % p.expert:
         raise ScenarioError(
@@ -68,6 +71,23 @@ def check_attention_data(s: Scenario) -> None:
             f"with attention_data, must divide parallelism.tensor ({p.tensor}): the experts "
             "span the engine's GPUs",
         )
+
+
+def attention_tp(p: ParallelismSpec) -> int:
+    """The tensor parallelism attention's heads are split at: ``tensor / attention_data`` under
+    attention data parallelism (SGLang python/sglang/srt/layers/dp_attention.py
+    ``compute_dp_attention_world_info``: ``attn_tp_size = tp_size // dp_size``, and
+    DeepseekV2AttentionMLA asserts ``num_heads % attn_tp_size == 0``; TensorRT-LLM's attention
+    DP runs attention at TP 1), else ``tensor``. A width the ranks do not divide keeps
+    ``tensor`` (its own error names ``parallelism.attention_data``)."""
+    a = p.attention_data
+    return p.tensor // a if a > 1 and p.tensor % a == 0 else p.tensor
+
+
+def per_rank_note(p: ParallelismSpec) -> str:
+    """The message's note where the heads are split at the attention-DP ranks' TP."""
+    tp = attention_tp(p)
+    return f" at attention TP {tp} (tensor / attention_data)" if tp != p.tensor else ""
 
 
 def rank_view(s: Scenario) -> Scenario:

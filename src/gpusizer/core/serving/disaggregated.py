@@ -45,6 +45,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
+from ..model.redundant import FIELD as REDUNDANT
+from ..model.redundant import physical_experts
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
@@ -100,6 +102,8 @@ def _check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
     try:
         check_attention_data(pre)
     except ScenarioError as e:
+        if e.field == REDUNDANT:  # the replicas over the prefill pool's ranks: their own field
+            raise
         field = "prefill_expert" if e.field.endswith("expert") else "prefill_attention_data"
         message = e.message.replace("parallelism.tensor", "the prefill replica's tensor (prefill_tensor)")
         raise ScenarioError(f"serving.disaggregated.{field}", message) from None
@@ -109,7 +113,9 @@ def _check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
             "without attention data parallelism in the prefill pool its experts are tensor-parallel; use 1",
         )
     experts = s.model.moe.experts if s.model.moe is not None else 1
-    if experts % p.expert:  # as parallelism.expert is checked (core/pipeline/validate.py)
+    if (
+        physical_experts(pre) or experts
+    ) % p.expert:  # as parallelism.expert is checked (core/pipeline/validate.py)
         raise ScenarioError("serving.disaggregated.prefill_expert", f"must divide the experts ({experts})")
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..memory.overhead import overhead_bytes, scenario_overhead
 from ..model.architecture import Arch
 from ..model.params import ParamCounts
+from ..model.redundant import expert_divisor
 from ..model.result import COMPONENTS, Memory
 from ..model.sharding import StageParams, stage_params
 from ..model.specs import GPUSpec, Scenario
@@ -78,7 +79,7 @@ def stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: Engin
     rel = st.release
     out = []
     for first in [True, False] if p.pipeline > 1 else [True]:
-        sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, first)
+        sp = stage_params(counts, arch, p.tensor, p.pipeline, expert_divisor(s), first)
         seqs = min(st.max_sequences or 1, st.profile_tokens or 1)
         per_logit = rel.sampler_bytes(s.serving.flashinfer_sampler) if rel else 0.0
         sampler = per_logit * seqs * arch.vocab if sp.last else 0.0

@@ -64,7 +64,9 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         host=st.step.step,
         launch=0.0 if apple else _launch(s, st),
         graphs=st.cuda_graphs and not apple,
-        graph_batch=sched.graph_batch if sched else UNLIMITED,  # transformers: a compiled static cache
+        graph_batch=_graph_batch(s, sched.graph_batch)
+        if sched
+        else UNLIMITED,  # transformers: a compiled static cache
         graph_prefill=sched.graph_prefill if sched else False,
         flash_attention=rel.flash_attention if rel and s.profile.kernels == "ggml" else True,
         fixed=st.step_latency_seconds,
@@ -83,6 +85,15 @@ def engine_costs(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineCosts:
         graph_sizes=_graph_sizes(s, gpu, st),
         moe_module=measured_moe_kernel(s, st.release, gpu),
     )
+
+
+def _graph_batch(s: Scenario, default: int) -> int:
+    """The largest decode batch a CUDA graph covers: the largest of the sizes the scenario
+    states (SGLang ``--cuda-graph-bs``: its CudaGraphRunner's ``max_bs`` is ``max(capture_bs)``
+    and a batch up to it replays, padded; the LMSYS GB200 decode captured 1408, sglang issue
+    10903), else the release's limit."""
+    sizes = s.serving.cuda_graph_batch_sizes
+    return max(sizes) if sizes else default
 
 
 def _graph_sizes(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> tuple[int, ...]:

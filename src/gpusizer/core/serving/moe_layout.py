@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from ..model.architecture import Arch, ceil_div
 from ..model.module_bytes import group_bytes, stage_weight_bytes
 from ..model.params import ParamCounts
+from ..model.redundant import physical_experts
 from ..model.sharding import StageParams
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import Capability, EngineRelease
@@ -181,7 +182,7 @@ def served_weight_bytes(
     p = s.parallelism
     laid = sp.moe_layers * layer_bytes(
         lay,
-        ceil_div(moe.experts, p.expert),
+        ceil_div(physical_experts(s), p.expert),
         ceil_div(moe.expert_ffn_hidden_size, p.tensor),
         arch.hidden,
         arch.spec.mlp == "gated",

@@ -63,6 +63,9 @@ class Shape:
     mixer_act: float = 0.0  # their activations written + read per token, all layers
     state_seq: float = 0.0  # recurrent state bytes per sequence on this GPU
     state_flops: float = 0.0  # state-update FLOPs per token, all layers, this GPU
+    # routed experts plus their redundant replicas over the EP ranks (serving.redundant_experts,
+    # core/model/redundant.py); 0: ``experts``, none
+    physical: float = 0.0
 
 
 def _mixer_shape(

@@ -21,6 +21,7 @@ from dataclasses import replace
 from ..memo import Memo
 from ..model.architecture import resolve
 from ..model.module_bytes import group_bytes, modules_key, rule_id
+from ..model.redundant import physical_experts, redundant
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from . import triton_moe
@@ -135,6 +136,8 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         rule_id(s, prec.weights),
         modules_key(s),
     )
+    if redundant(s):  # the EP ranks hold the experts' replicas too (core/model/redundant.py)
+        sh = replace(sh, physical=physical_experts(s))
     experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
     rule, family = rule_id(s, prec.weights), gpu_family(gpu)
     era = era_for_experts(costs.kernel_era, family, experts, rule)
@@ -222,5 +225,6 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         costs,
         offload,
         s.serving.expert_balance,
+        redundant(s),
     )
     return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))

@@ -45,6 +45,16 @@ def experts_read(experts: int, top_k: int, tokens: float, alpha: float = ROUTING
     return max(min(experts, top_k), sum(1.0 - (1.0 - w / total) ** draws for w in weights))
 
 
+def replicas_read(sh: Shape, distinct: float) -> float:
+    """The expert replicas a step reads over the EP group for ``distinct`` logical experts
+    touched: each replica of a touched expert takes its share of the expert's tokens
+    (``serving.redundant_experts``: physical / experts replicas an expert on average, at most
+    the physical experts; core/model/redundant.py); ``distinct`` itself without replicas."""
+    if not sh.physical or not sh.experts:
+        return distinct
+    return min(sh.physical, distinct * sh.physical / sh.experts)
+
+
 class ExpertTerms:
     """The routed and shared experts' seconds of a step (module docstring); the step model
     (core/speed/step_terms.py) sets the state they read."""
@@ -67,7 +77,10 @@ class ExpertTerms:
         sh = self.shape
         if self.expert_balance is not None and sh.ep > 1 and routed_tokens >= 1:
             return 1.0 / self.expert_balance
-        return busiest_rank_factor(sh.experts, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
+        # redundant replicas (serving.redundant_experts): the router's skew over the physical
+        # experts, each replica drawn as an expert of its own (EPLB's placement not modelled)
+        experts = int(sh.physical) or sh.experts
+        return busiest_rank_factor(experts, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
 
     def _experts(self, n: float) -> float:
         """Routed experts (grouped GEMMs at their tokens per expert; MXFP4 on a GPU without MX
@@ -79,7 +92,7 @@ class ExpertTerms:
             call = module_seconds(self.moe_points, n) - MODULE_KERNELS * self.rates.kernel_floor
             return layers * max(0.0, call) + 2.0 * n * sh.shared_w * layers / rate.mm
         routed_tokens = n * ep  # the EP group's tokens choose among this GPU's experts
-        distinct = experts_read(e, k, round(routed_tokens, 1), self.routing_alpha)
+        distinct = replicas_read(sh, experts_read(e, k, round(routed_tokens, 1), self.routing_alpha))
         grouped = rate.bandwidth * (self.rates.grouped_bandwidth / self.rates.bandwidth or 1.0)
         routed_bytes = distinct * sh.expert_w / ep * sh.expert_b
         other = sh.shared_w * sh.shared_b + n * (2 * sh.hidden + sh.moe_act) * sh.ab

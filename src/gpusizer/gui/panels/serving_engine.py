@@ -3,8 +3,9 @@ the batch sizes CUDA graphs are captured for with padding (``serving.cuda_graph_
 TensorRT-LLM ``cuda_graph_config``) and vLLM V0's asynchronous output processing
 (``serving.async_output``). Each is enabled where the engine as set runs it; a field holding a
 value stays enabled elsewhere, so the error the core gives for it can be fixed where it shows.
-The expert-parallel ranks' stated balance (``serving.expert_balance``) shows where a MoE
-model's experts span more than one rank (or a value is held)."""
+The expert-parallel ranks' stated balance (``serving.expert_balance``) and the redundant expert
+replicas they hold (``serving.redundant_experts``) show where a MoE model's experts span more
+than one rank (or a value is held)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..widgets import Form, combo
 SIZES = "serving.cuda_graph_batch_sizes"
 ASYNC = "serving.async_output"
 BALANCE = "serving.expert_balance"
+REDUNDANT = "serving.redundant_experts"
 
 ENGINE_TIPS = {
     SIZES: "Batch sizes the engine captures CUDA graphs for, with padding on: a decode step runs "
@@ -34,6 +36,10 @@ ENGINE_TIPS = {
     "routed tokens over the busiest rank's (SGLang's and DeepSeek EPLB's balancedness; e.g. 0.7 "
     "for 'a >70% load balance ratio'). A MoE layer waits for its busiest rank. Default: the "
     "router's own skew, with no expert load balancer.",
+    REDUNDANT: "Extra expert replicas an EPLB deployment adds (SGLang --ep-num-redundant-experts, "
+    "vLLM --num-redundant-experts): the expert-parallel ranks hold the routed experts plus these, "
+    "the same count on each (e.g. 32: DeepSeek's 256 experts as 288 over 72 GPUs, 4 a GPU). "
+    "Each replica costs a GPU its weights. Default: none.",
 }
 # item data is the scenario's value; None is "engine default" (the binder selects it for null)
 _ASYNC_ITEMS = (
@@ -54,6 +60,8 @@ def add_engine_rows(f: Form) -> None:
     )
     balance = QuantityField("number", BALANCE, step=0.05, none_text="router's own")
     f.add("EP balance", balance, BALANCE, name="spin_serving_expert_balance")
+    spare = QuantityField("count", REDUNDANT, none_text="none")
+    f.add("Redundant experts", spare, REDUNDANT, name="spin_serving_redundant_experts")
 
 
 def _release(state: ScenarioState, profile: FrameworkProfile) -> EngineRelease | None:
@@ -83,3 +91,4 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     spans = any(int(state.value(f"parallelism.{k}") or 1) > 1 for k in ("expert", "attention_data"))
     moe = get_path(state.value("model"), "moe") is not None
     f.show(BALANCE, (moe and spans) or state.value(BALANCE) is not None)
+    f.show(REDUNDANT, (moe and spans) or state.value(REDUNDANT) is not None)

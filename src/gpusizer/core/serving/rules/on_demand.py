@@ -21,6 +21,7 @@ from ...memory.kv_cap import kv_cap
 from ...memory.overhead import scenario_overhead
 from ...model.architecture import Arch, ceil_div
 from ...model.params import ParamCounts
+from ...model.redundant import expert_divisor
 from ...model.result import EngineMemory, Memory, PoolLine
 from ...model.sharding import stage_params
 from ...model.specs import GPUSpec, Scenario
@@ -46,7 +47,7 @@ class Transformers(MemoryRule):
         over = scenario_overhead(s, peak)
         mem = Memory(**{**mem.__dict__, "overhead": over, "total": peak + over})
         p = s.parallelism
-        sp = stage_params(counts, arch, p.tensor, p.pipeline, p.expert, True)  # the heaviest stage
+        sp = stage_params(counts, arch, p.tensor, p.pipeline, expert_divisor(s), True)  # the heaviest stage
         kv = request_kv(s, arch, st, sp, WHOLE_CONTEXT)
         per = kv.per_token
         free = max(0, gpu.capacity_bytes - mem.total)

@@ -1,0 +1,105 @@
+"""The SGLang team's wide-EP DeepSeek decode figures that need redundant experts to be stated
+(tests/core/data/disagg-large-ep-decode.json; docs/evidence/serving.md, the section
+'Disaggregated, round 16: redundant experts'). Tolerance: the issue's 25 % on every figure.
+
+The 96-H100 decode (LMSYS blog 2025-05-05: EP72 over 9 nodes, 256 sequences a GPU, 22,282
+tokens/s a node) and the GB200 NVL72 part II decode (LMSYS blog 2025-09-25: 48 ranks, 13,386
+and 9,087 tokens/s a GPU at 1,408 and 768 a rank, sglang issue 10903's commands) ran 256 + 32
+= 288 physical experts (``serving.redundant_experts`` 32); with the field they are stated as
+run. All three read slow (0.24, 0.37, 0.54): the runs' EP balance under EPLB is published only
+as a chart, so ours takes the busiest rank of its power-law router over the 288 experts
+(3.3-4.3x the mean rank's tokens); at a perfect balance, shown and not counted, 0.80, 0.78 and
+1.07. Two-batch and single-batch overlap and DeepEP's FP8 / NVFP4 dispatch are not modelled."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.core.errors import ScenarioError
+
+DATA = json.loads((Path(__file__).parent / "data" / "disagg-large-ep-decode.json").read_text())
+ROWS = DATA["rows"]
+TOL = 0.25  # the issue's bar
+
+
+def _ours(row: dict[str, Any], scenario: dict[str, Any] | None = None) -> float:
+    """Ours as the row's measure reads it (tokens/s a node or a GPU): the rank's batch over the
+    split's time per output token, times the GPUs a node the figure counts."""
+    sv = estimate_report(scenario or row["scenario"])["serving"]
+    return row["gpus_per_node"] * row["batch_per_gpu"] / float(sv["disaggregated_tpot_seconds"])
+
+
+def _with(row: dict[str, Any], **serving: Any) -> dict[str, Any]:
+    sc = copy.deepcopy(row["scenario"])
+    sc["serving"].update(serving)
+    return sc
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r["id"])
+def test_large_ep_decode_figure(row: dict[str, Any]) -> None:
+    """Each figure within 25 % or not, as docs/evidence/serving.md states it."""
+    ours = _ours(row)
+    assert (ours == pytest.approx(row["published"], rel=TOL)) is row["within"], (ours, row["id"])
+
+
+def test_ratios_and_the_balance_not_published() -> None:
+    """Ours over the published: 0.24 (96 x H100), 0.37 and 0.54 (GB200 part II), with the
+    router model's busiest rank; at a perfect balance (``serving.expert_balance`` 1.0, which no
+    run states: shown, not counted) 0.80, 0.78 and 1.07, so only the high-precision GB200 figure
+    could come within 25 % on the balance alone (docs/evidence/serving.md, round 16)."""
+    got = [round(_ours(r) / r["published"], 2) for r in ROWS]
+    assert got == [0.24, 0.37, 0.54]
+    perfect = [round(_ours(r, _with(r, expert_balance=1.0)) / r["published"], 2) for r in ROWS]
+    assert perfect == [0.80, 0.78, 1.07]
+
+
+def test_unstated_settings_choose_nothing() -> None:
+    """What the posts do not state moves no figure by more than 5 %: the output length (100,
+    the series' decode setup, or the 176 the 2,176-token context leaves), the SGLang release's
+    rules (0.4.3 or 0.4.9), and for the GB200 rows a larger replica count (80: 336 over 48)."""
+    for row in ROWS:
+        base = _ours(row)
+        longer = copy.deepcopy(row["scenario"])
+        longer["workload"]["generated_tokens"] = 176
+        variants = [longer, _with(row, engine_version="0.4.3")]
+        if row["scenario"]["parallelism"]["expert"] == 48:
+            variants.append(_with(row, redundant_experts=80))
+        for sc in variants:
+            assert _ours(row, sc) == pytest.approx(base, rel=0.05), row["id"]
+
+
+def test_the_layouts_need_the_replicas() -> None:
+    """Without the 32 replicas 72 or 48 ranks do not hold DeepSeek's 256 experts evenly: refused
+    on ``parallelism.expert``, as before the field (these figures were not replayed then)."""
+    for row in ROWS:
+        with pytest.raises(ScenarioError) as err:
+            estimate_report(_with(row, redundant_experts=None))
+        assert err.value.field == "parallelism.expert"
+
+
+def test_the_h100_ranks_hold_four_experts_each() -> None:
+    """288 experts over 72 ranks are 4 a GPU: the decode GPU's weights equal those of 64 ranks
+    over the 256 experts without replicas (4 a GPU), byte for byte; the batch of 256 a rank
+    fits its KV pool (2,100 tokens each)."""
+    row = ROWS[0]
+    ep64 = copy.deepcopy(row["scenario"])
+    ep64["parallelism"] = {"tensor": 64, "attention_data": 64, "expert": 64}
+    ep64["serving"]["redundant_experts"] = None
+    ep64["serving"]["disaggregated"]["decode_gpus"] = 64
+    report = estimate_report(row["scenario"])
+    assert report["per_gpu"]["weights"] == estimate_report(ep64)["per_gpu"]["weights"]
+    assert report["serving"]["running"] == 256
+
+
+def test_counted_figures() -> None:
+    """Three figures counted under the disaggregated speed evidence, none within 25 %; three
+    recorded as not replayed, each with its reason."""
+    counted = [r["within"] for r in ROWS if r["counted"]]
+    assert (len(counted), sum(counted)) == (3, 0)
+    assert len(DATA["not_replayed"]) == 3 and all(n["why"] for n in DATA["not_replayed"])
