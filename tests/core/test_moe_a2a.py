@@ -105,6 +105,17 @@ def test_not_read_without_expert_parallelism_or_for_training() -> None:
     assert with_field["training_step"]["ep_communication_seconds"] > 0
 
 
+def test_network_share_scales_deepep_only() -> None:
+    """DeepEP's rates were measured with one 400 Gb/s NIC a GPU (~50 GB/s): half that a GPU
+    (``hardware.network_gb_per_s`` 25, four NICs for eight GPUs) slows the DeepEP exchange over
+    the network, and leaves the all-to-all (which does not read it) as it was."""
+    for backend, slower in ((None, False), ("deepep_normal", True), ("deepep_low_latency", True)):
+        full, half = _scenario(backend), _scenario(backend)
+        half["hardware"]["network_gb_per_s"] = 25
+        a, b = _speed(full)["tokens_per_second"], _speed(half)["tokens_per_second"]
+        assert (b < a) is slower and (a == b) is not slower, backend
+
+
 def _model(backend: str) -> Any:
     s = rank_view(parse_scenario(_scenario(backend)))
     gpu = scenario_gpu(s)

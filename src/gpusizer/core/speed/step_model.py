@@ -46,6 +46,7 @@ from .step import (
     StepModel,
 )
 from .step_terms import MoeA2A
+from .train_rates import NIC_GB_PER_S, network_gb_per_s
 
 _LOW = ("fp8", "int8", "fp4")
 _KQUANT = re.compile(r"gguf_q\d_k")  # GGUF k-quants (Q2_K-Q6_K and their _S/_M mixes)
@@ -185,7 +186,11 @@ def _a2a(s: Scenario, gpu: GPUSpec, ep_link: Link, eff: float | None) -> MoeA2A 
         return None
     node = s.hardware.gpus_per_node
     nvl = link(gpu, node, node, eff)  # the node's own GPUs: its scale-up link
-    scale = ep_link.beta / NETWORK_BETA if ep_link.kind == "network" else 1.0
+    # DeepEP's rates were measured with one 400 Gb/s NIC a GPU (~50 GB/s): a GPU's own share of
+    # its node's NICs (hardware.network_gb_per_s, else its system's) and a user's link
+    # efficiency scale them
+    net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
+    scale = ep_link.beta / NETWORK_BETA * net / NIC_GB_PER_S if ep_link.kind == "network" else 1.0
     return MoeA2A(MOE_A2A_BACKENDS[str(name)], node, nvl.beta or float("inf"), scale)
 
 
@@ -238,5 +243,6 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         offload,
         s.serving.expert_balance,
         s.serving.moe_a2a_backend,
+        s.hardware.network_gb_per_s,
     )
     return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))
