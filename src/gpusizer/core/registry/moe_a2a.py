@@ -112,7 +112,8 @@ class A2ABackend:
         return "normal" if extend else "low_latency"
 
     def seconds(self, x: Exchange, extend: bool) -> float:
-        """One layer's dispatch and combine (s) on the busiest rank."""
+        """One layer's dispatch and combine (s) on the busiest rank. The "none" entry is the
+        step model's own all-to-all (core/speed/collectives.py), which never asks it: 0."""
         if self.mode == "none":
             return 0.0
         return normal_seconds(x) if self.resolve(extend) == "normal" else low_latency_seconds(x)
