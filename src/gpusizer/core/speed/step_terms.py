@@ -9,7 +9,8 @@ bandwidth (core/speed/rates.py), summed over
   layers' state of each sequence;
 - the final norm and LM head for every sequence sampled;
 - the collectives (core/speed/collectives.py): the tensor-parallel all-reduces, the MoE
-  dispatch and combine (or gather), the sends between pipeline stages.
+  dispatch and combine (or gather; or the exchange backend the scenario states,
+  ``serving.moe_a2a_backend``: core/registry/moe_a2a.py), the sends between pipeline stages.
 """
 
 from __future__ import annotations
