@@ -78,6 +78,7 @@ SERVING = (
     Case("serving.async_output", V0, False),
     Case("serving.expert_balance", MOE_EP, 0.7),
     Case("serving.redundant_experts", MOE_EP, 2),
+    Case("serving.moe_a2a_backend", MOE_EP, "deepep_normal"),
     Case("serving.step_latency_seconds", VLLM, 0.002),
     Case("serving.max_kv_size", MLX, 4096),
     Case("hardware.host_cpu", VLLM, "grace"),

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
+from ..errors import check_id
 from ..limits import MAX_RATE, MIN_RATE, Batch, Efficiency, Rate, SomeLayers, Strict, Tokens, Whole
+from ..registry.moe_a2a import MOE_A2A_BACKENDS
 from .serving_features import DisaggregatedSpec, KvOffloadSpec, LoraServingSpec, PrefixSpec, SpeculativeSpec
 
 MAX_STEP_SECONDS = 3600.0  # an hour per engine step: far beyond any real engine
@@ -117,12 +119,23 @@ class ServingSpec(Strict):
     # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the
     # routed experts plus these, evenly (core/serving/redundant.py). Null / 0: none, as before.
     redundant_experts: Annotated[int, Whole, Field(ge=0, le=65_536)] | None = None
+
+    # Additive: the MoE token exchange between expert-parallel ranks (SGLang
+    # ``--moe-a2a-backend deepep --deepep-mode``, vLLM ``--all2all-backend``): an id of
+    # core/registry/moe_a2a.py ("none", "deepep_normal", "deepep_low_latency", "deepep_auto").
+    # Null / "none": each token's 16-bit state once per routed expert, as before.
+    moe_a2a_backend: str | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None
     lora: LoraServingSpec | None = None
     kv_offload: KvOffloadSpec | None = None
     disaggregated: DisaggregatedSpec | None = None
+
+    @field_validator("moe_a2a_backend", mode="before")  # any type: the message names the ids
+    @classmethod
+    def _moe_a2a(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, MOE_A2A_BACKENDS, "MoE all-to-all backend")
 
     @property
     def arrival_rate(self) -> float | None:

@@ -5,7 +5,10 @@ core/serving/recv_poll.py)."""
 from __future__ import annotations
 
 from ..errors import ScenarioError
+from ..model.presets import scenario_gpu
 from ..model.specs import Scenario
+from ..registry.moe_a2a import MOE_A2A_BACKENDS
+from ..speed.collectives import SCALE_UP_GB_PER_S
 
 
 def check_scheduler_knobs(s: Scenario) -> None:
@@ -14,6 +17,7 @@ def check_scheduler_knobs(s: Scenario) -> None:
     _check_recv_interval(s)
     _check_max_prefill(s)
     _check_adp_balance(s)
+    _check_moe_a2a(s)
 
 
 def _check_batch_wait(s: Scenario) -> None:
@@ -70,3 +74,20 @@ def _check_adp_balance(s: Scenario) -> None:
     if s.parallelism.attention_data <= 1:
         msg = "balances attention-DP ranks: set parallelism.attention_data above 1, or 0 / null"
         raise ScenarioError("serving.attention_dp_balance_iterations", msg)
+
+
+def _check_moe_a2a(s: Scenario) -> None:
+    """``serving.moe_a2a_backend`` names an exchange the engine runs (core/registry/moe_a2a.py:
+    DeepEP under SGLang and vLLM, ``auto`` SGLang's alone) on NVIDIA GPUs joined by NVLink
+    (DeepEP's requirements: "NVLink for intranode communication")."""
+    name = s.serving.moe_a2a_backend
+    if name in (None, "none") or not s.workload.serves:
+        return
+    backend = MOE_A2A_BACKENDS[name]
+    if s.framework not in backend.engines:
+        msg = f"{backend.label} runs under {', '.join(backend.engines)}, not {s.profile.label}; "
+        raise ScenarioError("serving.moe_a2a_backend", msg + '"none" or null else')
+    gpu = scenario_gpu(s)
+    if gpu.vendor.lower() not in ("nvidia", "custom") or gpu.interconnect_gb_per_s < SCALE_UP_GB_PER_S:
+        msg = f'DeepEP needs NVIDIA GPUs joined by NVLink, not {gpu.name}; "none" or null'
+        raise ScenarioError("serving.moe_a2a_backend", msg)

@@ -24,9 +24,10 @@ from ..model.module_bytes import group_bytes, modules_key, rule_id
 from ..model.redundant import physical_experts, redundant
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
+from ..registry.moe_a2a import MOE_A2A_BACKENDS
 from . import triton_moe
 from .allreduce_measured import measured_all_reduce
-from .collectives import link
+from .collectives import NETWORK_BETA, Link, link
 from .ggml_graph import ggml_extra
 from .moe_measured import FORMATS, Points, measured_module
 from .rates import Rates, gpu_family, power_capped, sixteen_bit_scale
@@ -45,6 +46,8 @@ from .step import (
     Rate,
     StepModel,
 )
+from .step_terms import MoeA2A
+from .train_rates import NIC_GB_PER_S, network_gb_per_s
 
 _LOW = ("fp8", "int8", "fp4")
 _KQUANT = re.compile(r"gguf_q\d_k")  # GGUF k-quants (Q2_K-Q6_K and their _S/_M mixes)
@@ -172,9 +175,26 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     # the measured all-reduce is the catalog link's: a user's own link rate keeps alpha + beta
     ar = measured_all_reduce(costs.all_reduce.measured, gpu.id, p.tensor) if eff is None else ()
     balance = None if s.workload.trains else s.serving.expert_balance
+    a2a = _a2a(s, gpu, ep_link, eff)
     return StepModel(
-        sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance
+        sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a
     )
+
+
+def _a2a(s: Scenario, gpu: GPUSpec, ep_link: Link, eff: float | None) -> MoeA2A | None:
+    """The stated exchange backend (``serving.moe_a2a_backend``) where a serving step's experts
+    span ranks; None keeps the all-to-all (training's steps are not read here)."""
+    name = None if s.workload.trains else s.serving.moe_a2a_backend
+    if name in (None, "none") or s.parallelism.expert <= 1:
+        return None
+    node = s.hardware.gpus_per_node
+    nvl = link(gpu, node, node, eff)  # the node's own GPUs: its scale-up link
+    # DeepEP's rates were measured with one 400 Gb/s NIC a GPU (~50 GB/s): a GPU's own share of
+    # its node's NICs (hardware.network_gb_per_s, else its system's) and a user's link
+    # efficiency scale them
+    net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
+    scale = ep_link.beta / NETWORK_BETA * net / NIC_GB_PER_S if ep_link.kind == "network" else 1.0
+    return MoeA2A(MOE_A2A_BACKENDS[str(name)], node, nvl.beta or float("inf"), scale)
 
 
 def _measured_moe(
@@ -226,5 +246,7 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         offload,
         s.serving.expert_balance,
         redundant(s),
+        s.serving.moe_a2a_backend,
+        s.hardware.network_gb_per_s,
     )
     return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))

@@ -9,11 +9,16 @@ bandwidth (core/speed/rates.py), summed over
   layers' state of each sequence;
 - the final norm and LM head for every sequence sampled;
 - the collectives (core/speed/collectives.py): the tensor-parallel all-reduces, the MoE
-  dispatch and combine (or gather), the sends between pipeline stages.
+  dispatch and combine (or gather; or the exchange backend the scenario states,
+  ``serving.moe_a2a_backend``: core/registry/moe_a2a.py), the sends between pipeline stages.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
+from ..registry.moe_a2a import A2ABackend, Exchange
 from .allreduce_measured import Points as ArPoints
 from .allreduce_measured import all_reduce_seconds_measured
 from .collectives import (
@@ -24,6 +29,7 @@ from .collectives import (
     all_to_all_seconds,
     send_seconds,
 )
+from .expert_load import busiest_rank_factor
 from .ggml_graph import NONE, GgmlExtra
 from .moe_measured import Points
 from .rates import Rates
@@ -35,6 +41,18 @@ from .step_moe import GEMV_TOKENS, ROUTING_ALPHA, ExpertTerms
 
 # bytes a token's routing takes per chosen expert: an int32 id and a float32 weight
 ROUTING_BYTES = 8
+
+
+@dataclass(frozen=True)
+class MoeA2A:
+    """The exchange backend a serving scenario states (``serving.moe_a2a_backend``,
+    core/registry/moe_a2a.py) and what it reads of the links: a node's GPUs, its scale-up link's
+    rate (bytes/s; inf without one) and the network's rate over the reference NIC's."""
+
+    backend: A2ABackend
+    node_ranks: int
+    nvlink_beta: float
+    network_scale: float
 
 
 class StepTerms(ExpertTerms):
@@ -56,12 +74,17 @@ class StepTerms(ExpertTerms):
         moe_points: Points = (),
         ar_points: ArPoints = (),
         expert_balance: float | None = None,
+        a2a: MoeA2A | None = None,
     ) -> None:
         self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
         # the engine's custom all-reduce as measured (core/speed/allreduce_measured.py)
         self.ar_points = ar_points
         self.moe_points = moe_points  # the MoE module as measured (core/speed/moe_measured.py)
         self.expert_balance = expert_balance  # serving.expert_balance (core/speed/step_moe.py)
+        self.a2a = a2a  # serving.moe_a2a_backend (core/registry/moe_a2a.py), None: the all-to-all
+        # SGLang's deepep auto: decode-only steps run the low-latency kernels, kept per count
+        self._auto = a2a is not None and a2a.backend.mode == "auto"
+        self._decode_comm: dict[float, float] = {}
         self.pipeline, self.offload, self.routing_alpha = pipeline, offload, routing_alpha
         self.tp_link, self.ep_link, self.pp_link = links
         bw = 1.0 / rate.bandwidth
@@ -151,6 +174,11 @@ class StepTerms(ExpertTerms):
         if per_n is None:
             per_n = self._token_terms(n)
         total, comm = per_n
+        if self._auto and not prefill:
+            low = self._decode_comm.get(n)
+            if low is None:
+                low = self._decode_comm[n] = self._comm(n, extend=False)
+            comm = low
         if decodes:  # attention over the cache, then the prefill chunks' causal attention
             t_c, t_m = self._dec_f * decode_ctx, self._dec_b * decode_ctx + self._dec_tok * decodes
             total += t_c if t_c > t_m else t_m
@@ -184,8 +212,9 @@ class StepTerms(ExpertTerms):
         out = self._by_tokens[n] = (total, self._comm(n))
         return out
 
-    def _comm(self, n: float) -> float:
-        """Seconds of the collectives of a step of ``n`` tokens on this GPU (module docstring)."""
+    def _comm(self, n: float, extend: bool = True) -> float:
+        """Seconds of the collectives of a step of ``n`` tokens on this GPU (module docstring);
+        ``extend``: the step has prompt tokens (the kernels SGLang's deepep auto picks)."""
         sh = self.shape
         msg = n * sh.hidden * sh.ab
         t = 0.0
@@ -206,6 +235,8 @@ class StepTerms(ExpertTerms):
             routing = n * sh.ep * sh.top_k * ROUTING_BYTES
             one = all_gather_seconds(self.ep_link, tokens * self._gather_b + routing, sh.ep)
             t += sh.moe_layers * (one + all_gather_seconds(self.ep_link, tokens * sh.ab, sh.ep))
+        elif self._a2a and self.a2a is not None:  # the backend's own bytes and rates
+            t += sh.moe_layers * self.a2a.backend.seconds(self._exchange(n), extend)
         elif self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
             # done when the busiest rank has received its share (core/speed/expert_load.py)
             busy = self._busy(n * sh.ep)
@@ -213,3 +244,36 @@ class StepTerms(ExpertTerms):
         if self.pipeline > 1:
             t += (self.pipeline - 1) * send_seconds(self.pp_link, msg)
         return t
+
+    def _exchange(self, n: float) -> Exchange:
+        """One MoE layer's exchange of a step of ``n`` tokens a rank, as the backend reads it
+        (core/registry/moe_a2a.py): the busiest rank's and, over the network, the busiest
+        node's share (the stated balance, else the router model at node granularity:
+        core/speed/expert_load.py; a node's load is its ranks' sum, so the stated rank balance
+        bounds it)."""
+        sh, a, ln = self.shape, self.a2a, self.ep_link
+        assert a is not None
+        routed = n * sh.ep
+        network = ln.kind == "network"
+        nodes = math.ceil(sh.ep / max(1, a.node_ranks))
+        if not network or nodes <= 1:
+            node = 1.0
+        elif self.expert_balance is not None and routed >= 1:
+            node = 1.0 / self.expert_balance
+        else:
+            node = busiest_rank_factor(sh.experts, sh.top_k, routed, nodes, self.routing_alpha)
+        return Exchange(
+            tokens=n,
+            hidden=sh.hidden,
+            top_k=sh.top_k,
+            ranks=sh.ep,
+            node_ranks=a.node_ranks,
+            network=network,
+            nvlink_beta=a.nvlink_beta,
+            network_scale=a.network_scale,
+            alpha=ln.latency(sh.ep),
+            busy_rank=self._busy(routed),
+            busy_node=node,
+            fp8=0.0 < sh.expert_b < 2.0,
+            act_b=sh.ab,
+        )

@@ -3,14 +3,16 @@ the batch sizes CUDA graphs are captured for with padding (``serving.cuda_graph_
 TensorRT-LLM ``cuda_graph_config``) and vLLM V0's asynchronous output processing
 (``serving.async_output``). Each is enabled where the engine as set runs it; a field holding a
 value stays enabled elsewhere, so the error the core gives for it can be fixed where it shows.
-The expert-parallel ranks' stated balance (``serving.expert_balance``) and the redundant expert
-replicas they hold (``serving.redundant_experts``) show where a MoE model's experts span more
-than one rank (or a value is held)."""
+The expert-parallel ranks' stated balance (``serving.expert_balance``), the redundant expert
+replicas they hold (``serving.redundant_experts``) and the MoE token exchange
+(``serving.moe_a2a_backend``, its choices the registry's: core/registry/moe_a2a.py) show where a
+MoE model's experts span more than one rank (or a value is held)."""
 
 from __future__ import annotations
 
 from ...core.registry.engines import EngineRelease, release
 from ...core.registry.frameworks import FrameworkProfile
+from ...core.registry.moe_a2a import MOE_A2A_BACKENDS
 from ..quantity_field import QuantityField
 from ..size_list_field import SizeListField
 from ..state import ScenarioState, get_path
@@ -20,6 +22,7 @@ SIZES = "serving.cuda_graph_batch_sizes"
 ASYNC = "serving.async_output"
 BALANCE = "serving.expert_balance"
 REDUNDANT = "serving.redundant_experts"
+A2A = "serving.moe_a2a_backend"
 
 ENGINE_TIPS = {
     SIZES: "Batch sizes the engine captures CUDA graphs for, with padding on: a decode step runs "
@@ -40,12 +43,22 @@ ENGINE_TIPS = {
     "vLLM --num-redundant-experts): the expert-parallel ranks hold the routed experts plus these, "
     "the same count on each (e.g. 32: DeepSeek's 256 experts as 288 over 72 GPUs, 4 a GPU). "
     "Each replica costs a GPU its weights. Default: none.",
+    A2A: "How the MoE layers move tokens between expert-parallel ranks (SGLang --moe-a2a-backend "
+    "deepep --deepep-mode, vLLM --all2all-backend). DeepEP normal: FP8 tokens sent once per "
+    "destination node and forwarded over NVLink; low-latency: a copy per expert over RDMA; auto "
+    "(SGLang): normal for steps with prompt tokens, else low-latency. Rates from DeepEP's README "
+    "(H800, 400 Gb/s NICs). Default: 16-bit tokens, a copy per expert, at the link's rate.",
 }
 # item data is the scenario's value; None is "engine default" (the binder selects it for null)
 _ASYNC_ITEMS = (
     ("engine default (on)", None),
     ("on", True),
     ("off (--disable-async-output-proc)", False),
+)
+
+_A2A_ITEMS = (
+    ("engine default (all-to-all)", None),
+    *((b.label, b.id) for b in MOE_A2A_BACKENDS.values()),
 )
 
 
@@ -62,6 +75,7 @@ def add_engine_rows(f: Form) -> None:
     f.add("EP balance", balance, BALANCE, name="spin_serving_expert_balance")
     spare = QuantityField("count", REDUNDANT, none_text="none")
     f.add("Redundant experts", spare, REDUNDANT, name="spin_serving_redundant_experts")
+    f.add("MoE exchange", combo(_A2A_ITEMS), A2A, name="combo_serving_moe_a2a_backend")
 
 
 def _release(state: ScenarioState, profile: FrameworkProfile) -> EngineRelease | None:
@@ -92,3 +106,4 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     moe = get_path(state.value("model"), "moe") is not None
     f.show(BALANCE, (moe and spans) or state.value(BALANCE) is not None)
     f.show(REDUNDANT, (moe and spans) or state.value(REDUNDANT) is not None)
+    f.show(A2A, (moe and spans) or state.value(A2A) is not None)
