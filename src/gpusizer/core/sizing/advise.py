@@ -37,6 +37,7 @@ from .links import links_for
 from .option import Pace, SizingOption, layout_label
 from .practical import cap_words, practical_cap
 from .reason import layout_reason
+from .rl_notes import deadline_reason, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .service_level import default_target
@@ -68,17 +69,6 @@ def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
         "rl_best_rollout_gpus": rl.get("best_rollout_gpus"),
         "rl_tokens_trained_per_second": rl["tokens_trained_per_second"],
     }
-
-
-def _rl_notes(rl: dict[str, Any] | None) -> list[str]:
-    """RL split placement: the rollout pool comes on top of the GPUs counted and priced."""
-    if rl is None or rl["placement"] != "split":
-        return []
-    return [
-        f"RL split: the rollout pool's {rl['rollout_gpus']:,} GPUs come on top of these "
-        f"({rl['total_gpus']:,} in all, rl_total_gpus); the count is the training pool's, the prices "
-        "and costs are both pools'"
-    ]
 
 
 def unit_of(g: GpuTarget, ask: Ask) -> Unit:
@@ -156,15 +146,19 @@ class GpuAdvice:
             f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
         )
 
-    def _judged(self, c: Choice, growth: Growth) -> dict[str, Any]:
+    def _judged(self, c: Choice, growth: Growth, rl: dict[str, Any] | None = None) -> dict[str, Any]:
         """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c``: the user's
-        targets first, then the stated default service level (core/sizing/service_level.py)."""
+        targets first, then the stated default service level (core/sizing/service_level.py).
+        ``rl``: the choice's estimate's RL block (its run, not a training pace, misses a deadline)."""
         out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
         if growth.met is False:
             most = self._most()
-            why = targets_reason(
-                self.s, c.pace, growth.unit.top(most), c.layout.gpus, growth.at_top, self._best_tried(growth)
-            )
+            top = growth.unit.top(most)
+            if rl is not None:
+                why = deadline_reason(self.s, rl, effective_time_share(self.s, c.layout.gpus), top)
+            else:
+                tried = self._best_tried(growth)
+                why = targets_reason(self.s, c.pace, top, c.layout.gpus, growth.at_top, tried)
             out |= {"unmet": "targets", "unmet_reason": why}
             if growth.at_top and most < self.ask.max_gpus:  # the cap, not the model, stops it
                 out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
@@ -229,7 +223,7 @@ class GpuAdvice:
         notes = [*self.notes, *growth.notes, *self._compute_notes(s, est.compute.compute_dtype)]
         if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
             notes.append(f"serving speed: {est.serving.simulation_note}")
-        notes += _rl_notes(est.rl)
+        notes += split_notes(est.rl)
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "
@@ -242,9 +236,10 @@ class GpuAdvice:
                 + ("GPUs do not" if lay.gpus > 1 else "GPU does not")
                 + " hold it"
             )
+        need = self._need(c, growth, bought)
         split = propose_split(s, self._most())
         if split is not None:
-            notes.append(split.note(bought))
+            notes.append(split.note(bought, need["needed_gpus"], growth.unit.count(split.gpus)))
         fields = self._blank() | {
             "split": split,
             "fits": True,
@@ -266,8 +261,8 @@ class GpuAdvice:
             "targets_met": growth.met,
             "notes": tuple(notes),
             "unit": self._unit_fields(bought),
-            **self._judged(c, growth),
-            **self._need(c, growth, bought),
+            **self._judged(c, growth, est.rl),
+            **need,
             **self._goodput(c),
             **_rl_fields(est.rl),
         }

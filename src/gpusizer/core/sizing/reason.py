@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..pipeline.estimate import estimate
+from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth
 from .fill_serving import Choice
@@ -28,7 +30,7 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
         return f"{what}: the fewest that hold it (the targets cannot be met){held}"
     if g.why == "deadline":
         share = effective_time_share(s, c.layout.gpus)
-        days = (c.pace.time_seconds or 0.0) / share / DAY
+        days = _run_seconds(s, c) / share / DAY
         verb = "trains" if one else "train"
         return (
             f"{what} {verb} it in {days:,.1f} of {s.targets.max_training_days:g} days "
@@ -50,6 +52,19 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if bought == g.least:
         return "the fewest that hold it"
     return what + held
+
+
+def _run_seconds(s: Any, c: Choice) -> float:
+    """The run's seconds on choice ``c``: a kind that times its own run (RL: ``rl.steps`` steps of
+    the whole step, rollout and refit included, core/pipeline/work_rl.py) by its estimate, as
+    the deadline's count was grown on it (core/sizing/compare_scale.py); else the training pace
+    over ``workload.training_tokens``. An RL layout's pace has no run time of its own, so the
+    phrase read "0.0 of 3 days" for a run of 2.3 days."""
+    builder = builder_of(s.workload.info)
+    if builder.times_run:
+        run = builder.run_seconds(estimate(c.scenario))
+        return run or 0.0
+    return c.pace.time_seconds or 0.0
 
 
 def _misses_default(s: Any, c: Choice) -> bool:
