@@ -28,6 +28,7 @@ from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
 from ..speed.goodput import effective_time_share
 from .compare_scale import Growth, grow, smallest_serving
+from .disagg_pools import pool_changes, pools_note
 from .disagg_split import propose_split
 from .fill import Filler
 from .fill_serving import Choice
@@ -230,6 +231,8 @@ class GpuAdvice:
                 f"all of {growth.unit.units(bought)} x {growth.unit.name(bought)}"
             )
         variant = self.variants[c.variant]
+        changes = dict(variant.changes) | pool_changes(self.s, s)
+        notes += pools_note(changes, self.s)
         if variant.names:
             notes.append(
                 f"turned on {variant.phrase[5:]} (scenario_changes): without, {lay.gpus:,} "
@@ -251,7 +254,7 @@ class GpuAdvice:
             "layout_reason": layout_reason(self, c, growth, index),
             "parallelism": par,
             "hardware": s.hardware.model_dump(mode="json"),
-            "scenario_changes": dict(variant.changes),
+            "scenario_changes": changes,
             "batch_size": None if s.workload.trains else c.batch,
             "per_gpu_total": est.memory.total,
             "headroom_bytes": est.headroom_bytes,
