@@ -51,10 +51,23 @@ def test_rl_deadline_reason_reads_the_run(split_h100: dict[str, Any]) -> None:
     # run time of its own, and the phrase now reads the run the deadline was sized on
     o = split_h100
     assert o["targets_met"] is True
-    got = re.search(r"trains? it in ([\d.,]+) of 2 days", o["layout_reason"])
+    got = re.search(r"trains? it in ([\d.,]+)( h| min)? of 2 days", o["layout_reason"])
     assert got is not None, o["layout_reason"]
-    days = o["rl_run_seconds"] / o["effective_time_share"] / DAY
-    assert float(got.group(1)) == pytest.approx(days, abs=0.051) and days > 0.1
+    seconds = o["rl_run_seconds"] / o["effective_time_share"]
+    unit = {None: DAY, " h": 3600.0, " min": 60.0}[got.group(2)]
+    assert float(got.group(1)) == pytest.approx(seconds / unit, abs=0.51 if unit == 60 else 0.051)
+    assert seconds > 3600  # hours of GRPO, not the "0.0 of 2 days" it read
+
+
+def test_a_run_under_a_day_reads_in_hours_and_one_gpu_trains() -> None:
+    # QLoRA of a 70B: 8 B200s take 48 min ("0.0 of 2 days" before); one RTX 6000 Ada 1.3 days
+    # ("1 GPU train it" before)
+    assert re.search(
+        r"trains it in \d+ min of 2 days", row("qlora-70b-control", "b200-192gb")["layout_reason"]
+    )
+    assert (
+        "1 GPU trains it in 1.3 of 2 days" in row("qlora-70b-control", "rtx-6000-ada-48gb")["layout_reason"]
+    )
 
 
 def test_split_rl_names_the_pool_that_bounds_the_step(split_h100: dict[str, Any]) -> None:

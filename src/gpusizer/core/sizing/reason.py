@@ -25,15 +25,15 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     bought = unit.count(c.layout.gpus)
     held = "" if g.least >= bought else f" ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)"
     what = unit.what(bought)
-    one = what.startswith("one ")
+    one = what.startswith("one ") or bought == 1  # "1 GPU trains it", not "1 GPU train it"
     if g.met is False:
         return f"{what}: the fewest that hold it (the targets cannot be met){held}"
     if g.why == "deadline":
         share = effective_time_share(s, c.layout.gpus)
-        days = _run_seconds(s, c) / share / DAY
+        wall = _run_seconds(s, c) / share
         verb = "trains" if one else "train"
         return (
-            f"{what} {verb} it in {days:,.1f} of {s.targets.max_training_days:g} days "
+            f"{what} {verb} it in {_span(wall)} of {s.targets.max_training_days:g} days "
             f"({share:.2%} of the wall time training)"
         )
     if g.why == "targets":  # memory's count, apart from the targets' (the need column)
@@ -52,6 +52,14 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if bought == g.least:
         return "the fewest that hold it"
     return what + held
+
+
+def _span(seconds: float) -> str:
+    """A run's wall time in days from one day up, else hours or minutes: a 48-minute QLoRA read
+    "0.0 of 2 days"."""
+    if seconds >= DAY:  # "29.5 of 30 days"
+        return f"{seconds / DAY:,.1f}"
+    return f"{seconds / 3600:,.1f} h" if seconds >= 3600 else f"{seconds / 60:,.0f} min"
 
 
 def _run_seconds(s: Any, c: Choice) -> float:
