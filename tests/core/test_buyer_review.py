@@ -163,3 +163,9 @@ def test_pd_split_note_compares_like_with_like() -> None:
     note = next(n for n in o["notes"] if n.startswith("disaggregated:"))
     assert f"({o['needed_gpus']:,} needed before whole units)" in note
     assert f"{o['disaggregated_split_gpus']:,} in all, 8 in whole units" in note
+
+
+def test_one_gpu_meets_the_targets() -> None:
+    # the multi-LoRA 8B service fits one GH200: "1 GPU meet the targets" read as a typo
+    o = row("serve-8b-multi-lora", "gh200-96gb")
+    assert o["gpus"] == 1 and o["layout_reason"].startswith("1 GPU meets the targets for 100 users"), o
