@@ -169,3 +169,11 @@ def test_one_gpu_meets_the_targets() -> None:
     # the multi-LoRA 8B service fits one GH200: "1 GPU meet the targets" read as a typo
     o = row("serve-8b-multi-lora", "gh200-96gb")
     assert o["gpus"] == 1 and o["layout_reason"].startswith("1 GPU meets the targets for 100 users"), o
+
+
+def test_one_decode_gpu_is_singular() -> None:
+    # "1P1D (1 prefill at TP 1 + 1 decode GPUs ...)" read as a typo on the B300 row
+    from gpusizer.core.sizing.option_split import DisaggSplit
+
+    split = DisaggSplit(1, 1, 1, 1, 1, 0.5, 0.02, 100.0, True)
+    assert "+ 1 decode GPU, 2 in all" in split.note(8)

@@ -79,7 +79,8 @@ class DisaggSplit:
             than = f", {bought:,} in whole units" + than
         pools = (
             f"{self.prefill * self.prefill_per:,} prefill at TP {self.prefill_tensor} + "
-            f"{self.decode * self.per:,} decode GPUs, {self.gpus:,} in all{than}"
+            f"{self.decode * self.per:,} decode GPU{'' if self.decode * self.per == 1 else 's'}, "
+            f"{self.gpus:,} in all{than}"
         )
         speed = f"first token {self.ttft_seconds:,.2f} s, {self.tpot_seconds * 1e3:,.1f} ms a token"
         if self.targets_met:
