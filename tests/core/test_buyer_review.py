@@ -177,3 +177,15 @@ def test_one_decode_gpu_is_singular() -> None:
 
     split = DisaggSplit(1, 1, 1, 1, 1, 0.5, 0.02, 100.0, True)
     assert "+ 1 decode GPU, 2 in all" in split.note(8)
+
+
+def test_plan_prices_both_pools_of_a_split_run() -> None:
+    # plan read $14.08/h for 32 training A40s where compare read $17.60/h for the 40 GPUs of the
+    # run (8 rollout A40s on top): the same option must cost the same in both
+    scenario = case("rl-llama-8b-split")
+    planned = gpusizer.plan(scenario, gpus=["h100-sxm-80gb"])[0]
+    compared = gpusizer.compare_gpus(scenario, gpus=["h100-sxm-80gb"])[0]
+    assert planned["rl_total_gpus"] == planned["gpus"] + 8
+    every = planned["price_per_hour"] * planned["rl_total_gpus"]
+    assert planned["total_price_per_hour"] == pytest.approx(every)
+    assert planned["total_price_per_hour"] == pytest.approx(compared["cost_per_hour"])
