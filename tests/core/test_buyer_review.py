@@ -189,3 +189,11 @@ def test_plan_prices_both_pools_of_a_split_run() -> None:
     every = planned["price_per_hour"] * planned["rl_total_gpus"]
     assert planned["total_price_per_hour"] == pytest.approx(every)
     assert planned["total_price_per_hour"] == pytest.approx(compared["cost_per_hour"])
+
+
+def test_a_split_run_fills_one_rack() -> None:
+    # GB200 NVL72 is bought by the rack (72 GPUs): the training pool rounded to 72 alone put the
+    # run's 80 GPUs (8 rollout on top) on two racks ($6.05M); 64 + 8 fill one
+    o = row("rl-llama-8b-split", "gb200-186gb")
+    assert o["targets_met"] is True
+    assert (o["gpus"], o["rl_total_gpus"], o["systems"]) == (64, 72, 1)

@@ -25,6 +25,7 @@ from ..cancel import CancelToken
 from ..model.architecture import ceil_div
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
+from ..pipeline.rl_check import rl_of
 from ..registry.dtypes import DTYPES
 from ..speed.goodput import effective_time_share
 from .compare_scale import Growth, grow, smallest_serving
@@ -43,7 +44,7 @@ from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .service_level import default_target
 from .systems import option_unit
-from .units import Unit
+from .units import Unit, with_pool
 from .unmet import context_reason, fill_refusal, practical_reason, speed_gaps, targets_reason
 
 
@@ -72,9 +73,19 @@ def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def unit_of(g: GpuTarget, ask: Ask) -> Unit:
-    """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit."""
-    return Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
+def unit_of(g: GpuTarget, ask: Ask, s: Scenario | None = None) -> Unit:
+    """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit; a
+    split RL run's count with its rollout pool bought beside it (core/sizing/units.PoolUnit)."""
+    unit = Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
+    return unit if s is None else with_pool(unit, pool_beside(s))
+
+
+def pool_beside(s: Scenario) -> int:
+    """GPUs bought beside the count the advice grows: a split RL run's rollout pool (0 else)."""
+    if not s.workload.info.engine_width:  # no engine of the kind's own beside its training
+        return 0
+    rl = rl_of(s)
+    return rl.rollout.gpus if rl.placement == "split" else 0
 
 
 class GpuAdvice:
@@ -94,7 +105,7 @@ class GpuAdvice:
         self.g, self.variants, self.fewest, self.ask = g, variants, fewest, ask
         self.s = variants[0].scenario
         node = g.hardware.gpus_per_node
-        self.unit = unit_of(g, ask)
+        self.unit = unit_of(g, ask, variants[0].scenario)
         self.links = links_for(g.spec, node)
         self.filler = Filler(g, variants, evaluator, token, searched)
         self.notes = list(notes)
