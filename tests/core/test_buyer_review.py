@@ -197,3 +197,14 @@ def test_a_split_run_fills_one_rack() -> None:
     o = row("rl-llama-8b-split", "gb200-186gb")
     assert o["targets_met"] is True
     assert (o["gpus"], o["rl_total_gpus"], o["systems"]) == (64, 72, 1)
+
+
+def test_hour_sort_ranks_a_fixed_user_service_by_its_bill() -> None:
+    # 70B chat for 200 users: on $/M tokens 40 MI325X ($78/h, 101 tokens/s a user) rank above
+    # one H200 server ($36.72/h, 39 a user) though both meet the targets; sort="hour" ranks by
+    # the hourly bill of the same 200 users
+    rows = gpusizer.compare_gpus(case("serve-70b-chat"), gpus=["mi325x-256gb", "h200-141gb"], sort="hour")
+    assert [o["gpu"] for o in rows] == ["h200-141gb", "mi325x-256gb"]
+    assert rows[0]["cost_per_hour"] < rows[1]["cost_per_hour"]
+    by_token = gpusizer.compare_gpus(case("serve-70b-chat"), gpus=["mi325x-256gb", "h200-141gb"])
+    assert [o["gpu"] for o in by_token] == ["mi325x-256gb", "h200-141gb"]  # the default is unchanged
