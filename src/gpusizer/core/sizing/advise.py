@@ -25,7 +25,6 @@ from ..cancel import CancelToken
 from ..model.architecture import ceil_div
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
-from ..pipeline.rl_check import rl_of
 from ..registry.dtypes import DTYPES
 from ..speed.goodput import effective_time_share
 from .compare_scale import Growth, grow, smallest_serving
@@ -39,12 +38,12 @@ from .links import links_for
 from .option import Pace, SizingOption, layout_label
 from .practical import cap_words, practical_cap
 from .reason import layout_reason
-from .rl_notes import deadline_reason, split_notes
+from .rl_notes import deadline_reason, rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .service_level import default_target
 from .systems import option_unit
-from .units import Unit, with_pool
+from .units import Unit, pool_beside, with_pool
 from .unmet import context_reason, fill_refusal, practical_reason, speed_gaps, targets_reason
 
 
@@ -60,32 +59,11 @@ class Ask:
     cards_per_box: int | None = None  # cards sold alone: 1, 2 or 4 to a box (None: fewest)
 
 
-def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
-    """RL post-training: the option's step, run and GPUs of both pools (its estimate's rl block)."""
-    if rl is None:
-        return {}
-    return {
-        "rl_time_per_step_seconds": rl["time_per_step_seconds"],
-        "rl_run_seconds": rl["run_seconds"],
-        "rl_total_gpus": rl["total_gpus"],
-        "rl_best_rollout_gpus": rl.get("best_rollout_gpus"),
-        "rl_tokens_trained_per_second": rl["tokens_trained_per_second"],
-    }
-
-
 def unit_of(g: GpuTarget, ask: Ask, s: Scenario | None = None) -> Unit:
     """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit; a
     split RL run's count with its rollout pool bought beside it (core/sizing/units.PoolUnit)."""
     unit = Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
     return unit if s is None else with_pool(unit, pool_beside(s))
-
-
-def pool_beside(s: Scenario) -> int:
-    """GPUs bought beside the count the advice grows: a split RL run's rollout pool (0 else)."""
-    if not s.workload.info.engine_width:  # no engine of the kind's own beside its training
-        return 0
-    rl = rl_of(s)
-    return rl.rollout.gpus if rl.placement == "split" else 0
 
 
 class GpuAdvice:
@@ -278,7 +256,7 @@ class GpuAdvice:
             **self._judged(c, growth, est.rl),
             **need,
             **self._goodput(c),
-            **_rl_fields(est.rl),
+            **rl_fields(est.rl),
         }
         return SizingOption(**fields)
 

@@ -126,3 +126,16 @@ def deadline_band_note(option: dict[str, Any], s: Scenario) -> str | None:
         f"meets the {limit:g}-day deadline at the estimate ({_days(run / share)}); runs like it have "
         f"taken up to {_days(high)} (the RL run band, {span})"
     )
+
+
+def rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
+    """RL post-training: the option's step, run and GPUs of both pools (its estimate's rl block)."""
+    if rl is None:
+        return {}
+    return {
+        "rl_time_per_step_seconds": rl["time_per_step_seconds"],
+        "rl_run_seconds": rl["run_seconds"],
+        "rl_total_gpus": rl["total_gpus"],
+        "rl_best_rollout_gpus": rl.get("best_rollout_gpus"),
+        "rl_tokens_trained_per_second": rl["tokens_trained_per_second"],
+    }

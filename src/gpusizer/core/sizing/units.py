@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model.architecture import ceil_div
-from ..model.specs import GPUSpec
+from ..model.specs import GPUSpec, Scenario
+from ..pipeline.rl_check import rl_of
 from .systems import purchase_unit
 
 
@@ -115,3 +116,11 @@ def with_pool(unit: Unit, rest: int) -> Unit:
     if rest <= 0:
         return unit
     return PoolUnit(unit.gpu, unit.spec, unit.cards_per_box, unit.node, rest=rest, inner=unit)
+
+
+def pool_beside(s: Scenario) -> int:
+    """GPUs bought beside the count the advice grows: a split RL run's rollout pool (0 else)."""
+    if not s.workload.info.engine_width:  # no engine of the kind's own beside its training
+        return 0
+    rl = rl_of(s)
+    return rl.rollout.gpus if rl.placement == "split" else 0
