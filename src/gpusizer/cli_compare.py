@@ -145,7 +145,8 @@ def add_view_flags(parser: argparse.ArgumentParser, scope: str) -> None:
         choices=SORTS,
         default=None,
         help=f"{scope}order of the rows: cost per unit of work, speed, or GPU count (default cost); "
-        "cost_band, speed_band: at the slow edge of the evidence band",
+        "cost_band, speed_band: at the slow edge of the evidence band; hour: cost per hour (a "
+        "service's bill for its users)",
     )
     parser.add_argument(
         "--basis",

@@ -23,7 +23,7 @@ RL: dict[str, Any] = {
     "hardware": {"gpu": "h100-sxm-80gb"},
     "parallelism": {"data": 8},
 }
-HEADERS = ["RL step", "RL step band", "RL run", "RL run band"]
+HEADERS = ["RL GPUs", "RL step", "RL step band", "RL run", "RL run band"]
 
 
 @pytest.fixture(scope="module")

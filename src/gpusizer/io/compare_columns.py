@@ -241,6 +241,7 @@ RL_HIDDEN = ("tokens_per_second", "time_seconds", "time_seconds_range")
 
 # the RL columns gpusizer-cli plan adds to its table: the step and the run, each with its band
 PLAN_RL_KEYS = (
+    "rl_total_gpus",  # a split run's rollout pool beside the training pool's GPUs
     "rl_time_per_step_seconds",
     "rl_time_per_step_seconds_range",
     "rl_run_seconds",

@@ -28,6 +28,7 @@ from ..pipeline.estimate import estimate
 from ..registry.dtypes import DTYPES
 from ..speed.goodput import effective_time_share
 from .compare_scale import Growth, grow, smallest_serving
+from .disagg_pools import pool_changes, pools_note
 from .disagg_split import propose_split
 from .fill import Filler
 from .fill_serving import Choice
@@ -37,11 +38,12 @@ from .links import links_for
 from .option import Pace, SizingOption, layout_label
 from .practical import cap_words, practical_cap
 from .reason import layout_reason
+from .rl_notes import deadline_reason, rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .service_level import default_target
 from .systems import option_unit
-from .units import Unit
+from .units import Unit, pool_beside, with_pool
 from .unmet import context_reason, fill_refusal, practical_reason, speed_gaps, targets_reason
 
 
@@ -57,33 +59,11 @@ class Ask:
     cards_per_box: int | None = None  # cards sold alone: 1, 2 or 4 to a box (None: fewest)
 
 
-def _rl_fields(rl: dict[str, Any] | None) -> dict[str, Any]:
-    """RL post-training: the option's step, run and GPUs of both pools (its estimate's rl block)."""
-    if rl is None:
-        return {}
-    return {
-        "rl_time_per_step_seconds": rl["time_per_step_seconds"],
-        "rl_run_seconds": rl["run_seconds"],
-        "rl_total_gpus": rl["total_gpus"],
-        "rl_best_rollout_gpus": rl.get("best_rollout_gpus"),
-        "rl_tokens_trained_per_second": rl["tokens_trained_per_second"],
-    }
-
-
-def _rl_notes(rl: dict[str, Any] | None) -> list[str]:
-    """RL split placement: the rollout pool comes on top of the GPUs counted and priced."""
-    if rl is None or rl["placement"] != "split":
-        return []
-    return [
-        f"RL split: the rollout pool's {rl['rollout_gpus']:,} GPUs come on top of these "
-        f"({rl['total_gpus']:,} in all, rl_total_gpus); the count is the training pool's, the prices "
-        "and costs are both pools'"
-    ]
-
-
-def unit_of(g: GpuTarget, ask: Ask) -> Unit:
-    """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit."""
-    return Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
+def unit_of(g: GpuTarget, ask: Ask, s: Scenario | None = None) -> Unit:
+    """What ``g`` is bought in: its node when whole nodes are asked, else its purchase unit; a
+    split RL run's count with its rollout pool bought beside it (core/sizing/units.PoolUnit)."""
+    unit = Unit(g.id, g.spec, ask.cards_per_box, g.hardware.gpus_per_node if ask.whole_nodes else None)
+    return unit if s is None else with_pool(unit, pool_beside(s))
 
 
 class GpuAdvice:
@@ -103,7 +83,7 @@ class GpuAdvice:
         self.g, self.variants, self.fewest, self.ask = g, variants, fewest, ask
         self.s = variants[0].scenario
         node = g.hardware.gpus_per_node
-        self.unit = unit_of(g, ask)
+        self.unit = unit_of(g, ask, variants[0].scenario)
         self.links = links_for(g.spec, node)
         self.filler = Filler(g, variants, evaluator, token, searched)
         self.notes = list(notes)
@@ -156,15 +136,19 @@ class GpuAdvice:
             f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
         )
 
-    def _judged(self, c: Choice, growth: Growth) -> dict[str, Any]:
+    def _judged(self, c: Choice, growth: Growth, rl: dict[str, Any] | None = None) -> dict[str, Any]:
         """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c``: the user's
-        targets first, then the stated default service level (core/sizing/service_level.py)."""
+        targets first, then the stated default service level (core/sizing/service_level.py).
+        ``rl``: the choice's estimate's RL block (its run, not a training pace, misses a deadline)."""
         out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
         if growth.met is False:
             most = self._most()
-            why = targets_reason(
-                self.s, c.pace, growth.unit.top(most), c.layout.gpus, growth.at_top, self._best_tried(growth)
-            )
+            top = growth.unit.top(most)
+            if rl is not None:
+                why = deadline_reason(self.s, rl, effective_time_share(self.s, c.layout.gpus), top)
+            else:
+                tried = self._best_tried(growth)
+                why = targets_reason(self.s, c.pace, top, c.layout.gpus, growth.at_top, tried)
             out |= {"unmet": "targets", "unmet_reason": why}
             if growth.at_top and most < self.ask.max_gpus:  # the cap, not the model, stops it
                 out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
@@ -229,22 +213,25 @@ class GpuAdvice:
         notes = [*self.notes, *growth.notes, *self._compute_notes(s, est.compute.compute_dtype)]
         if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
             notes.append(f"serving speed: {est.serving.simulation_note}")
-        notes += _rl_notes(est.rl)
+        notes += split_notes(est.rl)
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "
                 f"all of {growth.unit.units(bought)} x {growth.unit.name(bought)}"
             )
         variant = self.variants[c.variant]
+        changes = dict(variant.changes) | pool_changes(self.s, s)
+        notes += pools_note(changes, self.s)
         if variant.names:
             notes.append(
                 f"turned on {variant.phrase[5:]} (scenario_changes): without, {lay.gpus:,} "
                 + ("GPUs do not" if lay.gpus > 1 else "GPU does not")
                 + " hold it"
             )
+        need = self._need(c, growth, bought)
         split = propose_split(s, self._most())
         if split is not None:
-            notes.append(split.note(bought))
+            notes.append(split.note(bought, need["needed_gpus"], growth.unit.count(split.gpus)))
         fields = self._blank() | {
             "split": split,
             "fits": True,
@@ -256,7 +243,7 @@ class GpuAdvice:
             "layout_reason": layout_reason(self, c, growth, index),
             "parallelism": par,
             "hardware": s.hardware.model_dump(mode="json"),
-            "scenario_changes": dict(variant.changes),
+            "scenario_changes": changes,
             "batch_size": None if s.workload.trains else c.batch,
             "per_gpu_total": est.memory.total,
             "headroom_bytes": est.headroom_bytes,
@@ -266,10 +253,10 @@ class GpuAdvice:
             "targets_met": growth.met,
             "notes": tuple(notes),
             "unit": self._unit_fields(bought),
-            **self._judged(c, growth),
-            **self._need(c, growth, bought),
+            **self._judged(c, growth, est.rl),
+            **need,
             **self._goodput(c),
-            **_rl_fields(est.rl),
+            **rl_fields(est.rl),
         }
         return SizingOption(**fields)
 

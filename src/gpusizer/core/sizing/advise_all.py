@@ -185,7 +185,7 @@ def _advise(
     """The options of each GPU of ``catalog``, searched together."""
     work = Work()  # one budget per call
     factory = sharing(lambda sc, hw: Evaluator(sc, hw, token), work)
-    units = {g.id: unit_of(g, ask) for g in catalog}
+    units = {g.id: unit_of(g, ask, s) for g in catalog}
     found = _ladder_counts(variants, catalog, ask, factory, units)
     if work.over:  # any rung's search stopped early: every GPU's answer says so
         for g in catalog:

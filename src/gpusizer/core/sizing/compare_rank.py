@@ -3,7 +3,8 @@
 Cheap (no search): the window reprices and re-sorts on the UI thread when a price, the cost
 basis or the electricity price changes. Sorting (``SORTS``): ``cost`` (cost per million tokens,
 served or trained, on the basis asked; unpriced after), ``speed`` (tokens per second per user
-for serving, trained tokens per second for training) or ``gpus``; options that fit come first,
+for serving, trained tokens per second for training), ``gpus`` or ``hour`` (cost per hour of
+what is bought, on the basis asked: a service's bill for its users); options that fit come first,
 those that meet the serving targets before those that do not, then those that meet the stated
 default service level (core/sizing/service_level.py) before those that miss it. ``cost_band``
 and ``speed_band`` rank on the evidence band's pessimistic edge (core/sizing/option_band.py):
@@ -209,10 +210,13 @@ def sort_options(options: Sequence[dict[str, Any]], sort: str = "cost") -> list[
         by_cost = (cost is None, cost or 0.0)
         by_speed = (fast is None, -(fast or 0.0), -(o["tokens_per_second"] or 0.0))
         by_gpus = (o["gpus"] or 0,)
+        hour = o.get("cost_per_hour")
+        by_hour = (hour is None, hour or 0.0)
         order = {
             "cost": (by_cost, by_speed, by_gpus),
             "speed": (by_speed, by_cost, by_gpus),
             "gpus": (by_gpus, by_cost, by_speed),
+            "hour": (by_hour, by_cost, by_speed),
         }[sort.removesuffix("_band")]
         return (*head, *order, o["capacity_bytes"], o["gpu"])
 

@@ -29,6 +29,7 @@ from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .fill import Filler
 from .fill_serving import Choice
+from .rl_notes import rollout_floor
 from .units import Unit, any_count
 
 DAY = 86400.0
@@ -103,6 +104,14 @@ def _run_seconds(s: Scenario, filler: Filler, n: int) -> float:
     return math.inf if run is None else run / effective_time_share(s, n)
 
 
+def _pool_floor(s: Scenario, filler: Filler, n: int) -> str:
+    """``; the rollout pool of 8 GPUs ... bounds each step``: a split RL run on ``n`` training GPUs
+    whose fixed rollout pool, not the training count grown, sets the run (core/sizing/rl_notes.py)."""
+    best = filler.best(n)
+    floor = rollout_floor(estimate(best[0].scenario).rl, effective_time_share(s, n)) if best else None
+    return f"; {floor}" if floor else ""
+
+
 def _run_deadline(
     s: Scenario, filler: Filler, unit: Unit, least: int, start: int, top: int, keep: int
 ) -> Growth:
@@ -118,7 +127,7 @@ def _run_deadline(
             why = (
                 f"the {s.targets.max_training_days:g}-day deadline needs more than {top:,} GPUs"
                 f"{f': {days:,.3g} days on {top:,}' if days < math.inf else ''}; the fewest that hold "
-                "the work are shown"
+                "the work are shown" + _pool_floor(s, filler, top)
             )
             return Growth(filler.best(start, keep), unit, least, start, "deadline", False, (why,), True)
         lo, n = n, min(top, unit.count(max(2 * n, n + 1)))

@@ -20,10 +20,11 @@ from typing import Any
 from ..cancel import CancelToken
 from ..errors import ScenarioError
 from ..model.architecture import resolve
-from ..model.specs import GPUSpec, HardwareSpec, ParallelismSpec, Scenario, WorkloadSpec
+from ..model.specs import GPUSpec, HardwareSpec, ParallelismSpec, Scenario, ServingSpec, WorkloadSpec
 from ..pipeline.estimate import sizing_memory, training_total
 from ..pipeline.validate import check_scenario
 from ..pipeline.work import builder_of
+from .disagg_pools import whole_pools
 from .fit_search import smallest_fitting
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
@@ -76,6 +77,7 @@ class Evaluator:
         self.base = base.model_copy(update={"hardware": hardware})
         self.layers = resolve(base.model).layers
         self.memo: dict[tuple[Any, ...], float] = {}
+        self._pools: dict[tuple[int, int], ServingSpec | None] = {}  # core/sizing/disagg_pools.py
         self._workloads: dict[tuple[Any, ...], WorkloadSpec] = {}
         states = (0.0, 0.0, 0.0)
         # the kind's work says whether its memory is a training stage's (WorkBuilder.stage_memory)
@@ -120,6 +122,11 @@ class Evaluator:
 
     def scenario(self, lay: Layout, **workload: int) -> Scenario:
         update: dict[str, Any] = {"parallelism": self.parallelism(lay)}
+        pools = self._pools.get((lay.tp, lay.pp), False)
+        if pools is False:  # one object per width, so that the estimator's memos serve all
+            pools = self._pools[(lay.tp, lay.pp)] = whole_pools(self.base, lay.tp, lay.pp)
+        if pools is not None:  # the user's P/D pools in whole replicas of this layout
+            update["serving"] = pools
         if workload:  # one object per workload, so that the estimator's memos serve all
             key = tuple(sorted(workload.items()))
             if key not in self._workloads:

@@ -64,14 +64,23 @@ class DisaggSplit:
             "disaggregated_split_targets_met": self.targets_met,
         }
 
-    def note(self, aggregated_gpus: int | None) -> str:
+    def note(self, aggregated_gpus: int | None, needed: int | None = None, bought: int | None = None) -> str:
         """The option's note comparing the split with the aggregated answer. A split that misses
         the targets is the largest tried, not a proposal: the note says no split meets them
-        (before, "64P64D ... 128 in all against 1 aggregated" read as advice to buy 128 Macs)."""
+        (before, "64P64D ... 128 in all against 1 aggregated" read as advice to buy 128 Macs).
+        ``aggregated_gpus`` is bought in whole units (an 8-GPU server, an NVL72 rack); ``needed``
+        (the aggregated GPUs the targets need) and ``bought`` (the split's GPUs in whole units)
+        compare like with like: "3 in all against 72 aggregated" read as 69 GPUs saved where
+        the aggregated answer needs 2 GPUs of one rack and the split buys the same rack."""
         than = f" against {aggregated_gpus:,} aggregated" if aggregated_gpus else ""
+        if aggregated_gpus and needed is not None and needed < aggregated_gpus:
+            than += f" ({needed:,} needed before whole units)"
+        if bought is not None and bought > self.gpus:
+            than = f", {bought:,} in whole units" + than
         pools = (
             f"{self.prefill * self.prefill_per:,} prefill at TP {self.prefill_tensor} + "
-            f"{self.decode * self.per:,} decode GPUs, {self.gpus:,} in all{than}"
+            f"{self.decode * self.per:,} decode GPU{'' if self.decode * self.per == 1 else 's'}, "
+            f"{self.gpus:,} in all{than}"
         )
         speed = f"first token {self.ttft_seconds:,.2f} s, {self.tpot_seconds * 1e3:,.1f} ms a token"
         if self.targets_met:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..pipeline.estimate import estimate
+from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth
 from .fill_serving import Choice
@@ -23,15 +25,15 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     bought = unit.count(c.layout.gpus)
     held = "" if g.least >= bought else f" ({g.least:,} GPU{'s' if g.least > 1 else ''} would hold it)"
     what = unit.what(bought)
-    one = what.startswith("one ")
+    one = what.startswith("one ") or bought == 1  # "1 GPU trains it", not "1 GPU train it"
     if g.met is False:
         return f"{what}: the fewest that hold it (the targets cannot be met){held}"
     if g.why == "deadline":
         share = effective_time_share(s, c.layout.gpus)
-        days = (c.pace.time_seconds or 0.0) / share / DAY
+        wall = _run_seconds(s, c) / share
         verb = "trains" if one else "train"
         return (
-            f"{what} {verb} it in {days:,.1f} of {s.targets.max_training_days:g} days "
+            f"{what} {verb} it in {_span(wall)} of {s.targets.max_training_days:g} days "
             f"({share:.2%} of the wall time training)"
         )
     if g.why == "targets":  # memory's count, apart from the targets' (the need column)
@@ -50,6 +52,27 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if bought == g.least:
         return "the fewest that hold it"
     return what + held
+
+
+def _span(seconds: float) -> str:
+    """A run's wall time in days from one day up, else hours or minutes: a 48-minute QLoRA read
+    "0.0 of 2 days"."""
+    if seconds >= DAY:  # "29.5 of 30 days"
+        return f"{seconds / DAY:,.1f}"
+    return f"{seconds / 3600:,.1f} h" if seconds >= 3600 else f"{seconds / 60:,.0f} min"
+
+
+def _run_seconds(s: Any, c: Choice) -> float:
+    """The run's seconds on choice ``c``: a kind that times its own run (RL: ``rl.steps`` steps of
+    the whole step, rollout and refit included, core/pipeline/work_rl.py) by its estimate, as
+    the deadline's count was grown on it (core/sizing/compare_scale.py); else the training pace
+    over ``workload.training_tokens``. An RL layout's pace has no run time of its own, so the
+    phrase read "0.0 of 3 days" for a run of 2.3 days."""
+    builder = builder_of(s.workload.info)
+    if builder.times_run:
+        run = builder.run_seconds(estimate(c.scenario))
+        return run or 0.0
+    return c.pace.time_seconds or 0.0
 
 
 def _misses_default(s: Any, c: Choice) -> bool:

@@ -41,7 +41,9 @@ def _plan_fields(o: SizingOption, rank: int, priced: dict[str, Any], loss: str |
     price = priced["price_per_hour"]
     out = priced | (o.limits or {})
     out["rank"] = rank
-    out["total_price_per_hour"] = None if price is None else price * (o.gpus or 0)
+    # every GPU of the run: a split RL run's rollout pool comes on top of the training pool's
+    # ``gpus`` (rl_total_gpus), as compare prices it; plan read $14.08/h where compare read $17.60
+    out["total_price_per_hour"] = None if price is None else price * (o.rl_total_gpus or o.gpus or 0)
     if loss is not None:
         out["workload"] = {"loss": o.scenario_changes.get("workload.loss", loss)}
     return out

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..model.architecture import ceil_div
-from ..model.specs import GPUSpec
+from ..model.specs import GPUSpec, Scenario
+from ..pipeline.rl_check import rl_of
 from .systems import purchase_unit
 
 
@@ -73,3 +74,53 @@ class Unit:
 def any_count(gpu: str, spec: GPUSpec) -> Unit:
     """A unit of one GPU (any count is bought): when not even one unit fits the limit."""
     return Unit(gpu, spec, node=1)
+
+
+@dataclass(frozen=True)
+class PoolUnit(Unit):
+    """The unit of a count that comes with ``rest`` GPUs beside it in the same purchase: a split
+    RL run's training pool, its rollout pool of ``rl.rollout.gpus`` on top (core/pipeline/
+    work_rl.py). The count is still the training pool's, rounded so that both pools fill whole
+    units: on a GB200 NVL72 rack (72 GPUs) 8 rollout GPUs leave 64 for training, where rounding
+    the training pool alone to 72 put the 80 GPUs of the run on two racks. On 8-GPU servers 8
+    training + 8 rollout GPUs are two servers either way."""
+
+    rest: int = 0
+    inner: Unit | None = None  # the plain unit of the GPU (its own memo of unit sizes)
+
+    def _base(self) -> Unit:
+        assert self.inner is not None
+        return self.inner
+
+    def size(self, n: int) -> int:
+        return self._base().size(n + self.rest)
+
+    def count(self, n: int) -> int:
+        return self._base().count(max(1, n) + self.rest) - self.rest
+
+    def top(self, most: int) -> int:
+        return max(0, self._base().top(most + self.rest) - self.rest)
+
+    def name(self, n: int) -> str:
+        return self._base().name(n + self.rest)
+
+    def what(self, n: int) -> str:
+        return self._base().what(n + self.rest)
+
+    def units(self, n: int) -> int:
+        return self._base().units(n + self.rest)
+
+
+def with_pool(unit: Unit, rest: int) -> Unit:
+    """``unit`` for a count with ``rest`` more GPUs bought beside it (:class:`PoolUnit`)."""
+    if rest <= 0:
+        return unit
+    return PoolUnit(unit.gpu, unit.spec, unit.cards_per_box, unit.node, rest=rest, inner=unit)
+
+
+def pool_beside(s: Scenario) -> int:
+    """GPUs bought beside the count the advice grows: a split RL run's rollout pool (0 else)."""
+    if not s.workload.info.engine_width:  # no engine of the kind's own beside its training
+        return 0
+    rl = rl_of(s)
+    return rl.rollout.gpus if rl.placement == "split" else 0

@@ -34,6 +34,7 @@ SORT_LABELS = (
     ("fewest GPUs", "gpus"),
     ("cost, slow edge of band", "cost_band"),  # the evidence band's pessimistic edge
     ("speed, slow edge of band", "speed_band"),
+    ("cost per hour", "hour"),  # a service's bill for a fixed number of users
 )
 BAND_VALUE = -1  # the margin spin's "band" (its special value, at its minimum)
 BASIS_LABELS = (("renting", "cloud"), ("owning", "owned"), ("marketplace", "marketplace"))
