@@ -117,7 +117,7 @@ class ServingSpec(Strict):
     expert_balance: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
     # Additive: redundant expert replicas an expert-parallel deployment adds (SGLang
     # --ep-num-redundant-experts, vLLM --num-redundant-experts with EPLB): the EP ranks hold the
-    # routed experts plus these, evenly (core/serving/redundant.py). Null / 0: none, as before.
+    # routed experts plus these, evenly (core/model/redundant.py). Null / 0: none, as before.
     redundant_experts: Annotated[int, Whole, Field(ge=0, le=65_536)] | None = None
 
     # Additive: the MoE token exchange between expert-parallel ranks (SGLang

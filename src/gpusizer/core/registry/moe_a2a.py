@@ -6,7 +6,7 @@ layer's dispatch and combine).
 Not set (null or ``"none"``), the step charges each token's 16-bit hidden state once per
 routed expert at the link's alpha + bytes / beta (core/speed/collectives.py
 ``all_to_all_seconds``), as before. The DeepEP entries follow deepseek-ai/DeepEP V1 (the
-kernels SGLang and vLLM ran in 2025; ``docs/legacy.md`` of the repository since V2), whose
+kernels SGLang and vLLM ran in 2025; ``DeepEP/docs/legacy.md`` of the repository since V2), whose
 README measures both kernel families on H800 (NVLink ~160 GB/s), one ConnectX-7 400 Gb/s
 InfiniBand NIC a GPU (~50 GB/s), hidden 7,168, top-8 experts, FP8 dispatch and BF16 combine:
 
@@ -14,11 +14,11 @@ InfiniBand NIC a GPU (~50 GB/s), hidden 7,168, top-8 experts, FP8 dispatch and B
   forwarded over NVLink to its ranks there (``csrc/kernels/internode.cu``; the README's
   "forwarding data from NVLink domain to RDMA domain"); their "bottleneck bandwidth" counts the
   (token, destination node) pairs at ``hidden x (1 + 4 / 128)`` bytes dispatched (e4m3 with a
-  float32 scale per 128 channels: ``tests/test_internode.py`` ``num_rdma_token_sent`` and
+  float32 scale per 128 channels: ``DeepEP/tests/test_internode.py`` ``num_rdma_token_sent`` and
   ``fp8_factor = (1 + 4 / 128) / 2``) and ``hidden x 2`` combined, the local node's pairs
   included ("logical bandwidth"): 43 / 43 GB/s at EP 16, 58 / 57 at EP 32, 51 / 50 at EP 64;
   inside one node 153 / 158 GB/s over NVLink, counted per destination rank
-  (``tests/test_intranode.py``: the tokens a rank receives).
+  (``DeepEP/tests/test_intranode.py``: the tokens a rank receives).
 - low-latency kernels (pure RDMA, each token sent once per routed expert: the receive buffer is
   per local expert, ``internode_ll.cu``): at 128 tokens a rank, dispatch 77-194 us and combine
   114-369 us from EP 8 to 256, their bandwidths those token-expert pairs' bytes over the time.
