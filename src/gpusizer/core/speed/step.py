@@ -172,7 +172,8 @@ class StepModel(StepTerms):
         part, part_head = self._gpu(n / 2, ctx / 2, prefill / 2, seqs / 2, attn / 2, read / 2, half_out)
         part += self._floor - part_head - self.exchange_seconds(h, extend)
         if extend:  # the GEMMs on the SMs DeepEP's normal kernels leave
-            part += self._by_tokens[h][0] * (t.prompt_gemm_scale - 1.0)
+            gemms = (self._by_tokens.get(h) or self._token_terms(h))[0]
+            part += gemms * (t.prompt_gemm_scale - 1.0)
         f = t.moe_share
         moe = overlapped(f * part, self.exchange_seconds(h, extend))
         return (1.0 - f) * whole + head + moe, self.kernels * (1.0 + f)
