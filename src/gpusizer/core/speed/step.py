@@ -21,7 +21,9 @@ datasheet figures), plus
   (``serving.async_output`` false) also processes each step's outputs before the next, a fixed
   cost and one per sequence sampled (vllm RFC #6913; core/registry/engine_releases.py); a
   replayed step whose engine pads to its captured sizes (``serving.cuda_graph_batch_sizes``)
-  runs the size that holds its batch (:meth:`StepModel.graph_rows`).
+  runs the size that holds its batch (:meth:`StepModel.graph_rows`);
+- under SGLang's two-batch overlap (``serving.two_batch_overlap``, core/speed/step_tbo.py) the
+  MoE layers as two micro-batches, each one's DeepEP exchange beside the other's computation.
 
 The operations' terms are core/speed/step_terms.py's, the MoE experts' core/speed/step_moe.py's
 (power-law routing, the busiest expert-parallel rank), the kernel counts
