@@ -50,6 +50,11 @@ LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
 OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
 SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
 MOE_EP = vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2})  # experts over 2
+SGLANG_DEEPEP = {
+    **vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2, "expert": 2}),
+    "framework": "sglang",
+    "serving": {"moe_a2a_backend": "deepep_low_latency"},
+}
 
 
 class Case(NamedTuple):
@@ -79,6 +84,7 @@ SERVING = (
     Case("serving.expert_balance", MOE_EP, 0.7),
     Case("serving.redundant_experts", MOE_EP, 2),
     Case("serving.moe_a2a_backend", MOE_EP, "deepep_normal"),
+    Case("serving.two_batch_overlap", SGLANG_DEEPEP, True),
     Case("serving.step_latency_seconds", VLLM, 0.002),
     Case("serving.max_kv_size", MLX, 4096),
     Case("hardware.host_cpu", VLLM, "grace"),

@@ -70,6 +70,11 @@ SCENARIOS = {
         "serving.redundant_experts",
         "multiple of the 8 ranks holding the experts; allowed e.g. 0, 8, 16; got 12",
     ),
+    "two-batch-overlap-string.gpusizer.json": ("serving.two_batch_overlap", "boolean; got 'yes'"),
+    "two-batch-overlap-without-deepep.gpusizer.json": (
+        "serving.two_batch_overlap",
+        "set serving.moe_a2a_backend to a deepep_ id",
+    ),
 }
 
 

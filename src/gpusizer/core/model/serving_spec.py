@@ -125,6 +125,10 @@ class ServingSpec(Strict):
     # core/registry/moe_a2a.py ("none", "deepep_normal", "deepep_low_latency", "deepep_auto").
     # Null / "none": each token's 16-bit state once per routed expert, as before.
     moe_a2a_backend: str | None = None
+    # Additive: SGLang's ``--enable-two-batch-overlap``: each MoE layer's step split into two
+    # micro-batches, one's DeepEP dispatch and combine beside the other's computation
+    # (core/speed/step_tbo.py). Null / false: one batch, as before. Needs a DeepEP backend.
+    two_batch_overlap: bool | None = None
     # Additive: deployment features (core/model/serving_features.py; null: off)
     prefix: PrefixSpec | None = None
     speculative: SpeculativeSpec | None = None

@@ -18,6 +18,7 @@ def check_scheduler_knobs(s: Scenario) -> None:
     _check_max_prefill(s)
     _check_adp_balance(s)
     _check_moe_a2a(s)
+    _check_tbo(s)
 
 
 def _check_batch_wait(s: Scenario) -> None:
@@ -91,3 +92,22 @@ def _check_moe_a2a(s: Scenario) -> None:
     if gpu.vendor.lower() not in ("nvidia", "custom") or gpu.interconnect_gb_per_s < SCALE_UP_GB_PER_S:
         msg = f'DeepEP needs NVIDIA GPUs joined by NVLink, not {gpu.name}; "none" or null'
         raise ScenarioError("serving.moe_a2a_backend", msg)
+
+
+def _check_tbo(s: Scenario) -> None:
+    """``serving.two_batch_overlap`` is SGLang's ``--enable-two-batch-overlap``: it splits the
+    MoE layers' work over DeepEP's two dispatchers (python/sglang/srt/two_batch_overlap.py
+    ``MaybeTboDeepEPDispatcher``), so it needs SGLang, experts over more than one rank, a
+    serving step without pipeline stages, and a DeepEP backend (core/speed/step_tbo.py)."""
+    if not s.serving.two_batch_overlap or not s.workload.serves:
+        return
+    field = "serving.two_batch_overlap"
+    if s.framework != "sglang":
+        msg = f"SGLang's --enable-two-batch-overlap: framework sglang, not {s.profile.label}"
+        raise ScenarioError(field, msg + "; false or null else")
+    if s.model.moe is None or s.parallelism.expert <= 1 or s.parallelism.pipeline > 1:
+        msg = "overlaps the MoE exchange: a MoE model with parallelism.expert above 1 and no pipeline stages"
+        raise ScenarioError(field, msg + "; false or null else")
+    if s.serving.moe_a2a_backend in (None, "none"):
+        msg = "runs DeepEP's dispatchers: set serving.moe_a2a_backend to a deepep_ id; false or null else"
+        raise ScenarioError(field, msg)

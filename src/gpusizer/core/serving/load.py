@@ -313,6 +313,7 @@ def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -
         + ("" if s.serving.load else " (serving.load not set: steady)")
         + (f"; EP ranks at the stated balance {balance:g} (mean / busiest rank)" if balance else "")
         + (f"; MoE tokens exchanged by {step.a2a.backend.label} at its measured rates" if step.a2a else "")
+        + ("; two-batch overlap (SGLang --enable-two-batch-overlap)" if step.tbo else "")
     )
 
 

@@ -21,7 +21,9 @@ datasheet figures), plus
   (``serving.async_output`` false) also processes each step's outputs before the next, a fixed
   cost and one per sequence sampled (vllm RFC #6913; core/registry/engine_releases.py); a
   replayed step whose engine pads to its captured sizes (``serving.cuda_graph_batch_sizes``)
-  runs the size that holds its batch (:meth:`StepModel.graph_rows`).
+  runs the size that holds its batch (:meth:`StepModel.graph_rows`);
+- under SGLang's two-batch overlap (``serving.two_batch_overlap``, core/speed/step_tbo.py) the
+  MoE layers as two micro-batches, each one's DeepEP exchange beside the other's computation.
 
 The operations' terms are core/speed/step_terms.py's, the MoE experts' core/speed/step_moe.py's
 (power-law routing, the busiest expert-parallel rank), the kernel counts
@@ -46,6 +48,7 @@ from bisect import bisect_left
 from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
 from .step_kernels import kernels_per_step
 from .step_moe import BALANCED_ROUTING_ALPHA, ROUTING_ALPHA, experts_read
+from .step_tbo import overlapped
 from .step_terms import StepTerms
 
 # the names other modules import from here (the step's home before its parts had their own)
@@ -91,7 +94,11 @@ class StepModel(StepTerms):
         replay, pad = self._replay(decodes, prefill, graph)
         out = None if sampled is None else sampled + pad
         n = decodes + pad
-        gpu, head = self._gpu(n, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, out)
+        work = (n, decode_ctx, prefill, prefill_seqs, prefill_attn, prefill_read, out)
+        if self._splits(m, seqs, prefill):  # two-batch overlap (core/speed/step_tbo.py)
+            gpu, kernels = self._two_batches(*work)
+            return self._host(gpu, replay, seqs, rows, kernels)
+        gpu, head = self._gpu(*work)
         off = self.offload
         if off.host_bytes:  # the GPU's share of the weights, the rest from system RAM
             host = off.host_bytes / (off.link_bandwidth if prefill >= 32 else off.host_bandwidth)
@@ -123,19 +130,55 @@ class StepModel(StepTerms):
         i = bisect_left(sizes, decodes)
         return float(sizes[i]) if i < len(sizes) else 0.0
 
-    def _host(self, gpu: float, replay: bool, seqs: float, rows: float | None) -> float:
+    def _host(
+        self, gpu: float, replay: bool, seqs: float, rows: float | None, kernels: float | None = None
+    ) -> float:
         """A step whose kernels take ``gpu`` seconds, with the host's costs (module docstring):
-        the launches of a step not replayed, the scheduler's work per request, the serial output
-        processing of the ``rows`` sampled (``None``: every one of the ``seqs`` sequences)."""
+        the launches of a step not replayed (``kernels``, else the step's own count), the
+        scheduler's work per request, the serial output processing of the ``rows`` sampled
+        (``None``: every one of the ``seqs`` sequences)."""
         c = self.costs
         if not replay and c.launch:  # the host issues the kernels one by one
-            gpu = max(gpu, self.kernels * c.launch)
+            gpu = max(gpu, (self.kernels if kernels is None else kernels) * c.launch)
         if c.per_request:  # the scheduler's work for every request, beside the kernels
             gpu = max(gpu, c.per_request * seqs)
         fixed, per_seq = c.serial_output
         if per_seq:  # the outputs of every sequence sampled, processed before the next step
             gpu += fixed + per_seq * (seqs if rows is None else rows)
         return gpu + c.host
+
+    def _splits(self, m: float, seqs: float, prefill: float) -> bool:
+        """Whether the step runs as two micro-batches: two-batch overlap stated, no pipeline
+        stages, two sequences or more, no fixed step latency, and not a prompt step whose DeepEP
+        mode resolves to low-latency (SGLang's ``local_can_run_tbo``)."""
+        t, a = self.tbo, self.a2a
+        if t is None or a is None or m > 1 or seqs < 2:
+            return False
+        if self.costs.fixed is not None or self.offload.host_bytes:
+            return False
+        return not prefill or a.backend.resolve(True) == "normal"
+
+    def _two_batches(
+        self, n: float, ctx: float, prefill: float, seqs: float, attn: float, read: float, out: float | None
+    ) -> tuple[float, float]:
+        """(seconds of the step's kernels, floors included, kernels launched) under two-batch
+        overlap (core/speed/step_tbo.py): the dense layers and the LM head on the whole batch,
+        the MoE layers as two halves whose exchanges hide behind each other's computation."""
+        t = self.tbo
+        assert t is not None
+        extend = prefill > 0
+        whole, head = self._gpu(n, ctx, prefill, seqs, attn, read, out)
+        whole += self._floor - head - self.exchange_seconds(n + prefill, extend)
+        h = (n + prefill) / 2
+        half_out = None if out is None else out / 2
+        part, part_head = self._gpu(n / 2, ctx / 2, prefill / 2, seqs / 2, attn / 2, read / 2, half_out)
+        part += self._floor - part_head - self.exchange_seconds(h, extend)
+        if extend:  # the GEMMs on the SMs DeepEP's normal kernels leave
+            gemms = (self._by_tokens.get(h) or self._token_terms(h))[0]
+            part += gemms * (t.prompt_gemm_scale - 1.0)
+        f = t.moe_share
+        moe = overlapped(f * part, self.exchange_seconds(h, extend))
+        return (1.0 - f) * whole + head + moe, self.kernels * (1.0 + f)
 
     def prompt_wait(
         self, decodes: float, tokens: float, seqs: float, attn: float, read: float, padded: bool = False

@@ -46,6 +46,7 @@ from .step import (
     Rate,
     StepModel,
 )
+from .step_tbo import tbo_for
 from .step_terms import MoeA2A
 from .train_rates import NIC_GB_PER_S, network_gb_per_s
 
@@ -176,8 +177,10 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     ar = measured_all_reduce(costs.all_reduce.measured, gpu.id, p.tensor) if eff is None else ()
     balance = None if s.workload.trains else s.serving.expert_balance
     a2a = _a2a(s, gpu, ep_link, eff)
+    # SGLang's two-batch overlap (core/speed/step_tbo.py), read with a DeepEP backend only
+    tbo = tbo_for(gpu.id, sh.layers, sh.moe_layers) if a2a and s.serving.two_batch_overlap else None
     return StepModel(
-        sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a
+        sh, r, rate, costs, links, p.pipeline, kinds, offload, alpha, extra, measured, ar, balance, a2a, tbo
     )
 
 
@@ -248,5 +251,6 @@ def step_model(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload =
         redundant(s),
         s.serving.moe_a2a_backend,
         s.hardware.network_gb_per_s,
+        s.serving.two_batch_overlap,
     )
     return _MODELS.get(key, lambda: _build(s, gpu, costs, offload))

@@ -38,6 +38,7 @@ from .roofline_shape import Shape
 from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
 from .step_kernels import kernels_per_step
 from .step_moe import GEMV_TOKENS, ROUTING_ALPHA, ExpertTerms
+from .step_tbo import Tbo
 
 # bytes a token's routing takes per chosen expert: an int32 id and a float32 weight
 ROUTING_BYTES = 8
@@ -75,6 +76,7 @@ class StepTerms(ExpertTerms):
         ar_points: ArPoints = (),
         expert_balance: float | None = None,
         a2a: MoeA2A | None = None,
+        tbo: Tbo | None = None,
     ) -> None:
         self.shape, self.rates, self.rate, self.costs = shape, rates, rate, costs
         # the engine's custom all-reduce as measured (core/speed/allreduce_measured.py)
@@ -82,6 +84,7 @@ class StepTerms(ExpertTerms):
         self.moe_points = moe_points  # the MoE module as measured (core/speed/moe_measured.py)
         self.expert_balance = expert_balance  # serving.expert_balance (core/speed/step_moe.py)
         self.a2a = a2a  # serving.moe_a2a_backend (core/registry/moe_a2a.py), None: the all-to-all
+        self.tbo = tbo if a2a is not None else None  # serving.two_batch_overlap (core/speed/step_tbo.py)
         # SGLang's deepep auto: decode-only steps run the low-latency kernels, kept per count
         self._auto = a2a is not None and a2a.backend.mode == "auto"
         self._decode_comm: dict[float, float] = {}
@@ -244,6 +247,14 @@ class StepTerms(ExpertTerms):
         if self.pipeline > 1:
             t += (self.pipeline - 1) * send_seconds(self.pp_link, msg)
         return t
+
+    def exchange_seconds(self, n: float, extend: bool) -> float:
+        """Seconds of the stated backend's dispatch and combine over the MoE layers for ``n``
+        tokens a rank (0 without one): the part of :meth:`_comm` two-batch overlap hides."""
+        sh = self.shape
+        if not self._a2a or self.a2a is None or (self.costs.moe_comm == "gather" and sh.tp < sh.ep):
+            return 0.0
+        return self.shape.moe_layers * self.a2a.backend.seconds(self._exchange(n), extend)
 
     def _exchange(self, n: float) -> Exchange:
         """One MoE layer's exchange of a step of ``n`` tokens a rank, as the backend reads it

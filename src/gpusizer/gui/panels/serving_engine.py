@@ -5,8 +5,9 @@ TensorRT-LLM ``cuda_graph_config``) and vLLM V0's asynchronous output processing
 value stays enabled elsewhere, so the error the core gives for it can be fixed where it shows.
 The expert-parallel ranks' stated balance (``serving.expert_balance``), the redundant expert
 replicas they hold (``serving.redundant_experts``) and the MoE token exchange
-(``serving.moe_a2a_backend``, its choices the registry's: core/registry/moe_a2a.py) show where a
-MoE model's experts span more than one rank (or a value is held)."""
+(``serving.moe_a2a_backend``, its choices the registry's: core/registry/moe_a2a.py) and SGLang's
+two-batch overlap beside it (``serving.two_batch_overlap``) show where a MoE model's experts
+span more than one rank (or a value is held)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ ASYNC = "serving.async_output"
 BALANCE = "serving.expert_balance"
 REDUNDANT = "serving.redundant_experts"
 A2A = "serving.moe_a2a_backend"
+TBO = "serving.two_batch_overlap"
 
 ENGINE_TIPS = {
     SIZES: "Batch sizes the engine captures CUDA graphs for, with padding on: a decode step runs "
@@ -48,12 +50,22 @@ ENGINE_TIPS = {
     "destination node and forwarded over NVLink; low-latency: a copy per expert over RDMA; auto "
     "(SGLang): normal for steps with prompt tokens, else low-latency. Rates from DeepEP's README "
     "(H800, 400 Gb/s NICs). Default: 16-bit tokens, a copy per expert, at the link's rate.",
+    TBO: "SGLang --enable-two-batch-overlap: the MoE layers run as two micro-batches, each one's "
+    "DeepEP dispatch and combine beside the other's computation; each micro-batch launches the "
+    "layers' kernels and reads their weights again, so small batches can run slower. Needs a "
+    "DeepEP MoE exchange. Default: off.",
 }
 # item data is the scenario's value; None is "engine default" (the binder selects it for null)
 _ASYNC_ITEMS = (
     ("engine default (on)", None),
     ("on", True),
     ("off (--disable-async-output-proc)", False),
+)
+
+_TBO_ITEMS = (
+    ("engine default (off)", None),
+    ("on (--enable-two-batch-overlap)", True),
+    ("off", False),
 )
 
 _A2A_ITEMS = (
@@ -76,6 +88,7 @@ def add_engine_rows(f: Form) -> None:
     spare = QuantityField("count", REDUNDANT, none_text="none")
     f.add("Redundant experts", spare, REDUNDANT, name="spin_serving_redundant_experts")
     f.add("MoE exchange", combo(_A2A_ITEMS), A2A, name="combo_serving_moe_a2a_backend")
+    f.add("Two-batch overlap", combo(_TBO_ITEMS), TBO, name="combo_serving_two_batch_overlap")
 
 
 def _release(state: ScenarioState, profile: FrameworkProfile) -> EngineRelease | None:
@@ -107,3 +120,4 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     f.show(BALANCE, (moe and spans) or state.value(BALANCE) is not None)
     f.show(REDUNDANT, (moe and spans) or state.value(REDUNDANT) is not None)
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
+    f.show(TBO, (moe and spans) or state.value(TBO) is not None)

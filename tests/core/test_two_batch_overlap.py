@@ -1,0 +1,163 @@
+"""``serving.two_batch_overlap``: SGLang's ``--enable-two-batch-overlap`` (core/speed/step_tbo.py;
+docs/evidence/serving.md, the section 'Two-batch overlap'). The engine's split and stages are
+python/sglang/srt/two_batch_overlap.py and operations_strategy.py; the gains checked are the
+LMSYS blog 2025-05-05's own TBO ablation ('Ablation Study: Two-batch Overlap'), published
+figures none of ours was fitted to."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+from gpusizer.core.errors import ScenarioError
+from gpusizer.core.speed.step_tbo import DEEPEP_NORMAL_SMS, overlapped, tbo_for
+from tests.core.test_disagg_large_ep import ROWS as PREFILL_ROWS
+from tests.core.test_disagg_large_ep import _ours as _prefill
+from tests.core.test_disagg_large_ep_decode import ROWS as DECODE_ROWS
+
+
+def _scenario(**serving: Any) -> dict[str, Any]:
+    """DeepSeek-V3 on 16 H100 (two nodes), attention DP 16, EP 16, SGLang, DeepEP auto."""
+    sv = {"concurrency": 256, "load": "burst", "engine_version": "0.4.3", "moe_a2a_backend": "deepep_auto"}
+    return {
+        "model": {"preset": "deepseek-v3"},
+        "framework": "sglang",
+        "hardware": {"gpu": "h100-sxm-80gb", "allow_cross_node_tensor_parallel": True},
+        "parallelism": {"tensor": 16, "attention_data": 16, "expert": 16},
+        "workload": {"kind": "inference", "prompt_tokens": 1024, "generated_tokens": 64, "batch_size": 256},
+        "serving": {**sv, **serving},
+    }
+
+
+def test_null_and_false_change_nothing() -> None:
+    """Unset, null and false give the same report, byte for byte (the echoed scenario aside,
+    which keeps the false): one batch, as before."""
+
+    def answers(**serving: Any) -> str:
+        report = estimate_report(_scenario(**serving))
+        return json.dumps({k: v for k, v in report.items() if k != "scenario"})
+
+    base = answers()
+    assert answers(two_batch_overlap=None) == base
+    assert answers(two_batch_overlap=False) == base
+    on = answers(two_batch_overlap=True)
+    assert on != base
+    assert "two-batch overlap (SGLang --enable-two-batch-overlap)" in json.dumps(on)
+    assert "two-batch overlap" not in base
+
+
+def test_the_overlap_rule() -> None:
+    """Each micro-batch's exchange hides behind the other's computation up to the longer of the
+    two: an exchange shorter than the computation costs nothing, a longer one its excess."""
+    assert overlapped(1.0, 0.4) == 2.0
+    assert overlapped(1.0, 1.0) == 2.0
+    assert overlapped(1.0, 1.5) == 3.0
+    assert overlapped(0.0, 0.5) == 1.0
+
+
+def test_prompt_gemms_on_the_sms_deepep_leaves() -> None:
+    """In a prompt step the GEMMs run on ``SMs - 20`` (SGLang's deep_gemm_num_sms, DeepEP's
+    Buffer.num_sms): 132 / 112 on an H100 SXM; a GPU not listed keeps its rate. DeepSeek-V3's
+    MoE layers are 58 of its 61."""
+    assert DEEPEP_NORMAL_SMS == 20
+    t = tbo_for("h100-sxm-80gb", 61, 58)
+    assert t.prompt_gemm_scale == pytest.approx(132 / 112)
+    assert t.moe_share == pytest.approx(58 / 61)
+    assert tbo_for("b200-192gb", 61, 58).prompt_gemm_scale == 1.0
+
+
+def _bad(**changes: Any) -> dict[str, Any]:
+    sc = _scenario(two_batch_overlap=True)
+    for key, value in changes.items():
+        section, field = key.split("__")
+        sc[section][field] = value
+    return sc
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"framework__": "vllm"}, "framework sglang, not vLLM"),
+        ({"serving__moe_a2a_backend": None}, "set serving.moe_a2a_backend to a deepep_ id"),
+        ({"serving__moe_a2a_backend": "none"}, "set serving.moe_a2a_backend to a deepep_ id"),
+        ({"serving__two_batch_overlap": "on"}, "boolean"),
+    ],
+)
+def test_bad_input_names_the_field(changes: dict[str, Any], words: str) -> None:
+    """Another engine, no DeepEP backend, not a boolean: refused, naming the field."""
+    if "framework__" in changes:
+        sc = _scenario(two_batch_overlap=True)
+        sc["framework"] = "vllm"
+        sc["serving"]["moe_a2a_backend"] = "deepep_low_latency"
+    else:
+        sc = _bad(**changes)
+    with pytest.raises(ScenarioError) as err:
+        estimate_report(sc)
+    assert err.value.field == "serving.two_batch_overlap"
+    assert words in str(err.value)
+
+
+def test_experts_on_one_rank_refused() -> None:
+    """Nothing to overlap where the experts sit on one rank (or a dense model)."""
+    sc = _scenario(two_batch_overlap=True, moe_a2a_backend=None)
+    sc["parallelism"] = {"tensor": 8}
+    sc["hardware"].pop("allow_cross_node_tensor_parallel")
+    with pytest.raises(ScenarioError) as err:
+        estimate_report(sc)
+    assert err.value.field == "serving.two_batch_overlap"
+
+
+def _prefill_gain(row: dict[str, Any], balance: float | None) -> float:
+    """Ours with over without the overlap on the row's prefill server at 8,192 tokens a rank a
+    batch (the vanilla run's most: 'each device processes up to 8,192 tokens before
+    encountering out-of-memory')."""
+    out = []
+    for tbo in (True, None):
+        sc = json.loads(json.dumps(row["scenario"]))
+        sc["serving"].update(two_batch_overlap=tbo, prefill_chunk_tokens=8192, expert_balance=balance)
+        out.append(_prefill(row, sc))
+    return out[0] / out[1]
+
+
+def test_the_blogs_prefill_gain_checked() -> None:
+    """Published (LMSYS 2025-05-05): 'TBO achieves a 27% to 35% throughput increase compared to
+    the vanilla setup, even when processing the same token count per device'. Ours at the same
+    8,192 tokens a rank: +55-59 % with the router model's busiest rank, +73-77 % at a perfect
+    balance. Ours gains more than the run did (its comm kernels ran slower under the overlap
+    than alone: 'Both DeepSeek and SGLang have a communication time slower than unit test
+    results, while the latter is achievable when disabling TBO'; not modelled): recorded as the
+    mechanism's error, 1.14-1.40x the published gain."""
+    rows = [r for r in PREFILL_ROWS if r["id"].startswith("lmsys") and "perfect" not in r["id"]]
+    router = [round(_prefill_gain(r, None), 2) for r in rows]
+    perfect = [round(_prefill_gain(r, 1.0), 2) for r in rows]
+    assert router == [1.59, 1.58, 1.55]
+    assert perfect == [1.73, 1.77, 1.77]
+    assert all(g > 1.35 for g in router)  # above the published range: ours overlaps more
+
+
+def _decode(batch: int, balance: float | None, tbo: bool | None) -> float:
+    """Tokens/s a node of the 96-H100 decode (EP72, DeepEP low-latency) at ``batch`` a rank."""
+    row = DECODE_ROWS[0]
+    sc = json.loads(json.dumps(row["scenario"]))
+    sv = sc["serving"]
+    sv.update(two_batch_overlap=tbo, cuda_graph_batch_sizes=[batch], concurrency=batch * 72)
+    sv["expert_balance"] = balance
+    sc["workload"]["batch_size"] = batch * 72
+    return 8 * batch / float(estimate_report(sc)["serving"]["disaggregated_tpot_seconds"])
+
+
+def test_the_blogs_decode_gains_checked() -> None:
+    """Published: 'The speedup reaches 25.5% at 256 tokens'; below a threshold 'between 64 and
+    128 tokens' TBO 'yields minimal or negative gains (e.g., -27% at 32 tokens/device)'. Ours,
+    the run's EPLB stated as a perfect balance (the router model's 4.3x busiest rank leaves the
+    exchange long at every batch): +60 % at 256 (fast of the published +25.5 %), -22 % at 32
+    (published -27 %), the gain crossing 1 between 64 (0.99) and 128 (1.35) as published. With
+    the router model +31 % at 256 and +35 % at 32."""
+    gains = {b: _decode(b, 1.0, True) / _decode(b, 1.0, None) for b in (256, 128, 64, 32)}
+    assert {b: round(g, 2) for b, g in gains.items()} == {256: 1.60, 128: 1.35, 64: 0.99, 32: 0.78}
+    assert gains[64] < 1.0 < gains[128]
+    router = [round(_decode(b, None, True) / _decode(b, None, None), 2) for b in (256, 32)]
+    assert router == [1.31, 1.35]
