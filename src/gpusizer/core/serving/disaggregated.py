@@ -45,6 +45,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
+from ..model.architecture import resolve
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
@@ -85,7 +86,18 @@ def check_disaggregated(s: Scenario) -> None:
                 f"serving.disaggregated.{name}",
                 f"must be a multiple of the pool's tensor x pipeline ({per}); got {n:,}",
             )
+    _check_prefill_width(s, spec)
     _check_prefill_layout(s, spec)
+
+
+def _check_prefill_width(s: Scenario, spec: DisaggregatedSpec) -> None:
+    """A prefill replica's width splits whole heads, as ``parallelism.tensor`` must (vLLM,
+    SGLang, TensorRT-LLM; core/pipeline/validate.py): 3 on 32 heads ran a third of them."""
+    tp, heads = spec.prefill_tensor, resolve(s.model).heads
+    if tp is not None and heads % tp:
+        allowed = ", ".join(str(d) for d in range(1, min(heads, 1024) + 1) if heads % d == 0)
+        msg = f"must divide attention_heads ({heads}); allowed: {allowed}, or null (parallelism.tensor)"
+        raise ScenarioError("serving.disaggregated.prefill_tensor", msg)
 
 
 def _check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:

@@ -1,0 +1,135 @@
+"""Hostile input in the window's RL roles panel and serving feature rows (``rl.*``,
+``serving.prefix`` / ``.speculative`` / ``.lora`` / ``.kv_offload`` / ``.disaggregated``): a
+value the core refuses, or a setting that conflicts with another, leaves the last valid
+scenario in place and its message shows beside the field that is wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.scenarios import RL_SPLIT, VLLM
+
+from .helpers import error_text, mismatches, set_scenario
+
+HOSTILE: tuple[Any, ...] = (0, -1, 1.5, float("nan"), float("inf"), True, 10**30, "4k", [], {})
+RL_FIELDS = (
+    ("rl.steps", "spin_rl_steps"),
+    ("rl.rollout.prompts_per_step", "spin_rl_prompts"),
+    ("rl.rollout.samples_per_prompt", "spin_rl_samples"),
+    ("rl.prompt_tokens", "spin_rl_prompt_tokens"),
+    ("rl.rollout.response_tokens", "spin_rl_response_tokens"),
+    ("rl.rollout.tensor", "spin_rl_rollout_tp"),
+    ("rl.rollout.gpus", "spin_rl_rollout_gpus"),
+    ("rl.off_policy_steps", "spin_rl_off_policy_steps"),
+)
+SERVING_FIELDS = (
+    ("serving.prefix.shared_tokens", "spin_serving_prefix_tokens"),
+    ("serving.speculative.num_tokens", "spin_serving_draft_tokens"),
+    ("serving.lora.adapters", "spin_serving_lora_adapters"),
+    ("serving.lora.max_loaded", "spin_serving_lora_loaded"),
+    ("serving.lora.rank", "spin_serving_lora_rank"),
+)
+NUMBERS = (
+    ("serving.kv_offload.capacity_gb", "spin_serving_kv_offload"),
+    ("serving.prefix.hit_rate", "spin_serving_prefix_hit_rate"),
+    ("serving.speculative.acceptance_rate", "spin_serving_acceptance"),
+)
+FEATURES = {
+    "prefix": {"shared_tokens": 256},
+    "speculative": {"method": "eagle"},
+    "lora": {"adapters": 4},
+    "kv_offload": {"capacity_gb": 64},
+}
+
+
+def _refused(window: Any, path: str, value: Any, widget: str) -> None:
+    before = window.state.scenario
+    window.state.edit(path, value, immediate=True)
+    err = window.state.error
+    assert err is not None, (path, value)
+    assert err.field == path, (path, value, err)
+    assert window.state.scenario is before  # the last valid scenario stays
+    assert err.message in error_text(window, widget), (path, value, err)
+
+
+def test_hostile_rl_values_are_refused_beside_the_field(window) -> None:
+    set_scenario(window, RL_SPLIT)
+    for path, widget in RL_FIELDS:
+        good = window.state.value(path)
+        for value in HOSTILE:
+            if value == 0 and path == "rl.rollout.gpus":
+                continue  # 0 is the field's own minimum; split placement refuses it below
+            _refused(window, path, value, widget)
+        window.state.edit(path, good, immediate=True)
+        assert window.state.error is None, (path, window.state.error)
+    assert mismatches(window.binder) == []
+
+
+def test_hostile_serving_feature_values_are_refused_beside_the_field(window) -> None:
+    set_scenario(window, {**VLLM, "serving": FEATURES})
+    fields = [(p, w, HOSTILE) for p, w in SERVING_FIELDS]
+    fields += [(p, w, tuple(v for v in HOSTILE if v != 1.5 or "rate" in p)) for p, w in NUMBERS]
+    for path, widget, values in fields:
+        good = window.state.value(path)
+        for value in values:
+            if value == 0 and path == "serving.prefix.hit_rate":
+                continue  # no hit at all is a valid rate
+            _refused(window, path, value, widget)
+        window.state.edit(path, good, immediate=True)
+        assert window.state.error is None, (path, window.state.error)
+    assert mismatches(window.binder) == []
+
+
+@pytest.mark.parametrize(
+    ("start", "path", "value", "widget", "words"),
+    [
+        (RL_SPLIT, "rl.rollout.gpus", 0, "spin_rl_rollout_gpus", "at least one engine"),
+        ({**VLLM, "serving": FEATURES}, "serving.lora.max_loaded", 8, "spin_serving_lora_loaded", "at most"),
+        ({**VLLM, "serving": FEATURES}, "serving.lora.active", 9, "spin_serving_lora_active", "at most"),
+        (
+            {**VLLM, "serving": FEATURES},
+            "serving.prefix.shared_tokens",
+            10**6,
+            "spin_serving_prefix_tokens",
+            "workload.prompt_tokens",
+        ),
+        (
+            {**VLLM, "serving": FEATURES},
+            "serving.speculative.acceptance_rate",
+            1.5,
+            "spin_serving_acceptance",
+            "less than or equal to 1",
+        ),
+        (
+            {**VLLM, "serving": FEATURES},
+            "serving.speculative.acceptance_rate",
+            0,
+            "spin_serving_acceptance",
+            "greater than 0",
+        ),
+    ],
+)
+def test_a_rollout_width_that_breaks_the_pool_is_shown_beside_the_pool(window) -> None:
+    """Rollout TP 3 against a pool of 8 GPUs: the pool is the field named (it must hold whole
+    engines), the message names the width too, and the last valid scenario stays."""
+    set_scenario(window, RL_SPLIT)
+    before = window.state.scenario
+    window.state.edit("rl.rollout.tensor", 3, immediate=True)
+    err = window.state.error
+    assert err is not None and err.field == "rl.rollout.gpus" and "rollout.tensor (3)" in err.message
+    assert window.state.scenario is before
+    assert err.message in error_text(window, "spin_rl_rollout_gpus")
+
+
+def test_conflicting_settings_are_refused_beside_the_field(
+    window, start: dict[str, Any], path: str, value: Any, widget: str, words: str
+) -> None:
+    set_scenario(window, start)
+    before = window.state.scenario
+    window.state.edit(path, value, immediate=True)
+    err = window.state.error
+    assert err is not None and err.field == path and words in err.message, (path, err)
+    assert window.state.scenario is before
+    assert err.message in error_text(window, widget)
