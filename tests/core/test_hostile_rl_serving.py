@@ -353,3 +353,26 @@ def test_a_hugging_face_config_given_as_a_scenario_says_what_it_is() -> None:
 def test_a_plan_option_given_as_a_scenario_says_what_it_is() -> None:
     option = json.loads(json.dumps(gpusizer.plan(SERVE)[0]))
     _refused(option, next(iter(option)), "sizing option", "scenario_changes")
+
+
+@pytest.mark.parametrize(
+    "serving",
+    [
+        {"lora": {"adapters": 1024, "max_loaded": 1024, "rank": 512}},
+        {"speculative": {"method": "draft_model", "draft_model": {"preset": "llama-3.1-405b"}}},
+    ],
+)
+def test_a_proposer_or_adapters_larger_than_the_pool_raise_the_peak(serving: dict[str, Any]) -> None:
+    """Before: the weights beyond the KV pool were taken from a pool already empty, so 2,575 GiB
+    of adapter slots showed under a 73 GiB peak ("the engine does not start" all the same)."""
+    report = gpusizer.estimate_report({**SERVE, "serving": serving})
+    per_gpu = report["per_gpu"]
+    assert not report["fits"] and report["serving"]["starts"] is False
+    assert per_gpu["total"] >= per_gpu["weights"] + per_gpu["overhead"]
+
+
+def test_adapters_the_pool_holds_keep_the_peak() -> None:
+    """Where the pool gives the slots their memory the peak is the engine's as before."""
+    plain = gpusizer.estimate_report(SERVE)["per_gpu"]
+    lora = gpusizer.estimate_report({**SERVE, "serving": {"lora": {"adapters": 8}}})["per_gpu"]
+    assert lora["total"] == plain["total"] and lora["weights"] > plain["weights"]
