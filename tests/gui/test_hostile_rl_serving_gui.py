@@ -5,6 +5,7 @@ scenario in place and its message shows beside the field that is wrong."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -82,6 +83,18 @@ def test_hostile_serving_feature_values_are_refused_beside_the_field(window) -> 
     assert mismatches(window.binder) == []
 
 
+def test_a_rollout_width_that_breaks_the_pool_is_shown_beside_the_pool(window) -> None:
+    """Rollout TP 3 against a pool of 8 GPUs: the pool is the field named (it must hold whole
+    engines), the message names the width too, and the last valid scenario stays."""
+    set_scenario(window, RL_SPLIT)
+    before = window.state.scenario
+    window.state.edit("rl.rollout.tensor", 3, immediate=True)
+    err = window.state.error
+    assert err is not None and err.field == "rl.rollout.gpus" and "rollout.tensor (3)" in err.message
+    assert window.state.scenario is before
+    assert err.message in error_text(window, "spin_rl_rollout_gpus")
+
+
 @pytest.mark.parametrize(
     ("start", "path", "value", "widget", "words"),
     [
@@ -111,18 +124,6 @@ def test_hostile_serving_feature_values_are_refused_beside_the_field(window) -> 
         ),
     ],
 )
-def test_a_rollout_width_that_breaks_the_pool_is_shown_beside_the_pool(window) -> None:
-    """Rollout TP 3 against a pool of 8 GPUs: the pool is the field named (it must hold whole
-    engines), the message names the width too, and the last valid scenario stays."""
-    set_scenario(window, RL_SPLIT)
-    before = window.state.scenario
-    window.state.edit("rl.rollout.tensor", 3, immediate=True)
-    err = window.state.error
-    assert err is not None and err.field == "rl.rollout.gpus" and "rollout.tensor (3)" in err.message
-    assert window.state.scenario is before
-    assert err.message in error_text(window, "spin_rl_rollout_gpus")
-
-
 def test_conflicting_settings_are_refused_beside_the_field(
     window, start: dict[str, Any], path: str, value: Any, widget: str, words: str
 ) -> None:
@@ -133,3 +134,33 @@ def test_conflicting_settings_are_refused_beside_the_field(
     assert err is not None and err.field == path and words in err.message, (path, err)
     assert window.state.scenario is before
     assert err.message in error_text(window, widget)
+
+
+@pytest.mark.parametrize(
+    ("rl", "field"),
+    [
+        ({"algorithm": 5}, "rl.algorithm"),
+        ({"policy": {"epochs": 1.5}}, "rl.policy.epochs"),
+        ({"placement": "split", "rollout": {"gpus": 0}}, "rl.rollout.gpus"),
+        ({"reference": {"model": "llama-3.1-8b"}}, "rl.reference.model"),
+    ],
+)
+def test_a_file_with_a_bad_rl_block_is_refused_whole(window, tmp_path, message_boxes, rl, field) -> None:
+    before = window.state.scenario
+    bad = tmp_path / "bad.gpusizer.json"
+    bad.write_text(json.dumps({**RL_SPLIT, "rl": rl}), encoding="utf-8")
+    assert not window.files.open_path(bad)
+    assert window.state.scenario is before
+    assert message_boxes and field in message_boxes[-1][1]
+
+
+def test_a_file_with_a_huge_rollout_pool_opens_in_bounded_time(window, tmp_path, qtbot) -> None:
+    """Before: the estimate of a split pool of 10^9 GPUs ran for minutes in the worker."""
+    path = tmp_path / "huge.gpusizer.json"
+    huge = {**RL_SPLIT, "rl": {"placement": "split", "rollout": {"gpus": 10**9, "prompts_per_step": 64}}}
+    path.write_text(json.dumps(huge), encoding="utf-8")
+    assert window.files.open_path(path)
+    qtbot.waitUntil(
+        lambda: window.state.estimate is not None and window.state.estimate.rl is not None, timeout=20000
+    )
+    assert window.state.estimate.rl["rollout_gpus"] == 10**9
