@@ -376,3 +376,15 @@ def test_adapters_the_pool_holds_keep_the_peak() -> None:
     plain = gpusizer.estimate_report(SERVE)["per_gpu"]
     lora = gpusizer.estimate_report({**SERVE, "serving": {"lora": {"adapters": 8}}})["per_gpu"]
     assert lora["total"] == plain["total"] and lora["weights"] > plain["weights"]
+
+
+@pytest.mark.parametrize(
+    "path", ["rl.policy", "rl.rollout", "serving.prefix", "serving.lora", "serving.disaggregated", "serving"]
+)
+@pytest.mark.parametrize("value", [True, 5, "4k", []])
+def test_a_block_that_is_not_an_object_is_refused_in_the_users_words(path: str, value: Any) -> None:
+    """Before: "Input should be a valid dictionary or instance of PolicySpec", a class name
+    the user never wrote."""
+    base = RL if path.startswith("rl") else SERVE
+    message = _refused(_with(base, path, value), path, "must be an object of its fields")
+    assert "Spec" not in message and "instance" not in message
