@@ -9,10 +9,11 @@ import json
 from typing import Any
 
 import pytest
+from PySide6.QtCore import Qt
 
 from tests.scenarios import RL_SPLIT, VLLM
 
-from .helpers import error_text, mismatches, set_scenario
+from .helpers import error_text, find, mismatches, set_scenario
 
 HOSTILE: tuple[Any, ...] = (0, -1, 1.5, float("nan"), float("inf"), True, 10**30, "4k", [], {})
 RL_FIELDS = (
@@ -164,3 +165,36 @@ def test_a_file_with_a_huge_rollout_pool_opens_in_bounded_time(window, tmp_path,
         lambda: window.state.estimate is not None and window.state.estimate.rl is not None, timeout=20000
     )
     assert window.state.estimate.rl["rollout_gpus"] == 10**9
+
+
+def _type(qtbot: Any, field: Any, text: str) -> None:
+    field.lineEdit().selectAll()
+    qtbot.keyClicks(field.lineEdit(), text)
+    qtbot.keyClick(field.lineEdit(), Qt.Key.Key_Return)
+
+
+@pytest.mark.parametrize(
+    ("path", "widget", "text", "value"),
+    [
+        ("rl.steps", "spin_rl_steps", "4k", 4000),
+        ("rl.rollout.response_tokens", "spin_rl_response_tokens", "1.5M", 1_572_864),
+        ("rl.prompt_tokens", "spin_rl_prompt_tokens", "2k", 2048),
+    ],
+)
+def test_quantities_typed_in_the_rl_panel_are_read_as_people_write_them(
+    window, qtbot, path: str, widget: str, text: str, value: int
+) -> None:
+    set_scenario(window, RL_SPLIT)
+    _type(qtbot, find(window, widget), text)
+    window.state.flush()
+    assert window.state.error is None and window.state.value(path) == value
+
+
+@pytest.mark.parametrize("text", ["1e30", "abc", "4 GB", "-5", "nan"])
+def test_unreadable_text_in_the_rl_panel_is_refused_beside_it(window, qtbot, text: str) -> None:
+    set_scenario(window, RL_SPLIT)
+    before = window.state.scenario
+    _type(qtbot, find(window, "spin_rl_response_tokens"), text)
+    window.state.flush()
+    assert window.state.scenario is before or window.state.scenario == before
+    assert error_text(window, "spin_rl_response_tokens")
