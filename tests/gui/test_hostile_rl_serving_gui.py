@@ -198,3 +198,24 @@ def test_unreadable_text_in_the_rl_panel_is_refused_beside_it(window, qtbot, tex
     window.state.flush()
     assert window.state.scenario is before or window.state.scenario == before
     assert error_text(window, "spin_rl_response_tokens")
+
+
+def test_the_features_chart_says_when_the_engine_does_not_start(qtbot) -> None:
+    """Before: LoRA slots that leave no KV pool, beside a split of 2 + 2 GPUs, titled the chart
+    "at your 1 users split P/D on 0 prefill + 0 decode GPUs: 0 tokens/s"."""
+    from .test_charts import make
+
+    serving = {"lora": {"adapters": 1024, "max_loaded": 1024, "rank": 512}}
+    serving["disaggregated"] = {"prefill_gpus": 2, "decode_gpus": 2}
+    chart = make(qtbot, "features", {**VLLM, "serving": serving})
+    assert chart.data.split_gpus == (2, 2)
+    assert "does not start" in chart._title_text and "0 prefill" not in chart._title_text
+
+
+def test_a_split_block_kept_off_draws_no_split(qtbot) -> None:
+    """``serving.disaggregated`` with ``prefill_gpus`` null is off (kept, not read): before, the
+    chart drew a split curve of zeros on "0 prefill + 0 decode GPUs"."""
+    from .test_charts import make
+
+    chart = make(qtbot, "features", {**VLLM, "serving": {"disaggregated": {"decode_gpus": 2}}})
+    assert chart.data.split == () and "split" not in chart._title_text
