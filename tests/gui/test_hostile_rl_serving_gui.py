@@ -110,6 +110,13 @@ def test_a_rollout_width_that_breaks_the_pool_is_shown_beside_the_pool(window) -
             "workload.prompt_tokens",
         ),
         (
+            {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 3, "decode_gpus": 1}}},
+            "serving.disaggregated.prefill_tensor",
+            3,
+            "spin_serving_prefill_tensor",
+            "must divide attention_heads (32)",
+        ),
+        (
             {**VLLM, "serving": FEATURES},
             "serving.speculative.acceptance_rate",
             1.5,
