@@ -388,3 +388,18 @@ def test_a_block_that_is_not_an_object_is_refused_in_the_users_words(path: str, 
     base = RL if path.startswith("rl") else SERVE
     message = _refused(_with(base, path, value), path, "must be an object of its fields")
     assert "Spec" not in message and "instance" not in message
+
+
+def test_a_critic_the_layout_cannot_split_is_named_not_the_rollout() -> None:
+    """Before: "rl.rollout.tensor: must divide attention_heads (14) ... (as the critic's
+    parallelism.tensor)": the engine's width, which the user had not set, was named."""
+    scenario = {
+        **RL,
+        "model": {"preset": "qwen2.5-7b"},
+        "framework": "megatron",
+        "parallelism": {"tensor": 4, "data": 2},
+        "rl": {"algorithm": "ppo", "critic": {"model": "qwen2.5-0.5b"}},
+    }
+    _refused(
+        scenario, "rl.critic.model", "parallelism.tensor must divide attention_heads (14)", "policy's layout"
+    )
