@@ -226,3 +226,33 @@ def test_a_split_block_kept_off_draws_no_split(qtbot) -> None:
 
     chart = make(qtbot, "features", {**VLLM, "serving": {"disaggregated": {"decode_gpus": 2}}})
     assert chart.data.split == () and "split" not in chart._title_text
+
+
+def test_a_model_switch_that_breaks_the_reference_is_fixed_beside_it(window) -> None:
+    """A reference of Qwen2.5 7B, then the policy switched to Llama 3.1 8B (another vocabulary):
+    refused beside the RL panel's "Reference model", which sets it back to the policy's. Before,
+    ``rl.reference.model`` had no widget: the refusal could not be fixed in the window."""
+    set_scenario(window, {**RL_SPLIT, "rl": {**RL_SPLIT["rl"], "reference": {"model": "qwen2.5-7b"}}})
+    assert find(window, "combo_rl_reference").currentData() == "qwen2.5-7b"
+    before = window.state.scenario
+    window.state.edit("model", {"preset": "llama-3.1-8b"}, immediate=True)
+    err = window.state.error
+    assert err is not None and err.field == "rl.reference.model" and window.state.scenario is before
+    assert err.message in error_text(window, "combo_rl_reference")
+    window.state.edit("rl.reference.model", None, immediate=True)
+    window.state.edit("model", {"preset": "llama-3.1-8b"}, immediate=True)
+    window.state.flush()
+    assert window.state.error is None and window.state.scenario.model.name == "Llama 3.1 8B"
+    assert mismatches(window.binder) == []
+
+
+def test_a_longer_response_than_the_prefill_budget_is_refused_beside_the_budget(window) -> None:
+    """vLLM's prefill budget (``rl.rollout.max_batched_tokens``) must hold its max_num_seqs: a
+    larger ``max_sequences`` from the file, then a budget typed below it, is refused beside
+    "Prefill budget" (before: a field with no widget)."""
+    rl = {**RL_SPLIT["rl"], "rollout": {**RL_SPLIT["rl"]["rollout"], "max_batched_tokens": 4096}}
+    set_scenario(window, {**RL_SPLIT, "rl": rl})
+    window.state.edit("rl.rollout.max_batched_tokens", 512, immediate=True)
+    err = window.state.error
+    assert err is not None and err.field == "rl.rollout.max_batched_tokens" and "1,024" in err.message
+    assert err.message in error_text(window, "spin_rl_max_batched_tokens")

@@ -123,6 +123,8 @@ TRAINING = (
     Case("precision.master_weights", {**LORA, "precision": {"master_weights": None}}, "fp32"),
     Case("rl.overlap", RL, False),
     Case("rl.rollout.weights", RL, "fp8"),
+    Case("rl.reference.model", RL, "qwen2.5-7b"),
+    Case("rl.rollout.max_batched_tokens", RL, 4096),
 )
 CASES = SERVING + TRAINING
 

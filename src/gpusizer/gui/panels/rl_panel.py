@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel
 
+from ...core.model.presets import model_presets
 from ...core.pipeline.work import RL_KEY
 from ...core.registry.dtypes import DTYPES
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
@@ -33,6 +34,11 @@ FUSION = "rl.policy.moe_permute_fusion"
 FP32_LOGPROBS = "rl.policy.fp32_logprobs"
 SWIGLU = "rl.policy.bias_activation_fusion"
 PER_TENSOR = "rl.broadcast_per_tensor"
+# fields another edit can make invalid (a model of another vocabulary than the reference's; a
+# longer response than vLLM's prefill budget takes): each has a widget, so its error shows
+# beside it and can be fixed in the window
+REFERENCE = "rl.reference.model"
+BUDGET = "rl.rollout.max_batched_tokens"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -97,6 +103,11 @@ class RLPanel(Panel):
         )
         for label, path, name, kind, step, unit in _INTS:
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
+        presets = sorted((str(d.get("name", pid)), pid) for pid, d in model_presets().items())
+        reference = combo([("the policy's model (default)", None), *presets])
+        f.add("Reference model", reference, REFERENCE, name="combo_rl_reference")
+        budget = QuantityField("context", BUDGET, step=1024, unit="tokens", none_text="one step per batch")
+        f.add("Prefill budget", budget, BUDGET, name="spin_rl_max_batched_tokens")
         f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
         f.add("", QCheckBox("FP32 log-probs (NeMo RL)"), FP32_LOGPROBS, name="check_rl_fp32_logprobs")
         f.add("", QCheckBox("Fused SwiGLU (Megatron)"), SWIGLU, name="check_rl_bias_activation_fusion")
@@ -117,12 +128,17 @@ class RLPanel(Panel):
         self.form.show("rl.rollout.gpus", split)
         self.form.show("rl.overlap", split)
         self.form.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
+        # vLLM's max_num_batched_tokens (SGLang has no such floor): shown for vLLM, or held
+        self.form.show(BUDGET, self.state.value("rl.rollout.engine") == "vllm" or self._held(BUDGET))
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
         self.form.show(FUSION, self._host_paced() or bool(self.state.value(FUSION)))
         # shown where Megatron's layers run, or held off elsewhere (so it can be set back)
         self.form.show(SWIGLU, self._megatron() or self.state.value(SWIGLU) is False)
+
+    def _held(self, path: str) -> bool:
+        return self.state.value(path) is not None
 
     def _host_paced(self) -> bool:
         """Whether the policy's eager layers are paced by the host's ops, which the fused
