@@ -256,3 +256,23 @@ def test_a_longer_response_than_the_prefill_budget_is_refused_beside_the_budget(
     err = window.state.error
     assert err is not None and err.field == "rl.rollout.max_batched_tokens" and "1,024" in err.message
     assert err.message in error_text(window, "spin_rl_max_batched_tokens")
+
+
+def test_an_engine_switch_that_breaks_the_release_is_fixed_beside_it(window) -> None:
+    """SGLang 0.4.3 set, then the rollout engine switched to vLLM (whose releases start at
+    0.6.4): refused beside "Rollout release", which lists vLLM's releases once the switch is
+    made with the release cleared. Before, ``rl.rollout.engine_version`` had no widget."""
+    rollout = {**RL_SPLIT["rl"]["rollout"], "engine": "sglang", "engine_version": "0.4.3"}
+    set_scenario(window, {**RL_SPLIT, "rl": {**RL_SPLIT["rl"], "rollout": rollout}})
+    release = find(window, "combo_rl_engine_version")
+    assert release.currentData() == "0.4.3" and release.findData("0.5.3") >= 0
+    before = window.state.scenario
+    window.state.edit("rl.rollout.engine", "vllm", immediate=True)
+    err = window.state.error
+    assert err is not None and err.field == "rl.rollout.engine_version" and window.state.scenario is before
+    assert err.message in error_text(window, "combo_rl_engine_version")
+    window.state.edit("rl.rollout.engine_version", None, immediate=True)
+    window.state.edit("rl.rollout.engine", "vllm", immediate=True)
+    window.state.flush()
+    assert window.state.error is None and release.findData("0.8.3") >= 0 and release.findData("0.5.3") < 0
+    assert mismatches(window.binder) == []

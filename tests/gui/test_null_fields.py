@@ -125,6 +125,7 @@ TRAINING = (
     Case("rl.rollout.weights", RL, "fp8"),
     Case("rl.reference.model", RL, "qwen2.5-7b"),
     Case("rl.rollout.max_batched_tokens", RL, 4096),
+    Case("rl.rollout.engine_version", RL, "0.8.3"),
 )
 CASES = SERVING + TRAINING
 

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel
 from ...core.model.presets import model_presets
 from ...core.pipeline.work import RL_KEY
 from ...core.registry.dtypes import DTYPES
+from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
 from ..binding import Binder
 from ..quantity_field import QuantityField
@@ -39,6 +40,7 @@ PER_TENSOR = "rl.broadcast_per_tensor"
 # beside it and can be fixed in the window
 REFERENCE = "rl.reference.model"
 BUDGET = "rl.rollout.max_batched_tokens"
+RELEASE = "rl.rollout.engine_version"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -80,6 +82,11 @@ class RLPanel(Panel):
             name="spin_rl_off_policy_steps",
         )
         f.add("Rollout engine", combo((("vLLM", "vllm"), ("SGLang", "sglang"))), "rl.rollout.engine")
+        # the engine's release (its rules); a release of the other engine, left by an engine
+        # switch, is refused beside it and chosen again here
+        self.release = combo([("current release", None)])
+        f.add("Rollout release", self.release, RELEASE, name="combo_rl_engine_version")
+        self._releases_of = ""
         f.add(
             "Rollout weights",
             # None: null, the policy's 16-bit weights as the refit sends them
@@ -128,6 +135,7 @@ class RLPanel(Panel):
         self.form.show("rl.rollout.gpus", split)
         self.form.show("rl.overlap", split)
         self.form.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
+        self._fill_releases(str(self.state.value("rl.rollout.engine")))
         # vLLM's max_num_batched_tokens (SGLang has no such floor): shown for vLLM, or held
         self.form.show(BUDGET, self.state.value("rl.rollout.engine") == "vllm" or self._held(BUDGET))
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
@@ -136,6 +144,27 @@ class RLPanel(Panel):
         self.form.show(FUSION, self._host_paced() or bool(self.state.value(FUSION)))
         # shown where Megatron's layers run, or held off elsewhere (so it can be set back)
         self.form.show(SWIGLU, self._megatron() or self.state.value(SWIGLU) is False)
+
+    def _fill_releases(self, engine: str) -> None:
+        """The rollout engine's documented releases, newest first; a release set that is not
+        one of them (between two, or the other engine's) is kept as an item of its own."""
+        profile = FRAMEWORKS.get(engine)
+        current = self.state.value(RELEASE)
+        if profile is None or (engine == self._releases_of and self.release.findData(current) >= 0):
+            return
+        self._releases_of = engine
+        blocked = self.release.blockSignals(True)
+        self.release.clear()
+        self.release.addItem(
+            f"current release ({profile.versions[-1]})" if profile.versions else "current", None
+        )
+        for v in (
+            *reversed(profile.versions),
+            *([current] if current not in (None, *profile.versions) else []),
+        ):
+            self.release.addItem(str(v), v)
+        self.release.setCurrentIndex(max(self.release.findData(current), 0))
+        self.release.blockSignals(blocked)
 
     def _held(self, path: str) -> bool:
         return self.state.value(path) is not None
