@@ -276,3 +276,19 @@ def test_an_engine_switch_that_breaks_the_release_is_fixed_beside_it(window) -> 
     window.state.flush()
     assert window.state.error is None and release.findData("0.8.3") >= 0 and release.findData("0.5.3") < 0
     assert mismatches(window.binder) == []
+
+
+def test_a_draft_model_error_shows_beside_the_method(window) -> None:
+    """A draft model comes from the file (the window has no draft-model field): a model switch
+    to another vocabulary is refused beside "Speculative decoding", where choosing "off" keeps
+    the draft and lets the switch through. Before, the message showed beside no field."""
+    spec = {"method": "draft_model", "draft_model": {"preset": "llama-3.2-1b"}}
+    set_scenario(window, {**VLLM, "serving": {"speculative": spec}})
+    window.state.edit("model", {"preset": "qwen2.5-7b"}, immediate=True)
+    err = window.state.error
+    assert err is not None and err.field == "serving.speculative.draft_model.vocab_size"
+    assert err.message in error_text(window, "combo_serving_speculative")
+    window.state.edit("serving.speculative.method", None, immediate=True)
+    window.state.edit("model", {"preset": "qwen2.5-7b"}, immediate=True)
+    window.state.flush()
+    assert window.state.error is None and window.state.scenario.serving.speculative.draft_model is not None
