@@ -425,3 +425,22 @@ def test_a_deadline_times_the_rl_run_as_the_estimate_does(rl: dict[str, Any]) ->
     s = parse_scenario({**RL, "rl": rl})
     builder = builder_of(s.workload.info)
     assert builder.run_seconds_of(s) == builder.run_seconds(estimate(s))
+
+
+@pytest.mark.parametrize("framework", ["llama.cpp", "vllm"])
+def test_a_split_of_a_million_users_is_simulated_in_bounded_time(framework: str) -> None:
+    """Before: the decode pool's run simulated every user of a replica (2^20 on llama.cpp: 39 s,
+    vLLM 1.4 s); now at most 30,000, their waits scaled as the aggregated run's are
+    (core/serving/budget.py)."""
+    scenario = {
+        **SERVE,
+        "model": {"preset": "gemma-3-1b"},
+        "framework": framework,
+        "workload": {"kind": "inference", "batch_size": 2**20, "prompt_tokens": 1, "generated_tokens": 1},
+        "serving": {"disaggregated": {"prefill_gpus": 2, "decode_gpus": 1}},
+    }
+    start = time.process_time()
+    report = gpusizer.estimate_report(scenario)
+    assert time.process_time() - start < 5.0
+    _finite(report)
+    assert report["serving"]["disaggregated_tokens_per_second"] > 0

@@ -194,6 +194,7 @@ def disaggregated_fields(
     """The report's fields of the split (empty without it; module docstring): ``s`` is one
     attention-DP rank's view of ``whole`` (the scenario as set; null: ``s`` itself), each
     pool's replicas counted in ranks."""
+    from .budget import MAX_SIMULATED_USERS, extrapolated
     from .load import serving_load
     from .prefix import PrefixStep
     from .scheduler import simulate
@@ -218,8 +219,12 @@ def disaggregated_fields(
     own, each = wl.prompt - 1, max(1, math.ceil(users / decode_r))
     share = _held(each, own, wl.output, eng.kv_tokens, eng.block)
     kv = max(float(eng.block), eng.kv_tokens - share * own)
-    dec_wl = replace(wl, prompt=1, load="steady", users=share, requests=4 * share, time_boxed=False)
+    # past the simulation's users (core/serving/budget.py) the run is of that many, its waits
+    # scaled as the aggregated run's are: 2^20 users on one llama.cpp replica ran for minutes
+    ran = min(share, MAX_SIMULATED_USERS)
+    dec_wl = replace(wl, prompt=1, load="steady", users=ran, requests=4 * ran, time_boxed=False)
     dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
+    dec = extrapolated(dec, share / ran)
     # the connectors move whole KV blocks (vLLM's block, SGLang's page)
     sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
     transfer_bytes = sent * em.kv_bytes_per_token * per
