@@ -292,3 +292,17 @@ def test_a_draft_model_error_shows_beside_the_method(window) -> None:
     window.state.edit("model", {"preset": "qwen2.5-7b"}, immediate=True)
     window.state.flush()
     assert window.state.error is None and window.state.scenario.serving.speculative.draft_model is not None
+
+
+def test_a_tensor_width_the_critic_cannot_take_is_refused_beside_the_critic(window) -> None:
+    """A PPO critic of Qwen2.5 0.5B (14 heads) beside a 7B policy: TP 4 is refused beside
+    "Critic model" (before: named ``rl.rollout.tensor``, a field the user had not touched, and
+    the critic had no widget)."""
+    rl = {**RL_SPLIT["rl"], "algorithm": "ppo", "critic": {"model": "qwen2.5-0.5b"}}
+    set_scenario(window, {**RL_SPLIT, "framework": "megatron", "parallelism": {"data": 8}, "rl": rl})
+    assert find(window, "combo_rl_critic").currentData() == "qwen2.5-0.5b"
+    before = window.state.scenario
+    window.state.edit("parallelism.tensor", 4, immediate=True)
+    err = window.state.error
+    assert err is not None and err.field == "rl.critic.model" and window.state.scenario is before
+    assert err.message in error_text(window, "combo_rl_critic")

@@ -126,6 +126,8 @@ TRAINING = (
     Case("rl.reference.model", RL, "qwen2.5-7b"),
     Case("rl.rollout.max_batched_tokens", RL, 4096),
     Case("rl.rollout.engine_version", RL, "0.8.3"),
+    Case("rl.critic.model", RL, "qwen2.5-7b"),
+    Case("rl.reward.model", RL, "qwen2.5-7b"),
 )
 CASES = SERVING + TRAINING
 

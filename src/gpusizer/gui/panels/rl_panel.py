@@ -39,6 +39,13 @@ PER_TENSOR = "rl.broadcast_per_tensor"
 # longer response than vLLM's prefill budget takes): each has a widget, so its error shows
 # beside it and can be fixed in the window
 REFERENCE = "rl.reference.model"
+# the roles' own models (null: the policy's); a TP edit the critic's heads do not divide is
+# refused beside the critic's
+_ROLE_MODELS = (
+    ("Reference model", REFERENCE, "combo_rl_reference"),
+    ("Critic model", "rl.critic.model", "combo_rl_critic"),
+    ("Reward model", "rl.reward.model", "combo_rl_reward_model"),
+)
 BUDGET = "rl.rollout.max_batched_tokens"
 RELEASE = "rl.rollout.engine_version"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
@@ -111,8 +118,8 @@ class RLPanel(Panel):
         for label, path, name, kind, step, unit in _INTS:
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
         presets = sorted((str(d.get("name", pid)), pid) for pid, d in model_presets().items())
-        reference = combo([("the policy's model (default)", None), *presets])
-        f.add("Reference model", reference, REFERENCE, name="combo_rl_reference")
+        for label, path, name in _ROLE_MODELS:
+            f.add(label, combo([("the policy's model (default)", None), *presets]), path, name=name)
         budget = QuantityField("context", BUDGET, step=1024, unit="tokens", none_text="one step per batch")
         f.add("Prefill budget", budget, BUDGET, name="spin_rl_max_batched_tokens")
         f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
@@ -136,6 +143,11 @@ class RLPanel(Panel):
         self.form.show("rl.overlap", split)
         self.form.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
         self._fill_releases(str(self.state.value("rl.rollout.engine")))
+        algorithm = RL_ALGORITHMS.get(str(self.state.value("rl.algorithm")))
+        critic = algorithm is not None and algorithm.critic
+        self.form.show("rl.critic.model", critic or self._held("rl.critic.model"))
+        reward = self.state.value("rl.reward.kind") == "model"
+        self.form.show("rl.reward.model", reward or self._held("rl.reward.model"))
         # vLLM's max_num_batched_tokens (SGLang has no such floor): shown for vLLM, or held
         self.form.show(BUDGET, self.state.value("rl.rollout.engine") == "vllm" or self._held(BUDGET))
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
