@@ -139,3 +139,18 @@ def test_a_training_flag_on_lora_is_not_warned(capsys: pytest.CaptureFixture[str
     args = ["estimate", "--model", "qwen2.5-0.5b", "--kind", "lora", "--context", "4k", "--tokens", "1T"]
     assert main(args) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_huge_rl_counts_are_printed_with_separators(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: "on 1000000000 engine replica(s), 1000000001 GPUs", and "1 GPUs" for one."""
+    path = _write(
+        tmp_path / "s.gpusizer.json", {**RL, "rl": {"placement": "split", "rollout": {"gpus": 10**9}}}
+    )
+    assert main(["estimate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "1,000,000,000 engine replica(s), 1,000,000,001 GPUs" in out and "1,000,000,000 rollout + 1" in out
+    one = _write(tmp_path / "one.gpusizer.json", {**RL, "hardware": {"gpu": "h100-sxm-80gb"}})
+    assert main(["estimate", str(one)]) == 0
+    assert "engine replica(s), 1 GPU;" in capsys.readouterr().out
