@@ -444,3 +444,13 @@ def test_a_split_of_a_million_users_is_simulated_in_bounded_time(framework: str)
     assert time.process_time() - start < 5.0
     _finite(report)
     assert report["serving"]["disaggregated_tokens_per_second"] > 0
+
+
+@pytest.mark.parametrize("kind", ["lora", "qlora", "rl"])
+def test_an_adapter_on_no_layer_is_refused(kind: str) -> None:
+    """``workload.lora_targets: []``: before, a LoRA estimate of 0 trainable parameters (PEFT
+    refuses it: "Target modules ... not found in the base model"), and an RL LoRA policy's
+    engine read the empty list as every target."""
+    scenario = {**RL, "workload": {"kind": kind, "lora_targets": []}, "rl": {"policy": {"kind": "lora"}}}
+    _refused(scenario, "workload.lora_targets", "give at least one of q, k, v, o")
+    _finite(gpusizer.estimate_report({**scenario, "workload": {"kind": kind, "lora_targets": ["q"]}}))
