@@ -306,3 +306,15 @@ def test_a_tensor_width_the_critic_cannot_take_is_refused_beside_the_critic(wind
     err = window.state.error
     assert err is not None and err.field == "rl.critic.model" and window.state.scenario is before
     assert err.message in error_text(window, "combo_rl_critic")
+
+
+def test_a_report_dropped_on_the_window_says_what_it_is(window, tmp_path, message_boxes) -> None:
+    """Before: "r.json is neither a GPU Sizer scenario nor a Hugging Face config.json"."""
+    import gpusizer
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(gpusizer.estimate_report({"model": {"preset": "gpt-2"}})), encoding="utf-8")
+    before = window.state.scenario
+    assert not window.files.open_any(path)
+    assert window.state.scenario is before
+    assert "is an estimate report" in message_boxes[-1][1] and '"scenario" block' in message_boxes[-1][1]

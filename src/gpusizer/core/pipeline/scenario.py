@@ -184,18 +184,22 @@ _OTHER_DOCUMENTS = (
 )
 
 
-def _check_kind_of_document(data: dict[str, Any]) -> None:
-    """A JSON object that is another kind of document (a report, a plan's option, a Hugging
-    Face config.json): one line saying which, naming its first key a scenario does not have,
-    in place of "unknown field (check the spelling)" as if a field were misspelt."""
+def other_document(data: dict[str, Any]) -> str | None:
+    """What a JSON object that is another kind of document is (a report, a plan's option, a
+    Hugging Face config.json) and what to do with it; None: none of them (a scenario has a
+    ``model``)."""
     if "model" in data:
-        return
-    for keys, what in _OTHER_DOCUMENTS:
-        if all(k in data for k in keys):
-            first = next(str(k) for k in data if k not in Scenario.model_fields)
-            raise ScenarioError(
-                excerpt(first) if len(first) > 60 else first, f"unknown field: this is {what}"
-            )
+        return None
+    return next((what for keys, what in _OTHER_DOCUMENTS if all(k in data for k in keys)), None)
+
+
+def _check_kind_of_document(data: dict[str, Any]) -> None:
+    """Another kind of document: one line saying which, naming its first key a scenario does
+    not have, in place of "unknown field (check the spelling)" as if a field were misspelt."""
+    what = other_document(data)
+    if what is not None:
+        first = next(str(k) for k in data if k not in Scenario.model_fields)
+        raise ScenarioError(excerpt(first) if len(first) > 60 else first, f"unknown field: this is {what}")
 
 
 def _validate(data: dict[str, Any]) -> Scenario:
