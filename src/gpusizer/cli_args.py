@@ -314,8 +314,26 @@ def scenario_from_args(args: argparse.Namespace) -> dict[str, Any]:
                 "give --prompt or --context, not both (--context sets the prompt: context - generated)",
             )
         _apply_context(data, context)
-    for flag, raw in given.items():  # a flag the kind ignores is said, not silently dropped
-        if raw is not None and flag.applies and (flag.applies == "training") != training:
-            kind = "training" if training else "inference"
-            print(f"warning: {flag.name} applies to {flag.applies}; ignored for {kind}", file=sys.stderr)
+    _warn_ignored(data, given, training)
     return data
+
+
+def _warn_ignored(data: dict[str, Any], given: dict[Flag, Any], training: bool) -> None:
+    """A flag the kind ignores is said, not silently dropped: one for the other side
+    (training or inference), or one setting a field the kind sets itself (``derived``)."""
+    from .core.registry.workloads import WORKLOAD_KINDS
+
+    kind = WORKLOAD_KINDS.get(str((data.get("workload") or {}).get("kind", "pretraining")))
+    derived = dict(kind.derived) if kind is not None else {}
+    for flag, raw in given.items():
+        if raw is None:
+            continue
+        path = flag.path or ("workload.sequence_length" if training else "workload.prompt_tokens")
+        if flag.applies and (flag.applies == "training") != training:
+            side = "training" if training else "inference"
+            print(f"warning: {flag.name} applies to {flag.applies}; ignored for {side}", file=sys.stderr)
+        elif kind is not None and path in derived:
+            print(
+                f"warning: {flag.name} sets {path}, which {kind.id} sets from {derived[path]}; ignored",
+                file=sys.stderr,
+            )

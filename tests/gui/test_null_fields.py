@@ -134,6 +134,11 @@ TRAINING = (
     Case("rl.overlap", RL, False),
     Case("rl.rollout.weights", RL, "fp8"),
     Case("rl.sync_transport", RL, "collective"),
+    Case("rl.reference.model", RL, "qwen2.5-7b"),
+    Case("rl.rollout.max_batched_tokens", RL, 4096),
+    Case("rl.rollout.engine_version", RL, "0.8.3"),
+    Case("rl.critic.model", RL, "qwen2.5-7b"),
+    Case("rl.reward.model", RL, "qwen2.5-7b"),
 )
 CASES = SERVING + TRAINING
 

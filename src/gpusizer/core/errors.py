@@ -128,6 +128,9 @@ def _message(err: ErrorDetails) -> str:
         return "unknown field (check the spelling; see scenario-format.md)"
     if kind == "missing":
         return "required field is missing"
+    if kind == "model_type":  # pydantic names its class ("instance of PolicySpec"), no user's word
+        got = excerpt(err.get("input"))
+        return f"must be an object of its fields ({{...}}; see scenario-format.md); got {got}"
     if msg.startswith("Value error, "):
         return msg[len("Value error, ") :]  # a validator's own message quotes the value
     return f"{msg}; got {excerpt(err.get('input'))}"

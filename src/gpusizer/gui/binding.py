@@ -143,6 +143,9 @@ class Binder:
     def __init__(self, state: ScenarioState) -> None:
         self.state = state
         self.bindings: list[Binding] = []
+        # fields with no widget of their own -> the bound field their errors show beside (the
+        # draft model of speculative decoding, set in the file: beside the method)
+        self.shown_at: dict[str, str] = {}
         self._error: Any = None
         # After every attempt, valid or not: a pending edit of a block (MoE on) must reach
         # the fields inside it too, so the form always shows what the state holds.
@@ -233,7 +236,8 @@ class Binder:
 
     def binding_for(self, field: str) -> Binding | None:
         """The binding that shows errors of ``field``: exact, else the closest enclosing path,
-        else the first bound field inside it."""
+        else the first bound field inside it; a field of :attr:`shown_at` at its widget."""
+        field = next((t for p, t in self.shown_at.items() if field == p or field.startswith(p + ".")), field)
         exact = [b for b in self.bindings if b.path == field]
         if exact:
             return exact[0]

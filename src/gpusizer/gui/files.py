@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from ..core.errors import ScenarioError
 from ..core.model.specs import Scenario
 from ..core.pipeline.report import report_from_estimate
-from ..core.pipeline.scenario import OTHER_KINDS, scenario_dict
+from ..core.pipeline.scenario import OTHER_KINDS, other_document, scenario_dict
 from ..core.readfile import read_json_object
 from ..core.sizing.option import SizingOption
 from ..io.atomic import write_atomic
@@ -208,18 +208,18 @@ class FileController(QObject):
         if str(path).endswith(SUFFIX):
             return self.open_path(path)
         try:
-            kind = classify_data(read_dropped(path))
+            data = read_dropped(path)
         except ScenarioError as exc:
             self.warn("Cannot open file", f"{Path(path).name} was not opened:\n{exc}")
             return False
+        kind = classify_data(data)
         if kind == "hf_config":
             return import_model_path(self, path)
         if kind == "scenario":
             return self.open_path(path)
-        self.warn(
-            "Unknown file",
-            f"{Path(path).name} is neither a GPU Sizer scenario nor a Hugging Face config.json.",
-        )
+        what = other_document(data)  # a report or a plan's option: say so, and what to do
+        neither = "neither a GPU Sizer scenario nor a Hugging Face config.json"
+        self.warn("Unknown file", f"{Path(path).name} is {what or neither}.")
         return False
 
     # -- exports ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from typing import Any
 
 from .evidence_text import banded
 from .units import to_unit
+from .wording import count
 
 
 def _duration(seconds: float) -> str:
@@ -33,7 +34,7 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
     """Time per step, each phase's seconds, share and memory, the throughputs and the run."""
     out = [
         f"  RL {rl['algorithm']}, {rl['placement']}: {rl['responses_per_step']:,} responses per step on "
-        f"{rl['rollout_replicas']} engine replica(s), {rl['total_gpus']} GPUs" + _scheduler(rl),
+        f"{rl['rollout_replicas']:,} engine replica(s), {count(rl['total_gpus'], 'GPU')}" + _scheduler(rl),
         # the band of its regime's published steps (report's rl.time_per_step_seconds_range)
         "  time per step "
         + banded(_duration(rl["time_per_step_seconds"]), rl.get("time_per_step_seconds_range"), _duration),
@@ -60,7 +61,7 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
     )
     if best is not None:
         out.append(
-            f"  fastest split of these GPUs: {best['rollout_gpus']} rollout + {best['training_gpus']} "
+            f"  fastest split of these GPUs: {best['rollout_gpus']:,} rollout + {best['training_gpus']:,} "
             f"training, {_duration(best['time_per_step_seconds'])} per step"
         )
     return out

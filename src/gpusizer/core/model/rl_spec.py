@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from ..errors import check_id
-from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens
+from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens, Whole
 from ..registry.rl_algorithms import RL_ALGORITHMS
 from ..registry.workloads import WORKLOAD_KINDS
 from .serving_features import SpeculativeSpec
@@ -113,7 +113,7 @@ class PolicySpec(Strict):
     """How the policy trains (its layout and precision are the scenario's)."""
 
     kind: Literal["full_finetune", "lora"] = "full_finetune"
-    epochs: Annotated[int, Field(ge=1, le=64)] = 1  # verl ppo_epochs: updates per rollout batch
+    epochs: Annotated[int, Whole, Field(ge=1, le=64)] = 1  # verl ppo_epochs: updates per rollout batch
     micro_batch_size: Batch | None = None  # sequences per forward (null: workload.micro_batch_size)
     # sequences per optimizer step (verl ppo_mini_batch_size x rollout.n, NeMo-RL
     # train_global_batch_size); null: every response of the step in one update
@@ -181,7 +181,7 @@ class RLSpec(Strict):
     # split with overlap: the oldest policy a trained response may come from, in steps (NeMo RL
     # grpo.async_grpo.max_trajectory_age_steps); above 1 the rollout pool holds that many steps'
     # requests at once and refills each slot as a response ends (core/pipeline/rl_time.py)
-    off_policy_steps: Annotated[int, Field(ge=1, le=64)] = 1
+    off_policy_steps: Annotated[int, Whole, Field(ge=1, le=64)] = 1
     prompt_tokens: Tokens = 512  # mean prompt length
     # split: the sync broadcasts each exported tensor in its own NCCL call over one group of the
     # training and rollout GPUs, each engine loading it on its own (verl's fully-async and
@@ -203,9 +203,9 @@ class RLSpec(Strict):
     critic: CriticSpec = Field(default_factory=CriticSpec)
     rollout: RolloutSpec = Field(default_factory=RolloutSpec)
 
-    @field_validator("algorithm")
+    @field_validator("algorithm", mode="before")  # any type: the message names the algorithms
     @classmethod
-    def _algorithm(cls, v: str) -> str:
+    def _algorithm(cls, v: object) -> str:
         return check_id(v, RL_ALGORITHMS, "RL algorithm")
 
     @property

@@ -6,10 +6,11 @@ The rules that read them: core/serving/prefix.py and core/serving/speculative.py
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
+from ..errors import excerpt
 from ..limits import Rate, Strict, Tokens, Whole
 
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
@@ -35,7 +36,7 @@ class SpeculativeSpec(Strict):
     ``method`` null: off."""
 
     method: SpecMethod | None = None
-    num_tokens: Annotated[int, Field(ge=1, le=MAX_SPEC_TOKENS)] | None = None
+    num_tokens: Annotated[int, Whole, Field(ge=1, le=MAX_SPEC_TOKENS)] | None = None
     acceptance_rate: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
     # a ModelSpec once parsed (core/pipeline/scenario.py expands and validates the block first;
     # this module cannot name ModelSpec: core/model/specs.py imports it)
@@ -53,11 +54,21 @@ class LoraServingSpec(Strict):
     the requests use (null: every served adapter; 0: the base model's requests on the
     LoRA-enabled server, the slots reserved and no adapter read)."""
 
-    adapters: Annotated[int, Field(ge=1, le=100_000)] | None = None
-    max_loaded: Annotated[int, Field(ge=1, le=1024)] | None = None
-    rank: Annotated[int, Field(ge=1, le=512)] | None = None
+    adapters: Annotated[int, Whole, Field(ge=1, le=100_000)] | None = None
+    max_loaded: Annotated[int, Whole, Field(ge=1, le=1024)] | None = None
+    rank: Annotated[int, Whole, Field(ge=1, le=512)] | None = None
     targets: tuple[LoraTarget, ...] | None = Field(None, strict=False)  # JSON lists
-    active: Annotated[int, Field(ge=0, le=100_000)] | None = None
+    active: Annotated[int, Whole, Field(ge=0, le=100_000)] | None = None
+
+    @field_validator("targets", mode="before")
+    @classmethod
+    def _targets(cls, v: object) -> object:
+        """A non-empty list of targets, or null for every linear layer: ``[]`` read as null
+        would wrap every layer the user emptied the list of."""
+        if v is None or (isinstance(v, (list, tuple)) and v):
+            return v
+        allowed = ", ".join(get_args(LoraTarget))
+        raise ValueError(f"must be a list of one or more of {allowed}, or null (every one); got {excerpt(v)}")
 
 
 class KvOffloadSpec(Strict):

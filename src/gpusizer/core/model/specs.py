@@ -131,9 +131,9 @@ class Scenario(Strict):
     serving: ServingSpec = Field(default_factory=ServingSpec)
     rl: RLSpec | None = None  # RL post-training's roles (workload.kind "rl"; null: the defaults)
 
-    @field_validator("framework")
+    @field_validator("framework", mode="before")  # any type: the message names the frameworks
     @classmethod
-    def _framework(cls, v: str) -> str:
+    def _framework(cls, v: object) -> str:
         return check_id(v, FRAMEWORKS, "framework")
 
     @property

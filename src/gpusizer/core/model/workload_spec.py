@@ -60,9 +60,9 @@ class WorkloadSpec(Strict):
             raise ValueError(f"unknown target {excerpt(bad[0])}; allowed: {', '.join(LORA_TARGETS)}")
         return tuple(dict.fromkeys(v))
 
-    @field_validator("kind")
+    @field_validator("kind", mode="before")  # any type: the message names the kinds
     @classmethod
-    def _kind(cls, v: str) -> str:
+    def _kind(cls, v: object) -> str:
         return check_id(v, WORKLOAD_KINDS, "workload kind")
 
     @field_validator("fused_kernels")

@@ -9,6 +9,7 @@ slower pool sets the pace, so the fastest split balances the two (OpenRLHF, arXi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,14 +22,24 @@ MAX_OPTIONS = 24  # splits tried per estimate (evenly spaced beyond that: the ad
 
 
 def _candidates(s: Scenario) -> list[int]:
-    """Rollout pool sizes: whole engines, leaving whole training replicas (TP x PP x CP)."""
+    """Rollout pool sizes: whole engines, leaving whole training replicas (TP x PP x CP).
+
+    The sizes r are multiples of the engine's TP with ``total - r`` a multiple of the training
+    replica: by the Chinese remainder theorem one progression of step lcm(TP, replica), so they
+    are indexed, not listed (a pool of 10^9 GPUs listed them one by one and hung)."""
     rl, p = rl_of(s), s.parallelism
-    unit, total = p.tensor * p.pipeline * p.context, p.gpus + rl.rollout.gpus
-    sizes = [r for r in range(rl.rollout.tensor, total, rl.rollout.tensor) if (total - r) % unit == 0]
-    if len(sizes) > MAX_OPTIONS:
-        step = len(sizes) / MAX_OPTIONS
-        sizes = sorted({sizes[int(i * step)] for i in range(MAX_OPTIONS)} | {rl.rollout.gpus})
-    return sizes
+    unit, total, width = p.tensor * p.pipeline * p.context, p.gpus + rl.rollout.gpus, rl.rollout.tensor
+    g = math.gcd(width, unit)
+    if total % g:
+        return []
+    period = unit // g  # engines per step of the progression
+    first = width * ((total // g) * pow(width // g, -1, period) % period or period)
+    stride = width * period
+    n = max(0, -(-(total - first) // stride))  # sizes first, first + stride, ... below total
+    if n <= MAX_OPTIONS:
+        return [first + i * stride for i in range(n)]
+    step = n / MAX_OPTIONS
+    return sorted({first + int(i * step) * stride for i in range(MAX_OPTIONS)} | {rl.rollout.gpus})
 
 
 def split_options(

@@ -99,6 +99,10 @@ def _parse(data: dict[str, Any], role: str) -> Scenario:
     try:
         return parse_scenario(data)
     except ScenarioError as err:
+        if role == "critic" and err.field.startswith("parallelism."):  # the policy's layout: the
+            # critic's model is the choice that breaks it (the rollout's TP was named before)
+            msg = f"{err.field} {err.message} (the critic trains on the policy's layout)"
+            raise ScenarioError("rl.critic.model", msg) from None
         field = _USER_FIELDS.get(err.field)
         if field is None:
             raise ScenarioError(err.field, f"{err.message} (the {role} of RL post-training)") from None

@@ -162,7 +162,48 @@ def _expand_draft(data: dict[str, Any]) -> None:
     data["serving"] = {**data["serving"], "speculative": {**spec, "draft_model": model}}
 
 
+# Other JSON documents of this app and its users, known by keys no scenario has: (those keys,
+# what the document is and what to do with it). A scenario file is often confused with them.
+_OTHER_DOCUMENTS = (
+    (
+        ("per_gpu", "scenario"),
+        'an estimate report (gpusizer-cli estimate --json), not a scenario: its "scenario" block '
+        "is the scenario it estimated",
+    ),
+    (
+        ("per_gpu_total", "gpus"),
+        "a sizing option (gpusizer-cli plan or compare --json), not a scenario: apply its "
+        '"parallelism", "hardware" and "scenario_changes" to the scenario it came from',
+    ),
+    (
+        ("model_type",),
+        "a Hugging Face config.json, not a scenario: gpusizer-cli import-config (or File > Import "
+        'Model in the window) turns it into a scenario\'s "model" block',
+    ),
+    (("architectures",), "a Hugging Face config.json, not a scenario: gpusizer-cli import-config"),
+)
+
+
+def other_document(data: dict[str, Any]) -> str | None:
+    """What a JSON object that is another kind of document is (a report, a plan's option, a
+    Hugging Face config.json) and what to do with it; None: none of them (a scenario has a
+    ``model``)."""
+    if "model" in data:
+        return None
+    return next((what for keys, what in _OTHER_DOCUMENTS if all(k in data for k in keys)), None)
+
+
+def _check_kind_of_document(data: dict[str, Any]) -> None:
+    """Another kind of document: one line saying which, naming its first key a scenario does
+    not have, in place of "unknown field (check the spelling)" as if a field were misspelt."""
+    what = other_document(data)
+    if what is not None:
+        first = next(str(k) for k in data if k not in Scenario.model_fields)
+        raise ScenarioError(excerpt(first) if len(first) > 60 else first, f"unknown field: this is {what}")
+
+
 def _validate(data: dict[str, Any]) -> Scenario:
+    _check_kind_of_document(data)
     other_kinds(data)  # checked, then left to the window: no part of the estimate
     data.pop(OTHER_KINDS, None)
     check_text(data)

@@ -10,6 +10,7 @@ from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
 from ..model.presets import check_host, scenario_gpu
 from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import ModelSpec, Scenario
+from ..model.workload_spec import LORA_TARGETS
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import attention_tp, check_attention_data, per_rank_note
@@ -260,6 +261,9 @@ def _check_async_output(s: Scenario) -> None:
 
 def check_workload(s: Scenario) -> None:
     w, p = s.workload, s.parallelism
+    if w.is_adapter and not w.lora_targets:  # PEFT tuners_utils.inject_adapter: "Target modules
+        # ... not found in the base model" when none matched; before, 0 parameters trained
+        raise ScenarioError("workload.lora_targets", f"give at least one of {', '.join(LORA_TARGETS)}")
     if w.lora_layers is not None and w.is_adapter:
         layers = resolve(s.model).layers
         if w.lora_layers > layers:

@@ -141,6 +141,11 @@ class WorkBuilder:
         (``workload.training_tokens``) times it."""
         return None
 
+    def run_seconds_of(self, s: Scenario) -> float | None:
+        """:meth:`run_seconds` of ``s``'s estimate where the kind times its run without the
+        whole estimate (a deadline's search asks at every count it tries); None: estimate."""
+        return None
+
     def paced(self, s: Scenario) -> Scenario:
         """The scenario whose training step the layout search prices for a layout of ``s``
         (core/sizing/pace.TrainingClock): ``s`` itself, or a kind of phases' trained role's."""

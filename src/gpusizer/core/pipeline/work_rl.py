@@ -55,6 +55,7 @@ from .rl_time import (
     step_seconds,
 )
 from .rl_transitions import Transition
+from .runs_on import check_runs_on
 from .work import RL_KEY, Job, Work, WorkBuilder, register_work, training_peak
 
 
@@ -327,6 +328,14 @@ class RLWork(WorkBuilder):
 
     def run_seconds(self, est: Any) -> float | None:
         return float(est.rl["run_seconds"]) if est.rl else None  # rl.steps steps
+
+    def run_seconds_of(self, s: Scenario) -> float | None:
+        """The estimate's ``rl.run_seconds`` without the rest of it: a split estimate also times
+        each other split of its pools (24 steps more), which a deadline's search of hundreds
+        of counts does not read (a split run under a deadline it missed took 33 s of CPU)."""
+        check_runs_on(s)  # as the estimate would refuse it
+        rl = rl_of(s)
+        return rl_plan(s, scenario_gpu(s)).step(rl.overlaps) * rl.steps
 
     def paced(self, s: Scenario) -> Scenario:
         """The policy's step: at a fixed count the rollout and moves hardly vary by layout."""

@@ -58,6 +58,10 @@ class WorkloadKind:
     # the scenario's framework: the GPUs they run on bound the kind's as the framework's do
     # (core/pipeline/runs_on.py)
     engines: tuple[str, ...] = ()
+    # workload fields the kind sets itself from its own block, each with the fields that set it
+    # (RL: the policy's sequence from the prompt and the longest response): a command-line flag
+    # setting one is said to be ignored (cli_args.py), not silently dropped
+    derived: tuple[tuple[str, str], ...] = ()
 
     @property
     def work_key(self) -> str:
@@ -166,5 +170,11 @@ register(
         phased=True,
         engine_width="rl.rollout.tensor",
         engines=("rl.rollout.engine",),
+        # core/pipeline/rl_roles.py trainer_scenario
+        derived=(
+            ("workload.sequence_length", "rl.prompt_tokens and rl.rollout.response_tokens"),
+            ("workload.global_batch_size", "rl.rollout.prompts_per_step and samples_per_prompt"),
+            ("workload.training_tokens", "rl.steps and the step's responses"),
+        ),
     )
 )

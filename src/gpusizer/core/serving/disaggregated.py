@@ -45,6 +45,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ScenarioError
+from ..model.architecture import resolve
 from ..model.redundant import FIELD as REDUNDANT
 from ..model.redundant import physical_experts
 from ..model.result import EngineMemory
@@ -87,7 +88,18 @@ def check_disaggregated(s: Scenario) -> None:
                 f"serving.disaggregated.{name}",
                 f"must be a multiple of the pool's tensor x pipeline ({per}); got {n:,}",
             )
+    _check_prefill_width(s, spec)
     _check_prefill_layout(s, spec)
+
+
+def _check_prefill_width(s: Scenario, spec: DisaggregatedSpec) -> None:
+    """A prefill replica's width splits whole heads, as ``parallelism.tensor`` must (vLLM,
+    SGLang, TensorRT-LLM; core/pipeline/validate.py): 3 on 32 heads ran a third of them."""
+    tp, heads = spec.prefill_tensor, resolve(s.model).heads
+    if tp is not None and heads % tp:
+        allowed = ", ".join(str(d) for d in range(1, min(heads, 1024) + 1) if heads % d == 0)
+        msg = f"must divide attention_heads ({heads}); allowed: {allowed}, or null (parallelism.tensor)"
+        raise ScenarioError("serving.disaggregated.prefill_tensor", msg)
 
 
 def _check_prefill_layout(s: Scenario, spec: DisaggregatedSpec) -> None:
@@ -188,6 +200,7 @@ def disaggregated_fields(
     """The report's fields of the split (empty without it; module docstring): ``s`` is one
     attention-DP rank's view of ``whole`` (the scenario as set; null: ``s`` itself), each
     pool's replicas counted in ranks."""
+    from .budget import MAX_SIMULATED_USERS, extrapolated
     from .load import serving_load
     from .prefix import PrefixStep
     from .scheduler import simulate
@@ -212,8 +225,12 @@ def disaggregated_fields(
     own, each = wl.prompt - 1, max(1, math.ceil(users / decode_r))
     share = _held(each, own, wl.output, eng.kv_tokens, eng.block)
     kv = max(float(eng.block), eng.kv_tokens - share * own)
-    dec_wl = replace(wl, prompt=1, load="steady", users=share, requests=4 * share, time_boxed=False)
+    # past the simulation's users (core/serving/budget.py) the run is of that many, its waits
+    # scaled as the aggregated run's are: 2^20 users on one llama.cpp replica ran for minutes
+    ran = min(share, MAX_SIMULATED_USERS)
+    dec_wl = replace(wl, prompt=1, load="steady", users=ran, requests=4 * ran, time_boxed=False)
     dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
+    dec = extrapolated(dec, share / ran)
     # the connectors move whole KV blocks (vLLM's block, SGLang's page)
     sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
     transfer_bytes = sent * em.kv_bytes_per_token * per

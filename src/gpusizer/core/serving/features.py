@@ -67,7 +67,11 @@ def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: st
         )
     pool = max(0, em.kv_pool_bytes - w)
     shrink = pool / em.kv_pool_bytes * em.kv_bytes_per_token / per if em.kv_pool_bytes else 0.0
-    mem = replace(m, weights=m.weights + w, kv_cache=max(0, m.kv_cache - w))
+    # what the pool cannot give up is more memory: the peak holds the weights loaded (before,
+    # 2,500 GiB of adapter slots showed under a 73 GiB peak)
+    mem = replace(
+        m, weights=m.weights + w, kv_cache=max(0, m.kv_cache - w), total=m.total + max(0, w - m.kv_cache)
+    )
     starts, reason = em.starts, em.reason
     if starts and pool <= 0:
         starts, reason = False, f"{what} leave no memory for the KV cache"

@@ -109,18 +109,21 @@ def settings(spec: SpeculativeSpec) -> tuple[int, float]:
 
 def check_speculative(s: Scenario) -> None:
     """A draft model is given for ``draft_model`` only and shares the target's vocabulary
-    (vLLM refuses a draft whose vocabulary differs: the verify compares token ids)."""
+    (vLLM refuses a draft whose vocabulary differs: the verify compares token ids). A draft
+    model kept while the method is off must still be a model block: the file is saved back
+    with it, and a later method of "draft_model" would read it."""
+    where = "serving.speculative.draft_model"
+    kept = s.serving.speculative.draft_model if s.serving.speculative is not None else None
+    if kept is not None and not isinstance(kept, ModelSpec):
+        raise ScenarioError(where, "must be a model block (a preset or the architecture's fields)")
     spec = speculative_of(s)
     if spec is None:
         return
-    where = "serving.speculative.draft_model"
     if spec.method == "draft_model" and spec.draft_model is None:
         raise ScenarioError(where, 'required with method "draft_model" (a preset or a model block)')
     if spec.method != "draft_model" and spec.draft_model is not None:
         raise ScenarioError(where, f'only with method "draft_model", not "{spec.method}"')
-    if spec.draft_model is not None:
-        if not isinstance(spec.draft_model, ModelSpec):
-            raise ScenarioError(where, "must be a model block (a preset or the architecture's fields)")
+    if isinstance(spec.draft_model, ModelSpec):
         v, dv = resolve(s.model).vocab, resolve(spec.draft_model).vocab
         if v != dv:
             raise ScenarioError(

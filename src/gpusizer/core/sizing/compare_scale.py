@@ -100,7 +100,10 @@ def _run_seconds(s: Scenario, filler: Filler, n: int) -> float:
     best = filler.best(n)
     if not best:
         return math.inf
-    run = builder_of(s.workload.info).run_seconds(estimate(best[0].scenario))
+    builder = builder_of(s.workload.info)
+    run = builder.run_seconds_of(best[0].scenario)
+    if run is None:
+        run = builder.run_seconds(estimate(best[0].scenario))
     return math.inf if run is None else run / effective_time_share(s, n)
 
 

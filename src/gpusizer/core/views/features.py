@@ -72,8 +72,13 @@ def feature_curve(s: Scenario) -> FeatureCurve:
     grid = user_grid(conc)
     bare = [_served(plain, u) for u in grid]
     full = [_served(s, u) for u in grid] if active else bare
-    split_on = s.serving.disaggregated is not None
+    # on only with a prefill pool (a block kept with prefill_gpus null is off); the pools as set
+    # where no run started (they were drawn as "0 prefill + 0 decode GPUs")
+    spec = s.serving.disaggregated
+    split_on = spec is not None and spec.prefill_gpus is not None
     pools = max((p[2] for p in full), default=(0, 0))
+    if split_on and spec is not None and pools == (0, 0):
+        pools = (spec.prefill_gpus or 0, spec.decode_gpus or 0)
     return FeatureCurve(
         tuple(grid),
         tuple(p[0] for p in full),

@@ -73,14 +73,16 @@ class FeaturesChart(WorkerChart, ChartBase):
             f"{html.escape(self.model_name)} under {html.escape(self.engine)} on "
             f"{html.escape(self.gpu_name)}: output tokens/s against users"
         )
-        i = c.users.index(c.concurrency)
+        i, users = c.users.index(c.concurrency), count(c.concurrency, "user")
+        if (c.split or c.active) and not c.with_features[i]:  # no tokens/s to compare
+            return f"{head}; at your {users} the engine does not start as set (see the verdict)"
         if c.split:
-            return f"{head}; at your {c.concurrency:,} users {self._pools()}: {c.split[i]:,.0f} tokens/s"
+            return f"{head}; at your {users} {self._pools()}: {c.split[i]:,.0f} tokens/s"
         if not c.active:
             return head + " (no serving feature set: the Serving panel's prefix, speculative, LoRA, offload)"
         base, got = c.without[i], c.with_features[i]
         gain = f"{got / base:.2f}x" if base else "n/a"
-        return f"{head}; at your {c.concurrency:,} users {gain} with {', '.join(c.active)}"
+        return f"{head}; at your {users} {gain} with {', '.join(c.active)}"
 
     def _pools(self) -> str:
         c = self.data

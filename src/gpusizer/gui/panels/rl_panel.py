@@ -9,8 +9,10 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel
 
+from ...core.model.presets import model_presets
 from ...core.pipeline.work import RL_KEY
 from ...core.registry.dtypes import DTYPES
+from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
 from ..binding import Binder
 from ..quantity_field import QuantityField
@@ -40,6 +42,20 @@ _TRANSPORT_ITEMS = (
     ("one GPU's network link (default)", None),
     ("NeMo RL collective (v0.4+)", "collective"),
 )
+
+# fields another edit can make invalid (a model of another vocabulary than the reference's; a
+# longer response than vLLM's prefill budget takes): each has a widget, so its error shows
+# beside it and can be fixed in the window
+REFERENCE = "rl.reference.model"
+# the roles' own models (null: the policy's); a TP edit the critic's heads do not divide is
+# refused beside the critic's
+_ROLE_MODELS = (
+    ("Reference model", REFERENCE, "combo_rl_reference"),
+    ("Critic model", "rl.critic.model", "combo_rl_critic"),
+    ("Reward model", "rl.reward.model", "combo_rl_reward_model"),
+)
+BUDGET = "rl.rollout.max_batched_tokens"
+RELEASE = "rl.rollout.engine_version"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -81,6 +97,11 @@ class RLPanel(Panel):
             name="spin_rl_off_policy_steps",
         )
         f.add("Rollout engine", combo((("vLLM", "vllm"), ("SGLang", "sglang"))), "rl.rollout.engine")
+        # the engine's release (its rules); a release of the other engine, left by an engine
+        # switch, is refused beside it and chosen again here
+        self.release = combo([("current release", None)])
+        f.add("Rollout release", self.release, RELEASE, name="combo_rl_engine_version")
+        self._releases_of = ""
         f.add(
             "Rollout weights",
             # None: null, the policy's 16-bit weights as the refit sends them
@@ -104,6 +125,11 @@ class RLPanel(Panel):
         )
         for label, path, name, kind, step, unit in _INTS:
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
+        presets = sorted((str(d.get("name", pid)), pid) for pid, d in model_presets().items())
+        for label, path, name in _ROLE_MODELS:
+            f.add(label, combo([("the policy's model (default)", None), *presets]), path, name=name)
+        budget = QuantityField("context", BUDGET, step=1024, unit="tokens", none_text="one step per batch")
+        f.add("Prefill budget", budget, BUDGET, name="spin_rl_max_batched_tokens")
         f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
         f.add("", QCheckBox("FP32 log-probs (NeMo RL)"), FP32_LOGPROBS, name="check_rl_fp32_logprobs")
         f.add("", QCheckBox("Fused SwiGLU (Megatron)"), SWIGLU, name="check_rl_bias_activation_fusion")
@@ -127,12 +153,44 @@ class RLPanel(Panel):
         self.form.show("rl.overlap", split)
         self.form.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
         self.form.show(TRANSPORT, split)
+        self._fill_releases(str(self.state.value("rl.rollout.engine")))
+        algorithm = RL_ALGORITHMS.get(str(self.state.value("rl.algorithm")))
+        critic = algorithm is not None and algorithm.critic
+        self.form.show("rl.critic.model", critic or self._held("rl.critic.model"))
+        reward = self.state.value("rl.reward.kind") == "model"
+        self.form.show("rl.reward.model", reward or self._held("rl.reward.model"))
+        # vLLM's max_num_batched_tokens (SGLang has no such floor): shown for vLLM, or held
+        self.form.show(BUDGET, self.state.value("rl.rollout.engine") == "vllm" or self._held(BUDGET))
         self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
         self.form.show(FUSION, self._host_paced() or bool(self.state.value(FUSION)))
         # shown where Megatron's layers run, or held off elsewhere (so it can be set back)
         self.form.show(SWIGLU, self._megatron() or self.state.value(SWIGLU) is False)
+
+    def _fill_releases(self, engine: str) -> None:
+        """The rollout engine's documented releases, newest first; a release set that is not
+        one of them (between two, or the other engine's) is kept as an item of its own."""
+        profile = FRAMEWORKS.get(engine)
+        current = self.state.value(RELEASE)
+        if profile is None or (engine == self._releases_of and self.release.findData(current) >= 0):
+            return
+        self._releases_of = engine
+        blocked = self.release.blockSignals(True)
+        self.release.clear()
+        self.release.addItem(
+            f"current release ({profile.versions[-1]})" if profile.versions else "current", None
+        )
+        for v in (
+            *reversed(profile.versions),
+            *([current] if current not in (None, *profile.versions) else []),
+        ):
+            self.release.addItem(str(v), v)
+        self.release.setCurrentIndex(max(self.release.findData(current), 0))
+        self.release.blockSignals(blocked)
+
+    def _held(self, path: str) -> bool:
+        return self.state.value(path) is not None
 
     def _host_paced(self) -> bool:
         """Whether the policy's eager layers are paced by the host's ops, which the fused

@@ -177,6 +177,8 @@ class ServingPanel(Panel):
             "serving.speculative.method",
             name="combo_serving_speculative",
         )
+        # a draft model comes from the file (no widget): its errors show beside the method
+        f.binder.shown_at["serving.speculative.draft_model"] = "serving.speculative.method"
         k = QuantityField("count", "serving.speculative.num_tokens", none_text="method default")
         f.add("Draft tokens", k, "serving.speculative.num_tokens", name="spin_serving_draft_tokens")
         a = QuantityField(
