@@ -20,13 +20,16 @@ from gpusizer.core.registry.moe_a2a import (
     LOW_LATENCY_RDMA,
     MOE_A2A_BACKENDS,
     A2ABackend,
+    Exchange,
     distinct,
+    low_latency_seconds,
     register,
 )
 from gpusizer.core.registry.table import DuplicateId
 from gpusizer.core.serving.attention_dp import rank_view
 from gpusizer.core.serving.engine_settings import engine_settings
 from gpusizer.core.serving.load import engine_costs
+from gpusizer.core.speed.collectives import NVLINK_ALPHA, NVLINK_EFFICIENCY
 from gpusizer.core.speed.step_model import step_model
 
 
@@ -65,6 +68,37 @@ def test_low_latency_bytes_give_the_readme_latencies() -> None:
         comb = 128 * 8 * 7168 * 2 / (rate_c * 1e9) * 1e6
         assert disp == pytest.approx(latency[int(ep)][0], rel=0.03)
         assert comb == pytest.approx(latency[int(ep)][1], rel=0.03)
+
+
+def _ll(network: bool, tokens: float = 128, ranks: int = 8, line_gb_per_s: float = 450) -> Exchange:
+    """One layer's low-latency exchange of DeepSeek's shape (hidden 7,168, top-8, FP8 dispatch),
+    uniform routing, over a scale-up link of ``line_gb_per_s`` per direction."""
+    beta = line_gb_per_s * 1e9 * NVLINK_EFFICIENCY
+    return Exchange(tokens, 7168, 8, ranks, 8, network, beta, 1.0, NVLINK_ALPHA, 1.0, 1.0, True, 2.0)
+
+
+def test_low_latency_inside_an_nvlink_domain_reads_the_link() -> None:
+    """Inside one NVLink domain DeepEP's low-latency kernels write each (token, expert) message
+    over NVLink (internode_ll.cu, ``nvshmemi_get_p2p_ptr``): the bytes at the link's alpha +
+    bytes / beta, not the README's RDMA rate; over the network the README's rate as before."""
+    x = _ll(network=False, tokens=1408, ranks=48, line_gb_per_s=900)
+    pairs = 1408 * 8
+    want = 2 * NVLINK_ALPHA + pairs * (7392 + 7168 * 2) / (900e9 * NVLINK_EFFICIENCY)
+    assert low_latency_seconds(x) == pytest.approx(want, rel=1e-12)
+    over_rdma = _ll(network=True, tokens=1408, ranks=48)
+    _, rate_d, rate_c = next(r for r in LOW_LATENCY_RDMA if r[0] == 32)  # EP 48: the EP 32 row
+    rdma = pairs * (7392 / (rate_d * 1e9) + 7168 * 2 / (rate_c * 1e9))
+    assert low_latency_seconds(over_rdma) == pytest.approx(rdma, rel=1e-12)
+
+
+def test_low_latency_over_nvlink_against_deepep_pr_173() -> None:
+    """A check, not a fit: DeepEP PR 173 ("LL nvlink p2p", H20, 8 GPUs of one node over NVLink,
+    128 tokens a rank, DeepSeek's shape) measured dispatch 37 us and combine 59 us (96 us).
+    The H20's NVLink is 450 GB/s a direction; ours 28.5 + 47.7 = 76 us, 0.79 of the measured
+    time (tolerance 25 %: the kernels' own overhead beyond one call's latency is not priced)."""
+    ours = low_latency_seconds(_ll(network=False)) * 1e6
+    assert ours == pytest.approx(76.2, abs=0.5)
+    assert ours == pytest.approx(37 + 59, rel=0.25)
 
 
 def test_normal_kernels_send_once_per_node() -> None:
@@ -140,6 +174,16 @@ def test_report_names_the_backend() -> None:
     text = json.dumps(estimate_report(_scenario("deepep_normal")))
     assert "MoE tokens exchanged by DeepEP normal (high-throughput) at its measured rates" in text
     assert "MoE tokens exchanged" not in json.dumps(estimate_report(_scenario()))
+
+
+def test_report_says_where_low_latency_reads_nvlink() -> None:
+    """The speed assumption says when the low-latency kernels went over NVLink at the link's
+    rate (EP 8 inside one H100 node), and not over two nodes (the README's RDMA rates)."""
+    phrase = "low-latency kernels over NVLink at the link's own rate"
+    one_node = _scenario("deepep_low_latency")
+    one_node["parallelism"] = {"tensor": 8, "attention_data": 8, "expert": 8}
+    assert phrase in json.dumps(estimate_report(one_node))
+    assert phrase not in json.dumps(estimate_report(_scenario("deepep_low_latency")))
 
 
 def _bad(backend: object, framework: str = "sglang", gpu: str = "h100-sxm-80gb") -> dict[str, Any]:

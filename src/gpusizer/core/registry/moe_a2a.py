@@ -22,6 +22,15 @@ InfiniBand NIC a GPU (~50 GB/s), hidden 7,168, top-8 experts, FP8 dispatch and B
 - low-latency kernels (pure RDMA, each token sent once per routed expert: the receive buffer is
   per local expert, ``internode_ll.cu``): at 128 tokens a rank, dispatch 77-194 us and combine
   114-369 us from EP 8 to 256, their bandwidths those token-expert pairs' bytes over the time.
+  Where the EP group shares one NVLink domain (an 8-GPU node; a GB200 NVL72 rack with
+  ``allow_mnnvl``) the same kernels write each message straight into the peer's buffer over
+  NVLink, no NIC on the path (``nvshmemi_get_p2p_ptr`` non-zero: ``UNROLLED_WARP_COPY`` with
+  ``st_na_global`` in place of ``nvshmemi_ibgda_put_nbi_warp``; DeepEP PR 173 "LL nvlink p2p",
+  on by default since 2025-05-23, ``allow_nvlink_for_low_latency_mode=True``; the LMSYS GB200
+  part I blog: "The new NVLink-only environment is supported by mapping remote GPU memory to
+  the local virtual address space"). No DeepEP rate over multi-node NVLink is published, so
+  those bytes go at the NVLink link's own alpha + bytes / beta, the rate the default
+  all-to-all reads for that link (:func:`low_latency_nvlink_seconds`).
 
 SGLang: ``--moe-a2a-backend deepep`` (``--enable-deepep-moe`` before) with ``--deepep-mode
 normal | low_latency | auto``; ``auto`` resolves per step to normal when any rank has prompt
@@ -144,13 +153,30 @@ def normal_seconds(x: Exchange) -> float:
 def low_latency_seconds(x: Exchange) -> float:
     """DeepEP's low-latency kernels: each (token, routed expert) pair to the busiest rank at the
     README's rate for the EP size (its 128-token latency is those bytes over it), at least the
-    link's latency a call."""
+    link's latency a call; inside one NVLink domain at the link's own rate
+    (:func:`low_latency_nvlink_seconds`)."""
+    if not x.network:
+        return low_latency_nvlink_seconds(x)
     pairs = x.tokens * x.top_k * x.busy_rank
     _, rate_d, rate_c = _row(LOW_LATENCY_RDMA, x.ranks)
     scale = x.network_scale if x.network else 1.0
     disp = pairs * x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b) / (rate_d * GB * scale)
     comb = pairs * x.hidden * x.act_b / (rate_c * GB * scale)
     return max(x.alpha, disp) + max(x.alpha, comb)
+
+
+def low_latency_nvlink_seconds(x: Exchange) -> float:
+    """DeepEP's low-latency kernels inside one NVLink domain: the same messages as over RDMA
+    (each (token, routed expert) pair, FP8 with its scales dispatched, BF16 combined, the
+    busiest rank's share) at the scale-up link's alpha + bytes / beta (core/speed/collectives.py:
+    8 us and 0.82 of the per-direction line rate), as the default all-to-all reads that link.
+    The README's RDMA rates do not apply: no NIC is on the path (module docstring). Checked, not
+    fitted, on DeepEP PR 173's H20 EP 8 (128 tokens a rank over NVLink: dispatch 37 us, combine
+    59 us): this gives 28 and 48 us."""
+    pairs = x.tokens * x.top_k * x.busy_rank
+    disp = pairs * x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b) / x.nvlink_beta
+    comb = pairs * x.hidden * x.act_b / x.nvlink_beta
+    return 2 * x.alpha + disp + comb
 
 
 MOE_A2A_BACKENDS: dict[str, A2ABackend] = {}

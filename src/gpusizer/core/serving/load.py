@@ -313,8 +313,17 @@ def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -
         + ("" if s.serving.load else " (serving.load not set: steady)")
         + (f"; EP ranks at the stated balance {balance:g} (mean / busiest rank)" if balance else "")
         + (f"; MoE tokens exchanged by {step.a2a.backend.label} at its measured rates" if step.a2a else "")
+        + (
+            _nvlink_ll
+            if step.a2a and step.a2a.backend.mode != "normal" and step.ep_link.kind == "nvlink"
+            else ""
+        )
         + ("; two-batch overlap (SGLang --enable-two-batch-overlap)" if step.tbo else "")
     )
+
+
+# DeepEP's low-latency kernels inside one NVLink domain (core/registry/moe_a2a.py)
+_nvlink_ll = " (its low-latency kernels over NVLink at the link's own rate: no NIC on the path)"
 
 
 def matmul_share(gpu: GPUSpec, r: Rates, activations: str) -> str:
