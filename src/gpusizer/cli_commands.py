@@ -47,8 +47,20 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
         why = context_reason(s)
         text = f"No GPU runs this scenario: {why}." if why else text
+    stated = "" if args.json else _stated_line(s, options)
+    if stated:  # the stated layout fits: "no GPU fits" is of the layouts the search tries
+        text = text.replace("with any layout within", "with any layout the search tries within", 1) + stated
     emit(strict_json(options) if args.json else text)
     return 0
+
+
+def _stated_line(s: Any, options: list[dict[str, Any]]) -> str:
+    """Where the scenario's own GPU is not listed but its stated attention-DP layout fits there
+    (core/sizing/stated.py): a line saying so and what the search covers ("" otherwise)."""
+    from .core.sizing.stated import SEARCH_COVERS, own_gpu, stated_fits
+
+    stated = None if any(o["gpu"] == own_gpu(s) for o in options) else stated_fits(s)
+    return f"\nNote: {stated}; the search tries {SEARCH_COVERS}, and none of those fits." if stated else ""
 
 
 def cmd_import(args: argparse.Namespace) -> int:

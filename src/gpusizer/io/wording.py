@@ -26,6 +26,7 @@ from ..core.model.result import Estimate
 from ..core.sizing.layout_search import MAX_GPUS  # the most GPUs the advice searches
 from ..core.sizing.option import SizingOption
 from ..core.sizing.savings import describe
+from ..core.sizing.stated import SEARCH_COVERS, stated_phrase, unsearched
 from .units import fmt_bytes
 
 
@@ -129,11 +130,17 @@ def plain(spans: list[Span]) -> str:
     return "".join(text for text, _strong in spans)
 
 
-def nothing_fits(gpu_name: str, context: str | None = None) -> str:
+def nothing_fits(gpu_name: str, context: str | None = None, stated: str | None = None) -> str:
     """The advice when no count of the GPU holds the work; ``context``: why a request is longer
-    than the engine's context, which no count of GPUs changes (``unmet`` context_limit)."""
+    than the engine's context, which no count of GPUs changes (``unmet`` context_limit);
+    ``stated``: the scenario's own layout that fits though the search cannot try it
+    (core/sizing/stated.py), said beside what the search covers."""
     if context:
         return f"no count of {gpu_name} runs it: {context}; raise it or shorten the request."
+    if stated:
+        return (
+            f"no layout the search tries ({SEARCH_COVERS}) of up to {MAX_GPUS:,} × {gpu_name} fits; {stated}."
+        )
     return (
         f"no layout of up to {MAX_GPUS:,} × {gpu_name} fits; choose a bigger GPU, quantised "
         "weights or a shorter sequence."
@@ -205,7 +212,8 @@ def gpus_needed_spans(est: Estimate, option: SizingOption | None) -> list[Span]:
     nothing fits)."""
     if option is None:
         context = est.fit_reason if est.unmet == "context_limit" else None
-        return [(nothing_fits(est.gpu.name, context), False)]
+        stated = stated_phrase(est) if est.fits and unsearched(est.scenario) else None
+        return [(nothing_fits(est.gpu.name, context, stated), False)]
     out: list[Span] = [(need_phrase(option, est.gpu.name), True)]
     bought = bought_phrase(option)
     if bought:

@@ -51,6 +51,19 @@ def physical_experts(s: Scenario) -> int:
     return 0 if moe is None else moe.experts + redundant(s)
 
 
+def stated_physical(s: Scenario) -> int:
+    """Routed experts plus the replicas ``serving.redundant_experts`` states for a served MoE
+    model, whatever its layout (0 for a dense model): the count the layout search's expert
+    ranks must divide (core/sizing/layout_space.py), as the engine asserts it at every EP above
+    1 (SGLang's FusedMoE, module docstring). A search candidate whose ranks do not divide it is
+    skipped (validation refuses it), never priced without the replicas: that would size a
+    deployment other than the one stated."""
+    moe = s.model.moe
+    if moe is None:
+        return 0
+    return moe.experts + (0 if s.workload.trains else s.serving.redundant_experts or 0)
+
+
 def expert_divisor(s: Scenario) -> float:
     """The ``ep`` that core/model/sharding.py ``stage_params`` divides the routed experts'
     parameters by so that a GPU holds its whole replicas: ``parallelism.expert`` without

@@ -18,6 +18,7 @@ from ..model.field_path import get_path
 from ..model.presets import gpu_presets, gpu_spec, scenario_gpu
 from ..model.specs import GPUSpec, Scenario
 from ..registry.frameworks import FRAMEWORKS, FrameworkProfile
+from .validate_sched import a2a_gpu_refusal
 
 _LISTED = 6  # at most this many GPU ids in a message; more are said by vendor
 
@@ -54,8 +55,10 @@ def _stoppers(s: Scenario, gpu: GPUSpec) -> list[tuple[str, FrameworkProfile]]:
 
 
 def scenario_runs_on(s: Scenario, gpu: GPUSpec) -> bool:
-    """Whether the scenario's framework and its kind's own engines all run on ``gpu``."""
-    return not _stoppers(s, gpu)
+    """Whether the scenario's framework and its kind's own engines all run on ``gpu``, and the
+    MoE exchange it states too (``serving.moe_a2a_backend``: DeepEP needs NVLink,
+    core/pipeline/validate_sched.py ``a2a_gpu_refusal``)."""
+    return not _stoppers(s, gpu) and a2a_gpu_refusal(s, gpu) is None
 
 
 def check_runs_on(s: Scenario) -> None:
@@ -88,18 +91,33 @@ def left_out(s: Scenario, gpu_ids: Iterable[str], specs: dict[str, GPUSpec]) -> 
 
 def left_out_note(s: Scenario, ids: list[str]) -> str | None:
     """The sentence that says which GPUs a comparison left out and why (None: none): their
-    ids when few, else how many of each vendor."""
-    if not ids:
-        return None
-    prof = s.profile
+    ids when few, else how many of each vendor. GPUs the framework (or an engine) runs on but
+    the stated MoE exchange does not get a sentence of their own after it."""
+    presets = gpu_presets()
+    # an id outside the catalog is the scenario's inline GPU (compare.left_out_gpus)
+    specs = {g: gpu_spec(g) if g in presets else scenario_gpu(s) for g in ids}
+    by_a2a = [g for g in ids if not _stoppers(s, specs[g]) and a2a_gpu_refusal(s, specs[g])]
+    by_engine = [g for g in ids if g not in by_a2a]
+    out = [_engine_note(s, by_engine)] if by_engine else []
+    if by_a2a:
+        out.append(f"Left out: {_which(by_a2a)}: {a2a_gpu_refusal(s, specs[by_a2a[0]])}.")
+    return " ".join(out) or None
+
+
+def _which(ids: list[str]) -> str:
+    """The ids when few, else how many of each vendor."""
     if len(ids) <= _LISTED:
-        which = ", ".join(ids)
-    else:
-        presets = gpu_presets()
-        vendors = Counter(gpu_spec(g).vendor if g in presets else "other" for g in ids)
-        which = f"{len(ids)} GPUs ({', '.join(f'{v} {n}' for v, n in vendors.most_common())})"
+        return ", ".join(ids)
+    presets = gpu_presets()
+    vendors = Counter(gpu_spec(g).vendor if g in presets else "other" for g in ids)
+    return f"{len(ids)} GPUs ({', '.join(f'{v} {n}' for v, n in vendors.most_common())})"
+
+
+def _engine_note(s: Scenario, ids: list[str]) -> str:
+    """The sentence for GPUs the framework or the kind's own engine does not run on."""
+    prof = s.profile
     why = [f"{prof.label} runs on {vendors_text(prof)} GPUs only"]
     engines = {(f, p.id): p for g in ids if g in gpu_presets() for f, p in _stoppers(s, gpu_spec(g))}
     if engines and ("framework", prof.id) not in engines:  # the framework runs there: an engine not
         why = [f"{p.label} ({f}) runs on {vendors_text(p)} GPUs only" for (f, _), p in engines.items()]
-    return f"Left out: {which}: {'; '.join(why)}."
+    return f"Left out: {_which(ids)}: {'; '.join(why)}."

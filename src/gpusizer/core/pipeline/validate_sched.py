@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ..errors import ScenarioError
 from ..model.presets import scenario_gpu
-from ..model.specs import Scenario
+from ..model.redundant import ep_ranks
+from ..model.specs import GPUSpec, Scenario
 from ..registry.moe_a2a import MOE_A2A_BACKENDS
 from ..speed.collectives import SCALE_UP_GB_PER_S
 
@@ -80,7 +81,10 @@ def _check_adp_balance(s: Scenario) -> None:
 def _check_moe_a2a(s: Scenario) -> None:
     """``serving.moe_a2a_backend`` names an exchange the engine runs (core/registry/moe_a2a.py:
     DeepEP under SGLang and vLLM, ``auto`` SGLang's alone) on NVIDIA GPUs joined by NVLink
-    (DeepEP's requirements: "NVLink for intranode communication")."""
+    (DeepEP's requirements: "NVLink for intranode communication"). The GPU is judged only where
+    the field is read: a served MoE model whose experts span more than one rank (the step model
+    asks the backend only then, core/speed/step_model.py ``_a2a``); elsewhere it is kept and not
+    read, like ``serving.redundant_experts``."""
     name = s.serving.moe_a2a_backend
     if name in (None, "none") or not s.workload.serves:
         return
@@ -89,7 +93,7 @@ def _check_moe_a2a(s: Scenario) -> None:
         msg = f"{backend.label} runs under {', '.join(backend.engines)}, not {s.profile.label}; "
         raise ScenarioError("serving.moe_a2a_backend", msg + '"none" or null else')
     gpu = scenario_gpu(s)
-    if gpu.vendor.lower() not in ("nvidia", "custom") or gpu.interconnect_gb_per_s < SCALE_UP_GB_PER_S:
+    if ep_ranks(s.parallelism) > 1 and a2a_gpu_refusal(s, gpu) is not None:
         msg = f'DeepEP needs NVIDIA GPUs joined by NVLink, not {gpu.name}; "none" or null'
         raise ScenarioError("serving.moe_a2a_backend", msg)
 
@@ -111,3 +115,18 @@ def _check_tbo(s: Scenario) -> None:
     if s.serving.moe_a2a_backend in (None, "none"):
         msg = "runs DeepEP's dispatchers: set serving.moe_a2a_backend to a deepep_ id; false or null else"
         raise ScenarioError(field, msg)
+
+
+def a2a_gpu_refusal(s: Scenario, gpu: GPUSpec) -> str | None:
+    """Why the scenario's exchange backend cannot run on ``gpu`` (None: it can, or the scenario
+    never reads it: no backend, training, a dense model). DeepEP's kernels are CUDA, its
+    intranode path NVLink (deepseek-ai/DeepEP README, "Requirements"): a GPU of another vendor,
+    or one whose scale-up link is no NVLink-class fabric (below ``SCALE_UP_GB_PER_S``), cannot
+    run them. The comparison leaves such a GPU out with this sentence
+    (core/pipeline/runs_on.py), as it does a GPU the framework does not run on."""
+    name = s.serving.moe_a2a_backend
+    if name in (None, "none") or not s.workload.serves or s.model.moe is None:
+        return None
+    if gpu.vendor.lower() in ("nvidia", "custom") and gpu.interconnect_gb_per_s >= SCALE_UP_GB_PER_S:
+        return None
+    return f"{MOE_A2A_BACKENDS[name].label} (serving.moe_a2a_backend) needs NVIDIA GPUs joined by NVLink"

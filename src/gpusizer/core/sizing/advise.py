@@ -42,6 +42,7 @@ from .rl_notes import deadline_reason, rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .service_level import default_target
+from .stated import none_tried, own_gpu, stated_fits
 from .systems import option_unit
 from .units import Unit, pool_beside, with_pool
 from .unmet import context_reason, fill_refusal, practical_reason, speed_gaps, targets_reason
@@ -125,16 +126,21 @@ class GpuAdvice:
         return self.ask.max_gpus if cap is None else min(cap, self.ask.max_gpus)
 
     def _no_fit(self) -> tuple[str, str]:
-        """Why no layout holds the work: the engine's context (no count changes it) or memory."""
+        """Why no layout holds the work: the engine's context (no count changes it) or memory (on
+        the scenario's own GPU, with its stated attention-DP layout where that fits:
+        core/sizing/stated.py)."""
         context = context_reason(self.s.model_copy(update={"hardware": self.g.hardware}))
         if context is not None:
             return "context_limit", context
         engine = rl_engine_reason(self.s, self.g)
         if engine is not None:
             return "memory", engine
-        return "memory", (
+        why = (
             f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
         )
+        own = self.s if self.g.id == own_gpu(self.s) else None  # the stated layout is on its own GPU
+        stated = None if own is None else stated_fits(own, self.g.capacity)
+        return "memory", why if stated is None else f"{none_tried(why)}; {stated}"
 
     def _judged(self, c: Choice, growth: Growth, rl: dict[str, Any] | None = None) -> dict[str, Any]:
         """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c``: the user's

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from ..model.architecture import Arch, ceil_div
 from ..model.params import count_parameters
+from ..model.redundant import stated_physical
 from ..model.result import Estimate
 from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
@@ -138,7 +139,7 @@ class ServingFill:
                 return None
             dp = n // (tp * pp)
             ep = dp if ep_all else 1
-            if ep_all and (dp < 2 or s.model.moe is None or s.model.moe.experts % dp):
+            if ep_all and (dp < 2 or s.model.moe is None or stated_physical(s) % dp):
                 return None
             if self._weights_bound(tp, pp, ep) > self.g.capacity:
                 continue

@@ -104,7 +104,8 @@ class Evaluator:
     def parallelism(self, lay: Layout) -> ParallelismSpec:
         """The scenario's parallelism block laid out as ``lay``. The layouts weighed are plain
         TP/PP/DP/EP: attention data parallelism is their DP replicas with the experts over
-        them (core/serving/attention_dp.py), so ``attention_data`` is 1 in every one."""
+        them (core/serving/attention_dp.py), so ``attention_data`` is 1 in every one (a stated
+        attention-DP layout is said beside the answer where it fits: core/sizing/stated.py)."""
         p = self.base.parallelism
         return p.model_copy(
             update={

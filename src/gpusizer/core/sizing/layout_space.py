@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..memo import Memo
 from ..model.architecture import Arch, ceil_div
+from ..model.redundant import stated_physical
 from ..model.specs import Scenario
 from ..registry.frameworks import FrameworkProfile
 
@@ -98,7 +99,8 @@ def layout_space(s: Scenario, arch: Arch, tp_max: int, levels: Sequence[str], ma
     fewest model-parallel GPUs."""
     w, p = s.workload, s.parallelism
     tps = [t for t in divisors(arch.heads) if t <= min(tp_max, max_gpus)]
-    eps = [e for e in divisors(s.model.moe.experts) if e <= max_gpus] if s.model.moe else [1]
+    # the experts' ranks divide the routed experts plus any stated replicas (EP 72 of 256 + 32)
+    eps = [e for e in divisors(stated_physical(s)) if e <= max_gpus] if s.model.moe else [1]
     cps, zeros = [1], [p.zero_stage]
     if w.trains:
         seq = w.sequence_length

@@ -1,0 +1,69 @@
+"""The layout a serving scenario states, where the advice's search cannot try it: attention data
+parallelism (``parallelism.attention_data`` above 1).
+
+Why the search leaves it out: its candidates are TP x PP x DP layouts with EP over the DP
+replicas (core/sizing/layout_search.py ``Evaluator.parallelism`` sets ``attention_data`` 1), and
+each DP replica serves the stated users (core/serving/disaggregated.py: "the scenario's users
+(concurrency x data-parallel replicas)"), while attention-DP ranks split the stated users among
+them (core/serving/attention_dp.py ``rank_view``: the SGLang team's 72-rank decode holds 18,432
+requests, 256 a rank). The same GPUs laid out as DP replicas would each hold all 18,432, so no
+candidate stands for the stated layout, and the fill lays out replicas of TP x PP only
+(core/sizing/fill_serving.py).
+
+What a buyer needs is the count that runs the deployment stated, not "no layout fits" beside a
+verdict that says it fits: so where the stated layout fits, the advice says what its search
+covers and that the stated layout fits, on how many of which GPU (the comparison's reason for
+that GPU, ``plan``'s text, the window's "GPUs needed" line). Pricing the stated layout as an
+option of its own would need the search's layouts to carry attention DP; it is not done here.
+"""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model.presets import resolve_gpu_id
+from ..model.result import Estimate
+from ..model.specs import GPUSpec, Scenario
+from ..pipeline.estimate import estimate
+from .option import layout_label
+from .search import holds
+
+SEARCH_COVERS = "TP/PP/DP/EP layouts without attention DP, each DP replica serving the stated users"
+
+
+def own_gpu(s: Scenario) -> str:
+    """The id of the scenario's GPU (an inline GPU's own id; a former id resolved)."""
+    gpu = s.hardware.gpu
+    return gpu.id if isinstance(gpu, GPUSpec) else resolve_gpu_id(gpu)
+
+
+def unsearched(s: Scenario) -> bool:
+    """Whether the scenario states a serving layout the search does not try."""
+    return s.workload.serves and s.parallelism.attention_data > 1
+
+
+def stated_phrase(est: Estimate) -> str:
+    """``your stated layout (TP 72 x PP 1 x DP 1, EP 72, attention DP 72) fits on 72 x H100 SXM
+    80GB`` of an estimate of that layout."""
+    p = est.scenario.parallelism
+    label = f"{layout_label(p.model_dump(mode='json'), False)}, attention DP {p.attention_data}"
+    return f"your stated layout ({label}) fits on {est.gpus:,} x {est.gpu.name}"
+
+
+def stated_fits(s: Scenario, capacity: int | None = None) -> str | None:
+    """:func:`stated_phrase` of the scenario's own attention-DP layout where it fits (None: no
+    such layout, or it does not fit). ``capacity``: bytes the peak may use with the
+    comparison's margin kept (core/sizing/search.py ``holds``); None: the estimate's own
+    verdict, as the window shows it."""
+    if not unsearched(s):
+        return None
+    try:
+        est = estimate(s)
+    except ScenarioError:
+        return None
+    return stated_phrase(est) if (est.fits if capacity is None else holds(est, capacity)) else None
+
+
+def none_tried(words: str) -> str:
+    """``words`` (a sentence saying nothing fits) as what the search tried: "no layout the
+    search tries (...) fits ..." """
+    return words.replace("nothing fits", f"no layout the search tries ({SEARCH_COVERS}) fits", 1)

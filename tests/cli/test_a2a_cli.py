@@ -1,0 +1,68 @@
+"""``gpusizer-cli plan`` and ``compare`` with DeepEP's exchange (``serving.moe_a2a_backend``) and
+a stated attention-DP layout (core/sizing/stated.py): what the buyer reads at the terminal."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer.cli import main
+
+DATA = Path(__file__).parents[1] / "core" / "data"
+A2A = {
+    "model": {"preset": "deepseek-v3"},
+    "framework": "sglang",
+    "workload": {"kind": "inference", "prompt_tokens": 2000, "generated_tokens": 100},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "precision": {"weights": "fp8"},
+    "serving": {"concurrency": 256, "moe_a2a_backend": "deepep_low_latency"},
+}
+
+
+def _write(tmp_path: Path, data: Any) -> str:
+    path = tmp_path / "s.gpusizer.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_plan_with_deepep_lists_the_nvlink_gpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """SGLang runs DeepEP on H100 SXM: ``plan`` lists it (it said no GPU fits), and names the
+    GPUs left out because DeepEP cannot run on them, with the reason."""
+    assert main(["plan", _write(tmp_path, A2A)]) == 0
+    out = capsys.readouterr().out
+    assert "H100 SXM 80GB" in out and "No GPU in the catalog fits" not in out
+    assert out.rstrip().endswith(
+        "SGLang runs on NVIDIA, AMD and Intel GPUs only. Left out: 36 GPUs (NVIDIA 22, AMD 9, "
+        "Intel 5): DeepEP low-latency (serving.moe_a2a_backend) needs NVIDIA GPUs joined by NVLink."
+    )
+
+
+def test_compare_with_deepep_says_left_out_not_does_not_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A GPU DeepEP cannot run on is no "does not fit" row: the comparison leaves it out."""
+    assert main(["compare", _write(tmp_path, A2A), "--gpus", "h100-sxm-80gb", "l40s-48gb"]) == 0
+    out = capsys.readouterr().out
+    assert "does not fit" not in out and "L40S" not in out.split("Left out")[0]
+    assert "Left out: l40s-48gb: DeepEP low-latency" in out
+
+
+def test_plan_says_the_stated_layout_fits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The SGLang team's 72 x H100 wide-EP decode (tests/core/data/disagg-large-ep-decode.json,
+    first row) estimates "fits": ``plan`` must not say only that no GPU fits; it says what the
+    search tried and that the stated layout fits."""
+    rows = json.loads((DATA / "disagg-large-ep-decode.json").read_text(encoding="utf-8"))["rows"]
+    sc = copy.deepcopy(rows[0]["scenario"])
+    assert main(["plan", _write(tmp_path, sc)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    first = "No GPU in the catalog fits this scenario with any layout the search tries"
+    assert lines[0] == first + " within the search limit."
+    assert lines[-1] == (
+        "Note: your stated layout (TP 72 x PP 1 x DP 1, EP 72, attention DP 72) fits on 72 x H100 "
+        "SXM 80GB; the search tries TP/PP/DP/EP layouts without attention DP, each DP replica "
+        "serving the stated users, and none of those fits."
+    )
