@@ -137,3 +137,26 @@ def test_a_feature_left_off_or_a_training_kind_is_never_judged() -> None:
     parse_scenario(_scenario("llama.cpp", off))
     trained = _scenario("huggingface", _serving("disaggregated", "on")) | {"workload": {"kind": "lora"}}
     parse_scenario(trained)
+
+
+def test_the_docs_table_is_the_registry() -> None:
+    """docs/scenario-format.md "Serving features each engine runs": each engine's row names
+    every mode its table runs, and "no" / "none" where it runs none."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "scenario-format.md").read_text(encoding="utf-8")
+    block = text[text.index("#### Serving features each engine runs") :]
+    rows = [line for line in block.splitlines() if line.startswith("| ")][1:8]
+    tables = [
+        _table(e) for e in ("vllm", "sglang", "tensorrt-llm", "llama.cpp", "ollama", "mlx", "huggingface")
+    ]
+    assert len(rows) == len(tables)
+    for row, table in zip(rows, tables, strict=True):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[0].startswith(table.engine.split(" (")[0]), row
+        for feature, cell in zip(FEATURES, cells[1:], strict=True):
+            values = table.of(feature).values
+            if not values:
+                assert cell.startswith("no"), row
+            for value in values:
+                assert value in cell or (value == "on" and cell == "yes"), (row, value)

@@ -76,7 +76,8 @@ VLLM_FEATURES = FeatureTable(
         ),
         "vLLM docs features/speculative_decoding (draft_model, eagle, eagle3, mtp, ngram); EAGLE-3 "
         "from 0.8.5 (PR 16937); DeepSeek MTP from 0.7.3 (PR 12755)",
-        "V1 dropped draft models until 0.12 (V0 ran them); releases are not checked per method",
+        "V1 ran draft models later than EAGLE and n-gram (V0 ran them all); releases are not "
+        "checked per method",
     ),
     prefix=Support((("on", "--enable-prefix-caching"),), "vLLM docs features/automatic_prefix_caching"),
     lora=Support((("many", "--enable-lora --max-loras --max-cpu-loras"),), "vLLM docs features/lora"),
@@ -218,11 +219,11 @@ HF_FEATURES = FeatureTable(
         (
             ("draft_model", "generate(assistant_model=...)"),
             ("ngram", "generate(prompt_lookup_num_tokens=...)"),
-            ("mtp", "multi-token prediction (transformers v5)"),
+            ("mtp", "multi-token prediction"),
         ),
-        "transformers docs assisted_decoding: speculative decoding, prompt lookup decoding, "
-        "multi-token prediction",
-        "no EAGLE head runs in generate()",
+        "transformers docs assisted_decoding: speculative decoding (assistant_model), prompt "
+        "lookup decoding; its v5 guide adds a 'Multi-token prediction (MTP)' section",
+        "no EAGLE head runs in generate(); MTP allowed as unclear (the release it arrived in was not read)",
     ),
     prefix=Support(
         (("on", "a prefilled cache copied per request"),),
