@@ -131,6 +131,13 @@ def test_every_serving_engine_has_a_sourced_table() -> None:
             assert set(support.values) <= set(MODES[feature]), (p.id, feature)
 
 
+def test_an_unknown_version_is_named_before_any_feature() -> None:
+    d = _scenario("llama.cpp", {**_serving("disaggregated", "on"), "engine_version": "ollama-0.1"})
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(d)
+    assert err.value.field == "serving.engine_version"
+
+
 def test_a_feature_left_off_or_a_training_kind_is_never_judged() -> None:
     """Null fields (the GUI keeps them) and a training workload's serving block are not read."""
     off = {"speculative": {"method": None}, "disaggregated": {"prefill_gpus": None, "decode_gpus": 2}}

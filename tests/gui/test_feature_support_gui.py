@@ -37,6 +37,7 @@ def test_the_engines_methods_and_features_are_offered(window) -> None:
     assert find(window, "spin_serving_kv_offload").isVisibleTo(window)  # --cache-ram
     set_scenario(window, {**LLAMA_CPP, "serving": {"engine_version": "ollama-0.17"}})
     assert _methods(window) == [None]
+    assert not find(window, "combo_serving_speculative").isVisibleTo(window)  # nothing to choose
     assert not find(window, "spin_serving_kv_offload").isVisibleTo(window)
 
 

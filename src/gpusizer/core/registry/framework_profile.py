@@ -230,15 +230,15 @@ class FrameworkProfile:
 
     def features(self, version: str | None) -> FeatureTable | None:
         """The serving features of the release ``version`` resolves to (its own table, else the
-        profile's); an unknown version takes the profile's (its own error names it)."""
-        if self.releases:
-            try:
-                own = release(self.releases, version).features
-            except KeyError:
-                own = None
-            if own is not None:
-                return own
-        return self.serving_features
+        profile's). None: not a serving engine, or a version it has no release for (the
+        version's own error names it, not a feature's)."""
+        if not self.releases:
+            return self.serving_features
+        try:
+            own = release(self.releases, version).features
+        except KeyError:
+            return None
+        return own if own is not None else self.serving_features
 
     def runs_on_vendor(self, vendor: str) -> bool:
         """Whether it runs on ``vendor``'s GPUs (a vendor outside VENDORS is not judged)."""

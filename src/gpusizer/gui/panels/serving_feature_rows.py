@@ -69,7 +69,9 @@ def refresh_feature_rows(f: Form, box: ComboBox, state: ScenarioState, profile: 
     """The method list and each feature's rows as the engine runs them (module docstring)."""
     table = table_of(state, profile)
     held = state.value(METHOD)
-    fill_methods(box, method_items(table, held), held)
+    items = method_items(table, held)
+    fill_methods(box, items, held)
+    f.show(METHOD, len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft from the file)
     for feature, paths in ROWS.items():
         runs = table is None or bool(table.of(feature).modes)
         for path in paths:
