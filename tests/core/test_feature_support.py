@@ -114,10 +114,13 @@ def test_the_issues_examples_are_refused_with_what_runs_instead() -> None:
     assert err.value.field == "serving.kv_offload.capacity_gb"
 
 
-@pytest.mark.parametrize("version", ["ollama-0.5", "ollama-0.6.3", "ollama-0.13", "ollama-0.17"])
-def test_every_ollama_release_takes_ollamas_table(version: str) -> None:
-    assert FRAMEWORKS["llama.cpp"].features(version).engine == "Ollama"  # type: ignore[union-attr]
-    assert FRAMEWORKS["llama.cpp"].features("b7000").engine == "llama.cpp"  # type: ignore[union-attr]
+def test_each_release_takes_its_familys_table() -> None:
+    """Ollama's releases ("ollama-...") Ollama's table, llama.cpp's builds llama.cpp's."""
+    profile = FRAMEWORKS["llama.cpp"]
+    for r in profile.releases:
+        table = profile.features(r.version)
+        assert table is not None
+        assert table.engine == ("Ollama" if r.version.startswith("ollama-") else "llama.cpp"), r.version
 
 
 def test_every_serving_engine_has_a_sourced_table() -> None:
@@ -129,6 +132,19 @@ def test_every_serving_engine_has_a_sourced_table() -> None:
             support = p.serving_features.of(feature)
             assert support.source, (p.id, feature)
             assert set(support.values) <= set(MODES[feature]), (p.id, feature)
+
+
+def test_a_release_before_the_mode_arrived_is_refused() -> None:
+    """llama-server ran a draft model from build 4164 (PR 10455, ggml-ci's log of 9ca2e677)."""
+    spec = _serving("speculative", "draft_model")
+    for version, ok in (("b2824", False), ("b4163", False), ("b4164", True), ("b5850", True)):
+        d = _scenario("llama.cpp", {**spec, "engine_version": version})
+        if ok:
+            parse_scenario(d)
+            continue
+        with pytest.raises(ScenarioError, match=f'"draft_model" from b4164 on, not {version}') as err:
+            parse_scenario(d)
+        assert err.value.field == "serving.speculative.method"
 
 
 def test_an_unknown_version_is_named_before_any_feature() -> None:

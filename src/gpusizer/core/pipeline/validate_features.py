@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..errors import ScenarioError
 from ..model.specs import Scenario
+from ..registry.engines import version_key
 from ..registry.serving_support import FeatureTable
 
 LABELS = {
@@ -45,6 +46,19 @@ def check_features(s: Scenario) -> None:
         return
     for feature, field, mode in asked(s):
         _check(table, feature, field, mode)
+        _check_since(table, feature, field, mode, s.serving.engine_version)
+
+
+def _check_since(table: FeatureTable, feature: str, field: str, mode: str, version: str | None) -> None:
+    """An explicit release older than the one the mode arrived in (``Support.since``)."""
+    first = table.of(feature).first(mode)
+    if first is None or version is None:
+        return
+    asked_key, first_key = version_key(version), version_key(first)
+    if asked_key is None or first_key is None or asked_key[0] != first_key[0] or asked_key >= first_key:
+        return
+    msg = f'{table.engine} runs {LABELS[feature]} "{mode}" from {first} on, not {version}'
+    raise ScenarioError(field, msg + f"; set serving.engine_version {first} or later, or null (off)")
 
 
 def _check(table: FeatureTable, feature: str, field: str, mode: str) -> None:

@@ -204,7 +204,6 @@ def _llama_cpp(version: str, date: str, *, cuda_graphs: bool, **kw: Any) -> Engi
         cuda_graphs=cuda_graphs,
         steps=_GGML_STEPS,
         scheduling=_GGML,
-        features=OLLAMA_FEATURES,
         **kw,
     )
 

@@ -31,6 +31,13 @@ class Support:
     modes: tuple[tuple[str, str], ...]
     source: str
     note: str = ""
+    # (mode, the first version that runs it, as the engine prints versions): an explicit
+    # ``serving.engine_version`` of the same family below it is refused (engines.version_key)
+    since: tuple[tuple[str, str], ...] = ()
+
+    def first(self, mode: str) -> str | None:
+        """The first version that runs ``mode`` (None: every release in the table)."""
+        return next((v for m, v in self.since if m == mode), None)
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -146,10 +153,11 @@ LLAMA_CPP_FEATURES = FeatureTable(
     "llama.cpp",
     speculative=Support(
         (("draft_model", "--model-draft"), ("ngram", "--spec-type ngram-simple")),
-        "llama-server speculative decoding: PR 10455 (merged 2024-11-25, --model-draft / -md); "
-        "tools/server/README.md --spec-type ngram-*",
+        "llama-server speculative decoding: PR 10455 (commit 9ca2e677, 2024-11-25: build 4164 in "
+        "ggml-ci's log, --model-draft / -md); tools/server/README.md --spec-type ngram-*",
         "no EAGLE, EAGLE-3 or MTP head runs in llama-server; the n-gram type is newer than the draft "
-        "model (llama-lookup before it was a separate example): releases are not checked",
+        "model (llama-lookup before it was a separate example): its first build is not checked",
+        since=(("draft_model", "b4164"),),
     ),
     prefix=Support(
         (("on", "cache_prompt (default) / --cache-reuse"),),
