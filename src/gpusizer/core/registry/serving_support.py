@@ -81,21 +81,21 @@ VLLM_FEATURES = FeatureTable(
             ("mtp", 'method "mtp" (deepseek_mtp before)'),
             ("ngram", 'method "ngram"'),
         ),
-        "vLLM docs features/speculative_decoding (draft_model, eagle, eagle3, mtp, ngram); EAGLE-3 "
-        "from 0.8.5 (PR 16937); DeepSeek MTP from 0.7.3 (PR 12755)",
-        "V1 ran draft models later than EAGLE and n-gram (V0 ran them all); releases are not "
-        "checked per method",
+        "vLLM docs features/speculative_decoding (draft_model, eagle, eagle3, mtp, ngram; "
+        "SpeculativeConfig.method)",
+        "V1 ran draft models later than EAGLE and n-gram (V0 ran them all); the release each "
+        "method arrived in was not read, so releases are not checked per method",
     ),
     prefix=Support((("on", "--enable-prefix-caching"),), "vLLM docs features/automatic_prefix_caching"),
     lora=Support((("many", "--enable-lora --max-loras --max-cpu-loras"),), "vLLM docs features/lora"),
     kv_offload=Support(
         (("cpu", "--kv-offloading-size (OffloadingConnector) or LMCache"), ("disk", "LMCache local_disk")),
-        "vLLM docs features/disagg_prefill and examples/others/lmcache (KV connectors); "
-        "--kv-offloading-size from 0.11.0 (vLLM blog 'Inside vLLM's new KV offloading connector')",
+        "vLLM docs features/disagg_prefill and examples/others/lmcache (KV connectors); the "
+        "OffloadingConnector (vLLM blog 'Inside vLLM's new KV offloading connector', 2026-01-08)",
     ),
     disaggregated=Support(
         (("on", "--kv-transfer-config NixlConnector / P2pNcclConnector"),),
-        "vLLM docs features/disagg_prefill (experimental from 0.6.5; NixlConnector in V1)",
+        "vLLM docs features/disagg_prefill (KV connectors: NixlConnector, P2pNcclConnector)",
     ),
 )
 
@@ -109,9 +109,9 @@ SGLANG_FEATURES = FeatureTable(
             ("mtp", "--speculative-algorithm NEXTN"),
             ("ngram", "--speculative-algorithm NGRAM"),
         ),
-        "SGLang docs advanced_features/speculative_decoding (EAGLE, EAGLE3, NEXTN for DeepSeek MTP, "
-        "STANDALONE draft model, NGRAM); python/sglang/srt/speculative/spec_info.py",
-        "STANDALONE and NGRAM arrived in the 0.5 series; releases are not checked per method",
+        "SGLang docs advanced_features/speculative_decoding; python/sglang/srt/speculative/"
+        "spec_info.py SpeculativeAlgorithm: EAGLE, EAGLE3, STANDALONE, NGRAM (NEXTN read as EAGLE)",
+        "STANDALONE and NGRAM are newer than EAGLE; releases are not checked per method",
     ),
     prefix=Support((("on", "RadixAttention, on by default"),), "SGLang docs: RadixAttention prefix cache"),
     lora=Support((("many", "--lora-paths --max-loras-per-batch"),), "SGLang docs advanced_features/lora"),
