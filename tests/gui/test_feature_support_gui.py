@@ -55,3 +55,22 @@ def test_a_held_method_the_engine_does_not_run_shows_its_refusal(window) -> None
     box.setCurrentIndex(box.findData("ngram"))
     window.state.flush()
     assert window.state.error is None and window.state.scenario.serving.speculative.method == "ngram"
+
+
+def test_a_held_split_stays_shown_with_its_refusal(window) -> None:
+    """A P/D split set under vLLM, then llama.cpp chosen: the pool stays shown, the refusal beside
+    it; cleared, the row hides (llama.cpp runs no split)."""
+    split = {"prefill_gpus": 1, "decode_gpus": 1}
+    set_scenario(window, {**VLLM, "serving": {"disaggregated": split}})
+    window.state.edit_many({"framework": "llama.cpp", "precision.weights": "gguf_q4_k_m"})
+    window.state.flush()
+    err = window.state.error
+    assert err is not None and err.field == "serving.disaggregated.prefill_gpus", err
+    assert find(window, "spin_serving_prefill_gpus").isVisibleTo(window)
+    assert err.message in error_text(window, "spin_serving_prefill_gpus")
+    window.state.edit_many(
+        {"serving.disaggregated.prefill_gpus": None, "serving.disaggregated.decode_gpus": None}
+    )
+    window.state.flush()
+    assert window.state.error is None
+    assert not find(window, "spin_serving_prefill_gpus").isVisibleTo(window)
