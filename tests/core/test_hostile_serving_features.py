@@ -135,11 +135,12 @@ def test_a_block_that_is_not_an_object_is_refused_in_the_users_words(path: str, 
     assert "Spec" not in message and "instance" not in message
 
 
-@pytest.mark.parametrize("framework", ["llama.cpp", "vllm"])
+@pytest.mark.parametrize("framework", ["sglang", "vllm"])
 def test_a_split_of_a_million_users_is_simulated_in_bounded_time(framework: str) -> None:
     """Before: the decode pool's run simulated every user of a replica (2^20 on llama.cpp: 39 s,
     vLLM 1.4 s); now at most 30,000, their waits scaled as the aggregated run's are
-    (core/serving/budget.py)."""
+    (core/serving/budget.py). llama.cpp runs no split: refused at once
+    (test_feature_support.py)."""
     scenario = {
         **SERVE,
         "model": {"preset": "gemma-3-1b"},

@@ -41,8 +41,13 @@ def test_prefill_layout_rows_show_where_they_apply(window) -> None:
     dense = {**MOE_SPLIT, "model": {"preset": "llama-3.1-8b"}}
     set_scenario(window, dense)
     assert not _shown(window, ATTN) and not _shown(window, EXPERT)  # no experts to spread
-    set_scenario(window, {**MOE_SPLIT, "framework": "llama.cpp", "precision": {"weights": "gguf_q4_k_m"}})
-    assert not _shown(window, ATTN)  # llama.cpp has no attention data parallelism
+    # llama.cpp runs no P/D split (core/registry/serving_support.py): refused beside the pool
+    set_scenario(window, MOE_SPLIT)
+    window.state.edit_many({"framework": "llama.cpp", "precision.weights": "gguf_q4_k_m"})
+    window.state.flush()
+    assert window.state.error is not None
+    assert window.state.error.field == "serving.disaggregated.prefill_gpus"
+    assert not _shown(window, ATTN)  # nor attention data parallelism
 
 
 def test_prefill_attention_dp_and_experts_reach_the_scenario(window) -> None:

@@ -22,6 +22,7 @@ from ..serving.rules import check_rules
 from ..serving.speculative import check_speculative
 from ..speed.rates_era import GGML_BACKENDS, backend_runs_on
 from .rl_check import check_rl
+from .validate_features import check_features
 from .validate_sched import check_scheduler_knobs
 
 
@@ -207,7 +208,9 @@ def check_backend(s: Scenario) -> None:
 
 def check_serving(s: Scenario) -> None:
     """``serving.engine_version`` names a release of the chosen engine; a ``rate`` load has its
-    request rate; ``serving.ggml_backend`` drives the GPU."""
+    request rate; ``serving.ggml_backend`` drives the GPU; each feature set is one the engine
+    runs (before the feature's own checks: a split the engine cannot run is not sized)."""
+    check_features(s)
     check_prefix(s)
     check_speculative(s)
     check_lora(s)

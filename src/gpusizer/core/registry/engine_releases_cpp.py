@@ -12,6 +12,7 @@ from typing import Any
 from .all_reduce import NCCL_ONLY, TRTLLM_WORKSPACE_AR
 from .engine_knobs import LlamaCppKnobs, OllamaKnobs
 from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, Scheduling, StepCost, ms, us
+from .serving_support import OLLAMA_FEATURES
 
 # Host costs (core/registry/engines.py StepCost; docs/evidence/speed.md). TensorRT-LLM overlaps
 # its scheduler with the GPU ("At step n, the system launches GPU computation for step n+1
@@ -102,6 +103,7 @@ def _ollama(version: str, date: str, parallel: int, ctx: int, **kw: Any) -> Engi
         cuda_graphs=False,
         steps=_GGML_STEPS,
         scheduling=_GGML,
+        features=OLLAMA_FEATURES,
         **kw,
     )
 
@@ -359,6 +361,7 @@ LLAMA_CPP = (
         cuda_graphs=False,
         steps=_GGML_STEPS,
         scheduling=_GGML,
+        features=OLLAMA_FEATURES,
         sources=(
             "ollama server/routes.go (commit 0334ffa62, 2026-02-02): num_ctx by total "
             "VRAM, >= 47 GiB 262144, >= 23 GiB 32768, else 4096",

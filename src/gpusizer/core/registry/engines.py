@@ -24,6 +24,7 @@ from .engine_knobs import (
     SGLangKnobs,
     VLLMKnobs,
 )
+from .serving_support import FeatureTable
 
 
 class Device(Protocol):
@@ -224,6 +225,9 @@ class EngineRelease:
     # where the tensor-parallel all-reduce runs the engine's own kernel, else NCCL
     # (core/registry/all_reduce.py)
     all_reduce: AllReduceRule = ENGINE_KERNEL
+    # the serving features this release runs where they are not its engine's (Ollama's
+    # releases of the llama.cpp profile; core/registry/serving_support.py); None: the engine's
+    features: FeatureTable | None = None
     sources: tuple[str, ...] = ()
 
     @property

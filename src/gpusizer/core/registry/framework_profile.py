@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .engines import EngineRelease
+from .engines import EngineRelease, release
+from .serving_support import FeatureTable
 from .workloads import WorkloadKind
 
 MiB = 2**20
@@ -193,6 +194,10 @@ class FrameworkProfile:
     # The engine's switch for attention data parallelism beside expert parallelism
     # (``parallelism.attention_data``, core/serving/attention_dp.py); "" where it has none.
     attention_data_flag: str = ""
+    # The serving features it runs, each feature's modes with its switch and source
+    # (core/registry/serving_support.py); a release may carry its own (Ollama's). None: not a
+    # serving engine (nothing is judged).
+    serving_features: FeatureTable | None = None
     # The engine's own scheduler settings a scenario may set (core/pipeline/validate_sched.py):
     # "batch_wait" (TensorRT-LLM's batch_wait_timeout_iters / _max_tokens_ratio, core/serving/
     # batch_wait.py), "attention_dp_balance" (its attention_dp_config, core/serving/adp_balance.py),
@@ -222,6 +227,18 @@ class FrameworkProfile:
     def keeps_whole_conv_kernel(self) -> bool:
         """transformers' recurrent-state layout: the whole conv kernel, an fp32 state."""
         return self.recurrent_state == "transformers"
+
+    def features(self, version: str | None) -> FeatureTable | None:
+        """The serving features of the release ``version`` resolves to (its own table, else the
+        profile's). None: not a serving engine, or a version it has no release for (the
+        version's own error names it, not a feature's)."""
+        if not self.releases:
+            return self.serving_features
+        try:
+            own = release(self.releases, version).features
+        except KeyError:
+            return None
+        return own if own is not None else self.serving_features
 
     def runs_on_vendor(self, vendor: str) -> bool:
         """Whether it runs on ``vendor``'s GPUs (a vendor outside VENDORS is not judged)."""

@@ -22,6 +22,13 @@ from .framework_profile import (
     MiB,
     OverheadDefaults,
 )
+from .serving_support import (
+    LLAMA_CPP_FEATURES,
+    MLX_FEATURES,
+    SGLANG_FEATURES,
+    TRTLLM_FEATURES,
+    VLLM_FEATURES,
+)
 
 # Where it runs: the install docs that list its GPU vendors (FrameworkProfile.runs_on)
 _VLLM = (
@@ -69,6 +76,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="profiled_pool",
         releases=VLLM,
+        serving_features=VLLM_FEATURES,
         attention_data_flag="--data-parallel-size with --enable-expert-parallel",
         moe_lora_expert_parallel=False,
         moe_topk_sum=True,
@@ -89,6 +97,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="static_pool",
         releases=SGLANG,
+        serving_features=SGLANG_FEATURES,
         attention_data_flag="--enable-dp-attention --dp N",
         scheduler_knobs=frozenset({"recv_interval", "max_prefill"}),
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
@@ -105,6 +114,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),
         memory_rule="free_pool",
         releases=TENSORRT_LLM,
+        serving_features=TRTLLM_FEATURES,
         attention_data_flag="enable_attention_dp",
         scheduler_knobs=frozenset({"batch_wait", "attention_dp_balance"}),
         sources=("docs/evidence/serving.md §3 (KvCacheConfig docs)",),
@@ -122,6 +132,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         overhead=OverheadDefaults(300 * MiB, 0, 0.0, 0),
         memory_rule="layer_offload",
         releases=LLAMA_CPP,
+        serving_features=LLAMA_CPP_FEATURES,
         kernels="ggml",
         sources=("docs/evidence/serving.md §4 (llama.cpp 2024-2026, Ollama v0.5 - v0.17)",),
     ),
@@ -145,6 +156,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         kv_step_tokens=256,
         rotating_kv=True,
         releases=MLX_LM,
+        serving_features=MLX_FEATURES,
         scenario_defaults=(
             ("precision", "master_weights", None),
             ("precision", "adapters", "fp32"),

@@ -19,6 +19,7 @@ from .framework_profile import (
     MiB,
     OverheadDefaults,
 )
+from .serving_support import HF_FEATURES
 
 # Where it runs: the install docs that list its GPU vendors (FrameworkProfile.runs_on)
 _TORCH = (
@@ -85,6 +86,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         eager_scores=True,
         mla_latent_decode=False,
         recurrent_state="transformers",
+        serving_features=HF_FEATURES,
         sources=(
             "transformers modeling_*.py (saved tensors measured: shared/calibration)",
             "PyTorch DDP docs: gradient_as_bucket_view=False keeps buckets beside .grad",

@@ -15,6 +15,7 @@ from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
 from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
+from .serving_feature_rows import SPEC_METHODS, refresh_feature_rows
 from .serving_split import SPLIT_TIPS, add_split_rows, refresh_split_rows
 
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
@@ -83,14 +84,6 @@ TIPS = {
     "serving.kv_offload.bandwidth_gb_per_s": "Per-GPU link to the offload tier (default: PCIe "
     "5.0 x16 as measured, 54 GB/s; NVLink-C2C on a Grace CPU, 380 GB/s).",
 }
-# Speculative methods the window offers (a draft model needs its model block: scenario file)
-SPEC_METHODS = (
-    ("off", None),
-    ("EAGLE", "eagle"),
-    ("EAGLE-3", "eagle3"),
-    ("MTP (DeepSeek)", "mtp"),
-    ("n-gram lookup", "ngram"),
-)
 
 
 class ServingPanel(Panel):
@@ -171,9 +164,10 @@ class ServingPanel(Panel):
         f.add("Shared prefix", prefix, "serving.prefix.shared_tokens", name="spin_serving_prefix_tokens")
         hit = QuantityField("number", "serving.prefix.hit_rate", step=0.05, none_text="default: 1")
         f.add("Prefix hit rate", hit, "serving.prefix.hit_rate", name="spin_serving_prefix_hit_rate")
+        self.methods = combo(list(SPEC_METHODS))  # the engine's methods (serving_feature_rows.py)
         f.add(
             "Speculative decoding",
-            combo(list(SPEC_METHODS)),
+            self.methods,
             "serving.speculative.method",
             name="combo_serving_speculative",
         )
@@ -194,6 +188,8 @@ class ServingPanel(Panel):
             f.add(label, QuantityField("count", path, none_text=none), path, name=name)
         cap = QuantityField("number", "serving.kv_offload.capacity_gb", step=16, unit="GB", none_text="off")
         f.add("KV offload", cap, "serving.kv_offload.capacity_gb", name="spin_serving_kv_offload")
+        # the medium comes from the file (no widget): its refusal shows beside the capacity
+        f.binder.shown_at["serving.kv_offload.medium"] = "serving.kv_offload.capacity_gb"
         bw = QuantityField(
             "number", "serving.kv_offload.bandwidth_gb_per_s", step=1, unit="GB/s", none_text="default: PCIe"
         )
@@ -238,6 +234,7 @@ class ServingPanel(Panel):
         offload = self.state.value("serving.kv_offload.capacity_gb") is not None
         self.form.show("serving.kv_offload.bandwidth_gb_per_s", offload)
         refresh_engine_rows(self.form, self.state, profile)
+        refresh_feature_rows(self.form, self.methods, self.state, profile)
 
     def _fill_versions(self, versions: tuple[str, ...]) -> None:
         current = self.state.value("serving.engine_version")

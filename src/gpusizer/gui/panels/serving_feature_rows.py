@@ -1,0 +1,78 @@
+"""The Serving panel's feature rows follow the engine's table of features
+(core/registry/serving_support.py, ``FrameworkProfile.features``): the speculative-decoding list
+offers the methods the engine as set runs, and a feature it runs in no mode (a P/D split on
+llama.cpp, KV offload on Ollama) hides its row. A value held that the engine does not run stays
+shown, so the error the core gives for it shows beside it and can be fixed there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.registry.frameworks import FrameworkProfile
+from ...core.registry.serving_support import FeatureTable
+from ..state import ScenarioState
+from ..widgets import ComboBox, Form
+
+METHOD = "serving.speculative.method"
+# Speculative methods the window offers (a draft model needs its model block: scenario file)
+SPEC_METHODS: tuple[tuple[str, Any], ...] = (
+    ("off", None),
+    ("EAGLE", "eagle"),
+    ("EAGLE-3", "eagle3"),
+    ("MTP (DeepSeek)", "mtp"),
+    ("n-gram lookup", "ngram"),
+)
+_LABELS = {**{m: label for label, m in SPEC_METHODS if m}, "draft_model": "draft model (from the file)"}
+# each feature's rows that turn it on (null: off)
+ROWS = {
+    "prefix": ("serving.prefix.shared_tokens",),
+    "lora": ("serving.lora.adapters",),
+    "kv_offload": ("serving.kv_offload.capacity_gb",),
+    "disaggregated": ("serving.disaggregated.prefill_gpus", "serving.disaggregated.decode_gpus"),
+}
+
+
+def table_of(state: ScenarioState, profile: FrameworkProfile) -> FeatureTable | None:
+    """The engine's features for the version as set (an unreadable version: the engine's own;
+    its error shows at its field)."""
+    try:
+        return profile.features(state.value("serving.engine_version"))
+    except (TypeError, AttributeError):
+        return profile.serving_features
+
+
+def method_items(table: FeatureTable | None, held: Any) -> list[tuple[str, Any]]:
+    """The methods to offer: off and the engine's, then a held one it does not run, named so."""
+    items = [
+        (label, m) for label, m in SPEC_METHODS if m is None or table is None or table.speculative.runs(m)
+    ]
+    if held is not None and held not in [m for _, m in items]:
+        label = _LABELS.get(str(held), str(held))
+        runs = table is None or table.speculative.runs(str(held))
+        items.append((label if runs else f"{label}: not run by {table.engine}", held))  # type: ignore[union-attr]
+    return items
+
+
+def fill_methods(box: ComboBox, items: list[tuple[str, Any]], held: Any) -> None:
+    """Rebuild the list where it changed, the held value selected, no edit sent."""
+    if [(box.itemText(i), box.itemData(i)) for i in range(box.count())] == items:
+        return
+    blocked = box.blockSignals(True)
+    box.clear()
+    for label, value in items:
+        box.addItem(label, value)
+    box.setCurrentIndex(max(0, [v for _, v in items].index(held) if held in [v for _, v in items] else 0))
+    box.blockSignals(blocked)
+
+
+def refresh_feature_rows(f: Form, box: ComboBox, state: ScenarioState, profile: FrameworkProfile) -> None:
+    """The method list and each feature's rows as the engine runs them (module docstring)."""
+    table = table_of(state, profile)
+    held = state.value(METHOD)
+    items = method_items(table, held)
+    fill_methods(box, items, held)
+    f.show(METHOD, len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft from the file)
+    for feature, paths in ROWS.items():
+        runs = table is None or bool(table.of(feature).modes)
+        for path in paths:
+            f.show(path, runs or state.value(path) is not None)

@@ -1,0 +1,76 @@
+"""The Serving panel offers the serving features the engine as set runs
+(core/registry/serving_support.py, gui/panels/serving_feature_rows.py): the speculative list
+holds the engine's methods, a feature it runs in no mode hides its row, and a held value it
+does not run stays shown with the refusal beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .helpers import error_text, find, set_scenario
+
+BASE: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-8b"},
+    "workload": {"kind": "inference", "prompt_tokens": 512, "generated_tokens": 64},
+}
+VLLM = {**BASE, "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}
+LLAMA_CPP = {
+    **BASE,
+    "framework": "llama.cpp",
+    "hardware": {"gpu": "rtx-4090-24gb"},
+    "precision": {"weights": "gguf_q4_k_m"},
+}
+
+
+def _methods(window: Any) -> list[Any]:
+    box = find(window, "combo_serving_speculative")
+    return [box.itemData(i) for i in range(box.count())]
+
+
+def test_the_engines_methods_and_features_are_offered(window) -> None:
+    set_scenario(window, VLLM)
+    assert _methods(window) == [None, "eagle", "eagle3", "mtp", "ngram"]
+    assert find(window, "spin_serving_prefill_gpus").isVisibleTo(window)
+    set_scenario(window, LLAMA_CPP)
+    assert _methods(window) == [None, "ngram"]  # a draft model comes from the file
+    assert not find(window, "spin_serving_prefill_gpus").isVisibleTo(window)  # no P/D split
+    assert find(window, "spin_serving_kv_offload").isVisibleTo(window)  # --cache-ram
+    set_scenario(window, {**LLAMA_CPP, "serving": {"engine_version": "ollama-0.17"}})
+    assert _methods(window) == [None]
+    assert not find(window, "combo_serving_speculative").isVisibleTo(window)  # nothing to choose
+    assert not find(window, "spin_serving_kv_offload").isVisibleTo(window)
+
+
+def test_a_held_method_the_engine_does_not_run_shows_its_refusal(window) -> None:
+    set_scenario(window, {**VLLM, "serving": {"speculative": {"method": "eagle"}}})
+    window.state.edit("framework", "llama.cpp", immediate=True)
+    window.state.edit("precision.weights", "gguf_q4_k_m", immediate=True)
+    window.state.flush()
+    err = window.state.error
+    assert err is not None and err.field == "serving.speculative.method", err
+    assert "--model-draft" in err.message
+    assert err.message in error_text(window, "combo_serving_speculative")
+    box = find(window, "combo_serving_speculative")
+    assert box.currentData() == "eagle" and "not run by llama.cpp" in box.currentText()
+    box.setCurrentIndex(box.findData("ngram"))
+    window.state.flush()
+    assert window.state.error is None and window.state.scenario.serving.speculative.method == "ngram"
+
+
+def test_a_held_split_stays_shown_with_its_refusal(window) -> None:
+    """A P/D split set under vLLM, then llama.cpp chosen: the pool stays shown, the refusal beside
+    it; cleared, the row hides (llama.cpp runs no split)."""
+    split = {"prefill_gpus": 1, "decode_gpus": 1}
+    set_scenario(window, {**VLLM, "serving": {"disaggregated": split}})
+    window.state.edit_many({"framework": "llama.cpp", "precision.weights": "gguf_q4_k_m"})
+    window.state.flush()
+    err = window.state.error
+    assert err is not None and err.field == "serving.disaggregated.prefill_gpus", err
+    assert find(window, "spin_serving_prefill_gpus").isVisibleTo(window)
+    assert err.message in error_text(window, "spin_serving_prefill_gpus")
+    window.state.edit_many(
+        {"serving.disaggregated.prefill_gpus": None, "serving.disaggregated.decode_gpus": None}
+    )
+    window.state.flush()
+    assert window.state.error is None
+    assert not find(window, "spin_serving_prefill_gpus").isVisibleTo(window)
