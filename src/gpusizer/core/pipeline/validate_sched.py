@@ -106,7 +106,7 @@ def _check_tbo(s: Scenario) -> None:
     if not s.serving.two_batch_overlap or not s.workload.serves:
         return
     field = "serving.two_batch_overlap"
-    if s.framework != "sglang":
+    if "two_batch_overlap" not in s.profile.scheduler_knobs:
         msg = f"SGLang's --enable-two-batch-overlap: framework sglang, not {s.profile.label}"
         raise ScenarioError(field, msg + "; false or null else")
     if s.model.moe is None or s.parallelism.expert <= 1 or s.parallelism.pipeline > 1:

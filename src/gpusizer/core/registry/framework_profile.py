@@ -202,7 +202,8 @@ class FrameworkProfile:
     # "batch_wait" (TensorRT-LLM's batch_wait_timeout_iters / _max_tokens_ratio, core/serving/
     # batch_wait.py), "attention_dp_balance" (its attention_dp_config, core/serving/adp_balance.py),
     # "recv_interval" (SGLang's --scheduler-recv-interval, core/serving/recv_poll.py),
-    # "max_prefill" (SGLang's --max-prefill-tokens, core/serving/prefill_cap.py)
+    # "max_prefill" (SGLang's --max-prefill-tokens, core/serving/prefill_cap.py),
+    # "two_batch_overlap" (SGLang's --enable-two-batch-overlap, core/speed/step_tbo.py)
     scheduler_knobs: frozenset[str] = frozenset()
     # True: its fused MoE writes each token's top-k expert outputs unreduced and sums them in a
     # kernel of its own after the second GEMM (vLLM fused_moe.py ``intermediate_cache3`` then

@@ -99,7 +99,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         releases=SGLANG,
         serving_features=SGLANG_FEATURES,
         attention_data_flag="--enable-dp-attention --dp N",
-        scheduler_knobs=frozenset({"recv_interval", "max_prefill"}),
+        scheduler_knobs=frozenset({"recv_interval", "max_prefill", "two_batch_overlap"}),
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
     ),
     FrameworkProfile(
