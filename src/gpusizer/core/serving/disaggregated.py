@@ -60,9 +60,11 @@ from .disagg_prefill import (
 )
 from .disagg_queue import prefill_ttft
 
-if TYPE_CHECKING:  # the engine's settings load on the first split's figures: every scenario's
-    # check reads this module, a training one nothing else of it (start-up time)
+if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures: every
+    # scenario's check reads this module, a training one nothing else of it (start-up time)
+    from ..speed.step import StepModel
     from .engine_settings import EngineSettings
+    from .scheduler_types import Engine, LoadResult, Workload
 
 
 def disaggregated_of(s: Scenario) -> DisaggregatedSpec | None:
@@ -105,10 +107,7 @@ def disaggregated_fields(
     """The report's fields of the split (empty without it; module docstring): ``s`` is one
     attention-DP rank's view of ``whole`` (the scenario as set; null: ``s`` itself), each
     pool's replicas counted in ranks."""
-    from .budget import MAX_SIMULATED_USERS, extrapolated
     from .load import serving_load
-    from .prefix import PrefixStep
-    from .scheduler import simulate
 
     spec = disaggregated_of(s)
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
@@ -125,17 +124,8 @@ def disaggregated_fields(
     served = serving_load(s, gpu, em, st)
     step, eng, wl = served.step, served.engine, served.workload
     pre_step = prefill_step(s, gpu, st, pre, served)
-    # the decode pool: its users' prompts already in the cache (the run's prompt is what a
-    # shared prefix leaves of it: core/serving/prefix.py already offsets the rest)
-    own, each = wl.prompt - 1, max(1, math.ceil(users / decode_r))
-    share = _held(each, own, wl.output, eng.kv_tokens, eng.block)
-    kv = max(float(eng.block), eng.kv_tokens - share * own)
-    # past the simulation's users (core/serving/budget.py) the run is of that many, its waits
-    # scaled as the aggregated run's are: 2^20 users on one llama.cpp replica ran for minutes
-    ran = min(share, MAX_SIMULATED_USERS)
-    dec_wl = replace(wl, prompt=1, load="steady", users=ran, requests=4 * ran, time_boxed=False)
-    dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
-    dec = extrapolated(dec, share / ran)
+    each = max(1, math.ceil(users / decode_r))
+    dec, share = _decode_run(step, eng, wl, each)
     # the connectors move whole KV blocks (vLLM's block, SGLang's page)
     sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
     transfer_bytes = sent * em.kv_bytes_per_token * per
@@ -159,6 +149,25 @@ def disaggregated_fields(
         "disaggregated_kv_transfer_seconds": transfer,
         "disaggregated_decode_wait_seconds": wait,
     }
+
+
+def _decode_run(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int]:
+    """A decode replica's run of its ``each`` users and how many it holds at once
+    (:func:`_held`): their prompts already in the cache (the run's prompt is what a shared
+    prefix leaves of it: core/serving/prefix.py already offsets the rest)."""
+    from .budget import MAX_SIMULATED_USERS, extrapolated
+    from .prefix import PrefixStep
+    from .scheduler import simulate
+
+    own = wl.prompt - 1
+    share = _held(each, own, wl.output, eng.kv_tokens, eng.block)
+    kv = max(float(eng.block), eng.kv_tokens - share * own)
+    # past the simulation's users (core/serving/budget.py) the run is of that many, its waits
+    # scaled as the aggregated run's are: 2^20 users on one llama.cpp replica ran for minutes
+    ran = min(share, MAX_SIMULATED_USERS)
+    dec_wl = replace(wl, prompt=1, load="steady", users=ran, requests=4 * ran, time_boxed=False)
+    dec = simulate(PrefixStep(step, own), replace(eng, kv_tokens=kv, front_end=0.0), dec_wl)
+    return extrapolated(dec, share / ran), share
 
 
 def _held(share: int, own: int, output: int, kv_tokens: float, block: int) -> int:
