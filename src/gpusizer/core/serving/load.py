@@ -208,4 +208,5 @@ def serving_load(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings
 def load_note(s: Scenario, gpu: GPUSpec, em: EngineMemory, st: EngineSettings) -> str:
     """The assumption behind the speed figures: the load and the step's fixed cost
     (core/serving/load_text.py words it)."""
-    return load_text(s, gpu, st, serving_load(s, gpu, em, st))
+    served = serving_load(s, gpu, em, st)
+    return load_text(s, gpu, st, served.step, served.workload, served.run, served.note)

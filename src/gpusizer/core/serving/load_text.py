@@ -6,24 +6,30 @@ wording is as it was there.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..model.presets import host_cpu
 from ..model.specs import GPUSpec, Scenario
 from ..speed.rates import Rates, power_capped, sixteen_bit_scale
 from ..speed.roofline import peak_tflops
+from ..speed.step import StepModel
 from .engine_settings import EngineSettings
-
-if TYPE_CHECKING:  # core/serving/load.py imports this module
-    from .load import ServedLoad
+from .scheduler_types import LoadResult, Workload
 
 # DeepEP's low-latency kernels inside one NVLink domain (core/registry/moe_a2a.py)
 _nvlink_ll = " (its low-latency kernels over NVLink at the link's own rate: no NIC on the path)"
 
 
-def load_text(s: Scenario, gpu: GPUSpec, st: EngineSettings, served: ServedLoad) -> str:
-    """The assumption behind the speed figures of ``served``: the load and the step's fixed cost."""
-    step, wl, run = served.step, served.workload, served.run
+def load_text(
+    s: Scenario,
+    gpu: GPUSpec,
+    st: EngineSettings,
+    step: StepModel,
+    wl: Workload,
+    run: LoadResult,
+    note: str | None,
+) -> str:
+    """The assumption behind the speed figures of a simulated run (core/serving/load.py
+    ``ServedLoad``: its step model, workload, result and budget note): the load and the step's
+    fixed cost."""
     n = wl.users
     what = {
         "steady": f"a steady load of {n:,} user{'s' if n != 1 else ''}",
@@ -33,8 +39,8 @@ def load_text(s: Scenario, gpu: GPUSpec, st: EngineSettings, served: ServedLoad)
     done = f"{run.completed:,} request{'s' if run.completed != 1 else ''} simulated"
     if wl.time_boxed and run.completed < wl.requests:
         done += " (the run stopped at its time box)"
-    if served.note:
-        done += f" ({served.note})"
+    if note:
+        done += f" ({note})"
     origin = "serving.step_latency_seconds" if st.step_latency_seconds is not None else "kernel floors + host"
     host = host_cpu(s.hardware)
     if st.step.torch_launch and host.op_dispatch != 1.0:  # the eager steps' ops, on this host

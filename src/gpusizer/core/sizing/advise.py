@@ -96,7 +96,7 @@ class GpuAdvice:
         if not self.fewest:
             return [(self._missing(*self._no_fit()), None)]
         least = min(lay.gpus for lay in self.fewest.values())
-        most = self.most()
+        most = self._most()
         if least > most:  # memory alone needs more consumer cards than the practical cap
             why = f"{least:,} GPUs would hold it, but {cap_words(most)}"
             return [(self._missing("practical_limit", why), None)]
@@ -120,7 +120,7 @@ class GpuAdvice:
         except Exception:  # an estimate that fails says nothing more than the generic sentence
             return None
 
-    def most(self) -> int:
+    def _most(self) -> int:
         """The most GPUs an option may have: ``max_gpus``, or the practical cap on consumer
         cards (core/sizing/practical.py)."""
         cap = practical_cap(self.g.spec)
@@ -146,8 +146,8 @@ class GpuAdvice:
         par = s.parallelism.model_dump(mode="json")
         changes = dict(self.variants[c.variant].changes) | pool_changes(self.s, s)
         notes = self._notes(c, growth, est, bought, changes)
-        need = needed(self, c, growth, bought)
-        split = propose_split(s, self.most())
+        need = needed(self.s, self.fewest, self.filler, c, growth, bought)
+        split = propose_split(s, self._most())
         if split is not None:
             notes.append(split.note(bought, need["needed_gpus"], growth.unit.count(split.gpus)))
         fields = gpu_fields(self.g) | {
@@ -170,8 +170,8 @@ class GpuAdvice:
             "pace": c.pace,
             "targets_met": growth.met,
             "notes": tuple(notes),
-            "unit": unit_fields(self.g, self.ask, bought),
-            **judged(self, c, growth, est.rl),
+            "unit": self._unit(bought),
+            **judged(self.s, self.filler, (self._most(), self.ask.max_gpus), c, growth, est.rl),
             **need,
             **goodput(self.s, c),
             **rl_fields(est.rl),
@@ -206,4 +206,8 @@ class GpuAdvice:
 
     def _missing(self, unmet: str, why: str) -> SizingOption:
         """No option to offer (core/sizing/advise_fields.py ``missing_option``)."""
-        return missing_option(self.g, self.ask, self.s, self.notes, unmet, why)
+        return missing_option(self.g, self.s, self.notes, self._unit(None), unmet, why)
+
+    def _unit(self, gpus: int | None) -> dict[str, Any]:
+        """The unit bought's fields for ``gpus`` (core/sizing/advise_fields.py ``unit_fields``)."""
+        return unit_fields(self.g, self.ask.cards_per_box, self.ask.whole_nodes, gpus)

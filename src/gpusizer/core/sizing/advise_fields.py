@@ -7,16 +7,13 @@ Split from core/sizing/advise.py for size; the fields are as they were there.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model.specs import Scenario
 from ..registry.dtypes import DTYPES
 from .layout_search import GpuTarget
 from .option import SizingOption
 from .systems import option_unit
-
-if TYPE_CHECKING:  # core/sizing/advise.py imports this module
-    from .advise import Ask
 
 
 def gpu_fields(g: GpuTarget) -> dict[str, Any]:
@@ -34,28 +31,31 @@ def gpu_fields(g: GpuTarget) -> dict[str, Any]:
     }
 
 
-def unit_fields(g: GpuTarget, ask: Ask, gpus: int | None) -> dict[str, Any]:
+def unit_fields(
+    g: GpuTarget, cards_per_box: int | None, whole_nodes: bool, gpus: int | None
+) -> dict[str, Any]:
     """``system``, ``system_name``, ``gpus_per_system`` and ``systems`` of the unit bought
-    (core/sizing/systems.option_unit; the node when whole nodes are asked)."""
-    fields = option_unit(g.id, g.spec, ask.cards_per_box, gpus)
-    if ask.whole_nodes and gpus is not None:
+    (core/sizing/systems.option_unit; the node when whole nodes are asked: the caller's
+    ``Ask``, core/sizing/advise.py)."""
+    fields = option_unit(g.id, g.spec, cards_per_box, gpus)
+    if whole_nodes and gpus is not None:
         node = g.hardware.gpus_per_node
         fields |= {"gpus_per_system": max(node, int(str(fields["gpus_per_system"] or 0)))}
     return fields
 
 
 def missing_option(
-    g: GpuTarget, ask: Ask, s: Scenario, notes: Sequence[str], unmet: str, why: str
+    g: GpuTarget, s: Scenario, notes: Sequence[str], unit: dict[str, Any], unmet: str, why: str
 ) -> SizingOption:
     """No option to offer: listed, ``fits`` false, with the cause (``unmet``: memory,
     context_limit or practical_limit) and its sentence, then ``notes`` (the search's own: its
-    work limit reached, core/sizing/work.py)."""
+    work limit reached, core/sizing/work.py); ``unit``: :func:`unit_fields` of no count."""
     goal = s.targets.applies(s.workload.trains)
     return SizingOption(
         **gpu_fields(g),
         targets_met=False if goal else None,
         notes=(why, *notes),
-        unit=unit_fields(g, ask, None),
+        unit=unit,
         unmet=unmet,
         unmet_reason=why,
     )

@@ -7,38 +7,40 @@ were there.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model.specs import Scenario
 from ..speed.goodput import effective_time_share
 from .compare_scale import Growth, smallest_serving
+from .fill import Filler
 from .fill_serving import Choice
+from .layout_space import Layout
 from .option import Pace, layout_label
 from .practical import cap_words
 from .rl_notes import deadline_reason
 from .service_level import default_target
 from .unmet import speed_gaps, targets_reason
 
-if TYPE_CHECKING:  # core/sizing/advise.py imports this module
-    from .advise import GpuAdvice
 
-
-def judged(adv: GpuAdvice, c: Choice, growth: Growth, rl: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c``: the user's
-    targets first, then the stated default service level (core/sizing/service_level.py).
-    ``rl``: the choice's estimate's RL block (its run, not a training pace, misses a deadline)."""
-    s = adv.s
+def judged(
+    s: Scenario, filler: Filler, caps: tuple[int, int], c: Choice, growth: Growth, rl: dict[str, Any] | None
+) -> dict[str, Any]:
+    """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c`` of ``s``: the
+    user's targets first, then the stated default service level (core/sizing/service_level.py).
+    ``caps``: the most GPUs an option may have and the ``max_gpus`` asked (the first is lower
+    where a practical cap holds, core/sizing/practical.py). ``rl``: the choice's estimate's RL
+    block (its run, not a training pace, misses a deadline)."""
+    most, max_gpus = caps
     out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
     if growth.met is False:
-        most = adv.most()
         top = growth.unit.top(most)
         if rl is not None:
             why = deadline_reason(s, rl, effective_time_share(s, c.layout.gpus), top)
         else:
-            tried = best_tried(adv, growth)
+            tried = best_tried(filler, growth)
             why = targets_reason(s, c.pace, top, c.layout.gpus, growth.at_top, tried)
         out |= {"unmet": "targets", "unmet_reason": why}
-        if growth.at_top and most < adv.ask.max_gpus:  # the cap, not the model, stops it
+        if growth.at_top and most < max_gpus:  # the cap, not the model, stops it
             out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
     level = default_target(s)
     if level is not None:
@@ -50,11 +52,11 @@ def judged(adv: GpuAdvice, c: Choice, growth: Growth, rl: dict[str, Any] | None 
     return out
 
 
-def best_tried(adv: GpuAdvice, growth: Growth) -> tuple[int, Pace] | None:
+def best_tried(filler: Filler, growth: Growth) -> tuple[int, Pace] | None:
     """Serving targets missed: the most GPUs weighed and the fastest layout's speed there."""
     if growth.tried is None or growth.at_top:
         return None
-    best = adv.filler.best(growth.tried)
+    best = filler.best(growth.tried)
     return (best[0].layout.gpus, best[0].pace) if best else None
 
 
@@ -67,12 +69,15 @@ def goodput(s: Scenario, c: Choice) -> dict[str, Any]:
     return {"effective_time_share": share, "wall_time_seconds": None if ideal is None else ideal / share}
 
 
-def needed(adv: GpuAdvice, c: Choice, growth: Growth, bought: int) -> dict[str, Any]:
-    """What the work needs apart from what is bought: the fewest that hold it (with no
-    target, or targets that cannot be met) or the layout that meets the targets."""
-    training = adv.s.workload.trains
+def needed(
+    s: Scenario, fewest: dict[int, Layout], filler: Filler, c: Choice, growth: Growth, bought: int
+) -> dict[str, Any]:
+    """What the work needs apart from what is bought: the fewest that hold it (``fewest``: the
+    fewest GPUs' layout of each variant, with no target or targets that cannot be met) or the
+    layout that meets the targets."""
+    training = s.workload.trains
     if growth.why == "fewest" or growth.met is False:
-        lay = min(adv.fewest.values(), key=lambda x: x.gpus)
+        lay = min(fewest.values(), key=lambda x: x.gpus)
         par = {
             "tensor": lay.tp,
             "pipeline": lay.pp,
@@ -89,8 +94,8 @@ def needed(adv: GpuAdvice, c: Choice, growth: Growth, bought: int) -> dict[str, 
             layout_label(c.scenario.parallelism.model_dump(mode="json"), training),
         )
         if growth.why == "targets":  # the fewest GPUs, not units, that meet them
-            n = smallest_serving(adv.filler, growth.least, c.layout.gpus)
-            fewest = adv.filler.best(n)
-            if fewest:
-                label = layout_label(fewest[0].scenario.parallelism.model_dump(mode="json"), training)
+            n = smallest_serving(filler, growth.least, c.layout.gpus)
+            best = filler.best(n)
+            if best:
+                label = layout_label(best[0].scenario.parallelism.model_dump(mode="json"), training)
     return {"needed_gpus": n, "needed_layout": label, "spare_gpus": max(0, bought - n)}
