@@ -285,7 +285,7 @@ def test_the_prefill_fields_without_a_prefill_pool_change_nothing(d: dict) -> No
 @given(SPLITS)
 def test_a_prefill_batch_limit_never_brings_the_first_token_below_one_prompt_alone(d: dict) -> None:
     """The first token of a loaded prefill pool, at any batch limit, is never sooner than one
-    prompt alone on an idle replica (one user: core/serving/disaggregated.py ``_prefill_ttft``);
+    prompt alone on an idle replica (one user: core/serving/disagg_queue.py ``prefill_ttft``);
     a limit no rank can reach (10^6) is the engine's own. Not asserted: that a lower limit
     never gives a sooner first token. It can, by the engines' own mechanism: a batch's prompts
     all finish with its last step, so serving them one or a few at a time brings the mean first

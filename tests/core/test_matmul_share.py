@@ -1,4 +1,4 @@
-"""The speed note's 16-bit matmul share (core/serving/load.py ``matmul_share``) never reads above
+"""The speed note's 16-bit matmul share (core/serving/load_text.py ``matmul_share``) never reads above
 100 %: GeForce cards whose library accumulates in FP16 are measured against that peak (twice the
 catalog's FP32-accumulate figure), and Apple GPUs, whose catalog 16-bit figure is Apple's FP32
 rate, state the achieved TFLOPS where llama.cpp's Metal GEMMs run above it (M3 and later issue

@@ -13,7 +13,7 @@ ROCm MI300 when set, then the custom kernel, then pynccl). SGLang's copy of the 
 (``sglang/srt/distributed/device_communicators/custom_all_reduce.py``, "Adapted from ... vllm
 v0.6.4.post1") keeps the same rules, ``_MAX_CAR_SIZE = 8192 * 1024`` on CUDA (twice that on
 ROCm, "crossover is at 16MB buffer size for ROCm"; the rules apply on NVIDIA GPUs only:
-core/serving/load.py ``_all_reduce``).
+core/serving/step_costs.py ``all_reduce``).
 
 TensorRT-LLM's PyTorch backend (0.19, 1.0; ``cpp/tensorrt_llm/thop/allreduceOp.cpp``
 ``ifFallbackToNCCL``: "message_size_bytes > max_workspace_size" -> NCCL, and NCCL without peer

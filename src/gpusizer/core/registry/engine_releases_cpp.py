@@ -157,7 +157,7 @@ _TRT_BEFORE_1_0 = (
             "the tokens of every rank are all-gathered (quantised to FP4 / per-tensor FP8 first) "
             "and the outputs reduce-scattered, NCCL allgather / reducescatter; the all-to-all "
             "only on multi-node NVLink (MnnvlMemory.supports_mnnvl()) or DeepEP by environment "
-            "(core/serving/load.py _moe_comm; docs/evidence/speed.md sections 29, 47, 48)",
+            "(core/serving/step_costs.py moe_comm; docs/evidence/speed.md sections 29, 47, 48)",
             "its CUTLASS grouped GEMMs at their measured rates on Hopper and datacentre Blackwell "
             "(kernel era trtllm-cutlass-moe, core/speed/rates_trtllm_moe.py)",
             "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction 0.9 of the memory free "

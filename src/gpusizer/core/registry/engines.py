@@ -220,7 +220,7 @@ class EngineRelease:
     # than 8 GPUs a node) takes the all-to-all
     moe_comm: Literal["all_to_all", "gather"] = "all_to_all"
     # Under attention DP the MoE layers take every rank's tokens padded to the busiest rank's
-    # count where the experts take FP4 activations (TensorRT-LLM 0.19-0.21, core/serving/load.py)
+    # count where the experts take FP4 activations (TensorRT-LLM 0.19-0.21, core/serving/step_costs.py)
     dp_padding: bool = False
     # where the tensor-parallel all-reduce runs the engine's own kernel, else NCCL
     # (core/registry/all_reduce.py)

@@ -13,6 +13,9 @@ For each GPU of the catalog:
 3. The layout: the fastest a practitioner would run on that count (core/sizing/fill.py),
    speed from the one speed function (core/sizing/pace.py); techniques only where nothing
    fits that count without them.
+
+The option's fields that the layout does not decide are in core/sizing/advise_fields.py, its
+need and targets met in core/sizing/advise_need.py.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ from typing import Any
 
 from ..cancel import CancelToken
 from ..model.architecture import ceil_div
+from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
-from ..registry.dtypes import DTYPES
-from ..speed.goodput import effective_time_share
-from .compare_scale import Growth, grow, smallest_serving
+from .advise_fields import compute_notes, gpu_fields, missing_option, unit_fields
+from .advise_need import goodput, judged, needed
+from .compare_scale import Growth, grow
 from .disagg_pools import pool_changes, pools_note
 from .disagg_split import propose_split
 from .fill import Filler
@@ -35,17 +39,15 @@ from .fill_serving import Choice
 from .layout_search import MAX_GPUS, Evaluator, GpuTarget
 from .layout_space import Layout
 from .links import links_for
-from .option import Pace, SizingOption, layout_label
+from .option import SizingOption, layout_label
 from .practical import cap_words, practical_cap
 from .reason import layout_reason
-from .rl_notes import deadline_reason, rl_fields, split_notes
+from .rl_notes import rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
-from .service_level import default_target
 from .stated import none_tried, own_gpu, stated_fits
-from .systems import option_unit
 from .units import Unit, pool_beside, with_pool
-from .unmet import context_reason, fill_refusal, practical_reason, speed_gaps, targets_reason
+from .unmet import context_reason, fill_refusal, practical_reason
 
 
 @dataclass(frozen=True)
@@ -142,103 +144,19 @@ class GpuAdvice:
         stated = None if own is None else stated_fits(own, self.g.capacity)
         return "memory", why if stated is None else f"{none_tried(why)}; {stated}"
 
-    def _judged(self, c: Choice, growth: Growth, rl: dict[str, Any] | None = None) -> dict[str, Any]:
-        """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c``: the user's
-        targets first, then the stated default service level (core/sizing/service_level.py).
-        ``rl``: the choice's estimate's RL block (its run, not a training pace, misses a deadline)."""
-        out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
-        if growth.met is False:
-            most = self._most()
-            top = growth.unit.top(most)
-            if rl is not None:
-                why = deadline_reason(self.s, rl, effective_time_share(self.s, c.layout.gpus), top)
-            else:
-                tried = self._best_tried(growth)
-                why = targets_reason(self.s, c.pace, top, c.layout.gpus, growth.at_top, tried)
-            out |= {"unmet": "targets", "unmet_reason": why}
-            if growth.at_top and most < self.ask.max_gpus:  # the cap, not the model, stops it
-                out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
-        level = default_target(self.s)
-        if level is not None:
-            gaps = speed_gaps(c.pace, level)
-            out["default_target_met"] = not gaps
-            if gaps and out["unmet"] is None:
-                out["unmet"] = "targets"
-                out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps)
-        return out
-
-    def _best_tried(self, growth: Growth) -> tuple[int, Pace] | None:
-        """Serving targets missed: the most GPUs weighed and the fastest layout's speed there."""
-        if growth.tried is None or growth.at_top:
-            return None
-        best = self.filler.best(growth.tried)
-        return (best[0].layout.gpus, best[0].pace) if best else None
-
-    def _goodput(self, c: Choice) -> dict[str, Any]:
-        """Training: the effective share of wall time and the run's wall time."""
-        if not self.s.workload.trains:
-            return {}
-        share = effective_time_share(self.s, c.layout.gpus)
-        ideal = c.pace.time_seconds
-        return {"effective_time_share": share, "wall_time_seconds": None if ideal is None else ideal / share}
-
-    def _need(self, c: Choice, growth: Growth, bought: int) -> dict[str, Any]:
-        """What the work needs apart from what is bought: the fewest that hold it (with no
-        target, or targets that cannot be met) or the layout that meets the targets."""
-        training = self.s.workload.trains
-        if growth.why == "fewest" or growth.met is False:
-            lay = min(self.fewest.values(), key=lambda x: x.gpus)
-            par = {
-                "tensor": lay.tp,
-                "pipeline": lay.pp,
-                "context": lay.cp,
-                "data": lay.dp,
-                "zero_stage": lay.zero,
-                "expert": lay.ep,
-                "recompute": lay.recompute,
-            }
-            need, label = lay.gpus, layout_label(par, training)
-        else:
-            need, label = (
-                c.layout.gpus,
-                layout_label(c.scenario.parallelism.model_dump(mode="json"), training),
-            )
-            if growth.why == "targets":  # the fewest GPUs, not units, that meet them
-                need = smallest_serving(self.filler, growth.least, c.layout.gpus)
-                fewest = self.filler.best(need)
-                if fewest:
-                    label = layout_label(fewest[0].scenario.parallelism.model_dump(mode="json"), training)
-        return {"needed_gpus": need, "needed_layout": label, "spare_gpus": max(0, bought - need)}
-
     def _option(self, c: Choice, growth: Growth, index: int) -> SizingOption:
         est = estimate(c.scenario)
         lay, s = c.layout, c.scenario
         bought = growth.unit.count(lay.gpus)
         node = self.g.hardware.gpus_per_node
         par = s.parallelism.model_dump(mode="json")
-        notes = [*self.notes, *growth.notes, *self._compute_notes(s, est.compute.compute_dtype)]
-        if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
-            notes.append(f"serving speed: {est.serving.simulation_note}")
-        notes += split_notes(est.rl)
-        if bought > lay.gpus:
-            notes.append(
-                f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "
-                f"all of {growth.unit.units(bought)} x {growth.unit.name(bought)}"
-            )
-        variant = self.variants[c.variant]
-        changes = dict(variant.changes) | pool_changes(self.s, s)
-        notes += pools_note(changes, self.s)
-        if variant.names:
-            notes.append(
-                f"turned on {variant.phrase[5:]} (scenario_changes): without, {lay.gpus:,} "
-                + ("GPUs do not" if lay.gpus > 1 else "GPU does not")
-                + " hold it"
-            )
-        need = self._need(c, growth, bought)
+        changes = dict(self.variants[c.variant].changes) | pool_changes(self.s, s)
+        notes = self._notes(c, growth, est, bought, changes)
+        need = needed(self.s, self.fewest, self.filler, c, growth, bought)
         split = propose_split(s, self._most())
         if split is not None:
             notes.append(split.note(bought, need["needed_gpus"], growth.unit.count(split.gpus)))
-        fields = self._blank() | {
+        fields = gpu_fields(self.g) | {
             "split": split,
             "fits": True,
             "gpus": bought,
@@ -258,56 +176,44 @@ class GpuAdvice:
             "pace": c.pace,
             "targets_met": growth.met,
             "notes": tuple(notes),
-            "unit": self._unit_fields(bought),
-            **self._judged(c, growth, est.rl),
+            "unit": self._unit(bought),
+            **judged(self.s, self.filler, (self._most(), self.ask.max_gpus), c, growth, est.rl),
             **need,
-            **self._goodput(c),
+            **goodput(self.s, c),
             **rl_fields(est.rl),
         }
         return SizingOption(**fields)
 
-    def _unit_fields(self, gpus: int | None) -> dict[str, Any]:
-        """``system``, ``system_name``, ``gpus_per_system`` and ``systems`` of the unit bought
-        (core/sizing/systems.option_unit; the node when whole nodes are asked)."""
-        g = self.g
-        fields = option_unit(g.id, g.spec, self.ask.cards_per_box, gpus)
-        if self.ask.whole_nodes and gpus is not None:
-            node = g.hardware.gpus_per_node
-            fields |= {"gpus_per_system": max(node, int(str(fields["gpus_per_system"] or 0)))}
-        return fields
-
-    def _blank(self) -> dict[str, Any]:
-        g = self.g
-        cap = g.spec.capacity_bytes
-        return {
-            "gpu": g.id,
-            "gpu_name": g.spec.name,
-            "vendor": g.spec.vendor,
-            "category": g.spec.category,
-            "gpus_per_node": g.hardware.gpus_per_node,
-            "capacity_bytes": cap,
-            "margin_bytes": cap - g.capacity,
-        }
+    def _notes(
+        self, c: Choice, growth: Growth, est: Estimate, bought: int, changes: dict[str, Any]
+    ) -> list[str]:
+        """The option's notes before its split's: the search's and the count's, the compute
+        dtype, the serving simulation's budget, the RL split's, GPUs left idle, the pools grown
+        (``changes``: the scenario's changes) and the techniques turned on."""
+        lay, s = c.layout, c.scenario
+        notes = [*self.notes, *growth.notes, *compute_notes(self.g, s, est.compute.compute_dtype)]
+        if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
+            notes.append(f"serving speed: {est.serving.simulation_note}")
+        notes += split_notes(est.rl)
+        if bought > lay.gpus:
+            notes.append(
+                f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "
+                f"all of {growth.unit.units(bought)} x {growth.unit.name(bought)}"
+            )
+        variant = self.variants[c.variant]
+        notes += pools_note(changes, self.s)
+        if variant.names:
+            notes.append(
+                f"turned on {variant.phrase[5:]} (scenario_changes): without, {lay.gpus:,} "
+                + ("GPUs do not" if lay.gpus > 1 else "GPU does not")
+                + " hold it"
+            )
+        return notes
 
     def _missing(self, unmet: str, why: str) -> SizingOption:
-        """No option to offer: listed, ``fits`` false, with the cause (``unmet``: memory,
-        context_limit or practical_limit) and its sentence."""
-        goal = self.s.targets.applies(self.s.workload.trains)
-        unit = self._unit_fields(None)
-        notes = (why, *self.notes)  # the search's own (its work limit reached, core/sizing/work.py)
-        return SizingOption(
-            **self._blank(),
-            targets_met=False if goal else None,
-            notes=notes,
-            unit=unit,
-            unmet=unmet,
-            unmet_reason=why,
-        )
+        """No option to offer (core/sizing/advise_fields.py ``missing_option``)."""
+        return missing_option(self.g, self.s, self.notes, self._unit(None), unmet, why)
 
-    def _compute_notes(self, s: Scenario, used: str) -> list[str]:
-        """Low-precision weights on a GPU without their tensor cores: stored that way,
-        computed in the activation dtype (core/roofline.matmul_dtype), and timed so."""
-        wanted = DTYPES[s.precision.weights].compute_dtype
-        if wanted in ("fp8", "int8", "fp4") and wanted not in self.g.spec.dense_tflops and used != wanted:
-            return [f"no {wanted.upper()} tensor cores: {s.precision.weights} weights compute in {used}"]
-        return []
+    def _unit(self, gpus: int | None) -> dict[str, Any]:
+        """The unit bought's fields for ``gpus`` (core/sizing/advise_fields.py ``unit_fields``)."""
+        return unit_fields(self.g, self.ask.cards_per_box, self.ask.whole_nodes, gpus)

@@ -1,0 +1,70 @@
+"""The prefill pool's first token under a disaggregated split (core/serving/disaggregated.py):
+a request alone on an idle replica, or the users' requests queued as Poisson arrivals whose
+rate and the queue meet at the fixed point of the users' cycle. Split from
+core/serving/disaggregated.py for size; the rules are as they were there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the step model and the scheduler load on the first split's figures
+    from ..speed.step import StepModel
+    from .scheduler_types import Engine, Workload
+
+PREFILL_REQUESTS = 200  # Poisson arrivals simulated for the prefill pool
+ROUNDS = 8  # regula falsi steps to the users' cycle and the prefill queue (fixed_point)
+
+
+def prefill_ttft(
+    pre_step: StepModel, eng: Engine, wl: Workload, users: int, replicas: int, rest: tuple[float, float]
+) -> float:
+    """Seconds from a request's arrival at the prefill pool to its first token.
+
+    Each user has one request outstanding at most, so with no more users than prefill
+    replicas an idle replica is always free (a router that picks it: exact for one user) and
+    a request waits behind none: it is one prompt alone. More users than replicas reach the
+    pool as Poisson arrivals at the users' rate, one request per cycle (first token, then
+    ``rest``: the decode and the transfer): the arrival rate and the queue meet at the fixed
+    point of the cycle (:func:`fixed_point`)."""
+    from .scheduler import simulate
+
+    if users <= replicas:
+        alone = replace(wl, output=1, load="steady", users=1, requests=1, time_boxed=False)
+        return float(simulate(pre_step, eng, alone).ttft)
+    e2e, transfer = rest
+
+    def queued(t: float) -> float:  # the pool's first token when the users' cycle has it at t
+        rate = users / max(1e-9, e2e + t + transfer) / replicas
+        pre_wl = replace(wl, output=1, load="rate", rate=rate, requests=PREFILL_REQUESTS, time_boxed=False)
+        return float(simulate(pre_step, eng, pre_wl).ttft)
+
+    return fixed_point(queued)
+
+
+def fixed_point(f: Callable[[float], float]) -> float:
+    """The t with f(t) = t for f falling in t (a later first token slows the users' cycle,
+    so fewer requests queue): bracketed by 0 and f(0) and closed in by regula falsi (the
+    Illinois rule) to a 1 % step; a plain iteration of f swings around it, undamped."""
+    lo, g_lo = 0.0, f(0.0)
+    hi = g_lo
+    g_hi = f(hi) - hi
+    if g_hi >= 0 or g_lo <= 0:
+        return hi
+    t, side = hi, 0
+    for _ in range(ROUNDS):
+        t = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)
+        g = f(t) - t
+        if abs(g) <= 0.01 * max(t, 1e-9):
+            return t
+        if g > 0:
+            lo, g_lo = t, g
+            g_hi = g_hi / 2 if side > 0 else g_hi
+            side = 1
+        else:
+            hi, g_hi = t, g
+            g_lo = g_lo / 2 if side < 0 else g_lo
+            side = -1
+    return t

@@ -1,0 +1,101 @@
+"""What one GPU type's option says of the work's need and its targets (core/sizing/advise.py
+``GpuAdvice``): whether the targets and the default service level are met and why not, the
+fewest GPUs and layout the work needs apart from what is bought, and, for training, the share
+of wall time spent training. Split from core/sizing/advise.py for size; the fields are as they
+were there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model.specs import Scenario
+from ..speed.goodput import effective_time_share
+from .compare_scale import Growth, smallest_serving
+from .fill import Filler
+from .fill_serving import Choice
+from .layout_space import Layout
+from .option import Pace, layout_label
+from .practical import cap_words
+from .rl_notes import deadline_reason
+from .service_level import default_target
+from .unmet import speed_gaps, targets_reason
+
+
+def judged(
+    s: Scenario, filler: Filler, caps: tuple[int, int], c: Choice, growth: Growth, rl: dict[str, Any] | None
+) -> dict[str, Any]:
+    """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c`` of ``s``: the
+    user's targets first, then the stated default service level (core/sizing/service_level.py).
+    ``caps``: the most GPUs an option may have and the ``max_gpus`` asked (the first is lower
+    where a practical cap holds, core/sizing/practical.py). ``rl``: the choice's estimate's RL
+    block (its run, not a training pace, misses a deadline)."""
+    most, max_gpus = caps
+    out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
+    if growth.met is False:
+        top = growth.unit.top(most)
+        if rl is not None:
+            why = deadline_reason(s, rl, effective_time_share(s, c.layout.gpus), top)
+        else:
+            tried = best_tried(filler, growth)
+            why = targets_reason(s, c.pace, top, c.layout.gpus, growth.at_top, tried)
+        out |= {"unmet": "targets", "unmet_reason": why}
+        if growth.at_top and most < max_gpus:  # the cap, not the model, stops it
+            out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
+    level = default_target(s)
+    if level is not None:
+        gaps = speed_gaps(c.pace, level)
+        out["default_target_met"] = not gaps
+        if gaps and out["unmet"] is None:
+            out["unmet"] = "targets"
+            out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps)
+    return out
+
+
+def best_tried(filler: Filler, growth: Growth) -> tuple[int, Pace] | None:
+    """Serving targets missed: the most GPUs weighed and the fastest layout's speed there."""
+    if growth.tried is None or growth.at_top:
+        return None
+    best = filler.best(growth.tried)
+    return (best[0].layout.gpus, best[0].pace) if best else None
+
+
+def goodput(s: Scenario, c: Choice) -> dict[str, Any]:
+    """Training: the effective share of wall time and the run's wall time (seconds)."""
+    if not s.workload.trains:
+        return {}
+    share = effective_time_share(s, c.layout.gpus)
+    ideal = c.pace.time_seconds
+    return {"effective_time_share": share, "wall_time_seconds": None if ideal is None else ideal / share}
+
+
+def needed(
+    s: Scenario, fewest: dict[int, Layout], filler: Filler, c: Choice, growth: Growth, bought: int
+) -> dict[str, Any]:
+    """What the work needs apart from what is bought: the fewest that hold it (``fewest``: the
+    fewest GPUs' layout of each variant, with no target or targets that cannot be met) or the
+    layout that meets the targets."""
+    training = s.workload.trains
+    if growth.why == "fewest" or growth.met is False:
+        lay = min(fewest.values(), key=lambda x: x.gpus)
+        par = {
+            "tensor": lay.tp,
+            "pipeline": lay.pp,
+            "context": lay.cp,
+            "data": lay.dp,
+            "zero_stage": lay.zero,
+            "expert": lay.ep,
+            "recompute": lay.recompute,
+        }
+        n, label = lay.gpus, layout_label(par, training)
+    else:
+        n, label = (
+            c.layout.gpus,
+            layout_label(c.scenario.parallelism.model_dump(mode="json"), training),
+        )
+        if growth.why == "targets":  # the fewest GPUs, not units, that meet them
+            n = smallest_serving(filler, growth.least, c.layout.gpus)
+            best = filler.best(n)
+            if best:
+                label = layout_label(best[0].scenario.parallelism.model_dump(mode="json"), training)
+    return {"needed_gpus": n, "needed_layout": label, "spare_gpus": max(0, bought - n)}
