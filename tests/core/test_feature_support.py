@@ -183,3 +183,50 @@ def test_the_docs_table_is_the_registry() -> None:
                 assert cell.startswith("no"), row
             for value in values:
                 assert value in cell or (value == "on" and cell == "yes"), (row, value)
+
+
+# (engine, mode, release before it arrived, its first release): vLLM DeepSeek MTP PR 12755 (first
+# in 0.7.3), EAGLE-3 PR 16937 (0.8.5); SGLang EAGLE-3 PR 4247 (opened 2025-03-10, after 0.4.3)
+ARRIVALS = [
+    ("vllm", "mtp", "0.7.0", "0.7.3"),
+    ("vllm", "eagle3", "0.8.4", "0.8.5"),
+    ("vllm", "eagle3", "0.6.4", "0.8.5"),
+    ("sglang", "eagle3", "0.4.3", "0.4.4"),
+]
+
+
+@pytest.mark.parametrize(("engine", "mode", "before", "first"), ARRIVALS, ids=str)
+def test_a_method_before_its_first_release_is_refused(
+    engine: str, mode: str, before: str, first: str
+) -> None:
+    spec = _serving("speculative", mode)
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(_scenario(engine, {**spec, "engine_version": before}))
+    message = str(err.value)
+    assert err.value.field == "serving.speculative.method", message
+    assert f'"{mode}" from {first} on, not {before}' in message and _table(engine).engine in message
+    assert "\n" not in message
+    parse_scenario(_scenario(engine, {**spec, "engine_version": first}))  # its first release runs it
+
+
+def test_every_first_release_reads_and_every_later_modelled_release_runs_it() -> None:
+    """Each ``since`` is a version of its engine's family; each release the registry models at or
+    after it (and every one before the gated modes) parses with the mode on."""
+    from gpusizer.core.pipeline.validate_features import arrived
+    from gpusizer.core.registry.engines import version_key
+
+    for engine in ("vllm", "sglang", "tensorrt-llm", "llama.cpp"):
+        table, profile = _table(engine), FRAMEWORKS[ENGINES[engine][0]]
+        for feature in FEATURES:
+            for mode, first in table.of(feature).since:
+                assert table.of(feature).runs(mode) and version_key(first) is not None, (engine, mode)
+                later = [r.version for r in profile.releases if version_key(r.version) >= version_key(first)]  # type: ignore[operator]
+                assert later and all(arrived(table, feature, mode, v) for v in later), (engine, mode)
+
+
+def test_a_published_replay_keeps_running() -> None:
+    """The SGLang large-EP P/D replays run as release 0.4.3 (tests/core/data/disagg-large-ep-decode.json,
+    SGLang of May 2025): the split is not gated on SGLang, nor EAGLE on 0.4.3."""
+    parse_scenario(_scenario("sglang", {**_serving("disaggregated", "on"), "engine_version": "0.4.3"}))
+    parse_scenario(_scenario("sglang", {**_serving("speculative", "eagle"), "engine_version": "0.4.3"}))
+    parse_scenario(_scenario("vllm", {**_serving("speculative", "eagle"), "engine_version": "0.6.4"}))

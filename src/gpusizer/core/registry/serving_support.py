@@ -82,9 +82,11 @@ VLLM_FEATURES = FeatureTable(
             ("ngram", 'method "ngram"'),
         ),
         "vLLM docs features/speculative_decoding (draft_model, eagle, eagle3, mtp, ngram; "
-        "SpeculativeConfig.method)",
-        "V1 ran draft models later than EAGLE and n-gram (V0 ran them all); the release each "
-        "method arrived in was not read, so releases are not checked per method",
+        "SpeculativeConfig.method); DeepSeek MTP: PR 12755 (opened 2025-02-04, first in 0.7.3); "
+        "EAGLE-3: PR 16937 ('[V1][Spec Decode] EAGLE-3 Support', 2025-04-21, first in 0.8.5)",
+        "draft_model, eagle (PR 6830, 2024-08) and ngram ran in V0 before 0.6.4, the oldest release "
+        "modelled: not gated. V1 ran draft models later than EAGLE and n-gram (V0 ran them all)",
+        since=(("mtp", "0.7.3"), ("eagle3", "0.8.5")),
     ),
     prefix=Support((("on", "--enable-prefix-caching"),), "vLLM docs features/automatic_prefix_caching"),
     lora=Support((("many", "--enable-lora --max-loras --max-cpu-loras"),), "vLLM docs features/lora"),
@@ -110,8 +112,11 @@ SGLANG_FEATURES = FeatureTable(
             ("ngram", "--speculative-algorithm NGRAM"),
         ),
         "SGLang docs advanced_features/speculative_decoding; python/sglang/srt/speculative/"
-        "spec_info.py SpeculativeAlgorithm: EAGLE, EAGLE3, STANDALONE, NGRAM (NEXTN read as EAGLE)",
-        "STANDALONE and NGRAM are newer than EAGLE; releases are not checked per method",
+        "spec_info.py SpeculativeAlgorithm: EAGLE, EAGLE3, STANDALONE, NGRAM (NEXTN read as EAGLE); "
+        "EAGLE-3: PR 4247 ('[Feature] Support EAGLE 3', opened 2025-03-10, after the 0.4.3 releases)",
+        "EAGLE (PR 2150, 2024-12) runs in every release modelled; NEXTN, STANDALONE and NGRAM "
+        "arrived later than EAGLE, their first releases not read: not gated",
+        since=(("eagle3", "0.4.4"),),
     ),
     prefix=Support((("on", "RadixAttention, on by default"),), "SGLang docs: RadixAttention prefix cache"),
     lora=Support((("many", "--lora-paths --max-loras-per-batch"),), "SGLang docs advanced_features/lora"),
