@@ -65,7 +65,8 @@ def _check_since(table: FeatureTable, feature: str, field: str, mode: str, versi
     if version is None or arrived(table, feature, mode, version):
         return
     first = table.of(feature).first(mode)
-    msg = f'{table.engine} runs {LABELS[feature]} "{mode}" from {first} on, not {version}'
+    what = LABELS[feature] if mode == "on" else f'{LABELS[feature]} "{mode}"'
+    msg = f"{table.engine} runs {what} from {first} on, not {version}"
     raise ScenarioError(field, msg + f"; set serving.engine_version {first} or later, or null (off)")
 
 

@@ -94,10 +94,17 @@ VLLM_FEATURES = FeatureTable(
         (("cpu", "--kv-offloading-size (OffloadingConnector) or LMCache"), ("disk", "LMCache local_disk")),
         "vLLM docs features/disagg_prefill and examples/others/lmcache (KV connectors); the "
         "OffloadingConnector (vLLM blog 'Inside vLLM's new KV offloading connector', 2026-01-08)",
+        "not gated: LMCache ran vLLM's CPU and disk tiers through its own wrapper before vLLM's "
+        "connectors, so no release a tier arrived in is established",
     ),
     disaggregated=Support(
         (("on", "--kv-transfer-config NixlConnector / P2pNcclConnector"),),
-        "vLLM docs features/disagg_prefill (KV connectors: NixlConnector, P2pNcclConnector)",
+        "vLLM docs features/disagg_prefill (KV connectors: NixlConnector, P2pNcclConnector); the first "
+        "connector (PyNcclConnector): PR 10502 '[Core] Implement disagg prefill by StatelessProcessGroup', "
+        "merged after 0.6.4 (2024-11-15); issue 11490 runs --kv-transfer-config on the v0.6.5 image",
+        "NixlConnector and P2pNcclConnector are V1 connectors of later releases; the split itself "
+        "is gated at 0.6.5",
+        since=(("on", "0.6.5"),),
     ),
 )
 
@@ -122,10 +129,15 @@ SGLANG_FEATURES = FeatureTable(
     lora=Support((("many", "--lora-paths --max-loras-per-batch"),), "SGLang docs advanced_features/lora"),
     kv_offload=Support(
         (("cpu", "--enable-hierarchical-cache (HiCache)"), ("disk", "--hicache-storage-backend file")),
-        "SGLang docs advanced_features/hicache (host memory tier, storage backends)",
+        "SGLang docs advanced_features/hicache (host memory tier, storage backends); "
+        "--enable-hierarchical-cache: PR 2693, ready to merge 2025-01-28, before 0.4.3 (2025-02)",
+        "cpu runs in every release modelled; the disk backends' first release was not read: not gated",
     ),
     disaggregated=Support(
-        (("on", "--disaggregation-mode prefill|decode"),), "SGLang docs advanced_features/pd_disaggregation"
+        (("on", "--disaggregation-mode prefill|decode"),),
+        "SGLang docs advanced_features/pd_disaggregation",
+        "not gated: the large-scale-EP P/D replays run SGLang of May 2025 as release 0.4.3's rules "
+        "(tests/core/data/disagg-large-ep-decode.json), the oldest release modelled",
     ),
 )
 

@@ -80,12 +80,13 @@ def fill_methods(box: ComboBox, items: list[tuple[str, Any]], held: Any) -> None
 
 def refresh_feature_rows(f: Form, box: ComboBox, state: ScenarioState, profile: FrameworkProfile) -> None:
     """The method list and each feature's rows as the engine runs them (module docstring)."""
-    table = table_of(state, profile)
+    table, version = table_of(state, profile), _version(state.value("serving.engine_version"))
     held = state.value(METHOD)
-    items = method_items(table, held, state.value("serving.engine_version"))
+    items = method_items(table, held, version)
     fill_methods(box, items, held)
     f.show(METHOD, len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft from the file)
     for feature, paths in ROWS.items():
-        runs = table is None or bool(table.of(feature).modes)
+        # a feature no mode of which the release as set runs hides too (vLLM 0.6.4's P/D split)
+        runs = table is None or any(arrived(table, feature, m, version) for m in table.of(feature).values)
         for path in paths:
             f.show(path, runs or state.value(path) is not None)
