@@ -192,6 +192,11 @@ ARRIVALS = [
     ("vllm", "eagle3", "0.8.4", "0.8.5"),
     ("vllm", "eagle3", "0.6.4", "0.8.5"),
     ("sglang", "eagle3", "0.4.3", "0.4.4"),
+    # TensorRT-LLM docs/source/release-notes.md: EAGLE and prompt lookup 0.15.0, MTP and EAGLE-3 0.19.0
+    ("tensorrt-llm", "eagle", "0.5.0", "0.15.0"),
+    ("tensorrt-llm", "ngram", "0.5.0", "0.15.0"),
+    ("tensorrt-llm", "mtp", "0.5.0", "0.19.0"),
+    ("tensorrt-llm", "eagle3", "0.5.0", "0.19.0"),
 ]
 
 

@@ -152,7 +152,11 @@ TRTLLM_FEATURES = FeatureTable(
             ("ngram", "NGramDecodingConfig"),
         ),
         "TensorRT-LLM docs features/speculative-decoding (draft-target, EAGLE/EAGLE-3, MTP, "
-        "NGram, Medusa, ReDrafter, lookahead); tensorrt_llm/llmapi/llm_args.py",
+        "NGram, Medusa, ReDrafter, lookahead); tensorrt_llm/llmapi/llm_args.py; docs/source/"
+        "release-notes.md: 0.15.0 'Added support for EAGLE', 'prompt-lookup speculative decoding'; "
+        "0.19.0 'Added Multi-Token Prediction (MTP) support', 'initial EAGLE-3 implementation'",
+        "draft-target's first release was not read (0.14.0 already runs a draft model): not gated",
+        since=(("eagle", "0.15.0"), ("ngram", "0.15.0"), ("mtp", "0.19.0"), ("eagle3", "0.19.0")),
     ),
     prefix=Support((("on", "KvCacheConfig enable_block_reuse"),), "TensorRT-LLM docs features/kvcache"),
     lora=Support((("many", "LoraConfig max_loras / max_cpu_loras"),), "TensorRT-LLM docs features/lora"),
@@ -162,7 +166,10 @@ TRTLLM_FEATURES = FeatureTable(
         "the engine's own tier is host memory; a disk tier comes from NVIDIA Dynamo's KV block manager",
     ),
     disaggregated=Support(
-        (("on", "trtllm-serve disaggregated"),), "TensorRT-LLM docs features/disagg-serving"
+        (("on", "trtllm-serve disaggregated"),),
+        "TensorRT-LLM docs features/disagg-serving",
+        "runs in 0.19.0 (its release notes refactor the disaggregated serving scripts); the first "
+        "release was not read, so 0.5.0 is not refused",
     ),
 )
 
