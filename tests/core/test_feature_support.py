@@ -248,3 +248,23 @@ def test_a_vllm_split_before_its_first_connector_is_refused() -> None:
     assert err.value.field == "serving.disaggregated.prefill_gpus"
     for version in ("0.6.5", "0.7.0", "0.9.1"):  # 0.7.0 and 0.9.1: published P/D replays
         parse_scenario(_scenario("vllm", {**split, "engine_version": version}))
+
+
+def test_the_docs_release_table_is_the_registry() -> None:
+    """docs/scenario-format.md's first-release table lists each ``since`` of every engine."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "scenario-format.md").read_text(encoding="utf-8")
+    block = text[text.index("| engine | mode | first release | source |") :].split("\n\n")[0]
+    documented: set[tuple[str, str, str]] = set()
+    for row in block.splitlines()[2:]:
+        engine, mode, first, _ = (c.strip() for c in row.strip("|").split("|"))
+        for m in mode.split("`")[-1].split(","):
+            documented.add((engine, m.strip() or "on", first))
+    registered = {
+        (_table(e).engine, mode, first)
+        for e in ("vllm", "sglang", "tensorrt-llm", "llama.cpp")
+        for feature in FEATURES
+        for mode, first in _table(e).of(feature).since
+    }
+    assert documented == registered
