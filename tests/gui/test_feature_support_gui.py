@@ -94,11 +94,3 @@ def test_the_methods_follow_the_release(window) -> None:
     assert err.message in error_text(window, "combo_serving_speculative")
     box = find(window, "combo_serving_speculative")
     assert box.currentData() == "eagle3" and "vLLM 0.8.5 on" in box.currentText()
-
-
-def test_a_split_before_its_release_hides_its_row(window) -> None:
-    """vLLM's first KV connector came in 0.6.5 (PR 10502): at 0.6.4 the P/D rows hide."""
-    set_scenario(window, {**VLLM, "serving": {"engine_version": "0.6.4"}})
-    assert not find(window, "spin_serving_prefill_gpus").isVisibleTo(window)
-    set_scenario(window, {**VLLM, "serving": {"engine_version": "0.6.5"}})
-    assert find(window, "spin_serving_prefill_gpus").isVisibleTo(window)

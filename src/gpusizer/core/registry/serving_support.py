@@ -84,8 +84,8 @@ VLLM_FEATURES = FeatureTable(
         "vLLM docs features/speculative_decoding (draft_model, eagle, eagle3, mtp, ngram; "
         "SpeculativeConfig.method); DeepSeek MTP: PR 12755 (opened 2025-02-04, first in 0.7.3); "
         "EAGLE-3: PR 16937 ('[V1][Spec Decode] EAGLE-3 Support', 2025-04-21, first in 0.8.5)",
-        "draft_model, eagle (PR 6830, 2024-08) and ngram ran in V0 before 0.6.4, the oldest release "
-        "modelled: not gated. V1 ran draft models later than EAGLE and n-gram (V0 ran them all)",
+        "eagle (PR 6830, 2024-08) ran in V0 before 0.6.4, the oldest release modelled, draft_model "
+        "and ngram before it: not gated. V1 ran draft models later than EAGLE and n-gram (V0 ran them all)",
         since=(("mtp", "0.7.3"), ("eagle3", "0.8.5")),
     ),
     prefix=Support((("on", "--enable-prefix-caching"),), "vLLM docs features/automatic_prefix_caching"),
@@ -102,9 +102,9 @@ VLLM_FEATURES = FeatureTable(
         "vLLM docs features/disagg_prefill (KV connectors: NixlConnector, P2pNcclConnector); the first "
         "connector (PyNcclConnector): PR 10502 '[Core] Implement disagg prefill by StatelessProcessGroup', "
         "merged after 0.6.4 (2024-11-15); issue 11490 runs --kv-transfer-config on the v0.6.5 image",
-        "NixlConnector and P2pNcclConnector are V1 connectors of later releases; the split itself "
-        "is gated at 0.6.5",
-        since=(("on", "0.6.5"),),
+        "not gated: triton_distributed ran a split on vLLM 0.6.3.post1 with its own patch (a published "
+        "replay, tests/core/data/serving-features.json, as release 0.6.4); NixlConnector and "
+        "P2pNcclConnector are V1 connectors of later releases",
     ),
 )
 
