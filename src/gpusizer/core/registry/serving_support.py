@@ -8,7 +8,10 @@ Features and their modes: ``speculative`` the methods (``serving.speculative.met
 ``prefix`` "on", ``lora`` "many" (adapters chosen per request) or "one" (a single adapter
 baked into the served model), ``kv_offload`` the media (``serving.kv_offload.medium``: "cpu",
 "disk"), ``disaggregated`` "on". Where a source is unclear the mode is allowed and the entry
-says so in its ``note``: a deployment that may run is never refused.
+says so in its ``note``: a deployment that may run is never refused. A mode's first release
+(``Support.since``, from the PR that added it and the first tag holding it, or the release
+notes) refuses an explicit older release of the family; where no source establishes it, or a
+published replay ran the mode on an older release, the mode is not gated and the note says why.
 
 Ollama is a release family of the llama.cpp profile (engine versions "ollama-..."): its
 releases carry their own table (``EngineRelease.features``, core/registry/engine_releases_cpp.py).

@@ -86,7 +86,7 @@ def refresh_feature_rows(f: Form, box: ComboBox, state: ScenarioState, profile: 
     fill_methods(box, items, held)
     f.show(METHOD, len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft from the file)
     for feature, paths in ROWS.items():
-        # a feature no mode of which the release as set runs hides too (vLLM 0.6.4's P/D split)
+        # a feature none of whose modes the release as set runs hides too (each mode newer: since)
         runs = table is None or any(arrived(table, feature, m, version) for m in table.of(feature).values)
         for path in paths:
             f.show(path, runs or state.value(path) is not None)
