@@ -58,3 +58,24 @@ def test_a_feature_the_engine_does_not_run_is_one_line_and_exit_2(
     for w in words:
         assert w in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_method_newer_than_the_release_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """vLLM ran EAGLE-3 from 0.8.5 (PR 16937): asked of 0.8.4, the field, engine and both releases."""
+    d = {
+        "model": {"preset": "llama-3.1-8b"},
+        "workload": {"kind": "inference"},
+        "framework": "vllm",
+        "hardware": {"gpu": "h100-sxm-80gb"},
+        "serving": {"engine_version": "0.8.4", "speculative": {"method": "eagle3"}},
+    }
+    path = tmp_path / "s.gpusizer.json"
+    path.write_text(json.dumps(d), encoding="utf-8")
+    code = main(["estimate", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "", err
+    assert len(err.splitlines()) == 1, err
+    for w in ("serving.speculative.method", "vLLM", '"eagle3" from 0.8.5 on, not 0.8.4'):
+        assert w in err, err

@@ -183,3 +183,84 @@ def test_the_docs_table_is_the_registry() -> None:
                 assert cell.startswith("no"), row
             for value in values:
                 assert value in cell or (value == "on" and cell == "yes"), (row, value)
+
+
+# (engine, mode, release before it arrived, its first release): vLLM DeepSeek MTP PR 12755 (first
+# in 0.7.3), EAGLE-3 PR 16937 (0.8.5); SGLang EAGLE-3 PR 4247 (opened 2025-03-10, after 0.4.3)
+ARRIVALS = [
+    ("vllm", "mtp", "0.7.0", "0.7.3"),
+    ("vllm", "eagle3", "0.8.4", "0.8.5"),
+    ("vllm", "eagle3", "0.6.4", "0.8.5"),
+    ("sglang", "eagle3", "0.4.3", "0.4.4"),
+    # TensorRT-LLM docs/source/release-notes.md: EAGLE and prompt lookup 0.15.0, MTP and EAGLE-3 0.19.0
+    ("tensorrt-llm", "eagle", "0.5.0", "0.15.0"),
+    ("tensorrt-llm", "ngram", "0.5.0", "0.15.0"),
+    ("tensorrt-llm", "mtp", "0.5.0", "0.19.0"),
+    ("tensorrt-llm", "eagle3", "0.5.0", "0.19.0"),
+]
+
+
+@pytest.mark.parametrize(("engine", "mode", "before", "first"), ARRIVALS, ids=str)
+def test_a_method_before_its_first_release_is_refused(
+    engine: str, mode: str, before: str, first: str
+) -> None:
+    spec = _serving("speculative", mode)
+    with pytest.raises(ScenarioError) as err:
+        parse_scenario(_scenario(engine, {**spec, "engine_version": before}))
+    message = str(err.value)
+    assert err.value.field == "serving.speculative.method", message
+    assert f'"{mode}" from {first} on, not {before}' in message and _table(engine).engine in message
+    assert "\n" not in message
+    parse_scenario(_scenario(engine, {**spec, "engine_version": first}))  # its first release runs it
+
+
+def test_every_first_release_reads_and_every_later_modelled_release_runs_it() -> None:
+    """Each ``since`` is a version of its engine's family; each release the registry models at or
+    after it (and every one before the gated modes) parses with the mode on."""
+    from gpusizer.core.pipeline.validate_features import arrived
+    from gpusizer.core.registry.engines import version_key
+
+    for engine in ("vllm", "sglang", "tensorrt-llm", "llama.cpp"):
+        table, profile = _table(engine), FRAMEWORKS[ENGINES[engine][0]]
+        for feature in FEATURES:
+            for mode, first in table.of(feature).since:
+                assert table.of(feature).runs(mode) and version_key(first) is not None, (engine, mode)
+                later = [r.version for r in profile.releases if version_key(r.version) >= version_key(first)]  # type: ignore[operator]
+                assert later and all(arrived(table, feature, mode, v) for v in later), (engine, mode)
+
+
+def test_a_published_replay_keeps_running() -> None:
+    """The SGLang large-EP P/D replays run as release 0.4.3 (tests/core/data/disagg-large-ep-decode.json,
+    SGLang of May 2025): the split is not gated on SGLang, nor EAGLE on 0.4.3."""
+    parse_scenario(_scenario("sglang", {**_serving("disaggregated", "on"), "engine_version": "0.4.3"}))
+    parse_scenario(_scenario("sglang", {**_serving("speculative", "eagle"), "engine_version": "0.4.3"}))
+    parse_scenario(_scenario("vllm", {**_serving("speculative", "eagle"), "engine_version": "0.6.4"}))
+
+
+def test_a_vllm_split_runs_on_every_modelled_release() -> None:
+    """vLLM's own first KV connector (PR 10502) came after 0.6.4, but triton_distributed ran a split
+    on a patched 0.6.3.post1, replayed as 0.6.4 (tests/core/data/serving-features.json): the
+    replay proves a release of that rule set runs it, so the split is not gated."""
+    split = _serving("disaggregated", "on")
+    for version in ("0.6.4", "0.6.5", "0.7.0", "0.9.1"):  # 0.6.4, 0.7.0, 0.9.1: published P/D replays
+        parse_scenario(_scenario("vllm", {**split, "engine_version": version}))
+
+
+def test_the_docs_release_table_is_the_registry() -> None:
+    """docs/scenario-format.md's first-release table lists each ``since`` of every engine."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "scenario-format.md").read_text(encoding="utf-8")
+    block = text[text.index("| engine | mode | first release | source |") :].split("\n\n")[0]
+    documented: set[tuple[str, str, str]] = set()
+    for row in block.splitlines()[2:]:
+        engine, mode, first, _ = (c.strip() for c in row.strip("|").split("|"))
+        for m in mode.split("`")[-1].split(","):
+            documented.add((engine, m.strip() or "on", first))
+    registered = {
+        (_table(e).engine, mode, first)
+        for e in ("vllm", "sglang", "tensorrt-llm", "llama.cpp")
+        for feature in FEATURES
+        for mode, first in _table(e).of(feature).since
+    }
+    assert documented == registered

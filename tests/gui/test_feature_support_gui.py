@@ -74,3 +74,23 @@ def test_a_held_split_stays_shown_with_its_refusal(window) -> None:
     window.state.flush()
     assert window.state.error is None
     assert not find(window, "spin_serving_prefill_gpus").isVisibleTo(window)
+
+
+def test_the_methods_follow_the_release(window) -> None:
+    """vLLM 0.8.4 ran no EAGLE-3 (from 0.8.5, PR 16937) nor, before 0.7.3, DeepSeek MTP (PR 12755):
+    the list leaves them out; a held EAGLE-3 stays shown with its refusal beside it."""
+    set_scenario(window, {**VLLM, "serving": {"engine_version": "0.8.4"}})
+    assert _methods(window) == [None, "eagle", "mtp", "ngram"]
+    set_scenario(window, {**VLLM, "serving": {"engine_version": "0.7.0"}})
+    assert _methods(window) == [None, "eagle", "ngram"]
+    set_scenario(
+        window, {**VLLM, "serving": {"engine_version": "0.8.5", "speculative": {"method": "eagle3"}}}
+    )
+    window.state.edit("serving.engine_version", "0.8.4", immediate=True)
+    window.state.flush()
+    err = window.state.error
+    assert err is not None and err.field == "serving.speculative.method", err
+    assert "from 0.8.5 on, not 0.8.4" in err.message
+    assert err.message in error_text(window, "combo_serving_speculative")
+    box = find(window, "combo_serving_speculative")
+    assert box.currentData() == "eagle3" and "vLLM 0.8.5 on" in box.currentText()

@@ -49,15 +49,24 @@ def check_features(s: Scenario) -> None:
         _check_since(table, feature, field, mode, s.serving.engine_version)
 
 
-def _check_since(table: FeatureTable, feature: str, field: str, mode: str, version: str | None) -> None:
-    """An explicit release older than the one the mode arrived in (``Support.since``)."""
+def arrived(table: FeatureTable, feature: str, mode: str, version: str | None) -> bool:
+    """Whether ``version`` runs ``mode`` as far as the mode's first release says
+    (``Support.since``): False only for an explicit release of the same family below it; an
+    unset or unreadable version, or a mode with no first release, runs it."""
     first = table.of(feature).first(mode)
     if first is None or version is None:
-        return
+        return True
     asked_key, first_key = version_key(version), version_key(first)
-    if asked_key is None or first_key is None or asked_key[0] != first_key[0] or asked_key >= first_key:
+    return asked_key is None or first_key is None or asked_key[0] != first_key[0] or asked_key >= first_key
+
+
+def _check_since(table: FeatureTable, feature: str, field: str, mode: str, version: str | None) -> None:
+    """An explicit release older than the one the mode arrived in (``Support.since``)."""
+    if version is None or arrived(table, feature, mode, version):
         return
-    msg = f'{table.engine} runs {LABELS[feature]} "{mode}" from {first} on, not {version}'
+    first = table.of(feature).first(mode)
+    what = LABELS[feature] if mode == "on" else f'{LABELS[feature]} "{mode}"'
+    msg = f"{table.engine} runs {what} from {first} on, not {version}"
     raise ScenarioError(field, msg + f"; set serving.engine_version {first} or later, or null (off)")
 
 

@@ -8,7 +8,10 @@ Features and their modes: ``speculative`` the methods (``serving.speculative.met
 ``prefix`` "on", ``lora`` "many" (adapters chosen per request) or "one" (a single adapter
 baked into the served model), ``kv_offload`` the media (``serving.kv_offload.medium``: "cpu",
 "disk"), ``disaggregated`` "on". Where a source is unclear the mode is allowed and the entry
-says so in its ``note``: a deployment that may run is never refused.
+says so in its ``note``: a deployment that may run is never refused. A mode's first release
+(``Support.since``, from the PR that added it and the first tag holding it, or the release
+notes) refuses an explicit older release of the family; where no source establishes it, or a
+published replay ran the mode on an older release, the mode is not gated and the note says why.
 
 Ollama is a release family of the llama.cpp profile (engine versions "ollama-..."): its
 releases carry their own table (``EngineRelease.features``, core/registry/engine_releases_cpp.py).
@@ -82,9 +85,11 @@ VLLM_FEATURES = FeatureTable(
             ("ngram", 'method "ngram"'),
         ),
         "vLLM docs features/speculative_decoding (draft_model, eagle, eagle3, mtp, ngram; "
-        "SpeculativeConfig.method)",
-        "V1 ran draft models later than EAGLE and n-gram (V0 ran them all); the release each "
-        "method arrived in was not read, so releases are not checked per method",
+        "SpeculativeConfig.method); DeepSeek MTP: PR 12755 (opened 2025-02-04, first in 0.7.3); "
+        "EAGLE-3: PR 16937 ('[V1][Spec Decode] EAGLE-3 Support', 2025-04-21, first in 0.8.5)",
+        "eagle (PR 6830, 2024-08) ran in V0 before 0.6.4, the oldest release modelled, draft_model "
+        "and ngram before it: not gated. V1 ran draft models later than EAGLE and n-gram (V0 ran them all)",
+        since=(("mtp", "0.7.3"), ("eagle3", "0.8.5")),
     ),
     prefix=Support((("on", "--enable-prefix-caching"),), "vLLM docs features/automatic_prefix_caching"),
     lora=Support((("many", "--enable-lora --max-loras --max-cpu-loras"),), "vLLM docs features/lora"),
@@ -92,10 +97,17 @@ VLLM_FEATURES = FeatureTable(
         (("cpu", "--kv-offloading-size (OffloadingConnector) or LMCache"), ("disk", "LMCache local_disk")),
         "vLLM docs features/disagg_prefill and examples/others/lmcache (KV connectors); the "
         "OffloadingConnector (vLLM blog 'Inside vLLM's new KV offloading connector', 2026-01-08)",
+        "not gated: LMCache ran vLLM's CPU and disk tiers through its own wrapper before vLLM's "
+        "connectors, so no release a tier arrived in is established",
     ),
     disaggregated=Support(
         (("on", "--kv-transfer-config NixlConnector / P2pNcclConnector"),),
-        "vLLM docs features/disagg_prefill (KV connectors: NixlConnector, P2pNcclConnector)",
+        "vLLM docs features/disagg_prefill (KV connectors: NixlConnector, P2pNcclConnector); the first "
+        "connector (PyNcclConnector): PR 10502 '[Core] Implement disagg prefill by StatelessProcessGroup', "
+        "merged after 0.6.4 (2024-11-15); issue 11490 runs --kv-transfer-config on the v0.6.5 image",
+        "not gated: triton_distributed ran a split on vLLM 0.6.3.post1 with its own patch (a published "
+        "replay, tests/core/data/serving-features.json, as release 0.6.4); NixlConnector and "
+        "P2pNcclConnector are V1 connectors of later releases",
     ),
 )
 
@@ -110,17 +122,25 @@ SGLANG_FEATURES = FeatureTable(
             ("ngram", "--speculative-algorithm NGRAM"),
         ),
         "SGLang docs advanced_features/speculative_decoding; python/sglang/srt/speculative/"
-        "spec_info.py SpeculativeAlgorithm: EAGLE, EAGLE3, STANDALONE, NGRAM (NEXTN read as EAGLE)",
-        "STANDALONE and NGRAM are newer than EAGLE; releases are not checked per method",
+        "spec_info.py SpeculativeAlgorithm: EAGLE, EAGLE3, STANDALONE, NGRAM (NEXTN read as EAGLE); "
+        "EAGLE-3: PR 4247 ('[Feature] Support EAGLE 3', opened 2025-03-10, after the 0.4.3 releases)",
+        "EAGLE (PR 2150, 2024-12) runs in every release modelled; NEXTN, STANDALONE and NGRAM "
+        "arrived later than EAGLE, their first releases not read: not gated",
+        since=(("eagle3", "0.4.4"),),
     ),
     prefix=Support((("on", "RadixAttention, on by default"),), "SGLang docs: RadixAttention prefix cache"),
     lora=Support((("many", "--lora-paths --max-loras-per-batch"),), "SGLang docs advanced_features/lora"),
     kv_offload=Support(
         (("cpu", "--enable-hierarchical-cache (HiCache)"), ("disk", "--hicache-storage-backend file")),
-        "SGLang docs advanced_features/hicache (host memory tier, storage backends)",
+        "SGLang docs advanced_features/hicache (host memory tier, storage backends); "
+        "--enable-hierarchical-cache: PR 2693, ready to merge 2025-01-28, before 0.4.3 (2025-02)",
+        "cpu runs in every release modelled; the disk backends' first release was not read: not gated",
     ),
     disaggregated=Support(
-        (("on", "--disaggregation-mode prefill|decode"),), "SGLang docs advanced_features/pd_disaggregation"
+        (("on", "--disaggregation-mode prefill|decode"),),
+        "SGLang docs advanced_features/pd_disaggregation",
+        "not gated: the large-scale-EP P/D replays run SGLang of May 2025 as release 0.4.3's rules "
+        "(tests/core/data/disagg-large-ep-decode.json), the oldest release modelled",
     ),
 )
 
@@ -135,7 +155,11 @@ TRTLLM_FEATURES = FeatureTable(
             ("ngram", "NGramDecodingConfig"),
         ),
         "TensorRT-LLM docs features/speculative-decoding (draft-target, EAGLE/EAGLE-3, MTP, "
-        "NGram, Medusa, ReDrafter, lookahead); tensorrt_llm/llmapi/llm_args.py",
+        "NGram, Medusa, ReDrafter, lookahead); tensorrt_llm/llmapi/llm_args.py; docs/source/"
+        "release-notes.md: 0.15.0 'Added support for EAGLE', 'prompt-lookup speculative decoding'; "
+        "0.19.0 'Added Multi-Token Prediction (MTP) support', 'initial EAGLE-3 implementation'",
+        "draft-target's first release was not read (0.14.0 already runs a draft model): not gated",
+        since=(("eagle", "0.15.0"), ("ngram", "0.15.0"), ("mtp", "0.19.0"), ("eagle3", "0.19.0")),
     ),
     prefix=Support((("on", "KvCacheConfig enable_block_reuse"),), "TensorRT-LLM docs features/kvcache"),
     lora=Support((("many", "LoraConfig max_loras / max_cpu_loras"),), "TensorRT-LLM docs features/lora"),
@@ -145,7 +169,10 @@ TRTLLM_FEATURES = FeatureTable(
         "the engine's own tier is host memory; a disk tier comes from NVIDIA Dynamo's KV block manager",
     ),
     disaggregated=Support(
-        (("on", "trtllm-serve disaggregated"),), "TensorRT-LLM docs features/disagg-serving"
+        (("on", "trtllm-serve disaggregated"),),
+        "TensorRT-LLM docs features/disagg-serving",
+        "runs in 0.19.0 (its release notes refactor the disaggregated serving scripts); the first "
+        "release was not read, so 0.5.0 is not refused",
     ),
 )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.pipeline.validate_features import arrived
 from ...core.registry.frameworks import FrameworkProfile
 from ...core.registry.serving_support import FeatureTable
 from ..state import ScenarioState
@@ -41,16 +42,28 @@ def table_of(state: ScenarioState, profile: FrameworkProfile) -> FeatureTable | 
         return profile.serving_features
 
 
-def method_items(table: FeatureTable | None, held: Any) -> list[tuple[str, Any]]:
-    """The methods to offer: off and the engine's, then a held one it does not run, named so."""
-    items = [
-        (label, m) for label, m in SPEC_METHODS if m is None or table is None or table.speculative.runs(m)
-    ]
+def method_items(table: FeatureTable | None, held: Any, version: Any = None) -> list[tuple[str, Any]]:
+    """The methods to offer: off and those the engine's release as set runs (a method newer than
+    it is left out: ``Support.since``), then a held one it does not run, named so."""
+
+    def offered(m: str) -> bool:
+        if table is None:
+            return True
+        return table.speculative.runs(m) and arrived(table, "speculative", m, _version(version))
+
+    items = [(label, m) for label, m in SPEC_METHODS if m is None or offered(m)]
     if held is not None and held not in [m for _, m in items]:
         label = _LABELS.get(str(held), str(held))
-        runs = table is None or table.speculative.runs(str(held))
-        items.append((label if runs else f"{label}: not run by {table.engine}", held))  # type: ignore[union-attr]
+        if table is not None and not table.speculative.runs(str(held)):
+            label = f"{label}: not run by {table.engine}"
+        elif table is not None and not offered(str(held)):
+            label = f"{label}: {table.engine} {table.speculative.first(str(held))} on"
+        items.append((label, held))
     return items
+
+
+def _version(version: Any) -> str | None:
+    return version if isinstance(version, str) else None
 
 
 def fill_methods(box: ComboBox, items: list[tuple[str, Any]], held: Any) -> None:
@@ -67,12 +80,13 @@ def fill_methods(box: ComboBox, items: list[tuple[str, Any]], held: Any) -> None
 
 def refresh_feature_rows(f: Form, box: ComboBox, state: ScenarioState, profile: FrameworkProfile) -> None:
     """The method list and each feature's rows as the engine runs them (module docstring)."""
-    table = table_of(state, profile)
+    table, version = table_of(state, profile), _version(state.value("serving.engine_version"))
     held = state.value(METHOD)
-    items = method_items(table, held)
+    items = method_items(table, held, version)
     fill_methods(box, items, held)
     f.show(METHOD, len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft from the file)
     for feature, paths in ROWS.items():
-        runs = table is None or bool(table.of(feature).modes)
+        # a feature none of whose modes the release as set runs hides too (each mode newer: since)
+        runs = table is None or any(arrived(table, feature, m, version) for m in table.of(feature).values)
         for path in paths:
             f.show(path, runs or state.value(path) is not None)
