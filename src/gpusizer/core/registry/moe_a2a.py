@@ -159,7 +159,7 @@ def low_latency_seconds(x: Exchange) -> float:
         return low_latency_nvlink_seconds(x)
     pairs = x.tokens * x.top_k * x.busy_rank
     _, rate_d, rate_c = _row(LOW_LATENCY_RDMA, x.ranks)
-    scale = x.network_scale if x.network else 1.0
+    scale = x.network_scale
     disp = pairs * x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b) / (rate_d * GB * scale)
     comb = pairs * x.hidden * x.act_b / (rate_c * GB * scale)
     return max(x.alpha, disp) + max(x.alpha, comb)

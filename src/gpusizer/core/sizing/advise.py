@@ -45,7 +45,7 @@ from .reason import layout_reason
 from .rl_notes import rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
-from .stated import none_tried, own_gpu, stated_fits
+from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .units import Unit, pool_beside, with_pool
 from .unmet import context_reason, fill_refusal, practical_reason
 
@@ -137,12 +137,12 @@ class GpuAdvice:
         engine = rl_engine_reason(self.s, self.g)
         if engine is not None:
             return "memory", engine
-        why = (
-            f"nothing fits with up to {self.ask.max_gpus:,} GPUs and {self.g.margin:.0%} of memory kept spare"
-        )
         own = self.s if self.g.id == own_gpu(self.s) else None  # the stated layout is on its own GPU
         stated = None if own is None else stated_fits(own, self.g.capacity)
-        return "memory", why if stated is None else f"{none_tried(why)}; {stated}"
+        subject = "nothing" if stated is None else f"no layout the search tries ({SEARCH_COVERS})"
+        spare = f"{self.g.margin:.0%} of memory kept spare"
+        why = f"{subject} fits with up to {self.ask.max_gpus:,} GPUs and {spare}"
+        return "memory", why if stated is None else f"{why}; {stated}"
 
     def _option(self, c: Choice, growth: Growth, index: int) -> SizingOption:
         est = estimate(c.scenario)

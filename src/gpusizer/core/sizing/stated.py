@@ -61,9 +61,3 @@ def stated_fits(s: Scenario, capacity: int | None = None) -> str | None:
     except ScenarioError:
         return None
     return stated_phrase(est) if (est.fits if capacity is None else holds(est, capacity)) else None
-
-
-def none_tried(words: str) -> str:
-    """``words`` (a sentence saying nothing fits) as what the search tried: "no layout the
-    search tries (...) fits ..." """
-    return words.replace("nothing fits", f"no layout the search tries ({SEARCH_COVERS}) fits", 1)

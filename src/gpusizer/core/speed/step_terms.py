@@ -239,7 +239,7 @@ class StepTerms(ExpertTerms):
             one = all_gather_seconds(self.ep_link, tokens * self._gather_b + routing, sh.ep)
             t += sh.moe_layers * (one + all_gather_seconds(self.ep_link, tokens * sh.ab, sh.ep))
         elif self._a2a and self.a2a is not None:  # the backend's own bytes and rates
-            t += sh.moe_layers * self.a2a.backend.seconds(self._exchange(n), extend)
+            t += self.exchange_seconds(n, extend)
         elif self._a2a:  # dispatch and combine: each token's hidden state to its k experts' ranks,
             # done when the busiest rank has received its share (core/speed/expert_load.py)
             busy = self._busy(n * sh.ep)
@@ -254,7 +254,7 @@ class StepTerms(ExpertTerms):
         sh = self.shape
         if not self._a2a or self.a2a is None or (self.costs.moe_comm == "gather" and sh.tp < sh.ep):
             return 0.0
-        return self.shape.moe_layers * self.a2a.backend.seconds(self._exchange(n), extend)
+        return sh.moe_layers * self.a2a.backend.seconds(self._exchange(n), extend)
 
     def _exchange(self, n: float) -> Exchange:
         """One MoE layer's exchange of a step of ``n`` tokens a rank, as the backend reads it
