@@ -1,0 +1,89 @@
+"""The RL systems papers and framework pages read for step times (docs/evidence/rl.md section 25;
+records in tests/core/data/rl-time-papers.json): OpenRLHF's 2024 table (arXiv 2405.11143 v1, its
+README at 391e1de4), HybridFlow (2409.19256), ReaLHF (2406.14088), NeMo-Aligner (2405.01481), AReaL
+(2505.24298), TRL's and ms-swift's GRPO pages.
+
+None of them enters the evidence count: the one figure with most of its settings in text
+(OpenRLHF's Llama-2-70B PPO step on 32 A800s, 4,488.53 s) is replayed over the settings its
+source leaves out, and those move the estimate 4x, more than the error it would measure. What
+the tests pin is that bracket as the page records it (so a change in the model shows up here
+and the page is updated with it), that the whole bracket stays under the published step (the
+page's finding: the model has no setting for OpenRLHF 0.2.7's generation one micro-batch at a
+time, its nearest, ``rl.rollout.max_sequences``, prices that generation on the fast side), and
+that nothing here is counted."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpusizer import estimate_report
+
+DATA: dict[str, Any] = json.loads(
+    (Path(__file__).parent / "data" / "rl-time-papers.json").read_text(encoding="utf-8")
+)
+BRACKET: list[dict[str, Any]] = DATA["bracket"]
+
+
+def _with(scenario: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """The scenario with each dotted field set (None removes it: the model's default)."""
+    out = copy.deepcopy(scenario)
+    for path, value in change.items():
+        *parents, leaf = path.split(".")
+        node = out
+        for key in parents:
+            node = node[key]
+        if value is None:
+            node.pop(leaf, None)
+        else:
+            node[leaf] = value
+    return out
+
+
+def _step(scenario: dict[str, Any]) -> float:
+    return float(estimate_report(scenario)["rl"]["time_per_step_seconds"])
+
+
+def test_every_record_names_its_source_and_why() -> None:
+    for record in BRACKET:
+        assert record["source"].startswith("https://") and record["quote"], record["id"]
+        assert record["assumptions"] and record["missing_in_model"], record["id"]
+        assert record["counted"] is False, record["id"]
+    for record in DATA["read"]:
+        assert record["source"] and record["figures"] and record["why_not"], record["id"]
+    ids = [r["id"] for r in BRACKET + DATA["read"]]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("record", BRACKET, ids=lambda r: r["id"])
+def test_the_bracket_is_as_recorded(record: dict[str, Any]) -> None:
+    # source: the record's link and quote; tolerance 3 % of each recorded estimate (drift of the
+    # model, not accuracy: the published step is 1.8-7.5x every variant)
+    for variant in record["variants"]:
+        got = _step(_with(record["scenario"], variant["change"]))
+        assert got == pytest.approx(variant["step_seconds"], rel=0.03), variant["change"]
+
+
+@pytest.mark.parametrize("record", BRACKET, ids=lambda r: r["id"])
+def test_the_unpublished_settings_move_the_step_more_than_the_model_errs(record: dict[str, Any]) -> None:
+    # OpenRLHF README at 391e1de4: 4,488.53 s. Every assumed setting leaves the estimate under it
+    # (0.13-0.56 of it), and the settings the table does not publish (mean response, the
+    # micro-batch in flight, the engines' TP) spread the estimate over 4x: the figure cannot say
+    # how far the model is off, so it stays out of the count (docs/evidence/rl.md section 25).
+    published = record["measured"]["step"]
+    steps = [v["step_seconds"] for v in record["variants"]]
+    assert max(steps) < 0.6 * published
+    assert max(steps) / min(steps) > 4
+
+
+def test_nothing_here_is_counted() -> None:
+    # docs/evidence/rl.md section 25: RL step and phase figures stay 51 of 117 within 25 %; the
+    # replayed records of other frameworks are those of rl-time-others.json only
+    from tests.core.test_rl_time_others import RECORDS
+
+    assert sum(len(r["measured"]) for r in RECORDS) == 18
+    assert not any(r["counted"] for r in BRACKET)
