@@ -42,6 +42,8 @@ def _scenario(row: dict[str, Any], users: int, *, split: bool = True, **serving:
         d["precision"] = {"weights": row["weights"]}
     if row.get("max_context"):
         d["serving"]["max_context"] = row["max_context"]
+    if row.get("api_endpoint"):
+        d["serving"]["api_endpoint"] = row["api_endpoint"]
     if split:
         d["serving"]["disaggregated"] = row["split"]
     return d
