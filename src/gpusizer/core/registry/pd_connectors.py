@@ -111,6 +111,15 @@ register(
 )
 register(
     PdConnector(
+        "vllm-mooncake",
+        "vllm",
+        _nixl,  # the same asynchronous pull: ``get_num_new_matched_tokens`` returns ``count, True``
+        f"vllm/distributed/kv_transfer/kv_connector/v1/mooncake/mooncake_connector.py; {_VLLM_V1}; "
+        "toy_proxy_server.py",
+    )
+)
+register(
+    PdConnector(
         "vllm-p2p-nccl",
         "vllm",
         _p2p_nccl,
