@@ -132,3 +132,11 @@ def test_registry_refuses_a_duplicate() -> None:
     spec = copy.copy(PD_CONNECTORS["sglang"])
     with pytest.raises(DuplicateId):
         register(PdConnector(spec.id, spec.engine, spec.seconds, spec.source))
+
+
+def test_split_line_names_the_path() -> None:
+    """The CLI's split line states the path where a connector is set, and not otherwise."""
+    from gpusizer.io.serving_text import _split_line
+
+    assert "P/D path" in _split_line(_sv(_scenario(connector="vllm-p2p-nccl")))
+    assert "P/D path" not in _split_line(_sv(_scenario()))
