@@ -37,7 +37,11 @@ max_running_requests)`` and ``get_new_batch_prefill``'s prefill-mode check;
 docs/evidence/serving.md §17).
 
 The prefill pool's own layout and its checks are in core/serving/disagg_prefill.py, its
-queue to the first token (the fixed point of the users' cycle) in core/serving/disagg_queue.py.
+queue to the first token (the fixed point of the users' cycle; the stated arrivals,
+``arrival_burstiness``) in core/serving/disagg_queue.py. Where ``connector`` names the KV
+connector and proxy, the hops its code path adds to the first token (a second API server, the
+decode engine's steps around the KV read) come from its spec in core/registry/pd_connectors.py
+(``disaggregated_path_seconds``).
 """
 
 from __future__ import annotations
