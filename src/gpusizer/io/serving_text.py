@@ -190,6 +190,8 @@ def _split_line(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -
     )
     wait = sv.get("disaggregated_decode_wait_seconds", 0.0)  # the decode pool full: users wait
     waits = f"{wait * 1e3:,.0f} ms waiting for a decode slot, " if wait else ""
+    path = sv.get("disaggregated_path_seconds", 0.0)  # the connector's request path, where stated
+    waits += f"P/D path {path * 1e3:,.1f} ms, " if path else ""
     return (
         f"  split P/D    {pools}: first token {sv['disaggregated_ttft_seconds'] * 1e3:,.0f} ms "
         f"({waits}KV transfer "

@@ -151,6 +151,9 @@ class Serving:
     # Additive: a request's wait for a decode slot where the decode pool cannot hold every user
     # (its first token waits with it; 0: the pool holds them all)
     disaggregated_decode_wait_seconds: float = 0.0
+    # Additive: what the connector's request path adds to the first token (serving.disaggregated.
+    # connector, core/registry/pd_connectors.py; 0: none stated), inside disaggregated_ttft_seconds
+    disaggregated_path_seconds: float = 0.0
     # Additive: tokens one user's KV cache holds at most under serving.max_kv_size (mlx-lm
     # --max-kv-size, core/memory/kv_cap.py); 0: its whole context
     kv_tokens_per_user: int = 0

@@ -10,8 +10,9 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, field_validator
 
-from ..errors import excerpt
+from ..errors import check_id, excerpt
 from ..limits import Rate, Strict, Tokens, Whole
+from ..registry.pd_connectors import PD_CONNECTORS
 
 SpecMethod = Literal["draft_model", "eagle", "eagle3", "mtp", "ngram"]
 MAX_SPEC_TOKENS = 16  # vLLM num_speculative_tokens; EAGLE-3's deepest published chain is 8
@@ -104,3 +105,15 @@ class DisaggregatedSpec(Strict):
     # requests one prefill rank runs at once (TensorRT-LLM max_batch_size, SGLang
     # --max-running-requests, vLLM max_num_seqs of the prefill worker; null: the engine's)
     prefill_max_sequences: Annotated[int, Whole, Field(ge=1, le=1_000_000)] | None = None
+    # Additive: the requests' arrival process at the prefill pool as vLLM's benchmark states it
+    # (``--burstiness``: gamma gaps of this shape, 1 = Poisson, larger = more regular; null:
+    # Poisson, as before; core/serving/disagg_queue.py)
+    arrival_burstiness: Annotated[float, Field(gt=0.0, le=1e6)] | None = None
+    # Additive: the KV connector and proxy whose request path the first token pays (an id of
+    # core/registry/pd_connectors.py; null: no path priced, as before)
+    connector: str | None = None
+
+    @field_validator("connector", mode="before")  # any type: the message names the ids
+    @classmethod
+    def _connector(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, PD_CONNECTORS, "P/D connector")

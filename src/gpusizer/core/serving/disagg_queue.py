@@ -1,6 +1,7 @@
 """The prefill pool's first token under a disaggregated split (core/serving/disaggregated.py):
-a request alone on an idle replica, or the users' requests queued as Poisson arrivals whose
-rate and the queue meet at the fixed point of the users' cycle. Split from
+a request alone on an idle replica, or the users' requests queued as Poisson arrivals (or the
+stated gamma gaps, ``arrival_burstiness``) whose rate and the queue meet at the fixed point of
+the users' cycle. Split from
 core/serving/disaggregated.py for size; the rules are as they were there.
 """
 
@@ -19,7 +20,13 @@ ROUNDS = 8  # regula falsi steps to the users' cycle and the prefill queue (fixe
 
 
 def prefill_ttft(
-    pre_step: StepModel, eng: Engine, wl: Workload, users: int, replicas: int, rest: tuple[float, float]
+    pre_step: StepModel,
+    eng: Engine,
+    wl: Workload,
+    users: int,
+    replicas: int,
+    rest: tuple[float, float],
+    burstiness: float | None = None,
 ) -> float:
     """Seconds from a request's arrival at the prefill pool to its first token.
 
@@ -28,7 +35,11 @@ def prefill_ttft(
     a request waits behind none: it is one prompt alone. More users than replicas reach the
     pool as Poisson arrivals at the users' rate, one request per cycle (first token, then
     ``rest``: the decode and the transfer): the arrival rate and the queue meet at the fixed
-    point of the cycle (:func:`fixed_point`)."""
+    point of the cycle (:func:`fixed_point`). ``burstiness`` (``serving.disaggregated.
+    arrival_burstiness``; null: Poisson) draws the gaps from a gamma of that shape instead, as
+    vLLM's benchmark does (core/serving/scheduler_state.py ``_gap``), each prefill replica taking
+    the stated process (exact for one replica; a round-robin proxy over k replicas makes each
+    one's gaps more regular still, shape k x burstiness)."""
     from .scheduler import simulate
 
     if users <= replicas:
@@ -39,6 +50,8 @@ def prefill_ttft(
     def queued(t: float) -> float:  # the pool's first token when the users' cycle has it at t
         rate = users / max(1e-9, e2e + t + transfer) / replicas
         pre_wl = replace(wl, output=1, load="rate", rate=rate, requests=PREFILL_REQUESTS, time_boxed=False)
+        if burstiness is not None:
+            pre_wl = replace(pre_wl, burstiness=burstiness)
         return float(simulate(pre_step, eng, pre_wl).ttft)
 
     return fixed_point(queued)

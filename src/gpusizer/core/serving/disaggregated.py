@@ -37,7 +37,11 @@ max_running_requests)`` and ``get_new_batch_prefill``'s prefill-mode check;
 docs/evidence/serving.md §17).
 
 The prefill pool's own layout and its checks are in core/serving/disagg_prefill.py, its
-queue to the first token (the fixed point of the users' cycle) in core/serving/disagg_queue.py.
+queue to the first token (the fixed point of the users' cycle; the stated arrivals,
+``arrival_burstiness``) in core/serving/disagg_queue.py. Where ``connector`` names the KV
+connector and proxy, the hops its code path adds to the first token (a second API server, the
+decode engine's steps around the KV read) come from its spec in core/registry/pd_connectors.py
+(``disaggregated_path_seconds``).
 """
 
 from __future__ import annotations
@@ -94,6 +98,21 @@ def check_disaggregated(s: Scenario) -> None:
             )
     check_prefill_width(s, spec)
     check_prefill_layout(s, spec)
+    _check_connector(s, spec)
+
+
+def _check_connector(s: Scenario, spec: DisaggregatedSpec) -> None:
+    """A connector runs in its own engine: vLLM's NIXL path under SGLang prices a path that
+    engine does not take."""
+    from ..registry.pd_connectors import PD_CONNECTORS
+
+    if spec.connector is None:
+        return
+    engine = PD_CONNECTORS[spec.connector].engine
+    if engine != s.framework:
+        ids = ", ".join(k for k, c in PD_CONNECTORS.items() if c.engine == s.framework)
+        msg = f"{spec.connector!r} runs under framework {engine!r}; for {s.framework!r}: {ids or 'none'}"
+        raise ScenarioError("serving.disaggregated.connector", msg)
 
 
 def _link(spec: DisaggregatedSpec, gpu: GPUSpec) -> float:
@@ -134,9 +153,12 @@ def disaggregated_fields(
     # users a full decode replica does not hold wait for a slot: its ``each`` users through
     # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all)
     wait = dec.e2e * (each - share) / share
+    rest = (dec.e2e + wait, transfer)
     first = (
-        prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, (dec.e2e + wait, transfer)) + transfer + wait
+        prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, rest, spec.arrival_burstiness) + transfer + wait
     )
+    path = _path(spec, eng, dec, transfer, each, first)
+    first += path
     cycle = dec.e2e + first
     tps = min(dec.tokens_per_second * decode_r, users * w.generated_tokens / cycle if cycle > 0 else 0.0)
     return {
@@ -148,7 +170,24 @@ def disaggregated_fields(
         "disaggregated_kv_transfer_bytes": int(transfer_bytes),
         "disaggregated_kv_transfer_seconds": transfer,
         "disaggregated_decode_wait_seconds": wait,
+        "disaggregated_path_seconds": path,
     }
+
+
+def _path(
+    spec: DisaggregatedSpec, eng: Engine, dec: LoadResult, transfer: float, each: int, first: float
+) -> float:
+    """Seconds the connector's request path adds to the first token (core/registry/pd_connectors.py;
+    0 without ``connector``). The decode replica is stepping others' requests when this one
+    arrives unless none of its other ``each - 1`` users is decoding, each independently a share
+    ``e2e / (e2e + first)`` of its cycle."""
+    if spec.connector is None:
+        return 0.0
+    from ..registry.pd_connectors import PD_CONNECTORS, PathInputs
+
+    share = dec.e2e / (dec.e2e + first) if dec.e2e + first > 0 else 0.0
+    busy = 1.0 - (1.0 - share) ** (each - 1)
+    return PD_CONNECTORS[spec.connector].seconds(PathInputs(eng.front_end, dec.tpot, transfer, busy))
 
 
 def _decode_run(step: StepModel, eng: Engine, wl: Workload, each: int) -> tuple[LoadResult, int]:

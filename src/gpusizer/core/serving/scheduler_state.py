@@ -87,7 +87,7 @@ class RunState:
             rng, t = random.Random(SEED), 0.0
             for _ in range(w.requests):
                 self.arrivals.append(t)
-                t += rng.expovariate(w.rate)
+                t += _gap(rng, w)
         else:
             self._arrive(0.0, w.users)
 
@@ -152,3 +152,14 @@ class RunState:
         """Seconds of one pure decode step ``ahead`` steps from now (Run's, which knows the
         step model's ranks; admission reads it for the engine's prompt holds)."""
         raise NotImplementedError
+
+
+def _gap(rng: random.Random, w: Workload) -> float:
+    """Seconds to the next arrival of a "rate" load: exponential (Poisson arrivals), or, with
+    ``w.burstiness`` set, gamma of that shape and mean ``1 / rate`` as vLLM's benchmark draws
+    them (``benchmarks/serve.py`` ``get_request``: ``theta = 1.0 / (request_rate * burstiness)``,
+    ``np.random.gamma(shape=burstiness, scale=theta)``; squared coefficient of variation
+    ``1 / burstiness``). Burstiness 1 keeps the exponential draw, so its answers are as before."""
+    if w.burstiness == 1.0:
+        return rng.expovariate(w.rate)
+    return rng.gammavariate(w.burstiness, 1.0 / (w.rate * w.burstiness))

@@ -66,6 +66,8 @@ class Workload:
     requests: int  # requests in the run
     time_boxed: bool
     spread: float = 0.0  # lengths vary by +- this share (levels() even steps, in turn)
+    # rate: the gaps' gamma shape (vLLM benchmark --burstiness; 1: exponential, Poisson arrivals)
+    burstiness: float = 1.0
 
     @property
     def arrives_at_rate(self) -> bool:
