@@ -135,3 +135,17 @@ def test_heads_split_at_attention_tp() -> None:
         with pytest.raises(ScenarioError) as err:
             estimate_report(bad)
         assert err.value.field == "parallelism.tensor" and words in str(err.value)
+
+
+def test_the_speed_assumption_says_eplb_placed_the_replicas() -> None:
+    """The report's speed line says the replicas are placed as EPLB places them where they are
+    read and no balance is stated; a stated balance is named instead, and without replicas the
+    line says neither."""
+
+    def speed_line(d: dict[str, Any]) -> str:
+        return next(a for a in estimate_report(d)["assumptions"] if a.startswith("speed for"))
+
+    placed = "redundant experts placed as EPLB places them"
+    assert placed in speed_line(_with(EP8, redundant_experts=8))
+    assert placed not in speed_line(_with(EP8, redundant_experts=8, expert_balance=0.8))
+    assert placed not in speed_line(EP8)
