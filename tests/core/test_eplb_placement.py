@@ -93,7 +93,7 @@ def test_one_rank_one_node_and_no_tokens_are_balanced() -> None:
 
 def test_deterministic_and_fast() -> None:
     """Seeded: the same answer on every call, and after the cache is cleared; a new (experts,
-    replicas, tokens, ranks) case computes in well under a second (~25 ms on the development
+    replicas, tokens, ranks) case computes in well under a second (12-35 ms on the development
     machine) and is cached after."""
     expert_load._eplb_rank_loads.cache_clear()
     start = time.process_time()

@@ -90,7 +90,7 @@ def _factor(experts: int, top_k: int, bucket: int, ep: int, alpha: float) -> flo
 
 
 # EPLB's placement of redundant replicas (``serving.redundant_experts``): the busiest rank after it
-NOISE_EXACT_PAIRS = 8192  # up to this many (token, expert) pairs a step the multinomial is drawn pair by pair
+NOISE_EXACT_PAIRS = 2048  # up to this many (token, expert) pairs a step the multinomial is drawn pair by pair
 
 
 def eplb_rank_factor(experts: int, physical: int, top_k: int, tokens: float, ep: int, alpha: float) -> float:
@@ -180,7 +180,7 @@ def packed_loads(loads: list[float], physical: int, ranks: int) -> list[float]:
 def _step_draw(expected: list[float], pairs: int, rng: random.Random) -> list[float]:
     """One step's rank loads: ``pairs`` (token, expert) pairs, each on rank r with probability
     expected_r / sum (a multinomial); pair by pair up to ``NOISE_EXACT_PAIRS``, beyond each
-    rank's binomial count as a normal of the same mean and variance (its mean then >= 32 pairs
+    rank's binomial count as a normal of the same mean and variance (its mean then >= 8 pairs
     a rank at up to 256 ranks)."""
     total = sum(expected)
     share = [e / total for e in expected]
