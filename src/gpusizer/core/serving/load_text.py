@@ -16,6 +16,11 @@ from .scheduler_types import LoadResult, Workload
 
 # DeepEP's low-latency kernels inside one NVLink domain (core/registry/moe_a2a.py)
 _nvlink_ll = " (its low-latency kernels over NVLink at the link's own rate: no NIC on the path)"
+# core/speed/expert_load.py ``eplb_rank_factor``: the replicas' placement, not the stated balance
+_eplb = (
+    "; redundant experts placed as EPLB places them (deepseek-ai/EPLB's global policy over the "
+    "router's popularity, plus each step's sampling spread)"
+)
 
 
 def load_text(
@@ -53,6 +58,7 @@ def load_text(
         f"{matmul_share(gpu, r, s.precision.activations)}"
         + ("" if s.serving.load else " (serving.load not set: steady)")
         + (f"; EP ranks at the stated balance {balance:g} (mean / busiest rank)" if balance else "")
+        + (_eplb if not balance and step.shape.ep > 1 and step.shape.physical > step.shape.experts else "")
         + (f"; MoE tokens exchanged by {step.a2a.backend.label} at its measured rates" if step.a2a else "")
         + (
             _nvlink_ll

@@ -15,10 +15,38 @@ proportion; the experts lie on the ranks in the order drawn, and the busiest ran
 The alpha is the router's (core/speed/step_moe.py: ~1.2 for Qwen3-style routers, 1.01 for
 DeepSeek's biased router). Here the expectation of busiest / mean over a fixed set of draws
 (a seeded generator: the same answer every run), per power of two of the step's tokens.
+
+Under EPLB (``serving.redundant_experts`` set and the experts over several ranks) the load is
+split in two, each part from its own source:
+
+- the persistent popularity, what EPLB measures over a window and places: each trial's
+  power-law draw above (aiconfigurator's collector: the skew), as expected pairs an expert a
+  step. The skew is stable over tens to hundreds of steps (TensorRT-LLM tech blog 4, "The EP
+  rank imbalance distribution is relatively stable across tens to hundreds of iterations"), and
+  the SGLang runs placed from a distribution matching their data (LMSYS 2025-05-05: "we adopt a
+  distribution matching the input/output data");
+- EPLB's placement of the replicas from it (deepseek-ai/EPLB ``eplb.py`` at d52c72d, the global
+  policy, which SGLang's ``compute_algorithm`` picks where the model's expert groups do not
+  divide by the nodes and which the step model takes everywhere, the model block stating no
+  expert groups): :func:`replicate`, then :func:`packed_loads`. Each replica takes an even share
+  of its expert's tokens (SGLang's static dispatch, ``compute_logical_to_rank_dispatch_physical_map``:
+  a replica on the sending GPU, else a seeded fair draw over the replicas, so each replica is
+  chosen by ~1/c of the sending ranks);
+- the step's sampling noise, which no placement removes: the step's ``tokens x top_k`` (token,
+  expert) pairs fall on the ranks as a multinomial with the placed ranks' shares (the pairs
+  taken as independent; a token's experts are distinct and group-limited, and a request's
+  tokens route alike, so the real spread is wider: docs/evidence/serving.md, the section on
+  EPLB's placement, measures it against TensorRT-LLM's published imbalance).
+
+The busiest rank is then the largest of the drawn rank loads over their mean (SGLang's
+``compute_utilization_rate``: mean / max of the ranks' routed counts, its balancedness,
+inverted), averaged over the trials; the busiest node the largest sum of ``node_ranks``
+consecutive ranks. Seeded, cached per (experts, replicas, power of two of the tokens, ranks).
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import random
 from functools import lru_cache
@@ -59,6 +87,109 @@ def _factor(experts: int, top_k: int, bucket: int, ep: int, alpha: float) -> flo
         ranks = [sum(loads[r * per : (r + 1) * per]) for r in range(ep)]
         total += max(ranks) * ep / sum(ranks)
     return total / TRIALS
+
+
+# EPLB's placement of redundant replicas (``serving.redundant_experts``): the busiest rank after it
+NOISE_EXACT_PAIRS = 2048  # up to this many (token, expert) pairs a step the multinomial is drawn pair by pair
+
+
+def eplb_rank_factor(experts: int, physical: int, top_k: int, tokens: float, ep: int, alpha: float) -> float:
+    """Busiest EP rank's routed token-expert pairs over the mean rank's (>= 1) for a step of
+    ``tokens`` tokens of the whole EP group when ``physical - experts`` redundant replicas are
+    placed by EPLB (module docstring, "Under EPLB"); 1 without EP."""
+    if ep <= 1 or tokens < 1 or physical < ep:
+        return 1.0
+    loads = _eplb_rank_loads(experts, physical, top_k, round(math.log2(tokens)), ep, round(alpha, 3))
+    return sum(max(r) * ep / sum(r) for r in loads) / len(loads)
+
+
+def eplb_node_factor(
+    experts: int, physical: int, top_k: int, tokens: float, ep: int, alpha: float, node_ranks: int
+) -> float:
+    """Busiest node's routed pairs over the mean node's under the same placement as
+    :func:`eplb_rank_factor`, the ranks ``node_ranks`` a node in order (EPLB's global policy
+    packs ranks, not nodes); 1 on one node."""
+    nodes = math.ceil(ep / max(1, node_ranks))
+    if nodes <= 1 or tokens < 1 or physical < ep:
+        return 1.0
+    loads = _eplb_rank_loads(experts, physical, top_k, round(math.log2(tokens)), ep, round(alpha, 3))
+    total = 0.0
+    for r in loads:
+        per = [sum(r[k * node_ranks : (k + 1) * node_ranks]) for k in range(nodes)]
+        total += max(per) * nodes / sum(per)
+    return total / len(loads)
+
+
+@lru_cache(maxsize=256)
+def _eplb_rank_loads(
+    experts: int, physical: int, top_k: int, bucket: int, ep: int, alpha: float
+) -> tuple[tuple[float, ...], ...]:
+    """Each trial's rank loads (pairs a step): a popularity drawn as :func:`_factor` draws a
+    step's loads, EPLB's replicas and packing from it, then one step's multinomial draw."""
+    tokens = 2.0**bucket
+    alpha = alpha if abs(alpha - 1.0) > 1e-3 else 1.001
+    draws = tokens * top_k
+    lo, hi = (1.0, 0.8 * tokens) if draws > experts else (0.01, 2.0)
+    hi = max(hi, lo * 1.0001)
+    a, b = lo ** (1 - alpha), hi ** (1 - alpha)
+    rng = random.Random(_SEED)
+    power = 1 / (1 - alpha)
+    out = []
+    for _ in range(TRIALS):
+        x = [((b - a) * rng.random() + a) ** power for _ in range(experts)]
+        scale = draws / sum(x)
+        popular = _capped([v * scale for v in x], tokens)
+        expected = packed_loads(popular, physical, ep)
+        out.append(tuple(_step_draw(expected, round(draws), rng)))
+    return tuple(out)
+
+
+def replicate(loads: list[float], physical: int) -> list[int]:
+    """Replicas of each expert: each of the ``physical - len(loads)`` redundant ones goes to
+    the expert of the largest load per replica, the first such on a tie (deepseek-ai/EPLB
+    ``replicate_experts``: ``(weight / logcnt).max(dim=-1).indices``)."""
+    count = [1] * len(loads)
+    heap = [(-w, i) for i, w in enumerate(loads)]
+    heapq.heapify(heap)
+    for _ in range(physical - len(loads)):
+        _, i = heapq.heappop(heap)
+        count[i] += 1
+        heapq.heappush(heap, (-loads[i] / count[i], i))
+    return count
+
+
+def packed_loads(loads: list[float], physical: int, ranks: int) -> list[float]:
+    """Each rank's expected load once the replicas (:func:`replicate`, an expert's load shared
+    evenly by its replicas) are packed ``physical / ranks`` a rank, heaviest first, each into
+    the least-loaded rank with room, the first such on a tie (deepseek-ai/EPLB
+    ``balanced_packing``; its global policy, ``rebalance_experts_hierarchical(..., 1, 1, gpus)``)."""
+    count = replicate(loads, physical)
+    items = sorted((loads[i] / c for i, c in enumerate(count) for _ in range(c)), reverse=True)
+    room = [physical // ranks] * ranks
+    rank_load = [0.0] * ranks
+    heap = [(0.0, r) for r in range(ranks)]
+    for w in items:
+        load, r = heapq.heappop(heap)
+        rank_load[r] = load + w
+        room[r] -= 1
+        if room[r]:
+            heapq.heappush(heap, (rank_load[r], r))
+    return rank_load
+
+
+def _step_draw(expected: list[float], pairs: int, rng: random.Random) -> list[float]:
+    """One step's rank loads: ``pairs`` (token, expert) pairs, each on rank r with probability
+    expected_r / sum (a multinomial); pair by pair up to ``NOISE_EXACT_PAIRS``, beyond each
+    rank's binomial count as a normal of the same mean and variance (its mean then >= 8 pairs
+    a rank at up to 256 ranks)."""
+    total = sum(expected)
+    share = [e / total for e in expected]
+    if pairs <= NOISE_EXACT_PAIRS:
+        counts = [0.0] * len(expected)
+        for r in rng.choices(range(len(expected)), weights=share, k=pairs):
+            counts[r] += 1
+        return counts
+    return [max(0.0, rng.gauss(pairs * p, math.sqrt(pairs * p * (1 - p)))) for p in share]
 
 
 def _capped(loads: list[float], cap: float) -> list[float]:

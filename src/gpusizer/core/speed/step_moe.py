@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from . import triton_moe
-from .expert_load import busiest_rank_factor, tile_efficiency
+from .expert_load import busiest_rank_factor, eplb_rank_factor, tile_efficiency
 from .moe_measured import MODULE_KERNELS, Points, module_seconds
 from .mx_upcast import tile_rows, upcast_experts_seconds
 from .rates import Rates
@@ -77,10 +77,10 @@ class ExpertTerms:
         sh = self.shape
         if self.expert_balance is not None and sh.ep > 1 and routed_tokens >= 1:
             return 1.0 / self.expert_balance
-        # redundant replicas (serving.redundant_experts): the router's skew over the physical
-        # experts, each replica drawn as an expert of its own (EPLB's placement not modelled)
-        experts = int(sh.physical) or sh.experts
-        return busiest_rank_factor(experts, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
+        if sh.physical > sh.experts:  # redundant replicas placed by EPLB (core/speed/expert_load.py)
+            physical = int(sh.physical)
+            return eplb_rank_factor(sh.experts, physical, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
+        return busiest_rank_factor(sh.experts, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
 
     def _experts(self, n: float) -> float:
         """Routed experts (grouped GEMMs at their tokens per expert; MXFP4 on a GPU without MX

@@ -29,7 +29,7 @@ from .collectives import (
     all_to_all_seconds,
     send_seconds,
 )
-from .expert_load import busiest_rank_factor
+from .expert_load import busiest_rank_factor, eplb_node_factor
 from .ggml_graph import NONE, GgmlExtra
 from .moe_measured import Points
 from .rates import Rates
@@ -271,6 +271,9 @@ class StepTerms(ExpertTerms):
             node = 1.0
         elif self.expert_balance is not None and routed >= 1:
             node = 1.0 / self.expert_balance
+        elif sh.physical > sh.experts:  # the nodes' sums of the ranks EPLB packed
+            physical, alpha = int(sh.physical), self.routing_alpha
+            node = eplb_node_factor(sh.experts, physical, sh.top_k, routed, sh.ep, alpha, a.node_ranks)
         else:
             node = busiest_rank_factor(sh.experts, sh.top_k, routed, nodes, self.routing_alpha)
         return Exchange(
