@@ -121,7 +121,7 @@ def framework_note(block: dict[str, Any] | None) -> str | None:
     if block is None:
         return None
     label, asked, rel = block["label"], block["version"], block["release"]
-    if asked is not None and asked != rel:
+    if asked is not None and asked.strip().lower().removeprefix("v") != rel:  # "v0.7.0" is 0.7.0
         head = (
             f"{label} {asked}: the defaults of release {rel} ({block['release_date']}), "
             "the newest modelled not newer"

@@ -110,7 +110,8 @@ _NEMO_031 = RLRelease(
         RLDefault(
             "sync_transport",
             None,
-            "no packed_broadcast_producer at v0.3.1: the gathered model from training rank 0",
+            "nemo_rl/models/policy/megatron_policy_worker.py: no packed_broadcast_producer, the "
+            "gathered model from training rank 0 (v0.3.1)",
         ),
     ),
 )
