@@ -46,6 +46,8 @@ DEFAULTS = [
     ("nemo_rl", "0.4.0", "sync_transport", "collective"),  # packed_broadcast_producer
     ("nemo_rl", "0.4.0", "policy.fp32_logprobs", True),  # defer_fp32_logits False
     ("nemo_rl", "0.4.0", "policy.moe_permute_fusion", False),
+    ("nemo_rl", "0.4.0", "policy.expert_routing", "router"),  # load balancing "none", router frozen
+    ("nemo_rl", "0.7.0", "rollout.sleep_level", 1),  # vllm_worker.py self.llm.sleep(level=1)
     # v0.5.0: skip_tokenizer_init from the config again; bias_activation_fusion True
     ("nemo_rl", "0.5.0", "rollout.detokenize_in_step", False),
     ("nemo_rl", "0.5.0", "policy.bias_activation_fusion", True),

@@ -79,6 +79,9 @@ _NEMO_031 = RLRelease(
             f"({_NEMO_YAML} stop_strings null) (v0.3.1)",
         ),
         RLDefault(
+            "rollout.sleep_level", 1, "nemo_rl/models/generation/vllm.py: self.llm.sleep(level=1) (v0.3.1)"
+        ),
+        RLDefault(
             "policy.sequence_packing", True, f"{_NEMO_YAML} policy.sequence_packing.enabled True (v0.3.1)"
         ),
         RLDefault(
@@ -138,6 +141,11 @@ _NEMO_040 = _changed(
         "policy.moe_permute_fusion", False, f"{_NEMO_YAML} megatron_cfg.moe_permute_fusion false (v0.4.0)"
     ),
     RLDefault("policy.fp32_logprobs", True, f"{_NEMO_YAML} megatron_cfg.defer_fp32_logits False (v0.4.0)"),
+    RLDefault(
+        "policy.expert_routing",
+        "router",
+        f"{_NEMO_YAML} megatron_cfg.moe_router_load_balancing_type 'none', freeze_moe_router true (v0.4.0)",
+    ),
 )
 # v0.5.0: skip_tokenizer_init respected again; SwiGLU fused in grpo_math_1B.yaml (PR #1241)
 _NEMO_050 = _changed(
