@@ -16,12 +16,14 @@ import pytest
 from gpusizer import estimate_report
 from gpusizer.cli import main
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.pipeline import scenario as scenario_module
+from gpusizer.core.pipeline.scenario import clear_cache, parse_scenario
 from gpusizer.core.registry.rl_framework_releases import RLDefault, RLRelease
 from gpusizer.core.registry.rl_frameworks import RL_FRAMEWORKS, RLFramework, register
 from gpusizer.core.registry.table import DuplicateId
 
 from .rl_figures import FIGURES
+from .rl_figures_v07 import V07_ON
 
 BASE: dict[str, Any] = {
     "model": {"preset": "qwen2.5-0.5b"},
@@ -165,15 +167,32 @@ def test_the_registry_refuses_a_taken_id_or_a_version_twice() -> None:
     assert "new_rl" not in RL_FRAMEWORKS
 
 
-def test_unset_framework_answers_as_before() -> None:
-    """rl.framework null fills nothing: the same report as without the field (the figures were
-    also compared with the pre-change code's dumps of five RL replays: byte-identical but the
-    echo's two new null fields), no ``framework`` block and no framework line."""
-    s = FIGURES[2].scenario()
-    rep = estimate_report(s)
-    assert estimate_report(_with(s, framework=None, framework_version=None)) == rep
-    assert "framework" not in rep["rl"]
-    assert rep["scenario"]["rl"]["framework"] is None and rep["scenario"]["rl"]["framework_version"] is None
+def _replays() -> list[dict[str, Any]]:
+    """A few published RL replays as knobs: NeMo RL v0.6 and v0.7 rows, a verl GRPO-LoRA log."""
+    records = json.loads((Path(__file__).parent / "data" / "rl-memory.json").read_text(encoding="utf-8"))
+    return [FIGURES[2].scenario(), V07_ON[4].scenario(), records[0]["scenario"]]
+
+
+def test_unset_framework_answers_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rl.framework null fills nothing: each replay's report is the one it gives with the fill
+    taken out of validation and with the field left out, with no ``framework`` block and no
+    framework line (the figures were also compared with the pre-change code's dumps of five RL
+    replays: byte-identical but the echo's two new null fields)."""
+    reports = [estimate_report(_with(s, framework=None)) for s in _replays()]
+    assert reports == [estimate_report(s) for s in _replays()]
+    clear_cache()
+    monkeypatch.setattr(scenario_module, "fill_rl_framework", lambda data: data)
+    try:
+        assert reports == [estimate_report(s) for s in _replays()]
+    finally:
+        clear_cache()
+    for rep in reports:
+        assert "framework" not in rep["rl"]
+        assert (
+            rep["scenario"]["rl"]["framework"] is None and rep["scenario"]["rl"]["framework_version"] is None
+        )
+        labels = tuple(f"{fw.label} " for fw in RL_FRAMEWORKS.values())
+        assert not any(a.startswith(labels) for a in rep["assumptions"])
 
 
 def _stated_as(knobs: dict[str, Any], fw: str, version: str) -> tuple[dict[str, Any], list[str]]:
