@@ -273,3 +273,12 @@ def test_openrlhf_stated_as_the_framework() -> None:
     rep, base = estimate_report(stated), estimate_report(knobs)
     assert _answer(rep) == _answer(base) and _echo_changes(rep, base) == set()
     assert rep["rl"]["framework"]["release"] == "0.7.0"  # 0.11.0: the newest modelled not newer
+
+
+def test_the_echo_loads_back_the_same_answer() -> None:
+    # the echo states every knob the release filled; loaded back, they read as its defaults
+    s = _with(BASE, framework="nemo_rl", framework_version="0.6.0", rollout={"memory_fraction": 0.8})
+    rep = estimate_report(s)
+    again = estimate_report(rep["scenario"])
+    assert again["rl"] == rep["rl"] and again["assumptions"] == rep["assumptions"]
+    assert rep["rl"]["framework"]["as_set"] == ["rl.rollout.memory_fraction"]
