@@ -1,6 +1,6 @@
 """RL frameworks (the scenario's ``rl.framework``): one entry per framework, each with its
-releases' defaults for the ``rl.*`` knobs (core/registry/rl_framework_releases.py, every value
-with the file and tag it was read from).
+releases' defaults for the ``rl.*`` knobs (core/registry/rl_framework_releases.py and
+core/registry/rl_framework_releases_verl.py, every value with the file and tag it was read from).
 
 A release is picked as the serving engines' are (core/registry/engines.py ``release``): null
 the newest modelled, a version listed its own, a version between two the older one's; a
@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .engines import release
-from .rl_framework_releases import NEMO_RL, OPENRLHF, VERL, RLDefault, RLRelease
+from .rl_framework_releases import NEMO_RL, RLDefault, RLRelease
+from .rl_framework_releases_verl import OPENRLHF, VERL
 from .table import add
 
 __all__ = ["RL_FRAMEWORKS", "RLDefault", "RLFramework", "RLRelease", "register"]
