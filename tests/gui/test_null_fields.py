@@ -132,6 +132,8 @@ TRAINING = (
     Case("overhead.allocator_fraction", LORA, 0.05),
     Case("precision.master_weights", {**LORA, "precision": {"master_weights": None}}, "fp32"),
     Case("rl.overlap", RL, False),
+    Case("rl.framework", RL, "verl"),
+    Case("rl.framework_version", RL, "0.6.0", ("rl.framework", "verl")),
     Case("rl.rollout.weights", RL, "fp8"),
     Case("rl.sync_transport", RL, "collective"),
     Case("rl.reference.model", RL, "qwen2.5-7b"),

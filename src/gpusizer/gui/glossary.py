@@ -140,6 +140,13 @@ GLOSSARY: dict[str, str] = {
     "rl.rollout": "The inference engine generating the responses: samples per prompt x prompts "
     "per step, mean response length, its own TP; in split placement its own GPUs.",
     "rl.prompt_tokens": "Mean prompt length in tokens.",
+    "rl.framework": "The RL framework you run (NeMo RL, verl, OpenRLHF): picking one sets the RL "
+    "knobs to its release's defaults, read from its tagged configs (memory fraction, CUDA graphs, "
+    "packing, offload, weight sync...); a knob you change afterwards stays yours. None: the knobs "
+    "as they are.",
+    "rl.framework_version": "The framework's release whose defaults apply; a version between two "
+    "modelled releases takes the older one's, and the assumptions say so. Default: the newest "
+    "modelled release.",
     "rl.overlap": "Split pools: the rollout of step n+1 runs beside training on step n, one step "
     "off-policy (OpenRLHF arXiv 2405.11143, NeMo RL async GRPO), the step as long as the slower "
     "pool; no: the pools take turns, the step their sum.",

@@ -15,6 +15,7 @@ from pydantic import Field, field_validator
 from ..errors import check_id
 from ..limits import Batch, Degree, NonNegInt, PosInt, Strict, Tokens, Whole
 from ..registry.rl_algorithms import RL_ALGORITHMS
+from ..registry.rl_frameworks import RL_FRAMEWORKS
 from ..registry.workloads import WORKLOAD_KINDS
 from .serving_features import SpeculativeSpec
 
@@ -167,6 +168,12 @@ class RLSpec(Strict):
     """RL post-training: the algorithm, placement, run length and roles."""
 
     algorithm: str = "grpo"
+    # the RL framework whose release defaults fill the knobs left out (core/registry/
+    # rl_frameworks.py, core/pipeline/rl_framework.py); null: the knobs as set, nothing filled
+    framework: str | None = None
+    # the framework's release as it tags it ("0.6.0"); null: the newest modelled, a version
+    # between two modelled ones the older one's
+    framework_version: Annotated[str, Field(max_length=40)] | None = None
     placement: Literal["colocated", "split"] = "colocated"
     steps: PosInt = 100
     # colocated: training states (policy and critic weights, gradients, optimizer) go to host
@@ -207,6 +214,11 @@ class RLSpec(Strict):
     @classmethod
     def _algorithm(cls, v: object) -> str:
         return check_id(v, RL_ALGORITHMS, "RL algorithm")
+
+    @field_validator("framework", mode="before")
+    @classmethod
+    def _framework(cls, v: object) -> str | None:
+        return None if v is None else check_id(v, RL_FRAMEWORKS, "RL framework")
 
     @property
     def has_critic(self) -> bool:

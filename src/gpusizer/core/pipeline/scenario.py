@@ -19,6 +19,7 @@ from ..model.presets import gpu_presets, model_presets, nvlink_domain, resolve_g
 from ..model.specs import GPUSpec, HardwareSpec, ModelSpec, Scenario
 from ..registry.workloads import WORKLOAD_KINDS
 from ..suggest import did_you_mean
+from .rl_framework import fill_rl_framework
 from .validate import check_model, check_scenario
 
 
@@ -208,6 +209,7 @@ def _validate(data: dict[str, Any]) -> Scenario:
     data.pop(OTHER_KINDS, None)
     check_text(data)
     data = fill_profile_defaults(data)
+    data = fill_rl_framework(data)  # an RL framework release's defaults (rl.framework)
     if "model" in data:
         data["model"] = _model_spec(data["model"])
     _expand_draft(data)

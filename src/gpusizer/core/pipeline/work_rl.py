@@ -29,6 +29,7 @@ from ..speed.train_rates import memory_rate
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
+from .rl_framework import framework_block, framework_note
 from .rl_gathers import exposed_gathers
 from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
@@ -256,6 +257,8 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
         "gpu_hours": hours,
         "cost": hours * gpu.price_per_hour if gpu.price_per_hour is not None else None,
         **(_advice(s, gpu) if split else {}),
+        # rl.framework set: its release and the knobs at its defaults (absent where null)
+        **({"framework": fw} if (fw := framework_block(rl)) else {}),
     }
 
 
@@ -285,6 +288,8 @@ class RLWork(WorkBuilder):
         # what the step time is worth: its regime's band (core/evidence, scripts/evidence_bands.py)
         step_note = rl_step_note(job.s, job.gpu)
         notes: tuple[str, ...] = (f"RL peak in the {mem.peak_phase} phase", step_note)
+        fw_note = framework_note(framework_block(rl_of(job.s)))
+        notes += (fw_note,) if fw_note else ()
         if plan.engine_refusal:
             notes += (f"the rollout engine would not start: {plan.engine_refusal}",)
         return Work(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from .all_reduce import ENGINE_KERNEL, AllReduceRule
 from .engine_knobs import (
@@ -289,7 +289,17 @@ def version_key(version: str) -> tuple[str, tuple[int, ...]] | None:
     return m["family"] or "", tuple(int(x) for x in m["number"].split("."))
 
 
-def release(releases: tuple[EngineRelease, ...], version: str | None) -> EngineRelease:
+class Versioned(Protocol):
+    """A release table's row: an engine's or an RL framework's (core/registry/rl_frameworks.py)."""
+
+    @property
+    def version(self) -> str: ...
+
+
+_R = TypeVar("_R", bound=Versioned)
+
+
+def release(releases: tuple[_R, ...], version: str | None) -> _R:
     """The release whose rules apply to ``version`` (None: the current one, the last): the
     documented release of that name, else the newest of the same family not newer than it.
     The table lists only versions whose defaults differ (module docstring), so a version

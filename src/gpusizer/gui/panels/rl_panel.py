@@ -14,6 +14,7 @@ from ...core.pipeline.work import RL_KEY
 from ...core.registry.dtypes import DTYPES
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
+from ...core.registry.rl_frameworks import RL_FRAMEWORKS
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..state import get_path
@@ -56,6 +57,7 @@ _ROLE_MODELS = (
 )
 BUDGET = "rl.rollout.max_batched_tokens"
 RELEASE = "rl.rollout.engine_version"
+RL_FW, RL_FW_VERSION = "rl.framework", "rl.framework_version"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
 _OVERLAP_ITEMS = (
     ("rollout beside training (default)", None),
@@ -78,6 +80,19 @@ class RLPanel(Panel):
             "rl.algorithm",
             name="combo_rl_algorithm",
         )
+        # a framework release's knob defaults come with it (as a training framework's profile
+        # defaults do: core/registry/rl_frameworks.py); none leaves the knobs as they are
+        fws = combo([("none: the knobs as set", None), *((fw.label, fw.id) for fw in RL_FRAMEWORKS.values())])
+        f.add("RL framework", fws, RL_FW, name="combo_rl_framework", extra=self._framework_edits)
+        self.fw_release = combo([("newest modelled", None)])
+        f.add(
+            "Framework release",
+            self.fw_release,
+            RL_FW_VERSION,
+            name="combo_rl_framework_version",
+            extra=self._release_edits,
+        )
+        self._fw_releases_of: object = ""
         f.add(
             "Placement",
             combo((("colocated (one set of GPUs)", "colocated"), ("split pools", "split"))),
@@ -154,6 +169,7 @@ class RLPanel(Panel):
         self.form.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
         self.form.show(TRANSPORT, split)
         self._fill_releases(str(self.state.value("rl.rollout.engine")))
+        self._fill_framework_releases()
         algorithm = RL_ALGORITHMS.get(str(self.state.value("rl.algorithm")))
         critic = algorithm is not None and algorithm.critic
         self.form.show("rl.critic.model", critic or self._held("rl.critic.model"))
@@ -188,6 +204,38 @@ class RLPanel(Panel):
             self.release.addItem(str(v), v)
         self.release.setCurrentIndex(max(self.release.findData(current), 0))
         self.release.blockSignals(blocked)
+
+    def _framework_edits(self, fid: object) -> dict[str, Any]:
+        """A framework picked: its newest release's knob defaults (none: the knobs stay)."""
+        fw = RL_FRAMEWORKS.get(fid) if isinstance(fid, str) else None
+        return {RL_FW_VERSION: None, **(knob_edits(fw.releases[-1]) if fw else {})}
+
+    def _release_edits(self, version: object) -> dict[str, Any]:
+        """A release picked: its knob defaults (a version no release covers: none, refused)."""
+        fid = self.state.value(RL_FW)
+        fw = RL_FRAMEWORKS.get(fid) if isinstance(fid, str) else None
+        try:
+            return knob_edits(fw.release(version if isinstance(version, str) else None)) if fw else {}
+        except KeyError:
+            return {}
+
+    def _fill_framework_releases(self) -> None:
+        """The framework's modelled releases, newest first; a version set that is not one of
+        them (between two) is kept as an item of its own. Shown with a framework, or held."""
+        fid, current = self.state.value(RL_FW), self.state.value(RL_FW_VERSION)
+        self.form.show(RL_FW_VERSION, fid is not None or current is not None)
+        fw = RL_FRAMEWORKS.get(fid) if isinstance(fid, str) else None
+        if fid == self._fw_releases_of and self.fw_release.findData(current) >= 0:
+            return
+        self._fw_releases_of = fid
+        versions = fw.versions if fw else ()
+        blocked = self.fw_release.blockSignals(True)
+        self.fw_release.clear()
+        self.fw_release.addItem(f"newest modelled ({versions[-1]})" if versions else "newest modelled", None)
+        for v in (*reversed(versions), *([current] if current not in (None, *versions) else [])):
+            self.fw_release.addItem(str(v), v)
+        self.fw_release.setCurrentIndex(max(self.fw_release.findData(current), 0))
+        self.fw_release.blockSignals(blocked)
 
     def _held(self, path: str) -> bool:
         return self.state.value(path) is not None
@@ -230,3 +278,8 @@ class RLPanel(Panel):
             + "; ".join(parts)
             + f". Peak in {rl['peak_phase'].replace('_', ' ')}."
         )
+
+
+def knob_edits(rel: Any) -> dict[str, Any]:
+    """A release's knob defaults as dotted-path edits of the scenario."""
+    return {f"rl.{d.path}": d.value for d in rel.defaults}

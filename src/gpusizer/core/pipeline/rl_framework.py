@@ -1,0 +1,133 @@
+"""``rl.framework`` and ``rl.framework_version``: a framework release's defaults for the
+``rl.*`` knobs the user left out (core/registry/rl_frameworks.py), and what the answer says of
+them.
+
+The defaults are filled into the scenario dict before validation, as a training framework's
+profile defaults are (core/memory/techniques.py ``fill_profile_defaults``): a knob present in
+the input is the user's and always wins, and the echo states every knob, so a saved scenario
+loads back the same. With ``rl.framework`` null nothing is filled: the answer is the one the
+knobs give alone. The report's ``rl.framework`` block and the assumption line are read back
+from the validated scenario: a knob whose value is the release's default is counted as set by
+it (a saved echo states them all), any other as set by the user.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ScenarioError, excerpt
+from ..model.rl_spec import RLSpec
+from ..registry.rl_frameworks import RL_FRAMEWORKS, RLFramework, RLRelease
+from ..suggest import did_you_mean
+
+FIELD, VERSION = "rl.framework", "rl.framework_version"
+
+
+def _framework(rl: dict[str, Any]) -> RLFramework | None:
+    """The framework the ``rl`` block names (None: null); ScenarioError naming the field and
+    the registered ids for any other value."""
+    fid = rl.get("framework")
+    if fid is None:
+        if rl.get("framework_version") is not None:
+            raise ScenarioError(VERSION, f"needs {FIELD} (one of {', '.join(RL_FRAMEWORKS)})")
+        return None
+    if not isinstance(fid, str) or fid not in RL_FRAMEWORKS:
+        raise ScenarioError(
+            FIELD,
+            f"unknown RL framework {excerpt(fid)}{did_you_mean(fid, RL_FRAMEWORKS)}; must be one of "
+            f"{', '.join(RL_FRAMEWORKS)}, or null (the knobs as set)",
+        )
+    return RL_FRAMEWORKS[fid]
+
+
+def framework_release(fw: RLFramework, version: object) -> RLRelease:
+    """The release of ``fw`` whose defaults apply to ``version``; ScenarioError naming
+    ``rl.framework_version`` and the modelled releases where none does."""
+    if version is not None and not isinstance(version, str):
+        raise ScenarioError(
+            VERSION, f"must be a version string, e.g. {fw.versions[-1]!r}; got {excerpt(version)}"
+        )
+    try:
+        return fw.release(version)
+    except KeyError:
+        raise ScenarioError(
+            VERSION,
+            f"{fw.label} has no modelled release at or before {excerpt(version)}; modelled: "
+            f"{', '.join(fw.versions)} (a version between two takes the older one's), or null "
+            "(the newest)",
+        ) from None
+
+
+def fill_rl_framework(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with the release's defaults where the ``rl`` block leaves a knob out (a new
+    dict; ``data`` itself untouched). Unchanged without ``rl.framework``."""
+    rl = data.get("rl")
+    if not isinstance(rl, dict):
+        return data
+    fw = _framework(rl)
+    if fw is None:
+        return data
+    rel = framework_release(fw, rl.get("framework_version"))
+    out = _copy_blocks(rl)
+    for d in rel.defaults:
+        *blocks, leaf = d.path.split(".")
+        blk: Any = out
+        for b in blocks:
+            blk = blk.setdefault(b, {}) if isinstance(blk, dict) else None
+        if isinstance(blk, dict) and leaf not in blk:
+            blk[leaf] = d.value
+    return {**data, "rl": out}
+
+
+def _copy_blocks(rl: dict[str, Any]) -> dict[str, Any]:
+    """The ``rl`` block with its sub-blocks copied, so filling leaves the caller's dict alone."""
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in rl.items()}
+
+
+def _value(rl: RLSpec, path: str) -> object:
+    obj: Any = rl
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def framework_block(rl: RLSpec) -> dict[str, Any] | None:
+    """The report's ``rl.framework`` (contract: docs/scenario-format.md): the framework, the
+    version asked, the release whose defaults apply, the knobs at its defaults (path under
+    ``rl`` -> value) and those the user set otherwise; None where ``rl.framework`` is null."""
+    if rl.framework is None:
+        return None
+    fw = RL_FRAMEWORKS[rl.framework]
+    rel = fw.release(rl.framework_version)
+    applied = {f"rl.{d.path}": d.value for d in rel.defaults if _value(rl, d.path) == d.value}
+    return {
+        "id": fw.id,
+        "label": fw.label,
+        "version": rl.framework_version,
+        "release": rel.version,
+        "release_date": rel.date,
+        "defaults": applied,
+        "as_set": [f"rl.{d.path}" for d in rel.defaults if f"rl.{d.path}" not in applied],
+    }
+
+
+def _shown(value: object) -> str:
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def framework_note(block: dict[str, Any] | None) -> str | None:
+    """The assumption line of a report's ``rl.framework`` block (None: no framework), worded as
+    the serving engines' release line (core/serving/engine_memory.py ``serving_notes``)."""
+    if block is None:
+        return None
+    label, asked, rel = block["label"], block["version"], block["release"]
+    if asked is not None and asked.strip().lower().removeprefix("v") != rel:  # "v0.7.0" is 0.7.0
+        head = (
+            f"{label} {asked}: the defaults of release {rel} ({block['release_date']}), "
+            "the newest modelled not newer"
+        )
+    else:
+        head = f"{label} {rel} defaults ({block['release_date']})"
+    said = ", ".join(f"{p} {_shown(v)}" for p, v in block["defaults"].items())
+    kept = f"; as set: {', '.join(block['as_set'])}" if block["as_set"] else ""
+    return f"{head}: {said or 'none of its knobs'}{kept}"

@@ -1,0 +1,176 @@
+"""RL frameworks' releases: the ``rl.*`` knobs each release sets by default (registered by
+core/registry/rl_frameworks.py; the scenario's ``rl.framework`` and ``rl.framework_version``).
+NeMo RL's here, verl's and OpenRLHF's in core/registry/rl_framework_releases_verl.py.
+
+Each release lists only what its default configuration fixes for every run, read at its git
+tag (the local mirrors of NVIDIA-NeMo/RL, verl-project/verl and OpenRLHF/OpenRLHF); a knob that
+a recipe or launch script sets on its own (NeMo RL's ``async_engine`` true in its DeepSeek V3
+recipes, verl's ``param_offload`` in a tuning script) is not a framework default and stays the
+user's to set. A release is listed only where a default changes, oldest first, the last the
+newest modelled; a version between two takes the older one's (core/registry/engines.py
+``release``). Paths are relative to the scenario's ``rl`` block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RLDefault:
+    """One knob's default: ``path`` under ``rl`` (``rollout.memory_fraction``), its value, and
+    the file and tag it was read from."""
+
+    path: str
+    value: object
+    source: str
+
+
+@dataclass(frozen=True)
+class RLRelease:
+    """A release whose defaults differ from the one before: its version as the framework tags
+    it (without the ``v``), the tag's month and the knobs it sets."""
+
+    version: str
+    date: str
+    defaults: tuple[RLDefault, ...]
+
+    def value(self, path: str) -> object:
+        """The default of ``path`` (KeyError when this release leaves it alone)."""
+        for d in self.defaults:
+            if d.path == path:
+                return d.value
+        raise KeyError(path)
+
+
+def changed(base: RLRelease, version: str, date: str, *changes: RLDefault) -> RLRelease:
+    """``base`` with ``changes`` replacing (or adding) knobs: the next release's table."""
+    paths = {c.path for c in changes}
+    kept = tuple(d for d in base.defaults if d.path not in paths)
+    return RLRelease(version, date, (*kept, *changes))
+
+
+_NEMO_YAML = "examples/configs/grpo_math_1B.yaml"
+_NEMO_WORKER = "nemo_rl/models/generation/vllm/vllm_worker.py"
+# NeMo RL v0.3.1: vLLM's settings, packing and the Megatron worker's moves (its Megatron
+# options live in grpo_math_1B_megatron.yaml at this tag: not framework-wide, not set)
+_NEMO_031 = RLRelease(
+    "0.3.1",
+    "2025-08",
+    (
+        RLDefault(
+            "rollout.memory_fraction", 0.6, f"{_NEMO_YAML} vllm_cfg.gpu_memory_utilization 0.6 (v0.3.1)"
+        ),
+        RLDefault("rollout.cuda_graphs", True, f"{_NEMO_YAML} vllm_cfg.enforce_eager False (v0.3.1)"),
+        RLDefault(
+            "rollout.returns_logprobs",
+            True,
+            "nemo_rl/models/generation/vllm.py generate: SamplingParams(logprobs=0) (v0.3.1)",
+        ),
+        RLDefault(
+            "rollout.copies_logprobs",
+            True,
+            f"{_NEMO_YAML} vllm_cfg.async_engine false; vllm.py generate copies each token's log-prob "
+            "into full_logprobs[position] (v0.3.1)",
+        ),
+        RLDefault(
+            "rollout.detokenize_in_step",
+            False,
+            "nemo_rl/models/generation/__init__.py: skip_tokenizer_init True without stop strings "
+            f"({_NEMO_YAML} stop_strings null) (v0.3.1)",
+        ),
+        RLDefault(
+            "rollout.sleep_level", 1, "nemo_rl/models/generation/vllm.py: self.llm.sleep(level=1) (v0.3.1)"
+        ),
+        RLDefault(
+            "policy.sequence_packing", True, f"{_NEMO_YAML} policy.sequence_packing.enabled True (v0.3.1)"
+        ),
+        RLDefault(
+            "policy.micro_batch_unit",
+            "row",
+            f"{_NEMO_YAML} sequence_packing.train_mb_tokens = max_total_sequence_length x "
+            "train_micro_batch_size (v0.3.1)",
+        ),
+        RLDefault(
+            "policy.old_logprobs", True, "nemo_rl/algorithms/grpo.py: prev_logprobs every step (v0.3.1)"
+        ),
+        RLDefault(
+            "policy.offload_per_call",
+            False,
+            "nemo_rl/models/policy/megatron_policy_worker.py: offload_before_refit / "
+            "offload_after_refit once a step (v0.3.1)",
+        ),
+        RLDefault(
+            "reference.offload",
+            True,
+            "nemo_rl/models/policy/megatron_policy_worker.py use_reference_model: the reference "
+            "swapped in from host memory for its forward (v0.3.1)",
+        ),
+        RLDefault(
+            "offload_memory",
+            "pageable",
+            "nemo_rl/models/policy/megatron_policy_worker.py: optimizer state[k] = v.to('cpu') (v0.3.1)",
+        ),
+        RLDefault(
+            "sync_transport",
+            None,
+            "nemo_rl/models/policy/megatron_policy_worker.py: no packed_broadcast_producer, the "
+            "gathered model from training rank 0 (v0.3.1)",
+        ),
+    ),
+)
+# v0.4.0: the packed collective refit, Megatron options in grpo_math_1B.yaml, the tokenizer
+# forced on for vLLM 0.10.0. bias_activation_fusion has no key at this tag: Megatron-Bridge's
+# provider default, false for Qwen3 and true for Llama (model-dependent, so not set here).
+_NEMO_040 = changed(
+    _NEMO_031,
+    "0.4.0",
+    "2025-11",
+    RLDefault(
+        "rollout.detokenize_in_step",
+        True,
+        f"{_NEMO_WORKER}: skip_tokenizer_init=False forced ('vllm==0.10.0 breaks "
+        "skip_tokenizer_init=True'), engine core in process (VLLM_ENABLE_V1_MULTIPROCESSING 0) (v0.4.0)",
+    ),
+    RLDefault(
+        "sync_transport",
+        "collective",
+        "nemo_rl/models/policy/megatron_policy_worker.py broadcast_weights_for_collective: "
+        "packed_broadcast_producer (v0.4.0)",
+    ),
+    RLDefault(
+        "policy.moe_permute_fusion", False, f"{_NEMO_YAML} megatron_cfg.moe_permute_fusion false (v0.4.0)"
+    ),
+    RLDefault("policy.fp32_logprobs", True, f"{_NEMO_YAML} megatron_cfg.defer_fp32_logits False (v0.4.0)"),
+    RLDefault(
+        "policy.expert_routing",
+        "router",
+        f"{_NEMO_YAML} megatron_cfg.moe_router_load_balancing_type 'none', freeze_moe_router true (v0.4.0)",
+    ),
+)
+# v0.5.0: skip_tokenizer_init respected again; SwiGLU fused in grpo_math_1B.yaml (PR #1241)
+_NEMO_050 = changed(
+    _NEMO_040,
+    "0.5.0",
+    "2026-01",
+    RLDefault(
+        "rollout.detokenize_in_step",
+        False,
+        f"{_NEMO_WORKER}: skip_tokenizer_init from the config (True without stop strings) (v0.5.0)",
+    ),
+    RLDefault(
+        "policy.bias_activation_fusion",
+        True,
+        f"{_NEMO_YAML} megatron_cfg.bias_activation_fusion True (v0.5.0)",
+    ),
+)
+# v0.6.0 changes none of these (grpo_math_1B.yaml and vllm_worker.py read the same): 0.5.0's
+_NEMO_070 = changed(
+    _NEMO_050,
+    "0.7.0",
+    "2026-07",
+    RLDefault(
+        "policy.moe_permute_fusion", True, f"{_NEMO_YAML} megatron_cfg.moe_permute_fusion true (v0.7.0)"
+    ),
+)
+NEMO_RL: tuple[RLRelease, ...] = (_NEMO_031, _NEMO_040, _NEMO_050, _NEMO_070)

@@ -1,0 +1,131 @@
+"""verl's and OpenRLHF's releases: the ``rl.*`` knobs each sets by default (the types and the
+rules of the table: core/registry/rl_framework_releases.py, NeMo RL's releases beside them)."""
+
+from __future__ import annotations
+
+from .rl_framework_releases import RLDefault, RLRelease, changed
+
+_VERL_YAML = "verl/trainer/config/ppo_trainer.yaml"
+_VERL_ROLLOUT = "verl/trainer/config/rollout/rollout.yaml"
+# verl v0.3.0.post1 (the same values through v0.4.1): its FSDP workers and vLLM rollout.
+# Not set: rollout.returns_logprobs (verl asks SamplingParams(logprobs=0) too, but the knob's
+# cost is vLLM V1's engine-core figure and verl's replays of this era run V0; left to the user).
+_VERL_030 = RLRelease(
+    "0.3.0",
+    "2025-04",
+    (
+        RLDefault(
+            "rollout.memory_fraction", 0.5, f"{_VERL_YAML} rollout.gpu_memory_utilization 0.5 (v0.3.0.post1)"
+        ),
+        RLDefault("rollout.cuda_graphs", False, f"{_VERL_YAML} rollout.enforce_eager True (v0.3.0.post1)"),
+        RLDefault("rollout.max_sequences", 1024, f"{_VERL_YAML} rollout.max_num_seqs 1024 (v0.3.0.post1)"),
+        RLDefault(
+            "rollout.max_batched_tokens",
+            8192,
+            f"{_VERL_YAML} rollout.max_num_batched_tokens 8192, enable_chunked_prefill True (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "rollout.detokenize_in_step",
+            False,
+            "verl/workers/rollout/vllm_rollout/vllm_rollout.py: SamplingParams detokenize=False "
+            "(v0.3.0.post1)",
+        ),
+        RLDefault(
+            "rollout.sleep_level",
+            1,
+            "verl/workers/sharding_manager/fsdp_vllm.py sleep(level=1) (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "policy.sequence_packing",
+            False,
+            f"{_VERL_YAML} actor_rollout_ref.model.use_remove_padding False (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "policy.micro_batch_unit",
+            "response",
+            f"{_VERL_YAML} actor.ppo_micro_batch_size_per_gpu: responses a micro-batch (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "offload_states",
+            False,
+            f"{_VERL_YAML} actor.fsdp_config param_offload False, optimizer_offload False (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "policy.offload_per_call",
+            True,
+            "verl/workers/fsdp_workers.py: offload_fsdp_model_to_cpu after every worker call when "
+            "param_offload is on (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "policy.prefetch_gathers",
+            False,
+            "verl/workers/fsdp_workers.py: FSDP(..., forward_prefetch=False) (v0.3.0.post1)",
+        ),
+        RLDefault(
+            "reference.offload", False, f"{_VERL_YAML} ref.fsdp_config.param_offload False (v0.3.0.post1)"
+        ),
+    ),
+)
+# v0.5.0: rollout settings move to rollout.yaml (same values); the one-step-off-policy recipe's
+# split sync broadcasts tensor by tensor
+_VERL_050 = changed(
+    _VERL_030,
+    "0.5.0",
+    "2025-07",
+    RLDefault(
+        "broadcast_per_tensor",
+        True,
+        "recipe/one_step_off_policy/fsdp_workers.py sync_rollout_weights: collective.broadcast "
+        "per tensor (v0.5.0)",
+    ),
+)
+# v0.6.0: CUDA graphs on; sleep level 2 (verl/third_party/vllm/__init__.py VLLM_SLEEP_LEVEL 2
+# with vLLM 0.8.5 or later, every modelled V1 release; 1 under layered_summon)
+_VERL_060 = changed(
+    _VERL_050,
+    "0.6.0",
+    "2025-10",
+    RLDefault("rollout.cuda_graphs", True, f"{_VERL_ROLLOUT} enforce_eager False (v0.6.0)"),
+    RLDefault(
+        "rollout.sleep_level",
+        2,
+        "verl/third_party/vllm/__init__.py VLLM_SLEEP_LEVEL 2 for vllm >= 0.8.5 (v0.6.0)",
+    ),
+)
+# v0.7.0: padding removed by default (the same through v0.9.0)
+_VERL_070 = changed(
+    _VERL_060,
+    "0.7.0",
+    "2026-01",
+    RLDefault(
+        "policy.sequence_packing",
+        True,
+        "verl/trainer/config/model/hf_model.yaml use_remove_padding True (v0.7.0)",
+    ),
+)
+VERL: tuple[RLRelease, ...] = (_VERL_030, _VERL_050, _VERL_060, _VERL_070)
+
+_ORL = "openrlhf/cli/train_ppo_ray.py"
+# OpenRLHF v0.7.0 (the same defaults through v0.11.0, whose flags are renamed --vllm.*, --ds.*)
+OPENRLHF: tuple[RLRelease, ...] = (
+    RLRelease(
+        "0.7.0",
+        "2025-04",
+        (
+            RLDefault("rollout.memory_fraction", 0.95, f"{_ORL} --vllm_gpu_memory_utilization 0.95 (v0.7.0)"),
+            RLDefault("rollout.cuda_graphs", True, f"{_ORL} --enforce_eager default False (v0.7.0)"),
+            RLDefault("policy.sequence_packing", False, f"{_ORL} --packing_samples default False (v0.7.0)"),
+            RLDefault(
+                "offload_states",
+                False,
+                f"{_ORL} --deepspeed_enable_sleep default False: the training states stay on the "
+                "GPU (v0.7.0)",
+            ),
+            RLDefault(
+                "broadcast_per_tensor",
+                True,
+                "openrlhf/trainer/ray/ppo_actor.py _broadcast_to_vllm: one broadcast per parameter (v0.7.0)",
+            ),
+        ),
+    ),
+)
