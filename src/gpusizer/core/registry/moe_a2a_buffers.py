@@ -71,12 +71,14 @@ NORMAL_CONFIGS: dict[int, tuple[tuple[int, int], tuple[int, int]]] = {
 @dataclass(frozen=True)
 class BufferShape:
     """What an engine passes DeepEP's hints: the EP group, the token's hidden size, the routed
-    experts with their replicas, and whether the group spans nodes over the network."""
+    experts with their replicas, whether the group spans nodes over the network, and the
+    low-latency kernels' tokens a rank where the scenario states them."""
 
     ranks: int
     hidden: int
     experts: int
     internode: bool
+    dispatch_tokens: int | None = None  # the low-latency kernels' tokens a rank (None: the engine's)
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,8 @@ class EngineSizing:
 
     def buffers(self, normal: bool, low_latency: bool, x: BufferShape) -> BufferBytes:
         """The buffers of the kernels the backend enables (``deepep_auto``: both)."""
-        ll = low_latency_hint(self.dispatch_tokens, x.hidden, x.experts) if low_latency else 0
+        tokens = x.dispatch_tokens or self.dispatch_tokens
+        ll = low_latency_hint(tokens, x.hidden, x.experts) if low_latency else 0
         if self.fixed_bytes:  # vLLM: its own NVLink size always, RDMA across nodes or for LL
             rdma = ll if low_latency else (self.fixed_bytes if x.internode else 0)
             return BufferBytes(self.fixed_bytes, rdma)

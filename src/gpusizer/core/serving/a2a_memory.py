@@ -32,7 +32,9 @@ def a2a_buffers(s: Scenario) -> BufferBytes:
     ranks = ep_ranks(s.parallelism)
     if name in (None, "none") or not s.workload.serves or s.model.moe is None or ranks <= 1:
         return BufferBytes()
-    shape = BufferShape(ranks, resolve(s.model).hidden, physical_experts(s), ranks > s.hardware.gpus_per_node)
+    internode = ranks > s.hardware.gpus_per_node
+    hidden, tokens = resolve(s.model).hidden, s.serving.moe_a2a_dispatch_tokens
+    shape = BufferShape(ranks, hidden, physical_experts(s), internode, tokens)
     return MOE_A2A_BACKENDS[str(name)].buffer_bytes(shape, s.framework)
 
 
