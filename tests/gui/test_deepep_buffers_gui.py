@@ -40,3 +40,21 @@ def test_dispatch_tokens_row_round_trips(window) -> None:
     ep8 = {"tensor": 8, "attention_data": 8, "expert": 8}
     set_scenario(window, {**GB200_EP16, "parallelism": ep8, "serving": {"moe_a2a_backend": "deepep_normal"}})
     assert not spin.isVisibleTo(window)  # the normal kernels have no such cap
+
+
+def test_breakdown_names_the_buffers_in_the_overhead(qtbot) -> None:
+    """The memory table's overhead row says how much of it is DeepEP's buffers (the report's
+    ``serving.moe_a2a_buffer_bytes``); without DeepEP it says nothing new."""
+    from gpusizer.core.model.result import COMPONENTS
+    from gpusizer.core.pipeline.estimate import estimate
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from gpusizer.gui.breakdown import BreakdownTable
+
+    table = BreakdownTable()
+    qtbot.addWidget(table)
+    row = COMPONENTS.index("overhead")
+    table.set_estimate(estimate(parse_scenario(GB200_EP16)))
+    assert "of which DeepEP buffers 0.53 GiB" in table.item(row, 1).toolTip()
+    plain = {**GB200_EP16, "serving": {}}
+    table.set_estimate(estimate(parse_scenario(plain)))
+    assert table.item(row, 1).toolTip() == ""
