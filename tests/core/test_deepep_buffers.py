@@ -218,3 +218,21 @@ def test_bad_dispatch_tokens_name_the_field(bad: object) -> None:
     with pytest.raises(ScenarioError) as err:
         estimate_report(sc)
     assert "moe_a2a_dispatch_tokens" in str(err.value)
+
+
+@pytest.mark.parametrize("framework", ["sglang", "vllm"])
+def test_the_inverse_carries_the_buffers(framework: str) -> None:
+    """``serving.required_bytes`` with DeepEP's buffers is still the smallest GPU that starts,
+    holds the load and fits (the memory rules' round trip, tests/core/test_memory_rules.py):
+    SGLang's beside its graphs outside the fraction, vLLM's inside it."""
+    from gpusizer.core.model.presets import gpu_spec
+    from gpusizer.core.pipeline.scenario import parse_scenario
+    from tests.core.test_memory_rules import _round_trip
+
+    sc = _qwen_gb200("deepep_low_latency", ep=8)
+    sc["framework"] = framework
+    sc["hardware"] = {"gpu": "h100-sxm-80gb"}
+    sc["serving"]["moe_a2a_dispatch_tokens"] = 1024
+    s = parse_scenario(sc)
+    assert estimate_report(sc)["serving"]["moe_a2a_buffer_bytes"] > 2 * _GIB
+    _round_trip(s, gpu_spec("h100-sxm-80gb"))
