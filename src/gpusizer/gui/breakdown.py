@@ -107,7 +107,7 @@ class BreakdownTable(QTableWidget):
         for row, c in enumerate(COMPONENTS):
             value = getattr(mem, c)
             freed = c not in mem.alive_at_peak and value > 0
-            tip = f"freed before the peak ({mem.peak_phase})" if freed else ""
+            tip = f"freed before the peak ({mem.peak_phase})" if freed else _part_tip(est, c, self.unit)
             self._cell(row, 1, f"{to_unit(value, self.unit):,.2f}", grey=freed or not value, tip=tip)
             self._cell(row, 2, f"{100 * value / parts:.1f}%", grey=freed or not value, tip=tip)
         last = len(COMPONENTS)
@@ -120,6 +120,15 @@ class BreakdownTable(QTableWidget):
             bold=True,
             tip=f"of {fmt_bytes(est.capacity_bytes, self.unit)} usable",
         )
+
+
+def _part_tip(est: Estimate, component: str, unit: str) -> str:
+    """A named part inside a component: DeepEP's buffers in the overhead
+    (``serving.moe_a2a_buffer_bytes``, core/serving/a2a_memory.py); empty elsewhere."""
+    held = est.serving.moe_a2a_buffer_bytes if est.serving is not None else 0
+    if component != "overhead" or not held:
+        return ""
+    return f"of which DeepEP buffers {fmt_bytes(held, unit)} (serving.moe_a2a_backend)"
 
 
 def _big(n_bytes: float, unit: str) -> str:

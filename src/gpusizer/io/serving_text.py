@@ -102,7 +102,8 @@ def serving_lines(
 def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None) -> list[str]:
     """Prefix caching, speculative decoding, LoRA, KV offload and the disaggregated pools, one
     line each when set (the report's ``prefix_*``, ``speculative_*``, ``lora_*``,
-    ``kv_offload_*`` and ``disaggregated_*`` fields); ``split``: the scenario's
+    ``kv_offload_*`` and ``disaggregated_*`` fields) and DeepEP's buffers
+    (``moe_a2a_buffer_bytes``); ``split``: the scenario's
     ``serving.disaggregated`` block, whose prefill pool's own layout the split's line names."""
     out = []
     if sv.get("prefix_shared_tokens") or sv.get("prefix_users_held") is not None:
@@ -136,6 +137,10 @@ def feature_lines(sv: Mapping[str, Any], split: Mapping[str, Any] | None = None)
         )
     if sv.get("disaggregated_prefill_gpus"):
         out.append(_split_line(sv, split))
+    if sv.get("moe_a2a_buffer_bytes"):
+        out.append(
+            f"  DeepEP       buffers {sv['moe_a2a_buffer_bytes'] / 2**30:,.2f} GiB per GPU (in overhead)"
+        )
     return out
 
 

@@ -157,6 +157,9 @@ class Serving:
     # Additive: tokens one user's KV cache holds at most under serving.max_kv_size (mlx-lm
     # --max-kv-size, core/memory/kv_cap.py); 0: its whole context
     kv_tokens_per_user: int = 0
+    # Additive: per GPU, DeepEP's buffers under serving.moe_a2a_backend (inside per_gpu.overhead;
+    # core/serving/a2a_memory.py); 0 without a DeepEP exchange
+    moe_a2a_buffer_bytes: int = 0
 
 
 @dataclass(frozen=True)

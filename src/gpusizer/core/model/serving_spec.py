@@ -125,6 +125,11 @@ class ServingSpec(Strict):
     # core/registry/moe_a2a.py ("none", "deepep_normal", "deepep_low_latency", "deepep_auto").
     # Null / "none": each token's 16-bit state once per routed expert, as before.
     moe_a2a_backend: str | None = None
+    # Additive: the tokens a rank DeepEP's low-latency kernels are sized for (SGLang
+    # SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, vLLM VLLM_MOE_DP_CHUNK_SIZE): the
+    # low-latency buffer grows with it (core/registry/moe_a2a_buffers.py). Null: the engine's
+    # default (SGLang 128, vLLM 256). Read with a low-latency or auto DeepEP backend only.
+    moe_a2a_dispatch_tokens: Annotated[int, Whole, Field(ge=1, le=65_536)] | None = None
     # Additive: SGLang's ``--enable-two-batch-overlap``: each MoE layer's step split into two
     # micro-batches, one's DeepEP dispatch and combine beside the other's computation
     # (core/speed/step_tbo.py). Null / false: one batch, as before. Needs a DeepEP backend.

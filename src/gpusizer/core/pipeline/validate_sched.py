@@ -9,6 +9,7 @@ from ..model.presets import scenario_gpu
 from ..model.redundant import ep_ranks
 from ..model.specs import GPUSpec, Scenario
 from ..registry.moe_a2a import MOE_A2A_BACKENDS
+from ..registry.moe_a2a_buffers import NVL_PEERS
 from ..speed.collectives import SCALE_UP_GB_PER_S
 
 
@@ -96,6 +97,28 @@ def _check_moe_a2a(s: Scenario) -> None:
     if ep_ranks(s.parallelism) > 1 and a2a_gpu_refusal(s, gpu) is not None:
         msg = f'DeepEP needs NVIDIA GPUs joined by NVLink, not {gpu.name}; "none" or null'
         raise ScenarioError("serving.moe_a2a_backend", msg)
+    _check_normal_peers(s, backend.mode)
+
+
+def _check_normal_peers(s: Scenario, mode: str) -> None:
+    """DeepEP V1's normal kernels hold at most 8 NVLink peers (``NUM_MAX_NVL_PEERS 8``,
+    csrc/kernels/configs.cuh; ``SourceMeta`` asserts it): past 8 ranks they forward over RDMA
+    between groups of 8 GPUs a node, which a wider NVLink domain (a GB200 NVL72 rack, 4 GPUs a
+    tray) does not have. The maintainer (deepseek-ai/DeepEP issue 392, 2025-09-05): "Since the
+    current normal kernels limits the number of GPUs per node to 8, the normal mode doesn't
+    support GB200 yet"; issue 579 (2026-02): "GB200 DeepEP does not support the single-machine
+    4-GPU setup" in internode mode. The low-latency kernels run there (over NVLink, PR 193's
+    ``allow_mnnvl``); ``deepep_auto`` is SGLang's choice per step and is kept (its note says
+    what its prompt steps pick, core/serving/a2a_memory.py)."""
+    ranks, node = ep_ranks(s.parallelism), s.hardware.gpus_per_node
+    if mode != "normal" or s.model.moe is None or ranks <= NVL_PEERS or node <= NVL_PEERS:
+        return
+    msg = (
+        f"deepep_normal: DeepEP's normal kernels hold at most {NVL_PEERS} NVLink peers, not EP {ranks} "
+        f'inside one {node}-GPU NVLink domain (DeepEP issue 392); "deepep_low_latency" runs there, '
+        'or "deepep_auto" under SGLang'
+    )
+    raise ScenarioError("serving.moe_a2a_backend", msg)
 
 
 def _check_tbo(s: Scenario) -> None:

@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .moe_a2a_buffers import ENGINE_SIZING, BufferBytes, BufferShape
 from .table import add
 
 GB = 1e9
@@ -126,6 +127,16 @@ class A2ABackend:
         if self.mode == "none":
             return 0.0
         return normal_seconds(x) if self.resolve(extend) == "normal" else low_latency_seconds(x)
+
+    def buffer_bytes(self, x: BufferShape, engine: str) -> BufferBytes:
+        """The DeepEP buffers one GPU of the EP group holds for this backend under ``engine``
+        (core/registry/moe_a2a_buffers.py): the normal kernels', the low-latency ones' or, for
+        ``auto``, both (SGLang's ``DeepEPMode.enable_normal`` / ``enable_low_latency``). None
+        for "none", or an engine that sizes no DeepEP buffer."""
+        sizing = ENGINE_SIZING.get(engine)
+        if self.mode == "none" or sizing is None:
+            return BufferBytes()
+        return sizing.buffers(self.mode != "low_latency", self.mode != "normal", x)
 
 
 def normal_seconds(x: Exchange) -> float:

@@ -25,6 +25,7 @@ from ..model.params import ParamCounts
 from ..model.result import EngineMemory, Estimate, PoolLine, Serving
 from ..model.specs import GPUSpec, Scenario
 from ..registry.engines import EngineRelease, cuda_total_bytes
+from .a2a_memory import a2a_buffers
 from .disaggregated import disaggregated_fields
 from .engine_settings import EngineSettings
 from .features import feature_fields, feature_notes, featured_memory
@@ -137,6 +138,7 @@ def serving_result(
         **feature_fields(s, em, st, gpu),
         **disaggregated_fields(s, gpu, em, st, whole),
         kv_tokens_per_user=_capped_user(s),
+        moe_a2a_buffer_bytes=a2a_buffers(s).total,
     )
 
 

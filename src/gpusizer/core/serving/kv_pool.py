@@ -22,6 +22,7 @@ from ..model.sharding import StageParams, stage_params
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.engines import cuda_total_bytes
+from .a2a_memory import a2a_buffers, a2a_note
 from .engine_settings import EngineSettings
 from .moe_layout import MoeLayout, served_weight_bytes
 
@@ -129,6 +130,10 @@ class EngineView:
     total: int  # the device total the engine sees (cudaMemGetInfo: less the driver's reserve)
     outside: int  # context, workspaces and NCCL, taken before the engine's memory snapshot
     nccl: int = 0  # the part of ``outside`` that only exists with more than one rank (NCCL)
+    # DeepEP's buffers (serving.moe_a2a_backend, core/serving/a2a_memory.py): each rule puts
+    # them where its engine's sizing meets them (0: no DeepEP exchange is read)
+    a2a: int = 0
+    a2a_notes: tuple[str, ...] = ()
 
     @property
     def driver(self) -> int:
@@ -139,7 +144,9 @@ class EngineView:
 def engine_view(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> EngineView:
     outside = scenario_overhead(s, 0)
     single = overhead_bytes(s.profile, s.overhead, 0, 1)
-    return EngineView(s, gpu, st, cuda_total_bytes(gpu), outside, outside - single)
+    a2a = a2a_buffers(s)
+    total = cuda_total_bytes(gpu)
+    return EngineView(s, gpu, st, total, outside, outside - single, a2a.total, a2a_note(s, a2a))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ TensorRT-LLM ``cuda_graph_config``) and vLLM V0's asynchronous output processing
 value stays enabled elsewhere, so the error the core gives for it can be fixed where it shows.
 The expert-parallel ranks' stated balance (``serving.expert_balance``), the redundant expert
 replicas they hold (``serving.redundant_experts``) and the MoE token exchange
-(``serving.moe_a2a_backend``, its choices the registry's: core/registry/moe_a2a.py) and SGLang's
+(``serving.moe_a2a_backend``, its choices the registry's: core/registry/moe_a2a.py; the tokens a
+rank its low-latency buffer holds, ``serving.moe_a2a_dispatch_tokens``) and SGLang's
 two-batch overlap beside it (``serving.two_batch_overlap``) show where a MoE model's experts
 span more than one rank (or a value is held)."""
 
@@ -25,6 +26,7 @@ BALANCE = "serving.expert_balance"
 REDUNDANT = "serving.redundant_experts"
 A2A = "serving.moe_a2a_backend"
 TBO = "serving.two_batch_overlap"
+DISPATCH = "serving.moe_a2a_dispatch_tokens"
 
 ENGINE_TIPS = {
     SIZES: "Batch sizes the engine captures CUDA graphs for, with padding on: a decode step runs "
@@ -50,6 +52,10 @@ ENGINE_TIPS = {
     "destination node and forwarded over NVLink; low-latency: a copy per expert over RDMA; auto "
     "(SGLang): normal for steps with prompt tokens, else low-latency. Rates from DeepEP's README "
     "(H800, 400 Gb/s NICs). Default: 16-bit tokens, a copy per expert, at the link's rate.",
+    DISPATCH: "The tokens a rank DeepEP's low-latency kernels are sized for (SGLang "
+    "SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, vLLM VLLM_MOE_DP_CHUNK_SIZE): the "
+    "low-latency buffer each GPU holds grows with it (288 experts, hidden 7,168: 2 GiB at 128, "
+    "16 GiB at 1,024). Default: the engine's (SGLang 128, vLLM 256).",
     TBO: "SGLang --enable-two-batch-overlap: the MoE layers run as two micro-batches, each one's "
     "DeepEP dispatch and combine beside the other's computation; each micro-batch launches the "
     "layers' kernels and reads their weights again, so small batches can run slower. Needs a "
@@ -88,6 +94,8 @@ def add_engine_rows(f: Form) -> None:
     spare = QuantityField("count", REDUNDANT, none_text="none")
     f.add("Redundant experts", spare, REDUNDANT, name="spin_serving_redundant_experts")
     f.add("MoE exchange", combo(_A2A_ITEMS), A2A, name="combo_serving_moe_a2a_backend")
+    tokens = QuantityField("count", DISPATCH, none_text="engine default")
+    f.add("DeepEP tokens a rank", tokens, DISPATCH, name="spin_serving_moe_a2a_dispatch_tokens")
     f.add("Two-batch overlap", combo(_TBO_ITEMS), TBO, name="combo_serving_two_batch_overlap")
 
 
@@ -120,4 +128,6 @@ def refresh_engine_rows(f: Form, state: ScenarioState, profile: FrameworkProfile
     f.show(BALANCE, (moe and spans) or state.value(BALANCE) is not None)
     f.show(REDUNDANT, (moe and spans) or state.value(REDUNDANT) is not None)
     f.show(A2A, (moe and spans) or state.value(A2A) is not None)
+    low_latency = state.value(A2A) in ("deepep_low_latency", "deepep_auto")
+    f.show(DISPATCH, (moe and spans and low_latency) or state.value(DISPATCH) is not None)
     f.show(TBO, (moe and spans) or state.value(TBO) is not None)

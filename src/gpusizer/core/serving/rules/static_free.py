@@ -55,9 +55,11 @@ class StaticPool(PoolRule):
         cut = fraction_cut(v.s, arch, v.gpu, rel, ctx)
         pool = (v.total - outside) * fraction * cut - stage.weights
         work = _aiter_workspace(v, arch, stage, pool)  # allocated after the pool
-        memory = pool_parts(stage.weights, stage.body, 0.0, outside + graphs + work, pool)
-        notes = (aiter_note(cut, work),) if work else ()
-        return PoolBudget(fraction * cut, stage.weights, outside + graphs + work, pool, memory, notes)
+        # DeepEP's buffers come after the pool too (at CUDA graph capture): beside the graphs
+        after = graphs + work + v.a2a
+        memory = pool_parts(stage.weights, stage.body, 0.0, outside + after, pool)
+        notes = ((aiter_note(cut, work),) if work else ()) + v.a2a_notes
+        return PoolBudget(fraction * cut, stage.weights, outside + after, pool, memory, notes)
 
     def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
         f = b.fraction

@@ -54,6 +54,7 @@ class ProfiledPool(PoolRule):
             rel.vllm.non_torch_bytes
             + (rel.vllm.comm_bytes + (ranks - 1) * rel.vllm.comm_per_peer_bytes if ranks > 1 else 0)
             + (v.outside - before)  # what the snapshot does not see counts inside
+            + v.a2a  # DeepEP's buffers, made at model load: the profile sees them
         )
         reserved = (
             stage.weights
@@ -65,7 +66,7 @@ class ProfiledPool(PoolRule):
         context = 0 if rel.vllm.context_in_budget else before
         away = context + (0 if rel.vllm.graphs_in_pool else graphs)
         memory = pool_parts(stage.weights, stage.body, stage.sampler, non_torch + graphs + context, pool)
-        return PoolBudget(fraction, reserved, away, pool, memory)
+        return PoolBudget(fraction, reserved, away, pool, memory, v.a2a_notes)
 
     def refusal(self, v: EngineView, b: PoolBudget) -> str | None:
         """V1 ``init_device``: the engine refuses unless fraction x total is free at start."""
