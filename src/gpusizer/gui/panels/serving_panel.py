@@ -194,7 +194,7 @@ class ServingPanel(Panel):
             "number", "serving.kv_offload.bandwidth_gb_per_s", step=1, unit="GB/s", none_text="default: PCIe"
         )
         f.add("Offload link", bw, "serving.kv_offload.bandwidth_gb_per_s", name="spin_serving_kv_offload_bw")
-        add_split_rows(f)
+        self.connectors = add_split_rows(f)
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine.
@@ -223,7 +223,7 @@ class ServingPanel(Panel):
         self.form.show(
             "serving.prefix.hit_rate", self.state.value("serving.prefix.shared_tokens") is not None
         )
-        refresh_split_rows(self.form, self.state, profile)
+        refresh_split_rows(self.form, self.state, profile, self.connectors)
         spec = self.state.value("serving.speculative.method") is not None
         self.form.show("serving.speculative.num_tokens", spec)
         self.form.show("serving.speculative.acceptance_rate", spec)
