@@ -4,14 +4,18 @@ P/D split's arrivals and request path"): ``serving.disaggregated.connector`` as 
 ``serving.disaggregated.arrival_burstiness`` as "Arrival burstiness" (blank: Poisson), shown with
 a prefill pool. Each round-trips its field, a refusal shows beside its field while the scenario
 keeps its last valid value, and the summary's split line states the path's seconds in io's
-wording (io/serving_text.py ``feature_lines``)."""
+wording (io/serving_text.py ``feature_lines``). The split's ``link_gb_per_s`` ("KV link") and
+the served adapters' ``serving.lora.targets`` ("Adapter targets"), which had no widget, too."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from gpusizer.core.pipeline.report import serving_block
 from gpusizer.core.registry.pd_connectors import PD_CONNECTORS
+from gpusizer.gui.panels.serving_feature_rows import ALL_TARGETS
 from gpusizer.io.serving_text import feature_lines
 from tests.scenarios import VLLM
 
@@ -116,3 +120,51 @@ def test_the_summary_states_the_path_in_ios_wording(window) -> None:
     line = next(x for x in feature_lines(serving_block(est.serving), split) if "split P/D" in x).strip()
     assert f"P/D path {path_ms:,.1f} ms" in line
     assert line in window.summary.serving.text()
+
+
+def test_the_kv_link_round_trips_and_names_its_default(window) -> None:
+    """``serving.disaggregated.link_gb_per_s`` as "KV link": blank names the link it takes (the
+    H100 SXM's network per GPU), a slower link moves the same bytes in longer."""
+    set_scenario(window, SPLIT)
+    link = find(window, "spin_disaggregated_link")
+    assert link.isVisibleTo(window) and link.value() is None
+    gpu = window.state.estimate.gpu
+    assert link.specialValueText() == f"GPU's network: {gpu.network_gb_per_s:,g} GB/s"
+    base = window.state.estimate.serving
+    link.setValue(base.disaggregated_kv_transfer_bytes / 1e9 / base.disaggregated_kv_transfer_seconds / 10)
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    sv = window.state.estimate.serving
+    assert sv.disaggregated_kv_transfer_seconds == pytest.approx(10 * base.disaggregated_kv_transfer_seconds)
+    assert mismatches(window.binder) == []
+    set_scenario(window, VLLM)
+    assert not link.isVisibleTo(window)
+
+
+def test_lora_targets_from_the_serving_panel(window) -> None:
+    """``serving.lora.targets``: all checked is null (every linear layer); fewer targets, smaller
+    adapter slots; none checked is refused beside the field."""
+    lora = {**VLLM, "serving": {"lora": {"adapters": 4}}}
+    set_scenario(window, VLLM)
+    checks = find(window, "checks_serving_lora_targets")
+    assert not checks.isVisibleTo(window)
+    set_scenario(window, lora)
+    assert checks.isVisibleTo(window) and checks.value() == ALL_TARGETS
+    assert "create_lora_weights" in checks.toolTip()
+    every = window.state.estimate.serving.lora_weight_bytes
+    for t in ("gate", "up", "down"):
+        find(window, f"check_serving_lora_{t}").setChecked(False)
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    assert window.state.scenario.serving.lora.targets == ("q", "k", "v", "o")
+    assert 0 < window.state.estimate.serving.lora_weight_bytes < every
+    for t in ("q", "k", "v", "o"):
+        find(window, f"check_serving_lora_{t}").setChecked(False)
+    window.state.flush()
+    assert "must be a list of one or more of q" in error_text(window, "checks_serving_lora_targets")
+    # each box is an edit of its own: the last valid one, "o" alone, is kept
+    assert window.state.scenario.serving.lora.targets == ("o",)
+    set_scenario(window, {**VLLM, "serving": {"lora": {"adapters": 4, "targets": ["v", "q"]}}})
+    assert checks.value() == ("q", "v") and mismatches(window.binder) == []
+    set_scenario(window, lora)  # null again: every box checked
+    assert checks.value() == ALL_TARGETS and window.state.scenario.serving.lora.targets is None

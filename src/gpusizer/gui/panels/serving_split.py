@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 
+from ...core.model.hardware_spec import GPUSpec
 from ...core.registry.frameworks import FrameworkProfile
 from ...core.registry.pd_connectors import PD_CONNECTORS
 from ..quantity_field import QuantityField
@@ -24,6 +25,7 @@ from .serving_feature_rows import fill_methods
 _SPLIT = "serving.disaggregated."
 ATTENTION_DATA = _SPLIT + "prefill_attention_data"
 EXPERT = _SPLIT + "prefill_expert"
+LINK = _SPLIT + "link_gb_per_s"
 CONNECTOR = _SPLIT + "connector"
 BURSTINESS = _SPLIT + "arrival_burstiness"
 NO_CONNECTOR = "none (path not priced)"
@@ -32,6 +34,10 @@ SPLIT_TIPS = {
     _SPLIT + "prefill_gpus": "Disaggregated serving: GPUs of the prefill pool "
     "(whole replicas of the layout); the answer for the split shows beside the aggregated one.",
     _SPLIT + "decode_gpus": "GPUs of the decode pool (whole replicas of the layout).",
+    LINK: "Each GPU's link for the KV hand-off from the prefill pool to the decode pool, GB/s "
+    "(10^9 bytes a second; e.g. 50 for a 400 Gb/s NIC): the prompt's KV in whole engine blocks "
+    "crosses it before decode starts. Blank: the GPU's scale-out network per GPU, else its "
+    "interconnect (DistServe, Zhong et al. 2024: the KV moved once per request).",
     _SPLIT + "prefill_tensor": "Tensor parallelism of a prefill replica (default: the "
     "layout's); prompts are compute-bound, so narrow prefill replicas lose little.",
     _SPLIT + "prefill_max_sequences": "Requests a prefill rank runs at once (its "
@@ -58,14 +64,17 @@ SPLIT_TIPS = {
 }
 
 
-def add_split_rows(f: Form) -> ComboBox:
-    """The pools, the prefill replica's tensor width, attention DP, experts and batch, then the
-    connector and the arrivals; returns the connector's list (filled per engine: refresh)."""
+def add_split_rows(f: Form) -> tuple[ComboBox, QuantityField]:
+    """The pools and their link, the prefill replica's tensor width, attention DP, experts and
+    batch, then the connector and the arrivals; returns the connector's list (filled per engine:
+    refresh) and the link's field (its default named per GPU: :func:`link_default`)."""
     for label, path, name in (
         ("Prefill pool", _SPLIT + "prefill_gpus", "spin_serving_prefill_gpus"),
         ("Decode pool", _SPLIT + "decode_gpus", "spin_serving_decode_gpus"),
     ):
         f.add(label, QuantityField("count", path, unit="GPUs", none_text="off"), path, name=name)
+    link = QuantityField("number", LINK, step=25, unit="GB/s", none_text="the GPU's network")
+    f.add("KV link", link, LINK, name="spin_disaggregated_link")
     for label, path, name, none in (
         ("Prefill TP", _SPLIT + "prefill_tensor", "spin_serving_prefill_tensor", "the layout's"),
         ("Prefill attention DP", ATTENTION_DATA, "spin_serving_prefill_attention_data", "the layout's"),
@@ -77,7 +86,15 @@ def add_split_rows(f: Form) -> ComboBox:
     f.add("P/D connector", box, CONNECTOR, name="combo_disaggregated_connector")
     burst = QuantityField("number", BURSTINESS, step=0.5, none_text="Poisson")
     f.add("Arrival burstiness", burst, BURSTINESS, name="spin_arrival_burstiness")
-    return box
+    return box, link
+
+
+def link_default(gpu: GPUSpec) -> str:
+    """The link a blank "KV link" takes, as core/serving/disaggregated.py ``_link`` picks it:
+    the GPU's network per GPU, else its interconnect (GB/s)."""
+    if gpu.network_gb_per_s:
+        return f"GPU's network: {gpu.network_gb_per_s:,g} GB/s"
+    return f"interconnect: {gpu.interconnect_gb_per_s:,g} GB/s"
 
 
 def connector_items(engine: str, held: Any) -> list[tuple[str, Any]]:
@@ -108,6 +125,7 @@ def refresh_split_rows(f: Form, state: ScenarioState, profile: FrameworkProfile,
     has attention data parallelism and the model routes experts, or a value is held (so a
     refusal, a dense model's, shows beside it). Without a pool they are inert and hidden."""
     split = state.value(_SPLIT + "prefill_gpus") is not None
+    f.show(LINK, split)
     f.show(_SPLIT + "prefill_tensor", split)
     f.show(_SPLIT + "prefill_max_sequences", split)
     moe = get_path(state.value("model"), "moe") is not None
