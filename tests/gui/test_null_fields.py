@@ -105,6 +105,9 @@ SERVING = (
     Case("serving.disaggregated.decode_gpus", VLLM, 1, ("serving.disaggregated.prefill_gpus", 2)),
     Case("serving.disaggregated.prefill_tensor", SPLIT_SERVE, 1),
     Case("serving.disaggregated.prefill_max_sequences", SPLIT_SERVE, 1),
+    Case("serving.disaggregated.link_gb_per_s", SPLIT_SERVE, 25.0),
+    Case("serving.disaggregated.connector", SPLIT_SERVE, "vllm-nixl"),
+    Case("serving.disaggregated.arrival_burstiness", SPLIT_SERVE, 4.0),
     Case("serving.disaggregated.prefill_attention_data", MOE_SPLIT, 2),
     # experts spread over the prefill replica only with its own attention-DP ranks
     Case(

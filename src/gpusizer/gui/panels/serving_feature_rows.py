@@ -6,15 +6,24 @@ shown, so the error the core gives for it shows beside it and can be fixed there
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
+from ...core.model.serving_features import LoraTarget
 from ...core.pipeline.validate_features import arrived
 from ...core.registry.frameworks import FrameworkProfile
 from ...core.registry.serving_support import FeatureTable
 from ..state import ScenarioState
-from ..widgets import ComboBox, Form
+from ..widgets import ComboBox, Form, MultiCheck
 
 METHOD = "serving.speculative.method"
+TARGETS = "serving.lora.targets"
+ALL_TARGETS: tuple[str, ...] = get_args(LoraTarget)
+FEATURE_TIPS = {
+    TARGETS: "Layers each adapter slot wraps (vLLM lora/layers create_lora_weights: an A and a B "
+    "per targeted linear layer, max_loras x max_lora_rank): the attention q, k, v, o and the MLP "
+    "gate, up, down projections. Fewer targets, smaller slots and fewer LoRA kernels a step. "
+    "All checked: every linear layer (the default); none is refused.",
+}
 # Speculative methods the window offers (a draft model needs its model block: scenario file)
 SPEC_METHODS: tuple[tuple[str, Any], ...] = (
     ("off", None),
@@ -31,6 +40,23 @@ ROWS = {
     "kv_offload": ("serving.kv_offload.capacity_gb",),
     "disaggregated": ("serving.disaggregated.prefill_gpus", "serving.disaggregated.decode_gpus"),
 }
+
+
+def add_lora_targets(f: Form) -> MultiCheck:
+    """The adapters' targets: all checked is null (every linear layer), none checked is sent as
+    an empty list, which the core refuses beside the field; a file's list shows in this order."""
+    checks = MultiCheck(ALL_TARGETS, columns=4)
+    for target, box in checks.boxes.items():  # the workload panel's LoRA targets have the default names
+        box.setObjectName(f"check_serving_lora_{target}")
+    f.add(
+        "Adapter targets",
+        checks,
+        TARGETS,
+        name="checks_serving_lora_targets",
+        to_state=lambda v: None if tuple(v) == ALL_TARGETS else tuple(v),
+        from_state=lambda v: ALL_TARGETS if v is None else tuple(t for t in ALL_TARGETS if t in v),
+    )
+    return checks
 
 
 def table_of(state: ScenarioState, profile: FrameworkProfile) -> FeatureTable | None:

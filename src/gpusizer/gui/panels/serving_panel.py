@@ -15,8 +15,8 @@ from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
 from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
-from .serving_feature_rows import SPEC_METHODS, refresh_feature_rows
-from .serving_split import SPLIT_TIPS, add_split_rows, refresh_split_rows
+from .serving_feature_rows import FEATURE_TIPS, SPEC_METHODS, add_lora_targets, refresh_feature_rows
+from .serving_split import SPLIT_TIPS, add_split_rows, link_default, refresh_split_rows
 
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
 # (label, path, object name, quantity kind, step, unit)
@@ -144,6 +144,7 @@ class ServingPanel(Panel):
             **TIPS,
             **ENGINE_TIPS,
             **SPLIT_TIPS,
+            **FEATURE_TIPS,
         }.items():  # the captions and the fields explain themselves
             self.form.labels[path].setToolTip(tip)
             for b in binder.bindings:
@@ -186,6 +187,7 @@ class ServingPanel(Panel):
             ("Adapters in use", "serving.lora.active", "spin_serving_lora_active", "all served"),
         ):
             f.add(label, QuantityField("count", path, none_text=none), path, name=name)
+        add_lora_targets(f)
         cap = QuantityField("number", "serving.kv_offload.capacity_gb", step=16, unit="GB", none_text="off")
         f.add("KV offload", cap, "serving.kv_offload.capacity_gb", name="spin_serving_kv_offload")
         # the medium comes from the file (no widget): its refusal shows beside the capacity
@@ -194,7 +196,7 @@ class ServingPanel(Panel):
             "number", "serving.kv_offload.bandwidth_gb_per_s", step=1, unit="GB/s", none_text="default: PCIe"
         )
         f.add("Offload link", bw, "serving.kv_offload.bandwidth_gb_per_s", name="spin_serving_kv_offload_bw")
-        add_split_rows(f)
+        self.connectors, self.link = add_split_rows(f)
 
     def refresh(self) -> None:
         """Shown for inference; the version list and llama.cpp's fields follow the engine.
@@ -223,7 +225,7 @@ class ServingPanel(Panel):
         self.form.show(
             "serving.prefix.hit_rate", self.state.value("serving.prefix.shared_tokens") is not None
         )
-        refresh_split_rows(self.form, self.state, profile)
+        refresh_split_rows(self.form, self.state, profile, self.connectors)
         spec = self.state.value("serving.speculative.method") is not None
         self.form.show("serving.speculative.num_tokens", spec)
         self.form.show("serving.speculative.acceptance_rate", spec)
@@ -231,6 +233,7 @@ class ServingPanel(Panel):
         self.form.show("serving.lora.max_loaded", lora)
         self.form.show("serving.lora.rank", lora)
         self.form.show("serving.lora.active", lora)
+        self.form.show("serving.lora.targets", lora)
         offload = self.state.value("serving.kv_offload.capacity_gb") is not None
         self.form.show("serving.kv_offload.bandwidth_gb_per_s", offload)
         refresh_engine_rows(self.form, self.state, profile)
@@ -280,3 +283,4 @@ class ServingPanel(Panel):
         self.layers.setSpecialValueText(f"{name} default: {layers}")
         fixed = sv.decode_step_overhead_seconds * 1e3
         self.latency.setSpecialValueText(f"{name} default: {fixed:.2f} ms")
+        self.link.setSpecialValueText(link_default(est.gpu))
