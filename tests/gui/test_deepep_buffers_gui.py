@@ -54,7 +54,11 @@ def test_breakdown_names_the_buffers_in_the_overhead(qtbot) -> None:
     qtbot.addWidget(table)
     row = COMPONENTS.index("overhead")
     table.set_estimate(estimate(parse_scenario(GB200_EP16)))
-    assert "of which DeepEP buffers 0.53 GiB" in table.item(row, 1).toolTip()
+    item = table.item(row, 1)
+    assert item is not None
+    assert "of which DeepEP buffers 0.53 GiB" in item.toolTip()
     plain = {**GB200_EP16, "serving": {}}
     table.set_estimate(estimate(parse_scenario(plain)))
-    assert table.item(row, 1).toolTip() == ""
+    item = table.item(row, 1)
+    assert item is not None
+    assert item.toolTip() == ""
