@@ -125,18 +125,19 @@ def _prefill_gain(row: dict[str, Any], balance: float | None) -> float:
 def test_the_blogs_prefill_gain_checked() -> None:
     """Published (LMSYS 2025-05-05): 'TBO achieves a 27% to 35% throughput increase compared to
     the vanilla setup, even when processing the same token count per device'. Ours at the same
-    8,192 tokens a rank: +74-79 % with the busiest rank EPLB's placement of the 32 replicas leaves
-    (core/speed/expert_load.py; +55-59 % while the replicas were drawn as experts of their own),
-    +73-77 % at a perfect balance. Ours gains more than the run did (its comm kernels ran slower
-    under the overlap than alone: 'Both DeepSeek and SGLang have a communication time slower than unit test
-    results, while the latter is achievable when disabling TBO'; not modelled): recorded as the
-    mechanism's error, 1.14-1.40x the published gain."""
+    8,192 tokens a rank, each exchange hidden only behind the stage SGLang's prefill strategy
+    runs beside it (core/speed/step_tbo.py ``prefill_layers``): +36-40 % with the busiest rank
+    EPLB's placement of the 32 replicas leaves, +35-39 % at a perfect balance; +74-79 % while
+    each exchange hid behind the other micro-batch's whole computation. Still above the
+    published range by 1-5 points: the comm kernels' slowdown beside the GEMMs ('Both DeepSeek
+    and SGLang have a communication time slower than unit test results, while the latter is
+    achievable when disabling TBO') is not modelled."""
     rows = [r for r in PREFILL_ROWS if r["id"].startswith("lmsys") and "perfect" not in r["id"]]
     router = [round(_prefill_gain(r, None), 2) for r in rows]
     perfect = [round(_prefill_gain(r, 1.0), 2) for r in rows]
-    assert router == [1.74, 1.79, 1.77]
-    assert perfect == [1.73, 1.77, 1.77]
-    assert all(g > 1.35 for g in router)  # above the published range: ours overlaps more
+    assert router == [1.40, 1.38, 1.36]
+    assert perfect == [1.39, 1.37, 1.35]
+    assert all(1.35 <= g <= 1.35 + 0.06 for g in router + perfect)  # just above the published
 
 
 def _decode(batch: int, balance: float | None, tbo: bool | None) -> float:
@@ -153,14 +154,16 @@ def _decode(batch: int, balance: float | None, tbo: bool | None) -> float:
 def test_the_blogs_decode_gains_checked() -> None:
     """Published: 'The speedup reaches 25.5% at 256 tokens'; below a threshold 'between 64 and
     128 tokens' TBO 'yields minimal or negative gains (e.g., -27% at 32 tokens/device)'. Ours,
-    the run's EPLB stated as a perfect balance (the router model's 4.3x busiest rank leaves the
-    exchange long at every batch): +60 % at 256 (fast of the published +25.5 %), -22 % at 32
-    (published -27 %), the gain crossing 1 between 64 (0.99) and 128 (1.35) as published. With
-    EPLB's placement of the 32 replicas (core/speed/expert_load.py: the busiest rank 1.12x the
-    mean at 256 a rank) +54 % at 256 and -19 % at 32 (+31 % and +35 % while the replicas were
-    drawn as experts of their own, 4.3x)."""
+    DeepEP's send and receive kernels on the compute stream and only the flight between them
+    hidden, behind the stages SGLang's decode strategy runs beside it (core/speed/step_tbo.py
+    ``decode_layers``), at a perfect balance: +23 % at 256 (published +25.5 %), -26 % at 32
+    (published -27 %), the gain crossing 1 between 64 (0.90) and 128 (1.09) as published. With
+    EPLB's placement of the 32 replicas (the busiest rank 1.12x the mean at 256 a rank) +24 % at
+    256 and -24 % at 32. Each exchange hidden behind the other micro-batch's whole computation,
+    the rule before, read +60 % and -22 % (+54 % and -19 % with EPLB's placement)."""
     gains = {b: _decode(b, 1.0, True) / _decode(b, 1.0, None) for b in (256, 128, 64, 32)}
-    assert {b: round(g, 2) for b, g in gains.items()} == {256: 1.60, 128: 1.35, 64: 0.99, 32: 0.78}
+    assert {b: round(g, 2) for b, g in gains.items()} == {256: 1.23, 128: 1.09, 64: 0.90, 32: 0.74}
     assert gains[64] < 1.0 < gains[128]
+    assert gains[256] == pytest.approx(1.255, abs=0.05) and gains[32] == pytest.approx(0.73, abs=0.05)
     router = [round(_decode(b, None, True) / _decode(b, None, None), 2) for b in (256, 32)]
-    assert router == [1.54, 0.81]
+    assert router == [1.24, 0.76]

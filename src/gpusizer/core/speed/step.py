@@ -48,7 +48,7 @@ from bisect import bisect_left
 from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
 from .step_kernels import kernels_per_step
 from .step_moe import BALANCED_ROUTING_ALPHA, ROUTING_ALPHA, experts_read
-from .step_tbo import overlapped
+from .step_tbo import decode_layers, overlapped, prefill_layers, sm_legs
 from .step_terms import StepTerms
 
 # the names other modules import from here (the step's home before its parts had their own)
@@ -173,12 +173,36 @@ class StepModel(StepTerms):
         half_out = None if out is None else out / 2
         part, part_head = self._gpu(n / 2, ctx / 2, prefill / 2, seqs / 2, attn / 2, read / 2, half_out)
         part += self._floor - part_head - self.exchange_seconds(h, extend)
+        scale = t.prompt_gemm_scale if extend else 1.0
         if extend:  # the GEMMs on the SMs DeepEP's normal kernels leave
             gemms = (self._by_tokens.get(h) or self._token_terms(h))[0]
-            part += gemms * (t.prompt_gemm_scale - 1.0)
+            part += gemms * (scale - 1.0)
         f = t.moe_share
-        moe = overlapped(f * part, self.exchange_seconds(h, extend))
+        moe = self._moe_layers(f * part, h, extend, scale)
         return (1.0 - f) * whole + head + moe, self.kernels * (1.0 + f)
+
+    def _moe_layers(self, compute: float, h: float, extend: bool, scale: float) -> float:
+        """Seconds of the MoE layers of two micro-batches of ``h`` tokens, each with
+        ``compute`` seconds there apart from the exchange, staged as SGLang stages them
+        (core/speed/step_tbo.py): the routed and shared experts (GEMMs at ``scale``) apart
+        from the attention and the rest."""
+        a, sh, layers = self.a2a, self.shape, self.shape.moe_layers
+        if a is None or not layers or not self.exchange_seconds(h, extend):
+            return overlapped(compute, self.exchange_seconds(h, extend))
+        x = self._exchange(h)
+        legs = a.backend.legs(x, extend)
+        experts = self._experts(h) * scale
+        rows = max(h, self._mma)
+        shared = layers * max(
+            2.0 * rows * sh.shared_w / self.rate.mm, sh.shared_w * sh.shared_b / self.rate.bandwidth
+        )
+        shared = min(experts, shared * scale)
+        attn = max(0.0, compute - experts) / layers
+        routed, shared = (experts - shared) / layers, shared / layers
+        if a.backend.resolve(extend) == "normal":
+            return prefill_layers(attn, shared, routed, legs, layers)
+        sm = sm_legs(x, legs)
+        return layers * decode_layers(attn, shared, routed, legs, sm)
 
     def prompt_wait(
         self, decodes: float, tokens: float, seqs: float, attn: float, read: float, padded: bool = False
