@@ -16,8 +16,7 @@ stages it 1.32-1.35, still fast, and the simulated-perfect-EPLB row 1.16, within
 H20 deployment (LMSYS blog 2025-09-26): the TP 8 prefill node within (1.07), the DP16/EP16 MTP
 decode with DeepEP's low-latency kernels over the post's four 400 Gb/s NICs a node 0.78-1.01 at
 the load balance the post states (``serving.expert_balance``; 0.71-0.96 without). Each figure's
-settings and what
-the scenario cannot express are in the data file beside its source."""
+settings and what the scenario cannot express are in the data file beside its source."""
 
 from __future__ import annotations
 

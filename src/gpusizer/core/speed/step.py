@@ -45,6 +45,7 @@ from __future__ import annotations
 import copy
 from bisect import bisect_left
 
+from .roofline import linear_ops
 from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
 from .step_kernels import kernels_per_step
 from .step_moe import BALANCED_ROUTING_ALPHA, ROUTING_ALPHA, experts_read
@@ -178,14 +179,25 @@ class StepModel(StepTerms):
             gemms = (self._by_tokens.get(h) or self._token_terms(h))[0]
             part += gemms * (scale - 1.0)
         f = t.moe_share
-        moe = self._moe_layers(f * part, h, extend, scale)
+        core = 0.0 if extend else f * self._attention_core(n / 2, ctx / 2)
+        moe = self._moe_layers(f * part, h, extend, scale, core)
         return (1.0 - f) * whole + head + moe, self.kernels * (1.0 + f)
 
-    def _moe_layers(self, compute: float, h: float, extend: bool, scale: float) -> float:
+    def _attention_core(self, decodes: float, ctx: float) -> float:
+        """Seconds of SGLang's ``op_core`` for ``decodes`` decodes over ``ctx`` attended
+        positions, all layers: the attention over the cache and the output projection (the
+        rest of the attention, ``op_prepare``, is the projections before it)."""
+        t_c, t_m = self._dec_f * ctx, self._dec_b * ctx + self._dec_tok * decodes
+        rows = max(decodes, self._mma)
+        c, m0, m1 = self._linear[[op[0] for op in linear_ops(self.shape)].index("out_proj")]
+        return max(t_c, t_m) + max(c * rows, m0 + m1 * decodes)
+
+    def _moe_layers(self, compute: float, h: float, extend: bool, scale: float, core: float) -> float:
         """Seconds of the MoE layers of two micro-batches of ``h`` tokens, each with
-        ``compute`` seconds there apart from the exchange, staged as SGLang stages them
-        (core/speed/step_tbo.py): the routed and shared experts (GEMMs at ``scale``) apart
-        from the attention and the rest."""
+        ``compute`` seconds there apart from the exchange (``core`` of it SGLang's attention
+        ``op_core`` in a decode step), staged as SGLang stages them (core/speed/step_tbo.py):
+        the routed and shared experts (GEMMs at ``scale``) apart from the attention and the
+        rest."""
         a, sh, layers = self.a2a, self.shape, self.shape.moe_layers
         if a is None or not layers or not self.exchange_seconds(h, extend):
             return overlapped(compute, self.exchange_seconds(h, extend))
@@ -197,12 +209,13 @@ class StepModel(StepTerms):
             2.0 * rows * sh.shared_w / self.rate.mm, sh.shared_w * sh.shared_b / self.rate.bandwidth
         )
         shared = min(experts, shared * scale)
-        attn = max(0.0, compute - experts) / layers
+        rest = max(0.0, compute - experts)
         routed, shared = (experts - shared) / layers, shared / layers
         if a.backend.resolve(extend) == "normal":
-            return prefill_layers(attn, shared, routed, legs, layers)
-        sm = sm_legs(x, legs)
-        return layers * decode_layers(attn, shared, routed, legs, sm)
+            return prefill_layers(rest / layers, shared, routed, legs, layers)
+        core = min(core, rest)
+        stages = ((rest - core) / layers, core / layers, shared, routed)
+        return layers * decode_layers(stages, legs, sm_legs(x, legs))
 
     def prompt_wait(
         self, decodes: float, tokens: float, seqs: float, attn: float, read: float, padded: bool = False

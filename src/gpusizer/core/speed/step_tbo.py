@@ -126,22 +126,25 @@ def sm_legs(x: Exchange, legs: tuple[float, float]) -> tuple[float, float]:
 
 
 def decode_layers(
-    attn: float, shared: float, routed: float, legs: tuple[float, float], sm: tuple[float, float]
+    stages: tuple[float, float, float, float], legs: tuple[float, float], sm: tuple[float, float]
 ) -> float:
-    """Seconds of the MoE layers of two even decode micro-batches under SGLang's decode
-    strategy (operations_strategy.py, ``tbo_delta_stages=2``; every argument the sum over the
-    layers for one micro-batch): the stages ``[attn_0] [attn_1, gate] [dispatch send, shared
-    experts] [dispatch receive, experts, combine send] [combine receive]``, the second
-    micro-batch two stages behind. Every kernel runs on the one compute stream, the send and
-    receive ones included (DeepEP's hook: "communication kernels either fully utilize SMs
-    (during send/receive) or none (during inflight waiting)", LMSYS 2025-05-05); only the
-    flight between them is hidden: the dispatch's behind the micro-batch's own shared experts
-    and the other's first attention stage, the combine's behind the other's second (half the
-    attention each). The receive kernel waits out what is left."""
-    flight_d, flight_c = max(0.0, legs[0] - sm[0]), max(0.0, legs[1] - sm[1])
-    wait_d = max(0.0, flight_d - shared - attn / 2)
-    wait_c = max(0.0, flight_c - attn / 2)
-    return 2.0 * (attn + shared + routed + sm[0] + sm[1] + wait_d + wait_c)
+    """Seconds of one MoE layer of two even decode micro-batches under SGLang's decode strategy
+    (operations_strategy.py ``_compute_moe_deepseek_blog_decode``, ``tbo_delta_stages=2``).
+    ``stages`` one micro-batch's (attention ``op_prepare`` with the rest outside the experts,
+    attention ``op_core``, shared experts, routed experts) seconds, ``legs`` its exchange's
+    (dispatch, combine) as priced without the hook, ``sm`` the part of each that holds the SMs.
+    The stages ``[op_prepare] [op_core, gate] [dispatch send, shared experts] [dispatch receive,
+    experts, combine send] [combine receive, output]``, the second micro-batch two stages behind:
+    ``A1 A2 A3 B1 A4 B2 A5 B3 A1' B4 ...``. Every kernel runs on the one compute stream, the
+    send and receive ones included (DeepEP's hook: "communication kernels either fully utilize
+    SMs (during send/receive) or none (during inflight waiting)", LMSYS 2025-05-05); only the
+    flight between them hides: the dispatch's behind the micro-batch's own shared experts and
+    the other's ``op_prepare``, the combine's behind the other's ``op_core``. The receive
+    kernel waits out what is left."""
+    prepare, core, shared, routed = stages
+    wait_d = max(0.0, legs[0] - sm[0] - shared - prepare)
+    wait_c = max(0.0, legs[1] - sm[1] - core)
+    return 2.0 * (prepare + core + shared + routed + sm[0] + sm[1] + wait_d + wait_c)
 
 
 def prefill_layers(
