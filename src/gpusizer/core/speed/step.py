@@ -175,9 +175,10 @@ class StepModel(StepTerms):
         part, part_head = self._gpu(n / 2, ctx / 2, prefill / 2, seqs / 2, attn / 2, read / 2, half_out)
         part += self._floor - part_head - self.exchange_seconds(h, extend)
         scale = t.prompt_gemm_scale if extend else 1.0
-        if extend:  # the GEMMs on the SMs DeepEP's normal kernels leave
+        if extend:  # the GEMMs and the attention on the SMs DeepEP's normal kernels leave
             gemms = (self._by_tokens.get(h) or self._token_terms(h))[0]
-            part += gemms * (scale - 1.0)
+            t_c, t_m = self._pre_f * attn / 2, self._dec_b * read / 2 + self._pre_tok * prefill / 2
+            part += (gemms + max(t_c, t_m)) * (scale - 1.0)
         f = t.moe_share
         core = 0.0 if extend else f * self._attention_core(n / 2, ctx / 2)
         moe = self._moe_layers(f * part, h, extend, scale, core)

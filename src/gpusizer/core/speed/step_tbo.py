@@ -34,10 +34,13 @@ What the engine does (python/sglang/srt/two_batch_overlap.py, operations_strateg
   Group 2025-09-26: "WGMMA's block_m is fixed at 64. With small-batch decoding, TBO introduces
   redundant MLP GEMM computations"); in a prompt step the GEMMs run on the SMs DeepEP's normal
   kernels leave (``deep_gemm_num_sms = total_num_sms - DeepEPConfig.num_sms``, DeepEP's
-  ``Buffer.num_sms = 20``), their time scaled by ``SMs / (SMs - 20)`` where the GPU's SM count
-  is listed below. Not run: a prompt step whose DeepEP mode resolves to low-latency
-  (``TboDPAttentionPreparer``: ``local_can_run_tbo`` is false for an extend batch under
-  low_latency).
+  ``Buffer.num_sms = 20``, taken by the dispatch and the combine alike: ``get_dispatch_config``
+  and ``get_combine_config`` both ``Config(Buffer.num_sms, ...)``), their time scaled by
+  ``SMs / (SMs - 20)`` where the GPU's SM count is listed below; the prompt attention too, whose
+  blocks find only those SMs free while an exchange runs beside it (the exchanges run through
+  most of a prompt step's MoE layers, so all of it is scaled: an upper bound). Not run: a
+  prompt step whose DeepEP mode resolves to low-latency (``TboDPAttentionPreparer``:
+  ``local_can_run_tbo`` is false for an extend batch under low_latency).
 
 Not priced: the host's preparation of the two children batches (``TboForwardBatchPreparer``),
 for which no measured figure was found; the normal dispatch's CPU wait for the other ranks'
