@@ -23,7 +23,8 @@ datasheet figures), plus
   replayed step whose engine pads to its captured sizes (``serving.cuda_graph_batch_sizes``)
   runs the size that holds its batch (:meth:`StepModel.graph_rows`);
 - under SGLang's two-batch overlap (``serving.two_batch_overlap``, core/speed/step_tbo.py) the
-  MoE layers as two micro-batches, each one's DeepEP exchange beside the other's computation.
+  MoE layers as two micro-batches, each one's DeepEP exchange beside the stages of the other's
+  computation that SGLang's strategy runs with it.
 
 The operations' terms are core/speed/step_terms.py's, the MoE experts' core/speed/step_moe.py's
 (power-law routing, the busiest expert-parallel rank), the kernel counts
@@ -164,7 +165,7 @@ class StepModel(StepTerms):
     ) -> tuple[float, float]:
         """(seconds of the step's kernels, floors included, kernels launched) under two-batch
         overlap (core/speed/step_tbo.py): the dense layers and the LM head on the whole batch,
-        the MoE layers as two halves whose exchanges hide behind each other's computation."""
+        the MoE layers as two halves whose exchanges hide behind each other's stages."""
         t = self.tbo
         assert t is not None
         extend = prefill > 0
