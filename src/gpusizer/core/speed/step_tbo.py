@@ -24,10 +24,10 @@ What the engine does (python/sglang/srt/two_batch_overlap.py, operations_strateg
   receive run on the compute stream itself (``return_recv_hook``: "communication kernels either
   fully utilize SMs (during send/receive) or none (during inflight waiting)", LMSYS 2025-05-05),
   priced from DeepEP's own measurement of them (:data:`SM_RATES`), and only the flight between
-  them hides, behind the shared experts and half the attention (the dispatch) or the other half
-  (the combine). The rule before (each exchange behind the other micro-batch's whole
-  computation, :func:`overlapped`) overshot the blog's measured gain 1.2-1.4x; it stays for a
-  step with no exchange to stage.
+  them hides, the dispatch's behind the shared experts and the other micro-batch's attention
+  ``op_prepare``, the combine's behind its ``op_core``. The rule before (each exchange behind
+  the other micro-batch's whole computation, :func:`overlapped`) overshot the blog's measured
+  gain 1.2-1.4x; it stays for a step with no exchange to stage.
 - what it costs: each micro-batch launches the MoE layers' kernels again (their floors, and the
   host's launches of a step not replayed from a CUDA graph) and reads their weights again (the
   token terms at half the tokens: Hopper's 64-row tile computes whole at small batches, Ant
