@@ -13,7 +13,15 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.errors import ScenarioError
-from gpusizer.core.speed.step_tbo import DEEPEP_NORMAL_SMS, overlapped, tbo_for
+from gpusizer.core.registry.moe_a2a import MOE_A2A_BACKENDS, Exchange
+from gpusizer.core.speed.step_tbo import (
+    DEEPEP_NORMAL_SMS,
+    decode_layers,
+    overlapped,
+    prefill_layers,
+    sm_legs,
+    tbo_for,
+)
 from tests.core.test_disagg_large_ep import ROWS as PREFILL_ROWS
 from tests.core.test_disagg_large_ep import _ours as _prefill
 from tests.core.test_disagg_large_ep_decode import ROWS as DECODE_ROWS
@@ -125,18 +133,20 @@ def _prefill_gain(row: dict[str, Any], balance: float | None) -> float:
 def test_the_blogs_prefill_gain_checked() -> None:
     """Published (LMSYS 2025-05-05): 'TBO achieves a 27% to 35% throughput increase compared to
     the vanilla setup, even when processing the same token count per device'. Ours at the same
-    8,192 tokens a rank: +74-79 % with the busiest rank EPLB's placement of the 32 replicas leaves
-    (core/speed/expert_load.py; +55-59 % while the replicas were drawn as experts of their own),
-    +73-77 % at a perfect balance. Ours gains more than the run did (its comm kernels ran slower
-    under the overlap than alone: 'Both DeepSeek and SGLang have a communication time slower than unit test
-    results, while the latter is achievable when disabling TBO'; not modelled): recorded as the
-    mechanism's error, 1.14-1.40x the published gain."""
+    8,192 tokens a rank, each exchange hidden only behind the stage SGLang's prefill strategy
+    runs beside it (core/speed/step_tbo.py ``prefill_layers``) and the prompt attention on the
+    SMs DeepEP's normal kernels leave as the GEMMs are: +32-39 % with the busiest rank EPLB's
+    placement of the 32 replicas leaves (1K, 2K, 4K), +31-38 % at a perfect balance; +74-79 %
+    while each exchange hid behind the other micro-batch's whole computation. The 1K and 2K
+    rows 2-4 points above the published range: the comm kernels' slowdown beside the GEMMs
+    ('Both DeepSeek and SGLang have a communication time slower than unit test results, while
+    the latter is achievable when disabling TBO') is not modelled."""
     rows = [r for r in PREFILL_ROWS if r["id"].startswith("lmsys") and "perfect" not in r["id"]]
     router = [round(_prefill_gain(r, None), 2) for r in rows]
     perfect = [round(_prefill_gain(r, 1.0), 2) for r in rows]
-    assert router == [1.74, 1.79, 1.77]
-    assert perfect == [1.73, 1.77, 1.77]
-    assert all(g > 1.35 for g in router)  # above the published range: ours overlaps more
+    assert router == [1.39, 1.37, 1.32]
+    assert perfect == [1.38, 1.36, 1.31]
+    assert all(1.27 <= g <= 1.35 + 0.05 for g in router + perfect)  # the published, or just above
 
 
 def _decode(batch: int, balance: float | None, tbo: bool | None) -> float:
@@ -153,14 +163,87 @@ def _decode(batch: int, balance: float | None, tbo: bool | None) -> float:
 def test_the_blogs_decode_gains_checked() -> None:
     """Published: 'The speedup reaches 25.5% at 256 tokens'; below a threshold 'between 64 and
     128 tokens' TBO 'yields minimal or negative gains (e.g., -27% at 32 tokens/device)'. Ours,
-    the run's EPLB stated as a perfect balance (the router model's 4.3x busiest rank leaves the
-    exchange long at every batch): +60 % at 256 (fast of the published +25.5 %), -22 % at 32
-    (published -27 %), the gain crossing 1 between 64 (0.99) and 128 (1.35) as published. With
-    EPLB's placement of the 32 replicas (core/speed/expert_load.py: the busiest rank 1.12x the
-    mean at 256 a rank) +54 % at 256 and -19 % at 32 (+31 % and +35 % while the replicas were
-    drawn as experts of their own, 4.3x)."""
+    DeepEP's send and receive kernels on the compute stream and only the flight between them
+    hidden, behind the stages SGLang's decode strategy runs beside it (core/speed/step_tbo.py
+    ``decode_layers``: the dispatch's flight behind the shared experts and the other's attention
+    ``op_prepare``, the combine's behind its ``op_core``), at a perfect balance: +29 % at 256
+    (published +25.5 %), -26 % at 32 (published -27 %), the gain crossing 1 between 64 (0.90)
+    and 128 (1.08) as published. With EPLB's placement of the 32 replicas (the busiest rank
+    1.12x the mean at 256 a rank) +29 % at 256 and -24 % at 32. Each exchange hidden behind the
+    other micro-batch's whole computation, the rule before, read +60 % and -22 % (+54 % and -19 %
+    with EPLB's placement)."""
     gains = {b: _decode(b, 1.0, True) / _decode(b, 1.0, None) for b in (256, 128, 64, 32)}
-    assert {b: round(g, 2) for b, g in gains.items()} == {256: 1.60, 128: 1.35, 64: 0.99, 32: 0.78}
+    assert {b: round(g, 2) for b, g in gains.items()} == {256: 1.29, 128: 1.08, 64: 0.90, 32: 0.74}
     assert gains[64] < 1.0 < gains[128]
+    assert gains[256] == pytest.approx(1.255, abs=0.05) and gains[32] == pytest.approx(0.73, abs=0.05)
     router = [round(_decode(b, None, True) / _decode(b, None, None), 2) for b in (256, 32)]
-    assert router == [1.54, 0.81]
+    assert router == [1.29, 0.76]
+
+
+LOW_LATENCY = MOE_A2A_BACKENDS["deepep_low_latency"]
+
+
+def _ll_exchange(tokens: float = 128, busy: float = 1.0, network: bool = True) -> Exchange:
+    """DeepEP's low-latency test defaults (tests/test_low_latency.py: 128 tokens a rank, hidden
+    7,168, top-8, FP8 dispatch, BF16 combine) over EP 16 on two 8-GPU nodes."""
+    return Exchange(
+        tokens=tokens, hidden=7168, top_k=8, ranks=16, node_ranks=8, network=network,
+        nvlink_beta=370e9, network_scale=1.0, alpha=47e-6, busy_rank=busy, busy_node=busy,
+        fp8=True, act_b=2,
+    )  # fmt: skip
+
+
+def test_the_send_and_receive_kernels_as_measured() -> None:
+    """DeepEP PR 425's test log (two 8-GPU Hopper nodes over RDMA, the test's defaults; the mean
+    of the seven ranks shown): 'Dispatch send/recv time: 36.4 + 32.5 us | Combine send/recv
+    time: 40.1 + 10.2 us'. The rates transcribe them: at the test's own shape they give them
+    back (tolerance 0.1 us, the rounding). Checked beside them, not set from it: the LMSYS
+    blog's 'unit tests with DeepEP reveal a potential of 0.06ms occupying SMs' for the dispatch
+    at its 96-H100 decode (128 tokens a micro-batch): 68.9 us here, 1.15x."""
+    x = _ll_exchange()
+    legs = LOW_LATENCY.legs(x, extend=False)
+    disp, comb = sm_legs(x, legs)
+    assert disp * 1e6 == pytest.approx(36.4 + 32.5, abs=0.1)
+    assert comb * 1e6 == pytest.approx(40.1 + 10.2, abs=0.1)
+    assert disp / 60e-6 == pytest.approx(1.15, abs=0.01)
+    # the receive kernels copy what the busiest rank received; the send what the rank sends
+    busy_d, busy_c = sm_legs(_ll_exchange(busy=2.0), LOW_LATENCY.legs(_ll_exchange(busy=2.0), False))
+    assert busy_d * 1e6 == pytest.approx(36.4 + 2 * 32.5, abs=0.1)
+    assert busy_c * 1e6 == pytest.approx(2 * 40.1 + 10.2, abs=0.1)
+    # inside one NVLink domain the kernels copy every byte themselves: nothing in flight
+    nvl = _ll_exchange(network=False)
+    assert sm_legs(nvl, LOW_LATENCY.legs(nvl, False)) == LOW_LATENCY.legs(nvl, False)
+
+
+def test_the_legs_sum_to_the_exchange() -> None:
+    """The backends' (dispatch, combine) add up to the exchange the step charges without the
+    overlap, for both kernel families, over the network and inside a node."""
+    for backend in (LOW_LATENCY, MOE_A2A_BACKENDS["deepep_normal"]):
+        for network in (True, False):
+            x = _ll_exchange(tokens=4096, busy=1.3, network=network)
+            assert sum(backend.legs(x, True)) == pytest.approx(backend.seconds(x, True), rel=1e-12)
+    assert MOE_A2A_BACKENDS["none"].legs(_ll_exchange(), True) == (0.0, 0.0)
+
+
+def test_the_decode_stages() -> None:
+    """SGLang's decode strategy: the send and receive kernels in series with the computation;
+    the dispatch's flight hidden behind the shared experts and the other micro-batch's
+    ``op_prepare``, the combine's behind its ``op_core``; what is left waited out."""
+    stages = (10.0, 20.0, 2.0, 30.0)  # op_prepare, op_core, shared experts, routed experts
+    busy = 2.0 * (62.0 + 3.0 + 4.0)
+    assert decode_layers(stages, (3.0 + 12.0, 4.0 + 20.0), (3.0, 4.0)) == busy  # all hidden
+    assert decode_layers(stages, (3.0 + 15.0, 4.0 + 25.0), (3.0, 4.0)) == busy + 2.0 * (3.0 + 5.0)
+
+
+def test_the_prefill_stages() -> None:
+    """SGLang's prefill strategy: the normal kernels one at a time on their stream, a dispatch
+    after its attention and before its experts, a combine after its experts and before the
+    layer's output. Short exchanges hide whole; a dispatch longer than the other micro-batch's
+    attention stalls the experts; a long combine stalls the next layer."""
+    layers = 4
+    assert prefill_layers(5.0, 1.0, 5.0, (1.0, 1.0), layers) == layers * 2 * 11.0
+    stalled = prefill_layers(5.0, 1.0, 5.0, (8.0, 1.0), layers)
+    assert stalled > layers * 2 * 11.0
+    # one layer: both attentions (10), A's experts wait for its dispatch (to 13) and B's for
+    # its own, queued behind A's (to 21), then the shared experts
+    assert prefill_layers(5.0, 1.0, 5.0, (8.0, 1.0), 1) == 10.0 + 3.0 + 5.0 + 3.0 + 5.0 + 1.0 + 1.0

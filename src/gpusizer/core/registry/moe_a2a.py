@@ -121,6 +121,14 @@ class A2ABackend:
             return self.mode
         return "normal" if extend else "low_latency"
 
+    def legs(self, x: Exchange, extend: bool) -> tuple[float, float]:
+        """One layer's (dispatch, combine) seconds on the busiest rank, apart: what two-batch
+        overlap hides behind different stages (core/speed/step_tbo.py). Their sum is
+        :meth:`seconds` up to rounding."""
+        if self.mode == "none":
+            return 0.0, 0.0
+        return normal_legs(x) if self.resolve(extend) == "normal" else low_latency_legs(x)
+
     def seconds(self, x: Exchange, extend: bool) -> float:
         """One layer's dispatch and combine (s) on the busiest rank. The "none" entry is the
         step model's own all-to-all (core/speed/collectives.py), which never asks it: 0."""
@@ -188,6 +196,37 @@ def low_latency_nvlink_seconds(x: Exchange) -> float:
     disp = pairs * x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b) / x.nvlink_beta
     comb = pairs * x.hidden * x.act_b / x.nvlink_beta
     return 2 * x.alpha + disp + comb
+
+
+def normal_legs(x: Exchange) -> tuple[float, float]:
+    """:func:`normal_seconds` as (dispatch, combine), each with its call's latency."""
+    disp_b = x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b)
+    comb_b = x.hidden * x.act_b
+    share_d, share_c = NORMAL_NVLINK_SHARE
+    pairs = x.tokens * distinct(x.ranks, x.top_k) * x.busy_rank
+    nvl_d = pairs * disp_b / (share_d * x.nvlink_beta)
+    nvl_c = pairs * comb_b / (share_c * x.nvlink_beta)
+    if not x.network:
+        return x.alpha + nvl_d, x.alpha + nvl_c
+    nodes = math.ceil(x.ranks / max(1, x.node_ranks))
+    _, rate_d, rate_c = _row(NORMAL_RDMA, x.ranks)
+    node_pairs = x.tokens * distinct(nodes, x.top_k) * x.busy_node
+    rdma_d = node_pairs * disp_b / (rate_d * GB * x.network_scale)
+    rdma_c = node_pairs * comb_b / (rate_c * GB * x.network_scale)
+    return x.alpha + max(rdma_d, nvl_d), x.alpha + max(rdma_c, nvl_c)
+
+
+def low_latency_legs(x: Exchange) -> tuple[float, float]:
+    """:func:`low_latency_seconds` as (dispatch, combine)."""
+    pairs = x.tokens * x.top_k * x.busy_rank
+    disp_b = x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b)
+    if not x.network:
+        return x.alpha + pairs * disp_b / x.nvlink_beta, x.alpha + pairs * x.hidden * x.act_b / x.nvlink_beta
+    _, rate_d, rate_c = _row(LOW_LATENCY_RDMA, x.ranks)
+    scale = x.network_scale
+    disp = pairs * disp_b / (rate_d * GB * scale)
+    comb = pairs * x.hidden * x.act_b / (rate_c * GB * scale)
+    return max(x.alpha, disp), max(x.alpha, comb)
 
 
 MOE_A2A_BACKENDS: dict[str, A2ABackend] = {}

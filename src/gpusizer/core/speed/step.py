@@ -23,7 +23,8 @@ datasheet figures), plus
   replayed step whose engine pads to its captured sizes (``serving.cuda_graph_batch_sizes``)
   runs the size that holds its batch (:meth:`StepModel.graph_rows`);
 - under SGLang's two-batch overlap (``serving.two_batch_overlap``, core/speed/step_tbo.py) the
-  MoE layers as two micro-batches, each one's DeepEP exchange beside the other's computation.
+  MoE layers as two micro-batches, each one's DeepEP exchange beside the stages of the other's
+  computation that SGLang's strategy runs with it.
 
 The operations' terms are core/speed/step_terms.py's, the MoE experts' core/speed/step_moe.py's
 (power-law routing, the busiest expert-parallel rank), the kernel counts
@@ -45,10 +46,11 @@ from __future__ import annotations
 import copy
 from bisect import bisect_left
 
+from .roofline import linear_ops
 from .step_costs import NO_OFFLOAD, EngineCosts, Offload, Rate
 from .step_kernels import kernels_per_step
 from .step_moe import BALANCED_ROUTING_ALPHA, ROUTING_ALPHA, experts_read
-from .step_tbo import overlapped
+from .step_tbo import decode_layers, overlapped, prefill_layers, sm_legs
 from .step_terms import StepTerms
 
 # the names other modules import from here (the step's home before its parts had their own)
@@ -163,7 +165,7 @@ class StepModel(StepTerms):
     ) -> tuple[float, float]:
         """(seconds of the step's kernels, floors included, kernels launched) under two-batch
         overlap (core/speed/step_tbo.py): the dense layers and the LM head on the whole batch,
-        the MoE layers as two halves whose exchanges hide behind each other's computation."""
+        the MoE layers as two halves whose exchanges hide behind each other's stages."""
         t = self.tbo
         assert t is not None
         extend = prefill > 0
@@ -173,12 +175,49 @@ class StepModel(StepTerms):
         half_out = None if out is None else out / 2
         part, part_head = self._gpu(n / 2, ctx / 2, prefill / 2, seqs / 2, attn / 2, read / 2, half_out)
         part += self._floor - part_head - self.exchange_seconds(h, extend)
-        if extend:  # the GEMMs on the SMs DeepEP's normal kernels leave
+        scale = t.prompt_gemm_scale if extend else 1.0
+        if extend:  # the GEMMs and the attention on the SMs DeepEP's normal kernels leave
             gemms = (self._by_tokens.get(h) or self._token_terms(h))[0]
-            part += gemms * (t.prompt_gemm_scale - 1.0)
+            t_c, t_m = self._pre_f * attn / 2, self._dec_b * read / 2 + self._pre_tok * prefill / 2
+            part += (gemms + max(t_c, t_m)) * (scale - 1.0)
         f = t.moe_share
-        moe = overlapped(f * part, self.exchange_seconds(h, extend))
+        core = 0.0 if extend else f * self._attention_core(n / 2, ctx / 2)
+        moe = self._moe_layers(f * part, h, extend, scale, core)
         return (1.0 - f) * whole + head + moe, self.kernels * (1.0 + f)
+
+    def _attention_core(self, decodes: float, ctx: float) -> float:
+        """Seconds of SGLang's ``op_core`` for ``decodes`` decodes over ``ctx`` attended
+        positions, all layers: the attention over the cache and the output projection (the
+        rest of the attention, ``op_prepare``, is the projections before it)."""
+        t_c, t_m = self._dec_f * ctx, self._dec_b * ctx + self._dec_tok * decodes
+        rows = max(decodes, self._mma)
+        c, m0, m1 = self._linear[[op[0] for op in linear_ops(self.shape)].index("out_proj")]
+        return max(t_c, t_m) + max(c * rows, m0 + m1 * decodes)
+
+    def _moe_layers(self, compute: float, h: float, extend: bool, scale: float, core: float) -> float:
+        """Seconds of the MoE layers of two micro-batches of ``h`` tokens, each with
+        ``compute`` seconds there apart from the exchange (``core`` of it SGLang's attention
+        ``op_core`` in a decode step), staged as SGLang stages them (core/speed/step_tbo.py):
+        the routed and shared experts (GEMMs at ``scale``) apart from the attention and the
+        rest."""
+        a, sh, layers = self.a2a, self.shape, self.shape.moe_layers
+        if a is None or not layers or not self.exchange_seconds(h, extend):
+            return overlapped(compute, self.exchange_seconds(h, extend))
+        x = self._exchange(h)
+        legs = a.backend.legs(x, extend)
+        experts = self._experts(h) * scale
+        rows = max(h, self._mma)
+        shared = layers * max(
+            2.0 * rows * sh.shared_w / self.rate.mm, sh.shared_w * sh.shared_b / self.rate.bandwidth
+        )
+        shared = min(experts, shared * scale)
+        rest = max(0.0, compute - experts)
+        routed, shared = (experts - shared) / layers, shared / layers
+        if a.backend.resolve(extend) == "normal":
+            return prefill_layers(rest / layers, shared, routed, legs, layers)
+        core = min(core, rest)
+        stages = ((rest - core) / layers, core / layers, shared, routed)
+        return layers * decode_layers(stages, legs, sm_legs(x, legs))
 
     def prompt_wait(
         self, decodes: float, tokens: float, seqs: float, attn: float, read: float, padded: bool = False
