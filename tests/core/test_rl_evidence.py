@@ -165,16 +165,17 @@ def test_each_replayed_step_is_as_recorded(figure) -> None:
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert len(ALL) == 50
-    # docs/evidence/rl.md section 25: 14 of 50 (the H100 recipes' sequence parallelism stated: the v0.6
-    # Qwen3-235B on 256 H100 leaves at 0.730). Section 22: 15 of 50 (6 of 25 colocated, 9 of 25 split and
-    # off-policy: NeMo RL's collective refit, about 10 s where one NIC took 43 s, takes the seven DeepSeek V3
-    # split rows to 0.51-0.70). Before it: 22 of 50 (16 of 25 split and off-policy; 21 of 50 before section 16
-    # priced NeMo RL's FP32 log-probs, the v0.6 Qwen3-235B on 256 H100 joining at 0.752; 20 of 50 before
-    # section 14 priced vLLM's w2 grid at narrow slices, the v0.6 Qwen3-235B on 128 H100 joining; 23 of 50
-    # before section 2o ran vLLM's scheduler request by request: five rows no longer queue responses their
-    # pools hold, four leave the 25 %, the v0.5 Qwen3-235B 1-off joins; 13 of 28 before section 2m replayed
-    # the v0.5 tables, 10 of 23 before section 2l replayed the v0.6 table's five other off-policy rows, 9 of
-    # 23 before the table's G-Average was read as the mean generated length, section 2k); the aim is 70 %
+    # docs/evidence/rl.md section 25: 14 of 50 (the H100 recipes' sequence parallelism and padded packed rows
+    # stated: the v0.6 Qwen3-235B on 256 H100 leaves at 0.741, 0.730 with the sequence parallelism alone).
+    # Section 22: 15 of 50 (6 of 25 colocated, 9 of 25 split and off-policy: NeMo RL's collective refit, about
+    # 10 s where one NIC took 43 s, takes the seven DeepSeek V3 split rows to 0.51-0.70). Before it: 22 of 50
+    # (16 of 25 split and off-policy; 21 of 50 before section 16 priced NeMo RL's FP32 log-probs, the v0.6
+    # Qwen3-235B on 256 H100 joining at 0.752; 20 of 50 before section 14 priced vLLM's w2 grid at narrow
+    # slices, the v0.6 Qwen3-235B on 128 H100 joining; 23 of 50 before section 2o ran vLLM's scheduler request
+    # by request: five rows no longer queue responses their pools hold, four leave the 25 %, the v0.5
+    # Qwen3-235B 1-off joins; 13 of 28 before section 2m replayed the v0.5 tables, 10 of 23 before section 2l
+    # replayed the v0.6 table's five other off-policy rows, 9 of 23 before the table's G-Average was read as
+    # the mean generated length, section 2k); the aim is 70 %
     assert within == [
         "v0.4 Llama 3.1 8B, 16 H100",
         "v0.4 Qwen3-32B, 32 H100",
