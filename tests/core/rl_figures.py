@@ -82,6 +82,21 @@ class RLFigure(NamedTuple):
         return self.preset in ("deepseek-v3", "qwen3-235b-a22b")
 
     @property
+    def nemo_rl_h100(self) -> bool:
+        """An H100 row of the summary's v0.4-v0.7 tables (the settings this file states from the
+        recipes at those tags; the GB200 rows' recipes share them, left to their own replays)."""
+        return self.gpu == H100 and self.name.startswith(("v0.4", "v0.5", "v0.6", "v0.7"))
+
+    @property
+    def sequence_parallel(self) -> bool:
+        """megatron_cfg.sequence_parallel: true in every H100 performance recipe that runs TP > 1
+        (grpo-qwen3-30ba3b-4n8g.yaml at v0.4.0, grpo-qwen3-32b-4n8g.yaml, grpo-qwen3-235b-16n8g.yaml
+        and their async children, tags v0.4.0-v0.7.0; Megatron requires it where TP and EP meet),
+        false in grpo_math_1B.yaml and at TP 1. The v0.3.0 blog recipes keep false. Stated for the
+        H100 rows of the summary's tables; the GB200 recipes set it too (left to their replays)."""
+        return self.layout[0] > 1 and self.nemo_rl_h100
+
+    @property
     def bias_activation_fusion(self) -> bool:
         """megatron_cfg.bias_activation_fusion: no key at tag v0.4.0, so Megatron-Bridge
         62f4704's provider default, false for the Qwen3 and Qwen3-MoE providers (true for Llama
@@ -123,6 +138,7 @@ class RLFigure(NamedTuple):
                 "data": self.gpus // (tp * cp * pp),
                 "recompute": self.recompute,
                 "zero_stage": 1,
+                **({"sequence_parallel": True} if self.sequence_parallel else {}),
             },
             "precision": {"matmuls": "fp8"} if self.fp8 else {},
             "rl": {
@@ -136,6 +152,9 @@ class RLFigure(NamedTuple):
                     "fp32_logprobs": True,
                     "bias_activation_fusion": self.bias_activation_fusion,
                     **({} if self.packing else {"sequence_packing": False}),
+                    # NeMo RL's Megatron worker pads each packed row to its batch's longest under
+                    # PP > 1 (tags v0.4.0-v0.7.0; docs/evidence/rl.md section 27)
+                    **({"pad_packed_rows": True} if self.nemo_rl_h100 else {}),
                     **({} if self.old_logprobs else {"old_logprobs": False}),
                 },
                 # NeMo RL keeps the reference on the host and swaps it in for its forward

@@ -23,11 +23,18 @@ from .rl_figures_v07 import V07_OFF, V07_ON
 RECORDED = {
     "v0.7 DeepSeek V3, 256 H100": 0.646,  # 0.770 no MTP; 0.656 with prev_logprobs
     "v0.7 DeepSeek V3, 512 H100": 0.555,  # 0.652 no MTP; 0.564 with prev_logprobs
-    "v0.7 Qwen3-235B, 128 H100": 0.813,  # 0.839 with prev_logprobs
-    "v0.7 Qwen3-235B, 256 H100": 0.801,  # 0.822 with prev_logprobs
+    # 0.813 before the recipe's sequence parallelism (rl.md section 27)
+    # 0.790 before the packed rows' padding under PP (rl.md section 27)
+    "v0.7 Qwen3-235B, 128 H100": 0.803,  # 0.839 with prev_logprobs
+    # 0.801 before the recipe's sequence parallelism (rl.md section 27)
+    # 0.781 before the packed rows' padding under PP (rl.md section 27)
+    "v0.7 Qwen3-235B, 256 H100": 0.792,  # 0.822 with prev_logprobs
     "v0.7 Qwen3-30B-A3B, 32 H100": 0.694,  # 0.743 with prev_logprobs
-    "v0.7 Qwen3-32B, 32 H100": 0.904,  # 1.034 with prev_logprobs
-    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.661,
+    # 0.904 before the recipe's sequence parallelism (rl.md section 27)
+    # 0.888 before the packed rows' padding under PP (rl.md section 27)
+    "v0.7 Qwen3-32B, 32 H100": 0.957,  # 1.034 with prev_logprobs
+    # 0.661 before the recipe's sequence parallelism (rl.md section 27)
+    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.488,
     "v0.7 DeepSeek V3, 128 GB200": 0.377,  # 0.508 no MTP; 0.385 with prev_logprobs
     "v0.7 DeepSeek V3, 256 GB200": 0.362,  # 0.513 no MTP; 0.368 with prev_logprobs
     "v0.7 Qwen3-235B, 64 GB200": 0.654,  # 0.675 with prev_logprobs
@@ -43,7 +50,9 @@ RECORDED = {
     # 0.913 before NeMo RL's collective refit (rl.md section 22)
     "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100": 0.867,
     # 1.017 before NeMo RL's collective refit (rl.md section 22)
-    "v0.7 Qwen3-32B 1-off, 32+32 H100": 1.007,  # 1.278 with prev_logprobs
+    # 1.007 before the recipe's sequence parallelism (rl.md section 27)
+    # 0.975 before the packed rows' padding under PP (rl.md section 27)
+    "v0.7 Qwen3-32B 1-off, 32+32 H100": 1.114,  # 1.278 with prev_logprobs
     # 0.960 before NeMo RL's collective refit (rl.md section 22)
     "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100": 0.432,  # 1.079 no MTP
     # 1.692 before NeMo RL's collective refit (rl.md section 22)

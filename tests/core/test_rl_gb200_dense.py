@@ -72,12 +72,14 @@ def test_at_one_layout_no_phase_runs_faster_than_the_datasheets(pair) -> None:
 # per GPU, GB200 over H100 (GPU-seconds of the twin's step over the GB200 row's): published
 # (NeMo RL v0.5 table) and the model's, as docs/evidence/rl.md records them; the model's 2.79,
 # 2.36, 2.36 and 2.68 before rl.md section 16 priced the FP32 log-softmax at each GPU's HBM rate
-# (GB200's 2.4x the H100's widens the gap)
+# (GB200's 2.4x the H100's widens the gap); the Qwen3-32B rows' 2.40 and 2.76 before the H100
+# twins stated their recipes' sequence parallelism and the packed rows' padding under PP 4
+# (rl.md section 27: the twins' passes grow, the GB200 rows, TP 2 PP 1, are as they were)
 PER_GPU = {
     "v0.5 Llama 3.1 8B, 8 GB200": (2.04, 2.82),
-    "v0.5 Qwen3-32B, 16 GB200": (1.97, 2.40),
+    "v0.5 Qwen3-32B, 16 GB200": (1.97, 2.56),
     "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": (1.82, 2.36),
-    "v0.5 Qwen3-32B 1-off, 16+16 GB200": (1.90, 2.76),
+    "v0.5 Qwen3-32B 1-off, 16+16 GB200": (1.90, 3.05),
 }
 
 
@@ -100,7 +102,9 @@ def test_the_layouts_carry_the_excess() -> None:
     # the twin runs TP 4 PP 4
     for name, rollout, passes in (
         ("v0.5 Llama 3.1 8B", (1.35, 1.50), (1.18, 1.26)),
-        ("v0.5 Qwen3-32B", (1.0, 1.25), (1.16, 1.24)),  # rollout 1.08 before the measured all-reduce
+        # rollout 1.08 before the measured all-reduce; passes 1.16-1.24 before the H100 twin stated its
+        # recipe's sequence parallelism and the packed rows' padding under PP 4 (rl.md section 27)
+        ("v0.5 Qwen3-32B", (1.0, 1.25), (1.30, 1.40)),
     ):
         twin = next(f for f in V05_ON if f.name.startswith(name + ",") and f.gpu == H100)
         row = next(f for f in V05_ON if f.name.startswith(name + ",") and f.gpu == GB200)

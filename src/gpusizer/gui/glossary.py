@@ -181,6 +181,10 @@ GLOSSARY: dict[str, str] = {
     "NeMo RL v0.4.0 left it off for Qwen3 models, v0.5.0 on set it true). Off: the policy's "
     "passes run the activation as separate ops, about 16 more bytes per routed expert value "
     "forward and 36 backward (Megatron policies only).",
+    "rl.policy.pad_packed_rows": "NeMo RL's Megatron policy under pipeline parallelism pads "
+    "every packed micro-batch to the longest packed row of its batch (a static PP buffer): the "
+    "log-prob forwards and training compute the padding too, 1.1-1.15x the tokens where "
+    "responses run near the cap. Off: each row runs its own tokens (read with PP > 1 only).",
     "rl.policy.old_logprobs": "The policy's own log-prob forward over the rollout before "
     "training (NeMo RL prev_logprobs, verl old_log_prob). Off: skipped, as NeMo RL does with "
     "force_on_policy_ratio and one update a rollout (its v0.7.0 recipes); the reference's "

@@ -123,6 +123,10 @@ class PolicySpec(Strict):
     # tokens (NeMo RL sequence_packing, on in its GRPO configs; verl use_remove_padding);
     # false: each response padded to prompt + longest
     sequence_packing: bool = True
+    # packed, and under pipeline parallelism, every micro-batch padded to its batch's longest
+    # packed row (NeMo RL's Megatron policy, tags v0.4.0-v0.7.0: core/pipeline/rl_padding.py);
+    # false: each row runs its own tokens
+    pad_packed_rows: bool = False
     # MoE under EP, its training and log-prob passes (parallelism.expert_routing): the router's
     # own load, as RL runs it (NeMo RL grpo_math_1B.yaml: moe_router_load_balancing_type "none",
     # freeze_moe_router, dropless), or "balanced" as the training benchmarks force it

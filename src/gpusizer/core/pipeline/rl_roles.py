@@ -18,6 +18,7 @@ from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from .rl_check import rl_of
+from .rl_padding import padded_share
 from .scenario import parse_scenario, scenario_dict
 
 # verl's examples' gpu_memory_utilization 0.5 beside the training states
@@ -68,8 +69,20 @@ def _batches(s: Scenario) -> tuple[int, int, int]:
     unit = micro * s.parallelism.data
     mini = rl.policy.mini_batch_size or responses(rl)
     if rl.policy.sequence_packing:
-        mini = math.ceil(mini * (rl.prompt_tokens + rl.rollout.response_tokens) / seq)
+        pad = padded_share(s, seq * micro, mini)  # rows padded under PP (core/pipeline/rl_padding.py)
+        mini = math.ceil(mini * (rl.prompt_tokens + rl.rollout.response_tokens) * pad / seq)
     return seq, micro, max(unit, math.ceil(mini / unit) * unit)
+
+
+def computed_tokens(s: Scenario) -> float:
+    """Tokens the policy's training and log-prob passes compute per step: the trained tokens,
+    and under pipeline parallelism with ``rl.policy.pad_packed_rows`` the padding of each packed
+    row to its batch's longest (core/pipeline/rl_padding.py)."""
+    rl = rl_of(s)
+    if not (rl.policy.sequence_packing and rl.policy.pad_packed_rows):
+        return trained_tokens(rl)
+    row = (rl.prompt_tokens + _row_response(rl)) * (rl.policy.micro_batch_size or s.workload.micro_batch_size)
+    return trained_tokens(rl) * padded_share(s, row, rl.policy.mini_batch_size or responses(rl))
 
 
 # A role scenario's field -> the rl field the user set it through (an error names that one)
@@ -130,7 +143,7 @@ def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | No
         "sequence_length": seq,
         "micro_batch_size": micro,
         "global_batch_size": mini,
-        "training_tokens": trained_tokens(rl) * rl.policy.epochs,
+        "training_tokens": computed_tokens(s) * rl.policy.epochs,
     }
     return _parse(data, "policy" if model is None else "critic")
 

@@ -35,6 +35,7 @@ from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
 from .rl_preempt import Pool, RunStats, engine_pool, scheduled_rollout
 from .rl_roles import (
+    computed_tokens,
     longest_response,
     paced_policy,
     per_replica,
@@ -147,7 +148,7 @@ def _forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float
     models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
     models += [role_model(s, "", rl.critic.model)] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
-    tokens = trained_tokens(rl)
+    tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_padding.py)
     rows, causal = policy.workload.sequence_length, policy.parallelism.attention == "flash"
     fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, rate) for m in models)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
@@ -165,7 +166,7 @@ def _policy_flags(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) ->
     log-softmax over the logits (core/pipeline/rl_logits.py) and Megatron's unfused SwiGLU
     (core/pipeline/rl_swiglu.py), over ``forwards`` scoring passes and each epoch's training."""
     rl, p = rl_of(s), policy.parallelism
-    tokens, bw, epochs = trained_tokens(rl), memory_rate(gpu), rl.policy.epochs
+    tokens, bw, epochs = computed_tokens(s), memory_rate(gpu), rl.policy.epochs
     fwd = train = 0.0
     if rl.policy.fp32_logprobs:
         vocab, loss = resolve(policy.model).vocab, loss_bytes_per_logit(policy)

@@ -35,6 +35,7 @@ _INTS = (
 FUSION = "rl.policy.moe_permute_fusion"
 FP32_LOGPROBS = "rl.policy.fp32_logprobs"
 SWIGLU = "rl.policy.bias_activation_fusion"
+PAD_ROWS = "rl.policy.pad_packed_rows"
 OLD_LOGPROBS = "rl.policy.old_logprobs"
 PER_TENSOR = "rl.broadcast_per_tensor"
 TRANSPORT = "rl.sync_transport"
@@ -148,6 +149,7 @@ class RLPanel(Panel):
         f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
         f.add("", QCheckBox("FP32 log-probs (NeMo RL)"), FP32_LOGPROBS, name="check_rl_fp32_logprobs")
         f.add("", QCheckBox("Fused SwiGLU (Megatron)"), SWIGLU, name="check_rl_bias_activation_fusion")
+        f.add("", QCheckBox("Pad packed rows under PP (NeMo RL)"), PAD_ROWS, name="check_rl_pad_packed_rows")
         f.add("", QCheckBox("Old-policy log-probs pass"), OLD_LOGPROBS, name="check_rl_old_logprobs")
         f.add("", QCheckBox("Sync tensor by tensor (verl)"), PER_TENSOR, name="check_rl_broadcast_per_tensor")
         f.add("Weight sync", combo(_TRANSPORT_ITEMS), TRANSPORT, name="combo_rl_sync_transport")
