@@ -30,7 +30,7 @@ is out of sample (tests/core/test_triton_moe_tiles.py; docs/evidence/rl.md secti
 on the GPU families the tables measured (Hopper, datacentre Blackwell) for 16-bit experts.
 
 Blackwell streams the experts slower than its bandwidth promises. At the same release, shapes and
-token counts the B200's module runs 1.0-1.45x the H200's speed (the HBM ratio is 8.0 / 4.8 =
+token counts the B200's module runs 0.91-1.48x the H200's speed (the HBM ratio is 8.0 / 4.8 =
 1.67x; Qwen3-235B at TP 8, 32-64 tokens: 0.94-1.03x), so at the family's grouped share the model
 was 0.80-0.96 of the B200 series' times against 0.85-1.11 of the H200's. :data:`BLACKWELL_STREAM_SHARE`
 scales datacentre Blackwell's grouped share for this kernel: the least squares of log(model /
