@@ -53,9 +53,11 @@ RECORDED = {
     # 0.403 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
     "v0.6 Qwen3-235B, 128 GB200": 0.417,  # 0.362 before the w2 grid (rl.md section 14)
     # 0.373 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
-    "v0.6 DeepSeek V3, 128 GB200": 0.381,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
+    # 0.381 before a GB200's two GPUs shared their Grace's C2C (rl.md section 25)
+    "v0.6 DeepSeek V3, 128 GB200": 0.388,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
     # 0.365 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
-    "v0.6 DeepSeek V3, 256 GB200": 0.371,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
+    # 0.371 before a GB200's two GPUs shared their Grace's C2C (rl.md section 25)
+    "v0.6 DeepSeek V3, 256 GB200": 0.376,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
     # 1.053 before NeMo RL's collective refit (rl.md section 22)
     "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 1.047,  # 0.989 before the FP32 log-probs (rl.md section 16)
     # 0.560 before FP32 log-probs (rl.md section 16)
@@ -99,7 +101,8 @@ RECORDED = {
     # 0.601 before FP32 log-probs (rl.md section 16)
     "v0.5 Llama 3.1 8B, 8 GB200": 0.612,  # 0.564 before Grace issued the log-prob copy
     # 0.350 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
-    "v0.5 DeepSeek V3, 128 GB200": 0.358,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
+    # 0.358 before a GB200's two GPUs shared their Grace's C2C (rl.md section 25)
+    "v0.5 DeepSeek V3, 128 GB200": 0.364,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
     # 0.543 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
     "v0.5 Qwen3-235B, 64 GB200": 0.564,  # 0.482 before the w2 grid (rl.md section 14)
     # 0.589 before FP32 log-probs (rl.md section 16)
@@ -273,8 +276,9 @@ SIZE_PAIRS = {
     # 30.5 / 31.1 and 7.7 / 24.2 before the engine loaded the recipes' BF16 checkpoint, then 33.9 /
     # 32.5 and 9.9 / 24.0 before vLLM's w2 grid at narrow slices (rl.md section 14)
     ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 37.5, 34.2),
-    # 8.5 / 31.8 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
-    ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 9.1, 32.0),
+    # 8.5 / 31.8 before vLLM's Triton MoE streamed at Blackwell's share, 9.1 / 32.0 before a GB200's
+    # two GPUs shared their Grace's C2C (rl.md section 25)
+    ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 9.5, 32.4),
     # section 2o: 165.0 and 135.7 before the 128-GPU replay stopped queueing 9 of its 64 responses;
     # 129.8 and 154.2 before the routed experts' GEMMs ran at their own shapes (speed.md, expert GEMMs);
     # 134.4 and 155.2 before vLLM's w2 grid at narrow slices (rl.md section 14)

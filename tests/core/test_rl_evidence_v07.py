@@ -29,9 +29,11 @@ RECORDED = {
     "v0.7 Qwen3-32B, 32 H100": 0.904,  # 1.034 with prev_logprobs
     "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.661,
     # 0.377 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
-    "v0.7 DeepSeek V3, 128 GB200": 0.384,  # 0.508 no MTP; 0.385 with prev_logprobs
+    # 0.384 before a GB200's two GPUs shared their Grace's C2C (rl.md section 25)
+    "v0.7 DeepSeek V3, 128 GB200": 0.394,  # 0.508 no MTP; 0.385 with prev_logprobs
     # 0.362 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
-    "v0.7 DeepSeek V3, 256 GB200": 0.368,  # 0.513 no MTP; 0.368 with prev_logprobs
+    # 0.368 before a GB200's two GPUs shared their Grace's C2C (rl.md section 25)
+    "v0.7 DeepSeek V3, 256 GB200": 0.376,  # 0.513 no MTP; 0.368 with prev_logprobs
     # 0.654 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
     "v0.7 Qwen3-235B, 64 GB200": 0.678,  # 0.675 with prev_logprobs
     # 0.649 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
