@@ -35,11 +35,12 @@ token counts the B200's module runs 0.91-1.48x the H200's speed (the HBM ratio i
 was 0.80-0.96 of the B200 series' times against 0.85-1.11 of the H200's. :data:`BLACKWELL_STREAM_SHARE`
 scales datacentre Blackwell's grouped share for this kernel: the least squares of log(model /
 measured) over the whole B200 table (8 series, 80 points, the w2 grid in place), 0.84; no RL
-figure enters it. A GB200 runs no faster: its ``device_name`` is ``NVIDIA_GB200``, and vLLM
-0.11.2 and 0.17.1 (NeMo RL v0.5.0 / v0.6.0) ship no ``device_name=NVIDIA_GB200`` config at any
-of the rollouts' shapes (``E=128,N=768``, ``N=192``, ``N=96``; ``E=256,N=64``, ``N=128``), so
-``get_default_config``'s tiles run there, where the B200 table may have had tuned ones (``E=128,
-N=768,device_name=NVIDIA_B200.json`` ships from 0.17.1).
+figure enters it; it applies to the whole datacentre Blackwell family (B200, GB200, B300, GB300),
+measured on the B200. A GB200 runs no faster: its ``device_name`` is ``NVIDIA_GB200``, and vLLM
+0.11.2 and 0.17.1 (NeMo RL v0.5.0 / v0.6.0) ship no 16-bit ``device_name=NVIDIA_GB200`` config at
+all (their GB200 files are ``dtype=fp8_w8a8``), so ``get_default_config``'s tiles run there, where
+the B200 table may have had tuned ones (``E=128,N=768,device_name=NVIDIA_B200.json`` ships from
+0.17.1).
 """
 
 from __future__ import annotations
