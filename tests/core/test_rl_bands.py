@@ -78,7 +78,7 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # that the shared band's 2.11 left above it (2.85, v0.5's, before the v0.7 table's eleven MoE
     # steps at 1.23-2.76 joined)
     assert 1 < dense["p10"] < dense["p90"] < moe["p90"] and moe["p10"] > 1
-    # (the dense p90 1.635 is v0.5's GB200 Llama 3.1 8B step, docs/evidence/rl.md section 15)
+    # (the dense p90, 1.626, is v0.5's GB200 Llama 3.1 8B step, docs/evidence/rl.md sections 15, 25)
     assert moe["p90"] > 2.6 and dense["p90"] < 1.7
 
 
