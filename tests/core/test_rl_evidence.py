@@ -60,11 +60,18 @@ RECORDED = {
     # 0.477 before the packed rows' padding under PP (rl.md section 27)
     "v0.6 DeepSeek V3, 512 H100": 0.479,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
     # 0.618 before FP32 log-probs (rl.md section 16)
-    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.625,  # 0.481 before the host paced the layers, 0.595 before the copy
-    "v0.6 Qwen3-235B, 64 GB200": 0.630,  # 0.559 before the w2 grid (rl.md section 14)
-    "v0.6 Qwen3-235B, 128 GB200": 0.403,  # 0.362 before the w2 grid (rl.md section 14)
-    "v0.6 DeepSeek V3, 128 GB200": 0.373,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
-    "v0.6 DeepSeek V3, 256 GB200": 0.365,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
+    # 0.625 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.6 Qwen3-30B-A3B, 16 GB200": 0.655,  # 0.481 before the host paced the layers, 0.595 before the copy
+    # 0.630 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.6 Qwen3-235B, 64 GB200": 0.654,  # 0.559 before the w2 grid (rl.md section 14)
+    # 0.403 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.6 Qwen3-235B, 128 GB200": 0.417,  # 0.362 before the w2 grid (rl.md section 14)
+    # 0.373 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    # 0.381 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
+    "v0.6 DeepSeek V3, 128 GB200": 0.388,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
+    # 0.365 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    # 0.371 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
+    "v0.6 DeepSeek V3, 256 GB200": 0.376,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
     # 1.053 before NeMo RL's collective refit (rl.md section 22)
     # 1.047 before the packed rows' padding under PP (rl.md section 27)
     "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 1.068,  # 0.989 before the FP32 log-probs (rl.md section 16)
@@ -89,9 +96,11 @@ RECORDED = {
     # 1.211 before NeMo RL's collective refit (rl.md section 22)
     "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.701,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
     # 1.115 before NeMo RL's collective refit (rl.md section 22)
-    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.535,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
+    # 0.535 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.551,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
     # 0.580 before NeMo RL's collective refit (rl.md section 22)
-    "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.535,  # 0.513 before the w2 grid (rl.md section 14)
+    # 0.535 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.558,  # 0.513 before the w2 grid (rl.md section 14)
     # 0.423 before FP32 log-probs (rl.md section 16)
     # 0.433 before NeMo RL's collective refit (rl.md section 22)
     "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.428,  # 0.300 before (rl.md, the host section)
@@ -114,10 +123,14 @@ RECORDED = {
     "v0.5 Qwen3-32B, 32 H100": 0.950,  # 0.871 before the FP32 log-probs (rl.md section 16)
     # 0.601 before FP32 log-probs (rl.md section 16)
     "v0.5 Llama 3.1 8B, 8 GB200": 0.612,  # 0.564 before Grace issued the log-prob copy
-    "v0.5 DeepSeek V3, 128 GB200": 0.350,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
-    "v0.5 Qwen3-235B, 64 GB200": 0.543,  # 0.482 before the w2 grid (rl.md section 14)
+    # 0.350 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    # 0.358 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
+    "v0.5 DeepSeek V3, 128 GB200": 0.364,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
+    # 0.543 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.5 Qwen3-235B, 64 GB200": 0.564,  # 0.482 before the w2 grid (rl.md section 14)
     # 0.589 before FP32 log-probs (rl.md section 16)
-    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.595,  # 0.458 before (rl.md, the host section), 0.567 before the copy
+    # 0.595 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.5 Qwen3-30B-A3B, 16 GB200": 0.624,  # 0.458 before (rl.md, the host section), 0.567 before the copy
     # 0.728 before FP32 log-probs (rl.md section 16)
     "v0.5 Qwen3-32B, 16 GB200": 0.732,  # 0.714 before Grace issued the log-prob copy
     # 0.957 before NeMo RL's collective refit (rl.md section 22)
@@ -139,12 +152,15 @@ RECORDED = {
     # 0.738 before NeMo RL's collective refit (rl.md section 22)
     "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.732,  # 0.711 before the FP32 log-probs (rl.md section 16)
     # 1.134 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 0.579,  # 0.962 block-FP8, 1.020 BF16 (rl.md section 14)
+    # 0.579 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 0.599,  # 0.962 block-FP8, 1.020 BF16 (rl.md section 14)
     # 0.602 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.555,  # 0.533 before the w2 grid (rl.md section 14)
+    # 0.555 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.579,  # 0.533 before the w2 grid (rl.md section 14)
     # 0.492 before FP32 log-probs (rl.md section 16)
     # 0.504 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.492,  # 0.489 before the w2 grid (rl.md section 14)
+    # 0.492 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.526,  # 0.489 before the w2 grid (rl.md section 14)
     # 0.718 before NeMo RL's collective refit (rl.md section 22)
     "v0.5 Qwen3-32B 1-off, 16+16 GB200": 0.709,  # 0.710 before the FP32 log-probs (rl.md section 16)
 }
@@ -283,7 +299,9 @@ SIZE_PAIRS = {
     # 30.5 / 31.1 and 7.7 / 24.2 before the engine loaded the recipes' BF16 checkpoint, then 33.9 /
     # 32.5 and 9.9 / 24.0 before vLLM's w2 grid at narrow slices (rl.md section 14)
     ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 37.5, 34.2),
-    ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 8.5, 31.8),
+    # 8.5 / 31.8 before vLLM's Triton MoE streamed at Blackwell's share, 9.1 / 32.0 before a GB200's
+    # two GPUs shared their Grace's C2C (rl.md section 28)
+    ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 9.5, 32.4),
     # section 2o: 165.0 and 135.7 before the 128-GPU replay stopped queueing 9 of its 64 responses;
     # 129.8 and 154.2 before the routed experts' GEMMs ran at their own shapes (speed.md, expert GEMMs);
     # 134.4 and 155.2 before vLLM's w2 grid at narrow slices (rl.md section 14)

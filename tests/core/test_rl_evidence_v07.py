@@ -35,11 +35,17 @@ RECORDED = {
     "v0.7 Qwen3-32B, 32 H100": 0.957,  # 1.034 with prev_logprobs
     # 0.661 before the recipe's sequence parallelism (rl.md section 27)
     "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.488,
-    "v0.7 DeepSeek V3, 128 GB200": 0.377,  # 0.508 no MTP; 0.385 with prev_logprobs
-    "v0.7 DeepSeek V3, 256 GB200": 0.362,  # 0.513 no MTP; 0.368 with prev_logprobs
-    "v0.7 Qwen3-235B, 64 GB200": 0.654,  # 0.675 with prev_logprobs
-    "v0.7 Qwen3-235B, 128 GB200": 0.649,  # 0.664 with prev_logprobs
-    "v0.7 Qwen3-30B-A3B, 16 GB200": 0.611,  # 0.680 with prev_logprobs
+    # 0.377 before vLLM's Triton MoE streamed at Blackwell's share and a GB200's two GPUs shared
+    # their Grace's C2C (rl.md section 28)
+    "v0.7 DeepSeek V3, 128 GB200": 0.394,  # 0.508 no MTP; 0.385 with prev_logprobs
+    # 0.362 before the same two (rl.md section 28)
+    "v0.7 DeepSeek V3, 256 GB200": 0.376,  # 0.513 no MTP; 0.368 with prev_logprobs
+    # 0.654 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
+    "v0.7 Qwen3-235B, 64 GB200": 0.680,  # 0.675 with prev_logprobs
+    # 0.649 before the same (rl.md section 28)
+    "v0.7 Qwen3-235B, 128 GB200": 0.673,  # 0.664 with prev_logprobs
+    # 0.611 before the same (rl.md section 28)
+    "v0.7 Qwen3-30B-A3B, 16 GB200": 0.650,  # 0.680 with prev_logprobs
     "v0.7 Qwen3-32B, 16 GB200": 0.781,  # 0.895 with prev_logprobs
     # 1.427 before NeMo RL's collective refit (rl.md section 22)
     "v0.7 DeepSeek V3 1-off, 256+256 H100": 0.725,  # 1.675 no MTP
@@ -56,10 +62,13 @@ RECORDED = {
     # 0.960 before NeMo RL's collective refit (rl.md section 22)
     "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100": 0.432,  # 1.079 no MTP
     # 1.692 before NeMo RL's collective refit (rl.md section 22)
-    "v0.7 DeepSeek V3 1-off, 128+128 GB200": 0.669,  # 1.971 no MTP
+    # 0.669 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
+    "v0.7 DeepSeek V3 1-off, 128+128 GB200": 0.692,  # 1.971 no MTP
     # 1.008 before NeMo RL's collective refit (rl.md section 22)
-    "v0.7 Qwen3-235B 1-off, 64+64 GB200": 0.929,
-    "v0.7 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.367,  # 0.436 with prev_logprobs
+    # 0.929 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
+    "v0.7 Qwen3-235B 1-off, 64+64 GB200": 0.968,
+    # 0.367 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
+    "v0.7 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.400,  # 0.436 with prev_logprobs
     "v0.7 Qwen3-32B 1-off, 16+16 GB200": 0.846,  # 1.063 with prev_logprobs
 }
 ALL = V07_ON + V07_OFF

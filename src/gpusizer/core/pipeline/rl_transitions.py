@@ -37,10 +37,11 @@ The order of one step as NeMo RL runs it (NVIDIA-NeMo/RL ``nemo_rl/algorithms/gr
 
 Host link (:func:`host_link_gb_per_s`, core/speed/host_link.py): PCIe x16 per direction, Gen5
 (64 GB/s) from compute capability 9 and on AMD Instinct, Gen4 (32 GB/s) before; NVLink-C2C, 450
-GB/s per direction, on a Grace CPU (GH200, GB200, GB300); unified-memory devices at their
-memory bandwidth. Achieved: :data:`HOST_EFFICIENCY` of that, the measured host-to-device share
-of a PCIe Gen4 x16 link (25 of 32 GB/s, core/speed/train_dp.py). ``rl.host_link_gb_per_s``
-replaces the rate.
+GB/s per direction, on a Grace CPU, shared by its superchip's GPUs (GH200 450, GB200 and GB300 225
+a GPU: 176 GB/s achieved, as Megatron-LM #6491 measured with every GPU of a tray copying);
+unified-memory devices at their memory bandwidth. Achieved: :data:`HOST_EFFICIENCY` of that,
+the measured host-to-device share of a PCIe Gen4 x16 link (25 of 32 GB/s, core/speed/train_dp.py).
+``rl.host_link_gb_per_s`` replaces the rate.
 
 Pageable optimizer states (``rl.offload_memory: "pageable"``): NeMo RL moves each optimizer
 state tensor on its own with ``state[k] = v.to("cpu")`` (``offload_before_refit``, inside the

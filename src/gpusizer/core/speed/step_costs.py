@@ -50,6 +50,9 @@ class EngineCosts:
     # the second expert GEMM bound by its grid of short tiles at narrow expert slices (vLLM's
     # Triton fused MoE, 16-bit experts: core/speed/triton_moe.py)
     moe_w2_grid: bool = False
+    # the share of the family's grouped rate that kernel streams the experts at
+    # (core/speed/triton_moe.py ``stream_share``: datacentre Blackwell's below Hopper's); 1: as rated
+    moe_stream_share: float = 1.0
 
     # the MoE module's measured kernel where the release runs the experts through it
     # (core/speed/moe_measured.py: vLLM's OpenAI Triton MXFP4 MoE on Hopper); "" none

@@ -150,7 +150,7 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     if s.profile.moe_topk_sum and costs.library == "vendor" and experts and experts not in _FP4_EXPERTS:
         costs = replace(costs, moe_topk_sum=True)
     if triton_moe.applies(costs.library, family, experts, own_gpu, costs.moe_topk_sum):
-        costs = replace(costs, moe_w2_grid=True)
+        costs = replace(costs, moe_w2_grid=True, moe_stream_share=triton_moe.stream_share(family))
     r = _user_rates(achieved_by(gpu, costs.library, era, costs.backend), c)
     if not _KQUANT.match(prec.weights):  # the dequantising matrix-vector cost is the k-quants'
         r = replace(r, kquant_matvec_ops=0.0)

@@ -94,6 +94,7 @@ class ExpertTerms:
         routed_tokens = n * ep  # the EP group's tokens choose among this GPU's experts
         distinct = replicas_read(sh, experts_read(e, k, round(routed_tokens, 1), self.routing_alpha))
         grouped = rate.bandwidth * (self.rates.grouped_bandwidth / self.rates.bandwidth or 1.0)
+        grouped *= self.costs.moe_stream_share  # vLLM's Triton MoE on Blackwell (triton_moe.py)
         routed_bytes = distinct * sh.expert_w / ep * sh.expert_b
         other = sh.shared_w * sh.shared_b + n * (2 * sh.hidden + sh.moe_act) * sh.ab
         moved = layers * (routed_bytes / grouped + other / rate.bandwidth)

@@ -28,6 +28,19 @@ solved from one series alone (H200, release 0.19.0, DeepSeek V3's expert layer a
 ``power_law_1.01``, 8-512 tokens; least squares of log(model / measured)); every other series
 is out of sample (tests/core/test_triton_moe_tiles.py; docs/evidence/rl.md section 14). Taken
 on the GPU families the tables measured (Hopper, datacentre Blackwell) for 16-bit experts.
+
+Blackwell streams the experts slower than its bandwidth promises. At the same release, shapes and
+token counts the B200's module runs 0.91-1.48x the H200's speed (the HBM ratio is 8.0 / 4.8 =
+1.67x; Qwen3-235B at TP 8, 32-64 tokens: 0.94-1.03x), so at the family's grouped share the model
+was 0.80-0.96 of the B200 series' times against 0.85-1.11 of the H200's. :data:`BLACKWELL_STREAM_SHARE`
+scales datacentre Blackwell's grouped share for this kernel: the least squares of log(model /
+measured) over the whole B200 table (8 series, 80 points, the w2 grid in place), 0.84; no RL
+figure enters it; it applies to the whole datacentre Blackwell family (B200, GB200, B300, GB300),
+measured on the B200. A GB200 runs no faster: its ``device_name`` is ``NVIDIA_GB200``, and vLLM
+0.11.2 and 0.17.1 (NeMo RL v0.5.0 / v0.6.0) ship no 16-bit ``device_name=NVIDIA_GB200`` config at
+all (their GB200 files are ``dtype=fp8_w8a8``), so ``get_default_config``'s tiles run there, where
+the B200 table may have had tuned ones (``E=128,N=768,device_name=NVIDIA_B200.json`` ships from
+0.17.1).
 """
 
 from __future__ import annotations
@@ -39,6 +52,9 @@ W2_CTA_SECONDS = 10.5e-9
 FAMILIES = ("hopper", "blackwell")  # measured there (module docstring)
 SIXTEEN_BIT = ("bf16", "fp16")
 GATED_DOWN_SHARE = 1.0 / 3.0  # w2 of a gated expert's three matrices (every MoE preset's SwiGLU)
+# datacentre Blackwell's grouped share for this kernel over its family's (module docstring):
+# aiconfigurator 0.12.0, b200_sxm, vLLM 0.19.0, BF16 Triton module, all 8 series
+BLACKWELL_STREAM_SHARE = 0.84
 
 
 def tiles(tokens: float) -> tuple[int, int]:
@@ -63,3 +79,10 @@ def applies(library: str, family: str, experts: str, own_gpu: bool, topk_sum: bo
     Triton / Marlin structure (``topk_sum``, set for vLLM in core/speed/step_model.py), 16-bit
     experts, a Hopper or datacentre Blackwell GPU without rates of its own (the H20's)."""
     return library == "vendor" and topk_sum and experts in SIXTEEN_BIT and family in FAMILIES and not own_gpu
+
+
+def stream_share(family: str) -> float:
+    """The share of the family's grouped streaming rate vLLM's Triton fused MoE reaches with
+    16-bit experts (module docstring): :data:`BLACKWELL_STREAM_SHARE` on datacentre Blackwell,
+    else 1 (Hopper's series meet the family's share)."""
+    return BLACKWELL_STREAM_SHARE if family == "blackwell" else 1.0

@@ -1,0 +1,100 @@
+"""The GB200 MoE rows against their H100 twins, phase by phase (docs/evidence/rl.md, "The GB200
+MoE rows at the source" section).
+
+NeMo RL's v0.6 and v0.7 performance summaries run each MoE recipe on DGX-H100 and on GB200-NVL72
+at half the GPUs (tags v0.6.0 and v0.7.0; the GB200 recipes change the layout, the cluster and the
+vLLM memory fraction). These tests pin where the model's GB200 gain over the twin sits: for
+DeepSeek V3 in the moves between phases (the twins' optimizer states through pageable x86 memory,
+a GB200's through NVLink-C2C), for Qwen3-235B in the rollout (the twin's TP 16 engine spans two
+DGX hosts); and that the seconds the model misses on a GB200 row are mostly the seconds it misses
+on the twin. They pin the model's own arithmetic against the published steps; no per-phase timer
+of a GB200 run was found.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpusizer import estimate_report
+
+from .rl_figures import FIGURES, RLFigure
+from .rl_figures_v07 import V07_ON
+
+_BY_NAME = {f.name: f for f in FIGURES + V07_ON}
+# (H100 twin, GB200 row): the same release and recipe at twice the GPUs
+PAIRS = (
+    ("v0.6 Qwen3-30B-A3B, 32 H100", "v0.6 Qwen3-30B-A3B, 16 GB200"),
+    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 64 GB200"),
+    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 128 GB200"),
+    ("v0.6 DeepSeek V3, 512 H100", "v0.6 DeepSeek V3, 256 GB200"),
+    ("v0.7 Qwen3-30B-A3B, 32 H100", "v0.7 Qwen3-30B-A3B, 16 GB200"),
+    ("v0.7 Qwen3-235B, 128 H100", "v0.7 Qwen3-235B, 64 GB200"),
+    ("v0.7 Qwen3-235B, 256 H100", "v0.7 Qwen3-235B, 128 GB200"),
+    ("v0.7 DeepSeek V3, 256 H100", "v0.7 DeepSeek V3, 128 GB200"),
+    ("v0.7 DeepSeek V3, 512 H100", "v0.7 DeepSeek V3, 256 GB200"),
+)
+BANDWIDTH = 8000 / 3350  # HBM, GB200 over H100 SXM (presets/gpus/*.json)
+
+
+def _phases(f: RLFigure) -> dict[str, float]:
+    rl = estimate_report(f.scenario())["rl"]
+    out = {p["name"]: p["seconds"] for p in rl["phases"]}
+    out["moves"] = sum(t["seconds"] for t in rl["transitions"])
+    out["step"] = rl["time_per_step_seconds"]
+    return out
+
+
+def _pair(names: tuple[str, str]) -> tuple[RLFigure, RLFigure, dict[str, float], dict[str, float]]:
+    twin, row = (_BY_NAME[n] for n in names)
+    return twin, row, _phases(twin), _phases(row)
+
+
+@pytest.mark.parametrize("pair", [p for p in PAIRS if "DeepSeek" in p[1]], ids=lambda p: p[1])
+def test_the_moves_carry_the_deepseek_v3_excess(pair) -> None:
+    # source: NeMo RL performance summary, v0.6 and v0.7 tables (Total Step time): per GPU the
+    # GB200 rows ran 2.25-2.48x their twins; the model gives 2.86-3.89x, and without the moves (22
+    # / 12 s of pageable copies on the twins, 1.1-1.6 s on GB200) 2.47 / 2.27 on v0.6 (published
+    # 2.48 / 2.25: tolerance 3 %) and 2.59 on v0.7 (2.37 / 2.30): the moves carry most of the excess
+    twin, row, t, g = _pair(pair)
+    published = twin.measured * twin.gpus / (row.measured * row.gpus)
+    model = t["step"] * twin.gpus / (g["step"] * row.gpus)
+    without = (t["step"] - t["moves"]) * twin.gpus / ((g["step"] - g["moves"]) * row.gpus)
+    assert model > 1.2 * published
+    assert model - without > 2 * abs(without - published)
+    if row.name.startswith("v0.6"):
+        assert without == pytest.approx(published, rel=0.03)
+    assert t["moves"] > 7 * g["moves"]
+
+
+@pytest.mark.parametrize("pair", [p for p in PAIRS if "235B" in p[1]], ids=lambda p: p[1])
+def test_the_qwen3_235b_rollout_gain_is_the_twins_cross_host_engine(pair) -> None:
+    # the twin's vLLM TP 16 spans two DGX hosts (all-reduces on InfiniBand), the GB200 row's TP 8
+    # stays in the NVL72 domain: the model's rollout gain a GPU exceeds HBM's 2.39 (3.1)
+    twin, row, t, g = _pair(pair)
+    gain = t["rollout"] * twin.gpus / (g["rollout"] * row.gpus)
+    assert gain == pytest.approx(3.1, abs=0.1) and gain > BANDWIDTH
+
+
+# seconds the model misses (published less modelled step), GB200 row and twin, as
+# docs/evidence/rl.md records them: the GB200 gap is mostly the twin's
+MISSING = {
+    "v0.6 Qwen3-30B-A3B, 16 GB200": (75.7, 64.5),
+    "v0.6 Qwen3-235B, 64 GB200": (98.2, 91.6),  # twin 87.7 before its sequence parallelism
+    "v0.6 DeepSeek V3, 128 GB200": (66.1, 62.1),
+    "v0.6 DeepSeek V3, 256 GB200": (61.5, 57.9),
+    "v0.7 Qwen3-30B-A3B, 16 GB200": (65.2, 52.4),
+    "v0.7 Qwen3-235B, 64 GB200": (85.7, 72.2),  # twin 68.8 before (rl.md section 27)
+    "v0.7 Qwen3-235B, 128 GB200": (68.6, 59.4),  # twin 56.7 before (rl.md section 27)
+    "v0.7 DeepSeek V3, 128 GB200": (47.6, 32.9),
+    "v0.7 DeepSeek V3, 256 GB200": (44.1, 36.1),
+}
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p[1])
+def test_the_gb200_gap_is_mostly_the_twins(pair) -> None:
+    # source: NeMo RL performance summary (Total Step time); tolerance 1.5 s on each (drift of the
+    # model). The GB200 row misses at most 1.5x the twin's seconds, the excess under 20 s
+    twin, row, t, g = _pair(pair)
+    missing = (row.measured - g["step"], twin.measured - t["step"])
+    assert missing == pytest.approx(MISSING[row.name], abs=1.5)
+    assert missing[0] - missing[1] < 20 and missing[0] < 1.5 * missing[1]
