@@ -56,7 +56,9 @@ def _decode_row() -> dict[str, Any]:
     return copy.deepcopy(rows[0]["scenario"])
 
 
-def test_plan_prices_the_stated_attention_dp_layout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_prices_the_stated_attention_dp_layout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The SGLang team's 72 x H100 wide-EP decode (tests/core/data/disagg-large-ep-decode.json,
     first row) estimates "fits", and SGLang runs attention DP at as many ranks as GPUs: ``plan``
     lists it as the H100 option, laid out and named as run (core/sizing/layout_adp.py)."""

@@ -148,7 +148,9 @@ def test_the_stated_attention_dp_deployment_is_priced() -> None:
     assert line.startswith("72 × H100 SXM 80GB, TP 72 x PP 1 x DP 1, EP 72, attention DP 72")
 
 
-def test_a_stated_attention_dp_layout_that_fits_is_never_no_layout_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stated_attention_dp_layout_that_fits_is_never_no_layout_fits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Where the engine's entry does not run attention DP (here SGLang's taken out of the
     registry), the search's layouts (no attention DP, each DP replica serving all 18,432 users)
     hold none of it. A buyer must not read "nothing fits" beside the estimate's "fits": the
