@@ -11,11 +11,12 @@ attention-DP decode engine (367 s, 2,479 tokens/s: LMSYS blog 2025-05-05). A buy
 second: more GPUs, each serving three times the tokens.
 
 So where the fewest count's fastest layout misses the default service level, the fewest whole
-units on which an attention-DP engine holds the work are weighed once, and taken where their
-fastest layout is better on every count a buyer of a fixed set of users weighs: a first token no
-later, a request no longer end to end (first token plus the output at the time per token), and
-more tokens per second per GPU bought (a lower cost per token on one GPU type). Nothing else moves
-the count; without an attention-DP engine, or with the default met, the answer is as before.
+units on which an attention-DP engine holds the work are weighed once, and taken where that
+engine is better on every count a buyer of a fixed set of users weighs: a first token no later, a
+request no longer end to end (first token plus the output at the time per token), and more tokens
+per second per GPU bought (a lower cost per token on one GPU type); the layout on that count is
+then the fastest there, as on any count. Nothing else moves the count; without an attention-DP
+engine, or with the default met, the answer is as before.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ def adp_count(s: Scenario, filler: Filler, unit: Unit, start: int, top: int) -> 
         n = unit.count(width)
         if n <= start or n > top:
             continue  # weighed at ``start`` already, or past the most GPUs asked
-        if filler.adp_engine(width, n) is None:
+        engine = filler.adp_engine(width, n)
+        if engine is None:
             continue  # does not hold the work: a wider engine may
-        best = filler.best(n)
-        return n if best and _better(s, best[0], n, found[0], start) else None
+        # the fill on n then takes the fastest there, this engine or one serving more tokens
+        return n if _better(s, engine, n, found[0], start) else None
     return None

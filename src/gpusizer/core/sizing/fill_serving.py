@@ -83,7 +83,9 @@ class ServingFill:
         # vLLM runs no EP under LoRA on the experts: those layouts are not weighed
         spread = (True, False) if s.model.moe and not refuses_expert_parallel(s) else (False,)
         plain = [(tp, ep_all, 1) for tp in reversed(tps) for ep_all in spread]
-        return plain + [(w, False, w) for w in reversed(adp_widths(s, n))]
+        # per count of attention-DP engines the widest: the same users over more of the GPUs
+        engines = {n // w: w for w in adp_widths(s, n)}  # ascending: the widest of a count stays
+        return plain + [(w, False, w) for w in sorted(engines.values(), reverse=True)]
 
     def serves(self, n: int) -> bool:
         """Whether some layout on up to ``n`` GPUs meets the serving targets (stops at the
