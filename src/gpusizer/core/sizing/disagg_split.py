@@ -60,6 +60,10 @@ def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit |
     run = s.model_copy(
         update={"serving": s.serving.model_copy(update={"disaggregated": spec.model_copy(update=pools)})}
     )
+    try:  # the prefill pool's own ranks (prefill_attention_data) may not divide this width
+        check_scenario(run)
+    except ScenarioError:
+        return None
     sv = estimate(run).serving
     if sv is None or not sv.disaggregated_prefill_gpus:
         return None
