@@ -75,23 +75,22 @@ def test_the_widths_divide_the_physical_experts_and_skip_dense_models() -> None:
     assert adp_widths(trained, 4096) == []
 
 
-def test_the_72_gpu_decode_gets_its_attention_dp_engine() -> None:
+def test_the_72_gpu_decode_gets_its_attention_dp_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before, the search's plain layouts held the 18,432 users only as 61 pipeline stages (64
-    H100s bought): a 930.5 s first token, 744 tokens/s. SGLang runs the deployment as one engine
-    of 72 attention-DP ranks, 256 users and 4 of the 288 experts a GPU (LMSYS 2025-05-05); the
-    search now prices it: 72 x H100 (9 servers), first token 367.1 s, 2,455 tokens/s, a third of
-    the cost per token. The first token is what the queue implies, not the layout's fault: 18,432
-    users in a closed loop on an engine of 2,455 tokens/s each wait 18,432 x 100 / 2,455 = 751 s
-    a request (Little's law), and the first token plus 99 tokens at 3.88 s is that (within 1 %).
-    Both miss the default target: no layout of 72 H100s serves 18,432 users at 5 tokens/s each
-    (92,160 tokens/s). Tolerance 1 %: the estimate's own figures (tests/core/test_disagg_large_
-    ep_decode.py replays the decode's published speed)."""
+    H100s bought; at this writing a 930.5 s first token, 744 tokens/s). SGLang runs the
+    deployment as one engine of 72 attention-DP ranks, 256 users and 4 of the 288 experts a GPU
+    (LMSYS 2025-05-05); the search now prices it: 72 x H100 (9 servers; at this writing 367.1 s,
+    2,455 tokens/s, a third of the cost per token), taken over the 64 because it is no later to
+    the first token, no longer end to end and serves more tokens a GPU (core/sizing/adp_count.py).
+    The first token is what the queue implies, not the layout's fault: 18,432 users in a closed
+    loop each wait 18,432 x 100 tokens over the engine's tokens/s a request (Little's law), and
+    the first token plus 99 tokens at the time per token is that (within 1 %). Both miss the
+    default target: 18,432 users at 5 tokens/s are 92,160 tokens/s. The figures are compared, not
+    pinned, so that a change of the speed model moves both sides."""
     got = plan(_decode(), gpus=H100)[0]
     assert got["gpus"] == 72 and got["needed_gpus"] == 72
     assert got["layout"] == "TP 72 x PP 1 x DP 1, EP 72, attention DP 72"
     assert got["parallelism"]["attention_data"] == 72
-    assert got["ttft_seconds"] == pytest.approx(367.1, rel=0.01)
-    assert got["tokens_per_second"] == pytest.approx(2455, rel=0.01)
     assert got["unmet"] == "targets" and got["default_target_met"] is False
     end_to_end = got["ttft_seconds"] + 99 * got["tpot_seconds"]
     assert end_to_end == pytest.approx(18432 * 100 / got["tokens_per_second"], rel=0.01)
@@ -100,16 +99,22 @@ def test_the_72_gpu_decode_gets_its_attention_dp_engine() -> None:
     assert "attention DP 72: each GPU its own attention and requests, the experts over all 72" in reason
     needed = gpus_needed(parse_scenario(_decode()))
     assert needed is not None and needed.gpus == 72 and needed.layout == got["layout"]
+    monkeypatch.delitem(ATTENTION_DP, "sglang")
+    old = plan(_decode() | {"name": "no attention DP in the search"}, gpus=H100)[0]
+    assert (old["gpus"], old["layout"]) == (64, "TP 1 x PP 61 x DP 1")
+    assert got["ttft_seconds"] <= old["ttft_seconds"]
+    assert end_to_end <= old["ttft_seconds"] + 99 * old["tpot_seconds"]
+    assert got["tokens_per_second"] / 72 > 2 * old["tokens_per_second"] / 64
 
 
 def test_without_the_engine_entry_the_answer_is_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same scenario on an engine whose entry does not run attention DP keeps the plain
-    answer pinned before the search weighed it: 64 H100s at TP 1 x PP 61, 930.5 s."""
+    answer given before the search weighed it: 64 H100s at TP 1 x PP 61 (930.5 s at this
+    writing), the count the memory alone sets."""
     monkeypatch.delitem(ATTENTION_DP, "sglang")
-    sc = _decode() | {"name": "no attention DP in the search"}  # not the answer kept above
+    sc = _decode() | {"name": "no attention DP in the search, again"}  # not an answer kept above
     got = plan(sc, gpus=H100)[0]
-    assert (got["gpus"], got["layout"]) == (64, "TP 1 x PP 61 x DP 1")
-    assert got["ttft_seconds"] == pytest.approx(930.5, rel=0.01)
+    assert (got["gpus"], got["needed_gpus"], got["layout"]) == (64, 61, "TP 1 x PP 61 x DP 1")
 
 
 def test_a_dense_models_plan_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
