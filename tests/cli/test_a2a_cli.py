@@ -51,18 +51,40 @@ def test_compare_with_deepep_says_left_out_not_does_not_fit(
     assert "Left out: l40s-48gb: DeepEP low-latency" in out
 
 
-def test_plan_says_the_stated_layout_fits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The SGLang team's 72 x H100 wide-EP decode (tests/core/data/disagg-large-ep-decode.json,
-    first row) estimates "fits": ``plan`` must not say only that no GPU fits; it says what the
-    search tried and that the stated layout fits."""
+def _decode_row() -> dict[str, Any]:
     rows = json.loads((DATA / "disagg-large-ep-decode.json").read_text(encoding="utf-8"))["rows"]
-    sc = copy.deepcopy(rows[0]["scenario"])
+    return copy.deepcopy(rows[0]["scenario"])
+
+
+def test_plan_prices_the_stated_attention_dp_layout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The SGLang team's 72 x H100 wide-EP decode (tests/core/data/disagg-large-ep-decode.json,
+    first row) estimates "fits", and SGLang runs attention DP at as many ranks as GPUs: ``plan``
+    lists it as the H100 option, laid out and named as run (core/sizing/layout_adp.py)."""
+    assert main(["plan", _write(tmp_path, _decode_row())]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("H100 SXM 80GB "))
+    assert " 72 " in row and "TP 72 x PP 1 x DP 1, EP 72, attention DP 72" in row
+    assert "attention DP 72: each GPU its own attention and requests" in out
+
+
+def test_plan_says_the_stated_layout_fits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the engine's entry does not run attention DP (SGLang's taken out of the registry),
+    ``plan`` must not say only that no GPU fits; it says what the search tried and that the
+    stated layout fits."""
+    from gpusizer.core.registry.attention_dp import ATTENTION_DP
+
+    monkeypatch.delitem(ATTENTION_DP, "sglang")
+    sc = _decode_row() | {"name": "no attention DP in the search"}  # not the priced answer kept
     assert main(["plan", _write(tmp_path, sc)]) == 0
     lines = capsys.readouterr().out.splitlines()
     first = "No GPU in the catalog fits this scenario with any layout the search tries"
     assert lines[0] == first + " within the search limit."
     assert lines[-1] == (
         "Note: your stated layout (TP 72 x PP 1 x DP 1, EP 72, attention DP 72) fits on 72 x H100 "
-        "SXM 80GB; the search tries TP/PP/DP/EP layouts without attention DP, each DP replica "
-        "serving the stated users, and none of those fits."
+        "SXM 80GB; the search tries TP/PP/DP/EP layouts, each DP replica serving the stated users, "
+        "and attention-DP engines with as many ranks as GPUs, and none of those fits."
     )

@@ -16,6 +16,7 @@ from gpusizer.core.errors import ScenarioError
 from gpusizer.core.model.architecture import resolve
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.attention_dp import ATTENTION_DP
 from gpusizer.core.sizing.compare import left_out_gpus, left_out_line, size_gpus
 from gpusizer.core.sizing.gpus_needed import gpus_needed
 from gpusizer.core.sizing.layout_space import layout_space
@@ -130,18 +131,38 @@ def _decode_row() -> dict[str, Any]:
     return copy.deepcopy(rows[0]["scenario"])
 
 
-def test_a_stated_attention_dp_layout_that_fits_is_never_no_layout_fits() -> None:
-    """The deployment estimates "fits" on 72 x H100; the search's layouts (no attention DP,
-    each DP replica serving all 18,432 users) hold none of it. A buyer must not read "nothing
-    fits" beside that verdict: the reason says what the search covers and that the stated layout
-    fits, on how many of which GPU; the window's "GPUs needed" line says the same."""
+def test_the_stated_attention_dp_deployment_is_priced() -> None:
+    """The deployment estimates "fits" on 72 x H100, and SGLang runs attention DP at as many
+    ranks as GPUs (core/registry/attention_dp.py), so the search prices it as an option of its
+    own (core/sizing/layout_adp.py): 72 x H100 at TP 72, attention DP 72, EP 72, the count and
+    layout the SGLang team ran (LMSYS blog 2025-05-05), where "no layout fits" stood before; the
+    window's "GPUs needed" line says the same."""
     sc = _decode_row()
     est = estimate(parse_scenario(sc))
     assert est.fits and est.gpus == 72
     h100 = size_gpus(sc, gpus=["h100-sxm-80gb"])[0]
+    assert h100["fits"] and h100["gpus"] == 72 and h100["unmet"] != "memory"
+    assert h100["layout"] == "TP 72 x PP 1 x DP 1, EP 72, attention DP 72"
+    assert "attention DP 72" in h100["layout_reason"]
+    line = plain(gpus_needed_spans(est, gpus_needed(parse_scenario(sc))))
+    assert line.startswith("72 × H100 SXM 80GB, TP 72 x PP 1 x DP 1, EP 72, attention DP 72")
+
+
+def test_a_stated_attention_dp_layout_that_fits_is_never_no_layout_fits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the engine's entry does not run attention DP (here SGLang's taken out of the
+    registry), the search's layouts (no attention DP, each DP replica serving all 18,432 users)
+    hold none of it. A buyer must not read "nothing fits" beside the estimate's "fits": the
+    reason says what the search covers and that the stated layout fits, on how many of which
+    GPU; the window's "GPUs needed" line says the same."""
+    monkeypatch.delitem(ATTENTION_DP, "sglang")
+    sc = _decode_row() | {"name": "no attention DP in the search"}  # not the priced answer kept
+    est = estimate(parse_scenario(sc))
+    h100 = size_gpus(sc, gpus=["h100-sxm-80gb"])[0]
     assert not h100["fits"] and h100["unmet"] == "memory"
     stated = "your stated layout (TP 72 x PP 1 x DP 1, EP 72, attention DP 72) fits on 72 x H100 SXM 80GB"
-    assert h100["unmet_reason"].startswith("no layout the search tries (TP/PP/DP/EP layouts without")
+    assert h100["unmet_reason"].startswith("no layout the search tries (TP/PP/DP/EP layouts, each")
     assert h100["unmet_reason"].endswith(stated)
     line = plain(gpus_needed_spans(est, gpus_needed(parse_scenario(sc))))
     assert line.startswith("no layout the search tries (") and line.endswith(stated + ".")

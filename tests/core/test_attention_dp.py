@@ -116,13 +116,18 @@ def test_bad_attention_data_names_the_field(change: dict, field: str, says: str)
 
 
 def test_the_advisor_weighs_plain_layouts_of_an_attention_dp_scenario() -> None:
-    """``plan`` regrows TP/PP/DP/EP on every GPU: its layouts carry ``attention_data`` 1 (an
-    attention-DP engine is a layout of DP replicas with the experts over them), so a TP it
-    weighs that the scenario's 8 ranks do not divide is no error."""
+    """``plan`` regrows the layout on every GPU: plain TP/PP/DP/EP layouts (``attention_data``
+    1) and attention-DP engines with as many ranks as GPUs (core/sizing/layout_adp.py), so a TP it
+    weighs that the scenario's 8 ranks do not divide is no error. Each option's parallelism put
+    back estimates (on 2 H100 PCIe cards the engine of 2 ranks, sharing the 64 users, holds
+    them where 2 replicas of 64 each do not)."""
     from gpusizer.core.sizing.solver import plan
 
     s = _with(QWEN, {"tensor": 8, "attention_data": 8, "expert": 8}, concurrency=64)
     s["workload"]["batch_size"] = 64
     options = plan(s)
     assert options
-    assert all(o["parallelism"].get("attention_data", 1) == 1 for o in options)
+    assert all(o["parallelism"].get("attention_data", 1) in (1, o["parallelism"]["tensor"]) for o in options)
+    adp = next(o for o in options if o["gpu"] == "h100-pcie-80gb")
+    assert adp["layout"] == "TP 2 x PP 1 x DP 1, EP 2, attention DP 2"
+    assert estimate(s | {"parallelism": adp["parallelism"], "hardware": adp["hardware"]}).fits

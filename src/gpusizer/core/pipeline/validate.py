@@ -138,7 +138,9 @@ def check_parallelism(s: Scenario) -> None:
             "(load-balanced ring attention)",
         )
     hw = s.hardware
-    if p.tensor > hw.gpus_per_node and not hw.allow_cross_node_tensor_parallel:
+    # under attention DP only the ranks' attention TP is tensor-parallel traffic; the experts'
+    # exchange may cross nodes as EP over replicas does (SGLang's --tp 72 --dp 72 over 9 nodes)
+    if attention_tp(p) > hw.gpus_per_node and not hw.allow_cross_node_tensor_parallel:
         raise ScenarioError(
             "parallelism.tensor",
             f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "

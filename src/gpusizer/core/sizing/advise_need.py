@@ -85,6 +85,7 @@ def needed(
             "data": lay.dp,
             "zero_stage": lay.zero,
             "expert": lay.ep,
+            "attention_data": lay.ad,
             "recompute": lay.recompute,
         }
         n, label = lay.gpus, layout_label(par, training)

@@ -27,6 +27,7 @@ from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
+from .adp_count import adp_count
 from .fill import Filler
 from .fill_serving import Choice
 from .rl_notes import rollout_floor
@@ -43,7 +44,7 @@ class Growth:
     unit: Unit  # what the count is bought in
     least: int  # fewest GPUs that hold the work (memory), before units and targets
     count: int  # the count weighed (whole units)
-    why: str  # "fewest" | "targets" | "deadline"
+    why: str  # "fewest" | "targets" | "deadline" | "run" | "attention_dp" (core/sizing/adp_count.py)
     met: bool | None = None  # targets met (None: none apply)
     notes: tuple[str, ...] = ()
     # targets missed and the search ran to the most GPUs allowed (more might meet them);
@@ -74,6 +75,9 @@ def grow(s: Scenario, filler: Filler, unit: Unit, least: int, max_gpus: int, kee
     start = unit.count(least)
     why, notes = _goal(s)
     if why == "fewest":
+        wide = adp_count(s, filler, unit, start, top) if s.workload.serves else None
+        if wide is not None:  # an attention-DP engine on more GPUs serves better (adp_count.py)
+            return Growth(filler.best(wide, keep), unit, least, wide, "attention_dp", None, notes)
         return Growth(filler.best(start, keep), unit, least, start, why, None, notes)
     if why == "run":
         return _run_deadline(s, filler, unit, least, start, top, keep)

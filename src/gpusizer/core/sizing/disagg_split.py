@@ -26,8 +26,11 @@ import functools
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..errors import ScenarioError
 from ..model.specs import Scenario
 from ..pipeline.estimate import estimate
+from ..pipeline.validate import check_scenario
+from ..serving.disagg_prefill import prefill_scenario
 from ..serving.disaggregated import disaggregated_of
 from .option_split import DisaggSplit
 from .service_level import ServiceLevel, default_target
@@ -57,6 +60,10 @@ def _split(s: Scenario, prefill: int, decode: int, pre_tp: int) -> DisaggSplit |
     run = s.model_copy(
         update={"serving": s.serving.model_copy(update={"disaggregated": spec.model_copy(update=pools)})}
     )
+    try:  # the prefill pool's own ranks (prefill_attention_data) may not divide this width
+        check_scenario(run)
+    except ScenarioError:
+        return None
     sv = estimate(run).serving
     if sv is None or not sv.disaggregated_prefill_gpus:
         return None
@@ -149,15 +156,17 @@ def _prefill(
 def _holds(s: Scenario, pre_tp: int) -> bool:
     """Whether one prefill replica at tensor ``pre_tp`` holds the model and a prompt (the
     engine starts there), as the aggregated estimate at that width says."""
-    if pre_tp == s.parallelism.tensor:
+    spec = s.serving.disaggregated
+    if pre_tp == s.parallelism.tensor or spec is None:
         return True
-    narrow = s.model_copy(
-        update={
-            "parallelism": s.parallelism.model_copy(update={"tensor": pre_tp}),
-            "serving": s.serving.model_copy(update={"disaggregated": None}),
-        }
-    )
-    sv = estimate(narrow).serving
+    # the pool's own layout at that width
+    pool = prefill_scenario(s, spec.model_copy(update={"prefill_tensor": pre_tp}))
+    narrow = pool.model_copy(update={"serving": s.serving.model_copy(update={"disaggregated": None})})
+    try:
+        check_scenario(narrow)  # the pool's own ranks may not divide this width: none then
+        sv = estimate(narrow).serving
+    except ScenarioError:
+        return False
     return sv is not None and sv.starts
 
 

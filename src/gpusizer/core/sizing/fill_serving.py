@@ -1,10 +1,12 @@
 """Serving layouts of one GPU type on a count (core/sizing/fill.Filler's serving half): one
 replica is TP x PP GPUs (TP within the node, PP for what TP cannot hold), as many replicas as
 the count takes; a MoE model may also spread its experts over the replicas (EP = DP, as vLLM's
-``--enable-expert-parallel`` does). Each TP width is tried with the fewest stages that hold
-the memory of its share of the users. The fastest serves the most tokens per second over all
-its replicas (at a fixed count, the cheapest per million tokens), among those meeting the
-serving targets; then the fastest per user.
+``--enable-expert-parallel`` does), or, on an engine that runs it, be one attention-DP engine of
+N GPUs (attention DP N, EP N: core/sizing/layout_adp.py) with as many such engines as the count
+takes. Each TP width is tried with the fewest stages that hold the memory of its share of the
+users. The fastest serves the most tokens per second over all its replicas (at a fixed count,
+the cheapest per million tokens), among those meeting the serving targets; then the fastest per
+user.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ..model.specs import Scenario, TargetsSpec
 from ..pipeline.estimate import estimate
 from ..serving.lora_serving import refuses_expert_parallel
 from ..serving.rules import memory_rule
+from .layout_adp import adp_layout, adp_widths
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import Layout, divisors, layout_preference, stage_counts
 from .option import Pace
@@ -61,7 +64,7 @@ class ServingFill:
     evaluator: Callable[[int], Evaluator]
     _estimates: dict[tuple[Layout, int | None], Estimate]
     _weights: tuple[float, float] | None
-    _replicas: dict[tuple[int, bool, int], Choice | None]
+    _replicas: dict[tuple[int, bool, int, int], Choice | None]
 
     def _check(self) -> None:
         raise NotImplementedError
@@ -69,27 +72,31 @@ class ServingFill:
     def scenario(self, v: int, lay: Layout, batch: int | None) -> Scenario:
         raise NotImplementedError
 
-    def _widths(self, n: int) -> list[tuple[int, bool]]:
-        """(TP, experts over the replicas) of the replicas weighed on ``n`` GPUs, widest
-        first (the likeliest to meet a speed target)."""
+    def _widths(self, n: int) -> list[tuple[int, bool, int]]:
+        """(TP, experts over the replicas, attention-DP ranks) of the replicas weighed on ``n``
+        GPUs, widest first (the likeliest to meet a speed target); the attention-DP engines
+        (ranks = TP) after the plain widths."""
         s = self.base
         node = self.g.hardware.gpus_per_node
         tp_max = self.arch.heads if s.hardware.allow_cross_node_tensor_parallel else node
         tps = [t for t in divisors(self.arch.heads) if t <= min(tp_max, n)]
         # vLLM runs no EP under LoRA on the experts: those layouts are not weighed
         spread = (True, False) if s.model.moe and not refuses_expert_parallel(s) else (False,)
-        return [(tp, ep_all) for tp in reversed(tps) for ep_all in spread]
+        plain = [(tp, ep_all, 1) for tp in reversed(tps) for ep_all in spread]
+        # per count of attention-DP engines the widest: the same users over more of the GPUs
+        engines = {n // w: w for w in adp_widths(s, n)}  # ascending: the widest of a count stays
+        return plain + [(w, False, w) for w in sorted(engines.values(), reverse=True)]
 
     def serves(self, n: int) -> bool:
         """Whether some layout on up to ``n`` GPUs meets the serving targets (stops at the
         first: the count search asks it many times)."""
-        for tp, ep_all in self._widths(n):
-            got = self._replica(tp, ep_all, n)
+        for width in self._widths(n):
+            got = self._replica(*width, n)
             if got is not None and got.met:
                 return True
         return False
 
-    def progress(self, n: int) -> dict[tuple[int, bool], tuple[float, float]]:
+    def progress(self, n: int) -> dict[tuple[int, bool, int], tuple[float, float]]:
         """Per width that holds the users on ``n`` GPUs: (tokens/s per user, -TTFT), the
         speeds more replicas can raise, each only when a target asks for it (the count
         search stops when none rises)."""
@@ -108,8 +115,8 @@ class ServingFill:
     def _serving(self, n: int, keep: int) -> list[Choice]:
         s = self.base
         found: list[Choice] = []
-        for tp, ep_all in self._widths(n):
-            got = self._replica(tp, ep_all, n)
+        for width in self._widths(n):
+            got = self._replica(*width, n)
             if got is not None:
                 found.append(got)
         key = lambda c: (  # noqa: E731
@@ -122,13 +129,31 @@ class ServingFill:
         found.sort(key=key)
         return [replace(c, weighed=len(found)) for c in found[:keep]]
 
-    def _replica(self, tp: int, ep_all: bool, n: int) -> Choice | None:
+    def _replica(self, tp: int, ep_all: bool, ad: int, n: int) -> Choice | None:
         """TP ``tp`` with the fewest stages that hold the memory and as many replicas as
-        ``n`` takes (their experts spread over them when ``ep_all``)."""
-        key = (tp, ep_all, n)
+        ``n`` takes (their experts spread over them when ``ep_all``); ``ad`` above 1: engines
+        of ``tp`` attention-DP ranks (:meth:`_adp_of`)."""
+        key = (tp, ep_all, ad, n)
         if key not in self._replicas:
-            self._replicas[key] = self._replica_of(tp, ep_all, n)
+            self._replicas[key] = self._adp_of(tp, n) if ad > 1 else self._replica_of(tp, ep_all, n)
         return self._replicas[key]
+
+    def adp_engine(self, width: int, n: int) -> Choice | None:
+        """Attention-DP engines of ``width`` GPUs on ``n`` GPUs (None: they do not hold the work)."""
+        return self._replica(width, False, width, n)
+
+    def _adp_of(self, width: int, n: int) -> Choice | None:
+        """As many attention-DP engines of ``width`` GPUs as ``n`` takes, each serving its share
+        of the users, shared out again over its ranks (core/serving/attention_dp.py); its
+        attention, dense and shared-expert weights are whole on every GPU (attention TP 1)."""
+        s = self.base
+        self._check()
+        engines = n // width
+        if self._weights_bound(1, 1, width) > self.g.capacity:
+            return None
+        users = s.targets.users
+        batch = ceil_div(users, engines) if users is not None else s.workload.batch_size
+        return self._held(adp_layout(s, width, engines), batch)
 
     def _replica_of(self, tp: int, ep_all: bool, n: int) -> Choice | None:
         s = self.base
@@ -144,15 +169,20 @@ class ServingFill:
             if self._weights_bound(tp, pp, ep) > self.g.capacity:
                 continue
             batch = ceil_div(users, dp) if users is not None else s.workload.batch_size
-            lay = Layout(tp, pp, 1, ep, 0, s.parallelism.recompute, dp)
-            if self.evaluator(0).total(lay, batch_size=batch) > self.g.capacity:
-                continue
-            est = self._estimate(lay, batch)
-            if not holds(est, self.g.capacity):
-                continue
-            pace = option_pace(est)
-            return Choice(0, lay, batch, pace, est.scenario, meets(pace, s.targets))
+            got = self._held(Layout(tp, pp, 1, ep, 0, s.parallelism.recompute, dp), batch)
+            if got is not None:
+                return got
         return None
+
+    def _held(self, lay: Layout, batch: int) -> Choice | None:
+        """``lay`` serving ``batch`` requests a replica where its memory holds them (None: not)."""
+        if self.evaluator(0).total(lay, batch_size=batch) > self.g.capacity:
+            return None
+        est = self._estimate(lay, batch)
+        if not holds(est, self.g.capacity):
+            return None
+        pace = option_pace(est)
+        return Choice(0, lay, batch, pace, est.scenario, meets(pace, self.base.targets))
 
     def _estimate(self, lay: Layout, batch: int | None) -> Estimate:
         key = (lay, batch)

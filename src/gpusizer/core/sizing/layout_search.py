@@ -26,6 +26,7 @@ from ..pipeline.validate import check_scenario
 from ..pipeline.work import builder_of
 from .disagg_pools import whole_pools
 from .fit_search import smallest_fitting
+from .layout_adp import adp_layout, adp_widths
 from .layout_board import Board, Found, entries
 from .layout_bounds import Bound, Bounds
 from .layout_prefilter import MIN_LAYOUTS, RUN, Prefilter
@@ -102,10 +103,11 @@ class Evaluator:
         return self.bounds.at_dp(lay, dp)
 
     def parallelism(self, lay: Layout) -> ParallelismSpec:
-        """The scenario's parallelism block laid out as ``lay``. The layouts weighed are plain
-        TP/PP/DP/EP: attention data parallelism is their DP replicas with the experts over
-        them (core/serving/attention_dp.py), so ``attention_data`` is 1 in every one (a stated
-        attention-DP layout is said beside the answer where it fits: core/sizing/stated.py)."""
+        """The scenario's parallelism block laid out as ``lay``: plain TP/PP/DP/EP layouts
+        (``attention_data`` 1) and, for a served MoE model on an engine that runs it, attention-DP
+        layouts with ``attention_data`` = ``tensor`` (core/sizing/layout_adp.py; a stated
+        attention-DP layout of another shape is said beside the answer where it fits:
+        core/sizing/stated.py)."""
         p = self.base.parallelism
         return p.model_copy(
             update={
@@ -114,7 +116,7 @@ class Evaluator:
                 "data": lay.dp,
                 "context": lay.cp,
                 "expert": lay.ep,
-                "attention_data": 1,
+                "attention_data": lay.ad,
                 "zero_stage": lay.zero,
                 "recompute": lay.recompute,
                 "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers),
@@ -136,7 +138,9 @@ class Evaluator:
         return self.base.model_copy(update=update)
 
     def by_dp(self, lay: Layout) -> Callable[[int], float]:
-        return lambda dp: self.total(Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp))
+        return lambda dp: self.total(
+            Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp, lay.ad)
+        )
 
     def total(self, lay: Layout, **workload: int) -> float:
         if self.cancel is not None:
@@ -231,6 +235,10 @@ def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int, m
                 if vals is None:
                     vals = dps[key] = dp_values(ev.base, lay, max_gpus)
                 _try(ev, board, lay, vals)
+    for n in adp_widths(ev.base, max_gpus):  # a handful, after the rest have set the standings
+        if ev.work.over:
+            break
+        _try(ev, board, adp_layout(ev.base, n), (1,))
     return board.found
 
 
@@ -242,7 +250,7 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
     if bound is None or m * vals[0] >= board.ceiling or bound((board.ceiling - 1) // m) > board.biggest:
         return
     pref = layout_preference(lay, ev.base.profile)
-    caps = board.caps(m, lay.tp, pref, vals[0], bound)
+    caps = board.caps(m, lay.tp // lay.ad, pref, vals[0], bound)  # attention-DP ranks: attention at TP 1
     if caps and ev.stage:  # dearer: only before an estimate
         caps = _below(caps, ev.bounds.activations(lay, vals))
     if caps:  # DP 1 -> 2 adds DDP buckets (ZeRO 0) or, alone, communication buffers

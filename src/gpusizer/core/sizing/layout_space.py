@@ -30,7 +30,9 @@ RECOMPUTE = ("none", "selective", "full")
 
 @dataclass(frozen=True)
 class Layout:
-    """One parallel layout (recompute included: it trades compute for memory)."""
+    """One parallel layout (recompute included: it trades compute for memory). ``ad``: attention
+    data-parallel ranks inside the TP group (serving; 1 but in core/sizing/layout_adp.py's
+    layouts, where it is ``tp``: every GPU its own attention replica)."""
 
     tp: int = 1
     pp: int = 1
@@ -39,6 +41,7 @@ class Layout:
     zero: int = 0
     recompute: str = "none"
     dp: int = 1
+    ad: int = 1
 
     @property
     def model_parallel(self) -> int:
@@ -263,6 +266,7 @@ def virtual_stages(virtual: int, pp: int, layers: int) -> int:
     return virtual if pp * virtual <= layers else 1
 
 
-def shape(lay: Layout) -> tuple[int, int, int, int, str]:
-    """What activations depend on (not ZeRO; DP only through micro-batches in flight)."""
-    return lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute
+def shape(lay: Layout) -> tuple[int, int, int, int, str, int]:
+    """What activations depend on (not ZeRO; DP only through micro-batches in flight; attention
+    DP splits the requests over the ranks)."""
+    return lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, lay.ad

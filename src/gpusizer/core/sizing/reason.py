@@ -49,6 +49,11 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
             + ("s" if users and users != 1 else "")
             + held
         )
+    if g.why == "attention_dp":  # core/sizing/adp_count.py
+        return (
+            f"{what}: the fewest an attention-DP engine holds it on, serving faster and cheaper per "
+            f"token than the {g.least:,} GPU{'s' if g.least > 1 else ''} that would hold it"
+        )
     if bought == g.least:
         return "the fewest that hold it"
     return what + held
@@ -81,8 +86,18 @@ def _misses_default(s: Any, c: Choice) -> bool:
     return level is not None and bool(speed_gaps(c.pace, level))
 
 
+def _adp_where(lay: Any, node: int) -> list[str]:
+    """Where an attention-DP engine's parallelism runs (core/sizing/layout_adp.py)."""
+    span = " across nodes (network)" if lay.tp > node else ""
+    own = f"attention DP {lay.ad}: each GPU its own attention and requests"
+    out = [f"{own}, the experts over all {lay.tp}{span}"]
+    return out + ([f"{lay.dp} such engines"] if lay.dp > 1 else [])
+
+
 def _where(adv: Any, c: Choice) -> list[str]:
     lay, links, training = c.layout, adv.links, adv.s.workload.trains
+    if lay.ad > 1:
+        return _adp_where(lay, links.node)
     out = []
     if lay.tp > 1:
         out.append(f"TP {lay.tp} within a node ({links.name(links.intra)})")
