@@ -8,8 +8,9 @@ verl's GRPO-LoRA step lines, Miles' Qwen3.8-27B step) that ran 1.04-1.63x the es
 policy's 32 steps (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek-V3,
 Miles' MI300X step) 1.24-2.66x (2.74x before docs/evidence/rl.md section 28; 1.23-2.74x
 before section 27 stated the H100 recipes' sequence parallelism and padded packed rows; 32 and 21
-steps, 1.04-1.55x and 1.18-2.85x, before NeMo RL's v0.7 table and Miles' H200 step) (README "How far to trust it",
-docs/evidence/rl.md sections 8, 9 and 10, and "The colocated step bands by the policy's kind")."""
+steps, 1.04-1.55x and 1.18-2.85x, before NeMo RL's v0.7 table and Miles' H200 step) (README "How
+far to trust it", docs/evidence/rl.md sections 8, 9 and 10, and "The colocated step bands by the
+policy's kind")."""
 
 from __future__ import annotations
 
