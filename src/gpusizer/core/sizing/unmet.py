@@ -95,6 +95,21 @@ def targets_reason(
     )
 
 
+def unreachable_reason(s: Scenario, least: int, gpus: int, pace: Pace) -> str:
+    """One replica holds the model on ``least`` GPUs, but no count meets the serving targets:
+    the fastest layout on ``gpus`` GPUs (the most weighed, where doubling them stopped making
+    any user faster) misses them by ``pace``'s gaps. The search stopped there, so "the users
+    need more than the 4,096 GPUs the search buys" was false: 200 users of Llama 3.3 70B FP8
+    asking 20 tokens/s each read so on DGX Sparks, where 512 of them serve each user at 3.0
+    tokens/s (273 GB/s over the 70 GB of weights), a speed no count changes."""
+    gaps = speed_gaps(pace, ServiceLevel.of(s.targets)) or ["the targets are missed"]
+    held = f"{least:,} GPU{'s hold' if least != 1 else ' holds'} one replica"
+    return (
+        f"{held}, but no count meets the targets: on {gpus:,} GPUs the fastest layout reaches "
+        f"{'; '.join(gaps)}; doubling the GPUs made no user faster"
+    )
+
+
 def context_reason(s: Scenario) -> str | None:
     """The engine's context is shorter than one request (``serving.max_context``), or None.
     No count of GPUs changes it: only a longer context setting or a shorter request."""
@@ -171,4 +186,11 @@ def priced_reason(option: dict[str, Any], basis: str) -> tuple[str, str] | None:
             "rankings count new prices unless used prices are asked for; ranked after the priced"
         )
     words = {"cloud": "on-demand cloud", "owned": "purchase", "marketplace": "marketplace"}
-    return "no_price", f"no {words.get(basis, basis)} price for {option['gpu_name']}: ranked after the priced"
+    head = f"no {words.get(basis, basis)} price for {option['gpu_name']}: ranked after the priced"
+    bought = option.get("purchase_cost")
+    if basis != "owned" and bought:
+        # a Mac Studio, a DGX Spark: machines no cloud rents, whose purchase the same row shows;
+        # a buyer of one box read "no price" beside its Purchase $ as a missing figure
+        owning = f"owning costs ${bought:,.0f} (basis owned)"
+        return "no_price", f"{head}; no cloud rents it, it is bought: {owning}"
+    return "no_price", head
