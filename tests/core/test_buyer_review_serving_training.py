@@ -126,3 +126,22 @@ def test_every_new_case_compares_on_a_gpu_it_names() -> None:
     rows = gpusizer.compare_gpus(case("local-llama-8b-mlx"))
     assert rows and {o["vendor"] for o in rows} == {"Apple"}
     assert all(o["fits"] for o in rows)
+
+
+def test_renting_the_need_is_priced_where_the_cloud_rents_singly() -> None:
+    # gpt-oss-120b for 64 users: one MI300X meets the targets (the need), and RunPod rents the
+    # MI300X by the GPU ($2.39/h, the platform preset's source); the option is the 8-GPU
+    # platform bought ($19.12/h rented whole). The renter is told what the need rents for
+    o = row("serve-gpt-oss-120b-amd-vllm", "mi300x-192gb")
+    assert o["targets_met"] is True and o["needed_gpus"] < o["gpus"]
+    note = next(n for n in o["notes"] if n.startswith("renting:"))
+    per_gpu = o["price_per_hour"]
+    assert f"{o['needed_gpus']} GPU" in note and f"for ${o['needed_gpus'] * per_gpu:,.2f}/h" in note
+    assert f"against ${o['cost_per_hour']:,.2f}/h for the 8 priced here" in note
+    # OCI rents the MI355X only as whole 8-GPU nodes: no cheaper rent to point to
+    assert not any(
+        n.startswith("renting:") for n in row("serve-gpt-oss-120b-amd-vllm", "mi355x-288gb")["notes"]
+    )
+    # owning buys whole units: the note is the renter's
+    owned = row("serve-gpt-oss-120b-amd-vllm", "mi300x-192gb", basis="owned")
+    assert not any(n.startswith("renting:") for n in owned["notes"])
