@@ -145,3 +145,19 @@ def test_renting_the_need_is_priced_where_the_cloud_rents_singly() -> None:
     # owning buys whole units: the note is the renter's
     owned = row("serve-gpt-oss-120b-amd-vllm", "mi300x-192gb", basis="owned")
     assert not any(n.startswith("renting:") for n in owned["notes"])
+
+
+def test_a_deadline_need_is_the_fewest_gpus_in_time() -> None:
+    # QLoRA of a 70B within 2 days on an 8-GPU MI325X platform read "need 8 / bought 8", while
+    # the 2 GPUs that hold it train it in hours: a renter rents the need, a buyer sees the spare
+    o = row("qlora-70b-control", "mi325x-256gb")
+    assert o["gpus"] == 8 and o["needed_gpus"] == 2 and o["spare_gpus"] == 6, o["needed_layout"]
+    two = gpusizer.estimate_report(
+        case("qlora-70b-control")
+        | {"hardware": {"gpu": "mi325x-256gb"}, "parallelism": {"data": 2, "zero_stage": 3}}
+    )
+    assert two["fits"] and two["compute"]["wall_time_seconds"] <= 2 * DAY
+    # the need is the fewest in time, not the fewest that hold it: Llama 3.1 8B on 1T tokens in
+    # 30 days needs 21 of the 24 B200s bought (three servers), not the 1 that holds it
+    big = row("pretrain-8b-control", "b200-192gb")
+    assert big["needed_gpus"] > 8 and big["gpus"] - 8 < big["needed_gpus"] <= big["gpus"]
