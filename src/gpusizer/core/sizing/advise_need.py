@@ -95,7 +95,10 @@ def needed(
         )
         if growth.why == "targets":  # the fewest GPUs, not units, that meet them
             n = smallest_serving(filler, growth.least, c.layout.gpus)
-        elif growth.why == "deadline" and c.pace.time_seconds is not None:
+        elif growth.why == "deadline" and c.pace.time_seconds is not None and growth.unit.units(bought) == 1:
+            # one unit bought: the need is the buyer's or renter's question (2 of a server's 8);
+            # past one, the spare is a part of the last unit and the bisection's cost (a search
+            # per step, 0.15 s of CPU for a 70B pre-training over 49 GPU types) buys little
             n = _smallest_in_time(s, filler, growth, c.layout.gpus)
         best = filler.best(n) if n != c.layout.gpus else []
         if best:
@@ -106,7 +109,7 @@ def needed(
 def _smallest_in_time(s: Scenario, filler: Filler, growth: Growth, gpus: int) -> int:
     """The fewest GPUs (not whole units) whose fastest layout trains ``workload.training_tokens``
     within ``targets.max_training_days`` in wall time, searched below ``gpus`` only within the
-    last unit bought (fewer units did not meet it: the deadline search's answer). QLoRA of a
+    unit bought (fewer units did not meet it: the deadline search's answer). QLoRA of a
     70B within 2 days read "need 8" on an 8-GPU MI325X platform where 2 GPUs, the fewest that
     hold it, train it in hours: a renter of GPUs rents the need."""
     limit = (s.targets.max_training_days or 0.0) * DAY

@@ -189,8 +189,8 @@ def priced_reason(option: dict[str, Any], basis: str) -> tuple[str, str] | None:
     head = f"no {words.get(basis, basis)} price for {option['gpu_name']}: ranked after the priced"
     bought = option.get("purchase_cost")
     if basis != "owned" and bought:
-        # a Mac Studio, a DGX Spark: machines no cloud rents, whose purchase the same row shows;
-        # a buyer of one box read "no price" beside its Purchase $ as a missing figure
-        owning = f"owning costs ${bought:,.0f} (basis owned)"
-        return "no_price", f"{head}; no cloud rents it, it is bought: {owning}"
+        # a Mac Studio, a DGX Spark: machines bought, not rented, whose purchase the same row
+        # shows; a buyer of one box read "no price" beside its Purchase $ as a missing figure.
+        # Whether some cloud rents it the catalog does not know: only that it has no such price
+        return "no_price", f"{head}; its purchase is priced: ${bought:,.0f} (basis owned ranks it)"
     return "no_price", head
