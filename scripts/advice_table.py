@@ -83,7 +83,13 @@ option's `layout_reason`. `tests/core/test_advice.py` holds the rules below for 
 
 
 def _days(seconds: float | None) -> str:
-    return "" if seconds is None else f"{seconds / 86400:,.1f}"
+    """A run's wall time: days from one day up, else hours or minutes (a 48-minute QLoRA read
+    "0.0" in a column of days)."""
+    if seconds is None:
+        return ""
+    if seconds >= 86400:
+        return f"{seconds / 86400:,.1f} d"
+    return f"{seconds / 3600:,.1f} h" if seconds >= 3600 else f"{seconds / 60:,.0f} min"
 
 
 def _num(v: float | None, digits: int = 2) -> str:
@@ -100,7 +106,7 @@ def table(path: Path, top: int, money: bool = False, **kw: Any) -> str:
     took = time.perf_counter() - t0
     training = scenario["workload"]["kind"] != "inference"
     head = ["#", "GPU", "class", "GPUs need / bought", "layout"]
-    head += ["wall days", "$/run"] if training else ["tok/s/user", "TTFT s"]
+    head += ["wall time", "$/run"] if training else ["tok/s/user", "TTFT s"]
     head += ["$/h", "purchase $"] if money else []
     head += ["$/M tok", "targets", "why", "not offered"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
