@@ -161,3 +161,14 @@ def test_a_deadline_need_is_the_fewest_gpus_in_time() -> None:
     # bisection costs a search a step): Llama 3.1 8B on 1T tokens in 30 days on three B200 servers
     big = row("pretrain-8b-control", "b200-192gb")
     assert big["gpus"] > 8 and big["needed_gpus"] == big["gpus"]
+
+
+def test_the_table_states_its_currency_and_memory_unit() -> None:
+    # "$/M tok", "Purchase $" and "GiB" columns with neither stated: a buyer comparing a quote in
+    # euros or a datasheet in GB must know which
+    from gpusizer.io.compare_table import compare_text
+
+    rows = gpusizer.compare_gpus(case("local-qwen3-30b-a3b-llamacpp"), gpus=["rtx-4090-24gb"])
+    text = compare_text(rows, False, False)
+    assert "Money in US dollars (USD); memory in GiB = 2^30 bytes." in text
+    assert "memory in GB = 10^9 bytes." in compare_text(rows, False, False, unit="GB")
