@@ -172,3 +172,12 @@ def test_the_table_states_its_currency_and_memory_unit() -> None:
     text = compare_text(rows, False, False)
     assert "Money in US dollars (USD); memory in GiB = 2^30 bytes." in text
     assert "memory in GB = 10^9 bytes." in compare_text(rows, False, False, unit="GB")
+
+
+def test_a_rack_share_is_rented_in_the_slices_its_source_rents() -> None:
+    # gpt-oss-120b for 64 users is met on one GB200; CoreWeave (the rent's source) rents the
+    # NVL72 in 4-GPU slices at $42.00/h, so renting the need costs one slice, not "2 GPUs $21.00"
+    o = row("serve-gpt-oss-120b-amd-vllm", "gb200-186gb")
+    assert o["needed_gpus"] == 1
+    note = next(n for n in o["notes"] if n.startswith("renting:"))
+    assert "4 GPUs rent for $42.00/h" in note, note
