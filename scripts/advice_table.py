@@ -257,6 +257,11 @@ What moved, and why:
 - **Renting the need** (b, h): a serving option met on fewer GPUs than the units priced, where
   the cloud rents this GPU singly, notes what the need rents for (gpt-oss-120b on one MI300X:
   $2.39/h against the 8-GPU platform's $19.12/h). The ranking stays the units'.
+- **A rack share rents in its source's slices** (b): the GB200 NVL72's rent is CoreWeave's
+  $42.00/h per 4-GPU slice, but the catalog rented it by 2 GPUs; a one-GPU need read "2 GPUs
+  rent for $21.00/h", half the smallest slice offered.
+- **Speeds under one token a second** (g): "0.0 tokens/s per user" read as a broken figure;
+  such rates keep two significant digits, and a load whose users never decode says so.
 - **Boxes bought, not rented** (c): "no on-demand cloud price" beside a Purchase $ now says the
   purchase is priced and that the owning basis ranks it.
 - **A pipeline inside one node says why** (g): "PP 3 where TP cannot hold it" beside a B200

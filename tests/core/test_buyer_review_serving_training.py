@@ -181,3 +181,19 @@ def test_a_rack_share_is_rented_in_the_slices_its_source_rents() -> None:
     assert o["needed_gpus"] == 1
     note = next(n for n in o["notes"] if n.startswith("renting:"))
     assert "4 GPUs rent for $42.00/h" in note, note
+
+
+def test_a_speed_below_one_token_a_second_is_not_zero() -> None:
+    # DeepSeek-R1 for 1,000 users on DGX Sparks: the simulated load ends before its users decode
+    # (first token 316 s); the reason read "0.0 tokens/s per user, 20.0 short", a broken-looking
+    # figure. Rates under 1 keep two significant digits; no rate at all says so
+    from gpusizer.core.sizing.option import Pace
+    from gpusizer.core.sizing.service_level import ServiceLevel
+    from gpusizer.core.sizing.unmet import rate_words, speed_gaps
+
+    assert rate_words(0.0412) == "0.041" and rate_words(12.34) == "12.3" and rate_words(0.0) == "0.0"
+    level = ServiceLevel(max_ttft_seconds=2.0, min_tokens_per_second_per_user=20.0)
+    slow = speed_gaps(Pace(ttft_seconds=316.1, tokens_per_second_per_user=None), level)
+    assert slow[1] == "no decode rate within the simulated load, 20 tokens/s per user asked"
+    crawl = speed_gaps(Pace(ttft_seconds=1.0, tokens_per_second_per_user=0.04), level)
+    assert crawl == ["0.04 tokens/s per user, 20.0 short of the 20 asked"]

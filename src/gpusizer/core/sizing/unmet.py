@@ -39,9 +39,18 @@ def speed_gaps(pace: Pace, level: ServiceLevel) -> list[str]:
         out.append(f"first token {over} the {level.max_ttft_seconds:g} s asked")
     floor = level.min_tokens_per_second_per_user
     if floor is not None and (per_user is None or per_user < floor):
-        got = 0.0 if per_user is None else per_user
-        out.append(f"{got:,.1f} tokens/s per user, {floor - got:,.1f} short of the {floor:g} asked")
+        if per_user is None:  # the simulated load ended before its users decoded: no rate to state
+            out.append(f"no decode rate within the simulated load, {floor:g} tokens/s per user asked")
+        else:
+            short = f"{floor - per_user:,.1f} short of the {floor:g} asked"
+            out.append(f"{rate_words(per_user)} tokens/s per user, {short}")
     return out
+
+
+def rate_words(x: float) -> str:
+    """A speed in words: one decimal from 1 up, else two significant digits ("0.04", not "0.0",
+    which a buyer takes for a broken figure)."""
+    return f"{x:,.1f}" if x >= 1 or x == 0 else f"{x:.2g}"
 
 
 def training_gap(s: Scenario, pace: Pace, gpus: int = 1) -> str | None:
@@ -85,7 +94,7 @@ def targets_reason(
             None if fast.ttft_seconds is None else f"a first token in {fast.ttft_seconds:,.2f} s",
             None
             if fast.tokens_per_second_per_user is None
-            else f"{fast.tokens_per_second_per_user:,.1f} tokens/s per user",
+            else f"{rate_words(fast.tokens_per_second_per_user)} tokens/s per user",
         )
         if x
     )
