@@ -24,7 +24,8 @@ from ...model.architecture import Arch, resolve
 from ...model.result import EngineMemory
 from ...model.specs import GPUSpec, Scenario
 from ...registry.engine_knobs import SGLangReserve
-from ...registry.engines import MiB, cuda_total_bytes
+from ...registry.engines import BatchTier, MiB, cuda_total_bytes
+from ...registry.sglang_reserve import ReserveStep, reserve_step
 from ..aiter import aiter_note, fraction_cut, request_slots, runs_aiter, workspace_bytes
 from ..engine_settings import EngineSettings
 from ..kv_pool import EngineView, PoolBudget, Stage, pool_parts
@@ -109,10 +110,11 @@ def _aiter_workspace(v: EngineView, arch: Arch, stage: Stage, pool: float) -> fl
     return workspace_bytes(v.s, arch, request_slots(st.max_sequences, tokens, ctx), ctx)
 
 
-def _by_class(mem_mib: float, ranks: int) -> float:
+def _by_class(mem_mib: float, ranks: int, extra_gib: float = 0.0) -> float:
     """SGLang 0.4.9 - 0.5.1 server_args.py __post_init__: GiB reserved by GPU class, TP x PP
     ranks ``ranks``: < 35 GiB (T4, A10, L4, 4090, 5090) 2.8 + ranks/10; < 90 (A100, H100) 9.5 +
-    ranks/2; < 160 (H20, H200) 12 + ranks/2; else (B200, MI300) 32."""
+    ranks/2; < 160 (H20, H200) 12 + ranks/2; else (B200, MI300) 32; plus ``extra_gib`` (DP
+    attention and speculative decoding, :func:`_extra_mib`)."""
     gib = mem_mib / 1024
     if gib < 35:
         reserved = 2.8 + ranks / 10
@@ -122,6 +124,8 @@ def _by_class(mem_mib: float, ranks: int) -> float:
         reserved = 12 + ranks / 2
     else:
         reserved = 32.0
+    if extra_gib:
+        reserved += extra_gib
     return round((gib - reserved) / gib, 3) if gib > reserved else 0.0
 
 
@@ -129,7 +133,8 @@ def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     """SGLang's default ``mem_fraction_static`` (server_args.py): 0.4.3 by TP size; 0.4.9 -
     0.5.1 by GPU class (:func:`_by_class`); 0.5.3 on 1 - reserved / memory with reserved MiB
     = 512 + max(chunk, 2048) x 1.5 + graph batch x 2 + TP x PP / 8 x 1024, at least 10 GiB on
-    GPUs above 60 GiB."""
+    GPUs above 60 GiB; each with the DP-attention, speculative and DeepEP terms of its version
+    (core/registry/sglang_reserve.py)."""
     rel = st.release
     assert rel is not None
     return _RESERVES[rel.sglang_knobs.reserve](s, gpu, st)
@@ -142,8 +147,10 @@ def _by_tp(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
 
 
 def _by_gpu_class(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
-    p = s.parallelism
-    return _by_class(cuda_total_bytes(gpu) / MiB, p.tensor * p.pipeline)
+    p, step = s.parallelism, _step(s, st)
+    flat = step.dp_flat_mib if _dp_size(s) > 1 and step.dp == "flat" else 0
+    extra = flat + step.speculative(_spec_method(s))
+    return _by_class(cuda_total_bytes(gpu) / MiB, p.tensor * p.pipeline, extra / 1024)
 
 
 def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
@@ -155,9 +162,56 @@ def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)
     graph = tier.graph_batch if tier else 8
     reserved = 512 + max(chunk, 2048) * 1.5 + graph * 2 + p.tensor * p.pipeline / 8 * 1024
+    step = _step(s, st)
+    if _dp_size(s) > 1 and step.dp == "per_graph":
+        reserved += _dp_per_graph(s, tier, _dp_size(s))
     if mem_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
+    after = step.speculative(_spec_method(s)) + (step.deepep_mib if _deepep(s, st) else 0)
+    if after:
+        reserved += after
     return round((mem_mib - reserved) / mem_mib, 3) if mem_mib > reserved else 0.0
+
+
+def _step(s: Scenario, st: EngineSettings) -> ReserveStep:
+    """The reserve terms of the SGLang version the scenario runs (its own, else the release's)."""
+    rel = st.release
+    assert rel is not None
+    return reserve_step(s.serving.engine_version or rel.version)
+
+
+def _dp_size(s: Scenario) -> int:
+    """SGLang's ``dp_size`` under ``--enable-dp-attention``: the scenario's attention data
+    parallelism (1: DP attention off)."""
+    return s.parallelism.attention_data
+
+
+def _spec_method(s: Scenario) -> str | None:
+    """The speculative method a serving scenario runs (None: off)."""
+    spec = s.serving.speculative
+    return spec.method if spec is not None and not s.workload.trains else None
+
+
+def _deepep(s: Scenario, st: EngineSettings) -> bool:
+    """SGLang's ``moe_a2a_backend == "deepep"`` with its decode CUDA graphs on."""
+    return str(s.serving.moe_a2a_backend or "").startswith("deepep") and st.cuda_graphs
+
+
+def _dp_per_graph(s: Scenario, tier: BatchTier | None, dp: int) -> float:
+    """SGLang 0.5.3 on, DP attention: cuda_graph_max_bs x dp_size x 3 MiB, and x 1.5 more above
+    300 (server_args.py _handle_gpu_memory_settings: "DP attention needs more padding for some
+    operations"; "uses much more memory for large cuda graph max bs"). cuda_graph_max_bs is the
+    largest stated ``serving.cuda_graph_batch_sizes`` (SGLang: ``max(self.cuda_graph_bs)``),
+    else the GPU class's default at the TP size (TP >= 4: ``graph_batch_wide``)."""
+    sizes = s.serving.cuda_graph_batch_sizes
+    if sizes:
+        bs = max(sizes)
+    elif tier is None:
+        bs = 8
+    else:
+        wide = s.parallelism.tensor >= 4 and tier.graph_batch_wide
+        bs = tier.graph_batch_wide if wide else tier.graph_batch
+    return bs * dp * 3 + (bs * dp * 1.5 if bs > 300 else 0)
 
 
 # SGLang's ``reserve`` mode -> its default fraction (a release naming no SGLang knobs takes

@@ -1,0 +1,137 @@
+"""What SGLang adds to the reserve behind its default ``mem_fraction_static`` for attention data
+parallelism, speculative decoding and DeepEP, version by version (server_args.py; read from the
+released wheels, docs/evidence/serving.md "SGLang's reserve under DP attention, speculative
+decoding and DeepEP").
+
+The base reserve is the release's (core/serving/rules/static_free.py: ``by_tp`` 0.4.3,
+``by_class`` 0.4.9, ``formula`` 0.5.3 on); these steps say what each version adds on top. A
+step applies from its ``since`` version to the next step's; the version is the scenario's
+``serving.engine_version`` (else the release's own), so a step inside one release of the
+table (0.5.10 within 0.5.3's rules) is still read. MiB = 2^20 bytes, as SGLang counts.
+
+Our speculative methods as SGLang's ``--speculative-algorithm``: ``draft_model`` STANDALONE
+(0.5.2 on), ``eagle`` EAGLE, ``eagle3`` EAGLE3, ``mtp`` NEXTN (SGLang runs it as EAGLE),
+``ngram`` NGRAM (0.5.3 on).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .engines import version_key
+
+# "none": no term; "flat": a fixed GiB whatever the DP size; "per_graph": cuda_graph_max_bs x
+# dp_size x 3 MiB (x 4.5 above 300), before the 10 GiB floor
+DpReserve = Literal["none", "flat", "per_graph"]
+ALL_METHODS = ("draft_model", "eagle", "eagle3", "mtp", "ngram")
+
+
+@dataclass(frozen=True)
+class ReserveStep:
+    """The reserve terms of SGLang versions from ``since`` on: DP attention (``dp``, and
+    ``dp_flat_mib`` where "flat"), MiB by speculative method (a method not named adds none),
+    MiB with a DeepEP all-to-all backend; ``source`` the lines they transcribe."""
+
+    since: str
+    dp: DpReserve
+    dp_flat_mib: int
+    speculative_mib: tuple[tuple[str, int], ...]
+    deepep_mib: int
+    source: str
+
+    def speculative(self, method: str | None) -> int:
+        """MiB the speculative ``method`` adds (0 off or not named)."""
+        return dict(self.speculative_mib).get(method or "", 0)
+
+
+def _each(mib: int, *methods: str) -> tuple[tuple[str, int], ...]:
+    return tuple((m, mib) for m in methods)
+
+
+_EAGLES = ("eagle", "eagle3", "mtp")
+
+STEPS: tuple[ReserveStep, ...] = (
+    ReserveStep(
+        "0.4.3",
+        "none",
+        0,
+        (),
+        0,
+        "sglang 0.4.3.post2 server_args.py __post_init__: mem_fraction_static by tp_size only; "
+        "enable_dp_attention halves chunked_prefill_size and EAGLE / NEXTN set it to -1, "
+        "neither changes the fraction",
+    ),
+    ReserveStep(
+        "0.4.8",
+        "flat",
+        4 * 1024,
+        _each(2 * 1024, *ALL_METHODS),
+        0,
+        "sglang 0.4.8 - 0.5.1 server_args.py __post_init__: 'if self.speculative_algorithm is "
+        "not None: # draft model and larger cuda graph buffers reserved_mem += 2 * 1024'; 'if "
+        "self.enable_dp_attention: reserved_mem += 4 * 1024' (not scaled by dp_size); "
+        "algorithms EAGLE, EAGLE3, NEXTN",
+    ),
+    ReserveStep(
+        "0.5.2",
+        "flat",
+        4 * 1024,
+        (("draft_model", 6 * 1024), *_each(2 * 1024, *_EAGLES, "ngram")),
+        0,
+        "sglang 0.5.2 server_args.py __post_init__: 'if self.speculative_algorithm == "
+        '"STANDALONE": reserved_mem += 6 * 1024\' else 2 * 1024; DP attention 4 * 1024',
+    ),
+    ReserveStep(
+        "0.5.3",
+        "per_graph",
+        0,
+        (("draft_model", 6 * 1024), *_each(2 * 1024, *_EAGLES)),
+        0,
+        "sglang 0.5.3 - 0.5.9 server_args.py _handle_gpu_memory_settings: 'if "
+        "self.enable_dp_attention: reserved_mem += self.cuda_graph_max_bs * self.dp_size * 3', "
+        "'if self.cuda_graph_max_bs > 300: reserved_mem += self.cuda_graph_max_bs * "
+        "self.dp_size * 1.5', both before the 10 GiB floor; after it STANDALONE 6 * 1024, "
+        "'elif self.speculative_algorithm != \"NGRAM\"' 2 * 1024",
+    ),
+    ReserveStep(
+        "0.5.10",
+        "per_graph",
+        0,
+        (("draft_model", 6 * 1024), *_each(4 * 1024, *_EAGLES)),
+        0,
+        "sglang 0.5.10 - 0.5.13 server_args.py _handle_gpu_memory_settings: the EAGLE / NEXTN "
+        "term 'reserved_mem += 4 * 1024' (STANDALONE 6, NGRAM none)",
+    ),
+    ReserveStep(
+        "0.5.14",
+        "per_graph",
+        0,
+        (),
+        0,
+        "sglang 0.5.14 server_args.py _handle_gpu_memory_settings: no speculative term (sglang "
+        "PR 23862, 2026-04-27: the flat 4 / 6 GB reservation gives way to the draft's weights "
+        "and KV budgeted inside the fraction)",
+    ),
+    ReserveStep(
+        "0.5.15",
+        "per_graph",
+        0,
+        (),
+        2 * 1024,
+        "sglang 0.5.15 server_args.py, 0.5.22 / 0.5.23 arg_groups/memory_hook.py "
+        "reserve_for_deepep_a2a_mb: 'DeepEP all-to-all buffers captured in the decode graph "
+        "are real extra allocations': 2 * 1024 after the floor when moe_a2a_backend == "
+        '"deepep" and decode CUDA graphs run; the DP term reads attn_dp_size',
+    ),
+)
+
+
+def reserve_step(version: str) -> ReserveStep:
+    """The step that applies to SGLang ``version`` (the newest not newer; the first for an
+    older or unreadable one)."""
+    key = version_key(version)
+    if key is None:
+        return STEPS[0]
+    older = [s for s in STEPS if (k := version_key(s.since)) is not None and k[1] <= key[1]]
+    return older[-1] if older else STEPS[0]
