@@ -140,3 +140,39 @@ def test_pr_28884_figures_under_dp_attention() -> None:
     assert _fraction(H200, "0.5.10", dp=8, speculative=mtp, **chunk) == pytest.approx(0.484, abs=0.002)
     fixed = _fraction(H200, "0.5.10", dp=8, speculative=mtp, prefill_chunk_tokens=4096)
     assert fixed == pytest.approx(0.78, abs=0.01)
+
+
+def _serve(version: str, **serving: Any) -> dict[str, Any]:
+    from gpusizer import estimate_report
+
+    return estimate_report(
+        {
+            "model": {"preset": "llama-3.1-70b"},
+            "workload": {"kind": "inference"},
+            "framework": "sglang",
+            "precision": {"weights": "fp8"},
+            "hardware": {"gpu": H200},
+            "parallelism": {"tensor": 4},
+            "serving": {"engine_version": version, "memory_fraction": 0.8, **serving},
+        }
+    )
+
+
+def test_draft_after_the_target_pool_to_0_5_13() -> None:
+    # model_runner.py init_memory_pool (0.4.9, 0.5.3): the target's pool is profiled before the
+    # draft loads, the draft's own pool takes the target's tokens (draft_runner_cache_size): at a
+    # stated fraction the target's tokens are as without the draft, the GPU holds the draft's
+    # weights and KV beside them. From 0.5.14 (PR 23862) both are inside the fraction: fewer tokens.
+    draft = {"method": "draft_model", "draft_model": {"preset": "llama-3.2-1b"}}
+    for version in ("0.4.9", "0.5.3"):
+        off, on = _serve(version), _serve(version, speculative=draft)
+        assert on["serving"]["kv_capacity_tokens"] == off["serving"]["kv_capacity_tokens"]
+        grown = on["per_gpu"]["total"] - off["per_gpu"]["total"]
+        # 1B draft over TP 4 in FP8 (its weights) plus its 16 layers x 8 KV heads / 4 x 64 x 2
+        # x 2 B a token at the target's tokens
+        tokens = off["serving"]["kv_capacity_tokens"]
+        assert grown == pytest.approx(
+            on["serving"]["draft_weight_bytes"] + tokens * 16 * 2 * 64 * 2 * 2, rel=0.01
+        )
+    off, on = _serve("0.5.14"), _serve("0.5.14", speculative=draft)
+    assert on["serving"]["kv_capacity_tokens"] < off["serving"]["kv_capacity_tokens"]

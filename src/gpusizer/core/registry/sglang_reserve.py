@@ -31,7 +31,13 @@ ALL_METHODS = ("draft_model", "eagle", "eagle3", "mtp", "ngram")
 class ReserveStep:
     """The reserve terms of SGLang versions from ``since`` on: DP attention (``dp``, and
     ``dp_flat_mib`` where "flat"), MiB by speculative method (a method not named adds none),
-    MiB with a DeepEP all-to-all backend; ``source`` the lines they transcribe."""
+    MiB with a DeepEP all-to-all backend; ``source`` the lines they transcribe;
+    ``draft_after_pool`` where a speculative draft's weights and KV pool come after the target's
+    pool, outside the fraction (model_executor/model_runner.py ``init_memory_pool``: the draft
+    worker's ``max_total_num_tokens = draft_runner_cache_size``, the target's tokens; sglang
+    issue 6875, PR 23862: "Target KV pool is over-allocated because memory profiling runs
+    before draft weights are loaded. Draft KV pool (same max_total_num_tokens) is allocated on
+    top without being budgeted")."""
 
     since: str
     dp: DpReserve
@@ -39,6 +45,9 @@ class ReserveStep:
     speculative_mib: tuple[tuple[str, int], ...]
     deepep_mib: int
     source: str
+    # the draft model loads after the target's pool is sized from the free memory, and its own
+    # pool (the target's tokens) comes after it: both outside the fraction (True to 0.5.13)
+    draft_after_pool: bool = True
 
     def speculative(self, method: str | None) -> int:
         """MiB the speculative ``method`` adds (0 off or not named)."""
@@ -112,6 +121,7 @@ STEPS: tuple[ReserveStep, ...] = (
         "sglang 0.5.14 server_args.py _handle_gpu_memory_settings: no speculative term (sglang "
         "PR 23862, 2026-04-27: the flat 4 / 6 GB reservation gives way to the draft's weights "
         "and KV budgeted inside the fraction)",
+        draft_after_pool=False,
     ),
     ReserveStep(
         "0.5.15",
@@ -123,6 +133,7 @@ STEPS: tuple[ReserveStep, ...] = (
         "reserve_for_deepep_a2a_mb: 'DeepEP all-to-all buffers captured in the decode graph "
         "are real extra allocations': 2 * 1024 after the floor when moe_a2a_backend == "
         '"deepep" and decode CUDA graphs run; the DP term reads attn_dp_size',
+        draft_after_pool=False,
     ),
 )
 
