@@ -88,7 +88,7 @@ def test_dp_attention_term_comes_before_the_10_gib_floor() -> None:
 def test_speculative_reserve_comes_after_the_floor_and_skips_ngram() -> None:
     # the same floored H100: EAGLE / NEXTN +2 GiB after the floor (0.5.3 - 0.5.9), +4 (0.5.10 -
     # 0.5.13); STANDALONE (a draft model) +6; NGRAM none; 0.5.14 on none
-    short = {"prefill_chunk_tokens": 2048}
+    short: dict[str, Any] = {"prefill_chunk_tokens": 2048}
     eagle, ngram = {"method": "eagle"}, {"method": "ngram"}
     assert _fraction(H100, tp=1, speculative=eagle, **short) == _expect(H100, 10240 + 2048)
     assert _fraction(H100, "0.5.10", tp=1, speculative={"method": "mtp"}, **short) == _expect(H100, 14336)
@@ -118,7 +118,7 @@ def test_0_4_3_has_no_term() -> None:
 def test_deepep_reserve_from_0_5_15_after_the_floor() -> None:
     # 0.5.15 on: +2 GiB when moe_a2a_backend is deepep and the decode graphs run; none at 0.5.3,
     # none with CUDA graphs off
-    ll = {"moe_a2a_backend": "deepep_low_latency"}
+    ll: dict[str, Any] = {"moe_a2a_backend": "deepep_low_latency"}
     assert _fraction(version="0.5.23", **ll) == round(_fraction(version="0.5.23") - 2048 / _mib(H200), 3)
     assert _fraction(version="0.5.3", **ll) == _fraction(version="0.5.3")
     assert _fraction(version="0.5.23", cuda_graphs=False, **ll) == _fraction(
@@ -134,7 +134,7 @@ def test_pr_28884_figures_under_dp_attention() -> None:
     # - 0.5.13 add for EAGLE / NEXTN, which GLM-5 serves as MTP; with it 0.485. The last 0.001 is
     # the device total (cudaMemGetInfo's 143,259 MiB here, nvidia-smi's 143,771 in SGLang) and the
     # base's graph batch at TP 8 (256 here, 512 in SGLang: 512 MiB).
-    chunk = {"prefill_chunk_tokens": 32768}
+    chunk: dict[str, Any] = {"prefill_chunk_tokens": 32768}
     assert _fraction(dp=8, **chunk) == pytest.approx(0.484, rel=0.10)
     mtp = {"method": "mtp"}
     assert _fraction(H200, "0.5.10", dp=8, speculative=mtp, **chunk) == pytest.approx(0.484, abs=0.002)
@@ -176,3 +176,52 @@ def test_draft_after_the_target_pool_to_0_5_13() -> None:
         )
     off, on = _serve("0.5.14"), _serve("0.5.14", speculative=draft)
     assert on["serving"]["kv_capacity_tokens"] < off["serving"]["kv_capacity_tokens"]
+
+
+def _vlm(preset: str, version: str, **serving: Any) -> float:
+    from gpusizer.core.serving.rules.static_free import vlm_cut
+
+    s = parse_scenario(
+        {
+            "model": {"preset": preset},
+            "workload": {"kind": "inference"},
+            "framework": "sglang",
+            "hardware": {"gpu": H200},
+            "serving": {"engine_version": version, **serving},
+        }
+    )
+    return vlm_cut(s, engine_settings(s, gpu_spec(H200)))
+
+
+def test_multimodal_cut_by_version() -> None:
+    # 0.4.3.post2 model_runner.py: is_multimodal -> x 0.95 of any fraction (sglang PR 4826's
+    # Gemma 3 log: 0.836 = 0.88 x 0.95, replayed in engine_replay_sglang.py); 0.4.6 / 0.4.8
+    # model_runner.py x 0.90; 0.4.9 server_args.py x 0.90 of the default only; 0.4.10 on
+    # adjust_mem_fraction_for_vlm: 0.95 x clamp(1 - 0.1 x (L x H^2 / (24 x 1024^2) - 1), 0.8, 1.05)
+    assert _vlm("gemma-3-4b", "0.4.3") == 0.95
+    assert _vlm("gemma-3-4b", "0.4.3", memory_fraction=0.8) == 0.95
+    assert _vlm("gemma-3-4b", "0.4.6") == _vlm("gemma-3-4b", "0.4.8", memory_fraction=0.8) == 0.90
+    assert _vlm("gemma-3-4b", "0.4.9") == 0.90 and _vlm("gemma-3-4b", "0.4.9", memory_fraction=0.8) == 1.0
+    siglip = 27 * 1152**2 / (24 * 1024**2)  # Gemma 3's SigLIP: 27 layers of 1,152
+    assert _vlm("gemma-3-4b", "0.5.3") == pytest.approx(0.95 * (1 - 0.1 * (siglip - 1)))
+    assert _vlm("gemma-3-4b", "0.5.23", memory_fraction=0.8) == 1.0
+    llama4 = 34 * 1408**2 / (24 * 1024**2)  # 2.68: 0.83, inside the clamp
+    assert _vlm("llama-4-scout", "0.4.10") == pytest.approx(0.95 * (1 - 0.1 * (llama4 - 1)))
+    assert _vlm("llama-3.1-8b", "0.4.3") == 1.0  # no vision encoder
+
+
+def test_gemma3_log_fraction() -> None:
+    # sglang PR 4826 (main, 2025-03-27), Gemma 3 4B on one H200-class GPU: (131.08 + 8.13) GiB
+    # free, 108.24 GiB of KV: the fraction (108.24 + 8.13) / 139.21 = 0.836 = 0.88 x 0.95
+    from gpusizer import estimate_report
+
+    rep = estimate_report(
+        {
+            "model": {"preset": "gemma-3-4b"},
+            "workload": {"kind": "inference"},
+            "framework": "sglang",
+            "hardware": {"gpu": H200},
+            "serving": {"engine_version": "0.4.4"},
+        }
+    )
+    assert any("memory fraction 0.836" in a for a in rep["assumptions"])

@@ -24,6 +24,10 @@ from .engines import version_key
 # "none": no term; "flat": a fixed GiB whatever the DP size; "per_graph": cuda_graph_max_bs x
 # dp_size x 3 MiB (x 4.5 above 300), before the 10 GiB floor
 DpReserve = Literal["none", "flat", "per_graph"]
+# a multimodal model's cut of the fraction: "all" any fraction x ``vlm_factor`` (model_runner.py,
+# stated ones too), "default" only the default one, "vit" the default one x ``vlm_factor`` x
+# the ViT's size (server_args.py ``adjust_mem_fraction_for_vlm``)
+VlmCut = Literal["all", "default", "vit"]
 ALL_METHODS = ("draft_model", "eagle", "eagle3", "mtp", "ngram")
 
 
@@ -48,10 +52,22 @@ class ReserveStep:
     # the draft model loads after the target's pool is sized from the free memory, and its own
     # pool (the target's tokens) comes after it: both outside the fraction (True to 0.5.13)
     draft_after_pool: bool = True
+    vlm: VlmCut = "vit"
+    vlm_factor: float = 0.95
 
     def speculative(self, method: str | None) -> int:
         """MiB the speculative ``method`` adds (0 off or not named)."""
         return dict(self.speculative_mib).get(method or "", 0)
+
+    def vlm_cut(self, layers: int, hidden: int, stated: bool) -> float:
+        """What a multimodal model's fraction is multiplied by: its vision encoder's ``layers``
+        and ``hidden`` width, ``stated`` where the scenario sets the fraction (1: no cut)."""
+        if self.vlm != "all" and stated:
+            return 1.0
+        if self.vlm != "vit":
+            return self.vlm_factor
+        ratio = layers * hidden**2 / (24 * 1024**2)  # against ViT-L/14
+        return self.vlm_factor * max(0.8, min(1.05, 1.0 - 0.1 * (ratio - 1.0)))
 
 
 def _each(mib: int, *methods: str) -> tuple[tuple[str, int], ...]:
@@ -69,7 +85,20 @@ STEPS: tuple[ReserveStep, ...] = (
         0,
         "sglang 0.4.3.post2 server_args.py __post_init__: mem_fraction_static by tp_size only; "
         "enable_dp_attention halves chunked_prefill_size and EAGLE / NEXTN set it to -1, "
-        "neither changes the fraction",
+        "neither changes the fraction; model_runner.py: 'if self.is_multimodal: "
+        "self.mem_fraction_static *= 0.95' (any fraction, stated too)",
+        vlm="all",
+    ),
+    ReserveStep(
+        "0.4.6",
+        "none",
+        0,
+        (),
+        0,
+        "sglang 0.4.6 model_runner.py: 'if self.is_multimodal: self.mem_fraction_static *= "
+        "0.90' (any fraction); server_args.py: no DP-attention or speculative term",
+        vlm="all",
+        vlm_factor=0.90,
     ),
     ReserveStep(
         "0.4.8",
@@ -80,7 +109,32 @@ STEPS: tuple[ReserveStep, ...] = (
         "sglang 0.4.8 - 0.5.1 server_args.py __post_init__: 'if self.speculative_algorithm is "
         "not None: # draft model and larger cuda graph buffers reserved_mem += 2 * 1024'; 'if "
         "self.enable_dp_attention: reserved_mem += 4 * 1024' (not scaled by dp_size); "
-        "algorithms EAGLE, EAGLE3, NEXTN",
+        "algorithms EAGLE, EAGLE3, NEXTN; 0.4.8 model_runner.py multimodal x 0.90 (any "
+        "fraction)",
+        vlm="all",
+        vlm_factor=0.90,
+    ),
+    ReserveStep(
+        "0.4.9",
+        "flat",
+        4 * 1024,
+        _each(2 * 1024, *ALL_METHODS),
+        0,
+        "sglang 0.4.9 server_args.py __post_init__: the 0.4.8 terms; 'if "
+        "model_config.is_multimodal: self.mem_fraction_static *= 0.90' inside 'if "
+        "self.mem_fraction_static is None' (the default only)",
+        vlm="default",
+        vlm_factor=0.90,
+    ),
+    ReserveStep(
+        "0.4.10",
+        "flat",
+        4 * 1024,
+        _each(2 * 1024, *ALL_METHODS),
+        0,
+        "sglang 0.4.10 server_args.py adjust_mem_fraction_for_vlm (the default only): 0.95 x "
+        "clamp(1 - 0.1 x (layers x hidden^2 / (24 x 1024^2) - 1), 0.8, 1.05) of the vision "
+        "config (the same in 0.5.3 and 0.5.23 arg_groups/memory_hook.py)",
     ),
     ReserveStep(
         "0.5.2",

@@ -53,6 +53,9 @@ class StaticPool(PoolRule):
         graphs = rel.graph_bytes if st.cuda_graphs else 0
         arch, ctx = resolve(v.s.model), st.max_context or 0
         fraction = st.memory_fraction or sglang_fraction(v.s, v.gpu, st)
+        vlm = vlm_cut(v.s, st)
+        if vlm != 1.0:
+            fraction *= vlm
         cut = fraction_cut(v.s, arch, v.gpu, rel, ctx)
         pool = (v.total - outside) * fraction * cut - stage.weights
         work = _aiter_workspace(v, arch, stage, pool)  # allocated after the pool
@@ -60,6 +63,10 @@ class StaticPool(PoolRule):
         after = graphs + work + v.a2a
         memory = pool_parts(stage.weights, stage.body, 0.0, outside + after, pool)
         notes = ((aiter_note(cut, work),) if work else ()) + v.a2a_notes
+        if vlm != 1.0:
+            notes += (
+                f"SGLang cuts a multimodal model's mem_fraction_static x {vlm:.3f} (its vision encoder)",
+            )
         return PoolBudget(fraction * cut, stage.weights, outside + after, pool, memory, notes)
 
     def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
@@ -171,6 +178,17 @@ def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     if after:
         reserved += after
     return round((mem_mib - reserved) / mem_mib, 3) if mem_mib > reserved else 0.0
+
+
+def vlm_cut(s: Scenario, st: EngineSettings) -> float:
+    """A multimodal model's cut of SGLang's fraction (1: none): a model with a vision encoder
+    (SGLang's ``model_config.is_multimodal``) by its version's rule
+    (core/registry/sglang_reserve.py ``ReserveStep.vlm_cut``; to 0.4.8 of a stated fraction too)."""
+    vision = s.model.vision
+    if vision is None:
+        return 1.0
+    stated = st.memory_fraction is not None  # --mem-fraction-static given
+    return _step(s, st).vlm_cut(vision.layers, vision.hidden_size, stated)
 
 
 def _step(s: Scenario, st: EngineSettings) -> ReserveStep:
