@@ -225,3 +225,23 @@ def test_gemma3_log_fraction() -> None:
         }
     )
     assert any("memory fraction 0.836" in a for a in rep["assumptions"])
+
+
+def test_the_estimate_reads_the_whole_engine_under_dp_attention() -> None:
+    # the memory rule runs on one attention-DP rank's view (TP 8 / 8 = 1): SGLang's tp_size and
+    # dp_size are the engine's (8, 8): 512 + 8192 x 1.5 + 256 x 2 + 8 / 8 x 1024 + 512 x 8 x 4.5
+    from gpusizer import estimate_report
+
+    rep = estimate_report(
+        {
+            "model": {"preset": "deepseek-v3"},
+            "workload": {"kind": "inference"},
+            "framework": "sglang",
+            "precision": {"weights": "fp8"},
+            "hardware": {"gpu": H200},
+            "parallelism": {"tensor": 8, "attention_data": 8},
+            "serving": {"engine_version": "0.5.3"},
+        }
+    )
+    want = _expect(H200, 512 + 8192 * 1.5 + 256 * 2 + 1024 + 512 * 8 * 4.5)
+    assert any(f"memory fraction {want:g} " in a for a in rep["assumptions"]), want

@@ -148,8 +148,8 @@ def sglang_fraction(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
 
 
 def _by_tp(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
-    """SGLang 0.4.3: the fraction by TP size."""
-    tp = s.parallelism.tensor
+    """SGLang 0.4.3: the fraction by TP size (the whole engine's under DP attention)."""
+    tp = _tp(s)
     return next(f for n, f in ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88)) if tp >= n)
 
 
@@ -157,7 +157,7 @@ def _by_gpu_class(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     p, step = s.parallelism, _step(s, st)
     flat = step.dp_flat_mib if _dp_size(s) > 1 and step.dp == "flat" else 0
     extra = flat + step.speculative(_spec_method(s))
-    return _by_class(cuda_total_bytes(gpu) / MiB, p.tensor * p.pipeline, extra / 1024)
+    return _by_class(cuda_total_bytes(gpu) / MiB, _tp(s) * p.pipeline, extra / 1024)
 
 
 def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
@@ -168,7 +168,7 @@ def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
     tier = rel.tier(gpu)
     chunk = st.prefill_chunk_tokens or (tier.prefill_chunk_tokens if tier else 2048)
     graph = tier.graph_batch if tier else 8
-    reserved = 512 + max(chunk, 2048) * 1.5 + graph * 2 + p.tensor * p.pipeline / 8 * 1024
+    reserved = 512 + max(chunk, 2048) * 1.5 + graph * 2 + _tp(s) * p.pipeline / 8 * 1024
     step = _step(s, st)
     if _dp_size(s) > 1 and step.dp == "per_graph":
         reserved += _dp_per_graph(s, tier, _dp_size(s))
@@ -199,9 +199,15 @@ def _step(s: Scenario, st: EngineSettings) -> ReserveStep:
 
 
 def _dp_size(s: Scenario) -> int:
-    """SGLang's ``dp_size`` under ``--enable-dp-attention``: the scenario's attention data
-    parallelism (1: DP attention off)."""
-    return s.parallelism.attention_data
+    """SGLang's ``dp_size`` under ``--enable-dp-attention``: the engine's attention data
+    parallelism (1: DP attention off; a rank's view remembers its engine's)."""
+    return s.parallelism.engine_group[1]
+
+
+def _tp(s: Scenario) -> int:
+    """SGLang's ``tp_size``: the whole engine's, which under DP attention spans its ranks
+    (``--tp N --dp A``; a rank's view runs attention at N / A)."""
+    return s.parallelism.engine_group[0]
 
 
 def _spec_method(s: Scenario) -> str | None:
@@ -227,7 +233,7 @@ def _dp_per_graph(s: Scenario, tier: BatchTier | None, dp: int) -> float:
     elif tier is None:
         bs = 8
     else:
-        wide = s.parallelism.tensor >= 4 and tier.graph_batch_wide
+        wide = _tp(s) >= 4 and tier.graph_batch_wide
         bs = tier.graph_batch_wide if wide else tier.graph_batch
     return bs * dp * 3 + (bs * dp * 1.5 if bs > 300 else 0)
 
