@@ -1,6 +1,7 @@
-"""SGLang's default ``mem_fraction_static`` under DP attention, speculative decoding and DeepEP
-(core/registry/sglang_reserve.py, core/serving/rules/static_free.py; docs/evidence/serving.md
-"SGLang's reserve under DP attention, speculative decoding and DeepEP").
+"""SGLang's default ``mem_fraction_static`` under DP attention, speculative decoding, DeepEP and
+multimodal models, and where a draft's memory goes (core/registry/sglang_reserve.py,
+core/serving/rules/static_free.py; docs/evidence/serving.md "SGLang's reserve under DP
+attention, speculative decoding, DeepEP and multimodal models").
 
 Each expected fraction is server_args.py's own arithmetic written out beside the assertion
 (the released wheels' lines are quoted in the registry); the device memory is the catalog's

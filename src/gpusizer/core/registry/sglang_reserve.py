@@ -1,7 +1,8 @@
 """What SGLang adds to the reserve behind its default ``mem_fraction_static`` for attention data
-parallelism, speculative decoding and DeepEP, version by version (server_args.py; read from the
-released wheels, docs/evidence/serving.md "SGLang's reserve under DP attention, speculative
-decoding and DeepEP").
+parallelism, speculative decoding and DeepEP, how it cuts a multimodal model's fraction and
+where a speculative draft's memory goes, version by version (server_args.py, model_runner.py;
+read from the released wheels, docs/evidence/serving.md "SGLang's reserve under DP attention,
+speculative decoding, DeepEP and multimodal models").
 
 The base reserve is the release's (core/serving/rules/static_free.py: ``by_tp`` 0.4.3,
 ``by_class`` 0.4.9, ``formula`` 0.5.3 on); these steps say what each version adds on top. A

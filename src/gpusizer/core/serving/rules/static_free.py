@@ -121,7 +121,7 @@ def _by_class(mem_mib: float, ranks: int, extra_gib: float = 0.0) -> float:
     """SGLang 0.4.9 - 0.5.1 server_args.py __post_init__: GiB reserved by GPU class, TP x PP
     ranks ``ranks``: < 35 GiB (T4, A10, L4, 4090, 5090) 2.8 + ranks/10; < 90 (A100, H100) 9.5 +
     ranks/2; < 160 (H20, H200) 12 + ranks/2; else (B200, MI300) 32; plus ``extra_gib`` (DP
-    attention and speculative decoding, :func:`_extra_mib`)."""
+    attention and speculative decoding, :func:`_by_gpu_class`)."""
     gib = mem_mib / 1024
     if gib < 35:
         reserved = 2.8 + ranks / 10
@@ -161,7 +161,10 @@ def _by_gpu_class(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
 
 
 def _formula(s: Scenario, gpu: GPUSpec, st: EngineSettings) -> float:
-    """SGLang 0.5.3 on: 1 - reserved / memory (see :func:`sglang_fraction`)."""
+    """SGLang 0.5.3 on: 1 - reserved / memory (see :func:`sglang_fraction`). The base's graph
+    batch is the tier's TP < 4 one at every TP (SGLang's default at TP >= 4 is 512 from 60 GiB:
+    512 MiB more reserve on H100 / H200 at TP 4-8, not read here as it would move every such
+    answer); the DP-attention term reads the TP-sized one (:func:`_dp_per_graph`)."""
     p, rel = s.parallelism, st.release
     assert rel is not None
     mem_mib = cuda_total_bytes(gpu) / MiB
