@@ -246,3 +246,21 @@ def test_the_estimate_reads_the_whole_engine_under_dp_attention() -> None:
     )
     want = _expect(H200, 512 + 8192 * 1.5 + 256 * 2 + 1024 + 512 * 8 * 4.5)
     assert any(f"memory fraction {want:g} " in a for a in rep["assumptions"]), want
+
+
+def test_the_report_names_what_the_default_reserves() -> None:
+    from gpusizer import estimate_report
+
+    base: dict[str, Any] = {
+        "model": {"preset": "deepseek-v3"},
+        "workload": {"kind": "inference"},
+        "framework": "sglang",
+        "precision": {"weights": "fp8"},
+        "hardware": {"gpu": H200},
+        "parallelism": {"tensor": 8, "attention_data": 8},
+    }
+    rep = estimate_report({**base, "serving": {"engine_version": "0.5.10", "speculative": {"method": "mtp"}}})
+    note = next(a for a in rep["assumptions"] if "reserves beyond" in a)
+    assert "18.0 GiB for DP attention at dp 8" in note and "4 GiB for speculative mtp" in note
+    stated = estimate_report({**base, "serving": {"engine_version": "0.5.10", "memory_fraction": 0.8}})
+    assert not any("reserves beyond" in a for a in stated["assumptions"])

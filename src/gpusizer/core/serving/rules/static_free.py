@@ -67,6 +67,8 @@ class StaticPool(PoolRule):
             notes += (
                 f"SGLang cuts a multimodal model's mem_fraction_static x {vlm:.3f} (its vision encoder)",
             )
+        if st.memory_fraction is None:
+            notes += reserve_notes(v.s, st, rel.tier(v.gpu))
         return PoolBudget(fraction * cut, stage.weights, outside + after, pool, memory, notes)
 
     def device_total(self, v: EngineView, stage: Stage, b: PoolBudget, kv: float) -> float:
@@ -192,6 +194,28 @@ def vlm_cut(s: Scenario, st: EngineSettings) -> float:
         return 1.0
     stated = st.memory_fraction is not None  # --mem-fraction-static given
     return _step(s, st).vlm_cut(vision.layers, vision.hidden_size, stated)
+
+
+def reserve_notes(s: Scenario, st: EngineSettings, tier: BatchTier | None) -> tuple[str, ...]:
+    """What the default fraction reserves beyond the base for DP attention, speculative decoding
+    and DeepEP (none without them; the DP term counts before the 10 GiB floor, the others after
+    it from 0.5.3)."""
+    step, rel = _step(s, st), st.release
+    assert rel is not None
+    if rel.sglang_knobs.reserve_by_tp:
+        return ()
+    dp, parts = _dp_size(s), []
+    if dp > 1 and step.dp != "none":
+        mib = step.dp_flat_mib if step.dp == "flat" else _dp_per_graph(s, tier, dp)
+        parts.append(f"{mib / 1024:.1f} GiB for DP attention at dp {dp}")
+    spec = step.speculative(_spec_method(s))
+    if spec:
+        parts.append(f"{spec / 1024:.0f} GiB for speculative {_spec_method(s)}")
+    if step.deepep_mib and _deepep(s, st):
+        parts.append(f"{step.deepep_mib / 1024:.0f} GiB for DeepEP")
+    if not parts:
+        return ()
+    return (f"SGLang {step.since}+ reserves beyond its default's base: " + ", ".join(parts),)
 
 
 def _step(s: Scenario, st: EngineSettings) -> ReserveStep:
