@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .engine_replay_moe import moe_replays
+from .engine_replay_sglang import sglang_replays
 from .replay_base import (
     LOGS,
     TOLERANCE,
@@ -498,7 +499,7 @@ def _replays() -> list[Replay]:
     ]
 
 
-REPLAYS = _replays() + moe_replays()
+REPLAYS = _replays() + moe_replays() + sglang_replays()
 
 UNCOVERED = {
     "vllm-v0-h100-llama32-11b-vision-eager-64k": "multimodal profile (vision encoder, "
@@ -507,7 +508,6 @@ UNCOVERED = {
     "1 GiB assumed); no Nemotron-49B preset",
     "vllm-v1-0.24-rtx5090-qwen36-35b-a3b-nvfp4": "hybrid Gated-DeltaNet model: needs the "
     "recurrent-state rule (models helper)",
-    "sglang-gemma3-h200-class": "multimodal Gemma 3 4B (no preset, vision tower)",
     "sglang-ktransformers-qwen35-moe-2x4090": "ktransformers fork, experts on the CPU",
     "sglang-4xh200-as-80gb-tp4-eagle-pool-bug": "model not named; memory held back by hand",
     "ollama-mistral-large-123b-q3ks-radeon780m-gtt": "Q3_K_S file type not modelled; GTT carve-out",

@@ -68,9 +68,11 @@ def test_attention_weights_are_replicated_and_the_kv_is_per_rank() -> None:
 def test_mla_kv_is_held_once_per_rank_not_on_every_gpu() -> None:
     """DeepSeek-R1 (MLA: one latent per token, every TP rank holds it whole): at TP 8 the
     engine's cache holds each token on all 8 GPUs; with 8 attention-DP ranks each GPU holds
-    its own requests' tokens (SGLang's stated reason for DP attention): the engine holds
-    5.6x the tokens: 8x less the room the replicated attention, shared experts and dense
-    layers take (49.6 GB of pool a GPU at TP 8, 34.8 GB with DP attention)."""
+    its own requests' tokens (SGLang's stated reason for DP attention): at the same fraction
+    (0.9) the engine holds 5.6x the tokens: 8x less the room the replicated attention, shared
+    experts and dense layers take (49.6 GB of pool a GPU at TP 8, 34.8 GB with DP attention).
+    SGLang's default fraction reserves more under DP attention (cuda_graph_max_bs 512 x dp 8 x
+    4.5 MiB = 18 GiB, core/registry/sglang_reserve.py): 0.771 against 0.9, 2.35x the tokens."""
     r1 = {
         "model": {"preset": "deepseek-r1"},
         "framework": "sglang",
@@ -78,7 +80,7 @@ def test_mla_kv_is_held_once_per_rank_not_on_every_gpu() -> None:
         "workload": {"kind": "inference", "prompt_tokens": 1000, "generated_tokens": 1000},
         "precision": {"weights": "fp8", "activations": "bf16", "kv_cache": "bf16"},
         "parallelism": {"tensor": 8},
-        "serving": {"concurrency": 512},
+        "serving": {"concurrency": 512, "memory_fraction": 0.9},
     }
     tp = estimate(r1)
     adp = estimate(_with(r1, {"tensor": 8, "attention_data": 8}))
@@ -86,6 +88,12 @@ def test_mla_kv_is_held_once_per_rank_not_on_every_gpu() -> None:
     assert adp.serving.kv_bytes_per_token == tp.serving.kv_bytes_per_token
     engine_tokens = 8 * adp.serving.kv_capacity_tokens
     assert 5 * tp.serving.kv_capacity_tokens < engine_tokens < 8 * tp.serving.kv_capacity_tokens
+    default = {**r1, "serving": {"concurrency": 512}}
+    tp_default = estimate(default)
+    adp_default = estimate(_with(default, {"tensor": 8, "attention_data": 8}))
+    assert tp_default.serving is not None and adp_default.serving is not None
+    ratio = 8 * adp_default.serving.kv_capacity_tokens / tp_default.serving.kv_capacity_tokens
+    assert 2 < ratio < 3
 
 
 def test_memory_only_and_the_estimate_agree() -> None:

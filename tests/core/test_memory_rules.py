@@ -28,6 +28,7 @@ from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.serving.engine_memory import pool_line
 from gpusizer.core.serving.kv_pool import EngineView, PoolBudget, Stage
 from gpusizer.core.serving.rules import MEMORY_RULES, ProfiledPool, memory_rule, register_rule
+from gpusizer.core.serving.rules.static_free import vlm_cut
 
 SRC = pathlib.Path(__file__).resolve().parents[2] / "src" / "gpusizer"
 # (framework, version) of every serving engine's every release: each rule, each release's data
@@ -71,6 +72,15 @@ def _sized(gpu: GPUSpec, capacity: int) -> GPUSpec:
     return gpu.model_copy(update=update)
 
 
+def _input_fraction(s: Scenario, st_: Any, fraction: float | None) -> float | None:
+    """The fraction to give the engine for it to apply ``fraction``: SGLang to 0.4.8 cuts a
+    multimodal model's stated fraction too (core/registry/sglang_reserve.py), so the input is
+    the applied one before that cut."""
+    if fraction is None or st_.release is None or st_.release.sglang is None:
+        return fraction
+    return fraction / vlm_cut(s, replace(st_, memory_fraction=fraction))
+
+
 def _round_trip(s: Scenario, gpu: GPUSpec) -> None:
     """The smallest GPU the inverse returns (serving.required_bytes) starts the engine, holds
     the load and one request of max_context, and fits; one block of KV less does not. The
@@ -81,7 +91,7 @@ def _round_trip(s: Scenario, gpu: GPUSpec) -> None:
     arch, counts = resolve(s.model), count_parameters(s.model)
     st_ = rule.settings(s, gpu)
     em = rule.memory(s, arch, counts, gpu, st_)
-    st_ = replace(st_, memory_fraction=em.fraction, max_context=em.max_context)
+    st_ = replace(st_, memory_fraction=_input_fraction(s, st_, em.fraction), max_context=em.max_context)
     need = em.required_bytes
     block = em.kv_bytes_per_token * st_.kv_block_tokens / (em.fraction or 1.0)
     below = need - max(1, math.ceil(block))

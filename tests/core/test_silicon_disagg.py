@@ -54,7 +54,11 @@ def test_subset_states_its_source() -> None:
 
 
 def test_subset_counts(replayed: list[tuple[dict[str, Any], tuple[float, float]]]) -> None:
-    """50 rows: first tokens 10 of 50 within 25 %, time per token 40 of 50 (11 before
+    """50 rows: first tokens 11 of 50 within 25 %, time per token 39 of 50 (10 and 40 before
+    SGLang's default fraction reserved cuda_graph_max_bs x dp_size x 4.5 MiB under DP attention,
+    serving.md "SGLang's reserve under DP attention...": the H200 8k/1k decode's first token
+    0.19 -> 0.76, the GB200 1k/1k c4096 decode pool too small for its 512 users a rank, time
+    per token 0.99 -> 0.55, the run's own fraction not in the CSV; 11 before
     trtllm-serve's cost per request was re-solved, 33.4 -> 20.4 ms, once the overlap scheduler's
     skipped steps took part of the figure it was solved from: GB200 DeepSeek-V3 8k/1k 0.757 ->
     0.746, every TensorRT-LLM first token 0.2-2 % shorter; 9 and 41 before
@@ -67,8 +71,8 @@ def test_subset_counts(replayed: list[tuple[dict[str, Any], tuple[float, float]]
     costs more than ours (§16). Pinned so that a model closing either gap updates §17."""
     ttft = [ours[0] / float(row["silicon_ttft_ms"]) for row, ours in replayed]
     tpot = [ours[1] / float(row["silicon_tpot_ms"]) for row, ours in replayed]
-    assert sum(abs(q - 1) <= TOL for q in ttft) == 10
-    assert sum(abs(q - 1) <= TOL for q in tpot) == 40
+    assert sum(abs(q - 1) <= TOL for q in ttft) == 11
+    assert sum(abs(q - 1) <= TOL for q in tpot) == 39
     assert 0.85 <= statistics.median(tpot) <= 1.0
 
 
@@ -133,9 +137,10 @@ def test_bad_prefill_layout_names_the_field(extra: dict[str, int], field: str) -
 def test_beside_aiconfigurator(replayed: list[tuple[dict[str, Any], tuple[float, float]]]) -> None:
     """aiconfigurator 0.12.0's own answers for the same rows (the subset's ``aiconfigurator``,
     its ``cli_estimate`` at its default database; it refuses 20 of the 50, most for want of
-    cross-node DeepEP all-to-all data). On the 30 both express: ours TTFT 5 and TPOT 25 within
+    cross-node DeepEP all-to-all data). On the 30 both express: ours TTFT 6 and TPOT 25 within
     25 %, aiconfigurator's 3 and 19 (its first token the prefill worker's alone, no queue; ours
-    6 before trtllm-serve's cost per request was re-solved, the GB200 row of test_subset_counts)."""
+    TTFT 5 before SGLang's DP-attention reserve, the H200 8k/1k row of test_subset_counts, and
+    6 before trtllm-serve's cost per request was re-solved, the GB200 row there)."""
     ours_in, theirs_in = [0, 0], [0, 0]
     both = 0
     for (row, ours), rec in zip(replayed, DATA["rows"], strict=True):
@@ -148,5 +153,5 @@ def test_beside_aiconfigurator(replayed: list[tuple[dict[str, Any], tuple[float,
             ours_in[i] += abs(ours[i] / measured - 1) <= TOL
             theirs_in[i] += abs(aic[i] / measured - 1) <= TOL
     assert both == 30
-    assert ours_in == [5, 25]
+    assert ours_in == [6, 25]
     assert theirs_in == [3, 19]

@@ -21,7 +21,8 @@ def test_how_sure_line_speed_band_and_whisker(qtbot) -> None:
     est = estimate(VLLM)
     head.set_estimate(est)
     # vLLM at batch one on NVIDIA: 13 figures, a band of its own (docs/evidence/speed.md 13.1)
-    assert head._how_sure_text == "How sure: memory measured (71) · speed validated (13)"
+    # 74 engine-pool figures since the Gemma 3 SGLang log replays (serving.md section 41)
+    assert head._how_sure_text == "How sure: memory measured (74) · speed validated (13)"
     assert "published figures of Llama 3.1 8B on H100 SXM 80GB" in head.how_sure.toolTip()
     assert "tokens/s each (" in head.serving.text()
     band = head.bar._band

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 
 from ..errors import check_id, excerpt
 from ..limits import Batch, Degree, Layers, SomeTokens, Strict, Tokens, TrainingTokens, Whole, Width
@@ -99,6 +99,17 @@ class WorkloadSpec(Strict):
 class ParallelismSpec(Strict):
     """How the work is split across GPUs, and what is recomputed."""
 
+    @property
+    def engine_group(self) -> tuple[int, int]:
+        """(tensor, attention_data) of the whole engine: the one an attention-DP rank's view
+        came from (SGLang's ``tp_size`` and ``dp_size``), else as set."""
+        return self._engine_group or (self.tensor, self.attention_data)
+
+    def rank_of(self, tensor: int, attention_data: int) -> ParallelismSpec:
+        """This view remembering the engine (``tensor``, ``attention_data``) it is a rank of."""
+        self._engine_group = (tensor, attention_data)
+        return self
+
     tensor: Degree = 1
     pipeline: Degree = 1
     virtual_stages: Degree = 1
@@ -110,6 +121,9 @@ class ParallelismSpec(Strict):
     # at TP tensor / attention_data on its own requests; the experts span the whole group
     # (core/serving/attention_dp.py)
     attention_data: Degree = 1
+    # not a field: the (tensor, attention_data) of the attention-DP engine one rank's view
+    # belongs to (core/serving/attention_dp.py ``rank_view``), None for the scenario as set
+    _engine_group: tuple[int, int] | None = PrivateAttr(default=None)
     zero_stage: Annotated[int, Whole, Field(ge=0, le=3)] = 0
     sequence_parallel: bool = False
     recompute: Literal["none", "selective", "full"] = "none"

@@ -112,6 +112,11 @@ class SGLangKnobs:
         return tuple(b for b in self.decode_graphs if b <= max_bs)
 
     @property
+    def reserve_by_tp(self) -> bool:
+        """SGLang 0.4.3: the default fraction by TP size alone, no reserve to add to."""
+        return self.reserve == "by_tp"
+
+    @property
     def aiter_cuts_fraction(self) -> bool:
         """SGLang 0.4.9-0.5.x: AITER cuts mem_fraction_static above 8,192 tokens of context."""
         return self.aiter == "fraction_cut"

@@ -86,9 +86,9 @@ SGLANG: tuple[EngineRelease, ...] = (
         None,
         (
             BatchTier(160, 0, 16384, 512),
-            BatchTier(60, 0, 8192, 256),
-            BatchTier(35, 0, 4096, 32),
-            BatchTier(20, 0, 2048, 16),
+            BatchTier(60, 0, 8192, 256, graph_batch_wide=512),
+            BatchTier(35, 0, 4096, 32, graph_batch_wide=160),
+            BatchTier(20, 0, 2048, 16, graph_batch_wide=80),
             BatchTier(0, 0, 2048, 8),
         ),
         kv_block_tokens=1,
@@ -100,6 +100,9 @@ SGLANG: tuple[EngineRelease, ...] = (
             "sglang 0.5.3 server_args.py _handle_gpu_memory_settings: reserved MiB = 512 "
             "+ max(chunk, 2048) x 1.5 + cuda_graph_max_bs x 2 + TP x PP / 8 x 1024 (at "
             "least 10 GiB above 60 GiB); mem_fraction_static = 1 - reserved / memory",
+            "sglang 0.5.3 _handle_gpu_memory_settings: cuda_graph_max_bs at TP >= 4 is 80 (20 - "
+            "35 GiB), 160 (35 - 60), 512 (60 on; 0.5.23: 160 from 20 GiB); read by the DP-"
+            "attention reserve (core/registry/sglang_reserve.py)",
             "model_executor/model_runner.py profile_max_num_token: pool = free x "
             "fraction - weights; cell = KV bytes per token; page_size 1",
             "model_runner.py model_specific_adjustment (0.4.9, 0.5.3): on ROCm the default "
@@ -114,9 +117,9 @@ SGLANG: tuple[EngineRelease, ...] = (
         None,
         (
             BatchTier(160, 0, 16384, 512),
-            BatchTier(60, 0, 8192, 256),
-            BatchTier(35, 0, 4096, 32),
-            BatchTier(20, 0, 4096, 48),
+            BatchTier(60, 0, 8192, 256, graph_batch_wide=512),
+            BatchTier(35, 0, 4096, 32, graph_batch_wide=160),
+            BatchTier(20, 0, 4096, 48, graph_batch_wide=160),
             BatchTier(0, 0, 2048, 8),
         ),
         kv_block_tokens=1,

@@ -98,6 +98,7 @@ def rank_view(s: Scenario) -> Scenario:
     if a == 1:
         return s
     par = p.model_copy(update={"tensor": p.tensor // a, "data": p.data * a, "expert": a, "attention_data": 1})
+    par = par.rank_of(p.tensor, a)  # SGLang's default fraction reads the engine's tp and dp sizes
     sv = s.serving
     users = sv.concurrency if sv.concurrency is not None else s.workload.batch_size
     # TensorRT-LLM skips its batch waiting under attention DP (``PyExecutor._schedule``: "if not

@@ -11,6 +11,7 @@ from ..model.architecture import Arch, resolve
 from ..model.params import ParamCounts, count_parameters
 from ..model.result import EngineMemory
 from ..model.specs import GPUSpec, Scenario
+from ..registry.sglang_reserve import reserve_step
 from ..speed.step import EngineCosts, StepModel
 from ..speed.step_model import step_model
 from .engine_settings import EngineSettings
@@ -43,8 +44,38 @@ def _draft(
 ) -> EngineMemory:
     """The proposer's weights and KV (core/serving/speculative.py)."""
     dm = draft_memory(s, arch, counts)
+    if _draft_after_pool(s, st):
+        return after_pool(em, dm.weight_bytes, dm.kv_bytes_per_token)
     what = "the speculative proposer's weights"
     return reserve(em, dm.weight_bytes, dm.kv_bytes_per_token, what)
+
+
+def _draft_after_pool(s: Scenario, st: EngineSettings) -> bool:
+    """SGLang to 0.5.13 loads the draft after sizing the target's pool
+    (core/registry/sglang_reserve.py ``draft_after_pool``)."""
+    rel = st.release
+    if rel is None or rel.sglang is None:
+        return False
+    return reserve_step(s.serving.engine_version or rel.version).draft_after_pool
+
+
+def after_pool(em: EngineMemory, weight_bytes: float, kv_per_token: float) -> EngineMemory:
+    """The draft's weights and its own KV pool of the target's tokens, allocated after the
+    target's pool (SGLang to 0.5.13): the pool and its tokens are as without the draft; the GPU
+    holds both beside them, outside the fraction, and the smallest GPU that starts needs them
+    too (its draft pool at least the load's tokens)."""
+    if not weight_bytes and not kv_per_token:
+        return em
+    m, w = em.memory, int(weight_bytes)
+    kv = int(em.kv_capacity_tokens * kv_per_token)
+    mem = replace(m, weights=m.weights + w, kv_cache=m.kv_cache + kv, total=m.total + w + kv)
+    load_kv = em.load_bytes * kv_per_token / em.kv_bytes_per_token if em.kv_bytes_per_token else 0.0
+    return replace(
+        em,
+        memory=mem,
+        outside_bytes=em.outside_bytes + w + kv,
+        required_bytes=int(em.required_bytes + w + load_kv) if em.required_bytes else 0,
+    )
 
 
 def reserve(em: EngineMemory, weight_bytes: float, kv_per_token: float, what: str) -> EngineMemory:
