@@ -217,3 +217,18 @@ def test_a_refusal_opens_its_group_beside_its_field(window, qtbot) -> None:
     qtbot.keyClick(epochs, Qt.Key.Key_Return)
     assert "at least 1" in error_text(window, "spin_rl_policy_epochs")
     assert window.state.scenario.rl.policy.epochs == 1
+
+
+def test_a_lora_policy_shows_the_adapter_rows(window) -> None:
+    """rl.policy.kind lora: the Workload panel's LoRA rank and targets (the rollout serves the
+    adapter at that rank on those targets, core/pipeline/rl_roles.py), and the adapter's row in
+    the rollout group, whose null is yes for a LoRA policy."""
+    set_scenario(window, COLOCATED)
+    _panel(window).knobs.rollout_section.set_open(True)
+    rank, adapter = find(window, "spin_lora_rank"), find(window, "combo_rl_rollout_serves_adapter")
+    assert not rank.isVisibleTo(window) and not adapter.isVisibleTo(window)
+    _set(find(window, "combo_rl_policy_kind"), "lora")
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    assert rank.isVisibleTo(window) and find(window, "checks_lora_targets").isVisibleTo(window)
+    assert adapter.isVisibleTo(window) and adapter.currentText() == "default (yes)"

@@ -155,9 +155,9 @@ class RLSections:
         between.show(TRANSPORT, split)
         for key in _COLOCATED_ONLY:
             between.show(key, not split)  # split: the engine never sleeps, nothing is offloaded
-        offload = not split and st.value(OFFLOAD) is not False
-        for key in _WITH_OFFLOAD:
-            between.show(key, offload or self._held_off(key))
+        offload = st.value(OFFLOAD) is not False
+        for key in _WITH_OFFLOAD:  # split: nothing is offloaded, whatever they hold
+            between.show(key, not split and (offload or self._held_off(key)))
         self.policy.refresh()
         self._refresh_rollout(split)
         self._show_defaults(split)
@@ -218,6 +218,6 @@ class RLSections:
                     continue
                 base = self._tips.setdefault(b.path, b.widget.toolTip())
                 mine = b.path in filled
-                n += mine
+                n += mine and s.form.layout.isRowVisible(s.form.rows[b.path])  # the rows shown
                 b.widget.setToolTip(f"{base} Set by {who}'s defaults." if mine else base)
             s.set_note(f"{n} set by {who}" if n else "")
