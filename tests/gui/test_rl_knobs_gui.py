@@ -232,3 +232,15 @@ def test_a_lora_policy_shows_the_adapter_rows(window) -> None:
     assert window.state.error is None, window.state.error
     assert rank.isVisibleTo(window) and find(window, "checks_lora_targets").isVisibleTo(window)
     assert adapter.isVisibleTo(window) and adapter.currentText() == "default (yes)"
+
+
+def test_the_open_groups_do_not_widen_the_left_column(window) -> None:
+    """Open, the groups' rows fit the column the other panels set (no field cut at the right:
+    short check-box labels, the groups' captions aligned with the panel's)."""
+    set_scenario(window, {**COLOCATED, "rl": {**COLOCATED["rl"], "framework": "nemo_rl"}})
+    panel = _panel(window)
+    for section in panel.knobs.sections:
+        section.set_open(True)
+    assert panel.box.minimumSizeHint().width() <= window.left.viewport().width()
+    captions = [c for f in panel.forms for c in f.labels.values()]
+    assert len({c.minimumWidth() for c in captions}) == 1  # one caption column
