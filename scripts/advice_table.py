@@ -83,22 +83,31 @@ option's `layout_reason`. `tests/core/test_advice.py` holds the rules below for 
 
 
 def _days(seconds: float | None) -> str:
-    return "" if seconds is None else f"{seconds / 86400:,.1f}"
+    """A run's wall time: days from one day up, else hours or minutes (a 48-minute QLoRA read
+    "0.0" in a column of days)."""
+    if seconds is None:
+        return ""
+    if seconds >= 86400:
+        return f"{seconds / 86400:,.1f} d"
+    return f"{seconds / 3600:,.1f} h" if seconds >= 3600 else f"{seconds / 60:,.0f} min"
 
 
 def _num(v: float | None, digits: int = 2) -> str:
     return "" if v is None else f"{v:,.{digits}f}"
 
 
-def table(path: Path, top: int) -> str:
-    """One case's top options as a Markdown table, with the time the comparison took."""
+def table(path: Path, top: int, money: bool = False, **kw: Any) -> str:
+    """One case's top options as a Markdown table, with the time the comparison took;
+    ``money``: the hourly cost, the purchase and the renting note too; ``kw``: compare_gpus's
+    arguments (``gpus``, ``sort``, ``basis``)."""
     scenario = json.loads(path.read_text())
     t0 = time.perf_counter()
-    options = gpusizer.compare_gpus(scenario)
+    options = gpusizer.compare_gpus(scenario, **kw)
     took = time.perf_counter() - t0
     training = scenario["workload"]["kind"] != "inference"
     head = ["#", "GPU", "class", "GPUs need / bought", "layout"]
-    head += ["wall days", "$/run"] if training else ["tok/s/user", "TTFT s"]
+    head += ["wall time", "$/run"] if training else ["tok/s/user", "TTFT s"]
+    head += ["$/h", "purchase $"] if money else []
     head += ["$/M tok", "targets", "why", "not offered"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for o in options[:top]:
@@ -109,15 +118,22 @@ def table(path: Path, top: int) -> str:
             cells += [_days(o["wall_time_seconds"]), _num(o["training_cost"], 0)]
         else:
             cells += [_num(o["tokens_per_second_per_user"], 1), _num(o["ttft_seconds"], 1)]
+        if money:
+            cells += [_num(o["cost_per_hour"]), _num(o["purchase_cost"], 0)]
         met, default = o["targets_met"], o["default_target_met"]
         said = "" if met is None else ("yes" if met else "no")
         if default is not None:
             said = (said + "; " if said else "") + f"default: {'yes' if default else 'no'}"
         why_not = f"{o['unmet']}: {o['unmet_reason']}" if o["unmet"] else ""
-        cells += [_num(o["cost_per_million_tokens"]), said, o.get("layout_reason") or "", why_not]
+        why = o.get("layout_reason") or ""
+        if money:  # what a renter of the need pays (core/sizing/compare_rank.need_rent_note)
+            why = "; ".join([why, *(n for n in o["notes"] if n.startswith("renting:"))])
+        cells += [_num(o["cost_per_million_tokens"]), said, why, why_not]
         rows.append("| " + " | ".join(str(c) for c in cells) + " |")
     name = scenario.get("name", path.name)
-    return f"### {name}\n\n`{path.name}`, compare_gpus in {took:.2f} s\n\n" + "\n".join(rows) + "\n"
+    how = ", ".join(f"{k}={'/'.join(v) if isinstance(v, list) else v}" for k, v in kw.items())
+    said = f"`{path.name}`" + (f" ({how})" if how else "")
+    return f"### {name}\n\n{said}, compare_gpus in {took:.2f} s\n\n" + "\n".join(rows) + "\n"
 
 
 def qlora() -> str:
@@ -190,11 +206,99 @@ def unified() -> str:
     return "\n".join(out) + "\n"
 
 
+BUYER = ROOT / "tests" / "cli" / "data" / "buyer"
+ROUND_BEFORE = HERE / "before-buyer.md"
+AMD = ["mi300x-192gb", "mi325x-256gb", "mi355x-288gb"]
+BOXES = ["rtx-4090-24gb", "rtx-5090-32gb", "apple-m3-ultra-256gb", "apple-m4-max-128gb", "dgx-spark-128gb"]
+# the round's cases: (file, top, compare_gpus's arguments); (h) is case (a) read by a renter
+# (sort by the hourly bill) and by a buyer (owning, the same sort)
+ROUND: list[tuple[str, int, dict[str, Any]]] = [
+    ("serve-llama-3.3-70b-fp8-200", 5, {}),
+    ("serve-llama-3.3-70b-fp8-200", 5, {"sort": "hour"}),
+    ("serve-llama-3.3-70b-fp8-200", 5, {"sort": "hour", "basis": "owned"}),
+    ("serve-llama-3.3-70b-fp8-200", 3, {"gpus": ["dgx-spark-128gb", "rtx-a6000-48gb", "rtx-4090-24gb"]}),
+    ("serve-gpt-oss-120b-amd-vllm", 3, {"gpus": AMD}),
+    ("serve-gpt-oss-120b-amd-sglang", 3, {"gpus": AMD}),
+    ("local-qwen3-30b-a3b-llamacpp", 5, {"gpus": BOXES, "basis": "owned"}),
+    ("local-llama-8b-mlx", 3, {"basis": "owned"}),
+    ("qlora-70b-control", 5, {}),
+    ("full-ft-8b-8k-1b-week", 5, {}),
+    ("pretrain-1b-100b", 5, {}),
+    ("serve-deepseek-r1-fp8-1000", 3, {"gpus": ["h200-141gb", "b200-192gb", "mi355x-288gb"]}),
+]
+
+ROUND_INTRO = """## Buyer cases: serving, local boxes and training (`tests/cli/data/buyer/`)
+
+The cases the RL and P/D review did not cover, read as a buyer would (tests:
+`tests/core/test_buyer_review_serving_training.py`): (a) Llama 3.3 70B FP8 for 200 chat users
+with first-token and per-user speed targets, vLLM; (b) gpt-oss-120b for 64 users on AMD
+Instinct under vLLM and SGLang; (c) one box at home: Qwen3 30B-A3B with llama.cpp on an RTX
+4090/5090, a Mac Studio or a DGX Spark (owning), Llama 3.1 8B with MLX on the Macs; (d) QLoRA
+of a 70B within 2 days; (e) a full fine-tune of an 8B at 8k on 1B tokens within a week; (f) a
+1B pre-training on 100B tokens within 14 days; (g) DeepSeek-R1 FP8 for 1,000 users, SGLang, on
+H200, B200 and MI355X; (h) case (a) for a renter (`sort="hour"`) and a buyer (owning, the same
+sort). Money is USD; memory GiB. The "before" tables (`docs/evidence/advice/before-buyer.md`)
+ran the same cases on the tree before this round.
+
+What moved, and why:
+
+- **A deadline's units run their fastest layout** (d, e, f). The deadline search keeps, per
+  layout shape, the smallest DP fast enough, so its pick on the units it settles on could be
+  slower than the units' own fastest: the 1B pre-training on one 8-GPU MI325X platform read TP 4
+  x DP 2 in 4.0 days, now DP 8 in 2.8; the QLoRA and the 8B fine-tune on MI325X, B200 and H100
+  servers moved off TP 4 x DP 2 the same way, and every such run costs less. The 70B
+  pre-training table above is unchanged.
+- **The need of a deadline is the fewest GPUs in time** where one unit is bought, not the unit:
+  the 70B QLoRA needs 2 of the MI325X platform's 8 (it read 8 / 8).
+- **A speed no count reaches is said so** (a): DGX Spark, Ryzen AI Max+ and the 24-48 GB
+  workstation cards read "200 users need more than the 4,096 GPUs the search buys"; the search
+  had stopped where doubling made no user faster, and the row now says what the most GPUs
+  weighed reach (a DGX Spark: 3.0 tokens/s per user against the 20 asked).
+- **Renting the need** (b, h): a serving option met on fewer GPUs than the units priced, where
+  the cloud rents this GPU singly, notes what the need rents for (gpt-oss-120b on one MI300X:
+  $2.39/h against the 8-GPU platform's $19.12/h). The ranking stays the units'.
+- **A rack share rents in its source's slices** (b): the GB200 NVL72's rent is CoreWeave's
+  $42.00/h per 4-GPU slice, but the catalog rented it by 2 GPUs; a one-GPU need read "2 GPUs
+  rent for $21.00/h", half the smallest slice offered.
+- **Speeds under one token a second** (g): "0.0 tokens/s per user" read as a broken figure;
+  such rates keep two significant digits, and a load whose users never decode says so.
+- **Boxes bought, not rented** (c): "no on-demand cloud price" beside a Purchase $ now says the
+  purchase is priced and that the owning basis ranks it.
+- **A pipeline inside one node says why** (g): "PP 3 where TP cannot hold it" beside a B200
+  server whose 8 GPUs hold DeepSeek-R1 at TP 8 now reads "6 GPUs a replica, a width TP alone
+  does not take".
+
+Left as found (each with its reason in the report of this round): the MI300X/MI325X counts for
+the 70B FP8 chat (80 GPUs where 16 H200 meet the targets: the AMD FP8 serving rates are
+`extrapolated`, no published figure bands them); no expert parallelism or attention DP in
+DeepSeek-R1's options under SGLang (the layout search's candidates, changed elsewhere); the
+fewest that hold a served model differ between a full-catalog compare and a compare of a few
+GPUs (the shared search's probe GPU); so does a deadline's count: the 70B QLoRA reads 8 A40s at
+TP 8 in the full catalog and 2 A40s with checkpointing compared alone (the deadline search tries
+the lighter-memory techniques only where a layout of fewer units was turned away for memory
+after it was queued, and the shared evaluator's bound turns DP 2 away before; counting those
+too sent the ceiling-free check past the search's work budget); the ranking of rentals by the
+whole units bought.
+"""
+
+
+def buyer_round() -> str:
+    """The round's cases, each table the top rows of ``compare_gpus`` with money columns."""
+    return "\n".join("#" + table(BUYER / f"{name}.gpusizer.json", top, True, **kw) for name, top, kw in ROUND)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--top", type=int, default=10)
     ap.add_argument("--print", nargs="*", type=Path, dest="show", help="print these cases only")
+    ap.add_argument(
+        "--round-before", action="store_true", help=f"write the round's tables to {ROUND_BEFORE.name} only"
+    )
     args = ap.parse_args(argv)
+    if args.round_before:
+        ROUND_BEFORE.write_text("\n".join(["## Before this round", "", buyer_round()]))
+        print(f"wrote {ROUND_BEFORE}")
+        return 0
     if args.show is not None:
         for path in args.show or CASES:
             print(table(path, args.top))
@@ -202,6 +306,9 @@ def main(argv: list[str]) -> int:
     before = (HERE / "before.md").read_text()
     after = "\n".join(table(path, args.top) for path in CASES)
     doc = [INTRO, "## After", "", after, qlora(), fit_models(), unified(), "## Before", "", before]
+    doc += [ROUND_INTRO, "### After", "", buyer_round()]
+    if ROUND_BEFORE.exists():
+        doc += [ROUND_BEFORE.read_text().replace("## Before this round", "### Before this round", 1)]
     OUT.write_text("\n".join(doc))
     print(f"wrote {OUT}")
     return 0

@@ -6,10 +6,11 @@ The band: ``speed/rl/colocated/<dense|moe>``, by the policy's kind: here a dense
 whole published steps (NeMo RL's Llama 3.1 and Qwen3-32B steps, the v0.3 blog's and issue #959's,
 verl's GRPO-LoRA step lines, Miles' Qwen3.8-27B step) that ran 1.04-1.63x the estimate; a MoE
 policy's 32 steps (NeMo RL's DeepSeek V3, Qwen3-235B and Qwen3-30B-A3B, verl's DeepSeek-V3,
-Miles' MI300X step) 1.24-2.66x (2.74x before docs/evidence/rl.md section 28; 1.23-2.74x before docs/evidence/rl.md section 27 stated the H100
-recipes' sequence parallelism and padded packed rows; 32 and 21 steps, 1.04-1.55x and 1.18-2.85x,
-before NeMo RL's v0.7 table and Miles' H200 step) (README "How far to trust it",
-docs/evidence/rl.md sections 8, 9 and 10, and "The colocated step bands by the policy's kind")."""
+Miles' MI300X step) 1.24-2.66x (2.74x before docs/evidence/rl.md section 28; 1.23-2.74x
+before section 27 stated the H100 recipes' sequence parallelism and padded packed rows; 32 and 21
+steps, 1.04-1.55x and 1.18-2.85x, before NeMo RL's v0.7 table and Miles' H200 step) (README "How
+far to trust it", docs/evidence/rl.md sections 8, 9 and 10, and "The colocated step bands by the
+policy's kind")."""
 
 from __future__ import annotations
 

@@ -127,7 +127,9 @@ def test_coverage_of_prices_on_their_stated_bases() -> None:
 
 def test_each_gpu_comes_in_its_purchasable_unit() -> None:
     gb200 = purchase_unit("gb200-186gb", gpus=4)
-    assert gb200.system == "gb200-nvl72" and gb200.gpus == 72 and gb200.rental_gpus == 2
+    # CoreWeave, the rent's source, rents an NVL72 in 4-GPU slices ($42.00/h); it read 2, so a
+    # need of 1-2 GPUs was priced at half the smallest slice anyone rents
+    assert gb200.system == "gb200-nvl72" and gb200.gpus == 72 and gb200.rental_gpus == 4
     assert purchase_unit("h100-sxm-80gb", gpus=2).system == "hgx-h100-8gpu"
     assert purchase_unit("apple-m3-ultra-512gb", gpus=3).system == "mac-studio-m3-ultra-512gb"
     # cards sold alone: the smallest workstation holding them, or the buyer's box

@@ -93,7 +93,7 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     lines.append(
         f"* on the Pareto front: no other option is both cheaper per million tokens "
         f"and faster ({'tokens/s' if training else 'tokens/s per user'}). "
-        f"Cost basis: {BASIS_WORDS.get(basis, basis)}."
+        f"Cost basis: {BASIS_WORDS.get(basis, basis)}. {money_units(unit)}"
     )
     lines += front_caveat(options)
     if any(o.get("user_prices") for o in options):
@@ -105,6 +105,13 @@ def compare_text(options: Sequence[dict[str, Any]], training: bool, targets: boo
     said = {o.get("unmet_reason") for o in options}
     lines += sorted({f"Note ({o['gpu']}): {n}" for o in options for n in o["notes"] if n not in said})
     return "\n".join(lines)
+
+
+def money_units(unit: str) -> str:
+    """The currency and the memory unit, said once under the table: a buyer comparing quotes in
+    another currency read "$" and "GiB" without either being stated."""
+    size = "GiB = 2^30 bytes" if unit == "GiB" else "GB = 10^9 bytes"
+    return f"Money in US dollars (USD); memory in {size}."
 
 
 # the layout cell of an option with no layout, by its cause (core/sizing/unmet.py)

@@ -47,7 +47,7 @@ from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .units import Unit, pool_beside, with_pool
-from .unmet import context_reason, fill_refusal, practical_reason
+from .unmet import context_reason, fill_refusal, practical_reason, unreachable_reason
 
 
 @dataclass(frozen=True)
@@ -106,10 +106,22 @@ class GpuAdvice:
             if growth.met is None:  # no target: the fill refused the count, the cap never applied
                 why = practical_reason(self.s, least, 0, growth.count, self._refusal())
                 return [(self._missing("practical_limit", why), None)]
+            slow = self._unreachable(growth, least)
+            if slow is not None:
+                return [(self._missing("targets", slow), None)]
             why = practical_reason(self.s, least, growth.unit.top(most))
             cap = practical_cap(self.g.spec)
             return [(self._missing("practical_limit", why + (f"; {cap_words(cap)}" if cap else "")), None)]
         return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
+
+    def _unreachable(self, growth: Growth, least: int) -> str | None:
+        """The sentence when the serving search stopped before its cap because doubling the
+        GPUs made no user faster (core/sizing/compare_scale.py): the speed, not the count, is
+        out of reach (None: it ran to the cap, or nothing was weighed there)."""
+        if growth.met is not False or growth.at_top or not growth.tried or self.s.workload.trains:
+            return None
+        best = self.filler.best(growth.tried)
+        return unreachable_reason(self.s, least, best[0].layout.gpus, best[0].pace) if best else None
 
     def _refusal(self) -> str | None:
         """The full estimate's reason the count search's fewest layout does not hold on this

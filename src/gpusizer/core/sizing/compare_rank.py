@@ -113,6 +113,7 @@ def price_options(
         if o["fits"]:
             row = o | cost | per_work(cost, rl_work(o), training, how.electricity_usd_per_kwh)
             row["notes"] = list(o["notes"]) + unit_notes(row, how.basis)
+            row["notes"] += need_rent_note(row, money(specs[o["gpu"]], need_priced(o), how.prices, rates))
             unpriced = priced_reason(row, how.basis)
             if unpriced is not None:
                 row["unmet"], row["unmet_reason"] = unpriced
@@ -164,6 +165,38 @@ def unit_notes(o: Mapping[str, Any], basis: str) -> list[str]:
     if basis == "owned" and idle > 0:
         return [f"buys {n:,} x {name} ({n * per:,} GPUs) and uses {n * per - idle:,}; the rest idle"]
     return []
+
+
+def need_priced(o: Mapping[str, Any]) -> dict[str, Any]:
+    """The option as its need (``needed_gpus``), to price what a renter of the need pays."""
+    need = o.get("needed_gpus") or o["gpus"]
+    return {**o, "gpus": need, "gpus_in_layout": need}
+
+
+def need_rent_note(o: Mapping[str, Any], need: Mapping[str, Any]) -> list[str]:
+    """Renting, where the serving targets are met on fewer GPUs than the whole units priced and
+    the cloud rents fewer (``need``: :func:`money` of :func:`need_priced`): what renting the
+    need costs an hour. The count is whole purchase units (one answer for every caller), so
+    gpt-oss-120b for 64 users on one MI300X, rented by the GPU at $2.39/h (RunPod), was
+    priced as the 8-GPU platform's $19.12/h with no word of the single GPU that serves them."""
+    if (
+        o.get("cost_basis") == "owned"
+        or o.get("targets_met") is not True
+        or o.get("tokens_per_second_per_user") is None  # serving only
+    ):
+        return []
+    mine, theirs = o.get("cost_per_hour"), need.get("cost_per_hour")
+    rented = need["rented_gpus"]
+    if mine is None or theirs is None or rented >= o["rented_gpus"]:
+        return []
+    n = o["needed_gpus"]
+    what = f"{rented:,} GPU{'s rent' if rented != 1 else ' rents'}"
+    layout = f" ({o['needed_layout']})" if o.get("needed_layout") else ""
+    return [
+        f"renting: the targets are met on {n:,} GPU{'s' if n != 1 else ''}{layout}, and the cloud "
+        f"rents this GPU by fewer than a unit: {what} for ${theirs:,.2f}/h, against ${mine:,.2f}/h for "
+        f"the {o['rented_gpus']:,} priced here"
+    ]
 
 
 def speed_of(o: Mapping[str, Any]) -> float | None:

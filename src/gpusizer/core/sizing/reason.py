@@ -94,6 +94,18 @@ def _adp_where(lay: Any, node: int) -> list[str]:
     return out + ([f"{lay.dp} such engines"] if lay.dp > 1 else [])
 
 
+def _pipeline_in_node(adv: Any, tp: int, pp: int, link: str) -> str:
+    """PP within one node, and why: a replica of ``tp`` x ``pp`` GPUs that TP alone could also
+    span (tensor degrees divide the attention heads, layout_space.py) ran slower as TP on this
+    count; else TP alone does not take that width. It read "PP 3 where TP cannot hold it" for
+    DeepSeek-R1 for 1,000 users on B200 servers, whose 8 GPUs hold it at TP 8: the search chose
+    replicas of 6 GPUs (TP 2 x PP 3), 9 of them in 7 servers, not memory."""
+    width = tp * pp
+    if adv.filler.arch.heads % width == 0:
+        return f"PP {pp} within a node ({link}), faster on this count than TP {width}"
+    return f"PP {pp} within a node ({link}): {width} GPUs a replica, a width TP alone does not take"
+
+
 def _where(adv: Any, c: Choice) -> list[str]:
     lay, links, training = c.layout, adv.links, adv.s.workload.trains
     if lay.ad > 1:
@@ -106,7 +118,7 @@ def _where(adv: Any, c: Choice) -> list[str]:
         out.append(
             f"PP {lay.pp} across nodes (network)"
             if span > links.node
-            else f"PP {lay.pp} where TP cannot hold it"
+            else _pipeline_in_node(adv, lay.tp, lay.pp, links.name(links.intra))
         )
     if lay.cp > 1:
         out.append(f"CP {lay.cp} for the long sequence")

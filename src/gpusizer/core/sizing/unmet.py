@@ -39,9 +39,18 @@ def speed_gaps(pace: Pace, level: ServiceLevel) -> list[str]:
         out.append(f"first token {over} the {level.max_ttft_seconds:g} s asked")
     floor = level.min_tokens_per_second_per_user
     if floor is not None and (per_user is None or per_user < floor):
-        got = 0.0 if per_user is None else per_user
-        out.append(f"{got:,.1f} tokens/s per user, {floor - got:,.1f} short of the {floor:g} asked")
+        if per_user is None:  # the simulated load ended before its users decoded: no rate to state
+            out.append(f"no decode rate within the simulated load, {floor:g} tokens/s per user asked")
+        else:
+            short = f"{floor - per_user:,.1f} short of the {floor:g} asked"
+            out.append(f"{rate_words(per_user)} tokens/s per user, {short}")
     return out
+
+
+def rate_words(x: float) -> str:
+    """A speed in words: one decimal from 1 up, else two significant digits ("0.04", not "0.0",
+    which a buyer takes for a broken figure)."""
+    return f"{x:,.1f}" if x >= 1 or x == 0 else f"{x:.2g}"
 
 
 def training_gap(s: Scenario, pace: Pace, gpus: int = 1) -> str | None:
@@ -85,13 +94,28 @@ def targets_reason(
             None if fast.ttft_seconds is None else f"a first token in {fast.ttft_seconds:,.2f} s",
             None
             if fast.tokens_per_second_per_user is None
-            else f"{fast.tokens_per_second_per_user:,.1f} tokens/s per user",
+            else f"{rate_words(fast.tokens_per_second_per_user)} tokens/s per user",
         )
         if x
     )
     return (
         f"{what}; more GPUs do not close the gap: on {n:,} GPUs the best layout reaches {reached}, "
         "and doubling them made no user faster"
+    )
+
+
+def unreachable_reason(s: Scenario, least: int, gpus: int, pace: Pace) -> str:
+    """One replica holds the model on ``least`` GPUs, but no count meets the serving targets:
+    the fastest layout on ``gpus`` GPUs (the most weighed, where doubling them stopped making
+    any user faster) misses them by ``pace``'s gaps. The search stopped there, so "the users
+    need more than the 4,096 GPUs the search buys" was false: 200 users of Llama 3.3 70B FP8
+    asking 20 tokens/s each read so on DGX Sparks, where 512 of them serve each user at 3.0
+    tokens/s (273 GB/s over the 70 GB of weights), a speed no count changes."""
+    gaps = speed_gaps(pace, ServiceLevel.of(s.targets)) or ["the targets are missed"]
+    held = f"{least:,} GPU{'s hold' if least != 1 else ' holds'} one replica"
+    return (
+        f"{held}, but no count meets the targets: on {gpus:,} GPUs the fastest layout reaches "
+        f"{'; '.join(gaps)}; doubling the GPUs made no user faster"
     )
 
 
@@ -171,4 +195,11 @@ def priced_reason(option: dict[str, Any], basis: str) -> tuple[str, str] | None:
             "rankings count new prices unless used prices are asked for; ranked after the priced"
         )
     words = {"cloud": "on-demand cloud", "owned": "purchase", "marketplace": "marketplace"}
-    return "no_price", f"no {words.get(basis, basis)} price for {option['gpu_name']}: ranked after the priced"
+    head = f"no {words.get(basis, basis)} price for {option['gpu_name']}: ranked after the priced"
+    bought = option.get("purchase_cost")
+    if basis != "owned" and bought:
+        # a Mac Studio, a DGX Spark: machines bought, not rented, whose purchase the same row
+        # shows; a buyer of one box read "no price" beside its Purchase $ as a missing figure.
+        # Whether some cloud rents it the catalog does not know: only that it has no such price
+        return "no_price", f"{head}; its purchase is priced: ${bought:,.0f} (basis owned ranks it)"
+    return "no_price", head

@@ -93,7 +93,7 @@ def overlapped(compute: float, exchange: float) -> float:
 
 
 # DeepEP's low-latency send and receive kernels as measured apart (``return_recv_hook=True``:
-# tests/test_low_latency.py prints "Dispatch send/recv time: S + R us | Combine send/recv time:
+# DeepEP/tests/test_low_latency.py prints "Dispatch send/recv time: S + R us | Combine send/recv time:
 # S + R us"), its defaults of 128 tokens a rank, hidden 7,168, top-8, FP8 dispatch and BF16
 # combine on 8-GPU NV18 Hopper nodes over RDMA (deepseek-ai/DeepEP PR 425, the mean of the seven
 # ranks shown; its author's machines are H20s): dispatch 36.4 + 32.5 us, combine 40.1 + 10.2 us.
