@@ -18,7 +18,7 @@ from ...core.registry.dtypes import DTYPES
 from ...core.registry.engines import release
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.speed.host_link import host_link_gb_per_s
-from ..binding import Binder
+from ..binding import Binder, Binding
 from ..collapsible import Section
 from ..quantity_field import QuantityField
 from ..state import ScenarioState
@@ -39,21 +39,13 @@ _TRANSPORT_ITEMS = (
 )
 # (label, path, object name) of the rollout's and the moves' check boxes
 _ROLLOUT_CHECKS = (
-    (
-        "Detokenise in the step",
-        "rl.rollout.detokenize_in_step",
-        "check_rl_rollout_detokenize_in_step",
-    ),
+    ("Detokenise in the step", "rl.rollout.detokenize_in_step", "check_rl_rollout_detokenize_in_step"),
     ("Engine returns log-probs", "rl.rollout.returns_logprobs", "check_rl_rollout_returns_logprobs"),
     ("Log-probs copied one by one", "rl.rollout.copies_logprobs", "check_rl_rollout_copies_logprobs"),
 )
 _BETWEEN_CHECKS = (
     ("Training states to host", OFFLOAD, "check_rl_offload_states"),
-    (
-        "Weights moved every call",
-        "rl.policy.offload_per_call",
-        "check_rl_policy_offload_per_call",
-    ),
+    ("Weights moved every call", "rl.policy.offload_per_call", "check_rl_policy_offload_per_call"),
     ("Reference kept in host", "rl.reference.offload", "check_rl_reference_offload"),
 )
 
@@ -73,6 +65,7 @@ class RLSections:
         for s in self.sections:
             parent.add_widget(s.widget, s.widget.objectName())
         self._tips: dict[str, str] = {}
+        self._bound: list[list[Binding]] = []
 
     @property
     def forms(self) -> list[Form]:
@@ -159,14 +152,14 @@ class RLSections:
         for key in _WITH_OFFLOAD:  # split: nothing is offloaded, whatever they hold
             between.show(key, not split and (offload or self._held_off(key)))
         self.policy.refresh()
-        self._refresh_rollout(split)
+        self._refresh_rollout()
         self._show_defaults(split)
         self._mark_framework()
 
     def _held_off(self, path: str) -> bool:
         return self.state.value(path) not in (None, False, "pinned")
 
-    def _refresh_rollout(self, split: bool) -> None:
+    def _refresh_rollout(self) -> None:
         st, f = self.state, self.rollout_section.form
         engine = str(st.value("rl.rollout.engine"))
         # vLLM's max_num_batched_tokens (SGLang has no such floor): shown for vLLM, or held
@@ -196,7 +189,8 @@ class RLSections:
         else:
             self.fraction.setSpecialValueText(f"{name} default")
         graphs = "" if rel is None else f" ({'on' if rel.cuda_graphs else 'off'})"
-        self.graphs.setItemText(0, f"{name} {rel.version if rel else ''} default{graphs}".replace("  ", " "))
+        release_name = f"{name} {rel.version}" if rel is not None else name
+        self.graphs.setItemText(0, f"{release_name} default{graphs}")
         lora = st.value("rl.policy.kind") == "lora"
         self.adapter.setItemText(0, "default (yes)" if lora else "default (no: not a LoRA policy)")
         gpu = getattr(st.estimate, "gpu", None)  # the GPU as resolved (a catalog id or a custom one)
@@ -211,11 +205,11 @@ class RLSections:
         block = framework_block(rl) if rl is not None and rl.framework is not None else None
         filled = block["defaults"] if block else {}
         who = f"{block['label']} {block['release']}" if block else ""
-        for s in self.sections:
+        if not self._bound:  # each group's bindings, once (every refresh reads them)
+            self._bound = [[b for b in s.form.binder.bindings if s.holds(b.widget)] for s in self.sections]
+        for s, bound in zip(self.sections, self._bound, strict=True):
             n = 0
-            for b in s.form.binder.bindings:
-                if not s.holds(b.widget):
-                    continue
+            for b in bound:
                 base = self._tips.setdefault(b.path, b.widget.toolTip())
                 mine = b.path in filled
                 n += mine and s.form.layout.isRowVisible(s.form.rows[b.path])  # the rows shown
