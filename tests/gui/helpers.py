@@ -106,3 +106,13 @@ def drop_path(window: Any, path: Path) -> None:
     )
     window.dropEvent(event)
     window.files.importer.wait()  # a model import reads in a worker thread
+
+
+def open_rl_sections(window: Any) -> None:
+    """Open the RL panel's collapsible groups (closed at start: gui/panels/rl_sections.py), so
+    a test sees which of their rows are shown."""
+    from gpusizer.gui.panels import RLPanel
+
+    panel = next(p for p in window.panels if isinstance(p, RLPanel))
+    for section in panel.knobs.sections:
+        section.set_open(True)

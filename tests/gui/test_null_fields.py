@@ -49,6 +49,7 @@ SPEC = {**VLLM, "serving": {"speculative": {"method": "ngram"}}}
 LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
 OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
 SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
+RL_SPEC = {**RL, "rl": {**RL["rl"], "rollout": {**RL["rl"]["rollout"], "speculative": {"method": "ngram"}}}}
 MOE_EP = vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2})  # experts over 2
 SGLANG_DEEPEP = {
     **vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2, "expert": 2}),
@@ -145,6 +146,18 @@ TRAINING = (
     Case("rl.rollout.engine_version", RL, "0.8.3"),
     Case("rl.critic.model", RL, "qwen2.5-7b"),
     Case("rl.reward.model", RL, "qwen2.5-7b"),
+    # the RL panel's collapsible groups (gui/panels/rl_sections.py)
+    Case("rl.policy.mini_batch_size", RL, 128),
+    Case("rl.policy.micro_batch_size", RL, 2),
+    Case("rl.reference.enabled", RL, False),
+    Case("rl.rollout.memory_fraction", RL, 0.5),
+    Case("rl.rollout.max_sequences", RL, 512),
+    Case("rl.rollout.cuda_graphs", RL, False),
+    Case("rl.rollout.serves_adapter", RL, False),
+    Case("rl.rollout.speculative.method", RL, "ngram"),
+    Case("rl.rollout.speculative.num_tokens", RL_SPEC, 3),
+    Case("rl.rollout.speculative.acceptance_rate", RL_SPEC, 0.6),
+    Case("rl.host_link_gb_per_s", RL, 32.0),
 )
 CASES = SERVING + TRAINING
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.scenarios import MOE_SPLIT
 
-from .helpers import error_text, find, mismatches, set_scenario
+from .helpers import error_text, find, mismatches, open_rl_sections, set_scenario
 
 # Qwen3-30B-A3B GRPO under Megatron with short sequences at micro-batch 1 on a Grace host, whose
 # eager MoE layers the host paces (core/speed/train_host.py)
@@ -90,6 +90,7 @@ def test_a_bad_prefill_layout_shows_beside_its_field(window) -> None:
 
 def test_moe_permute_fusion_from_the_rl_panel(window) -> None:
     set_scenario(window, RL_MOE)
+    open_rl_sections(window)  # the knob sits in a collapsible group
     box = find(window, "check_rl_moe_permute_fusion")
     assert box.isVisibleTo(window) and not box.isChecked()
     unfused = window.state.estimate.rl["time_per_step_seconds"]

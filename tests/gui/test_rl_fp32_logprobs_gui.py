@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .helpers import find
+from .helpers import find, open_rl_sections
 
 RL: dict[str, Any] = {
     "model": {"preset": "llama-3.1-8b"},
@@ -22,6 +22,7 @@ def test_fp32_logprobs_from_the_rl_panel(window) -> None:
     window.state.set_scenario(RL)
     window.state.flush()
     assert window.state.error is None, window.state.error
+    open_rl_sections(window)  # the knob sits in a collapsible group
     box = find(window, "check_rl_fp32_logprobs")
     assert box.isVisibleTo(window) and not box.isChecked()
     assert "DistributedLogprob" in box.toolTip()
@@ -40,6 +41,7 @@ def test_fp32_logprobs_from_the_rl_panel(window) -> None:
 def test_unfused_swiglu_from_the_rl_panel(window) -> None:
     window.state.set_scenario(RL)
     window.state.flush()
+    open_rl_sections(window)  # the knob sits in a collapsible group
     box = find(window, "check_rl_bias_activation_fusion")
     assert box.isVisibleTo(window) and box.isChecked()  # Megatron: shown, fused by default
     assert "bias_activation_fusion" in box.toolTip()

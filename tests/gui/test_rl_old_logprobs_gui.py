@@ -4,7 +4,7 @@ back."""
 
 from __future__ import annotations
 
-from .helpers import find
+from .helpers import find, open_rl_sections
 from .test_rl_fp32_logprobs_gui import RL
 
 
@@ -12,6 +12,7 @@ def test_the_old_policy_pass_from_the_rl_panel(window) -> None:
     window.state.set_scenario(RL)
     window.state.flush()
     assert window.state.error is None, window.state.error
+    open_rl_sections(window)  # the knob sits in a collapsible group
     box = find(window, "check_rl_old_logprobs")
     assert box.isVisibleTo(window) and box.isChecked()  # the default: the policy is scored
     assert "force_on_policy_ratio" in box.toolTip()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .helpers import find
+from .helpers import find, open_rl_sections
 
 RL: dict[str, Any] = {
     "model": {"preset": "llama-3.1-8b"},
@@ -22,6 +22,7 @@ def test_pad_packed_rows_from_the_rl_panel(window) -> None:
     window.state.set_scenario(RL)
     window.state.flush()
     assert window.state.error is None, window.state.error
+    open_rl_sections(window)  # the knob sits in a collapsible group
     box = find(window, "check_rl_pad_packed_rows")
     assert box.isVisibleTo(window) and not box.isChecked()
     assert "pipeline parallelism" in box.toolTip()

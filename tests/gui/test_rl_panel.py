@@ -6,6 +6,8 @@ from __future__ import annotations
 from gpusizer.gui.panels import RLPanel
 from gpusizer.io.wording import duration
 
+from .helpers import open_rl_sections
+
 
 def _panel(window) -> RLPanel:
     return next(p for p in window.panels if isinstance(p, RLPanel))
@@ -37,7 +39,8 @@ def test_the_rl_panel_follows_the_kind_and_edits_the_block(window, qtbot) -> Non
     window.state.edit("rl.placement", "split", immediate=True)
     window.state.flush()
     assert panel.form.rows["rl.rollout.gpus"].isVisibleTo(window)
-    assert not panel.form.rows["rl.rollout.sleep_level"].isVisibleTo(window)  # the engine never sleeps
+    open_rl_sections(window)  # the sleep level is one of the moves between phases
+    assert not panel.knobs.between_section.form.rows["rl.rollout.sleep_level"].isVisibleTo(window)
     assert panel.phases.text().startswith("Time per step")
 
 

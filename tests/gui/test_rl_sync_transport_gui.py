@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tests.scenarios import RL_SPLIT
 
-from .helpers import find, set_scenario
+from .helpers import find, open_rl_sections, set_scenario
 
 
 def _sync(window) -> float:
@@ -15,6 +15,7 @@ def _sync(window) -> float:
 
 def test_sync_transport_from_the_rl_panel(window) -> None:
     set_scenario(window, RL_SPLIT)
+    open_rl_sections(window)  # the knob sits in a collapsible group
     box = find(window, "combo_rl_sync_transport")
     assert box.isVisibleTo(window) and box.currentData() is None
     assert "NCCL group" in box.toolTip()

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .glossary_rl import RL_GLOSSARY
+
 if TYPE_CHECKING:
     from ..core.registry.frameworks import FrameworkProfile
 
@@ -189,6 +191,7 @@ GLOSSARY: dict[str, str] = {
     "training (NeMo RL prev_logprobs, verl old_log_prob). Off: skipped, as NeMo RL does with "
     "force_on_policy_ratio and one update a rollout (its v0.7.0 recipes); the reference's "
     "forward still runs.",
+    **RL_GLOSSARY,  # the RL panel's knobs (gui/glossary_rl.py)
 }
 
 

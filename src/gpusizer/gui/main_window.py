@@ -113,7 +113,7 @@ class MainWindow(QMainWindow):
     # -- construction ----------------------------------------------------------------------
     def _build(self) -> None:
         self.panels = [cls(self.binder) for cls in PANELS]
-        align_captions([p.form for p in self.panels])
+        align_captions([f for p in self.panels for f in p.forms])
         column = QWidget()
         column.setObjectName("left_column")
         lay = QVBoxLayout(column)

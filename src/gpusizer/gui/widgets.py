@@ -103,9 +103,13 @@ class MultiCheck(QWidget):
 class Form:
     """A titled group of labelled fields, each with a (hidden) error line under it."""
 
-    def __init__(self, binder: Binder, title: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, binder: Binder, title: str, parent: QWidget | None = None, framed: bool = True
+    ) -> None:
+        """``framed`` False: a plain widget, no frame or title (a collapsible section's fields,
+        gui/collapsible.py), its rows starting where the enclosing form's do."""
         self.binder = binder
-        self.box = QGroupBox(title, parent)
+        self.box: QWidget = QGroupBox(title, parent) if framed else QWidget(parent)
         set_role(self.box, "card")
         # A bold title; rows get the normal weight back explicitly (fonts are inherited).
         bold = QFont(self.box.font())

@@ -17,6 +17,7 @@ class Panel:
         self.form = Form(binder, self.title)
         self.box = self.form.box
         self.box.setObjectName("panel_" + self.title.lower())
+        self.forms = [self.form]  # with any collapsible sections' (gui/collapsible.py): captions aligned
 
     def set_shown(self, shown: bool) -> None:
         """Show or hide the panel. Before the window takes the box (a panel refreshes as it is

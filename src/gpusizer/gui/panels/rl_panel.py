@@ -7,20 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QLabel
+from PySide6.QtWidgets import QLabel
 
 from ...core.model.presets import model_presets
 from ...core.pipeline.work import RL_KEY
-from ...core.registry.dtypes import DTYPES
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
 from ...core.registry.rl_frameworks import RL_FRAMEWORKS
 from ..binding import Binder
 from ..quantity_field import QuantityField
-from ..state import get_path
 from ..widgets import combo
 from .base import Panel
-from .precision_panel import dtype_items
+from .rl_sections import RLSections
 
 # (label, path, object name, quantity kind, step, unit)
 _INTS = (
@@ -32,19 +30,15 @@ _INTS = (
     ("Rollout TP", "rl.rollout.tensor", "spin_rl_rollout_tp", "count", 1, ""),
     ("Rollout GPUs", "rl.rollout.gpus", "spin_rl_rollout_gpus", "count", 1, ""),
 )
-FUSION = "rl.policy.moe_permute_fusion"
-FP32_LOGPROBS = "rl.policy.fp32_logprobs"
-SWIGLU = "rl.policy.bias_activation_fusion"
-PAD_ROWS = "rl.policy.pad_packed_rows"
-OLD_LOGPROBS = "rl.policy.old_logprobs"
-PER_TENSOR = "rl.broadcast_per_tensor"
-TRANSPORT = "rl.sync_transport"
-# item data is rl.sync_transport's value; None is null, the gathered model through one GPU's NIC
-_TRANSPORT_ITEMS = (
-    ("one GPU's network link (default)", None),
-    ("NeMo RL collective (v0.4+)", "collective"),
+# the longest response is mean x (1 + spread): a number, not a count
+SPREAD = (
+    "Response spread",
+    "rl.rollout.response_spread",
+    "spin_rl_rollout_response_spread",
+    "number",
+    0.1,
+    "",
 )
-
 # fields another edit can make invalid (a model of another vocabulary than the reference's; a
 # longer response than vLLM's prefill budget takes): each has a widget, so its error shows
 # beside it and can be fixed in the window
@@ -56,7 +50,6 @@ _ROLE_MODELS = (
     ("Critic model", "rl.critic.model", "combo_rl_critic"),
     ("Reward model", "rl.reward.model", "combo_rl_reward_model"),
 )
-BUDGET = "rl.rollout.max_batched_tokens"
 RELEASE = "rl.rollout.engine_version"
 RL_FW, RL_FW_VERSION = "rl.framework", "rl.framework_version"
 # item data is rl.overlap's value; None is the default (the binder selects it for null)
@@ -112,47 +105,38 @@ class RLPanel(Panel):
             "rl.off_policy_steps",
             name="spin_rl_off_policy_steps",
         )
-        f.add("Rollout engine", combo((("vLLM", "vllm"), ("SGLang", "sglang"))), "rl.rollout.engine")
+        f.add(
+            "Rollout engine",
+            combo((("vLLM", "vllm"), ("SGLang", "sglang"))),
+            "rl.rollout.engine",
+            name="combo_rl_rollout_engine",
+        )
         # the engine's release (its rules); a release of the other engine, left by an engine
         # switch, is refused beside it and chosen again here
         self.release = combo([("current release", None)])
         f.add("Rollout release", self.release, RELEASE, name="combo_rl_engine_version")
         self._releases_of = ""
         f.add(
-            "Rollout weights",
-            # None: null, the policy's 16-bit weights as the refit sends them
-            combo([("as the policy syncs them (16-bit)", None), *dtype_items(DTYPES)]),
-            "rl.rollout.weights",
-            name="combo_rl_rollout_weights",
-        )
-        f.add(
-            "Engine sleep",
-            # vLLM sleep mode: level 1 copies the weights to host RAM and back each step, level 2
-            # drops them (the refit refills them): core/pipeline/rl_transitions.py
-            combo((("level 1 (weights to host)", 1), ("level 2 (weights dropped)", 2))),
-            "rl.rollout.sleep_level",
-            name="combo_rl_sleep",
-        )
-        f.add(
             "Reward",
             combo((("rule (no GPU)", "rule"), ("reward model", "model"))),
             "rl.reward.kind",
             name="combo_rl_reward",
         )
-        for label, path, name, kind, step, unit in _INTS:
+        for label, path, name, kind, step, unit in (*_INTS[:5], SPREAD, *_INTS[5:]):
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
+        f.add(
+            "Policy",
+            combo((("full fine-tune", "full_finetune"), ("LoRA adapters", "lora"))),
+            "rl.policy.kind",
+            name="combo_rl_policy_kind",
+        )
+        self.reference = combo([("the algorithm's", None), ("on", True), ("off", False)])
+        f.add("Reference", self.reference, "rl.reference.enabled", name="combo_rl_reference_enabled")
         presets = sorted((str(d.get("name", pid)), pid) for pid, d in model_presets().items())
         for label, path, name in _ROLE_MODELS:
             f.add(label, combo([("the policy's model (default)", None), *presets]), path, name=name)
-        budget = QuantityField("context", BUDGET, step=1024, unit="tokens", none_text="one step per batch")
-        f.add("Prefill budget", budget, BUDGET, name="spin_rl_max_batched_tokens")
-        f.add("", QCheckBox("Fused MoE permute (Megatron)"), FUSION, name="check_rl_moe_permute_fusion")
-        f.add("", QCheckBox("FP32 log-probs (NeMo RL)"), FP32_LOGPROBS, name="check_rl_fp32_logprobs")
-        f.add("", QCheckBox("Fused SwiGLU (Megatron)"), SWIGLU, name="check_rl_bias_activation_fusion")
-        f.add("", QCheckBox("Pad packed rows under PP (NeMo RL)"), PAD_ROWS, name="check_rl_pad_packed_rows")
-        f.add("", QCheckBox("Old-policy log-probs pass"), OLD_LOGPROBS, name="check_rl_old_logprobs")
-        f.add("", QCheckBox("Sync tensor by tensor (verl)"), PER_TENSOR, name="check_rl_broadcast_per_tensor")
-        f.add("Weight sync", combo(_TRANSPORT_ITEMS), TRANSPORT, name="combo_rl_sync_transport")
+        self.knobs = RLSections(binder, f)  # the engine's and framework's knobs, collapsible
+        self.forms += self.knobs.forms
         self.phases = QLabel()
         self.phases.setObjectName("label_rl_phases")
         self.phases.setWordWrap(True)
@@ -164,12 +148,11 @@ class RLPanel(Panel):
 
     def refresh(self) -> None:
         kind = self.kind()
-        self.box.setVisible(kind is not None and kind.work_key == RL_KEY)
+        shown = kind is not None and kind.work_key == RL_KEY
+        self.box.setVisible(shown)
         split = self.state.value("rl.placement") == "split"
         self.form.show("rl.rollout.gpus", split)
         self.form.show("rl.overlap", split)
-        self.form.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
-        self.form.show(TRANSPORT, split)
         self._fill_releases(str(self.state.value("rl.rollout.engine")))
         self._fill_framework_releases()
         algorithm = RL_ALGORITHMS.get(str(self.state.value("rl.algorithm")))
@@ -177,14 +160,12 @@ class RLPanel(Panel):
         self.form.show("rl.critic.model", critic or self._held("rl.critic.model"))
         reward = self.state.value("rl.reward.kind") == "model"
         self.form.show("rl.reward.model", reward or self._held("rl.reward.model"))
-        # vLLM's max_num_batched_tokens (SGLang has no such floor): shown for vLLM, or held
-        self.form.show(BUDGET, self.state.value("rl.rollout.engine") == "vllm" or self._held(BUDGET))
-        self.form.show("rl.rollout.sleep_level", not split)  # split: the engine never sleeps
         # read only where the pools overlap (RLSpec.steps_in_flight): colocated, one policy
         self.form.enable("rl.off_policy_steps", split and self.state.value("rl.overlap") is not False)
-        self.form.show(FUSION, self._host_paced() or bool(self.state.value(FUSION)))
-        # shown where Megatron's layers run, or held off elsewhere (so it can be set back)
-        self.form.show(SWIGLU, self._megatron() or self.state.value(SWIGLU) is False)
+        self.reference.setItemText(
+            0, f"the algorithm's ({'on' if algorithm and algorithm.reference else 'off'})"
+        )
+        self.knobs.refresh(shown)
 
     def _fill_releases(self, engine: str) -> None:
         """The rollout engine's documented releases, newest first; a release set that is not
@@ -241,23 +222,6 @@ class RLPanel(Panel):
 
     def _held(self, path: str) -> bool:
         return self.state.value(path) is not None
-
-    def _host_paced(self) -> bool:
-        """Whether the policy's eager layers are paced by the host's ops, which the fused
-        permutation cuts: a MoE model trained by a framework with an op inventory
-        (core/speed/train_host.py: Megatron, Megatron-Bridge)."""
-        return get_path(self.state.value("model"), "moe") is not None and self._megatron()
-
-    def _megatron(self) -> bool:
-        """Whether an RL policy trains with Megatron-Core's layers (a framework with an op
-        inventory, core/speed/train_host.py). Imported here, for the RL kind only: the training
-        speed modules are not loaded at start-up."""
-        kind = self.kind()
-        if kind is None or kind.work_key != RL_KEY:
-            return False
-        from ...core.speed.train_host import INVENTORIES
-
-        return str(self.state.value("framework")) in INVENTORIES
 
     def _show_phases(self, est: Any) -> None:
         """The step's timeline in words: each phase's seconds, share and memory per GPU."""

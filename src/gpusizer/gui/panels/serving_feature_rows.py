@@ -12,8 +12,9 @@ from ...core.model.serving_features import LoraTarget
 from ...core.pipeline.validate_features import arrived
 from ...core.registry.frameworks import FrameworkProfile
 from ...core.registry.serving_support import FeatureTable
+from ..quantity_field import QuantityField
 from ..state import ScenarioState
-from ..widgets import ComboBox, Form, MultiCheck
+from ..widgets import ComboBox, Form, MultiCheck, combo
 
 METHOD = "serving.speculative.method"
 TARGETS = "serving.lora.targets"
@@ -42,6 +43,34 @@ ROWS = {
 }
 
 
+def add_speculative_rows(f: Form, block: str, names: tuple[str, str, str]) -> ComboBox:
+    """The rows of a speculative block (``serving.speculative``, ``rl.rollout.speculative``): the
+    method, draft tokens and acceptance rate, named ``names``; the method's list follows the
+    engine (:func:`refresh_speculative_rows`). A draft model comes from the file (no widget): its
+    errors show beside the method."""
+    method = combo(list(SPEC_METHODS))
+    f.add("Speculative decoding", method, f"{block}.method", name=names[0])
+    f.binder.shown_at[f"{block}.draft_model"] = f"{block}.method"
+    k = QuantityField("count", f"{block}.num_tokens", none_text="method default")
+    f.add("Draft tokens", k, f"{block}.num_tokens", name=names[1])
+    a = QuantityField("number", f"{block}.acceptance_rate", step=0.05, none_text="method default")
+    f.add("Acceptance rate", a, f"{block}.acceptance_rate", name=names[2])
+    return method
+
+
+def refresh_speculative_rows(
+    f: Form, box: ComboBox, state: ScenarioState, block: str, table: FeatureTable | None, version: Any
+) -> None:
+    """The methods the engine's release runs (a held one it does not run kept, named so); the
+    method row hidden where "off" is all there is, the draft rows where the method is off."""
+    held = state.value(f"{block}.method")
+    items = method_items(table, held, _version(version))
+    fill_methods(box, items, held)
+    f.show(f"{block}.method", len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft)
+    f.show(f"{block}.num_tokens", held is not None)
+    f.show(f"{block}.acceptance_rate", held is not None)
+
+
 def add_lora_targets(f: Form) -> MultiCheck:
     """The adapters' targets: all checked is null (every linear layer), none checked is sent as
     an empty list, which the core refuses beside the field; a file's list shows in this order."""
@@ -59,11 +88,13 @@ def add_lora_targets(f: Form) -> MultiCheck:
     return checks
 
 
-def table_of(state: ScenarioState, profile: FrameworkProfile) -> FeatureTable | None:
-    """The engine's features for the version as set (an unreadable version: the engine's own;
-    its error shows at its field)."""
+def table_of(
+    state: ScenarioState, profile: FrameworkProfile, version_path: str = "serving.engine_version"
+) -> FeatureTable | None:
+    """The engine's features for the version as set at ``version_path`` (an unreadable version:
+    the engine's own; its error shows at its field)."""
     try:
-        return profile.features(state.value("serving.engine_version"))
+        return profile.features(state.value(version_path))
     except (TypeError, AttributeError):
         return profile.serving_features
 
@@ -107,10 +138,7 @@ def fill_methods(box: ComboBox, items: list[tuple[str, Any]], held: Any) -> None
 def refresh_feature_rows(f: Form, box: ComboBox, state: ScenarioState, profile: FrameworkProfile) -> None:
     """The method list and each feature's rows as the engine runs them (module docstring)."""
     table, version = table_of(state, profile), _version(state.value("serving.engine_version"))
-    held = state.value(METHOD)
-    items = method_items(table, held, version)
-    fill_methods(box, items, held)
-    f.show(METHOD, len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft from the file)
+    refresh_speculative_rows(f, box, state, "serving.speculative", table, version)
     for feature, paths in ROWS.items():
         # a feature none of whose modes the release as set runs hides too (each mode newer: since)
         runs = table is None or any(arrived(table, feature, m, version) for m in table.of(feature).values)

@@ -15,7 +15,7 @@ from ..quantity_field import QuantityField
 from ..widgets import ComboBox, combo
 from .base import Panel
 from .serving_engine import ENGINE_TIPS, add_engine_rows, refresh_engine_rows
-from .serving_feature_rows import FEATURE_TIPS, SPEC_METHODS, add_lora_targets, refresh_feature_rows
+from .serving_feature_rows import FEATURE_TIPS, add_lora_targets, add_speculative_rows, refresh_feature_rows
 from .serving_split import SPLIT_TIPS, add_split_rows, link_default, refresh_split_rows
 
 DEFAULT = "engine default"  # null: the engine's default (shown resolved by show_defaults)
@@ -165,21 +165,11 @@ class ServingPanel(Panel):
         f.add("Shared prefix", prefix, "serving.prefix.shared_tokens", name="spin_serving_prefix_tokens")
         hit = QuantityField("number", "serving.prefix.hit_rate", step=0.05, none_text="default: 1")
         f.add("Prefix hit rate", hit, "serving.prefix.hit_rate", name="spin_serving_prefix_hit_rate")
-        self.methods = combo(list(SPEC_METHODS))  # the engine's methods (serving_feature_rows.py)
-        f.add(
-            "Speculative decoding",
-            self.methods,
-            "serving.speculative.method",
-            name="combo_serving_speculative",
+        self.methods = add_speculative_rows(  # the engine's methods (serving_feature_rows.py)
+            f,
+            "serving.speculative",
+            ("combo_serving_speculative", "spin_serving_draft_tokens", "spin_serving_acceptance"),
         )
-        # a draft model comes from the file (no widget): its errors show beside the method
-        f.binder.shown_at["serving.speculative.draft_model"] = "serving.speculative.method"
-        k = QuantityField("count", "serving.speculative.num_tokens", none_text="method default")
-        f.add("Draft tokens", k, "serving.speculative.num_tokens", name="spin_serving_draft_tokens")
-        a = QuantityField(
-            "number", "serving.speculative.acceptance_rate", step=0.05, none_text="method default"
-        )
-        f.add("Acceptance rate", a, "serving.speculative.acceptance_rate", name="spin_serving_acceptance")
         for label, path, name, none in (
             ("LoRA adapters", "serving.lora.adapters", "spin_serving_lora_adapters", "off"),
             ("Adapters loaded", "serving.lora.max_loaded", "spin_serving_lora_loaded", "vLLM default: 1"),
@@ -226,9 +216,6 @@ class ServingPanel(Panel):
             "serving.prefix.hit_rate", self.state.value("serving.prefix.shared_tokens") is not None
         )
         refresh_split_rows(self.form, self.state, profile, self.connectors)
-        spec = self.state.value("serving.speculative.method") is not None
-        self.form.show("serving.speculative.num_tokens", spec)
-        self.form.show("serving.speculative.acceptance_rate", spec)
         lora = self.state.value("serving.lora.adapters") is not None
         self.form.show("serving.lora.max_loaded", lora)
         self.form.show("serving.lora.rank", lora)

@@ -111,7 +111,10 @@ class WorkloadPanel(Panel):
         training = kind is not None and kind.trains
         for key in _TRAINING:
             self.form.show(key, training)
+        # an RL policy trained as LoRA (rl.policy.kind) reads the adapters' rank and targets
+        rl_lora = kind is not None and kind.work_key == "rl" and self.state.value("rl.policy.kind") == "lora"
         for key in _LORA:
-            self.form.show(key, kind is not None and kind.is_adapter)
+            adapters = kind is not None and kind.is_adapter
+            self.form.show(key, adapters or (rl_lora and key != "workload.lora_layers"))
         for key in _INFERENCE:
             self.form.show(key, not training)

@@ -1,0 +1,217 @@
+"""The RL panel's engine- and framework-specific knobs, in three collapsible groups (closed at
+start, gui/collapsible.py): "Policy training details", "Rollout engine details" and "Between
+phases" (the moves and the weight sync between the step's phases). Every ``rl.*`` field of
+docs/scenario-format.md "RL post-training" not in the panel's own form has its row here.
+
+A field whose null is a default shows what null resolves to ("default: 1,024 (verl)"); a row
+is shown where the estimate reads it (or where it holds a value off its default, so it can be
+set back). With ``rl.framework`` set, the knobs its release fills show the filled values (the
+state holds the validated scenario, the echo), each group's header counts them and their
+tooltips say so; an edit of one is the user's and wins."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QCheckBox
+
+from ...core.pipeline.rl_framework import framework_block
+from ...core.registry.dtypes import DTYPES
+from ...core.registry.engines import release
+from ...core.registry.frameworks import FRAMEWORKS
+from ...core.speed.host_link import host_link_gb_per_s
+from ..binding import Binder, Binding
+from ..collapsible import Section
+from ..quantity_field import QuantityField
+from ..state import ScenarioState
+from ..widgets import Form, combo
+from .precision_panel import dtype_items
+from .rl_policy_rows import PolicyRows
+from .serving_feature_rows import add_speculative_rows, refresh_speculative_rows, table_of
+
+PER_TENSOR, TRANSPORT = "rl.broadcast_per_tensor", "rl.sync_transport"
+BUDGET, SPEC = "rl.rollout.max_batched_tokens", "rl.rollout.speculative"
+SLEEP, OFFLOAD = "rl.rollout.sleep_level", "rl.offload_states"
+_COLOCATED_ONLY = (SLEEP, OFFLOAD, "rl.host_link_gb_per_s")
+_WITH_OFFLOAD = ("rl.offload_memory", "rl.policy.offload_per_call")
+# item data is rl.sync_transport's value; None is null, the gathered model through one GPU's NIC
+_TRANSPORT_ITEMS = (
+    ("one GPU's network link (default)", None),
+    ("NeMo RL collective (v0.4+)", "collective"),
+)
+# (label, path, object name) of the rollout's and the moves' check boxes
+_ROLLOUT_CHECKS = (
+    ("Detokenise in the step", "rl.rollout.detokenize_in_step", "check_rl_rollout_detokenize_in_step"),
+    ("Engine returns log-probs", "rl.rollout.returns_logprobs", "check_rl_rollout_returns_logprobs"),
+    ("Log-probs copied one by one", "rl.rollout.copies_logprobs", "check_rl_rollout_copies_logprobs"),
+)
+_BETWEEN_CHECKS = (
+    ("Training states to host", OFFLOAD, "check_rl_offload_states"),
+    ("Weights moved every call", "rl.policy.offload_per_call", "check_rl_policy_offload_per_call"),
+    ("Reference kept in host", "rl.reference.offload", "check_rl_reference_offload"),
+)
+
+
+class RLSections:
+    """The three groups, their rows' visibility and their resolved defaults."""
+
+    def __init__(self, binder: Binder, parent: Form) -> None:
+        self.state: ScenarioState = binder.state
+        self.policy_section = Section(binder, "Policy training details", "rl_policy")
+        self.rollout_section = Section(binder, "Rollout engine details", "rl_rollout")
+        self.between_section = Section(binder, "Between phases", "rl_between")
+        self.sections = (self.policy_section, self.rollout_section, self.between_section)
+        self.policy = PolicyRows(self.policy_section.form, self.state)
+        self._rollout_rows(self.rollout_section.form)
+        self._between_rows(self.between_section.form)
+        for s in self.sections:
+            parent.add_widget(s.widget, s.widget.objectName())
+        self._tips: dict[str, str] = {}
+        self._bound: list[list[Binding]] = []
+
+    @property
+    def forms(self) -> list[Form]:
+        return [s.form for s in self.sections]
+
+    def _rollout_rows(self, f: Form) -> None:
+        f.add(
+            "Rollout weights",
+            # None: null, the policy's 16-bit weights as the refit sends them
+            combo([("as the policy syncs them (16-bit)", None), *dtype_items(DTYPES)]),
+            "rl.rollout.weights",
+            name="combo_rl_rollout_weights",
+        )
+        self.fraction = QuantityField("number", "rl.rollout.memory_fraction", step=0.05, none_text="default")
+        f.add(
+            "Memory fraction",
+            self.fraction,
+            "rl.rollout.memory_fraction",
+            name="spin_rl_rollout_memory_fraction",
+        )
+        seqs = QuantityField("count", "rl.rollout.max_sequences", none_text="default: 1,024 (verl)")
+        f.add("Max sequences", seqs, "rl.rollout.max_sequences", name="spin_rl_rollout_max_sequences")
+        budget = QuantityField("context", BUDGET, step=1024, unit="tokens", none_text="one step per batch")
+        f.add("Prefill budget", budget, BUDGET, name="spin_rl_max_batched_tokens")
+        self.graphs = combo([("release default", None), ("on", True), ("off (eager)", False)])
+        f.add("CUDA graphs", self.graphs, "rl.rollout.cuda_graphs", name="combo_rl_rollout_cuda_graphs")
+        self.adapter = combo(
+            [("default", None), ("yes: adapter on the base", True), ("no: merged weights synced", False)]
+        )
+        f.add(
+            "Serve the adapter",
+            self.adapter,
+            "rl.rollout.serves_adapter",
+            name="combo_rl_rollout_serves_adapter",
+        )
+        self.methods = add_speculative_rows(
+            f,
+            SPEC,
+            (
+                "combo_rl_rollout_speculative_method",
+                "spin_rl_rollout_speculative_num_tokens",
+                "spin_rl_rollout_speculative_acceptance_rate",
+            ),
+        )
+        for label, path, name in _ROLLOUT_CHECKS:
+            f.add("", QCheckBox(label), path, name=name)
+
+    def _between_rows(self, f: Form) -> None:
+        f.add(
+            "Engine sleep",
+            # vLLM sleep mode: level 1 copies the weights to host RAM and back each step, level 2
+            # drops them (the refit refills them): core/pipeline/rl_transitions.py
+            combo((("level 1 (weights to host)", 1), ("level 2 (weights dropped)", 2))),
+            SLEEP,
+            name="combo_rl_sleep",
+        )
+        for label, path, name in _BETWEEN_CHECKS:
+            f.add("", QCheckBox(label), path, name=name)
+        f.add(
+            "Offload memory",
+            combo((("pinned (at the link's rate)", "pinned"), ("pageable (NeMo RL)", "pageable"))),
+            "rl.offload_memory",
+            name="combo_rl_offload_memory",
+        )
+        self.link = QuantityField("number", "rl.host_link_gb_per_s", step=8, unit="GB/s", none_text="default")
+        f.add("Host link", self.link, "rl.host_link_gb_per_s", name="spin_rl_host_link_gb_per_s")
+        f.add("Weight sync", combo(_TRANSPORT_ITEMS), TRANSPORT, name="combo_rl_sync_transport")
+        f.add("", QCheckBox("Sync tensor by tensor (verl)"), PER_TENSOR, name="check_rl_broadcast_per_tensor")
+
+    # -- refresh ---------------------------------------------------------------------------------
+    def refresh(self, shown: bool) -> None:
+        """Rows where the estimate reads them, null's resolved defaults, the framework's marks.
+        Nothing while the panel is hidden (another kind: the RL rules are not loaded)."""
+        if not shown:
+            return
+        st = self.state
+        split = st.value("rl.placement") == "split"
+        between = self.between_section.form
+        between.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
+        between.show(TRANSPORT, split)
+        for key in _COLOCATED_ONLY:
+            between.show(key, not split)  # split: the engine never sleeps, nothing is offloaded
+        offload = st.value(OFFLOAD) is not False
+        for key in _WITH_OFFLOAD:  # split: nothing is offloaded, whatever they hold
+            between.show(key, not split and (offload or self._held_off(key)))
+        self.policy.refresh()
+        self._refresh_rollout()
+        self._show_defaults(split)
+        self._mark_framework()
+
+    def _held_off(self, path: str) -> bool:
+        return self.state.value(path) not in (None, False, "pinned")
+
+    def _refresh_rollout(self) -> None:
+        st, f = self.state, self.rollout_section.form
+        engine = str(st.value("rl.rollout.engine"))
+        # vLLM's max_num_batched_tokens (SGLang has no such floor): shown for vLLM, or held
+        f.show(BUDGET, engine == "vllm" or st.value(BUDGET) is not None)
+        lora = st.value("rl.policy.kind") == "lora"
+        f.show("rl.rollout.serves_adapter", lora or st.value("rl.rollout.serves_adapter") is not None)
+        profile = FRAMEWORKS.get(engine)
+        table = table_of(st, profile, "rl.rollout.engine_version") if profile else None
+        refresh_speculative_rows(f, self.methods, st, SPEC, table, st.value("rl.rollout.engine_version"))
+
+    def _show_defaults(self, split: bool) -> None:
+        """What null resolves to, in each nullable field's own null text."""
+        from ...core.pipeline.rl_roles import COLOCATED_MEMORY_FRACTION  # RL only: not at start
+
+        st = self.state
+        engine = str(st.value("rl.rollout.engine"))
+        profile = FRAMEWORKS.get(engine)
+        try:
+            rel = release(profile.releases, st.value("rl.rollout.engine_version")) if profile else None
+        except (KeyError, TypeError):  # an unknown release: refused beside its own field
+            rel = None
+        name = profile.label if profile else engine
+        if not split:
+            self.fraction.setSpecialValueText(f"default: {COLOCATED_MEMORY_FRACTION:g} (colocated)")
+        elif rel is not None and rel.memory_fraction is not None:
+            self.fraction.setSpecialValueText(f"{name} default: {rel.memory_fraction:g}")
+        else:
+            self.fraction.setSpecialValueText(f"{name} default")
+        graphs = "" if rel is None else f" ({'on' if rel.cuda_graphs else 'off'})"
+        release_name = f"{name} {rel.version}" if rel is not None else name
+        self.graphs.setItemText(0, f"{release_name} default{graphs}")
+        lora = st.value("rl.policy.kind") == "lora"
+        self.adapter.setItemText(0, "default (yes)" if lora else "default (no: not a LoRA policy)")
+        gpu = getattr(st.estimate, "gpu", None)  # the GPU as resolved (a catalog id or a custom one)
+        if gpu is not None:
+            self.link.setSpecialValueText(f"default: {host_link_gb_per_s(gpu):g} GB/s ({gpu.name})")
+        self.policy.show_defaults()
+
+    def _mark_framework(self) -> None:
+        """Each header counts the knobs the framework's release set as they are; their tooltips
+        say so (an edit of one makes it the user's: it leaves the count)."""
+        rl = getattr(self.state.scenario, "rl", None)
+        block = framework_block(rl) if rl is not None and rl.framework is not None else None
+        filled = block["defaults"] if block else {}
+        who = f"{block['label']} {block['release']}" if block else ""
+        if not self._bound:  # each group's bindings, once (every refresh reads them)
+            self._bound = [[b for b in s.form.binder.bindings if s.holds(b.widget)] for s in self.sections]
+        for s, bound in zip(self.sections, self._bound, strict=True):
+            n = 0
+            for b in bound:
+                base = self._tips.setdefault(b.path, b.widget.toolTip())
+                mine = b.path in filled
+                n += mine and s.form.layout.isRowVisible(s.form.rows[b.path])  # the rows shown
+                b.widget.setToolTip(f"{base} Set by {who}'s defaults." if mine else base)
+            s.set_note(f"{n} set by {who}" if n else "")
