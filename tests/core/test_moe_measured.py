@@ -152,14 +152,16 @@ def test_llmd_runs_on_the_triton_module(monkeypatch: pytest.MonkeyPatch) -> None
     # 514 ms and 8.21 ms before vLLM's custom all-reduce took its measured times (the TP 4
     # decoders' 5-360 KB messages in 4.6-7.9 us against 8.1-9.5 us at alpha + bytes / beta;
     # core/speed/allreduce_measured.py): TTFT +1 %, ITL +9 % of the published
-    assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(524, abs=2)
+    # 524 ms before its NIXL connector's request path was priced (docs/evidence/serving.md §36: the
+    # decode server's second API pass and the step that finds the KV read done): +14 % of the published
+    assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(589, abs=2)
     assert sv["disaggregated_tpot_seconds"] * 1e3 == pytest.approx(8.07, abs=0.02)
     monkeypatch.setattr(load, "measured_moe_kernel", lambda *_: "")
     d["serving"]["engine_version"] = "0.27.0"  # the same release's rules, past the answers kept
     sv = estimate_report(d)["serving"]
     assert sv["disaggregated_ttft_seconds"] * 1e3 == pytest.approx(
-        996, abs=3
-    )  # 981 before the measured all-reduce
+        1060, abs=3
+    )  # 981 before the measured all-reduce; 996 before the NIXL request path
     assert sv["disaggregated_tpot_seconds"] * 1e3 == pytest.approx(5.41, abs=0.02)
 
 
