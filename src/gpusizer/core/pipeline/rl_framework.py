@@ -13,6 +13,7 @@ it (a saved echo states them all), any other as set by the user.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScenarioError, excerpt
@@ -82,6 +83,35 @@ def fill_rl_framework(data: dict[str, Any]) -> dict[str, Any]:
 def _copy_blocks(rl: dict[str, Any]) -> dict[str, Any]:
     """The ``rl`` block with its sub-blocks copied, so filling leaves the caller's dict alone."""
     return {k: dict(v) if isinstance(v, dict) else v for k, v in rl.items()}
+
+
+def switch_edits(
+    value: Callable[[str], object], old: RLRelease | None, new: RLRelease | None
+) -> dict[str, object]:
+    """The knob edits (paths under ``rl.``) of a switch of framework or release from ``old``
+    (None: no framework) to ``new`` (None: none, the knobs stay as set), read as the report's
+    ``as_set`` reads them: a knob at ``old``'s default, or at the field's own default where
+    ``old`` does not set it, came with the framework and follows ``new`` (its default, else the
+    field's); a knob set otherwise is the user's and stays, as an explicit knob in a file wins.
+    ``value`` reads a path's current value (the window's state). Switching back and forth kept
+    no hand-set knob before: each switch wrote every knob of the new release."""
+    if new is None:
+        return {}
+    field = RLSpec()
+    out: dict[str, object] = {}
+    for path in dict.fromkeys(d.path for r in (old, new) if r is not None for d in r.defaults):
+        own = _value(field, path)
+        if value(f"rl.{path}") == _default(old, path, own):
+            out[f"rl.{path}"] = _default(new, path, own)
+    return out
+
+
+def _default(rel: RLRelease | None, path: str, own: object) -> object:
+    """``path``'s default under ``rel``, else ``own`` (the field's default)."""
+    try:
+        return own if rel is None else rel.value(path)
+    except KeyError:
+        return own
 
 
 def _value(rl: RLSpec, path: str) -> object:

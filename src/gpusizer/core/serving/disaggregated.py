@@ -111,7 +111,8 @@ def _check_connector(s: Scenario, spec: DisaggregatedSpec) -> None:
     engine = PD_CONNECTORS[spec.connector].engine
     if engine != s.framework:
         ids = ", ".join(k for k, c in PD_CONNECTORS.items() if c.engine == s.framework)
-        msg = f"{spec.connector!r} runs under framework {engine!r}; for {s.framework!r}: {ids or 'none'}"
+        allowed = f"for {s.framework!r}: {ids}" if ids else f"none is modelled for {s.framework!r}: null"
+        msg = f"{spec.connector!r} runs under framework {engine!r}; {allowed} (no path priced)"
         raise ScenarioError("serving.disaggregated.connector", msg)
 
 
