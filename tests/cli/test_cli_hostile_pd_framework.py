@@ -45,6 +45,10 @@ CASES = [
         _at(PD, "serving.disaggregated", connector="sglang"),
         ("disaggregated.connector", "for 'vllm': vllm-nixl"),
     ),
+    (
+        _at(_at(PD, "serving.disaggregated", connector="vllm-nixl"), "serving", engine_version="0.8.5"),
+        ("disaggregated.connector", "from vllm 0.9.0 on, not 0.8.5"),
+    ),
     (_at(EP8, "serving", expert_balance=1e-9), ("serving.expert_balance", "allowed 0.125 to 1")),
     (_at(EP8, "serving", redundant_experts=10**9), ("serving.redundant_experts", "65536")),
     (_at(EP8, "serving", moe_a2a_backend="deepep"), ("serving.moe_a2a_backend", "deepep_normal")),

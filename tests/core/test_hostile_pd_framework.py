@@ -124,6 +124,21 @@ def test_a_connector_of_another_engine_names_this_engines() -> None:
     refused(trt, "serving.disaggregated.connector", "none is modelled for 'tensorrt-llm'", "null")
 
 
+@pytest.mark.parametrize("connector", ["vllm-nixl", "vllm-mooncake", "vllm-p2p-nccl"])
+def test_a_connector_on_a_release_before_it_is_refused(connector: str) -> None:
+    """Before: a vLLM connector on vLLM 0.6.4 priced the V1 scheduler's remote-KV path on a
+    release that has neither (NixlConnector was first released in 0.9.0: ai-dynamo/dynamo PR
+    1345, "NixlConnector got released in 0.9.0"; the other two came later). From 0.9.0 on, and
+    with the release unset, as before."""
+    old = _split(connector=connector)
+    old["serving"]["engine_version"] = "0.8.5"
+    refused(old, "serving.disaggregated.connector", "from vllm 0.9.0 on, not 0.8.5", "or the connector null")
+    for version in ("0.9.0", None):
+        ok = _split(connector=connector)
+        ok["serving"]["engine_version"] = version
+        finite(gpusizer.estimate_report(ok))
+
+
 def test_a_connector_without_pools_is_kept_and_not_read() -> None:
     """No prefill pool (``prefill_gpus`` null): the connector is kept and not read, as every
     other field of the split is (the window holds it while the split is off); the answer is the
