@@ -111,8 +111,12 @@ def _check_connector(s: Scenario, spec: DisaggregatedSpec) -> None:
     engine = PD_CONNECTORS[spec.connector].engine
     if engine != s.framework:
         ids = ", ".join(k for k, c in PD_CONNECTORS.items() if c.engine == s.framework)
-        allowed = f"for {s.framework!r}: {ids}" if ids else f"none is modelled for {s.framework!r}: null"
-        msg = f"{spec.connector!r} runs under framework {engine!r}; {allowed} (no path priced)"
+        allowed = (
+            f"for {s.framework!r}: {ids}"
+            if ids
+            else f"none is modelled for {s.framework!r}: null (no path priced)"
+        )
+        msg = f"{spec.connector!r} runs under framework {engine!r}; {allowed}"
         raise ScenarioError("serving.disaggregated.connector", msg)
     _check_connector_release(
         spec.connector, engine, PD_CONNECTORS[spec.connector].since, s.serving.engine_version
