@@ -231,3 +231,17 @@ def test_switch_edits_keep_what_the_user_set() -> None:
     assert "rl.rollout.memory_fraction" not in edits
     assert edits["rl.sync_transport"] == "collective" and edits["rl.rollout.max_sequences"] is None
     assert switch_edits(lambda p: now.get(p), verl, None) == {}
+
+
+def test_a_knob_of_another_framework_is_named() -> None:
+    """Before: NeMo RL's collective transport under verl (no verl release sets the knob) was
+    priced with no word of it beside the framework's line. It still wins, and is named under
+    ``others_set`` and at the end of the line; a fresh pick of any release names none."""
+    report = gpusizer.estimate_report(_rl(framework="verl", sync_transport="collective"))
+    assert report["rl"]["framework"]["others_set"] == ["rl.sync_transport"]
+    note = next(a for a in report["assumptions"] if a.startswith("verl 0.7.0 defaults"))
+    assert note.endswith("; set beyond release 0.7.0's defaults: rl.sync_transport")
+    for fid, fw in RL_FRAMEWORKS.items():
+        for version in fw.versions:
+            block = gpusizer.estimate_report(_rl(framework=fid, framework_version=version))["rl"]["framework"]
+            assert block["others_set"] == [], (fid, version)

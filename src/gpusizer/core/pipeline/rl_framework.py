@@ -124,12 +124,18 @@ def _value(rl: RLSpec, path: str) -> object:
 def framework_block(rl: RLSpec) -> dict[str, Any] | None:
     """The report's ``rl.framework`` (contract: docs/scenario-format.md): the framework, the
     version asked, the release whose defaults apply, the knobs at its defaults (path under
-    ``rl`` -> value) and those the user set otherwise; None where ``rl.framework`` is null."""
+    ``rl`` -> value) and those the user set otherwise; None where ``rl.framework`` is null.
+    ``others_set``: knobs another modelled release sets (NeMo RL's ``sync_transport``
+    ``collective`` under verl) that this one leaves alone, set away from the field's default:
+    they win too, and are named, so a knob of another framework is not priced in silence."""
     if rl.framework is None:
         return None
     fw = RL_FRAMEWORKS[rl.framework]
     rel = fw.release(rl.framework_version)
     applied = {f"rl.{d.path}": d.value for d in rel.defaults if _value(rl, d.path) == d.value}
+    own = {d.path for d in rel.defaults}
+    known = dict.fromkeys(d.path for f in RL_FRAMEWORKS.values() for r in f.releases for d in r.defaults)
+    field = RLSpec()
     return {
         "id": fw.id,
         "label": fw.label,
@@ -138,6 +144,7 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
         "release_date": rel.date,
         "defaults": applied,
         "as_set": [f"rl.{d.path}" for d in rel.defaults if f"rl.{d.path}" not in applied],
+        "others_set": [f"rl.{p}" for p in known if p not in own and _value(rl, p) != _value(field, p)],
     }
 
 
@@ -160,4 +167,6 @@ def framework_note(block: dict[str, Any] | None) -> str | None:
         head = f"{label} {rel} defaults ({block['release_date']})"
     said = ", ".join(f"{p} {_shown(v)}" for p, v in block["defaults"].items())
     kept = f"; as set: {', '.join(block['as_set'])}" if block["as_set"] else ""
-    return f"{head}: {said or 'none of its knobs'}{kept}"
+    others = block.get("others_set")
+    beyond = f"; set beyond release {rel}'s defaults: {', '.join(others)}" if others else ""
+    return f"{head}: {said or 'none of its knobs'}{kept}{beyond}"
