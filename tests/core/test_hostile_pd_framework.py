@@ -245,3 +245,17 @@ def test_a_knob_of_another_framework_is_named() -> None:
         for version in fw.versions:
             block = gpusizer.estimate_report(_rl(framework=fid, framework_version=version))["rl"]["framework"]
             assert block["others_set"] == [], (fid, version)
+
+
+def test_a_rollout_method_its_release_does_not_run_names_the_rl_fields() -> None:
+    """Before: EAGLE-3 in a vLLM 0.6.4 rollout was refused at ``serving.speculative.method``
+    ("set serving.engine_version 0.8.5"), fields an RL scenario does not have; now at
+    ``rl.rollout.speculative.method``, asking for ``rl.rollout.engine_version``."""
+    rollout = {**RL_SPLIT["rl"]["rollout"], "engine_version": "0.6.4"}
+    rollout["speculative"] = {"method": "eagle3", "num_tokens": 3}
+    refused(
+        _rl(rollout=rollout),
+        "rl.rollout.speculative.method",
+        "from 0.8.5 on, not 0.6.4",
+        "set rl.rollout.engine_version 0.8.5 or later",
+    )
