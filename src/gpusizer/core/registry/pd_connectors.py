@@ -11,7 +11,7 @@ per-request cost, core/speed ``StepCost.front_end_for``), the decode replica's e
 from a published first token. Not priced by any spec: the network round trips of the proxy's
 HTTP hops (their latency is a property of the hosts, stated by no replayed run).
 
-vLLM's proxies (``tests/v1/kv_connector/nixl_integration/toy_proxy_server.py``
+vLLM's proxies (``vllm-project/vllm/tests/v1/kv_connector/nixl_integration/toy_proxy_server.py``
 ``_handle_completions``; ``examples/online_serving/disaggregated_serving_p2p_nccl_xpyd/
 disagg_proxy_p2p_nccl_xpyd.py`` ``handle_request``, "# finish prefill" then "# return decode";
 llm-d's routing sidecar, ``pkg/sidecar/proxy/connector_nixlv2.go``, the same order) send the

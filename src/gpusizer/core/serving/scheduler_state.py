@@ -157,7 +157,7 @@ class RunState:
 def _gap(rng: random.Random, w: Workload) -> float:
     """Seconds to the next arrival of a "rate" load: exponential (Poisson arrivals), or, with
     ``w.burstiness`` set, gamma of that shape and mean ``1 / rate`` as vLLM's benchmark draws
-    them (``benchmarks/serve.py`` ``get_request``: ``theta = 1.0 / (request_rate * burstiness)``,
+    them (``vllm/benchmarks/serve.py`` ``get_request``: ``theta = 1.0 / (request_rate * burstiness)``,
     ``np.random.gamma(shape=burstiness, scale=theta)``; squared coefficient of variation
     ``1 / burstiness``). Burstiness 1 keeps the exponential draw, so its answers are as before.
 
