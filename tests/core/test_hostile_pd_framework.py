@@ -259,3 +259,15 @@ def test_a_rollout_method_its_release_does_not_run_names_the_rl_fields() -> None
         "from 0.8.5 on, not 0.6.4",
         "set rl.rollout.engine_version 0.8.5 or later",
     )
+
+
+def test_rl_framework_on_another_kind_is_checked_and_not_read() -> None:
+    serve = copy.deepcopy(PD)
+    bare = gpusizer.estimate_report(serve)
+    held = gpusizer.estimate_report({**serve, "rl": {"framework": "verl", "framework_version": "0.6.0"}})
+    assert {k: v for k, v in held.items() if k != "scenario"} == {
+        k: v for k, v in bare.items() if k != "scenario"
+    }
+    refused(
+        {**serve, "rl": {"framework": "verl", "framework_version": "0.1"}}, "rl.framework_version", "0.3.0"
+    )
