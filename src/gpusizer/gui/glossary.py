@@ -144,8 +144,8 @@ GLOSSARY: dict[str, str] = {
     "rl.prompt_tokens": "Mean prompt length in tokens.",
     "rl.framework": "The RL framework you run (NeMo RL, verl, OpenRLHF): picking one sets the RL "
     "knobs to its release's defaults, read from its tagged configs (memory fraction, CUDA graphs, "
-    "packing, offload, weight sync...); a knob you change afterwards stays yours. None: the knobs "
-    "as they are.",
+    "packing, offload, weight sync...); a knob you change stays yours, through later switches of "
+    "framework or release too. None: the knobs as they are.",
     "rl.framework_version": "The framework's release whose defaults apply; a version between two "
     "modelled releases takes the older one's, and the assumptions say so. Default: the newest "
     "modelled release.",

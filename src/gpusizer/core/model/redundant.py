@@ -95,3 +95,22 @@ def check_redundant(s: Scenario) -> None:
             f"experts + redundant_experts ({moe.experts} + {r}) must be a multiple of the "
             f"{ranks} ranks holding the experts; allowed e.g. {', '.join(map(str, fits))}; got {r}",
         )
+
+
+def check_balance(s: Scenario) -> None:
+    """``serving.expert_balance`` (the mean EP rank's routed tokens over the busiest's) where it
+    is read (a served MoE model whose experts span more than one rank): the busiest rank holds at
+    most all the ranks' tokens, so over ``n`` ranks the balance is at least ``1 / n``. A smaller
+    one priced a rank busier than all of them together: 1e-300 read as 1e300 times the mean
+    rank's work, a NaN time per token. Checked on the layout as stated (the layout search's
+    candidates keep it as read)."""
+    b = s.serving.expert_balance
+    ranks = ep_ranks(s.parallelism)
+    if b is None or s.model.moe is None or s.workload.trains or ranks <= 1 or b * ranks >= 1:
+        return
+    raise ScenarioError(
+        "serving.expert_balance",
+        f"the mean rank's routed tokens over the busiest's is at least 1/{ranks} = {1 / ranks:.4g} over "
+        f"the {ranks} ranks holding the experts (the busiest holds at most all their tokens); allowed "
+        f"{1 / ranks:.4g} to 1, or null (the router's own skew); got {b:g}",
+    )

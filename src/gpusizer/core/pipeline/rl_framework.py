@@ -13,6 +13,7 @@ it (a saved echo states them all), any other as set by the user.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScenarioError, excerpt
@@ -84,6 +85,35 @@ def _copy_blocks(rl: dict[str, Any]) -> dict[str, Any]:
     return {k: dict(v) if isinstance(v, dict) else v for k, v in rl.items()}
 
 
+def switch_edits(
+    value: Callable[[str], object], old: RLRelease | None, new: RLRelease | None
+) -> dict[str, object]:
+    """The knob edits (paths under ``rl.``) of a switch of framework or release from ``old``
+    (None: no framework) to ``new`` (None: none, the knobs stay as set), read as the report's
+    ``as_set`` reads them: a knob at ``old``'s default, or at the field's own default where
+    ``old`` does not set it, came with the framework and follows ``new`` (its default, else the
+    field's); a knob set otherwise is the user's and stays, as an explicit knob in a file wins.
+    ``value`` reads a path's current value (the window's state). Switching back and forth kept
+    no hand-set knob before: each switch wrote every knob of the new release."""
+    if new is None:
+        return {}
+    field = RLSpec()
+    out: dict[str, object] = {}
+    for path in dict.fromkeys(d.path for r in (old, new) if r is not None for d in r.defaults):
+        own = _value(field, path)
+        if value(f"rl.{path}") == _default(old, path, own):
+            out[f"rl.{path}"] = _default(new, path, own)
+    return out
+
+
+def _default(rel: RLRelease | None, path: str, own: object) -> object:
+    """``path``'s default under ``rel``, else ``own`` (the field's default)."""
+    try:
+        return own if rel is None else rel.value(path)
+    except KeyError:
+        return own
+
+
 def _value(rl: RLSpec, path: str) -> object:
     obj: Any = rl
     for part in path.split("."):
@@ -94,12 +124,18 @@ def _value(rl: RLSpec, path: str) -> object:
 def framework_block(rl: RLSpec) -> dict[str, Any] | None:
     """The report's ``rl.framework`` (contract: docs/scenario-format.md): the framework, the
     version asked, the release whose defaults apply, the knobs at its defaults (path under
-    ``rl`` -> value) and those the user set otherwise; None where ``rl.framework`` is null."""
+    ``rl`` -> value) and those the user set otherwise; None where ``rl.framework`` is null.
+    ``others_set``: knobs another modelled release sets (NeMo RL's ``sync_transport``
+    ``collective`` under verl) that this one leaves alone, set away from the field's default:
+    they win too, and are named, so a knob of another framework is not priced in silence."""
     if rl.framework is None:
         return None
     fw = RL_FRAMEWORKS[rl.framework]
     rel = fw.release(rl.framework_version)
     applied = {f"rl.{d.path}": d.value for d in rel.defaults if _value(rl, d.path) == d.value}
+    own = {d.path for d in rel.defaults}
+    known = dict.fromkeys(d.path for f in RL_FRAMEWORKS.values() for r in f.releases for d in r.defaults)
+    field = RLSpec()
     return {
         "id": fw.id,
         "label": fw.label,
@@ -108,6 +144,7 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
         "release_date": rel.date,
         "defaults": applied,
         "as_set": [f"rl.{d.path}" for d in rel.defaults if f"rl.{d.path}" not in applied],
+        "others_set": [f"rl.{p}" for p in known if p not in own and _value(rl, p) != _value(field, p)],
     }
 
 
@@ -130,4 +167,6 @@ def framework_note(block: dict[str, Any] | None) -> str | None:
         head = f"{label} {rel} defaults ({block['release_date']})"
     said = ", ".join(f"{p} {_shown(v)}" for p, v in block["defaults"].items())
     kept = f"; as set: {', '.join(block['as_set'])}" if block["as_set"] else ""
-    return f"{head}: {said or 'none of its knobs'}{kept}"
+    others = block.get("others_set")
+    beyond = f"; set beyond release {rel}'s defaults: {', '.join(others)}" if others else ""
+    return f"{head}: {said or 'none of its knobs'}{kept}{beyond}"

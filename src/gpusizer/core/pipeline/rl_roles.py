@@ -103,6 +103,11 @@ _USER_FIELDS = {
     "precision.weights": "rl.rollout.weights",
     "serving.lora.rank": "workload.lora_rank",
     "serving.lora.targets": "workload.lora_targets",
+    # the rollout's speculative decoding is rl.rollout.speculative (a method the release does
+    # not run was named at serving.speculative.method, which an RL scenario has no widget for)
+    "serving.speculative.method": "rl.rollout.speculative.method",
+    "serving.speculative.num_tokens": "rl.rollout.speculative.num_tokens",
+    "serving.speculative.acceptance_rate": "rl.rollout.speculative.acceptance_rate",
 }
 
 
@@ -119,7 +124,11 @@ def _parse(data: dict[str, Any], role: str) -> Scenario:
         field = _USER_FIELDS.get(err.field)
         if field is None:
             raise ScenarioError(err.field, f"{err.message} (the {role} of RL post-training)") from None
-        raise ScenarioError(field, f"{err.message} (as the {role}'s {err.field})") from None
+        # the release the message asks for is the rollout's own (rl.rollout.engine_version)
+        message = err.message.replace(
+            "set serving.engine_version", f"set {_USER_FIELDS['serving.engine_version']}"
+        )
+        raise ScenarioError(field, f"{message} (as the {role}'s {err.field})") from None
 
 
 def _base(s: Scenario, model: ModelSpec | None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from ..memo import Memo
 from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
 from ..model.presets import gpu_presets, model_presets, nvlink_domain, resolve_gpu_id
+from ..model.redundant import check_balance
 from ..model.specs import GPUSpec, HardwareSpec, ModelSpec, Scenario
 from ..registry.workloads import WORKLOAD_KINDS
 from ..suggest import did_you_mean
@@ -221,6 +222,7 @@ def _validate(data: dict[str, Any]) -> Scenario:
         raise from_validation(exc) from None
     scenario = _pad_vocab(_default_node(scenario))
     check_scenario(scenario)
+    check_balance(scenario)  # on the stated layout only: the search's candidates keep it as read
     return scenario
 
 

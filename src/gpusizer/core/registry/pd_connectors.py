@@ -46,12 +46,14 @@ class PathInputs:
 @dataclass(frozen=True)
 class PdConnector:
     """One connector and proxy: ``seconds`` maps :class:`PathInputs` to the first-token seconds
-    its path adds; ``source``: the code read."""
+    its path adds; ``source``: the code read; ``since``: the engine's first release that runs
+    it (None: not gated), below which an explicit ``serving.engine_version`` is refused."""
 
     id: str
     engine: str
     seconds: Callable[[PathInputs], float]
     source: str
+    since: str | None = None
 
 
 PD_CONNECTORS: dict[str, PdConnector] = {}
@@ -101,12 +103,19 @@ def _sglang(x: PathInputs) -> float:
 
 
 _VLLM_V1 = "vllm-project/vllm v1 scheduler (vllm/v1/core/sched/scheduler.py)"
+# vLLM's first release with NixlConnector and the V1 scheduler's remote-KV states these rules
+# read ("NixlConnector got released in 0.9.0", ai-dynamo/dynamo PR 1345, 2025-06-03); the P2P
+# NCCL connector (PR 18242) and the V1 Mooncake connector came later, so none runs before it.
+# Their own first releases are not gated: the P2P run replayed (disagg-published-runs.json) is a
+# mid-June 2025 build stated as 0.9.1, before 0.9.2, the first release that ships it.
+_VLLM_CONNECTORS_SINCE = "0.9.0"
 register(
     PdConnector(
         "vllm-nixl",
         "vllm",
         _nixl,
         f"vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py; {_VLLM_V1}; toy_proxy_server.py",
+        since=_VLLM_CONNECTORS_SINCE,
     )
 )
 register(
@@ -116,6 +125,7 @@ register(
         _nixl,  # the same asynchronous pull: ``get_num_new_matched_tokens`` returns ``count, True``
         f"vllm/distributed/kv_transfer/kv_connector/v1/mooncake/mooncake_connector.py; {_VLLM_V1}; "
         "toy_proxy_server.py",
+        since=_VLLM_CONNECTORS_SINCE,
     )
 )
 register(
@@ -125,6 +135,7 @@ register(
         _p2p_nccl,
         "vllm/distributed/kv_transfer/kv_connector/v1/p2p/p2p_nccl_connector.py; "
         "disagg_proxy_p2p_nccl_xpyd.py",
+        since=_VLLM_CONNECTORS_SINCE,
     )
 )
 register(

@@ -111,8 +111,34 @@ def _check_connector(s: Scenario, spec: DisaggregatedSpec) -> None:
     engine = PD_CONNECTORS[spec.connector].engine
     if engine != s.framework:
         ids = ", ".join(k for k, c in PD_CONNECTORS.items() if c.engine == s.framework)
-        msg = f"{spec.connector!r} runs under framework {engine!r}; for {s.framework!r}: {ids or 'none'}"
+        allowed = (
+            f"for {s.framework!r}: {ids}"
+            if ids
+            else f"none is modelled for {s.framework!r}: null (no path priced)"
+        )
+        msg = f"{spec.connector!r} runs under framework {engine!r}; {allowed}"
         raise ScenarioError("serving.disaggregated.connector", msg)
+    _check_connector_release(
+        spec.connector, engine, PD_CONNECTORS[spec.connector].since, s.serving.engine_version
+    )
+
+
+def _check_connector_release(cid: str, engine: str, since: str | None, version: str | None) -> None:
+    """An explicit engine release older than the connector's first (``PdConnector.since``):
+    its path reads a scheduler that release does not have. Unset or unreadable versions, and
+    another family's, are not judged (as ``Support.since`` is read)."""
+    from ..registry.engines import version_key
+
+    if since is None or version is None:
+        return
+    asked, first = version_key(version), version_key(since)
+    if asked is None or first is None or asked[0] != first[0] or asked >= first:
+        return
+    raise ScenarioError(
+        "serving.disaggregated.connector",
+        f"{cid!r} runs from {engine} {since} on, not {version}; set serving.engine_version "
+        f"{since} or later, or the connector null (no path priced)",
+    )
 
 
 def _link(spec: DisaggregatedSpec, gpu: GPUSpec) -> float:

@@ -159,7 +159,15 @@ def _gap(rng: random.Random, w: Workload) -> float:
     ``w.burstiness`` set, gamma of that shape and mean ``1 / rate`` as vLLM's benchmark draws
     them (``vllm/benchmarks/serve.py`` ``get_request``: ``theta = 1.0 / (request_rate * burstiness)``,
     ``np.random.gamma(shape=burstiness, scale=theta)``; squared coefficient of variation
-    ``1 / burstiness``). Burstiness 1 keeps the exponential draw, so its answers are as before."""
+    ``1 / burstiness``). Burstiness 1 keeps the exponential draw, so its answers are as before.
+
+    A shape so small that the scale ``1 / (rate x burstiness)`` overflows (5e-324) made the gap
+    0 x inf, NaN, and the run never ended; such a gap is 0, the gamma's limit as its shape falls
+    to 0 at a fixed mean (every draw 0 in probability: the requests arrive at once)."""
     if w.burstiness == 1.0:
         return rng.expovariate(w.rate)
-    return rng.gammavariate(w.burstiness, 1.0 / (w.rate * w.burstiness))
+    # gammavariate(shape, theta) returns its unit draw times theta: the same gaps as before
+    x = rng.gammavariate(w.burstiness, 1.0)
+    per = w.rate * w.burstiness
+    gap = x * (1.0 / per) if per > 0.0 else math.inf
+    return gap if math.isfinite(gap) else 0.0

@@ -10,10 +10,11 @@ from typing import Any
 from PySide6.QtWidgets import QLabel
 
 from ...core.model.presets import model_presets
+from ...core.pipeline.rl_framework import switch_edits
 from ...core.pipeline.work import RL_KEY
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.registry.rl_algorithms import RL_ALGORITHMS
-from ...core.registry.rl_frameworks import RL_FRAMEWORKS
+from ...core.registry.rl_frameworks import RL_FRAMEWORKS, RLRelease
 from ..binding import Binder
 from ..quantity_field import QuantityField
 from ..widgets import combo
@@ -189,18 +190,34 @@ class RLPanel(Panel):
         self.release.blockSignals(blocked)
 
     def _framework_edits(self, fid: object) -> dict[str, Any]:
-        """A framework picked: its newest release's knob defaults (none: the knobs stay)."""
+        """A framework picked: its newest release's knob defaults where a knob is at the
+        current release's (or, without one, the field's own); a knob set by hand stays, and
+        none leaves every knob as it is (core/pipeline/rl_framework.py ``switch_edits``)."""
         fw = RL_FRAMEWORKS.get(fid) if isinstance(fid, str) else None
-        return {RL_FW_VERSION: None, **(knob_edits(fw.releases[-1]) if fw else {})}
+        new = fw.releases[-1] if fw else None
+        return {RL_FW_VERSION: None, **switch_edits(self.state.value, self._current_release(), new)}
 
     def _release_edits(self, version: object) -> dict[str, Any]:
-        """A release picked: its knob defaults (a version no release covers: none, refused)."""
+        """A release picked: its knob defaults, a knob set by hand kept (a version no release
+        covers: none, refused)."""
         fid = self.state.value(RL_FW)
         fw = RL_FRAMEWORKS.get(fid) if isinstance(fid, str) else None
         try:
-            return knob_edits(fw.release(version if isinstance(version, str) else None)) if fw else {}
+            new = fw.release(version if isinstance(version, str) else None) if fw else None
         except KeyError:
             return {}
+        return switch_edits(self.state.value, self._current_release(), new)
+
+    def _current_release(self) -> RLRelease | None:
+        """The release whose defaults the knobs follow now (None: no framework, or a version
+        no release covers)."""
+        fid = self.state.value(RL_FW)
+        fw = RL_FRAMEWORKS.get(fid) if isinstance(fid, str) else None
+        version = self.state.value(RL_FW_VERSION)
+        try:
+            return fw.release(version if isinstance(version, str) else None) if fw else None
+        except KeyError:
+            return None
 
     def _fill_framework_releases(self) -> None:
         """The framework's modelled releases, newest first; a version set that is not one of
@@ -244,8 +261,3 @@ class RLPanel(Panel):
             + "; ".join(parts)
             + f". Peak in {rl['peak_phase'].replace('_', ' ')}."
         )
-
-
-def knob_edits(rel: Any) -> dict[str, Any]:
-    """A release's knob defaults as dotted-path edits of the scenario."""
-    return {f"rl.{d.path}": d.value for d in rel.defaults}
