@@ -11,7 +11,8 @@ section). Math-Verify is not a dependency of this project; in a virtual environm
 The responses are synthetic (no RL response text is shipped here): sentences of prose with inline
 and display LaTeX arithmetic, cut at CHARS characters, either closed by a boxed answer (a response
 that ended) or not (one cut by ``max_new_tokens``, where Math-Verify tries every match from the
-right). Each call has its own gold and answer, so the verifier's 20-entry parse caches do not hit
+right). The golds are fractions in LaTeX or integers (MATH's and GSM8K's kinds). Each call has its
+own gold and answer, so the verifier's 20-entry parse caches do not hit
 across calls. Prints the median, the 10th and the 90th percentile per call, in milliseconds.
 
 With ``tokenizers`` installed too (0.22.1, as NeMo RL v0.6.0's uv.lock pins), it also times the
@@ -47,6 +48,13 @@ def _sentence(rng: random.Random) -> str:
     return f"{words} {a} \\times {c} = {a * c}."
 
 
+def _gold(rng: random.Random, kind: str) -> str:
+    """A gold answer: a fraction in LaTeX or an integer (MATH's and GSM8K's kinds)."""
+    if kind == "integer":
+        return str(rng.randint(1, 99999))
+    return f"\\frac{{{rng.randint(1, 999)}}}{{{rng.randint(2, 999)}}}"
+
+
 def _response(rng: random.Random, chars: int, answer: str | None) -> str:
     parts: list[str] = []
     while sum(map(len, parts)) < chars:
@@ -63,11 +71,11 @@ def main(sizes: list[int]) -> None:
     )
     rng = random.Random(0)
     verify(["\\boxed{1}"], ["warm-up $\\boxed{1}$"])  # the grammar's first load
-    for chars in sizes:
+    for chars, kind in ((c, k) for c in sizes for k in ("fraction", "integer")):
         for ended in (True, False):
             times = []
             for _ in range(CALLS):
-                gold = f"\\frac{{{rng.randint(1, 999)}}}{{{rng.randint(2, 999)}}}"
+                gold = _gold(rng, kind)
                 text = _response(rng, chars, gold if ended else None)
                 t = time.perf_counter()
                 with contextlib.suppress(Exception):  # NeMo RL scores a failure 0 and goes on
@@ -75,7 +83,8 @@ def main(sizes: list[int]) -> None:
                 times.append(time.perf_counter() - t)
             q = statistics.quantiles(times, n=10)
             print(
-                f"chars {chars:6d} ended {ended!s:5} median {statistics.median(times) * 1e3:7.2f} ms"
+                f"chars {chars:6d} gold {kind:8s} ended {ended!s:5}"
+                f" median {statistics.median(times) * 1e3:7.2f} ms"
                 f"  p10 {q[0] * 1e3:7.2f}  p90 {q[-1] * 1e3:7.2f}"
             )
 
