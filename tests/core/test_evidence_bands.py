@@ -38,12 +38,6 @@ SHORT = {
     # section 8). Twenty since rl.md section 18 (0.93-1.21): a held-out fifth of 4, 3 inside, too
     # few for this check (5 or more)
     "memory/rl": (3, 4),
-    # vLLM ROCm on 8 MI300X, Llama 3.1 70B FP8 (AMD's dev-docker tables, 0.6.6 and 0.11.1 RC
-    # builds): the held-out 0.11.1 RC 128/2048 batch-128 latency reads 1.69 (decode steps of 128
-    # tokens take 22 ms where the estimate's take 13: above the 0.98-1.45 band) and the 0.6.6
-    # 2048/2048 x 1,500 throughput 0.94 (below it); docs/evidence/speed.md, the section on
-    # AMD's dev-docker tables
-    "speed/vllm/amd/burst": (4, 6),
     # (colocated steps of a dense policy held 5 of 7 in their held-out fifth while Miles'
     # Qwen3.8-27B step or the v0.7 table's two Qwen3-32B steps joined alone; with all three, 35
     # figures, the fifths are dealt again and the held-out seven sit inside 1.04-1.63,
