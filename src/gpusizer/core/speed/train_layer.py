@@ -25,10 +25,12 @@ context:
 - Context parallelism: the K/V shards are all-gathered forward and their gradients
   reduce-scattered backward (torchtitan's default ``context_parallel_rotate_method =
   "allgather"``); the first sub-attention on the local shard (1/CP of it) hides the transfer.
-- Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes;
-  under TP with sequence parallelism (Megatron requires it for MoE with TP) each TP rank
-  routes its own 1/TP of the tokens, and the experts' TP ranks (Megatron's default expert TP =
-  TP) all-gather what each received before the expert GEMMs and reduce-scatter it after
+- Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes,
+  at NCCL's measured all-to-all time where it was timed on the GPU and group size inside a node
+  (core/speed/alltoall_measured.py), else priced as an all-gather of the same bytes; under TP
+  with sequence parallelism (Megatron requires it for MoE with TP) each TP rank routes its own
+  1/TP of the tokens, and the experts' TP ranks (Megatron's default expert TP = TP) all-gather
+  what each received before the expert GEMMs and reduce-scatter it after
   (Megatron-LM ``token_dispatcher.py`` at 0014f13, ``gather_from_sequence_parallel_region`` /
   ``reduce_scatter_to_sequence_parallel_region`` when ``tp_size > 1``).
 - Routed experts' GEMMs at their own shapes: each local expert's fc1 and fc2, forward and
@@ -68,6 +70,7 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
+from .alltoall_measured import Points, all_to_all_seconds_measured, measured_all_to_all
 from .collectives import Link
 from .expert_gemm import routed_shape
 from .expert_load import PREFILL_ROUTING_ALPHA, busiest_rank_factor
@@ -164,6 +167,8 @@ class LayerContext(NamedTuple):
     # routed experts' GEMM time at their own shapes over the large-GEMM rate's: forward,
     # backward, input gradients alone (core/speed/expert_gemm.py)
     expert_shape: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    # NCCL's measured all-to-all over the EP group inside one node (core/speed/alltoall_measured.py)
+    ep_all_to_all: Points = ()
 
 
 class LayerTime(NamedTuple):
@@ -263,7 +268,10 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
         # ranks (Megatron's default expert TP = TP) then all-gather what each received before
         # the expert GEMMs and reduce-scatter it after, both passes
         routed = c.tokens / (c.tp if c.sp else 1) * c.ts.top_k * c.ts.hidden * c.a
-        ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
+        if c.ep_all_to_all:
+            ep = all_to_all_seconds_measured(c.ep_all_to_all, routed)
+        else:
+            ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
         if c.tp > 1 and c.sp:
             ep += collective_seconds("all_gather", routed * c.tp, c.tp, c.tp_link)
         ep *= 4 * moe_share * c.busiest
@@ -346,7 +354,8 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         busiest=_busiest(s, ts),
     )
     shape = routed_shape(ctx.tokens, ts, ctx.ep, ctx.tp, ctx.busiest, gpu.compute_capability, fp8)
-    return ctx._replace(expert_shape=shape), rates.head
+    a2a = measured_all_to_all(gpu.id, p.expert) if ctx.ep_link.kind == "nvlink" else ()
+    return ctx._replace(expert_shape=shape, ep_all_to_all=a2a), rates.head
 
 
 def _busiest(s: Scenario, ts: TrainShape) -> float:
