@@ -34,7 +34,7 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.speed.collectives import Link
 from gpusizer.core.speed.train_dp import DataParallel, data_parallel_seconds
 from gpusizer.core.speed.train_layer import layer_context
-from gpusizer.core.speed.train_ops import float8_bytes, permute_bytes, train_shape
+from gpusizer.core.speed.train_ops import expert_bias_bytes, float8_bytes, permute_bytes, train_shape
 from gpusizer.core.speed.train_rates import collective_seconds
 
 from .training_figures import load, off, ratios, states_its_figure
@@ -187,3 +187,16 @@ def test_a_megatron_run_outside_the_benchmarks_settings_replays_within_25_percen
     ):
         assert RATIOS[key] == pytest.approx(1.18, abs=0.02)  # recorded ratio, drift of the model
         assert RATIOS[key] == pytest.approx(1.0, abs=SPEED_TOLERANCE)
+
+
+def test_megatron_adds_the_experts_output_bias_eagerly() -> None:
+    # Megatron-LM experts.py (d728871, Megatron-Bridge v0.4.0's pin) TEGroupedMLP._apply_bias:
+    # torch.cat([t + b * p ...]) per local expert over fc2's output, top_k hidden states a token:
+    # 6 x activation bytes forward; gpt-oss-120b (hidden 2,880, top-4) in bf16: 138,240 B a token
+    oss = train_shape(parse_scenario({"model": {"preset": "gpt-oss-120b"}}).model)
+    assert oss.expert_bias and expert_bias_bytes(oss, 2.0, True) == 6 * 2 * 4 * 2880
+    assert expert_bias_bytes(oss, 2.0, False) == 0.0  # the bias fused, or another framework
+    qwen = train_shape(parse_scenario({"model": {"preset": "qwen3-30b-a3b"}}).model)
+    assert not qwen.expert_bias and expert_bias_bytes(qwen, 2.0, True) == 0.0
+    # the gpt-oss rows move 1-4 % slower with it (docs/evidence/speed.md, the section on it)
+    assert RATIOS["mbridge-260201-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.31, abs=0.02)

@@ -38,7 +38,10 @@ context:
   x (hidden), measured (core/speed/expert_gemm.py): narrow experts at a few thousand tokens each
   run below the MAMF rate the dense layers take.
 - MoE token permutation: the copies of each token per routed expert around the all-to-all
-  and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward.
+  and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward; where
+  the framework adds the experts' output bias outside the GEMM (Megatron-Core's ``_apply_bias``,
+  ``FrameworkProfile.eager_expert_bias``), its eager passes over the routed copies
+  (``expert_bias_bytes``), on the busiest rank's share.
 - Routing skew (``parallelism.expert_routing: "router"``): the router's own load, not the
   benchmarks' forced balance (Megatron ``moe_router_force_load_balancing``); every EP rank
   waits for the busiest one (core/speed/expert_load.py, at the prefill skew
@@ -80,6 +83,7 @@ from .train_ops import (
     FUSED_LOSS_BYTES,
     TrainShape,
     elementwise_bytes,
+    expert_bias_bytes,
     float8_bytes,
     permute_bytes,
     train_shape,
@@ -169,6 +173,7 @@ class LayerContext(NamedTuple):
     expert_shape: tuple[float, float, float] = (1.0, 1.0, 1.0)
     # NCCL's measured all-to-all over the EP group inside one node (core/speed/alltoall_measured.py)
     ep_all_to_all: Points = ()
+    eager_expert_bias: bool = False  # the framework adds the experts' output bias eagerly
 
 
 class LayerTime(NamedTuple):
@@ -204,6 +209,7 @@ def layer_compute(c: LayerContext) -> LayerTime:
     casts = float8_bytes(c.ts, c.a, c.tp) * c.tokens / c.bandwidth if c.fp8 else 0.0
     moe_share = c.ts.moe_layers / c.ts.layers if c.ts.layers else 0.0
     perm = permute_bytes(c.ts, c.a, c.tp, c.sp, c.ep) * moe_share * c.tokens / c.bandwidth
+    perm += expert_bias_bytes(c.ts, c.a, c.eager_expert_bias) * c.busiest * moe_share * c.tokens / c.bandwidth
     passes = 2 + (1 if extra_mm else 0)
     fwd = mm_f + att_f + ew_f + deq + perm
     bwd = mm_b + extra_mm + ATTENTION_BACKWARD * att_f + extra_att + BACKWARD_BYTES * ew_f + extra_ew
@@ -339,6 +345,7 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         a=a,
         sp=p.sequence_parallel,
         fused=w.compile or prof.fused_kernels,
+        eager_expert_bias=prof.eager_expert_bias,
         fp8=fp8,
         adapter=w.is_adapter,
         recompute=prof.selective_recompute if p.recompute == "selective" else p.recompute,
