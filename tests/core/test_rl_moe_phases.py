@@ -49,11 +49,14 @@ def bounds(colocated: str, split: str) -> tuple[float, float, float, float]:
     return x_min, x_max, y_min, y_max
 
 
-# (colocated, split, x_min, x_max, y_min, y_max) as docs/evidence/rl.md section 27 records them
+# (colocated, split, x_min, x_max, y_min, y_max) as docs/evidence/rl.md section 27 records them;
+# the Qwen3-30B-A3B x bounds 0.04-0.06 lower since the EP 8 all-to-all inside a node takes NCCL's
+# measured time (core/speed/alltoall_measured.py; docs/evidence/speed.md, its section on it): were
+# 1.73 / 1.50, 1.81 / 1.82, 1.85 / 1.52
 PAIRS = [
-    ("v0.6 Qwen3-30B-A3B, 32 H100", "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100", 1.73, 1.50, 1.58, 1.46),
-    ("v0.7 Qwen3-30B-A3B, 32 H100", "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100", 1.81, 1.82, 1.35, 1.35),
-    ("v0.5 Qwen3-30B-A3B, 32 H100", "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100", 1.85, 1.52, 1.65, 1.48),
+    ("v0.6 Qwen3-30B-A3B, 32 H100", "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100", 1.67, 1.46, 1.58, 1.46),
+    ("v0.7 Qwen3-30B-A3B, 32 H100", "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100", 1.76, 1.76, 1.35, 1.35),
+    ("v0.5 Qwen3-30B-A3B, 32 H100", "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100", 1.79, 1.48, 1.65, 1.48),
     ("v0.4 Qwen3-30B-A3B, 32 H100", "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100", 0.14, 1.97, 1.19, 2.59),
     ("v0.4 Qwen3-32B, 32 H100", "v0.4 Qwen3-32B 1-off, 32+32 H100", 0.37, 0.94, 1.31, 2.31),
     ("v0.5 Qwen3-32B, 32 H100", "v0.5 Qwen3-32B 1-off, 32+32 H100", 0.48, 0.88, 1.38, 2.12),
@@ -68,13 +71,13 @@ def test_each_pairs_bounds_are_as_recorded(pair: tuple[str, str, float, float, f
 
 
 def test_the_moe_passes_miss_and_the_dense_ones_do_not() -> None:
-    """Where both bounds of x can be read, the Qwen3-30B-A3B passes ran at least 1.5x the model's
-    time by either bound (the colocated sum's lower bound 1.73-1.85, the split pool's upper 1.50-1.82:
+    """Where both bounds of x can be read, the Qwen3-30B-A3B passes ran at least 1.45x the model's
+    time by either bound (the colocated sum's lower bound 1.67-1.79, the split pool's upper 1.46-1.76:
     where they cross, the moves between phases took 9-13 s more than modelled, or the PP 2 layout of
     the split pool and the PP 1 of the colocated one miss by different factors); the dense
     Qwen3-32B's at most 0.94x. The rollouts of both miss alike (y >= 1.19)."""
     moe = [bounds(c, s) for c, s, *_ in PAIRS[:3]]
     dense = [bounds(c, s) for c, s, *_ in PAIRS[4:]]
-    assert min(b[0] for b in moe) > 1.7 and min(b[1] for b in moe) > 1.45
+    assert min(b[0] for b in moe) > 1.65 and min(b[1] for b in moe) > 1.45
     assert max(b[1] for b in dense) < 0.95
     assert min(b[2] for b in moe + dense) > 1.15

@@ -10,7 +10,9 @@ Pai-Megatron-Patch issue #643's Qwen3-30B-A3B on 16 H800 (no CUDA graphs, capaci
 out of sample: no constant was set from them. docs/evidence/speed.md §10.5 and §10.5.2 tabulate
 them before and after.
 
-Targets as reached: at least 25 of the 42 within 25 % (of the first 40, 23: 22 before the routed
+Targets as reached: at least 26 of the 42 within 25 % (25 before the all-to-all ran at NCCL's
+measured time inside a node, core/speed/alltoall_measured.py, which brought Qwen3-30B-A3B on 16
+H100 in 26.02.01 in, 1.26 -> 1.22; of the first 40, 23: 22 before the routed
 experts' GEMMs ran at their own shapes, core/speed/expert_gemm.py, where Megatron-MoE-ModelZoo's
 Qwen3-235B at TP 2 with full recompute went from 0.77 to 0.75, slow already, and FP8 experts'
 narrower rates brought DeepSeek-V3 on DGX-B200 (26.02.01) and Qwen3-30B-A3B on GB200 (25.11) in;
@@ -32,16 +34,17 @@ from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.speed.collectives import Link
 from gpusizer.core.speed.train_dp import DataParallel, data_parallel_seconds
 from gpusizer.core.speed.train_layer import layer_context
-from gpusizer.core.speed.train_ops import float8_bytes, permute_bytes, train_shape
+from gpusizer.core.speed.train_ops import expert_bias_bytes, float8_bytes, permute_bytes, train_shape
 from gpusizer.core.speed.train_rates import collective_seconds
 
 from .training_figures import load, off, ratios, states_its_figure
 
 RECORDS = load("speed-figures-training-moe.json")
 RATIOS = ratios(RECORDS)
-SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 25, 2.0, 4.0
+SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 26, 2.0, 4.0
 # Qwen3-235B on 256 DGX-B300 (26.02.01: PP 8, VP 4, EP 8 inside each node, no CUDA graphs, the
-# all-to-all not overlapped) reads 2.16x fast; not a misprint: the 26.02 table prints the same
+# all-to-all not overlapped) reads 1.99x fast (2.06 before the all-to-all took its measured time,
+# core/speed/alltoall_measured.py); not a misprint: the 26.02 table prints the same
 # layout at 2,691 tokens/s/GPU. The same table's GB300 and GB200 rows of the model (EP 32,
 # HybridEP, graphed router) read 0.90 and 1.01 (docs/evidence/speed.md §10.5.2).
 BEYOND_2X = {"mbridge-260201-qwen3-235b-a22b-256xb300-fp8-mx-tp1pp8ep8"}
@@ -163,12 +166,13 @@ def test_routed_experts_quantise_what_they_receive() -> None:
 def test_the_26_02_01_small_expert_rows_hold_on_blackwell() -> None:
     # Megatron-Bridge 26.02.01 (tag v0.4.0): Qwen3-30B-A3B on 8 GB300 / GB200 / B300 / B200 in
     # MXFP8, 30,411 / 26,373 / 29,454 / 26,695 tokens/s/GPU, all within 25 % (1.00-1.15), where
-    # the 25.09 B200 row at micro-batch 1 reads 1.57; the H100 FP8 row of the same table stays
-    # fast (1.34; docs/evidence/speed.md §10.5.2)
+    # the 25.09 B200 row at micro-batch 1 reads 1.57; the H100 FP8 row of the same table read
+    # 1.34 (docs/evidence/speed.md §10.5.2) and, with the all-to-all at NCCL's measured time
+    # (core/speed/alltoall_measured.py), 1.22: inside, at the edge
     for system in ("gb300", "gb200", "b300", "b200"):
         rid = f"mbridge-260201-qwen3-30b-a3b-8x{system}-fp8-mx-tp1pp1ep8"
         assert RATIOS[rid] == pytest.approx(1.0, abs=SPEED_TOLERANCE), rid
-    assert RATIOS["mbridge-260201-qwen3-30b-a3b-16xh100-fp8-tp1pp2ep8"] > 1 + SPEED_TOLERANCE
+    assert RATIOS["mbridge-260201-qwen3-30b-a3b-16xh100-fp8-tp1pp2ep8"] == pytest.approx(1.22, abs=0.02)
 
 
 def test_a_megatron_run_outside_the_benchmarks_settings_replays_within_25_percent() -> None:
@@ -183,3 +187,16 @@ def test_a_megatron_run_outside_the_benchmarks_settings_replays_within_25_percen
     ):
         assert RATIOS[key] == pytest.approx(1.18, abs=0.02)  # recorded ratio, drift of the model
         assert RATIOS[key] == pytest.approx(1.0, abs=SPEED_TOLERANCE)
+
+
+def test_megatron_adds_the_experts_output_bias_eagerly() -> None:
+    # Megatron-LM experts.py (d728871, Megatron-Bridge v0.4.0's pin) TEGroupedMLP._apply_bias:
+    # torch.cat([t + b * p ...]) per local expert over fc2's output, top_k hidden states a token:
+    # 6 x activation bytes forward; gpt-oss-120b (hidden 2,880, top-4) in bf16: 138,240 B a token
+    oss = train_shape(parse_scenario({"model": {"preset": "gpt-oss-120b"}}).model)
+    assert oss.expert_bias and expert_bias_bytes(oss, 2.0, True) == 6 * 2 * 4 * 2880
+    assert expert_bias_bytes(oss, 2.0, False) == 0.0  # the bias fused, or another framework
+    qwen = train_shape(parse_scenario({"model": {"preset": "qwen3-30b-a3b"}}).model)
+    assert not qwen.expert_bias and expert_bias_bytes(qwen, 2.0, True) == 0.0
+    # the gpt-oss rows move 1-4 % slower with it (docs/evidence/speed.md, the section on it)
+    assert RATIOS["mbridge-260201-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.31, abs=0.02)

@@ -151,6 +151,10 @@ class FrameworkProfile:
     # What ``parallelism.recompute: "selective"`` reruns: the attention core (Korthikanti et al.
     # 2022) or every second matmul of a layer with the elementwise ops (torchtitan op-level SAC).
     selective_recompute: Literal["attention", "every_other_matmul"] = "attention"
+    # The routed experts' output bias added outside the GEMM, one eager ``t + b * p`` per local
+    # expert and a ``torch.cat`` (Megatron-Core ``TEGroupedMLP._apply_bias``, fc2 built with
+    # ``skip_bias_add=True``); core/speed/train_ops.py ``expert_bias_bytes``.
+    eager_expert_bias: bool = False
     # Bytes per value of the data-parallel gradient reduction (None: the gradient dtype).
     grad_reduce_bytes: int | None = None
     # ZeRO-1/2: the updated parameters' all-gather overlaps the next forward (Megatron

@@ -110,6 +110,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         quantised_base_zero3=False,
         attention_kernel="cudnn",
         fused_kernels=True,
+        eager_expert_bias=True,
         grad_reduce_bytes=4,
         sources=(
             "Korthikanti et al. 2022, arXiv 2205.05198 (activations, 18 B/param)",
@@ -167,6 +168,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         quantised_base_zero3=False,
         attention_kernel="cudnn",
         fused_kernels=True,
+        eager_expert_bias=True,
         grad_reduce_bytes=4,
         scenario_defaults=(("parallelism", "zero_stage", 1),),
         techniques=(

@@ -25,10 +25,12 @@ context:
 - Context parallelism: the K/V shards are all-gathered forward and their gradients
   reduce-scattered backward (torchtitan's default ``context_parallel_rotate_method =
   "allgather"``); the first sub-attention on the local shard (1/CP of it) hides the transfer.
-- Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes;
-  under TP with sequence parallelism (Megatron requires it for MoE with TP) each TP rank
-  routes its own 1/TP of the tokens, and the experts' TP ranks (Megatron's default expert TP =
-  TP) all-gather what each received before the expert GEMMs and reduce-scatter it after
+- Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes,
+  at NCCL's measured all-to-all time where it was timed on the GPU and group size inside a node
+  (core/speed/alltoall_measured.py), else priced as an all-gather of the same bytes; under TP
+  with sequence parallelism (Megatron requires it for MoE with TP) each TP rank routes its own
+  1/TP of the tokens, and the experts' TP ranks (Megatron's default expert TP = TP) all-gather
+  what each received before the expert GEMMs and reduce-scatter it after
   (Megatron-LM ``token_dispatcher.py`` at 0014f13, ``gather_from_sequence_parallel_region`` /
   ``reduce_scatter_to_sequence_parallel_region`` when ``tp_size > 1``).
 - Routed experts' GEMMs at their own shapes: each local expert's fc1 and fc2, forward and
@@ -36,7 +38,10 @@ context:
   x (hidden), measured (core/speed/expert_gemm.py): narrow experts at a few thousand tokens each
   run below the MAMF rate the dense layers take.
 - MoE token permutation: the copies of each token per routed expert around the all-to-all
-  and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward.
+  and the expert GEMMs (core/speed/train_ops.py ``permute_bytes``), forward and backward; where
+  the framework adds the experts' output bias outside the GEMM (Megatron-Core's ``_apply_bias``,
+  ``FrameworkProfile.eager_expert_bias``), its eager passes over the routed copies
+  (``expert_bias_bytes``), on the busiest rank's share.
 - Routing skew (``parallelism.expert_routing: "router"``): the router's own load, not the
   benchmarks' forced balance (Megatron ``moe_router_force_load_balancing``); every EP rank
   waits for the busiest one (core/speed/expert_load.py, at the prefill skew
@@ -68,6 +73,7 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
+from .alltoall_measured import Points, all_to_all_seconds_measured, measured_all_to_all
 from .collectives import Link
 from .expert_gemm import routed_shape
 from .expert_load import PREFILL_ROUTING_ALPHA, busiest_rank_factor
@@ -77,6 +83,7 @@ from .train_ops import (
     FUSED_LOSS_BYTES,
     TrainShape,
     elementwise_bytes,
+    expert_bias_bytes,
     float8_bytes,
     permute_bytes,
     train_shape,
@@ -164,6 +171,9 @@ class LayerContext(NamedTuple):
     # routed experts' GEMM time at their own shapes over the large-GEMM rate's: forward,
     # backward, input gradients alone (core/speed/expert_gemm.py)
     expert_shape: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    # NCCL's measured all-to-all over the EP group inside one node (core/speed/alltoall_measured.py)
+    ep_all_to_all: Points = ()
+    eager_expert_bias: bool = False  # the framework adds the experts' output bias eagerly
 
 
 class LayerTime(NamedTuple):
@@ -199,6 +209,7 @@ def layer_compute(c: LayerContext) -> LayerTime:
     casts = float8_bytes(c.ts, c.a, c.tp) * c.tokens / c.bandwidth if c.fp8 else 0.0
     moe_share = c.ts.moe_layers / c.ts.layers if c.ts.layers else 0.0
     perm = permute_bytes(c.ts, c.a, c.tp, c.sp, c.ep) * moe_share * c.tokens / c.bandwidth
+    perm += expert_bias_bytes(c.ts, c.a, c.eager_expert_bias) * c.busiest * moe_share * c.tokens / c.bandwidth
     passes = 2 + (1 if extra_mm else 0)
     fwd = mm_f + att_f + ew_f + deq + perm
     bwd = mm_b + extra_mm + ATTENTION_BACKWARD * att_f + extra_att + BACKWARD_BYTES * ew_f + extra_ew
@@ -263,7 +274,10 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
         # ranks (Megatron's default expert TP = TP) then all-gather what each received before
         # the expert GEMMs and reduce-scatter it after, both passes
         routed = c.tokens / (c.tp if c.sp else 1) * c.ts.top_k * c.ts.hidden * c.a
-        ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
+        if c.ep_all_to_all:
+            ep = all_to_all_seconds_measured(c.ep_all_to_all, routed)
+        else:
+            ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
         if c.tp > 1 and c.sp:
             ep += collective_seconds("all_gather", routed * c.tp, c.tp, c.tp_link)
         ep *= 4 * moe_share * c.busiest
@@ -331,6 +345,7 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         a=a,
         sp=p.sequence_parallel,
         fused=w.compile or prof.fused_kernels,
+        eager_expert_bias=prof.eager_expert_bias,
         fp8=fp8,
         adapter=w.is_adapter,
         recompute=prof.selective_recompute if p.recompute == "selective" else p.recompute,
@@ -346,7 +361,8 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         busiest=_busiest(s, ts),
     )
     shape = routed_shape(ctx.tokens, ts, ctx.ep, ctx.tp, ctx.busiest, gpu.compute_capability, fp8)
-    return ctx._replace(expert_shape=shape), rates.head
+    a2a = measured_all_to_all(gpu.id, p.expert) if ctx.ep_link.kind == "nvlink" else ()
+    return ctx._replace(expert_shape=shape, ep_all_to_all=a2a), rates.head
 
 
 def _busiest(s: Scenario, ts: TrainShape) -> float:

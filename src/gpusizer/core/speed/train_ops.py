@@ -36,6 +36,17 @@ divides the widths by tensor parallelism. Counted from the modelling code the fr
   outputs back and writes their weighted sum; with more than one expert on a GPU, permutation 2
   sorts the received tokens by local expert and unpermutation 2 restores them (read and write
   top_k hidden states each). Backward runs the inverse gathers: the same bytes again.
+- A MoE layer's routed experts with biases (gpt-oss) under Megatron-Core: ``TEGroupedMLP``
+  builds fc2 with ``skip_bias_add=True`` and adds its bias outside the GEMM, scaled by each
+  copy's routing probability, in ``_apply_bias`` (Megatron-LM ``megatron/core/transformer/moe/
+  experts.py`` at d728871, the commit Megatron-Bridge v0.4.0 pins, and 0d8e071, v0.2.1's):
+  ``torch.cat([t + b * p for t, b, p in zip(split(out), biases, split(probs))])``, eager, per
+  local expert. Per value of fc2's output (top_k hidden states a token): ``b * p`` writes one
+  (a), the add reads two and writes one (3·a), the ``cat`` copies it (2·a): 6·a forward; its
+  backward multiplies the output gradient by ``p`` and by ``b`` and sums each to the bias's and
+  the probability's shape (3·a each): 6·a. The probabilities take the router's dtype, the
+  activations' where ``moe_router_dtype`` is unset (Megatron-Core ``router.py``), as in the
+  gpt-oss providers (Megatron-Bridge ``gpt_oss_provider.py``, ``add_bias_linear=True``).
 - Selective op-level recompute (torchtitan ``selective_ac_option = "op"``,
   ``parallelize_llama.py`` ``_custom_policy``): ``aten.mm`` outputs are saved except every second
   one of a layer, so the even-numbered matmuls (k, o and up of q, k, v, o, gate, up, down) run
@@ -80,6 +91,7 @@ class TrainShape:
     top_k: int = 0  # routed experts per token (expert-parallel all-to-all)
     routed_matmul: float = 0.0  # the routed experts' share of layer_matmul (top_k of them)
     expert_width: int = 0  # one routed expert's intermediate size
+    expert_bias: bool = False  # the routed experts' linears carry biases (gpt-oss)
     # shares of the layer's matmul weights next to each TP collective (model/flops.py)
     tp_pairs: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
 
@@ -116,6 +128,7 @@ def train_shape(spec: ModelSpec) -> TrainShape:
         else 0.0,
         tp_pairs=tensor_parallel_pairs(arch),
         expert_width=moe.expert_ffn_hidden_size if moe else 0,
+        expert_bias=bool(moe and spec.mlp_bias),
     )
 
 
@@ -160,3 +173,16 @@ def permute_bytes(ts: TrainShape, a: float, tp: int, sp: bool, ep: int) -> float
     outer = 2 * (1 + k) * h  # permutation 1 and unpermutation 1
     local = 4 * k * h if ts.experts > ep else 0.0  # permutation 2 and its inverse
     return outer + local
+
+
+EXPERT_BIAS_PASSES = 6.0  # bytes per value over the activation bytes, forward (and backward)
+
+
+def expert_bias_bytes(ts: TrainShape, a: float, eager: bool) -> float:
+    """Forward bytes per token of one MoE layer's eager expert-output bias on the GPU that runs
+    the experts (``eager``: the framework adds it outside the GEMM, Megatron-Core's
+    ``_apply_bias``; module docstring): 6·a per routed copy's hidden value; the backward moves
+    the same. Zero without expert biases, for a dense layer, or where the bias is fused."""
+    if not (eager and ts.expert_bias and ts.top_k):
+        return 0.0
+    return EXPERT_BIAS_PASSES * a * ts.top_k * ts.hidden
