@@ -36,12 +36,9 @@ def _version(s: Any, rel: Any) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(".")[:2] if x.isdigit())
 
 
-def patch(us: float, serial_all: bool) -> None:
-    """Wrap ``engine_costs`` where the serving load and the RL rollout import it."""
-    from gpusizer.core.pipeline import work_rl
-    from gpusizer.core.serving import load
-
-    inner = load.engine_costs
+def wrap(inner: Any, us: float, serial_all: bool) -> Any:
+    """``inner`` (core/serving/load.py ``engine_costs``) with ``us`` microseconds a sequence of
+    each step added serially where the release runs the loop serial (module docstring)."""
 
     def costs(s: Any, gpu: Any, st: Any) -> Any:
         out = inner(s, gpu, st)
@@ -51,6 +48,15 @@ def patch(us: float, serial_all: bool) -> None:
         hidden = _version(s, rel) >= ASYNC_DEFAULT and s.parallelism.pipeline == 1 and not serial_all
         return out if hidden else replace(out, serial_output=(out.serial_output[0], us * 1e-6))
 
+    return costs
+
+
+def patch(us: float, serial_all: bool) -> None:
+    """Wrap ``engine_costs`` where the serving load and the RL rollout import it."""
+    from gpusizer.core.pipeline import work_rl
+    from gpusizer.core.serving import load
+
+    costs = wrap(load.engine_costs, us, serial_all)
     load.engine_costs = costs
     work_rl.engine_costs = costs
 
