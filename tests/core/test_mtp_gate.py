@@ -142,3 +142,11 @@ def test_every_repository_scenario_using_mtp_still_validates() -> None:
                 parse_scenario(owner)
                 scenarios += 1
     assert uses >= 8 and scenarios >= 4, (uses, scenarios)
+
+
+def test_the_rollout_on_a_policy_of_unknown_mtp_layers_says_so() -> None:
+    s = json.loads(json.dumps(RL_SPLIT))
+    s["model"] = {k: v for k, v in model_presets()["qwen2.5-7b"].items() if k not in ("id", "mtp_layers")}
+    s["rl"]["rollout"]["speculative"] = {"method": "mtp"}
+    notes = [a for a in estimate_report(s)["assumptions"] if "model.mtp_layers null" in a]
+    assert len(notes) == 1
