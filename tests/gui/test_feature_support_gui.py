@@ -121,3 +121,20 @@ def test_mtp_held_for_a_model_without_mtp_layers_shows_its_refusal(window) -> No
     set_scenario(window, RL_SPLIT)  # Qwen2.5 7B: no MTP layers either
     rl = find(window, "combo_rl_rollout_speculative_method")
     assert [rl.itemData(i) for i in range(rl.count())] == [None, "eagle", "eagle3", "ngram"]
+
+
+def test_the_rollouts_held_mtp_shows_its_refusal_beside_the_rl_row(window) -> None:
+    """The RL panel's speculative row (the same builder): a policy stated to ship an MTP layer
+    runs "mtp"; the model changed to Qwen2.5 7B as released (none), the refusal names the
+    rollout's field beside its row."""
+    rollout = {**RL_SPLIT["rl"]["rollout"], "speculative": {"method": "mtp"}}
+    shipped = {"preset": "qwen2.5-7b", "mtp_layers": 1}
+    set_scenario(window, {**RL_SPLIT, "model": shipped, "rl": {**RL_SPLIT["rl"], "rollout": rollout}})
+    assert window.state.error is None
+    window.state.edit("model", {"preset": "qwen2.5-7b"}, immediate=True)
+    window.state.flush()
+    err = window.state.error
+    assert err is not None and err.field == "rl.rollout.speculative.method", err
+    assert err.message in error_text(window, "combo_rl_rollout_speculative_method")
+    box = find(window, "combo_rl_rollout_speculative_method")
+    assert box.currentData() == "mtp" and "ships no MTP layers" in box.currentText()
