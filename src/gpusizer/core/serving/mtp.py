@@ -32,8 +32,11 @@ INSTEAD = ("eagle", "eagle3", "draft_model", "ngram")
 
 def instead(table: FeatureTable | None, offered: tuple[str, ...] = INSTEAD) -> str:
     """The methods of ``offered`` the engine's table runs (all of them where it has none)."""
-    runs = [m for m in offered if table is None or table.speculative.runs(m)] or ["null (off)"]
-    return ", ".join(runs[:-1]) + f" or {runs[-1]}" if len(runs) > 1 else runs[0]
+    runs = [m for m in offered if table is None or table.speculative.runs(m)]
+    if not runs:
+        return "null (off)"
+    listed = ", ".join(runs[:-1]) + f" or {runs[-1]}" if len(runs) > 1 else runs[0]
+    return f"{listed}, or null (off)"
 
 
 def check_mtp(
