@@ -55,8 +55,10 @@ def _serving(feature: str, mode: str) -> dict[str, Any]:
 
 def _scenario(engine: str, serving: dict[str, Any]) -> dict[str, Any]:
     framework, version, gpu, weights = ENGINES[engine]
+    # "mtp" drafts with the model's own MTP layers (core/serving/mtp.py): GLM-4.5-Air ships one
+    mtp = (serving.get("speculative") or {}).get("method") == "mtp"
     d: dict[str, Any] = {
-        "model": {"preset": "llama-3.1-8b"},
+        "model": {"preset": "glm-4.5-air" if mtp else "llama-3.1-8b"},
         "framework": framework,
         "hardware": {"gpu": gpu},
         "workload": {"kind": "inference", "prompt_tokens": 512, "generated_tokens": 64},

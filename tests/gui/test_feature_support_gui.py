@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.scenarios import RL_SPLIT
+
 from .helpers import error_text, find, set_scenario
 
 BASE: dict[str, Any] = {
@@ -14,6 +16,8 @@ BASE: dict[str, Any] = {
     "workload": {"kind": "inference", "prompt_tokens": 512, "generated_tokens": 64},
 }
 VLLM = {**BASE, "framework": "vllm", "hardware": {"gpu": "h100-sxm-80gb"}}
+# a model that ships an MTP layer (GLM-4.5-Air: num_nextn_predict_layers 1), where "mtp" is offered
+MTP_VLLM = {**VLLM, "model": {"preset": "glm-4.5-air"}}
 LLAMA_CPP = {
     **BASE,
     "framework": "llama.cpp",
@@ -28,8 +32,10 @@ def _methods(window: Any) -> list[Any]:
 
 
 def test_the_engines_methods_and_features_are_offered(window) -> None:
-    set_scenario(window, VLLM)
+    set_scenario(window, MTP_VLLM)
     assert _methods(window) == [None, "eagle", "eagle3", "mtp", "ngram"]
+    set_scenario(window, VLLM)  # Llama 3.1 8B ships no MTP layers (model.mtp_layers 0)
+    assert _methods(window) == [None, "eagle", "eagle3", "ngram"]
     assert find(window, "spin_serving_prefill_gpus").isVisibleTo(window)
     set_scenario(window, LLAMA_CPP)
     assert _methods(window) == [None, "ngram"]  # a draft model comes from the file
@@ -79,9 +85,9 @@ def test_a_held_split_stays_shown_with_its_refusal(window) -> None:
 def test_the_methods_follow_the_release(window) -> None:
     """vLLM 0.8.4 ran no EAGLE-3 (from 0.8.5, PR 16937) nor, before 0.7.3, DeepSeek MTP (PR 12755):
     the list leaves them out; a held EAGLE-3 stays shown with its refusal beside it."""
-    set_scenario(window, {**VLLM, "serving": {"engine_version": "0.8.4"}})
+    set_scenario(window, {**MTP_VLLM, "serving": {"engine_version": "0.8.4"}})
     assert _methods(window) == [None, "eagle", "mtp", "ngram"]
-    set_scenario(window, {**VLLM, "serving": {"engine_version": "0.7.0"}})
+    set_scenario(window, {**MTP_VLLM, "serving": {"engine_version": "0.7.0"}})
     assert _methods(window) == [None, "eagle", "ngram"]
     set_scenario(
         window, {**VLLM, "serving": {"engine_version": "0.8.5", "speculative": {"method": "eagle3"}}}
@@ -94,3 +100,41 @@ def test_the_methods_follow_the_release(window) -> None:
     assert err.message in error_text(window, "combo_serving_speculative")
     box = find(window, "combo_serving_speculative")
     assert box.currentData() == "eagle3" and "vLLM 0.8.5 on" in box.currentText()
+
+
+def test_mtp_held_for_a_model_without_mtp_layers_shows_its_refusal(window) -> None:
+    """Llama 3.1 8B ships no MTP layers (model.mtp_layers 0; core/serving/mtp.py): "mtp" is not
+    offered; held (set for GLM-4.5-Air, then the model changed) it stays shown, named so, the
+    refusal beside it; the RL panel's
+    rollout row, the same builder, leaves it out too."""
+    set_scenario(window, {**MTP_VLLM, "serving": {"speculative": {"method": "mtp"}}})
+    window.state.edit("model", {"preset": "llama-3.1-8b"}, immediate=True)
+    window.state.flush()
+    err = window.state.error
+    assert err is not None and err.field == "serving.speculative.method", err
+    assert "Llama 3.1 8B" in err.message and err.message in error_text(window, "combo_serving_speculative")
+    box = find(window, "combo_serving_speculative")
+    assert box.currentData() == "mtp" and "ships no MTP layers" in box.currentText()
+    box.setCurrentIndex(box.findData("eagle"))
+    window.state.flush()
+    assert window.state.error is None and _methods(window) == [None, "eagle", "eagle3", "ngram"]
+    set_scenario(window, RL_SPLIT)  # Qwen2.5 7B: no MTP layers either
+    rl = find(window, "combo_rl_rollout_speculative_method")
+    assert [rl.itemData(i) for i in range(rl.count())] == [None, "eagle", "eagle3", "ngram"]
+
+
+def test_the_rollouts_held_mtp_shows_its_refusal_beside_the_rl_row(window) -> None:
+    """The RL panel's speculative row (the same builder): a policy stated to ship an MTP layer
+    runs "mtp"; the model changed to Qwen2.5 7B as released (none), the refusal names the
+    rollout's field beside its row."""
+    rollout = {**RL_SPLIT["rl"]["rollout"], "speculative": {"method": "mtp"}}
+    shipped = {"preset": "qwen2.5-7b", "mtp_layers": 1}
+    set_scenario(window, {**RL_SPLIT, "model": shipped, "rl": {**RL_SPLIT["rl"], "rollout": rollout}})
+    assert window.state.error is None
+    window.state.edit("model", {"preset": "qwen2.5-7b"}, immediate=True)
+    window.state.flush()
+    err = window.state.error
+    assert err is not None and err.field == "rl.rollout.speculative.method", err
+    assert err.message in error_text(window, "combo_rl_rollout_speculative_method")
+    box = find(window, "combo_rl_rollout_speculative_method")
+    assert box.currentData() == "mtp" and "ships no MTP layers" in box.currentText()

@@ -4,7 +4,8 @@ The architecture's metadata keys (llama.cpp ``src/llama-model.cpp`` ``load_hpara
 from gguf-py ``constants.py`` ``Keys``) are read into the Hugging Face config keys they were
 converted from (``convert_hf_to_gguf.py``), and that config goes through the same family readers
 as a config.json (io/hf_config.py), so a GGUF gets the family details a config does:
-``{arch}.block_count`` (less ``nextn_predict_layers``, the MTP layers GLM-4.5 files keep),
+``{arch}.block_count`` (less ``nextn_predict_layers``, the MTP layers GLM-4.5 files keep, which
+become ``mtp_layers``; 0 when the key is absent, as llama.cpp reads it),
 ``embedding_length``, ``attention.head_count`` / ``head_count_kv`` (a per-layer array: its
 largest), ``feed_forward_length``, ``context_length``, ``attention.key_length``,
 ``attention.sliding_window``, ``expert_count`` / ``expert_used_count`` /
@@ -180,6 +181,8 @@ def _common(m: _Meta, model_type: str, name: str) -> dict[str, Any]:
         "n_shared_experts": m.get("expert_shared_count"),
         "first_k_dense_replace": m.get("leading_dense_block_count"),
         "interleave_moe_layer_step": m.get("interleave_moe_layer_step"),
+        # llama.cpp reads the key as optional, 0 when absent: the file holds what it states
+        "num_nextn_predict_layers": m.get("nextn_predict_layers") or 0,
     }
     return {k: v for k, v in cfg.items() if v is not None}
 

@@ -19,6 +19,7 @@ from ..core.model.specs import ModelSpec
 from ..core.pipeline.validate import check_model
 from ..core.readfile import MiB, parse_json_object, read_text
 from .hf_families import FAMILIES
+from .hf_mtp import mtp_layers
 from .hf_reader import Block, Config, Reader, base, model_type, moe, multiples, sliding
 from .hf_vision import vision_block
 from .quant_config import declared_precision
@@ -216,7 +217,8 @@ def import_hf_config(config: Config | str | Path) -> Block:
 
     The block holds :class:`~gpusizer.core.model.specs.ModelSpec` fields (no ``preset``) and gives the
     same parameter count as transformers' ``AutoModelForCausalLM.from_config``; a config with a
-    ``quantization_config`` adds ``checkpoint_precision`` (io/quant_config.py). Raises
+    ``quantization_config`` adds ``checkpoint_precision`` (io/quant_config.py), and the MTP layers
+    the checkpoint ships are ``mtp_layers`` (io/hf_mtp.py). Raises
     :class:`ScenarioError` (field ``config``) naming the missing or bad keys.
     """
     cfg = _load(config)
@@ -229,6 +231,7 @@ def import_hf_config(config: Config | str | Path) -> Block:
         declared = declared_precision(cfg, block["layers"], "moe" in block)
         if declared.quantised:  # a quantised release: the block says how it is stored
             block["checkpoint_precision"] = declared.precision
+        block["mtp_layers"] = mtp_layers(reader)  # io/hf_mtp.py; None (unknown) is left out
     except ScenarioError:
         raise
     except (TypeError, ValueError, ZeroDivisionError) as exc:  # e.g. "hidden_size": "big"

@@ -107,6 +107,10 @@ class ModelSpec(Strict):
     mamba: MambaSpec | None = None
     mlp_layers: SomeLayers | None = None  # layers with an MLP/MoE block; None: all (Nemotron-H)
     vision: VisionSpec | None = None
+    # Multi-token-prediction layers the released checkpoint ships beside the model (config.json
+    # num_nextn_predict_layers / mtp_num_hidden_layers; DeepSeek-V3: 1), outside the parameter
+    # count; None: unknown. Speculative method "mtp" drafts with them (core/serving/mtp.py).
+    mtp_layers: SomeLayers | None = None
     source_url: str | None = None
     # How the released checkpoint stores its weights; serving scenarios that set no
     # precision.weights follow it (core/model/checkpoint.py).

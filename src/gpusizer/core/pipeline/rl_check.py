@@ -22,6 +22,7 @@ from ..model.rl_spec import RLSpec
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
+from ..serving.mtp import check_mtp
 
 
 @cache
@@ -95,6 +96,9 @@ def check_rl(s: Scenario) -> None:
             else "rl.rollout.speculative.method",
             "a draft model is not offered in the rollout; use method mtp, eagle, eagle3 or ngram",
         )
+    if spec is not None:  # the rollout drafts for the policy: its checkpoint's MTP layers
+        table = FRAMEWORKS[ro.engine].features(ro.engine_version)
+        check_mtp(s.model, spec.method, "rl.rollout.speculative.method", table, ("eagle", "eagle3", "ngram"))
     check_prefill_budget(rl)
 
 

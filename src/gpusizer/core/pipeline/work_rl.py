@@ -20,6 +20,7 @@ from ..serving.engine_memory import engine_memory
 from ..serving.features import with_speculative
 from ..serving.load import engine_costs
 from ..serving.lora_serving import with_lora
+from ..serving.mtp import mtp_note
 from ..speed.compute import compute_estimate
 from ..speed.step import StepModel
 from ..speed.step_model import step_model
@@ -321,6 +322,7 @@ class RLWork(WorkBuilder):
             f"{ro.samples_per_prompt} samples, {rl.prompt_tokens} + {ro.response_tokens} tokens "
             f"(longest response {longest_response(rl):,})",
             f"policy {rl.policy.kind}, {rl.policy.epochs} epoch(s) per step",
+            *filter(None, [mtp_note(job.s, ro.speculative.method if ro.speculative else None)]),
         ]
 
     def trainable(self, job: Job, adapters: int) -> int:

@@ -17,6 +17,7 @@ from ..speed.step_model import step_model
 from .engine_settings import EngineSettings
 from .kv_offload import load_seconds, offload_fields
 from .lora_serving import lora_bytes, lora_fields, with_lora
+from .mtp import mtp_note
 from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
 from .scheduler_types import Engine, Workload
 from .speculative import (
@@ -188,6 +189,7 @@ def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
             f"speculative decoding ({spec.method}): {k} draft tokens a step, acceptance {a:g} ({origin}), "
             f"{expected_tokens(a, k):.2f} tokens a step (Leviathan et al. 2023)"
         )
+        out += filter(None, [mtp_note(s, spec.method)])
     if prefix_of(s) is not None:
         block = max(1, st.kv_block_tokens)
         out.append(

@@ -36,6 +36,7 @@ from ..model.specs import ModelSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..speed.step import StepModel
 from ..speed.step_wrap import StepWork, StepWrapper
+from .mtp import check_mtp
 
 EAGLE3_DRAFT_VOCAB = 32000  # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config draft_vocab_size
 
@@ -109,7 +110,8 @@ def settings(spec: SpeculativeSpec) -> tuple[int, float]:
 
 def check_speculative(s: Scenario) -> None:
     """A draft model is given for ``draft_model`` only and shares the target's vocabulary
-    (vLLM refuses a draft whose vocabulary differs: the verify compares token ids). A draft
+    (vLLM refuses a draft whose vocabulary differs: the verify compares token ids); ``mtp``
+    needs a model that ships MTP layers (core/serving/mtp.py). A draft
     model kept while the method is off must still be a model block: the file is saved back
     with it, and a later method of "draft_model" would read it."""
     where = "serving.speculative.draft_model"
@@ -123,6 +125,8 @@ def check_speculative(s: Scenario) -> None:
         raise ScenarioError(where, 'required with method "draft_model" (a preset or a model block)')
     if spec.method != "draft_model" and spec.draft_model is not None:
         raise ScenarioError(where, f'only with method "draft_model", not "{spec.method}"')
+    table = s.profile.features(s.serving.engine_version)
+    check_mtp(s.model, spec.method, "serving.speculative.method", table)
     if isinstance(spec.draft_model, ModelSpec):
         v, dv = resolve(s.model).vocab, resolve(spec.draft_model).vocab
         if v != dv:

@@ -1,14 +1,17 @@
 """The Serving panel's feature rows follow the engine's table of features
 (core/registry/serving_support.py, ``FrameworkProfile.features``): the speculative-decoding list
-offers the methods the engine as set runs, and a feature it runs in no mode (a P/D split on
-llama.cpp, KV offload on Ollama) hides its row. A value held that the engine does not run stays
+offers the methods the engine as set runs (``mtp`` only for a model that may ship MTP layers,
+``model.mtp_layers`` not 0), and a feature it runs in no mode (a P/D split on llama.cpp, KV
+offload on Ollama) hides its row. A value held that the engine does not run stays
 shown, so the error the core gives for it shows beside it and can be fixed there."""
 
 from __future__ import annotations
 
 from typing import Any, get_args
 
+from ...core.errors import ScenarioError
 from ...core.model.serving_features import LoraTarget
+from ...core.pipeline.scenario import model_spec
 from ...core.pipeline.validate_features import arrived
 from ...core.registry.frameworks import FrameworkProfile
 from ...core.registry.serving_support import FeatureTable
@@ -64,7 +67,7 @@ def refresh_speculative_rows(
     """The methods the engine's release runs (a held one it does not run kept, named so); the
     method row hidden where "off" is all there is, the draft rows where the method is off."""
     held = state.value(f"{block}.method")
-    items = method_items(table, held, _version(version))
+    items = method_items(table, held, _version(version), _no_mtp(state.value("model")))
     fill_methods(box, items, held)
     f.show(f"{block}.method", len(items) > 1)  # "off" alone: nothing to choose (Ollama; MLX's draft)
     f.show(f"{block}.num_tokens", held is not None)
@@ -99,11 +102,16 @@ def table_of(
         return profile.serving_features
 
 
-def method_items(table: FeatureTable | None, held: Any, version: Any = None) -> list[tuple[str, Any]]:
+def method_items(
+    table: FeatureTable | None, held: Any, version: Any = None, no_mtp: bool = False
+) -> list[tuple[str, Any]]:
     """The methods to offer: off and those the engine's release as set runs (a method newer than
-    it is left out: ``Support.since``), then a held one it does not run, named so."""
+    it is left out: ``Support.since``; ``mtp`` where the model ships no MTP layers, ``no_mtp``:
+    core/serving/mtp.py), then a held one it does not run, named so."""
 
     def offered(m: str) -> bool:
+        if m == "mtp" and no_mtp:
+            return False
         if table is None:
             return True
         return table.speculative.runs(m) and arrived(table, "speculative", m, _version(version))
@@ -111,12 +119,25 @@ def method_items(table: FeatureTable | None, held: Any, version: Any = None) -> 
     items = [(label, m) for label, m in SPEC_METHODS if m is None or offered(m)]
     if held is not None and held not in [m for _, m in items]:
         label = _LABELS.get(str(held), str(held))
-        if table is not None and not table.speculative.runs(str(held)):
+        if held == "mtp" and no_mtp:
+            label = f"{label}: the model ships no MTP layers"
+        elif table is not None and not table.speculative.runs(str(held)):
             label = f"{label}: not run by {table.engine}"
         elif table is not None and not offered(str(held)):
             label = f"{label}: {table.engine} {table.speculative.first(str(held))} on"
         items.append((label, held))
     return items
+
+
+def _no_mtp(model: Any) -> bool:
+    """Whether the model as shown ships no MTP layers (``mtp_layers`` 0); a model edit not yet
+    applied (a preset's block) is read as it will validate, an invalid one as unknown."""
+    if isinstance(model, dict):
+        try:
+            model = model_spec(model)
+        except ScenarioError:
+            return False
+    return getattr(model, "mtp_layers", None) == 0
 
 
 def _version(version: Any) -> str | None:
