@@ -55,7 +55,7 @@ def test_gguf_states_its_nextn_layers(tmp_path: Path) -> None:
     # counts the MTP blocks the file keeps (GLM-4.5 conversions)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    kv = {"llama.block_count": 2, "llama.nextn_predict_layers": 1}
+    kv: dict[str, Any] = {"llama.block_count": 2, "llama.nextn_predict_layers": 1}
     kept = read_gguf(tiny_llama_gguf(tmp_path / "a", **kv))
     cfg, _ = gguf_config(kept, "kept")
     assert cfg["num_hidden_layers"] == 1 and import_hf_config(cfg)["mtp_layers"] == 1
