@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from advice_consistency import consistency
+
 import gpusizer
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -309,6 +311,7 @@ def main(argv: list[str]) -> int:
     doc += [ROUND_INTRO, "### After", "", buyer_round()]
     if ROUND_BEFORE.exists():
         doc += [ROUND_BEFORE.read_text().replace("## Before this round", "### Before this round", 1)]
+    doc += [consistency(BUYER)]
     OUT.write_text("\n".join(doc))
     print(f"wrote {OUT}")
     return 0

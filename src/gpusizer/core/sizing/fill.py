@@ -47,6 +47,9 @@ from .work import CEILING, MEMORY, PACE
 
 __all__ = ["Filler"]
 
+# a shape's first DP fast enough by a time function, charged to the work budget at a cost
+Fast = Callable[[Layout, Sequence[int], Callable[[Layout], float], int], "int | None"]
+
 # Shapes checked for memory before a lighter rung of techniques counts as not fitting on a
 # count (the bisection over the rungs, Filler._any_fits; MoE models at long
 # sequences have thousands of shapes, Kimi K2: 16 EP x 4 TP x 15 PP x 3 CP x 4 ZeRO degrees).
@@ -283,12 +286,14 @@ class Filler(ServingFill):
             return _first(fast, len(vals))
 
         shapes = self._shapes(v, most)
+        held: list[tuple[Layout, Sequence[int]]] = []  # shapes no DP holds: timed only if needed
         for shape, vals in shapes:
             self._check()
             if work.deadline_over:
                 break  # the call's deadline budget (core/sizing/work.py): what was found stands
             if ev.lower_bound(shape, vals[-1]) > cap:
-                continue  # no DP holds it: not timed
+                held.append((shape, vals))
+                continue
             i = first_fast(shape, vals, lambda x: tokens / clock.ceiling(x), CEILING)  # none before is
             if i is not None:
                 push(with_dp(shape, vals[i]), vals[i:], exact=False)
@@ -317,4 +322,28 @@ class Filler(ServingFill):
             j = _first(lambda k: ev.total(with_dp(lay, vals[k])) <= cap, len(vals))  # noqa: B023
             if j is not None and j > 0:  # the smallest DP that fits, weighed again
                 push(with_dp(lay, vals[j]), vals[j:])
-        return out, (bool(out) and unit.count(out[0].layout.gpus) > (least or 0)) or not out
+        if not out:
+            return out, True
+        fewest = unit.count(out[0].layout.gpus)
+        if fewest > (least or 0):
+            return out, True
+        return out, any(self._fast_on_fewer(v, sh, vals, unit, fewest, first_fast) for sh, vals in held)
+
+    def _fast_on_fewer(
+        self, v: int, shape: Layout, vals: Sequence[int], unit: Unit, fewest: int, fast: Fast
+    ) -> bool:
+        """Whether ``shape`` of variant ``v``, which no DP of ``vals`` holds, is fast enough on
+        fewer whole units than ``fewest``: then memory, not speed, set the count, and a lighter
+        rung of techniques is tried. Decided for every shape, however its memory was turned
+        away (the evaluator's bound before the queue, or the full estimate after): that bound
+        tightens with the layouts the evaluator has seen, which differ between a GPU compared
+        alone and in a catalog, and the answer must not (a 70B QLoRA read 8 A40s at TP 8 in the
+        catalog, 2 with checkpointing alone). Only the widest DP on fewer units is timed (time
+        falls as DP grows), by its ceiling first (never slower than the step), then the step."""
+        k = bisect.bisect_left(
+            range(len(vals)), fewest, key=lambda j: unit.count(with_dp(shape, vals[j]).gpus)
+        )
+        clock, tokens, top = self.clock(v), self.base.workload.training_tokens or 0.0, vals[k - 1 : k]
+        if not top or fast(shape, top, lambda x: tokens / clock.ceiling(x), CEILING) is None:
+            return False
+        return fast(shape, top, lambda x: clock.pace(x).time_seconds or math.inf, PACE) is not None

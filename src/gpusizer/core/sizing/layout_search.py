@@ -210,15 +210,26 @@ def _below(caps: dict[str, tuple[int, int]], bound: Bound) -> dict[str, tuple[in
     return {g: (c, top) for g, (c, top) in caps.items() if low[top] <= c}
 
 
-def _search(ev: Evaluator, space: Space, gpus: Sequence[GpuTarget], keep: int, max_gpus: int) -> Found:
+def _search(
+    ev: Evaluator,
+    space: Space,
+    gpus: Sequence[GpuTarget],
+    keep: int,
+    max_gpus: int,
+    seed: Sequence[Layout] = (),
+) -> Found:
     """The ``keep`` best layouts per GPU by (GPU count, preference): for each layout the
     smallest DP that fits each GPU on which it could still beat the ``keep``-th best and its
     lower bounds (at the largest valid DP that could) fit. Long searches look at each run of
-    layouts first with :class:`Prefilter`, which turns away only what this would."""
+    layouts first with :class:`Prefilter`, which turns away only what this would. ``seed``:
+    layouts known to fit the (one) GPU, standing from the start, so that only what beats
+    them is weighed (the answer is the same: the search keeps the best either way)."""
     cross = ev.base.hardware.allow_cross_node_tensor_parallel
     board = Board(
         entries([(g.id, g.capacity, g.hardware.gpus_per_node) for g in gpus], cross), keep, max_gpus
     )
+    for lay in seed:
+        board.record(lay, layout_preference(lay, ev.base.profile), {gpus[0].id: lay.dp})
     order = search_order(space, {g.hardware.gpus_per_node for g in gpus}, ev.base.profile)
     pre = Prefilter(ev.base, order, ev.bounds, max_gpus) if len(order) >= MIN_LAYOUTS else None
     dps: dict[tuple[int, ...], Sequence[int]] = {}
@@ -259,10 +270,16 @@ def _try(ev: Evaluator, board: Board, lay: Layout, vals: Sequence[int]) -> None:
 
 
 def solve(
-    s: Scenario, gpus: Sequence[GpuTarget], ev: Evaluator, keep: int, max_gpus: int
+    s: Scenario,
+    gpus: Sequence[GpuTarget],
+    ev: Evaluator,
+    keep: int,
+    max_gpus: int,
+    seed: Sequence[Layout] = (),
 ) -> tuple[Found, dict[str, str]]:
     """Search with the scenario's recompute (heavier techniques are the advice's ladder,
-    core/sizing/savings.py); a note on each GPU when the search space was cut."""
+    core/sizing/savings.py); a note on each GPU when the search space was cut. ``seed``: see
+    :func:`_search`."""
     arch = resolve(s.model)
     tp_max = (
         arch.heads
@@ -272,7 +289,7 @@ def solve(
     if ev.work.over:  # the call's budget is spent (core/sizing/work.py): no new search
         return {g.id: [] for g in gpus}, {g.id: ev.work.note() for g in gpus}
     space = layout_space(s, arch, tp_max, (s.parallelism.recompute,), max_gpus)
-    found = _search(ev, space, gpus, keep, max_gpus)
+    found = _search(ev, space, gpus, keep, max_gpus, seed)
     cut = f"only the {space.size:,} simplest of {space.tried:,} layouts were tried"
     notes = dict.fromkeys(found, cut) if space.tried > space.size else {}
     if ev.work.over:

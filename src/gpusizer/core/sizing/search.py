@@ -3,8 +3,10 @@
 Per GPU of the catalog (user GPUs and the scenario's inline GPU included): its node shape,
 the memory margin kept spare, and the fewest GPUs whose per-GPU peak fits with that margin
 (the layout search, core/sizing/layout_search.py, re-estimated in full on the GPU). One search
-serves the whole catalog (the peak does not depend on the GPU); a GPU whose full estimate
-disagrees (a serving engine that sizes itself to the GPU) is searched again alone.
+serves the whole catalog (a training peak does not depend on the GPU); a GPU whose full
+estimate disagrees, and every GPU of a served model (an engine sizes itself to its GPU), is
+searched again alone, from the layouts the shared search found for it: a GPU's answer is the
+same compared alone or in the catalog.
 """
 
 from __future__ import annotations
@@ -100,7 +102,12 @@ def search_catalog(
     s: Scenario, catalog: Sequence[GpuTarget], keep: int, max_gpus: int, factory: EvaluatorFactory = Evaluator
 ) -> dict[str, tuple[Evaluator, list[Fitted], str | None]]:
     """Per GPU: the evaluator used, the ``keep`` best layouts (re-estimated in full on it)
-    and a note."""
+    and a note. A served model is searched again on each GPU with its own evaluator: an
+    engine sizes itself to its GPU (the format its kernels keep the weights in, the share of
+    memory it reserves), so the probe GPU's peaks could turn away a layout another GPU holds
+    (DeepSeek-R1 FP8 under SGLang read 6 B200s in the catalog, 5 compared alone). The shared
+    search's layouts that hold there stand from the start (layout_search.solve's ``seed``):
+    the answer is the GPU's own search's, only fewer layouts are weighed to reach it."""
     probe = catalog[0].hardware.model_copy(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
     )
@@ -112,10 +119,12 @@ def search_catalog(
     out: dict[str, tuple[Evaluator, list[Fitted], str | None]] = {}
     for g in catalog:
         ev, note = shared, notes.get(g.id)
-        got = [fitted(ev, g, lay) for _, lay in found.get(g.id, ())]
-        if alone or None in got:  # the peak depends on the GPU after all: search this one alone
-            ev = factory(ev.base, g.hardware)
-            one, again = solve(ev.base, [g], ev, keep, max_gpus)
+        own = s.workload.serves and probe != g.hardware  # the probe's peaks are not this GPU's
+        got = [None if own else fitted(ev, g, lay) for _, lay in found.get(g.id, ())]
+        if alone or own or None in got:
+            ev, held = factory(ev.base, g.hardware), [lay for _, lay in found.get(g.id, ())]
+            seed = [lay for lay in held if ev.total(lay) <= g.capacity]  # as its own search weighs
+            one, again = solve(ev.base, [g], ev, keep, max_gpus, seed)
             got, note = [fitted(ev, g, lay) for _, lay in one[g.id]], again.get(g.id)
         out[g.id] = (ev, [f for f in got if f is not None], note)
     return out

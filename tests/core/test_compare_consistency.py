@@ -1,0 +1,62 @@
+"""An option for a GPU is the same whether that GPU is compared alone or in the whole catalog
+(developers' guide, "Advice": a buyer would not sign an answer that changes with the list of
+GPUs compared). Count, need, the fewest that hold the model, layout, techniques and figures
+must agree; only the rank and the Pareto flag, which are relative to the other rows, may not.
+
+Two answers broke it (docs/evidence/advice.md, the buyer review's "left as found"):
+DeepSeek-R1 FP8 under SGLang for 1,000 users read "6 B200s would hold the model" in the
+catalog and 5 alone (the shared layout search sized every GPU from the first GPU's engine,
+core/sizing/search.py), and QLoRA of a 70B within 2 days read 8 A40s at TP 8 in the catalog and
+2 A40s with checkpointing alone (the deadline fill tried a lighter technique only when its
+memory check ran after the queue, core/sizing/fill.py)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gpusizer
+from gpusizer.core.pipeline.estimate import clear_caches
+
+DATA = Path(__file__).parent.parent / "cli" / "data" / "buyer"
+RELATIVE = {"rank", "pareto"}  # set by the other rows of the table
+CASES = {
+    "serve-deepseek-r1-fp8-1000": ("b200-192gb", "h200-141gb", "mi300x-192gb"),
+    "qlora-70b-control": ("a40-48gb", "mi325x-256gb", "rtx-4090-24gb"),
+    "serve-llama-3.3-70b-fp8-200": ("h100-sxm-80gb", "l40s-48gb"),
+    "pretrain-1b-100b": ("a40-48gb", "b200-192gb"),
+    "full-ft-8b-8k-1b-week": ("h100-sxm-80gb", "rtx-4090-24gb"),
+}
+
+
+def _case(name: str) -> dict[str, Any]:
+    return json.loads((DATA / f"{name}.gpusizer.json").read_text())
+
+
+@cache
+def _catalog(name: str) -> dict[str, dict[str, Any]]:
+    clear_caches()
+    return {o["gpu"]: o for o in gpusizer.compare_gpus(_case(name))}
+
+
+@pytest.mark.parametrize(("name", "gpu"), [(n, g) for n, gpus in CASES.items() for g in gpus])
+def test_an_option_does_not_depend_on_the_gpus_compared(name: str, gpu: str) -> None:
+    in_catalog = _catalog(name)[gpu]
+    clear_caches()  # no answer kept from the catalog's search (core/sizing/advise_all._ADVICE)
+    (alone,) = gpusizer.compare_gpus(_case(name), gpus=[gpu])
+    differ = {k: (in_catalog.get(k), alone.get(k)) for k in in_catalog.keys() | alone.keys() - RELATIVE}
+    differ = {k: v for k, v in differ.items() if k not in RELATIVE and v[0] != v[1]}
+    assert differ == {}, f"{gpu}: (catalog, alone) {differ}"
+
+
+def test_the_two_reported_answers() -> None:
+    # the figures the buyer review found changing with the list, as each now reads either way
+    r1 = _catalog("serve-deepseek-r1-fp8-1000")
+    assert r1["b200-192gb"]["min_gpus"] == 5 and r1["h200-141gb"]["min_gpus"] == 6
+    a40 = _catalog("qlora-70b-control")["a40-48gb"]
+    assert a40["gpus"] == 2 and a40["scenario_changes"].get("parallelism.recompute") == "full", a40["layout"]
+    assert a40["targets_met"] is True
