@@ -271,16 +271,12 @@ What moved, and why:
   does not take".
 
 Left as found (each with its reason in the report of this round): the MI300X/MI325X counts for
-the 70B FP8 chat (80 GPUs where 16 H200 meet the targets: the AMD FP8 serving rates are
-`extrapolated`, no published figure bands them); no expert parallelism or attention DP in
-DeepSeek-R1's options under SGLang (the layout search's candidates, changed elsewhere); the
-fewest that hold a served model differ between a full-catalog compare and a compare of a few
-GPUs (the shared search's probe GPU); so does a deadline's count: the 70B QLoRA reads 8 A40s at
-TP 8 in the full catalog and 2 A40s with checkpointing compared alone (the deadline search tries
-the lighter-memory techniques only where a layout of fewer units was turned away for memory
-after it was queued, and the shared evaluator's bound turns DP 2 away before; counting those
-too sent the ceiling-free check past the search's work budget); the ranking of rentals by the
-whole units bought.
+the 70B FP8 chat (80 GPUs where 16 H200 meet the targets; AMD's published MI300X FP8 tables now
+band the vLLM-on-AMD speed; at 8-128 sequences ours decodes in 0.55-0.79 of their time, a miss
+recorded, not priced: docs/evidence/speed.md section 70); the ranking of rentals by the whole
+units bought. Since fixed: DeepSeek-R1's options under SGLang now include attention-DP layouts
+(docs/evidence/serving.md section 40), and the two answers that changed with the list of GPUs
+compared (the last section below).
 """
 
 
