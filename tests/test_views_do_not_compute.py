@@ -76,7 +76,9 @@ ALLOWED_INTERNALS = {
     ("precision_panel", "gpusizer.core.speed.roofline", "matmul_dtype"),
     ("serving_panel", "gpusizer.core.serving.rules", "MEMORY_RULES"),
     # which frameworks' layers the host-op count knows: where the permute-fusion box applies
-    ("rl_panel", "gpusizer.core.speed.train_host", "INVENTORIES"),
+    ("rl_policy_rows", "gpusizer.core.speed.train_host", "INVENTORIES"),
+    # the GPU's default host link, shown as what a null rl.host_link_gb_per_s resolves to
+    ("rl_sections", "gpusizer.core.speed.host_link", "host_link_gb_per_s"),
 }
 
 
