@@ -22,6 +22,7 @@ from ..registry.rl_frameworks import RL_FRAMEWORKS, RLFramework, RLRelease
 from ..suggest import did_you_mean
 
 FIELD, VERSION = "rl.framework", "rl.framework_version"
+_ENGINE = RLSpec().rollout.engine  # the rollout engine where the input names none
 
 
 def _framework(rl: dict[str, Any]) -> RLFramework | None:
@@ -70,7 +71,9 @@ def fill_rl_framework(data: dict[str, Any]) -> dict[str, Any]:
         return data
     rel = framework_release(fw, rl.get("framework_version"))
     out = _copy_blocks(rl)
-    for d in rel.defaults:
+    rollout = out.get("rollout")
+    engine = rollout.get("engine", _ENGINE) if isinstance(rollout, dict) else _ENGINE
+    for d in rel.applicable(engine):
         *blocks, leaf = d.path.split(".")
         blk: Any = out
         for b in blocks:
@@ -99,7 +102,9 @@ def switch_edits(
         return {}
     field = RLSpec()
     out: dict[str, object] = {}
-    for path in dict.fromkeys(d.path for r in (old, new) if r is not None for d in r.defaults):
+    engine = value("rl.rollout.engine") or _ENGINE
+    paths = (d.path for r in (old, new) if r is not None for d in r.applicable(engine))
+    for path in dict.fromkeys(paths):
         own = _value(field, path)
         if value(f"rl.{path}") == _default(old, path, own):
             out[f"rl.{path}"] = _default(new, path, own)
@@ -132,7 +137,8 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
         return None
     fw = RL_FRAMEWORKS[rl.framework]
     rel = fw.release(rl.framework_version)
-    applied = {f"rl.{d.path}": d.value for d in rel.defaults if _value(rl, d.path) == d.value}
+    mine = rel.applicable(rl.rollout.engine)  # a vLLM pin is no default of an SGLang rollout
+    applied = {f"rl.{d.path}": d.value for d in mine if _value(rl, d.path) == d.value}
     own = {d.path for d in rel.defaults}
     known = dict.fromkeys(d.path for f in RL_FRAMEWORKS.values() for r in f.releases for d in r.defaults)
     field = RLSpec()
@@ -143,7 +149,7 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
         "release": rel.version,
         "release_date": rel.date,
         "defaults": applied,
-        "as_set": [f"rl.{d.path}" for d in rel.defaults if f"rl.{d.path}" not in applied],
+        "as_set": [f"rl.{d.path}" for d in mine if f"rl.{d.path}" not in applied],
         "others_set": [f"rl.{p}" for p in known if p not in own and _value(rl, p) != _value(field, p)],
     }
 
