@@ -33,6 +33,10 @@ NVLINK_DOMAIN = {GB200: 72}
 # A release the catalog does not model takes the nearest older modelled one's rules
 # (core/registry/engines.py ``release``): 0.10.0 -> 0.9.1, 0.11.2 and 0.17.1 -> 0.11.1.
 NEMO_RL_VLLM = {"v0.3": "0.9.0", "v0.4": "0.10.0", "v0.5": "0.11.2", "v0.6": "0.17.1", "v0.7": "0.20.0"}
+# The vLLM release the replays took before they stated their pins (the catalog's newest then),
+# at which the phase analyses of docs/evidence/rl.md sections 10-29 (the GB200 pairs, the MoE
+# phase bounds, the log-prob and preemption checks) were recorded: ``RLFigure.recorded``
+RECORDED_VLLM = "0.33.0"
 
 
 class RLFigure(NamedTuple):
@@ -81,10 +85,19 @@ class RLFigure(NamedTuple):
         return not self.rollout_gpus and self.preset not in ("deepseek-v3", "qwen3-235b-a22b")
 
     @property
-    def engine_version(self) -> str:
+    def engine_version(self) -> str | None:
         """The vLLM release the row ran (``NEMO_RL_VLLM``), from the table's tag in its name;
-        the #959 reruns the v0.3 blog's."""
-        return NEMO_RL_VLLM["v0.3" if self.name.startswith("#959") else self.name.split()[0]]
+        the #959 reruns the v0.3 blog's; None for a run of no tagged release (a PR's branch):
+        the catalog's newest."""
+        return NEMO_RL_VLLM.get("v0.3" if self.name.startswith("#959") else self.name.split()[0])
+
+    def recorded(self) -> dict[str, Any]:
+        """The scenario on ``RECORDED_VLLM``, the release the phase analyses of
+        docs/evidence/rl.md sections 10-29 were recorded at (how the pins move them: the pinned
+        releases' section there)."""
+        sc = self.scenario()
+        sc["rl"]["rollout"]["engine_version"] = RECORDED_VLLM
+        return sc
 
     @property
     def permute_fusion(self) -> bool:
