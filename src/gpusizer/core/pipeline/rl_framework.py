@@ -18,6 +18,8 @@ from typing import Any
 
 from ..errors import ScenarioError, excerpt
 from ..model.rl_spec import RLSpec
+from ..registry.engines import release
+from ..registry.frameworks import FRAMEWORKS
 from ..registry.rl_frameworks import RL_FRAMEWORKS, RLFramework, RLRelease
 from ..suggest import did_you_mean
 
@@ -176,3 +178,24 @@ def framework_note(block: dict[str, Any] | None) -> str | None:
     others = block.get("others_set")
     beyond = f"; set beyond release {rel}'s defaults: {', '.join(others)}" if others else ""
     return f"{head}: {said or 'none of its knobs'}{kept}{beyond}"
+
+
+def rollout_release_note(rl: RLSpec) -> str | None:
+    """The assumption line of a rollout release the catalog does not model (a framework's pin,
+    NeMo RL 0.4.0's vLLM 0.10.0, or the user's): the modelled release whose rules it takes,
+    worded as a serving estimate's (core/serving/engine_memory.py ``serving_notes``). None where
+    the release is modelled, unset, or unknown (the rollout's own check names it)."""
+    asked = rl.rollout.engine_version
+    profile = FRAMEWORKS.get(rl.rollout.engine)
+    if asked is None or profile is None or not profile.releases:
+        return None
+    try:
+        rel = release(profile.releases, asked)
+    except KeyError:
+        return None
+    if rel.version == asked:
+        return None
+    return (
+        f"rollout {profile.label} {asked}: the rules of release {rel.version} ({rel.date}), "
+        "the newest modelled not newer"
+    )
