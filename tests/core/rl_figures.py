@@ -24,6 +24,19 @@ H100, GB200 = "h100-sxm-80gb", "gb200-186gb"
 # domain, 72 (presets/gpus/gb200-186gb.json; the 4-GPU tray is taken where the host matters,
 # core/serving/load.py NVL_TRAY_GPUS). DGX H100: 8, the scenario's default.
 NVLINK_DOMAIN = {GB200: 72}
+# The vLLM release each NeMo RL tag installs (pyproject.toml's vllm extra and uv.lock at the tag,
+# the local mirror of NVIDIA-NeMo/RL; core/registry/rl_framework_releases.py states the same
+# pins as each release's rl.rollout.engine_version): a row runs the release of the table or
+# blog it was published in. v0.3.0 and v0.3.1 both pin 0.9.0; main moved to 0.10.0 on
+# 2025-08-05 (PR #766), so issue #959's reruns (2025-08-21, of the v0.3 blog's recipes at tag
+# v0.3.0) are stated as the tag's 0.9.0 (docs/evidence/rl.md, the pinned releases' section).
+# A release the catalog does not model takes the nearest older modelled one's rules
+# (core/registry/engines.py ``release``): 0.10.0 -> 0.9.1, 0.11.2 and 0.17.1 -> 0.11.1.
+NEMO_RL_VLLM = {"v0.3": "0.9.0", "v0.4": "0.10.0", "v0.5": "0.11.2", "v0.6": "0.17.1", "v0.7": "0.20.0"}
+# The vLLM release the replays took before they stated their pins (the catalog's newest then),
+# at which the phase analyses of docs/evidence/rl.md sections 10-29 (the GB200 pairs, the MoE
+# phase bounds, the log-prob and preemption checks) were recorded: ``RLFigure.recorded``
+RECORDED_VLLM = "0.33.0"
 
 
 class RLFigure(NamedTuple):
@@ -70,6 +83,21 @@ class RLFigure(NamedTuple):
         every colocated recipe but DeepSeek V3's and Qwen3-235B's, which set it true, as every
         async 1-off recipe does (tags v0.4.0 and v0.6.0)."""
         return not self.rollout_gpus and self.preset not in ("deepseek-v3", "qwen3-235b-a22b")
+
+    @property
+    def engine_version(self) -> str | None:
+        """The vLLM release the row ran (``NEMO_RL_VLLM``), from the table's tag in its name;
+        the #959 reruns the v0.3 blog's; None for a run of no tagged release (a PR's branch):
+        the catalog's newest."""
+        return NEMO_RL_VLLM.get("v0.3" if self.name.startswith("#959") else self.name.split()[0])
+
+    def recorded(self) -> dict[str, Any]:
+        """The scenario on ``RECORDED_VLLM``, the release the phase analyses of
+        docs/evidence/rl.md sections 10-29 were recorded at (how the pins move them: the pinned
+        releases' section there)."""
+        sc = self.scenario()
+        sc["rl"]["rollout"]["engine_version"] = RECORDED_VLLM
+        return sc
 
     @property
     def permute_fusion(self) -> bool:
@@ -161,6 +189,7 @@ class RLFigure(NamedTuple):
                 # (megatron_policy_worker.py use_reference_model)
                 "reference": {"offload": True},
                 "rollout": {
+                    "engine_version": self.engine_version,
                     "tensor": self.engine_tp,
                     "prompts_per_step": prompts,
                     "samples_per_prompt": self.responses // prompts,

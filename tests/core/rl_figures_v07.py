@@ -17,9 +17,10 @@ examples/configs/grpo_math_1B.yaml):
 - async_engine true for DeepSeek V3, Qwen3-235B and the async recipes, false (the synchronous
   engine and its log-prob copy) for the colocated Qwen3-30B-A3B and Qwen3-32B ones;
   skip_tokenizer_init true (no stop strings), so no detokenising in the step.
-The vLLM release NeMo RL v0.7.0 pins (pyproject.toml: vllm 0.20.0) takes the estimator's newest
-modelled vLLM release, 0.10.1, the default every other NeMo RL replay takes too (v0.5.0 pins
-0.11.2, v0.6.0 0.17.1). The DeepSeek V3 recipes' vllm_kwargs.speculative_config (deepseek_mtp,
+The vLLM release NeMo RL v0.7.0 pins (pyproject.toml: vllm 0.20.0, a modelled release) is
+stated (``rl.rollout.engine_version``, tests/core/rl_figures.py ``NEMO_RL_VLLM``); before
+docs/evidence/rl.md's pinned-release section every NeMo RL replay took the newest modelled
+release, 0.33.0. The DeepSeek V3 recipes' vllm_kwargs.speculative_config (deepseek_mtp,
 one token) is stated (``mtp``: rl.rollout.speculative). Not stated by the scenario, and so not
 replayed: the GB200 recipes' HybridEP dispatcher. The table's EP where it exceeds DP x CP
 (Qwen3-235B) is replayed as DP x CP, as before. Not replayed: the four Nemotron-3-Super-120B-A12B

@@ -37,11 +37,13 @@ RECORDED = {
     # 0.709 before the recipe's sequence parallelism (rl.md section 27)
     "v0.4 Qwen3-30B-A3B, 32 H100": 0.670,  # 0.677 before the w2 grid (rl.md section 14)
     # 0.661 before FP32 log-probs (rl.md section 16)
-    "v0.6 Qwen3-30B-A3B, 32 H100": 0.664,  # 0.651 before the w2 grid (rl.md section 14)
+    # 0.664 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 Qwen3-30B-A3B, 32 H100": 0.786,  # 0.651 before the w2 grid (rl.md section 14)
     # 0.867 before v0.4.0's unfused SwiGLU (rl.md section 16)
     # 0.877 before the recipe's sequence parallelism (rl.md section 27)
     # 0.862 before the packed rows' padding under PP (rl.md section 27)
-    "v0.4 Qwen3-32B, 32 H100": 0.934,  # 0.848 before the FP32 log-probs (rl.md section 16)
+    # 0.934 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.4 Qwen3-32B, 32 H100": 0.947,  # 0.848 before the FP32 log-probs (rl.md section 16)
     # 0.603 before FP32 log-probs (rl.md section 16)
     # 0.606 before the recipe's sequence parallelism (rl.md section 27)
     # 0.588 before the packed rows' padding under PP (rl.md section 27)
@@ -49,16 +51,21 @@ RECORDED = {
     # 0.774 before FP32 log-probs (rl.md section 16)
     # 0.778 before the recipe's sequence parallelism (rl.md section 27)
     # 0.753 before the packed rows' padding under PP (rl.md section 27)
-    "v0.6 Qwen3-235B, 128 H100": 0.768,  # 0.729 before the w2 grid (rl.md section 14)
+    # 0.768 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 Qwen3-235B, 128 H100": 0.827,  # 0.729 before the w2 grid (rl.md section 14)
     # 0.749 before the recipe's sequence parallelism (rl.md section 27)
     # 0.730 before the packed rows' padding under PP (rl.md section 27)
-    "v0.6 Qwen3-235B, 256 H100": 0.741,  # 0.710 before the w2 grid (rl.md section 14)
+    # 0.741 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 Qwen3-235B, 256 H100": 0.780,  # 0.710 before the w2 grid (rl.md section 14)
     # 0.473 before the packed rows' padding under PP (rl.md section 27)
-    "v0.4 DeepSeek V3, 256 H100": 0.476,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
+    # 0.476 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.4 DeepSeek V3, 256 H100": 3.827,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
     # 0.535 before the packed rows' padding under PP (rl.md section 27)
-    "v0.6 DeepSeek V3, 256 H100": 0.538,  # 0.460 block-FP8, 0.496 BF16 (rl.md section 14)
+    # 0.538 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 DeepSeek V3, 256 H100": 0.683,  # 0.460 block-FP8, 0.496 BF16 (rl.md section 14)
     # 0.477 before the packed rows' padding under PP (rl.md section 27)
-    "v0.6 DeepSeek V3, 512 H100": 0.479,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
+    # 0.479 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 DeepSeek V3, 512 H100": 0.518,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
     # 0.618 before FP32 log-probs (rl.md section 16)
     # 0.625 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.6 Qwen3-30B-A3B, 16 GB200": 0.655,  # 0.481 before the host paced the layers, 0.595 before the copy
@@ -81,20 +88,24 @@ RECORDED = {
     # 0.585 before the recipe's sequence parallelism (rl.md section 27)
     "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.513,  # 0.537 before the experts' GEMM shapes
     # 0.706 before NeMo RL's collective refit (rl.md section 22)
-    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.689,  # 0.702 before the w2 grid (rl.md section 14)
+    # 0.689 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100": 0.888,  # 0.702 before the w2 grid (rl.md section 14)
     # 0.953 before v0.4.0's unfused SwiGLU (rl.md section 16)
     # 0.970 before NeMo RL's collective refit (rl.md section 22)
     # 0.963 before the recipe's sequence parallelism (rl.md section 27)
     # 0.933 before the packed rows' padding under PP (rl.md section 27)
     "v0.4 Qwen3-32B 1-off, 32+32 H100": 1.064,  # 0.918 before the FP32 log-probs (rl.md section 16)
     # 0.871 before NeMo RL's collective refit (rl.md section 22)
-    "v0.4 Qwen3-235B 1-off, 128+128 H100": 0.815,  # 0.868 before the w2 grid (rl.md section 14)
+    # 0.815 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.4 Qwen3-235B 1-off, 128+128 H100": 5.750,  # 0.868 before the w2 grid (rl.md section 14)
     # 0.910 before NeMo RL's collective refit (rl.md section 22)
-    "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.852,  # 0.908 before the w2 grid (rl.md section 14)
+    # 0.852 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 Qwen3-235B 1-off, 128+128 H100": 1.775,  # 0.908 before the w2 grid (rl.md section 14)
     # 1.006 before NeMo RL's collective refit (rl.md section 22)
     "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.587,  # 0.888 block-FP8, 0.936 BF16 (rl.md section 14)
     # 1.211 before NeMo RL's collective refit (rl.md section 22)
-    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.701,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
+    # 0.701 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.713,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
     # 1.115 before NeMo RL's collective refit (rl.md section 22)
     # 0.535 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.551,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
@@ -105,50 +116,65 @@ RECORDED = {
     # 0.433 before NeMo RL's collective refit (rl.md section 22)
     "v0.6 Qwen3-30B-A3B 1-off, 8+8 GB200": 0.428,  # 0.300 before (rl.md, the host section)
     # 0.885 before NeMo RL's collective refit (rl.md section 22)
-    "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100": 0.832,  # 0.881 before the w2 grid (rl.md section 14)
+    # 0.832 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100": 1.079,  # 0.881 before the w2 grid (rl.md section 14)
     # 1.124 before NeMo RL's collective refit (rl.md section 22)
-    "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100": 0.573,
+    # 0.573 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100": 0.580,
     # the v0.5 tables (tests/core/rl_figures_v05.py; docs/evidence/rl.md section 2m)
-    "v0.5 Llama 3.1 8B, 16 H100": 0.845,  # 0.821 before the FP32 log-probs (rl.md section 16)
+    # 0.845 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Llama 3.1 8B, 16 H100": 0.927,  # 0.821 before the FP32 log-probs (rl.md section 16)
     # 0.543 before the packed rows' padding under PP (rl.md section 27)
-    "v0.5 DeepSeek V3, 256 H100": 0.547,  # 0.465 block-FP8, 0.502 BF16 (rl.md section 14)
+    # 0.547 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 DeepSeek V3, 256 H100": 0.727,  # 0.465 block-FP8, 0.502 BF16 (rl.md section 14)
     # 0.709 before FP32 log-probs (rl.md section 16)
     # 0.713 before the recipe's sequence parallelism (rl.md section 27)
     # 0.690 before the packed rows' padding under PP (rl.md section 27)
-    "v0.5 Qwen3-235B, 128 H100": 0.704,  # 0.668 before the w2 grid (rl.md section 14)
+    # 0.704 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Qwen3-235B, 128 H100": 0.758,  # 0.668 before the w2 grid (rl.md section 14)
     # 0.640 before FP32 log-probs (rl.md section 16)
-    "v0.5 Qwen3-30B-A3B, 32 H100": 0.643,  # 0.631 before the w2 grid (rl.md section 14)
+    # 0.643 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Qwen3-30B-A3B, 32 H100": 0.761,  # 0.631 before the w2 grid (rl.md section 14)
     # 0.891 before the recipe's sequence parallelism (rl.md section 27)
     # 0.876 before the packed rows' padding under PP (rl.md section 27)
-    "v0.5 Qwen3-32B, 32 H100": 0.950,  # 0.871 before the FP32 log-probs (rl.md section 16)
+    # 0.950 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Qwen3-32B, 32 H100": 1.102,  # 0.871 before the FP32 log-probs (rl.md section 16)
     # 0.601 before FP32 log-probs (rl.md section 16)
     "v0.5 Llama 3.1 8B, 8 GB200": 0.612,  # 0.564 before Grace issued the log-prob copy
     # 0.350 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.358 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
-    "v0.5 DeepSeek V3, 128 GB200": 0.364,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
+    # 0.364 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 DeepSeek V3, 128 GB200": 0.365,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
     # 0.543 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.5 Qwen3-235B, 64 GB200": 0.564,  # 0.482 before the w2 grid (rl.md section 14)
     # 0.589 before FP32 log-probs (rl.md section 16)
     # 0.595 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.5 Qwen3-30B-A3B, 16 GB200": 0.624,  # 0.458 before (rl.md, the host section), 0.567 before the copy
     # 0.728 before FP32 log-probs (rl.md section 16)
-    "v0.5 Qwen3-32B, 16 GB200": 0.732,  # 0.714 before Grace issued the log-prob copy
+    # 0.732 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Qwen3-32B, 16 GB200": 0.737,  # 0.714 before Grace issued the log-prob copy
     # 0.957 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 0.950,  # 0.920 before the FP32 log-probs (rl.md section 16)
+    # 0.950 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 1.023,  # 0.920 before the FP32 log-probs (rl.md section 16)
     # 1.206 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 DeepSeek V3 1-off, 256+256 H100": 0.702,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
+    # 0.702 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 DeepSeek V3 1-off, 256+256 H100": 0.715,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
     # 1.035 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 Qwen3-235B 1-off, 128+128 H100": 0.969,  # 1.032 before the w2 grid (rl.md section 14)
+    # 0.969 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Qwen3-235B 1-off, 128+128 H100": 2.014,  # 1.032 before the w2 grid (rl.md section 14)
     # 0.697 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100": 0.680,  # 0.693 before the w2 grid (rl.md section 14)
+    # 0.680 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100": 0.877,  # 0.693 before the w2 grid (rl.md section 14)
     # 1.038 before NeMo RL's collective refit (rl.md section 22)
     # 1.030 before the recipe's sequence parallelism (rl.md section 27)
     # 0.997 before the packed rows' padding under PP (rl.md section 27)
     "v0.5 Qwen3-32B 1-off, 32+32 H100": 1.137,  # 1.000 before the FP32 log-probs (rl.md section 16)
     # 0.861 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100": 0.853,  # 0.816 before the FP32 log-probs (rl.md section 16)
+    # 0.853 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100": 1.020,  # 0.816 before the FP32 log-probs (rl.md section 16)
     # 0.990 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.508,
+    # 0.508 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.514,
     # 0.738 before NeMo RL's collective refit (rl.md section 22)
     "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.732,  # 0.711 before the FP32 log-probs (rl.md section 16)
     # 1.134 before NeMo RL's collective refit (rl.md section 22)
@@ -160,7 +186,8 @@ RECORDED = {
     # 0.492 before FP32 log-probs (rl.md section 16)
     # 0.504 before NeMo RL's collective refit (rl.md section 22)
     # 0.492 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.526,  # 0.489 before the w2 grid (rl.md section 14)
+    # 0.526 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.527,  # 0.489 before the w2 grid (rl.md section 14)
     # 0.718 before NeMo RL's collective refit (rl.md section 22)
     "v0.5 Qwen3-32B 1-off, 16+16 GB200": 0.709,  # 0.710 before the FP32 log-probs (rl.md section 16)
 }
@@ -181,7 +208,8 @@ def test_each_replayed_step_is_as_recorded(figure) -> None:
 def test_the_count_within_25_percent_is_as_recorded() -> None:
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert len(ALL) == 50
-    # docs/evidence/rl.md section 27: 14 of 50 (the H100 recipes' sequence parallelism and padded packed rows
+    # docs/evidence/rl.md section 27, until section 30: 14 of 50 (the H100 recipes' sequence
+    # parallelism and padded packed rows
     # stated: the v0.6 Qwen3-235B on 256 H100 leaves at 0.741, 0.730 with the sequence parallelism alone).
     # Section 22: 15 of 50 (6 of 25 colocated, 9 of 25 split and off-policy: NeMo RL's collective refit, about
     # 10 s where one NIC took 43 s, takes the seven DeepSeek V3 split rows to 0.51-0.70). Before it: 22 of 50
@@ -192,24 +220,36 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # Qwen3-235B 1-off joins; 13 of 28 before section 2m replayed the v0.5 tables, 10 of 23 before section 2l
     # replayed the v0.6 table's five other off-policy rows, 9 of 23 before the table's G-Average was read as
     # the mean generated length, section 2k); the aim is 70 %
+    # Section 30: 17 of 50, each row on the vLLM its tag pins (0.10.0, 0.11.2, 0.17.1; 0.33.0
+    # before): 0.11's Hopper kernel rates (the 0.11.1 entry the 0.11.2 and 0.17.1 pins land on)
+    # bring the v0.5 / v0.6 Qwen3-30B-A3B rows (colocated and 1-off) and the v0.6 Qwen3-235B on 256
+    # H100 in; the Qwen3-235B 1-off rows of v0.4 and v0.6 leave (their engines' KV pools shrink to
+    # 0-0.8 GiB under the profile run's sort sampler, 38 B a logit, where 0.33.0's FlashInfer
+    # sampler took 14 B), and v0.6 Qwen3-235B 1-off too
     assert within == [
         "v0.4 Llama 3.1 8B, 16 H100",
+        "v0.6 Qwen3-30B-A3B, 32 H100",
         "v0.4 Qwen3-32B, 32 H100",
         "v0.6 Qwen3-235B, 128 H100",
+        "v0.6 Qwen3-235B, 256 H100",
         "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
+        "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100",
         "v0.4 Qwen3-32B 1-off, 32+32 H100",
-        "v0.4 Qwen3-235B 1-off, 128+128 H100",
-        "v0.6 Qwen3-235B 1-off, 128+128 H100",
         "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100",
         "v0.5 Llama 3.1 8B, 16 H100",
+        "v0.5 Qwen3-235B, 128 H100",
+        "v0.5 Qwen3-30B-A3B, 32 H100",
         "v0.5 Qwen3-32B, 32 H100",
         "v0.5 Llama 3.1 8B 1-off, 8+8 H100",
-        "v0.5 Qwen3-235B 1-off, 128+128 H100",
+        "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100",
         "v0.5 Qwen3-32B 1-off, 32+32 H100",
         "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100",
     ]
-    # colocated: a lower bound of every replayed run
-    assert all(_ratio(f) < 1 for f in FIGURES + V05_ON)
+    # colocated: a lower bound of every replayed run but two since section 30: the v0.4 DeepSeek V3
+    # on 256 H100, whose engine would not start under vLLM 0.9.1's rules (the 0.10.0 pin's; the
+    # published run did start), and the v0.5 Qwen3-32B on 32 H100 at 1.10 (0.11's Hopper rates)
+    over = {"v0.4 DeepSeek V3, 256 H100", "v0.5 Qwen3-32B, 32 H100"}
+    assert all((_ratio(f) < 1) is (f.name not in over) for f in FIGURES + V05_ON)
 
 
 def test_the_deepseek_v3_engine_loads_the_bf16_checkpoint() -> None:
@@ -325,7 +365,7 @@ def test_the_moe_gap_lies_in_the_part_that_does_not_scale(pair) -> None:
     # host's work; 57-75 s before rl.md section 14), and less of the part that halves (training,
     # log-probs, moves: 8-22 s).
     small, large = (next(f for f in FIGURES if f.name == name) for name in pair)
-    model = [estimate_report(f.scenario())["rl"]["time_per_step_seconds"] for f in (small, large)]
+    model = [estimate_report(f.recorded())["rl"]["time_per_step_seconds"] for f in (small, large)]
     got = (*_split(small.measured, large.measured), *_split(*model))
     assert got == pytest.approx(SIZE_PAIRS[pair], rel=0.03, abs=0.5)
     assert got[1] - got[3] > 50 and got[0] - got[2] < got[1] - got[3]

@@ -21,7 +21,8 @@ from .rl_figures_v07 import V07_OFF, V07_ON
 # model / measured seconds per step, as docs/evidence/rl.md records them; beside, the ratio
 # without the DeepSeek V3 rollouts' MTP drafts ("no MTP") or with the policy's prev_logprobs forward
 RECORDED = {
-    "v0.7 DeepSeek V3, 256 H100": 0.646,  # 0.770 no MTP; 0.656 with prev_logprobs
+    # 0.646 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.7 DeepSeek V3, 256 H100": 0.661,  # 0.770 no MTP; 0.656 with prev_logprobs
     "v0.7 DeepSeek V3, 512 H100": 0.555,  # 0.652 no MTP; 0.564 with prev_logprobs
     # 0.813 before the recipe's sequence parallelism (rl.md section 27)
     # 0.790 before the packed rows' padding under PP (rl.md section 27)
@@ -32,12 +33,15 @@ RECORDED = {
     "v0.7 Qwen3-30B-A3B, 32 H100": 0.694,  # 0.743 with prev_logprobs
     # 0.904 before the recipe's sequence parallelism (rl.md section 27)
     # 0.888 before the packed rows' padding under PP (rl.md section 27)
-    "v0.7 Qwen3-32B, 32 H100": 0.957,  # 1.034 with prev_logprobs
+    # 0.957 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.7 Qwen3-32B, 32 H100": 0.959,  # 1.034 with prev_logprobs
     # 0.661 before the recipe's sequence parallelism (rl.md section 27)
-    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.488,
+    # 0.488 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.489,
     # 0.377 before vLLM's Triton MoE streamed at Blackwell's share and a GB200's two GPUs shared
     # their Grace's C2C (rl.md section 28)
-    "v0.7 DeepSeek V3, 128 GB200": 0.394,  # 0.508 no MTP; 0.385 with prev_logprobs
+    # 0.394 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.7 DeepSeek V3, 128 GB200": 0.395,  # 0.508 no MTP; 0.385 with prev_logprobs
     # 0.362 before the same two (rl.md section 28)
     "v0.7 DeepSeek V3, 256 GB200": 0.376,  # 0.513 no MTP; 0.368 with prev_logprobs
     # 0.654 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
@@ -54,7 +58,8 @@ RECORDED = {
     # 0.754 before NeMo RL's collective refit (rl.md section 22)
     "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100": 0.743,
     # 0.913 before NeMo RL's collective refit (rl.md section 22)
-    "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100": 0.867,
+    # 0.867 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
+    "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100": 0.871,
     # 1.017 before NeMo RL's collective refit (rl.md section 22)
     # 1.007 before the recipe's sequence parallelism (rl.md section 27)
     # 0.975 before the packed rows' padding under PP (rl.md section 27)

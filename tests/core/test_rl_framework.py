@@ -32,6 +32,7 @@ BASE: dict[str, Any] = {
 }
 
 TAG = re.compile(r"\(v\d+\.\d+\.\d+(\.post\d+)?\)$")  # the tag read, at the source's end
+FILE = re.compile(r"/|\b(setup\.py|pyproject\.toml)\b")  # a path, or the repository's own setup file
 # (framework, version asked, knob under rl, value): each read at the tag named beside it
 DEFAULTS = [
     # NeMo RL v0.3.1 examples/configs/grpo_math_1B.yaml: vllm_cfg.gpu_memory_utilization 0.6,
@@ -53,7 +54,7 @@ DEFAULTS = [
     # v0.5.0: skip_tokenizer_init from the config again; bias_activation_fusion True
     ("nemo_rl", "0.5.0", "rollout.detokenize_in_step", False),
     ("nemo_rl", "0.5.0", "policy.bias_activation_fusion", True),
-    # v0.6.0 reads as v0.5.0; v0.7.0 grpo_math_1B.yaml moe_permute_fusion true,
+    # v0.6.0: v0.5.0's knobs (and its own vLLM pin); v0.7.0 grpo_math_1B.yaml moe_permute_fusion true,
     # force_on_policy_ratio false (the policy's prev_logprobs forward runs)
     ("nemo_rl", "0.6.0", "policy.moe_permute_fusion", False),
     ("nemo_rl", "0.7.0", "policy.moe_permute_fusion", True),
@@ -84,6 +85,21 @@ DEFAULTS = [
     ("openrlhf", "0.7.0", "policy.sequence_packing", False),
     ("openrlhf", "0.7.0", "offload_states", False),
     ("openrlhf", "0.7.0", "broadcast_per_tensor", True),
+    # the vLLM each tag installs: NeMo RL pyproject.toml's vllm extra and uv.lock (v0.3.1 vllm==0.9.0,
+    # v0.4.0 0.10.0, v0.5.0 0.11.2, v0.6.0 0.17.1, v0.7.0 the 0.20.0 wheel); OpenRLHF setup.py
+    # extras_require "vllm" (v0.7.0 vllm==0.8.3, v0.8.5 0.9.1, v0.11.0 0.27.1); a tag between two
+    # keeps the older's (OpenRLHF v0.9.2: v0.9.1's 0.13.0). verl pins none (setup.py's vllm extra
+    # is a range, vllm<=0.8.2 at v0.3.0.post1 to vllm>=0.18.0 at v0.9.0): the field's null
+    ("nemo_rl", "0.3.1", "rollout.engine_version", "0.9.0"),
+    ("nemo_rl", "0.4.0", "rollout.engine_version", "0.10.0"),
+    ("nemo_rl", "0.5.0", "rollout.engine_version", "0.11.2"),
+    ("nemo_rl", "0.6.0", "rollout.engine_version", "0.17.1"),
+    ("nemo_rl", "0.7.0", "rollout.engine_version", "0.20.0"),
+    ("openrlhf", "0.7.0", "rollout.engine_version", "0.8.3"),
+    ("openrlhf", "0.8.5", "rollout.engine_version", "0.9.1"),
+    ("openrlhf", "0.9.2", "rollout.engine_version", "0.13.0"),
+    ("openrlhf", "0.11.0", "rollout.engine_version", "0.27.1"),
+    ("verl", "0.7.0", "rollout.engine_version", None),
 ]
 
 
@@ -109,7 +125,7 @@ def test_every_default_names_its_file_and_tag() -> None:
     for fw in RL_FRAMEWORKS.values():
         for rel in fw.releases:
             for d in rel.defaults:
-                assert TAG.search(d.source) and "/" in d.source, (fw.id, rel.version, d.path)
+                assert TAG.search(d.source) and FILE.search(d.source), (fw.id, rel.version, d.path)
 
 
 def test_an_explicit_knob_wins_and_the_report_says_so() -> None:
@@ -125,10 +141,11 @@ def test_an_explicit_knob_wins_and_the_report_says_so() -> None:
 
 
 def test_a_version_between_two_takes_the_older_and_says_so() -> None:
-    rep = estimate_report(_with(BASE, framework="nemo_rl", framework_version="0.6.0"))
+    # (0.6.0, its own release since it carries its vLLM pin, stood here before)
+    rep = estimate_report(_with(BASE, framework="nemo_rl", framework_version="0.5.1"))
     assert rep["rl"]["framework"]["release"] == "0.5.0"
     assert any(
-        a.startswith("NeMo RL 0.6.0: the defaults of release 0.5.0 (2026-01)") for a in rep["assumptions"]
+        a.startswith("NeMo RL 0.5.1: the defaults of release 0.5.0 (2026-01)") for a in rep["assumptions"]
     )
     # null: the newest modelled release
     assert estimate_report(_with(BASE, framework="nemo_rl"))["rl"]["framework"]["release"] == "0.7.0"
@@ -237,7 +254,9 @@ def test_nemo_rl_replay_stated_as_the_framework() -> None:
     # the v0.6 Qwen3-30B-A3B row (docs/evidence/rl.md; tests/core/rl_figures.py), NeMo RL 0.6.0
     knobs = next(f for f in FIGURES if f.name == "v0.6 Qwen3-30B-A3B, 32 H100").scenario()
     stated, gone = _stated_as(knobs, "nemo_rl", "0.6.0")
-    assert len(gone) == 9, gone  # memory fraction, log-prob copies, FP32 log-probs, pageable...
+    # memory fraction, log-prob copies, FP32 log-probs, pageable..., the vLLM pin (9 before the
+    # replays stated it)
+    assert len(gone) == 10, gone
     rep, base = estimate_report(stated), estimate_report(knobs)
     assert _answer(rep) == _answer(base)
     # filled where the replay left the field's default, with no effect here: the collective
@@ -266,13 +285,14 @@ def test_openrlhf_stated_as_the_framework() -> None:
         offload_states=False,
         broadcast_per_tensor=True,
         policy={"sequence_packing": False},
-        rollout={"memory_fraction": 0.95, "cuda_graphs": True},
+        rollout={"memory_fraction": 0.95, "cuda_graphs": True, "engine_version": "0.22.1"},
     )
-    stated, gone = _stated_as(knobs, "openrlhf", "0.11.0")
-    assert len(gone) == 5
+    stated, gone = _stated_as(knobs, "openrlhf", "0.10.5")
+    assert len(gone) == 6  # 5 before its vLLM pins were read
     rep, base = estimate_report(stated), estimate_report(knobs)
     assert _answer(rep) == _answer(base) and _echo_changes(rep, base) == set()
-    assert rep["rl"]["framework"]["release"] == "0.7.0"  # 0.11.0: the newest modelled not newer
+    # 0.10.5: the newest modelled not newer (0.7.0's knobs, 0.10.4's vllm==0.22.1)
+    assert rep["rl"]["framework"]["release"] == "0.10.4"
 
 
 def test_the_echo_loads_back_the_same_answer() -> None:

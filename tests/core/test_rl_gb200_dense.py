@@ -43,7 +43,7 @@ def _phases(scenario: dict) -> dict[str, float]:
 
 def _on(figure: RLFigure, gpu: str) -> dict:
     """The figure's scenario on another GPU: same layout, GPUs and recipe."""
-    sc = figure.scenario()
+    sc = figure.recorded()
     sc["hardware"] = {"gpu": gpu, **({"gpus_per_node": NVLINK_DOMAIN[gpu]} if gpu in NVLINK_DOMAIN else {})}
     return sc
 
@@ -57,7 +57,7 @@ def test_at_one_layout_no_phase_runs_faster_than_the_datasheets(pair) -> None:
     # source: the model itself (the H100 twin's scenario on GB200: same layout and GPU count);
     # each phase's GB200 gain stays at or below the datasheet ratio that bounds it
     twin = _BY_NAME[pair[0]]
-    h100, gb200 = _phases(twin.scenario()), _phases(_on(twin, GB200))
+    h100, gb200 = _phases(twin.recorded()), _phases(_on(twin, GB200))
     rollout = h100["rollout"] / gb200["rollout"]
     # 1.57-1.87: the decode step's fixed costs and host work, and vLLM's custom all-reduce at its
     # measured times (core/speed/allreduce_measured.py: 4.5-7.7 us a decode message on 2-8 H100s,
@@ -89,7 +89,7 @@ def test_per_gpu_the_model_gives_the_gb200_more_than_the_runs_got(pair) -> None:
     # and GB200-NVL72 tables); tolerance 2 % of the recorded per-GPU ratios (model drift)
     twin, row = _BY_NAME[pair[0]], _BY_NAME[pair[1]]
     published = twin.measured * _gpus(twin) / (row.measured * _gpus(row))
-    model = _phases(twin.scenario())["step"] * _gpus(twin) / (_phases(row.scenario())["step"] * _gpus(row))
+    model = _phases(twin.recorded())["step"] * _gpus(twin) / (_phases(row.recorded())["step"] * _gpus(row))
     assert (published, model) == pytest.approx(PER_GPU[row.name], rel=0.02)
     assert model > published  # the open gap: every dense GB200 row replays fast
 
@@ -108,7 +108,7 @@ def test_the_layouts_carry_the_excess() -> None:
     ):
         twin = next(f for f in V05_ON if f.name.startswith(name + ",") and f.gpu == H100)
         row = next(f for f in V05_ON if f.name.startswith(name + ",") and f.gpu == GB200)
-        same, own = _phases(_on(twin, GB200)), _phases(row.scenario())
+        same, own = _phases(_on(twin, GB200)), _phases(row.recorded())
         scale = twin.gpus / row.gpus  # the twin's layout on as many GB200s, per GPU-second
         assert rollout[0] < same["rollout"] * scale / own["rollout"] < rollout[1], name
         assert passes[0] < same["training"] * scale / own["training"] < passes[1], name

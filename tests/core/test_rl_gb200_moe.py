@@ -37,7 +37,7 @@ BANDWIDTH = 8000 / 3350  # HBM, GB200 over H100 SXM (presets/gpus/*.json)
 
 
 def _phases(f: RLFigure) -> dict[str, float]:
-    rl = estimate_report(f.scenario())["rl"]
+    rl = estimate_report(f.recorded())["rl"]
     out = {p["name"]: p["seconds"] for p in rl["phases"]}
     out["moves"] = sum(t["seconds"] for t in rl["transitions"])
     out["step"] = rl["time_per_step_seconds"]

@@ -35,7 +35,7 @@ TOKENS_PER_STEP = 4740 * 16 * LOGPROB_SECONDS  # the PR's Logprob tok/s/GPU x GP
 
 
 def _report() -> dict:
-    s = PR_3295.scenario()
+    s = PR_3295.recorded()
     s["rl"]["rollout"]["weights"] = "fp8"  # vllm_cfg precision fp8 (is_mx: MXFP8 blocks)
     return estimate_report(s)["rl"]
 

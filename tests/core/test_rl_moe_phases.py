@@ -33,7 +33,7 @@ class Parts(NamedTuple):
 
 def _parts(name: str) -> Parts:
     f = _ALL[name]
-    rl = estimate_report(f.scenario(), roofline=False)["rl"]
+    rl = estimate_report(f.recorded(), roofline=False)["rl"]
     ph = {p["name"]: p["seconds"] for p in rl["phases"]}
     other = sum(t["seconds"] for t in rl["transitions"]) + ph["weight_sync"]
     return Parts(f.measured, ph["rollout"], ph["log_probs"] + ph["training"], other)

@@ -108,7 +108,7 @@ def test_a_pathological_replica_is_bounded() -> None:
 
 def _decode(name: str):
     figure = next(f for f in FIGURES if f.name == name)
-    s = parse_scenario(figure.scenario())
+    s = parse_scenario(figure.recorded())
     return work_rl._decode(s, scenario_gpu(s))
 
 
@@ -166,12 +166,12 @@ def test_k_steps_off_keep_the_steady_rollout_and_one_step_off_runs_the_scheduler
     # the cap: the scheduler's burst run does not apply and rl_time's steady rollout stands. The
     # v0.6 Qwen3-30B-A3B 8-off row (docs/evidence/rl.md sections 2l and 2o).
     figure = next(f for f in OFF_POLICY if f.name == "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100")
-    s = parse_scenario(figure.scenario())
+    s = parse_scenario(figure.recorded())
     d, _, _, step, pool = work_rl._decode(s, scenario_gpu(s))
     assert d.steady and pool is not None
     assert scheduled_rollout_seconds(d, step, pool) == rollout_seconds(d)
     # the same row one step off: the step's responses go out together, the scheduler runs
-    one = parse_scenario(figure.scenario() | {"rl": {**figure.scenario()["rl"], "off_policy_steps": 1}})
+    one = parse_scenario(figure.recorded() | {"rl": {**figure.recorded()["rl"], "off_policy_steps": 1}})
     d1, _, _, step1, pool1 = work_rl._decode(one, scenario_gpu(one))
     assert not d1.steady
     assert scheduled_rollout_seconds(d1, step1, pool1) != pytest.approx(rollout_seconds(d1), rel=1e-3)
@@ -193,10 +193,10 @@ def test_the_report_gives_the_run_beside_the_pool_s_batch() -> None:
     # v0.4 Qwen3-32B: rollout_batch stays the pool over prompt + mean (133 of 256, section 2o's
     # capped batch); the scheduler admits all 256 and preempts. 8 steps off-policy: no run, null
     figure = next(f for f in FIGURES if f.name == "v0.4 Qwen3-32B, 32 H100")
-    rl = estimate_report(figure.scenario())["rl"]
+    rl = estimate_report(figure.recorded())["rl"]
     d = _decode("v0.4 Qwen3-32B, 32 H100")[0]
     assert rl["rollout_batch"] == d.batch < rl["rollout_peak_running"] == d.responses
     assert rl["rollout_preemptions"] > 0
     off = next(f for f in OFF_POLICY if f.name == "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100")
-    steady = estimate_report(off.scenario())["rl"]
+    steady = estimate_report(off.recorded())["rl"]
     assert steady["rollout_peak_running"] is None and steady["rollout_preemptions"] is None

@@ -18,10 +18,13 @@ from typing import Any
 
 from ..errors import ScenarioError, excerpt
 from ..model.rl_spec import RLSpec
+from ..registry.engines import release
+from ..registry.frameworks import FRAMEWORKS
 from ..registry.rl_frameworks import RL_FRAMEWORKS, RLFramework, RLRelease
 from ..suggest import did_you_mean
 
 FIELD, VERSION = "rl.framework", "rl.framework_version"
+_ENGINE = RLSpec().rollout.engine  # the rollout engine where the input names none
 
 
 def _framework(rl: dict[str, Any]) -> RLFramework | None:
@@ -70,7 +73,9 @@ def fill_rl_framework(data: dict[str, Any]) -> dict[str, Any]:
         return data
     rel = framework_release(fw, rl.get("framework_version"))
     out = _copy_blocks(rl)
-    for d in rel.defaults:
+    rollout = out.get("rollout")
+    engine = rollout.get("engine", _ENGINE) if isinstance(rollout, dict) else _ENGINE
+    for d in rel.applicable(engine):
         *blocks, leaf = d.path.split(".")
         blk: Any = out
         for b in blocks:
@@ -99,7 +104,9 @@ def switch_edits(
         return {}
     field = RLSpec()
     out: dict[str, object] = {}
-    for path in dict.fromkeys(d.path for r in (old, new) if r is not None for d in r.defaults):
+    engine = value("rl.rollout.engine") or _ENGINE
+    paths = (d.path for r in (old, new) if r is not None for d in r.applicable(engine))
+    for path in dict.fromkeys(paths):
         own = _value(field, path)
         if value(f"rl.{path}") == _default(old, path, own):
             out[f"rl.{path}"] = _default(new, path, own)
@@ -132,7 +139,8 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
         return None
     fw = RL_FRAMEWORKS[rl.framework]
     rel = fw.release(rl.framework_version)
-    applied = {f"rl.{d.path}": d.value for d in rel.defaults if _value(rl, d.path) == d.value}
+    mine = rel.applicable(rl.rollout.engine)  # a vLLM pin is no default of an SGLang rollout
+    applied = {f"rl.{d.path}": d.value for d in mine if _value(rl, d.path) == d.value}
     own = {d.path for d in rel.defaults}
     known = dict.fromkeys(d.path for f in RL_FRAMEWORKS.values() for r in f.releases for d in r.defaults)
     field = RLSpec()
@@ -143,7 +151,7 @@ def framework_block(rl: RLSpec) -> dict[str, Any] | None:
         "release": rel.version,
         "release_date": rel.date,
         "defaults": applied,
-        "as_set": [f"rl.{d.path}" for d in rel.defaults if f"rl.{d.path}" not in applied],
+        "as_set": [f"rl.{d.path}" for d in mine if f"rl.{d.path}" not in applied],
         "others_set": [f"rl.{p}" for p in known if p not in own and _value(rl, p) != _value(field, p)],
     }
 
@@ -170,3 +178,24 @@ def framework_note(block: dict[str, Any] | None) -> str | None:
     others = block.get("others_set")
     beyond = f"; set beyond release {rel}'s defaults: {', '.join(others)}" if others else ""
     return f"{head}: {said or 'none of its knobs'}{kept}{beyond}"
+
+
+def rollout_release_note(rl: RLSpec) -> str | None:
+    """The assumption line of a rollout release the catalog does not model (a framework's pin,
+    NeMo RL 0.4.0's vLLM 0.10.0, or the user's): the modelled release whose rules it takes,
+    worded as a serving estimate's (core/serving/engine_memory.py ``serving_notes``). None where
+    the release is modelled, unset, or unknown (the rollout's own check names it)."""
+    asked = rl.rollout.engine_version
+    profile = FRAMEWORKS.get(rl.rollout.engine)
+    if asked is None or profile is None or not profile.releases:
+        return None
+    try:
+        rel = release(profile.releases, asked)
+    except KeyError:
+        return None
+    if rel.version == asked:
+        return None
+    return (
+        f"rollout {profile.label} {asked}: the rules of release {rel.version} ({rel.date}), "
+        "the newest modelled not newer"
+    )

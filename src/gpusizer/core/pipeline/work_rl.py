@@ -30,7 +30,7 @@ from ..speed.train_rates import memory_rate
 from .rl_advice import split_options
 from .rl_check import rl_of, role_model
 from .rl_colocated import colocated_transitions, frozen_bytes, weight_sync_seconds
-from .rl_framework import framework_block, framework_note
+from .rl_framework import framework_block, framework_note, rollout_release_note
 from .rl_gathers import exposed_gathers
 from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
 from .rl_memory import FP32, RLParts, allocator_counted, colocated_phases, layout_peak, peak, split_phases
@@ -292,6 +292,7 @@ class RLWork(WorkBuilder):
         notes: tuple[str, ...] = (f"RL peak in the {mem.peak_phase} phase", step_note)
         fw_note = framework_note(framework_block(rl_of(job.s)))
         notes += (fw_note,) if fw_note else ()
+        notes += tuple(n for n in (rollout_release_note(rl_of(job.s)),) if n)
         if plan.engine_refusal:
             notes += (f"the rollout engine would not start: {plan.engine_refusal}",)
         return Work(

@@ -24,6 +24,9 @@ class RLDefault:
     path: str
     value: object
     source: str
+    # the rollout engine the default is for ("vllm": a vLLM release the framework pins, which
+    # another engine's releases must not take); None: every engine
+    engine: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,11 @@ class RLRelease:
                 return d.value
         raise KeyError(path)
 
+    def applicable(self, engine: object) -> tuple[RLDefault, ...]:
+        """The defaults that apply with ``engine`` as ``rl.rollout.engine`` (a pin of another
+        engine's release left out)."""
+        return tuple(d for d in self.defaults if d.engine is None or d.engine == engine)
+
 
 def changed(base: RLRelease, version: str, date: str, *changes: RLDefault) -> RLRelease:
     """``base`` with ``changes`` replacing (or adding) knobs: the next release's table."""
@@ -50,6 +58,15 @@ def changed(base: RLRelease, version: str, date: str, *changes: RLDefault) -> RL
     return RLRelease(version, date, (*kept, *changes))
 
 
+def vllm_pin(version: str, source: str) -> RLDefault:
+    """``rl.rollout.engine_version``: the vLLM release a framework's tag installs with its vLLM
+    extra (for a vLLM rollout only: an SGLang rollout keeps its own release). An unmodelled
+    release takes the nearest older modelled vLLM entry's rules (core/registry/engines.py
+    ``release``), and the rollout's report says so."""
+    return RLDefault("rollout.engine_version", version, source, engine="vllm")
+
+
+_NEMO_PIN = "pyproject.toml's vllm extra"
 _NEMO_YAML = "examples/configs/grpo_math_1B.yaml"
 _NEMO_WORKER = "nemo_rl/models/generation/vllm/vllm_worker.py"
 # NeMo RL v0.3.1: vLLM's settings, packing and the Megatron worker's moves (its Megatron
@@ -117,6 +134,7 @@ _NEMO_031 = RLRelease(
             "nemo_rl/models/policy/megatron_policy_worker.py: no packed_broadcast_producer, the "
             "gathered model from training rank 0 (v0.3.1)",
         ),
+        vllm_pin("0.9.0", f"{_NEMO_PIN}: vllm==0.9.0; uv.lock vllm 0.9.0 from pypi.org/simple (v0.3.1)"),
     ),
 )
 # v0.4.0: the packed collective refit, Megatron options in grpo_math_1B.yaml, the tokenizer
@@ -147,6 +165,7 @@ _NEMO_040 = changed(
         "router",
         f"{_NEMO_YAML} megatron_cfg.moe_router_load_balancing_type 'none', freeze_moe_router true (v0.4.0)",
     ),
+    vllm_pin("0.10.0", f"{_NEMO_PIN}: vllm==0.10.0; uv.lock vllm 0.10.0 from pypi.org/simple (v0.4.0)"),
 )
 # v0.5.0: skip_tokenizer_init respected again; SwiGLU fused in grpo_math_1B.yaml (PR #1241)
 _NEMO_050 = changed(
@@ -163,14 +182,27 @@ _NEMO_050 = changed(
         True,
         f"{_NEMO_YAML} megatron_cfg.bias_activation_fusion True (v0.5.0)",
     ),
+    vllm_pin("0.11.2", f"{_NEMO_PIN}: vllm==0.11.2; uv.lock vllm 0.11.2 from pypi.org/simple (v0.5.0)"),
 )
-# v0.6.0 changes none of these (grpo_math_1B.yaml and vllm_worker.py read the same): 0.5.0's
-_NEMO_070 = changed(
+# v0.6.0: 0.5.0's knobs (grpo_math_1B.yaml and vllm_worker.py read the same) on vLLM 0.17.1
+_NEMO_060 = changed(
     _NEMO_050,
+    "0.6.0",
+    "2026-04",
+    vllm_pin("0.17.1", f"{_NEMO_PIN}: vllm==0.17.1; uv.lock vllm 0.17.1 from pypi.org/simple (v0.6.0)"),
+)
+# v0.7.0: vLLM 0.20.0 from the project's GitHub release wheels (PyPI's elsewhere)
+_NEMO_070 = changed(
+    _NEMO_060,
     "0.7.0",
     "2026-07",
     RLDefault(
         "policy.moe_permute_fusion", True, f"{_NEMO_YAML} megatron_cfg.moe_permute_fusion true (v0.7.0)"
     ),
+    vllm_pin(
+        "0.20.0",
+        f"{_NEMO_PIN}: vllm @ .../releases/download/v0.20.0/vllm-0.20.0-cp38-abi3-manylinux_2_35_x86_64.whl "
+        "(vllm==0.20.0 off Linux x86-64 / aarch64); uv.lock vllm 0.20.0 (v0.7.0)",
+    ),
 )
-NEMO_RL: tuple[RLRelease, ...] = (_NEMO_031, _NEMO_040, _NEMO_050, _NEMO_070)
+NEMO_RL: tuple[RLRelease, ...] = (_NEMO_031, _NEMO_040, _NEMO_050, _NEMO_060, _NEMO_070)

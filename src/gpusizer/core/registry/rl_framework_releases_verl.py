@@ -3,7 +3,7 @@ rules of the table: core/registry/rl_framework_releases.py, NeMo RL's releases b
 
 from __future__ import annotations
 
-from .rl_framework_releases import RLDefault, RLRelease, changed
+from .rl_framework_releases import RLDefault, RLRelease, changed, vllm_pin
 
 _VERL_YAML = "verl/trainer/config/ppo_trainer.yaml"
 _VERL_ROLLOUT = "verl/trainer/config/rollout/rollout.yaml"
@@ -106,26 +106,56 @@ _VERL_070 = changed(
 VERL: tuple[RLRelease, ...] = (_VERL_030, _VERL_050, _VERL_060, _VERL_070)
 
 _ORL = "openrlhf/cli/train_ppo_ray.py"
-# OpenRLHF v0.7.0 (the same defaults through v0.11.0, whose flags are renamed --vllm.*, --ds.*)
-OPENRLHF: tuple[RLRelease, ...] = (
-    RLRelease(
-        "0.7.0",
-        "2025-04",
-        (
-            RLDefault("rollout.memory_fraction", 0.95, f"{_ORL} --vllm_gpu_memory_utilization 0.95 (v0.7.0)"),
-            RLDefault("rollout.cuda_graphs", True, f"{_ORL} --enforce_eager default False (v0.7.0)"),
-            RLDefault("policy.sequence_packing", False, f"{_ORL} --packing_samples default False (v0.7.0)"),
-            RLDefault(
-                "offload_states",
-                False,
-                f"{_ORL} --deepspeed_enable_sleep default False: the training states stay on the "
-                "GPU (v0.7.0)",
-            ),
-            RLDefault(
-                "broadcast_per_tensor",
-                True,
-                "openrlhf/trainer/ray/ppo_actor.py _broadcast_to_vllm: one broadcast per parameter (v0.7.0)",
-            ),
+# OpenRLHF v0.7.0 (the same knobs through v0.11.0, whose flags are renamed --vllm.*, --ds.*)
+_ORL_070 = RLRelease(
+    "0.7.0",
+    "2025-04",
+    (
+        RLDefault("rollout.memory_fraction", 0.95, f"{_ORL} --vllm_gpu_memory_utilization 0.95 (v0.7.0)"),
+        RLDefault("rollout.cuda_graphs", True, f"{_ORL} --enforce_eager default False (v0.7.0)"),
+        RLDefault("policy.sequence_packing", False, f"{_ORL} --packing_samples default False (v0.7.0)"),
+        RLDefault(
+            "offload_states",
+            False,
+            f"{_ORL} --deepspeed_enable_sleep default False: the training states stay on the GPU (v0.7.0)",
         ),
+        RLDefault(
+            "broadcast_per_tensor",
+            True,
+            "openrlhf/trainer/ray/ppo_actor.py _broadcast_to_vllm: one broadcast per parameter (v0.7.0)",
+        ),
+        vllm_pin(
+            "0.8.3", "setup.py extras_require vllm: vllm==0.8.3, README 'pip install openrlhf[vllm]' (v0.7.0)"
+        ),
+    ),
+)
+# The tags whose vllm extra (setup.py extras_require "vllm", what `pip install openrlhf[vllm]`
+# installs; "vllm_latest" takes any newer) pins another vLLM: (tag, month, pin), each read at
+# its tag; the tags between keep the one before's
+_ORL_PINS = (
+    ("0.7.5", "2025-05", "0.8.5.post1"),
+    ("0.8.4", "2025-06", "0.9.0.1"),
+    ("0.8.5", "2025-06", "0.9.1"),
+    ("0.8.6", "2025-07", "0.9.2"),
+    ("0.8.8", "2025-07", "0.10.0"),
+    ("0.8.10", "2025-08", "0.10.1.1"),
+    ("0.8.11", "2025-09", "0.10.2"),
+    ("0.9.0", "2025-10", "0.11.0"),
+    ("0.9.1", "2026-01", "0.13.0"),
+    ("0.9.3", "2026-02", "0.15.0"),
+    ("0.9.4", "2026-03", "0.16.0"),
+    ("0.9.5", "2026-03", "0.17.0"),
+    ("0.9.6", "2026-03", "0.17.1"),
+    ("0.9.7", "2026-03", "0.18.0"),
+    ("0.9.10", "2026-04", "0.19.0"),
+    ("0.10.2", "2026-04", "0.19.1"),
+    ("0.10.4", "2026-06", "0.22.1"),
+    ("0.11.0", "2026-08", "0.27.1"),
+)
+OPENRLHF: tuple[RLRelease, ...] = (
+    _ORL_070,
+    *(
+        changed(_ORL_070, tag, month, vllm_pin(pin, f"setup.py extras_require vllm: vllm=={pin} (v{tag})"))
+        for tag, month, pin in _ORL_PINS
     ),
 )
