@@ -71,7 +71,7 @@ def test_each_nemo_rl_pin_lands_on_a_modelled_vllm_release() -> None:
     # (core/registry/engines.py ``release``: the newest modelled not newer)
     vllm = FRAMEWORKS["vllm"].releases
     landed = {
-        r.version: release(vllm, r.value("rollout.engine_version")).version
+        r.version: release(vllm, str(r.value("rollout.engine_version"))).version
         for r in RL_FRAMEWORKS["nemo_rl"].releases
     }
     assert landed == {
