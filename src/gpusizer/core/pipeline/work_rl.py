@@ -133,10 +133,11 @@ def _training_memory(s: Scenario) -> Memory:
     return training_peak(s, arch, counts).memory()
 
 
-def _decode(s: Scenario, gpu: GPUSpec, m: RLMemory) -> tuple[Decode, StepModel, Pool | None]:
+def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
     rl = rl_of(s)
     n = per_replica(s)
     held = n * rl.steps_in_flight  # requests a replica holds: later steps' too when k steps off
+    m = rl_memory(s, gpu)  # the rollout's scenario and engine memory (kept per scenario)
     rs, em, st = m.rollout, m.engine, m.settings
     mean = float(rl.rollout.response_tokens)
     live = rl.prompt_tokens + mean  # responses at every stage: half-grown on the mean
@@ -154,7 +155,7 @@ def _decode(s: Scenario, gpu: GPUSpec, m: RLMemory) -> tuple[Decode, StepModel, 
     d = Decode(
         n, batch, rl.prompt_tokens, mean, longest_response(rl), prefill, step.decode_seconds, out, steady
     )
-    return d, step, engine_pool(rl.rollout.engine, st, em)
+    return d, rs, em, step, engine_pool(rl.rollout.engine, st, em)
 
 
 def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
@@ -225,8 +226,8 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
     def compute() -> RLPlan:
         rl = rl_of(s)
         m = rl_memory(s, gpu)
-        policy, rs, parts, phases = m.policy, m.rollout, m.parts, m.phases
-        d, step, pool = _decode(s, gpu, m)
+        policy, parts, phases = m.policy, m.parts, m.phases
+        d, rs, _, step, pool = _decode(s, gpu)
         fwd, train = _forwards(s, policy, gpu)
         # the engine's scenario and GPU set its step: layouts of one rollout share the run
         rollout, run = scheduled_rollout(d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,))
