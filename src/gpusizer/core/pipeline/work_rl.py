@@ -109,23 +109,23 @@ _MEMORIES: Memo[RLMemory] = Memo(128)
 
 def rl_memory(s: Scenario, gpu: GPUSpec) -> RLMemory:
     """The phases' memory of a validated RL scenario on its GPU (kept per scenario)."""
+    return _MEMORIES.get((id(s), id(gpu)), lambda: _memory_of(s, gpu), (s, gpu))
 
-    def compute() -> RLMemory:
-        rl = rl_of(s)
-        policy = trainer_scenario(s)
-        held = per_replica(s) * rl.steps_in_flight  # requests a replica holds: later steps' too
-        rs = rollout_scenario(s, min(held, 1 << 20))
-        em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
-        parts = _parts(s, policy, em.memory)
-        phases = (
-            colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
-            if rl.placement == "colocated"
-            else split_phases(parts)
-        )
-        refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
-        return RLMemory(phases, policy, rs, em, st, parts, refusal)
 
-    return _MEMORIES.get((id(s), id(gpu)), compute, (s, gpu))
+def _memory_of(s: Scenario, gpu: GPUSpec) -> RLMemory:
+    rl = rl_of(s)
+    policy = trainer_scenario(s)
+    held = per_replica(s) * rl.steps_in_flight  # requests a replica holds: later steps' too
+    rs = rollout_scenario(s, min(held, 1 << 20))
+    em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
+    parts = _parts(s, policy, em.memory)
+    phases = (
+        colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
+        if rl.placement == "colocated"
+        else split_phases(parts)
+    )
+    refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
+    return RLMemory(phases, policy, rs, em, st, parts, refusal)
 
 
 def _training_memory(s: Scenario) -> Memory:
@@ -133,11 +133,14 @@ def _training_memory(s: Scenario) -> Memory:
     return training_peak(s, arch, counts).memory()
 
 
-def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
+def _decode(
+    s: Scenario, gpu: GPUSpec, m: RLMemory | None = None
+) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
+    """The rollout's decode; ``m``: the plan's memory (None: worked out anew)."""
     rl = rl_of(s)
     n = per_replica(s)
     held = n * rl.steps_in_flight  # requests a replica holds: later steps' too when k steps off
-    m = rl_memory(s, gpu)  # the rollout's scenario and engine memory (kept per scenario)
+    m = m or _memory_of(s, gpu)
     rs, em, st = m.rollout, m.engine, m.settings
     mean = float(rl.rollout.response_tokens)
     live = rl.prompt_tokens + mean  # responses at every stage: half-grown on the mean
@@ -227,7 +230,7 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
         rl = rl_of(s)
         m = rl_memory(s, gpu)
         policy, parts, phases = m.policy, m.parts, m.phases
-        d, rs, _, step, pool = _decode(s, gpu)
+        d, rs, _, step, pool = _decode(s, gpu, m)
         fwd, train = _forwards(s, policy, gpu)
         # the engine's scenario and GPU set its step: layouts of one rollout share the run
         rollout, run = scheduled_rollout(d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,))
