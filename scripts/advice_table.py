@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from advice_consistency import consistency
+from advice_rl_budget import TEXT as RL_BUDGET
 
 import gpusizer
 
@@ -307,7 +308,7 @@ def main(argv: list[str]) -> int:
     doc += [ROUND_INTRO, "### After", "", buyer_round()]
     if ROUND_BEFORE.exists():
         doc += [ROUND_BEFORE.read_text().replace("## Before this round", "### Before this round", 1)]
-    doc += [consistency(BUYER)]
+    doc += [consistency(BUYER), RL_BUDGET]
     OUT.write_text("\n".join(doc))
     print(f"wrote {OUT}")
     return 0

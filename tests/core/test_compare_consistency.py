@@ -60,3 +60,39 @@ def test_the_two_reported_answers() -> None:
     a40 = _catalog("qlora-70b-control")["a40-48gb"]
     assert a40["gpus"] == 2 and a40["scenario_changes"].get("parallelism.recompute") == "full", a40["layout"]
     assert a40["targets_met"] is True
+
+
+# RL's colocated engine holds its share of each GPU, so each GPU is searched alone; the search's
+# work budget (core/sizing/work.py) was the call's, and the catalog's first GPUs spent what its
+# later ones needed: the DGX Spark read "nothing fits" in the catalog and 56 GPUs with selective
+# recompute alone. Each GPU now has its own budget: eight GPUs compared together (enough to
+# spend one call's budget at the engine width as set: 6,296 units each for the 48 and 80 GB
+# cards, 40,000 in all), three of them each as alone; before, the DGX Spark's notes differed.
+RL_CASE = "rl-qwen3-30b-a3b-colocated"
+RL_TOGETHER = (
+    "a100-sxm-80gb",
+    "a40-48gb",
+    "dgx-spark-128gb",
+    "h100-pcie-80gb",
+    "h100-sxm-80gb",
+    "l40-48gb",
+    "l40s-48gb",
+    "rtx-6000-ada-48gb",
+)
+RL_GPUS = ("a40-48gb", "h100-sxm-80gb", "dgx-spark-128gb")
+
+
+@cache
+def _rl_together() -> dict[str, dict[str, Any]]:
+    clear_caches()
+    return {o["gpu"]: o for o in gpusizer.compare_gpus(_case(RL_CASE), gpus=list(RL_TOGETHER))}
+
+
+@pytest.mark.parametrize("gpu", RL_GPUS)
+def test_an_rl_option_does_not_depend_on_the_gpus_compared(gpu: str) -> None:
+    together = _rl_together()[gpu]
+    clear_caches()
+    (alone,) = gpusizer.compare_gpus(_case(RL_CASE), gpus=[gpu])
+    differ = {k: (together.get(k), alone.get(k)) for k in together.keys() | alone.keys()}
+    differ = {k: v for k, v in differ.items() if k not in RELATIVE and v[0] != v[1]}
+    assert differ == {}, f"{gpu}: (together, alone) {differ}"

@@ -17,6 +17,7 @@ from ..model.presets import host_cpu, scenario_gpu
 from ..model.result import EngineMemory, Memory
 from ..model.specs import GPUSpec, Scenario
 from ..serving.engine_memory import engine_memory
+from ..serving.engine_settings import EngineSettings
 from ..serving.features import with_speculative
 from ..serving.load import engine_costs
 from ..serving.lora_serving import with_lora
@@ -88,17 +89,59 @@ class RLPlan:
 _PLANS: Memo[RLPlan] = Memo(128)
 
 
+@dataclass(frozen=True)
+class RLMemory:
+    """The memory half of an :class:`RLPlan`: what the layout search weighs (its phases, the
+    engine's refusal), without the step's seconds (the rollout's simulated run, the forwards'
+    compute), which took about half of each of an RL catalog compare's ~110,000 estimates."""
+
+    phases: dict[str, Memory]
+    policy: Scenario
+    rollout: Scenario
+    engine: EngineMemory
+    settings: EngineSettings
+    parts: RLParts
+    refusal: str | None
+
+
+_MEMORIES: Memo[RLMemory] = Memo(128)
+
+
+def rl_memory(s: Scenario, gpu: GPUSpec) -> RLMemory:
+    """The phases' memory of a validated RL scenario on its GPU (kept per scenario)."""
+    return _MEMORIES.get((id(s), id(gpu)), lambda: _memory_of(s, gpu), (s, gpu))
+
+
+def _memory_of(s: Scenario, gpu: GPUSpec) -> RLMemory:
+    rl = rl_of(s)
+    policy = trainer_scenario(s)
+    held = per_replica(s) * rl.steps_in_flight  # requests a replica holds: later steps' too
+    rs = rollout_scenario(s, min(held, 1 << 20))
+    em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
+    parts = _parts(s, policy, em.memory)
+    phases = (
+        colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
+        if rl.placement == "colocated"
+        else split_phases(parts)
+    )
+    refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
+    return RLMemory(phases, policy, rs, em, st, parts, refusal)
+
+
 def _training_memory(s: Scenario) -> Memory:
     arch, counts = resolve(s.model), count_parameters(s.model)
     return training_peak(s, arch, counts).memory()
 
 
-def _decode(s: Scenario, gpu: GPUSpec) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
+def _decode(
+    s: Scenario, gpu: GPUSpec, m: RLMemory | None = None
+) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
+    """The rollout's decode; ``m``: the plan's memory (None: worked out anew)."""
     rl = rl_of(s)
     n = per_replica(s)
     held = n * rl.steps_in_flight  # requests a replica holds: later steps' too when k steps off
-    rs = rollout_scenario(s, min(held, 1 << 20))
-    em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
+    m = m or _memory_of(s, gpu)
+    rs, em, st = m.rollout, m.engine, m.settings
     mean = float(rl.rollout.response_tokens)
     live = rl.prompt_tokens + mean  # responses at every stage: half-grown on the mean
     fit = int(em.kv_capacity_tokens // live) if live else held
@@ -185,14 +228,9 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
 
     def compute() -> RLPlan:
         rl = rl_of(s)
-        policy = trainer_scenario(s)
-        d, rs, em, step, pool = _decode(s, gpu)
-        parts = _parts(s, policy, em.memory)
-        phases = (
-            colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
-            if rl.placement == "colocated"
-            else split_phases(parts)
-        )
+        m = rl_memory(s, gpu)
+        policy, parts, phases = m.policy, m.parts, m.phases
+        d, rs, _, step, pool = _decode(s, gpu, m)
         fwd, train = _forwards(s, policy, gpu)
         # the engine's scenario and GPU set its step: layouts of one rollout share the run
         rollout, run = scheduled_rollout(d, step, pool, (rs.model_dump_json(), id(gpu)), (gpu,))
@@ -203,10 +241,9 @@ def rl_plan(s: Scenario, gpu: GPUSpec) -> RLPlan:
             "weight_sync": weight_sync_seconds(s, gpu),
         }
         replicas = max(1, rollout_gpus(s) // rl.rollout.tensor)
-        refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
         moves = colocated_transitions(s, gpu, parts)
         counted = allocator_counted(phases, parts.engine, rl.placement)
-        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, refusal, moves, counted, run)
+        return RLPlan(phases, seconds, policy, rs, d.batch, replicas, m.refusal, moves, counted, run)
 
     return _PLANS.get((id(s), id(gpu)), compute, (s, gpu))
 
@@ -306,14 +343,15 @@ class RLWork(WorkBuilder):
         )
 
     def memory(self, s: Scenario) -> Memory:
-        return peak(rl_plan(s, scenario_gpu(s)).phases)
+        return peak(rl_memory(s, scenario_gpu(s)).phases)
 
     def sizing_memory(self, s: Scenario) -> Memory:
-        """rl_memory.layout_peak; a rollout engine that would not start fits no layout."""
-        plan = rl_plan(s, scenario_gpu(s))
-        if plan.engine_refusal:
-            raise ScenarioError("rl.rollout", f"the rollout engine would not start: {plan.engine_refusal}")
-        return layout_peak(plan.phases, rl_of(s).placement)
+        """rl_memory.layout_peak; a rollout engine that would not start fits no layout. The
+        memory half of the plan only (:func:`rl_memory`): the search weighs no step time."""
+        m = rl_memory(s, scenario_gpu(s))
+        if m.refusal:
+            raise ScenarioError("rl.rollout", f"the rollout engine would not start: {m.refusal}")
+        return layout_peak(m.phases, rl_of(s).placement)
 
     def settings(self, job: Job, states: str | None) -> list[str]:
         rl, ro = rl_of(job.s), rl_of(job.s).rollout

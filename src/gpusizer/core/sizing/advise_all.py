@@ -29,7 +29,7 @@ from .option import SizingOption
 from .savings import Variant, ladder
 from .search import EvaluatorFactory, search_catalog
 from .units import Unit
-from .work import Work, sharing
+from .work import Work, gpu_key, per_gpu, sharing
 
 
 def _searched(
@@ -183,12 +183,17 @@ def _advise(
     s: Scenario, variants: list[Variant], catalog: Sequence[GpuTarget], ask: Ask, token: CancelToken
 ) -> list[Entry]:
     """The options of each GPU of ``catalog``, searched together."""
-    work = Work()  # one budget per call
-    factory = sharing(lambda sc, hw: Evaluator(sc, hw, token), work)
+    # an engine sizes its memory to the GPU (serving; RL's colocated rollout engine holds its
+    # share of each GPU): the probe GPU's evaluator would weigh another GPU's rungs by the
+    # probe's share (an RL compare refused 256 GB Macs after a 12 GB card's share held nothing)
+    own = builder_of(s.workload.info).memory_per_gpu
+    work, works = Work(), dict[str, Work]()  # one budget per call, or per GPU where searched alone
+    make = lambda sc, hw: Evaluator(sc, hw, token)  # noqa: E731
+    factory = per_gpu(make, works) if own else sharing(make, work)
     units = {g.id: unit_of(g, ask, s) for g in catalog}
     found = _ladder_counts(variants, catalog, ask, factory, units)
-    if work.over:  # any rung's search stopped early: every GPU's answer says so
-        for g in catalog:
+    for g in catalog:  # any rung's search stopped early: the GPU's answer says so
+        if (works.get(gpu_key(g.hardware), Work()) if own else work).over:
             had = found.notes.get(g.id, "")
             found.notes[g.id] = had if work.note() in had else "; ".join(n for n in (had, work.note()) if n)
     evs = found.evs
@@ -196,10 +201,6 @@ def _advise(
         update={"gpus_per_node": max(g.hardware.gpus_per_node for g in catalog)}
     )
     shared: dict[int, Evaluator] = {}
-    # an engine sizes its memory to the GPU (serving; RL's colocated rollout engine holds its
-    # share of each GPU): the probe GPU's evaluator would weigh another GPU's rungs by the
-    # probe's share (an RL compare refused 256 GB Macs after a 12 GB card's share held nothing)
-    own = builder_of(s.workload.info).memory_per_gpu
 
     def evaluator_for(g: GpuTarget) -> Callable[[int], Evaluator]:
         mine: dict[int, Evaluator] = {}

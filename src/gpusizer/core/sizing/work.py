@@ -93,3 +93,23 @@ def sharing(factory: Factory[E], work: Work) -> Factory[E]:
         return ev
 
     return make
+
+
+def gpu_key(hw: HardwareSpec) -> str:
+    """The GPU a hardware block names (a catalog id, or an inline GPU's own id)."""
+    return hw.gpu if isinstance(hw.gpu, str) else hw.gpu.id
+
+
+def per_gpu(factory: Factory[E], works: dict[str, Work]) -> Factory[E]:
+    """``factory``, its evaluators counting their work in their own GPU's budget (``works``,
+    filled as GPUs come): a kind searched on each GPU alone (RL's colocated engine holds its
+    share of each GPU) gets, in a catalog, the budget it gets compared alone. One budget for
+    the call let the catalog's first GPUs spend what its later ones needed: an RL compare of
+    the catalog read "nothing fits" on a DGX Spark that holds it alone on 56 GPUs."""
+
+    def make(s: Scenario, hw: HardwareSpec) -> E:
+        ev = factory(s, hw)
+        ev.work = works.setdefault(gpu_key(hw), Work())
+        return ev
+
+    return make
