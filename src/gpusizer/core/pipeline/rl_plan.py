@@ -71,6 +71,9 @@ def _training_memory(s: Scenario) -> Memory:
 def rollout_decode(
     s: Scenario, gpu: GPUSpec
 ) -> tuple[Decode, Scenario, EngineMemory, StepModel, Pool | None]:
+    """One rollout replica's decode (its batch within the engine's KV pool and sequence cap,
+    prefill and decode seconds per step, the host's seconds per token), its serving scenario,
+    the engine's memory, its step model and its scheduler's pool (None: not vLLM's)."""
     rl = rl_of(s)
     n = per_replica(s)
     held = n * rl.steps_in_flight  # requests a replica holds: later steps' too when k steps off

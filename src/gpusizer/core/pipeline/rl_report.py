@@ -40,19 +40,7 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
         "tokens_generated_per_step": generated,
         "tokens_trained_per_step": trained_tokens(rl),
         "time_per_step_seconds": step,
-        "phases": [
-            {
-                "name": name,
-                "pool": ("rollout" if name in ("rollout", "weight_sync") else "training")
-                if split
-                else "shared",
-                "seconds": plan.seconds[name],
-                "share": plan.seconds[name] / step if step else 0.0,
-                "memory": mem.as_dict(),
-                "host_memory_bytes": mem.host_memory,
-            }
-            for name, mem in plan.phases.items()
-        ],
+        "phases": _phase_rows(plan, step, split),
         "transitions": [{**m.as_dict(), "share": m.seconds / step if step else 0} for m in plan.transitions],
         "peak_phase": peak(plan.phases).peak_phase,
         "max_memory_allocated_bytes": plan.counted,
@@ -66,6 +54,22 @@ def rl_block(s: Scenario, gpu: GPUSpec, plan: RLPlan) -> dict[str, Any]:
         # rl.framework set: its release and the knobs at its defaults (absent where null)
         **({"framework": fw} if (fw := framework_block(rl)) else {}),
     }
+
+
+def _phase_rows(plan: RLPlan, step: float, split: bool) -> list[dict[str, Any]]:
+    """Each phase's pool (split: the rollout's or the training's; colocated: shared), seconds,
+    share of the step (seconds / seconds) and per-GPU memory (bytes)."""
+    return [
+        {
+            "name": name,
+            "pool": ("rollout" if name in ("rollout", "weight_sync") else "training") if split else "shared",
+            "seconds": plan.seconds[name],
+            "share": plan.seconds[name] / step if step else 0.0,
+            "memory": mem.as_dict(),
+            "host_memory_bytes": mem.host_memory,
+        }
+        for name, mem in plan.phases.items()
+    ]
 
 
 def _step_of(s: Scenario, gpu: GPUSpec) -> float:
