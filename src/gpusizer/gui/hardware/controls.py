@@ -71,60 +71,11 @@ class HardwareControls(QWidget):
         super().__init__(parent)
         self.setObjectName("hardware_controls")
         self.settings = settings
-        # below 0 %: "band", room for the evidence band's upper edge (core/sizing/band_margin.py)
-        self.margin = float_spin(BAND_VALUE, 90, 0, " %", special="band")
-        self.margin.setObjectName("spin_hardware_margin")
-        self.whole = QCheckBox("Whole servers")
-        self.whole.setObjectName("check_whole_nodes")
-        self.whole.setToolTip(
-            "Round each count up to whole servers (gpus_per_node: a B200 "
-            "comes 8 to an HGX server); spare GPUs become replicas"
-        )
-        self.sort = combo(SORT_LABELS)
-        self.basis = combo(BASIS_LABELS)
-        self.power = float_spin(0, 10, 3, " $/kWh")
-        # owning: the years a purchase is spread over, the share of hours it works, used prices
-        self.years = float_spin(0.1, 30, 1, " years")
-        self.utilization = float_spin(1, 100, 0, " %")
-        self.used = QCheckBox("Used prices")
-        self.used.setObjectName("check_used_prices")
-        self.used.setToolTip(
-            "Owning: count used (resale) purchase prices too. Off: new prices only; a GPU priced "
-            "only used is ranked after the priced, saying so"
-        )
-        vendors = sorted({s.vendor for s in catalog_specs().values()}, key=str.lower)
-        self.vendor = combo([("all", ""), *((v, v) for v in vendors)])
-        self.category = combo([("all", ""), *((CATEGORY_LABELS.get(c, c), c) for c in CATEGORIES)])
-        self.memory = float_spin(0, 10_000, 0, " GB", special="any")
-        self.box = combo(BOX_LABELS)
-        self.my_prices = QPushButton("My prices…")
-        self.my_prices.setObjectName("button_my_prices")
-        self.my_prices.setToolTip(
-            "Your own purchase and rental prices of any GPU or system (quotes); they replace the "
-            "catalog's, are saved with your settings and marked as yours in the table"
-        )
-        self.my_prices.clicked.connect(self.pricesRequested)
-        self.basis_note = QLabel()
-        self.basis_note.setObjectName("label_price_basis")
-        self.basis_note.setToolTip(
-            "Renting: on-demand list prices of provider-operated clouds (RunPod Secure Cloud where "
-            "listed, else the named provider). Marketplace: community or spot. Owning: 2025-26 street "
-            "prices of whole systems. Hover a price in the table for its source and date."
-        )
-        for name, w in (
-            ("combo_hardware_sort", self.sort),
-            ("combo_cost_basis", self.basis),
-            ("spin_electricity", self.power),
-            ("spin_amortization_years", self.years),
-            ("spin_utilization", self.utilization),
-            ("combo_vendor", self.vendor),
-            ("combo_category", self.category),
-            ("spin_min_memory", self.memory),
-            ("combo_cards_per_box", self.box),
-        ):
-            w.setObjectName(name)
-            if hasattr(w, "setMinimumContentsLength"):
-                w.setMinimumContentsLength(8)
+        self._make_count_controls()
+        self._make_cost_controls()
+        self._make_filters()
+        self._make_price_widgets()
+        self._name_controls()
         self._layout()
         self.set_settings(settings)
         for sig in (
@@ -142,6 +93,75 @@ class HardwareControls(QWidget):
             self.box.currentIndexChanged,
         ):
             sig.connect(self._edited)
+
+    def _make_count_controls(self) -> None:
+        """The margin, whole servers and the sort order."""
+        # below 0 %: "band", room for the evidence band's upper edge (core/sizing/band_margin.py)
+        self.margin = float_spin(BAND_VALUE, 90, 0, " %", special="band")
+        self.margin.setObjectName("spin_hardware_margin")
+        self.whole = QCheckBox("Whole servers")
+        self.whole.setObjectName("check_whole_nodes")
+        self.whole.setToolTip(
+            "Round each count up to whole servers (gpus_per_node: a B200 "
+            "comes 8 to an HGX server); spare GPUs become replicas"
+        )
+        self.sort = combo(SORT_LABELS)
+
+    def _make_cost_controls(self) -> None:
+        """The price basis and what owning costs: electricity, years, utilization, used prices."""
+        self.basis = combo(BASIS_LABELS)
+        self.power = float_spin(0, 10, 3, " $/kWh")
+        # owning: the years a purchase is spread over, the share of hours it works, used prices
+        self.years = float_spin(0.1, 30, 1, " years")
+        self.utilization = float_spin(1, 100, 0, " %")
+        self.used = QCheckBox("Used prices")
+        self.used.setObjectName("check_used_prices")
+        self.used.setToolTip(
+            "Owning: count used (resale) purchase prices too. Off: new prices only; a GPU priced "
+            "only used is ranked after the priced, saying so"
+        )
+
+    def _make_filters(self) -> None:
+        """The filters: vendor, category, memory at least, cards per box."""
+        vendors = sorted({s.vendor for s in catalog_specs().values()}, key=str.lower)
+        self.vendor = combo([("all", ""), *((v, v) for v in vendors)])
+        self.category = combo([("all", ""), *((CATEGORY_LABELS.get(c, c), c) for c in CATEGORIES)])
+        self.memory = float_spin(0, 10_000, 0, " GB", special="any")
+        self.box = combo(BOX_LABELS)
+
+    def _make_price_widgets(self) -> None:
+        """My prices and the note on the price basis."""
+        self.my_prices = QPushButton("My prices…")
+        self.my_prices.setObjectName("button_my_prices")
+        self.my_prices.setToolTip(
+            "Your own purchase and rental prices of any GPU or system (quotes); they replace the "
+            "catalog's, are saved with your settings and marked as yours in the table"
+        )
+        self.my_prices.clicked.connect(self.pricesRequested)
+        self.basis_note = QLabel()
+        self.basis_note.setObjectName("label_price_basis")
+        self.basis_note.setToolTip(
+            "Renting: on-demand list prices of provider-operated clouds (RunPod Secure Cloud where "
+            "listed, else the named provider). Marketplace: community or spot. Owning: 2025-26 street "
+            "prices of whole systems. Hover a price in the table for its source and date."
+        )
+
+    def _name_controls(self) -> None:
+        """Each control's object name (tests and screenshots find them by it) and width."""
+        for name, w in (
+            ("combo_hardware_sort", self.sort),
+            ("combo_cost_basis", self.basis),
+            ("spin_electricity", self.power),
+            ("spin_amortization_years", self.years),
+            ("spin_utilization", self.utilization),
+            ("combo_vendor", self.vendor),
+            ("combo_category", self.category),
+            ("spin_min_memory", self.memory),
+            ("combo_cards_per_box", self.box),
+        ):
+            w.setObjectName(name)
+            if hasattr(w, "setMinimumContentsLength"):
+                w.setMinimumContentsLength(8)
 
     def _layout(self) -> None:
         grid = QGridLayout(self)

@@ -41,6 +41,18 @@ class HardwarePanel(Panel):
             to_state=self._gpu_for,
             from_state=lambda g: resolve_gpu_id(g) if isinstance(g, str) else CUSTOM,
         )
+        self._add_custom_gpu_fields()
+        self._add_host_fields()
+        self._add_my_gpu_buttons()
+        self._add_info()
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._show_info)
+        self.refresh()
+        self._show_info(self.state.estimate)
+
+    def _add_custom_gpu_fields(self) -> None:
+        """A custom GPU's name, memory, bandwidth, BF16 FLOPS and price."""
+        f = self.form
         f.add("Name", QLineEdit(), "hardware.gpu.name", name="edit_gpu_name")
         f.add(
             "Memory",
@@ -66,6 +78,10 @@ class HardwarePanel(Panel):
             "hardware.gpu.price_per_hour",
             name="spin_gpu_price",
         )
+
+    def _add_host_fields(self) -> None:
+        """GPUs per node and the host CPU."""
+        f = self.form
         f.add(
             "GPUs per node",
             QuantityField("count", "hardware.gpus_per_node"),
@@ -79,6 +95,10 @@ class HardwarePanel(Panel):
             "an x86 server. Empty: the host of the catalog's systems with this GPU."
         )
         f.add("Host CPU", host, "hardware.host_cpu", name="combo_host_cpu")
+
+    def _add_my_gpu_buttons(self) -> None:
+        """Save to and remove from my GPUs (a custom GPU kept in the app's settings)."""
+        f = self.form
         self.save_gpu = QPushButton("Save to my GPUs")
         self.save_gpu.setObjectName("button_save_gpu")
         self.save_gpu.setToolTip("Keep this custom GPU in the GPU list (saved with the app's settings).")
@@ -93,15 +113,15 @@ class HardwarePanel(Panel):
         row.addWidget(self.remove_gpu)
         row.addStretch(1)
         f.add_widget(buttons, "my_gpus")
+
+    def _add_info(self) -> None:
+        """The chosen GPU's figures, a hint under the fields."""
+        f = self.form
         self.info = QLabel()
         self.info.setObjectName("label_gpu_info")
         set_role(self.info, "hint")
         self.info.setWordWrap(True)
         f.add_widget(self.info, "info")
-        self.state.changed.connect(self.refresh)
-        self.state.estimateChanged.connect(self._show_info)
-        self.refresh()
-        self._show_info(self.state.estimate)
 
     def _gpu_for(self, choice: str) -> Any:
         """A catalog id, or for "custom" an inline spec starting from the current GPU."""

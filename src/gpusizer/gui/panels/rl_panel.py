@@ -75,6 +75,24 @@ class RLPanel(Panel):
             "rl.algorithm",
             name="combo_rl_algorithm",
         )
+        self._add_framework_fields()
+        self._add_schedule_fields()
+        self._add_rollout_fields()
+        self._add_role_fields()
+        self.knobs = RLSections(binder, f)  # the engine's and framework's knobs, collapsible
+        self.forms += self.knobs.forms
+        self.phases = QLabel()
+        self.phases.setObjectName("label_rl_phases")
+        self.phases.setWordWrap(True)
+        f.add_widget(self.phases, "rl_phases")
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._show_phases)
+        self.refresh()
+        self._show_phases(self.state.estimate)
+
+    def _add_framework_fields(self) -> None:
+        """The RL framework and its release (their knob defaults come with them)."""
+        f = self.form
         # a framework release's knob defaults come with it (as a training framework's profile
         # defaults do: core/registry/rl_frameworks.py); none leaves the knobs as they are
         fws = combo([("none: the knobs as set", None), *((fw.label, fw.id) for fw in RL_FRAMEWORKS.values())])
@@ -88,6 +106,10 @@ class RLPanel(Panel):
             extra=self._release_edits,
         )
         self._fw_releases_of: object = ""
+
+    def _add_schedule_fields(self) -> None:
+        """Placement, overlap and off-policy steps."""
+        f = self.form
         f.add(
             "Placement",
             combo((("colocated (one set of GPUs)", "colocated"), ("split pools", "split"))),
@@ -106,6 +128,10 @@ class RLPanel(Panel):
             "rl.off_policy_steps",
             name="spin_rl_off_policy_steps",
         )
+
+    def _add_rollout_fields(self) -> None:
+        """The rollout engine and its release, the reward, the batch sizes and tokens."""
+        f = self.form
         f.add(
             "Rollout engine",
             combo((("vLLM", "vllm"), ("SGLang", "sglang"))),
@@ -125,6 +151,10 @@ class RLPanel(Panel):
         )
         for label, path, name, kind, step, unit in (*_INTS[:5], SPREAD, *_INTS[5:]):
             f.add(label, QuantityField(kind, path, step=step, unit=unit), path, name=name)
+
+    def _add_role_fields(self) -> None:
+        """The policy's kind, the reference and each role's model."""
+        f = self.form
         f.add(
             "Policy",
             combo((("full fine-tune", "full_finetune"), ("LoRA adapters", "lora"))),
@@ -136,16 +166,6 @@ class RLPanel(Panel):
         presets = sorted((str(d.get("name", pid)), pid) for pid, d in model_presets().items())
         for label, path, name in _ROLE_MODELS:
             f.add(label, combo([("the policy's model (default)", None), *presets]), path, name=name)
-        self.knobs = RLSections(binder, f)  # the engine's and framework's knobs, collapsible
-        self.forms += self.knobs.forms
-        self.phases = QLabel()
-        self.phases.setObjectName("label_rl_phases")
-        self.phases.setWordWrap(True)
-        f.add_widget(self.phases, "rl_phases")
-        self.state.changed.connect(self.refresh)
-        self.state.estimateChanged.connect(self._show_phases)
-        self.refresh()
-        self._show_phases(self.state.estimate)
 
     def refresh(self) -> None:
         kind = self.kind()

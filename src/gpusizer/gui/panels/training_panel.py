@@ -26,6 +26,16 @@ class TrainingPanel(Panel):
 
     def __init__(self, binder: Binder) -> None:
         super().__init__(binder)
+        self._add_kernel_fields()
+        self._add_adapter_fields()
+        self._add_memory_fields()
+        self.state.changed.connect(self.refresh)
+        self.state.estimateChanged.connect(self._show_host)
+        self.refresh()
+        self._show_host(self.state.estimate)
+
+    def _add_kernel_fields(self) -> None:
+        """The loss, its chunks, torch.compile and the fused kernels."""
         f = self.form
         f.add(
             "Loss",
@@ -59,6 +69,10 @@ class TrainingPanel(Panel):
             to_state=tuple,
             from_state=tuple,
         )
+
+    def _add_adapter_fields(self) -> None:
+        """The adapter rows: LoRA dropout and prepare_model_for_kbit_training."""
+        f = self.form
         f.add(
             "LoRA dropout",
             QuantityField("number", "workload.lora_dropout", step=0.05),
@@ -71,6 +85,10 @@ class TrainingPanel(Panel):
             "workload.kbit_prepare",
             name="check_kbit_prepare",
         )
+
+    def _add_memory_fields(self) -> None:
+        """What saves memory (the optimizer step in backward, activation offload) and the host's RAM."""
+        f = self.form
         f.add(
             "",
             QCheckBox("Optimizer step in backward"),
@@ -94,10 +112,6 @@ class TrainingPanel(Panel):
         set_role(self.host, "hint")
         self.host.setWordWrap(True)
         f.add_widget(self.host, "host_memory")
-        self.state.changed.connect(self.refresh)
-        self.state.estimateChanged.connect(self._show_host)
-        self.refresh()
-        self._show_host(self.state.estimate)
 
     def refresh(self) -> None:
         kind = self.kind()

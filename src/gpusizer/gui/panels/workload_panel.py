@@ -36,6 +36,15 @@ class WorkloadPanel(Panel):
             name="combo_workload_kind",
             extra=self.switch.edits_for,
         )
+        self._add_training_fields()
+        self._add_lora_fields()
+        self._add_serving_fields()
+        self.state.changed.connect(self.refresh)
+        self.refresh()
+
+    def _add_training_fields(self) -> None:
+        """Sequence length, micro- and global batch, training tokens (training kinds)."""
+        f = self.form
         f.add(
             "Sequence length",
             QuantityField("context", "workload.sequence_length", step=512, unit="tokens"),
@@ -62,6 +71,10 @@ class WorkloadPanel(Panel):
             "workload.training_tokens",
             name="spin_training_tokens",
         )
+
+    def _add_lora_fields(self) -> None:
+        """LoRA rank, targets and layers (adapter kinds; an RL policy trained as LoRA)."""
+        f = self.form
         f.add(
             "LoRA rank",
             QuantityField("count", "workload.lora_rank"),
@@ -82,6 +95,10 @@ class WorkloadPanel(Panel):
             "layers_to_transform); the layers below keep no activations. All: every layer."
         )
         f.add("LoRA layers", layers, "workload.lora_layers", name="spin_lora_layers")
+
+    def _add_serving_fields(self) -> None:
+        """Batch, prompt and generated tokens (serving kinds)."""
+        f = self.form
         batch = QuantityField("count", "workload.batch_size")
         # one meaning in the window and the CLI: this is --users; Targets' "Users to serve"
         # (over all replicas) is --target-users
@@ -103,8 +120,6 @@ class WorkloadPanel(Panel):
             "workload.generated_tokens",
             name="spin_generated_tokens",
         )
-        self.state.changed.connect(self.refresh)
-        self.refresh()
 
     def refresh(self) -> None:
         kind = self.kind()

@@ -1,0 +1,126 @@
+"""The layout's checks (core/pipeline/validate.py): tensor, pipeline, expert and context
+parallelism against the model, the framework and the node; each violation names the field and
+what would be allowed."""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model.architecture import resolve
+from ..model.redundant import check_redundant, physical_experts
+from ..model.specs import Scenario
+from ..registry.frameworks import FRAMEWORKS
+from ..serving.attention_dp import attention_tp, per_rank_note
+from .validate_model import divisors
+
+
+def check_parallelism(s: Scenario) -> None:
+    """TP divides heads, PP at most layers, EP divides experts, TP within a node (Megatron-LM).
+    Under attention data parallelism the heads are split at its attention TP
+    (core/serving/attention_dp.py ``attention_tp``). The checks run in this order: the first
+    violation is the one named."""
+    _check_tensor(s)
+    check_pipeline(s)
+    _check_stages(s)
+    _check_experts(s)
+    _check_context_and_node(s)
+
+
+def _check_tensor(s: Scenario) -> None:
+    """Tensor parallelism divides the attention heads and the KV heads (or is a multiple)."""
+    p, arch = s.parallelism, resolve(s.model)
+    tp = attention_tp(p)
+    if arch.heads % tp:
+        raise ScenarioError(
+            "parallelism.tensor",
+            f"must divide attention_heads ({arch.heads}){per_rank_note(p)}; allowed: {divisors(arch.heads)}",
+        )
+    if s.model.mla is None and tp > arch.kv_heads and tp % arch.kv_heads:
+        raise ScenarioError(
+            "parallelism.tensor",
+            f"must divide kv_heads ({arch.kv_heads}) or be a multiple of it{per_rank_note(p)}",
+        )
+    if tp < arch.kv_heads and arch.kv_heads % tp:
+        raise ScenarioError(
+            "parallelism.tensor",
+            f"must divide kv_heads ({arch.kv_heads}){per_rank_note(p)}; allowed: {divisors(arch.kv_heads)}",
+        )
+
+
+def _check_stages(s: Scenario) -> None:
+    """Pipeline stages (and their virtual stages) at most the layers."""
+    p, arch = s.parallelism, resolve(s.model)
+    if p.pipeline > arch.layers:
+        raise ScenarioError("parallelism.pipeline", f"at most layers ({arch.layers})")
+    if p.virtual_stages > 1 and p.pipeline * p.virtual_stages > arch.layers:
+        raise ScenarioError(
+            "parallelism.virtual_stages",
+            f"pipeline x virtual_stages must not exceed layers ({arch.layers})",
+        )
+
+
+def _check_experts(s: Scenario) -> None:
+    """Expert parallelism: a MoE model, its (physical) experts and the data x context ranks."""
+    p, moe = s.parallelism, s.model.moe
+    if p.expert > 1:
+        if moe is None:
+            raise ScenarioError("parallelism.expert", "must be 1 for a dense model (no experts)")
+        check_redundant(s)  # replicas that do not spread evenly: named on their own field
+        if physical_experts(s) % p.expert:
+            raise ScenarioError(
+                "parallelism.expert",
+                f"must divide experts ({moe.experts}); allowed: {divisors(moe.experts, 256)}",
+            )
+        if p.attention_data == 1 and (p.data * p.context) % p.expert:
+            raise ScenarioError(
+                "parallelism.expert",
+                f"must divide data x context ({p.data * p.context}): experts are sharded over "
+                "the data-parallel ranks",
+            )
+
+
+def _check_context_and_node(s: Scenario) -> None:
+    """Context parallelism splits the training sequence evenly; tensor parallelism in one node."""
+    p = s.parallelism
+    if p.context > 1 and s.workload.sequence_length % (2 * p.context) and s.workload.trains:
+        raise ScenarioError(
+            "parallelism.context",
+            f"2 x context must divide sequence_length ({s.workload.sequence_length}) "
+            "(load-balanced ring attention)",
+        )
+    hw = s.hardware
+    # under attention DP only the ranks' attention TP is tensor-parallel traffic; the experts'
+    # exchange may cross nodes as EP over replicas does (SGLang's --tp 72 --dp 72 over 9 nodes)
+    if attention_tp(p) > hw.gpus_per_node and not hw.allow_cross_node_tensor_parallel:
+        raise ScenarioError(
+            "parallelism.tensor",
+            f"at most gpus_per_node ({hw.gpus_per_node}); tensor parallelism across nodes is "
+            "allowed only with hardware.allow_cross_node_tensor_parallel",
+        )
+
+
+def check_pipeline(s: Scenario) -> None:
+    """ScenarioError naming ``parallelism.pipeline`` when it is above 1 under a framework with
+    no pipeline parallelism for this kind of work (FrameworkProfile.pipelines: FSDP, the HF
+    Trainer and the recipes built on them shard over data-parallel ranks instead), with the
+    frameworks of the same kind that have it; a ZeRO stage above the one its pipeline engine
+    takes (DeepSpeed: 1) is refused on ``parallelism.zero_stage``."""
+    kind, prof, p = s.workload.info, s.profile, s.parallelism
+    if p.pipeline <= 1:
+        return
+    if prof.pipelines(kind):
+        if kind.trains and p.zero_stage > prof.pipeline_max_zero:
+            raise ScenarioError(
+                "parallelism.zero_stage",
+                f"at most {prof.pipeline_max_zero} with parallelism.pipeline > 1 under "
+                f"{prof.label} (its pipeline engine refuses ZeRO-{p.zero_stage}); got {p.zero_stage}",
+            )
+        return
+    others = ", ".join(f.id for f in FRAMEWORKS.values() if f.fits(kind) and f.pipelines(kind))
+    work, instead = (
+        ("training", " (shard over data with zero_stage instead)") if kind.trains else ("serving", "")
+    )
+    raise ScenarioError(
+        "parallelism.pipeline",
+        f"{prof.label} has no pipeline parallelism for {work}: set 1{instead}, or a framework "
+        f"that has it: {others or 'none'}",
+    )

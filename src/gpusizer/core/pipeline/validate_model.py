@@ -1,0 +1,68 @@
+"""The model's own checks (core/pipeline/validate.py): a complete, self-consistent
+architecture; each violation names the field and what would be allowed."""
+
+from __future__ import annotations
+
+from ..errors import ScenarioError
+from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
+from ..model.specs import ModelSpec
+
+
+def divisors(n: int, limit: int = 64) -> str:
+    return ", ".join(str(d) for d in range(1, min(n, limit) + 1) if n % d == 0)
+
+
+def check_model(spec: ModelSpec) -> None:
+    """The architecture must be complete (or size-only) and self-consistent."""
+    if spec.layers is None:
+        if spec.parameters is None:
+            raise ScenarioError(
+                "model",
+                "give a preset, a full architecture (layers, hidden_size, attention_heads, ...) "
+                'or {"name", "parameters"}',
+            )
+        if spec.parameters < MIN_INFERRED_PARAMETERS:
+            raise ScenarioError(
+                "model.parameters",
+                f"a model known only by its size needs at least {MIN_INFERRED_PARAMETERS:,} parameters; "
+                f"got {spec.parameters:,} (give a smaller model's architecture: layers, hidden_size, ...)",
+            )
+        return
+    for field in ("hidden_size", "attention_heads", "vocab_size"):
+        if getattr(spec, field) is None:
+            raise ScenarioError(f"model.{field}", "required with model.layers (a full architecture)")
+    arch = resolve(spec)
+    if spec.head_dim is None and spec.mla is None and arch.hidden % arch.heads:
+        raise ScenarioError(
+            "model.head_dim",
+            f"hidden_size ({arch.hidden}) is not divisible by attention_heads ({arch.heads}); give head_dim",
+        )
+    if arch.heads % arch.kv_heads:
+        raise ScenarioError(
+            "model.kv_heads",
+            f"must divide attention_heads ({arch.heads}); allowed: {divisors(arch.heads)}",
+        )
+    moe = spec.moe
+    if moe is not None and moe.experts_per_token > moe.experts:
+        raise ScenarioError("model.moe.experts_per_token", f"at most experts ({moe.experts})")
+    if spec.sliding_window_layers > arch.layers:
+        raise ScenarioError("model.sliding_window_layers", f"at most layers ({arch.layers})")
+    _check_hybrid(spec)
+
+
+def _check_hybrid(spec: ModelSpec) -> None:
+    """Recurrent layers fit in the model; MLP-free layers come off the dense layers."""
+    arch = resolve(spec)
+    if arch.mixer_layers > arch.layers:
+        raise ScenarioError(
+            "model.linear_attention.layers",
+            f"linear_attention.layers + mamba.layers at most layers ({arch.layers}); got {arch.mixer_layers}",
+        )
+    if spec.sliding_window_layers > arch.attention_layers:
+        raise ScenarioError(
+            "model.sliding_window_layers", f"at most the attention layers ({arch.attention_layers})"
+        )
+    if spec.mlp_layers is not None and not arch.moe_layers <= spec.mlp_layers <= arch.layers:
+        raise ScenarioError(
+            "model.mlp_layers", f"between the MoE layers ({arch.moe_layers}) and layers ({arch.layers})"
+        )

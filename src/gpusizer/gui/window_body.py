@@ -1,0 +1,94 @@
+"""The main window's body (gui/main_window.py): the panels' column on the left and the answer
+on the right (the summary, the chart tabs, the details table and figures), built in the order
+the window always built them; widths and heights in pixels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
+
+from .breakdown import BreakdownTable, FiguresView
+from .chart_tabs import ChartTabs
+from .style import set_role
+from .summary import SummaryHeader
+
+LEFT_WIDTH = 430
+
+
+def left_column(boxes: Sequence[QWidget]) -> QScrollArea:
+    """The panels' boxes one under the other, in a scroll area that never takes the focus."""
+    column = QWidget()
+    column.setObjectName("left_column")
+    lay = QVBoxLayout(column)
+    lay.setContentsMargins(10, 6, 10, 10)
+    lay.setSpacing(8)
+    for box in boxes:
+        lay.addWidget(box)
+    lay.addStretch(1)
+    left = QScrollArea()
+    left.setObjectName("left_scroll")
+    left.setWidgetResizable(True)
+    left.setFrameShape(QFrame.Shape.NoFrame)
+    left.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    left.setWidget(column)
+    # A click on blank space or a caption would give the scroll area the focus, and the next
+    # Tab would then start again at the form's first field (scrolling to the top); the field
+    # that had the focus keeps it instead. The wheel still scrolls the area.
+    left.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    left.setMinimumWidth(LEFT_WIDTH)
+    return left
+
+
+@dataclass(frozen=True)
+class AnswerSide:
+    """The right side's widgets: the summary over the charts, the details under them."""
+
+    widget: QWidget
+    summary: SummaryHeader
+    tabs: ChartTabs
+    table: BreakdownTable
+    figures: FiguresView
+    split: QSplitter  # charts over details (its handle's place is remembered)
+
+
+def answer_side(defer_charts: bool) -> AnswerSide:
+    """The summary, the chart tabs (started later when ``defer_charts``) and the details."""
+    right = QWidget()
+    lay = QVBoxLayout(right)
+    lay.setContentsMargins(6, 8, 10, 8)
+    lay.setSpacing(8)
+    summary = SummaryHeader()
+    lay.addWidget(summary)
+    tabs = ChartTabs(deferred=defer_charts, background=True)
+    table = BreakdownTable()
+    figures = FiguresView()
+    details = QFrame()
+    details.setObjectName("details")
+    set_role(details, "card")
+    row = QHBoxLayout(details)
+    row.setContentsMargins(4, 4, 4, 4)
+    row.addWidget(table, 3)
+    row.addWidget(figures, 2)
+    # Five rows at least (it scrolls): at 1280 x 720 the chart needs the height more.
+    table.setMinimumHeight(table.verticalHeader().defaultSectionSize() * 5 + 4)
+    split = QSplitter(Qt.Orientation.Vertical)
+    split.setObjectName("splitter_right")
+    split.addWidget(tabs)
+    split.addWidget(details)
+    split.setStretchFactor(0, 1)
+    split.setStretchFactor(1, 0)
+    split.setCollapsible(0, False)
+    lay.addWidget(split, 1)
+    return AnswerSide(right, summary, tabs, table, figures, split)
+
+
+def share_height(table: BreakdownTable, split: QSplitter) -> None:
+    """Nine rows of details where the charts keep 420 px, fewer (five at least) on a small
+    screen (1280 x 720): the chart first."""
+    row = table.verticalHeader().defaultSectionSize()
+    total = sum(split.sizes())
+    details = max(row * 5 + 4, min(row * 10 + 8, total - 420))
+    split.setSizes([max(total - details, 1), details])
