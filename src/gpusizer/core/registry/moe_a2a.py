@@ -153,20 +153,7 @@ def normal_seconds(x: Exchange) -> float:
     busiest rank beside it (the kernels pipeline the two: the slower one bounds); inside a node,
     each (token, destination rank) pair at the README's share of the NVLink rate. Each call
     also pays the link's latency."""
-    disp_b = x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b)
-    comb_b = x.hidden * x.act_b
-    share_d, share_c = NORMAL_NVLINK_SHARE
-    pairs = x.tokens * distinct(x.ranks, x.top_k) * x.busy_rank
-    nvl_d = pairs * disp_b / (share_d * x.nvlink_beta)
-    nvl_c = pairs * comb_b / (share_c * x.nvlink_beta)
-    if not x.network:
-        return 2 * x.alpha + nvl_d + nvl_c
-    nodes = math.ceil(x.ranks / max(1, x.node_ranks))
-    _, rate_d, rate_c = _row(NORMAL_RDMA, x.ranks)
-    node_pairs = x.tokens * distinct(nodes, x.top_k) * x.busy_node
-    rdma_d = node_pairs * disp_b / (rate_d * GB * x.network_scale)
-    rdma_c = node_pairs * comb_b / (rate_c * GB * x.network_scale)
-    return 2 * x.alpha + max(rdma_d, nvl_d) + max(rdma_c, nvl_c)
+    return sum(normal_legs(x))
 
 
 def low_latency_seconds(x: Exchange) -> float:
@@ -174,14 +161,7 @@ def low_latency_seconds(x: Exchange) -> float:
     README's rate for the EP size (its 128-token latency is those bytes over it), at least the
     link's latency a call; inside one NVLink domain at the link's own rate
     (:func:`low_latency_nvlink_seconds`)."""
-    if not x.network:
-        return low_latency_nvlink_seconds(x)
-    pairs = x.tokens * x.top_k * x.busy_rank
-    _, rate_d, rate_c = _row(LOW_LATENCY_RDMA, x.ranks)
-    scale = x.network_scale
-    disp = pairs * x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b) / (rate_d * GB * scale)
-    comb = pairs * x.hidden * x.act_b / (rate_c * GB * scale)
-    return max(x.alpha, disp) + max(x.alpha, comb)
+    return sum(low_latency_legs(x))
 
 
 def low_latency_nvlink_seconds(x: Exchange) -> float:
@@ -192,10 +172,14 @@ def low_latency_nvlink_seconds(x: Exchange) -> float:
     The README's RDMA rates do not apply: no NIC is on the path (module docstring). Checked, not
     fitted, on DeepEP PR 173's H20 EP 8 (128 tokens a rank over NVLink: dispatch 37 us, combine
     59 us): this gives 28 and 48 us."""
+    return sum(_nvlink_legs(x))
+
+
+def _nvlink_legs(x: Exchange) -> tuple[float, float]:
+    """:func:`low_latency_nvlink_seconds` as (dispatch, combine)."""
     pairs = x.tokens * x.top_k * x.busy_rank
-    disp = pairs * x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b) / x.nvlink_beta
-    comb = pairs * x.hidden * x.act_b / x.nvlink_beta
-    return 2 * x.alpha + disp + comb
+    disp_b = x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b)
+    return x.alpha + pairs * disp_b / x.nvlink_beta, x.alpha + pairs * x.hidden * x.act_b / x.nvlink_beta
 
 
 def normal_legs(x: Exchange) -> tuple[float, float]:
@@ -218,10 +202,10 @@ def normal_legs(x: Exchange) -> tuple[float, float]:
 
 def low_latency_legs(x: Exchange) -> tuple[float, float]:
     """:func:`low_latency_seconds` as (dispatch, combine)."""
+    if not x.network:
+        return _nvlink_legs(x)
     pairs = x.tokens * x.top_k * x.busy_rank
     disp_b = x.hidden * (FP8_TOKEN_BYTES if x.fp8 else x.act_b)
-    if not x.network:
-        return x.alpha + pairs * disp_b / x.nvlink_beta, x.alpha + pairs * x.hidden * x.act_b / x.nvlink_beta
     _, rate_d, rate_c = _row(LOW_LATENCY_RDMA, x.ranks)
     scale = x.network_scale
     disp = pairs * disp_b / (rate_d * GB * scale)

@@ -69,21 +69,34 @@ def busiest_rank_factor(experts: int, top_k: int, tokens: float, ep: int, alpha:
     return _factor(experts, top_k, bucket, ep, round(alpha, 3))
 
 
-@lru_cache(maxsize=512)
-def _factor(experts: int, top_k: int, bucket: int, ep: int, alpha: float) -> float:
-    tokens = 2.0**bucket
-    alpha = alpha if abs(alpha - 1.0) > 1e-3 else 1.001  # the inverse CDF below divides by 1 - alpha
+def _law(experts: int, top_k: int, tokens: float, alpha: float) -> tuple[float, float, float, float]:
+    """The power law a step's expert loads are drawn from (module docstring): (the inverse CDF's
+    two ends, its power, the step's token-expert draws)."""
+    alpha = alpha if abs(alpha - 1.0) > 1e-3 else 1.001  # the inverse CDF divides by 1 - alpha
     draws = tokens * top_k
     lo, hi = (1.0, 0.8 * tokens) if draws > experts else (0.01, 2.0)
     hi = max(hi, lo * 1.0001)
-    a, b = lo ** (1 - alpha), hi ** (1 - alpha)
-    rng = random.Random(_SEED)
-    per, power = experts // ep, 1 / (1 - alpha)
+    return lo ** (1 - alpha), hi ** (1 - alpha), 1 / (1 - alpha), draws
+
+
+def _popularity(
+    law: tuple[float, float, float, float], experts: int, tokens: float, rng: random.Random
+) -> list[float]:
+    """One draw of every expert's load from ``law`` (:func:`_law`), scaled to the step's draws
+    and capped at its tokens."""
+    a, b, power, draws = law
+    x = [((b - a) * rng.random() + a) ** power for _ in range(experts)]
+    scale = draws / sum(x)
+    return _capped([v * scale for v in x], tokens)
+
+
+@lru_cache(maxsize=512)
+def _factor(experts: int, top_k: int, bucket: int, ep: int, alpha: float) -> float:
+    tokens = 2.0**bucket
+    law, rng, per = _law(experts, top_k, tokens, alpha), random.Random(_SEED), experts // ep
     total = 0.0
     for _ in range(TRIALS):
-        x = [((b - a) * rng.random() + a) ** power for _ in range(experts)]
-        scale = draws / sum(x)
-        loads = _capped([v * scale for v in x], tokens)
+        loads = _popularity(law, experts, tokens, rng)
         ranks = [sum(loads[r * per : (r + 1) * per]) for r in range(ep)]
         total += max(ranks) * ep / sum(ranks)
     return total / TRIALS
@@ -127,20 +140,11 @@ def _eplb_rank_loads(
     """Each trial's rank loads (pairs a step): a popularity drawn as :func:`_factor` draws a
     step's loads, EPLB's replicas and packing from it, then one step's multinomial draw."""
     tokens = 2.0**bucket
-    alpha = alpha if abs(alpha - 1.0) > 1e-3 else 1.001
-    draws = tokens * top_k
-    lo, hi = (1.0, 0.8 * tokens) if draws > experts else (0.01, 2.0)
-    hi = max(hi, lo * 1.0001)
-    a, b = lo ** (1 - alpha), hi ** (1 - alpha)
-    rng = random.Random(_SEED)
-    power = 1 / (1 - alpha)
+    law, rng = _law(experts, top_k, tokens, alpha), random.Random(_SEED)
     out = []
     for _ in range(TRIALS):
-        x = [((b - a) * rng.random() + a) ** power for _ in range(experts)]
-        scale = draws / sum(x)
-        popular = _capped([v * scale for v in x], tokens)
-        expected = packed_loads(popular, physical, ep)
-        out.append(tuple(_step_draw(expected, round(draws), rng)))
+        expected = packed_loads(_popularity(law, experts, tokens, rng), physical, ep)
+        out.append(tuple(_step_draw(expected, round(law[3]), rng)))
     return tuple(out)
 
 
@@ -223,18 +227,10 @@ def tile_efficiency(experts: int, top_k: int, tokens: float, tile: int) -> float
 @lru_cache(maxsize=512)
 def _tile_efficiency(experts: int, top_k: int, quarter: int, tile: int) -> float:
     tokens = 2.0 ** (quarter / 4)
-    alpha = PREFILL_ROUTING_ALPHA
-    draws = tokens * top_k
-    lo, hi = (1.0, 0.8 * tokens) if draws > experts else (0.01, 2.0)
-    hi = max(hi, lo * 1.0001)
-    a, b = lo ** (1 - alpha), hi ** (1 - alpha)
-    rng = random.Random(_SEED)
-    power = 1 / (1 - alpha)
+    law, rng = _law(experts, top_k, tokens, PREFILL_ROUTING_ALPHA), random.Random(_SEED)
     rows = padded = 0.0
     for _ in range(TRIALS):
-        x = [((b - a) * rng.random() + a) ** power for _ in range(experts)]
-        scale = draws / sum(x)
-        loads = [round(v) for v in _capped([v * scale for v in x], tokens)]
+        loads = [round(v) for v in _popularity(law, experts, tokens, rng)]
         rows += sum(loads)
         padded += tile * sum(-(-v // tile) for v in loads)
     return rows / padded if padded else 1.0
