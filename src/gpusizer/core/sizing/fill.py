@@ -6,7 +6,8 @@
   widest data parallelism the count and the global batch allow, ranked by trained tokens
   per second; the first of them whose peak fits is the answer. A technique (the ladder of
   core/sizing/savings.py) is used only when nothing fits this count without it.
-- With a deadline: per shape the smallest DP fast enough, on the fewest whole units.
+- With a deadline: per shape the smallest DP fast enough, on the fewest whole units
+  (core/sizing/fill_deadline.py).
 
 Speed is core/sizing/pace.py's; memory the search's evaluator (its memo shared by every GPU
 of the catalog: a training peak does not depend on the GPU; core/sizing/widest.py). Neither
@@ -19,8 +20,6 @@ at 16k tokens priced 27,378 layouts on the catalog, 1,558 now.
 from __future__ import annotations
 
 import bisect
-import heapq
-import math
 import weakref
 from collections.abc import Callable, Sequence
 
@@ -30,7 +29,7 @@ from ..model.result import Estimate
 from ..model.specs import Scenario
 from ..model.unified import pool_bytes
 from ..pipeline.estimate import estimate
-from ..speed.goodput import effective_time_share
+from .fill_deadline import DeadlineFill, first_true
 from .fill_serving import Choice, ServingFill
 from .layout_search import Evaluator, GpuTarget
 from .layout_space import (
@@ -41,14 +40,9 @@ from .layout_space import (
 from .pace import TrainingClock
 from .savings import Variant
 from .search import holds
-from .units import Unit
 from .widest import Widest, widest, with_dp
-from .work import CEILING, MEMORY, PACE
 
 __all__ = ["Filler"]
-
-# a shape's first DP fast enough by a time function, charged to the work budget at a cost
-Fast = Callable[[Layout, Sequence[int], Callable[[Layout], float], int], "int | None"]
 
 # Shapes checked for memory before a lighter rung of techniques counts as not fitting on a
 # count (the bisection over the rungs, Filler._any_fits; MoE models at long
@@ -57,14 +51,7 @@ Fast = Callable[[Layout, Sequence[int], Callable[[Layout], float], int], "int | 
 MAX_CHECKED = 512
 
 
-def _first(ok: Callable[[int], bool], n: int) -> int | None:
-    """The first index in range(n) where a monotone ``ok`` holds (None when none does)."""
-    if n == 0 or not ok(n - 1):
-        return None
-    return bisect.bisect_left(range(n - 1), True, key=ok)
-
-
-class Filler(ServingFill):
+class Filler(ServingFill, DeadlineFill):
     """The fastest layouts of one GPU type on up to ``n`` GPUs."""
 
     def __init__(
@@ -151,7 +138,7 @@ class Filler(ServingFill):
         known = next((j for j, v in enumerate(rungs) if self._found_on(v, n)), None)
         rungs = rungs if known is None else rungs[: known + 1]
         last = len(rungs) - 1
-        i = _first(lambda j: self._any_fits(rungs[j], n, whole=j == last), len(rungs))
+        i = first_true(lambda j: self._any_fits(rungs[j], n, whole=j == last), len(rungs))
         return [] if i is None else self._train_variant(rungs[i], n, keep)
 
     def _found_on(self, v: int, n: int) -> bool:
@@ -233,117 +220,3 @@ class Filler(ServingFill):
             if len(out) >= keep:
                 break
         return out
-
-    def deadline(self, seconds: float, unit: Unit, most: int, keep: int) -> list[Choice]:
-        """The layouts that train ``workload.training_tokens`` within ``seconds`` on the
-        fewest whole units (then the fastest), up to ``most`` GPUs, with the lightest
-        technique that needs no more units than any other."""
-        best: list[Choice] = []
-        for v, variant in enumerate(self.variants):
-            if v < self._lightest(most):
-                continue
-            found, memory_bound = self._timed(v, seconds, unit, min(most, variant.max_gpus), keep)
-            if found and (not best or unit.count(found[0].layout.gpus) < unit.count(best[0].layout.gpus)):
-                best = found
-            if best and not memory_bound:
-                break  # speed, not memory, set the count: a technique only slows it
-        return best
-
-    def deadline_cut(self) -> str | None:
-        """The note when the call's deadline search ran out of its work budget (else None)."""
-        work = self.evaluator(0).work
-        return work.deadline_note() if work.deadline_over else None
-
-    def _timed(self, v: int, seconds: float, unit: Unit, most: int, keep: int) -> tuple[list[Choice], bool]:
-        """Variant ``v``'s layouts fast enough on the fewest whole units: per shape the
-        smallest DP fast enough (time falls as DP grows) and, if that does not fit, the
-        smallest that fits (memory falls as DP grows); and whether a layout of fewer units
-        was turned away for memory."""
-        clock, ev, cap = self.clock(v), self.evaluator(v), self.g.capacity
-        tokens = self.base.workload.training_tokens or 0.0
-        heap: list[tuple[int, float, tuple[int, ...], int, Layout, Sequence[int], bool]] = []
-
-        def push(lay: Layout, vals: Sequence[int], exact: bool = True) -> None:
-            """An entry by (whole units, -tokens/s, preference): a layout priced (``exact``)
-            or, before pricing, a shape's fewest units by its ceiling at no speed (no more
-            than the layout it stands for: it is priced before any of those)."""
-            rate = -(clock.pace(lay).tokens_per_second or 0.0) if exact else -math.inf
-            pref = layout_preference(lay, self.base.profile)
-            heapq.heappush(heap, (unit.count(lay.gpus), rate, pref, len(heap), lay, vals, exact))
-
-        work = ev.work
-
-        def first_fast(
-            lay: Layout, vals: Sequence[int], time: Callable[[Layout], float], cost: int
-        ) -> int | None:
-            work.deadline_spent += cost * len(vals).bit_length()  # the bisection's steps
-
-            # wall time: the step model's over the effective share (core/speed/goodput.py)
-            def fast(j: int) -> bool:
-                x = with_dp(lay, vals[j])
-                return time(x) <= seconds * effective_time_share(self.base, x.gpus)
-
-            return _first(fast, len(vals))
-
-        shapes = self._shapes(v, most)
-        held: list[tuple[Layout, Sequence[int]]] = []  # shapes no DP holds: timed only if needed
-        for shape, vals in shapes:
-            self._check()
-            if work.deadline_over:
-                break  # the call's deadline budget (core/sizing/work.py): what was found stands
-            if ev.lower_bound(shape, vals[-1]) > cap:
-                held.append((shape, vals))
-                continue
-            i = first_fast(shape, vals, lambda x: tokens / clock.ceiling(x), CEILING)  # none before is
-            if i is not None:
-                push(with_dp(shape, vals[i]), vals[i:], exact=False)
-        out: list[Choice] = []
-        least = None
-        while heap and len(out) < keep:
-            self._check()
-            *_, lay, vals, exact = heapq.heappop(heap)
-            if not exact:
-                if work.deadline_over:
-                    continue
-                i = first_fast(lay, vals, lambda x: clock.pace(x).time_seconds or math.inf, PACE)
-                if i is not None:
-                    push(with_dp(lay, vals[i]), vals[i:])
-                continue
-            least = unit.count(lay.gpus) if least is None else least
-            if ev.lower_bound(lay, vals[-1]) > cap:
-                continue
-            work.deadline_spent += MEMORY
-            if self.fits(v, lay):
-                out.append(
-                    Choice(v, lay, None, clock.pace(lay), self.scenario(v, lay, None), True, len(shapes))
-                )
-                continue
-            work.deadline_spent += MEMORY * len(vals).bit_length()
-            j = _first(lambda k: ev.total(with_dp(lay, vals[k])) <= cap, len(vals))  # noqa: B023
-            if j is not None and j > 0:  # the smallest DP that fits, weighed again
-                push(with_dp(lay, vals[j]), vals[j:])
-        if not out:
-            return out, True
-        fewest = unit.count(out[0].layout.gpus)
-        if fewest > (least or 0):
-            return out, True
-        return out, any(self._fast_on_fewer(v, sh, vals, unit, fewest, first_fast) for sh, vals in held)
-
-    def _fast_on_fewer(
-        self, v: int, shape: Layout, vals: Sequence[int], unit: Unit, fewest: int, fast: Fast
-    ) -> bool:
-        """Whether ``shape`` of variant ``v``, which no DP of ``vals`` holds, is fast enough on
-        fewer whole units than ``fewest``: then memory, not speed, set the count, and a lighter
-        rung of techniques is tried. Decided for every shape, however its memory was turned
-        away (the evaluator's bound before the queue, or the full estimate after): that bound
-        tightens with the layouts the evaluator has seen, which differ between a GPU compared
-        alone and in a catalog, and the answer must not (a 70B QLoRA read 8 A40s at TP 8 in the
-        catalog, 2 with checkpointing alone). Only the widest DP on fewer units is timed (time
-        falls as DP grows), by its ceiling first (never slower than the step), then the step."""
-        k = bisect.bisect_left(
-            range(len(vals)), fewest, key=lambda j: unit.count(with_dp(shape, vals[j]).gpus)
-        )
-        clock, tokens, top = self.clock(v), self.base.workload.training_tokens or 0.0, vals[k - 1 : k]
-        if not top or fast(shape, top, lambda x: tokens / clock.ceiling(x), CEILING) is None:
-            return False
-        return fast(shape, top, lambda x: clock.pace(x).time_seconds or math.inf, PACE) is not None

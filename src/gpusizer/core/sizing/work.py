@@ -27,7 +27,7 @@ ESTIMATE = 1  # an estimate of a layout (its phases; most of its cost is counted
 # below: the most, 24,825, is Kimi K2 served with vLLM; a call cut here takes about 1.3 s
 # (benchmarks/bench_search_bounds.py records the whole grid).
 MAX_WORK = 40_000
-# The deadline's search (core/sizing/fill.py Filler._timed), per call, counted apart from the
+# The deadline's search (core/sizing/fill_deadline.py DeadlineFill._timed), per call, counted apart from the
 # count search's in ceilings' worth: a step of a bisection over a shape's DP degrees by its
 # speed ceiling costs CEILING, by its priced speed PACE, by its memory MEMORY (cProfile of
 # DeepSeek-V3 to a 3,650-day deadline, 2026-12: 9, 150 and 370 us each). DeepSeek-V3 to a
