@@ -48,16 +48,9 @@ context:
   ``PREFILL_ROUTING_ALPHA`` over the EP group's tokens of a micro-batch), whose routed experts'
   matmuls and received share of the dispatch and combine scale by that factor.
 
-Kernels in a whole training step run below their standalone rates (sustained clocks under a
-power cap, collectives sharing the SMs, gaps between kernels): ``SUSTAINED`` is that share per
-GPU generation, set from one published run each and checked against the others
-(docs/evidence/speed.md "Training", tests/core/data/speed-figures-training.json):
-
-- Ampere 0.84: fms-fsdp Llama 2 7B on 128 A100 80GB, 4,550 tokens/s/GPU
-  (foundation-model-stack/fms-fsdp README, "Training throughput benchmarks").
-- Hopper and later 0.66: the same table's 7B on 96 H100, 9,600 tokens/s/GPU. GPUs without a
-  CUDA compute capability (AMD, Intel, Apple) take it too: no published run here sets theirs.
-  GeForce and workstation cards take Ampere's whatever their generation (:func:`sustained`).
+Kernels in a whole training step run below their standalone rates: ``SUSTAINED``, the share per
+GPU generation, and the per-layer context these formulas read are core/speed/train_context.py's
+(imported here under their old names too).
 """
 
 from __future__ import annotations
@@ -65,57 +58,28 @@ from __future__ import annotations
 from operator import add
 from typing import NamedTuple
 
-from ..memo import Memo
 from ..memory.lora import recorded_share
-from ..model.architecture import resolve
-from ..model.flops import attention_flops_per_token
-from ..model.specs import GPUSpec, Scenario
-from ..registry.dtypes import nbytes
+from ..model.specs import Scenario
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
-from .alltoall_measured import Points, all_to_all_seconds_measured, measured_all_to_all
-from .collectives import Link
-from .expert_gemm import routed_shape
-from .expert_load import PREFILL_ROUTING_ALPHA, busiest_rank_factor
+from .alltoall_measured import all_to_all_seconds_measured
+from .train_context import SUSTAINED as SUSTAINED
+from .train_context import LayerContext as LayerContext
+from .train_context import layer_context as layer_context
+from .train_context import network as network
+from .train_context import sustained as sustained
 from .train_ops import (
     BACKWARD_BYTES,
     EAGER_LOSS_BYTES,
     FUSED_LOSS_BYTES,
-    TrainShape,
     elementwise_bytes,
     expert_bias_bytes,
     float8_bytes,
     permute_bytes,
-    train_shape,
 )
-from .train_rates import (
-    attention_rate,
-    collective_seconds,
-    group_link,
-    matmul_rate,
-    memory_rate,
-    network_gb_per_s,
-)
+from .train_rates import collective_seconds
 
-SUSTAINED = {8: 0.84, 9: 0.66}
 ATTENTION_BACKWARD = 2.5
-
-
-def sustained(gpu: GPUSpec) -> float:
-    """The share of standalone kernel rates a training step sustains on this GPU: each run's
-    share for the datacenter generation it measured (Ampere below compute capability 9, Hopper
-    and later from 9). GeForce and workstation cards were measured by neither run; they take
-    one share, Ampere's, whatever their generation, so that two of them differ by their own
-    rates alone. By compute capability the RTX 5090 (12.0) took Hopper's 0.66 and the RTX 4090
-    (8.9) Ampere's 0.84, which cancelled the 5090's 27 % higher FP32-accumulate tensor peak
-    (209.5 against 165.2 TFLOPS, NVIDIA's Ada and Blackwell GeForce whitepapers; GeForce runs
-    PyTorch's BF16 GEMMs, FP32-accumulate, at half the FP16-accumulate rate) and gave both the
-    same QLoRA matmul time."""
-    if gpu.category in ("consumer", "workstation"):
-        return SUSTAINED[8]
-    cc = gpu.compute_capability
-    major = int(cc.split(".")[0]) if cc else 9
-    return SUSTAINED[8] if major < 9 else SUSTAINED[9]
 
 
 class StepParts(NamedTuple):
@@ -141,39 +105,6 @@ class StepParts(NamedTuple):
 
     def as_dict(self) -> dict[str, float]:
         return {f"{name}_seconds": v for name, v in zip(self._fields, self, strict=True)}
-
-
-class LayerContext(NamedTuple):
-    """What the per-layer formulas need: tokens, splits, bytes, rates and links (a named
-    tuple: built once per layout, where a frozen dataclass's init costs microseconds)."""
-
-    ts: TrainShape
-    tokens: float  # per micro-batch on one GPU
-    tp: int
-    cp: int
-    ep: int
-    a: float
-    sp: bool
-    fused: bool
-    fp8: bool
-    adapter: bool
-    recompute: str  # "none" | "full" | "attention" | "every_other_matmul"
-    async_tp: bool
-    attention_per_token: float  # forward FLOPs of one layer's attention per token
-    mm_rate: float
-    attn_rate: float
-    bandwidth: float
-    dequant_bytes: float  # per weight and pass (QLoRA), 0 otherwise
-    tp_link: Link
-    cp_link: Link
-    ep_link: Link
-    busiest: float = 1.0  # busiest EP rank's routed tokens over the mean rank's (routing skew)
-    # routed experts' GEMM time at their own shapes over the large-GEMM rate's: forward,
-    # backward, input gradients alone (core/speed/expert_gemm.py)
-    expert_shape: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    # NCCL's measured all-to-all over the EP group inside one node (core/speed/alltoall_measured.py)
-    ep_all_to_all: Points = ()
-    eager_expert_bias: bool = False  # the framework adds the experts' output bias eagerly
 
 
 class LayerTime(NamedTuple):
@@ -297,80 +228,3 @@ def head_parts(s: Scenario, c: LayerContext, head_rate: float) -> StepParts:
     head = 2 * c.ts.head / c.tp * c.tokens / head_rate
     loss = c.ts.vocab / c.tp * c.tokens * loss_bytes_per_logit(s) / c.bandwidth
     return StepParts(matmul=head * (2 if c.adapter else 3), memory=loss)
-
-
-def network(s: Scenario, gpu: GPUSpec) -> float:
-    return s.hardware.network_gb_per_s or network_gb_per_s(gpu)
-
-
-class _Rates(NamedTuple):
-    matmul: float  # the linear layers' dtype
-    head: float  # the activation dtype (the LM head)
-    attention: float
-    bandwidth: float
-
-
-_RATES: Memo[_Rates] = Memo(256)
-
-
-def _rates(gpu: GPUSpec, kernel: str, activations: str, fp8: bool) -> _Rates:
-    """Sustained rates of a GPU for one framework's kernels and dtypes (kept per GPU)."""
-
-    def compute() -> _Rates:
-        k = sustained(gpu)
-        head = matmul_rate(gpu, activations) * k
-        mm = matmul_rate(gpu, "fp8") * k if fp8 else head
-        return _Rates(mm, head, attention_rate(gpu, kernel) * k, memory_rate(gpu))
-
-    return _RATES.get((id(gpu), kernel, activations, fp8), compute, (gpu,))
-
-
-def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
-    """The per-layer context of a scenario on its GPU, and the LM head's matmul rate."""
-    p, w, pr = s.parallelism, s.workload, s.precision
-    prof = FRAMEWORKS[s.framework]
-    ts, arch = train_shape(s.model), resolve(s.model)
-    a = nbytes(pr.activations)
-    fp8 = pr.matmuls == "fp8" and "fp8" in gpu.dense_tflops
-    rates = _rates(gpu, prof.attention_kernel, pr.activations, fp8)
-    per_node, net = s.hardware.gpus_per_node, network(s, gpu)
-    quantised = w.is_adapter and nbytes(pr.weights) < 2
-    causal = p.attention == "flash"
-    ctx = LayerContext(
-        ts=ts,
-        tokens=w.micro_batch_size * w.sequence_length / p.context,
-        tp=p.tensor,
-        cp=p.context,
-        ep=p.expert,
-        a=a,
-        sp=p.sequence_parallel,
-        fused=w.compile or prof.fused_kernels,
-        eager_expert_bias=prof.eager_expert_bias,
-        fp8=fp8,
-        adapter=w.is_adapter,
-        recompute=prof.selective_recompute if p.recompute == "selective" else p.recompute,
-        async_tp=p.async_tensor_parallel,
-        attention_per_token=attention_flops_per_token(arch, w.sequence_length, causal) / ts.layers,
-        mm_rate=rates.matmul,
-        attn_rate=rates.attention,
-        bandwidth=rates.bandwidth,
-        dequant_bytes=nbytes(pr.weights) + 2 * a if quantised else 0.0,
-        tp_link=group_link(gpu, p.tensor, 1, per_node, net),
-        cp_link=group_link(gpu, p.context, p.tensor, per_node, net),
-        ep_link=group_link(gpu, p.expert, p.tensor * p.context, per_node, net),
-        busiest=_busiest(s, ts),
-    )
-    shape = routed_shape(ctx.tokens, ts, ctx.ep, ctx.tp, ctx.busiest, gpu.compute_capability, fp8)
-    a2a = measured_all_to_all(gpu.id, p.expert) if ctx.ep_link.kind == "nvlink" else ()
-    return ctx._replace(expert_shape=shape, ep_all_to_all=a2a), rates.head
-
-
-def _busiest(s: Scenario, ts: TrainShape) -> float:
-    """The busiest EP rank's routed work over the mean rank's under the router's own load
-    (``parallelism.expert_routing``); 1 when balanced, dense or without EP. The EP group's
-    tokens are one micro-batch per rank."""
-    p, w = s.parallelism, s.workload
-    if p.expert_routing != "router" or not ts.top_k or p.expert <= 1:
-        return 1.0
-    tokens = w.micro_batch_size * w.sequence_length / p.context * p.expert
-    return busiest_rank_factor(ts.experts, ts.top_k, tokens, p.expert, PREFILL_ROUTING_ALPHA)

@@ -47,7 +47,7 @@ Sources:
   CTAs won't share an SM with compute kernels"; "on DGX ... it would use 16 SMs",
   NVIDIA/nccl#689) and, run beside a compute kernel, leaves it 85% of the SMs ("when I run a
   single NCCL kernel, the active SMs is 15%", NVIDIA/nccl#1432): ``NCCL_SM_SHARE`` 0.15. The
-  training step's ``SUSTAINED`` shares (core/speed/train_layer.py) were set from FSDP runs,
+  training step's ``SUSTAINED`` shares (core/speed/train_context.py) were set from FSDP runs,
   whose per-layer all-gathers and reduce-scatters run beside nearly all of the compute; a
   replicated layout (no TP, CP, PP or EP, gradients reduced by DDP or ZeRO-1/2 behind the
   backward of the step's last micro-batch: Megatron ``--overlap-grad-reduce``, PyTorch DDP's
