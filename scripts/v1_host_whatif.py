@@ -53,12 +53,12 @@ def wrap(inner: Any, us: float, serial_all: bool) -> Any:
 
 def patch(us: float, serial_all: bool) -> None:
     """Wrap ``engine_costs`` where the serving load and the RL rollout import it."""
-    from gpusizer.core.pipeline import work_rl
+    from gpusizer.core.pipeline import rl_plan
     from gpusizer.core.serving import load
 
     costs = wrap(load.engine_costs, us, serial_all)
     load.engine_costs = costs
-    work_rl.engine_costs = costs
+    rl_plan.engine_costs = costs
 
 
 def main(argv: list[str]) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpusizer.core.memo import clear_all
-from gpusizer.core.pipeline import work_rl
+from gpusizer.core.pipeline import rl_plan
 from gpusizer.core.pipeline.estimate import estimate
 from gpusizer.core.serving import load
 
@@ -45,7 +45,7 @@ def fresh() -> Iterator[None]:
 def _with(monkeypatch: pytest.MonkeyPatch, serial_all: bool) -> None:
     costs = v1_host_whatif.wrap(load.engine_costs, US, serial_all)
     monkeypatch.setattr(load, "engine_costs", costs)
-    monkeypatch.setattr(work_rl, "engine_costs", costs)
+    monkeypatch.setattr(rl_plan, "engine_costs", costs)
     clear_all()
 
 

@@ -1,0 +1,60 @@
+"""The training pool's passes of an RL step (core/pipeline/rl_plan.py): the scoring forwards
+(the policy's old log-probs, the reference, the critic, a reward model) and the training, at
+the policy's achieved FLOP/s (core/speed/compute.py), with the exposed gathers
+(core/pipeline/rl_gathers.py), the host's pacing (core/speed/train_host.py) and the policy's
+stated framework flags (core/pipeline/rl_logits.py, core/pipeline/rl_swiglu.py)."""
+
+from __future__ import annotations
+
+from ..model.architecture import resolve
+from ..model.params import count_parameters
+from ..model.specs import GPUSpec, Scenario
+from ..speed.compute import compute_estimate
+from ..speed.train_host import INVENTORIES, paced_seconds
+from ..speed.train_layer import loss_bytes_per_logit
+from ..speed.train_rates import memory_rate
+from .rl_check import rl_of, role_model
+from .rl_gathers import exposed_gathers
+from .rl_logits import fp32_logprob_seconds, fp32_loss_seconds
+from .rl_roles import computed_tokens
+from .rl_swiglu import unfused_swiglu_seconds
+from .rl_time import forward_flops, forward_seconds
+
+
+def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]:
+    """(log-prob forward seconds, training seconds) per step on the training pool."""
+    rl, gpus = rl_of(s), s.parallelism.gpus
+    arch, counts = resolve(policy.model), count_parameters(policy.model)
+    c = compute_estimate(policy, counts, gpu, gpus, arch)
+    rate = c.flops_per_token * c.tokens_per_second_per_gpu  # achieved FLOP/s per GPU
+    # the policy's own scoring pass unless the run skips it (``rl.policy.old_logprobs``)
+    models = [s.model] * rl.policy.old_logprobs + [role_model(s, "", rl.reference.model)] * rl.has_reference
+    models += [role_model(s, "", rl.critic.model)] * rl.has_critic
+    models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
+    tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_padding.py)
+    rows, causal = policy.workload.sequence_length, policy.parallelism.attention == "flash"
+    fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, rate) for m in models)
+    train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
+    waits = exposed_gathers(s, gpu)
+    passes = models.count(s.model)  # the policy's and a reference of its own model
+    host = paced_seconds(policy, gpu, rl.policy.moe_permute_fusion, c.time_seconds, passes, rl.policy.epochs)
+    flags = _policy_flags(s, policy, gpu, passes)
+    return fwd + waits[0] + host[0] + flags[0], train + waits[1] + host[1] + flags[1]
+
+
+def _policy_flags(s: Scenario, policy: Scenario, gpu: GPUSpec, forwards: int) -> tuple[float, float]:
+    """(log-prob, training) seconds the policy's stated framework flags add: NeMo RL's FP32
+    log-softmax over the logits (core/pipeline/rl_logits.py) and Megatron's unfused SwiGLU
+    (core/pipeline/rl_swiglu.py), over ``forwards`` scoring passes and each epoch's training."""
+    rl, p = rl_of(s), policy.parallelism
+    tokens, bw, epochs = computed_tokens(s), memory_rate(gpu), rl.policy.epochs
+    fwd = train = 0.0
+    if rl.policy.fp32_logprobs:
+        vocab, loss = resolve(policy.model).vocab, loss_bytes_per_logit(policy)
+        fwd += fp32_logprob_seconds(tokens, vocab, p.pipeline, p.gpus, bw, forwards)
+        train += fp32_loss_seconds(tokens * epochs, vocab, p.pipeline, p.gpus, bw, loss)
+    if not rl.policy.bias_activation_fusion and policy.framework in INVENTORIES:
+        full = p.recompute == "full"
+        glu = unfused_swiglu_seconds(policy.model, tokens, p.gpus, bw, forwards, full)
+        fwd, train = fwd + glu[0], train + epochs * glu[1]
+    return fwd, train
