@@ -35,14 +35,14 @@ ROWS = DATA["rows"]
 TOL = 0.25  # the issue's bar
 
 
-def _ours(row: dict[str, Any], scenario: dict[str, Any] | None = None) -> float:
+def per_node(row: dict[str, Any], scenario: dict[str, Any] | None = None) -> float:
     """Ours as the row's measure reads it (tokens/s a node or a GPU): the rank's batch over the
     split's time per output token, times the GPUs a node the figure counts."""
     sv = estimate_report(scenario or row["scenario"])["serving"]
     return row["gpus_per_node"] * row["batch_per_gpu"] / float(sv["disaggregated_tpot_seconds"])
 
 
-def _with(row: dict[str, Any], **serving: Any) -> dict[str, Any]:
+def served(row: dict[str, Any], **serving: Any) -> dict[str, Any]:
     sc = copy.deepcopy(row["scenario"])
     sc["serving"].update(serving)
     return sc
@@ -51,7 +51,7 @@ def _with(row: dict[str, Any], **serving: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r["id"])
 def test_large_ep_decode_figure(row: dict[str, Any]) -> None:
     """Each figure within 25 % or not, as docs/evidence/serving.md states it."""
-    ours = _ours(row)
+    ours = per_node(row)
     assert (ours == pytest.approx(row["published"], rel=TOL)) is row["within"], (ours, row["id"])
 
 
@@ -69,14 +69,18 @@ def test_ratios_and_the_balance_not_published() -> None:
     'DeepEP inside one NVLink domain'). At a perfect balance (``serving.expert_balance`` 1.0,
     which no run states: shown, not counted) 1.23, 0.82 and 1.11 (0.80, 0.78, 1.07 before; the
     H100 row 1.53 with the overlap's rule before)."""
-    got = [round(_ours(r) / r["published"], 2) for r in ROWS]
+    got = [round(per_node(r) / r["published"], 2) for r in ROWS]
     assert got == [1.14, 0.80, 1.10]
     before = {"moe_a2a_backend": None, "two_batch_overlap": None}
-    assert [round(_ours(r, _with(r, **before)) / r["published"], 2) for r in ROWS] == [0.73, 0.77, 1.05]
-    assert round(_ours(ROWS[0], _with(ROWS[0], two_batch_overlap=None)) / ROWS[0]["published"], 2) == 0.88
-    perfect = [round(_ours(r, _with(r, expert_balance=1.0)) / r["published"], 2) for r in ROWS]
+    assert [round(per_node(r, served(r, **before)) / r["published"], 2) for r in ROWS] == [
+        0.73,
+        0.77,
+        1.05,
+    ]
+    assert round(per_node(ROWS[0], served(ROWS[0], two_batch_overlap=None)) / ROWS[0]["published"], 2) == 0.88
+    perfect = [round(per_node(r, served(r, expert_balance=1.0)) / r["published"], 2) for r in ROWS]
     assert perfect == [1.23, 0.82, 1.11]
-    perfect = [round(_ours(r, _with(r, expert_balance=1.0, **before)) / r["published"], 2) for r in ROWS]
+    perfect = [round(per_node(r, served(r, expert_balance=1.0, **before)) / r["published"], 2) for r in ROWS]
     assert perfect == [0.80, 0.78, 1.07]
 
 
@@ -87,14 +91,14 @@ def test_unstated_settings_choose_nothing() -> None:
     the series' decode setup, or the 176 the 2,176-token context leaves), the SGLang release's
     rules (0.4.3 or 0.4.9), and for the GB200 rows a larger replica count (80: 336 over 48)."""
     for row in ROWS:
-        base = _ours(row)
+        base = per_node(row)
         longer = copy.deepcopy(row["scenario"])
         longer["workload"]["generated_tokens"] = 176
-        variants = [longer, _with(row, engine_version="0.4.3")]
+        variants = [longer, served(row, engine_version="0.4.3")]
         if row["scenario"]["parallelism"]["expert"] == 48:
-            variants.append(_with(row, redundant_experts=80))
+            variants.append(served(row, redundant_experts=80))
         for sc in variants:
-            assert _ours(row, sc) == pytest.approx(base, rel=0.06), row["id"]
+            assert per_node(row, sc) == pytest.approx(base, rel=0.06), row["id"]
 
 
 def test_the_layouts_need_the_replicas() -> None:
@@ -102,7 +106,7 @@ def test_the_layouts_need_the_replicas() -> None:
     on ``parallelism.expert``, as before the field (these figures were not replayed then)."""
     for row in ROWS:
         with pytest.raises(ScenarioError) as err:
-            estimate_report(_with(row, redundant_experts=None))
+            estimate_report(served(row, redundant_experts=None))
         assert err.value.field == "parallelism.expert"
 
 

@@ -18,28 +18,17 @@ import pytest
 
 from gpusizer import estimate_report
 
+from .test_disagg_large_ep_decode import per_node, served
+
 DATA = json.loads((Path(__file__).parent / "data" / "disagg-large-ep-k2.json").read_text())
 ROWS = DATA["rows"]
 TOL = 0.25  # the issue's bar
 
 
-def _ours(row: dict[str, Any], scenario: dict[str, Any] | None = None) -> float:
-    """Output tokens/s a node: the rank's batch over the split's time per output token, times
-    the GPUs a node."""
-    sv = estimate_report(scenario or row["scenario"])["serving"]
-    return row["gpus_per_node"] * row["batch_per_gpu"] / float(sv["disaggregated_tpot_seconds"])
-
-
-def _with(row: dict[str, Any], **serving: Any) -> dict[str, Any]:
-    sc = copy.deepcopy(row["scenario"])
-    sc["serving"].update(serving)
-    return sc
-
-
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r["id"])
 def test_k2_decode_figure(row: dict[str, Any]) -> None:
     """Within 25 % or not, as docs/evidence/serving.md states it."""
-    ours = _ours(row)
+    ours = per_node(row)
     assert (ours == pytest.approx(row["published"], rel=TOL)) is row["within"], (ours, row["id"])
 
 
@@ -51,11 +40,11 @@ def test_k2_ratios() -> None:
     micro-batch's whole computation), 0.93 without the overlap, 0.77 with the default exchange
     and no overlap; 1.19 at a perfect balance (not counted; 1.41 before)."""
     row = ROWS[0]
-    assert round(_ours(row) / row["published"], 2) == 1.10
-    assert round(_ours(row, _with(row, two_batch_overlap=None)) / row["published"], 2) == 0.93
-    plain = _with(row, two_batch_overlap=None, moe_a2a_backend=None)
-    assert round(_ours(row, plain) / row["published"], 2) == 0.77
-    assert round(_ours(row, _with(row, expert_balance=1.0)) / row["published"], 2) == 1.19
+    assert round(per_node(row) / row["published"], 2) == 1.10
+    assert round(per_node(row, served(row, two_batch_overlap=None)) / row["published"], 2) == 0.93
+    plain = served(row, two_batch_overlap=None, moe_a2a_backend=None)
+    assert round(per_node(row, plain) / row["published"], 2) == 0.77
+    assert round(per_node(row, served(row, expert_balance=1.0)) / row["published"], 2) == 1.19
     assert estimate_report(row["scenario"])["serving"]["running"] == 480  # a rank holds its batch
 
 
@@ -63,12 +52,12 @@ def test_k2_unstated_settings_choose_nothing() -> None:
     """The output length (100, or the 176 the 2,176-token context leaves), the SGLang release's
     rules (0.4.3 or 0.4.9) and the prefill pool's layout move ours by under 1 %."""
     row = ROWS[0]
-    base = _ours(row)
+    base = per_node(row)
     longer = copy.deepcopy(row["scenario"])
     longer["workload"]["generated_tokens"] = 176
-    tp8 = _with(row, disaggregated={"prefill_gpus": 32, "decode_gpus": 96, "prefill_tensor": 8})
-    for sc in (longer, _with(row, engine_version="0.4.3"), tp8):
-        assert _ours(row, sc) == pytest.approx(base, rel=0.01)
+    tp8 = served(row, disaggregated={"prefill_gpus": 32, "decode_gpus": 96, "prefill_tensor": 8})
+    for sc in (longer, served(row, engine_version="0.4.3"), tp8):
+        assert per_node(row, sc) == pytest.approx(base, rel=0.01)
 
 
 def test_counted() -> None:
