@@ -90,3 +90,28 @@ def test_one_user_level_also_aggregated() -> None:
     assert min(v1.values()) < 0.6 * min(pd)  # 11.64 ms: the same engine's fast level
     # the aggregated 3000:150 run decodes faster at 8 users than at one: not the step's load
     assert GRID["one_user_tpot_ms"]["v1_aggregated_3000_150_8_users_mean_tpot_ms"] < v1["3000:150"]
+
+
+def _by_users(users: int) -> dict[tuple[int, int], list[float]]:
+    """The grid's runs at ``users``, keyed by (prefill workers, prompt tokens)."""
+    return {(int(r[0]), int(r[3])): r for r in GRID["runs"] if int(r[2]) == users}
+
+
+def test_worker_batch_dependence_known_short() -> None:
+    """How the P/D decode worker's time per token moves with its batch, read from the grid
+    itself (nothing solved from it): a second user adds 1.96-2.03 ms a token in all six
+    layouts x workloads (20.10-20.30 -> 22.13-22.32 ms; one decode worker, so two users are a
+    batch of two), ours 0.06-0.07; from 2 to 16 users the runs add 0.24-0.32 ms a token per
+    user, ours 0.06-0.07 (the attention over each added sequence's cache). Dynamo v0.3.0's
+    patched V0 step, read whole, adds work per step and per request, none per sequence of a
+    step (docs/evidence/serving.md, the section re-reading the TKE grid's source), and no
+    measured V0 per-sequence host cost at TP 4 was found. Pinned so that whoever models a
+    per-sequence cost of the V0 step or of Dynamo's token path meets these rows first."""
+    one, two, sixteen = _by_users(1), _by_users(2), _by_users(16)
+    for key, run in one.items():
+        step_pub = two[key][8] - run[8]
+        slope_pub = (sixteen[key][8] - two[key][8]) / 14
+        step_ours = _run(two[key])[1] - _run(run)[1]
+        slope_ours = (_run(sixteen[key])[1] - _run(two[key])[1]) / 14
+        assert 1.9 < step_pub < 2.1 and step_ours < 0.1, (key, step_pub, step_ours)
+        assert 0.2 < slope_pub < 0.35 and slope_ours < 0.1, (key, slope_pub, slope_ours)
