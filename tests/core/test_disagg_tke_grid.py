@@ -129,7 +129,7 @@ def test_aggregated_first_workload_not_four_replicas() -> None:
     law: 0.45/s x 3.72 s) of 4. At 1 and 2 users the V1 engine alone reads the P/D worker's
     level and its step at a second sequence: 20.08 -> 22.40 ms (+2.32; the P/D worker +1.96-2.03,
     test_worker_batch_dependence_known_short), which four serving replicas would show only when
-    both users share one (a chance of 1 in 4). Its later workloads, on all four, read 11.64-13.62
+    both users share one (a chance of 1 in 4). Its later workloads read 11.64-13.62
     ms at one user (docs/evidence/serving.md, the section re-reading the TKE grid's source)."""
     rows = {(r[0], int(r[1])): r for r in GRID["aggregated_first_workload"]["runs"]}
     for arm in ("v1-aggregated", "v0-aggregated"):
