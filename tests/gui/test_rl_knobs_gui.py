@@ -51,6 +51,7 @@ KNOBS = (
     ("spin_rl_rollout_max_sequences", "rl.rollout.max_sequences", 256),
     ("combo_rl_rollout_cuda_graphs", "rl.rollout.cuda_graphs", False),
     ("combo_rl_rollout_serves_adapter", "rl.rollout.serves_adapter", False),
+    ("check_rl_rollout_async_engine", "rl.rollout.async_engine", True),
     ("check_rl_rollout_detokenize_in_step", "rl.rollout.detokenize_in_step", True),
     ("check_rl_rollout_returns_logprobs", "rl.rollout.returns_logprobs", True),
     ("check_rl_rollout_copies_logprobs", "rl.rollout.copies_logprobs", True),

@@ -39,6 +39,7 @@ _TRANSPORT_ITEMS = (
 )
 # (label, path, object name) of the rollout's and the moves' check boxes
 _ROLLOUT_CHECKS = (
+    ("vLLM async engine (AsyncLLM)", "rl.rollout.async_engine", "check_rl_rollout_async_engine"),
     ("Detokenise in the step", "rl.rollout.detokenize_in_step", "check_rl_rollout_detokenize_in_step"),
     ("Engine returns log-probs", "rl.rollout.returns_logprobs", "check_rl_rollout_returns_logprobs"),
     ("Log-probs copied one by one", "rl.rollout.copies_logprobs", "check_rl_rollout_copies_logprobs"),
