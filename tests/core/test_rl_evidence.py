@@ -1,8 +1,10 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
-The time model does NOT meet the issue's aim (70 % of figures within 25 %): 14 of 50 replayed
-steps (the v0.4, v0.5 and v0.6 tables) are within 25 % since the H100 recipes' sequence
-parallelism is stated (docs/evidence/rl.md section 27; 15 of 50 before, since the split rows'
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 18 of 50 replayed
+steps (the v0.4, v0.5 and v0.6 tables) are within 25 % since the async recipes' engines run
+vLLM's engine-context max_num_seqs (docs/evidence/rl.md section 31; 17 since the replays stated
+the vLLM each tag pins, section 30; 14 since the H100 recipes' sequence
+parallelism is stated, section 27; 15 of 50 before, since the split rows'
 refit runs NeMo RL's collective transport, section 22; 22 of 50 before that, the DeepSeek V3 split rows
 inside on the one-NIC broadcast's overstatement); before that, of the v0.4 and v0.6 tables' 28, 11
 (colocated: 2 of 15, Llama 3.1 8B at 0.81 and Qwen3-32B at 0.84, every one faster than
