@@ -97,6 +97,9 @@ class RLFigure(NamedTuple):
         releases' section there)."""
         sc = self.scenario()
         sc["rl"]["rollout"]["engine_version"] = RECORDED_VLLM
+        # recorded before the async engines' own max_num_seqs default was stated (the
+        # engine-context section of docs/evidence/rl.md): verl's 1,024, as then
+        sc["rl"]["rollout"].pop("async_engine", None)
         return sc
 
     @property
@@ -202,6 +205,10 @@ class RLFigure(NamedTuple):
                     "detokenize_in_step": self.detokenize,
                     "weights": self.rollout_weights,
                     "max_sequences": self.max_sequences,
+                    # vllm_cfg.async_engine true: AsyncLLM.from_engine_args, whose usage context
+                    # takes max_num_seqs 128 where vllm_kwargs sets none (vLLM 0.9.2 on;
+                    # core/registry/vllm_engine_context.py); the LLM class's 1,024 otherwise
+                    **({} if self.sync_engine else {"async_engine": True}),
                     **({"speculative": {"method": "mtp", "num_tokens": 1}} if self.mtp else {}),
                     # vllm_worker.py at v0.3.0-v0.6.0: SamplingParams(logprobs=0); generate copies
                     # each token's log-prob into full_logprobs one element at a time

@@ -45,6 +45,13 @@ SHORT = {
     # (split steps held 4 of 5 in their held-out fifth until the v0.7 table's ten split steps
     # joined, docs/evidence/rl.md's v0.7 section: a fifth of 7 since, 6 inside, the v0.7 GB200
     # DeepSeek V3 1-off, 0.59, below the band 0.83-2.34)
+    # RL split steps: since the async recipes' engines run vLLM's engine-context max_num_seqs (128,
+    # docs/evidence/rl.md section 31) the split band is 0.90-2.17 (0.56-2.34 before: the
+    # Qwen3-235B 1-off rows no longer read 1.8-5.8x slow); of its held-out seven three read
+    # slower than measured, all within 25 %: the v0.6 Qwen3-30B-A3B 8-off 0.81 and the v0.5
+    # Qwen3-30B-A3B 1-off 0.86 (each engine's 256 responses in two waves of 128), the v0.5
+    # Qwen3-32B 1-off 0.88 (as before)
+    "speed/rl/split": (4, 7),
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
     # section)

@@ -114,7 +114,8 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # 0.11: about 240 buckets of 64 MB of fp32 shards, each gathered, serialised, handed to
     # SGLang's update_weights_from_tensor and followed by torch.cuda.empty_cache);
     # with rl-time-others.json's 18 (2 within), other frameworks 2 of 20, all RL step and phase
-    # figures 51 of 119 (51 of 117 before; 50 of 119 since rl.md section 27, 53 since section 30)
+    # figures 51 of 119 (51 of 117 before; 50 of 119 since rl.md section 27, 53 since section 30,
+    # 55 since section 31)
     from tests.core.test_rl_time_others import RECORDS
 
     within = [

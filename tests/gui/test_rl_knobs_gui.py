@@ -51,6 +51,7 @@ KNOBS = (
     ("spin_rl_rollout_max_sequences", "rl.rollout.max_sequences", 256),
     ("combo_rl_rollout_cuda_graphs", "rl.rollout.cuda_graphs", False),
     ("combo_rl_rollout_serves_adapter", "rl.rollout.serves_adapter", False),
+    ("check_rl_rollout_async_engine", "rl.rollout.async_engine", True),
     ("check_rl_rollout_detokenize_in_step", "rl.rollout.detokenize_in_step", True),
     ("check_rl_rollout_returns_logprobs", "rl.rollout.returns_logprobs", True),
     ("check_rl_rollout_copies_logprobs", "rl.rollout.copies_logprobs", True),
@@ -176,6 +177,12 @@ def test_null_fields_show_what_null_resolves_to(window) -> None:
     assert reference.currentText() == "the algorithm's (off)"  # DAPO drops the KL term
     fraction = find(window, "spin_rl_rollout_memory_fraction").specialValueText()
     assert fraction == "vLLM default: 0.92"  # split: the engine's own
+    # vLLM's AsyncLLM (rl.rollout.async_engine): SchedulerConfig's 128 from vLLM 0.9.2, the
+    # engine context's default (core/registry/vllm_engine_context.py)
+    rollout = {**COLOCATED["rl"]["rollout"], "async_engine": True}
+    set_scenario(window, {**COLOCATED, "rl": {**COLOCATED["rl"], "rollout": rollout}})
+    seqs = find(window, "spin_rl_rollout_max_sequences").specialValueText()
+    assert seqs == "default: 128 (vLLM async engine)"
 
 
 def test_a_framework_fills_the_knobs_and_a_user_edit_wins(window) -> None:

@@ -42,6 +42,8 @@ RL_GLOSSARY: dict[str, str] = {
     "SGLang mem_fraction_static); default: 0.5 colocated (verl's examples), the engine's split.",
     "rl.rollout.max_sequences": "Sequences decoding at once per engine (vLLM max_num_seqs); "
     "default: 1,024, verl's rollout.yaml.",
+    "rl.rollout.async_engine": "vLLM's AsyncLLM built from AsyncEngineArgs (NeMo RL async_engine "
+    "true): max_num_seqs defaults to 128 from vLLM 0.9.2, not the LLM class's 1,024.",
     "rl.rollout.max_batched_tokens": "vLLM max_num_batched_tokens: prompts prefilled in steps of "
     "at most this many tokens; default: one prefill step per batch.",
     "rl.rollout.cuda_graphs": "Off: the engine decodes without CUDA graphs (vLLM enforce_eager, verl "

@@ -43,6 +43,10 @@ class RolloutSpec(Strict):
     # examples), the engine's default split
     memory_fraction: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
     max_sequences: Batch | None = None  # vLLM max_num_seqs; null: the release's default
+    # vLLM's AsyncLLM built from AsyncEngineArgs (NeMo RL vllm_cfg.async_engine true), whose
+    # usage context has its own max_num_seqs default: 128 from vLLM 0.9.2 where max_sequences
+    # is null (core/registry/vllm_engine_context.py); false: the offline LLM class (verl's 1,024)
+    async_engine: bool = False
     gpus: NonNegInt = 0  # split placement: GPUs of the rollout pool (colocated: ignored)
     # colocated: vLLM sleep mode level (1: weights to host RAM, KV dropped, NeMo RL's; 2: both
     # dropped, the refit refills the weights); SGLang release_memory_occupation as level 1

@@ -17,12 +17,13 @@ from functools import cache
 from pydantic import ValidationError
 
 from ..errors import ScenarioError, excerpt
-from ..model.presets import model_presets
+from ..model.presets import model_presets, scenario_gpu
 from ..model.rl_spec import RLSpec
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.mtp import check_mtp
+from .rl_engine_seqs import engine_sequences
 
 
 @cache
@@ -99,16 +100,22 @@ def check_rl(s: Scenario) -> None:
     if spec is not None:  # the rollout drafts for the policy: its checkpoint's MTP layers
         table = FRAMEWORKS[ro.engine].features(ro.engine_version)
         check_mtp(s.model, spec.method, "rl.rollout.speculative.method", table, ("eagle", "eagle3", "ngram"))
-    check_prefill_budget(rl)
+    if ro.async_engine and ro.engine != "vllm":
+        raise ScenarioError(
+            "rl.rollout.async_engine",
+            f"applies to a vLLM rollout (vLLM's AsyncLLM); rl.rollout.engine is {ro.engine!r}: set it false",
+        )
+    check_prefill_budget(rl, engine_sequences(ro, scenario_gpu(s)))
 
 
-def check_prefill_budget(rl: RLSpec) -> None:
+def check_prefill_budget(rl: RLSpec, sequences: int | None = None) -> None:
     """``rl.rollout.max_batched_tokens`` (vLLM ``max_num_batched_tokens``) where vLLM refuses it
     at start: ``SchedulerConfig.verify_max_model_len`` (``vllm/config/scheduler.py``; V0's
     ``SchedulerConfig._verify_args`` the same) raises when the budget is below ``max_num_seqs``,
     and, with chunked prefill off, below ``max_model_len`` (a whole prompt must fit one step).
     The rollout's ``max_model_len`` is the prompt plus the longest response and its
-    ``max_num_seqs`` ``rl.rollout.max_sequences`` or verl's 1024 (core/pipeline/rl_roles.py);
+    ``max_num_seqs`` ``sequences``: ``rl.rollout.max_sequences``, else the engine's default
+    (core/pipeline/rl_engine_seqs.py; None: ``rl.rollout.max_sequences`` or verl's 1024);
     whether the release chunks is its rule (V1 always, V0 only above 32,768 tokens:
     core/registry/engines.py ``chunks_prefill``). SGLang's ``chunked_prefill_size`` has no
     such floor."""
@@ -122,6 +129,8 @@ def check_prefill_budget(rl: RLSpec) -> None:
         return
     model_len = rl.prompt_tokens + ro.longest_tokens
     floor, why = ro.sequences, f"its max_num_seqs (rl.rollout.max_sequences, {ro.sequences:,})"
+    if sequences is not None and sequences != ro.sequences:  # the async engine's own default
+        floor, why = sequences, f"its max_num_seqs ({sequences:,}, the default of rl.rollout.async_engine)"
     if not rel.chunks_prefill(model_len) and model_len > floor:
         floor = model_len
         why = (

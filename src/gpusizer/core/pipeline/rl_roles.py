@@ -13,11 +13,13 @@ import math
 from typing import Any
 
 from ..errors import ScenarioError
+from ..model.presets import scenario_gpu
 from ..model.rl_spec import RLSpec, RolloutSpec
 from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from .rl_check import rl_of
+from .rl_engine_seqs import engine_sequences
 from .rl_padding import padded_share
 from .scenario import parse_scenario, scenario_dict
 
@@ -229,7 +231,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
     serving = {
         "engine_version": ro.engine_version,
         "memory_fraction": fraction,
-        "max_sequences": ro.sequences,
+        "max_sequences": engine_sequences(ro, scenario_gpu(s)),
         "max_context": rl.prompt_tokens + longest_response(rl),
         "concurrency": batch,
         "load": "burst",

@@ -80,6 +80,13 @@ _NEMO_031 = RLRelease(
         ),
         RLDefault("rollout.cuda_graphs", True, f"{_NEMO_YAML} vllm_cfg.enforce_eager False (v0.3.1)"),
         RLDefault(
+            "rollout.async_engine",
+            False,
+            f"{_NEMO_YAML} vllm_cfg.async_engine false; nemo_rl/models/generation/vllm.py: "
+            "vllm.LLM(**llm_kwargs), no max_num_seqs in llm_kwargs (v0.3.1)",
+            engine="vllm",
+        ),
+        RLDefault(
             "rollout.returns_logprobs",
             True,
             "nemo_rl/models/generation/vllm.py generate: SamplingParams(logprobs=0) (v0.3.1)",

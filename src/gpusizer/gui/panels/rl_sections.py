@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QCheckBox
 
 from ...core.pipeline.rl_framework import framework_block
 from ...core.registry.dtypes import DTYPES
-from ...core.registry.engines import release
+from ...core.registry.engines import Device, release
 from ...core.registry.frameworks import FRAMEWORKS
 from ...core.speed.host_link import host_link_gb_per_s
 from ..binding import Binder, Binding
@@ -28,6 +28,7 @@ from .rl_policy_rows import PolicyRows
 from .serving_feature_rows import add_speculative_rows, refresh_speculative_rows, table_of
 
 PER_TENSOR, TRANSPORT = "rl.broadcast_per_tensor", "rl.sync_transport"
+_VERL_SEQS = "default: 1,024 (verl)"
 BUDGET, SPEC = "rl.rollout.max_batched_tokens", "rl.rollout.speculative"
 SLEEP, OFFLOAD = "rl.rollout.sleep_level", "rl.offload_states"
 _COLOCATED_ONLY = (SLEEP, OFFLOAD, "rl.host_link_gb_per_s")
@@ -39,6 +40,7 @@ _TRANSPORT_ITEMS = (
 )
 # (label, path, object name) of the rollout's and the moves' check boxes
 _ROLLOUT_CHECKS = (
+    ("vLLM async engine (AsyncLLM)", "rl.rollout.async_engine", "check_rl_rollout_async_engine"),
     ("Detokenise in the step", "rl.rollout.detokenize_in_step", "check_rl_rollout_detokenize_in_step"),
     ("Engine returns log-probs", "rl.rollout.returns_logprobs", "check_rl_rollout_returns_logprobs"),
     ("Log-probs copied one by one", "rl.rollout.copies_logprobs", "check_rl_rollout_copies_logprobs"),
@@ -86,8 +88,8 @@ class RLSections:
             "rl.rollout.memory_fraction",
             name="spin_rl_rollout_memory_fraction",
         )
-        seqs = QuantityField("count", "rl.rollout.max_sequences", none_text="default: 1,024 (verl)")
-        f.add("Max sequences", seqs, "rl.rollout.max_sequences", name="spin_rl_rollout_max_sequences")
+        self.seqs = QuantityField("count", "rl.rollout.max_sequences", none_text=_VERL_SEQS)
+        f.add("Max sequences", self.seqs, "rl.rollout.max_sequences", name="spin_rl_rollout_max_sequences")
         budget = QuantityField("context", BUDGET, step=1024, unit="tokens", none_text="one step per batch")
         f.add("Prefill budget", budget, BUDGET, name="spin_rl_max_batched_tokens")
         self.graphs = combo([("release default", None), ("on", True), ("off (eager)", False)])
@@ -196,7 +198,19 @@ class RLSections:
         gpu = getattr(st.estimate, "gpu", None)  # the GPU as resolved (a catalog id or a custom one)
         if gpu is not None:
             self.link.setSpecialValueText(f"default: {host_link_gb_per_s(gpu):g} GB/s ({gpu.name})")
+        self.seqs.setSpecialValueText(self._sequences_text(gpu))
         self.policy.show_defaults()
+
+    def _sequences_text(self, gpu: Device | None) -> str:
+        """Null ``max_sequences``: verl's 1,024, or the vLLM async engine's own default
+        (core/pipeline/rl_engine_seqs.py: 128 from vLLM 0.9.2) where ``async_engine`` is on."""
+        from ...core.pipeline.rl_engine_seqs import engine_sequences  # RL only: not at start
+
+        rl = getattr(self.state.scenario, "rl", None)
+        ro = getattr(rl, "rollout", None)
+        if ro is None or gpu is None or not ro.async_engine or ro.engine != "vllm":
+            return _VERL_SEQS
+        return f"default: {engine_sequences(ro, gpu):,} (vLLM async engine)"
 
     def _mark_framework(self) -> None:
         """Each header counts the knobs the framework's release set as they are; their tooltips
