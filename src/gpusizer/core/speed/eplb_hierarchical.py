@@ -7,18 +7,21 @@ policy" where ``num_groups % num_nodes == 0``, else the global policy
 number of server nodes divides the number of expert groups, we use the hierarchical load balancing
 policy ... we first pack the expert groups to nodes evenly, ensuring the loads of different nodes
 are balanced. Then, we replicate the experts within each node. Finally, we pack the replicated
-experts to individual GPUs". ``rebalance_experts_hierarchical``: step 1 ``balanced_packing`` of
-``tokens_per_group`` (each group's summed load, ``num_logical_experts // num_groups`` consecutive
-experts) to ``num_nodes`` packs of ``num_groups // num_nodes``; step 2 ``replicate_experts`` of
-each node's experts to ``num_physical_experts // num_nodes`` slots; step 3 ``balanced_packing`` of
-each node's replicas to its ``num_gpus // num_nodes`` GPUs. A node's redundant replicas stay in
-the node, so what the group packing leaves between nodes no replica removes.
+experts to individual GPUs ... The hierarchical load balancing policy can be used in prefilling
+stage with a smaller expert-parallel size". ``rebalance_experts_hierarchical``: step 1
+``balanced_packing`` of ``tokens_per_group`` (each group's summed load, ``num_logical_experts //
+num_groups`` consecutive experts) to ``num_nodes`` packs of ``num_groups // num_nodes``; step 2
+``replicate_experts`` of each node's experts to ``num_physical_experts // num_nodes`` slots; step
+3 ``balanced_packing`` of each node's replicas to its ``num_gpus // num_nodes`` GPUs. A node's
+redundant replicas stay in the node, so what the group packing leaves between nodes no replica
+removes.
 
 SGLang calls it with the checkpoint's groups and the launch's nodes: ``init_by_eplb`` passes
 ``num_groups=model_config_for_expert_location.num_groups`` (the DeepSeek model's
 ``get_model_config_for_expert_location``: ``num_groups=config.n_group``) and
-``num_nodes=server_args.nnodes`` (python/sglang/srt/managers/expert_location.py of the May 2025
-releases; later ``eplb/eplb_algorithms/__init__.py`` ``compute_algorithm`` keeps the rule for
+``num_nodes=server_args.nnodes`` (python/sglang/srt/managers/expert_location.py at 82c4d52c, the
+path of the spring 2025 releases, beside a copy of ``eplb.py`` as managers/deepseek_eplb.py; later
+``eplb/eplb_algorithms/__init__.py`` ``compute_algorithm`` keeps the rule for
 ``--eplb-algorithm auto``, its default). DeepSeek-V3's config.json: ``n_group`` 8. So its 4-node
 prefill (EP 32 over 4 nodes of 8) is placed hierarchically, its 9-node decode (EP 72) globally.
 """
