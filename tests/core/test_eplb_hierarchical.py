@@ -18,6 +18,7 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.errors import ScenarioError
+from gpusizer.core.model.presets import model_presets
 from gpusizer.core.speed.eplb_hierarchical import applies, node_experts, nodes, pack_index
 from gpusizer.core.speed.expert_load import eplb_node_factor, eplb_rank_factor, placed_loads
 
@@ -139,3 +140,26 @@ def test_zero_groups_and_a_layout_that_does_not_read_them_answer_as_before() -> 
     no_groups = _scenario(0)
     no_groups["serving"]["redundant_experts"] = None
     assert estimate_report(plain)["serving"] == estimate_report(no_groups)["serving"]
+
+
+def _served_by(framework: str, groups: int) -> float:
+    """The 4K prefill row's layout (DeepSeek-V3, 32 replicas, EP 32 over 4 nodes) served by
+    ``framework`` with its defaults, the model stating ``groups`` expert groups: tokens/s."""
+    row = next(r for r in DATA["rows"] if r["id"] == "lmsys-96xh100-prefill-ep32-4096")
+    sc = json.loads(json.dumps(row["scenario"]))
+    sc["framework"] = framework
+    for key in ("moe_a2a_backend", "two_batch_overlap", "engine_version", "memory_fraction"):
+        sc["serving"].pop(key, None)
+    block = {k: v for k, v in model_presets()["deepseek-v3"].items() if k not in ("id", "aliases", "notes")}
+    sc["model"] = {**block, "moe": {**block["moe"], "expert_groups": groups}}
+    return float(estimate_report(sc)["serving"]["tokens_per_second"])
+
+
+def test_only_a_group_aware_eplb_reads_the_groups() -> None:
+    """vLLM's EPLB passes the model's groups and the node count to the same ``rebalance_experts``
+    (vllm/distributed/eplb/eplb_state.py: ``num_groups = model.num_expert_groups``,
+    ``num_nodes = get_node_count()``), so it places hierarchically and runs slower here;
+    TensorRT-LLM's load balancer takes no groups (``do_replication`` / ``do_placement`` over
+    ``MoeLoadBalanceMetaInfo``): the same answer with the groups stated or not."""
+    assert _served_by("vllm", 8) < _served_by("vllm", 0)
+    assert _served_by("tensorrt-llm", 8) == _served_by("tensorrt-llm", 0)

@@ -142,7 +142,7 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
     )
     if redundant(s):  # the EP ranks hold the experts' replicas too (core/model/redundant.py)
         moe = resolve(s.model).moe
-        groups = moe.expert_groups if moe else 0
+        groups = moe.expert_groups if moe and s.profile.eplb_groups else 0  # a group-aware EPLB
         nodes = eplb_hierarchical.nodes(sh.ep, s.hardware.gpus_per_node)
         sh = replace(sh, physical=physical_experts(s), expert_groups=groups, ep_nodes=nodes)
     experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
