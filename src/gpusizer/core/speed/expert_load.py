@@ -27,8 +27,9 @@ split in two, each part from its own source:
   distribution matching the input/output data");
 - EPLB's placement of the replicas from it (deepseek-ai/EPLB ``eplb.py`` at d52c72d, the global
   policy, which SGLang's ``compute_algorithm`` picks where the model's expert groups do not
-  divide by the nodes and which the step model takes everywhere, the model block stating no
-  expert groups): :func:`replicate`, then :func:`packed_loads`. Each replica takes an even share
+  divide by the nodes): :func:`replicate`, then :func:`packed_loads`; where they do, its
+  hierarchical policy (core/speed/eplb_hierarchical.py, :func:`placed_loads`: the groups packed
+  to the nodes first, each node's replicas within it). Each replica takes an even share
   of its expert's tokens (SGLang's static dispatch, ``compute_logical_to_rank_dispatch_physical_map``:
   a replica on the sending GPU, else a seeded fair draw over the replicas, so each replica is
   chosen by ~1/c of the sending ranks);
