@@ -12,7 +12,9 @@ balance published only as a chart) and overlapped the exchange with compute (two
 overlap); its simulated-perfect-EPLB prefill (random experts, a balance of 0.994 by arithmetic)
 0.86. With the overlap and EPLB's placement of the replicas both modelled they read 1.64-1.77,
 fast: the overlap gained more in ours than the blog measured; with the overlap staged as SGLang
-stages it 1.31-1.33, still fast, and the simulated-perfect-EPLB row 1.13, within. Ant Group's
+stages it 1.31-1.33, still fast, and the simulated-perfect-EPLB row 1.13, within; with EPLB's
+hierarchical policy, which SGLang takes for DeepSeek's 8 expert groups over the 4 prefill nodes,
+1.22-1.25, within. Ant Group's
 H20 deployment (LMSYS blog 2025-09-26): the TP 8 prefill node within (1.07), the DP16/EP16 MTP
 decode with DeepEP's low-latency kernels over the post's four 400 Gb/s NICs a node 0.78-1.01 at
 the load balance the post states (``serving.expert_balance``; 0.71-0.96 without). Each figure's
@@ -28,6 +30,7 @@ import pytest
 
 from gpusizer import estimate_report
 from gpusizer.core.errors import ScenarioError
+from gpusizer.core.model.presets import model_presets
 
 DATA = json.loads((Path(__file__).parent / "data" / "disagg-large-ep.json").read_text())
 ROWS = DATA["rows"]
@@ -61,24 +64,27 @@ def _with(row: dict[str, Any], **serving: Any) -> dict[str, Any]:
 
 def test_lmsys_prefill_with_deepep_normal_and_two_batch_overlap() -> None:
     """The three 96-H100 prefill figures (1K, 2K, 4K) as the command ran them (DeepEP's normal
-    kernels, two-batch overlap, 32 redundant experts placed by EPLB: core/speed/expert_load.py)
-    read 1.31, 1.33 and 1.32 of the published, fast, with the overlap staged as SGLang stages it
-    (core/speed/step_tbo.py ``prefill_layers``; 1.64-1.77 with each exchange hidden behind the
-    other micro-batch's whole computation); without the overlap 0.94, 0.96, 0.99. With
+    kernels, two-batch overlap, 32 redundant experts placed by EPLB's hierarchical policy, the
+    preset's 8 expert groups over the 4 nodes: core/speed/eplb_hierarchical.py) read 1.22, 1.25
+    and 1.25 of the published, within (1.31, 1.33, 1.32 under the global policy), with the
+    overlap staged as SGLang stages it (core/speed/step_tbo.py ``prefill_layers``; 1.64-1.77
+    with each exchange hidden behind the other micro-batch's whole computation and the global
+    policy); without the overlap 0.88, 0.90, 0.93 (0.94, 0.96, 0.99 under the global policy). With
     the replicas drawn as experts of their own (before EPLB's placement was modelled) 0.94-0.99
     with the overlap, 0.59-0.64 without: the unbalanced router (2.9-3.0x the mean rank's pairs,
-    where EPLB's placement leaves 1.05-1.06x) offset the overlap's overshoot. With the 16-bit copy
-    per expert over the NIC as well 0.39-0.43. At a perfect balance (not counted) 0.96-1.01
-    without the overlap and 1.34-1.35 with it (1.67-1.80 before): ours' overlap gains +32-39 %
-    where the blog's own ablation measured +27-35 %, on a base already at 0.94-0.99
+    where EPLB's global policy leaves 1.05-1.06x and its hierarchical one 1.15-1.16x) offset the
+    overlap's overshoot. With the 16-bit copy per expert over the NIC as well 0.36-0.39. At a
+    perfect balance (not counted) 0.96-1.01 without the overlap and 1.34-1.35 with it (1.67-1.80
+    before): ours' overlap gains +34-39 % where the blog's own ablation measured +27-35 %, on a
+    base at 0.88-0.93
     (docs/evidence/serving.md, the sections 'Two-batch overlap', EPLB's placement and what
     two-batch overlap leaves unhidden)."""
     rows = [r for r in ROWS if r["id"].startswith("lmsys") and "perfect" not in r["id"]]
     assert all(r["scenario"]["serving"]["two_batch_overlap"] for r in rows)
     for serving, want in (
-        ({}, [1.31, 1.33, 1.32]),
-        ({"two_batch_overlap": None}, [0.94, 0.96, 0.99]),
-        ({"two_batch_overlap": None, "moe_a2a_backend": None}, [0.39, 0.41, 0.43]),
+        ({}, [1.22, 1.25, 1.25]),
+        ({"two_batch_overlap": None}, [0.88, 0.9, 0.93]),
+        ({"two_batch_overlap": None, "moe_a2a_backend": None}, [0.36, 0.37, 0.39]),
         ({"two_batch_overlap": None, "expert_balance": 1.0}, [0.96, 0.99, 1.01]),
         ({"expert_balance": 1.0}, [1.34, 1.35, 1.34]),
     ):
@@ -98,6 +104,31 @@ def test_lmsys_simulated_perfect_eplb() -> None:
     assert one == pytest.approx(0.855, abs=0.01)
     before = _ours(row, _with(row, two_batch_overlap=None, moe_a2a_backend=None)) / row["published"]
     assert before == pytest.approx(0.38, abs=0.01)
+
+
+def test_lmsys_eplb_against_its_simulated_perfect_balance() -> None:
+    """The published check of EPLB's residual imbalance (LMSYS 2025-05-05 profile table: 'SGLang
+    (Default) 50,302', 'SGLang + Simulated Perfect EPLB 59,337' a node at 4,096 in, 16,384 tokens
+    a rank; 0.85), nothing set from it: ours' 4K EPLB row over ours' simulated-perfect row 0.94
+    with EPLB's hierarchical policy, as SGLang places DeepSeek's 8 groups over 4 nodes (0.99 under
+    the global policy, which leaves the busiest rank 1.05x where the hierarchical one leaves
+    1.15x: tests/core/test_eplb_placement.py). Still above the published: the request-level
+    spread beyond independent pairs is not modelled (docs/evidence/serving.md, the section on
+    EPLB's hierarchical policy)."""
+    perfect = next(r for r in ROWS if r["id"].endswith("simulated-perfect-eplb"))
+    eplb = next(r for r in ROWS if r["id"] == "lmsys-96xh100-prefill-ep32-4096")
+    assert _ours(eplb) / _ours(perfect) == pytest.approx(0.935, abs=0.01)
+    assert _ours(eplb) / _ours(perfect) > 50302 / 59337  # the stated direction of the miss
+    no_groups = json.loads(json.dumps(eplb["scenario"]))
+    no_groups["model"] = _without_groups("deepseek-v3")
+    assert _ours(eplb, no_groups) / _ours(perfect) == pytest.approx(0.99, abs=0.01)
+
+
+def _without_groups(preset: str) -> dict[str, Any]:
+    """The preset's model block stated in full with no expert groups (EPLB's global policy)."""
+    block = {k: v for k, v in model_presets()[preset].items() if k not in ("id", "aliases", "notes")}
+    block["moe"] = {**block["moe"], "expert_groups": 0}
+    return block
 
 
 def test_ant_prefill_insensitive_to_the_unstated_settings() -> None:
@@ -208,11 +239,12 @@ def test_lmsys_decode_nearest_layout_not_counted() -> None:
 
 
 def test_counted_figures() -> None:
-    """Eight figures counted under the disaggregated speed evidence, five within 25 % (five
+    """Eight figures counted under the disaggregated speed evidence, eight within 25 % (five
     before two-batch overlap was stated: the three 96-H100 prefill figures came within, the
     simulated-perfect-EPLB one left it, fast; seven until EPLB's placement was modelled, which
     took the three prefill figures out, fast with the overlap's overshoot; four until the
-    overlap was staged as SGLang stages it, which brings the simulated-perfect-EPLB one back)."""
+    overlap was staged as SGLang stages it, which brings the simulated-perfect-EPLB one back;
+    five until EPLB's hierarchical policy was modelled, which brings the three prefill ones in)."""
     counted = [r["within"] for r in ROWS if r["counted"]]
-    assert (len(counted), sum(counted)) == (8, 5)
+    assert (len(counted), sum(counted)) == (8, 8)
     assert len(DATA["not_replayed"]) == 5

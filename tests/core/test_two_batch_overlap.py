@@ -135,8 +135,9 @@ def test_the_blogs_prefill_gain_checked() -> None:
     the vanilla setup, even when processing the same token count per device'. Ours at the same
     8,192 tokens a rank, each exchange hidden only behind the stage SGLang's prefill strategy
     runs beside it (core/speed/step_tbo.py ``prefill_layers``) and the prompt attention on the
-    SMs DeepEP's normal kernels leave as the GEMMs are: +32-39 % with the busiest rank EPLB's
-    placement of the 32 replicas leaves (1K, 2K, 4K), +31-38 % at a perfect balance; +74-79 %
+    SMs DeepEP's normal kernels leave as the GEMMs are: +34-39 % with the busiest rank EPLB's
+    hierarchical placement of the 32 replicas leaves (1K, 2K, 4K; +32-39 % under its global
+    policy, core/speed/eplb_hierarchical.py), +31-38 % at a perfect balance; +74-79 %
     while each exchange hid behind the other micro-batch's whole computation. The 1K and 2K
     rows 2-4 points above the published range: the comm kernels' slowdown beside the GEMMs
     ('Both DeepSeek and SGLang have a communication time slower than unit test results, while
@@ -144,7 +145,7 @@ def test_the_blogs_prefill_gain_checked() -> None:
     rows = [r for r in PREFILL_ROWS if r["id"].startswith("lmsys") and "perfect" not in r["id"]]
     router = [round(_prefill_gain(r, None), 2) for r in rows]
     perfect = [round(_prefill_gain(r, 1.0), 2) for r in rows]
-    assert router == [1.39, 1.37, 1.32]
+    assert router == [1.39, 1.38, 1.34]
     assert perfect == [1.38, 1.36, 1.31]
     assert all(1.27 <= g <= 1.35 + 0.05 for g in router + perfect)  # the published, or just above
 

@@ -30,6 +30,10 @@ GLOSSARY: dict[str, str] = {
     "model.moe.experts_per_token": "How many experts the router sends each token to.",
     "model.moe.expert_ffn_hidden_size": "Inner width of each expert's feed-forward block.",
     "model.moe.shared_experts": "Experts every token passes through, in addition to the routed ones.",
+    "model.moe.expert_groups": (
+        "Groups the router picks experts within (DeepSeek-V3: 8; 0: none). EPLB packs the groups to "
+        "nodes first where the nodes divide them."
+    ),
     "workload.kind": "What is done with the model: pre-train it, fine-tune all or part of it, or serve it.",
     "workload.sequence_length": "Tokens in each training sample (the context length trained on).",
     "workload.micro_batch_size": "Samples each GPU processes in one forward/backward pass.",

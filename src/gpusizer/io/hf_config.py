@@ -84,6 +84,8 @@ def _deepseek(r: Reader) -> Block:
         layers - sparse,
         shared_experts=int(r.get("n_shared_experts", default=0)),
         router_bias=r.get("topk_method", default=default_topk) == "noaux_tc",
+        # the router's groups (``n_group``), which EPLB's hierarchical placement reads
+        expert_groups=r.count("n_group", default=0) or 0,
     )
     return block
 

@@ -44,6 +44,9 @@ class MoESpec(Strict):
     shared_expert_gate: bool = False  # sigmoid gate on the shared expert (Qwen2-MoE)
     layer_step: Layers = 1  # MoE on every k-th layer after dense_layers (Llama 4 Maverick: 2)
     router_linear_bias: bool = False  # the router Linear has a learned bias (gpt-oss)
+    # the router's expert groups (DeepSeek-V3 n_group: 8); 0: none stated. Read by EPLB's
+    # placement of redundant replicas (core/speed/eplb_hierarchical.py)
+    expert_groups: SomeExperts = 0
 
     @property
     def shared_ffn(self) -> int:

@@ -45,6 +45,11 @@ def check_model(spec: ModelSpec) -> None:
     moe = spec.moe
     if moe is not None and moe.experts_per_token > moe.experts:
         raise ScenarioError("model.moe.experts_per_token", f"at most experts ({moe.experts})")
+    if moe is not None and moe.expert_groups and moe.experts % moe.expert_groups:
+        allowed = divisors(moe.experts)
+        raise ScenarioError(
+            "model.moe.expert_groups", f"must divide experts ({moe.experts}); allowed: {allowed}"
+        )
     if spec.sliding_window_layers > arch.layers:
         raise ScenarioError("model.sliding_window_layers", f"at most layers ({arch.layers})")
     _check_hybrid(spec)

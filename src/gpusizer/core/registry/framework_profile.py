@@ -213,6 +213,13 @@ class FrameworkProfile:
     # kernel of its own after the second GEMM (vLLM fused_moe.py ``intermediate_cache3`` then
     # ``moe_sum``; core/speed/step_moe.py ``_topk_sum``)
     moe_topk_sum: bool = False
+    # True: its EPLB places redundant experts by deepseek-ai/EPLB's ``rebalance_experts`` with
+    # the checkpoint's expert groups and the launch's nodes, so hierarchically where the nodes
+    # divide the groups (SGLang ``init_by_eplb``: ``num_groups``, ``server_args.nnodes``; vLLM
+    # eplb_state.py: ``model.num_expert_groups``, ``get_node_count()``;
+    # core/speed/eplb_hierarchical.py). False: a group-blind placement (TensorRT-LLM's
+    # ``do_replication`` / ``do_placement`` take no groups) or none.
+    eplb_groups: bool = False
     # False: its LoRA layer on MoE experts refuses expert parallelism, which its attention data
     # parallelism switches on too (vLLM vllm/lora/layers/fused_moe.py ``FusedMoEWithLoRA``:
     # ``assert not self.base_layer.use_ep``; core/serving/lora_serving.py check_lora).

@@ -80,6 +80,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         attention_data_flag="--data-parallel-size with --enable-expert-parallel",
         moe_lora_expert_parallel=False,
         moe_topk_sum=True,
+        eplb_groups=True,
         sources=(
             "docs/evidence/serving.md §1 (versions 0.6.4 - 0.33.0); chunking and batch "
             "defaults per release in core/registry/engine_releases.py",
@@ -100,6 +101,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         serving_features=SGLANG_FEATURES,
         attention_data_flag="--enable-dp-attention --dp N",
         scheduler_knobs=frozenset({"recv_interval", "max_prefill", "two_batch_overlap"}),
+        eplb_groups=True,
         sources=("docs/evidence/serving.md §2 (sglang 0.4.3, 0.5.3, 0.5.23)",),
     ),
     FrameworkProfile(

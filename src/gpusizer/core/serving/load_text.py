@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from ..model.presets import host_cpu
 from ..model.specs import GPUSpec, Scenario
+from ..speed.eplb_hierarchical import applies as hierarchical_applies
 from ..speed.rates import Rates, power_capped, sixteen_bit_scale
 from ..speed.roofline import peak_tflops
+from ..speed.roofline_shape import Shape
 from ..speed.step import StepModel
 from .engine_settings import EngineSettings
 from .scheduler_types import LoadResult, Workload
@@ -20,6 +22,12 @@ _nvlink_ll = " (its low-latency kernels over NVLink at the link's own rate: no N
 _eplb = (
     "; redundant experts placed as EPLB places them (deepseek-ai/EPLB's global policy over the "
     "router's popularity, plus each step's sampling spread)"
+)
+# core/speed/eplb_hierarchical.py: the model's expert groups divide by the nodes the ranks span
+_eplb_groups = (
+    "; redundant experts placed as EPLB places them (deepseek-ai/EPLB's hierarchical policy: the "
+    "{groups} expert groups packed to the {nodes} nodes, the replicas within each; plus each step's "
+    "sampling spread)"
 )
 
 
@@ -58,7 +66,11 @@ def load_text(
         f"{matmul_share(gpu, r, s.precision.activations)}"
         + ("" if s.serving.load else " (serving.load not set: steady)")
         + (f"; EP ranks at the stated balance {balance:g} (mean / busiest rank)" if balance else "")
-        + (_eplb if not balance and step.shape.ep > 1 and step.shape.physical > step.shape.experts else "")
+        + (
+            _eplb_line(step.shape)
+            if not balance and step.shape.ep > 1 and step.shape.physical > step.shape.experts
+            else ""
+        )
         + (f"; MoE tokens exchanged by {step.a2a.backend.label} at its measured rates" if step.a2a else "")
         + (
             _nvlink_ll
@@ -96,3 +108,10 @@ def matmul_share(gpu: GPUSpec, r: Rates, activations: str) -> str:
 
 def _apple(gpu: GPUSpec) -> bool:
     return gpu.vendor.lower() == "apple"
+
+
+def _eplb_line(sh: Shape) -> str:
+    """The assumption line of EPLB's placement: the hierarchical policy where it applies."""
+    if hierarchical_applies(sh.expert_groups, sh.ep_nodes, sh.experts, sh.ep):
+        return _eplb_groups.format(groups=sh.expert_groups, nodes=sh.ep_nodes)
+    return _eplb

@@ -27,8 +27,9 @@ split in two, each part from its own source:
   distribution matching the input/output data");
 - EPLB's placement of the replicas from it (deepseek-ai/EPLB ``eplb.py`` at d52c72d, the global
   policy, which SGLang's ``compute_algorithm`` picks where the model's expert groups do not
-  divide by the nodes and which the step model takes everywhere, the model block stating no
-  expert groups): :func:`replicate`, then :func:`packed_loads`. Each replica takes an even share
+  divide by the nodes): :func:`replicate`, then :func:`packed_loads`; where they do, its
+  hierarchical policy (core/speed/eplb_hierarchical.py, :func:`placed_loads`: the groups packed
+  to the nodes first, each node's replicas within it). Each replica takes an even share
   of its expert's tokens (SGLang's static dispatch, ``compute_logical_to_rank_dispatch_physical_map``:
   a replica on the sending GPU, else a seeded fair draw over the replicas, so each replica is
   chosen by ~1/c of the sending ranks);
@@ -50,6 +51,8 @@ import heapq
 import math
 import random
 from functools import lru_cache
+
+from . import eplb_hierarchical
 
 # The skew of a whole-sequence pass (prefill, a training or log-prob forward): NVIDIA
 # aiconfigurator's prefill distribution for Qwen3-style routers, power-law alpha 0.6 against 1.2
@@ -106,26 +109,53 @@ def _factor(experts: int, top_k: int, bucket: int, ep: int, alpha: float) -> flo
 NOISE_EXACT_PAIRS = 2048  # up to this many (token, expert) pairs a step the multinomial is drawn pair by pair
 
 
-def eplb_rank_factor(experts: int, physical: int, top_k: int, tokens: float, ep: int, alpha: float) -> float:
+def eplb_rank_factor(
+    experts: int,
+    physical: int,
+    top_k: int,
+    tokens: float,
+    ep: int,
+    alpha: float,
+    groups: int = 0,
+    nodes: int = 1,
+) -> float:
     """Busiest EP rank's routed token-expert pairs over the mean rank's (>= 1) for a step of
     ``tokens`` tokens of the whole EP group when ``physical - experts`` redundant replicas are
-    placed by EPLB (module docstring, "Under EPLB"); 1 without EP."""
+    placed by EPLB (module docstring, "Under EPLB"); 1 without EP. ``groups`` expert groups
+    over ``nodes`` nodes that divide them: EPLB's hierarchical policy
+    (core/speed/eplb_hierarchical.py), else the global one."""
     if ep <= 1 or tokens < 1 or physical < ep:
         return 1.0
-    loads = _eplb_rank_loads(experts, physical, top_k, round(math.log2(tokens)), ep, round(alpha, 3))
+    policy = _policy(groups, nodes, experts, ep)
+    loads = _eplb_rank_loads(experts, physical, top_k, round(math.log2(tokens)), ep, round(alpha, 3), *policy)
     return sum(max(r) * ep / sum(r) for r in loads) / len(loads)
 
 
+def _policy(groups: int, nodes: int, experts: int, ep: int) -> tuple[int, int]:
+    """(groups, nodes) EPLB places by: the stated ones where its hierarchical policy applies,
+    else (1, 1), the global policy (core/speed/eplb_hierarchical.py ``applies``)."""
+    return (groups, nodes) if eplb_hierarchical.applies(groups, nodes, experts, ep) else (1, 1)
+
+
 def eplb_node_factor(
-    experts: int, physical: int, top_k: int, tokens: float, ep: int, alpha: float, node_ranks: int
+    experts: int,
+    physical: int,
+    top_k: int,
+    tokens: float,
+    ep: int,
+    alpha: float,
+    node_ranks: int,
+    groups: int = 0,
 ) -> float:
     """Busiest node's routed pairs over the mean node's under the same placement as
     :func:`eplb_rank_factor`, the ranks ``node_ranks`` a node in order (EPLB's global policy
-    packs ranks, not nodes); 1 on one node."""
+    packs ranks, not nodes; its hierarchical one, where ``groups`` expert groups divide by the
+    nodes, packs the groups to the nodes first); 1 on one node."""
     nodes = math.ceil(ep / max(1, node_ranks))
     if nodes <= 1 or tokens < 1 or physical < ep:
         return 1.0
-    loads = _eplb_rank_loads(experts, physical, top_k, round(math.log2(tokens)), ep, round(alpha, 3))
+    policy = _policy(groups, nodes, experts, ep)
+    loads = _eplb_rank_loads(experts, physical, top_k, round(math.log2(tokens)), ep, round(alpha, 3), *policy)
     total = 0.0
     for r in loads:
         per = [sum(r[k * node_ranks : (k + 1) * node_ranks]) for k in range(nodes)]
@@ -135,17 +165,38 @@ def eplb_node_factor(
 
 @lru_cache(maxsize=256)
 def _eplb_rank_loads(
-    experts: int, physical: int, top_k: int, bucket: int, ep: int, alpha: float
+    experts: int,
+    physical: int,
+    top_k: int,
+    bucket: int,
+    ep: int,
+    alpha: float,
+    groups: int = 1,
+    nodes: int = 1,
 ) -> tuple[tuple[float, ...], ...]:
-    """Each trial's rank loads (pairs a step): a popularity drawn as :func:`_factor` draws a
-    step's loads, EPLB's replicas and packing from it, then one step's multinomial draw."""
+    """Each trial's rank loads (pairs a step), the ranks in node order: a popularity drawn as
+    :func:`_factor` draws a step's loads, EPLB's replicas and packing from it (the global
+    policy, or with ``nodes`` > 1 the hierarchical one), then one step's multinomial draw."""
     tokens = 2.0**bucket
     law, rng = _law(experts, top_k, tokens, alpha), random.Random(_SEED)
     out = []
     for _ in range(TRIALS):
-        expected = packed_loads(_popularity(law, experts, tokens, rng), physical, ep)
+        expected = placed_loads(_popularity(law, experts, tokens, rng), physical, ep, groups, nodes)
         out.append(tuple(_step_draw(expected, round(law[3]), rng)))
     return tuple(out)
+
+
+def placed_loads(
+    loads: list[float], physical: int, ranks: int, groups: int = 1, nodes: int = 1
+) -> list[float]:
+    """Each rank's expected load, the ranks in node order, under EPLB's global policy
+    (:func:`packed_loads`) or, with ``nodes`` > 1, its hierarchical one: the ``groups`` groups
+    packed to the nodes, then each node's experts replicated to ``physical / nodes`` slots and
+    packed to its ``ranks / nodes`` ranks (core/speed/eplb_hierarchical.py)."""
+    if nodes <= 1:
+        return packed_loads(loads, physical, ranks)
+    parts = eplb_hierarchical.node_experts(loads, groups, nodes)
+    return [v for part in parts for v in packed_loads(part, physical // nodes, ranks // nodes)]
 
 
 def replicate(loads: list[float], physical: int) -> list[int]:

@@ -66,6 +66,10 @@ class Shape:
     # routed experts plus their redundant replicas over the EP ranks (serving.redundant_experts,
     # core/model/redundant.py); 0: ``experts``, none
     physical: float = 0.0
+    # with replicas: the router's expert groups and the nodes the EP ranks span, which choose
+    # EPLB's placement policy (core/speed/eplb_hierarchical.py); 0 and 1: the global policy
+    expert_groups: int = 0
+    ep_nodes: int = 1
 
 
 def _mixer_shape(

@@ -25,7 +25,7 @@ from ..model.redundant import physical_experts, redundant
 from ..model.specs import ComputeSpec, GPUSpec, Scenario
 from ..registry.dtypes import DTYPES
 from ..registry.moe_a2a import MOE_A2A_BACKENDS
-from . import triton_moe
+from . import eplb_hierarchical, triton_moe
 from .allreduce_measured import measured_all_reduce
 from .collectives import NETWORK_BETA, Link, link
 from .ggml_graph import ggml_extra
@@ -141,7 +141,10 @@ def _build(s: Scenario, gpu: GPUSpec, costs: EngineCosts, offload: Offload) -> S
         modules_key(s),
     )
     if redundant(s):  # the EP ranks hold the experts' replicas too (core/model/redundant.py)
-        sh = replace(sh, physical=physical_experts(s))
+        moe = resolve(s.model).moe
+        groups = moe.expert_groups if moe and s.profile.eplb_groups else 0  # a group-aware EPLB
+        nodes = eplb_hierarchical.nodes(sh.ep, s.hardware.gpus_per_node)
+        sh = replace(sh, physical=physical_experts(s), expert_groups=groups, ep_nodes=nodes)
     experts = group_bytes(s, resolve(s.model)).dtypes.get("experts", "") if s.model.moe else ""
     rule, family = rule_id(s, prec.weights), gpu_family(gpu)
     era = era_for_experts(costs.kernel_era, family, experts, rule)

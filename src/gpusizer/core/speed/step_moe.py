@@ -79,7 +79,10 @@ class ExpertTerms:
             return 1.0 / self.expert_balance
         if sh.physical > sh.experts:  # redundant replicas placed by EPLB (core/speed/expert_load.py)
             physical = int(sh.physical)
-            return eplb_rank_factor(sh.experts, physical, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
+            policy = (sh.expert_groups, sh.ep_nodes)  # EPLB's policy (core/speed/eplb_hierarchical.py)
+            return eplb_rank_factor(
+                sh.experts, physical, sh.top_k, routed_tokens, sh.ep, self.routing_alpha, *policy
+            )
         return busiest_rank_factor(sh.experts, sh.top_k, routed_tokens, sh.ep, self.routing_alpha)
 
     def _experts(self, n: float) -> float:

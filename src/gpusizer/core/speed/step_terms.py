@@ -273,7 +273,9 @@ class StepTerms(ExpertTerms):
             node = 1.0 / self.expert_balance
         elif sh.physical > sh.experts:  # the nodes' sums of the ranks EPLB packed
             physical, alpha = int(sh.physical), self.routing_alpha
-            node = eplb_node_factor(sh.experts, physical, sh.top_k, routed, sh.ep, alpha, a.node_ranks)
+            node = eplb_node_factor(
+                sh.experts, physical, sh.top_k, routed, sh.ep, alpha, a.node_ranks, sh.expert_groups
+            )
         else:
             node = busiest_rank_factor(sh.experts, sh.top_k, routed, nodes, self.routing_alpha)
         return Exchange(

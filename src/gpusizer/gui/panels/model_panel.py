@@ -33,6 +33,7 @@ _MOE_INTS = (
     ("Experts per token", "experts_per_token", 1),
     ("Expert FFN size", "expert_ffn_hidden_size", 256),
     ("Shared experts", "shared_experts", 1),
+    ("Expert groups", "expert_groups", 1),
 )
 
 
