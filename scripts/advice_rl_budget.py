@@ -19,7 +19,7 @@ byte-identical. `tests/core/test_compare_consistency.py` holds eight of these GP
 equal to three of them alone (on the old budget the DGX Spark's notes differed).
 
 A full budget per GPU is more work: the search now weighs the RL memory alone
-(`work_rl.rl_memory`: the phases and the engine's refusal, not the step's seconds: the
+(`rl_plan.rl_memory`: the phases and the engine's refusal, not the step's seconds: the
 rollout's simulated run and the forwards' compute were about half of each of the ~110,000
 estimates under cProfile), and a scenario whose canonical JSON is ASCII skips the text check
 (a third of what was left: the policy's and the rollout's scenarios are parsed anew per

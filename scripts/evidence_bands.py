@@ -57,6 +57,7 @@ class Figure:
     # "upper" / "lower" where the published figure only bounds the value (its record's
     # ``bound``, with ``bound_reason``: a card's size, "fits on"): no ratio, so not in a band
     bound: str = ""
+    gpu: str = ""  # the catalog GPU a speed figure ran on ("" for a GPU block or none stated)
 
 
 def _regime(kind: str, scenario: dict[str, Any]) -> tuple[str, str]:
@@ -66,6 +67,14 @@ def _regime(kind: str, scenario: dict[str, Any]) -> tuple[str, str]:
     regime = memory_regime(s, gpu) if kind == "memory" else speed_regime(s, gpu)
     named = "preset" in scenario.get("model", {}) and isinstance(scenario.get("hardware", {}).get("gpu"), str)
     return regime, case_key(s, gpu) if named else ""
+
+
+def _gpu(scenario: dict[str, Any] | None) -> str:
+    """The catalog id of the GPU a speed figure ran on, whatever its model ("" for a GPU block):
+    a regime's ``gpus``, what a GPU's speed confidence reads (core/evidence/confidence.py)."""
+    if not scenario or not isinstance(scenario.get("hardware", {}).get("gpu"), str):
+        return ""
+    return scenario_gpu(parse_scenario(scenario)).id
 
 
 def _engine_logs() -> Iterator[Figure]:
@@ -146,7 +155,9 @@ def _serving_speeds() -> Iterator[Figure]:
         regime, case = _regime("speed", e["scenario"])
         release = e["scenario"].get("serving", {}).get("engine_version") or ""
         bound = r.get("bound", "")
-        yield Figure(f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release, bound)
+        yield Figure(
+            f"speed-figures:{r['id']}:{e['label']}", regime, ratio, case, release, bound, _gpu(e["scenario"])
+        )
     # serving-speed.json's cases are built inside its test: TensorRT-LLM's by the scenario each
     # is replayed on (a static batch drained as a burst; the batch-1 latency tables at batch
     # one), llama.cpp's llama-bench rows on Apple at batch one. A TensorRT-LLM figure keeps the
@@ -156,7 +167,7 @@ def _serving_speeds() -> Iterator[Figure]:
         ratio = pub / est if "ms" in metric else est / pub
         sc = old.SCENARIOS.get(rid)
         regime = _regime("speed", sc)[0] if sc else "speed/llama.cpp/apple/batch-one"
-        yield Figure(f"serving-speed:{rid}:{metric}", regime, ratio, release=_rules_release(sc))
+        yield Figure(f"serving-speed:{rid}:{metric}", regime, ratio, release=_rules_release(sc), gpu=_gpu(sc))
 
 
 def _rules_release(scenario: dict[str, Any] | None) -> str:
@@ -180,7 +191,8 @@ def _training_speeds() -> Iterator[Figure]:
         for rec in load(name):
             est, pub = predicted(rec)
             regime, case = _regime("speed", rec["scenario"])
-            yield Figure(f"{name[:-5]}:{rec['id']}", regime, est / pub, case, bound=rec.get("bound", ""))
+            bound, gpu = rec.get("bound", ""), _gpu(rec["scenario"])
+            yield Figure(f"{name[:-5]}:{rec['id']}", regime, est / pub, case, bound=bound, gpu=gpu)
 
 
 def _vendors() -> Iterator[Figure]:
@@ -196,7 +208,8 @@ def _vendors() -> Iterator[Figure]:
         ratio = speed_ratio(e, RATIOS[(name, r["id"], e["label"])])
         regime, case = _regime("speed", e["scenario"])
         release = e["scenario"].get("serving", {}).get("engine_version") or ""
-        yield Figure(f"speed-figures-{name}:{r['id']}:{e['label']}", regime, ratio, case, release)
+        key = f"speed-figures-{name}:{r['id']}:{e['label']}"
+        yield Figure(key, regime, ratio, case, release, gpu=_gpu(e["scenario"]))
     for rec in REPLAYED:
         yield _memory(f"mlx-memory:{rec['id']}", rec["scenario"], rec["published_gb"] * 1e9)
 
@@ -239,7 +252,7 @@ def _rl() -> Iterator[Figure]:
     for key, scenario, seconds in _rl_steps():
         est = estimate_report(scenario, roofline=False)["rl"]["time_per_step_seconds"]
         regime, case = _regime("speed", scenario)
-        yield Figure(key, regime, seconds / est, case)
+        yield Figure(key, regime, seconds / est, case, gpu=_gpu(scenario))
     for rec in VERL:
         counted = estimate_report(rec["scenario"], roofline=False)["rl"]["max_memory_allocated_bytes"]
         regime, case = _regime("memory", rec["scenario"])
@@ -317,6 +330,9 @@ def regime_entry(
     cases = sorted({f.case for f in group if f.case})
     if cases:
         entry["measured"] = cases
+    gpus = sorted({f.gpu for f in group if f.gpu})
+    if gpus:
+        entry["gpus"] = gpus  # the catalog GPUs its figures ran on (speed regimes)
     oldest = min((f.release for f in group if f.release), key=release_key, default=None)
     if oldest:
         entry["oldest_release"] = oldest
@@ -365,7 +381,12 @@ def generate() -> dict[str, Any]:
         parent, members = pooled
         regimes[k] = {**regime_entry(groups[k], fold, members), "pooled_from": parent}
         regimes[k].update(_bounds(bounds.get(k, [])))
-        pools[parent] = {"figures": len(members), **_band_fields(members, fold)}
+        gpus = sorted({f.gpu for f in members if f.gpu})
+        pools[parent] = {
+            "figures": len(members),
+            **_band_fields(members, fold),
+            **({"gpus": gpus} if gpus else {}),
+        }
     return {
         "description": __doc__.split("\n\n")[0].replace("\n", " "),
         "min_figures": MIN_FIGURES,

@@ -124,6 +124,7 @@ SERVING = (
 TRAINING = (
     Case("model.kv_heads", CUSTOM, 8),
     Case("model.head_dim", CUSTOM, 128),
+    Case("model.mtp_layers", CUSTOM, 1),  # a custom block states none: unknown
     Case("workload.global_batch_size", LORA, 64),
     Case("workload.training_tokens", LORA, 10**9),
     Case("workload.lora_layers", LORA, 16),

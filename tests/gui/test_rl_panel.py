@@ -55,7 +55,7 @@ def test_a_bad_rl_field_is_an_error_not_a_crash(window, qtbot) -> None:
 
 def test_the_figures_give_the_rl_step_and_run_not_the_training_phase(window) -> None:
     """The key figures of an RL scenario are the step (every phase and move) and the run; the
-    policy's training alone is one phase of the step (core/pipeline/work_rl.py)."""
+    policy's training alone is one phase of the step (core/pipeline/rl_plan.py)."""
     window.state.set_scenario(
         {
             "model": {"preset": "qwen2.5-7b"},

@@ -145,7 +145,7 @@ def _count(n: float) -> str:
 
 
 def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
-    """RL post-training's step and run (core/pipeline/work_rl.py), not the training phase's
+    """RL post-training's step and run (core/pipeline/rl_report.py), not the training phase's
     time alone, which is one part of the step; each with its regime's band (``speed/rl/...``:
     where published steps like it landed, the report's ``rl.*_range``)."""
     step = rl["time_per_step_seconds"]

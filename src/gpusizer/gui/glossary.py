@@ -23,6 +23,9 @@ GLOSSARY: dict[str, str] = {
     "model.head_dim": "Size of each attention head (auto = hidden size / attention heads).",
     "model.ffn_hidden_size": "Inner width of the feed-forward (MLP) block.",
     "model.vocab_size": "Number of tokens in the vocabulary: the rows of the embedding matrix.",
+    "model.mtp_layers": "Multi-token-prediction layers the checkpoint ships beside the model "
+    "(DeepSeek-V3: 1; unknown = not stated). Speculative method mtp drafts with them; more draft "
+    "tokens than layers reuse them, each reuse accepted less often.",
     "model.mlp": "Gated MLPs (SwiGLU) have three matrices, plain MLPs two.",
     "model.tied_embeddings": "The output layer reuses the input embedding matrix instead of having its own.",
     "model.moe": "Mixture of experts: each token runs through only a few of many feed-forward experts.",

@@ -84,6 +84,9 @@ class Band:
     # ``pool_chain``): the parent's key and figure count; the regime keeps its own counts
     pooled_from: str | None = None
     pooled_figures: int = 0
+    # the catalog GPUs the band's figures ran on (the pool's where ``pooled_from`` names one):
+    # a speed regime's, read by core/evidence/gpu_coverage.py
+    gpus: frozenset[str] = frozenset()
 
     @property
     def has_band(self) -> bool:
@@ -117,6 +120,7 @@ def band(regime: str) -> Band:
     """The regime's band; a regime no figure fell in has 0 figures."""
     e = _file()["regimes"].get(regime, {})
     pool = e.get("pooled_from")
+    pooled = _file().get("pools", {}).get(pool, {}) if pool else {}
     return Band(
         regime,
         e.get("figures", 0),
@@ -127,7 +131,8 @@ def band(regime: str) -> Band:
         frozenset(e.get("measured", ())),
         e.get("oldest_release"),
         pool,
-        _file().get("pools", {}).get(pool, {}).get("figures", 0) if pool else 0,
+        pooled.get("figures", 0),
+        frozenset(e.get("gpus", ())) | frozenset(pooled.get("gpus", ())),
     )
 
 

@@ -6,7 +6,8 @@ band (its parent regime's, ``pooled_from``, where it has too few for a split-con
 own). ``measured``: besides, published figures of this very model on this GPU with this
 framework were replayed. ``extrapolated``: the framework has figures, but not in this regime (an
 engine on a GPU vendor never measured, a batch regime never measured; training or RL on a GPU
-vendor no replayed training speed ran on) or too few of them for a band. ``none``: no replayed
+vendor no replayed training speed ran on; a speed band none of whose figures ran on this GPU or
+its architecture, core/evidence/gpu_coverage.py) or too few of them for a band. ``none``: no replayed
 figure of this framework at all. Each says why in ``reason``.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 from ..model.presets import gpu_spec
 from ..model.specs import GPUSpec, Scenario
 from .bands import Band, Confidence, band, min_figures, regimes, release_key
+from .gpu_coverage import coverage_gap
 from .regimes import (
     BATCH_LABELS,
     RL,
@@ -161,7 +163,8 @@ def speed_evidence(s: Scenario, gpu: GPUSpec) -> Evidence:
             f"figure of {regime_label(b.regime)} (from {b.oldest_release})",
         )
     if b.has_band:
-        return _validated(b, s, gpu)
+        gap = None if case_key(s, gpu) in b.cases else coverage_gap(b, gpu)
+        return Evidence(b, "extrapolated", gap) if gap else _validated(b, s, gpu)
     if b.figures:
         return _sparse(b)
     if s.workload.trains:

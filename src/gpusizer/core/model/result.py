@@ -52,7 +52,7 @@ class Estimate:
     # The scenario the engine served (the scenario itself, or a kind's serving role's): what
     # the report's ``cache`` block describes.
     served_scenario: Scenario | None = None
-    rl: dict[str, Any] | None = None  # RL post-training's phases, time per step and run (work_rl.py)
+    rl: dict[str, Any] | None = None  # RL post-training's phases, time per step and run (rl_report.py)
     # A kind whose GPUs hold different things (RL split placement: the rollout pool's engine at
     # its own memory fraction, the training pool laid out by ``parallelism``): what the GPUs of
     # the layout need, which ``required_bytes`` gives (None: the peak, ``memory``)

@@ -2,7 +2,7 @@
 scenario (``rl.placement: "split"``): the time per step of each split that the layouts allow,
 the fastest named (the report's ``rl.split_options`` and ``rl.best_rollout_gpus``).
 
-The same phases as the scenario's own estimate (core/pipeline/work_rl.py): moving GPUs to the
+The same phases as the scenario's own estimate (core/pipeline/rl_plan.py): moving GPUs to the
 rollout pool adds engine replicas and takes data-parallel ranks from training; with overlap the
 slower pool sets the pace, so the fastest split balances the two (OpenRLHF, arXiv 2405.11143
 §3.1, sizes its vLLM engines against the training ranks the same way)."""

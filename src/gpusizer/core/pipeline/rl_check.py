@@ -23,6 +23,7 @@ from ..model.specs import ModelSpec, Scenario
 from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.mtp import check_mtp
+from ..serving.mtp_depth import check_depth
 from .rl_engine_seqs import engine_sequences
 
 
@@ -100,6 +101,7 @@ def check_rl(s: Scenario) -> None:
     if spec is not None:  # the rollout drafts for the policy: its checkpoint's MTP layers
         table = FRAMEWORKS[ro.engine].features(ro.engine_version)
         check_mtp(s.model, spec.method, "rl.rollout.speculative.method", table, ("eagle", "eagle3", "ngram"))
+        check_depth(s.model, spec, "rl.rollout.speculative.num_tokens", table)
     if ro.async_engine and ro.engine != "vllm":
         raise ScenarioError(
             "rl.rollout.async_engine",

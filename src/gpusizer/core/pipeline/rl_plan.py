@@ -1,4 +1,4 @@
-"""The RL plan of a validated RL scenario on its GPU (core/pipeline/work_rl.py): memory per
+"""The RL plan of a validated RL scenario on its GPU (read by core/pipeline/work_rl.py): memory per
 phase (core/pipeline/rl_memory.py), the rollout's decode on its engine (the serving load
 simulation's step, core/serving/load.py), the training pool's passes
 (core/pipeline/rl_forwards.py) and seconds per phase (core/pipeline/rl_time.py)."""

@@ -74,7 +74,7 @@ class Work:
     pool: PoolLine | None = None
     sized_by_engine: bool = False
     served: Scenario | None = None  # the scenario the engine served
-    rl: dict[str, Any] | None = None  # RL post-training: the report's ``rl`` block (work_rl.py)
+    rl: dict[str, Any] | None = None  # RL post-training: the report's ``rl`` block (rl_report.py)
     layout_bytes: int | None = None  # what the layout's GPUs need, where not the peak (Estimate's)
 
 

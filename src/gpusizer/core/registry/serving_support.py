@@ -69,6 +69,9 @@ class FeatureTable:
     lora: Support
     kv_offload: Support
     disaggregated: Support
+    # speculative "mtp": a draft count above the checkpoint's MTP layers must be a multiple of
+    # them (vLLM SpeculativeConfig, core/serving/mtp_depth.py); other engines reuse them freely
+    mtp_reuse_divides: bool = False
 
     def of(self, feature: str) -> Support:
         return getattr(self, feature)
@@ -109,6 +112,7 @@ VLLM_FEATURES = FeatureTable(
         "replay, tests/core/data/serving-features.json, as release 0.6.4); NixlConnector and "
         "P2pNcclConnector are V1 connectors of later releases",
     ),
+    mtp_reuse_divides=True,
 )
 
 SGLANG_FEATURES = FeatureTable(

@@ -10,6 +10,7 @@ from typing import Any
 from ..model.architecture import Arch, resolve
 from ..model.params import ParamCounts, count_parameters
 from ..model.result import EngineMemory
+from ..model.serving_features import SpeculativeSpec
 from ..model.specs import GPUSpec, Scenario
 from ..registry.sglang_reserve import reserve_step
 from ..speed.step import EngineCosts, StepModel
@@ -18,6 +19,7 @@ from .engine_settings import EngineSettings
 from .kv_offload import load_seconds, offload_fields
 from .lora_serving import lora_bytes, lora_fields, with_lora
 from .mtp import mtp_note
+from .mtp_depth import chain_tokens, depth_note, reused
 from .prefix import cached_tokens, prefix_memory, prefix_of, shared_tokens, users_held, with_prefix
 from .scheduler_types import Engine, Workload
 from .speculative import (
@@ -152,7 +154,15 @@ def with_speculative(s: Scenario, gpu: GPUSpec, costs: EngineCosts, step: StepMo
         draft = step_model(s.model_copy(update={"model": spec.draft_model}), gpu, costs)
     layers, vocab = draft_layers(spec)
     per_gpu = vocab / s.parallelism.tensor if vocab else step.shape.vocab
-    return SpeculativeStep(step, k, a, draft, layers, per_gpu)
+    return SpeculativeStep(step, k, a, draft, layers, per_gpu, tokens_per_step(s, spec))
+
+
+def tokens_per_step(s: Scenario, spec: SpeculativeSpec) -> float:
+    """Tokens a speculative step emits per request: Leviathan et al.'s, or the chain's where a
+    reused MTP layer drafts some positions (core/serving/mtp_depth.py)."""
+    k, a = settings(spec)
+    n = reused(s.model, spec, k)
+    return chain_tokens(a, k, n) if n else expected_tokens(a, k)
 
 
 def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSpec) -> dict[str, Any]:
@@ -172,7 +182,7 @@ def feature_fields(s: Scenario, em: EngineMemory, st: EngineSettings, gpu: GPUSp
             speculative_method=spec.method,
             speculative_tokens=k,
             speculative_acceptance_rate=a,
-            speculative_tokens_per_step=expected_tokens(a, k),
+            speculative_tokens_per_step=tokens_per_step(s, spec),
             draft_weight_bytes=int(draft_memory(s, resolve(s.model), count_parameters(s.model)).weight_bytes),
         )
     return {**out, **lora_fields(s), **offload_fields(s, gpu, em.kv_bytes_per_token, block)}
@@ -187,9 +197,9 @@ def feature_notes(s: Scenario, st: EngineSettings) -> tuple[str, ...]:
         origin = "as set" if spec.acceptance_rate is not None else method(spec).source
         out.append(
             f"speculative decoding ({spec.method}): {k} draft tokens a step, acceptance {a:g} ({origin}), "
-            f"{expected_tokens(a, k):.2f} tokens a step (Leviathan et al. 2023)"
+            f"{tokens_per_step(s, spec):.2f} tokens a step (Leviathan et al. 2023)"
         )
-        out += filter(None, [mtp_note(s, spec.method)])
+        out += filter(None, [mtp_note(s, spec.method), depth_note(s.model, spec, k)])
     if prefix_of(s) is not None:
         block = max(1, st.kv_block_tokens)
         out.append(

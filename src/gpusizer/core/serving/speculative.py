@@ -37,6 +37,7 @@ from ..registry.dtypes import nbytes
 from ..speed.step import StepModel
 from ..speed.step_wrap import StepWork, StepWrapper
 from .mtp import check_mtp
+from .mtp_depth import check_depth
 
 EAGLE3_DRAFT_VOCAB = 32000  # yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config draft_vocab_size
 
@@ -111,7 +112,8 @@ def settings(spec: SpeculativeSpec) -> tuple[int, float]:
 def check_speculative(s: Scenario) -> None:
     """A draft model is given for ``draft_model`` only and shares the target's vocabulary
     (vLLM refuses a draft whose vocabulary differs: the verify compares token ids); ``mtp``
-    needs a model that ships MTP layers (core/serving/mtp.py). A draft
+    needs a model that ships MTP layers (core/serving/mtp.py) and, on vLLM, a draft count above
+    them that they divide (core/serving/mtp_depth.py). A draft
     model kept while the method is off must still be a model block: the file is saved back
     with it, and a later method of "draft_model" would read it."""
     where = "serving.speculative.draft_model"
@@ -127,6 +129,7 @@ def check_speculative(s: Scenario) -> None:
         raise ScenarioError(where, f'only with method "draft_model", not "{spec.method}"')
     table = s.profile.features(s.serving.engine_version)
     check_mtp(s.model, spec.method, "serving.speculative.method", table)
+    check_depth(s.model, spec, "serving.speculative.num_tokens", table)
     if isinstance(spec.draft_model, ModelSpec):
         v, dv = resolve(s.model).vocab, resolve(spec.draft_model).vocab
         if v != dv:
@@ -180,10 +183,20 @@ class SpeculativeStep(StepWrapper):
     speculative step's decode part divided by ``E`` plus its prompt chunks' part whole."""
 
     def __init__(
-        self, base: StepModel, k: int, a: float, draft: StepModel | None, layers: float, vocab: float
+        self,
+        base: StepModel,
+        k: int,
+        a: float,
+        draft: StepModel | None,
+        layers: float,
+        vocab: float,
+        tokens: float | None = None,
     ) -> None:
+        """``tokens``: the tokens a step emits where the positions' acceptance differs (a reused
+        MTP layer, core/serving/mtp_depth.py); None: ``expected_tokens(a, k)``."""
         super().__init__(base)
-        self.k, self.a, self.tokens = k, a, expected_tokens(a, k)
+        self.k, self.a = k, a
+        self.tokens = expected_tokens(a, k) if tokens is None else tokens
         self._draft, self._draft_layers, self._draft_vocab = draft, layers, vocab
 
     def _propose(self, d: float, decode_ctx: float) -> float:

@@ -99,7 +99,7 @@ class GpuAdvice:
         least = min(lay.gpus for lay in self.fewest.values())
         most = self._most()
         if least > most:  # memory alone needs more consumer cards than the practical cap
-            why = f"{least:,} GPUs would hold it, but {cap_words(most)}"
+            why = f"{least:,} GPUs would hold it, but {cap_words(most, self.g.spec)}"
             return [(self._missing("practical_limit", why), None)]
         growth = grow(self.s, self.filler, self.unit, least, most, self.ask.keep)
         if not growth.choices:  # one replica holds it: the users need more than the cap
@@ -111,7 +111,8 @@ class GpuAdvice:
                 return [(self._missing("targets", slow), None)]
             why = practical_reason(self.s, least, growth.unit.top(most))
             cap = practical_cap(self.g.spec)
-            return [(self._missing("practical_limit", why + (f"; {cap_words(cap)}" if cap else "")), None)]
+            tail = f"; {cap_words(cap, self.g.spec)}" if cap else ""
+            return [(self._missing("practical_limit", why + tail), None)]
         return [(self._option(c, growth, i), c) for i, c in enumerate(growth.choices)]
 
     def _unreachable(self, growth: Growth, least: int) -> str | None:
@@ -135,7 +136,7 @@ class GpuAdvice:
 
     def _most(self) -> int:
         """The most GPUs an option may have: ``max_gpus``, or the practical cap on consumer
-        cards (core/sizing/practical.py)."""
+        and workstation cards (core/sizing/practical.py)."""
         cap = practical_cap(self.g.spec)
         return self.ask.max_gpus if cap is None else min(cap, self.ask.max_gpus)
 

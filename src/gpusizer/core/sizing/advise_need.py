@@ -41,7 +41,7 @@ def judged(
             why = targets_reason(s, c.pace, top, c.layout.gpus, growth.at_top, tried)
         out |= {"unmet": "targets", "unmet_reason": why}
         if growth.at_top and most < max_gpus:  # the cap, not the model, stops it
-            out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most)}"}
+            out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most, filler.g.spec)}"}
     level = default_target(s)
     if level is not None:
         gaps = speed_gaps(c.pace, level)

@@ -136,9 +136,9 @@ def rl_priced(o: dict[str, Any]) -> dict[str, Any]:
 
 def rl_work(o: Mapping[str, Any]) -> dict[str, Any]:
     """The work an option's money is spread over. RL: the whole step's trained tokens per second
-    and the run's time (its estimate's rl block, core/pipeline/work_rl.py): the rollout, the
+    and the run's time (its estimate's rl block, core/pipeline/rl_report.py): the rollout, the
     log-prob forwards and the refit take most of a GRPO step (the phases of
-    core/pipeline/work_rl.py, held against published verl and NeMo RL step times in
+    core/pipeline/rl_plan.py, held against published verl and NeMo RL step times in
     docs/evidence/rl.md), so the training phase's rate alone would price a run several times
     too cheap and rank GPUs by that phase alone. Other kinds: the option itself."""
     if o.get("rl_run_seconds") is None:

@@ -166,7 +166,7 @@ class SizingOption:
     spare_gpus: int | None = None
     effective_time_share: float | None = None  # training (core/speed/goodput.py)
     wall_time_seconds: float | None = None  # training: time_seconds over the share
-    rl_time_per_step_seconds: float | None = None  # RL: the estimate's rl block (work_rl.py)
+    rl_time_per_step_seconds: float | None = None  # RL: the estimate's rl block (rl_report.py)
     rl_run_seconds: float | None = None
     rl_total_gpus: int | None = None
     rl_best_rollout_gpus: int | None = None

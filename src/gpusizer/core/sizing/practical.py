@@ -1,5 +1,5 @@
-"""The practical cap on a scale-out of consumer cards: how far the advice grows boxes of
-GeForce or Radeon cards before it says the cap, not memory or speed, stops it.
+"""The practical cap on a scale-out of cards sold for desks: how far the advice grows boxes of
+GeForce, Radeon or workstation cards before it says the cap, not memory or speed, stops it.
 
 Consumer cards come one to four to a box, the boxes linked over Ethernet (core/sizing/units.py,
 core/sizing/links.py); past a handful of boxes that is a data-centre deployment built from
@@ -7,23 +7,55 @@ parts not made for one, and NVIDIA's GeForce driver licence excludes data-centre
 ("No Datacenter Deployment. The SOFTWARE is not licensed for datacenter deployment, except
 that blockchain processing in a datacenter is permitted", https://www.nvidia.com/en-us/drivers/geforce-license/).
 The cap, :data:`CONSUMER_MAX_GPUS` = 32 cards (eight boxes of four), is a stated policy, not a
-measured figure: workstation and data-centre GPUs are not capped (``max_gpus`` only).
+measured figure.
+
+Workstation cards (RTX 6000 Ada, RTX PRO 6000 Blackwell Workstation Edition, RTX A6000, Radeon
+Pro W7900, Radeon AI Pro R9700, Arc Pro B60; ``category`` "workstation") are sold for
+workstations: PCIe cards without NVLink, up to four to a box (their presets' ``gpus_per_node``,
+the catalog's largest system of the card: presets/systems/workstation-rtxpro6000-x4.json), and
+the catalog's systems of them carry no scale-out fabric, one 10GbE port a box (``scale_out``
+"ethernet", 1.25 GB/s a box) where the data-centre servers carry 400 Gb/s InfiniBand or
+Ethernet a GPU (hgx-h100-8gpu.json, mi300x-8gpu.json). So they stop at the same eight boxes
+(:data:`BOXES`) of the largest box the catalog sells them in: 32 cards, a stated policy like
+the consumer cap, instead of an unbuyable 1,820-card answer. Data-centre GPUs, PCIe ones
+included (sold in servers with their NICs), are not capped (``max_gpus`` only).
 """
 
 from __future__ import annotations
 
+from ..model.presets import gpu_presets, gpu_systems
 from ..model.specs import GPUSpec
 
 CONSUMER_MAX_GPUS = 32  # eight 4-card boxes over Ethernet
+BOXES = 8  # boxes of desk-side cards the advice links over Ethernet before the cap
+
+
+def largest_box(spec: GPUSpec) -> int:
+    """The most cards of ``spec`` one catalog unit holds: its largest system, else a box of
+    ``gpus_per_node`` cards."""
+    systems = gpu_systems(spec.id) if spec.id in gpu_presets() else []
+    return max([spec.gpus_per_node, *(s.gpus for s in systems)])
 
 
 def practical_cap(spec: GPUSpec) -> int | None:
     """The most GPUs the advice buys of ``spec`` (None: only the search's ``max_gpus``)."""
-    return CONSUMER_MAX_GPUS if spec.category == "consumer" else None
+    if spec.category == "consumer":
+        return CONSUMER_MAX_GPUS
+    if spec.category == "workstation":
+        return BOXES * largest_box(spec)
+    return None
 
 
-def cap_words(cap: int) -> str:
-    """Why the count stops there, in one phrase."""
+def cap_words(cap: int, spec: GPUSpec | None = None) -> str:
+    """Why the count stops there, in one phrase (``spec``: the card capped; None or a consumer
+    card: the consumer wording)."""
+    if spec is not None and spec.category == "workstation":
+        box = largest_box(spec)
+        return (
+            f"beyond {cap:,} cards: no scale-out fabric for this card ({spec.name} is sold in "
+            f"workstations of up to {box} PCIe cards with one 10GbE port, {cap // box} of them at "
+            "most; no NVLink, InfiniBand or 400 GbE NIC): choose data-centre GPUs"
+        )
     return (
         f"consumer cards stop at {cap:,} (eight 4-card boxes over Ethernet; more is a data-centre "
         "deployment, which the GeForce driver licence excludes): choose workstation or data-centre GPUs"

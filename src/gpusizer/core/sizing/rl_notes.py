@@ -2,7 +2,7 @@
 and whether the deadline holds across the step's evidence band.
 
 A split RL step (``rl.placement: "split"``) runs its rollout pool (``rl.rollout.gpus``) beside its
-training pool; with ``rl.overlap`` the step is the busier pool's (core/pipeline/work_rl.py,
+training pool; with ``rl.overlap`` the step is the busier pool's (core/pipeline/rl_time.py,
 NeMo RL's async GRPO and verl's one-step-off policy). The advice grows the training pool alone
 (its count is the training pool's, core/sizing/compare_scale.py), so where the rollout bounds the
 step more training GPUs leave the step as it is: GRPO of an 8B on 8 + 64 H100s rolls out 33.0 s a

@@ -1,5 +1,5 @@
 """One RL step on a time line (``workload.kind: "rl"``): what runs when, on which pool, from the
-estimate's ``rl`` block (core/pipeline/work_rl.py; contract: docs/scenario-format.md "RL
+estimate's ``rl`` block (core/pipeline/rl_report.py; contract: docs/scenario-format.md "RL
 post-training").
 
 Colocated, one lane: the phases and the moves between them in the order NeMo RL runs them

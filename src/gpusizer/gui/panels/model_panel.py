@@ -28,6 +28,10 @@ _ARCH_INTS = (
     ("FFN hidden size", "ffn_hidden_size", 256, ""),
     ("Vocabulary", "vocab_size", 1024, ""),
 )
+# Multi-token-prediction layers the checkpoint ships (a preset states its config's; null:
+# unknown). Shown for a preset too: a fine-tune may ship the module its base does not, and
+# speculative "mtp" reads it (core/serving/mtp.py, core/serving/mtp_depth.py).
+_MTP = ("MTP layers", "mtp_layers", 1, "unknown")
 _MOE_INTS = (
     ("Experts", "experts", 1),
     ("Experts per token", "experts_per_token", 1),
@@ -138,6 +142,13 @@ class ModelPanel(Panel):
                 f"model.{field}",
                 name=f"spin_model_{field}",
             )
+        label, field, step, special = _MTP
+        f.add(
+            label,
+            QuantityField("count", f"model.{field}", step=step, none_text=special),
+            f"model.{field}",
+            name=f"spin_model_{field}",
+        )
         f.add(
             "MLP",
             combo((("Gated (SwiGLU, 3 matrices)", "gated"), ("Plain (2 matrices)", "plain"))),
@@ -214,6 +225,7 @@ class ModelPanel(Panel):
             self.form.show(f"model.{field}", arch)
         for key in ("model.mlp", "model.tied_embeddings", "moe"):
             self.form.show(key, arch)
+        self.form.show(f"model.{_MTP[1]}", source != "size")
         self.form.show("model.parameters", source == "size")
         self.form.show("shape", source == "preset")
         self.shape.setText(shape_line(model))
