@@ -15,15 +15,15 @@ the same time. The all-to-all lasts the longer of the two, plus the network's la
 
 - The NIC's rate: ``collectives.NETWORK_BETA``, 47 GB/s a GPU (the 400 Gb/s NIC's achieved
   rate), scaled by the scenario's network rate as ``train_rates.group_link`` scales it. DeepEP's
-  README (deepseek-ai/DeepEP, "Normal kernels with NVLink and RDMA forwarding", ``docs/legacy.md``
-  in its V2: H800 with a ConnectX-7 400 Gb/s NIC a GPU, "~50 GB/s maximum", 4,096 tokens, hidden
-  7,168, top-8) measures the internode dispatch and combine at 43-58 GB/s of RDMA "bottleneck
+  README ("Normal kernels with NVLink and RDMA forwarding"; ``deepseek-ai/DeepEP/docs/legacy.md``
+  in its V2: H800 with a ConnectX-7 400 Gb/s NIC a GPU, "~50 GB/s maximum", 4,096 tokens,
+  hidden 7,168, top-8) measures the internode dispatch and combine at 43-58 GB/s of RDMA "bottleneck
   bandwidth" a GPU for EP 16, 32 and 64: one NIC's rate, not the node's eight.
 - DeepEP and HybridEP (``parallelism.expert_dispatcher``: Megatron-Core's flex dispatcher,
   ``--moe-flex-dispatcher-backend deepep | hybridep``) send a token over the network once to
   each other node that holds any of its experts and forward it over NVLink there (Megatron-LM
   ``megatron/core/transformer/moe/README.md`` at d98e8a6: DeepEP "Removes redundant tokens
-  during cross-node communication"; DeepEP's ``docs/README_Hybrid-EP.md``: HybridEP's
+  during cross-node communication"; ``deepseek-ai/DeepEP/docs/README_Hybrid-EP.md``: HybridEP's
   "Hierarchical Communication Design", RDMA between nodes and NVLink inside one; the DeepSeek-V3
   report, arXiv 2412.19437 §3.2.2, each token "transmitted via IB to the GPUs with the same
   in-node index on its target nodes" then "forwarded via NVLink"). Under balanced routing a
