@@ -125,3 +125,15 @@ def test_the_fields_default_to_the_answers_before() -> None:
 def test_bad_expert_fields_name_the_field(field: str, value: Any, words: tuple[str, ...]) -> None:
     sc = _scenario("mbridge-260201-qwen3-30b-a3b-16xh100-fp8-tp1pp2ep8", **{field: value})
     refused(sc, f"parallelism.{field}", *words)
+
+
+def test_the_stage_cache_keys_the_two_fields() -> None:
+    # the same model, workload and precision objects with another dispatcher or overlap: the
+    # stage kept per layout (core/speed/train_step.py ``_key``) must not answer for the other
+    s = parse_scenario(RECORDS["mbridge-2509-deepseek-v3-1024xh100-fp8-tp2pp8ep64"]["scenario"])
+    gpu = scenario_gpu(s)
+    seconds = set()
+    for dispatcher, overlap in (("alltoall", False), ("deepep", False), ("deepep", True)):
+        p = s.parallelism.model_copy(update={"expert_dispatcher": dispatcher, "expert_overlap": overlap})
+        seconds.add(round(training_step(s.model_copy(update={"parallelism": p}), gpu).seconds, 6))
+    assert len(seconds) == 3
