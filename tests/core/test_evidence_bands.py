@@ -55,6 +55,11 @@ SHORT = {
     # (MoE training held 6 of 8, then 5 of 8, until Pai-Megatron-Patch's two H800 rows joined it
     # and the hash order gave it a fifth of 9: 8 inside, docs/evidence/speed.md, the expert-GEMM
     # section)
+    # MoE training: with Megatron-Bridge 26.04.01's 18 rows, 60 figures and a fifth of 12 (band
+    # 0.88-1.53): above it 25.11's gpt-oss 120B and Qwen3-235B on 64 B200 (1.61, 1.58), below it
+    # 26.04.01's Qwen3-235B on 256 GB300 and B300 (0.872 each, 0.01 under the p10);
+    # docs/evidence/speed.md, the section on the EP all-to-all across nodes
+    "speed/training/moe": (8, 12),
 }
 # Each fifth held out in turn, every regime with a band (its own from 12 figures, its parent's
 # below) holds 80 % of its figures but these, and why (docs/evidence/speed.md sections 18 and

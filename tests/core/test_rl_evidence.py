@@ -37,7 +37,10 @@ RECORDED = {
     # 0.692 before FP32 log-probs (rl.md section 16)
     # 0.700 before v0.4.0's unfused SwiGLU (rl.md section 16)
     # 0.709 before the recipe's sequence parallelism (rl.md section 27)
-    "v0.4 Qwen3-30B-A3B, 32 H100": 0.670,  # 0.677 before the w2 grid (rl.md section 14)
+    # 0.670 before its EP 8, replayed at Megatron's expert TP = TP 2 across two nodes, ran the
+    # all-to-all at one NIC a GPU (speed.md, EP across nodes; the recipe's expert TP 1 kept it in
+    # one); 0.677 before the w2 grid (rl.md section 14)
+    "v0.4 Qwen3-30B-A3B, 32 H100": 0.752,
     # 0.661 before FP32 log-probs (rl.md section 16)
     # 0.664 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     "v0.6 Qwen3-30B-A3B, 32 H100": 0.786,  # 0.651 before the w2 grid (rl.md section 14)
@@ -91,8 +94,10 @@ RECORDED = {
     # 0.575 before v0.4.0's unfused SwiGLU (rl.md section 16)
     # 0.591 before NeMo RL's collective refit (rl.md section 22)
     # 0.585 before the recipe's sequence parallelism (rl.md section 27)
-    # 0.513 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.740,  # 0.537 before the experts' GEMM shapes
+    # 0.513 before the async engines' max_num_seqs default (rl.md section 31; the all-to-all
+    # across nodes at one NIC a GPU moves it no further: its rollout sets the step); 0.537 before
+    # the experts' GEMM shapes
+    "v0.4 Qwen3-30B-A3B 1-off, 16+16 H100": 0.740,
     # 0.706 before NeMo RL's collective refit (rl.md section 22)
     # 0.689 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.888 before the async engines' max_num_seqs default (rl.md section 31)
@@ -246,8 +251,12 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # their KV pools come back and v0.5's joins at 0.834 (v0.4's and v0.6's read 0.709 and 0.734);
     # the Qwen3-30B-A3B 1-off rows decode their 256 responses an engine in two waves (v0.6 1.174,
     # v0.5 1.159, the 8-off 1.237: in, as before; v0.4 0.513 -> 0.740)
+    # 18 of 50 since the EP all-to-all across nodes ran at one NIC a GPU: the v0.4 Qwen3-30B-A3B on
+    # 32 H100 joins at 0.752, its EP 8 replayed at expert TP = TP 2 and so across two nodes (the
+    # recipe's expert TP 1 kept the group in one node: a replay's reason, not the run's)
     assert within == [
         "v0.4 Llama 3.1 8B, 16 H100",
+        "v0.4 Qwen3-30B-A3B, 32 H100",
         "v0.6 Qwen3-30B-A3B, 32 H100",
         "v0.4 Qwen3-32B, 32 H100",
         "v0.6 Qwen3-235B, 128 H100",
@@ -360,7 +369,8 @@ def test_each_phase_of_the_blog_steps_is_as_recorded(figure, measured) -> None:
 SIZE_PAIRS = {
     # 30.5 / 31.1 and 7.7 / 24.2 before the engine loaded the recipes' BF16 checkpoint, then 33.9 /
     # 32.5 and 9.9 / 24.0 before vLLM's w2 grid at narrow slices (rl.md section 14)
-    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 37.5, 34.2),
+    # 37.5 / 34.2 before the EP 16 all-to-all across two nodes ran at one NIC a GPU (speed.md)
+    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 38.8, 34.9),
     # 8.5 / 31.8 before vLLM's Triton MoE streamed at Blackwell's share, 9.1 / 32.0 before a GB200's
     # two GPUs shared their Grace's C2C (rl.md section 28)
     ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 9.5, 32.4),
@@ -369,7 +379,8 @@ SIZE_PAIRS = {
     # 134.4 and 155.2 before vLLM's w2 grid at narrow slices (rl.md section 14)
     # 143.8 and 161.8 before the recipe's sequence parallelism, 139.2 and 158.1 before the packed
     # rows' padding under PP (rl.md section 27)
-    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): (166.0, 229.0, 144.4, 159.0),
+    # 144.4 and 159.0 before the EP 16 all-to-all across nodes ran at one NIC a GPU (speed.md)
+    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): (166.0, 229.0, 137.0, 168.4),
 }
 
 

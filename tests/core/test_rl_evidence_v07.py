@@ -24,7 +24,9 @@ RECORDED = {
     # 0.646 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.661 before the async engines' max_num_seqs default (rl.md section 31)
     "v0.7 DeepSeek V3, 256 H100": 0.648,  # 0.771 no MTP; 0.658 with prev_logprobs
-    "v0.7 DeepSeek V3, 512 H100": 0.555,  # 0.652 no MTP; 0.564 with prev_logprobs
+    # 0.555 before the EP 16 all-to-all across two nodes ran at one NIC a GPU (speed.md, EP across
+    # nodes); 0.652 no MTP; 0.564 with prev_logprobs
+    "v0.7 DeepSeek V3, 512 H100": 0.581,
     # 0.813 before the recipe's sequence parallelism (rl.md section 27)
     # 0.790 before the packed rows' padding under PP (rl.md section 27)
     "v0.7 Qwen3-235B, 128 H100": 0.803,  # 0.839 with prev_logprobs

@@ -2,7 +2,7 @@
 against the training step model (core/speed/train_step.py), replayed as the dense figures are
 (tests/core/training_figures.py).
 
-42 figures: Megatron-Bridge's performance summary (25.09, 25.11 and 26.02.01 containers:
+60 figures: Megatron-Bridge's performance summary (25.09, 25.11, 26.02.01 and 26.04.01 containers:
 DeepSeek-V3, Qwen3-30B-A3B, Qwen3-235B-A22B, gpt-oss-120b on H100, B200, B300, GB200 and GB300),
 the Megatron-Core MoE README's Mixtral 8x7B (468 TFLOPS on 64 H100), Megatron-MoE-ModelZoo's
 Qwen3-235B on 256 H100, the DeepSeek-V3 report's pre-training GPU-hours (2,048 H800) and
@@ -10,9 +10,13 @@ Pai-Megatron-Patch issue #643's Qwen3-30B-A3B on 16 H800 (no CUDA graphs, capaci
 out of sample: no constant was set from them. docs/evidence/speed.md §10.5 and §10.5.2 tabulate
 them before and after.
 
-Targets as reached: at least 26 of the 42 within 25 % (25 before the all-to-all ran at NCCL's
-measured time inside a node, core/speed/alltoall_measured.py, which brought Qwen3-30B-A3B on 16
-H100 in 26.02.01 in, 1.26 -> 1.22; of the first 40, 23: 22 before the routed
+Targets as reached: at least 38 of the 60 within 25 % (37 before the all-to-all of an EP group
+across nodes ran at one NIC a GPU, with DeepEP's one copy per node and the batch-level overlap
+its recipe states, core/speed/alltoall_network.py, which brought Megatron-MoE-ModelZoo's
+Qwen3-235B at TP 2 in, 0.75 -> 0.81; the 18 rows of the 26.04.01 table: 12, none of gpt-oss
+120B's five, 1.32-1.45 fast as its earlier rows read); of the first 42, 26 (25 before the
+all-to-all ran at NCCL's measured time inside a node, core/speed/alltoall_measured.py, which
+brought Qwen3-30B-A3B on 16 H100 in 26.02.01 in, 1.26 -> 1.22; of the first 40, 23: 22 before the routed
 experts' GEMMs ran at their own shapes, core/speed/expert_gemm.py, where Megatron-MoE-ModelZoo's
 Qwen3-235B at TP 2 with full recompute went from 0.77 to 0.75, slow already, and FP8 experts'
 narrower rates brought DeepSeek-V3 on DGX-B200 (26.02.01) and Qwen3-30B-A3B on GB200 (25.11) in;
@@ -41,7 +45,7 @@ from .training_figures import load, off, ratios, states_its_figure
 
 RECORDS = load("speed-figures-training-moe.json")
 RATIOS = ratios(RECORDS)
-SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 26, 2.0, 4.0
+SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 38, 2.0, 4.0
 # Qwen3-235B on 256 DGX-B300 (26.02.01: PP 8, VP 4, EP 8 inside each node, no CUDA graphs, the
 # all-to-all not overlapped) reads 1.99x fast (2.06 before the all-to-all took its measured time,
 # core/speed/alltoall_measured.py); not a misprint: the 26.02 table prints the same
@@ -127,18 +131,23 @@ def test_each_tensor_parallel_rank_routes_its_sequence_share() -> None:
 
 def test_no_fast_miss_sends_its_all_to_all_over_the_network() -> None:
     # docs/evidence/speed.md §10.5.1: every record read more than 25 % fast keeps its EP group
-    # inside one NVLink domain (EP 8 of a DGX node at TP 1, or EP 64 of an NVL72 rack), so the
-    # all-to-all over InfiniBand is not what those estimates lack; the EP groups that cross
-    # nodes (DeepSeek-V3 at EP 64 on H100 and H800) replay within 25 %
+    # inside one NVLink domain (EP 8 of a DGX node at TP 1, or EP 64 of an NVL72 rack) or, where
+    # it crosses nodes, sends a token once to the other node (Qwen3-30B-A3B at EP 16 over two
+    # DGX H100 with HybridEP, 26.04.01: one copy of its top-8 off the node), so the all-to-all
+    # over InfiniBand is not what those estimates lack; the EP groups that cross nodes with
+    # every copy, or with DeepEP and the batch-level overlap (DeepSeek-V3 at EP 64 on H100 and
+    # H800, EP 32 on B200), replay within 25 % (core/speed/alltoall_network.py)
     by_id = {r["id"]: r for r in RECORDS}
     fast = [k for k, v in RATIOS.items() if v > 1 + SPEED_TOLERANCE]
     assert fast
     for k in fast:
         s = parse_scenario(by_id[k]["scenario"])
-        assert layer_context(s, scenario_gpu(s))[0].ep_link.kind != "network", k
+        ctx = layer_context(s, scenario_gpu(s))[0]
+        assert ctx.ep_link.kind != "network" or ctx.ep_copies[0] <= 1.0, k
     for k in (
         "mbridge-2509-deepseek-v3-1024xh100-fp8-tp2pp8ep64",
         "deepseek-v3-report-2048xh800-pretraining-gpu-hours",
+        "mbridge-260401-deepseek-v3-256xb200-fp8-mx-tp1pp8ep32",
     ):
         s = parse_scenario(by_id[k]["scenario"])
         assert layer_context(s, scenario_gpu(s))[0].ep_link.kind == "network", k

@@ -82,6 +82,12 @@ GLOSSARY: dict[str, str] = {
     "parallelism.attention": "Attention kernel: eager materialises the s x s score matrix, "
     "flash (fused) never stores it.",
     "parallelism.offload_optimizer": "Keep optimizer states in CPU memory instead of the GPU.",
+    "parallelism.expert_dispatcher": "Megatron-Core's token dispatcher for the expert-parallel "
+    "all-to-all: NCCL's all-to-all sends every routed copy; DeepEP and HybridEP "
+    "(--moe-flex-dispatcher-backend) send a token once to each other node holding its experts. "
+    "Matters where the EP group spans nodes.",
+    "parallelism.expert_overlap": "Overlap the EP all-to-all of one micro-batch with the other's "
+    "compute (Megatron-Core --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe).",
     "workload.loss": "How the loss is computed: full logits keep the fp32 log-softmax of every "
     "token (4 bytes x tokens x vocabulary); the chunked loss (torchtune) "
     "upcasts one chunk at a time, cutting the temporary logits, and with the "

@@ -150,6 +150,13 @@ class ParallelismSpec(Strict):
     model_loading: Literal["sharded", "whole_model", "full_state_dict"] = "sharded"
     # TP collectives overlapped with the matmuls (torchtitan async TP, Megatron --tp-comm-overlap)
     async_tensor_parallel: bool = False
+    # EP all-to-all of one micro-batch hidden behind the other's compute (Megatron-Core
+    # --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe; core/speed/train_layer.py)
+    expert_overlap: bool = False
+    # Megatron-Core's token dispatcher for the EP all-to-all: "alltoall" (NCCL), or the flex
+    # dispatcher's DeepEP / HybridEP, which send a token once to each other node holding any of
+    # its experts (core/speed/alltoall_network.py)
+    expert_dispatcher: Literal["alltoall", "deepep", "hybridep"] = "alltoall"
     # Megatron-Core --recompute-modules (core/registry/recompute_modules.py RECOMPUTE_MODULES)
     recompute_modules: tuple[str, ...] = Field((), strict=False)
     # Training passes of a MoE under EP: "balanced" every EP rank gets the mean share of the

@@ -26,11 +26,20 @@ from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
 from .alltoall_measured import Points, measured_all_to_all
-from .collectives import Link
+from .alltoall_network import DEDUPLICATING, node_copies
+from .collectives import NETWORK_ALPHA, NETWORK_BETA, NO_LINK, Link
+from .collectives import link as node_link
 from .expert_gemm import routed_shape
 from .expert_load import PREFILL_ROUTING_ALPHA, busiest_rank_factor
 from .train_ops import TrainShape, train_shape
-from .train_rates import attention_rate, group_link, matmul_rate, memory_rate, network_gb_per_s
+from .train_rates import (
+    NIC_GB_PER_S,
+    attention_rate,
+    group_link,
+    matmul_rate,
+    memory_rate,
+    network_gb_per_s,
+)
 
 SUSTAINED = {8: 0.84, 9: 0.66}
 
@@ -83,6 +92,13 @@ class LayerContext(NamedTuple):
     # NCCL's measured all-to-all over the EP group inside one node (core/speed/alltoall_measured.py)
     ep_all_to_all: Points = ()
     eager_expert_bias: bool = False  # the framework adds the experts' output bias eagerly
+    # an EP group across NVLink nodes: a token's copies sent off the node and over NVLink, one
+    # GPU's NIC and the node's link (core/speed/alltoall_network.py); no copies off the node
+    # where the group fits one
+    ep_copies: tuple[float, float] = (0.0, 0.0)  # a token's copies off the node, over NVLink
+    ep_nic: Link = NO_LINK
+    ep_inside: Link = NO_LINK
+    expert_overlap: bool = False  # the EP all-to-all overlapped with the other micro-batch's compute
 
 
 def network(s: Scenario, gpu: GPUSpec) -> float:
@@ -145,10 +161,30 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         cp_link=group_link(gpu, p.context, p.tensor, per_node, net),
         ep_link=group_link(gpu, p.expert, p.tensor * p.context, per_node, net),
         busiest=_busiest(s, ts),
+        expert_overlap=p.expert_overlap,
     )
     shape = routed_shape(ctx.tokens, ts, ctx.ep, ctx.tp, ctx.busiest, gpu.compute_capability, fp8)
     a2a = measured_all_to_all(gpu.id, p.expert) if ctx.ep_link.kind == "nvlink" else ()
-    return ctx._replace(expert_shape=shape, ep_all_to_all=a2a), rates.head
+    ctx = ctx._replace(expert_shape=shape, ep_all_to_all=a2a)
+    return _across_nodes(ctx, s, gpu, net), rates.head
+
+
+def _across_nodes(ctx: LayerContext, s: Scenario, gpu: GPUSpec, net: float) -> LayerContext:
+    """``ctx`` with a token's copies off the node and over NVLink, one GPU's NIC and the node's
+    link where the EP group spans NVLink nodes (core/speed/alltoall_network.py); unchanged
+    otherwise. The EP group strides the expert TP, Megatron's default TP: Megatron-Core builds the
+    experts' ranks apart from the dense ones, CP folded in (``parallel_state.py``
+    ``initialize_model_parallel`` at d98e8a6: ``expert_decoder_rank_generator`` with ``tp`` the
+    expert TP, ``cp=1``, the dense order "tp-cp-ep-dp-pp"), so EP neighbours are expert-TP apart."""
+    p, per_node = s.parallelism, s.hardware.gpus_per_node
+    inside = node_link(gpu, 2, max(2, per_node))
+    in_node = max(1, min(ctx.ep, per_node // max(1, p.tensor)))
+    if ctx.ep_link.kind != "network" or inside.kind != "nvlink" or in_node >= ctx.ep:
+        return ctx
+    dedup = p.expert_dispatcher in DEDUPLICATING
+    copies = node_copies(ctx.ts.top_k, ctx.ts.experts, ctx.ep, in_node, dedup)
+    nic = Link("network", NETWORK_ALPHA, NETWORK_BETA * net / NIC_GB_PER_S)
+    return ctx._replace(ep_copies=copies, ep_nic=nic, ep_inside=inside)
 
 
 def _busiest(s: Scenario, ts: TrainShape) -> float:

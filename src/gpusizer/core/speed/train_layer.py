@@ -63,6 +63,7 @@ from ..model.specs import Scenario
 from ..registry.frameworks import FRAMEWORKS
 from ..registry.loss_kinds import LOSS_KINDS
 from .alltoall_measured import all_to_all_seconds_measured
+from .alltoall_network import network_all_to_all_seconds
 from .train_context import SUSTAINED as SUSTAINED
 from .train_context import LayerContext as LayerContext
 from .train_context import layer_context as layer_context
@@ -207,12 +208,28 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
         routed = c.tokens / (c.tp if c.sp else 1) * c.ts.top_k * c.ts.hidden * c.a
         if c.ep_all_to_all:
             ep = all_to_all_seconds_measured(c.ep_all_to_all, routed)
+        elif c.ep_copies[0]:
+            ep = network_all_to_all_seconds(routed / c.ts.top_k, c.ep_copies, c.ep_nic, c.ep_inside)
         else:
             ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
         if c.tp > 1 and c.sp:
             ep += collective_seconds("all_gather", routed * c.tp, c.tp, c.tp_link)
         ep *= 4 * moe_share * c.busiest
+        if c.expert_overlap:
+            ep = _overlapped(ep, layer)
     return StepParts(tp_communication=tp, cp_communication=cp, ep_communication=ep)
+
+
+def _overlapped(ep: float, layer: LayerTime) -> float:
+    """Exposed EP all-to-all of one layer under batch-level overlap (``parallelism.expert_overlap``:
+    Megatron-Core ``--overlap-moe-expert-parallel-comm``, "Overlaps All-to-All with computation by
+    merging FWD-BWD passes of adjacent microbatches", Megatron-LM
+    ``megatron/core/transformer/moe/README.md`` at d98e8a6; DeepSeek-V3's DualPipe, arXiv
+    2412.19437 §3.2.1, the same pairing of one chunk's forward with another's backward): the
+    forward's dispatch and combine (half of ``ep``) run beside the other micro-batch's backward
+    compute, the backward's beside its forward; what a pass's compute cannot cover stays exposed."""
+    half = ep / 2
+    return max(0.0, half - layer.backward) + max(0.0, half - layer.forward)
 
 
 def loss_bytes_per_logit(s: Scenario) -> float:

@@ -132,6 +132,8 @@ def _key(s: Scenario, gpu: GPUSpec) -> tuple[object, ...]:
         p.attention,
         p.async_tensor_parallel,
         p.expert_routing,
+        p.expert_dispatcher,
+        p.expert_overlap,
         hw.gpus_per_node,
         hw.network_gb_per_s,
     )

@@ -26,12 +26,15 @@ _DEGREES = (  # (label, field, object name)
 _ZERO = (("0 — none", 0), ("1 — optimizer states", 1), ("2 — + gradients", 2), ("3 — + weights (FSDP)", 3))
 _RECOMPUTE = (("None", "none"), ("Selective (attention)", "selective"), ("Full (layer inputs only)", "full"))
 _ATTENTION = (("Flash (fused)", "flash"), ("Eager (scores stored)", "eager"))
+_DISPATCHER = (("All-to-all (NCCL)", "alltoall"), ("DeepEP", "deepep"), ("HybridEP", "hybridep"))
 _TRAINING_ONLY = (
     "parallelism.virtual_stages",
     "parallelism.zero_stage",
     "parallelism.sequence_parallel",
     "parallelism.recompute",
     "parallelism.offload_optimizer",
+    "parallelism.expert_dispatcher",
+    "parallelism.expert_overlap",
 )
 
 
@@ -55,6 +58,18 @@ class ParallelismPanel(Panel):
             QCheckBox("Sequence parallel (with TP)"),
             "parallelism.sequence_parallel",
             name="check_sequence_parallel",
+        )
+        f.add(
+            "EP dispatcher",
+            combo(_DISPATCHER),
+            "parallelism.expert_dispatcher",
+            name="combo_expert_dispatcher",
+        )
+        f.add(
+            "",
+            QCheckBox("Overlap EP all-to-all (1F1B)"),
+            "parallelism.expert_overlap",
+            name="check_expert_overlap",
         )
         f.add("Recompute", combo(_RECOMPUTE), "parallelism.recompute", name="combo_recompute")
         f.add("Attention kernel", combo(_ATTENTION), "parallelism.attention", name="combo_attention")
@@ -99,6 +114,12 @@ class ParallelismPanel(Panel):
         self.form.enable(
             "parallelism.expert", get_path(v("model"), "moe") is not None or above_one("parallelism.expert")
         )
+        experts = above_one("parallelism.expert")  # the EP all-to-all's settings
+        self.form.enable(
+            "parallelism.expert_dispatcher",
+            experts or (v("parallelism.expert_dispatcher") or "alltoall") != "alltoall",
+        )
+        self.form.enable("parallelism.expert_overlap", experts or bool(v("parallelism.expert_overlap")))
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
