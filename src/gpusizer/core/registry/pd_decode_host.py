@@ -13,16 +13,17 @@ the decode loop ran its scheduling, batch preparation and output processing seri
 forward. The PR measured what that costs, on the same decode server before and after
 (Llama-3.1-8B-Instruct, TP 4, 16 running requests; its ``Decode batch`` log lines): 3,053.86
 output tokens/s without the overlap, 3,458.31 with it, so 16 / 3,053.86 - 16 / 3,458.31 =
-0.613 ms a step that the GPU waited for. The first release after the merge is 0.4.6; a stated
-release before it (0.4.5 and its post releases, which the April 2025 P/D runs of SGLang PR 4880
-and Mooncake's A10 pages ran) takes that cost on every decode step of the split, a later or
-unstated one none. A release before 0.4.4 had no decode server at all (SGLang's P/D came in
-March 2025, after 0.4.3.post2 of February; sgl-project/sglang issue 2932 of 2025-01-17 still
-asks for it), so a split stated at such a release names the memory rules it runs under, not the
-server that ran (the SGLang team's May 2025 wide-EP replays state 0.4.3 that way: their decode
-servers were after PR 5608), and takes nothing. Its prefill server's overlap came in a later PR
-("The prefill overlap will be in the next PR"); its host cost is not priced (no measurement of
-it found).
+0.613 ms a step that the GPU waited for. The PR merged between 2025-04-21 and 2025-04-29,
+taken here as first released in 0.4.6 (the release dates were not read: a 0.4.5 post release
+built after the merge would be charged wrongly). A stated release before it (0.4.5, which the
+April 2025 P/D runs of SGLang PR 4880 and Mooncake's A10 pages ran) takes that cost on every
+decode step of the split, a later or unstated one none. A release before 0.4.4 is taken as
+having no decode server at all (sgl-project/sglang issue 2932 of 2025-01-17 still asks for P/D;
+its first release was not read here), so a split stated at such a release names the memory
+rules it runs under, not the server that ran (the SGLang team's May 2025 wide-EP replays state
+0.4.3 that way, after PR 5608), and takes nothing. The prefill server's overlap came in a later
+PR ("The prefill overlap will be in the next PR"); its host cost is not priced (no measurement
+of it found).
 """
 
 from __future__ import annotations
