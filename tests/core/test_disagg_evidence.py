@@ -282,10 +282,12 @@ ITL_WITHIN = {"sglang-mooncake-a10-1p1d-tp2-rate4"}
 def test_measured_split_known_short(row: dict[str, Any]) -> None:
     """Measured P/D runs closed loop at their users by Little's law with each run's own
     throughput (docs/evidence/serving.md §14, §21): ours starts later and decodes faster. Two
-    A10 servers under SGLang 0.4.5, 1P1D (3 and 27 users): TTFT +144 % at TP 4, +46 % at TP 2,
-    ITL -40 %, -17 % (TP 2 within 25 % since its 27-request decode batches run eager, above
+    A10 servers under SGLang 0.4.5, 1P1D (3 and 27 users): TTFT +124 % at TP 4, +39 % at TP 2,
+    ITL -32 %, -14 % (TP 2 within 25 % since its 27-request decode batches run eager, above
     SGLang 0.4.x's 8 captured graph sizes at TP < 4 on a GPU below 25,000 MB; the same runs'
-    aggregated TP 4 instance decodes faster in ours too). NVIDIA's Dynamo example of ai-dynamo/
+    aggregated TP 4 instance decodes faster in ours too; +144 %, +46 %, -40 %, -17 % before the
+    0.4.5 decode server's host step, 0.613 ms serial without the overlap scheduler,
+    core/registry/pd_decode_host.py). NVIDIA's Dynamo example of ai-dynamo/
     dynamo issue 402 (one 8 x H100 node, DeepSeek-R1-Distill-Llama-70B FP8, four TP 1 prefill
     workers and one TP 4 decode worker, 32 users, 3,000 in / 150 out, vLLM 0.7.2 V0 with
     Dynamo's remote-prefill patch): TTFT 1,897 ms against 1,385.48 (+37 %), ITL 14.01 ms

@@ -41,7 +41,9 @@ queue to the first token (the fixed point of the users' cycle; the stated arriva
 ``arrival_burstiness``) in core/serving/disagg_queue.py. Where ``connector`` names the KV
 connector and proxy, the hops its code path adds to the first token (a second API server, the
 decode engine's steps around the KV read) come from its spec in core/registry/pd_connectors.py
-(``disaggregated_path_seconds``).
+(``disaggregated_path_seconds``). A decode server that runs without its engine's overlap
+scheduler (SGLang before 0.4.6) steps with the host work it does not hide
+(core/serving/disagg_decode_host.py).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from ..errors import ScenarioError
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
+from .disagg_decode_host import decode_pool_step
 from .disagg_prefill import (
     check_prefill_layout,
     check_prefill_width,
@@ -170,7 +173,7 @@ def disaggregated_fields(
     step, eng, wl = served.step, served.engine, served.workload
     pre_step = prefill_step(s, gpu, st, pre, served)
     each = max(1, math.ceil(users / decode_r))
-    dec, share = _decode_run(step, eng, wl, each)
+    dec, share = _decode_run(decode_pool_step(s, step), eng, wl, each)
     # the connectors move whole KV blocks (vLLM's block, SGLang's page)
     sent = math.ceil(w.prompt_tokens / max(1, eng.block)) * max(1, eng.block)
     transfer_bytes = sent * em.kv_bytes_per_token * per
