@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from ..memory.inference import kv_bytes_per_token_layer
 from ..model.architecture import Arch, ceil_div, resolve
@@ -74,8 +75,9 @@ class Shape:
 
 def _mixer_shape(
     arch: Arch, counts_mixers: int, tp: int, activations: str, profile: FrameworkProfile
-) -> dict[str, float]:
-    """Per-GPU weights, activation widths, state bytes and FLOPs of the recurrent layers."""
+) -> dict[str, Any]:
+    """Per-GPU weights, activation widths, state bytes and FLOPs of the recurrent layers (float
+    fields of ``Shape``; typed ``Any`` since ``Shape`` also has int fields the ``**`` could reach)."""
     if not arch.mixer_layers:
         return {}
     proj, conv, out = mixer_widths(arch.spec)
