@@ -30,7 +30,8 @@ ms = 1e-3
     ("version", "seconds"),
     [
         ("0.6.4", 0.0),  # no content-format detection
-        ("0.8.0", 0.0),  # resolve_chat_template_content_format @lru_cache
+        ("0.6.5", 0.0),  # resolve_chat_template_content_format @lru_cache (0.6.5 - 0.8.0)
+        ("0.8.0", 0.0),
         ("0.8.3", CONTENT_FORMAT_PARSE),
         ("0.9.1", CONTENT_FORMAT_PARSE),
         ("0.9.2", 0.0),  # _detect_content_format @lru_cache(maxsize=32), PR 20065

@@ -14,7 +14,7 @@ chat request; most releases parse it once and cache it. Read in the PyPI wheels'
   and earlier have no such function.
 - 0.8.3 - 0.9.1 ``resolve_chat_template_content_format`` calls ``_detect_content_format``, which
   parses the template (``jinja_compiled.environment.parse``) and walks the tree, on every
-  request; 0.7.0 and 0.8.0 cache the outer function (``@lru_cache``), 0.9.2 caches
+  request; 0.6.5 - 0.8.0 cache the outer function (``@lru_cache``), 0.9.2 caches
   ``_detect_content_format`` (``@lru_cache(maxsize=32)``, vLLM PR 20065, June 2025: "1000
   requests ... 6-8 seconds delay", 6-8 ms a request with Llama 3's template); 0.6.4 has no
   content-format detection.
