@@ -12,8 +12,11 @@ The GPU's share of each is the estimate without the API server (``serving.api_se
 what is left is the host's. On GPUStack's host one server costs 46.9 ms; on Mooncake's two
 servers and the proxy cost 42 ms together, about 21 ms each: the same route, model and minor
 release, 2.2x apart by host. No single per-server constant puts both within 25 %, which is why
-the default stays GPUStack's (lowering it drops GPUStack's four TTFTs out of 25 %; the
-disaggregated model charges one server, so Mooncake's rows hold at 46.9 ms as they are)."""
+the default stays GPUStack's (lowering it drops GPUStack's four TTFTs out of 25 %). Of the gap,
+6.9 ms a server is release, not host: 0.11.0 parses the chat template on every request and
+0.11.2 does not (core/registry/chat_template_parse.py), so Mooncake's replay charges each of its
+two servers 40.0 ms; the rest (about 19 ms a server) is Mooncake's host, whose CPU the page does
+not name."""
 
 from __future__ import annotations
 

@@ -67,7 +67,9 @@ def test_verl_pins_no_release() -> None:
 
 
 def test_each_nemo_rl_pin_lands_on_a_modelled_vllm_release() -> None:
-    # 0.9.0 and 0.20.0 are modelled; 0.10.0 takes 0.9.1's rules, 0.11.2 and 0.17.1 0.11.1's
+    # 0.9.0 and 0.20.0 are modelled; 0.10.0 takes 0.9.2's rules (the row that splits 0.9.1's
+    # where the chat route stops parsing the template per request, chat_template_parse.py; the
+    # rollouts, with no API server, answer as on 0.9.1), 0.11.2 and 0.17.1 0.11.1's
     # (core/registry/engines.py ``release``: the newest modelled not newer)
     vllm = FRAMEWORKS["vllm"].releases
     landed = {
@@ -76,7 +78,7 @@ def test_each_nemo_rl_pin_lands_on_a_modelled_vllm_release() -> None:
     }
     assert landed == {
         "0.3.1": "0.9.0",
-        "0.4.0": "0.9.1",
+        "0.4.0": "0.9.2",
         "0.5.0": "0.11.1",
         "0.6.0": "0.11.1",
         "0.7.0": "0.20.0",
@@ -91,7 +93,7 @@ def test_an_unmodelled_pin_is_said_in_the_rollouts_notes() -> None:
     rs = rollout_scenario(s, per_replica(s))
     rep = estimate_report(scenario_dict(rs))
     assert any(
-        a.startswith("vLLM 0.10.0: the defaults of release 0.9.1 (2025-06)") for a in rep["assumptions"]
+        a.startswith("vLLM 0.10.0: the defaults of release 0.9.2 (2025-07)") for a in rep["assumptions"]
     )
 
 

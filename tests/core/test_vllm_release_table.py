@@ -22,7 +22,10 @@ def test_releases_oldest_first_each_once() -> None:
     assert len(set(versions)) == len(versions)
     # the V0 era first, then the V1 releases of 0.8-0.10, then this module's own
     assert versions[: len(V0_RELEASES)] == [r.version for r in V0_RELEASES]
+    # with the 0.9.2 row that splits 0.9.1's where its chat route stops parsing the template on
+    # every request (core/registry/chat_template_parse.py)
     v1 = [r.version for r in V1_08_TO_010]
+    v1.insert(v1.index("0.9.1") + 1, "0.9.2")
     assert versions[len(V0_RELEASES) : len(V0_RELEASES) + len(v1)] == v1
     assert versions[0] == "0.6.4" and versions[len(V0_RELEASES) + len(v1)] == "0.11.0"
 

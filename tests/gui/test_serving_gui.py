@@ -86,13 +86,15 @@ def test_users_vs_context_chart(qtbot):
 
 
 def test_a_version_between_releases_shows_as_itself(window):
-    # vLLM 0.9.2 is not a documented release: its rules are 0.9.1's (core/engines.release), and
-    # the field shows the version the scenario names, not "current release"
-    window.state.set_scenario({**VLLM_4090, "serving": {"engine_version": "0.9.2"}})
+    # vLLM 0.10.0 is not a documented release: its rules are 0.9.2's (core/engines.release; 0.9.2
+    # is a row since its chat route stopped parsing the template per request,
+    # core/registry/chat_template_parse.py), and the field shows the version the scenario names,
+    # not "current release"
+    window.state.set_scenario({**VLLM_4090, "serving": {"engine_version": "0.10.0"}})
     window.state.flush()
     combo = find(window, "combo_serving_engine_version")
-    assert combo.currentData() == "0.9.2"
-    assert any("defaults of release 0.9.1" in a for a in window.state.estimate.assumptions)
+    assert combo.currentData() == "0.10.0"
+    assert any("defaults of release 0.9.2" in a for a in window.state.estimate.assumptions)
 
 
 def test_prefix_and_speculative_fields_edit_the_scenario(window):

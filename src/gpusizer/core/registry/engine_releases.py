@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .all_reduce import VLLM_CUSTOM_AR
+from .chat_template_parse import with_template_parse
 from .engine_knobs import VLLMKnobs
 from .engine_releases_vllm_v0 import V0_RELEASES, V0_SERIAL_OUTPUT
 from .engine_releases_vllm_v1 import (
@@ -243,6 +244,9 @@ _V0111 = replace(
 VLLM = (*VLLM[: VLLM.index(_V011) + 1], _V0111, *VLLM[VLLM.index(_V011) + 1 :])
 # every release modelled keeps the custom all-reduce's rules (core/registry/all_reduce.py)
 VLLM = tuple(replace(r, all_reduce=VLLM_CUSTOM_AR) for r in VLLM)
+# each release's chat cost per request with its own template parse (0.11.0's, the measured one,
+# and 0.8.3 - 0.9.1 parse on every request; a 0.9.2 row splits 0.9.1's: chat_template_parse.py)
+VLLM = with_template_parse(VLLM)
 
 
 def refuse_duplicates(releases: tuple[EngineRelease, ...], what: str) -> tuple[EngineRelease, ...]:

@@ -16,7 +16,8 @@ from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduli
 # 59.01 ms; its c=2/4/8 TTFTs out of sample) less the step model's 11.9 ms prefill on 0.11.0's
 # Hopper rates (core/speed/rates_era.py ``vllm-0.11``; before them 8.5 ms, and 50.5 ms here)
 # and the prompt's tokenising (233 x 1.03 us, engines.py TOKENISE_PER_TOKEN; 47.1 ms before).
-# The same for every release: no other release has a published TTFT at short prompts here.
+# 0.11.0 parses the chat template on every chat request; each release's own chat cost is this
+# less that parse plus its own (core/registry/chat_template_parse.py: 40.0 ms where none).
 # GPUStack's client is `vllm bench serve --backend openai-chat`: the chat route. Through
 # /v1/completions (``serving.api_endpoint``: the prompt as sent, no chat template) a bare
 # `vllm serve` costs 10.2 ms a request: 12.4 ms, the c=1 mean TTFT of Qwen3-0.6B at 128 / 128
@@ -30,7 +31,8 @@ from .engines import TOKENISE_PER_TOKEN, BatchTier, EngineRelease, GiB, Scheduli
 # The chat figure is one host's: Mooncake's vLLM 0.11.2 P/D run on the same route and model goes
 # through two API servers in 46.09 ms at 128 tokens, about 21 ms a server on its host; the
 # route's own work (template render, content-format detection) is a few ms. No per-server value
-# fits both within 25 % (docs/evidence/speed.md §13.2), so GPUStack's stays.
+# fits both within 25 % (docs/evidence/speed.md §13.2), so GPUStack's stays; 0.11.0's template
+# parse, which 0.11.2 does not do, is 6.9 ms of the gap (chat_template_parse.py).
 VLLM_FRONT_END = 46.9 * ms
 VLLM_FRONT_END_COMPLETIONS = 10.2 * ms
 VLLM_STEPS = (
