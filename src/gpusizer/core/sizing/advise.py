@@ -212,7 +212,7 @@ class GpuAdvice:
         if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
             notes.append(f"serving speed: {est.serving.simulation_note}")
         notes += split_notes(est.rl)
-        notes += idle_slots(self.s.targets.users, c, est)
+        notes += idle_slots(self.s.targets.users, c.layout, c.batch, est)
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "

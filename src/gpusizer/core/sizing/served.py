@@ -20,15 +20,11 @@ MI325X platform, one replica per GPU at batch 1, 278 tokens/s per user: the esti
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from ..model.architecture import ceil_div
 from ..model.result import Estimate
 from .layout_space import Layout
 from .option import Pace
-
-if TYPE_CHECKING:
-    from .fill_serving import Choice
 
 
 def slots(lay: Layout, batch: int) -> tuple[int, int]:
@@ -65,12 +61,12 @@ def idle_slots_note(users: int, replicas: int, batch: int, estimated: float) -> 
     )
 
 
-def idle_slots(users: int | None, c: Choice, est: Estimate) -> list[str]:
-    """The note of a serving choice ``c`` whose slots exceed the ``users`` asked by at least a
-    replica's batch ([]: none)."""
-    if est.serving is None or users is None or not c.batch:
+def idle_slots(users: int | None, lay: Layout, batch: int | None, est: Estimate) -> list[str]:
+    """The note of a serving layout ``lay`` at ``batch`` requests a replica whose slots exceed
+    the ``users`` asked by at least a replica's batch ([]: none)."""
+    if est.serving is None or users is None or not batch:
         return []
-    replicas, each = slots(c.layout, c.batch)
+    replicas, each = slots(lay, batch)
     # said where a replica's worth of slots is idle; a few spare slots move Tok/s a few per cent
     if replicas * each - users < each or not est.serving.tokens_per_second:
         return []
