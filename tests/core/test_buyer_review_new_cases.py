@@ -36,6 +36,8 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.served import served_share
 
 DATA = Path(__file__).parent.parent / "cli" / "data" / "buyer"
@@ -130,3 +132,33 @@ def test_new_cases_rank_a_met_option_first() -> None:
     for name in ("serve-qwen3-235b-fp8-500", "lora-llama-3.3-70b-50m-2days", "pretrain-3b-300b-3weeks"):
         top = gpusizer.compare_gpus(case(name), gpus=["h100-sxm-80gb", "b200-192gb", "mi300x-192gb"])[0]
         assert top["targets_met"] is True and top["unmet"] is None, (name, top["unmet_reason"])
+
+
+@pytest.mark.parametrize(
+    ("name", "gpu"),
+    [("serve-gpt-oss-20b-workstation-20", "gb200-186gb"), ("serve-llama-8b-apple-amd", "mi300x-192gb")],
+)
+def test_the_served_figure_is_the_estimate_of_the_option_put_back(name: str, gpu: str) -> None:
+    # `estimate` of the option's own scenario (its parallelism, hardware, scenario_changes and
+    # batch) times every slot busy; the option's Tok/s is that times users / slots, and the
+    # same row whether the GPU is compared alone or in the catalog
+    s = case(name)
+    (o,) = gpusizer.compare_gpus(s, gpus=[gpu])
+    in_catalog = next(x for x in gpusizer.compare_gpus(s) if x["gpu"] == gpu)
+    assert (in_catalog["layout"], in_catalog["tokens_per_second"]) == (o["layout"], o["tokens_per_second"])
+    back = json.loads(json.dumps(s))
+    back["parallelism"] = o["parallelism"]
+    back["hardware"] = o["hardware"]
+    back["workload"]["batch_size"] = o["batch_size"]
+    for path, value in o["scenario_changes"].items():
+        *head, last = path.split(".")
+        d = back
+        for key in head:
+            d = d.setdefault(key, {})
+        d[last] = value
+    serving = estimate(parse_scenario(back)).serving
+    assert serving is not None
+    ad = o["parallelism"]["attention_data"]  # an attention-DP engine's ranks share its batch
+    share = served_share(s["targets"]["users"], o["parallelism"]["data"] * ad, -(-o["batch_size"] // ad))
+    full = serving.tokens_per_second
+    assert o["tokens_per_second"] == pytest.approx(full * share, rel=1e-6)
