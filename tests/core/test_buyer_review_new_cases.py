@@ -21,10 +21,14 @@ Defects found and fixed here:
    were the 2 cards shown (with optimizer offload), not the 32 of the cap. The reason now
    names both: "2 GPUs train it in 1,528.7 days ...: 32 take 317.9 days".
 
+4. llama.cpp offered on Gaudi 2 and 3 servers (runs_on was by vendor, and Gaudi is Intel's,
+   but no ggml backend drives an HPU). A GPU now says it is a Gaudi HPU (``hpu``), a framework
+   whether it has a Gaudi build (``runs_on_hpu``), and llama.cpp leaves Gaudi out, saying why.
+
 Seen and left (report): desk-side machines (DGX Spark, Ryzen AI Max) priced by the hundred or
 thousand for pre-training ("its purchase is priced: $6,266,833"), the workstation-card cap being
-another helper's; llama.cpp offered on Gaudi (runs_on is by vendor, Gaudi is Intel's but no ggml
-backend drives it); RL runs whose evidence band starts above their own estimate.
+another helper's; RL runs whose evidence band starts above their own estimate (Qwen3 8B GRPO on
+an MI325X platform: 18.8 h, band 19.1 h-1.3 d).
 """
 
 from __future__ import annotations
@@ -36,7 +40,10 @@ from typing import Any
 import pytest
 
 import gpusizer
+from gpusizer.core.errors import ScenarioError
+from gpusizer.core.model.presets import gpu_spec
 from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.runs_on import left_out_note
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.served import served_share
 
@@ -162,3 +169,33 @@ def test_the_served_figure_is_the_estimate_of_the_option_put_back(name: str, gpu
     share = served_share(s["targets"]["users"], o["parallelism"]["data"] * ad, -(-o["batch_size"] // ad))
     full = serving.tokens_per_second
     assert o["tokens_per_second"] == pytest.approx(full * share, rel=1e-6)
+
+
+def test_llama_cpp_is_not_offered_on_gaudi() -> None:
+    # llama.cpp's backends (README "Supported backends": SYCL "Intel and Nvidia GPU", Vulkan
+    # "GPU") drive no Gaudi HPU; the 8B case ranked 8-accelerator Gaudi 3 and Gaudi 2 servers at
+    # 235.8 and 196.4 tokens/s per user, "validated"
+    s = case("serve-llama-8b-apple-amd")
+    got = gpusizer.compare_gpus(s, gpus=["gaudi-3-128gb", "gaudi-2-96gb", "arc-b580-12gb"])
+    assert [o["gpu"] for o in got] == ["arc-b580-12gb"]  # Intel's GPUs still run it (SYCL)
+    note = left_out_note(parse_scenario(s), ["gaudi-2-96gb", "gaudi-3-128gb"])
+    assert note == (
+        "Left out: gaudi-2-96gb, gaudi-3-128gb: llama.cpp / Ollama runs on NVIDIA, AMD, Intel and "
+        "Apple GPUs only, not on Intel Gaudi HPUs."
+    )
+    with pytest.raises(ScenarioError, match=r"^framework: .*not on Intel Gaudi HPUs such as Gaudi 3"):
+        estimate(parse_scenario(s | {"hardware": {"gpu": "gaudi-3-128gb"}}))
+    # vLLM runs there (the vllm-gaudi plugin): the same work on vLLM is estimated
+    vllm = s | {"framework": "vllm", "precision": {"weights": "bf16"}, "hardware": {"gpu": "gaudi-3-128gb"}}
+    assert estimate(parse_scenario(vllm)).serving is not None
+
+
+def test_a_custom_gpu_is_no_hpu_unless_it_says_so() -> None:
+    # GPUSpec.hpu is additive: an inline GPU without it is judged by its vendor alone
+    s = case("serve-llama-8b-apple-amd")
+    own = gpu_spec("arc-b580-12gb").model_dump(mode="json") | {"id": "my-intel", "vendor": "Intel"}
+    assert estimate(parse_scenario(s | {"hardware": {"gpu": own}})).serving is not None
+    with pytest.raises(ScenarioError, match="framework"):
+        estimate(parse_scenario(s | {"hardware": {"gpu": own | {"hpu": True}}}))
+    with pytest.raises(ScenarioError, match="hpu"):
+        parse_scenario(s | {"hardware": {"gpu": own | {"hpu": "yes please"}}})
