@@ -199,3 +199,12 @@ def test_a_custom_gpu_is_no_hpu_unless_it_says_so() -> None:
         estimate(parse_scenario(s | {"hardware": {"gpu": own | {"hpu": True}}}))
     with pytest.raises(ScenarioError, match="hpu"):
         parse_scenario(s | {"hardware": {"gpu": own | {"hpu": "yes please"}}})
+
+
+@pytest.mark.parametrize(("framework", "on_gaudi"), [("unsloth", False), ("torchtune", False), ("deepspeed", True)])
+def test_trainers_run_on_gaudi_only_where_their_docs_say(framework: str, on_gaudi: bool) -> None:
+    # unsloth's README ("NVIDIA, AMD and Intel GPUs") and torchtune's devices (CUDA, ROCm, Intel
+    # XPU) name Intel's GPUs; DeepSpeed's accelerator guide names Gaudi (HPU)
+    s = case("lora-llama-3.3-70b-50m-2days") | {"framework": framework}
+    got = [o["gpu"] for o in gpusizer.compare_gpus(s, gpus=["gaudi-3-128gb", "h100-sxm-80gb"])]
+    assert ("gaudi-3-128gb" in got) is on_gaudi, got

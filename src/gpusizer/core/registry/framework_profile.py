@@ -76,8 +76,8 @@ class FrameworkProfile:
     runs_on: tuple[str, ...] = VENDORS
     runs_on_source: str = ""
     # Whether it has a build for Intel Gaudi HPUs (GPUSpec.hpu), which Intel's vendor name
-    # alone does not say: vLLM (the vllm-gaudi plugin), SGLang (HabanaAI/sglang-fork) and the
-    # PyTorch trainers do; ``hpu_source`` the docs that say it has none
+    # alone does not say: vLLM (the vllm-gaudi plugin), SGLang (HabanaAI/sglang-fork), DeepSpeed,
+    # FSDP and transformers do; ``hpu_source`` the docs that name Intel's GPUs only
     runs_on_hpu: bool = True
     hpu_source: str = ""
     # Pipeline parallelism (``parallelism.pipeline`` > 1): whether its training loop has a
