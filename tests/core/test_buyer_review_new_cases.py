@@ -201,7 +201,9 @@ def test_a_custom_gpu_is_no_hpu_unless_it_says_so() -> None:
         parse_scenario(s | {"hardware": {"gpu": own | {"hpu": "yes please"}}})
 
 
-@pytest.mark.parametrize(("framework", "on_gaudi"), [("unsloth", False), ("torchtune", False), ("deepspeed", True)])
+@pytest.mark.parametrize(
+    ("framework", "on_gaudi"), [("unsloth", False), ("torchtune", False), ("deepspeed", True)]
+)
 def test_trainers_run_on_gaudi_only_where_their_docs_say(framework: str, on_gaudi: bool) -> None:
     # unsloth's README ("NVIDIA, AMD and Intel GPUs") and torchtune's devices (CUDA, ROCm, Intel
     # XPU) name Intel's GPUs; DeepSpeed's accelerator guide names Gaudi (HPU)
