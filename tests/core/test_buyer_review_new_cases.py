@@ -210,3 +210,11 @@ def test_trainers_run_on_gaudi_only_where_their_docs_say(framework: str, on_gaud
     s = case("lora-llama-3.3-70b-50m-2days") | {"framework": framework}
     got = [o["gpu"] for o in gpusizer.compare_gpus(s, gpus=["gaudi-3-128gb", "h100-sxm-80gb"])]
     assert ("gaudi-3-128gb" in got) is on_gaudi, got
+
+
+def test_the_layout_reason_says_the_requests_queue(llama_8b: dict[str, Any]) -> None:
+    # "one Mac Studio holds the 4 users but not the default speed target" read as all 4 held at
+    # once; its KV cache (serving.max_context 4,096) runs one 2,560-token request at a time
+    why = llama_8b["apple-m4-max-128gb"]["layout_reason"]
+    assert "queues the 4 users' requests (1 of a replica's 4 at once)" in why, why
+    assert "holds the 4 users" not in why
