@@ -55,7 +55,8 @@ def idle_slots_note(users: int, replicas: int, batch: int, estimated: float) -> 
     """The sentence that says why an option's tokens/s is below its layout's estimate."""
     held = replicas * batch
     return (
-        f"Tok/s counts the {users:,} users asked: {replicas:,} replicas x {batch:,} requests hold "
+        f"Tok/s counts the {users:,} users asked: {replicas:,} replicas x {batch:,} "
+        f"request{'s' if batch != 1 else ''} hold "
         f"{held:,}, {held - users:,} of them idle; the estimate of this layout with all {held:,} "
         f"busy gives {estimated:,.0f} tokens/s. $/M tok and kWh/M tok are priced on the users' tokens"
     )
