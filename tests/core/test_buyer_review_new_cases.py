@@ -24,6 +24,11 @@ Defects found and fixed here:
 4. llama.cpp offered on Gaudi 2 and 3 servers (runs_on was by vendor, and Gaudi is Intel's,
    but no ggml backend drives an HPU). A GPU now says it is a Gaudi HPU (``hpu``), a framework
    whether it has a Gaudi build (``runs_on_hpu``), and llama.cpp leaves Gaudi out, saying why.
+5. "one Mac Studio holds the 4 users but not the default speed target" (layout_reason) where it
+   runs one of the 4 at a time: it now says the requests queue, and how many run at once.
+6. GRPO of Qwen3 8B colocated read a need of 8 MI325X (rollout TP 8, the fastest step on the
+   8-GPU platform bought) where at rollout TP 1 one GPU holds it: the rollout width's note now
+   says so.
 
 Seen and left (report): desk-side machines (DGX Spark, Ryzen AI Max) priced by the hundred or
 thousand for pre-training ("its purchase is priced: $6,266,833"), the workstation-card cap being
