@@ -80,6 +80,10 @@ class GPUSpec(Strict):
     gpu_memory_fraction: Fraction | None = None
     # CUDA compute capability (NVIDIA only): engines pick kernels by it (core/serving/moe_layout.py)
     compute_capability: ComputeCapability | None = None
+    # An Intel Gaudi HPU: driven by the Gaudi software stack (PyTorch's ``hpu`` device), not by
+    # Intel's GPU stack (SYCL / Level Zero, ``xpu``); the frameworks without a Gaudi build
+    # (FrameworkProfile.runs_on_hpu) do not run on it (core/pipeline/runs_on.py)
+    hpu: bool = False
 
     @field_validator("dense_tflops")
     @classmethod

@@ -24,8 +24,9 @@ _LISTED = 6  # at most this many GPU ids in a message; more are said by vendor
 
 
 def runs_on(profile: FrameworkProfile, gpu: GPUSpec) -> bool:
-    """Whether ``profile`` runs on ``gpu`` (its vendor among ``profile.runs_on``)."""
-    return profile.runs_on_vendor(gpu.vendor)
+    """Whether ``profile`` runs on ``gpu``: its vendor among ``profile.runs_on``, and an Intel
+    Gaudi HPU only where it has a Gaudi build (``profile.runs_on_hpu``)."""
+    return profile.runs_on_vendor(gpu.vendor) and (profile.runs_on_hpu or not gpu.hpu)
 
 
 def vendors_text(profile: FrameworkProfile) -> str:
@@ -34,13 +35,19 @@ def vendors_text(profile: FrameworkProfile) -> str:
     return f"{', '.join(head)} and {last}" if head else last
 
 
-def _gpus_of(profile: FrameworkProfile) -> str:
-    """The catalog GPUs it runs on: their ids when few, else its vendors."""
+def no_hpu(profile: FrameworkProfile) -> str:
+    """ ", not on Intel Gaudi HPUs" where it runs on Intel's GPUs but has no Gaudi build."""
+    return "" if profile.runs_on_hpu or not profile.runs_on_vendor("Intel") else ", not on Intel Gaudi HPUs"
+
+
+def _gpus_of(profile: FrameworkProfile, gpu: GPUSpec) -> str:
+    """The catalog GPUs it runs on: their ids when few, else its vendors; then not on ``gpu``."""
     ids = [gid for gid in gpu_presets() if runs_on(profile, gpu_spec(gid))]
     vendors = vendors_text(profile)
-    if len(ids) <= _LISTED:
-        return f"{vendors} GPUs ({', '.join(ids)})"
-    return f"{vendors} GPUs"
+    head = f"{vendors} GPUs ({', '.join(ids)})" if len(ids) <= _LISTED else f"{vendors} GPUs"
+    if gpu.hpu and profile.runs_on_vendor(gpu.vendor):  # Intel's GPUs, not its Gaudi HPUs
+        return f"{head}, not on Intel Gaudi HPUs such as {gpu.name}"
+    return f"{head}, not on {gpu.name} ({gpu.vendor})"
 
 
 def _engines(s: Scenario) -> list[tuple[str, FrameworkProfile]]:
@@ -71,15 +78,14 @@ def check_runs_on(s: Scenario) -> None:
             if not runs_on(engine, gpu):
                 raise ScenarioError(
                     field,
-                    f"{engine.label} runs on {_gpus_of(engine)}, not on {gpu.name} ({gpu.vendor}); "
-                    "choose one of those in hardware.gpu",
+                    f"{engine.label} runs on {_gpus_of(engine, gpu)}; choose one of those in hardware.gpu",
                 )
         return
     others = [p.id for p in FRAMEWORKS.values() if p.fits(s.workload.info) and runs_on(p, gpu)]
     raise ScenarioError(
         "framework",
-        f"{prof.label} runs on {_gpus_of(prof)}, not on {gpu.name} ({gpu.vendor}); choose one of "
-        f"those in hardware.gpu, or a framework that runs on {gpu.vendor}: {', '.join(others) or 'none'}",
+        f"{prof.label} runs on {_gpus_of(prof, gpu)}; choose one of those in hardware.gpu, or a "
+        f"framework that runs on {gpu.name if gpu.hpu else gpu.vendor}: {', '.join(others) or 'none'}",
     )
 
 
@@ -116,8 +122,10 @@ def _which(ids: list[str]) -> str:
 def _engine_note(s: Scenario, ids: list[str]) -> str:
     """The sentence for GPUs the framework or the kind's own engine does not run on."""
     prof = s.profile
-    why = [f"{prof.label} runs on {vendors_text(prof)} GPUs only"]
+    why = [f"{prof.label} runs on {vendors_text(prof)} GPUs only{no_hpu(prof)}"]
     engines = {(f, p.id): p for g in ids if g in gpu_presets() for f, p in _stoppers(s, gpu_spec(g))}
     if engines and ("framework", prof.id) not in engines:  # the framework runs there: an engine not
-        why = [f"{p.label} ({f}) runs on {vendors_text(p)} GPUs only" for (f, _), p in engines.items()]
+        why = [
+            f"{p.label} ({f}) runs on {vendors_text(p)} GPUs only{no_hpu(p)}" for (f, _), p in engines.items()
+        ]
     return f"Left out: {_which(ids)}: {'; '.join(why)}."

@@ -75,6 +75,11 @@ class FrameworkProfile:
     # refuses another catalog vendor's GPU, the sizing ranks only these (core/pipeline/runs_on.py)
     runs_on: tuple[str, ...] = VENDORS
     runs_on_source: str = ""
+    # Whether it has a build for Intel Gaudi HPUs (GPUSpec.hpu), which Intel's vendor name
+    # alone does not say: vLLM (the vllm-gaudi plugin), SGLang (HabanaAI/sglang-fork), DeepSpeed,
+    # FSDP and transformers do; ``hpu_source`` the docs that name Intel's GPUs only
+    runs_on_hpu: bool = True
+    hpu_source: str = ""
     # Pipeline parallelism (``parallelism.pipeline`` > 1): whether its training loop has a
     # pipeline schedule (layers in stages, micro-batches in flight), and whether its serving
     # engine splits the layers over GPUs; ``pipeline_source``: its docs on it. estimate refuses

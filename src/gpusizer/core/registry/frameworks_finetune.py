@@ -56,6 +56,8 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         serves=False,
         runs_on=NVIDIA_AMD_INTEL,
         runs_on_source=_TORCHTUNE,
+        runs_on_hpu=False,  # Intel's GPUs (XPU), no Gaudi build in _TORCHTUNE
+        hpu_source=_TORCHTUNE,
         pipeline_source=_PP_TORCHTUNE,
         overhead=OverheadDefaults(500 * MiB, 64 * MiB, 0.05, 256 * MiB),
         step_counters=True,
@@ -89,6 +91,8 @@ FINETUNE_RECIPES: tuple[FrameworkProfile, ...] = (
         serves=False,
         runs_on=NVIDIA_AMD_INTEL,
         runs_on_source=_UNSLOTH,
+        runs_on_hpu=False,  # Intel's GPUs (XPU), no Gaudi build in _UNSLOTH
+        hpu_source=_UNSLOTH,
         pipeline_source=_PP_UNSLOTH,
         **HF_TRAINER,
         lora_kernels="unsloth",

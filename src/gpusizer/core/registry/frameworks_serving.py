@@ -41,6 +41,10 @@ _GGML = (
     "llama.cpp README 'Supported backends': Metal, CUDA, HIP (AMD), SYCL (Intel), Vulkan "
     "(core/speed/rates_era.py GGML_BACKENDS)"
 )
+_GGML_NO_HPU = (
+    "llama.cpp README 'Supported backends' (2026 tree): SYCL 'Intel and Nvidia GPU', OpenVINO "
+    "'Intel CPUs, GPUs, and NPUs', Vulkan 'GPU'; no backend drives an Intel Gaudi HPU"
+)
 _MLX = (
     "ml-explore.github.io/mlx install: Apple silicon (M series), macOS 14 or newer; MLX's Linux "
     "CUDA backend (pip install mlx[cuda12]) exists, but this profile's rules are Apple's (the "
@@ -128,6 +132,8 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         serves=True,
         runs_on=VENDORS,
         runs_on_source=_GGML,
+        runs_on_hpu=False,
+        hpu_source=_GGML_NO_HPU,
         pipeline_serving=True,
         pipeline_source=_PP_GGML,
         # the compute buffers are computed (core/serving/offload.py); the context is CUDA's

@@ -45,6 +45,7 @@ from .reason import layout_reason
 from .rl_notes import rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
+from .served import idle_slots, queue_clause
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .units import Unit, pool_beside, with_pool
 from .unmet import context_reason, fill_refusal, practical_reason, unreachable_reason
@@ -140,6 +141,10 @@ class GpuAdvice:
         cap = practical_cap(self.g.spec)
         return self.ask.max_gpus if cap is None else min(cap, self.ask.max_gpus)
 
+    def _caps(self) -> tuple[int, int]:
+        """(the most GPUs an option may have, the ``max_gpus`` asked)."""
+        return self._most(), self.ask.max_gpus
+
     def _no_fit(self) -> tuple[str, str]:
         """Why no layout holds the work: the engine's context (no count changes it) or memory (on
         the scenario's own GPU, with its stated attention-DP layout where that fits:
@@ -190,7 +195,7 @@ class GpuAdvice:
             "targets_met": growth.met,
             "notes": tuple(notes),
             "unit": self._unit(bought),
-            **judged(self.s, self.filler, (self._most(), self.ask.max_gpus), c, growth, est.rl),
+            **judged(self.s, self.filler, self._caps(), c, growth, est.rl, queue_clause(est)),
             **need,
             **goodput(self.s, c),
             **rl_fields(est.rl),
@@ -208,6 +213,7 @@ class GpuAdvice:
         if est.serving is not None and est.serving.simulation_note:  # core/serving/budget.py
             notes.append(f"serving speed: {est.serving.simulation_note}")
         notes += split_notes(est.rl)
+        notes += idle_slots(self.s.targets.users, c.layout, c.batch, est)
         if bought > lay.gpus:
             notes.append(
                 f"{bought - lay.gpus} of the {bought:,} GPUs idle: no layout of this model uses "

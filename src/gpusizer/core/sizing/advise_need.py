@@ -23,13 +23,21 @@ from .unmet import speed_gaps, targets_reason
 
 
 def judged(
-    s: Scenario, filler: Filler, caps: tuple[int, int], c: Choice, growth: Growth, rl: dict[str, Any] | None
+    s: Scenario,
+    filler: Filler,
+    caps: tuple[int, int],
+    c: Choice,
+    growth: Growth,
+    rl: dict[str, Any] | None,
+    queued: str = "",
 ) -> dict[str, Any]:
     """``unmet``, ``unmet_reason`` and ``default_target_met`` of choice ``c`` of ``s``: the
     user's targets first, then the stated default service level (core/sizing/service_level.py).
     ``caps``: the most GPUs an option may have and the ``max_gpus`` asked (the first is lower
     where a practical cap holds, core/sizing/practical.py). ``rl``: the choice's estimate's RL
-    block (its run, not a training pace, misses a deadline)."""
+    block (its run, not a training pace, misses a deadline). ``queued``: the clause saying that
+    a replica runs fewer requests at once than it is given (core/sizing/served.py), after the
+    speeds missed."""
     most, max_gpus = caps
     out: dict[str, Any] = {"unmet": None, "unmet_reason": None, "default_target_met": None}
     if growth.met is False:
@@ -37,8 +45,8 @@ def judged(
         if rl is not None:
             why = deadline_reason(s, rl, effective_time_share(s, c.layout.gpus), top)
         else:
-            tried = best_tried(filler, growth)
-            why = targets_reason(s, c.pace, top, c.layout.gpus, growth.at_top, tried)
+            tried = most_tried(filler, top) if s.workload.trains else best_tried(filler, growth)
+            why = targets_reason(s, c.pace, top, c.layout.gpus, growth.at_top, tried) + queued
         out |= {"unmet": "targets", "unmet_reason": why}
         if growth.at_top and most < max_gpus:  # the cap, not the model, stops it
             out |= {"unmet": "practical_limit", "unmet_reason": f"{why}; {cap_words(most, filler.g.spec)}"}
@@ -48,7 +56,7 @@ def judged(
         out["default_target_met"] = not gaps
         if gaps and out["unmet"] is None:
             out["unmet"] = "targets"
-            out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps)
+            out["unmet_reason"] = f"misses the default target ({level.words()}): " + "; ".join(gaps) + queued
     return out
 
 
@@ -57,6 +65,13 @@ def best_tried(filler: Filler, growth: Growth) -> tuple[int, Pace] | None:
     if growth.tried is None or growth.at_top:
         return None
     best = filler.best(growth.tried)
+    return (best[0].layout.gpus, best[0].pace) if best else None
+
+
+def most_tried(filler: Filler, top: int) -> tuple[int, Pace] | None:
+    """Training deadline missed: the most GPUs weighed (``top``) and the fastest layout's pace
+    there, as the count search's note times them (core/sizing/compare_scale.py)."""
+    best = filler.best(top)
     return (best[0].layout.gpus, best[0].pace) if best else None
 
 

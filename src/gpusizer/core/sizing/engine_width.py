@@ -100,8 +100,16 @@ def advise_widths(
         runs = sorted(tried[g.id], key=lambda we: (we[0] != mine, we[0]))  # the width as set first
         fitting = [we for we in runs if we[1][0][0].fits]
         w, entry = min(fitting, key=lambda we: _rank(we[1])) if fitting else max(runs, key=lambda we: we[0])
-        out.append(_stated(entry, w, mine, g.hardware.gpus_per_node))
+        out.append(_stated(entry, w, mine, g.hardware.gpus_per_node, _fewest(fitting)))
     return out
+
+
+def _fewest(fitting: list[tuple[int, Entry]]) -> tuple[int, int] | None:
+    """(width, GPUs) of the width that holds the work on the fewest GPUs before whole units:
+    the widths tie on the units bought (an 8-GPU platform holds any of them), and the fastest
+    step then wins, so the option's own need can be a wider engine's."""
+    needs = [(o.min_gpus, w) for w, e in fitting if (o := e[0][0]).min_gpus is not None]
+    return (min(needs)[1], min(needs)[0]) if needs else None
 
 
 def _weighed(s: Scenario, sw: Scenario, g: GpuTarget, width: int, mine: int) -> bool:
@@ -115,9 +123,12 @@ def _weighed(s: Scenario, sw: Scenario, g: GpuTarget, width: int, mine: int) -> 
     return width in (mine, node) or rl_engine_reason(sw, g) is None
 
 
-def _stated(entry: Entry, width: int, mine: int, node: int) -> Entry:
+def _stated(entry: Entry, width: int, mine: int, node: int, fewest: tuple[int, int] | None = None) -> Entry:
     """The options of ``entry`` with the engine width they run at, and where it is not the width
-    as set, the change in ``scenario_changes`` and a note."""
+    as set, the change in ``scenario_changes`` and a note; ``fewest``: (width, GPUs) of the width
+    that holds the work on the fewest GPUs, said where that is fewer than the option needs (GRPO
+    of Qwen3 8B on an MI325X platform: rollout TP 8 steps fastest on the 8 GPUs bought and needs
+    8; at TP 1 one GPU holds it, the GPU a renter would take)."""
     out: Entry = []
     for option, c in entry:
         if not option.fits:
@@ -130,7 +141,19 @@ def _stated(entry: Entry, width: int, mine: int, node: int) -> Entry:
             fields["notes"] = (
                 *option.notes,
                 f"rollout engine at TP {width} ({field}, {mine} as set): of the widths up to the "
-                f"node's {node}, the one that fits on the fewest GPUs, then steps fastest",
+                f"node's {node}, {_why_width(option, fewest)}",
             )
         out.append((replace(option, **fields), c))
     return out
+
+
+def _why_width(option: SizingOption, fewest: tuple[int, int] | None) -> str:
+    """Why this width: the fewest GPUs, then the fastest step; where a narrower engine needs
+    fewer GPUs before whole units, that the units bought tie and what the narrower one needs."""
+    if fewest is None or option.min_gpus is None or option.gpus is None or fewest[1] >= option.min_gpus:
+        return "the one that fits on the fewest GPUs, then steps fastest"
+    w, n = fewest
+    return (
+        f"the one that steps fastest on the {option.gpus:,} GPUs bought; at TP {w}, {n:,} "
+        f"GPU{'s hold' if n != 1 else ' holds'} it, where this width needs {option.min_gpus:,}"
+    )

@@ -29,6 +29,7 @@ from .layout_space import Layout, divisors, layout_preference, stage_counts
 from .option import Pace
 from .pace import option_pace
 from .search import holds
+from .served import served_pace
 
 
 def meets(pace: Pace, t: TargetsSpec) -> bool:
@@ -181,7 +182,8 @@ class ServingFill:
         est = self._estimate(lay, batch)
         if not holds(est, self.g.capacity):
             return None
-        pace = option_pace(est)
+        # the users asked are the load: idle slots of rounded-up replicas draw no tokens
+        pace = served_pace(option_pace(est), self.base.targets.users, lay, batch)
         return Choice(0, lay, batch, pace, est.scenario, meets(pace, self.base.targets))
 
     def _estimate(self, lay: Layout, batch: int | None) -> Estimate:

@@ -41,6 +41,10 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if g.why == "targets" and _misses_default(s, c):  # not "meets the targets": the default is missed
         users = s.targets.users
         who = f"the {users:,} user{'s' if users != 1 else ''}" if users else "the targets set"
+        runs = _runs_at_once(c) if users else None
+        if runs is not None:  # "holds" read as "runs at once" where the requests queue
+            verb = "queues" if one else "queue"
+            return f"{what} {verb} {who}' requests ({runs}), short of the default speed target{held}"
         return f"{what} {'holds' if one else 'hold'} {who} but not the default speed target{held}"
     if g.why == "targets":
         users = s.targets.users
@@ -57,6 +61,17 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
     if bought == g.least:
         return "the fewest that hold it"
     return what + held
+
+
+def _runs_at_once(c: Choice) -> str | None:
+    """``1 of a replica's 4 at once``: where a replica's engine runs fewer requests at once than
+    it is given (its KV cache or slots: core/sizing/served.py ``queue_clause``); None where it
+    runs them all."""
+    batch = c.batch or 0
+    held = estimate(c.scenario).requests_held if batch > 1 else None
+    if held is None or held >= batch or c.scenario.parallelism.attention_data > 1:
+        return None
+    return f"{held:,} of a replica's {batch:,} at once"
 
 
 def _span(seconds: float) -> str:

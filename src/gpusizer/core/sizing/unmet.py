@@ -54,13 +54,15 @@ def rate_words(x: float) -> str:
 
 
 def training_gap(s: Scenario, pace: Pace, gpus: int = 1) -> str | None:
-    """The deadline missed, in wall time on ``gpus`` GPUs (core/speed/goodput.py): ``trains in
-    41.2 days, 11.2 over the 30-day deadline``."""
+    """The deadline missed, in wall time on ``gpus`` GPUs (core/speed/goodput.py): ``2 GPUs
+    train it in 41.2 days, 11.2 over the 30-day deadline``. The count is named: "trains in
+    1,528.7 days" beside "more GPUs, up to 32" read as the 32 cards' time, not the 2 shown."""
     days_max, secs = s.targets.max_training_days, wall_seconds(s, gpus, pace.time_seconds)
     if days_max is None or secs is None or secs / DAY <= days_max:
         return None
     days = secs / DAY
-    return f"trains in {days:,.1f} days, {days - days_max:,.1f} over the {days_max:g}-day deadline"
+    who = f"{gpus:,} GPU{'s train' if gpus != 1 else ' trains'} it"
+    return f"{who} in {days:,.1f} days, {days - days_max:,.1f} over the {days_max:g}-day deadline"
 
 
 def targets_reason(
@@ -77,10 +79,15 @@ def targets_reason(
     fewest that hold the work, so its speeds are not what more GPUs reach: 8 RTX A6000s serve
     64 users of a 70B at a 10.9 s first token, 32 of them at 2.2 s, and the speed per user
     levels off near 16 tokens/s; saying only "doubling them made no user faster" beside the 8
-    GPUs' figures read as if more GPUs never helped."""
+    GPUs' figures read as if more GPUs never helped. Training: ``best`` the most GPUs weighed
+    (the cap) and their pace, whose days are said beside the fewest's."""
     if s.workload.trains:
         gap = training_gap(s, pace, gpus) or f"the {s.targets.max_training_days:g}-day deadline is missed"
-        return f"{gap}; more GPUs, up to {top:,}, do not meet it"
+        secs = None if best is None or best[0] <= gpus else wall_seconds(s, best[0], best[1].time_seconds)
+        if best is None or secs is None:
+            return f"{gap}; more GPUs, up to {top:,}, do not meet it"
+        used = "" if best[0] >= top else f", its fastest layout running {best[0]:,} of them"
+        return f"{gap}; more GPUs do not meet it: {top:,} take {secs / DAY:,.1f} days{used}"
     gaps = speed_gaps(pace, ServiceLevel.of(s.targets))
     what = "; ".join(gaps) if gaps else "the targets are missed"
     if at_top:
