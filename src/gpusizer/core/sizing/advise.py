@@ -48,7 +48,7 @@ from .savings import Variant
 from .served import idle_slots, queue_clause
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .units import Unit, pool_beside, with_pool
-from .unmet import context_reason, fill_refusal, practical_reason, unreachable_reason
+from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class GpuAdvice:
             slow = self._unreachable(growth, least)
             if slow is not None:
                 return [(self._missing("targets", slow), None)]
-            why = practical_reason(self.s, least, growth.unit.top(most))
+            why = practical_reason(self.s, least, growth.unit.top(most)) + self._capped_speed(growth)
             cap = practical_cap(self.g.spec)
             tail = f"; {cap_words(cap, self.g.spec)}" if cap else ""
             return [(self._missing("practical_limit", why + tail), None)]
@@ -124,6 +124,14 @@ class GpuAdvice:
             return None
         best = self.filler.best(growth.tried)
         return unreachable_reason(self.s, least, best[0].layout.gpus, best[0].pace) if best else None
+
+    def _capped_speed(self, growth: Growth) -> str:
+        """The per-user speed the fastest layout at the practical cap still misses ("" where the
+        targets have no speed or the search weighed nothing)."""
+        if growth.met is not False or not growth.tried or self.s.workload.trains:
+            return ""
+        best = self.filler.best(growth.tried)
+        return capped_speed_clause(self.s, best[0].layout.gpus, best[0].pace) if best else ""
 
     def _refusal(self) -> str | None:
         """The full estimate's reason the count search's fewest layout does not hold on this

@@ -19,6 +19,13 @@ Ethernet a GPU (hgx-h100-8gpu.json, mi300x-8gpu.json). So they stop at the same 
 (:data:`BOXES`) of the largest box the catalog sells them in: 32 cards, a stated policy like
 the consumer cap, instead of an unbuyable 1,820-card answer. Data-centre GPUs, PCIe ones
 included (sold in servers with their NICs), are not capped (``max_gpus`` only).
+
+Desk-side unified-memory machines (DGX Spark, Mac Studio, Ryzen AI Max mini-PCs; ``category``
+"unified_memory") are one GPU a box, linked only over the box's own port: DGX Spark's one
+ConnectX-7 (NVIDIA supports a pair: presets/systems/dgx-spark-x2.json), a Mac's Thunderbolt,
+a Ryzen AI Max desktop's 5 GbE (their presets' ``interconnect_kind`` and ``network_gb_per_s``).
+The same eight boxes of the largest unit the catalog sells apply: 16 Sparks (eight pairs), 8 Macs,
+8 mini-PCs, rather than thousands of desk-side boxes priced as a cluster.
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ def practical_cap(spec: GPUSpec) -> int | None:
     """The most GPUs the advice buys of ``spec`` (None: only the search's ``max_gpus``)."""
     if spec.category == "consumer":
         return CONSUMER_MAX_GPUS
-    if spec.category == "workstation":
+    if spec.category in ("workstation", "unified_memory"):
         return BOXES * largest_box(spec)
     return None
 
@@ -55,6 +62,14 @@ def cap_words(cap: int, spec: GPUSpec | None = None) -> str:
             f"beyond {cap:,} cards: no scale-out fabric for this card ({spec.name} is sold in "
             f"workstations of up to {box} PCIe cards with one 10GbE port, {cap // box} of them at "
             "most; no NVLink, InfiniBand or 400 GbE NIC): choose data-centre GPUs"
+        )
+    if spec is not None and spec.category == "unified_memory":
+        box, rate = largest_box(spec), spec.network_gb_per_s
+        port = f"{spec.interconnect_kind or 'network'} port" + (f" ({rate:g} GB/s)" if rate else "")
+        sets = "units" if box == 1 else f"sets of {box}"
+        return (
+            f"beyond {cap:,} units: {spec.name} is a desk-side machine linked to others only over "
+            f"its own {port}, {cap // box} {sets} at most; choose data-centre GPUs"
         )
     return (
         f"consumer cards stop at {cap:,} (eight 4-card boxes over Ethernet; more is a data-centre "

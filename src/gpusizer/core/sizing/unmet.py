@@ -126,6 +126,16 @@ def unreachable_reason(s: Scenario, least: int, gpus: int, pace: Pace) -> str:
     )
 
 
+def capped_speed_clause(s: Scenario, gpus: int, pace: Pace) -> str:
+    """``; on 16 GPUs the fastest layout reaches ...`` where the search ran to a practical cap
+    (core/sizing/practical.py) and its fastest layout there still misses a serving target: the
+    cap alone would read as if more GPUs would do, where the per-user speed is short too (16 DGX
+    Sparks serve a 70B FP8 model's users at about 3 tokens/s against 20 asked); "" where no
+    speed target is missed."""
+    gaps = speed_gaps(pace, ServiceLevel.of(s.targets))
+    return f"; on {gpus:,} GPUs the fastest layout reaches {'; '.join(gaps)}" if gaps else ""
+
+
 def context_reason(s: Scenario) -> str | None:
     """The engine's context is shorter than one request (``serving.max_context``), or None.
     No count of GPUs changes it: only a longer context setting or a shorter request."""
