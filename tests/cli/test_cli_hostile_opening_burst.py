@@ -39,7 +39,9 @@ def test_a_bad_value_is_one_line_and_exit_2(
     assert not (tmp_path / "out").exists()
 
 
-def test_the_largest_burst_is_answered_in_bounded_time(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_largest_burst_is_answered_in_bounded_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """30,000 users on one prefill GPU taking one prompt at a time, 300,000 requests (the
     scenario's caps): the burst's simulation is bounded (core/serving/budget.py)."""
     d = _with(opening_burst=True, prefill_max_sequences=1)

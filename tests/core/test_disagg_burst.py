@@ -32,7 +32,12 @@ def _scenario(users: int = 8, requests: int | None = None, **split: Any) -> dict
         "framework": "vllm",
         "hardware": {"gpu": "h100-sxm-80gb"},
         "precision": {"weights": "fp16"},
-        "workload": {"kind": "inference", "prompt_tokens": 8000, "generated_tokens": 200, "batch_size": users},
+        "workload": {
+            "kind": "inference",
+            "prompt_tokens": 8000,
+            "generated_tokens": 200,
+            "batch_size": users,
+        },
         "serving": serving,
     }
 
@@ -44,7 +49,11 @@ def _sv(d: dict[str, Any]) -> dict[str, Any]:
 def _queue(sv: dict[str, Any]) -> float:
     """The prefill pool's part of the first token (less the transfer, the decode slot's wait
     and the connector's path), seconds."""
-    rest = ("disaggregated_kv_transfer_seconds", "disaggregated_decode_wait_seconds", "disaggregated_path_seconds")
+    rest = (
+        "disaggregated_kv_transfer_seconds",
+        "disaggregated_decode_wait_seconds",
+        "disaggregated_path_seconds",
+    )
     return float(sv["disaggregated_ttft_seconds"] - sum(sv[k] for k in rest))
 
 
