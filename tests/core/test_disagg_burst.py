@@ -77,6 +77,19 @@ def test_one_round_is_the_burst_aiconfigurator_derives() -> None:
     assert 0 < 2 * (two - alone) < alone
 
 
+def test_without_the_api_server_a_wait_is_one_prompt() -> None:
+    """With requests straight to the engine (``api_server`` false) the second of two waits one
+    whole request alone: the burst's mean is 1.5 x alone, aiconfigurator's (lc + 1) / 2 at lc 2
+    (1e-6)."""
+
+    def queue(users: int) -> float:
+        d = _scenario(users=users, requests=users, opening_burst=True)
+        d["serving"]["api_server"] = False
+        return _queue(_sv(d))
+
+    assert queue(2) / queue(1) == pytest.approx(1.5, rel=1e-6)
+
+
 def test_rounds_weigh_the_burst() -> None:
     """Over N requests a user the burst is one round in N: the mean is (burst + (N - 1) x
     steady) / N (aiconfigurator's ``(lc (lc + 1) / 2 + lc (N - 1)) / lc / N`` with the steady
