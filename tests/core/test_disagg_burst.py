@@ -114,10 +114,12 @@ def test_no_more_users_than_prefill_ranks_no_burst() -> None:
 
 
 def test_time_per_token_unchanged() -> None:
-    """The burst is the prefill pool's: the decode pool's time per token does not move."""
+    """The burst is the prefill pool's: the decode pool's time per token does not move; the
+    split's tokens/s, the users' output over their mean cycle, takes the longer first token."""
     base, burst = _sv(_scenario()), _sv(_scenario(opening_burst=True))
     assert burst["disaggregated_tpot_seconds"] == base["disaggregated_tpot_seconds"]
     assert burst["disaggregated_ttft_seconds"] > base["disaggregated_ttft_seconds"]
+    assert burst["disaggregated_tokens_per_second"] < base["disaggregated_tokens_per_second"]
 
 
 def test_aggregated_answer_unchanged() -> None:
