@@ -109,6 +109,7 @@ SERVING = (
     Case("serving.disaggregated.link_gb_per_s", SPLIT_SERVE, 25.0),
     Case("serving.disaggregated.connector", SPLIT_SERVE, "vllm-nixl"),
     Case("serving.disaggregated.arrival_burstiness", SPLIT_SERVE, 4.0),
+    Case("serving.disaggregated.opening_burst", SPLIT_SERVE, True),
     Case("serving.disaggregated.prefill_attention_data", MOE_SPLIT, 2),
     # experts spread over the prefill replica only with its own attention-DP ranks
     Case(

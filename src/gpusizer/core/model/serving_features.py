@@ -112,6 +112,11 @@ class DisaggregatedSpec(Strict):
     # Additive: the KV connector and proxy whose request path the first token pays (an id of
     # core/registry/pd_connectors.py; null: no path priced, as before)
     connector: str | None = None
+    # Additive: the run opens with every user's request at once, as a concurrency benchmark
+    # does (aiperf --concurrency after its warm-up drains): the first token's mean holds that
+    # burst's queue at the prefill pool over ``serving.requests`` (null/false: as before;
+    # core/serving/disagg_burst.py)
+    opening_burst: bool | None = None
 
     @field_validator("connector", mode="before")  # any type: the message names the ids
     @classmethod

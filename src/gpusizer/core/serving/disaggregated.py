@@ -43,7 +43,9 @@ connector and proxy, the hops its code path adds to the first token (a second AP
 decode engine's steps around the KV read) come from its spec in core/registry/pd_connectors.py
 (``disaggregated_path_seconds``). A decode server that runs without its engine's overlap
 scheduler (SGLang before 0.4.6) steps with the host work it does not hide
-(core/serving/disagg_decode_host.py).
+(core/serving/disagg_decode_host.py). Where ``opening_burst`` is set the run opens with every
+user's request at once, as a concurrency benchmark does, and the first token's mean holds that
+burst's queue (core/serving/disagg_burst.py).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from ..errors import ScenarioError
 from ..model.result import EngineMemory
 from ..model.serving_features import DisaggregatedSpec
 from ..model.specs import GPUSpec, Scenario
+from .disagg_burst import opening_burst
 from .disagg_decode_host import decode_pool_step
 from .disagg_prefill import (
     check_prefill_layout,
@@ -155,7 +158,7 @@ def disaggregated_fields(
     """The report's fields of the split (empty without it; module docstring): ``s`` is one
     attention-DP rank's view of ``whole`` (the scenario as set; null: ``s`` itself), each
     pool's replicas counted in ranks."""
-    from .load import serving_load
+    from .load import ROUNDS, serving_load
 
     spec = disaggregated_of(s)
     if spec is None or spec.prefill_gpus is None or spec.decode_gpus is None or not em.starts:
@@ -183,9 +186,11 @@ def disaggregated_fields(
     # ``share`` slots each freed every ``dec.e2e`` (Little's law; 0 when it holds them all)
     wait = dec.e2e * (each - share) / share
     rest = (dec.e2e + wait, transfer)
-    first = (
-        prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, rest, spec.arrival_burstiness) + transfer + wait
-    )
+    queue = prefill_ttft(pre_step, pre_eng, wl, users, prefill_r, rest, spec.arrival_burstiness)
+    if spec.opening_burst:
+        rounds = (s.serving.requests or ROUNDS * max(1, st.concurrency)) / max(1, st.concurrency)
+        queue = opening_burst(pre_step, pre_eng, wl, users, prefill_r, queue, rounds)
+    first = queue + transfer + wait
     path = _path(spec, eng, dec, transfer, each, first)
     first += path
     cycle = dec.e2e + first

@@ -5,8 +5,8 @@ apply (an engine with attention data parallelism, core/registry/frameworks.py
 ``attention_data_flag``, serving a MoE model: core/serving/attention_dp.py); a field holding a
 value stays shown, so the error the core gives for it can be fixed where it shows. The KV
 connector whose request path the first token pays lists the connectors of the engine as set
-(core/registry/pd_connectors.py, ``PdConnector.engine``), and the arrivals' burstiness shows
-beside it; both with a prefill pool."""
+(core/registry/pd_connectors.py, ``PdConnector.engine``), and the arrivals' burstiness and the
+run's opening burst show beside it; all with a prefill pool."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ EXPERT = _SPLIT + "prefill_expert"
 LINK = _SPLIT + "link_gb_per_s"
 CONNECTOR = _SPLIT + "connector"
 BURSTINESS = _SPLIT + "arrival_burstiness"
+OPENING_BURST = _SPLIT + "opening_burst"
 NO_CONNECTOR = "none (path not priced)"
 
 SPLIT_TIPS = {
@@ -61,6 +62,10 @@ SPLIT_TIPS = {
     BURSTINESS: "Arrivals at the prefill pool as vLLM's benchmark draws them (vllm bench serve "
     "--burstiness): gaps from a gamma of this shape, 1 = Poisson, above 1 more regular, below 1 "
     "burstier. Read only where more users than prefill replicas queue; blank: Poisson.",
+    OPENING_BURST: "Whether the run opens with every user's request at once, as a concurrency "
+    "benchmark does (aiperf --concurrency: its measured phase starts once the warm-up has "
+    "drained): the first wave queues at the prefill pool and the first token's mean holds it, "
+    "over the run's requests (serving.requests; blank: four a user). Off: steady arrivals only.",
 }
 
 
@@ -86,6 +91,8 @@ def add_split_rows(f: Form) -> tuple[ComboBox, QuantityField]:
     f.add("P/D connector", box, CONNECTOR, name="combo_disaggregated_connector")
     burst = QuantityField("number", BURSTINESS, step=0.5, none_text="Poisson")
     f.add("Arrival burstiness", burst, BURSTINESS, name="spin_arrival_burstiness")
+    opening = combo([("off", None), ("on: all users at once", True), ("off (false)", False)])
+    f.add("Opening burst", opening, OPENING_BURST, name="combo_disaggregated_opening_burst")
     return box, link
 
 
@@ -136,3 +143,4 @@ def refresh_split_rows(f: Form, state: ScenarioState, profile: FrameworkProfile,
     items = _fill_connectors(box, profile.id, held)
     f.show(CONNECTOR, split and (len(items) > 1 or held is not None))  # an engine with none: hidden
     f.show(BURSTINESS, split)
+    f.show(OPENING_BURST, split)
