@@ -26,7 +26,12 @@ BASE: dict[str, Any] = {
     "model": {"preset": "qwen3-30b-a3b"},
     "framework": "megatron",
     "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
-    "workload": {"kind": "pretraining", "sequence_length": 4096, "micro_batch_size": 1, "global_batch_size": 512},
+    "workload": {
+        "kind": "pretraining",
+        "sequence_length": 4096,
+        "micro_batch_size": 1,
+        "global_batch_size": 512,
+    },
     "parallelism": {"tensor": 2, "expert": 8, "data": 16, "sequence_parallel": True, "zero_stage": 1},
 }
 
@@ -93,7 +98,7 @@ def test_a_dense_model_and_serving_refuse_it() -> None:
     dense = _with(expert_tensor=1)
     dense["model"] = {"preset": "llama-3.1-8b"}
     dense["parallelism"].pop("expert")
-    with pytest.raises(ScenarioError, match="parallelism.expert_tensor.*MoE"):
+    with pytest.raises(ScenarioError, match=r"parallelism\.expert_tensor.*MoE"):
         estimate_report(dense)
     serve = {
         "model": {"preset": "qwen3-30b-a3b"},
@@ -102,7 +107,7 @@ def test_a_dense_model_and_serving_refuse_it() -> None:
         "hardware": {"gpu": "h100-sxm-80gb"},
         "parallelism": {"tensor": 2, "expert_tensor": 1},
     }
-    with pytest.raises(ScenarioError, match="parallelism.expert_tensor.*training"):
+    with pytest.raises(ScenarioError, match=r"parallelism\.expert_tensor.*training"):
         estimate_report(serve)
 
 
@@ -110,7 +115,7 @@ def test_the_expert_grid_replaces_the_data_x_context_rule() -> None:
     # EP 16 over DP 8 x CP 1 at TP 4 is refused at expert TP = TP (experts over DP x CP), taken at
     # expert TP 1: 1 x 16 x 1 divides 32 (Megatron's expert data-parallel group of 2)
     small = _with(expert=16, data=8, tensor=4)  # DP x CP 8: EP 16 does not divide it
-    with pytest.raises(ScenarioError, match="parallelism.expert"):
+    with pytest.raises(ScenarioError, match=r"parallelism\.expert\b"):
         estimate_report(small)
     small["parallelism"]["expert_tensor"] = 1
     assert estimate_report(small)["per_gpu"]["weights"] > 0

@@ -15,7 +15,12 @@ MOE: dict[str, Any] = {
     "model": {"preset": "qwen3-30b-a3b"},
     "framework": "megatron",
     "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
-    "workload": {"kind": "pretraining", "sequence_length": 4096, "micro_batch_size": 1, "global_batch_size": 512},
+    "workload": {
+        "kind": "pretraining",
+        "sequence_length": 4096,
+        "micro_batch_size": 1,
+        "global_batch_size": 512,
+    },
     "parallelism": {"tensor": 2, "expert": 8, "data": 16, "sequence_parallel": True},
 }
 
