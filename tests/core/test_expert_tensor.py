@@ -127,3 +127,14 @@ def test_the_cli_refuses_it_in_one_line_exit_2(tmp_path: Path, capsys: pytest.Ca
     assert main(["estimate", str(path), "--json"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and "parallelism.expert_tensor" in err
+
+
+def test_the_cli_flag_sets_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "s.gpusizer.json"
+    path.write_text(json.dumps(BASE), encoding="utf-8")
+    assert main(["estimate", str(path), "--etp", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["scenario"]["parallelism"]["expert_tensor"] == 1
+    assert main(["estimate", str(path), "--etp", "3", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and "parallelism.expert_tensor" in err
