@@ -46,7 +46,8 @@ def test_unset_keeps_every_answer() -> None:
     # null is Megatron's default, expert TP = TP: the report without the field and with it at TP
     # agree (the EP stride aside, TP x CP = TP here at CP 1)
     unset, at_tp = estimate_report(BASE), estimate_report(_with(expert_tensor=2))
-    unset.pop("scenario"), at_tp.pop("scenario")  # the echo names the field
+    for report in (unset, at_tp):  # the echo and the layout line name the field
+        report.pop("scenario"), report.pop("assumptions")
     assert unset == at_tp
 
 
@@ -138,3 +139,8 @@ def test_the_cli_flag_sets_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["estimate", str(path), "--etp", "3", "--json"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and "parallelism.expert_tensor" in err
+
+
+def test_the_assumptions_name_it_where_set() -> None:
+    assert any("EP 8, expert TP 1" in a for a in estimate_report(_with(expert_tensor=1))["assumptions"])
+    assert not any("expert TP" in a for a in estimate_report(BASE)["assumptions"])
