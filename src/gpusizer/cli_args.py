@@ -71,6 +71,13 @@ FLAGS: tuple[Flag, ...] = (
     Flag("--dp", "parallelism.data", "count", "data-parallel degree (replicas)"),
     Flag("--cp", "parallelism.context", "count", "context-parallel degree"),
     Flag("--ep", "parallelism.expert", "count", "expert-parallel degree (MoE)"),
+    Flag(
+        "--etp",
+        "parallelism.expert_tensor",
+        "count",
+        "the experts' own tensor-parallel degree (Megatron expert_tensor_parallel_size; MoE training)",
+        applies="training",
+    ),
     Flag("--zero", "parallelism.zero_stage", "count", "ZeRO stage, 0-3 (training)", applies="training"),
     Flag(
         "--context",

@@ -165,6 +165,9 @@ class RLFigure(NamedTuple):
                 "tensor": tp,
                 "context": cp,
                 "expert": ep,
+                # every recipe's base config (grpo_math_1B.yaml, tags v0.4.0-v0.7.0) sets
+                # megatron_cfg.expert_tensor_parallel_size: 1 and no recipe overrides it
+                **({"expert_tensor": 1} if ep > 1 else {}),
                 "pipeline": pp,
                 "data": self.gpus // (tp * cp * pp),
                 "recompute": self.recompute,
@@ -290,10 +293,10 @@ FIGURES = (
         **NO_AC,
     ),
     RLFigure(
-        "v0.4 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 8, 8), 512, 5671, 8192, 16, 506
+        "v0.4 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 16, 8), 512, 5671, 8192, 16, 506
     ),
     RLFigure(
-        "v0.6 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 8, 8), 512, 5698, 8192, 16, 395
+        "v0.6 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 16, 8), 512, 5698, 8192, 16, 395
     ),
     RLFigure(
         "v0.6 Qwen3-235B, 256 H100", "qwen3-235b-a22b", H100, 256, (2, 2, 16, 8), 512, 5713, 8192, 16, 312
@@ -319,7 +322,7 @@ FIGURES = (
         "qwen3-235b-a22b",
         GB200,
         64,
-        (2, 2, 8, 4),
+        (2, 2, 16, 4),
         512,
         5709,
         8192,
@@ -423,7 +426,7 @@ OFF_POLICY = (
         "qwen3-235b-a22b",
         H100,
         128,
-        (4, 1, 4, 8),
+        (4, 1, 16, 8),
         512,
         5691,
         8192,
@@ -436,7 +439,7 @@ OFF_POLICY = (
         "qwen3-235b-a22b",
         H100,
         128,
-        (4, 1, 4, 8),
+        (4, 1, 16, 8),
         512,
         5721,
         8192,
@@ -493,7 +496,7 @@ OFF_POLICY = (
         "qwen3-235b-a22b",
         GB200,
         64,
-        (4, 1, 4, 4),
+        (4, 1, 16, 4),
         512,
         5705,
         8192,

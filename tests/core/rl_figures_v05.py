@@ -20,9 +20,9 @@ V05_ON = (
     RLFigure("v0.5 Llama 3.1 8B, 16 H100", "llama-3.1-8b", H100, 16, (1, 1, 1, 2), 2048, 1019, 4096, 1, 92.8),
     # grpo-deepseek-v3-32n8g.yaml: PP 16, EP 16, vLLM TP 32
     RLFigure("v0.5 DeepSeek V3, 256 H100", "deepseek-v3", H100, 256, (1, 1, 16, 16), 512, 744, 1536, 32, 134),
-    # grpo-qwen3-235b-16n8g.yaml: TP 2, CP 2, PP 8 (EP 8), vLLM TP 16
+    # grpo-qwen3-235b-16n8g.yaml: TP 2, CP 2, PP 8, EP 16, vLLM TP 16
     RLFigure(
-        "v0.5 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 8, 8), 512, 5700, 8192, 16, 431
+        "v0.5 Qwen3-235B, 128 H100", "qwen3-235b-a22b", H100, 128, (2, 2, 16, 8), 512, 5700, 8192, 16, 431
     ),
     # grpo-qwen3-30ba3b-4n8g.yaml: EP 8, vLLM TP 2
     RLFigure(
@@ -59,9 +59,9 @@ V05_ON = (
         128,
         packing=False,
     ),
-    # grpo-qwen3-235b-16n4g.yaml: TP 2, CP 2, PP 4 (EP 8), vLLM TP 8
+    # grpo-qwen3-235b-16n4g.yaml: TP 2, CP 2, PP 4, EP 16, vLLM TP 8
     RLFigure(
-        "v0.5 Qwen3-235B, 64 GB200", "qwen3-235b-a22b", GB200, 64, (2, 2, 8, 4), 512, 5711, 8192, 8, 332
+        "v0.5 Qwen3-235B, 64 GB200", "qwen3-235b-a22b", GB200, 64, (2, 2, 16, 4), 512, 5711, 8192, 8, 332
     ),
     # grpo-qwen3-30ba3b-4n4g.yaml: EP 16, vLLM TP 1
     RLFigure(
@@ -112,13 +112,13 @@ V05_OFF = (
         64.9,
         256,
     ),
-    # grpo-qwen3-235b-32n8g-async-1off.yaml: training TP 4 PP 8 (EP 4), generation 128 at TP 8
+    # grpo-qwen3-235b-32n8g-async-1off.yaml: training TP 4 PP 8 EP 16, generation 128 at TP 8
     RLFigure(
         "v0.5 Qwen3-235B 1-off, 128+128 H100",
         "qwen3-235b-a22b",
         H100,
         128,
-        (4, 1, 4, 8),
+        (4, 1, 16, 8),
         512,
         5707,
         8192,
@@ -216,13 +216,13 @@ V05_OFF = (
         128,
         packing=False,
     ),
-    # grpo-qwen3-235b-32n4g-async-1off.yaml: training TP 4 PP 4 (EP 4), generation 64 at TP 8
+    # grpo-qwen3-235b-32n4g-async-1off.yaml: training TP 4 PP 4 EP 16, generation 64 at TP 8
     RLFigure(
         "v0.5 Qwen3-235B 1-off, 64+64 GB200",
         "qwen3-235b-a22b",
         GB200,
         64,
-        (4, 1, 4, 4),
+        (4, 1, 16, 4),
         512,
         5711,
         8192,

@@ -73,13 +73,13 @@ V07_ON = (
         81.2,
         **DSV3,
     ),
-    # grpo-qwen3-235b-16n8g.yaml: TP 2, CP 2, PP 8 (EP 16 over DP x CP 8: 8), vLLM TP 16
+    # grpo-qwen3-235b-16n8g.yaml: TP 2, CP 2, PP 8, EP 16, vLLM TP 16
     RLFigure(
         "v0.7 Qwen3-235B, 128 H100",
         "qwen3-235b-a22b",
         H100,
         128,
-        (2, 2, 8, 8),
+        (2, 2, 16, 8),
         512,
         5719,
         8192,
@@ -164,13 +164,13 @@ V07_ON = (
         memory_fraction=0.3,
         **DSV3,
     ),
-    # grpo-qwen3-235b-16n4g.yaml: TP 2, CP 2, PP 4 (EP 8), vLLM TP 8, gpu_memory_utilization 0.4
+    # grpo-qwen3-235b-16n4g.yaml: TP 2, CP 2, PP 4, EP 16, vLLM TP 8, gpu_memory_utilization 0.4
     RLFigure(
         "v0.7 Qwen3-235B, 64 GB200",
         "qwen3-235b-a22b",
         GB200,
         64,
-        (2, 2, 8, 4),
+        (2, 2, 16, 4),
         512,
         5707,
         8192,
@@ -236,7 +236,7 @@ V07_OFF = (
         "qwen3-235b-a22b",
         H100,
         128,
-        (4, 1, 4, 8),
+        (4, 1, 16, 8),
         512,
         5695,
         8192,
@@ -327,13 +327,13 @@ V07_OFF = (
         128,
         **DSV3,
     ),
-    # grpo-qwen3-235b-32n4g-async-1off.yaml: training TP 4 PP 4 (EP 4), generation 64 at TP 8, 0.88
+    # grpo-qwen3-235b-32n4g-async-1off.yaml: training TP 4 PP 4 EP 16, generation 64 at TP 8, 0.88
     RLFigure(
         "v0.7 Qwen3-235B 1-off, 64+64 GB200",
         "qwen3-235b-a22b",
         GB200,
         64,
-        (4, 1, 4, 4),
+        (4, 1, 16, 4),
         512,
         5699,
         8192,

@@ -50,6 +50,13 @@ LORAS = {**VLLM, "serving": {"lora": {"adapters": 4}}}
 OFFLOAD = {**VLLM, "serving": {"prefix": {"shared_tokens": 1024}, "kv_offload": {"capacity_gb": 64}}}
 SPLIT_SERVE = {**VLLM, "serving": {"disaggregated": {"prefill_gpus": 1, "decode_gpus": 1}}}
 RL_SPEC = {**RL, "rl": {**RL["rl"], "rollout": {**RL["rl"]["rollout"], "speculative": {"method": "ngram"}}}}
+MOE_TRAIN = {  # Qwen3-30B-A3B at NeMo RL v0.4.0's training layout: TP 2, EP 8 on 16 GPUs
+    "model": {"preset": "qwen3-30b-a3b"},
+    "framework": "megatron",
+    "workload": {"kind": "pretraining"},
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"tensor": 2, "expert": 8, "data": 8, "sequence_parallel": True},
+}
 MOE_EP = vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2})  # experts over 2
 SGLANG_DEEPEP = {
     **vllm_serving("qwen3-30b-a3b", parallelism={"tensor": 2, "attention_data": 2, "expert": 2}),
@@ -127,6 +134,8 @@ TRAINING = (
     Case("model.head_dim", CUSTOM, 128),
     Case("model.mtp_layers", CUSTOM, 1),  # a custom block states none: unknown
     Case("workload.global_batch_size", LORA, 64),
+    # Megatron-Core's expert TP: null is the TP (docs/scenario-format.md)
+    Case("parallelism.expert_tensor", MOE_TRAIN, 1),
     Case("workload.training_tokens", LORA, 10**9),
     Case("workload.lora_layers", LORA, 16),
     Case("workload.loss_chunks", LORA, 8),

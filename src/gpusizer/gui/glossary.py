@@ -88,6 +88,10 @@ GLOSSARY: dict[str, str] = {
     "Matters where the EP group spans nodes.",
     "parallelism.expert_overlap": "Overlap the EP all-to-all of one micro-batch with the other's "
     "compute (Megatron-Core --overlap-moe-expert-parallel-comm, DeepSeek-V3's DualPipe).",
+    "parallelism.expert_tensor": "The routed experts' own tensor-parallel size (Megatron-Core "
+    "--expert-tensor-parallel-size, MoE parallel folding): a GPU holds experts / (ETP x EP), and "
+    "the EP group's ranks are ETP apart (ETP 1: EP neighbouring GPUs). '= TP' (empty) as Megatron "
+    "defaults; NeMo RL's recipes set 1.",
     "workload.loss": "How the loss is computed: full logits keep the fp32 log-softmax of every "
     "token (4 bytes x tokens x vocabulary); the chunked loss (torchtune) "
     "upcasts one chunk at a time, cutting the temporary logits, and with the "

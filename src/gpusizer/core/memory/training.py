@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from ..memo import Memo
 from ..model.architecture import Arch
+from ..model.expert_tensor import expert_shards
 from ..model.module_bytes import group_bytes, stage_weight_bytes
 from ..model.params import ParamCounts
 from ..model.sharding import StageParams, stage_params
@@ -81,7 +82,7 @@ def base_weight_dtype(s: Scenario) -> str:
     return base if base is not None and not DTYPES[wid].quantized else wid
 
 
-def _zero_factor(lay: Layout, ep: int, expert_fraction: float) -> float:
+def _zero_factor(lay: Layout, ep: float, expert_fraction: float) -> float:
     """What share of a ZeRO-sharded quantity one GPU keeps: dense / (DP·CP) and experts /
     (DP·CP / EP) (Rajbhandari et al. 2020 §5; Megatron-LM expert data parallelism)."""
     return ((1.0 - expert_fraction) + expert_fraction * ep) / lay.dp_shard
@@ -157,7 +158,8 @@ _STAGE: Memo[_Stage] = Memo(4096)
 
 def _stage(s: Scenario, arch: Arch, counts: ParamCounts, first: bool) -> _Stage:
     par, prec = s.parallelism, s.precision
-    sp = stage_params(counts, arch, par.tensor, par.pipeline, par.expert, first)
+    # experts over expert TP x EP (core/model/expert_tensor.py): EP in units of TP
+    sp = stage_params(counts, arch, par.tensor, par.pipeline, expert_shards(par), first)
     u = _unsharded(s, arch, counts, sp)
     lora_local = u.trainable if s.workload.is_adapter else 0.0
     # ZeRO shards dense parameters over DP x CP but experts only over (DP x CP) / EP: the other
@@ -256,10 +258,10 @@ def stage_phases(
     trainable, train_b, weights = u.trainable, u.train_b, u.weights
     host = 0.0
     if par.zero_stage >= 3:
-        weights *= _zero_factor(lay, par.expert, st.expert_w)
+        weights *= _zero_factor(lay, expert_shards(par), st.expert_w)
     if par.offload_parameters:  # the (sharded) weights wait in host RAM
         host, weights = weights, 0.0
-    shard = 1.0 / _zero_factor(lay, par.expert, st.expert_p)  # effective ranks sharing a state
+    shard = 1.0 / _zero_factor(lay, expert_shards(par), st.expert_p)  # effective ranks sharing a state
     grads = trainable * st.grad_b / (shard if par.zero_stage >= 2 else 1)
     if par.offload_optimizer and not s.profile.persistent_gradients:
         # the CPU step reads its gradients in host RAM: ZeRO-Offload copies each reduced

@@ -116,6 +116,10 @@ class ParallelismSpec(Strict):
     data: Degree = 1
     context: Degree = 1
     expert: Degree = 1
+    # Megatron-Core expert_tensor_parallel_size: the routed experts' own TP, apart from the
+    # attention's (MoE parallel folding; null = tensor, Megatron's default;
+    # core/model/expert_tensor.py)
+    expert_tensor: Degree | None = None
     # Serving: attention data-parallel ranks inside the tensor-parallel group (SGLang
     # --enable-dp-attention --dp N, TensorRT-LLM enable_attention_dp): each rank runs attention
     # at TP tensor / attention_data on its own requests; the experts span the whole group

@@ -64,6 +64,7 @@ def _assumptions(job: Job, n: Notes, settings: list[str]) -> tuple[str, ...]:
     out.append(
         f"TP {p.tensor} x PP {p.pipeline} x DP {p.data} x CP {p.context}"
         + (f", EP {p.expert}" if p.expert > 1 else "")
+        + (f", expert TP {p.expert_tensor}" if p.expert_tensor is not None else "")
         + (f", attention DP {p.attention_data}" if p.attention_data > 1 else "")
         + _replicas(job.s)
     )

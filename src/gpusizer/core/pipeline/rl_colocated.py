@@ -5,6 +5,7 @@ stays awake on its own GPUs and the training states stay on theirs."""
 from __future__ import annotations
 
 from ..model.architecture import resolve
+from ..model.expert_tensor import expert_shards, expert_tensor
 from ..model.params import count_parameters
 from ..model.sharding import stage_params
 from ..model.specs import GPUSpec, ModelSpec, Scenario
@@ -33,7 +34,8 @@ def shard_holders(s: Scenario) -> int:
     p = s.parallelism
     if p.zero_stage == 3:
         return p.gpus
-    return min(p.gpus, p.tensor * p.pipeline * p.expert)
+    # the experts' own grid where their TP differs (core/model/expert_tensor.py): EP x expert TP
+    return min(p.gpus, p.pipeline * max(p.tensor, expert_tensor(p) * p.expert))
 
 
 def exported_tensors(spec: ModelSpec) -> int:
@@ -55,7 +57,8 @@ def frozen_bytes(spec: ModelSpec, s: Scenario) -> int:
     if p.zero_stage == 3:
         return int(counts.total * BF16 / p.gpus)
     arch = resolve(spec)
-    stages = (stage_params(counts, arch, p.tensor, p.pipeline, p.expert, f).total for f in (True, False))
+    ep = expert_shards(p)  # experts over expert TP x EP (core/model/expert_tensor.py)
+    stages = (stage_params(counts, arch, p.tensor, p.pipeline, ep, f).total for f in (True, False))
     return int(max(stages) * BF16)
 
 

@@ -10,6 +10,7 @@ from ..model.redundant import check_redundant, physical_experts
 from ..model.specs import Scenario
 from ..registry.frameworks import FRAMEWORKS
 from ..serving.attention_dp import attention_tp, per_rank_note
+from .validate_expert_tensor import check_expert_tensor
 from .validate_model import divisors
 
 
@@ -61,6 +62,7 @@ def _check_stages(s: Scenario) -> None:
 def _check_experts(s: Scenario) -> None:
     """Expert parallelism: a MoE model, its (physical) experts and the data x context ranks."""
     p, moe = s.parallelism, s.model.moe
+    folded = check_expert_tensor(s)  # Megatron-Core's expert grid, where the field sets one
     if p.expert > 1:
         if moe is None:
             raise ScenarioError("parallelism.expert", "must be 1 for a dense model (no experts)")
@@ -70,7 +72,7 @@ def _check_experts(s: Scenario) -> None:
                 "parallelism.expert",
                 f"must divide experts ({moe.experts}); allowed: {divisors(moe.experts, 256)}",
             )
-        if p.attention_data == 1 and (p.data * p.context) % p.expert:
+        if p.attention_data == 1 and not folded and (p.data * p.context) % p.expert:
             raise ScenarioError(
                 "parallelism.expert",
                 f"must divide data x context ({p.data * p.context}): experts are sharded over "

@@ -113,7 +113,7 @@ def _slowdown(
 def routed_shape(
     tokens: float,
     ts: TrainShape,
-    ep: int,
+    ep: float,
     tp: int,
     busiest: float,
     compute_capability: str | None,
@@ -122,8 +122,9 @@ def routed_shape(
     """The routed experts' GEMM slowdowns (:func:`expert_slowdown`) of one micro-batch of
     ``tokens`` on a GPU: each local expert receives ``tokens x top_k x EP / experts`` of them
     (balanced; ``busiest`` times more on the busiest rank under the router's own load), at
-    1/TP of its width (Megatron's default expert TP = TP); ``fp8``: FP8 experts. 1 for a dense
-    model."""
+    1/TP of its width (``ep`` and ``tp``: EP in units of TP and the expert TP,
+    core/model/expert_tensor.py; Megatron's default expert TP = TP); ``fp8``: FP8 experts. 1 for
+    a dense model."""
     if not ts.top_k or not ts.experts or not ts.expert_width:
         return 1.0, 1.0, 1.0
     m = tokens * ts.top_k * ep / ts.experts * busiest

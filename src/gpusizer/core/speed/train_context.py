@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from ..memo import Memo
 from ..model.architecture import resolve
+from ..model.expert_tensor import ep_stride, expert_shards, expert_tensor
 from ..model.flops import attention_flops_per_token
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
@@ -98,6 +99,9 @@ class LayerContext(NamedTuple):
     ep_copies: tuple[float, float] = (0.0, 0.0)  # a token's copies off the node, over NVLink
     ep_nic: Link = NO_LINK
     ep_inside: Link = NO_LINK
+    # the experts' TP (core/model/expert_tensor.py; 0: TP) and its group's link
+    etp: int = 0
+    etp_link: Link = NO_LINK
     expert_overlap: bool = False  # the EP all-to-all overlapped with the other micro-batch's compute
 
 
@@ -159,11 +163,15 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         dequant_bytes=nbytes(pr.weights) + 2 * a if quantised else 0.0,
         tp_link=group_link(gpu, p.tensor, 1, per_node, net),
         cp_link=group_link(gpu, p.context, p.tensor, per_node, net),
-        ep_link=group_link(gpu, p.expert, p.tensor * p.context, per_node, net),
+        ep_link=group_link(gpu, p.expert, ep_stride(p), per_node, net),
+        etp=expert_tensor(p),
+        etp_link=group_link(gpu, expert_tensor(p), 1, per_node, net),
         busiest=_busiest(s, ts),
         expert_overlap=p.expert_overlap,
     )
-    shape = routed_shape(ctx.tokens, ts, ctx.ep, ctx.tp, ctx.busiest, gpu.compute_capability, fp8)
+    # each expert's GEMMs at its expert-TP shard over EP x expert TP / TP shares of tokens
+    shards, etp = expert_shards(p), expert_tensor(p)
+    shape = routed_shape(ctx.tokens, ts, shards, etp, ctx.busiest, gpu.compute_capability, fp8)
     a2a = measured_all_to_all(gpu.id, p.expert) if ctx.ep_link.kind == "nvlink" else ()
     ctx = ctx._replace(expert_shape=shape, ep_all_to_all=a2a)
     return _across_nodes(ctx, s, gpu, net), rates.head
@@ -178,7 +186,7 @@ def _across_nodes(ctx: LayerContext, s: Scenario, gpu: GPUSpec, net: float) -> L
     expert TP, ``cp=1``, the dense order "tp-cp-ep-dp-pp"), so EP neighbours are expert-TP apart."""
     p, per_node = s.parallelism, s.hardware.gpus_per_node
     inside = node_link(gpu, 2, max(2, per_node))
-    in_node = max(1, min(ctx.ep, per_node // max(1, p.tensor)))
+    in_node = max(1, min(ctx.ep, per_node // max(1, expert_tensor(p))))
     if ctx.ep_link.kind != "network" or inside.kind != "nvlink" or in_node >= ctx.ep:
         return ctx
     dedup = p.expert_dispatcher in DEDUPLICATING
@@ -194,5 +202,5 @@ def _busiest(s: Scenario, ts: TrainShape) -> float:
     p, w = s.parallelism, s.workload
     if p.expert_routing != "router" or not ts.top_k or p.expert <= 1:
         return 1.0
-    tokens = w.micro_batch_size * w.sequence_length / p.context * p.expert
+    tokens = w.micro_batch_size * w.sequence_length / p.context * expert_shards(p)
     return busiest_rank_factor(ts.experts, ts.top_k, tokens, p.expert, PREFILL_ROUTING_ALPHA)

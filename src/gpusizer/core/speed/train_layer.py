@@ -212,8 +212,9 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
             ep = network_all_to_all_seconds(routed / c.ts.top_k, c.ep_copies, c.ep_nic, c.ep_inside)
         else:
             ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
-        if c.tp > 1 and c.sp:
-            ep += collective_seconds("all_gather", routed * c.tp, c.tp, c.tp_link)
+        etp = c.etp or c.tp
+        if etp > 1 and c.sp:
+            ep += collective_seconds("all_gather", routed * etp, etp, c.etp_link if c.etp else c.tp_link)
         ep *= 4 * moe_share * c.busiest
         if c.expert_overlap:
             ep = _overlapped(ep, layer)

@@ -18,6 +18,7 @@ from math import ceil, floor
 from typing import NamedTuple
 
 from ..memo import Memo
+from ..model.expert_tensor import expert_data_ranks, expert_data_stride, expert_shards
 from ..model.specs import GPUSpec, Scenario
 from ..registry.dtypes import nbytes
 from ..registry.frameworks import FRAMEWORKS
@@ -127,6 +128,7 @@ def _key(s: Scenario, gpu: GPUSpec) -> tuple[object, ...]:
         p.tensor,
         p.context,
         p.expert,
+        p.expert_tensor,
         p.sequence_parallel,
         p.recompute,
         p.attention,
@@ -213,7 +215,8 @@ def data_parallel_pricer(
     bubble = (p.pipeline - 1) / p.virtual_stages * sum(st.parts)
     per_layer = p.tensor * p.pipeline * max(1, st.layers)
     layer_weights = (st.parameters - st.expert_parameters) / per_layer
-    expert_weights = st.expert_parameters / p.expert / per_layer  # Megatron: experts split by TP too
+    # Megatron: experts split by the expert TP (core/model/expert_tensor.py) and EP
+    expert_weights = st.expert_parameters / expert_shards(p) / per_layer
     per_replica = p.gpus // p.data
     replicated = per_replica == 1 and p.expert == 1  # no TP/CP/PP/EP collective beside the compute
 
@@ -235,8 +238,8 @@ def data_parallel_pricer(
             gather_overlap=overlap,
             link=group_link(gpu, ranks, p.tensor, node, net),
             expert_weights=expert_weights,
-            expert_ranks=max(1, ranks // p.expert),
-            expert_link=group_link(gpu, ranks // p.expert, p.tensor * p.expert, node, net)
+            expert_ranks=expert_data_ranks(p, ranks),
+            expert_link=group_link(gpu, expert_data_ranks(p, ranks), expert_data_stride(p), node, net)
             if expert_weights
             else None,
         )

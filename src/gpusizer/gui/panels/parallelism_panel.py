@@ -35,6 +35,7 @@ _TRAINING_ONLY = (
     "parallelism.offload_optimizer",
     "parallelism.expert_dispatcher",
     "parallelism.expert_overlap",
+    "parallelism.expert_tensor",
 )
 
 
@@ -48,6 +49,12 @@ class ParallelismPanel(Panel):
         f = self.form
         for label, field, name in _DEGREES:
             f.add(label, QuantityField("count", f"parallelism.{field}"), f"parallelism.{field}", name=name)
+        f.add(  # Megatron-Core's expert TP, beside EP (null: the TP, as Megatron defaults)
+            "Expert TP (ETP)",
+            QuantityField("count", "parallelism.expert_tensor", none_text="= TP"),
+            "parallelism.expert_tensor",
+            name="spin_expert_tensor_parallel",
+        )
         self.total = QLabel()
         self.total.setObjectName("label_gpus_total")
         set_role(self.total, "figure")
@@ -120,6 +127,10 @@ class ParallelismPanel(Panel):
             experts or (v("parallelism.expert_dispatcher") or "alltoall") != "alltoall",
         )
         self.form.enable("parallelism.expert_overlap", experts or bool(v("parallelism.expert_overlap")))
+        self.form.enable(
+            "parallelism.expert_tensor",
+            get_path(v("model"), "moe") is not None or v("parallelism.expert_tensor") is not None,
+        )
         self._list_frameworks(kind)
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
