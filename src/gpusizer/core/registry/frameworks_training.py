@@ -111,6 +111,8 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         attention_kernel="cudnn",
         fused_kernels=True,
         eager_expert_bias=True,
+        eager_activation_clamp=True,
+        module_recompute=True,
         grad_reduce_bytes=4,
         sources=(
             "Korthikanti et al. 2022, arXiv 2205.05198 (activations, 18 B/param)",
@@ -169,6 +171,8 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         attention_kernel="cudnn",
         fused_kernels=True,
         eager_expert_bias=True,
+        eager_activation_clamp=True,
+        module_recompute=True,
         grad_reduce_bytes=4,
         scenario_defaults=(("parallelism", "zero_stage", 1),),
         techniques=(
