@@ -15,7 +15,12 @@ from gpusizer.core.errors import ScenarioError
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.registry.frameworks import FRAMEWORKS
 from gpusizer.core.registry.recompute_modules import RECOMPUTE_MODULES
-from gpusizer.core.speed.train_ops import TrainShape, activation_clamp_bytes, train_shape
+from gpusizer.core.speed.train_ops import (
+    TrainShape,
+    activation_clamp_bytes,
+    train_shape,
+    unfused_rope_bytes,
+)
 from gpusizer.core.speed.train_recompute import RERUNS, RerunInput, module_rerun
 from gpusizer.io import import_hf_config
 
@@ -43,9 +48,22 @@ def test_the_clamp_and_cat_bytes_are_counted_from_megatron_core() -> None:
     assert activation_clamp_bytes(_shape("qwen3-30b-a3b"), 2.0, 1, True) == (0.0, 0.0)  # no clamp
 
 
+def test_the_unfused_yarn_rope_bytes() -> None:
+    # Megatron-Core rope_utils.py _apply_rotary_pos_emb_bshd (0d8e071, d728871): 12a forward per
+    # q/k value where the fused kernel's 2a is priced; backward 12a where 4a is. gpt-oss: 64 x 64
+    # query and 8 x 64 key values a token; Megatron-Bridge turns the fusion off for "yarn"
+    oss = _shape("gpt-oss-120b")
+    assert oss.scaled_rope
+    assert unfused_rope_bytes(oss, 2.0, 1, True) == (10 * 2 * 4608, 8 * 2 * 4608)
+    assert unfused_rope_bytes(oss, 2.0, 1, False) == (0.0, 0.0)
+    assert not _shape("qwen3-30b-a3b").scaled_rope  # plain RoPE
+    assert not _shape("deepseek-v3").scaled_rope  # MLA keeps its fused YaRN path
+
+
 def test_only_megatron_clamps_and_rebuilds_modules_eagerly() -> None:
     flagged = {k for k, f in FRAMEWORKS.items() if f.eager_activation_clamp}
     assert flagged == {k for k, f in FRAMEWORKS.items() if f.module_recompute}
+    assert flagged == {k for k, f in FRAMEWORKS.items() if f.unfused_scaled_rope}
     assert flagged and all(FRAMEWORKS[k].eager_expert_bias for k in flagged)
 
 
@@ -69,11 +87,12 @@ def test_the_module_rebuilds_per_token() -> None:
 
 def test_the_gpt_oss_rows_move_toward_the_published() -> None:
     # Megatron-Bridge performance summaries (docs/evidence/speed.md): estimate / published speed
-    # before -> after (all three print recompute modules layernorm and moe_act); 26.02.01 on 64
-    # H100 1.313 -> 1.22, its 26.04.01 twin 1.349 -> 1.26, the 25.11 row 1.293 -> 1.21
-    assert RATIOS["mbridge-260201-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.22, abs=0.02)
-    assert RATIOS["mbridge-260401-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.26, abs=0.02)
-    assert RATIOS["mbridge-2511-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.21, abs=0.02)
+    # before -> after (all three print recompute modules layernorm and moe_act; the YaRN RoPE
+    # unfused in all); 26.02.01 on 64 H100 1.313 -> 1.20, its 26.04.01 twin 1.349 -> 1.24, the
+    # 25.11 row 1.293 -> 1.19
+    assert RATIOS["mbridge-260201-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.20, abs=0.02)
+    assert RATIOS["mbridge-260401-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.24, abs=0.02)
+    assert RATIOS["mbridge-2511-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.19, abs=0.02)
     # Qwen3-30B-A3B has no clamp and no recompute modules: unchanged
     assert RATIOS["mbridge-260201-qwen3-30b-a3b-16xh100-fp8-tp1pp2ep8"] == pytest.approx(1.22, abs=0.02)
 
@@ -84,6 +103,9 @@ def test_the_config_field_is_imported() -> None:
         cfg = json.loads((CONFIGS / f"{name}.json").read_text(encoding="utf-8"))
         assert import_hf_config(cfg).get("activation_clamp") == cfg.get("swiglu_limit")
         assert parse_scenario({"model": {"preset": name}}).model.activation_clamp == 7.0
+        # "rope_scaling": {"rope_type": "yarn", "factor": 32.0, ...}
+        assert import_hf_config(cfg).get("rope_scaling") == "yarn"
+        assert parse_scenario({"model": {"preset": name}}).model.rope_scaling == "yarn"
 
 
 @pytest.mark.parametrize("bad", [0, -7.0, "7", float("inf"), float("nan"), True, [7.0], 1e300])
@@ -92,7 +114,15 @@ def test_hostile_clamp_values_are_refused_with_the_field_named(bad: object) -> N
         parse_scenario({"model": {"preset": "gpt-oss-120b", "activation_clamp": bad}})
 
 
+@pytest.mark.parametrize("bad", ["YaRN", "llama3", 1, None, True, ["yarn"]])
+def test_hostile_rope_scaling_values_are_refused_with_the_field_named(bad: object) -> None:
+    with pytest.raises(ScenarioError, match="rope_scaling"):
+        parse_scenario({"model": {"preset": "gpt-oss-120b", "rope_scaling": bad}})
+
+
 def test_a_hostile_config_value_is_not_imported() -> None:
     cfg = json.loads((CONFIGS / "gpt-oss-20b.json").read_text(encoding="utf-8"))
     for bad in ("7", -1, True, None):
         assert "activation_clamp" not in import_hf_config({**cfg, "swiglu_limit": bad})
+    for scaling in ("yarn", {"rope_type": "llama3"}, {"type": 7}, None):
+        assert import_hf_config({**cfg, "rope_scaling": scaling}).get("rope_scaling", "none") == "none"

@@ -113,6 +113,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         eager_expert_bias=True,
         eager_activation_clamp=True,
         module_recompute=True,
+        unfused_scaled_rope=True,
         grad_reduce_bytes=4,
         sources=(
             "Korthikanti et al. 2022, arXiv 2205.05198 (activations, 18 B/param)",
@@ -173,6 +174,7 @@ TRAINING_STACKS: tuple[FrameworkProfile, ...] = (
         eager_expert_bias=True,
         eager_activation_clamp=True,
         module_recompute=True,
+        unfused_scaled_rope=True,
         grad_reduce_bytes=4,
         scenario_defaults=(("parallelism", "zero_stage", 1),),
         techniques=(

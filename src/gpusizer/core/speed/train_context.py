@@ -94,6 +94,7 @@ class LayerContext(NamedTuple):
     ep_all_to_all: Points = ()
     eager_expert_bias: bool = False  # the framework adds the experts' output bias eagerly
     eager_activation_clamp: bool = False  # the framework clamps the gated activation eagerly
+    unfused_scaled_rope: bool = False  # the framework runs a YaRN-scaled RoPE unfused
     rerun: Rerun = Rerun()  # Megatron-Core's module recompute, per token (core/speed/train_recompute.py)
     # an EP group across NVLink nodes: a token's copies sent off the node and over NVLink, one
     # GPU's NIC and the node's link (core/speed/alltoall_network.py); no copies off the node
@@ -152,6 +153,7 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         fused=w.compile or prof.fused_kernels,
         eager_expert_bias=prof.eager_expert_bias,
         eager_activation_clamp=prof.eager_activation_clamp,
+        unfused_scaled_rope=prof.unfused_scaled_rope,
         fp8=fp8,
         adapter=w.is_adapter,
         recompute=prof.selective_recompute if p.recompute == "selective" else p.recompute,

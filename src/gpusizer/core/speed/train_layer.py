@@ -78,6 +78,7 @@ from .train_ops import (
     expert_bias_bytes,
     float8_bytes,
     permute_bytes,
+    unfused_rope_bytes,
 )
 from .train_rates import collective_seconds
 
@@ -143,7 +144,7 @@ def layer_compute(c: LayerContext) -> LayerTime:
     moe_share = c.ts.moe_layers / c.ts.layers if c.ts.layers else 0.0
     perm = permute_bytes(c.ts, c.a, c.tp, c.sp, c.ep) * moe_share * c.tokens / c.bandwidth
     perm += expert_bias_bytes(c.ts, c.a, c.eager_expert_bias) * c.busiest * moe_share * c.tokens / c.bandwidth
-    clamp_f, clamp_b = _clamp_seconds(c, bool(extra_ew))
+    clamp_f, clamp_b = _eager_seconds(c, bool(extra_ew))
     passes = 2 + (1 if extra_mm else 0)
     rr_mem, rr_mm = _rerun_seconds(c)
     clamp_b += rr_mem
@@ -160,15 +161,16 @@ def layer_compute(c: LayerContext) -> LayerTime:
     return LayerTime(parts, fwd, bwd, mm_f + mm_b + extra_mm, att_f, alone)
 
 
-def _clamp_seconds(c: LayerContext, rerun: bool) -> tuple[float, float]:
+def _eager_seconds(c: LayerContext, rerun: bool) -> tuple[float, float]:
     """(forward, backward) seconds of one layer's eager clamp of its gated activation's inputs
-    (core/speed/train_ops.py ``activation_clamp_bytes``) on the busiest rank's routed copies;
-    the backward reruns the forward's under a recompute that reruns the elementwise ops."""
-    fwd, bwd = activation_clamp_bytes(c.ts, c.a, c.tp, c.eager_activation_clamp)
-    if not fwd:
-        return 0.0, 0.0
-    k = c.tokens * c.busiest / c.bandwidth
-    return fwd * k, (bwd + (fwd if rerun else 0.0)) * k
+    (core/speed/train_ops.py ``activation_clamp_bytes``, on the busiest rank's routed copies) and
+    of its unfused YaRN RoPE beyond the fused kernel's (``unfused_rope_bytes``); the backward
+    reruns the forward's under a recompute that reruns the elementwise ops."""
+    clamp_f, clamp_b = activation_clamp_bytes(c.ts, c.a, c.tp, c.eager_activation_clamp)
+    rope_f, rope_b = unfused_rope_bytes(c.ts, c.a, c.tp, c.unfused_scaled_rope)
+    fwd = (clamp_f * c.busiest + rope_f) * c.tokens / c.bandwidth
+    bwd = (clamp_b * c.busiest + rope_b) * c.tokens / c.bandwidth
+    return fwd, bwd + (fwd if rerun else 0.0)
 
 
 def _rerun_seconds(c: LayerContext) -> tuple[float, float]:
