@@ -16,6 +16,9 @@ takes off, per layer, what each drops:
 - ``moe_act``: the routed experts' activation output, the fc2 input (16-bit; under FP8 the
   GroupedLinear keeps its FP8 copy).
 
+The backward's rebuild of each (the norms, the routed experts' activation, MLA's up-projections:
+``RecomputeModule.rerun``) is priced in the training step by core/speed/train_recompute.py.
+
 Other frameworks' layouts ignore the field (their recompute is ``parallelism.recompute``).
 Adding a module is one :func:`register` call.
 """
