@@ -10,7 +10,10 @@ Pai-Megatron-Patch issue #643's Qwen3-30B-A3B on 16 H800 (no CUDA graphs, capaci
 out of sample: no constant was set from them. docs/evidence/speed.md §10.5 and §10.5.2 tabulate
 them before and after.
 
-Targets as reached: at least 38 of the 60 within 25 % (37 before the all-to-all of an EP group
+Targets as reached: at least 46 of the 60 within 25 % (38 before gpt-oss's eager activation clamp,
+Megatron-Core's module recompute and gpt-oss's unfused YaRN RoPE were priced, core/speed/train_ops.py
+``activation_clamp_bytes`` / ``unfused_rope_bytes`` and core/speed/train_recompute.py, which brought
+eight gpt-oss-120b rows in: 1.29-1.61 -> 1.19-1.56; 37 before the all-to-all of an EP group
 across nodes ran at one NIC a GPU, with DeepEP's one copy per node and the batch-level overlap
 its recipe states, core/speed/alltoall_network.py, which brought Megatron-MoE-ModelZoo's
 Qwen3-235B at TP 2 in, 0.75 -> 0.81; the 18 rows of the 26.04.01 table: 12, none of gpt-oss
@@ -48,8 +51,10 @@ RATIOS = ratios(RECORDS)
 # 36 of 60 since the replays state the runs' expert TP 1 (parallelism.expert_tensor;
 # docs/evidence/rl.md section 33): DeepSeek-V3 on 1,024 H100 and the ModelZoo Qwen3-235B at TP 4
 # PP 8 leave (1.17 -> 1.35, 0.98 -> 1.46), in only while their EP groups crossed more nodes than
-# the runs' did; 38 before
-SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 36, 2.0, 4.0
+# the runs' did; 38 before. With gpt-oss's eager activation clamp, the module recompute's
+# rebuilds and its unfused YaRN RoPE (docs/evidence/speed.md section 75) eight gpt-oss rows join:
+# WITHIN_AT_LEAST is the count of both together
+SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 44, 2.0, 4.0
 # Qwen3-235B on 256 DGX-B300 (26.02.01: PP 8, VP 4, EP 8 inside each node, no CUDA graphs, the
 # all-to-all not overlapped) reads 1.99x fast (2.06 before the all-to-all took its measured time,
 # core/speed/alltoall_measured.py); not a misprint: the 26.02 table prints the same
@@ -216,5 +221,7 @@ def test_megatron_adds_the_experts_output_bias_eagerly() -> None:
     assert expert_bias_bytes(oss, 2.0, False) == 0.0  # the bias fused, or another framework
     qwen = train_shape(parse_scenario({"model": {"preset": "qwen3-30b-a3b"}}).model)
     assert not qwen.expert_bias and expert_bias_bytes(qwen, 2.0, True) == 0.0
-    # the gpt-oss rows move 1-4 % slower with it (docs/evidence/speed.md, the section on it)
-    assert RATIOS["mbridge-260201-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.31, abs=0.02)
+    # the gpt-oss rows move 1-4 % slower with it (docs/evidence/speed.md, the section on it); 1.31
+    # with it alone, 1.20 once the eager activation clamp, the recipe's moe_act / layernorm
+    # recompute and the unfused YaRN RoPE are priced too (tests/core/test_moe_activation_clamp.py)
+    assert RATIOS["mbridge-260201-gpt-oss-120b-64xh100-bf16-tp1pp4ep8"] == pytest.approx(1.20, abs=0.02)

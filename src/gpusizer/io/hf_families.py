@@ -61,6 +61,12 @@ def _qwen_moe(r: Reader, block: Block) -> None:
 def gpt_oss(r: Reader) -> Block:
     block = base(r)
     block.update(mlp_bias=True, attention_sinks=True)
+    limit = r.get("swiglu_limit")  # GptOssExperts clamps gate and up to it
+    if isinstance(limit, int | float) and not isinstance(limit, bool) and limit > 0:
+        block["activation_clamp"] = float(limit)
+    scaling = r.get("rope_scaling")
+    if isinstance(scaling, dict) and (scaling.get("rope_type") or scaling.get("type")) == "yarn":
+        block["rope_scaling"] = "yarn"
     sliding(r, block, (block["layers"] + 1) // 2)
     if r.get("num_experts_per_tok") is None and r.get("experts_per_token") is not None:
         r.cfg["num_experts_per_tok"] = r.cfg["experts_per_token"]

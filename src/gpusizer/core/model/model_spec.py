@@ -105,6 +105,12 @@ class ModelSpec(Strict):
     mla: MLASpec | None = None
     moe: MoESpec | None = None
     attention_sinks: bool = False  # one learned logit per head and layer (gpt-oss)
+    # The gated activation's inputs clamped to this bound before it (gpt-oss config.json
+    # ``swiglu_limit`` 7.0: gate at most it, linear within +-it); None: no clamp.
+    activation_clamp: Rate | None = None
+    # RoPE frequency scaling (gpt-oss config.json ``rope_scaling.rope_type`` "yarn", factor 32):
+    # YaRN scales cos and sin by its attention factor (mscale); "none": plain RoPE.
+    rope_scaling: Literal["none", "yarn"] = "none"
     attention_output_gate: bool = False  # q_proj also gives a sigmoid output gate (Qwen3-Next)
     linear_attention: LinearAttentionSpec | None = None
     mamba: MambaSpec | None = None

@@ -160,6 +160,18 @@ class FrameworkProfile:
     # expert and a ``torch.cat`` (Megatron-Core ``TEGroupedMLP._apply_bias``, fc2 built with
     # ``skip_bias_add=True``); core/speed/train_ops.py ``expert_bias_bytes``.
     eager_expert_bias: bool = False
+    # A clamped gated activation (``ModelSpec.activation_clamp``) clamps its two halves and
+    # concatenates them eagerly before the fused activation kernel (Megatron-Core
+    # ``weighted_bias_quick_geglu_impl``); core/speed/train_ops.py ``activation_clamp_bytes``.
+    eager_activation_clamp: bool = False
+    # Honours ``parallelism.recompute_modules`` (Megatron-Core ``--recompute-modules``): the
+    # memory it frees and, in the backward, the rebuild (core/speed/train_recompute.py).
+    module_recompute: bool = False
+    # RoPE with YaRN scaling runs Megatron-Core's unfused ``_apply_rotary_pos_emb_bshd``
+    # (Megatron-Bridge ``validate_rope_fusion_compatibility`` turns the fusion off for any
+    # position embedding but plain "rope"; TE's fused RoPE refuses YaRN's mscale != 1);
+    # core/speed/train_ops.py ``unfused_rope_bytes``.
+    unfused_scaled_rope: bool = False
     # Bytes per value of the data-parallel gradient reduction (None: the gradient dtype).
     grad_reduce_bytes: int | None = None
     # ZeRO-1/2: the updated parameters' all-gather overlaps the next forward (Megatron

@@ -16,6 +16,9 @@ takes off, per layer, what each drops:
 - ``moe_act``: the routed experts' activation output, the fc2 input (16-bit; under FP8 the
   GroupedLinear keeps its FP8 copy).
 
+The backward's rebuild of each (the norms, the routed experts' activation, MLA's up-projections:
+``RecomputeModule.rerun``) is priced in the training step by core/speed/train_recompute.py.
+
 Other frameworks' layouts ignore the field (their recompute is ``parallelism.recompute``).
 Adding a module is one :func:`register` call.
 """
@@ -32,6 +35,9 @@ class RecomputeModule:
     id: str
     label: str
     sources: tuple[str, ...] = ()
+    # what the backward rebuilds (core/speed/train_recompute.py ``RERUNS``): the norms, the
+    # routed experts' activation, or MLA's up-projections
+    rerun: str = "norms"
 
 
 RECOMPUTE_MODULES: dict[str, RecomputeModule] = {}
@@ -54,9 +60,14 @@ register(
         "mla_up_proj",
         "MLA up-projection: q, k, v rebuilt from the latents",
         (_MCORE + "multi_latent_attention.py", "DeepSeek-V3 report arXiv 2412.19437 §3.2.3"),
+        "mla_up_projection",
     )
 )
-register(RecomputeModule("moe_act", "routed experts' activation (fc2 input)", (_MCORE + "moe/experts.py",)))
+register(
+    RecomputeModule(
+        "moe_act", "routed experts' activation (fc2 input)", (_MCORE + "moe/experts.py",), "expert_activation"
+    )
+)
 
 
 def check_recompute_modules(ids: tuple[str, ...]) -> tuple[str, ...]:

@@ -41,6 +41,7 @@ from .train_rates import (
     memory_rate,
     network_gb_per_s,
 )
+from .train_recompute import Rerun, RerunInput, module_rerun
 
 SUSTAINED = {8: 0.84, 9: 0.66}
 
@@ -93,6 +94,9 @@ class LayerContext(NamedTuple):
     # NCCL's measured all-to-all over the EP group inside one node (core/speed/alltoall_measured.py)
     ep_all_to_all: Points = ()
     eager_expert_bias: bool = False  # the framework adds the experts' output bias eagerly
+    eager_activation_clamp: bool = False  # the framework clamps the gated activation eagerly
+    unfused_scaled_rope: bool = False  # the framework runs a YaRN-scaled RoPE unfused
+    rerun: Rerun = Rerun()  # Megatron-Core's module recompute, per token (core/speed/train_recompute.py)
     # an EP group across NVLink nodes: a token's copies sent off the node and over NVLink, one
     # GPU's NIC and the node's link (core/speed/alltoall_network.py); no copies off the node
     # where the group fits one
@@ -152,6 +156,8 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         sp=p.sequence_parallel,
         fused=w.compile or prof.fused_kernels,
         eager_expert_bias=prof.eager_expert_bias,
+        eager_activation_clamp=prof.eager_activation_clamp,
+        unfused_scaled_rope=prof.unfused_scaled_rope,
         fp8=fp8,
         adapter=w.is_adapter,
         recompute=prof.selective_recompute if p.recompute == "selective" else p.recompute,
@@ -173,8 +179,18 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
     shards, etp = expert_shards(p), expert_tensor(p)
     shape = routed_shape(ctx.tokens, ts, shards, etp, ctx.busiest, gpu.compute_capability, fp8)
     a2a = measured_all_to_all(gpu.id, p.expert) if ctx.ep_link.kind == "nvlink" else ()
-    ctx = ctx._replace(expert_shape=shape, ep_all_to_all=a2a)
+    ctx = ctx._replace(expert_shape=shape, ep_all_to_all=a2a, rerun=_rerun(s, ctx))
     return _across_nodes(ctx, s, gpu, net), rates.head
+
+
+def _rerun(s: Scenario, c: LayerContext) -> Rerun:
+    """The backward's module rebuilds of ``parallelism.recompute_modules`` where the framework
+    honours them and the layout does not rerun the whole layer anyway (``recompute: "full"``)."""
+    mods = s.parallelism.recompute_modules
+    if not mods or not FRAMEWORKS[s.framework].module_recompute or c.recompute == "full":
+        return Rerun()
+    r = RerunInput(c.ts, s.model, c.a, c.tp, c.sp, c.fused, c.eager_activation_clamp)
+    return module_rerun(r, mods)
 
 
 def _across_nodes(ctx: LayerContext, s: Scenario, gpu: GPUSpec, net: float) -> LayerContext:

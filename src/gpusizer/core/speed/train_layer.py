@@ -73,10 +73,12 @@ from .train_ops import (
     BACKWARD_BYTES,
     EAGER_LOSS_BYTES,
     FUSED_LOSS_BYTES,
+    activation_clamp_bytes,
     elementwise_bytes,
     expert_bias_bytes,
     float8_bytes,
     permute_bytes,
+    unfused_rope_bytes,
 )
 from .train_rates import collective_seconds
 
@@ -142,17 +144,41 @@ def layer_compute(c: LayerContext) -> LayerTime:
     moe_share = c.ts.moe_layers / c.ts.layers if c.ts.layers else 0.0
     perm = permute_bytes(c.ts, c.a, c.tp, c.sp, c.ep) * moe_share * c.tokens / c.bandwidth
     perm += expert_bias_bytes(c.ts, c.a, c.eager_expert_bias) * c.busiest * moe_share * c.tokens / c.bandwidth
+    clamp_f, clamp_b = _eager_seconds(c, bool(extra_ew))
     passes = 2 + (1 if extra_mm else 0)
-    fwd = mm_f + att_f + ew_f + deq + perm
+    rr_mem, rr_mm = _rerun_seconds(c)
+    clamp_b += rr_mem
+    extra_mm += rr_mm
+    fwd = mm_f + att_f + ew_f + deq + perm + clamp_f
     bwd = mm_b + extra_mm + ATTENTION_BACKWARD * att_f + extra_att + BACKWARD_BYTES * ew_f + extra_ew
-    bwd += deq * (passes - 1) + casts + perm
+    bwd += deq * (passes - 1) + casts + perm + clamp_b
     parts = StepParts(
         matmul=mm_f + mm_b + extra_mm,
         attention=att_f * (1 + ATTENTION_BACKWARD) + extra_att,
-        memory=ew_f * (1 + BACKWARD_BYTES) + extra_ew + deq * passes + casts + 2 * perm,
+        memory=ew_f * (1 + BACKWARD_BYTES) + extra_ew + deq * passes + casts + 2 * perm + clamp_f + clamp_b,
     )
-    alone = StepParts(matmul=mm_f, attention=att_f, memory=ew_f + deq + perm)
+    alone = StepParts(matmul=mm_f, attention=att_f, memory=ew_f + deq + perm + clamp_f)
     return LayerTime(parts, fwd, bwd, mm_f + mm_b + extra_mm, att_f, alone)
+
+
+def _eager_seconds(c: LayerContext, rerun: bool) -> tuple[float, float]:
+    """(forward, backward) seconds of one layer's eager clamp of its gated activation's inputs
+    (core/speed/train_ops.py ``activation_clamp_bytes``, on the busiest rank's routed copies) and
+    of its unfused YaRN RoPE beyond the fused kernel's (``unfused_rope_bytes``); the backward
+    reruns the forward's under a recompute that reruns the elementwise ops."""
+    clamp_f, clamp_b = activation_clamp_bytes(c.ts, c.a, c.tp, c.eager_activation_clamp)
+    rope_f, rope_b = unfused_rope_bytes(c.ts, c.a, c.tp, c.unfused_scaled_rope)
+    fwd = (clamp_f * c.busiest + rope_f) * c.tokens / c.bandwidth
+    bwd = (clamp_b * c.busiest + rope_b) * c.tokens / c.bandwidth
+    return fwd, bwd + (fwd if rerun else 0.0)
+
+
+def _rerun_seconds(c: LayerContext) -> tuple[float, float]:
+    """(memory-bound, matmul) seconds the backward spends rebuilding the modules of Megatron-Core's
+    ``parallelism.recompute_modules`` (core/speed/train_recompute.py) for one micro-batch."""
+    r = c.rerun
+    mem = (r.bytes + r.routed_bytes * c.busiest) * c.tokens / c.bandwidth
+    return mem, 2 * r.weights * c.tokens / c.mm_rate
 
 
 def frozen_layer(c: LayerContext, layer: LayerTime, moe_share: float) -> StepParts:

@@ -47,6 +47,27 @@ divides the widths by tensor parallelism. Counted from the modelling code the fr
   the probability's shape (3·a each): 6·a. The probabilities take the router's dtype, the
   activations' where ``moe_router_dtype`` is unset (Megatron-Core ``router.py``), as in the
   gpt-oss providers (Megatron-Bridge ``gpt_oss_provider.py``, ``add_bias_linear=True``).
+- A clamped gated activation (gpt-oss, ``ModelSpec.activation_clamp``) under Megatron-Core:
+  ``weighted_bias_quick_geglu_impl`` (Megatron-LM ``megatron/core/fusions/fused_bias_geglu.py``
+  at 0d8e071 and d728871; called by ``TEGroupedMLP`` in ``moe/experts.py`` and by ``MLP`` in
+  ``mlp.py``) clamps the two halves of fc1's output and concatenates them eagerly before the
+  fused activation kernel: ``torch.cat((x_glu.clamp(max=v), x_linear.clamp(-v, v)), -1)``.
+  Per intermediate value (one of each half): the two clamps read and write one each (4·a), the
+  ``cat`` reads and writes both (4·a): 8·a forward. Backward, each clamp's gradient reads the
+  output gradient and the saved input and writes one (3·a each), and the ``chunk``'s backward
+  concatenates the two halves' gradients (4·a): 10·a, a lower bound (PyTorch's
+  ``clamp_backward`` also builds its masks).
+- A YaRN-scaled RoPE (gpt-oss, ``ModelSpec.rope_scaling``) under Megatron-Bridge: its
+  ``validate_rope_fusion_compatibility`` (``src/megatron/bridge/utils/fusions.py`` at v0.2.1 and
+  v0.4.0) turns ``apply_rope_fusion`` off for any ``position_embedding_type`` but "rope" (gpt-oss's
+  is "yarn"), and Megatron-Core's TE fused RoPE refuses YaRN's mscale != 1 anyway
+  (``models/common/embeddings/rope_utils.py`` at 0d8e071 and d728871), so each q and k value runs
+  ``_apply_rotary_pos_emb_bshd``: ``t * cos`` (2·a), ``_rotate_half``'s negation of one half and
+  ``cat`` (a + 2·a), ``* sin`` (2·a), the add (3·a) and the final ``cat`` with the empty pass-through
+  part (2·a): 12·a forward where the fused kernel's 2·a is priced, so 10·a more; backward the two
+  products' gradients (2·a each), the negation (a), the chunk's and the slice's copies (2·a each)
+  and the sum of the two gradients (3·a): 12·a where 4·a is priced, 8·a more. MLA's RoPE keeps
+  its fused YaRN path (Megatron-Core ``multi_latent_attention.py``).
 - Selective op-level recompute (torchtitan ``selective_ac_option = "op"``,
   ``parallelize_llama.py`` ``_custom_policy``): ``aten.mm`` outputs are saved except every second
   one of a layer, so the even-numbered matmuls (k, o and up of q, k, v, o, gate, up, down) run
@@ -92,6 +113,8 @@ class TrainShape:
     routed_matmul: float = 0.0  # the routed experts' share of layer_matmul (top_k of them)
     expert_width: int = 0  # one routed expert's intermediate size
     expert_bias: bool = False  # the routed experts' linears carry biases (gpt-oss)
+    activation_clamp: bool = False  # the gated activation's inputs are clamped (gpt-oss)
+    scaled_rope: bool = False  # YaRN-scaled RoPE outside MLA (gpt-oss)
     # shares of the layer's matmul weights next to each TP collective (model/flops.py)
     tp_pairs: tuple[float, float, float, float] = (0.25, 0.25, 0.25, 0.25)
 
@@ -129,6 +152,8 @@ def train_shape(spec: ModelSpec) -> TrainShape:
         tp_pairs=tensor_parallel_pairs(arch),
         expert_width=moe.expert_ffn_hidden_size if moe else 0,
         expert_bias=bool(moe and spec.mlp_bias),
+        activation_clamp=spec.activation_clamp is not None and spec.mlp == "gated",
+        scaled_rope=spec.rope_scaling == "yarn" and spec.mla is None,
     )
 
 
@@ -186,3 +211,33 @@ def expert_bias_bytes(ts: TrainShape, a: float, eager: bool) -> float:
     if not (eager and ts.expert_bias and ts.top_k):
         return 0.0
     return EXPERT_BIAS_PASSES * a * ts.top_k * ts.hidden
+
+
+CLAMP_FORWARD = 8.0  # bytes per intermediate value over the activation bytes (two clamps, a cat)
+CLAMP_BACKWARD = 10.0  # the clamps' gradients and the chunk's concatenation
+
+
+def activation_clamp_bytes(ts: TrainShape, a: float, tp: int, eager: bool) -> tuple[float, float]:
+    """(forward, backward) bytes per token of one layer's eager clamp of its gated activation's
+    inputs on one TP rank (``eager``: the framework clamps outside the fused kernel, Megatron-Core's
+    ``weighted_bias_quick_geglu_impl``; module docstring): 8·a and 10·a per intermediate value
+    (``act``: the active experts' ones). Zero without a clamp or where it is fused."""
+    if not (eager and ts.activation_clamp):
+        return 0.0, 0.0
+    values = ts.act / tp
+    return CLAMP_FORWARD * a * values, CLAMP_BACKWARD * a * values
+
+
+ROPE_FORWARD = 10.0  # bytes per q/k value over the activation bytes, beyond the fused kernel's 2
+ROPE_BACKWARD = 8.0  # beyond the 4 the fused kernel's backward is priced at
+
+
+def unfused_rope_bytes(ts: TrainShape, a: float, tp: int, unfused: bool) -> tuple[float, float]:
+    """(forward, backward) bytes per token of one layer's unfused YaRN RoPE on one TP rank beyond
+    the fused kernel's that :func:`elementwise_bytes` prices (``unfused``: the framework runs a
+    scaled RoPE unfused, Megatron-Core's ``_apply_rotary_pos_emb_bshd``; module docstring). Zero
+    for a plain RoPE, under MLA, or where it is fused."""
+    if not (unfused and ts.scaled_rope):
+        return 0.0, 0.0
+    values = (ts.q + ts.kv) / tp
+    return ROPE_FORWARD * a * values, ROPE_BACKWARD * a * values
