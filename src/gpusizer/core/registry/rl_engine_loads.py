@@ -3,7 +3,7 @@
 ``rl.rollout.engine``.
 
 - vLLM: the frameworks' loops hand each received tensor to ``model.load_weights([(name, tensor)])``
-  on its own (verl ``verl/experimental/fully_async_policy/base_detach_sync.py``
+  on its own (verl ``base_detach_sync.py``
   ``_sync_vllm_weights`` at b178a3cd; OpenRLHF ``ppo_actor.py`` ``_broadcast_to_vllm``, one
   ``update_weight`` call a parameter, v0.7.0). Each call rebuilds ``dict(self.named_parameters())``
   over the whole engine model and, for a MoE model, the expert mapping it scans (vLLM
