@@ -15,10 +15,13 @@ from gpusizer.core.pipeline.rl_colocated import exported_tensors, weight_sync_se
 from gpusizer.core.pipeline.rl_split_sync import (
     broadcast_gb_per_s,
     broadcast_latency,
+    engine_tensors,
     in_one_node,
+    load_call_seconds,
 )
 from gpusizer.core.pipeline.rl_transitions import EXPORT_SECONDS_PER_TENSOR
 from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.core.registry.rl_engine_loads import LOAD_CALL_SECONDS_PER_TENSOR
 from gpusizer.core.speed.collectives import NCCL_BASE_US, NCCL_HOP_US, NETWORK_ALPHA
 
 H20 = "h20-96gb"
@@ -60,7 +63,7 @@ def test_a_tensor_by_tensor_broadcast_pays_one_nccl_call_a_tensor() -> None:
     assert broadcast_latency(s, gpu) == pytest.approx(hop)
     tensors = exported_tensors(s.model)
     gained = weight_sync_seconds(s, gpu) - weight_sync_seconds(_split(4, 4), gpu)
-    assert gained == pytest.approx(tensors * hop)
+    assert gained == pytest.approx(tensors * (hop + load_call_seconds(s)))
     # across nodes: the network's measured latency per call
     assert broadcast_latency(_split(16, 16, broadcast_per_tensor=True), gpu) == NETWORK_ALPHA
 
@@ -73,3 +76,30 @@ def test_the_flag_leaves_a_gathered_broadcast_alone() -> None:
     weights = count_parameters(s.model).total * 2
     gather = exported_tensors(s.model) * EXPORT_SECONDS_PER_TENSOR
     assert weight_sync_seconds(s, gpu) == pytest.approx(gather + weights / (50e9 * 0.7))
+
+
+def test_vllm_walks_its_parameters_for_each_tensor_and_sglang_does_not() -> None:
+    # source: scripts/measure_engine_load_call.py (one thread, build machine: 1.13-1.18 us a
+    # parameter tensor; vLLM's Qwen2.5-7B tree holds 198 tensors in its model, 199 with the LM
+    # head); verl's sync calls vLLM load_weights once a tensor, Miles' SGLang sync once a bucket
+    # (core/registry/rl_engine_loads.py; docs/evidence/rl.md section 34e)
+    vllm = _split(4, 4, broadcast_per_tensor=True)
+    assert engine_tensors(vllm) == 199  # q, k, v and their biases fused; gate and up fused
+    assert load_call_seconds(vllm) == pytest.approx(199 * LOAD_CALL_SECONDS_PER_TENSOR)
+    spec = vllm.model_dump(exclude_unset=True)
+    spec["rl"]["rollout"]["engine"] = "sglang"
+    sglang = parse_scenario(spec)
+    assert load_call_seconds(sglang) == 0.0
+    gpu = gpu_spec(H20)
+    tensors = exported_tensors(vllm.model)
+    gap = weight_sync_seconds(vllm, gpu) - weight_sync_seconds(sglang, gpu)
+    assert gap == pytest.approx(tensors * 199 * LOAD_CALL_SECONDS_PER_TENSOR)
+
+
+def test_the_engine_tree_counts_match_the_measured_replicas() -> None:
+    # source: scripts/measure_engine_load_call.py builds vLLM's trees: Qwen3-30B-A3B 434 and
+    # Qwen3-235B-A22B 848 parameter tensors without the LM head (fused qkv_proj, q/k norms, the
+    # router and experts.w13_weight / w2_weight a layer); here with the head, one more
+    for preset, tensors in (("qwen3-30b-a3b", 435), ("qwen3-235b-a22b", 849)):
+        s = parse_scenario({**_split(16, 16).model_dump(exclude_unset=True), "model": {"preset": preset}})
+        assert engine_tensors(s) == tensors, preset

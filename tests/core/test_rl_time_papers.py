@@ -115,7 +115,8 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # SGLang's update_weights_from_tensor and followed by torch.cuda.empty_cache);
     # with rl-time-others.json's 18 (2 within), other frameworks 2 of 20, all RL step and phase
     # figures 51 of 119 (51 of 117 before; 50 of 119 since rl.md section 27, 53 since section 30,
-    # 55 since section 31, 56 since section 32, 55 since section 33)
+    # 55 since section 31, 56 since section 32, 55 since section 33; since section 34
+    # rl-time-others holds 4 within: others 4 of 20, all 57)
     from tests.core.test_rl_time_others import RECORDS
 
     within = [

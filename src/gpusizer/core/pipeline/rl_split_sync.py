@@ -15,12 +15,13 @@ model, one ``collective.broadcast`` over that group and then, on each rollout ra
 ``inference_model.load_weights([(key, tensor)])`` (verl ``verl/docs/advance/one_step_off.md``: "Model
 parameters are broadcast tensor-by-tensor"). Each tensor then pays one NCCL call's latency over
 the group (core/speed/collectives.py: NCCL's ring base and per-hop latency on a scale-up link,
-the measured network latency across nodes) beyond its bytes. Not modelled: the engine's
-``load_weights`` call per tensor, a Python pass whose cost grows with the model's parameter
-count (vLLM's and SGLang's MoE loaders rebuild ``dict(self.named_parameters())`` and scan the
-expert mapping on every call: sgl-project/sglang#30848, ~60 s a sync of Qwen3-30B-A3B on H100
-through that path); no source times one call, so it is left out rather than fitted
-(docs/evidence/rl.md section 17).
+the measured network latency across nodes) beyond its bytes. Where the engine loads each
+tensor in its own call (core/registry/rl_engine_loads.py: vLLM's ``load_weights``, which
+rebuilds ``dict(self.named_parameters())`` and scans the expert mapping on every call;
+sgl-project/sglang#30848 saw the same walk cost ~60 s a sync of Qwen3-30B-A3B on H100), each
+tensor also pays that Python walk over the engine model's parameter tensors
+(:func:`engine_tensors`, at the rate ``scripts/measure_engine_load_call.py`` measured:
+docs/evidence/rl.md section 34e). SGLang's bucketed load has no per-tensor walk.
 
 NeMo RL's collective transport (``rl.sync_transport: "collective"``; tags v0.4.0 to v0.7.0,
 ``packed_broadcast_producer`` in ``nemo_rl/utils/packed_tensor.py``, the vLLM side
@@ -40,8 +41,10 @@ it receives (``collective_rpc``): the sync still follows the slower pool."""
 
 from __future__ import annotations
 
+from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.specs import GPUSpec, Scenario
+from ..registry.rl_engine_loads import ENGINE_LOADS, LOAD_CALL_SECONDS_PER_TENSOR
 from ..speed.collectives import NCCL_HOP_US, link, nccl_ring_seconds
 from ..speed.train_rates import network_gb_per_s
 from .rl_check import rl_of
@@ -84,13 +87,36 @@ def split_sync_seconds(s: Scenario, gpu: GPUSpec, tensors: int) -> float:
     """The split sync, seconds: the gather of ``tensors`` exported tensors (each
     :data:`EXPORT_SECONDS_PER_TENSOR`, core/pipeline/rl_transitions.py), the 16-bit model's
     bytes over :func:`broadcast_gb_per_s`, and with ``rl.broadcast_per_tensor`` one NCCL call's
-    latency per tensor (module docstring)."""
+    latency and the engine's load call (:func:`load_call_seconds`) per tensor (module docstring)."""
     weights = count_parameters(s.model).total * BF16
     seconds = tensors * EXPORT_SECONDS_PER_TENSOR
     seconds += sync_seconds(weights, broadcast_gb_per_s(s, gpu), s.compute.interconnect_efficiency)
     if rl_of(s).broadcast_per_tensor:
-        seconds += tensors * broadcast_latency(s, gpu)
+        seconds += tensors * (broadcast_latency(s, gpu) + load_call_seconds(s))
     return seconds
+
+
+def engine_tensors(s: Scenario) -> int:
+    """Parameter tensors of the engine's model as vLLM holds them: the Hugging Face tensors
+    (core/model/params.py) with each attention layer's q, k, v (and their biases) fused into
+    ``qkv_proj`` and each gated dense MLP's gate and up into ``gate_up_proj`` (vLLM
+    ``QKVParallelLinear``, ``MergedColumnParallelLinear``); routed experts already two tensors."""
+    spec = s.model
+    arch = resolve(spec)
+    fused = 0 if spec.mla or spec.fused_qkv else 2 * (1 + spec.qkv_bias)
+    gated = 0 if spec.mlp == "plain" or spec.fused_gate_up else 1 + spec.mlp_bias
+    shared = arch.moe_layers if arch.moe is not None and arch.moe.shared_experts else 0
+    return (
+        count_parameters(spec).tensors - arch.attention_layers * fused - (arch.dense_layers + shared) * gated
+    )
+
+
+def load_call_seconds(s: Scenario) -> float:
+    """Host seconds of the engine's load call for one broadcast tensor: the walk over
+    :func:`engine_tensors` where the engine loads tensor by tensor, else none."""
+    if not ENGINE_LOADS[rl_of(s).rollout.engine].per_tensor:
+        return 0.0
+    return engine_tensors(s) * LOAD_CALL_SECONDS_PER_TENSOR
 
 
 def collective_gb_per_s(s: Scenario, gpu: GPUSpec) -> float:
