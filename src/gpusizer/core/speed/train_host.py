@@ -13,6 +13,13 @@ copied to the host and ``d2h_event.synchronize()``, Megatron-LM d30c3ae, the com
 v0.6.0 pins), so the host's lead does not carry from one layer to the next: each layer pass
 takes the larger of its host and GPU times (:func:`host_bound_extra`).
 
+Pre-training steps pay the same wait (every dropless dispatcher at the Megatron-Core commits
+Megatron-Bridge v0.2.1-v0.4.2 pin, 0d8e071-2edffad: the all-to-all's ``before_ep_alltoall``
+sync, HybridEP's ``num_permuted_tokens = None``, DeepEP's received counts; a ``moe_preprocess``
+CUDA graph moves the copy, not the wait; forced balance changes the counts, not the wait) but
+are not paced here: at these per-op costs their x86 layers outlast the host's eager ops, and
+their recipes graph what the inventory counts as eager (tests/core/test_pretrain_host_sync.py).
+
 Per-op host time (NVIDIA/TransformerEngine#2053, BF16, hidden 2,048, 8,192 tokens, mean of
 repeated runs): a ``torch.nn.Linear`` forward 13.48 us of CPU on an H100 DGX (Xeon Platinum
 8480C, the x86 reference, ``TORCH_OP_SECONDS``); a TransformerEngine ``Linear`` forward
