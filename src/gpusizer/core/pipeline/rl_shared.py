@@ -1,0 +1,99 @@
+"""What one RL layout's memory shares among the GPUs of a catalog search (core/pipeline/rl_plan.py
+``rl_memory``): the trained roles' scenarios and training peaks, and the rollout engine's
+scenario per GPU.
+
+RL is searched on each GPU alone (``WorkBuilder.memory_per_gpu``: the colocated engine holds its
+share of each GPU), so a catalog compare weighs one layout once per GPU. The policy's
+fine-tuning scenario differs between GPUs only in ``hardware.gpu``: of the ~105,000 policy
+scenarios an RL compare of Qwen3 30B-A3B built, 13,000 were distinct once the GPU was left out
+(cProfile on the 2-core development machine, 2026-12: they were two thirds of its CPU time, the
+policy's validation and its training peak). Here the policy is validated once per layout and
+moved to each further GPU by :func:`scenario.with_hardware` (the GPU's own checks run again),
+and its training peak, which reads no GPU (core/memory/ imports nothing of the catalog; the
+hardware it reads, the node and host memory, is compared), is reused. The rollout engine's
+scenario reads the RL scenario's blocks but not its layout or workload: it is kept by those
+blocks' identity (frozen), which the layouts of one GPU's search share. Answers are unchanged
+(``gpusizer-cli compare --json`` of tests/cli/data/buyer/rl-*.gpusizer.json byte-identical).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..memo import Memo
+from ..model.architecture import resolve
+from ..model.params import count_parameters
+from ..model.result import Memory
+from ..model.specs import HardwareSpec, ModelSpec, Scenario
+from .rl_roles import parse_role, rollout_scenario, trainer_data, trainer_fields, trainer_role
+from .scenario import hardware_block, with_hardware
+from .work import training_peak
+
+# A layout's trained role, validated on the first GPU that asked, and its training peak, by
+# the role's dict without its GPU. An RL compare's searches cycle through a few thousand layouts
+# per GPU (entries hold a few kB: the scenario's blocks, its JSON key).
+_TRAINERS: Memo[tuple[Scenario, Memory]] = Memo(32768)
+_ROLLOUTS: Memo[Scenario] = Memo(512)
+_HARDWARE: Memo[HardwareSpec] = Memo(512)
+
+
+def shared_trainer(
+    s: Scenario, model: ModelSpec | None = None, kind: str | None = None
+) -> tuple[Scenario, Memory]:
+    """:func:`rl_roles.trainer_scenario` and its training peak (memory per GPU)."""
+    fields = trainer_fields(s, kind)
+    role = trainer_role(model)
+    hit = _TRAINERS.peek(key := _trainer_key(s, model, fields))
+    if hit is None:
+        data = trainer_data(s, model, fields)
+        return _TRAINERS.get(key, lambda: _first(data, role), (s, model))
+    first, mem = hit
+    policy = parse_role({}, role, lambda _: with_hardware(first, _hardware(s.hardware)))
+    return policy, mem if _same_host(policy.hardware, first.hardware) else training_memory(policy)
+
+
+def _hardware(hw: HardwareSpec) -> HardwareSpec:
+    """The role dict's hardware block (the RL scenario's, dumped) validated, kept per block."""
+    return _HARDWARE.get(id(hw), lambda: hardware_block(hw.model_dump(mode="json")), (hw,))
+
+
+def _trainer_key(s: Scenario, model: ModelSpec | None, fields: dict[str, Any]) -> Hashable:
+    """What the trainer's dict is made of but its GPU: the RL scenario's fields it copies (its
+    blocks, frozen: by identity; its layout and hardware by value) and the fields it sets."""
+    hardware = tuple((k, v) for k, v in s.hardware.__dict__.items() if k != "gpu")
+    copied = _fields(s, {"rl", "hardware", "parallelism"})
+    return (copied, s.parallelism, hardware, id(model), *fields.items())
+
+
+def _fields(s: Scenario, left: set[str]) -> tuple[object, ...]:
+    """The scenario's fields but ``left``: a block by identity, a plain value as it is."""
+    return tuple(id(v) if isinstance(v, BaseModel) else v for k, v in s.__dict__.items() if k not in left)
+
+
+def _first(data: dict[str, Any], role: str) -> tuple[Scenario, Memory]:
+    policy = parse_role(data, role)
+    return policy, training_memory(policy)
+
+
+def _same_host(a: HardwareSpec, b: HardwareSpec) -> bool:
+    """Whether two hardware blocks differ at most in their GPU (a node defaulted from it may)."""
+    return {k: v for k, v in a.__dict__.items() if k != "gpu"} == {
+        k: v for k, v in b.__dict__.items() if k != "gpu"
+    }
+
+
+def training_memory(s: Scenario) -> Memory:
+    """The heavier pipeline stage's peak of a trainer scenario (core/pipeline/work.py)."""
+    arch, counts = resolve(s.model), count_parameters(s.model)
+    return training_peak(s, arch, counts).memory()
+
+
+def shared_rollout(s: Scenario, batch: int) -> Scenario:
+    """:func:`rl_roles.rollout_scenario`, kept by the identity of the blocks its dict reads
+    (all but ``parallelism`` and ``serving``, which it replaces; of ``workload`` it reads the
+    LoRA fields, kept whole here) and ``batch``."""
+    key = (_fields(s, {"parallelism", "serving"}), batch)
+    return _ROLLOUTS.get(key, lambda: rollout_scenario(s, batch), (s,))
