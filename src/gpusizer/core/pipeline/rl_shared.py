@@ -19,9 +19,8 @@ blocks' identity (frozen), which the layouts of one GPU's search share. Answers 
 from __future__ import annotations
 
 from collections.abc import Hashable
+from operator import attrgetter
 from typing import Any
-
-from pydantic import BaseModel
 
 from ..memo import Memo
 from ..model.architecture import resolve
@@ -36,7 +35,7 @@ from .work import training_peak
 # the role's dict without its GPU. An RL compare's searches cycle through a few thousand layouts
 # per GPU (entries hold a few kB: the scenario's blocks, its JSON key).
 _TRAINERS: Memo[tuple[Scenario, Memory]] = Memo(32768)
-_ROLLOUTS: Memo[Scenario] = Memo(512)
+_ROLLOUTS: Memo[Scenario] = Memo(4096)
 _HARDWARE: Memo[HardwareSpec] = Memo(512)
 
 
@@ -61,16 +60,19 @@ def _hardware(hw: HardwareSpec) -> HardwareSpec:
 
 
 def _trainer_key(s: Scenario, model: ModelSpec | None, fields: dict[str, Any]) -> Hashable:
-    """What the trainer's dict is made of but its GPU: the RL scenario's fields it copies (its
-    blocks, frozen: by identity; its layout and hardware by value) and the fields it sets."""
+    """What the trainer's dict is made of but its GPU: the RL scenario's fields it copies
+    (frozen: by identity), its layout and hardware by value, and the fields it sets."""
     hardware = tuple((k, v) for k, v in s.hardware.__dict__.items() if k != "gpu")
-    copied = _fields(s, {"rl", "hardware", "parallelism"})
-    return (copied, s.parallelism, hardware, id(model), *fields.items())
+    return (*map(id, _COPIED(s)), s.parallelism, hardware, id(model), *fields.items())
 
 
-def _fields(s: Scenario, left: set[str]) -> tuple[object, ...]:
-    """The scenario's fields but ``left``: a block by identity, a plain value as it is."""
-    return tuple(id(v) if isinstance(v, BaseModel) else v for k, v in s.__dict__.items() if k not in left)
+def _fields_but(*left: str) -> attrgetter[tuple[object, ...]]:
+    """The scenario's fields but ``left`` (every field, as the role dicts dump them)."""
+    return attrgetter(*(k for k in Scenario.model_fields if k not in left))
+
+
+_COPIED = _fields_but("rl", "hardware", "parallelism")  # the trainer dict's copies of ``s``
+_READ = _fields_but("parallelism", "serving")  # what the rollout dict reads of ``s``
 
 
 def _first(data: dict[str, Any], role: str) -> tuple[Scenario, Memory]:
@@ -95,5 +97,5 @@ def shared_rollout(s: Scenario, batch: int) -> Scenario:
     """:func:`rl_roles.rollout_scenario`, kept by the identity of the blocks its dict reads
     (all but ``parallelism`` and ``serving``, which it replaces; of ``workload`` it reads the
     LoRA fields, kept whole here) and ``batch``."""
-    key = (_fields(s, {"parallelism", "serving"}), batch)
+    key = (*map(id, _READ(s)), batch)
     return _ROLLOUTS.get(key, lambda: rollout_scenario(s, batch), (s,))
