@@ -9,17 +9,19 @@ share of each GPU), so a catalog compare weighed about 105,000 layouts x GPUs fo
 each; they are now shared among the GPUs (core/pipeline/rl_shared.py, rl_memory._asleep_side).
 
 Measured, ``gpusizer-cli compare --json`` CPU seconds (user), the old and new trees run one
-after the other in the same minute, 2026-12-05, with about 2-3 other processes busy (load
-average 2.5-3.2 on the 2 cores):
+after the other, 2026-12-05, with other helpers' processes busy (load average 3.0-4.8 on the
+2 cores; an earlier pair at 2.5-3.2 read 40.8 -> 16.8 and 11.2 -> 5.7):
 
-- rl-qwen3-30b-a3b-colocated: 40.8 -> 16.8
-- rl-qwen3-32b-colocated: 11.2 -> 5.7
-- rl-llama-8b-split: 8.3 -> 8.3 (split placement: its time is the estimates of the options'
+- rl-qwen3-30b-a3b-colocated: 41.7 -> 16.2 (peak resident memory 105 -> 202 MB: the shared
+  trainers, bounded)
+- rl-qwen3-32b-colocated: 11.4 -> 5.4
+- rl-llama-8b-split: 8.2 -> 8.1 (split placement: its time is the estimates of the options'
   pool splits, core/pipeline/rl_advice.py, not the search)
 
-Answers byte-identical: the three ``--json`` outputs compared with ``cmp`` before and after.
-Here the API call (no process start) took 16.5 s of CPU under the same load; the target below
-leaves that load's margin.
+Answers byte-identical: the three ``--json`` outputs compared with ``cmp`` before and after,
+and a dump of every preset x kind's estimate, every preset's serving plans, two RL plans and
+scripts/answer_dump.py's compares. Here the API call (no process start) took 15-16.5 s of CPU
+under that load; the target below leaves the load's margin.
 """
 
 from __future__ import annotations

@@ -20,12 +20,13 @@ cyclic collector fell in the part of the call outside the search (38 ms of a 190
 transformers' memory rule keeps what it reads but the GPU (core/serving/rules/on_demand.py
 ``_on_demand``: 1,831 asked per plan, 701 distinct), and the whole sizing call runs with the
 collector paused (core/sizing/compare.py ``sized``). CPU seconds of ``plan`` (cold, 15 runs
-each, old and new trees alternated twice, 2026-12-05, load average 2.6-2.8 on the 2 cores):
-median 0.171 / 0.178 -> 0.155 / 0.166, slowest 0.187 / 0.190 -> 0.180 / 0.172, full
-collections inside the call 1 / 1 -> 0 / 0. This benchmark times wall clock: under that load
-its median read 0.26-0.31 s old and 0.27-0.30 s new (the other processes' share of the
-cores); it meets 250 ms on an idle machine. Answers byte-identical (the plan's JSON, and
-scripts/answer_dump.py --plan --compare before and after).
+each, old and new trees alternated, 2026-12-05; load average 2.6-2.8, then 4.6): medians
+0.171 / 0.178 / 0.187 / 0.175 -> 0.155 / 0.166 / 0.173 / 0.165; full collections inside the
+call 1 per 15 runs -> none. This benchmark times wall clock, which under such load reads
+0.26-0.60 s for either tree (the other processes' share of the 2 cores); the new CPU
+medians, 0.155-0.173 s, are what it reads alone (not measured idle here). Answers
+byte-identical (the plan's JSON; a dump of every preset's serving plans and estimates, before
+and after).
 """
 
 from __future__ import annotations
