@@ -206,6 +206,7 @@ def test_the_serial_outputs_cost_each_step_per_sequence(monkeypatch: pytest.Monk
     # n sequences waits 0.0968 ms + n x 0.1032 ms more for the last step's outputs (at 320,
     # 33.1 ms beside the eager launches); over the step's 320 x 306.8 generated tokens about
     # 10.1 s, which took the gen timer (37.33 s measured) from 0.61 to 0.88 of the model's
+    from gpusizer.core.memo import clear_all
     from gpusizer.core.model.presets import scenario_gpu
     from gpusizer.core.pipeline import rl_roles
     from gpusizer.core.pipeline.scenario import parse_scenario
@@ -214,6 +215,7 @@ def test_the_serial_outputs_cost_each_step_per_sequence(monkeypatch: pytest.Monk
     s = parse_scenario(BY_ID["verl-grpo-lora-math-qwen2.5-0.5b-2xh100"]["scenario"])
     serial = _decode(s, scenario_gpu(s))[0].step_at
     monkeypatch.setattr(rl_roles, "serial_output", lambda ro: None)
+    clear_all()  # the rollout's scenario is kept per RL scenario (core/pipeline/rl_shared.py)
     overlapped = _decode(s, scenario_gpu(s))[0].step_at
     for n in (1, 80, 320):
         assert serial(n, 400) - overlapped(n, 400) == pytest.approx(0.0968e-3 + n * 0.1032e-3, rel=1e-3)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..memo import Memo
 from ..model.result import COMPONENTS, Memory
 
 FP32 = 4  # bytes per logit: log-softmax runs in fp32 (verl logprobs_from_logits)
@@ -110,10 +111,9 @@ def colocated_phases(p: RLParts, offload_states: bool, sleep_level: int = 1) -> 
         temporary=e.temporary,
         overhead=e.overhead,
     )
-    out = {"rollout": rollout, **training_side(p)}
     # vLLM sleep level 1 keeps the engine's weights in host memory while the training side runs
     asleep = e.weights if sleep_level == 1 else 0
-    out = {k: replace(v, host_memory=asleep) if k != "rollout" else v for k, v in out.items()}
+    out = {"rollout": rollout, **_asleep_side(p, asleep)}
     out["weight_sync"] = _mem(
         "weight_sync",
         weights=e.weights + weights + _frozen(p, False),
@@ -121,6 +121,21 @@ def colocated_phases(p: RLParts, offload_states: bool, sleep_level: int = 1) -> 
         overhead=max(e.overhead, p.policy.overhead),
     )
     return out
+
+
+# The training side by its parts: a layout's on every GPU of a catalog search (the trained
+# roles' peaks are shared among them, core/pipeline/rl_shared.py), the engine's weights aside.
+_SIDES: Memo[dict[str, Memory]] = Memo(4096)
+
+
+def _asleep_side(p: RLParts, asleep: int) -> dict[str, Memory]:
+    """:func:`training_side` with ``asleep`` bytes of host memory (the sleeping engine's)."""
+    key = (id(p.policy), id(p.critic), p.reference, p.reference_offloaded, p.reward, p.logits, asleep)
+
+    def side() -> dict[str, Memory]:
+        return {k: replace(v, host_memory=asleep) for k, v in training_side(p).items()}
+
+    return _SIDES.get(key, side, (p.policy, p.critic))
 
 
 def split_phases(p: RLParts) -> dict[str, Memory]:

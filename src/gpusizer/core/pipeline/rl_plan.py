@@ -30,12 +30,10 @@ from .rl_roles import (
     per_replica,
     reference_in_policy,
     rollout_gpus,
-    rollout_scenario,
-    trainer_scenario,
 )
+from .rl_shared import shared_rollout, shared_trainer
 from .rl_time import Decode, host_seconds_per_token, prefill_seconds, step_seconds
 from .rl_transitions import Transition
-from .work import training_peak
 
 
 @dataclass(frozen=True)
@@ -89,11 +87,11 @@ def rl_memory(s: Scenario, gpu: GPUSpec) -> RLMemory:
 
 def _memory_of(s: Scenario, gpu: GPUSpec) -> RLMemory:
     rl = rl_of(s)
-    policy = trainer_scenario(s)
+    policy, trained = shared_trainer(s)  # shared by the GPUs of a catalog search (rl_shared.py)
     held = per_replica(s) * rl.steps_in_flight  # requests a replica holds: later steps' too
-    rs = rollout_scenario(s, min(held, 1 << 20))
+    rs = shared_rollout(s, min(held, 1 << 20))
     em, st = engine_memory(rs, resolve(rs.model), count_parameters(rs.model), gpu)
-    parts = _parts(s, policy, em.memory)
+    parts = _parts(s, policy, em.memory, trained)
     phases = (
         colocated_phases(parts, rl.offload_states, rl.rollout.sleep_level)
         if rl.placement == "colocated"
@@ -101,11 +99,6 @@ def _memory_of(s: Scenario, gpu: GPUSpec) -> RLMemory:
     )
     refusal = None if em.starts else (em.reason or "its KV pool does not hold one request")
     return RLMemory(phases, policy, rs, em, st, parts, refusal)
-
-
-def _training_memory(s: Scenario) -> Memory:
-    arch, counts = resolve(s.model), count_parameters(s.model)
-    return training_peak(s, arch, counts).memory()
 
 
 def decode(
@@ -136,19 +129,20 @@ def decode(
     return d, rs, em, step, engine_pool(rl.rollout.engine, st, em)
 
 
-def _parts(s: Scenario, policy: Scenario, engine: Memory) -> RLParts:
+def _parts(s: Scenario, policy: Scenario, engine: Memory, trained: Memory) -> RLParts:
+    """What each role holds (``trained``: the policy's training peak)."""
     rl, p = rl_of(s), s.parallelism
-    critic = (
-        trainer_scenario(s, role_model(s, "", rl.critic.model), "full_finetune") if rl.has_critic else None
-    )
+    critic = None
+    if rl.has_critic:  # the critic's own model, trained in full on the policy's layout
+        critic = shared_trainer(s, role_model(s, "", rl.critic.model), "full_finetune")[1]
     separate = rl.has_reference and not reference_in_policy(rl)
     ref = frozen_bytes(role_model(s, "", rl.reference.model), s) if separate else 0
     reward = frozen_bytes(role_model(s, "", rl.reward.model), s) if rl.reward.kind == "model" else 0
     vocab = resolve(s.model).vocab
     mb = policy.workload.micro_batch_size * policy.workload.sequence_length
     return RLParts(
-        _training_memory(policy),
-        _training_memory(critic) if critic else None,
+        trained,
+        critic,
         engine,
         ref,
         rl.reference.offload,

@@ -10,6 +10,7 @@ kind's scenario built from the RL scenario, so its memory and speed are the esti
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ScenarioError
@@ -113,11 +114,13 @@ _USER_FIELDS = {
 }
 
 
-def _parse(data: dict[str, Any], role: str) -> Scenario:
-    """A role's scenario; its errors name the rl field behind the role's field where there is
-    one, else the role's field with the role named."""
+def parse_role(
+    data: dict[str, Any], role: str, validate: Callable[[dict[str, Any]], Scenario] = parse_scenario
+) -> Scenario:
+    """A role's scenario (``validate``: how its dict is validated); its errors name the rl
+    field behind the role's field where there is one, else the role's field with the role named."""
     try:
-        return parse_scenario(data)
+        return validate(data)
     except ScenarioError as err:
         if role == "critic" and err.field.startswith("parallelism."):  # the policy's layout: the
             # critic's model is the choice that breaks it (the rollout's TP was named before)
@@ -144,19 +147,36 @@ def _base(s: Scenario, model: ModelSpec | None) -> dict[str, Any]:
 def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | None = None) -> Scenario:
     """The policy's (or, with ``model`` and ``full_finetune``, the critic's) fine-tuning scenario:
     the RL scenario's layout, framework and precision on the step's sequences and tokens."""
+    return parse_role(trainer_data(s, model, trainer_fields(s, kind)), trainer_role(model))
+
+
+def trainer_role(model: ModelSpec | None) -> str:
+    """The role a trainer scenario's errors name: the policy, or the critic (its own model)."""
+    return "policy" if model is None else "critic"
+
+
+def trainer_fields(s: Scenario, kind: str | None = None) -> dict[str, Any]:
+    """What :func:`trainer_scenario` sets over the RL scenario's blocks: its workload's kind,
+    sequences and tokens, and ``expert_routing`` (its parallelism's)."""
     rl = rl_of(s)
-    data = _base(s, model)
     seq, micro, mini = _batches(s)
-    data["parallelism"] = {**data["parallelism"], "expert_routing": rl.policy.expert_routing}
-    data["workload"] = {
-        **data["workload"],
+    return {
         "kind": kind or rl.policy.kind,
         "sequence_length": seq,
         "micro_batch_size": micro,
         "global_batch_size": mini,
         "training_tokens": computed_tokens(s) * rl.policy.epochs,
+        "expert_routing": rl.policy.expert_routing,
     }
-    return _parse(data, "policy" if model is None else "critic")
+
+
+def trainer_data(s: Scenario, model: ModelSpec | None, fields: dict[str, Any]) -> dict[str, Any]:
+    """:func:`trainer_scenario`'s dict, before validation (``fields``: :func:`trainer_fields`)."""
+    data = _base(s, model)
+    work = {k: v for k, v in fields.items() if k != "expert_routing"}
+    data["parallelism"] = {**data["parallelism"], "expert_routing": fields["expert_routing"]}
+    data["workload"] = {**data["workload"], **work}
+    return data
 
 
 def paced_policy(s: Scenario) -> Scenario:
@@ -251,7 +271,7 @@ def rollout_scenario(s: Scenario, batch: int) -> Scenario:
             "rank": w.lora_rank,
             "targets": w.lora_targets,
         }
-    return _parse(data, "rollout engine")
+    return parse_role(data, "rollout engine")
 
 
 def serial_output(ro: RolloutSpec) -> bool | None:

@@ -230,6 +230,29 @@ def _validate(data: dict[str, Any], ascii_only: bool = False) -> Scenario:
     return scenario
 
 
+def hardware_block(block: dict[str, Any]) -> HardwareSpec:
+    """A scenario dict's hardware block validated alone, as :func:`parse_scenario` validates it
+    (no validator of a scenario reads another block; the fills before validation read the
+    others only)."""
+    check_text(block, "hardware")
+    _check_gpu(block)
+    try:
+        return HardwareSpec.model_validate(block)
+    except ValidationError as exc:
+        raise from_validation(exc, ("hardware",)) from None
+
+
+def with_hardware(s: Scenario, hw: HardwareSpec) -> Scenario:
+    """The scenario :func:`parse_scenario` makes of ``s``'s dict with another hardware block
+    (``hw``: :func:`hardware_block` of it): the node it defaults to on its GPU, then the checks,
+    some of which read the GPU (core/pipeline/validate*.py). Shares one layout's validation
+    among the GPUs of a catalog search (core/pipeline/rl_shared.py)."""
+    out = _default_node(s.model_copy(update={"hardware": hw}))  # _pad_vocab reads no hardware
+    check_scenario(out)
+    check_balance(out)
+    return out
+
+
 def default_gpus_per_node(gpu: str | GPUSpec) -> int:
     """The node a scenario on ``gpu`` takes when it leaves ``hardware.gpus_per_node`` out: the
     NVLink domain of a catalog GPU's systems where they are all one (:func:`nvlink_domain`, 72

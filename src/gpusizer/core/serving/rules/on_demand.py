@@ -14,8 +14,10 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar
+from operator import attrgetter
+from typing import ClassVar, NamedTuple
 
+from ...memo import Memo
 from ...memory.inference import inference_memory
 from ...memory.kv_cap import kv_cap
 from ...memory.overhead import scenario_overhead
@@ -43,22 +45,10 @@ class Transformers(MemoryRule):
     def memory(
         self, s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: EngineSettings
     ) -> EngineMemory:
-        mem, peak = inference_memory(s, arch, counts)
-        over = scenario_overhead(s, peak)
-        mem = Memory(**{**mem.__dict__, "overhead": over, "total": peak + over})
-        p = s.parallelism
-        sp = stage_params(counts, arch, p.tensor, p.pipeline, expert_divisor(s), True)  # the heaviest stage
-        kv = request_kv(s, arch, st, sp, WHOLE_CONTEXT)
-        per = kv.per_token
+        mem, per, load_bytes, need, per_request, capped = _on_demand(s, arch, counts, st)
         free = max(0, gpu.capacity_bytes - mem.total)
         tokens = int((mem.kv_cache + free) // per) if per else 0
         ctx = st.max_context or 1
-        load = scenario_load(s, st)
-        load_bytes = kv.load_bytes(load)
-        need = max(kv.request_bytes(ctx), load_bytes)
-        per_request = kv.request_bytes(ctx)
-        # a capped cache (serving.max_kv_size) holds fewer tokens than the context per request
-        capped = kv_cap(s, arch) is not None and per_request > 0
         return EngineMemory(
             mem,
             mem.kv_cache,
@@ -73,6 +63,50 @@ class Transformers(MemoryRule):
             holds_load=mem.kv_cache + free >= need,
             required_bytes=int(max(mem.total, mem.total - mem.kv_cache + need)),
         )
+
+
+class _Demand(NamedTuple):
+    """What transformers' memory rule reads of the scenario but its GPU (bytes): the peak with
+    its overhead, the KV cache per token, of the load, of the load or one request of the
+    context (the larger), of one request, and whether ``serving.max_kv_size`` caps it."""
+
+    memory: Memory
+    per_token: float
+    load_bytes: float
+    need: float
+    per_request: float
+    capped: bool
+
+
+# By what it reads but the GPU: a served model is searched again on each GPU of a catalog
+# (core/sizing/search.py), and the GPUs weigh much the same layouts (a 405B serving plan: 1,831
+# of these, 701 distinct, 2026-12). The blocks are frozen, so kept by identity (the layout
+# search shares them among its layouts and GPUs); the layout and hardware but the GPU by value.
+_DEMAND: Memo[_Demand] = Memo(4096)
+_BLOCKS = attrgetter(*(k for k in Scenario.model_fields if k not in ("hardware", "parallelism")))
+
+
+def _on_demand(s: Scenario, arch: Arch, counts: ParamCounts, st: EngineSettings) -> _Demand:
+    """:class:`_Demand` of ``s`` under ``st``, kept by all it reads."""
+    p = s.parallelism
+    layout = (*p.__dict__.values(), p.engine_group)  # an attention-DP rank's view: its engine
+    hardware = tuple(v for k, v in s.hardware.__dict__.items() if k != "gpu")
+    key = (*map(id, _BLOCKS(s)), layout, hardware, st, id(arch), id(counts))
+    return _DEMAND.get(key, lambda: _demand(s, arch, counts, st), (s, arch, counts))
+
+
+def _demand(s: Scenario, arch: Arch, counts: ParamCounts, st: EngineSettings) -> _Demand:
+    mem, peak = inference_memory(s, arch, counts)
+    over = scenario_overhead(s, peak)
+    mem = Memory(**{**mem.__dict__, "overhead": over, "total": peak + over})
+    p = s.parallelism
+    sp = stage_params(counts, arch, p.tensor, p.pipeline, expert_divisor(s), True)  # the heaviest stage
+    kv = request_kv(s, arch, st, sp, WHOLE_CONTEXT)
+    load_bytes = kv.load_bytes(scenario_load(s, st))
+    per_request = kv.request_bytes(st.max_context or 1)
+    # a capped cache (serving.max_kv_size) holds fewer tokens than the context per request
+    capped = kv_cap(s, arch) is not None and per_request > 0
+    return _Demand(mem, kv.per_token, load_bytes, max(per_request, load_bytes), per_request, capped)
 
 
 @register_rule
