@@ -136,8 +136,9 @@ def test_each_tensor_parallel_rank_routes_its_sequence_share() -> None:
     # 1.35 fast at the recipe's expert TP 1 (within 25 %, 1.17, at expert TP = TP 2; rl.md section 33)
     assert RATIOS[record["id"]] == pytest.approx(1.35, abs=0.03)
     # Megatron-MoE-ModelZoo Qwen3-235B on 256 H100 at TP 4, PP 8, EP 8, expert TP 1: 29.0 s a
-    # step; 1.46 fast (0.98 at expert TP = TP 4, its EP group over four nodes)
-    assert RATIOS["moe-modelzoo-qwen3-235b-256xh100-tp4-ep8-pp8"] == pytest.approx(1.46, abs=0.03)
+    # step; 1.53 fast (0.98 at expert TP = TP 4, its EP group over four nodes; 1.46 while its
+    # routed-only MoE layers paid a dense MLP's TP pair, core/speed/train_moe_comm.py)
+    assert RATIOS["moe-modelzoo-qwen3-235b-256xh100-tp4-ep8-pp8"] == pytest.approx(1.53, abs=0.03)
 
 
 def test_no_fast_miss_sends_its_all_to_all_over_the_network() -> None:

@@ -14,7 +14,8 @@ context:
 - Recompute: ``full`` reruns the forward (Narayanan et al. 2021 arXiv 2104.04473 §5.1);
   ``selective`` what the framework's policy reruns (core/registry/frameworks.py).
 - Tensor parallelism: an all-gather or reduce-scatter of the hidden state beside each of the
-  layer's four matmul groups (attention input and output projections, MLP input and output),
+  layer's four matmul groups (attention input and output projections, MLP input and output;
+  a routed-only MoE layer's MLP block runs the experts' own instead, core/speed/train_moe_comm.py),
   forward and backward (Shoeybi et al. 2019 arXiv 1909.08053 §3; with sequence parallelism,
   Korthikanti et al. 2022 arXiv 2205.05198 §4.2.2: the same bytes as the all-reduces); full
   recompute reruns the forward's, op-level SAC the all-gathers only (it keeps the
@@ -69,6 +70,7 @@ from .train_context import LayerContext as LayerContext
 from .train_context import layer_context as layer_context
 from .train_context import network as network
 from .train_context import sustained as sustained
+from .train_moe_comm import expert_tensor_seconds, routed_only_share
 from .train_ops import (
     BACKWARD_BYTES,
     EAGER_LOSS_BYTES,
@@ -202,13 +204,16 @@ def backward_share(s: Scenario, layers: int) -> float:
     return recorded_share(s, layers)
 
 
-def _tensor_parallel(c: LayerContext) -> float:
+def _tensor_parallel(c: LayerContext, mlp: bool = True) -> float:
     """Exposed TP collectives of one layer and micro-batch: an all-gather or reduce-scatter
-    of the hidden state beside each of the four matmul groups, forward and backward, plus the
-    forward's again under recompute (the all-gathers only under op-level SAC). Async TP
-    hides each behind the matmul it feeds or follows, all but its first chunk (1/TP)."""
+    of the hidden state beside each of the four matmul groups (the attention's two alone
+    without ``mlp``), forward and backward, plus the forward's again under recompute (the
+    all-gathers only under op-level SAC). Async TP hides each behind the matmul it feeds or
+    follows, all but its first chunk (1/TP)."""
     one = collective_seconds("all_gather", c.tokens * c.ts.hidden * c.a, c.tp, c.tp_link)
-    inputs, outputs = (c.ts.tp_pairs[0], c.ts.tp_pairs[2]), (c.ts.tp_pairs[1], c.ts.tp_pairs[3])
+    pairs_in = (c.ts.tp_pairs[0], c.ts.tp_pairs[2])
+    inputs: tuple[float, ...] = pairs_in if mlp else pairs_in[:1]
+    outputs: tuple[float, ...] = (c.ts.tp_pairs[1], c.ts.tp_pairs[3]) if mlp else (c.ts.tp_pairs[1],)
     rerun = {"full": inputs + outputs, "every_other_matmul": inputs}.get(c.recompute, ())
     pairs = (*inputs, *outputs) * 2 + rerun
     if not c.async_tp:
@@ -218,8 +223,13 @@ def _tensor_parallel(c: LayerContext) -> float:
 
 
 def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> StepParts:
-    """Exposed TP, CP and EP collectives of one layer and micro-batch."""
+    """Exposed TP, CP and EP collectives of one layer and micro-batch. A routed-only MoE
+    layer's MLP block runs the experts' own gather and scatter in place of a dense MLP's TP pair
+    (core/speed/train_moe_comm.py)."""
     tp = _tensor_parallel(c) if c.tp > 1 else 0.0
+    routed_only = routed_only_share(c, moe_share)
+    if routed_only:
+        tp = (1.0 - routed_only) * tp + routed_only * _tensor_parallel(c, mlp=False)
     cp = 0.0
     if c.cp > 1:
         shard = c.tokens * 2 * c.ts.kv / c.tp * c.a * c.cp
@@ -227,21 +237,21 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
         one = collective_seconds("all_gather", shard, c.cp, c.cp_link)
         cp = n * max(0.0, one - layer.attention_forward / c.cp)
     ep = 0.0
-    if moe_share and c.ep > 1:
-        # each TP rank routes its own sequence-parallel share of the tokens; the experts' TP
-        # ranks (Megatron's default expert TP = TP) then all-gather what each received before
-        # the expert GEMMs and reduce-scatter it after, both passes
-        routed = c.tokens / (c.tp if c.sp else 1) * c.ts.top_k * c.ts.hidden * c.a
-        if c.ep_all_to_all:
+    # each TP rank routes its own sequence-parallel share of the tokens; the experts' TP ranks
+    # then all-gather what each received before the expert GEMMs and reduce-scatter it after,
+    # both passes, at EP 1 too (core/speed/train_moe_comm.py)
+    routed = c.tokens / (c.tp if c.sp else 1) * c.ts.top_k * c.ts.hidden * c.a
+    etp_one = expert_tensor_seconds(c, routed) if moe_share else 0.0
+    if moe_share and (c.ep > 1 or etp_one):
+        if c.ep <= 1:
+            ep = 0.0
+        elif c.ep_all_to_all:
             ep = all_to_all_seconds_measured(c.ep_all_to_all, routed)
         elif c.ep_copies[0]:
             ep = network_all_to_all_seconds(routed / c.ts.top_k, c.ep_copies, c.ep_nic, c.ep_inside)
         else:
             ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
-        etp = c.etp or c.tp
-        if etp > 1 and c.sp:
-            ep += collective_seconds("all_gather", routed * etp, etp, c.etp_link if c.etp else c.tp_link)
-        ep *= 4 * moe_share * c.busiest
+        ep = (ep + etp_one) * (4 * moe_share * c.busiest)
         if c.expert_overlap:
             ep = _overlapped(ep, layer)
     return StepParts(tp_communication=tp, cp_communication=cp, ep_communication=ep)
