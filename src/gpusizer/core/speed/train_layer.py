@@ -251,7 +251,12 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
             ep = network_all_to_all_seconds(routed / c.ts.top_k, c.ep_copies, c.ep_nic, c.ep_inside)
         else:
             ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
-        ep = (ep + etp_one) * (4 * moe_share * c.busiest)
+        # dispatch and combine, forward and backward; a full recompute reruns the layer's forward,
+        # its dispatch and combine included (Megatron-Core's recompute_granularity "full" wraps the
+        # whole TransformerLayer in tensor_parallel.checkpoint: transformer_block.py
+        # ``_checkpointed_forward``), as the CP all-gather above
+        passes = 4 + (2 if c.recompute == "full" else 0)
+        ep = (ep + etp_one) * (passes * moe_share * c.busiest)
         if c.expert_overlap:
             ep = _overlapped(ep, layer)
     return StepParts(tp_communication=tp, cp_communication=cp, ep_communication=ep)
