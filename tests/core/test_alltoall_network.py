@@ -93,14 +93,15 @@ def test_megatron_bridge_deepseek_v3_on_1024_h100() -> None:
 def test_qwen3_235b_modelzoo_rows_with_deepep() -> None:
     # Megatron-MoE-ModelZoo, Qwen3-235B BF16 on 256 H100 with DeepEP (020b813 best_practice/qwen3/
     # readme.md): TP 2 EP 8 FSDP 1,862 and TP 4 EP 8 PP 8 1,130 tokens/s/GPU at the runs' expert
-    # TP 1 (ETP column: each EP 8 group one node). The FSDP row within 25 % (0.78); the PP 8 row
+    # TP 1 (ETP column: each EP 8 group one node). The FSDP row within 25 % (0.78) until its full
+    # recompute reran the MoE dispatch and combine (0.74: docs/evidence/speed.md section 78); the PP 8 row
     # 1.53 fast, 0.98 while the replay ran expert TP = TP 4 and its EP group over four nodes
     # (docs/evidence/rl.md section 33): with the all-to-all inside a node the model's MoE layer
     # is as fast as on the other in-node H100 rows that read fast. 0.76 and 1.46 while a routed-only
     # MoE layer's MLP block paid a dense MLP's TP all-gather and reduce-scatter, which Megatron-Core
     # does not run (core/speed/train_moe_comm.py; docs/evidence/speed.md, the MoE layer's TP
     # collectives)
-    assert RATIOS["moe-modelzoo-qwen3-235b-256xh100-tp2-ep8-fsdp-full"] == pytest.approx(0.78, abs=0.03)
+    assert RATIOS["moe-modelzoo-qwen3-235b-256xh100-tp2-ep8-fsdp-full"] == pytest.approx(0.74, abs=0.03)
     assert RATIOS["moe-modelzoo-qwen3-235b-256xh100-tp4-ep8-pp8"] == pytest.approx(1.53, abs=0.03)
 
 

@@ -55,12 +55,14 @@ RECORDED = {
     # 0.603 before FP32 log-probs (rl.md section 16)
     # 0.606 before the recipe's sequence parallelism (rl.md section 27)
     # 0.588 before the packed rows' padding under PP (rl.md section 27)
-    "v0.4 Qwen3-235B, 128 H100": 0.600,  # 0.568 before the w2 grid (rl.md section 14)
+    # 0.600 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.4 Qwen3-235B, 128 H100": 0.624,  # 0.568 before the w2 grid (rl.md section 14)
     # 0.774 before FP32 log-probs (rl.md section 16)
     # 0.778 before the recipe's sequence parallelism (rl.md section 27)
     # 0.753 before the packed rows' padding under PP (rl.md section 27)
     # 0.768 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.6 Qwen3-235B, 128 H100": 0.827,  # 0.729 before the w2 grid (rl.md section 14)
+    # 0.827 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.6 Qwen3-235B, 128 H100": 0.859,  # 0.729 before the w2 grid (rl.md section 14)
     # 0.749 before the recipe's sequence parallelism (rl.md section 27)
     # 0.730 before the packed rows' padding under PP (rl.md section 27)
     # 0.741 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
@@ -68,20 +70,24 @@ RECORDED = {
     # 0.473 before the packed rows' padding under PP (rl.md section 27)
     # 0.476 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 3.827 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.4 DeepSeek V3, 256 H100": 0.476,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
+    # 0.476 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.4 DeepSeek V3, 256 H100": 0.493,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
     # 0.535 before the packed rows' padding under PP (rl.md section 27)
     # 0.538 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.683 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.6 DeepSeek V3, 256 H100": 0.544,  # 0.460 block-FP8, 0.496 BF16 (rl.md section 14)
+    # 0.544 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.6 DeepSeek V3, 256 H100": 0.564,  # 0.460 block-FP8, 0.496 BF16 (rl.md section 14)
     # 0.477 before the packed rows' padding under PP (rl.md section 27)
     # 0.479 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.518 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.6 DeepSeek V3, 512 H100": 0.483,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
+    # 0.483 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.6 DeepSeek V3, 512 H100": 0.499,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
     # 0.618 before FP32 log-probs (rl.md section 16)
     # 0.625 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.6 Qwen3-30B-A3B, 16 GB200": 0.655,  # 0.481 before the host paced the layers, 0.595 before the copy
     # 0.630 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.6 Qwen3-235B, 64 GB200": 0.654,  # 0.559 before the w2 grid (rl.md section 14)
+    # 0.654 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.6 Qwen3-235B, 64 GB200": 0.686,  # 0.559 before the w2 grid (rl.md section 14)
     # 0.403 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.6 Qwen3-235B, 128 GB200": 0.417,  # 0.362 before the w2 grid (rl.md section 14)
     # 0.373 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
@@ -146,12 +152,14 @@ RECORDED = {
     # 0.543 before the packed rows' padding under PP (rl.md section 27)
     # 0.547 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.727 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.5 DeepSeek V3, 256 H100": 0.553,  # 0.465 block-FP8, 0.502 BF16 (rl.md section 14)
+    # 0.553 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.5 DeepSeek V3, 256 H100": 0.573,  # 0.465 block-FP8, 0.502 BF16 (rl.md section 14)
     # 0.709 before FP32 log-probs (rl.md section 16)
     # 0.713 before the recipe's sequence parallelism (rl.md section 27)
     # 0.690 before the packed rows' padding under PP (rl.md section 27)
     # 0.704 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.5 Qwen3-235B, 128 H100": 0.758,  # 0.668 before the w2 grid (rl.md section 14)
+    # 0.758 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.5 Qwen3-235B, 128 H100": 0.787,  # 0.668 before the w2 grid (rl.md section 14)
     # 0.640 before FP32 log-probs (rl.md section 16)
     # 0.643 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     "v0.5 Qwen3-30B-A3B, 32 H100": 0.761,  # 0.631 before the w2 grid (rl.md section 14)
@@ -166,7 +174,8 @@ RECORDED = {
     # 0.364 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     "v0.5 DeepSeek V3, 128 GB200": 0.365,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
     # 0.543 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.5 Qwen3-235B, 64 GB200": 0.564,  # 0.482 before the w2 grid (rl.md section 14)
+    # 0.564 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.5 Qwen3-235B, 64 GB200": 0.591,  # 0.482 before the w2 grid (rl.md section 14)
     # 0.589 before FP32 log-probs (rl.md section 16)
     # 0.595 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.5 Qwen3-30B-A3B, 16 GB200": 0.624,  # 0.458 before (rl.md, the host section), 0.567 before the copy
@@ -387,7 +396,9 @@ SIZE_PAIRS = {
     # 137.0 and 168.4 before the replays stated the recipes' EP 16 at expert TP 1 (rl.md section
     # 33): the 128-GPU row's EP 8 became the recipe's 16 (more expert data-parallel traffic per
     # GPU), and both groups now stride expert TP 1 (two nodes, not four or eight)
-    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): (166.0, 229.0, 155.6, 151.2),
+    # 155.6 and 151.2 before a full recompute reran the MoE dispatch and combine (speed.md
+    # section 78): the rerun's seconds halve as the GPUs double, so they land in the part that scales
+    ("v0.6 Qwen3-235B, 128 H100", "v0.6 Qwen3-235B, 256 H100"): (166.0, 229.0, 164.1, 151.8),
 }
 
 
@@ -403,7 +414,8 @@ def test_the_moe_gap_lies_in_the_part_that_does_not_scale(pair) -> None:
     # the recorded seconds (drift of the model). What it shows: the model misses 54-67 s of the
     # part that stays when the GPUs double (the rollout's decode steps, the refit's tensors, the
     # host's work; 57-75 s before rl.md section 14), and less of the part that halves (training,
-    # log-probs, moves: 8-22 s).
+    # log-probs, moves: 2-9 s; 7-11 s before a full recompute reran the MoE dispatch and combine,
+    # speed.md section 78).
     small, large = (next(f for f in FIGURES if f.name == name) for name in pair)
     model = [estimate_report(f.recorded())["rl"]["time_per_step_seconds"] for f in (small, large)]
     got = (*_split(small.measured, large.measured), *_split(*model))

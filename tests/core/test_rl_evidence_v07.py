@@ -23,13 +23,16 @@ from .rl_figures_v07 import V07_OFF, V07_ON
 RECORDED = {
     # 0.646 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.661 before the async engines' max_num_seqs default (rl.md section 31)
-    "v0.7 DeepSeek V3, 256 H100": 0.648,  # 0.771 no MTP; 0.658 with prev_logprobs
+    # 0.648 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.7 DeepSeek V3, 256 H100": 0.671,  # 0.771 no MTP; 0.658 with prev_logprobs
     # 0.555 before the EP 16 all-to-all across two nodes ran at one NIC a GPU (speed.md, EP across
     # nodes); 0.652 no MTP; 0.564 with prev_logprobs
-    "v0.7 DeepSeek V3, 512 H100": 0.581,
+    # 0.581 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.7 DeepSeek V3, 512 H100": 0.595,
     # 0.813 before the recipe's sequence parallelism (rl.md section 27)
     # 0.790 before the packed rows' padding under PP (rl.md section 27)
-    "v0.7 Qwen3-235B, 128 H100": 0.803,  # 0.839 with prev_logprobs
+    # 0.803 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.7 Qwen3-235B, 128 H100": 0.832,  # 0.839 with prev_logprobs
     # 0.801 before the recipe's sequence parallelism (rl.md section 27)
     # 0.781 before the packed rows' padding under PP (rl.md section 27)
     "v0.7 Qwen3-235B, 256 H100": 0.792,  # 0.822 with prev_logprobs
@@ -50,7 +53,8 @@ RECORDED = {
     # 0.362 before the same two (rl.md section 28)
     "v0.7 DeepSeek V3, 256 GB200": 0.376,  # 0.513 no MTP; 0.368 with prev_logprobs
     # 0.654 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.7 Qwen3-235B, 64 GB200": 0.680,  # 0.675 with prev_logprobs
+    # 0.680 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
+    "v0.7 Qwen3-235B, 64 GB200": 0.707,  # 0.675 with prev_logprobs
     # 0.649 before the same (rl.md section 28)
     "v0.7 Qwen3-235B, 128 GB200": 0.673,  # 0.664 with prev_logprobs
     # 0.611 before the same (rl.md section 28)

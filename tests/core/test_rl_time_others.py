@@ -36,12 +36,14 @@ RECORDED = {
     # 0.410, training 0.307 -> 0.320, log-probs 0.496 -> 0.516. Then (rl.md section 34) the
     # launchers at the commit the blog pins (90b66b5): the optimizer on the host, one SGLang engine
     # of TP 8, dynamic batching as responses at their own lengths: step 0.410 -> 0.382, rollout
-    # 0.692 -> 0.625, training 0.320 -> 0.341, log-probs 0.516 -> 0.554, update 0.199 -> 0.082
+    # 0.692 -> 0.625, training 0.320 -> 0.341, log-probs 0.516 -> 0.554, update 0.199 -> 0.082.
+    # Step 0.382, training 0.341, log-probs 0.554 before a full recompute reran the MoE dispatch
+    # and combine (speed.md section 78: the run's --recompute-granularity full, EP 8)
     "miles-grpo-qwen3-30b-a3b-8xmi300x": {
-        "step": 0.382,
+        "step": 0.389,
         "rollout": 0.625,
-        "training": 0.341,
-        "log_probs": 0.554,
+        "training": 0.362,
+        "log_probs": 0.587,
         "weight_sync": 0.082,
     },
     # vLLM's load_weights walk per broadcast tensor (rl.md section 34e; core/registry/

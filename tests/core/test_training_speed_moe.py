@@ -53,8 +53,10 @@ RATIOS = ratios(RECORDS)
 # PP 8 leave (1.17 -> 1.35, 0.98 -> 1.46), in only while their EP groups crossed more nodes than
 # the runs' did; 38 before. With gpt-oss's eager activation clamp, the module recompute's
 # rebuilds and its unfused YaRN RoPE (docs/evidence/speed.md section 75) eight gpt-oss rows join:
-# WITHIN_AT_LEAST is the count of both together
-SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 44, 2.0, 4.0
+# WITHIN_AT_LEAST is the count of both together. 43 since a full recompute reruns the MoE dispatch
+# and combine (docs/evidence/speed.md section 78): the ModelZoo Qwen3-235B TP 2 EP 8 FSDP row,
+# full recompute, leaves at 0.742 (0.779 before); 44 before
+SPEED_TOLERANCE, WITHIN_AT_LEAST, SPEED_WORST, KNOWN_WORST = 0.25, 43, 2.0, 4.0
 # Qwen3-235B on 256 DGX-B300 (26.02.01: PP 8, VP 4, EP 8 inside each node, no CUDA graphs, the
 # all-to-all not overlapped) reads 1.99x fast (2.06 before the all-to-all took its measured time,
 # core/speed/alltoall_measured.py); not a misprint: the 26.02 table prints the same
