@@ -26,7 +26,10 @@ context:
 - Context parallelism: the K/V shards are all-gathered forward and their gradients
   reduce-scattered backward (torchtitan's default ``context_parallel_rotate_method =
   "allgather"``); the first sub-attention on the local shard (1/CP of it) hides the transfer.
-- Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes,
+- Expert parallelism: dispatch and combine all-to-all of the routed tokens, both passes (and
+  the forward's again under full recompute, which wraps the whole layer in
+  ``tensor_parallel.checkpoint``: Megatron-LM ``megatron/core/transformer/transformer_block.py``
+  ``_checkpointed_forward`` at core_v0.13.0 and core_v0.14.0, ``megatron/core/recompute.py`` on main),
   at NCCL's measured all-to-all time where it was timed on the GPU and group size inside a node
   (core/speed/alltoall_measured.py), else priced as an all-gather of the same bytes; under TP
   with sequence parallelism (Megatron requires it for MoE with TP) each TP rank routes its own
@@ -251,10 +254,10 @@ def layer_communication(c: LayerContext, layer: LayerTime, moe_share: float) -> 
             ep = network_all_to_all_seconds(routed / c.ts.top_k, c.ep_copies, c.ep_nic, c.ep_inside)
         else:
             ep = collective_seconds("all_to_all", routed, c.ep, c.ep_link)
-        # dispatch and combine, forward and backward; a full recompute reruns the layer's forward,
-        # its dispatch and combine included (Megatron-Core's recompute_granularity "full" wraps the
-        # whole TransformerLayer in tensor_parallel.checkpoint: transformer_block.py
-        # ``_checkpointed_forward``), as the CP all-gather above
+        # dispatch and combine, forward and backward, and the forward's again under a full
+        # recompute (the module docstring), as the CP all-gather above; Megatron's MoE-only
+        # checkpoint (moe_layer.py ``moe_layer_recompute``, recompute_modules "moe") runs under
+        # "selective" alone, and no recompute module id here selects it
         passes = 4 + (2 if c.recompute == "full" else 0)
         ep = (ep + etp_one) * (passes * moe_share * c.busiest)
         if c.expert_overlap:
