@@ -17,6 +17,7 @@ import pytest
 import gpusizer
 from gpusizer.core.model.presets import model_presets
 from gpusizer.core.serving.scheduler_state import Group
+from gpusizer.core.speed.alltoall_network import node_copies
 from tests.core.hostile_inputs import RL, SERVE, at, finite, refused
 from tests.core.test_hostile_pd_framework import PD
 
@@ -178,3 +179,38 @@ def test_a_group_detaches_requests_from_either_end_in_order() -> None:
     head, tail = g.split(2), g.split_tail(2)
     assert list(head.arrivals) == [0.0, 1.0] and list(tail.arrivals) == [3.0, 4.0]
     assert (g.n, list(g.arrivals), head.n, tail.n) == (1, [2.0], 2, 2)
+
+
+def test_a_deduplicating_dispatcher_forwards_over_nvlink_only_to_the_nodes_other_gpus() -> None:
+    """DeepEP sends a token over the network to the GPU of its in-node index in each node and
+    forwards it over NVLink to that node's other GPUs (arXiv 2412.19437 §3.2.2): top_k
+    (in_node - 1) / in_node copies a token cross NVLink, none with one GPU a node. Before:
+    every copy but the sender's own, top_k (ranks - 1) / ranks, so with one GPU a node a phantom
+    NVLink hop made DeepEP slower than the plain all-to-all on a network faster than NVLink."""
+    assert node_copies(8, 128, 16, 8, True)[1] == pytest.approx(8 * 7 / 8)
+    assert node_copies(8, 128, 16, 1, True)[1] == 0.0
+    assert node_copies(8, 128, 16, 8, False)[1] == pytest.approx(8 * 7 / 16)  # unchanged
+
+
+@pytest.mark.parametrize("network", [None, 50, 1e6])
+@pytest.mark.parametrize("overlap", [False, True])
+def test_deepep_is_never_slower_than_the_plain_all_to_all_with_one_gpu_a_node(
+    network: Any, overlap: bool
+) -> None:
+    """One GPU a node: DeepEP sends a token once to each rank holding any of its experts, the
+    plain all-to-all once per routed copy, and neither forwards over NVLink."""
+    base = at(
+        at(at(MOE_TRAIN, "hardware.gpus_per_node", 1), "hardware.network_gb_per_s", network),
+        "parallelism.expert_overlap",
+        overlap,
+    )
+
+    def seconds(dispatcher: str) -> float:
+        return float(
+            gpusizer.estimate_report(at(base, "parallelism.expert_dispatcher", dispatcher))["training_step"][
+                "seconds"
+            ]
+        )
+
+    assert seconds("deepep") <= seconds("alltoall")
+    assert seconds("hybridep") == seconds("deepep")
