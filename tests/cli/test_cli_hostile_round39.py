@@ -120,3 +120,22 @@ def test_a_valid_extreme_answers_quickly_and_its_echo_answers_the_same(
     again = json.loads(capsys.readouterr().out)
     assert again["per_gpu"] == first["per_gpu"]
     assert again.get("serving") == first.get("serving") and again.get("speed") == first.get("speed")
+
+
+def test_a_user_gpu_whose_hpu_is_not_a_boolean_is_named_when_asked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the entry was skipped (the warning comes only after a command that succeeded)
+    and ``--gpu my-hpu`` said only "unknown GPU", the file's own entry unmentioned."""
+    entry = {"id": "my-hpu", "name": "My HPU", "vendor": "Intel", "memory_bytes": 96 * 2**30, "hpu": "yes"}
+    monkeypatch.setenv("GPUSIZER_USER_GPUS", str(_write(tmp_path / "gpus.json", [entry])))
+    flags = ["--model", "llama-3.1-8b", "--kind", "inference"]
+    for argv in (["estimate", *flags, "--gpu", "my-hpu"], ["compare", *flags, "--gpus", "my-hpu"]):
+        assert main(argv) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.splitlines()) == 1, err
+        assert "the user GPU file has 'my-hpu' but skipped it (hpu: Input should be a valid boolean" in err, (
+            err
+        )
+    assert main(["estimate", *flags, "--gpu", "nope"]) == 2
+    assert "user GPU file" not in capsys.readouterr().err  # only the entry asked for

@@ -21,7 +21,7 @@ from typing import Any, get_args
 
 from ..cancel import CancelToken, as_token
 from ..errors import ScenarioError, excerpt
-from ..model.presets import resolve_gpu_id, scenario_gpu
+from ..model.presets import resolve_gpu_id, scenario_gpu, user_gpu_skipped
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.runs_on import left_out, left_out_note, scenario_runs_on
@@ -98,7 +98,7 @@ def _wanted(
         key = item if exact else item.lower()
         if key not in norm:
             shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")
-            raise ScenarioError(field, f"unknown {field} {item!r}; one of {shown}")
+            raise ScenarioError(field, f"unknown {field} {item!r}{user_gpu_skipped(item)}; one of {shown}")
         out.add(key)
     return out
 
