@@ -214,3 +214,38 @@ def test_deepep_is_never_slower_than_the_plain_all_to_all_with_one_gpu_a_node(
 
     assert seconds("deepep") <= seconds("alltoall")
     assert seconds("hybridep") == seconds("deepep")
+
+
+BAD_SEARCH: tuple[tuple[str, Any], ...] = (
+    ("max_gpus", "8"),
+    ("max_gpus", 0),
+    ("max_gpus", -1),
+    ("max_gpus", 1.5),
+    ("max_gpus", math.nan),
+    ("max_gpus", 1e308),
+    ("max_gpus", True),
+    ("whole_nodes", "no"),
+    ("whole_nodes", None),
+    ("alternatives", "2"),
+    ("alternatives", 2.5),
+    ("alternatives", 1e308),
+    ("alternatives", -1),
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "option", "value"),
+    [
+        (c, o, v)
+        for c in ("plan", "compare_gpus")
+        for o, v in BAD_SEARCH
+        if c == "plan" or o != "alternatives"
+    ],
+)
+def test_a_bad_search_option_is_refused_by_name(call: str, option: str, value: Any) -> None:
+    """Before: ``max_gpus="8"`` and ``alternatives=2.5`` raised TypeError from inside the
+    search; 0, -1 and NaN GPUs answered an empty plan; "no" counted whole nodes
+    (``alternatives`` is plan's alone)."""
+    fn = getattr(gpusizer, call)
+    words = "true or false" if option == "whole_nodes" else "whole number"
+    refused(SERVE, option, words, call=lambda s: fn(s, **{option: value}))

@@ -36,6 +36,7 @@ from .compare_options import (
     ELECTRICITY_USD_PER_KWH,
     UTILIZATION,
     check_cards_per_box,
+    check_search,
 )
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .layout_search import MAX_GPUS
@@ -163,6 +164,7 @@ def size_gpus(
     """The comparison's search (the slow part), in catalog order, without prices: what
     :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
     window runs this off the UI thread, and reprices and re-sorts without searching again)."""
+    whole_nodes, max_gpus, _ = check_search(whole_nodes, max_gpus)
     ask = Ask(whole_nodes, max_gpus, cards_per_box=check_cards_per_box(cards_per_box))
     return [opts[0].as_dict() for opts in sized(scenario, gpus, margin, ask, cancel)]
 
