@@ -249,3 +249,13 @@ def test_a_bad_search_option_is_refused_by_name(call: str, option: str, value: A
     fn = getattr(gpusizer, call)
     words = "true or false" if option == "whole_nodes" else "whole number"
     refused(SERVE, option, words, call=lambda s: fn(s, **{option: value}))
+
+
+def test_the_groups_refusal_lists_every_divisor_up_to_the_experts() -> None:
+    """Before: "allowed: 1, 2, 4, 8, 16, 32, 64" for 256 experts (the list stopped at 64), when
+    128 and 256 groups are accepted. A count with many divisors is elided to one line."""
+    message = refused(at(DSV3, "model.moe.expert_groups", 3), "model.moe.expert_groups")
+    assert message.endswith("allowed: 1, 2, 4, 8, 16, 32, 64, 128, 256"), message
+    many = at(at(DSV3, "model.moe.experts", 5040), "model.moe.expert_groups", 11)  # 60 divisors
+    message = refused(many, "model.moe.expert_groups", "must divide experts (5040)")
+    assert message.endswith("allowed: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, ..., 1260, 1680, 2520, 5040")
