@@ -7,6 +7,7 @@ extremes, answers in bounded time with the widgets matching the scenario. A docs
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -149,3 +150,26 @@ def test_extremes_typed_into_the_model_counts_keep_the_last_valid_value(window, 
     _type(field, "4" if groups else "2")
     assert window.state.error is None and shown() == (4 if groups else 2)
     assert mismatches(window.binder) == []
+
+
+def test_a_user_gpu_whose_hpu_is_not_a_boolean_is_left_out_and_named(qtbot, monkeypatch, tmp_path) -> None:
+    """The entry is left out of the GPU list, the status bar names it, and a scenario that asks
+    for it is refused with the reason its entry was skipped."""
+    from gpusizer.core.model.presets import USER_GPUS_ENV
+    from gpusizer.gui.main_window import MainWindow
+
+    gpus = tmp_path / "user-gpus.json"
+    gpus.write_text(
+        json.dumps([{"id": "my-hpu", "name": "My HPU", "memory_bytes": 96 * 2**30, "hpu": "yes"}])
+    )
+    monkeypatch.setenv(USER_GPUS_ENV, str(gpus))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    assert find(w, "combo_gpu").findData("my-hpu") < 0
+    assert "my-hpu" in w.statusBar().currentMessage()
+    before = w.state.scenario
+    w.state.edit("hardware.gpu", "my-hpu", immediate=True)
+    err = w.state.error
+    assert err is not None and err.field == "hardware.gpu" and "skipped it (hpu: " in err.message, err
+    assert w.state.scenario is before
