@@ -229,6 +229,15 @@ def user_gpus() -> dict[str, dict[str, Any]]:
     return dict(_user_state()["gpus"])
 
 
+def user_gpu_skipped(gid: str) -> str:
+    """Why the user GPU file's entry ``gid`` was skipped, as a clause for the one line that
+    calls the id unknown ("" when the file has no such entry): the warning that names skipped
+    entries comes only after a command that succeeded."""
+    head = f"{excerpt(gid)}: "
+    why = next((p[len(head) :] for p in _user_state()["problems"] if p.startswith(head)), None)
+    return f"; the user GPU file has {excerpt(gid)} but skipped it ({why})" if why else ""
+
+
 def user_gpu_problems() -> list[str]:
     """Why entries of the user GPU file were skipped (empty when none were), for a warning:
     the first few reasons and a count (340,000 bad entries made an 11 MB line)."""

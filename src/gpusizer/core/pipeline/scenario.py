@@ -15,7 +15,7 @@ from ..errors import ScenarioError, check_text, excerpt, from_validation
 from ..memo import Memo
 from ..memory.techniques import fill_profile_defaults
 from ..model.checkpoint import fill_precision
-from ..model.presets import gpu_presets, model_presets, nvlink_domain, resolve_gpu_id
+from ..model.presets import gpu_presets, model_presets, nvlink_domain, resolve_gpu_id, user_gpu_skipped
 from ..model.redundant import check_balance
 from ..model.specs import GPUSpec, HardwareSpec, ModelSpec, Scenario
 from ..registry.workloads import WORKLOAD_KINDS
@@ -58,8 +58,8 @@ def _check_gpu(hardware: Any) -> None:
         ids = ", ".join(sorted(gpu_presets())[:6])
         raise ScenarioError(
             "hardware.gpu",
-            f"unknown GPU {excerpt(gpu)}{did_you_mean(gpu, gpu_presets())}; run `gpusizer-cli "
-            f"gpus` for the list (e.g. {ids}, ...)",
+            f"unknown GPU {excerpt(gpu)}{did_you_mean(gpu, gpu_presets())}{user_gpu_skipped(gpu)}; "
+            f"run `gpusizer-cli gpus` for the list (e.g. {ids}, ...)",
         )
 
 

@@ -3,6 +3,8 @@ architecture; each violation names the field and what would be allowed."""
 
 from __future__ import annotations
 
+import math
+
 from ..errors import ScenarioError
 from ..model.architecture import MIN_INFERRED_PARAMETERS, resolve
 from ..model.specs import ModelSpec
@@ -10,6 +12,16 @@ from ..model.specs import ModelSpec
 
 def divisors(n: int, limit: int = 64) -> str:
     return ", ".join(str(d) for d in range(1, min(n, limit) + 1) if n % d == 0)
+
+
+def all_divisors(n: int, shown: int = 16) -> str:
+    """Every divisor of ``n``, up to ``n`` itself (256 experts: 1, 2, ... 128, 256, where
+    :func:`divisors` stops at 64), the middle elided past ``shown`` of them to keep one line."""
+    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
+    ds = sorted({*small, *(n // d for d in small)})
+    if len(ds) <= shown:
+        return ", ".join(map(str, ds))
+    return ", ".join(map(str, ds[: shown - 4])) + ", ..., " + ", ".join(map(str, ds[-4:]))
 
 
 def check_model(spec: ModelSpec) -> None:
@@ -46,7 +58,7 @@ def check_model(spec: ModelSpec) -> None:
     if moe is not None and moe.experts_per_token > moe.experts:
         raise ScenarioError("model.moe.experts_per_token", f"at most experts ({moe.experts})")
     if moe is not None and moe.expert_groups and moe.experts % moe.expert_groups:
-        allowed = divisors(moe.experts)
+        allowed = all_divisors(moe.experts)
         raise ScenarioError(
             "model.moe.expert_groups", f"must divide experts ({moe.experts}); allowed: {allowed}"
         )

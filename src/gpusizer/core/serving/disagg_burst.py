@@ -61,7 +61,9 @@ def opening_burst(
 def _burst_mean(pre_step: StepModel, eng: Engine, wl: Workload, users: int, replicas: int) -> float:
     """The burst's mean first token over all its requests: the router spreads them evenly,
     ``users % replicas`` ranks taking one more than the rest, each rank's share simulated as
-    a burst of that many (seconds)."""
+    a burst of that many (seconds). A share past the work budget's users is simulated with
+    that many and its waits scaled, as every burst is (core/serving/budget.py)."""
+    from .budget import bounded, extrapolated
     from .scheduler import simulate
 
     low, extra = divmod(users, replicas)
@@ -69,5 +71,6 @@ def _burst_mean(pre_step: StepModel, eng: Engine, wl: Workload, users: int, repl
     for share, ranks in ((low, replicas - extra), (low + 1, extra)):
         if share and ranks:
             one = replace(wl, output=1, load="burst", users=share, requests=share, time_boxed=False)
-            total += float(simulate(pre_step, eng, one).ttft) * share * ranks
+            ran, scale = bounded(one)
+            total += float(extrapolated(simulate(pre_step, eng, ran), scale).ttft) * share * ranks
     return total / users

@@ -116,8 +116,7 @@ class Admission(RunState):
                 break  # the last group keeps running
             out = self.decode.pop() if n == g.n else None
             if out is None:
-                out = g.copy(n, g.arrivals[-n:])
-                g.n, g.arrivals = g.n - n, g.arrivals[:-n]
+                out = g.split_tail(n)
             self.d_n -= out.n
             self.d_base -= out.n * out.base
             made = int(out.base - out.prompt + self.k)  # tokens generated so far

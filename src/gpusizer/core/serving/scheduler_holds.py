@@ -17,7 +17,9 @@ from .scheduler_types import Engine
 class _Waiting(Protocol):
     n: int
     need: int
-    arrivals: list[float]
+
+    @property
+    def arrivals(self) -> Sequence[float]: ...
 
 
 class Holds:

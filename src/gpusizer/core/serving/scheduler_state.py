@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..speed.step import StepModel
@@ -22,10 +23,12 @@ from .scheduler_types import SEED, Engine, Workload, levels
 @dataclass(eq=False)  # groups are told apart by identity (list.remove, index)
 class Group:
     """Requests in the same state. Prefill: ``done`` of ``need`` tokens computed. Decode: they
-    finish when the decode counter reaches ``finish``."""
+    finish when the decode counter reaches ``finish``. ``arrivals`` (seconds, oldest first) is
+    a deque: a step takes its requests off either end in time proportional to those taken, so
+    a burst of a million requests drained a few at a time stays linear, not quadratic."""
 
     n: int
-    arrivals: list[float]
+    arrivals: deque[float]
     need: int
     prompt: int = 0
     output: int = 0
@@ -38,12 +41,23 @@ class Group:
 
     def split(self, n: int) -> Group:
         """Detach the first ``n`` requests as a new group."""
-        head = self.copy(n, self.arrivals[:n])
-        self.n, self.arrivals = self.n - n, self.arrivals[n:]
+        take = self.arrivals.popleft
+        head = self.copy(n, [take() for _ in range(n)])
+        self.n -= n
         return head
 
-    def copy(self, n: int, arrivals: list[float]) -> Group:
-        g = Group(n, arrivals, self.need, self.prompt, self.output, self.done, self.generated, self.first)
+    def split_tail(self, n: int) -> Group:
+        """Detach the last (newest) ``n`` requests as a new group."""
+        take = self.arrivals.pop
+        tail = [take() for _ in range(n)]
+        tail.reverse()
+        self.n -= n
+        return self.copy(n, tail)
+
+    def copy(self, n: int, arrivals: Iterable[float]) -> Group:
+        g = Group(
+            n, deque(arrivals), self.need, self.prompt, self.output, self.done, self.generated, self.first
+        )
         g.finish, g.base, g.ready = self.finish, self.base, self.ready
         return g
 
@@ -101,7 +115,7 @@ class RunState:
         w, ready = self.w, self.steps + skip if self._running() else 0
         if not w.spread:
             self.issued += n
-            self.waiting.append(Group(n, [t] * n, w.prompt, w.prompt, w.output, ready=ready))
+            self.waiting.append(Group(n, deque([t] * n), w.prompt, w.prompt, w.output, ready=ready))
             return
         a, b, k = self.issued, self.issued + n, levels(w.users)
 
@@ -117,7 +131,7 @@ class RunState:
             if c > 0:
                 f = 1.0 + w.spread * (2 * i / (k - 1) - 1)
                 p, o = max(1, round(w.prompt * f)), max(0, round(w.output * f))
-                self.waiting.append(Group(c, [t] * c, p, p, o, ready=ready))
+                self.waiting.append(Group(c, deque([t] * c), p, p, o, ready=ready))
 
     def _running(self) -> int:
         return self.d_n + self.p_n

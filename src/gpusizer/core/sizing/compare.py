@@ -22,7 +22,7 @@ from typing import Any, get_args
 from ..cancel import CancelToken, as_token
 from ..errors import ScenarioError, excerpt
 from ..memo import paused_collector
-from ..model.presets import resolve_gpu_id, scenario_gpu
+from ..model.presets import resolve_gpu_id, scenario_gpu, user_gpu_skipped
 from ..model.specs import GPUCategory, Scenario
 from ..pipeline.estimate import estimate
 from ..pipeline.runs_on import left_out, left_out_note, scenario_runs_on
@@ -37,6 +37,7 @@ from .compare_options import (
     ELECTRICITY_USD_PER_KWH,
     UTILIZATION,
     check_cards_per_box,
+    check_search,
 )
 from .compare_rank import Money, check_sort, price_options, sort_options
 from .layout_search import MAX_GPUS
@@ -99,7 +100,7 @@ def _wanted(
         key = item if exact else item.lower()
         if key not in norm:
             shown = ", ".join(allowed[:12]) + (", ..." if len(allowed) > 12 else "")
-            raise ScenarioError(field, f"unknown {field} {item!r}; one of {shown}")
+            raise ScenarioError(field, f"unknown {field} {item!r}{user_gpu_skipped(item)}; one of {shown}")
         out.add(key)
     return out
 
@@ -164,6 +165,7 @@ def size_gpus(
     """The comparison's search (the slow part), in catalog order, without prices: what
     :func:`compare_rank.price_options` and :func:`compare_rank.sort_options` finish (the
     window runs this off the UI thread, and reprices and re-sorts without searching again)."""
+    whole_nodes, max_gpus, _ = check_search(whole_nodes, max_gpus)
     ask = Ask(whole_nodes, max_gpus, cards_per_box=check_cards_per_box(cards_per_box))
     return [opts[0].as_dict() for opts in sized(scenario, gpus, margin, ask, cancel)]
 

@@ -81,3 +81,15 @@ def check_cards_per_box(value: object) -> int | None:
         return value
     allowed = ", ".join(map(str, CARDS_PER_BOX))
     raise ScenarioError("cards_per_box", f"must be one of {allowed} or null; got {excerpt(value)}")
+
+
+def check_search(whole_nodes: object, max_gpus: object, alternatives: object = 0) -> tuple[bool, int, int]:
+    """``(whole_nodes, max_gpus, alternatives)`` of ``plan`` / ``compare_gpus`` if allowed: a
+    boolean, a whole number of GPUs from 1, a whole number of runners-up from 0; ScenarioError
+    naming the option otherwise (a string or a fraction reached the search as a TypeError)."""
+    if not isinstance(whole_nodes, bool):
+        raise ScenarioError("whole_nodes", f"must be true or false; got {excerpt(whole_nodes)}")
+    for name, value, least in (("max_gpus", max_gpus, 1), ("alternatives", alternatives, 0)):
+        if type(value) is not int or value < least:
+            raise ScenarioError(name, f"must be a whole number from {least}; got {excerpt(value)}")
+    return whole_nodes, max_gpus, alternatives  # type: ignore[return-value]  # checked above

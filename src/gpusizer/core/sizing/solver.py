@@ -26,7 +26,7 @@ from ..model.presets import gpu_presets
 from ..pipeline.scenario import parse_scenario
 from .advise import Ask
 from .compare import sized
-from .compare_options import DEFAULT_MARGIN, check_cards_per_box
+from .compare_options import DEFAULT_MARGIN, check_cards_per_box, check_search
 from .compare_rank import Money, price_options, sort_options
 from .layout_search import MAX_GPUS, GiB
 from .option import SizingOption
@@ -73,7 +73,8 @@ def plan(
     for bad input, and PlanCancelled once ``cancel()`` returns True."""
     del allow_recompute
     s = parse_scenario(scenario)
-    ask = Ask(whole_nodes, max_gpus, 1 + max(0, alternatives), True, check_cards_per_box(cards_per_box))
+    whole_nodes, max_gpus, alternatives = check_search(whole_nodes, max_gpus, alternatives)
+    ask = Ask(whole_nodes, max_gpus, 1 + alternatives, True, check_cards_per_box(cards_per_box))
     per_gpu = [opts for opts in sized(s, gpus, margin, ask, cancel) if opts[0].fits]
     specs, training = catalog_specs(s.hardware), s.workload.trains
     rows = [[o.as_dict() for o in opts] for opts in per_gpu]

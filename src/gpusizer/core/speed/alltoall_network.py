@@ -63,10 +63,14 @@ def remote_copies(top_k: int, experts: int, ranks: int, in_node: int, dedup: boo
 
 def node_copies(top_k: int, experts: int, ranks: int, in_node: int, dedup: bool) -> tuple[float, float]:
     """(copies a rank sends to other nodes, copies that cross NVLink inside a node) of one
-    token: a plain all-to-all's to the other ranks of its own node; a deduplicating dispatcher's
-    forwarded copies too, every copy but the rank's own (module docstring)."""
+    token: a plain all-to-all's to the other ranks of its own node, top_k (in_node - 1) / ranks;
+    a deduplicating dispatcher's forwarded copies too: in each of the ``ranks / in_node`` nodes
+    the token reaches one GPU (its own, or over the network the GPU of its in-node index) and
+    NVLink carries the copies for that node's other ``in_node - 1`` GPUs, top_k (in_node - 1) /
+    in_node in all (none with one GPU a node; module docstring)."""
     off = remote_copies(top_k, experts, ranks, in_node, dedup)
-    inside = (ranks - 1) / ranks if dedup else (max(1, in_node) - 1) / ranks
+    n = max(1, in_node)
+    inside = (n - 1) / n if dedup else (n - 1) / ranks
     return off, top_k * inside
 
 
