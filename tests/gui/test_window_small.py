@@ -1,0 +1,82 @@
+"""The window as a user sees it at 1400 x 900 and at a small 1024 x 700, with the scenarios
+this round's fields show in (Qwen3-30B-A3B training with EP 8 and DeepEP, NeMo RL with vLLM's
+async engine, DeepSeek-V3 wide-EP serving split P/D with an opening burst): the panels'
+column is never wider than its scroll area, whose horizontal bar is off, so no field is cut at
+the right (gui/window_body.py ``_LeftScroll``). Screenshots of each were looked at."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from gpusizer.gui.main_window import MainWindow
+
+from .helpers import find
+
+EP8_DEEPEP: dict[str, Any] = {
+    "model": {"preset": "qwen3-30b-a3b"},
+    "framework": "megatron",
+    "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
+    "workload": {
+        "kind": "pretraining",
+        "sequence_length": 4096,
+        "micro_batch_size": 1,
+        "global_batch_size": 512,
+    },
+    "parallelism": {"data": 8, "expert": 8, "expert_dispatcher": "deepep", "expert_overlap": True},
+}
+NEMO_ASYNC: dict[str, Any] = {
+    "model": {"preset": "qwen2.5-7b"},
+    "workload": {"kind": "rl"},
+    "framework": "fsdp",
+    "hardware": {"gpu": "h100-sxm-80gb"},
+    "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+    "rl": {"framework": "nemo_rl", "rollout": {"prompts_per_step": 64, "tensor": 2, "async_engine": True}},
+}
+DSV3_PD: dict[str, Any] = {
+    "model": {"preset": "deepseek-v3"},
+    "framework": "sglang",
+    "hardware": {"gpu": "h200-141gb", "gpus_per_node": 8},
+    "parallelism": {"tensor": 16, "attention_data": 16, "expert": 16},
+    "workload": {"kind": "inference", "batch_size": 64, "prompt_tokens": 2000, "generated_tokens": 500},
+    "serving": {
+        "moe_a2a_backend": "deepep_low_latency",
+        "disaggregated": {"prefill_gpus": 16, "decode_gpus": 16, "opening_burst": True},
+    },
+}
+SIZES = [(1400, 900), (1024, 700)]
+
+
+def _column_fits(w: MainWindow) -> None:
+    QApplication.processEvents()
+    column, scroll = find(w, "left_column"), find(w, "left_scroll")
+    # The Training panel's fused-kernel grid asked 437 px where the area showed 436: the
+    # spin boxes' arrows and the preset list's counts fell under the vertical scroll bar.
+    assert column.width() <= scroll.viewport().width(), (column.width(), scroll.viewport().width())
+    assert column.width() >= column.minimumSizeHint().width()
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("scenario", [EP8_DEEPEP, NEMO_ASYNC, DSV3_PD], ids=["ep8", "nemo", "pd"])
+def test_the_panels_column_is_never_cut(qtbot, size, scenario) -> None:
+    w = MainWindow(scenario, restore=False)
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    w.state.wait()
+    _column_fits(w)
+
+
+def test_the_column_widens_when_a_wider_panel_shows(window) -> None:
+    """Serving first (no Training panel), then training: the splitter reads the wider minimum."""
+    window.resize(1024, 700)
+    window.state.set_scenario(DSV3_PD)
+    window.state.flush()
+    _column_fits(window)
+    window.state.set_scenario(EP8_DEEPEP)
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    _column_fits(window)
