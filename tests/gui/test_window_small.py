@@ -80,3 +80,16 @@ def test_the_column_widens_when_a_wider_panel_shows(window) -> None:
     window.state.flush()
     assert window.state.error is None, window.state.error
     _column_fits(window)
+
+
+def test_max_sequences_tooltip_agrees_with_the_async_engines_default(window) -> None:
+    """The field showed "default: 128 (vLLM async engine)" while its tooltip still said only
+    verl's 1,024: both now name the async engine's default (vLLM 0.9.2's SchedulerConfig
+    max_num_seqs 128, docs/scenario-format.md ``rl.rollout.async_engine``)."""
+    window.state.set_scenario(NEMO_ASYNC)
+    window.state.flush()
+    assert window.state.error is None, window.state.error
+    spin = find(window, "spin_rl_rollout_max_sequences")
+    assert spin.text() == "default: 128 (vLLM async engine)"
+    tip = spin.toolTip()
+    assert "1,024" in tip and "async engine" in tip and "128" in tip
