@@ -93,3 +93,29 @@ def test_max_sequences_tooltip_agrees_with_the_async_engines_default(window) -> 
     assert spin.text() == "default: 128 (vLLM async engine)"
     tip = spin.toolTip()
     assert "1,024" in tip and "async engine" in tip and "128" in tip
+
+
+def test_roofline_in_a_small_window_drops_the_names_that_clash(qtbot) -> None:
+    """At 1024 x 700 under the training summary the roofline's plot is about 200 px tall: the
+    ridge and memory-roof figures were drawn over the step labels. Operation names, then the
+    roofs' figures, now give way (the step labels stay); a taller plot shows them again."""
+    from gpusizer.gui.charts.labels import overlaps
+
+    w = MainWindow(EP8_DEEPEP, restore=False)
+    qtbot.addWidget(w)
+    w.resize(1024, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    w.state.wait()
+    w.advisor.wait()
+    w.tabs.select("roofline")
+    QApplication.processEvents()
+    chart: Any = w.tabs.current_chart()
+    assert chart is not None
+    chart.relayout()
+    assert overlaps(chart.annotations()) == []
+    assert all(x.isVisible() for x in chart.step_labels.values() if x.toPlainText())
+    w.resize(1920, 1200)
+    QApplication.processEvents()
+    chart.relayout()
+    assert chart.ridge_label.isVisible() and chart.memory_label.isVisible()
