@@ -119,3 +119,34 @@ def test_roofline_in_a_small_window_drops_the_names_that_clash(qtbot) -> None:
     QApplication.processEvents()
     chart.relayout()
     assert chart.ridge_label.isVisible() and chart.memory_label.isVisible()
+
+
+def test_a_long_summary_scrolls_in_a_short_window_and_the_chart_keeps_its_plot(qtbot) -> None:
+    """DeepSeek-V3 split P/D with DeepEP at 1024 x 700: the summary took 340 of the answer
+    side's 680 px and the chart tab kept a title and no plot. It now takes at most 40 % of
+    the side and scrolls (gui/summary_scroll.py); at 1400 x 900 it is whole, as before."""
+    from gpusizer.gui.summary_scroll import SHARE
+
+    w = MainWindow(DSV3_PD, restore=False)
+    qtbot.addWidget(w)
+    w.resize(1024, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    w.state.wait()
+    w.advisor.wait()
+    QApplication.processEvents()
+    scroll, summary = find(w, "summary_scroll"), find(w, "summary")
+    side = scroll.parentWidget()
+    assert scroll.height() <= int(side.height() * SHARE) + 1
+    assert scroll.verticalScrollBar().maximum() > 0  # the rest is a scroll away, not cut
+    for name in ("label_verdict", "label_needs", "label_serving"):
+        label = find(w, name)
+        assert label.height() >= label.heightForWidth(label.width()), name
+    w.tabs.select("features")
+    QApplication.processEvents()
+    chart: Any = w.tabs.current_chart()
+    assert chart is not None and chart.plot.vb.height() >= 60  # 18 px before, 73 px now
+    w.resize(1400, 900)
+    QApplication.processEvents()
+    assert scroll.verticalScrollBar().maximum() == 0
+    assert scroll.height() >= summary.minimumHeight()

@@ -14,6 +14,7 @@ from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
 from .style import set_role
 from .summary import SummaryHeader
+from .summary_scroll import SummaryScroll
 
 LEFT_WIDTH = 430
 
@@ -80,7 +81,7 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     lay.setContentsMargins(6, 8, 10, 8)
     lay.setSpacing(8)
     summary = SummaryHeader()
-    lay.addWidget(summary)
+    lay.addWidget(SummaryScroll(summary, right))  # it scrolls where a short window needs the chart
     tabs = ChartTabs(deferred=defer_charts, background=True)
     table = BreakdownTable()
     figures = FiguresView()
