@@ -150,3 +150,22 @@ def test_a_long_summary_scrolls_in_a_short_window_and_the_chart_keeps_its_plot(q
     QApplication.processEvents()
     assert scroll.verticalScrollBar().maximum() == 0
     assert scroll.height() >= summary.minimumHeight()
+
+
+def test_the_stale_banner_is_scrolled_into_view_in_a_short_window(qtbot) -> None:
+    """A refused edit at 1024 x 700: the summary scrolls to its "last valid estimate" banner
+    (the banner is its last line, under "GPUs needed")."""
+    w = MainWindow(DSV3_PD, restore=False)
+    qtbot.addWidget(w)
+    w.resize(1024, 700)
+    w.show()
+    qtbot.waitExposed(w)
+    w.state.wait()
+    w.state.edit("serving.disaggregated.opening_burst", "yes", immediate=True)
+    w.state.flush()
+    QApplication.processEvents()
+    scroll, stale = find(w, "summary_scroll"), find(w, "label_stale")
+    assert stale.isVisible()
+    top = stale.mapTo(scroll.widget(), stale.rect().topLeft()).y()
+    bar = scroll.verticalScrollBar().value()
+    assert bar <= top and top + stale.height() <= bar + scroll.viewport().height() + 1
