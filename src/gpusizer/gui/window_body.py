@@ -7,15 +7,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from .breakdown import BreakdownTable, FiguresView
 from .chart_tabs import ChartTabs
 from .style import set_role
 from .summary import SummaryHeader
+from .summary_scroll import SummaryScroll
 
 LEFT_WIDTH = 430
+
+
+class _LeftScroll(QScrollArea):
+    """The panels' scroll area, never narrower than the widest panel shown (plus the vertical
+    scroll bar): its horizontal bar is off, so a column wider than the area was cut at the
+    right (the Training panel's fused-kernel grid needs 437 px, beyond the 436 px the area
+    showed: spin-box arrows and the preset list's counts fell under the scroll bar). The
+    main splitter reads this minimum again whenever a panel's rows are shown or hidden."""
+
+    def minimumSizeHint(self) -> QSize:
+        inner = self.widget()
+        need = inner.minimumSizeHint().width() if inner is not None else 0
+        need += self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth()
+        return QSize(max(LEFT_WIDTH, need), super().minimumSizeHint().height())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # the column's minimum may have moved: the splitter re-reads it
+        return super().eventFilter(watched, event)
 
 
 def left_column(boxes: Sequence[QWidget]) -> QScrollArea:
@@ -28,7 +48,7 @@ def left_column(boxes: Sequence[QWidget]) -> QScrollArea:
     for box in boxes:
         lay.addWidget(box)
     lay.addStretch(1)
-    left = QScrollArea()
+    left = _LeftScroll()
     left.setObjectName("left_scroll")
     left.setWidgetResizable(True)
     left.setFrameShape(QFrame.Shape.NoFrame)
@@ -38,7 +58,7 @@ def left_column(boxes: Sequence[QWidget]) -> QScrollArea:
     # Tab would then start again at the form's first field (scrolling to the top); the field
     # that had the focus keeps it instead. The wheel still scrolls the area.
     left.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-    left.setMinimumWidth(LEFT_WIDTH)
+    column.installEventFilter(left)
     return left
 
 
@@ -61,7 +81,7 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     lay.setContentsMargins(6, 8, 10, 8)
     lay.setSpacing(8)
     summary = SummaryHeader()
-    lay.addWidget(summary)
+    lay.addWidget(SummaryScroll(summary, right))  # it scrolls where a short window needs the chart
     tabs = ChartTabs(deferred=defer_charts, background=True)
     table = BreakdownTable()
     figures = FiguresView()

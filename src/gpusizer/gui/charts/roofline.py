@@ -29,7 +29,7 @@ from ...core.model.specs import Scenario
 from ...core.pipeline.report import roofline_points
 from ...io.evidence_text import banded
 from .base import ChartBase
-from .labels import Leaders, crosses, overlaps, place, scene_rect
+from .labels import Leaders, crosses, outside, overlaps, place, scene_rect
 from .palette import DECODE_COLOR, LINE_PEN_WIDTH, PREFILL_COLOR, TOTAL_PEN_WIDTH
 
 PHASES = ("prefill", "decode")
@@ -176,6 +176,8 @@ class RooflineChart(ChartBase):
     def _place_labels(self, lo: float, hi: float, ridge: float, peak: float, bw: float) -> None:
         d = self.data
         assert d is not None
+        for roof in (self.ridge_label, self.compute_label, self.memory_label):
+            roof.setVisible(True)  # a short plot hid it (_place_all): shown again to be placed
         self.ridge_label.setText(f"ridge {ridge:,.0f} FLOP/B")
         self.ridge_label.setPos(math.log10(ridge), math.log10(peak))
         self.compute_label.setText(f"{d.get('dtype', '').upper()} peak {peak:,.0f} TFLOP/s")
@@ -254,8 +256,11 @@ class RooflineChart(ChartBase):
         ]
         roofs = self._roof_segments()
         place(order, vb, markers, lines=roofs, anchors=anchors)
-        for item in reversed(self.op_labels):  # no room in a short plot: its tooltip names them
-            if item.isVisible() and any(item in pair for pair in _clashing(order)):
+        # No room in a short plot (a 1024 x 700 window under a long summary): the operations'
+        # names go first (the tooltip names them), then the roofs' figures (the roofs stay
+        # drawn; their figures come back in a taller plot); the step labels stay.
+        for item in (*reversed(self.op_labels), self.memory_label, self.ridge_label, self.compute_label):
+            if item.isVisible() and (any(item in pair for pair in _clashing(order)) or outside([item], vb)):
                 item.setVisible(False)
         shown = [x for x in order if x.isVisible()]
         across = sum(any(crosses(seg, scene_rect(x)) for seg in roofs) for x in shown)
