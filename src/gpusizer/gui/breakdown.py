@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 from ..core.evidence.bands import Band
 from ..core.evidence.ranges import estimate_evidence
 from ..core.model.result import COMPONENT_LABELS, COMPONENTS, Estimate
-from ..io.evidence_text import banded
+from ..io.evidence_text import TOOK, banded
 from ..io.serving_text import gpu_hours
 from ..io.units import fmt_bytes, to_unit
 from ..io.wording import count, duration
@@ -149,9 +149,10 @@ def _rl_rows(rl: dict[str, Any], band: Band) -> list[tuple[str, str]]:
     time alone, which is one part of the step; each with its regime's band (``speed/rl/...``:
     where published steps like it landed, the report's ``rl.*_range``)."""
     step = rl["time_per_step_seconds"]
-    rows = [("Time per step", banded(duration(step), band.time_range(step), duration))]
+    rows = [("Time per step", banded(duration(step), band.time_range(step), duration, step, TOOK))]
     if rl.get("steps") and rl.get("run_seconds"):
-        run = banded(duration(rl["run_seconds"]), band.time_range(rl["run_seconds"]), duration)
+        sec = rl["run_seconds"]
+        run = banded(duration(sec), band.time_range(sec), duration, sec, TOOK)
         run = f"{run} ({gpu_hours(rl['gpu_hours'])})"
         rows.append((f"Run ({count(rl['steps'], 'step')})", run))
     rows.append(("Generated", f"{rl['tokens_generated_per_second']:,.0f} tokens/s"))

@@ -15,11 +15,43 @@ EVIDENCE_TIP = (
 )
 
 
-def banded(text: str, rng: Sequence[float] | None, fmt: Callable[[float], str]) -> str:
-    """``22.4 tokens/s`` -> ``22.4 tokens/s (17.1-25.0)``; unchanged without a band."""
+# where the estimate lies outside its own band the bare parenthesis read as a typo ("43.5 s
+# (44.2 s-1.2 min)"), so there it says what the numbers are, as the memory chart's "runs like
+# this: 108.1-119.0 GiB" does
+OUTSIDE = "runs like this:"
+TOOK = "runs like this took"
+
+
+def band_words(
+    rng: Sequence[float],
+    fmt: Callable[[float], str],
+    value: float | None = None,
+    lead: str = OUTSIDE,
+    sep: str = "-",
+) -> str:
+    """What goes in a band's parenthesis: ``17.1-25.0``; where the estimate ``value`` (in the
+    band's own units) lies outside it, ``runs like this: 17.1-25.0`` (``lead``: ``TOOK`` for a
+    time). The band is where 80 % of the replayed published runs like this one landed
+    (core/evidence/bands.py, docs/evidence/*.md); a biased regime's estimate can miss it."""
+    span = f"{fmt(rng[0])}{sep}{fmt(rng[1])}"
+    if value is None or min(rng[0], rng[1]) <= value <= max(rng[0], rng[1]):
+        return span
+    return f"{lead} {span}"
+
+
+def banded(
+    text: str,
+    rng: Sequence[float] | None,
+    fmt: Callable[[float], str],
+    value: float | None = None,
+    lead: str = OUTSIDE,
+) -> str:
+    """``22.4 tokens/s`` -> ``22.4 tokens/s (17.1-25.0)``; unchanged without a band. With the
+    estimate's ``value`` outside the band: ``43.5 s (runs like this took 44.2 s-1.2 min)``
+    (``band_words``)."""
     if not rng:
         return text
-    return f"{text} ({fmt(rng[0])}-{fmt(rng[1])})"
+    return f"{text} ({band_words(rng, fmt, value, lead)})"
 
 
 def peak_band(rep: Mapping[str, Any], unit: str = "GiB") -> str | None:

@@ -90,13 +90,13 @@ def compute_lines(report: Mapping[str, Any], cost: bool = False) -> list[str]:
     training = kind is not None and kind.trains
     c, engine = report["compute"], report.get("serving") is not None
     return [
-        f"{r.label}: {banded(r.fmt(c[r.key]), c.get(r.key + '_range') if r.training else None, r.fmt)}"
+        f"{r.label}: {banded(r.fmt(v), c.get(r.key + '_range') if r.training else None, r.fmt, v)}"
         for r in COMPUTE_ROWS
         if r.training == training
         and r.cost == cost
         and not (r.roofline and engine)
-        and isinstance(c.get(r.key), (int, float))
-        and c[r.key]
+        and isinstance(v := c.get(r.key), (int, float))
+        and v
     ]
 
 
@@ -121,7 +121,7 @@ def speed_lines(report: Mapping[str, Any], pace: Mapping[str, float | None]) -> 
         out.append(users_line(sv, w["prompt_tokens"] + w["generated_tokens"]))
         at = f" ({count(sv['concurrency'], 'user')})"
         out += [
-            f"{label}{at}: {banded(fmt(v), sv.get(key + '_range'), fmt)}"
+            f"{label}{at}: {banded(fmt(v), sv.get(key + '_range'), fmt, v)}"
             for key, label, fmt in PACE
             if (v := pace.get(key))
         ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .evidence_text import banded
+from .evidence_text import TOOK, banded
 from .units import to_unit
 from .wording import count
 
@@ -15,6 +15,13 @@ def _duration(seconds: float) -> str:
     if seconds >= 3600:
         return f"{seconds / 3600:,.1f} h"
     return f"{seconds:,.1f} s"
+
+
+def _time_banded(rl: dict[str, Any], key: str) -> str:
+    """``43.5 s (44.2 s-1.2 min)`` of the ``rl`` block's time ``key`` with its ``key_range``
+    (evidence_text.banded: worded "runs like this took" where the estimate lies outside)."""
+    sec = rl[key]
+    return banded(_duration(sec), rl.get(key + "_range"), _duration, sec, TOOK)
 
 
 def _scheduler(rl: dict[str, Any]) -> str:
@@ -36,8 +43,7 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
         f"  RL {rl['algorithm']}, {rl['placement']}: {rl['responses_per_step']:,} responses per step on "
         f"{rl['rollout_replicas']:,} engine replica(s), {count(rl['total_gpus'], 'GPU')}" + _scheduler(rl),
         # the band of its regime's published steps (report's rl.time_per_step_seconds_range)
-        "  time per step "
-        + banded(_duration(rl["time_per_step_seconds"]), rl.get("time_per_step_seconds_range"), _duration),
+        "  time per step " + _time_banded(rl, "time_per_step_seconds"),
     ]
     for p in rl["phases"]:
         out.append(
@@ -53,7 +59,7 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
     out.append(
         f"  {rl['tokens_generated_per_second']:,.0f} tokens generated/s, "
         f"{rl['tokens_trained_per_second']:,.0f} trained/s; {rl['steps']:,} steps: "
-        f"{banded(_duration(rl['run_seconds']), rl.get('run_seconds_range'), _duration)}, "
+        f"{_time_banded(rl, 'run_seconds')}, "
         f"{rl['gpu_hours']:,.0f} GPU-hours" + (f", ${cost:,.0f}" if cost is not None else "")
     )
     best = next(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .evidence_text import banded
+from .evidence_text import TOOK, band_words, banded
 from .wording import count, duration
 
 
@@ -52,20 +52,15 @@ def speed_line(sv: Mapping[str, Any]) -> str:
     """Time to first token (mean, p99), time per output token and tokens/s under the load."""
     held = "" if sv.get("load") == "rate" else f" (up to {sv['running']:,} at once)"
     rng = sv.get("ttft_seconds_range")
-    band = f"{_ms(rng[0])}-{_ms(rng[1])} ms, " if rng else ""
-    each = banded(
-        f"{sv['tokens_per_second_per_user']:,.1f} tokens/s each",
-        sv.get("tokens_per_second_per_user_range"),
-        _one,
-    )
-    total = banded(
-        f"{sv['tokens_per_second']:,.0f} tokens/s in total", sv.get("tokens_per_second_range"), _whole
-    )
+    band = f"{band_words(rng, _ms, sv['ttft_seconds'])} ms, " if rng else ""
+    each, total = sv["tokens_per_second_per_user"], sv["tokens_per_second"]
+    each_text = banded(f"{each:,.1f} tokens/s each", sv.get("tokens_per_second_per_user_range"), _one, each)
+    total_text = banded(f"{total:,.0f} tokens/s in total", sv.get("tokens_per_second_range"), _whole, total)
     return (
         f"{load_phrase(sv)}{held}: first token "
         f"{_ms(sv['ttft_seconds'])} ms ({band}p99 {_ms(sv.get('ttft_p99_seconds', 0.0))} ms), "
         f"{sv['tpot_seconds'] * 1e3:,.1f} ms per token, "
-        f"{each}, {total}"
+        f"{each_text}, {total_text}"
     )
 
 
@@ -151,7 +146,7 @@ def training_line(compute: Mapping[str, Any], gpus: int) -> str | None:
     cost = compute.get("cost")
     money = f", ${cost:,.0f}" if cost is not None else ""
     rng = compute.get("time_seconds_range")
-    band = f" ({duration(rng[0])} to {duration(rng[1])})" if rng else ""
+    band = f" ({band_words(rng, duration, compute['time_seconds'], TOOK, ' to ')})" if rng else ""
     line = (
         f"  training     {duration(compute['time_seconds'])}{band} on {count(gpus, 'GPU')} "
         f"({gpu_hours(compute['gpu_hours'])}{money})"

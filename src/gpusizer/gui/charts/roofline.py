@@ -27,7 +27,7 @@ from ...core.evidence.confidence import speed_evidence
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.pipeline.report import roofline_points
-from ...io.evidence_text import banded
+from ...io.evidence_text import TOOK, banded
 from .base import ChartBase
 from .labels import Leaders, crosses, outside, overlaps, place, scene_rect
 from .palette import DECODE_COLOR, LINE_PEN_WIDTH, PREFILL_COLOR, TOTAL_PEN_WIDTH
@@ -317,7 +317,7 @@ class RooflineChart(ChartBase):
             return ""
         band = getattr(self, "speed_band", None)
         rng = band.time_range(sec) if band is not None else None
-        return " · " + banded(f"{sec * 1e3:,.1f} ms", rng, lambda v: f"{v * 1e3:,.1f}")
+        return " · " + banded(f"{sec * 1e3:,.1f} ms", rng, lambda v: f"{v * 1e3:,.1f}", sec, TOOK)
 
     def _titles_and_legend(self) -> None:
         what = (
