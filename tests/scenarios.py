@@ -20,6 +20,24 @@ def vllm_serving(preset: str = "llama-3.1-8b", gpu: str = "h100-sxm-80gb", **blo
     }
 
 
+def megatron_moe_pretraining(global_batch: int = 512, **parallelism: Any) -> dict[str, Any]:
+    """Qwen3-30B-A3B pre-training under Megatron on 8-GPU H100 nodes at 4,096 tokens a row, one
+    row a micro-batch (NeMo RL's and Megatron-Bridge's Qwen3-30B-A3B training shape), with
+    ``parallelism`` as given."""
+    return {
+        "model": {"preset": "qwen3-30b-a3b"},
+        "framework": "megatron",
+        "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
+        "workload": {
+            "kind": "pretraining",
+            "sequence_length": 4096,
+            "micro_batch_size": 1,
+            "global_batch_size": global_batch,
+        },
+        "parallelism": parallelism,
+    }
+
+
 # Llama 3.1 8B under vLLM on one H100
 VLLM = vllm_serving()
 # Qwen3-30B-A3B (128 experts) on H100s under vLLM, split into one prefill and one decode replica

@@ -19,21 +19,11 @@ from gpusizer import ScenarioError, estimate_report
 from gpusizer.cli import main
 from gpusizer.core.model.expert_tensor import ep_stride, expert_data_ranks, expert_shards
 from gpusizer.core.model.specs import Scenario
+from tests.scenarios import megatron_moe_pretraining
 
 # Qwen3-30B-A3B on 32 H100 at NeMo RL v0.4.0's training layout (grpo-qwen3-30ba3b-4n8g.yaml:
 # TP 2, EP 8, sequence parallel), as pre-training so that the training step alone is priced
-BASE: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "megatron",
-    "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
-    "workload": {
-        "kind": "pretraining",
-        "sequence_length": 4096,
-        "micro_batch_size": 1,
-        "global_batch_size": 512,
-    },
-    "parallelism": {"tensor": 2, "expert": 8, "data": 16, "sequence_parallel": True, "zero_stage": 1},
-}
+BASE = megatron_moe_pretraining(tensor=2, expert=8, data=16, sequence_parallel=True, zero_stage=1)
 
 
 def _with(**par: Any) -> dict[str, Any]:

@@ -29,20 +29,10 @@ from gpusizer.core.speed.train_layer import (
 )
 from gpusizer.core.speed.train_moe_comm import expert_tensor_seconds, routed_only_share
 from gpusizer.core.speed.train_rates import collective_seconds
+from tests.scenarios import megatron_moe_pretraining
 
 # Qwen3-30B-A3B (routed experts only) at NeMo RL v0.4.0's training layout on 32 H100
-BASE: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "megatron",
-    "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
-    "workload": {
-        "kind": "pretraining",
-        "sequence_length": 4096,
-        "micro_batch_size": 1,
-        "global_batch_size": 512,
-    },
-    "parallelism": {"tensor": 2, "expert": 8, "data": 16, "sequence_parallel": True, "zero_stage": 1},
-}
+BASE = megatron_moe_pretraining(tensor=2, expert=8, data=16, sequence_parallel=True, zero_stage=1)
 
 
 def _context(model: str = "qwen3-30b-a3b", **par: Any) -> LayerContext:

@@ -8,21 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.scenarios import megatron_moe_pretraining
+
 from .helpers import error_text, find, mismatches, set_scenario
 
 # Qwen3-30B-A3B pre-training on 16 H100, EP 16 over two nodes (Megatron-Bridge 26.04.01's layout)
-EP16: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "megatron",
-    "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
-    "workload": {
-        "kind": "pretraining",
-        "sequence_length": 4096,
-        "micro_batch_size": 1,
-        "global_batch_size": 1024,
-    },
-    "parallelism": {"data": 16, "expert": 16},
-}
+EP16 = megatron_moe_pretraining(1024, data=16, expert=16)
 DENSE: dict[str, Any] = {
     "model": {"preset": "llama-3.1-8b"},
     "framework": "megatron",

@@ -5,24 +5,13 @@ it while the scenario keeps its last valid value."""
 
 from __future__ import annotations
 
-from typing import Any
+from tests.scenarios import megatron_moe_pretraining
 
 from .helpers import error_text, find, mismatches, set_scenario
 from .test_expert_dispatch_gui import DENSE
 
 # Qwen3-30B-A3B on 32 H100 at NeMo RL v0.4.0's training layout (TP 2, EP 8)
-MOE: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "megatron",
-    "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
-    "workload": {
-        "kind": "pretraining",
-        "sequence_length": 4096,
-        "micro_batch_size": 1,
-        "global_batch_size": 512,
-    },
-    "parallelism": {"tensor": 2, "expert": 8, "data": 16, "sequence_parallel": True},
-}
+MOE = megatron_moe_pretraining(tensor=2, expert=8, data=16, sequence_parallel=True)
 
 
 def test_expert_tensor_row(window) -> None:

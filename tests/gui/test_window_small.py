@@ -12,21 +12,11 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from gpusizer.gui.main_window import MainWindow
+from tests.scenarios import megatron_moe_pretraining
 
 from .helpers import find
 
-EP8_DEEPEP: dict[str, Any] = {
-    "model": {"preset": "qwen3-30b-a3b"},
-    "framework": "megatron",
-    "hardware": {"gpu": "h100-sxm-80gb", "gpus_per_node": 8},
-    "workload": {
-        "kind": "pretraining",
-        "sequence_length": 4096,
-        "micro_batch_size": 1,
-        "global_batch_size": 512,
-    },
-    "parallelism": {"data": 8, "expert": 8, "expert_dispatcher": "deepep", "expert_overlap": True},
-}
+EP8_DEEPEP = megatron_moe_pretraining(data=8, expert=8, expert_dispatcher="deepep", expert_overlap=True)
 NEMO_ASYNC: dict[str, Any] = {
     "model": {"preset": "qwen2.5-7b"},
     "workload": {"kind": "rl"},
