@@ -54,3 +54,26 @@ def test_a_refused_dispatcher_shows_beside_the_row(window) -> None:
     window.state.flush()
     assert "alltoall" in error_text(window, "combo_expert_dispatcher")
     assert window.state.scenario.parallelism.expert_dispatcher == "alltoall"
+
+
+def test_the_rows_hide_where_the_framework_runs_no_megatron_dispatcher(window) -> None:
+    """They are Megatron-Core's settings (core/registry/framework_profile.py
+    ``moe_token_dispatcher``): an FSDP RL run does not show them, disabled, as it used to;
+    a held value keeps its row so that it can be undone."""
+    nemo_fsdp: dict[str, Any] = {
+        "model": {"preset": "qwen2.5-7b"},
+        "workload": {"kind": "rl"},
+        "framework": "fsdp",
+        "hardware": {"gpu": "h100-sxm-80gb"},
+        "parallelism": {"data": 8, "zero_stage": 3, "recompute": "full"},
+        "rl": {"framework": "nemo_rl", "rollout": {"prompts_per_step": 64, "tensor": 2}},
+    }
+    set_scenario(window, nemo_fsdp)
+    box, check = find(window, "combo_expert_dispatcher"), find(window, "check_expert_overlap")
+    assert not box.isVisibleTo(window) and not check.isVisibleTo(window)
+    assert find(window, "combo_zero_stage").isVisibleTo(window)  # the training rows still show
+    window.state.edit("parallelism.expert_dispatcher", "deepep", immediate=True)
+    window.state.flush()
+    assert box.isVisibleTo(window) and not check.isVisibleTo(window)
+    set_scenario(window, EP16)  # Megatron-LM: both shown
+    assert box.isVisibleTo(window) and check.isVisibleTo(window)

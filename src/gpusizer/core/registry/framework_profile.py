@@ -167,6 +167,12 @@ class FrameworkProfile:
     # Honours ``parallelism.recompute_modules`` (Megatron-Core ``--recompute-modules``): the
     # memory it frees and, in the backward, the rebuild (core/speed/train_recompute.py).
     module_recompute: bool = False
+    # Runs Megatron-Core's MoE token dispatcher, whose choice (all-to-all, DeepEP, HybridEP:
+    # ``--moe-token-dispatcher-type``, ``--moe-flex-dispatcher-backend``) and batch-level EP
+    # all-to-all overlap (``--overlap-moe-expert-parallel-comm``) are the scenario's
+    # ``parallelism.expert_dispatcher`` and ``expert_overlap`` (Megatron-LM
+    # megatron/training/arguments.py); the GUI shows those rows only for such a framework.
+    moe_token_dispatcher: bool = False
     # RoPE with YaRN scaling runs Megatron-Core's unfused ``_apply_rotary_pos_emb_bshd``
     # (Megatron-Bridge ``validate_rope_fusion_compatibility`` turns the fusion off for any
     # position embedding but plain "rope"; TE's fused RoPE refuses YaRN's mscale != 1);

@@ -20,6 +20,7 @@ from ..elide import labelled
 from .background import WorkerChart
 from .base import ChartBase
 from .sweep import log2_ticks
+from .ticks import thinned
 
 # Tableau 10's orange (the categorical palette of gui/colors.py): apart from "with" (the theme's
 # green) and "without" (its grey) in light and dark mode
@@ -42,6 +43,7 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.engine = ""
         self.model_name = ""
         self.gpus = 1
+        self.x_ticks: list[tuple[float, str]] = []  # every power of two, before thinning
 
     def _recompute(self, scenario: Scenario, estimate: Estimate) -> None:
         self.data = feature_curve(scenario)
@@ -101,7 +103,8 @@ class FeaturesChart(WorkerChart, ChartBase):
         top = max(max(c.with_features, default=1.0), max(c.without, default=1.0), max(c.split, default=1.0))
         self.plot.setXRange(math.log10(x[0]), math.log10(x[-1]), padding=0.03)
         self.plot.setYRange(0, top * 1.1, padding=0)
-        self.plot.getAxis("bottom").setTicks([log2_ticks(x[0], x[-1])])
+        self.x_ticks = log2_ticks(x[0], x[-1])
+        self._thin_ticks()
         self.set_axis_label("bottom", "users (steady, per replica)")
         self.set_axis_label("left", "output tokens/s")
         self.set_title(self.headline())
@@ -112,6 +115,16 @@ class FeaturesChart(WorkerChart, ChartBase):
         if c.split:
             entries.append((self.split_curve, self._pools()))
         self.set_legend(entries)
+
+    def _thin_ticks(self) -> None:
+        """The users' ticks that fit the plot's width (charts/ticks.py)."""
+        (lo, hi), width = self.plot.vb.viewRange()[0], self.plot.vb.width()
+        per_unit = width / (hi - lo) if hi > lo else 0.0
+        self.plot.getAxis("bottom").setTicks([thinned(self.x_ticks, per_unit)])
+
+    def _layout_labels(self) -> None:
+        if self.x_ticks:
+            self._thin_ticks()
 
     def _restyle_items(self) -> None:
         t = self.theme

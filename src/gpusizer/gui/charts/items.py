@@ -9,6 +9,8 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from .palette import LABEL_PX
+
 
 class Legend(pg.LegendItem):
     """A legend that lives in a layout cell: a change of entries also asks the parent layout
@@ -17,6 +19,21 @@ class Legend(pg.LegendItem):
     host: Any = None  # the QGraphicsGridLayout holding the legend, set by the chart
     texts: list[str]  # the entries' current texts (set by the chart)
     theme: Any = None  # the theme it was last styled with
+    px: int = LABEL_PX  # its labels' font size now (LegendSlot.arrange)
+    # (width, height) of its widest and tallest entry at LABEL_PX, kept while it is shown
+    # smaller: text does not scale linearly (11 px text scaled up measured 29 px, not 27),
+    # and a legend measured small would flip back and forth between two places.
+    full: tuple[float, float] | None = None
+
+    def set_label_px(self, px: int) -> None:
+        """Its labels in a font of ``px`` pixels (pyqtgraph's setLabelTextSize only stores it)."""
+        if self.px == LABEL_PX:
+            self.full = LegendSlot.entry(self)
+        self.px = px
+        self.opts["labelTextSize"] = f"{px}px"
+        for _, label in self.items:
+            label.setText(label.text, size=f"{px}px")
+        self.updateSize()
 
     def updateSize(self) -> None:
         super().updateSize()
@@ -68,30 +85,60 @@ class LegendSlot:
 
     MIN_PLOT_WIDTH = 480.0  # px the plot keeps beside a legend at the right
     MIN_PLOT_HEIGHT = 150.0  # px the plot keeps above a legend under it
-    AXIS_PX = 60.0  # the bottom axis and the margins
+    MIN_SHORT_PLOT_HEIGHT = 60.0  # px a plot keeps above a legend that fits nowhere better
+    # px under which a plot beside its legend is squeezed enough to move the legend under it
+    # (the roofline's 270 px beside its legend keep their place: its labels need the height)
+    MIN_BESIDE_WIDTH = 200.0
+    AXIS_PX = 60.0  # the bottom (or left) axis and the margins
+    SMALL_PX = 11  # the legend's font where its entries are taller than the chart's room
 
     def __init__(self) -> None:
         self.below = False
 
     @staticmethod
-    def _entry(legend: Legend) -> tuple[float, float]:
-        """(width, height) of the widest and tallest entry, sample included."""
+    def entry(legend: Legend) -> tuple[float, float]:
+        """(width, height) of the widest and tallest entry, sample included, at LABEL_PX (as
+        measured before the legend was shown smaller)."""
+        if legend.px != LABEL_PX and legend.full is not None:
+            return legend.full
         labels = [label.boundingRect() for _, label in legend.items] or []
         return (
             max((r.width() for r in labels), default=0.0) + 40,
             max((r.height() for r in labels), default=0.0) + 2,
         )
 
-    def wants_below(self, legend: Legend, width: float, height: float, title: float) -> bool:
-        w, h = self._entry(legend)
+    def arrange(self, legend: Legend, width: float, height: float, title: float) -> tuple[bool, int]:
+        """(under the plot?, font px) for a chart of ``width`` x ``height`` px whose title is
+        ``title`` px tall: at the right where the plot keeps its width, else under the plot
+        where it keeps its height; where neither holds, under it in SMALL_PX if the plot
+        beside the legend would be squeezed and has more area under it (at 1024 x 700 the
+        RL-step chart, 533 x 279 px, kept a 52 px wide plot beside its 370 px legend;
+        shorter, the legend's last entry was cut)."""
+        w, h = self.entry(legend)
         n = len(legend.items)
+        room = height - title - self.AXIS_PX  # the plot's height with nothing under it
         if not n or width - w >= self.MIN_PLOT_WIDTH:
-            return False  # room at the right
-        rows = math.ceil(n / self.columns(legend, width))
-        return height - title - self.AXIS_PX - rows * h >= self.MIN_PLOT_HEIGHT
+            return False, self._fitting_px(n * h, height - title)
+        if room - self._rows(legend, width, LABEL_PX) * h >= self.MIN_PLOT_HEIGHT:
+            return True, LABEL_PX
+        scale = self.SMALL_PX / LABEL_PX
+        under = room - self._rows(legend, width, self.SMALL_PX) * h * scale
+        beside = max(0.0, width - w - self.AXIS_PX)  # the plot's width beside the legend
+        squeezed = beside < self.MIN_BESIDE_WIDTH and (width - self.AXIS_PX) * under > beside * room
+        if squeezed and under >= self.MIN_SHORT_PLOT_HEIGHT:
+            return True, self.SMALL_PX
+        return False, self._fitting_px(n * h, height - title)
+
+    def _fitting_px(self, tall: float, room: float) -> int:
+        """LABEL_PX, or SMALL_PX where the legend at the right (``tall`` px of entries at
+        LABEL_PX, plus its margins) is taller than the ``room`` px beside the plot."""
+        return self.SMALL_PX if tall + 16 > room else LABEL_PX
+
+    def _rows(self, legend: Legend, width: float, px: int) -> int:
+        return math.ceil(len(legend.items) / self.columns(legend, width, px))
 
     @classmethod
-    def columns(cls, legend: Legend, width: float) -> int:
-        """As many columns as the width holds (at least 1)."""
-        per = cls._entry(legend)[0]
+    def columns(cls, legend: Legend, width: float, px: int = LABEL_PX) -> int:
+        """As many columns as the width holds at a font of ``px`` (at least 1)."""
+        per = (cls.entry(legend)[0] - 40) * px / LABEL_PX + 40
         return max(1, min(len(legend.items), int(width // max(per, 1.0))))

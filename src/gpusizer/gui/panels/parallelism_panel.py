@@ -105,6 +105,7 @@ class ParallelismPanel(Panel):
         training = kind is not None and kind.trains
         for key in _TRAINING_ONLY:
             self.form.show(key, training)
+        self._show_dispatcher(training)
 
         # A field stays enabled while it holds a value that needs fixing.
         def above_one(path: str) -> bool:
@@ -135,6 +136,18 @@ class ParallelismPanel(Panel):
         degrees = [int(v(f"parallelism.{k}") or 1) for k in ("tensor", "pipeline", "data", "context")]
         tp, pp, dp, cp = degrees
         self.total.setText(f"<b>{tp * pp * dp * cp:,}</b>  (TP {tp} × PP {pp} × DP {dp} × CP {cp})")
+
+    def _show_dispatcher(self, training: bool) -> None:
+        """The EP dispatcher rows are Megatron-Core's: shown for a framework that runs its
+        token dispatcher (core/registry/framework_profile.py ``moe_token_dispatcher``), or
+        while they hold a value that needs undoing."""
+        v = self.state.value
+        profile = FRAMEWORKS.get(str(v("framework")))
+        runs = profile is not None and profile.moe_token_dispatcher
+        changed = (v("parallelism.expert_dispatcher") or "alltoall") != "alltoall"
+        self.form.show("parallelism.expert_dispatcher", training and (runs or changed))
+        overlap = bool(v("parallelism.expert_overlap"))
+        self.form.show("parallelism.expert_overlap", training and (runs or overlap))
 
     def _list_frameworks(self, kind: WorkloadKind | None) -> None:
         """Only the frameworks that run this kind of work are listed (the one set stays listed
