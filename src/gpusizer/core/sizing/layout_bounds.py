@@ -111,7 +111,7 @@ class Bounds:
         p, w = self.base.parallelism, self.base.workload
         v = virtual_stages(p.virtual_stages, lay.pp, self.arch.layers)
         mb, gb, pp, memo = w.micro_batch_size, w.global_batch_size, lay.pp, self._acts
-        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute)
+        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, lay.et)
 
         def bound(top: int) -> float:
             flight = in_flight(pp, at(vals, top), v, mb, gb).held

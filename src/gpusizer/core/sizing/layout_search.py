@@ -120,6 +120,8 @@ class Evaluator:
                 "zero_stage": lay.zero,
                 "recompute": lay.recompute,
                 "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers),
+                # the experts' TP where the fill weighs it (core/sizing/layout_etp.py)
+                "expert_tensor": lay.et or p.expert_tensor,
             }
         )
 
@@ -139,7 +141,7 @@ class Evaluator:
 
     def by_dp(self, lay: Layout) -> Callable[[int], float]:
         return lambda dp: self.total(
-            Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp, lay.ad)
+            Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp, lay.ad, lay.et)
         )
 
     def total(self, lay: Layout, **workload: int) -> float:
@@ -193,7 +195,7 @@ class Evaluator:
             except ScenarioError:
                 return None
             return s
-        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute)
+        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, lay.et)
         if key not in self._shapes:
             s = self.scenario(lay)
             try:
