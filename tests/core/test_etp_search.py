@@ -15,7 +15,6 @@ from gpusizer import estimate_report
 from gpusizer.core.model.specs import Scenario
 from gpusizer.core.pipeline.scenario import parse_scenario
 from gpusizer.core.sizing.layout_etp import etp_twins, weighs_expert_tensor
-from gpusizer.core.sizing.layout_space import Layout
 
 # GLM-4.5 (355B, 160 experts) pre-trained at 16k tokens under Megatron on H100 nodes: the buyer
 # asks how many H100s and which layout
@@ -75,13 +74,17 @@ def _scenario(**over: Any) -> Scenario:
 
 
 def test_only_moe_training_with_the_field_unset_is_weighed() -> None:
-    shapes = [(Layout(tp=1), [1, 2]), (Layout(tp=4, ep=2), [2, 4])]
-    assert weighs_expert_tensor(_scenario())
-    assert etp_twins(_scenario(), shapes) == [(Layout(tp=4, ep=2, et=1), [2, 4])]
+    # TP 1 has no twin; TP 4 on up to 8 GPUs takes every EP of GLM-4.5's 160 experts that
+    # Megatron's grid allows (EP divides TP x CP x DP: core/pipeline/validate_expert_tensor.py),
+    # EP 8 at DP 2 among them, which the default's rule (EP divides DP x CP) refuses
+    shapes = [(1, 1, 1, 1), (4, 1, 1, 2)]
+    got = etp_twins(_scenario(), shapes, [0], 8, 100)
+    assert {(lay.tp, lay.ep, lay.et) for lay, _ in got} == {(4, 1, 1), (4, 2, 1), (4, 4, 1), (4, 8, 1)}
+    assert dict((lay.ep, list(dps)) for lay, dps in got)[8] == [2]
     # a set value is kept as set; a dense model and serving have no expert grid
-    assert etp_twins(_scenario(parallelism={"expert_tensor": 1}), shapes) == []
+    assert etp_twins(_scenario(parallelism={"expert_tensor": 1}), shapes, [0], 8, 100) == []
     dense = _scenario(model={"preset": "llama-3.1-70b"})
-    assert not weighs_expert_tensor(dense) and etp_twins(dense, shapes) == []
+    assert not weighs_expert_tensor(dense) and etp_twins(dense, shapes, [0], 8, 100) == []
     serve = parse_scenario({"model": {"preset": "glm-4.5"}, "workload": {"kind": "inference"}})
     assert not weighs_expert_tensor(serve)
 

@@ -15,12 +15,14 @@ node for EP 8) and each expert GEMM at the expert's full width, with no TP all-g
 reduce-scatter around the experts (core/model/expert_tensor.py prices each of these).
 
 What is weighed: where a MoE training scenario (RL's policy and critic training included) leaves
-``parallelism.expert_tensor`` null, each shape of TP > 1 also at expert TP 1, on the same DP
-degrees (EP divides DP x CP, so Megatron's grid rule, expert TP x EP x PP dividing the GPUs,
-holds: core/pipeline/validate_expert_tensor.py; expert TP 1 divides every expert width). Other
-expert TPs Megatron accepts (those dividing TP x DP x CP / EP and the expert width) are not
-weighed: between 1 and TP they split the experts' states and GEMMs between the two, and each
-doubles the shapes priced.
+``parallelism.expert_tensor`` null, the shapes of TP > 1 also at expert TP 1, under Megatron's
+own rule for it (core/pipeline/validate_expert_tensor.py): expert TP x EP x PP divides the GPUs,
+so EP divides TP x CP x DP, not only CP x DP as at the default. That is what lets expert TP 1
+spread the experts as widely as the default does (TP 4, EP 4 at DP x CP 4 holds experts / 16;
+TP 4, EP 16, expert TP 1 on the same GPUs too), as the Qwen3-235B-A22B recipe above runs EP 8
+at CP x DP 4. Expert TP 1 divides every expert width. Other expert TPs Megatron accepts (between
+1 and TP) split the experts' states and GEMMs between the two and are not weighed: each doubles
+the shapes priced.
 
 Not weighed by the count search (core/sizing/layout_search.py, the fewest GPUs that hold the
 work): a GPU holds experts / (expert TP x EP) of the routed experts' weights and gradients, TP
@@ -32,16 +34,18 @@ TP 1 changes is the time, which the fill ranks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from ..model.redundant import stated_physical
 from ..model.specs import Scenario
 
 if TYPE_CHECKING:
     from .layout_space import Layout
 
 ETP_TRIED = 1  # the experts' TP weighed beside the default (Megatron's MoE recipes)
+Shape = tuple[int, int, int, int]  # TP, PP, CP, EP
 
 
 def weighs_expert_tensor(s: Scenario) -> bool:
@@ -51,12 +55,35 @@ def weighs_expert_tensor(s: Scenario) -> bool:
     return s.model.moe is not None and s.workload.trains and s.parallelism.expert_tensor is None
 
 
+def grid_shapes(shapes: Sequence[Shape], eps: Sequence[int], n: int) -> list[Shape]:
+    """The (TP, PP, CP, EP) of TP > 1 on at most ``n`` GPUs under expert TP 1's grid (EP divides
+    TP x CP x DP, so DP is at least EP / gcd(EP, TP x CP)), from the TPs, PPs and CPs of the
+    default's ``shapes`` and the EPs ``eps``, in the same order (TP, PP, CP, EP ascending)."""
+    tpc = sorted({(t, q, c) for t, q, c, _ in shapes if t > ETP_TRIED})
+    return [(t, q, c, e) for t, q, c in tpc for e in eps if t * q * c * (e // math.gcd(e, t * c)) <= n]
+
+
 def etp_twins(
-    s: Scenario, shapes: Sequence[tuple[Layout, Sequence[int]]]
+    s: Scenario, shapes: Sequence[Shape], zeros: Sequence[int], n: int, most: int
 ) -> list[tuple[Layout, Sequence[int]]]:
-    """Each shape of TP > 1 at expert TP 1, on the same DP degrees, in the same order (after
-    every default shape, so a tie in speed keeps the default); none where
-    :func:`weighs_expert_tensor` is false."""
+    """Expert TP 1's shapes (:func:`grid_shapes`) with every ZeRO stage and their valid DP
+    degrees up to ``n`` GPUs, after every default shape (a tie in speed keeps the default); at
+    most ``most``; none where :func:`weighs_expert_tensor` is false."""
     if not weighs_expert_tensor(s):
         return []
-    return [(replace(lay, et=ETP_TRIED), dps) for lay, dps in shapes if lay.tp > ETP_TRIED and lay.et == 0]
+    from .layout_space import Layout, divisors, dp_candidates  # the space imports this module
+
+    # the EPs the space tries (layout_space.layout_space): divisors of the physical experts
+    eps = [e for e in divisors(stated_physical(s)) if e <= n]
+    rc, out = s.parallelism.recompute, []
+    dps: dict[tuple[int, int, int], Sequence[int]] = {}
+    for t, q, c, e in grid_shapes(shapes, eps, n)[: most // max(1, len(zeros))]:
+        for zero in zeros:
+            # dp_rule's least (ZeRO shards nothing over one rank) with the grid's step
+            rule = (e // math.gcd(e, t * c), 2 if zero and c == 1 else 1, n // (t * q * c))
+            vals = dps.get(rule)
+            if vals is None:
+                vals = dps[rule] = dp_candidates(s, *rule)
+            if vals:
+                out.append((Layout(t, q, c, e, zero, rc, et=ETP_TRIED), vals))
+    return out

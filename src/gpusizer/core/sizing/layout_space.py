@@ -214,7 +214,7 @@ def shape_degrees(
                     out.append((_layout(tp, pp, cp, ep, zero, rc), vals))
                     if len(out) == first:
                         return out
-        return [*out, *etp_twins(s, out)][:first]
+        return [*out, *etp_twins(s, space.shapes, space.zeros, n, MAX_LAYOUTS)][:first]
 
     return _SHAPE_DEGREES.get(key if first is None else (*key, first), build, (s, arch))
 
