@@ -25,11 +25,12 @@ at CP x DP 4. Expert TP 1 divides every expert width. Other expert TPs Megatron 
 the shapes priced.
 
 Not weighed by the count search (core/sizing/layout_search.py, the fewest GPUs that hold the
-work): a GPU holds experts / (expert TP x EP) of the routed experts' weights and gradients, TP
-times the default's on the search's shapes, while the optimizer states the distributed optimizer
-shards over the expert data-parallel group (TP x DP x CP / (expert TP x EP) ranks) come to the
-same share either way (core/model/expert_tensor.py). The memory can only tie or grow; what expert
-TP 1 changes is the time, which the fill ranks.
+work): a GPU holds experts / (expert TP x EP) of the routed experts' weights and gradients. At
+expert TP 1 that is experts / EP with EP dividing gcd(experts, TP x CP x DP), at most TP x
+gcd(experts, CP x DP), the default's widest TP x EP on the same GPUs; the optimizer states the
+distributed optimizer shards over the expert data-parallel group (TP x CP x DP / (expert TP x
+EP) ranks) come to the same share either way (core/model/expert_tensor.py). So expert TP 1 holds
+the experts on no fewer GPUs than the default; what it changes is the time, which the fill ranks.
 """
 
 from __future__ import annotations
