@@ -55,7 +55,7 @@ class Bounds:
         lora = base.workload.is_adapter
         self.expert_share = (experts, 0.0 if lora else experts, 0.0 if lora else experts)
         self.seen: dict[tuple[Any, ...], tuple[int, float]] = {}  # shape -> (DP, activations)
-        self._splits: dict[tuple[int, int], tuple[float, float]] = {}
+        self._splits: dict[tuple[int, float], tuple[float, float]] = {}
         self._acts: dict[tuple[Any, ...], float] = {}
 
     def cheap(self, lay: Layout, vals: Sequence[int]) -> Bound:
@@ -74,13 +74,15 @@ class Bounds:
     def _parts(self, lay: Layout) -> tuple[float, float, int, int, int, float]:
         """What :meth:`cheap` weighs: (states sharded, states kept, CP, TP x PP, the DP and
         activations an estimate saw for the shape, with their overhead)."""
-        sharded, kept = self.split(lay.zero, lay.ep)
+        # under the fill's expert TP (core/sizing/layout_etp.py) a GPU keeps experts / (expert
+        # TP x EP), not / (TP x EP): EP in units of TP (core/model/expert_tensor.expert_shards)
+        sharded, kept = self.split(lay.zero, lay.ep * lay.et / lay.tp if lay.et else lay.ep)
         seen_dp, seen = self.seen.get(shape(lay), (0, 0.0))
         if seen and self.base.workload.trains:  # and the overhead on them (activations)
             seen += overhead_bytes(self.base.profile, self.base.overhead, seen, lay.model_parallel)
         return sharded, kept, lay.cp, lay.tp * lay.pp, seen_dp, seen
 
-    def split(self, zero: int, ep: int) -> tuple[float, float]:
+    def split(self, zero: int, ep: float) -> tuple[float, float]:
         """(states ZeRO shards over DP x CP, states it keeps, experts already over EP)."""
         key = (zero, ep)
         hit = self._splits.get(key)
@@ -111,7 +113,7 @@ class Bounds:
         p, w = self.base.parallelism, self.base.workload
         v = virtual_stages(p.virtual_stages, lay.pp, self.arch.layers)
         mb, gb, pp, memo = w.micro_batch_size, w.global_batch_size, lay.pp, self._acts
-        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute)
+        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, lay.et)
 
         def bound(top: int) -> float:
             flight = in_flight(pp, at(vals, top), v, mb, gb).held

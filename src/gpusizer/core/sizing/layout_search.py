@@ -120,6 +120,8 @@ class Evaluator:
                 "zero_stage": lay.zero,
                 "recompute": lay.recompute,
                 "virtual_stages": virtual_stages(p.virtual_stages, lay.pp, self.layers),
+                # the experts' TP where the fill weighs it (core/sizing/layout_etp.py)
+                "expert_tensor": lay.et or p.expert_tensor,
             }
         )
 
@@ -139,7 +141,7 @@ class Evaluator:
 
     def by_dp(self, lay: Layout) -> Callable[[int], float]:
         return lambda dp: self.total(
-            Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp, lay.ad)
+            Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp, lay.ad, lay.et)
         )
 
     def total(self, lay: Layout, **workload: int) -> float:
@@ -173,13 +175,15 @@ class Evaluator:
         """Whether the layout's DP may be varied without a scenario (training, the estimator's
         own memory path): check_scenario's rules that read DP hold for it. They are EP
         dividing DP x CP, DP dividing global/micro, and no accumulation with
-        optimizer_in_backward (core/pipeline/validate.py); the rest hold at every DP or at none."""
+        optimizer_in_backward (core/pipeline/validate.py); under the search's expert TP
+        (core/sizing/layout_etp.py) EP divides TP / expert TP x DP x CP, Megatron's expert grid
+        (core/pipeline/validate_expert_tensor.py); the rest hold at every DP or at none."""
         w, p = self.base.workload, self.base.parallelism
         return (
             self.stage
             and _memory is sizing_memory
             and not p.optimizer_in_backward
-            and (lay.dp * lay.cp) % lay.ep == 0
+            and (lay.dp * lay.cp * (lay.tp // lay.et if lay.et else 1)) % lay.ep == 0
             and not (w.global_batch_size and w.global_batch_size % (w.micro_batch_size * lay.dp))
         )
 
@@ -193,7 +197,7 @@ class Evaluator:
             except ScenarioError:
                 return None
             return s
-        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute)
+        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, lay.et)
         if key not in self._shapes:
             s = self.scenario(lay)
             try:

@@ -15,6 +15,7 @@ from ..model.architecture import Arch, ceil_div
 from ..model.redundant import stated_physical
 from ..model.specs import Scenario
 from ..registry.frameworks import FrameworkProfile
+from .layout_etp import etp_twins
 
 MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
 # Pipeline stages tried: Megatron-LM's 1T-parameter run used 64 (arXiv 2104.04473, Table 1),
@@ -32,7 +33,9 @@ RECOMPUTE = ("none", "selective", "full")
 class Layout:
     """One parallel layout (recompute included: it trades compute for memory). ``ad``: attention
     data-parallel ranks inside the TP group (serving; 1 but in core/sizing/layout_adp.py's
-    layouts, where it is ``tp``: every GPU its own attention replica)."""
+    layouts, where it is ``tp``: every GPU its own attention replica). ``et``: the experts' own
+    TP (``parallelism.expert_tensor``) where the search sets it (core/sizing/layout_etp.py); 0
+    keeps the scenario's."""
 
     tp: int = 1
     pp: int = 1
@@ -42,6 +45,7 @@ class Layout:
     recompute: str = "none"
     dp: int = 1
     ad: int = 1
+    et: int = 0
 
     @property
     def model_parallel(self) -> int:
@@ -210,7 +214,7 @@ def shape_degrees(
                     out.append((_layout(tp, pp, cp, ep, zero, rc), vals))
                     if len(out) == first:
                         return out
-        return out
+        return [*out, *etp_twins(s, space.shapes, space.zeros, n, MAX_LAYOUTS)][:first]
 
     return _SHAPE_DEGREES.get(key if first is None else (*key, first), build, (s, arch))
 
@@ -266,7 +270,7 @@ def virtual_stages(virtual: int, pp: int, layers: int) -> int:
     return virtual if pp * virtual <= layers else 1
 
 
-def shape(lay: Layout) -> tuple[int, int, int, int, str, int]:
+def shape(lay: Layout) -> tuple[int, int, int, int, str, int, int]:
     """What activations depend on (not ZeRO; DP only through micro-batches in flight; attention
     DP splits the requests over the ranks)."""
-    return lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, lay.ad
+    return lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, lay.ad, lay.et

@@ -208,11 +208,13 @@ class SizingOption:
 
 def layout_label(par: dict[str, Any], training: bool) -> str:
     """``TP 8 x PP 2 x DP 4 (ZeRO 1)``, with CP, EP, attention DP and recompute when they are
-    used (``TP 72 x PP 1 x DP 1, EP 72, attention DP 72``: core/sizing/stated.py's wording)."""
+    used (``TP 72 x PP 1 x DP 1, EP 72, attention DP 72``: core/sizing/stated.py's wording) and
+    the experts' TP where set (``TP 8 x PP 1 x DP 8 (ZeRO 1), EP 8, expert TP 1``)."""
     cp = f" x CP {par['context']}" if par["context"] > 1 else ""
     out = f"TP {par['tensor']} x PP {par['pipeline']}{cp} x DP {par['data']}"
     out += f" (ZeRO {par['zero_stage']})" if training else ""
     out += f", EP {par['expert']}" if par["expert"] > 1 else ""
+    out += f", expert TP {par['expert_tensor']}" if par.get("expert_tensor") is not None else ""
     out += f", attention DP {par['attention_data']}" if par.get("attention_data", 1) > 1 else ""
     return out + (f", recompute {par['recompute']}" if training and par["recompute"] != "none" else "")
 

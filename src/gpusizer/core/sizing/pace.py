@@ -53,14 +53,16 @@ class TrainingClock:
         self._paces: dict[Layout, Pace] = {}
         self._shapes: dict[Layout, tuple[Scenario, float | None, Callable[[int], TrainingStep]]] = {}
         self._trainable: tuple[int | None] | None = None
-        self._ceilings: dict[tuple[int, int, int, int, str, int], float] = {}
-        self._floors: dict[tuple[int, int, int, str], tuple[WorkloadSpec, float, float, int, int] | None] = {}
+        self._ceilings: dict[tuple[int, int, int, int, str, int, int], float] = {}
+        self._floors: dict[
+            tuple[int, int, int, str, int], tuple[WorkloadSpec, float, float, int, int] | None
+        ] = {}
 
     def _shape(self, lay: Layout) -> tuple[Scenario, float | None, Callable[[int], TrainingStep]]:
         """The scenario of ``lay``'s shape (DP 1), under a set ``compute.mfu`` the rate per
         GPU it sets (compute.py: peak x MFU / executed FLOPs per token), and its step at any
         DP."""
-        shape = Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, 1)
+        shape = Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, 1, et=lay.et)
         got = self._shapes.get(shape)
         if got is None:
             s = self.build(shape)
@@ -87,7 +89,7 @@ class TrainingClock:
         beside it would hold: train_step._replicated). ``dp``: the DP to take instead of
         ``lay``'s (the fill weighs shapes at their widest without a layout each)."""
         dp = lay.dp if dp is None else dp
-        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, dp)  # not ZeRO: its stages share one
+        key = (lay.tp, lay.pp, lay.cp, lay.ep, lay.recompute, dp, lay.et)  # not ZeRO: its stages share one
         got = self._ceilings.get(key)
         if got is None:
             got = self._ceilings[key] = self._ceiling(lay, dp)
@@ -112,9 +114,9 @@ class TrainingClock:
         """(workload, seconds of one layer and of the head per micro-batch, layers, virtual
         stages asked) of ``lay``'s TP, CP and EP (core/speed/train_step.layer_seconds); None
         under a set ``compute.mfu``."""
-        key = (lay.tp, lay.cp, lay.ep, lay.recompute)
+        key = (lay.tp, lay.cp, lay.ep, lay.recompute, lay.et)
         if key not in self._floors:
-            s = self.build(Layout(lay.tp, 1, lay.cp, lay.ep, 0, lay.recompute, 1))
+            s = self.build(Layout(lay.tp, 1, lay.cp, lay.ep, 0, lay.recompute, 1, et=lay.et))
             layer, head, layers = layer_seconds(s, self.gpu)
             keep = s.compute.mfu is None
             self._floors[key] = (
@@ -128,7 +130,7 @@ class TrainingClock:
         and the same sharded optimizer step (core/speed/train_dp.py; tests/core/
         tests/core/test_fill_bounds.py holds them equal), so the search prices one of the two."""
         if lay.zero == 2:
-            lay = Layout(lay.tp, lay.pp, lay.cp, lay.ep, 1, lay.recompute, lay.dp)
+            lay = Layout(lay.tp, lay.pp, lay.cp, lay.ep, 1, lay.recompute, lay.dp, et=lay.et)
         out = self._paces.get(lay)
         if out is None:
             s, rate, price = self._shape(lay)

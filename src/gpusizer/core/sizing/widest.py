@@ -25,7 +25,7 @@ Shapes = list[tuple[Layout, Sequence[int]]]
 
 def with_dp(lay: Layout, dp: int) -> Layout:
     """``lay`` at another DP (dataclasses.replace costs five times as much)."""
-    return Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp)
+    return Layout(lay.tp, lay.pp, lay.cp, lay.ep, lay.zero, lay.recompute, dp, et=lay.et)
 
 
 class Widest:
