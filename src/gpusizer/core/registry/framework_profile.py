@@ -171,7 +171,9 @@ class FrameworkProfile:
     # ``--moe-token-dispatcher-type``, ``--moe-flex-dispatcher-backend``) and batch-level EP
     # all-to-all overlap (``--overlap-moe-expert-parallel-comm``) are the scenario's
     # ``parallelism.expert_dispatcher`` and ``expert_overlap`` (Megatron-LM
-    # megatron/training/arguments.py); the GUI shows those rows only for such a framework.
+    # megatron/training/arguments.py); the GUI shows those rows only for such a framework, and
+    # the advice weighs Megatron-Core's own expert TP (``--expert-tensor-parallel-size``,
+    # core/sizing/layout_etp.py) only there.
     moe_token_dispatcher: bool = False
     # RoPE with YaRN scaling runs Megatron-Core's unfused ``_apply_rotary_pos_emb_bshd``
     # (Megatron-Bridge ``validate_rope_fusion_compatibility`` turns the fusion off for any

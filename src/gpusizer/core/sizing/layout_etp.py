@@ -51,9 +51,16 @@ Shape = tuple[int, int, int, int]  # TP, PP, CP, EP
 
 def weighs_expert_tensor(s: Scenario) -> bool:
     """Whether the fill weighs expert TP 1 for ``s``: a MoE model under training (or RL's
-    training roles) whose scenario leaves ``parallelism.expert_tensor`` null (a set value
-    is kept as set)."""
-    return s.model.moe is not None and s.workload.trains and s.parallelism.expert_tensor is None
+    training roles) by a framework that runs Megatron-Core's expert grid (its profile's
+    ``moe_token_dispatcher``: Megatron-LM, Megatron-Bridge; DeepSpeed, FSDP and the others
+    shard experts their own way), whose scenario leaves ``parallelism.expert_tensor`` null (a
+    set value is kept as set)."""
+    return (
+        s.model.moe is not None
+        and s.workload.trains
+        and s.parallelism.expert_tensor is None
+        and s.profile.moe_token_dispatcher
+    )
 
 
 def grid_shapes(shapes: Sequence[Shape], eps: Sequence[int], n: int) -> list[Shape]:
