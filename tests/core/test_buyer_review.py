@@ -114,14 +114,18 @@ def test_split_rl_deadline_missed_names_the_rollout_pool() -> None:
     assert any("rl.rollout.gpus" in n and "bounds each step" in n for n in o["notes"]), o["notes"]
 
 
-def test_moe_rl_deadline_past_the_band_is_said() -> None:
-    # Colocated MoE RL steps ran 1.18-2.85x the estimate (speed/rl/colocated/moe, rl.md section
-    # 8): 16 A40s meet 4 days at the estimate (3.4 d), but the band's fast edge is 4.0 d
+def test_moe_rl_deadline_inside_the_band_is_said() -> None:
+    # Colocated MoE RL steps ran 1.18-2.65x the estimate (speed/rl/colocated/moe, rl.md sections
+    # 8 and 31-34; 1.18-2.85x when this test was written, whose fast edge put the whole band past
+    # the deadline): 16 A40s meet 4 days at the estimate (3.4 d), and runs like it have taken
+    # 4.0-9.0 days, so the note says the deadline is met at the estimate and how long such runs took
     o = row("rl-qwen3-30b-a3b-colocated", "a40-48gb")
     assert o["targets_met"] is True
-    low = o["rl_run_seconds_range"][0] / o["effective_time_share"] / DAY
-    assert low > 4
-    assert any("is past the deadline" in n for n in o["notes"]), o["notes"]
+    low, high = (x / o["effective_time_share"] / DAY for x in o["rl_run_seconds_range"])
+    assert 3.9 < low < 4.1 and high > 4
+    note = next(n for n in o["notes"] if "deadline" in n)
+    assert "meets the 4-day deadline at the estimate (3.4 days)" in note
+    assert "runs like it have taken up to 9.0 days" in note
 
 
 def test_deadline_band_note_only_where_the_band_passes_it() -> None:
