@@ -14,7 +14,8 @@ import gpusizer
 from gpusizer import estimate_report
 from gpusizer.core.model.specs import Scenario
 from gpusizer.core.pipeline.scenario import parse_scenario
-from gpusizer.core.sizing.layout_etp import etp_twins, weighs_expert_tensor
+from gpusizer.core.sizing.layout_etp import weighs_expert_tensor
+from gpusizer.core.sizing.layout_space import etp_twins
 
 # GLM-4.5 (355B, 160 experts) pre-trained at 16k tokens under Megatron on H100 nodes: the buyer
 # asks how many H100s and which layout

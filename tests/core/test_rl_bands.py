@@ -198,5 +198,7 @@ def test_the_html_report_shows_the_step_band_and_how_sure(tmp_path: Path) -> Non
     assert main(["report", str(path), "--output", str(tmp_path / "rep")]) == 0
     text = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
     lo, hi = estimate_report(VERL_7B["scenario"])["rl"]["time_per_step_seconds_range"]
-    assert f"({lo:,.1f} s-{hi:,.1f} s)" in text
+    # the estimate lies below its band (runs like it ran 1.02-1.63x it), so the parenthesis says
+    # what the band is (io/evidence_text.py ``band_words``)
+    assert f"(runs like this took {lo:,.1f} s-{hi:,.1f} s)" in text
     assert "80 % of 35 replayed figures of RL steps, colocated, dense policy" in text

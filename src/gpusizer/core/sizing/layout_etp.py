@@ -37,13 +37,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from ..model.redundant import stated_physical
 from ..model.specs import Scenario
-
-if TYPE_CHECKING:
-    from .layout_space import Layout
 
 ETP_TRIED = 1  # the experts' TP weighed beside the default (Megatron's MoE recipes)
 Shape = tuple[int, int, int, int]  # TP, PP, CP, EP
@@ -71,27 +66,21 @@ def grid_shapes(shapes: Sequence[Shape], eps: Sequence[int], n: int) -> list[Sha
     return [(t, q, c, e) for t, q, c in tpc for e in eps if t * q * c * (e // math.gcd(e, t * c)) <= n]
 
 
-def etp_twins(
-    s: Scenario, shapes: Sequence[Shape], zeros: Sequence[int], n: int, most: int
-) -> list[tuple[Layout, Sequence[int]]]:
-    """Expert TP 1's shapes (:func:`grid_shapes`) with every ZeRO stage and their valid DP
-    degrees up to ``n`` GPUs, after every default shape (a tie in speed keeps the default); at
-    most ``most``; none where :func:`weighs_expert_tensor` is false."""
+DpRule = tuple[int, int, int]  # layout_space.dp_candidates' (step, least, limit)
+
+
+def etp_shapes(
+    s: Scenario, shapes: Sequence[Shape], zeros: Sequence[int], eps: Sequence[int], n: int, most: int
+) -> list[tuple[Shape, int, DpRule]]:
+    """Expert TP 1's shapes (:func:`grid_shapes` over the EPs ``eps``) with every ZeRO stage of
+    ``zeros`` and the rule of their valid DP degrees up to ``n`` GPUs (dp_rule's least, since ZeRO
+    shards nothing over one rank, with the grid's step); at most ``most``; none where
+    :func:`weighs_expert_tensor` is false. core/sizing/layout_space.py makes the layouts, after
+    every default shape (a tie in speed keeps the default)."""
     if not weighs_expert_tensor(s):
         return []
-    from .layout_space import Layout, divisors, dp_candidates  # the space imports this module
-
-    # the EPs the space tries (layout_space.layout_space): divisors of the physical experts
-    eps = [e for e in divisors(stated_physical(s)) if e <= n]
-    rc, out = s.parallelism.recompute, []
-    dps: dict[tuple[int, int, int], Sequence[int]] = {}
-    for t, q, c, e in grid_shapes(shapes, eps, n)[: most // max(1, len(zeros))]:
-        for zero in zeros:
-            # dp_rule's least (ZeRO shards nothing over one rank) with the grid's step
-            rule = (e // math.gcd(e, t * c), 2 if zero and c == 1 else 1, n // (t * q * c))
-            vals = dps.get(rule)
-            if vals is None:
-                vals = dps[rule] = dp_candidates(s, *rule)
-            if vals:
-                out.append((Layout(t, q, c, e, zero, rc, et=ETP_TRIED), vals))
-    return out
+    return [
+        ((t, q, c, e), zero, (e // math.gcd(e, t * c), 2 if zero and c == 1 else 1, n // (t * q * c)))
+        for t, q, c, e in grid_shapes(shapes, eps, n)[: most // max(1, len(zeros))]
+        for zero in zeros
+    ]

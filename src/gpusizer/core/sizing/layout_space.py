@@ -15,7 +15,7 @@ from ..model.architecture import Arch, ceil_div
 from ..model.redundant import stated_physical
 from ..model.specs import Scenario
 from ..registry.frameworks import FrameworkProfile
-from .layout_etp import etp_twins
+from .layout_etp import ETP_TRIED, etp_shapes
 
 MAX_CP, MIN_CP_TOKENS = 64, 4096  # context parallelism is for long sequences
 # Pipeline stages tried: Megatron-LM's 1T-parameter run used 64 (arXiv 2104.04473, Table 1),
@@ -214,9 +214,30 @@ def shape_degrees(
                     out.append((_layout(tp, pp, cp, ep, zero, rc), vals))
                     if len(out) == first:
                         return out
-        return [*out, *etp_twins(s, space.shapes, space.zeros, n, MAX_LAYOUTS)][:first]
+        return [*out, *etp_twins(s, space.shapes, space.zeros, n)][:first]
 
     return _SHAPE_DEGREES.get(key if first is None else (*key, first), build, (s, arch))
+
+
+def etp_twins(
+    s: Scenario,
+    shapes: Sequence[tuple[int, int, int, int]],
+    zeros: Sequence[int],
+    n: int,
+    most: int = MAX_LAYOUTS,
+) -> list[tuple[Layout, Sequence[int]]]:
+    """Expert TP 1's layouts beside the default's (core/sizing/layout_etp.py ``etp_shapes``) with
+    their valid DP degrees, the EPs the space tries (divisors of the physical experts)."""
+    eps = [e for e in divisors(stated_physical(s)) if e <= n]
+    rc, out = s.parallelism.recompute, []
+    dps: dict[tuple[int, int, int], Sequence[int]] = {}
+    for (t, q, c, e), zero, rule in etp_shapes(s, shapes, zeros, eps, n, most):
+        vals = dps.get(rule)
+        if vals is None:
+            vals = dps[rule] = dp_candidates(s, *rule)
+        if vals:
+            out.append((Layout(t, q, c, e, zero, rc, et=ETP_TRIED), vals))
+    return out
 
 
 def dp_values(s: Scenario, lay: Layout, max_gpus: int) -> Sequence[int]:
