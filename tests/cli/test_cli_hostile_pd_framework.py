@@ -74,6 +74,18 @@ def test_a_bad_field_is_one_line_and_exit_2(
     words: tuple[str, ...],
     command: str,
 ) -> None:
+    refused_in_one_line(tmp_path, capsys, scenario, words, command)
+
+
+def refused_in_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    scenario: dict[str, Any],
+    words: tuple[str, ...],
+    command: str,
+) -> None:
+    """``command`` on ``scenario``'s file exits 2 within 10 s of CPU with one line on stderr that
+    holds every one of ``words``, and writes nothing (the project's bad-input rule)."""
     path = _write(tmp_path / "s.gpusizer.json", scenario)
     extra = ["--output", str(tmp_path / "out")] if command == "report" else []
     start = time.process_time()

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from gpusizer.cli import main
+from tests.cli.test_cli_hostile_pd_framework import refused_in_one_line
 from tests.core.hostile_inputs import RL, SERVE, at
 from tests.core.test_hostile_pd_framework import PD
 from tests.core.test_hostile_round39 import DSV3, MOE_TRAIN, MTP_SERVE
@@ -58,17 +59,7 @@ def test_a_bad_field_is_one_line_and_exit_2(
     words: tuple[str, ...],
     command: str,
 ) -> None:
-    path = _write(tmp_path / "s.gpusizer.json", scenario)
-    extra = ["--output", str(tmp_path / "out")] if command == "report" else []
-    start = time.process_time()
-    code = main([command, str(path), *extra])
-    assert time.process_time() - start < 10.0
-    out, err = capsys.readouterr()
-    assert code == 2 and out == "", err
-    assert len(err.splitlines()) == 1 and err.startswith("error: "), err
-    for w in words:
-        assert w in err, err
-    assert not (tmp_path / "out").exists()  # nothing half-written
+    refused_in_one_line(tmp_path, capsys, scenario, words, command)
 
 
 @pytest.mark.parametrize("field", ["opening_burst", "link_gb_per_s"])
