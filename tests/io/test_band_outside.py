@@ -63,7 +63,8 @@ def _rl(step: float, lo: float, hi: float) -> dict[str, Any]:
 
 def test_the_cli_rl_lines_word_both_cases() -> None:
     below = "\n".join(rl_lines(_rl(STEP, 1.02, 1.63)))
-    assert "time per step 43.5 s (runs like this took 44.4 s-70.9 s)" in below
+    # each edge on the one duration scale (io/wording.py ``duration``: 70.9 s is 1.2 min)
+    assert "time per step 43.5 s (runs like this took 44.4 s-1.2 min)" in below
     assert "100 steps: 1.2 h (runs like this took" in below
     inside = "\n".join(rl_lines(_rl(STEP, 0.8, 1.3)))
     assert "time per step 43.5 s (34.8 s-56.6 s)" in inside and "runs like this" not in inside

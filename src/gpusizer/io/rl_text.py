@@ -6,22 +6,14 @@ from typing import Any
 
 from .evidence_text import TOOK, banded
 from .units import to_unit
-from .wording import count
-
-
-def _duration(seconds: float) -> str:
-    if seconds >= 86400:
-        return f"{seconds / 86400:,.1f} days"
-    if seconds >= 3600:
-        return f"{seconds / 3600:,.1f} h"
-    return f"{seconds:,.1f} s"
+from .wording import count, duration
 
 
 def _time_banded(rl: dict[str, Any], key: str) -> str:
     """``43.5 s (44.2 s-1.2 min)`` of the ``rl`` block's time ``key`` with its ``key_range``
     (evidence_text.banded: worded "runs like this took" where the estimate lies outside)."""
     sec = rl[key]
-    return banded(_duration(sec), rl.get(key + "_range"), _duration, sec, TOOK)
+    return banded(duration(sec), rl.get(key + "_range"), duration, sec, TOOK)
 
 
 def _scheduler(rl: dict[str, Any]) -> str:
@@ -68,7 +60,7 @@ def rl_lines(rl: dict[str, Any]) -> list[str]:
     if best is not None:
         out.append(
             f"  fastest split of these GPUs: {best['rollout_gpus']:,} rollout + {best['training_gpus']:,} "
-            f"training, {_duration(best['time_per_step_seconds'])} per step"
+            f"training, {duration(best['time_per_step_seconds'])} per step"
         )
     return out
 
