@@ -116,3 +116,19 @@ def open_rl_sections(window: Any) -> None:
     panel = next(p for p in window.panels if isinstance(p, RLPanel))
     for section in panel.knobs.sections:
         section.set_open(True)
+
+
+def shown_window(qtbot: Any, scenario: dict[str, Any], size: tuple[int, int], advice: bool = True) -> Any:
+    """A main window on ``scenario`` at ``size``, shown and exposed, its estimate done and, with
+    ``advice``, its advisor's answer too (the summary's "GPUs needed" line takes height)."""
+    from gpusizer.gui.main_window import MainWindow
+
+    w = MainWindow(scenario, restore=False)
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    w.state.wait()
+    if advice:
+        w.advisor.wait()
+    return w

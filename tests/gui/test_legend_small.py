@@ -13,19 +13,13 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from gpusizer.gui.charts.palette import LABEL_PX
-from gpusizer.gui.main_window import MainWindow
 
+from .helpers import shown_window
 from .test_window_small import NEMO_ASYNC
 
 
 def _rl_chart(qtbot: Any, size: tuple[int, int]) -> Any:
-    w = MainWindow(NEMO_ASYNC, restore=False)
-    qtbot.addWidget(w)
-    w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
-    w.state.wait()
-    w.advisor.wait()  # the summary's "GPUs needed" line takes height from the chart
+    w = shown_window(qtbot, NEMO_ASYNC, size)
     w.tabs.select("rl_timeline")
     for _ in range(5):
         QApplication.processEvents()

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QApplication
 from gpusizer.gui.charts.palette import FONT_PX, font
 from gpusizer.gui.charts.sweep import log2_ticks
 from gpusizer.gui.charts.ticks import thinned
-from gpusizer.gui.main_window import MainWindow
 
+from .helpers import shown_window
 from .test_window_small import DSV3_PD
 
 
@@ -34,13 +34,7 @@ def test_thinning_keeps_every_tick_where_they_fit_and_the_last_always(qapp) -> N
 
 
 def test_the_pd_features_axis_keeps_its_labels_apart_at_1024x700(qtbot) -> None:
-    w = MainWindow(DSV3_PD, restore=False)
-    qtbot.addWidget(w)
-    w.resize(1024, 700)
-    w.show()
-    qtbot.waitExposed(w)
-    w.state.wait()
-    w.advisor.wait()
+    w = shown_window(qtbot, DSV3_PD, (1024, 700))
     w.tabs.select("features")
     chart: Any = w.tabs.current_chart()
     assert chart is not None and chart.wait_settled()

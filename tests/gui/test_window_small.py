@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from gpusizer.gui.main_window import MainWindow
 from tests.scenarios import megatron_moe_pretraining
 
-from .helpers import find
+from .helpers import find, shown_window
 
 EP8_DEEPEP = megatron_moe_pretraining(data=8, expert=8, expert_dispatcher="deepep", expert_overlap=True)
 NEMO_ASYNC: dict[str, Any] = {
@@ -51,12 +51,7 @@ def _column_fits(w: MainWindow) -> None:
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("scenario", [EP8_DEEPEP, NEMO_ASYNC, DSV3_PD], ids=["ep8", "nemo", "pd"])
 def test_the_panels_column_is_never_cut(qtbot, size, scenario) -> None:
-    w = MainWindow(scenario, restore=False)
-    qtbot.addWidget(w)
-    w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
-    w.state.wait()
+    w = shown_window(qtbot, scenario, size, advice=False)
     _column_fits(w)
 
 
@@ -91,13 +86,7 @@ def test_roofline_in_a_small_window_drops_the_names_that_clash(qtbot) -> None:
     roofs' figures, now give way (the step labels stay); a taller plot shows them again."""
     from gpusizer.gui.charts.labels import overlaps
 
-    w = MainWindow(EP8_DEEPEP, restore=False)
-    qtbot.addWidget(w)
-    w.resize(1024, 700)
-    w.show()
-    qtbot.waitExposed(w)
-    w.state.wait()
-    w.advisor.wait()
+    w = shown_window(qtbot, EP8_DEEPEP, (1024, 700))
     w.tabs.select("roofline")
     QApplication.processEvents()
     chart: Any = w.tabs.current_chart()
@@ -117,13 +106,7 @@ def test_a_long_summary_scrolls_in_a_short_window_and_the_chart_keeps_its_plot(q
     the side and scrolls (gui/summary_scroll.py); at 1400 x 900 it is whole, as before."""
     from gpusizer.gui.summary_scroll import SHARE
 
-    w = MainWindow(DSV3_PD, restore=False)
-    qtbot.addWidget(w)
-    w.resize(1024, 700)
-    w.show()
-    qtbot.waitExposed(w)
-    w.state.wait()
-    w.advisor.wait()
+    w = shown_window(qtbot, DSV3_PD, (1024, 700))
     QApplication.processEvents()
     scroll, summary = find(w, "summary_scroll"), find(w, "summary")
     side = scroll.parentWidget()
@@ -145,12 +128,7 @@ def test_a_long_summary_scrolls_in_a_short_window_and_the_chart_keeps_its_plot(q
 def test_the_stale_banner_is_scrolled_into_view_in_a_short_window(qtbot) -> None:
     """A refused edit at 1024 x 700: the summary scrolls to its "last valid estimate" banner
     (the banner is its last line, under "GPUs needed")."""
-    w = MainWindow(DSV3_PD, restore=False)
-    qtbot.addWidget(w)
-    w.resize(1024, 700)
-    w.show()
-    qtbot.waitExposed(w)
-    w.state.wait()
+    w = shown_window(qtbot, DSV3_PD, (1024, 700), advice=False)
     w.state.edit("serving.disaggregated.opening_burst", "yes", immediate=True)
     w.state.flush()
     QApplication.processEvents()
