@@ -120,8 +120,9 @@ def _gpu(name: str) -> str | dict[str, Any]:
     return {**{k: base[k] for k in keys}, **H800}
 
 
-def _single(src: dict[str, Any], prompt: int) -> dict[str, Any]:
-    """One request at a time (--max-concurrency 1) through a 1P1D split of TP 8 pools."""
+def _single(src: dict[str, Any], prompt: int, **serving: Any) -> dict[str, Any]:
+    """One request at a time (--max-concurrency 1) through a 1P1D split of TP 8 pools;
+    ``serving``: fields set over the run's (scripts/disagg_ttft_terms.py: ``api_server``)."""
     tp = src["tensor"]
     split = {"prefill_gpus": tp, "decode_gpus": tp, "link_gb_per_s": src["link_gb_per_s"]}
     if src.get("connector"):
@@ -141,6 +142,7 @@ def _single(src: dict[str, Any], prompt: int) -> dict[str, Any]:
     }
     if src.get("engine_version"):
         d["serving"]["engine_version"] = src["engine_version"]
+    d["serving"].update(serving)
     return dict(estimate_report(d)["serving"])
 
 
