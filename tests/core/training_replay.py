@@ -76,32 +76,35 @@ AX_DEVSTRAL = "axolotl-devstral-small-qlora-2048"
 AX_MAGISTRAL = "axolotl-magistral-small-qlora-2048"
 _MEG = {"framework": "megatron", "overhead": {"cuda_context_bytes": 0}}  # Megatron-SWIFT
 _AX_FSDP = (
-    "FSDP2 over gpt-oss's 32- and 128-expert layers, run through kernels the estimate has no "
-    "term for. The 20B rows were written with their config's use_kernels: true (axolotl "
-    "ba3dba3e4, 2025-08-06: the kernels hub's MegaBlocksMoeMLP replaces GptOssMLP; its source, "
-    "kernels-community/megablocks, is not among the stored sources, so what it keeps is "
-    "unread). The 120B row (50f2b94d5, use_kernels: false) runs transformers 4.55's eager "
-    "expert loop: GptOssExperts.forward in training indexes gate_up_proj[expert_idx] with a "
-    "one-element tensor, a copy of each expert that its matmul saves (one more layer of expert "
-    "weights in the recompute), and each IndexBackward returns a zero gradient of the whole "
-    "[E, H, 2I] tensor (about 1.7 layers of expert weights, ~10 GiB at 120B: not enough "
-    "alone). The 8 x 48 GB and 4 x 80 GB figures of one config differ by 10 GiB where the "
+    "FSDP2 over gpt-oss's 32-expert layers run through the kernels hub's MegaBlocksMoeMLP "
+    "(axolotl ba3dba3e4, 2025-08-06: use_kernels: true; kernels-community 885c7a29 "
+    "megablocks/torch-ext/megablocks/layers.py forward_once: capacity-bounded [E, C, H] bins "
+    "and two bmm on the whole expert tensors, no weight copy, nothing the estimate does not "
+    "already count), so what the figures carry beyond the estimate is not in the MoE layer's "
+    "source. The 8 x 48 GB and 4 x 80 GB figures of one config differ by 10 GiB where the "
     "estimate's sharded states differ by 15: ~4.1 B per parameter sharded against 6"
+)
+_AX_120 = (
+    "transformers 4.55's eager expert loop (50f2b94d5, use_kernels: false) is counted "
+    "(expert_kernel hf_eager_loop, core/memory/expert_loop.py: the indexed copies of one "
+    "layer's 128 experts, 5.9 GiB, and one more whole gate_up_proj gradient, 4.0 GiB); the "
+    "figure (a README '~' of reserved memory) stays 15 GiB above: not traced"
 )
 
 
-def _oss_fft(data: int, offload: bool, opt: str = "adamw") -> dict[str, Any]:
+def _oss_fft(data: int, offload: bool, opt: str = "adamw", experts: str = "megablocks") -> dict[str, Any]:
     """The examples/gpt-oss FSDP2 configs: gradient_accumulation_steps 2 (the sharded
     gradients wait for the second micro-batch: an FSDPModule has no ``no_sync``, so accelerate
     reduce-scatters every micro-batch); fsdp_version 2 with TRANSFORMER_BASED_WRAP of
     GptOssDecoderLayer, so the embedding, final norm and LM head are the root's
     (``root_unit_gathered``; axolotl monkeypatch/accelerate/fsdp2.py ``fsdp2_prepare_model``:
-    ``fully_shard`` on each wrapped layer, then on the model)."""
+    ``fully_shard`` on each wrapped layer, then on the model). ``experts``: the config's
+    ``use_kernels`` (true: MegaBlocks; false: transformers' eager loop)."""
     return {
         "framework": "axolotl",
         "model": {"preset": "gpt-oss-20b"},
         "precision": {"weights": "bf16", "master_weights": None, "optimizer": opt},
-        "workload": _w("full_finetune", 1, 4096, global_batch_size=2 * data),
+        "workload": _w("full_finetune", 1, 4096, global_batch_size=2 * data, expert_kernel=experts),
         "parallelism": {
             "data": data,
             "zero_stage": 3,
@@ -192,9 +195,9 @@ def _replays() -> list[TrainingReplay]:
         ),
         TrainingReplay(
             AX_OSS_120,
-            {**_oss_fft(16, True), "model": {"preset": "gpt-oss-120b"}},
+            {**_oss_fft(16, True, experts="hf_eager_loop"), "model": {"preset": "gpt-oss-120b"}},
             figure(AX_OSS_120),
-            known=_AX_FSDP,
+            known=_AX_120,
         ),
         TrainingReplay(
             AX_SCOUT,

@@ -108,6 +108,10 @@ GLOSSARY: dict[str, str] = {
     "workload.fused_kernels": "Fused kernels in force (Liger, flash-attn, xformers): a fused "
     "RMSNorm keeps its input and one number per token, a fused SwiGLU/GeGLU gate and up; a loss "
     "kernel sets the loss. Liger's defaults: rope, rmsnorm, swiglu, fused_linear_cross_entropy.",
+    "workload.expert_kernel": "How the trainer runs a MoE layer's experts: a grouped GEMM "
+    "(Megatron, torchtitan) or MegaBlocks keep only the routed tokens' activations; "
+    "transformers' eager loop (gpt-oss, 4.55) also copies every expert's weights for the "
+    "backward and builds one more whole expert-tensor gradient in each layer's backward.",
     "workload.lora_dropout": "LoRA dropout: each adapted module keeps its own dropout output "
     "and a 1-byte mask (CUDA); 0 keeps neither.",
     "workload.kbit_prepare": "PEFT's prepare_model_for_kbit_training: embedding, norms and the "

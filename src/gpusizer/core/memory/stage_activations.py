@@ -23,6 +23,7 @@ from ..registry.dtypes import DTYPES, nbytes
 from ..registry.lightning_precision import autocasts, te_fp8_inputs
 from ..registry.quant_rules import FORMAT_DEFAULTS
 from .activations import ActContext
+from .expert_loop import expert_loop
 from .layouts import activation_layout, lora_kernels, stage_layout
 from .lora import module_targets, recorded_share
 from .peft import dropout_mask, kbit_prepared
@@ -42,6 +43,9 @@ class StageActivations(NamedTuple):
     # what the 4-bit layers keep of their inputs past the backward (bitsandbytes < 0.43.2,
     # counted only where the loop holds the last step: core/memory/last_step.py)
     quantised_inputs: float = 0.0
+    # a per-expert loop's whole-tensor gradient during one MoE layer's backward
+    # (core/memory/expert_loop.py)
+    layer_backward: float = 0.0
 
 
 _ACTS: Memo[StageActivations] = Memo(4096)  # with one micro-batch in flight
@@ -80,7 +84,12 @@ def stage_activations(
     if not sp.first:  # its own micro-batch only (x 1.0 changes no float)
         return one
     return StageActivations(
-        one.gpu * in_flight, one.host * in_flight, one.recompute_layer, one.top, one.quantised_inputs
+        one.gpu * in_flight,
+        one.host * in_flight,
+        one.recompute_layer,
+        one.top,
+        one.quantised_inputs,
+        one.layer_backward,
     )
 
 
@@ -135,6 +144,9 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
     ctx, autocast = _context(s)
     layout = stage_layout(s, arch, ctx)
     per = layout.kept(s, arch, ctx, sp) * recorded_share(s, sp.layers)  # lora_layers: the last N keep
+    loop = expert_loop(s, arch, sp)  # a per-expert loop's weight copies go with each layer
+    if p.recompute != "full":
+        per += loop.saved_per_layer * sp.moe_layers
     top = layout.top(s, arch, ctx, sp)
     if autocast and layout.casts_weights:  # autocast keeps a low-precision copy of every
         # matmul weight it cast; under full recompute the layers' copies go with the layer
@@ -144,14 +156,14 @@ def _compute(s: Scenario, arch: Arch, sp: StageParams, counts: ParamCounts) -> S
         )
     gpu, host = offload_split(p.activation_offload, per, top, sp.layers, p.offload_layers)
     rebuilt = (
-        layout.rebuilt(s, arch, replace(ctx, recompute="none"), sp)
+        layout.rebuilt(s, arch, replace(ctx, recompute="none"), sp) + loop.saved_per_layer
         if p.recompute == "full" and sp.layers
         else 0.0
     )
     held = 0.0
     if ctx.quantised_inputs and s.profile.holds_last_step:
         held = per - layout.kept(s, arch, replace(ctx, quantised_inputs=False), sp)
-    return StageActivations(gpu, host, rebuilt, top, held)
+    return StageActivations(gpu, host, rebuilt, top, held, loop.layer_backward)
 
 
 def kernel_assumptions(s: Scenario, arch: Arch) -> tuple[str, ...]:

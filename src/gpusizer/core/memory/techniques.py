@@ -66,6 +66,7 @@ class StepExtras(NamedTuple):
     top: float = 0.0  # activations outside the layers (one micro-batch), freed before it
     load: float = 0.0  # bytes alive at the peak of model loading (core/memory/loading.py)
     last_step: float = 0.0  # the last step's tensors alive in the forward (core/memory/last_step.py)
+    layer_backward: float = 0.0  # one layer's backward transient (core/memory/expert_loop.py)
 
 
 def logit_bytes(s: Scenario, arch: Arch, sp: StageParams, head_grad: float) -> tuple[float, float]:

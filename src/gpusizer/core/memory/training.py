@@ -291,6 +291,7 @@ def stage_phases(
         head_grad=st.head_grad,
         load=load_peak(s, arch, sp, weights, base_weight_dtype(s)),
         last_step=last_step_bytes(s, arch, sp, act.quantised_inputs),
+        layer_backward=act.layer_backward,
     )
     return _phases(s, st, lay, OnGpu(weights, grads, opt, act.gpu, stepped), extra)
 
@@ -378,6 +379,9 @@ def _phases(s: Scenario, st: _Stage, lay: Layout, gpu: OnGpu, extra: StepExtras)
         grads = kept = 0.0
     if extra.recompute_layer:  # full recompute rebuilds one layer in backward, after the loss
         temps["recompute"] = extra.recompute_layer + extra.head_grad + gathered + persistent + root_bwd
+        temps["recompute"] += extra.layer_backward
+    else:  # no rebuilt layer: the layers' backward is the backward phase
+        temps["backward"] += extra.layer_backward
     totals = {
         "forward": base + kept + acts + temps["forward"],
         "backward": base + kept + acts + temps["backward"],

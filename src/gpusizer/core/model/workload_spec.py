@@ -3,7 +3,7 @@
 ``parallelism`` block (:class:`ParallelismSpec`: TP, PP, DP, CP, EP, ZeRO, recompute, offload).
 
 Field names are the public contract (docs/scenario-format.md); ids are checked against their
-registries (core/registry/workloads.py, loss_kinds.py, fused_kernels.py,
+registries (core/registry/workloads.py, loss_kinds.py, fused_kernels.py, expert_kernels.py,
 recompute_modules.py) so a bad one names the allowed values. Sizes are tokens and sequences.
 """
 
@@ -15,6 +15,7 @@ from pydantic import Field, PrivateAttr, field_validator
 
 from ..errors import check_id, excerpt
 from ..limits import Batch, Degree, Layers, SomeTokens, Strict, Tokens, TrainingTokens, Whole, Width
+from ..registry.expert_kernels import check_expert_kernel
 from ..registry.fused_kernels import check_kernels
 from ..registry.loss_kinds import LOSS_KINDS
 from ..registry.recompute_modules import check_recompute_modules
@@ -51,6 +52,9 @@ class WorkloadSpec(Strict):
     compile: bool = False
     # fused training kernels in force (core/registry/fused_kernels.py FUSED_KERNELS)
     fused_kernels: tuple[str, ...] = Field((), strict=False)
+    # how the routed experts run (core/registry/expert_kernels.py EXPERT_KERNELS): what a
+    # per-expert loop keeps beyond a grouped GEMM (core/memory/expert_loop.py)
+    expert_kernel: str = "grouped"
 
     @field_validator("lora_targets")
     @classmethod
@@ -69,6 +73,11 @@ class WorkloadSpec(Strict):
     @classmethod
     def _kernels(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         return check_kernels(v)
+
+    @field_validator("expert_kernel", mode="before")  # any type: the message names the ids
+    @classmethod
+    def _expert_kernel(cls, v: object) -> str:
+        return check_expert_kernel(v)
 
     @field_validator("loss")
     @classmethod

@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QCheckBox, QLabel
 
+from ...core.registry.expert_kernels import EXPERT_KERNELS
 from ...core.registry.fused_kernels import FUSED_KERNELS
 from ...core.registry.loss_kinds import LOSS_KINDS
 from ..binding import Binder
@@ -68,6 +69,12 @@ class TrainingPanel(Panel):
             name="checks_fused_kernels",
             to_state=tuple,
             from_state=tuple,
+        )
+        f.add(
+            "MoE experts",
+            combo(tuple((k.label, k.id) for k in EXPERT_KERNELS.values())),
+            "workload.expert_kernel",
+            name="combo_expert_kernel",
         )
 
     def _add_adapter_fields(self) -> None:
