@@ -71,7 +71,8 @@ RECORDED = {
     # 0.476 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 3.827 before the async engines' max_num_seqs default (rl.md section 31)
     # 0.476 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.4 DeepSeek V3, 256 H100": 0.493,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
+    # 0.493 before vLLM's ranks held MLA's down-projections and the router whole (rl.md section 36)
+    "v0.4 DeepSeek V3, 256 H100": 0.548,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
     # 0.535 before the packed rows' padding under PP (rl.md section 27)
     # 0.538 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.683 before the async engines' max_num_seqs default (rl.md section 31)
@@ -383,7 +384,9 @@ SIZE_PAIRS = {
     # 30.5 / 31.1 and 7.7 / 24.2 before the engine loaded the recipes' BF16 checkpoint, then 33.9 /
     # 32.5 and 9.9 / 24.0 before vLLM's w2 grid at narrow slices (rl.md section 14)
     # 37.5 / 34.2 before the EP 16 all-to-all across two nodes ran at one NIC a GPU (speed.md)
-    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 38.8, 34.9),
+    # 38.8 / 34.9 before vLLM's ranks held MLA's down-projections and the router whole (rl.md
+    # section 36): at the recorded release's uncapped batch the 256-GPU engine's pool preempts
+    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 70.6, 20.2),
     # 8.5 / 31.8 before vLLM's Triton MoE streamed at Blackwell's share, 9.1 / 32.0 before a GB200's
     # two GPUs shared their Grace's C2C (rl.md section 28)
     ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 9.5, 32.4),

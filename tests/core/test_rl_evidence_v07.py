@@ -24,11 +24,13 @@ RECORDED = {
     # 0.646 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.661 before the async engines' max_num_seqs default (rl.md section 31)
     # 0.648 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.7 DeepSeek V3, 256 H100": 0.671,  # 0.771 no MTP; 0.658 with prev_logprobs
+    # 0.671 before vLLM's ranks held MLA's down-projections and the router whole (rl.md section
+    # 35): the drafter's and these weights leave the 0.6 pool 12 sequences at the mean
+    "v0.7 DeepSeek V3, 256 H100": 0.885,  # before section 36: 0.771 no MTP, 0.658 with prev_logprobs
     # 0.555 before the EP 16 all-to-all across two nodes ran at one NIC a GPU (speed.md, EP across
     # nodes); 0.652 no MTP; 0.564 with prev_logprobs
     # 0.581 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.7 DeepSeek V3, 512 H100": 0.595,
+    "v0.7 DeepSeek V3, 512 H100": 0.663,  # 0.595 before the whole projections (rl.md section 36)
     # 0.813 before the recipe's sequence parallelism (rl.md section 27)
     # 0.790 before the packed rows' padding under PP (rl.md section 27)
     # 0.803 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
@@ -118,6 +120,8 @@ def test_the_v07_count_within_25_percent_is_as_recorded() -> None:
     assert len(V07_ON) == 13 and len(V07_OFF) == 10
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert within == [
+        # in since vLLM's ranks hold MLA's down-projections and the router whole (rl.md section 36)
+        "v0.7 DeepSeek V3, 256 H100",
         "v0.7 Qwen3-235B, 128 H100",
         "v0.7 Qwen3-235B, 256 H100",
         "v0.7 Qwen3-32B, 32 H100",

@@ -36,7 +36,9 @@ ENGINE = {
 # Seconds a decode step would have to cost per remote host to carry the missing part B.
 NEEDED_PER_REMOTE_HOST = {
     # 0.0135, 0.0066 and 0.0092 before rl.md section 14 (the BF16 checkpoint, vLLM's w2 grid)
-    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): 0.0127,
+    # 0.0127 before vLLM's ranks held MLA's down-projections and the router whole (rl.md section
+    # 35: at the recorded release's uncapped batch the 256-GPU pool preempts, the model's B fell)
+    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): 0.0161,
     ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): 0.0058,
     # 0.0087 before the EP 16 all-to-all across nodes ran at one NIC a GPU (speed.md, EP across
     # nodes: the model's part that does not shrink grew); 0.0083 before the H100 recipes'
@@ -56,7 +58,7 @@ def _missing_b(pair) -> float:
 def test_the_gap_would_need_milliseconds_a_step_per_remote_host(pair) -> None:
     # source: section 2j's size pairs (NeMo RL v0.6 performance summary) and the recipes' engine
     # layouts; tolerance 3 % (the recorded model B drifts with the model). The three pairs need
-    # 5.8-12.7 ms a decode step per remote host: not one figure, as section 2j found per step.
+    # 5.8-16.1 ms a decode step per remote host: not one figure, as section 2j found per step.
     steps, hosts = ENGINE[pair]
     needed = _missing_b(pair) / steps / (hosts - 1)
     assert needed == pytest.approx(NEEDED_PER_REMOTE_HOST[pair], rel=0.03)

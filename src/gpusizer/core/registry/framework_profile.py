@@ -204,6 +204,9 @@ class FrameworkProfile:
     rotating_kv: bool = False
     eager_scores: bool = False  # eager attention materialises the scores when serving
     mla_latent_decode: bool = True  # MLA decodes in the compressed latent (weight absorption)
+    # MLA's down-projections and the MoE router stay whole on every TP rank (vLLM
+    # deepseek_v2.py: disable_tp=True / ReplicatedLinear; core/serving/tp_replicated.py)
+    replicates_tp_projections: bool = False
     # Hybrid models' recurrent state (core/model/state.py): "transformers" keeps the whole conv
     # kernel and an fp32 recurrent state; "engine" (vLLM) kernel - 1 inputs, model dtype.
     recurrent_state: Literal["transformers", "engine"] = "engine"

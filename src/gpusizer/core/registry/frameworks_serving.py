@@ -75,6 +75,7 @@ SERVING_ENGINES: tuple[FrameworkProfile, ...] = (
         runs_on_source=_VLLM,
         pipeline_serving=True,
         pipeline_source=_PP_VLLM,
+        replicates_tp_projections=True,
         # context 500 MiB and NCCL 1 GiB at TP > 1: the TP 4 init snapshot of vLLM 0.19 shows
         # 1.55 GiB in use before the weights load (llm-d planner logs; outside the budget)
         overhead=OverheadDefaults(500 * MiB, 0, 0.0, 1024 * MiB),

@@ -25,6 +25,7 @@ from ..registry.engines import cuda_total_bytes
 from .a2a_memory import a2a_buffers, a2a_note
 from .engine_settings import EngineSettings
 from .moe_layout import MoeLayout, served_weight_bytes
+from .tp_replicated import replicated_extra_bytes
 
 __all__ = [
     "EngineView",
@@ -85,6 +86,7 @@ def stages(s: Scenario, arch: Arch, counts: ParamCounts, gpu: GPUSpec, st: Engin
         per_logit = rel.sampler_bytes(s.serving.flashinfer_sampler) if rel else 0.0
         sampler = per_logit * seqs * arch.vocab if sp.last else 0.0
         weights, layout, stored = served_weight_bytes(s, arch, counts, sp, gpu, rel)
+        weights += replicated_extra_bytes(s, arch, sp)  # vLLM's whole MLA down-projections, router
         out.append(Stage(weights, forward_peak(s, arch, st.profile_tokens), sampler, sp, layout, stored))
     return out
 
