@@ -25,7 +25,8 @@ all-gathers spread it (core/pipeline/rl_transitions.py ``refit_seconds``, which 
 the broadcast follows each key's all-gather in the same loop).
 
 Llama 3.1 70B at TP 4 PP 4 on 64 H100 (NeMo RL v0.3.0 ``grpo_math_70B_megatron.yaml``), ``"full"``:
-3/4 of 141 GB, 106 GB a GPU, 3.0 s at 50 GB/s x 0.7; the node-shared gather alone 0.4 s."""
+3/4 of 141 GB, 106 GB a GPU, 3.0 s at 50 GB/s x 0.7, against 0.6 s for the whole refit before
+(the node-shared gather and the pack)."""
 
 from __future__ import annotations
 
