@@ -16,7 +16,8 @@ pipeline-parallel group:
   a GPU receives its shard of the other stages.
 
 Megatron-Core orders its ranks "tp-cp-ep-dp-pp" (``megatron/core/parallel_state.py``
-``initialize_model_parallel``): pipeline parallelism is outermost, so a pipeline group's ranks
+``initialize_model_parallel``, its default ``order`` at Megatron-LM 2ff0f09, the commit NeMo RL
+v0.3.0 pins): pipeline parallelism is outermost, so a pipeline group's ranks
 stand TP x CP x DP GPUs apart. Where that stride reaches a node's GPU count, the stages of one
 group sit on different nodes and each node holds one stage's data-parallel replicas: no GPU of
 the node holds what another lacks, so each receives the other stages itself, over its own
