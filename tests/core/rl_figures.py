@@ -148,6 +148,14 @@ class RLFigure(NamedTuple):
         return "bf16" if self.preset == "deepseek-v3" else None
 
     @property
+    def refit_gather(self) -> str | None:
+        """What the refit's pipeline broadcast carries (``rl.refit_gather``): the v0.3 blog's and
+        issue #959's rows ran NeMo RL v0.3.0, whose ``refit_utils.gather_params`` broadcasts each
+        TP-gathered tensor whole over the pipeline group ("full"); the later tables' rows are
+        left at null (docs/evidence/rl.md section 37)."""
+        return "full" if self.name.startswith(("v0.3", "#959")) else None
+
+    @property
     def node(self) -> dict[str, int]:
         """The NVLink domain where it is not the scenario's default of 8 (``NVLINK_DOMAIN``)."""
         return {"gpus_per_node": NVLINK_DOMAIN[self.gpu]} if self.gpu in NVLINK_DOMAIN else {}
@@ -222,6 +230,7 @@ class RLFigure(NamedTuple):
                 # every async recipe's refit at tags v0.4.0-v0.7.0: the packed broadcast over one
                 # NCCL group of all training and generation GPUs (docs/evidence/rl.md section 22)
                 **({"sync_transport": "collective"} if self.rollout_gpus else {}),
+                **({"refit_gather": self.refit_gather} if self.refit_gather else {}),
                 "off_policy_steps": self.off_policy_steps,
                 # NeMo RL moves each optimizer state with v.to("cpu") and back (pageable)
                 "offload_memory": "pageable",

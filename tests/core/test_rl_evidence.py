@@ -345,12 +345,15 @@ PHASE_RECORDED = {
         "training": 1.032,
         "refit": 1.6,
     },
+    # the 70B's refit 0.73 -> 0.95 and step 0.795 -> 0.81 with NeMo RL v0.3.0's full tensors
+    # broadcast over the pipeline group, each GPU through its own link (rl.refit_gather "full",
+    # core/pipeline/rl_pp_gather.py; docs/evidence/rl.md section 37)
     "v0.3 Llama 3.1 70B, 64 H100": {
-        "step": 0.795,
+        "step": 0.815,
         "rollout": 0.841,
         "log_probs": 0.811,
         "training": 0.762,
-        "refit": 0.73,
+        "refit": 0.947,
     },
 }
 

@@ -32,12 +32,15 @@ RECORDED = {
         "refit": 0.643,
         "prep": 0.359,
     },
+    # the 70B rows' refit timer 0.257 -> 0.373 (#959) and 0.478 -> 0.694 (the blog) with NeMo RL
+    # v0.3.0's full tensors broadcast over the pipeline group (rl.refit_gather "full",
+    # core/pipeline/rl_pp_gather.py; docs/evidence/rl.md section 37)
     "#959 rerun Llama 3.1 70B Megatron, 64 H100": {
-        "step": 0.655,
+        "step": 0.664,
         "rollout": 0.82,
         "log_probs": 0.727,
         "training": 0.686,
-        "refit": 0.257,
+        "refit": 0.373,
         "prep": 0.203,
     },
     "v0.3 blog Llama 3.1 8B DTensor, 8 H100": {
@@ -65,11 +68,11 @@ RECORDED = {
         "prep": 0.837,
     },
     "v0.3 Llama 3.1 70B, 64 H100": {
-        "step": 0.795,
+        "step": 0.805,
         "rollout": 0.85,
         "log_probs": 0.811,
         "training": 0.762,
-        "refit": 0.478,
+        "refit": 0.694,
         "prep": 0.947,
     },
 }

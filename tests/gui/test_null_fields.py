@@ -152,6 +152,7 @@ TRAINING = (
     Case("rl.framework_version", RL, "0.6.0", ("rl.framework", "verl")),
     Case("rl.rollout.weights", RL, "fp8"),
     Case("rl.sync_transport", RL, "collective"),
+    Case("rl.refit_gather", RL, "full"),
     Case("rl.reference.model", RL, "qwen2.5-7b"),
     Case("rl.rollout.max_batched_tokens", RL, 4096),
     Case("rl.rollout.engine_version", RL, "0.8.3"),

@@ -180,6 +180,10 @@ GLOSSARY: dict[str, str] = {
     "16-bit model through one GPU's network link. NeMo RL collective (v0.4.0-v0.7.0 non-colocated "
     "refit): one NCCL group of every training and rollout GPU, packed buckets broadcast over the "
     "node's network links beside the export, the slower of the two.",
+    "rl.refit_gather": "Megatron under pipeline parallelism: what the refit's gather broadcasts "
+    "from stages on other nodes, each GPU through its own network link. Default: nothing beyond "
+    "the node-shared gather. Full tensors: NeMo RL v0.3.x (each stage's TP-gathered tensors). "
+    "Own shard: Megatron-Bridge, NeMo RL v0.4.0 on (each GPU's shard, then the all-gathers).",
     "rl.off_policy_steps": "Split pools with overlap: the oldest policy a trained response may "
     "come from, in steps (NeMo RL grpo.async_grpo.max_trajectory_age_steps, 1-64). Above 1 each "
     "rollout replica holds that many steps' requests and refills a slot as a response ends "

@@ -209,6 +209,13 @@ class RLSpec(Strict):
     # group of every training and rollout GPU, packed buckets broadcast beside the export
     # (core/pipeline/rl_split_sync.py)
     sync_transport: Literal["collective"] | None = None
+    # Megatron under pipeline parallelism: what the refit's gather broadcasts over the pipeline
+    # group from stages on other nodes, each GPU through its own network link. null: nothing
+    # beyond the node-shared gather (as before); "full": each stage's TP-gathered tensors (NeMo
+    # RL v0.3.x refit_utils.gather_params); "shard": each GPU's own TP / EP shard before the
+    # all-gathers (Megatron-Bridge export_hf_weights, NeMo RL v0.4.0 on):
+    # core/pipeline/rl_pp_gather.py
+    refit_gather: Literal["full", "shard"] | None = None
     # colocated: GB/s per direction of the GPU's link to host memory (null: the GPU's PCIe or
     # NVLink-C2C, core/pipeline/rl_transitions.py)
     host_link_gb_per_s: Annotated[float, Field(gt=0.0, le=10000.0)] | None = None

@@ -13,6 +13,7 @@ from ..speed.train_rates import network_gb_per_s
 from .rl_adapter_sync import adapter_sync_seconds
 from .rl_check import rl_of
 from .rl_memory import RLParts
+from .rl_pp_gather import pipeline_broadcast_seconds
 from .rl_roles import reference_in_policy, serves_adapter
 from .rl_split_sync import collective_sync_seconds, split_sync_seconds
 from .rl_transitions import (
@@ -93,7 +94,8 @@ def colocated_transitions(s: Scenario, gpu: GPUSpec, parts: RLParts) -> tuple[Tr
 
 def colocated_refit(s: Scenario, gpu: GPUSpec) -> float:
     """Seconds of the colocated refit (the ``weight_sync`` phase): the whole 16-bit model
-    gathered on each GPU, then the engine's shard copied in."""
+    gathered on each GPU, then the engine's shard copied in; the gather's pipeline broadcast
+    from stages on other nodes through each GPU's own link (core/pipeline/rl_pp_gather.py)."""
     rl, c = rl_of(s), s.compute
     weights = count_parameters(s.model).total * BF16
     net = s.hardware.network_gb_per_s or network_gb_per_s(gpu)
@@ -104,7 +106,8 @@ def colocated_refit(s: Scenario, gpu: GPUSpec) -> float:
     )
     node = s.hardware.gpus_per_node
     shard = weights / rl.rollout.tensor
-    return refit_seconds(weights, shard_holders(s), node, shard, links, exported_tensors(s.model))
+    gather = refit_seconds(weights, shard_holders(s), node, shard, links, exported_tensors(s.model))
+    return gather + pipeline_broadcast_seconds(s, gpu)
 
 
 def weight_sync_seconds(s: Scenario, gpu: GPUSpec) -> float:

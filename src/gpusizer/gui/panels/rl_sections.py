@@ -28,6 +28,7 @@ from .rl_policy_rows import PolicyRows
 from .serving_feature_rows import add_speculative_rows, refresh_speculative_rows, table_of
 
 PER_TENSOR, TRANSPORT = "rl.broadcast_per_tensor", "rl.sync_transport"
+GATHER = "rl.refit_gather"
 _VERL_SEQS = "default: 1,024 (verl)"
 BUDGET, SPEC = "rl.rollout.max_batched_tokens", "rl.rollout.speculative"
 SLEEP, OFFLOAD = "rl.rollout.sleep_level", "rl.offload_states"
@@ -37,6 +38,12 @@ _WITH_OFFLOAD = ("rl.offload_memory", "rl.policy.offload_per_call")
 _TRANSPORT_ITEMS = (
     ("one GPU's network link (default)", None),
     ("NeMo RL collective (v0.4+)", "collective"),
+)
+# item data is rl.refit_gather's value (core/pipeline/rl_pp_gather.py); None is null
+_GATHER_ITEMS = (
+    ("node-shared only (default)", None),
+    ("full tensors over PP (NeMo RL v0.3)", "full"),
+    ("own shard over PP (Megatron-Bridge)", "shard"),
 )
 # (label, path, object name) of the rollout's and the moves' check boxes
 _ROLLOUT_CHECKS = (
@@ -136,6 +143,7 @@ class RLSections:
         f.add("Host link", self.link, "rl.host_link_gb_per_s", name="spin_rl_host_link_gb_per_s")
         f.add("Weight sync", combo(_TRANSPORT_ITEMS), TRANSPORT, name="combo_rl_sync_transport")
         f.add("", QCheckBox("Sync tensor by tensor (verl)"), PER_TENSOR, name="check_rl_broadcast_per_tensor")
+        f.add("Refit gather", combo(_GATHER_ITEMS), GATHER, name="combo_rl_refit_gather")
 
     # -- refresh ---------------------------------------------------------------------------------
     def refresh(self, shown: bool) -> None:
@@ -148,6 +156,9 @@ class RLSections:
         between = self.between_section.form
         between.show(PER_TENSOR, split)  # colocated: the refit, which the flag leaves alone
         between.show(TRANSPORT, split)
+        # read under pipeline parallelism (core/pipeline/rl_pp_gather.py), or held off null
+        pipelined = (st.value("parallelism.pipeline") or 1) > 1
+        between.show(GATHER, pipelined or st.value(GATHER) is not None)
         for key in _COLOCATED_ONLY:
             between.show(key, not split)  # split: the engine never sleeps, nothing is offloaded
         offload = st.value(OFFLOAD) is not False
