@@ -21,7 +21,8 @@ training and fine-tuning run the tests replay, counted once, with what holds of 
   gradients kept between micro-batches) and FSDP2's root unit (embedding and LM head, never
   resharded after the forward; ``parallelism.fsdp_version: 2``) were read from it. The
   misses are recorded where each is replayed: axolotl's three other gpt-oss FSDP2 rows
-  (training_replay.py ``_AX_FSDP``: MoE kernels the estimate has no term for). The
+  (training_replay.py ``_AX_FSDP``, ``_AX_120``: transformers 4.55's eager expert loop
+  counted, the rest not traced; the 4 x 80 GB row is at -7 % with it). The
   scenarios that set no overhead of their own (``overhead`` absent: the trainers' logs and
   torchtitan's rows; the others zero it to compare with max_memory_allocated, a definition,
   not a fit): 35 of 38 (92 %), the 90 % the issue asks of them too; all three misses are

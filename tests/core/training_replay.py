@@ -76,14 +76,23 @@ AX_DEVSTRAL = "axolotl-devstral-small-qlora-2048"
 AX_MAGISTRAL = "axolotl-magistral-small-qlora-2048"
 _MEG = {"framework": "megatron", "overhead": {"cuda_context_bytes": 0}}  # Megatron-SWIFT
 _AX_FSDP = (
-    "FSDP2 over gpt-oss's 32-expert layers run through the kernels hub's MegaBlocksMoeMLP "
-    "(axolotl ba3dba3e4, 2025-08-06: use_kernels: true; kernels-community 885c7a29 "
-    "megablocks/torch-ext/megablocks/layers.py forward_once: capacity-bounded [E, C, H] bins "
-    "and two bmm on the whole expert tensors, no weight copy, nothing the estimate does not "
-    "already count), so what the figures carry beyond the estimate is not in the MoE layer's "
-    "source. The 8 x 48 GB and 4 x 80 GB figures of one config differ by 10 GiB where the "
-    "estimate's sharded states differ by 15: ~4.1 B per parameter sharded against 6"
+    "FSDP2 over gpt-oss's 32-expert layers with transformers 4.55's eager expert loop counted "
+    "(expert_kernel hf_eager_loop: use_kernels: true did not swap in MegaBlocks, _EAGER); "
+    "what the figures carry beyond the estimate is not in the MoE layer's source. The 8 x 48 "
+    "GB and 4 x 80 GB figures of one config differ by 10 GiB where the estimate's sharded "
+    "states differ by 15: ~4.1 B per parameter sharded against 6"
 )
+# axolotl ca796fb56 (the README's 20B figures; requirements.txt transformers==4.55.0,
+# kernels==0.9.0) passes use_kernels to from_pretrained (src/axolotl/loaders/model.py
+# _apply_pre_model_load_setup) and nothing else kernelizes. transformers v4.55.0
+# modeling_utils.py from_pretrained calls ``kernelize(model, device=Device(type=...))`` with
+# no mode, so kernels v0.9.0 src/kernels/layer.py ``kernelize`` takes its default
+# ``Mode.TRAINING | Mode.TORCH_COMPILE``, whose _MODE_FALLBACK_PRIORITY is [TRAINING |
+# TORCH_COMPILE, FALLBACK]; transformers v4.55.0 integrations/hub_kernels.py registers
+# MegaBlocksMoeMLP for cuda under Mode.TRAINING and Mode.INFERENCE only (rocm INFERENCE, no
+# cpu), so no repository is selected and use_fallback keeps GptOssMLP's own forward: the
+# eager loop of GptOssExperts in training.
+_EAGER = "hf_eager_loop"
 _AX_120 = (
     "transformers 4.55's eager expert loop (50f2b94d5, use_kernels: false) is counted "
     "(expert_kernel hf_eager_loop, core/memory/expert_loop.py: the indexed copies of one "
@@ -92,14 +101,14 @@ _AX_120 = (
 )
 
 
-def _oss_fft(data: int, offload: bool, opt: str = "adamw", experts: str = "megablocks") -> dict[str, Any]:
+def _oss_fft(data: int, offload: bool, opt: str = "adamw", experts: str = _EAGER) -> dict[str, Any]:
     """The examples/gpt-oss FSDP2 configs: gradient_accumulation_steps 2 (the sharded
     gradients wait for the second micro-batch: an FSDPModule has no ``no_sync``, so accelerate
     reduce-scatters every micro-batch); fsdp_version 2 with TRANSFORMER_BASED_WRAP of
     GptOssDecoderLayer, so the embedding, final norm and LM head are the root's
     (``root_unit_gathered``; axolotl monkeypatch/accelerate/fsdp2.py ``fsdp2_prepare_model``:
-    ``fully_shard`` on each wrapped layer, then on the model). ``experts``: the config's
-    ``use_kernels`` (true: MegaBlocks; false: transformers' eager loop)."""
+    ``fully_shard`` on each wrapped layer, then on the model). ``experts``: transformers
+    4.55's eager loop whatever the config's ``use_kernels`` says (``_EAGER``)."""
     return {
         "framework": "axolotl",
         "model": {"preset": "gpt-oss-20b"},
@@ -180,7 +189,8 @@ def _replays() -> list[TrainingReplay]:
                 "framework": "axolotl",
                 "model": {"preset": "gpt-oss-20b"},
                 "precision": {"weights": "bf16", "optimizer": "adamw_8bit"},
-                "workload": _w("lora", 1, 4096, **_lora(8, ["q", "k", "v", "o"])),
+                # the frozen experts' indexed copies of transformers 4.55's loop (_EAGER)
+                "workload": _w("lora", 1, 4096, expert_kernel=_EAGER, **_lora(8, ["q", "k", "v", "o"])),
                 "parallelism": {"recompute": "full", "activation_offload": "checkpoints"},
             },
             figure(AX_OSS_LORA),
@@ -195,7 +205,7 @@ def _replays() -> list[TrainingReplay]:
         ),
         TrainingReplay(
             AX_OSS_120,
-            {**_oss_fft(16, True, experts="hf_eager_loop"), "model": {"preset": "gpt-oss-120b"}},
+            {**_oss_fft(16, True), "model": {"preset": "gpt-oss-120b"}},
             figure(AX_OSS_120),
             known=_AX_120,
         ),

@@ -17,7 +17,12 @@ core/memory/expert_loop.py. Entries:
   (``[E, I, H]``) tensor per expert, which autograd adds into the parameter's input buffer
   (torch ``torch/csrc/autograd/input_buffer.cpp``: accumulated in place when the buffer is
   not shared, so one buffer and one new gradient are alive at a time).
-- ``megablocks``: the kernels hub's ``MegaBlocksMoeMLP`` (transformers' ``use_kernels: true``;
+- ``megablocks``: the kernels hub's ``MegaBlocksMoeMLP``, where a kernel mapping selects it for
+  training (not transformers 4.55's ``use_kernels: true`` with kernels 0.9.0: v4.55.0
+  ``modeling_utils.py`` calls ``kernelize`` without a mode, kernels v0.9.0
+  ``src/kernels/layer.py`` defaults it to ``Mode.TRAINING | Mode.TORCH_COMPILE``, and v4.55.0
+  ``integrations/hub_kernels.py`` maps ``MegaBlocksMoeMLP`` under ``Mode.TRAINING`` and
+  ``Mode.INFERENCE`` only, so ``GptOssMLP`` keeps its forward: ``hf_eager_loop``;
   huggingface/kernels-community 885c7a29 ``megablocks/torch-ext/megablocks/layers.py``
   ``forward_once``/``mlp_forward``): tokens gathered into ``[E, C, H]`` bins with
   C = top_k x tokens / E (``expert_capacity_fn``, capacity factor 1) and two ``torch.bmm`` on
@@ -88,7 +93,7 @@ register(
 register(
     ExpertKernel(
         "megablocks",
-        "MegaBlocks (kernels hub, use_kernels)",
+        "MegaBlocks (kernels hub MegaBlocksMoeMLP)",
         sources=(
             "huggingface/kernels-community 885c7a29 megablocks/torch-ext/megablocks/layers.py forward_once",
         ),
