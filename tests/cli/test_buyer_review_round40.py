@@ -16,10 +16,17 @@ Defects found and fixed here:
    16 GB cards under vLLM: the search takes no margin where the engine keeps its own share of
    each GPU (vLLM ``gpu_memory_utilization``), and "0%" read as a search with no room kept. The
    sentence now names the engine's fraction (core/sizing/spare_words.py).
+3. "Need 8" H100s (and 8 MI325X) for the GRPO run within 7 days, where 4 H100 at ZeRO 3 (2
+   MI325X) beside the 8 rollout GPUs finish in 4.0 (6.1) days: the need search timed candidates
+   by the training pace, which an RL option has not, and ran only on one unit bought, where the
+   rollout pool makes a split run two. It now times them by the run (core/sizing/advise_need.py).
 
-Seen and left (report): the P/D DeepSeek-V3 case ranks aggregated counts (B300: 56 GPUs) while its
-note says a 1P1D split of 8 B300 meets the same targets; the plan's Layout column says "recompute
-full" where the note adds offloaded checkpoints and optimizer offload on workstation cards.
+Seen and left (report): at vLLM's default memory fraction no count of 12 GB cards serves Llama
+3.3 70B FP8 (the engine refuses to start on more than one), where at 0.85 20 RTX 5070 hold a
+replica, and the sentence does not say so; the P/D DeepSeek-V3 case ranks aggregated counts
+(B300: 56 GPUs) while its note says a 1P1D split of 8 B300 meets the same targets; the plan's
+Layout column says "recompute full" where the note adds offloaded checkpoints and optimizer
+offload on workstation cards.
 """
 
 from __future__ import annotations
@@ -126,3 +133,21 @@ def test_a_buyer_can_sign_the_top_rows(name: str) -> None:
         assert o["tokens_per_second"] <= users * o["tokens_per_second_per_user"] * 1.0001, o["gpu"]
     priced = [o["cost_per_hour"] is not None for o in ranked if o["fits"] and not o["unmet"]]
     assert priced == sorted(priced, reverse=True)  # no null price ranked above a priced one
+
+
+def test_an_rl_deadline_need_is_the_fewest_training_gpus_that_meet_it() -> None:
+    """Before: "Need 8" H100s and 8 MI325X for GRPO of Qwen3 8B within 7 days (an RL option's
+    pace has no run time, so the need search never ran). At the estimate 4 H100 (ZeRO 3) train
+    it in 4.0 days and 2 MI325X in 6.1 (gpusizer-cli estimate --dp 4 --zero 3, --dp 2 --zero 1):
+    a renter rents the need beside the 8 rollout GPUs (core/sizing/advise_need.py)."""
+    got = rows("rl-qwen3-8b-split-7days", "h100-sxm-80gb", "mi325x-256gb")
+    for gpu, need in (("h100-sxm-80gb", 4), ("mi325x-256gb", 2)):
+        o = got[gpu]
+        assert o["gpus"] == 8 and o["rl_total_gpus"] == 16, gpu  # what is bought does not move
+        assert o["needed_gpus"] == need and o["spare_gpus"] == 8 - need, (gpu, o["needed_gpus"])
+        assert o["needed_gpus"] >= o["min_gpus"]  # never below the fewest that hold it
+    # the need itself meets the deadline in wall time (7 days), its estimate's own run
+    data = case("rl-qwen3-8b-split-7days") | {"hardware": {"gpu": "mi325x-256gb"}}
+    data["parallelism"] = {"data": 2, "zero_stage": 1}
+    run = gpusizer.estimate_report(data)["rl"]["run_seconds"]
+    assert run <= 7 * 86400, run
