@@ -7,7 +7,8 @@ naming the field and what is allowed (exit 2), never a traceback, a hang or a si
 Defect found and fixed: a non-zero number below a float's range in a file (``1e-400``) read as
 0.0, so ``"model.mtp_layers": 1e-400`` or ``"model.moe.expert_groups": 1e-400`` answered as a model
 with none, silently (``expert_groups`` 0 means "none stated"). The file reader now refuses it as it
-refuses ``1e400`` (core/readfile.py), naming the number.
+refuses ``1e400`` (core/readfile.py), naming the number. And ``rl.policy.mini_batch_size`` above
+the step's responses was accepted (core/pipeline/rl_check.py ``check_mini_batch`` now refuses it).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import gpusizer
 from gpusizer.cli import main
 from gpusizer.core.errors import ScenarioError
 from gpusizer.core.readfile import parse_json
@@ -107,6 +109,7 @@ CASES: list[tuple[dict[str, Any], str, tuple[str, ...]]] = [
         ("greater than or equal to 1",),
     ),
     (at(PD, "serving.disaggregated.foo", 1), "serving.disaggregated.foo", ("unknown field",)),
+    (at(RL, "rl.policy.mini_batch_size", 10**6), "rl.policy.mini_batch_size", ("2,048", "or null")),
     (
         at(PD, "serving.disaggregated.arrival_burstiness", 1e12),
         "serving.disaggregated.arrival_burstiness",
@@ -193,3 +196,12 @@ def test_the_etp_flag_refuses_in_one_line(
     out, err = capsys.readouterr()
     assert out == "" and len(err.splitlines()) == 1 and err.startswith("error: "), err
     assert "--etp" in err or "parallelism.expert_tensor" in err, err
+
+
+def test_a_mini_batch_of_every_response_is_still_answered() -> None:
+    """Before: ``rl.policy.mini_batch_size`` above the step's responses was accepted, an optimizer
+    step over rows that do not exist; verl asserts ``data.train_batch_size >=
+    actor.ppo_mini_batch_size`` (verl/trainer/ppo/ray_trainer.py ``_validate_config``). The bound
+    is inclusive: 256 prompts x 8 samples = 2,048 is all of them, null's meaning."""
+    every = gpusizer.estimate_report(at(RL, "rl.policy.mini_batch_size", 2048))["rl"]
+    assert every["time_per_step_seconds"] == gpusizer.estimate_report(RL)["rl"]["time_per_step_seconds"]
