@@ -20,13 +20,15 @@ Defects found and fixed here:
    MI325X) beside the 8 rollout GPUs finish in 4.0 (6.1) days: the need search timed candidates
    by the training pace, which an RL option has not, and ran only on one unit bought, where the
    rollout pool makes a split run two. It now times them by the run (core/sizing/advise_need.py).
+4. `plan` and `compare` showed "TP 1 x PP 1 x DP 2 (ZeRO 3), recompute full" for a 7B
+   pre-training on two RTX 5090 that also offloads its checkpoints and optimizer (the note said
+   so): the host RAM and PCIe time a buyer sizes the box for were not in the Layout column. The
+   layout now names them (core/sizing/option.py ``layout_label``).
 
 Seen and left (report): at vLLM's default memory fraction no count of 12 GB cards serves Llama
 3.3 70B FP8 (the engine refuses to start on more than one), where at 0.85 20 RTX 5070 hold a
 replica, and the sentence does not say so; the P/D DeepSeek-V3 case ranks aggregated counts
-(B300: 56 GPUs) while its note says a 1P1D split of 8 B300 meets the same targets; the plan's
-Layout column says "recompute full" where the note adds offloaded checkpoints and optimizer
-offload on workstation cards.
+(B300: 56 GPUs) while its note says a 1P1D split of 8 B300 meets the same targets.
 """
 
 from __future__ import annotations
@@ -151,3 +153,21 @@ def test_an_rl_deadline_need_is_the_fewest_training_gpus_that_meet_it() -> None:
     data["parallelism"] = {"data": 2, "zero_stage": 1}
     run = gpusizer.estimate_report(data)["rl"]["run_seconds"]
     assert run <= 7 * 86400, run
+
+
+def test_the_layout_names_what_it_offloads(capsys: pytest.CaptureFixture[str]) -> None:
+    """ZeRO-Offload keeps the optimizer states in host RAM and steps them on the CPU (Ren et al.
+    2021, arXiv:2101.06840); offloaded checkpoints go to host RAM between passes: both size the
+    host, so the layout a buyer reads says them, in the words the note uses (core/sizing/savings.py)."""
+    o = rows("pretrain-7b-1t-30days", "rtx-5090-32gb")["rtx-5090-32gb"]
+    assert o["scenario_changes"].get("parallelism.offload_optimizer") is True
+    assert o["layout"].endswith(", recompute full, offloaded checkpoints, optimizer offload"), o["layout"]
+    assert main(["plan", str(DATA / "pretrain-7b-1t-30days.gpusizer.json")]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("GeForce RTX 5090 32GB"))
+    assert "offloaded checkpoints, optimizer offload" in line, line
+
+
+def test_a_layout_with_nothing_offloaded_reads_as_before() -> None:
+    """No offload, no words: a scenario that turns none on answers byte for byte as before."""
+    o = rows("pretrain-7b-1t-30days", "b200-192gb")["b200-192gb"]
+    assert o["layout"] == "TP 1 x PP 1 x DP 24 (ZeRO 1)", o["layout"]
