@@ -152,8 +152,8 @@ def _run_time(s: Scenario, c: Choice) -> float | None:
     """The run's ideal seconds on choice ``c``: a kind that times its own run (RL: ``rl.steps``
     whole steps, rollout and refit included, core/pipeline/work_rl.py) by its estimate, as the
     deadline's count was grown on it; else the training pace. An RL option's pace has no run
-    time, so GRPO of Qwen3 8B split read "need 8" H100s where 5 training GPUs (beside the 8 of
-    the rollout) finish the 2,000 steps in 2.8 of 7 days: a renter rents the need."""
+    time, so GRPO of Qwen3 8B split read "need 8" H100s where 4 training GPUs at ZeRO 3 (beside
+    the 8 of the rollout) finish the 2,000 steps in 4.0 of 7 days: a renter rents the need."""
     builder = builder_of(s.workload.info)
     return builder.run_seconds(estimate(c.scenario)) if builder.times_run else c.pace.time_seconds
 
