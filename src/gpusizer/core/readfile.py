@@ -8,8 +8,9 @@ file, never a hang, a traceback or unbounded memory:
 - only regular files are read (opened non-blocking, so a FIFO cannot stall the open), and at
   most ``limit`` bytes of them;
 - text must be UTF-8 (a UTF-8 byte-order mark is allowed, as Windows editors write one);
-- JSON must be strict (RFC 8259): no ``NaN``/``Infinity``, no number beyond a float's range,
-  no key twice in one object, at most :data:`MAX_DEPTH` levels of nesting.
+- JSON must be strict (RFC 8259): no ``NaN``/``Infinity``, no number beyond a float's range
+  (nor a non-zero one that underflows to 0, as ``1e-400``), no key twice in one object, at
+  most :data:`MAX_DEPTH` levels of nesting.
 
 It lives in the core because the core reads the user-GPU list (io re-exports it).
 """
@@ -149,6 +150,10 @@ def _finite_float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise _JSONRefused(f"the number {excerpt(text)} is beyond a float's range")
+    # 1e-400 reads as 0.0 (below the smallest subnormal, IEEE 754 binary64 underflow): a
+    # count of 0 or a rate of 0 the user never wrote, so the value is refused, not rounded
+    if value == 0.0 and any(c in "123456789" for c in text.lower().split("e")[0]):
+        raise _JSONRefused(f"the number {excerpt(text)} is below a float's range (it would read as 0)")
     return value
 
 

@@ -107,7 +107,24 @@ def check_rl(s: Scenario) -> None:
             "rl.rollout.async_engine",
             f"applies to a vLLM rollout (vLLM's AsyncLLM); rl.rollout.engine is {ro.engine!r}: set it false",
         )
+    check_mini_batch(rl)
     check_prefill_budget(rl, engine_sequences(ro, scenario_gpu(s)))
+
+
+def check_mini_batch(rl: RLSpec) -> None:
+    """``rl.policy.mini_batch_size`` (sequences per optimizer step) at most the step's responses,
+    ``rollout.prompts_per_step x rollout.samples_per_prompt``: verl asserts
+    ``data.train_batch_size >= actor.ppo_mini_batch_size`` (both in prompts;
+    verl/trainer/ppo/ray_trainer.py ``_validate_config``), and a larger one read as one optimizer
+    step over rows that do not exist (a pipeline's micro-batches counted from it)."""
+    ro, mini = rl.rollout, rl.policy.mini_batch_size
+    step = ro.prompts_per_step * ro.samples_per_prompt
+    if mini is not None and mini > step:
+        raise ScenarioError(
+            "rl.policy.mini_batch_size",
+            f"at most the step's responses ({step:,}: rollout.prompts_per_step {ro.prompts_per_step:,} x "
+            f"samples_per_prompt {ro.samples_per_prompt:,}), or null for all of them; got {mini:,}",
+        )
 
 
 def check_prefill_budget(rl: RLSpec, sequences: int | None = None) -> None:

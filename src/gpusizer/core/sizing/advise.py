@@ -46,6 +46,7 @@ from .rl_notes import rl_fields, split_notes
 from .rl_unmet import rl_engine_reason
 from .savings import Variant
 from .served import idle_slots, queue_clause
+from .spare_words import spare_words
 from .stated import SEARCH_COVERS, own_gpu, stated_fits
 from .units import Unit, pool_beside, with_pool
 from .unmet import capped_speed_clause, context_reason, fill_refusal, practical_reason, unreachable_reason
@@ -166,8 +167,7 @@ class GpuAdvice:
         own = self.s if self.g.id == own_gpu(self.s) else None  # the stated layout is on its own GPU
         stated = None if own is None else stated_fits(own, self.g.capacity)
         subject = "nothing" if stated is None else f"no layout the search tries ({SEARCH_COVERS})"
-        spare = f"{self.g.margin:.0%} of memory kept spare"
-        why = f"{subject} fits with up to {self.ask.max_gpus:,} GPUs and {spare}"
+        why = f"{subject} fits with up to {self.ask.max_gpus:,} GPUs and {spare_words(self.s, self.g)}"
         return "memory", why if stated is None else f"{why}; {stated}"
 
     def _option(self, c: Choice, growth: Growth, index: int) -> SizingOption:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..model.specs import Scenario
+from ..pipeline.estimate import estimate
+from ..pipeline.work import builder_of
 from ..speed.goodput import effective_time_share
 from .compare_scale import DAY, Growth, smallest_serving
 from .fill import Filler
@@ -111,7 +113,7 @@ def needed(
         )
         if growth.why == "targets":  # the fewest GPUs, not units, that meet them
             n = smallest_serving(filler, growth.least, c.layout.gpus)
-        elif growth.why == "deadline" and c.pace.time_seconds is not None and growth.unit.units(bought) == 1:
+        elif growth.why == "deadline" and _run_time(s, c) is not None and _fewest_units(growth, bought):
             # one unit bought: the need is the buyer's or renter's question (2 of a server's 8);
             # past one, the spare is a part of the last unit and the bisection's cost (a search
             # per step, 0.15 s of CPU for a 70B pre-training over 49 GPU types) buys little
@@ -136,7 +138,7 @@ def _smallest_in_time(s: Scenario, filler: Filler, growth: Growth, gpus: int) ->
 
     def met(n: int) -> bool:
         best = filler.best(n)
-        secs = best[0].pace.time_seconds if best else None
+        secs = _run_time(s, best[0]) if best else None
         return secs is not None and secs / effective_time_share(s, best[0].layout.gpus) <= limit
 
     hi = gpus
@@ -144,3 +146,19 @@ def _smallest_in_time(s: Scenario, filler: Filler, growth: Growth, gpus: int) ->
         mid = (lo + hi) // 2
         hi, lo = (mid, lo) if met(mid) else (hi, mid)
     return hi
+
+
+def _run_time(s: Scenario, c: Choice) -> float | None:
+    """The run's ideal seconds on choice ``c``: a kind that times its own run (RL: ``rl.steps``
+    whole steps, rollout and refit included, core/pipeline/work_rl.py) by its estimate, as the
+    deadline's count was grown on it; else the training pace. An RL option's pace has no run
+    time, so GRPO of Qwen3 8B split read "need 8" H100s where 4 training GPUs at ZeRO 3 (beside
+    the 8 of the rollout) finish the 2,000 steps in 4.0 of 7 days: a renter rents the need."""
+    builder = builder_of(s.workload.info)
+    return builder.run_seconds(estimate(c.scenario)) if builder.times_run else c.pace.time_seconds
+
+
+def _fewest_units(growth: Growth, bought: int) -> bool:
+    """Whether ``bought`` is in the fewest units any count is (one unit; a split RL run's
+    rollout pool beside it can make that two: core/sizing/units.py ``PoolUnit``)."""
+    return growth.unit.units(bought) == growth.unit.units(1)

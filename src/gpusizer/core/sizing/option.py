@@ -216,7 +216,20 @@ def layout_label(par: dict[str, Any], training: bool) -> str:
     out += f", EP {par['expert']}" if par["expert"] > 1 else ""
     out += f", expert TP {par['expert_tensor']}" if par.get("expert_tensor") is not None else ""
     out += f", attention DP {par['attention_data']}" if par.get("attention_data", 1) > 1 else ""
-    return out + (f", recompute {par['recompute']}" if training and par["recompute"] != "none" else "")
+    out += f", recompute {par['recompute']}" if training and par["recompute"] != "none" else ""
+    return out + (_offloads(par) if training else "")
+
+
+def _offloads(par: dict[str, Any]) -> str:
+    """``, offloaded checkpoints, optimizer offload``: what the layout keeps in host RAM. A plan of
+    a 7B pre-training on two RTX 5090 read "TP 1 x PP 1 x DP 2 (ZeRO 3), recompute full" where the
+    option also offloads the checkpoints and the optimizer (its note said so): the host RAM and
+    the PCIe time a buyer sizes the box for were not in the layout."""
+    act = par.get("activation_offload") or "none"
+    words = {"none": [], "checkpoints": ["offloaded checkpoints"]}.get(act, ["offloaded activations"])
+    words += ["parameter offload"] if par.get("offload_parameters") else []
+    words += ["optimizer offload"] if par.get("offload_optimizer") else []
+    return "".join(f", {w}" for w in words)
 
 
 def option_edits(option: dict[str, Any], gpu: bool = True) -> dict[str, Any]:

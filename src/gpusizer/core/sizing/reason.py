@@ -32,9 +32,12 @@ def _count(adv: Any, c: Choice, g: Growth) -> str:
         share = effective_time_share(s, c.layout.gpus)
         wall = _run_seconds(s, c) / share
         verb = "trains" if one else "train"
+        # "99.99% of the wall time training" read, on an RL run, as the training phase's share
+        # of a step (rollout takes half): the share is goodput, the rest restarts and lost work
+        # (core/speed/goodput.py: "effective training time", Llama 3 report, arXiv:2407.21783 3.3.4)
         return (
             f"{what} {verb} it in {_span(wall)} of {s.targets.max_training_days:g} days "
-            f"({share:.2%} of the wall time training)"
+            f"({share:.2%} of the wall time productive, the rest restarts and lost work)"
         )
     if g.why == "targets":  # memory's count, apart from the targets' (the need column)
         held = held.replace("would hold it", "would hold the model")
