@@ -99,7 +99,9 @@ RECORDED = {
     "v0.6 DeepSeek V3, 256 GB200": 0.376,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
     # 1.053 before NeMo RL's collective refit (rl.md section 22)
     # 1.047 before the packed rows' padding under PP (rl.md section 27)
-    "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 1.068,  # 0.989 before the FP32 log-probs (rl.md section 16)
+    # 1.068 before packed rows' attention per response (rl.md section 39); 0.989 before the FP32
+    # log-probs (rl.md section 16)
+    "v0.4 Llama 3.1 8B 1-off, 8+8 H100": 1.015,
     # 0.560 before FP32 log-probs (rl.md section 16)
     # 0.575 before v0.4.0's unfused SwiGLU (rl.md section 16)
     # 0.591 before NeMo RL's collective refit (rl.md section 22)
@@ -209,7 +211,9 @@ RECORDED = {
     # 0.508 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.514,
     # 0.738 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.732,  # 0.711 before the FP32 log-probs (rl.md section 16)
+    # 0.732 before packed rows' attention per response (rl.md section 39); 0.711 before the FP32
+    # log-probs (rl.md section 16)
+    "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.697,
     # 1.134 before NeMo RL's collective refit (rl.md section 22)
     # 0.579 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.5 DeepSeek V3 1-off, 128+128 GB200": 0.599,  # 0.962 block-FP8, 1.020 BF16 (rl.md section 14)
@@ -336,13 +340,15 @@ def test_each_published_run_fits_its_layout(figure) -> None:
 # model / measured seconds of each phase of the NeMo RL v0.3 blog's two steps
 # (tests/core/rl_figures.py PHASED; docs/evidence/rl.md section 2d)
 PHASE_RECORDED = {
+    # before packed rows' attention per response (rl.md section 39): 8B step 0.892, log-probs
+    # 1.200, training 1.032; 70B 0.795, 0.811, 0.762
     # before FP32 log-probs (rl.md section 16): 8B step 0.861, log-probs 1.085, training 0.98;
     # 70B 0.788, 0.794, 0.75
     "v0.3 Llama 3.1 8B, 8 H100": {
-        "step": 0.892,
+        "step": 0.865,
         "rollout": 0.715,
-        "log_probs": 1.200,
-        "training": 1.032,
+        "log_probs": 1.133,
+        "training": 0.969,
         "refit": 1.6,
     },
     # the 70B's refit 0.73 -> 0.95 and step 0.795 -> 0.81 with NeMo RL v0.3.0's full tensors
@@ -351,8 +357,8 @@ PHASE_RECORDED = {
     "v0.3 Llama 3.1 70B, 64 H100": {
         "step": 0.815,
         "rollout": 0.841,
-        "log_probs": 0.811,
-        "training": 0.762,
+        "log_probs": 0.777,
+        "training": 0.729,
         "refit": 0.947,
     },
 }

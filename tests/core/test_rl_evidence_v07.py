@@ -47,7 +47,7 @@ RECORDED = {
     # 0.488 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.489 before the replays stated the recipe's expert TP 1 (rl.md section 33): its EP 8 at
     # TP 4 CP 8 strode TP x CP (one rank a node), now eight neighbouring GPUs
-    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.403,
+    "v0.7 Qwen3-30B-A3B 40K, 32 H100": 0.354,  # 0.403 before attention per response (rl.md section 39)
     # 0.377 before vLLM's Triton MoE streamed at Blackwell's share and a GB200's two GPUs shared
     # their Grace's C2C (rl.md section 28)
     # 0.394 before the replays stated NeMo RL's vLLM pin (rl.md section 30)

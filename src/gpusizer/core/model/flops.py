@@ -63,7 +63,7 @@ def local_layers(arch: Arch) -> int:
     return min(spec.sliding_window_layers, arch.attention_layers) if spec.sliding_window else 0
 
 
-def attention_flops_per_token(arch: Arch, seq: int, causal: bool = True) -> float:
+def attention_flops_per_token(arch: Arch, seq: float, causal: bool = True) -> float:
     """Forward FLOPs of Q·Kᵀ and P·V per token, all layers, mean over a sequence of ``seq``.
 
     Per layer 2·ctx·(q_dim + attn_out_dim), i.e. 4·s·h for MHA without masking (Narayanan et
@@ -145,7 +145,7 @@ def training_flops_per_token(
     """FLOPs per trained token for the scenario's workload, recompute and attention kernel."""
     m = matmul_params(counts)
     causal = s.parallelism.attention == "flash"
-    a = attention_flops_per_token(arch, s.workload.sequence_length, causal)
+    a = attention_flops_per_token(arch, s.workload.attention_span, causal)
     forward = 2.0 * m + a
     if s.workload.is_adapter:
         forward += 2.0 * adapter_params

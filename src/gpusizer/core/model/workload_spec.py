@@ -55,6 +55,22 @@ class WorkloadSpec(Strict):
     # how the routed experts run (core/registry/expert_kernels.py EXPERT_KERNELS): what a
     # per-expert loop keeps beyond a grouped GEMM (core/memory/expert_loop.py)
     expert_kernel: str = "grouped"
+    # not a field: the tokens each causal attention spans where a row packs several sequences
+    # masked apart (RL's packed responses, core/pipeline/rl_packed_attention.py); None: the
+    # row's own ``sequence_length``
+    _attention_span: float | None = PrivateAttr(default=None)
+
+    @property
+    def attention_span(self) -> float:
+        """Tokens one causal attention spans (the mean context of its queries follows from it,
+        core/model/flops.py): ``sequence_length`` unless :meth:`spanning` set it."""
+        return self.sequence_length if self._attention_span is None else self._attention_span
+
+    def spanning(self, span: float | None) -> WorkloadSpec:
+        """This workload with each row's attention over sequences of ``span`` tokens (None: the
+        row's own); set once, on a workload just built (it is not a field: no echo changes)."""
+        self._attention_span = span
+        return self
 
     @field_validator("lora_targets")
     @classmethod

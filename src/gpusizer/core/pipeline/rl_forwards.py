@@ -32,7 +32,7 @@ def forwards(s: Scenario, policy: Scenario, gpu: GPUSpec) -> tuple[float, float]
     models += [role_model(s, "", rl.critic.model)] * rl.has_critic
     models += [role_model(s, "", rl.reward.model)] * (rl.reward.kind == "model")
     tokens = computed_tokens(s)  # the padded rows run the math too (core/pipeline/rl_padding.py)
-    rows, causal = policy.workload.sequence_length, policy.parallelism.attention == "flash"
+    rows, causal = policy.workload.attention_span, policy.parallelism.attention == "flash"
     fwd = sum(forward_seconds(tokens, forward_flops(m, rows, causal), gpus, rate) for m in models)
     train = c.time_seconds * (2 if rl.has_critic else 1)  # the critic: as much again (its model's)
     waits = exposed_gathers(s, gpu)

@@ -21,6 +21,7 @@ from ..registry.engines import release
 from ..registry.frameworks import FRAMEWORKS
 from .rl_check import rl_of
 from .rl_engine_seqs import engine_sequences
+from .rl_packed_attention import packed_span, spanned
 from .rl_padding import padded_share
 from .scenario import parse_scenario, scenario_dict
 
@@ -147,7 +148,8 @@ def _base(s: Scenario, model: ModelSpec | None) -> dict[str, Any]:
 def trainer_scenario(s: Scenario, model: ModelSpec | None = None, kind: str | None = None) -> Scenario:
     """The policy's (or, with ``model`` and ``full_finetune``, the critic's) fine-tuning scenario:
     the RL scenario's layout, framework and precision on the step's sequences and tokens."""
-    return parse_role(trainer_data(s, model, trainer_fields(s, kind)), trainer_role(model))
+    policy = parse_role(trainer_data(s, model, trainer_fields(s, kind)), trainer_role(model))
+    return spanned(policy, packed_span(rl_of(s)))  # packed: attention per response
 
 
 def trainer_role(model: ModelSpec | None) -> str:
@@ -193,7 +195,7 @@ def paced_policy(s: Scenario) -> Scenario:
             "global_batch_size": mini,
             "training_tokens": None,
         }
-    )
+    ).spanning(packed_span(rl))  # packed: attention per response (rl_packed_attention.py)
     p = s.parallelism.model_copy(update={"expert_routing": rl.policy.expert_routing})
     return s.model_copy(update={"workload": w, "parallelism": p, "rl": None})
 

@@ -29,6 +29,8 @@ from ..model.architecture import resolve
 from ..model.params import count_parameters
 from ..model.result import Memory
 from ..model.specs import HardwareSpec, ModelSpec, Scenario
+from .rl_check import rl_of
+from .rl_packed_attention import packed_span, spanned
 from .rl_roles import parse_role, rollout_scenario, trainer_data, trainer_fields, trainer_role
 from .scenario import hardware_block, with_hardware
 from .work import training_peak
@@ -47,12 +49,12 @@ def shared_trainer(
     s: Scenario, model: ModelSpec | None = None, kind: str | None = None
 ) -> tuple[Scenario, Memory]:
     """:func:`rl_roles.trainer_scenario` and its training peak (memory per GPU)."""
-    fields = trainer_fields(s, kind)
+    fields, span = trainer_fields(s, kind), packed_span(rl_of(s))
     role = trainer_role(model)
-    hit = _TRAINERS.peek(key := _trainer_key(s, model, fields))
+    hit = _TRAINERS.peek(key := (_trainer_key(s, model, fields), span))
     if hit is None:
         data = trainer_data(s, model, fields)
-        return _TRAINERS.get(key, lambda: _first(data, role), (*_COPIED(s), model))
+        return _TRAINERS.get(key, lambda: _first(data, role, span), (*_COPIED(s), model))
     first, mem = hit
     policy = parse_role({}, role, lambda _: with_hardware(first, _hardware(s.hardware)))
     return policy, mem if _same_host(policy.hardware, first.hardware) else training_memory(policy)
@@ -80,8 +82,9 @@ _COPIED = _fields_but("rl", "hardware", "parallelism")  # the trainer dict's cop
 _READ = _fields_but("parallelism", "serving")  # what the rollout dict reads of ``s``
 
 
-def _first(data: dict[str, Any], role: str) -> tuple[Scenario, Memory]:
-    policy = _interned(parse_role(data, role), role)
+def _first(data: dict[str, Any], role: str, span: float | None) -> tuple[Scenario, Memory]:
+    # packed rows' attention per response (core/pipeline/rl_packed_attention.py)
+    policy = _interned(spanned(parse_role(data, role), span), role)
     return policy, training_memory(policy)
 
 

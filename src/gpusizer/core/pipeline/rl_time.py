@@ -193,7 +193,7 @@ def prefill_seconds(step: StepModel, batch: int, prompt: int, budget: int | None
     return steps * step.seconds(0, 0.0, share * prompt, share, share * attn, share * read, share)
 
 
-def forward_flops(model: ModelSpec, rows: int, causal: bool) -> float:
+def forward_flops(model: ModelSpec, rows: float, causal: bool) -> float:
     """FLOPs per token of one log-prob forward of ``model`` over packed training rows of ``rows``
     tokens: 2 x active parameters plus attention's Q·Kᵀ and P·V (Narayanan et al. 2021 arXiv
     2104.04473 §5.1), the forward the training step prices at the same rows

@@ -162,7 +162,7 @@ def layer_context(s: Scenario, gpu: GPUSpec) -> tuple[LayerContext, float]:
         adapter=w.is_adapter,
         recompute=prof.selective_recompute if p.recompute == "selective" else p.recompute,
         async_tp=p.async_tensor_parallel,
-        attention_per_token=attention_flops_per_token(arch, w.sequence_length, causal) / ts.layers,
+        attention_per_token=attention_flops_per_token(arch, w.attention_span, causal) / ts.layers,
         mm_rate=rates.matmul,
         attn_rate=rates.attention,
         bandwidth=rates.bandwidth,
