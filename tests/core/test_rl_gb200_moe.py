@@ -89,7 +89,9 @@ MISSING = {
     "v0.6 Qwen3-30B-A3B, 16 GB200": (75.7, 64.5),
     # 98.2 before the replays stated the recipes' EP 16 at expert TP 1 (rl.md section 33)
     # (94.2, 89.6) before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.6 Qwen3-235B, 64 GB200": (89.7, 79.1),  # twin 87.7 before its sequence parallelism
+    # (89.7, 79.1) before the GB200 row stated its recipe's sequence parallelism and PP padding
+    # (rl.md section 35)
+    "v0.6 Qwen3-235B, 64 GB200": (93.0, 79.1),  # twin 87.7 before its sequence parallelism
     "v0.6 DeepSeek V3, 128 GB200": (66.1, 60.3),
     # (61.5, 57.9) before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     "v0.6 DeepSeek V3, 256 GB200": (61.4, 56.0),
@@ -98,7 +100,9 @@ MISSING = {
     # strode expert TP 1, two nodes where it had eight (rl.md section 33)
     # (82.3, 70.5) and (68.6, 61.2) before a full recompute reran the MoE dispatch and combine
     # (speed.md section 78)
-    "v0.7 Qwen3-235B, 64 GB200": (78.6, 61.8),  # twin 68.8 before (rl.md section 27)
+    # (78.6, 61.8) before the GB200 row stated its recipe's sequence parallelism and PP padding
+    # (rl.md section 35)
+    "v0.7 Qwen3-235B, 64 GB200": (81.3, 61.8),  # twin 68.8 before (rl.md section 27)
     "v0.7 Qwen3-235B, 128 GB200": (66.8, 57.2),  # twin 56.7 before (rl.md section 27)
     "v0.7 DeepSeek V3, 128 GB200": (47.6, 31.5),
     "v0.7 DeepSeek V3, 256 GB200": (44.1, 34.1),
