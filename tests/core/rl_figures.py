@@ -119,7 +119,7 @@ class RLFigure(NamedTuple):
         twins (grpo-qwen3-235b-16n4g.yaml from -16n8g, grpo-qwen3-32b-4n4g.yaml from -4n8g at
         v0.6.0-v0.7.0) or set them (grpo-qwen3-32b-4n4g.yaml and -8n4g-async-1off.yaml
         ``sequence_parallel: true`` at v0.5.0), and NeMo RL's Megatron worker pads packed rows
-        under PP > 1 on any GPU (docs/evidence/rl.md, the GB200 settings section)."""
+        under PP > 1 on any GPU (docs/evidence/rl.md section 35)."""
         return self.name.startswith(("v0.4", "v0.5", "v0.6", "v0.7"))
 
     @property
