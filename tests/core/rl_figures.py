@@ -113,10 +113,14 @@ class RLFigure(NamedTuple):
         return self.preset in ("deepseek-v3", "qwen3-235b-a22b")
 
     @property
-    def nemo_rl_h100(self) -> bool:
-        """An H100 row of the summary's v0.4-v0.7 tables (the settings this file states from the
-        recipes at those tags; the GB200 rows' recipes share them, left to their own replays)."""
-        return self.gpu == H100 and self.name.startswith(("v0.4", "v0.5", "v0.6", "v0.7"))
+    def nemo_rl_table(self) -> bool:
+        """A row of the summary's v0.4-v0.7 tables, H100 and GB200 alike: the settings this file
+        states from the recipes at those tags. The GB200 recipes inherit them from their H100
+        twins (grpo-qwen3-235b-16n4g.yaml from -16n8g, grpo-qwen3-32b-4n4g.yaml from -4n8g at
+        v0.6.0-v0.7.0) or set them (grpo-qwen3-32b-4n4g.yaml and -8n4g-async-1off.yaml
+        ``sequence_parallel: true`` at v0.5.0), and NeMo RL's Megatron worker pads packed rows
+        under PP > 1 on any GPU (docs/evidence/rl.md section 41)."""
+        return self.name.startswith(("v0.4", "v0.5", "v0.6", "v0.7"))
 
     @property
     def sequence_parallel(self) -> bool:
@@ -124,8 +128,8 @@ class RLFigure(NamedTuple):
         (grpo-qwen3-30ba3b-4n8g.yaml at v0.4.0, grpo-qwen3-32b-4n8g.yaml, grpo-qwen3-235b-16n8g.yaml
         and their async children, tags v0.4.0-v0.7.0; Megatron requires it where TP and EP meet),
         false in grpo_math_1B.yaml and at TP 1. The v0.3.0 blog recipes keep false. Stated for the
-        H100 rows of the summary's tables; the GB200 recipes set it too (left to their replays)."""
-        return self.layout[0] > 1 and self.nemo_rl_h100
+        rows of the summary's tables, the GB200 recipes' (which set it too) included."""
+        return self.layout[0] > 1 and self.nemo_rl_table
 
     @property
     def bias_activation_fusion(self) -> bool:
@@ -196,7 +200,7 @@ class RLFigure(NamedTuple):
                     **({} if self.packing else {"sequence_packing": False}),
                     # NeMo RL's Megatron worker pads each packed row to its batch's longest under
                     # PP > 1 (tags v0.4.0-v0.7.0; docs/evidence/rl.md section 27)
-                    **({"pad_packed_rows": True} if self.nemo_rl_h100 else {}),
+                    **({"pad_packed_rows": True} if self.nemo_rl_table else {}),
                     **({} if self.old_logprobs else {"old_logprobs": False}),
                 },
                 # NeMo RL keeps the reference on the host and swaps it in for its forward

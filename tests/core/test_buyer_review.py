@@ -115,8 +115,8 @@ def test_split_rl_deadline_missed_names_the_rollout_pool() -> None:
 
 
 def test_moe_rl_deadline_inside_the_band_is_said() -> None:
-    # Colocated MoE RL steps ran 1.18-2.65x the estimate (speed/rl/colocated/moe, rl.md sections
-    # 8 and 31-34; 1.18-2.85x when this test was written, whose fast edge put the whole band past
+    # Colocated MoE RL steps ran 1.18-2.63x the estimate (speed/rl/colocated/moe, rl.md sections
+    # 8, 31-35; 1.18-2.85x when this test was written, whose fast edge put the whole band past
     # the deadline): 16 A40s meet 4 days at the estimate (3.4 d), and runs like it have taken
     # 4.0-9.0 days, so the note says the deadline is met at the estimate and how long such runs took.
     # Since packed rows' attention runs per response (rl.md section 39) the band is 1.21-2.65x and

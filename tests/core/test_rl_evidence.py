@@ -88,9 +88,11 @@ RECORDED = {
     "v0.6 Qwen3-30B-A3B, 16 GB200": 0.655,  # 0.481 before the host paced the layers, 0.595 before the copy
     # 0.630 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.654 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.6 Qwen3-235B, 64 GB200": 0.686,  # 0.559 before the w2 grid (rl.md section 14)
+    # 0.686 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
+    "v0.6 Qwen3-235B, 64 GB200": 0.675,  # 0.559 before the w2 grid (rl.md section 14)
     # 0.403 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.6 Qwen3-235B, 128 GB200": 0.417,  # 0.362 before the w2 grid (rl.md section 14)
+    # 0.425 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
+    "v0.6 Qwen3-235B, 128 GB200": 0.420,  # 0.362 before the w2 grid (rl.md section 14)
     # 0.373 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.381 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
     "v0.6 DeepSeek V3, 128 GB200": 0.388,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
@@ -178,7 +180,8 @@ RECORDED = {
     "v0.5 DeepSeek V3, 128 GB200": 0.365,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
     # 0.543 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.564 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.5 Qwen3-235B, 64 GB200": 0.591,  # 0.482 before the w2 grid (rl.md section 14)
+    # 0.591 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
+    "v0.5 Qwen3-235B, 64 GB200": 0.581,  # 0.482 before the w2 grid (rl.md section 14)
     # 0.589 before FP32 log-probs (rl.md section 16)
     # 0.595 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.5 Qwen3-30B-A3B, 16 GB200": 0.624,  # 0.458 before (rl.md, the host section), 0.567 before the copy
@@ -226,7 +229,8 @@ RECORDED = {
     # 0.526 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     "v0.5 Qwen3-30B-A3B 1-off, 16+16 GB200": 0.527,  # 0.489 before the w2 grid (rl.md section 14)
     # 0.718 before NeMo RL's collective refit (rl.md section 22)
-    "v0.5 Qwen3-32B 1-off, 16+16 GB200": 0.709,  # 0.710 before the FP32 log-probs (rl.md section 16)
+    # 0.709 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
+    "v0.5 Qwen3-32B 1-off, 16+16 GB200": 0.701,  # 0.710 before the FP32 log-probs (rl.md section 16)
 }
 ALL = FIGURES + OFF_POLICY + V05_ON + V05_OFF
 

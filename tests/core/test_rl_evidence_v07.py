@@ -56,12 +56,15 @@ RECORDED = {
     "v0.7 DeepSeek V3, 256 GB200": 0.376,  # 0.513 no MTP; 0.368 with prev_logprobs
     # 0.654 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.680 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.7 Qwen3-235B, 64 GB200": 0.707,  # 0.675 with prev_logprobs
+    # 0.707 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
+    "v0.7 Qwen3-235B, 64 GB200": 0.697,  # 0.720 with prev_logprobs
     # 0.649 before the same (rl.md section 28)
-    "v0.7 Qwen3-235B, 128 GB200": 0.673,  # 0.664 with prev_logprobs
+    # 0.682 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
+    "v0.7 Qwen3-235B, 128 GB200": 0.675,  # 0.691 with prev_logprobs
     # 0.611 before the same (rl.md section 28)
     "v0.7 Qwen3-30B-A3B, 16 GB200": 0.650,  # 0.680 with prev_logprobs
-    "v0.7 Qwen3-32B, 16 GB200": 0.781,  # 0.895 with prev_logprobs
+    # 0.783 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
+    "v0.7 Qwen3-32B, 16 GB200": 0.840,  # 0.968 with prev_logprobs
     # 1.427 before NeMo RL's collective refit (rl.md section 22)
     "v0.7 DeepSeek V3 1-off, 256+256 H100": 0.725,  # 1.675 no MTP
     # 0.827 before NeMo RL's collective refit (rl.md section 22)

@@ -95,7 +95,9 @@ MISSING = {
     # 98.2 before the replays stated the recipes' EP 16 at expert TP 1 (rl.md section 33)
     # (94.2, 89.6) before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # (89.7, 79.1) before packed rows' attention per response (rl.md section 39)
-    "v0.6 Qwen3-235B, 64 GB200": (90.7, 80.7),  # twin 87.7 before its sequence parallelism
+    # (90.7, 80.7) before the GB200 row stated its recipe's sequence parallelism and PP padding
+    # (rl.md section 41)
+    "v0.6 Qwen3-235B, 64 GB200": (94.2, 80.7),  # twin 87.7 before its sequence parallelism
     # the DeepSeek V3 pairs at the pinned settings since vLLM's ranks hold MLA's down-projections
     # and the router whole (rl.md section 36); (66.1, 60.3), (61.4, 56.0), (47.6, 31.5) and
     # (44.1, 34.1) at the recorded release before it
@@ -107,8 +109,12 @@ MISSING = {
     # strode expert TP 1, two nodes where it had eight (rl.md section 33)
     # (82.3, 70.5) and (68.6, 61.2) before a full recompute reran the MoE dispatch and combine
     # (speed.md section 78)
-    "v0.7 Qwen3-235B, 64 GB200": (78.6, 61.8),  # twin 68.8 before (rl.md section 27)
-    "v0.7 Qwen3-235B, 128 GB200": (66.8, 57.2),  # twin 56.7 before (rl.md section 27)
+    # (78.6, 61.8) before the GB200 row stated its recipe's sequence parallelism and PP padding
+    # (rl.md section 41)
+    "v0.7 Qwen3-235B, 64 GB200": (81.3, 61.8),  # twin 68.8 before (rl.md section 27)
+    # 66.8 before the GB200 row stated its recipe's sequence parallelism and PP padding (rl.md
+    # section 41)
+    "v0.7 Qwen3-235B, 128 GB200": (68.7, 57.2),  # twin 56.7 before (rl.md section 27)
     "v0.7 DeepSeek V3, 128 GB200": (47.3, 10.7),
     "v0.7 DeepSeek V3, 256 GB200": (44.0, 27.3),
 }
