@@ -160,6 +160,21 @@ class RLFigure(NamedTuple):
         return "full" if self.name.startswith(("v0.3", "#959")) else None
 
     @property
+    def pad_packed_rows(self) -> bool:
+        """``rl.policy.pad_packed_rows``: NeMo RL's Megatron worker pads each packed row to its
+        batch's longest under PP > 1, in training and in the log-prob forwards. Tags v0.4.0-v0.7.0
+        (docs/evidence/rl.md section 27) and v0.3.0 alike: ``megatron_policy_worker.py`` at v0.3.0
+        (and v0.3.1) sets ``pad_full_seq_to`` from
+        ``get_microbatch_iterator_for_packable_sequences_len`` (the batch's longest packed row)
+        in ``train`` where ``pipeline_model_parallel_size > 1`` and passes it as
+        ``pad_packed_seq_to`` in ``get_logprobs`` ("if pp_size > 1, we need to pad the full
+        sequence to the max sequence length to maintain a static PP buffer"). Stated for the
+        summary's rows, H100 and GB200 (``nemo_rl_table``), and for the v0.3 blog's and issue
+        #959's Megatron rows at PP > 1 (the DTensor rows run PP 1)."""
+        v03 = self.name.startswith(("v0.3", "#959"))
+        return self.nemo_rl_table or (v03 and self.layout[3] > 1)
+
+    @property
     def node(self) -> dict[str, int]:
         """The NVLink domain where it is not the scenario's default of 8 (``NVLINK_DOMAIN``)."""
         return {"gpus_per_node": NVLINK_DOMAIN[self.gpu]} if self.gpu in NVLINK_DOMAIN else {}
@@ -199,8 +214,8 @@ class RLFigure(NamedTuple):
                     "bias_activation_fusion": self.bias_activation_fusion,
                     **({} if self.packing else {"sequence_packing": False}),
                     # NeMo RL's Megatron worker pads each packed row to its batch's longest under
-                    # PP > 1 (tags v0.4.0-v0.7.0; docs/evidence/rl.md section 27)
-                    **({"pad_packed_rows": True} if self.nemo_rl_table else {}),
+                    # PP > 1 (tags v0.3.0-v0.7.0; docs/evidence/rl.md section 27, ``pad_packed_rows``)
+                    **({"pad_packed_rows": True} if self.pad_packed_rows else {}),
                     **({} if self.old_logprobs else {"old_logprobs": False}),
                 },
                 # NeMo RL keeps the reference on the host and swaps it in for its forward

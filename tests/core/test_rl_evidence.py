@@ -349,20 +349,23 @@ PHASE_RECORDED = {
     # before FP32 log-probs (rl.md section 16): 8B step 0.861, log-probs 1.085, training 0.98;
     # 70B 0.788, 0.794, 0.75
     "v0.3 Llama 3.1 8B, 8 H100": {
-        "step": 0.865,
+        "step": 0.868,
         "rollout": 0.715,
-        "log_probs": 1.133,
-        "training": 0.969,
+        "log_probs": 1.14,
+        "training": 0.975,
         "refit": 1.6,
     },
     # the 70B's refit 0.73 -> 0.95 and step 0.795 -> 0.81 with NeMo RL v0.3.0's full tensors
     # broadcast over the pipeline group, each GPU through its own link (rl.refit_gather "full",
-    # core/pipeline/rl_pp_gather.py; docs/evidence/rl.md section 37)
+    # core/pipeline/rl_pp_gather.py; docs/evidence/rl.md section 37); log-probs 0.777 -> 0.788,
+    # training 0.729 -> 0.74 and step 0.795 -> 0.798 (0.815 pinned, drifted through the rollout)
+    # with the packed rows padded to the batch's longest under PP (rl.policy.pad_packed_rows,
+    # NeMo RL v0.3.0's pad_full_seq_to; rl.md section 42; the 8B's 1.133 -> 1.14, 0.969 -> 0.975)
     "v0.3 Llama 3.1 70B, 64 H100": {
-        "step": 0.815,
+        "step": 0.798,
         "rollout": 0.841,
-        "log_probs": 0.777,
-        "training": 0.729,
+        "log_probs": 0.788,
+        "training": 0.74,
         "refit": 0.947,
     },
 }

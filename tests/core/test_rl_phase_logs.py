@@ -24,13 +24,19 @@ from .rl_phase_logs import LOGS, dtensor
 # is the step's time outside the four listed timers (data_processing, reward_calculation,
 # logprob_inference_prep, training_prep), against the model's reload of the training states.
 # Packed rows' attention priced per response (rl.md section 39) moved step, log-probs and
-# training of every row by 2-9 % (e.g. the 8B Megatron rerun's 0.871, 1.220, 1.088 before)
+# training of every row by 2-9 % (e.g. the 8B Megatron rerun's 0.871, 1.220, 1.088 before).
+# The Megatron rows' packed rows padded to their batch's longest under PP (rl.policy.pad_packed_rows,
+# NeMo RL v0.3.0's megatron_policy_worker.py pad_full_seq_to; docs/evidence/rl.md section 42)
+# moved log-probs and training up 0.6-2.3 %: 8B rerun 1.152 -> 1.179 and 1.022 -> 1.045, 70B
+# rerun 0.696 -> 0.709 and 0.656 -> 0.668, blog 8B 1.133 -> 1.14 and 0.969 -> 0.975, blog 70B
+# 0.777 -> 0.788 and 0.729 -> 0.74 (the steps as pinned: the 70B's had drifted from 0.805 and 0.664
+# to 0.795 and 0.655 before, through the rollout)
 RECORDED = {
     "#959 rerun Llama 3.1 8B Megatron, 8 H100": {
-        "step": 0.846,
+        "step": 0.855,
         "rollout": 0.753,
-        "log_probs": 1.152,
-        "training": 1.022,
+        "log_probs": 1.179,
+        "training": 1.045,
         "refit": 0.643,
         "prep": 0.359,
     },
@@ -38,10 +44,10 @@ RECORDED = {
     # v0.3.0's full tensors broadcast over the pipeline group (rl.refit_gather "full",
     # core/pipeline/rl_pp_gather.py; docs/evidence/rl.md section 37)
     "#959 rerun Llama 3.1 70B Megatron, 64 H100": {
-        "step": 0.664,
+        "step": 0.659,
         "rollout": 0.82,
-        "log_probs": 0.696,
-        "training": 0.656,
+        "log_probs": 0.709,
+        "training": 0.668,
         "refit": 0.373,
         "prep": 0.203,
     },
@@ -62,18 +68,18 @@ RECORDED = {
         "prep": 0.252,
     },
     "v0.3 Llama 3.1 8B, 8 H100": {
-        "step": 0.865,
+        "step": 0.868,
         "rollout": 0.72,
-        "log_probs": 1.133,
-        "training": 0.969,
+        "log_probs": 1.14,
+        "training": 0.975,
         "refit": 1.029,
         "prep": 0.837,
     },
     "v0.3 Llama 3.1 70B, 64 H100": {
-        "step": 0.805,
+        "step": 0.798,
         "rollout": 0.85,
-        "log_probs": 0.777,
-        "training": 0.729,
+        "log_probs": 0.788,
+        "training": 0.74,
         "refit": 0.694,
         "prep": 0.947,
     },
