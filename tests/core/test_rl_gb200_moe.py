@@ -71,9 +71,11 @@ def test_the_moves_carry_the_deepseek_v3_excess(pair) -> None:
     assert model > 1.2 * published
     if row.name.startswith("v0.6"):
         # 6 % before the twins at the pinned settings with vLLM's whole MLA down-projections
-        # (rl.md section 36): without the moves 2.63 / 2.40 against 2.48 / 2.25
+        # (rl.md section 36): without the moves 2.63 / 2.40 against 2.48 / 2.25; 2.68 / 2.40 since
+        # the refit gather's pipeline broadcast was stated (rl.md section 38: 3.1 s on the twins'
+        # 15 stages beyond the node, 1.6 / 2.5 s on GB200's 4 / 6 beyond the 72-GPU domain)
         assert model - without > abs(without - published)
-        assert without == pytest.approx(published, rel=0.07)
+        assert without == pytest.approx(published, rel=0.09)
     assert t["moves"] > 7 * g["moves"]
 
 
@@ -98,9 +100,11 @@ MISSING = {
     # the DeepSeek V3 pairs at the pinned settings since vLLM's ranks hold MLA's down-projections
     # and the router whole (rl.md section 36); (66.1, 60.3), (61.4, 56.0), (47.6, 31.5) and
     # (44.1, 34.1) at the recorded release before it
-    "v0.6 DeepSeek V3, 128 GB200": (65.8, 58.4),
+    # (65.8, 58.4), (61.4, 55.5), (47.3, 10.7) and (44.0, 27.3) before the refit gather's pipeline
+    # broadcast was stated ("shard", rl.md section 38)
+    "v0.6 DeepSeek V3, 128 GB200": (64.2, 55.3),
     # (61.5, 57.9) before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.6 DeepSeek V3, 256 GB200": (61.4, 55.5),
+    "v0.6 DeepSeek V3, 256 GB200": (58.9, 52.4),
     "v0.7 Qwen3-30B-A3B, 16 GB200": (65.2, 52.4),
     # 85.7 before the recipes' EP 16 at expert TP 1; the twin's 54.7 before its EP 16 group
     # strode expert TP 1, two nodes where it had eight (rl.md section 33)
@@ -108,8 +112,8 @@ MISSING = {
     # (speed.md section 78)
     "v0.7 Qwen3-235B, 64 GB200": (78.6, 61.8),  # twin 68.8 before (rl.md section 27)
     "v0.7 Qwen3-235B, 128 GB200": (66.8, 57.2),  # twin 56.7 before (rl.md section 27)
-    "v0.7 DeepSeek V3, 128 GB200": (47.3, 10.7),
-    "v0.7 DeepSeek V3, 256 GB200": (44.0, 27.3),
+    "v0.7 DeepSeek V3, 128 GB200": (45.7, 7.6),
+    "v0.7 DeepSeek V3, 256 GB200": (42.3, 25.3),
 }
 
 
