@@ -155,9 +155,16 @@ class RLFigure(NamedTuple):
     def refit_gather(self) -> str | None:
         """What the refit's pipeline broadcast carries (``rl.refit_gather``): the v0.3 blog's and
         issue #959's rows ran NeMo RL v0.3.0, whose ``refit_utils.gather_params`` broadcasts each
-        TP-gathered tensor whole over the pipeline group ("full"); the later tables' rows are
-        left at null (docs/evidence/rl.md section 37)."""
-        return "full" if self.name.startswith(("v0.3", "#959")) else None
+        TP-gathered tensor whole over the pipeline group ("full"). The v0.4-v0.7 tables' rows
+        "shard": at tags v0.4.0-v0.7.0 both refits (``stream_weights_via_ipc_zmq`` and
+        ``broadcast_weights_for_collective`` in ``megatron_policy_worker.py``) iterate
+        Megatron-Bridge's ``export_hf_weights``, whose ``megatron_to_hf`` calls
+        ``broadcast_from_pp_rank`` on the GPU's own shard before ``gather_from_tp_ranks``
+        (``param_mapping.py`` at the pinned 62f4704, 1e9a459, 95e5f38; v0.7.0's fork pin read
+        as Megatron-Bridge main): docs/evidence/rl.md sections 37 and 38."""
+        if self.name.startswith(("v0.3", "#959")):
+            return "full"
+        return "shard" if self.name.startswith(("v0.4", "v0.5", "v0.6", "v0.7")) else None
 
     @property
     def pad_packed_rows(self) -> bool:

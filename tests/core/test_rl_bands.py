@@ -87,7 +87,9 @@ def test_rl_regimes_hold_the_replayed_steps_and_peaks() -> None:
     # steps at 1.23-2.76 joined)
     assert 1 < dense["p10"] < dense["p90"] < moe["p90"] and moe["p10"] > 1
     # (the dense p90, 1.626, is v0.5's GB200 Llama 3.1 8B step, docs/evidence/rl.md sections 15, 25)
-    assert moe["p90"] > 2.6 and dense["p90"] < 1.7
+    # (the MoE p90 2.48 since the v0.4-v0.7 replays state the refit gather's pipeline broadcast,
+    # rl.md section 43: the GB200 DeepSeek V3 steps at its top 2.39-2.49; 2.64 before)
+    assert moe["p90"] > 2.4 and dense["p90"] < 1.7
 
 
 def test_an_rl_report_states_its_regimes_and_confidence() -> None:
@@ -164,8 +166,9 @@ def test_the_step_note_is_the_band_in_words() -> None:
     # before a full recompute reran the MoE dispatch and combine (speed.md section 78); 2.65 before
     # vLLM's ranks held MLA's down-projections and the router whole (rl.md section 36); 1.18-2.64
     # before packed rows' attention ran per response (rl.md section 39); 2.65 before the GB200 rows
-    # stated their recipes' SP and PP padding (rl.md section 41)
-    assert "RL steps like this have run 1.21-2.64x the estimate (80 % of 32 published RL steps, " in (
+    # stated their recipes' SP and PP padding (rl.md section 41); 1.21-2.64 before the v0.4-v0.7
+    # replays stated the refit gather's pipeline broadcast (rl.md section 43)
+    assert "RL steps like this have run 1.20-2.48x the estimate (80 % of 32 published RL steps, " in (
         next(n for n in moe if n.startswith("RL steps like this"))
     )
     split = estimate_report(_split(VERL_7B["scenario"]))["assumptions"]

@@ -1,8 +1,9 @@
 """Published RL step times replayed (tests/core/rl_figures.py; docs/evidence/rl.md).
 
-The time model does NOT meet the issue's aim (70 % of figures within 25 %): 18 of 50 replayed
-steps (the v0.4, v0.5 and v0.6 tables) are within 25 % since the replays state the recipes'
-expert TP 1 (docs/evidence/rl.md section 33; 19 since the EP all-to-all across nodes runs at one
+The time model does NOT meet the issue's aim (70 % of figures within 25 %): 20 of 50 replayed
+steps (the v0.4, v0.5 and v0.6 tables) are within 25 % since the replays state the refit
+gather NeMo RL v0.4.0 on runs (docs/evidence/rl.md section 43; 18 since the recipes'
+expert TP 1 was stated, section 33; 19 since the EP all-to-all across nodes runs at one
 NIC a GPU, section 32; 18 since the async recipes' engines run
 vLLM's engine-context max_num_seqs, section 31; 17 since the replays stated
 the vLLM each tag pins, section 30; 14 since the H100 recipes' sequence
@@ -72,17 +73,20 @@ RECORDED = {
     # 3.827 before the async engines' max_num_seqs default (rl.md section 31)
     # 0.476 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.493 before vLLM's ranks held MLA's down-projections and the router whole (rl.md section 36)
-    "v0.4 DeepSeek V3, 256 H100": 0.548,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
+    # 0.548 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.4 DeepSeek V3, 256 H100": 0.568,  # 0.405 block-FP8, 0.437 BF16 (rl.md section 14)
     # 0.535 before the packed rows' padding under PP (rl.md section 27)
     # 0.538 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.683 before the async engines' max_num_seqs default (rl.md section 31)
     # 0.544 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.6 DeepSeek V3, 256 H100": 0.564,  # 0.460 block-FP8, 0.496 BF16 (rl.md section 14)
+    # 0.564 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.6 DeepSeek V3, 256 H100": 0.587,  # 0.460 block-FP8, 0.496 BF16 (rl.md section 14)
     # 0.477 before the packed rows' padding under PP (rl.md section 27)
     # 0.479 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.518 before the async engines' max_num_seqs default (rl.md section 31)
     # 0.483 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.6 DeepSeek V3, 512 H100": 0.499,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
+    # 0.499 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.6 DeepSeek V3, 512 H100": 0.528,  # 0.418 block-FP8, 0.446 BF16 (rl.md section 14)
     # 0.618 before FP32 log-probs (rl.md section 16)
     # 0.625 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.6 Qwen3-30B-A3B, 16 GB200": 0.655,  # 0.481 before the host paced the layers, 0.595 before the copy
@@ -95,10 +99,12 @@ RECORDED = {
     "v0.6 Qwen3-235B, 128 GB200": 0.420,  # 0.362 before the w2 grid (rl.md section 14)
     # 0.373 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.381 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
-    "v0.6 DeepSeek V3, 128 GB200": 0.388,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
+    # 0.388 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.6 DeepSeek V3, 128 GB200": 0.406,  # 0.295 block-FP8, 0.314 BF16 (rl.md section 14)
     # 0.365 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.371 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
-    "v0.6 DeepSeek V3, 256 GB200": 0.376,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
+    # 0.376 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.6 DeepSeek V3, 256 GB200": 0.403,  # 0.284 block-FP8, 0.293 BF16 (rl.md section 14)
     # 1.053 before NeMo RL's collective refit (rl.md section 22)
     # 1.047 before the packed rows' padding under PP (rl.md section 27)
     # 1.068 before packed rows' attention per response (rl.md section 39); 0.989 before the FP32
@@ -130,13 +136,16 @@ RECORDED = {
     # 1.775 before the async engines' max_num_seqs default (rl.md section 31)
     "v0.6 Qwen3-235B 1-off, 128+128 H100": 0.734,  # 0.908 before the w2 grid (rl.md section 14)
     # 1.006 before NeMo RL's collective refit (rl.md section 22)
-    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.587,  # 0.888 block-FP8, 0.936 BF16 (rl.md section 14)
+    # 0.587 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.4 DeepSeek V3 1-off, 256+256 H100": 0.626,  # 0.888 block-FP8, 0.936 BF16 (rl.md section 14)
     # 1.211 before NeMo RL's collective refit (rl.md section 22)
     # 0.701 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.713,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
+    # 0.713 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.6 DeepSeek V3 1-off, 256+256 H100": 0.762,  # 1.072 block-FP8, 1.128 BF16 (rl.md section 14)
     # 1.115 before NeMo RL's collective refit (rl.md section 22)
     # 0.535 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.551,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
+    # 0.551 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.6 DeepSeek V3 1-off, 128+128 GB200": 0.578,  # 0.977 block-FP8, 1.021 BF16 (rl.md section 14)
     # 0.580 before NeMo RL's collective refit (rl.md section 22)
     # 0.535 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.6 Qwen3-235B 1-off, 64+64 GB200": 0.558,  # 0.513 before the w2 grid (rl.md section 14)
@@ -150,7 +159,8 @@ RECORDED = {
     "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100": 1.237,  # 0.881 before the w2 grid (rl.md section 14)
     # 1.124 before NeMo RL's collective refit (rl.md section 22)
     # 0.573 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100": 0.580,
+    # 0.580 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.6 DeepSeek V3 FP8 1-off, 256+256 H100": 0.632,
     # the v0.5 tables (tests/core/rl_figures_v05.py; docs/evidence/rl.md section 2m)
     # 0.845 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     "v0.5 Llama 3.1 8B, 16 H100": 0.927,  # 0.821 before the FP32 log-probs (rl.md section 16)
@@ -158,7 +168,8 @@ RECORDED = {
     # 0.547 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 0.727 before the async engines' max_num_seqs default (rl.md section 31)
     # 0.553 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.5 DeepSeek V3, 256 H100": 0.573,  # 0.465 block-FP8, 0.502 BF16 (rl.md section 14)
+    # 0.573 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.5 DeepSeek V3, 256 H100": 0.597,  # 0.465 block-FP8, 0.502 BF16 (rl.md section 14)
     # 0.709 before FP32 log-probs (rl.md section 16)
     # 0.713 before the recipe's sequence parallelism (rl.md section 27)
     # 0.690 before the packed rows' padding under PP (rl.md section 27)
@@ -177,7 +188,8 @@ RECORDED = {
     # 0.350 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.358 before a GB200's two GPUs shared their Grace's C2C (rl.md section 28)
     # 0.364 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.5 DeepSeek V3, 128 GB200": 0.365,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
+    # 0.365 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.5 DeepSeek V3, 128 GB200": 0.381,  # 0.279 block-FP8, 0.301 BF16 (rl.md section 14)
     # 0.543 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.564 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.591 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
@@ -193,7 +205,8 @@ RECORDED = {
     "v0.5 Llama 3.1 8B 1-off, 8+8 H100": 1.023,  # 0.920 before the FP32 log-probs (rl.md section 16)
     # 1.206 before NeMo RL's collective refit (rl.md section 22)
     # 0.702 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.5 DeepSeek V3 1-off, 256+256 H100": 0.715,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
+    # 0.715 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.5 DeepSeek V3 1-off, 256+256 H100": 0.763,  # 1.065 block-FP8, 1.122 BF16 (rl.md section 14)
     # 1.035 before NeMo RL's collective refit (rl.md section 22)
     # 0.969 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
     # 2.014 before the async engines' max_num_seqs default (rl.md section 31)
@@ -212,14 +225,16 @@ RECORDED = {
     "v0.5 Llama 3.1 8B FP8 1-off, 8+8 H100": 1.038,  # 0.816 before the FP32 log-probs (rl.md section 16)
     # 0.990 before NeMo RL's collective refit (rl.md section 22)
     # 0.508 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.514,
+    # 0.514 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.5 DeepSeek V3 FP8 1-off, 256+256 H100": 0.560,
     # 0.738 before NeMo RL's collective refit (rl.md section 22)
     # 0.732 before packed rows' attention per response (rl.md section 39); 0.711 before the FP32
     # log-probs (rl.md section 16)
     "v0.5 Llama 3.1 8B 1-off, 4+4 GB200": 0.697,
     # 1.134 before NeMo RL's collective refit (rl.md section 22)
     # 0.579 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
-    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 0.599,  # 0.962 block-FP8, 1.020 BF16 (rl.md section 14)
+    # 0.599 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.5 DeepSeek V3 1-off, 128+128 GB200": 0.624,  # 0.962 block-FP8, 1.020 BF16 (rl.md section 14)
     # 0.602 before NeMo RL's collective refit (rl.md section 22)
     # 0.555 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     "v0.5 Qwen3-235B 1-off, 64+64 GB200": 0.579,  # 0.533 before the w2 grid (rl.md section 14)
@@ -277,6 +292,9 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
     # recipe's expert TP 1 kept the group in one node: a replay's reason, not the run's)
     # Section 33: 18 of 50, the replays state the recipes' expert TP 1 (parallelism.expert_tensor):
     # that row's EP 8 stays in one node as it ran, and it leaves at 0.608
+    # Section 38: 20 of 50, the refit gather's pipeline broadcast stated ("shard", Megatron-Bridge's
+    # broadcast_from_pp_rank of each GPU's own shard): the v0.5 and v0.6 DeepSeek V3 1-off rows on
+    # 256+256 H100 join at 0.763 and 0.762 (0.715 and 0.713 before)
     assert within == [
         "v0.4 Llama 3.1 8B, 16 H100",
         "v0.6 Qwen3-30B-A3B, 32 H100",
@@ -286,12 +304,14 @@ def test_the_count_within_25_percent_is_as_recorded() -> None:
         "v0.4 Llama 3.1 8B 1-off, 8+8 H100",
         "v0.6 Qwen3-30B-A3B 1-off, 16+16 H100",
         "v0.4 Qwen3-32B 1-off, 32+32 H100",
+        "v0.6 DeepSeek V3 1-off, 256+256 H100",
         "v0.6 Qwen3-30B-A3B 8-off, 128+64 H100",
         "v0.5 Llama 3.1 8B, 16 H100",
         "v0.5 Qwen3-235B, 128 H100",
         "v0.5 Qwen3-30B-A3B, 32 H100",
         "v0.5 Qwen3-32B, 32 H100",
         "v0.5 Llama 3.1 8B 1-off, 8+8 H100",
+        "v0.5 DeepSeek V3 1-off, 256+256 H100",
         "v0.5 Qwen3-235B 1-off, 128+128 H100",
         "v0.5 Qwen3-30B-A3B 1-off, 16+16 H100",
         "v0.5 Qwen3-32B 1-off, 32+32 H100",
@@ -402,10 +422,14 @@ SIZE_PAIRS = {
     # 37.5 / 34.2 before the EP 16 all-to-all across two nodes ran at one NIC a GPU (speed.md)
     # 38.8 / 34.9 before vLLM's ranks held MLA's down-projections and the router whole (rl.md
     # section 36): at the recorded release's uncapped batch the 256-GPU engine's pool preempts
-    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 70.6, 20.2),
+    # 70.6 / 20.2 before the refit gather's pipeline broadcast was stated ("shard", rl.md section
+    # 38): 3.1 s a step that does not scale (the same 16 stages, the same per-GPU shard)
+    ("v0.6 DeepSeek V3, 256 H100", "v0.6 DeepSeek V3, 512 H100"): (46.0, 88.0, 70.6, 23.3),
     # 8.5 / 31.8 before vLLM's Triton MoE streamed at Blackwell's share, 9.1 / 32.0 before a GB200's
     # two GPUs shared their Grace's C2C (rl.md section 28)
-    ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 9.5, 32.4),
+    # 9.5 / 32.4 before the refit gather's pipeline broadcast was stated (rl.md section 43): the
+    # 256-GPU row's stages reach over more of the 72-GPU domain's edge (6 of 8 beyond, 4 at 128)
+    ("v0.6 DeepSeek V3, 128 GB200", "v0.6 DeepSeek V3, 256 GB200"): (18.6, 89.4, 8.0, 35.8),
     # section 2o: 165.0 and 135.7 before the 128-GPU replay stopped queueing 9 of its 64 responses;
     # 129.8 and 154.2 before the routed experts' GEMMs ran at their own shapes (speed.md, expert GEMMs);
     # 134.4 and 155.2 before vLLM's w2 grid at narrow slices (rl.md section 14)

@@ -26,11 +26,13 @@ RECORDED = {
     # 0.648 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.671 before vLLM's ranks held MLA's down-projections and the router whole (rl.md section
     # 35): the drafter's and these weights leave the 0.6 pool 12 sequences at the mean
-    "v0.7 DeepSeek V3, 256 H100": 0.885,  # before section 36: 0.771 no MTP, 0.658 with prev_logprobs
+    # 0.885 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.7 DeepSeek V3, 256 H100": 0.919,  # before section 36: 0.771 no MTP, 0.658 with prev_logprobs
     # 0.555 before the EP 16 all-to-all across two nodes ran at one NIC a GPU (speed.md, EP across
     # nodes); 0.652 no MTP; 0.564 with prev_logprobs
     # 0.581 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.7 DeepSeek V3, 512 H100": 0.663,  # 0.595 before the whole projections (rl.md section 36)
+    # 0.663 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.7 DeepSeek V3, 512 H100": 0.688,  # 0.595 before the whole projections (rl.md section 36)
     # 0.813 before the recipe's sequence parallelism (rl.md section 27)
     # 0.790 before the packed rows' padding under PP (rl.md section 27)
     # 0.803 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
@@ -51,9 +53,11 @@ RECORDED = {
     # 0.377 before vLLM's Triton MoE streamed at Blackwell's share and a GB200's two GPUs shared
     # their Grace's C2C (rl.md section 28)
     # 0.394 before the replays stated NeMo RL's vLLM pin (rl.md section 30)
-    "v0.7 DeepSeek V3, 128 GB200": 0.395,  # 0.508 no MTP; 0.385 with prev_logprobs
+    # 0.395 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.7 DeepSeek V3, 128 GB200": 0.418,  # 0.508 no MTP; 0.385 with prev_logprobs
     # 0.362 before the same two (rl.md section 28)
-    "v0.7 DeepSeek V3, 256 GB200": 0.376,  # 0.513 no MTP; 0.368 with prev_logprobs
+    # 0.376 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.7 DeepSeek V3, 256 GB200": 0.401,  # 0.513 no MTP; 0.368 with prev_logprobs
     # 0.654 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 28)
     # 0.680 before a full recompute reran the MoE dispatch and combine (speed.md section 78)
     # 0.707 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
@@ -66,7 +70,8 @@ RECORDED = {
     # 0.783 before the GB200 rows stated their recipes' sequence parallelism and PP padding (rl.md section 41)
     "v0.7 Qwen3-32B, 16 GB200": 0.840,  # 0.968 with prev_logprobs
     # 1.427 before NeMo RL's collective refit (rl.md section 22)
-    "v0.7 DeepSeek V3 1-off, 256+256 H100": 0.725,  # 1.675 no MTP
+    # 0.725 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.7 DeepSeek V3 1-off, 256+256 H100": 0.792,  # 1.675 no MTP
     # 0.827 before NeMo RL's collective refit (rl.md section 22)
     "v0.7 Qwen3-235B 1-off, 128+128 H100": 0.770,
     # 0.754 before NeMo RL's collective refit (rl.md section 22)
@@ -81,10 +86,12 @@ RECORDED = {
     # 0.975 before the packed rows' padding under PP (rl.md section 27)
     "v0.7 Qwen3-32B 1-off, 32+32 H100": 1.114,  # 1.278 with prev_logprobs
     # 0.960 before NeMo RL's collective refit (rl.md section 22)
-    "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100": 0.432,  # 1.079 no MTP
+    # 0.432 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.7 DeepSeek V3 FP8 1-off, 256+256 H100": 0.482,  # 1.079 no MTP
     # 1.692 before NeMo RL's collective refit (rl.md section 22)
     # 0.669 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
-    "v0.7 DeepSeek V3 1-off, 128+128 GB200": 0.692,  # 1.971 no MTP
+    # 0.692 before the refit gather's pipeline broadcast was stated ("shard", rl.md section 43)
+    "v0.7 DeepSeek V3 1-off, 128+128 GB200": 0.739,  # 1.971 no MTP
     # 1.008 before NeMo RL's collective refit (rl.md section 22)
     # 0.929 before vLLM's Triton MoE streamed at Blackwell's share (rl.md section 25)
     "v0.7 Qwen3-235B 1-off, 64+64 GB200": 0.968,
@@ -119,7 +126,8 @@ def test_the_v07_count_within_25_percent_is_as_recorded() -> None:
     # four Nemotron-3-Super-120B-A12B rows are not replayed (no preset: latent MoE). Section 31:
     # 10 of 23, the async recipes' engines at vLLM's engine-context max_num_seqs (128): the
     # Qwen3-30B-A3B 1-off on 16+16 H100 decodes its 256 responses an engine in two waves (0.743 ->
-    # 1.057)
+    # 1.057). Section 38: 12 of 23, the refit gather stated ("shard"): the DeepSeek V3 1-off on
+    # 256+256 H100 joins at 0.792 (0.725 before)
     assert len(V07_ON) == 13 and len(V07_OFF) == 10
     within = [f.name for f in ALL if abs(_ratio(f) - 1) <= 0.25]
     assert within == [
@@ -129,6 +137,7 @@ def test_the_v07_count_within_25_percent_is_as_recorded() -> None:
         "v0.7 Qwen3-235B, 256 H100",
         "v0.7 Qwen3-32B, 32 H100",
         "v0.7 Qwen3-32B, 16 GB200",
+        "v0.7 DeepSeek V3 1-off, 256+256 H100",
         "v0.7 Qwen3-235B 1-off, 128+128 H100",
         "v0.7 Qwen3-30B-A3B 1-off, 16+16 H100",
         "v0.7 Qwen3-30B-A3B 8-off, 128+64 H100",

@@ -255,8 +255,8 @@ def test_nemo_rl_replay_stated_as_the_framework() -> None:
     knobs = next(f for f in FIGURES if f.name == "v0.6 Qwen3-30B-A3B, 32 H100").scenario()
     stated, gone = _stated_as(knobs, "nemo_rl", "0.6.0")
     # memory fraction, log-prob copies, FP32 log-probs, pageable..., the vLLM pin (9 before the
-    # replays stated it)
-    assert len(gone) == 10, gone
+    # replays stated it), the refit gather "shard" (10 before the release set it: rl.md section 43)
+    assert len(gone) == 11, gone
     rep, base = estimate_report(stated), estimate_report(knobs)
     assert _answer(rep) == _answer(base)
     # filled where the replay left the field's default, with no effect here: the collective

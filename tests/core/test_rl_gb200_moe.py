@@ -71,9 +71,11 @@ def test_the_moves_carry_the_deepseek_v3_excess(pair) -> None:
     assert model > 1.2 * published
     if row.name.startswith("v0.6"):
         # 6 % before the twins at the pinned settings with vLLM's whole MLA down-projections
-        # (rl.md section 36): without the moves 2.63 / 2.40 against 2.48 / 2.25
+        # (rl.md section 36): without the moves 2.63 / 2.40 against 2.48 / 2.25; 2.68 / 2.40 since
+        # the refit gather's pipeline broadcast was stated (rl.md section 43: 3.1 s on the twins'
+        # 15 stages beyond the node, 1.6 / 2.5 s on GB200's 4 / 6 beyond the 72-GPU domain)
         assert model - without > abs(without - published)
-        assert without == pytest.approx(published, rel=0.07)
+        assert without == pytest.approx(published, rel=0.09)
     assert t["moves"] > 7 * g["moves"]
 
 
@@ -101,9 +103,11 @@ MISSING = {
     # the DeepSeek V3 pairs at the pinned settings since vLLM's ranks hold MLA's down-projections
     # and the router whole (rl.md section 36); (66.1, 60.3), (61.4, 56.0), (47.6, 31.5) and
     # (44.1, 34.1) at the recorded release before it
-    "v0.6 DeepSeek V3, 128 GB200": (65.8, 58.4),
+    # (65.8, 58.4), (61.4, 55.5), (47.3, 10.7) and (44.0, 27.3) before the refit gather's pipeline
+    # broadcast was stated ("shard", rl.md section 43)
+    "v0.6 DeepSeek V3, 128 GB200": (64.2, 55.3),
     # (61.5, 57.9) before a full recompute reran the MoE dispatch and combine (speed.md section 78)
-    "v0.6 DeepSeek V3, 256 GB200": (61.4, 55.5),
+    "v0.6 DeepSeek V3, 256 GB200": (58.9, 52.4),
     "v0.7 Qwen3-30B-A3B, 16 GB200": (65.2, 52.4),
     # 85.7 before the recipes' EP 16 at expert TP 1; the twin's 54.7 before its EP 16 group
     # strode expert TP 1, two nodes where it had eight (rl.md section 33)
@@ -115,8 +119,10 @@ MISSING = {
     # 66.8 before the GB200 row stated its recipe's sequence parallelism and PP padding (rl.md
     # section 41)
     "v0.7 Qwen3-235B, 128 GB200": (68.7, 57.2),  # twin 56.7 before (rl.md section 27)
-    "v0.7 DeepSeek V3, 128 GB200": (47.3, 10.7),
-    "v0.7 DeepSeek V3, 256 GB200": (44.0, 27.3),
+    # (47.3, 10.7) and (44.0, 27.3) before the v0.4-v0.7 replays stated the refit gather's
+    # pipeline broadcast (rl.md section 43)
+    "v0.7 DeepSeek V3, 128 GB200": (45.6, 7.6),
+    "v0.7 DeepSeek V3, 256 GB200": (42.2, 25.4),
 }
 
 
@@ -126,7 +132,9 @@ def test_the_gb200_gap_is_mostly_the_twins(pair) -> None:
     # model). The GB200 row misses at most 1.6x the twin's seconds (1.55x, v0.7 DeepSeek V3 on 128
     # GB200; 1.51x before a full recompute reran the MoE dispatch and combine, speed.md section 78;
     # at most 1.45x before the twins' all-to-all across nodes ran at one NIC a GPU), the excess
-    # under 20 s
+    # under 21 s (20.1 s, v0.7 Qwen3-235B on 64 GB200, since the replays stated the refit gather's
+    # pipeline broadcast, rl.md section 43: the twin's refit shrank more than the row's; under 20
+    # before)
     twin, row, t, g = _pair(pair)
     missing = (row.measured - g["step"], twin.measured - t["step"])
     assert missing == pytest.approx(MISSING[row.name], abs=1.5)
@@ -134,4 +142,4 @@ def test_the_gb200_gap_is_mostly_the_twins(pair) -> None:
         # the H100 twins' 0.6 pools now preempt (rl.md section 36): the twin's miss falls to 10.7
         # / 27.3 s, the GB200 rows' does not; left to the GB200 pass
         return
-    assert missing[0] - missing[1] < 20 and missing[0] < 1.6 * missing[1]
+    assert missing[0] - missing[1] < 21 and missing[0] < 1.6 * missing[1]

@@ -141,12 +141,21 @@ _NEMO_031 = RLRelease(
             "nemo_rl/models/policy/megatron_policy_worker.py: no packed_broadcast_producer, the "
             "gathered model from training rank 0 (v0.3.1)",
         ),
+        RLDefault(
+            "refit_gather",
+            "full",
+            "nemo_rl/models/megatron/refit_utils.py gather_params: TP all-gather, then "
+            "torch.distributed.broadcast(full_param, group=pp_group) (v0.3.1)",
+        ),
         vllm_pin("0.9.0", f"{_NEMO_PIN}: vllm==0.9.0; uv.lock vllm 0.9.0 from pypi.org/simple (v0.3.1)"),
     ),
 )
-# v0.4.0: the packed collective refit, Megatron options in grpo_math_1B.yaml, the tokenizer
-# forced on for vLLM 0.10.0. bias_activation_fusion has no key at this tag: Megatron-Bridge's
-# provider default, false for Qwen3 and true for Llama (model-dependent, so not set here).
+# v0.4.0: the packed collective refit, the refit's export through Megatron-Bridge (its pipeline
+# broadcast carries each GPU's own shard: core/pipeline/rl_pp_gather.py; the same in the
+# Megatron-Bridge commits v0.5.0 and v0.6.0 pin, 1e9a459 and 95e5f38, and on its main at v0.7.0),
+# Megatron options in grpo_math_1B.yaml, the tokenizer forced on for vLLM 0.10.0.
+# bias_activation_fusion has no key at this tag: Megatron-Bridge's provider default, false for
+# Qwen3 and true for Llama (model-dependent, so not set here).
 _NEMO_040 = changed(
     _NEMO_031,
     "0.4.0",
@@ -162,6 +171,14 @@ _NEMO_040 = changed(
         "collective",
         "nemo_rl/models/policy/megatron_policy_worker.py broadcast_weights_for_collective: "
         "packed_broadcast_producer (v0.4.0)",
+    ),
+    RLDefault(
+        "refit_gather",
+        "shard",
+        "nemo_rl/models/policy/megatron_policy_worker.py stream_weights_via_ipc_zmq and "
+        "broadcast_weights_for_collective iterate Megatron-Bridge export_hf_weights; its "
+        "param_mapping.py megatron_to_hf runs broadcast_from_pp_rank on the GPU's own shard before "
+        "gather_from_tp_ranks (Megatron-Bridge 62f4704, the same through v0.7.0) (v0.4.0)",
     ),
     RLDefault(
         "policy.moe_permute_fusion", False, f"{_NEMO_YAML} megatron_cfg.moe_permute_fusion false (v0.4.0)"
