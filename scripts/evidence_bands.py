@@ -110,6 +110,7 @@ def _memory(key: str, scenario: dict[str, Any], published: float, less: float = 
 
 def _training_peaks() -> Iterator[Figure]:
     from tests.core.test_published_training import PEAKS
+    from tests.core.test_training_heldout import RECORDS as HELDOUT
     from tests.core.training_figures import load
 
     for rec in PEAKS:
@@ -118,6 +119,9 @@ def _training_peaks() -> Iterator[Figure]:
         if "memory_gib" in rec["metrics"]:
             gib = rec["metrics"]["memory_gib"] * 2**30
             yield _memory(f"torchtitan-memory:{rec['id']}", rec["scenario"], gib)
+    # held-out published peaks, replayed blind (tests/core/test_training_heldout.py)
+    for rec in HELDOUT:
+        yield _memory(f"training-heldout:{rec['id']}", rec["recipe_scenario"], rec["figure_bytes"])
 
 
 def _measured() -> Iterator[Figure]:
