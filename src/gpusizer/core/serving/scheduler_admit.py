@@ -87,10 +87,7 @@ class Admission(RunState):
         plan: list[tuple[Group, int]] = []
         room = self._room()
         want = bool(self.prefill) or (bool(self.waiting) and room > 0 and not self._unready())
-        sent = self.st.done if self.w.closed_loop else self.issued  # after the first round
-        rate = sent / self.now if self.now > 0 else 0.0
-        admit = room if want and not self.prefill else None
-        if self.holds.plan(self.now, self.waiting, self.d_n, admit, rate, lambda: self._decode_time(0)):
+        if not self.holds.none and self._held(want, room):
             return plan, self.d_n > 0
         decodes = eng.mixed or not want
         if eng.mixed or not decodes:
@@ -101,6 +98,13 @@ class Admission(RunState):
                 cap = eng.max_prefill - (self.d_n if eng.mixed else 0) - (budget - left)
             self._admit(left, room, plan, decodes, cap)
         return plan, decodes and self.d_n > 0
+
+    def _held(self, want: bool, room: int) -> int:
+        """Decode steps the engine's prompt holds keep the waiting prompts out (0: none)."""
+        sent = self.st.done if self.w.closed_loop else self.issued  # after the first round
+        rate = sent / self.now if self.now > 0 else 0.0
+        admit = room if want and not self.prefill else None
+        return self.holds.plan(self.now, self.waiting, self.d_n, admit, rate, lambda: self._decode_time(0))
 
     def _preempt(self) -> None:
         """vLLM/SGLang: the pool cannot take the next tokens: the newest requests go back to the

@@ -33,21 +33,23 @@ class Run(Admission):
         step, d = self.step, self.d_n if decodes else 0
         tokens = seqs = attn = read = sampled = 0.0
         for g, c in plan:
-            a, r = step.chunk(g.done, c)
+            a, r = self._chunk(g.done, c)
             tokens, seqs, attn, read = tokens + g.n * c, seqs + g.n, attn + g.n * a, read + g.n * r
             if g.done + c >= g.need:
                 sampled += g.n
         mean = (self.d_base / d + self.k) if d else 0.0
         if tokens:
-            dt = step.seconds(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
+            dt = self._prompt_step(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
         else:
             dt = self._decode_step(d, d * step.positions(mean))
         self.steps += 1
         self.mixed_steps += tokens > 0
         if tokens:
             self.holds.prompt_ran()
-        if tokens:  # what another rank's prompt step holds, for the ranks that wait on it
-            self.prompts = [a + b for a, b in zip(self.prompts, (tokens, seqs, attn, read), strict=True)]
+            # what another rank's prompt step holds, for the ranks that wait on it (in place:
+            # the same sums as a new list, without one per step)
+            p = self.prompts
+            p[0], p[1], p[2], p[3] = p[0] + tokens, p[1] + seqs, p[2] + attn, p[3] + read
         self.evals += 1
         self.now += dt
         self.st.decode_time += dt if d else 0.0
@@ -58,6 +60,24 @@ class Run(Admission):
             self.p_done += g.n * c
             if g.done >= g.need:
                 self._prefilled(g)
+
+    def _chunk(self, done: int, c: int) -> tuple[float, float]:
+        """``StepModel.chunk`` of a prompt chunk, remembered for the run: a run's identical
+        requests take the same chunks step after step (the P/D prefill pool's 200 Poisson
+        arrivals: ~400 steps of ~10 distinct chunks), and the step model is a pure function."""
+        key = (done, c)
+        hit = self._chunks.get(key)
+        if hit is None:
+            hit = self._chunks[key] = self.step.chunk(done, c)
+        return hit
+
+    def _prompt_step(self, *work: float) -> float:
+        """``StepModel.seconds`` of a step with prompt tokens, remembered for the run (see
+        :meth:`_chunk`: the same few step shapes recur; a pure function of its arguments)."""
+        hit = self._times.get(work)
+        if hit is None:
+            hit = self._times[work] = self.step.seconds(*work)
+        return hit
 
     def _decoded(self, steps: int, d: int) -> None:
         self.k += steps
@@ -163,7 +183,7 @@ class Run(Admission):
                 break
             while self.arrivals and self.arrivals[0] <= self.now:
                 self._arrive(self.arrivals.popleft(), 1, self._skip(False))
-            if self.eng.admission == "grow":
+            if self.d_n and self.eng.admission == "grow":  # nothing decodes: nothing to preempt
                 self._preempt()
             plan, decodes = self._plan()
             if plan:
