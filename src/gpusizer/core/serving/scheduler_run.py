@@ -71,12 +71,15 @@ class Run(Admission):
             hit = self._chunks[key] = self.step.chunk(done, c)
         return hit
 
-    def _prompt_step(self, *work: float) -> float:
+    def _prompt_step(
+        self, d: int, ctx: float, tokens: float, seqs: float, attn: float, read: float, sampled: float
+    ) -> float:
         """``StepModel.seconds`` of a step with prompt tokens, remembered for the run (see
         :meth:`_chunk`: the same few step shapes recur; a pure function of its arguments)."""
+        work = (d, ctx, tokens, seqs, attn, read, sampled)
         hit = self._times.get(work)
         if hit is None:
-            hit = self._times[work] = self.step.seconds(*work)
+            hit = self._times[work] = self.step.seconds(d, ctx, tokens, seqs, attn, read, sampled)
         return hit
 
     def _decoded(self, steps: int, d: int) -> None:
