@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from functools import cached_property
 
 from .budget import caps
 from .scheduler_admit import Admission
@@ -30,36 +31,47 @@ class Run(Admission):
 
     # -- running the step ------------------------------------------------------------------------
     def _advance(self, plan: list[tuple[Group, int]], decodes: bool) -> None:
-        step, d = self.step, self.d_n if decodes else 0
+        d = self.d_n if decodes else 0
         tokens = seqs = attn = read = sampled = 0.0
+        chunks = self._chunks
         for g, c in plan:
-            a, r = self._chunk(g.done, c)
-            tokens, seqs, attn, read = tokens + g.n * c, seqs + g.n, attn + g.n * a, read + g.n * r
-            if g.done + c >= g.need:
-                sampled += g.n
-        mean = (self.d_base / d + self.k) if d else 0.0
+            n, done = g.n, g.done
+            ar = chunks.get((done, c))
+            a, r = ar if ar is not None else self._chunk(done, c)
+            tokens, seqs, attn, read = tokens + n * c, seqs + n, attn + n * a, read + n * r
+            if done + c >= g.need:
+                sampled += n
+        ctx = d * self.step.positions(self.d_base / d + self.k) if d else self._ctx0
         if tokens:
-            dt = self._prompt_step(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
-        else:
-            dt = self._decode_step(d, d * step.positions(mean))
-        self.steps += 1
-        self.mixed_steps += tokens > 0
-        if tokens:
-            self.holds.prompt_ran()
+            work = (d, ctx, tokens, seqs, attn, read, d + sampled)
+            dt = self._times.get(work)
+            if dt is None:
+                dt = self._prompt_step(*work)
+            self.mixed_steps += 1
+            if not self.holds.none:
+                self.holds.prompt_ran()
             # what another rank's prompt step holds, for the ranks that wait on it (in place:
             # the same sums as a new list, without one per step)
             p = self.prompts
             p[0], p[1], p[2], p[3] = p[0] + tokens, p[1] + seqs, p[2] + attn, p[3] + read
+        else:
+            dt = self._decode_step(d, ctx)
+        self.steps += 1
         self.evals += 1
         self.now += dt
-        self.st.decode_time += dt if d else 0.0
         if d:
+            self.st.decode_time += dt
             self._decoded(1, d)
         for g, c in plan:
             g.done += c
             self.p_done += g.n * c
             if g.done >= g.need:
                 self._prefilled(g)
+
+    @cached_property
+    def _ctx0(self) -> float:
+        """The decodes' attended positions of a step without decodes (the step model's own 0)."""
+        return 0 * self.step.positions(0.0)
 
     def _chunk(self, done: int, c: int) -> tuple[float, float]:
         """``StepModel.chunk`` of a prompt chunk, remembered for the run: a run's identical
@@ -198,7 +210,8 @@ class Run(Admission):
                 continue
             else:
                 break
-            self._finish_decodes()
+            if self.decode and self.decode[0].finish <= self.k:
+                self._finish_decodes()
         return self._result()
 
     def _result(self) -> LoadResult:
