@@ -16,7 +16,14 @@ Measured, CPU seconds (``time.process_time``) of the CLI call in one process, me
 the old tree (38f59daa) and the new run one after the other on the 2-core machine shared with
 other helpers, 2026-12-06 (scripts/compare_plan_dump.py):
 
-BEFORE_AFTER
+- serve-gpt-oss-120b-pd, compare: 32.0 -> 23.5 (plan: 32.4 -> 23.5). Unpaired runs at other
+  loads read 35.0 before and 21.4 after. The prefill pool's runs alone (600 of them replayed in
+  one process, the trees one after the other): 1.77 -> 1.15 s, the per-run memos alone 1.22.
+- serve-deepseek-r1-fp8-1000 2.95 -> 2.77, serve-qwen3-235b-fp8-500 2.95 -> 3.33,
+  serve-70b-chat 1.71 -> 1.81: unchanged within the load's noise (few steps per run).
+- rl-qwen3-30b-a3b-colocated 15.7 -> 15.2, rl-llama-8b-split 6.5 -> 6.0,
+  rl-qwen3-32b-colocated 4.8 -> 5.0: unchanged; RL's time is its layout search's memory
+  estimates (benchmarks/bench_rl_compare.py), not the serving run.
 
 Answers byte-identical: scripts/compare_plan_dump.py's dump of ``compare --json`` and
 ``plan --json`` of every buyer case, docs/evidence/advice/*.gpusizer.json and
