@@ -10,6 +10,7 @@ core/serving/scheduler_types.py ``Engine`` and core/registry/engines.py.
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 from .prefill_cap import prompts_taken
 from .scheduler_state import Group, RunState
@@ -20,17 +21,25 @@ class Admission(RunState):
 
     def _room(self) -> int:
         """Requests that may still be admitted (max_running and the pool)."""
-        eng, w = self.eng, self.w
+        eng = self.eng
         room = eng.max_running - self._running()
         if eng.admission == "static" and self._running():
             return 0
+        free = eng.kv_tokens - eng.watermark - self._kv_used()
+        return max(0, min(room, int(free // self._per_request)))
+
+    @cached_property
+    def _per_request(self) -> float:
+        """Pool tokens one admission takes, at least 1 (the run's engine and workload are fixed):
+        its whole context where the engine reserves it, else the blocks of the first chunk it
+        is scheduled with."""
+        eng, w = self.eng, self.w
         if eng.admission == "reserve":
             per = (w.prompt + w.output) * (1 + w.spread)
-        else:  # the blocks of the first chunk it is scheduled with
+        else:
             first = w.prompt * (1 + w.spread)
             per = (min(first, eng.budget) if eng.chunked else first) + eng.block
-        free = eng.kv_tokens - eng.watermark - self._kv_used()
-        return max(0, min(room, int(free // max(1.0, per))))
+        return max(1.0, per)
 
     # -- a step's prompt chunks ---------------------------------------------------------------
     def _take(self, budget: float, plan: list[tuple[Group, int]]) -> float:
@@ -85,22 +94,27 @@ class Admission(RunState):
         """The prompt chunks of the next step, and whether its decodes run."""
         eng = self.eng
         plan: list[tuple[Group, int]] = []
-        room = self._room()
+        # nothing waits and no hold reads it: no room is asked (the pool's sums are skipped)
+        room = self._room() if self.waiting or not self.holds.none else 0
         want = bool(self.prefill) or (bool(self.waiting) and room > 0 and not self._unready())
-        sent = self.st.done if self.w.closed_loop else self.issued  # after the first round
-        rate = sent / self.now if self.now > 0 else 0.0
-        admit = room if want and not self.prefill else None
-        if self.holds.plan(self.now, self.waiting, self.d_n, admit, rate, lambda: self._decode_time(0)):
+        if not self.holds.none and self._held(want, room):
             return plan, self.d_n > 0
         decodes = eng.mixed or not want
         if eng.mixed or not decodes:
             budget = float(eng.budget - (self.d_n if eng.mixed else 0))
-            left = self._take(budget, plan)
+            left = self._take(budget, plan) if self.prefill else budget
             cap = None  # SGLang's max_prefill_tokens, less the decodes mixed in and the chunks taken
             if eng.max_prefill:
                 cap = eng.max_prefill - (self.d_n if eng.mixed else 0) - (budget - left)
             self._admit(left, room, plan, decodes, cap)
         return plan, decodes and self.d_n > 0
+
+    def _held(self, want: bool, room: int) -> int:
+        """Decode steps the engine's prompt holds keep the waiting prompts out (0: none)."""
+        sent = self.st.done if self.w.closed_loop else self.issued  # after the first round
+        rate = sent / self.now if self.now > 0 else 0.0
+        admit = room if want and not self.prefill else None
+        return self.holds.plan(self.now, self.waiting, self.d_n, admit, rate, lambda: self._decode_time(0))
 
     def _preempt(self) -> None:
         """vLLM/SGLang: the pool cannot take the next tokens: the newest requests go back to the

@@ -32,6 +32,8 @@ class Holds:
         self.recv = RecvPoll(eng.recv_interval) if eng.recv_interval > 1 else None
         balanced = eng.adp_balance and eng.ranks > 1
         self.adp = AdpBalance(eng.adp_balance, eng.ranks, eng.adp_batching) if balanced else None
+        # no hold is set: every step's plan is 0 (most runs; skips the per-step checks)
+        self.none = self.recv is None and self.adp is None and not (eng.wait_steps or eng.wait_ratio)
 
     def plan(
         self,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from functools import cached_property
 
 from .budget import caps
 from .scheduler_admit import Admission
@@ -30,34 +31,68 @@ class Run(Admission):
 
     # -- running the step ------------------------------------------------------------------------
     def _advance(self, plan: list[tuple[Group, int]], decodes: bool) -> None:
-        step, d = self.step, self.d_n if decodes else 0
+        d = self.d_n if decodes else 0
         tokens = seqs = attn = read = sampled = 0.0
+        chunks = self._chunks
         for g, c in plan:
-            a, r = step.chunk(g.done, c)
-            tokens, seqs, attn, read = tokens + g.n * c, seqs + g.n, attn + g.n * a, read + g.n * r
-            if g.done + c >= g.need:
-                sampled += g.n
-        mean = (self.d_base / d + self.k) if d else 0.0
+            n, done = g.n, g.done
+            ar = chunks.get((done, c))
+            a, r = ar if ar is not None else self._chunk(done, c)
+            tokens, seqs, attn, read = tokens + n * c, seqs + n, attn + n * a, read + n * r
+            if done + c >= g.need:
+                sampled += n
+        ctx = d * self.step.positions(self.d_base / d + self.k) if d else self._ctx0
         if tokens:
-            dt = step.seconds(d, d * step.positions(mean), tokens, seqs, attn, read, d + sampled)
+            work = (d, ctx, tokens, seqs, attn, read, d + sampled)
+            dt = self._times.get(work)
+            if dt is None:
+                dt = self._prompt_step(*work)
+            self.mixed_steps += 1
+            if not self.holds.none:
+                self.holds.prompt_ran()
+            # what another rank's prompt step holds, for the ranks that wait on it (in place:
+            # the same sums as a new list, without one per step)
+            p = self.prompts
+            p[0], p[1], p[2], p[3] = p[0] + tokens, p[1] + seqs, p[2] + attn, p[3] + read
         else:
-            dt = self._decode_step(d, d * step.positions(mean))
+            dt = self._decode_step(d, ctx)
         self.steps += 1
-        self.mixed_steps += tokens > 0
-        if tokens:
-            self.holds.prompt_ran()
-        if tokens:  # what another rank's prompt step holds, for the ranks that wait on it
-            self.prompts = [a + b for a, b in zip(self.prompts, (tokens, seqs, attn, read), strict=True)]
         self.evals += 1
         self.now += dt
-        self.st.decode_time += dt if d else 0.0
         if d:
+            self.st.decode_time += dt
             self._decoded(1, d)
         for g, c in plan:
             g.done += c
             self.p_done += g.n * c
             if g.done >= g.need:
                 self._prefilled(g)
+
+    @cached_property
+    def _ctx0(self) -> float:
+        """The decodes' attended positions of a step without decodes (the step model's own 0)."""
+        return 0 * self.step.positions(0.0)
+
+    def _chunk(self, done: int, c: int) -> tuple[float, float]:
+        """``StepModel.chunk`` of a prompt chunk, remembered for the run: a run's identical
+        requests take the same chunks step after step (the P/D prefill pool's 200 Poisson
+        arrivals: ~400 steps of ~10 distinct chunks), and the step model is a pure function."""
+        key = (done, c)
+        hit = self._chunks.get(key)
+        if hit is None:
+            hit = self._chunks[key] = self.step.chunk(done, c)
+        return hit
+
+    def _prompt_step(
+        self, d: int, ctx: float, tokens: float, seqs: float, attn: float, read: float, sampled: float
+    ) -> float:
+        """``StepModel.seconds`` of a step with prompt tokens, remembered for the run (see
+        :meth:`_chunk`: the same few step shapes recur; a pure function of its arguments)."""
+        work = (d, ctx, tokens, seqs, attn, read, sampled)
+        hit = self._times.get(work)
+        if hit is None:
+            hit = self._times[work] = self.step.seconds(d, ctx, tokens, seqs, attn, read, sampled)
+        return hit
 
     def _decoded(self, steps: int, d: int) -> None:
         self.k += steps
@@ -163,7 +198,7 @@ class Run(Admission):
                 break
             while self.arrivals and self.arrivals[0] <= self.now:
                 self._arrive(self.arrivals.popleft(), 1, self._skip(False))
-            if self.eng.admission == "grow":
+            if self.d_n and self.eng.admission == "grow":  # nothing decodes: nothing to preempt
                 self._preempt()
             plan, decodes = self._plan()
             if plan:
@@ -175,7 +210,8 @@ class Run(Admission):
                 continue
             else:
                 break
-            self._finish_decodes()
+            if self.decode and self.decode[0].finish <= self.k:
+                self._finish_decodes()
         return self._result()
 
     def _result(self) -> LoadResult:

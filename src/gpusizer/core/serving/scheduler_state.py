@@ -96,6 +96,10 @@ class RunState:
         self.stopped = False
         self.holds = Holds(eng)  # the engine's prompt holds (core/serving/scheduler_holds.py)
         self.st = Stats()
+        # the run's prompt chunks and prompt-step times by their work (Run._chunk, _prompt_step):
+        # a run's own memo, so none outlives it or leaks into another scenario's
+        self._chunks: dict[tuple[int, int], tuple[float, float]] = {}
+        self._times: dict[tuple[float, ...], float] = {}
         self.arrivals: deque[float] = deque()
         if w.arrives_at_rate:
             rng, t = random.Random(SEED), 0.0
