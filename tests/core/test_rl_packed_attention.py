@@ -33,6 +33,7 @@ def test_the_span_is_the_length_laws(figure, span: int) -> None:
     # source: docs/evidence/rl.md section 35 (E[s^2] / E[s] under the length law: 15,340 tokens at
     # the 40K row, 3,484 at the 4K row); tolerance 0.1 % (quantile midpoints against its integral)
     s = parse_scenario(figure.scenario())
+    assert s.rl is not None
     assert packed_span(s.rl) == pytest.approx(span, rel=1e-3)
     policy = trainer_scenario(s)
     assert policy.workload.attention_span == packed_span(s.rl)
@@ -44,6 +45,7 @@ def test_unpacked_rows_keep_their_own_length() -> None:
     data = copy.deepcopy(FORTY_K.scenario())
     data["rl"]["policy"]["sequence_packing"] = False
     s = parse_scenario(data)
+    assert s.rl is not None
     assert packed_span(s.rl) is None
     policy = trainer_scenario(s)
     assert policy.workload.attention_span == policy.workload.sequence_length
