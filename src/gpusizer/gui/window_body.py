@@ -91,7 +91,7 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     row = QHBoxLayout(details)
     row.setContentsMargins(4, 4, 4, 4)
     row.addWidget(table, 3)
-    row.addWidget(figures, 2)
+    row.addWidget(_figures_scroll(figures), 2)
     # Five rows at least (it scrolls): at 1280 x 720 the chart needs the height more.
     table.setMinimumHeight(table.verticalHeader().defaultSectionSize() * 5 + 4)
     split = QSplitter(Qt.Orientation.Vertical)
@@ -103,6 +103,18 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     split.setCollapsible(0, False)
     lay.addWidget(split, 1)
     return AnswerSide(right, summary, tabs, table, figures, split)
+
+
+def _figures_scroll(figures: FiguresView) -> QScrollArea:
+    """The figures in a frameless vertical scroll area: beside the table at 1024 px their
+    values wrap, and the rows that no longer fit the details' height scroll, not vanish."""
+    area = QScrollArea()
+    area.setObjectName("figures_scroll")
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setWidget(figures)
+    return area
 
 
 def share_height(table: BreakdownTable, split: QSplitter) -> None:
