@@ -283,6 +283,11 @@ class SweepChart(ChartBase):
                 if area.contains(scene_rect(self.boundary.label)):
                     break
         if self.off_label.isVisible():
+            # Wrapped to the plot's width where it is wider (at 1024 px "↑ peak above the
+            # scale from 20,133: up to 362.4 GiB" was cut after "up to")
+            self.off_label.setTextWidth(-1)
+            if scene_rect(self.off_label).width() > area.width() - 8:
+                self.off_label.setTextWidth(area.width() - 8)
             fixed = [scene_rect(x.label) for x in (self.boundary, self.capacity_line) if x.isVisible()]
             place([self.off_label], self.plot.vb, fixed)
 

@@ -1,0 +1,84 @@
+"""Charts in the 1024 x 700 window's plot, about 280 px wide (screenshots looked at): the
+Users vs context limit's label is whole inside the plot (it was cut after "2,81"), the Sweeps
+chart's off-the-scale label wraps to the plot (it was cut after "up to"), and the Serving
+features chart of an engine that never starts reads 0 tokens/s upwards (a (0, 0) range drew
+-400 to 400 "x0.001")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from gpusizer.core.pipeline.estimate import estimate
+from gpusizer.core.pipeline.scenario import parse_scenario
+from gpusizer.gui.charts.labels import scene_rect
+
+# Llama 3.3 70B FP8 on one H100 under vLLM with EAGLE-3, split P/D: the pool holds a request
+# of up to 2,816 tokens, not the 8,192 of max_context (the engine does not start)
+NO_START: dict[str, Any] = {
+    "model": {"preset": "llama-3.3-70b"},
+    "framework": "vllm",
+    "precision": {"weights": "fp8"},
+    "workload": {"kind": "inference", "prompt_tokens": 3072, "generated_tokens": 512},
+    "serving": {
+        "max_context": 8192,
+        "prefix": {"shared_tokens": 2048},
+        "speculative": {"method": "eagle3"},
+        "disaggregated": {"prefill_gpus": 2, "decode_gpus": 2},
+    },
+}
+FULL_FT: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-8b"},
+    "workload": {"kind": "full_finetune", "sequence_length": 8192},
+    "framework": "fsdp",
+}
+
+
+def _chart(qtbot: Any, cls: type, scenario: dict[str, Any], size: tuple[int, int]) -> Any:
+    chart = cls()
+    qtbot.addWidget(chart)
+    chart.resize(*size)
+    chart.show()
+    qtbot.waitExposed(chart)
+    s = parse_scenario(scenario)
+    chart.update_from(s, estimate(s))
+    QApplication.processEvents()
+    return chart
+
+
+def _inside(chart: Any, item: Any) -> bool:
+    area = chart.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+    return bool(area.contains(scene_rect(item)))
+
+
+@pytest.mark.parametrize("size", [(560, 240), (700, 300), (1000, 500)])
+def test_the_context_limit_label_is_whole_inside_the_plot(qtbot, size) -> None:
+    from gpusizer.gui.charts.capacity import CapacityChart
+
+    chart = _chart(qtbot, CapacityChart, NO_START, size)
+    assert chart.limit.isVisible()
+    assert "2,816 tokens" in chart.limit.label.format.replace("\n", " ")
+    assert _inside(chart, chart.limit.label), (size, chart.limit.label.format)
+
+
+@pytest.mark.parametrize("size", [(560, 240), (1000, 500)])
+def test_the_off_the_scale_label_wraps_to_the_plot(qtbot, size) -> None:
+    from gpusizer.gui.charts.sweep import SweepChart
+
+    chart = _chart(qtbot, SweepChart, FULL_FT, size)
+    chart.relayout()
+    assert chart.off_label.isVisible()
+    assert _inside(chart, chart.off_label), size
+    wide = size[0] >= 1000
+    assert (chart.off_label.textItem.textWidth() < 0) == wide  # whole on one line where it fits
+
+
+def test_a_features_chart_of_an_engine_that_never_starts_reads_from_zero(qtbot) -> None:
+    from gpusizer.gui.charts.features import FeaturesChart
+
+    chart = _chart(qtbot, FeaturesChart, NO_START, (560, 300))
+    assert chart.data is not None and not any(chart.data.without)
+    (lo, hi) = chart.plot.vb.viewRange()[1]
+    assert lo == 0 and hi >= 1
