@@ -6,6 +6,7 @@ features chart of an engine that never starts reads 0 tokens/s upwards (a (0, 0)
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -82,3 +83,22 @@ def test_a_features_chart_of_an_engine_that_never_starts_reads_from_zero(qtbot) 
     assert chart.data is not None and not any(chart.data.without)
     (lo, hi) = chart.plot.vb.viewRange()[1]
     assert lo == 0 and hi >= 1
+
+
+@pytest.mark.parametrize("size", [(560, 240), (1000, 500)])
+def test_the_sweeps_length_ticks_never_run_together(qtbot, size) -> None:
+    """At 1024 px "256" and "512" touched ("256512"): the ticks are thinned to the width."""
+    from PySide6.QtGui import QFontMetricsF
+
+    from gpusizer.gui.charts.palette import FONT_PX, font
+    from gpusizer.gui.charts.sweep import SweepChart
+
+    chart = _chart(qtbot, SweepChart, FULL_FT, size)
+    chart.relayout()
+    ticks = chart._ticks[0]
+    assert len(ticks) >= 3
+    vb, metrics = chart.plot.vb, QFontMetricsF(font(FONT_PX))
+    (lo, hi), width = vb.viewRange()[0], vb.width()
+    for (a, left), (b, right) in pairwise(ticks):
+        gap = (b - a) * width / (hi - lo)
+        assert gap >= (metrics.horizontalAdvance(left) + metrics.horizontalAdvance(right)) / 2, (left, right)
