@@ -83,11 +83,11 @@ class BreakdownTable(QTableWidget):
         return max(header, widest + self.iconSize().width() + 8) + 16  # cell padding
 
     def _keep_component_column(self, share_width: int) -> None:
-        """The table never narrower than its three columns and scroll bar: at 1024 px the
-        figures beside it took the width and the stretched Component column fell to 29 px."""
+        """The width of the three columns and the scroll bar, which the details row gives the
+        table before the figures (gui/window_body.py ``_Details``)."""
         fixed = self.horizontalHeader().sectionSize(1) + share_width
         bar = self.verticalScrollBar().sizeHint().width()
-        self.setMinimumWidth(self.component_width() + fixed + bar + 2 * self.frameWidth())
+        self.wanted_width = self.component_width() + fixed + bar + 2 * self.frameWidth()
 
     def set_units(self, unit: str) -> None:
         self.unit = unit
