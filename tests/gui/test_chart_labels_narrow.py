@@ -102,3 +102,18 @@ def test_the_sweeps_length_ticks_never_run_together(qtbot, size) -> None:
     for (a, left), (b, right) in pairwise(ticks):
         gap = (b - a) * width / (hi - lo)
         assert gap >= (metrics.horizontalAdvance(left) + metrics.horizontalAdvance(right)) / 2, (left, right)
+
+
+@pytest.mark.parametrize("size", [(560, 300), (1000, 500)])
+def test_the_roofline_labels_are_whole_inside_a_narrow_plot(qtbot, size) -> None:
+    """At 1024 px the decode step's label ("decode: norms, mlp, lm_head, qkv, ...") ran past
+    the plot's right edge: a label wider than the plot is wrapped to it (labels.py ``place``)."""
+    from gpusizer.gui.charts.labels import outside, visible_texts
+    from gpusizer.gui.charts.roofline import RooflineChart
+
+    chart = _chart(qtbot, RooflineChart, FULL_FT, size)
+    chart.relayout()
+    texts = visible_texts(chart.plot)
+    steps = [t for t in texts if t in chart.step_labels.values()]
+    assert steps  # the step labels are shown
+    assert outside(steps, chart.plot.vb) == [], size
