@@ -116,3 +116,16 @@ def test_the_window_can_still_be_made_narrower_than_1024_px(qtbot) -> None:
     QApplication.processEvents()
     assert w.minimumSizeHint().width() <= 853
     assert w.width() <= 853
+
+
+def test_a_chart_that_does_not_apply_says_why_in_whole_lines(qtbot) -> None:
+    """Users vs context for a fine-tune at 1024 px: its hint ran past both sides of the tab."""
+    from PySide6.QtWidgets import QLabel as Label
+
+    w = shown_window(qtbot, TRAIN, (1024, 700), advice=False)
+    w.tabs.select("capacity")
+    QApplication.processEvents()
+    hint = w.tabs._pages["capacity"].widget(0)
+    assert isinstance(hint, Label) and hint.isVisible() and "serving question" in hint.text()
+    assert hint.wordWrap() and hint.width() <= w.tabs.width()
+    assert hint.height() >= hint.heightForWidth(hint.width())
