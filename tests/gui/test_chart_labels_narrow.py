@@ -6,10 +6,12 @@ features chart of an engine that never starts reads 0 tokens/s upwards (a (0, 0)
 
 from __future__ import annotations
 
+import math
 from itertools import pairwise
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
 
 from gpusizer.core.pipeline.estimate import estimate
@@ -117,3 +119,20 @@ def test_the_roofline_labels_are_whole_inside_a_narrow_plot(qtbot, size) -> None
     steps = [t for t in texts if t in chart.step_labels.values()]
     assert steps  # the step labels are shown
     assert outside(steps, chart.plot.vb) == [], size
+
+
+def test_the_users_point_label_stays_beside_its_point_through_resizes(qtbot) -> None:
+    """Laid out again on every resize, the label started from where the last layout left it
+    and drifted to the plot's far right; it now starts at its point each time."""
+    from gpusizer.gui.charts.capacity import CapacityChart
+
+    chart = _chart(qtbot, CapacityChart, NO_START, (1000, 500))
+    for size in ((560, 240), (900, 420), (1000, 500)):
+        chart.resize(*size)
+        QApplication.processEvents()
+        chart.relayout()
+    label, vb, c = chart.point_label, chart.plot.vb, chart.curve_data
+    assert label.isVisible() and label.toPlainText().strip() == "your 1 user × 3,584 tokens"
+    at = vb.mapViewToScene(QPointF(math.log10(c.context), math.log10(c.concurrency)))
+    rect = scene_rect(label)
+    assert abs(rect.left() - at.x()) < 40 and abs(rect.bottom() - at.y()) < 40, (rect, at)

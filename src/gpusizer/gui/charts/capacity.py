@@ -25,6 +25,7 @@ from ...core.evidence.confidence import memory_evidence
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.views.capacity import CapacityCurve, capacity_curve
+from ...io.wording import count
 from .base import ChartBase
 from .labels import place, scene_rect
 from .line_label import fit_line_label
@@ -159,7 +160,7 @@ class CapacityChart(ChartBase):
             brush=pg.mkBrush(t.good if good else t.bad),
             pen=pg.mkPen(t.foreground),
         )
-        self.point_label.setText(f" your {c.concurrency:,} users × {c.context:,} tokens")
+        self.point_label.setText(f" your {count(c.concurrency, 'user')} × {c.context:,} tokens")
         self.point_label.setPos(_log(c.context), _log(c.concurrency))
         longest = self.longest()
         self.limit.setVisible(longest is not None)
@@ -179,8 +180,10 @@ class CapacityChart(ChartBase):
     def _layout_labels(self) -> None:
         """The limit's label whole inside the plot (charts/line_label.py), then the point's
         label beside its point, never over the limit's."""
-        if self.curve_data is None or self.never_starts():
+        c = self.curve_data
+        if c is None or self.never_starts():
             return
+        self.point_label.setPos(_log(c.context), _log(c.concurrency))  # place() moves it from there
         longest = self.longest()
         fixed = []
         if longest is not None and self.limit.isVisible():
