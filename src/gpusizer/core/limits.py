@@ -20,7 +20,13 @@ MAX_HEADS = 2**16
 MAX_VOCAB = 2**24
 MAX_TOKENS = 2**26  # sequence, prompt, generated tokens, context, window (67M)
 MAX_BATCH = 2**24  # sequences per micro-batch, batch or global batch
-MAX_DEGREE = 2**20  # any parallel degree, GPUs per node (a million GPUs)
+MAX_DEGREE = 2**20  # any parallel degree (a million GPUs)
+# GPUs of one node (one NVLink or other scale-up domain), in the scenario's hardware block and
+# in a GPU's entry (catalog, inline or the user's GPU file). The widest announced: NVIDIA's
+# Rubin Ultra NVL576 (576 GPUs, GTC 2025 keynote) and Huawei's Atlas 960 SuperPoD (15,488
+# NPUs, Huawei Connect 2025); 65,536 is 4x the latter. A million (10^6) passed as a node
+# before: a desk-side unified-memory box "rented 1 of the 1,000,000 GPUs of" its node.
+MAX_NODE_GPUS = 2**16
 MAX_EXPERTS = 2**16
 MAX_COUNT = 2**53  # any other count: exact as a float64 and in every JSON reader
 MAX_BYTES = 2**50  # bytes per GPU (a PiB)
@@ -55,6 +61,7 @@ SomeTokens = Annotated[int, Whole, Field(ge=0, le=MAX_TOKENS)]
 Vocab = Annotated[int, Whole, Field(ge=1, le=MAX_VOCAB)]
 Batch = Annotated[int, Whole, Field(ge=1, le=MAX_BATCH)]
 Degree = Annotated[int, Whole, Field(ge=1, le=MAX_DEGREE)]
+NodeGPUs = Annotated[int, Whole, Field(ge=1, le=MAX_NODE_GPUS)]
 Experts = Annotated[int, Whole, Field(ge=1, le=MAX_EXPERTS)]
 SomeExperts = Annotated[int, Whole, Field(ge=0, le=MAX_EXPERTS)]
 Bytes = Annotated[int, Whole, Field(ge=0, le=MAX_BYTES)]

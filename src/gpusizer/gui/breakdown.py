@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPixmap
+from PySide6.QtGui import QBrush, QColor, QFont, QIcon, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -28,6 +28,7 @@ from .colors import component_qcolor
 from .glossary import COMPONENT_TIPS
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+WRAP_BELOW = 280  # px: the figures' names and values side by side from here up
 _GREY, _INK = QBrush(QColor("#8a8a8a")), QBrush(QColor("#1f2328"))
 
 
@@ -61,6 +62,7 @@ class BreakdownTable(QTableWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Fixed)
             header.resizeSection(col, metrics.horizontalAdvance(sample) + 24)
         self.verticalHeader().setDefaultSectionSize(24)
+        self._keep_component_column(metrics.horizontalAdvance(sample) + 24)
         for row, c in enumerate(COMPONENTS):
             label = COMPONENT_LABELS[c]
             item = QTableWidgetItem(_swatch(c), label[:1].upper() + label[1:])
@@ -71,6 +73,21 @@ class BreakdownTable(QTableWidget):
         font.setBold(True)
         peak.setFont(font)
         self.setItem(len(COMPONENTS), 0, peak)
+
+    def component_width(self) -> int:
+        """Pixels the Component column needs: its header's text, or the longest component name
+        beside its colour swatch, whichever is wider."""
+        metrics = self.fontMetrics()
+        widest = max(metrics.horizontalAdvance(COMPONENT_LABELS[c].capitalize()) for c in COMPONENTS)
+        header = self.horizontalHeader().fontMetrics().horizontalAdvance("Component")
+        return max(header, widest + self.iconSize().width() + 8) + 16  # cell padding
+
+    def _keep_component_column(self, share_width: int) -> None:
+        """The width of the three columns and the scroll bar, which the details row gives the
+        table before the figures (gui/window_body.py ``_Details``)."""
+        fixed = self.horizontalHeader().sectionSize(1) + share_width
+        bar = self.verticalScrollBar().sizeHint().width()
+        self.wanted_width = self.component_width() + fixed + bar + 2 * self.frameWidth()
 
     def set_units(self, unit: str) -> None:
         self.unit = unit
@@ -178,6 +195,18 @@ class FiguresView(QWidget):
         if self._est is not None:
             self.set_estimate(self._est)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Below :data:`WRAP_BELOW` px (beside the table in a 1024 px window) each value goes
+        under its name, the whole width its own, rather than three words a line."""
+        policy = QFormLayout.RowWrapPolicy
+        wanted = policy.WrapAllRows if event.size().width() < WRAP_BELOW else policy.DontWrapRows
+        if self.form.rowWrapPolicy() != wanted:
+            self.form.setRowWrapPolicy(wanted)
+            self.form.setLabelAlignment(
+                Qt.AlignmentFlag.AlignLeft if wanted == policy.WrapAllRows else Qt.AlignmentFlag.AlignRight
+            )
+        super().resizeEvent(event)
+
     def _rows(self, est: Estimate) -> list[tuple[str, str]]:
         c, s, u = est.compute, est.scenario, self.unit
         rows = [
@@ -235,6 +264,7 @@ class FiguresView(QWidget):
             for name, _v in rows:
                 label = QLabel()
                 label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                label.setWordWrap(True)  # narrow windows: the breakdown table keeps its width
                 self.form.addRow(QLabel(name), label)
                 self.values[name] = label
         for name, value in rows:

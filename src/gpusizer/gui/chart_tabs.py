@@ -87,6 +87,10 @@ class ChartTabs(QTabWidget):
     def _placeholder(text: str) -> QLabel:
         label = QLabel(text)
         label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # Wrapped: at 1024 px "Users vs context that fit: a serving question. Choose
+        # Inference ..." ran past both sides of the tab as one centred line.
+        label.setWordWrap(True)
+        label.setContentsMargins(24, 0, 24, 0)
         set_role(label, "hint")
         return label
 

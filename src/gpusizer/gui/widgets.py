@@ -23,13 +23,15 @@ from PySide6.QtWidgets import (
 )
 
 from .binding import Binder
+from .elided_combo import ElidedComboBox
 from .glossary import tooltip_for
 from .style import set_role
 from .wheel import NoWheelMixin
 
 
-class ComboBox(NoWheelMixin, QComboBox):
-    """Choice field; the wheel changes it only once focused."""
+class ComboBox(NoWheelMixin, ElidedComboBox):
+    """Choice field; the wheel changes it only once focused; a choice too long for the field
+    is cut with "…" and named in full by the tooltip (gui/elided_combo.py)."""
 
 
 class DoubleSpinBox(NoWheelMixin, QDoubleSpinBox):

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from .breakdown import BreakdownTable, FiguresView
@@ -17,6 +18,7 @@ from .summary import SummaryHeader
 from .summary_scroll import SummaryScroll
 
 LEFT_WIDTH = 430
+FIGURES_WIDTH = 170  # px the details' figures keep beside the table (wrapped, at 1024 px)
 
 
 class _LeftScroll(QScrollArea):
@@ -85,13 +87,9 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     tabs = ChartTabs(deferred=defer_charts, background=True)
     table = BreakdownTable()
     figures = FiguresView()
-    details = QFrame()
+    details = _Details(table, _figures_scroll(figures))
     details.setObjectName("details")
     set_role(details, "card")
-    row = QHBoxLayout(details)
-    row.setContentsMargins(4, 4, 4, 4)
-    row.addWidget(table, 3)
-    row.addWidget(figures, 2)
     # Five rows at least (it scrolls): at 1280 x 720 the chart needs the height more.
     table.setMinimumHeight(table.verticalHeader().defaultSectionSize() * 5 + 4)
     split = QSplitter(Qt.Orientation.Vertical)
@@ -103,6 +101,39 @@ def answer_side(defer_charts: bool) -> AnswerSide:
     split.setCollapsible(0, False)
     lay.addWidget(split, 1)
     return AnswerSide(right, summary, tabs, table, figures, split)
+
+
+class _Details(QFrame):
+    """The table and the figures side by side, halves of the width, except that the figures
+    give up width to the table until it has its columns' (``BreakdownTable.wanted_width``)
+    or they are down to :data:`FIGURES_WIDTH`: at 1024 px the figures' text took the width
+    and the table's Component column fell to 29 px. A maximum on the figures, not a minimum
+    on the table, so the window may still be made narrower than 1024 px."""
+
+    def __init__(self, table: BreakdownTable, figures: QWidget) -> None:
+        super().__init__()
+        self.table, self.figures = table, figures
+        self.row = QHBoxLayout(self)
+        self.row.setContentsMargins(4, 4, 4, 4)
+        self.row.addWidget(table, 1)
+        self.row.addWidget(figures, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        room = event.size().width() - 8 - self.row.spacing()
+        self.figures.setMaximumWidth(max(FIGURES_WIDTH, room - self.table.wanted_width))
+        super().resizeEvent(event)
+
+
+def _figures_scroll(figures: FiguresView) -> QScrollArea:
+    """The figures in a frameless vertical scroll area: beside the table at 1024 px their
+    values wrap, and the rows that no longer fit the details' height scroll, not vanish."""
+    area = QScrollArea()
+    area.setObjectName("figures_scroll")
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setWidget(figures)
+    return area
 
 
 def share_height(table: BreakdownTable, split: QSplitter) -> None:

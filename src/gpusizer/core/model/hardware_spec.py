@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from ..errors import check_id, excerpt
-from ..limits import Bytes, Degree, LinkRate, NonNegRate, PosBytes, PosInt, Rate, Strict
+from ..limits import Bytes, LinkRate, NodeGPUs, NonNegRate, PosBytes, PosInt, Rate, Strict
 from ..registry.host_cpus import HOST_CPUS
 
 Fraction = Annotated[float, Field(gt=0.0, le=1.0)]
@@ -49,7 +49,7 @@ class GPUSpec(Strict):
     hbm_bandwidth_gb_per_s: Rate = 3350.0
     dense_tflops: dict[str, Rate] = Field(default_factory=lambda: {"bf16": 989.0})
     interconnect_gb_per_s: LinkRate = 450.0  # per direction, per GPU
-    gpus_per_node: Degree = 8
+    gpus_per_node: NodeGPUs = 8
     tdp_watts: NonNegRate | None = None
     price_per_hour: NonNegRate | None = None
     source_url: str | None = None
@@ -115,7 +115,7 @@ class HardwareSpec(Strict):
     """The GPU (catalog id or inline spec) and the node shape."""
 
     gpu: str | GPUSpec = "h100-sxm-80gb"
-    gpus_per_node: Degree = 8
+    gpus_per_node: NodeGPUs = 8
     allow_cross_node_tensor_parallel: bool = False
     # Unified-memory GPUs only (null: the device's default share); see core/model/unified.py.
     gpu_memory_fraction: Fraction | None = None

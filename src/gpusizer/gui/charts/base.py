@@ -117,7 +117,7 @@ class ChartBase(ExportMixin, QWidget):
     def _place_legend(self, legend: Legend) -> None:
         glw = self.plot_widget.ci
         if self.slot.below:
-            legend.setColumnCount(LegendSlot.columns(legend, self.width() - 40, legend.px))
+            legend.setColumnCount(LegendSlot.columns(legend, self.width() - LegendSlot.MARGIN_PX, legend.px))
             glw.addItem(legend, row=2, col=0, colspan=2)
             glw.layout.setAlignment(legend, Qt.AlignmentFlag.AlignHCenter)
         else:
@@ -132,7 +132,7 @@ class ChartBase(ExportMixin, QWidget):
             return
         title = self.title_item.boundingRect().height()
         below, px = self.slot.arrange(self.legend, self.width(), self.height(), title)
-        columns = LegendSlot.columns(self.legend, self.width() - 40, px) if below else 1
+        columns = LegendSlot.columns(self.legend, self.width() - LegendSlot.MARGIN_PX, px) if below else 1
         if px != self.legend.px:
             self.legend.set_label_px(px)
         if below == self.slot.below and self.legend.columnCount == columns:

@@ -25,8 +25,10 @@ from ...core.evidence.confidence import memory_evidence
 from ...core.model.result import Estimate
 from ...core.model.specs import Scenario
 from ...core.views.capacity import CapacityCurve, capacity_curve
+from ...io.wording import count
 from .base import ChartBase
 from .labels import place, scene_rect
+from .line_label import fit_line_label
 from .palette import LABEL_PX, font
 from .sweep import log2_ticks
 
@@ -158,22 +160,12 @@ class CapacityChart(ChartBase):
             brush=pg.mkBrush(t.good if good else t.bad),
             pen=pg.mkPen(t.foreground),
         )
-        self.point_label.setText(f" your {c.concurrency:,} users × {c.context:,} tokens")
+        self.point_label.setText(f" your {count(c.concurrency, 'user')} × {c.context:,} tokens")
         self.point_label.setPos(_log(c.context), _log(c.concurrency))
         longest = self.longest()
         self.limit.setVisible(longest is not None)
         if longest is not None:
             self.limit.setValue(_log(longest))
-            # Left of the line when it is in the right part of the plot, else right of it,
-            # so the label is never cut at an edge (as the sweep's boundary label).
-            lo, hi = _log(x[0]), _log(x[-1])
-            right = hi > lo and (_log(longest) - lo) / (hi - lo) > 0.5
-            self.limit.label.anchors = [(1, 0.5), (1, 0.5)] if right else [(0, 0.5), (0, 0.5)]
-            self.limit.label.setFormat(
-                f"does not start above {longest:,} tokens "
-                if right
-                else f" does not start above {longest:,} tokens"
-            )
         top = max(float(np.nanmax(y_plot, initial=1.0)), c.concurrency, 2.0)
         self.plot.setXRange(_log(x[0]), _log(x[-1]), padding=0.02)
         self.plot.setYRange(-0.08, _log(top) * 1.15 + 0.1, padding=0)
@@ -182,10 +174,22 @@ class CapacityChart(ChartBase):
         self.set_axis_label("bottom", "tokens per request (prompt + output)")
         self.set_axis_label("left", "requests held at once")
         self.set_title(self.headline())
-        self.limit.label.updatePosition()
-        fixed = [scene_rect(self.limit.label)] if self.limit.isVisible() else []
-        place([self.point_label], self.plot.vb, fixed)  # beside its point, never over the limit
         self.set_legend([(self.curve, f"{c.engine}: users that fit")])
+        self._layout_labels()
+
+    def _layout_labels(self) -> None:
+        """The limit's label whole inside the plot (charts/line_label.py), then the point's
+        label beside its point, never over the limit's."""
+        c = self.curve_data
+        if c is None or self.never_starts():
+            return
+        self.point_label.setPos(_log(c.context), _log(c.concurrency))  # place() moves it from there
+        longest = self.longest()
+        fixed = []
+        if longest is not None and self.limit.isVisible():
+            fit_line_label(self.limit, f"does not start above {longest:,} tokens")
+            fixed = [scene_rect(self.limit.label)]
+        place([self.point_label], self.plot.vb, fixed)
 
     def _restyle_items(self) -> None:
         t = self.theme

@@ -100,7 +100,9 @@ class FeaturesChart(WorkerChart, ChartBase):
         self.with_curve.setVisible(bool(c.active))
         self.split_curve.setData(x, np.asarray(c.split or [0.0] * len(x), dtype=float))
         self.split_curve.setVisible(bool(c.split))
-        top = max(max(c.with_features, default=1.0), max(c.without, default=1.0), max(c.split, default=1.0))
+        # At least 1 token/s: where the engine starts at no user count every curve is 0 and a
+        # (0, 0) range read as -400 to 400 "x0.001" tokens/s around a flat line.
+        top = max(*c.with_features, *c.without, *c.split, 1.0)
         self.plot.setXRange(math.log10(x[0]), math.log10(x[-1]), padding=0.03)
         self.plot.setYRange(0, top * 1.1, padding=0)
         self.x_ticks = log2_ticks(x[0], x[-1])

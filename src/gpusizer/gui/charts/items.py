@@ -91,6 +91,8 @@ class LegendSlot:
     MIN_BESIDE_WIDTH = 200.0
     AXIS_PX = 60.0  # the bottom (or left) axis and the margins
     SMALL_PX = 11  # the legend's font where its entries are taller than the chart's room
+    MARGIN_PX = 40  # the chart's width a legend under the plot does not use (its margins)
+    LEGEND_PAD_PX = 16  # the legend's own margins above and below its rows
 
     def __init__(self) -> None:
         self.below = False
@@ -119,10 +121,14 @@ class LegendSlot:
         room = height - title - self.AXIS_PX  # the plot's height with nothing under it
         if not n or width - w >= self.MIN_PLOT_WIDTH:
             return False, self._fitting_px(n * h, height - title)
-        if room - self._rows(legend, width, LABEL_PX) * h >= self.MIN_PLOT_HEIGHT:
+        # Under the plot the legend lays its columns out in the width less the margins, and
+        # adds its own (ChartBase._place_legend): a 554 px chart counted one row of two
+        # entries where the legend took two rows, 56 px, and the plot kept 23 px of 70.
+        inner = width - self.MARGIN_PX
+        if room - self._rows(legend, inner, LABEL_PX) * h - self.LEGEND_PAD_PX >= self.MIN_PLOT_HEIGHT:
             return True, LABEL_PX
         scale = self.SMALL_PX / LABEL_PX
-        under = room - self._rows(legend, width, self.SMALL_PX) * h * scale
+        under = room - self._rows(legend, inner, self.SMALL_PX) * h * scale - self.LEGEND_PAD_PX
         beside = max(0.0, width - w - self.AXIS_PX)  # the plot's width beside the legend
         squeezed = beside < self.MIN_BESIDE_WIDTH and (width - self.AXIS_PX) * under > beside * room
         if squeezed and under >= self.MIN_SHORT_PLOT_HEIGHT:

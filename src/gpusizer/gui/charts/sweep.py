@@ -35,6 +35,7 @@ from .base import ChartBase, display_unit
 from .labels import place, scene_rect
 from .palette import LABEL_PX, LINE_PEN_WIDTH, TOTAL_PEN_WIDTH, font
 from .stack import capacity_line, style_line
+from .ticks import thinned
 
 AXIS_NAMES = {"sequence_length": "sequence length", "batch_size": "batch size", "gpus": "GPU count"}
 MAX_POINTS = 1000
@@ -107,6 +108,7 @@ class SweepChart(ChartBase):
         self._shown: set[str] = set()
         self._log_x: bool | None = None
         self._ticks: list[list[tuple[float, str]]] | None = None
+        self._all_ticks: list[tuple[float, str]] | None = None
         self.capacity_line = capacity_line(self.plot, position=0.02, anchor=(0, 1))
         self.boundary = pg.InfiniteLine(
             angle=90, movable=False, label="", labelOpts={"position": 0.93, "anchors": [(0, 0.5), (0, 0.5)]}
@@ -239,11 +241,20 @@ class SweepChart(ChartBase):
         lo, hi = (math.log10(x[0]), math.log10(x[-1])) if log_x else (x[0], x[-1])
         self._y_range(x, totals, cap, log_x, lo, hi)
         self.plot.setXRange(lo, hi, padding=0.01)
-        ticks = [log2_ticks(x[0], x[-1])] if log_x else None
+        self._all_ticks = log2_ticks(x[0], x[-1]) if log_x else None
+        self._thin_ticks()
+        self._texts_and_legend(unit)
+
+    def _thin_ticks(self) -> None:
+        """The powers of two whose labels fit the plot's width (charts/ticks.py): at 1024 px
+        "256" and "512" ran together as "256512"."""
+        ticks = None
+        if self._all_ticks is not None:
+            (lo, hi), width = self.plot.vb.viewRange()[0], self.plot.vb.width()
+            ticks = [thinned(self._all_ticks, width / (hi - lo) if hi > lo else 0.0)]
         if ticks != self._ticks:  # new ticks invalidate the axis and its cached grid
             self.plot.getAxis("bottom").setTicks(ticks)
             self._ticks = ticks
-        self._texts_and_legend(unit)
 
     def _y_range(
         self, x: np.ndarray, totals: np.ndarray, cap: float, log_x: bool, lo: float, hi: float
@@ -270,6 +281,7 @@ class SweepChart(ChartBase):
         """The lines' labels inside the plot (a short plot cut them at the top: the capacity
         label goes under its line, the boundary's lower on its line), then the off-the-scale
         label clear of both."""
+        self._thin_ticks()
         area = self.plot.vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
         cap = self.capacity_line.label
         for anchor in ((0, 1), (0, 0)):
@@ -283,6 +295,11 @@ class SweepChart(ChartBase):
                 if area.contains(scene_rect(self.boundary.label)):
                     break
         if self.off_label.isVisible():
+            # Wrapped to the plot's width where it is wider (at 1024 px "↑ peak above the
+            # scale from 20,133: up to 362.4 GiB" was cut after "up to")
+            self.off_label.setTextWidth(-1)
+            if scene_rect(self.off_label).width() > area.width() - 8:
+                self.off_label.setTextWidth(area.width() - 8)
             fixed = [scene_rect(x.label) for x in (self.boundary, self.capacity_line) if x.isVisible()]
             place([self.off_label], self.plot.vb, fixed)
 
