@@ -113,8 +113,10 @@ def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
     level = _level(s)
     floor, ceiling = level.min_tokens_per_second_per_user, level.max_ttft_seconds
 
+    demand = _demand(s, ceiling, floor)
+
     def fast(x: DisaggSplit) -> bool:  # a decode pool its users overfill keeps some waiting
-        if x.decode_wait_seconds > 0:
+        if x.decode_wait_seconds > 0 or x.tokens_per_second < demand:
             return False
         return floor is None or (x.tpot_seconds > 0 and 1.0 / x.tpot_seconds >= floor)
 
@@ -127,6 +129,21 @@ def propose_split(s: Scenario, max_gpus: int) -> DisaggSplit | None:
         return None
     got, pre_met = _prefill(s, dec, soon, max_gpus)
     return replace(got, targets_met=dec_met and pre_met and fast(got))
+
+
+def _demand(s: Scenario, ceiling: float | None, floor: float | None) -> float:
+    """Output tokens/s the users draw when each meets the targets (0: no speed floor): every user
+    waits at most ``ceiling`` for the first token, then reads ``generated_tokens`` at ``floor``
+    tokens/s, one request per cycle (the users' cycle of core/serving/disaggregated.py). A split
+    whose pool puts out less does not serve them all at that speed, whatever its time per token:
+    before, 512 DeepSeek-V3 users on one B300 decode replica read 25.3 ms a token while the pool
+    put out 1,459 tokens/s, the output of 37 users (the engine's running requests), the rest
+    queued for a slot outside the first token."""
+    if floor is None or floor <= 0:
+        return 0.0
+    users = max(1, s.serving.concurrency or s.workload.batch_size or 1) * s.parallelism.data
+    gen = max(1, s.workload.generated_tokens)
+    return users * gen / ((ceiling or 0.0) + gen / floor)
 
 
 def _prefill(
