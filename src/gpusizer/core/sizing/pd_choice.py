@@ -43,10 +43,12 @@ def split_layout(split: DisaggSplit, pipeline: int) -> str:
     return f"{split.label}: {pre:,} prefill TP {split.prefill_tensor}{pp} + {dec:,} decode TP {tp}{pp}"
 
 
-def chosen(split: DisaggSplit | None, split_bought: int, aggregated_bought: int) -> bool:
-    """Whether the split is the answer ranked (module docstring): it meets the targets on fewer
-    GPUs bought in whole units than the aggregated answer."""
-    return split is not None and split.targets_met and split_bought < aggregated_bought
+def chosen(split: DisaggSplit | None, split_bought: int, aggregated_bought: int, met: bool) -> bool:
+    """Whether the split is the answer ranked (module docstring): it meets the targets, on fewer
+    GPUs bought in whole units than the aggregated answer or where that misses them."""
+    if split is None or not split.targets_met:
+        return False
+    return split_bought < aggregated_bought or not met
 
 
 def pd_fields(
@@ -65,7 +67,8 @@ def pd_fields(
         return fields
     bought = fields["gpus"]
     label = split_layout(split, fields["parallelism"]["pipeline"])
-    if not chosen(split, split_bought, bought):
+    met = fields["targets_met"] is not False
+    if not chosen(split, split_bought, bought, met):
         why = (
             f"aggregated kept: the split {split.label} buys {split_bought:,} GPUs, no fewer"
             if split.targets_met
@@ -94,7 +97,10 @@ def pd_fields(
         "min_gpus": split.gpus,
         "nodes": ceil_div(split_bought, node),
         "layout": label,
-        "layout_reason": _reason(split, label, split_bought, bought, fields["layout"]),
+        "layout_reason": _reason(split, label, split_bought, bought, fields["layout"], met),
+        "targets_met": True,
+        "unmet": None,
+        "unmet_reason": None,
         "scenario_changes": changes,
         "pace": pace,
         "needed_gpus": split.gpus,
@@ -134,12 +140,16 @@ def other_cost(option: dict[str, Any], price: Callable[[dict[str, Any]], dict[st
     return {"pd_other_cost_per_million_tokens": price(other).get("cost_per_million_tokens")}
 
 
-def _reason(split: DisaggSplit, label: str, bought: int, aggregated: int, agg_layout: str) -> str:
+def _reason(split: DisaggSplit, label: str, bought: int, aggregated: int, agg_layout: str, met: bool) -> str:
     """The Why line of a chosen split: the split, its speed, and the aggregated answer it beats."""
     whole = f" ({bought:,} in whole units)" if bought > split.gpus else ""
+    why = (
+        f"on fewer GPUs than the aggregated answer, {aggregated:,} GPUs ({agg_layout}), at the same "
+        "price per GPU: ranked as the cheaper"
+        if met
+        else f"where the aggregated answer, {aggregated:,} GPUs ({agg_layout}), misses them"
+    )
     return (
         f"disaggregated {label}, {split.gpus:,} GPUs{whole}, meets the targets (first token "
-        f"{split.ttft_seconds:,.2f} s, {split.tpot_seconds * 1e3:,.1f} ms a token) on fewer GPUs "
-        f"than the aggregated answer, {aggregated:,} GPUs ({agg_layout}), at the same price per "
-        f"GPU: ranked as the cheaper"
+        f"{split.ttft_seconds:,.2f} s, {split.tpot_seconds * 1e3:,.1f} ms a token) {why}"
     )
