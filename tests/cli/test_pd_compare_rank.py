@@ -1,8 +1,9 @@
 """``compare`` on a P/D scenario ranks the cheaper of the split the advice found and the
-aggregated answer, the other beside it (core/sizing/pd_choice.py). The buyer's ask: "the advisor picks the split (xPyD) that meets
-the targets at the least cost, and compares it with the aggregated answer in the same table".
-Before, the DeepSeek-V3 case ranked A100 SXM 80GB by 464 aggregated GPUs while a note said a
-split met the same targets on fewer."""
+aggregated answer, the other beside it (core/sizing/pd_choice.py). The buyer's ask: "the
+advisor picks the split (xPyD) that meets the targets at the least cost, and compares it with
+the aggregated answer in the same table". Before, the DeepSeek-V3 case ranked A100 SXM 80GB by
+464 aggregated GPUs while a note said a 1P4D split of 80 met the same targets; that split ran
+about 70 of the 512 users at once, and one that serves them all needs more than 464."""
 
 from __future__ import annotations
 
