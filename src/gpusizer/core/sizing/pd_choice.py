@@ -69,23 +69,7 @@ def pd_fields(
     label = split_layout(split, fields["parallelism"]["pipeline"])
     met = fields["targets_met"] is not False
     if not chosen(split, split_bought, bought, met):
-        why = (
-            f"aggregated kept: the split {split.label} buys {split_bought:,} GPUs, no fewer"
-            if split.targets_met
-            else "aggregated kept: no split meets the targets"
-        )
-        reason = "; ".join(r for r in (fields["layout_reason"], why) if r)
-        other = _other(split.label, split_bought, label, split.tokens_per_second) | {
-            "pd_chosen": "aggregated"
-        }
-        return fields | {"layout_reason": reason, "pd": other}
-    tpot = split.tpot_seconds
-    pace = Pace(
-        ttft_seconds=split.ttft_seconds,
-        tpot_seconds=tpot,
-        tokens_per_second_per_user=1.0 / tpot if tpot > 0 else None,
-        tokens_per_second=split.tokens_per_second,
-    )
+        return _kept(fields, split, split_bought, label)
     changes = dict(fields["scenario_changes"]) | {
         PREFILL: split.prefill * split.prefill_per,
         DECODE: split.decode * split.per,
@@ -102,7 +86,7 @@ def pd_fields(
         "unmet": None,
         "unmet_reason": None,
         "scenario_changes": changes,
-        "pace": pace,
+        "pace": _pace(split),
         "needed_gpus": split.gpus,
         "needed_layout": label,
         "spare_gpus": split_bought - split.gpus,
@@ -110,6 +94,29 @@ def pd_fields(
         "pd": _other("aggregated", bought, fields["layout"], fields["pace"].tokens_per_second)
         | {"pd_chosen": split.label},
     }
+
+
+def _pace(split: DisaggSplit) -> Pace:
+    """The split's speeds: first token (prefill pool and KV transfer), time per token (decode)."""
+    tpot = split.tpot_seconds
+    return Pace(
+        ttft_seconds=split.ttft_seconds,
+        tpot_seconds=tpot,
+        tokens_per_second_per_user=1.0 / tpot if tpot > 0 else None,
+        tokens_per_second=split.tokens_per_second,
+    )
+
+
+def _kept(fields: dict[str, Any], split: DisaggSplit, split_bought: int, label: str) -> dict[str, Any]:
+    """The aggregated option kept, the split beside it and the Why line saying why."""
+    why = (
+        f"aggregated kept: the split {split.label} buys {split_bought:,} GPUs, no fewer"
+        if split.targets_met
+        else "aggregated kept: no split meets the targets"
+    )
+    reason = "; ".join(r for r in (fields["layout_reason"], why) if r)
+    other = _other(split.label, split_bought, label, split.tokens_per_second)
+    return fields | {"layout_reason": reason, "pd": other | {"pd_chosen": "aggregated"}}
 
 
 def _other(kind: str, gpus: int, layout: str, tokens_per_second: float | None) -> dict[str, Any]:
